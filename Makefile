@@ -1,0 +1,47 @@
+# Two commands set everything up on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+DEMO_STORE := $(VENV)/demo-store.jsonl
+
+.PHONY: demo test lint bench fuzz clean install dev
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Stamp files so that re-running is instant but a changed pyproject.toml reinstalls.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+dev: $(VENV)/.installed-dev
+
+demo: $(VENV)/.installed
+	@rm -f $(DEMO_STORE)
+	$(BIN)/convo --store $(DEMO_STORE) ingest --save sample_data/
+	$(BIN)/convo --store $(DEMO_STORE) stats
+	$(BIN)/convo --store $(DEMO_STORE) list --limit 20
+	$(BIN)/convo --store $(DEMO_STORE) query --speaker Alice --format text
+
+test: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+
+fuzz: $(VENV)/.installed-dev
+	CONVO_FUZZ=1 $(BIN)/python -m pytest tests -k "property or fuzz" -p no:cacheprovider
+
+bench: $(VENV)/.installed-dev
+	$(BIN)/python benchmarks/run.py --write BENCHMARKS.md
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache .ruff_cache .hypothesis src/*.egg-info
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

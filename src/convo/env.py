@@ -1,0 +1,93 @@
+"""The environment a command runs in: streams, whether they are terminals, colour, width.
+
+Commands read stdin/stdout/stderr through this object (as httpie does) so that tests can
+swap them and so that "terminal or pipe" decisions live in one place.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+
+@dataclass
+class Environment:
+    stdin: IO[Any] = field(default_factory=lambda: sys.stdin)
+    stdout: IO[Any] = field(default_factory=lambda: sys.stdout)
+    stderr: IO[Any] = field(default_factory=lambda: sys.stderr)
+
+    @property
+    def stdin_isatty(self) -> bool:
+        return _isatty(self.stdin)
+
+    @property
+    def stdout_isatty(self) -> bool:
+        return _isatty(self.stdout) or os.environ.get("CONVO_FORCE_TTY") == "1"
+
+    @property
+    def stderr_isatty(self) -> bool:
+        return _isatty(self.stderr)
+
+    @property
+    def stdin_has_data(self) -> bool:
+        """stdin is a pipe or a file (not a terminal, not closed): read it when no input is named."""
+        if self.stdin is None or self.stdin.closed:
+            return False
+        if os.environ.get("CONVO_NO_STDIN") == "1":
+            return False
+        if self.stdin_isatty:
+            return False
+        try:
+            import stat
+
+            mode = os.fstat(self.stdin.fileno()).st_mode
+            return stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISSOCK(mode)
+        except (OSError, ValueError, AttributeError):
+            # No descriptor (a test harness's stream): data only if something was given.
+            return _has_buffered_data(self.stdin)
+
+    @property
+    def color(self) -> bool:
+        return "NO_COLOR" not in os.environ and self.stdout_isatty
+
+    @property
+    def stdout_bytes(self) -> IO[bytes]:
+        return getattr(self.stdout, "buffer", self.stdout)
+
+    def console(self, stderr: bool = False):
+        """A rich console that never interprets markup, emoji codes or highlights data."""
+        from rich.console import Console
+
+        stream = self.stderr if stderr else self.stdout
+        is_tty = self.stderr_isatty if stderr else self.stdout_isatty
+        no_color = "NO_COLOR" in os.environ or not is_tty
+        return Console(
+            file=stream,
+            markup=False,
+            emoji=False,
+            highlight=False,
+            no_color=no_color,
+            force_terminal=is_tty if os.environ.get("CONVO_FORCE_TTY") == "1" else None,
+            soft_wrap=False,
+        )
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _has_buffered_data(stream: Any) -> bool:
+    buf = getattr(stream, "buffer", None)
+    peek = getattr(buf, "peek", None)
+    if peek is not None:
+        try:
+            return bool(peek(1))
+        except (OSError, ValueError):
+            return False
+    getvalue = getattr(buf if buf is not None else stream, "getvalue", None)
+    return bool(getvalue()) if getvalue else False

@@ -1,0 +1,50 @@
+"""Errors and exit codes.
+
+Every error a user sees is one line: ``convo: error: FILE:LINE: what is wrong; what to do``.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    REJECTED = 1  # finished, but some input records were rejected
+    USAGE = 2  # bad usage or unreadable input
+
+
+class ConvoError(Exception):
+    """An error with a location and a hint, shown as one line."""
+
+    exit_code = ExitCode.USAGE
+
+    def __init__(self, what: str, *, where: str | None = None, hint: str | None = None):
+        super().__init__(what)
+        self.what = what
+        self.where = where
+        self.hint = hint
+
+    def __str__(self) -> str:
+        text = f"{self.where}: {self.what}" if self.where else self.what
+        return f"{text}; {self.hint}" if self.hint else text
+
+
+class UsageError(ConvoError):
+    """The command line asks for something impossible."""
+
+
+class InputError(ConvoError):
+    """An input cannot be read at all (missing, unreadable, undetectable, malformed)."""
+
+
+class RecordError(ConvoError):
+    """One record is bad; the rest of the input goes on (unless ``--strict``)."""
+
+    exit_code = ExitCode.REJECTED
+
+
+class StrictAbort(ConvoError):
+    """``--strict`` met a rejected record."""
+
+    exit_code = ExitCode.REJECTED

@@ -1,0 +1,7 @@
+"""The chat_exports importers (not written yet)."""
+
+from __future__ import annotations
+
+
+def register(registry) -> None:
+    """Register this family's formats (none yet)."""

@@ -1,0 +1,317 @@
+"""Output: the six formats every read command writes, and the terminal views.
+
+``jsonl`` passes each selected line through byte for byte and never touches rich. The
+others build their text from parsed records; everything from a record goes through
+``safety.printable`` before a terminal sees it, and rich gets ``Text`` objects only
+(never markup strings).
+"""
+
+from __future__ import annotations
+
+import csv
+import zlib
+from datetime import UTC, datetime
+from typing import IO, Any
+
+import orjson
+
+from .query import Match, record_listeners, record_speaker, record_text, record_timestamp
+from .safety import one_line, printable
+
+FORMATS = ("table", "jsonl", "json", "csv", "markdown", "text")
+CSV_COLUMNS = ("timestamp", "speaker", "listeners", "tags", "text", "id", "source_id")
+PALETTE = (
+    "cyan", "magenta", "green", "yellow", "blue", "bright_red",
+    "bright_cyan", "bright_magenta", "bright_green", "bright_blue", "orange3", "purple",
+)  # fmt: skip
+
+
+def speaker_style(name: str | None) -> str:
+    """One stable colour per speaker name, the same in every run."""
+    if not name:
+        return "dim"
+    return PALETTE[zlib.crc32(name.casefold().encode()) % len(PALETTE)]
+
+
+def display_time(ts: str, *, utc: bool = False) -> str:
+    """A record timestamp for people: local time unless ``utc``; epoch-based ones as offsets.
+
+    A transcript without a start date is stored as epoch + offset, so anything on the
+    first day of 1970 is shown as ``+HH:MM:SS``.
+    """
+    if ts.startswith("1970-01-01T"):
+        return "+" + ts[11:19] if ts != "1970-01-01T00:00:00Z" else "—"
+    if utc:
+        return ts[:10] + " " + ts[11:19] + "Z"
+    try:
+        dt = datetime(
+            int(ts[0:4]), int(ts[5:7]), int(ts[8:10]), int(ts[11:13]), int(ts[14:16]), int(ts[17:19]),
+            tzinfo=UTC,
+        )  # fmt: skip
+    except ValueError:
+        return printable(ts, newlines=False)
+    return dt.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
+def who(record: dict[str, Any]) -> str:
+    speaker = record_speaker(record) or "?"
+    listeners = record_listeners(record)
+    if listeners:
+        shown = ", ".join(listeners[:3]) + (f" +{len(listeners) - 3}" if len(listeners) > 3 else "")
+        return f"{speaker} → {shown}"
+    return speaker
+
+
+class Writer:
+    """Receives matches one at a time; ``close()`` finishes the document."""
+
+    count = 0
+
+    def write(self, m: Match) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+_JSON_TTY_UNSAFE = {
+    cp: f"\\u{cp:04x}"
+    for cp in (
+        *range(0x7F, 0xA0),
+        0x061C,
+        0x200E,
+        0x200F,
+        0x2028,
+        0x2029,
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+    )
+}
+
+
+def json_tty_safe(raw: bytes) -> bytes:
+    """A JSON line with raw C1 and bidi characters written as ``\\u`` escapes: the same JSON
+    value, but nothing a terminal would act on. Used only when stdout is a terminal."""
+    if raw.isascii():
+        return raw
+    text = raw.decode("utf-8", "replace")
+    return text.translate(_JSON_TTY_UNSAFE).encode()
+
+
+class JsonlWriter(Writer):
+    def __init__(self, out: IO[bytes], *, tty: bool = False):
+        self.out = out
+        self.tty = tty
+
+    def write(self, m: Match) -> None:
+        self.count += 1
+        self.out.write((json_tty_safe(m.raw) if self.tty else m.raw) + b"\n")
+
+
+class JsonWriter(Writer):
+    """One JSON array; records written as they came (original bytes)."""
+
+    def __init__(self, out: IO[bytes], *, tty: bool = False):
+        self.out = out
+        self.tty = tty
+
+    def write(self, m: Match) -> None:
+        self.out.write(b"[\n" if self.count == 0 else b",\n")
+        self.count += 1
+        self.out.write(json_tty_safe(m.raw) if self.tty else m.raw)
+
+    def close(self) -> None:
+        self.out.write(b"[]\n" if self.count == 0 else b"\n]\n")
+
+
+class CsvWriter(Writer):
+    """Flat columns; lists joined with ``; `` and chunks with newlines (quoted by csv)."""
+
+    def __init__(self, out: IO[str], *, tty: bool = False):
+        self.out = out
+        self.csv = csv.writer(out, lineterminator="\n")
+        self.csv.writerow(CSV_COLUMNS)
+        self.clean = printable if tty else (lambda s: s)
+
+    def write(self, m: Match) -> None:
+        self.count += 1
+        r = m.record
+        self.csv.writerow(
+            self.clean(v)
+            for v in (
+                record_timestamp(r),
+                record_speaker(r) or "",
+                "; ".join(record_listeners(r)),
+                "; ".join(t for t in r.get("tags") or () if isinstance(t, str)),
+                "\n".join(
+                    c
+                    for c in r.get("textChunks") or r.get("text_chunks") or ()
+                    if isinstance(c, str)
+                ),
+                r.get("id") or "",
+                r.get("source_id") or "",
+            )
+        )
+
+
+def _md_cell(text: str) -> str:
+    return printable(text, newlines=False).replace("\\", "\\\\").replace("|", "\\|")
+
+
+class MarkdownWriter(Writer):
+    def __init__(self, out: IO[str], *, utc: bool = False):
+        self.out = out
+        self.utc = utc
+        out.write("| time | speaker | listeners | tags | text |\n|---|---|---|---|---|\n")
+
+    def write(self, m: Match) -> None:
+        self.count += 1
+        r = m.record
+        text = "<br>".join(_md_cell(line) for line in record_text(r).splitlines())
+        row = (
+            display_time(record_timestamp(r), utc=self.utc),
+            _md_cell(record_speaker(r) or ""),
+            _md_cell(", ".join(record_listeners(r))),
+            _md_cell(", ".join(t for t in r.get("tags") or () if isinstance(t, str))),
+            text,
+        )
+        self.out.write("| " + " | ".join(row) + " |\n")
+
+
+class TextWriter(Writer):
+    """``time  speaker → listeners: text``, continuation lines indented; for grep and eyes."""
+
+    def __init__(self, out: IO[str], *, utc: bool = False):
+        self.out = out
+        self.utc = utc
+
+    def write(self, m: Match) -> None:
+        self.count += 1
+        r = m.record
+        lines = printable(record_text(r)).splitlines() or [""]
+        head = f"{display_time(record_timestamp(r), utc=self.utc)}  {printable(who(r), newlines=False)}: "
+        self.out.write(head + lines[0] + "\n")
+        for line in lines[1:]:
+            self.out.write("    " + line + "\n")
+
+
+class TableWriter(Writer):
+    """A rich table on a terminal, printed in batches so that long output streams."""
+
+    BATCH = 200
+
+    def __init__(self, console, *, utc: bool = False):
+        self.console = console
+        self.utc = utc
+        self.rows: list[dict[str, Any]] = []
+        self.printed_header = False
+
+    def write(self, m: Match) -> None:
+        self.count += 1
+        self.rows.append(m.record)
+        if len(self.rows) >= self.BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        from rich import box
+        from rich.table import Table
+        from rich.text import Text
+
+        table = Table(
+            box=box.SIMPLE_HEAD if not self.printed_header else None,
+            show_header=not self.printed_header,
+            pad_edge=False,
+            expand=True,
+        )
+        table.add_column("time", no_wrap=True, width=19)
+        table.add_column("speaker → listeners", no_wrap=True, ratio=2, overflow="ellipsis")
+        table.add_column("tags", no_wrap=True, ratio=1, overflow="ellipsis")
+        table.add_column("text", no_wrap=True, ratio=5, overflow="ellipsis")
+        for r in self.rows:
+            speaker = record_speaker(r)
+            tags = ", ".join(t for t in r.get("tags") or () if isinstance(t, str))
+            text = record_text(r)
+            table.add_row(
+                Text(display_time(record_timestamp(r), utc=self.utc), style="dim"),
+                Text(one_line(who(r)), style=speaker_style(speaker)),
+                Text(one_line(tags), style="yellow"),
+                Text(one_line(text, 300)),
+            )
+        self.console.print(table)
+        self.printed_header = True
+        self.rows.clear()
+
+    def close(self) -> None:
+        if self.rows or not self.printed_header:
+            if not self.rows and self.count == 0:
+                return
+            self._flush()
+
+
+class ConversationWriter(Writer):
+    """``show``: a readable conversation; email gets a header block; replies are indented."""
+
+    def __init__(self, console, *, utc: bool = False):
+        self.console = console
+        self.utc = utc
+        self.depth: dict[str, int] = {}
+
+    def write(self, m: Match) -> None:
+        from rich.padding import Padding
+        from rich.text import Text
+
+        self.count += 1
+        r = m.record
+        depth = 0
+        parent = r.get("replyTo")
+        if isinstance(parent, str) and parent in self.depth:
+            depth = min(self.depth[parent] + 1, 8)
+        rid = r.get("id")
+        if isinstance(rid, str):
+            self.depth[rid] = depth
+        speaker = record_speaker(r)
+        head = Text()
+        head.append(display_time(record_timestamp(r), utc=self.utc), style="dim")
+        head.append("  ")
+        head.append(one_line(speaker or "?"), style="bold " + speaker_style(speaker))
+        listeners = record_listeners(r)
+        if listeners:
+            head.append(" → " + one_line(", ".join(listeners)), style="dim")
+        role = r.get("role")
+        if isinstance(role, str) and role and role != speaker:
+            head.append(f"  ({one_line(role)})", style="dim italic")
+        tags = [t for t in r.get("tags") or () if isinstance(t, str)]
+        if tags:
+            head.append("  #" + " #".join(one_line(t) for t in tags), style="yellow")
+        subject = r.get("subject")
+        body = Text()
+        if isinstance(subject, str) and subject:
+            body.append("Subject: " + one_line(subject) + "\n", style="bold")
+        chunks = r.get("textChunks") or r.get("text_chunks") or []
+        body.append(printable("\n".join(c for c in chunks if isinstance(c, str))))
+        indent = 2 * depth
+        self.console.print(Padding(head, (0, 0, 0, indent)))
+        self.console.print(Padding(body, (0, 0, 1, indent + 2)))
+
+
+def make_writer(fmt: str, env, *, view: str = "list", utc: bool = False) -> Writer:
+    """The writer for ``--format`` (``table`` means the view: list table or conversation)."""
+    tty = env.stdout_isatty
+    if fmt == "jsonl":
+        return JsonlWriter(env.stdout_bytes, tty=tty)
+    if fmt == "json":
+        return JsonWriter(env.stdout_bytes, tty=tty)
+    if fmt == "csv":
+        return CsvWriter(env.stdout, tty=tty)
+    if fmt == "markdown":
+        return MarkdownWriter(env.stdout, utc=utc)
+    if fmt == "text":
+        return TextWriter(env.stdout, utc=utc)
+    console = env.console()
+    if view == "show":
+        return ConversationWriter(console, utc=utc)
+    return TableWriter(console, utc=utc)
+
+
+def dumps_pretty(value: Any) -> str:
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()

@@ -1,0 +1,44 @@
+"""Untrusted text made safe for a terminal.
+
+Message bodies, names and subjects come from exporters nobody here controls. Before any
+of it reaches a terminal (tables, views, errors), control characters, escape sequences
+and bidirectional overrides are shown escaped (``\\x1b``, ``\\u202e``), so text can
+neither move the cursor, retitle the window, hide content nor reorder what is shown.
+Rich markup is never parsed from data: views build ``rich.text.Text`` objects and the
+console runs with ``markup=False``.
+"""
+
+from __future__ import annotations
+
+_UNSAFE = [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)]
+# Bidi embeddings/overrides/isolates and other invisible format characters that can
+# make displayed text differ from the data ("Trojan Source").
+_BIDI = [0x061C, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+
+
+def _escape(cp: int) -> str:
+    return f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}"
+
+
+_TABLE = {cp: _escape(cp) for cp in _UNSAFE + _BIDI}
+_TABLE_KEEP_NL = {k: v for k, v in _TABLE.items() if k not in (0x0A, 0x09)}
+
+
+def printable(text: str | None, *, newlines: bool = True) -> str:
+    """``text`` with every control/bidi character escaped; ``newlines`` keeps ``\\n`` and tab."""
+    if not text:
+        return ""
+    if text.isprintable():
+        return text
+    return text.translate(_TABLE_KEEP_NL if newlines else _TABLE)
+
+
+def one_line(text: str | None, width: int | None = None) -> str:
+    """Collapse whitespace to single spaces (then escape), optionally cut to ``width``."""
+    if not text:
+        return ""
+    flat = " ".join(text.split())
+    flat = printable(flat, newlines=False)
+    if width is not None and len(flat) > width:
+        return flat[: max(0, width - 1)] + "…"
+    return flat

@@ -1,0 +1,151 @@
+"""Timestamps: one precision, one zone, one suffix.
+
+Every record carries ``YYYY-MM-DDTHH:MM:SSZ`` so that string order is time order and
+``jq fromdateiso8601`` works. Sub-second detail belongs in ``extra``. Unknown time is the
+epoch sentinel (TypeAgent's rule).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime, timedelta, tzinfo
+
+UNIX_EPOCH = datetime(1970, 1, 1, 0, 0, 0, tzinfo=UTC)
+EPOCH_STR = "1970-01-01T00:00:00Z"
+
+
+def format_timestamp_utc(dt: datetime) -> str:
+    """Format an aware datetime as ``YYYY-MM-DDTHH:MM:SSZ`` in UTC.
+
+    Raises ValueError on a naive datetime (as TypeAgent does). Unlike TypeAgent, which
+    keeps microseconds when present, fractions are truncated: convo's records always
+    have one precision.
+    """
+    if dt.tzinfo is None or dt.tzinfo.utcoffset(dt) is None:
+        raise ValueError(
+            f"Datetime must be timezone-aware, got naive datetime: {dt}. "
+            "Use dt.replace(tzinfo=timezone.utc) or parse with 'Z' suffix."
+        )
+    dt = dt.astimezone(UTC)
+    return (
+        f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T{dt.hour:02d}:{dt.minute:02d}:{dt.second:02d}Z"
+    )
+
+
+def epoch_plus(seconds: float) -> str:
+    """The epoch sentinel plus an offset: a transcript without a start date."""
+    return format_timestamp_utc(UNIX_EPOCH + timedelta(seconds=int(seconds)))
+
+
+def get_zone(name: str | None) -> tzinfo:
+    """Resolve ``--tz`` (an IANA name, ``UTC``, ``local`` or ``+02:00``) to a tzinfo."""
+    if not name or name.upper() in ("UTC", "Z"):
+        return UTC
+    if name.lower() == "local":
+        from dateutil import tz
+
+        return tz.tzlocal()
+    m = re.fullmatch(r"([+-])(\d{1,2}):?(\d{2})?", name)
+    if m:
+        from datetime import timezone
+
+        delta = timedelta(hours=int(m[2]), minutes=int(m[3] or 0))
+        return timezone(-delta if m[1] == "-" else delta)
+    from dateutil import tz
+
+    zone = tz.gettz(name)
+    if zone is None:
+        raise ValueError(
+            f"unknown time zone {name!r}; use an IANA name like Europe/Berlin, UTC or +02:00"
+        )
+    return zone
+
+
+def to_utc(dt: datetime, zone: tzinfo | None = None) -> datetime:
+    """Make ``dt`` aware (reading a naive one in ``zone``, default UTC) and convert to UTC."""
+    if dt.tzinfo is None or dt.tzinfo.utcoffset(dt) is None:
+        dt = dt.replace(tzinfo=zone or UTC)
+    return dt.astimezone(UTC)
+
+
+def from_epoch(seconds: float | int | str) -> str:
+    """Epoch seconds (int, float or numeric string) to a record timestamp."""
+    return format_timestamp_utc(datetime.fromtimestamp(float(seconds), UTC))
+
+
+def from_epoch_ms(ms: float | int | str) -> str:
+    return format_timestamp_utc(datetime.fromtimestamp(float(ms) / 1000.0, UTC))
+
+
+_ISO_FAST = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})?$"
+)
+
+
+def parse_datetime(text: str, zone: tzinfo | None = None) -> datetime:
+    """Parse any date/time a source writes; naive values are read in ``zone`` (default UTC).
+
+    ISO 8601 takes a fast path; anything else goes through dateutil. Raises ValueError.
+    """
+    text = text.strip()
+    m = _ISO_FAST.match(text)
+    if m:
+        y, mo, d, h, mi, s, off = m.groups()
+        dt = datetime(int(y), int(mo), int(d), int(h), int(mi), int(s or 0))
+        if off:
+            if off == "Z":
+                return dt.replace(tzinfo=UTC)
+            sign = -1 if off[0] == "-" else 1
+            off = off[1:].replace(":", "")
+            delta = timedelta(hours=int(off[:2]), minutes=int(off[2:]))
+            return (dt - sign * delta).replace(tzinfo=UTC)
+        return to_utc(dt, zone)
+    from dateutil import parser
+
+    try:
+        dt = parser.parse(text)
+    except (ValueError, OverflowError) as e:
+        raise ValueError(f"unreadable date {text!r}") from e
+    return to_utc(dt, zone)
+
+
+def normalize_timestamp(value: str | None) -> str:
+    """Bring a timestamp from any record (TypeAgent's may carry fractions or offsets) to convo's form."""
+    if not value:
+        return EPOCH_STR
+    if len(value) == 20 and value[10] == "T" and value[-1] == "Z":
+        return value
+    return format_timestamp_utc(parse_datetime(value))
+
+
+_RELATIVE = re.compile(
+    r"(\d+)\s*(s|sec|m|min|h|hr|d|day|days|w|wk|week|weeks|mo|month|months|y|yr|year|years)$"
+)
+_UNIT_SECONDS = {
+    "s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600,
+    "d": 86400, "day": 86400, "days": 86400,
+    "w": 604800, "wk": 604800, "week": 604800, "weeks": 604800,
+    "mo": 2592000, "month": 2592000, "months": 2592000,
+    "y": 31536000, "yr": 31536000, "year": 31536000, "years": 31536000,
+}  # fmt: skip
+
+
+def parse_when(text: str, *, now: datetime | None = None, zone: tzinfo | None = None) -> str:
+    """A ``--since``/``--until`` value to a record timestamp string.
+
+    Accepts ISO dates and times (naive ones in ``zone``), ``now``, ``today``,
+    ``yesterday`` and relative ages ``30m``, ``3h``, ``7d``, ``2w``, ``6mo``, ``1y``
+    (``m`` is minutes; months are 30 days).
+    """
+    now = now or datetime.now(UTC)
+    t = text.strip().lower()
+    if t == "now":
+        return format_timestamp_utc(now)
+    if t in ("today", "yesterday"):
+        local_now = now.astimezone(zone or UTC)
+        day: date = local_now.date() - timedelta(days=1 if t == "yesterday" else 0)
+        return format_timestamp_utc(datetime(day.year, day.month, day.day, tzinfo=zone or UTC))
+    m = _RELATIVE.fullmatch(t)
+    if m:
+        return format_timestamp_utc(now - timedelta(seconds=int(m[1]) * _UNIT_SECONDS[m[2]]))
+    return format_timestamp_utc(parse_datetime(text, zone))

@@ -1,0 +1,4 @@
+def test_import():
+    import convo
+
+    assert convo.__version__
