@@ -1,0 +1,238 @@
+"""``make bench``: run every ``benchmarks/bench_*.py`` and rewrite BENCHMARKS.md.
+
+Each module defines ``TITLE`` and ``run(h: Harness)``. It generates its inputs with
+``h.data(name, generate)`` (cached under bench-data/), times whole commands with
+``h.time_cmd`` (median of several runs, peak RSS of the child) and states each claim with
+``h.compare`` against an anchor measured in the same run (jq, the standard library,
+webvtt-py). Nothing here asserts: figures go to BENCHMARKS.md with the target beside them.
+
+    python benchmarks/run.py [--write BENCHMARKS.md] [--only NAME] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+DATA = ROOT / "bench-data"
+BIN = Path(sys.executable).parent
+
+
+@dataclass
+class Measure:
+    label: str
+    seconds: list[float]
+    peak_rss_mb: float
+    note: str = ""
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+
+@dataclass
+class Row:
+    claim: str
+    value: str
+    target: str
+    met: bool | None
+
+
+@dataclass
+class Section:
+    title: str
+    measures: list[Measure] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+class Harness:
+    def __init__(self, quick: bool = False):
+        self.quick = quick
+        self.sections: list[Section] = []
+        DATA.mkdir(exist_ok=True)
+
+    @property
+    def section(self) -> Section:
+        return self.sections[-1]
+
+    def scale(self, n: int) -> int:
+        """Input sizes shrink 10x under --quick (for trying a benchmark out)."""
+        return max(1, n // 10) if self.quick else n
+
+    def data(self, name: str, generate: Callable[[Path], None]) -> Path:
+        """A generated input, made once and cached under bench-data/."""
+        path = DATA / name
+        if not path.exists():
+            tmp = path.with_suffix(path.suffix + ".tmp")
+            generate(tmp)
+            tmp.rename(path)
+        return path
+
+    def convo(self) -> str:
+        return str(BIN / "convo")
+
+    def time_cmd(
+        self,
+        label: str,
+        argv: Sequence[str] | str,
+        *,
+        repeat: int = 3,
+        stdin: Path | None = None,
+        shell: bool = False,
+        env: dict[str, str] | None = None,
+        note: str = "",
+    ) -> Measure:
+        """Run a command ``repeat`` times (output discarded); median wall time and peak RSS."""
+        times: list[float] = []
+        peak = 0.0
+        for _ in range(max(1, repeat)):
+            with open(stdin, "rb") if stdin else open(os.devnull, "rb") as fin:
+                t0 = time.perf_counter()
+                proc = subprocess.Popen(
+                    argv, stdin=fin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                    shell=shell, env={**os.environ, **(env or {})},
+                )  # fmt: skip
+                _, status, usage = os.wait4(proc.pid, 0)
+                times.append(time.perf_counter() - t0)
+                err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+                proc.stderr.close() if proc.stderr else None
+                code = os.waitstatus_to_exitcode(status)
+                if code not in (0, 1):
+                    raise RuntimeError(f"{label}: exit {code}: {err[-500:]}")
+            peak = max(peak, usage.ru_maxrss / 1024)
+        m = Measure(label, times, peak, note)
+        self.section.measures.append(m)
+        print(f"  {label}: {m.median:.3f}s (peak {peak:.0f} MB)", flush=True)
+        return m
+
+    def compare(
+        self,
+        claim: str,
+        measure: Measure,
+        anchor: Measure,
+        *,
+        target: float | None = None,
+        faster: bool = False,
+    ) -> float:
+        """Record ``measure`` against ``anchor``.
+
+        ``faster=False``: the ratio is measure/anchor and the target a ceiling (≤ 1.5×).
+        ``faster=True``: the ratio is anchor/measure and the target a floor (≥ 10× faster).
+        """
+        if faster:
+            ratio = anchor.median / measure.median
+            value = f"{ratio:.1f}× faster"
+            tgt = f"≥ {target}× faster" if target else ""
+            met = ratio >= target if target else None
+        else:
+            ratio = measure.median / anchor.median
+            value = f"{ratio:.2f}×"
+            tgt = f"≤ {target}×" if target else ""
+            met = ratio <= target if target else None
+        self.section.rows.append(Row(claim, value, tgt, met))
+        return ratio
+
+    def memory(self, claim: str, measure: Measure, *, limit_mb: float) -> None:
+        self.section.rows.append(
+            Row(
+                claim,
+                f"{measure.peak_rss_mb:.0f} MB",
+                f"≤ {limit_mb:.0f} MB",
+                measure.peak_rss_mb <= limit_mb,
+            )
+        )
+
+    def note(self, text: str) -> None:
+        self.section.notes.append(text)
+
+
+def _load(path: Path):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _markdown(h: Harness, elapsed: float) -> str:
+    out = [
+        "# Benchmarks",
+        "",
+        "Written by `make bench` (benchmarks/run.py); do not edit by hand. Times are medians of",
+        "whole commands (start-up included), each ratio against an anchor measured in the same run.",
+        "",
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"jq {_jq_version()}; run took {elapsed:.0f} s"
+        + (" (--quick: inputs 10× smaller)" if h.quick else "")
+        + ".",
+        "",
+    ]
+    for s in h.sections:
+        out += [f"## {s.title}", ""]
+        if s.rows:
+            out += ["| claim | measured | target | met |", "|---|---|---|---|"]
+            for r in s.rows:
+                met = "" if r.met is None else ("yes" if r.met else "**no**")
+                out.append(f"| {r.claim} | {r.value} | {r.target} | {met} |")
+            out.append("")
+        if s.measures:
+            out += ["| command | median s | runs | peak RSS MB |", "|---|---|---|---|"]
+            for m in s.measures:
+                out.append(
+                    f"| {m.label} | {m.median:.3f} | {len(m.seconds)} | {m.peak_rss_mb:.0f} |"
+                )
+            out.append("")
+        for n in s.notes:
+            out += [n, ""]
+    return "\n".join(out)
+
+
+def _jq_version() -> str:
+    jq = shutil.which("jq")
+    if not jq:
+        return "absent"
+    return subprocess.run([jq, "--version"], capture_output=True, text=True).stdout.strip()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--write", metavar="FILE", help="write the report here (else print it)")
+    ap.add_argument("--only", action="append", help="run only bench_NAME.py (repeatable)")
+    ap.add_argument("--quick", action="store_true", help="10x smaller inputs, to try things out")
+    args = ap.parse_args(argv)
+    h = Harness(quick=args.quick)
+    t0 = time.perf_counter()
+    for path in sorted(HERE.glob("bench_*.py")):
+        name = path.stem.removeprefix("bench_")
+        if args.only and name not in args.only:
+            continue
+        mod = _load(path)
+        h.sections.append(Section(getattr(mod, "TITLE", name)))
+        print(f"== {h.section.title}", flush=True)
+        mod.run(h)
+    report = _markdown(h, time.perf_counter() - t0)
+    if args.write:
+        Path(args.write).write_text(report + "\n")
+        print(f"wrote {args.write}")
+    else:
+        print(report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
