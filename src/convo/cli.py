@@ -206,7 +206,7 @@ def ingest(
     save: bool = typer.Option(
         False, "--save", help="Append to the store, skipping ids already there."
     ),
-    store: str | None = typer.Option(None, "--store", envvar="CONVO_STORE", help="The store file."),
+    store: str | None = typer.Option(None, "--store", help="The store file."),
     tz: str | None = typer.Option(
         None, "--tz", help="Zone for naive source times (IANA name, UTC, +02:00). Default UTC."
     ),
@@ -391,7 +391,7 @@ def validate(
     inputs: list[str] | None = typer.Argument(
         None, help="JSONL files (- for stdin). Default: stdin, else the store.", show_default=False
     ),
-    store: str | None = typer.Option(None, "--store", envvar="CONVO_STORE", help="The store file."),
+    store: str | None = typer.Option(None, "--store", help="The store file."),
     typeagent: bool = typer.Option(
         False, "--typeagent", help="Only require TypeAgent's keys, not convo's id/format/source_id."
     ),

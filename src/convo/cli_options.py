@@ -81,7 +81,7 @@ def _input_params() -> list[inspect.Parameter]:
             "store",
             str | None,
             typer.Option(
-                None, "--store", envvar="CONVO_STORE", show_envvar=True,
+                None, "--store",
                 help="The store file (default $XDG_DATA_HOME/convo/messages.jsonl).",
             ),
         ),

@@ -208,4 +208,18 @@ def json_schema() -> dict[str, Any]:
     schema["required"] = sorted(
         {"textChunks", "metadata", "tags", "timestamp", "source_id", "id", "format"}
     )
+    props = schema["properties"]
+    props["timestamp"] = {
+        "type": "string",
+        "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$",
+        "description": "UTC, whole seconds; the epoch means unknown",
+    }
+    props["textChunks"]["minItems"] = 1
+    props["id"] = {
+        "type": "string",
+        "description": "stable across re-ingests; the source's own id or h:<hash>",
+    }
+    props["format"] = {"type": "string", "description": "the importer that produced the record"}
+    props["role"] = {"enum": [*ROLES, None], "default": None}
+    schema["$defs"]["ConversationMessageMeta"]["required"] = ["speaker", "listeners"]
     return schema
