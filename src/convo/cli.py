@@ -255,13 +255,16 @@ def ingest(
             save = True
         else:
             output = "-"
+    from .progress import progress
+
     reporter = _Reporter(quiet=quiet, rejects_path=rejects)
     try:
-        summary = run_ingest(
-            paths, options, format_name=from_, output=output, save=save,
-            store=store or _state["store"], env=env,
-            on_reject=reporter.reject, on_warning=reporter.warning,
-        )  # fmt: skip
+        with progress(env, "importing", enabled=not quiet) as track:
+            summary = run_ingest(
+                paths, options, format_name=from_, output=output, save=save,
+                store=store or _state["store"], env=env,
+                on_reject=reporter.reject, on_warning=reporter.warning, track=track,
+            )  # fmt: skip
     finally:
         reporter.close()
     if not quiet:

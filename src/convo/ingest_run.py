@@ -52,9 +52,16 @@ def run_ingest(
     env=None,
     on_reject: Callable | None = None,
     on_warning: Callable[[str], None] | None = None,
+    track: Callable[[Iterable], Iterable] | None = None,
 ) -> IngestSummary:
+    """Import ``paths`` and write them to the store (``save``), a file or stdout.
+
+    ``track`` wraps the message stream (the CLI passes a progress counter).
+    """
     ingest = Ingest(options, format_name=format_name, on_reject=on_reject, on_warning=on_warning)
     messages = ingest.messages(paths)
+    if track is not None:
+        messages = track(messages)
     if save:
         st = Store(store)
         spool_dir = st.path.parent

@@ -45,7 +45,9 @@ def _python312() -> str | None:
     for c in candidates:
         if not c or not os.access(c, os.X_OK):
             continue
-        ok = subprocess.run([c, "-c", "import sys; assert sys.version_info >= (3, 12)"], capture_output=True)
+        ok = subprocess.run(
+            [c, "-c", "import sys; assert sys.version_info >= (3, 12)"], capture_output=True
+        )
         if ok.returncode == 0:  # pyenv shims exist for versions that are not selected
             return c
     return None
@@ -75,10 +77,20 @@ def _records(tmp_path: Path) -> list[dict]:
     hand = [
         ConversationMessage(["only text"]),
         ConversationMessage(["x"], ConversationMessageMeta("Alice")),
-        ConversationMessage(["x", "y"], ConversationMessageMeta("Bob <b@x.org>", ["Alice", "Carol"]), ["t"],
-                            "2024-03-06T10:02:30Z", source_id="s#1", id="<m@x>", format="mbox",
-                            thread="<r@x>", reply_to="<r@x>", role="user", subject="S",
-                            extra={"attachments": [{"name": "a.pdf"}]}),  # fmt: skip
+        ConversationMessage(
+            ["x", "y"],
+            ConversationMessageMeta("Bob <b@x.org>", ["Alice", "Carol"]),
+            ["t"],
+            "2024-03-06T10:02:30Z",
+            source_id="s#1",
+            id="<m@x>",
+            format="mbox",
+            thread="<r@x>",
+            reply_to="<r@x>",
+            role="user",
+            subject="S",
+            extra={"attachments": [{"name": "a.pdf"}]},
+        ),  # fmt: skip
         ConversationMessage(["ünïcödé 🎉", "\x1b[31m"], ConversationMessageMeta("Zoë", [])),
     ]
     recs = [m.serialize() for m in hand]

@@ -12,6 +12,7 @@ import sys
 
 import orjson
 import pytest
+
 from conftest import corpus_dir
 
 FAMILIES = ("vtt", "srt", "mbox", "eml", "chat", "forum")
