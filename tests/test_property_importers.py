@@ -94,10 +94,8 @@ def test_property_detection_never_crashes(data):
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "input"
         path.write_bytes(data)
-        try:
+        with contextlib.suppress(ConvoError):
             registry.detect(Source(path))
-        except ConvoError:
-            pass
 
 
 def test_huge_single_line_and_deep_nesting(tmp_path):

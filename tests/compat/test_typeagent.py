@@ -90,7 +90,7 @@ def _records(tmp_path: Path) -> list[dict]:
             role="user",
             subject="S",
             extra={"attachments": [{"name": "a.pdf"}]},
-        ),  # fmt: skip
+        ),
         ConversationMessage(["ünïcödé 🎉", "\x1b[31m"], ConversationMessageMeta("Zoë", [])),
     ]
     recs = [m.serialize() for m in hand]
