@@ -121,3 +121,16 @@ def test_sigkill_during_ingest_never_leaves_a_partial_record(tmp_path):
     assert done.returncode == 0, done.stderr
     ids = _ids(store)
     assert len(ids) == len(set(ids)) == 20000
+
+
+def test_idset_behaves_like_a_set():
+    from convo.store import IdSet
+
+    ids = IdSet(capacity=4)
+    ref: set[str] = set()
+    for i in range(5000):
+        rid = f"<{i % 3700}@x>"
+        assert ids.add(rid) == (rid not in ref)
+        ref.add(rid)
+    assert len(ids) == len(ref) == 3700
+    assert "<5@x>" in ids and "<nope@x>" not in ids

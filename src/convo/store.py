@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import os
+from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,10 +67,10 @@ class Store:
     def exists(self) -> bool:
         return self.path.exists()
 
-    def ids(self) -> set[str]:
-        """Every id in the store (one streaming pass)."""
+    def ids(self) -> IdSet:
+        """Every id in the store (one streaming pass), as a compact set."""
         if not self.path.exists():
-            return set()
+            return IdSet()
         with open(self.path, "rb") as f:
             return _ids_of(f)
 
@@ -104,10 +106,9 @@ class Store:
             buf: list[bytes] = []
             size = 0
             for rid, line in items:
-                if rid in seen:
+                if not seen.add(rid):
                     result.duplicates += 1
                     continue
-                seen.add(rid)
                 buf.append(line)
                 size += len(line)
                 result.added += 1
@@ -145,8 +146,71 @@ class Store:
         return len(tail)
 
 
-def _ids_of(stream) -> set[str]:
-    ids: set[str] = set()
+class IdSet:
+    """A set of ids kept as 64-bit hashes in one open-addressing array.
+
+    About 16 bytes an id instead of ~150 for a set of str, so dedup against a store of
+    millions of messages stays within a few tens of MB. Two different ids collide with
+    probability ~n²/2⁶⁵ (about 3 in a million for ten million ids); a collision would make
+    the second id count as a duplicate.
+    """
+
+    def __init__(self, capacity: int = 1 << 12):
+        self._table = array("Q", bytes(8 * capacity))
+        self._mask = capacity - 1
+        self._n = 0
+
+    def __len__(self) -> int:
+        return self._n
+
+    @staticmethod
+    def _key(rid: str) -> int:
+        digest = hashlib.blake2b(rid.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+        return int.from_bytes(digest, "little") or 1  # 0 marks an empty slot
+
+    def __contains__(self, rid: str) -> bool:
+        key = self._key(rid)
+        table, mask = self._table, self._mask
+        i = key & mask
+        while True:
+            slot = table[i]
+            if slot == key:
+                return True
+            if slot == 0:
+                return False
+            i = (i + 1) & mask
+
+    def add(self, rid: str) -> bool:
+        """Add ``rid``; True when it was not there yet."""
+        if (self._n + 1) * 3 > len(self._table) * 2:
+            self._grow()
+        return self._insert(self._key(rid))
+
+    def _insert(self, key: int) -> bool:
+        table, mask = self._table, self._mask
+        i = key & mask
+        while True:
+            slot = table[i]
+            if slot == key:
+                return False
+            if slot == 0:
+                table[i] = key
+                self._n += 1
+                return True
+            i = (i + 1) & mask
+
+    def _grow(self) -> None:
+        old = self._table
+        self._table = array("Q", bytes(16 * len(old)))
+        self._mask = len(self._table) - 1
+        self._n = 0
+        for key in old:
+            if key:
+                self._insert(key)
+
+
+def _ids_of(stream) -> IdSet:
+    ids = IdSet()
     for line in iter_lines(stream):
         rid = record_id(line.raw)
         if rid is not None:
