@@ -63,6 +63,7 @@ class Harness:
         self.quick = quick
         self.sections: list[Section] = []
         DATA.mkdir(exist_ok=True)
+        self.data_dir = DATA
 
     @property
     def section(self) -> Section:
