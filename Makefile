@@ -25,7 +25,7 @@ dev: $(VENV)/.installed-dev
 demo: $(VENV)/.installed
 	@rm -f $(DEMO_STORE)
 	$(BIN)/convo --store $(DEMO_STORE) ingest --save sample_data/
-	$(BIN)/convo --store $(DEMO_STORE) stats
+	$(BIN)/convo --store $(DEMO_STORE) formats
 	$(BIN)/convo --store $(DEMO_STORE) list --limit 20
 	$(BIN)/convo --store $(DEMO_STORE) query --speaker Alice --format text
 

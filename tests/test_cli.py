@@ -294,3 +294,18 @@ def test_shell_pipeline_ingest_query_list(tmp_path, data):
     assert r.stdout.startswith(
         "2023-12-31 23:00:00Z  Alice Smith <alice@x.org> → Bob Jones <bob@x.org>: Sessions"
     )
+
+
+def test_folder_walk_detects_each_file_and_reports_skips(runner, tmp_path):
+    (tmp_path / "d" / "sub").mkdir(parents=True)
+    (tmp_path / "d" / "a.jsonl").write_text(REC)
+    (tmp_path / "d" / "sub" / "b.jsonl").write_text(REC.splitlines()[0] + "\n")
+    (tmp_path / "d" / "notes.bin").write_bytes(b"\x00\x01")
+    (tmp_path / "d" / ".hidden.jsonl").write_text(REC)
+    r = run(runner, "ingest", str(tmp_path / "d"))
+    assert r.exit_code == 0
+    out = records(r.stdout)
+    assert len(out) == 4
+    assert out[-1]["source_id"] == f"{tmp_path / 'd'}/sub/b.jsonl#1"
+    assert "notes.bin: skipped, format not recognised" in r.stderr
+    assert "1 file(s) skipped" in r.stderr

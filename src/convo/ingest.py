@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .errors import InputError
 from .importers import Format, ImportContext, ImportOptions, Source, registry
-from .importers.base import Rejection, iter_dir_files
+from .importers.base import Rejection, iter_dir_entries
 from .model import ConversationMessage, content_id
 from .timestamps import EPOCH_STR
 
@@ -69,9 +69,18 @@ class Ingest:
             return None
 
     def _walk(self, folder: Source) -> Iterator[ConversationMessage]:
+        """Every file below ``folder``, each detected on its own; a sub-folder that a folder
+        format claims (a Slack export, a Maildir) is read as one unit and not descended."""
         assert folder.path is not None
-        for path in iter_dir_files(folder.path):
+        for path in iter_dir_entries(folder.path):
             child = folder.child(path)
+            if child.is_dir:
+                fmt = None if self.forced else self._detect_dir(child)
+                if fmt is not None:
+                    yield from self._read(child, fmt)
+                else:
+                    yield from self._walk(child)
+                continue
             try:
                 fmt = self.forced or registry.detect(child)
             except InputError as e:

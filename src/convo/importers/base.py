@@ -244,6 +244,15 @@ class ImportContext:
             self._on_warning(f"{where}: {message}")
 
 
+def iter_dir_entries(folder: Path) -> Iterator[Path]:
+    """Files and sub-folders directly in ``folder``, sorted, hidden ones skipped."""
+    try:
+        entries = sorted(p for p in folder.iterdir() if not p.name.startswith("."))
+    except OSError as e:
+        raise InputError(f"cannot list folder ({e.strerror})", where=str(folder)) from None
+    yield from entries
+
+
 def iter_dir_files(root: Path) -> Iterator[Path]:
     """Files below ``root`` in a stable order, hidden files and folders skipped."""
     for dirpath, dirnames, filenames in os.walk(root):
