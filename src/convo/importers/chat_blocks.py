@@ -9,7 +9,6 @@ chunk: text as is, everything else a short bracketed line (``[tool_use search] {
 from __future__ import annotations
 
 import base64
-import binascii
 from typing import Any
 
 import orjson
@@ -192,7 +191,7 @@ def _as_text(value: Any) -> str:
 def _size(data: Any) -> str:
     if not isinstance(data, str):
         return ""
-    return f", {len(data) * 3 // 4} bytes"
+    return f"{len(data) * 3 // 4} bytes"
 
 
 def result_text(content: Any) -> str:
@@ -225,9 +224,11 @@ def block_chunk(block: dict[str, Any]) -> str:
         if block.get("url"):
             return f"[{kind}] {block['url']}"
         label = block.get("filename") or block.get("title") or block.get("file_id")
-        media = block.get("media_type") or block.get("format") or ""
-        desc = ", ".join(str(x) for x in (label, media) if x)
-        return f"[{kind}{' ' + desc if desc else ''}{_size(block.get('data'))}]"
+        media = block.get("media_type") or block.get("format")
+        desc = ", ".join(str(x) for x in (label, media, _size(block.get("data"))) if x)
+        return f"[{kind} {desc}]" if desc else f"[{kind}]"
+    if kind == "memory":
+        return _short("[memory] " + _as_text(block.get("content")))
     rest = {k: v for k, v in block.items() if k != "type"}
     return _short(f"[{kind}] {dumps(rest)}" if rest else f"[{kind}]")
 
@@ -270,11 +271,3 @@ def jsonable(value: Any) -> Any:
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     return str(value)
-
-
-def is_base64(text: str) -> bool:
-    try:
-        base64.b64decode(text, validate=True)
-    except (binascii.Error, ValueError):
-        return False
-    return True

@@ -71,6 +71,7 @@ CLAUDE_CODE_BOOKKEEPING = frozenset(
     {"file-history-snapshot", "queue-operation", "progress", "last-prompt"}
 )
 _AGENTSCOPE_TIME = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$")
+_AUTOGEN_CLASS = re.compile(r"[A-Z]\w*(Message|Event)(\[[\w.,\[\] ]*\])?$")
 _MESSAGE_KEYS = ("content", "tool_calls", "function_call", "refusal", "audio")
 
 
@@ -150,8 +151,12 @@ def is_container(obj: Any) -> bool:
 
 
 def is_claude_code(obj: dict[str, Any]) -> bool:
-    return isinstance(obj.get("type"), str) and (
-        "sessionId" in obj or "parentUuid" in obj or "leafUuid" in obj
+    kind = obj.get("type")
+    return isinstance(kind, str) and (
+        "sessionId" in obj
+        or "parentUuid" in obj
+        or "leafUuid" in obj
+        or (kind in CLAUDE_CODE_BOOKKEEPING and "role" not in obj)
     )
 
 
@@ -190,7 +195,7 @@ def classify(obj: Any, *, loose: bool = False) -> str | None:
 
 
 def _autogen_name(kind: str) -> bool:
-    return kind.endswith(("Message", "Event")) and kind[:1].isupper()
+    return _AUTOGEN_CLASS.match(kind) is not None
 
 
 def _has_blocks(content: Any, kinds: frozenset[str]) -> bool:
