@@ -125,7 +125,9 @@ def message_from_object(
     ``convo.errors.RecordError`` when ``obj`` is not a message (of that format).
     """
     if fmt is not None and fmt not in AGENT_FORMATS:
-        raise RecordError(f"unknown agent format {fmt!r}", hint="one of " + ", ".join(AGENT_FORMATS))
+        raise RecordError(
+            f"unknown agent format {fmt!r}", hint="one of " + ", ".join(AGENT_FORMATS)
+        )
     if is_container(obj):
         raise RecordError(
             "a conversation, not a message",
@@ -203,7 +205,9 @@ class _Reader:
         del parts
         if isinstance(value, list) and value and all(is_container(v) for v in value):
             for c, conv in enumerate(value, 1):
-                yield from self._conversation(conv, f"conv-{c}.", None, f"{self.source.name}#conv-{c}")
+                yield from self._conversation(
+                    conv, f"conv-{c}.", None, f"{self.source.name}#conv-{c}"
+                )
         elif is_container(value):
             yield from self._conversation(value, "", None, None)
         elif isinstance(value, list):
@@ -317,7 +321,9 @@ def _kind(value: Any) -> str:
     )
 
 
-def read_agent_messages(source: Source, ctx: ImportContext, fmt: str) -> Iterator[ConversationMessage]:
+def read_agent_messages(
+    source: Source, ctx: ImportContext, fmt: str
+) -> Iterator[ConversationMessage]:
     """Read ``source`` as agent format ``fmt`` (one of ``AGENT_FORMATS``)."""
     return _Reader(source, ctx, fmt).read()
 

@@ -113,7 +113,7 @@ def normalise_block(part: Any) -> dict[str, Any]:
         return {"type": "text", "text": part}
     if not isinstance(part, dict):
         return {"type": "text", "text": dumps(part)}
-    kind = part.get("type")
+    kind = block_type(part)
     if kind in ("text", "input_text", "output_text") or (kind is None and "text" in part):
         return {"type": "text", "text": _as_text(part.get("text"))}
     if kind == "thinking":
@@ -202,9 +202,15 @@ def result_text(content: Any) -> str:
     return dumps(content)
 
 
+def block_type(block: dict[str, Any]) -> str | None:
+    """The block's ``type`` when it is a string (hostile input may put anything there)."""
+    kind = block.get("type")
+    return kind if isinstance(kind, str) else None
+
+
 def block_chunk(block: dict[str, Any]) -> str:
     """The readable chunk of one normalised block."""
-    kind = block.get("type")
+    kind = block_type(block)
     if kind == "text":
         return _as_text(block.get("text"))
     if kind == "thinking":
@@ -268,6 +274,8 @@ def jsonable(value: Any) -> Any:
             return bytes(value).decode("utf-8")
         except UnicodeDecodeError:
             return base64.b64encode(bytes(value)).decode()
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
+        return str(value)  # beyond what JSON writers take
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     return str(value)

@@ -20,6 +20,7 @@ from ..timestamps import format_timestamp_utc, parse_datetime
 from .chat_blocks import (
     ANTHROPIC_BLOCKS,
     OPENAI_PARTS,
+    block_type,
     chunks_of,
     dumps,
     jianmu_to_text,
@@ -202,13 +203,14 @@ def _has_blocks(content: Any, kinds: frozenset[str]) -> bool:
     if not isinstance(content, list):
         return False
     for part in content:
-        if not isinstance(part, dict):
+        kind = block_type(part) if isinstance(part, dict) else None
+        if kind is None:
             continue
-        if part.get("type") in kinds:
+        if kind in kinds:
             return True
-        if part.get("type") in ("image", "document") and isinstance(part.get("source"), dict):
+        if kind in ("image", "document") and isinstance(part.get("source"), dict):
             return kinds is ANTHROPIC_BLOCKS
-        if part.get("type") in OPENAI_PARTS and kinds is ANTHROPIC_BLOCKS:
+        if kind in OPENAI_PARTS and kinds is ANTHROPIC_BLOCKS:
             return False
     return False
 
@@ -530,9 +532,11 @@ def convert(
             warn(f"{e}; timestamp left unknown")
     extra = parts.extra
     extra["blocks"] = parts.blocks
-    extra["original"] = obj if _json_safe(obj) else jsonable(obj)
+    extra["original"] = obj
     if thread.extra:
         extra["conversation"], thread.extra = thread.extra, None
+    if not _json_safe(extra):  # Python objects (bytes, huge ints) from the library API
+        extra = jsonable(extra)
     listeners = parts.listeners
     if listeners is None:
         listeners = thread.listeners(parts.role, parts.speaker)
