@@ -428,6 +428,8 @@ def _candidates(values: list[Any]) -> Iterator[tuple[Any, dict[str, Any] | None]
 
 def _guess_markers(text: str) -> dict[str, int]:
     """A head cut inside one large JSON document: decide on distinctive keys."""
+    if '"mapping"' in text or ('"author"' in text and '"content_type"' in text):
+        return {}  # a ChatGPT export: its messages carry "author": {"role": ...}
     if '"sessionId"' in text and '"parentUuid"' in text:
         return {"anthropic": 80}
     if _AUTOGEN.search(text) and '"source"' in text:

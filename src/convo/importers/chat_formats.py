@@ -73,6 +73,7 @@ CLAUDE_CODE_BOOKKEEPING = frozenset(
 )
 _AGENTSCOPE_TIME = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$")
 _AUTOGEN_CLASS = re.compile(r"[A-Z]\w*(Message|Event)(\[[\w.,\[\] ]*\])?$")
+_EPOCH_TEXT = re.compile(r"\d{9,13}(\.\d+)?")
 _MESSAGE_KEYS = ("content", "tool_calls", "function_call", "refusal", "audio")
 
 
@@ -501,7 +502,7 @@ def parse_time(value: Any, zone: tzinfo) -> str | None:
             raise ValueError(f"time out of range {value!r}") from None
     if isinstance(value, str):
         text = value.strip()
-        if re.fullmatch(r"\d{9,13}(\.\d+)?", text):
+        if _EPOCH_TEXT.fullmatch(text):
             return parse_time(float(text), zone)
         try:
             return format_timestamp_utc(parse_datetime(text, zone))
