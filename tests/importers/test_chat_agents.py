@@ -161,8 +161,16 @@ def test_openai_arguments_and_roles(monkeypatch):
     assert recs[1]["metadata"] == {"speaker": "Alice", "listeners": ["assistant"]}
     assert recs[2]["metadata"] == {"speaker": "assistant", "listeners": ["Alice"]}
     # identical "ok" messages are both kept, with distinct ids
-    assert recs[12]["textChunks"] == recs[13]["textChunks"] == ["ok"]
-    assert recs[12]["id"] != recs[13]["id"]
+    media = recs[12]["extra"]["blocks"]
+    assert [b["type"] for b in media] == ["audio", "file", "image"]
+    assert media[2] == {"type": "image", "media_type": "image/png", "data": "iVBORw0KGgo="}
+    assert recs[12]["textChunks"] == [
+        "[audio wav, 15 bytes]",
+        "[file itinerary.pdf]",
+        "[image image/png, 9 bytes]",
+    ]
+    assert recs[13]["textChunks"] == recs[14]["textChunks"] == ["ok"]
+    assert recs[13]["id"] != recs[14]["id"]
 
 
 def test_autogen_type_fields_in_extra(monkeypatch):
