@@ -1,0 +1,281 @@
+"""Content blocks of agent-framework messages: normalised shape and readable chunks.
+
+Every framework's content (OpenAI parts and tool calls, Anthropic blocks, AgentScope
+blocks, AutoGen function calls, plain strings) is brought to one Anthropic-like list of
+dicts (see the convention in ``convo.importers.chat``), and each block becomes one text
+chunk: text as is, everything else a short bracketed line (``[tool_use search] {...}``).
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import orjson
+
+SHORT = 2000  # longest readable chunk for a non-text block; the original stays in extra
+
+# Anthropic-only block types (OpenAI parts never use them): decide openai vs anthropic.
+ANTHROPIC_BLOCKS = frozenset(
+    {
+        "tool_use",
+        "tool_result",
+        "thinking",
+        "redacted_thinking",
+        "document",
+        "server_tool_use",
+        "web_search_tool_result",
+        "search_result",
+    }
+)
+OPENAI_PARTS = frozenset({"image_url", "input_audio", "file", "refusal", "input_text"})
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON for chunks and StructuredMessage content (never raises)."""
+    try:
+        return orjson.dumps(value, default=str).decode()
+    except TypeError:
+        return repr(value)
+
+
+def _short(text: str, limit: int = SHORT) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def parse_arguments(raw: Any) -> dict[str, Any]:
+    """Tool-call arguments to ``{"input": ...}`` (+ ``input_raw`` when not valid JSON).
+
+    OpenAI sends a JSON string; some logs encode it twice (a JSON string of a JSON
+    string), so a string that decodes to a string is decoded once more.
+    """
+    if not isinstance(raw, str):
+        return {"input": raw if raw is not None else {}}
+    value: Any = raw
+    for _ in range(2):
+        try:
+            value = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            if value is raw:
+                return {"input": {}, "input_raw": raw}
+            break
+        if not isinstance(value, str):
+            break
+    if isinstance(value, str):  # a JSON string that is not JSON inside: keep it
+        return {"input": {}, "input_raw": raw}
+    return {"input": value}
+
+
+def tool_use_block(call: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI ``tool_calls`` item, a legacy ``function_call`` or an AutoGen FunctionCall."""
+    fn = call.get("function") if isinstance(call.get("function"), dict) else call
+    block: dict[str, Any] = {"type": "tool_use", "id": call.get("id"), "name": fn.get("name")}
+    if "arguments" in fn:
+        block.update(parse_arguments(fn.get("arguments")))
+    else:
+        block.update(parse_arguments(fn.get("input", fn.get("args"))))
+    return block
+
+
+def _data_url(url: str) -> dict[str, Any] | None:
+    """``data:image/png;base64,...`` to media_type + data."""
+    if not url.startswith("data:") or "," not in url:
+        return None
+    meta, data = url[5:].split(",", 1)
+    media_type = meta.split(";", 1)[0] or None
+    return {"media_type": media_type, "data": data}
+
+
+def _media(kind: str, source: Any, block: dict[str, Any]) -> dict[str, Any]:
+    """Anthropic/AgentScope ``source`` (base64 or url) to a flat media block."""
+    out: dict[str, Any] = {"type": kind}
+    if isinstance(source, dict):
+        if source.get("type") == "url" or "url" in source:
+            out["url"] = source.get("url")
+        elif source.get("type") == "text":
+            out["text"] = source.get("data")
+        elif "file_id" in source:
+            out["file_id"] = source.get("file_id")
+        else:
+            out["media_type"] = source.get("media_type")
+            out["data"] = source.get("data")
+    elif isinstance(source, str):
+        out.update(_data_url(source) or {"url": source})
+    for key in ("title", "context", "filename", "name"):
+        if key in block:
+            out[key] = block[key]
+    return out
+
+
+def normalise_block(part: Any) -> dict[str, Any]:
+    """One content part of any framework to the normalised block shape."""
+    if isinstance(part, str):
+        return {"type": "text", "text": part}
+    if not isinstance(part, dict):
+        return {"type": "text", "text": dumps(part)}
+    kind = block_type(part)
+    if kind in ("text", "input_text", "output_text") or (kind is None and "text" in part):
+        return {"type": "text", "text": _as_text(part.get("text"))}
+    if kind == "thinking":
+        return {"type": "thinking", "thinking": _as_text(part.get("thinking"))}
+    if kind == "redacted_thinking":
+        return {"type": "redacted_thinking", "data": part.get("data")}
+    if kind == "refusal":
+        return {"type": "refusal", "refusal": _as_text(part.get("refusal"))}
+    if kind in ("tool_use", "server_tool_use"):
+        block = {"type": "tool_use", "id": part.get("id"), "name": part.get("name")}
+        block.update(parse_arguments(part.get("input")))
+        if kind != "tool_use":
+            block["server"] = True
+        return block
+    if kind == "tool_result":
+        # Anthropic: tool_use_id + content; AgentScope: id + name + output.
+        content = part.get("content", part.get("output"))
+        block = {
+            "type": "tool_result",
+            "tool_use_id": part.get("tool_use_id", part.get("id")),
+            "content": normalise_result(content),
+            "is_error": bool(part.get("is_error", False)),
+        }
+        if part.get("name") is not None:
+            block["name"] = part.get("name")
+        return block
+    if kind == "image_url":
+        inner = part.get("image_url")
+        url = inner.get("url") if isinstance(inner, dict) else inner
+        out: dict[str, Any] = {"type": "image"}
+        out.update((_data_url(url) if isinstance(url, str) else None) or {"url": url})
+        if isinstance(inner, dict) and "detail" in inner:
+            out["detail"] = inner["detail"]
+        return out
+    if kind == "input_audio":
+        inner = part.get("input_audio") or {}
+        return {"type": "audio", "format": inner.get("format"), "data": inner.get("data")}
+    if kind == "file" and isinstance(part.get("file"), dict):
+        return {"type": "file", **part["file"]}
+    if kind in ("image", "audio", "video"):
+        if "source" in part or "url" in part:
+            return _media(kind, part.get("source", part.get("url")), part)
+        return {k: v for k, v in part.items()}
+    if kind == "document":
+        return _media("file", part.get("source"), part)
+    return dict(part)  # unknown block types pass through unchanged
+
+
+def normalise_result(content: Any) -> Any:
+    """Tool-result content: a string stays a string; blocks are normalised."""
+    if content is None or isinstance(content, str):
+        return content if content is not None else ""
+    if isinstance(content, list):
+        return [normalise_block(p) for p in content]
+    return dumps(content)
+
+
+def normalise_content(content: Any) -> list[dict[str, Any]]:
+    """A message's ``content`` (string, parts, one block, nothing) to a block list."""
+    if content is None or content == "":
+        return []
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        return [normalise_block(p) for p in content]
+    if isinstance(content, dict):
+        return [normalise_block(content)]
+    return [{"type": "text", "text": dumps(content)}]
+
+
+def _as_text(value: Any) -> str:
+    return value if isinstance(value, str) else ("" if value is None else dumps(value))
+
+
+def _size(data: Any) -> str:
+    if not isinstance(data, str):
+        return ""
+    return f"{len(data) * 3 // 4} bytes"
+
+
+def result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(block_chunk(b) for b in content)
+    return dumps(content)
+
+
+def block_type(block: dict[str, Any]) -> str | None:
+    """The block's ``type`` when it is a string (hostile input may put anything there)."""
+    kind = block.get("type")
+    return kind if isinstance(kind, str) else None
+
+
+def block_chunk(block: dict[str, Any]) -> str:
+    """The readable chunk of one normalised block."""
+    kind = block_type(block)
+    if kind == "text":
+        return _as_text(block.get("text"))
+    if kind == "thinking":
+        return "[thinking] " + _as_text(block.get("thinking"))
+    if kind == "redacted_thinking":
+        return "[redacted_thinking]"
+    if kind == "refusal":
+        return "[refusal] " + _as_text(block.get("refusal"))
+    if kind == "tool_use":
+        args = block["input_raw"] if "input_raw" in block else dumps(block.get("input"))
+        return _short(f"[tool_use {block.get('name')}] {args}")
+    if kind == "tool_result":
+        label = block.get("tool_use_id") or block.get("name") or "?"
+        flag = " error" if block.get("is_error") else ""
+        return _short(f"[tool_result {label}{flag}] {result_text(block.get('content'))}")
+    if kind in ("image", "audio", "video", "file"):
+        if block.get("url"):
+            return f"[{kind}] {block['url']}"
+        label = block.get("filename") or block.get("title") or block.get("file_id")
+        media = block.get("media_type") or block.get("format")
+        desc = ", ".join(str(x) for x in (label, media, _size(block.get("data"))) if x)
+        return f"[{kind} {desc}]" if desc else f"[{kind}]"
+    if kind == "memory":
+        return _short("[memory] " + _as_text(block.get("content")))
+    rest = {k: v for k, v in block.items() if k != "type"}
+    return _short(f"[{kind}] {dumps(rest)}" if rest else f"[{kind}]")
+
+
+def chunks_of(blocks: list[dict[str, Any]]) -> list[str]:
+    """One chunk a block; a message without content keeps one empty chunk."""
+    return [block_chunk(b) for b in blocks] or [""]
+
+
+def jianmu_to_text(value: Any) -> str:
+    """Jianmu's ``to_text``: str as is; bytes decoded; dict the first of text/content/data/
+    value; list items converted and joined by newlines; None empty; anything else str()."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", "replace")
+    if isinstance(value, dict):
+        for key in ("text", "content", "data", "value"):
+            if key in value:
+                return jianmu_to_text(value[key])
+        return dumps(value)
+    if isinstance(value, (list, tuple)):
+        return "\n".join(jianmu_to_text(v) for v in value)
+    if value is None:
+        return ""
+    return str(value)
+
+
+def jsonable(value: Any) -> Any:
+    """A JSON-safe copy (bytes to text or base64) for objects given through the Python API."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, (bytes, bytearray)):
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            return base64.b64encode(bytes(value)).decode()
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
+        return str(value)  # beyond what JSON writers take
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
