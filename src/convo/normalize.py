@@ -1,0 +1,197 @@
+"""Normalise whatever an agent framework hands you into ``ConversationMessage``s.
+
+``normalize_message`` accepts a ``ConversationMessage``, a convo/TypeAgent record dict,
+a message dict of any agent format the chat importers read (OpenAI, Anthropic,
+AgentScope, LangMem, AutoGen, Jianmu), an object with ``model_dump()``/``to_dict()``
+(pydantic models, AgentScope's ``Msg``), or plain text. What is not a message goes to the
+coercer:
+
+- no coercer (default) or ``StrictMessageCoercer``: raise ``RecordError``;
+- ``LenientMessageCoercer``: wrap it as a text message (``to_text`` of it) with
+  ``fallback_role``.
+
+``normalize_messages`` does the same for a list; without a coercer it skips what is not a
+message and reports each skip to ``on_skip(index, error)`` (default: a ``warnings`` warning),
+so nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol, runtime_checkable
+
+from .errors import RecordError
+from .model import ConversationMessage, ConversationMessageMeta
+
+__all__ = [
+    "LenientMessageCoercer",
+    "MessageCoercer",
+    "StrictMessageCoercer",
+    "ai",
+    "human",
+    "normalize_message",
+    "normalize_messages",
+    "system",
+    "to_text",
+    "tool",
+]
+
+_TEXT_KEYS = ("text", "content", "data", "value")
+
+
+def to_text(content: Any) -> str:
+    """Content of any shape as text (Jianmu's rules).
+
+    ``str`` as is; ``bytes`` decoded as UTF-8 (bad bytes replaced); a dict by its first
+    key of ``text``, ``content``, ``data``, ``value``; a list or tuple item by item, joined
+    by newlines (empty items dropped); ``None`` is empty; anything else ``str()``.
+    """
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, bytes | bytearray):
+        return bytes(content).decode("utf-8", "replace")
+    if isinstance(content, dict):
+        for key in _TEXT_KEYS:
+            if key in content:
+                return to_text(content[key])
+        return ""
+    if isinstance(content, list | tuple):
+        return "\n".join(t for t in (to_text(x) for x in content) if t)
+    return str(content)
+
+
+@runtime_checkable
+class MessageCoercer(Protocol):
+    def __call__(self, payload: Any, *, fallback_role: str = "user") -> ConversationMessage: ...
+
+
+class StrictMessageCoercer:
+    """Refuse anything that is not a message."""
+
+    def __call__(self, payload: Any, *, fallback_role: str = "user") -> ConversationMessage:
+        raise RecordError(
+            f"not a message ({type(payload).__name__})",
+            hint="pass a message dict, a ConversationMessage, or use LenientMessageCoercer",
+        )
+
+
+class LenientMessageCoercer:
+    """Wrap anything as a text message with ``fallback_role``."""
+
+    def __call__(self, payload: Any, *, fallback_role: str = "user") -> ConversationMessage:
+        if isinstance(payload, dict | list):
+            import orjson
+
+            try:
+                text = to_text(payload) or orjson.dumps(payload).decode()
+            except TypeError:
+                text = str(payload)
+        else:
+            text = to_text(payload)
+        return _make(fallback_role, text)
+
+
+def _as_dict(payload: Any) -> dict[str, Any] | None:
+    if isinstance(payload, dict):
+        return payload
+    for method in ("model_dump", "to_dict", "dict"):
+        fn = getattr(payload, method, None)
+        if callable(fn):
+            try:
+                value = fn()
+            except TypeError:
+                continue
+            if isinstance(value, dict):
+                return value
+    return None
+
+
+def normalize_message(
+    payload: Any, *, fallback_role: str = "user", coercer: MessageCoercer | None = None
+) -> ConversationMessage:
+    """One payload as a ``ConversationMessage`` (see the module docstring)."""
+    if isinstance(payload, ConversationMessage):
+        return payload
+    if isinstance(payload, str | bytes | bytearray):
+        return _make(fallback_role, to_text(payload))
+    data = _as_dict(payload)
+    try:
+        if data is None:
+            raise RecordError(f"not a message ({type(payload).__name__})")
+        if "textChunks" in data or "text_chunks" in data:
+            from .importers.jsonl import record_to_message
+
+            return record_to_message(data, where="record")
+        from .importers.chat import message_from_object
+
+        return message_from_object(data, fallback_role=fallback_role)
+    except RecordError:
+        if coercer is None:
+            raise
+        return coercer(payload, fallback_role=fallback_role)
+
+
+def normalize_messages(
+    payloads: Iterable[Any],
+    *,
+    fallback_role: str = "user",
+    coercer: MessageCoercer | None = None,
+    on_skip: Callable[[int, RecordError], None] | None = None,
+) -> list[ConversationMessage]:
+    """Many payloads; without a coercer, non-messages are skipped and reported to ``on_skip``."""
+    out: list[ConversationMessage] = []
+    for i, payload in enumerate(payloads):
+        try:
+            out.append(normalize_message(payload, fallback_role=fallback_role, coercer=coercer))
+        except RecordError as e:
+            if coercer is not None:
+                raise
+            if on_skip is not None:
+                on_skip(i, e)
+            else:
+                warnings.warn(f"skipped item {i}: {e}", stacklevel=2)
+    return out
+
+
+def _make(role: str, text: str, **fields: Any) -> ConversationMessage:
+    name = fields.pop("name", None)
+    return ConversationMessage(
+        [text], ConversationMessageMeta(speaker=name or role), role=role, **fields
+    )
+
+
+def system(text: str, **fields: Any) -> ConversationMessage:
+    """A system message (``name=`` sets the speaker; other record fields pass through)."""
+    return _make("system", text, **fields)
+
+
+def human(text: str, **fields: Any) -> ConversationMessage:
+    """A user message."""
+    return _make("user", text, **fields)
+
+
+def ai(text: str, **fields: Any) -> ConversationMessage:
+    """An assistant message."""
+    return _make("assistant", text, **fields)
+
+
+def tool(text: str, *, tool_call_id: str | None = None, **fields: Any) -> ConversationMessage:
+    """A tool result; ``tool_call_id`` links it to the call (kept in ``extra``)."""
+    msg = _make("tool", text, **fields)
+    if tool_call_id:
+        msg.extra = {
+            **(msg.extra or {}),
+            "tool_call_id": tool_call_id,
+            "blocks": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": tool_call_id,
+                    "content": text,
+                    "is_error": False,
+                }
+            ],
+        }
+    return msg
