@@ -181,8 +181,13 @@ class _Turns:
     def _decide(self) -> Iterator[ConversationMessage]:
         self.decided = True
         if self.mode == "prefix" or not self.sample_voice:
-            texts = [[ln for s in segs for ln in s.lines] for _, segs, v in self.sample if not v]
-            self.style = choose_style(texts, forced=self.mode == "prefix")
+            forced = self.mode == "prefix"
+            texts = [
+                [ln for s in segs for ln in s.lines]
+                for _, segs, voiced in self.sample
+                if forced or not voiced
+            ]
+            self.style = choose_style(texts, forced=forced)
         sample, self.sample = self.sample, []
         for cue, segs, has_voice in sample:
             yield from self._resolve(cue, segs, has_voice)
