@@ -475,3 +475,32 @@ def test_property_hostile_input_never_crashes(tmp_path_factory, parts, name):
         assert m.text_chunks and all(c.strip() for c in m.text_chunks)
         assert m.timestamp and m.timestamp.endswith("Z")
         assert m.source_id and "#cue-" in m.source_id
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 7, 64])
+def test_small_read_chunks_give_the_same_lines(tmp_path, monkeypatch, chunk):
+    from convo.importers import transcript_cues
+
+    mixed = "WEBVTT\r\n\r\n00:01.000 --> 00:02.000\r\n<v Zoë>café\r\n\r\n".encode()
+    mixed += b"00:02.000 --> 00:03.000\rold mac\r\r00:03.000 --> 00:04.000\ncp1252 \xe9t\xe9\n"
+    p = tmp_path / "m.vtt"
+    p.write_bytes(mixed)
+    expected, _, _ = run(p)
+    monkeypatch.setattr(transcript_cues, "CHUNK", chunk)
+    assert run(p)[0] == expected
+    assert [r["textChunks"][0] for r in expected] == ["café", "old mac", "cp1252 été"]
+    for name in ("interview.srt", "standup.vtt"):
+        monkeypatch.setattr(transcript_cues, "CHUNK", 1 << 20)
+        whole, _, _ = run(SAMPLES / name)
+        monkeypatch.setattr(transcript_cues, "CHUNK", chunk)
+        assert run(SAMPLES / name)[0] == whole
+
+
+def test_gzipped_input(tmp_path):
+    import gzip
+
+    p = tmp_path / "meeting.vtt.gz"
+    p.write_bytes(gzip.compress((SAMPLES / "standup.vtt").read_bytes()))
+    recs, _, _ = run(p)
+    plain, _, _ = run(SAMPLES / "standup.vtt")
+    assert turns(recs) == turns(plain)

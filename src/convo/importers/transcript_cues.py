@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 from .base import Source
 
+CHUNK = 1 << 20
+MAX_LINE_BYTES = 16 << 20  # a longer "line" is cut: this is not a caption file anyway
 MAX_BLOCK_LINES = 5000  # a "cue" longer than this is not a cue (binary or runaway input)
 
 _TS = r"(?:(\d+):)?(\d{1,2}):(\d{1,2})(?:[.,](\d+))?"
@@ -85,21 +87,47 @@ def text_lines(source: Source) -> Iterator[tuple[int, str]]:
         return
     with stream:
         n = 0
-        for raw in stream:
-            if raw.endswith(b"\n"):
-                raw = raw[:-1]
-            if raw.endswith(b"\r"):
-                raw = raw[:-1]
-            parts = raw.split(b"\r") if b"\r" in raw else (raw,)  # old Mac line ends
-            for part in parts:
+        rest = b""
+        while True:
+            data = stream.read(CHUNK)
+            if not data:
+                break
+            data = rest + data
+            cut = data.rfind(b"\n")
+            if cut < 0:
+                cut = data.rfind(b"\r", 0, len(data) - 1)  # old Mac line ends
+            if cut < 0 and len(data) < MAX_LINE_BYTES:
+                rest = data
+                continue
+            if cut < 0:
+                cut = len(data) - 1
+            for line in _decode_lines(data[: cut + 1]):
                 n += 1
-                try:
-                    line = part.decode("utf-8")
-                except UnicodeDecodeError:
-                    line = part.decode("cp1252", "replace")
-                if n == 1 and line.startswith("\ufeff"):
-                    line = line[1:]
-                yield n, line
+                yield n, (line[1:] if n == 1 and line.startswith("\ufeff") else line)
+            rest = data[cut + 1 :]
+        if rest:
+            for line in _decode_lines(rest + b"\n"):
+                n += 1
+                yield n, (line[1:] if n == 1 and line.startswith("\ufeff") else line)
+
+
+def _decode_lines(chunk: bytes) -> list[str]:
+    """Lines of a chunk that ends with a line end (CRLF, LF or CR)."""
+    try:
+        text = chunk.decode("utf-8")
+    except UnicodeDecodeError:
+        out = []
+        for raw in chunk.splitlines():
+            try:
+                out.append(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                out.append(raw.decode("cp1252", "replace"))
+        return out
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    lines.pop()  # the chunk ends with a line end
+    return lines
 
 
 def vtt_blocks(lines: Iterator[tuple[int, str]]) -> Iterator[Block]:
@@ -109,7 +137,11 @@ def vtt_blocks(lines: Iterator[tuple[int, str]]) -> Iterator[Block]:
     first = True
     overflow = False
     for n, line in lines:
-        if not line or ("-->" in line and block and (first or len(block) > 1 or "-->" in block[0])):
+        if not line or (
+            "-->" in line
+            and block
+            and (len(block) > 1 or "-->" in block[0] or (first and block[0].startswith("WEBVTT")))
+        ):
             if block or overflow:
                 yield Block(start, block, overflow)
                 block, overflow, first = [], False, False

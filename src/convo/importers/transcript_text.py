@@ -17,6 +17,7 @@ _VTT_TAG = re.compile(r"<([^>]*)(?:>|$)")
 # SRT/SBV are not WebVTT: only well-formed tags are markup, a lone '<' is text.
 _SRT_TAG = re.compile(r"<(/?[A-Za-z][^<>]*|/)>")
 _ASS_TAG = re.compile(r"\{\\[^}]*\}")  # {\an8}, {\i1}: SSA override codes in SRT
+_SIMPLE_VOICE = re.compile(r"<[vV](?:\.[^\s<>]*)?[ \t]+([^<>]+)>([^<]*)(?:</[vV]>)?[ \t]*\Z")
 _SPACE = re.compile(r"[ \t\u00a0\u2000-\u200a\u202f\u3000]+")
 
 
@@ -38,12 +39,11 @@ def _clean(text: str) -> list[str]:
     """Decode entities and tidy whitespace; empty lines go."""
     if "&" in text:
         text = html.unescape(text)
-    out = []
-    for line in text.split("\n"):
-        line = _SPACE.sub(" ", line).strip()
-        if line:
-            out.append(line)
-    return out
+    text = _SPACE.sub(" ", text)
+    if "\n" not in text:
+        text = text.strip()
+        return [text] if text else []
+    return [x for x in (ln.strip() for ln in text.split("\n")) if x]
 
 
 def _voice_name(tag: str) -> str | None:
@@ -63,6 +63,12 @@ def segments(payload: list[str], kind: str) -> CueText:
     if "<" not in raw:
         lines = _clean(raw)
         return CueText([Segment(None, lines)] if lines else [], False, False)
+    if raw[:2] in ("<v", "<V"):
+        m = _SIMPLE_VOICE.match(raw)
+        if m:  # the common Teams cue: one voice, no other markup
+            lines = _clean(m.group(2))
+            segs = [Segment(_voice_name("v " + m.group(1)), lines, True)] if lines else []
+            return CueText(segs, True, False)
     tag_re = _VTT_TAG if kind == "vtt" else _SRT_TAG
     parts: list[tuple[str | None, bool, list[str]]] = [(None, False, [])]
     has_voice = karaoke = False
