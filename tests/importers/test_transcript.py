@@ -504,3 +504,13 @@ def test_gzipped_input(tmp_path):
     recs, _, _ = run(p)
     plain, _, _ = run(SAMPLES / "standup.vtt")
     assert turns(recs) == turns(plain)
+
+
+def test_runaway_block_is_rejected(tmp_path, monkeypatch):
+    from convo.importers import transcript_cues
+
+    monkeypatch.setattr(transcript_cues, "MAX_BLOCK_LINES", 3)
+    body = _cues("a\nb\nc\nd\ne", "fine")
+    recs, rejects, _ = vtt(tmp_path, body)
+    assert [r["textChunks"][0] for r in recs] == ["fine"]
+    assert rejects[0].where.endswith(":3") and "longer than 3" in rejects[0].reason

@@ -29,11 +29,21 @@ Decisions, where the formats and the brief are silent:
   Segments without a speaker are never merged (TypeAgent merges them; here a
   speakerless subtitle file would become one huge message).
 - Time: ``timestamp`` = ``--start-date`` (or the epoch sentinel) + the first cue's start,
-  truncated to the second. ``extra``: ``start`` and ``end`` (seconds from the start of the
-  recording, millisecond floats, of the first and the last cue), ``cues`` (the cue
+  truncated to the second. ``extra``: ``start`` (the first cue's start) and ``end`` (the
+  latest end among its cues), in seconds from the start of the recording as millisecond
+  floats; ``cues`` (the cue
   ordinals N of ``#cue-N``, counting every cue block in the file from 1, malformed ones
   too, so numbers match the file) and ``cue_ids`` (the cues' own identifiers, SRT index
   numbers included, aligned with ``cues``; only when a cue has one).
+- Timing lines are read leniently where nothing is ambiguous: missing hours, unpadded
+  Teams times (``0:0:0.570``), ``,`` or ``.`` before the milliseconds (in any format), no
+  milliseconds (``00:00:01``); minutes or seconds over 59 are unreadable.
+- Detection: ``WEBVTT`` at the start is WebVTT (95); a first cue with a ``,`` timing is
+  SRT (90); ``H:MM:SS.mmm,H:MM:SS.mmm`` as the first line is SBV (90); header-less cues
+  with ``.`` timings are WebVTT (40) unless numbered (SRT, 45). An empty file counts only
+  when its name has the format's extension (so it warns "no cues" instead of failing).
+- Encodings: a BOM decides (UTF-8, UTF-16 LE/BE); otherwise UTF-8, falling back to
+  cp1252 for the lines (in practice, the 1 MiB chunks) that are not UTF-8.
 - Bad input: a block with text but no timing line, or with an unreadable timing line, is
   rejected with its line; a cue without text is skipped with a warning; a WebVTT file
   without the ``WEBVTT`` header is read anyway with a warning; an empty or header-only

@@ -233,7 +233,10 @@ def cues(blocks: Iterator[Block], kind: str) -> Iterator[RawCue | BadBlock | Hea
             continue
         if block.overflow:
             n += 1
-            yield BadBlock(n, block.line, f"block longer than {MAX_BLOCK_LINES} lines", "")
+            yield BadBlock(
+                n, block.line, f"block longer than {MAX_BLOCK_LINES} lines", "\n".join(lines[:20]),
+                "a cue ends at an empty line; is this a caption file?",
+            )  # fmt: skip
             continue
         if not lines or not any(x.strip() for x in lines):
             continue
