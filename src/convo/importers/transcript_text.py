@@ -1,0 +1,207 @@
+"""Cue text: voice spans, markup and entities out, speaker-name prefixes.
+
+``segments(payload)`` reads the raw cue text once: every ``<v Name>`` / ``<v.class Name>``
+span becomes its own segment (a missing ``</v>`` runs to the end of the cue), other tags
+are dropped (``<rt>`` ruby annotations with their content), entities are decoded and
+whitespace is tidied line by line. Prefix styles are matched on the cleaned lines.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+# WebVTT: '<' opens a tag that runs to '>' (or the end of the cue text).
+_VTT_TAG = re.compile(r"<([^>]*)(?:>|$)")
+# SRT/SBV are not WebVTT: only well-formed tags are markup, a lone '<' is text.
+_SRT_TAG = re.compile(r"<(/?[A-Za-z][^<>]*|/)>")
+_ASS_TAG = re.compile(r"\{\\[^}]*\}")  # {\an8}, {\i1}: SSA override codes in SRT
+_SIMPLE_VOICE = re.compile(r"<[vV](?:\.[^\s<>]*)?[ \t]+([^<>]+)>([^<]*)(?:</[vV]>)?[ \t]*\Z")
+_SPACE = re.compile(r"[ \t\u00a0\u2000-\u200a\u202f\u3000]+")
+
+
+@dataclass
+class Segment:
+    speaker: str | None
+    lines: list[str]
+    voiced: bool = False  # came from a <v> span (or an explicit no-voice gap in a voiced cue)
+
+
+@dataclass
+class CueText:
+    segments: list[Segment]
+    has_voice: bool
+    karaoke: bool  # inline <00:01.000> timestamps: YouTube-style word timing
+
+
+def _clean(text: str) -> list[str]:
+    """Decode entities and tidy whitespace; empty lines go."""
+    if "&" in text:
+        text = html.unescape(text)
+    text = _SPACE.sub(" ", text)
+    if "\n" not in text:
+        text = text.strip()
+        return [text] if text else []
+    return [x for x in (ln.strip() for ln in text.split("\n")) if x]
+
+
+def _voice_name(tag: str) -> str | None:
+    """The annotation of ``v``, ``v.loud Name`` or ``v Name``; None for a bare ``<v>``."""
+    parts = tag.split(None, 1)
+    if len(parts) < 2:
+        return None
+    name = " ".join(html.unescape(parts[1]).split())
+    return name or None
+
+
+def segments(payload: list[str], kind: str) -> CueText:
+    """Split a cue's raw payload into voiced/unvoiced segments of clean text."""
+    raw = "\n".join(payload)
+    if kind != "vtt" and "{\\" in raw:
+        raw = _ASS_TAG.sub("", raw)
+    if "<" not in raw:
+        lines = _clean(raw)
+        return CueText([Segment(None, lines)] if lines else [], False, False)
+    if raw[:2] in ("<v", "<V"):
+        m = _SIMPLE_VOICE.match(raw)
+        if m:  # the common Teams cue: one voice, no other markup
+            lines = _clean(m.group(2))
+            segs = [Segment(_voice_name("v " + m.group(1)), lines, True)] if lines else []
+            return CueText(segs, True, False)
+    tag_re = _VTT_TAG if kind == "vtt" else _SRT_TAG
+    parts: list[tuple[str | None, bool, list[str]]] = [(None, False, [])]
+    has_voice = karaoke = False
+    skip = 0  # inside <rt>
+    pos = 0
+    for m in tag_re.finditer(raw):
+        if not skip and m.start() > pos:
+            parts[-1][2].append(raw[pos : m.start()])
+        pos = m.end()
+        tag = m.group(1).strip()
+        low = tag.lower()
+        if low[:1] == "v" and (len(low) == 1 or low[1] in ". \t\n"):
+            has_voice = True
+            parts.append((_voice_name(tag), True, []))
+        elif low == "/v":
+            parts.append((None, True, []))
+        elif low[:2] == "rt" and (len(low) == 2 or low[2] in ". \t"):
+            skip += 1
+        elif low in ("/rt", "/ruby"):
+            skip = 0
+        elif low[:1].isdigit():
+            karaoke = True
+    if not skip and pos < len(raw):
+        parts[-1][2].append(raw[pos:])
+    segs = []
+    for speaker, voiced, texts in parts:
+        lines = _clean("".join(texts))
+        if lines:
+            segs.append(Segment(speaker, lines, voiced))
+    return CueText(segs, has_voice, karaoke)
+
+
+# ---------------------------------------------------------------- name prefixes
+
+_COLON = re.compile(r"([^:\[\]<>]{1,60}?)[ \t]?:[ \t]+(\S.*)$")
+_DASH = re.compile(r"[-–][ \t]*([^:]{1,50}?)[ \t]?:[ \t]+(\S.*)$")
+_BROADCAST = re.compile(r">>+[ \t]*(?:([^:]{1,50}?)[ \t]?:[ \t]+)?(.*)$")
+_BRACKET = re.compile(r"\[([^\[\]]{1,40})\][ \t]*(\S.*)$")
+_NAME_CHARS = re.compile(r"[^\W_][\w'’.\-]*(?:[ \t]+(?:\(\w+\)|[\w'’.\-]+)){0,5}")
+
+
+def valid_name(name: str, *, capitalised: bool = False) -> bool:
+    """A plausible speaker name: starts with a letter, up to six words, no digits-led
+    times, URLs or addresses (so never ``10:30 Meeting`` or ``https``)."""
+    if not name or not name[0].isalpha():
+        return False
+    if not _NAME_CHARS.fullmatch(name):
+        return False
+    low = name.lower()
+    if low in ("http", "https", "ftp", "mailto", "note", "www"):
+        return False
+    if capitalised:
+        return all(w[0].isupper() for w in name.split() if w[0].isalpha())
+    return True
+
+
+STYLES = ("broadcast", "colon", "dash", "bracket")
+
+
+def match_prefix(style: str, line: str, first_line: bool) -> tuple[str | None, str] | None:
+    """``(speaker, rest)`` when ``line`` opens with this style's prefix, else None.
+
+    Broadcast ``>>`` without a name marks a new, unnamed speaker: ``(None, rest)``.
+    """
+    if style == "colon":
+        if not first_line:
+            return None
+        m = _COLON.match(line)
+        if m and valid_name(m.group(1).strip()):
+            return m.group(1).strip(), m.group(2)
+        return None
+    if style == "broadcast":
+        if not line.startswith(">>"):
+            return None
+        m = _BROADCAST.match(line)
+        if not m:
+            return None
+        name = (m.group(1) or "").strip()
+        if name and valid_name(name):
+            return name, m.group(2)
+        return None, line.lstrip(">").strip()
+    if style == "dash":
+        m = _DASH.match(line)
+        if m and valid_name(m.group(1).strip()):
+            return m.group(1).strip(), m.group(2)
+        return None
+    if style == "bracket":
+        m = _BRACKET.match(line)
+        if m and valid_name(m.group(1).strip(), capitalised=True):
+            return m.group(1).strip(), m.group(2)
+        return None
+    return None
+
+
+def choose_style(samples: list[list[str]], forced: bool) -> str | None:
+    """The prefix style a file uses consistently, judged on its first cues' lines.
+
+    Colon and dash prefixes must open at least half the cues (Zoom prefixes nearly every
+    cue) and names must repeat; ``>>`` must mark at least two cues; ``[Name]`` labels
+    (sparse in Netflix files) need a name used twice. ``forced`` (``--speakers prefix``)
+    takes the most frequent style without these thresholds.
+    """
+    total = len(samples)
+    if not total:
+        return None
+    best, best_count = None, 0
+    for style in STYLES:
+        names: dict[str | None, int] = {}
+        count = 0
+        for lines in samples:
+            hit = False
+            for i, line in enumerate(lines):
+                got = match_prefix(style, line, i == 0)
+                if got is not None:
+                    hit = True
+                    names[got[0]] = names.get(got[0], 0) + 1
+                    if style == "colon":
+                        break
+            count += hit
+        if not count:
+            continue
+        if not forced:
+            repeated = any(k is not None and v >= 2 for k, v in names.items())
+            if style in ("colon", "dash"):
+                if count * 2 < total or (count >= 3 and not repeated):
+                    continue
+                if count >= 6 and len(names) * 4 > count * 3:
+                    continue  # nearly every "name" different: not speakers
+            elif style == "broadcast":
+                if count < 2 and total > 1:
+                    continue
+            elif style == "bracket" and (count < 2 or not repeated):
+                continue
+        if count > best_count:
+            best, best_count = style, count
+    return best
