@@ -26,7 +26,8 @@ def _text(item: dict, title: str | None) -> str:
     if body:
         return html_to_text(body)
     url = as_str(item.get("url"))
-    if item.get("deleted") is True:
+    gone = item.get("author", item.get("by")) is None
+    if item.get("deleted") is True or (gone and not title and not url):
         return "[deleted]"
     if title:
         return f"{title}\n{url}" if url else title
