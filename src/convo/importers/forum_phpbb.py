@@ -25,6 +25,7 @@ from .forum_common import Tally, as_int, message
 from .forum_xml import iter_events
 
 FMT = "phpbb"
+_S9E_MARKUP = re.compile(r"<([se])>.*?</\1>", re.S)  # the original BBCode kept beside the text
 _BBCODE = re.compile(r"\[/?[a-z*]+(?:=[^\]]*)?(?::[a-z0-9]+)?\]", re.I)
 
 
@@ -77,7 +78,7 @@ def _tables(source: Source, wanted: set[str], path: Path | None) -> Iterator[tup
 def _text(value: str) -> str:
     value = value.strip()
     if value.startswith(("<r>", "<t>", "<r ", "<t ")):
-        return html_to_text(value)
+        return html_to_text(_S9E_MARKUP.sub("", value))
     return _BBCODE.sub("", html.unescape(value)).strip()
 
 
