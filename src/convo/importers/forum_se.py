@@ -4,7 +4,8 @@ Questions (PostTypeId 1) start a thread ``se:<id>`` with their title as subject 
 answers (2) reply to their question (``ParentId``) and carry ``accepted`` when the
 question named them (dumps list posts by id, so the question comes first). Comments
 (``se:c<id>``) reply to their post; their thread comes from ``Posts.xml`` beside them when
-there is one. Other post types (tag wikis, nominations...) are skipped with a warning.
+there is one (a comment whose post is missing from it keeps the post only in
+``extra.post_id``, so every replyTo resolves). Other post types (tag wikis, nominations...) are skipped with a warning.
 
 Names: ``OwnerDisplayName``/``UserDisplayName`` when the dump kept one, else
 ``Users.xml`` beside the file (``X-Posts.xml`` looks for ``X-Users.xml``, then
@@ -26,7 +27,6 @@ from .forum_common import Tally, as_int, message
 from .forum_xml import iter_events
 
 FMT = "stackexchange"
-_TAG = re.compile(r"<([^<>]+)>|\|?([^|<>]+)\|?")
 
 
 def tags(value: str | None) -> list[str]:
@@ -158,6 +158,7 @@ def _comments(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
     names = _Names(source, ctx)
     tally = Tally(ctx)
     thread_of: dict[str, str] = {}
+    orphans = 0
     posts = _sibling(source, "Posts")
     if posts is not None:
         for attrs, _ in _rows(source, posts):
@@ -169,6 +170,8 @@ def _comments(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
             ctx.reject(ctx.loc(line), "comment row without an Id or PostId", attrs)
             continue
         thread = thread_of.get(post)
+        orphan = posts is not None and thread is None  # its post is not in Posts.xml beside
+        orphans += orphan
         yield message(
             FMT,
             attrs.get("Text") or "",
@@ -177,9 +180,19 @@ def _comments(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
             source_id=ctx.loc(f"comment-{ident}"),
             id=f"se:c{ident}",
             thread=f"se:{thread}" if thread else None,
-            reply_to=f"se:{post}",
-            extra={"post_type": "comment", "score": as_int(attrs.get("Score")) or None,
-                   "user_id": attrs.get("UserId")},
+            reply_to=None if orphan else f"se:{post}",
+            extra={
+                "post_type": "comment",
+                "score": as_int(attrs.get("Score")) or None,
+                "user_id": attrs.get("UserId"),
+                "post_id": f"se:{post}" if orphan else None,
+            },
+        )
+    if orphans:
+        ctx.warn(
+            source.name,
+            f"{orphans} comment(s) on posts missing from {posts}: replyTo left out "
+            "(extra.post_id)",
         )
     names.finish()
     tally.finish()
