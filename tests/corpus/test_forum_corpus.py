@@ -5,8 +5,8 @@ from __future__ import annotations
 from functools import cache
 
 import pytest
-from conftest import corpus_files
 
+from conftest import corpus_files
 from convo.errors import ConvoError
 from convo.ingest import Ingest
 
@@ -52,7 +52,10 @@ def test_imports_or_fails_cleanly(path):
         assert "\n" not in str(error)
         return
     assert all(m["textChunks"] and isinstance(m["textChunks"][0], str) for m in msgs)
-    assert all(m["format"] in {"reddit", "discourse", "hackernews", "stackexchange", "github", "phpbb"} for m in msgs)
+    assert all(
+        m["format"] in {"reddit", "discourse", "hackernews", "stackexchange", "github", "phpbb"}
+        for m in msgs
+    )
     assert len({m["id"] for m in msgs}) == len(msgs)
     if path.name in EXPECTED:
         assert len(msgs) == EXPECTED[path.name]

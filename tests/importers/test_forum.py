@@ -6,8 +6,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE_DATA, assert_golden, records
 
+from conftest import SAMPLE_DATA, assert_golden, records
 from convo.errors import InputError
 from convo.importers import Source, registry
 from convo.ingest import Ingest
@@ -59,7 +59,9 @@ def _copy_nameless(src: Path, tmp_path: Path) -> Path:
     return dst
 
 
-@pytest.mark.parametrize(("name", "fmt"), GOLDEN + [("forum/stackexchange/Users.xml", "stackexchange")])
+@pytest.mark.parametrize(
+    ("name", "fmt"), [*GOLDEN, ("forum/stackexchange/Users.xml", "stackexchange")]
+)
 def test_detected_by_content(tmp_path, name, fmt):
     source = Source(_copy_nameless(SAMPLE_DATA / name, tmp_path))
     assert registry.detect(source).name == fmt
@@ -129,11 +131,14 @@ def test_pushshift_dump(in_fixtures):
     assert msgs[0]["textChunks"] == ["Dumps are fun\nhttps://example.org/a"]
     assert msgs[2]["replyTo"] == "reddit:t1_c1"
     assert msgs[1]["metadata"]["listeners"] == ["Alice"]
-    assert [r.where for r in rejects] == ["pushshift-comments.jsonl:3", "pushshift-comments.jsonl:5"]
+    assert [r.where for r in rejects] == [
+        "pushshift-comments.jsonl:3",
+        "pushshift-comments.jsonl:5",
+    ]
 
 
 def test_hn_firebase(in_fixtures):
-    msgs, rejects, warnings = ingest("hn-firebase.jsonl")
+    msgs, rejects, _warnings = ingest("hn-firebase.jsonl")
     assert not rejects
     by_id = {m["id"]: m for m in msgs}
     assert by_id["hn:8952"]["textChunks"] == ["Looks neat & fast."]

@@ -37,7 +37,9 @@ import re
 from .base import Source
 
 _REDDIT_LISTING = re.compile(r'"kind"\s*:\s*"Listing"')
-_REDDIT_THING = re.compile(r'"kind"\s*:\s*"(?:t1|t3|more)"\s*,\s*"data"|"data"\s*:\s*\{[^{}]*"subreddit')
+_REDDIT_THING = re.compile(
+    r'"kind"\s*:\s*"(?:t1|t3|more)"\s*,\s*"data"|"data"\s*:\s*\{[^{}]*"subreddit'
+)
 _REDDIT_DUMP = re.compile(r'"subreddit"\s*:')
 _REDDIT_DUMP_KEYS = re.compile(r'"(?:link_id|parent_id|selftext|subreddit_id|num_comments)"\s*:')
 _DISCOURSE_POSTS = re.compile(r'"post_stream"\s*:\s*\{')

@@ -113,7 +113,9 @@ class Tally:
     def finish(self) -> None:
         name = self.ctx.source.name
         if self.deleted:
-            self.ctx.warn(name, f"{self.deleted} post(s) by deleted or unknown authors (speaker null)")
+            self.ctx.warn(
+                name, f"{self.deleted} post(s) by deleted or unknown authors (speaker null)"
+            )
         if self.no_time:
             self.ctx.warn(
                 name, f"{self.no_time} post(s) without a readable time (timestamp left unknown)"

@@ -120,7 +120,9 @@ def _post(
         "likes": _likes(post) or None,
         "accepted_answer": True if post.get("accepted_answer") is True else None,
         "reply_to_post_number": target if missing else None,
-        "post_type": as_int(post.get("post_type")) if post.get("post_type") not in (1, None) else None,
+        "post_type": as_int(post.get("post_type"))
+        if post.get("post_type") not in (1, None)
+        else None,
         "deleted": True if deleted else None,
         "topic_slug": post.get("topic_slug"),
     }

@@ -133,7 +133,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         for where, record in items(top, value):
             try:
                 if not isinstance(record, dict):
-                    raise RecordError("not a GitHub issue or comment (expected an object)", where=where)
+                    raise RecordError(
+                        "not a GitHub issue or comment (expected an object)", where=where
+                    )
                 if "issue_url" in record or "pull_request_url" in record:
                     yield _comment(record, where, tally, ctx)
                 elif "number" in record:

@@ -58,13 +58,19 @@ class _Reader:
                 FMT,
                 _text(item, title),
                 self.tally.speaker(item.get("author")),
-                timestamp=self.tally.epoch(when) if when is not None else self.tally.iso(item.get("created_at")),
+                timestamp=self.tally.epoch(when)
+                if when is not None
+                else self.tally.iso(item.get("created_at")),
                 source_id=self.ctx.loc(f"item-{ident}"),
                 id=f"hn:{ident}",
                 thread=f"hn:{story}" if story is not None else None,
                 reply_to=f"hn:{parent}" if parent is not None else None,
                 subject=title,
-                extra={"type": item.get("type"), "points": item.get("points"), "url": item.get("url")},
+                extra={
+                    "type": item.get("type"),
+                    "points": item.get("points"),
+                    "url": item.get("url"),
+                },
             )
             if story is not None and ident is not None:
                 self.story_of[ident] = story

@@ -36,7 +36,9 @@ class _Table:
         self.columns: list[str] = []
 
 
-def _tables(source: Source, wanted: set[str], path: Path | None) -> Iterator[tuple[_Table, dict, int]]:
+def _tables(
+    source: Source, wanted: set[str], path: Path | None
+) -> Iterator[tuple[_Table, dict, int]]:
     """(table, row as column → value, line) for rows of the wanted tables, streamed."""
     in_text = False
     table: _Table | None = None

@@ -195,7 +195,11 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     reader = _Reader(source, ctx)
     for where, value in json_values(source, ctx):
         if where == source.name:  # a whole document: a thread, a Listing or a Thing
-            if isinstance(value, dict) and "kind" not in value and ("body" in value or "title" in value):
+            if (
+                isinstance(value, dict)
+                and "kind" not in value
+                and ("body" in value or "title" in value)
+            ):
                 yield from reader.dump_line(where, value)
             elif isinstance(value, list | dict):
                 yield from reader.tree(value, where)

@@ -191,8 +191,7 @@ def _comments(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
     if orphans:
         ctx.warn(
             source.name,
-            f"{orphans} comment(s) on posts missing from {posts}: replyTo left out "
-            "(extra.post_id)",
+            f"{orphans} comment(s) on posts missing from {posts}: replyTo left out (extra.post_id)",
         )
     names.finish()
     tally.finish()

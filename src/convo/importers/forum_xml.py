@@ -52,9 +52,7 @@ def _parser(events: list[Event], want_text: bool) -> expat.XMLParserType:
     p.EndElementHandler = lambda tag: events.append(("end", tag, None, p.CurrentLineNumber))
 
     if want_text:
-        p.CharacterDataHandler = lambda data: events.append(
-            ("text", "", data, p.CurrentLineNumber)
-        )
+        p.CharacterDataHandler = lambda data: events.append(("text", "", data, p.CurrentLineNumber))
     return p
 
 
@@ -84,6 +82,12 @@ def iter_events(source: Source, *, text: bool = False, path: Any = None) -> Iter
                         f"malformed XML ({expat.ErrorString(e.code)}, column {e.offset})",
                         where=f"{name}:{e.lineno}",
                         hint="is the file complete?",
+                    ) from None
+                except (LookupError, UnicodeError) as e:  # a declared encoding Python lacks
+                    raise InputError(
+                        f"unreadable XML encoding ({e})",
+                        where=f"{name}:{p.CurrentLineNumber}",
+                        hint="re-save the file as UTF-8",
                     ) from None
                 yield from events
                 events.clear()
