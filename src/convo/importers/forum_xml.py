@@ -5,7 +5,10 @@ time, with handlers that refuse any entity declaration (``<!ENTITY``, general or
 parameter, internal or external) the moment it is seen, before anything can expand, and
 that never load an external DTD (parameter-entity parsing off). A DOCTYPE without
 entities (Stack Exchange dumps carry ``<!DOCTYPE posts SYSTEM 'posts.dtd'>``) is fine.
-Only the current element's attributes or text are kept, so memory is flat.
+Only the current element's attributes or text are kept, so memory is flat. An entity
+reference nobody declared is refused in text; in an attribute expat drops it (never
+expands it). expat is used directly rather than through ``iterparse`` because ElementTree
+does not expose the declaration handlers that make refusing entities exact.
 """
 
 from __future__ import annotations
