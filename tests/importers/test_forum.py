@@ -1,0 +1,226 @@
+"""Forum importers: golden files from sample_data/forum, detection by content, behaviour."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import SAMPLE_DATA, assert_golden, records
+from convo.errors import InputError
+from convo.importers import Source, registry
+from convo.ingest import Ingest
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "forum"
+
+GOLDEN = [
+    ("forum/reddit-thread.json", "reddit"),
+    ("forum/discourse-topic.json", "discourse"),
+    ("forum/hn-item.json", "hackernews"),
+    ("forum/stackexchange/Posts.xml", "stackexchange"),
+    ("forum/stackexchange/Comments.xml", "stackexchange"),
+    ("forum/github-issue.json", "github"),
+    ("forum/github-issue-comments.json", "github"),
+]
+
+
+def ingest(path, base: Path = SAMPLE_DATA, monkeypatch=None, fmt=None):
+    """Records, rejections and warnings of one input, named relative to ``base``."""
+    rejects, warnings = [], []
+    run = Ingest(format_name=fmt, on_reject=rejects.append, on_warning=warnings.append)
+    msgs = [m.serialize() for m in run.messages([path])]
+    return msgs, rejects, warnings
+
+
+@pytest.fixture
+def in_samples(monkeypatch):
+    monkeypatch.chdir(SAMPLE_DATA)
+
+
+@pytest.fixture
+def in_fixtures(monkeypatch):
+    monkeypatch.chdir(FIXTURES)
+
+
+@pytest.mark.parametrize(("name", "fmt"), GOLDEN)
+def test_golden(in_samples, name, fmt):
+    msgs, rejects, _ = ingest(name)
+    assert not rejects
+    assert {m["format"] for m in msgs} == {fmt}
+    stem = name.removeprefix("forum/").rsplit(".", 1)[0].replace("/", "-")
+    assert_golden(f"forum/{stem}.jsonl", msgs)
+
+
+def _copy_nameless(src: Path, tmp_path: Path) -> Path:
+    """The file under a name that says nothing (stdin has no name either)."""
+    dst = tmp_path / "input"
+    shutil.copy(src, dst)
+    return dst
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt"), [*GOLDEN, ("forum/stackexchange/Users.xml", "stackexchange")]
+)
+def test_detected_by_content(tmp_path, name, fmt):
+    source = Source(_copy_nameless(SAMPLE_DATA / name, tmp_path))
+    assert registry.detect(source).name == fmt
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt"),
+    [
+        ("pushshift-comments.jsonl", "reddit"),
+        ("hn-firebase.jsonl", "hackernews"),
+        ("discourse-latest.json", "discourse"),
+        ("phpbb-posts.xml", "phpbb"),
+    ],
+)
+def test_fixtures_detected_by_content(tmp_path, name, fmt):
+    assert registry.detect(Source(_copy_nameless(FIXTURES / name, tmp_path))).name == fmt
+
+
+def test_every_sample_file_is_claimed():
+    """`make demo` ingests sample_data/ whole: every forum file must be detected."""
+    for path in sorted((SAMPLE_DATA / "forum").rglob("*")):
+        if path.is_file():
+            assert registry.detect(Source(path)).family == "forum", path
+
+
+def test_reddit_tree_and_warnings(in_samples):
+    msgs, _, warnings = ingest("forum/reddit-thread.json")
+    by_id = {m["id"]: m for m in msgs}
+    assert by_id["reddit:t1_k2carol"]["replyTo"] == "reddit:t1_k1bob"
+    assert by_id["reddit:t1_k1bob"]["replyTo"] == "reddit:t3_1abcde"
+    assert all(m["thread"] == "reddit:t3_1abcde" for m in msgs)
+    assert by_id["reddit:t1_k4gone"]["metadata"]["speaker"] is None
+    assert by_id["reddit:t1_k1bob"]["metadata"]["listeners"] == ["Carol"]
+    assert "&" in by_id["reddit:t3_1abcde"]["textChunks"][0]
+    assert any("'more' stub not expanded: 3" in w for w in warnings)
+    assert sum("deleted" in w for w in warnings) == 1
+
+
+def test_discourse_reply_numbers(in_samples):
+    msgs, _, _ = ingest("forum/discourse-topic.json")
+    by_id = {m["id"]: m for m in msgs}
+    assert by_id["discourse:post:503"]["replyTo"] == "discourse:post:502"
+    assert by_id["discourse:post:503"]["textChunks"] == ["@Bob agreed, JWT with short expiry."]
+    assert by_id["discourse:post:501"]["subject"] == "Auth library for the new service"
+    assert by_id["discourse:post:501"]["timestamp"] == "2024-03-06T09:00:00Z"
+
+
+def test_stackexchange_names_and_accepted(in_samples):
+    msgs, _, warnings = ingest("forum/stackexchange/Posts.xml")
+    by_id = {m["id"]: m for m in msgs}
+    assert by_id["se:12"]["extra"]["accepted"] is True
+    assert by_id["se:12"]["metadata"]["speaker"] == "Carol"
+    assert by_id["se:13"]["tags"] == ["git", "rebase"]
+    assert any("PostTypeId 5 skipped" in w for w in warnings)
+
+
+def test_stackexchange_without_users(tmp_path):
+    shutil.copy(SAMPLE_DATA / "forum/stackexchange/Posts.xml", tmp_path / "Posts.xml")
+    msgs, _, warnings = ingest(tmp_path / "Posts.xml")
+    assert msgs[0]["metadata"]["speaker"] == "user1"
+    assert any("not resolved" in w for w in warnings)
+
+
+def test_pushshift_dump(in_fixtures):
+    msgs, rejects, _ = ingest("pushshift-comments.jsonl")
+    assert [m["id"] for m in msgs] == ["reddit:t3_q1", "reddit:t1_c1", "reddit:t1_c2"]
+    assert msgs[0]["textChunks"] == ["Dumps are fun\nhttps://example.org/a"]
+    assert msgs[2]["replyTo"] == "reddit:t1_c1"
+    assert msgs[1]["metadata"]["listeners"] == ["Alice"]
+    assert [r.where for r in rejects] == [
+        "pushshift-comments.jsonl:3",
+        "pushshift-comments.jsonl:5",
+    ]
+
+
+def test_hn_firebase(in_fixtures):
+    msgs, rejects, _warnings = ingest("hn-firebase.jsonl")
+    assert not rejects
+    by_id = {m["id"]: m for m in msgs}
+    assert by_id["hn:8952"]["textChunks"] == ["Looks neat & fast."]
+    assert by_id["hn:9224"]["thread"] == "hn:8863"
+    assert by_id["hn:9224"]["metadata"]["speaker"] is None
+    assert by_id["hn:9300"]["extra"]["dead"] is True
+    assert "thread" not in by_id["hn:9300"]
+
+
+def test_hn_array(tmp_path):
+    (tmp_path / "items.json").write_text(
+        '[{"by":"Alice","id":1,"time":1175714200,"type":"story","title":"T"},'
+        '{"by":"Bob","id":2,"parent":1,"time":1175714300,"type":"comment","text":"hi"}, 5]'
+    )
+    msgs, rejects, _ = ingest(tmp_path / "items.json")
+    assert [m["replyTo"] for m in msgs[1:]] == ["hn:1"]
+    assert len(rejects) == 1 and rejects[0].where.endswith("#item-3")
+
+
+def test_discourse_listing(in_fixtures):
+    msgs, rejects, warnings = ingest("discourse-latest.json")
+    assert len(msgs) == 1 and len(rejects) == 1
+    assert msgs[0]["metadata"] == {"speaker": "Alice", "listeners": ["Bob", "Carol"]}
+    assert msgs[0]["extra"]["listing"] is True
+    assert any("topic listing" in w for w in warnings)
+
+
+def test_phpbb_dataset(in_fixtures):
+    msgs, rejects, _ = ingest("phpbb-posts.xml")
+    assert [m["metadata"]["speaker"] for m in msgs] == ["Alice", "Bob", "Carol"]
+    assert msgs[0]["textChunks"] == ["Hello <b> all & @Bob"]
+    assert msgs[1]["textChunks"] == ["Thanks Alice"]
+    assert msgs[1]["replyTo"] == "phpbb:1" and msgs[0]["subject"] == "Welcome"
+    assert msgs[0]["metadata"]["listeners"] == ["Bob"]
+    assert len(rejects) == 1
+
+
+def test_phpbb_without_posts_table(tmp_path):
+    path = tmp_path / "d.xml"
+    path.write_text('<dataset><table name="phpbb_users"><column>user_id</column></table></dataset>')
+    with pytest.raises(InputError, match="no phpbb_posts table"):
+        ingest(path)
+
+
+def test_github_issue_then_comments(in_samples):
+    issue, _, _ = ingest("forum/github-issue.json")
+    comments, _, _ = ingest("forum/github-issue-comments.json")
+    assert issue[0]["id"] == "github:example/convo#7"
+    assert issue[0]["tags"] == ["bug", "email"]
+    assert issue[0]["textChunks"][0].count("\r") == 0
+    assert {c["replyTo"] for c in comments} == {issue[0]["id"]}
+    assert comments[0]["metadata"]["listeners"] == ["Alice", "Carol"]
+    assert comments[1]["metadata"]["listeners"] == []  # a mail address is not a mention
+
+
+def test_invalid_json_document_is_located(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text('{"post_stream": {"posts": [\n{"id": 1,\n')
+    with pytest.raises(InputError) as e:
+        ingest(path)
+    assert str(e.value).startswith(f"{path}:")
+
+
+def test_cli_stdin(runner):
+    from convo.cli import app
+
+    data = (SAMPLE_DATA / "forum/reddit-thread.json").read_bytes()
+    result = runner.invoke(app, ["ingest", "-"], input=data)
+    assert result.exit_code == 0, result.output
+    out = records(result.stdout)
+    assert len(out) == 5 and out[0]["source_id"] == "stdin#t3_1abcde"
+
+
+def test_cli_unsafe_xml_is_one_line(runner, tmp_path):
+    from convo.cli import app
+
+    path = tmp_path / "Posts.xml"
+    path.write_text(
+        '<?xml version="1.0"?>\n<!DOCTYPE posts [<!ENTITY a "x">]>\n'
+        '<posts><row Id="1" PostTypeId="1" Body="&a;" /></posts>'
+    )
+    result = runner.invoke(app, ["ingest", "--from", "stackexchange", str(path)])
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+    assert f"{path}:2: unsafe XML refused" in result.output
