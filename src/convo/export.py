@@ -139,8 +139,24 @@ def text(rec: Record) -> str:
 def blocks(rec: Record) -> list[dict[str, Any]]:
     bs = _extra(rec).get("blocks")
     if isinstance(bs, list):
-        return [b for b in bs if isinstance(b, dict) and isinstance(b.get("type"), str)]
+        return [_clean(b) for b in bs if isinstance(b, dict) and isinstance(b.get("type"), str)]
     return [{"type": "text", "text": c} for c in chunks(rec)]
+
+
+_STR_KEYS = ("text", "thinking", "id", "name", "tool_use_id", "url", "data", "media_type",
+             "input_raw")  # fmt: skip
+
+
+def _clean(b: dict[str, Any]) -> dict[str, Any]:
+    """A block whose string fields are strings (hostile or odd sources), others absent."""
+    out = dict(b)
+    for k in _STR_KEYS:
+        if k in out and not isinstance(out[k], str):
+            if out[k] is None:
+                del out[k]
+            else:
+                out[k] = _json(out[k])
+    return out
 
 
 def original(rec: Record, fmt: str) -> Any:
@@ -170,7 +186,7 @@ def _result_text(content: Any) -> str:
         return content
     if isinstance(content, list):
         return "\n".join(
-            b.get("text", "") if isinstance(b, dict) and b.get("type") == "text" else _media(b)
+            str(b.get("text", "")) if isinstance(b, dict) and b.get("type") == "text" else _media(b)
             for b in content
         )
     return "" if content is None else _json(content)
