@@ -374,3 +374,9 @@ def test_property_exporters_never_crash(role, blocks, extra, meta):
             continue
         if name not in ex.TEXT_FORMATS:
             orjson.dumps(out)
+
+
+def test_anthropic_system_original_is_kept():
+    blocks = [{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}]
+    r = rec(0, "system", "Be brief.", fmt="anthropic", extra={"original": {"system": blocks}})
+    assert ex.to_anthropic([r])["system"] == blocks

@@ -327,7 +327,7 @@ def _anthropic_block(b: dict[str, Any]) -> dict[str, Any]:
 
 def to_anthropic(messages: Iterable[ConversationMessage | Record]) -> dict[str, Any]:
     """An Anthropic Messages request body: ``{"system"?, "messages"}``."""
-    system: list[str] = []
+    system: list[Any] = []
     out: list[dict[str, Any]] = []
     merge_tool = False
     for m in messages:
@@ -335,7 +335,9 @@ def to_anthropic(messages: Iterable[ConversationMessage | Record]) -> dict[str, 
         orig = original(rec, "anthropic")
         r = role(rec)
         if r == "system":
-            system.append(orig if isinstance(orig, str) else text(rec))
+            if isinstance(orig, dict) and "system" in orig:
+                orig = orig["system"]  # the importer keeps the request's system value
+            system.append(orig if isinstance(orig, str | list) else text(rec))
             merge_tool = False
             continue
         if isinstance(orig, dict) and orig.get("role") in ("user", "assistant"):
@@ -353,8 +355,10 @@ def to_anthropic(messages: Iterable[ConversationMessage | Record]) -> dict[str, 
         out.append({"role": r, "content": content})
         merge_tool = False
     body: dict[str, Any] = {}
-    if system:
-        body["system"] = "\n\n".join(system)
+    if len(system) == 1:
+        body["system"] = system[0]  # a string, or the source's list of blocks
+    elif system:
+        body["system"] = "\n\n".join(x if isinstance(x, str) else _result_text(x) for x in system)
     body["messages"] = out
     return body
 
