@@ -426,3 +426,8 @@ def main() -> None:
     except BrokenPipeError:
         _quiet_broken_pipe()
         sys.exit(0)
+
+
+from .cli_export import register as _register_export  # noqa: E402
+
+_register_export(app)

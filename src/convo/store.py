@@ -15,7 +15,7 @@ import fcntl
 import hashlib
 import os
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,20 +78,29 @@ class Store:
     def locked(self) -> Iterator[int]:
         """An exclusive lock on the store, yielding an O_APPEND descriptor."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-        try:
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
             fcntl.flock(fd, fcntl.LOCK_EX)
+            # A rewrite (JsonlMessageStore.replace) renames a new file over the path while
+            # holding the lock; whoever waited on the old file must lock the new one.
+            if _same_file(fd, self.path):
+                break
+            os.close(fd)
+        try:
             yield fd
         finally:
             with contextlib.suppress(OSError):
                 fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
 
-    def append(self, items: Iterable[tuple[str, bytes]]) -> AppendResult:
+    def append(
+        self, items: Iterable[tuple[str, bytes]], on_added: Callable[[str], None] | None = None
+    ) -> AppendResult:
         """Append ``(id, line)`` pairs whose id is not in the store yet.
 
         ``line`` is one JSONL line including its newline. The whole call holds the lock,
         so two concurrent ingests never interleave and never both add the same id.
+        ``on_added(id)`` is called for each id that is new.
         """
         result = AppendResult()
         with self.locked() as fd:
@@ -112,6 +121,8 @@ class Store:
                 buf.append(line)
                 size += len(line)
                 result.added += 1
+                if on_added is not None:
+                    on_added(rid)
                 if size >= BATCH_BYTES:
                     _write_all(fd, b"".join(buf))
                     buf.clear()
@@ -216,6 +227,15 @@ def _ids_of(stream) -> IdSet:
         if rid is not None:
             ids.add(rid)
     return ids
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return False
+    own = os.fstat(fd)
+    return (own.st_dev, own.st_ino) == (st.st_dev, st.st_ino)
 
 
 def _write_all(fd: int, data: bytes) -> None:
