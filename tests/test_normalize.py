@@ -27,7 +27,7 @@ from convo.normalize import (
         ({"content": [{"text": "a"}, "b"]}, "a\nb"),
         ({"data": 3}, "3"),
         ({"value": None}, ""),
-        ({"other": 1}, ""),
+        ({"other": 1}, '{"other":1}'),
         (["a", "", None, {"value": "v"}], "a\nv"),
         (None, ""),
         (42, "42"),
@@ -124,6 +124,6 @@ def test_normalize_messages_reports_skips():
 def test_constructors():
     assert (system("s").role, human("h").role, ai("a").role) == ("system", "user", "assistant")
     t = tool("42", tool_call_id="call_1")
-    assert t.role == "tool" and t.extra["tool_call_id"] == "call_1"
+    assert t.role == "tool" and t.extra["blocks"][0]["tool_use_id"] == "call_1"
     assert human("x", name="Alice").speaker == "Alice"
     assert isinstance(ai("x"), ConversationMessage)

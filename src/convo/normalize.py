@@ -10,6 +10,9 @@ coercer:
 - ``LenientMessageCoercer``: wrap it as a text message (``to_text`` of it) with
   ``fallback_role``.
 
+``to_text`` and the constructors ``system()``, ``human()``, ``ai()``, ``tool()`` live in
+``convo.message`` and are re-exported here.
+
 ``normalize_messages`` does the same for a list; without a coercer it skips what is not a
 message and reports each skip to ``on_skip(index, error)`` (default: a ``warnings`` warning),
 so nothing is dropped silently.
@@ -22,6 +25,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol, runtime_checkable
 
 from .errors import RecordError
+from .message import ai, human, system, to_text, tool
 from .model import ConversationMessage, ConversationMessageMeta
 
 __all__ = [
@@ -36,31 +40,6 @@ __all__ = [
     "to_text",
     "tool",
 ]
-
-_TEXT_KEYS = ("text", "content", "data", "value")
-
-
-def to_text(content: Any) -> str:
-    """Content of any shape as text (Jianmu's rules).
-
-    ``str`` as is; ``bytes`` decoded as UTF-8 (bad bytes replaced); a dict by its first
-    key of ``text``, ``content``, ``data``, ``value``; a list or tuple item by item, joined
-    by newlines (empty items dropped); ``None`` is empty; anything else ``str()``.
-    """
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, bytes | bytearray):
-        return bytes(content).decode("utf-8", "replace")
-    if isinstance(content, dict):
-        for key in _TEXT_KEYS:
-            if key in content:
-                return to_text(content[key])
-        return ""
-    if isinstance(content, list | tuple):
-        return "\n".join(t for t in (to_text(x) for x in content) if t)
-    return str(content)
 
 
 @runtime_checkable
@@ -156,42 +135,5 @@ def normalize_messages(
     return out
 
 
-def _make(role: str, text: str, **fields: Any) -> ConversationMessage:
-    name = fields.pop("name", None)
-    return ConversationMessage(
-        [text], ConversationMessageMeta(speaker=name or role), role=role, **fields
-    )
-
-
-def system(text: str, **fields: Any) -> ConversationMessage:
-    """A system message (``name=`` sets the speaker; other record fields pass through)."""
-    return _make("system", text, **fields)
-
-
-def human(text: str, **fields: Any) -> ConversationMessage:
-    """A user message."""
-    return _make("user", text, **fields)
-
-
-def ai(text: str, **fields: Any) -> ConversationMessage:
-    """An assistant message."""
-    return _make("assistant", text, **fields)
-
-
-def tool(text: str, *, tool_call_id: str | None = None, **fields: Any) -> ConversationMessage:
-    """A tool result; ``tool_call_id`` links it to the call (kept in ``extra``)."""
-    msg = _make("tool", text, **fields)
-    if tool_call_id:
-        msg.extra = {
-            **(msg.extra or {}),
-            "tool_call_id": tool_call_id,
-            "blocks": [
-                {
-                    "type": "tool_result",
-                    "tool_use_id": tool_call_id,
-                    "content": text,
-                    "is_error": False,
-                }
-            ],
-        }
-    return msg
+def _make(role: str, text: str) -> ConversationMessage:
+    return ConversationMessage([text], ConversationMessageMeta(speaker=role), role=role)
