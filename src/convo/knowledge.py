@@ -35,6 +35,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from email.utils import parseaddr
 from functools import lru_cache
 from typing import Any
 
@@ -97,8 +98,12 @@ def metadata_knowledge(item: dict[str, Any] | ConversationMessage) -> KnowledgeR
     return meta.get_knowledge()
 
 
-def _person(record: dict[str, Any], value: str) -> str:
-    return person_name(value) if is_email(record) else value
+def _person(record: dict[str, Any], value: str, conv: Conversation | None = None) -> str:
+    if not is_email(record):
+        return value
+    if conv is not None:
+        return conv.mail_person(value)
+    return person_name(value)
 
 
 def _text_chunks(record: dict[str, Any]) -> list[str]:
@@ -120,10 +125,10 @@ def _content_entities(record: dict[str, Any], text: str) -> list[tuple[ConcreteE
     return out
 
 
-def _meta_names(record: dict[str, Any]) -> list[str]:
+def _meta_names(record: dict[str, Any], conv: Conversation | None = None) -> list[str]:
     speaker = record_speaker(record)
-    names = [_person(record, speaker)] if speaker else []
-    return names + [_person(record, x) for x in record_listeners(record)]
+    names = [_person(record, speaker, conv)] if speaker else []
+    return names + [_person(record, x, conv) for x in record_listeners(record)]
 
 
 def _named_in(name: str, question: str) -> bool:
@@ -131,8 +136,10 @@ def _named_in(name: str, question: str) -> bool:
     return bool(tokens) and len(tokens[0]) > 1 and tokens[0] in words(question)
 
 
-def _ask_actions(record: dict[str, Any], speaker: str, text: str) -> list[Action]:
-    listeners = [_person(record, x) for x in record_listeners(record)]
+def _ask_actions(
+    record: dict[str, Any], speaker: str, text: str, conv: Conversation | None
+) -> list[Action]:
+    listeners = [_person(record, x, conv) for x in record_listeners(record)]
     if not listeners:
         return []
     asked: dict[str, list[str]] = {}
@@ -190,7 +197,26 @@ class Conversation:
         self.stats = PhraseStats()
         self._names: dict[str, tuple[int, str]] = {}
         self._wanted: set[str] = set()
-        self.parents: dict[str, str] = {}
+        self._parents: dict[str, tuple[dict[str, Any], str]] = {}
+        self._aliases: dict[str, str] = {}
+
+    def mail_person(self, value: str) -> str:
+        """A mail person's name: the display name, else one seen with this address, else it."""
+        display, address = parseaddr(value)
+        if display:
+            return display
+        return self._aliases.get(address.casefold(), address or value)
+
+    def parent_speaker(self, reply_to: str) -> str | None:
+        found = self._parents.get(reply_to)
+        return _person(found[0], found[1], self) if found else None
+
+    def _learn_aliases(self, record: dict[str, Any]) -> None:
+        speaker = record_speaker(record)
+        for value in ([speaker] if speaker else []) + record_listeners(record):
+            display, address = parseaddr(value)
+            if display and address:
+                self._aliases.setdefault(address.casefold(), display)
 
     def canonical(self, name: str) -> str:
         if name == "none":
@@ -208,7 +234,7 @@ class Conversation:
         rid = record.get("id")
         speaker = record_speaker(record)
         if isinstance(rid, str) and speaker and rid in self._wanted:
-            self.parents.setdefault(rid, _person(record, speaker))
+            self._parents.setdefault(rid, ({"format": record.get("format")}, speaker))
 
     def observe(self, item: dict[str, Any] | ConversationMessage) -> None:
         """First pass: learn this message's words, names and reply target."""
@@ -217,9 +243,11 @@ class Conversation:
         reply_to = record.get("replyTo", record.get("reply_to"))
         if isinstance(reply_to, str) and reply_to:
             self._wanted.add(reply_to)
+        if is_email(record):
+            self._learn_aliases(record)
         text = message_body(record)
         self.stats.observe(strip_marked(text))
-        for name in _meta_names(record):
+        for name in _meta_names(record, self):
             self._name(name, _META)
         for e, priority in _content_entities(record, text):
             self._name(e.name, priority)
@@ -247,15 +275,16 @@ def _extract(
     topics = [clean_subject(subject)] if isinstance(subject, str) else []
     topics += [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
     topics += hashtags(text)
-    topics += keyphrases(strip_marked(text), conv.stats if conv is not None else None)
+    stats = conv.stats if conv is not None else None
+    topics += keyphrases(strip_marked(text), stats, exclude=topics)
     actions = list(meta.actions)
     speaker = record_speaker(record)
     if speaker:
-        who = _person(record, speaker)
-        actions += _ask_actions(record, who, text)
+        who = _person(record, speaker, conv)
+        actions += _ask_actions(record, who, text, conv)
         reply_to = record.get("replyTo", record.get("reply_to"))
         if isinstance(reply_to, str) and reply_to:
-            parent = conv.parents.get(reply_to, "none") if conv is not None else "none"
+            parent = (conv.parent_speaker(reply_to) if conv is not None else None) or "none"
             actions.append(
                 Action(
                     verbs=["reply"],
@@ -343,16 +372,25 @@ class Aggregate:
         self.spelling.setdefault(key, name)
         return key
 
-    def add(self, record: dict[str, Any], knowledge: KnowledgeResponse, canon=None) -> None:
+    def add(
+        self,
+        record: dict[str, Any],
+        knowledge: KnowledgeResponse,
+        conv: Conversation | None = None,
+    ) -> None:
         """Count one message: its speaker and listeners, entities, topics."""
-        canon = canon or (lambda n: n)
+
+        def person(value: str) -> str:
+            name = _person(record, value, conv)
+            return self._key(conv.canonical(name) if conv is not None else name)
+
         self.messages += 1
         speaker = record_speaker(record)
-        who = self._key(canon(_person(record, speaker))) if speaker else None
+        who = person(speaker) if speaker else None
         if who is not None:
             self.speakers[who] += 1
             for listener in record_listeners(record):
-                self.pairs[(who, self._key(canon(_person(record, listener))))] += 1
+                self.pairs[(who, person(listener))] += 1
         for e in knowledge.entities:
             if "message" in e.type:  # TypeAgent's "email" entity on every mail
                 continue
@@ -374,9 +412,7 @@ class Aggregate:
         return {
             "messages": self.messages,
             "speakers": [{"name": n, "messages": c} for n, c in _ranked(self.speakers, sp, top)],
-            "pairs": [
-                {"speaker": sp[a], "listener": sp[b], "messages": c} for (a, b), c in pairs
-            ],
+            "pairs": [{"speaker": sp[a], "listener": sp[b], "messages": c} for (a, b), c in pairs],
             "entities": [
                 {"name": n, "type": self.entity_types[n.casefold()], "messages": c}
                 for n, c in _ranked(self.entities, sp, top)
@@ -410,5 +446,5 @@ def aggregate(
     records = items if isinstance(items, list | tuple) else (as_record(x) for x in items)
     for r in _replay(records, conv):
         record = as_record(r)
-        agg.add(record, conv.extract(record), conv.canonical)
+        agg.add(record, conv.extract(record), conv)
     return agg

@@ -17,6 +17,11 @@ Decisions:
   stopword list missed) and at least one word of three or more letters.
 - A single word is a topic only when it recurs: in two or more messages of the
   conversation (or twice in a message read alone). Two- to four-word phrases need not.
+- RAKE's runs often end in a verb only this message uses (``release schedule moves``):
+  when some word of a phrase recurs in the conversation, trailing words that occur in
+  no other message are trimmed (``release schedule``). Leading words are kept, since
+  English modifiers come first (``refresh tokens``).
+- Phrases already among the message's topics (its subject, tags) are skipped.
 - Per message at most 3 phrases (5 for messages over 150 words), best first; ties go to
   the earlier phrase. Phrases are lower-case (possessive ``'s`` removed) so they merge
   across messages.
@@ -32,8 +37,7 @@ from collections.abc import Iterable
 
 MAX_WORDS = 4
 
-STOPWORDS = frozenset(
-    """
+_STOPWORD_TEXT = """
     a about above after again against all almost along already also although always am among an
     and another any anybody anyone anything anyway anywhere are aren't around as ask asked at away
     back be became because become been before behind being below best better between both but by
@@ -58,8 +62,8 @@ STOPWORDS = frozenset(
     gonna gotta wanna kinda sorta actually basically definitely probably totally pretty stuff
     anyways also cool nice awesome agree agreed guess mean means know knew think thought feel
     sounds sound fine hope hopefully let's lemme wait still tbh imo fyi btw pm am
-    """.split()
-)
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 _FRAGMENT = re.compile(r"[^\w\s'’-]+|\s-+\s|\n")
 _TOKEN = re.compile(r"[^\W_][\w'’-]*")
@@ -121,7 +125,18 @@ class PhraseStats:
         return self.degree[w] / f if f else 1.0
 
 
-def keyphrases(text: str, stats: PhraseStats | None = None) -> list[str]:
+def _trim(cand: tuple[str, ...], stats: PhraseStats) -> tuple[str, ...]:
+    if len(cand) < 2 or all(stats.df[w] < 2 for w in cand):
+        return cand
+    end = len(cand)
+    while stats.df[cand[end - 1]] < 2:
+        end -= 1
+    return cand[:end]
+
+
+def keyphrases(
+    text: str, stats: PhraseStats | None = None, exclude: Iterable[str] = ()
+) -> list[str]:
     """The key phrases of one message, best first (see the module docstring)."""
     cands = candidates(text)
     if not cands:
@@ -131,10 +146,13 @@ def keyphrases(text: str, stats: PhraseStats | None = None) -> list[str]:
         stats = PhraseStats()
         stats.observe_candidates(cands)
     assert stats is not None
+    if not local:
+        cands = [_trim(c, stats) for c in cands]
     in_message: Counter[tuple[str, ...]] = Counter(cands)
+    skip = {" ".join(x.casefold().split()) for x in exclude}
     scored: dict[tuple[str, ...], tuple[float, int]] = {}
     for pos, cand in enumerate(cands):
-        if cand in scored:
+        if cand in scored or " ".join(cand) in skip:
             continue
         if len(cand) == 1:
             w = cand[0]

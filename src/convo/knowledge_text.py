@@ -55,9 +55,8 @@ def body(chunks: list[str]) -> str:
 def _trim_url(url: str) -> str:
     while url:
         last = url[-1]
-        if last in _TRAILING:
-            url = url[:-1]
-        elif last in _PAIRS and url.count(last) > url.count(_PAIRS[last]):
+        unbalanced = last in _PAIRS and url.count(last) > url.count(_PAIRS[last])
+        if last in _TRAILING or unbalanced:
             url = url[:-1]
         else:
             break
