@@ -423,3 +423,6 @@ def main() -> None:
     except BrokenPipeError:
         _quiet_broken_pipe()
         sys.exit(0)
+
+
+from . import cli_knowledge as _cli_knowledge  # noqa: E402, F401  (registers `knowledge`)

@@ -356,7 +356,12 @@ def _ranked(counter: Counter[str], spelling: dict[str, str], top: int | None) ->
 
 @dataclass
 class Aggregate:
-    """A conversation summed up. Keys are case-folded; shown with the first spelling seen."""
+    """A conversation summed up. Keys are case-folded; shown with the first spelling seen.
+
+    ``pairs`` counts messages from a speaker to a listener, and to the speaker of the
+    message replied to (a forum reply or a threaded chat message talks to its parent).
+    Entities count the messages naming them, except TypeAgent's ``email`` message entity.
+    """
 
     messages: int = 0
     speakers: Counter[str] = field(default_factory=Counter)
@@ -389,8 +394,12 @@ class Aggregate:
         who = person(speaker) if speaker else None
         if who is not None:
             self.speakers[who] += 1
-            for listener in record_listeners(record):
-                self.pairs[(who, person(listener))] += 1
+            heard = {person(listener) for listener in record_listeners(record)}
+            for a in knowledge.actions:  # a reply talks to the parent's speaker
+                if a.verbs == ["reply"] and a.object_entity_name != "none":
+                    heard.add(self._key(a.object_entity_name))
+            for listener in sorted(heard):
+                self.pairs[(who, listener)] += 1
         for e in knowledge.entities:
             if "message" in e.type:  # TypeAgent's "email" entity on every mail
                 continue
