@@ -40,10 +40,9 @@ from functools import lru_cache
 from typing import Any
 
 from .knowledge_email import email_knowledge, person_name
-from .knowledge_keyphrases import PhraseStats, keyphrases
+from .knowledge_keyphrases import PhraseStats, candidates, rank
 from .knowledge_schema import Action, ActionParam, ConcreteEntity, KnowledgeResponse
-from .knowledge_text import body, clean_subject, emails, hashtags, mentions, questions, strip_marked
-from .knowledge_text import urls as find_urls
+from .knowledge_text import body, clean_subject, questions, scan
 from .model import ConversationMessage, ConversationMessageMeta
 from .query import record_listeners, record_speaker, words
 
@@ -118,10 +117,42 @@ def message_body(record: dict[str, Any]) -> str:
     return body(_text_chunks(record))
 
 
-def _content_entities(record: dict[str, Any], text: str) -> list[tuple[ConcreteEntity, int]]:
-    out = [(ConcreteEntity(name=m, type=["person"]), _MENTION) for m in mentions(text)]
-    out += [(ConcreteEntity(name=a, type=["email"]), _TEXT) for a in emails(text)]
-    out += [(ConcreteEntity(name=u, type=["url"]), _TEXT) for u in find_urls(text)]
+@dataclass(slots=True)
+class _Analysis:
+    """What content extraction reads from a message body, computed once per message."""
+
+    urls: list[str]
+    emails: list[str]
+    mentions: list[str]
+    hashtags: list[str]
+    questions: list[str]
+    candidates: list[tuple[str, ...]]
+
+    def dump(self) -> list[Any]:
+        return [self.urls, self.emails, self.mentions, self.hashtags, self.questions,
+                [list(c) for c in self.candidates]]  # fmt: skip
+
+    @classmethod
+    def load(cls, data: list[Any]) -> _Analysis:
+        return cls(*data[:5], [tuple(c) for c in data[5]])
+
+
+def _analyse(record: dict[str, Any]) -> _Analysis:
+    text = message_body(record)
+    if not text:
+        return _Analysis([], [], [], [], [], [])
+    marked = scan(text)
+    asked = questions(text) if record_listeners(record) else []
+    return _Analysis(
+        marked.urls, marked.emails, marked.mentions, marked.hashtags, asked,
+        candidates(marked.plain),
+    )  # fmt: skip
+
+
+def _content_entities(a: _Analysis) -> list[tuple[ConcreteEntity, int]]:
+    out = [(ConcreteEntity(name=m, type=["person"]), _MENTION) for m in a.mentions]
+    out += [(ConcreteEntity(name=x, type=["email"]), _TEXT) for x in a.emails]
+    out += [(ConcreteEntity(name=u, type=["url"]), _TEXT) for u in a.urls]
     return out
 
 
@@ -137,13 +168,13 @@ def _named_in(name: str, question: str) -> bool:
 
 
 def _ask_actions(
-    record: dict[str, Any], speaker: str, text: str, conv: Conversation | None
+    record: dict[str, Any], speaker: str, asked_questions: list[str], conv: Conversation | None
 ) -> list[Action]:
     listeners = [_person(record, x, conv) for x in record_listeners(record)]
     if not listeners:
         return []
     asked: dict[str, list[str]] = {}
-    for q in questions(text):
+    for q in asked_questions:
         targets = [x for x in listeners if _named_in(x, q)] or listeners
         for t in targets:
             asked.setdefault(t, []).append(q)
@@ -238,50 +269,60 @@ class Conversation:
 
     def observe(self, item: dict[str, Any] | ConversationMessage) -> None:
         """First pass: learn this message's words, names and reply target."""
-        record = as_record(item)
+        self._observe(as_record(item))
+
+    def _observe(self, record: dict[str, Any]) -> _Analysis:
         self._note_parent(record)
         reply_to = record.get("replyTo", record.get("reply_to"))
         if isinstance(reply_to, str) and reply_to:
             self._wanted.add(reply_to)
         if is_email(record):
             self._learn_aliases(record)
-        text = message_body(record)
-        self.stats.observe(strip_marked(text))
+        analysis = _analyse(record)
+        self.stats.observe_candidates(analysis.candidates)
         for name in _meta_names(record, self):
             self._name(name, _META)
-        for e, priority in _content_entities(record, text):
+        for e, priority in _content_entities(analysis):
             self._name(e.name, priority)
+        return analysis
 
     def extract(
         self, item: dict[str, Any] | ConversationMessage, *, metadata_only: bool = False
     ) -> KnowledgeResponse:
         """Second pass: one message's knowledge."""
-        record = as_record(item)
+        return self._extract(as_record(item), None, metadata_only)
+
+    def _extract(
+        self, record: dict[str, Any], analysis: _Analysis | None, metadata_only: bool = False
+    ) -> KnowledgeResponse:
         self._note_parent(record)
-        return _extract(record, self, metadata_only)
+        return _extract(record, self, metadata_only, analysis)
 
 
 def _extract(
-    record: dict[str, Any], conv: Conversation | None, metadata_only: bool
+    record: dict[str, Any],
+    conv: Conversation | None,
+    metadata_only: bool,
+    analysis: _Analysis | None = None,
 ) -> KnowledgeResponse:
     meta = metadata_knowledge(record)
     if metadata_only:
         return meta
     canon = conv.canonical if conv is not None else (lambda n: n)
-    text = message_body(record)
-    entities = meta.entities + [e for e, _ in _content_entities(record, text)]
+    a = analysis if analysis is not None else _analyse(record)
+    entities = meta.entities + [e for e, _ in _content_entities(a)]
     subject = record.get("subject")
     tags = record.get("tags")
     topics = [clean_subject(subject)] if isinstance(subject, str) else []
     topics += [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
-    topics += hashtags(text)
+    topics += a.hashtags
     stats = conv.stats if conv is not None else None
-    topics += keyphrases(strip_marked(text), stats, exclude=topics)
+    topics += rank(a.candidates, stats, exclude=topics)
     actions = list(meta.actions)
     speaker = record_speaker(record)
     if speaker:
         who = _person(record, speaker, conv)
-        actions += _ask_actions(record, who, text, conv)
+        actions += _ask_actions(record, who, a.questions, conv)
         reply_to = record.get("replyTo", record.get("reply_to"))
         if isinstance(reply_to, str) and reply_to:
             parent = (conv.parent_speaker(reply_to) if conv is not None else None) or "none"
@@ -314,23 +355,26 @@ def extract(
     return _extract(as_record(item), None, metadata_only)
 
 
-def _replay(records: Iterable[dict[str, Any]], conv: Conversation) -> Iterator[dict[str, Any]]:
-    """Observe every record, then yield them again (lists directly, else via a spool file)."""
+def _replay(
+    records: Iterable[dict[str, Any]], conv: Conversation
+) -> Iterator[tuple[dict[str, Any], _Analysis]]:
+    """Observe every record, then yield each with its analysis again (via a spool file
+    unless the records are already a list), so nothing is computed twice."""
     if isinstance(records, list | tuple):
-        for r in records:
-            conv.observe(r)
-        yield from records
+        analyses = [conv._observe(as_record(r)) for r in records]
+        yield from zip((as_record(r) for r in records), analyses, strict=True)
         return
     import orjson
 
     with tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY) as spool:
         for r in records:
-            conv.observe(r)
-            spool.write(orjson.dumps(r))
+            analysis = conv._observe(r)
+            spool.write(orjson.dumps([r, analysis.dump()]))
             spool.write(b"\n")
         spool.seek(0)
         for line in spool:
-            yield orjson.loads(line)
+            r, data = orjson.loads(line)
+            yield r, _Analysis.load(data)
 
 
 def extract_all(
@@ -344,9 +388,8 @@ def extract_all(
         return
     conv = Conversation()
     records = items if isinstance(items, list | tuple) else (as_record(x) for x in items)
-    for r in _replay(records, conv):
-        record = as_record(r)
-        yield record, conv.extract(record)
+    for record, analysis in _replay(records, conv):
+        yield record, conv._extract(record, analysis)
 
 
 def _ranked(counter: Counter[str], spelling: dict[str, str], top: int | None) -> list:
@@ -453,7 +496,6 @@ def aggregate(
         return agg
     conv = Conversation()
     records = items if isinstance(items, list | tuple) else (as_record(x) for x in items)
-    for r in _replay(records, conv):
-        record = as_record(r)
-        agg.add(record, conv.extract(record), conv)
+    for record, analysis in _replay(records, conv):
+        agg.add(record, conv._extract(record, analysis), conv)
     return agg

@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 
 MAX_WORDS = 4
 
@@ -65,37 +66,37 @@ _STOPWORD_TEXT = """
 """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
-_FRAGMENT = re.compile(r"[^\w\s'’-]+|\s-+\s|\n")
-_TOKEN = re.compile(r"[^\W_][\w'’-]*")
+# A word (group 1), or something that breaks a phrase: punctuation, a spaced dash, a line end.
+_SCAN = re.compile(r"([^\W_][\w'’-]*)|[^\w\s'’-]+|\s-+\s|\n")
 
 
-def _norm(token: str) -> str:
+@lru_cache(maxsize=1 << 16)
+def _word(token: str) -> str | None:
+    """The normalised word, or None when the token breaks a phrase (stopword, number)."""
     t = token.lower().replace("’", "'").strip("'-")
     if t.endswith("'s"):
         t = t[:-2]
+    if len(t) < 2 or t in STOPWORDS or t.replace("-", "").isdigit():
+        return None
     return t
-
-
-def _is_word(t: str) -> bool:
-    return len(t) > 1 and not t.replace("-", "").isdigit() and t not in STOPWORDS
 
 
 def candidates(text: str) -> list[tuple[str, ...]]:
     """Candidate phrases (tuples of normalised words) in order of appearance."""
     out: list[tuple[str, ...]] = []
-    for fragment in _FRAGMENT.split(text):
-        run: list[str] = []
-        for tok in _TOKEN.findall(fragment):
-            t = _norm(tok)
-            if _is_word(t):
-                run.append(t)
-                continue
-            if run:
+    run: list[str] = []
+    for m in _SCAN.finditer(text):
+        token = m.group(1)
+        w = _word(token) if token else None
+        if w is not None:
+            run.append(w)
+        elif run:
+            if len(run) <= MAX_WORDS and any(len(x) >= 3 for x in run):
                 out.append(tuple(run))
-                run = []
-        if run:
-            out.append(tuple(run))
-    return [c for c in out if len(c) <= MAX_WORDS and any(len(w) >= 3 for w in c)]
+            run = []
+    if run and len(run) <= MAX_WORDS and any(len(x) >= 3 for x in run):
+        out.append(tuple(run))
+    return out
 
 
 class PhraseStats:
@@ -138,7 +139,13 @@ def keyphrases(
     text: str, stats: PhraseStats | None = None, exclude: Iterable[str] = ()
 ) -> list[str]:
     """The key phrases of one message, best first (see the module docstring)."""
-    cands = candidates(text)
+    return rank(candidates(text), stats, exclude)
+
+
+def rank(
+    cands: list[tuple[str, ...]], stats: PhraseStats | None = None, exclude: Iterable[str] = ()
+) -> list[str]:
+    """The best of one message's candidates (``candidates(text)``), as phrases."""
     if not cands:
         return []
     local = stats is None or stats.docs == 0

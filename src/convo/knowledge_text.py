@@ -18,6 +18,9 @@ Decisions:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from re import Match as _Match
 
 _QUOTE_INTRO = re.compile(r"^\s*(On\b.{0,200}\bwrote:|-{2,}\s*Original Message\s*-{2,})\s*$", re.I)
 _MEDIA_CHUNK = re.compile(
@@ -27,8 +30,8 @@ _MEDIA_CHUNK = re.compile(
 
 URL = re.compile(r"(?<![\w@/])(?:https?://|www\.)[^\s<>\"'`]+", re.I)
 EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?!\w)")
-MENTION = re.compile(r"(?<![\w@.&])@([A-Za-z0-9_][\w.-]*)")
-HASHTAG = re.compile(r"(?<![\w&#/])#([^\W\d_][\w-]*|\d+[^\W\d_][\w-]*)")
+MENTION = re.compile(r"(?<![\w@.&])@(?P<handle>[A-Za-z0-9_][\w.-]*)")
+HASHTAG = re.compile(r"(?<![\w&#/])#(?P<word>[^\W\d_][\w-]*|\d+[^\W\d_][\w-]*)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
 
 _TRAILING = ".,;:!?*'\"”’"
@@ -63,49 +66,109 @@ def _trim_url(url: str) -> str:
     return url
 
 
+_MARKED = re.compile(
+    "|".join(
+        f"(?P<{name}>{pattern.pattern})"
+        for name, pattern in (
+            ("url", URL),
+            ("email", EMAIL),
+            ("mention", MENTION),
+            ("tag", HASHTAG),
+        )
+    ),
+    re.I,
+)
+
+
+# Only whitespace-separated tokens holding one of these can contain a marked thing; the
+# full pattern runs on those tokens alone (much faster than on every position of a text).
+_HINT = re.compile(r"[@#]|://|www\.", re.I)
+
+
+def _matches(text: str) -> Iterator[_Match]:
+    done = 0
+    for hint in _HINT.finditer(text):
+        if hint.start() < done:
+            continue
+        start = hint.start()
+        while start > done and not text[start - 1].isspace():
+            start -= 1
+        end = hint.end()
+        while end < len(text) and not text[end].isspace():
+            end += 1
+        # Search the full text between the token's bounds, so lookbehinds see real context.
+        pos = start
+        while pos < end:
+            m = _MARKED.search(text, pos, end)
+            if m is None:
+                break
+            yield m
+            pos = m.end()
+        done = end
+
+
+@dataclass
+class Marked:
+    """What one scan of a text finds: URLs, addresses, mentions, hashtags, and the rest."""
+
+    urls: list[str] = field(default_factory=list)
+    emails: list[str] = field(default_factory=list)
+    mentions: list[str] = field(default_factory=list)
+    hashtags: list[str] = field(default_factory=list)
+    plain: str = ""  # the text with all of them replaced by a phrase break
+
+
+def scan(text: str) -> Marked:
+    """One pass over ``text``; a URL is taken whole, so addresses, mentions and ``#``
+    fragments inside it are not found separately."""
+    found = Marked()
+    pieces: list[str] = []
+    last = 0
+    for m in _matches(text):
+        kind = m.lastgroup
+        if kind == "url":
+            url = _trim_url(m.group(0))
+            if len(url) > len("www."):
+                found.urls.append(url)
+        elif kind == "email":
+            found.emails.append(m.group(0).strip("."))
+        elif kind == "mention":
+            name = m.group("handle").rstrip(".-")
+            if name:
+                found.mentions.append(name)
+        else:
+            found.hashtags.append(m.group("word").rstrip("-"))
+        pieces.append(text[last : m.start()])
+        pieces.append(" , ")
+        last = m.end()
+    pieces.append(text[last:])
+    found.plain = "".join(pieces)
+    return found
+
+
 def urls(text: str) -> list[str]:
     """URLs in order of appearance, trailing punctuation removed."""
-    found = (_trim_url(m.group(0)) for m in URL.finditer(text))
-    return [u for u in found if len(u) > len("www.")]
+    return scan(text).urls
 
 
 def emails(text: str) -> list[str]:
     """Email addresses in order (addresses inside URLs are left to the URL)."""
-    spans = [m.span() for m in URL.finditer(text)]
-    out = []
-    for m in EMAIL.finditer(text):
-        if any(a <= m.start() < b for a, b in spans):
-            continue
-        out.append(m.group(0).strip("."))
-    return out
+    return scan(text).emails
 
 
 def mentions(text: str) -> list[str]:
     """``@name`` handles (without ``@``), excluding those inside URLs and addresses."""
-    spans = [m.span() for m in URL.finditer(text)]
-    out = []
-    for m in MENTION.finditer(text):
-        if any(a <= m.start() < b for a, b in spans):
-            continue
-        out.append(m.group(1).rstrip(".-"))
-    return [name for name in out if name]
+    return scan(text).mentions
 
 
 def hashtags(text: str) -> list[str]:
     """``#tag`` words (without ``#``), excluding URL fragments."""
-    spans = [m.span() for m in URL.finditer(text)]
-    return [
-        m.group(1).rstrip("-")
-        for m in HASHTAG.finditer(text)
-        if not any(a <= m.start() < b for a, b in spans)
-    ]
+    return scan(text).hashtags
 
 
 def strip_marked(text: str) -> str:
     """The text without URLs, addresses, mentions and hashtags (for key phrases)."""
-    for pattern in (URL, EMAIL, MENTION, HASHTAG):
-        text = pattern.sub(" , ", text)
-    return text
+    return scan(text).plain
 
 
 def sentences(text: str) -> list[str]:
