@@ -304,3 +304,15 @@ def test_aggregate_metadata_only_and_top():
 
 def test_aggregate_of_nothing():
     assert aggregate([]).to_dict()["messages"] == 0
+
+
+def test_aggregate_prunes_one_off_keys_on_huge_inputs(monkeypatch):
+    from convo.knowledge import Aggregate
+
+    monkeypatch.setattr(Aggregate, "MAX_KEYS", 100)
+    msgs = [rec(f"see https://x.example/{i} about the deploy pipeline", speaker="a", id=str(i))
+            for i in range(10_000)]  # fmt: skip
+    d = aggregate(iter(msgs)).to_dict(top=3)
+    assert d["messages"] == 10_000
+    assert d["topics"][0]["topic"] == "deploy pipeline"
+    assert d["topics"][0]["messages"] == 10_000

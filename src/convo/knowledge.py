@@ -1,10 +1,15 @@
 """Knowledge of messages in TypeAgent's ``KnowledgeResponse`` shape, local and deterministic.
 
-``extract(message)`` gives one message's knowledge; ``Conversation`` extracts with
-statistics and names of the whole conversation (two passes: ``observe`` every message,
-then ``extract`` each); ``extract_all(records)`` does both passes over any iterable
-(spooling to a temporary file, so memory stays flat); ``aggregate(records)`` sums a
-conversation up: who talks to whom, top entities and topics, per-speaker topics.
+``extract(message)`` gives one message's knowledge read alone; ``Conversation`` extracts
+with statistics and names of the whole conversation (two passes: ``observe`` every
+message, then ``extract`` each); ``extract_all(records)`` does both passes over any
+iterable: the first pass analyses each message once and writes it with its analysis to
+a spool file (in memory up to ``SPOOL_MEMORY`` bytes, then on disk), the second reads
+the spool back, so a pipe is read once and the text is never held in memory.
+``aggregate(records)`` sums a conversation up the same way: who talks to whom, top
+entities and topics, per-speaker topics. Per-message results with ``extract`` alone
+differ from ``extract_all`` only in key phrases (single-document statistics), entity
+spellings and unresolved reply targets.
 
 Metadata knowledge is TypeAgent 0.5.0's: ``ConversationMessage.get_knowledge()``, or for
 mail records (format ``mbox``, ``eml``, ``maildir`` or any format of the email family)
@@ -15,7 +20,13 @@ Content knowledge added on top (decisions where the spec is silent):
 - Entities: ``@mentions`` (person), addresses in the text (``email``), URLs (``url``).
   Names are merged case-insensitively: within a message one entity per name (types
   and facets united); across a conversation each name takes one spelling, preferring
-  metadata names (speakers, listeners) over mentions over other text, then the first seen.
+  metadata names (speakers, listeners) over mentions over other text, then the first seen
+  (except that an all-lower-case spelling from the text yields to a capitalised one:
+  unique lower-case URLs are not remembered, which keeps memory small).
+- Memory: the conversation state holds the vocabulary, capitalised names and the ids that
+  are replied to; ``Aggregate`` holds one count per distinct name, topic and pair, and
+  on inputs with more than ``Aggregate.MAX_KEYS`` distinct keys in a table it drops the
+  keys seen once (so counts on huge inputs are lower bounds; the top of the lists holds).
 - Topics: the subject without ``Re:``/``Fwd:`` prefixes (it replaces TypeAgent's raw
   subject topic, so ``Re: X`` and ``X`` count as one), the tags, hashtags, then key
   phrases (``knowledge_keyphrases``: RAKE over the conversation). Deduplicated
@@ -37,7 +48,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from email.utils import parseaddr
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
 from .knowledge_email import email_knowledge, person_name
 from .knowledge_keyphrases import PhraseStats, candidates, rank
@@ -258,6 +269,8 @@ class Conversation:
     def _name(self, name: str, priority: int) -> None:
         key = name.casefold()
         have = self._names.get(key)
+        if have is None and priority != _META and key == name:
+            return  # a lower-case text spelling is its own canonical form: keep memory small
         if have is None or priority < have[0]:
             self._names[key] = (priority, name)
 
@@ -415,6 +428,26 @@ class Aggregate:
     speaker_topics: dict[str, Counter[str]] = field(default_factory=dict)
     spelling: dict[str, str] = field(default_factory=dict)
 
+    MAX_KEYS: ClassVar[int] = 50_000
+
+    def _prune(self) -> None:
+        """Drop keys seen once from tables grown past ``MAX_KEYS`` (lossy, like uniq -c of a sample)."""
+        tables: list[Counter[Any]] = [self.entities, self.topics, self.pairs]
+        for table in tables:
+            if len(table) > self.MAX_KEYS:
+                for key in [k for k, n in table.items() if n <= 1]:
+                    del table[key]
+        for per in self.speaker_topics.values():
+            if len(per) > self.MAX_KEYS // 10:
+                for key in [k for k, n in per.items() if n <= 1]:
+                    del per[key]
+        if len(self.spelling) > 2 * self.MAX_KEYS:
+            live = set(self.entities) | set(self.topics) | set(self.speakers)
+            live.update(k for pair in self.pairs for k in pair)
+            live.update(k for per in self.speaker_topics.values() for k in per)
+            self.spelling = {k: v for k, v in self.spelling.items() if k in live}
+            self.entity_types = {k: v for k, v in self.entity_types.items() if k in self.entities}
+
     def _key(self, name: str) -> str:
         key = name.casefold()
         self.spelling.setdefault(key, name)
@@ -455,6 +488,8 @@ class Aggregate:
             self.topics[key] += 1
             if who is not None:
                 self.speaker_topics.setdefault(who, Counter())[key] += 1
+        if self.messages % 10_000 == 0:
+            self._prune()
 
     def to_dict(self, top: int | None = 20) -> dict[str, Any]:
         """Plain data for ``--format json``: ranked lists, most frequent first."""
