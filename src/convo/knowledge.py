@@ -472,8 +472,9 @@ class Aggregate:
             self.speakers[who] += 1
             heard = {person(listener) for listener in record_listeners(record)}
             for a in knowledge.actions:  # a reply talks to the parent's speaker
-                if a.verbs == ["reply"] and a.object_entity_name != "none":
+                if a.verbs == ["reply"] and a.object_entity_name not in ("none", speaker):
                     heard.add(self._key(a.object_entity_name))
+            heard.discard(who)  # replying to oneself is not talking to someone
             for listener in sorted(heard):
                 self.pairs[(who, listener)] += 1
         for e in knowledge.entities:
