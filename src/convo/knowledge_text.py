@@ -2,7 +2,7 @@
 
 Everything here is regular expressions over one message's text, deterministic and local.
 Decisions:
-- The body excludes quoted mail (lines starting with ``>``), the ``On ... wrote:`` line
+- The body excludes quoted mail (lines starting with ``>``), the ``... wrote:`` line
   introducing a quote, everything after a ``-- `` signature separator, and chunks that
   convo's chat importers write for tool calls and media (``[tool_use ...] {...}``).
 - ``@name`` is a mention only when not preceded by a word character (so addresses are
@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from re import Match as _Match
 
-_QUOTE_INTRO = re.compile(r"^\s*(On\b.{0,200}\bwrote:|-{2,}\s*Original Message\s*-{2,})\s*$", re.I)
+_QUOTE_INTRO = re.compile(r"^\s*(\S.{0,200}\bwrote:|-{2,}\s*Original Message\s*-{2,})\s*$", re.I)
 _MEDIA_CHUNK = re.compile(
     r"^\[(tool_use|tool_result|tool_call|function_call|image|audio|video|file|attachment|sticker)\b",
     re.I,
