@@ -428,6 +428,8 @@ def main() -> None:
         sys.exit(0)
 
 
+# Commands kept in modules of their own; they add themselves to ``app``.
+from . import cli_knowledge  # noqa: E402, F401  (registers `knowledge`)
 from .cli_export import register as _register_export  # noqa: E402
 
 _register_export(app)

@@ -1,0 +1,174 @@
+"""Key phrases of a message: RAKE scored with statistics of the whole conversation.
+
+Method (Rose et al., "Automatic keyword extraction from individual documents", 2010):
+candidate phrases are the runs of words between stopwords, punctuation and numbers;
+each word scores ``degree(w) / frequency(w)`` (degree = total length of the candidates
+it occurs in), and a phrase scores the sum of its words. RAKE treats one document;
+here the document is the conversation (the selected messages), so a word's score is
+the same in every message and a short chat line is judged by how the whole
+conversation uses its words.
+
+Decisions:
+- Streaming: ``PhraseStats`` holds counts per distinct word (memory grows with the
+  vocabulary, not with the number of messages). Callers make two passes: ``observe``
+  every message, then ``keyphrases`` per message. Without conversation statistics the
+  message's own statistics are used (plain single-document RAKE).
+- A candidate has at most ``MAX_WORDS`` words (longer runs are usually clauses that a
+  stopword list missed) and at least one word of three or more letters.
+- A single word is a topic only when it recurs: in two or more messages of the
+  conversation (or twice in a message read alone). Two- to four-word phrases need not.
+- RAKE's runs often end in a verb only this message uses (``release schedule moves``):
+  when some word of a phrase recurs in the conversation, trailing words that occur in
+  no other message are trimmed (``release schedule``). Leading words are kept, since
+  English modifiers come first (``refresh tokens``).
+- Phrases already among the message's topics (its subject, tags) are skipped.
+- Per message at most 3 phrases (5 for messages over 150 words), best first; ties go to
+  the earlier phrase. Phrases are lower-case (possessive ``'s`` removed) so they merge
+  across messages.
+- The stopword list is a general English function-word list plus conversational filler
+  (``yeah``, ``thanks``, ``gonna``); it is not a list of keywords.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from functools import lru_cache
+
+MAX_WORDS = 4
+
+_STOPWORD_TEXT = """
+    a about above after again against all almost along already also although always am among an
+    and another any anybody anyone anything anyway anywhere are aren't around as ask asked at away
+    back be became because become been before behind being below best better between both but by
+    can can't cannot could couldn't did didn't do does doesn't doing don't done down during each
+    either else enough etc even ever every everybody everyone everything few first for from
+    further get gets getting give given go goes going gone good got great had hadn't has hasn't
+    have haven't having he he'd he'll he's her here here's hers herself him himself his how how's
+    however i i'd i'll i'm i've if in indeed instead into is isn't it it'd it'll it's its itself
+    just keep kind last least less let let's lets like likely look looks lot lots made make makes
+    many may maybe me might mine more most much must mustn't my myself need needs never new next
+    no nobody none nor not nothing now of off often oh ok okay old on once one ones only onto or
+    other others otherwise our ours ourselves out over own per perhaps please put quite rather
+    re really right said same say says see seem seems seen shall shan't she she'd she'll she's
+    should shouldn't since so some somebody someone something sometimes soon still such sure take
+    tell than thank thanks that that's the their theirs them themselves then there there's these
+    they they'd they'll they're they've thing things think this those though through thus to today
+    together too tomorrow took toward towards try trying two under until up upon us use used using
+    very via want wanted wants was wasn't way we we'd we'll we're we've well went were weren't what
+    what's whatever when when's where where's whether which while who who's whom whose why why's
+    will with within without won't would wouldn't yes yet you you'd you'll you're you've your
+    yours yourself yourselves yeah yep yup nope hey hi hello bye cheers thx ty lol hmm uh um ah
+    gonna gotta wanna kinda sorta actually basically definitely probably totally pretty stuff
+    anyways also cool nice awesome agree agreed guess mean means know knew think thought feel
+    sounds sound fine hope hopefully let's lemme wait still tbh imo fyi btw pm am
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+# A word (group 1), or something that breaks a phrase: punctuation, a spaced dash, a line end.
+_SCAN = re.compile(r"([^\W_][\w'’-]*)|[^\w\s'’-]+|\s-+\s|\n")
+
+
+@lru_cache(maxsize=1 << 16)
+def _word(token: str) -> str | None:
+    """The normalised word, or None when the token breaks a phrase (stopword, number)."""
+    t = token.lower().replace("’", "'").strip("'-")
+    if t.endswith("'s"):
+        t = t[:-2]
+    if len(t) < 2 or t in STOPWORDS or t.replace("-", "").isdigit():
+        return None
+    return t
+
+
+def candidates(text: str) -> list[tuple[str, ...]]:
+    """Candidate phrases (tuples of normalised words) in order of appearance."""
+    out: list[tuple[str, ...]] = []
+    run: list[str] = []
+    for m in _SCAN.finditer(text):
+        token = m.group(1)
+        w = _word(token) if token else None
+        if w is not None:
+            run.append(w)
+        elif run:
+            if len(run) <= MAX_WORDS and any(len(x) >= 3 for x in run):
+                out.append(tuple(run))
+            run = []
+    if run and len(run) <= MAX_WORDS and any(len(x) >= 3 for x in run):
+        out.append(tuple(run))
+    return out
+
+
+class PhraseStats:
+    """Word frequency, RAKE degree and message count (document frequency) per word."""
+
+    def __init__(self) -> None:
+        self.freq: Counter[str] = Counter()
+        self.degree: Counter[str] = Counter()
+        self.df: Counter[str] = Counter()
+        self.docs = 0
+
+    def observe(self, text: str) -> None:
+        self.observe_candidates(candidates(text))
+
+    def observe_candidates(self, cands: Iterable[tuple[str, ...]]) -> None:
+        seen: set[str] = set()
+        for cand in cands:
+            for w in cand:
+                self.freq[w] += 1
+                self.degree[w] += len(cand)
+                seen.add(w)
+        self.df.update(seen)
+        self.docs += 1
+
+    def word_score(self, w: str) -> float:
+        f = self.freq.get(w, 0)
+        return self.degree[w] / f if f else 1.0
+
+
+def _trim(cand: tuple[str, ...], stats: PhraseStats) -> tuple[str, ...]:
+    if len(cand) < 2 or all(stats.df[w] < 2 for w in cand):
+        return cand
+    end = len(cand)
+    while stats.df[cand[end - 1]] < 2:
+        end -= 1
+    return cand[:end]
+
+
+def keyphrases(
+    text: str, stats: PhraseStats | None = None, exclude: Iterable[str] = ()
+) -> list[str]:
+    """The key phrases of one message, best first (see the module docstring)."""
+    return rank(candidates(text), stats, exclude)
+
+
+def rank(
+    cands: list[tuple[str, ...]], stats: PhraseStats | None = None, exclude: Iterable[str] = ()
+) -> list[str]:
+    """The best of one message's candidates (``candidates(text)``), as phrases."""
+    if not cands:
+        return []
+    local = stats is None or stats.docs == 0
+    if local:
+        stats = PhraseStats()
+        stats.observe_candidates(cands)
+    assert stats is not None
+    if not local:
+        cands = [_trim(c, stats) for c in cands]
+    in_message: Counter[tuple[str, ...]] = Counter(cands)
+    skip = {" ".join(x.casefold().split()) for x in exclude}
+    scored: dict[tuple[str, ...], tuple[float, int]] = {}
+    for pos, cand in enumerate(cands):
+        if cand in scored or " ".join(cand) in skip:
+            continue
+        if len(cand) == 1:
+            w = cand[0]
+            recurs = in_message[cand] >= 2 if local else stats.df[w] >= 2
+            if len(w) < 4 or not recurs:
+                continue
+        score = sum(stats.word_score(w) for w in cand)
+        scored[cand] = (score, pos)
+    ranked = sorted(scored.items(), key=lambda kv: (-kv[1][0], kv[1][1]))
+    n_words = sum(len(c) for c in cands)
+    top = 5 if n_words > 150 else 3
+    return [" ".join(c) for c, _ in ranked[:top]]
