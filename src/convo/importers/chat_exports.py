@@ -17,7 +17,11 @@ from __future__ import annotations
 def register(registry) -> None:
     """Register the chat-app export formats."""
     from . import Format
+    from . import chat_exports_apps as apps
+    from . import chat_exports_chatgpt as chatgpt
+    from . import chat_exports_mattermost as mattermost
     from . import chat_exports_slack as slack
+    from . import chat_exports_text as text
 
     registry.register(
         Format(
@@ -42,3 +46,46 @@ def register(registry) -> None:
             example='[{"type": "message", "user": "U1", "text": "hi <@U2>", "ts": "1700000000.000100"}]',
         )
     )
+
+    for name, desc, patterns, sniff, read, example in (
+        (
+            "discord", "DiscordChatExporter JSON (guild, channel, messages)", ("*.json",),
+            apps.sniff_discord, apps.read_discord,
+            '{"guild": {...}, "channel": {"name": "general"}, "messages": [{"id": "1", "author": {...}}]}',
+        ),
+        (
+            "telegram", "Telegram Desktop result.json (one chat, or a full export with chats.list)",
+            ("result.json", "*.json"), apps.sniff_telegram, apps.read_telegram,
+            '{"name": "Bob", "type": "personal_chat", "id": 1, "messages": [{"id": 1, "from": "Bob", ...}]}',
+        ),
+        (
+            "messenger", "Facebook Messenger message_N.json (participants, newest-first messages)",
+            ("message_*.json",), apps.sniff_messenger, apps.read_messenger,
+            '{"participants": [{"name": "Bob"}], "messages": [{"sender_name": "Bob", "timestamp_ms": 1}]}',
+        ),
+        (
+            "chatgpt", "ChatGPT conversations.json (mapping tree, current branch)",
+            ("conversations.json",), chatgpt.sniff, chatgpt.read,
+            '[{"title": "T", "mapping": {"n1": {"id": "n1", "parent": null, "children": [], ...}}}]',
+        ),
+        (
+            "teams", "Microsoft Teams export JSON (PascalCase messages with HTML bodies)", ("*.json",),
+            apps.sniff_teams, apps.read_teams,
+            '[{"Id": "1", "Body": {"ContentType": "html", "Content": "<p>Hi</p>"}, "From": {...}}]',
+        ),
+        (
+            "mattermost", "Mattermost bulk export JSONL (version/team/channel/user/post lines)",
+            ("*.jsonl",), mattermost.sniff, mattermost.read,
+            '{"type": "version", "version": 1}',
+        ),
+        (
+            "whatsapp", "WhatsApp chat .txt export (iOS [date, time] or Android date, time - )",
+            ("*.txt",), text.sniff_whatsapp, text.read_whatsapp,
+            "[8/15/23, 9:12:33 AM] Alice: Hello",
+        ),
+        (
+            "zoomchat", "Zoom in-meeting chat .txt (HH:MM:SS<TAB>Name:<TAB>text)", ("*.txt",),
+            text.sniff_zoom, text.read_zoom, "00:11:09\tAlice Smith:\thello",
+        ),
+    ):  # fmt: skip
+        registry.register(Format(name, "chat", desc, patterns, sniff, read, example))

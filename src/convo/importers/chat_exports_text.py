@@ -1,0 +1,239 @@
+"""Plain-text chat exports: WhatsApp ``.txt`` and Zoom in-meeting chat.
+
+WhatsApp decisions:
+- Both layouts: iOS ``[8/15/23, 9:12:33 AM] Name: text`` and Android
+  ``15/08/2023, 21:12 - Name: text``; 12 or 24 h clock, 2- or 4-digit years (``yy`` is
+  20yy), ``/``, ``.`` or ``-`` separators, U+200E/U+202F marks tolerated.
+- Day/month order is decided per file from the values seen: a first field above 12 means
+  D/M, a second above 12 means M/D; when no value decides, the order whose dates run
+  forward with fewer steps back wins; a tie falls back to M/D for ``/`` dates with AM/PM
+  (US) and D/M otherwise, with a warning. A year-first date is Y/M/D.
+- Times are naive and read in ``--tz``. The file is read twice (dates first; stdin is
+  spooled to a temporary file), so memory stays flat.
+- Lines without a header continue the previous message. A header whose rest has no
+  ``Name: `` (Android system lines) and the encryption notice are kept with speaker
+  null and the tag ``system``.
+- ``<Media omitted>``, ``image omitted``, ``<attached: f>`` set ``extra.media``.
+- Two speakers in the file: each is the other's listener; else ``@Name`` mentions of known
+  speakers are the listeners. No ids in the source (content hash).
+
+Zoom decisions: ``HH:MM:SS<TAB>Name:<TAB>text`` (and ``HH:MM:SS From A to B:``); the
+time is an offset on ``--start-date``'s day (in its zone, else ``--tz``), else on the epoch
+(TypeAgent's rule for undated transcripts). ``to B`` (not Everyone) makes B the listener.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from ..model import ConversationMessage
+from ..timestamps import epoch_plus, format_timestamp_utc
+from .base import ImportContext, Source, decode_text
+from .chat_exports_common import SYSTEM_TAG, message
+
+_MARKS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
+_DATE = r"(\d{1,4})([./-])(\d{1,2})[./-](\d{1,4})"
+_TIME = r"(\d{1,2})[:.](\d{2})(?:[:.](\d{2}))?(?:[\s\u202f\u00a0]*([AaPp])\.?\s?[Mm]\.?)?"
+_IOS = re.compile(rf"^[{_MARKS}]*\[{_DATE},?\s+{_TIME}\]\s?(.*)$")
+_ANDROID = re.compile(rf"^[{_MARKS}]*{_DATE},?\s+{_TIME}\s[-–]\s(.*)$")
+_MEDIA = re.compile(
+    r"^(?:<Media omitted>|(image|video|audio|sticker|GIF|document|Contact card) omitted|"
+    r"<attached: (.+)>|(.+) \(file attached\))$",
+    re.I,
+)
+_SYSTEM_TEXT = ("Messages and calls are end-to-end encrypted", "Messages to this chat and calls are")
+
+
+def _header(line: str) -> re.Match[str] | None:
+    return _IOS.match(line) or _ANDROID.match(line)
+
+
+def sniff_whatsapp(source: Source) -> int:
+    lines = [x for x in source.head_text().lstrip("\ufeff").splitlines() if x.strip()][:8]
+    if not lines or not _header(lines[0]):
+        return 0
+    hits = sum(1 for x in lines if _header(x))
+    return 85 if hits >= 2 or len(lines) == 1 else 70
+
+
+def _lines(source: Source) -> Iterator[tuple[int, str]]:
+    path: Path = source.real_path()
+    with open(path, "rb") as f:
+        for n, raw in enumerate(f, 1):
+            text = decode_text(raw, errors="replace") if n > 1 else decode_text(raw.lstrip(b"\xef\xbb\xbf"))
+            yield n, text.rstrip("\r\n")
+
+
+def _split(rest: str) -> tuple[str | None, str]:
+    name, sep, text = rest.partition(": ")
+    if not sep or len(name) > 100:
+        return None, rest
+    return name.strip(_MARKS + " "), text
+
+
+def _day_order(source: Source) -> tuple[str, bool]:
+    """'DM', 'MD' or 'YMD' for this file, and whether it was a guess."""
+    firsts: list[tuple[int, int, int]] = []
+    ampm = slash = False
+    for _, line in _lines(source):
+        m = _header(line)
+        if not m:
+            continue
+        a, sep, b, c = int(m[1]), m[2], int(m[3]), int(m[4])
+        if len(m[1]) == 4:
+            return "YMD", False
+        ampm = ampm or bool(m[8])
+        slash = slash or sep == "/"
+        if a > 12:
+            return "DM", False
+        if b > 12:
+            return "MD", False
+        firsts.append((a, b, c))
+
+    def backsteps(order: str) -> int:
+        seq = [(c, b, a) if order == "DM" else (c, a, b) for a, b, c in firsts]
+        return sum(1 for x, y in zip(seq, seq[1:], strict=False) if y < x)
+
+    dm, md = backsteps("DM"), backsteps("MD")
+    if dm != md:
+        return ("DM" if dm < md else "MD"), False
+    return ("MD" if slash and ampm else "DM"), len({(a, b) for a, b, _ in firsts if a != b}) > 0
+
+
+def _when(m: re.Match[str], order: str, zone: Any) -> str | None:
+    a, b, c = int(m[1]), int(m[3]), int(m[4])
+    y, mo, d = (a, b, c) if order == "YMD" else (c, b, a) if order == "DM" else (c, a, b)
+    if y < 100:
+        y += 2000
+    h, mi, s = int(m[5]), int(m[6]), int(m[7] or 0)
+    if m[8]:
+        h = h % 12 + (12 if m[8].lower() == "p" else 0)
+    try:
+        return format_timestamp_utc(datetime(y, mo, d, h, mi, s, tzinfo=zone))
+    except (ValueError, OverflowError):
+        return None
+
+
+def read_whatsapp(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    order, guessed = _day_order(source)
+    if guessed:
+        ctx.warn(source.name, f"day/month order is ambiguous; read as {'D/M' if order == 'DM' else 'M/D'}")
+    speakers: list[str] = []
+    for _, line in _lines(source):
+        m = _header(line)
+        if m:
+            name, text = _split(m[9])
+            if name and name not in speakers and not text.strip(_MARKS).startswith(_SYSTEM_TEXT):
+                speakers.append(name)
+    zone = ctx.options.tz
+    cur: dict[str, Any] | None = None
+    for n, line in _lines(source):
+        m = _header(line)
+        if not m:
+            if cur is not None:
+                cur["text"].append(line)
+            elif line.strip():
+                ctx.reject(ctx.loc(n), "text before the first WhatsApp message header", line)
+            continue
+        if cur is not None:
+            yield _wa_message(cur, speakers, ctx)
+        name, text = _split(m[9])
+        cur = {"line": n, "name": name, "text": [text], "ts": _when(m, order, zone)}
+    if cur is not None:
+        yield _wa_message(cur, speakers, ctx)
+
+
+def _wa_message(cur: dict[str, Any], speakers: list[str], ctx: ImportContext) -> ConversationMessage:
+    loc = ctx.loc(cur["line"])
+    text = "\n".join(cur["text"]).strip(_MARKS + " ")
+    name = cur["name"]
+    system = name is None or text.startswith(_SYSTEM_TEXT)
+    clean = text.translate({ord(c): None for c in _MARKS})
+    media = _MEDIA.match(clean.strip())
+    kind = None
+    if media:
+        kind = (media[1] or ("file" if (media[2] or media[3]) else "media")).lower()
+    if cur["ts"] is None:
+        ctx.warn(loc, "impossible date; time left unknown")
+    listeners: list[str] = []
+    if not system:
+        listeners = [s for s in speakers if s != name and f"@{s}" in clean]
+        if not listeners and len(speakers) == 2:
+            listeners = [s for s in speakers if s != name]
+    return message(
+        clean or text,
+        speaker=None if system else name,
+        listeners=listeners,
+        timestamp=cur["ts"],
+        source_id=loc,
+        format="whatsapp",
+        tags=[SYSTEM_TAG] if system else [],
+        extra={
+            "media": kind,
+            "file": (media[2] or media[3]) if media else None,
+            "chat_name": name if system and name else None,
+        },
+    )
+
+
+# --- Zoom in-meeting chat -------------------------------------------------------------
+
+_ZOOM = re.compile(r"^(\d{1,2}):(\d{2}):(\d{2})\t(?:From\s+(.+?)\s+to\s+(.+?)|(.+?))\s?:\t?(.*)$")
+
+
+def sniff_zoom(source: Source) -> int:
+    lines = [x for x in source.head_text().lstrip("\ufeff").splitlines() if x.strip()][:5]
+    if lines and _ZOOM.match(lines[0]):
+        return 80
+    return 0
+
+
+def read_zoom(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    start = ctx.options.start_date
+    base = None
+    if start is not None:
+        zone = start.tzinfo or ctx.options.tz
+        base = datetime(start.year, start.month, start.day, tzinfo=zone)
+    cur: dict[str, Any] | None = None
+    for n, line in _lines(source):
+        m = _ZOOM.match(line)
+        if not m:
+            if cur is not None:
+                cur["text"].append(line.lstrip("\t"))
+            elif line.strip():
+                ctx.reject(ctx.loc(n), "text before the first Zoom chat line", line)
+            continue
+        if cur is not None:
+            yield _zoom_message(cur, ctx)
+        secs = int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3])
+        if base is not None:
+            ts = format_timestamp_utc((base + timedelta(seconds=secs)).astimezone(UTC))
+        else:
+            ts = epoch_plus(secs)
+        to = (m[5] or "").strip()
+        cur = {
+            "line": n,
+            "name": (m[4] or m[6] or "").strip(),
+            "to": [] if not to or to.lower() in ("everyone", "all panelists") else [to],
+            "text": [m[7]],
+            "ts": ts,
+            "offset": f"{m[1]}:{m[2]}:{m[3]}",
+        }
+    if cur is not None:
+        yield _zoom_message(cur, ctx)
+
+
+def _zoom_message(cur: dict[str, Any], ctx: ImportContext) -> ConversationMessage:
+    return message(
+        "\n".join(cur["text"]).strip(),
+        speaker=cur["name"] or None,
+        listeners=cur["to"],
+        timestamp=cur["ts"],
+        source_id=ctx.loc(cur["line"]),
+        format="zoomchat",
+        extra={"offset": cur["offset"]},
+    )
