@@ -439,7 +439,7 @@ def _teams_message(
         if name:
             mentioned.append(name)
     listeners = mentioned
-    if not listeners and thread.endswith("@unq.gbl.spaces"):
+    if not listeners and not system and thread.endswith("@unq.gbl.spaces"):
         listeners = [p for p in members.get(thread, []) if p != speaker]
     ts = iso_ts(m.get("CreatedDateTime"))
     if ts is None:
