@@ -24,6 +24,7 @@ time is an offset on ``--start-date``'s day (in its zone, else ``--tz``), else o
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -61,11 +62,20 @@ def sniff_whatsapp(source: Source) -> int:
 
 
 def _lines(source: Source) -> Iterator[tuple[int, str]]:
+    """Numbered lines without their ends; UTF-16 when a BOM says so, else UTF-8 (cp1252 fallback)."""
     path: Path = source.real_path()
     with open(path, "rb") as f:
+        if f.read(2) in (b"\xff\xfe", b"\xfe\xff"):
+            f.seek(0)
+            with io.TextIOWrapper(f, encoding="utf-16", errors="replace", newline=None) as text:
+                for n, line in enumerate(text, 1):
+                    yield n, line.rstrip("\r\n")
+            return
+        f.seek(0)
         for n, raw in enumerate(f, 1):
-            text = decode_text(raw, errors="replace") if n > 1 else decode_text(raw.lstrip(b"\xef\xbb\xbf"))
-            yield n, text.rstrip("\r\n")
+            if n == 1:
+                raw = raw.removeprefix(b"\xef\xbb\xbf")
+            yield n, decode_text(raw).rstrip("\r\n")
 
 
 def _split(rest: str) -> tuple[str | None, str]:
