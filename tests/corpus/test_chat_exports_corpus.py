@@ -6,14 +6,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import corpus_dir, corpus_files, records
 
+from conftest import corpus_dir, corpus_files, records
 from convo.cli import app
 from convo.errors import ConvoError
 from convo.importers import Source, registry
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "importers"))
-from chat_exports_helpers import MY_FORMATS, ingest  # noqa: E402
+from chat_exports_helpers import MY_FORMATS, ingest
 
 # corpus file prefix -> the format that must read it
 MINE = {
@@ -35,7 +35,10 @@ EXPECTED = {
     "discordchatexporter-example-guild-thread.json": (5, {"Adam", "Thomas"}),
     "discordchatexporter-zulip-general-2.json": (4, {"pieter", "hamlet"}),
     "facebook-messenger-langchain.json": (11, {"User 1", "User 2"}),
-    "mattermost-bulk-export-zulip-direct_channel.jsonl": (11, {"Ron Weasley", "Harry Potter", "Tom Riddle"}),
+    "mattermost-bulk-export-zulip-direct_channel.jsonl": (
+        11,
+        {"Ron Weasley", "Harry Potter", "Tom Riddle"},
+    ),
     "msteams-export-zulip-user-chats.json": (9, {"Pieter K"}),
     "slack-export-slackdump.zip": (16, {"WgO268Xc0KtFylJ"}),
     "slack-zulip-thread_with_broadcast_reply.json": (3, {"U061A5N1G", "U061A1R2R"}),

@@ -11,8 +11,8 @@ from pathlib import Path
 import orjson
 import pytest
 from chat_exports_helpers import MY_FORMATS, ingest
-from conftest import ROOT, assert_golden, records
 
+from conftest import ROOT, assert_golden, records
 from convo.cli import app
 from convo.importers import ImportOptions, Source, registry
 from convo.importers.chat_exports_common import fix_cp1252_mojibake, fix_latin1_mojibake
@@ -96,7 +96,11 @@ def test_slack_zip_hostile_members(tmp_path):
     bomb = b"\0" * (4 << 20)  # compresses far beyond the ratio cap
     z = _zip_export(
         tmp_path,
-        extra={"../evil/2024-01-01.json": b"[]", "/abs/2024-01-01.json": b"[]", "general/2024-03-07.json": bomb},
+        extra={
+            "../evil/2024-01-01.json": b"[]",
+            "/abs/2024-01-01.json": b"[]",
+            "general/2024-03-07.json": bomb,
+        },
     )
     recs, rejects, _ = ingest(z)
     assert len(recs) == 9
@@ -122,7 +126,9 @@ def test_slack_threads_mentions_and_dm(in_root):
     assert broadcast["extra"]["subtype"] == "thread_broadcast" and "system" not in broadcast["tags"]
     alice = by_ts["1709719200.000200"]
     assert alice["metadata"] == {"speaker": "Alice Smith", "listeners": ["Bob Jones"]}
-    assert alice["textChunks"][0].startswith("Morning @Bob Jones! The plan is in the auth doc (https://")
+    assert alice["textChunks"][0].startswith(
+        "Morning @Bob Jones! The plan is in the auth doc (https://"
+    )
     assert by_ts["1709715700.000100"]["tags"] == ["system"]
     assert by_ts["1709722800.000600"]["metadata"]["speaker"] == "deploybot"
     dm = by_ts["1709730120.000200"]
@@ -143,7 +149,10 @@ def test_render_mrkdwn():
         {"U1": "Alice Smith"},
         {},
     )
-    assert text == "hi @Alice Smith, @zed see #dev X (https://x.org) https://y.org @channel @ops a@b.c <tag> &"
+    assert (
+        text
+        == "hi @Alice Smith, @zed see #dev X (https://x.org) https://y.org @channel @ops a@b.c <tag> &"
+    )
     assert who == ["Alice Smith", "zed"]
 
 
@@ -157,14 +166,22 @@ def test_mojibake_repairs():
 def test_telegram_naive_date_uses_tz(in_root):
     recs, _, _ = ingest(CHAT / "telegram-result.json", options=ImportOptions(tz=get_zone("+02:00")))
     by_id = {r["id"]: r for r in recs}
-    assert by_id["telegram:4400000001:3"]["timestamp"] == "2024-03-06T08:02:30Z"  # naive, read in +02:00
-    assert by_id["telegram:4400000001:2"]["timestamp"] == "2024-03-06T10:01:00Z"  # date_unixtime wins
+    assert (
+        by_id["telegram:4400000001:3"]["timestamp"] == "2024-03-06T08:02:30Z"
+    )  # naive, read in +02:00
+    assert (
+        by_id["telegram:4400000001:2"]["timestamp"] == "2024-03-06T10:01:00Z"
+    )  # date_unixtime wins
     assert by_id["telegram:4400000001:3"]["replyTo"] == "telegram:4400000001:2"
 
 
 def test_telegram_full_export(tmp_path, in_root):
     chat = orjson.loads((CHAT / "telegram-result.json").read_bytes())
-    full = {"about": "Here is the data you requested.", "personal_information": {}, "chats": {"about": "", "list": [chat]}}
+    full = {
+        "about": "Here is the data you requested.",
+        "personal_information": {},
+        "chats": {"about": "", "list": [chat]},
+    }
     p = tmp_path / "result.json"
     p.write_bytes(orjson.dumps(full))
     recs, _, _ = ingest(p)
@@ -210,7 +227,7 @@ def test_whatsapp_dates(text, stamps, tmp_path):
 def test_whatsapp_tz_media_and_system(tmp_path):
     p = tmp_path / "chat.txt"
     p.write_text(
-        "12/31/23, 23:30 - Ann created group \"x\"\n12/31/23, 23:31 - Ann: <Media omitted>\n"
+        '12/31/23, 23:30 - Ann created group "x"\n12/31/23, 23:31 - Ann: <Media omitted>\n'
         "12/31/23, 23:32 - Ben: line one\nline two\n",
         encoding="utf-8",
     )
@@ -254,7 +271,12 @@ def test_not_mine_is_not_stolen(tmp_path):
 
 
 def test_truncated_json_is_one_located_error(tmp_path, in_root, runner):
-    for name in ("discord.json", "telegram-result.json", "teams.json", "chatgpt-conversations.json"):
+    for name in (
+        "discord.json",
+        "telegram-result.json",
+        "teams.json",
+        "chatgpt-conversations.json",
+    ):
         data = (CHAT / name).read_bytes()
         p = tmp_path / name
         p.write_bytes(data[: len(data) // 2])
@@ -265,7 +287,11 @@ def test_truncated_json_is_one_located_error(tmp_path, in_root, runner):
 
 def test_bad_records_are_rejected_not_fatal(tmp_path):
     p = tmp_path / "d.json"
-    doc = {"guild": {}, "channel": {"name": "x"}, "messages": [1, {"id": "5", "content": "ok", "author": {"name": "A"}}]}
+    doc = {
+        "guild": {},
+        "channel": {"name": "x"},
+        "messages": [1, {"id": "5", "content": "ok", "author": {"name": "A"}}],
+    }
     p.write_bytes(orjson.dumps(doc))
     recs, rejects, _ = ingest(p)
     assert len(recs) == 1 and len(rejects) == 1 and rejects[0].where.endswith("#msg-1")

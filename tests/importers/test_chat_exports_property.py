@@ -10,10 +10,10 @@ from pathlib import Path
 import orjson
 import pytest
 from chat_exports_helpers import ingest
-from conftest import SAMPLE_DATA
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import SAMPLE_DATA
 from convo.errors import ConvoError
 
 CHAT = SAMPLE_DATA / "chat"
@@ -27,8 +27,14 @@ JSON_SAMPLES = {
 }
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 
@@ -97,7 +103,9 @@ def test_broken_bytes(fmt, cut, junk):
     _run(raw[:cut] + junk + raw[cut + len(junk) :], fmt)
 
 
-@given(lines=st.lists(json_values.map(lambda v: orjson.dumps(v)) | st.binary(max_size=30), max_size=8))
+@given(
+    lines=st.lists(json_values.map(lambda v: orjson.dumps(v)) | st.binary(max_size=30), max_size=8)
+)
 def test_mattermost_lines(lines):
     head = b'{"type":"version","version":1}\n'
     _run(head + b"\n".join(lines), "mattermost", ".jsonl")
@@ -120,7 +128,10 @@ def test_whatsapp_text(lines):
     _run("\n".join(lines).encode("utf-8", "surrogatepass"), "whatsapp", ".txt")
 
 
-@given(lines=st.lists(st.text(max_size=40), max_size=8), enc=st.sampled_from(["utf-8", "utf-16", "cp1252"]))
+@given(
+    lines=st.lists(st.text(max_size=40), max_size=8),
+    enc=st.sampled_from(["utf-8", "utf-16", "cp1252"]),
+)
 def test_zoom_and_whatsapp_any_text(lines, enc):
     data = "\n".join(lines).encode(enc, "replace")
     _run(data, "zoomchat", ".txt")

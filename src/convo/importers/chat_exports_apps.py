@@ -85,8 +85,12 @@ def read_discord(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
             listeners = [a for a in authors if a != speaker]
         chunks = [as_str(m.get("content"))] if as_str(m.get("content")).strip() else []
         attachments = [as_dict(a) for a in as_list(m.get("attachments"))]
-        chunks += [f"[attachment] {as_str(a.get('fileName')) or as_str(a.get('url'))}" for a in attachments]
-        chunks += [f"[sticker] {as_str(as_dict(s).get('name'))}" for s in as_list(m.get("stickers"))]
+        chunks += [
+            f"[attachment] {as_str(a.get('fileName')) or as_str(a.get('url'))}" for a in attachments
+        ]
+        chunks += [
+            f"[sticker] {as_str(as_dict(s).get('name'))}" for s in as_list(m.get("stickers"))
+        ]
         embeds = [
             {k: as_dict(e).get(k) for k in ("title", "url", "description") if as_dict(e).get(k)}
             for e in as_list(m.get("embeds"))
@@ -175,9 +179,15 @@ def read_telegram(source: Source, ctx: ImportContext) -> Iterator[ConversationMe
     if "messages" in data:
         chats = [data]
     else:
-        chats = as_list(as_dict(data.get("chats")).get("list")) + as_list(as_dict(data.get("left_chats")).get("list"))
+        chats = as_list(as_dict(data.get("chats")).get("list")) + as_list(
+            as_dict(data.get("left_chats")).get("list")
+        )
     if not chats:
-        raise InputError("no chats in this Telegram export", where=source.name, hint="export with 'chats' selected")
+        raise InputError(
+            "no chats in this Telegram export",
+            where=source.name,
+            hint="export with 'chats' selected",
+        )
     empty = EmptyCounter()
     for c, chat in enumerate(chats, 1):
         yield from _telegram_chat(as_dict(chat), c, source, ctx, empty)
@@ -204,7 +214,9 @@ def _telegram_chat(
         chunks = [text] if text.strip() else []
         if service:
             action = as_str(m.get("action")) or "service"
-            detail = as_str(m.get("title")) or ", ".join(as_str(x) for x in as_list(m.get("members")))
+            detail = as_str(m.get("title")) or ", ".join(
+                as_str(x) for x in as_list(m.get("members"))
+            )
             chunks.insert(0, f"[{action}] {detail}".rstrip())
         media = {
             k: m[k]
@@ -287,7 +299,13 @@ def sniff_messenger(source: Source) -> int:
     return 0
 
 
-_MEDIA = (("photos", "photo"), ("videos", "video"), ("audio_files", "audio"), ("files", "file"), ("gifs", "gif"))
+_MEDIA = (
+    ("photos", "photo"),
+    ("videos", "video"),
+    ("audio_files", "audio"),
+    ("files", "file"),
+    ("gifs", "gif"),
+)
 
 
 def read_messenger(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
@@ -346,7 +364,10 @@ def read_messenger(source: Source, ctx: ImportContext) -> Iterator[ConversationM
                 "share": share,
                 "unsent": True if m.get("is_unsent") is True else None,
                 "reactions": [
-                    {"reaction": fix(as_str(r.get("reaction"))), "actor": fix(as_str(r.get("actor")))}
+                    {
+                        "reaction": fix(as_str(r.get("reaction"))),
+                        "actor": fix(as_str(r.get("actor"))),
+                    }
                     for r in map(as_dict, as_list(m.get("reactions")))
                 ],
             },
@@ -361,8 +382,10 @@ def sniff_teams(source: Source) -> int:
     text = json_head(source)
     if not text.startswith(("[", "{")):
         return 0
-    if has_key(text, "CreatedDateTime") and has_key(text, "Body") and (
-        has_key(text, "ChatId") or has_key(text, "MessageType")
+    if (
+        has_key(text, "CreatedDateTime")
+        and has_key(text, "Body")
+        and (has_key(text, "ChatId") or has_key(text, "MessageType"))
     ):
         return 85
     return 0
@@ -408,7 +431,11 @@ def _teams_thread(m: dict[str, Any]) -> str:
 
 
 def _teams_message(
-    m: dict[str, Any], loc: str, members: dict[str, list[str]], ctx: ImportContext, empty: EmptyCounter
+    m: dict[str, Any],
+    loc: str,
+    members: dict[str, list[str]],
+    ctx: ImportContext,
+    empty: EmptyCounter,
 ) -> Iterator[ConversationMessage]:
     body = as_dict(m.get("Body"))
     content = as_str(body.get("Content"))
@@ -418,13 +445,23 @@ def _teams_message(
     chunks = [text] if text.strip() else []
     if system:
         detail = as_dict(m.get("EventDetail"))
-        kinds = [k for k, v in detail.items() if v not in (None, [], {}) and k not in ("Initiator",)]
-        kind = as_str(detail.get("@odata.type")) or as_str(detail.get("EventType")) or ", ".join(kinds)
+        kinds = [
+            k for k, v in detail.items() if v not in (None, [], {}) and k not in ("Initiator",)
+        ]
+        kind = (
+            as_str(detail.get("@odata.type")) or as_str(detail.get("EventType")) or ", ".join(kinds)
+        )
         chunks.insert(0, f"[system event] {kind}".rstrip())
         if not speaker:
-            speaker = as_str(as_dict(as_dict(detail.get("Initiator")).get("User")).get("DisplayName"))
+            speaker = as_str(
+                as_dict(as_dict(detail.get("Initiator")).get("User")).get("DisplayName")
+            )
     attachments = [
-        {k: as_dict(a).get(k) for k in ("Id", "Name", "ContentType", "ContentUrl") if as_dict(a).get(k)}
+        {
+            k: as_dict(a).get(k)
+            for k in ("Id", "Name", "ContentType", "ContentUrl")
+            if as_dict(a).get(k)
+        }
         for a in as_list(m.get("Attachments"))
     ]
     chunks += [f"[attachment] {a.get('Name') or a.get('ContentUrl')}" for a in attachments if a]

@@ -27,7 +27,16 @@ import orjson
 from ..errors import InputError
 from ..model import ConversationMessage
 from .base import ImportContext, Source
-from .chat_exports_common import as_dict, as_list, as_str, epoch_ts, has_key, json_head, load_json, message
+from .chat_exports_common import (
+    as_dict,
+    as_list,
+    as_str,
+    epoch_ts,
+    has_key,
+    json_head,
+    load_json,
+    message,
+)
 
 ROLES = {"system", "user", "assistant", "tool"}
 MAX_DEPTH = 100_000
@@ -83,7 +92,9 @@ def _branch(mapping: dict[str, Any], current: str) -> list[dict[str, Any]]:
     return path
 
 
-def _conversation(conv: dict[str, Any], c: int, ctx: ImportContext) -> tuple[list[ConversationMessage], int]:
+def _conversation(
+    conv: dict[str, Any], c: int, ctx: ImportContext
+) -> tuple[list[ConversationMessage], int]:
     title = as_str(conv.get("title"))
     thread = as_str(conv.get("conversation_id")) or as_str(conv.get("id"))
     if not thread:
@@ -151,7 +162,11 @@ def _content(content: dict[str, Any]) -> tuple[list[str], list[Any]]:
             if isinstance(part.get("text"), str):
                 chunks.append(part["text"])
             else:
-                ref = as_str(part.get("asset_pointer")) or as_str(part.get("name")) or as_str(part.get("url"))
+                ref = (
+                    as_str(part.get("asset_pointer"))
+                    or as_str(part.get("name"))
+                    or as_str(part.get("url"))
+                )
                 chunks.append(f"[{kind.replace('_asset_pointer', '')}] {ref}".rstrip())
         elif part is not None:
             chunks.append(orjson.dumps(part).decode())

@@ -37,7 +37,9 @@ def parse_json(data: bytes, where: str) -> Any:
         line = getattr(e, "lineno", None)
         loc = f"{where}:{line}" if line else where
         msg = str(e).split(":", 1)[0]
-        raise InputError(f"not valid JSON ({msg})", where=loc, hint="is the export complete?") from None
+        raise InputError(
+            f"not valid JSON ({msg})", where=loc, hint="is the export complete?"
+        ) from None
 
 
 def load_json(source: Source) -> Any:

@@ -26,7 +26,9 @@ from ..model import ConversationMessage
 from .base import ImportContext, Source
 from .chat_exports_common import as_dict, as_list, as_str, epoch_ts, message
 
-_FIRST = re.compile(rb'^\s*\{\s*"type"\s*:\s*"(version|post|direct_post|team|channel|user|direct_channel)"')
+_FIRST = re.compile(
+    rb'^\s*\{\s*"type"\s*:\s*"(version|post|direct_post|team|channel|user|direct_channel)"'
+)
 _MENTION = re.compile(r"(?<![\w@])@([a-z0-9][a-z0-9._-]{0,63})", re.I)
 
 
@@ -54,19 +56,32 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             kind = as_str(obj.get("type"))
             body = as_dict(obj.get(kind))
             if kind == "user":
-                name = " ".join(x for x in (as_str(body.get("first_name")), as_str(body.get("last_name"))) if x)
-                users[as_str(body.get("username"))] = name or as_str(body.get("nickname")) or as_str(body.get("username"))
+                name = " ".join(
+                    x for x in (as_str(body.get("first_name")), as_str(body.get("last_name"))) if x
+                )
+                users[as_str(body.get("username"))] = (
+                    name or as_str(body.get("nickname")) or as_str(body.get("username"))
+                )
             elif kind == "channel":
-                channels[as_str(body.get("name"))] = as_str(body.get("display_name")) or as_str(body.get("name"))
+                channels[as_str(body.get("name"))] = as_str(body.get("display_name")) or as_str(
+                    body.get("name")
+                )
             elif kind in ("post", "direct_post"):
-                if not as_str(body.get("user")) or not isinstance(body.get("create_at"), int | float):
+                if not as_str(body.get("user")) or not isinstance(
+                    body.get("create_at"), int | float
+                ):
                     ctx.reject(where, f"{kind} without user or create_at", line.raw)
                     continue
                 yield from _post(kind, body, users, channels, where, ctx)
 
 
 def _post(
-    kind: str, p: dict[str, Any], users: dict[str, str], channels: dict[str, str], where: str, ctx: ImportContext
+    kind: str,
+    p: dict[str, Any],
+    users: dict[str, str],
+    channels: dict[str, str],
+    where: str,
+    ctx: ImportContext,
 ) -> Iterator[ConversationMessage]:
     if kind == "direct_post":
         members = [as_str(x) for x in as_list(p.get("channel_members"))]
@@ -128,7 +143,10 @@ def _one(
             "edit_at": epoch_ts(p.get("edit_at"), ms=True) if p.get("edit_at") else None,
             "attachments": [a for a in attachments if a],
             "reactions": [
-                {"user": users.get(as_str(r.get("user")), as_str(r.get("user"))), "emoji": as_str(r.get("emoji_name"))}
+                {
+                    "user": users.get(as_str(r.get("user")), as_str(r.get("user"))),
+                    "emoji": as_str(r.get("emoji_name")),
+                }
                 for r in map(as_dict, as_list(p.get("reactions")))
             ],
             "flagged_by": as_list(p.get("flagged_by")),

@@ -77,7 +77,9 @@ def sniff_dir(source: Source) -> int:
     if not names & set(META_FILES):
         return 0
     for sub in source.path.iterdir():
-        if sub.is_dir() and any(re.fullmatch(r"\d{4}-\d{2}-\d{2}\.json", f.name) for f in sub.iterdir()):
+        if sub.is_dir() and any(
+            re.fullmatch(r"\d{4}-\d{2}-\d{2}\.json", f.name) for f in sub.iterdir()
+        ):
             return 95
     return 70 if {"users.json", "channels.json"} <= names else 0
 
@@ -85,9 +87,9 @@ def sniff_dir(source: Source) -> int:
 def sniff_file(source: Source) -> int:
     head = source.head
     if head.startswith(b"PK\x03\x04"):
-        if re.search(rb"(?:^|/)(?:channels|users|dms|mpims|groups)\.json", head[:65536]) or re.search(
-            rb"/\d{4}-\d{2}-\d{2}\.json", head
-        ):
+        if re.search(
+            rb"(?:^|/)(?:channels|users|dms|mpims|groups)\.json", head[:65536]
+        ) or re.search(rb"/\d{4}-\d{2}-\d{2}\.json", head):
             return 85
         return 0
     text = json_head(source)
@@ -156,17 +158,24 @@ class _ZipTree(_Tree):
             where = f"{name}#{info.filename}"
             bad = _unsafe_member(info.filename)
             if bad:
-                ctx.reject(where, f"zip member {bad}", hint="the archive is not a plain Slack export")
+                ctx.reject(
+                    where, f"zip member {bad}", hint="the archive is not a plain Slack export"
+                )
                 continue
             total += info.file_size
             if total > TOTAL_CAP:
                 raise InputError(
-                    f"uncompressed size exceeds {TOTAL_CAP >> 30} GiB", where=name, hint="possible zip bomb"
+                    f"uncompressed size exceeds {TOTAL_CAP >> 30} GiB",
+                    where=name,
+                    hint="possible zip bomb",
                 )
             if info.file_size > MEMBER_CAP or (
-                info.file_size > (1 << 20) and info.file_size > RATIO_CAP * max(info.compress_size, 1)
+                info.file_size > (1 << 20)
+                and info.file_size > RATIO_CAP * max(info.compress_size, 1)
             ):
-                ctx.reject(where, "zip member too large or too highly compressed", hint="possible zip bomb")
+                ctx.reject(
+                    where, "zip member too large or too highly compressed", hint="possible zip bomb"
+                )
                 continue
             self.infos[info.filename] = info
 
@@ -180,7 +189,11 @@ class _ZipTree(_Tree):
         except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as e:
             raise InputError(f"unreadable zip member ({e})", where=f"{self.name}#{rel}") from None
         if len(data) > MEMBER_CAP:
-            raise InputError("zip member larger than declared", where=f"{self.name}#{rel}", hint="possible zip bomb")
+            raise InputError(
+                "zip member larger than declared",
+                where=f"{self.name}#{rel}",
+                hint="possible zip bomb",
+            )
         return data
 
     def close(self) -> None:
@@ -231,14 +244,23 @@ def _read_tree(tree: _Tree, ctx: ImportContext) -> Iterator[ConversationMessage]
     convs: dict[str, Conv] = {}
     if prefix + "users.json" in paths:
         users = _users(_load(tree, prefix + "users.json"))
-    for meta, kind in (("channels", "channel"), ("groups", "group"), ("dms", "dm"), ("mpims", "mpim")):
+    for meta, kind in (
+        ("channels", "channel"),
+        ("groups", "group"),
+        ("dms", "dm"),
+        ("mpims", "mpim"),
+    ):
         rel = f"{prefix}{meta}.json"
         if rel in paths:
             for c in as_list(_load(tree, rel)):
                 _add_conv(convs, c, kind)
     days = [p for p in paths if p.startswith(prefix) and _DAY_FILE.search(p[len(prefix) :])]
     if not days:
-        raise InputError("no channel folders with YYYY-MM-DD.json files", where=tree.name, hint="is this a Slack export?")
+        raise InputError(
+            "no channel folders with YYYY-MM-DD.json files",
+            where=tree.name,
+            hint="is this a Slack export?",
+        )
     empty = EmptyCounter()
     for rel in days:
         folder = PurePosixPath(rel).parent.name
@@ -260,7 +282,9 @@ def _read_single(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
     if isinstance(data, dict) and ("ts" in data or "messages" in data):
         data = data.get("messages", [data]) if "ts" not in data else [data]
     if not isinstance(data, list):
-        raise InputError("not a Slack message list", where=source.name, hint="expected a JSON array")
+        raise InputError(
+            "not a Slack message list", where=source.name, hint="expected a JSON array"
+        )
     if data and all(isinstance(m, dict) and "ts" not in m for m in data):
         ctx.warn(
             source.name,
@@ -289,7 +313,12 @@ def _neighbours(root: Path) -> tuple[dict[str, str], dict[str, Conv]]:
     try:
         if (root / "users.json").is_file():
             users = _users(parse_json((root / "users.json").read_bytes(), str(root / "users.json")))
-        for meta, kind in (("channels", "channel"), ("groups", "group"), ("dms", "dm"), ("mpims", "mpim")):
+        for meta, kind in (
+            ("channels", "channel"),
+            ("groups", "group"),
+            ("dms", "dm"),
+            ("mpims", "mpim"),
+        ):
             p = root / f"{meta}.json"
             if p.is_file():
                 for c in as_list(parse_json(p.read_bytes(), str(p))):
@@ -311,7 +340,13 @@ def _users(data: Any) -> dict[str, str]:
 
 def _display(u: dict[str, Any]) -> str:
     p = as_dict(u.get("profile"))
-    for v in (p.get("display_name"), p.get("real_name"), u.get("display_name"), u.get("real_name"), u.get("name")):
+    for v in (
+        p.get("display_name"),
+        p.get("real_name"),
+        u.get("display_name"),
+        u.get("real_name"),
+        u.get("name"),
+    ):
         if isinstance(v, str) and v.strip():
             return v.strip()
     return ""
@@ -322,7 +357,9 @@ def _add_conv(convs: dict[str, Conv], c: Any, kind: str) -> None:
     cid = as_str(c.get("id"))
     if not cid:
         return
-    conv = Conv(cid, as_str(c.get("name")) or cid, kind, [as_str(x) for x in as_list(c.get("members"))])
+    conv = Conv(
+        cid, as_str(c.get("name")) or cid, kind, [as_str(x) for x in as_list(c.get("members"))]
+    )
     convs[cid] = conv
     convs.setdefault(conv.name, conv)
 
@@ -357,7 +394,11 @@ def _speaker(m: dict[str, Any], users: dict[str, str]) -> str | None:
     uid = as_str(m.get("user"))
     if uid and uid in users:
         return users[uid]
-    prof = _display({"profile": m.get("user_profile")}) if isinstance(m.get("user_profile"), dict) else ""
+    prof = (
+        _display({"profile": m.get("user_profile")})
+        if isinstance(m.get("user_profile"), dict)
+        else ""
+    )
     if prof:
         if uid:
             users[uid] = prof
@@ -386,14 +427,24 @@ def _message(
     for f in as_list(m.get("files")):
         f = as_dict(f)
         label = as_str(f.get("title")) or as_str(f.get("name")) or as_str(f.get("id"))
-        files.append({k: f.get(k) for k in ("id", "name", "title", "mimetype", "url_private") if f.get(k)})
+        files.append(
+            {k: f.get(k) for k in ("id", "name", "title", "mimetype", "url_private") if f.get(k)}
+        )
         chunks.append(f"[file] {label}")
     attachments = []
     for a in as_list(m.get("attachments")):
         a = as_dict(a)
-        attachments.append({k: a.get(k) for k in ("fallback", "title", "title_link", "text", "from_url") if a.get(k)})
+        attachments.append(
+            {
+                k: a.get(k)
+                for k in ("fallback", "title", "title_link", "text", "from_url")
+                if a.get(k)
+            }
+        )
         if not text.strip():
-            body, more = render_mrkdwn(as_str(a.get("text")) or as_str(a.get("fallback")), users, convs)
+            body, more = render_mrkdwn(
+                as_str(a.get("text")) or as_str(a.get("fallback")), users, convs
+            )
             mentioned += more
             if body.strip():
                 chunks.append(body)
@@ -447,7 +498,9 @@ def _message(
 _ANGLE = re.compile(r"<([^<>\n]{1,2000})>")
 
 
-def render_mrkdwn(text: str, users: dict[str, str], convs: dict[str, Conv]) -> tuple[str, list[str]]:
+def render_mrkdwn(
+    text: str, users: dict[str, str], convs: dict[str, Conv]
+) -> tuple[str, list[str]]:
     """Slack's escaped references made readable; returns the text and the mentioned names."""
     mentioned: list[str] = []
 

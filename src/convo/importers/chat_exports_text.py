@@ -46,7 +46,10 @@ _MEDIA = re.compile(
     r"<attached: (.+)>|(.+) \(file attached\))$",
     re.I,
 )
-_SYSTEM_TEXT = ("Messages and calls are end-to-end encrypted", "Messages to this chat and calls are")
+_SYSTEM_TEXT = (
+    "Messages and calls are end-to-end encrypted",
+    "Messages to this chat and calls are",
+)
 
 
 def _header(line: str) -> re.Match[str] | None:
@@ -86,9 +89,10 @@ def _split(rest: str) -> tuple[str | None, str]:
 
 
 def _day_order(source: Source) -> tuple[str, bool]:
-    """'DM', 'MD' or 'YMD' for this file, and whether it was a guess."""
-    firsts: list[tuple[int, int, int]] = []
-    ampm = slash = False
+    """'DM', 'MD' or 'YMD' for this file, and whether it was a guess (one pass, flat memory)."""
+    ampm = slash = differ = False
+    back = {"DM": 0, "MD": 0}  # steps back in time under each reading
+    prev: dict[str, tuple[int, int, int] | None] = {"DM": None, "MD": None}
     for _, line in _lines(source):
         m = _header(line)
         if not m:
@@ -96,22 +100,21 @@ def _day_order(source: Source) -> tuple[str, bool]:
         a, sep, b, c = int(m[1]), m[2], int(m[3]), int(m[4])
         if len(m[1]) == 4:
             return "YMD", False
-        ampm = ampm or bool(m[8])
-        slash = slash or sep == "/"
         if a > 12:
             return "DM", False
         if b > 12:
             return "MD", False
-        firsts.append((a, b, c))
-
-    def backsteps(order: str) -> int:
-        seq = [(c, b, a) if order == "DM" else (c, a, b) for a, b, c in firsts]
-        return sum(1 for x, y in zip(seq, seq[1:], strict=False) if y < x)
-
-    dm, md = backsteps("DM"), backsteps("MD")
-    if dm != md:
-        return ("DM" if dm < md else "MD"), False
-    return ("MD" if slash and ampm else "DM"), len({(a, b) for a, b, _ in firsts if a != b}) > 0
+        ampm = ampm or bool(m[8])
+        slash = slash or sep == "/"
+        differ = differ or a != b
+        for order, day in (("DM", (c, b, a)), ("MD", (c, a, b))):
+            last = prev[order]
+            if last is not None and day < last:
+                back[order] += 1
+            prev[order] = day
+    if back["DM"] != back["MD"]:
+        return ("DM" if back["DM"] < back["MD"] else "MD"), False
+    return ("MD" if slash and ampm else "DM"), differ
 
 
 def _when(m: re.Match[str], order: str, zone: Any) -> str | None:
@@ -131,7 +134,10 @@ def _when(m: re.Match[str], order: str, zone: Any) -> str | None:
 def read_whatsapp(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     order, guessed = _day_order(source)
     if guessed:
-        ctx.warn(source.name, f"day/month order is ambiguous; read as {'D/M' if order == 'DM' else 'M/D'}")
+        ctx.warn(
+            source.name,
+            f"day/month order is ambiguous; read as {'D/M' if order == 'DM' else 'M/D'}",
+        )
     speakers: list[str] = []
     for _, line in _lines(source):
         m = _header(line)
@@ -157,7 +163,9 @@ def read_whatsapp(source: Source, ctx: ImportContext) -> Iterator[ConversationMe
         yield _wa_message(cur, speakers, ctx)
 
 
-def _wa_message(cur: dict[str, Any], speakers: list[str], ctx: ImportContext) -> ConversationMessage:
+def _wa_message(
+    cur: dict[str, Any], speakers: list[str], ctx: ImportContext
+) -> ConversationMessage:
     loc = ctx.loc(cur["line"])
     text = "\n".join(cur["text"]).strip(_MARKS + " ")
     name = cur["name"]
