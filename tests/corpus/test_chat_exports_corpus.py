@@ -19,6 +19,7 @@ from chat_exports_helpers import MY_FORMATS, ingest
 MINE = {
     "chatgpt-": "chatgpt",
     "discordchatexporter-": "discord",
+    "discord-copypaste-": "discord-text",
     "facebook-messenger-": "messenger",
     "mattermost-": "mattermost",
     "msteams-": "teams",
@@ -32,6 +33,7 @@ MINE = {
 EXPECTED = {
     "chatgpt-export-alyssafuward-conversations.json": (10, {"user", "assistant"}),
     "discordchatexporter-example-guild-general.json": (35, {"Adam", "Thomas", "Patrick"}),
+    "discord-copypaste-langchain.txt": (19, {"talkingtower", "reporterbob"}),
     "discordchatexporter-example-guild-thread.json": (5, {"Adam", "Thomas"}),
     "discordchatexporter-zulip-general-2.json": (4, {"pieter", "hamlet"}),
     "facebook-messenger-langchain.json": (11, {"User 1", "User 2"}),

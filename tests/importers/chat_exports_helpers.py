@@ -9,7 +9,7 @@ from convo.ingest import Ingest
 
 MY_FORMATS = {
     "slack", "slack-file", "discord", "telegram", "messenger", "chatgpt", "teams",
-    "mattermost", "whatsapp", "zoomchat",
+    "mattermost", "whatsapp", "zoomchat", "discord-text",
 }  # fmt: skip
 
 

@@ -31,6 +31,7 @@ GOLDEN = {
     "mattermost": "mattermost.jsonl",
     "teams": "teams.json",
     "zoomchat": "zoom-chat.txt",
+    "discord-text": "discord-text.txt",
 }
 
 

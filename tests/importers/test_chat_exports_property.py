@@ -136,8 +136,24 @@ def test_zoom_and_whatsapp_any_text(lines, enc):
     data = "\n".join(lines).encode(enc, "replace")
     _run(data, "zoomchat", ".txt")
     _run(data, "whatsapp", ".txt")
+    _run(data, "discord-text", ".txt")
 
 
 @given(body=st.binary(max_size=400))
 def test_random_zip_bytes(body):
     _run(b"PK\x03\x04" + body, "slack-file", ".zip")
+
+
+_DISCORD_LINE = st.builds(
+    lambda name, mo, d, y, h, mi, ampm, rel: (
+        f"{name} — {'Today at' if rel else f'{mo:02d}/{d:02d}/{y}'} {h}:{mi:02d}{ampm}"
+    ),
+    st.text(min_size=1, max_size=10).filter(lambda x: x.strip() and "\n" not in x),
+    st.integers(0, 19), st.integers(0, 40), st.integers(0, 9999), st.integers(0, 30),
+    st.integers(0, 70), st.sampled_from(["", " AM", " PM"]), st.booleans(),
+)  # fmt: skip
+
+
+@given(lines=st.lists(_DISCORD_LINE | st.text(max_size=30), min_size=1, max_size=10))
+def test_discord_text(lines):
+    _run("\n".join(lines).encode("utf-8", "surrogatepass"), "discord-text", ".txt")

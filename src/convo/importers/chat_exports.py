@@ -87,5 +87,10 @@ def register(registry) -> None:
             "zoomchat", "Zoom in-meeting chat .txt (HH:MM:SS<TAB>Name:<TAB>text)", ("*.txt",),
             text.sniff_zoom, text.read_zoom, "00:11:09\tAlice Smith:\thello",
         ),
+        (
+            "discord-text", "Discord chat copied from the client as text (name — date time headers)",
+            ("*.txt",), text.sniff_discord_text, text.read_discord_text,
+            "alice — 03/06/2024 10:02 AM",
+        ),
     ):  # fmt: skip
         registry.register(Format(name, "chat", desc, patterns, sniff, read, example))

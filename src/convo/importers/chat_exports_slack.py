@@ -51,6 +51,7 @@ from .chat_exports_common import (
 
 META_FILES = ("users.json", "channels.json", "groups.json", "dms.json", "mpims.json")
 _DAY_FILE = re.compile(r"(?:^|/)([^/]+)/(\d{4}-\d{2}-\d{2})\.json$")
+_DAY_NAME = re.compile(r"\d{4}-\d{2}-\d{2}\.json")
 _SLACK_TS = re.compile(r'"(?:ts|thread_ts)"\s*:\s*"\d{9,10}\.\d{6}"')
 _CONV_ID = re.compile(r'"id"\s*:\s*"[CDG][A-Z0-9]{6,}"')
 _NOT_SYSTEM = {"bot_message", "thread_broadcast", "file_share", "me_message", "file_comment"}
@@ -73,14 +74,16 @@ class Conv:
 
 def sniff_dir(source: Source) -> int:
     assert source.path is not None
-    names = {p.name for p in source.path.iterdir() if p.is_file()}
-    if not names & set(META_FILES):
+    try:
+        entries = list(source.path.iterdir())
+        if not {p.name for p in entries if p.is_file()} & set(META_FILES):
+            return 0
+        for sub in entries:
+            if sub.is_dir() and any(_DAY_NAME.fullmatch(f.name) for f in sub.iterdir()):
+                return 95
+    except OSError:
         return 0
-    for sub in source.path.iterdir():
-        if sub.is_dir() and any(
-            re.fullmatch(r"\d{4}-\d{2}-\d{2}\.json", f.name) for f in sub.iterdir()
-        ):
-            return 95
+    names = {p.name for p in entries}
     return 70 if {"users.json", "channels.json"} <= names else 0
 
 
@@ -134,9 +137,11 @@ class _DirTree(_Tree):
         return self._paths
 
     def read(self, rel: str) -> bytes:
-        path = self.root / rel
-        with open(path, "rb") as f:
-            data = f.read(MEMBER_CAP + 1)
+        try:
+            with open(self.root / rel, "rb") as f:
+                data = f.read(MEMBER_CAP + 1)
+        except OSError as e:
+            raise InputError(f"cannot read ({e.strerror})", where=f"{self.name}/{rel}") from None
         if len(data) > MEMBER_CAP:
             raise InputError(f"larger than {MEMBER_CAP >> 20} MiB", where=f"{self.name}/{rel}")
         return data

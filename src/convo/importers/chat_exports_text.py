@@ -27,14 +27,14 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from ..model import ConversationMessage
 from ..timestamps import epoch_plus, format_timestamp_utc
 from .base import ImportContext, Source, decode_text
-from .chat_exports_common import SYSTEM_TAG, message
+from .chat_exports_common import SYSTEM_TAG, EmptyCounter, message
 
 _MARKS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
 _DATE = r"(\d{1,4})([./-])(\d{1,2})[./-](\d{1,4})"
@@ -254,4 +254,105 @@ def _zoom_message(cur: dict[str, Any], ctx: ImportContext) -> ConversationMessag
         source_id=ctx.loc(cur["line"]),
         format="zoomchat",
         extra={"offset": cur["offset"]},
+    )
+
+
+# --- Discord copied from the client as text --------------------------------------------
+
+_DT_DAY = r"(?:(\d{1,2})/(\d{1,2})/(\d{4})|(Today|Yesterday) at)"
+_DT_TIME = r"(\d{1,2}):(\d{2})(?:\s*([AaPp])[Mm])?"
+_DISCORD_HEAD = re.compile(rf"^(\S.{{0,80}}?) [—–] {_DT_DAY} {_DT_TIME}\s*$")
+_DISCORD_CONT = re.compile(rf"^\[{_DT_TIME}\]\s*$")
+
+
+def sniff_discord_text(source: Source) -> int:
+    lines = [x for x in source.head_text().lstrip("\ufeff").splitlines() if x.strip()][:5]
+    return 75 if lines and _DISCORD_HEAD.match(lines[0]) else 0
+
+
+def read_discord_text(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    """Messages under ``name — MM/DD/YYYY h:mm AM`` headers and ``[h:mm AM]`` continuations.
+
+    Dates are M/D/Y (the US client); ``Today``/``Yesterday`` are relative to --start-date's
+    day, and unknown (with a warning) without it. Times are naive, read in --tz. Link
+    previews pasted along (``Website`` + title lines) stay part of the text.
+    """
+    speakers: list[str] = []
+    for _, line in _lines(source):
+        m = _DISCORD_HEAD.match(line)
+        if m and m[1].strip() not in speakers:
+            speakers.append(m[1].strip())
+    start = ctx.options.start_date
+    zone = ctx.options.tz
+    warned = False
+    day: date | None = None
+    cur: dict[str, Any] | None = None
+    empty = EmptyCounter()
+    for n, line in _lines(source):
+        head = _DISCORD_HEAD.match(line)
+        cont = None if head else _DISCORD_CONT.match(line)
+        if not head and not cont:
+            if cur is not None:
+                cur["text"].append(line)
+            elif line.strip():
+                ctx.reject(ctx.loc(n), "text before the first Discord message header", line)
+            continue
+        if cur is not None:
+            yield from _discord_text_message(cur, speakers, ctx, empty)
+        if head:
+            name, clock = head[1].strip(), (head[6], head[7], head[8])
+            if head[5]:
+                day = None
+                if start is not None:
+                    day = start.date() - timedelta(days=1 if head[5] == "Yesterday" else 0)
+                elif not warned:
+                    ctx.warn(
+                        source.name,
+                        "'Today'/'Yesterday' dates need --start-date; time left unknown",
+                    )
+                    warned = True
+            else:
+                try:
+                    day = date(int(head[4]), int(head[2]), int(head[3]))
+                except ValueError:
+                    day = None
+        else:
+            assert cont is not None
+            name, clock = (cur["name"] if cur else None), (cont[1], cont[2], cont[3])
+        cur = {"line": n, "name": name, "text": [], "ts": _clock_ts(day, clock, zone)}
+    if cur is not None:
+        yield from _discord_text_message(cur, speakers, ctx, empty)
+    empty.report(ctx)
+
+
+def _clock_ts(day: date | None, clock: tuple[str, str, str | None], zone: Any) -> str | None:
+    if day is None:
+        return None
+    h, mi = int(clock[0]), int(clock[1])
+    if clock[2]:
+        h = h % 12 + (12 if clock[2].lower() == "p" else 0)
+    try:
+        return format_timestamp_utc(datetime(day.year, day.month, day.day, h, mi, tzinfo=zone))
+    except (ValueError, OverflowError):
+        return None
+
+
+def _discord_text_message(
+    cur: dict[str, Any], speakers: list[str], ctx: ImportContext, empty: EmptyCounter
+) -> Iterator[ConversationMessage]:
+    text = "\n".join(cur["text"]).strip()
+    if not text:
+        empty.n += 1
+        return
+    name = cur["name"]
+    listeners = [s for s in speakers if s != name and f"@{s}" in text]
+    if not listeners and len(speakers) == 2:
+        listeners = [s for s in speakers if s != name]
+    yield message(
+        text,
+        speaker=name,
+        listeners=listeners,
+        timestamp=cur["ts"],
+        source_id=ctx.loc(cur["line"]),
+        format="discord-text",
     )
