@@ -1,6 +1,11 @@
-"""Chat-app exports (family ``chat``): Slack, Discord, Telegram, Messenger, ChatGPT,
-WhatsApp, Mattermost, Teams and Zoom chat. The readers live in ``chat_exports_*.py``;
+"""Chat-app exports (family ``chat``): Slack, Discord (DiscordChatExporter JSON and text
+copied from the client), Telegram, Messenger, ChatGPT, WhatsApp, Mattermost, Teams and
+Zoom chat. The readers live in ``chat_exports_*.py`` (decisions in their docstrings);
 this module registers them. Every format is detected by content (stdin has no name).
+
+Slack is two registrations: ``slack`` reads an export folder (``directory=True``) and
+``slack-file`` its .zip or a single channel-day JSON file; both write ``format: slack``
+and ``--from slack`` reads any of the three.
 
 Shared decisions (DESIGN.md §1): speaker = display name; listeners = @-mentioned users,
 else the other party of a two-party chat; ``thread`` = channel or chat name; times in UTC

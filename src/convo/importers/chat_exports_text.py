@@ -1,4 +1,4 @@
-"""Plain-text chat exports: WhatsApp ``.txt`` and Zoom in-meeting chat.
+"""Plain-text chat exports: WhatsApp ``.txt``, Zoom in-meeting chat, Discord copied as text.
 
 WhatsApp decisions:
 - Both layouts: iOS ``[8/15/23, 9:12:33 AM] Name: text`` and Android
@@ -20,6 +20,9 @@ WhatsApp decisions:
 Zoom decisions: ``HH:MM:SS<TAB>Name:<TAB>text`` (and ``HH:MM:SS From A to B:``); the
 time is an offset on ``--start-date``'s day (in its zone, else ``--tz``), else on the epoch
 (TypeAgent's rule for undated transcripts). ``to B`` (not Everyone) makes B the listener.
+
+Discord text decisions: see ``read_discord_text`` (M/D/Y dates, Today/Yesterday need
+--start-date, empty ``[time]`` continuations skipped with a warning count).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from .base import ImportContext, Source, decode_text
 from .chat_exports_common import SYSTEM_TAG, EmptyCounter, message
 
 _MARKS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
+_STRIP_MARKS = {ord(c): None for c in _MARKS}
 _DATE = r"(\d{1,4})([./-])(\d{1,2})[./-](\d{1,4})"
 _TIME = r"(\d{1,2})[:.](\d{2})(?:[:.](\d{2}))?(?:[\s\u202f\u00a0]*([AaPp])\.?\s?[Mm]\.?)?"
 _IOS = re.compile(rf"^[{_MARKS}]*\[{_DATE},?\s+{_TIME}\]\s?(.*)$")
@@ -88,33 +92,44 @@ def _split(rest: str) -> tuple[str | None, str]:
     return name.strip(_MARKS + " "), text
 
 
-def _day_order(source: Source) -> tuple[str, bool]:
-    """'DM', 'MD' or 'YMD' for this file, and whether it was a guess (one pass, flat memory)."""
+def _scan(source: Source) -> tuple[str, bool, list[str]]:
+    """One pass: the date order ('DM', 'MD' or 'YMD'), whether it is a guess, the speakers."""
     ampm = slash = differ = False
+    order = ""
+    speakers: list[str] = []
     back = {"DM": 0, "MD": 0}  # steps back in time under each reading
     prev: dict[str, tuple[int, int, int] | None] = {"DM": None, "MD": None}
     for _, line in _lines(source):
         m = _header(line)
         if not m:
             continue
+        name, text = _split(m[9])
+        if name and name not in speakers and not text.strip(_MARKS).startswith(_SYSTEM_TEXT):
+            speakers.append(name)
+        if order:
+            continue
         a, sep, b, c = int(m[1]), m[2], int(m[3]), int(m[4])
         if len(m[1]) == 4:
-            return "YMD", False
-        if a > 12:
-            return "DM", False
-        if b > 12:
-            return "MD", False
+            order = "YMD"
+        elif a > 12:
+            order = "DM"
+        elif b > 12:
+            order = "MD"
+        if order:
+            continue
         ampm = ampm or bool(m[8])
         slash = slash or sep == "/"
         differ = differ or a != b
-        for order, day in (("DM", (c, b, a)), ("MD", (c, a, b))):
-            last = prev[order]
+        for key, day in (("DM", (c, b, a)), ("MD", (c, a, b))):
+            last = prev[key]
             if last is not None and day < last:
-                back[order] += 1
-            prev[order] = day
+                back[key] += 1
+            prev[key] = day
+    if order:
+        return order, False, speakers
     if back["DM"] != back["MD"]:
-        return ("DM" if back["DM"] < back["MD"] else "MD"), False
-    return ("MD" if slash and ampm else "DM"), differ
+        return ("DM" if back["DM"] < back["MD"] else "MD"), False, speakers
+    return ("MD" if slash and ampm else "DM"), differ, speakers
 
 
 def _when(m: re.Match[str], order: str, zone: Any) -> str | None:
@@ -132,19 +147,12 @@ def _when(m: re.Match[str], order: str, zone: Any) -> str | None:
 
 
 def read_whatsapp(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    order, guessed = _day_order(source)
+    order, guessed, speakers = _scan(source)
     if guessed:
         ctx.warn(
             source.name,
             f"day/month order is ambiguous; read as {'D/M' if order == 'DM' else 'M/D'}",
         )
-    speakers: list[str] = []
-    for _, line in _lines(source):
-        m = _header(line)
-        if m:
-            name, text = _split(m[9])
-            if name and name not in speakers and not text.strip(_MARKS).startswith(_SYSTEM_TEXT):
-                speakers.append(name)
     zone = ctx.options.tz
     cur: dict[str, Any] | None = None
     for n, line in _lines(source):
@@ -170,7 +178,7 @@ def _wa_message(
     text = "\n".join(cur["text"]).strip(_MARKS + " ")
     name = cur["name"]
     system = name is None or text.startswith(_SYSTEM_TEXT)
-    clean = text.translate({ord(c): None for c in _MARKS})
+    clean = text.translate(_STRIP_MARKS) if not text.isascii() else text
     media = _MEDIA.match(clean.strip())
     kind = None
     if media:
