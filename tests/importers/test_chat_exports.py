@@ -303,3 +303,49 @@ def test_stdin_utf16_whatsapp(runner):
     result = runner.invoke(app, ["ingest", "-", "-o", "-"], input=io.BytesIO(data).read())
     assert result.exit_code in (0, 2)
     assert "Traceback" not in result.output
+
+
+def test_sample_folder_walk_matches_export_read(in_root):
+    """`convo ingest sample_data/` walks file by file: Slack day files keep the export's ids."""
+    walked, rejects, _ = ingest(CHAT)
+    assert not rejects
+    folder, _, _ = ingest(CHAT / "slack-export")
+    walked_ids = {r["id"] for r in walked}
+    assert {r["id"] for r in folder} <= walked_ids
+
+
+def test_slack_sniff_dir_ignores_other_folders(in_root):
+    from convo.importers.chat_exports_slack import sniff_dir
+
+    assert sniff_dir(Source(CHAT)) == 0
+    assert sniff_dir(Source(CHAT / "slack-export" / "general")) == 0
+
+
+def test_whatsapp_subject_change_is_system(tmp_path):
+    p = tmp_path / "chat.txt"
+    p.write_text('1/2/24, 10:00 - Ann changed the subject to "plan: v2"\n1/2/24, 10:01 - Ann: ok\n')
+    recs, _, _ = ingest(p)
+    assert recs[0]["metadata"]["speaker"] is None and recs[0]["tags"] == ["system"]
+    assert recs[1]["metadata"]["speaker"] == "Ann"
+
+
+def test_chatgpt_tool_and_thoughts(tmp_path):
+    conv = {
+        "title": "t",
+        "id": "c1",
+        "current_node": "b",
+        "mapping": {
+            "a": {"id": "a", "parent": None, "children": ["b"], "message": {
+                "id": "ma", "author": {"role": "assistant"}, "recipient": "python",
+                "content": {"content_type": "code", "text": "print(1)"}}},
+            "b": {"id": "b", "parent": "a", "children": [], "message": {
+                "id": "mb", "author": {"role": "tool", "name": "python"},
+                "content": {"content_type": "thoughts", "thoughts": [{"summary": "s", "content": "hmm"}]}}},
+        },
+    }  # fmt: skip
+    p = tmp_path / "c.json"
+    p.write_bytes(orjson.dumps([conv]))
+    recs, _, _ = ingest(p)
+    assert recs[0]["textChunks"] == ["print(1)"] and recs[0]["extra"]["recipient"] == "python"
+    assert recs[1]["metadata"]["speaker"] == "python" and recs[1]["role"] == "tool"
+    assert recs[1]["textChunks"] == ["[thought] hmm"] and recs[1]["thread"] == "c1"

@@ -13,7 +13,9 @@ Decisions:
   message has none), ``replyTo`` = the previous message kept on the branch.
 - A message without ``create_time`` takes the conversation's (``extra.time_from``).
 - Parts that are objects (images, files) become ``[image] asset`` style chunks,
-  originals in ``extra.parts``.
+  originals in ``extra.parts``; ``code``/``execution_output`` use ``text``, browsing
+  ``result``, reasoning ``thoughts`` become ``[thought] ...`` chunks; a ``recipient`` other
+  than ``all`` (a tool call) is kept in ``extra``.
 """
 
 from __future__ import annotations
@@ -139,6 +141,9 @@ def _conversation(
                     "author_role": role if role not in ROLES else None,
                     "content_type": as_str(content.get("content_type")),
                     "model": as_str(meta.get("model_slug")),
+                    "recipient": as_str(msg.get("recipient"))
+                    if msg.get("recipient") != "all"
+                    else None,
                     "create_time": msg.get("create_time"),
                     "time_from": "conversation" if ts is None and conv_time else None,
                     "parts": parts,
@@ -170,7 +175,11 @@ def _content(content: dict[str, Any]) -> tuple[list[str], list[Any]]:
                 chunks.append(f"[{kind.replace('_asset_pointer', '')}] {ref}".rstrip())
         elif part is not None:
             chunks.append(orjson.dumps(part).decode())
-    for key in ("text", "result"):
+    for key in ("text", "result", "content"):
         if not chunks and isinstance(content.get(key), str):
             chunks.append(content[key])
+    for thought in as_list(content.get("thoughts")):  # reasoning models: [{summary, content}]
+        body = as_str(as_dict(thought).get("content"))
+        if body.strip():
+            chunks.append(f"[thought] {body}")
     return [x for x in chunks if x.strip()], others

@@ -87,8 +87,8 @@ def _lines(source: Source) -> Iterator[tuple[int, str]]:
 
 def _split(rest: str) -> tuple[str | None, str]:
     name, sep, text = rest.partition(": ")
-    if not sep or len(name) > 100:
-        return None, rest
+    if not sep or len(name) > 100 or '"' in name or "\u201c" in name:
+        return None, rest  # a system line ('X changed the subject to "a: b"')
     return name.strip(_MARKS + " "), text
 
 
