@@ -349,3 +349,24 @@ def test_chatgpt_tool_and_thoughts(tmp_path):
     assert recs[0]["textChunks"] == ["print(1)"] and recs[0]["extra"]["recipient"] == "python"
     assert recs[1]["metadata"]["speaker"] == "python" and recs[1]["role"] == "tool"
     assert recs[1]["textChunks"] == ["[thought] hmm"] and recs[1]["thread"] == "c1"
+
+
+def test_from_slack_reads_folder_zip_and_day_file(tmp_path, in_root, runner):
+    z = _zip_export(tmp_path)
+    for fmt, path in (
+        ("slack", CHAT / "slack-export"),
+        ("slack", z),
+        ("slack-file", CHAT / "slack-export"),
+        ("slack", CHAT / "slack-export/general/2024-03-06.json"),
+    ):
+        result = runner.invoke(app, ["ingest", "--from", fmt, str(path), "-o", "-"])
+        assert result.exit_code == 0, (fmt, path, result.output)
+        recs = records(result.stdout)
+        assert recs and all(r["format"] == "slack" for r in recs)
+
+
+def test_formats_lists_chat_exports(runner):
+    result = runner.invoke(app, ["formats", "-f", "jsonl"])
+    assert result.exit_code == 0
+    for name in MY_FORMATS:
+        assert name in result.output
