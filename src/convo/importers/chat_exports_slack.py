@@ -408,6 +408,8 @@ def _speaker(m: dict[str, Any], users: dict[str, str]) -> str | None:
         if uid:
             users[uid] = prof
         return prof
+    if uid == "USLACKBOT":
+        return "Slackbot"
     for v in (m.get("username"), as_dict(m.get("bot_profile")).get("name"), uid, m.get("bot_id")):
         if isinstance(v, str) and v:
             return v
