@@ -1,0 +1,22 @@
+"""Helpers for the chat-export tests: run a reader, collect records and rejections."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from convo.importers import ImportOptions
+from convo.ingest import Ingest
+
+MY_FORMATS = {
+    "slack", "slack-file", "discord", "telegram", "messenger", "chatgpt", "teams",
+    "mattermost", "whatsapp", "zoomchat", "discord-text",
+}  # fmt: skip
+
+
+def ingest(path: str | Path, fmt: str | None = None, options: ImportOptions | None = None):
+    """(records as dicts, rejections, warnings) for one input."""
+    rejects: list = []
+    warnings: list[str] = []
+    run = Ingest(options, format_name=fmt, on_reject=rejects.append, on_warning=warnings.append)
+    recs = [m.serialize() for m in run.messages([str(path)])]
+    return recs, rejects, warnings

@@ -1,0 +1,372 @@
+"""Chat-app export importers: golden files, detection by content (file and stdin), hostile input."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import zipfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+import orjson
+import pytest
+from chat_exports_helpers import MY_FORMATS, ingest
+
+from conftest import ROOT, assert_golden, records
+from convo.cli import app
+from convo.importers import ImportOptions, Source, registry
+from convo.importers.chat_exports_common import fix_cp1252_mojibake, fix_latin1_mojibake
+from convo.importers.chat_exports_slack import render_mrkdwn
+from convo.timestamps import get_zone
+
+CHAT = Path("sample_data/chat")
+
+GOLDEN = {
+    "slack": "slack-export",
+    "discord": "discord.json",
+    "telegram": "telegram-result.json",
+    "messenger": "messenger.json",
+    "chatgpt": "chatgpt-conversations.json",
+    "whatsapp": "whatsapp.txt",
+    "mattermost": "mattermost.jsonl",
+    "teams": "teams.json",
+    "zoomchat": "zoom-chat.txt",
+    "discord-text": "discord-text.txt",
+}
+
+
+@pytest.fixture
+def in_root(monkeypatch):
+    monkeypatch.chdir(ROOT)  # relative paths keep source_id machine-independent
+
+
+@pytest.mark.parametrize("fmt", sorted(GOLDEN))
+def test_golden(fmt, in_root):
+    recs, rejects, _ = ingest(CHAT / GOLDEN[fmt])
+    assert not rejects
+    assert recs and all(r["format"] == fmt for r in recs)
+    assert_golden(f"chat/{fmt}.jsonl", recs)
+
+
+@pytest.mark.parametrize("fmt", sorted(GOLDEN))
+def test_detected_by_content(fmt, in_root, tmp_path):
+    src = CHAT / GOLDEN[fmt]
+    if src.is_dir():
+        assert registry.detect(Source(src)).name == "slack"
+        return
+    renamed = tmp_path / "noname"
+    shutil.copyfile(src, renamed)
+    detected = registry.detect(Source(renamed)).name
+    assert detected == ("slack-file" if fmt == "slack" else fmt)
+
+
+@pytest.mark.parametrize("fmt", sorted(set(GOLDEN) - {"slack"}))
+def test_stdin(fmt, in_root, runner):
+    data = (CHAT / GOLDEN[fmt]).read_bytes()
+    result = runner.invoke(app, ["ingest", "-", "-o", "-"], input=data)
+    assert result.exit_code == 0, result.output
+    recs = records(result.stdout)
+    expected, _, _ = ingest(CHAT / GOLDEN[fmt])
+    assert [r["id"] for r in recs] == [r["id"] for r in expected]
+
+
+def _zip_export(tmp_path: Path, prefix: str = "", extra: dict[str, bytes] | None = None) -> Path:
+    out = tmp_path / "export.zip"
+    root = ROOT / CHAT / "slack-export"
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        for p in sorted(root.rglob("*.json")):
+            zf.write(p, prefix + p.relative_to(root).as_posix())
+        for name, data in (extra or {}).items():
+            zf.writestr(name, data)
+    return out
+
+
+def test_slack_zip_same_as_folder(tmp_path, in_root, runner):
+    folder, _, _ = ingest(CHAT / "slack-export")
+    z = _zip_export(tmp_path, prefix="My Workspace Slack export/")
+    zipped, rejects, _ = ingest(z)
+    assert not rejects
+    assert [r["id"] for r in zipped] == [r["id"] for r in folder]
+    assert [r["textChunks"] for r in zipped] == [r["textChunks"] for r in folder]
+    result = runner.invoke(app, ["ingest", "-", "-o", "-"], input=z.read_bytes())
+    assert result.exit_code == 0, result.output
+    assert len(records(result.stdout)) == len(folder)
+
+
+def test_slack_zip_hostile_members(tmp_path):
+    bomb = b"\0" * (4 << 20)  # compresses far beyond the ratio cap
+    z = _zip_export(
+        tmp_path,
+        extra={
+            "../evil/2024-01-01.json": b"[]",
+            "/abs/2024-01-01.json": b"[]",
+            "general/2024-03-07.json": bomb,
+        },
+    )
+    recs, rejects, _ = ingest(z)
+    assert len(recs) == 9
+    reasons = " | ".join(r.reason for r in rejects)
+    assert "parent-directory" in reasons and "absolute" in reasons and "compressed" in reasons
+
+
+def test_slack_bad_zip_is_one_clean_error(tmp_path, runner):
+    bad = tmp_path / "x.zip"
+    bad.write_bytes(b"PK\x03\x04" + b"channels.json" + b"\0" * 50)
+    result = runner.invoke(app, ["ingest", str(bad), "-o", "-"])
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+
+
+def test_slack_threads_mentions_and_dm(in_root):
+    recs, _, _ = ingest(CHAT / "slack-export")
+    by_ts = {r["extra"]["ts"]: r for r in recs}
+    reply = by_ts["1709719400.000400"]
+    assert reply["replyTo"] == "slack:C0GENERAL:1709719350.000300"
+    assert reply["thread"] == "general"
+    broadcast = by_ts["1709719500.000500"]
+    assert broadcast["extra"]["subtype"] == "thread_broadcast" and "system" not in broadcast["tags"]
+    alice = by_ts["1709719200.000200"]
+    assert alice["metadata"] == {"speaker": "Alice Smith", "listeners": ["Bob Jones"]}
+    assert alice["textChunks"][0].startswith(
+        "Morning @Bob Jones! The plan is in the auth doc (https://"
+    )
+    assert by_ts["1709715700.000100"]["tags"] == ["system"]
+    assert by_ts["1709722800.000600"]["metadata"]["speaker"] == "deploybot"
+    dm = by_ts["1709730120.000200"]
+    assert dm["metadata"] == {"speaker": "Bob Jones", "listeners": ["Alice Smith"]}
+    assert dm["timestamp"] == "2024-03-06T13:02:00Z"
+
+
+def test_slack_day_file_alone_uses_its_export(in_root):
+    alone, _, _ = ingest(CHAT / "slack-export/general/2024-03-06.json")
+    folder, _, _ = ingest(CHAT / "slack-export")
+    assert [r["id"] for r in alone] == [r["id"] for r in folder if r["thread"] == "general"]
+
+
+def test_render_mrkdwn():
+    text, who = render_mrkdwn(
+        "hi <@U1>, <@U9|zed> see <#C1|dev> <https://x.org|X> <https://y.org> <!channel> "
+        "<!subteam^S1|@ops> <mailto:a@b.c|a@b.c> &lt;tag&gt; &amp;",
+        {"U1": "Alice Smith"},
+        {},
+    )
+    assert (
+        text
+        == "hi @Alice Smith, @zed see #dev X (https://x.org) https://y.org @channel @ops a@b.c <tag> &"
+    )
+    assert who == ["Alice Smith", "zed"]
+
+
+def test_mojibake_repairs():
+    assert fix_cp1252_mojibake("Grace ðŸ§¤") == "Grace 🧤"
+    assert fix_cp1252_mojibake("Zoë") == "Zoë"  # not mojibake: left alone
+    assert fix_latin1_mojibake("Caf\u00c3\u00a9") == "Café"
+    assert fix_latin1_mojibake("Café ☕") == "Café ☕"
+
+
+def test_telegram_naive_date_uses_tz(in_root):
+    recs, _, _ = ingest(CHAT / "telegram-result.json", options=ImportOptions(tz=get_zone("+02:00")))
+    by_id = {r["id"]: r for r in recs}
+    assert (
+        by_id["telegram:4400000001:3"]["timestamp"] == "2024-03-06T08:02:30Z"
+    )  # naive, read in +02:00
+    assert (
+        by_id["telegram:4400000001:2"]["timestamp"] == "2024-03-06T10:01:00Z"
+    )  # date_unixtime wins
+    assert by_id["telegram:4400000001:3"]["replyTo"] == "telegram:4400000001:2"
+
+
+def test_telegram_full_export(tmp_path, in_root):
+    chat = orjson.loads((CHAT / "telegram-result.json").read_bytes())
+    full = {
+        "about": "Here is the data you requested.",
+        "personal_information": {},
+        "chats": {"about": "", "list": [chat]},
+    }
+    p = tmp_path / "result.json"
+    p.write_bytes(orjson.dumps(full))
+    recs, _, _ = ingest(p)
+    assert len(recs) == 4 and recs[0]["thread"] == "Auth Team"
+
+
+def test_chatgpt_branch_and_fallback(tmp_path, in_root):
+    recs, _, warnings = ingest(CHAT / "chatgpt-conversations.json")
+    assert [r["id"] for r in recs] == ["chatgpt:m2", "chatgpt:m4", "chatgpt:m5"]  # m3 is off-branch
+    assert recs[2]["replyTo"] == "chatgpt:m4" and recs[0]["subject"] == "JWT vs sessions"
+    assert any("skipped 1" in w for w in warnings)
+    data = orjson.loads((CHAT / "chatgpt-conversations.json").read_bytes())
+    del data[0]["current_node"]
+    data[0]["mapping"]["n0"]["parent"] = "n5"  # a cycle must not hang
+    p = tmp_path / "c.json"
+    p.write_bytes(orjson.dumps(data))
+    recs2, _, _ = ingest(p, fmt="chatgpt")
+    assert len(recs2) <= 4
+
+
+WHATSAPP_CASES = [
+    ("[8/15/23, 9:12:33 AM] Ann: hi\n[8/15/23, 9:13:00 PM] Ben: yo\n", ["2023-08-15T09:12:33Z", "2023-08-15T21:13:00Z"]),
+    ("15/08/2023, 21:12 - Ann: hi\n16/08/2023, 07:00 - Ben: yo\n", ["2023-08-15T21:12:00Z", "2023-08-16T07:00:00Z"]),
+    ("[15.08.23, 21:12:05] Ann: hi\n[16.08.23, 07:00:00] Ben: yo\n", ["2023-08-15T21:12:05Z", "2023-08-16T07:00:00Z"]),
+    ("2023-08-15, 21:12 - Ann: hi\n", ["2023-08-15T21:12:00Z"]),
+    ("\u200e[1/2/24, 12:05:00\u202fAM] Ann: \u200eimage omitted\n", ["2024-01-02T00:05:00Z"]),
+    # Ambiguous values: the order in which dates run forward wins (3 Feb then 4 Feb: D/M).
+    ("3/2/24, 10:00 - Ann: a\n4/2/24, 10:00 - Ben: b\n5/2/24, 10:00 - Ann: c\n1/3/24, 10:00 - Ben: d\n",
+     ["2024-02-03T10:00:00Z", "2024-02-04T10:00:00Z", "2024-02-05T10:00:00Z", "2024-03-01T10:00:00Z"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "stamps"), WHATSAPP_CASES)
+def test_whatsapp_dates(text, stamps, tmp_path):
+    p = tmp_path / "chat.txt"
+    p.write_text(text, encoding="utf-8")
+    recs, rejects, _ = ingest(p)
+    assert not rejects
+    assert [r["timestamp"] for r in recs] == stamps
+    assert all(r["format"] == "whatsapp" for r in recs)
+
+
+def test_whatsapp_tz_media_and_system(tmp_path):
+    p = tmp_path / "chat.txt"
+    p.write_text(
+        '12/31/23, 23:30 - Ann created group "x"\n12/31/23, 23:31 - Ann: <Media omitted>\n'
+        "12/31/23, 23:32 - Ben: line one\nline two\n",
+        encoding="utf-8",
+    )
+    recs, _, _ = ingest(p, options=ImportOptions(tz=get_zone("America/New_York")))
+    assert recs[0]["tags"] == ["system"] and recs[0]["metadata"]["speaker"] is None
+    assert recs[1]["extra"]["media"] == "media" and recs[1]["metadata"]["listeners"] == ["Ben"]
+    assert recs[2]["textChunks"] == ["line one\nline two"]
+    assert recs[2]["timestamp"] == "2024-01-01T04:32:00Z"
+
+
+def test_zoom_start_date(in_root):
+    opts = ImportOptions(start_date=datetime(2024, 3, 6, 9, 0, tzinfo=UTC))
+    recs, _, _ = ingest(CHAT / "zoom-chat.txt", options=opts)
+    assert recs[0]["timestamp"] == "2024-03-06T00:01:05Z"
+
+
+def test_messenger_order_and_mojibake(in_root):
+    recs, _, _ = ingest(CHAT / "messenger.json")
+    assert [r["timestamp"] for r in recs] == sorted(r["timestamp"] for r in recs)
+    assert recs[-1]["textChunks"] == ["Café at noon then 😊"]
+    assert recs[-1]["extra"]["reactions"] == [{"reaction": "❤", "actor": "Alice Smith"}]
+
+
+def test_not_mine_is_not_stolen(tmp_path):
+    """Other families' typical files are not claimed by these formats."""
+    samples = {
+        "a.jsonl": b'{"textChunks": ["hi"], "metadata": {"speaker": "A", "listeners": []}}\n',
+        "b.json": b'[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]',
+        "c.vtt": b"WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n<v Ann>hi\n",
+        "d.json": b'{"kind": "Listing", "data": {"children": []}}',
+        "e.txt": b"just some notes\n10:30 Meeting: budget\n",
+    }
+    for name, data in samples.items():
+        p = tmp_path / name
+        p.write_bytes(data)
+        try:
+            fmt = registry.detect(Source(p)).name
+        except Exception:
+            continue
+        assert fmt not in MY_FORMATS, name
+
+
+def test_truncated_json_is_one_located_error(tmp_path, in_root, runner):
+    for name in (
+        "discord.json",
+        "telegram-result.json",
+        "teams.json",
+        "chatgpt-conversations.json",
+    ):
+        data = (CHAT / name).read_bytes()
+        p = tmp_path / name
+        p.write_bytes(data[: len(data) // 2])
+        result = runner.invoke(app, ["ingest", str(p), "-o", "-"])
+        assert result.exit_code == 2, name
+        assert "Traceback" not in result.output and name in result.output
+
+
+def test_bad_records_are_rejected_not_fatal(tmp_path):
+    p = tmp_path / "d.json"
+    doc = {
+        "guild": {},
+        "channel": {"name": "x"},
+        "messages": [1, {"id": "5", "content": "ok", "author": {"name": "A"}}],
+    }
+    p.write_bytes(orjson.dumps(doc))
+    recs, rejects, _ = ingest(p)
+    assert len(recs) == 1 and len(rejects) == 1 and rejects[0].where.endswith("#msg-1")
+
+
+def test_stdin_utf16_whatsapp(runner):
+    data = "[8/15/23, 9:12:33 AM] Ann: hi\n".encode("utf-16")
+    result = runner.invoke(app, ["ingest", "-", "-o", "-"], input=io.BytesIO(data).read())
+    assert result.exit_code in (0, 2)
+    assert "Traceback" not in result.output
+
+
+def test_sample_folder_walk_matches_export_read(in_root):
+    """`convo ingest sample_data/` walks file by file: Slack day files keep the export's ids."""
+    walked, rejects, _ = ingest(CHAT)
+    assert not rejects
+    folder, _, _ = ingest(CHAT / "slack-export")
+    walked_ids = {r["id"] for r in walked}
+    assert {r["id"] for r in folder} <= walked_ids
+
+
+def test_slack_sniff_dir_ignores_other_folders(in_root):
+    from convo.importers.chat_exports_slack import sniff_dir
+
+    assert sniff_dir(Source(CHAT)) == 0
+    assert sniff_dir(Source(CHAT / "slack-export" / "general")) == 0
+
+
+def test_whatsapp_subject_change_is_system(tmp_path):
+    p = tmp_path / "chat.txt"
+    p.write_text('1/2/24, 10:00 - Ann changed the subject to "plan: v2"\n1/2/24, 10:01 - Ann: ok\n')
+    recs, _, _ = ingest(p)
+    assert recs[0]["metadata"]["speaker"] is None and recs[0]["tags"] == ["system"]
+    assert recs[1]["metadata"]["speaker"] == "Ann"
+
+
+def test_chatgpt_tool_and_thoughts(tmp_path):
+    conv = {
+        "title": "t",
+        "id": "c1",
+        "current_node": "b",
+        "mapping": {
+            "a": {"id": "a", "parent": None, "children": ["b"], "message": {
+                "id": "ma", "author": {"role": "assistant"}, "recipient": "python",
+                "content": {"content_type": "code", "text": "print(1)"}}},
+            "b": {"id": "b", "parent": "a", "children": [], "message": {
+                "id": "mb", "author": {"role": "tool", "name": "python"},
+                "content": {"content_type": "thoughts", "thoughts": [{"summary": "s", "content": "hmm"}]}}},
+        },
+    }  # fmt: skip
+    p = tmp_path / "c.json"
+    p.write_bytes(orjson.dumps([conv]))
+    recs, _, _ = ingest(p)
+    assert recs[0]["textChunks"] == ["print(1)"] and recs[0]["extra"]["recipient"] == "python"
+    assert recs[1]["metadata"]["speaker"] == "python" and recs[1]["role"] == "tool"
+    assert recs[1]["textChunks"] == ["[thought] hmm"] and recs[1]["thread"] == "c1"
+
+
+def test_from_slack_reads_folder_zip_and_day_file(tmp_path, in_root, runner):
+    z = _zip_export(tmp_path)
+    for fmt, path in (
+        ("slack", CHAT / "slack-export"),
+        ("slack", z),
+        ("slack-file", CHAT / "slack-export"),
+        ("slack", CHAT / "slack-export/general/2024-03-06.json"),
+    ):
+        result = runner.invoke(app, ["ingest", "--from", fmt, str(path), "-o", "-"])
+        assert result.exit_code == 0, (fmt, path, result.output)
+        recs = records(result.stdout)
+        assert recs and all(r["format"] == "slack" for r in recs)
+
+
+def test_formats_lists_chat_exports(runner):
+    result = runner.invoke(app, ["formats", "-f", "jsonl"])
+    assert result.exit_code == 0
+    for name in MY_FORMATS:
+        assert name in result.output
