@@ -158,6 +158,13 @@ def _convert(
         return None
     try:
         msg = parse_message(data)
+        if not msg.keys() and b"\n" in data:
+            # A garbled first line hides the header block behind it: skip it and retry.
+            rest = data.split(b"\n", 1)[1]
+            if _HEADER.match(rest):
+                msg = parse_message(rest)
+                if msg.keys():
+                    ctx.warn(where, "garbled first header line skipped")
         if not msg.keys():
             ctx.reject(
                 where,

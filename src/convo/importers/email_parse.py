@@ -106,7 +106,7 @@ def _raw_header_text(value: str) -> str:
         raw = value.encode("ascii", "surrogateescape")
     except UnicodeEncodeError:
         return value  # already real text
-    return decode_bytes(raw, "utf-8")
+    return decode_bytes(raw, None)  # undeclared: UTF-8, else cp1252
 
 
 def decode_words(value: str | None) -> str:
@@ -154,29 +154,81 @@ def format_address(name: str, addr: str) -> str:
     return f"{name} <{addr}>"
 
 
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"?|[^,"]+|,')
+_ANGLE = re.compile(r"^(.*?)<([^<>]*)>?\s*$", re.S)
+_COMMENTED = re.compile(r"^(\S+@\S+)\s*\((.*)\)\s*$", re.S)
+
+
+def _elements(value: str) -> list[str]:
+    """Split an address list on commas outside quoted strings."""
+    if '"' not in value:
+        return value.split(",")
+    out, buf = [], []
+    for tok in _TOKENS.findall(value):
+        if tok == ",":
+            out.append("".join(buf))
+            buf = []
+        else:
+            buf.append(tok)
+    out.append("".join(buf))
+    return out
+
+
+def _unquote(name: str) -> str:
+    name = name.strip()
+    if len(name) >= 2 and name[0] == '"' and name[-1] == '"':
+        name = re.sub(r"\\(.)", r"\1", name[1:-1])
+    return name
+
+
+def _pairs(value: str) -> list[tuple[str, str]]:
+    """(name, address) pairs of one header value; forgiving where getaddresses is not
+    (``alice@x <bob@y>``, addresses separated only by spaces, stray brackets)."""
+    out: list[tuple[str, str]] = []
+    for elem in _elements(value):
+        elem = elem.strip()
+        if not elem:
+            continue
+        m = _ANGLE.match(elem)
+        if m:
+            out.append((_unquote(m.group(1)), m.group(2).strip()))
+            continue
+        m = _COMMENTED.match(elem)
+        if m:
+            out.append((m.group(2).strip(), m.group(1)))
+            continue
+        words = elem.split()
+        if len(words) > 1 and all("@" in w for w in words):
+            out.extend(("", w) for w in words)
+        elif "@" in elem and " " not in elem:
+            out.append(("", elem.strip("<>")))
+        else:
+            pairs = [p for p in getaddresses([elem]) if p[0] or p[1]]
+            out.extend(pairs if pairs and "@" in pairs[0][1] else [(_unquote(elem), "")])
+    return out
+
+
 def addresses(values: list[str] | None) -> list[str]:
     """Every address of some header values, decoded, in order, duplicates dropped."""
     if not values:
         return []
     out: list[str] = []
     seen: set[str] = set()
-    raw = [_FOLD.sub(" ", str(v)) for v in values]
-    try:
-        pairs = getaddresses(raw)
-    except Exception:  # pragma: no cover - getaddresses is lenient
-        pairs = [("", v) for v in raw]
-    for name, addr in pairs:
-        name = decode_words(name) if name else ""
-        addr = _raw_header_text(addr) if addr and not addr.isascii() else addr
-        if not addr and not name:
-            continue
-        if not addr and "@" in name and "=?" not in name:  # a bare address getaddresses missed
-            name, addr = "", name
-        key = (addr or name).lower()
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append(format_address(name, addr))
+    for value in values:
+        value = str(value)
+        if "\n" in value:
+            value = _FOLD.sub(" ", value)
+        for name, addr in _pairs(value):
+            if name and ("=?" in name or not name.isascii()):
+                name = decode_words(name)
+            if addr and not addr.isascii():
+                addr = _raw_header_text(addr)
+            addr = "".join(addr.split())
+            key = (addr or name).lower()
+            if not key or key in seen:
+                continue
+            seen.add(key)
+            out.append(format_address(name, addr))
     return out
 
 
@@ -263,11 +315,11 @@ def hashtags(text: str) -> list[str]:
     ]
 
 
-def tags_of(msg: Message, subject: str, body: str) -> list[str]:
+def tags_of(h: dict[str, list[str]], subject: str, body: str) -> list[str]:
     tags: list[str] = []
-    for value in msg.get_all("X-Gmail-Labels") or ():
+    for value in h.get("x-gmail-labels", ()):
         tags.extend(_split_labels(decode_words(value)))
-    for value in msg.get_all("Keywords") or ():
+    for value in h.get("keywords", ()):
         tags.extend(_split_labels(decode_words(value)))
     tags.extend(hashtags(subject))
     tags.extend(hashtags(_unquoted(body)))
@@ -308,7 +360,16 @@ def _filename(part: Message) -> str | None:
         name = _param(part, "name")
     if not name:
         return None
-    return decode_words(name)
+    if "\ufffd" in str(name):  # compat32 lost raw 8-bit bytes: read the raw header
+        for key, value in part.raw_items():
+            if key.lower() in ("content-disposition", "content-type"):
+                m = _RAW_NAME.search(value)
+                if m:
+                    return _raw_header_text(m.group(1))
+    return decode_words(str(name))
+
+
+_RAW_NAME = re.compile(r'(?:file)?name\s*=\s*"?([^";\r\n]+)', re.I)
 
 
 def _disposition(part: Message) -> str:
@@ -460,8 +521,9 @@ def _attached_message(part: Message, body: Body, depth: int) -> None:
             {"name": _filename(part), "type": "message/rfc822", "size": len(_payload_bytes(part))}
         )
         return
-    subject = decode_words(inner.get("Subject"))
-    sender = addresses(inner.get_all("From"))
+    ih = headers(inner)
+    subject = decode_words(_first(ih, "subject"))
+    sender = addresses(ih.get("from"))
     info: dict[str, Any] = {
         "name": _filename(part) or subject or None,
         "type": "message/rfc822",
@@ -478,9 +540,9 @@ def _attached_message(part: Message, body: Body, depth: int) -> None:
     head = ["---------- Forwarded message ----------"]
     if sender:
         head.append("From: " + sender[0])
-    date = inner.get("Date")
+    date = _first(ih, "date")
     if date:
-        head.append("Date: " + decode_words(str(date)))
+        head.append("Date: " + decode_words(date))
     if subject:
         head.append("Subject: " + subject)
     body.forwarded.append("\n".join(head) + "\n\n" + inner_body.text())
@@ -527,6 +589,24 @@ def parse_message(data: bytes) -> Message:
     return _PARSER.parsebytes(data)
 
 
+def headers(msg: Message) -> dict[str, list[str]]:
+    """Raw header values by lower-case name, in order. Raw, because compat32 turns 8-bit
+    values into Header objects that have lost their bytes."""
+    h: dict[str, list[str]] = {}
+    for name, value in msg.raw_items():
+        key = name.lower()
+        if key in h:
+            h[key].append(value)
+        else:
+            h[key] = [value]
+    return h
+
+
+def _first(h: dict[str, list[str]], name: str) -> str | None:
+    values = h.get(name)
+    return values[0] if values else None
+
+
 def to_record(
     msg: Message,
     ctx: ImportContext,
@@ -538,28 +618,29 @@ def to_record(
 ) -> ConversationMessage:
     """Build the record of one parsed message (reports problems on ``ctx``)."""
     extra: dict[str, Any] = {}
-    senders = addresses(msg.get_all("From"))
+    h = headers(msg)
+    senders = addresses(h.get("from"))
     speaker = senders[0] if senders else None
     if len(senders) > 1:
         extra["from"] = senders
-    to = addresses(msg.get_all("To"))
-    cc = addresses(msg.get_all("Cc"))
+    to = addresses(h.get("to"))
+    cc = addresses(h.get("cc"))
     listeners = list(dict.fromkeys([*to, *cc]))
     if to:
         extra["to"] = to
     if cc:
         extra["cc"] = cc
-    bcc = addresses(msg.get_all("Bcc"))
+    bcc = addresses(h.get("bcc"))
     if bcc:
         extra["bcc"] = bcc
 
     timestamp = None
-    date_value = msg.get("Date")
-    dt = parse_date(str(date_value), ctx) if date_value is not None else None
+    date_value = _first(h, "date")
+    dt = parse_date(date_value, ctx) if date_value is not None else None
     if dt is None:
         dt = envelope_date(envelope, ctx)
-        if date_value is not None and str(date_value).strip():
-            extra["date"] = decode_words(str(date_value))
+        if date_value is not None and date_value.strip():
+            extra["date"] = decode_words(date_value)
             ctx.warn(
                 where,
                 "unreadable Date header"
@@ -573,16 +654,16 @@ def to_record(
         except (ValueError, OverflowError):
             timestamp = None
 
-    own = message_ids(msg.get("Message-ID"))
+    own = message_ids(_first(h, "message-id"))
     msg_id = own[0] if own else None
     refs: list[str] = []
-    for value in msg.get_all("References") or ():
+    for value in h.get("references", ()):
         refs.extend(message_ids(value))
-    irt = message_ids(msg.get("In-Reply-To"))
+    irt = message_ids(_first(h, "in-reply-to"))
     reply_to = irt[0] if irt else (refs[-1] if refs else None)
     thread = refs[0] if refs else (reply_to or msg_id)
 
-    subject = decode_words(msg.get("Subject")) or None
+    subject = decode_words(_first(h, "subject")) or None
 
     body = Body()
     collect_body(msg, body)
@@ -597,7 +678,7 @@ def to_record(
     return ConversationMessage(
         text_chunks=[text],
         metadata=_meta(speaker, listeners),
-        tags=tags_of(msg, subject or "", text),
+        tags=tags_of(h, subject or "", text),
         timestamp=timestamp,
         source_id=f"{ctx.source.name}#{locator}",
         id=msg_id,
