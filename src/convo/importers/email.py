@@ -88,7 +88,7 @@ def _header_block(lines: list[bytes]) -> tuple[int, int, int]:
         m = _HEADER.match(line)
         if m:
             good += 1
-            if m.group(0)[:-1].lower() in _KNOWN:
+            if m.group(0)[:1].isupper() and m.group(0)[:-1].lower() in _KNOWN:
                 known += 1
         else:
             bad += 1

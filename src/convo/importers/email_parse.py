@@ -8,6 +8,7 @@ See the module docstring of ``convo.importers.email`` for the decisions.
 from __future__ import annotations
 
 import codecs
+import functools
 import re
 from datetime import UTC, datetime
 from email.header import decode_header
@@ -26,6 +27,8 @@ _PARSER = BytesParser(policy=compat32)
 _FOLD = re.compile(r"\r?\n[ \t]*")
 _MSGID = re.compile(r"<([^<>]+)>")
 _COMMENT = re.compile(r"\([^()]*\)")
+_NUMERIC_ZONE = re.compile(r"[+-]\d\d:?\d\d\b")
+_UTC_MARK = re.compile(r"\d\s*(?:[+-]00:?00|GMT|UTC?|Z)\s*(?:\(.*\))?\s*$", re.I)
 _HASHTAG = re.compile(r"(?<![\w&/#])#([A-Za-z][\w-]{1,48}[\w])")
 _NOT_HASHTAGS = {
     "include", "define", "ifdef", "ifndef", "endif", "else", "elif", "pragma", "undef",
@@ -57,6 +60,10 @@ _TZINFOS = {
 # --------------------------------------------------------------------------- charsets
 
 
+_SEVEN_BIT = ("utf-7", "iso2022_jp", "iso2022_jp_2", "iso2022_kr", "hz")
+
+
+@functools.lru_cache(maxsize=256)
 def _codec(charset: str | None) -> str | None:
     """A Python codec name for a MIME charset, or None when unknown."""
     if not charset:
@@ -76,17 +83,15 @@ def decode_bytes(data: bytes, charset: str | None) -> str:
     often label UTF-8 as iso-8859-1 or gb2312, and non-UTF-8 text is almost never valid
     UTF-8); unknown charsets fall back to UTF-8, then cp1252; bad bytes are replaced.
     """
-    if data.isascii() and (not charset or not charset.lower().startswith(_WIDE)):
-        name = _codec(charset)
-        if name and name not in ("utf-7", "iso2022_jp", "iso2022_jp_2", "iso2022_kr", "hz"):
-            return data.decode("ascii")
     name = _codec(charset)
-    if name and not name.startswith(_WIDE) and b"\x00" not in data:
-        if name != "utf-8" and not data.isascii():
-            try:
-                return data.decode("utf-8")
-            except UnicodeDecodeError:
-                pass
+    ascii_data = data.isascii()
+    if ascii_data and name not in _SEVEN_BIT and not (name or "").startswith(_WIDE):
+        return data.decode("ascii")
+    if name and name != "utf-8" and not ascii_data and not name.startswith(_WIDE):
+        try:
+            return data.decode("utf-8")  # mislabelled UTF-8
+        except UnicodeDecodeError:
+            pass
     if name:
         try:
             return data.decode(name)
@@ -241,12 +246,11 @@ def parse_date(value: str, ctx: ImportContext) -> datetime | None:
     if not value:
         return None
     t = parsedate_tz(value)
-    if t is not None:
+    # parsedate_tz gives offset 0 for a missing or unknown zone: only trust it for a real
+    # UTC marker ("-0000" is UTC with the sender's zone unknown); else dateutil decides.
+    if t is not None and (t[9] or _UTC_MARK.search(value)):
         try:
             dt = datetime(*t[:6])
-            if t[9] is None:
-                # "-0000" means UTC with the sender's zone unknown; no zone at all: --tz.
-                return to_utc(dt, UTC if "-0000" in value else ctx.options.tz)
             return datetime.fromtimestamp(dt.replace(tzinfo=UTC).timestamp() - t[9], UTC)
         except (ValueError, OverflowError, TypeError):
             pass
@@ -256,7 +260,10 @@ def parse_date(value: str, ctx: ImportContext) -> datetime | None:
 def _dateutil(value: str, ctx: ImportContext) -> datetime | None:
     from dateutil import parser
 
-    text = _COMMENT.sub(" ", value).strip()
+    if _NUMERIC_ZONE.search(value):
+        text = _COMMENT.sub(" ", value).strip()  # "+0200 (CEST)": the comment repeats it
+    else:
+        text = value.replace("(", " ").replace(")", " ").strip()
     try:
         dt = parser.parse(text, fuzzy=True, tzinfos=_TZINFOS)
     except (ValueError, OverflowError, TypeError, parser.ParserError):
@@ -437,7 +444,7 @@ def unflow(text: str, delsp: bool = False) -> str:
 class Body:
     """The text of a message and what was left out of it (attachments)."""
 
-    __slots__ = ("plain", "html", "attachments", "forwarded")
+    __slots__ = ("attachments", "forwarded", "html", "plain")
 
     def __init__(self) -> None:
         self.plain: list[str] = []
@@ -458,7 +465,7 @@ def collect_body(msg: Message, body: Body, depth: int = 0) -> None:
     ctype = _content_type(msg)
     if depth > 30:  # absurd nesting: stop rather than recurse forever
         return
-    if ctype.startswith("multipart/") or msg.is_multipart() and ctype != "message/rfc822":
+    if ctype.startswith("multipart/") or (msg.is_multipart() and ctype != "message/rfc822"):
         payload = msg.get_payload()
         if not isinstance(payload, list):
             _leaf(msg, ctype, body)
@@ -493,7 +500,9 @@ def _leaf(part: Message, ctype: str, body: Body) -> None:
     disp = _disposition(part)
     name = _filename(part)
     is_text = ctype.startswith(_TEXTLIKE) and not ctype.startswith(_NOT_TEXT)
-    if disp != "attachment" and (is_text and not name or ctype == "text/plain" and disp == "inline"):
+    if disp != "attachment" and (
+        (is_text and not name) or (ctype == "text/plain" and disp == "inline")
+    ):
         body.plain.append(part_text(part, ctype))
         return
     if ctype == "text/html" and disp != "attachment" and not name:
@@ -563,7 +572,7 @@ def strip_quotes(text: str) -> str:
     i = 0
     while i < len(lines):
         line = lines[i]
-        if line == "-- " or line == "--" and len(lines) - i <= 15:
+        if line == "-- " or (line == "--" and len(lines) - i <= 15):
             break
         if _ORIGINAL.match(line):
             break
