@@ -19,10 +19,29 @@ NAMES = [
     ("Émilie Durand", "emilie@example.fr"),
     ("李雷", "lilei@example.cn"),
 ]
-WORDS = (
-    "the auth refactor JWT sessions release token cache database migration review "
-    "deploy friday rollback metrics latency design proposal schedule changelog café"
-).split()
+WORDS = [
+    "the",
+    "auth",
+    "refactor",
+    "JWT",
+    "sessions",
+    "release",
+    "token",
+    "cache",
+    "database",
+    "migration",
+    "review",
+    "deploy",
+    "friday",
+    "rollback",
+    "metrics",
+    "latency",
+    "design",
+    "proposal",
+    "schedule",
+    "changelog",
+    "café",
+]
 
 
 def _addr(i: int) -> str:
@@ -66,7 +85,10 @@ def _message(i: int, rng: random.Random) -> str:
         return "\n".join(head) + "\n\n" + body + "\n"
     if kind == 1:
         qp = quopri.encodestring(body.encode("utf-8")).decode()
-        head += ["Content-Type: text/plain; charset=utf-8", "Content-Transfer-Encoding: quoted-printable"]
+        head += [
+            "Content-Type: text/plain; charset=utf-8",
+            "Content-Transfer-Encoding: quoted-printable",
+        ]
         return "\n".join(head) + "\n\n" + qp + "\n"
     if kind == 2:
         html = "<html><body><p>" + body.replace("\n", "</p><p>") + "</p></body></html>"
@@ -87,7 +109,7 @@ def _message(i: int, rng: random.Random) -> str:
         + "\n\n--mix\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\n\n"
         + b64
         + '\n--mix\nContent-Type: application/octet-stream; name="data.bin"\n'
-        + "Content-Disposition: attachment; filename=\"data.bin\"\nContent-Transfer-Encoding: base64\n\n"
+        + 'Content-Disposition: attachment; filename="data.bin"\nContent-Transfer-Encoding: base64\n\n'
         + att
         + "\n--mix--\n"
     )

@@ -53,7 +53,8 @@ from collections.abc import Iterator
 from ..errors import InputError, StrictAbort
 from ..model import ConversationMessage
 from .base import ImportContext, Source
-from .email_parse import parse_message, to_record
+from .email_fast import parse_fast
+from .email_parse import build_record, parse_message, to_record
 
 EML_LIMIT = 256 << 20  # one message a file: refuse absurd sizes rather than run out of memory
 
@@ -157,6 +158,15 @@ def _convert(
         ctx.reject(where, "empty message", envelope, "the separator is followed by nothing")
         return None
     try:
+        fast = parse_fast(data)
+        if fast is not None and fast[0]:
+            h, body = fast
+            return _with_extra(
+                build_record(
+                    h, body, ctx, fmt=fmt, locator=f"msg-{n}", where=where, envelope=envelope
+                ),
+                extra,
+            )
         msg = parse_message(data)
         if not msg.keys() and b"\n" in data:
             # A garbled first line hides the header block behind it: skip it and retry.
@@ -179,6 +189,10 @@ def _convert(
     except Exception as e:  # never let one broken message end the archive
         ctx.reject(where, f"unreadable message ({type(e).__name__}: {e})", data[:2000])
         return None
+    return _with_extra(record, extra)
+
+
+def _with_extra(record: ConversationMessage, extra: dict | None) -> ConversationMessage:
     if extra:
         record.extra = {**(record.extra or {}), **extra}
     return record

@@ -413,14 +413,26 @@ def _payload_bytes(part: Message) -> bytes:
 
 
 def part_text(part: Message, ctype: str) -> str:
-    text = decode_bytes(_payload_bytes(part), _param(part, "charset"))
+    return payload_text(
+        _payload_bytes(part),
+        ctype,
+        _param(part, "charset"),
+        _param(part, "format"),
+        _param(part, "delsp"),
+    )
+
+
+def payload_text(
+    data: bytes, ctype: str, charset: str | None, fmt: str | None, delsp: str | None
+) -> str:
+    """A decoded text part: charset, line ends, HTML to text, format=flowed."""
+    text = decode_bytes(data, charset)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if ctype == "text/html":
         return html_to_text(text)
-    fmt = _param(part, "format")
     if fmt and fmt.lower() == "flowed":
-        text = unflow(text, (_param(part, "delsp") or "").lower() == "yes")
+        text = unflow(text, (delsp or "").lower() == "yes")
     return text
 
 
@@ -483,41 +495,63 @@ def collect_body(msg: Message, body: Body, depth: int = 0) -> None:
     _leaf(msg, ctype, body)
 
 
+def choose_alternative(ctypes: list[str]) -> list[int]:
+    """Which parts of a multipart/alternative to read: the last text/plain one, else the
+    last that is not HTML (a nested multipart), else the last HTML one."""
+    plain = [i for i, c in enumerate(ctypes) if c == "text/plain"]
+    if plain:
+        return plain[-1:]
+    html = [i for i, c in enumerate(ctypes) if c == "text/html"]
+    if html and not any(c.startswith("multipart/") for c in ctypes):
+        return html[-1:]
+    other = [i for i, c in enumerate(ctypes) if c != "text/html"]
+    return other[-1:] or list(range(len(ctypes)))[-1:]
+
+
 def _alternative(payload: list, body: Body, depth: int) -> None:
-    """multipart/alternative: the text/plain alternative if there is one, else the best other."""
     subs = [s for s in payload if isinstance(s, Message)]
-    plain = [s for s in subs if _content_type(s) == "text/plain"]
-    chosen = plain[-1:] or [s for s in subs if not _content_type(s).startswith("text/html")][-1:]
-    if not chosen or (not plain and any(_content_type(s) == "text/html" for s in subs)):
-        html = [s for s in subs if _content_type(s) == "text/html"]
-        if not plain and html and not any(_content_type(s).startswith("multipart/") for s in subs):
-            chosen = html[-1:]
-    for sub in chosen or subs[-1:]:
-        collect_body(sub, body, depth + 1)
+    for i in choose_alternative([_content_type(s) for s in subs]):
+        collect_body(subs[i], body, depth + 1)
 
 
 def _leaf(part: Message, ctype: str, body: Body) -> None:
-    disp = _disposition(part)
-    name = _filename(part)
+    cid = part.get("Content-ID")
+    add_leaf(
+        body,
+        ctype,
+        _disposition(part),
+        _filename(part),
+        lambda: _payload_bytes(part),
+        lambda: (_param(part, "charset"), _param(part, "format"), _param(part, "delsp")),
+        decode_words(str(cid)).strip() if cid else None,
+    )
+
+
+def add_leaf(
+    body: Body,
+    ctype: str,
+    disp: str,
+    name: str | None,
+    payload: Any,
+    params: Any,
+    cid: str | None,
+) -> None:
+    """One non-multipart part: body text (plain or HTML) or an attachment entry.
+    ``payload()`` gives the decoded bytes and ``params()`` (charset, format, delsp)."""
     is_text = ctype.startswith(_TEXTLIKE) and not ctype.startswith(_NOT_TEXT)
     if disp != "attachment" and (
         (is_text and not name) or (ctype == "text/plain" and disp == "inline")
     ):
-        body.plain.append(part_text(part, ctype))
+        body.plain.append(payload_text(payload(), ctype, *params()))
         return
-    if ctype == "text/html" and disp != "attachment" and not name:
-        body.html.append(part_text(part, ctype))
+    if ctype == "text/html" and disp != "attachment":  # named inline HTML too (notmuch)
+        body.html.append(payload_text(payload(), ctype, *params()))
         return
-    if ctype == "text/html" and disp != "attachment":  # named but inline HTML (notmuch)
-        body.html.append(part_text(part, ctype))
-        return
-    size = len(_payload_bytes(part))
-    info: dict[str, Any] = {"name": name, "type": ctype, "size": size}
+    info: dict[str, Any] = {"name": name, "type": ctype, "size": len(payload())}
     if disp:
         info["disposition"] = disp
-    cid = part.get("Content-ID")
     if cid:
-        info["content_id"] = decode_words(str(cid)).strip()
+        info["content_id"] = cid
     body.attachments.append(info)
 
 
@@ -595,6 +629,9 @@ def strip_quotes(text: str) -> str:
 
 
 def parse_message(data: bytes) -> Message:
+    # CRLF is read as LF on both paths, so that text attachment sizes agree.
+    if b"\r\n" in data:
+        data = data.replace(b"\r\n", b"\n")
     return _PARSER.parsebytes(data)
 
 
@@ -625,9 +662,26 @@ def to_record(
     where: str,
     envelope: bytes | None = None,
 ) -> ConversationMessage:
-    """Build the record of one parsed message (reports problems on ``ctx``)."""
+    """Build the record of one message parsed by the standard library."""
+    body = Body()
+    collect_body(msg, body)
+    return build_record(
+        headers(msg), body, ctx, fmt=fmt, locator=locator, where=where, envelope=envelope
+    )
+
+
+def build_record(
+    h: dict[str, list[str]],
+    body: Body,
+    ctx: ImportContext,
+    *,
+    fmt: str,
+    locator: str,
+    where: str,
+    envelope: bytes | None = None,
+) -> ConversationMessage:
+    """The record from raw headers (lower-case name -> values) and the collected body."""
     extra: dict[str, Any] = {}
-    h = headers(msg)
     senders = addresses(h.get("from"))
     speaker = senders[0] if senders else None
     if len(senders) > 1:
@@ -674,8 +728,6 @@ def to_record(
 
     subject = decode_words(_first(h, "subject")) or None
 
-    body = Body()
-    collect_body(msg, body)
     text = body.text()
     if ctx.options.strip_quotes:
         text = strip_quotes(text)
