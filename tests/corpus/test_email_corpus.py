@@ -86,3 +86,12 @@ def test_fast_path_agrees_with_stdlib(path, monkeypatch):
     if path.name in BETTER_FAST:
         return
     assert [m.serialize() for m in fast] == [m.serialize() for m in slow]
+
+
+@pytest.mark.parametrize("path", MBOXES, ids=lambda p: p.name)
+def test_tiny_read_blocks_split_the_same(path, monkeypatch):
+    """Separators that straddle read blocks are found all the same."""
+    whole, _ = _read(path, "mbox")
+    monkeypatch.setattr("convo.importers.email.CHUNK", 7)
+    tiny, _ = _read(path, "mbox")
+    assert [m.serialize() for m in tiny] == [m.serialize() for m in whole]

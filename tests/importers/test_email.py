@@ -398,3 +398,13 @@ def test_hypothesis_mbox_never_crashes(tmp_path_factory, lines):
     )
     for m in msgs:
         m.serialize()
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 5, 6, 7, 13, 64])
+def test_mbox_tiny_blocks(tmp_path, monkeypatch, chunk):
+    p = _write(tmp_path, "x.mbox", "junk before\n" + MBOX)
+    whole, _, w1 = _read(p, fmt="mbox")
+    monkeypatch.setattr("convo.importers.email.CHUNK", chunk)
+    tiny, _, w2 = _read(p, fmt="mbox")
+    assert [m.serialize() for m in tiny] == [m.serialize() for m in whole]
+    assert len(whole) == 3 and w1 == w2 and "12 bytes before" in w1[-1]

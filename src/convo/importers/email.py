@@ -155,7 +155,7 @@ def _convert(
 ) -> ConversationMessage | None:
     """Parse one message's bytes; a broken one is rejected and None returned."""
     if not data.strip():
-        ctx.reject(where, "empty message", envelope, "the separator is followed by nothing")
+        ctx.reject(where, "empty message", envelope or None, "nothing follows the separator")
         return None
     try:
         fast = parse_fast(data)
@@ -198,61 +198,106 @@ def _with_extra(record: ConversationMessage, extra: dict | None) -> Conversation
     return record
 
 
+CHUNK = 1 << 20
+_UNESCAPE = re.compile(rb"^>(>*From )", re.M)
+
+
+class _Split:
+    """What the splitter saw besides messages."""
+
+    def __init__(self) -> None:
+        self.preamble = 0  # bytes before the first "From " line
+        self.found = False
+
+
+def iter_mbox(stream, info: _Split) -> Iterator[tuple[int, bytes, bytes]]:
+    """(line number, envelope line, message bytes) for each message of an mbox stream.
+
+    Reads 1 MiB blocks and looks for ``\nFrom `` with ``bytes.find``: only candidate
+    lines are examined, and only one message (plus a block) is held at a time.
+    """
+    buf = stream.read(CHUNK)
+    eof = not buf
+    # The preamble: anything before the first line that starts with "From ".
+    while not buf.startswith(b"From "):
+        i = buf.find(b"\nFrom ")
+        if i >= 0:
+            info.preamble += i + 1
+            buf = buf[i + 1 :]
+            break
+        if eof:
+            info.preamble += len(buf)
+            return
+        keep = buf[-6:]
+        info.preamble += max(len(buf) - 6, 0)
+        chunk = stream.read(CHUNK)
+        eof = not chunk
+        buf = keep + chunk
+    info.found = True
+    line = 1
+    start = 0  # where the current message (its envelope line) starts in buf
+    search = 0
+    while True:
+        i = buf.find(b"\nFrom ", search)
+        end = buf.find(b"\n", i + 1) if i >= 0 else -1
+        if end < 0 and i >= 0 and eof:
+            end = len(buf)  # the last line, without a newline
+        if i < 0 or end < 0:
+            if eof:
+                if start < len(buf):
+                    yield line, *_message(buf[start:])
+                return
+            chunk = stream.read(CHUNK)
+            eof = not chunk
+            search = i - start if i >= 0 else max(len(buf) - start - 6, 0)
+            buf = buf[start:] + chunk
+            start = 0
+            continue
+        if _SEPARATOR.match(buf, i + 1, end + 1):
+            raw = buf[start : i + 1]
+            yield line, *_message(raw)
+            line += raw.count(b"\n")
+            start = i + 1
+        search = i + 1
+
+
+def _message(raw: bytes) -> tuple[bytes, bytes]:
+    """Split off the envelope line, drop the blank line before the next one, unescape."""
+    nl = raw.find(b"\n")
+    if nl < 0:
+        return raw, b""
+    envelope, data = raw[: nl + 1], raw[nl + 1 :]
+    # The blank line that separates messages belongs to the mbox, not to the message.
+    if data.endswith(b"\n\n"):
+        data = data[:-1]
+    elif data.endswith(b"\r\n\r\n"):
+        data = data[:-2]
+    elif data in (b"\n", b"\r\n"):
+        data = b""
+    if b">From " in data:
+        data = _UNESCAPE.sub(rb"\1", data)
+    return envelope, data
+
+
 def read_mbox(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """Stream an mbox: split on separator lines, unescape ``>From``, parse each message."""
+    info = _Split()
     n = 0
-    lines: list[bytes] | None = None
-    envelope = b""
-    start = 0
-    lineno = 0
-    preamble = 0
     with source.open() as stream:
-        for line in stream:
-            lineno += 1
-            if line[:5] == b"From " and (lines is None or _SEPARATOR.match(line)):
-                if lines:
-                    n += 1
-                    rec = _finish(lines, ctx, n, start, envelope)
-                    if rec is not None:
-                        yield rec
-                elif lines is not None:
-                    n += 1
-                    ctx.reject(ctx.loc(start), "empty message", envelope)
-                lines = []
-                envelope = line
-                start = lineno
-                continue
-            if lines is None:
-                if line.strip():
-                    preamble += 1
-                continue
-            if line[:1] == b">" and line.lstrip(b">")[:5] == b"From ":
-                line = line[1:]
-            lines.append(line)
-    if lines is None:
+        for line, envelope, data in iter_mbox(stream, info):
+            n += 1
+            where = ctx.loc(line)
+            rec = _convert(data, ctx, fmt="mbox", n=n, where=where, envelope=envelope)
+            if rec is not None:
+                yield rec
+    if not info.found:
         raise InputError(
             "not an mbox (no 'From ' separator line)",
             where=source.name,
             hint="a single message is --from eml",
         )
-    n += 1
-    if lines:
-        rec = _finish(lines, ctx, n, start, envelope)
-        if rec is not None:
-            yield rec
-    else:
-        ctx.reject(ctx.loc(start), "empty message", envelope)
-    if preamble:
-        ctx.warn(source.name, f"{preamble} non-blank lines before the first 'From ' line ignored")
-
-
-def _finish(
-    lines: list[bytes], ctx: ImportContext, n: int, start: int, envelope: bytes
-) -> ConversationMessage | None:
-    # The blank line that separates messages belongs to the mbox, not to the message.
-    if lines[-1] in (b"\n", b"\r\n"):
-        lines.pop()
-    return _convert(b"".join(lines), ctx, fmt="mbox", n=n, where=ctx.loc(start), envelope=envelope)
+    if info.preamble:
+        ctx.warn(source.name, f"{info.preamble} bytes before the first 'From ' line ignored")
 
 
 def _strip_envelope(data: bytes) -> tuple[bytes, bytes | None]:
