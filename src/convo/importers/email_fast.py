@@ -11,12 +11,13 @@ same record builder, and tests check that they agree.
 from __future__ import annotations
 
 import binascii
+import functools
 import re
 
 from .email_parse import Body, add_leaf, choose_alternative, decode_words
 
-_HLINE = re.compile(r"([\x21-\x39\x3b-\x7e]+):[ \t]*(.*)", re.S)
-_LINES = re.compile(r"\n(?![ \t])")
+# A header line and its continuation lines (the raw value keeps them, as compat32's does).
+_HEADERS = re.compile(r"^([\x21-\x39\x3b-\x7e]+):[ \t]*(.*(?:\n[ \t].*)*)", re.M)
 _PARAM = re.compile(r';\s*([A-Za-z0-9_.!#$%&\'*+^`{|}~-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;\s]*)')
 _ESCAPE = re.compile(r"\\(.)")
 _PLAIN_CTE = ("", "7bit", "8bit", "binary")
@@ -27,7 +28,9 @@ class _Fallback(Exception):
 
 
 def parse_fast(data: bytes) -> tuple[dict[str, list[str]], Body] | None:
-    """(raw headers by lower-case name, body) of a well-formed message, else None."""
+    """(raw headers by lower-case name, body) of a well-formed message, else None.
+
+    ``_params`` results are cached and shared: treat them as read-only."""
     try:
         h, rest = _split(data)
         body = Body()
@@ -52,15 +55,14 @@ def _split(data: bytes) -> tuple[dict[str, list[str]], bytes]:
     text = head.decode("ascii", "surrogateescape")
     if text[:1] in (" ", "\t", ""):
         raise _Fallback
+    found = _HEADERS.findall(text)
+    # Every line must be a header or a continuation: else the stdlib sorts out the defect.
+    lines = text.count("\n") + 1 - text.count("\n ") - text.count("\n\t")
+    if len(found) != lines:
+        raise _Fallback
     h: dict[str, list[str]] = {}
-    folded = "\n " in text or "\n\t" in text
-    # A folded header keeps its continuation lines in the raw value, as compat32 does.
-    for line in _LINES.split(text) if folded else text.split("\n"):
-        m = _HLINE.match(line)
-        if m is None:
-            raise _Fallback
-        key = m.group(1).lower()
-        value = m.group(2)
+    for name, value in found:
+        key = name.lower()
         if key in h:
             h[key].append(value)
         else:
@@ -68,6 +70,7 @@ def _split(data: bytes) -> tuple[dict[str, list[str]], bytes]:
     return h, rest
 
 
+@functools.lru_cache(maxsize=4096)
 def _params(value: str) -> tuple[str, dict[str, str]]:
     main, sep, rest = value.partition(";")
     ctype = main.strip().lower()

@@ -114,6 +114,7 @@ def _raw_header_text(value: str) -> str:
     return decode_bytes(raw, None)  # undeclared: UTF-8, else cp1252
 
 
+@functools.lru_cache(maxsize=8192)
 def decode_words(value: str | None) -> str:
     """RFC 2047 encoded words to text (unknown charsets and bad base64 included); unfolded."""
     if not value:
@@ -217,24 +218,37 @@ def addresses(values: list[str] | None) -> list[str]:
     """Every address of some header values, decoded, in order, duplicates dropped."""
     if not values:
         return []
+    if len(values) == 1:
+        return [a for _, a in _address_list(str(values[0]))]
     out: list[str] = []
     seen: set[str] = set()
     for value in values:
-        value = str(value)
-        if "\n" in value:
-            value = _FOLD.sub(" ", value)
-        for name, addr in _pairs(value):
-            if name and ("=?" in name or not name.isascii()):
-                name = decode_words(name)
-            if addr and not addr.isascii():
-                addr = _raw_header_text(addr)
-            addr = "".join(addr.split())
-            key = (addr or name).lower()
-            if not key or key in seen:
-                continue
-            seen.add(key)
-            out.append(format_address(name, addr))
+        for key, formatted in _address_list(str(value)):
+            if key not in seen:
+                seen.add(key)
+                out.append(formatted)
     return out
+
+
+@functools.lru_cache(maxsize=8192)
+def _address_list(value: str) -> tuple[tuple[str, str], ...]:
+    """(dedupe key, ``Name <addr>``) of one header value; cached, as lists repeat."""
+    if "\n" in value:
+        value = _FOLD.sub(" ", value)
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for name, addr in _pairs(value):
+        if name and ("=?" in name or not name.isascii()):
+            name = decode_words(name)
+        if addr and not addr.isascii():
+            addr = _raw_header_text(addr)
+        addr = "".join(addr.split())
+        key = (addr or name).lower()
+        if not key or key in seen:
+            continue
+        seen.add(key)
+        out.append((key, format_address(name, addr)))
+    return tuple(out)
 
 
 # --------------------------------------------------------------------------- dates
