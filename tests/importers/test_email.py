@@ -408,3 +408,44 @@ def test_mbox_tiny_blocks(tmp_path, monkeypatch, chunk):
     tiny, _, w2 = _read(p, fmt="mbox")
     assert [m.serialize() for m in tiny] == [m.serialize() for m in whole]
     assert len(whole) == 3 and w1 == w2 and "12 bytes before" in w1[-1]
+
+
+_PART = st.sampled_from(
+    [
+        "Content-Type: text/plain; charset=utf-8\n\nplain caf\xe9 text\n",
+        "Content-Type: text/html\n\n<p>html <b>only</b></p>\n",
+        "Content-Type: text/plain; charset=iso-8859-1\nContent-Transfer-Encoding: quoted-printable"
+        "\n\nqp =E9t=E9 soft=\n break\n",
+        "Content-Type: text/plain\nContent-Transfer-Encoding: base64\n\naGVsbG8gYmFzZTY0\n",
+        'Content-Type: application/pdf; name="a.pdf"\nContent-Disposition: attachment\n'
+        "Content-Transfer-Encoding: base64\n\nJVBERi0=\n",
+        "Content-Type: text/plain; format=flowed\n\nflowed \nline\n",
+        "\nno headers part\n",
+    ]
+)
+
+
+@given(
+    st.lists(_PART, min_size=1, max_size=4),
+    st.sampled_from(["mixed", "alternative", "related"]),
+    st.booleans(),
+)
+def test_fast_path_agrees_on_generated_mime(parts, sub, crlf):
+    from convo.importers.email_fast import parse_fast
+    from convo.importers.email_parse import build_record, parse_message, to_record
+
+    text = (
+        "From: =?utf-8?q?J=C3=BCrgen?= <j@x.org>\nTo: a@x, b@y\nSubject: s\n"
+        f'Message-ID: <g@x>\nContent-Type: multipart/{sub}; boundary="=_b"\n\npreamble\n'
+        + "".join(f"--=_b\n{p}" for p in parts)
+        + "--=_b--\nepilogue\n"
+    )
+    data = text.encode("utf-8")
+    if crlf:
+        data = data.replace(b"\n", b"\r\n")
+    ctx = ImportContext(Source(TEAM))
+    fast = parse_fast(data)
+    assert fast is not None
+    kw = {"fmt": "eml", "locator": "msg-1", "where": "x"}
+    slow = to_record(parse_message(data), ctx, **kw).serialize()
+    assert build_record(*fast, ctx, **kw).serialize() == slow

@@ -15,6 +15,12 @@ Decisions where the spec is silent:
   ``From -`` or a bare ``From ``). A body line such as ``From time to time`` that an
   mboxo writer failed to escape therefore stays in its message, where ``mailbox.mbox``
   would start a new (header-less) message: the only case where counts differ.
+- The splitter reads 1 MiB blocks and only looks at ``\nFrom `` candidates (memory: one
+  message plus a block). Bytes before the first ``From `` line are skipped with a
+  warning. Each message then goes through a hand-written fast path (``email_fast``) when
+  it is plainly well formed, else through ``email.parser`` (compat32); tests check that
+  both give the same records on the whole corpus.
+- CRLF line ends are read as LF (so text attachment sizes count LF line ends).
 - ``>From `` lines are unescaped by the mboxrd rule (one ``>`` removed from any
   ``>+From `` line); for mboxo files this undoes the single level of escaping too.
   ``>From:`` (a quoted header, no space) is left alone.
