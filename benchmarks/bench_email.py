@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import quopri
 import random
+import resource
 import sys
 from pathlib import Path
 
@@ -158,25 +159,41 @@ print(n)
 """
 
 
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _timed(h, cpu: dict[str, float], key: str, label: str, argv: list[str], repeat: int):
+    """h.time_cmd, plus the children's CPU seconds per run (steady under machine load)."""
+    before = _cpu()
+    m = h.time_cmd(label, argv, repeat=repeat)
+    cpu[key] = (_cpu() - before) / repeat
+    return m
+
+
 def run(h) -> None:
     n = h.scale(MESSAGES)
     path = h.data(f"email-{n}.mbox", generate(n))
     size = path.stat().st_size / (1 << 20)
     repeat = 3
-    convo = h.time_cmd(
-        f"convo ingest ({n:,} messages, {size:.0f} MB) -o /dev/null",
-        [h.convo(), "ingest", str(path), "-o", "/dev/null", "--quiet"],
-        repeat=repeat,
-    )
-    a = h.time_cmd(
-        "(a) mailbox.mbox + compat32: headers and text part",
-        [sys.executable, "-c", COMPAT32, str(path)],
-        repeat=repeat,
-    )
-    b = h.time_cmd(
-        "(b) mailbox.mbox + email.policy.default",
-        [sys.executable, "-c", DEFAULT, str(path)],
-        repeat=1,
+    cpu: dict[str, float] = {}
+    convo = _timed(
+        h, cpu, "convo", f"convo ingest ({n:,} messages, {size:.0f} MB) -o /dev/null",
+        [h.convo(), "ingest", str(path), "-o", "/dev/null", "--quiet"], repeat,
+    )  # fmt: skip
+    a = _timed(
+        h, cpu, "a", "(a) mailbox.mbox + compat32: headers and text part",
+        [sys.executable, "-c", COMPAT32, str(path)], repeat,
+    )  # fmt: skip
+    b = _timed(
+        h, cpu, "b", "(b) mailbox.mbox + email.policy.default",
+        [sys.executable, "-c", DEFAULT, str(path)], 1,
+    )  # fmt: skip
+    h.note(
+        f"CPU seconds (user+sys) per run, which machine load disturbs less than wall time: "
+        f"convo {cpu['convo']:.1f}, (a) {cpu['a']:.1f}, (b) {cpu['b']:.1f}; "
+        f"convo/(a) = {cpu['convo'] / cpu['a']:.2f}×, (b)/convo = {cpu['b'] / cpu['convo']:.1f}×."
     )
     h.compare("convo ingest vs (a) compat32 loop", convo, a, target=1.5)
     h.compare("convo ingest vs (b) policy.default loop", convo, b, target=15, faster=True)
