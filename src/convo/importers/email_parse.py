@@ -15,11 +15,11 @@ from email.header import decode_header
 from email.message import Message
 from email.parser import BytesParser
 from email.policy import compat32
-from email.utils import getaddresses, parsedate_tz
+from email.utils import collapse_rfc2231_value, getaddresses, parsedate_tz
 from typing import Any
 
 from ..htmltext import html_to_text
-from ..model import ConversationMessage
+from ..model import ConversationMessage, ConversationMessageMeta
 from ..timestamps import format_timestamp_utc, to_utc
 from .base import ImportContext
 
@@ -363,8 +363,6 @@ def _param(part: Message, name: str) -> str | None:
         return None
     if isinstance(value, tuple):  # RFC 2231: (charset, language, value)
         try:
-            from email.utils import collapse_rfc2231_value
-
             return collapse_rfc2231_value(value)
         except Exception:
             return str(value[2])
@@ -752,7 +750,7 @@ def build_record(
 
     return ConversationMessage(
         text_chunks=[text],
-        metadata=_meta(speaker, listeners),
+        metadata=ConversationMessageMeta(speaker=speaker, recipients=listeners),
         tags=tags_of(h, subject or "", text),
         timestamp=timestamp,
         source_id=f"{ctx.source.name}#{locator}",
@@ -763,9 +761,3 @@ def build_record(
         subject=subject,
         extra=extra or None,
     )
-
-
-def _meta(speaker: str | None, listeners: list[str]):
-    from ..model import ConversationMessageMeta
-
-    return ConversationMessageMeta(speaker=speaker, recipients=listeners)
