@@ -6,8 +6,8 @@ import mailbox
 import re
 
 import pytest
-from tests.conftest import corpus_files
 
+from conftest import corpus_files
 from convo.errors import ConvoError
 from convo.importers import ImportContext, ImportOptions, Source, detect
 

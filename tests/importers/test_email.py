@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tests.conftest import SAMPLE_DATA, assert_golden, records
 
+from conftest import SAMPLE_DATA, assert_golden, records
 from convo.cli import app
 from convo.errors import ConvoError
 from convo.importers import ImportContext, ImportOptions, Source, detect
