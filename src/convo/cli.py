@@ -270,29 +270,30 @@ def ingest(
 
 
 def _run_read(args: ReadArgs, view: str) -> int:
-    from .inputs import record_lines
+    from .inputs import record_parts
     from .query import Selector
     from .render import make_writer
 
     env = _env()
     fmt = args.format or ("table" if env.stdout_isatty else "jsonl")
-    selector = Selector(args.filters())
+    filters = args.filters()
+    selector = Selector(filters)
     reporter = _Reporter()
-    lines = record_lines(
+    parts = record_parts(
         args.inputs, store=args.store or _state["store"], stdin_has_data=env.stdin_has_data,
         on_reject=reporter.reject,
     )  # fmt: skip
     writer = make_writer(fmt, env, view=view, utc=args.utc)
+    need = fmt not in ("jsonl", "json")
+    if filters.limit is None and not filters.reverse:
+        batches = selector.batches(parts, reporter.bad_line, need_record=need)
+    else:
+        batches = ([m] for m in selector.select_parts(parts, reporter.bad_line, need_record=need))
     pager = args.pager and fmt in ("table", "text", "markdown") and env.stdout_isatty
     try:
-        if pager:
-            with writer.console.pager(styles=True) if hasattr(writer, "console") else _nullctx():
-                for m in selector.select(lines, on_error=reporter.bad_line):
-                    writer.write(m)
-                writer.close()
-        else:
-            for m in selector.select(lines, on_error=reporter.bad_line):
-                writer.write(m)
+        with writer.console.pager(styles=True) if pager and hasattr(writer, "console") else _nullctx():
+            for batch in batches:
+                writer.write_many(batch)
             writer.close()
         _flush_stdout(env)
     finally:

@@ -16,6 +16,19 @@ Semantics (DESIGN.md §2): repeating one filter ORs, different filters AND.
   substring, so ``auth`` finds ``authentication``).
 - ``regex``: Python regular expression searched in the text and subject.
 - ``thread``: the message's ``thread`` equals the value, or its ``id`` does (the root).
+
+Speed (the store is read in 4 MiB blocks, never line objects):
+- Word filters: the block is lower-cased once (ASCII only) and the needles (the longest
+  ASCII word of each value) are searched in it with ``bytes.find``; only lines holding a
+  hit, a ``\\u`` escape, or one of the few non-ASCII letters whose case fold is ASCII
+  (``ß``, ``ſ``, the Kelvin sign, ligatures...) are parsed. A needle JSON would escape
+  (``"``, ``\\``, control characters) disables the prefilter for its kind.
+- ``--since``/``--until``: the raw ``"timestamp":"...Z"`` value is compared as bytes. When
+  time is the only filter and the output is the original line (jsonl/json), a line whose
+  raw timestamp decides it is passed through without a parse; it must look like an object
+  (``{...}``). Decision: such a line is not validated further (``convo validate`` does),
+  and a record whose only ``"timestamp"`` key is nested is judged by that key.
+- Everything else is parsed with orjson and checked exactly; matches keep their bytes.
 """
 
 from __future__ import annotations
@@ -26,11 +39,26 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .jsonl import Line
+from .jsonl import BOM, Line
 from .timestamps import normalize_timestamp
 
 _WORD = re.compile(r"\w+")
 _FAST_TS = re.compile(rb'"timestamp":\s*"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"')
+# A timestamp value record_timestamp() would take as it is: 20 ASCII characters ending in Z.
+_RAW_TS = re.compile(rb'"timestamp":\s*"([^"\\\x00-\x1f\x80-\xff]{19}Z)"')
+BLOCK = 1 << 22
+# Lines holding these may spell an ASCII word differently: JSON escapes, and the only
+# non-ASCII characters whose case fold contains ASCII letters (tests/test_query.py checks
+# the list against unicodedata): ß İ ŉ ſ ǰ ẖ-ẚ ẞ K ﬀ-ﬆ.
+CASEFOLD_ASCII = "\u00df\u0130\u0149\u017f\u01f0\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e\u212a" + "".join(
+    chr(c) for c in range(0xFB00, 0xFB07)
+)
+_TRIGGER_CHARS = tuple(c.encode() for c in CASEFOLD_ASCII)
+_LOWER = bytes.maketrans(bytes(range(65, 91)), bytes(range(97, 123)))
+# Deleting these leaves a block's non-ASCII bytes and backslashes: a cheap first look
+# for escapes and the case-fold letters above.
+_ASCII_BUT_BACKSLASH = bytes(b for b in range(128) if b != 0x5C)
+_JSON_ESCAPED = re.compile(rb'["\\\x00-\x1f]')
 
 
 @dataclass
@@ -53,13 +81,31 @@ class Filters:
         )  # fmt: skip
 
 
-@dataclass(slots=True)
 class Match:
-    """A selected record: its line (for pass-through), where it came from, and the parsed dict."""
+    """A selected record: its line (for pass-through), where it came from, and the parsed dict.
 
-    raw: bytes
-    record: dict[str, Any]
-    where: str
+    ``record`` is parsed on first use when the selector passed the line through unparsed.
+    """
+
+    __slots__ = ("_record", "line", "name", "raw")
+
+    def __init__(self, raw: bytes, record: dict[str, Any] | None, name: str, line: int = 0):
+        self.raw = raw
+        self._record = record
+        self.name = name
+        self.line = line
+
+    @property
+    def where(self) -> str:
+        return f"{self.name}:{self.line}" if self.line else self.name
+
+    @property
+    def record(self) -> dict[str, Any]:
+        if self._record is None:
+            from .jsonl import parse_line
+
+            self._record = parse_line(Line(self.line, self.raw), self.name)
+        return self._record
 
 
 def words(text: str) -> list[str]:
@@ -140,7 +186,10 @@ def record_timestamp(record: dict[str, Any]) -> str:
 
 
 def _ascii_needle(word: str) -> bytes | None:
-    return word.encode() if word.isascii() and word else None
+    """The raw bytes a word has in any line holding it, or None when JSON may escape it."""
+    if not word or not word.isascii() or _JSON_ESCAPED.search(word.encode()):
+        return None
+    return word.lower().encode()
 
 
 def _alternation(needles: list[bytes]) -> re.Pattern[bytes] | None:
@@ -170,8 +219,16 @@ class Selector:
         self.since = filters.since
         self.until = filters.until
         self.threads = set(filters.threads)
+        self._needles: list[list[bytes]] = []  # per filter kind, lower-case ASCII
         self._prefilters = self._build_prefilters()
         self._checks = self._build_checks()
+        # Time is the only filter: a clean raw timestamp decides the line without a parse.
+        self._time_only = bool(since_or_until := (self.since or self.until)) and len(
+            self._checks
+        ) == 1
+        self._timed = bool(since_or_until)
+        self._since_b = self.since.encode() if self.since else None
+        self._until_b = self.until.encode() if self.until else None
 
     def _build_prefilters(self) -> list[re.Pattern[bytes]]:
         """One pattern per filter kind; a line must contain a hit of each to be parsed."""
@@ -197,8 +254,9 @@ class Selector:
             if groups:
                 needles = longest_word_needles(groups)
                 pat = _alternation(needles) if needles else None
-                if pat is not None:
+                if pat is not None and needles:
                     pats.append(pat)
+                    self._needles.append(sorted(set(needles)))
         return pats
 
     def _build_checks(self) -> list[Callable[[dict[str, Any]], bool]]:
@@ -239,24 +297,58 @@ class Selector:
 
     def raw_may_match(self, raw: bytes) -> bool:
         """False only when the line certainly does not match (no parse needed)."""
-        if not self._prefilters and not (self.since or self.until):
+        if not self._prefilters and not self._timed:
             return True
-        if b"\\u" not in raw:
+        if self._prefilters and not _may_respell(raw):
             for p in self._prefilters:
                 if p.search(raw) is None:
                     return False
-        if (self.since or self.until) and raw.count(b'"timestamp"') == 1:
-            m = _FAST_TS.search(raw)
-            if m is not None and not self._ts_ok(m.group(1).decode()):
-                return False
-        return True
+        return not (self._timed and self._raw_time(raw) is False)
+
+    def _raw_time(self, raw: bytes, single: bool = False) -> bool | None:
+        """The time filters decided on the raw timestamp: True/False, or None (parse to know)."""
+        m = _RAW_TS.search(raw)
+        if m is None or not (single or raw.count(b'"timestamp"') == 1):
+            return None
+        ts = m.group(1)
+        if self._since_b is not None and ts < self._since_b:
+            return False
+        return not (self._until_b is not None and ts >= self._until_b)
 
     def matches(self, record: dict[str, Any]) -> bool:
         return all(check(record) for check in self._checks)
 
     def select(self, lines: Iterable[tuple[Line, str]], on_error=None) -> Iterator[Match]:
         """Matching records from ``(line, source name)`` pairs, limit and order applied."""
-        out = self._select(lines, on_error)
+        return self._limit(self._select(lines, on_error))
+
+    def select_parts(self, parts: Iterable[Any], on_error=None, *, need_record=True):
+        """Matching records from ``inputs.record_parts``, limit and order applied."""
+        return self._limit(m for batch in self.batches(parts, on_error, need_record) for m in batch)
+
+    def batches(
+        self, parts: Iterable[Any], on_error=None, need_record: bool = True
+    ) -> Iterator[list[Match]]:
+        """Lists of matches (no limit or order): raw sources are scanned in blocks.
+
+        ``need_record=False`` lets a line decided on raw bytes pass without a parse.
+        """
+        for part in parts:
+            if hasattr(part, "open"):  # a raw JSONL source
+                with part.open() as stream:
+                    for block, first, torn in iter_blocks(stream):
+                        yield self._scan_block(block, first, torn, part.name, on_error, need_record)
+            else:
+                batch: list[Match] = []
+                for m in self._select(part, on_error):
+                    batch.append(m)
+                    if len(batch) >= 1000:
+                        yield batch
+                        batch = []
+                if batch:
+                    yield batch
+
+    def _limit(self, out: Iterator[Match]) -> Iterator[Match]:
         limit = self.filters.limit
         if self.filters.reverse:
             buf: deque[Match] = deque(out, maxlen=limit) if limit else deque(out)
@@ -289,7 +381,144 @@ class Selector:
                     on_error(e, line)
                 continue
             if all(c(record) for c in checks):
-                yield Match(line.raw, record, f"{name}:{line.number}")
+                yield Match(line.raw, record, name, line.number)
+
+    # -- block scanning ---------------------------------------------------------------
+
+    def _scan_block(
+        self, block: bytes, first: int, torn: bool, name: str, on_error, need_record: bool
+    ) -> list[Match]:
+        if self._needles:
+            return self._scan_needles(block, first, torn, name, on_error)
+        return self._scan_lines(block, first, torn, name, on_error, need_record)
+
+    def _parse(self, raw: bytes, number: int, torn: bool, name: str, on_error):
+        from .errors import RecordError
+        from .jsonl import parse_line
+
+        try:
+            record = parse_line(Line(number, raw, torn), name)
+        except RecordError as e:
+            if on_error is not None:
+                on_error(e, Line(number, raw, torn))
+            return None
+        return record if all(c(record) for c in self._checks) else None
+
+    def _scan_lines(
+        self, block: bytes, first: int, torn: bool, name: str, on_error, need_record: bool
+    ) -> list[Match]:
+        """Every line of the block; time filters first on the raw bytes."""
+        out: list[Match] = []
+        append = out.append
+        lines = block.split(b"\n")
+        if lines and not lines[-1]:
+            lines.pop()
+        last = len(lines) - 1
+        crlf = b"\r" in block
+        timed = self._timed
+        single = timed and block.count(b'"timestamp"') == len(lines)
+        pass_through = self._time_only and not need_record
+        raw_time = self._raw_time
+        parse = self._parse
+        for i, raw in enumerate(lines):
+            if crlf:
+                raw = raw.rstrip(b"\r")
+            if not raw or raw[0] != 123 or raw[-1] != 125:  # not "{...}": blank or odd
+                if not raw.strip():
+                    continue
+            elif timed:
+                decided = raw_time(raw, single)
+                if decided is False:
+                    continue
+                if decided and pass_through and not (torn and i == last):
+                    append(Match(raw, None, name, first + i))
+                    continue
+            record = parse(raw, first + i, torn and i == last, name, on_error)
+            if record is not None:
+                append(Match(raw, record, name, first + i))
+        return out
+
+    def _scan_needles(
+        self, block: bytes, first: int, torn: bool, name: str, on_error
+    ) -> list[Match]:
+        """Only lines holding a needle of the first kind (or a respelling) are looked at."""
+        low = block.translate(_LOWER)
+        ends: dict[int, int] = {}
+        size = len(low)
+        starts = list(self._needles[0])
+        rest = block.translate(None, _ASCII_BUT_BACKSLASH)
+        if b"\\" in rest:
+            starts.append(b"\\u")
+        starts.extend(t for t in _TRIGGER_CHARS if t in rest)
+        for needle in starts:
+            p = low.find(needle)
+            while p >= 0:
+                s = low.rfind(b"\n", 0, p) + 1
+                e = low.find(b"\n", p)
+                if e < 0:
+                    e = size
+                ends[s] = e
+                p = low.find(needle, e)
+        out: list[Match] = []
+        others = self._needles[1:]
+        line_no, pos = first, 0
+        for s in sorted(ends):
+            e = ends[s]
+            line_no += low.count(b"\n", pos, s)
+            pos = s
+            lowline = low[s:e]
+            if (
+                others
+                and not _may_respell(lowline)
+                and not all(any(n in lowline for n in kind) for kind in others)
+            ):
+                continue
+            raw = block[s:e].rstrip(b"\r")
+            if not raw.strip():
+                continue
+            if self._timed and self._raw_time(raw) is False:
+                continue
+            is_torn = torn and e == size
+            record = self._parse(raw, line_no, is_torn, name, on_error)
+            if record is not None:
+                out.append(Match(raw, record, name, line_no))
+        return out
+
+
+def _may_respell(raw: bytes) -> bool:
+    """The line may spell an ASCII word another way: an escape or a case-fold letter."""
+    if b"\\u" in raw:
+        return True
+    return not raw.isascii() and any(t in raw for t in _TRIGGER_CHARS)
+
+
+def iter_blocks(stream, size: int = BLOCK) -> Iterator[tuple[bytes, int, bool]]:
+    """``(block, number of its first line, torn)``: whole lines, BOM removed.
+
+    Every block but a torn last one ends with a newline; ``torn`` marks a final line that
+    has none (an interrupted write, or just a missing newline).
+    """
+    carry = b""
+    number = 1
+    start = True
+    while True:
+        data = stream.read(size)
+        if not data:
+            break
+        if start:
+            start = False
+            if data.startswith(BOM):
+                data = data[3:]
+        buf = carry + data if carry else data
+        cut = buf.rfind(b"\n")
+        if cut < 0:
+            carry = buf
+            continue
+        block, carry = buf[: cut + 1], buf[cut + 1 :]
+        yield block, number, False
+        number += block.count(b"\n")
+    if carry:
+        yield carry, number, True
 
 
 def select(records: Iterable[dict[str, Any]], filters: Filters) -> Iterator[dict[str, Any]]:

@@ -70,6 +70,10 @@ class Writer:
     def write(self, m: Match) -> None:
         raise NotImplementedError
 
+    def write_many(self, matches: list[Match]) -> None:
+        for m in matches:
+            self.write(m)
+
     def close(self) -> None:
         pass
 
@@ -106,6 +110,12 @@ class JsonlWriter(Writer):
     def write(self, m: Match) -> None:
         self.count += 1
         self.out.write((json_tty_safe(m.raw) if self.tty else m.raw) + b"\n")
+
+    def write_many(self, matches: list[Match]) -> None:
+        if self.tty or not matches:
+            return super().write_many(matches)
+        self.count += len(matches)
+        self.out.write(b"\n".join([m.raw for m in matches]) + b"\n")
 
 
 class JsonWriter(Writer):
