@@ -291,7 +291,11 @@ def _run_read(args: ReadArgs, view: str) -> int:
         batches = ([m] for m in selector.select_parts(parts, reporter.bad_line, need_record=need))
     pager = args.pager and fmt in ("table", "text", "markdown") and env.stdout_isatty
     try:
-        with writer.console.pager(styles=True) if pager and hasattr(writer, "console") else _nullctx():
+        with (
+            writer.console.pager(styles=True)
+            if pager and hasattr(writer, "console")
+            else _nullctx()
+        ):
             for batch in batches:
                 writer.write_many(batch)
             writer.close()
@@ -336,6 +340,21 @@ def query(args: ReadArgs) -> int:
 def show(args: ReadArgs) -> int:
     """Show messages as a conversation: speakers, times, subjects, replies indented."""
     return _run_read(args, "show")
+
+
+@app.command()
+@command
+@read_options
+def stats(args: ReadArgs) -> int:
+    """Messages, words, first and last time per speaker, tag and format, and a timeline."""
+    from .stats import run_stats
+
+    reporter = _Reporter()
+    try:
+        code = run_stats(args, _env(), _state["store"], reporter)
+    finally:
+        reporter.close()
+    return code or (1 if reporter.rejected else 0)
 
 
 @app.command()

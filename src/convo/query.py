@@ -50,8 +50,9 @@ BLOCK = 1 << 22
 # Lines holding these may spell an ASCII word differently: JSON escapes, and the only
 # non-ASCII characters whose case fold contains ASCII letters (tests/test_query.py checks
 # the list against unicodedata): ß İ ŉ ſ ǰ ẖ-ẚ ẞ K ﬀ-ﬆ.
-CASEFOLD_ASCII = "\u00df\u0130\u0149\u017f\u01f0\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e\u212a" + "".join(
-    chr(c) for c in range(0xFB00, 0xFB07)
+CASEFOLD_ASCII = (
+    "\u00df\u0130\u0149\u017f\u01f0\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e\u212a"
+    + "".join(chr(c) for c in range(0xFB00, 0xFB07))
 )
 _TRIGGER_CHARS = tuple(c.encode() for c in CASEFOLD_ASCII)
 _LOWER = bytes.maketrans(bytes(range(65, 91)), bytes(range(97, 123)))
@@ -223,9 +224,9 @@ class Selector:
         self._prefilters = self._build_prefilters()
         self._checks = self._build_checks()
         # Time is the only filter: a clean raw timestamp decides the line without a parse.
-        self._time_only = bool(since_or_until := (self.since or self.until)) and len(
-            self._checks
-        ) == 1
+        self._time_only = (
+            bool(since_or_until := (self.since or self.until)) and len(self._checks) == 1
+        )
         self._timed = bool(since_or_until)
         self._since_b = self.since.encode() if self.since else None
         self._until_b = self.until.encode() if self.until else None
