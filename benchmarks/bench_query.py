@@ -1,3 +1,4 @@
+# ruff: noqa: SIM905
 """Query speed on a 1M-record store: convo against ``jq -c 'select(...)'`` with the same meaning.
 
 The generated store is realistic (speakers ``"Name <addr>"``, listeners, tags, years of
@@ -16,8 +17,6 @@ Each pair's outputs are compared byte for byte (hashes) in the same run.
 """
 
 from __future__ import annotations
-
-# ruff: noqa: SIM905 (word lists read better as one string)
 
 import hashlib
 import random
