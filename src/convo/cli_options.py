@@ -74,7 +74,7 @@ def _input_params() -> list[inspect.Parameter]:
                 help="Files or folders to read (any importable format; - for stdin). "
                 "Default: stdin when it is a pipe or a file, else the store.",
                 show_default=False,
-                metavar="[FILE]...",
+                metavar="FILE",
             ),
             annotation=list[str] | None,
         ),

@@ -220,6 +220,7 @@ class Selector:
         self.since = filters.since
         self.until = filters.until
         self.threads = set(filters.threads)
+        self.block_size = BLOCK
         self._needles: list[list[bytes]] = []  # per filter kind, lower-case ASCII
         self._prefilters = self._build_prefilters()
         self._checks = self._build_checks()
@@ -337,7 +338,7 @@ class Selector:
         for part in parts:
             if hasattr(part, "open"):  # a raw JSONL source
                 with part.open() as stream:
-                    for block, first, torn in iter_blocks(stream):
+                    for block, first, torn in iter_blocks(stream, self.block_size):
                         yield self._scan_block(block, first, torn, part.name, on_error, need_record)
             else:
                 batch: list[Match] = []

@@ -234,7 +234,7 @@ class TableWriter(Writer):
             expand=True,
         )
         table.add_column("time", no_wrap=True, width=20)
-        table.add_column("speaker → listeners", no_wrap=True, ratio=2, overflow="ellipsis")
+        table.add_column("speaker → listeners", no_wrap=True, ratio=3, overflow="ellipsis")
         table.add_column("tags", no_wrap=True, ratio=1, overflow="ellipsis")
         table.add_column("text", no_wrap=True, ratio=5, overflow="ellipsis")
         for r in self.rows:
