@@ -56,9 +56,7 @@ CASEFOLD_ASCII = (
 )
 _TRIGGER_CHARS = tuple(c.encode() for c in CASEFOLD_ASCII)
 _LOWER = bytes.maketrans(bytes(range(65, 91)), bytes(range(97, 123)))
-# Deleting these leaves a block's non-ASCII bytes and backslashes: a cheap first look
-# for escapes and the case-fold letters above.
-_ASCII_BUT_BACKSLASH = bytes(b for b in range(128) if b != 0x5C)
+_ASCII = bytes(range(128))
 _JSON_ESCAPED = re.compile(rb'["\\\x00-\x1f]')
 
 
@@ -223,6 +221,12 @@ class Selector:
         self.block_size = BLOCK
         self._needles: list[list[bytes]] = []  # per filter kind, lower-case ASCII
         self._prefilters = self._build_prefilters()
+        # What makes a line a candidate in the block scan: a needle of the first kind, a
+        # \u escape, or a case-fold letter that could spell one of that needle's letters.
+        first = self._needles[0] if self._needles else []
+        letters = set(b"".join(first).decode())
+        self._starts = first
+        self._respell = [t for t in _TRIGGER_CHARS if letters & set(t.decode().casefold())]
         self._checks = self._build_checks()
         # Time is the only filter: a clean raw timestamp decides the line without a parse.
         self._time_only = (
@@ -447,11 +451,14 @@ class Selector:
         low = block.translate(_LOWER)
         ends: dict[int, int] = {}
         size = len(low)
-        starts = list(self._needles[0])
-        rest = block.translate(None, _ASCII_BUT_BACKSLASH)
-        if b"\\" in rest:
+        # Two-byte finds are slow (no memchr): look for escapes only when a backslash
+        # occurs, and for case-fold letters in the block's non-ASCII bytes only.
+        starts = list(self._starts)
+        if b"\\" in low and b"\\u" in low:
             starts.append(b"\\u")
-        starts.extend(t for t in _TRIGGER_CHARS if t in rest)
+        if self._respell and not block.isascii():
+            rest = block.translate(None, _ASCII)
+            starts.extend(t for t in self._respell if t in rest)
         for needle in starts:
             p = low.find(needle)
             while p >= 0:
