@@ -82,8 +82,7 @@ JQ = {
     "speaker": r'select(.metadata.speaker | test("(^|\\W)quinn(\\W|$)"; "i"))',
     "tag": f'select(.tags | any(. == "{TAG}"))',
     "since": f'select(.timestamp >= "{SINCE}T00:00:00Z")',
-    "text": f'select(any(.subject, .textChunks[] | strings; test("{TEXT}"; "i")))','
-
+    "text": f'select(any(.subject, .textChunks[] | strings; test("{TEXT}"; "i")))',
 }
 CONVO = {
     "speaker": ["--speaker", SPEAKER],
