@@ -39,6 +39,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from .jsonl import BOM, Line
 from .timestamps import normalize_timestamp
 
@@ -219,14 +221,19 @@ class Selector:
         self.until = filters.until
         self.threads = set(filters.threads)
         self.block_size = BLOCK
-        self._needles: list[list[bytes]] = []  # per filter kind, lower-case ASCII
+        self._needles: list[list[bytes]] = []
+        self._substring: list[
+            bool
+        ] = []  # per kind: substring (text) or whole word/tag  # per filter kind, lower-case ASCII
         self._prefilters = self._build_prefilters()
         # What makes a line a candidate in the block scan: a needle of the first kind, a
         # \u escape, or a case-fold letter that could spell one of that needle's letters.
         first = self._needles[0] if self._needles else []
-        letters = set(b"".join(first).decode())
         self._starts = first
-        self._respell = [t for t in _TRIGGER_CHARS if letters & set(t.decode().casefold())]
+        self._respell = [
+            t for t in _TRIGGER_CHARS
+            if any(_may_spell(t.decode().casefold(), n.decode(), self._substring[0]) for n in first)
+        ]  # fmt: skip
         self._checks = self._build_checks()
         # Time is the only filter: a clean raw timestamp decides the line without a parse.
         self._time_only = (
@@ -251,11 +258,15 @@ class Selector:
                 needles.append(n)
             return needles
 
-        for groups in (
-            [q.tokens for q in self.speakers],
-            [q.tokens for q in self.listeners],
-            [[t] for t in self.tags],
-            [max(t, key=len, default="").split() for t in self.text_terms] if self.texts else [],
+        for kind, groups in enumerate(
+            (
+                [q.tokens for q in self.speakers],
+                [q.tokens for q in self.listeners],
+                [[t] for t in self.tags],
+                [max(t, key=len, default="").split() for t in self.text_terms]
+                if self.texts
+                else [],
+            )
         ):
             if groups:
                 needles = longest_word_needles(groups)
@@ -263,6 +274,7 @@ class Selector:
                 if pat is not None and needles:
                     pats.append(pat)
                     self._needles.append(sorted(set(needles)))
+                    self._substring.append(groups is not None and kind == 3)
         return pats
 
     def _build_checks(self) -> list[Callable[[dict[str, Any]], bool]]:
@@ -298,8 +310,20 @@ class Selector:
         return not (self.until and ts >= self.until)
 
     def _text_ok(self, record: dict[str, Any]) -> bool:
-        text = record_text(record).casefold()
-        return any(all(t in text for t in terms) for terms in self.text_terms)
+        # No term holds whitespace, so "in subject + newline + chunks" is "in one of them":
+        # each piece is folded and searched on its own, without building the joined text.
+        chunks = record.get("textChunks")
+        if chunks is None:
+            chunks = record.get("text_chunks") or ()
+        subject = record.get("subject")
+        pieces = [subject, *chunks] if subject else chunks
+        folded = [
+            (p.lower() if p.isascii() else p.casefold()) for p in pieces if isinstance(p, str)
+        ]
+        if len(self.text_terms) == 1 and len(self.text_terms[0]) == 1:
+            term = self.text_terms[0][0]
+            return any(term in f for f in folded)
+        return any(all(any(t in f for f in folded) for t in terms) for terms in self.text_terms)
 
     def raw_may_match(self, raw: bytes) -> bool:
         """False only when the line certainly does not match (no parse needed)."""
@@ -470,28 +494,56 @@ class Selector:
                 p = low.find(needle, e)
         out: list[Match] = []
         others = self._needles[1:]
+        timed = self._timed
+        checks = self._checks
+        loads = orjson.loads
         line_no, pos = first, 0
         for s in sorted(ends):
             e = ends[s]
             line_no += low.count(b"\n", pos, s)
             pos = s
-            lowline = low[s:e]
-            if (
-                others
-                and not _may_respell(lowline)
-                and not all(any(n in lowline for n in kind) for kind in others)
-            ):
+            if others:
+                lowline = low[s:e]
+                if not _may_respell(lowline) and not all(
+                    any(n in lowline for n in kind) for kind in others
+                ):
+                    continue
+            raw = block[s:e]
+            if raw[-1:] == b"\r":
+                raw = raw.rstrip(b"\r")
+            if timed and self._raw_time(raw) is False:
                 continue
-            raw = block[s:e].rstrip(b"\r")
-            if not raw.strip():
+            try:
+                record = loads(raw)
+            except orjson.JSONDecodeError:
+                record = None
+            if type(record) is not dict:  # blank, bad or not an object: the careful path
+                if not raw.strip():
+                    continue
+                record = self._parse(raw, line_no, torn and e == size, name, on_error)
+                if record is not None:
+                    out.append(Match(raw, record, name, line_no))
                 continue
-            if self._timed and self._raw_time(raw) is False:
-                continue
-            is_torn = torn and e == size
-            record = self._parse(raw, line_no, is_torn, name, on_error)
-            if record is not None:
+            for c in checks:
+                if not c(record):
+                    break
+            else:
                 out.append(Match(raw, record, name, line_no))
         return out
+
+
+def _may_spell(folded: str, needle: str, substring: bool) -> bool:
+    """Could a character folding to ``folded`` be part of a match of ``needle``?
+
+    A whole word or tag holds the fold entirely; a substring may also overlap either end.
+    """
+    if folded in needle:
+        return True
+    if not substring:
+        return False
+    return any(
+        needle.startswith(folded[i:]) or needle.endswith(folded[:i]) for i in range(1, len(folded))
+    )
 
 
 def _may_respell(raw: bytes) -> bool:
