@@ -57,7 +57,6 @@ CASEFOLD_ASCII = (
     + "".join(chr(c) for c in range(0xFB00, 0xFB07))
 )
 _TRIGGER_CHARS = tuple(c.encode() for c in CASEFOLD_ASCII)
-_LOWER = bytes.maketrans(bytes(range(65, 91)), bytes(range(97, 123)))
 _ASCII = bytes(range(128))
 _JSON_ESCAPED = re.compile(rb'["\\\x00-\x1f]')
 
@@ -138,6 +137,10 @@ class NameQuery:
         folded = value.casefold()
         if folded == self.folded:
             return True
+        # Every other way to match puts each query word in the folded value: a cheap no.
+        for t in self.tokens:
+            if t not in folded:
+                return False
         display, address = split_name(value)
         if self.folded in (display.casefold(), address.casefold()):
             return True
@@ -366,8 +369,13 @@ class Selector:
         for part in parts:
             if hasattr(part, "open"):  # a raw JSONL source
                 with part.open() as stream:
-                    for block, first, torn in iter_blocks(stream, self.block_size):
-                        yield self._scan_block(block, first, torn, part.name, on_error, need_record)
+                    first = 1
+                    for block, _, torn in iter_blocks(stream, self.block_size, count=False):
+                        out, lines = self._scan_block(
+                            block, first, torn, part.name, on_error, need_record
+                        )
+                        first += lines
+                        yield out
             else:
                 batch: list[Match] = []
                 for m in self._select(part, on_error):
@@ -417,7 +425,8 @@ class Selector:
 
     def _scan_block(
         self, block: bytes, first: int, torn: bool, name: str, on_error, need_record: bool
-    ) -> list[Match]:
+    ) -> tuple[list[Match], int]:
+        """The block's matches, and the number of lines it held (for the next block)."""
         if self._needles:
             return self._scan_needles(block, first, torn, name, on_error)
         return self._scan_lines(block, first, torn, name, on_error, need_record)
@@ -466,13 +475,13 @@ class Selector:
             record = parse(raw, first + i, torn and i == last, name, on_error)
             if record is not None:
                 append(Match(raw, record, name, first + i))
-        return out
+        return out, len(lines)
 
     def _scan_needles(
         self, block: bytes, first: int, torn: bool, name: str, on_error
     ) -> list[Match]:
         """Only lines holding a needle of the first kind (or a respelling) are looked at."""
-        low = block.translate(_LOWER)
+        low = block.lower()
         ends: dict[int, int] = {}
         size = len(low)
         # Two-byte finds are slow (no memchr): look for escapes only when a backslash
@@ -498,9 +507,10 @@ class Selector:
         checks = self._checks
         loads = orjson.loads
         line_no, pos = first, 0
+        count = low.count
         for s in sorted(ends):
             e = ends[s]
-            line_no += low.count(b"\n", pos, s)
+            line_no += count(b"\n", pos, s)
             pos = s
             if others:
                 lowline = low[s:e]
@@ -529,7 +539,7 @@ class Selector:
                     break
             else:
                 out.append(Match(raw, record, name, line_no))
-        return out
+        return out, line_no - first + count(b"\n", pos)
 
 
 def _may_spell(folded: str, needle: str, substring: bool) -> bool:
@@ -553,11 +563,14 @@ def _may_respell(raw: bytes) -> bool:
     return not raw.isascii() and any(t in raw for t in _TRIGGER_CHARS)
 
 
-def iter_blocks(stream, size: int = BLOCK) -> Iterator[tuple[bytes, int, bool]]:
+def iter_blocks(
+    stream, size: int = BLOCK, *, count: bool = True
+) -> Iterator[tuple[bytes, int, bool]]:
     """``(block, number of its first line, torn)``: whole lines, BOM removed.
 
     Every block but a torn last one ends with a newline; ``torn`` marks a final line that
-    has none (an interrupted write, or just a missing newline).
+    has none (an interrupted write, or just a missing newline). ``count=False`` leaves
+    line numbers to the caller (the number is then always 0), saving a pass.
     """
     carry = b""
     number = 1
@@ -577,7 +590,8 @@ def iter_blocks(stream, size: int = BLOCK) -> Iterator[tuple[bytes, int, bool]]:
             continue
         block, carry = buf[: cut + 1], buf[cut + 1 :]
         yield block, number, False
-        number += block.count(b"\n")
+        if count:
+            number += block.count(b"\n")
     if carry:
         yield carry, number, True
 
