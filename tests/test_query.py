@@ -104,6 +104,14 @@ def test_casefold_list_is_complete():
     assert found == set(CASEFOLD_ASCII)
 
 
+def test_lower_hits_are_casefold_hits():
+    """query._text_ok relies on this: lower() never makes ASCII that casefold() would not."""
+    for cp in range(0x80, sys.maxunicode + 1):
+        low = chr(cp).lower()
+        if any(c.isascii() for c in low):
+            assert low == chr(cp).casefold(), hex(cp)
+
+
 # -- block scanner = per-line = library ----------------------------------------------------
 
 CASES = [

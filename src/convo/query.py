@@ -320,13 +320,19 @@ class Selector:
             chunks = record.get("text_chunks") or ()
         subject = record.get("subject")
         pieces = [subject, *chunks] if subject else chunks
-        folded = [
-            (p.lower() if p.isascii() else p.casefold()) for p in pieces if isinstance(p, str)
-        ]
-        if len(self.text_terms) == 1 and len(self.text_terms[0]) == 1:
-            term = self.text_terms[0][0]
-            return any(term in f for f in folded)
-        return any(all(any(t in f for f in folded) for t in terms) for terms in self.text_terms)
+        terms = self.text_terms
+        if len(terms) == 1 and len(terms[0]) == 1:
+            # One word (the common case): lower() first. A non-ASCII character whose
+            # lower() holds ASCII has the same casefold() (tests check this), so a hit in
+            # lower() is a hit; casefold() is needed only for pieces with no such hit.
+            term = terms[0][0]
+            strs = [p for p in pieces if isinstance(p, str)]
+            for p in strs:
+                if term in p.lower():
+                    return True
+            return any(term in p.casefold() for p in strs if not p.isascii())
+        folded = [p.casefold() for p in pieces if isinstance(p, str)]
+        return any(all(any(t in f for f in folded) for t in ts) for ts in terms)
 
     def raw_may_match(self, raw: bytes) -> bool:
         """False only when the line certainly does not match (no parse needed)."""
