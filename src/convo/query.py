@@ -451,37 +451,74 @@ class Selector:
 
     def _scan_lines(
         self, block: bytes, first: int, torn: bool, name: str, on_error, need_record: bool
-    ) -> list[Match]:
+    ) -> tuple[list[Match], int]:
         """Every line of the block; time filters first on the raw bytes."""
-        out: list[Match] = []
-        append = out.append
         lines = block.split(b"\n")
         if lines and not lines[-1]:
             lines.pop()
+        if self._time_only and not need_record and b"\r" not in block:
+            out = self._pass_through(lines, block, first, torn, name)
+            if out is not None:
+                return out, len(lines)
+        out: list[Match] = []
+        append = out.append
         last = len(lines) - 1
         crlf = b"\r" in block
         timed = self._timed
-        single = timed and block.count(b'"timestamp"') == len(lines)
-        pass_through = self._time_only and not need_record
-        raw_time = self._raw_time
-        parse = self._parse
+        checks = self._checks
+        loads = orjson.loads
         for i, raw in enumerate(lines):
             if crlf:
                 raw = raw.rstrip(b"\r")
-            if not raw or raw[0] != 123 or raw[-1] != 125:  # not "{...}": blank or odd
+            if timed and self._raw_time(raw) is False:
+                continue
+            try:
+                record = loads(raw)
+            except orjson.JSONDecodeError:
+                record = None
+            if type(record) is not dict:  # blank, bad or not an object: the careful path
                 if not raw.strip():
                     continue
-            elif timed:
-                decided = raw_time(raw, single)
-                if decided is False:
-                    continue
-                if decided and pass_through and not (torn and i == last):
-                    append(Match(raw, None, name, first + i))
-                    continue
-            record = parse(raw, first + i, torn and i == last, name, on_error)
-            if record is not None:
+                record = self._parse(raw, first + i, torn and i == last, name, on_error)
+                if record is not None:
+                    append(Match(raw, record, name, first + i))
+                continue
+            for c in checks:
+                if not c(record):
+                    break
+            else:
                 append(Match(raw, record, name, first + i))
         return out, len(lines)
+
+    def _pass_through(
+        self, lines: list[bytes], block: bytes, first: int, torn: bool, name: str
+    ) -> list[Match] | None:
+        """Time is the only filter and lines go out as they are: decide on raw timestamps.
+
+        Optimistic and without side effects: None (the block takes the careful path) as
+        soon as a line has no clean raw timestamp, is not shaped ``{...}`` or is a torn
+        last line, and when the block does not hold exactly one ``"timestamp"`` per line.
+        """
+        search = _RAW_TS.search
+        since, until = self._since_b, self._until_b
+        out: list[Match] = []
+        append = out.append
+        found = 0
+        last = len(lines) - 1
+        for i, raw in enumerate(lines):
+            m = search(raw)
+            if m is None or raw[:1] != b"{" or raw[-1:] != b"}" or (torn and i == last):
+                if not raw.strip():
+                    continue
+                return None
+            found += 1
+            ts = m.group(1)
+            if (since is not None and ts < since) or (until is not None and ts >= until):
+                continue
+            append(Match(raw, None, name, first + i))
+        if found != block.count(b'"timestamp"'):
+            return None
+        return out
 
     def _scan_needles(
         self, block: bytes, first: int, torn: bool, name: str, on_error
