@@ -227,3 +227,30 @@ def test_closed_pipe_ends_quietly(tmp_path):
     )
     assert p.stderr == ""
     assert p.stdout.count("\n") == 1
+
+
+@pytest.mark.parametrize("fmt", ["table", "text", "json", "jsonl"])
+@pytest.mark.parametrize("terminal", [False, True], ids=["piped", "tty"])
+def test_stats_formats(runner, monkeypatch, fmt, terminal):
+    if terminal:
+        monkeypatch.setenv("CONVO_FORCE_TTY", "1")
+    out = run(runner, "stats", FIXTURE, "-f", fmt, "--utc")
+    assert_safe(out)
+    if fmt in ("json", "jsonl"):
+        assert orjson.loads(out)["messages"] == len(RECORDS)
+        assert (out.count("\n") == 1) == (fmt == "jsonl")
+    else:
+        assert "12 messages" in plain(out)
+        assert ("\x1b[" in out) == terminal
+
+
+def test_show_piped_table_has_no_escapes(runner):
+    out = run(runner, "show", FIXTURE, "-f", "table", "--utc")
+    assert "\x1b" not in out
+    assert "From:    Alice Smith <alice@x.org>" in out
+
+
+def test_stdin_is_read_when_piped(runner):
+    result = runner.invoke(app, ["query", "-s", "carol"], input=Path(FIXTURE).read_bytes())
+    assert result.exit_code == 0
+    assert [orjson.loads(x)["id"] for x in result.stdout.splitlines()] == ["<m3@x.org>"]

@@ -17,7 +17,7 @@ Semantics (DESIGN.md §2): repeating one filter ORs, different filters AND.
 - ``regex``: Python regular expression searched in the text and subject.
 - ``thread``: the message's ``thread`` equals the value, or its ``id`` does (the root).
 
-Speed (the store is read in 4 MiB blocks, never line objects):
+Speed (the store is read in 1 MiB blocks, never line objects):
 - Word filters: the block is lower-cased once (ASCII only) and the needles (the longest
   ASCII word of each value) are searched in it with ``bytes.find``; only lines holding a
   hit, a ``\\u`` escape, or one of the few non-ASCII letters whose case fold is ASCII
@@ -48,7 +48,7 @@ _WORD = re.compile(r"\w+")
 _FAST_TS = re.compile(rb'"timestamp":\s*"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"')
 # A timestamp value record_timestamp() would take as it is: 20 ASCII characters ending in Z.
 _RAW_TS = re.compile(rb'"timestamp":\s*"([^"\\\x00-\x1f\x80-\xff]{19}Z)"')
-BLOCK = 1 << 22
+BLOCK = 1 << 20
 # Lines holding these may spell an ASCII word differently: JSON escapes, and the only
 # non-ASCII characters whose case fold contains ASCII letters (tests/test_query.py checks
 # the list against unicodedata): ß İ ŉ ſ ǰ ẖ-ẚ ẞ K ﬀ-ﬆ.
@@ -233,6 +233,7 @@ class Selector:
         # \u escape, or a case-fold letter that could spell one of that needle's letters.
         first = self._needles[0] if self._needles else []
         self._starts = first
+        self._start_re = _literals(first) if first else None
         self._respell = [
             t for t in _TRIGGER_CHARS
             if any(_may_spell(t.decode().casefold(), n.decode(), self._substring[0]) for n in first)
@@ -525,25 +526,28 @@ class Selector:
     ) -> list[Match]:
         """Only lines holding a needle of the first kind (or a respelling) are looked at."""
         low = block.lower()
-        ends: dict[int, int] = {}
         size = len(low)
         # Two-byte finds are slow (no memchr): look for escapes only when a backslash
         # occurs, and for case-fold letters in the block's non-ASCII bytes only.
-        starts = list(self._starts)
+        extra = []
         if b"\\" in low and b"\\u" in low:
-            starts.append(b"\\u")
+            extra.append(b"\\u")
         if self._respell and not block.isascii():
             rest = block.translate(None, _ASCII)
-            starts.extend(t for t in self._respell if t in rest)
-        for needle in starts:
-            p = low.find(needle)
-            while p >= 0:
-                s = low.rfind(b"\n", 0, p) + 1
-                e = low.find(b"\n", p)
-                if e < 0:
-                    e = size
-                ends[s] = e
-                p = low.find(needle, e)
+            extra.extend(t for t in self._respell if t in rest)
+        # A literal regex finds faster than bytes.find here (it skips with memchr).
+        pattern = self._start_re if not extra else _literals([*self._starts, *extra])
+        ends: dict[int, int] = {}
+        e = -1
+        for m in pattern.finditer(low):
+            p = m.start()
+            if p < e:
+                continue  # another hit on a line already taken
+            s = low.rfind(b"\n", 0, p) + 1
+            e = low.find(b"\n", p)
+            if e < 0:
+                e = size
+            ends[s] = e
         out: list[Match] = []
         others = self._needles[1:]
         timed = self._timed
@@ -551,8 +555,7 @@ class Selector:
         loads = orjson.loads
         line_no, pos = first, 0
         count = low.count
-        for s in sorted(ends):
-            e = ends[s]
+        for s, e in ends.items():
             line_no += count(b"\n", pos, s)
             pos = s
             if others:
@@ -583,6 +586,10 @@ class Selector:
             else:
                 out.append(Match(raw, record, name, line_no))
         return out, line_no - first + count(b"\n", pos)
+
+
+def _literals(needles: list[bytes]) -> re.Pattern[bytes]:
+    return re.compile(b"|".join(re.escape(n) for n in needles))
 
 
 def _may_spell(folded: str, needle: str, substring: bool) -> bool:
