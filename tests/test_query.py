@@ -50,21 +50,25 @@ def dump(records, *, ascii_escapes=False) -> bytes:
 class _Part:
     """A raw part over bytes, like inputs.RawFile."""
 
-    def __init__(self, data: bytes, name: str = "mem"):
+    def __init__(self, data: bytes, name: str = "mem", reopenable: bool = False):
         self.data = data
         self.name = name
+        self.reopenable = reopenable
 
     def open(self):
         return io.BytesIO(self.data)
 
 
-def scan(data: bytes, block_size: int = 1 << 22, need_record=True, errors=None, **filters):
+def scan(
+    data: bytes, block_size: int = 1 << 22, need_record=True, errors=None, lazy=False, **filters
+):
     sel = Selector(Filters(**filters))
     sel.block_size = block_size
     on_error = (
         (lambda e, line: errors.append((e.where, line.number))) if errors is not None else None
     )
-    return [m for b in sel.batches([_Part(data)], on_error, need_record) for m in b]
+    part = _Part(data, reopenable=lazy)
+    return [m for b in sel.batches([part], on_error, need_record) for m in b]
 
 
 def per_line(data: bytes, **filters):
@@ -170,14 +174,17 @@ def test_raw_bytes_and_line_numbers_are_kept():
     assert got[1].where == "mem:5"
 
 
-def test_bad_lines_are_reported_with_their_number():
-    data = (
-        dump([RECORDS[0]]) + b'{"textChunks": ["alice broken\n' + b"[1, 2]\n" + dump([RECORDS[5]])
-    )
-    errors: list = []
-    got = scan(data, 32, errors=errors)
-    assert len(got) == 2
-    assert [n for _, n in errors] == [2, 3]
+@pytest.mark.parametrize("lazy", [False, True], ids=["counted", "located"])
+@pytest.mark.parametrize("filters", [{}, {"speakers": ["alice"]}, {"texts": ["alice"]}])
+def test_bad_lines_are_reported_with_their_number(lazy, filters):
+    bad = b'{"textChunks": ["alice broken\n' + b'["alice", 2]\n'
+    data = b"\xef\xbb\xbf" + dump([RECORDS[0]]) + bad + dump([RECORDS[5]]) + b"\n" + bad
+    for size in (32, 1 << 20):
+        errors: list = []
+        got = scan(data, size, errors=errors, lazy=lazy, **filters)
+        assert len(got) == len(library([RECORDS[0], RECORDS[5]], **filters))
+        assert [n for _, n in errors] == [2, 3, 6, 7]
+        assert errors[0][0] == "mem:2"
 
 
 def test_torn_last_line_is_reported_as_truncated():
@@ -283,3 +290,16 @@ def _convo_filters(argv):
     if key == "--since":
         return {"since": parse_when(value)}
     return {{"--speaker": "speakers", "--tag": "tags", "--text": "texts"}[key]: [value]}
+
+
+def test_iter_spans_cover_every_line_once():
+    from convo.query import iter_spans
+
+    data = b"\xef\xbb\xbfa\nbb\n\nccc\ndddd"
+    for size in (1, 2, 3, 5, 100):
+        spans = list(iter_spans(io.BytesIO(data), size))
+        assert b"".join(buf[s:e] for buf, s, e, _, _ in spans) == data[3:]
+        assert all(buf[s:e].endswith(b"\n") for buf, s, e, torn, _ in spans if not torn)
+        assert spans[-1][3] is True
+        for buf, s, e, _, at in spans:
+            assert data[at + s : at + e] == buf[s:e]

@@ -29,6 +29,8 @@ LineSource = Iterator[tuple[Line, str]]
 class RawFile:
     """A JSONL file of records, read as raw lines (``open()`` and ``name`` like a Source)."""
 
+    reopenable = True  # a regular file: a second reader can locate lines later
+
     def __init__(self, path: str):
         self.path = path
         self.name = path

@@ -224,10 +224,11 @@ class Selector:
         self.until = filters.until
         self.threads = set(filters.threads)
         self.block_size = BLOCK
+        # Per filter kind: its needles (lower-case ASCII), whether they match as substrings
+        # (text) or whole words/tags, and which kind (0 speaker, 1 listener, 2 tag, 3 text).
         self._needles: list[list[bytes]] = []
-        self._substring: list[
-            bool
-        ] = []  # per kind: substring (text) or whole word/tag  # per filter kind, lower-case ASCII
+        self._substring: list[bool] = []
+        self._kinds: list[int] = []
         self._prefilters = self._build_prefilters()
         # What makes a line a candidate in the block scan: a needle of the first kind, a
         # \u escape, or a case-fold letter that could spell one of that needle's letters.
@@ -279,6 +280,7 @@ class Selector:
                     pats.append(pat)
                     self._needles.append(sorted(set(needles)))
                     self._substring.append(groups is not None and kind == 3)
+                    self._kinds.append(kind)
         return pats
 
     def _build_checks(self) -> list[Callable[[dict[str, Any]], bool]]:
@@ -375,14 +377,24 @@ class Selector:
         """
         for part in parts:
             if hasattr(part, "open"):  # a raw JSONL source
+                # Needle scans of a file that can be read again skip counting lines:
+                # the few lines that need a number (errors) are located on demand.
+                lazy = bool(self._needles) and getattr(part, "reopenable", False)
+                locator = _LineLocator(part.open) if lazy else None
                 with part.open() as stream:
                     first = 1
-                    for block, _, torn in iter_blocks(stream, self.block_size, count=False):
-                        out, lines = self._scan_block(
-                            block, first, torn, part.name, on_error, need_record
+                    for buf, start, end, torn, at in iter_spans(stream, self.block_size):
+                        locate = (
+                            (lambda i, at=at, lc=locator: lc.line_at(at + i)) if locator else None
                         )
+                        out, lines = self._scan_block(
+                            buf, start, end, first, torn, part.name, on_error, need_record,
+                            locate,
+                        )  # fmt: skip
                         first += lines
                         yield out
+                if locator is not None:
+                    locator.close()
             else:
                 batch: list[Match] = []
                 for m in self._select(part, on_error):
@@ -431,11 +443,21 @@ class Selector:
     # -- block scanning ---------------------------------------------------------------
 
     def _scan_block(
-        self, block: bytes, first: int, torn: bool, name: str, on_error, need_record: bool
+        self,
+        buf: bytes,
+        start: int,
+        end: int,
+        first: int,
+        torn: bool,
+        name: str,
+        on_error,
+        need_record: bool,
+        locate=None,
     ) -> tuple[list[Match], int]:
-        """The block's matches, and the number of lines it held (for the next block)."""
+        """Matches in ``buf[start:end]``, and the number of lines it held (for the next)."""
         if self._needles:
-            return self._scan_needles(block, first, torn, name, on_error)
+            return self._scan_needles(buf, start, end, first, torn, name, on_error, locate)
+        block = buf[start:end] if start or end != len(buf) else buf
         return self._scan_lines(block, first, torn, name, on_error, need_record)
 
     def _parse(self, raw: bytes, number: int, torn: bool, name: str, on_error):
@@ -522,11 +544,22 @@ class Selector:
         return out
 
     def _scan_needles(
-        self, block: bytes, first: int, torn: bool, name: str, on_error
-    ) -> list[Match]:
-        """Only lines holding a needle of the first kind (or a respelling) are looked at."""
+        self,
+        block: bytes,
+        start: int,
+        end: int,
+        first: int,
+        torn: bool,
+        name: str,
+        on_error,
+        locate=None,
+    ) -> tuple[list[Match], int]:
+        """Only lines holding a needle of the first kind (or a respelling) are looked at.
+
+        With ``locate`` (index in ``block`` -> line number) lines are not counted: matches
+        get line 0 and errors ask ``locate``; the returned line count is then 0.
+        """
         low = block.lower()
-        size = len(low)
         # Two-byte finds are slow (no memchr): look for escapes only when a backslash
         # occurs, and for case-fold letters in the block's non-ASCII bytes only.
         extra = []
@@ -539,31 +572,37 @@ class Selector:
         pattern = self._start_re if not extra else _literals([*self._starts, *extra])
         ends: dict[int, int] = {}
         e = -1
-        for m in pattern.finditer(low):
+        for m in pattern.finditer(low, start, end):
             p = m.start()
             if p < e:
                 continue  # another hit on a line already taken
-            s = low.rfind(b"\n", 0, p) + 1
-            e = low.find(b"\n", p)
+            s = low.rfind(b"\n", start, p) + 1 or start
+            e = low.find(b"\n", p, end)
             if e < 0:
-                e = size
+                e = end
             ends[s] = e
         out: list[Match] = []
         others = self._needles[1:]
+        speaker_needles = self._needles[0] if self._kinds[0] == 0 else None
         timed = self._timed
         checks = self._checks
         loads = orjson.loads
-        line_no, pos = first, 0
+        line_no, pos = first, start
         count = low.count
         for s, e in ends.items():
-            line_no += count(b"\n", pos, s)
-            pos = s
+            if locate is None:
+                line_no += count(b"\n", pos, s)
+                pos = s
+            else:
+                line_no = 0
             if others:
                 lowline = low[s:e]
                 if not _may_respell(lowline) and not all(
                     any(n in lowline for n in kind) for kind in others
                 ):
                     continue
+            if speaker_needles is not None and not _speaker_may_match(low, s, e, speaker_needles):
+                continue
             raw = block[s:e]
             if raw[-1:] == b"\r":
                 raw = raw.rstrip(b"\r")
@@ -576,7 +615,8 @@ class Selector:
             if type(record) is not dict:  # blank, bad or not an object: the careful path
                 if not raw.strip():
                     continue
-                record = self._parse(raw, line_no, torn and e == size, name, on_error)
+                number = line_no or locate(s)
+                record = self._parse(raw, number, torn and e == end, name, on_error)
                 if record is not None:
                     out.append(Match(raw, record, name, line_no))
                 continue
@@ -585,7 +625,26 @@ class Selector:
                     break
             else:
                 out.append(Match(raw, record, name, line_no))
-        return out, line_no - first + count(b"\n", pos)
+        if locate is not None:
+            return out, 0
+        return out, line_no - first + count(b"\n", pos, end)
+
+
+def _speaker_may_match(low: bytes, s: int, e: int, needles: list[bytes]) -> bool:
+    """False when the line's one raw ``"speaker":"..."`` value holds no needle.
+
+    Inside JSON strings every quote is escaped, so ``"speaker":"`` is a key; with one
+    such key and no backslash in its value the raw value is the speaker (or, when it is
+    not metadata's, the record has no speaker to match). Anything else: maybe.
+    """
+    k = low.find(b'"speaker":"', s, e)
+    if k < 0 or low.find(b'"speaker":', k + 1, e) >= 0:
+        return True
+    q = low.find(b'"', k + 11, e)
+    value = low[k + 11 : q]
+    if q < 0 or b"\\" in value or _may_respell(value):
+        return True
+    return any(n in value for n in needles)
 
 
 def _literals(needles: list[bytes]) -> re.Pattern[bytes]:
@@ -611,6 +670,81 @@ def _may_respell(raw: bytes) -> bool:
     if b"\\u" in raw:
         return True
     return not raw.isascii() and any(t in raw for t in _TRIGGER_CHARS)
+
+
+class _LineLocator:
+    """Line numbers of stream offsets, counted on demand from a second reader.
+
+    Offsets are asked for in increasing order (errors come in file order), so the whole
+    file is read at most once more however many errors there are.
+    """
+
+    def __init__(self, opener):
+        self.opener = opener
+        self.stream = None
+        self.at = 0
+        self.line = 1
+
+    def line_at(self, offset: int) -> int:
+        if self.stream is None or offset < self.at:
+            self.close()
+            self.stream, self.at, self.line = self.opener(), 0, 1
+        while self.at < offset:
+            chunk = self.stream.read(min(BLOCK, offset - self.at))
+            if not chunk:
+                break
+            self.line += chunk.count(b"\n")
+            self.at += len(chunk)
+        return self.line
+
+    def close(self) -> None:
+        if self.stream is not None:
+            self.stream.close()
+            self.stream = None
+
+
+def iter_spans(stream, size: int = BLOCK) -> Iterator[tuple[bytes, int, int, bool, int]]:
+    """``(buf, start, end, torn, offset)``: ``buf[start:end]`` is whole lines, BOM removed.
+
+    Big reads are not copied: the line cut by the end of the previous read is yielded on
+    its own (joined with its tail), then the rest of the read as a span. ``torn`` marks
+    a final line without a newline; ``offset`` is where ``buf`` starts in the stream.
+    """
+    carry = b""
+    carry_at = 0
+    at = 0  # stream offset of the next read
+    head = True
+    while True:
+        data = stream.read(size)
+        if not data:
+            break
+        if head:
+            head = False
+            while len(data) < len(BOM) and (more := stream.read(size)):
+                data += more  # tiny reads: see the whole BOM before removing it
+            if data.startswith(BOM):
+                data = data[3:]
+                at = 3
+        data_at = at
+        at += len(data)
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            if not carry:
+                carry_at = data_at
+            carry += data
+            continue
+        start = 0
+        if carry:
+            nl = data.find(b"\n")
+            piece = carry + data[: nl + 1]
+            yield piece, 0, len(piece), False, carry_at
+            start = nl + 1
+        if start <= cut:
+            yield data, start, cut + 1, False, data_at
+        carry = data[cut + 1 :]
+        carry_at = data_at + cut + 1
+    if carry:
+        yield carry, 0, len(carry), True, carry_at
 
 
 def iter_blocks(
