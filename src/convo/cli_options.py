@@ -82,7 +82,7 @@ def _input_params() -> list[inspect.Parameter]:
             "store",
             str | None,
             typer.Option(
-                None, "--store", envvar="CONVO_STORE", show_envvar=True, metavar="PATH",
+                None, "--store", envvar="CONVO_STORE", show_envvar=True,
                 help="The store file (default $XDG_DATA_HOME/convo/messages.jsonl).",
             ),
         ),
