@@ -157,6 +157,7 @@ def test_block_scan_equals_per_line_and_library(filters, escapes):
     for block_size in (1 << 22, 7, 64):
         got = scan(data, block_size, **filters)
         assert [m.record for m in got] == expected, block_size
+        assert [m.record for m in scan(data, block_size, lazy=True, **filters)] == expected
         assert [m.record for m in scan(data, block_size, need_record=False, **filters)] == expected
     assert [m.record for m in per_line(data, **filters)] == expected
 
@@ -257,6 +258,7 @@ def test_property_block_scan_equals_library(records, filters, escapes, block_siz
     expected = library(records, **filters)
     assert [m.record for m in scan(data, block_size, **filters)] == expected
     assert [m.record for m in scan(data, block_size, need_record=False, **filters)] == expected
+    assert [m.record for m in scan(data, block_size, lazy=True, **filters)] == expected
 
 
 # -- jq agreement (the benchmark's expressions, on a small generated store) ------------
