@@ -254,3 +254,14 @@ def test_stdin_is_read_when_piped(runner):
     result = runner.invoke(app, ["query", "-s", "carol"], input=Path(FIXTURE).read_bytes())
     assert result.exit_code == 0
     assert [orjson.loads(x)["id"] for x in result.stdout.splitlines()] == ["<m3@x.org>"]
+
+
+def test_show_long_cue_wraps_under_its_text(runner, monkeypatch, tmp_path):
+    monkeypatch.setenv("CONVO_FORCE_TTY", "1")
+    monkeypatch.setenv("COLUMNS", "60")
+    rec = dict(RECORDS[0], textChunks=[" ".join(["word"] * 40)])
+    path = tmp_path / "cue.jsonl"
+    path.write_bytes(orjson.dumps(rec) + b"\n")
+    lines = plain(run(runner, "show", str(path))).splitlines()
+    assert lines[0].startswith("+00:00:00  Alice: word")
+    assert lines[1].startswith(" " * 11 + "word")

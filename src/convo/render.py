@@ -363,18 +363,22 @@ class ConversationWriter(Writer):
         return Text(printable("\n".join(c for c in chunks if isinstance(c, str))))
 
     def _cue(self, r: dict[str, Any]):
+        """``+HH:MM:SS  Speaker: text``, long text wrapped under the text (hanging indent)."""
+        from rich.table import Table
         from rich.text import Text
 
         speaker = record_speaker(r)
         t = Text()
-        t.append(transcript_time(r, utc=self.utc), style="dim")
-        t.append("  ")
         if speaker:
             t.append(one_line(speaker), style="bold " + speaker_style(speaker))
             t.append(": ")
         chunks = r.get("textChunks") or r.get("text_chunks") or []
         t.append(one_line(" ".join(c for c in chunks if isinstance(c, str))))
-        return t
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(no_wrap=True)
+        grid.add_column()
+        grid.add_row(Text(transcript_time(r, utc=self.utc), style="dim"), t)
+        return grid
 
     def _email_head(self, r: dict[str, Any]):
         from rich.text import Text
