@@ -171,7 +171,7 @@ def run(h) -> None:
         ours.append(c)
         if not jq:
             continue
-        j = h.time_cmd(f"jq ({name}, see below)", [jq, "-c", JQ[name], str(store)], repeat=1)
+        j = h.time_cmd(f"jq ({name}, see below)", [jq, "-c", JQ[name], str(store)], repeat=3)
         same_c, same_j = _digest(argv), _digest([jq, "-c", JQ[name], str(store)])
         results[name] = (c, j, same_c == same_j, same_c[1])
     if jq:
