@@ -273,29 +273,34 @@ def ingest(
 
 
 def _run_read(args: ReadArgs, view: str) -> int:
-    from .inputs import record_lines
+    from .inputs import record_parts
     from .query import Selector
     from .render import make_writer
 
     env = _env()
     fmt = args.format or ("table" if env.stdout_isatty else "jsonl")
-    selector = Selector(args.filters())
+    filters = args.filters()
+    selector = Selector(filters)
     reporter = _Reporter()
-    lines = record_lines(
+    parts = record_parts(
         args.inputs, store=args.store or _state["store"], stdin_has_data=env.stdin_has_data,
         on_reject=reporter.reject,
     )  # fmt: skip
     writer = make_writer(fmt, env, view=view, utc=args.utc)
+    need = fmt not in ("jsonl", "json")
+    if filters.limit is None and not filters.reverse:
+        batches = selector.batches(parts, reporter.bad_line, need_record=need)
+    else:
+        batches = ([m] for m in selector.select_parts(parts, reporter.bad_line, need_record=need))
     pager = args.pager and fmt in ("table", "text", "markdown") and env.stdout_isatty
     try:
-        if pager:
-            with writer.console.pager(styles=True) if hasattr(writer, "console") else _nullctx():
-                for m in selector.select(lines, on_error=reporter.bad_line):
-                    writer.write(m)
-                writer.close()
-        else:
-            for m in selector.select(lines, on_error=reporter.bad_line):
-                writer.write(m)
+        with (
+            writer.console.pager(styles=True)
+            if pager and hasattr(writer, "console")
+            else _nullctx()
+        ):
+            for batch in batches:
+                writer.write_many(batch)
             writer.close()
         _flush_stdout(env)
     finally:
@@ -338,6 +343,21 @@ def query(args: ReadArgs) -> int:
 def show(args: ReadArgs) -> int:
     """Show messages as a conversation: speakers, times, subjects, replies indented."""
     return _run_read(args, "show")
+
+
+@app.command()
+@command
+@read_options
+def stats(args: ReadArgs) -> int:
+    """Messages, words, first and last time per speaker, tag and format, and a timeline."""
+    from .stats import run_stats
+
+    reporter = _Reporter()
+    try:
+        code = run_stats(args, _env(), _state["store"], reporter)
+    finally:
+        reporter.close()
+    return code or (1 if reporter.rejected else 0)
 
 
 @app.command()

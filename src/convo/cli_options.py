@@ -74,6 +74,7 @@ def _input_params() -> list[inspect.Parameter]:
                 help="Files or folders to read (any importable format; - for stdin). "
                 "Default: stdin when it is a pipe or a file, else the store.",
                 show_default=False,
+                metavar="FILE",
             ),
             annotation=list[str] | None,
         ),
@@ -91,24 +92,24 @@ def _input_params() -> list[inspect.Parameter]:
 def _filter_params() -> list[inspect.Parameter]:
     L = list[str] | None
     return [
-        _opt("speaker", L, typer.Option(None, "--speaker", "-s", help="Speaker name, display name, address or whole words of it; repeat to OR.")),
-        _opt("listener", L, typer.Option(None, "--listener", "-r", help="A listener (recipient), matched like --speaker; repeat to OR.")),
-        _opt("tag", L, typer.Option(None, "--tag", "-t", help="A tag (case-insensitive); repeat to OR.")),
-        _opt("since", str | None, typer.Option(None, "--since", help="From this time on: 2024-03-06, '2024-03-06 10:00', yesterday, 7d, 2w, 3h.")),
-        _opt("until", str | None, typer.Option(None, "--until", help="Before this time (exclusive); same forms as --since.")),
-        _opt("text", L, typer.Option(None, "--text", "-q", help="Words that must all occur in the text or subject (case-insensitive); repeat to OR.")),
-        _opt("regex", L, typer.Option(None, "--regex", "-e", help="A Python regular expression searched in the text; repeat to OR.")),
-        _opt("thread", L, typer.Option(None, "--thread", help="A thread id (or the id of its first message); repeat to OR.")),
-        _opt("limit", int | None, typer.Option(None, "--limit", "-n", help="At most this many messages.")),
+        _opt("speaker", L, typer.Option(None, "--speaker", "-s", metavar="NAME", help="Speaker name, display name, address or whole words of it; repeat to OR.")),
+        _opt("listener", L, typer.Option(None, "--listener", "-r", metavar="NAME", help="A listener (recipient), matched like --speaker; repeat to OR.")),
+        _opt("tag", L, typer.Option(None, "--tag", "-t", metavar="TAG", help="A tag (case-insensitive); repeat to OR.")),
+        _opt("since", str | None, typer.Option(None, "--since", metavar="WHEN", help="From this time on: 2024-03-06, '2024-03-06 10:00', yesterday, 7d, 2w, 3h.")),
+        _opt("until", str | None, typer.Option(None, "--until", metavar="WHEN", help="Before this time (exclusive); same forms as --since.")),
+        _opt("text", L, typer.Option(None, "--text", "-q", metavar="WORDS", help="Words that must all occur in the text or subject (case-insensitive); repeat to OR.")),
+        _opt("regex", L, typer.Option(None, "--regex", "-e", metavar="REGEX", help="A Python regular expression searched in the text; repeat to OR.")),
+        _opt("thread", L, typer.Option(None, "--thread", metavar="ID", help="A thread id (or the id of its first message); repeat to OR.")),
+        _opt("limit", int | None, typer.Option(None, "--limit", "-n", metavar="N", help="At most this many messages.")),
         _opt("reverse", bool, typer.Option(False, "--reverse", help="Last first (input order reversed).")),
-        _opt("tz", str | None, typer.Option(None, "--tz", help="Zone for naive --since/--until times (default UTC).")),
+        _opt("tz", str | None, typer.Option(None, "--tz", metavar="ZONE", help="Zone for naive --since/--until times (default UTC).")),
     ]  # fmt: skip
 
 
 def _output_params() -> list[inspect.Parameter]:
     return [
         _opt("format", str | None, typer.Option(
-            None, "--format", "-f",
+            None, "--format", "-f", metavar="FORMAT",
             help="Output: table|jsonl|json|csv|markdown|text. Default: table on a terminal, jsonl when piped.",
         )),
         _opt("utc", bool, typer.Option(False, "--utc", help="Show times in UTC instead of local time.")),

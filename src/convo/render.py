@@ -70,6 +70,10 @@ class Writer:
     def write(self, m: Match) -> None:
         raise NotImplementedError
 
+    def write_many(self, matches: list[Match]) -> None:
+        for m in matches:
+            self.write(m)
+
     def close(self) -> None:
         pass
 
@@ -106,6 +110,12 @@ class JsonlWriter(Writer):
     def write(self, m: Match) -> None:
         self.count += 1
         self.out.write((json_tty_safe(m.raw) if self.tty else m.raw) + b"\n")
+
+    def write_many(self, matches: list[Match]) -> None:
+        if self.tty or not matches:
+            return super().write_many(matches)
+        self.count += len(matches)
+        self.out.write(b"\n".join([m.raw for m in matches]) + b"\n")
 
 
 class JsonWriter(Writer):
@@ -223,8 +233,8 @@ class TableWriter(Writer):
             pad_edge=False,
             expand=True,
         )
-        table.add_column("time", no_wrap=True, width=19)
-        table.add_column("speaker → listeners", no_wrap=True, ratio=2, overflow="ellipsis")
+        table.add_column("time", no_wrap=True, width=20)
+        table.add_column("speaker → listeners", no_wrap=True, ratio=3, overflow="ellipsis")
         table.add_column("tags", no_wrap=True, ratio=1, overflow="ellipsis")
         table.add_column("text", no_wrap=True, ratio=5, overflow="ellipsis")
         for r in self.rows:
@@ -248,50 +258,182 @@ class TableWriter(Writer):
             self._flush()
 
 
+TRANSCRIPT_FORMATS = frozenset({"vtt", "srt", "sbv", "webvtt"})
+EMAIL_FORMATS = frozenset({"mbox", "eml", "maildir", "email"})
+MAX_DEPTH = 8
+
+
+def offset_text(seconds: float) -> str:
+    """``+HH:MM:SS`` for a transcript offset in seconds."""
+    total = max(0, int(seconds))
+    return f"+{total // 3600:02d}:{total % 3600 // 60:02d}:{total % 60:02d}"
+
+
+def transcript_time(record: dict[str, Any], *, utc: bool = False) -> str:
+    """A cue's offset (``extra.start``), else its time (epoch-based times are offsets)."""
+    extra = record.get("extra")
+    start = extra.get("start") if isinstance(extra, dict) else None
+    if isinstance(start, int | float) and not isinstance(start, bool):
+        return offset_text(start)
+    return display_time(record_timestamp(record), utc=utc)
+
+
+def reply_tree(records: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
+    """``(depth, record)`` in reading order: each reply under its parent.
+
+    The tree comes from ``id``/``replyTo`` within ``records``; children are ordered by
+    time, roots (no parent among ``records``) keep their input order. Cycles and
+    repeated ids cannot loop: each record is placed once.
+    """
+    index: dict[str, int] = {}
+    for i, r in enumerate(records):
+        rid = r.get("id")
+        if isinstance(rid, str) and rid not in index:
+            index[rid] = i
+    children: dict[int, list[int]] = {}
+    roots: list[int] = []
+    for i, r in enumerate(records):
+        parent = r.get("replyTo")
+        p = index.get(parent) if isinstance(parent, str) else None
+        if p is None or p == i:
+            roots.append(i)
+        else:
+            children.setdefault(p, []).append(i)
+    out: list[tuple[int, dict[str, Any]]] = []
+    placed = [False] * len(records)
+
+    def by_time(i: int) -> str:
+        return record_timestamp(records[i])
+
+    stack = [(0, i) for i in reversed(roots)]
+    while stack or not all(placed):
+        if not stack:  # only cycles are left: start at their first member
+            stack.append((0, placed.index(False)))
+        depth, i = stack.pop()
+        if placed[i]:
+            continue
+        placed[i] = True
+        out.append((depth, records[i]))
+        kids = sorted(children.get(i, ()), key=by_time)
+        stack.extend((depth + 1, k) for k in reversed(kids))
+    return out
+
+
 class ConversationWriter(Writer):
-    """``show``: a readable conversation; email gets a header block; replies are indented."""
+    """``show``: a readable conversation; replies are indented under their parents.
+
+    Transcripts are cues with offsets and one stable colour per speaker; email gets a
+    header block (From, To, Cc, Subject, Date) and its body; chats are turns (with the
+    role for agent formats). The reply tree needs every selected message, so ``show``
+    keeps them until the end (use filters or ``--limit`` on huge stores).
+    """
 
     def __init__(self, console, *, utc: bool = False):
         self.console = console
         self.utc = utc
-        self.depth: dict[str, int] = {}
+        self.records: list[dict[str, Any]] = []
 
     def write(self, m: Match) -> None:
+        self.count += 1
+        self.records.append(m.record)
+
+    def close(self) -> None:
         from rich.padding import Padding
+
+        for depth, r in reply_tree(self.records):
+            indent = 2 * min(depth, MAX_DEPTH)
+            for part, extra_indent, bottom in self._parts(r):
+                self.console.print(
+                    Padding(part, (0, 0, bottom, indent + extra_indent), expand=False)
+                )
+        self.records = []
+
+    def _parts(self, r: dict[str, Any]):
+        fmt = r.get("format")
+        if fmt in TRANSCRIPT_FORMATS:
+            return [(self._cue(r), 0, 0)]
+        if fmt in EMAIL_FORMATS:
+            return [(self._email_head(r), 0, 0), (self._body(r), 2, 1)]
+        return [(self._turn_head(r), 0, 0), (self._body(r), 2, 1)]
+
+    def _body(self, r: dict[str, Any]):
         from rich.text import Text
 
-        self.count += 1
-        r = m.record
-        depth = 0
-        parent = r.get("replyTo")
-        if isinstance(parent, str) and parent in self.depth:
-            depth = min(self.depth[parent] + 1, 8)
-        rid = r.get("id")
-        if isinstance(rid, str):
-            self.depth[rid] = depth
+        chunks = r.get("textChunks") or r.get("text_chunks") or []
+        return Text(printable("\n".join(c for c in chunks if isinstance(c, str))))
+
+    def _cue(self, r: dict[str, Any]):
+        """``+HH:MM:SS  Speaker: text``, long text wrapped under the text (hanging indent)."""
+        from rich.table import Table
+        from rich.text import Text
+
+        speaker = record_speaker(r)
+        t = Text()
+        if speaker:
+            t.append(one_line(speaker), style="bold " + speaker_style(speaker))
+            t.append(": ")
+        chunks = r.get("textChunks") or r.get("text_chunks") or []
+        t.append(one_line(" ".join(c for c in chunks if isinstance(c, str))))
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(no_wrap=True)
+        grid.add_column()
+        grid.add_row(Text(transcript_time(r, utc=self.utc), style="dim"), t)
+        return grid
+
+    def _email_head(self, r: dict[str, Any]):
+        from rich.text import Text
+
+        extra = r.get("extra") if isinstance(r.get("extra"), dict) else {}
+        speaker = record_speaker(r)
+        to = _str_list(extra.get("to")) or record_listeners(r)
+        cc = _str_list(extra.get("cc"))
+        if cc and not _str_list(extra.get("to")):
+            to = [x for x in to if x not in cc]
+        t = Text()
+        rows = [
+            ("From", speaker or "?", "bold " + speaker_style(speaker)),
+            ("To", ", ".join(to), ""),
+            ("Cc", ", ".join(cc), ""),
+            ("Subject", r.get("subject") if isinstance(r.get("subject"), str) else "", "bold"),
+            ("Date", display_time(record_timestamp(r), utc=self.utc), ""),
+        ]
+        for label, value, style in rows:
+            if not value:
+                continue
+            t.append(f"{label + ':':<9}", style="dim")
+            t.append(one_line(value), style=style)
+            t.append("\n")
+        t.rstrip()
+        return t
+
+    def _turn_head(self, r: dict[str, Any]):
+        from rich.text import Text
+
         speaker = record_speaker(r)
         head = Text()
-        head.append(display_time(record_timestamp(r), utc=self.utc), style="dim")
-        head.append("  ")
         head.append(one_line(speaker or "?"), style="bold " + speaker_style(speaker))
+        role = r.get("role")
+        if isinstance(role, str) and role and role != speaker:
+            head.append(f" ({one_line(role)})", style="italic")
         listeners = record_listeners(r)
         if listeners:
             head.append(" → " + one_line(", ".join(listeners)), style="dim")
-        role = r.get("role")
-        if isinstance(role, str) and role and role != speaker:
-            head.append(f"  ({one_line(role)})", style="dim italic")
+        head.append("  " + display_time(record_timestamp(r), utc=self.utc), style="dim")
         tags = [t for t in r.get("tags") or () if isinstance(t, str)]
         if tags:
             head.append("  #" + " #".join(one_line(t) for t in tags), style="yellow")
         subject = r.get("subject")
-        body = Text()
         if isinstance(subject, str) and subject:
-            body.append("Subject: " + one_line(subject) + "\n", style="bold")
-        chunks = r.get("textChunks") or r.get("text_chunks") or []
-        body.append(printable("\n".join(c for c in chunks if isinstance(c, str))))
-        indent = 2 * depth
-        self.console.print(Padding(head, (0, 0, 0, indent)))
-        self.console.print(Padding(body, (0, 0, 1, indent + 2)))
+            head.append("\n" + one_line(subject), style="bold")
+        return head
+
+
+def _str_list(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [x for x in value if isinstance(x, str)]
+    return []
 
 
 def make_writer(fmt: str, env, *, view: str = "list", utc: bool = False) -> Writer:
