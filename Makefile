@@ -25,9 +25,10 @@ dev: $(VENV)/.installed-dev
 demo: $(VENV)/.installed
 	@rm -f $(DEMO_STORE)
 	$(BIN)/convo --store $(DEMO_STORE) ingest --save sample_data/
-	$(BIN)/convo --store $(DEMO_STORE) formats
-	$(BIN)/convo --store $(DEMO_STORE) list --limit 20
-	$(BIN)/convo --store $(DEMO_STORE) query --speaker Alice --format text
+	$(BIN)/convo --store $(DEMO_STORE) stats
+	$(BIN)/convo --store $(DEMO_STORE) list --limit 15
+	$(BIN)/convo --store $(DEMO_STORE) show --thread '<auth-1@example.org>'
+	$(BIN)/convo --store $(DEMO_STORE) query --speaker Alice --tag security --format text
 
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest

@@ -309,3 +309,17 @@ def test_folder_walk_detects_each_file_and_reports_skips(runner, tmp_path):
     assert out[-1]["source_id"] == f"{tmp_path / 'd'}/sub/b.jsonl#1"
     assert "notes.bin: skipped, format not recognised" in r.stderr
     assert "1 file(s) skipped" in r.stderr
+
+
+def test_empty_regular_file_on_stdin_means_the_store(tmp_path, data):
+    store = tmp_path / "s.jsonl"
+    exe = [sys.executable, "-m", "convo", "--store", str(store)]
+    subprocess.run([*exe, "ingest", "--save", str(data)], check=True, capture_output=True)
+    empty = tmp_path / "empty"
+    empty.write_bytes(b"")
+    with open(empty, "rb") as fin:
+        r = subprocess.run([*exe, "list", "-f", "jsonl"], stdin=fin, capture_output=True)
+    assert len(records(r.stdout)) == 3
+    with open(data, "rb") as fin:  # a non-empty file on stdin is the input
+        r = subprocess.run([*exe, "list", "-f", "jsonl", "-s", "bob"], stdin=fin, capture_output=True)
+    assert len(records(r.stdout)) == 1

@@ -42,8 +42,13 @@ class Environment:
         try:
             import stat
 
-            mode = os.fstat(self.stdin.fileno()).st_mode
-            return stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISSOCK(mode)
+            fd = self.stdin.fileno()
+            st = os.fstat(fd)
+            if stat.S_ISREG(st.st_mode):
+                # An empty file (or one read to its end) is no input: `convo list < /dev/null`
+                # in a cron job, where /dev/null may even be a regular file, reads the store.
+                return st.st_size > os.lseek(fd, 0, os.SEEK_CUR)
+            return stat.S_ISFIFO(st.st_mode) or stat.S_ISSOCK(st.st_mode)
         except (OSError, ValueError, AttributeError):
             # No descriptor (a test harness's stream): data only if something was given.
             return _has_buffered_data(self.stdin)
