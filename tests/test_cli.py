@@ -321,5 +321,7 @@ def test_empty_regular_file_on_stdin_means_the_store(tmp_path, data):
         r = subprocess.run([*exe, "list", "-f", "jsonl"], stdin=fin, capture_output=True)
     assert len(records(r.stdout)) == 3
     with open(data, "rb") as fin:  # a non-empty file on stdin is the input
-        r = subprocess.run([*exe, "list", "-f", "jsonl", "-s", "bob"], stdin=fin, capture_output=True)
+        r = subprocess.run(
+            [*exe, "list", "-f", "jsonl", "-s", "bob"], stdin=fin, capture_output=True
+        )
     assert len(records(r.stdout)) == 1

@@ -45,8 +45,6 @@ def export(
     """Export messages to an agent framework's format, or to markdown, csv, html or vtt."""
     from .cli import _env, _flush_stdout, _Reporter, _state
     from .errors import UsageError
-    from .inputs import record_lines
-    from .query import Selector
 
     fmt = to.lower()
     if fmt not in _formats():
@@ -54,13 +52,8 @@ def export(
     if args.format is not None:
         raise UsageError("--format does not apply to export", hint="use --to FORMAT")
     env = _env()
-    selector = Selector(args.filters())
     reporter = _Reporter()
-    lines = record_lines(
-        args.inputs, store=args.store or _state["store"], stdin_has_data=env.stdin_has_data,
-        on_reject=reporter.reject,
-    )  # fmt: skip
-    records = _checked(selector.select(lines, on_error=reporter.bad_line), reporter)
+    records = _checked(args.matches(env, reporter, default_store=_state["store"]), reporter)
     try:
         with _destination(output, env) as out:
             for piece in _render(fmt, records, jsonl):

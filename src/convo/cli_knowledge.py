@@ -42,8 +42,6 @@ def knowledge(
     who talks to whom, top entities and topics, each speaker's topics (--format json for scripts).
     """
     from .errors import UsageError
-    from .inputs import record_lines
-    from .query import Selector
 
     env = _env()
     fmt = args.format or ("table" if env.stdout_isatty else "jsonl")
@@ -51,13 +49,8 @@ def knowledge(
         raise UsageError(
             f"--format {fmt} is not available for knowledge", hint="choose table|jsonl|json"
         )
-    selector = Selector(args.filters())
     reporter = _Reporter()
-    lines = record_lines(
-        args.inputs, store=args.store or _state["store"], stdin_has_data=env.stdin_has_data,
-        on_reject=reporter.reject,
-    )  # fmt: skip
-    records = (m.record for m in selector.select(lines, on_error=reporter.bad_line))
+    records = (m.record for m in args.matches(env, reporter, default_store=_state["store"]))
     try:
         if fmt == "jsonl":
             _write_jsonl(env, records, metadata_only)

@@ -57,6 +57,19 @@ class ReadArgs:
             threads=self.threads, limit=self.limit, reverse=self.reverse,
         )  # fmt: skip
 
+    def matches(self, env, reporter, *, default_store: str | None = None, need_record: bool = True):
+        """The selected records: inputs per DESIGN.md §2 (named, stdin, else the store),
+        these filters, limit and order applied; bad lines and rejects go to ``reporter``."""
+        from .inputs import record_parts
+        from .query import Selector
+
+        selector = Selector(self.filters())
+        parts = record_parts(
+            self.inputs, store=self.store or default_store, stdin_has_data=env.stdin_has_data,
+            on_reject=reporter.reject,
+        )  # fmt: skip
+        return selector.select_parts(parts, reporter.bad_line, need_record=need_record)
+
 
 def _opt(name: str, annotation: Any, default: Any) -> inspect.Parameter:
     return inspect.Parameter(

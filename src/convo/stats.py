@@ -242,19 +242,12 @@ def run_stats(args, env, store: str | None, reporter) -> int:
     import orjson
 
     from .errors import UsageError
-    from .inputs import record_parts
-    from .query import Selector
 
     fmt = args.format or ("table" if env.stdout_isatty else "json")
     if fmt not in STATS_FORMATS:
         raise UsageError(f"stats cannot write {fmt}", hint="choose " + "|".join(STATS_FORMATS))
-    selector = Selector(args.filters())
-    parts = record_parts(
-        args.inputs, store=args.store or store, stdin_has_data=env.stdin_has_data,
-        on_reject=reporter.reject,
-    )  # fmt: skip
     stats = Stats()
-    for m in selector.select_parts(parts, reporter.bad_line):
+    for m in args.matches(env, reporter, default_store=store):
         stats.add(m.record)
     if fmt in ("json", "jsonl"):
         option = orjson.OPT_INDENT_2 if fmt == "json" else 0
