@@ -38,7 +38,7 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff format --check src tests benchmarks
 
 fuzz: $(VENV)/.installed-dev
-	CONVO_FUZZ=1 $(BIN)/python -m pytest tests -k "property or fuzz" -p no:cacheprovider
+	CONVO_FUZZ=1 $(BIN)/python -m pytest tests -p no:cacheprovider
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/run.py --write BENCHMARKS.md

@@ -107,3 +107,27 @@ def test_pipeline_ingest_then_export_agentscope(tmp_path):
             b["type"] in {"text", "thinking", "image", "audio", "video", "tool_use", "tool_result"}
             for b in blocks
         )
+
+
+def test_claude_code_session_exports_the_inner_messages():
+    path = SAMPLE_DATA / "chat" / "claude-code-session.jsonl"
+    msgs = list(read_messages(path))
+    body = export.to_anthropic(msgs)
+    inner = [
+        e["message"]
+        for e in _input_messages(path)
+        if isinstance(e.get("message"), dict) and e.get("type") in ("user", "assistant")
+    ]
+    assert body["messages"] == inner
+    assert "system" not in body
+
+
+def test_claude_code_corpus_round_trip(corpus):
+    path = corpus / "chat" / "claude-code-session-representative.jsonl"
+    msgs = list(read_messages(path))
+    inner = [
+        e["message"]
+        for e in _input_messages(path)
+        if isinstance(e.get("message"), dict) and e.get("type") in ("user", "assistant")
+    ]
+    assert export.to_anthropic(msgs)["messages"] == inner

@@ -333,6 +333,15 @@ def to_anthropic(messages: Iterable[ConversationMessage | Record]) -> dict[str, 
     for m in messages:
         rec = as_record(m)
         orig = original(rec, "anthropic")
+        extra = rec.get("extra") if isinstance(rec.get("extra"), dict) else {}
+        if extra.get("claude_code") == "summary":
+            continue  # a Claude Code session title, not a turn of the conversation
+        if (
+            isinstance(orig, dict)
+            and extra.get("claude_code")
+            and isinstance(orig.get("message"), dict)
+        ):
+            orig = orig["message"]  # a Claude Code envelope: the Messages API object inside
         r = role(rec)
         if r == "system":
             if isinstance(orig, dict) and "system" in orig:
