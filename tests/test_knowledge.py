@@ -99,7 +99,7 @@ BOB = "Bob Jones <bob@example.org>"
 
 def test_email_sender_and_recipient():
     r = rec(speaker=ALICE, listeners=[BOB, "carol@example.net"], fmt="mbox", subject="Re: Plan")
-    got = extract(r, metadata_only=True).to_dict()
+    got = metadata_knowledge(r).to_dict()
     addr = lambda a: {"name": a, "type": ["email_address", "alias"], "facets": None}  # noqa: E731
     assert got["entities"] == [
         person("Alice Smith", [{"name": "email_address", "value": "alice@example.org"}]),
@@ -135,7 +135,7 @@ def test_email_sender_and_recipient():
 def test_email_extra_to_and_cc_separate_actions_from_entities():
     r = rec(speaker=ALICE, listeners=[BOB, "c@x.org"], fmt="eml",
             extra={"to": [BOB], "cc": ["c@x.org"], "bcc": ["d@x.org"]})  # fmt: skip
-    got = extract(r, metadata_only=True).to_dict()
+    got = metadata_knowledge(r).to_dict()
     names = [e["name"] for e in got["entities"]]
     assert names == ["Alice Smith", "alice@example.org", "Bob Jones", "bob@example.org",
                      "c@x.org", "d@x.org", "email"]  # fmt: skip
@@ -145,12 +145,21 @@ def test_email_extra_to_and_cc_separate_actions_from_entities():
 
 
 def test_email_without_recipients_or_sender():
-    only_sender = extract(rec(speaker="a@x.org", fmt="mbox"), metadata_only=True).to_dict()
+    only_sender = metadata_knowledge(rec(speaker="a@x.org", fmt="mbox")).to_dict()
     assert only_sender["actions"] == []
     assert [e["name"] for e in only_sender["entities"]] == ["a@x.org", "email"]
-    nobody = extract(rec(speaker=None, listeners=["b@x.org"], fmt="mbox"), metadata_only=True)
+    nobody = metadata_knowledge(rec(speaker=None, listeners=["b@x.org"], fmt="mbox"))
     assert [e.name for e in nobody.entities] == ["b@x.org", "email"]
     assert nobody.actions == []
+
+
+def test_metadata_only_on_mail_is_typeagents_conversation_message_knowledge():
+    """--metadata-only equals what TypeAgent computes after loading convo's JSONL."""
+    r = rec(speaker=ALICE, listeners=[BOB], fmt="mbox", subject="Re: Plan")
+    got = extract(r, metadata_only=True).to_dict()
+    assert got == ConversationMessage.deserialize(r).get_knowledge().to_dict()
+    assert got["actions"] == [action(["say"], ALICE, BOB)]
+    assert "sent" in {v for a in extract(r).to_dict()["actions"] for v in a["verbs"]}
 
 
 # --- content knowledge -------------------------------------------------------------------

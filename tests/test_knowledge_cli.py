@@ -24,13 +24,15 @@ def test_piped_jsonl_one_line_per_message(runner):
     assert "deploy pipeline" in out[0]["knowledge"]["topics"]
 
 
-def test_metadata_only_equals_the_library(runner):
-    from convo.knowledge import metadata_knowledge
+def test_metadata_only_equals_typeagents_get_knowledge(runner):
+    from convo.model import ConversationMessage
 
     result = runner.invoke(app, ["knowledge", "--metadata-only", EMAIL])
     assert result.exit_code == 0
     lines = (FIXTURES / "email.jsonl").read_bytes().splitlines()
-    expected = [metadata_knowledge(orjson.loads(x)).to_dict() for x in lines]
+    expected = [
+        ConversationMessage.deserialize(orjson.loads(x)).get_knowledge().to_dict() for x in lines
+    ]
     assert [o["knowledge"] for o in records(result.stdout)] == expected
 
 

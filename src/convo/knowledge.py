@@ -11,10 +11,13 @@ entities and topics, per-speaker topics. Per-message results with ``extract`` al
 differ from ``extract_all`` only in key phrases (single-document statistics), entity
 spellings and unresolved reply targets.
 
-Metadata knowledge is TypeAgent 0.5.0's: ``ConversationMessage.get_knowledge()``, or for
-mail records (format ``mbox``, ``eml``, ``maildir`` or any format of the email family)
-what TypeAgent's ``EmailMessage.get_knowledge()`` gives (see ``knowledge_email``).
-``metadata_only=True`` returns exactly that.
+``metadata_only=True`` returns exactly what TypeAgent 0.5.0's
+``ConversationMessage.get_knowledge()`` gives for the record (``typeagent_knowledge``), so
+it equals what TypeAgent computes after loading convo's JSONL. The full knowledge starts
+from TypeAgent's metadata knowledge too, and for mail records (format ``mbox``, ``eml``,
+``maildir`` or any format of the email family) from what TypeAgent's
+``EmailMessage.get_knowledge()`` gives instead (sent/received actions, the subject, address
+entities; see ``knowledge_email``).
 
 Content knowledge added on top (decisions where the spec is silent):
 - Entities: ``@mentions`` (person), addresses in the text (``email``), URLs (``url``).
@@ -97,15 +100,21 @@ def is_email(record: dict[str, Any]) -> bool:
     return isinstance(fmt, str) and _format_is_email(fmt)
 
 
+def typeagent_knowledge(item: dict[str, Any] | ConversationMessage) -> KnowledgeResponse:
+    """Exactly TypeAgent's ``ConversationMessage.get_knowledge()`` for the record."""
+    record = as_record(item)
+    meta = ConversationMessageMeta(
+        speaker=record_speaker(record), recipients=record_listeners(record)
+    )
+    return meta.get_knowledge()
+
+
 def metadata_knowledge(item: dict[str, Any] | ConversationMessage) -> KnowledgeResponse:
     """TypeAgent's metadata knowledge for a message (email messages as TypeAgent's emails)."""
     record = as_record(item)
     if is_email(record):
         return email_knowledge(record)
-    meta = ConversationMessageMeta(
-        speaker=record_speaker(record), recipients=record_listeners(record)
-    )
-    return meta.get_knowledge()
+    return typeagent_knowledge(record)
 
 
 def _person(record: dict[str, Any], value: str, conv: Conversation | None = None) -> str:
@@ -318,9 +327,9 @@ def _extract(
     metadata_only: bool,
     analysis: _Analysis | None = None,
 ) -> KnowledgeResponse:
-    meta = metadata_knowledge(record)
     if metadata_only:
-        return meta
+        return typeagent_knowledge(record)
+    meta = metadata_knowledge(record)
     canon = conv.canonical if conv is not None else (lambda n: n)
     a = analysis if analysis is not None else _analyse(record)
     entities = meta.entities + [e for e, _ in _content_entities(a)]
@@ -397,7 +406,7 @@ def extract_all(
     if metadata_only:
         for x in items:
             record = as_record(x)
-            yield record, metadata_knowledge(record)
+            yield record, typeagent_knowledge(record)
         return
     conv = Conversation()
     records = items if isinstance(items, list | tuple) else (as_record(x) for x in items)

@@ -19,6 +19,7 @@ import orjson
 import pytest
 
 from convo.ingest import read_messages
+from convo.knowledge import extract
 from convo.model import ConversationMessage, ConversationMessageMeta
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,6 +114,7 @@ def test_typeagent_loads_every_record_and_agrees_on_knowledge(typeagent_python, 
         assert res["serialized"] == core
         ours = ConversationMessage.deserialize(rec).get_knowledge().to_dict()
         assert res["knowledge"] == ours, rec
+        assert res["knowledge"] == extract(rec, metadata_only=True).to_dict()  # --metadata-only
 
 
 if __name__ == "__main__":  # pragma: no cover
