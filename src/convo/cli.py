@@ -104,6 +104,13 @@ def command(func):
     return wrapper
 
 
+def _outcome(rejected: int) -> int:
+    """The exit code of a command that finished: ExitCode.REJECTED if anything was rejected."""
+    from .errors import ExitCode
+
+    return int(ExitCode.REJECTED if rejected else ExitCode.OK)
+
+
 def _quiet_broken_pipe() -> None:
     # The reader went away (`| head`): point stdout at /dev/null so the interpreter's
     # final flush does not complain, and end quietly.
@@ -269,7 +276,7 @@ def ingest(
         reporter.close()
     if not quiet:
         _err(summary.text())
-    return 1 if summary.stats.rejected else 0
+    return _outcome(summary.stats.rejected)
 
 
 def _run_read(args: ReadArgs, view: str) -> int:
@@ -305,7 +312,7 @@ def _run_read(args: ReadArgs, view: str) -> int:
         _flush_stdout(env)
     finally:
         reporter.close()
-    return 1 if reporter.rejected else 0
+    return _outcome(reporter.rejected)
 
 
 def _nullctx():
@@ -436,7 +443,7 @@ def validate(
     good, bad = validate_lines(lines, require_convo=not typeagent, on_bad=reporter.reject)
     reporter.close()
     _err(f"{good} valid, {bad} invalid")
-    return 1 if bad else 0
+    return _outcome(bad)
 
 
 def main() -> None:

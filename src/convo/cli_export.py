@@ -43,7 +43,7 @@ def export(
     ),
 ) -> int:
     """Export messages to an agent framework's format, or to markdown, csv, html or vtt."""
-    from .cli import _env, _flush_stdout, _Reporter, _state
+    from .cli import _env, _flush_stdout, _outcome, _Reporter, _state
     from .errors import UsageError
 
     fmt = to.lower()
@@ -62,7 +62,7 @@ def export(
             _flush_stdout(env)
     finally:
         reporter.close()
-    return 1 if reporter.rejected else 0
+    return _outcome(reporter.rejected)
 
 
 def _checked(matches, reporter) -> Iterator[dict[str, Any]]:

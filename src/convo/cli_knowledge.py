@@ -15,7 +15,7 @@ from typing import Any
 
 import typer
 
-from .cli import _env, _flush_stdout, _Reporter, _state, app, command
+from .cli import _env, _flush_stdout, _outcome, _Reporter, _state, app, command
 from .cli_options import ReadArgs, read_options
 
 FORMATS = ("table", "jsonl", "json")
@@ -68,7 +68,7 @@ def knowledge(
         _flush_stdout(env)
     finally:
         reporter.close()
-    return 1 if reporter.rejected else 0
+    return _outcome(reporter.rejected)
 
 
 def _write_jsonl(env, records, metadata_only: bool) -> None:
