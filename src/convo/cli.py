@@ -38,6 +38,7 @@ def _main(
     store: str | None = typer.Option(
         None,
         "--store",
+        metavar="PATH",
         envvar="CONVO_STORE",
         help="The store file for every command.",
     ),
@@ -205,28 +206,43 @@ def ingest(
         None, help="Files or folders to import (- for stdin). Default: stdin.", show_default=False
     ),
     from_: str | None = typer.Option(
-        None, "--from", help="Input format, instead of detection (see `convo formats`)."
+        None,
+        "--from",
+        metavar="FORMAT",
+        help="Input format, instead of detection (see `convo formats`).",
     ),
     output: str | None = typer.Option(
-        None, "--output", "-o", help="Write JSONL to FILE (atomically); - for stdout."
+        None,
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="Write JSONL to FILE (atomically); - for stdout.",
     ),
     save: bool = typer.Option(
         False, "--save", help="Append to the store, skipping ids already there."
     ),
-    store: str | None = typer.Option(None, "--store", help="The store file."),
+    store: str | None = typer.Option(None, "--store", metavar="PATH", help="The store file."),
     tz: str | None = typer.Option(
-        None, "--tz", help="Zone for naive source times (IANA name, UTC, +02:00). Default UTC."
+        None,
+        "--tz",
+        metavar="ZONE",
+        help="Zone for naive source times (IANA name, UTC, +02:00). Default UTC.",
     ),
     start_date: str | None = typer.Option(
-        None, "--start-date", help="Transcripts: the date and time the recording started."
+        None,
+        "--start-date",
+        metavar="WHEN",
+        help="Transcripts: the date and time the recording started.",
     ),
-    speakers: str = typer.Option("auto", "--speakers", help="Transcripts: auto|voice|prefix|none."),
+    speakers: str = typer.Option(
+        "auto", "--speakers", metavar="MODE", help="Transcripts: auto|voice|prefix|none."
+    ),
     no_merge: bool = typer.Option(False, "--no-merge", help="Transcripts: one message per cue."),
     strip_quotes: bool = typer.Option(
         False, "--strip-quotes", help="Email: drop quoted replies and signatures."
     ),
     tag: list[str] | None = typer.Option(
-        None, "--tag", "-t", help="Add this tag to every message; repeatable."
+        None, "--tag", "-t", metavar="TAG", help="Add this tag to every message; repeatable."
     ),
     strict: bool = typer.Option(
         False, "--strict", help="Stop at the first rejected record and write nothing."
@@ -237,7 +253,10 @@ def ingest(
         help="Wrap objects that are not messages as text instead of rejecting them.",
     ),
     rejects: str | None = typer.Option(
-        None, "--rejects", help="Write every rejected record with its reason to FILE (JSONL)."
+        None,
+        "--rejects",
+        metavar="FILE",
+        help="Write every rejected record with its reason to FILE (JSONL).",
     ),
     quiet: bool = typer.Option(False, "--quiet", help="No summary or warnings on stderr."),
 ) -> int:
@@ -421,7 +440,7 @@ def validate(
     inputs: list[str] | None = typer.Argument(
         None, help="JSONL files (- for stdin). Default: stdin, else the store.", show_default=False
     ),
-    store: str | None = typer.Option(None, "--store", help="The store file."),
+    store: str | None = typer.Option(None, "--store", metavar="PATH", help="The store file."),
     typeagent: bool = typer.Option(
         False, "--typeagent", help="Only require TypeAgent's keys, not convo's id/format/source_id."
     ),
