@@ -36,6 +36,7 @@ from .base import ImportContext, Source
 from .chat_exports_common import (
     SYSTEM_TAG,
     EmptyCounter,
+    StreamedDoc,
     as_dict,
     as_list,
     as_str,
@@ -62,19 +63,25 @@ def sniff_discord(source: Source) -> int:
 
 
 def read_discord(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    data = load_json(source)
-    if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
+    doc = StreamedDoc(source, ("messages",))
+    head = doc.head(need=("channel", "guild"))
+    if not doc.found:
+        doc.close()
         raise InputError("not a DiscordChatExporter export (no messages list)", where=source.name)
-    channel = as_dict(data.get("channel"))
-    guild = as_dict(data.get("guild"))
+    channel = as_dict(head.get("channel"))
+    guild = as_dict(head.get("guild"))
     ctype = as_str(channel.get("type"))
     cname = as_str(channel.get("name")) or as_str(channel.get("id")) or "discord"
     is_thread = "Thread" in ctype
-    msgs = data["messages"]
-    authors = {_discord_name(as_dict(m.get("author"))) for m in msgs if isinstance(m, dict)} - {""}
+    authors: set[str] = set()
+    if ctype == "DirectTextChat":  # a first pass: who takes part
+        authors = {
+            _discord_name(as_dict(m.get("author"))) for m, _ in doc.items() if isinstance(m, dict)
+        }
+        authors -= {""}
     two_party = ctype == "DirectTextChat" and len(authors) == 2
     empty = EmptyCounter()
-    for i, m in enumerate(msgs, 1):
+    for i, (m, _) in enumerate(doc.items(), 1):
         loc = ctx.loc(f"msg-{i}")
         if not isinstance(m, dict) or not as_str(m.get("id")):
             ctx.reject(loc, "not a Discord message (no id)", m)
