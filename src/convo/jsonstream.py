@@ -183,7 +183,8 @@ class JsonArray:
     members seen so far; after iteration ``members`` holds all of them. ``found`` says
     whether an array was at the path; ``root`` is the document's first byte
     (``"{"``, ``"["``, ...) and ``keys`` the top-level keys in order (skipped ones too).
-    ``path=None`` reads the whole document for its top-level members only.
+    ``path=None`` reads the whole document for its top-level members only; with
+    ``keep=False`` no member is kept.
     """
 
     def __init__(
@@ -193,6 +194,7 @@ class JsonArray:
         *,
         where: str = "input",
         skip: tuple[str, ...] = (),
+        keep: bool = True,
         block: int = BLOCK,
     ):
         self.members: dict[str, Any] = {}
@@ -202,6 +204,7 @@ class JsonArray:
         self._sc = _Scanner(stream, where, block)
         self._path = path
         self._skip = set(skip)
+        self._keep = keep
         self._events = self._run()
         self._started = False
 
@@ -215,8 +218,7 @@ class JsonArray:
 
     def __iter__(self) -> Iterator[tuple[Any, int]]:
         self.start()
-        for event in self._events:
-            yield event  # type: ignore[misc]
+        yield from self._events
 
     def _run(self) -> Iterator[Any]:
         sc = self._sc
@@ -283,7 +285,7 @@ class JsonArray:
                 yield from self._at(path[1:], depth + 1)
             elif depth == 0:
                 self.keys.append(key)
-                if key in self._skip:
+                if key in self._skip or not self._keep:
                     sc.value(keep=False)
                 else:
                     line = sc.line_at(sc.pos)

@@ -26,7 +26,7 @@ Decisions:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..errors import InputError
@@ -180,37 +180,58 @@ def sniff_telegram(source: Source) -> int:
 
 
 def read_telegram(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    data = load_json(source)
-    if not isinstance(data, dict):
+    doc = StreamedDoc(source, ("messages",), skip=_TG_LISTS)
+    head = doc.head(need=("id", "name", "type"))
+    if doc.root != "{":
+        doc.close()
         raise InputError("not a Telegram export (expected a JSON object)", where=source.name)
-    if "messages" in data:
-        chats = [data]
-    else:
-        chats = as_list(as_dict(data.get("chats")).get("list")) + as_list(
-            as_dict(data.get("left_chats")).get("list")
-        )
-    if not chats:
+    empty = EmptyCounter()
+    if "messages" in doc.keys:  # one chat's export: its messages streamed
+        yield from _telegram_chat(head, doc.items, 1, source, ctx, empty)
+        empty.report(ctx)
+        return
+    doc.close()
+    # The full export: one chat at a time (each chat is read whole).
+    c = 0
+    for key in _TG_LISTS:
+        chats = StreamedDoc(source, (key, "list"), keep=False)
+        for chat, _ in chats.items():
+            c += 1
+            chat = as_dict(chat)
+            msgs = as_list(chat.get("messages"))
+            yield from _telegram_chat(
+                chat, lambda m=msgs: ((x, 0) for x in m), c, source, ctx, empty
+            )
+    if not c:
         raise InputError(
             "no chats in this Telegram export",
             where=source.name,
             hint="export with 'chats' selected",
         )
-    empty = EmptyCounter()
-    for c, chat in enumerate(chats, 1):
-        yield from _telegram_chat(as_dict(chat), c, source, ctx, empty)
     empty.report(ctx)
 
 
+_TG_LISTS = ("chats", "left_chats")
+
+
 def _telegram_chat(
-    chat: dict[str, Any], c: int, source: Source, ctx: ImportContext, empty: EmptyCounter
+    chat: dict[str, Any],
+    items: Callable[[], Iterable[tuple[Any, int]]],
+    c: int,
+    source: Source,
+    ctx: ImportContext,
+    empty: EmptyCounter,
 ) -> Iterator[ConversationMessage]:
+    """One chat; ``items()`` gives its messages (called twice for a personal chat)."""
     chat_id = as_str(chat.get("id")) or str(c)
     name = fix_cp1252_mojibake(as_str(chat.get("name"))) or f"telegram:{chat_id}"
-    msgs = as_list(chat.get("messages"))
-    senders = {fix_cp1252_mojibake(as_str(as_dict(m).get("from"))) for m in msgs} - {""}
+    senders: set[str] = set()
+    if as_str(chat.get("type")) == "personal_chat":  # a first pass: who takes part
+        senders = {fix_cp1252_mojibake(as_str(as_dict(m).get("from"))) for m, _ in items()}
+        senders -= {""}
     two_party = as_str(chat.get("type")) == "personal_chat" and len(senders) == 2
     zone = ctx.options.tz
-    for i, m in enumerate(msgs, 1):
+    for i, (m, _) in enumerate(items(), 1):
         loc = ctx.loc(f"chat-{c}-msg-{i}")
         if not isinstance(m, dict) or m.get("id") is None:
             ctx.reject(loc, "not a Telegram message (no id)", m)

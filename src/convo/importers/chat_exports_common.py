@@ -56,10 +56,17 @@ class StreamedDoc:
     more than once (each a pass). Standard input is spooled to a file to allow that.
     """
 
-    def __init__(self, source: Source, path: tuple[str, ...], skip: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        source: Source,
+        path: tuple[str, ...],
+        skip: tuple[str, ...] = (),
+        keep: bool = True,
+    ):
         self.source = source
         self.path = path
         self.skip = skip
+        self.keep = keep
         self.found = False
         self.root = ""
         self.keys: list[str] = []
@@ -71,7 +78,7 @@ class StreamedDoc:
         return self.source.open()
 
     def _array(self, stream: BinaryIO) -> JsonArray:
-        return JsonArray(stream, self.path, where=self.source.name, skip=self.skip)
+        return JsonArray(stream, self.path, where=self.source.name, skip=self.skip, keep=self.keep)
 
     def head(self, need: tuple[str, ...] = ()) -> dict[str, Any]:
         stream = self._open()
