@@ -420,14 +420,24 @@ def sniff_teams(source: Source) -> int:
 
 
 def read_teams(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    data = load_json(source)
-    if isinstance(data, dict):
-        data = data.get("value", data.get("Value", data.get("messages")))
-    if not isinstance(data, list):
-        raise InputError("not a Teams export (expected a list of messages)", where=source.name)
+    data: Any
+    if json_head(source).startswith("["):  # a list of messages: streamed, in two passes
+        doc = StreamedDoc(source, ())
+        doc.head()
+        data = None
+    else:  # an object wrapping the list: read whole
+        data = load_json(source)
+        if isinstance(data, dict):
+            data = data.get("value", data.get("Value", data.get("messages")))
+        if not isinstance(data, list):
+            raise InputError("not a Teams export (expected a list of messages)", where=source.name)
+
+    def messages() -> Iterable[Any]:
+        return data if data is not None else (m for m, _ in doc.items())
+
     # Who takes part in each chat, to name the other party of a 1:1 chat.
     members: dict[str, list[str]] = {}
-    for m in data:
+    for m in messages():
         m = as_dict(m)
         name = _teams_from(m)
         if name:
@@ -435,7 +445,7 @@ def read_teams(source: Source, ctx: ImportContext) -> Iterator[ConversationMessa
             if name not in members[_teams_thread(m)]:
                 members[_teams_thread(m)].append(name)
     empty = EmptyCounter()
-    for i, m in enumerate(data, 1):
+    for i, m in enumerate(messages(), 1):
         loc = ctx.loc(f"msg-{i}")
         if not isinstance(m, dict) or not as_str(m.get("Id")):
             ctx.reject(loc, "not a Teams message (no Id)", m)
