@@ -30,9 +30,7 @@ scalars = st.one_of(
 )
 values = st.recursive(
     scalars,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=4), st.dictionaries(text, inner, max_size=4)
-    ),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(text, inner, max_size=4)),
     max_leaves=12,
 )
 WS = st.sampled_from(["", " ", "\n", "\r\n", "\t", "  \n "])
@@ -65,7 +63,7 @@ def stream(doc: str | bytes) -> io.BytesIO:
 @given(
     items=st.lists(values, max_size=6),
     others=st.dictionaries(st.text(max_size=5), values, max_size=3),
-    path=st.lists(st.sampled_from(["messages", "a", "é\"["]), max_size=3, unique=True),
+    path=st.lists(st.sampled_from(["messages", "a", 'é"[']), max_size=3, unique=True),
     ws=st.lists(WS, min_size=1, max_size=5),
     block=st.sampled_from([1, 2, 3, 5, 64, 1 << 20]),
     bom=st.booleans(),
@@ -117,7 +115,11 @@ def test_truncated_or_garbled_is_clean(doc, cut, block) -> None:
 
 def test_line_numbers() -> None:
     doc = '{\n "messages": [\n  {"a": 1},\n\n  {"b":\n [2]},\n  "x\\n"\n ]\n}\n'
-    assert list(iter_items(stream(doc), ("messages",))) == [({"a": 1}, 3), ({"b": [2]}, 5), ("x\n", 7)]
+    assert list(iter_items(stream(doc), ("messages",))) == [
+        ({"a": 1}, 3),
+        ({"b": [2]}, 5),
+        ("x\n", 7),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -131,7 +133,7 @@ def test_line_numbers() -> None:
         ("", 1, "empty document"),
         ('{"messages": [{"a": [}]}', 1, "unexpected '}'"),
         ('{"messages": 1 2}', 1, "expected ','"),
-        ('{1: 2}', 1, "expected a key"),
+        ("{1: 2}", 1, "expected a key"),
     ],
 )
 def test_malformed_is_located(doc: str, line: int, what: str) -> None:
@@ -146,14 +148,18 @@ def test_missing_or_wrong_shape() -> None:
     assert list(arr) == [] and not arr.found and arr.members == {"a": 1}
     arr = JsonArray(stream("[1, 2]"), ("messages",))
     assert list(arr) == [] and not arr.found and arr.root == "["
-    arr = JsonArray(stream('{"chats": {"list": [{"id": 1}, {"id": 2}]}, "x": 3}'), ("chats", "list"))
+    arr = JsonArray(
+        stream('{"chats": {"list": [{"id": 1}, {"id": 2}]}, "x": 3}'), ("chats", "list")
+    )
     assert [v for v, _ in arr] == [{"id": 1}, {"id": 2}] and arr.members == {"x": 3}
 
 
 def test_flat_memory_on_a_100_mb_array(tmp_path) -> None:
     """A ~100 MB generated array is read with a peak far below its size (tracemalloc)."""
     path = tmp_path / "big.json"
-    element = orjson.dumps({"id": "1", "content": "x \\\" [ ] { } " * 40, "a": [[1, 2], {"b": None}]})
+    element = orjson.dumps(
+        {"id": "1", "content": 'x \\" [ ] { } ' * 40, "a": [[1, 2], {"b": None}]}
+    )
     with open(path, "wb") as f:
         f.write(b'{"guild": {"id": "g"}, "channel": {"id": "c"}, "messages": [\n')
         n = (100 << 20) // (len(element) + 2)

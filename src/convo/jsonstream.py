@@ -182,7 +182,8 @@ class JsonArray:
     ``start()`` reads up to the array's opening bracket and returns the top-level
     members seen so far; after iteration ``members`` holds all of them. ``found`` says
     whether an array was at the path; ``root`` is the document's first byte
-    (``"{"``, ``"["``, ...) and ``keys`` the top-level keys in order (skipped ones too).
+    (``"{"``, ``"["``, ...), ``keys`` the top-level keys in order (skipped ones too) and
+    ``kinds`` the first byte of each top-level value off the path.
     ``path=None`` reads the whole document for its top-level members only; with
     ``keep=False`` no member is kept.
     """
@@ -199,6 +200,7 @@ class JsonArray:
     ):
         self.members: dict[str, Any] = {}
         self.keys: list[str] = []
+        self.kinds: dict[str, str] = {}
         self.found = False
         self.root = ""
         self._sc = _Scanner(stream, where, block)
@@ -285,6 +287,7 @@ class JsonArray:
                 yield from self._at(path[1:], depth + 1)
             elif depth == 0:
                 self.keys.append(key)
+                self.kinds[key] = chr(sc.peek() or 32)
                 if key in self._skip or not self._keep:
                     sc.value(keep=False)
                 else:
