@@ -52,6 +52,7 @@ class _Scanner:
         self.block = block
         self.buf = bytearray()
         self.pos = 0
+        self.base = 0  # stream offset of buf[0]
         self.mark: int | None = None  # start of bytes being kept
         self.eof = False
         self.line = 1  # line number at buf[line_pos]
@@ -65,6 +66,7 @@ class _Scanner:
         if keep > 0:
             self.line_at(keep)
             del self.buf[:keep]
+            self.base += keep
             self.pos -= keep
             self.line_pos -= keep
             if self.mark is not None:
@@ -183,7 +185,8 @@ class JsonArray:
     members seen so far; after iteration ``members`` holds all of them. ``found`` says
     whether an array was at the path; ``root`` is the document's first byte
     (``"{"``, ``"["``, ...), ``keys`` the top-level keys in order (skipped ones too) and
-    ``kinds`` the first byte of each top-level value off the path.
+    ``kinds`` the first byte of each top-level value off the path. ``span`` is the
+    byte range (start, end) in the stream of the element last yielded, to read it again.
     ``path=None`` reads the whole document for its top-level members only; with
     ``keep=False`` no member is kept.
     """
@@ -201,6 +204,7 @@ class JsonArray:
         self.members: dict[str, Any] = {}
         self.keys: list[str] = []
         self.kinds: dict[str, str] = {}
+        self.span = (0, 0)
         self.found = False
         self.root = ""
         self._sc = _Scanner(stream, where, block)
@@ -257,8 +261,10 @@ class JsonArray:
             return
         while True:
             line = sc.line_at(sc.pos)
+            start = sc.base + sc.pos
             data = sc.value(keep=True)
             assert data is not None
+            self.span = (start, start + len(data))
             yield _parse(data, line, sc.where), line
             c = sc.peek()
             sc.pos += 1

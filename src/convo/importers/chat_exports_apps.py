@@ -26,11 +26,15 @@ Decisions:
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, BinaryIO
+
+import orjson
 
 from ..errors import InputError
 from ..htmltext import html_to_text
+from ..jsonstream import JsonArray
 from ..model import ConversationMessage
 from .base import ImportContext, Source
 from .chat_exports_common import (
@@ -337,20 +341,43 @@ _MEDIA = (
 
 
 def read_messenger(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    data = load_json(source)
-    if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
-        raise InputError("not a Messenger export (no messages list)", where=source.name)
+    with open(source.real_path(), "rb") as f:
+        doc = JsonArray(f, ("messages",), where=source.name)
+        spans = array("q")
+        nums = []
+        for m, _ in doc:  # a first pass: where each message is, and the order
+            spans.extend(doc.span)
+            s = as_dict(m).get("timestamp_ms")
+            if isinstance(s, int | float) and not isinstance(s, bool):  # keep first and last
+                nums[1 if nums else 0 :] = [s]
+        data = doc.members
+        if doc.root != "{" or not doc.found:
+            raise InputError("not a Messenger export (no messages list)", where=source.name)
+        fix = fix_latin1_mojibake
+        people = [fix(as_str(as_dict(p).get("name"))) for p in as_list(data.get("participants"))]
+        people = [p for p in people if p]
+        title = fix(as_str(data.get("title"))) or ", ".join(people) or "messenger"
+        order = range(len(spans) // 2)
+        if len(nums) >= 2 and nums[0] > nums[-1]:
+            order = order[::-1]  # Messenger writes newest first
+        yield from _messenger_messages(f, spans, order, people, title, ctx)
+
+
+def _messenger_messages(
+    f: BinaryIO,
+    spans: array[int],
+    order: range,
+    people: list[str],
+    title: str,
+    ctx: ImportContext,
+) -> Iterator[ConversationMessage]:
+    """The messages in ``order``, each read again from its byte range."""
     fix = fix_latin1_mojibake
-    people = [fix(as_str(as_dict(p).get("name"))) for p in as_list(data.get("participants"))]
-    people = [p for p in people if p]
-    title = fix(as_str(data.get("title"))) or ", ".join(people) or "messenger"
-    msgs = list(enumerate(data["messages"], 1))
-    stamps = [as_dict(m).get("timestamp_ms") for _, m in msgs]
-    nums = [s for s in stamps if isinstance(s, int | float) and not isinstance(s, bool)]
-    if len(nums) >= 2 and nums[0] > nums[-1]:
-        msgs.reverse()  # Messenger writes newest first
     empty = EmptyCounter()
-    for i, m in msgs:
+    for j in order:
+        i = j + 1
+        f.seek(spans[2 * j])
+        m = orjson.loads(f.read(spans[2 * j + 1] - spans[2 * j]))
         loc = ctx.loc(f"msg-{i}")
         if not isinstance(m, dict):
             ctx.reject(loc, "not a Messenger message (not an object)", m)
