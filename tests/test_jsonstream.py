@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import SAMPLE_DATA as SAMPLE_DIR
 from convo.errors import InputError
 from convo.jsonstream import JsonArray, iter_items, read_top_level
 
@@ -180,3 +181,67 @@ def test_flat_memory_on_a_100_mb_array(tmp_path) -> None:
     count, peak = map(int, out.stdout.split())
     assert count == n
     assert peak < 8 << 20, f"peak {peak / (1 << 20):.1f} MiB"
+
+
+# -- the readers that stream: same records from a file, a .gz, standard input, any key order
+
+SAMPLES = {
+    "discord": "discord.json",
+    "telegram": "telegram-result.json",
+    "messenger": "messenger.json",
+    "chatgpt": "chatgpt-conversations.json",
+    "teams": "teams.json",
+    "openai": "openai.json",
+    "anthropic": "anthropic.json",
+    "langmem": "langmem.json",
+    "autogen": "autogen.json",
+}
+
+
+def _records(path: str, fmt: str) -> tuple[list[dict[str, Any]], int, int]:
+    from convo.ingest import Ingest
+
+    rejects: list = []
+    warnings: list[str] = []
+    run = Ingest(None, format_name=fmt, on_reject=rejects.append, on_warning=warnings.append)
+    recs = [m.serialize() for m in run.messages([path])]
+    for r in recs:  # the same whatever the input is called
+        r["source_id"] = str(r.get("source_id", "")).rpartition("#")[2]
+    return recs, len(rejects), len(warnings)
+
+
+@pytest.mark.parametrize("fmt", sorted(SAMPLES))
+def test_readers_same_from_gz_and_stdin(fmt, tmp_path, monkeypatch) -> None:
+    import gzip
+    import types
+
+    path = SAMPLE_DIR / "chat" / SAMPLES[fmt]
+    want = _records(str(path), fmt)
+    assert want[0]
+    gz = tmp_path / (path.name + ".gz")
+    gz.write_bytes(gzip.compress(path.read_bytes()))
+    assert _records(str(gz), fmt) == want
+    monkeypatch.setattr(sys, "stdin", types.SimpleNamespace(buffer=io.BytesIO(path.read_bytes())))
+    assert _records("-", fmt) == want
+
+
+@pytest.mark.parametrize(
+    ("fmt", "array"), [("discord", "messages"), ("telegram", "messages"), ("messenger", "messages")]
+)
+def test_members_after_the_array(fmt, array, tmp_path) -> None:
+    """Exporters put guild/channel (name/type) first; a document with them last reads the same."""
+    path = SAMPLE_DIR / "chat" / SAMPLES[fmt]
+    doc = orjson.loads(path.read_bytes())
+    moved = {array: doc[array], **{k: v for k, v in doc.items() if k != array}}
+    other = tmp_path / path.name
+    other.write_bytes(orjson.dumps(moved, option=orjson.OPT_INDENT_2))
+    assert _records(str(other), fmt) == _records(str(path), fmt)
+
+
+def test_truncated_export_is_a_located_error(tmp_path) -> None:
+    raw = (SAMPLE_DIR / "chat" / "discord.json").read_bytes()
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(raw[: len(raw) * 2 // 3])
+    with pytest.raises(InputError) as e:
+        _records(str(cut), "discord")
+    assert e.value.where and e.value.where.startswith(f"{cut}:")
