@@ -1,6 +1,17 @@
 """JSON chat-app exports: DiscordChatExporter, Telegram Desktop, Facebook Messenger, Teams.
 
-Each is one JSON document, read whole (capped at 512 MiB).
+Each is one JSON document, streamed by convo.jsonstream (memory flat with input size):
+- Discord: ``messages`` element by element; ``guild``/``channel`` come first in real
+  exports (when not, a second pass finds them); a DirectTextChat takes a first pass to
+  learn its authors.
+- Telegram: a one-chat export streams ``messages`` (a first pass for a personal chat's
+  senders); the full export streams ``chats.list`` then ``left_chats.list`` one chat at a
+  time (each chat read whole).
+- Messenger: a first pass notes each message's byte range and the order; the messages are
+  then read again from their ranges, oldest first (stdin/.gz are spooled to a file).
+- Teams: a top-level array streams in two passes (who is in each chat, then messages);
+  an object wrapping the list (``value``/``messages``) is read whole (capped at 512 MiB).
+Malformed JSON raises a located InputError when met (messages before it are emitted).
 
 Decisions:
 - Discord: speaker = ``author.nickname`` (the server display name) else ``name``; the

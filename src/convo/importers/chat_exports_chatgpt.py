@@ -16,6 +16,8 @@ Decisions:
   originals in ``extra.parts``; ``code``/``execution_output`` use ``text``, browsing
   ``result``, reasoning ``thoughts`` become ``[thought] ...`` chunks; a ``recipient`` other
   than ``all`` (a tool call) is kept in ``extra``.
+- The list is streamed one conversation at a time (convo.jsonstream); a file holding one
+  conversation object is read whole.
 """
 
 from __future__ import annotations

@@ -22,6 +22,9 @@ Decisions:
   rejected, and size caps (per member, in total, and a compression-ratio limit) stop zip bombs.
 - The metadata files alone (``users.json``, ``dms.json``...) are recognised, yield no
   messages and say so in a warning (ingest the folder or the .zip instead).
+- A channel-day file read on its own (a top-level array) is streamed by convo.jsonstream
+  (a first look for the channel name, then the messages); day files inside a folder or
+  .zip are small and read whole.
 """
 
 from __future__ import annotations

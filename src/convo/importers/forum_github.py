@@ -4,6 +4,7 @@ The issue is the thread's first message: id and thread ``github:OWNER/REPO#N``, 
 its title, labels as tags. A comment's id is ``github:OWNER/REPO#N/comment/ID`` and it
 replies to the issue's id, found from ``issue_url`` (or ``pull_request_url`` for review
 comments), so comments imported from another file still hang under their issue.
+A top-level array (the API's list pages) is streamed item by item (convo.jsonstream).
 """
 
 from __future__ import annotations
