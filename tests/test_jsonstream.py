@@ -114,6 +114,23 @@ def test_truncated_or_garbled_is_clean(doc, cut, block) -> None:
             orjson.loads(broken)
 
 
+@pytest.mark.parametrize(
+    "items",
+    [
+        [[], {}, [[]], [{}], {"a": []}, [[], [{}]]],
+        ["[", "]", "{", "}", '"', "\\", '\\"', "\\\\", "é💬", "\u2028"],
+        [0, -1.5e300, True, False, None, "", [], {}],
+        [{"a": {"b": {"c": [1, [2, [3, []]]]}}}],
+    ],
+)
+@pytest.mark.parametrize("block", [1, 2, 3, 4096])
+def test_tricky_elements(items, block) -> None:
+    for raw in (orjson.dumps(items), orjson.dumps(items, option=orjson.OPT_INDENT_2)):
+        assert [v for v, _ in JsonArray(stream(raw), block=block)] == items
+        doc = orjson.dumps({"x": {"messages": items}, "messages": items, "y": []})
+        assert [v for v, _ in JsonArray(stream(doc), ("messages",), block=block)] == items
+
+
 def test_line_numbers() -> None:
     doc = '{\n "messages": [\n  {"a": 1},\n\n  {"b":\n [2]},\n  "x\\n"\n ]\n}\n'
     assert list(iter_items(stream(doc), ("messages",))) == [

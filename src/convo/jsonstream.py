@@ -29,8 +29,13 @@ from .errors import InputError
 BLOCK = 1 << 20
 
 _WS = re.compile(rb"[ \t\r\n]*+")
-# Plain bytes and whole (closed) strings, up to the next bracket or unclosed string.
-_PLAIN = re.compile(rb'[^"\[\]{}]*+(?:"[^"\\]*+(?:\\.[^"\\]*+)*+"[^"\[\]{}]*+)*+', re.S)
+# Plain bytes, whole (closed) strings and empty containers, up to the next bracket or
+# unclosed string.
+_PLAIN = re.compile(
+    rb'[^"\[\]{}]*+(?:(?:"[^"\\]*+(?:\\.[^"\\]*+)*+"|\[[ \t\r\n]*+\]|\{[ \t\r\n]*+\})'
+    rb'[^"\[\]{}]*+)*+',
+    re.S,
+)
 # The inside of a string, up to its closing quote (or the end of the buffer).
 _STR_BODY = re.compile(rb'[^"\\]*+(?:\\.[^"\\]*+)*+', re.S)
 # A number, true, false or null (checked by orjson when kept).
@@ -148,8 +153,9 @@ class _Scanner:
                 raise self.error("unterminated string")
 
     def _container(self) -> None:
-        stack: list[int] = []
         buf = self.buf
+        stack = [_CLOSER[buf[self.pos]]]  # opened here: the pattern skips only inner empties
+        self.pos += 1
         while True:
             p = _PLAIN.match(buf, self.pos).end()  # type: ignore[union-attr]
             if p >= len(buf):
