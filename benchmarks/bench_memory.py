@@ -1,4 +1,5 @@
-"""Issue 9: memory stays flat with input size. Ingest a generated 1 GB JSONL and a 1 GB mbox."""
+"""Issue 9: memory stays flat with input size. Ingest a generated 1 GB JSONL and a 1 GB mbox,
+and a 100 MB DiscordChatExporter export (one JSON document, streamed by convo.jsonstream)."""
 
 from __future__ import annotations
 
@@ -84,6 +85,48 @@ def gen_mbox(size: int):
     return make
 
 
+def gen_discord(size: int):
+    """A DiscordChatExporter export: guild and channel first, then the messages array."""
+
+    def make(path: Path) -> None:
+        import orjson
+
+        rng = random.Random(3)
+        head = {
+            "guild": {"id": "1", "name": "Gen"},
+            "channel": {"id": "2", "type": "GuildTextChat", "name": "general"},
+            "dateRange": {"after": None, "before": None},
+        }
+        with open(path, "wb", buffering=1 << 20) as f:
+            f.write(orjson.dumps(head, option=orjson.OPT_INDENT_2)[:-2] + b',\n  "messages": [\n')
+            written = 0
+            i = 0
+            while written < size:
+                name = rng.choice(NAMES)
+                msg = {
+                    "id": str(10**17 + i),
+                    "type": "Default",
+                    "timestamp": f"2024-01-{i % 28 + 1:02d}T{i % 24:02d}:00:00+00:00",
+                    "timestampEdited": None,
+                    "isPinned": False,
+                    "content": _text(rng, rng.randint(5, 60)),
+                    "author": {"id": str(NAMES.index(name)), "name": name, "isBot": False},
+                    "attachments": [],
+                    "embeds": [],
+                    "stickers": [],
+                    "reactions": [],
+                    "mentions": [],
+                }
+                body = orjson.dumps(msg, option=orjson.OPT_INDENT_2).replace(b"\n", b"\n    ")
+                chunk = (b",\n    " if i else b"    ") + body
+                f.write(chunk)
+                written += len(chunk)
+                i += 1
+            f.write(b'\n  ],\n  "messageCount": %d\n}\n' % i)
+
+    return make
+
+
 def run(h) -> None:
     size = GB // 10 if h.quick else GB
     label = f"{size / GB:.1f} GB"
@@ -112,9 +155,18 @@ def run(h) -> None:
         repeat=1,
     )
     h.memory(f"peak RSS, ingest {label} mbox to a file", m3, limit_mb=200)
+    dsize = (GB // 10) // (10 if h.quick else 1)
+    discord = h.data(f"mem-discord-{dsize}.json", gen_discord(dsize))
+    m4 = h.time_cmd(
+        f"convo ingest {dsize >> 20} MB Discord export (one JSON document) -o FILE",
+        [h.convo(), "ingest", "--quiet", str(discord), "-o", str(out)],
+        repeat=1,
+    )
+    h.memory(f"peak RSS, ingest a {dsize >> 20} MB Discord export to a file", m4, limit_mb=200)
     for p in (out, store):
         if p.exists():
             os.unlink(p)
     h.note(
-        f"Inputs: {jsonl.stat().st_size / GB:.2f} GB JSONL, {mbox.stat().st_size / GB:.2f} GB mbox, generated."
+        f"Inputs: {jsonl.stat().st_size / GB:.2f} GB JSONL, {mbox.stat().st_size / GB:.2f} GB mbox, "
+        f"{discord.stat().st_size >> 20} MB DiscordChatExporter JSON, generated."
     )

@@ -4,8 +4,10 @@ Each format reads one JSON array of messages, one object with a ``messages`` lis
 conversation: OpenAI fine-tuning line, Anthropic request with ``system``, LangMem thread
 ``{id, messages, metadata}``, AutoGen TaskResult), a list of such conversations, one bare
 message, or JSONL with one message or one conversation a line (Claude Code sessions,
-AutoGen dumps, fine-tuning files). JSONL streams line by line; a single JSON document is
-read whole (up to 512 MiB).
+AutoGen dumps, fine-tuning files). JSONL streams line by line; a JSON array (of messages
+or of conversations, one conversation at a time) and a ``{"messages": [...]}`` document
+stream element by element (convo.jsonstream), in a few passes (standard input is spooled
+to a temporary file for them); anything else is read whole (up to 512 MiB).
 
 Mapping (DESIGN.md §1, chat family)
 - speaker: the message's ``name`` where given, else its role as the source spells it
@@ -85,15 +87,19 @@ joined by newlines).
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Callable, Iterator
 from functools import partial
-from typing import Any
+from pathlib import Path
+from typing import Any, BinaryIO
 
 import orjson
 
 from ..errors import InputError, RecordError
 from ..jsonl import iter_lines
+from ..jsonstream import JsonArray, iter_items
 from ..model import ConversationMessage, ConversationMessageMeta
 from .base import ImportContext, Source, decode_text
 from .chat_blocks import ANTHROPIC_BLOCKS, dumps, jsonable
@@ -183,6 +189,69 @@ class _Reader:
                 yield from self._line(line.number, value, line.raw)
 
     def _document(self, head: bytes, lines: Iterator[Any]) -> Iterator[ConversationMessage]:
+        """A multi-line JSON document: an array or a conversation streamed, else read whole."""
+        start = head.lstrip()[:1]
+        if start not in (b"[", b"{"):
+            yield from self._whole(head, lines)
+            return
+        spool: Path | None = None
+        if self.source.is_stdin:  # read again in passes: keep it on disk
+            spool = _spool(head, lines)
+        opener: Callable[[], BinaryIO] = (
+            partial(open, spool, "rb") if spool is not None else self.source.open
+        )
+        try:
+            if start == b"[":
+                yield from self._stream_list(opener)
+            else:
+                yield from self._stream_object(opener)
+        finally:
+            if spool is not None:
+                spool.unlink(missing_ok=True)
+
+    def _stream_list(self, opener: Callable[[], BinaryIO]) -> Iterator[ConversationMessage]:
+        """A JSON array of messages or of conversations: a first pass tells which."""
+        name = self.source.name
+        thread = Thread()
+        n = 0
+        all_conversations = True
+        with opener() as f:
+            for value, _ in iter_items(f, where=name):
+                n += 1
+                all_conversations = all_conversations and is_container(value)
+                thread.prime([value], self.fmt)
+        with opener() as f:
+            values = iter_items(f, where=name)
+            if n and all_conversations:
+                for c, (conv, _) in enumerate(values, 1):
+                    yield from self._conversation(conv, f"conv-{c}.", None, f"{name}#conv-{c}")
+            else:
+                for k, (item, _) in enumerate(values, 1):
+                    yield from self._one(item, thread, self.ctx.loc(f"msg-{k}"), f"msg-{k}")
+
+    def _stream_object(self, opener: Callable[[], BinaryIO]) -> Iterator[ConversationMessage]:
+        """A conversation ``{"messages": [...], ...}`` streamed; one message read whole."""
+        name = self.source.name
+        with opener() as f:
+            top = JsonArray(f, None, where=name, skip=("messages",))
+            for _ in top:
+                pass
+        keys = set(top.keys)
+        if top.kinds.get("messages") != "[" or keys & {"role", "textChunks"}:
+            with opener() as f:
+                lines = iter_lines(f)
+                first = next(lines)
+                yield from self._whole(first.raw, lines)
+            return
+
+        def messages() -> Iterator[Any]:
+            with opener() as f:
+                for value, _ in iter_items(f, ("messages",), where=name):
+                    yield value
+
+        yield from self._conversation(top.members, "", None, None, messages)
+
+    def _whole(self, head: bytes, lines: Iterator[Any]) -> Iterator[ConversationMessage]:
         parts = [head]
         size = len(head)
         for line in lines:
@@ -233,14 +302,22 @@ class _Reader:
             yield from self._one(value, self.stream_thread, where, f"line-{number}", raw)
 
     def _conversation(
-        self, conv: dict[str, Any], prefix: str, line: int | None, default_thread: str | None
+        self,
+        conv: dict[str, Any],
+        prefix: str,
+        line: int | None,
+        default_thread: str | None,
+        streamed: Callable[[], Iterator[Any]] | None = None,
     ) -> Iterator[ConversationMessage]:
+        """One conversation; ``streamed()`` gives its messages when ``conv`` has none."""
         tid = next((conv[k] for k in _THREAD_KEYS if isinstance(conv.get(k), (str, int))), None)
         thread = Thread(id=str(tid) if tid is not None else default_thread)
         rest = {k: v for k, v in conv.items() if k != "messages"}
         thread.extra = rest or None
-        messages = conv["messages"]
+        messages = streamed() if streamed else conv["messages"]
         thread.prime(messages, self.fmt)
+        if streamed:
+            messages = streamed()
         base = self.ctx.loc(line) if line is not None else None
         system = conv.get("system")
         if system not in (None, "", []):
@@ -313,6 +390,16 @@ class _Reader:
                 self.source.name,
                 "some messages carry no time; they get the epoch sentinel 1970-01-01T00:00:00Z",
             )
+
+
+def _spool(head: bytes, lines: Iterator[Any]) -> Path:
+    """Standard input's document (its first line already read) in a temporary file."""
+    fd, tmp = tempfile.mkstemp(prefix="convo-", suffix="-stdin.json")
+    with os.fdopen(fd, "wb") as out:
+        out.write(head)
+        for line in lines:
+            out.write(b"\n" + line.raw)
+    return Path(tmp)
 
 
 def _kind(value: Any) -> str:

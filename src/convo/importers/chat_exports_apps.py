@@ -1,6 +1,17 @@
 """JSON chat-app exports: DiscordChatExporter, Telegram Desktop, Facebook Messenger, Teams.
 
-Each is one JSON document, read whole (capped at 512 MiB).
+Each is one JSON document, streamed by convo.jsonstream (memory flat with input size):
+- Discord: ``messages`` element by element; ``guild``/``channel`` come first in real
+  exports (when not, a second pass finds them); a DirectTextChat takes a first pass to
+  learn its authors.
+- Telegram: a one-chat export streams ``messages`` (a first pass for a personal chat's
+  senders); the full export streams ``chats.list`` then ``left_chats.list`` one chat at a
+  time (each chat read whole).
+- Messenger: a first pass notes each message's byte range and the order; the messages are
+  then read again from their ranges, oldest first (stdin/.gz are spooled to a file).
+- Teams: a top-level array streams in two passes (who is in each chat, then messages);
+  an object wrapping the list (``value``/``messages``) is read whole (capped at 512 MiB).
+Malformed JSON raises a located InputError when met (messages before it are emitted).
 
 Decisions:
 - Discord: speaker = ``author.nickname`` (the server display name) else ``name``; the
@@ -26,16 +37,21 @@ Decisions:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from typing import Any
+from array import array
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, BinaryIO
+
+import orjson
 
 from ..errors import InputError
 from ..htmltext import html_to_text
+from ..jsonstream import JsonArray
 from ..model import ConversationMessage
 from .base import ImportContext, Source
 from .chat_exports_common import (
     SYSTEM_TAG,
     EmptyCounter,
+    StreamedDoc,
     as_dict,
     as_list,
     as_str,
@@ -62,19 +78,25 @@ def sniff_discord(source: Source) -> int:
 
 
 def read_discord(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    data = load_json(source)
-    if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
+    doc = StreamedDoc(source, ("messages",))
+    head = doc.head(need=("channel", "guild"))
+    if not doc.found:
+        doc.close()
         raise InputError("not a DiscordChatExporter export (no messages list)", where=source.name)
-    channel = as_dict(data.get("channel"))
-    guild = as_dict(data.get("guild"))
+    channel = as_dict(head.get("channel"))
+    guild = as_dict(head.get("guild"))
     ctype = as_str(channel.get("type"))
     cname = as_str(channel.get("name")) or as_str(channel.get("id")) or "discord"
     is_thread = "Thread" in ctype
-    msgs = data["messages"]
-    authors = {_discord_name(as_dict(m.get("author"))) for m in msgs if isinstance(m, dict)} - {""}
+    authors: set[str] = set()
+    if ctype == "DirectTextChat":  # a first pass: who takes part
+        authors = {
+            _discord_name(as_dict(m.get("author"))) for m, _ in doc.items() if isinstance(m, dict)
+        }
+        authors -= {""}
     two_party = ctype == "DirectTextChat" and len(authors) == 2
     empty = EmptyCounter()
-    for i, m in enumerate(msgs, 1):
+    for i, (m, _) in enumerate(doc.items(), 1):
         loc = ctx.loc(f"msg-{i}")
         if not isinstance(m, dict) or not as_str(m.get("id")):
             ctx.reject(loc, "not a Discord message (no id)", m)
@@ -173,37 +195,58 @@ def sniff_telegram(source: Source) -> int:
 
 
 def read_telegram(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    data = load_json(source)
-    if not isinstance(data, dict):
+    doc = StreamedDoc(source, ("messages",), skip=_TG_LISTS)
+    head = doc.head(need=("id", "name", "type"))
+    if doc.root != "{":
+        doc.close()
         raise InputError("not a Telegram export (expected a JSON object)", where=source.name)
-    if "messages" in data:
-        chats = [data]
-    else:
-        chats = as_list(as_dict(data.get("chats")).get("list")) + as_list(
-            as_dict(data.get("left_chats")).get("list")
-        )
-    if not chats:
+    empty = EmptyCounter()
+    if "messages" in doc.keys:  # one chat's export: its messages streamed
+        yield from _telegram_chat(head, doc.items, 1, source, ctx, empty)
+        empty.report(ctx)
+        return
+    doc.close()
+    # The full export: one chat at a time (each chat is read whole).
+    c = 0
+    for key in _TG_LISTS:
+        chats = StreamedDoc(source, (key, "list"), keep=False)
+        for chat, _ in chats.items():
+            c += 1
+            chat = as_dict(chat)
+            msgs = as_list(chat.get("messages"))
+            yield from _telegram_chat(
+                chat, lambda m=msgs: ((x, 0) for x in m), c, source, ctx, empty
+            )
+    if not c:
         raise InputError(
             "no chats in this Telegram export",
             where=source.name,
             hint="export with 'chats' selected",
         )
-    empty = EmptyCounter()
-    for c, chat in enumerate(chats, 1):
-        yield from _telegram_chat(as_dict(chat), c, source, ctx, empty)
     empty.report(ctx)
 
 
+_TG_LISTS = ("chats", "left_chats")
+
+
 def _telegram_chat(
-    chat: dict[str, Any], c: int, source: Source, ctx: ImportContext, empty: EmptyCounter
+    chat: dict[str, Any],
+    items: Callable[[], Iterable[tuple[Any, int]]],
+    c: int,
+    source: Source,
+    ctx: ImportContext,
+    empty: EmptyCounter,
 ) -> Iterator[ConversationMessage]:
+    """One chat; ``items()`` gives its messages (called twice for a personal chat)."""
     chat_id = as_str(chat.get("id")) or str(c)
     name = fix_cp1252_mojibake(as_str(chat.get("name"))) or f"telegram:{chat_id}"
-    msgs = as_list(chat.get("messages"))
-    senders = {fix_cp1252_mojibake(as_str(as_dict(m).get("from"))) for m in msgs} - {""}
+    senders: set[str] = set()
+    if as_str(chat.get("type")) == "personal_chat":  # a first pass: who takes part
+        senders = {fix_cp1252_mojibake(as_str(as_dict(m).get("from"))) for m, _ in items()}
+        senders -= {""}
     two_party = as_str(chat.get("type")) == "personal_chat" and len(senders) == 2
     zone = ctx.options.tz
-    for i, m in enumerate(msgs, 1):
+    for i, (m, _) in enumerate(items(), 1):
         loc = ctx.loc(f"chat-{c}-msg-{i}")
         if not isinstance(m, dict) or m.get("id") is None:
             ctx.reject(loc, "not a Telegram message (no id)", m)
@@ -309,20 +352,43 @@ _MEDIA = (
 
 
 def read_messenger(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    data = load_json(source)
-    if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
-        raise InputError("not a Messenger export (no messages list)", where=source.name)
+    with open(source.real_path(), "rb") as f:
+        doc = JsonArray(f, ("messages",), where=source.name)
+        spans = array("q")
+        nums = []
+        for m, _ in doc:  # a first pass: where each message is, and the order
+            spans.extend(doc.span)
+            s = as_dict(m).get("timestamp_ms")
+            if isinstance(s, int | float) and not isinstance(s, bool):  # keep first and last
+                nums[1 if nums else 0 :] = [s]
+        data = doc.members
+        if doc.root != "{" or not doc.found:
+            raise InputError("not a Messenger export (no messages list)", where=source.name)
+        fix = fix_latin1_mojibake
+        people = [fix(as_str(as_dict(p).get("name"))) for p in as_list(data.get("participants"))]
+        people = [p for p in people if p]
+        title = fix(as_str(data.get("title"))) or ", ".join(people) or "messenger"
+        order = range(len(spans) // 2)
+        if len(nums) >= 2 and nums[0] > nums[-1]:
+            order = order[::-1]  # Messenger writes newest first
+        yield from _messenger_messages(f, spans, order, people, title, ctx)
+
+
+def _messenger_messages(
+    f: BinaryIO,
+    spans: array[int],
+    order: range,
+    people: list[str],
+    title: str,
+    ctx: ImportContext,
+) -> Iterator[ConversationMessage]:
+    """The messages in ``order``, each read again from its byte range."""
     fix = fix_latin1_mojibake
-    people = [fix(as_str(as_dict(p).get("name"))) for p in as_list(data.get("participants"))]
-    people = [p for p in people if p]
-    title = fix(as_str(data.get("title"))) or ", ".join(people) or "messenger"
-    msgs = list(enumerate(data["messages"], 1))
-    stamps = [as_dict(m).get("timestamp_ms") for _, m in msgs]
-    nums = [s for s in stamps if isinstance(s, int | float) and not isinstance(s, bool)]
-    if len(nums) >= 2 and nums[0] > nums[-1]:
-        msgs.reverse()  # Messenger writes newest first
     empty = EmptyCounter()
-    for i, m in msgs:
+    for j in order:
+        i = j + 1
+        f.seek(spans[2 * j])
+        m = orjson.loads(f.read(spans[2 * j + 1] - spans[2 * j]))
         loc = ctx.loc(f"msg-{i}")
         if not isinstance(m, dict):
             ctx.reject(loc, "not a Messenger message (not an object)", m)
@@ -392,14 +458,24 @@ def sniff_teams(source: Source) -> int:
 
 
 def read_teams(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    data = load_json(source)
-    if isinstance(data, dict):
-        data = data.get("value", data.get("Value", data.get("messages")))
-    if not isinstance(data, list):
-        raise InputError("not a Teams export (expected a list of messages)", where=source.name)
+    data: Any
+    if json_head(source).startswith("["):  # a list of messages: streamed, in two passes
+        doc = StreamedDoc(source, ())
+        doc.head()
+        data = None
+    else:  # an object wrapping the list: read whole
+        data = load_json(source)
+        if isinstance(data, dict):
+            data = data.get("value", data.get("Value", data.get("messages")))
+        if not isinstance(data, list):
+            raise InputError("not a Teams export (expected a list of messages)", where=source.name)
+
+    def messages() -> Iterable[Any]:
+        return data if data is not None else (m for m, _ in doc.items())
+
     # Who takes part in each chat, to name the other party of a 1:1 chat.
     members: dict[str, list[str]] = {}
-    for m in data:
+    for m in messages():
         m = as_dict(m)
         name = _teams_from(m)
         if name:
@@ -407,7 +483,7 @@ def read_teams(source: Source, ctx: ImportContext) -> Iterator[ConversationMessa
             if name not in members[_teams_thread(m)]:
                 members[_teams_thread(m)].append(name)
     empty = EmptyCounter()
-    for i, m in enumerate(data, 1):
+    for i, m in enumerate(messages(), 1):
         loc = ctx.loc(f"msg-{i}")
         if not isinstance(m, dict) or not as_str(m.get("Id")):
             ctx.reject(loc, "not a Teams message (no Id)", m)

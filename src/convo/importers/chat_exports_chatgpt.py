@@ -16,12 +16,14 @@ Decisions:
   originals in ``extra.parts``; ``code``/``execution_output`` use ``text``, browsing
   ``result``, reasoning ``thoughts`` become ``[thought] ...`` chunks; a ``recipient`` other
   than ``all`` (a tool call) is kept in ``extra``.
+- The list is streamed one conversation at a time (convo.jsonstream); a file holding one
+  conversation object is read whole.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
@@ -30,6 +32,7 @@ from ..errors import InputError
 from ..model import ConversationMessage
 from .base import ImportContext, Source
 from .chat_exports_common import (
+    StreamedDoc,
     as_dict,
     as_list,
     as_str,
@@ -54,12 +57,20 @@ def sniff(source: Source) -> int:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    data = load_json(source)
-    convs = [data] if isinstance(data, dict) else data
-    if not isinstance(convs, list):
-        raise InputError("not a ChatGPT conversations.json (expected a list)", where=source.name)
+    convs: Iterable[tuple[Any, int]]
+    if json_head(source).startswith("{"):  # one conversation
+        convs = [(load_json(source), 1)]
+    else:  # conversations.json: streamed, one conversation at a time
+        doc = StreamedDoc(source, ())
+        doc.head()
+        if not doc.found:
+            doc.close()
+            raise InputError(
+                "not a ChatGPT conversations.json (expected a list)", where=source.name
+            )
+        convs = doc.items()
     skipped = 0
-    for c, conv in enumerate(convs, 1):
+    for c, (conv, _) in enumerate(convs, 1):
         loc = ctx.loc(f"conv-{c}")
         if not isinstance(conv, dict) or not isinstance(conv.get("mapping"), dict):
             ctx.reject(loc, "not a ChatGPT conversation (no mapping)", conv)

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import datetime, tzinfo
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
 from ..errors import InputError
+from ..jsonstream import JsonArray, read_top_level
 from ..model import ConversationMessage, ConversationMessageMeta
 from ..timestamps import format_timestamp_utc, from_epoch, from_epoch_ms, parse_datetime
 from .base import Source
 
-# One JSON document is read whole (no streaming JSON parser among the dependencies).
+# A JSON document read whole (shapes the streaming reader does not serve) is capped.
 MAX_JSON_BYTES = 512 << 20
 SYSTEM_TAG = "system"
 
@@ -44,6 +46,72 @@ def parse_json(data: bytes, where: str) -> Any:
 
 def load_json(source: Source) -> Any:
     return parse_json(source.read_bytes(MAX_JSON_BYTES), source.name)
+
+
+class StreamedDoc:
+    """A JSON document whose array at ``path`` is read one element at a time.
+
+    ``head()`` gives the top-level members (a second pass finds those the document puts
+    after the array, when one in ``need`` was not before it); ``items()`` may be called
+    more than once (each a pass). Standard input is spooled to a file to allow that.
+    """
+
+    def __init__(
+        self,
+        source: Source,
+        path: tuple[str, ...],
+        skip: tuple[str, ...] = (),
+        keep: bool = True,
+    ):
+        self.source = source
+        self.path = path
+        self.skip = skip
+        self.keep = keep
+        self.found = False
+        self.root = ""
+        self.keys: list[str] = []
+        self._pending: tuple[BinaryIO, JsonArray] | None = None
+
+    def _open(self) -> BinaryIO:
+        if self.source.is_stdin:
+            return open(self.source.real_path(), "rb")
+        return self.source.open()
+
+    def _array(self, stream: BinaryIO) -> JsonArray:
+        return JsonArray(stream, self.path, where=self.source.name, skip=self.skip, keep=self.keep)
+
+    def head(self, need: tuple[str, ...] = ()) -> dict[str, Any]:
+        stream = self._open()
+        try:
+            arr = self._array(stream)
+            members = dict(arr.start())
+        except BaseException:
+            stream.close()
+            raise
+        self.found, self.root, self.keys = arr.found, arr.root, arr.keys
+        if not arr.found or all(k in members for k in need):
+            self._pending = (stream, arr)
+            return members
+        stream.close()
+        with self._open() as again:
+            skip = (*self.skip, self.path[0]) if self.path else self.skip
+            return read_top_level(again, skip, where=self.source.name)
+
+    def items(self) -> Iterator[tuple[Any, int]]:
+        """Each element with the line it starts on."""
+        if self._pending is not None:
+            stream, arr = self._pending
+            self._pending = None
+        else:
+            stream = self._open()
+            arr = self._array(stream)
+        with stream:
+            yield from arr
+
+    def close(self) -> None:
+        if self._pending is not None:
+            self._pending[0].close()
+            self._pending = None
 
 
 def as_str(value: Any) -> str:

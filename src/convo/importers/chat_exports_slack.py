@@ -22,10 +22,14 @@ Decisions:
   rejected, and size caps (per member, in total, and a compression-ratio limit) stop zip bombs.
 - The metadata files alone (``users.json``, ``dms.json``...) are recognised, yield no
   messages and say so in a warning (ingest the folder or the .zip instead).
+- A channel-day file read on its own (a top-level array) is streamed by convo.jsonstream
+  (a first look for the channel name, then the messages); day files inside a folder or
+  .zip are small and read whole.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import zipfile
 from collections.abc import Iterator
@@ -281,16 +285,26 @@ def _read_tree(tree: _Tree, ctx: ImportContext) -> Iterator[ConversationMessage]
 
 
 def _read_single(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    from .chat_exports_common import load_json
+    from .chat_exports_common import StreamedDoc, json_head, load_json
 
-    data = load_json(source)
-    if isinstance(data, dict) and ("ts" in data or "messages" in data):
-        data = data.get("messages", [data]) if "ts" not in data else [data]
-    if not isinstance(data, list):
-        raise InputError(
-            "not a Slack message list", where=source.name, hint="expected a JSON array"
-        )
-    if data and all(isinstance(m, dict) and "ts" not in m for m in data):
+    data: Any
+    if json_head(source).startswith("["):  # a day file: streamed, after a first look
+        doc = StreamedDoc(source, ())
+        doc.head()
+        first, has_messages, n = _first_look(doc)
+        data = (m for m, _ in doc.items())
+    else:
+        data = load_json(source)
+        if isinstance(data, dict) and ("ts" in data or "messages" in data):
+            data = data.get("messages", [data]) if "ts" not in data else [data]
+        if not isinstance(data, list):
+            raise InputError(
+                "not a Slack message list", where=source.name, hint="expected a JSON array"
+            )
+        first = next((m for m in data if isinstance(m, dict)), {})
+        has_messages = any(not isinstance(m, dict) or "ts" in m for m in data)
+        n = len(data)
+    if n and not has_messages:
         ctx.warn(
             source.name,
             "Slack export metadata (users/channels list), no messages; ingest the export folder or .zip",
@@ -303,12 +317,27 @@ def _read_single(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
         users, convs = _neighbours(source.path.parent.parent)
         if users or convs:  # a day file inside an export folder: its folder is the channel
             folder = source.path.parent.name or folder
-    first = next((m for m in data if isinstance(m, dict)), {})
     cname = as_str(first.get("channel_name")) or as_str(first.get("channel")) or folder
     conv = convs.get(cname) or Conv(cname, cname, "channel")
     empty = EmptyCounter()
     yield from _day(data, conv, users, convs, source.name, ctx, empty)
     empty.report(ctx)
+
+
+def _first_look(doc: Any) -> tuple[dict[str, Any], bool, int]:
+    """A streamed day file's first object, whether it holds messages, and if it is empty."""
+    first: dict[str, Any] | None = None
+    has_messages = False
+    n = 0
+    with contextlib.closing(doc.items()) as items:
+        for m, _ in items:
+            n = 1
+            if first is None and isinstance(m, dict):
+                first = m
+            has_messages = has_messages or not isinstance(m, dict) or "ts" in m
+            if first is not None and has_messages:
+                break
+    return first or {}, has_messages, n
 
 
 def _neighbours(root: Path) -> tuple[dict[str, str], dict[str, Conv]]:
@@ -378,7 +407,7 @@ def _day(
     ctx: ImportContext,
     empty: EmptyCounter,
 ) -> Iterator[ConversationMessage]:
-    if not isinstance(data, list):
+    if not isinstance(data, list | Iterator):
         ctx.reject(where, "a Slack day file must be a JSON array of messages")
         return
     for i, m in enumerate(data, 1):

@@ -4,6 +4,7 @@ The issue is the thread's first message: id and thread ``github:OWNER/REPO#N``, 
 its title, labels as tags. A comment's id is ``github:OWNER/REPO#N/comment/ID`` and it
 replies to the issue's id, found from ``issue_url`` (or ``pull_request_url`` for review
 comments), so comments imported from another file still hang under their issue.
+A top-level array (the API's list pages) is streamed item by item (convo.jsonstream).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import RecordError
+from ..jsonstream import iter_items
 from ..model import ConversationMessage
 from .base import ImportContext, Source
 from .forum_common import Tally, as_int, as_str, items, json_values, message
@@ -129,21 +131,29 @@ def _comment(comment: dict, where: str, tally: Tally, ctx: ImportContext) -> Con
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     tally = Tally(ctx)
-    for top, value in json_values(source, ctx):
-        for where, record in items(top, value):
-            try:
-                if not isinstance(record, dict):
-                    raise RecordError(
-                        "not a GitHub issue or comment (expected an object)", where=where
-                    )
-                if "issue_url" in record or "pull_request_url" in record:
-                    yield _comment(record, where, tally, ctx)
-                elif "number" in record:
-                    yield _issue(record, where, tally, ctx)
-                else:
-                    raise RecordError(
-                        "neither a GitHub issue (number) nor a comment (issue_url)", where=where
-                    )
-            except RecordError as e:
-                ctx.reject_error(e, record)
+    for where, record in _records(source, ctx):
+        try:
+            if not isinstance(record, dict):
+                raise RecordError("not a GitHub issue or comment (expected an object)", where=where)
+            if "issue_url" in record or "pull_request_url" in record:
+                yield _comment(record, where, tally, ctx)
+            elif "number" in record:
+                yield _issue(record, where, tally, ctx)
+            else:
+                raise RecordError(
+                    "neither a GitHub issue (number) nor a comment (issue_url)", where=where
+                )
+        except RecordError as e:
+            ctx.reject_error(e, record)
     tally.finish()
+
+
+def _records(source: Source, ctx: ImportContext) -> Iterator[tuple[str, Any]]:
+    """Each issue or comment with its location; a top-level array is streamed."""
+    if source.head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
+        with source.open() as stream:
+            for i, (item, _) in enumerate(iter_items(stream, where=source.name), 1):
+                yield f"{source.name}#item-{i}", item
+        return
+    for top, value in json_values(source, ctx):
+        yield from items(top, value)
