@@ -325,3 +325,20 @@ def test_empty_regular_file_on_stdin_means_the_store(tmp_path, data):
             [*exe, "list", "-f", "jsonl", "-s", "bob"], stdin=fin, capture_output=True
         )
     assert len(records(r.stdout)) == 1
+
+
+def test_one_unreadable_input_among_several_is_reported_and_the_rest_imported(
+    runner, data, tmp_path
+):
+    broken = tmp_path / "broken.json"
+    broken.write_text(
+        '{"guild": {"id": "1", "name": "g"}, "channel": {"id": "2", "name": "c"}, "messages": ['
+    )
+    r = run(runner, "ingest", str(data), "/no/such.vtt", str(data))
+    assert r.exit_code == 1
+    assert "/no/such.vtt: rejected: no such file or directory" in r.stderr
+    assert len(records(r.stdout)) == 6
+    r = run(runner, "ingest", str(data), "/no/such.vtt", "--strict")
+    assert r.exit_code == 2 and r.stdout == ""
+    r = run(runner, "ingest", "/no/such.vtt")
+    assert r.exit_code == 2

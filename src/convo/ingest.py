@@ -8,6 +8,7 @@ content-hash id with an occurrence counter where the source has no id of its own
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,7 @@ class IngestStats:
     rejected: int = 0
     warnings: int = 0
     skipped: list[str] = field(default_factory=list)  # files in a folder no format claimed
+    failed: list[str] = field(default_factory=list)  # inputs that could not be read (rejected)
     formats: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -51,16 +53,34 @@ class Ingest:
         self._on_warning = on_warning
 
     def messages(self, paths: Iterable[str | Path]) -> Iterator[ConversationMessage]:
+        """Messages of every input. With one input, an unreadable one is an InputError;
+        with several (or inside a folder) it is reported, counted as rejected, and the
+        others are still read, unless ``--strict``."""
+        paths = list(paths)
         for path in paths:
-            source = Source(path)
-            if source.is_dir and not (self.forced and not self.forced.directory):
-                fmt = self.forced or self._detect_dir(source)
-                if fmt is None:
-                    yield from self._walk(source)
-                    continue
-                yield from self._read(source, fmt)
-            else:
-                yield from self._read(source, self.forced or registry.detect(source))
+            with self._isolated(len(paths) > 1):
+                source = Source(path)
+                if source.is_dir and not (self.forced and not self.forced.directory):
+                    fmt = self.forced or self._detect_dir(source)
+                    if fmt is None:
+                        yield from self._walk(source)
+                        continue
+                    yield from self._read(source, fmt)
+                else:
+                    yield from self._read(source, self.forced or registry.detect(source))
+
+    @contextlib.contextmanager
+    def _isolated(self, enabled: bool) -> Iterator[None]:
+        """Turn an InputError of one input into a reported rejection when others go on."""
+        try:
+            yield
+        except InputError as e:
+            if not enabled or self.options.strict:
+                raise
+            self.stats.rejected += 1
+            self.stats.failed.append(e.where or "")
+            if self._on_reject:
+                self._on_reject(Rejection(e.where or "", e.what, e.hint))
 
     def _detect_dir(self, source: Source) -> Format | None:
         try:
@@ -76,10 +96,11 @@ class Ingest:
             child = folder.child(path)
             if child.is_dir:
                 fmt = None if self.forced else self._detect_dir(child)
-                if fmt is not None:
-                    yield from self._read(child, fmt)
-                else:
-                    yield from self._walk(child)
+                with self._isolated(True):
+                    if fmt is not None:
+                        yield from self._read(child, fmt)
+                    else:
+                        yield from self._walk(child)
                 continue
             try:
                 fmt = self.forced or registry.detect(child)
@@ -88,7 +109,8 @@ class Ingest:
                 if self._on_warning:
                     self._on_warning(f"{child.name}: skipped, {e.what}")
                 continue
-            yield from self._read(child, fmt)
+            with self._isolated(True):
+                yield from self._read(child, fmt)
 
     def _read(self, source: Source, fmt: Format) -> Iterator[ConversationMessage]:
         self.stats.sources += 1

@@ -36,6 +36,8 @@ class IngestSummary:
         text = f"{', '.join(parts)} ({s.sources} source{'s' if s.sources != 1 else ''}) -> {self.destination}"
         if s.skipped:
             text += f"; {len(s.skipped)} file(s) skipped as unrecognised"
+        if s.failed:
+            text += f"; {len(s.failed)} input(s) unreadable (counted as rejected)"
         if s.warnings:
             text += f"; {s.warnings} warning(s) above"
         if self.appended and self.appended.notes:
