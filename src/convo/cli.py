@@ -6,6 +6,7 @@ Imports of the library happen inside the commands so that ``convo --help`` stays
 import functools
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -135,7 +136,15 @@ class _Reporter:
         self._rejects = None
         self.rejects_path = rejects_path
         if rejects_path:
-            self._rejects = open(rejects_path, "wb")  # noqa: SIM115 - closed in close()
+            from .errors import InputError
+
+            try:
+                Path(rejects_path).parent.mkdir(parents=True, exist_ok=True)
+                self._rejects = open(rejects_path, "wb")  # noqa: SIM115 - closed in close()
+            except OSError as e:
+                raise InputError(
+                    f"cannot write --rejects ({e.strerror})", where=rejects_path
+                ) from None
 
     def line(self, kind: str, text: str) -> None:
         if self.quiet:
@@ -392,8 +401,11 @@ def formats(
     format: str = typer.Option("table", "--format", "-f", help="table|json."),
 ) -> int:
     """List the input formats convo can import, with the files they match."""
+    from .errors import UsageError
     from .importers import registry
 
+    if format not in ("table", "json"):
+        raise UsageError(f"unknown --format {format!r}", hint="choose table|json")
     env = _env()
     fmts = sorted(registry.formats(), key=lambda f: (f.family, f.name))
     if format == "json":

@@ -55,7 +55,8 @@ def export(
     reporter = _Reporter()
     records = _checked(args.matches(env, reporter, default_store=_state["store"]), reporter)
     try:
-        with _destination(output, env) as out:
+        kind = "text" if fmt in _text_formats() else "json"
+        with _destination(output, env, kind) as out:
             for piece in _render(fmt, records, jsonl):
                 out.write(piece)
         if output is None:
@@ -118,10 +119,16 @@ def _json_array(values: Iterator[Any]) -> Iterator[bytes]:
     yield b"]\n" if first else b"\n]\n"
 
 
+def _text_formats():
+    from . import export as ex
+
+    return ex.TEXT_FORMATS
+
+
 @contextlib.contextmanager
-def _destination(output: str | None, env) -> Iterator[IO[bytes]]:
+def _destination(output: str | None, env, kind: str) -> Iterator[IO[bytes]]:
     if output is None or output == "-":
-        yield env.stdout_bytes
+        yield env.safe_stdout_bytes(kind)  # escaped only when stdout is a terminal
         return
     from .jsonl import atomic_writer
 

@@ -62,7 +62,7 @@ def knowledge(
                 import orjson
 
                 data = orjson.dumps(agg.to_dict(top), option=orjson.OPT_INDENT_2)
-                env.stdout_bytes.write(data + b"\n")
+                env.safe_stdout_bytes().write(data + b"\n")
             else:
                 _print_tables(env, agg.to_dict(top), pager=args.pager and env.stdout_isatty)
         _flush_stdout(env)
@@ -76,7 +76,7 @@ def _write_jsonl(env, records, metadata_only: bool) -> None:
 
     from .knowledge import extract_all
 
-    out = env.stdout_bytes
+    out = env.safe_stdout_bytes()
     for record, k in extract_all(records, metadata_only=metadata_only):
         line = {
             "id": record.get("id"),

@@ -42,6 +42,9 @@ class ReadArgs:
 
         try:
             zone = get_zone(self.tz)
+        except ValueError as e:
+            raise UsageError(str(e)) from None  # the message names the accepted forms
+        try:
             since = parse_when(self.since, zone=zone) if self.since else None
             until = parse_when(self.until, zone=zone) if self.until else None
         except ValueError as e:

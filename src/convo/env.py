@@ -61,6 +61,14 @@ class Environment:
     def stdout_bytes(self) -> IO[bytes]:
         return getattr(self.stdout, "buffer", self.stdout)
 
+    def safe_stdout_bytes(self, kind: str = "json") -> IO[bytes]:
+        """stdout for bytes; on a terminal every write is escaped (``kind``: json or text)."""
+        if not self.stdout_isatty:
+            return self.stdout_bytes
+        from .safety import TtySafeStream
+
+        return TtySafeStream(self.stdout_bytes, kind)  # type: ignore[return-value]
+
     def console(self, stderr: bool = False):
         """A rich console that never interprets markup, emoji codes or highlights data."""
         from rich.console import Console

@@ -124,8 +124,13 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     On any error (or Ctrl-C) the temporary file is removed and ``path`` is untouched.
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    if target.is_dir():
+        raise InputError("is a directory", where=str(target), hint="name a file to write")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as e:
+        raise InputError(f"cannot write here ({e.strerror})", where=str(target)) from None
     try:
         with os.fdopen(fd, "wb", buffering=1 << 20) as out:
             yield out  # type: ignore[misc]

@@ -46,13 +46,14 @@ from typing import Any
 import orjson
 
 from .jsonl import BOM, Line
-from .timestamps import normalize_timestamp
+from .timestamps import is_canonical, normalize_timestamp
 
 _WORD = re.compile(r"\w+")
 _FAST_TS = re.compile(rb'"timestamp":\s*"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"')
 # A timestamp value record_timestamp() would take as it is: 20 ASCII characters ending in Z.
 _RAW_TS = re.compile(rb'"timestamp":\s*"([^"\\\x00-\x1f\x80-\xff]{19}Z)"')
 BLOCK = 1 << 20
+_RAW_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 # Lines holding these may spell an ASCII word differently: JSON escapes, and the only
 # non-ASCII characters whose case fold contains ASCII letters (tests/test_query.py checks
 # the list against unicodedata): ß İ ŉ ſ ǰ ẖ-ẚ ẞ K ﬀ-ﬆ.
@@ -62,7 +63,7 @@ CASEFOLD_ASCII = (
 )
 _TRIGGER_CHARS = tuple(c.encode() for c in CASEFOLD_ASCII)
 _ASCII = bytes(range(128))
-_JSON_ESCAPED = re.compile(rb'["\\\x00-\x1f]')
+_JSON_ESCAPED = re.compile(rb'["\\/\x00-\x1f]')  # characters JSON may write escaped
 
 
 @dataclass
@@ -185,8 +186,8 @@ def record_listeners(record: dict[str, Any]) -> list[str]:
 
 def record_timestamp(record: dict[str, Any]) -> str:
     ts = record.get("timestamp")
-    if isinstance(ts, str) and len(ts) == 20 and ts.endswith("Z"):
-        return ts
+    if is_canonical(ts):
+        return ts  # type: ignore[return-value]
     try:
         return normalize_timestamp(ts if isinstance(ts, str) else None)
     except ValueError:
@@ -418,8 +419,10 @@ class Selector:
 
     def _limit(self, out: Iterator[Match]) -> Iterator[Match]:
         limit = self.filters.limit
+        if limit is not None and limit <= 0:
+            return
         if self.filters.reverse:
-            buf: deque[Match] = deque(out, maxlen=limit) if limit else deque(out)
+            buf: deque[Match] = deque(out, maxlen=limit)
             while buf:
                 yield buf.pop()
             return
@@ -533,6 +536,8 @@ class Selector:
         soon as a line has no clean raw timestamp, is not shaped ``{...}`` or is a torn
         last line, and when the block does not hold exactly one ``"timestamp"`` per line.
         """
+        if _RAW_CONTROL.search(block):
+            return None  # raw control bytes cannot be valid JSON: parse, reject and count
         search = _RAW_TS.search
         since, until = self._since_b, self._until_b
         out: list[Match] = []
@@ -812,8 +817,10 @@ def select(records: Iterable[dict[str, Any]], filters: Filters) -> Iterator[dict
     sel = Selector(filters)
     matched = (r for r in records if sel.matches(r))
     limit = filters.limit
+    if limit is not None and limit <= 0:
+        return
     if filters.reverse:
-        buf: deque[dict[str, Any]] = deque(matched, maxlen=limit) if limit else deque(matched)
+        buf: deque[dict[str, Any]] = deque(matched, maxlen=limit)
         while buf:
             yield buf.pop()
         return

@@ -16,7 +16,7 @@ from typing import IO, Any
 import orjson
 
 from .query import Match, record_listeners, record_speaker, record_text, record_timestamp
-from .safety import one_line, printable
+from .safety import json_tty_safe, one_line, printable
 
 FORMATS = ("table", "jsonl", "json", "csv", "markdown", "text")
 CSV_COLUMNS = ("timestamp", "speaker", "listeners", "tags", "text", "id", "source_id")
@@ -40,9 +40,9 @@ def display_time(ts: str, *, utc: bool = False) -> str:
     first day of 1970 is shown as ``+HH:MM:SS``.
     """
     if ts.startswith("1970-01-01T"):
-        return "+" + ts[11:19] if ts != "1970-01-01T00:00:00Z" else "—"
+        return "+" + printable(ts[11:19], newlines=False) if ts != "1970-01-01T00:00:00Z" else "—"
     if utc:
-        return ts[:10] + " " + ts[11:19] + "Z"
+        return printable(ts[:10] + " " + ts[11:19] + "Z", newlines=False)
     try:
         dt = datetime(
             int(ts[0:4]), int(ts[5:7]), int(ts[8:10]), int(ts[11:13]), int(ts[14:16]), int(ts[17:19]),
@@ -76,30 +76,6 @@ class Writer:
 
     def close(self) -> None:
         pass
-
-
-_JSON_TTY_UNSAFE = {
-    cp: f"\\u{cp:04x}"
-    for cp in (
-        *range(0x7F, 0xA0),
-        0x061C,
-        0x200E,
-        0x200F,
-        0x2028,
-        0x2029,
-        *range(0x202A, 0x202F),
-        *range(0x2066, 0x206A),
-    )
-}
-
-
-def json_tty_safe(raw: bytes) -> bytes:
-    """A JSON line with raw C1 and bidi characters written as ``\\u`` escapes: the same JSON
-    value, but nothing a terminal would act on. Used only when stdout is a terminal."""
-    if raw.isascii():
-        return raw
-    text = raw.decode("utf-8", "replace")
-    return text.translate(_JSON_TTY_UNSAFE).encode()
 
 
 class JsonlWriter(Writer):

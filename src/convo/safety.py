@@ -10,6 +10,8 @@ console runs with ``markup=False``.
 
 from __future__ import annotations
 
+import re
+
 _UNSAFE = [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)]
 # Bidi embeddings/overrides/isolates and other invisible format characters that can
 # make displayed text differ from the data ("Trojan Source").
@@ -42,3 +44,46 @@ def one_line(text: str | None, width: int | None = None) -> str:
     if width is not None and len(flat) > width:
         return flat[: max(0, width - 1)] + "…"
     return flat
+
+
+_JSON_TTY_UNSAFE = {
+    **{cp: f"\\u{cp:04x}" for cp in range(0x20)},  # raw C0 is invalid JSON anyway
+    **{cp: f"\\u{cp:04x}" for cp in (0x7F, *range(0x80, 0xA0), *_BIDI)},
+}
+_C0 = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def json_tty_safe(raw: bytes) -> bytes:
+    """JSON text with raw control, C1 and bidi characters written as ``\\u`` escapes.
+
+    For JSON output that goes to a terminal: the same JSON value (raw control characters
+    cannot be valid JSON in the first place), but nothing a terminal would act on. Line
+    breaks between JSON lines are kept.
+    """
+    if raw.isascii() and not _C0.search(raw):
+        return raw
+    text = raw.decode("utf-8", "replace")
+    lines = text.split("\n")
+    return "\n".join(line.translate(_JSON_TTY_UNSAFE) for line in lines).encode()
+
+
+def text_tty_safe(raw: bytes) -> bytes:
+    """Text output for a terminal: ``printable`` applied, newlines and tabs kept."""
+    if raw.isascii() and not _C0.search(raw):
+        return raw
+    return printable(raw.decode("utf-8", "replace")).encode()
+
+
+class TtySafeStream:
+    """A binary stream that passes every write through ``json_tty_safe`` or ``text_tty_safe``."""
+
+    def __init__(self, stream, kind: str = "json"):
+        self._stream = stream
+        self._clean = json_tty_safe if kind == "json" else text_tty_safe
+
+    def write(self, data: bytes) -> int:
+        self._stream.write(self._clean(bytes(data)))
+        return len(data)
+
+    def flush(self) -> None:
+        self._stream.flush()

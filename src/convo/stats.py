@@ -251,7 +251,7 @@ def run_stats(args, env, store: str | None, reporter) -> int:
         stats.add(m.record)
     if fmt in ("json", "jsonl"):
         option = orjson.OPT_INDENT_2 if fmt == "json" else 0
-        env.stdout_bytes.write(orjson.dumps(stats.to_json(), option=option) + b"\n")
+        env.safe_stdout_bytes().write(orjson.dumps(stats.to_json(), option=option) + b"\n")
     else:
         render(stats, env.console(), utc=args.utc)
     return 0

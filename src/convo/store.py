@@ -63,6 +63,12 @@ class Store:
 
     def __init__(self, path: str | os.PathLike[str] | None = None):
         self.path = default_store_path(path)
+        if self.path.is_dir():
+            from .errors import InputError
+
+            raise InputError(
+                "the store is a directory", where=str(self.path), hint="--store names a JSONL file"
+            )
 
     def exists(self) -> bool:
         return self.path.exists()

@@ -50,6 +50,8 @@ def get_zone(name: str | None) -> tzinfo:
         from datetime import timezone
 
         delta = timedelta(hours=int(m[2]), minutes=int(m[3] or 0))
+        if delta >= timedelta(hours=24):
+            raise ValueError(f"time zone offset {name!r} is 24 hours or more; use e.g. +02:00")
         return timezone(-delta if m[1] == "-" else delta)
     from dateutil import tz
 
@@ -109,12 +111,19 @@ def parse_datetime(text: str, zone: tzinfo | None = None) -> datetime:
     return to_utc(dt, zone)
 
 
+CANONICAL = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
+
+
+def is_canonical(value: object) -> bool:
+    """``value`` is spelled ``YYYY-MM-DDTHH:MM:SSZ`` (digits where digits go; not range-checked)."""
+    return isinstance(value, str) and len(value) == 20 and CANONICAL.fullmatch(value) is not None
+
+
 def normalize_timestamp(value: str | None) -> str:
-    """Bring a timestamp from any record (TypeAgent's may carry fractions or offsets) to convo's form."""
+    """Bring a timestamp from any record (TypeAgent's may carry fractions or offsets) to
+    convo's form. Raises ValueError for an impossible date or time (month 13, hour 99)."""
     if not value:
         return EPOCH_STR
-    if len(value) == 20 and value[10] == "T" and value[-1] == "Z":
-        return value
     return format_timestamp_utc(parse_datetime(value))
 
 
@@ -147,5 +156,8 @@ def parse_when(text: str, *, now: datetime | None = None, zone: tzinfo | None = 
         return format_timestamp_utc(datetime(day.year, day.month, day.day, tzinfo=zone or UTC))
     m = _RELATIVE.fullmatch(t)
     if m:
-        return format_timestamp_utc(now - timedelta(seconds=int(m[1]) * _UNIT_SECONDS[m[2]]))
+        try:
+            return format_timestamp_utc(now - timedelta(seconds=int(m[1]) * _UNIT_SECONDS[m[2]]))
+        except OverflowError:
+            raise ValueError(f"{text!r} reaches before the year 1") from None
     return format_timestamp_utc(parse_datetime(text, zone))

@@ -314,7 +314,7 @@ def _read_single(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
     convs: dict[str, Conv] = {}
     folder = "slack"
     if source.path is not None and not source.is_stdin:
-        users, convs = _neighbours(source.path.parent.parent)
+        users, convs = _neighbours(source.path.parent.parent, ctx)
         if users or convs:  # a day file inside an export folder: its folder is the channel
             folder = source.path.parent.name or folder
     cname = as_str(first.get("channel_name")) or as_str(first.get("channel")) or folder
@@ -340,8 +340,10 @@ def _first_look(doc: Any) -> tuple[dict[str, Any], bool, int]:
     return first or {}, has_messages, n
 
 
-def _neighbours(root: Path) -> tuple[dict[str, str], dict[str, Conv]]:
-    """users/channels from the export folder around a day file read on its own."""
+def _neighbours(root: Path, ctx: ImportContext) -> tuple[dict[str, str], dict[str, Conv]]:
+    """users/channels from the export folder around a day file read on its own.
+
+    A broken users.json or channels.json there is reported (names then stay user ids)."""
     users: dict[str, str] = {}
     convs: dict[str, Conv] = {}
     try:
@@ -357,7 +359,12 @@ def _neighbours(root: Path) -> tuple[dict[str, str], dict[str, Conv]]:
             if p.is_file():
                 for c in as_list(parse_json(p.read_bytes(), str(p))):
                     _add_conv(convs, c, kind)
-    except (InputError, OSError):
+    except (InputError, OSError) as e:
+        ctx.warn(
+            str(getattr(e, "where", None) or root),
+            f"export metadata beside the day file is unreadable ({getattr(e, 'what', e)}); "
+            "user names stay as ids",
+        )
         return {}, {}
     return users, convs
 

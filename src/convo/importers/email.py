@@ -328,6 +328,12 @@ def read_eml(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage
 def read_maildir(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """A Maildir: every message file in ``new/`` and ``cur/``."""
     assert source.path is not None
+    if not source.is_dir or not any((source.path / d).is_dir() for d in ("new", "cur")):
+        raise InputError(
+            "not a Maildir (no cur/ or new/ folder)",
+            where=source.name,
+            hint="name the Maildir folder itself, or drop --from maildir",
+        )
     for folder in ("new", "cur"):
         path = source.path / folder
         if not path.is_dir():
