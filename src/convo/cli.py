@@ -398,17 +398,19 @@ def stats(args: ReadArgs) -> int:
 @app.command()
 @command
 def formats(
-    format: str = typer.Option("table", "--format", "-f", help="table|json."),
+    format: str = typer.Option(
+        "table", "--format", "-f", help="table|json|jsonl (one format a line)."
+    ),
 ) -> int:
     """List the input formats convo can import, with the files they match."""
     from .errors import UsageError
     from .importers import registry
 
-    if format not in ("table", "json"):
-        raise UsageError(f"unknown --format {format!r}", hint="choose table|json")
+    if format not in ("table", "json", "jsonl"):
+        raise UsageError(f"unknown --format {format!r}", hint="choose table|json|jsonl")
     env = _env()
     fmts = sorted(registry.formats(), key=lambda f: (f.family, f.name))
-    if format == "json":
+    if format in ("json", "jsonl"):
         import orjson
 
         data = [
@@ -416,7 +418,10 @@ def formats(
              "patterns": list(f.patterns), "directory": f.directory, "example": f.example}
             for f in fmts
         ]  # fmt: skip
-        env.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
+        if format == "jsonl":
+            env.stdout.write("".join(orjson.dumps(d).decode() + "\n" for d in data))
+        else:
+            env.stdout.write(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
         return 0
     from rich.table import Table
     from rich.text import Text

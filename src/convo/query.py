@@ -53,7 +53,9 @@ _FAST_TS = re.compile(rb'"timestamp":\s*"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"')
 # A timestamp value record_timestamp() would take as it is: 20 ASCII characters ending in Z.
 _RAW_TS = re.compile(rb'"timestamp":\s*"([^"\\\x00-\x1f\x80-\xff]{19}Z)"')
 BLOCK = 1 << 20
-_RAW_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+# Raw control bytes a JSON line cannot hold (tab, LF and CR may stand between tokens);
+# one memchr per byte value is ~10x faster than a character-class regex over a block.
+_RAW_CONTROL = tuple(bytes([c]) for c in range(0x20) if c not in (0x09, 0x0A, 0x0D))
 # Lines holding these may spell an ASCII word differently: JSON escapes, and the only
 # non-ASCII characters whose case fold contains ASCII letters (tests/test_query.py checks
 # the list against unicodedata): ß İ ŉ ſ ǰ ẖ-ẚ ẞ K ﬀ-ﬆ.
@@ -536,7 +538,7 @@ class Selector:
         soon as a line has no clean raw timestamp, is not shaped ``{...}`` or is a torn
         last line, and when the block does not hold exactly one ``"timestamp"`` per line.
         """
-        if _RAW_CONTROL.search(block):
+        if any(c in block for c in _RAW_CONTROL):
             return None  # raw control bytes cannot be valid JSON: parse, reject and count
         search = _RAW_TS.search
         since, until = self._since_b, self._until_b
