@@ -22,3 +22,15 @@ def test_library_examples_run(tmp_path, monkeypatch, capsys):
             exec(compile(code, f"{DOC.name}[block {i}]", "exec"), namespace)
     assert (tmp_path / "team.html").read_text().startswith("<!DOCTYPE html>")
     assert "Shall we use JWT?" in capsys.readouterr().out
+
+
+def test_readme_library_example_runs(monkeypatch, capsys):
+    """The README's "Use as a library" block runs from the project folder (sample_data/)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Use as a library") :]
+    blocks = BLOCK.findall(section)
+    assert blocks
+    monkeypatch.chdir(ROOT)
+    exec(compile(blocks[0], "README.md[library]", "exec"), {"__name__": "__readme__"})
+    out = capsys.readouterr().out.splitlines()
+    assert out and all("Alice" in line for line in out)
