@@ -128,8 +128,9 @@ class _Reporter:
 
     SHOW = 20
 
-    def __init__(self, quiet: bool = False, rejects_path: str | None = None):
+    def __init__(self, quiet: bool = False, rejects_path: str | None = None, show: int = SHOW):
         self.quiet = quiet
+        self.show = show
         self.shown = 0
         self.hidden = 0
         self.rejected = 0
@@ -149,7 +150,7 @@ class _Reporter:
     def line(self, kind: str, text: str) -> None:
         if self.quiet:
             return
-        if self.shown < self.SHOW:
+        if self.shown < self.show:
             self.shown += 1
             _err(f"{kind}: {text}")
         else:
@@ -468,8 +469,7 @@ def validate(
     from .validate import validate_lines
 
     env = _env()
-    reporter = _Reporter(quiet=quiet)
-    reporter.SHOW = 10**9
+    reporter = _Reporter(quiet=quiet, show=10**9)  # validate reports every bad line
     lines = record_lines(
         list(inputs or []),
         store=store or _state["store"],

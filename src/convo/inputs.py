@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from .errors import InputError, RecordError
+from .errors import InputError
 from .jsonl import BOM, Line, dumps, iter_lines, open_binary
 
 if TYPE_CHECKING:
@@ -122,18 +122,6 @@ def parts_of(
         yield _imported_lines(source, fmt.name, options, on_reject)
 
 
-def lines_of(
-    path: str,
-    *,
-    options: ImportOptions | None = None,
-    on_reject: Callable[[Rejection], None] | None = None,
-    raw_only: bool = False,
-) -> LineSource:
-    """Record lines of one input; ``raw_only`` reads it as JSONL whatever it looks like."""
-    for part in parts_of(path, options=options, on_reject=on_reject, raw_only=raw_only):
-        yield from _raw_lines(part) if hasattr(part, "open") else part
-
-
 def _isdir(path: str) -> bool:
     import os
 
@@ -184,9 +172,3 @@ def record_lines(
         on_reject=on_reject, raw_only=raw_only,
     ):  # fmt: skip
         yield from _raw_lines(part) if hasattr(part, "open") else part
-
-
-def report_bad_line(error: RecordError) -> Rejection:
-    from .importers.base import Rejection
-
-    return Rejection(error.where or "", error.what, error.hint)

@@ -13,8 +13,6 @@ import zlib
 from datetime import UTC, datetime
 from typing import IO, Any
 
-import orjson
-
 from .query import Match, record_listeners, record_speaker, record_text, record_timestamp
 from .safety import json_tty_safe, one_line, printable
 
@@ -429,7 +427,3 @@ def make_writer(fmt: str, env, *, view: str = "list", utc: bool = False) -> Writ
     if view == "show":
         return ConversationWriter(console, utc=utc)
     return TableWriter(console, utc=utc)
-
-
-def dumps_pretty(value: Any) -> str:
-    return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
