@@ -1,4 +1,0 @@
-def test_import():
-    import convo
-
-    assert convo.__version__
