@@ -11,13 +11,12 @@ from convo.render import (
     JsonWriter,
     TextWriter,
     display_time,
-    json_tty_safe,
     offset_text,
     reply_tree,
     speaker_style,
     transcript_time,
 )
-from convo.safety import one_line, printable
+from convo.safety import json_tty_safe, one_line, printable
 
 
 def r(id_, parent=None, ts="2024-01-01T00:00:00Z", **kw):

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import IO, Any
 
 from .query import Match, record_listeners, record_speaker, record_text, record_timestamp
-from .safety import json_tty_safe, one_line, printable
+from .safety import one_line, printable
 
 FORMATS = ("table", "jsonl", "json", "csv", "markdown", "text")
 CSV_COLUMNS = ("timestamp", "speaker", "listeners", "tags", "text", "id", "source_id")
@@ -77,17 +77,18 @@ class Writer:
 
 
 class JsonlWriter(Writer):
-    def __init__(self, out: IO[bytes], *, tty: bool = False):
+    """The original lines, byte for byte (``env.safe_stdout_bytes`` escapes them on a terminal)."""
+
+    def __init__(self, out: IO[bytes]):
         self.out = out
-        self.tty = tty
 
     def write(self, m: Match) -> None:
         self.count += 1
-        self.out.write((json_tty_safe(m.raw) if self.tty else m.raw) + b"\n")
+        self.out.write(m.raw + b"\n")
 
     def write_many(self, matches: list[Match]) -> None:
-        if self.tty or not matches:
-            return super().write_many(matches)
+        if not matches:
+            return
         self.count += len(matches)
         self.out.write(b"\n".join([m.raw for m in matches]) + b"\n")
 
@@ -95,14 +96,13 @@ class JsonlWriter(Writer):
 class JsonWriter(Writer):
     """One JSON array; records written as they came (original bytes)."""
 
-    def __init__(self, out: IO[bytes], *, tty: bool = False):
+    def __init__(self, out: IO[bytes]):
         self.out = out
-        self.tty = tty
 
     def write(self, m: Match) -> None:
         self.out.write(b"[\n" if self.count == 0 else b",\n")
         self.count += 1
-        self.out.write(json_tty_safe(m.raw) if self.tty else m.raw)
+        self.out.write(m.raw)
 
     def close(self) -> None:
         self.out.write(b"[]\n" if self.count == 0 else b"\n]\n")
@@ -412,13 +412,12 @@ def _str_list(value: Any) -> list[str]:
 
 def make_writer(fmt: str, env, *, view: str = "list", utc: bool = False) -> Writer:
     """The writer for ``--format`` (``table`` means the view: list table or conversation)."""
-    tty = env.stdout_isatty
     if fmt == "jsonl":
-        return JsonlWriter(env.stdout_bytes, tty=tty)
+        return JsonlWriter(env.safe_stdout_bytes("json"))
     if fmt == "json":
-        return JsonWriter(env.stdout_bytes, tty=tty)
+        return JsonWriter(env.safe_stdout_bytes("json"))
     if fmt == "csv":
-        return CsvWriter(env.stdout, tty=tty)
+        return CsvWriter(env.stdout, tty=env.stdout_isatty)
     if fmt == "markdown":
         return MarkdownWriter(env.stdout, utc=utc)
     if fmt == "text":
