@@ -1,5 +1,5 @@
 """Issue 9: memory stays flat with input size. Ingest a generated 1 GB JSONL and a 1 GB mbox,
-and a 100 MB DiscordChatExporter export (one JSON document, streamed by convo.jsonstream)."""
+and a 100 MB DiscordChatExporter export (one JSON document, streamed by convo.core.jsonstream)."""
 
 from __future__ import annotations
 

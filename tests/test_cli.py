@@ -13,7 +13,7 @@ import pytest
 import typer
 
 from conftest import records
-from convo.cli import app
+from convo.cli.app import app
 
 REC = (
     '{"textChunks": ["I agree. Let\'s use JWT tokens."], "metadata": {"speaker": "Bob Jones <bob@x.org>", '

@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from convo.cli import app
+from convo.cli.app import app
 
 FIXTURE = str(Path(__file__).resolve().parent / "fixtures" / "views.jsonl")
 RECORDS = [orjson.loads(x) for x in Path(FIXTURE).read_bytes().splitlines()]

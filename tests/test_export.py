@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from convo import export as ex
-from convo.cli import app
-from convo.errors import ConvoError
-from convo.message import ai, human, system, tool
-from convo.model import ConversationMessage
+from convo.cli.app import app
+from convo.core.errors import ConvoError
+from convo.core.record import ConversationMessage
+from convo.memory.messages import ai, human, system, tool
+from convo.output.exporters import export as ex
 
 
 def rec(i, role, text, blocks=None, fmt="convo", **kw):

@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from conftest import SAMPLE_DATA, records
-from convo.cli import app
+from convo.cli.app import app
 
 TTY = {"CONVO_FORCE_TTY": "1", "NO_COLOR": "1"}
 PAYLOADS = (b"\x1b]", b"\x07", b"\x1b[2J", b"\x1b[31m", "\u202e".encode(), "\u009b".encode())
@@ -116,7 +116,7 @@ def test_filters_see_through_slash_escapes(runner, tmp_path):
 
 
 def test_limit_zero_means_nothing(runner, hostile):
-    from convo.query import Filters, select
+    from convo.query.scan import Filters, select
 
     assert runner.invoke(app, ["list", "-n", "0", "--reverse", str(hostile)]).stdout == ""
     recs = [orjson.loads(HOSTILE)] * 3

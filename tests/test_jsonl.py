@@ -3,8 +3,8 @@ import io
 
 import pytest
 
-from convo.errors import InputError, RecordError
-from convo.jsonl import Line, atomic_writer, iter_lines, open_binary, parse_line
+from convo.core.errors import InputError, RecordError
+from convo.core.jsonl import Line, atomic_writer, iter_lines, open_binary, parse_line
 
 
 def lines(data: bytes) -> list[Line]:

@@ -1,4 +1,4 @@
-"""convo.jsonstream: same values as orjson.loads, clean located errors, flat memory."""
+"""convo.core.jsonstream: same values as orjson.loads, clean located errors, flat memory."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import SAMPLE_DATA as SAMPLE_DIR
-from convo.errors import InputError
-from convo.jsonstream import JsonArray, iter_items, read_top_level
+from convo.core.errors import InputError
+from convo.core.jsonstream import JsonArray, iter_items, read_top_level
 
 TRICKY = ['"', "\\", "[", "]", "{", "}", ",", ":", "é", "💬", "\n", "\t", "\x00", "\u2028"]
 text = st.text(
@@ -187,7 +187,7 @@ def test_flat_memory_on_a_100_mb_array(tmp_path) -> None:
     code = textwrap.dedent(
         f"""
         import tracemalloc
-        from convo.jsonstream import iter_items
+        from convo.core.jsonstream import iter_items
         tracemalloc.start()
         with open({str(path)!r}, "rb") as f:
             n = sum(1 for _ in iter_items(f, ("messages",)))
@@ -216,7 +216,7 @@ SAMPLES = {
 
 
 def _records(path: str, fmt: str) -> tuple[list[dict[str, Any]], int, int]:
-    from convo.ingest import Ingest
+    from convo.pipeline.ingest import Ingest
 
     rejects: list = []
     warnings: list[str] = []

@@ -8,8 +8,14 @@ from __future__ import annotations
 
 import pytest
 
-from convo.knowledge import Conversation, aggregate, extract, extract_all, metadata_knowledge
-from convo.model import ConversationMessage, ConversationMessageMeta
+from convo.analysis.knowledge.extract import (
+    Conversation,
+    aggregate,
+    extract,
+    extract_all,
+    metadata_knowledge,
+)
+from convo.core.record import ConversationMessage, ConversationMessageMeta
 
 
 def rec(text="hello", speaker=None, listeners=(), fmt="convo", **kw):
@@ -277,7 +283,7 @@ def test_conversation_observe_then_extract_matches_extract_all():
 
 
 def test_extract_all_spools_iterators(monkeypatch):
-    import convo.knowledge as kn
+    import convo.analysis.knowledge.extract as kn
 
     monkeypatch.setattr(kn, "SPOOL_MEMORY", 10)  # force the spool onto disk
     msgs = [rec(f"message number {i} about the deploy pipeline", speaker="a", id=str(i))
@@ -316,7 +322,7 @@ def test_aggregate_of_nothing():
 
 
 def test_aggregate_prunes_one_off_keys_on_huge_inputs(monkeypatch):
-    from convo.knowledge import Aggregate
+    from convo.analysis.knowledge.extract import Aggregate
 
     monkeypatch.setattr(Aggregate, "MAX_KEYS", 100)
     msgs = [rec(f"see https://x.example/{i} about the deploy pipeline", speaker="a", id=str(i))

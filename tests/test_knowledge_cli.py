@@ -7,7 +7,7 @@ from pathlib import Path
 import orjson
 
 from conftest import records
-from convo.cli import app
+from convo.cli.app import app
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "knowledge"
 CHAT = str(FIXTURES / "chat.jsonl")
@@ -25,7 +25,7 @@ def test_piped_jsonl_one_line_per_message(runner):
 
 
 def test_metadata_only_equals_typeagents_get_knowledge(runner):
-    from convo.model import ConversationMessage
+    from convo.core.record import ConversationMessage
 
     result = runner.invoke(app, ["knowledge", "--metadata-only", EMAIL])
     assert result.exit_code == 0

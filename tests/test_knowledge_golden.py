@@ -8,7 +8,7 @@ import orjson
 import pytest
 
 from conftest import assert_golden
-from convo.knowledge import aggregate, extract_all
+from convo.analysis.knowledge.extract import aggregate, extract_all
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "knowledge"
 NAMES = ["transcript", "email", "chat"]

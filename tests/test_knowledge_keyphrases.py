@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from convo.knowledge import extract
-from convo.knowledge_keyphrases import PhraseStats, candidates, keyphrases
-from convo.knowledge_text import (
+from convo.analysis.knowledge.extract import extract
+from convo.analysis.knowledge.keyphrases import PhraseStats, candidates, keyphrases
+from convo.analysis.knowledge.text import (
     body,
     clean_subject,
     emails,

@@ -10,10 +10,9 @@ import warnings
 import orjson
 import pytest
 
-from convo.cli import app
-from convo.errors import RecordError
-from convo.message import ai, human, system, tool
-from convo.message_store import (
+from convo.cli.app import app
+from convo.core.errors import RecordError
+from convo.memory.history import (
     AsyncJsonlMessageStore,
     AsyncMessageStoreProtocol,
     JsonlMessageStore,
@@ -21,7 +20,8 @@ from convo.message_store import (
     MessageEvent,
     MessageStoreProtocol,
 )
-from convo.store import Store
+from convo.memory.messages import ai, human, system, tool
+from convo.pipeline.store import Store
 
 
 @pytest.fixture

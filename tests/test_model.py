@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from convo.model import (
+from convo.core.record import (
     UNIX_EPOCH,
     ConversationMessage,
     ConversationMessageMeta,

@@ -2,9 +2,9 @@ import dataclasses
 
 import pytest
 
-from convo.errors import RecordError
-from convo.model import ConversationMessage
-from convo.normalize import (
+from convo.core.errors import RecordError
+from convo.core.record import ConversationMessage
+from convo.memory.coercion import (
     LenientMessageCoercer,
     StrictMessageCoercer,
     ai,

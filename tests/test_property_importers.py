@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import SAMPLE_DATA
-from convo.errors import ConvoError
-from convo.importers import ImportContext, ImportOptions, Source, registry
+from convo.core.errors import ConvoError
+from convo.importers.registry import ImportContext, ImportOptions, Source, registry
 
 FILE_FORMATS = sorted(f.name for f in registry.formats() if not f.directory)
 

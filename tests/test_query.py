@@ -13,16 +13,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from convo.inputs import RawFile
-from convo.jsonl import iter_lines
-from convo.query import (
-    CASEFOLD_ASCII,
-    Filters,
-    NameQuery,
-    Selector,
-    iter_blocks,
-    select,
-)
+from convo.core.jsonl import iter_lines
+from convo.pipeline.inputs import RawFile
+from convo.query.scan import CASEFOLD_ASCII, Filters, NameQuery, Selector, iter_blocks, select
 
 
 def rec(text="hello", speaker="Alice", ts="2024-03-06T10:00:00Z", tags=(), listeners=(), **kw):
@@ -286,7 +279,7 @@ def test_outputs_equal_jq(name, tmp_path):
 
 
 def _convo_filters(argv):
-    from convo.timestamps import parse_when
+    from convo.core.timestamps import parse_when
 
     key, value = argv
     if key == "--since":
@@ -295,7 +288,7 @@ def _convo_filters(argv):
 
 
 def test_iter_spans_cover_every_line_once():
-    from convo.query import iter_spans
+    from convo.query.scan import iter_spans
 
     data = b"\xef\xbb\xbfa\nbb\n\nccc\ndddd"
     for size in (1, 2, 3, 5, 100):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import io
 
-from convo.query import Match
-from convo.render import (
+from convo.core.text.terminal import json_tty_safe, one_line, printable
+from convo.output.render import (
     CsvWriter,
     JsonlWriter,
     JsonWriter,
@@ -16,7 +16,7 @@ from convo.render import (
     speaker_style,
     transcript_time,
 )
-from convo.safety import json_tty_safe, one_line, printable
+from convo.query.scan import Match
 
 
 def r(id_, parent=None, ts="2024-01-01T00:00:00Z", **kw):

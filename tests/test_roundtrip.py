@@ -14,8 +14,8 @@ import orjson
 import pytest
 
 from conftest import SAMPLE_DATA
-from convo import export
-from convo.ingest import read_messages
+from convo.output.exporters import export
+from convo.pipeline.ingest import read_messages
 
 
 def _input_messages(path) -> list[dict]:

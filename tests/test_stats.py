@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from convo.stats import compute
+from convo.analysis.stats import compute
 
 
 def rec(ts, speaker="A", tags=(), fmt="slack", text="one two three"):

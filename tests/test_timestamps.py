@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from convo.timestamps import (
+from convo.core.timestamps import (
     epoch_plus,
     format_timestamp_utc,
     from_epoch,

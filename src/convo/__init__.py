@@ -16,33 +16,33 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _LAZY = {
-    "ConversationMessage": ".model",
-    "ConversationMessageMeta": ".model",
-    "TranscriptMessage": ".model",
-    "TranscriptMessageMeta": ".model",
-    "UNIX_EPOCH": ".timestamps",
-    "format_timestamp_utc": ".timestamps",
-    "read_messages": ".ingest",
-    "ImportOptions": ".importers.base",
-    "Filters": ".query",
-    "select": ".query",
-    "Store": ".store",
+    "ConversationMessage": "convo.core.record",
+    "ConversationMessageMeta": "convo.core.record",
+    "TranscriptMessage": "convo.core.record",
+    "TranscriptMessageMeta": "convo.core.record",
+    "UNIX_EPOCH": "convo.core.timestamps",
+    "format_timestamp_utc": "convo.core.timestamps",
+    "read_messages": "convo.pipeline.ingest",
+    "ImportOptions": "convo.importers.context",
+    "Filters": "convo.query.scan",
+    "select": "convo.query.scan",
+    "Store": "convo.pipeline.store",
 }
 
 __all__ = ["__version__", *_LAZY]
 
 if TYPE_CHECKING:
-    from .importers.base import ImportOptions
-    from .ingest import read_messages
-    from .model import (
+    from convo.core.record import (
         ConversationMessage,
         ConversationMessageMeta,
         TranscriptMessage,
         TranscriptMessageMeta,
     )
-    from .query import Filters, select
-    from .store import Store
-    from .timestamps import UNIX_EPOCH, format_timestamp_utc
+    from convo.core.timestamps import UNIX_EPOCH, format_timestamp_utc
+    from convo.importers.context import ImportOptions
+    from convo.pipeline.ingest import read_messages
+    from convo.pipeline.store import Store
+    from convo.query.scan import Filters, select
 
 
 def __getattr__(name: str) -> Any:
@@ -51,6 +51,6 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'convo' has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(module, __name__), name)
+    value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

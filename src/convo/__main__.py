@@ -1,3 +1,3 @@
-from .cli import main
+from convo.cli.app import main
 
 main()

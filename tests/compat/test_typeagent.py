@@ -18,9 +18,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from convo.ingest import read_messages
-from convo.knowledge import extract
-from convo.model import ConversationMessage, ConversationMessageMeta
+from convo.analysis.knowledge.extract import extract
+from convo.core.record import ConversationMessage, ConversationMessageMeta
+from convo.pipeline.ingest import read_messages
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV = ROOT / ".venv" / "typeagent-0.5.0"

@@ -13,7 +13,7 @@ AGENT_FILES = [
 
 @pytest.mark.parametrize("path", AGENT_FILES, ids=lambda p: p.name)
 def test_agent_corpus_file(path, runner):
-    from convo.cli import app
+    from convo.cli.app import app
 
     result = runner.invoke(app, ["ingest", str(path), "-o", "-"])
     assert "Traceback" not in result.output
@@ -31,7 +31,7 @@ def test_agent_corpus_file(path, runner):
 
 
 def test_openai_finetune_tool_calls():
-    from convo.ingest import read_messages
+    from convo.pipeline.ingest import read_messages
 
     path = next((p for p in AGENT_FILES if p.name.startswith("openai-finetune")), None)
     if path is None:

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from conftest import corpus_dir, corpus_files, records
-from convo.cli import app
-from convo.errors import ConvoError
-from convo.importers import Source, registry
+from convo.cli.app import app
+from convo.core.errors import ConvoError
+from convo.importers.registry import Source, registry
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "importers"))
 from chat_exports_helpers import MY_FORMATS, ingest

@@ -7,8 +7,8 @@ from functools import cache
 import pytest
 
 from conftest import corpus_files
-from convo.errors import ConvoError
-from convo.ingest import Ingest
+from convo.core.errors import ConvoError
+from convo.pipeline.ingest import Ingest
 
 FILES = corpus_files("forum")
 

@@ -7,9 +7,9 @@ import re
 import pytest
 
 from conftest import corpus_files
-from convo.errors import ConvoError, StrictAbort
-from convo.importers import ImportOptions
-from convo.ingest import Ingest
+from convo.core.errors import ConvoError, StrictAbort
+from convo.importers.registry import ImportOptions
+from convo.pipeline.ingest import Ingest
 
 FILES = corpus_files("vtt") + corpus_files("srt")
 

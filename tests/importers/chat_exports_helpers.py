@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from convo.importers import ImportOptions
-from convo.ingest import Ingest
+from convo.importers.registry import ImportOptions
+from convo.pipeline.ingest import Ingest
 
 MY_FORMATS = {
     "slack", "slack-file", "discord", "telegram", "messenger", "chatgpt", "teams",

@@ -10,11 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import ROOT, SAMPLE_DATA, assert_golden, records
-from convo.errors import ConvoError, RecordError, StrictAbort
-from convo.importers import ImportContext, ImportOptions, Source, registry
-from convo.importers.chat import message_from_object, read_agent_messages
-from convo.importers.chat_blocks import parse_arguments
-from convo.ingest import read_messages
+from convo.core.errors import ConvoError, RecordError, StrictAbort
+from convo.importers.agents.blocks import parse_arguments
+from convo.importers.agents.reader import message_from_object, read_agent_messages
+from convo.importers.registry import ImportContext, ImportOptions, Source, registry
+from convo.pipeline.ingest import read_messages
 
 CHAT = SAMPLE_DATA / "chat"
 SAMPLES = {
@@ -192,7 +192,7 @@ def test_autogen_type_fields_in_extra(monkeypatch):
 
 
 def test_agentscope_naive_times_use_tz(monkeypatch):
-    from convo.timestamps import get_zone
+    from convo.core.timestamps import get_zone
 
     utc = _ingest("agentscope.json", monkeypatch)
     berlin = _ingest("agentscope.json", monkeypatch, tz=get_zone("Europe/Berlin"))
@@ -231,7 +231,7 @@ def test_detect_file(fmt):
 
 @pytest.mark.parametrize("fmt", sorted(SAMPLES))
 def test_stdin_detection(fmt, runner):
-    from convo.cli import app
+    from convo.cli.app import app
 
     data = (CHAT / SAMPLES[fmt]).read_bytes()
     result = runner.invoke(app, ["ingest", "-", "-o", "-"], input=data)
@@ -242,7 +242,7 @@ def test_stdin_detection(fmt, runner):
 
 
 def test_stdin_claude_code_jsonl(runner):
-    from convo.cli import app
+    from convo.cli.app import app
 
     data = (CHAT / "claude-code-session.jsonl").read_bytes()
     result = runner.invoke(app, ["ingest", "-o", "-"], input=data)
@@ -328,7 +328,7 @@ def test_lenient_wraps(tmp_path):
 
 
 def test_cli_exit_codes(runner, tmp_path):
-    from convo.cli import app
+    from convo.cli.app import app
 
     path = tmp_path / "chat.jsonl"
     path.write_text(BAD)
@@ -445,7 +445,7 @@ def test_property_reader(values, as_jsonl, fmt):
 
 @given(st.one_of(st.text(max_size=200), st.lists(_json, max_size=4).map(json.dumps)))
 def test_property_sniff_never_raises(text):
-    from convo.importers.chat import _guess_text
+    from convo.importers.agents.reader import _guess_text
 
     scores = _guess_text(text)
     assert all(0 <= v <= 100 for v in scores.values())

@@ -13,11 +13,11 @@ import pytest
 from chat_exports_helpers import MY_FORMATS, ingest
 
 from conftest import ROOT, assert_golden, records
-from convo.cli import app
-from convo.importers import ImportOptions, Source, registry
-from convo.importers.chat_exports_common import fix_cp1252_mojibake, fix_latin1_mojibake
-from convo.importers.chat_exports_slack import render_mrkdwn
-from convo.timestamps import get_zone
+from convo.cli.app import app
+from convo.core.timestamps import get_zone
+from convo.importers.apps.common import fix_cp1252_mojibake, fix_latin1_mojibake
+from convo.importers.apps.slack import render_mrkdwn
+from convo.importers.registry import ImportOptions, Source, registry
 
 CHAT = Path("sample_data/chat")
 
@@ -315,7 +315,7 @@ def test_sample_folder_walk_matches_export_read(in_root):
 
 
 def test_slack_sniff_dir_ignores_other_folders(in_root):
-    from convo.importers.chat_exports_slack import sniff_dir
+    from convo.importers.apps.slack import sniff_dir
 
     assert sniff_dir(Source(CHAT)) == 0
     assert sniff_dir(Source(CHAT / "slack-export" / "general")) == 0

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import SAMPLE_DATA
-from convo.errors import ConvoError
+from convo.core.errors import ConvoError
 
 CHAT = SAMPLE_DATA / "chat"
 JSON_SAMPLES = {

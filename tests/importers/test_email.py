@@ -11,11 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import SAMPLE_DATA, assert_golden, records
-from convo.cli import app
-from convo.errors import ConvoError
-from convo.importers import ImportContext, ImportOptions, Source, detect
-from convo.importers.email_parse import addresses, decode_bytes, decode_words, strip_quotes
-from convo.ingest import read_messages
+from convo.cli.app import app
+from convo.core.errors import ConvoError
+from convo.importers.email.parse import addresses, decode_bytes, decode_words, strip_quotes
+from convo.importers.registry import ImportContext, ImportOptions, Source, detect, get_format
+from convo.pipeline.ingest import read_messages
 
 TEAM = SAMPLE_DATA / "email" / "team.mbox"
 
@@ -23,7 +23,7 @@ TEAM = SAMPLE_DATA / "email" / "team.mbox"
 def _read(path, fmt=None, **opts):
     rejects, warnings = [], []
     source = Source(path)
-    f = detect(source) if fmt is None else __import__("convo").importers.get_format(fmt)
+    f = detect(source) if fmt is None else get_format(fmt)
     ctx = ImportContext(
         source, ImportOptions(**opts), on_reject=rejects.append, on_warning=warnings.append
     )
@@ -223,7 +223,7 @@ def test_eml_dateutil_fallback(tmp_path):
 def test_eml_no_date_tz(tmp_path):
     eml = b"From: a@x\nDate: Wed, 6 Mar 2024 10:00:00\n\nhi\n"
     p = _write(tmp_path, "a.eml", eml)
-    from convo.timestamps import get_zone
+    from convo.core.timestamps import get_zone
 
     (m,), _, _ = _read(p, tz=get_zone("+02:00"))
     assert m.timestamp == "2024-03-06T08:00:00Z"
@@ -301,7 +301,7 @@ def test_folder_of_eml(tmp_path):
     ],
 )
 def test_sniffs_do_not_steal(tmp_path, text):
-    from convo.importers.email import sniff_eml, sniff_mbox
+    from convo.importers.email.readers import sniff_eml, sniff_mbox
 
     s = Source(_write(tmp_path, "x.txt", text))
     assert sniff_mbox(s) == 0 and sniff_eml(s) == 0
@@ -404,7 +404,7 @@ def test_hypothesis_mbox_never_crashes(tmp_path_factory, lines):
 def test_mbox_tiny_blocks(tmp_path, monkeypatch, chunk):
     p = _write(tmp_path, "x.mbox", "junk before\n" + MBOX)
     whole, _, w1 = _read(p, fmt="mbox")
-    monkeypatch.setattr("convo.importers.email.CHUNK", chunk)
+    monkeypatch.setattr("convo.importers.email.readers.CHUNK", chunk)
     tiny, _, w2 = _read(p, fmt="mbox")
     assert [m.serialize() for m in tiny] == [m.serialize() for m in whole]
     assert len(whole) == 3 and w1 == w2 and "12 bytes before" in w1[-1]
@@ -431,8 +431,8 @@ _PART = st.sampled_from(
     st.booleans(),
 )
 def test_fast_path_agrees_on_generated_mime(parts, sub, crlf):
-    from convo.importers.email_fast import parse_fast
-    from convo.importers.email_parse import build_record, parse_message, to_record
+    from convo.importers.email.fast import parse_fast
+    from convo.importers.email.parse import build_record, parse_message, to_record
 
     text = (
         "From: =?utf-8?q?J=C3=BCrgen?= <j@x.org>\nTo: a@x, b@y\nSubject: s\n"

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from conftest import SAMPLE_DATA, assert_golden, records
-from convo.errors import InputError
-from convo.importers import Source, registry
-from convo.ingest import Ingest
+from convo.core.errors import InputError
+from convo.importers.registry import Source, registry
+from convo.pipeline.ingest import Ingest
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "forum"
 
@@ -203,7 +203,7 @@ def test_invalid_json_document_is_located(tmp_path):
 
 
 def test_cli_stdin(runner):
-    from convo.cli import app
+    from convo.cli.app import app
 
     data = (SAMPLE_DATA / "forum/reddit-thread.json").read_bytes()
     result = runner.invoke(app, ["ingest", "-"], input=data)
@@ -213,7 +213,7 @@ def test_cli_stdin(runner):
 
 
 def test_cli_unsafe_xml_is_one_line(runner, tmp_path):
-    from convo.cli import app
+    from convo.cli.app import app
 
     path = tmp_path / "Posts.xml"
     path.write_text(

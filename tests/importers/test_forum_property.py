@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import SAMPLE_DATA
-from convo.errors import ConvoError
-from convo.ingest import Ingest
+from convo.core.errors import ConvoError
+from convo.pipeline.ingest import Ingest
 
 JSON_FORMATS = ["reddit", "discourse", "hackernews", "github"]
 KEYS = [

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from convo.errors import InputError
-from convo.ingest import Ingest
+from convo.core.errors import InputError
+from convo.pipeline.ingest import Ingest
 
 BILLION_LAUGHS = """<?xml version="1.0"?>
 <!DOCTYPE posts [

@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import ROOT, assert_golden, records
-from convo.errors import ConvoError, StrictAbort
-from convo.importers import ImportOptions, Source, registry
-from convo.ingest import Ingest
+from convo.core.errors import ConvoError, StrictAbort
+from convo.importers.registry import ImportOptions, Source, registry
+from convo.pipeline.ingest import Ingest
 
 SAMPLES = ROOT / "sample_data" / "transcripts"
 
@@ -250,7 +250,7 @@ def test_speakerless_cues_are_not_merged(tmp_path):
 
 
 def test_merge_is_capped(tmp_path, monkeypatch):
-    from convo.importers import transcript
+    from convo.importers.transcripts import readers as transcript
 
     monkeypatch.setattr(transcript, "MAX_MERGED_CHARS", 10)
     recs, _, _ = vtt(tmp_path, _cues("<v A>aaaa", "<v A>bbbb", "<v A>cccc"))
@@ -268,7 +268,7 @@ def test_start_date_plus_offset(tmp_path):
 
 
 def test_cli_start_date_in_zone_gives_utc(tmp_path, runner):
-    from convo.cli import app
+    from convo.cli.app import app
 
     p = tmp_path / "meeting.vtt"
     p.write_text("WEBVTT\n\n00:02:30.500 --> 00:02:33.000\n<v Bob>JWT it is.</v>\n")
@@ -288,7 +288,7 @@ def test_cli_start_date_in_zone_gives_utc(tmp_path, runner):
 
 
 def test_cli_no_merge_and_speakers_flags(tmp_path, runner):
-    from convo.cli import app
+    from convo.cli.app import app
 
     p = tmp_path / "m.vtt"
     p.write_text(_cues("Ann: one", "Ann: two"))
@@ -369,7 +369,7 @@ def test_strict_aborts(tmp_path):
 
 
 def test_cli_rejects_exit_1_and_strict_writes_nothing(tmp_path, runner):
-    from convo.cli import app
+    from convo.cli.app import app
 
     p = tmp_path / "bad.vtt"
     p.write_text("WEBVTT\n\n00:01.000 --> 00:02.000\nok\n\n00:02.000 --> zz\nbad\n")
@@ -409,7 +409,7 @@ def test_detection_by_content(tmp_path):
 
 
 def test_does_not_claim_other_text(tmp_path):
-    from convo.importers.transcript import sniff_sbv, sniff_srt, sniff_vtt
+    from convo.importers.transcripts.readers import sniff_sbv, sniff_srt, sniff_vtt
 
     for body in (
         '{"textChunks": ["a --> b"]}\n',
@@ -425,7 +425,7 @@ def test_does_not_claim_other_text(tmp_path):
 
 
 def test_stdin_by_content(runner):
-    from convo.cli import app
+    from convo.cli.app import app
 
     out = runner.invoke(
         app,
@@ -479,7 +479,7 @@ def test_property_hostile_input_never_crashes(tmp_path_factory, parts, name):
 
 @pytest.mark.parametrize("chunk", [1, 2, 7, 64])
 def test_small_read_chunks_give_the_same_lines(tmp_path, monkeypatch, chunk):
-    from convo.importers import transcript_cues
+    from convo.importers.transcripts import cues as transcript_cues
 
     mixed = "WEBVTT\r\n\r\n00:01.000 --> 00:02.000\r\n<v Zoë>café\r\n\r\n".encode()
     mixed += b"00:02.000 --> 00:03.000\rold mac\r\r00:03.000 --> 00:04.000\ncp1252 \xe9t\xe9\n"
@@ -507,7 +507,7 @@ def test_gzipped_input(tmp_path):
 
 
 def test_runaway_block_is_rejected(tmp_path, monkeypatch):
-    from convo.importers import transcript_cues
+    from convo.importers.transcripts import cues as transcript_cues
 
     monkeypatch.setattr(transcript_cues, "MAX_BLOCK_LINES", 3)
     body = _cues("a\nb\nc\nd\ne", "fine")

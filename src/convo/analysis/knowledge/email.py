@@ -1,0 +1,97 @@
+"""TypeAgent's email metadata knowledge (emails/email_message.py, ``EmailMessageMeta``), exactly.
+
+For a mail record convo has ``speaker`` = From and ``listeners`` = To + Cc. TypeAgent's
+``EmailMessageMeta`` keeps To, Cc and Bcc apart and makes ``sent``/``received`` actions
+for the To recipients only. Decision: when the record's ``extra`` has ``to`` (and
+optionally ``cc``/``bcc``) lists, they are used as TypeAgent's fields; otherwise every
+listener counts as a To recipient. Note that TypeAgent puts the ``received`` actions in
+``actions`` (its ``inverse_actions`` stays empty); this module does the same.
+"""
+
+from __future__ import annotations
+
+from email.utils import parseaddr
+from typing import Any
+
+from convo.core.knowledge_schema import Action, ConcreteEntity, Facet, KnowledgeResponse
+
+
+def _strings(value: Any) -> list[str] | None:
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
+    if isinstance(value, str) and value:
+        return [value]
+    return None
+
+
+def email_fields(record: dict[str, Any]) -> tuple[str, list[str], list[str], list[str]]:
+    """(sender, To, Cc, Bcc) of a mail record, as TypeAgent's EmailMessageMeta has them."""
+    meta = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
+    sender = meta.get("speaker") if isinstance(meta.get("speaker"), str) else ""
+    listeners = _strings(meta.get("listeners", meta.get("recipients"))) or []
+    extra = record.get("extra") if isinstance(record.get("extra"), dict) else {}
+    to = _strings(extra.get("to"))
+    if to is None:
+        return sender, listeners, [], _strings(extra.get("bcc")) or []
+    return sender, to, _strings(extra.get("cc")) or [], _strings(extra.get("bcc")) or []
+
+
+def person_name(address: str) -> str:
+    """The name TypeAgent gives the person behind ``Name <addr>``: the display name, else the address."""
+    display, addr = parseaddr(address)
+    return display or addr or address
+
+
+def _address_entities(value: str) -> list[ConcreteEntity]:
+    entities: list[ConcreteEntity] = []
+    display, address = parseaddr(value)
+    if display:
+        entity = ConcreteEntity(name=display, type=["person"])
+        if address:
+            entity.facets = [Facet(name="email_address", value=address)]
+        entities.append(entity)
+    if address:
+        entities.append(ConcreteEntity(name=address, type=["email_address", "alias"]))
+    return entities
+
+
+def _action(verb: str, sender: str, recipient: str) -> Action:
+    return Action(
+        verbs=[verb],
+        verb_tense="past",
+        subject_entity_name=sender,
+        object_entity_name="email",
+        indirect_object_entity_name=recipient,
+    )
+
+
+def _actions(verb: str, sender: str, recipient: str) -> list[Action]:
+    out: list[Action] = []
+    r_display, r_address = parseaddr(recipient)
+    for s in parseaddr(sender):
+        if not s:
+            continue
+        if r_display:
+            out.append(_action(verb, s, r_display))
+        if r_address:
+            out.append(_action(verb, s, r_address))
+    return out
+
+
+def email_knowledge(record: dict[str, Any]) -> KnowledgeResponse:
+    """What TypeAgent's ``EmailMessage.get_knowledge()`` returns for this mail record."""
+    sender, to, cc, bcc = email_fields(record)
+    entities: list[ConcreteEntity] = []
+    if sender:
+        entities.extend(_address_entities(sender))
+    for value in (*to, *cc, *bcc):
+        entities.extend(_address_entities(value))
+    entities.append(ConcreteEntity(name="email", type=["message"]))
+    actions: list[Action] = []
+    if sender and to:
+        for recipient in to:
+            actions.extend(_actions("sent", sender, recipient))
+            actions.extend(_actions("received", recipient, sender))
+    subject = record.get("subject")
+    topics = [subject] if isinstance(subject, str) and subject else []
+    return KnowledgeResponse(entities=entities, actions=actions, inverse_actions=[], topics=topics)

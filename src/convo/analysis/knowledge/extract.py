@@ -1,0 +1,546 @@
+"""Knowledge of messages in TypeAgent's ``KnowledgeResponse`` shape, local and deterministic.
+
+``extract(message)`` gives one message's knowledge read alone; ``Conversation`` extracts
+with statistics and names of the whole conversation (two passes: ``observe`` every
+message, then ``extract`` each); ``extract_all(records)`` does both passes over any
+iterable: the first pass analyses each message once and writes it with its analysis to
+a spool file (in memory up to ``SPOOL_MEMORY`` bytes, then on disk), the second reads
+the spool back, so a pipe is read once and the text is never held in memory.
+``aggregate(records)`` sums a conversation up the same way: who talks to whom, top
+entities and topics, per-speaker topics. Per-message results with ``extract`` alone
+differ from ``extract_all`` only in key phrases (single-document statistics), entity
+spellings and unresolved reply targets.
+
+``metadata_only=True`` returns exactly what TypeAgent 0.5.0's
+``ConversationMessage.get_knowledge()`` gives for the record (``typeagent_knowledge``), so
+it equals what TypeAgent computes after loading convo's JSONL. The full knowledge starts
+from TypeAgent's metadata knowledge too, and for mail records (format ``mbox``, ``eml``,
+``maildir`` or any format of the email family) from what TypeAgent's
+``EmailMessage.get_knowledge()`` gives instead (sent/received actions, the subject, address
+entities; see ``knowledge_email``).
+
+Content knowledge added on top (decisions where the spec is silent):
+- Entities: ``@mentions`` (person), addresses in the text (``email``), URLs (``url``).
+  Names are merged case-insensitively: within a message one entity per name (types
+  and facets united); across a conversation each name takes one spelling, preferring
+  metadata names (speakers, listeners) over mentions over other text, then the first seen
+  (except that an all-lower-case spelling from the text yields to a capitalised one:
+  unique lower-case URLs are not remembered, which keeps memory small).
+- Memory: the conversation state holds the vocabulary, capitalised names and the ids that
+  are replied to; ``Aggregate`` holds one count per distinct name, topic and pair, and
+  on inputs with more than ``Aggregate.MAX_KEYS`` distinct keys in a table it drops the
+  keys seen once (so counts on huge inputs are lower bounds; the top of the lists holds).
+- Topics: the subject without ``Re:``/``Fwd:`` prefixes (it replaces TypeAgent's raw
+  subject topic, so ``Re: X`` and ``X`` count as one), the tags, hashtags, then key
+  phrases (``knowledge_keyphrases``: RAKE over the conversation). Deduplicated
+  case-insensitively, first spelling kept.
+- ``ask`` actions: for each listener asked a question (a ``?`` sentence in the body),
+  speaker → listener, the questions as ``question`` params. A question that names
+  listeners (a word of their name) goes to those only, else to every listener.
+- ``reply`` actions: a message with ``replyTo`` → the parent's speaker when the parent is
+  in the same input (else ``none``), with the parent id as the ``replyTo`` param.
+- ``ask``/``reply`` need a speaker, as all of TypeAgent's metadata actions do.
+- For mail, people are named as TypeAgent names them: the display name, else the address.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from email.utils import parseaddr
+from functools import lru_cache
+from typing import Any, ClassVar
+
+from convo.analysis.knowledge.email import email_knowledge, person_name
+from convo.analysis.knowledge.keyphrases import PhraseStats, candidates, rank
+from convo.analysis.knowledge.text import body, clean_subject, questions, scan
+from convo.core.knowledge_schema import Action, ActionParam, ConcreteEntity, KnowledgeResponse
+from convo.core.record import ConversationMessage, ConversationMessageMeta
+from convo.query.scan import record_listeners, record_speaker, words
+
+__all__ = [
+    "Aggregate",
+    "Conversation",
+    "aggregate",
+    "extract",
+    "extract_all",
+    "metadata_knowledge",
+]
+
+EMAIL_FORMATS = frozenset({"mbox", "mboxo", "mboxrd", "eml", "maildir", "email", "imap"})
+SPOOL_MEMORY = 8 << 20  # bytes kept in memory before extract_all spools to disk
+_META, _MENTION, _TEXT = 0, 1, 2  # spelling priority of a name
+
+
+def as_record(item: dict[str, Any] | ConversationMessage) -> dict[str, Any]:
+    """A record dict from a parsed JSONL dict or a ``ConversationMessage``."""
+    if isinstance(item, ConversationMessage):
+        return item.serialize()
+    if isinstance(item, dict):
+        return item
+    raise TypeError(f"expected a record dict or ConversationMessage, not {type(item).__name__}")
+
+
+@lru_cache(maxsize=64)
+def _format_is_email(fmt: str) -> bool:
+    if fmt.lower() in EMAIL_FORMATS:
+        return True
+    try:
+        from convo.importers.registry import registry
+
+        return registry.get(fmt).family == "email"
+    except Exception:  # unknown format name, or a broken third-party importer
+        return False
+
+
+def is_email(record: dict[str, Any]) -> bool:
+    fmt = record.get("format")
+    return isinstance(fmt, str) and _format_is_email(fmt)
+
+
+def typeagent_knowledge(item: dict[str, Any] | ConversationMessage) -> KnowledgeResponse:
+    """Exactly TypeAgent's ``ConversationMessage.get_knowledge()`` for the record."""
+    record = as_record(item)
+    meta = ConversationMessageMeta(
+        speaker=record_speaker(record), recipients=record_listeners(record)
+    )
+    return meta.get_knowledge()
+
+
+def metadata_knowledge(item: dict[str, Any] | ConversationMessage) -> KnowledgeResponse:
+    """TypeAgent's metadata knowledge for a message (email messages as TypeAgent's emails)."""
+    record = as_record(item)
+    if is_email(record):
+        return email_knowledge(record)
+    return typeagent_knowledge(record)
+
+
+def _person(record: dict[str, Any], value: str, conv: Conversation | None = None) -> str:
+    if not is_email(record):
+        return value
+    if conv is not None:
+        return conv.mail_person(value)
+    return person_name(value)
+
+
+def _text_chunks(record: dict[str, Any]) -> list[str]:
+    chunks = record.get("textChunks", record.get("text_chunks"))
+    return [c for c in chunks if isinstance(c, str)] if isinstance(chunks, list) else []
+
+
+def message_body(record: dict[str, Any]) -> str:
+    """The part of a message read for content knowledge (no quotes, signature, tool output)."""
+    if record.get("role") == "tool":
+        return ""
+    return body(_text_chunks(record))
+
+
+@dataclass(slots=True)
+class _Analysis:
+    """What content extraction reads from a message body, computed once per message."""
+
+    urls: list[str]
+    emails: list[str]
+    mentions: list[str]
+    hashtags: list[str]
+    questions: list[str]
+    candidates: list[tuple[str, ...]]
+
+    def dump(self) -> list[Any]:
+        return [self.urls, self.emails, self.mentions, self.hashtags, self.questions,
+                [list(c) for c in self.candidates]]  # fmt: skip
+
+    @classmethod
+    def load(cls, data: list[Any]) -> _Analysis:
+        return cls(*data[:5], [tuple(c) for c in data[5]])
+
+
+def _analyse(record: dict[str, Any]) -> _Analysis:
+    text = message_body(record)
+    if not text:
+        return _Analysis([], [], [], [], [], [])
+    marked = scan(text)
+    asked = questions(text) if record_listeners(record) else []
+    return _Analysis(
+        marked.urls, marked.emails, marked.mentions, marked.hashtags, asked,
+        candidates(marked.plain),
+    )  # fmt: skip
+
+
+def _content_entities(a: _Analysis) -> list[tuple[ConcreteEntity, int]]:
+    out = [(ConcreteEntity(name=m, type=["person"]), _MENTION) for m in a.mentions]
+    out += [(ConcreteEntity(name=x, type=["email"]), _TEXT) for x in a.emails]
+    out += [(ConcreteEntity(name=u, type=["url"]), _TEXT) for u in a.urls]
+    return out
+
+
+def _meta_names(record: dict[str, Any], conv: Conversation | None = None) -> list[str]:
+    speaker = record_speaker(record)
+    names = [_person(record, speaker, conv)] if speaker else []
+    return names + [_person(record, x, conv) for x in record_listeners(record)]
+
+
+def _named_in(name: str, question: str) -> bool:
+    tokens = words(name)
+    return bool(tokens) and len(tokens[0]) > 1 and tokens[0] in words(question)
+
+
+def _ask_actions(
+    record: dict[str, Any], speaker: str, asked_questions: list[str], conv: Conversation | None
+) -> list[Action]:
+    listeners = [_person(record, x, conv) for x in record_listeners(record)]
+    if not listeners:
+        return []
+    asked: dict[str, list[str]] = {}
+    for q in asked_questions:
+        targets = [x for x in listeners if _named_in(x, q)] or listeners
+        for t in targets:
+            asked.setdefault(t, []).append(q)
+    return [
+        Action(
+            verbs=["ask"],
+            verb_tense="past",
+            subject_entity_name=speaker,
+            object_entity_name=target,
+            indirect_object_entity_name="none",
+            params=[ActionParam(name="question", value=q) for q in qs],
+        )
+        for target, qs in asked.items()
+    ]
+
+
+def _merge_entities(entities: list[ConcreteEntity], canon) -> list[ConcreteEntity]:
+    merged: dict[str, ConcreteEntity] = {}
+    for e in entities:
+        name = canon(e.name)
+        key = name.casefold()
+        have = merged.get(key)
+        if have is None:
+            facets = list(e.facets) if e.facets is not None else None
+            merged[key] = ConcreteEntity(name=name, type=list(e.type), facets=facets)
+            continue
+        have.type.extend(t for t in e.type if t not in have.type)
+        if e.facets:
+            have.facets = have.facets or []
+            have.facets.extend(f for f in e.facets if f not in have.facets)
+    return list(merged.values())
+
+
+def _dedupe(items: Iterable[str]) -> list[str]:
+    seen: dict[str, str] = {}
+    for item in items:
+        item = " ".join(item.split())
+        if item:
+            seen.setdefault(item.casefold(), item)
+    return list(seen.values())
+
+
+class Conversation:
+    """Conversation-wide state for extraction: phrase statistics, name spellings, parents.
+
+    Memory grows with the vocabulary, the distinct names and the number of distinct
+    ``replyTo`` targets, never with the text itself.
+    """
+
+    def __init__(self) -> None:
+        self.stats = PhraseStats()
+        self._names: dict[str, tuple[int, str]] = {}
+        self._wanted: set[str] = set()
+        self._parents: dict[str, tuple[dict[str, Any], str]] = {}
+        self._aliases: dict[str, str] = {}
+
+    def mail_person(self, value: str) -> str:
+        """A mail person's name: the display name, else one seen with this address, else it."""
+        display, address = parseaddr(value)
+        if display:
+            return display
+        return self._aliases.get(address.casefold(), address or value)
+
+    def parent_speaker(self, reply_to: str) -> str | None:
+        found = self._parents.get(reply_to)
+        return _person(found[0], found[1], self) if found else None
+
+    def _learn_aliases(self, record: dict[str, Any]) -> None:
+        speaker = record_speaker(record)
+        for value in ([speaker] if speaker else []) + record_listeners(record):
+            display, address = parseaddr(value)
+            if display and address:
+                self._aliases.setdefault(address.casefold(), display)
+
+    def canonical(self, name: str) -> str:
+        if name == "none":
+            return name
+        found = self._names.get(name.casefold())
+        return found[1] if found else name
+
+    def _name(self, name: str, priority: int) -> None:
+        key = name.casefold()
+        have = self._names.get(key)
+        if have is None and priority != _META and key == name:
+            return  # a lower-case text spelling is its own canonical form: keep memory small
+        if have is None or priority < have[0]:
+            self._names[key] = (priority, name)
+
+    def _note_parent(self, record: dict[str, Any]) -> None:
+        rid = record.get("id")
+        speaker = record_speaker(record)
+        if isinstance(rid, str) and speaker and rid in self._wanted:
+            self._parents.setdefault(rid, ({"format": record.get("format")}, speaker))
+
+    def observe(self, item: dict[str, Any] | ConversationMessage) -> None:
+        """First pass: learn this message's words, names and reply target."""
+        self._observe(as_record(item))
+
+    def _observe(self, record: dict[str, Any]) -> _Analysis:
+        self._note_parent(record)
+        reply_to = record.get("replyTo", record.get("reply_to"))
+        if isinstance(reply_to, str) and reply_to:
+            self._wanted.add(reply_to)
+        if is_email(record):
+            self._learn_aliases(record)
+        analysis = _analyse(record)
+        self.stats.observe_candidates(analysis.candidates)
+        for name in _meta_names(record, self):
+            self._name(name, _META)
+        for e, priority in _content_entities(analysis):
+            self._name(e.name, priority)
+        return analysis
+
+    def extract(
+        self, item: dict[str, Any] | ConversationMessage, *, metadata_only: bool = False
+    ) -> KnowledgeResponse:
+        """Second pass: one message's knowledge."""
+        return self._extract(as_record(item), None, metadata_only)
+
+    def _extract(
+        self, record: dict[str, Any], analysis: _Analysis | None, metadata_only: bool = False
+    ) -> KnowledgeResponse:
+        self._note_parent(record)
+        return _extract(record, self, metadata_only, analysis)
+
+
+def _extract(
+    record: dict[str, Any],
+    conv: Conversation | None,
+    metadata_only: bool,
+    analysis: _Analysis | None = None,
+) -> KnowledgeResponse:
+    if metadata_only:
+        return typeagent_knowledge(record)
+    meta = metadata_knowledge(record)
+    canon = conv.canonical if conv is not None else (lambda n: n)
+    a = analysis if analysis is not None else _analyse(record)
+    entities = meta.entities + [e for e, _ in _content_entities(a)]
+    subject = record.get("subject")
+    tags = record.get("tags")
+    topics = [clean_subject(subject)] if isinstance(subject, str) else []
+    topics += [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
+    topics += a.hashtags
+    stats = conv.stats if conv is not None else None
+    topics += rank(a.candidates, stats, exclude=topics)
+    actions = list(meta.actions)
+    speaker = record_speaker(record)
+    if speaker:
+        who = _person(record, speaker, conv)
+        actions += _ask_actions(record, who, a.questions, conv)
+        reply_to = record.get("replyTo", record.get("reply_to"))
+        if isinstance(reply_to, str) and reply_to:
+            parent = (conv.parent_speaker(reply_to) if conv is not None else None) or "none"
+            actions.append(
+                Action(
+                    verbs=["reply"],
+                    verb_tense="past",
+                    subject_entity_name=who,
+                    object_entity_name=parent,
+                    indirect_object_entity_name="none",
+                    params=[ActionParam(name="replyTo", value=reply_to)],
+                )
+            )
+    for a in (*actions, *meta.inverse_actions):
+        a.subject_entity_name = canon(a.subject_entity_name)
+        a.object_entity_name = canon(a.object_entity_name)
+        a.indirect_object_entity_name = canon(a.indirect_object_entity_name)
+    return KnowledgeResponse(
+        entities=_merge_entities(entities, canon),
+        actions=actions,
+        inverse_actions=list(meta.inverse_actions),
+        topics=_dedupe(topics),
+    )
+
+
+def extract(
+    item: dict[str, Any] | ConversationMessage, *, metadata_only: bool = False
+) -> KnowledgeResponse:
+    """One message's knowledge, read alone (key phrases from its own statistics)."""
+    return _extract(as_record(item), None, metadata_only)
+
+
+def _replay(
+    records: Iterable[dict[str, Any]], conv: Conversation
+) -> Iterator[tuple[dict[str, Any], _Analysis]]:
+    """Observe every record, then yield each with its analysis again (via a spool file
+    unless the records are already a list), so nothing is computed twice."""
+    if isinstance(records, list | tuple):
+        analyses = [conv._observe(as_record(r)) for r in records]
+        yield from zip((as_record(r) for r in records), analyses, strict=True)
+        return
+    import orjson
+
+    with tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY) as spool:
+        for r in records:
+            analysis = conv._observe(r)
+            spool.write(orjson.dumps([r, analysis.dump()]))
+            spool.write(b"\n")
+        spool.seek(0)
+        for line in spool:
+            r, data = orjson.loads(line)
+            yield r, _Analysis.load(data)
+
+
+def extract_all(
+    items: Iterable[dict[str, Any] | ConversationMessage], *, metadata_only: bool = False
+) -> Iterator[tuple[dict[str, Any], KnowledgeResponse]]:
+    """Every message's knowledge with the whole conversation's statistics, in input order."""
+    if metadata_only:
+        for x in items:
+            record = as_record(x)
+            yield record, typeagent_knowledge(record)
+        return
+    conv = Conversation()
+    records = items if isinstance(items, list | tuple) else (as_record(x) for x in items)
+    for record, analysis in _replay(records, conv):
+        yield record, conv._extract(record, analysis)
+
+
+def _ranked(counter: Counter[str], spelling: dict[str, str], top: int | None) -> list:
+    items = sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [(spelling[k], n) for k, n in (items[:top] if top is not None else items)]
+
+
+@dataclass
+class Aggregate:
+    """A conversation summed up. Keys are case-folded; shown with the first spelling seen.
+
+    ``pairs`` counts messages from a speaker to a listener, and to the speaker of the
+    message replied to (a forum reply or a threaded chat message talks to its parent).
+    Entities count the messages naming them, except TypeAgent's ``email`` message entity.
+    """
+
+    messages: int = 0
+    speakers: Counter[str] = field(default_factory=Counter)
+    pairs: Counter[tuple[str, str]] = field(default_factory=Counter)
+    entities: Counter[str] = field(default_factory=Counter)
+    entity_types: dict[str, list[str]] = field(default_factory=dict)
+    topics: Counter[str] = field(default_factory=Counter)
+    speaker_topics: dict[str, Counter[str]] = field(default_factory=dict)
+    spelling: dict[str, str] = field(default_factory=dict)
+
+    MAX_KEYS: ClassVar[int] = 50_000
+
+    def _prune(self) -> None:
+        """Drop keys seen once from tables grown past ``MAX_KEYS`` (lossy, like uniq -c of a sample)."""
+        tables: list[Counter[Any]] = [self.entities, self.topics, self.pairs]
+        for table in tables:
+            if len(table) > self.MAX_KEYS:
+                for key in [k for k, n in table.items() if n <= 1]:
+                    del table[key]
+        for per in self.speaker_topics.values():
+            if len(per) > self.MAX_KEYS // 10:
+                for key in [k for k, n in per.items() if n <= 1]:
+                    del per[key]
+        if len(self.spelling) > 2 * self.MAX_KEYS:
+            live = set(self.entities) | set(self.topics) | set(self.speakers)
+            live.update(k for pair in self.pairs for k in pair)
+            live.update(k for per in self.speaker_topics.values() for k in per)
+            self.spelling = {k: v for k, v in self.spelling.items() if k in live}
+            self.entity_types = {k: v for k, v in self.entity_types.items() if k in self.entities}
+
+    def _key(self, name: str) -> str:
+        key = name.casefold()
+        self.spelling.setdefault(key, name)
+        return key
+
+    def add(
+        self,
+        record: dict[str, Any],
+        knowledge: KnowledgeResponse,
+        conv: Conversation | None = None,
+    ) -> None:
+        """Count one message: its speaker and listeners, entities, topics."""
+
+        def person(value: str) -> str:
+            name = _person(record, value, conv)
+            return self._key(conv.canonical(name) if conv is not None else name)
+
+        self.messages += 1
+        speaker = record_speaker(record)
+        who = person(speaker) if speaker else None
+        if who is not None:
+            self.speakers[who] += 1
+            heard = {person(listener) for listener in record_listeners(record)}
+            for a in knowledge.actions:  # a reply talks to the parent's speaker
+                if a.verbs == ["reply"] and a.object_entity_name not in ("none", speaker):
+                    heard.add(self._key(a.object_entity_name))
+            heard.discard(who)  # replying to oneself is not talking to someone
+            for listener in sorted(heard):
+                self.pairs[(who, listener)] += 1
+        for e in knowledge.entities:
+            if "message" in e.type:  # TypeAgent's "email" entity on every mail
+                continue
+            key = self._key(e.name)
+            self.entities[key] += 1
+            types = self.entity_types.setdefault(key, [])
+            types.extend(t for t in e.type if t not in types)
+        for t in knowledge.topics:
+            key = self._key(t)
+            self.topics[key] += 1
+            if who is not None:
+                self.speaker_topics.setdefault(who, Counter())[key] += 1
+        if self.messages % 10_000 == 0:
+            self._prune()
+
+    def to_dict(self, top: int | None = 20) -> dict[str, Any]:
+        """Plain data for ``--format json``: ranked lists, most frequent first."""
+        sp = self.spelling
+        pairs = sorted(self.pairs.items(), key=lambda kv: (-kv[1], kv[0]))
+        pairs = pairs[:top] if top is not None else pairs
+        return {
+            "messages": self.messages,
+            "speakers": [{"name": n, "messages": c} for n, c in _ranked(self.speakers, sp, top)],
+            "pairs": [{"speaker": sp[a], "listener": sp[b], "messages": c} for (a, b), c in pairs],
+            "entities": [
+                {"name": n, "type": self.entity_types[n.casefold()], "messages": c}
+                for n, c in _ranked(self.entities, sp, top)
+            ],
+            "topics": [{"topic": n, "messages": c} for n, c in _ranked(self.topics, sp, top)],
+            "speaker_topics": [
+                {
+                    "speaker": sp[s],
+                    "topics": [
+                        {"topic": n, "messages": c}
+                        for n, c in _ranked(self.speaker_topics.get(s, Counter()), sp, 5)
+                    ],
+                }
+                for s, _ in sorted(self.speakers.items(), key=lambda kv: (-kv[1], kv[0]))[
+                    : top if top is not None else None
+                ]
+            ],
+        }
+
+
+def aggregate(
+    items: Iterable[dict[str, Any] | ConversationMessage], *, metadata_only: bool = False
+) -> Aggregate:
+    """Who talks to whom, top entities and topics, per-speaker topics, for a conversation."""
+    agg = Aggregate()
+    if metadata_only:
+        for record, k in extract_all(items, metadata_only=True):
+            agg.add(record, k)
+        return agg
+    conv = Conversation()
+    records = items if isinstance(items, list | tuple) else (as_record(x) for x in items)
+    for record, analysis in _replay(records, conv):
+        agg.add(record, conv._extract(record, analysis), conv)
+    return agg

@@ -1,0 +1,332 @@
+"""Streaming JSON: the elements of one array inside a document, parsed one at a time.
+
+The stream is read in blocks; compiled bytes regexes skip plain bytes and whole strings
+(escapes included) so Python only looks at brackets, keys and separators. Only the
+current element's bytes (plus one block) are held; each element is parsed with orjson.
+
+Decisions:
+- ``path`` is a tuple of object keys leading to the array (``()``: the document is the
+  array). Elements are checked by orjson; bytes that are skipped (values off the path
+  below the top level) are only checked for balanced brackets and closed strings.
+- Top-level members other than the path's first key are parsed and kept in
+  ``members`` (they are small in the formats this serves); ``skip`` names members to
+  pass over without keeping. With duplicate keys the first array on the path wins.
+- Malformed JSON is an ``InputError`` located ``name:LINE`` (1-based), raised when it is
+  met: elements before it have already been yielded.
+- A leading UTF-8 BOM is ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+import orjson
+
+from convo.core.errors import InputError
+
+BLOCK = 1 << 20
+
+_WS = re.compile(rb"[ \t\r\n]*+")
+# Plain bytes, whole (closed) strings and empty containers, up to the next bracket or
+# unclosed string.
+_PLAIN = re.compile(
+    rb'[^"\[\]{}]*+(?:(?:"[^"\\]*+(?:\\.[^"\\]*+)*+"|\[[ \t\r\n]*+\]|\{[ \t\r\n]*+\})'
+    rb'[^"\[\]{}]*+)*+',
+    re.S,
+)
+# The inside of a string, up to its closing quote (or the end of the buffer).
+_STR_BODY = re.compile(rb'[^"\\]*+(?:\\.[^"\\]*+)*+', re.S)
+# A number, true, false or null (checked by orjson when kept).
+_SCALAR = re.compile(rb'[^ \t\r\n,:\[\]{}"]*+')
+
+_QUOTE, _LBRACK, _RBRACK, _LBRACE, _RBRACE = b'"[]{}'
+_COMMA, _COLON = b",:"
+_CLOSER = {_LBRACK: _RBRACK, _LBRACE: _RBRACE}
+_START = object()  # internal event: the array at the path has opened
+_HINT = "is the file complete?"
+
+
+class _Scanner:
+    """A byte buffer over a stream that drops what is behind the current value."""
+
+    def __init__(self, stream: BinaryIO, where: str, block: int):
+        self.stream = stream
+        self.where = where
+        self.block = block
+        self.buf = bytearray()
+        self.pos = 0
+        self.base = 0  # stream offset of buf[0]
+        self.mark: int | None = None  # start of bytes being kept
+        self.eof = False
+        self.line = 1  # line number at buf[line_pos]
+        self.line_pos = 0
+
+    def fill(self) -> bool:
+        """Read one more block (dropping consumed bytes); False at the end of the stream."""
+        if self.eof:
+            return False
+        keep = self.pos if self.mark is None else self.mark
+        if keep > 0:
+            self.line_at(keep)
+            del self.buf[:keep]
+            self.base += keep
+            self.pos -= keep
+            self.line_pos -= keep
+            if self.mark is not None:
+                self.mark -= keep
+        data = self.stream.read(self.block)
+        if not data:
+            self.eof = True
+            return False
+        self.buf += data
+        return True
+
+    def line_at(self, p: int) -> int:
+        """The 1-based line of ``buf[p]`` (``p`` never goes backwards)."""
+        if p > self.line_pos:
+            self.line += self.buf.count(b"\n", self.line_pos, p)
+            self.line_pos = p
+        return self.line
+
+    def error(self, what: str, line: int | None = None) -> InputError:
+        if line is None:
+            line = self.line_at(min(self.pos, len(self.buf)))
+        return InputError(f"not valid JSON ({what})", where=f"{self.where}:{line}", hint=_HINT)
+
+    def peek(self) -> int | None:
+        """The next byte after whitespace (not consumed), or None at the end."""
+        while True:
+            self.pos = _WS.match(self.buf, self.pos).end()  # type: ignore[union-attr]
+            if self.pos < len(self.buf):
+                return self.buf[self.pos]
+            if not self.fill():
+                return None
+
+    def expect(self, ch: int, what: str) -> None:
+        if self.peek() != ch:
+            raise self.error(f"expected {what}")
+        self.pos += 1
+
+    def value(self, keep: bool) -> bytes | None:
+        """Move past the value starting at the next byte; its bytes when ``keep``."""
+        c = self.peek()
+        if c is None:
+            raise self.error("unexpected end of input")
+        if keep:
+            self.mark = self.pos
+        if c in _CLOSER:
+            self._container()
+        elif c == _QUOTE:
+            self.pos += 1
+            self._string()
+        else:
+            self._scalar()
+        if not keep:
+            return None
+        assert self.mark is not None
+        data = bytes(self.buf[self.mark : self.pos])
+        self.mark = None
+        return data
+
+    def _scalar(self) -> None:
+        n = 0
+        while True:
+            end = _SCALAR.match(self.buf, self.pos).end()  # type: ignore[union-attr]
+            n += end - self.pos
+            self.pos = end
+            if end < len(self.buf) or not self.fill():
+                break
+        if n == 0:
+            raise self.error(f"unexpected {chr(self.buf[self.pos])!r}")
+
+    def _string(self) -> None:
+        """From inside a string to just past its closing quote."""
+        while True:
+            p = _STR_BODY.match(self.buf, self.pos).end()  # type: ignore[union-attr]
+            if p < len(self.buf) and self.buf[p] == _QUOTE:
+                self.pos = p + 1
+                return
+            self.pos = p  # the end of the buffer, or a backslash that ends it
+            if not self.fill():
+                raise self.error("unterminated string")
+
+    def _container(self) -> None:
+        buf = self.buf
+        stack = [_CLOSER[buf[self.pos]]]  # opened here: the pattern skips only inner empties
+        self.pos += 1
+        while True:
+            p = _PLAIN.match(buf, self.pos).end()  # type: ignore[union-attr]
+            if p >= len(buf):
+                self.pos = p
+                if not self.fill():
+                    raise self.error("unexpected end of input")
+                continue
+            ch = buf[p]
+            self.pos = p + 1
+            if ch == _QUOTE:
+                self._string()
+            elif ch in _CLOSER:
+                stack.append(_CLOSER[ch])
+            elif not stack or stack.pop() != ch:
+                raise self.error(f"unexpected {chr(ch)!r}")
+            elif not stack:
+                return
+
+
+def _parse(data: bytes, line: int, where: str) -> Any:
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as e:
+        at = line + (getattr(e, "lineno", 1) or 1) - 1
+        what = str(e).split(":", 1)[0]
+        raise InputError(f"not valid JSON ({what})", where=f"{where}:{at}", hint=_HINT) from None
+
+
+class JsonArray:
+    """The array at ``path`` in a JSON document, one ``(element, line)`` at a time.
+
+    ``start()`` reads up to the array's opening bracket and returns the top-level
+    members seen so far; after iteration ``members`` holds all of them. ``found`` says
+    whether an array was at the path; ``root`` is the document's first byte
+    (``"{"``, ``"["``, ...), ``keys`` the top-level keys in order (skipped ones too) and
+    ``kinds`` the first byte of each top-level value off the path. ``span`` is the
+    byte range (start, end) in the stream of the element last yielded, to read it again.
+    ``path=None`` reads the whole document for its top-level members only; with
+    ``keep=False`` no member is kept.
+    """
+
+    def __init__(
+        self,
+        stream: BinaryIO,
+        path: tuple[str, ...] | None = (),
+        *,
+        where: str = "input",
+        skip: tuple[str, ...] = (),
+        keep: bool = True,
+        block: int = BLOCK,
+    ):
+        self.members: dict[str, Any] = {}
+        self.keys: list[str] = []
+        self.kinds: dict[str, str] = {}
+        self.span = (0, 0)
+        self.found = False
+        self.root = ""
+        self._sc = _Scanner(stream, where, block)
+        self._path = path
+        self._skip = set(skip)
+        self._keep = keep
+        self._events = self._run()
+        self._started = False
+
+    def start(self) -> dict[str, Any]:
+        if not self._started:
+            self._started = True
+            for event in self._events:
+                if event is _START:
+                    break
+        return self.members
+
+    def __iter__(self) -> Iterator[tuple[Any, int]]:
+        self.start()
+        yield from self._events
+
+    def _run(self) -> Iterator[Any]:
+        sc = self._sc
+        while len(sc.buf) < 3 and sc.fill():
+            pass
+        if sc.buf.startswith(b"\xef\xbb\xbf"):
+            sc.pos = 3
+        c = sc.peek()
+        if c is None:
+            raise sc.error("empty document")
+        self.root = chr(c)
+        yield from self._at(self._path, 0)
+        if sc.peek() is not None:
+            raise sc.error("trailing data after the document")
+
+    def _at(self, path: tuple[str, ...] | None, depth: int) -> Iterator[Any]:
+        """The value at the scanner: navigate ``path`` into it, or skip it."""
+        sc = self._sc
+        c = sc.peek()
+        if path == () and c == _LBRACK and not self.found:
+            self.found = True
+            yield _START
+            yield from self._elements()
+        elif c == _LBRACE and (path or (path is None and depth == 0)):
+            yield from self._object(path, depth)
+        else:
+            sc.value(keep=False)
+
+    def _elements(self) -> Iterator[tuple[Any, int]]:
+        sc = self._sc
+        sc.pos += 1
+        if sc.peek() == _RBRACK:
+            sc.pos += 1
+            return
+        while True:
+            line = sc.line_at(sc.pos)
+            start = sc.base + sc.pos
+            data = sc.value(keep=True)
+            assert data is not None
+            self.span = (start, start + len(data))
+            yield _parse(data, line, sc.where), line
+            c = sc.peek()
+            sc.pos += 1
+            if c == _RBRACK:
+                return
+            if c != _COMMA:
+                raise sc.error("expected ',' or ']' after an array element")
+            if sc.peek() == _RBRACK:
+                raise sc.error("trailing comma")
+
+    def _object(self, path: tuple[str, ...] | None, depth: int) -> Iterator[Any]:
+        sc = self._sc
+        sc.pos += 1
+        if sc.peek() == _RBRACE:
+            sc.pos += 1
+            return
+        while True:
+            if sc.peek() != _QUOTE:
+                raise sc.error("expected a key")
+            line = sc.line_at(sc.pos)
+            key = _parse(sc.value(keep=True) or b"", line, sc.where)
+            sc.expect(_COLON, "':' after a key")
+            if path and key == path[0] and not self.found:
+                if depth == 0:
+                    self.keys.append(key)
+                yield from self._at(path[1:], depth + 1)
+            elif depth == 0:
+                self.keys.append(key)
+                self.kinds[key] = chr(sc.peek() or 32)
+                if key in self._skip or not self._keep:
+                    sc.value(keep=False)
+                else:
+                    line = sc.line_at(sc.pos)
+                    self.members[key] = _parse(sc.value(keep=True) or b"", line, sc.where)
+            else:
+                sc.value(keep=False)
+            c = sc.peek()
+            sc.pos += 1
+            if c == _RBRACE:
+                return
+            if c != _COMMA:
+                raise sc.error("expected ',' or '}' after a member")
+
+
+def iter_items(
+    stream: BinaryIO, path: tuple[str, ...] = (), *, where: str = "input"
+) -> Iterator[tuple[Any, int]]:
+    """Each element of the array at ``path`` with the line it starts on."""
+    return iter(JsonArray(stream, path, where=where))
+
+
+def read_top_level(
+    stream: BinaryIO, skip: tuple[str, ...] = ("messages",), *, where: str = "input"
+) -> dict[str, Any]:
+    """The document's top-level members except those in ``skip`` (passed over unkept)."""
+    doc = JsonArray(stream, None, where=where, skip=skip)
+    for _ in doc:
+        pass
+    return doc.members

@@ -1,0 +1,225 @@
+"""The record: TypeAgent's ``ConversationMessage`` plus convo's provenance keys.
+
+The TypeAgent core (``textChunks``, ``metadata.speaker``/``listeners``, ``tags``,
+``timestamp``, ``source_id``) is byte-compatible with TypeAgent 0.5.0's
+``ConversationMessage.serialize()``; convo adds ``id``, ``format`` and the optional
+``thread``, ``replyTo``, ``role``, ``subject`` and ``extra`` (omitted when empty).
+TypeAgent's ``deserialize`` ignores the extra keys, so it loads convo's output unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from pydantic import AliasChoices, ConfigDict, Field
+from pydantic.dataclasses import dataclass
+
+from convo.core.knowledge_schema import Action, ConcreteEntity, KnowledgeResponse
+from convo.core.timestamps import EPOCH_STR, UNIX_EPOCH, format_timestamp_utc
+
+__all__ = [
+    "UNIX_EPOCH",
+    "ConversationMessage",
+    "ConversationMessageMeta",
+    "TranscriptMessage",
+    "TranscriptMessageMeta",
+    "content_id",
+    "format_timestamp_utc",
+]
+
+ROLES = ("system", "user", "assistant", "tool")
+_CONFIG = ConfigDict(populate_by_name=True, extra="ignore")
+
+
+@dataclass(config=_CONFIG)
+class ConversationMessageMeta:
+    """Who spoke and to whom. ``recipients`` is written as ``listeners``."""
+
+    speaker: str | None = None
+    recipients: list[str] = Field(
+        default_factory=list,
+        serialization_alias="listeners",
+        validation_alias=AliasChoices("recipients", "listeners"),
+    )
+
+    @property
+    def source(self) -> str | None:
+        return self.speaker
+
+    @property
+    def dest(self) -> list[str] | None:
+        return self.recipients if self.recipients else None
+
+    def get_knowledge(self) -> KnowledgeResponse:
+        """TypeAgent's metadata knowledge, exactly (see ``universal_message.py``)."""
+        if not self.speaker:
+            return KnowledgeResponse()
+        entities = [ConcreteEntity(name=self.speaker, type=["person"])]
+        entities.extend(ConcreteEntity(name=r, type=["person"]) for r in self.recipients)
+        if self.recipients:
+            actions = [
+                Action(
+                    verbs=["say"],
+                    verb_tense="past",
+                    subject_entity_name=self.speaker,
+                    object_entity_name=r,
+                    indirect_object_entity_name="none",
+                )
+                for r in self.recipients
+            ]
+        else:
+            actions = [
+                Action(
+                    verbs=["say", "speak"],
+                    verb_tense="past",
+                    subject_entity_name=self.speaker,
+                    object_entity_name="none",
+                    indirect_object_entity_name="none",
+                )
+            ]
+        return KnowledgeResponse(entities=entities, actions=actions)
+
+    def serialize(self) -> dict[str, Any]:
+        return {"speaker": self.speaker, "listeners": list(self.recipients)}
+
+
+@dataclass(config=_CONFIG)
+class ConversationMessage:
+    """One message from any conversation.
+
+    ``ConversationMessage(text_chunks, metadata, tags=[], timestamp=None)`` as in TypeAgent;
+    the remaining keyword fields are convo's. ``id`` and ``format`` are filled in on
+    ``serialize()`` when left empty (a content hash, and ``"convo"``).
+    """
+
+    text_chunks: list[str] = Field(
+        serialization_alias="textChunks",
+        validation_alias=AliasChoices("text_chunks", "textChunks"),
+    )
+    metadata: ConversationMessageMeta = Field(default_factory=ConversationMessageMeta)
+    tags: list[str] = Field(default_factory=list)
+    timestamp: str | None = None
+    source_id: str | None = None
+    id: str | None = None
+    format: str | None = None
+    thread: str | None = None
+    reply_to: str | None = Field(
+        default=None,
+        serialization_alias="replyTo",
+        validation_alias=AliasChoices("reply_to", "replyTo"),
+    )
+    role: str | None = None
+    subject: str | None = None
+    extra: dict[str, Any] | None = None
+
+    # TypeAgent's IMessage surface
+    def get_knowledge(self) -> KnowledgeResponse:
+        return self.metadata.get_knowledge()
+
+    def add_timestamp(self, timestamp: str) -> None:
+        self.timestamp = timestamp
+
+    def add_content(self, content: str) -> None:
+        self.text_chunks[0] += content
+
+    @property
+    def speaker(self) -> str | None:
+        return self.metadata.speaker
+
+    @property
+    def listeners(self) -> list[str]:
+        return self.metadata.recipients
+
+    @property
+    def text(self) -> str:
+        """The chunks joined as TypeAgent joins them for display (one per line)."""
+        return "\n".join(self.text_chunks)
+
+    def serialize(self) -> dict[str, Any]:
+        """The JSONL record: TypeAgent's keys first, convo's after, empties omitted."""
+        record: dict[str, Any] = {
+            "textChunks": list(self.text_chunks),
+            "metadata": {
+                "speaker": self.metadata.speaker,
+                "listeners": list(self.metadata.recipients),
+            },
+            "tags": list(self.tags),
+            "timestamp": self.timestamp or EPOCH_STR,
+            "source_id": self.source_id,
+            "id": self.id or content_id(self),
+            "format": self.format or "convo",
+        }
+        if self.thread:
+            record["thread"] = self.thread
+        if self.reply_to:
+            record["replyTo"] = self.reply_to
+        if self.role:
+            record["role"] = self.role
+        if self.subject:
+            record["subject"] = self.subject
+        if self.extra:
+            record["extra"] = self.extra
+        return record
+
+    @staticmethod
+    def deserialize(data: dict[str, Any]) -> ConversationMessage:
+        """Load a convo or TypeAgent record (either key spelling)."""
+        return _validate(data)
+
+
+def _validate(data: dict[str, Any]) -> ConversationMessage:
+    return ConversationMessage.__pydantic_validator__.validate_python(data)  # type: ignore[attr-defined]
+
+
+def content_id(msg: ConversationMessage, occurrence: int = 0) -> str:
+    """A stable id for a source without ids: hash of (format, speaker, timestamp, text).
+
+    ``occurrence`` separates identical messages in one source (the second "ok" from Bob
+    in the same second), so re-ingesting adds nothing but repeats are kept.
+    """
+    h = hashlib.blake2b(digest_size=12)
+    for part in (msg.format or "", msg.metadata.speaker or "", msg.timestamp or EPOCH_STR):
+        h.update(part.encode("utf-8", "surrogatepass"))
+        h.update(b"\x1f")
+    for chunk in msg.text_chunks:
+        h.update(chunk.encode("utf-8", "surrogatepass"))
+        h.update(b"\x1e")
+    suffix = f"-{occurrence}" if occurrence else ""
+    return f"h:{h.hexdigest()}{suffix}"
+
+
+# TypeAgent's transcript aliases
+TranscriptMessage = ConversationMessage
+TranscriptMessageMeta = ConversationMessageMeta
+
+
+def json_schema() -> dict[str, Any]:
+    """JSON Schema of the record as written (serialization aliases), from the pydantic model."""
+    from pydantic import TypeAdapter
+
+    schema = TypeAdapter(ConversationMessage).json_schema(mode="serialization", by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "ConversationMessage"
+    schema["description"] = (
+        "A convo record: TypeAgent's ConversationMessage plus id, format and provenance keys. "
+        "timestamp is YYYY-MM-DDTHH:MM:SSZ (UTC); 1970-01-01T00:00:00Z means unknown."
+    )
+    schema["required"] = sorted(
+        {"textChunks", "metadata", "tags", "timestamp", "source_id", "id", "format"}
+    )
+    props = schema["properties"]
+    props["timestamp"] = {
+        "type": "string",
+        "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$",
+        "description": "UTC, whole seconds; the epoch means unknown",
+    }
+    props["textChunks"]["minItems"] = 1
+    props["id"] = {
+        "type": "string",
+        "description": "stable across re-ingests; the source's own id or h:<hash>",
+    }
+    props["format"] = {"type": "string", "description": "the importer that produced the record"}
+    props["role"] = {"enum": [*ROLES, None], "default": None}
+    schema["$defs"]["ConversationMessageMeta"]["required"] = ["speaker", "listeners"]
+    return schema

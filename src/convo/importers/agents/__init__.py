@@ -1,0 +1,5 @@
+"""Agent-framework message logs: OpenAI, Anthropic, AgentScope, LangMem, AutoGen, Jianmu."""
+
+from convo.importers.agents.reader import register
+
+__all__ = ["register"]

@@ -1,0 +1,565 @@
+"""One agent-framework message object to a ``ConversationMessage``, per framework.
+
+``classify`` tells the framework of one dict; ``convert`` turns it into a message within
+a ``Thread`` (which knows the conversation id and the two parties, for listeners). The
+conventions (speaker, role, listeners, ids, ``extra``) are documented in
+``convo.importers.chat``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, tzinfo
+from typing import Any
+
+from convo.core.errors import RecordError
+from convo.core.record import ConversationMessage, ConversationMessageMeta
+from convo.core.timestamps import format_timestamp_utc, parse_datetime
+from convo.importers.agents.blocks import (
+    ANTHROPIC_BLOCKS,
+    OPENAI_PARTS,
+    block_type,
+    chunks_of,
+    dumps,
+    jianmu_to_text,
+    jsonable,
+    normalise_block,
+    normalise_content,
+    normalise_result,
+    tool_use_block,
+)
+
+AGENT_FORMATS = ("openai", "anthropic", "agentscope", "langmem", "autogen", "jianmu")
+
+ROLE_MAP = {
+    "system": "system",
+    "user": "user",
+    "assistant": "assistant",
+    "tool": "tool",
+    "developer": "system",
+    "model": "assistant",
+    "function": "tool",
+    "human": "user",
+    "ai": "assistant",
+}
+
+AUTOGEN_TYPES = frozenset(
+    {
+        "TextMessage",
+        "MultiModalMessage",
+        "StopMessage",
+        "HandoffMessage",
+        "ToolCallSummaryMessage",
+        "StructuredMessage",
+        "ToolCallRequestEvent",
+        "ToolCallExecutionEvent",
+        "MemoryQueryEvent",
+        "UserInputRequestedEvent",
+        "ModelClientStreamingChunkEvent",
+        "ThoughtEvent",
+        "SelectSpeakerEvent",
+        "CodeGenerationEvent",
+        "CodeExecutionEvent",
+        "SelectorEvent",
+    }
+)
+# AutoGen fields that are not type-specific (everything else is copied to extra).
+_AUTOGEN_COMMON = frozenset({"source", "content", "id", "created_at", "type"})
+# Claude Code session entries that are bookkeeping, not messages: skipped with a warning.
+CLAUDE_CODE_BOOKKEEPING = frozenset(
+    {"file-history-snapshot", "queue-operation", "progress", "last-prompt"}
+)
+_AGENTSCOPE_TIME = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$")
+_AUTOGEN_CLASS = re.compile(r"[A-Z]\w*(Message|Event)(\[[\w.,\[\] ]*\])?$")
+_EPOCH_TEXT = re.compile(r"\d{9,13}(\.\d+)?")
+_MESSAGE_KEYS = ("content", "tool_calls", "function_call", "refusal", "audio")
+
+
+class NotMessage(RecordError):
+    """The object is not a message of the expected framework."""
+
+    def __init__(self, what: str, *, bookkeeping: bool = False):
+        super().__init__(
+            what,
+            hint="use --lenient to keep such objects as text, or --from to pick the format",
+        )
+        self.bookkeeping = bookkeeping
+
+
+@dataclass
+class Thread:
+    """One conversation: its id, container fields and the two parties seen so far."""
+
+    id: str | None = None
+    extra: dict[str, Any] | None = None  # container fields, attached to the first message
+    last: dict[str, str | None] = field(default_factory=lambda: {"user": None, "assistant": None})
+
+    def prime(self, objs: list[Any], fmt: str) -> None:
+        """Know both parties' names before the first reply (a whole conversation at hand)."""
+        for obj in objs:
+            if not isinstance(obj, dict):
+                continue
+            side, name = _peek_party(obj, fmt)
+            if side and name and self.last.get(side) is None:
+                self.last[side] = name
+
+    def listeners(self, role: str | None, speaker: str | None) -> list[str]:
+        """The other party of the two-party exchange (see the module docs of ``chat``)."""
+        if role == "user":
+            other = self.last["assistant"] or "assistant"
+        elif role in ("assistant", "tool"):
+            other = self.last["user"] or "user"
+            if role == "tool":
+                other = self.last["assistant"] or "assistant"
+        else:
+            return []
+        return [] if other == speaker else [other]
+
+    def heard(self, role: str | None, speaker: str | None) -> None:
+        if role == "user":
+            self.last["user"] = speaker
+        elif role == "assistant":
+            self.last["assistant"] = speaker
+
+
+@dataclass
+class Parts:
+    """What a framework converter found, before the shared finishing."""
+
+    speaker: str | None
+    role: str | None
+    blocks: list[dict[str, Any]]
+    extra: dict[str, Any]
+    timestamp: Any = None
+    id: Any = None
+    reply_to: Any = None
+    thread: Any = None
+    listeners: list[str] | None = None  # an explicit addressee (AutoGen handoff target)
+
+
+# -- classification -------------------------------------------------------------------
+
+
+def is_container(obj: Any) -> bool:
+    """A conversation object: ``{"messages": [...], ...}`` that is not itself a message."""
+    return (
+        isinstance(obj, dict)
+        and isinstance(obj.get("messages"), list)
+        and "role" not in obj
+        and "textChunks" not in obj
+    )
+
+
+def is_claude_code(obj: dict[str, Any]) -> bool:
+    kind = obj.get("type")
+    return isinstance(kind, str) and (
+        "sessionId" in obj
+        or "parentUuid" in obj
+        or "leafUuid" in obj
+        or (kind in CLAUDE_CODE_BOOKKEEPING and "role" not in obj)
+    )
+
+
+def classify(obj: Any, *, loose: bool = False) -> str | None:
+    """The framework of one message dict, or None. Plain role+text messages are openai.
+
+    A message needs a ``role`` (AutoGen: ``type`` + ``source``; Claude Code: an envelope);
+    ``loose`` also takes a role-less object with ``content`` (it gets the fallback role).
+    """
+    if not isinstance(obj, dict) or "textChunks" in obj or "text_chunks" in obj:
+        return None
+    kind = obj.get("type")
+    if is_claude_code(obj):
+        return "anthropic"
+    if isinstance(kind, str) and "source" in obj and (kind in AUTOGEN_TYPES or _autogen_name(kind)):
+        return "autogen"
+    module = obj.get("__module__")
+    if (isinstance(module, str) and "agentscope" in module) or obj.get("__name__") == "Msg":
+        return "agentscope"
+    if "role" not in obj and not (loose and any(k in obj for k in _MESSAGE_KEYS)):
+        return None
+    if "invocation_id" in obj or (
+        "name" in obj
+        and isinstance(obj.get("timestamp"), str)
+        and _AGENTSCOPE_TIME.match(obj["timestamp"])
+    ):
+        return "agentscope"
+    if "tool" in obj or isinstance(obj.get("content"), dict):
+        return "jianmu"
+    meta = obj.get("metadata")
+    if isinstance(meta, dict) and ("user_id" in meta or "timestamp" in meta):
+        return "langmem"
+    if obj.get("type") == "message" or _has_blocks(obj.get("content"), ANTHROPIC_BLOCKS):
+        return "anthropic"
+    return "openai"
+
+
+def _autogen_name(kind: str) -> bool:
+    return _AUTOGEN_CLASS.match(kind) is not None
+
+
+def _has_blocks(content: Any, kinds: frozenset[str]) -> bool:
+    if not isinstance(content, list):
+        return False
+    for part in content:
+        kind = block_type(part) if isinstance(part, dict) else None
+        if kind is None:
+            continue
+        if kind in kinds:
+            return True
+        if kind in ("image", "document") and isinstance(part.get("source"), dict):
+            return kinds is ANTHROPIC_BLOCKS
+        if kind in OPENAI_PARTS and kinds is ANTHROPIC_BLOCKS:
+            return False
+    return False
+
+
+def _peek_party(obj: dict[str, Any], fmt: str) -> tuple[str | None, str | None]:
+    if fmt == "autogen" or ("source" in obj and "type" in obj):
+        source = obj.get("source")
+        if not isinstance(source, str):
+            return None, None
+        return ("user" if source.lower() == "user" else "assistant"), source
+    if "message" in obj and isinstance(obj["message"], dict):
+        obj = obj["message"]
+    role = ROLE_MAP.get(str(obj.get("role")))
+    name = obj.get("name")
+    if role in ("user", "assistant"):
+        return role, name if isinstance(name, str) and name else role
+    return None, None
+
+
+# -- per-framework converters ----------------------------------------------------------
+
+
+def _role(obj: dict[str, Any], extra: dict[str, Any], fallback: str) -> tuple[str | None, str]:
+    """(mapped role, speaker-default) from ``role``; the source spelling kept when mapped."""
+    raw = obj.get("role")
+    if raw is None:
+        return fallback, fallback
+    if not isinstance(raw, str):
+        raise NotMessage(f"role is {type(raw).__name__}, not a string")
+    role = ROLE_MAP.get(raw.lower())
+    if role != raw:
+        extra["original_role"] = raw
+    return role, raw
+
+
+def _named(obj: dict[str, Any], extra: dict[str, Any], default: str) -> str:
+    name = obj.get("name")
+    if isinstance(name, str) and name:
+        extra["name"] = name
+        return name
+    return default
+
+
+def _need_content(obj: dict[str, Any], what: str) -> None:
+    if not any(k in obj for k in _MESSAGE_KEYS):
+        raise NotMessage(f"{what} without content")
+
+
+def openai_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
+    _need_content(obj, "a chat message")
+    extra: dict[str, Any] = {}
+    role, speaker = _role(obj, extra, fallback_role)
+    content = obj.get("content")
+    blocks: list[dict[str, Any]]
+    if role == "tool" and (obj.get("tool_call_id") or obj.get("role") == "function"):
+        result: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": obj.get("tool_call_id"),
+            "content": normalise_result(content),
+            "is_error": bool(obj.get("is_error", False)),
+        }
+        if isinstance(obj.get("name"), str):
+            result["name"] = obj["name"]
+        blocks = [result]
+    else:
+        blocks = normalise_content(content)
+    if isinstance(obj.get("refusal"), str) and obj["refusal"]:
+        blocks.append({"type": "refusal", "refusal": obj["refusal"]})
+    calls = obj.get("tool_calls")
+    if isinstance(calls, list):
+        blocks.extend(tool_use_block(c) for c in calls if isinstance(c, dict))
+    if isinstance(obj.get("function_call"), dict):
+        blocks.append(tool_use_block(obj["function_call"]))
+    if isinstance(obj.get("audio"), dict):
+        blocks.append({"type": "audio", **obj["audio"]})
+    speaker = _named(obj, extra, speaker if role != "tool" else "tool")
+    return Parts(speaker, role, blocks, extra, id=obj.get("id"))
+
+
+def langmem_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
+    parts = openai_parts(obj, fallback_role)
+    meta = obj.get("metadata")
+    if isinstance(meta, dict):
+        parts.timestamp = meta.get("timestamp")
+        if meta.get("user_id") is not None:
+            parts.extra["user_id"] = meta["user_id"]
+    return parts
+
+
+def anthropic_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
+    if is_claude_code(obj):
+        return _claude_code(obj)
+    if "content" not in obj:
+        raise NotMessage("a message without content")
+    extra: dict[str, Any] = {}
+    role, speaker = _role(obj, extra, fallback_role)
+    blocks = normalise_content(obj.get("content"))
+    speaker = _named(obj, extra, speaker)
+    return Parts(speaker, role, blocks, extra, id=obj.get("id"))
+
+
+def _claude_code(env: dict[str, Any]) -> Parts:
+    kind = env.get("type")
+    stamp = env.get("timestamp")
+    if kind == "summary":
+        text = env.get("summary")
+        if not isinstance(text, str):
+            raise NotMessage("a Claude Code summary without text")
+        return Parts(
+            "summary",
+            "system",
+            [{"type": "text", "text": text}],
+            {"claude_code": "summary"},
+            reply_to=env.get("leafUuid"),
+        )
+    msg = env.get("message")
+    if kind == "system" and isinstance(env.get("content"), str):
+        msg = {"role": "system", "content": env["content"]}
+    if not isinstance(msg, dict):
+        if kind in CLAUDE_CODE_BOOKKEEPING:
+            raise NotMessage(f"Claude Code {kind} entry (not a message)", bookkeeping=True)
+        raise NotMessage(f"a Claude Code {kind!r} entry without a message object")
+    role_default = kind if kind in ("user", "assistant", "system") else "user"
+    parts = anthropic_parts(msg, role_default)
+    parts.extra["claude_code"] = kind
+    parts.id = env.get("uuid") or msg.get("id")
+    parts.reply_to = env.get("parentUuid")
+    parts.thread = env.get("sessionId")
+    parts.timestamp = stamp
+    return parts
+
+
+def agentscope_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
+    if "content" not in obj:
+        raise NotMessage("an AgentScope Msg without content")
+    extra: dict[str, Any] = {}
+    role, speaker = _role(obj, extra, fallback_role)
+    speaker = _named(obj, extra, speaker)
+    blocks = normalise_content(obj.get("content"))
+    return Parts(speaker, role, blocks, extra, timestamp=obj.get("timestamp"), id=obj.get("id"))
+
+
+def autogen_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
+    kind, source = obj.get("type"), obj.get("source")
+    if not isinstance(kind, str) or not isinstance(source, str):
+        raise NotMessage("an AutoGen message needs a string 'type' and 'source'")
+    content = obj.get("content")
+    extra: dict[str, Any] = {"type": kind}
+    extra.update({k: v for k, v in obj.items() if k not in _AUTOGEN_COMMON})
+    role = "user" if source.lower() == "user" else "assistant"
+    blocks: list[dict[str, Any]]
+    if kind == "ToolCallRequestEvent" and isinstance(content, list):
+        blocks = [tool_use_block(c) if isinstance(c, dict) else normalise_block(c) for c in content]
+    elif kind == "ToolCallExecutionEvent" and isinstance(content, list):
+        role = "tool"
+        blocks = [_autogen_result(c) for c in content]
+    elif kind == "ThoughtEvent" and isinstance(content, str):
+        blocks = [{"type": "thinking", "thinking": content}]
+    elif kind == "MultiModalMessage" and isinstance(content, list):
+        blocks = [_autogen_media(c) for c in content]
+    elif kind == "MemoryQueryEvent" and isinstance(content, list):
+        blocks = [_autogen_memory(c) for c in content]
+    elif kind == "CodeExecutionEvent" and content is None and isinstance(obj.get("result"), str):
+        blocks = [{"type": "tool_result", "tool_use_id": None, "name": "code_execution",
+                   "content": obj["result"], "is_error": False}]  # fmt: skip
+    elif isinstance(content, str):
+        blocks = normalise_content(content)
+    elif content is None:
+        blocks = []
+    else:  # StructuredMessage, SelectSpeakerEvent, custom types: the JSON of the content
+        blocks = [{"type": "text", "text": dumps(content)}]
+    if kind == "UserInputRequestedEvent":
+        role = "user"
+        blocks = blocks or [{"type": "user_input_requested", "request_id": obj.get("request_id")}]
+    target = obj.get("target")
+    listeners = [target] if kind == "HandoffMessage" and isinstance(target, str) else None
+    return Parts(
+        source,
+        role,
+        blocks,
+        extra,
+        timestamp=obj.get("created_at"),
+        id=obj.get("id"),
+        listeners=listeners,
+    )
+
+
+def _autogen_result(item: Any) -> dict[str, Any]:
+    if not isinstance(item, dict):
+        return normalise_block(item)
+    block = {
+        "type": "tool_result",
+        "tool_use_id": item.get("call_id"),
+        "content": normalise_result(item.get("content")),
+        "is_error": bool(item.get("is_error", False)),
+    }
+    if item.get("name") is not None:
+        block["name"] = item["name"]
+    return block
+
+
+def _autogen_media(item: Any) -> dict[str, Any]:
+    if isinstance(item, dict) and "data" in item and "type" not in item:
+        return {"type": "image", "data": item["data"]}  # autogen_core.Image dumps as {"data"}
+    return normalise_block(item)
+
+
+def _autogen_memory(item: Any) -> dict[str, Any]:
+    if not isinstance(item, dict):
+        return normalise_block(item)
+    body = item.get("content")
+    return {
+        "type": "memory",
+        "content": body if isinstance(body, str) else dumps(body),
+        "mime_type": item.get("mime_type"),
+    }
+
+
+def jianmu_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
+    _need_content(obj, "a Jianmu Message")
+    extra: dict[str, Any] = {}
+    role, speaker = _role(obj, extra, fallback_role)
+    tool = obj.get("tool")
+    if tool is not None:
+        extra["tool"] = tool
+    blocks: list[dict[str, Any]] = []
+    text = jianmu_to_text(obj.get("content"))
+    if role == "tool" and (obj.get("tool_call_id") or tool):
+        blocks.append(
+            {
+                "type": "tool_result",
+                "tool_use_id": obj.get("tool_call_id"),
+                "content": text,
+                "is_error": False,
+            }
+        )
+        if isinstance(tool, str):
+            blocks[-1]["name"] = tool
+    elif text:
+        blocks.append({"type": "text", "text": text})
+    calls = obj.get("tool_calls")
+    if isinstance(calls, list):
+        blocks.extend(tool_use_block(c) for c in calls if isinstance(c, dict))
+    default = (tool if isinstance(tool, str) and tool else "tool") if role == "tool" else speaker
+    speaker = _named(obj, extra, default)
+    meta = obj.get("metadata")
+    stamp = meta.get("timestamp") if isinstance(meta, dict) else None
+    return Parts(speaker, role, blocks, extra, timestamp=stamp, id=obj.get("id"))
+
+
+CONVERTERS: dict[str, Callable[[dict[str, Any], str], Parts]] = {
+    "openai": openai_parts,
+    "anthropic": anthropic_parts,
+    "agentscope": agentscope_parts,
+    "langmem": langmem_parts,
+    "autogen": autogen_parts,
+    "jianmu": jianmu_parts,
+}
+
+
+# -- finishing -------------------------------------------------------------------------
+
+
+def source_key(fmt: str, raw: Any, thread: str | None) -> str | None:
+    """A source id made unique across sources: long ids (uuids) as is, short ones prefixed."""
+    if raw is None or isinstance(raw, bool) or not isinstance(raw, (str, int)):
+        return None
+    text = str(raw)
+    if not text:
+        return None
+    if len(text) >= 16:
+        return text
+    return f"{fmt}:{thread}:{text}" if thread else f"{fmt}:{text}"
+
+
+def parse_time(value: Any, zone: tzinfo) -> str | None:
+    """ISO strings, AgentScope's naive local ``YYYY-MM-DD HH:MM:SS.fff`` and epoch numbers
+    (seconds, or milliseconds when larger than 1e11). Raises ValueError when unreadable."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        raise ValueError(f"unreadable time {value!r}")
+    if isinstance(value, (int, float)):
+        seconds = value / 1000.0 if abs(value) > 1e11 else float(value)
+        try:
+            return format_timestamp_utc(datetime.fromtimestamp(seconds, UTC))
+        except (OverflowError, OSError, ValueError):
+            raise ValueError(f"time out of range {value!r}") from None
+    if isinstance(value, str):
+        text = value.strip()
+        if _EPOCH_TEXT.fullmatch(text):
+            return parse_time(float(text), zone)
+        try:
+            return format_timestamp_utc(parse_datetime(text, zone))
+        except (OverflowError, ValueError):
+            raise ValueError(f"unreadable time {value!r}") from None
+    raise ValueError(f"unreadable time {value!r}")
+
+
+def convert(
+    obj: dict[str, Any],
+    fmt: str,
+    thread: Thread,
+    *,
+    zone: tzinfo = UTC,
+    fallback_role: str = "user",
+    warn: Callable[[str], None] | None = None,
+) -> ConversationMessage:
+    """Convert one message object of framework ``fmt``; raises NotMessage."""
+    parts = CONVERTERS[fmt](obj, fallback_role)
+    thread_id = thread.id
+    if isinstance(parts.thread, str) and parts.thread:
+        thread_id = thread.id = parts.thread  # a session id carries on to later entries
+    timestamp = None
+    try:
+        timestamp = parse_time(parts.timestamp, zone)
+    except ValueError as e:
+        if warn:
+            warn(f"{e}; timestamp left unknown")
+    extra = parts.extra
+    extra["blocks"] = parts.blocks
+    extra["original"] = obj
+    if thread.extra:
+        extra["conversation"], thread.extra = thread.extra, None
+    if not _json_safe(extra):  # Python objects (bytes, huge ints) from the library API
+        extra = jsonable(extra)
+    listeners = parts.listeners
+    if listeners is None:
+        listeners = thread.listeners(parts.role, parts.speaker)
+    thread.heard(parts.role, parts.speaker)
+    return ConversationMessage(
+        text_chunks=chunks_of(parts.blocks),
+        metadata=ConversationMessageMeta(speaker=parts.speaker, recipients=list(listeners)),
+        timestamp=timestamp,
+        id=source_key(fmt, parts.id, thread_id),
+        format=fmt,
+        thread=thread_id,
+        reply_to=source_key(fmt, parts.reply_to, thread_id),
+        role=parts.role,
+        extra=extra,
+    )
+
+
+def _json_safe(obj: Any) -> bool:
+    import orjson
+
+    try:
+        orjson.dumps(obj)
+    except TypeError:
+        return False
+    return True

@@ -1,0 +1,599 @@
+"""Agent-framework message formats: openai, anthropic, agentscope, langmem, autogen, jianmu.
+
+Each format reads one JSON array of messages, one object with a ``messages`` list (a
+conversation: OpenAI fine-tuning line, Anthropic request with ``system``, LangMem thread
+``{id, messages, metadata}``, AutoGen TaskResult), a list of such conversations, one bare
+message, or JSONL with one message or one conversation a line (Claude Code sessions,
+AutoGen dumps, fine-tuning files). JSONL streams line by line; a JSON array (of messages
+or of conversations, one conversation at a time) and a ``{"messages": [...]}`` document
+stream element by element (convo.jsonstream), in a few passes (standard input is spooled
+to a temporary file for them); anything else is read whole (up to 512 MiB).
+
+Mapping (DESIGN.md §1, chat family)
+- speaker: the message's ``name`` where given, else its role as the source spells it
+  (``developer`` stays ``developer``), AutoGen's ``source``, ``tool`` (or the Jianmu
+  ``tool`` name) for tool results, ``summary`` for Claude Code summaries.
+- role: system/user/assistant/tool. developer→system, model→assistant, function→tool,
+  human→user, ai→assistant; the source spelling is kept in ``extra["original_role"]``.
+  An unknown role leaves ``role`` empty. A message without a role gets ``fallback_role``
+  (``user``). AutoGen: source ``user`` → user, ToolCallExecutionEvent → tool, else assistant.
+- listeners, the other party of a two-party exchange: a user message → the assistant
+  side's name (the latest assistant speaker, or the first one when none spoke yet, or
+  ``"assistant"``); an assistant message → the user side's name (likewise, or ``"user"``);
+  a tool result → the assistant side; system messages → none. An AutoGen HandoffMessage
+  → its ``target``. A listener equal to the speaker is dropped.
+- timestamp: Claude Code ``timestamp``, AgentScope ``timestamp`` (naive local
+  ``YYYY-MM-DD HH:MM:SS.fff`` read in ``--tz``), AutoGen ``created_at``, LangMem and
+  Jianmu ``metadata.timestamp`` (ISO or epoch seconds/ms). OpenAI and Anthropic API
+  messages carry none: the epoch sentinel, with one warning a source.
+- id: the source's id (Claude Code ``uuid``, AgentScope/AutoGen/Jianmu ``id``); ids
+  shorter than 16 characters are prefixed ``FORMAT:THREAD:`` (or ``FORMAT:``) to be
+  unique across sources; uuids stay as they are. No id (OpenAI): left empty, so the
+  pipeline uses a content hash plus an occurrence counter (two "ok" in one file differ).
+- thread: the conversation's ``id``/``conversation_id``/``thread_id``/``session_id``,
+  Claude Code ``sessionId``; a JSONL line holding a conversation without id gets
+  ``FILE#line-N``. replyTo: Claude Code ``parentUuid`` (prefixed like ids).
+- source_id: ``FILE#msg-K`` (document), ``FILE#conv-C.msg-K`` (list of conversations),
+  ``FILE#line-N`` (a message a line), ``FILE#line-N.msg-K`` (a conversation a line).
+
+EXTRA CONVENTION (exporters back to each agent format rely on it)
+- ``extra["original"]``: the original message object verbatim (the whole Claude Code
+  envelope line; for a conversation, the message item), for lossless same-format export.
+- ``extra["blocks"]``: normalised content blocks, Anthropic-like dicts:
+  ``{"type": "text", "text"}``, ``{"type": "thinking", "thinking"}``,
+  ``{"type": "redacted_thinking", "data"}``, ``{"type": "refusal", "refusal"}``,
+  ``{"type": "tool_use", "id", "name", "input"}`` (``input`` parsed to an object when
+  the source had a JSON string, double-encoded strings decoded twice; when not valid
+  JSON, ``input`` is ``{}`` and the raw string is in ``input_raw``),
+  ``{"type": "tool_result", "tool_use_id", "content", "is_error"}`` (+ ``name`` when
+  known; ``content`` a string or a list of blocks), ``{"type": "image", "url"}`` or
+  ``{"type": "image", "media_type", "data"}`` (data URLs split), ``{"type": "audio"|"video"|
+  "file", ...}`` (``url`` or ``media_type``/``format`` + ``data``, or OpenAI ``file`` fields),
+  ``{"type": "memory", "content", "mime_type"}`` (AutoGen); unknown block types unchanged.
+- ``extra["name"]``: the source's ``name`` where it had one.
+- ``extra["original_role"]``: the source's role when it was mapped.
+- ``extra["conversation"]`` (on the first message of a conversation only): the
+  conversation object without ``messages`` (fine-tuning ``tools``, LangMem ``metadata``,
+  Anthropic ``system``/``model``...). An Anthropic ``system`` prompt also becomes a system
+  message first, with ``extra["system_prompt"] = True`` and ``original = {"system": ...}``.
+- ``extra["claude_code"]``: the envelope type (user/assistant/system/summary).
+- AutoGen: ``extra["type"]`` and every type-specific field (``target``, ``context``,
+  ``models_usage``, ``metadata``, ``request_id``, ``result``...) at the top of extra.
+- LangMem: ``extra["user_id"]``; Jianmu: ``extra["tool"]``.
+- ``extra["lenient"] = True`` marks a non-message object wrapped under ``--lenient``.
+
+Readable chunks: one a block. Text as is; ``[thinking] ...``; ``[tool_use NAME] {json}``;
+``[tool_result ID] ...`` (``ID error`` when is_error); ``[image] URL`` or ``[image
+image/png, N bytes]``; other types ``[type] {json}``. Non-text chunks are cut at 2000
+characters (the original is in extra); a message with no content keeps one empty chunk.
+
+Detection (by content, the first lines or the whole head parsed): Claude Code envelopes
+(``sessionId``/``parentUuid``) → anthropic; ``type`` + ``source`` with an AutoGen class
+name → autogen; ``__module__`` agentscope, ``invocation_id``, or name+role+content with an
+AgentScope timestamp → agentscope; a ``tool`` key or dict content → jianmu; message
+``metadata`` with ``user_id``/``timestamp``, or a thread with ``id`` and ``metadata`` →
+langmem; Anthropic-only blocks (tool_use, tool_result, thinking, image source) → anthropic;
+any other role+content → openai. Plain role+text messages are valid in both OpenAI and
+Anthropic: openai wins. Records with ``textChunks`` (convo's JSONL) and ChatGPT exports
+(``mapping``) are never claimed.
+
+Coercion: an object that is not a message is rejected (``--strict`` aborts); under
+``--lenient`` it becomes a text message (its JSON, role user). Claude Code bookkeeping
+entries (file-history-snapshot, queue-operation...) are skipped with a warning.
+Jianmu's source was not found: its ``to_text`` rules for content are implemented as
+specified (str; bytes decoded; dict → first of text/content/data/value; list → items
+joined by newlines).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import orjson
+
+from convo.core.errors import InputError, RecordError
+from convo.core.jsonl import iter_lines
+from convo.core.jsonstream import JsonArray, iter_items
+from convo.core.record import ConversationMessage, ConversationMessageMeta
+from convo.importers.agents.blocks import ANTHROPIC_BLOCKS, dumps, jsonable
+from convo.importers.agents.frameworks import (
+    AGENT_FORMATS,
+    AUTOGEN_TYPES,
+    NotMessage,
+    Thread,
+    classify,
+    convert,
+    is_container,
+)
+from convo.importers.context import ImportContext, Source, decode_text
+
+__all__ = ["AGENT_FORMATS", "message_from_object", "read_agent_messages"]
+
+DOC_LIMIT = 512 << 20
+_THREAD_KEYS = ("id", "conversation_id", "thread_id", "session_id", "sessionId")
+
+
+# -- library API -----------------------------------------------------------------------
+
+
+def message_from_object(
+    obj: dict[str, Any], *, fmt: str | None = None, fallback_role: str = "user"
+) -> ConversationMessage:
+    """One agent-framework message dict to a ``ConversationMessage``.
+
+    ``fmt`` is one of ``AGENT_FORMATS``; None detects it from the keys. Raises
+    ``convo.errors.RecordError`` when ``obj`` is not a message (of that format).
+    """
+    if fmt is not None and fmt not in AGENT_FORMATS:
+        raise RecordError(
+            f"unknown agent format {fmt!r}", hint="one of " + ", ".join(AGENT_FORMATS)
+        )
+    if is_container(obj):
+        raise RecordError(
+            "a conversation, not a message",
+            hint="convert each item of its 'messages' list, or ingest the file",
+        )
+    name = fmt or classify(obj, loose=True)
+    if name is None:
+        raise RecordError(
+            "not an agent-framework message",
+            hint="a message needs a role and content (or AutoGen type and source)",
+        )
+    return convert(obj, name, Thread(), fallback_role=fallback_role)
+
+
+# -- reading ---------------------------------------------------------------------------
+
+
+class _Reader:
+    """One source read as format ``fmt``."""
+
+    def __init__(self, source: Source, ctx: ImportContext, fmt: str):
+        self.source = source
+        self.ctx = ctx
+        self.fmt = fmt
+        self.warned_time = False
+        self.stream_thread = Thread()  # messages a line share one conversation
+
+    def read(self) -> Iterator[ConversationMessage]:
+        with self.source.open() as stream:
+            lines = iter_lines(stream)
+            first = next(lines, None)
+            if first is None:
+                self.ctx.warn(self.source.name, "empty input, no messages")
+                return
+            try:
+                value = orjson.loads(first.raw)
+            except orjson.JSONDecodeError:
+                yield from self._document(first.raw, lines)
+                return
+            yield from self._line(first.number, value, first.raw)
+            for line in lines:
+                try:
+                    value = orjson.loads(line.raw)
+                except orjson.JSONDecodeError as e:
+                    reason = "truncated last line" if line.torn else "invalid JSON"
+                    self.ctx.reject(
+                        self.ctx.loc(line.number),
+                        f"{reason} ({str(e).split(': line')[0]})",
+                        line.raw,
+                        "each line must be one JSON message or conversation",
+                    )
+                    continue
+                yield from self._line(line.number, value, line.raw)
+
+    def _document(self, head: bytes, lines: Iterator[Any]) -> Iterator[ConversationMessage]:
+        """A multi-line JSON document: an array or a conversation streamed, else read whole."""
+        start = head.lstrip()[:1]
+        if start not in (b"[", b"{"):
+            yield from self._whole(head, lines)
+            return
+        spool: Path | None = None
+        if self.source.is_stdin:  # read again in passes: keep it on disk
+            spool = _spool(head, lines)
+        opener: Callable[[], BinaryIO] = (
+            partial(open, spool, "rb") if spool is not None else self.source.open
+        )
+        try:
+            if start == b"[":
+                yield from self._stream_list(opener)
+            else:
+                yield from self._stream_object(opener)
+        finally:
+            if spool is not None:
+                spool.unlink(missing_ok=True)
+
+    def _stream_list(self, opener: Callable[[], BinaryIO]) -> Iterator[ConversationMessage]:
+        """A JSON array of messages or of conversations: a first pass tells which."""
+        name = self.source.name
+        thread = Thread()
+        n = 0
+        all_conversations = True
+        with opener() as f:
+            for value, _ in iter_items(f, where=name):
+                n += 1
+                all_conversations = all_conversations and is_container(value)
+                thread.prime([value], self.fmt)
+        with opener() as f:
+            values = iter_items(f, where=name)
+            if n and all_conversations:
+                for c, (conv, _) in enumerate(values, 1):
+                    yield from self._conversation(conv, f"conv-{c}.", None, f"{name}#conv-{c}")
+            else:
+                for k, (item, _) in enumerate(values, 1):
+                    yield from self._one(item, thread, self.ctx.loc(f"msg-{k}"), f"msg-{k}")
+
+    def _stream_object(self, opener: Callable[[], BinaryIO]) -> Iterator[ConversationMessage]:
+        """A conversation ``{"messages": [...], ...}`` streamed; one message read whole."""
+        name = self.source.name
+        with opener() as f:
+            top = JsonArray(f, None, where=name, skip=("messages",))
+            for _ in top:
+                pass
+        keys = set(top.keys)
+        if top.kinds.get("messages") != "[" or keys & {"role", "textChunks"}:
+            with opener() as f:
+                lines = iter_lines(f)
+                first = next(lines)
+                yield from self._whole(first.raw, lines)
+            return
+
+        def messages() -> Iterator[Any]:
+            with opener() as f:
+                for value, _ in iter_items(f, ("messages",), where=name):
+                    yield value
+
+        yield from self._conversation(top.members, "", None, None, messages)
+
+    def _whole(self, head: bytes, lines: Iterator[Any]) -> Iterator[ConversationMessage]:
+        parts = [head]
+        size = len(head)
+        for line in lines:
+            parts.append(line.raw)
+            size += len(line.raw) + 1
+            if size > DOC_LIMIT:
+                raise InputError(
+                    f"larger than {DOC_LIMIT >> 20} MiB for one JSON document",
+                    where=self.source.name,
+                    hint="write it as JSONL, one message or conversation a line",
+                )
+        try:
+            value = orjson.loads(b"\n".join(parts))
+        except orjson.JSONDecodeError as e:
+            raise InputError(
+                f"invalid JSON ({str(e).split(': line')[0]})",
+                where=self.source.name,
+                hint=f"expected {self.fmt} messages as a JSON array, an object or JSONL",
+            ) from None
+        del parts
+        if isinstance(value, list) and value and all(is_container(v) for v in value):
+            for c, conv in enumerate(value, 1):
+                yield from self._conversation(
+                    conv, f"conv-{c}.", None, f"{self.source.name}#conv-{c}"
+                )
+        elif is_container(value):
+            yield from self._conversation(value, "", None, None)
+        elif isinstance(value, list):
+            thread = Thread()
+            thread.prime(value, self.fmt)
+            for k, item in enumerate(value, 1):
+                yield from self._one(item, thread, self.ctx.loc(f"msg-{k}"), f"msg-{k}")
+        else:
+            yield from self._one(value, self.stream_thread, self.ctx.loc("msg-1"), "msg-1")
+
+    def _line(self, number: int, value: Any, raw: bytes) -> Iterator[ConversationMessage]:
+        where = self.ctx.loc(number)
+        if is_container(value):
+            yield from self._conversation(
+                value, f"line-{number}.", number, f"{self.source.name}#line-{number}"
+            )
+        elif isinstance(value, list) and any(isinstance(v, dict) for v in value):
+            thread = Thread()
+            thread.prime(value, self.fmt)
+            for k, item in enumerate(value, 1):
+                yield from self._one(item, thread, f"{where}#msg-{k}", f"line-{number}.msg-{k}")
+        else:
+            yield from self._one(value, self.stream_thread, where, f"line-{number}", raw)
+
+    def _conversation(
+        self,
+        conv: dict[str, Any],
+        prefix: str,
+        line: int | None,
+        default_thread: str | None,
+        streamed: Callable[[], Iterator[Any]] | None = None,
+    ) -> Iterator[ConversationMessage]:
+        """One conversation; ``streamed()`` gives its messages when ``conv`` has none."""
+        tid = next((conv[k] for k in _THREAD_KEYS if isinstance(conv.get(k), (str, int))), None)
+        thread = Thread(id=str(tid) if tid is not None else default_thread)
+        rest = {k: v for k, v in conv.items() if k != "messages"}
+        thread.extra = rest or None
+        messages = streamed() if streamed else conv["messages"]
+        thread.prime(messages, self.fmt)
+        if streamed:
+            messages = streamed()
+        base = self.ctx.loc(line) if line is not None else None
+        system = conv.get("system")
+        if system not in (None, "", []):
+            yield self._system_prompt(system, thread, f"{prefix}system")
+        for k, item in enumerate(messages, 1):
+            where = f"{base}#msg-{k}" if base else self.ctx.loc(f"{prefix}msg-{k}")
+            yield from self._one(item, thread, where, f"{prefix}msg-{k}")
+
+    def _system_prompt(self, system: Any, thread: Thread, locator: str) -> ConversationMessage:
+        msg = convert(
+            {"role": "system", "content": system}, "anthropic", thread, zone=self.ctx.options.tz
+        )
+        assert msg.extra is not None
+        msg.extra["original"] = {"system": system}
+        msg.extra["system_prompt"] = True
+        msg.source_id = f"{self.source.name}#{locator}"
+        self._note_time(msg)
+        return msg
+
+    def _one(
+        self, obj: Any, thread: Thread, where: str, locator: str, raw: Any = None
+    ) -> Iterator[ConversationMessage]:
+        raw = obj if raw is None else raw
+        try:
+            if not isinstance(obj, dict):
+                raise NotMessage(f"a JSON {_kind(obj)}, not a message object")
+            if is_container(obj):
+                raise NotMessage("a conversation nested inside a conversation")
+            if "textChunks" in obj:
+                raise NotMessage("a convo record, not an agent message (use --from jsonl)")
+            msg = convert(
+                obj,
+                self.fmt,
+                thread,
+                zone=self.ctx.options.tz,
+                warn=lambda m: self.ctx.warn(where, m),
+            )
+        except NotMessage as e:
+            if e.bookkeeping:
+                self.ctx.warn(where, f"skipped: {e.what}")
+                return
+            if self.ctx.options.lenient:
+                yield self._wrap(obj, locator)
+                return
+            self.ctx.reject(where, f"not a message ({self.fmt}): {e.what}", raw, e.hint)
+            return
+        msg.source_id = f"{self.source.name}#{locator}"
+        self._note_time(msg)
+        yield msg
+
+    def _wrap(self, obj: Any, locator: str) -> ConversationMessage:
+        text = dumps(obj)
+        return ConversationMessage(
+            text_chunks=[text],
+            metadata=ConversationMessageMeta(speaker="user"),
+            role="user",
+            format=self.fmt,
+            source_id=f"{self.source.name}#{locator}",
+            extra={
+                "lenient": True,
+                "original": jsonable(obj),
+                "blocks": [{"type": "text", "text": text}],
+            },
+        )
+
+    def _note_time(self, msg: ConversationMessage) -> None:
+        if msg.timestamp is None and not self.warned_time:
+            self.warned_time = True
+            self.ctx.warn(
+                self.source.name,
+                "some messages carry no time; they get the epoch sentinel 1970-01-01T00:00:00Z",
+            )
+
+
+def _spool(head: bytes, lines: Iterator[Any]) -> Path:
+    """Standard input's document (its first line already read) in a temporary file."""
+    fd, tmp = tempfile.mkstemp(prefix="convo-", suffix="-stdin.json")
+    with os.fdopen(fd, "wb") as out:
+        out.write(head)
+        for line in lines:
+            out.write(b"\n" + line.raw)
+    return Path(tmp)
+
+
+def _kind(value: Any) -> str:
+    return {str: "string", list: "array", bool: "boolean", type(None): "null"}.get(
+        type(value), "number"
+    )
+
+
+def read_agent_messages(
+    source: Source, ctx: ImportContext, fmt: str
+) -> Iterator[ConversationMessage]:
+    """Read ``source`` as agent format ``fmt`` (one of ``AGENT_FORMATS``)."""
+    return _Reader(source, ctx, fmt).read()
+
+
+# -- detection -------------------------------------------------------------------------
+
+_SCORES = {
+    "autogen": 88,
+    "agentscope": 86,
+    "jianmu": 84,
+    "langmem": 84,
+    "anthropic": 82,
+    "openai": 75,
+}
+# Most specific first: one such message in the sample decides the file.
+_PRIORITY = ("autogen", "agentscope", "jianmu", "langmem", "anthropic", "openai")
+_ROLE = re.compile(r'"role"\s*:\s*"(system|user|assistant|tool|developer|function|model)"')
+_AUTOGEN = re.compile(r'"type"\s*:\s*"(' + "|".join(sorted(AUTOGEN_TYPES)) + r')"')
+_ANTHROPIC = re.compile(r'"type"\s*:\s*"(' + "|".join(sorted(ANTHROPIC_BLOCKS)) + r')"')
+_AS_TIME = re.compile(r'"timestamp"\s*:\s*"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d')
+_cache: tuple[bytes, dict[str, int]] | None = None
+
+
+def _guess(source: Source) -> dict[str, int]:
+    """Scores of the agent formats for this source (computed once per head)."""
+    global _cache
+    if _cache is not None and _cache[0] is source.head:
+        return _cache[1]
+    result = _guess_text(decode_text(source.head, errors="replace"))
+    _cache = (source.head, result)
+    return result
+
+
+def _guess_text(text: str) -> dict[str, int]:
+    text = text.lstrip("\ufeff \t\r\n")
+    if not text or text[0] not in "[{":
+        return {}
+    first = text.split("\n", 1)[0]
+    if '"textChunks"' in first or '"text_chunks"' in first or '"mapping"' in text[:4096]:
+        return {}
+    values = _sample_values(text)
+    if values is None:
+        return _guess_markers(text)
+    found: dict[str, int] = {}
+    total = 0
+    for obj, container in _candidates(values):
+        total += 1
+        fmt = classify(obj)
+        if fmt == "openai" and container is not None and _langmem_thread(container):
+            fmt = "langmem"
+        if fmt:
+            found[fmt] = found.get(fmt, 0) + 1
+    if not found:
+        return {}
+    best = next(f for f in _PRIORITY if f in found)
+    share = sum(found.values()) / max(total, 1)
+    return {best: _SCORES[best] if share >= 0.5 else 40}
+
+
+def _langmem_thread(container: dict[str, Any]) -> bool:
+    return "id" in container and isinstance(container.get("metadata"), dict)
+
+
+def _sample_values(text: str) -> list[Any] | None:
+    """Parsed values from the head: the first JSONL lines, or the whole document."""
+    lines = text.split("\n")
+    try:
+        first = orjson.loads(lines[0])
+    except orjson.JSONDecodeError:
+        try:
+            return [orjson.loads(text)]
+        except orjson.JSONDecodeError:
+            return None
+    values = [first]
+    for line in lines[1:40]:
+        if line.strip():
+            try:
+                values.append(orjson.loads(line))
+            except orjson.JSONDecodeError:
+                continue  # a bad line, or the last one cut by the head limit
+    return values
+
+
+def _candidates(values: list[Any]) -> Iterator[tuple[Any, dict[str, Any] | None]]:
+    n = 0
+    for value in values:
+        items: list[tuple[Any, dict[str, Any] | None]]
+        if is_container(value):
+            items = [(m, value) for m in value["messages"]]
+        elif isinstance(value, list):
+            items = []
+            for v in value:
+                items.extend([(m, v) for m in v["messages"]] if is_container(v) else [(v, None)])
+        else:
+            items = [(value, None)]
+        for item in items:
+            yield item
+            n += 1
+            if n >= 60:
+                return
+
+
+def _guess_markers(text: str) -> dict[str, int]:
+    """A head cut inside one large JSON document: decide on distinctive keys."""
+    if '"mapping"' in text or ('"author"' in text and '"content_type"' in text):
+        return {}  # a ChatGPT export: its messages carry "author": {"role": ...}
+    if '"sessionId"' in text and '"parentUuid"' in text:
+        return {"anthropic": 80}
+    if _AUTOGEN.search(text) and '"source"' in text:
+        return {"autogen": 80}
+    if re.search(r'"__module__"\s*:\s*"agentscope', text):
+        return {"agentscope": 85}
+    if not _ROLE.search(text):
+        return {}
+    if '"invocation_id"' in text or _AS_TIME.search(text):
+        return {"agentscope": 75}
+    if re.search(r'(?<!\\)"tool"\s*:', text):
+        return {"jianmu": 70}
+    if '"user_id"' in text and '"metadata"' in text:
+        return {"langmem": 70}
+    if _ANTHROPIC.search(text):
+        return {"anthropic": 70}
+    return {"openai": 65}
+
+
+def sniff_for(name: str, source: Source) -> int:
+    return _guess(source).get(name, 0)
+
+
+# -- registration ----------------------------------------------------------------------
+
+_DESCRIPTIONS = {
+    "openai": (
+        "OpenAI chat messages (role, content parts, tool_calls) and fine-tuning JSONL",
+        '[{"role": "user", "name": "Alice", "content": "Weather in Paris?"}, '
+        '{"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function", '
+        '"function": {"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}}]}]',
+    ),
+    "anthropic": (
+        "Anthropic messages with content blocks; Claude Code session JSONL",
+        '{"system": "Be brief.", "messages": [{"role": "assistant", "content": '
+        '[{"type": "tool_use", "id": "toolu_1", "name": "search", "input": {"q": "jwt"}}]}]}',
+    ),
+    "agentscope": (
+        "AgentScope Msg objects (to_dict / serialised with __module__)",
+        '{"id": "5kXv...", "name": "Alice", "role": "user", "content": "Hi", '
+        '"metadata": {}, "timestamp": "2024-03-06 10:00:00.123"}',
+    ),
+    "langmem": (
+        "LangMem threads {id, messages, metadata}, OpenAI messages with metadata",
+        '{"id": "t1", "messages": [{"role": "user", "content": "Hi", '
+        '"metadata": {"user_id": "u1", "timestamp": "2024-03-06T10:00:00Z"}}]}',
+    ),
+    "autogen": (
+        "AutoGen agentchat message dumps (TextMessage, ToolCallRequestEvent, ...)",
+        '{"type": "TextMessage", "source": "planner", "content": "Plan ready", '
+        '"created_at": "2024-03-06T10:00:00Z"}',
+    ),
+    "jianmu": (
+        "Jianmu Message objects (id, role, content, name, tool, tool_calls, metadata)",
+        '{"id": "m1", "role": "tool", "tool": "search", "tool_call_id": "c1", '
+        '"content": {"text": "3 results"}, "metadata": {}}',
+    ),
+}
+
+
+def register(registry) -> None:
+    from convo.importers.registry import Format
+
+    for name in AGENT_FORMATS:
+        description, example = _DESCRIPTIONS[name]
+        registry.register(
+            Format(
+                name=name,
+                family="chat",
+                description=description,
+                patterns=("*.json", "*.jsonl", "*.ndjson"),
+                sniff=partial(sniff_for, name),
+                read=partial(_read_as, name),
+                example=example,
+            )
+        )
+
+
+def _read_as(name: str, source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    return read_agent_messages(source, ctx, name)

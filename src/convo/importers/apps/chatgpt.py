@@ -1,0 +1,196 @@
+"""ChatGPT data export ``conversations.json``: a list of conversations, each a mapping tree.
+
+Decisions:
+- The current branch is walked from ``current_node`` up to the root; without a (known)
+  ``current_node`` the last child is followed down from the root (the latest edit).
+- Nodes without a message (the root) are structure and skipped quietly; nodes with an
+  empty message, or hidden ones (``is_visually_hidden_from_conversation``), are skipped
+  and counted in one warning.
+- speaker = ``author.name`` else the role (``user``, ``assistant``, ``system``, ``tool``);
+  ``role`` kept; between user and assistant each is the other's listener.
+- ``thread`` = ``conversation_id``/``id`` (else a hash of title and create_time),
+  ``subject`` = title, id = ``chatgpt:<message id>`` (``chatgpt:<thread>:<node>`` when the
+  message has none), ``replyTo`` = the previous message kept on the branch.
+- A message without ``create_time`` takes the conversation's (``extra.time_from``).
+- Parts that are objects (images, files) become ``[image] asset`` style chunks,
+  originals in ``extra.parts``; ``code``/``execution_output`` use ``text``, browsing
+  ``result``, reasoning ``thoughts`` become ``[thought] ...`` chunks; a ``recipient`` other
+  than ``all`` (a tool call) is kept in ``extra``.
+- The list is streamed one conversation at a time (convo.jsonstream); a file holding one
+  conversation object is read whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import orjson
+
+from convo.core.errors import InputError
+from convo.core.record import ConversationMessage
+from convo.importers.apps.common import (
+    StreamedDoc,
+    as_dict,
+    as_list,
+    as_str,
+    epoch_ts,
+    has_key,
+    json_head,
+    load_json,
+    message,
+)
+from convo.importers.context import ImportContext, Source
+
+ROLES = {"system", "user", "assistant", "tool"}
+MAX_DEPTH = 100_000
+
+
+def sniff(source: Source) -> int:
+    text = json_head(source)
+    if not text.startswith(("[", "{")) or not has_key(text, "mapping"):
+        return 0
+    if has_key(text, "current_node") or (has_key(text, "children") and has_key(text, "parent")):
+        return 90
+    return 0
+
+
+def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    convs: Iterable[tuple[Any, int]]
+    if json_head(source).startswith("{"):  # one conversation
+        convs = [(load_json(source), 1)]
+    else:  # conversations.json: streamed, one conversation at a time
+        doc = StreamedDoc(source, ())
+        doc.head()
+        if not doc.found:
+            doc.close()
+            raise InputError(
+                "not a ChatGPT conversations.json (expected a list)", where=source.name
+            )
+        convs = doc.items()
+    skipped = 0
+    for c, (conv, _) in enumerate(convs, 1):
+        loc = ctx.loc(f"conv-{c}")
+        if not isinstance(conv, dict) or not isinstance(conv.get("mapping"), dict):
+            ctx.reject(loc, "not a ChatGPT conversation (no mapping)", conv)
+            continue
+        out, n = _conversation(conv, c, ctx)
+        skipped += n
+        yield from out
+    if skipped:
+        ctx.warn(source.name, f"skipped {skipped} empty or hidden messages")
+
+
+def _branch(mapping: dict[str, Any], current: str) -> list[dict[str, Any]]:
+    """Nodes from the root to the current node (or to the last leaf)."""
+    path: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    if current in mapping:
+        node_id: str | None = current
+        while node_id and node_id in mapping and node_id not in seen and len(seen) < MAX_DEPTH:
+            seen.add(node_id)
+            node = as_dict(mapping[node_id])
+            path.append(node)
+            node_id = as_str(node.get("parent")) or None
+        return path[::-1]
+    roots = [k for k, v in mapping.items() if as_str(as_dict(v).get("parent")) not in mapping]
+    node_id = roots[0] if roots else None
+    while node_id and node_id in mapping and node_id not in seen and len(seen) < MAX_DEPTH:
+        seen.add(node_id)
+        node = as_dict(mapping[node_id])
+        path.append(node)
+        kids = [as_str(k) for k in as_list(node.get("children")) if as_str(k) in mapping]
+        node_id = kids[-1] if kids else None
+    return path
+
+
+def _conversation(
+    conv: dict[str, Any], c: int, ctx: ImportContext
+) -> tuple[list[ConversationMessage], int]:
+    title = as_str(conv.get("title"))
+    thread = as_str(conv.get("conversation_id")) or as_str(conv.get("id"))
+    if not thread:
+        h = hashlib.blake2b(f"{title}\x1f{conv.get('create_time')}".encode(), digest_size=8)
+        thread = f"chatgpt-{h.hexdigest()}"
+    conv_time = epoch_ts(conv.get("create_time"))
+    out: list[ConversationMessage] = []
+    skipped = 0
+    prev_id: str | None = None
+    for node in _branch(conv["mapping"], as_str(conv.get("current_node"))):
+        msg = node.get("message")
+        if not isinstance(msg, dict):
+            continue
+        meta = as_dict(msg.get("metadata"))
+        author = as_dict(msg.get("author"))
+        role = as_str(author.get("role"))
+        content = as_dict(msg.get("content"))
+        chunks, parts = _content(content)
+        if not any(x.strip() for x in chunks) or meta.get("is_visually_hidden_from_conversation"):
+            skipped += 1
+            continue
+        speaker = as_str(author.get("name")) or role or None
+        listeners = {"user": ["assistant"], "assistant": ["user"]}.get(role, [])
+        mid = as_str(msg.get("id"))
+        rec_id = f"chatgpt:{mid}" if mid else f"chatgpt:{thread}:{as_str(node.get('id'))}"
+        ts = epoch_ts(msg.get("create_time"))
+        out.append(
+            message(
+                chunks,
+                speaker=speaker,
+                listeners=listeners,
+                timestamp=ts or conv_time,
+                id=rec_id,
+                source_id=ctx.loc(f"conv-{c}-{as_str(node.get('id'))}"),
+                format="chatgpt",
+                thread=thread,
+                reply_to=prev_id,
+                subject=title,
+                role=role if role in ROLES else None,
+                extra={
+                    "node": as_str(node.get("id")),
+                    "author_role": role if role not in ROLES else None,
+                    "content_type": as_str(content.get("content_type")),
+                    "model": as_str(meta.get("model_slug")),
+                    "recipient": as_str(msg.get("recipient"))
+                    if msg.get("recipient") != "all"
+                    else None,
+                    "create_time": msg.get("create_time"),
+                    "time_from": "conversation" if ts is None and conv_time else None,
+                    "parts": parts,
+                },
+            )
+        )
+        prev_id = rec_id
+    return out, skipped
+
+
+def _content(content: dict[str, Any]) -> tuple[list[str], list[Any]]:
+    """Chunks from a message's content, and the non-text parts kept as they are."""
+    chunks: list[str] = []
+    others: list[Any] = []
+    for part in as_list(content.get("parts")):
+        if isinstance(part, str):
+            chunks.append(part)
+        elif isinstance(part, dict):
+            others.append(part)
+            kind = as_str(part.get("content_type")) or "part"
+            if isinstance(part.get("text"), str):
+                chunks.append(part["text"])
+            else:
+                ref = (
+                    as_str(part.get("asset_pointer"))
+                    or as_str(part.get("name"))
+                    or as_str(part.get("url"))
+                )
+                chunks.append(f"[{kind.replace('_asset_pointer', '')}] {ref}".rstrip())
+        elif part is not None:
+            chunks.append(orjson.dumps(part).decode())
+    for key in ("text", "result", "content"):
+        if not chunks and isinstance(content.get(key), str):
+            chunks.append(content[key])
+    for thought in as_list(content.get("thoughts")):  # reasoning models: [{summary, content}]
+        body = as_str(as_dict(thought).get("content"))
+        if body.strip():
+            chunks.append(f"[thought] {body}")
+    return [x for x in chunks if x.strip()], others

@@ -1,0 +1,154 @@
+"""Mattermost bulk export (``mmctl export``): JSONL, one typed object a line, streamed.
+
+Decisions:
+- speaker = the user's ``first_name last_name`` (else ``nickname``, else ``username``),
+  from the ``user`` lines, which come before the posts in an export; unknown users keep
+  their username.
+- ``thread`` = the channel's ``display_name`` (else its name); direct posts
+  ``dm:<member,member...>``; in a two-member direct channel the listener is the other
+  member, else listeners are the ``@username`` mentions.
+- The export has no post ids: id = ``mattermost:<team>:<channel>:<create_at>:<user>``
+  (``dm:<sorted members>`` for direct posts). Replies nested in a post are emitted after
+  it with ``replyTo`` = the post's id.
+- Lines of other types (version, team, channel, user, direct_channel, emoji, scheme...)
+  carry no messages and are read for names only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from convo.core.errors import RecordError
+from convo.core.jsonl import iter_lines, parse_line
+from convo.core.record import ConversationMessage
+from convo.importers.apps.common import as_dict, as_list, as_str, epoch_ts, message
+from convo.importers.context import ImportContext, Source
+
+_FIRST = re.compile(
+    rb'^\s*\{\s*"type"\s*:\s*"(version|post|direct_post|team|channel|user|direct_channel)"'
+)
+_MENTION = re.compile(r"(?<![\w@])@([a-z0-9][a-z0-9._-]{0,63})", re.I)
+
+
+def sniff(source: Source) -> int:
+    first = source.head.lstrip(b"\xef\xbb\xbf").lstrip().split(b"\n", 1)[0]
+    m = _FIRST.match(first)
+    if not m:
+        return 0
+    if m.group(1) == b"version" and re.search(rb'"version"\s*:\s*\d', first):
+        return 90
+    return 75 if m.group(1) in (b"post", b"direct_post") and b'"create_at"' in first else 0
+
+
+def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    users: dict[str, str] = {}
+    channels: dict[str, str] = {}
+    with source.open() as stream:
+        for line in iter_lines(stream):
+            where = ctx.loc(line.number)
+            try:
+                obj = parse_line(line, source.name)
+            except RecordError as e:
+                ctx.reject_error(e, line.raw)
+                continue
+            kind = as_str(obj.get("type"))
+            body = as_dict(obj.get(kind))
+            if kind == "user":
+                name = " ".join(
+                    x for x in (as_str(body.get("first_name")), as_str(body.get("last_name"))) if x
+                )
+                users[as_str(body.get("username"))] = (
+                    name or as_str(body.get("nickname")) or as_str(body.get("username"))
+                )
+            elif kind == "channel":
+                channels[as_str(body.get("name"))] = as_str(body.get("display_name")) or as_str(
+                    body.get("name")
+                )
+            elif kind in ("post", "direct_post"):
+                if not as_str(body.get("user")) or not isinstance(
+                    body.get("create_at"), int | float
+                ):
+                    ctx.reject(where, f"{kind} without user or create_at", line.raw)
+                    continue
+                yield from _post(kind, body, users, channels, where, ctx)
+
+
+def _post(
+    kind: str,
+    p: dict[str, Any],
+    users: dict[str, str],
+    channels: dict[str, str],
+    where: str,
+    ctx: ImportContext,
+) -> Iterator[ConversationMessage]:
+    if kind == "direct_post":
+        members = [as_str(x) for x in as_list(p.get("channel_members"))]
+        key = "dm:" + ",".join(sorted(members))
+        thread = "dm:" + ",".join(users.get(x, x) for x in members)
+    else:
+        members = []
+        key = f"{as_str(p.get('team'))}:{as_str(p.get('channel'))}"
+        thread = channels.get(as_str(p.get("channel"))) or as_str(p.get("channel"))
+    parent = _one(p, key, thread, members, users, where, None)
+    if parent is None:
+        ctx.warn(where, "empty post skipped")
+        return
+    if parent.timestamp is None:
+        ctx.warn(where, "unreadable create_at; time left unknown")
+    yield parent
+    for j, r in enumerate(as_list(p.get("replies")), 1):
+        r = as_dict(r)
+        if not as_str(r.get("user")):
+            ctx.reject(f"{where}#reply-{j}", "reply without user", r)
+            continue
+        reply = _one(r, key, thread, members, users, f"{where}#reply-{j}", parent.id)
+        if reply is not None:
+            yield reply
+
+
+def _one(
+    p: dict[str, Any],
+    key: str,
+    thread: str,
+    members: list[str],
+    users: dict[str, str],
+    where: str,
+    parent: str | None,
+) -> ConversationMessage | None:
+    user = as_str(p.get("user"))
+    speaker = users.get(user, user)
+    text = as_str(p.get("message"))
+    attachments = [as_str(as_dict(a).get("path")) for a in as_list(p.get("attachments"))]
+    chunks = ([text] if text.strip() else []) + [f"[attachment] {a}" for a in attachments if a]
+    if not chunks:
+        return None
+    mentioned = [users.get(u, u) for u in _MENTION.findall(text)]
+    if not mentioned and len(members) == 2 and user in members:
+        mentioned = [users.get(x, x) for x in members if x != user]
+    return message(
+        chunks,
+        speaker=speaker,
+        listeners=mentioned,
+        timestamp=epoch_ts(p.get("create_at"), ms=True),
+        id=f"mattermost:{key}:{as_str(p.get('create_at'))}:{user}",
+        source_id=where,
+        format="mattermost",
+        thread=thread,
+        reply_to=parent,
+        extra={
+            "username": user,
+            "create_at": p.get("create_at"),
+            "edit_at": epoch_ts(p.get("edit_at"), ms=True) if p.get("edit_at") else None,
+            "attachments": [a for a in attachments if a],
+            "reactions": [
+                {
+                    "user": users.get(as_str(r.get("user")), as_str(r.get("user"))),
+                    "emoji": as_str(r.get("emoji_name")),
+                }
+                for r in map(as_dict, as_list(p.get("reactions")))
+            ],
+            "flagged_by": as_list(p.get("flagged_by")),
+        },
+    )

@@ -1,0 +1,575 @@
+"""Slack workspace exports: the export folder, its .zip, or one channel-day JSON file.
+
+An export holds ``users.json``, ``channels.json`` (public), ``groups.json`` (private),
+``dms.json`` (1:1, folders named by the D-id) and ``mpims.json`` (group DMs), plus one
+folder per conversation with a ``YYYY-MM-DD.json`` array of messages per day.
+
+Decisions:
+- speaker = the user's display name (profile ``display_name``, else ``real_name``, else
+  ``name``; ``user_profile`` embedded in a message fills gaps), for bots ``username`` or
+  ``bot_profile.name``, else the raw id.
+- ``thread`` = the channel name (DM: the other member's name pair, ``dm:<id>`` when unknown);
+  Slack threads show as ``replyTo`` = ``slack:<channel id>:<thread_ts>`` on replies, and
+  ``extra.thread_ts`` on parent and replies. ``thread_broadcast`` replies are ordinary replies
+  with ``extra.subtype``; their embedded ``root`` copy is not emitted twice.
+- Subtype messages (joins, topic changes, pins...) are kept, with ``extra.subtype`` and the
+  tag ``system``; ``bot_message``/``file_share``/``me_message``/``thread_broadcast`` are not
+  tagged ``system``.
+- mrkdwn: ``<@U1>`` becomes ``@Name`` (and Name a listener), ``<#C1|x>`` ``#x``,
+  ``<url|label>`` ``label (url)``, ``<!here>`` ``@here``; ``&lt; &gt; &amp;`` unescaped.
+- In a 1:1 DM without mentions the listener is the other member.
+- A .zip is read in place (never extracted): members with absolute or ``..`` paths are
+  rejected, and size caps (per member, in total, and a compression-ratio limit) stop zip bombs.
+- The metadata files alone (``users.json``, ``dms.json``...) are recognised, yield no
+  messages and say so in a warning (ingest the folder or the .zip instead).
+- A channel-day file read on its own (a top-level array) is streamed by convo.jsonstream
+  (a first look for the channel name, then the messages); day files inside a folder or
+  .zip are small and read whole.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from convo.core.errors import InputError
+from convo.core.record import ConversationMessage
+from convo.importers.apps.common import (
+    SYSTEM_TAG,
+    EmptyCounter,
+    as_dict,
+    as_list,
+    as_str,
+    epoch_ts,
+    has_key,
+    json_head,
+    message,
+    parse_json,
+)
+from convo.importers.context import ImportContext, Source, iter_dir_files
+
+META_FILES = ("users.json", "channels.json", "groups.json", "dms.json", "mpims.json")
+_DAY_FILE = re.compile(r"(?:^|/)([^/]+)/(\d{4}-\d{2}-\d{2})\.json$")
+_DAY_NAME = re.compile(r"\d{4}-\d{2}-\d{2}\.json")
+_SLACK_TS = re.compile(r'"(?:ts|thread_ts)"\s*:\s*"\d{9,10}\.\d{6}"')
+_CONV_ID = re.compile(r'"id"\s*:\s*"[CDG][A-Z0-9]{6,}"')
+_NOT_SYSTEM = {"bot_message", "thread_broadcast", "file_share", "me_message", "file_comment"}
+
+MEMBER_CAP = 256 << 20  # one member of a .zip, uncompressed
+TOTAL_CAP = 4 << 30  # the whole .zip, uncompressed
+RATIO_CAP = 200  # uncompressed / compressed, for members above 1 MiB
+
+
+@dataclass
+class Conv:
+    id: str
+    name: str
+    kind: str  # channel | group | dm | mpim
+    members: list[str] = field(default_factory=list)
+
+
+# --- sniffing ------------------------------------------------------------------------
+
+
+def sniff_dir(source: Source) -> int:
+    assert source.path is not None
+    try:
+        entries = list(source.path.iterdir())
+        if not {p.name for p in entries if p.is_file()} & set(META_FILES):
+            return 0
+        for sub in entries:
+            if sub.is_dir() and any(_DAY_NAME.fullmatch(f.name) for f in sub.iterdir()):
+                return 95
+    except OSError:
+        return 0
+    names = {p.name for p in entries}
+    return 70 if {"users.json", "channels.json"} <= names else 0
+
+
+def sniff_file(source: Source) -> int:
+    head = source.head
+    if head.startswith(b"PK\x03\x04"):
+        if re.search(
+            rb"(?:^|/)(?:channels|users|dms|mpims|groups)\.json", head[:65536]
+        ) or re.search(rb"/\d{4}-\d{2}-\d{2}\.json", head):
+            return 85
+        return 0
+    text = json_head(source)
+    if not text.startswith(("[", "{")):
+        return 0
+    if _SLACK_TS.search(text) and (has_key(text, "text") or has_key(text, "subtype")):
+        return 85
+    if text.startswith("[") and _is_metadata(text, source.match_name):
+        return 60
+    return 0
+
+
+def _is_metadata(text: str, name: str) -> bool:
+    if name in META_FILES:
+        return True
+    if has_key(text, "members") and has_key(text, "created") and _CONV_ID.search(text):
+        return True
+    return has_key(text, "team_id") and has_key(text, "profile") and has_key(text, "real_name")
+
+
+# --- the export tree: a folder or a zip ------------------------------------------------
+
+
+class _Tree:
+    """Relative posix paths of an export, and their bytes."""
+
+    name: str
+
+    def paths(self) -> list[str]:
+        raise NotImplementedError
+
+    def read(self, rel: str) -> bytes:
+        raise NotImplementedError
+
+
+class _DirTree(_Tree):
+    def __init__(self, root: Path, name: str):
+        self.root, self.name = root, name.rstrip("/")
+        self._paths = [p.relative_to(root).as_posix() for p in iter_dir_files(root)]
+
+    def paths(self) -> list[str]:
+        return self._paths
+
+    def read(self, rel: str) -> bytes:
+        try:
+            with open(self.root / rel, "rb") as f:
+                data = f.read(MEMBER_CAP + 1)
+        except OSError as e:
+            raise InputError(f"cannot read ({e.strerror})", where=f"{self.name}/{rel}") from None
+        if len(data) > MEMBER_CAP:
+            raise InputError(f"larger than {MEMBER_CAP >> 20} MiB", where=f"{self.name}/{rel}")
+        return data
+
+
+class _ZipTree(_Tree):
+    def __init__(self, path: Path, name: str, ctx: ImportContext):
+        self.name = name
+        try:
+            self.zf = zipfile.ZipFile(path)
+            infos = self.zf.infolist()
+        except (zipfile.BadZipFile, OSError, ValueError) as e:
+            raise InputError(f"not a readable zip file ({e})", where=name) from None
+        self.infos: dict[str, zipfile.ZipInfo] = {}
+        total = 0
+        for info in infos:
+            if info.is_dir():
+                continue
+            where = f"{name}#{info.filename}"
+            bad = _unsafe_member(info.filename)
+            if bad:
+                ctx.reject(
+                    where, f"zip member {bad}", hint="the archive is not a plain Slack export"
+                )
+                continue
+            total += info.file_size
+            if total > TOTAL_CAP:
+                raise InputError(
+                    f"uncompressed size exceeds {TOTAL_CAP >> 30} GiB",
+                    where=name,
+                    hint="possible zip bomb",
+                )
+            if info.file_size > MEMBER_CAP or (
+                info.file_size > (1 << 20)
+                and info.file_size > RATIO_CAP * max(info.compress_size, 1)
+            ):
+                ctx.reject(
+                    where, "zip member too large or too highly compressed", hint="possible zip bomb"
+                )
+                continue
+            self.infos[info.filename] = info
+
+    def paths(self) -> list[str]:
+        return sorted(self.infos)
+
+    def read(self, rel: str) -> bytes:
+        try:
+            with self.zf.open(self.infos[rel]) as f:
+                data = f.read(MEMBER_CAP + 1)
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as e:
+            raise InputError(f"unreadable zip member ({e})", where=f"{self.name}#{rel}") from None
+        if len(data) > MEMBER_CAP:
+            raise InputError(
+                "zip member larger than declared",
+                where=f"{self.name}#{rel}",
+                hint="possible zip bomb",
+            )
+        return data
+
+    def close(self) -> None:
+        self.zf.close()
+
+
+def _unsafe_member(name: str) -> str | None:
+    if name.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", name):
+        return f"with an absolute path {name!r}"
+    if ".." in re.split(r"[/\\]", name):
+        return f"with a parent-directory path {name!r}"
+    return None
+
+
+# --- reading ---------------------------------------------------------------------------
+
+
+def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    """The export folder, its .zip, or a single channel-day JSON file."""
+    if source.is_dir:
+        assert source.path is not None
+        yield from _read_tree(_DirTree(source.path, source.name), ctx)
+        return
+    if source.head.startswith(b"PK\x03\x04"):
+        tree = _ZipTree(source.real_path(), source.name, ctx)
+        try:
+            yield from _read_tree(tree, ctx)
+        finally:
+            tree.close()
+        return
+    yield from _read_single(source, ctx)
+
+
+def _load(tree: _Tree, rel: str) -> Any:
+    return parse_json(tree.read(rel), f"{tree.name}/{rel}")
+
+
+def _read_tree(tree: _Tree, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    paths = tree.paths()
+    # An export zipped with its top folder: find the prefix that holds the metadata.
+    prefix = ""
+    for p in paths:
+        pp = PurePosixPath(p)
+        if pp.name in META_FILES:
+            prefix = "" if len(pp.parts) == 1 else str(pp.parent) + "/"
+            break
+    users: dict[str, str] = {}
+    convs: dict[str, Conv] = {}
+    if prefix + "users.json" in paths:
+        users = _users(_load(tree, prefix + "users.json"))
+    for meta, kind in (
+        ("channels", "channel"),
+        ("groups", "group"),
+        ("dms", "dm"),
+        ("mpims", "mpim"),
+    ):
+        rel = f"{prefix}{meta}.json"
+        if rel in paths:
+            for c in as_list(_load(tree, rel)):
+                _add_conv(convs, c, kind)
+    days = [p for p in paths if p.startswith(prefix) and _DAY_FILE.search(p[len(prefix) :])]
+    if not days:
+        raise InputError(
+            "no channel folders with YYYY-MM-DD.json files",
+            where=tree.name,
+            hint="is this a Slack export?",
+        )
+    empty = EmptyCounter()
+    for rel in days:
+        folder = PurePosixPath(rel).parent.name
+        conv = convs.get(folder) or Conv(folder, folder, "channel")
+        where = f"{tree.name}/{rel}"
+        try:
+            data = _load(tree, rel)
+        except InputError as e:
+            ctx.reject(e.where or where, e.what, hint="the day file is not valid JSON")
+            continue
+        yield from _day(data, conv, users, convs, where, ctx, empty)
+    empty.report(ctx)
+
+
+def _read_single(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    from convo.importers.apps.common import StreamedDoc, json_head, load_json
+
+    data: Any
+    if json_head(source).startswith("["):  # a day file: streamed, after a first look
+        doc = StreamedDoc(source, ())
+        doc.head()
+        first, has_messages, n = _first_look(doc)
+        data = (m for m, _ in doc.items())
+    else:
+        data = load_json(source)
+        if isinstance(data, dict) and ("ts" in data or "messages" in data):
+            data = data.get("messages", [data]) if "ts" not in data else [data]
+        if not isinstance(data, list):
+            raise InputError(
+                "not a Slack message list", where=source.name, hint="expected a JSON array"
+            )
+        first = next((m for m in data if isinstance(m, dict)), {})
+        has_messages = any(not isinstance(m, dict) or "ts" in m for m in data)
+        n = len(data)
+    if n and not has_messages:
+        ctx.warn(
+            source.name,
+            "Slack export metadata (users/channels list), no messages; ingest the export folder or .zip",
+        )
+        return
+    users: dict[str, str] = {}
+    convs: dict[str, Conv] = {}
+    folder = "slack"
+    if source.path is not None and not source.is_stdin:
+        users, convs = _neighbours(source.path.parent.parent, ctx)
+        if users or convs:  # a day file inside an export folder: its folder is the channel
+            folder = source.path.parent.name or folder
+    cname = as_str(first.get("channel_name")) or as_str(first.get("channel")) or folder
+    conv = convs.get(cname) or Conv(cname, cname, "channel")
+    empty = EmptyCounter()
+    yield from _day(data, conv, users, convs, source.name, ctx, empty)
+    empty.report(ctx)
+
+
+def _first_look(doc: Any) -> tuple[dict[str, Any], bool, int]:
+    """A streamed day file's first object, whether it holds messages, and if it is empty."""
+    first: dict[str, Any] | None = None
+    has_messages = False
+    n = 0
+    with contextlib.closing(doc.items()) as items:
+        for m, _ in items:
+            n = 1
+            if first is None and isinstance(m, dict):
+                first = m
+            has_messages = has_messages or not isinstance(m, dict) or "ts" in m
+            if first is not None and has_messages:
+                break
+    return first or {}, has_messages, n
+
+
+def _neighbours(root: Path, ctx: ImportContext) -> tuple[dict[str, str], dict[str, Conv]]:
+    """users/channels from the export folder around a day file read on its own.
+
+    A broken users.json or channels.json there is reported (names then stay user ids)."""
+    users: dict[str, str] = {}
+    convs: dict[str, Conv] = {}
+    try:
+        if (root / "users.json").is_file():
+            users = _users(parse_json((root / "users.json").read_bytes(), str(root / "users.json")))
+        for meta, kind in (
+            ("channels", "channel"),
+            ("groups", "group"),
+            ("dms", "dm"),
+            ("mpims", "mpim"),
+        ):
+            p = root / f"{meta}.json"
+            if p.is_file():
+                for c in as_list(parse_json(p.read_bytes(), str(p))):
+                    _add_conv(convs, c, kind)
+    except (InputError, OSError) as e:
+        ctx.warn(
+            str(getattr(e, "where", None) or root),
+            f"export metadata beside the day file is unreadable ({getattr(e, 'what', e)}); "
+            "user names stay as ids",
+        )
+        return {}, {}
+    return users, convs
+
+
+def _users(data: Any) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for u in as_list(data):
+        u = as_dict(u)
+        uid = as_str(u.get("id"))
+        if uid:
+            out[uid] = _display(u) or uid
+    return out
+
+
+def _display(u: dict[str, Any]) -> str:
+    p = as_dict(u.get("profile"))
+    for v in (
+        p.get("display_name"),
+        p.get("real_name"),
+        u.get("display_name"),
+        u.get("real_name"),
+        u.get("name"),
+    ):
+        if isinstance(v, str) and v.strip():
+            return v.strip()
+    return ""
+
+
+def _add_conv(convs: dict[str, Conv], c: Any, kind: str) -> None:
+    c = as_dict(c)
+    cid = as_str(c.get("id"))
+    if not cid:
+        return
+    conv = Conv(
+        cid, as_str(c.get("name")) or cid, kind, [as_str(x) for x in as_list(c.get("members"))]
+    )
+    convs[cid] = conv
+    convs.setdefault(conv.name, conv)
+
+
+def _day(
+    data: Any,
+    conv: Conv,
+    users: dict[str, str],
+    convs: dict[str, Conv],
+    where: str,
+    ctx: ImportContext,
+    empty: EmptyCounter,
+) -> Iterator[ConversationMessage]:
+    if not isinstance(data, list | Iterator):
+        ctx.reject(where, "a Slack day file must be a JSON array of messages")
+        return
+    for i, m in enumerate(data, 1):
+        loc = f"{where}#{i}"
+        if not isinstance(m, dict) or not isinstance(m.get("ts"), str | int | float):
+            ctx.reject(loc, "not a Slack message (no ts)", m)
+            continue
+        msg = _message(m, conv, users, convs, loc)
+        if msg is None:
+            empty.n += 1
+            continue
+        if msg.timestamp is None:
+            ctx.warn(loc, f"unreadable ts {m.get('ts')!r}; time left unknown")
+        yield msg
+
+
+def _speaker(m: dict[str, Any], users: dict[str, str]) -> str | None:
+    uid = as_str(m.get("user"))
+    if uid and uid in users:
+        return users[uid]
+    prof = (
+        _display({"profile": m.get("user_profile")})
+        if isinstance(m.get("user_profile"), dict)
+        else ""
+    )
+    if prof:
+        if uid:
+            users[uid] = prof
+        return prof
+    if uid == "USLACKBOT":
+        return "Slackbot"
+    for v in (m.get("username"), as_dict(m.get("bot_profile")).get("name"), uid, m.get("bot_id")):
+        if isinstance(v, str) and v:
+            return v
+    return None
+
+
+def _conv_label(conv: Conv, users: dict[str, str]) -> str:
+    if conv.kind == "dm":
+        names = [users.get(u, u) for u in conv.members if u]
+        return "dm:" + ",".join(names) if names else f"dm:{conv.id}"
+    return conv.name
+
+
+def _message(
+    m: dict[str, Any], conv: Conv, users: dict[str, str], convs: dict[str, Conv], loc: str
+) -> ConversationMessage | None:
+    speaker = _speaker(m, users)
+    ts = as_str(m.get("ts"))
+    text, mentioned = render_mrkdwn(as_str(m.get("text")), users, convs)
+    chunks = [text] if text.strip() else []
+    files = []
+    for f in as_list(m.get("files")):
+        f = as_dict(f)
+        label = as_str(f.get("title")) or as_str(f.get("name")) or as_str(f.get("id"))
+        files.append(
+            {k: f.get(k) for k in ("id", "name", "title", "mimetype", "url_private") if f.get(k)}
+        )
+        chunks.append(f"[file] {label}")
+    attachments = []
+    for a in as_list(m.get("attachments")):
+        a = as_dict(a)
+        attachments.append(
+            {
+                k: a.get(k)
+                for k in ("fallback", "title", "title_link", "text", "from_url")
+                if a.get(k)
+            }
+        )
+        if not text.strip():
+            body, more = render_mrkdwn(
+                as_str(a.get("text")) or as_str(a.get("fallback")), users, convs
+            )
+            mentioned += more
+            if body.strip():
+                chunks.append(body)
+    if not chunks:
+        return None
+    subtype = as_str(m.get("subtype"))
+    listeners = list(mentioned)
+    uid = as_str(m.get("user"))
+    if not listeners and conv.kind == "dm" and len(conv.members) == 2 and uid in conv.members:
+        other = next((u for u in conv.members if u != uid), "")
+        listeners = [users.get(other, other)]
+    thread_ts = as_str(m.get("thread_ts"))
+    reply_to = f"slack:{conv.id}:{thread_ts}" if thread_ts and thread_ts != ts else None
+    edited = as_dict(m.get("edited"))
+    reactions = [
+        {
+            "name": as_str(r.get("name")),
+            "count": r.get("count"),
+            "users": [users.get(as_str(u), as_str(u)) for u in as_list(r.get("users"))],
+        }
+        for r in map(as_dict, as_list(m.get("reactions")))
+    ]
+    return message(
+        chunks,
+        speaker=speaker,
+        listeners=listeners,
+        timestamp=epoch_ts(ts),
+        id=f"slack:{conv.id}:{ts}",
+        source_id=loc,
+        format="slack",
+        thread=_conv_label(conv, users),
+        reply_to=reply_to,
+        tags=[SYSTEM_TAG] if subtype and subtype not in _NOT_SYSTEM else [],
+        extra={
+            "ts": ts,
+            "channel_id": conv.id,
+            "channel_type": conv.kind,
+            "user_id": uid,
+            "subtype": subtype,
+            "bot_id": as_str(m.get("bot_id")),
+            "thread_ts": thread_ts,
+            "reply_count": m.get("reply_count"),
+            "edited": epoch_ts(as_str(edited.get("ts"))) if edited else None,
+            "files": files,
+            "attachments": attachments,
+            "reactions": reactions,
+        },
+    )
+
+
+_ANGLE = re.compile(r"<([^<>\n]{1,2000})>")
+
+
+def render_mrkdwn(
+    text: str, users: dict[str, str], convs: dict[str, Conv]
+) -> tuple[str, list[str]]:
+    """Slack's escaped references made readable; returns the text and the mentioned names."""
+    mentioned: list[str] = []
+
+    def sub(m: re.Match[str]) -> str:
+        body = m.group(1)
+        target, _, label = body.partition("|")
+        if target.startswith("@"):
+            uid = target[1:]
+            name = users.get(uid) or label.lstrip("@") or uid
+            mentioned.append(name)
+            return "@" + name
+        if target.startswith("#"):
+            cid = target[1:]
+            conv = convs.get(cid)
+            return "#" + (label or (conv.name if conv else cid))
+        if target.startswith("!"):
+            word = target[1:]
+            if word in ("here", "channel", "everyone"):
+                return "@" + word
+            if label:
+                return label
+            return "@" + word.split("^")[0]
+        if label and label != target and not target.endswith(label):
+            return f"{label} ({target})"
+        return label if label and target.startswith("mailto:") else target
+
+    out = _ANGLE.sub(sub, text)
+    out = out.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    return out, mentioned

@@ -1,0 +1,180 @@
+"""A fast path for well-formed messages: headers and MIME parts split by hand.
+
+The standard library's feed parser costs more than everything else an import does, so
+messages that are plainly well formed (valid header lines, 7bit/8bit/binary/QP/base64
+parts, multiparts whose boundaries are all found, no RFC 2231 parameters, no attached
+messages) are split here with a few ``bytes`` operations. Anything else returns None and
+goes to ``email.parser`` (compat32), which copes with every defect. Both paths feed the
+same record builder, and tests check that they agree.
+"""
+
+from __future__ import annotations
+
+import binascii
+import functools
+import re
+
+from convo.importers.email.parse import Body, add_leaf, choose_alternative, decode_words
+
+# A header line and its continuation lines (the raw value keeps them, as compat32's does).
+_HEADERS = re.compile(r"^([\x21-\x39\x3b-\x7e]+):[ \t]*(.*(?:\n[ \t].*)*)", re.M)
+_PARAM = re.compile(r';\s*([A-Za-z0-9_.!#$%&\'*+^`{|}~-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^;\s]*)')
+_ESCAPE = re.compile(r"\\(.)")
+_PLAIN_CTE = ("", "7bit", "8bit", "binary")
+
+
+class _Fallback(Exception):
+    """This message needs the standard library's parser."""
+
+
+def parse_fast(data: bytes) -> tuple[dict[str, list[str]], Body] | None:
+    """(raw headers by lower-case name, body) of a well-formed message, else None.
+
+    ``_params`` results are cached and shared: treat them as read-only."""
+    try:
+        h, rest = _split(data)
+        body = Body()
+        _collect(h, rest, body, 0)
+        return h, body
+    except _Fallback:
+        return None
+
+
+def _split(data: bytes) -> tuple[dict[str, list[str]], bytes]:
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n")
+        if b"\r" in data:
+            raise _Fallback
+    if data[:1] == b"\n":
+        return {}, data[1:]
+    i = data.find(b"\n\n")
+    if i < 0:
+        head, rest = data.rstrip(b"\n"), b""
+    else:
+        head, rest = data[:i], data[i + 2 :]
+    text = head.decode("ascii", "surrogateescape")
+    if text[:1] in (" ", "\t", ""):
+        raise _Fallback
+    found = _HEADERS.findall(text)
+    # Every line must be a header or a continuation: else the stdlib sorts out the defect.
+    lines = text.count("\n") + 1 - text.count("\n ") - text.count("\n\t")
+    if len(found) != lines:
+        raise _Fallback
+    h: dict[str, list[str]] = {}
+    for name, value in found:
+        key = name.lower()
+        if key in h:
+            h[key].append(value)
+        else:
+            h[key] = [value]
+    return h, rest
+
+
+@functools.lru_cache(maxsize=4096)
+def _params(value: str) -> tuple[str, dict[str, str]]:
+    main, sep, rest = value.partition(";")
+    ctype = main.strip().lower()
+    params: dict[str, str] = {}
+    if sep:
+        for m in _PARAM.finditer(";" + rest):
+            key = m.group(1).lower()
+            if "*" in key:
+                raise _Fallback  # RFC 2231
+            v = m.group(2)
+            if v[:1] == '"':
+                v = _ESCAPE.sub(r"\1", v[1:-1])
+            params.setdefault(key, v)
+    return ctype, params
+
+
+def _content_type(h: dict[str, list[str]]) -> tuple[str, dict[str, str]]:
+    values = h.get("content-type")
+    if not values:
+        return "text/plain", {}
+    ctype, params = _params(values[0])
+    if ctype == "text" or ctype.count("/") != 1:
+        ctype = "text/plain"
+    return ctype, params
+
+
+def _collect(h: dict[str, list[str]], data: bytes, body: Body, depth: int) -> None:
+    ctype, params = _content_type(h)
+    if ctype.startswith("multipart/"):
+        if depth > 10:
+            raise _Fallback
+        parts = [_split(p) for p in _multipart(data, params.get("boundary"))]
+        if ctype == "multipart/alternative":
+            chosen = choose_alternative([_content_type(ph)[0] for ph, _ in parts])
+            parts = [parts[i] for i in chosen]
+        for ph, pdata in parts:
+            _collect(ph, pdata, body, depth + 1)
+        return
+    if ctype.startswith("message/"):
+        raise _Fallback
+    disp_values = h.get("content-disposition")
+    disp, dparams = _params(disp_values[0]) if disp_values else ("", {})
+    name = dparams.get("filename") or params.get("name")
+    if name:
+        name = decode_words(name)
+    cid = h.get("content-id")
+    add_leaf(
+        body,
+        ctype,
+        disp,
+        name,
+        lambda: _decode(h, data),
+        lambda: (params.get("charset"), params.get("format"), params.get("delsp")),
+        decode_words(cid[0]).strip() if cid else None,
+    )
+
+
+def _decode(h: dict[str, list[str]], data: bytes) -> bytes:
+    values = h.get("content-transfer-encoding")
+    cte = values[0].strip().lower() if values else ""
+    if cte in _PLAIN_CTE:
+        return data
+    if cte == "quoted-printable":
+        return binascii.a2b_qp(data)
+    if cte == "base64":
+        try:
+            return binascii.a2b_base64(data)
+        except binascii.Error:
+            raise _Fallback from None
+    raise _Fallback
+
+
+def _multipart(data: bytes, boundary: str | None) -> list[bytes]:
+    """The parts between ``--boundary`` lines; _Fallback unless every delimiter is clean."""
+    if not boundary or not boundary.isascii():
+        raise _Fallback
+    delim = b"--" + boundary.encode("ascii")
+    close = delim + b"--"
+    parts: list[bytes] = []
+    start = -1
+    pos = 0
+    n = len(data)
+    dl = len(delim)
+    while pos <= n:
+        i = data.find(delim, pos)
+        if i < 0:
+            raise _Fallback  # no closing delimiter
+        if i and data[i - 1 : i] != b"\n":
+            pos = i + dl
+            continue
+        end = data.find(b"\n", i)
+        if end < 0:
+            end = n
+        line = data[i:end].rstrip(b" \t")
+        if line == delim:
+            if start >= 0:
+                parts.append(data[start : i - 1] if i > start else b"")
+            start = end + 1
+        elif line == close:
+            if start < 0:
+                raise _Fallback
+            parts.append(data[start : i - 1] if i > start else b"")
+            return parts
+        else:
+            raise _Fallback  # a longer boundary that starts with ours
+        pos = end + 1
+    raise _Fallback

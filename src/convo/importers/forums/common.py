@@ -1,0 +1,215 @@
+"""Shared pieces of the forum readers: JSON input, mentions, times, ids, tallies."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from convo.core.errors import InputError, RecordError
+from convo.core.jsonl import iter_lines, parse_line
+from convo.core.record import ConversationMessage, ConversationMessageMeta, content_id
+from convo.core.timestamps import format_timestamp_utc, parse_datetime
+from convo.importers.context import ImportContext, Source
+
+MAX_DOCUMENT = 512 << 20  # a single-document export larger than this is refused, not swapped
+DELETED_AUTHORS = {"[deleted]", "[removed]", "ghost", ""}
+
+# @name not preceded by a word character (so mail addresses are not mentions).
+_AT_MENTION = re.compile(r"(?<![\w@./])@([A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?)")
+_REDDIT_MENTION = re.compile(r"(?<![\w/])/?u/([A-Za-z0-9_-]{3,20})\b")
+
+
+def mentions(text: str, speaker: str | None, *, reddit: bool = False) -> list[str]:
+    """@-mentioned users (``u/name`` for Reddit), in order, without repeats or the speaker."""
+    pattern = _REDDIT_MENTION if reddit else _AT_MENTION
+    out: dict[str, None] = {}
+    for m in pattern.finditer(text):
+        name = m.group(1)
+        if name != speaker:
+            out.setdefault(name, None)
+    return list(out)
+
+
+def unescape(text: str) -> str:
+    """Entities as characters (Reddit escapes &, < and > in markdown bodies)."""
+    return html.unescape(text) if "&" in text else text
+
+
+def as_str(value: Any) -> str | None:
+    """A JSON string or number as text; anything else (None, objects) as None."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+    return None
+
+
+def as_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+class Tally:
+    """Per-source counts reported once at the end (deleted authors, unknown times...)."""
+
+    def __init__(self, ctx: ImportContext):
+        self.ctx = ctx
+        self.deleted = 0
+        self.no_time = 0
+        self.seen_ids: dict[str, int] = {}
+
+    def speaker(self, name: Any) -> str | None:
+        """The author's name, or None (counted) for a deleted or missing author."""
+        text = as_str(name)
+        if text is None or text.strip() in DELETED_AUTHORS:
+            self.deleted += 1
+            return None
+        return text.strip()
+
+    def epoch(self, value: Any) -> str | None:
+        """Epoch seconds (number or numeric string) to a record timestamp, or None (counted)."""
+        try:
+            if isinstance(value, bool) or value is None:
+                raise ValueError
+            seconds = float(value)
+            return format_timestamp_utc(datetime.fromtimestamp(seconds, UTC))
+        except (TypeError, ValueError, OverflowError, OSError):
+            self.no_time += 1
+            return None
+
+    def iso(self, value: Any) -> str | None:
+        """An ISO date/time (naive ones in --tz) to a record timestamp, or None (counted)."""
+        if isinstance(value, str) and value.strip():
+            try:
+                return format_timestamp_utc(parse_datetime(value, self.ctx.options.tz))
+            except (ValueError, OverflowError):
+                pass
+        self.no_time += 1
+        return None
+
+    def ensure_id(self, msg: ConversationMessage) -> str:
+        """The message's id, or the content hash the pipeline would give it (for replyTo)."""
+        if not msg.id:
+            base = content_id(msg)
+            k = self.seen_ids.get(base, 0)
+            self.seen_ids[base] = k + 1
+            msg.id = content_id(msg, k) if k else base
+        return msg.id
+
+    def finish(self) -> None:
+        name = self.ctx.source.name
+        if self.deleted:
+            self.ctx.warn(
+                name, f"{self.deleted} post(s) by deleted or unknown authors (speaker null)"
+            )
+        if self.no_time:
+            self.ctx.warn(
+                name, f"{self.no_time} post(s) without a readable time (timestamp left unknown)"
+            )
+
+
+def message(
+    fmt: str,
+    text: str,
+    speaker: str | None,
+    *,
+    timestamp: str | None,
+    source_id: str,
+    id: str | None = None,
+    thread: str | None = None,
+    reply_to: str | None = None,
+    subject: str | None = None,
+    tags: list[str] | None = None,
+    extra: dict[str, Any] | None = None,
+    reddit: bool = False,
+) -> ConversationMessage:
+    """One forum message with listeners taken from the @-mentions in its text."""
+    extra = {k: v for k, v in (extra or {}).items() if v is not None and v != ""}
+    return ConversationMessage(
+        text_chunks=[text],
+        metadata=ConversationMessageMeta(
+            speaker=speaker, recipients=mentions(text, speaker, reddit=reddit)
+        ),
+        tags=list(dict.fromkeys(tags or [])),
+        timestamp=timestamp,
+        source_id=source_id,
+        id=id,
+        format=fmt,
+        thread=thread,
+        reply_to=reply_to if reply_to != id else None,
+        subject=subject or None,
+        extra=extra or None,
+    )
+
+
+def _strip_bom(data: bytes) -> bytes:
+    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+
+
+def _is_json_lines(head: bytes) -> bool:
+    """True when the first line is a whole JSON object and more content follows."""
+    head = _strip_bom(head).lstrip()
+    if not head.startswith(b"{"):
+        return False
+    first, _, rest = head.partition(b"\n")
+    if not rest.strip():
+        return False
+    try:
+        return isinstance(orjson.loads(first), dict)
+    except orjson.JSONDecodeError:
+        return False
+
+
+def json_values(source: Source, ctx: ImportContext) -> Iterator[tuple[str, Any]]:
+    """Top-level values with their location: one document, or JSON lines (streamed).
+
+    A bad line is rejected and reading goes on; an unreadable document is an InputError.
+    """
+    if _is_json_lines(source.head):
+        with source.open() as stream:
+            for line in iter_lines(stream):
+                try:
+                    yield ctx.loc(line.number), parse_line(line, source.name)
+                except RecordError as e:
+                    ctx.reject_error(e, line.raw)
+        return
+    yield source.name, load_document(source)
+
+
+def load_document(source: Source) -> Any:
+    data = _strip_bom(source.read_bytes(MAX_DOCUMENT))
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as e:
+        where = f"{source.name}:{e.lineno}" if getattr(e, "lineno", None) else source.name
+        reason = str(e).split(": line")[0]
+        raise InputError(
+            f"invalid JSON ({reason})", where=where, hint="is the download complete?"
+        ) from None
+
+
+def items(where: str, value: Any) -> Iterator[tuple[str, Any]]:
+    """The records of one top-level value: an array's items (located ``#item-N``) or itself."""
+    if isinstance(value, list):
+        for i, item in enumerate(value, 1):
+            yield f"{where}#item-{i}", item
+    else:
+        yield where, value
+
+
+def record_error(where: str, what: str, hint: str | None = None) -> RecordError:
+    return RecordError(what, where=where, hint=hint)

@@ -1,0 +1,228 @@
+"""Discourse: a topic (``/t/{id}.json``), its posts (``/t/{id}/posts.json``) and topic
+listings (``/latest.json``, private-message lists: ``topic_list.topics``).
+
+A post's text is ``raw`` when it is a string (the author's markdown), else ``cooked`` HTML
+as readable text. ``reply_to_post_number`` points at a post number of the same topic; a
+post that names none answers the topic, so it replies to post 1 when that post is in the
+file. A listing has no post bodies: each topic becomes one message whose text is its
+title (and excerpt), speaker the original poster, listeners the other participants.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from convo.core.errors import InputError, RecordError
+from convo.core.record import ConversationMessage
+from convo.core.text.html import html_to_text
+from convo.importers.context import ImportContext, Source
+from convo.importers.forums.common import Tally, as_int, as_str, load_document, message
+
+FMT = "discourse"
+
+
+def _tags(value: Any) -> list[str]:
+    out: list[str] = []
+    if isinstance(value, list):
+        for tag in value:
+            name = as_str(tag) or (as_str(tag.get("name")) if isinstance(tag, dict) else None)
+            if name:
+                out.append(name)
+    return out
+
+
+def _text(post: dict) -> str:
+    raw = post.get("raw")
+    if isinstance(raw, str) and raw.strip():
+        return raw
+    cooked = post.get("cooked")
+    text = html_to_text(cooked) if isinstance(cooked, str) else ""
+    if not text and isinstance(post.get("action_code"), str):
+        return f"[{post['action_code']}]"
+    return text
+
+
+def _likes(post: dict) -> int | None:
+    for action in post.get("actions_summary") or []:
+        if isinstance(action, dict) and action.get("id") == 2:
+            return as_int(action.get("count"))
+    return None
+
+
+def _posts(doc: dict, source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    stream = doc["post_stream"]
+    posts = stream.get("posts") if isinstance(stream, dict) else None
+    if not isinstance(posts, list):
+        raise InputError("post_stream has no posts array", where=source.name)
+    tally = Tally(ctx)
+    title = as_str(doc.get("title")) if "title" in doc else None
+    tags = _tags(doc.get("tags"))
+    numbers: dict[tuple[str | None, int], str] = {}
+    for post in posts:
+        if isinstance(post, dict) and as_int(post.get("id")) is not None:
+            number = as_int(post.get("post_number"))
+            if number is not None:
+                topic = as_str(post.get("topic_id")) or as_str(doc.get("id"))
+                numbers[(topic, number)] = f"discourse:post:{as_int(post['id'])}"
+    unresolved = 0
+    for i, post in enumerate(posts, 1):
+        where = ctx.loc(f"post-{i}")
+        try:
+            msg, missing = _post(post, doc, where, tally, numbers, title, tags)
+        except RecordError as e:
+            ctx.reject_error(e, post)
+            continue
+        unresolved += missing
+        yield msg
+    listed = stream.get("stream") if isinstance(stream, dict) else None
+    if isinstance(listed, list) and len(listed) > len(posts):
+        ctx.warn(
+            source.name,
+            f"{len(listed) - len(posts)} post(s) of the topic's stream are not in this file "
+            "(fetch them with /t/ID/posts.json?post_ids[]=...)",
+        )
+    if unresolved:
+        ctx.warn(source.name, f"{unresolved} reply target(s) not in this file (replyTo left out)")
+    tally.finish()
+
+
+def _post(
+    post: Any,
+    doc: dict,
+    where: str,
+    tally: Tally,
+    numbers: dict[tuple[str | None, int], str],
+    title: str | None,
+    tags: list[str],
+) -> tuple[ConversationMessage, int]:
+    if not isinstance(post, dict):
+        raise RecordError("a post is not an object", where=where)
+    ident = as_int(post.get("id"))
+    if ident is None:
+        raise RecordError("post without an id", where=where, hint="is this a Discourse post?")
+    topic = as_str(post.get("topic_id")) or as_str(doc.get("id"))
+    number = as_int(post.get("post_number"))
+    target = as_int(post.get("reply_to_post_number"))
+    reply_to = None
+    missing = 0
+    if target is not None:
+        reply_to = numbers.get((topic, target))
+        missing = reply_to is None
+    elif number is not None and number > 1:
+        reply_to = numbers.get((topic, 1))
+    deleted = bool(post.get("deleted_at") or post.get("user_deleted"))
+    name = as_str(post.get("name"))
+    extra = {
+        "post_number": number,
+        "name": name if name != post.get("username") else None,
+        "score": post.get("score"),
+        "likes": _likes(post) or None,
+        "accepted_answer": True if post.get("accepted_answer") is True else None,
+        "reply_to_post_number": target if missing else None,
+        "post_type": as_int(post.get("post_type"))
+        if post.get("post_type") not in (1, None)
+        else None,
+        "deleted": True if deleted else None,
+        "topic_slug": post.get("topic_slug"),
+    }
+    return (
+        message(
+            FMT,
+            _text(post),
+            tally.speaker(post.get("username")),
+            timestamp=tally.iso(post.get("created_at")),
+            source_id=where,
+            id=f"discourse:post:{ident}",
+            thread=f"discourse:{topic}" if topic else None,
+            reply_to=reply_to,
+            subject=title if number == 1 else None,
+            tags=tags,
+            extra=extra,
+        ),
+        int(missing),
+    )
+
+
+def _listing(doc: dict, source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    topics = doc["topic_list"].get("topics") if isinstance(doc["topic_list"], dict) else None
+    if not isinstance(topics, list):
+        raise InputError("topic_list has no topics array", where=source.name)
+    users: dict[int, str] = {}
+    for user in doc.get("users") or []:
+        if isinstance(user, dict) and as_int(user.get("id")) is not None:
+            name = as_str(user.get("username"))
+            if name:
+                users[as_int(user["id"])] = name  # type: ignore[index]
+    tally = Tally(ctx)
+    for i, topic in enumerate(topics, 1):
+        where = ctx.loc(f"topic-{i}")
+        if not isinstance(topic, dict) or as_int(topic.get("id")) is None:
+            ctx.reject(where, "a topic without an id", topic)
+            continue
+        yield _topic(topic, where, users, tally)
+    if topics:
+        ctx.warn(
+            source.name,
+            f"topic listing: {len(topics)} topic(s) imported as one message each "
+            "(title only; fetch /t/ID.json for the posts)",
+        )
+    tally.finish()
+
+
+def _people(entries: Any, users: dict[int, str]) -> list[tuple[str, str]]:
+    out = []
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict):
+            name = users.get(as_int(entry.get("user_id")) or 0)
+            if name:
+                out.append((name, as_str(entry.get("description")) or ""))
+    return out
+
+
+def _topic(topic: dict, where: str, users: dict[int, str], tally: Tally) -> ConversationMessage:
+    ident = as_int(topic["id"])
+    posters = _people(topic.get("posters"), users)
+    op = next((n for n, d in posters if "Original Poster" in d), None)
+    if op is None:
+        op = as_str(topic.get("last_poster_username")) if len(posters) <= 1 else None
+    others = [n for n, _ in [*posters, *_people(topic.get("participants"), users)] if n != op]
+    title = as_str(topic.get("title")) or ""
+    excerpt = as_str(topic.get("excerpt"))
+    msg = message(
+        FMT,
+        f"{title}\n\n{html_to_text(excerpt)}" if excerpt else title,
+        tally.speaker(op),
+        timestamp=tally.iso(topic.get("created_at")),
+        source_id=where,
+        id=f"discourse:topic:{ident}",
+        thread=f"discourse:{ident}",
+        subject=title,
+        tags=_tags(topic.get("tags")),
+        extra={
+            "listing": True,
+            "archetype": topic.get("archetype"),
+            "posts_count": topic.get("posts_count"),
+            "reply_count": topic.get("reply_count"),
+            "views": topic.get("views"),
+            "like_count": topic.get("like_count") or None,
+            "last_posted_at": topic.get("last_posted_at"),
+            "slug": topic.get("slug"),
+        },
+    )
+    msg.metadata.recipients = list(dict.fromkeys([*msg.metadata.recipients, *others]))
+    return msg
+
+
+def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    doc = load_document(source)
+    if isinstance(doc, dict) and "post_stream" in doc:
+        yield from _posts(doc, source, ctx)
+    elif isinstance(doc, dict) and "topic_list" in doc:
+        yield from _listing(doc, source, ctx)
+    else:
+        raise InputError(
+            "not a Discourse topic, posts or topic list (no post_stream or topic_list)",
+            where=source.name,
+            hint="export /t/ID.json, /t/ID/posts.json or a topic list",
+        )

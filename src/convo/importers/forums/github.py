@@ -1,0 +1,159 @@
+"""GitHub REST issues (a list or one issue) and issue comments (API shape).
+
+The issue is the thread's first message: id and thread ``github:OWNER/REPO#N``, subject
+its title, labels as tags. A comment's id is ``github:OWNER/REPO#N/comment/ID`` and it
+replies to the issue's id, found from ``issue_url`` (or ``pull_request_url`` for review
+comments), so comments imported from another file still hang under their issue.
+A top-level array (the API's list pages) is streamed item by item (convo.jsonstream).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from convo.core.errors import RecordError
+from convo.core.jsonstream import iter_items
+from convo.core.record import ConversationMessage
+from convo.importers.context import ImportContext, Source
+from convo.importers.forums.common import Tally, as_int, as_str, items, json_values, message
+
+FMT = "github"
+_API = re.compile(r"https?://[^/]+/(?:api/v3/)?repos/([^/]+/[^/]+)/(?:issues|pulls)/(\d+)")
+_REPO_API = re.compile(r"https?://[^/]+/(?:api/v3/)?repos/([^/]+/[^/]+)/?$")
+_HTML = re.compile(r"https?://[^/]+/([^/]+/[^/]+)/(?:issues|pull)/(\d+)")
+
+
+def _repo(issue: dict) -> str | None:
+    for key in ("repository_url",):
+        m = _REPO_API.match(as_str(issue.get(key)) or "")
+        if m:
+            return m.group(1)
+    for key in ("url", "html_url"):
+        value = as_str(issue.get(key)) or ""
+        m = _API.match(value) or _HTML.match(value)
+        if m:
+            return m.group(1)
+    return None
+
+
+def _body(value: Any) -> str:
+    text = as_str(value) or ""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _login(user: Any) -> Any:
+    return user.get("login") if isinstance(user, dict) else None
+
+
+def _bot(user: Any) -> bool | None:
+    return True if isinstance(user, dict) and user.get("type") == "Bot" else None
+
+
+def _reactions(value: Any) -> int | None:
+    return as_int(value.get("total_count")) or None if isinstance(value, dict) else None
+
+
+def _issue(issue: dict, where: str, tally: Tally, ctx: ImportContext) -> ConversationMessage:
+    number = as_int(issue.get("number"))
+    repo = _repo(issue)
+    if number is None or repo is None:
+        raise RecordError(
+            "GitHub issue without a number or repository URL",
+            where=where,
+            hint="use the REST API's issue JSON",
+        )
+    ident = f"github:{repo}#{number}"
+    title = as_str(issue.get("title")) or ""
+    labels = [
+        name
+        for label in issue.get("labels") or []
+        if (name := as_str(label.get("name") if isinstance(label, dict) else label))
+    ]
+    milestone = issue.get("milestone")
+    return message(
+        FMT,
+        _body(issue.get("body")) or title,
+        tally.speaker(_login(issue.get("user"))),
+        timestamp=tally.iso(issue.get("created_at")),
+        source_id=ctx.loc(f"{repo}#{number}"),
+        id=ident,
+        thread=ident,
+        subject=title,
+        tags=labels,
+        extra={
+            "number": number,
+            "state": issue.get("state"),
+            "pull_request": True if isinstance(issue.get("pull_request"), dict) else None,
+            "html_url": issue.get("html_url"),
+            "comments": issue.get("comments") or None,
+            "author_association": issue.get("author_association"),
+            "closed_at": issue.get("closed_at"),
+            "milestone": milestone.get("title") if isinstance(milestone, dict) else None,
+            "assignees": [a for u in issue.get("assignees") or [] if (a := as_str(_login(u)))]
+            or None,
+            "reactions": _reactions(issue.get("reactions")),
+            "bot": _bot(issue.get("user")),
+        },
+    )
+
+
+def _comment(comment: dict, where: str, tally: Tally, ctx: ImportContext) -> ConversationMessage:
+    cid = as_int(comment.get("id"))
+    link = as_str(comment.get("issue_url")) or as_str(comment.get("pull_request_url")) or ""
+    m = _API.match(link) or _HTML.match(as_str(comment.get("html_url")) or "")
+    if cid is None or m is None:
+        raise RecordError(
+            "GitHub comment without an id or issue_url",
+            where=where,
+            hint="use the REST API's issue-comments JSON",
+        )
+    issue = f"github:{m.group(1)}#{m.group(2)}"
+    return message(
+        FMT,
+        _body(comment.get("body")),
+        tally.speaker(_login(comment.get("user"))),
+        timestamp=tally.iso(comment.get("created_at")),
+        source_id=ctx.loc(f"{m.group(1)}#{m.group(2)}/comment-{cid}"),
+        id=f"{issue}/comment/{cid}",
+        thread=issue,
+        reply_to=issue,
+        extra={
+            "html_url": comment.get("html_url"),
+            "author_association": comment.get("author_association"),
+            "reactions": _reactions(comment.get("reactions")),
+            "bot": _bot(comment.get("user")),
+            "path": comment.get("path"),
+        },
+    )
+
+
+def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    tally = Tally(ctx)
+    for where, record in _records(source, ctx):
+        try:
+            if not isinstance(record, dict):
+                raise RecordError("not a GitHub issue or comment (expected an object)", where=where)
+            if "issue_url" in record or "pull_request_url" in record:
+                yield _comment(record, where, tally, ctx)
+            elif "number" in record:
+                yield _issue(record, where, tally, ctx)
+            else:
+                raise RecordError(
+                    "neither a GitHub issue (number) nor a comment (issue_url)", where=where
+                )
+        except RecordError as e:
+            ctx.reject_error(e, record)
+    tally.finish()
+
+
+def _records(source: Source, ctx: ImportContext) -> Iterator[tuple[str, Any]]:
+    """Each issue or comment with its location; a top-level array is streamed."""
+    if source.head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
+        with source.open() as stream:
+            for i, (item, _) in enumerate(iter_items(stream, where=source.name), 1):
+                yield f"{source.name}#item-{i}", item
+        return
+    for top, value in json_values(source, ctx):
+        yield from items(top, value)

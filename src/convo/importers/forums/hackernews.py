@@ -1,0 +1,137 @@
+"""Hacker News: Algolia ``items/ID`` trees (``children``) and official Firebase items
+(``kids``, ``by``, ``time``), one item, an array, or one a line.
+
+Algolia trees are walked depth-first with an explicit stack. Firebase items carry only
+``parent``; their thread is the story when the parent chain was seen earlier in the input
+(a map of item id to story id, a few bytes per item), else left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from convo.core.errors import RecordError
+from convo.core.record import ConversationMessage
+from convo.core.text.html import html_to_text
+from convo.importers.context import ImportContext, Source
+from convo.importers.forums.common import Tally, as_int, as_str, items, json_values, message
+
+FMT = "hackernews"
+_STORY_TYPES = ("story", "job", "poll")
+
+
+def _text(item: dict, title: str | None) -> str:
+    body = as_str(item.get("text"))
+    if body:
+        return html_to_text(body)
+    url = as_str(item.get("url"))
+    gone = item.get("author", item.get("by")) is None
+    if item.get("deleted") is True or (gone and not title and not url):
+        return "[deleted]"
+    if title:
+        return f"{title}\n{url}" if url else title
+    return url or ""
+
+
+class _Reader:
+    def __init__(self, ctx: ImportContext):
+        self.ctx = ctx
+        self.tally = Tally(ctx)
+        self.story_of: dict[int, int] = {}
+
+    def algolia(self, root: dict, where: str) -> Iterator[ConversationMessage]:
+        stack: list[tuple[Any, int | None, str]] = [(root, None, where)]
+        while stack:
+            item, parent, loc = stack.pop()
+            if not isinstance(item, dict) or as_int(item.get("id")) is None:
+                self.ctx.reject(loc, "Hacker News item without an id", item)
+                continue
+            ident = as_int(item["id"])
+            story = as_int(item.get("story_id"))
+            if story is None:
+                story = self.story_of.get(parent) if parent else ident
+            parent = parent if parent is not None else as_int(item.get("parent_id"))
+            title = as_str(item.get("title"))
+            when = item.get("created_at_i")
+            yield message(
+                FMT,
+                _text(item, title),
+                self.tally.speaker(item.get("author")),
+                timestamp=self.tally.epoch(when)
+                if when is not None
+                else self.tally.iso(item.get("created_at")),
+                source_id=self.ctx.loc(f"item-{ident}"),
+                id=f"hn:{ident}",
+                thread=f"hn:{story}" if story is not None else None,
+                reply_to=f"hn:{parent}" if parent is not None else None,
+                subject=title,
+                extra={
+                    "type": item.get("type"),
+                    "points": item.get("points"),
+                    "url": item.get("url"),
+                },
+            )
+            if story is not None and ident is not None:
+                self.story_of[ident] = story
+            children = item.get("children")
+            if isinstance(children, list):
+                for j, child in reversed(list(enumerate(children, 1))):
+                    stack.append((child, ident, f"{loc}/{j}"))
+
+    def firebase(self, item: dict, where: str) -> ConversationMessage:
+        ident = as_int(item.get("id"))
+        if ident is None:
+            raise RecordError("Hacker News item without an id", where=where)
+        kind = as_str(item.get("type"))
+        parent = as_int(item.get("parent"))
+        story = as_int(item.get("poll")) if kind == "pollopt" else None
+        if kind in _STORY_TYPES:
+            story = ident
+        elif story is None and parent is not None:
+            story = self.story_of.get(parent)
+        if story is not None:
+            self.story_of[ident] = story
+        title = as_str(item.get("title"))
+        kids = item.get("kids")
+        return message(
+            FMT,
+            _text(item, title),
+            self.tally.speaker(item.get("by")),
+            timestamp=self.tally.epoch(item.get("time")),
+            source_id=self.ctx.loc(f"item-{ident}"),
+            id=f"hn:{ident}",
+            thread=f"hn:{story}" if story is not None else None,
+            reply_to=f"hn:{parent}" if parent is not None else None,
+            subject=title,
+            extra={
+                "type": kind,
+                "points": item.get("score"),
+                "url": item.get("url"),
+                "descendants": item.get("descendants"),
+                "kids": len(kids) if isinstance(kids, list) and kids else None,
+                "dead": True if item.get("dead") is True else None,
+                "deleted": True if item.get("deleted") is True else None,
+            },
+        )
+
+
+def _is_algolia(item: dict) -> bool:
+    return "children" in item or "created_at_i" in item or "author" in item
+
+
+def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    reader = _Reader(ctx)
+    for top, value in json_values(source, ctx):
+        for where, item in items(top, value):
+            if not isinstance(item, dict):
+                ctx.reject(where, "not a Hacker News item (expected an object)", item)
+                continue
+            try:
+                if _is_algolia(item):
+                    yield from reader.algolia(item, where)
+                else:
+                    yield reader.firebase(item, where)
+            except RecordError as e:
+                ctx.reject_error(e, item)
+    reader.tally.finish()

@@ -1,0 +1,215 @@
+"""Reddit: a thread's ``.json`` (two Listings: the t3 post, then t1 comments with nested
+``replies``) and Pushshift-style dumps (one comment or submission object a line).
+
+Comments are walked depth-first with an explicit stack (no recursion limit), so each reply
+follows its parent. A comment's parent is the Thing that holds it in the tree, else its
+``parent_id``. Things without an id get the content-hash id the pipeline would give them,
+computed here so replies can point at it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from convo.core.errors import InputError, RecordError
+from convo.core.record import ConversationMessage
+from convo.core.text.html import html_to_text
+from convo.importers.context import ImportContext, Source
+from convo.importers.forums.common import Tally, as_int, as_str, json_values, message, unescape
+
+FMT = "reddit"
+
+
+def _fullname(data: dict, prefix: str) -> str | None:
+    name = as_str(data.get("name"))
+    if name and name.startswith(("t1_", "t3_")):
+        return name
+    ident = as_str(data.get("id"))
+    return f"{prefix}{ident}" if ident else None
+
+
+def _ref(fullname: Any) -> str | None:
+    name = as_str(fullname)
+    return f"reddit:{name}" if name and name.startswith(("t1_", "t3_")) else None
+
+
+def _body(data: dict) -> str:
+    """The markdown ``body`` (entities unescaped), else the escaped ``body_html`` as text."""
+    body = data.get("body")
+    if isinstance(body, str):
+        return unescape(body)
+    body_html = data.get("body_html")
+    if isinstance(body_html, str):
+        return html_to_text(unescape(body_html))
+    return ""
+
+
+def _extra(data: dict, keys: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key in keys:
+        value = data.get(key)
+        if value is not None and value is not False and value != "":
+            out[key] = value
+    flair = data.get("link_flair_text") or data.get("author_flair_text")
+    if isinstance(flair, str) and flair:
+        out["flair"] = flair
+    return out
+
+
+_POST_KEYS = ("score", "subreddit", "permalink", "num_comments", "distinguished", "stickied")
+_COMMENT_KEYS = ("score", "subreddit", "permalink", "distinguished", "stickied", "is_submitter")
+
+
+class _Reader:
+    def __init__(self, source: Source, ctx: ImportContext):
+        self.source = source
+        self.ctx = ctx
+        self.tally = Tally(ctx)
+        self.n = 0
+
+    def _loc(self, fullname: str | None) -> str:
+        self.n += 1
+        return self.ctx.loc(fullname or f"thing-{self.n}")
+
+    def post(self, data: dict) -> ConversationMessage:
+        fullname = _fullname(data, "t3_")
+        title = as_str(data.get("title")) or ""
+        text = unescape(as_str(data.get("selftext")) or "")
+        url = as_str(data.get("url"))
+        if not text:
+            is_self = data.get("is_self") is True
+            text = f"{title}\n{url}" if url and not is_self and title else (title or url or "")
+        extra = _extra(data, _POST_KEYS)
+        if url and data.get("is_self") is not True:
+            extra["url"] = url
+        msg = message(
+            FMT,
+            text,
+            self.tally.speaker(data.get("author")),
+            timestamp=self._time(data),
+            source_id=self._loc(fullname),
+            id=f"reddit:{fullname}" if fullname else None,
+            subject=title,
+            extra=extra,
+            reddit=True,
+        )
+        msg.thread = self.tally.ensure_id(msg)
+        return msg
+
+    def comment(self, data: dict, parent: str | None, thread: str | None) -> ConversationMessage:
+        fullname = _fullname(data, "t1_")
+        text = _body(data)
+        msg = message(
+            FMT,
+            text,
+            self.tally.speaker(data.get("author")),
+            timestamp=self._time(data),
+            source_id=self._loc(fullname),
+            id=f"reddit:{fullname}" if fullname else None,
+            thread=_ref(data.get("link_id")) or thread,
+            reply_to=parent or _ref(data.get("parent_id")) or thread,
+            extra=_extra(data, _COMMENT_KEYS),
+            reddit=True,
+        )
+        self.tally.ensure_id(msg)
+        return msg
+
+    def _time(self, data: dict) -> str | None:
+        value = data.get("created_utc", data.get("created"))
+        return self.tally.epoch(value) if value is not None else self.tally.iso(None)
+
+    def more(self, where: str, data: dict) -> None:
+        children = data.get("children")
+        listed = len(children) if isinstance(children, list) else 0
+        count = as_int(data.get("count"))
+        self.ctx.warn(
+            where,
+            f"'more' stub not expanded: {count if count is not None else listed} comment(s) "
+            f"({listed} id(s) listed) are not in this file",
+        )
+
+    def tree(self, value: Any, where: str) -> Iterator[ConversationMessage]:
+        """Every Thing of a Listing, an array of Listings, or a single Thing, parents first."""
+        roots = value if isinstance(value, list) else [value]
+        post_id: str | None = None
+        # Stack of (thing, parent id); reversed so the file's order is kept.
+        stack: list[tuple[Any, str | None, str]] = []
+        for i, root in reversed(list(enumerate(roots, 1))):
+            stack.append((root, None, f"{where}#listing-{i}" if len(roots) > 1 else where))
+        while stack:
+            thing, parent, loc = stack.pop()
+            if not isinstance(thing, dict):
+                self.ctx.reject(loc, "not a Reddit Thing (expected an object)", thing)
+                continue
+            kind, data = thing.get("kind"), thing.get("data")
+            if not isinstance(data, dict):
+                self.ctx.reject(loc, "Reddit Thing without a data object", thing)
+                continue
+            if kind == "Listing":
+                children = data.get("children")
+                if not isinstance(children, list):
+                    self.ctx.reject(loc, "Listing without a children array", thing)
+                    continue
+                for j, child in reversed(list(enumerate(children, 1))):
+                    stack.append((child, parent, f"{loc}/{j}"))
+            elif kind == "t3":
+                msg = self.post(data)
+                post_id = msg.thread
+                yield msg
+            elif kind == "t1":
+                msg = self.comment(data, parent or None, post_id)
+                yield msg
+                replies = data.get("replies")
+                if isinstance(replies, dict):
+                    stack.append((replies, msg.id, loc))
+                elif replies not in (None, ""):
+                    self.ctx.warn(loc, "comment 'replies' is neither a Listing nor empty; ignored")
+            elif kind == "more":
+                self.more(loc, data)
+            else:
+                self.ctx.reject(
+                    loc,
+                    f"unsupported Reddit Thing kind {as_str(kind) or type(kind).__name__!r}",
+                    thing,
+                    hint="convo reads posts (t3) and comments (t1)",
+                )
+
+    def dump_line(self, where: str, obj: dict) -> Iterator[ConversationMessage]:
+        """One Pushshift object: a comment (``body``) or a submission (``title``)."""
+        if "kind" in obj and "data" in obj:
+            yield from self.tree(obj, where)
+        elif "body" in obj or "body_html" in obj:
+            yield self.comment(obj, None, None)
+        elif "title" in obj:
+            yield self.post(obj)
+        else:
+            raise RecordError(
+                "neither a Reddit comment (body) nor a submission (title)",
+                where=where,
+                hint="each line must be a Pushshift-style comment or submission",
+            )
+
+
+def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    reader = _Reader(source, ctx)
+    for where, value in json_values(source, ctx):
+        if where == source.name:  # a whole document: a thread, a Listing or a Thing
+            if (
+                isinstance(value, dict)
+                and "kind" not in value
+                and ("body" in value or "title" in value)
+            ):
+                yield from reader.dump_line(where, value)
+            elif isinstance(value, list | dict):
+                yield from reader.tree(value, where)
+            else:
+                raise InputError(
+                    "not a Reddit thread (expected an array of Listings)", where=source.name
+                )
+            continue
+        try:
+            yield from reader.dump_line(where, value)
+        except RecordError as e:
+            ctx.reject_error(e, value)
+    reader.tally.finish()

@@ -1,0 +1,212 @@
+"""Stack Exchange data dump XML: ``Posts.xml``, ``Comments.xml`` (and ``Users.xml``).
+
+Questions (PostTypeId 1) start a thread ``se:<id>`` with their title as subject and tags;
+answers (2) reply to their question (``ParentId``) and carry ``accepted`` when the
+question named them (dumps list posts by id, so the question comes first). Comments
+(``se:c<id>``) reply to their post; their thread comes from ``Posts.xml`` beside them when
+there is one (a comment whose post is missing from it keeps the post only in
+``extra.post_id``, so every replyTo resolves). Other post types (tag wikis, nominations...) are skipped with a warning.
+
+Names: ``OwnerDisplayName``/``UserDisplayName`` when the dump kept one, else
+``Users.xml`` beside the file (``X-Posts.xml`` looks for ``X-Users.xml``, then
+``Users.xml``), else ``user<ID>`` as the site shows it. ``Users.xml`` alone holds no
+messages: it is read as empty with a warning. Times are naive in the dump (documented as
+UTC) and, like every naive time, read in ``--tz`` (default UTC).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from convo.core.record import ConversationMessage
+from convo.core.text.html import html_to_text
+from convo.importers.context import ImportContext, Source
+from convo.importers.forums.common import Tally, as_int, message
+from convo.importers.forums.xmlstream import iter_events
+
+FMT = "stackexchange"
+
+
+def tags(value: str | None) -> list[str]:
+    """``<a><b>`` (older dumps) or ``|a|b|`` (newer ones) as a list."""
+    if not value:
+        return []
+    if value.startswith("<"):
+        return re.findall(r"<([^<>]+)>", value)
+    return [t for t in value.split("|") if t]
+
+
+def _sibling(source: Source, kind: str) -> Path | None:
+    """``kind``.xml beside the source: same prefix first (``site-Users.xml``), then plain."""
+    if source.path is None or source.gzipped:
+        return None
+    name = source.path.name
+    m = re.match(r"(?i)(.*)(posts|comments|users)\.xml$", name)
+    candidates = []
+    if m:
+        candidates.append(source.path.with_name(f"{m.group(1)}{kind}.xml"))
+    candidates.append(source.path.with_name(f"{kind}.xml"))
+    for path in candidates:
+        if path != source.path and path.is_file():
+            return path
+    return None
+
+
+def _rows(source: Source, path: Path | None = None) -> Iterator[tuple[dict, int]]:
+    depth = 0
+    for kind, _tag, attrs, line in iter_events(source, path=path):
+        if kind == "start":
+            depth += 1
+            if depth == 2:
+                yield attrs, line
+        elif kind == "end":
+            depth -= 1
+
+
+_PROLOG = re.compile(r"<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^\[>]*(?:\[.*?\])?\s*>", re.S)
+
+
+def root_tag(text: str) -> str:
+    """The first element's name (lower case) after the prolog, or ''."""
+    m = re.search(r"<([A-Za-z_][\w.-]*)", _PROLOG.sub("", text))
+    return m.group(1).lower() if m else ""
+
+
+class _Names:
+    """OwnerUserId → DisplayName from Users.xml beside the source (loaded once, if there)."""
+
+    def __init__(self, source: Source, ctx: ImportContext):
+        self.map: dict[str, str] = {}
+        self.path = _sibling(source, "Users")
+        self.ctx = ctx
+        self.unresolved = 0
+        if self.path is not None:
+            for attrs, _ in _rows(source, self.path):
+                if "Id" in attrs and attrs.get("DisplayName"):
+                    self.map[attrs["Id"]] = attrs["DisplayName"]
+
+    def speaker(self, tally: Tally, display: str | None, user_id: str | None) -> str | None:
+        if display:
+            return tally.speaker(display)
+        if user_id:
+            name = self.map.get(user_id)
+            if name:
+                return name
+            self.unresolved += 1
+            return f"user{user_id}"
+        return tally.speaker(None)
+
+    def finish(self) -> None:
+        if self.unresolved:
+            where = str(self.path) if self.path else "no Users.xml beside the file"
+            self.ctx.warn(
+                self.ctx.source.name,
+                f"{self.unresolved} author(s) not resolved ({where}); shown as user<ID>",
+            )
+
+
+def _posts(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    names = _Names(source, ctx)
+    tally = Tally(ctx)
+    accepted: set[str] = set()
+    skipped: dict[str, int] = {}
+    for attrs, line in _rows(source):
+        ident, kind = attrs.get("Id"), attrs.get("PostTypeId")
+        if not ident or kind not in ("1", "2"):
+            if not ident:
+                ctx.reject(ctx.loc(line), "post row without an Id", attrs)
+            else:
+                skipped[kind or "?"] = skipped.get(kind or "?", 0) + 1
+            continue
+        parent = attrs.get("ParentId")
+        if kind == "1" and attrs.get("AcceptedAnswerId"):
+            accepted.add(attrs["AcceptedAnswerId"])
+        thread = ident if kind == "1" else parent
+        yield message(
+            FMT,
+            html_to_text(attrs.get("Body") or ""),
+            names.speaker(tally, attrs.get("OwnerDisplayName"), attrs.get("OwnerUserId")),
+            timestamp=tally.iso(attrs.get("CreationDate")),
+            source_id=ctx.loc(f"post-{ident}"),
+            id=f"se:{ident}",
+            thread=f"se:{thread}" if thread else None,
+            reply_to=f"se:{parent}" if kind == "2" and parent else None,
+            subject=attrs.get("Title"),
+            tags=tags(attrs.get("Tags")),
+            extra={
+                "post_type": "question" if kind == "1" else "answer",
+                "score": as_int(attrs.get("Score")),
+                "accepted_answer": f"se:{attrs['AcceptedAnswerId']}"
+                if attrs.get("AcceptedAnswerId")
+                else None,
+                "accepted": True if kind == "2" and ident in accepted else None,
+                "view_count": as_int(attrs.get("ViewCount")),
+                "answer_count": as_int(attrs.get("AnswerCount")),
+                "user_id": attrs.get("OwnerUserId"),
+                "closed": attrs.get("ClosedDate"),
+            },
+        )
+    for kind, count in skipped.items():
+        ctx.warn(source.name, f"{count} post(s) of PostTypeId {kind} skipped (not Q&A)")
+    names.finish()
+    tally.finish()
+
+
+def _comments(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    names = _Names(source, ctx)
+    tally = Tally(ctx)
+    thread_of: dict[str, str] = {}
+    orphans = 0
+    posts = _sibling(source, "Posts")
+    if posts is not None:
+        for attrs, _ in _rows(source, posts):
+            if attrs.get("Id"):
+                thread_of[attrs["Id"]] = attrs.get("ParentId") or attrs["Id"]
+    for attrs, line in _rows(source):
+        ident, post = attrs.get("Id"), attrs.get("PostId")
+        if not ident or not post:
+            ctx.reject(ctx.loc(line), "comment row without an Id or PostId", attrs)
+            continue
+        thread = thread_of.get(post)
+        orphan = posts is not None and thread is None  # its post is not in Posts.xml beside
+        orphans += orphan
+        yield message(
+            FMT,
+            attrs.get("Text") or "",
+            names.speaker(tally, attrs.get("UserDisplayName"), attrs.get("UserId")),
+            timestamp=tally.iso(attrs.get("CreationDate")),
+            source_id=ctx.loc(f"comment-{ident}"),
+            id=f"se:c{ident}",
+            thread=f"se:{thread}" if thread else None,
+            reply_to=None if orphan else f"se:{post}",
+            extra={
+                "post_type": "comment",
+                "score": as_int(attrs.get("Score")) or None,
+                "user_id": attrs.get("UserId"),
+                "post_id": f"se:{post}" if orphan else None,
+            },
+        )
+    if orphans:
+        ctx.warn(
+            source.name,
+            f"{orphans} comment(s) on posts missing from {posts}: replyTo left out (extra.post_id)",
+        )
+    names.finish()
+    tally.finish()
+
+
+def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    root = root_tag(source.head_text())
+    if root == "comments":
+        yield from _comments(source, ctx)
+    elif root == "users":
+        count = sum(1 for _ in _rows(source))
+        ctx.warn(
+            source.name,
+            f"Users.xml ({count} users) holds no messages; it names the authors of "
+            "Posts.xml and Comments.xml beside it",
+        )
+    else:
+        yield from _posts(source, ctx)

@@ -1,0 +1,81 @@
+"""convo's own JSONL records, and TypeAgent's ``ConversationMessage.serialize()`` output."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from pydantic import ValidationError
+
+from convo.core.errors import RecordError
+from convo.core.jsonl import iter_lines, parse_line
+from convo.core.record import ConversationMessage
+from convo.core.timestamps import normalize_timestamp
+from convo.importers.context import ImportContext, Source
+
+_RECORD_KEY = re.compile(rb'^\s*\{.*"(textChunks|text_chunks)"\s*:', re.S)
+
+
+def sniff(source: Source) -> int:
+    first = source.head.lstrip(b"\xef\xbb\xbf").lstrip()
+    if not first.startswith(b"{"):
+        return 0
+    line = first.split(b"\n", 1)[0]
+    return 90 if _RECORD_KEY.match(line) else 0
+
+
+def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    with source.open() as stream:
+        for line in iter_lines(stream):
+            where = ctx.loc(line.number)
+            try:
+                data = parse_line(line, source.name)
+                msg = record_to_message(data, where)
+            except RecordError as e:
+                ctx.reject_error(e, line.raw)
+                continue
+            yield msg
+
+
+def record_to_message(data: dict, where: str) -> ConversationMessage:
+    """Validate one record (either spelling) into a message, or raise a located RecordError."""
+    try:
+        msg = ConversationMessage.deserialize(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        path = ".".join(str(p) for p in err["loc"]) or "record"
+        raise RecordError(
+            f"not a ConversationMessage ({path}: {err['msg'].lower()})",
+            where=where,
+            hint="a record needs textChunks (list of strings) and metadata",
+        ) from None
+    if not msg.text_chunks:
+        raise RecordError(
+            "textChunks is empty", where=where, hint="a record needs at least one chunk"
+        )
+    try:
+        msg.timestamp = normalize_timestamp(msg.timestamp)
+    except ValueError:
+        raise RecordError(
+            f"unreadable timestamp {msg.timestamp!r}",
+            where=where,
+            hint="use ISO 8601, e.g. 2024-03-06T10:02:30Z",
+        ) from None
+    return msg
+
+
+def register(registry) -> None:
+    from convo.importers.registry import Format
+
+    registry.register(
+        Format(
+            name="jsonl",
+            family="records",
+            description="convo / TypeAgent ConversationMessage records, one JSON object a line",
+            patterns=("*.jsonl", "*.ndjson"),
+            sniff=sniff,
+            read=read,
+            example='{"textChunks": ["Hi"], "metadata": {"speaker": "Alice", "listeners": []}, '
+            '"tags": [], "timestamp": "2024-03-06T10:00:00Z"}',
+        )
+    )

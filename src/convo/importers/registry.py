@@ -1,0 +1,138 @@
+"""The importer registry: every input format, built-in or third-party, registers here.
+
+A format is a name, file patterns, a cheap sniff of the first bytes and a streaming
+reader. Built-in families (``jsonl``, ``transcript``, ``email``, ``chat``, ``chat_exports``,
+``forum``) register through the same ``register(registry)`` hook that third parties
+expose in the ``convo.importers`` entry-point group, as llm does for its plugins.
+
+A reader is ``read(source, ctx) -> Iterator[ConversationMessage]``. It yields messages
+with whatever it knows (``id`` from the source when there is one); the ingest pipeline
+fills ``format``, ``source_id`` fallbacks, content-hash ids and extra tags. A bad record
+goes to ``ctx.reject(where, reason, raw)``, which counts it, reports it, keeps it for
+``--rejects`` and raises under ``--strict``; the reader then carries on with the next.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from convo.core.errors import InputError
+from convo.core.record import ConversationMessage
+from convo.importers.context import ImportContext, ImportOptions, Source
+
+__all__ = [
+    "Format",
+    "ImportContext",
+    "ImportOptions",
+    "Registry",
+    "Source",
+    "detect",
+    "get_format",
+    "registry",
+]
+
+Sniff = Callable[[Source], int]
+Reader = Callable[[Source, ImportContext], Iterator[ConversationMessage]]
+
+BUILTIN_MODULES = (
+    "convo.importers.records",
+    "convo.importers.transcripts",
+    "convo.importers.email",
+    "convo.importers.agents",
+    "convo.importers.apps",
+    "convo.importers.forums",
+)
+
+
+@dataclass(frozen=True)
+class Format:
+    """One input format.
+
+    ``sniff`` returns a confidence from 0 (not this format) to 100 (certainly this
+    format), looking only at ``source.head`` (and, for directories, at names inside it).
+    A file-name match of ``patterns`` adds a little, so content decides and the name
+    breaks ties.
+    """
+
+    name: str
+    family: str
+    description: str
+    patterns: tuple[str, ...]
+    sniff: Sniff
+    read: Reader
+    example: str = ""
+    directory: bool = False  # reads a directory (Maildir, Slack export) rather than a file
+
+
+class Registry:
+    def __init__(self) -> None:
+        self._formats: dict[str, Format] = {}
+        self._loaded = False
+
+    def register(self, fmt: Format) -> None:
+        self._formats[fmt.name] = fmt
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        for mod in BUILTIN_MODULES:
+            importlib.import_module(mod).register(self)
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group="convo.importers"):
+            hook = ep.load()
+            (getattr(hook, "register", None) or hook)(self)
+
+    def formats(self) -> list[Format]:
+        self._load()
+        return list(self._formats.values())
+
+    def get(self, name: str) -> Format:
+        self._load()
+        try:
+            return self._formats[name]
+        except KeyError:
+            known = ", ".join(sorted(self._formats))
+            raise InputError(f"unknown format {name!r}", hint=f"choose one of: {known}") from None
+
+    def detect(self, source: Source) -> Format:
+        """The most likely format of ``source``, or an InputError naming the formats tried."""
+        best: Format | None = None
+        best_score = 0
+        for fmt in self.formats():
+            if fmt.directory != source.is_dir:
+                continue
+            score = fmt.sniff(source)
+            if score <= 0:
+                continue
+            if any(fnmatch.fnmatch(source.match_name, p) for p in fmt.patterns):
+                score += 5
+            if score > best_score:
+                best, best_score = fmt, score
+        if best is None:
+            tried = ", ".join(f.name for f in self.formats() if f.directory == source.is_dir)
+            raise InputError(
+                "format not recognised (tried " + tried + ")",
+                where=source.name,
+                hint="name it with --from FORMAT (see `convo formats`)",
+            )
+        return best
+
+
+registry = Registry()
+
+
+def get_format(name: str) -> Format:
+    return registry.get(name)
+
+
+def detect(source: Source) -> Format:
+    return registry.detect(source)
+
+
+def matches_pattern(source: Source, patterns: tuple[str, ...]) -> bool:
+    return any(fnmatch.fnmatch(source.match_name, p) for p in patterns)

@@ -1,0 +1,276 @@
+"""Streaming cue parsing for WebVTT, SRT and SBV: lines -> blocks -> timed cues.
+
+A line at a time, so memory stays flat; every block keeps the number of its first
+line so that a malformed cue is rejected as ``file:LINE``. The block rules follow
+WebVTT (and webvtt-py): an empty line ends a block, and a line with ``-->`` that cannot
+be the timing line of the current block starts a new one. SRT and SBV also end blocks
+at whitespace-only lines and split cues that lack the blank line between them.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from convo.importers.context import Source
+
+CHUNK = 1 << 20
+MAX_LINE_BYTES = 16 << 20  # a longer "line" is cut: this is not a caption file anyway
+MAX_BLOCK_LINES = 5000  # a "cue" longer than this is not a cue (binary or runaway input)
+
+_TS = r"(?:(\d+):)?(\d{1,2}):(\d{1,2})(?:[.,](\d+))?"
+# Lenient on purpose: missing hours, unpadded Teams times (0:0:0.0), ',' or '.' before the
+# milliseconds and missing milliseconds all read; anything after the end time is settings.
+TIMING = re.compile(rf"[ \t]*{_TS}[ \t]*-->[ \t]*{_TS}(?:[ \t]+(.*?))?[ \t]*$")
+SBV_TIMING = re.compile(
+    r"[ \t]*(\d+):(\d{1,2}):(\d{1,2})(?:\.(\d+))?[ \t]*,[ \t]*"
+    r"(\d+):(\d{1,2}):(\d{1,2})(?:\.(\d+))?[ \t]*$"
+)
+_DIGITS = re.compile(r"[ \t]*\d+[ \t]*$")
+_SKIP_BLOCKS = ("NOTE", "STYLE", "REGION")
+
+
+@dataclass
+class Block:
+    line: int  # number of the first line
+    lines: list[str]
+    overflow: bool = False
+
+
+@dataclass
+class RawCue:
+    """A cue before its text is read: where it is, its timing and its payload lines."""
+
+    n: int  # ordinal of the cue block in the file (1-based): the N of ``#cue-N``
+    line: int
+    ident: str | None
+    start_ms: int
+    end_ms: int
+    payload: list[str] = field(default_factory=list)
+
+
+@dataclass
+class BadBlock:
+    """A block that cannot be a cue: rejected with its line (``n`` is its cue ordinal or 0)."""
+
+    n: int
+    line: int
+    reason: str
+    raw: str
+    hint: str | None = None
+
+
+@dataclass
+class Header:
+    """The WebVTT header block (``WEBVTT`` line and metadata such as ``Kind: captions``)."""
+
+    line: int
+    lines: list[str]
+
+
+def text_lines(source: Source) -> Iterator[tuple[int, str]]:
+    """Numbered lines of text, without line ends.
+
+    A BOM decides UTF-8 or UTF-16; otherwise each line is UTF-8, or cp1252 when it is not
+    valid UTF-8 (SRT files from Windows tools), so one odd line never spoils the rest.
+    """
+    stream = source.open()
+    head = source.head
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = io.TextIOWrapper(stream, encoding="utf-16", errors="replace", newline=None)
+        with text:
+            for n, line in enumerate(text, 1):
+                line = line.rstrip("\n")
+                yield n, (line[1:] if n == 1 and line.startswith("\ufeff") else line)
+        return
+    with stream:
+        n = 0
+        rest = b""
+        while True:
+            data = stream.read(CHUNK)
+            if not data:
+                break
+            data = rest + data
+            cut = data.rfind(b"\n")
+            if cut < 0:
+                cut = data.rfind(b"\r", 0, len(data) - 1)  # old Mac line ends
+            if cut < 0 and len(data) < MAX_LINE_BYTES:
+                rest = data
+                continue
+            if cut < 0:
+                cut = len(data) - 1
+            for line in _decode_lines(data[: cut + 1]):
+                n += 1
+                yield n, (line[1:] if n == 1 and line.startswith("\ufeff") else line)
+            rest = data[cut + 1 :]
+        if rest:
+            for line in _decode_lines(rest + b"\n"):
+                n += 1
+                yield n, (line[1:] if n == 1 and line.startswith("\ufeff") else line)
+
+
+def _decode_lines(chunk: bytes) -> list[str]:
+    """Lines of a chunk that ends with a line end (CRLF, LF or CR)."""
+    try:
+        text = chunk.decode("utf-8")
+    except UnicodeDecodeError:
+        out = []
+        for raw in chunk.splitlines():
+            try:
+                out.append(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                out.append(raw.decode("cp1252", "replace"))
+        return out
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    lines.pop()  # the chunk ends with a line end
+    return lines
+
+
+def vtt_blocks(lines: Iterator[tuple[int, str]]) -> Iterator[Block]:
+    """WebVTT blocks: an empty line ends one; whitespace-only lines belong to it."""
+    block: list[str] = []
+    start = 0
+    first = True
+    overflow = False
+    for n, line in lines:
+        if not line or (
+            "-->" in line
+            and block
+            and (len(block) > 1 or "-->" in block[0] or (first and block[0].startswith("WEBVTT")))
+        ):
+            if block or overflow:
+                yield Block(start, block, overflow)
+                block, overflow, first = [], False, False
+            if not line:
+                continue
+        if not block:
+            if not line.strip():
+                continue  # whitespace-only lines between blocks (Netflix) separate too
+            start = n
+        if len(block) >= MAX_BLOCK_LINES:
+            overflow = True
+            continue
+        block.append(line)
+    if block or overflow:
+        yield Block(start, block, overflow)
+
+
+def plain_blocks(lines: Iterator[tuple[int, str]], sbv: bool = False) -> Iterator[Block]:
+    """SRT/SBV blocks: a blank (or whitespace-only) line ends one, and so does a second
+    timing line in the same block (a missing blank line); for SRT an index number just
+    before that timing line goes with it."""
+    block: list[str] = []
+    start = 0
+    timed = False
+    overflow = False
+    for n, line in lines:
+        if not line.strip():
+            if block or overflow:
+                yield Block(start, block, overflow)
+                block, timed, overflow = [], False, False
+            continue
+        is_timing = bool(SBV_TIMING.match(line)) if sbv else "-->" in line
+        if is_timing and timed:
+            carry: list[str] = []
+            if not sbv and len(block) > 1 and _DIGITS.match(block[-1]):
+                carry = [block.pop()]
+            yield Block(start, block, overflow)
+            block, overflow = carry, False
+            start = n - len(carry)
+            timed = False
+        if not block:
+            start = n
+        timed = timed or is_timing
+        if len(block) >= MAX_BLOCK_LINES:
+            overflow = True
+            continue
+        block.append(line)
+    if block or overflow:
+        yield Block(start, block, overflow)
+
+
+def _ms(h: str | None, m: str, s: str, frac: str | None) -> int | None:
+    mi, se = int(m), int(s)
+    if mi > 59 or se > 59:
+        return None
+    ms = int((frac + "00")[:3]) if frac else 0
+    return ((int(h) if h else 0) * 3600 + mi * 60 + se) * 1000 + ms
+
+
+def parse_timing(line: str, sbv: bool = False) -> tuple[int, int] | None:
+    """``(start_ms, end_ms)`` of a timing line, or None when it is unreadable."""
+    if sbv:
+        m = SBV_TIMING.match(line)
+        if not m:
+            return None
+        g = m.groups()
+        start, end = _ms(*g[0:4]), _ms(*g[4:8])
+    else:
+        m = TIMING.match(line)
+        if not m:
+            return None
+        g = m.groups()
+        start, end = _ms(*g[0:4]), _ms(*g[4:8])
+    if start is None or end is None:
+        return None
+    return start, end
+
+
+def cues(blocks: Iterator[Block], kind: str) -> Iterator[RawCue | BadBlock | Header]:
+    """Turn blocks into cues (``kind`` is vtt, srt or sbv); skip NOTE/STYLE/REGION blocks."""
+    sbv = kind == "sbv"
+    n = 0
+    first = True
+    for block in blocks:
+        lines = block.lines
+        is_first, first = first, False
+        if kind == "vtt" and is_first and lines and lines[0].startswith("WEBVTT"):
+            yield Header(block.line, lines)
+            continue
+        if block.overflow:
+            n += 1
+            yield BadBlock(
+                n, block.line, f"block longer than {MAX_BLOCK_LINES} lines", "\n".join(lines[:20]),
+                "a cue ends at an empty line; is this a caption file?",
+            )  # fmt: skip
+            continue
+        if not lines or not any(x.strip() for x in lines):
+            continue
+        if sbv:
+            at = 0 if SBV_TIMING.match(lines[0]) else None
+        elif "-->" in lines[0]:
+            at = 0
+        elif len(lines) > 1 and "-->" in lines[1]:
+            at = 1
+        else:
+            at = None
+        if at is None:
+            if kind == "vtt" and lines[0].startswith(_SKIP_BLOCKS):
+                continue  # comments, styles and regions carry no conversation
+            if not sbv and len(lines) == 1 and _DIGITS.match(lines[0]):
+                n += 1
+                yield BadBlock(n, block.line, "cue index without timing or text", lines[0])
+                continue
+            n += 1
+            yield BadBlock(
+                n, block.line, "text without a cue timing line", "\n".join(lines),
+                "each cue needs a line like 00:00:01.000 --> 00:00:04.000",
+            )  # fmt: skip
+            continue
+        n += 1
+        timing = parse_timing(lines[at], sbv)
+        if timing is None:
+            yield BadBlock(
+                n, block.line + at, f"unreadable cue timing {lines[at].strip()!r}",
+                "\n".join(lines),
+                "expected 0:00:01.000,0:00:04.000" if sbv
+                else "expected HH:MM:SS.mmm --> HH:MM:SS.mmm",
+            )  # fmt: skip
+            continue
+        yield RawCue(
+            n, block.line, lines[0].strip() if at else None, timing[0], timing[1], lines[at + 1 :]
+        )

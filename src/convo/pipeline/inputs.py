@@ -1,0 +1,174 @@
+"""Where read commands get their records: named inputs, stdin, or the store.
+
+Named inputs may be in any importable format: JSONL records are streamed as raw lines
+(so output can pass them through), anything else is imported on the fly, so
+``convo query --speaker Alice standup.vtt`` works without an ingest first.
+
+A named file whose first line is a convo/TypeAgent record (it has ``textChunks``) and the
+store are read as raw JSONL without loading the importers (and pydantic), which keeps a
+query's start-up short.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from convo.core.errors import InputError
+from convo.core.jsonl import BOM, Line, dumps, iter_lines, open_binary
+
+if TYPE_CHECKING:
+    from convo.importers.context import Rejection
+    from convo.importers.registry import ImportOptions, Source
+
+LineSource = Iterator[tuple[Line, str]]
+
+
+class RawFile:
+    """A JSONL file of records, read as raw lines (``open()`` and ``name`` like a Source)."""
+
+    reopenable = True  # a regular file: a second reader can locate lines later
+
+    def __init__(self, path: str):
+        self.path = path
+        self.name = path
+
+    def open(self):
+        return open_binary(self.path)
+
+
+def _looks_like_records(path: str) -> bool:
+    """The first line of a regular file is one JSON object with ``textChunks``."""
+    import os
+
+    if path == "-" or not os.path.isfile(path):
+        return False
+    try:
+        with open_binary(path) as f:
+            head = f.read(1 << 16)
+    except (InputError, OSError, EOFError):
+        return False
+    head = head.removeprefix(BOM).lstrip()
+    end = head.find(b"\n")
+    if end < 0:
+        return False
+    try:
+        first = orjson.loads(head[:end])
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(first, dict) and ("textChunks" in first or "text_chunks" in first)
+
+
+def _raw_lines(source: Any) -> LineSource:
+    with source.open() as stream:
+        for line in iter_lines(stream):
+            yield line, source.name
+
+
+def _imported_lines(
+    source: Source,
+    fmt_name: str,
+    options: ImportOptions | None,
+    on_reject: Callable[[Rejection], None] | None,
+) -> LineSource:
+    from convo.importers.registry import registry
+    from convo.pipeline.ingest import Ingest
+
+    ingest = Ingest(options, format_name=fmt_name, on_reject=on_reject)
+    for n, msg in enumerate(ingest._read(source, registry.get(fmt_name)), 1):
+        yield Line(n, dumps(msg.serialize())[:-1]), source.name
+
+
+Part = Any  # a raw JSONL source (Source or RawFile: read in blocks) or ready record lines
+
+
+def parts_of(
+    path: str,
+    *,
+    options: ImportOptions | None = None,
+    on_reject: Callable[[Rejection], None] | None = None,
+    raw_only: bool = False,
+) -> Iterator[Part]:
+    """One input as a raw JSONL source (streamed by the caller) or imported record lines."""
+    if _looks_like_records(path) or (raw_only and path != "-" and not _isdir(path)):
+        yield RawFile(path)
+        return
+    from convo.importers.registry import Source, registry
+
+    source = Source(path)
+    if raw_only and not source.is_dir:
+        yield source
+        return
+    if source.is_dir:
+        from convo.pipeline.ingest import Ingest
+
+        ingest = Ingest(options, on_reject=on_reject)
+        yield (
+            (Line(n, dumps(msg.serialize())[:-1]), source.name)
+            for n, msg in enumerate(ingest.messages([path]), 1)
+        )
+        return
+    try:
+        fmt = registry.detect(source)
+    except InputError:
+        # Unrecognisable: read as JSONL so each bad line is reported with its number.
+        yield source
+        return
+    if fmt.name == "jsonl":
+        yield source
+    else:
+        yield _imported_lines(source, fmt.name, options, on_reject)
+
+
+def _isdir(path: str) -> bool:
+    import os
+
+    return os.path.isdir(path)
+
+
+def record_parts(
+    inputs: list[str],
+    *,
+    store: str | None,
+    stdin_has_data: bool,
+    options: ImportOptions | None = None,
+    on_reject: Callable[[Rejection], None] | None = None,
+    raw_only: bool = False,
+) -> Iterator[Part]:
+    """Every input of a read command, per DESIGN.md §2's input rule (see ``parts_of``)."""
+    if not inputs:
+        if stdin_has_data:
+            inputs = ["-"]
+        else:
+            from convo.pipeline.store import Store
+
+            st = Store(store)
+            if not st.exists():
+                raise InputError(
+                    "the store is empty",
+                    where=str(st.path),
+                    hint="add messages with `convo ingest FILE --save`, or name input files",
+                )
+            inputs = [str(st.path)]
+            raw_only = True
+    for path in inputs:
+        yield from parts_of(path, options=options, on_reject=on_reject, raw_only=raw_only)
+
+
+def record_lines(
+    inputs: list[str],
+    *,
+    store: str | None,
+    stdin_has_data: bool,
+    options: ImportOptions | None = None,
+    on_reject: Callable[[Rejection], None] | None = None,
+    raw_only: bool = False,
+) -> LineSource:
+    """All record lines for a read command, per DESIGN.md §2's input rule."""
+    for part in record_parts(
+        inputs, store=store, stdin_has_data=stdin_has_data, options=options,
+        on_reject=on_reject, raw_only=raw_only,
+    ):  # fmt: skip
+        yield from _raw_lines(part) if hasattr(part, "open") else part

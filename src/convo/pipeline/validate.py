@@ -1,0 +1,58 @@
+"""``convo validate``: every line checked, every bad one reported with its number."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from convo.core.errors import RecordError
+from convo.core.jsonl import Line, parse_line
+from convo.importers.context import Rejection
+from convo.importers.records.jsonl import record_to_message
+
+CONVO_KEYS = ("id", "format", "source_id")
+
+
+def check_record(line: Line, name: str, *, require_convo: bool = True) -> None:
+    """Raise a located RecordError if the line is not a valid record."""
+    where = f"{name}:{line.number}"
+    data = parse_line(line, name)
+    ts = data.get("timestamp")
+    record_to_message(data, where)
+    if not require_convo:
+        return
+    missing = [k for k in CONVO_KEYS if k not in data]
+    if missing:
+        raise RecordError(
+            "missing " + ", ".join(missing),
+            where=where,
+            hint="re-import it with `convo ingest FILE.jsonl`, or use --typeagent",
+        )
+    if not (isinstance(ts, str) and len(ts) == 20 and ts.endswith("Z") and ts[10] == "T"):
+        raise RecordError(
+            f"timestamp {ts!r} is not YYYY-MM-DDTHH:MM:SSZ",
+            where=where,
+            hint="re-import it with `convo ingest FILE.jsonl` to normalise times",
+        )
+    if not isinstance(data.get("metadata"), dict) or "listeners" not in data["metadata"]:
+        raise RecordError(
+            "metadata.listeners missing", where=where, hint="write listeners (may be [])"
+        )
+
+
+def validate_lines(
+    lines: Iterable[tuple[Line, str]],
+    *,
+    require_convo: bool = True,
+    on_bad: Callable[[Rejection], None] | None = None,
+) -> tuple[int, int]:
+    good = bad = 0
+    for line, name in lines:
+        try:
+            check_record(line, name, require_convo=require_convo)
+        except RecordError as e:
+            bad += 1
+            if on_bad:
+                on_bad(Rejection(e.where or name, e.what, e.hint, line.raw))
+            continue
+        good += 1
+    return good, bad
