@@ -34,8 +34,12 @@ test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest
 
 lint: $(VENV)/.installed-dev
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks tools
+	$(BIN)/ruff format --check src tests benchmarks tools
+	$(BIN)/lint-imports
+	$(BIN)/mypy
+	$(BIN)/python tools/check_structure.py src
+	$(BIN)/vulture --min-confidence 80 src
 
 fuzz: $(VENV)/.installed-dev
 	CONVO_FUZZ=1 $(BIN)/python -m pytest tests -p no:cacheprovider

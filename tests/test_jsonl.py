@@ -4,7 +4,8 @@ import io
 import pytest
 
 from convo.core.errors import InputError, RecordError
-from convo.core.jsonl import Line, atomic_writer, iter_lines, open_binary, parse_line
+from convo.core.io import atomic_writer, open_binary
+from convo.core.jsonl import Line, iter_lines, parse_line
 
 
 def lines(data: bytes) -> list[Line]:

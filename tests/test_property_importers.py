@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 
 from conftest import SAMPLE_DATA
 from convo.core.errors import ConvoError
-from convo.importers.registry import ImportContext, ImportOptions, Source, registry
+from convo.core.io import Source
+from convo.importers.context import ImportContext, ImportOptions
+from convo.importers.registry import registry
 
 FILE_FORMATS = sorted(f.name for f in registry.formats() if not f.directory)
 

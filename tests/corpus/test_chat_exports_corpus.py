@@ -10,7 +10,8 @@ import pytest
 from conftest import corpus_dir, corpus_files, records
 from convo.cli.app import app
 from convo.core.errors import ConvoError
-from convo.importers.registry import Source, registry
+from convo.core.io import Source
+from convo.importers.registry import registry
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "importers"))
 from chat_exports_helpers import MY_FORMATS, ingest

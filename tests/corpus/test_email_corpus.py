@@ -9,7 +9,9 @@ import pytest
 
 from conftest import corpus_files
 from convo.core.errors import ConvoError
-from convo.importers.registry import ImportContext, ImportOptions, Source, detect
+from convo.core.io import Source
+from convo.importers.context import ImportContext, ImportOptions
+from convo.importers.registry import detect
 
 MBOXES = corpus_files("mbox")
 EMLS = corpus_files("eml")

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import corpus_files
 from convo.core.errors import ConvoError, StrictAbort
-from convo.importers.registry import ImportOptions
+from convo.importers.context import ImportOptions
 from convo.pipeline.ingest import Ingest
 
 FILES = corpus_files("vtt") + corpus_files("srt")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from convo.importers.registry import ImportOptions
+from convo.importers.context import ImportOptions
 from convo.pipeline.ingest import Ingest
 
 MY_FORMATS = {

@@ -11,9 +11,11 @@ from hypothesis import strategies as st
 
 from conftest import ROOT, SAMPLE_DATA, assert_golden, records
 from convo.core.errors import ConvoError, RecordError, StrictAbort
+from convo.core.io import Source
 from convo.importers.agents.blocks import parse_arguments
 from convo.importers.agents.reader import message_from_object, read_agent_messages
-from convo.importers.registry import ImportContext, ImportOptions, Source, registry
+from convo.importers.context import ImportContext, ImportOptions
+from convo.importers.registry import registry
 from convo.pipeline.ingest import read_messages
 
 CHAT = SAMPLE_DATA / "chat"

@@ -14,10 +14,12 @@ from chat_exports_helpers import MY_FORMATS, ingest
 
 from conftest import ROOT, assert_golden, records
 from convo.cli.app import app
+from convo.core.io import Source
 from convo.core.timestamps import get_zone
 from convo.importers.apps.common import fix_cp1252_mojibake, fix_latin1_mojibake
 from convo.importers.apps.slack import render_mrkdwn
-from convo.importers.registry import ImportOptions, Source, registry
+from convo.importers.context import ImportOptions
+from convo.importers.registry import registry
 
 CHAT = Path("sample_data/chat")
 

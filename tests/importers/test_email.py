@@ -13,8 +13,10 @@ from hypothesis import strategies as st
 from conftest import SAMPLE_DATA, assert_golden, records
 from convo.cli.app import app
 from convo.core.errors import ConvoError
+from convo.core.io import Source
+from convo.importers.context import ImportContext, ImportOptions
 from convo.importers.email.parse import addresses, decode_bytes, decode_words, strip_quotes
-from convo.importers.registry import ImportContext, ImportOptions, Source, detect, get_format
+from convo.importers.registry import detect, get_format
 from convo.pipeline.ingest import read_messages
 
 TEAM = SAMPLE_DATA / "email" / "team.mbox"

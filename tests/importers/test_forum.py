@@ -9,7 +9,8 @@ import pytest
 
 from conftest import SAMPLE_DATA, assert_golden, records
 from convo.core.errors import InputError
-from convo.importers.registry import Source, registry
+from convo.core.io import Source
+from convo.importers.registry import registry
 from convo.pipeline.ingest import Ingest
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "forum"

@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 
 from conftest import ROOT, assert_golden, records
 from convo.core.errors import ConvoError, StrictAbort
-from convo.importers.registry import ImportOptions, Source, registry
+from convo.core.io import Source
+from convo.importers.context import ImportOptions
+from convo.importers.registry import registry
 from convo.pipeline.ingest import Ingest
 
 SAMPLES = ROOT / "sample_data" / "transcripts"

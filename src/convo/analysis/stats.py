@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from convo.query.scan import record_speaker, record_timestamp
+from convo.core import fields
 
 STATS_FORMATS = ("table", "text", "json", "jsonl")
 TOP = 20
@@ -63,14 +63,14 @@ class Stats:
         if chunks is None:
             chunks = record.get("text_chunks") or []
         n = sum(len(c.split()) for c in chunks if isinstance(c, str))
-        ts: str | None = record_timestamp(record)
+        ts: str | None = fields.timestamp(record)
         if ts.startswith("1970-01-01"):
             self.undated += 1
             ts = None
         else:
             self.days[ts[:10]] = self.days.get(ts[:10], 0) + 1
         self.total.add(n, ts)
-        _tally(self.speakers, record_speaker(record) or "(none)").add(n, ts)
+        _tally(self.speakers, fields.speaker(record) or "(none)").add(n, ts)
         tags = {t for t in record.get("tags") or () if isinstance(t, str)}
         for t in tags:
             _tally(self.tags, t).add(n, ts)

@@ -58,7 +58,7 @@ def _main(
 
 
 def _env():
-    from convo.core.env import Environment
+    from convo.output.env import Environment
 
     return Environment()
 
@@ -186,7 +186,7 @@ def _import_options(**kw: Any):
 
     from convo.core.errors import UsageError
     from convo.core.timestamps import get_zone, parse_datetime
-    from convo.importers.registry import ImportOptions
+    from convo.importers.context import ImportOptions
 
     try:
         zone = get_zone(kw.pop("tz"))

@@ -6,19 +6,11 @@ parsing is left to the caller (the query path parses only lines a byte prefilter
 
 from __future__ import annotations
 
-import contextlib
-import gzip
-import os
-import sys
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, Any, BinaryIO
+from typing import IO, Any
 
 import orjson
-
-from convo.core.errors import InputError
 
 BOM = b"\xef\xbb\xbf"
 GZIP_MAGIC = b"\x1f\x8b"
@@ -31,26 +23,6 @@ class Line:
     number: int
     raw: bytes
     torn: bool = False  # the last line of the input had no newline
-
-
-def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
-    """Open a file (``-`` = stdin) for reading bytes; ``.gz`` is decompressed by content."""
-    if str(path) == "-":
-        stream: BinaryIO = sys.stdin.buffer
-    else:
-        try:
-            stream = open(path, "rb")  # noqa: SIM115 - returned to the caller
-        except FileNotFoundError:
-            raise InputError("no such file", where=str(path), hint="check the path") from None
-        except IsADirectoryError:
-            raise InputError("is a directory", where=str(path), hint="name a JSONL file") from None
-        except OSError as e:
-            raise InputError(f"cannot open ({e.strerror})", where=str(path)) from None
-    peek = getattr(stream, "peek", None)
-    head = peek(2)[:2] if peek else b""
-    if head == GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[return-value]
-    return stream
 
 
 def iter_lines(stream: IO[bytes]) -> Iterator[Line]:
@@ -115,32 +87,3 @@ def _short_json_error(e: Exception) -> str:
 def dumps(record: dict[str, Any]) -> bytes:
     """One record as a JSONL line (with its newline)."""
     return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
-
-
-@contextlib.contextmanager
-def atomic_writer(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
-    """Write ``path`` through a temporary file in the same folder, renamed on success.
-
-    On any error (or Ctrl-C) the temporary file is removed and ``path`` is untouched.
-    """
-    target = Path(path)
-    if target.is_dir():
-        raise InputError("is a directory", where=str(target), hint="name a file to write")
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    except OSError as e:
-        raise InputError(f"cannot write here ({e.strerror})", where=str(target)) from None
-    try:
-        with os.fdopen(fd, "wb", buffering=1 << 20) as out:
-            yield out  # type: ignore[misc]
-            out.flush()
-            os.fsync(out.fileno())
-        with contextlib.suppress(OSError):
-            mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
-            os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise

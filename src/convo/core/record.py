@@ -12,11 +12,12 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from pydantic import AliasChoices, ConfigDict, Field
+from pydantic import AliasChoices, ConfigDict, Field, ValidationError
 from pydantic.dataclasses import dataclass
 
+from convo.core.errors import RecordError
 from convo.core.knowledge_schema import Action, ConcreteEntity, KnowledgeResponse
-from convo.core.timestamps import EPOCH_STR, UNIX_EPOCH, format_timestamp_utc
+from convo.core.timestamps import EPOCH_STR, UNIX_EPOCH, format_timestamp_utc, normalize_timestamp
 
 __all__ = [
     "UNIX_EPOCH",
@@ -223,3 +224,42 @@ def json_schema() -> dict[str, Any]:
     props["role"] = {"enum": [*ROLES, None], "default": None}
     schema["$defs"]["ConversationMessageMeta"]["required"] = ["speaker", "listeners"]
     return schema
+
+
+def parse_record(data: dict[str, Any], where: str = "") -> ConversationMessage:
+    """Validate one record dict (either spelling) into a message, or raise a located RecordError.
+
+    The one validator: importers of records, the store, the memory API and the exporters
+    all accept records through it, so nothing is stored that ``convo validate`` rejects.
+    """
+    try:
+        msg = ConversationMessage.deserialize(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        path = ".".join(str(p) for p in err["loc"]) or "record"
+        raise RecordError(
+            f"not a ConversationMessage ({path}: {err['msg'].lower()})",
+            where=where,
+            hint="a record needs textChunks (list of strings) and metadata",
+        ) from None
+    return check_message(msg, where)
+
+
+def check_message(msg: ConversationMessage, where: str = "") -> ConversationMessage:
+    """The rules a message must meet to be stored: some text, a canonical UTC time.
+
+    Normalises the timestamp in place (``+02:00`` becomes ``Z``) and returns the message.
+    """
+    if not msg.text_chunks:
+        raise RecordError(
+            "textChunks is empty", where=where, hint="a record needs at least one chunk"
+        )
+    try:
+        msg.timestamp = normalize_timestamp(msg.timestamp)
+    except (ValueError, OverflowError):
+        raise RecordError(
+            f"unreadable timestamp {msg.timestamp!r}",
+            where=where,
+            hint="use ISO 8601, e.g. 2024-03-06T10:02:30Z",
+        ) from None
+    return msg

@@ -20,8 +20,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from convo.core.errors import InputError
+from convo.core.io import Source
 from convo.core.record import ConversationMessage
-from convo.importers.context import ImportContext, ImportOptions, Source
+from convo.importers.context import ImportContext, ImportOptions
 
 __all__ = [
     "Format",

@@ -101,9 +101,9 @@ def normalize_message(
         if data is None:
             raise RecordError(f"not a message ({type(payload).__name__})")
         if "textChunks" in data or "text_chunks" in data:
-            from convo.importers.records.jsonl import record_to_message
+            from convo.core.record import parse_record
 
-            return record_to_message(data, where="record")
+            return parse_record(data, where="record")
         from convo.importers.agents.reader import message_from_object
 
         return message_from_object(data, fallback_role=fallback_role)

@@ -52,7 +52,8 @@ from typing import Any, Protocol, runtime_checkable
 import orjson
 
 from convo.core.errors import RecordError
-from convo.core.jsonl import atomic_writer, dumps, iter_lines
+from convo.core.io import atomic_writer
+from convo.core.jsonl import dumps, iter_lines
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import format_timestamp_utc
 from convo.pipeline.store import Store

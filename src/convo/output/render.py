@@ -13,8 +13,9 @@ import zlib
 from datetime import UTC, datetime
 from typing import IO, Any
 
+from convo.core import fields
 from convo.core.text.terminal import one_line, printable
-from convo.query.scan import Match, record_listeners, record_speaker, record_text, record_timestamp
+from convo.query.scan import Match
 
 FORMATS = ("table", "jsonl", "json", "csv", "markdown", "text")
 CSV_COLUMNS = ("timestamp", "speaker", "listeners", "tags", "text", "id", "source_id")
@@ -52,8 +53,8 @@ def display_time(ts: str, *, utc: bool = False) -> str:
 
 
 def who(record: dict[str, Any]) -> str:
-    speaker = record_speaker(record) or "?"
-    listeners = record_listeners(record)
+    speaker = fields.speaker(record) or "?"
+    listeners = fields.listeners(record)
     if listeners:
         shown = ", ".join(listeners[:3]) + (f" +{len(listeners) - 3}" if len(listeners) > 3 else "")
         return f"{speaker} → {shown}"
@@ -123,9 +124,9 @@ class CsvWriter(Writer):
         self.csv.writerow(
             self.clean(v)
             for v in (
-                record_timestamp(r),
-                record_speaker(r) or "",
-                "; ".join(record_listeners(r)),
+                fields.timestamp(r),
+                fields.speaker(r) or "",
+                "; ".join(fields.listeners(r)),
                 "; ".join(t for t in r.get("tags") or () if isinstance(t, str)),
                 "\n".join(
                     c
@@ -151,11 +152,11 @@ class MarkdownWriter(Writer):
     def write(self, m: Match) -> None:
         self.count += 1
         r = m.record
-        text = "<br>".join(_md_cell(line) for line in record_text(r).splitlines())
+        text = "<br>".join(_md_cell(line) for line in fields.searchable_text(r).splitlines())
         row = (
-            display_time(record_timestamp(r), utc=self.utc),
-            _md_cell(record_speaker(r) or ""),
-            _md_cell(", ".join(record_listeners(r))),
+            display_time(fields.timestamp(r), utc=self.utc),
+            _md_cell(fields.speaker(r) or ""),
+            _md_cell(", ".join(fields.listeners(r))),
             _md_cell(", ".join(t for t in r.get("tags") or () if isinstance(t, str))),
             text,
         )
@@ -172,8 +173,8 @@ class TextWriter(Writer):
     def write(self, m: Match) -> None:
         self.count += 1
         r = m.record
-        lines = printable(record_text(r)).splitlines() or [""]
-        head = f"{display_time(record_timestamp(r), utc=self.utc)}  {printable(who(r), newlines=False)}: "
+        lines = printable(fields.searchable_text(r)).splitlines() or [""]
+        head = f"{display_time(fields.timestamp(r), utc=self.utc)}  {printable(who(r), newlines=False)}: "
         self.out.write(head + lines[0] + "\n")
         for line in lines[1:]:
             self.out.write("    " + line + "\n")
@@ -212,11 +213,11 @@ class TableWriter(Writer):
         table.add_column("tags", no_wrap=True, ratio=1, overflow="ellipsis")
         table.add_column("text", no_wrap=True, ratio=5, overflow="ellipsis")
         for r in self.rows:
-            speaker = record_speaker(r)
+            speaker = fields.speaker(r)
             tags = ", ".join(t for t in r.get("tags") or () if isinstance(t, str))
-            text = record_text(r)
+            text = fields.searchable_text(r)
             table.add_row(
-                Text(display_time(record_timestamp(r), utc=self.utc), style="dim"),
+                Text(display_time(fields.timestamp(r), utc=self.utc), style="dim"),
                 Text(one_line(who(r)), style=speaker_style(speaker)),
                 Text(one_line(tags), style="yellow"),
                 Text(one_line(text, 300)),
@@ -249,7 +250,7 @@ def transcript_time(record: dict[str, Any], *, utc: bool = False) -> str:
     start = extra.get("start") if isinstance(extra, dict) else None
     if isinstance(start, int | float) and not isinstance(start, bool):
         return offset_text(start)
-    return display_time(record_timestamp(record), utc=utc)
+    return display_time(fields.timestamp(record), utc=utc)
 
 
 def reply_tree(records: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
@@ -277,7 +278,7 @@ def reply_tree(records: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]
     placed = [False] * len(records)
 
     def by_time(i: int) -> str:
-        return record_timestamp(records[i])
+        return fields.timestamp(records[i])
 
     stack = [(0, i) for i in reversed(roots)]
     while stack or not all(placed):
@@ -341,7 +342,7 @@ class ConversationWriter(Writer):
         from rich.table import Table
         from rich.text import Text
 
-        speaker = record_speaker(r)
+        speaker = fields.speaker(r)
         t = Text()
         if speaker:
             t.append(one_line(speaker), style="bold " + speaker_style(speaker))
@@ -358,8 +359,8 @@ class ConversationWriter(Writer):
         from rich.text import Text
 
         extra = r.get("extra") if isinstance(r.get("extra"), dict) else {}
-        speaker = record_speaker(r)
-        to = _str_list(extra.get("to")) or record_listeners(r)
+        speaker = fields.speaker(r)
+        to = _str_list(extra.get("to")) or fields.listeners(r)
         cc = _str_list(extra.get("cc"))
         if cc and not _str_list(extra.get("to")):
             to = [x for x in to if x not in cc]
@@ -369,7 +370,7 @@ class ConversationWriter(Writer):
             ("To", ", ".join(to), ""),
             ("Cc", ", ".join(cc), ""),
             ("Subject", r.get("subject") if isinstance(r.get("subject"), str) else "", "bold"),
-            ("Date", display_time(record_timestamp(r), utc=self.utc), ""),
+            ("Date", display_time(fields.timestamp(r), utc=self.utc), ""),
         ]
         for label, value, style in rows:
             if not value:
@@ -383,16 +384,16 @@ class ConversationWriter(Writer):
     def _turn_head(self, r: dict[str, Any]):
         from rich.text import Text
 
-        speaker = record_speaker(r)
+        speaker = fields.speaker(r)
         head = Text()
         head.append(one_line(speaker or "?"), style="bold " + speaker_style(speaker))
         role = r.get("role")
         if isinstance(role, str) and role and role != speaker:
             head.append(f" ({one_line(role)})", style="italic")
-        listeners = record_listeners(r)
+        listeners = fields.listeners(r)
         if listeners:
             head.append(" → " + one_line(", ".join(listeners)), style="dim")
-        head.append("  " + display_time(record_timestamp(r), utc=self.utc), style="dim")
+        head.append("  " + display_time(fields.timestamp(r), utc=self.utc), style="dim")
         tags = [t for t in r.get("tags") or () if isinstance(t, str)]
         if tags:
             head.append("  #" + " #".join(one_line(t) for t in tags), style="yellow")

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from convo.core.errors import InputError
+from convo.core.io import Source
 from convo.core.record import ConversationMessage, content_id
 from convo.core.timestamps import EPOCH_STR
-from convo.importers.context import Rejection, iter_dir_entries
-from convo.importers.registry import Format, ImportContext, ImportOptions, Source, registry
+from convo.importers.context import ImportContext, ImportOptions, Rejection, iter_dir_entries
+from convo.importers.registry import Format, registry
 
 
 @dataclass

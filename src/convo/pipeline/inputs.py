@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from convo.core.errors import InputError
-from convo.core.jsonl import BOM, Line, dumps, iter_lines, open_binary
+from convo.core.io import BOM, open_binary
+from convo.core.jsonl import Line, dumps, iter_lines
 
 if TYPE_CHECKING:
-    from convo.importers.context import Rejection
-    from convo.importers.registry import ImportOptions, Source
+    from convo.core.io import Source
+    from convo.importers.context import ImportOptions, Rejection
 
 LineSource = Iterator[tuple[Line, str]]
 
@@ -95,7 +96,8 @@ def parts_of(
     if _looks_like_records(path) or (raw_only and path != "-" and not _isdir(path)):
         yield RawFile(path)
         return
-    from convo.importers.registry import Source, registry
+    from convo.core.io import Source
+    from convo.importers.registry import registry
 
     source = Source(path)
     if raw_only and not source.is_dir:

@@ -14,8 +14,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from convo.core.jsonl import atomic_writer, dumps, iter_lines
-from convo.importers.registry import ImportOptions
+from convo.core.io import atomic_writer
+from convo.core.jsonl import dumps, iter_lines
+from convo.importers.context import ImportOptions
 from convo.pipeline.ingest import Ingest, IngestStats
 from convo.pipeline.store import AppendResult, Store, record_id
 

@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterable
 
 from convo.core.errors import RecordError
 from convo.core.jsonl import Line, parse_line
+from convo.core.record import parse_record
 from convo.importers.context import Rejection
-from convo.importers.records.jsonl import record_to_message
 
 CONVO_KEYS = ("id", "format", "source_id")
 
@@ -17,7 +17,7 @@ def check_record(line: Line, name: str, *, require_convo: bool = True) -> None:
     where = f"{name}:{line.number}"
     data = parse_line(line, name)
     ts = data.get("timestamp")
-    record_to_message(data, where)
+    parse_record(data, where)
     if not require_convo:
         return
     missing = [k for k in CONVO_KEYS if k not in data]

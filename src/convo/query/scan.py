@@ -45,12 +45,13 @@ from typing import Any
 
 import orjson
 
-from convo.core.jsonl import BOM, Line
-from convo.core.timestamps import is_canonical, normalize_timestamp
+from convo.core import fields
+from convo.core.io import BOM
+from convo.core.jsonl import Line
 
 _WORD = re.compile(r"\w+")
 _FAST_TS = re.compile(rb'"timestamp":\s*"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"')
-# A timestamp value record_timestamp() would take as it is: 20 ASCII characters ending in Z.
+# A timestamp value fields.timestamp() would take as it is: 20 ASCII characters ending in Z.
 _RAW_TS = re.compile(rb'"timestamp":\s*"([^"\\\x00-\x1f\x80-\xff]{19}Z)"')
 BLOCK = 1 << 20
 # Raw control bytes a JSON line cannot hold (tab, LF and CR may stand between tokens);
@@ -159,43 +160,6 @@ class NameQuery:
         return any(vt[i] == first and vt[i : i + n] == self.tokens for i in range(len(vt) - n + 1))
 
 
-def record_text(record: dict[str, Any]) -> str:
-    chunks = record.get("textChunks")
-    if chunks is None:
-        chunks = record.get("text_chunks") or []
-    text = "\n".join(c for c in chunks if isinstance(c, str))
-    subject = record.get("subject")
-    return f"{subject}\n{text}" if isinstance(subject, str) and subject else text
-
-
-def _meta(record: dict[str, Any]) -> dict[str, Any]:
-    meta = record.get("metadata")
-    return meta if isinstance(meta, dict) else {}
-
-
-def record_speaker(record: dict[str, Any]) -> str | None:
-    s = _meta(record).get("speaker")
-    return s if isinstance(s, str) else None
-
-
-def record_listeners(record: dict[str, Any]) -> list[str]:
-    meta = _meta(record)
-    ls = meta.get("listeners")
-    if ls is None:
-        ls = meta.get("recipients")
-    return [x for x in ls if isinstance(x, str)] if isinstance(ls, list) else []
-
-
-def record_timestamp(record: dict[str, Any]) -> str:
-    ts = record.get("timestamp")
-    if is_canonical(ts):
-        return ts  # type: ignore[return-value]
-    try:
-        return normalize_timestamp(ts if isinstance(ts, str) else None)
-    except ValueError:
-        return "1970-01-01T00:00:00Z"
-
-
 def _ascii_needle(word: str) -> bytes | None:
     """The raw bytes a word has in any line holding it, or None when JSON may escape it."""
     if not word or not word.isascii() or _JSON_ESCAPED.search(word.encode()):
@@ -300,10 +264,10 @@ class Selector:
     def _build_checks(self) -> list[Callable[[dict[str, Any]], bool]]:
         checks: list[Callable[[dict[str, Any]], bool]] = []
         if self.speakers:
-            checks.append(lambda r: any(q.matches(record_speaker(r)) for q in self.speakers))
+            checks.append(lambda r: any(q.matches(fields.speaker(r)) for q in self.speakers))
         if self.listeners:
             checks.append(
-                lambda r: any(q.matches(v) for v in record_listeners(r) for q in self.listeners)
+                lambda r: any(q.matches(v) for v in fields.listeners(r) for q in self.listeners)
             )
         if self.tags:
             checks.append(
@@ -316,13 +280,13 @@ class Selector:
         if self.text_terms:
             checks.append(self._text_ok)
         if self.regexes:
-            checks.append(lambda r: any(p.search(record_text(r)) for p in self.regexes))
+            checks.append(lambda r: any(p.search(fields.searchable_text(r)) for p in self.regexes))
         if self.threads:
             checks.append(lambda r: r.get("thread") in self.threads or r.get("id") in self.threads)
         return checks
 
     def _time_ok(self, record: dict[str, Any]) -> bool:
-        return self._ts_ok(record_timestamp(record))
+        return self._ts_ok(fields.timestamp(record))
 
     def _ts_ok(self, ts: str) -> bool:
         if self.since and ts < self.since:

@@ -56,9 +56,10 @@ from typing import Any, ClassVar
 from convo.analysis.knowledge.email import email_knowledge, person_name
 from convo.analysis.knowledge.keyphrases import PhraseStats, candidates, rank
 from convo.analysis.knowledge.text import body, clean_subject, questions, scan
+from convo.core import fields
 from convo.core.knowledge_schema import Action, ActionParam, ConcreteEntity, KnowledgeResponse
 from convo.core.record import ConversationMessage, ConversationMessageMeta
-from convo.query.scan import record_listeners, record_speaker, words
+from convo.query.scan import words
 
 __all__ = [
     "Aggregate",
@@ -104,7 +105,7 @@ def typeagent_knowledge(item: dict[str, Any] | ConversationMessage) -> Knowledge
     """Exactly TypeAgent's ``ConversationMessage.get_knowledge()`` for the record."""
     record = as_record(item)
     meta = ConversationMessageMeta(
-        speaker=record_speaker(record), recipients=record_listeners(record)
+        speaker=fields.speaker(record), recipients=fields.listeners(record)
     )
     return meta.get_knowledge()
 
@@ -162,7 +163,7 @@ def _analyse(record: dict[str, Any]) -> _Analysis:
     if not text:
         return _Analysis([], [], [], [], [], [])
     marked = scan(text)
-    asked = questions(text) if record_listeners(record) else []
+    asked = questions(text) if fields.listeners(record) else []
     return _Analysis(
         marked.urls, marked.emails, marked.mentions, marked.hashtags, asked,
         candidates(marked.plain),
@@ -177,9 +178,9 @@ def _content_entities(a: _Analysis) -> list[tuple[ConcreteEntity, int]]:
 
 
 def _meta_names(record: dict[str, Any], conv: Conversation | None = None) -> list[str]:
-    speaker = record_speaker(record)
+    speaker = fields.speaker(record)
     names = [_person(record, speaker, conv)] if speaker else []
-    return names + [_person(record, x, conv) for x in record_listeners(record)]
+    return names + [_person(record, x, conv) for x in fields.listeners(record)]
 
 
 def _named_in(name: str, question: str) -> bool:
@@ -190,7 +191,7 @@ def _named_in(name: str, question: str) -> bool:
 def _ask_actions(
     record: dict[str, Any], speaker: str, asked_questions: list[str], conv: Conversation | None
 ) -> list[Action]:
-    listeners = [_person(record, x, conv) for x in record_listeners(record)]
+    listeners = [_person(record, x, conv) for x in fields.listeners(record)]
     if not listeners:
         return []
     asked: dict[str, list[str]] = {}
@@ -263,8 +264,8 @@ class Conversation:
         return _person(found[0], found[1], self) if found else None
 
     def _learn_aliases(self, record: dict[str, Any]) -> None:
-        speaker = record_speaker(record)
-        for value in ([speaker] if speaker else []) + record_listeners(record):
+        speaker = fields.speaker(record)
+        for value in ([speaker] if speaker else []) + fields.listeners(record):
             display, address = parseaddr(value)
             if display and address:
                 self._aliases.setdefault(address.casefold(), display)
@@ -285,7 +286,7 @@ class Conversation:
 
     def _note_parent(self, record: dict[str, Any]) -> None:
         rid = record.get("id")
-        speaker = record_speaker(record)
+        speaker = fields.speaker(record)
         if isinstance(rid, str) and speaker and rid in self._wanted:
             self._parents.setdefault(rid, ({"format": record.get("format")}, speaker))
 
@@ -341,7 +342,7 @@ def _extract(
     stats = conv.stats if conv is not None else None
     topics += rank(a.candidates, stats, exclude=topics)
     actions = list(meta.actions)
-    speaker = record_speaker(record)
+    speaker = fields.speaker(record)
     if speaker:
         who = _person(record, speaker, conv)
         actions += _ask_actions(record, who, a.questions, conv)
@@ -475,11 +476,11 @@ class Aggregate:
             return self._key(conv.canonical(name) if conv is not None else name)
 
         self.messages += 1
-        speaker = record_speaker(record)
+        speaker = fields.speaker(record)
         who = person(speaker) if speaker else None
         if who is not None:
             self.speakers[who] += 1
-            heard = {person(listener) for listener in record_listeners(record)}
+            heard = {person(listener) for listener in fields.listeners(record)}
             for a in knowledge.actions:  # a reply talks to the parent's speaker
                 if a.verbs == ["reply"] and a.object_entity_name not in ("none", speaker):
                     heard.add(self._key(a.object_entity_name))

@@ -98,6 +98,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from convo.core.errors import InputError, RecordError
+from convo.core.io import Source, decode_text
 from convo.core.jsonl import iter_lines
 from convo.core.jsonstream import JsonArray, iter_items
 from convo.core.record import ConversationMessage, ConversationMessageMeta
@@ -111,7 +112,7 @@ from convo.importers.agents.frameworks import (
     convert,
     is_container,
 )
-from convo.importers.context import ImportContext, Source, decode_text
+from convo.importers.context import ImportContext
 
 __all__ = ["AGENT_FORMATS", "message_from_object", "read_agent_messages"]
 

@@ -29,6 +29,7 @@ from typing import Any
 import orjson
 
 from convo.core.errors import InputError
+from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.importers.apps.common import (
     StreamedDoc,
@@ -38,10 +39,9 @@ from convo.importers.apps.common import (
     epoch_ts,
     has_key,
     json_head,
-    load_json,
     message,
 )
-from convo.importers.context import ImportContext, Source
+from convo.importers.context import ImportContext
 
 ROLES = {"system", "user", "assistant", "tool"}
 MAX_DEPTH = 100_000

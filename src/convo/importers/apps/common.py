@@ -7,16 +7,12 @@ from collections.abc import Iterator
 from datetime import datetime, tzinfo
 from typing import Any, BinaryIO
 
-import orjson
-
-from convo.core.errors import InputError
+from convo.core.io import Source
 from convo.core.jsonstream import JsonArray, read_top_level
 from convo.core.record import ConversationMessage, ConversationMessageMeta
 from convo.core.timestamps import format_timestamp_utc, from_epoch, from_epoch_ms, parse_datetime
-from convo.importers.context import Source
 
 # A JSON document read whole (shapes the streaming reader does not serve) is capped.
-MAX_JSON_BYTES = 512 << 20
 SYSTEM_TAG = "system"
 
 
@@ -27,25 +23,6 @@ def json_head(source: Source) -> str:
 
 def has_key(text: str, key: str) -> bool:
     return re.search(r'"' + re.escape(key) + r'"\s*:', text) is not None
-
-
-def parse_json(data: bytes, where: str) -> Any:
-    """Parse one JSON document or raise a located InputError."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError as e:
-        line = getattr(e, "lineno", None)
-        loc = f"{where}:{line}" if line else where
-        msg = str(e).split(":", 1)[0]
-        raise InputError(
-            f"not valid JSON ({msg})", where=loc, hint="is the export complete?"
-        ) from None
-
-
-def load_json(source: Source) -> Any:
-    return parse_json(source.read_bytes(MAX_JSON_BYTES), source.name)
 
 
 class StreamedDoc:

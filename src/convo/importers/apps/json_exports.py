@@ -44,6 +44,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from convo.core.errors import InputError
+from convo.core.io import Source, load_json
 from convo.core.jsonstream import JsonArray
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
@@ -60,10 +61,9 @@ from convo.importers.apps.common import (
     has_key,
     iso_ts,
     json_head,
-    load_json,
     message,
 )
-from convo.importers.context import ImportContext, Source
+from convo.importers.context import ImportContext
 
 # --- Discord (DiscordChatExporter JSON) -----------------------------------------------
 

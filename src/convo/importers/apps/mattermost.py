@@ -21,10 +21,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from convo.core.errors import RecordError
+from convo.core.io import Source
 from convo.core.jsonl import iter_lines, parse_line
 from convo.core.record import ConversationMessage
 from convo.importers.apps.common import as_dict, as_list, as_str, epoch_ts, message
-from convo.importers.context import ImportContext, Source
+from convo.importers.context import ImportContext
 
 _FIRST = re.compile(
     rb'^\s*\{\s*"type"\s*:\s*"(version|post|direct_post|team|channel|user|direct_channel)"'

@@ -38,6 +38,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from convo.core.errors import InputError
+from convo.core.io import Source, parse_json
 from convo.core.record import ConversationMessage
 from convo.importers.apps.common import (
     SYSTEM_TAG,
@@ -49,9 +50,8 @@ from convo.importers.apps.common import (
     has_key,
     json_head,
     message,
-    parse_json,
 )
-from convo.importers.context import ImportContext, Source, iter_dir_files
+from convo.importers.context import ImportContext, iter_dir_files
 
 META_FILES = ("users.json", "channels.json", "groups.json", "dms.json", "mpims.json")
 _DAY_FILE = re.compile(r"(?:^|/)([^/]+)/(\d{4}-\d{2}-\d{2})\.json$")
@@ -285,7 +285,8 @@ def _read_tree(tree: _Tree, ctx: ImportContext) -> Iterator[ConversationMessage]
 
 
 def _read_single(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    from convo.importers.apps.common import StreamedDoc, json_head, load_json
+    from convo.core.io import load_json
+    from convo.importers.apps.common import StreamedDoc, json_head
 
     data: Any
     if json_head(source).startswith("["):  # a day file: streamed, after a first look

@@ -34,10 +34,11 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from convo.core.io import Source, decode_text
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_plus, format_timestamp_utc
 from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter, message
-from convo.importers.context import ImportContext, Source, decode_text
+from convo.importers.context import ImportContext
 
 _MARKS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
 _STRIP_MARKS = {ord(c): None for c in _MARKS}

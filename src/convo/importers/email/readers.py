@@ -57,8 +57,9 @@ import re
 from collections.abc import Iterator
 
 from convo.core.errors import InputError, StrictAbort
+from convo.core.io import Source
 from convo.core.record import ConversationMessage
-from convo.importers.context import ImportContext, Source
+from convo.importers.context import ImportContext
 from convo.importers.email.fast import parse_fast
 from convo.importers.email.parse import build_record, parse_message, to_record
 

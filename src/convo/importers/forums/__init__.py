@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 
-from convo.importers.context import Source
+from convo.core.io import Source
 
 _REDDIT_LISTING = re.compile(r'"kind"\s*:\s*"Listing"')
 _REDDIT_THING = re.compile(

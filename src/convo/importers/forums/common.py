@@ -10,13 +10,13 @@ from typing import Any
 
 import orjson
 
-from convo.core.errors import InputError, RecordError
+from convo.core.errors import RecordError
+from convo.core.io import Source, load_json, strip_bom
 from convo.core.jsonl import iter_lines, parse_line
 from convo.core.record import ConversationMessage, ConversationMessageMeta, content_id
 from convo.core.timestamps import format_timestamp_utc, parse_datetime
-from convo.importers.context import ImportContext, Source
+from convo.importers.context import ImportContext
 
-MAX_DOCUMENT = 512 << 20  # a single-document export larger than this is refused, not swapped
 DELETED_AUTHORS = {"[deleted]", "[removed]", "ghost", ""}
 
 # @name not preceded by a word character (so mail addresses are not mentions).
@@ -156,13 +156,9 @@ def message(
     )
 
 
-def _strip_bom(data: bytes) -> bytes:
-    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
-
-
 def _is_json_lines(head: bytes) -> bool:
     """True when the first line is a whole JSON object and more content follows."""
-    head = _strip_bom(head).lstrip()
+    head = strip_bom(head).lstrip()
     if not head.startswith(b"{"):
         return False
     first, _, rest = head.partition(b"\n")
@@ -187,19 +183,7 @@ def json_values(source: Source, ctx: ImportContext) -> Iterator[tuple[str, Any]]
                 except RecordError as e:
                     ctx.reject_error(e, line.raw)
         return
-    yield source.name, load_document(source)
-
-
-def load_document(source: Source) -> Any:
-    data = _strip_bom(source.read_bytes(MAX_DOCUMENT))
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError as e:
-        where = f"{source.name}:{e.lineno}" if getattr(e, "lineno", None) else source.name
-        reason = str(e).split(": line")[0]
-        raise InputError(
-            f"invalid JSON ({reason})", where=where, hint="is the download complete?"
-        ) from None
+    yield source.name, load_json(source)
 
 
 def items(where: str, value: Any) -> Iterator[tuple[str, Any]]:

@@ -14,10 +14,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from convo.core.errors import InputError, RecordError
+from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
-from convo.importers.context import ImportContext, Source
-from convo.importers.forums.common import Tally, as_int, as_str, load_document, message
+from convo.importers.context import ImportContext
+from convo.importers.forums.common import Tally, as_int, as_str, message
 
 FMT = "discourse"
 
@@ -215,7 +216,7 @@ def _topic(topic: dict, where: str, users: dict[int, str], tally: Tally) -> Conv
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    doc = load_document(source)
+    doc = load_json(source)
     if isinstance(doc, dict) and "post_stream" in doc:
         yield from _posts(doc, source, ctx)
     elif isinstance(doc, dict) and "topic_list" in doc:

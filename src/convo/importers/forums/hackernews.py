@@ -12,9 +12,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from convo.core.errors import RecordError
+from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
-from convo.importers.context import ImportContext, Source
+from convo.importers.context import ImportContext
 from convo.importers.forums.common import Tally, as_int, as_str, items, json_values, message
 
 FMT = "hackernews"

@@ -20,9 +20,10 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
-from convo.importers.context import ImportContext, Source
+from convo.importers.context import ImportContext
 from convo.importers.forums.common import Tally, as_int, message
 from convo.importers.forums.xmlstream import iter_events
 

@@ -18,7 +18,7 @@ from typing import Any
 from xml.parsers import expat
 
 from convo.core.errors import InputError
-from convo.importers.context import Source
+from convo.core.io import Source
 
 CHUNK = 64 * 1024
 Event = tuple[str, str, Any, int]  # (kind: start|end|text, tag, attrs or text, line)

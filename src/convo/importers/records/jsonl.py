@@ -5,13 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from pydantic import ValidationError
-
 from convo.core.errors import RecordError
+from convo.core.io import Source
 from convo.core.jsonl import iter_lines, parse_line
-from convo.core.record import ConversationMessage
-from convo.core.timestamps import normalize_timestamp
-from convo.importers.context import ImportContext, Source
+from convo.core.record import ConversationMessage, parse_record
+from convo.importers.context import ImportContext
 
 _RECORD_KEY = re.compile(rb'^\s*\{.*"(textChunks|text_chunks)"\s*:', re.S)
 
@@ -30,38 +28,11 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             where = ctx.loc(line.number)
             try:
                 data = parse_line(line, source.name)
-                msg = record_to_message(data, where)
+                msg = parse_record(data, where)
             except RecordError as e:
                 ctx.reject_error(e, line.raw)
                 continue
             yield msg
-
-
-def record_to_message(data: dict, where: str) -> ConversationMessage:
-    """Validate one record (either spelling) into a message, or raise a located RecordError."""
-    try:
-        msg = ConversationMessage.deserialize(data)
-    except ValidationError as e:
-        err = e.errors()[0]
-        path = ".".join(str(p) for p in err["loc"]) or "record"
-        raise RecordError(
-            f"not a ConversationMessage ({path}: {err['msg'].lower()})",
-            where=where,
-            hint="a record needs textChunks (list of strings) and metadata",
-        ) from None
-    if not msg.text_chunks:
-        raise RecordError(
-            "textChunks is empty", where=where, hint="a record needs at least one chunk"
-        )
-    try:
-        msg.timestamp = normalize_timestamp(msg.timestamp)
-    except ValueError:
-        raise RecordError(
-            f"unreadable timestamp {msg.timestamp!r}",
-            where=where,
-            hint="use ISO 8601, e.g. 2024-03-06T10:02:30Z",
-        ) from None
-    return msg
 
 
 def register(registry) -> None:

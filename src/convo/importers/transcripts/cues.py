@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from convo.importers.context import Source
+from convo.core.io import Source
 
 CHUNK = 1 << 20
 MAX_LINE_BYTES = 16 << 20  # a longer "line" is cut: this is not a caption file anyway

@@ -55,9 +55,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import timedelta
 
+from convo.core.io import Source
 from convo.core.record import ConversationMessage, ConversationMessageMeta
 from convo.core.timestamps import epoch_plus, format_timestamp_utc
-from convo.importers.context import ImportContext, Source
+from convo.importers.context import ImportContext
 from convo.importers.transcripts.cues import (
     SBV_TIMING,
     TIMING,

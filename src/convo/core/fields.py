@@ -1,0 +1,99 @@
+"""Reading fields of raw record dicts: the one accessor set every layer uses.
+
+Records come from JSONL that anyone may have written, so a field can be missing or of
+the wrong type. Each accessor returns a value of its declared type whatever the record
+holds: both spellings of the text (``textChunks`` and TypeAgent's ``text_chunks``),
+``listeners`` or the older ``recipients``, and lists filtered to their strings.
+Views, filters, stats, knowledge and exporters read records only through these, so the
+same record reads the same everywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from convo.core.timestamps import EPOCH_STR, is_canonical, normalize_timestamp
+
+Record = dict[str, Any]
+
+ROLES = ("user", "assistant", "system", "tool")
+
+
+def str_list(value: Any) -> list[str]:
+    """The strings of a list; [] for anything that is not a list."""
+    return [x for x in value if isinstance(x, str)] if isinstance(value, list) else []
+
+
+def string(record: Record, key: str) -> str | None:
+    """A top-level string field, or None when absent, empty or not a string."""
+    value = record.get(key)
+    return value if isinstance(value, str) and value else None
+
+
+def meta(record: Record) -> dict[str, Any]:
+    value = record.get("metadata")
+    return value if isinstance(value, dict) else {}
+
+
+def extra(record: Record) -> dict[str, Any]:
+    value = record.get("extra")
+    return value if isinstance(value, dict) else {}
+
+
+def chunks(record: Record) -> list[str]:
+    value = record.get("textChunks")
+    if value is None:
+        value = record.get("text_chunks")
+    return str_list(value)
+
+
+def text(record: Record) -> str:
+    return "\n".join(chunks(record))
+
+
+def searchable_text(record: Record) -> str:
+    """The subject (when there is one) and the text: what text filters search."""
+    subject = string(record, "subject")
+    body = text(record)
+    return f"{subject}\n{body}" if subject else body
+
+
+def speaker(record: Record) -> str | None:
+    value = meta(record).get("speaker")
+    return value if isinstance(value, str) else None
+
+
+def listeners(record: Record) -> list[str]:
+    m = meta(record)
+    value = m.get("listeners")
+    if value is None:
+        value = m.get("recipients")
+    return str_list(value)
+
+
+def tags(record: Record) -> list[str]:
+    return str_list(record.get("tags"))
+
+
+def timestamp(record: Record) -> str:
+    """The record's time in canonical UTC "Z" form; the epoch when absent or unreadable."""
+    value = record.get("timestamp")
+    if is_canonical(value):
+        return value  # type: ignore[return-value]
+    try:
+        return normalize_timestamp(value if isinstance(value, str) else None)
+    except (ValueError, OverflowError):
+        return EPOCH_STR
+
+
+def record_id(record: Record) -> str | None:
+    return string(record, "id")
+
+
+def role(record: Record) -> str:
+    """The chat role: the record's own, else a role-named speaker, else ``user``."""
+    value = record.get("role")
+    if value in ROLES:
+        return value
+    s = (speaker(record) or "").lower()
+    return s if s in ROLES else "user"
