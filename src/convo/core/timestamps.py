@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, date, datetime, timedelta, tzinfo
+from typing import Any
 
 UNIX_EPOCH = datetime(1970, 1, 1, 0, 0, 0, tzinfo=UTC)
 EPOCH_STR = "1970-01-01T00:00:00Z"
+_EPOCH_TEXT = re.compile(r"\d{9,13}(\.\d+)?")
 
 
 def format_timestamp_utc(dt: datetime) -> str:
@@ -161,3 +163,57 @@ def parse_when(text: str, *, now: datetime | None = None, zone: tzinfo | None = 
         except OverflowError:
             raise ValueError(f"{text!r} reaches before the year 1") from None
     return format_timestamp_utc(parse_datetime(text, zone))
+
+
+# Lenient readers for importers: a record timestamp, or None when the value is unusable.
+
+
+def epoch_ts(value: Any, ms: bool = False) -> str | None:
+    """Epoch seconds (or ms) as a record timestamp; None when missing or out of range."""
+    if isinstance(value, bool) or value is None or value == "":
+        return None
+    try:
+        return from_epoch_ms(value) if ms else from_epoch(value)
+    except (ValueError, OverflowError, OSError, TypeError):
+        return None
+
+
+def iso_ts(value: Any, zone: tzinfo | None = None) -> str | None:
+    """An ISO/other date string as a record timestamp; None when unreadable."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        return format_timestamp_utc(parse_datetime(value, zone))
+    except (ValueError, OverflowError):
+        return None
+
+
+def naive_ts(dt: datetime, zone: tzinfo) -> str | None:
+    try:
+        return format_timestamp_utc(dt.replace(tzinfo=zone))
+    except (ValueError, OverflowError):
+        return None
+
+
+def parse_any(value: Any, zone: tzinfo = UTC) -> str | None:
+    """ISO strings, AgentScope's naive local ``YYYY-MM-DD HH:MM:SS.fff`` and epoch numbers
+    (seconds, or milliseconds when larger than 1e11). Raises ValueError when unreadable."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        raise ValueError(f"unreadable time {value!r}")
+    if isinstance(value, (int, float)):
+        seconds = value / 1000.0 if abs(value) > 1e11 else float(value)
+        try:
+            return format_timestamp_utc(datetime.fromtimestamp(seconds, UTC))
+        except (OverflowError, OSError, ValueError):
+            raise ValueError(f"time out of range {value!r}") from None
+    if isinstance(value, str):
+        text = value.strip()
+        if _EPOCH_TEXT.fullmatch(text):
+            return parse_any(float(text), zone)
+        try:
+            return format_timestamp_utc(parse_datetime(text, zone))
+        except (OverflowError, ValueError):
+            raise ValueError(f"unreadable time {value!r}") from None
+    raise ValueError(f"unreadable time {value!r}")

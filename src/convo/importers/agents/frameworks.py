@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, tzinfo
 from typing import Any
 
 from convo.core.errors import RecordError
 from convo.core.record import ConversationMessage, ConversationMessageMeta
-from convo.core.timestamps import format_timestamp_utc, parse_datetime
+from convo.core.timestamps import parse_any
 from convo.importers.agents.blocks import (
     ANTHROPIC_BLOCKS,
     OPENAI_PARTS,
@@ -73,7 +73,6 @@ CLAUDE_CODE_BOOKKEEPING = frozenset(
 )
 _AGENTSCOPE_TIME = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$")
 _AUTOGEN_CLASS = re.compile(r"[A-Z]\w*(Message|Event)(\[[\w.,\[\] ]*\])?$")
-_EPOCH_TEXT = re.compile(r"\d{9,13}(\.\d+)?")
 _MESSAGE_KEYS = ("content", "tool_calls", "function_call", "refusal", "audio")
 
 
@@ -487,30 +486,6 @@ def source_key(fmt: str, raw: Any, thread: str | None) -> str | None:
     return f"{fmt}:{thread}:{text}" if thread else f"{fmt}:{text}"
 
 
-def parse_time(value: Any, zone: tzinfo) -> str | None:
-    """ISO strings, AgentScope's naive local ``YYYY-MM-DD HH:MM:SS.fff`` and epoch numbers
-    (seconds, or milliseconds when larger than 1e11). Raises ValueError when unreadable."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, bool):
-        raise ValueError(f"unreadable time {value!r}")
-    if isinstance(value, (int, float)):
-        seconds = value / 1000.0 if abs(value) > 1e11 else float(value)
-        try:
-            return format_timestamp_utc(datetime.fromtimestamp(seconds, UTC))
-        except (OverflowError, OSError, ValueError):
-            raise ValueError(f"time out of range {value!r}") from None
-    if isinstance(value, str):
-        text = value.strip()
-        if _EPOCH_TEXT.fullmatch(text):
-            return parse_time(float(text), zone)
-        try:
-            return format_timestamp_utc(parse_datetime(text, zone))
-        except (OverflowError, ValueError):
-            raise ValueError(f"unreadable time {value!r}") from None
-    raise ValueError(f"unreadable time {value!r}")
-
-
 def convert(
     obj: dict[str, Any],
     fmt: str,
@@ -527,7 +502,7 @@ def convert(
         thread_id = thread.id = parts.thread  # a session id carries on to later entries
     timestamp = None
     try:
-        timestamp = parse_time(parts.timestamp, zone)
+        timestamp = parse_any(parts.timestamp, zone)
     except ValueError as e:
         if warn:
             warn(f"{e}; timestamp left unknown")

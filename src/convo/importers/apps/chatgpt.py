@@ -31,12 +31,12 @@ import orjson
 from convo.core.errors import InputError
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
+from convo.core.timestamps import epoch_ts
 from convo.importers.apps.common import (
     StreamedDoc,
     as_dict,
     as_list,
     as_str,
-    epoch_ts,
     has_key,
     json_head,
     message,

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import datetime, tzinfo
 from typing import Any, BinaryIO
 
 from convo.core.io import Source
 from convo.core.jsonstream import JsonArray, read_top_level
 from convo.core.record import ConversationMessage, ConversationMessageMeta
-from convo.core.timestamps import format_timestamp_utc, from_epoch, from_epoch_ms, parse_datetime
 
 # A JSON document read whole (shapes the streaming reader does not serve) is capped.
 SYSTEM_TAG = "system"
@@ -108,33 +106,6 @@ def as_dict(value: Any) -> dict[str, Any]:
 
 def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
-
-
-def epoch_ts(value: Any, ms: bool = False) -> str | None:
-    """Epoch seconds (or ms) as a record timestamp; None when missing or out of range."""
-    if isinstance(value, bool) or value is None or value == "":
-        return None
-    try:
-        return from_epoch_ms(value) if ms else from_epoch(value)
-    except (ValueError, OverflowError, OSError, TypeError):
-        return None
-
-
-def iso_ts(value: Any, zone: tzinfo | None = None) -> str | None:
-    """An ISO/other date string as a record timestamp; None when unreadable."""
-    if not isinstance(value, str) or not value.strip():
-        return None
-    try:
-        return format_timestamp_utc(parse_datetime(value, zone))
-    except (ValueError, OverflowError):
-        return None
-
-
-def naive_ts(dt: datetime, zone: tzinfo) -> str | None:
-    try:
-        return format_timestamp_utc(dt.replace(tzinfo=zone))
-    except (ValueError, OverflowError):
-        return None
 
 
 def _cp1252_reverse() -> dict[str, int]:

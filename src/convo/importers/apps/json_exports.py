@@ -48,6 +48,7 @@ from convo.core.io import Source, load_json
 from convo.core.jsonstream import JsonArray
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
+from convo.core.timestamps import epoch_ts, iso_ts
 from convo.importers.apps.common import (
     SYSTEM_TAG,
     EmptyCounter,
@@ -55,11 +56,9 @@ from convo.importers.apps.common import (
     as_dict,
     as_list,
     as_str,
-    epoch_ts,
     fix_cp1252_mojibake,
     fix_latin1_mojibake,
     has_key,
-    iso_ts,
     json_head,
     message,
 )

@@ -24,7 +24,8 @@ from convo.core.errors import RecordError
 from convo.core.io import Source
 from convo.core.jsonl import iter_lines, parse_line
 from convo.core.record import ConversationMessage
-from convo.importers.apps.common import as_dict, as_list, as_str, epoch_ts, message
+from convo.core.timestamps import epoch_ts
+from convo.importers.apps.common import as_dict, as_list, as_str, message
 from convo.importers.context import ImportContext
 
 _FIRST = re.compile(

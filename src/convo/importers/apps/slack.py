@@ -40,13 +40,13 @@ from typing import Any
 from convo.core.errors import InputError
 from convo.core.io import Source, parse_json
 from convo.core.record import ConversationMessage
+from convo.core.timestamps import epoch_ts
 from convo.importers.apps.common import (
     SYSTEM_TAG,
     EmptyCounter,
     as_dict,
     as_list,
     as_str,
-    epoch_ts,
     has_key,
     json_head,
     message,
