@@ -16,7 +16,8 @@ from convo.cli.app import app
 from convo.core.errors import ConvoError
 from convo.core.record import ConversationMessage
 from convo.memory.messages import ai, human, system, tool
-from convo.output.exporters import export as ex
+from convo.output import exporters as ex
+from convo.output.exporters.common import TYPEAGENT_KEYS
 
 
 def rec(i, role, text, blocks=None, fmt="convo", **kw):
@@ -199,7 +200,7 @@ def test_jianmu_and_typeagent():
     ta = ex.to_typeagent(CONVO)
     assert all(list(r) == ["textChunks", "metadata", "tags", "timestamp", "source_id"] for r in ta)
     m = ConversationMessage.deserialize(CONVO[1])
-    assert ta[1] == {k: v for k, v in m.serialize().items() if k in ex.TYPEAGENT_KEYS}
+    assert ta[1] == {k: v for k, v in m.serialize().items() if k in TYPEAGENT_KEYS}
 
 
 @pytest.mark.parametrize(

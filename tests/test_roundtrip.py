@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 from conftest import SAMPLE_DATA
-from convo.output.exporters import export
+from convo.output import exporters as export
 from convo.pipeline.ingest import read_messages
 
 

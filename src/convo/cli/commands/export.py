@@ -23,7 +23,7 @@ DOCUMENT_FORMATS = ("anthropic", "langmem")
 
 
 def _formats() -> list[str]:
-    from convo.output.exporters.export import EXPORTERS
+    from convo.output.exporters import EXPORTERS
 
     return list(EXPORTERS)
 
@@ -70,7 +70,7 @@ def _checked(matches, reporter) -> Iterator[dict[str, Any]]:
     """Records that convert cleanly; a record an exporter cannot read is rejected, located."""
     from convo.core.errors import RecordError
     from convo.importers.context import Rejection
-    from convo.output.exporters.export import _typeagent_items
+    from convo.output.exporters.agents import _typeagent_items
 
     for m in matches:
         try:
@@ -84,7 +84,7 @@ def _checked(matches, reporter) -> Iterator[dict[str, Any]]:
 def _render(fmt: str, records: Iterator[dict[str, Any]], jsonl: bool) -> Iterator[bytes]:
     import orjson
 
-    from convo.output.exporters import export as ex
+    from convo.output import exporters as ex
 
     if fmt in ex.TEXT_FORMATS:
         for text in ex.TEXT_FORMATS[fmt](records):
@@ -120,7 +120,7 @@ def _json_array(values: Iterator[Any]) -> Iterator[bytes]:
 
 
 def _text_formats():
-    from convo.output.exporters import export as ex
+    from convo.output import exporters as ex
 
     return ex.TEXT_FORMATS
 

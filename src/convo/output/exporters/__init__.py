@@ -1,1 +1,123 @@
-"""output/exporters."""
+"""Export records to agent frameworks' message formats and to documents people read.
+
+Every ``to_FORMAT(messages)`` takes ``ConversationMessage``s or record dicts (as read from
+JSONL). Agent formats return JSON-ready Python values; ``markdown``, ``csv``, ``html`` and
+``vtt`` return text. See docs/export.md for each format's shape and what it cannot carry.
+
+How a record is read (the chat importers' convention): ``role`` (system/user/assistant/
+tool; else guessed from a speaker named like a role, else ``user``); the name is
+``extra["name"]``, else the speaker when it is not just the role; the content is
+``extra["blocks"]`` (Anthropic-like blocks) when present, else one text block per chunk.
+
+Lossless rule: when a record's ``format`` is the target format and it carries
+``extra["original"]`` (the source's message object), that object is emitted unchanged.
+
+Decisions where the frameworks leave room:
+- Times are UTC. AgentScope's ``timestamp`` is ``YYYY-MM-DD HH:MM:SS.fff`` (UTC; the source
+  time has whole seconds, so ``.000``); AutoGen's ``created_at`` and Jianmu's ``timestamp``
+  are ISO 8601 with ``Z``. The epoch sentinel (unknown time) is kept as the epoch.
+- OpenAI: a record's tool_result blocks become ``role: "tool"`` messages (one per result,
+  before the record's remaining content); thinking blocks are omitted (chat completions has
+  no field for them); images are ``image_url`` parts (data URLs for inline data); other
+  media become text parts ``[audio] ...``.
+- Anthropic: ``{"system": ..., "messages": [...]}``; system records join the system prompt;
+  consecutive built tool-result turns share one user message, as the API requires.
+- AgentScope: tool results are ``role: "system"`` messages holding ``tool_result`` blocks
+  (as AgentScope's ReAct agent writes them), whose ``name`` is looked up from the matching
+  tool_use; file blocks become text blocks (AgentScope has no file block).
+- AutoGen: one record may give several events: thinking and text next to tool calls become
+  a ``ThoughtEvent``, tool calls a ``ToolCallRequestEvent``, results a
+  ``ToolCallExecutionEvent``; images a ``MultiModalMessage`` (inline data as ``{"data":
+  base64}``, URLs as ``[image] URL`` strings, since AutoGen's Image holds bytes); the rest a
+  ``TextMessage``. ``metadata`` values must be strings there, so only the original's are kept.
+- LangMem: a list of threads ``{id, messages, metadata}``, one per ``thread`` value in
+  first-seen order (records without one share the thread ``default``); messages are
+  OpenAI-style dicts with ``id`` (what LangChain's ``convert_to_messages`` accepts).
+- Jianmu (its seed was not available): ``{id, role, name?, content, timestamp, metadata}``
+  with ``content`` a string, or the blocks when there is anything but text.
+- ``typeagent``: exactly ``ConversationMessage.serialize()`` restricted to TypeAgent's keys.
+- Text documents escape what their readers interpret: ``<`` and ``&`` in markdown (so raw
+  HTML in a message cannot become markup), HTML escaping in html, ``<``, ``&``, ``>`` in
+  vtt; csv cells starting with ``= + - @`` get a leading ``'`` (spreadsheet formulas).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from convo.output.exporters.agents import (
+    _agentscope_items,
+    _autogen_items,
+    _jianmu_items,
+    _openai_items,
+    _typeagent_items,
+    to_agentscope,
+    to_anthropic,
+    to_autogen,
+    to_jianmu,
+    to_langmem,
+    to_openai,
+    to_typeagent,
+)
+from convo.output.exporters.common import Record, ToolNames
+from convo.output.exporters.documents import (
+    iter_csv,
+    iter_html,
+    iter_markdown,
+    iter_vtt,
+    to_csv,
+    to_html,
+    to_markdown,
+    to_vtt,
+)
+
+__all__ = [
+    "EXPORTERS",
+    "PER_MESSAGE",
+    "TEXT_FORMATS",
+    "to_agentscope",
+    "to_anthropic",
+    "to_autogen",
+    "to_csv",
+    "to_html",
+    "to_jianmu",
+    "to_langmem",
+    "to_markdown",
+    "to_openai",
+    "to_typeagent",
+    "to_vtt",
+]
+
+
+# registry (used by ``convo export``) -----------------------------------------------------
+
+Items = Callable[[Record, Any], list[dict[str, Any]]]
+
+#: formats with one or more JSON values per record, streamable, with the state they need
+PER_MESSAGE: dict[str, tuple[Items, Callable[[], Any]]] = {
+    "openai": (_openai_items, lambda: None),
+    "agentscope": (_agentscope_items, ToolNames),
+    "autogen": (_autogen_items, ToolNames),
+    "jianmu": (_jianmu_items, lambda: None),
+    "typeagent": (_typeagent_items, lambda: None),
+}
+TEXT_FORMATS: dict[str, Callable[[Iterable[Any]], Iterator[str]]] = {
+    "markdown": iter_markdown,
+    "csv": iter_csv,
+    "html": iter_html,
+    "vtt": iter_vtt,
+}
+EXPORTERS: dict[str, Callable[[Iterable[Any]], Any]] = {
+    "openai": to_openai,
+    "anthropic": to_anthropic,
+    "agentscope": to_agentscope,
+    "autogen": to_autogen,
+    "langmem": to_langmem,
+    "jianmu": to_jianmu,
+    "typeagent": to_typeagent,
+    "markdown": to_markdown,
+    "csv": to_csv,
+    "html": to_html,
+    "vtt": to_vtt,
+}

@@ -1,0 +1,173 @@
+"""What exporters read from a record: role, name, blocks, text, the original message.
+
+See docs/export.md and ``convo.output.exporters`` for the rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from convo.core.errors import RecordError
+from convo.core.record import ConversationMessage
+
+Record = dict[str, Any]
+ROLES = ("system", "user", "assistant", "tool")
+TYPEAGENT_KEYS = ("textChunks", "metadata", "tags", "timestamp", "source_id")
+EPOCH = "1970-01-01T00:00:00Z"
+
+
+# reading records -------------------------------------------------------------------------
+
+
+def as_record(message: ConversationMessage | Record) -> Record:
+    if isinstance(message, ConversationMessage):
+        return message.serialize()
+    if isinstance(message, dict):
+        return message
+    raise RecordError(
+        f"cannot export a {type(message).__name__}", hint="pass ConversationMessages or records"
+    )
+
+
+def extra_of(rec: Record) -> dict[str, Any]:
+    extra = rec.get("extra")
+    return extra if isinstance(extra, dict) else {}
+
+
+def meta_of(rec: Record) -> dict[str, Any]:
+    meta = rec.get("metadata")
+    return meta if isinstance(meta, dict) else {}
+
+
+def speaker(rec: Record) -> str | None:
+    s = meta_of(rec).get("speaker")
+    return s if isinstance(s, str) else None
+
+
+def listeners(rec: Record) -> list[str]:
+    meta = meta_of(rec)
+    ls = meta.get("listeners", meta.get("recipients"))
+    return [x for x in ls if isinstance(x, str)] if isinstance(ls, list) else []
+
+
+def role(rec: Record) -> str:
+    r = rec.get("role")
+    if r in ROLES:
+        return r
+    s = (speaker(rec) or "").lower()
+    return s if s in ROLES else "user"
+
+
+def name(rec: Record) -> str | None:
+    n = extra_of(rec).get("name")
+    if isinstance(n, str) and n:
+        return n
+    s = speaker(rec)
+    return s if s and s.lower() not in ROLES else None
+
+
+def chunks(rec: Record) -> list[str]:
+    cs = rec.get("textChunks", rec.get("text_chunks"))
+    return [c for c in cs if isinstance(c, str)] if isinstance(cs, list) else []
+
+
+def text(rec: Record) -> str:
+    return "\n".join(chunks(rec))
+
+
+def blocks(rec: Record) -> list[dict[str, Any]]:
+    bs = extra_of(rec).get("blocks")
+    if isinstance(bs, list):
+        return [
+            clean_block(b) for b in bs if isinstance(b, dict) and isinstance(b.get("type"), str)
+        ]
+    return [{"type": "text", "text": c} for c in chunks(rec)]
+
+
+_STR_KEYS = ("text", "thinking", "id", "name", "tool_use_id", "url", "data", "media_type",
+             "input_raw")  # fmt: skip
+
+
+def clean_block(b: dict[str, Any]) -> dict[str, Any]:
+    """A block whose string fields are strings (hostile or odd sources), others absent."""
+    out = dict(b)
+    for k in _STR_KEYS:
+        if k in out and not isinstance(out[k], str):
+            if out[k] is None:
+                del out[k]
+            else:
+                out[k] = json_text(out[k])
+    return out
+
+
+def original(rec: Record, fmt: str) -> Any:
+    """The source's own message when the record came from ``fmt`` (lossless export)."""
+    extra = extra_of(rec)
+    if rec.get("format") == fmt and "original" in extra:
+        return extra["original"]
+    return None
+
+
+def timestamp(rec: Record) -> str:
+    ts = rec.get("timestamp")
+    return ts if isinstance(ts, str) and ts else EPOCH
+
+
+def json_text(value: Any) -> str:
+    return orjson.dumps(value, default=str).decode()
+
+
+def texts_of(bs: list[dict[str, Any]], kind: str = "text") -> list[str]:
+    return [b.get(kind) for b in bs if b["type"] == kind and isinstance(b.get(kind), str)]
+
+
+def result_text(content: Any) -> str:
+    """A tool_result's content (str or blocks) as text."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            str(b.get("text", ""))
+            if isinstance(b, dict) and b.get("type") == "text"
+            else media_text(b)
+            for b in content
+        )
+    return "" if content is None else json_text(content)
+
+
+def media_text(b: Any) -> str:
+    """A short readable stand-in for a block a format cannot carry."""
+    if not isinstance(b, dict):
+        return str(b)
+    what = b.get("url") or b.get("name") or b.get("filename") or b.get("media_type") or ""
+    return f"[{b.get('type', 'block')}] {what}".rstrip()
+
+
+def arguments_text(b: dict[str, Any]) -> str:
+    raw = b.get("input_raw")
+    return raw if isinstance(raw, str) else json_text(b.get("input") or {})
+
+
+def data_url(b: dict[str, Any]) -> str | None:
+    if isinstance(b.get("url"), str):
+        return b["url"]
+    if isinstance(b.get("data"), str):
+        return f"data:{b.get('media_type') or 'application/octet-stream'};base64,{b['data']}"
+    return None
+
+
+class ToolNames:
+    """tool_use id -> tool name, learned as records stream by (for formats that need it)."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}
+
+    def learn(self, bs: list[dict[str, Any]]) -> None:
+        for b in bs:
+            if b["type"] == "tool_use" and isinstance(b.get("id"), str):
+                self.names[b["id"]] = str(b.get("name") or "")
+
+    def of(self, b: dict[str, Any], rec: Record) -> str:
+        name_ = b.get("name") or self.names.get(str(b.get("tool_use_id")))
+        return str(name_ or extra_of(rec).get("name") or "tool")

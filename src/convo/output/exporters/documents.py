@@ -1,0 +1,241 @@
+"""Document exporters: Markdown, CSV, HTML and WebVTT for people and spreadsheets."""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from convo.core.record import ConversationMessage
+from convo.output.exporters.common import (
+    EPOCH,
+    Record,
+    as_record,
+    extra_of,
+    listeners,
+    role,
+    speaker,
+    text,
+    timestamp,
+)
+
+# text documents --------------------------------------------------------------------------
+
+
+def _md_escape(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;")
+
+
+def _human_time(ts: str) -> str:
+    if ts == EPOCH:
+        return ""
+    if ts.startswith("1970-01-01T"):
+        return "+" + ts[11:19]
+    return f"{ts[:10]} {ts[11:19]} UTC"
+
+
+def iter_markdown(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
+    yield "# Conversation\n"
+    thread = None
+    for m in messages:
+        rec = as_record(m)
+        t = rec.get("thread")
+        if t and t != thread:
+            yield f"\n## Thread {_md_escape(one_line(t))}\n"
+        thread = t
+        who = speaker(rec) or role(rec)
+        head = f"**{_md_escape(one_line(who))}**"
+        if listeners(rec):
+            head += " → " + _md_escape(one_line(", ".join(listeners(rec))))
+        when = _human_time(timestamp(rec))
+        if when:
+            head += f" · {when}"
+        yield f"\n### {head}\n"
+        if rec.get("subject"):
+            yield f"\n*{_md_escape(one_line(str(rec['subject'])))}*\n"
+        body = _md_escape(text(rec)).replace("\n", "  \n")
+        yield f"\n{body}\n"
+
+
+def one_line(s: str) -> str:
+    return " ".join(str(s).split())
+
+
+def to_markdown(messages: Iterable[ConversationMessage | Record]) -> str:
+    """A Markdown transcript: a heading per message (speaker → listeners · time)."""
+    return "".join(iter_markdown(messages))
+
+
+CSV_COLUMNS = ("timestamp", "speaker", "role", "listeners", "tags", "thread", "subject",
+               "text", "id", "source_id", "format")  # fmt: skip
+
+
+def _csv_cell(value: str) -> str:
+    return "'" + value if value[:1] in ("=", "+", "-", "@") else value
+
+
+def iter_csv(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for m in messages:
+        rec = as_record(m)
+        row = [timestamp(rec), speaker(rec) or "", role(rec) if rec.get("role") else "",
+               "; ".join(listeners(rec)), "; ".join(str(t) for t in rec.get("tags") or []),
+               str(rec.get("thread") or ""), str(rec.get("subject") or ""), text(rec),
+               str(rec.get("id") or ""), str(rec.get("source_id") or ""), str(rec.get("format") or "")]  # fmt: skip
+        w.writerow([_csv_cell(c) for c in row])
+        yield buf.getvalue()
+        buf.seek(0)
+        buf.truncate()
+    yield buf.getvalue()
+
+
+def to_csv(messages: Iterable[ConversationMessage | Record]) -> str:
+    """CSV with a header row; lists joined with ``; ``."""
+    return "".join(iter_csv(messages))
+
+
+_HTML_HEAD = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<style>
+body {{ font: 15px/1.5 system-ui, sans-serif; max-width: 50em; margin: 2em auto; padding: 0 1em; color: #222; }}
+h2 {{ font-size: 1.1em; border-bottom: 1px solid #ccc; margin-top: 2em; }}
+article {{ margin: 1em 0; padding: .5em .8em; border-left: 3px solid #ddd; }}
+article.reply {{ margin-left: 2em; }}
+.role-assistant {{ border-color: #6a9; }} .role-system {{ border-color: #999; background: #f6f6f6; }}
+.role-tool {{ border-color: #c93; }}
+header {{ color: #555; font-size: .9em; }} .speaker {{ font-weight: bold; color: #222; }}
+.subject {{ font-style: italic; }}
+.text {{ white-space: pre-wrap; overflow-wrap: anywhere; margin: .3em 0 0; }}
+</style>
+</head>
+<body>
+<h1>{title}</h1>
+"""
+
+
+def iter_html(
+    messages: Iterable[ConversationMessage | Record], *, title: str = "Conversation"
+) -> Iterator[str]:
+    esc = html.escape
+    yield _HTML_HEAD.format(title=esc(title))
+    thread: Any = None
+    seen: set[str] = set()
+    for m in messages:
+        rec = as_record(m)
+        t = rec.get("thread")
+        if t and t != thread:
+            yield f'<h2 class="thread">Thread {esc(str(t))}</h2>\n'
+        thread = t
+        r = role(rec) if rec.get("role") else ""
+        reply = rec.get("replyTo") in seen
+        classes = " ".join(c for c in ("reply" if reply else "", f"role-{r}" if r else "") if c)
+        rid = str(rec.get("id") or "")
+        seen.add(rid)
+        parts = [f'<article{f" class={chr(34)}{classes}{chr(34)}" if classes else ""} '
+                 f'id="{esc(rid)}">\n<header><span class="speaker">'
+                 f"{esc(speaker(rec) or r or '?')}</span>"]  # fmt: skip
+        if r and speaker(rec) != r:
+            parts.append(f' <span class="role">({esc(r)})</span>')
+        if listeners(rec):
+            parts.append(" → " + esc(", ".join(listeners(rec))))
+        ts = timestamp(rec)
+        if ts != EPOCH:
+            parts.append(f' · <time datetime="{esc(ts)}">{esc(_human_time(ts))}</time>')
+        parts.append("</header>\n")
+        if rec.get("subject"):
+            parts.append(f'<div class="subject">{esc(str(rec["subject"]))}</div>\n')
+        parts.append(f'<p class="text">{esc(text(rec))}</p>\n</article>\n')
+        yield "".join(parts)
+    yield "</body>\n</html>\n"
+
+
+def to_html(
+    messages: Iterable[ConversationMessage | Record], *, title: str = "Conversation"
+) -> str:
+    """A standalone HTML page (no scripts, no remote loads); replies indented."""
+    return "".join(iter_html(messages, title=title))
+
+
+def _seconds(value: Any) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            parts = [float(p) for p in value.replace(",", ".").split(":")]
+        except ValueError:
+            return None
+        total = 0.0
+        for p in parts:
+            total = total * 60 + p
+        return total
+    return None
+
+
+def _epoch_seconds(ts: str) -> float:
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def _vtt_time(s: float) -> str:
+    ms = max(0, round(s * 1000))
+    h, ms = divmod(ms, 3_600_000)
+    m, ms = divmod(ms, 60_000)
+    sec, ms = divmod(ms, 1000)
+    return f"{h:02d}:{m:02d}:{sec:02d}.{ms:03d}"
+
+
+def _vtt_escape(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def iter_vtt(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
+    yield "WEBVTT\n"
+    first: float | None = None
+    pending: tuple[float, float | None, Record] | None = None
+    n = 0
+    for m in messages:
+        rec = as_record(m)
+        extra = extra_of(rec)
+        start = _seconds(extra.get("start"))
+        end = _seconds(extra.get("end"))
+        if start is None:
+            t = _epoch_seconds(timestamp(rec))
+            first = t if first is None else first
+            start = t - first
+        if pending is not None:
+            n += 1
+            yield _cue(n, pending, start)
+        pending = (start, end, rec)
+    if pending is not None:
+        yield _cue(n + 1, pending, None)
+
+
+def _cue(n: int, item: tuple[float, float | None, Record], next_start: float | None) -> str:
+    start, end, rec = item
+    body = text(rec)
+    if end is None or end <= start:
+        guess = start + max(2.0, 0.4 * len(body.split()))
+        end = next_start if next_start is not None and next_start > start else guess
+    lines = [ln for ln in (_vtt_escape(x.strip()) for x in body.splitlines()) if ln] or ["…"]
+    who = speaker(rec)
+    if who:
+        lines[0] = f"<v {_vtt_escape(one_line(who))}>{lines[0]}"
+    return f"\n{n}\n{_vtt_time(start)} --> {_vtt_time(end)}\n" + "\n".join(lines) + "\n"
+
+
+def to_vtt(messages: Iterable[ConversationMessage | Record]) -> str:
+    """WebVTT cues: times from ``extra`` start/end, else relative to the first timestamp."""
+    return "".join(iter_vtt(messages))
