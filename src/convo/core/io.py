@@ -39,15 +39,15 @@ GZIP_RATIO_FLOOR = 16 << 20
 COPY_BYTES = 1 << 20
 
 _ERRNO_TEXT = {
-    errno.ENOSPC: "no space left on device",
-    errno.EDQUOT: "disk quota exceeded",
-    errno.EROFS: "read-only file system",
-    errno.EACCES: "permission denied",
-    errno.EPERM: "operation not permitted",
-    errno.ELOOP: "symbolic link loop",
-    errno.EFBIG: "file too large",
-    errno.EIO: "input/output error",
-}
+    errno.ENOSPC: "no space left on device", errno.EDQUOT: "disk quota exceeded",
+    errno.EROFS: "read-only file system", errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted", errno.ELOOP: "symbolic link loop",
+    errno.EFBIG: "file too large", errno.EIO: "input/output error",
+}  # fmt: skip
+_SPECIAL = {
+    stat.S_IFCHR: "character device", stat.S_IFBLK: "block device",
+    stat.S_IFIFO: "FIFO", stat.S_IFSOCK: "socket",
+}  # fmt: skip
 
 
 class StreamError(InputError):
@@ -66,15 +66,7 @@ def os_error(e: OSError, where: str, hint: str | None = None) -> InputError:
 
 def special_kind(mode: int) -> str | None:
     """``character device``, ``block device``, ``FIFO`` or ``socket`` for such a mode, else None."""
-    if stat.S_ISCHR(mode):
-        return "character device"
-    if stat.S_ISBLK(mode):
-        return "block device"
-    if stat.S_ISFIFO(mode):
-        return "FIFO"
-    if stat.S_ISSOCK(mode):
-        return "socket"
-    return None
+    return _SPECIAL.get(stat.S_IFMT(mode))
 
 
 def _refuse_device(path: str | os.PathLike[str], where: str) -> bool:
@@ -86,11 +78,7 @@ def _refuse_device(path: str | os.PathLike[str], where: str) -> bool:
     kind = special_kind(mode)
     if kind is None or kind == "FIFO":
         return kind == "FIFO"
-    raise InputError(
-        f"is a {kind}, not a file",
-        where=where,
-        hint="name a file, or - to read standard input",
-    )
+    raise InputError(f"is a {kind}, not a file", where=where, hint="name a file, or - for stdin")
 
 
 def strip_bom(data: bytes) -> bytes:
@@ -316,8 +304,12 @@ class Source:
             raise InputError("is a directory", where=self.name, hint="this format reads files")
         if self.one_time or self._spooled is not None:
             return self._take_once()
+        assert self.path is not None
         raw = self._open_raw()
-        return inflate(raw, self.name) if self.gzipped else raw
+        if self.gzipped:
+            return inflate(raw, self.name)
+        end = committed_end(raw, self.path)  # stop before a live append's unfinished line
+        return raw if end is None else io.BufferedReader(_Upto(raw, end))
 
     def _take_once(self) -> BinaryIO:
         if self._spooled is not None:

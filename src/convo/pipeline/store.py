@@ -314,17 +314,17 @@ class IdSet:
         digest = hashlib.blake2b(rid.encode("utf-8", "surrogatepass"), digest_size=8).digest()
         return int.from_bytes(digest, "little") or 1  # 0 marks an empty slot
 
-    def __contains__(self, rid: str) -> bool:
-        key = self._key(rid)
+    def _slot(self, key: int) -> int:
+        """Where ``key`` is, or the empty slot where it would go (linear probing)."""
         table, mask = self._table, self._mask
         i = key & mask
-        while True:
-            slot = table[i]
-            if slot == key:
-                return True
-            if slot == 0:
-                return False
+        while table[i] not in (key, 0):
             i = (i + 1) & mask
+        return i
+
+    def __contains__(self, rid: str) -> bool:
+        key = self._key(rid)
+        return self._table[self._slot(key)] == key
 
     def add(self, rid: str) -> bool:
         """Add ``rid``; True when it was not there yet."""
@@ -333,17 +333,12 @@ class IdSet:
         return self._insert(self._key(rid))
 
     def _insert(self, key: int) -> bool:
-        table, mask = self._table, self._mask
-        i = key & mask
-        while True:
-            slot = table[i]
-            if slot == key:
-                return False
-            if slot == 0:
-                table[i] = key
-                self._n += 1
-                return True
-            i = (i + 1) & mask
+        i = self._slot(key)
+        if self._table[i] == key:
+            return False
+        self._table[i] = key
+        self._n += 1
+        return True
 
     def _grow(self) -> None:
         old = self._table
