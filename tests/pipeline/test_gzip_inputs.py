@@ -11,6 +11,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import records
 from convo.cli.app import app
@@ -152,3 +154,25 @@ def test_a_spooled_truncated_gz_keeps_what_came_before(tmp_path):
     lines = path.read_bytes().splitlines()
     assert orjson.loads(lines[0])["id"] == "r0"
     src.close()
+
+
+_WHOLE = gzip.compress(_jsonl(400))
+
+
+@settings(max_examples=40)
+@given(cut=st.integers(min_value=2, max_value=len(_WHOLE) - 1))
+def test_a_gz_cut_anywhere_yields_a_prefix_and_one_located_reject(tmp_path_factory, cut):
+    from convo.importers.context import ImportOptions, Rejection
+    from convo.pipeline.ingest import Ingest
+
+    src = tmp_path_factory.mktemp("cut") / "c.jsonl.gz"
+    src.write_bytes(_WHOLE[:cut])
+    rejected: list[Rejection] = []
+    ingest = Ingest(ImportOptions(), format_name="jsonl", on_reject=rejected.append)
+    try:
+        ids = [m.id for m in ingest.messages([src])]
+    except InputError as e:  # cut inside the gzip header: nothing to read at all
+        assert e.where == str(src)
+        return
+    assert ids == [f"r{i}" for i in range(len(ids))]
+    assert ingest.stats.rejected >= 1 and all(str(src) in r.where for r in rejected)

@@ -136,7 +136,7 @@ def test_store_through_a_symlink_appends_to_the_target(runner, tmp_path, vtt):
     r = runner.invoke(app, ["--store", str(link), "ingest", "--save", str(vtt), "--quiet"])
     assert r.exit_code == 0, r.output
     assert link.is_symlink() and records(target.read_bytes())
-    assert (target.parent / "messages.jsonl.lock").exists()  # the lock lives by the real file
+    assert (target.parent / ".messages.jsonl.lock").exists()  # the lock lives by the real file
 
 
 @pytest.mark.parametrize("kind", ["fifo", "chardev"])

@@ -100,8 +100,10 @@ def dumps(record: dict[str, Any]) -> bytes:
 
 
 def lock_path(path: str | os.PathLike[str]) -> Path:
-    """The lock file of an appended file (the store): ``<path>.lock``, holding the writer's pid."""
-    return Path(f"{path}.lock")
+    """The lock file of an appended file (the store): ``.<name>.lock`` beside it (hidden, so
+    a folder walk skips it), holding the writer's pid."""
+    p = Path(path)
+    return p.with_name(f".{p.name}.lock")
 
 
 def writer_active(path: str | os.PathLike[str]) -> bool:

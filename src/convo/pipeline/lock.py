@@ -1,4 +1,4 @@
-"""The store's append lock: an exclusive ``flock`` on ``<store>.lock``, which names its holder.
+"""The store's append lock: an exclusive ``flock`` on ``.<store>.lock``, which names its holder.
 
 ``fcntl.flock`` rather than the filelock package: the kernel drops the lock when its holder
 dies (even by kill -9), so a stale lock file never blocks anyone, and the same flock lets
