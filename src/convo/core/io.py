@@ -419,16 +419,14 @@ def load_json(source: Source) -> Any:
 
 
 def resolve_target(path: str | os.PathLike[str]) -> Path:
-    """Where writing ``path`` lands: symbolic links followed (a dangling one to its target).
-
-    A link loop is a located InputError.
-    """
+    """Where writing ``path`` lands: links followed (a dangling one to its target); a link
+    loop is a located InputError."""
     try:
         return Path(os.path.realpath(path, strict=True))
-    except FileNotFoundError:
-        return Path(os.path.realpath(path))
     except OSError as e:
-        raise os_error(e, str(path), "point the link at a file") from None
+        if e.errno == errno.ELOOP:
+            raise os_error(e, str(path), "point the link at a file") from None
+        return Path(os.path.realpath(path))  # not there yet: the writer reports what fails
 
 
 @contextlib.contextmanager
@@ -451,12 +449,14 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         raise InputError("is a directory", where=shown, hint="name a file to write")
     kind = special_kind(mode) if mode is not None else None
     if kind in ("character device", "FIFO"):
-        with _located_write(shown), open(target, "wb") as out:
-            yield out
+        with _located_write(shown, every=True):
+            device = open(target, "wb")  # noqa: SIM115 - closed just below
+        with device, _located_write(shown):
+            yield device
         return
     if kind is not None:
         raise InputError(f"is a {kind}", where=shown, hint="name a file to write")
-    with _located_write(shown):
+    with _located_write(shown, every=True):
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
@@ -473,18 +473,17 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         raise
 
 
-WRITE_ERRNOS = frozenset(
-    {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG, errno.EIO}
-)
+WRITE_ERRNOS = (frozenset(_ERRNO_TEXT) - {errno.ELOOP}) | {errno.ENOENT}  # what a write can meet
 
 
 @contextlib.contextmanager
-def _located_write(where: str) -> Iterator[None]:
-    """Turn a failed write into one located line; other errors pass through unchanged."""
+def _located_write(where: str, *, every: bool = False) -> Iterator[None]:
+    """Turn a failed write into one located line. Around the caller's own code only the
+    errors of writing are (``WRITE_ERRNOS``); with ``every``, any OSError is."""
     try:
         yield
     except OSError as e:
-        if e.errno not in WRITE_ERRNOS and e.errno != errno.ENOENT:
+        if not every and e.errno not in WRITE_ERRNOS:
             raise
         what = os_error(e, where).what
         raise InputError(
