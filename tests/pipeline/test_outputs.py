@@ -152,3 +152,21 @@ def test_a_store_that_is_not_a_file_is_refused(runner, tmp_path, vtt, kind):
     r = runner.invoke(app, ["--store", str(path), "ingest", "--save", str(vtt)])
     assert r.exit_code == 2 and "the store is a" in r.stderr and "internal" not in r.stderr
     assert not stat.S_ISREG(os.lstat(path).st_mode)
+
+
+def test_a_full_disk_during_output_is_located_and_leaves_the_old_file(tmp_path, monkeypatch):
+    import errno
+
+    from convo.core import io as cio
+
+    target = tmp_path / "out.jsonl"
+    target.write_bytes(b"old\n")
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(cio.os, "fsync", full)
+    with pytest.raises(InputError) as e, atomic_writer(target) as out:
+        out.write(b"new\n")
+    assert str(e.value).startswith(f"{target}: cannot write here (no space left on device)")
+    assert target.read_bytes() == b"old\n" and _no_temp_files(tmp_path)
