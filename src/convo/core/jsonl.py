@@ -1,17 +1,27 @@
 """Streaming JSONL: read lines as bytes (files, ``-``, stdin, ``.gz``), write them atomically.
 
+A file that a writer appends to under its lock (the store) is read only up to its last
+complete line while the append goes on (``committed_end``), so readers never mistake the
+writer's unfinished line for a torn one.
+
 Lines are kept as the original bytes so that output can pass them through unchanged;
 parsing is left to the caller (the query path parses only lines a byte prefilter keeps).
 """
 
 from __future__ import annotations
 
+import fcntl
+import io
+import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Any
 
 import orjson
 
+TAIL_CHUNK = 1 << 16
 BOM = b"\xef\xbb\xbf"
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -87,3 +97,56 @@ def _short_json_error(e: Exception) -> str:
 def dumps(record: dict[str, Any]) -> bytes:
     """One record as a JSONL line (with its newline)."""
     return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+
+
+def lock_path(path: str | os.PathLike[str]) -> Path:
+    """The lock file of an appended file (the store): ``.<name>.lock`` beside it (hidden, so
+    a folder walk skips it), holding the writer's pid."""
+    p = Path(path)
+    return p.with_name(f".{p.name}.lock")
+
+
+def writer_active(path: str | os.PathLike[str]) -> bool:
+    """True while a writer holds the append lock of ``path`` (see ``lock_path``)."""
+    try:
+        fd = os.open(lock_path(path), os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # closing drops a shared lock we got
+    return False
+
+
+def committed_end(stream: IO[bytes], path: str | os.PathLike[str]) -> int | None:
+    """Where to stop reading a file that a writer is appending to, or None to read it all.
+
+    A last line without a newline is a writer's unfinished line while the writer holds
+    the lock (or when the file has grown since): the reader stops after the last
+    newline and never reports it as torn. Otherwise it is a real torn line, read as such.
+    """
+    try:
+        fd = stream.fileno()
+        end = os.fstat(fd).st_size
+        if not stat.S_ISREG(os.fstat(fd).st_mode) or end == 0 or os.pread(fd, 1, end - 1) == b"\n":
+            return None
+        if not (writer_active(path) or os.fstat(fd).st_size > end):
+            return None
+        return last_newline(fd, end)
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return None
+
+
+def last_newline(fd: int, end: int) -> int:
+    """The offset just after the last newline before ``end`` (0 if there is none)."""
+    pos = end
+    while pos > 0:
+        start = max(0, pos - TAIL_CHUNK)
+        i = os.pread(fd, pos - start, start).rfind(b"\n")
+        if i >= 0:
+            return start + i + 1
+        pos = start
+    return 0

@@ -298,13 +298,7 @@ class JsonArray:
                     self.keys.append(key)
                 yield from self._at(path[1:], depth + 1)
             elif depth == 0:
-                self.keys.append(key)
-                self.kinds[key] = chr(sc.peek() or 32)
-                if key in self._skip or not self._keep:
-                    sc.value(keep=False)
-                else:
-                    line = sc.line_at(sc.pos)
-                    self.members[key] = _parse(sc.value(keep=True) or b"", line, sc.where)
+                self._top_member(key)
             else:
                 sc.value(keep=False)
             c = sc.peek()
@@ -313,6 +307,17 @@ class JsonArray:
                 return
             if c != _COMMA:
                 raise sc.error("expected ',' or '}' after a member")
+
+    def _top_member(self, key: str) -> None:
+        """A top-level member: its key and kind noted, its value kept unless skipped."""
+        sc = self._sc
+        self.keys.append(key)
+        self.kinds[key] = chr(sc.peek() or 32)
+        if key in self._skip or not self._keep:
+            sc.value(keep=False)
+        else:
+            line = sc.line_at(sc.pos)
+            self.members[key] = _parse(sc.value(keep=True) or b"", line, sc.where)
 
 
 def iter_items(

@@ -1,24 +1,23 @@
-"""``convo ingest`` as a library call: import, then write to a file, stdout or the store.
+"""``convo ingest`` as a library call: import, then write to a sink (``convo.pipeline.sinks``).
 
-Everything goes first to a spool file next to the destination, so that ``--strict``
-can abort with nothing written, ``-o FILE`` is replaced atomically, and the store lock is
-held only for the final append.
+Every sink holds the output back until the input is read (``-o FILE`` is replaced
+atomically, the store is appended from a spool file, ``--strict`` on stdout spools), so
+``--strict`` can abort with nothing written and the store lock is held only for the
+final append.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Any
 
-from convo.core.io import atomic_writer
-from convo.core.jsonl import dumps, iter_lines
-from convo.importers.context import ImportOptions
+from convo.core.record import ConversationMessage
+from convo.importers.context import ImportOptions, Rejection
+from convo.pipeline import sinks
 from convo.pipeline.ingest import Ingest, IngestStats
-from convo.pipeline.store import AppendResult, Store, record_id
+from convo.pipeline.store import AppendResult, Store
 
 
 @dataclass
@@ -54,59 +53,31 @@ def run_ingest(
     output: str | None = None,
     save: bool = False,
     store: str | None = None,
-    env=None,
-    on_reject: Callable | None = None,
+    env: Any = None,
+    on_reject: Callable[[Rejection], None] | None = None,
     on_warning: Callable[[str], None] | None = None,
     track: Callable[[Iterable], Iterable] | None = None,
+    wait: float | None = None,
+    on_wait: Callable[[str], None] | None = None,
 ) -> IngestSummary:
     """Import ``paths`` and write them to the store (``save``), a file or stdout.
 
-    ``track`` wraps the message stream (the CLI passes a progress counter).
+    ``track`` wraps the message stream (the CLI passes a progress counter). With
+    ``save``, ``wait`` gives up after that many seconds if another writer holds the
+    store lock (None: wait as long as it takes), and ``on_wait(line)`` is told, after a
+    second of waiting, who holds it (the CLI's ``--wait SECONDS`` and a warning line).
     """
     ingest = Ingest(options, format_name=format_name, on_reject=on_reject, on_warning=on_warning)
-    messages = ingest.messages(paths)
+    messages: Iterable[ConversationMessage] = ingest.messages(paths)
     if track is not None:
         messages = track(messages)
     if save:
         st = Store(store)
-        spool_dir = st.path.parent
-        spool_dir.mkdir(parents=True, exist_ok=True)
-        with _spool(spool_dir) as spool:
-            for msg in messages:
-                spool.write(dumps(msg.serialize()))
-            spool.flush()
-            spool.seek(0)
-            appended = st.append(_id_lines(spool))
+        appended = sinks.to_store(messages, st, wait=wait, on_wait=on_wait)
         return IngestSummary(ingest.stats, str(st.path), appended)
     if output and output != "-":
-        with atomic_writer(output) as out:
-            for msg in messages:
-                out.write(dumps(msg.serialize()))
+        sinks.to_file(messages, output)
         return IngestSummary(ingest.stats, output)
     out = env.stdout_bytes if env is not None else os.fdopen(1, "wb", closefd=False)
-    if options.strict:
-        # Nothing may reach stdout before we know the whole input is clean.
-        with _spool(None) as spool:
-            for msg in messages:
-                spool.write(dumps(msg.serialize()))
-            spool.seek(0)
-            for chunk in iter(lambda: spool.read(1 << 20), b""):
-                out.write(chunk)
-    else:
-        for msg in messages:
-            out.write(dumps(msg.serialize()))
-    out.flush()
+    sinks.to_stdout(messages, out, strict=options.strict)
     return IngestSummary(ingest.stats, "stdout")
-
-
-@contextlib.contextmanager
-def _spool(folder: Path | None):
-    with tempfile.TemporaryFile(dir=folder, prefix=".convo-spool-") as f:
-        yield f
-
-
-def _id_lines(stream) -> Iterable[tuple[str, bytes]]:
-    for line in iter_lines(stream):
-        rid = record_id(line.raw)
-        if rid is not None:
-            yield rid, line.raw + b"\n"

@@ -2,28 +2,44 @@
 
 Where it lives: ``--store PATH``, else ``$CONVO_STORE``, else
 ``$XDG_DATA_HOME/convo/messages.jsonl`` (``~/.local/share/convo/messages.jsonl``).
+A symbolic link is followed (a dangling or looping one is an error); anything but a
+regular file (a folder, a device, a FIFO) is refused.
 
-Appends take an exclusive ``flock`` on the file, skip ids already present, write whole
-lines and fsync each batch. A torn tail left by a killed writer is moved aside to
+Appends hold the lock of ``convo.pipeline.lock``, skip ids already present, validate every
+record (``convo.pipeline.validate.check_record``, or ``check_message`` for messages), write
+whole lines and fsync each batch. An append is all-or-nothing: on an error or Ctrl-C the
+file is cut back to where it began. A torn tail left by a killed writer is moved aside to
 ``<store>.torn`` (and reported) before the next append, so lines never interleave or split.
+Readers need no lock: ``convo.core.io.open_binary`` (``convo.core.jsonl.committed_end``) stops before a live writer's unfinished
+last line.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import os
+import stat
+import tempfile
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 import orjson
 
-from convo.core.jsonl import iter_lines
+from convo.core.errors import InputError, RecordError
+from convo.core.io import os_error, special_kind
+from convo.core.jsonl import Line, dumps, iter_lines, last_newline
+from convo.core.record import ConversationMessage, check_message
+from convo.pipeline import lock
+from convo.pipeline.validate import check_record
 
 BATCH_BYTES = 1 << 20
+NOT_APPENDED = "nothing was appended; fix it and re-run"
+
+Waiter = Callable[[str], None]
 
 
 def default_store_path(explicit: str | os.PathLike[str] | None = None) -> Path:
@@ -58,17 +74,49 @@ def record_id(raw: bytes) -> str | None:
     return None
 
 
+def _real_file(path: Path) -> Path:
+    """``path`` with links followed: a located InputError unless it is a regular file or absent."""
+    where = str(path)
+    try:
+        real = Path(os.path.realpath(path, strict=True))
+    except FileNotFoundError:
+        if path.is_symlink():
+            raise InputError(
+                f"the store is a dangling symbolic link (to {os.readlink(path)})",
+                where=where,
+                hint="create its target, or point --store at a file",
+            ) from None
+        return path
+    except OSError as e:
+        raise os_error(e, where, "point --store at a JSONL file") from None
+    mode = real.stat().st_mode
+    if stat.S_ISDIR(mode):
+        raise InputError("the store is a directory", where=where, hint="--store names a JSONL file")
+    kind = special_kind(mode)
+    if kind is not None:
+        raise InputError(f"the store is a {kind}", where=where, hint="--store names a JSONL file")
+    return real
+
+
+@contextlib.contextmanager
+def _located(where: str, hint: str = NOT_APPENDED) -> Iterator[None]:
+    """A failed system call on the store (a full disk, a read-only file system) as one line."""
+    try:
+        yield
+    except OSError as e:
+        raise os_error(e, where, hint) from None
+
+
 class Store:
-    """The JSONL store file. Reading needs no lock; appending takes an exclusive one."""
+    """The JSONL store file. Reading needs no lock; appending takes an exclusive one.
+
+    ``path`` is the store as named; ``real`` the file it is (links followed), next to
+    which the lock and ``.torn`` files live.
+    """
 
     def __init__(self, path: str | os.PathLike[str] | None = None):
         self.path = default_store_path(path)
-        if self.path.is_dir():
-            from convo.core.errors import InputError
-
-            raise InputError(
-                "the store is a directory", where=str(self.path), hint="--store names a JSONL file"
-            )
+        self.real = _real_file(self.path)
 
     def exists(self) -> bool:
         return self.path.exists()
@@ -77,90 +125,171 @@ class Store:
         """Every id in the store (one streaming pass), as a compact set."""
         if not self.path.exists():
             return IdSet()
-        with open(self.path, "rb") as f:
+        with _located(str(self.path), "the store cannot be read"), open(self.real, "rb") as f:
             return _ids_of(f)
 
     @contextlib.contextmanager
-    def locked(self) -> Iterator[int]:
-        """An exclusive lock on the store, yielding an O_APPEND descriptor."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            # A rewrite (JsonlMessageStore.replace) renames a new file over the path while
-            # holding the lock; whoever waited on the old file must lock the new one.
-            if _same_file(fd, self.path):
-                break
-            os.close(fd)
-        try:
-            yield fd
-        finally:
-            with contextlib.suppress(OSError):
-                fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
+    def locked(self, *, wait: float | None = None, on_wait: Waiter | None = None) -> Iterator[int]:
+        """An exclusive lock on the store, yielding an O_APPEND descriptor.
+
+        ``wait`` and ``on_wait``: see ``convo.pipeline.lock.hold`` (give up after ``wait``
+        seconds; ``on_wait`` says who holds the lock after a second of waiting).
+        """
+        where = str(self.path)
+        with _located(where):
+            self.real.parent.mkdir(parents=True, exist_ok=True)
+        with lock.hold(self.real, where, wait=wait, on_wait=on_wait):
+            with _located(where):
+                fd = os.open(self.real, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+            try:
+                yield fd
+            finally:
+                os.close(fd)
 
     def append(
-        self, items: Iterable[tuple[str, bytes]], on_added: Callable[[str], None] | None = None
+        self,
+        items: Iterable[tuple[str, bytes]],
+        on_added: Callable[[str], None] | None = None,
+        *,
+        wait: float | None = None,
+        on_wait: Waiter | None = None,
     ) -> AppendResult:
         """Append ``(id, line)`` pairs whose id is not in the store yet.
 
-        ``line`` is one JSONL line including its newline. The whole call holds the lock,
-        so two concurrent ingests never interleave and never both add the same id.
-        ``on_added(id)`` is called for each id that is new.
+        ``line`` is one JSONL line including its newline; each must pass
+        ``check_record`` (what ``convo validate`` accepts), else a RecordError is raised
+        and nothing is appended. The whole call holds the lock, so two concurrent
+        ingests never interleave and never both add the same id. ``on_added(id)`` is
+        called for each id that is new. ``wait``/``on_wait``: see ``locked``.
         """
+        checked = (self._checked(n, rid, line) for n, (rid, line) in enumerate(items, 1))
+        return self._append(checked, on_added, wait, on_wait)
+
+    def append_messages(
+        self,
+        messages: Iterable[ConversationMessage],
+        *,
+        wait: float | None = None,
+        on_wait: Waiter | None = None,
+    ) -> AppendResult:
+        """Append messages (each passing ``check_message``) whose id is new, all or none.
+
+        They are spooled next to the store first, so the lock is held only for the
+        final append (and ``--strict`` can stop with nothing written).
+        """
+        where = str(self.path)
+        with _spool(self.real.parent, where) as spool:
+            with _located(where):
+                for n, msg in enumerate(messages, 1):
+                    spool.write(dumps(_stored(msg, f"{where} (message {n})").serialize()))
+                spool.flush()
+                spool.seek(0)
+            return self._append(_spooled(spool), None, wait, on_wait)
+
+    def _checked(self, n: int, rid: str, line: bytes) -> tuple[str, bytes]:
+        where = f"{self.path} (record {n} of the append)"
+        body = line[:-1] if line.endswith(b"\n") else line
+        if b"\n" in body or not line.endswith(b"\n"):
+            raise InputError("not one line ending in a newline", where=where, hint=NOT_APPENDED)
+        try:
+            check_record(Line(n, body), "")
+        except RecordError as e:
+            raise RecordError(e.what, where=where, hint=NOT_APPENDED) from None
+        return rid, line
+
+    def _append(
+        self,
+        items: Iterable[tuple[str, bytes]],
+        on_added: Callable[[str], None] | None,
+        wait: float | None,
+        on_wait: Waiter | None,
+    ) -> AppendResult:
         result = AppendResult()
-        with self.locked() as fd:
-            result.torn_bytes = self._repair_tail(fd)
+        where = str(self.path)
+        with self.locked(wait=wait, on_wait=on_wait) as fd:
+            with _located(where):
+                result.torn_bytes = self._repair_tail(fd)
+                start = os.lseek(fd, 0, os.SEEK_END)
+                with open(self.real, "rb") as f:
+                    seen = _ids_of(f)
             if result.torn_bytes:
                 result.notes.append(
                     f"{self.path}: a torn last line ({result.torn_bytes} bytes) from an interrupted "
-                    f"write was moved to {self.path}.torn"
+                    f"write was moved to {self.real}.torn"
                 )
-            with open(self.path, "rb") as f:
-                seen = _ids_of(f)
-            buf: list[bytes] = []
-            size = 0
-            for rid, line in items:
-                if not seen.add(rid):
-                    result.duplicates += 1
-                    continue
-                buf.append(line)
-                size += len(line)
-                result.added += 1
-                if on_added is not None:
-                    on_added(rid)
-                if size >= BATCH_BYTES:
-                    _write_all(fd, b"".join(buf))
-                    buf.clear()
-                    size = 0
-            if buf:
-                _write_all(fd, b"".join(buf))
+            try:
+                with _located(where):
+                    _write_new(fd, items, seen, result, on_added)
+            except BaseException:
+                # All or nothing: an error or Ctrl-C part-way leaves the store as it was.
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, start)
+                    os.fsync(fd)
+                raise
         return result
 
     def _repair_tail(self, fd: int) -> int:
         end = os.lseek(fd, 0, os.SEEK_END)
-        if end == 0:
+        if end == 0 or os.pread(fd, 1, end - 1) == b"\n":
             return 0
-        if os.pread(fd, 1, end - 1) == b"\n":
-            return 0
-        # Find the last newline; everything after it is a partial record.
-        pos = end
-        chunk = 1 << 16
-        cut = 0
-        while pos > 0:
-            start = max(0, pos - chunk)
-            data = os.pread(fd, pos - start, start)
-            i = data.rfind(b"\n")
-            if i >= 0:
-                cut = start + i + 1
-                break
-            pos = start
+        cut = last_newline(fd, end)  # everything after it is a partial record
         tail = os.pread(fd, end - cut, cut)
-        with open(f"{self.path}.torn", "ab") as torn:
+        with open(f"{self.real}.torn", "ab") as torn:
             torn.write(tail + b"\n")
         os.ftruncate(fd, cut)
         os.fsync(fd)
         return len(tail)
+
+
+@contextlib.contextmanager
+def _spool(folder: Path, where: str) -> Iterator[IO[bytes]]:
+    """A temporary file next to the store (removed on close, also on Ctrl-C)."""
+    with _located(where):
+        folder.mkdir(parents=True, exist_ok=True)
+        spool = tempfile.TemporaryFile(dir=folder, prefix=".convo-spool-")  # noqa: SIM115
+    with spool:
+        yield spool
+
+
+def _stored(msg: ConversationMessage, where: str) -> ConversationMessage:
+    """``msg`` if the store may hold it (``check_message``, and the keys ``validate`` needs)."""
+    check_message(msg, where)
+    if not (msg.id and msg.format and msg.source_id):
+        raise InputError("a message needs id, format and source_id", where=where, hint=NOT_APPENDED)
+    return msg
+
+
+def _spooled(stream: IO[bytes]) -> Iterator[tuple[str, bytes]]:
+    for line in iter_lines(stream):
+        rid = record_id(line.raw)
+        if rid is not None:
+            yield rid, line.raw + b"\n"
+
+
+def _write_new(
+    fd: int,
+    items: Iterable[tuple[str, bytes]],
+    seen: IdSet,
+    result: AppendResult,
+    on_added: Callable[[str], None] | None,
+) -> None:
+    buf: list[bytes] = []
+    size = 0
+    for rid, line in items:
+        if not seen.add(rid):
+            result.duplicates += 1
+            continue
+        buf.append(line)
+        size += len(line)
+        result.added += 1
+        if on_added is not None:
+            on_added(rid)
+        if size >= BATCH_BYTES:
+            _write_all(fd, b"".join(buf))
+            buf.clear()
+            size = 0
+    if buf:
+        _write_all(fd, b"".join(buf))
 
 
 class IdSet:
@@ -185,17 +314,17 @@ class IdSet:
         digest = hashlib.blake2b(rid.encode("utf-8", "surrogatepass"), digest_size=8).digest()
         return int.from_bytes(digest, "little") or 1  # 0 marks an empty slot
 
-    def __contains__(self, rid: str) -> bool:
-        key = self._key(rid)
+    def _slot(self, key: int) -> int:
+        """Where ``key`` is, or the empty slot where it would go (linear probing)."""
         table, mask = self._table, self._mask
         i = key & mask
-        while True:
-            slot = table[i]
-            if slot == key:
-                return True
-            if slot == 0:
-                return False
+        while table[i] not in (key, 0):
             i = (i + 1) & mask
+        return i
+
+    def __contains__(self, rid: str) -> bool:
+        key = self._key(rid)
+        return self._table[self._slot(key)] == key
 
     def add(self, rid: str) -> bool:
         """Add ``rid``; True when it was not there yet."""
@@ -204,17 +333,12 @@ class IdSet:
         return self._insert(self._key(rid))
 
     def _insert(self, key: int) -> bool:
-        table, mask = self._table, self._mask
-        i = key & mask
-        while True:
-            slot = table[i]
-            if slot == key:
-                return False
-            if slot == 0:
-                table[i] = key
-                self._n += 1
-                return True
-            i = (i + 1) & mask
+        i = self._slot(key)
+        if self._table[i] == key:
+            return False
+        self._table[i] = key
+        self._n += 1
+        return True
 
     def _grow(self) -> None:
         old = self._table
@@ -233,15 +357,6 @@ def _ids_of(stream) -> IdSet:
         if rid is not None:
             ids.add(rid)
     return ids
-
-
-def _same_file(fd: int, path: Path) -> bool:
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return False
-    own = os.fstat(fd)
-    return (own.st_dev, own.st_ino) == (st.st_dev, st.st_ino)
 
 
 def _write_all(fd: int, data: bytes) -> None:
