@@ -217,7 +217,9 @@ def test_langmem_threads(monkeypatch):
 def test_jianmu_to_text(monkeypatch):
     recs = _ingest("jianmu.json", monkeypatch)
     assert recs[1]["textChunks"] == ["Who wrote the deployment runbook?"]
-    assert recs[3]["textChunks"] == ["[tool_result tc_9] runbook.md: author Bob\n2\nlines matched"]
+    # Jianmu's to_text: a dict without a string text/content/data/value is str(dict)
+    expected = "[tool_result tc_9] runbook.md: author Bob\n{'value': 2}\nlines matched"
+    assert recs[3]["textChunks"] == [expected]
     assert recs[3]["metadata"]["speaker"] == "grep_docs"
     assert recs[4]["textChunks"] == ["Bob wrote it (runbook.md)."]
     assert recs[0]["id"] == "jianmu:jm-0001"  # short ids prefixed

@@ -245,21 +245,23 @@ def chunks_of(blocks: list[dict[str, Any]]) -> list[str]:
 
 
 def jianmu_to_text(value: Any) -> str:
-    """Jianmu's ``to_text``: str as is; bytes decoded; dict the first of text/content/data/
-    value; list items converted and joined by newlines; None empty; anything else str()."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (bytes, bytearray)):
-        return bytes(value).decode("utf-8", "replace")
-    if isinstance(value, dict):
-        for key in ("text", "content", "data", "value"):
-            if key in value:
-                return jianmu_to_text(value[key])
-        return dumps(value)
-    if isinstance(value, (list, tuple)):
-        return "\n".join(jianmu_to_text(v) for v in value)
+    """Jianmu's ``Message.to_text``, exactly: None empty; str as is; bytes decoded (bad bytes
+    replaced); a dict the first of text/content/data/value holding a string, else
+    ``str(dict)``; a list its items' texts, empty ones skipped, joined by newlines; anything
+    else ``str()``."""
     if value is None:
         return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, dict):
+        for key in ("text", "content", "data", "value"):
+            if isinstance(value.get(key), str):
+                return value[key]
+        return str(value)
+    if isinstance(value, list):
+        return "\n".join(t for t in (jianmu_to_text(v) for v in value) if t)
     return str(value)
 
 

@@ -350,6 +350,7 @@ def agentscope_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
     role, speaker = _role(obj, extra, fallback_role)
     speaker = _named(obj, extra, speaker)
     blocks = normalise_content(obj.get("content"))
+    _keep_metadata(obj.get("metadata"), extra)
     return Parts(speaker, role, blocks, extra, timestamp=obj.get("timestamp"), id=obj.get("id"))
 
 
@@ -458,7 +459,14 @@ def jianmu_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
     speaker = _named(obj, extra, default)
     meta = obj.get("metadata")
     stamp = meta.get("timestamp") if isinstance(meta, dict) else None
+    _keep_metadata(meta, extra)
     return Parts(speaker, role, blocks, extra, timestamp=stamp, id=obj.get("id"))
+
+
+def _keep_metadata(meta: Any, extra: dict[str, Any]) -> None:
+    """A message's own ``metadata`` (AgentScope, Jianmu), for export to other formats."""
+    if isinstance(meta, dict) and meta:
+        extra["metadata"] = meta
 
 
 CONVERTERS: dict[str, Callable[[dict[str, Any], str], Parts]] = {
