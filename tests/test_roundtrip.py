@@ -64,7 +64,7 @@ def test_same_format_round_trip_keeps_everything(name, fmt):
     path = SAMPLE_DATA / "chat" / name
     msgs = list(read_messages(path))
     assert {m.format for m in msgs} == {fmt}
-    exported = _flatten_export(export.EXPORTERS[fmt](msgs))
+    exported = _flatten_export(export.registry.get(fmt).export(msgs))
     original = _input_messages(path)
     if fmt == "anthropic":
         doc = json.loads(path.read_text())

@@ -1,12 +1,16 @@
-"""Agent-framework exporters: OpenAI, Anthropic, AgentScope, AutoGen, LangMem, Jianmu, TypeAgent."""
+"""Agent-framework exporters: OpenAI, Anthropic, AgentScope, AutoGen, LangMem, Jianmu, TypeAgent.
+
+``X_items(record, state)`` gives the JSON values of one record (the streaming form);
+``to_X(messages)`` the whole result. The rules are in ``convo.output.exporters``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
 
-from convo.core.errors import RecordError
-from convo.core.record import ConversationMessage
+from convo.core.record import ConversationMessage, parse_record
+from convo.memory.messages import to_dict
 from convo.output.exporters.common import (
     TYPEAGENT_KEYS,
     Record,
@@ -30,7 +34,7 @@ from convo.output.exporters.common import (
 # OpenAI ----------------------------------------------------------------------------------
 
 
-def _openai_items(rec: Record, _ctx: Any = None) -> list[dict[str, Any]]:
+def openai_items(rec: Record, _ctx: Any = None) -> list[dict[str, Any]]:
     orig = original(rec, "openai")
     if orig is not None:
         return [orig]
@@ -87,7 +91,7 @@ def _openai_part(b: dict[str, Any]) -> dict[str, Any]:
 
 def to_openai(messages: Iterable[ConversationMessage | Record]) -> list[dict[str, Any]]:
     """OpenAI chat completions ``messages``."""
-    return [item for m in messages for item in _openai_items(as_record(m))]
+    return [item for m in messages for item in openai_items(as_record(m))]
 
 
 # Anthropic -------------------------------------------------------------------------------
@@ -217,7 +221,7 @@ def _agentscope_block(b: dict[str, Any], rec: Record, tools: ToolNames) -> dict[
     return {"type": "text", "text": media_text(b)}
 
 
-def _agentscope_items(rec: Record, tools: ToolNames) -> list[dict[str, Any]]:
+def agentscope_items(rec: Record, tools: ToolNames) -> list[dict[str, Any]]:
     bs = blocks(rec)
     tools.learn(bs)
     orig = original(rec, "agentscope")
@@ -243,13 +247,13 @@ def _agentscope_items(rec: Record, tools: ToolNames) -> list[dict[str, Any]]:
 def to_agentscope(messages: Iterable[ConversationMessage | Record]) -> list[dict[str, Any]]:
     """AgentScope ``Msg.to_dict()`` dicts (what ``Msg.from_dict`` loads)."""
     tools = ToolNames()
-    return [item for m in messages for item in _agentscope_items(as_record(m), tools)]
+    return [item for m in messages for item in agentscope_items(as_record(m), tools)]
 
 
 # AutoGen ---------------------------------------------------------------------------------
 
 
-def _autogen_items(rec: Record, tools: ToolNames) -> list[dict[str, Any]]:
+def autogen_items(rec: Record, tools: ToolNames) -> list[dict[str, Any]]:
     bs = blocks(rec)
     tools.learn(bs)
     orig = original(rec, "autogen")
@@ -301,7 +305,7 @@ def _autogen_part(b: dict[str, Any]) -> Any:
 def to_autogen(messages: Iterable[ConversationMessage | Record]) -> list[dict[str, Any]]:
     """AutoGen agentchat ``type``-discriminated message and event dumps."""
     tools = ToolNames()
-    return [item for m in messages for item in _autogen_items(as_record(m), tools)]
+    return [item for m in messages for item in autogen_items(as_record(m), tools)]
 
 
 # LangMem ---------------------------------------------------------------------------------
@@ -311,12 +315,19 @@ def _langmem_message(rec: Record) -> list[dict[str, Any]]:
     orig = original(rec, "langmem")
     if orig is not None:
         return [orig]
-    items = _openai_items(rec)
+    items = openai_items(rec)
     if rec.get("id"):
         last = len(items) - 1
         for i, item in enumerate(items):
             item["id"] = str(rec["id"]) if i == last else f"{rec['id']}#{i}"
     return items
+
+
+def _thread_metadata(rec: Record) -> dict[str, Any]:
+    """The thread's own ``metadata``: kept by the importer on its first message."""
+    conversation = extra_of(rec).get("conversation")
+    meta = conversation.get("metadata") if isinstance(conversation, dict) else None
+    return dict(meta) if isinstance(meta, dict) else {}
 
 
 def to_langmem(messages: Iterable[ConversationMessage | Record]) -> list[dict[str, Any]]:
@@ -327,8 +338,7 @@ def to_langmem(messages: Iterable[ConversationMessage | Record]) -> list[dict[st
         tid = rec.get("thread") if isinstance(rec.get("thread"), str) else "default"
         thread = threads.get(tid)
         if thread is None:
-            meta = extra_of(rec).get("thread_metadata")
-            thread = {"id": tid, "messages": [], "metadata": meta if isinstance(meta, dict) else {}}
+            thread = {"id": tid, "messages": [], "metadata": _thread_metadata(rec)}
             threads[tid] = thread
         thread["messages"].extend(_langmem_message(rec))
     return list(threads.values())
@@ -337,41 +347,24 @@ def to_langmem(messages: Iterable[ConversationMessage | Record]) -> list[dict[st
 # Jianmu ----------------------------------------------------------------------------------
 
 
-def _jianmu_items(rec: Record, _ctx: Any = None) -> list[dict[str, Any]]:
-    orig = original(rec, "jianmu")
-    if orig is not None:
-        return [orig]
-    bs = blocks(rec)
-    content: Any = bs if any(b["type"] != "text" for b in bs) else text(rec)
-    out: dict[str, Any] = {"id": str(rec.get("id") or ""), "role": role(rec)}
-    n = name(rec)
-    if n:
-        out["name"] = n
-    meta = extra_of(rec).get("metadata")
-    out.update(content=content, timestamp=timestamp(rec),
-               metadata=meta if isinstance(meta, dict) else {})  # fmt: skip
-    return [out]
+def jianmu_items(rec: Record, _ctx: Any = None) -> list[dict[str, Any]]:
+    return [to_dict(rec)]
 
 
 def to_jianmu(messages: Iterable[ConversationMessage | Record]) -> list[dict[str, Any]]:
     """Jianmu ``Message.to_dict()`` dicts (shape documented in docs/export.md)."""
-    return [item for m in messages for item in _jianmu_items(as_record(m))]
+    return [item for m in messages for item in jianmu_items(as_record(m))]
 
 
 # TypeAgent -------------------------------------------------------------------------------
 
 
-def _typeagent_items(rec: Record, _ctx: Any = None) -> list[dict[str, Any]]:
-    try:
-        data = ConversationMessage.deserialize(rec).serialize()
-    except ValueError:
-        raise RecordError(
-            "not a valid record", where=str(rec.get("source_id") or rec.get("id") or "?"),
-            hint="check it with `convo validate`",
-        ) from None  # fmt: skip
+def typeagent_items(rec: Record, _ctx: Any = None) -> list[dict[str, Any]]:
+    where = str(rec.get("source_id") or rec.get("id") or "record")
+    data = parse_record(rec, where).serialize()
     return [{k: data[k] for k in TYPEAGENT_KEYS}]
 
 
 def to_typeagent(messages: Iterable[ConversationMessage | Record]) -> list[dict[str, Any]]:
     """TypeAgent ``ConversationMessage.serialize()`` dicts, exactly its keys."""
-    return [item for m in messages for item in _typeagent_items(as_record(m))]
+    return [item for m in messages for item in typeagent_items(as_record(m))]

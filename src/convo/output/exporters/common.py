@@ -9,15 +9,19 @@ from typing import Any
 import orjson
 
 from convo.core.errors import RecordError
+from convo.core.fields import ROLES, chunks, listeners, role, speaker, text, timestamp
+from convo.core.fields import extra as extra_of
 from convo.core.record import ConversationMessage
+from convo.core.timestamps import EPOCH_STR
 
 Record = dict[str, Any]
-ROLES = ("system", "user", "assistant", "tool")
 TYPEAGENT_KEYS = ("textChunks", "metadata", "tags", "timestamp", "source_id")
-EPOCH = "1970-01-01T00:00:00Z"
+EPOCH = EPOCH_STR
+# the accessors the exporters read records with, re-exported from convo.core.fields
+__all__ = ["chunks", "extra_of", "listeners", "role", "speaker", "text", "timestamp"]
 
 
-# reading records -------------------------------------------------------------------------
+# reading records (fields through convo.core.fields, the one accessor set) ---------------
 
 
 def as_record(message: ConversationMessage | Record) -> Record:
@@ -30,50 +34,12 @@ def as_record(message: ConversationMessage | Record) -> Record:
     )
 
 
-def extra_of(rec: Record) -> dict[str, Any]:
-    extra = rec.get("extra")
-    return extra if isinstance(extra, dict) else {}
-
-
-def meta_of(rec: Record) -> dict[str, Any]:
-    meta = rec.get("metadata")
-    return meta if isinstance(meta, dict) else {}
-
-
-def speaker(rec: Record) -> str | None:
-    s = meta_of(rec).get("speaker")
-    return s if isinstance(s, str) else None
-
-
-def listeners(rec: Record) -> list[str]:
-    meta = meta_of(rec)
-    ls = meta.get("listeners", meta.get("recipients"))
-    return [x for x in ls if isinstance(x, str)] if isinstance(ls, list) else []
-
-
-def role(rec: Record) -> str:
-    r = rec.get("role")
-    if r in ROLES:
-        return r
-    s = (speaker(rec) or "").lower()
-    return s if s in ROLES else "user"
-
-
 def name(rec: Record) -> str | None:
     n = extra_of(rec).get("name")
     if isinstance(n, str) and n:
         return n
     s = speaker(rec)
     return s if s and s.lower() not in ROLES else None
-
-
-def chunks(rec: Record) -> list[str]:
-    cs = rec.get("textChunks", rec.get("text_chunks"))
-    return [c for c in cs if isinstance(c, str)] if isinstance(cs, list) else []
-
-
-def text(rec: Record) -> str:
-    return "\n".join(chunks(rec))
 
 
 def blocks(rec: Record) -> list[dict[str, Any]]:
@@ -107,11 +73,6 @@ def original(rec: Record, fmt: str) -> Any:
     if rec.get("format") == fmt and "original" in extra:
         return extra["original"]
     return None
-
-
-def timestamp(rec: Record) -> str:
-    ts = rec.get("timestamp")
-    return ts if isinstance(ts, str) and ts else EPOCH
 
 
 def json_text(value: Any) -> str:

@@ -1,14 +1,27 @@
-"""Document exporters: Markdown, CSV, HTML and WebVTT for people and spreadsheets."""
+"""Document exporters: Markdown, CSV, HTML, WebVTT and SRT for people and spreadsheets.
+
+Untrusted text is escaped through ``convo.core.text.markup`` only. Subtitles are written
+with webvtt-py (``webvtt.Caption`` checks and formats each cue's timings; its VTT cue
+block and SRT layout); convo keeps its own streaming reader for *parsing* VTT, because
+webvtt-py reads a whole file into memory and raises on the first malformed cue, where
+convo must stream large files and reject a hostile cue with its line number.
+SRT has no escape syntax, so its cue text uses the WebVTT escaping (``&lt;`` shows as
+written rather than opening a ``<font>`` or ``<i>`` tag).
+"""
 
 from __future__ import annotations
 
 import csv
-import html
 import io
+import math
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from webvtt import Caption
+from webvtt.vtt import WebVTTCueBlock
+
 from convo.core.record import ConversationMessage
+from convo.core.text.markup import csv_cell, html_text, markdown_inline, markdown_text, vtt_text
 from convo.output.exporters.common import (
     EPOCH,
     Record,
@@ -22,10 +35,6 @@ from convo.output.exporters.common import (
 )
 
 # text documents --------------------------------------------------------------------------
-
-
-def _md_escape(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;")
 
 
 def _human_time(ts: str) -> str:
@@ -43,24 +52,19 @@ def iter_markdown(messages: Iterable[ConversationMessage | Record]) -> Iterator[
         rec = as_record(m)
         t = rec.get("thread")
         if t and t != thread:
-            yield f"\n## Thread {_md_escape(one_line(t))}\n"
+            yield f"\n## Thread {markdown_inline(str(t))}\n"
         thread = t
-        who = speaker(rec) or role(rec)
-        head = f"**{_md_escape(one_line(who))}**"
+        head = f"**{markdown_inline(speaker(rec) or role(rec))}**"
         if listeners(rec):
-            head += " → " + _md_escape(one_line(", ".join(listeners(rec))))
+            head += " → " + markdown_inline(", ".join(listeners(rec)))
         when = _human_time(timestamp(rec))
         if when:
             head += f" · {when}"
         yield f"\n### {head}\n"
         if rec.get("subject"):
-            yield f"\n*{_md_escape(one_line(str(rec['subject'])))}*\n"
-        body = _md_escape(text(rec)).replace("\n", "  \n")
+            yield f"\n*{markdown_inline(str(rec['subject']))}*\n"
+        body = markdown_text(text(rec)).replace("\n", "  \n")
         yield f"\n{body}\n"
-
-
-def one_line(s: str) -> str:
-    return " ".join(str(s).split())
 
 
 def to_markdown(messages: Iterable[ConversationMessage | Record]) -> str:
@@ -70,10 +74,6 @@ def to_markdown(messages: Iterable[ConversationMessage | Record]) -> str:
 
 CSV_COLUMNS = ("timestamp", "speaker", "role", "listeners", "tags", "thread", "subject",
                "text", "id", "source_id", "format")  # fmt: skip
-
-
-def _csv_cell(value: str) -> str:
-    return "'" + value if value[:1] in ("=", "+", "-", "@") else value
 
 
 def iter_csv(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
@@ -86,7 +86,7 @@ def iter_csv(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
                "; ".join(listeners(rec)), "; ".join(str(t) for t in rec.get("tags") or []),
                str(rec.get("thread") or ""), str(rec.get("subject") or ""), text(rec),
                str(rec.get("id") or ""), str(rec.get("source_id") or ""), str(rec.get("format") or "")]  # fmt: skip
-        w.writerow([_csv_cell(c) for c in row])
+        w.writerow([csv_cell(c) for c in row])
         yield buf.getvalue()
         buf.seek(0)
         buf.truncate()
@@ -125,7 +125,7 @@ header {{ color: #555; font-size: .9em; }} .speaker {{ font-weight: bold; color:
 def iter_html(
     messages: Iterable[ConversationMessage | Record], *, title: str = "Conversation"
 ) -> Iterator[str]:
-    esc = html.escape
+    esc = html_text
     yield _HTML_HEAD.format(title=esc(title))
     thread: Any = None
     seen: set[str] = set()
@@ -189,23 +189,33 @@ def _epoch_seconds(ts: str) -> float:
         return 0.0
 
 
+def one_line(s: str) -> str:
+    return " ".join(str(s).split())
+
+
+# Cue times beyond webvtt-py's limit (ten-digit hours), or not numbers, are clamped.
+_MAX_SECONDS = 9_999_999_999 * 3600.0
+
+
 def _vtt_time(s: float) -> str:
-    ms = max(0, round(s * 1000))
+    s = min(max(s, 0.0), _MAX_SECONDS) if math.isfinite(s) else 0.0
+    ms = round(s * 1000)
     h, ms = divmod(ms, 3_600_000)
     m, ms = divmod(ms, 60_000)
     sec, ms = divmod(ms, 1000)
     return f"{h:02d}:{m:02d}:{sec:02d}.{ms:03d}"
 
 
-def _vtt_escape(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+Timed = tuple[float, float | None, Record]
 
 
-def iter_vtt(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
-    yield "WEBVTT\n"
+def _timed(messages: Iterable[ConversationMessage | Record]) -> Iterator[tuple[Timed, float | None]]:
+    """Each record with its start/end seconds, and the next record's start (None at the end).
+
+    Times come from ``extra`` start/end, else the timestamp relative to the first one.
+    """
     first: float | None = None
-    pending: tuple[float, float | None, Record] | None = None
-    n = 0
+    pending: Timed | None = None
     for m in messages:
         rec = as_record(m)
         extra = extra_of(rec)
@@ -216,26 +226,45 @@ def iter_vtt(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
             first = t if first is None else first
             start = t - first
         if pending is not None:
-            n += 1
-            yield _cue(n, pending, start)
+            yield pending, start
         pending = (start, end, rec)
     if pending is not None:
-        yield _cue(n + 1, pending, None)
+        yield pending, None
 
 
-def _cue(n: int, item: tuple[float, float | None, Record], next_start: float | None) -> str:
+def _caption(n: int, item: Timed, next_start: float | None, *, voice: bool) -> Caption:
     start, end, rec = item
     body = text(rec)
     if end is None or end <= start:
         guess = start + max(2.0, 0.4 * len(body.split()))
         end = next_start if next_start is not None and next_start > start else guess
-    lines = [ln for ln in (_vtt_escape(x.strip()) for x in body.splitlines()) if ln] or ["…"]
+    lines = [ln for ln in (vtt_text(x.strip()) for x in body.splitlines()) if ln] or ["…"]
     who = speaker(rec)
     if who:
-        lines[0] = f"<v {_vtt_escape(one_line(who))}>{lines[0]}"
-    return f"\n{n}\n{_vtt_time(start)} --> {_vtt_time(end)}\n" + "\n".join(lines) + "\n"
+        name = vtt_text(one_line(who))
+        lines[0] = f"<v {name}>{lines[0]}" if voice else f"{name}: {lines[0]}"
+    return Caption(_vtt_time(start), _vtt_time(end), lines, identifier=str(n))
+
+
+def iter_vtt(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
+    yield "WEBVTT\n"
+    for n, (item, next_start) in enumerate(_timed(messages), 1):
+        caption = _caption(n, item, next_start, voice=True)
+        yield "\n".join(WebVTTCueBlock.format_lines(caption)) + "\n"
 
 
 def to_vtt(messages: Iterable[ConversationMessage | Record]) -> str:
     """WebVTT cues: times from ``extra`` start/end, else relative to the first timestamp."""
     return "".join(iter_vtt(messages))
+
+
+def iter_srt(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
+    for n, (item, next_start) in enumerate(_timed(messages), 1):
+        c = _caption(n, item, next_start, voice=False)
+        timing = f"{c.start.replace('.', ',')} --> {c.end.replace('.', ',')}"
+        yield "\n".join([c.identifier or str(n), timing, *c.lines]) + "\n\n"
+
+
+def to_srt(messages: Iterable[ConversationMessage | Record]) -> str:
+    """SubRip cues (``Speaker: text``), timed as ``to_vtt``."""
+    return "".join(iter_srt(messages))
