@@ -449,7 +449,7 @@ def test_property_reader(values, as_jsonl, fmt):
 
 @given(st.one_of(st.text(max_size=200), st.lists(_json, max_size=4).map(json.dumps)))
 def test_property_sniff_never_raises(text):
-    from convo.importers.agents.reader import _guess_text
+    from convo.importers.agents.detect import _guess_text
 
     scores = _guess_text(text)
     assert all(0 <= v <= 100 for v in scores.values())
