@@ -90,6 +90,8 @@ def classify(obj: Any, *, loose: bool = False) -> str | None:
     module = obj.get("__module__")
     if (isinstance(module, str) and "agentscope" in module) or obj.get("__name__") == "Msg":
         return "agentscope"
+    if "role" not in obj and isinstance(obj.get("user"), dict) and "content" in obj:
+        return "langmem"  # a LangMem Message: id, content, timestamp, user
     if "role" not in obj and not (loose and any(k in obj for k in MESSAGE_KEYS)):
         return None
     if "invocation_id" in obj or (

@@ -162,12 +162,24 @@ def openai_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
 
 
 def langmem_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
+    """An ``OpenAIMessage`` (metadata user_id/timestamp) or a LangMem ``Message`` (id,
+    content, timestamp, user): the user's name (or id) speaks, as role user."""
+    user = obj.get("user")
+    if "role" not in obj and isinstance(user, dict):
+        fallback_role = "user"
     parts = openai_parts(obj, fallback_role)
     meta = obj.get("metadata")
     if isinstance(meta, dict):
         parts.timestamp = meta.get("timestamp")
         if meta.get("user_id") is not None:
             parts.extra["user_id"] = meta["user_id"]
+    if obj.get("timestamp") is not None:
+        parts.timestamp = obj["timestamp"]
+    if isinstance(user, dict):
+        parts.extra["user"] = user
+        who = user.get("name") or user.get("id")
+        if isinstance(who, str) and who and "name" not in parts.extra:
+            parts.speaker = who
     return parts
 
 
