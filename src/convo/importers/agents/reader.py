@@ -286,6 +286,12 @@ class _Reader:
             yield from self._conversation(
                 value, f"line-{number}.", number, f"{self.source.name}#line-{number}"
             )
+        elif isinstance(value, list) and value and all(is_container(v) for v in value):
+            for c, conv in enumerate(value, 1):  # a list of conversations on one line
+                locator = f"line-{number}.conv-{c}"
+                yield from self._conversation(
+                    conv, f"{locator}.", number, f"{self.source.name}#{locator}"
+                )
         elif isinstance(value, list) and any(isinstance(v, dict) for v in value):
             thread = Thread()
             thread.prime(value, self.fmt)
