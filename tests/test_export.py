@@ -9,7 +9,7 @@ import re
 
 import orjson
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from convo.cli.app import app
@@ -251,7 +251,10 @@ def test_markdown_cannot_forge_a_header():
     forged["metadata"]["speaker"] = "Eve\n### **Mallory**"
     md = ex.to_markdown([forged])
     headers = [line for line in md.splitlines() if line.startswith("#")]
-    assert headers == ["# Conversation", "### **Eve \\#\\#\\# \\*\\*Mallory\\*\\*** · 2024-03-06 10:00:01 UTC"]
+    assert headers == [
+        "# Conversation",
+        "### **Eve \\#\\#\\# \\*\\*Mallory\\*\\*** · 2024-03-06 10:00:01 UTC",
+    ]
     assert "<img" not in md and "&lt;img" in md
     assert "\\#\\#\\# \\*\\*Mallory\\*\\* → Bob" in md
 
@@ -263,7 +266,7 @@ def test_csv_escapes_formulas_in_every_cell():
     rows = list(csv.reader(io.StringIO(ex.to_csv([evil]))))
     for cell in rows[1]:
         assert not cell.startswith(("=", "+", "-", "@")), cell
-    assert "'=HYPERLINK(\"http://x\",\"y\")" in rows[1]
+    assert '\'=HYPERLINK("http://x","y")' in rows[1]
 
 
 def test_csv():
@@ -403,3 +406,45 @@ def test_anthropic_system_original_is_kept():
     blocks = [{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}]
     r = rec(0, "system", "Be brief.", fmt="anthropic", extra={"original": {"system": blocks}})
     assert ex.to_anthropic([r])["system"] == blocks
+
+
+def _nested(depth):
+    """A value ``depth`` levels deep, built as JSON text (orjson writes only 254 levels)."""
+    return orjson.loads(b'{"a":' * depth + b'"x"' + b"}" * depth)
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=20,
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(JSON_VALUES | st.dictionaries(st.sampled_from(
+    ["textChunks", "metadata", "extra", "role", "id", "timestamp", "thread", "format", "tags"]),
+    JSON_VALUES, max_size=6), max_size=3))  # fmt: skip
+def test_property_every_exporter_arbitrary_json(items):
+    """Issue 20: arbitrary JSON values as records raise only convo's own errors."""
+    for exporter in ex.registry.exporters():
+        try:
+            exporter.export(items)
+        except ConvoError:
+            continue
+
+
+@pytest.mark.parametrize("depth", [300, 600, 900])
+def test_deep_records_are_refused_not_crashing(runner, tmp_path, depth):
+    """Issue 20: a record nested 300-900 levels deep is rejected, located; the rest exports."""
+    deep = rec(1, "user", "deep", extra={"blocks": [_nested(depth)]})
+    assert all(e.kind for e in ex.registry.exporters())
+    for exporter in ex.registry.exporters():
+        with pytest.raises(ConvoError, match="levels deep"):
+            exporter.export([deep])
+    path = tmp_path / "deep.jsonl"
+    head = orjson.dumps(rec(1, "user", "deep", extra={"blocks": ["HOLE"]}))
+    line = head.replace(b'"HOLE"', b'{"a":' * depth + b'"x"' + b"}" * depth)
+    path.write_bytes(orjson.dumps(CONVO[0]) + b"\n" + line + b"\n")
+    r = runner.invoke(app, ["export", "--to", "openai", str(path)])
+    assert r.exit_code == 1 and "deep.jsonl:2" in r.stderr and "levels deep" in r.stderr
+    assert json.loads(r.stdout) == [{"role": "system", "content": "Be brief."}]

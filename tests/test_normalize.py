@@ -1,8 +1,12 @@
+import contextlib
 import dataclasses
 
+import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from convo.core.errors import RecordError
+from convo.core.errors import ConvoError, RecordError
 from convo.core.record import ConversationMessage
 from convo.memory.coercion import (
     LenientMessageCoercer,
@@ -10,6 +14,7 @@ from convo.memory.coercion import (
     normalize_message,
     normalize_messages,
 )
+from convo.memory.history import JsonlMessageStore
 from convo.memory.messages import ai, human, system, to_text, tool
 
 
@@ -123,3 +128,48 @@ def test_constructors():
     assert t.role == "tool" and t.extra["blocks"][0]["tool_use_id"] == "call_1"
     assert human("x", name="Alice").speaker == "Alice"
     assert isinstance(ai("x"), ConversationMessage)
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)
+    | st.floats()
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(["role", "content", "textChunks", "metadata", "type", "source", "tool"])
+            | st.text(max_size=4),
+            inner,
+            max_size=5,
+        )
+    ),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(JSON_VALUES)
+def test_property_normalize_arbitrary_json(value):
+    """Issue 20: normalize_message(s) and both coercers raise only convo's own errors
+    (InvalidMessage is a RecordError and a ValueError)."""
+    for call in (
+        lambda: normalize_message(value),
+        lambda: normalize_messages(value),
+        lambda: normalize_message(value, coercer=StrictMessageCoercer()),
+        lambda: normalize_messages(value, coercer=LenientMessageCoercer()),
+    ):
+        with contextlib.suppress(ConvoError):
+            call()
+
+
+@pytest.mark.parametrize("depth", [300, 600, 900])
+def test_deep_payloads_are_refused(depth, tmp_path):
+    """Issue 20: a payload 300-900 levels deep is an InvalidMessage, never a RecursionError."""
+    deep = orjson.loads(b'{"a":' * depth + b'"x"' + b"}" * depth)
+    for payload in ({"role": "user", "content": [deep]}, {"textChunks": ["x"], "extra": deep}):
+        with pytest.raises(ValueError, match="levels deep"):
+            normalize_message(payload)
+        with pytest.raises(RecordError, match="levels deep"):
+            JsonlMessageStore(tmp_path / "h.jsonl").append(payload)

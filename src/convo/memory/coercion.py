@@ -26,6 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from convo.core.errors import RecordError
 from convo.core.record import ROLES, ConversationMessage, parse_record
+from convo.importers.agents.blocks import RECORD_DEPTH, too_deep
 from convo.importers.agents.reader import message_from_object
 from convo.memory.messages import message, to_text
 
@@ -51,6 +52,8 @@ class MessageCoercerProtocol(Protocol):
 def from_dict(payload: dict[str, Any]) -> ConversationMessage:
     """A dict as a message (a record, or an agent-format message); else ``InvalidMessage``."""
     try:
+        if too_deep(payload, RECORD_DEPTH):
+            raise RecordError(f"nested more than {RECORD_DEPTH} levels deep")
         if "textChunks" in payload or "text_chunks" in payload:
             return parse_record(payload, where="message")
         return message_from_object(payload)

@@ -64,10 +64,11 @@ def _checked(matches, reporter) -> Iterator[dict[str, Any]]:
     from convo.core.errors import RecordError
     from convo.core.record import parse_record
     from convo.importers.context import Rejection
+    from convo.output.exporters.common import as_record
 
     for m in matches:
         try:
-            parse_record(dict(m.record), m.where)
+            parse_record(dict(as_record(m.record)), m.where)
         except RecordError as e:
             reporter.reject(Rejection(m.where, e.what, e.hint, m.raw))
             continue

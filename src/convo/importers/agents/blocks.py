@@ -244,6 +244,31 @@ def chunks_of(blocks: list[dict[str, Any]]) -> list[str]:
     return [block_chunk(b) for b in blocks] or [""]
 
 
+# Nesting limit for one message (and its conversation's fields): orjson writes at most 254
+# levels and a record adds two around the message (extra.original); Python recurses about
+# 1000 deep. 200 leaves headroom for every reader, exporter and the record writer.
+MAX_DEPTH = 200
+RECORD_DEPTH = MAX_DEPTH + 2  # the same limit for a whole record (extra.original)
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``value`` nests dicts/lists more than ``limit`` levels (walked without
+    recursion, so any depth is safe to measure)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
 def jianmu_to_text(value: Any) -> str:
     """Jianmu's ``Message.to_text``, exactly: None empty; str as is; bytes decoded (bad bytes
     replaced); a dict the first of text/content/data/value holding a string, else

@@ -17,6 +17,7 @@ from convo.core.errors import RecordError
 from convo.core.record import ConversationMessage, ConversationMessageMeta
 from convo.core.timestamps import parse_any
 from convo.importers.agents.blocks import (
+    MAX_DEPTH,
     chunks_of,
     dumps,
     jianmu_to_text,
@@ -24,6 +25,7 @@ from convo.importers.agents.blocks import (
     normalise_block,
     normalise_content,
     normalise_result,
+    too_deep,
     tool_use_block,
 )
 from convo.importers.agents.classify import (
@@ -48,6 +50,10 @@ class NotMessage(RecordError):
             hint="use --lenient to keep such objects as text, or --from to pick the format",
         )
         self.bookkeeping = bookkeeping
+
+
+class TooDeep(RecordError):
+    """A message nested beyond ``MAX_DEPTH``: rejected, never wrapped under --lenient."""
 
 
 @dataclass
@@ -386,7 +392,12 @@ def convert(
     fallback_role: str = "user",
     warn: Callable[[str], None] | None = None,
 ) -> ConversationMessage:
-    """Convert one message object of framework ``fmt``; raises NotMessage."""
+    """Convert one message object of framework ``fmt``; raises NotMessage (TooDeep)."""
+    if too_deep(obj) or too_deep(thread.extra, MAX_DEPTH - 1):
+        raise TooDeep(
+            f"nested more than {MAX_DEPTH} levels deep",
+            hint="convo refuses deeper JSON (a record adds two levels; orjson writes 254)",
+        )
     parts = CONVERTERS[fmt](obj, fallback_role)
     thread_id = thread.id
     if isinstance(parts.thread, str) and parts.thread:

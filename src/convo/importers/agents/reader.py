@@ -103,7 +103,7 @@ from convo.core.jsonstream import JsonArray, iter_items
 from convo.core.record import ConversationMessage, ConversationMessageMeta
 from convo.importers.agents.blocks import dumps, jsonable
 from convo.importers.agents.classify import classify, is_container
-from convo.importers.agents.frameworks import AGENT_FORMATS, NotMessage, Thread, convert
+from convo.importers.agents.frameworks import AGENT_FORMATS, NotMessage, Thread, TooDeep, convert
 from convo.importers.context import ImportContext
 
 __all__ = ["AGENT_FORMATS", "message_from_object", "read_agent_messages"]
@@ -354,6 +354,9 @@ class _Reader:
                 zone=self.ctx.options.tz,
                 warn=lambda m: self.ctx.warn(where, m),
             )
+        except TooDeep as e:
+            self.ctx.reject(where, f"not a message ({self.fmt}): {e.what}", raw, e.hint)
+            return
         except NotMessage as e:
             if e.bookkeeping:
                 self.ctx.warn(where, f"skipped: {e.what}")

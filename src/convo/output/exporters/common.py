@@ -13,6 +13,7 @@ from convo.core.fields import ROLES, chunks, listeners, role, speaker, text, tim
 from convo.core.fields import extra as extra_of
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import EPOCH_STR
+from convo.importers.agents.blocks import RECORD_DEPTH, too_deep
 
 Record = dict[str, Any]
 TYPEAGENT_KEYS = ("textChunks", "metadata", "tags", "timestamp", "source_id")
@@ -25,10 +26,16 @@ __all__ = ["chunks", "extra_of", "listeners", "role", "speaker", "text", "timest
 
 
 def as_record(message: ConversationMessage | Record) -> Record:
-    if isinstance(message, ConversationMessage):
-        return message.serialize()
-    if isinstance(message, dict):
-        return message
+    """The record dict of a message; a record nested beyond the importers' limit is refused."""
+    rec = message.serialize() if isinstance(message, ConversationMessage) else message
+    if isinstance(rec, dict):
+        if too_deep(rec, RECORD_DEPTH):
+            raise RecordError(
+                f"nested more than {RECORD_DEPTH} levels deep",
+                where=str(rec.get("source_id") or rec.get("id") or "record"),
+                hint="convo reads and writes records up to that depth",
+            )
+        return rec
     raise RecordError(
         f"cannot export a {type(message).__name__}", hint="pass ConversationMessages or records"
     )

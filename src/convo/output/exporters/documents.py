@@ -20,6 +20,7 @@ from typing import Any
 from webvtt import Caption
 from webvtt.vtt import WebVTTCueBlock
 
+from convo.core.fields import tags
 from convo.core.record import ConversationMessage
 from convo.core.text.markup import csv_cell, html_text, markdown_inline, markdown_text, vtt_text
 from convo.output.exporters.common import (
@@ -83,7 +84,7 @@ def iter_csv(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
     for m in messages:
         rec = as_record(m)
         row = [timestamp(rec), speaker(rec) or "", role(rec) if rec.get("role") else "",
-               "; ".join(listeners(rec)), "; ".join(str(t) for t in rec.get("tags") or []),
+               "; ".join(listeners(rec)), "; ".join(tags(rec)),
                str(rec.get("thread") or ""), str(rec.get("subject") or ""), text(rec),
                str(rec.get("id") or ""), str(rec.get("source_id") or ""), str(rec.get("format") or "")]  # fmt: skip
         w.writerow([csv_cell(c) for c in row])
