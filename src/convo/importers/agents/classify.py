@@ -82,6 +82,16 @@ def classify(obj: Any, *, loose: bool = False) -> str | None:
     """
     if not isinstance(obj, dict) or "textChunks" in obj or "text_chunks" in obj:
         return None
+    marked = _by_envelope(obj)
+    if marked is not None:
+        return marked
+    if "role" not in obj and not (loose and any(k in obj for k in MESSAGE_KEYS)):
+        return None
+    return _by_fields(obj)
+
+
+def _by_envelope(obj: dict[str, Any]) -> str | None:
+    """Formats told by an envelope or class marker, with or without a role."""
     kind = obj.get("type")
     if is_claude_code(obj):
         return "anthropic"
@@ -92,13 +102,17 @@ def classify(obj: Any, *, loose: bool = False) -> str | None:
         return "agentscope"
     if "role" not in obj and isinstance(obj.get("user"), dict) and "content" in obj:
         return "langmem"  # a LangMem Message: id, content, timestamp, user
-    if "role" not in obj and not (loose and any(k in obj for k in MESSAGE_KEYS)):
-        return None
-    if "invocation_id" in obj or (
-        "name" in obj
-        and isinstance(obj.get("timestamp"), str)
-        and _AGENTSCOPE_TIME.match(obj["timestamp"])
-    ):
+    return None
+
+
+def _agentscope_time(obj: dict[str, Any]) -> bool:
+    stamp = obj.get("timestamp")
+    return "name" in obj and isinstance(stamp, str) and _AGENTSCOPE_TIME.match(stamp) is not None
+
+
+def _by_fields(obj: dict[str, Any]) -> str:
+    """A role+content message: the most specific framework its fields show."""
+    if "invocation_id" in obj or _agentscope_time(obj):
         return "agentscope"
     if "tool" in obj or isinstance(obj.get("content"), dict):
         return "jianmu"

@@ -6,7 +6,7 @@ The rules are in ``convo.importers.agents.reader``'s docstring (Detection).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
@@ -54,6 +54,16 @@ def _guess_text(text: str) -> dict[str, int]:
     values = _sample_values(text)
     if values is None:
         return _guess_markers(text)
+    found, total = _count_formats(values)
+    if not found:
+        return {}
+    best = next(f for f in _PRIORITY if f in found)
+    share = sum(found.values()) / max(total, 1)
+    return {best: _SCORES[best] if share >= 0.5 else 40}
+
+
+def _count_formats(values: list[Any]) -> tuple[dict[str, int], int]:
+    """How many sampled messages each format claims, and how many were sampled."""
     found: dict[str, int] = {}
     total = 0
     for obj, container in _candidates(values):
@@ -63,11 +73,7 @@ def _guess_text(text: str) -> dict[str, int]:
             fmt = "langmem"
         if fmt:
             found[fmt] = found.get(fmt, 0) + 1
-    if not found:
-        return {}
-    best = next(f for f in _PRIORITY if f in found)
-    share = sum(found.values()) / max(total, 1)
-    return {best: _SCORES[best] if share >= 0.5 else 40}
+    return found, total
 
 
 def _langmem_thread(container: dict[str, Any]) -> bool:
@@ -113,26 +119,33 @@ def _candidates(values: list[Any]) -> Iterator[tuple[Any, dict[str, Any] | None]
                 return
 
 
+# Distinctive key patterns in a head cut inside one large document, most specific first;
+# the first group needs no role, the second only counts once a role is seen.
+_ENVELOPE_MARKERS: tuple[tuple[Callable[[str], bool], str, int], ...] = (
+    (lambda t: '"sessionId"' in t and '"parentUuid"' in t, "anthropic", 80),
+    (lambda t: _AUTOGEN.search(t) is not None and '"source"' in t, "autogen", 80),
+    (lambda t: re.search(r'"__module__"\s*:\s*"agentscope', t) is not None, "agentscope", 85),
+)
+_ROLE_MARKERS: tuple[tuple[Callable[[str], bool], str, int], ...] = (
+    (lambda t: '"invocation_id"' in t or _AS_TIME.search(t) is not None, "agentscope", 75),
+    (lambda t: re.search(r'(?<!\\)"tool"\s*:', t) is not None, "jianmu", 70),
+    (lambda t: '"user_id"' in t and '"metadata"' in t, "langmem", 70),
+    (lambda t: _ANTHROPIC.search(t) is not None, "anthropic", 70),
+)
+
+
 def _guess_markers(text: str) -> dict[str, int]:
     """A head cut inside one large JSON document: decide on distinctive keys."""
     if '"mapping"' in text or ('"author"' in text and '"content_type"' in text):
         return {}  # a ChatGPT export: its messages carry "author": {"role": ...}
-    if '"sessionId"' in text and '"parentUuid"' in text:
-        return {"anthropic": 80}
-    if _AUTOGEN.search(text) and '"source"' in text:
-        return {"autogen": 80}
-    if re.search(r'"__module__"\s*:\s*"agentscope', text):
-        return {"agentscope": 85}
+    for test, fmt, score in _ENVELOPE_MARKERS:
+        if test(text):
+            return {fmt: score}
     if not _ROLE.search(text):
         return {}
-    if '"invocation_id"' in text or _AS_TIME.search(text):
-        return {"agentscope": 75}
-    if re.search(r'(?<!\\)"tool"\s*:', text):
-        return {"jianmu": 70}
-    if '"user_id"' in text and '"metadata"' in text:
-        return {"langmem": 70}
-    if _ANTHROPIC.search(text):
-        return {"anthropic": 70}
+    for test, fmt, score in _ROLE_MARKERS:
+        if test(text):
+            return {fmt: score}
     return {"openai": 65}
 
 

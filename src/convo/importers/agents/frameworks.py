@@ -243,6 +243,39 @@ def agentscope_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
     return Parts(speaker, role, blocks, extra, timestamp=obj.get("timestamp"), id=obj.get("id"))
 
 
+def _autogen_calls(content: Any, obj: dict[str, Any]) -> list[dict[str, Any]] | None:
+    if not isinstance(content, list):
+        return None
+    return [tool_use_block(c) if isinstance(c, dict) else normalise_block(c) for c in content]
+
+
+def _autogen_code_result(content: Any, obj: dict[str, Any]) -> list[dict[str, Any]] | None:
+    if content is not None or not isinstance(obj.get("result"), str):
+        return None
+    return [{"type": "tool_result", "tool_use_id": None, "name": "code_execution",
+             "content": obj["result"], "is_error": False}]  # fmt: skip
+
+
+def _each(convert_item: Callable[[Any], dict[str, Any]]):
+    def blocks(content: Any, obj: dict[str, Any]) -> list[dict[str, Any]] | None:
+        return [convert_item(c) for c in content] if isinstance(content, list) else None
+
+    return blocks
+
+
+def _thought(content: Any, obj: dict[str, Any]) -> list[dict[str, Any]] | None:
+    return [{"type": "thinking", "thinking": content}] if isinstance(content, str) else None
+
+
+def _autogen_default(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return normalise_content(content)
+    if content is None:
+        return []
+    # StructuredMessage, SelectSpeakerEvent, custom types: the JSON of the content
+    return [{"type": "text", "text": dumps(content)}]
+
+
 def autogen_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
     kind, source = obj.get("type"), obj.get("source")
     if not isinstance(kind, str) or not isinstance(source, str):
@@ -251,27 +284,12 @@ def autogen_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
     extra: dict[str, Any] = {"type": kind}
     extra.update({k: v for k, v in obj.items() if k not in _AUTOGEN_COMMON})
     role = "user" if source.lower() == "user" else "assistant"
-    blocks: list[dict[str, Any]]
-    if kind == "ToolCallRequestEvent" and isinstance(content, list):
-        blocks = [tool_use_block(c) if isinstance(c, dict) else normalise_block(c) for c in content]
-    elif kind == "ToolCallExecutionEvent" and isinstance(content, list):
+    special = _AUTOGEN_CONTENT.get(kind)
+    blocks = special(content, obj) if special else None
+    if blocks is None:
+        blocks = _autogen_default(content)
+    elif kind == "ToolCallExecutionEvent":
         role = "tool"
-        blocks = [_autogen_result(c) for c in content]
-    elif kind == "ThoughtEvent" and isinstance(content, str):
-        blocks = [{"type": "thinking", "thinking": content}]
-    elif kind == "MultiModalMessage" and isinstance(content, list):
-        blocks = [_autogen_media(c) for c in content]
-    elif kind == "MemoryQueryEvent" and isinstance(content, list):
-        blocks = [_autogen_memory(c) for c in content]
-    elif kind == "CodeExecutionEvent" and content is None and isinstance(obj.get("result"), str):
-        blocks = [{"type": "tool_result", "tool_use_id": None, "name": "code_execution",
-                   "content": obj["result"], "is_error": False}]  # fmt: skip
-    elif isinstance(content, str):
-        blocks = normalise_content(content)
-    elif content is None:
-        blocks = []
-    else:  # StructuredMessage, SelectSpeakerEvent, custom types: the JSON of the content
-        blocks = [{"type": "text", "text": dumps(content)}]
     if kind == "UserInputRequestedEvent":
         role = "user"
         blocks = blocks or [{"type": "user_input_requested", "request_id": obj.get("request_id")}]
@@ -317,6 +335,16 @@ def _autogen_memory(item: Any) -> dict[str, Any]:
         "content": body if isinstance(body, str) else dumps(body),
         "mime_type": item.get("mime_type"),
     }
+
+
+_AUTOGEN_CONTENT: dict[str, Callable[[Any, dict[str, Any]], list[dict[str, Any]] | None]] = {
+    "ToolCallRequestEvent": _autogen_calls,
+    "ToolCallExecutionEvent": _each(_autogen_result),
+    "ThoughtEvent": _thought,
+    "MultiModalMessage": _each(_autogen_media),
+    "MemoryQueryEvent": _each(_autogen_memory),
+    "CodeExecutionEvent": _autogen_code_result,
+}
 
 
 def jianmu_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
