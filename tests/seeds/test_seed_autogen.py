@@ -67,7 +67,7 @@ def test_every_built_in_type_round_trips(tmp_path, item):
 
 
 def test_handoff_target_is_not_lost(tmp_path):
-    """"Fields like HandoffMessage.target will be lost because it is now treated as a base
+    """ "Fields like HandoffMessage.target will be lost because it is now treated as a base
     class": convo keeps target (extra and listeners), through any export."""
     (msg,) = ingest(tmp_path, [CHAT_MESSAGES[3]])
     assert msg.extra["target"] == "coder" and msg.metadata.recipients == ["coder"]

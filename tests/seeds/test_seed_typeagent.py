@@ -6,7 +6,7 @@ Each test names the passage it checks; the page's own examples run against
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -127,7 +127,7 @@ def test_transcript_aliases():
 
 def test_format_timestamp_utc():
     """format_timestamp_utc: UTC as is, other zones converted, naive raises ValueError."""
-    dt = datetime(2024, 3, 6, 14, 30, 0, tzinfo=timezone.utc)
+    dt = datetime(2024, 3, 6, 14, 30, 0, tzinfo=UTC)
     assert format_timestamp_utc(dt) == "2024-03-06T14:30:00Z"
     est = timezone(timedelta(hours=-5))
     assert format_timestamp_utc(datetime(2024, 3, 6, 9, 30, 0, tzinfo=est)) == (
@@ -144,13 +144,13 @@ def test_complete_example_messages():
             text_chunks=["We need to refactor the authentication module."],
             metadata=ConversationMessageMeta(speaker="Alice", recipients=["Bob", "Charlie"]),
             tags=["refactoring", "security"],
-            timestamp=format_timestamp_utc(datetime(2024, 3, 6, 10, 0, 0, tzinfo=timezone.utc)),
+            timestamp=format_timestamp_utc(datetime(2024, 3, 6, 10, 0, 0, tzinfo=UTC)),
         ),
         ConversationMessage(
             text_chunks=["I agree. Let's use JWT tokens instead of sessions."],
             metadata=ConversationMessageMeta(speaker="Bob", recipients=["Alice"]),
             tags=["security", "architecture"],
-            timestamp=format_timestamp_utc(datetime(2024, 3, 6, 10, 2, 30, tzinfo=timezone.utc)),
+            timestamp=format_timestamp_utc(datetime(2024, 3, 6, 10, 2, 30, tzinfo=UTC)),
         ),
     ]
     assert [m.timestamp for m in messages] == ["2024-03-06T10:00:00Z", "2024-03-06T10:02:30Z"]

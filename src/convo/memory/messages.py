@@ -99,26 +99,41 @@ def to_dict(msg: ConversationMessage | dict[str, Any]) -> dict[str, Any]:
     blocks = _blocks(rec, extra)
     results = [b for b in blocks if b["type"] == "tool_result"]
     calls = [b for b in blocks if b["type"] == "tool_use"]
-    rest = [b for b in blocks if b["type"] not in ("tool_result", "tool_use")]
-    content: Any = rest
-    if all(b["type"] == "text" for b in rest):
-        texts = [str(b.get("text", "")) for b in rest]
-        texts += [_result_text(b.get("content")) for b in results]
-        content = "\n".join(texts)
     data: dict[str, Any] = {"id": fields.record_id(rec) or "", "role": fields.role(rec)}
-    data["content"] = content
-    optional = {
-        "name": fields.string(extra, "name"),
-        "tool": fields.string(extra, "tool") or next((b.get("name") for b in results), None),
-        "tool_call_id": next((b.get("tool_use_id") for b in results), None),
-        "tool_calls": [
-            {"id": b.get("id"), "name": b.get("name"), "input": b.get("input") or {}}
-            for b in calls
-        ],
-        "metadata": _metadata(rec, extra),
-    }
+    data["content"] = _content(blocks, results)
+    optional = _optional(rec, extra, results, calls)
     data.update((k, v) for k, v in optional.items() if v)
     return data
+
+
+def _optional(
+    rec: dict[str, Any],
+    extra: dict[str, Any],
+    results: list[dict[str, Any]],
+    calls: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The optional ``Message`` fields (empty ones are left out by the caller)."""
+    result = results[0] if results else {}
+    return {
+        "name": fields.string(extra, "name"),
+        "tool": fields.string(extra, "tool") or result.get("name"),
+        "tool_call_id": result.get("tool_use_id"),
+        "tool_calls": [_call(b) for b in calls],
+        "metadata": _metadata(rec, extra),
+    }
+
+
+def _content(blocks: list[dict[str, Any]], results: list[dict[str, Any]]) -> Any:
+    """A string when the message is only text (tool results included), else its blocks."""
+    rest = [b for b in blocks if b["type"] not in ("tool_result", "tool_use")]
+    if any(b["type"] != "text" for b in rest):
+        return rest
+    texts = [str(b.get("text", "")) for b in rest]
+    return "\n".join(texts + [_result_text(b.get("content")) for b in results])
+
+
+def _call(block: dict[str, Any]) -> dict[str, Any]:
+    return {"id": block.get("id"), "name": block.get("name"), "input": block.get("input") or {}}
 
 
 def _blocks(rec: dict[str, Any], extra: dict[str, Any]) -> list[dict[str, Any]]:

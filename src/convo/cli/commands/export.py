@@ -21,6 +21,7 @@ import typer
 
 from convo.cli.options import ReadArgs, read_options
 
+
 def export(
     args: ReadArgs,
     to: str = typer.Option(

@@ -112,9 +112,22 @@ def media_text(b: Any) -> str:
     return f"[{b.get('type', 'block')}] {what}".rstrip()
 
 
+def joined_text(bs: list[dict[str, Any]]) -> str:
+    """Blocks as one text: text blocks as they are, others as their stand-in."""
+    return "\n".join(b.get("text", "") if b["type"] == "text" else media_text(b) for b in bs)
+
+
 def arguments_text(b: dict[str, Any]) -> str:
     raw = b.get("input_raw")
     return raw if isinstance(raw, str) else json_text(b.get("input") or {})
+
+
+def media_source(b: dict[str, Any], default_media_type: str) -> dict[str, Any]:
+    """An Anthropic/AgentScope ``source``: the URL, else the base64 data."""
+    if b.get("url"):
+        return {"type": "url", "url": b["url"]}
+    media_type = b.get("media_type") or default_media_type
+    return {"type": "base64", "media_type": media_type, "data": b["data"]}
 
 
 def data_url(b: dict[str, Any]) -> str | None:

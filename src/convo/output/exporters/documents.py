@@ -46,15 +46,23 @@ def _human_time(ts: str) -> str:
     return f"{ts[:10]} {ts[11:19]} UTC"
 
 
-def iter_markdown(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
-    yield "# Conversation\n"
-    thread = None
+def _with_threads(
+    messages: Iterable[ConversationMessage | Record],
+) -> Iterator[tuple[Record, str | None]]:
+    """Each record, with its thread when a new thread starts there (else None)."""
+    thread: Any = None
     for m in messages:
         rec = as_record(m)
         t = rec.get("thread")
-        if t and t != thread:
-            yield f"\n## Thread {markdown_inline(str(t))}\n"
+        yield rec, (str(t) if t and t != thread else None)
         thread = t
+
+
+def iter_markdown(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
+    yield "# Conversation\n"
+    for rec, new_thread in _with_threads(messages):
+        if new_thread is not None:
+            yield f"\n## Thread {markdown_inline(new_thread)}\n"
         head = f"**{markdown_inline(speaker(rec) or role(rec))}**"
         if listeners(rec):
             head += " → " + markdown_inline(", ".join(listeners(rec)))
@@ -123,39 +131,45 @@ header {{ color: #555; font-size: .9em; }} .speaker {{ font-weight: bold; color:
 """
 
 
+def _html_header(rec: Record, r: str) -> str:
+    esc = html_text
+    parts = [f'<header><span class="speaker">{esc(speaker(rec) or r or "?")}</span>']
+    if r and speaker(rec) != r:
+        parts.append(f' <span class="role">({esc(r)})</span>')
+    if listeners(rec):
+        parts.append(" → " + esc(", ".join(listeners(rec))))
+    ts = timestamp(rec)
+    if ts != EPOCH:
+        parts.append(f' · <time datetime="{esc(ts)}">{esc(_human_time(ts))}</time>')
+    parts.append("</header>\n")
+    return "".join(parts)
+
+
+def _html_article(rec: Record, seen: set[str]) -> str:
+    """One message as an ``<article>``; a reply to a message above is indented."""
+    esc = html_text
+    r = role(rec) if rec.get("role") else ""
+    reply = rec.get("replyTo") in seen
+    classes = " ".join(c for c in ("reply" if reply else "", f"role-{r}" if r else "") if c)
+    rid = str(rec.get("id") or "")
+    seen.add(rid)
+    parts = [f'<article{f" class={chr(34)}{classes}{chr(34)}" if classes else ""} '
+             f'id="{esc(rid)}">\n', _html_header(rec, r)]  # fmt: skip
+    if rec.get("subject"):
+        parts.append(f'<div class="subject">{esc(str(rec["subject"]))}</div>\n')
+    parts.append(f'<p class="text">{esc(text(rec))}</p>\n</article>\n')
+    return "".join(parts)
+
+
 def iter_html(
     messages: Iterable[ConversationMessage | Record], *, title: str = "Conversation"
 ) -> Iterator[str]:
-    esc = html_text
-    yield _HTML_HEAD.format(title=esc(title))
-    thread: Any = None
+    yield _HTML_HEAD.format(title=html_text(title))
     seen: set[str] = set()
-    for m in messages:
-        rec = as_record(m)
-        t = rec.get("thread")
-        if t and t != thread:
-            yield f'<h2 class="thread">Thread {esc(str(t))}</h2>\n'
-        thread = t
-        r = role(rec) if rec.get("role") else ""
-        reply = rec.get("replyTo") in seen
-        classes = " ".join(c for c in ("reply" if reply else "", f"role-{r}" if r else "") if c)
-        rid = str(rec.get("id") or "")
-        seen.add(rid)
-        parts = [f'<article{f" class={chr(34)}{classes}{chr(34)}" if classes else ""} '
-                 f'id="{esc(rid)}">\n<header><span class="speaker">'
-                 f"{esc(speaker(rec) or r or '?')}</span>"]  # fmt: skip
-        if r and speaker(rec) != r:
-            parts.append(f' <span class="role">({esc(r)})</span>')
-        if listeners(rec):
-            parts.append(" → " + esc(", ".join(listeners(rec))))
-        ts = timestamp(rec)
-        if ts != EPOCH:
-            parts.append(f' · <time datetime="{esc(ts)}">{esc(_human_time(ts))}</time>')
-        parts.append("</header>\n")
-        if rec.get("subject"):
-            parts.append(f'<div class="subject">{esc(str(rec["subject"]))}</div>\n')
-        parts.append(f'<p class="text">{esc(text(rec))}</p>\n</article>\n')
-        yield "".join(parts)
+    for rec, new_thread in _with_threads(messages):
+        if new_thread is not None:
+            yield f'<h2 class="thread">Thread {html_text(new_thread)}</h2>\n'
+        yield _html_article(rec, seen)
     yield "</body>\n</html>\n"
 
 
@@ -210,7 +224,9 @@ def _vtt_time(s: float) -> str:
 Timed = tuple[float, float | None, Record]
 
 
-def _timed(messages: Iterable[ConversationMessage | Record]) -> Iterator[tuple[Timed, float | None]]:
+def _timed(
+    messages: Iterable[ConversationMessage | Record],
+) -> Iterator[tuple[Timed, float | None]]:
     """Each record with its start/end seconds, and the next record's start (None at the end).
 
     Times come from ``extra`` start/end, else the timestamp relative to the first one.
