@@ -69,7 +69,8 @@ def parse_arguments(raw: Any) -> dict[str, Any]:
 
 def tool_use_block(call: dict[str, Any]) -> dict[str, Any]:
     """An OpenAI ``tool_calls`` item, a legacy ``function_call`` or an AutoGen FunctionCall."""
-    fn = call.get("function") if isinstance(call.get("function"), dict) else call
+    inner = call.get("function")
+    fn: dict[str, Any] = inner if isinstance(inner, dict) else call
     block: dict[str, Any] = {"type": "tool_use", "id": call.get("id"), "name": fn.get("name")}
     if "arguments" in fn:
         block.update(parse_arguments(fn.get("arguments")))

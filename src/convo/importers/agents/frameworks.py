@@ -8,7 +8,7 @@ conventions (speaker, role, listeners, ids, ``extra``) are documented in
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, tzinfo
 from typing import Any
@@ -64,7 +64,7 @@ class Thread:
     extra: dict[str, Any] | None = None  # container fields, attached to the first message
     last: dict[str, str | None] = field(default_factory=lambda: {"user": None, "assistant": None})
 
-    def prime(self, objs: list[Any], fmt: str) -> None:
+    def prime(self, objs: Iterable[Any], fmt: str) -> None:
         """Know both parties' names before the first reply (a whole conversation at hand)."""
         for obj in objs:
             if not isinstance(obj, dict):

@@ -97,7 +97,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from convo.core.errors import InputError, RecordError
-from convo.core.io import Source
+from convo.core.io import Source, open_binary
 from convo.core.jsonl import iter_lines
 from convo.core.jsonstream import JsonArray, iter_items
 from convo.core.record import ConversationMessage, ConversationMessageMeta
@@ -191,7 +191,7 @@ class _Reader:
         if self.source.is_stdin:  # read again in passes: keep it on disk
             spool = _spool(head, lines)
         opener: Callable[[], BinaryIO] = (
-            partial(open, spool, "rb") if spool is not None else self.source.open
+            partial(open_binary, spool) if spool is not None else self.source.open
         )
         try:
             if start == b"[":

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from convo.core import fields
 from convo.core.record import ConversationMessage, parse_record
 from convo.memory.messages import to_dict
 from convo.output.exporters.common import (
@@ -96,7 +97,7 @@ def to_openai(messages: Iterable[ConversationMessage | Record]) -> list[dict[str
 
 
 def _anthropic_tool_result(b: dict[str, Any]) -> dict[str, Any]:
-    out = {"type": "tool_result", "tool_use_id": str(b.get("tool_use_id") or "")}
+    out: dict[str, Any] = {"type": "tool_result", "tool_use_id": str(b.get("tool_use_id") or "")}
     content = b.get("content")
     out["content"] = content if isinstance(content, str | list) else result_text(content)
     if b.get("is_error"):
@@ -353,7 +354,7 @@ def to_langmem(messages: Iterable[ConversationMessage | Record]) -> list[dict[st
     threads: dict[str, dict[str, Any]] = {}
     for m in messages:
         rec = as_record(m)
-        tid = rec.get("thread") if isinstance(rec.get("thread"), str) else "default"
+        tid = fields.string(rec, "thread") or "default"
         thread = threads.get(tid)
         if thread is None:
             thread = {"id": tid, "messages": [], "metadata": _thread_metadata(rec)}

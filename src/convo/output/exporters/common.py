@@ -87,7 +87,7 @@ def json_text(value: Any) -> str:
 
 
 def texts_of(bs: list[dict[str, Any]], kind: str = "text") -> list[str]:
-    return [b.get(kind) for b in bs if b["type"] == kind and isinstance(b.get(kind), str)]
+    return [b[kind] for b in bs if b["type"] == kind and isinstance(b.get(kind), str)]
 
 
 def result_text(content: Any) -> str:
