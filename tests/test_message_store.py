@@ -341,3 +341,23 @@ def test_async_twin(path):
     seen = asyncio.run(main())
     assert ("async", "a") in seen and ("sync", "a") in seen
     assert len(seen) == 2 * 14 + 1  # replace announces "fresh" (the sync one is gone)
+
+
+def test_store_writes_only_what_validate_accepts(path, runner):
+    """Issue 13: a +02:00 time is stored as UTC "Z", so `convo validate` accepts the store;
+    a message with empty textChunks is refused with a clear RecordError, nothing written."""
+    st = JsonlMessageStore(path)
+    st.append(ConversationMessage(["hi"], ConversationMessageMeta("Ann"),
+                                  timestamp="2024-03-06T12:00:00+02:00"))  # fmt: skip
+    st.append(
+        {"role": "user", "content": "dict", "metadata": {"timestamp": "2024-03-06T12:00:01+02:00"}}
+    )
+    st.append(human("from a constructor"))
+    assert [m.timestamp for m in st.get_messages()][:1] == ["2024-03-06T10:00:00Z"]
+    with pytest.raises(RecordError, match="textChunks is empty"):
+        st.append(ConversationMessage([], ConversationMessageMeta("Ann")))
+    with pytest.raises(RecordError, match="timestamp"):
+        st.append(ConversationMessage(["x"], ConversationMessageMeta("Ann"), timestamp="soon"))
+    assert len(st.get_messages()) == 3
+    r = runner.invoke(app, ["validate", str(path)])
+    assert r.exit_code == 0, r.output
