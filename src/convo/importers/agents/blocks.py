@@ -297,9 +297,34 @@ MAX_DEPTH = 200
 RECORD_DEPTH = MAX_DEPTH + 2  # the same limit for a whole record (extra.original)
 
 
+_ORJSON_DEPTH = 254  # the deepest value orjson writes
+
+
 def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
-    """Whether ``value`` nests dicts/lists more than ``limit`` levels (walked without
-    recursion, so any depth is safe to measure)."""
+    """Whether ``value`` nests dicts/lists more than ``limit`` levels.
+
+    Fast in C for JSON values: a value holding no more containers than ``limit`` cannot be
+    deeper; else orjson, which refuses exactly what is deeper than 254 levels, tells with
+    the value wrapped in ``254 - limit`` lists. Values orjson cannot write (bytes, huge ints
+    from the Python API) are walked without recursion instead.
+    """
+    try:
+        raw = orjson.dumps(value)
+    except orjson.JSONEncodeError as e:
+        return "Recursion limit" in str(e) or _walk_too_deep(value, limit)
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    wrapped = value
+    for _ in range(_ORJSON_DEPTH - limit):
+        wrapped = [wrapped]
+    try:
+        orjson.dumps(wrapped)
+    except orjson.JSONEncodeError:
+        return True
+    return False
+
+
+def _walk_too_deep(value: Any, limit: int) -> bool:
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
