@@ -2,7 +2,7 @@
 
 Every framework's content (OpenAI parts and tool calls, Anthropic blocks, AgentScope
 blocks, AutoGen function calls, plain strings) is brought to one Anthropic-like list of
-dicts (see the convention in ``convo.importers.chat``), and each block becomes one text
+dicts (see the convention in ``convo.importers.agents.reader``), and each block becomes one text
 chunk: text as is, everything else a short bracketed line (``[tool_use search] {...}``).
 """
 

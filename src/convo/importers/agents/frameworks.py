@@ -3,7 +3,7 @@
 ``classify`` tells the framework of one dict; ``convert`` turns it into a message within
 a ``Thread`` (which knows the conversation id and the two parties, for listeners). The
 conventions (speaker, role, listeners, ids, ``extra``) are documented in
-``convo.importers.chat``.
+``convo.importers.agents.reader``.
 """
 
 from __future__ import annotations

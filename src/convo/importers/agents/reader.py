@@ -6,10 +6,10 @@ conversation: OpenAI fine-tuning line, Anthropic request with ``system``, LangMe
 message, or JSONL with one message or one conversation a line (Claude Code sessions,
 AutoGen dumps, fine-tuning files). JSONL streams line by line; a JSON array (of messages
 or of conversations, one conversation at a time) and a ``{"messages": [...]}`` document
-stream element by element (convo.jsonstream), in a few passes (standard input is spooled
+stream element by element (convo.core.jsonstream), in a few passes (standard input is spooled
 to a temporary file for them); anything else is read whole (up to 512 MiB).
 
-Mapping (DESIGN.md §1, chat family)
+Mapping (the chat family's conventions)
 - speaker: the message's ``name`` where given, else its role as the source spells it
   (``developer`` stays ``developer``), AutoGen's ``source``, ``tool`` (or the Jianmu
   ``tool`` name) for tool results, ``summary`` for Claude Code summaries.
@@ -80,9 +80,12 @@ Anthropic: openai wins. Records with ``textChunks`` (convo's JSONL) and ChatGPT 
 Coercion: an object that is not a message is rejected (``--strict`` aborts); under
 ``--lenient`` it becomes a text message (its JSON, role user). Claude Code bookkeeping
 entries (file-history-snapshot, queue-operation...) are skipped with a warning.
-Jianmu's source was not found: its ``to_text`` rules for content are implemented as
-specified (str; bytes decoded; dict → first of text/content/data/value; list → items
-joined by newlines).
+Jianmu content becomes text by Jianmu's own ``Message.to_text`` rules
+(``convo.importers.agents.blocks.jianmu_to_text``). A LangMem ``Message`` (``id``,
+``content``, ``timestamp``, ``user``) is spoken by its user's name, as role user.
+
+Nesting: a message nested more than ``MAX_DEPTH`` (200) levels is rejected with its
+location, never wrapped under ``--lenient`` (see ``convo.importers.agents.blocks``).
 """
 
 from __future__ import annotations
@@ -121,7 +124,7 @@ def message_from_object(
     """One agent-framework message dict to a ``ConversationMessage``.
 
     ``fmt`` is one of ``AGENT_FORMATS``; None detects it from the keys. Raises
-    ``convo.errors.RecordError`` when ``obj`` is not a message (of that format).
+    ``convo.core.errors.RecordError`` when ``obj`` is not a message (of that format).
     """
     if fmt is not None and fmt not in AGENT_FORMATS:
         raise RecordError(
