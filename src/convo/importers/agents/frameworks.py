@@ -74,7 +74,7 @@ class Thread:
                 self.last[side] = name
 
     def listeners(self, role: str | None, speaker: str | None) -> list[str]:
-        """The other party of the two-party exchange (see the module docs of ``chat``)."""
+        """The other party of the two-party exchange (see ``convo.importers.agents.reader``)."""
         if role == "user":
             other = self.last["assistant"] or "assistant"
         elif role in ("assistant", "tool"):
