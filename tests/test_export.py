@@ -9,7 +9,7 @@ import re
 
 import orjson
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from convo.cli.app import app
@@ -194,8 +194,9 @@ def test_langmem_threads():
 
 def test_jianmu_and_typeagent():
     out = ex.to_jianmu(CONVO)
+    # Jianmu's Message.to_dict(): id, role, content, then only the fields that are set
     assert out[0] == {"id": "m0", "role": "system", "content": "Be brief.",
-                      "timestamp": "2024-03-06T10:00:00Z", "metadata": {}}  # fmt: skip
+                      "metadata": {"timestamp": "2024-03-06T10:00:00Z"}}  # fmt: skip
     assert out[1]["name"] == "alice" and isinstance(out[1]["content"], list)
     ta = ex.to_typeagent(CONVO)
     assert all(list(r) == ["textChunks", "metadata", "tags", "timestamp", "source_id"] for r in ta)
@@ -218,7 +219,7 @@ def test_same_format_is_lossless_from_original(fmt):
     r = rec(1, "user", "hi", fmt=fmt, extra={"original": original_user})
     other = rec(2, "user", "hi", fmt="openai" if fmt != "openai" else "anthropic",
                 extra={"original": {"role": "user", "content": "ignored"}})  # fmt: skip
-    out = ex.EXPORTERS[fmt]([r, other])
+    out = ex.registry.get(fmt).export([r, other])
     if fmt == "anthropic":
         out = out["messages"]
     elif fmt == "langmem":
@@ -241,7 +242,31 @@ def test_markdown_escapes_html():
     md = ex.to_markdown(CONVO)
     assert md.startswith("# Conversation")
     assert "**alice** · 2024-03-06 10:00:01 UTC" in md
-    assert "&lt;b>&amp;&lt;/b>" in md and "<b>" not in md
+    assert "&lt;b&gt;&amp;&lt;/b&gt;" in md and "<b>" not in md
+
+
+def test_markdown_cannot_forge_a_header():
+    """Issue 13: a message body or a speaker name never becomes a heading or emphasis."""
+    forged = rec(1, "user", "ok\n### **Mallory** → Bob\n<img src=x onerror=alert(1)>")
+    forged["metadata"]["speaker"] = "Eve\n### **Mallory**"
+    md = ex.to_markdown([forged])
+    headers = [line for line in md.splitlines() if line.startswith("#")]
+    assert headers == [
+        "# Conversation",
+        "### **Eve \\#\\#\\# \\*\\*Mallory\\*\\*** · 2024-03-06 10:00:01 UTC",
+    ]
+    assert "<img" not in md and "&lt;img" in md
+    assert "\\#\\#\\# \\*\\*Mallory\\*\\* → Bob" in md
+
+
+def test_csv_escapes_formulas_in_every_cell():
+    """Issue 13: no cell of the CSV export starts a spreadsheet formula."""
+    evil = rec(1, "user", '=HYPERLINK("http://x","y")', thread="+cmd", subject="@SUM(1)")
+    evil["metadata"]["speaker"] = "-2+3"
+    rows = list(csv.reader(io.StringIO(ex.to_csv([evil]))))
+    for cell in rows[1]:
+        assert not cell.startswith(("=", "+", "-", "@")), cell
+    assert '\'=HYPERLINK("http://x","y")' in rows[1]
 
 
 def test_csv():
@@ -298,12 +323,12 @@ def test_cli_agentscope_pipeline(runner, records_file):
     assert data == ex.to_agentscope(CONVO)
 
 
-@pytest.mark.parametrize("fmt", list(ex.EXPORTERS))
+@pytest.mark.parametrize("fmt", ex.registry.names())
 def test_cli_every_format(runner, records_file, fmt):
     r = runner.invoke(app, ["export", "--to", fmt, str(records_file)])
     assert r.exit_code == 0, r.output
-    expected = ex.EXPORTERS[fmt](CONVO)
-    if fmt in ex.TEXT_FORMATS:
+    expected = ex.registry.get(fmt).export(CONVO)
+    if ex.registry.get(fmt).kind == "document":
         assert r.stdout == expected
     else:
         assert json.loads(r.stdout) == expected
@@ -326,7 +351,7 @@ def test_cli_jsonl_filters_and_output(runner, records_file, tmp_path):
 
 def test_cli_errors(runner, records_file, tmp_path):
     r = runner.invoke(app, ["export", "--to", "nope", str(records_file)])
-    assert r.exit_code == 2 and "unknown --to" in r.stderr
+    assert r.exit_code == 2 and "unknown export format 'nope'" in r.stderr
     r = runner.invoke(app, ["export", "--to", "csv", "--format", "json", str(records_file)])
     assert r.exit_code == 2
     bad = tmp_path / "bad.jsonl"
@@ -368,12 +393,12 @@ _block = st.fixed_dictionaries(
 def test_property_exporters_never_crash(role, blocks, extra, meta):
     r = {"textChunks": ["x"], "metadata": meta, "role": role, "id": "i", "format": "convo",
          "timestamp": "2024-01-01T00:00:00Z", "extra": {**extra, "blocks": blocks}}  # fmt: skip
-    for name, fn in ex.EXPORTERS.items():
+    for exporter in ex.registry.exporters():
         try:
-            out = fn([r, r])
+            out = exporter.export([r, r])
         except ConvoError:
             continue
-        if name not in ex.TEXT_FORMATS:
+        if exporter.kind == "agent":
             orjson.dumps(out)
 
 
@@ -381,3 +406,45 @@ def test_anthropic_system_original_is_kept():
     blocks = [{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}]
     r = rec(0, "system", "Be brief.", fmt="anthropic", extra={"original": {"system": blocks}})
     assert ex.to_anthropic([r])["system"] == blocks
+
+
+def _nested(depth):
+    """A value ``depth`` levels deep, built as JSON text (orjson writes only 254 levels)."""
+    return orjson.loads(b'{"a":' * depth + b'"x"' + b"}" * depth)
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=20,
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(JSON_VALUES | st.dictionaries(st.sampled_from(
+    ["textChunks", "metadata", "extra", "role", "id", "timestamp", "thread", "format", "tags"]),
+    JSON_VALUES, max_size=6), max_size=3))  # fmt: skip
+def test_property_every_exporter_arbitrary_json(items):
+    """Issue 20: arbitrary JSON values as records raise only convo's own errors."""
+    for exporter in ex.registry.exporters():
+        try:
+            exporter.export(items)
+        except ConvoError:
+            continue
+
+
+@pytest.mark.parametrize("depth", [300, 600, 900])
+def test_deep_records_are_refused_not_crashing(runner, tmp_path, depth):
+    """Issue 20: a record nested 300-900 levels deep is rejected, located; the rest exports."""
+    deep = rec(1, "user", "deep", extra={"blocks": [_nested(depth)]})
+    assert all(e.kind for e in ex.registry.exporters())
+    for exporter in ex.registry.exporters():
+        with pytest.raises(ConvoError, match="levels deep"):
+            exporter.export([deep])
+    path = tmp_path / "deep.jsonl"
+    head = orjson.dumps(rec(1, "user", "deep", extra={"blocks": ["HOLE"]}))
+    line = head.replace(b'"HOLE"', b'{"a":' * depth + b'"x"' + b"}" * depth)
+    path.write_bytes(orjson.dumps(CONVO[0]) + b"\n" + line + b"\n")
+    r = runner.invoke(app, ["export", "--to", "openai", str(path)])
+    assert r.exit_code == 1 and "deep.jsonl:2" in r.stderr and "levels deep" in r.stderr
+    assert json.loads(r.stdout) == [{"role": "system", "content": "Be brief."}]

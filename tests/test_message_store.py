@@ -12,6 +12,7 @@ import pytest
 
 from convo.cli.app import app
 from convo.core.errors import RecordError
+from convo.core.record import ConversationMessage, ConversationMessageMeta
 from convo.memory.history import (
     AsyncJsonlMessageStore,
     AsyncMessageStoreProtocol,
@@ -20,7 +21,7 @@ from convo.memory.history import (
     MessageEvent,
     MessageStoreProtocol,
 )
-from convo.memory.messages import ai, human, system, tool
+from convo.memory.messages import ai, human, system, to_text, tool
 from convo.pipeline.store import Store
 
 
@@ -48,13 +49,14 @@ def test_append_and_get_in_order(path):
     assert [m.role for m in msgs] == ["system", "user", "assistant"]
     assert msgs[1].speaker == "Bob"
     assert texts(st.get_messages(limit=2)) == ["hi", "hello"]
-    assert st.get_messages(limit=0) == []
+    assert texts(st.get_messages(limit=0)) == ["be brief", "hi", "hello"]  # <= 0: all
+    assert texts(st.get_messages(limit=-1)) == ["be brief", "hi", "hello"]
     assert texts(st.get_messages(limit=10)) == ["be brief", "hi", "hello"]
 
 
 def test_ids_times_and_source_filled_without_touching_the_caller(path):
     st = JsonlMessageStore(path)
-    msg = human("hi")
+    msg = ConversationMessage(["hi"], ConversationMessageMeta(speaker="Ann"))
     st.append(msg)
     assert msg.id is None and msg.timestamp is None
     (stored,) = st.get_messages()
@@ -175,10 +177,13 @@ def test_retention_object_and_both_arguments(path):
     with pytest.raises(ValueError):
         JsonlMessageStore(path, max_messages=2, retention=MaxCountRetention(2))
     with pytest.raises(ValueError):
-        MaxCountRetention(-1)
+        JsonlMessageStore(path, retention=MaxCountRetention(2), merge_fn=lambda a, b: a + b)
+    # Jianmu's MaxCountRetention: None or a count <= 0 keeps everything
+    assert len(MaxCountRetention(-1).apply([human("a")], [human("b")])) == 2
+    assert MaxCountRetention().max_messages == 50
     zero = JsonlMessageStore(path.with_name("z.jsonl"), max_messages=0)
-    zero.append(human("gone"))
-    assert zero.get_messages() == []
+    zero.append(human("kept"))
+    assert texts(zero.get_messages()) == ["kept"]
 
 
 def test_merge_fn_then_retention(path):
@@ -206,8 +211,7 @@ def test_replace(path):
     keep = st.get_messages()[1]
     st.replace([keep, system("new"), keep])
     assert texts(st.get_messages()) == ["b", "new"]  # duplicate ids: first kept
-    assert events[-1].event_type == "replaced"
-    assert texts(events[-1].messages) == ["b", "new"]
+    assert [(e.event_type, e.message.text) for e in events] == [("added", "new")]
     st.replace([])
     assert st.get_messages() == [] and path.exists()
 
@@ -217,24 +221,29 @@ def test_reopening_the_file(path):
     st.append_many([human("a"), ai("b"), tool("42", tool_call_id="c1", name="calc")])
     again = JsonlMessageStore(path)
     msgs = again.get_messages()
-    assert texts(msgs) == ["a", "b", "42"]
+    assert [to_text(m) for m in msgs] == ["a", "b", "42"]
     assert msgs == st.get_messages()
     assert msgs[2].extra["blocks"][0] == {
         "type": "tool_result", "tool_use_id": "c1", "content": "42", "is_error": False,
     }  # fmt: skip
     again.append(human("c"))
-    assert texts(st.get_messages()) == ["a", "b", "42", "c"]
+    assert [to_text(m) for m in st.get_messages()] == ["a", "b", "42", "c"]
 
 
 def test_coercer(path):
     st = JsonlMessageStore(path)
     st.append({"textChunks": ["from a dict"], "metadata": {"speaker": "Ann"}})
     st.append({"text_chunks": ["python spelling"], "metadata": {"speaker": "Ann"}})
-    with pytest.raises(RecordError):
+    with pytest.raises(ValueError, match="Invalid message payload type: str"):
         st.append("a bare string")
     with pytest.raises(RecordError):
         st.append({"textChunks": "not a list"})
-    custom = JsonlMessageStore(path, coercer=lambda s: human(str(s)))
+
+    class Wrap:
+        def coerce(self, payload):
+            return human(str(payload))
+
+    custom = JsonlMessageStore(path, coercer=Wrap())
     custom.append("bare")
     assert texts(custom.get_messages()) == ["from a dict", "python spelling", "bare"]
 
@@ -302,7 +311,7 @@ def test_store_lock_follows_a_rewrite(path):
         t.start()
         started.wait()
         time.sleep(0.2)  # let it block on the old file's lock
-        st._write([*st._read(), human("b", id="b1", timestamp="2024-01-01T00:00:00Z")])
+        st._rewrite([*st._read(), human("b", id="b1", timestamp="2024-01-01T00:00:00Z")])
     t.join()
     assert result["r"].added == 1
     assert texts(st.get_messages()) == ["a", "b", "from cli"]
@@ -331,4 +340,24 @@ def test_async_twin(path):
 
     seen = asyncio.run(main())
     assert ("async", "a") in seen and ("sync", "a") in seen
-    assert len(seen) == 2 * 14
+    assert len(seen) == 2 * 14 + 1  # replace announces "fresh" (the sync one is gone)
+
+
+def test_store_writes_only_what_validate_accepts(path, runner):
+    """Issue 13: a +02:00 time is stored as UTC "Z", so `convo validate` accepts the store;
+    a message with empty textChunks is refused with a clear RecordError, nothing written."""
+    st = JsonlMessageStore(path)
+    st.append(ConversationMessage(["hi"], ConversationMessageMeta("Ann"),
+                                  timestamp="2024-03-06T12:00:00+02:00"))  # fmt: skip
+    st.append(
+        {"role": "user", "content": "dict", "metadata": {"timestamp": "2024-03-06T12:00:01+02:00"}}
+    )
+    st.append(human("from a constructor"))
+    assert [m.timestamp for m in st.get_messages()][:1] == ["2024-03-06T10:00:00Z"]
+    with pytest.raises(RecordError, match="textChunks is empty"):
+        st.append(ConversationMessage([], ConversationMessageMeta("Ann")))
+    with pytest.raises(RecordError, match="timestamp"):
+        st.append(ConversationMessage(["x"], ConversationMessageMeta("Ann"), timestamp="soon"))
+    assert len(st.get_messages()) == 3
+    r = runner.invoke(app, ["validate", str(path)])
+    assert r.exit_code == 0, r.output

@@ -64,7 +64,7 @@ def test_same_format_round_trip_keeps_everything(name, fmt):
     path = SAMPLE_DATA / "chat" / name
     msgs = list(read_messages(path))
     assert {m.format for m in msgs} == {fmt}
-    exported = _flatten_export(export.EXPORTERS[fmt](msgs))
+    exported = _flatten_export(export.registry.get(fmt).export(msgs))
     original = _input_messages(path)
     if fmt == "anthropic":
         doc = json.loads(path.read_text())
@@ -131,3 +131,38 @@ def test_claude_code_corpus_round_trip(corpus):
         if isinstance(e.get("message"), dict) and e.get("type") in ("user", "assistant")
     ]
     assert export.to_anthropic(msgs)["messages"] == inner
+
+
+AGENT_FORMATS = ["openai", "anthropic", "agentscope", "autogen", "langmem", "jianmu"]
+MIXED = [name for name, _ in CASES]
+
+
+def _export_file(tmp_path, fmt, messages, n):
+    value = export.registry.get(fmt).export(messages)
+    path = tmp_path / f"export-{n}.json"
+    path.write_bytes(orjson.dumps(value))
+    return value, path
+
+
+@pytest.mark.parametrize("fmt", AGENT_FORMATS)
+def test_export_ingest_export_is_a_fixed_point(tmp_path, fmt):
+    """Issue 19: for every agent format, export → ingest → export gives the same export.
+
+    The input mixes every agent format's sample (so most messages are converted, not
+    copied from their original); the second export must equal the first exactly.
+    """
+    msgs = [m for name in MIXED for m in read_messages(SAMPLE_DATA / "chat" / name)]
+    first, path = _export_file(tmp_path, fmt, msgs, 1)
+    again = list(read_messages(path, format=fmt))
+    second, _ = _export_file(tmp_path, fmt, again, 2)
+    assert second == first
+
+
+def test_typeagent_export_ingest_export_is_a_fixed_point(tmp_path):
+    """The typeagent export is TypeAgent records: read back as JSONL, exported again, equal."""
+    msgs = [m for name in MIXED for m in read_messages(SAMPLE_DATA / "chat" / name)]
+    first = export.to_typeagent(msgs)
+    path = tmp_path / "typeagent.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in first))
+    again = list(read_messages(path, format="jsonl"))
+    assert export.to_typeagent(again) == first

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import tempfile
+from pathlib import Path
 
 import orjson
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT, SAMPLE_DATA, assert_golden, records
@@ -217,7 +220,9 @@ def test_langmem_threads(monkeypatch):
 def test_jianmu_to_text(monkeypatch):
     recs = _ingest("jianmu.json", monkeypatch)
     assert recs[1]["textChunks"] == ["Who wrote the deployment runbook?"]
-    assert recs[3]["textChunks"] == ["[tool_result tc_9] runbook.md: author Bob\n2\nlines matched"]
+    # Jianmu's to_text: a dict without a string text/content/data/value is str(dict)
+    expected = "[tool_result tc_9] runbook.md: author Bob\n{'value': 2}\nlines matched"
+    assert recs[3]["textChunks"] == [expected]
     assert recs[3]["metadata"]["speaker"] == "grep_docs"
     assert recs[4]["textChunks"] == ["Bob wrote it (runbook.md)."]
     assert recs[0]["id"] == "jianmu:jm-0001"  # short ids prefixed
@@ -447,7 +452,62 @@ def test_property_reader(values, as_jsonl, fmt):
 
 @given(st.one_of(st.text(max_size=200), st.lists(_json, max_size=4).map(json.dumps)))
 def test_property_sniff_never_raises(text):
-    from convo.importers.agents.reader import _guess_text
+    from convo.importers.agents.detect import _guess_text
 
     scores = _guess_text(text)
     assert all(0 <= v <= 100 for v in scores.values())
+
+
+AGENT_FORMATS = ["openai", "anthropic", "agentscope", "langmem", "autogen", "jianmu"]
+KEYS = ["role", "content", "name", "type", "source", "tool", "tool_calls", "tool_call_id",
+        "metadata", "messages", "id", "timestamp", "created_at", "user", "target", "system",
+        "sessionId", "message", "text", "input", "function"]  # fmt: skip
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)
+    | st.floats()
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=4), inner, max_size=5)
+    ),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(JSON_VALUES)
+def test_property_agent_importers_arbitrary_json(value):
+    """Issue 20: any JSON value, through the library call and a file of every agent format,
+    raises nothing but convo's own errors; what is not imported is rejected."""
+    for fmt in AGENT_FORMATS:
+        if isinstance(value, dict):
+            with contextlib.suppress(ConvoError):
+                orjson.dumps(message_from_object(value, fmt=fmt).serialize())
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "any.json"
+        path.write_bytes(orjson.dumps(value))
+        for fmt in AGENT_FORMATS:
+            rejected: list = []
+            with contextlib.suppress(ConvoError):
+                for msg in read_messages(path, format=fmt, on_reject=rejected.append):
+                    orjson.dumps(msg.serialize())
+
+
+@pytest.mark.parametrize("depth", [300, 600, 900])
+@pytest.mark.parametrize("fmt", AGENT_FORMATS)
+def test_deep_messages_are_rejected_located(tmp_path, runner, fmt, depth):
+    """Issue 20: JSON 300-900 levels deep inside a message is one located rejection (the
+    limit is 200 levels, convo.importers.agents.blocks.MAX_DEPTH); the rest imports."""
+    from convo.cli.app import app
+
+    deep = b'{"a":' * depth + b'"x"' + b"}" * depth
+    ok = b'{"type": "TextMessage", "source": "u", "role": "user", "content": "fine"}'
+    bad = ok.replace(b'"fine"', b"[" + deep + b"]")
+    path = tmp_path / "deep.jsonl"
+    path.write_bytes(ok + b"\n" + bad + b"\n" + ok + b"\n")
+    r = runner.invoke(app, ["ingest", "--from", fmt, str(path), "-o", "-"])
+    assert r.exit_code == 1, r.output
+    assert "deep.jsonl:2" in r.stderr and "levels deep" in r.stderr
+    assert len(r.stdout.splitlines()) == 2 and "Traceback" not in r.output

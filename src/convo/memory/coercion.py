@@ -1,82 +1,97 @@
-"""Normalise whatever an agent framework hands you into ``ConversationMessage``s.
+"""Jianmu's coercers and normalisers over convo's record (its documentation is the reference).
 
-``normalize_message`` accepts a ``ConversationMessage``, a convo/TypeAgent record dict,
-a message dict of any agent format the chat importers read (OpenAI, Anthropic,
-AgentScope, LangMem, AutoGen, Jianmu), an object with ``model_dump()``/``to_dict()``
-(pydantic models, AgentScope's ``Msg``), or plain text. What is not a message goes to the
-coercer:
+- ``MessageCoercerProtocol.coerce(payload) -> ConversationMessage | None``.
+- ``StrictMessageCoercer``: ``None`` → None; a message as is; a dict read as a message;
+  anything else, or a dict that is not a message, raises ``InvalidMessage`` (a
+  ``ValueError``, as Jianmu raises, and convo's ``RecordError``).
+- ``LenientMessageCoercer``: the same, but what the strict one refuses becomes an
+  assistant message holding ``str(payload)``.
+- ``normalize_message(payload, *, fallback_role="user", coercer=None)``: with a coercer,
+  its result; else ``None`` → None, a message as is, a dict read as a message (or
+  ``InvalidMessage``), anything else its ``to_text`` stripped, as a ``fallback_role``
+  message, or None when that text is empty. convo also reads objects with
+  ``model_dump()``/``to_dict()`` (pydantic models, AgentScope's ``Msg``) as their dict.
+- ``normalize_messages(payload, ...)``: None → []; a sequence (not str, bytes, dict or a
+  message) item by item, else the one payload; the None results left out.
 
-- no coercer (default) or ``StrictMessageCoercer``: raise ``RecordError``;
-- ``LenientMessageCoercer``: wrap it as a text message (``to_text`` of it) with
-  ``fallback_role``.
-
-``to_text`` and the constructors ``system()``, ``human()``, ``ai()``, ``tool()`` live in
-``convo.message`` and are re-exported here.
-
-``normalize_messages`` does the same for a list; without a coercer it skips what is not a
-message and reports each skip to ``on_skip(index, error)`` (default: a ``warnings`` warning),
-so nothing is dropped silently.
+A dict is read as a message when it is a convo/TypeAgent record (``textChunks``) or a
+message of any agent format convo imports (OpenAI, Anthropic, AgentScope, LangMem,
+AutoGen, Jianmu), through the same code as ``convo ingest``.
 """
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from convo.core.errors import RecordError
-from convo.core.record import ConversationMessage, ConversationMessageMeta
-from convo.memory.messages import ai, human, system, to_text, tool
+from convo.core.record import ROLES, ConversationMessage, parse_record
+from convo.importers.agents.blocks import RECORD_DEPTH, too_deep
+from convo.importers.agents.reader import message_from_object
+from convo.memory.messages import message, to_text
 
 __all__ = [
+    "InvalidMessage",
     "LenientMessageCoercer",
-    "MessageCoercer",
+    "MessageCoercerProtocol",
     "StrictMessageCoercer",
-    "ai",
-    "human",
     "normalize_message",
     "normalize_messages",
-    "system",
-    "to_text",
-    "tool",
 ]
 
 
+class InvalidMessage(RecordError, ValueError):
+    """A payload that is not a message (a ``ValueError``, as Jianmu's coercers raise)."""
+
+
 @runtime_checkable
-class MessageCoercer(Protocol):
-    def __call__(self, payload: Any, *, fallback_role: str = "user") -> ConversationMessage: ...
+class MessageCoercerProtocol(Protocol):
+    def coerce(self, payload: Any) -> ConversationMessage | None: ...
+
+
+def from_dict(payload: dict[str, Any]) -> ConversationMessage:
+    """A dict as a message (a record, or an agent-format message); else ``InvalidMessage``."""
+    try:
+        if too_deep(payload, RECORD_DEPTH):
+            raise RecordError(f"nested more than {RECORD_DEPTH} levels deep")
+        if "textChunks" in payload or "text_chunks" in payload:
+            return parse_record(payload, where="message")
+        return message_from_object(payload)
+    except RecordError as e:
+        raise InvalidMessage(
+            f"Invalid message payload dict: {e.what}",
+            hint=e.hint or "a message dict needs a role and content",
+        ) from None
 
 
 class StrictMessageCoercer:
-    """Refuse anything that is not a message."""
+    """Accept a message or a valid message dict; refuse everything else."""
 
-    def __call__(self, payload: Any, *, fallback_role: str = "user") -> ConversationMessage:
-        raise RecordError(
-            f"not a message ({type(payload).__name__})",
-            hint="pass a message dict, a ConversationMessage, or use LenientMessageCoercer",
+    def coerce(self, payload: Any) -> ConversationMessage | None:
+        if payload is None:
+            return None
+        if isinstance(payload, ConversationMessage):
+            return payload
+        if isinstance(payload, dict):
+            return from_dict(payload)
+        raise InvalidMessage(
+            f"Invalid message payload type: {type(payload).__name__}",
+            hint="pass a message or a message dict, or use LenientMessageCoercer",
         )
 
 
 class LenientMessageCoercer:
-    """Wrap anything as a text message with ``fallback_role``."""
+    """Best effort, for migration and debugging: what is not a message becomes its text."""
 
-    def __call__(self, payload: Any, *, fallback_role: str = "user") -> ConversationMessage:
-        if isinstance(payload, dict | list):
-            import orjson
-
-            try:
-                text = to_text(payload) or orjson.dumps(payload).decode()
-            except TypeError:
-                text = str(payload)
-        else:
-            text = to_text(payload)
-        return _make(fallback_role, text)
+    def coerce(self, payload: Any) -> ConversationMessage | None:
+        try:
+            return StrictMessageCoercer().coerce(payload)
+        except InvalidMessage:
+            return message("assistant", str(payload))
 
 
 def _as_dict(payload: Any) -> dict[str, Any] | None:
-    if isinstance(payload, dict):
-        return payload
-    for method in ("model_dump", "to_dict", "dict"):
+    for method in ("model_dump", "to_dict"):
         fn = getattr(payload, method, None)
         if callable(fn):
             try:
@@ -89,51 +104,45 @@ def _as_dict(payload: Any) -> dict[str, Any] | None:
 
 
 def normalize_message(
-    payload: Any, *, fallback_role: str = "user", coercer: MessageCoercer | None = None
-) -> ConversationMessage:
-    """One payload as a ``ConversationMessage`` (see the module docstring)."""
+    payload: Any,
+    *,
+    fallback_role: str = "user",
+    coercer: MessageCoercerProtocol | None = None,
+) -> ConversationMessage | None:
+    """One payload as a message, or None when it is empty (see the module docstring)."""
+    if coercer is not None:
+        return coercer.coerce(payload)
+    if payload is None:
+        return None
     if isinstance(payload, ConversationMessage):
         return payload
-    if isinstance(payload, str | bytes | bytearray):
-        return _make(fallback_role, to_text(payload))
-    data = _as_dict(payload)
-    try:
-        if data is None:
-            raise RecordError(f"not a message ({type(payload).__name__})")
-        if "textChunks" in data or "text_chunks" in data:
-            from convo.core.record import parse_record
-
-            return parse_record(data, where="record")
-        from convo.importers.agents.reader import message_from_object
-
-        return message_from_object(data, fallback_role=fallback_role)
-    except RecordError:
-        if coercer is None:
-            raise
-        return coercer(payload, fallback_role=fallback_role)
+    data = payload if isinstance(payload, dict) else _as_dict(payload)
+    if data is not None:
+        return from_dict(data)
+    text = to_text(payload).strip()
+    if not text:
+        return None
+    if fallback_role not in ROLES:
+        raise InvalidMessage(
+            f"fallback_role {fallback_role!r} is not a role", hint="one of " + ", ".join(ROLES)
+        )
+    return message(fallback_role, text)
 
 
 def normalize_messages(
-    payloads: Iterable[Any],
+    payload: Sequence[Any] | Any | None,
     *,
     fallback_role: str = "user",
-    coercer: MessageCoercer | None = None,
-    on_skip: Callable[[int, RecordError], None] | None = None,
+    coercer: MessageCoercerProtocol | None = None,
 ) -> list[ConversationMessage]:
-    """Many payloads; without a coercer, non-messages are skipped and reported to ``on_skip``."""
-    out: list[ConversationMessage] = []
-    for i, payload in enumerate(payloads):
-        try:
-            out.append(normalize_message(payload, fallback_role=fallback_role, coercer=coercer))
-        except RecordError as e:
-            if coercer is not None:
-                raise
-            if on_skip is not None:
-                on_skip(i, e)
-            else:
-                warnings.warn(f"skipped item {i}: {e}", stacklevel=2)
+    """One payload or a sequence of them as messages, empty ones left out."""
+    if payload is None:
+        return []
+    single = isinstance(payload, str | bytes | dict | ConversationMessage)
+    items = list(payload) if isinstance(payload, Sequence) and not single else [payload]
+    out = []
+    for item in items:
+        msg = normalize_message(item, fallback_role=fallback_role, coercer=coercer)
+        if msg is not None:
+            out.append(msg)
     return out
-
-
-def _make(role: str, text: str) -> ConversationMessage:
-    return ConversationMessage([text], ConversationMessageMeta(speaker=role), role=role)

@@ -1,37 +1,36 @@
-"""A conversation history in a JSONL file, for agents: ``JsonlMessageStore`` and its async twin.
+"""Jianmu's message store over a convo JSONL file: ``JsonlMessageStore`` and its async twin.
 
-The file is the CLI's store format (one convo record per line), appended under the same
-``flock`` with the same id dedup (``convo.store.Store``), so ``convo ingest --save``,
-``convo query`` and a running agent can share one file.
+The store follows Jianmu's ``StateMessageStore`` (its documentation is the reference for
+names, defaults and errors); the state is a convo store file (one record a line), appended
+under the CLI store's ``flock`` with its id dedup (``convo.pipeline.store.Store``), so
+``convo ingest --save``, ``convo query`` and a running agent can share one file.
 
-Decisions (the seed's message module was not available, so the protocol follows issue 10):
-
-- ``append`` returns True when the message was added, False when its id was already in the
-  store (the CLI's dedup). ``append_many`` returns the number added. Subscribers hear only
-  about added messages: one ``MessageEvent("added", message)`` each, called in the
-  appending thread after the write, outside the in-process lock (so a callback may use the
-  store). A callback that raises is logged (logger ``convo.message_store``) and the others
-  still run: the message is stored either way.
-- ``replace`` sends one ``MessageEvent("replaced", messages=...)``.
-- A message without an ``id`` gets a fresh one (``m:<uuid hex>``): appending the same text
-  twice is two turns. One without a ``timestamp`` is stamped with the current UTC second,
-  one without a ``source_id`` gets ``<store file name>#<id>``.
-  The caller's object is not modified; the stored copy is what events and reads return.
-- Retention: ``max_messages=n`` is shorthand for ``retention=MaxCountRetention(n)``; passing
-  both raises ``ValueError``. With a ``merge_fn(old, new) -> messages`` and/or a retention
-  policy, an append reads the history, merges (default: old + new), applies the policy and
-  rewrites the file atomically, all under the store lock. Without either, an append is a
-  plain locked append (no rewrite). Only the new messages whose ids were not yet stored are
-  announced, even if retention drops them at once.
-- Rewrites (``replace``, retention) go through a temporary file renamed over the store,
-  holding the store lock; ``Store.locked`` re-locks the new file for waiters. Lines that
-  are not records are moved to ``<store>.torn`` with a warning, never dropped silently;
-  reads skip them with a ``RuntimeWarning``. Duplicate ids in ``replace`` keep the first.
-- ``coercer(payload) -> ConversationMessage`` turns what the caller appends into a message;
-  the default accepts ``ConversationMessage``s and dicts in convo record form (either key
-  spelling) and raises ``convo.errors.RecordError`` for anything else.
-- Reads parse the whole file each time (no cache): the file may be changed by other
-  processes at any moment. Appends with retention are O(history); keep histories modest.
+- ``JsonlMessageStore(path, max_messages=None, *, key="messages", namespace=None,
+  coercer=None, retention=None, merge_fn=None)``. The default coercer is
+  ``StrictMessageCoercer`` (a message, or a dict read as a message; ``None`` is skipped).
+  ``retention`` with ``max_messages`` or with ``merge_fn`` raises ``ValueError``; an async
+  ``merge_fn`` raises ``TypeError``; ``max_messages`` truncates after ``merge_fn``.
+- ``key``/``namespace``: one file holds several histories. The default history
+  (``key="messages"``, no namespace) is every record without a history mark, so the CLI's
+  records are in it. Any other history ``NAMESPACE/KEY`` marks its records with
+  ``extra["history"]`` and prefixes their stored ids with ``NAMESPACE/KEY#`` (removed on
+  reading), so two histories never see, or deduplicate against, each other's messages.
+- Every stored message passes ``convo.core.record.check_message``, the rule ``convo
+  validate`` applies: its time is normalised to UTC "Z"; empty ``textChunks`` raise
+  ``RecordError``. A message without ``id`` gets ``m:<uuid hex>``, without ``timestamp``
+  the current UTC second, without ``source_id`` ``<file name>#<id>``. The caller's object
+  is not modified; the stored copy is what events and reads return.
+- ``append``/``append_many`` send one ``MessageEvent("added", message)`` per message that
+  was new (convo returns True / the count; an id already stored is not added again).
+  ``replace(messages, signal=True)`` rewrites the history; with ``signal`` the messages it
+  brings that were not there before are announced as added. Callbacks run in the caller's
+  thread after the write, outside the lock; one that raises is logged (logger
+  ``convo.message_store``) and the others still run.
+- Rewrites (``replace``, ``merge_fn``/retention) go through a temporary file renamed over
+  the store under the store lock, keeping other histories' lines; lines that are not
+  records are moved to ``<store>.torn`` with a warning, never dropped silently; reads skip
+  them with a ``RuntimeWarning``. Reads parse the file each time (other processes may
+  write it at any moment); appends with a merge are O(file).
 """
 
 from __future__ import annotations
@@ -42,20 +41,20 @@ import logging
 import threading
 import uuid
 import warnings
-from collections import deque
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import orjson
 
 from convo.core.errors import RecordError
-from convo.core.io import atomic_writer
+from convo.core.io import atomic_writer, open_binary
 from convo.core.jsonl import dumps, iter_lines
-from convo.core.record import ConversationMessage
+from convo.core.record import ConversationMessage, check_message, parse_record
 from convo.core.timestamps import format_timestamp_utc
+from convo.memory.coercion import MessageCoercerProtocol, StrictMessageCoercer, normalize_messages
 from convo.pipeline.store import Store
 
 __all__ = [
@@ -63,94 +62,100 @@ __all__ = [
     "AsyncMessageStoreProtocol",
     "JsonlMessageStore",
     "MaxCountRetention",
+    "MergeFnProtocol",
     "MessageEvent",
     "MessageStoreProtocol",
-    "RetentionPolicy",
-    "default_coercer",
+    "RetentionPolicyProtocol",
 ]
 
 log = logging.getLogger("convo.message_store")
 
 Messages = list[ConversationMessage]
-MergeFn = Callable[[Messages, Messages], Sequence[ConversationMessage]]
-Coercer = Callable[[Any], ConversationMessage]
+DEFAULT_KEY = "messages"
 
 
 @dataclass(frozen=True)
 class MessageEvent:
-    """What subscribers receive: ``added`` (one message) or ``replaced`` (the new history)."""
+    """A lifecycle event of a message in the store; ``event_type`` is ``"added"``."""
 
-    event_type: str
-    message: ConversationMessage | None = None
-    messages: tuple[ConversationMessage, ...] = field(default=())
+    event_type: Literal["added"]
+    message: ConversationMessage
+
+    def __post_init__(self) -> None:
+        if self.event_type != "added":
+            raise ValueError(f"unknown event_type {self.event_type!r} (only 'added')")
 
 
 Callback = Callable[[MessageEvent], Any]
 
 
 @runtime_checkable
-class RetentionPolicy(Protocol):
-    def apply(self, messages: Messages) -> Messages: ...
+class RetentionPolicyProtocol(Protocol):
+    def apply(self, existing: Messages, incoming: Messages) -> Messages: ...
 
 
-@dataclass(frozen=True)
+@runtime_checkable
+class MergeFnProtocol(Protocol):
+    def __call__(self, existing: Messages, incoming: Messages) -> Messages: ...
+
+
 class MaxCountRetention:
-    """Keep the newest ``max_messages`` messages."""
+    """Keep only the newest ``max_messages`` (None or 0 or less: keep all)."""
 
-    max_messages: int
+    def __init__(self, max_messages: int | None = 50):
+        self.max_messages = max_messages
 
-    def __post_init__(self) -> None:
-        if self.max_messages < 0:
-            raise ValueError("max_messages must be 0 or more")
-
-    def apply(self, messages: Messages) -> Messages:
-        n = self.max_messages
-        return messages[-n:] if n else []
+    def apply(self, existing: Messages, incoming: Messages) -> Messages:
+        """Append ``incoming`` and truncate to the newest entries."""
+        return _tail([*existing, *incoming], self.max_messages)
 
 
 @runtime_checkable
 class MessageStoreProtocol(Protocol):
-    def append(self, message: Any) -> bool: ...
-    def append_many(self, messages: Iterable[Any]) -> int: ...
+    def append(self, message: Any) -> Any: ...
+    def append_many(self, messages: Sequence[Any]) -> Any: ...
     def get_messages(self, limit: int | None = None) -> Messages: ...
-    def replace(self, messages: Iterable[Any]) -> None: ...
     def subscribe(self, callback: Callback) -> Callback: ...
     def unsubscribe(self, callback: Callback) -> None: ...
 
 
 @runtime_checkable
 class AsyncMessageStoreProtocol(Protocol):
-    async def append(self, message: Any) -> bool: ...
-    async def append_many(self, messages: Iterable[Any]) -> int: ...
+    async def append(self, message: Any) -> Any: ...
+    async def append_many(self, messages: Sequence[Any]) -> Any: ...
     async def get_messages(self, limit: int | None = None) -> Messages: ...
-    async def replace(self, messages: Iterable[Any]) -> None: ...
     def subscribe(self, callback: Callback) -> Callback: ...
     def unsubscribe(self, callback: Callback) -> None: ...
 
 
-def default_coercer(payload: Any) -> ConversationMessage:
-    """Accept a ``ConversationMessage`` or a convo/TypeAgent record dict."""
-    if isinstance(payload, ConversationMessage):
-        return payload
-    if isinstance(payload, dict) and ("textChunks" in payload or "text_chunks" in payload):
-        try:
-            return ConversationMessage.deserialize(payload)
-        except ValueError as e:
-            raise RecordError(
-                f"not a valid record ({_first_error(e)})", hint="see `convo schema`"
-            ) from None
-    raise RecordError(
-        f"cannot store a {type(payload).__name__} as a message",
-        hint="pass a ConversationMessage or a record dict, or give the store a coercer",
-    )
+def _tail(messages: Messages, limit: int | None) -> Messages:
+    if limit and limit > 0 and len(messages) > limit:
+        return messages[-limit:]
+    return messages
 
 
-def _first_error(e: Exception) -> str:
-    errors = getattr(e, "errors", None)
-    if callable(errors):
-        first = errors()[0]
-        return f"{'.'.join(str(x) for x in first['loc'])}: {first['msg']}"
-    return str(e).splitlines()[0]
+class _Subscribers:
+    """Registered callbacks, under a lock; ``unsubscribe`` of an unknown one is a no-op."""
+
+    def __init__(self) -> None:
+        self.callbacks: list[Callback] = []
+        self.lock = threading.Lock()
+
+    def subscribe(self, callback: Callback) -> Callback:
+        with self.lock:
+            self.callbacks.append(callback)
+        return callback
+
+    def unsubscribe(self, callback: Callback) -> None:
+        with self.lock:
+            try:
+                self.callbacks.remove(callback)
+            except ValueError:
+                return
+
+    def snapshot(self) -> list[Callback]:
+        with self.lock:
+            return list(self.callbacks)
 
 
 class JsonlMessageStore:
@@ -159,42 +164,54 @@ class JsonlMessageStore:
     def __init__(
         self,
         path: str | Path,
-        *,
         max_messages: int | None = None,
-        retention: RetentionPolicy | None = None,
-        merge_fn: MergeFn | None = None,
-        coercer: Coercer | None = None,
+        *,
+        key: str = DEFAULT_KEY,
+        namespace: str | None = None,
+        coercer: MessageCoercerProtocol | None = None,
+        retention: RetentionPolicyProtocol | None = None,
+        merge_fn: MergeFnProtocol | None = None,
     ):
-        if max_messages is not None and retention is not None:
-            raise ValueError("give max_messages or retention, not both")
-        if max_messages is not None:
-            retention = MaxCountRetention(max_messages)
+        if retention is not None and max_messages is not None:
+            raise ValueError(
+                "Do not pass both 'retention' and 'max_messages'. Configure retention in one place."
+            )
+        if retention is not None and merge_fn is not None:
+            raise ValueError(
+                "Do not pass both 'retention' and 'merge_fn'. Configure merge strategy in one place."
+            )
+        if merge_fn is not None and inspect.iscoroutinefunction(merge_fn):
+            raise TypeError(
+                "merge_fn must be a sync function. For async I/O, implement an async store backend."
+            )
+        if not isinstance(key, str) or not key:
+            raise ValueError("key must be a non-empty string")
         self.store = Store(path)
         self.path = self.store.path
-        self.retention = retention
-        self.merge_fn = merge_fn
-        self.coercer = coercer or default_coercer
+        self.key = key
+        self.namespace = namespace
+        self.history = f"{namespace}/{key}" if namespace is not None else key
+        self.coercer: MessageCoercerProtocol = coercer or StrictMessageCoercer()
+        self.merge_fn: MergeFnProtocol | None = retention.apply if retention else merge_fn
+        self.max_messages = None if retention is not None else max_messages
         self._lock = threading.RLock()
-        self._subscribers: list[Callback] = []
+        self._subscribers = _Subscribers()
 
     # subscribers
     def subscribe(self, callback: Callback) -> Callback:
-        """Call ``callback(event)`` after each change; returns it (usable as a decorator)."""
-        with self._lock:
-            self._subscribers.append(callback)
-        return callback
+        """Call ``callback(event)`` for each added message; returns it (the unsubscribe token)."""
+        return self._subscribers.subscribe(callback)
 
     def unsubscribe(self, callback: Callback) -> None:
-        """Stop calling ``callback``; unknown callbacks are ignored."""
-        with self._lock:
-            if callback in self._subscribers:
-                self._subscribers.remove(callback)
+        """Stop calling ``callback``; an unknown callback is ignored."""
+        self._subscribers.unsubscribe(callback)
 
-    def _notify(self, events: Iterable[MessageEvent]) -> None:
-        with self._lock:
-            subscribers = list(self._subscribers)
-        for event in events:
-            for cb in subscribers:
+    def notify(self, added: Messages) -> None:
+        """Tell the subscribers about ``added`` (one event a message, in order)."""
+        callbacks = self._subscribers.snapshot()
+        for msg in added:
+            event = MessageEvent("added", msg)
+            for cb in callbacks:
                 try:
                     cb(event)
                 except Exception:
@@ -202,169 +219,211 @@ class JsonlMessageStore:
 
     # writing
     def append(self, message: Any) -> bool:
-        """Store one message; False when its id is already in the store."""
+        """Append one message through the coercer; False when its id is already stored."""
         return self.append_many([message]) == 1
 
-    def append_many(self, messages: Iterable[Any]) -> int:
-        """Store messages in order; returns how many were new."""
-        added = self._append(messages)
-        self._notify(MessageEvent("added", m) for m in added)
+    def append_many(self, messages: Sequence[Any]) -> int:
+        """Append messages in order and announce each new one; returns how many were new."""
+        added = self.write_appended(list(messages))
+        self.notify(added)
         return len(added)
 
-    def replace(self, messages: Iterable[Any]) -> None:
-        """Make the history exactly ``messages`` (atomic rewrite under the store lock)."""
-        new = self._replace(messages)
-        self._notify([MessageEvent("replaced", messages=tuple(new))])
+    def replace(self, messages: Sequence[Any], *, signal: bool = True) -> None:
+        """Make the history exactly ``messages``; ``signal`` announces the ones that are new."""
+        added = self.write_replaced(list(messages))
+        if signal:
+            self.notify(added)
 
-    def _prepare(self, messages: Iterable[Any]) -> Messages:
-        now = format_timestamp_utc(datetime.now(UTC))
+    def coerce_all(self, payloads: Sequence[Any]) -> Messages:
+        """The coercer's messages for ``payloads`` (``None`` results skipped)."""
         out = []
-        for payload in messages:
-            msg = self.coercer(payload)
-            changes: dict[str, Any] = {}
-            if not msg.id:
-                changes["id"] = f"m:{uuid.uuid4().hex}"
-            if not msg.timestamp:
-                changes["timestamp"] = now
-            if not msg.source_id:
-                changes["source_id"] = f"{self.path.name}#{changes.get('id') or msg.id}"
-            out.append(_copy(replace(msg, **changes) if changes else msg))
+        for payload in payloads:
+            msg = self.coercer.coerce(payload)
+            if msg is not None:
+                out.append(msg)
         return out
 
-    def _append(self, messages: Iterable[Any]) -> Messages:
-        new = self._prepare(messages)
+    def prepare(self, messages: Messages) -> Messages:
+        """Stored copies: id, time and source_id filled in, checked as ``validate`` does."""
+        now = format_timestamp_utc(datetime.now(UTC))
+        out = []
+        for msg in messages:
+            data = msg.serialize() | {"id": msg.id, "timestamp": msg.timestamp}
+            copy = ConversationMessage.deserialize(data)
+            copy.id = copy.id or f"m:{uuid.uuid4().hex}"
+            copy.timestamp = copy.timestamp or now
+            copy.source_id = copy.source_id or f"{self.path.name}#{copy.id}"
+            out.append(check_message(copy, where=str(self.path)))
+        return out
+
+    def write_appended(self, payloads: Sequence[Any]) -> Messages:
+        """Store the payloads (no events); returns the messages that were new."""
+        new = self.prepare(self.coerce_all(payloads))
         if not new:
             return []
         with self._lock:
-            if self.retention is None and self.merge_fn is None:
+            if self.merge_fn is None and self.max_messages is None:
                 return self._plain_append(new)
             with self.store.locked():
                 old = self._read()
                 known = {m.id for m in old}
                 added = [m for m in _unique(new) if m.id not in known]
                 merged = list(self.merge_fn(old, added)) if self.merge_fn else [*old, *added]
-                if self.retention is not None:
-                    merged = list(self.retention.apply(merged))
-                self._write(_unique(merged))
+                self._rewrite(_unique(self.prepare(_tail(merged, self.max_messages))))
                 return added
+
+    def write_replaced(self, payloads: Sequence[Any]) -> Messages:
+        """Rewrite the history (no events); returns the messages it did not hold before."""
+        new = _unique(self.prepare(self.coerce_all(payloads)))
+        with self._lock, self.store.locked():
+            known = {m.id for m in self._read()}
+            self._rewrite(new)
+        return [m for m in new if m.id not in known]
 
     def _plain_append(self, new: Messages) -> Messages:
         added: set[str] = set()
-        result = self.store.append(
-            ((m.id or "", dumps(m.serialize())) for m in new), on_added=added.add
-        )
+        items = []
+        for m in new:
+            rec = self._stored(m)
+            items.append((rec["id"], dumps(rec)))
+        result = self.store.append(items, on_added=added.add)
         for note in result.notes:
             warnings.warn(note, RuntimeWarning, stacklevel=4)
         out = []
-        for m in new:
-            if m.id in added:
-                added.discard(m.id)  # a repeated id within the batch is added once
+        for m, (rid, _) in zip(new, items, strict=True):
+            if rid in added:
+                added.discard(rid)  # a repeated id within the batch is added once
                 out.append(m)
         return out
 
-    def _replace(self, messages: Iterable[Any]) -> Messages:
-        new = _unique(self._prepare(messages))
-        with self._lock, self.store.locked():
-            self._read()  # moves unreadable lines aside before they are overwritten
-            self._write(new)
-        return new
+    def _stored(self, msg: ConversationMessage) -> dict[str, Any]:
+        """The record written for ``msg``: marked with its history unless the default."""
+        rec = msg.serialize()
+        if self.history != DEFAULT_KEY:
+            rec["id"] = f"{self.history}#{rec['id']}"
+            rec["extra"] = {**(rec.get("extra") or {}), "history": self.history}
+        return rec
 
-    def _write(self, messages: Messages) -> None:
+    def _rewrite(self, messages: Messages) -> None:
+        """Replace this history's lines by ``messages``; other histories' lines are kept."""
+        others, bad = self._scan(lambda rec, raw: None if self._mine(rec) else raw)
+        self._move_bad(bad)
         with atomic_writer(self.path) as out:
+            for raw in others:
+                out.write(raw + b"\n")
             for m in messages:
-                out.write(dumps(m.serialize()))
+                out.write(dumps(self._stored(m)))
 
     # reading
     def get_messages(self, limit: int | None = None) -> Messages:
-        """The newest ``limit`` messages (all when None), oldest first."""
-        if limit is not None and limit <= 0:
-            return []
+        """The stored messages, oldest first; ``limit`` > 0 keeps the newest that many."""
         with self._lock:
-            msgs = self._read(keep=limit, move_bad=False)
-        return msgs
+            return _tail(self._read(move_bad=False), limit)
+
+    def read_input(
+        self, raw: Any, *, fallback_role: str = "user", limit: int | None = None
+    ) -> Messages:
+        """Normalise one raw payload into messages (a list through the store's coercer)."""
+        if isinstance(raw, list):
+            messages = self.coerce_all(raw)
+        else:
+            messages = normalize_messages(raw, fallback_role=fallback_role)
+        return _tail(messages, limit)
 
     def __len__(self) -> int:
         return len(self.get_messages())
 
-    def _read(self, keep: int | None = None, *, move_bad: bool = True) -> Messages:
+    def _mine(self, rec: dict[str, Any]) -> bool:
+        extra = rec.get("extra")
+        mark = extra.get("history") if isinstance(extra, dict) else None
+        return (mark or DEFAULT_KEY) == self.history
+
+    def _message(self, rec: dict[str, Any], raw: bytes) -> ConversationMessage | None:
+        if not self._mine(rec):
+            return None
+        if self.history != DEFAULT_KEY:
+            rec = dict(rec, extra={k: v for k, v in rec["extra"].items() if k != "history"})
+            prefix = f"{self.history}#"
+            if isinstance(rec.get("id"), str) and rec["id"].startswith(prefix):
+                rec["id"] = rec["id"][len(prefix) :]
+        return parse_record(rec, str(self.path))
+
+    def _read(self, *, move_bad: bool = True) -> Messages:
+        messages, bad = self._scan(self._message)
+        if move_bad:
+            self._move_bad(bad)
+        return messages
+
+    def _scan(self, pick: Callable[[dict[str, Any], bytes], Any]) -> tuple[list[Any], list[bytes]]:
+        """``pick(record, raw)`` of every line (None results left out), and the bad lines."""
         if not self.path.exists():
-            return []
-        out: deque[ConversationMessage] = deque(maxlen=keep)
+            return [], []
+        out: list[Any] = []
         bad: list[bytes] = []
-        with open(self.path, "rb") as f:
+        with open_binary(self.path) as f:
             for line in iter_lines(f):
-                msg = _parse(line.raw)
-                if msg is None:
+                try:
+                    value = orjson.loads(line.raw)
+                    if not isinstance(value, dict):
+                        raise RecordError("not a record")
+                    picked = pick(value, line.raw)
+                except (orjson.JSONDecodeError, RecordError):
                     bad.append(line.raw)
                     warnings.warn(
                         f"{self.path}:{line.number}: not a record, skipped",
                         RuntimeWarning,
-                        stacklevel=3,
+                        stacklevel=4,
                     )
-                else:
-                    out.append(msg)
-        if bad and move_bad:
-            with open(f"{self.path}.torn", "ab") as torn:
-                torn.write(b"".join(b + b"\n" for b in bad))
-            warnings.warn(
-                f"{self.path}: {len(bad)} unreadable lines moved to {self.path}.torn",
-                RuntimeWarning,
-                stacklevel=3,
-            )
-        return list(out)
+                    continue
+                if picked is not None:
+                    out.append(picked)
+        return out, bad
+
+    def _move_bad(self, bad: list[bytes]) -> None:
+        if not bad:
+            return
+        with open(f"{self.path}.torn", "ab") as torn:
+            torn.write(b"".join(b + b"\n" for b in bad))
+        warnings.warn(
+            f"{self.path}: {len(bad)} unreadable lines moved to {self.path}.torn",
+            RuntimeWarning,
+            stacklevel=4,
+        )
 
 
-def _unique(messages: Iterable[ConversationMessage]) -> Messages:
+def _unique(messages: Messages) -> Messages:
     seen: set[str | None] = set()
     out = []
     for m in messages:
-        if m.id in seen:
-            continue
-        seen.add(m.id)
-        out.append(m)
+        if m.id not in seen:
+            seen.add(m.id)
+            out.append(m)
     return out
 
 
-def _parse(raw: bytes) -> ConversationMessage | None:
-    try:
-        value = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return None
-    if not isinstance(value, dict):
-        return None
-    try:
-        return ConversationMessage.deserialize(value)
-    except ValueError:
-        return None
-
-
-def _copy(msg: ConversationMessage) -> ConversationMessage:
-    return ConversationMessage.deserialize(msg.serialize())
-
-
 class AsyncJsonlMessageStore:
-    """The async twin: the same file rules; file work runs in a thread (``asyncio.to_thread``).
+    """The async twin (``AsyncMessageStoreProtocol``): the same file, the same rules.
 
-    Subscribers are called in the event loop; coroutine callbacks are awaited.
+    File work runs in a thread (``asyncio.to_thread``); subscribers are called in the event
+    loop, and coroutine callbacks are awaited.
     """
 
-    def __init__(self, path: str | Path, **kwargs: Any):
-        self.sync = JsonlMessageStore(path, **kwargs)
+    def __init__(self, path: str | Path, max_messages: int | None = None, **kwargs: Any):
+        self.sync = JsonlMessageStore(path, max_messages, **kwargs)
         self.path = self.sync.path
-        self._subscribers: list[Callback] = []
+        self._subscribers = _Subscribers()
 
     def subscribe(self, callback: Callback) -> Callback:
-        self._subscribers.append(callback)
-        return callback
+        return self._subscribers.subscribe(callback)
 
     def unsubscribe(self, callback: Callback) -> None:
-        if callback in self._subscribers:
-            self._subscribers.remove(callback)
+        self._subscribers.unsubscribe(callback)
 
-    async def _notify(self, events: Iterable[MessageEvent]) -> None:
-        subscribers = list(self._subscribers)
-        for event in events:
-            for cb in subscribers:
+    async def _notify(self, added: Messages) -> None:
+        callbacks = self._subscribers.snapshot()
+        for msg in added:
+            event = MessageEvent("added", msg)
+            for cb in callbacks:
                 try:
                     result = cb(event)
                     if inspect.isawaitable(result):
@@ -375,16 +434,20 @@ class AsyncJsonlMessageStore:
     async def append(self, message: Any) -> bool:
         return await self.append_many([message]) == 1
 
-    async def append_many(self, messages: Iterable[Any]) -> int:
-        items = list(messages)
-        added = await asyncio.to_thread(self.sync._append, items)
-        await self._notify(MessageEvent("added", m) for m in added)
+    async def append_many(self, messages: Sequence[Any]) -> int:
+        added = await asyncio.to_thread(self.sync.write_appended, list(messages))
+        await self._notify(added)
         return len(added)
 
     async def get_messages(self, limit: int | None = None) -> Messages:
         return await asyncio.to_thread(self.sync.get_messages, limit)
 
-    async def replace(self, messages: Iterable[Any]) -> None:
-        items = list(messages)
-        new = await asyncio.to_thread(self.sync._replace, items)
-        await self._notify([MessageEvent("replaced", messages=tuple(new))])
+    async def replace(self, messages: Sequence[Any], *, signal: bool = True) -> None:
+        added = await asyncio.to_thread(self.sync.write_replaced, list(messages))
+        if signal:
+            await self._notify(added)
+
+    def read_input(
+        self, raw: Any, *, fallback_role: str = "user", limit: int | None = None
+    ) -> Messages:
+        return self.sync.read_input(raw, fallback_role=fallback_role, limit=limit)

@@ -2,9 +2,11 @@
 
 Inputs and filters are those of every read command (``@read_options``; named files in any
 importable format, else stdin, else the store). Output goes to stdout, or ``-o FILE``
-(written atomically). Agent formats are JSON (one array, or one value a line with
-``--jsonl``); markdown, csv, html and vtt are text. Per-message formats stream: memory
-stays flat; anthropic and langmem build one document and hold the selection in memory.
+(written atomically). The formats are the exporter registry's
+(``convo.output.exporters.registry``: built-ins and ``convo.exporters`` entry points).
+Agent exporters give JSON (one array, or one value a line with ``--jsonl``); document
+exporters give text. Exporters with a ``stream`` function stream (memory stays flat); the
+others (anthropic, langmem) build one document and hold the selection in memory.
 ``--format``, ``--utc`` and ``--pager`` from the shared options do not apply (times in
 exports are UTC) and are refused or ignored.
 """
@@ -19,21 +21,14 @@ import typer
 
 from convo.cli.options import ReadArgs, read_options
 
-DOCUMENT_FORMATS = ("anthropic", "langmem")
-
-
-def _formats() -> list[str]:
-    from convo.output.exporters import EXPORTERS
-
-    return list(EXPORTERS)
-
 
 def export(
     args: ReadArgs,
     to: str = typer.Option(
         ...,
         "--to",
-        help="openai|anthropic|agentscope|autogen|langmem|jianmu|typeagent|markdown|csv|html|vtt.",
+        help="Target format: an exporter's name (built-ins: openai, anthropic, agentscope, "
+        "autogen, langmem, jianmu, typeagent, markdown, csv, html, vtt, srt).",
     ),
     jsonl: bool = typer.Option(
         False, "--jsonl", help="Agent formats: one JSON value a line instead of one array."
@@ -42,22 +37,21 @@ def export(
         None, "--output", "-o", help="Write to FILE (atomically) instead of stdout."
     ),
 ) -> int:
-    """Export messages to an agent framework's format, or to markdown, csv, html or vtt."""
+    """Export messages to an agent framework's format, or to a document (markdown, csv, ...)."""
     from convo.cli.app import _env, _flush_stdout, _outcome, _Reporter, _state
     from convo.core.errors import UsageError
+    from convo.output.exporters.registry import registry
 
-    fmt = to.lower()
-    if fmt not in _formats():
-        raise UsageError(f"unknown --to {to!r}", hint="choose " + "|".join(_formats()))
+    exporter = registry.get(to.lower())
     if args.format is not None:
         raise UsageError("--format does not apply to export", hint="use --to FORMAT")
     env = _env()
     reporter = _Reporter()
     records = _checked(args.matches(env, reporter, default_store=_state["store"]), reporter)
     try:
-        kind = "text" if fmt in _text_formats() else "json"
+        kind = "text" if exporter.kind == "document" else "json"
         with _destination(output, env, kind) as out:
-            for piece in _render(fmt, records, jsonl):
+            for piece in _render(exporter, records, jsonl):
                 out.write(piece)
         if output is None:
             _flush_stdout(env)
@@ -67,43 +61,42 @@ def export(
 
 
 def _checked(matches, reporter) -> Iterator[dict[str, Any]]:
-    """Records that convert cleanly; a record an exporter cannot read is rejected, located."""
+    """Records that validate; a record that does not is rejected, located."""
     from convo.core.errors import RecordError
+    from convo.core.record import parse_record
     from convo.importers.context import Rejection
-    from convo.output.exporters.agents import _typeagent_items
+    from convo.output.exporters.common import as_record
 
     for m in matches:
         try:
-            _typeagent_items(m.record)  # validates the record against the model
+            parse_record(dict(as_record(m.record)), m.where)
         except RecordError as e:
             reporter.reject(Rejection(m.where, e.what, e.hint, m.raw))
             continue
         yield m.record
 
 
-def _render(fmt: str, records: Iterator[dict[str, Any]], jsonl: bool) -> Iterator[bytes]:
+def _render(exporter, records: Iterator[dict[str, Any]], jsonl: bool) -> Iterator[bytes]:
     import orjson
 
-    from convo.output import exporters as ex
-
-    if fmt in ex.TEXT_FORMATS:
-        for text in ex.TEXT_FORMATS[fmt](records):
+    if exporter.kind == "document":
+        pieces = exporter.stream(records) if exporter.stream else iter([exporter.export(records)])
+        for text in pieces:
             yield text.encode("utf-8", "surrogateescape")
         return
-    if fmt in ex.PER_MESSAGE:
-        items_of, state = ex.PER_MESSAGE[fmt]
-        ctx = state()
-        values = (item for rec in records for item in items_of(rec, ctx))
-    elif fmt == "anthropic":
-        values = iter([ex.to_anthropic(records)])
+    if exporter.stream is not None:
+        values = exporter.stream(records)
     else:
-        values = iter(ex.to_langmem(records))
+        whole = exporter.export(records)
+        if isinstance(whole, dict):  # one document (an Anthropic request body)
+            if not jsonl:
+                yield orjson.dumps(whole, option=orjson.OPT_INDENT_2) + b"\n"
+                return
+            whole = [whole]
+        values = iter(whole)
     if jsonl:
         for v in values:
             yield orjson.dumps(v, option=orjson.OPT_APPEND_NEWLINE)
-        return
-    if fmt == "anthropic":
-        yield orjson.dumps(next(values), option=orjson.OPT_INDENT_2) + b"\n"
         return
     yield from _json_array(values)
 
@@ -117,12 +110,6 @@ def _json_array(values: Iterator[Any]) -> Iterator[bytes]:
         yield (b"\n" if first else b",\n") + orjson.dumps(v)
         first = False
     yield b"]\n" if first else b"\n]\n"
-
-
-def _text_formats():
-    from convo.output import exporters as ex
-
-    return ex.TEXT_FORMATS
 
 
 @contextlib.contextmanager

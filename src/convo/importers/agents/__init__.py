@@ -1,5 +1,5 @@
 """Agent-framework message logs: OpenAI, Anthropic, AgentScope, LangMem, AutoGen, Jianmu."""
 
-from convo.importers.agents.reader import register
+from convo.importers.agents.formats import register
 
 __all__ = ["register"]

@@ -2,13 +2,14 @@
 
 Every framework's content (OpenAI parts and tool calls, Anthropic blocks, AgentScope
 blocks, AutoGen function calls, plain strings) is brought to one Anthropic-like list of
-dicts (see the convention in ``convo.importers.chat``), and each block becomes one text
+dicts (see the convention in ``convo.importers.agents.reader``), and each block becomes one text
 chunk: text as is, everything else a short bracketed line (``[tool_use search] {...}``).
 """
 
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -68,7 +69,8 @@ def parse_arguments(raw: Any) -> dict[str, Any]:
 
 def tool_use_block(call: dict[str, Any]) -> dict[str, Any]:
     """An OpenAI ``tool_calls`` item, a legacy ``function_call`` or an AutoGen FunctionCall."""
-    fn = call.get("function") if isinstance(call.get("function"), dict) else call
+    inner = call.get("function")
+    fn: dict[str, Any] = inner if isinstance(inner, dict) else call
     block: dict[str, Any] = {"type": "tool_use", "id": call.get("id"), "name": fn.get("name")}
     if "arguments" in fn:
         block.update(parse_arguments(fn.get("arguments")))
@@ -107,6 +109,77 @@ def _media(kind: str, source: Any, block: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _tool_use(part: dict[str, Any]) -> dict[str, Any]:
+    block = {"type": "tool_use", "id": part.get("id"), "name": part.get("name")}
+    block.update(parse_arguments(part.get("input")))
+    if part.get("type") != "tool_use":
+        block["server"] = True
+    return block
+
+
+def _tool_result(part: dict[str, Any]) -> dict[str, Any]:
+    # Anthropic: tool_use_id + content; AgentScope: id + name + output.
+    content = part.get("content", part.get("output"))
+    block = {
+        "type": "tool_result",
+        "tool_use_id": part.get("tool_use_id", part.get("id")),
+        "content": normalise_result(content),
+        "is_error": bool(part.get("is_error", False)),
+    }
+    if part.get("name") is not None:
+        block["name"] = part.get("name")
+    return block
+
+
+def _image_url(part: dict[str, Any]) -> dict[str, Any]:
+    inner = part.get("image_url")
+    url = inner.get("url") if isinstance(inner, dict) else inner
+    out: dict[str, Any] = {"type": "image"}
+    out.update((_data_url(url) if isinstance(url, str) else None) or {"url": url})
+    if isinstance(inner, dict) and "detail" in inner:
+        out["detail"] = inner["detail"]
+    return out
+
+
+def _input_audio(part: dict[str, Any]) -> dict[str, Any]:
+    inner = part.get("input_audio") or {}
+    return {"type": "audio", "format": inner.get("format"), "data": inner.get("data")}
+
+
+def _file(part: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(part.get("file"), dict):
+        return {"type": "file", **part["file"]}
+    return dict(part)
+
+
+def _media_part(part: dict[str, Any]) -> dict[str, Any]:
+    if "source" in part or "url" in part:
+        return _media(part["type"], part.get("source", part.get("url")), part)
+    return dict(part)
+
+
+def _text_of(key: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    return lambda part: {"type": key, key: _as_text(part.get(key))}
+
+
+_NORMALISERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "thinking": _text_of("thinking"),
+    "refusal": _text_of("refusal"),
+    "redacted_thinking": lambda part: {"type": "redacted_thinking", "data": part.get("data")},
+    "tool_use": _tool_use,
+    "server_tool_use": _tool_use,
+    "tool_result": _tool_result,
+    "image_url": _image_url,
+    "input_audio": _input_audio,
+    "file": _file,
+    "image": _media_part,
+    "audio": _media_part,
+    "video": _media_part,
+    "document": lambda part: _media("file", part.get("source"), part),
+}
+_TEXT_KINDS = ("text", "input_text", "output_text")
+
+
 def normalise_block(part: Any) -> dict[str, Any]:
     """One content part of any framework to the normalised block shape."""
     if isinstance(part, str):
@@ -114,52 +187,10 @@ def normalise_block(part: Any) -> dict[str, Any]:
     if not isinstance(part, dict):
         return {"type": "text", "text": dumps(part)}
     kind = block_type(part)
-    if kind in ("text", "input_text", "output_text") or (kind is None and "text" in part):
+    if kind in _TEXT_KINDS or (kind is None and "text" in part):
         return {"type": "text", "text": _as_text(part.get("text"))}
-    if kind == "thinking":
-        return {"type": "thinking", "thinking": _as_text(part.get("thinking"))}
-    if kind == "redacted_thinking":
-        return {"type": "redacted_thinking", "data": part.get("data")}
-    if kind == "refusal":
-        return {"type": "refusal", "refusal": _as_text(part.get("refusal"))}
-    if kind in ("tool_use", "server_tool_use"):
-        block = {"type": "tool_use", "id": part.get("id"), "name": part.get("name")}
-        block.update(parse_arguments(part.get("input")))
-        if kind != "tool_use":
-            block["server"] = True
-        return block
-    if kind == "tool_result":
-        # Anthropic: tool_use_id + content; AgentScope: id + name + output.
-        content = part.get("content", part.get("output"))
-        block = {
-            "type": "tool_result",
-            "tool_use_id": part.get("tool_use_id", part.get("id")),
-            "content": normalise_result(content),
-            "is_error": bool(part.get("is_error", False)),
-        }
-        if part.get("name") is not None:
-            block["name"] = part.get("name")
-        return block
-    if kind == "image_url":
-        inner = part.get("image_url")
-        url = inner.get("url") if isinstance(inner, dict) else inner
-        out: dict[str, Any] = {"type": "image"}
-        out.update((_data_url(url) if isinstance(url, str) else None) or {"url": url})
-        if isinstance(inner, dict) and "detail" in inner:
-            out["detail"] = inner["detail"]
-        return out
-    if kind == "input_audio":
-        inner = part.get("input_audio") or {}
-        return {"type": "audio", "format": inner.get("format"), "data": inner.get("data")}
-    if kind == "file" and isinstance(part.get("file"), dict):
-        return {"type": "file", **part["file"]}
-    if kind in ("image", "audio", "video"):
-        if "source" in part or "url" in part:
-            return _media(kind, part.get("source", part.get("url")), part)
-        return {k: v for k, v in part.items()}
-    if kind == "document":
-        return _media("file", part.get("source"), part)
-    return dict(part)  # unknown block types pass through unchanged
+    normalise = _NORMALISERS.get(kind or "")
+    return normalise(part) if normalise else dict(part)  # unknown types pass unchanged
 
 
 def normalise_result(content: Any) -> Any:
@@ -208,33 +239,48 @@ def block_type(block: dict[str, Any]) -> str | None:
     return kind if isinstance(kind, str) else None
 
 
+def _tool_use_chunk(block: dict[str, Any]) -> str:
+    args = block["input_raw"] if "input_raw" in block else dumps(block.get("input"))
+    return _short(f"[tool_use {block.get('name')}] {args}")
+
+
+def _tool_result_chunk(block: dict[str, Any]) -> str:
+    label = block.get("tool_use_id") or block.get("name") or "?"
+    flag = " error" if block.get("is_error") else ""
+    return _short(f"[tool_result {label}{flag}] {result_text(block.get('content'))}")
+
+
+def _media_chunk(block: dict[str, Any]) -> str:
+    kind = block["type"]
+    if block.get("url"):
+        return f"[{kind}] {block['url']}"
+    label = block.get("filename") or block.get("title") or block.get("file_id")
+    media = block.get("media_type") or block.get("format")
+    desc = ", ".join(str(x) for x in (label, media, _size(block.get("data"))) if x)
+    return f"[{kind} {desc}]" if desc else f"[{kind}]"
+
+
+_CHUNKS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "text": lambda b: _as_text(b.get("text")),
+    "thinking": lambda b: "[thinking] " + _as_text(b.get("thinking")),
+    "redacted_thinking": lambda b: "[redacted_thinking]",
+    "refusal": lambda b: "[refusal] " + _as_text(b.get("refusal")),
+    "tool_use": _tool_use_chunk,
+    "tool_result": _tool_result_chunk,
+    "image": _media_chunk,
+    "audio": _media_chunk,
+    "video": _media_chunk,
+    "file": _media_chunk,
+    "memory": lambda b: _short("[memory] " + _as_text(b.get("content"))),
+}
+
+
 def block_chunk(block: dict[str, Any]) -> str:
     """The readable chunk of one normalised block."""
     kind = block_type(block)
-    if kind == "text":
-        return _as_text(block.get("text"))
-    if kind == "thinking":
-        return "[thinking] " + _as_text(block.get("thinking"))
-    if kind == "redacted_thinking":
-        return "[redacted_thinking]"
-    if kind == "refusal":
-        return "[refusal] " + _as_text(block.get("refusal"))
-    if kind == "tool_use":
-        args = block["input_raw"] if "input_raw" in block else dumps(block.get("input"))
-        return _short(f"[tool_use {block.get('name')}] {args}")
-    if kind == "tool_result":
-        label = block.get("tool_use_id") or block.get("name") or "?"
-        flag = " error" if block.get("is_error") else ""
-        return _short(f"[tool_result {label}{flag}] {result_text(block.get('content'))}")
-    if kind in ("image", "audio", "video", "file"):
-        if block.get("url"):
-            return f"[{kind}] {block['url']}"
-        label = block.get("filename") or block.get("title") or block.get("file_id")
-        media = block.get("media_type") or block.get("format")
-        desc = ", ".join(str(x) for x in (label, media, _size(block.get("data"))) if x)
-        return f"[{kind} {desc}]" if desc else f"[{kind}]"
-    if kind == "memory":
-        return _short("[memory] " + _as_text(block.get("content")))
+    chunk = _CHUNKS.get(kind or "")
+    if chunk is not None:
+        return chunk(block)
     rest = {k: v for k, v in block.items() if k != "type"}
     return _short(f"[{kind}] {dumps(rest)}" if rest else f"[{kind}]")
 
@@ -244,22 +290,74 @@ def chunks_of(blocks: list[dict[str, Any]]) -> list[str]:
     return [block_chunk(b) for b in blocks] or [""]
 
 
+# Nesting limit for one message (and its conversation's fields): orjson writes at most 254
+# levels and a record adds two around the message (extra.original); Python recurses about
+# 1000 deep. 200 leaves headroom for every reader, exporter and the record writer.
+MAX_DEPTH = 200
+RECORD_DEPTH = MAX_DEPTH + 2  # the same limit for a whole record (extra.original)
+
+
+_ORJSON_DEPTH = 254  # the deepest value orjson writes
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``value`` nests dicts/lists more than ``limit`` levels.
+
+    Fast in C for JSON values: a value holding no more containers than ``limit`` cannot be
+    deeper; else orjson, which refuses exactly what is deeper than 254 levels, tells with
+    the value wrapped in ``254 - limit`` lists. Values orjson cannot write (bytes, huge ints
+    from the Python API) are walked without recursion instead.
+    """
+    try:
+        raw = orjson.dumps(value)
+    except orjson.JSONEncodeError as e:
+        return "Recursion limit" in str(e) or _walk_too_deep(value, limit)
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    wrapped = value
+    for _ in range(_ORJSON_DEPTH - limit):
+        wrapped = [wrapped]
+    try:
+        orjson.dumps(wrapped)
+    except orjson.JSONEncodeError:
+        return True
+    return False
+
+
+def _walk_too_deep(value: Any, limit: int) -> bool:
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
 def jianmu_to_text(value: Any) -> str:
-    """Jianmu's ``to_text``: str as is; bytes decoded; dict the first of text/content/data/
-    value; list items converted and joined by newlines; None empty; anything else str()."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (bytes, bytearray)):
-        return bytes(value).decode("utf-8", "replace")
-    if isinstance(value, dict):
-        for key in ("text", "content", "data", "value"):
-            if key in value:
-                return jianmu_to_text(value[key])
-        return dumps(value)
-    if isinstance(value, (list, tuple)):
-        return "\n".join(jianmu_to_text(v) for v in value)
+    """Jianmu's ``Message.to_text``, exactly: None empty; str as is; bytes decoded (bad bytes
+    replaced); a dict the first of text/content/data/value holding a string, else
+    ``str(dict)``; a list its items' texts, empty ones skipped, joined by newlines; anything
+    else ``str()``."""
     if value is None:
         return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, dict):
+        for key in ("text", "content", "data", "value"):
+            if isinstance(value.get(key), str):
+                return value[key]
+        return str(value)
+    if isinstance(value, list):
+        return "\n".join(t for t in (jianmu_to_text(v) for v in value) if t)
     return str(value)
 
 

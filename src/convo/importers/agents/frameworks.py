@@ -3,13 +3,12 @@
 ``classify`` tells the framework of one dict; ``convert`` turns it into a message within
 a ``Thread`` (which knows the conversation id and the two parties, for listeners). The
 conventions (speaker, role, listeners, ids, ``extra``) are documented in
-``convo.importers.chat``.
+``convo.importers.agents.reader``.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, tzinfo
 from typing import Any
@@ -18,9 +17,7 @@ from convo.core.errors import RecordError
 from convo.core.record import ConversationMessage, ConversationMessageMeta
 from convo.core.timestamps import parse_any
 from convo.importers.agents.blocks import (
-    ANTHROPIC_BLOCKS,
-    OPENAI_PARTS,
-    block_type,
+    MAX_DEPTH,
     chunks_of,
     dumps,
     jianmu_to_text,
@@ -28,52 +25,20 @@ from convo.importers.agents.blocks import (
     normalise_block,
     normalise_content,
     normalise_result,
+    too_deep,
     tool_use_block,
+)
+from convo.importers.agents.classify import (
+    CLAUDE_CODE_BOOKKEEPING,
+    MESSAGE_KEYS,
+    ROLE_MAP,
+    is_claude_code,
+    peek_party,
 )
 
 AGENT_FORMATS = ("openai", "anthropic", "agentscope", "langmem", "autogen", "jianmu")
-
-ROLE_MAP = {
-    "system": "system",
-    "user": "user",
-    "assistant": "assistant",
-    "tool": "tool",
-    "developer": "system",
-    "model": "assistant",
-    "function": "tool",
-    "human": "user",
-    "ai": "assistant",
-}
-
-AUTOGEN_TYPES = frozenset(
-    {
-        "TextMessage",
-        "MultiModalMessage",
-        "StopMessage",
-        "HandoffMessage",
-        "ToolCallSummaryMessage",
-        "StructuredMessage",
-        "ToolCallRequestEvent",
-        "ToolCallExecutionEvent",
-        "MemoryQueryEvent",
-        "UserInputRequestedEvent",
-        "ModelClientStreamingChunkEvent",
-        "ThoughtEvent",
-        "SelectSpeakerEvent",
-        "CodeGenerationEvent",
-        "CodeExecutionEvent",
-        "SelectorEvent",
-    }
-)
 # AutoGen fields that are not type-specific (everything else is copied to extra).
 _AUTOGEN_COMMON = frozenset({"source", "content", "id", "created_at", "type"})
-# Claude Code session entries that are bookkeeping, not messages: skipped with a warning.
-CLAUDE_CODE_BOOKKEEPING = frozenset(
-    {"file-history-snapshot", "queue-operation", "progress", "last-prompt"}
-)
-_AGENTSCOPE_TIME = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$")
-_AUTOGEN_CLASS = re.compile(r"[A-Z]\w*(Message|Event)(\[[\w.,\[\] ]*\])?$")
-_MESSAGE_KEYS = ("content", "tool_calls", "function_call", "refusal", "audio")
 
 
 class NotMessage(RecordError):
@@ -87,6 +52,10 @@ class NotMessage(RecordError):
         self.bookkeeping = bookkeeping
 
 
+class TooDeep(RecordError):
+    """A message nested beyond ``MAX_DEPTH``: rejected, never wrapped under --lenient."""
+
+
 @dataclass
 class Thread:
     """One conversation: its id, container fields and the two parties seen so far."""
@@ -95,17 +64,17 @@ class Thread:
     extra: dict[str, Any] | None = None  # container fields, attached to the first message
     last: dict[str, str | None] = field(default_factory=lambda: {"user": None, "assistant": None})
 
-    def prime(self, objs: list[Any], fmt: str) -> None:
+    def prime(self, objs: Iterable[Any], fmt: str) -> None:
         """Know both parties' names before the first reply (a whole conversation at hand)."""
         for obj in objs:
             if not isinstance(obj, dict):
                 continue
-            side, name = _peek_party(obj, fmt)
+            side, name = peek_party(obj, fmt)
             if side and name and self.last.get(side) is None:
                 self.last[side] = name
 
     def listeners(self, role: str | None, speaker: str | None) -> list[str]:
-        """The other party of the two-party exchange (see the module docs of ``chat``)."""
+        """The other party of the two-party exchange (see ``convo.importers.agents.reader``)."""
         if role == "user":
             other = self.last["assistant"] or "assistant"
         elif role in ("assistant", "tool"):
@@ -138,98 +107,6 @@ class Parts:
     listeners: list[str] | None = None  # an explicit addressee (AutoGen handoff target)
 
 
-# -- classification -------------------------------------------------------------------
-
-
-def is_container(obj: Any) -> bool:
-    """A conversation object: ``{"messages": [...], ...}`` that is not itself a message."""
-    return (
-        isinstance(obj, dict)
-        and isinstance(obj.get("messages"), list)
-        and "role" not in obj
-        and "textChunks" not in obj
-    )
-
-
-def is_claude_code(obj: dict[str, Any]) -> bool:
-    kind = obj.get("type")
-    return isinstance(kind, str) and (
-        "sessionId" in obj
-        or "parentUuid" in obj
-        or "leafUuid" in obj
-        or (kind in CLAUDE_CODE_BOOKKEEPING and "role" not in obj)
-    )
-
-
-def classify(obj: Any, *, loose: bool = False) -> str | None:
-    """The framework of one message dict, or None. Plain role+text messages are openai.
-
-    A message needs a ``role`` (AutoGen: ``type`` + ``source``; Claude Code: an envelope);
-    ``loose`` also takes a role-less object with ``content`` (it gets the fallback role).
-    """
-    if not isinstance(obj, dict) or "textChunks" in obj or "text_chunks" in obj:
-        return None
-    kind = obj.get("type")
-    if is_claude_code(obj):
-        return "anthropic"
-    if isinstance(kind, str) and "source" in obj and (kind in AUTOGEN_TYPES or _autogen_name(kind)):
-        return "autogen"
-    module = obj.get("__module__")
-    if (isinstance(module, str) and "agentscope" in module) or obj.get("__name__") == "Msg":
-        return "agentscope"
-    if "role" not in obj and not (loose and any(k in obj for k in _MESSAGE_KEYS)):
-        return None
-    if "invocation_id" in obj or (
-        "name" in obj
-        and isinstance(obj.get("timestamp"), str)
-        and _AGENTSCOPE_TIME.match(obj["timestamp"])
-    ):
-        return "agentscope"
-    if "tool" in obj or isinstance(obj.get("content"), dict):
-        return "jianmu"
-    meta = obj.get("metadata")
-    if isinstance(meta, dict) and ("user_id" in meta or "timestamp" in meta):
-        return "langmem"
-    if obj.get("type") == "message" or _has_blocks(obj.get("content"), ANTHROPIC_BLOCKS):
-        return "anthropic"
-    return "openai"
-
-
-def _autogen_name(kind: str) -> bool:
-    return _AUTOGEN_CLASS.match(kind) is not None
-
-
-def _has_blocks(content: Any, kinds: frozenset[str]) -> bool:
-    if not isinstance(content, list):
-        return False
-    for part in content:
-        kind = block_type(part) if isinstance(part, dict) else None
-        if kind is None:
-            continue
-        if kind in kinds:
-            return True
-        if kind in ("image", "document") and isinstance(part.get("source"), dict):
-            return kinds is ANTHROPIC_BLOCKS
-        if kind in OPENAI_PARTS and kinds is ANTHROPIC_BLOCKS:
-            return False
-    return False
-
-
-def _peek_party(obj: dict[str, Any], fmt: str) -> tuple[str | None, str | None]:
-    if fmt == "autogen" or ("source" in obj and "type" in obj):
-        source = obj.get("source")
-        if not isinstance(source, str):
-            return None, None
-        return ("user" if source.lower() == "user" else "assistant"), source
-    if "message" in obj and isinstance(obj["message"], dict):
-        obj = obj["message"]
-    role = ROLE_MAP.get(str(obj.get("role")))
-    name = obj.get("name")
-    if role in ("user", "assistant"):
-        return role, name if isinstance(name, str) and name else role
-    return None, None
-
-
 # -- per-framework converters ----------------------------------------------------------
 
 
@@ -255,7 +132,7 @@ def _named(obj: dict[str, Any], extra: dict[str, Any], default: str) -> str:
 
 
 def _need_content(obj: dict[str, Any], what: str) -> None:
-    if not any(k in obj for k in _MESSAGE_KEYS):
+    if not any(k in obj for k in MESSAGE_KEYS):
         raise NotMessage(f"{what} without content")
 
 
@@ -291,12 +168,24 @@ def openai_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
 
 
 def langmem_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
+    """An ``OpenAIMessage`` (metadata user_id/timestamp) or a LangMem ``Message`` (id,
+    content, timestamp, user): the user's name (or id) speaks, as role user."""
+    user = obj.get("user")
+    if "role" not in obj and isinstance(user, dict):
+        fallback_role = "user"
     parts = openai_parts(obj, fallback_role)
     meta = obj.get("metadata")
     if isinstance(meta, dict):
         parts.timestamp = meta.get("timestamp")
         if meta.get("user_id") is not None:
             parts.extra["user_id"] = meta["user_id"]
+    if obj.get("timestamp") is not None:
+        parts.timestamp = obj["timestamp"]
+    if isinstance(user, dict):
+        parts.extra["user"] = user
+        who = user.get("name") or user.get("id")
+        if isinstance(who, str) and who and "name" not in parts.extra:
+            parts.speaker = who
     return parts
 
 
@@ -350,7 +239,41 @@ def agentscope_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
     role, speaker = _role(obj, extra, fallback_role)
     speaker = _named(obj, extra, speaker)
     blocks = normalise_content(obj.get("content"))
+    _keep_metadata(obj.get("metadata"), extra)
     return Parts(speaker, role, blocks, extra, timestamp=obj.get("timestamp"), id=obj.get("id"))
+
+
+def _autogen_calls(content: Any, obj: dict[str, Any]) -> list[dict[str, Any]] | None:
+    if not isinstance(content, list):
+        return None
+    return [tool_use_block(c) if isinstance(c, dict) else normalise_block(c) for c in content]
+
+
+def _autogen_code_result(content: Any, obj: dict[str, Any]) -> list[dict[str, Any]] | None:
+    if content is not None or not isinstance(obj.get("result"), str):
+        return None
+    return [{"type": "tool_result", "tool_use_id": None, "name": "code_execution",
+             "content": obj["result"], "is_error": False}]  # fmt: skip
+
+
+def _each(convert_item: Callable[[Any], dict[str, Any]]):
+    def blocks(content: Any, obj: dict[str, Any]) -> list[dict[str, Any]] | None:
+        return [convert_item(c) for c in content] if isinstance(content, list) else None
+
+    return blocks
+
+
+def _thought(content: Any, obj: dict[str, Any]) -> list[dict[str, Any]] | None:
+    return [{"type": "thinking", "thinking": content}] if isinstance(content, str) else None
+
+
+def _autogen_default(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return normalise_content(content)
+    if content is None:
+        return []
+    # StructuredMessage, SelectSpeakerEvent, custom types: the JSON of the content
+    return [{"type": "text", "text": dumps(content)}]
 
 
 def autogen_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
@@ -361,27 +284,12 @@ def autogen_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
     extra: dict[str, Any] = {"type": kind}
     extra.update({k: v for k, v in obj.items() if k not in _AUTOGEN_COMMON})
     role = "user" if source.lower() == "user" else "assistant"
-    blocks: list[dict[str, Any]]
-    if kind == "ToolCallRequestEvent" and isinstance(content, list):
-        blocks = [tool_use_block(c) if isinstance(c, dict) else normalise_block(c) for c in content]
-    elif kind == "ToolCallExecutionEvent" and isinstance(content, list):
+    special = _AUTOGEN_CONTENT.get(kind)
+    blocks = special(content, obj) if special else None
+    if blocks is None:
+        blocks = _autogen_default(content)
+    elif kind == "ToolCallExecutionEvent":
         role = "tool"
-        blocks = [_autogen_result(c) for c in content]
-    elif kind == "ThoughtEvent" and isinstance(content, str):
-        blocks = [{"type": "thinking", "thinking": content}]
-    elif kind == "MultiModalMessage" and isinstance(content, list):
-        blocks = [_autogen_media(c) for c in content]
-    elif kind == "MemoryQueryEvent" and isinstance(content, list):
-        blocks = [_autogen_memory(c) for c in content]
-    elif kind == "CodeExecutionEvent" and content is None and isinstance(obj.get("result"), str):
-        blocks = [{"type": "tool_result", "tool_use_id": None, "name": "code_execution",
-                   "content": obj["result"], "is_error": False}]  # fmt: skip
-    elif isinstance(content, str):
-        blocks = normalise_content(content)
-    elif content is None:
-        blocks = []
-    else:  # StructuredMessage, SelectSpeakerEvent, custom types: the JSON of the content
-        blocks = [{"type": "text", "text": dumps(content)}]
     if kind == "UserInputRequestedEvent":
         role = "user"
         blocks = blocks or [{"type": "user_input_requested", "request_id": obj.get("request_id")}]
@@ -429,6 +337,16 @@ def _autogen_memory(item: Any) -> dict[str, Any]:
     }
 
 
+_AUTOGEN_CONTENT: dict[str, Callable[[Any, dict[str, Any]], list[dict[str, Any]] | None]] = {
+    "ToolCallRequestEvent": _autogen_calls,
+    "ToolCallExecutionEvent": _each(_autogen_result),
+    "ThoughtEvent": _thought,
+    "MultiModalMessage": _each(_autogen_media),
+    "MemoryQueryEvent": _each(_autogen_memory),
+    "CodeExecutionEvent": _autogen_code_result,
+}
+
+
 def jianmu_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
     _need_content(obj, "a Jianmu Message")
     extra: dict[str, Any] = {}
@@ -458,7 +376,14 @@ def jianmu_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
     speaker = _named(obj, extra, default)
     meta = obj.get("metadata")
     stamp = meta.get("timestamp") if isinstance(meta, dict) else None
+    _keep_metadata(meta, extra)
     return Parts(speaker, role, blocks, extra, timestamp=stamp, id=obj.get("id"))
+
+
+def _keep_metadata(meta: Any, extra: dict[str, Any]) -> None:
+    """A message's own ``metadata`` (AgentScope, Jianmu), for export to other formats."""
+    if isinstance(meta, dict) and meta:
+        extra["metadata"] = meta
 
 
 CONVERTERS: dict[str, Callable[[dict[str, Any], str], Parts]] = {
@@ -495,7 +420,12 @@ def convert(
     fallback_role: str = "user",
     warn: Callable[[str], None] | None = None,
 ) -> ConversationMessage:
-    """Convert one message object of framework ``fmt``; raises NotMessage."""
+    """Convert one message object of framework ``fmt``; raises NotMessage (TooDeep)."""
+    if too_deep(obj) or too_deep(thread.extra, MAX_DEPTH - 1):
+        raise TooDeep(
+            f"nested more than {MAX_DEPTH} levels deep",
+            hint="convo refuses deeper JSON (a record adds two levels; orjson writes 254)",
+        )
     parts = CONVERTERS[fmt](obj, fallback_role)
     thread_id = thread.id
     if isinstance(parts.thread, str) and parts.thread:

@@ -6,10 +6,10 @@ conversation: OpenAI fine-tuning line, Anthropic request with ``system``, LangMe
 message, or JSONL with one message or one conversation a line (Claude Code sessions,
 AutoGen dumps, fine-tuning files). JSONL streams line by line; a JSON array (of messages
 or of conversations, one conversation at a time) and a ``{"messages": [...]}`` document
-stream element by element (convo.jsonstream), in a few passes (standard input is spooled
+stream element by element (convo.core.jsonstream), in a few passes (standard input is spooled
 to a temporary file for them); anything else is read whole (up to 512 MiB).
 
-Mapping (DESIGN.md §1, chat family)
+Mapping (the chat family's conventions)
 - speaker: the message's ``name`` where given, else its role as the source spells it
   (``developer`` stays ``developer``), AutoGen's ``source``, ``tool`` (or the Jianmu
   ``tool`` name) for tool results, ``summary`` for Claude Code summaries.
@@ -80,15 +80,17 @@ Anthropic: openai wins. Records with ``textChunks`` (convo's JSONL) and ChatGPT 
 Coercion: an object that is not a message is rejected (``--strict`` aborts); under
 ``--lenient`` it becomes a text message (its JSON, role user). Claude Code bookkeeping
 entries (file-history-snapshot, queue-operation...) are skipped with a warning.
-Jianmu's source was not found: its ``to_text`` rules for content are implemented as
-specified (str; bytes decoded; dict → first of text/content/data/value; list → items
-joined by newlines).
+Jianmu content becomes text by Jianmu's own ``Message.to_text`` rules
+(``convo.importers.agents.blocks.jianmu_to_text``). A LangMem ``Message`` (``id``,
+``content``, ``timestamp``, ``user``) is spoken by its user's name, as role user.
+
+Nesting: a message nested more than ``MAX_DEPTH`` (200) levels is rejected with its
+location, never wrapped under ``--lenient`` (see ``convo.importers.agents.blocks``).
 """
 
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -98,20 +100,13 @@ from typing import Any, BinaryIO
 import orjson
 
 from convo.core.errors import InputError, RecordError
-from convo.core.io import Source, decode_text
+from convo.core.io import Source, open_binary
 from convo.core.jsonl import iter_lines
 from convo.core.jsonstream import JsonArray, iter_items
 from convo.core.record import ConversationMessage, ConversationMessageMeta
-from convo.importers.agents.blocks import ANTHROPIC_BLOCKS, dumps, jsonable
-from convo.importers.agents.frameworks import (
-    AGENT_FORMATS,
-    AUTOGEN_TYPES,
-    NotMessage,
-    Thread,
-    classify,
-    convert,
-    is_container,
-)
+from convo.importers.agents.blocks import dumps, jsonable
+from convo.importers.agents.classify import classify, is_container
+from convo.importers.agents.frameworks import AGENT_FORMATS, NotMessage, Thread, TooDeep, convert
 from convo.importers.context import ImportContext
 
 __all__ = ["AGENT_FORMATS", "message_from_object", "read_agent_messages"]
@@ -129,7 +124,7 @@ def message_from_object(
     """One agent-framework message dict to a ``ConversationMessage``.
 
     ``fmt`` is one of ``AGENT_FORMATS``; None detects it from the keys. Raises
-    ``convo.errors.RecordError`` when ``obj`` is not a message (of that format).
+    ``convo.core.errors.RecordError`` when ``obj`` is not a message (of that format).
     """
     if fmt is not None and fmt not in AGENT_FORMATS:
         raise RecordError(
@@ -199,7 +194,7 @@ class _Reader:
         if self.source.is_stdin:  # read again in passes: keep it on disk
             spool = _spool(head, lines)
         opener: Callable[[], BinaryIO] = (
-            partial(open, spool, "rb") if spool is not None else self.source.open
+            partial(open_binary, spool) if spool is not None else self.source.open
         )
         try:
             if start == b"[":
@@ -294,6 +289,12 @@ class _Reader:
             yield from self._conversation(
                 value, f"line-{number}.", number, f"{self.source.name}#line-{number}"
             )
+        elif isinstance(value, list) and value and all(is_container(v) for v in value):
+            for c, conv in enumerate(value, 1):  # a list of conversations on one line
+                locator = f"line-{number}.conv-{c}"
+                yield from self._conversation(
+                    conv, f"{locator}.", number, f"{self.source.name}#{locator}"
+                )
         elif isinstance(value, list) and any(isinstance(v, dict) for v in value):
             thread = Thread()
             thread.prime(value, self.fmt)
@@ -356,6 +357,9 @@ class _Reader:
                 zone=self.ctx.options.tz,
                 warn=lambda m: self.ctx.warn(where, m),
             )
+        except TooDeep as e:
+            self.ctx.reject(where, f"not a message ({self.fmt}): {e.what}", raw, e.hint)
+            return
         except NotMessage as e:
             if e.bookkeeping:
                 self.ctx.warn(where, f"skipped: {e.what}")
@@ -414,187 +418,3 @@ def read_agent_messages(
 ) -> Iterator[ConversationMessage]:
     """Read ``source`` as agent format ``fmt`` (one of ``AGENT_FORMATS``)."""
     return _Reader(source, ctx, fmt).read()
-
-
-# -- detection -------------------------------------------------------------------------
-
-_SCORES = {
-    "autogen": 88,
-    "agentscope": 86,
-    "jianmu": 84,
-    "langmem": 84,
-    "anthropic": 82,
-    "openai": 75,
-}
-# Most specific first: one such message in the sample decides the file.
-_PRIORITY = ("autogen", "agentscope", "jianmu", "langmem", "anthropic", "openai")
-_ROLE = re.compile(r'"role"\s*:\s*"(system|user|assistant|tool|developer|function|model)"')
-_AUTOGEN = re.compile(r'"type"\s*:\s*"(' + "|".join(sorted(AUTOGEN_TYPES)) + r')"')
-_ANTHROPIC = re.compile(r'"type"\s*:\s*"(' + "|".join(sorted(ANTHROPIC_BLOCKS)) + r')"')
-_AS_TIME = re.compile(r'"timestamp"\s*:\s*"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d')
-_cache: tuple[bytes, dict[str, int]] | None = None
-
-
-def _guess(source: Source) -> dict[str, int]:
-    """Scores of the agent formats for this source (computed once per head)."""
-    global _cache
-    if _cache is not None and _cache[0] is source.head:
-        return _cache[1]
-    result = _guess_text(decode_text(source.head, errors="replace"))
-    _cache = (source.head, result)
-    return result
-
-
-def _guess_text(text: str) -> dict[str, int]:
-    text = text.lstrip("\ufeff \t\r\n")
-    if not text or text[0] not in "[{":
-        return {}
-    first = text.split("\n", 1)[0]
-    if '"textChunks"' in first or '"text_chunks"' in first or '"mapping"' in text[:4096]:
-        return {}
-    values = _sample_values(text)
-    if values is None:
-        return _guess_markers(text)
-    found: dict[str, int] = {}
-    total = 0
-    for obj, container in _candidates(values):
-        total += 1
-        fmt = classify(obj)
-        if fmt == "openai" and container is not None and _langmem_thread(container):
-            fmt = "langmem"
-        if fmt:
-            found[fmt] = found.get(fmt, 0) + 1
-    if not found:
-        return {}
-    best = next(f for f in _PRIORITY if f in found)
-    share = sum(found.values()) / max(total, 1)
-    return {best: _SCORES[best] if share >= 0.5 else 40}
-
-
-def _langmem_thread(container: dict[str, Any]) -> bool:
-    return "id" in container and isinstance(container.get("metadata"), dict)
-
-
-def _sample_values(text: str) -> list[Any] | None:
-    """Parsed values from the head: the first JSONL lines, or the whole document."""
-    lines = text.split("\n")
-    try:
-        first = orjson.loads(lines[0])
-    except orjson.JSONDecodeError:
-        try:
-            return [orjson.loads(text)]
-        except orjson.JSONDecodeError:
-            return None
-    values = [first]
-    for line in lines[1:40]:
-        if line.strip():
-            try:
-                values.append(orjson.loads(line))
-            except orjson.JSONDecodeError:
-                continue  # a bad line, or the last one cut by the head limit
-    return values
-
-
-def _candidates(values: list[Any]) -> Iterator[tuple[Any, dict[str, Any] | None]]:
-    n = 0
-    for value in values:
-        items: list[tuple[Any, dict[str, Any] | None]]
-        if is_container(value):
-            items = [(m, value) for m in value["messages"]]
-        elif isinstance(value, list):
-            items = []
-            for v in value:
-                items.extend([(m, v) for m in v["messages"]] if is_container(v) else [(v, None)])
-        else:
-            items = [(value, None)]
-        for item in items:
-            yield item
-            n += 1
-            if n >= 60:
-                return
-
-
-def _guess_markers(text: str) -> dict[str, int]:
-    """A head cut inside one large JSON document: decide on distinctive keys."""
-    if '"mapping"' in text or ('"author"' in text and '"content_type"' in text):
-        return {}  # a ChatGPT export: its messages carry "author": {"role": ...}
-    if '"sessionId"' in text and '"parentUuid"' in text:
-        return {"anthropic": 80}
-    if _AUTOGEN.search(text) and '"source"' in text:
-        return {"autogen": 80}
-    if re.search(r'"__module__"\s*:\s*"agentscope', text):
-        return {"agentscope": 85}
-    if not _ROLE.search(text):
-        return {}
-    if '"invocation_id"' in text or _AS_TIME.search(text):
-        return {"agentscope": 75}
-    if re.search(r'(?<!\\)"tool"\s*:', text):
-        return {"jianmu": 70}
-    if '"user_id"' in text and '"metadata"' in text:
-        return {"langmem": 70}
-    if _ANTHROPIC.search(text):
-        return {"anthropic": 70}
-    return {"openai": 65}
-
-
-def sniff_for(name: str, source: Source) -> int:
-    return _guess(source).get(name, 0)
-
-
-# -- registration ----------------------------------------------------------------------
-
-_DESCRIPTIONS = {
-    "openai": (
-        "OpenAI chat messages (role, content parts, tool_calls) and fine-tuning JSONL",
-        '[{"role": "user", "name": "Alice", "content": "Weather in Paris?"}, '
-        '{"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function", '
-        '"function": {"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}}]}]',
-    ),
-    "anthropic": (
-        "Anthropic messages with content blocks; Claude Code session JSONL",
-        '{"system": "Be brief.", "messages": [{"role": "assistant", "content": '
-        '[{"type": "tool_use", "id": "toolu_1", "name": "search", "input": {"q": "jwt"}}]}]}',
-    ),
-    "agentscope": (
-        "AgentScope Msg objects (to_dict / serialised with __module__)",
-        '{"id": "5kXv...", "name": "Alice", "role": "user", "content": "Hi", '
-        '"metadata": {}, "timestamp": "2024-03-06 10:00:00.123"}',
-    ),
-    "langmem": (
-        "LangMem threads {id, messages, metadata}, OpenAI messages with metadata",
-        '{"id": "t1", "messages": [{"role": "user", "content": "Hi", '
-        '"metadata": {"user_id": "u1", "timestamp": "2024-03-06T10:00:00Z"}}]}',
-    ),
-    "autogen": (
-        "AutoGen agentchat message dumps (TextMessage, ToolCallRequestEvent, ...)",
-        '{"type": "TextMessage", "source": "planner", "content": "Plan ready", '
-        '"created_at": "2024-03-06T10:00:00Z"}',
-    ),
-    "jianmu": (
-        "Jianmu Message objects (id, role, content, name, tool, tool_calls, metadata)",
-        '{"id": "m1", "role": "tool", "tool": "search", "tool_call_id": "c1", '
-        '"content": {"text": "3 results"}, "metadata": {}}',
-    ),
-}
-
-
-def register(registry) -> None:
-    from convo.importers.registry import Format
-
-    for name in AGENT_FORMATS:
-        description, example = _DESCRIPTIONS[name]
-        registry.register(
-            Format(
-                name=name,
-                family="chat",
-                description=description,
-                patterns=("*.json", "*.jsonl", "*.ndjson"),
-                sniff=partial(sniff_for, name),
-                read=partial(_read_as, name),
-                example=example,
-            )
-        )
-
-
-def _read_as(name: str, source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    return read_agent_messages(source, ctx, name)

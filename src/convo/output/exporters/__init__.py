@@ -33,25 +33,23 @@ Decisions where the frameworks leave room:
 - LangMem: a list of threads ``{id, messages, metadata}``, one per ``thread`` value in
   first-seen order (records without one share the thread ``default``); messages are
   OpenAI-style dicts with ``id`` (what LangChain's ``convert_to_messages`` accepts).
-- Jianmu (its seed was not available): ``{id, role, name?, content, timestamp, metadata}``
-  with ``content`` a string, or the blocks when there is anything but text.
+- Jianmu: ``Message.to_dict()`` exactly (``convo.memory.messages.to_dict``): ``id``,
+  ``role``, ``content`` (a string, or the blocks when there is anything but text), and
+  ``name``, ``tool``, ``tool_call_id``, ``tool_calls``, ``metadata`` when set; the time is
+  ``metadata.timestamp`` (what the Jianmu importer reads).
 - ``typeagent``: exactly ``ConversationMessage.serialize()`` restricted to TypeAgent's keys.
-- Text documents escape what their readers interpret: ``<`` and ``&`` in markdown (so raw
-  HTML in a message cannot become markup), HTML escaping in html, ``<``, ``&``, ``>`` in
-  vtt; csv cells starting with ``= + - @`` get a leading ``'`` (spreadsheet formulas).
+- LangMem threads keep their own ``metadata`` (the importer keeps it on the thread's
+  first message, ``extra["conversation"]``).
+- Text documents escape through ``convo.core.text.markup``: Markdown (``markdown_text``/
+  ``markdown_inline``: no HTML, no heading, list or emphasis from a message), HTML, WebVTT
+  and SRT cue text, CSV cells (``csv_cell``: no spreadsheet formulas).
+
+The formats are a registry (``convo.output.exporters.registry``); see docs/export.md.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
-
 from convo.output.exporters.agents import (
-    _agentscope_items,
-    _autogen_items,
-    _jianmu_items,
-    _openai_items,
-    _typeagent_items,
     to_agentscope,
     to_anthropic,
     to_autogen,
@@ -60,22 +58,12 @@ from convo.output.exporters.agents import (
     to_openai,
     to_typeagent,
 )
-from convo.output.exporters.common import Record, ToolNames
-from convo.output.exporters.documents import (
-    iter_csv,
-    iter_html,
-    iter_markdown,
-    iter_vtt,
-    to_csv,
-    to_html,
-    to_markdown,
-    to_vtt,
-)
+from convo.output.exporters.documents import to_csv, to_html, to_markdown, to_srt, to_vtt
+from convo.output.exporters.registry import Exporter, registry
 
 __all__ = [
-    "EXPORTERS",
-    "PER_MESSAGE",
-    "TEXT_FORMATS",
+    "Exporter",
+    "registry",
     "to_agentscope",
     "to_anthropic",
     "to_autogen",
@@ -85,39 +73,7 @@ __all__ = [
     "to_langmem",
     "to_markdown",
     "to_openai",
+    "to_srt",
     "to_typeagent",
     "to_vtt",
 ]
-
-
-# registry (used by ``convo export``) -----------------------------------------------------
-
-Items = Callable[[Record, Any], list[dict[str, Any]]]
-
-#: formats with one or more JSON values per record, streamable, with the state they need
-PER_MESSAGE: dict[str, tuple[Items, Callable[[], Any]]] = {
-    "openai": (_openai_items, lambda: None),
-    "agentscope": (_agentscope_items, ToolNames),
-    "autogen": (_autogen_items, ToolNames),
-    "jianmu": (_jianmu_items, lambda: None),
-    "typeagent": (_typeagent_items, lambda: None),
-}
-TEXT_FORMATS: dict[str, Callable[[Iterable[Any]], Iterator[str]]] = {
-    "markdown": iter_markdown,
-    "csv": iter_csv,
-    "html": iter_html,
-    "vtt": iter_vtt,
-}
-EXPORTERS: dict[str, Callable[[Iterable[Any]], Any]] = {
-    "openai": to_openai,
-    "anthropic": to_anthropic,
-    "agentscope": to_agentscope,
-    "autogen": to_autogen,
-    "langmem": to_langmem,
-    "jianmu": to_jianmu,
-    "typeagent": to_typeagent,
-    "markdown": to_markdown,
-    "csv": to_csv,
-    "html": to_html,
-    "vtt": to_vtt,
-}

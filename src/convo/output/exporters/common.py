@@ -9,54 +9,36 @@ from typing import Any
 import orjson
 
 from convo.core.errors import RecordError
+from convo.core.fields import ROLES, chunks, listeners, role, speaker, text, timestamp
+from convo.core.fields import extra as extra_of
 from convo.core.record import ConversationMessage
+from convo.core.timestamps import EPOCH_STR
+from convo.importers.agents.blocks import RECORD_DEPTH, too_deep
 
 Record = dict[str, Any]
-ROLES = ("system", "user", "assistant", "tool")
 TYPEAGENT_KEYS = ("textChunks", "metadata", "tags", "timestamp", "source_id")
-EPOCH = "1970-01-01T00:00:00Z"
+EPOCH = EPOCH_STR
+# the accessors the exporters read records with, re-exported from convo.core.fields
+__all__ = ["chunks", "extra_of", "listeners", "role", "speaker", "text", "timestamp"]
 
 
-# reading records -------------------------------------------------------------------------
+# reading records (fields through convo.core.fields, the one accessor set) ---------------
 
 
 def as_record(message: ConversationMessage | Record) -> Record:
-    if isinstance(message, ConversationMessage):
-        return message.serialize()
-    if isinstance(message, dict):
-        return message
+    """The record dict of a message; a record nested beyond the importers' limit is refused."""
+    rec = message.serialize() if isinstance(message, ConversationMessage) else message
+    if isinstance(rec, dict):
+        if too_deep(rec, RECORD_DEPTH):
+            raise RecordError(
+                f"nested more than {RECORD_DEPTH} levels deep",
+                where=str(rec.get("source_id") or rec.get("id") or "record"),
+                hint="convo reads and writes records up to that depth",
+            )
+        return rec
     raise RecordError(
         f"cannot export a {type(message).__name__}", hint="pass ConversationMessages or records"
     )
-
-
-def extra_of(rec: Record) -> dict[str, Any]:
-    extra = rec.get("extra")
-    return extra if isinstance(extra, dict) else {}
-
-
-def meta_of(rec: Record) -> dict[str, Any]:
-    meta = rec.get("metadata")
-    return meta if isinstance(meta, dict) else {}
-
-
-def speaker(rec: Record) -> str | None:
-    s = meta_of(rec).get("speaker")
-    return s if isinstance(s, str) else None
-
-
-def listeners(rec: Record) -> list[str]:
-    meta = meta_of(rec)
-    ls = meta.get("listeners", meta.get("recipients"))
-    return [x for x in ls if isinstance(x, str)] if isinstance(ls, list) else []
-
-
-def role(rec: Record) -> str:
-    r = rec.get("role")
-    if r in ROLES:
-        return r
-    s = (speaker(rec) or "").lower()
-    return s if s in ROLES else "user"
 
 
 def name(rec: Record) -> str | None:
@@ -65,15 +47,6 @@ def name(rec: Record) -> str | None:
         return n
     s = speaker(rec)
     return s if s and s.lower() not in ROLES else None
-
-
-def chunks(rec: Record) -> list[str]:
-    cs = rec.get("textChunks", rec.get("text_chunks"))
-    return [c for c in cs if isinstance(c, str)] if isinstance(cs, list) else []
-
-
-def text(rec: Record) -> str:
-    return "\n".join(chunks(rec))
 
 
 def blocks(rec: Record) -> list[dict[str, Any]]:
@@ -109,17 +82,12 @@ def original(rec: Record, fmt: str) -> Any:
     return None
 
 
-def timestamp(rec: Record) -> str:
-    ts = rec.get("timestamp")
-    return ts if isinstance(ts, str) and ts else EPOCH
-
-
 def json_text(value: Any) -> str:
     return orjson.dumps(value, default=str).decode()
 
 
 def texts_of(bs: list[dict[str, Any]], kind: str = "text") -> list[str]:
-    return [b.get(kind) for b in bs if b["type"] == kind and isinstance(b.get(kind), str)]
+    return [b[kind] for b in bs if b["type"] == kind and isinstance(b.get(kind), str)]
 
 
 def result_text(content: Any) -> str:
@@ -144,9 +112,22 @@ def media_text(b: Any) -> str:
     return f"[{b.get('type', 'block')}] {what}".rstrip()
 
 
+def joined_text(bs: list[dict[str, Any]]) -> str:
+    """Blocks as one text: text blocks as they are, others as their stand-in."""
+    return "\n".join(b.get("text", "") if b["type"] == "text" else media_text(b) for b in bs)
+
+
 def arguments_text(b: dict[str, Any]) -> str:
     raw = b.get("input_raw")
     return raw if isinstance(raw, str) else json_text(b.get("input") or {})
+
+
+def media_source(b: dict[str, Any], default_media_type: str) -> dict[str, Any]:
+    """An Anthropic/AgentScope ``source``: the URL, else the base64 data."""
+    if b.get("url"):
+        return {"type": "url", "url": b["url"]}
+    media_type = b.get("media_type") or default_media_type
+    return {"type": "base64", "media_type": media_type, "data": b["data"]}
 
 
 def data_url(b: dict[str, Any]) -> str | None:

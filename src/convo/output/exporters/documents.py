@@ -1,14 +1,28 @@
-"""Document exporters: Markdown, CSV, HTML and WebVTT for people and spreadsheets."""
+"""Document exporters: Markdown, CSV, HTML, WebVTT and SRT for people and spreadsheets.
+
+Untrusted text is escaped through ``convo.core.text.markup`` only. Subtitles are written
+with webvtt-py (``webvtt.Caption`` checks and formats each cue's timings; its VTT cue
+block and SRT layout); convo keeps its own streaming reader for *parsing* VTT, because
+webvtt-py reads a whole file into memory and raises on the first malformed cue, where
+convo must stream large files and reject a hostile cue with its line number.
+SRT has no escape syntax, so its cue text uses the WebVTT escaping (``&lt;`` shows as
+written rather than opening a ``<font>`` or ``<i>`` tag).
+"""
 
 from __future__ import annotations
 
 import csv
-import html
 import io
+import math
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from webvtt import Caption
+from webvtt.vtt import WebVTTCueBlock
+
+from convo.core.fields import tags
 from convo.core.record import ConversationMessage
+from convo.core.text.markup import csv_cell, html_text, markdown_inline, markdown_text, vtt_text
 from convo.output.exporters.common import (
     EPOCH,
     Record,
@@ -24,10 +38,6 @@ from convo.output.exporters.common import (
 # text documents --------------------------------------------------------------------------
 
 
-def _md_escape(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;")
-
-
 def _human_time(ts: str) -> str:
     if ts == EPOCH:
         return ""
@@ -36,31 +46,34 @@ def _human_time(ts: str) -> str:
     return f"{ts[:10]} {ts[11:19]} UTC"
 
 
-def iter_markdown(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
-    yield "# Conversation\n"
-    thread = None
+def _with_threads(
+    messages: Iterable[ConversationMessage | Record],
+) -> Iterator[tuple[Record, str | None]]:
+    """Each record, with its thread when a new thread starts there (else None)."""
+    thread: Any = None
     for m in messages:
         rec = as_record(m)
         t = rec.get("thread")
-        if t and t != thread:
-            yield f"\n## Thread {_md_escape(one_line(t))}\n"
+        yield rec, (str(t) if t and t != thread else None)
         thread = t
-        who = speaker(rec) or role(rec)
-        head = f"**{_md_escape(one_line(who))}**"
+
+
+def iter_markdown(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
+    yield "# Conversation\n"
+    for rec, new_thread in _with_threads(messages):
+        if new_thread is not None:
+            yield f"\n## Thread {markdown_inline(new_thread)}\n"
+        head = f"**{markdown_inline(speaker(rec) or role(rec))}**"
         if listeners(rec):
-            head += " → " + _md_escape(one_line(", ".join(listeners(rec))))
+            head += " → " + markdown_inline(", ".join(listeners(rec)))
         when = _human_time(timestamp(rec))
         if when:
             head += f" · {when}"
         yield f"\n### {head}\n"
         if rec.get("subject"):
-            yield f"\n*{_md_escape(one_line(str(rec['subject'])))}*\n"
-        body = _md_escape(text(rec)).replace("\n", "  \n")
+            yield f"\n*{markdown_inline(str(rec['subject']))}*\n"
+        body = markdown_text(text(rec)).replace("\n", "  \n")
         yield f"\n{body}\n"
-
-
-def one_line(s: str) -> str:
-    return " ".join(str(s).split())
 
 
 def to_markdown(messages: Iterable[ConversationMessage | Record]) -> str:
@@ -72,10 +85,6 @@ CSV_COLUMNS = ("timestamp", "speaker", "role", "listeners", "tags", "thread", "s
                "text", "id", "source_id", "format")  # fmt: skip
 
 
-def _csv_cell(value: str) -> str:
-    return "'" + value if value[:1] in ("=", "+", "-", "@") else value
-
-
 def iter_csv(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -83,10 +92,10 @@ def iter_csv(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
     for m in messages:
         rec = as_record(m)
         row = [timestamp(rec), speaker(rec) or "", role(rec) if rec.get("role") else "",
-               "; ".join(listeners(rec)), "; ".join(str(t) for t in rec.get("tags") or []),
+               "; ".join(listeners(rec)), "; ".join(tags(rec)),
                str(rec.get("thread") or ""), str(rec.get("subject") or ""), text(rec),
                str(rec.get("id") or ""), str(rec.get("source_id") or ""), str(rec.get("format") or "")]  # fmt: skip
-        w.writerow([_csv_cell(c) for c in row])
+        w.writerow([csv_cell(c) for c in row])
         yield buf.getvalue()
         buf.seek(0)
         buf.truncate()
@@ -122,39 +131,45 @@ header {{ color: #555; font-size: .9em; }} .speaker {{ font-weight: bold; color:
 """
 
 
+def _html_header(rec: Record, r: str) -> str:
+    esc = html_text
+    parts = [f'<header><span class="speaker">{esc(speaker(rec) or r or "?")}</span>']
+    if r and speaker(rec) != r:
+        parts.append(f' <span class="role">({esc(r)})</span>')
+    if listeners(rec):
+        parts.append(" → " + esc(", ".join(listeners(rec))))
+    ts = timestamp(rec)
+    if ts != EPOCH:
+        parts.append(f' · <time datetime="{esc(ts)}">{esc(_human_time(ts))}</time>')
+    parts.append("</header>\n")
+    return "".join(parts)
+
+
+def _html_article(rec: Record, seen: set[str]) -> str:
+    """One message as an ``<article>``; a reply to a message above is indented."""
+    esc = html_text
+    r = role(rec) if rec.get("role") else ""
+    reply = rec.get("replyTo") in seen
+    classes = " ".join(c for c in ("reply" if reply else "", f"role-{r}" if r else "") if c)
+    rid = str(rec.get("id") or "")
+    seen.add(rid)
+    parts = [f'<article{f" class={chr(34)}{classes}{chr(34)}" if classes else ""} '
+             f'id="{esc(rid)}">\n', _html_header(rec, r)]  # fmt: skip
+    if rec.get("subject"):
+        parts.append(f'<div class="subject">{esc(str(rec["subject"]))}</div>\n')
+    parts.append(f'<p class="text">{esc(text(rec))}</p>\n</article>\n')
+    return "".join(parts)
+
+
 def iter_html(
     messages: Iterable[ConversationMessage | Record], *, title: str = "Conversation"
 ) -> Iterator[str]:
-    esc = html.escape
-    yield _HTML_HEAD.format(title=esc(title))
-    thread: Any = None
+    yield _HTML_HEAD.format(title=html_text(title))
     seen: set[str] = set()
-    for m in messages:
-        rec = as_record(m)
-        t = rec.get("thread")
-        if t and t != thread:
-            yield f'<h2 class="thread">Thread {esc(str(t))}</h2>\n'
-        thread = t
-        r = role(rec) if rec.get("role") else ""
-        reply = rec.get("replyTo") in seen
-        classes = " ".join(c for c in ("reply" if reply else "", f"role-{r}" if r else "") if c)
-        rid = str(rec.get("id") or "")
-        seen.add(rid)
-        parts = [f'<article{f" class={chr(34)}{classes}{chr(34)}" if classes else ""} '
-                 f'id="{esc(rid)}">\n<header><span class="speaker">'
-                 f"{esc(speaker(rec) or r or '?')}</span>"]  # fmt: skip
-        if r and speaker(rec) != r:
-            parts.append(f' <span class="role">({esc(r)})</span>')
-        if listeners(rec):
-            parts.append(" → " + esc(", ".join(listeners(rec))))
-        ts = timestamp(rec)
-        if ts != EPOCH:
-            parts.append(f' · <time datetime="{esc(ts)}">{esc(_human_time(ts))}</time>')
-        parts.append("</header>\n")
-        if rec.get("subject"):
-            parts.append(f'<div class="subject">{esc(str(rec["subject"]))}</div>\n')
-        parts.append(f'<p class="text">{esc(text(rec))}</p>\n</article>\n')
-        yield "".join(parts)
+    for rec, new_thread in _with_threads(messages):
+        if new_thread is not None:
+            yield f'<h2 class="thread">Thread {html_text(new_thread)}</h2>\n'
+        yield _html_article(rec, seen)
     yield "</body>\n</html>\n"
 
 
@@ -189,23 +204,35 @@ def _epoch_seconds(ts: str) -> float:
         return 0.0
 
 
+def one_line(s: str) -> str:
+    return " ".join(str(s).split())
+
+
+# Cue times beyond webvtt-py's limit (ten-digit hours), or not numbers, are clamped.
+_MAX_SECONDS = 9_999_999_999 * 3600.0
+
+
 def _vtt_time(s: float) -> str:
-    ms = max(0, round(s * 1000))
+    s = min(max(s, 0.0), _MAX_SECONDS) if math.isfinite(s) else 0.0
+    ms = round(s * 1000)
     h, ms = divmod(ms, 3_600_000)
     m, ms = divmod(ms, 60_000)
     sec, ms = divmod(ms, 1000)
     return f"{h:02d}:{m:02d}:{sec:02d}.{ms:03d}"
 
 
-def _vtt_escape(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+Timed = tuple[float, float | None, Record]
 
 
-def iter_vtt(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
-    yield "WEBVTT\n"
+def _timed(
+    messages: Iterable[ConversationMessage | Record],
+) -> Iterator[tuple[Timed, float | None]]:
+    """Each record with its start/end seconds, and the next record's start (None at the end).
+
+    Times come from ``extra`` start/end, else the timestamp relative to the first one.
+    """
     first: float | None = None
-    pending: tuple[float, float | None, Record] | None = None
-    n = 0
+    pending: Timed | None = None
     for m in messages:
         rec = as_record(m)
         extra = extra_of(rec)
@@ -216,26 +243,45 @@ def iter_vtt(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
             first = t if first is None else first
             start = t - first
         if pending is not None:
-            n += 1
-            yield _cue(n, pending, start)
+            yield pending, start
         pending = (start, end, rec)
     if pending is not None:
-        yield _cue(n + 1, pending, None)
+        yield pending, None
 
 
-def _cue(n: int, item: tuple[float, float | None, Record], next_start: float | None) -> str:
+def _caption(n: int, item: Timed, next_start: float | None, *, voice: bool) -> Caption:
     start, end, rec = item
     body = text(rec)
     if end is None or end <= start:
         guess = start + max(2.0, 0.4 * len(body.split()))
         end = next_start if next_start is not None and next_start > start else guess
-    lines = [ln for ln in (_vtt_escape(x.strip()) for x in body.splitlines()) if ln] or ["…"]
+    lines = [ln for ln in (vtt_text(x.strip()) for x in body.splitlines()) if ln] or ["…"]
     who = speaker(rec)
     if who:
-        lines[0] = f"<v {_vtt_escape(one_line(who))}>{lines[0]}"
-    return f"\n{n}\n{_vtt_time(start)} --> {_vtt_time(end)}\n" + "\n".join(lines) + "\n"
+        name = vtt_text(one_line(who))
+        lines[0] = f"<v {name}>{lines[0]}" if voice else f"{name}: {lines[0]}"
+    return Caption(_vtt_time(start), _vtt_time(end), lines, identifier=str(n))
+
+
+def iter_vtt(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
+    yield "WEBVTT\n"
+    for n, (item, next_start) in enumerate(_timed(messages), 1):
+        caption = _caption(n, item, next_start, voice=True)
+        yield "\n".join(WebVTTCueBlock.format_lines(caption)) + "\n"
 
 
 def to_vtt(messages: Iterable[ConversationMessage | Record]) -> str:
     """WebVTT cues: times from ``extra`` start/end, else relative to the first timestamp."""
     return "".join(iter_vtt(messages))
+
+
+def iter_srt(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
+    for n, (item, next_start) in enumerate(_timed(messages), 1):
+        c = _caption(n, item, next_start, voice=False)
+        timing = f"{c.start.replace('.', ',')} --> {c.end.replace('.', ',')}"
+        yield "\n".join([c.identifier or str(n), timing, *c.lines]) + "\n\n"
+
+
+def to_srt(messages: Iterable[ConversationMessage | Record]) -> str:
+    """SubRip cues (``Speaker: text``), timed as ``to_vtt``."""
+    return "".join(iter_srt(messages))

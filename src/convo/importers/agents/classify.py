@@ -1,0 +1,159 @@
+"""Which framework one message dict belongs to, and the names of its parties.
+
+``classify`` tells the framework of one dict (rules in ``convo.importers.agents.reader``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from convo.importers.agents.blocks import ANTHROPIC_BLOCKS, OPENAI_PARTS, block_type
+
+ROLE_MAP = {
+    "system": "system",
+    "user": "user",
+    "assistant": "assistant",
+    "tool": "tool",
+    "developer": "system",
+    "model": "assistant",
+    "function": "tool",
+    "human": "user",
+    "ai": "assistant",
+}
+
+AUTOGEN_TYPES = frozenset(
+    {
+        "TextMessage",
+        "MultiModalMessage",
+        "StopMessage",
+        "HandoffMessage",
+        "ToolCallSummaryMessage",
+        "StructuredMessage",
+        "ToolCallRequestEvent",
+        "ToolCallExecutionEvent",
+        "MemoryQueryEvent",
+        "UserInputRequestedEvent",
+        "ModelClientStreamingChunkEvent",
+        "ThoughtEvent",
+        "SelectSpeakerEvent",
+        "CodeGenerationEvent",
+        "CodeExecutionEvent",
+        "SelectorEvent",
+    }
+)
+# Claude Code session entries that are bookkeeping, not messages: skipped with a warning.
+CLAUDE_CODE_BOOKKEEPING = frozenset(
+    {"file-history-snapshot", "queue-operation", "progress", "last-prompt"}
+)
+_AGENTSCOPE_TIME = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$")
+_AUTOGEN_CLASS = re.compile(r"[A-Z]\w*(Message|Event)(\[[\w.,\[\] ]*\])?$")
+MESSAGE_KEYS = ("content", "tool_calls", "function_call", "refusal", "audio")
+
+
+# -- classification -------------------------------------------------------------------
+
+
+def is_container(obj: Any) -> bool:
+    """A conversation object: ``{"messages": [...], ...}`` that is not itself a message."""
+    return (
+        isinstance(obj, dict)
+        and isinstance(obj.get("messages"), list)
+        and "role" not in obj
+        and "textChunks" not in obj
+    )
+
+
+def is_claude_code(obj: dict[str, Any]) -> bool:
+    kind = obj.get("type")
+    return isinstance(kind, str) and (
+        "sessionId" in obj
+        or "parentUuid" in obj
+        or "leafUuid" in obj
+        or (kind in CLAUDE_CODE_BOOKKEEPING and "role" not in obj)
+    )
+
+
+def classify(obj: Any, *, loose: bool = False) -> str | None:
+    """The framework of one message dict, or None. Plain role+text messages are openai.
+
+    A message needs a ``role`` (AutoGen: ``type`` + ``source``; Claude Code: an envelope);
+    ``loose`` also takes a role-less object with ``content`` (it gets the fallback role).
+    """
+    if not isinstance(obj, dict) or "textChunks" in obj or "text_chunks" in obj:
+        return None
+    marked = _by_envelope(obj)
+    if marked is not None:
+        return marked
+    if "role" not in obj and not (loose and any(k in obj for k in MESSAGE_KEYS)):
+        return None
+    return _by_fields(obj)
+
+
+def _by_envelope(obj: dict[str, Any]) -> str | None:
+    """Formats told by an envelope or class marker, with or without a role."""
+    kind = obj.get("type")
+    if is_claude_code(obj):
+        return "anthropic"
+    if isinstance(kind, str) and "source" in obj and (kind in AUTOGEN_TYPES or _autogen_name(kind)):
+        return "autogen"
+    module = obj.get("__module__")
+    if (isinstance(module, str) and "agentscope" in module) or obj.get("__name__") == "Msg":
+        return "agentscope"
+    if "role" not in obj and isinstance(obj.get("user"), dict) and "content" in obj:
+        return "langmem"  # a LangMem Message: id, content, timestamp, user
+    return None
+
+
+def _agentscope_time(obj: dict[str, Any]) -> bool:
+    stamp = obj.get("timestamp")
+    return "name" in obj and isinstance(stamp, str) and _AGENTSCOPE_TIME.match(stamp) is not None
+
+
+def _by_fields(obj: dict[str, Any]) -> str:
+    """A role+content message: the most specific framework its fields show."""
+    if "invocation_id" in obj or _agentscope_time(obj):
+        return "agentscope"
+    if "tool" in obj or isinstance(obj.get("content"), dict):
+        return "jianmu"
+    meta = obj.get("metadata")
+    if isinstance(meta, dict) and ("user_id" in meta or "timestamp" in meta):
+        return "langmem"
+    if obj.get("type") == "message" or _has_blocks(obj.get("content"), ANTHROPIC_BLOCKS):
+        return "anthropic"
+    return "openai"
+
+
+def _autogen_name(kind: str) -> bool:
+    return _AUTOGEN_CLASS.match(kind) is not None
+
+
+def _has_blocks(content: Any, kinds: frozenset[str]) -> bool:
+    if not isinstance(content, list):
+        return False
+    for part in content:
+        kind = block_type(part) if isinstance(part, dict) else None
+        if kind is None:
+            continue
+        if kind in kinds:
+            return True
+        if kind in ("image", "document") and isinstance(part.get("source"), dict):
+            return kinds is ANTHROPIC_BLOCKS
+        if kind in OPENAI_PARTS and kinds is ANTHROPIC_BLOCKS:
+            return False
+    return False
+
+
+def peek_party(obj: dict[str, Any], fmt: str) -> tuple[str | None, str | None]:
+    if fmt == "autogen" or ("source" in obj and "type" in obj):
+        source = obj.get("source")
+        if not isinstance(source, str):
+            return None, None
+        return ("user" if source.lower() == "user" else "assistant"), source
+    if "message" in obj and isinstance(obj["message"], dict):
+        obj = obj["message"]
+    role = ROLE_MAP.get(str(obj.get("role")))
+    name = obj.get("name")
+    if role in ("user", "assistant"):
+        return role, name if isinstance(name, str) and name else role
+    return None, None
