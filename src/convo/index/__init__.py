@@ -1,0 +1,41 @@
+"""The index: a derived SQLite database beside the JSONL store (``<store>.index.sqlite``).
+
+The JSONL file stays the source of truth; the index is a cache of it that can always be
+dropped and rebuilt. It holds one row per record (id, byte offset and length, time,
+speaker, listeners, tags, thread, format, role, subject) and a contentless FTS5 table
+over subject and text. See docs/index.md.
+
+Layering: this package imports only ``convo.core``; ``convo.query`` and
+``convo.pipeline`` use it. A missing or broken index is never an error for a caller:
+the functions here return None (or a result saying "not available") and the caller
+falls back to scanning the JSONL.
+"""
+
+from convo.index.build import Status, SyncResult, drop, refresh, status, sync
+from convo.index.check import CheckResult, check
+from convo.index.dedup import IndexIds, after_append, open_ids
+from convo.index.lookup import IndexQuery, count, lookup, reader, read_spans
+from convo.index.schema import index_path
+from convo.index.search import Hit, search
+
+__all__ = [
+    "CheckResult",
+    "Hit",
+    "IndexQuery",
+    "Status",
+    "SyncResult",
+    "check",
+    "count",
+    "drop",
+    "index_path",
+    "IndexIds",
+    "after_append",
+    "open_ids",
+    "reader",
+    "lookup",
+    "read_spans",
+    "refresh",
+    "search",
+    "status",
+    "sync",
+]
