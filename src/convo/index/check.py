@@ -66,7 +66,7 @@ def check(store_path: str | os.PathLike[str]) -> CheckResult:
     if not ipath.exists():
         return CheckResult(False, problems=["no index"])
     try:
-        conn = schema.connect(ipath, readonly=True)
+        conn = schema.connect(ipath)  # FTS5's integrity-check needs a writable handle
         conn.execute("BEGIN")
         return _compare(path, conn)
     except (OSError, sqlite3.Error) as e:
