@@ -105,7 +105,9 @@ def _read_meta(ipath: Path) -> dict[str, str] | None:
         return None
     conn = None
     try:
-        conn = schema.connect(ipath, readonly=True)
+        # A journal left by a killed writer is rolled back by the first writable open.
+        hot = Path(f"{ipath}-journal").exists()
+        conn = schema.connect(ipath, readonly=not hot)
         return schema.read_meta(conn)
     except sqlite3.Error:
         return {}
@@ -167,8 +169,9 @@ def rebuild(store_path: Path, f: IO[bytes], track: Track | None = None) -> int:
     """Build a new index from scratch, renamed over the old one; returns its messages."""
     ipath = schema.index_path(store_path)
     tmp = ipath.with_name(f"{ipath.name}.tmp-{os.getpid()}")
-    with contextlib.suppress(FileNotFoundError):
-        tmp.unlink()
+    for old in ipath.parent.glob(f"{ipath.name}.tmp-*"):
+        with contextlib.suppress(OSError):
+            old.unlink()  # left by a killed build (builds run under the store lock)
     conn = schema.connect(tmp)
     try:
         conn.execute("PRAGMA journal_mode = OFF")
@@ -183,9 +186,10 @@ def rebuild(store_path: Path, f: IO[bytes], track: Track | None = None) -> int:
         conn.execute("COMMIT")
         conn.close()
         _fsync(tmp)
-        os.replace(tmp, ipath)
+        _read_meta(ipath)  # roll back a hot journal of the old file, so none is left
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(f"{ipath}-journal")  # a stale journal must not apply to the new file
+            os.unlink(f"{ipath}-journal")  # never let an old journal apply to the new file
+        os.replace(tmp, ipath)
     except BaseException:
         schema.close_quietly(conn)
         with contextlib.suppress(OSError):
