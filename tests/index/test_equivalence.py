@@ -8,12 +8,12 @@ from pathlib import Path
 import orjson
 from hypothesis import given
 from hypothesis import strategies as st
+from tests.index.helpers import write_store
 
 from convo.core import fields
 from convo.index import IndexQuery, lookup, refresh
 from convo.index.names import NameRule
 from convo.query.scan import Filters, NameQuery, select
-from tests.index.helpers import write_store
 
 NAMES = [
     "Alice Smith <alice@x.org>", "alice@x.org", "ALICE", "Bob", "bob jones", "Ana-María Núñez",
@@ -108,6 +108,6 @@ def test_format_role_order_and_latest(items, formats, roles, order, latest):
         assert [orjson.loads(x) for x in got] == [r for _, r in want]
 
 
-@given(st.sampled_from(NAMES + ["Alice Smith"]), st.sampled_from(QUERIES + ["", "alice smith"]))
+@given(st.sampled_from([*NAMES, "Alice Smith"]), st.sampled_from([*QUERIES, "", "alice smith"]))
 def test_name_rule_is_the_scan_rule(value, query):
     assert NameRule(query).matches(value) == NameQuery(query).matches(value)

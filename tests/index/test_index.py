@@ -7,6 +7,7 @@ import os
 
 import orjson
 import pytest
+from tests.index.helpers import ids, rec, write_store
 
 from convo.index import (
     IndexQuery,
@@ -20,7 +21,6 @@ from convo.index import (
     refresh,
     status,
 )
-from tests.index.helpers import ids, rec, write_store
 
 
 @pytest.fixture
@@ -151,7 +151,11 @@ def test_dedup_creates_the_index_for_a_new_store(tmp_path):
 def test_bad_lines_bom_and_crlf(tmp_path):
     path = tmp_path / "s.jsonl"
     path.write_bytes(
-        b"\xef\xbb\xbf" + orjson.dumps(rec(1)) + b"\r\n\n  \nnot json\n" + orjson.dumps(rec(2)) + b"\r\n"
+        b"\xef\xbb\xbf"
+        + orjson.dumps(rec(1))
+        + b"\r\n\n  \nnot json\n"
+        + orjson.dumps(rec(2))
+        + b"\r\n"
     )
     refresh(path)
     assert ids(lookup(path, IndexQuery())) == ["m1", "m2"]

@@ -4,23 +4,27 @@ from __future__ import annotations
 
 import orjson
 import pytest
+from tests.index.helpers import ids, rec, write_store
 
 from convo.core.errors import UsageError
 from convo.index import IndexQuery, check, count, lookup, refresh, search, status
 from convo.pipeline.maintenance import compact, remove, tag
 from convo.pipeline.store import Store
-from tests.index.helpers import ids, rec, write_store
 
 
 @pytest.fixture
 def store(tmp_path):
-    path = write_store(tmp_path / "s.jsonl", [rec(i, speaker="Bob" if i % 3 else "Alice") for i in range(12)])
+    path = write_store(
+        tmp_path / "s.jsonl", [rec(i, speaker="Bob" if i % 3 else "Alice") for i in range(12)]
+    )
     refresh(path)
     return path
 
 
 def _all_ids(path):
-    return [orjson.loads(x)["id"] for x in path.read_bytes().splitlines() if x.strip().startswith(b"{")]
+    return [
+        orjson.loads(x)["id"] for x in path.read_bytes().splitlines() if x.strip().startswith(b"{")
+    ]
 
 
 def test_rm_by_id(store):
@@ -89,7 +93,15 @@ def test_a_stale_index_is_rebuilt_after(store):
 
 def test_bom_and_crlf_lines_keep_offsets(tmp_path):
     path = tmp_path / "s.jsonl"
-    path.write_bytes(b"\xef\xbb\xbf" + orjson.dumps(rec(1)) + b"\r\n" + orjson.dumps(rec(2)) + b"\r\n" + orjson.dumps(rec(3)) + b"\n")
+    path.write_bytes(
+        b"\xef\xbb\xbf"
+        + orjson.dumps(rec(1))
+        + b"\r\n"
+        + orjson.dumps(rec(2))
+        + b"\r\n"
+        + orjson.dumps(rec(3))
+        + b"\n"
+    )
     refresh(path)
     tag(Store(path), "x", ids=["m1"])
     remove(Store(path), ids=["m2"])

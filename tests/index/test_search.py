@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from tests.index.helpers import rec, write_store
 
 from convo.core.errors import UsageError
 from convo.index import IndexQuery, index_path, search
 from convo.index.search import fts_query
-from tests.index.helpers import rec, write_store
 
 
 @pytest.fixture

@@ -14,26 +14,26 @@ falls back to scanning the JSONL.
 from convo.index.build import Status, SyncResult, drop, refresh, status, sync
 from convo.index.check import CheckResult, check
 from convo.index.dedup import IndexIds, after_append, open_ids
-from convo.index.lookup import IndexQuery, count, lookup, reader, read_spans
+from convo.index.lookup import IndexQuery, count, lookup, read_spans, reader
 from convo.index.schema import index_path
 from convo.index.search import Hit, search
 
 __all__ = [
     "CheckResult",
     "Hit",
+    "IndexIds",
     "IndexQuery",
     "Status",
     "SyncResult",
+    "after_append",
     "check",
     "count",
     "drop",
     "index_path",
-    "IndexIds",
-    "after_append",
-    "open_ids",
-    "reader",
     "lookup",
+    "open_ids",
     "read_spans",
+    "reader",
     "refresh",
     "search",
     "status",

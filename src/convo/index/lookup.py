@@ -70,7 +70,9 @@ def name_ids(conn: sqlite3.Connection, query: str) -> list[int]:
     """Ids of the distinct names the query matches (checked by the name rule)."""
     rule = NameRule(query)
     if rule.tokens:
-        sql = " INTERSECT ".join(["SELECT name_id FROM name_tokens WHERE token = ?"] * len(rule.tokens))
+        sql = " INTERSECT ".join(
+            ["SELECT name_id FROM name_tokens WHERE token = ?"] * len(rule.tokens)
+        )
         rows = conn.execute(
             f"SELECT name_id, name FROM names WHERE name_id IN ({sql})", rule.tokens
         )
@@ -151,7 +153,9 @@ class Reader:
         if w is None:
             return 0
         sql, params = w
-        return int(self.conn.execute(f"SELECT count(*) FROM messages m WHERE {sql}", params).fetchone()[0])
+        return int(
+            self.conn.execute(f"SELECT count(*) FROM messages m WHERE {sql}", params).fetchone()[0]
+        )
 
 
 def read_spans(f: IO[bytes], spans: Iterable[tuple[int, int]]) -> Iterator[bytes]:
@@ -181,17 +185,20 @@ def reader(
             yield result.reason
             return
     conn = None
+    f = None
     try:
-        with open(path, "rb") as f:
-            conn = schema.connect(schema.index_path(path), readonly=True)
-            conn.execute("BEGIN")
-            state, reason = judge(schema.read_meta(conn), f)
-            yield Reader(conn, f) if state == "fresh" else (reason or "the index is stale")
-            conn.execute("COMMIT")
+        f = open(path, "rb")  # noqa: SIM115 - closed below, after the caller's reads
+        conn = schema.connect(schema.index_path(path), readonly=True)
+        conn.execute("BEGIN")
+        state, reason = judge(schema.read_meta(conn), f)
     except (OSError, sqlite3.Error) as e:
-        yield f"the index cannot be read ({e})"
+        state, reason = "unavailable", f"the index cannot be read ({e})"
+    try:
+        yield Reader(conn, f) if state == "fresh" and conn and f else (reason or "stale")
     finally:
         schema.close_quietly(conn)
+        if f is not None:
+            f.close()
 
 
 def lookup(
@@ -236,77 +243,6 @@ def _spans(
     if order != "-time":
         spans.reverse()  # the latest N, oldest first
     return spans if limit is None else spans[: max(0, limit)]
-
-
-def count(self, q: IndexQuery) -> int:
-        w = where(self.conn, q)
-        if w is None:
-            return 0
-        sql, params = w
-        return int(self.conn.execute(f"SELECT count(*) FROM messages m WHERE {sql}", params).fetchone()[0])
-
-
-def read_spans(f: IO[bytes], spans: Iterable[tuple[int, int]]) -> Iterator[bytes]:
-    """The lines at ``spans`` of the open file (CR before the newline removed)."""
-    fd = f.fileno()
-    for offset, length in spans:
-        raw = os.pread(fd, length, offset)
-        yield raw[:-1] if raw.endswith(b"\r") else raw
-
-
-@contextlib.contextmanager
-def reader(
-    store_path: str | os.PathLike[str], *, track: Track | None = None, update: bool = True
-) -> Iterator[Reader | str]:
-    """A ``Reader`` when the index can answer, else the reason it cannot (a string).
-
-    ``update``: a stale index is first brought up to date (not created), when no writer
-    holds the store lock.
-    """
-    path = Path(store_path)
-    if os.environ.get("CONVO_NO_INDEX") == "1":
-        yield "disabled by CONVO_NO_INDEX=1"
-        return
-    if update:
-        result = refresh(path, create=False, track=track)
-        if not result.available:
-            yield result.reason
-            return
-    conn = None
-    try:
-        with open(path, "rb") as f:
-            conn = schema.connect(schema.index_path(path), readonly=True)
-            conn.execute("BEGIN")
-            state, reason = judge(schema.read_meta(conn), f)
-            yield Reader(conn, f) if state == "fresh" else (reason or "the index is stale")
-            conn.execute("COMMIT")
-    except (OSError, sqlite3.Error) as e:
-        yield f"the index cannot be read ({e})"
-    finally:
-        schema.close_quietly(conn)
-
-
-def lookup(
-    store_path: str | os.PathLike[str],
-    query: IndexQuery,
-    *,
-    order: str = "store",
-    limit: int | None = None,
-    latest: int | None = None,
-    track: Track | None = None,
-) -> list[bytes] | str:
-    """The matching lines (``latest``: the N most recent, oldest first), or why not."""
-    with reader(store_path, track=track) as r:
-        if isinstance(r, str):
-            return r
-        if latest is not None:
-            spans = r.spans(query, order="-time", limit=latest)
-            spans.reverse()
-            if order == "-time":
-                spans.reverse()
-        else:
-            spans = r.spans(query, order=order, limit=limit)
-        return list(read_spans(r.f, sorted(spans) if order == "store" and latest is None else spans))
 
 
 def count(store_path: str | os.PathLike[str], query: IndexQuery) -> int | str:

@@ -11,6 +11,7 @@ inode, which is seen as stale and rebuilt.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from pathlib import Path
 from typing import IO, Any
@@ -26,7 +27,11 @@ class Follower:
 
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
-        self._rows = iter(conn.execute("SELECT message_id, byte_offset FROM messages ORDER BY message_id").fetchall())
+        self._rows = iter(
+            conn.execute(
+                "SELECT message_id, byte_offset FROM messages ORDER BY message_id"
+            ).fetchall()
+        )
         self._next = next(self._rows, None)
         self._run: list[int] = []  # [first id, last id, shift]
         self.removed = 0
@@ -69,7 +74,9 @@ class Follower:
                 self.removed += 1
             return
         if new_length is not None:
-            self.conn.execute("UPDATE messages SET byte_length = ? WHERE message_id = ?", (new_length, mid))
+            self.conn.execute(
+                "UPDATE messages SET byte_length = ? WHERE message_id = ?", (new_length, mid)
+            )
         if new_tags is not None:
             set_tags(self.conn, mid, new_tags)
         self._shift(mid, new_offset - old_offset)
@@ -104,8 +111,6 @@ class Follower:
         self.conn.close()
 
     def abandon(self) -> None:
-        try:
+        with contextlib.suppress(sqlite3.Error):
             self.conn.execute("ROLLBACK")
-        except sqlite3.Error:
-            pass
         schema.close_quietly(self.conn)

@@ -21,8 +21,7 @@ from convo.core import fields
 BLOCK = 1 << 20
 BOM = b"\xef\xbb\xbf"
 CJK = re.compile(
-    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-    "\U00020000-\U0002fa1f]"
+    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]"
 )
 
 

@@ -63,7 +63,7 @@ def fts_query(query: str) -> str:
 
 def terms(query: str) -> list[str]:
     """The words of the query, folded, for marking hits (operators left out)."""
-    out = []
+    out: list[str] = []
     for m in _QUOTED_OR_WORD.finditer(query):
         token = m.group(0)
         if token in _OPERATORS:
@@ -163,7 +163,7 @@ def _collect(
     rows = _hits(r, match, filters, max(0, limit))
     qterms = terms(query)
     out = []
-    for (offset, length, rank), raw in zip(rows, read_spans(r.f, [(o, n) for o, n, _ in rows])):
+    for (_, _, rank), raw in zip(rows, read_spans(r.f, [(o, n) for o, n, _ in rows]), strict=True):
         record = parse(raw)
         if record is not None:
             out.append(Hit(raw, record, round(-float(rank), 6), snippet(record, qterms, query)))
