@@ -5,12 +5,12 @@ from __future__ import annotations
 import orjson
 import pytest
 import typer
+from tests.index.helpers import rec, write_store
 from typer.testing import CliRunner
 
 from convo.cli.commands import index as index_cmd
 from convo.cli.commands import maintain, search
 from convo.index import check, index_path, status
-from tests.index.helpers import rec, write_store
 
 
 @pytest.fixture
