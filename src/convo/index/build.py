@@ -135,7 +135,7 @@ def index_lines(conn: sqlite3.Connection, f: IO[bytes], start: int, track: Track
     """Index whole lines from ``start``; returns (added, bad lines, end)."""
     size = os.fstat(f.fileno()).st_size
     end = end_of_whole_lines(f, size, start)
-    writer = Writer(conn)
+    writer = Writer(conn, empty=start == 0)
     bad = 0
     spans: Iterable[tuple[int, int, bytes]] = _upto(iter_spans(f, start), end)
     if track is not None:

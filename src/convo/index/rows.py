@@ -20,16 +20,22 @@ from convo.core import fields
 
 BLOCK = 1 << 20
 BOM = b"\xef\xbb\xbf"
-CJK = re.compile(
-    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]"
+_CJK_CHARS = (
+    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f"
 )
+CJK = re.compile(f"[{_CJK_CHARS}]")
+_CJK_RUN = re.compile(f"[{_CJK_CHARS}]+")
+
+
+def _spaced(m: re.Match[str]) -> str:
+    return " " + " ".join(m.group()) + " "
 
 
 def space_cjk(text: str) -> str:
     """Each CJK character as a token of its own (a no-op for other text)."""
-    if text.isascii():
+    if text.isascii() or CJK.search(text) is None:
         return text
-    return CJK.sub(r" \g<0> ", text)
+    return _CJK_RUN.sub(_spaced, text)
 
 
 @dataclass(slots=True)
@@ -51,7 +57,7 @@ class Row:
 def raw_tags(record: dict[str, Any]) -> list[str]:
     """The tags as the scan's ``--tag`` filter sees them (strings in ``tags``)."""
     value = record.get("tags") or ()
-    if not isinstance(value, list | str | dict):
+    if type(value) not in (list, str, dict):
         return []
     return [t for t in value if isinstance(t, str)]
 

@@ -56,6 +56,7 @@ CREATE VIRTUAL TABLE messages_fts USING fts5(
     subject, text, content='', tokenize='{TOKENIZER}'
 );
 INSERT INTO messages_fts(messages_fts, rank) VALUES ('rank', 'bm25(2.0, 1.0)');
+INSERT INTO messages_fts(messages_fts, rank) VALUES ('hashsize', 67108864);
 CREATE VIEW messages_view AS
 SELECT
     m.message_id, m.id, m.timestamp, s.name AS speaker,

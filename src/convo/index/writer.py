@@ -13,8 +13,9 @@ BATCH = 5000
 class Writer:
     """Buffers rows and writes them with ``executemany``; ``flush`` before committing."""
 
-    def __init__(self, conn: sqlite3.Connection):
+    def __init__(self, conn: sqlite3.Connection, *, empty: bool = False):
         self.conn = conn
+        self.empty = empty  # a new index: no names to look up
         self.next_id = (conn.execute("SELECT max(message_id) FROM messages").fetchone()[0] or 0) + 1
         self.next_name = (conn.execute("SELECT max(name_id) FROM names").fetchone()[0] or 0) + 1
         self.name_ids: dict[str, int] = {}
@@ -30,7 +31,11 @@ class Writer:
         nid = self.name_ids.get(name)
         if nid is not None:
             return nid
-        found = self.conn.execute("SELECT name_id FROM names WHERE name = ?", (name,)).fetchone()
+        found = (
+            None
+            if self.empty
+            else self.conn.execute("SELECT name_id FROM names WHERE name = ?", (name,)).fetchone()
+        )
         if found is not None:
             nid = int(found[0])
         else:
