@@ -168,3 +168,15 @@ def test_count_and_sort(store):
     assert count(store, IndexQuery(speakers=["nobody"])) == 0
     got = ids(lookup(store, IndexQuery(), order="-time", limit=2))
     assert got == ["m9", "m8"]
+
+
+def test_a_repaired_partial_line_needs_no_rebuild(store):
+    refresh(store)
+    whole = store.read_bytes()
+    with open(store, "ab") as f:
+        f.write(b'{"id": "half')
+    refresh(store)  # indexes nothing: the partial line is not whole
+    store.write_bytes(whole)  # what Store.append's repair does (truncate to the last newline)
+    assert status(store).state == "append"
+    assert refresh(store).action == "appended"
+    assert status(store).fresh and check(store).ok

@@ -95,9 +95,9 @@ def judge(meta: dict[str, str], f: IO[bytes]) -> tuple[str, str]:
         return ("fresh", "") if st.st_size == indexed else ("append", "a partial last line")
     if _sums(f, indexed) != (meta.get("head_sum"), meta.get("tail_sum")):
         return "rebuild", "the store was edited"
-    if st.st_size == indexed:
+    if st.st_size == indexed and meta.get("store_size") == str(indexed):
         return "rebuild", "the store was rewritten in place"
-    return "append", "the store grew"
+    return "append", "the store grew" if st.st_size > indexed else "a partial last line was cut"
 
 
 def _read_meta(ipath: Path) -> dict[str, str] | None:
