@@ -79,6 +79,17 @@ def test_index_selects_what_the_scan_selects(items, f):
         assert [orjson.loads(x) for x in got] == want
 
 
+@given(st.lists(lines, max_size=25), filters(), st.one_of(st.none(), st.integers(0, 5)))
+def test_reverse_and_limit_are_the_scans(items, f, limit):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_store(Path(tmp) / "s.jsonl", items)
+        refresh(path)
+        got = lookup(path, IndexQuery(**f), order="-store", limit=limit)
+        assert not isinstance(got, str)
+        want = list(select(_good(items), Filters(**f, reverse=True, limit=limit)))
+        assert [orjson.loads(x) for x in got] == want
+
+
 @given(
     st.lists(records(), max_size=25),
     st.lists(st.sampled_from(["slack", "email", "x"]), max_size=2),

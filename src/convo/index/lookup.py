@@ -29,6 +29,7 @@ from convo.index.names import NameRule
 Track = Callable[[Iterable[Any]], Iterable[Any]]
 ORDERS = {
     "store": "m.message_id",
+    "-store": "m.message_id DESC",  # --reverse: with a limit, the last N matches, last first
     "time": "m.timestamp, m.message_id",
     "-time": "m.timestamp DESC, m.message_id DESC",
 }
@@ -212,7 +213,7 @@ def lookup(
 ) -> Iterator[bytes] | str:
     """The matching lines, or why the index cannot say (a string: scan instead).
 
-    ``order``: store, time or -time; ``latest``: the N most recent, in ``order`` (store
+    ``order``: store, -store (``--reverse``), time or -time; ``latest``: the N most recent, in ``order`` (store
     order means oldest first here). Lines are read lazily from the file the index
     describes; memory holds only the offsets.
     """
