@@ -68,19 +68,27 @@ def measure(store: Path, n: int) -> list[tuple[str, str, str, bool | None]]:
 
     rows: list[tuple[str, str, str, bool | None]] = []
     index.drop(store)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     built = index.refresh(store, wait=True)
-    build_s = time.perf_counter() - t0
+    build_s, cpu_s = time.perf_counter() - t0, time.process_time() - c0
     rate = built.added / build_s
-    rows.append(
-        ("index build, messages/s", f"{rate:,.0f} ({build_s:.1f} s)", "≥ 30,000", rate >= 30000)
-    )
+    rows.append((
+        "index build, messages/s (wall; CPU-time rate after)",
+        f"{rate:,.0f} ({build_s:.1f} s); CPU {built.added / cpu_s:,.0f}/s",
+        "≥ 30,000", rate >= 30000,
+    ))  # fmt: skip
     ratio = index.index_path(store).stat().st_size / store.stat().st_size
     rows.append(("index size / JSONL size", f"{ratio:.2f}", "reported", None))
     for word in WORDS:
+        c0 = time.process_time()
         times, _ = _time(lambda w=word: index.search(store, w, limit=20), 15)
+        cpu = (time.process_time() - c0) / 15 * 1000
         p50 = statistics.median(times[1:]) * 1000
-        rows.append((f"search `{word}` p50 warm (top 20)", f"{p50:.1f} ms", "≤ 50 ms", p50 <= 50))
+        found = index.count_matches(store, word)
+        rows.append((
+            f"search `{word}` ({found:,} matches) p50 warm, top 20",
+            f"{p50:.1f} ms (CPU {cpu:.1f} ms)", "≤ 50 ms", p50 <= 50,
+        ))  # fmt: skip
     times, _ = _time(lambda: list(index.lookup(store, index.IndexQuery(), latest=10)), 10)
     ms = statistics.median(times[1:]) * 1000
     rows.append(("--latest 10 through the index", f"{ms:.1f} ms", "≤ 100 ms", ms <= 100))
@@ -105,7 +113,7 @@ def measure(store: Path, n: int) -> list[tuple[str, str, str, bool | None]]:
         return new
 
     ti, _ = _time(dedup_index, 5)
-    ts, _ = _time(lambda: len(Store(store).ids()), 3)
+    ts, _ = _time(lambda: len(Store(store).ids()), 2)
     x = statistics.median(ts) / statistics.median(ti)
     rows.append((
         "dedup of a 5-message save: index vs reading every id (Store.ids)",

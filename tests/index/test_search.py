@@ -88,3 +88,13 @@ def test_without_an_index_file_search_still_works(store, monkeypatch):
 def test_fts_query_rewrites_only_cjk():
     assert fts_query('budget "a b" x*') == 'budget "a b" x*'
     assert fts_query("東京 OR 大阪*") == '"東 京" OR "大 阪"*'
+
+
+def test_count_matches(store):
+    from convo.index import count_matches, refresh
+
+    assert count_matches(store, "budget") == "no index"
+    refresh(store)
+    assert count_matches(store, "budget") == 2
+    with pytest.raises(UsageError):
+        count_matches(store, '"open')

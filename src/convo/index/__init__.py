@@ -16,7 +16,7 @@ from convo.index.check import CheckResult, check
 from convo.index.dedup import IndexIds, after_append, open_ids
 from convo.index.lookup import IndexQuery, count, lookup, read_spans, reader
 from convo.index.schema import index_path
-from convo.index.search import Hit, search
+from convo.index.search import Hit, count_matches, search
 
 __all__ = [
     "CheckResult",
@@ -28,6 +28,7 @@ __all__ = [
     "after_append",
     "check",
     "count",
+    "count_matches",
     "drop",
     "index_path",
     "lookup",

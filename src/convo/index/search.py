@@ -188,3 +188,17 @@ def _in_memory(
             return _collect(Reader(conn, f), match, query, filters, limit)
     finally:
         conn.close()
+
+
+def count_matches(store_path: str | os.PathLike[str], query: str) -> int | str:
+    """How many records match ``query`` (all of them, unranked), or why the index cannot say."""
+    with reader(store_path) as r:
+        if isinstance(r, str):
+            return r
+        try:
+            sql = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?"
+            return int(r.conn.execute(sql, (fts_query(query),)).fetchone()[0])
+        except sqlite3.OperationalError as e:
+            raise UsageError(
+                f"bad search query ({str(e).removeprefix('fts5: ')})", hint=HINT
+            ) from None
