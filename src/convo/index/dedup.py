@@ -14,7 +14,7 @@ import sqlite3
 from pathlib import Path
 
 from convo.index import schema
-from convo.index.build import SyncResult, status, sync
+from convo.index.build import SyncResult, Track, status, sync
 
 
 class IndexIds:
@@ -45,11 +45,14 @@ class IndexIds:
         schema.close_quietly(self.conn)
 
 
-def open_ids(store_path: str | os.PathLike[str], *, create: bool = True) -> IndexIds | None:
+def open_ids(
+    store_path: str | os.PathLike[str], *, create: bool = True, track: Track | None = None
+) -> IndexIds | None:
     """The index's ids, current with the store; None when the index cannot serve.
 
     Call holding the store lock (it may update the index). ``create``: build the index
-    when there is none (once; a store's first save then pays for its index).
+    when there is none (once; a store's first save then pays for its index); ``track``
+    wraps the lines being indexed (a progress bar, ``convo.output.progress``).
     """
     if os.environ.get("CONVO_NO_INDEX") == "1":
         return None
@@ -57,7 +60,7 @@ def open_ids(store_path: str | os.PathLike[str], *, create: bool = True) -> Inde
     if not path.exists() and create:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.touch()
-    if not sync(path, create=create).available:
+    if not sync(path, create=create, track=track).available:
         return None
     if not status(path).fresh:
         return None  # e.g. a partial last line the append path repairs first
