@@ -1,0 +1,176 @@
+"""The index (issue 16) on a generated store: build speed, search, --latest, indexed vs
+scanned rare-speaker lookups, dedup cost of a small save, and the index's size.
+
+Discovered by ``benchmarks/run.py`` like every ``bench_*.py`` (``TITLE`` and ``run(h)``),
+and runnable alone: ``python benchmarks/bench_index.py [--n 1000000]`` prints the figures.
+The store is bench_query.py's generated store (same seed, cached under bench-data/).
+Timings are in-process (library calls, warm page cache), medians of several runs: the
+command modules are not wired into ``convo`` yet, so whole commands cannot be timed here.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+TITLE = "Index: SQLite FTS5 index beside the store"
+RARE = "quinn.smith@example.org"  # one speaker among ~1,500 names (~0.03% of messages)
+COMMON = "Quinn"  # ~1% of messages
+WORDS = ("rollback", "naïve", "wrote", "quinn wrote")  # two in ~36% of messages, two rare
+
+
+def _module(name: str):
+    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _time(fn: Callable[[], object], repeat: int) -> tuple[list[float], object]:
+    times, out = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return times, out
+
+
+def _scan(store: Path, speaker: str) -> int:
+    from convo.pipeline.inputs import record_parts
+    from convo.query.scan import Filters, Selector
+
+    sel = Selector(Filters(speakers=[speaker]))
+    parts = record_parts([str(store)], store=None, stdin_has_data=False)
+    return sum(1 for _ in sel.select_parts(parts, need_record=False))
+
+
+def _indexed(store: Path, speaker: str) -> int:
+    from convo.index import IndexQuery, lookup
+
+    lines = lookup(store, IndexQuery(speakers=[speaker]))
+    assert not isinstance(lines, str), lines
+    return sum(1 for _ in lines)
+
+
+def measure(store: Path, n: int) -> list[tuple[str, str, str, bool | None]]:
+    """Every figure as (claim, measured, target, met)."""
+    from convo import index
+    from convo.index.dedup import after_append, open_ids
+    from convo.pipeline.store import Store
+
+    rows: list[tuple[str, str, str, bool | None]] = []
+    index.drop(store)
+    t0, c0 = time.perf_counter(), time.process_time()
+    built = index.refresh(store, wait=True)
+    build_s, cpu_s = time.perf_counter() - t0, time.process_time() - c0
+    rate = built.added / build_s
+    rows.append((
+        "index build, messages/s (wall; CPU-time rate after)",
+        f"{rate:,.0f} ({build_s:.1f} s); CPU {built.added / cpu_s:,.0f}/s",
+        "≥ 30,000", rate >= 30000,
+    ))  # fmt: skip
+    ratio = index.index_path(store).stat().st_size / store.stat().st_size
+    rows.append(("index size / JSONL size", f"{ratio:.2f}", "reported", None))
+    for word in WORDS:
+        c0 = time.process_time()
+        times, _ = _time(lambda w=word: index.search(store, w, limit=20), 15)
+        cpu = (time.process_time() - c0) / 15 * 1000
+        p50 = statistics.median(times[1:]) * 1000
+        found = index.count_matches(store, word)
+        rows.append((
+            f"search `{word}` ({found:,} matches) p50 warm, top 20",
+            f"{p50:.1f} ms (CPU {cpu:.1f} ms)", "≤ 50 ms", p50 <= 50,
+        ))  # fmt: skip
+    times, _ = _time(lambda: list(index.lookup(store, index.IndexQuery(), latest=10)), 10)
+    ms = statistics.median(times[1:]) * 1000
+    rows.append(("--latest 10 through the index", f"{ms:.1f} ms", "≤ 100 ms", ms <= 100))
+    for speaker in (RARE, COMMON):
+        ts, found_s = _time(lambda s=speaker: _scan(store, s), 3)
+        ti, found_i = _time(lambda s=speaker: _indexed(store, s), 5)
+        assert found_s == found_i, (speaker, found_s, found_i)
+        x = statistics.median(ts) / statistics.median(ti)
+        rows.append((
+            f"`--speaker {speaker}` ({found_i:,} matches): index vs scan",
+            f"{statistics.median(ti) * 1000:.1f} ms vs {statistics.median(ts) * 1000:.0f} ms = {x:.0f}× faster",
+            "≥ 20× faster" if speaker == RARE else "reported", x >= 20 if speaker == RARE else None,
+        ))  # fmt: skip
+
+    def dedup_index() -> int:
+        with Store(store).locked():
+            seen = open_ids(store)
+            assert seen is not None
+            new = sum(seen.add(f"new-{i}") for i in range(5))
+            seen.close()
+            after_append(store)
+        return new
+
+    ti, _ = _time(dedup_index, 5)
+    ts, _ = _time(lambda: len(Store(store).ids()), 2)
+    x = statistics.median(ts) / statistics.median(ti)
+    rows.append((
+        "dedup of a 5-message save: index vs reading every id (Store.ids)",
+        f"{statistics.median(ti) * 1000:.1f} ms vs {statistics.median(ts) * 1000:.0f} ms = {x:.0f}× faster",
+        "save ≤ 1.3× `ingest -o` (needs the store wiring)", None,
+    ))  # fmt: skip
+    return rows
+
+
+def _store(data: Path, n: int) -> Path:
+    path = data / f"query-{n}.jsonl"
+    if not path.exists():
+        tmp = path.with_suffix(".tmp")
+        _module("bench_query").generate(tmp, n)
+        tmp.rename(path)
+    # The index is written beside the store: work on a copy, keep the cached input clean.
+    work = data / f"index-{n}.jsonl"
+    if not work.exists() or work.stat().st_size != path.stat().st_size:
+        shutil.copyfile(path, work)
+    return work
+
+
+def _row_type(h):
+    """run.py's Row (this module is loaded by file path, so it is found through ``h``)."""
+    return sys.modules[type(h).__module__].Row
+
+
+def run(h) -> None:
+    n = h.scale(1_000_000)
+    store = _store(h.data_dir, n)
+    h.note(
+        f"Store: {n:,} records, {store.stat().st_size / 1e6:.0f} MB (bench_query.py's generator)."
+    )
+    for claim, value, target, met in measure(store, n):
+        print(f"  {claim}: {value}", flush=True)
+        h.section.rows.append(_row_type(h)(claim, value, target, met))
+
+
+def main(argv: list[str]) -> int:
+    n = int(argv[argv.index("--n") + 1]) if "--n" in argv else 1_000_000
+    data = HERE.parent / "bench-data"
+    data.mkdir(exist_ok=True)
+    t0 = time.perf_counter()
+    store = _store(data, n)
+    print(
+        f"store: {n:,} records, {store.stat().st_size / 1e6:.0f} MB ({time.perf_counter() - t0:.0f} s to prepare)"
+    )
+    load = os.getloadavg()[0]
+    print(
+        f"machine: {os.cpu_count()} cores, load average {load:.1f}, Python {sys.version.split()[0]}"
+    )
+    print("| claim | measured | target | met |\n|---|---|---|---|")
+    for claim, value, target, met in measure(store, n):
+        flag = "" if met is None else ("yes" if met else "**no**")
+        print(f"| {claim} | {value} | {target} | {flag} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

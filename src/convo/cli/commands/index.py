@@ -1,0 +1,91 @@
+"""``convo index [--rebuild | --check | --drop]``: the store's SQLite index.
+
+Not registered by itself: ``register(app)`` adds the command (called from cli/app.py).
+Without a flag the index is built, or brought up to date (the appended tail only when
+possible), with a progress line on a terminal. ``--check`` compares every row with the
+store and exits 1 on a mismatch. Messages go to stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+STORE_HELP = "The store file (default: --store of convo, $CONVO_STORE, or the XDG data home)."
+
+
+def store_path(ctx: typer.Context | None, explicit: str | None):
+    """``--store`` of the command, else convo's global ``--store``, else the default."""
+    from convo.pipeline.store import Store
+
+    if not explicit and ctx is not None:
+        explicit = ctx.find_root().params.get("store")
+    return Store(explicit).path
+
+
+def say(message: str) -> None:
+    from convo.core.text.terminal import printable
+
+    sys.stderr.write(f"convo: {printable(message, newlines=False)}\n")
+    sys.stderr.flush()
+
+
+def index(
+    ctx: typer.Context,
+    rebuild: bool = typer.Option(False, "--rebuild", help="Build the index again from scratch."),
+    check_: bool = typer.Option(
+        False, "--check", help="Verify the index against the store; exit 1 on a mismatch."
+    ),
+    drop_: bool = typer.Option(False, "--drop", help="Delete the index."),
+    store: str | None = typer.Option(None, "--store", metavar="PATH", help=STORE_HELP),
+) -> int:
+    """Build or update the store's index (search, fast lookups, cheap saves)."""
+    from convo.core.errors import InputError, UsageError
+    from convo.index import drop, index_path, refresh
+
+    if sum((rebuild, check_, drop_)) > 1:
+        raise UsageError("--rebuild, --check and --drop exclude each other", hint="choose one")
+    path = store_path(ctx, store)
+    if drop_:
+        say(f"dropped {index_path(path)}" if drop(path) else "there was no index")
+        return 0
+    if check_:
+        return _check(path)
+    if not path.exists():
+        raise InputError(
+            "no store yet", where=str(path), hint="save messages with `convo ingest --save`"
+        )
+    if rebuild:
+        drop(path)
+    from convo.output.env import Environment
+    from convo.output.progress import progress
+
+    with progress(Environment(), "indexing") as track:
+        result = refresh(path, create=True, wait=True, track=track)
+    if not result.available:
+        raise InputError(f"cannot index ({result.reason})", where=str(path))
+    if result.action == "fresh":
+        say(f"{index_path(path)}: up to date")
+    else:
+        why = f" ({result.reason})" if result.reason else ""
+        say(f"{index_path(path)}: {result.action}, {result.added} messages indexed{why}")
+    return 0
+
+
+def _check(path) -> int:
+    from convo.index import check, index_path
+
+    result = check(path)
+    for problem in result.problems:
+        say(f"{index_path(path)}: {problem}")
+    verdict = "matches" if result.ok else "does not match"
+    say(f"index {verdict} the store ({result.messages} messages)")
+    return 0 if result.ok else 1
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``index`` to the ``convo`` app."""
+    from convo.cli.app import command
+
+    app.command("index")(command(index))

@@ -1,0 +1,128 @@
+"""``convo search QUERY [filters]``: ranked full-text search through the index.
+
+Not registered by itself: ``register(app)`` adds the command. FTS5 query syntax (words,
+"phrases", prefix*, OR, NOT, NEAR); every shared filter applies (speaker, listener,
+tag, thread and time through the index; ``--text``/``--regex`` on the hits). Best first.
+On a terminal: a table with the score, time, speaker and a snippet with the hits
+highlighted (all record text escaped); piped: JSONL, each record with its ``"score"``.
+Without a usable index the search runs on a temporary one built in memory, and says so
+once on stderr.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from convo.cli.commands.index import say, store_path
+from convo.cli.options import ReadArgs
+
+DEFAULT_LIMIT = 20
+
+
+def search(
+    ctx: typer.Context,
+    query: str = typer.Argument(
+        ..., help='FTS5 query: words, "a phrase", prefix*, OR, NOT, NEAR(a b).'
+    ),
+    *,
+    args: ReadArgs,
+) -> int:
+    """Ranked full-text search of the store, best first."""
+    from convo.core.errors import UsageError
+    from convo.index import IndexQuery
+    from convo.index import search as run_search
+    from convo.output.env import Environment
+    from convo.output.progress import progress
+
+    if args.inputs:
+        raise UsageError(
+            "search reads the store only", hint="save the files first: convo ingest --save"
+        )
+    fmt = args.format
+    env = Environment()
+    fmt = fmt or ("table" if env.stdout_isatty else "jsonl")
+    if fmt not in ("table", "jsonl", "json"):
+        raise UsageError(
+            f"--format {fmt} is not available for search", hint="choose table|jsonl|json"
+        )
+    filters = args.filters()
+    limit = DEFAULT_LIMIT if filters.limit is None else filters.limit
+    post = bool(filters.texts or filters.regexes)
+    q = IndexQuery(
+        speakers=filters.speakers, listeners=filters.listeners, tags=filters.tags,
+        since=filters.since, until=filters.until, threads=filters.threads,
+    )  # fmt: skip
+    with progress(env, "indexing") as track:
+        hits, note = run_search(
+            store_path(ctx, args.store), query, q, limit=10**9 if post else limit, track=track
+        )
+    if note:
+        say(f"note: index not available ({note}); searched without it")
+    if post:
+        from convo.query.scan import Selector
+
+        sel = Selector(filters)
+        hits = [h for h in hits if sel.matches(h.record)][:limit]
+    if fmt == "table":
+        _table(env, hits, utc=args.utc)
+    else:
+        _json_out(env, hits, fmt)
+    return 0
+
+
+def _json_out(env: Any, hits: list, fmt: str) -> None:
+    import orjson
+
+    out = env.safe_stdout_bytes()
+    docs = [{**h.record, "score": h.score} for h in hits]
+    if fmt == "json":
+        out.write(orjson.dumps(docs, option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        for d in docs:
+            out.write(orjson.dumps(d) + b"\n")
+    out.flush()
+
+
+def snippet_text(pieces: list[tuple[str, bool]]):
+    """The snippet as rich Text: every piece escaped, hits in bold."""
+    from rich.text import Text
+
+    from convo.core.text.terminal import one_line
+
+    text = Text()
+    for piece, hit in pieces:
+        shown = one_line(piece) if piece.strip() else " "
+        text.append(shown, style="bold yellow" if hit else "")
+    return text
+
+
+def _table(env: Any, hits: list, *, utc: bool) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from convo.core import fields
+    from convo.core.text.terminal import one_line
+    from convo.output.render import display_time
+
+    table = Table(show_lines=False)
+    for col in ("score", "time", "speaker", "snippet"):
+        table.add_column(col, overflow="fold")
+    for h in hits:
+        table.add_row(
+            Text(f"{h.score:.2f}"), Text(display_time(fields.timestamp(h.record), utc=utc)),
+            Text(one_line(fields.speaker(h.record) or "?", 30)), snippet_text(h.snippet),
+        )  # fmt: skip
+    console = env.console()
+    console.print(table)
+    if not hits:
+        say("no matches")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``search`` to the ``convo`` app (shared filters from ``read_options``)."""
+    from convo.cli.app import command
+    from convo.cli.options import read_options
+
+    app.command("search")(command(read_options(search)))

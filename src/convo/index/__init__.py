@@ -1,0 +1,42 @@
+"""The index: a derived SQLite database beside the JSONL store (``<store>.index.sqlite``).
+
+The JSONL file stays the source of truth; the index is a cache of it that can always be
+dropped and rebuilt. It holds one row per record (id, byte offset and length, time,
+speaker, listeners, tags, thread, format, role, subject) and a contentless FTS5 table
+over subject and text. See docs/index.md.
+
+Layering: this package imports only ``convo.core``; ``convo.query`` and
+``convo.pipeline`` use it. A missing or broken index is never an error for a caller:
+the functions here return None (or a result saying "not available") and the caller
+falls back to scanning the JSONL.
+"""
+
+from convo.index.build import Status, SyncResult, drop, refresh, status, sync
+from convo.index.check import CheckResult, check
+from convo.index.dedup import IndexIds, after_append, open_ids
+from convo.index.lookup import IndexQuery, count, lookup, read_spans, reader
+from convo.index.schema import index_path
+from convo.index.search import Hit, count_matches, search
+
+__all__ = [
+    "CheckResult",
+    "Hit",
+    "IndexIds",
+    "IndexQuery",
+    "Status",
+    "SyncResult",
+    "after_append",
+    "check",
+    "count",
+    "count_matches",
+    "drop",
+    "index_path",
+    "lookup",
+    "open_ids",
+    "read_spans",
+    "reader",
+    "refresh",
+    "search",
+    "status",
+    "sync",
+]

@@ -1,0 +1,116 @@
+"""Following a rewrite of the store in the index, without rebuilding it.
+
+Maintenance (``convo.pipeline.maintenance``) copies the store line by line to a new file,
+dropping or changing some lines. ``Follower`` is told about each line and, in one index
+transaction, deletes the rows of dropped lines, updates changed tags, and moves the byte
+offsets of later rows by how much the new file is shorter or longer so far (one UPDATE
+per run of rows with the same shift). ``commit`` is called after the new file was
+renamed over the store: a kill in between leaves an index that names the old file's
+inode, which is seen as stale and rebuilt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from pathlib import Path
+from typing import IO, Any
+
+from convo.index import schema
+from convo.index.build import status, store_meta
+from convo.index.rows import row_of
+from convo.index.writer import delete_message, set_tags
+
+
+class Follower:
+    """Index updates for one rewrite; ``None`` from ``open`` when the index is not fresh."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+        self._rows = iter(
+            conn.execute(
+                "SELECT message_id, byte_offset FROM messages ORDER BY message_id"
+            ).fetchall()
+        )
+        self._next = next(self._rows, None)
+        self._run: list[int] = []  # [first id, last id, shift]
+        self.removed = 0
+
+    @classmethod
+    def open(cls, store_path: Path) -> Follower | None:
+        """Call just after a successful ``sync`` under the lock: the index then holds every
+        whole line (a partial last line, if any, is not indexed and not a problem)."""
+        if status(store_path).state not in ("fresh", "append"):
+            return None
+        try:
+            conn = schema.connect(schema.index_path(store_path))
+            conn.execute("BEGIN IMMEDIATE")
+            return cls(conn)
+        except sqlite3.Error:
+            return None
+
+    def _message_at(self, offset: int) -> int | None:
+        while self._next is not None and self._next[1] < offset:
+            self._next = next(self._rows, None)
+        if self._next is not None and self._next[1] == offset:
+            return int(self._next[0])
+        return None
+
+    def line(
+        self,
+        old_offset: int,
+        new_offset: int | None,
+        record: dict[str, Any] | None,
+        new_length: int | None = None,
+        new_tags: list[str] | None = None,
+    ) -> None:
+        """One line of the old store: kept at ``new_offset`` (None: dropped)."""
+        mid = self._message_at(old_offset)
+        if mid is None:
+            return
+        if new_offset is None:
+            if record is not None:
+                delete_message(self.conn, mid, row_of(record))
+                self.removed += 1
+            return
+        if new_length is not None:
+            self.conn.execute(
+                "UPDATE messages SET byte_length = ? WHERE message_id = ?", (new_length, mid)
+            )
+        if new_tags is not None:
+            set_tags(self.conn, mid, new_tags)
+        self._shift(mid, new_offset - old_offset)
+
+    def _shift(self, mid: int, delta: int) -> None:
+        if self._run and self._run[2] == delta:
+            self._run[1] = mid
+            return
+        self._flush_run()
+        self._run = [mid, mid, delta]
+
+    def _flush_run(self) -> None:
+        if self._run and self._run[2]:
+            first, last, delta = self._run
+            self.conn.execute(
+                "UPDATE messages SET byte_offset = byte_offset + ? WHERE message_id BETWEEN ? AND ?",
+                (delta, first, last),
+            )
+        self._run = []
+
+    def finish(self, new_file: IO[bytes], end: int, bad_lines: int | None = None) -> None:
+        """Describe the new file (before it is renamed over the store)."""
+        self._flush_run()
+        meta = schema.read_meta(self.conn)
+        values = store_meta(new_file, end)
+        values["messages"] = int(meta.get("messages", "0")) - self.removed
+        values["bad_lines"] = meta.get("bad_lines", "0") if bad_lines is None else bad_lines
+        schema.write_meta(self.conn, values)
+
+    def commit(self) -> None:
+        self.conn.execute("COMMIT")
+        self.conn.close()
+
+    def abandon(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self.conn.execute("ROLLBACK")
+        schema.close_quietly(self.conn)

@@ -1,0 +1,139 @@
+"""From JSONL bytes to index rows: lines with their byte spans, and the fields of a record.
+
+Fields are read exactly as the scan reads them (``convo.core.fields``), so an indexed
+lookup selects what the scan selects. FTS text is the subject and the text; runs of CJK
+characters (Han, kana, Hangul) are split into one token per character before indexing
+and in queries, so a word inside an unspaced CJK sentence is found as a phrase of its
+characters (see docs/index.md, "CJK").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import IO, Any
+
+import orjson
+
+from convo.core import fields
+
+BLOCK = 1 << 20
+BOM = b"\xef\xbb\xbf"
+_CJK_CHARS = (
+    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f"
+)
+CJK = re.compile(f"[{_CJK_CHARS}]")
+_CJK_RUN = re.compile(f"[{_CJK_CHARS}]+")
+
+
+def _spaced(m: re.Match[str]) -> str:
+    return " " + " ".join(m.group()) + " "
+
+
+def space_cjk(text: str) -> str:
+    """Each CJK character as a token of its own (a no-op for other text)."""
+    if text.isascii() or CJK.search(text) is None:
+        return text
+    return _CJK_RUN.sub(_spaced, text)
+
+
+@dataclass(slots=True)
+class Row:
+    """What the index keeps of one record."""
+
+    id: str | None
+    timestamp: str
+    speaker: str | None
+    thread: str | None
+    format: str | None
+    role: str
+    subject: str | None
+    listeners: list[str]
+    tags: list[str]
+    text: str
+
+
+def raw_tags(record: dict[str, Any]) -> list[str]:
+    """The tags as the scan's ``--tag`` filter sees them (strings in ``tags``)."""
+    value = record.get("tags") or ()
+    if type(value) not in (list, str, dict):
+        return []
+    return [t for t in value if isinstance(t, str)]
+
+
+def row_of(record: dict[str, Any]) -> Row:
+    rid = record.get("id")
+    thread = record.get("thread")
+    subject = record.get("subject")
+    return Row(
+        id=rid if isinstance(rid, str) else None,
+        timestamp=fields.timestamp(record),
+        speaker=fields.speaker(record) or None,
+        thread=thread if isinstance(thread, str) else None,
+        format=fields.string(record, "format"),
+        role=fields.role(record),
+        subject=subject if isinstance(subject, str) else None,
+        listeners=[x for x in fields.listeners(record) if x],
+        tags=raw_tags(record),
+        text=fields.text(record),
+    )
+
+
+def fts_values(row: Row) -> tuple[str, str]:
+    return space_cjk(row.subject or ""), space_cjk(row.text)
+
+
+def parse(raw: bytes) -> dict[str, Any] | None:
+    """The record of a line, or None when it is not a JSON object (the scan skips those)."""
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def iter_spans(stream: IO[bytes], start: int = 0) -> Iterator[tuple[int, int, bytes]]:
+    """``(offset, length, line)`` for each whole non-blank line from ``start`` on.
+
+    ``length`` excludes the newline; a CR before it is kept in the span but not in
+    ``line``. A final line without a newline is not yielded (not whole yet).
+    """
+    stream.seek(start)
+    at = start
+    carry = b""
+    while True:
+        data = stream.read(BLOCK)
+        if not data:
+            return
+        if at == 0 and data.startswith(BOM):
+            data, at = data[3:], 3
+        buf = carry + data if carry else data
+        base = at - len(carry)
+        at += len(data)
+        cut = buf.rfind(b"\n")
+        if cut < 0:
+            carry = buf
+            continue
+        carry = buf[cut + 1 :]
+        pos = 0
+        for line in buf[:cut].split(b"\n"):
+            n = len(line)
+            body = line[:-1] if line.endswith(b"\r") else line
+            if body.strip():
+                yield base + pos, n, body
+            pos += n + 1
+
+
+def end_of_whole_lines(stream: IO[bytes], size: int, start: int) -> int:
+    """The offset just after the last newline at or after ``start`` (``start`` if none)."""
+    pos = size
+    while pos > start:
+        lo = max(start, pos - BLOCK)
+        stream.seek(lo)
+        data = stream.read(pos - lo)
+        i = data.rfind(b"\n")
+        if i >= 0:
+            return lo + i + 1
+        pos = lo
+    return start

@@ -1,0 +1,119 @@
+"""The index's tables, where the file lives, and how to open it.
+
+Names are chosen for people browsing the file in Datasette or sqlite-utils: ``messages``
+(one row per record, in store order), ``names`` (every distinct speaker/listener),
+``name_tokens``, ``message_listeners``, ``message_tags``, the FTS5 table
+``messages_fts`` and the view ``messages_view`` that joins them back into one row per
+message with readable columns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from pathlib import Path
+
+SUFFIX = ".index.sqlite"
+SCHEMA_VERSION = "1"
+TOKENIZER = "unicode61 remove_diacritics 2"
+
+DDL = f"""
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE names (
+    name_id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE
+);
+CREATE TABLE name_tokens (
+    token TEXT NOT NULL,
+    name_id INTEGER NOT NULL REFERENCES names(name_id),
+    PRIMARY KEY (token, name_id)
+) WITHOUT ROWID;
+CREATE TABLE messages (
+    message_id INTEGER PRIMARY KEY,
+    id TEXT,
+    byte_offset INTEGER NOT NULL,
+    byte_length INTEGER NOT NULL,
+    timestamp TEXT NOT NULL,
+    speaker_id INTEGER REFERENCES names(name_id),
+    thread TEXT,
+    format TEXT,
+    role TEXT NOT NULL,
+    subject TEXT
+);
+CREATE TABLE message_listeners (
+    message_id INTEGER NOT NULL REFERENCES messages(message_id),
+    name_id INTEGER NOT NULL REFERENCES names(name_id),
+    PRIMARY KEY (name_id, message_id)
+) WITHOUT ROWID;
+CREATE TABLE message_tags (
+    message_id INTEGER NOT NULL REFERENCES messages(message_id),
+    tag_folded TEXT NOT NULL,
+    tag TEXT NOT NULL,
+    PRIMARY KEY (tag_folded, message_id)
+) WITHOUT ROWID;
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+    subject, text, content='', tokenize='{TOKENIZER}'
+);
+INSERT INTO messages_fts(messages_fts, rank) VALUES ('rank', 'bm25(2.0, 1.0)');
+INSERT INTO messages_fts(messages_fts, rank) VALUES ('hashsize', 67108864);
+CREATE VIEW messages_view AS
+SELECT
+    m.message_id, m.id, m.timestamp, s.name AS speaker,
+    (SELECT group_concat(n.name, '; ') FROM message_listeners ml
+        JOIN names n ON n.name_id = ml.name_id WHERE ml.message_id = m.message_id) AS listeners,
+    (SELECT group_concat(t.tag, ', ') FROM message_tags t
+        WHERE t.message_id = m.message_id) AS tags,
+    m.thread, m.format, m.role, m.subject, m.byte_offset, m.byte_length
+FROM messages m LEFT JOIN names s ON s.name_id = m.speaker_id;
+"""
+
+# Secondary indexes are made after a bulk build (faster than keeping them up to date).
+INDEXES = """
+CREATE INDEX IF NOT EXISTS messages_by_id ON messages(id);
+CREATE INDEX IF NOT EXISTS messages_by_time ON messages(timestamp, message_id);
+CREATE INDEX IF NOT EXISTS messages_by_speaker ON messages(speaker_id);
+CREATE INDEX IF NOT EXISTS messages_by_thread ON messages(thread);
+CREATE INDEX IF NOT EXISTS message_listeners_by_message ON message_listeners(message_id);
+CREATE INDEX IF NOT EXISTS message_tags_by_message ON message_tags(message_id);
+"""
+
+
+def index_path(store_path: str | os.PathLike[str]) -> Path:
+    """``<store>.index.sqlite``, beside the store."""
+    p = Path(store_path)
+    return p.with_name(p.name + SUFFIX)
+
+
+def connect(path: str | os.PathLike[str], *, readonly: bool = False) -> sqlite3.Connection:
+    """Open the index (autocommit off: callers use explicit transactions)."""
+    if readonly:
+        conn = sqlite3.connect(f"file:{os.fspath(path)}?mode=ro", uri=True, isolation_level=None)
+    else:
+        conn = sqlite3.connect(os.fspath(path), isolation_level=None)
+    conn.execute("PRAGMA busy_timeout = 10000")
+    return conn
+
+
+def create(conn: sqlite3.Connection) -> None:
+    """Make the tables (inside the caller's transaction: executescript would commit it)."""
+    for statement in DDL.split(";\n"):
+        if statement.strip():
+            conn.execute(statement)
+    conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+
+
+def read_meta(conn: sqlite3.Connection) -> dict[str, str]:
+    return {k: v for k, v in conn.execute("SELECT key, value FROM meta")}
+
+
+def write_meta(conn: sqlite3.Connection, values: dict[str, object]) -> None:
+    conn.executemany(
+        "INSERT OR REPLACE INTO meta VALUES (?, ?)", [(k, str(v)) for k, v in values.items()]
+    )
+
+
+def close_quietly(conn: sqlite3.Connection | None) -> None:
+    if conn is not None:
+        with contextlib.suppress(sqlite3.Error):
+            conn.close()

@@ -1,0 +1,204 @@
+"""Ranked full-text search: FTS5 over subject and text, BM25 (subject weighs double).
+
+Query syntax is FTS5's: words (all must occur), ``"a phrase"``, ``prefix*``, ``OR``,
+``NOT``, ``NEAR(a b, 10)``, parentheses, ``subject:word``. CJK runs in the query are
+split into characters as the indexed text was (``rows.space_cjk``), a bare run becoming
+a phrase, so ``東京`` finds ``東京タワーへ行く``. A syntax error is one ``UsageError``.
+
+The FTS table is contentless (the text lives in the JSONL only), so snippets are cut
+here from the record: a window of words around the first hit, hits marked.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from convo.core import fields
+from convo.core.errors import UsageError
+from convo.index import schema
+from convo.index.build import Track, refresh
+from convo.index.lookup import IndexQuery, Reader, read_spans, reader, where
+from convo.index.rows import CJK, parse, space_cjk
+
+HINT = 'FTS5 syntax: words, "a phrase", prefix*, a OR b, a NOT b, NEAR(a b, 10)'
+_QUOTED_OR_WORD = re.compile(r'"(?:[^"]|"")*"|[\w\u0080-\U0010ffff]+')
+_OPERATORS = {"AND", "OR", "NOT", "NEAR"}
+_WORD = re.compile(r"\w+")
+_SPACES = re.compile(r"\s+")
+SNIPPET_WORDS = 24
+
+
+@dataclass
+class Hit:
+    """A search result: the original line, its record, BM25 score (higher is better) and
+    a snippet as ``(text, is_hit)`` pieces (untrusted text: escape before a terminal)."""
+
+    raw: bytes
+    record: dict[str, Any]
+    score: float
+    snippet: list[tuple[str, bool]]
+
+
+def fts_query(query: str) -> str:
+    """The query as FTS5 will read it: CJK runs spaced out, bare ones quoted."""
+    if query.isascii():
+        return query
+
+    def fix(m: re.Match[str]) -> str:
+        token = m.group(0)
+        if not CJK.search(token):
+            return token
+        if token.startswith('"'):
+            return space_cjk(token)
+        return '"' + space_cjk(token).strip() + '"'
+
+    return _QUOTED_OR_WORD.sub(fix, query)
+
+
+def terms(query: str) -> list[str]:
+    """The words of the query, folded, for marking hits (operators left out)."""
+    out: list[str] = []
+    for m in _QUOTED_OR_WORD.finditer(query):
+        token = m.group(0)
+        if token in _OPERATORS:
+            continue
+        out.extend(_fold(w) for w in _WORD.findall(token.strip('"')))
+    return [t for t in out if t]
+
+
+def _fold(word: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", word.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def snippet(record: dict[str, Any], query_terms: list[str], query: str) -> list[tuple[str, bool]]:
+    """A window of the subject and text around the first word matching a term."""
+    text = fields.searchable_text(record)
+    spans = [m.span() for m in _WORD.finditer(text)]
+    prefixes = _prefixes(query)
+
+    def hit(word: str) -> bool:
+        w = _fold(word)
+        if w in query_terms or any(w.startswith(p) for p in prefixes):
+            return True
+        return bool(CJK.search(word)) and any(t in w for t in query_terms)
+
+    hits = [i for i, (s, e) in enumerate(spans) if hit(text[s:e])]
+    first = hits[0] if hits else 0
+    lo = max(0, first - SNIPPET_WORDS // 3)
+    hi = min(len(spans), lo + SNIPPET_WORDS)
+    if not spans:
+        return [(" ".join(text.split())[:200], False)]
+    pieces: list[tuple[str, bool]] = [("…" if lo else "", False)]
+    pos = spans[lo][0]
+    for i in range(lo, hi):
+        s, e = spans[i]
+        pieces.append((_SPACES.sub(" ", text[pos:s]), False))
+        pieces.append((text[s:e], i in hits))
+        pos = e
+    pieces.append(("…" if hi < len(spans) else "", False))
+    return [(t, h) for t, h in pieces if t]
+
+
+def _prefixes(query: str) -> list[str]:
+    return [_fold(p) for p in re.findall(r"(\w+)\*", query)]
+
+
+def _hits(r: Reader, match: str, q: IndexQuery | None, limit: int) -> list[tuple[int, int, float]]:
+    w = where(r.conn, q) if q is not None else ("1", [])
+    if w is None:
+        return []
+    cond, params = w
+    sql = (
+        "SELECT m.byte_offset, m.byte_length, f.rank FROM messages_fts f"
+        " JOIN messages m ON m.message_id = f.rowid"
+        f" WHERE messages_fts MATCH ? AND {cond} ORDER BY f.rank LIMIT ?"
+    )
+    try:
+        return r.conn.execute(sql, [match, *params, limit]).fetchall()
+    except sqlite3.OperationalError as e:
+        msg = str(e).removeprefix("fts5: ")
+        raise UsageError(f"bad search query ({msg})", hint=HINT) from None
+
+
+def search(
+    store_path: str | os.PathLike[str],
+    query: str,
+    filters: IndexQuery | None = None,
+    limit: int = 20,
+    *,
+    track: Track | None = None,
+) -> tuple[list[Hit], str]:
+    """The best ``limit`` records for ``query`` among those ``filters`` select.
+
+    Returns ``(hits, note)``: ``note`` is empty, or says why the persistent index could
+    not be used and the search ran on a temporary in-memory index instead.
+    """
+    if not query.strip():
+        raise UsageError("empty search query", hint=HINT)
+    match = fts_query(query)
+    note = ""
+    if os.environ.get("CONVO_NO_INDEX") != "1":
+        result = refresh(store_path, create=True, track=track)
+        note = "" if result.available else result.reason
+    else:
+        note = "disabled by CONVO_NO_INDEX=1"
+    if not note:
+        with reader(store_path, update=False) as r:
+            if not isinstance(r, str):
+                return _collect(r, match, query, filters, limit), ""
+            note = r
+    return _in_memory(Path(store_path), match, query, filters, limit, track), note
+
+
+def _collect(
+    r: Reader, match: str, query: str, filters: IndexQuery | None, limit: int
+) -> list[Hit]:
+    rows = _hits(r, match, filters, max(0, limit))
+    qterms = terms(query)
+    out = []
+    for (_, _, rank), raw in zip(rows, read_spans(r.f, [(o, n) for o, n, _ in rows]), strict=True):
+        record = parse(raw)
+        if record is not None:
+            out.append(Hit(raw, record, round(-float(rank), 6), snippet(record, qterms, query)))
+    return out
+
+
+def _in_memory(
+    path: Path, match: str, query: str, filters: IndexQuery | None, limit: int, track
+) -> list[Hit]:
+    """Search without the index file: build one in memory from the store (a full read)."""
+    from convo.index.build import index_lines
+
+    if not path.exists():
+        return []
+    conn = schema.connect(":memory:")
+    try:
+        with open(path, "rb") as f:
+            conn.execute("BEGIN")
+            schema.create(conn)
+            index_lines(conn, f, 0, track)
+            conn.execute("COMMIT")
+            return _collect(Reader(conn, f), match, query, filters, limit)
+    finally:
+        conn.close()
+
+
+def count_matches(store_path: str | os.PathLike[str], query: str) -> int | str:
+    """How many records match ``query`` (all of them, unranked), or why the index cannot say."""
+    with reader(store_path) as r:
+        if isinstance(r, str):
+            return r
+        try:
+            sql = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?"
+            return int(r.conn.execute(sql, (fts_query(query),)).fetchone()[0])
+        except sqlite3.OperationalError as e:
+            raise UsageError(
+                f"bad search query ({str(e).removeprefix('fts5: ')})", hint=HINT
+            ) from None

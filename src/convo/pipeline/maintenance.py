@@ -1,0 +1,298 @@
+"""Store maintenance: ``rm``, ``tag add|rm`` and ``compact``, atomic and locked.
+
+Each operation holds the store lock (``Store.locked``) for its whole run, copies the
+store line by line into a temporary file in the same folder, fsyncs it, and renames it
+over the store; the index follows in the same lock (``convo.index.rewrite``), committed
+just after the rename. A kill -9 at any moment leaves the old store or the new one whole
+(the rename is atomic), and the index either matches the store or names the old file's
+inode, which every reader sees as stale (and rebuilds). Waiting writers re-lock the new
+file (``Store.locked`` checks the path still names the file it locked).
+
+Lines that are not records (torn or invalid) are kept by ``rm`` and ``tag`` and dropped
+by ``compact``, which also drops repeated ids (the first one stays); dropped lines are
+appended to ``<store>.torn`` so that nothing is lost.
+
+Selection is by id and/or a predicate on the parsed record (the command line passes
+``convo.query.scan.Selector(filters).matches``): both given, both must hold.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from convo.core import fields
+from convo.core.errors import UsageError
+from convo.index.build import sync
+from convo.index.rewrite import Follower
+from convo.pipeline.store import IdSet, Store
+
+Matcher = Callable[[dict[str, Any]], bool]
+BLOCK = 1 << 20
+BOM = b"\xef\xbb\xbf"
+SHOW_IDS = 1000
+
+
+@dataclass
+class MaintenanceResult:
+    matched: int = 0  # records the operation applies to
+    changed: int = 0  # lines removed or rewritten (0 on a dry run)
+    ids: list[str] = field(default_factory=list)  # the first SHOW_IDS matched ids
+    dropped_bad: int = 0  # compact: lines that were not records
+    dropped_duplicates: int = 0  # compact: repeated ids
+    dry_run: bool = False
+    index: str = ""  # what happened to the index: updated, or why not
+
+    def note(self, rid: str | None) -> None:
+        self.matched += 1
+        if rid is not None and len(self.ids) < SHOW_IDS:
+            self.ids.append(rid)
+
+
+# A line edit: None keeps the line, b"" drops it, other bytes replace it (no newline).
+Edit = Callable[[bytes, dict[str, Any] | None], bytes | None]
+
+
+def _physical_lines(f: IO[bytes]) -> Iterator[tuple[int, bytes]]:
+    """``(offset, bytes)`` of every line including its newline (the last may lack one)."""
+    at = 0
+    carry = b""
+    while True:
+        data = f.read(BLOCK)
+        if not data:
+            break
+        buf = carry + data if carry else data
+        base = at - len(carry)
+        at += len(data)
+        pos = 0
+        while (nl := buf.find(b"\n", pos)) >= 0:
+            yield base + pos, buf[pos : nl + 1]
+            pos = nl + 1
+        carry = buf[pos:]
+    if carry:
+        yield at - len(carry), carry
+
+
+def _parse(body: bytes) -> dict[str, Any] | None:
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+class _Copy:
+    """The new store being written, with the index following along."""
+
+    def __init__(self, path: Path, follower: Follower | None):
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".rewrite", dir=path.parent)
+        self.tmp = Path(name)
+        self.out = os.fdopen(fd, "w+b")
+        self.pos = 0
+        self.follower = follower
+        self.dropped: list[bytes] = []
+
+    def line(self, offset: int, chunk: bytes, edit: Edit) -> bool:
+        """Copy one line through ``edit``; True when it changed."""
+        body = chunk.rstrip(b"\r\n")
+        if offset == 0 and body.startswith(BOM):
+            self.out.write(BOM)
+            self.pos += 3
+            offset, chunk, body = 3, chunk[3:], body[3:]
+        record = _parse(body) if body.strip() else None
+        new = edit(body, record)
+        follower = self.follower
+        if new is None:
+            if follower is not None:
+                follower.line(offset, self.pos, record)
+            self._write(chunk)
+            return False
+        if new == b"":
+            if body.strip():
+                self.dropped.append(body)
+            if follower is not None:
+                follower.line(offset, None, record)
+            return True
+        if follower is not None:
+            after = _parse(new)
+            tags = fields.str_list(after.get("tags")) if after is not None else []
+            follower.line(offset, self.pos, record, len(new), tags)
+        self._write(new + b"\n")
+        return True
+
+    def _write(self, data: bytes) -> None:
+        self.out.write(data)
+        self.pos += len(data)
+
+    def close(self) -> None:
+        self.out.close()
+        with contextlib.suppress(OSError):
+            self.tmp.unlink()
+
+
+def _rewrite(store: Store, edit: Edit, result: MaintenanceResult, *, compacting: bool) -> None:
+    """Copy the store through ``edit`` and rename the copy over it (not on a dry run)."""
+    path = store.path
+    if not path.exists():
+        result.index = "no store"
+        return
+    with store.locked():
+        _remove_stale_copies(path)
+        synced = sync(path, create=False)
+        follower = Follower.open(path) if synced.available else None
+        result.index = "updated" if follower is not None else (synced.reason or "stale")
+        copy = _Copy(path, follower)
+        try:
+            with open(path, "rb") as f:
+                for offset, chunk in _physical_lines(f):
+                    result.changed += copy.line(offset, chunk, edit)
+            if result.dry_run or not result.changed:
+                result.changed = 0 if result.dry_run else result.changed
+                if follower is not None:
+                    follower.abandon()
+                result.index = "unchanged"
+                return
+            _commit(path, copy, follower, compacting)
+        except BaseException:
+            if follower is not None:
+                follower.abandon()
+            raise
+        finally:
+            copy.close()
+
+
+def _commit(path: Path, copy: _Copy, follower: Follower | None, compacting: bool) -> None:
+    copy.out.flush()
+    os.fsync(copy.out.fileno())
+    with contextlib.suppress(OSError):
+        os.chmod(copy.tmp, path.stat().st_mode & 0o777)
+    if copy.dropped and compacting:
+        with open(f"{path}.torn", "ab") as torn:
+            torn.write(b"".join(b + b"\n" for b in copy.dropped))
+    if follower is not None:
+        end = copy.pos if copy.pos == 0 or _ends_whole(copy.out) else _last_newline(copy.out)
+        follower.finish(copy.out, end, 0 if compacting else None)
+    os.replace(copy.tmp, path)
+    _fsync_dir(path.parent)
+    if follower is not None:
+        follower.commit()
+
+
+def _ends_whole(out: IO[bytes]) -> bool:
+    out.seek(-1, os.SEEK_END)
+    return out.read(1) == b"\n"
+
+
+def _last_newline(out: IO[bytes]) -> int:
+    from convo.index.rows import end_of_whole_lines
+
+    return end_of_whole_lines(out, out.seek(0, os.SEEK_END), 0)
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _remove_stale_copies(path: Path) -> None:
+    """Temporary copies left by a killed rewrite (rewrites run under the lock)."""
+    for old in path.parent.glob(f".{path.name}.*.rewrite"):
+        with contextlib.suppress(OSError):
+            old.unlink()
+
+
+def _selector(ids: Collection[str], matcher: Matcher | None) -> Matcher:
+    if not ids and matcher is None:
+        raise UsageError("nothing selected", hint="name ids or give filters (--speaker, --tag...)")
+    wanted = set(ids)
+
+    def selected(record: dict[str, Any]) -> bool:
+        if wanted and record.get("id") not in wanted:
+            return False
+        return matcher is None or matcher(record)
+
+    return selected
+
+
+def remove(
+    store: Store,
+    *,
+    ids: Collection[str] = (),
+    matcher: Matcher | None = None,
+    dry_run: bool = False,
+) -> MaintenanceResult:
+    """Remove the selected records."""
+    selected = _selector(ids, matcher)
+    result = MaintenanceResult(dry_run=dry_run)
+
+    def edit(body: bytes, record: dict[str, Any] | None) -> bytes | None:
+        if record is None or not selected(record):
+            return None
+        result.note(fields.record_id(record))
+        return b""
+
+    _rewrite(store, edit, result, compacting=False)
+    return result
+
+
+def tag(
+    store: Store,
+    name: str,
+    *,
+    add: bool = True,
+    ids: Collection[str] = (),
+    matcher: Matcher | None = None,
+    dry_run: bool = False,
+) -> MaintenanceResult:
+    """Add ``name`` to (or remove it from, case-insensitively) the selected records' tags."""
+    if not name.strip():
+        raise UsageError("empty tag", hint="name the tag to add or remove")
+    selected = _selector(ids, matcher)
+    result = MaintenanceResult(dry_run=dry_run)
+    folded = name.casefold()
+
+    def edit(body: bytes, record: dict[str, Any] | None) -> bytes | None:
+        if record is None or not selected(record):
+            return None
+        tags = fields.tags(record)
+        has = any(t.casefold() == folded for t in tags)
+        if has == add:
+            return None  # already as asked
+        result.note(fields.record_id(record))
+        record["tags"] = [*tags, name] if add else [t for t in tags if t.casefold() != folded]
+        return orjson.dumps(record)
+
+    _rewrite(store, edit, result, compacting=False)
+    return result
+
+
+def compact(store: Store, *, dry_run: bool = False) -> MaintenanceResult:
+    """Drop lines that are not records (torn or invalid), blank lines and repeated ids."""
+    result = MaintenanceResult(dry_run=dry_run)
+    seen = IdSet()
+
+    def edit(body: bytes, record: dict[str, Any] | None) -> bytes | None:
+        if record is None:
+            if body.strip():
+                result.dropped_bad += 1
+            return b""
+        rid = record.get("id")
+        if isinstance(rid, str) and not seen.add(rid):
+            result.dropped_duplicates += 1
+            result.note(rid)
+            return b""
+        return None
+
+    _rewrite(store, edit, result, compacting=True)
+    return result

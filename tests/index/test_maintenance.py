@@ -1,0 +1,109 @@
+"""rm, tag add|rm and compact: the store rewritten atomically, the index following."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+from tests.index.helpers import ids, rec, write_store
+
+from convo.core.errors import UsageError
+from convo.index import IndexQuery, check, count, lookup, refresh, search, status
+from convo.pipeline.maintenance import compact, remove, tag
+from convo.pipeline.store import Store
+
+
+@pytest.fixture
+def store(tmp_path):
+    path = write_store(
+        tmp_path / "s.jsonl", [rec(i, speaker="Bob" if i % 3 else "Alice") for i in range(12)]
+    )
+    refresh(path)
+    return path
+
+
+def _all_ids(path):
+    return [
+        orjson.loads(x)["id"] for x in path.read_bytes().splitlines() if x.strip().startswith(b"{")
+    ]
+
+
+def test_rm_by_id(store):
+    result = remove(Store(store), ids=["m2", "m5"])
+    assert (result.matched, result.changed, result.index) == (2, 2, "updated")
+    assert "m2" not in _all_ids(store) and len(_all_ids(store)) == 10
+    assert status(store).fresh and check(store).ok
+    assert ids(lookup(store, IndexQuery(speakers=["bob"])))[:2] == ["m1", "m4"]
+    assert [h.record["id"] for h in search(store, "number")[0]].count("m2") == 0
+
+
+def test_rm_by_filter_and_dry_run(store):
+    alice = lambda r: r["metadata"]["speaker"] == "Alice"  # noqa: E731
+    before = store.read_bytes()
+    dry = remove(Store(store), matcher=alice, dry_run=True)
+    assert dry.matched == 4 and dry.changed == 0 and store.read_bytes() == before
+    assert check(store).ok
+    remove(Store(store), matcher=alice)
+    assert count(store, IndexQuery(speakers=["alice"])) == 0
+    assert check(store).ok
+
+
+def test_rm_needs_a_selection(store):
+    with pytest.raises(UsageError):
+        remove(Store(store))
+
+
+def test_tag_add_and_rm(store):
+    result = tag(Store(store), "Urgent", ids=["m1", "m3"])
+    assert result.changed == 2
+    assert ids(lookup(store, IndexQuery(tags=["urgent"]))) == ["m1", "m3"]
+    assert check(store).ok
+    assert tag(Store(store), "urgent", ids=["m1"]).changed == 0  # already there
+    tag(Store(store), "URGENT", add=False, ids=["m1"])
+    assert ids(lookup(store, IndexQuery(tags=["urgent"]))) == ["m3"]
+    assert check(store).ok
+
+
+def test_compact_drops_torn_bad_and_duplicate_lines(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(
+        orjson.dumps(rec(1)) + b"\nnot json\n\n" + orjson.dumps(rec(2)) + b"\n"
+        + orjson.dumps(rec(1, text="again")) + b"\n" + b'{"id": "torn'
+    )  # fmt: skip
+    refresh(path)
+    result = compact(Store(path))
+    assert (result.dropped_bad, result.dropped_duplicates) == (2, 1)
+    assert _all_ids(path) == ["m1", "m2"]
+    assert b"not json" in (tmp_path / "s.jsonl.torn").read_bytes()
+    assert status(path).fresh and check(path).ok
+
+
+def test_without_an_index_the_rewrite_still_works(tmp_path):
+    path = write_store(tmp_path / "s.jsonl", [rec(1), rec(2)])
+    result = remove(Store(path), ids=["m1"])
+    assert result.changed == 1 and result.index == "no index"
+    assert _all_ids(path) == ["m2"]
+
+
+def test_a_stale_index_is_rebuilt_after(store):
+    with open(store, "ab") as f:
+        f.write(orjson.dumps(rec(40)) + b"\n")
+    remove(Store(store), ids=["m40"])
+    assert check(store).ok
+
+
+def test_bom_and_crlf_lines_keep_offsets(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(
+        b"\xef\xbb\xbf"
+        + orjson.dumps(rec(1))
+        + b"\r\n"
+        + orjson.dumps(rec(2))
+        + b"\r\n"
+        + orjson.dumps(rec(3))
+        + b"\n"
+    )
+    refresh(path)
+    tag(Store(path), "x", ids=["m1"])
+    remove(Store(path), ids=["m2"])
+    assert check(path).ok
+    assert ids(lookup(path, IndexQuery())) == ["m1", "m3"]

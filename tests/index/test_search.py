@@ -1,0 +1,100 @@
+"""Ranked search: FTS5 syntax, filters, snippets, CJK, errors, fallback without an index."""
+
+from __future__ import annotations
+
+import pytest
+from tests.index.helpers import rec, write_store
+
+from convo.core.errors import UsageError
+from convo.index import IndexQuery, index_path, search
+from convo.index.search import fts_query
+
+
+@pytest.fixture
+def store(tmp_path):
+    return write_store(
+        tmp_path / "s.jsonl",
+        [
+            rec(1, text="the quarterly budget review is due", subject="Budget"),
+            rec(2, text="budget budget budget", speaker="Bob"),
+            rec(3, text="a café with a naïve résumé"),
+            rec(4, text="東京タワーへ行きました"),
+            rec(5, text="deploy the rollback after the review", tags=["ops"]),
+            rec(6, text="서울에서 만나요"),
+        ],
+    )
+
+
+def _ids(hits):
+    return [h.record["id"] for h in hits]
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("budget", {"m1", "m2"}),
+        ('"budget review"', {"m1"}),
+        ("budg*", {"m1", "m2"}),
+        ("budget OR rollback", {"m1", "m2", "m5"}),
+        ("review NOT budget", {"m5"}),
+        ("NEAR(deploy review, 5)", {"m5"}),
+        ("cafe resume", {"m3"}),
+        ("東京", {"m4"}),
+        ("タワー", {"m4"}),
+        ("서울", {"m6"}),
+        ("subject:budget", {"m1"}),
+    ],
+)
+def test_query_syntax(store, query, expected):
+    hits, note = search(store, query)
+    assert note == ""
+    assert set(_ids(hits)) == expected
+
+
+def test_ranked_best_first_with_scores(store):
+    hits, _ = search(store, "budget")
+    assert hits[0].score >= hits[1].score > 0
+
+
+def test_filters_and_limit(store):
+    hits, _ = search(store, "budget OR rollback", IndexQuery(speakers=["bob"]))
+    assert _ids(hits) == ["m2"]
+    hits, _ = search(store, "budget OR rollback", IndexQuery(tags=["OPS"]))
+    assert _ids(hits) == ["m5"]
+    assert len(search(store, "budget OR rollback", limit=1)[0]) == 1
+
+
+def test_snippet_marks_hits(store):
+    hits, _ = search(store, "quarterly")
+    marked = [t for t, hit in hits[0].snippet if hit]
+    assert marked == ["quarterly"]
+    assert "".join(t for t, _ in hits[0].snippet).startswith("…") is False
+
+
+@pytest.mark.parametrize("bad", ['"unbalanced', "budget AND", "(budget", "nosuchcol:x", "   "])
+def test_syntax_errors_are_one_usage_error(store, bad):
+    with pytest.raises(UsageError) as e:
+        search(store, bad)
+    assert "\n" not in str(e.value)
+
+
+def test_without_an_index_file_search_still_works(store, monkeypatch):
+    monkeypatch.setenv("CONVO_NO_INDEX", "1")
+    hits, note = search(store, "budget")
+    assert set(_ids(hits)) == {"m1", "m2"} and "CONVO_NO_INDEX" in note
+    assert not index_path(store).exists()
+
+
+def test_fts_query_rewrites_only_cjk():
+    assert fts_query('budget "a b" x*') == 'budget "a b" x*'
+    assert fts_query("東京 OR 大阪*") == '"東 京" OR "大 阪"*'
+
+
+def test_count_matches(store):
+    from convo.index import count_matches, refresh
+
+    assert count_matches(store, "budget") == "no index"
+    refresh(store)
+    assert count_matches(store, "budget") == 2
+    with pytest.raises(UsageError):
+        count_matches(store, '"open')
