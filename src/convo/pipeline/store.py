@@ -5,7 +5,7 @@ Where it lives: ``--store PATH``, else ``$CONVO_STORE``, else
 A symbolic link is followed (a dangling or looping one is an error); anything but a
 regular file (a folder, a device, a FIFO) is refused.
 
-Appends hold the lock of ``convo.pipeline.lock``, skip ids already present, validate every
+Appends hold the lock of ``convo.core.lock``, skip ids already present, validate every
 record (``convo.pipeline.validate.check_record``, or ``check_message`` for messages), write
 whole lines and fsync each batch. An append is all-or-nothing: on an error or Ctrl-C the
 file is cut back to where it began. A torn tail left by a killed writer is moved aside to
@@ -33,7 +33,8 @@ from convo.core.errors import InputError, RecordError
 from convo.core.io import os_error, special_kind
 from convo.core.jsonl import Line, dumps, iter_lines, last_newline
 from convo.core.record import ConversationMessage, check_message
-from convo.pipeline import lock
+from convo.core import lock
+from convo.index.dedup import IndexIds, after_append, open_ids
 from convo.pipeline.validate import check_record
 
 BATCH_BYTES = 1 << 20
@@ -132,7 +133,7 @@ class Store:
     def locked(self, *, wait: float | None = None, on_wait: Waiter | None = None) -> Iterator[int]:
         """An exclusive lock on the store, yielding an O_APPEND descriptor.
 
-        ``wait`` and ``on_wait``: see ``convo.pipeline.lock.hold`` (give up after ``wait``
+        ``wait`` and ``on_wait``: see ``convo.core.lock.hold`` (give up after ``wait``
         seconds; ``on_wait`` says who holds the lock after a second of waiting).
         """
         where = str(self.path)
@@ -210,8 +211,7 @@ class Store:
             with _located(where):
                 result.torn_bytes = self._repair_tail(fd)
                 start = os.lseek(fd, 0, os.SEEK_END)
-                with open(self.real, "rb") as f:
-                    seen = _ids_of(f)
+                seen = self._seen_ids()
             if result.torn_bytes:
                 result.notes.append(
                     f"{self.path}: a torn last line ({result.torn_bytes} bytes) from an interrupted "
@@ -226,7 +226,20 @@ class Store:
                     os.ftruncate(fd, start)
                     os.fsync(fd)
                 raise
+            finally:
+                if isinstance(seen, IndexIds):
+                    seen.close()
+            after_append(self.real)  # still under the lock: the index follows the store
         return result
+
+    def _seen_ids(self) -> IdSet | IndexIds:
+        """The ids already stored: from the index when it can serve (a save then costs in
+        proportion to the new messages), else read from the whole store."""
+        ids = open_ids(self.real)
+        if ids is not None:
+            return ids
+        with open(self.real, "rb") as f:
+            return _ids_of(f)
 
     def _repair_tail(self, fd: int) -> int:
         end = os.lseek(fd, 0, os.SEEK_END)
