@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -61,90 +62,120 @@ def read_discord(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
     if not doc.found:
         doc.close()
         raise InputError("not a DiscordChatExporter export (no messages list)", where=source.name)
-    channel = as_dict(head.get("channel"))
-    guild = as_dict(head.get("guild"))
-    ctype = as_str(channel.get("type"))
-    cname = as_str(channel.get("name")) or as_str(channel.get("id")) or "discord"
-    is_thread = "Thread" in ctype
-    authors: set[str] = set()
-    if ctype == "DirectTextChat":  # a first pass: who takes part
-        authors = {
-            _discord_name(as_dict(m.get("author"))) for m, _ in doc.items() if isinstance(m, dict)
-        }
-        authors -= {""}
-    two_party = ctype == "DirectTextChat" and len(authors) == 2
+    channel = _channel(head, doc)
     empty = EmptyCounter()
     for i, (m, _) in enumerate(doc.items(), 1):
         loc = ctx.loc(f"msg-{i}")
         if not isinstance(m, dict) or not as_str(m.get("id")):
             ctx.reject(loc, "not a Discord message (no id)", m)
             continue
-        speaker = _discord_name(as_dict(m.get("author")))
-        listeners = [_discord_name(as_dict(x)) for x in as_list(m.get("mentions"))]
-        if not listeners and two_party:
-            listeners = [a for a in authors if a != speaker]
-        chunks = [as_str(m.get("content"))] if as_str(m.get("content")).strip() else []
-        attachments = [as_dict(a) for a in as_list(m.get("attachments"))]
-        chunks += [
-            f"[attachment] {as_str(a.get('fileName')) or as_str(a.get('url'))}" for a in attachments
-        ]
-        chunks += [
-            f"[sticker] {as_str(as_dict(s).get('name'))}" for s in as_list(m.get("stickers"))
-        ]
-        embeds = [
-            {k: as_dict(e).get(k) for k in ("title", "url", "description") if as_dict(e).get(k)}
-            for e in as_list(m.get("embeds"))
-        ]
-        if not chunks:
-            chunks += [f"[embed] {e.get('title') or e.get('url')}" for e in embeds if e]
-        ref = as_dict(m.get("reference"))
-        fwd = as_dict(m.get("forwardedMessage"))
-        if fwd:
-            chunks.append(f"[forwarded] {as_str(fwd.get('content'))}".rstrip())
-        if not chunks:
+        msg = _discord_message(m, loc, channel)
+        if msg is None:
             empty.n += 1
             continue
-        mtype = as_str(m.get("type"))
-        reply_to = None
-        if as_str(ref.get("messageId")) and as_str(ref.get("type")) != "Forward":
-            reply_to = f"discord:{as_str(ref.get('messageId'))}"
-        ts = iso_ts(m.get("timestamp"))
-        if ts is None:
+        if msg.timestamp is None:
             ctx.warn(loc, f"unreadable timestamp {m.get('timestamp')!r}; time left unknown")
-        author = as_dict(m.get("author"))
-        yield message(
-            chunks,
-            speaker=speaker or None,
-            listeners=listeners,
-            timestamp=ts,
-            id=f"discord:{as_str(m.get('id'))}",
-            source_id=loc,
-            format="discord",
-            thread=cname,
-            reply_to=reply_to,
-            tags=[SYSTEM_TAG] if mtype not in ("Default", "Reply", "") else [],
-            extra={
-                "type": mtype,
-                "guild": as_str(guild.get("name")),
-                "channel_id": as_str(channel.get("id")),
-                "parent_channel": as_str(channel.get("category")) if is_thread else None,
-                "author_id": as_str(author.get("id")),
-                "bot": True if author.get("isBot") is True else None,
-                "timestamp": as_str(m.get("timestamp")),
-                "edited": iso_ts(m.get("timestampEdited")),
-                "pinned": True if m.get("isPinned") is True else None,
-                "attachments": attachments,
-                "embeds": [e for e in embeds if e],
-                "stickers": as_list(m.get("stickers")),
-                "reactions": [
-                    {"emoji": as_str(as_dict(r.get("emoji")).get("name")), "count": r.get("count")}
-                    for r in map(as_dict, as_list(m.get("reactions")))
-                ],
-                "reference": ref,
-                "forwarded": fwd,
-            },
-        )
+        yield msg
     empty.report(ctx)
+
+
+@dataclass
+class _Channel:
+    name: str
+    extra: dict[str, Any]  # what every message of the channel carries in ``extra``
+    parties: list[str]  # the two authors of a two-party DirectTextChat, else empty
+
+
+def _channel(head: dict[str, Any], doc: StreamedDoc) -> _Channel:
+    channel = as_dict(head.get("channel"))
+    ctype = as_str(channel.get("type"))
+    parties: list[str] = []
+    if ctype == "DirectTextChat":  # a first pass: who takes part
+        authors = {
+            _discord_name(as_dict(m.get("author"))) for m, _ in doc.items() if isinstance(m, dict)
+        }
+        authors -= {""}
+        parties = list(authors) if len(authors) == 2 else []
+    return _Channel(
+        name=as_str(channel.get("name")) or as_str(channel.get("id")) or "discord",
+        extra={
+            "guild": as_str(as_dict(head.get("guild")).get("name")),
+            "channel_id": as_str(channel.get("id")),
+            "parent_channel": as_str(channel.get("category")) if "Thread" in ctype else None,
+        },
+        parties=parties,
+    )
+
+
+def _discord_chunks(
+    m: dict[str, Any],
+) -> tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The text chunks of a message, its attachments and its (non-empty) embeds."""
+    content = as_str(m.get("content"))
+    chunks = [content] if content.strip() else []
+    attachments = [as_dict(a) for a in as_list(m.get("attachments"))]
+    chunks += [
+        f"[attachment] {as_str(a.get('fileName')) or as_str(a.get('url'))}" for a in attachments
+    ]
+    chunks += [f"[sticker] {as_str(as_dict(s).get('name'))}" for s in as_list(m.get("stickers"))]
+    embeds = [
+        {k: as_dict(e).get(k) for k in ("title", "url", "description") if as_dict(e).get(k)}
+        for e in as_list(m.get("embeds"))
+    ]
+    embeds = [e for e in embeds if e]
+    if not chunks:
+        chunks += [f"[embed] {e.get('title') or e.get('url')}" for e in embeds]
+    fwd = as_dict(m.get("forwardedMessage"))
+    if fwd:
+        chunks.append(f"[forwarded] {as_str(fwd.get('content'))}".rstrip())
+    return chunks, attachments, embeds
+
+
+def _discord_message(m: dict[str, Any], loc: str, channel: _Channel) -> ConversationMessage | None:
+    """One message, or None when it has neither text nor media."""
+    chunks, attachments, embeds = _discord_chunks(m)
+    if not chunks:
+        return None
+    speaker = _discord_name(as_dict(m.get("author")))
+    listeners = [_discord_name(as_dict(x)) for x in as_list(m.get("mentions"))]
+    if not listeners:
+        listeners = [a for a in channel.parties if a != speaker]
+    ref = as_dict(m.get("reference"))
+    reply_to = None
+    if as_str(ref.get("messageId")) and as_str(ref.get("type")) != "Forward":
+        reply_to = f"discord:{as_str(ref.get('messageId'))}"
+    mtype = as_str(m.get("type"))
+    author = as_dict(m.get("author"))
+    return message(
+        chunks,
+        speaker=speaker or None,
+        listeners=listeners,
+        timestamp=iso_ts(m.get("timestamp")),
+        id=f"discord:{as_str(m.get('id'))}",
+        source_id=loc,
+        format="discord",
+        thread=channel.name,
+        reply_to=reply_to,
+        tags=[SYSTEM_TAG] if mtype not in ("Default", "Reply", "") else [],
+        extra={
+            "type": mtype,
+            **channel.extra,
+            "author_id": as_str(author.get("id")),
+            "bot": True if author.get("isBot") is True else None,
+            "timestamp": as_str(m.get("timestamp")),
+            "edited": iso_ts(m.get("timestampEdited")),
+            "pinned": True if m.get("isPinned") is True else None,
+            "attachments": attachments,
+            "embeds": embeds,
+            "stickers": as_list(m.get("stickers")),
+            "reactions": [
+                {"emoji": as_str(as_dict(r.get("emoji")).get("name")), "count": r.get("count")}
+                for r in map(as_dict, as_list(m.get("reactions")))
+            ],
+            "reference": ref,
+            "forwarded": as_dict(m.get("forwardedMessage")),
+        },
+    )
 
 
 def _discord_name(author: dict[str, Any]) -> str:

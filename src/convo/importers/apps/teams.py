@@ -96,6 +96,34 @@ def _teams_thread(m: dict[str, Any]) -> str:
     return as_str(m.get("ChatId")) or as_str(ident.get("ChannelId")) or "teams"
 
 
+def _system_event(m: dict[str, Any]) -> tuple[str, str]:
+    """A system event's ``[system event] <kind>`` chunk and its initiator's name."""
+    detail = as_dict(m.get("EventDetail"))
+    kinds = [k for k, v in detail.items() if v not in (None, [], {}) and k != "Initiator"]
+    kind = as_str(detail.get("@odata.type")) or as_str(detail.get("EventType")) or ", ".join(kinds)
+    initiator = as_dict(as_dict(detail.get("Initiator")).get("User"))
+    return f"[system event] {kind}".rstrip(), as_str(initiator.get("DisplayName"))
+
+
+def _attachments(m: dict[str, Any]) -> list[dict[str, Any]]:
+    keys = ("Id", "Name", "ContentType", "ContentUrl")
+    found = [
+        {k: as_dict(a).get(k) for k in keys if as_dict(a).get(k)}
+        for a in as_list(m.get("Attachments"))
+    ]
+    return [a for a in found if a]
+
+
+def _mentioned(m: dict[str, Any]) -> list[str]:
+    names = []
+    for x in map(as_dict, as_list(m.get("Mentions"))):
+        who = as_dict(x.get("Mentioned"))
+        name = as_str(as_dict(who.get("User")).get("DisplayName")) or as_str(x.get("MentionText"))
+        if name:
+            names.append(name)
+    return names
+
+
 def _teams_message(
     m: dict[str, Any],
     loc: str,
@@ -110,38 +138,16 @@ def _teams_message(
     system = m.get("From") is None or "systemEventMessage" in content
     chunks = [text] if text.strip() else []
     if system:
-        detail = as_dict(m.get("EventDetail"))
-        kinds = [
-            k for k, v in detail.items() if v not in (None, [], {}) and k not in ("Initiator",)
-        ]
-        kind = (
-            as_str(detail.get("@odata.type")) or as_str(detail.get("EventType")) or ", ".join(kinds)
-        )
-        chunks.insert(0, f"[system event] {kind}".rstrip())
-        if not speaker:
-            speaker = as_str(
-                as_dict(as_dict(detail.get("Initiator")).get("User")).get("DisplayName")
-            )
-    attachments = [
-        {
-            k: as_dict(a).get(k)
-            for k in ("Id", "Name", "ContentType", "ContentUrl")
-            if as_dict(a).get(k)
-        }
-        for a in as_list(m.get("Attachments"))
-    ]
-    chunks += [f"[attachment] {a.get('Name') or a.get('ContentUrl')}" for a in attachments if a]
+        event, initiator = _system_event(m)
+        chunks.insert(0, event)
+        speaker = speaker or initiator
+    attachments = _attachments(m)
+    chunks += [f"[attachment] {a.get('Name') or a.get('ContentUrl')}" for a in attachments]
     if not chunks:
         empty.n += 1
         return
     thread = _teams_thread(m)
-    mentioned = []
-    for x in map(as_dict, as_list(m.get("Mentions"))):
-        who = as_dict(x.get("Mentioned"))
-        name = as_str(as_dict(who.get("User")).get("DisplayName")) or as_str(x.get("MentionText"))
-        if name:
-            mentioned.append(name)
-    listeners = mentioned
+    listeners = _mentioned(m)
     if not listeners and not system and thread.endswith("@unq.gbl.spaces"):
         listeners = [p for p in members.get(thread, []) if p != speaker]
     ts = iso_ts(m.get("CreatedDateTime"))
@@ -160,22 +166,26 @@ def _teams_message(
         reply_to=f"teams:{reply}" if reply else None,
         subject=as_str(m.get("Subject")),
         tags=[SYSTEM_TAG] if system else [],
-        extra={
-            "message_type": as_str(m.get("MessageType")),
-            "created": as_str(m.get("CreatedDateTime")),
-            "edited": iso_ts(m.get("LastEditedDateTime")),
-            "deleted": iso_ts(m.get("DeletedDateTime")),
-            "importance": as_str(m.get("Importance")) if m.get("Importance") != "normal" else None,
-            "attachments": [a for a in attachments if a],
-            "reactions": [
-                {
-                    "type": as_str(r.get("ReactionType")),
-                    "user": as_str(as_dict(as_dict(r.get("User")).get("User")).get("DisplayName")),
-                }
-                for r in map(as_dict, as_list(m.get("Reactions")))
-            ],
-        },
+        extra=_teams_extra(m, attachments),
     )
+
+
+def _teams_extra(m: dict[str, Any], attachments: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "message_type": as_str(m.get("MessageType")),
+        "created": as_str(m.get("CreatedDateTime")),
+        "edited": iso_ts(m.get("LastEditedDateTime")),
+        "deleted": iso_ts(m.get("DeletedDateTime")),
+        "importance": as_str(m.get("Importance")) if m.get("Importance") != "normal" else None,
+        "attachments": attachments,
+        "reactions": [
+            {
+                "type": as_str(r.get("ReactionType")),
+                "user": as_str(as_dict(as_dict(r.get("User")).get("User")).get("DisplayName")),
+            }
+            for r in map(as_dict, as_list(m.get("Reactions")))
+        ],
+    }
 
 
 FORMATS = (

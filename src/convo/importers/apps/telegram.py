@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -92,6 +93,14 @@ def _numbered(messages: list[Any]) -> Iterator[tuple[Any, int]]:
     return ((m, 0) for m in messages)
 
 
+@dataclass
+class _Chat:
+    id: str
+    name: str
+    type: str
+    parties: list[str]  # the two senders of a two-party personal chat, else empty
+
+
 def _telegram_chat(
     chat: dict[str, Any],
     items: Callable[[], Iterable[tuple[Any, int]]],
@@ -102,72 +111,83 @@ def _telegram_chat(
 ) -> Iterator[ConversationMessage]:
     """One chat; ``items()`` gives its messages (called twice for a personal chat)."""
     chat_id = as_str(chat.get("id")) or str(c)
-    name = fix_cp1252_mojibake(as_str(chat.get("name"))) or f"telegram:{chat_id}"
+    ctype = as_str(chat.get("type"))
     senders: set[str] = set()
-    if as_str(chat.get("type")) == "personal_chat":  # a first pass: who takes part
+    if ctype == "personal_chat":  # a first pass: who takes part
         senders = {fix_cp1252_mojibake(as_str(as_dict(m).get("from"))) for m, _ in items()}
         senders -= {""}
-    two_party = as_str(chat.get("type")) == "personal_chat" and len(senders) == 2
-    zone = ctx.options.tz
+    info = _Chat(
+        id=chat_id,
+        name=fix_cp1252_mojibake(as_str(chat.get("name"))) or f"telegram:{chat_id}",
+        type=ctype,
+        parties=list(senders) if len(senders) == 2 else [],
+    )
     for i, (m, _) in enumerate(items(), 1):
         loc = ctx.loc(f"chat-{c}-msg-{i}")
         if not isinstance(m, dict) or m.get("id") is None:
             ctx.reject(loc, "not a Telegram message (no id)", m)
             continue
-        service = as_str(m.get("type")) == "service"
-        speaker = fix_cp1252_mojibake(as_str(m.get("actor") if service else m.get("from")))
-        text, mentions, links = _tg_text(m.get("text"))
-        chunks = [text] if text.strip() else []
-        if service:
-            action = as_str(m.get("action")) or "service"
-            detail = as_str(m.get("title")) or ", ".join(
-                as_str(x) for x in as_list(m.get("members"))
-            )
-            chunks.insert(0, f"[{action}] {detail}".rstrip())
-        media = {
-            k: m[k]
-            for k in ("photo", "file", "media_type", "mime_type", "duration_seconds", "width", "height",
-                      "sticker_emoji", "location_information", "poll", "contact_information")
-            if m.get(k) not in (None, "")
-        }  # fmt: skip
-        if m.get("photo"):
-            chunks.append(f"[photo] {as_str(m.get('photo'))}")
-        if m.get("file"):
-            chunks.append(f"[{as_str(m.get('media_type')) or 'file'}] {as_str(m.get('file'))}")
-        if m.get("sticker_emoji") and not m.get("file"):
-            chunks.append(f"[sticker] {as_str(m.get('sticker_emoji'))}")
-        if not chunks:
+        msg = _tg_message(m, loc, info, ctx.options.tz)
+        if msg is None:
             empty.n += 1
             continue
-        ts = epoch_ts(m.get("date_unixtime")) or iso_ts(m.get("date"), zone)
-        if ts is None:
+        if msg.timestamp is None:
             ctx.warn(loc, "no readable date; time left unknown")
-        listeners = mentions or ([s for s in senders if s != speaker] if two_party else [])
-        rid = m.get("reply_to_message_id")
-        yield message(
-            chunks,
-            speaker=speaker or None,
-            listeners=listeners,
-            timestamp=ts,
-            id=f"telegram:{chat_id}:{as_str(m.get('id'))}",
-            source_id=loc,
-            format="telegram",
-            thread=name,
-            reply_to=f"telegram:{chat_id}:{as_str(rid)}" if as_str(rid) else None,
-            tags=[SYSTEM_TAG] if service else [],
-            extra={
-                "chat_id": chat_id,
-                "chat_type": as_str(chat.get("type")),
-                "from_id": as_str(m.get("actor_id") if service else m.get("from_id")),
-                "action": as_str(m.get("action")) if service else None,
-                "edited": epoch_ts(m.get("edited_unixtime")) or iso_ts(m.get("edited"), zone),
-                "forwarded_from": as_str(m.get("forwarded_from")),
-                "via_bot": as_str(m.get("via_bot")),
-                "media": media,
-                "links": links,
-                "reactions": as_list(m.get("reactions")),
-            },
-        )
+        yield msg
+
+
+_TG_MEDIA = ("photo", "file", "media_type", "mime_type", "duration_seconds", "width", "height",
+             "sticker_emoji", "location_information", "poll", "contact_information")  # fmt: skip
+
+
+def _tg_chunks(m: dict[str, Any], text: str, service: bool) -> list[str]:
+    chunks = [text] if text.strip() else []
+    if service:
+        action = as_str(m.get("action")) or "service"
+        detail = as_str(m.get("title")) or ", ".join(as_str(x) for x in as_list(m.get("members")))
+        chunks.insert(0, f"[{action}] {detail}".rstrip())
+    if m.get("photo"):
+        chunks.append(f"[photo] {as_str(m.get('photo'))}")
+    if m.get("file"):
+        chunks.append(f"[{as_str(m.get('media_type')) or 'file'}] {as_str(m.get('file'))}")
+    if m.get("sticker_emoji") and not m.get("file"):
+        chunks.append(f"[sticker] {as_str(m.get('sticker_emoji'))}")
+    return chunks
+
+
+def _tg_message(m: dict[str, Any], loc: str, chat: _Chat, zone: Any) -> ConversationMessage | None:
+    """One message, or None when it has neither text nor media."""
+    service = as_str(m.get("type")) == "service"
+    speaker = fix_cp1252_mojibake(as_str(m.get("actor") if service else m.get("from")))
+    text, mentions, links = _tg_text(m.get("text"))
+    chunks = _tg_chunks(m, text, service)
+    if not chunks:
+        return None
+    rid = as_str(m.get("reply_to_message_id"))
+    return message(
+        chunks,
+        speaker=speaker or None,
+        listeners=mentions or [s for s in chat.parties if s != speaker],
+        timestamp=epoch_ts(m.get("date_unixtime")) or iso_ts(m.get("date"), zone),
+        id=f"telegram:{chat.id}:{as_str(m.get('id'))}",
+        source_id=loc,
+        format="telegram",
+        thread=chat.name,
+        reply_to=f"telegram:{chat.id}:{rid}" if rid else None,
+        tags=[SYSTEM_TAG] if service else [],
+        extra={
+            "chat_id": chat.id,
+            "chat_type": chat.type,
+            "from_id": as_str(m.get("actor_id") if service else m.get("from_id")),
+            "action": as_str(m.get("action")) if service else None,
+            "edited": epoch_ts(m.get("edited_unixtime")) or iso_ts(m.get("edited"), zone),
+            "forwarded_from": as_str(m.get("forwarded_from")),
+            "via_bot": as_str(m.get("via_bot")),
+            "media": {k: m[k] for k in _TG_MEDIA if m.get(k) not in (None, "")},
+            "links": links,
+            "reactions": as_list(m.get("reactions")),
+        },
+    )
 
 
 def _tg_text(value: Any) -> tuple[str, list[str], list[str]]:
