@@ -33,12 +33,11 @@ def message(
     extra: dict[str, Any] | None = None,
 ) -> ConversationMessage:
     """Build a record (see the module docstring for the rules)."""
-    chunks = [text] if isinstance(text, str) else [c for c in text if c] or [""]
-    heard = [x for x in dict.fromkeys(listeners or []) if x and x != speaker]
-    kept = {k: v for k, v in (extra or {}).items() if not _empty(v)}
     return ConversationMessage(
-        text_chunks=chunks,
-        metadata=ConversationMessageMeta(speaker=speaker or None, recipients=heard),
+        text_chunks=_chunks(text),
+        metadata=ConversationMessageMeta(
+            speaker=speaker or None, recipients=_listeners(listeners, speaker)
+        ),
         tags=list(dict.fromkeys(tags or [])),
         timestamp=timestamp,
         id=id,
@@ -48,8 +47,22 @@ def message(
         reply_to=reply_to if reply_to and reply_to != id else None,
         subject=subject or None,
         role=role,
-        extra=kept or None,
+        extra=_extra(extra),
     )
+
+
+def _chunks(text: str | list[str]) -> list[str]:
+    if isinstance(text, str):
+        return [text]
+    return [c for c in text if c] or [""]
+
+
+def _listeners(listeners: list[str] | None, speaker: str | None) -> list[str]:
+    return [x for x in dict.fromkeys(listeners or []) if x and x != speaker]
+
+
+def _extra(extra: dict[str, Any] | None) -> dict[str, Any] | None:
+    return {k: v for k, v in (extra or {}).items() if not _empty(v)} or None
 
 
 def _empty(value: Any) -> bool:

@@ -18,8 +18,7 @@ Decisions:
 - mrkdwn: ``<@U1>`` becomes ``@Name`` (and Name a listener), ``<#C1|x>`` ``#x``,
   ``<url|label>`` ``label (url)``, ``<!here>`` ``@here``; ``&lt; &gt; &amp;`` unescaped.
 - In a 1:1 DM without mentions the listener is the other member.
-- A .zip is read in place (never extracted): members with absolute or ``..`` paths are
-  rejected, and size caps (per member, in total, and a compression-ratio limit) stop zip bombs.
+- A .zip is read in place (see ``slack_archive``).
 - The metadata files alone (``users.json``, ``dms.json``...) are recognised, yield no
   messages and say so in a warning (ingest the folder or the .zip instead).
 - A channel-day file read on its own (a top-level array) is streamed by convo.jsonstream
@@ -71,9 +70,6 @@ class Conv:
     members: list[str] = field(default_factory=list)
 
 
-# --- sniffing ------------------------------------------------------------------------
-
-
 def sniff_dir(source: Source) -> int:
     assert source.path is not None
     try:
@@ -113,9 +109,6 @@ def _is_metadata(text: str, name: str) -> bool:
     if has_key(text, "members") and has_key(text, "created") and _CONV_ID.search(text):
         return True
     return has_key(text, "team_id") and has_key(text, "profile") and has_key(text, "real_name")
-
-
-# --- reading ---------------------------------------------------------------------------
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
@@ -355,73 +348,76 @@ def _conv_label(conv: Conv, users: dict[str, str]) -> str:
     return conv.name
 
 
-def _message(
-    m: dict[str, Any], conv: Conv, users: dict[str, str], convs: dict[str, Conv], loc: str
-) -> ConversationMessage | None:
-    speaker = _speaker(m, users)
-    ts = as_str(m.get("ts"))
-    text, mentioned = render_mrkdwn(as_str(m.get("text")), users, convs)
-    chunks = [text] if text.strip() else []
-    files = []
-    for f in as_list(m.get("files")):
-        f = as_dict(f)
+def _files(m: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The message's files for ``extra`` and their ``[file]`` chunks."""
+    files, chunks = [], []
+    for f in map(as_dict, as_list(m.get("files"))):
         label = as_str(f.get("title")) or as_str(f.get("name")) or as_str(f.get("id"))
         files.append(
             {k: f.get(k) for k in ("id", "name", "title", "mimetype", "url_private") if f.get(k)}
         )
         chunks.append(f"[file] {label}")
-    attachments = []
-    for a in as_list(m.get("attachments")):
-        a = as_dict(a)
-        attachments.append(
-            {
-                k: a.get(k)
-                for k in ("fallback", "title", "title_link", "text", "from_url")
-                if a.get(k)
-            }
-        )
-        if not text.strip():
+    return files, chunks
+
+
+def _attachments(
+    m: dict[str, Any], users: dict[str, str], convs: dict[str, Conv], with_text: bool
+) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """Attachments for ``extra``; with ``with_text``, their texts as chunks and mentions."""
+    keys = ("fallback", "title", "title_link", "text", "from_url")
+    attachments, chunks, mentioned = [], [], []
+    for a in map(as_dict, as_list(m.get("attachments"))):
+        attachments.append({k: a.get(k) for k in keys if a.get(k)})
+        if with_text:
             body, more = render_mrkdwn(
                 as_str(a.get("text")) or as_str(a.get("fallback")), users, convs
             )
             mentioned += more
             if body.strip():
                 chunks.append(body)
+    return attachments, chunks, mentioned
+
+
+def _listeners(
+    m: dict[str, Any], conv: Conv, users: dict[str, str], mentioned: list[str]
+) -> list[str]:
+    uid = as_str(m.get("user"))
+    if not mentioned and conv.kind == "dm" and len(conv.members) == 2 and uid in conv.members:
+        other = next((u for u in conv.members if u != uid), "")
+        return [users.get(other, other)]
+    return list(mentioned)
+
+
+def _message(
+    m: dict[str, Any], conv: Conv, users: dict[str, str], convs: dict[str, Conv], loc: str
+) -> ConversationMessage | None:
+    speaker = _speaker(m, users)  # first: it learns names from user_profile for the text
+    ts = as_str(m.get("ts"))
+    text, mentioned = render_mrkdwn(as_str(m.get("text")), users, convs)
+    files, file_chunks = _files(m)
+    attachments, more_chunks, more = _attachments(m, users, convs, with_text=not text.strip())
+    chunks = ([text] if text.strip() else []) + file_chunks + more_chunks
     if not chunks:
         return None
     subtype = as_str(m.get("subtype"))
-    listeners = list(mentioned)
-    uid = as_str(m.get("user"))
-    if not listeners and conv.kind == "dm" and len(conv.members) == 2 and uid in conv.members:
-        other = next((u for u in conv.members if u != uid), "")
-        listeners = [users.get(other, other)]
     thread_ts = as_str(m.get("thread_ts"))
-    reply_to = f"slack:{conv.id}:{thread_ts}" if thread_ts and thread_ts != ts else None
     edited = as_dict(m.get("edited"))
-    reactions = [
-        {
-            "name": as_str(r.get("name")),
-            "count": r.get("count"),
-            "users": [users.get(as_str(u), as_str(u)) for u in as_list(r.get("users"))],
-        }
-        for r in map(as_dict, as_list(m.get("reactions")))
-    ]
     return message(
         chunks,
         speaker=speaker,
-        listeners=listeners,
+        listeners=_listeners(m, conv, users, mentioned + more),
         timestamp=epoch_ts(ts),
         id=f"slack:{conv.id}:{ts}",
         source_id=loc,
         format="slack",
         thread=_conv_label(conv, users),
-        reply_to=reply_to,
+        reply_to=f"slack:{conv.id}:{thread_ts}" if thread_ts and thread_ts != ts else None,
         tags=[SYSTEM_TAG] if subtype and subtype not in _NOT_SYSTEM else [],
         extra={
             "ts": ts,
             "channel_id": conv.id,
             "channel_type": conv.kind,
-            "user_id": uid,
+            "user_id": as_str(m.get("user")),
             "subtype": subtype,
             "bot_id": as_str(m.get("bot_id")),
             "thread_ts": thread_ts,
@@ -429,7 +425,14 @@ def _message(
             "edited": epoch_ts(as_str(edited.get("ts"))) if edited else None,
             "files": files,
             "attachments": attachments,
-            "reactions": reactions,
+            "reactions": [
+                {
+                    "name": as_str(r.get("name")),
+                    "count": r.get("count"),
+                    "users": [users.get(as_str(u), as_str(u)) for u in as_list(r.get("users"))],
+                }
+                for r in map(as_dict, as_list(m.get("reactions")))
+            ],
         },
     )
 
