@@ -163,3 +163,23 @@ def test_cue_ending_before_it_starts_is_warned(tmp_path):
     assert [w for w in run.warnings if "ends before it starts" in w] == [
         f"{tmp_path / 'x.srt'}:1: cue 1 ends before it starts; kept as timed"
     ]
+
+
+def test_whatsapp_damaged_header_is_its_own_message_not_glued(tmp_path):
+    text = (
+        "1/23/23, 3:21 AM - User 2: hello\nsecond line\n"
+        "1/23/23, 3:22_AM - User 1: damaged one\n"
+        "1/23/23, 3:23 AM - User 2: ok\n"
+    )
+    path = _write(tmp_path, "chat.txt", text)
+    run = Run("whatsapp", path)
+    got = [(m.metadata.speaker, m.text_chunks, m.timestamp) for m in run.messages]
+    assert got == [
+        ("User 2", ["hello\nsecond line"], "2023-01-23T03:21:00Z"),
+        ("User 1", ["damaged one"], None),
+        ("User 2", ["ok"], "2023-01-23T03:23:00Z"),
+    ]
+    assert run.messages[1].extra == {"damaged_header": True}
+    assert run.warnings == [
+        f"{path}:3: damaged message header; read as its own message, time unknown"
+    ]

@@ -43,6 +43,11 @@ _DATE = r"(\d{1,4})([./-])(\d{1,2})[./-](\d{1,4})"
 _TIME = r"(\d{1,2})[:.](\d{2})(?:[:.](\d{2}))?(?:[\s\u202f\u00a0]*([AaPp])\.?\s?[Mm]\.?)?"
 _IOS = re.compile(rf"^[{_MARKS}]*\[{_DATE},?\s+{_TIME}\]\s?(.*)$")
 _ANDROID = re.compile(rf"^[{_MARKS}]*{_DATE},?\s+{_TIME}\s[-–]\s(.*)$")
+# A line that starts like a header but does not parse (``1/23/23, 3:22_AM - User 1: hi``):
+# the date is there, the rest is kept after the first " - " or "] ".
+_DAMAGED = re.compile(
+    rf"^[{_MARKS}]*\[?\d{{1,4}}[./-]\d{{1,2}}[./-]\d{{1,4}},?\s.{{0,40}}?(?:\]\s?|\s[-–]\s)(.*)$"
+)
 _MEDIA = re.compile(
     r"^(?:<Media omitted>|(image|video|audio|sticker|GIF|document|Contact card) omitted|"
     r"<attached: (.+)>|(.+) \(file attached\))$",
@@ -138,7 +143,8 @@ def read_whatsapp(source: Source, ctx: ImportContext) -> Iterator[ConversationMe
     cur: dict[str, Any] | None = None
     for n, line in numbered_lines(source):
         m = _header(line)
-        if not m:
+        damaged = None if m else _DAMAGED.match(line)
+        if not m and not damaged:
             if cur is not None:
                 cur["text"].append(line)
             elif line.strip():
@@ -146,10 +152,32 @@ def read_whatsapp(source: Source, ctx: ImportContext) -> Iterator[ConversationMe
             continue
         if cur is not None:
             yield _wa_message(cur, speakers, ctx)
+        if damaged:  # never glued to the previous speaker's text
+            ctx.warn(ctx.loc(n), "damaged message header; read as its own message, time unknown")
+            name, text = _split(damaged[1])
+            cur = {"line": n, "name": name, "text": [text], "ts": None, "damaged": True}
+            continue
+        assert m is not None
         name, text = _split(m[9])
         cur = {"line": n, "name": name, "text": [text], "ts": _when(m, order, zone)}
     if cur is not None:
         yield _wa_message(cur, speakers, ctx)
+
+
+def _media(clean: str) -> tuple[str | None, str | None]:
+    """The media kind and file name a media placeholder names (else None, None)."""
+    media = _MEDIA.match(clean.strip())
+    if not media:
+        return None, None
+    kind = (media[1] or ("file" if (media[2] or media[3]) else "media")).lower()
+    return kind, media[2] or media[3]
+
+
+def _wa_listeners(name: str | None, clean: str, speakers: list[str]) -> list[str]:
+    listeners = [s for s in speakers if s != name and f"@{s}" in clean]
+    if not listeners and len(speakers) == 2:
+        listeners = [s for s in speakers if s != name]
+    return listeners
 
 
 def _wa_message(
@@ -160,29 +188,22 @@ def _wa_message(
     name = cur["name"]
     system = name is None or text.startswith(_SYSTEM_TEXT)
     clean = text.translate(_STRIP_MARKS) if not text.isascii() else text
-    media = _MEDIA.match(clean.strip())
-    kind = None
-    if media:
-        kind = (media[1] or ("file" if (media[2] or media[3]) else "media")).lower()
-    if cur["ts"] is None:
+    kind, file = _media(clean)
+    if cur["ts"] is None and not cur.get("damaged"):
         ctx.warn(loc, "impossible date; time left unknown")
-    listeners: list[str] = []
-    if not system:
-        listeners = [s for s in speakers if s != name and f"@{s}" in clean]
-        if not listeners and len(speakers) == 2:
-            listeners = [s for s in speakers if s != name]
     return message(
         clean or text,
         speaker=None if system else name,
-        listeners=listeners,
+        listeners=[] if system else _wa_listeners(name, clean, speakers),
         timestamp=cur["ts"],
         source_id=loc,
         format="whatsapp",
         tags=[SYSTEM_TAG] if system else [],
         extra={
             "media": kind,
-            "file": (media[2] or media[3]) if media else None,
+            "file": file,
             "chat_name": name if system and name else None,
+            "damaged_header": True if cur.get("damaged") else None,
         },
     )
 
