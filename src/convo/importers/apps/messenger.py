@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterator
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from convo.core.errors import InputError
 from convo.core.io import Source, parse_json
@@ -70,6 +70,24 @@ def read_messenger(source: Source, ctx: ImportContext) -> Iterator[ConversationM
         yield from _messenger_messages(f, spans, order, people, title, ctx)
 
 
+def _chunks(m: dict[str, Any], content: str) -> tuple[list[str], dict[str, Any]]:
+    """The text chunks of a message (content, media, sticker, shared link) and its media."""
+    chunks = [content] if content.strip() else []
+    media = {}
+    for key, label in _MEDIA:
+        items = [as_dict(x) for x in as_list(m.get(key))]
+        if items:
+            media[key] = items
+            chunks += [f"[{label}] {as_str(x.get('uri'))}" for x in items]
+    sticker = as_dict(m.get("sticker"))
+    if sticker:
+        chunks.append(f"[sticker] {as_str(sticker.get('uri'))}")
+    share = as_dict(m.get("share"))
+    if share.get("link") and as_str(share.get("link")) not in content:
+        chunks.append(f"[link] {as_str(share.get('link'))}")
+    return chunks, media
+
+
 def _messenger_messages(
     f: BinaryIO,
     spans: array[int],
@@ -91,19 +109,9 @@ def _messenger_messages(
             continue
         speaker = fix(as_str(m.get("sender_name")))
         content = fix(as_str(m.get("content")))
-        chunks = [content] if content.strip() else []
-        media = {}
-        for key, label in _MEDIA:
-            items = [as_dict(x) for x in as_list(m.get(key))]
-            if items:
-                media[key] = items
-                chunks += [f"[{label}] {as_str(x.get('uri'))}" for x in items]
+        chunks, media = _chunks(m, content)
         sticker = as_dict(m.get("sticker"))
-        if sticker:
-            chunks.append(f"[sticker] {as_str(sticker.get('uri'))}")
         share = as_dict(m.get("share"))
-        if share.get("link") and as_str(share.get("link")) not in content:
-            chunks.append(f"[link] {as_str(share.get('link'))}")
         if not chunks:
             empty.n += 1
             continue
