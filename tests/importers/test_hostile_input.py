@@ -183,3 +183,20 @@ def test_whatsapp_damaged_header_is_its_own_message_not_glued(tmp_path):
     assert run.warnings == [
         f"{path}:3: damaged message header; read as its own message, time unknown"
     ]
+
+
+@pytest.mark.parametrize("codec", ["utf-32-le", "utf-32-be"])
+@pytest.mark.parametrize(
+    "fmt, name, text",
+    [
+        ("vtt", "x.vtt", "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n<v Ann>héllo</v>\n"),
+        ("srt", "x.srt", "1\n00:00:01,000 --> 00:00:02,000\nAnn: héllo\n"),
+        ("whatsapp", "chat.txt", "1/23/23, 3:21 AM - Ann: héllo\n"),
+        ("zoomchat", "zoom.txt", "00:00:01\tAnn:\théllo\n"),
+    ],
+)
+def test_utf32_with_bom_is_read(tmp_path, codec, fmt, name, text):
+    # Read with --from: detecting UTF-32 also needs core.io.decode_text to know its BOM.
+    bom = b"\xff\xfe\x00\x00" if codec.endswith("le") else b"\x00\x00\xfe\xff"
+    run = Run(fmt, _write(tmp_path, name, bom + text.encode(codec)))
+    assert [(m.metadata.speaker, m.text_chunks) for m in run.messages] == [("Ann", ["héllo"])]

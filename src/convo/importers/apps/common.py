@@ -12,6 +12,9 @@ from convo.core.io import Source, decode_text, strip_bom
 from convo.core.jsonstream import JsonArray, read_top_level
 
 SYSTEM_TAG = "system"
+# UTF-32's little-endian BOM starts with UTF-16's: test it first.
+UTF32_BOMS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
 def json_head(source: Source) -> str:
@@ -148,12 +151,14 @@ def fix_latin1_mojibake(text: str) -> str:
 
 
 def numbered_lines(source: Source) -> Iterator[tuple[int, str]]:
-    """Numbered lines without their ends; UTF-16 when a BOM says so, else UTF-8 (cp1252
+    """Numbered lines without their ends; UTF-32/16 when a BOM says so, else UTF-8 (cp1252
     fallback, line by line). Stdin and .gz are spooled so a reader can take two passes."""
     with open(source.real_path(), "rb") as f:
-        if f.read(2) in (b"\xff\xfe", b"\xfe\xff"):
+        bom = f.read(4)
+        wide = "utf-32" if bom in UTF32_BOMS else "utf-16" if bom[:2] in UTF16_BOMS else None
+        if wide:
             f.seek(0)
-            with io.TextIOWrapper(f, encoding="utf-16", errors="replace", newline=None) as text:
+            with io.TextIOWrapper(f, encoding=wide, errors="replace", newline=None) as text:
                 for n, line in enumerate(text, 1):
                     yield n, line.rstrip("\r\n")
             return

@@ -74,13 +74,15 @@ class Header:
 def text_lines(source: Source) -> Iterator[tuple[int, str]]:
     """Numbered lines of text, without line ends.
 
-    A BOM decides UTF-8 or UTF-16; otherwise each line is UTF-8, or cp1252 when it is not
+    A BOM decides UTF-8, UTF-16 or UTF-32; otherwise each line is UTF-8, or cp1252 when it is not
     valid UTF-8 (SRT files from Windows tools), so one odd line never spoils the rest.
     """
     stream = source.open()
     head = source.head
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        text = io.TextIOWrapper(stream, encoding="utf-16", errors="replace", newline=None)
+    # UTF-32's little-endian BOM starts with UTF-16's: test it first.
+    wide = "utf-32" if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")) else None
+    if wide or head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = io.TextIOWrapper(stream, encoding=wide or "utf-16", errors="replace", newline=None)
         with text:
             for n, line in enumerate(text, 1):
                 yield n, line.rstrip("\n")
