@@ -252,7 +252,7 @@ def test_speakerless_cues_are_not_merged(tmp_path):
 
 
 def test_merge_is_capped(tmp_path, monkeypatch):
-    from convo.importers.transcripts import readers as transcript
+    from convo.importers.transcripts import turns as transcript
 
     monkeypatch.setattr(transcript, "MAX_MERGED_CHARS", 10)
     recs, _, _ = vtt(tmp_path, _cues("<v A>aaaa", "<v A>bbbb", "<v A>cccc"))
@@ -411,7 +411,9 @@ def test_detection_by_content(tmp_path):
 
 
 def test_does_not_claim_other_text(tmp_path):
-    from convo.importers.transcripts.readers import sniff_sbv, sniff_srt, sniff_vtt
+    from convo.importers.transcripts.sbv import sniff_sbv
+    from convo.importers.transcripts.srt import sniff_srt
+    from convo.importers.transcripts.vtt import sniff_vtt
 
     for body in (
         '{"textChunks": ["a --> b"]}\n',

@@ -39,9 +39,10 @@ from convo.importers.apps.common import (
     as_str,
     has_key,
     json_head,
-    message,
 )
+from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.registry import Format
 
 ROLES = {"system", "user", "assistant", "tool"}
 MAX_DEPTH = 100_000
@@ -194,3 +195,16 @@ def _content(content: dict[str, Any]) -> tuple[list[str], list[Any]]:
         if body.strip():
             chunks.append(f"[thought] {body}")
     return [x for x in chunks if x.strip()], others
+
+
+FORMATS = (
+    Format(
+        name="chatgpt",
+        family="chat",
+        description="ChatGPT conversations.json (mapping tree, current branch)",
+        patterns=("conversations.json",),
+        sniff=sniff,
+        read=read,
+        example='[{"title": "T", "mapping": {"n1": {"id": "n1", "parent": null, "children": [], ...}}}]',
+    ),
+)

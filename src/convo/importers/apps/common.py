@@ -1,22 +1,25 @@
-"""Helpers shared by the chat-app export readers (JSON loading, mojibake, times, records)."""
+"""Helpers shared by the chat-app export readers: sniffing heads, streamed JSON, lines,
+lenient JSON values, mojibake repair, the empty-message tally."""
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from convo.core.io import Source
+from convo.core.io import Source, decode_text, strip_bom
 from convo.core.jsonstream import JsonArray, read_top_level
-from convo.core.record import ConversationMessage, ConversationMessageMeta
 
-# A JSON document read whole (shapes the streaming reader does not serve) is capped.
 SYSTEM_TAG = "system"
+# UTF-32's little-endian BOM starts with UTF-16's: test it first.
+UTF32_BOMS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
 def json_head(source: Source) -> str:
-    """The decoded head without BOM and leading whitespace, for sniffing."""
-    return source.head_text().lstrip("\ufeff").lstrip()
+    """The decoded head (BOM removed by ``head_text``) without leading whitespace, for sniffing."""
+    return source.head_text().lstrip()
 
 
 def has_key(text: str, key: str) -> bool:
@@ -147,39 +150,26 @@ def fix_latin1_mojibake(text: str) -> str:
         return text
 
 
-def message(
-    text: str | list[str],
-    *,
-    speaker: str | None,
-    listeners: list[str] | None = None,
-    timestamp: str | None = None,
-    id: str | None = None,
-    source_id: str | None = None,
-    format: str | None = None,
-    thread: str | None = None,
-    reply_to: str | None = None,
-    subject: str | None = None,
-    role: str | None = None,
-    tags: list[str] | None = None,
-    extra: dict[str, Any] | None = None,
-) -> ConversationMessage:
-    """Build a record; listeners exclude the speaker and keep their first-seen order."""
-    chunks = [text] if isinstance(text, str) else [c for c in text if c] or [""]
-    heard = [x for x in dict.fromkeys(listeners or []) if x and x != speaker]
-    return ConversationMessage(
-        text_chunks=chunks,
-        metadata=ConversationMessageMeta(speaker=speaker or None, recipients=heard),
-        tags=list(tags or []),
-        timestamp=timestamp,
-        id=id,
-        source_id=source_id,
-        format=format,
-        thread=thread or None,
-        reply_to=reply_to or None,
-        subject=subject or None,
-        role=role,
-        extra={k: v for k, v in (extra or {}).items() if v not in (None, "", [], {})} or None,
-    )
+def numbered_lines(source: Source) -> Iterator[tuple[int, str]]:
+    """Numbered lines without their ends; UTF-32/16 when a BOM says so, else UTF-8 (cp1252
+    fallback, line by line). Stdin and .gz are spooled so a reader can take two passes."""
+    with open(source.real_path(), "rb") as f:
+        bom = f.read(4)
+        wide = "utf-32" if bom in UTF32_BOMS else "utf-16" if bom[:2] in UTF16_BOMS else None
+        if wide:
+            f.seek(0)
+            with io.TextIOWrapper(f, encoding=wide, errors="replace", newline=None) as text:
+                for n, line in enumerate(text, 1):
+                    yield n, line.rstrip("\r\n")
+            return
+        f.seek(0)
+        for n, raw in enumerate(f, 1):
+            yield n, decode_text(strip_bom(raw) if n == 1 else raw).rstrip("\r\n")
+
+
+def head_lines(source: Source, limit: int) -> list[str]:
+    """The first ``limit`` non-blank lines of the head (BOM removed), for sniffing."""
+    return [x for x in source.head_text().splitlines() if x.strip()][:limit]
 
 
 class EmptyCounter:

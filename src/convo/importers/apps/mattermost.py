@@ -21,12 +21,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from convo.core.errors import RecordError
-from convo.core.io import Source
+from convo.core.io import Source, strip_bom
 from convo.core.jsonl import iter_lines, parse_line
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
-from convo.importers.apps.common import as_dict, as_list, as_str, message
+from convo.importers.apps.common import as_dict, as_list, as_str
+from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.registry import Format
 
 _FIRST = re.compile(
     rb'^\s*\{\s*"type"\s*:\s*"(version|post|direct_post|team|channel|user|direct_channel)"'
@@ -35,7 +37,7 @@ _MENTION = re.compile(r"(?<![\w@])@([a-z0-9][a-z0-9._-]{0,63})", re.I)
 
 
 def sniff(source: Source) -> int:
-    first = source.head.lstrip(b"\xef\xbb\xbf").lstrip().split(b"\n", 1)[0]
+    first = strip_bom(source.head).lstrip().split(b"\n", 1)[0]
     m = _FIRST.match(first)
     if not m:
         return 0
@@ -154,3 +156,16 @@ def _one(
             "flagged_by": as_list(p.get("flagged_by")),
         },
     )
+
+
+FORMATS = (
+    Format(
+        name="mattermost",
+        family="chat",
+        description="Mattermost bulk export JSONL (version/team/channel/user/post lines)",
+        patterns=("*.jsonl",),
+        sniff=sniff,
+        read=read,
+        example='{"type": "version", "version": 1}',
+    ),
+)

@@ -18,8 +18,7 @@ Decisions:
 - mrkdwn: ``<@U1>`` becomes ``@Name`` (and Name a listener), ``<#C1|x>`` ``#x``,
   ``<url|label>`` ``label (url)``, ``<!here>`` ``@here``; ``&lt; &gt; &amp;`` unescaped.
 - In a 1:1 DM without mentions the listener is the other member.
-- A .zip is read in place (never extracted): members with absolute or ``..`` paths are
-  rejected, and size caps (per member, in total, and a compression-ratio limit) stop zip bombs.
+- A .zip is read in place (see ``slack_archive``).
 - The metadata files alone (``users.json``, ``dms.json``...) are recognised, yield no
   messages and say so in a warning (ingest the folder or the .zip instead).
 - A channel-day file read on its own (a top-level array) is streamed by convo.jsonstream
@@ -31,27 +30,29 @@ from __future__ import annotations
 
 import contextlib
 import re
-import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from convo.core.errors import InputError
-from convo.core.io import Source, parse_json
+from convo.core.io import Source, load_json, parse_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
 from convo.importers.apps.common import (
     SYSTEM_TAG,
     EmptyCounter,
+    StreamedDoc,
     as_dict,
     as_list,
     as_str,
     has_key,
     json_head,
-    message,
 )
-from convo.importers.context import ImportContext, iter_dir_files
+from convo.importers.apps.slack_archive import DirTree, ExportTree, ZipTree
+from convo.importers.build import message
+from convo.importers.context import ImportContext
+from convo.importers.registry import Format
 
 META_FILES = ("users.json", "channels.json", "groups.json", "dms.json", "mpims.json")
 _DAY_FILE = re.compile(r"(?:^|/)([^/]+)/(\d{4}-\d{2}-\d{2})\.json$")
@@ -60,10 +61,6 @@ _SLACK_TS = re.compile(r'"(?:ts|thread_ts)"\s*:\s*"\d{9,10}\.\d{6}"')
 _CONV_ID = re.compile(r'"id"\s*:\s*"[CDG][A-Z0-9]{6,}"')
 _NOT_SYSTEM = {"bot_message", "thread_broadcast", "file_share", "me_message", "file_comment"}
 
-MEMBER_CAP = 256 << 20  # one member of a .zip, uncompressed
-TOTAL_CAP = 4 << 30  # the whole .zip, uncompressed
-RATIO_CAP = 200  # uncompressed / compressed, for members above 1 MiB
-
 
 @dataclass
 class Conv:
@@ -71,9 +68,6 @@ class Conv:
     name: str
     kind: str  # channel | group | dm | mpim
     members: list[str] = field(default_factory=list)
-
-
-# --- sniffing ------------------------------------------------------------------------
 
 
 def sniff_dir(source: Source) -> int:
@@ -117,117 +111,14 @@ def _is_metadata(text: str, name: str) -> bool:
     return has_key(text, "team_id") and has_key(text, "profile") and has_key(text, "real_name")
 
 
-# --- the export tree: a folder or a zip ------------------------------------------------
-
-
-class _Tree:
-    """Relative posix paths of an export, and their bytes."""
-
-    name: str
-
-    def paths(self) -> list[str]:
-        raise NotImplementedError
-
-    def read(self, rel: str) -> bytes:
-        raise NotImplementedError
-
-
-class _DirTree(_Tree):
-    def __init__(self, root: Path, name: str):
-        self.root, self.name = root, name.rstrip("/")
-        self._paths = [p.relative_to(root).as_posix() for p in iter_dir_files(root)]
-
-    def paths(self) -> list[str]:
-        return self._paths
-
-    def read(self, rel: str) -> bytes:
-        try:
-            with open(self.root / rel, "rb") as f:
-                data = f.read(MEMBER_CAP + 1)
-        except OSError as e:
-            raise InputError(f"cannot read ({e.strerror})", where=f"{self.name}/{rel}") from None
-        if len(data) > MEMBER_CAP:
-            raise InputError(f"larger than {MEMBER_CAP >> 20} MiB", where=f"{self.name}/{rel}")
-        return data
-
-
-class _ZipTree(_Tree):
-    def __init__(self, path: Path, name: str, ctx: ImportContext):
-        self.name = name
-        try:
-            self.zf = zipfile.ZipFile(path)
-            infos = self.zf.infolist()
-        except (zipfile.BadZipFile, OSError, ValueError) as e:
-            raise InputError(f"not a readable zip file ({e})", where=name) from None
-        self.infos: dict[str, zipfile.ZipInfo] = {}
-        total = 0
-        for info in infos:
-            if info.is_dir():
-                continue
-            where = f"{name}#{info.filename}"
-            bad = _unsafe_member(info.filename)
-            if bad:
-                ctx.reject(
-                    where, f"zip member {bad}", hint="the archive is not a plain Slack export"
-                )
-                continue
-            total += info.file_size
-            if total > TOTAL_CAP:
-                raise InputError(
-                    f"uncompressed size exceeds {TOTAL_CAP >> 30} GiB",
-                    where=name,
-                    hint="possible zip bomb",
-                )
-            if info.file_size > MEMBER_CAP or (
-                info.file_size > (1 << 20)
-                and info.file_size > RATIO_CAP * max(info.compress_size, 1)
-            ):
-                ctx.reject(
-                    where, "zip member too large or too highly compressed", hint="possible zip bomb"
-                )
-                continue
-            self.infos[info.filename] = info
-
-    def paths(self) -> list[str]:
-        return sorted(self.infos)
-
-    def read(self, rel: str) -> bytes:
-        try:
-            with self.zf.open(self.infos[rel]) as f:
-                data = f.read(MEMBER_CAP + 1)
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as e:
-            raise InputError(f"unreadable zip member ({e})", where=f"{self.name}#{rel}") from None
-        if len(data) > MEMBER_CAP:
-            raise InputError(
-                "zip member larger than declared",
-                where=f"{self.name}#{rel}",
-                hint="possible zip bomb",
-            )
-        return data
-
-    def close(self) -> None:
-        self.zf.close()
-
-
-def _unsafe_member(name: str) -> str | None:
-    if name.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", name):
-        return f"with an absolute path {name!r}"
-    if ".." in re.split(r"[/\\]", name):
-        return f"with a parent-directory path {name!r}"
-    return None
-
-
-# --- reading ---------------------------------------------------------------------------
-
-
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """The export folder, its .zip, or a single channel-day JSON file."""
     if source.is_dir:
         assert source.path is not None
-        yield from _read_tree(_DirTree(source.path, source.name), ctx)
+        yield from _read_tree(DirTree(source.path, source.name), ctx)
         return
     if source.head.startswith(b"PK\x03\x04"):
-        tree = _ZipTree(source.real_path(), source.name, ctx)
+        tree = ZipTree(source.real_path(), source.name, ctx)
         try:
             yield from _read_tree(tree, ctx)
         finally:
@@ -236,11 +127,11 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     yield from _read_single(source, ctx)
 
 
-def _load(tree: _Tree, rel: str) -> Any:
+def _load(tree: ExportTree, rel: str) -> Any:
     return parse_json(tree.read(rel), f"{tree.name}/{rel}")
 
 
-def _read_tree(tree: _Tree, ctx: ImportContext) -> Iterator[ConversationMessage]:
+def _read_tree(tree: ExportTree, ctx: ImportContext) -> Iterator[ConversationMessage]:
     paths = tree.paths()
     # An export zipped with its top folder: find the prefix that holds the metadata.
     prefix = ""
@@ -285,9 +176,6 @@ def _read_tree(tree: _Tree, ctx: ImportContext) -> Iterator[ConversationMessage]
 
 
 def _read_single(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    from convo.core.io import load_json
-    from convo.importers.apps.common import StreamedDoc, json_head
-
     data: Any
     if json_head(source).startswith("["):  # a day file: streamed, after a first look
         doc = StreamedDoc(source, ())
@@ -460,73 +348,76 @@ def _conv_label(conv: Conv, users: dict[str, str]) -> str:
     return conv.name
 
 
-def _message(
-    m: dict[str, Any], conv: Conv, users: dict[str, str], convs: dict[str, Conv], loc: str
-) -> ConversationMessage | None:
-    speaker = _speaker(m, users)
-    ts = as_str(m.get("ts"))
-    text, mentioned = render_mrkdwn(as_str(m.get("text")), users, convs)
-    chunks = [text] if text.strip() else []
-    files = []
-    for f in as_list(m.get("files")):
-        f = as_dict(f)
+def _files(m: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The message's files for ``extra`` and their ``[file]`` chunks."""
+    files, chunks = [], []
+    for f in map(as_dict, as_list(m.get("files"))):
         label = as_str(f.get("title")) or as_str(f.get("name")) or as_str(f.get("id"))
         files.append(
             {k: f.get(k) for k in ("id", "name", "title", "mimetype", "url_private") if f.get(k)}
         )
         chunks.append(f"[file] {label}")
-    attachments = []
-    for a in as_list(m.get("attachments")):
-        a = as_dict(a)
-        attachments.append(
-            {
-                k: a.get(k)
-                for k in ("fallback", "title", "title_link", "text", "from_url")
-                if a.get(k)
-            }
-        )
-        if not text.strip():
+    return files, chunks
+
+
+def _attachments(
+    m: dict[str, Any], users: dict[str, str], convs: dict[str, Conv], with_text: bool
+) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """Attachments for ``extra``; with ``with_text``, their texts as chunks and mentions."""
+    keys = ("fallback", "title", "title_link", "text", "from_url")
+    attachments, chunks, mentioned = [], [], []
+    for a in map(as_dict, as_list(m.get("attachments"))):
+        attachments.append({k: a.get(k) for k in keys if a.get(k)})
+        if with_text:
             body, more = render_mrkdwn(
                 as_str(a.get("text")) or as_str(a.get("fallback")), users, convs
             )
             mentioned += more
             if body.strip():
                 chunks.append(body)
+    return attachments, chunks, mentioned
+
+
+def _listeners(
+    m: dict[str, Any], conv: Conv, users: dict[str, str], mentioned: list[str]
+) -> list[str]:
+    uid = as_str(m.get("user"))
+    if not mentioned and conv.kind == "dm" and len(conv.members) == 2 and uid in conv.members:
+        other = next((u for u in conv.members if u != uid), "")
+        return [users.get(other, other)]
+    return list(mentioned)
+
+
+def _message(
+    m: dict[str, Any], conv: Conv, users: dict[str, str], convs: dict[str, Conv], loc: str
+) -> ConversationMessage | None:
+    speaker = _speaker(m, users)  # first: it learns names from user_profile for the text
+    ts = as_str(m.get("ts"))
+    text, mentioned = render_mrkdwn(as_str(m.get("text")), users, convs)
+    files, file_chunks = _files(m)
+    attachments, more_chunks, more = _attachments(m, users, convs, with_text=not text.strip())
+    chunks = ([text] if text.strip() else []) + file_chunks + more_chunks
     if not chunks:
         return None
     subtype = as_str(m.get("subtype"))
-    listeners = list(mentioned)
-    uid = as_str(m.get("user"))
-    if not listeners and conv.kind == "dm" and len(conv.members) == 2 and uid in conv.members:
-        other = next((u for u in conv.members if u != uid), "")
-        listeners = [users.get(other, other)]
     thread_ts = as_str(m.get("thread_ts"))
-    reply_to = f"slack:{conv.id}:{thread_ts}" if thread_ts and thread_ts != ts else None
     edited = as_dict(m.get("edited"))
-    reactions = [
-        {
-            "name": as_str(r.get("name")),
-            "count": r.get("count"),
-            "users": [users.get(as_str(u), as_str(u)) for u in as_list(r.get("users"))],
-        }
-        for r in map(as_dict, as_list(m.get("reactions")))
-    ]
     return message(
         chunks,
         speaker=speaker,
-        listeners=listeners,
+        listeners=_listeners(m, conv, users, mentioned + more),
         timestamp=epoch_ts(ts),
         id=f"slack:{conv.id}:{ts}",
         source_id=loc,
         format="slack",
         thread=_conv_label(conv, users),
-        reply_to=reply_to,
+        reply_to=f"slack:{conv.id}:{thread_ts}" if thread_ts and thread_ts != ts else None,
         tags=[SYSTEM_TAG] if subtype and subtype not in _NOT_SYSTEM else [],
         extra={
             "ts": ts,
             "channel_id": conv.id,
             "channel_type": conv.kind,
-            "user_id": uid,
+            "user_id": as_str(m.get("user")),
             "subtype": subtype,
             "bot_id": as_str(m.get("bot_id")),
             "thread_ts": thread_ts,
@@ -534,7 +425,14 @@ def _message(
             "edited": epoch_ts(as_str(edited.get("ts"))) if edited else None,
             "files": files,
             "attachments": attachments,
-            "reactions": reactions,
+            "reactions": [
+                {
+                    "name": as_str(r.get("name")),
+                    "count": r.get("count"),
+                    "users": [users.get(as_str(u), as_str(u)) for u in as_list(r.get("users"))],
+                }
+                for r in map(as_dict, as_list(m.get("reactions")))
+            ],
         },
     )
 
@@ -574,3 +472,26 @@ def render_mrkdwn(
     out = _ANGLE.sub(sub, text)
     out = out.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
     return out, mentioned
+
+
+FORMATS = (
+    Format(
+        name="slack",
+        family="chat",
+        description="Slack workspace export folder (users.json, channels.json, channel/YYYY-MM-DD.json)",
+        patterns=(),
+        sniff=sniff_dir,
+        read=read,
+        example="export/{users.json,channels.json,general/2024-01-02.json}",
+        directory=True,
+    ),
+    Format(
+        name="slack-file",
+        family="chat",
+        description="Slack export .zip (read in place), or one channel-day JSON array of messages",
+        patterns=("*.zip",),
+        sniff=sniff_file,
+        read=read,
+        example='[{"type": "message", "user": "U1", "text": "hi <@U2>", "ts": "1700000000.000100"}]',
+    ),
+)

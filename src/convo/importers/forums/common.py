@@ -5,7 +5,6 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -13,8 +12,9 @@ import orjson
 from convo.core.errors import RecordError
 from convo.core.io import Source, load_json, strip_bom
 from convo.core.jsonl import iter_lines, parse_line
-from convo.core.record import ConversationMessage, ConversationMessageMeta, content_id
-from convo.core.timestamps import format_timestamp_utc, parse_datetime
+from convo.core.record import ConversationMessage, content_id
+from convo.core.timestamps import epoch_ts, iso_ts
+from convo.importers import build
 from convo.importers.context import ImportContext
 
 DELETED_AUTHORS = {"[deleted]", "[removed]", "ghost", ""}
@@ -56,7 +56,8 @@ def as_int(value: Any) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    # isdecimal, not isdigit: "²" is a digit that int() refuses.
+    if isinstance(value, str) and value.strip().lstrip("-").isdecimal():
         return int(value)
     if isinstance(value, float) and value.is_integer():
         return int(value)
@@ -82,24 +83,15 @@ class Tally:
 
     def epoch(self, value: Any) -> str | None:
         """Epoch seconds (number or numeric string) to a record timestamp, or None (counted)."""
-        try:
-            if isinstance(value, bool) or value is None:
-                raise ValueError
-            seconds = float(value)
-            return format_timestamp_utc(datetime.fromtimestamp(seconds, UTC))
-        except (TypeError, ValueError, OverflowError, OSError):
-            self.no_time += 1
-            return None
+        return self._counted(epoch_ts(value))
 
     def iso(self, value: Any) -> str | None:
         """An ISO date/time (naive ones in --tz) to a record timestamp, or None (counted)."""
-        if isinstance(value, str) and value.strip():
-            try:
-                return format_timestamp_utc(parse_datetime(value, self.ctx.options.tz))
-            except (ValueError, OverflowError):
-                pass
-        self.no_time += 1
-        return None
+        return self._counted(iso_ts(value, self.ctx.options.tz))
+
+    def _counted(self, timestamp: str | None) -> str | None:
+        self.no_time += timestamp is None
+        return timestamp
 
     def ensure_id(self, msg: ConversationMessage) -> str:
         """The message's id, or the content hash the pipeline would give it (for replyTo)."""
@@ -137,23 +129,27 @@ def message(
     extra: dict[str, Any] | None = None,
     reddit: bool = False,
 ) -> ConversationMessage:
-    """One forum message with listeners taken from the @-mentions in its text."""
-    extra = {k: v for k, v in (extra or {}).items() if v is not None and v != ""}
-    return ConversationMessage(
-        text_chunks=[text],
-        metadata=ConversationMessageMeta(
-            speaker=speaker, recipients=mentions(text, speaker, reddit=reddit)
-        ),
-        tags=list(dict.fromkeys(tags or [])),
+    """One forum message (``convo.importers.build.message``) whose listeners are the
+    @-mentions in its text."""
+    return build.message(
+        text,
+        speaker=speaker,
+        listeners=mentions(text, speaker, reddit=reddit),
         timestamp=timestamp,
-        source_id=source_id,
         id=id,
+        source_id=source_id,
         format=fmt,
         thread=thread,
-        reply_to=reply_to if reply_to != id else None,
-        subject=subject or None,
-        extra=extra or None,
+        reply_to=reply_to,
+        subject=subject,
+        tags=tags,
+        extra=extra,
     )
+
+
+def json_start(text: str) -> bool:
+    """The decoded head (``Source.head_text``, BOM removed) opens a JSON object or array."""
+    return text.lstrip()[:1] in ("{", "[")
 
 
 def _is_json_lines(head: bytes) -> bool:

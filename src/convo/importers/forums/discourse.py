@@ -10,6 +10,7 @@ title (and excerpt), speaker the original poster, listeners the other participan
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,7 +19,8 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
 from convo.importers.context import ImportContext
-from convo.importers.forums.common import Tally, as_int, as_str, message
+from convo.importers.forums.common import Tally, as_int, as_str, json_start, message
+from convo.importers.registry import Format
 
 FMT = "discourse"
 
@@ -45,7 +47,8 @@ def _text(post: dict) -> str:
 
 
 def _likes(post: dict) -> int | None:
-    for action in post.get("actions_summary") or []:
+    actions = post.get("actions_summary")
+    for action in actions if isinstance(actions, list) else []:
         if isinstance(action, dict) and action.get("id") == 2:
             return as_int(action.get("count"))
     return None
@@ -215,6 +218,23 @@ def _topic(topic: dict, where: str, users: dict[int, str], tally: Tally) -> Conv
     return msg
 
 
+_DISCOURSE_POSTS = re.compile(r'"post_stream"\s*:\s*\{')
+_DISCOURSE_POST_KEYS = re.compile(r'"(?:post_number|cooked|topic_id)"\s*:')
+_DISCOURSE_LIST = re.compile(r'"topic_list"\s*:\s*\{')
+_DISCOURSE_LIST_KEYS = re.compile(r'"(?:topics|posters|highest_post_number|bumped_at)"\s*:')
+
+
+def sniff_discourse(source: Source) -> int:
+    text = source.head_text()
+    if not json_start(text):
+        return 0
+    if _DISCOURSE_POSTS.search(text) and _DISCOURSE_POST_KEYS.search(text):
+        return 95
+    if _DISCOURSE_LIST.search(text) and _DISCOURSE_LIST_KEYS.search(text):
+        return 90
+    return 0
+
+
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     doc = load_json(source)
     if isinstance(doc, dict) and "post_stream" in doc:
@@ -227,3 +247,16 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             where=source.name,
             hint="export /t/ID.json, /t/ID/posts.json or a topic list",
         )
+
+
+FORMATS = (
+    Format(
+        name="discourse",
+        family="forum",
+        description="Discourse topic JSON (/t/ID.json), posts (/t/ID/posts.json) or topic lists",
+        patterns=("*.json",),
+        sniff=sniff_discourse,
+        read=read,
+        example='{"post_stream": {"posts": [{"id": 83, "post_number": 1, "cooked": "<p>Hi</p>"}]}}',
+    ),
+)

@@ -14,11 +14,20 @@ from collections.abc import Iterator
 from typing import Any
 
 from convo.core.errors import RecordError
-from convo.core.io import Source
+from convo.core.io import Source, strip_bom
 from convo.core.jsonstream import iter_items
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext
-from convo.importers.forums.common import Tally, as_int, as_str, items, json_values, message
+from convo.importers.forums.common import (
+    Tally,
+    as_int,
+    as_str,
+    items,
+    json_start,
+    json_values,
+    message,
+)
+from convo.importers.registry import Format
 
 FMT = "github"
 _API = re.compile(r"https?://[^/]+/(?:api/v3/)?repos/([^/]+/[^/]+)/(?:issues|pulls)/(\d+)")
@@ -37,6 +46,10 @@ def _repo(issue: dict) -> str | None:
         if m:
             return m.group(1)
     return None
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _body(value: Any) -> str:
@@ -69,7 +82,7 @@ def _issue(issue: dict, where: str, tally: Tally, ctx: ImportContext) -> Convers
     title = as_str(issue.get("title")) or ""
     labels = [
         name
-        for label in issue.get("labels") or []
+        for label in _list(issue.get("labels"))
         if (name := as_str(label.get("name") if isinstance(label, dict) else label))
     ]
     milestone = issue.get("milestone")
@@ -92,7 +105,7 @@ def _issue(issue: dict, where: str, tally: Tally, ctx: ImportContext) -> Convers
             "author_association": issue.get("author_association"),
             "closed_at": issue.get("closed_at"),
             "milestone": milestone.get("title") if isinstance(milestone, dict) else None,
-            "assignees": [a for u in issue.get("assignees") or [] if (a := as_str(_login(u)))]
+            "assignees": [a for u in _list(issue.get("assignees")) if (a := as_str(_login(u)))]
             or None,
             "reactions": _reactions(issue.get("reactions")),
             "bot": _bot(issue.get("user")),
@@ -130,6 +143,20 @@ def _comment(comment: dict, where: str, tally: Tally, ctx: ImportContext) -> Con
     )
 
 
+_GITHUB = re.compile(r'"(?:html_url|url|issue_url)"\s*:\s*"https?://(?:api\.)?github\.com/')
+_GITHUB_ISSUE = re.compile(r'github\.com/(?:repos/)?[^/"]+/[^/"]+/(?:issues|pull)s?/\d+')
+_GITHUB_USER = re.compile(r'"user"\s*:\s*\{')
+
+
+def sniff_github(source: Source) -> int:
+    text = source.head_text()
+    if not json_start(text):
+        return 0
+    if _GITHUB.search(text) and _GITHUB_ISSUE.search(text) and _GITHUB_USER.search(text):
+        return 90
+    return 0
+
+
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     tally = Tally(ctx)
     for where, record in _records(source, ctx):
@@ -151,10 +178,23 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
 
 def _records(source: Source, ctx: ImportContext) -> Iterator[tuple[str, Any]]:
     """Each issue or comment with its location; a top-level array is streamed."""
-    if source.head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
+    if strip_bom(source.head).lstrip().startswith(b"["):
         with source.open() as stream:
             for i, (item, _) in enumerate(iter_items(stream, where=source.name), 1):
                 yield f"{source.name}#item-{i}", item
         return
     for top, value in json_values(source, ctx):
         yield from items(top, value)
+
+
+FORMATS = (
+    Format(
+        name="github",
+        family="forum",
+        description="GitHub REST issues (list or one) and issue comments JSON",
+        patterns=("*.json",),
+        sniff=sniff_github,
+        read=read,
+        example='[{"number": 12, "title": "...", "user": {"login": "alice"}, "body": "..."}]',
+    ),
+)

@@ -8,6 +8,7 @@ Algolia trees are walked depth-first with an explicit stack. Firebase items carr
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,7 +17,16 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
 from convo.importers.context import ImportContext
-from convo.importers.forums.common import Tally, as_int, as_str, items, json_values, message
+from convo.importers.forums.common import (
+    Tally,
+    as_int,
+    as_str,
+    items,
+    json_start,
+    json_values,
+    message,
+)
+from convo.importers.registry import Format
 
 FMT = "hackernews"
 _STORY_TYPES = ("story", "job", "poll")
@@ -121,6 +131,24 @@ def _is_algolia(item: dict) -> bool:
     return "children" in item or "created_at_i" in item or "author" in item
 
 
+_HN_ALGOLIA = re.compile(r'"created_at_i"\s*:\s*\d')
+_HN_ALGOLIA_KEYS = re.compile(r'"(?:story_id|parent_id|points|children)"\s*:')
+_HN_TYPE = re.compile(r'"type"\s*:\s*"(?:story|comment|job|poll|pollopt)"')
+_HN_TIME = re.compile(r'"time"\s*:\s*\d{9,}')
+_HN_KEYS = re.compile(r'"(?:by|kids|parent|descendants)"\s*:')
+
+
+def sniff_hackernews(source: Source) -> int:
+    text = source.head_text()
+    if not json_start(text):
+        return 0
+    if _HN_ALGOLIA.search(text) and _HN_ALGOLIA_KEYS.search(text):
+        return 90
+    if _HN_TYPE.search(text) and _HN_TIME.search(text) and _HN_KEYS.search(text):
+        return 85
+    return 0
+
+
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     reader = _Reader(ctx)
     for top, value in json_values(source, ctx):
@@ -136,3 +164,17 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             except RecordError as e:
                 ctx.reject_error(e, item)
     reader.tally.finish()
+
+
+FORMATS = (
+    Format(
+        name="hackernews",
+        family="forum",
+        description="Hacker News items: Algolia items/ID trees or Firebase item JSON (one, "
+        "an array, or one a line)",
+        patterns=("*.json", "*.jsonl"),
+        sniff=sniff_hackernews,
+        read=read,
+        example='{"id": 1, "author": "pg", "created_at_i": 1160418111, "children": [...]}',
+    ),
+)

@@ -24,6 +24,7 @@ from convo.core.text.html import html_to_text
 from convo.importers.context import ImportContext
 from convo.importers.forums.common import Tally, as_int, message
 from convo.importers.forums.xmlstream import iter_events
+from convo.importers.registry import Format
 
 FMT = "phpbb"
 _S9E_MARKUP = re.compile(r"<([se])>.*?</\1>", re.S)  # the original BBCode kept beside the text
@@ -85,15 +86,22 @@ def _text(value: str) -> str:
     return _BBCODE.sub("", html.unescape(value)).strip()
 
 
+def sniff_phpbb(source: Source) -> int:
+    text = source.head_text()
+    if "<dataset" in text and re.search(r'<table\s+name="phpbb_', text):
+        return 85
+    return 0
+
+
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     path = source.real_path()  # two passes: stdin and .gz are spooled once
     users: dict[str, str] = {}
     topics: dict[str, tuple[str | None, str | None]] = {}
     for table, row, _ in _tables(source, {"phpbb_users", "phpbb_topics"}, path):
         if table.name == "phpbb_users" and row.get("user_id") and row.get("username"):
-            users[row["user_id"]] = row["username"]  # type: ignore[index,assignment]
+            users[row["user_id"]] = row["username"]
         elif table.name == "phpbb_topics" and row.get("topic_id"):
-            topics[row["topic_id"]] = (row.get("topic_title"), row.get("topic_first_post_id"))  # type: ignore[index]
+            topics[row["topic_id"]] = (row.get("topic_title"), row.get("topic_first_post_id"))
     tally = Tally(ctx)
     first_seen: dict[str, str] = {}
     found = False
@@ -141,3 +149,16 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             hint="convo imports the phpbb_posts table of a DbUnit XML dataset",
         )
     tally.finish()
+
+
+FORMATS = (
+    Format(
+        name="phpbb",
+        family="forum",
+        description="phpBB posts table in a DbUnit XML dataset (names from phpbb_users)",
+        patterns=("*.xml",),
+        sniff=sniff_phpbb,
+        read=read,
+        example='<dataset><table name="phpbb_posts"><column>post_id</column>...</table></dataset>',
+    ),
+)

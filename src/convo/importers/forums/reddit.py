@@ -9,6 +9,7 @@ computed here so replies can point at it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,7 +18,16 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
 from convo.importers.context import ImportContext
-from convo.importers.forums.common import Tally, as_int, as_str, json_values, message, unescape
+from convo.importers.forums.common import (
+    Tally,
+    as_int,
+    as_str,
+    json_start,
+    json_values,
+    message,
+    unescape,
+)
+from convo.importers.registry import Format
 
 FMT = "reddit"
 
@@ -192,6 +202,27 @@ class _Reader:
             )
 
 
+_REDDIT_LISTING = re.compile(r'"kind"\s*:\s*"Listing"')
+_REDDIT_THING = re.compile(
+    r'"kind"\s*:\s*"(?:t1|t3|more)"\s*,\s*"data"|"data"\s*:\s*\{[^{}]*"subreddit'
+)
+_REDDIT_DUMP = re.compile(r'"subreddit"\s*:')
+_REDDIT_DUMP_KEYS = re.compile(r'"(?:link_id|parent_id|selftext|subreddit_id|num_comments)"\s*:')
+
+
+def sniff_reddit(source: Source) -> int:
+    text = source.head_text()
+    if not json_start(text):
+        return 0
+    if _REDDIT_LISTING.search(text) and _REDDIT_THING.search(text):
+        return 95
+    if _REDDIT_THING.search(text):
+        return 85
+    if _REDDIT_DUMP.search(text) and _REDDIT_DUMP_KEYS.search(text) and '"author"' in text:
+        return 80
+    return 0
+
+
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     reader = _Reader(source, ctx)
     for where, value in json_values(source, ctx):
@@ -214,3 +245,17 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         except RecordError as e:
             ctx.reject_error(e, value)
     reader.tally.finish()
+
+
+FORMATS = (
+    Format(
+        name="reddit",
+        family="forum",
+        description="Reddit thread JSON (.json of a thread) or Pushshift comment/submission "
+        "dumps, one object a line",
+        patterns=("*.json", "*.jsonl", "*.ndjson"),
+        sniff=sniff_reddit,
+        read=read,
+        example='[{"kind": "Listing", "data": {"children": [{"kind": "t3", ...}]}}, ...]',
+    ),
+)

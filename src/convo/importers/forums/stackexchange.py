@@ -26,6 +26,7 @@ from convo.core.text.html import html_to_text
 from convo.importers.context import ImportContext
 from convo.importers.forums.common import Tally, as_int, message
 from convo.importers.forums.xmlstream import iter_events
+from convo.importers.registry import Format
 
 FMT = "stackexchange"
 
@@ -198,6 +199,17 @@ def _comments(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
     tally.finish()
 
 
+_SE_ROOTS = {"posts": "PostTypeId=", "comments": "PostId=", "users": "Reputation="}
+
+
+def sniff_stackexchange(source: Source) -> int:
+    text = source.head_text()
+    if not text.lstrip().startswith("<"):
+        return 0
+    marker = _SE_ROOTS.get(root_tag(text))
+    return 90 if marker and "<row " in text and marker in text else 0
+
+
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     root = root_tag(source.head_text())
     if root == "comments":
@@ -211,3 +223,17 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         )
     else:
         yield from _posts(source, ctx)
+
+
+FORMATS = (
+    Format(
+        name="stackexchange",
+        family="forum",
+        description="Stack Exchange data dump Posts.xml / Comments.xml (names from "
+        "Users.xml beside them)",
+        patterns=("*Posts.xml", "*Comments.xml", "*Users.xml"),
+        sniff=sniff_stackexchange,
+        read=read,
+        example='<posts><row Id="1" PostTypeId="1" Body="..." /></posts>',
+    ),
+)

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from convo.core.errors import RecordError
-from convo.core.io import Source
+from convo.core.io import Source, strip_bom
 from convo.core.jsonl import iter_lines, parse_line
 from convo.core.record import ConversationMessage, parse_record
 from convo.importers.context import ImportContext
@@ -15,7 +15,7 @@ _RECORD_KEY = re.compile(rb'^\s*\{.*"(textChunks|text_chunks)"\s*:', re.S)
 
 
 def sniff(source: Source) -> int:
-    first = source.head.lstrip(b"\xef\xbb\xbf").lstrip()
+    first = strip_bom(source.head).lstrip()
     if not first.startswith(b"{"):
         return 0
     line = first.split(b"\n", 1)[0]

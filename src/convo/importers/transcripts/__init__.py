@@ -1,5 +1,67 @@
-"""Transcripts: WebVTT, SRT and SBV."""
+"""Transcripts (family ``transcript``): WebVTT, SRT and SBV cues into messages, one per
+speaker turn. ``vtt``, ``srt`` and ``sbv`` hold each format's sniff, reader and
+``FORMATS``; they share ``cues`` (lines -> blocks -> timed cues), ``cuetext`` (cue text
+and speaker prefixes), ``turns`` (speakers and merging) and ``sniffing`` (head checks).
 
-from convo.importers.transcripts.readers import register
+Reading is streamed a line at a time (see ``cues``); webvtt-py, which reads a
+whole file into memory and drops malformed cues without saying where, serves as the
+reference parser in the tests rather than as the reader. The cue block rules are its
+(and WebVTT's) rules.
 
-__all__ = ["register"]
+Decisions, where the formats and the brief are silent:
+
+- Speakers (``--speakers auto``): a cue's ``<v Name>`` spans, every one of them, each its
+  own segment; text outside any span in a voiced cue has no speaker. A cue without voice
+  tags uses the file's name-prefix style, decided on its first 200 cues with text
+  (``cuetext.choose_style``; memory stays bounded): ``Name: text`` (Zoom, first
+  line of a cue), ``- Name: text``, ``>> NAME: text`` (broadcast; a bare ``>>`` is a new,
+  unnamed speaker) or ``[Name] text`` (Netflix; only capitalised labels followed by text,
+  so ``[ríe]`` and ``[music]`` are not speakers). Cues without a prefix continue the
+  previous speaker, except in the ``[Name]`` style, where labels are sparse and an
+  unlabelled line has no known speaker. Names keep their spelling (``Ashlee Kupor (SL)``).
+  ``voice`` uses only voice tags, ``prefix`` only prefixes (without the consistency
+  thresholds), ``none`` neither (text is left as written).
+- Text: tags dropped, ``<rt>`` ruby annotations with their content; SSA ``{\\an8}`` codes
+  dropped in SRT; HTML entities decoded; spaces tidied; a cue's lines are joined with
+  ``\\n`` and merged cues with a space, as TypeAgent's ``ingest_vtt_transcript`` does
+  (one text chunk per message). Rolling YouTube captions (the file header has ``Kind:``
+  or cues carry karaoke timestamps) drop leading lines that repeat the previous cue's
+  last lines; a cue left empty by that is a duplicate and vanishes without a warning.
+- Merging: consecutive segments of one named speaker become one message, up to
+  ``MAX_MERGED_CHARS`` of text (a monologue is split there so that memory stays flat).
+  Segments without a speaker are never merged (TypeAgent merges them; here a
+  speakerless subtitle file would become one huge message).
+- Time: ``timestamp`` = ``--start-date`` (or the epoch sentinel) + the first cue's start,
+  truncated to the second. ``extra``: ``start`` (the first cue's start) and ``end`` (the
+  latest end among its cues), in seconds from the start of the recording as millisecond
+  floats; ``cues`` (the cue
+  ordinals N of ``#cue-N``, counting every cue block in the file from 1, malformed ones
+  too, so numbers match the file) and ``cue_ids`` (the cues' own identifiers, SRT index
+  numbers included, aligned with ``cues``; only when a cue has one).
+- Timing lines are read leniently where nothing is ambiguous: missing hours, unpadded
+  Teams times (``0:0:0.570``), ``,`` or ``.`` before the milliseconds (in any format), no
+  milliseconds (``00:00:01``); minutes or seconds over 59 are unreadable.
+- Detection: ``WEBVTT`` at the start is WebVTT (95); a first cue with a ``,`` timing is
+  SRT (90); ``H:MM:SS.mmm,H:MM:SS.mmm`` as the first line is SBV (90); header-less cues
+  with ``.`` timings are WebVTT (40) unless numbered (SRT, 45). An empty file counts only
+  when its name has the format's extension (so it warns "no cues" instead of failing).
+- Encodings: a BOM decides (UTF-8, UTF-16 LE/BE); otherwise UTF-8, falling back to
+  cp1252, line by line, for the lines that are not UTF-8.
+- Bad input: a block with text but no timing line, or with an unreadable timing line, is
+  rejected with its line; a cue without text is skipped with a warning; a WebVTT file
+  without the ``WEBVTT`` header is read anyway with a warning; an empty or header-only
+  file gives no messages and a warning.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+MODULES = ("vtt", "srt", "sbv")
+
+
+def register(registry) -> None:
+    """Register the transcript formats (imported when the registry loads)."""
+    for name in MODULES:
+        for fmt in importlib.import_module(f"{__package__}.{name}").FORMATS:
+            registry.register(fmt)

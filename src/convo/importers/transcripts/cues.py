@@ -14,10 +14,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from convo.core.io import Source
+from convo.core.io import Source, strip_bom
 
 CHUNK = 1 << 20
 MAX_LINE_BYTES = 16 << 20  # a longer "line" is cut: this is not a caption file anyway
+MAX_HOUR_DIGITS = 5  # 100,000 hours (11 years) and more is not a recording: unreadable
 MAX_BLOCK_LINES = 5000  # a "cue" longer than this is not a cue (binary or runaway input)
 
 _TS = r"(?:(\d+):)?(\d{1,2}):(\d{1,2})(?:[.,](\d+))?"
@@ -73,17 +74,18 @@ class Header:
 def text_lines(source: Source) -> Iterator[tuple[int, str]]:
     """Numbered lines of text, without line ends.
 
-    A BOM decides UTF-8 or UTF-16; otherwise each line is UTF-8, or cp1252 when it is not
+    A BOM decides UTF-8, UTF-16 or UTF-32; otherwise each line is UTF-8, or cp1252 when it is not
     valid UTF-8 (SRT files from Windows tools), so one odd line never spoils the rest.
     """
     stream = source.open()
     head = source.head
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        text = io.TextIOWrapper(stream, encoding="utf-16", errors="replace", newline=None)
+    # UTF-32's little-endian BOM starts with UTF-16's: test it first.
+    wide = "utf-32" if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")) else None
+    if wide or head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = io.TextIOWrapper(stream, encoding=wide or "utf-16", errors="replace", newline=None)
         with text:
             for n, line in enumerate(text, 1):
-                line = line.rstrip("\n")
-                yield n, (line[1:] if n == 1 and line.startswith("\ufeff") else line)
+                yield n, line.rstrip("\n")
         return
     with stream:
         n = 0
@@ -92,7 +94,7 @@ def text_lines(source: Source) -> Iterator[tuple[int, str]]:
             data = stream.read(CHUNK)
             if not data:
                 break
-            data = rest + data
+            data = rest + (strip_bom(data) if n == 0 and not rest else data)
             cut = data.rfind(b"\n")
             if cut < 0:
                 cut = data.rfind(b"\r", 0, len(data) - 1)  # old Mac line ends
@@ -103,12 +105,12 @@ def text_lines(source: Source) -> Iterator[tuple[int, str]]:
                 cut = len(data) - 1
             for line in _decode_lines(data[: cut + 1]):
                 n += 1
-                yield n, (line[1:] if n == 1 and line.startswith("\ufeff") else line)
+                yield n, line
             rest = data[cut + 1 :]
         if rest:
             for line in _decode_lines(rest + b"\n"):
                 n += 1
-                yield n, (line[1:] if n == 1 and line.startswith("\ufeff") else line)
+                yield n, line
 
 
 def _decode_lines(chunk: bytes) -> list[str]:
@@ -195,9 +197,14 @@ def plain_blocks(lines: Iterator[tuple[int, str]], sbv: bool = False) -> Iterato
 
 def _ms(h: str | None, m: str, s: str, frac: str | None) -> int | None:
     mi, se = int(m), int(s)
-    if mi > 59 or se > 59:
+    if mi > 59 or se > 59 or (h and len(h) > MAX_HOUR_DIGITS):
         return None
-    ms = int((frac + "00")[:3]) if frac else 0
+    if not frac:
+        ms = 0
+    elif len(frac) < 3 and (len(m) == 1 or len(s) == 1):
+        ms = int(frac)  # Teams writes unpadded fields: 0:4:6.80 is 6 s and 80 ms
+    else:
+        ms = int((frac + "00")[:3])
     return ((int(h) if h else 0) * 3600 + mi * 60 + se) * 1000 + ms
 
 

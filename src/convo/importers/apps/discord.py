@@ -1,0 +1,303 @@
+"""Discord: DiscordChatExporter JSON (``discord``) and chat copied from the client as
+text (``discord-text``).
+
+The JSON export is streamed by ``convo.core.jsonstream`` (memory flat with input size):
+``messages`` element by element; ``guild``/``channel`` come first in real exports (when
+not, a second pass finds them); a DirectTextChat takes a first pass to learn its authors.
+Malformed JSON raises a located InputError when met (messages before it are emitted).
+
+Decisions:
+- speaker = ``author.nickname`` (the server display name) else ``name``; the exporter
+  already writes mentions as ``@Name`` in ``content``; ``mentions`` give the listeners;
+  in a ``DirectTextChat`` with two authors the other one. ``thread`` = channel name (a
+  thread export: the thread's name, parent channel in ``extra.parent_channel``).
+- Replies: ``replyTo`` = ``discord:<reference.messageId>``; forwards keep
+  ``forwardedMessage`` as a ``[forwarded]`` chunk. Types other than Default/Reply are
+  tagged ``system``.
+- Text copied from the client: see ``read_discord_text`` (M/D/Y dates, Today/Yesterday
+  need --start-date, empty ``[time]`` continuations skipped with a warning count).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from convo.core.errors import InputError
+from convo.core.io import Source
+from convo.core.record import ConversationMessage
+from convo.core.timestamps import format_timestamp_utc, iso_ts
+from convo.importers.apps.common import (
+    SYSTEM_TAG,
+    EmptyCounter,
+    StreamedDoc,
+    as_dict,
+    as_list,
+    as_str,
+    has_key,
+    head_lines,
+    json_head,
+    numbered_lines,
+)
+from convo.importers.build import message
+from convo.importers.context import ImportContext
+from convo.importers.registry import Format
+
+
+def sniff_discord(source: Source) -> int:
+    text = json_head(source)
+    if not text.startswith("{"):
+        return 0
+    if has_key(text, "guild") and has_key(text, "channel") and has_key(text, "messages"):
+        return 90 if has_key(text, "author") or has_key(text, "dateRange") else 60
+    return 0
+
+
+def read_discord(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    doc = StreamedDoc(source, ("messages",))
+    head = doc.head(need=("channel", "guild"))
+    if not doc.found:
+        doc.close()
+        raise InputError("not a DiscordChatExporter export (no messages list)", where=source.name)
+    channel = _channel(head, doc)
+    empty = EmptyCounter()
+    for i, (m, _) in enumerate(doc.items(), 1):
+        loc = ctx.loc(f"msg-{i}")
+        if not isinstance(m, dict) or not as_str(m.get("id")):
+            ctx.reject(loc, "not a Discord message (no id)", m)
+            continue
+        msg = _discord_message(m, loc, channel)
+        if msg is None:
+            empty.n += 1
+            continue
+        if msg.timestamp is None:
+            ctx.warn(loc, f"unreadable timestamp {m.get('timestamp')!r}; time left unknown")
+        yield msg
+    empty.report(ctx)
+
+
+@dataclass
+class _Channel:
+    name: str
+    extra: dict[str, Any]  # what every message of the channel carries in ``extra``
+    parties: list[str]  # the two authors of a two-party DirectTextChat, else empty
+
+
+def _channel(head: dict[str, Any], doc: StreamedDoc) -> _Channel:
+    channel = as_dict(head.get("channel"))
+    ctype = as_str(channel.get("type"))
+    parties: list[str] = []
+    if ctype == "DirectTextChat":  # a first pass: who takes part
+        authors = {
+            _discord_name(as_dict(m.get("author"))) for m, _ in doc.items() if isinstance(m, dict)
+        }
+        authors -= {""}
+        parties = list(authors) if len(authors) == 2 else []
+    return _Channel(
+        name=as_str(channel.get("name")) or as_str(channel.get("id")) or "discord",
+        extra={
+            "guild": as_str(as_dict(head.get("guild")).get("name")),
+            "channel_id": as_str(channel.get("id")),
+            "parent_channel": as_str(channel.get("category")) if "Thread" in ctype else None,
+        },
+        parties=parties,
+    )
+
+
+def _discord_chunks(
+    m: dict[str, Any],
+) -> tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The text chunks of a message, its attachments and its (non-empty) embeds."""
+    content = as_str(m.get("content"))
+    chunks = [content] if content.strip() else []
+    attachments = [as_dict(a) for a in as_list(m.get("attachments"))]
+    chunks += [
+        f"[attachment] {as_str(a.get('fileName')) or as_str(a.get('url'))}" for a in attachments
+    ]
+    chunks += [f"[sticker] {as_str(as_dict(s).get('name'))}" for s in as_list(m.get("stickers"))]
+    embeds = [
+        {k: as_dict(e).get(k) for k in ("title", "url", "description") if as_dict(e).get(k)}
+        for e in as_list(m.get("embeds"))
+    ]
+    embeds = [e for e in embeds if e]
+    if not chunks:
+        chunks += [f"[embed] {e.get('title') or e.get('url')}" for e in embeds]
+    fwd = as_dict(m.get("forwardedMessage"))
+    if fwd:
+        chunks.append(f"[forwarded] {as_str(fwd.get('content'))}".rstrip())
+    return chunks, attachments, embeds
+
+
+def _discord_message(m: dict[str, Any], loc: str, channel: _Channel) -> ConversationMessage | None:
+    """One message, or None when it has neither text nor media."""
+    chunks, attachments, embeds = _discord_chunks(m)
+    if not chunks:
+        return None
+    speaker = _discord_name(as_dict(m.get("author")))
+    listeners = [_discord_name(as_dict(x)) for x in as_list(m.get("mentions"))]
+    if not listeners:
+        listeners = [a for a in channel.parties if a != speaker]
+    ref = as_dict(m.get("reference"))
+    reply_to = None
+    if as_str(ref.get("messageId")) and as_str(ref.get("type")) != "Forward":
+        reply_to = f"discord:{as_str(ref.get('messageId'))}"
+    mtype = as_str(m.get("type"))
+    author = as_dict(m.get("author"))
+    return message(
+        chunks,
+        speaker=speaker or None,
+        listeners=listeners,
+        timestamp=iso_ts(m.get("timestamp")),
+        id=f"discord:{as_str(m.get('id'))}",
+        source_id=loc,
+        format="discord",
+        thread=channel.name,
+        reply_to=reply_to,
+        tags=[SYSTEM_TAG] if mtype not in ("Default", "Reply", "") else [],
+        extra={
+            "type": mtype,
+            **channel.extra,
+            "author_id": as_str(author.get("id")),
+            "bot": True if author.get("isBot") is True else None,
+            "timestamp": as_str(m.get("timestamp")),
+            "edited": iso_ts(m.get("timestampEdited")),
+            "pinned": True if m.get("isPinned") is True else None,
+            "attachments": attachments,
+            "embeds": embeds,
+            "stickers": as_list(m.get("stickers")),
+            "reactions": [
+                {"emoji": as_str(as_dict(r.get("emoji")).get("name")), "count": r.get("count")}
+                for r in map(as_dict, as_list(m.get("reactions")))
+            ],
+            "reference": ref,
+            "forwarded": as_dict(m.get("forwardedMessage")),
+        },
+    )
+
+
+def _discord_name(author: dict[str, Any]) -> str:
+    return as_str(author.get("nickname")) or as_str(author.get("name"))
+
+
+_DT_DAY = r"(?:(\d{1,2})/(\d{1,2})/(\d{4})|(Today|Yesterday) at)"
+_DT_TIME = r"(\d{1,2}):(\d{2})(?:\s*([AaPp])[Mm])?"
+_DISCORD_HEAD = re.compile(rf"^(\S.{{0,80}}?) [—–] {_DT_DAY} {_DT_TIME}\s*$")
+_DISCORD_CONT = re.compile(rf"^\[{_DT_TIME}\]\s*$")
+
+
+def sniff_discord_text(source: Source) -> int:
+    lines = head_lines(source, 5)
+    return 75 if lines and _DISCORD_HEAD.match(lines[0]) else 0
+
+
+def read_discord_text(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    """Messages under ``name — MM/DD/YYYY h:mm AM`` headers and ``[h:mm AM]`` continuations.
+
+    Dates are M/D/Y (the US client); ``Today``/``Yesterday`` are relative to --start-date's
+    day, and unknown (with a warning) without it. Times are naive, read in --tz. Link
+    previews pasted along (``Website`` + title lines) stay part of the text.
+    """
+    speakers: list[str] = []
+    for _, line in numbered_lines(source):
+        m = _DISCORD_HEAD.match(line)
+        if m and m[1].strip() not in speakers:
+            speakers.append(m[1].strip())
+    start = ctx.options.start_date
+    zone = ctx.options.tz
+    warned = False
+    day: date | None = None
+    cur: dict[str, Any] | None = None
+    empty = EmptyCounter()
+    for n, line in numbered_lines(source):
+        head = _DISCORD_HEAD.match(line)
+        cont = None if head else _DISCORD_CONT.match(line)
+        if not head and not cont:
+            if cur is not None:
+                cur["text"].append(line)
+            elif line.strip():
+                ctx.reject(ctx.loc(n), "text before the first Discord message header", line)
+            continue
+        if cur is not None:
+            yield from _discord_text_message(cur, speakers, ctx, empty)
+        if head:
+            name, clock = head[1].strip(), (head[6], head[7], head[8])
+            if head[5]:
+                day = None
+                if start is not None:
+                    day = start.date() - timedelta(days=1 if head[5] == "Yesterday" else 0)
+                elif not warned:
+                    ctx.warn(
+                        source.name,
+                        "'Today'/'Yesterday' dates need --start-date; time left unknown",
+                    )
+                    warned = True
+            else:
+                try:
+                    day = date(int(head[4]), int(head[2]), int(head[3]))
+                except ValueError:
+                    day = None
+        else:
+            assert cont is not None
+            name, clock = (cur["name"] if cur else None), (cont[1], cont[2], cont[3])
+        cur = {"line": n, "name": name, "text": [], "ts": _clock_ts(day, clock, zone)}
+    if cur is not None:
+        yield from _discord_text_message(cur, speakers, ctx, empty)
+    empty.report(ctx)
+
+
+def _clock_ts(day: date | None, clock: tuple[str, str, str | None], zone: Any) -> str | None:
+    if day is None:
+        return None
+    h, mi = int(clock[0]), int(clock[1])
+    if clock[2]:
+        h = h % 12 + (12 if clock[2].lower() == "p" else 0)
+    try:
+        return format_timestamp_utc(datetime(day.year, day.month, day.day, h, mi, tzinfo=zone))
+    except (ValueError, OverflowError):
+        return None
+
+
+def _discord_text_message(
+    cur: dict[str, Any], speakers: list[str], ctx: ImportContext, empty: EmptyCounter
+) -> Iterator[ConversationMessage]:
+    text = "\n".join(cur["text"]).strip()
+    if not text:
+        empty.n += 1
+        return
+    name = cur["name"]
+    listeners = [s for s in speakers if s != name and f"@{s}" in text]
+    if not listeners and len(speakers) == 2:
+        listeners = [s for s in speakers if s != name]
+    yield message(
+        text,
+        speaker=name,
+        listeners=listeners,
+        timestamp=cur["ts"],
+        source_id=ctx.loc(cur["line"]),
+        format="discord-text",
+    )
+
+
+FORMATS = (
+    Format(
+        name="discord",
+        family="chat",
+        description="DiscordChatExporter JSON (guild, channel, messages)",
+        patterns=("*.json",),
+        sniff=sniff_discord,
+        read=read_discord,
+        example='{"guild": {...}, "channel": {"name": "general"}, "messages": [{"id": "1", "author": {...}}]}',
+    ),
+    Format(
+        name="discord-text",
+        family="chat",
+        description="Discord chat copied from the client as text (name — date time headers)",
+        patterns=("*.txt",),
+        sniff=sniff_discord_text,
+        read=read_discord_text,
+        example="alice — 03/06/2024 10:02 AM",
+    ),
+)

@@ -1,0 +1,158 @@
+"""Facebook Messenger message_N.json (participants, newest-first messages).
+
+A first pass notes each message's byte range and the order; the messages are then read
+again from their ranges, oldest first (stdin/.gz are spooled to a file), so memory stays
+flat. Every string is repaired (UTF-8 bytes escaped as \\u00XX); no ids in the source
+(content hash); two participants -> the other one is the listener.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+from convo.core.errors import InputError
+from convo.core.io import Source, parse_json
+from convo.core.jsonstream import JsonArray
+from convo.core.record import ConversationMessage
+from convo.core.timestamps import epoch_ts
+from convo.importers.apps.common import (
+    EmptyCounter,
+    as_dict,
+    as_list,
+    as_str,
+    fix_latin1_mojibake,
+    has_key,
+    json_head,
+)
+from convo.importers.build import message
+from convo.importers.context import ImportContext
+from convo.importers.registry import Format
+
+
+def sniff_messenger(source: Source) -> int:
+    text = json_head(source)
+    if text.startswith("{") and has_key(text, "participants") and has_key(text, "messages"):
+        return 85 if has_key(text, "sender_name") or has_key(text, "timestamp_ms") else 50
+    return 0
+
+
+_MEDIA = (
+    ("photos", "photo"),
+    ("videos", "video"),
+    ("audio_files", "audio"),
+    ("files", "file"),
+    ("gifs", "gif"),
+)
+
+
+def read_messenger(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    with open(source.real_path(), "rb") as f:
+        doc = JsonArray(f, ("messages",), where=source.name)
+        spans = array("q")
+        nums: list[float] = []
+        for m, _ in doc:  # a first pass: where each message is, and the order
+            spans.extend(doc.span)
+            s = as_dict(m).get("timestamp_ms")
+            if isinstance(s, int | float) and not isinstance(s, bool):  # keep first and last
+                nums[1 if nums else 0 :] = [s]
+        data = doc.members
+        if doc.root != "{" or not doc.found:
+            raise InputError("not a Messenger export (no messages list)", where=source.name)
+        fix = fix_latin1_mojibake
+        people = [fix(as_str(as_dict(p).get("name"))) for p in as_list(data.get("participants"))]
+        people = [p for p in people if p]
+        title = fix(as_str(data.get("title"))) or ", ".join(people) or "messenger"
+        order = range(len(spans) // 2)
+        if len(nums) >= 2 and nums[0] > nums[-1]:
+            order = order[::-1]  # Messenger writes newest first
+        yield from _messenger_messages(f, spans, order, people, title, ctx)
+
+
+def _chunks(m: dict[str, Any], content: str) -> tuple[list[str], dict[str, Any]]:
+    """The text chunks of a message (content, media, sticker, shared link) and its media."""
+    chunks = [content] if content.strip() else []
+    media = {}
+    for key, label in _MEDIA:
+        items = [as_dict(x) for x in as_list(m.get(key))]
+        if items:
+            media[key] = items
+            chunks += [f"[{label}] {as_str(x.get('uri'))}" for x in items]
+    sticker = as_dict(m.get("sticker"))
+    if sticker:
+        chunks.append(f"[sticker] {as_str(sticker.get('uri'))}")
+    share = as_dict(m.get("share"))
+    if share.get("link") and as_str(share.get("link")) not in content:
+        chunks.append(f"[link] {as_str(share.get('link'))}")
+    return chunks, media
+
+
+def _messenger_messages(
+    f: BinaryIO,
+    spans: array[int],
+    order: range,
+    people: list[str],
+    title: str,
+    ctx: ImportContext,
+) -> Iterator[ConversationMessage]:
+    """The messages in ``order``, each read again from its byte range."""
+    fix = fix_latin1_mojibake
+    empty = EmptyCounter()
+    for j in order:
+        i = j + 1
+        f.seek(spans[2 * j])
+        loc = ctx.loc(f"msg-{i}")
+        m = parse_json(f.read(spans[2 * j + 1] - spans[2 * j]), loc)
+        if not isinstance(m, dict):
+            ctx.reject(loc, "not a Messenger message (not an object)", m)
+            continue
+        speaker = fix(as_str(m.get("sender_name")))
+        content = fix(as_str(m.get("content")))
+        chunks, media = _chunks(m, content)
+        sticker = as_dict(m.get("sticker"))
+        share = as_dict(m.get("share"))
+        if not chunks:
+            empty.n += 1
+            continue
+        ts = epoch_ts(m.get("timestamp_ms"), ms=True)
+        if ts is None:
+            ctx.warn(loc, "no readable timestamp_ms; time left unknown")
+        yield message(
+            chunks,
+            speaker=speaker or None,
+            listeners=[p for p in people if p != speaker] if len(people) == 2 else [],
+            timestamp=ts,
+            source_id=loc,
+            format="messenger",
+            thread=title,
+            extra={
+                "timestamp_ms": m.get("timestamp_ms"),
+                "type": as_str(m.get("type")),
+                "media": media,
+                "sticker": sticker,
+                "share": share,
+                "unsent": True if m.get("is_unsent") is True else None,
+                "reactions": [
+                    {
+                        "reaction": fix(as_str(r.get("reaction"))),
+                        "actor": fix(as_str(r.get("actor"))),
+                    }
+                    for r in map(as_dict, as_list(m.get("reactions")))
+                ],
+            },
+        )
+    empty.report(ctx)
+
+
+FORMATS = (
+    Format(
+        name="messenger",
+        family="chat",
+        description="Facebook Messenger message_N.json (participants, newest-first messages)",
+        patterns=("message_*.json",),
+        sniff=sniff_messenger,
+        read=read_messenger,
+        example='{"participants": [{"name": "Bob"}], "messages": [{"sender_name": "Bob", "timestamp_ms": 1}]}',
+    ),
+)

@@ -1,0 +1,201 @@
+"""Microsoft Teams export JSON (PascalCase messages with HTML bodies).
+
+A top-level array streams in two passes (who is in each chat, then messages); an object
+wrapping the list (``value``/``messages``) is read whole (``convo.core.io.load_json``).
+
+Decisions: HTML bodies through ``html_to_text``; ``From: null`` events become
+``[system event] <kind>`` tagged ``system``; ``thread`` = ChatId (or channel id); in a
+1:1 chat (``@unq.gbl.spaces``) the listener is the other person seen in that chat.
+Messages are emitted in file order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from convo.core.errors import InputError
+from convo.core.io import Source, load_json
+from convo.core.record import ConversationMessage
+from convo.core.text.html import html_to_text
+from convo.core.timestamps import iso_ts
+from convo.importers.apps.common import (
+    SYSTEM_TAG,
+    EmptyCounter,
+    StreamedDoc,
+    as_dict,
+    as_list,
+    as_str,
+    has_key,
+    json_head,
+)
+from convo.importers.build import message
+from convo.importers.context import ImportContext
+from convo.importers.registry import Format
+
+
+def sniff_teams(source: Source) -> int:
+    text = json_head(source)
+    if not text.startswith(("[", "{")):
+        return 0
+    if (
+        has_key(text, "CreatedDateTime")
+        and has_key(text, "Body")
+        and (has_key(text, "ChatId") or has_key(text, "MessageType"))
+    ):
+        return 85
+    return 0
+
+
+def read_teams(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    data: Any
+    if json_head(source).startswith("["):  # a list of messages: streamed, in two passes
+        doc = StreamedDoc(source, ())
+        doc.head()
+        data = None
+    else:  # an object wrapping the list: read whole
+        data = load_json(source)
+        if isinstance(data, dict):
+            data = data.get("value", data.get("Value", data.get("messages")))
+        if not isinstance(data, list):
+            raise InputError("not a Teams export (expected a list of messages)", where=source.name)
+
+    def messages() -> Iterable[Any]:
+        return data if data is not None else (m for m, _ in doc.items())
+
+    # Who takes part in each chat, to name the other party of a 1:1 chat.
+    members: dict[str, list[str]] = {}
+    for m in messages():
+        m = as_dict(m)
+        name = _teams_from(m)
+        if name:
+            members.setdefault(_teams_thread(m), [])
+            if name not in members[_teams_thread(m)]:
+                members[_teams_thread(m)].append(name)
+    empty = EmptyCounter()
+    for i, m in enumerate(messages(), 1):
+        loc = ctx.loc(f"msg-{i}")
+        if not isinstance(m, dict) or not as_str(m.get("Id")):
+            ctx.reject(loc, "not a Teams message (no Id)", m)
+            continue
+        yield from _teams_message(m, loc, members, ctx, empty)
+    empty.report(ctx)
+
+
+def _teams_from(m: dict[str, Any]) -> str:
+    frm = as_dict(m.get("From"))
+    for who in ("User", "Application", "Device"):
+        name = as_str(as_dict(frm.get(who)).get("DisplayName"))
+        if name:
+            return name
+    return ""
+
+
+def _teams_thread(m: dict[str, Any]) -> str:
+    ident = as_dict(m.get("ChannelIdentity"))
+    return as_str(m.get("ChatId")) or as_str(ident.get("ChannelId")) or "teams"
+
+
+def _system_event(m: dict[str, Any]) -> tuple[str, str]:
+    """A system event's ``[system event] <kind>`` chunk and its initiator's name."""
+    detail = as_dict(m.get("EventDetail"))
+    kinds = [k for k, v in detail.items() if v not in (None, [], {}) and k != "Initiator"]
+    kind = as_str(detail.get("@odata.type")) or as_str(detail.get("EventType")) or ", ".join(kinds)
+    initiator = as_dict(as_dict(detail.get("Initiator")).get("User"))
+    return f"[system event] {kind}".rstrip(), as_str(initiator.get("DisplayName"))
+
+
+def _attachments(m: dict[str, Any]) -> list[dict[str, Any]]:
+    keys = ("Id", "Name", "ContentType", "ContentUrl")
+    found = [
+        {k: as_dict(a).get(k) for k in keys if as_dict(a).get(k)}
+        for a in as_list(m.get("Attachments"))
+    ]
+    return [a for a in found if a]
+
+
+def _mentioned(m: dict[str, Any]) -> list[str]:
+    names = []
+    for x in map(as_dict, as_list(m.get("Mentions"))):
+        who = as_dict(x.get("Mentioned"))
+        name = as_str(as_dict(who.get("User")).get("DisplayName")) or as_str(x.get("MentionText"))
+        if name:
+            names.append(name)
+    return names
+
+
+def _teams_message(
+    m: dict[str, Any],
+    loc: str,
+    members: dict[str, list[str]],
+    ctx: ImportContext,
+    empty: EmptyCounter,
+) -> Iterator[ConversationMessage]:
+    body = as_dict(m.get("Body"))
+    content = as_str(body.get("Content"))
+    text = html_to_text(content) if as_str(body.get("ContentType")).lower() == "html" else content
+    speaker = _teams_from(m)
+    system = m.get("From") is None or "systemEventMessage" in content
+    chunks = [text] if text.strip() else []
+    if system:
+        event, initiator = _system_event(m)
+        chunks.insert(0, event)
+        speaker = speaker or initiator
+    attachments = _attachments(m)
+    chunks += [f"[attachment] {a.get('Name') or a.get('ContentUrl')}" for a in attachments]
+    if not chunks:
+        empty.n += 1
+        return
+    thread = _teams_thread(m)
+    listeners = _mentioned(m)
+    if not listeners and not system and thread.endswith("@unq.gbl.spaces"):
+        listeners = [p for p in members.get(thread, []) if p != speaker]
+    ts = iso_ts(m.get("CreatedDateTime"))
+    if ts is None:
+        ctx.warn(loc, "no readable CreatedDateTime; time left unknown")
+    reply = as_str(m.get("ReplyToId"))
+    yield message(
+        chunks,
+        speaker=speaker or None,
+        listeners=listeners,
+        timestamp=ts,
+        id=f"teams:{as_str(m.get('Id'))}",
+        source_id=loc,
+        format="teams",
+        thread=thread,
+        reply_to=f"teams:{reply}" if reply else None,
+        subject=as_str(m.get("Subject")),
+        tags=[SYSTEM_TAG] if system else [],
+        extra=_teams_extra(m, attachments),
+    )
+
+
+def _teams_extra(m: dict[str, Any], attachments: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "message_type": as_str(m.get("MessageType")),
+        "created": as_str(m.get("CreatedDateTime")),
+        "edited": iso_ts(m.get("LastEditedDateTime")),
+        "deleted": iso_ts(m.get("DeletedDateTime")),
+        "importance": as_str(m.get("Importance")) if m.get("Importance") != "normal" else None,
+        "attachments": attachments,
+        "reactions": [
+            {
+                "type": as_str(r.get("ReactionType")),
+                "user": as_str(as_dict(as_dict(r.get("User")).get("User")).get("DisplayName")),
+            }
+            for r in map(as_dict, as_list(m.get("Reactions")))
+        ],
+    }
+
+
+FORMATS = (
+    Format(
+        name="teams",
+        family="chat",
+        description="Microsoft Teams export JSON (PascalCase messages with HTML bodies)",
+        patterns=("*.json",),
+        sniff=sniff_teams,
+        read=read_teams,
+        example='[{"Id": "1", "Body": {"ContentType": "html", "Content": "<p>Hi</p>"}, "From": {...}}]',
+    ),
+)

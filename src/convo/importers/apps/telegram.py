@@ -1,0 +1,228 @@
+"""Telegram Desktop result.json: one chat's export, or a full export with ``chats.list``.
+
+A one-chat export streams ``messages`` (a first pass for a personal chat's senders); the
+full export streams ``chats.list`` then ``left_chats.list`` one chat at a time (each chat
+read whole).
+
+Decisions: ``date_unixtime`` is preferred; else the naive ``date`` is read in ``--tz``.
+Names (chat, sender, actor) with cp1252 mojibake are repaired when the repair
+round-trips. Service messages become ``[action] ...`` with the tag ``system``.
+``personal_chat``: the listener is the other sender.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from convo.core.errors import InputError
+from convo.core.io import Source
+from convo.core.record import ConversationMessage
+from convo.core.timestamps import epoch_ts, iso_ts
+from convo.importers.apps.common import (
+    SYSTEM_TAG,
+    EmptyCounter,
+    StreamedDoc,
+    as_dict,
+    as_list,
+    as_str,
+    fix_cp1252_mojibake,
+    has_key,
+    json_head,
+)
+from convo.importers.build import message
+from convo.importers.context import ImportContext
+from convo.importers.registry import Format
+
+_TG_TYPES = re.compile(
+    r'"type"\s*:\s*"(personal_chat|bot_chat|private_group|private_supergroup|public_supergroup|'
+    r'private_channel|public_channel|saved_messages)"'
+)
+
+
+def sniff_telegram(source: Source) -> int:
+    text = json_head(source)
+    if not text.startswith("{") or has_key(text, "guild"):
+        return 0
+    if has_key(text, "chats") and (has_key(text, "personal_information") or has_key(text, "about")):
+        return 85
+    if has_key(text, "messages") and (_TG_TYPES.search(text) or has_key(text, "date_unixtime")):
+        return 85
+    if has_key(text, "messages") and has_key(text, "from_id") and has_key(text, "date"):
+        return 70
+    return 0
+
+
+def read_telegram(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    doc = StreamedDoc(source, ("messages",), skip=_TG_LISTS)
+    head = doc.head(need=("id", "name", "type"))
+    if doc.root != "{":
+        doc.close()
+        raise InputError("not a Telegram export (expected a JSON object)", where=source.name)
+    empty = EmptyCounter()
+    if "messages" in doc.keys:  # one chat's export: its messages streamed
+        yield from _telegram_chat(head, doc.items, 1, source, ctx, empty)
+        empty.report(ctx)
+        return
+    doc.close()
+    # The full export: one chat at a time (each chat is read whole).
+    c = 0
+    for key in _TG_LISTS:
+        chats = StreamedDoc(source, (key, "list"), keep=False)
+        for chat, _ in chats.items():
+            c += 1
+            chat = as_dict(chat)
+            msgs = as_list(chat.get("messages"))
+            yield from _telegram_chat(chat, partial(_numbered, msgs), c, source, ctx, empty)
+    if not c:
+        raise InputError(
+            "no chats in this Telegram export",
+            where=source.name,
+            hint="export with 'chats' selected",
+        )
+    empty.report(ctx)
+
+
+_TG_LISTS = ("chats", "left_chats")
+
+
+def _numbered(messages: list[Any]) -> Iterator[tuple[Any, int]]:
+    return ((m, 0) for m in messages)
+
+
+@dataclass
+class _Chat:
+    id: str
+    name: str
+    type: str
+    parties: list[str]  # the two senders of a two-party personal chat, else empty
+
+
+def _telegram_chat(
+    chat: dict[str, Any],
+    items: Callable[[], Iterable[tuple[Any, int]]],
+    c: int,
+    source: Source,
+    ctx: ImportContext,
+    empty: EmptyCounter,
+) -> Iterator[ConversationMessage]:
+    """One chat; ``items()`` gives its messages (called twice for a personal chat)."""
+    chat_id = as_str(chat.get("id")) or str(c)
+    ctype = as_str(chat.get("type"))
+    senders: set[str] = set()
+    if ctype == "personal_chat":  # a first pass: who takes part
+        senders = {fix_cp1252_mojibake(as_str(as_dict(m).get("from"))) for m, _ in items()}
+        senders -= {""}
+    info = _Chat(
+        id=chat_id,
+        name=fix_cp1252_mojibake(as_str(chat.get("name"))) or f"telegram:{chat_id}",
+        type=ctype,
+        parties=list(senders) if len(senders) == 2 else [],
+    )
+    for i, (m, _) in enumerate(items(), 1):
+        loc = ctx.loc(f"chat-{c}-msg-{i}")
+        if not isinstance(m, dict) or m.get("id") is None:
+            ctx.reject(loc, "not a Telegram message (no id)", m)
+            continue
+        msg = _tg_message(m, loc, info, ctx.options.tz)
+        if msg is None:
+            empty.n += 1
+            continue
+        if msg.timestamp is None:
+            ctx.warn(loc, "no readable date; time left unknown")
+        yield msg
+
+
+_TG_MEDIA = ("photo", "file", "media_type", "mime_type", "duration_seconds", "width", "height",
+             "sticker_emoji", "location_information", "poll", "contact_information")  # fmt: skip
+
+
+def _tg_chunks(m: dict[str, Any], text: str, service: bool) -> list[str]:
+    chunks = [text] if text.strip() else []
+    if service:
+        action = as_str(m.get("action")) or "service"
+        detail = as_str(m.get("title")) or ", ".join(as_str(x) for x in as_list(m.get("members")))
+        chunks.insert(0, f"[{action}] {detail}".rstrip())
+    if m.get("photo"):
+        chunks.append(f"[photo] {as_str(m.get('photo'))}")
+    if m.get("file"):
+        chunks.append(f"[{as_str(m.get('media_type')) or 'file'}] {as_str(m.get('file'))}")
+    if m.get("sticker_emoji") and not m.get("file"):
+        chunks.append(f"[sticker] {as_str(m.get('sticker_emoji'))}")
+    return chunks
+
+
+def _tg_message(m: dict[str, Any], loc: str, chat: _Chat, zone: Any) -> ConversationMessage | None:
+    """One message, or None when it has neither text nor media."""
+    service = as_str(m.get("type")) == "service"
+    speaker = fix_cp1252_mojibake(as_str(m.get("actor") if service else m.get("from")))
+    text, mentions, links = _tg_text(m.get("text"))
+    chunks = _tg_chunks(m, text, service)
+    if not chunks:
+        return None
+    rid = as_str(m.get("reply_to_message_id"))
+    return message(
+        chunks,
+        speaker=speaker or None,
+        listeners=mentions or [s for s in chat.parties if s != speaker],
+        timestamp=epoch_ts(m.get("date_unixtime")) or iso_ts(m.get("date"), zone),
+        id=f"telegram:{chat.id}:{as_str(m.get('id'))}",
+        source_id=loc,
+        format="telegram",
+        thread=chat.name,
+        reply_to=f"telegram:{chat.id}:{rid}" if rid else None,
+        tags=[SYSTEM_TAG] if service else [],
+        extra={
+            "chat_id": chat.id,
+            "chat_type": chat.type,
+            "from_id": as_str(m.get("actor_id") if service else m.get("from_id")),
+            "action": as_str(m.get("action")) if service else None,
+            "edited": epoch_ts(m.get("edited_unixtime")) or iso_ts(m.get("edited"), zone),
+            "forwarded_from": as_str(m.get("forwarded_from")),
+            "via_bot": as_str(m.get("via_bot")),
+            "media": {k: m[k] for k in _TG_MEDIA if m.get(k) not in (None, "")},
+            "links": links,
+            "reactions": as_list(m.get("reactions")),
+        },
+    )
+
+
+def _tg_text(value: Any) -> tuple[str, list[str], list[str]]:
+    """Telegram text (a string or a list of strings and entities): text, mentions, links."""
+    if isinstance(value, str):
+        return value, [], []
+    parts: list[str] = []
+    mentions: list[str] = []
+    links: list[str] = []
+    for item in as_list(value):
+        if isinstance(item, str):
+            parts.append(item)
+            continue
+        ent = as_dict(item)
+        t = as_str(ent.get("text"))
+        kind = as_str(ent.get("type"))
+        if kind in ("mention", "mention_name"):
+            mentions.append(t.lstrip("@"))
+        if kind == "text_link" and as_str(ent.get("href")):
+            links.append(as_str(ent.get("href")))
+            t = f"{t} ({as_str(ent.get('href'))})"
+        elif kind == "link":
+            links.append(t)
+        parts.append(t)
+    return "".join(parts), mentions, links
+
+
+FORMATS = (
+    Format(
+        name="telegram",
+        family="chat",
+        description="Telegram Desktop result.json (one chat, or a full export with chats.list)",
+        patterns=("result.json", "*.json"),
+        sniff=sniff_telegram,
+        read=read_telegram,
+        example='{"name": "Bob", "type": "personal_chat", "id": 1, "messages": [{"id": 1, "from": "Bob", ...}]}',
+    ),
+)

@@ -1,0 +1,221 @@
+"""WhatsApp chat .txt export.
+
+Decisions:
+- Both layouts: iOS ``[8/15/23, 9:12:33 AM] Name: text`` and Android
+  ``15/08/2023, 21:12 - Name: text``; 12 or 24 h clock, 2- or 4-digit years (``yy`` is
+  20yy), ``/``, ``.`` or ``-`` separators, U+200E/U+202F marks tolerated.
+- Day/month order is decided per file from the values seen: a first field above 12 means
+  D/M, a second above 12 means M/D; when no value decides, the order whose dates run
+  forward with fewer steps back wins; a tie falls back to M/D for ``/`` dates with AM/PM
+  (US) and D/M otherwise, with a warning. A year-first date is Y/M/D.
+- Times are naive and read in ``--tz``. The file is read twice (dates first; stdin is
+  spooled to a temporary file), so memory stays flat.
+- Lines without a header continue the previous message. A header whose rest has no
+  ``Name: `` (Android system lines) and the encryption notice are kept with speaker
+  null and the tag ``system``.
+- ``<Media omitted>``, ``image omitted``, ``<attached: f>`` set ``extra.media``.
+- Two speakers in the file: each is the other's listener; else ``@Name`` mentions of known
+  speakers are the listeners. No ids in the source (content hash).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+from convo.core.io import Source
+from convo.core.record import ConversationMessage
+from convo.core.timestamps import format_timestamp_utc
+from convo.importers.apps.common import (
+    SYSTEM_TAG,
+    head_lines,
+    numbered_lines,
+)
+from convo.importers.build import message
+from convo.importers.context import ImportContext
+from convo.importers.registry import Format
+
+_MARKS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
+_STRIP_MARKS = {ord(c): None for c in _MARKS}
+_DATE = r"(\d{1,4})([./-])(\d{1,2})[./-](\d{1,4})"
+_TIME = r"(\d{1,2})[:.](\d{2})(?:[:.](\d{2}))?(?:[\s\u202f\u00a0]*([AaPp])\.?\s?[Mm]\.?)?"
+_IOS = re.compile(rf"^[{_MARKS}]*\[{_DATE},?\s+{_TIME}\]\s?(.*)$")
+_ANDROID = re.compile(rf"^[{_MARKS}]*{_DATE},?\s+{_TIME}\s[-–]\s(.*)$")
+# A line that starts like a header but does not parse (``1/23/23, 3:22_AM - User 1: hi``):
+# the date is there, the rest is kept after the first " - " or "] ".
+_DAMAGED = re.compile(
+    rf"^[{_MARKS}]*\[?\d{{1,4}}[./-]\d{{1,2}}[./-]\d{{1,4}},?\s.{{0,40}}?(?:\]\s?|\s[-–]\s)(.*)$"
+)
+_MEDIA = re.compile(
+    r"^(?:<Media omitted>|(image|video|audio|sticker|GIF|document|Contact card) omitted|"
+    r"<attached: (.+)>|(.+) \(file attached\))$",
+    re.I,
+)
+_SYSTEM_TEXT = (
+    "Messages and calls are end-to-end encrypted",
+    "Messages to this chat and calls are",
+)
+
+
+def _header(line: str) -> re.Match[str] | None:
+    return _IOS.match(line) or _ANDROID.match(line)
+
+
+def sniff_whatsapp(source: Source) -> int:
+    lines = head_lines(source, 8)
+    if not lines or not _header(lines[0]):
+        return 0
+    hits = sum(1 for x in lines if _header(x))
+    return 85 if hits >= 2 or len(lines) == 1 else 70
+
+
+def _split(rest: str) -> tuple[str | None, str]:
+    name, sep, text = rest.partition(": ")
+    if not sep or len(name) > 100 or '"' in name or "\u201c" in name:
+        return None, rest  # a system line ('X changed the subject to "a: b"')
+    return name.strip(_MARKS + " "), text
+
+
+def _scan(source: Source) -> tuple[str, bool, list[str]]:
+    """One pass: the date order ('DM', 'MD' or 'YMD'), whether it is a guess, the speakers."""
+    ampm = slash = differ = False
+    order = ""
+    speakers: list[str] = []
+    back = {"DM": 0, "MD": 0}  # steps back in time under each reading
+    prev: dict[str, tuple[int, int, int] | None] = {"DM": None, "MD": None}
+    for _, line in numbered_lines(source):
+        m = _header(line)
+        if not m:
+            continue
+        name, text = _split(m[9])
+        if name and name not in speakers and not text.strip(_MARKS).startswith(_SYSTEM_TEXT):
+            speakers.append(name)
+        if order:
+            continue
+        a, sep, b, c = int(m[1]), m[2], int(m[3]), int(m[4])
+        if len(m[1]) == 4:
+            order = "YMD"
+        elif a > 12:
+            order = "DM"
+        elif b > 12:
+            order = "MD"
+        if order:
+            continue
+        ampm = ampm or bool(m[8])
+        slash = slash or sep == "/"
+        differ = differ or a != b
+        for key, day in (("DM", (c, b, a)), ("MD", (c, a, b))):
+            last = prev[key]
+            if last is not None and day < last:
+                back[key] += 1
+            prev[key] = day
+    if order:
+        return order, False, speakers
+    if back["DM"] != back["MD"]:
+        return ("DM" if back["DM"] < back["MD"] else "MD"), False, speakers
+    return ("MD" if slash and ampm else "DM"), differ, speakers
+
+
+def _when(m: re.Match[str], order: str, zone: Any) -> str | None:
+    a, b, c = int(m[1]), int(m[3]), int(m[4])
+    y, mo, d = (a, b, c) if order == "YMD" else (c, b, a) if order == "DM" else (c, a, b)
+    if y < 100:
+        y += 2000
+    h, mi, s = int(m[5]), int(m[6]), int(m[7] or 0)
+    if m[8]:
+        h = h % 12 + (12 if m[8].lower() == "p" else 0)
+    try:
+        return format_timestamp_utc(datetime(y, mo, d, h, mi, s, tzinfo=zone))
+    except (ValueError, OverflowError):
+        return None
+
+
+def read_whatsapp(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    order, guessed, speakers = _scan(source)
+    if guessed:
+        ctx.warn(
+            source.name,
+            f"day/month order is ambiguous; read as {'D/M' if order == 'DM' else 'M/D'}",
+        )
+    zone = ctx.options.tz
+    cur: dict[str, Any] | None = None
+    for n, line in numbered_lines(source):
+        m = _header(line)
+        damaged = None if m else _DAMAGED.match(line)
+        if not m and not damaged:
+            if cur is not None:
+                cur["text"].append(line)
+            elif line.strip():
+                ctx.reject(ctx.loc(n), "text before the first WhatsApp message header", line)
+            continue
+        if cur is not None:
+            yield _wa_message(cur, speakers, ctx)
+        if damaged:  # never glued to the previous speaker's text
+            ctx.warn(ctx.loc(n), "damaged message header; read as its own message, time unknown")
+            name, text = _split(damaged[1])
+            cur = {"line": n, "name": name, "text": [text], "ts": None, "damaged": True}
+            continue
+        assert m is not None
+        name, text = _split(m[9])
+        cur = {"line": n, "name": name, "text": [text], "ts": _when(m, order, zone)}
+    if cur is not None:
+        yield _wa_message(cur, speakers, ctx)
+
+
+def _media(clean: str) -> tuple[str | None, str | None]:
+    """The media kind and file name a media placeholder names (else None, None)."""
+    media = _MEDIA.match(clean.strip())
+    if not media:
+        return None, None
+    kind = (media[1] or ("file" if (media[2] or media[3]) else "media")).lower()
+    return kind, media[2] or media[3]
+
+
+def _wa_listeners(name: str | None, clean: str, speakers: list[str]) -> list[str]:
+    listeners = [s for s in speakers if s != name and f"@{s}" in clean]
+    if not listeners and len(speakers) == 2:
+        listeners = [s for s in speakers if s != name]
+    return listeners
+
+
+def _wa_message(
+    cur: dict[str, Any], speakers: list[str], ctx: ImportContext
+) -> ConversationMessage:
+    loc = ctx.loc(cur["line"])
+    text = "\n".join(cur["text"]).strip(_MARKS + " ")
+    name = cur["name"]
+    system = name is None or text.startswith(_SYSTEM_TEXT)
+    clean = text.translate(_STRIP_MARKS) if not text.isascii() else text
+    kind, file = _media(clean)
+    if cur["ts"] is None and not cur.get("damaged"):
+        ctx.warn(loc, "impossible date; time left unknown")
+    return message(
+        clean or text,
+        speaker=None if system else name,
+        listeners=[] if system else _wa_listeners(name, clean, speakers),
+        timestamp=cur["ts"],
+        source_id=loc,
+        format="whatsapp",
+        tags=[SYSTEM_TAG] if system else [],
+        extra={
+            "media": kind,
+            "file": file,
+            "chat_name": name if system and name else None,
+            "damaged_header": True if cur.get("damaged") else None,
+        },
+    )
+
+
+FORMATS = (
+    Format(
+        name="whatsapp",
+        family="chat",
+        description="WhatsApp chat .txt export (iOS [date, time] or Android date, time - )",
+        patterns=("*.txt",),
+        sniff=sniff_whatsapp,
+        read=read_whatsapp,
+        example="[8/15/23, 9:12:33 AM] Alice: Hello",
+    ),
+)

@@ -1,0 +1,93 @@
+"""Zoom in-meeting chat .txt (``HH:MM:SS<TAB>Name:<TAB>text``).
+
+Also ``HH:MM:SS From A to B:``; the time is an offset on ``--start-date``'s day (in its
+zone, else ``--tz``), else on the epoch (TypeAgent's rule for undated transcripts).
+``to B`` (not Everyone) makes B the listener.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from convo.core.io import Source
+from convo.core.record import ConversationMessage
+from convo.core.timestamps import epoch_plus, format_timestamp_utc
+from convo.importers.apps.common import (
+    head_lines,
+    numbered_lines,
+)
+from convo.importers.build import message
+from convo.importers.context import ImportContext
+from convo.importers.registry import Format
+
+_ZOOM = re.compile(r"^(\d{1,2}):(\d{2}):(\d{2})\t(?:From\s+(.+?)\s+to\s+(.+?)|(.+?))\s?:\t?(.*)$")
+
+
+def sniff_zoom(source: Source) -> int:
+    lines = head_lines(source, 5)
+    if lines and _ZOOM.match(lines[0]):
+        return 80
+    return 0
+
+
+def read_zoom(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    start = ctx.options.start_date
+    base = None
+    if start is not None:
+        zone = start.tzinfo or ctx.options.tz
+        base = datetime(start.year, start.month, start.day, tzinfo=zone)
+    cur: dict[str, Any] | None = None
+    for n, line in numbered_lines(source):
+        m = _ZOOM.match(line)
+        if not m:
+            if cur is not None:
+                cur["text"].append(line.lstrip("\t"))
+            elif line.strip():
+                ctx.reject(ctx.loc(n), "text before the first Zoom chat line", line)
+            continue
+        if cur is not None:
+            yield _zoom_message(cur, ctx)
+        secs = int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3])
+        if base is not None:
+            ts = format_timestamp_utc((base + timedelta(seconds=secs)).astimezone(UTC))
+        else:
+            ts = epoch_plus(secs)
+        to = (m[5] or "").strip()
+        cur = {
+            "line": n,
+            "name": (m[4] or m[6] or "").strip(),
+            "to": [] if not to or to.lower() in ("everyone", "all panelists") else [to],
+            "text": [m[7]],
+            "ts": ts,
+            "offset": f"{m[1]}:{m[2]}:{m[3]}",
+        }
+    if cur is not None:
+        yield _zoom_message(cur, ctx)
+
+
+def _zoom_message(cur: dict[str, Any], ctx: ImportContext) -> ConversationMessage:
+    return message(
+        "\n".join(cur["text"]).strip(),
+        speaker=cur["name"] or None,
+        listeners=cur["to"],
+        timestamp=cur["ts"],
+        source_id=ctx.loc(cur["line"]),
+        format="zoomchat",
+        extra={"offset": cur["offset"]},
+    )
+
+
+FORMATS = (
+    Format(
+        name="zoomchat",
+        family="chat",
+        description="Zoom in-meeting chat .txt (HH:MM:SS<TAB>Name:<TAB>text)",
+        patterns=("*.txt",),
+        sniff=sniff_zoom,
+        read=read_zoom,
+        example="00:11:09\tAlice Smith:\thello",
+    ),
+)

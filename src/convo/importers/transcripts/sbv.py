@@ -1,0 +1,39 @@
+"""YouTube SubViewer (SBV) transcripts: detection and reading (decisions in the package docstring)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from convo.core.io import Source
+from convo.core.record import ConversationMessage
+from convo.importers.context import ImportContext
+from convo.importers.registry import Format
+from convo.importers.transcripts.cues import SBV_TIMING
+from convo.importers.transcripts.sniffing import empty_named, head_lines
+from convo.importers.transcripts.turns import read_cues
+
+PATTERNS = ("*.sbv",)
+
+
+def sniff_sbv(source: Source) -> int:
+    lines = head_lines(source, 1)
+    if lines and SBV_TIMING.match(lines[0]):
+        return 90
+    return empty_named(source, PATTERNS)
+
+
+def read_sbv(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    return read_cues(source, ctx, "sbv")
+
+
+FORMATS = (
+    Format(
+        name="sbv",
+        family="transcript",
+        description="YouTube SubViewer captions (.sbv)",
+        patterns=PATTERNS,
+        sniff=sniff_sbv,
+        read=read_sbv,
+        example="0:00:01.000,0:00:04.000\nAlice: Hello, Bob.",
+    ),
+)

@@ -1,0 +1,214 @@
+"""Speakers and merging, shared by the three cue formats: cues in, messages out."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+
+from convo.core.io import Source
+from convo.core.record import ConversationMessage
+from convo.core.timestamps import epoch_plus, format_timestamp_utc
+from convo.importers.build import message
+from convo.importers.context import ImportContext
+from convo.importers.transcripts.cues import (
+    BadBlock,
+    Header,
+    RawCue,
+    cues,
+    plain_blocks,
+    text_lines,
+    vtt_blocks,
+)
+from convo.importers.transcripts.cuetext import Segment, choose_style, match_prefix, segments
+
+SAMPLE_CUES = 200
+MAX_MERGED_CHARS = 64 * 1024
+
+
+class _Turns:
+    """Speaker resolution and merging, fed one cue at a time."""
+
+    def __init__(self, source: Source, ctx: ImportContext, kind: str):
+        self.ctx = ctx
+        self.name = source.name
+        self.kind = kind
+        opts = ctx.options
+        self.mode = opts.speakers if opts.speakers in ("voice", "prefix", "none") else "auto"
+        self.merge = opts.merge
+        self.start_date = opts.start_date
+        self.style: str | None = None
+        self.decided = self.mode in ("voice", "none")
+        self.sample: list[tuple[RawCue, list[Segment], bool]] = []
+        self.sample_voice = False
+        self.prev_speaker: str | None = None
+        self.cur: dict | None = None
+        self.count = 0
+
+    # -- input
+    def add(
+        self, cue: RawCue, segs: list[Segment], has_voice: bool
+    ) -> Iterator[ConversationMessage]:
+        if self.decided:
+            yield from self._resolve(cue, segs, has_voice)
+            return
+        self.sample.append((cue, segs, has_voice))
+        self.sample_voice = self.sample_voice or has_voice
+        if len(self.sample) >= SAMPLE_CUES:
+            yield from self._decide()
+
+    def finish(self) -> Iterator[ConversationMessage]:
+        if not self.decided:
+            yield from self._decide()
+        if self.cur:
+            yield self._build(self.cur)
+            self.cur = None
+
+    def _decide(self) -> Iterator[ConversationMessage]:
+        self.decided = True
+        if self.mode == "prefix" or not self.sample_voice:
+            forced = self.mode == "prefix"
+            texts = [
+                [ln for s in segs for ln in s.lines]
+                for _, segs, voiced in self.sample
+                if forced or not voiced
+            ]
+            self.style = choose_style(texts, forced=forced)
+        sample, self.sample = self.sample, []
+        for cue, segs, has_voice in sample:
+            yield from self._resolve(cue, segs, has_voice)
+
+    # -- speakers
+    def _resolve(
+        self, cue: RawCue, segs: list[Segment], has_voice: bool
+    ) -> Iterator[ConversationMessage]:
+        mode = self.mode
+        for seg in segs:
+            if mode == "none":
+                yield from self._emit(None, seg.lines, cue)
+            elif has_voice and mode in ("auto", "voice"):
+                yield from self._emit(seg.speaker, seg.lines, cue)
+            elif self.style and mode in ("auto", "prefix"):
+                yield from self._prefixed(seg.lines, cue)
+            else:
+                yield from self._emit(None, seg.lines, cue)
+
+    def _prefixed(self, lines: list[str], cue: RawCue) -> Iterator[ConversationMessage]:
+        style = self.style
+        assert style is not None
+        speaker = None if style == "bracket" else self.prev_speaker
+        group: list[str] = []
+        for i, line in enumerate(lines):
+            got = match_prefix(style, line, i == 0)
+            if got is None:
+                group.append(line)
+                continue
+            if group:
+                yield from self._emit(speaker, group, cue)
+            speaker, rest = got
+            group = [rest] if rest else []
+        if group:
+            yield from self._emit(speaker, group, cue)
+        if style != "bracket":
+            self.prev_speaker = speaker
+
+    # -- merging
+    def _emit(
+        self, speaker: str | None, lines: list[str], cue: RawCue
+    ) -> Iterator[ConversationMessage]:
+        text = "\n".join(lines)
+        cur = self.cur
+        if (
+            cur is not None
+            and self.merge
+            and speaker is not None
+            and speaker == cur["speaker"]
+            and cur["size"] + len(text) <= MAX_MERGED_CHARS
+        ):
+            cur["texts"].append(text)
+            cur["size"] += len(text) + 1
+            cur["end"] = max(cur["end"], cue.end_ms)
+            if cur["cues"][-1] != cue.n:
+                cur["cues"].append(cue.n)
+                cur["ids"].append(cue.ident)
+            return
+        if cur is not None:
+            yield self._build(cur)
+        self.cur = {
+            "speaker": speaker, "texts": [text], "size": len(text), "start": cue.start_ms,
+            "end": cue.end_ms, "cues": [cue.n], "ids": [cue.ident],
+        }  # fmt: skip
+
+    def _build(self, cur: dict) -> ConversationMessage:
+        start = cur["start"]
+        try:
+            if self.start_date is not None:
+                ts = format_timestamp_utc(self.start_date + timedelta(milliseconds=start))
+            else:
+                ts = epoch_plus(start / 1000)
+        except OverflowError:  # --start-date plus the cue's start is past the year 9999
+            ts = None
+            self.ctx.warn(
+                f"{self.name}#cue-{cur['cues'][0]}", "time past the year 9999; left unknown"
+            )
+        extra: dict = {"start": start / 1000, "end": cur["end"] / 1000, "cues": cur["cues"]}
+        if any(i is not None for i in cur["ids"]):
+            extra["cue_ids"] = cur["ids"]
+        self.count += 1
+        texts = cur["texts"]
+        return message(
+            " ".join(texts) if len(texts) > 1 else texts[0],
+            speaker=cur["speaker"],
+            timestamp=ts,
+            source_id=f"{self.name}#cue-{cur['cues'][0]}",
+            extra=extra,
+        )
+
+
+def _rolling_dedupe(lines: list[str], prev: list[str]) -> list[str]:
+    """Drop the leading lines that repeat the end of the previous cue (rolling captions)."""
+    for k in range(min(len(lines), len(prev)), 0, -1):
+        if lines[:k] == prev[-k:]:
+            return lines[k:]
+    return lines
+
+
+def read_cues(source: Source, ctx: ImportContext, kind: str) -> Iterator[ConversationMessage]:
+    lines = text_lines(source)
+    blocks = vtt_blocks(lines) if kind == "vtt" else plain_blocks(lines, sbv=kind == "sbv")
+    turns = _Turns(source, ctx, kind)
+    rolling = False
+    prev_lines: list[str] = []
+    seen_any = False
+    first = True
+    for item in cues(blocks, kind):
+        if isinstance(item, Header):
+            first = False
+            rolling = any(x.startswith("Kind:") for x in item.lines[1:])
+            continue
+        if first and kind == "vtt":
+            ctx.warn(ctx.loc(1), "no WEBVTT header; reading the cues anyway")
+        first = False
+        seen_any = True
+        if isinstance(item, BadBlock):
+            ctx.reject(ctx.loc(item.line), item.reason, item.raw, item.hint)
+            continue
+        text = segments(item.payload, kind)
+        rolling = rolling or text.karaoke
+        segs = text.segments
+        if rolling and not text.has_voice and segs:
+            all_lines = segs[0].lines
+            kept = _rolling_dedupe(all_lines, prev_lines)
+            prev_lines = all_lines
+            if not kept:
+                continue
+            segs = [Segment(None, kept)]
+        if not segs:
+            ctx.warn(ctx.loc(item.line), f"cue {item.n} has no text; skipped")
+            continue
+        if item.end_ms < item.start_ms:
+            ctx.warn(ctx.loc(item.line), f"cue {item.n} ends before it starts; kept as timed")
+        yield from turns.add(item, segs, text.has_voice)
+    yield from turns.finish()
+    if not turns.count:
+        what = "no cues" if not seen_any else "no cues with text"
+        ctx.warn(source.name, f"{what}; nothing imported")

@@ -1,0 +1,41 @@
+"""WebVTT transcripts: detection and reading (decisions in the package docstring)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from convo.core.io import Source
+from convo.core.record import ConversationMessage
+from convo.importers.context import ImportContext
+from convo.importers.registry import Format
+from convo.importers.transcripts.sniffing import empty_named, first_timing, head_lines, is_webvtt
+from convo.importers.transcripts.turns import read_cues
+
+PATTERNS = ("*.vtt", "*.webvtt")
+
+
+def sniff_vtt(source: Source) -> int:
+    if is_webvtt(source):
+        return 95
+    lines = head_lines(source)
+    hit = first_timing(lines)
+    if hit and hit[0] <= 1 and "," not in hit[1].split("-->")[0]:
+        return 40  # cues without the WEBVTT header
+    return empty_named(source, PATTERNS)
+
+
+def read_vtt(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    return read_cues(source, ctx, "vtt")
+
+
+FORMATS = (
+    Format(
+        name="vtt",
+        family="transcript",
+        description="WebVTT captions/transcripts (Teams, Zoom, YouTube); <v> voices",
+        patterns=PATTERNS,
+        sniff=sniff_vtt,
+        read=read_vtt,
+        example="WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n<v Alice>Hello, Bob.</v>",
+    ),
+)
