@@ -83,7 +83,7 @@ def test_fast_path_agrees_with_stdlib(path, monkeypatch):
     """The hand-split fast path gives the same records as the compat32 parser."""
     fmt = "mbox" if path.suffix == ".mbox" else "eml"
     fast, _ = _read(path, fmt)
-    monkeypatch.setattr("convo.importers.email.readers.parse_fast", lambda data: None)
+    monkeypatch.setattr("convo.importers.email.convert.parse_fast", lambda data: None)
     slow, _ = _read(path, fmt)
     if path.name in BETTER_FAST:
         return
@@ -94,6 +94,6 @@ def test_fast_path_agrees_with_stdlib(path, monkeypatch):
 def test_tiny_read_blocks_split_the_same(path, monkeypatch):
     """Separators that straddle read blocks are found all the same."""
     whole, _ = _read(path, "mbox")
-    monkeypatch.setattr("convo.importers.email.readers.CHUNK", 7)
+    monkeypatch.setattr("convo.importers.email.mbox.CHUNK", 7)
     tiny, _ = _read(path, "mbox")
     assert [m.serialize() for m in tiny] == [m.serialize() for m in whole]

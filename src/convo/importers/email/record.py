@@ -1,0 +1,110 @@
+"""One message's raw headers and collected body to a ``ConversationMessage``."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from convo.core.record import ConversationMessage, ConversationMessageMeta
+from convo.core.timestamps import format_timestamp_utc
+from convo.importers.context import ImportContext
+from convo.importers.email.addresses import addresses
+from convo.importers.email.body import Body
+from convo.importers.email.charsets import decode_words, header_charset
+from convo.importers.email.dates import message_time
+from convo.importers.email.mime import first
+from convo.importers.email.quotes import strip_quotes
+from convo.importers.email.tags import message_ids, tags_of
+
+
+def _people(
+    h: dict[str, list[str]], extra: dict[str, Any], cs: str | None
+) -> tuple[str | None, list[str]]:
+    """(speaker, listeners); the address lists go to ``extra``."""
+    senders = addresses(h.get("from"), cs)
+    if len(senders) > 1:
+        extra["from"] = senders
+    to = addresses(h.get("to"), cs)
+    cc = addresses(h.get("cc"), cs)
+    if to:
+        extra["to"] = to
+    if cc:
+        extra["cc"] = cc
+    bcc = addresses(h.get("bcc"), cs)
+    if bcc:
+        extra["bcc"] = bcc
+    return (senders[0] if senders else None), list(dict.fromkeys([*to, *cc]))
+
+
+_CHARSET = re.compile(r"""charset\s*=\s*["']?([^"';\s]+)""", re.I)
+_WORD_CHARSET = re.compile(r"=\?([^?*]+)(?:\*[^?]*)?\?[bBqQ]\?")
+
+
+def _declared(h: dict[str, list[str]]) -> list[str | None]:
+    """The charsets the message declares in its headers: its Content-Type's, then those
+    of its encoded words (a raw Subject beside an encoded From is in the From's charset)."""
+    m = _CHARSET.search(first(h, "content-type") or "")
+    out: list[str | None] = [m.group(1)] if m else []
+    for key in ("from", "subject", "to", "cc"):
+        for value in h.get(key, ()):
+            if "=?" in value:
+                out.extend(_WORD_CHARSET.findall(value))
+    return out
+
+
+def _threading(h: dict[str, list[str]]) -> tuple[str | None, str | None, str | None]:
+    """(id, reply_to, thread) from Message-ID, In-Reply-To and References."""
+    own = message_ids(first(h, "message-id"))
+    msg_id = own[0] if own else None
+    refs: list[str] = []
+    for value in h.get("references", ()):
+        refs.extend(message_ids(value))
+    irt = message_ids(first(h, "in-reply-to"))
+    reply_to = irt[0] if irt else (refs[-1] if refs else None)
+    thread = refs[0] if refs else (reply_to or msg_id)
+    return msg_id, reply_to, thread
+
+
+def build_record(
+    h: dict[str, list[str]],
+    body: Body,
+    ctx: ImportContext,
+    *,
+    fmt: str,
+    locator: str,
+    where: str,
+    envelope: bytes | None = None,
+) -> ConversationMessage:
+    """The record from raw headers (lower-case name -> values) and the collected body."""
+    extra: dict[str, Any] = {}
+    cs = header_charset(h, [*_declared(h), *body.charsets])
+    speaker, listeners = _people(h, extra, cs)
+    timestamp = None
+    dt = message_time(h, ctx, where, extra, envelope)
+    if dt is not None:
+        try:
+            timestamp = format_timestamp_utc(dt)
+        except (ValueError, OverflowError):
+            timestamp = None
+    msg_id, reply_to, thread = _threading(h)
+    subject = decode_words(first(h, "subject"), cs) or None
+    text = body.text()
+    if ctx.options.strip_quotes:
+        text = strip_quotes(text)
+    if body.attachments:
+        extra["attachments"] = body.attachments
+    if envelope:
+        extra["envelope"] = envelope.rstrip(b"\r\n").decode("utf-8", "replace")
+    return ConversationMessage(
+        text_chunks=[text],
+        metadata=ConversationMessageMeta(speaker=speaker, recipients=listeners),
+        tags=tags_of(h, subject or "", text),
+        timestamp=timestamp,
+        source_id=f"{ctx.source.name}#{locator}",
+        id=msg_id,
+        format=fmt,
+        thread=thread,
+        reply_to=reply_to,
+        subject=subject,
+        extra=extra or None,
+    )
