@@ -438,7 +438,7 @@ _PART = st.sampled_from(
 def test_fast_path_agrees_on_generated_mime(parts, sub, crlf):
     from convo.importers.email.fast import parse_fast
     from convo.importers.email.mime import headers, parse_message, read_body
-    from convo.importers.email.record import build_record
+    from convo.importers.email.record import Origin, build_record
 
     text = (
         "From: =?utf-8?q?J=C3=BCrgen?= <j@x.org>\nTo: a@x, b@y\nSubject: s\n"
@@ -452,7 +452,7 @@ def test_fast_path_agrees_on_generated_mime(parts, sub, crlf):
     ctx = ImportContext(Source(TEAM))
     fast = parse_fast(data)
     assert fast is not None
-    kw = {"fmt": "eml", "locator": "msg-1", "where": "x"}
+    origin = Origin("eml", "msg-1", "x")
     msg = parse_message(data)
-    slow = build_record(headers(msg), read_body(msg), ctx, **kw).serialize()
-    assert build_record(*fast, ctx, **kw).serialize() == slow
+    slow = build_record(headers(msg), read_body(msg), ctx, origin).serialize()
+    assert build_record(*fast, ctx, origin).serialize() == slow

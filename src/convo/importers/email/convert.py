@@ -11,7 +11,7 @@ from convo.importers.context import ImportContext
 from convo.importers.email.body import Body
 from convo.importers.email.fast import parse_fast
 from convo.importers.email.mime import headers, parse_message, read_body
-from convo.importers.email.record import build_record
+from convo.importers.email.record import Origin, build_record
 
 EML_LIMIT = 256 << 20  # one message a file: refuse absurd sizes rather than run out of memory
 
@@ -60,20 +60,14 @@ def strip_envelope(data: bytes) -> tuple[bytes, bytes | None]:
 
 
 def convert(
-    data: bytes,
-    ctx: ImportContext,
-    *,
-    fmt: str,
-    n: int,
-    where: str,
-    envelope: bytes | None = None,
-    extra: dict | None = None,
+    data: bytes, ctx: ImportContext, origin: Origin, extra: dict | None = None
 ) -> ConversationMessage | None:
-    """Parse one message's bytes; a broken one is rejected and None returned."""
+    """Parse one message's bytes; a broken one is rejected and None returned. ``extra``
+    is merged into the record's (what the container knows, e.g. Maildir flags)."""
+    where = origin.where
     if not data.strip():
-        ctx.reject(where, "empty message", envelope or None, "nothing follows the separator")
+        ctx.reject(where, "empty message", origin.envelope, "nothing follows the separator")
         return None
-    locator = f"msg-{n}"
     try:
         parsed = parse_fast(data)
         if parsed is None or not parsed[0]:
@@ -81,9 +75,7 @@ def convert(
         if parsed is None:
             return None
         h, body = parsed
-        record = build_record(
-            h, body, ctx, fmt=fmt, locator=locator, where=where, envelope=envelope
-        )
+        record = build_record(h, body, ctx, origin)
     except StrictAbort:
         raise
     except Exception as e:  # never let one broken message end the archive

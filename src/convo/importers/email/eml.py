@@ -14,6 +14,7 @@ from convo.importers.email.convert import (
     header_block,
     strip_envelope,
 )
+from convo.importers.email.record import Origin
 from convo.importers.registry import Format
 
 
@@ -37,7 +38,7 @@ def sniff_eml(source: Source) -> int:
 def read_eml(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """One message a file (an mbox ``From `` line at the top is tolerated)."""
     data, envelope = strip_envelope(source.read_bytes(EML_LIMIT))
-    rec = convert(data, ctx, fmt="eml", n=1, where=ctx.loc("msg-1"), envelope=envelope)
+    rec = convert(data, ctx, Origin("eml", "msg-1", ctx.loc("msg-1"), envelope))
     if rec is not None:
         yield rec
 

@@ -7,8 +7,10 @@ from collections.abc import Iterator
 from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
+from convo.core.timestamps import maildir_date
 from convo.importers.context import ImportContext
 from convo.importers.email.convert import EML_LIMIT, convert, strip_envelope
+from convo.importers.email.record import Origin
 from convo.importers.registry import Format
 
 
@@ -43,15 +45,10 @@ def read_maildir(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
                 continue
             flags = file.name.rsplit(":2,", 1)[1] if ":2," in file.name else ""
             data, envelope = strip_envelope(data)
-            rec = convert(
-                data,
-                cctx,
-                fmt="maildir",
-                n=1,
-                where=cctx.loc("msg-1"),
-                envelope=envelope,
-                extra={"maildir": {"folder": folder, "flags": flags}},
+            origin = Origin(
+                "maildir", "msg-1", cctx.loc("msg-1"), envelope, maildir_date(file.name)
             )
+            rec = convert(data, cctx, origin, {"maildir": {"folder": folder, "flags": flags}})
             if rec is not None:
                 yield rec
 

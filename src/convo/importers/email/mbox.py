@@ -11,6 +11,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext
 from convo.importers.email.convert import convert, head_lines, header_block
+from convo.importers.email.record import Origin
 from convo.importers.registry import Format
 
 _MONTHS = rb"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
@@ -36,12 +37,20 @@ def sniff_mbox(source: Source) -> int:
 
 CHUNK = 1 << 20
 _UNESCAPE = re.compile(rb"^>(>*From )", re.M)
+_RD_EVIDENCE = re.compile(rb"^>>+From ", re.M)
+
+
+def is_mboxrd(source: Source) -> bool:
+    """Whether ``source`` is an mboxrd file: named ``*.mboxrd``, or a ``>>From `` line in
+    its first 64 KiB (an mboxo writer never makes one of a ``>From `` line)."""
+    return source.match_name.endswith(".mboxrd") or bool(_RD_EVIDENCE.search(source.head))
 
 
 class _Split:
     """What the splitter saw besides messages."""
 
-    def __init__(self) -> None:
+    def __init__(self, mboxrd: bool = False) -> None:
+        self.mboxrd = mboxrd  # un-escape ">From " lines (decided per file by is_mboxrd)
         self.preamble = 0  # bytes before the first "From " line
         self.found = False
 
@@ -81,7 +90,7 @@ def iter_mbox(stream: BinaryIO, info: _Split) -> Iterator[tuple[int, bytes, byte
         if i < 0 or end < 0:
             if eof:
                 if start < len(buf):
-                    yield line, *_message(buf[start:])
+                    yield line, *_message(buf[start:], info.mboxrd)
                 return
             chunk = stream.read(CHUNK)
             eof = not chunk
@@ -91,14 +100,15 @@ def iter_mbox(stream: BinaryIO, info: _Split) -> Iterator[tuple[int, bytes, byte
             continue
         if _SEPARATOR.match(buf, i + 1, end + 1):
             raw = buf[start : i + 1]
-            yield line, *_message(raw)
+            yield line, *_message(raw, info.mboxrd)
             line += raw.count(b"\n")
             start = i + 1
         search = i + 1
 
 
-def _message(raw: bytes) -> tuple[bytes, bytes]:
-    """Split off the envelope line, drop the blank line before the next one, unescape."""
+def _message(raw: bytes, mboxrd: bool) -> tuple[bytes, bytes]:
+    """Split off the envelope line, drop the blank line before the next one; un-escape
+    ``>From`` lines in an mboxrd file."""
     nl = raw.find(b"\n")
     if nl < 0:
         return raw, b""
@@ -110,20 +120,20 @@ def _message(raw: bytes) -> tuple[bytes, bytes]:
         data = data[:-2]
     elif data in (b"\n", b"\r\n"):
         data = b""
-    if b">From " in data:
+    if mboxrd and b">From " in data:
         data = _UNESCAPE.sub(rb"\1", data)
     return envelope, data
 
 
 def read_mbox(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """Stream an mbox: split on separator lines, unescape ``>From``, parse each message."""
-    info = _Split()
+    info = _Split(is_mboxrd(source))
     n = 0
     with source.open() as stream:
         for line, envelope, data in iter_mbox(stream, info):
             n += 1
             where = ctx.loc(line)
-            rec = convert(data, ctx, fmt="mbox", n=n, where=where, envelope=envelope)
+            rec = convert(data, ctx, Origin("mbox", f"msg-{n}", where, envelope))
             if rec is not None:
                 yield rec
     if not info.found:

@@ -3,38 +3,20 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from convo.core.record import ConversationMessage, ConversationMessageMeta
 from convo.core.timestamps import format_timestamp_utc
 from convo.importers.context import ImportContext
-from convo.importers.email.addresses import addresses
 from convo.importers.email.body import Body
 from convo.importers.email.charsets import decode_words, header_charset
 from convo.importers.email.dates import message_time
 from convo.importers.email.mime import first
+from convo.importers.email.people import people, stand_in_speaker
 from convo.importers.email.quotes import strip_quotes
 from convo.importers.email.tags import message_ids, tags_of
-
-
-def _people(
-    h: dict[str, list[str]], extra: dict[str, Any], cs: str | None
-) -> tuple[str | None, list[str]]:
-    """(speaker, listeners); the address lists go to ``extra``."""
-    senders = addresses(h.get("from"), cs)
-    if len(senders) > 1:
-        extra["from"] = senders
-    to = addresses(h.get("to"), cs)
-    cc = addresses(h.get("cc"), cs)
-    if to:
-        extra["to"] = to
-    if cc:
-        extra["cc"] = cc
-    bcc = addresses(h.get("bcc"), cs)
-    if bcc:
-        extra["bcc"] = bcc
-    return (senders[0] if senders else None), list(dict.fromkeys([*to, *cc]))
-
 
 _CHARSET = re.compile(r"""charset\s*=\s*["']?([^"';\s]+)""", re.I)
 _WORD_CHARSET = re.compile(r"=\?([^?*]+)(?:\*[^?]*)?\?[bBqQ]\?")
@@ -65,22 +47,29 @@ def _threading(h: dict[str, list[str]]) -> tuple[str | None, str | None, str | N
     return msg_id, reply_to, thread
 
 
+@dataclass(frozen=True)
+class Origin:
+    """Where a message comes from: its format, ``msg-N`` locator, the location warnings
+    name, the mbox ``From `` line and a delivery time its container knows (Maildir)."""
+
+    fmt: str
+    locator: str
+    where: str
+    envelope: bytes | None = None
+    arrival: datetime | None = None
+
+
 def build_record(
-    h: dict[str, list[str]],
-    body: Body,
-    ctx: ImportContext,
-    *,
-    fmt: str,
-    locator: str,
-    where: str,
-    envelope: bytes | None = None,
+    h: dict[str, list[str]], body: Body, ctx: ImportContext, origin: Origin
 ) -> ConversationMessage:
     """The record from raw headers (lower-case name -> values) and the collected body."""
+    where, envelope = origin.where, origin.envelope
     extra: dict[str, Any] = {}
     cs = header_charset(h, [*_declared(h), *body.charsets])
-    speaker, listeners = _people(h, extra, cs)
+    senders, listeners = people(h, extra, cs)
+    speaker = senders[0] if senders else stand_in_speaker(h, envelope, cs, ctx, where, extra)
     timestamp = None
-    dt = message_time(h, ctx, where, extra, envelope)
+    dt = message_time(h, ctx, where, extra, envelope, origin.arrival)
     if dt is not None:
         try:
             timestamp = format_timestamp_utc(dt)
@@ -100,9 +89,9 @@ def build_record(
         metadata=ConversationMessageMeta(speaker=speaker, recipients=listeners),
         tags=tags_of(h, subject or "", text),
         timestamp=timestamp,
-        source_id=f"{ctx.source.name}#{locator}",
+        source_id=f"{ctx.source.name}#{origin.locator}",
         id=msg_id,
-        format=fmt,
+        format=origin.fmt,
         thread=thread,
         reply_to=reply_to,
         subject=subject,
