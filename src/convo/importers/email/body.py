@@ -131,6 +131,15 @@ def collect_alternative(
         body.merge(tried)
 
 
+def _text_list(body: Body, ctype: str, disp: str, name: str | None) -> list[str] | None:
+    """Where an inline part's text goes: plain, HTML (named inline HTML too, as notmuch
+    writes it), or None when the part is not read as text."""
+    is_text = ctype.startswith(_TEXTLIKE) and not ctype.startswith(_NOT_TEXT)
+    if (is_text and not name) or (ctype == "text/plain" and disp == "inline"):
+        return body.plain
+    return body.html if ctype == "text/html" else None
+
+
 def add_leaf(
     body: Body,
     ctype: str,
@@ -147,15 +156,7 @@ def add_leaf(
     read as text (a named inline text part both)."""
     data = payload()
     if disp != "attachment":
-        is_text = ctype.startswith(_TEXTLIKE) and not ctype.startswith(_NOT_TEXT)
-        # Named inline HTML is read too (notmuch writes it so).
-        read_as = (
-            body.plain
-            if ((is_text and not name) or (ctype == "text/plain" and disp == "inline"))
-            else body.html
-            if ctype == "text/html"
-            else None
-        )
+        read_as = _text_list(body, ctype, disp, name)
         if read_as is not None:
             charset, fmt, delsp = params()
             body.charsets.append(charset)

@@ -109,14 +109,30 @@ def detect_charset(data: bytes) -> str | None:
     return next(cs for cs in _DETECTABLE if cs in tied)
 
 
+_CHARSET = re.compile(r"""charset\s*=\s*["']?([^"';\s]+)""", re.I)
+_WORD_CHARSET = re.compile(r"=\?([^?*]+)(?:\*[^?]*)?\?[bBqQ]\?")
+
+
+def _declared(h: dict[str, list[str]]) -> list[str | None]:
+    """The charsets the message declares in its headers: its Content-Type's, then those
+    of its encoded words (a raw Subject beside an encoded From is in the From's charset)."""
+    m = _CHARSET.search((h.get("content-type") or [""])[0])
+    out: list[str | None] = [m.group(1)] if m else []
+    for key in ("from", "subject", "to", "cc"):
+        for value in h.get(key, ()):
+            if "=?" in value:
+                out.extend(_WORD_CHARSET.findall(value))
+    return out
+
+
 _HEADERS_WITH_TEXT = ("from", "subject", "to", "cc", "sender", "reply-to")
 _SAYS_NOTHING = ("", "us-ascii", "ascii", "utf-8", "utf8")
 
 
-def header_charset(h: dict[str, list[str]], declared: list[str | None]) -> str | None:
+def header_charset(h: dict[str, list[str]], part_charsets: list[str | None]) -> str | None:
     """The charset for a message's undeclared 8-bit header bytes, or None when they are
-    UTF-8 (or absent): the first legacy charset the message declares (``declared``: the
-    Content-Type charsets of the message and its text parts), else a detected one."""
+    UTF-8 (or absent): the first legacy charset the message declares (its headers, then
+    ``part_charsets``, those of its text parts), else a detected one."""
     raw = b"\n".join(
         v.encode("ascii", "surrogateescape")
         for key in _HEADERS_WITH_TEXT
@@ -130,7 +146,7 @@ def header_charset(h: dict[str, list[str]], declared: list[str | None]) -> str |
         return None
     except (UnicodeDecodeError, UnicodeEncodeError):
         pass
-    for cs in declared:
+    for cs in [*_declared(h), *part_charsets]:
         if cs and cs.strip("\"' ").lower() not in _SAYS_NOTHING and _codec(cs):
             return cs
     return detect_charset(raw)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -17,21 +16,6 @@ from convo.importers.email.mime import first
 from convo.importers.email.people import people, stand_in_speaker
 from convo.importers.email.quotes import strip_quotes
 from convo.importers.email.tags import message_ids, tags_of
-
-_CHARSET = re.compile(r"""charset\s*=\s*["']?([^"';\s]+)""", re.I)
-_WORD_CHARSET = re.compile(r"=\?([^?*]+)(?:\*[^?]*)?\?[bBqQ]\?")
-
-
-def _declared(h: dict[str, list[str]]) -> list[str | None]:
-    """The charsets the message declares in its headers: its Content-Type's, then those
-    of its encoded words (a raw Subject beside an encoded From is in the From's charset)."""
-    m = _CHARSET.search(first(h, "content-type") or "")
-    out: list[str | None] = [m.group(1)] if m else []
-    for key in ("from", "subject", "to", "cc"):
-        for value in h.get(key, ()):
-            if "=?" in value:
-                out.extend(_WORD_CHARSET.findall(value))
-    return out
 
 
 def _threading(h: dict[str, list[str]]) -> tuple[str | None, str | None, str | None]:
@@ -65,7 +49,7 @@ def build_record(
     """The record from raw headers (lower-case name -> values) and the collected body."""
     where, envelope = origin.where, origin.envelope
     extra: dict[str, Any] = {}
-    cs = header_charset(h, [*_declared(h), *body.charsets])
+    cs = header_charset(h, body.charsets)
     senders, listeners = people(h, extra, cs)
     speaker = senders[0] if senders else stand_in_speaker(h, envelope, cs, ctx, where, extra)
     timestamp = None
