@@ -15,7 +15,9 @@ from convo.cli.app import app
 from convo.core.errors import ConvoError
 from convo.core.io import Source
 from convo.importers.context import ImportContext, ImportOptions
-from convo.importers.email.parse import addresses, decode_bytes, decode_words, strip_quotes
+from convo.importers.email.addresses import addresses
+from convo.importers.email.charsets import decode_bytes, decode_words
+from convo.importers.email.quotes import strip_quotes
 from convo.importers.registry import detect, get_format
 from convo.pipeline.ingest import read_messages
 
@@ -303,7 +305,8 @@ def test_folder_of_eml(tmp_path):
     ],
 )
 def test_sniffs_do_not_steal(tmp_path, text):
-    from convo.importers.email.readers import sniff_eml, sniff_mbox
+    from convo.importers.email.eml import sniff_eml
+    from convo.importers.email.mbox import sniff_mbox
 
     s = Source(_write(tmp_path, "x.txt", text))
     assert sniff_mbox(s) == 0 and sniff_eml(s) == 0
@@ -406,7 +409,7 @@ def test_hypothesis_mbox_never_crashes(tmp_path_factory, lines):
 def test_mbox_tiny_blocks(tmp_path, monkeypatch, chunk):
     p = _write(tmp_path, "x.mbox", "junk before\n" + MBOX)
     whole, _, w1 = _read(p, fmt="mbox")
-    monkeypatch.setattr("convo.importers.email.readers.CHUNK", chunk)
+    monkeypatch.setattr("convo.importers.email.mbox.CHUNK", chunk)
     tiny, _, w2 = _read(p, fmt="mbox")
     assert [m.serialize() for m in tiny] == [m.serialize() for m in whole]
     assert len(whole) == 3 and w1 == w2 and "12 bytes before" in w1[-1]
@@ -434,7 +437,8 @@ _PART = st.sampled_from(
 )
 def test_fast_path_agrees_on_generated_mime(parts, sub, crlf):
     from convo.importers.email.fast import parse_fast
-    from convo.importers.email.parse import build_record, parse_message, to_record
+    from convo.importers.email.mime import headers, parse_message, read_body
+    from convo.importers.email.record import Origin, build_record
 
     text = (
         "From: =?utf-8?q?J=C3=BCrgen?= <j@x.org>\nTo: a@x, b@y\nSubject: s\n"
@@ -448,6 +452,7 @@ def test_fast_path_agrees_on_generated_mime(parts, sub, crlf):
     ctx = ImportContext(Source(TEAM))
     fast = parse_fast(data)
     assert fast is not None
-    kw = {"fmt": "eml", "locator": "msg-1", "where": "x"}
-    slow = to_record(parse_message(data), ctx, **kw).serialize()
-    assert build_record(*fast, ctx, **kw).serialize() == slow
+    origin = Origin("eml", "msg-1", "x")
+    msg = parse_message(data)
+    slow = build_record(headers(msg), read_body(msg), ctx, origin).serialize()
+    assert build_record(*fast, ctx, origin).serialize() == slow

@@ -1,5 +1,86 @@
-"""The email family: mbox, eml and Maildir."""
+"""The email importers: ``mbox`` (mboxo/mboxrd, Thunderbird), ``eml`` and ``maildir``.
 
-from convo.importers.email.readers import register
+Each message becomes one record: speaker = the decoded ``From`` as ``Name <address>``,
+listeners = To then Cc (decoded, in order, duplicates dropped; the split is kept in
+``extra.to``/``extra.cc``), ``timestamp`` = ``Date`` in UTC, ``id`` = Message-ID,
+``subject`` decoded, ``source_id`` = ``file#msg-N``. Parsing is the standard library's
+with the ``compat32`` policy (``email.policy.default`` is ~20x slower); each
+format's module (``mbox``, ``eml``, ``maildir``) holds its sniffer beside its reader.
+
+Decisions where the spec is silent:
+
+- mbox splitting streams the file line by line and splits on ``From `` lines itself. The
+  first ``From `` line of the file always starts a message; later ones only when they
+  look like an envelope (``From sender ... Mon DD HH:MM ...``, ``From addr@host``,
+  ``From -`` or a bare ``From ``). A body line such as ``From time to time`` that an
+  mboxo writer failed to escape therefore stays in its message, where ``mailbox.mbox``
+  would start a new (header-less) message: the only case where counts differ.
+- The splitter reads 1 MiB blocks and only looks at ``\nFrom `` candidates (memory: one
+  message plus a block). Bytes before the first ``From `` line are skipped with a
+  warning. Each message then goes through a hand-written fast path (``fast``) when
+  it is plainly well formed, else through ``email.parser`` (compat32); tests check that
+  both give the same records on the whole corpus.
+- CRLF line ends are read as LF (so text attachment sizes count LF line ends).
+- mboxo or mboxrd is decided per file, before the first message (streaming allows no
+  look at the whole file): a file is mboxrd when it is named ``*.mboxrd`` or a
+  ``>>From `` line stands in its first 64 KiB (``mbox.is_mboxrd``). In an mboxrd file one
+  ``>`` is removed from every ``>+From `` line; in any other file (mboxo: writers escape
+  ``From `` but leave ``>From `` alone, so the escaping cannot be undone) every line stays
+  as written, as ``mailbox.mbox`` reads it. ``>From:`` (a quoted header) is never touched.
+- The mbox ``From `` line is kept in ``extra.envelope``. When no ``Date`` header is
+  readable, the time comes from ``Resent-Date``, the topmost readable ``Received``,
+  ``X-OriginalArrivalTime``, the ``From `` line, then a Maildir file name, with a warning
+  and ``extra.time_source`` saying which (``dates``); the unreadable value is kept in
+  ``extra.date``. No time at all: epoch + a warning. A date without a year is unreadable
+  (never the current year). Dates without a zone are read in ``--tz``; ``-0000`` is UTC.
+- No usable ``From``: the speaker is ``Sender``, else ``Reply-To``, else the ``From ``
+  line's address, with a warning and ``extra.speaker_source``; none of them: a warning.
+- thread = the first id of References (the root), else In-Reply-To, else the message's
+  own id; replyTo = In-Reply-To, else the last id of References. Only ``<...>`` tokens
+  count, so an In-Reply-To holding a bare address or text gives no replyTo.
+- The body is one text chunk: all non-blank inline text/plain parts (in order), else the
+  HTML ones through ``convo.core.text.html``; format=flowed is unflowed. Of a
+  multipart/alternative the first readable part counts (text/plain, then HTML, then the
+  rest), so a blank text/plain beside real HTML gives the HTML's text. A multipart
+  without a usable boundary is read as text. Every part with a file name or
+  ``Content-Disposition: attachment`` goes to ``extra.attachments`` as
+  ``{name, type, size}`` (size decoded); multipart containers never do. A
+  ``message/rfc822`` part is listed there too and its text follows the body as a
+  "Forwarded message" block. A message with no readable text says what it holds:
+  ``[encrypted: application/pgp-encrypted]``, ``[signed: ...]`` or one
+  ``[attachment NAME, TYPE]`` line per attachment.
+- Charsets: valid UTF-8 wins over a declared legacy charset (mislabelled mail); unknown
+  charsets fall back to UTF-8, then cp1252; bad bytes are replaced, never a crash.
+  Raw 8-bit headers are read as UTF-8 (RFC 6532), else in the charset the message
+  declares (its Content-Type, its text parts, its encoded words), else in the one
+  charset-normalizer detects among the legacy mail charsets, else cp1252.
+- Mailman/pipermail's ``andy at example.com (Andy Grunwald)`` is read as
+  ``Andy Grunwald <andy@example.com>``.
+- Display names that hold address characters (an address, a decoded comma) are quoted:
+  ``"Doe, John" <john@x.org>``; a name equal to the address is dropped.
+- Tags: ``X-Gmail-Labels`` and ``Keywords`` (comma lists, quotes respected) and
+  ``#hashtags`` in the subject and unquoted body (not ``#include``-like or hex colours).
+- ``--strip-quotes`` drops ``>`` lines, the "On ... wrote:" line, everything from an
+  Outlook "-----Original Message-----" and a signature from a ``-- `` line on.
+- A broken message is rejected (located ``file:LINE`` for mbox) and the rest goes on;
+  a message without any header is rejected as not being mail.
+- Maildir: ``new/`` then ``cur/`` (file names sorted), hidden files skipped; Maildir++
+  subfolders are not descended into. ``source_id`` is ``Maildir/cur/NAME#msg-1``;
+  the folder and flags go to ``extra.maildir``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def register(registry: Any) -> None:
+    """Register mbox, eml and maildir (their modules load only when a registry does)."""
+    from convo.importers.email import eml, maildir, mbox
+
+    registry.register(mbox.FORMAT)
+    registry.register(eml.FORMAT)
+    registry.register(maildir.FORMAT)
+
 
 __all__ = ["register"]

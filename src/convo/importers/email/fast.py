@@ -14,7 +14,8 @@ import binascii
 import functools
 import re
 
-from convo.importers.email.parse import Body, add_leaf, choose_alternative, decode_words
+from convo.importers.email.body import Body, add_leaf, collect_alternative
+from convo.importers.email.charsets import decode_words
 
 # A header line and its continuation lines (the raw value keeps them, as compat32's does).
 _HEADERS = re.compile(r"^([\x21-\x39\x3b-\x7e]+):[ \t]*(.*(?:\n[ \t].*)*)", re.M)
@@ -104,8 +105,12 @@ def _collect(h: dict[str, list[str]], data: bytes, body: Body, depth: int) -> No
             raise _Fallback
         parts = [_split(p) for p in _multipart(data, params.get("boundary"))]
         if ctype == "multipart/alternative":
-            chosen = choose_alternative([_content_type(ph)[0] for ph, _ in parts])
-            parts = [parts[i] for i in chosen]
+            collect_alternative(
+                [_content_type(ph)[0] for ph, _ in parts],
+                lambda i, sub: _collect(*parts[i], sub, depth + 1),
+                body,
+            )
+            return
         for ph, pdata in parts:
             _collect(ph, pdata, body, depth + 1)
         return

@@ -1,0 +1,171 @@
+"""The text of a message: which parts are read as text, how, and what is an attachment.
+
+Both MIME walkers (``mime`` for compat32 messages, ``fast`` for hand-split ones) feed
+leaf parts to ``add_leaf`` and read alternatives with ``collect_alternative``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from convo.core.text.html import html_to_text
+from convo.importers.email.charsets import decode_bytes
+
+# Body-like text types that are read as text; other text/* (calendar, vcard, csv) are listed
+# as attachments.
+_TEXTLIKE = ("text/plain", "text/enriched", "text/richtext", "text/markdown", "text/x-")
+_NOT_TEXT = ("text/calendar", "text/vcard", "text/x-vcard", "text/csv", "text/rfc822-headers")
+
+
+def payload_text(
+    data: bytes, ctype: str, charset: str | None, fmt: str | None, delsp: str | None
+) -> str:
+    """A decoded text part: charset, line ends, HTML to text, format=flowed."""
+    text = decode_bytes(data, charset)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if ctype == "text/html":
+        return html_to_text(text)
+    if fmt and fmt.lower() == "flowed":
+        text = unflow(text, (delsp or "").lower() == "yes")
+    return text
+
+
+def unflow(text: str, delsp: bool = False) -> str:
+    """RFC 3676 format=flowed: join soft-broken lines (ending in a space) into paragraphs."""
+    out: list[str] = []
+    buf = ""
+    for line in text.split("\n"):
+        if line.startswith(" "):
+            line = line[1:]  # space-stuffing
+        if line.endswith(" ") and line != "-- ":
+            buf += line[:-1] if delsp else line
+            continue
+        out.append(buf + line)
+        buf = ""
+    if buf:
+        out.append(buf)
+    return "\n".join(out)
+
+
+class Body:
+    """The text of a message and what was left out of it (attachments)."""
+
+    __slots__ = ("attachments", "charsets", "forwarded", "html", "plain")
+
+    def __init__(self) -> None:
+        self.plain: list[str] = []
+        self.html: list[str] = []
+        self.attachments: list[dict[str, Any]] = []
+        self.forwarded: list[str] = []
+        self.charsets: list[str | None] = []  # declared by the text parts, in order
+
+    def has_text(self) -> bool:
+        return any(p.strip() for p in (*self.plain, *self.html, *self.forwarded))
+
+    def text(self) -> str:
+        """Non-blank plain parts, else non-blank HTML ones, then forwarded messages; a
+        message with no text at all says what it holds instead (see ``holdings``)."""
+        parts = [p for p in self.plain if p.strip()] or [p for p in self.html if p.strip()]
+        text = "\n\n".join(p.strip("\n") for p in parts)
+        if self.forwarded:
+            text = "\n\n".join([text, *self.forwarded]) if text else "\n\n".join(self.forwarded)
+        if not text and self.attachments:
+            return holdings(self.attachments)
+        return text
+
+    def merge(self, other: Body) -> None:
+        self.plain.extend(other.plain)
+        self.html.extend(other.html)
+        self.attachments.extend(other.attachments)
+        self.forwarded.extend(other.forwarded)
+        self.charsets.extend(other.charsets)
+
+
+_ENCRYPTED = ("application/pgp-encrypted", "application/pkcs7-mime", "application/x-pkcs7-mime")
+_SIGNATURE = (
+    "application/pgp-signature", "application/pkcs7-signature", "application/x-pkcs7-signature",
+)  # fmt: skip
+
+
+def holdings(attachments: list[dict[str, Any]]) -> str:
+    """The text of a message without readable text: ``[encrypted: TYPE]`` for an encrypted
+    body, ``[signed: TYPE]`` for a bare signature, else ``[attachment NAME, TYPE]`` lines."""
+    types = [str(a.get("type")) for a in attachments]
+    for kind, known in (("encrypted", _ENCRYPTED), ("signed", _SIGNATURE)):
+        found = [t for t in types if t in known]
+        if found and (kind == "encrypted" or len(types) == len(found)):
+            return f"[{kind}: {found[0]}]"
+    return "\n".join(
+        f"[attachment {a.get('name') or 'unnamed'}, {a.get('type')}]" for a in attachments
+    )
+
+
+def alternative_order(ctypes: list[str]) -> list[int]:
+    """The parts of a multipart/alternative in the order they are tried: text/plain ones
+    (last first), then HTML ones, then the rest; nested multiparts come before HTML."""
+    plain = [i for i, c in enumerate(ctypes) if c == "text/plain"]
+    html = [i for i, c in enumerate(ctypes) if c == "text/html"]
+    other = [i for i, c in enumerate(ctypes) if c not in ("text/plain", "text/html")]
+    if any(c.startswith("multipart/") for c in ctypes):
+        return plain[::-1] + other[::-1] + html[::-1]
+    return plain[::-1] + html[::-1] + other[::-1]
+
+
+def collect_alternative(
+    ctypes: list[str], collect: Callable[[int, Body], None], body: Body
+) -> None:
+    """Read the first alternative (in ``alternative_order``) that has readable text, so that
+    an empty text/plain beside a real text/html gives the HTML's text; ``collect(i, sub)``
+    walks part ``i`` into ``sub``. No readable alternative: the first one tried."""
+    tried: Body | None = None
+    for i in alternative_order(ctypes):
+        sub = Body()
+        collect(i, sub)
+        if sub.has_text():
+            body.merge(sub)
+            return
+        tried = tried or sub
+    if tried is not None:
+        body.merge(tried)
+
+
+def _text_list(body: Body, ctype: str, disp: str, name: str | None) -> list[str] | None:
+    """Where an inline part's text goes: plain, HTML (named inline HTML too, as notmuch
+    writes it), or None when the part is not read as text."""
+    is_text = ctype.startswith(_TEXTLIKE) and not ctype.startswith(_NOT_TEXT)
+    if (is_text and not name) or (ctype == "text/plain" and disp == "inline"):
+        return body.plain
+    return body.html if ctype == "text/html" else None
+
+
+def add_leaf(
+    body: Body,
+    ctype: str,
+    disp: str,
+    name: str | None,
+    payload: Callable[[], bytes],
+    params: Callable[[], tuple[str | None, str | None, str | None]],
+    cid: str | None,
+) -> None:
+    """One non-multipart part: body text (plain or HTML) and/or an attachment entry.
+
+    ``payload()`` gives the decoded bytes and ``params()`` (charset, format, delsp). Every
+    part with a file name or ``Content-Disposition: attachment`` is listed; inline text is
+    read as text (a named inline text part both)."""
+    data = payload()
+    if disp != "attachment":
+        read_as = _text_list(body, ctype, disp, name)
+        if read_as is not None:
+            charset, fmt, delsp = params()
+            body.charsets.append(charset)
+            read_as.append(payload_text(data, ctype, charset, fmt, delsp))
+            if not name:
+                return
+    info: dict[str, Any] = {"name": name, "type": ctype, "size": len(data)}
+    if disp:
+        info["disposition"] = disp
+    if cid:
+        info["content_id"] = cid
+    body.attachments.append(info)

@@ -1,0 +1,181 @@
+"""Mail text to ``str``: MIME charsets, RFC 2047 encoded words, raw 8-bit header bytes."""
+
+from __future__ import annotations
+
+import codecs
+import functools
+import re
+from email.header import decode_header
+
+from convo.core.io import decode_text
+
+FOLD = re.compile(r"\r?\n[ \t]*")
+# Charsets that mail programs mislabel: read them as their common supersets.
+_CHARSET_ALIASES = {
+    "iso-8859-1": "cp1252", "latin1": "cp1252", "latin-1": "cp1252", "us-ascii": "cp1252",
+    "ascii": "cp1252", "iso-8859-9": "cp1254", "gb2312": "gb18030", "gbk": "gb18030",
+    "ks_c_5601-1987": "cp949", "euc-kr": "cp949", "ks_c_5601": "cp949", "x-sjis": "shift_jis",
+    "shift-jis": "shift_jis", "windows-874": "cp874", "iso-8859-11": "cp874",
+    "x-mac-roman": "mac_roman", "unicode-1-1-utf-7": "utf-7", "utf8": "utf-8",
+}  # fmt: skip
+# What detect_charset chooses among: the legacy charsets real mail is written in, the
+# most common first (ties go to the earlier one).
+_DETECTABLE = (
+    "cp1252", "cp1250", "cp1251", "koi8_r", "koi8_u", "iso8859_2", "iso8859_7", "cp1253",
+    "cp1254", "cp1255", "cp1256", "cp1257", "big5", "gb18030", "shift_jis", "euc_jp",
+    "euc_kr", "cp874",
+)  # fmt: skip
+_WIDE = ("utf-16", "utf_16", "utf-32", "utf_32", "utf16", "utf32")
+
+_SEVEN_BIT = ("utf-7", "iso2022_jp", "iso2022_jp_2", "iso2022_kr", "hz")
+
+
+@functools.lru_cache(maxsize=256)
+def _codec(charset: str | None) -> str | None:
+    """A Python codec name for a MIME charset, or None when unknown."""
+    if not charset:
+        return None
+    cs = charset.strip().strip("\"'").lower()
+    cs = _CHARSET_ALIASES.get(cs, cs)
+    try:
+        return codecs.lookup(cs).name
+    except (LookupError, ValueError):
+        return None
+
+
+def decode_bytes(data: bytes, charset: str | None) -> str:
+    """Bytes in a declared charset to text; never raises.
+
+    Valid UTF-8 with non-ASCII bytes wins over a declared legacy charset (mail programs
+    often label UTF-8 as iso-8859-1 or gb2312, and non-UTF-8 text is almost never valid
+    UTF-8); unknown charsets fall back to UTF-8, then cp1252; bad bytes are replaced.
+    """
+    name = _codec(charset)
+    ascii_data = data.isascii()
+    if ascii_data and name not in _SEVEN_BIT and not (name or "").startswith(_WIDE):
+        return data.decode("ascii")
+    if name and name != "utf-8" and not ascii_data and not name.startswith(_WIDE):
+        try:
+            return data.decode("utf-8")  # mislabelled UTF-8
+        except UnicodeDecodeError:
+            pass
+    if name:
+        try:
+            return data.decode(name)
+        except UnicodeDecodeError:
+            return data.decode(name, "replace")
+        except Exception:  # broken codec state (e.g. utf-7 on junk): fall through
+            pass
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", "replace")
+
+
+def raw_header_text(value: str, charset: str | None = None) -> str:
+    """A compat32 header value whose 8-bit bytes arrive as surrogates.
+
+    UTF-8 (RFC 6532) first; else ``charset`` (what the message declares elsewhere); else
+    the charset charset-normalizer detects (Big5, KOI8-R, Shift_JIS in a raw ``From:``);
+    else cp1252 through ``convo.core.io.decode_text``.
+    """
+    try:
+        raw = value.encode("ascii", "surrogateescape")
+    except UnicodeEncodeError:
+        return value  # already real text
+    if charset:
+        return decode_bytes(raw, charset)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    detected = detect_charset(raw)
+    return decode_bytes(raw, detected) if detected else decode_text(raw, "replace")
+
+
+def detect_charset(data: bytes) -> str | None:
+    """The legacy charset of undeclared 8-bit bytes, by charset-normalizer; None if unsure.
+
+    Detection is limited to the charsets mail is written in, and of the equally good
+    matches (a short header often has several) the most common in mail wins, so that
+    Portuguese stays cp1252 rather than cp1250."""
+    from charset_normalizer import from_bytes
+
+    matches = list(from_bytes(data, cp_isolation=list(_DETECTABLE)))
+    if not matches:
+        return None
+    best = min((m.chaos, -m.coherence) for m in matches)
+    tied = {m.encoding for m in matches if (m.chaos, -m.coherence) == best}
+    return next(cs for cs in _DETECTABLE if cs in tied)
+
+
+_CHARSET = re.compile(r"""charset\s*=\s*["']?([^"';\s]+)""", re.I)
+_WORD_CHARSET = re.compile(r"=\?([^?*]+)(?:\*[^?]*)?\?[bBqQ]\?")
+
+
+def _declared(h: dict[str, list[str]]) -> list[str | None]:
+    """The charsets the message declares in its headers: its Content-Type's, then those
+    of its encoded words (a raw Subject beside an encoded From is in the From's charset)."""
+    m = _CHARSET.search((h.get("content-type") or [""])[0])
+    out: list[str | None] = [m.group(1)] if m else []
+    for key in ("from", "subject", "to", "cc"):
+        for value in h.get(key, ()):
+            if "=?" in value:
+                out.extend(_WORD_CHARSET.findall(value))
+    return out
+
+
+_HEADERS_WITH_TEXT = ("from", "subject", "to", "cc", "sender", "reply-to")
+_SAYS_NOTHING = ("", "us-ascii", "ascii", "utf-8", "utf8")
+
+
+def header_charset(h: dict[str, list[str]], part_charsets: list[str | None]) -> str | None:
+    """The charset for a message's undeclared 8-bit header bytes, or None when they are
+    UTF-8 (or absent): the first legacy charset the message declares (its headers, then
+    ``part_charsets``, those of its text parts), else a detected one."""
+    raw = b"\n".join(
+        v.encode("ascii", "surrogateescape")
+        for key in _HEADERS_WITH_TEXT
+        for v in h.get(key, ())
+        if not v.isascii()
+    )
+    if not raw:
+        return None
+    try:
+        raw.decode("utf-8")
+        return None
+    except (UnicodeDecodeError, UnicodeEncodeError):
+        pass
+    for cs in [*_declared(h), *part_charsets]:
+        if cs and cs.strip("\"' ").lower() not in _SAYS_NOTHING and _codec(cs):
+            return cs
+    return detect_charset(raw)
+
+
+@functools.lru_cache(maxsize=8192)
+def decode_words(value: str | None, raw_charset: str | None = None) -> str:
+    """RFC 2047 encoded words to text (unknown charsets and bad base64 included); unfolded.
+
+    ``raw_charset`` reads undeclared 8-bit bytes (see ``raw_header_text``)."""
+    if not value:
+        return ""
+    if not isinstance(value, str):
+        value = str(value)
+    if "\n" in value:
+        value = FOLD.sub(" ", value)
+    if "=?" not in value:
+        return value if value.isascii() else raw_header_text(value, raw_charset)
+    try:
+        parts = decode_header(value)
+    except Exception:  # bad base64 in an encoded word: keep the raw text
+        return raw_header_text(value, raw_charset)
+    out = []
+    for text, charset in parts:
+        if isinstance(text, str):
+            out.append(raw_header_text(text, raw_charset))
+        else:
+            if charset is None:
+                out.append(decode_bytes(text, "utf-8"))
+            else:
+                out.append(decode_bytes(text, charset))
+    return "".join(out).strip()

@@ -1,0 +1,113 @@
+"""What the three mail readers share: header-block sniffing and one message to a record."""
+
+from __future__ import annotations
+
+import re
+
+from convo.core.errors import StrictAbort
+from convo.core.io import Source, strip_bom
+from convo.core.record import ConversationMessage
+from convo.importers.context import ImportContext
+from convo.importers.email.body import Body
+from convo.importers.email.fast import parse_fast
+from convo.importers.email.mime import headers, parse_message, read_body
+from convo.importers.email.record import Origin, build_record
+
+EML_LIMIT = 256 << 20  # one message a file: refuse absurd sizes rather than run out of memory
+
+HEADER = re.compile(rb"[!-9;-~]+:")
+_KNOWN = {
+    b"from", b"to", b"cc", b"date", b"subject", b"message-id", b"received", b"return-path",
+    b"mime-version", b"delivered-to", b"content-type", b"in-reply-to", b"references",
+    b"reply-to", b"sender", b"x-mailer", b"user-agent", b"dkim-signature", b"list-id",
+    b"x-gmail-labels", b"content-transfer-encoding", b"envelope-to", b"x-mozilla-status",
+    b"thread-topic", b"x-original-to", b"precedence", b"errors-to", b"x-ymail-umid",
+}  # fmt: skip
+
+
+def header_block(lines: list[bytes]) -> tuple[int, int, int]:
+    """(header-like lines, other lines, known mail header names) up to the first blank line."""
+    good = bad = known = 0
+    for line in lines[:200]:
+        if not line.strip():
+            break
+        if line[:1] in (b" ", b"\t"):
+            continue  # folded continuation
+        m = HEADER.match(line)
+        if m:
+            good += 1
+            if m.group(0)[:1].isupper() and m.group(0)[:-1].lower() in _KNOWN:
+                known += 1
+        else:
+            bad += 1
+    return good, bad, known
+
+
+def head_lines(source: Source) -> list[bytes]:
+    """The first lines of ``source`` (BOM removed), for sniffing."""
+    return strip_bom(source.head).split(b"\n", 220)[:220]
+
+
+def strip_envelope(data: bytes) -> tuple[bytes, bytes | None]:
+    """(message, mbox ``From `` line or None) of a one-message file."""
+    data = strip_bom(data)
+    if data.startswith(b"From "):
+        end = data.find(b"\n")
+        if end < 0:
+            return b"", data
+        return data[end + 1 :], data[: end + 1]
+    return data.lstrip(b"\r\n"), None
+
+
+def convert(
+    data: bytes, ctx: ImportContext, origin: Origin, extra: dict | None = None
+) -> ConversationMessage | None:
+    """Parse one message's bytes; a broken one is rejected and None returned. ``extra``
+    is merged into the record's (what the container knows, e.g. Maildir flags)."""
+    where = origin.where
+    if not data.strip():
+        ctx.reject(where, "empty message", origin.envelope, "nothing follows the separator")
+        return None
+    try:
+        parsed = parse_fast(data)
+        if parsed is None or not parsed[0]:
+            parsed = _parse_stdlib(data, ctx, where)
+        if parsed is None:
+            return None
+        h, body = parsed
+        record = build_record(h, body, ctx, origin)
+    except StrictAbort:
+        raise
+    except Exception as e:  # never let one broken message end the archive
+        ctx.reject(where, f"unreadable message ({type(e).__name__}: {e})", data[:2000])
+        return None
+    return _with_extra(record, extra)
+
+
+def _parse_stdlib(
+    data: bytes, ctx: ImportContext, where: str
+) -> tuple[dict[str, list[str]], Body] | None:
+    """(headers, body) by compat32, for messages the fast path leaves; None = rejected."""
+    msg = parse_message(data)
+    if not msg.keys() and b"\n" in data:
+        # A garbled first line hides the header block behind it: skip it and retry.
+        rest = data.split(b"\n", 1)[1]
+        if HEADER.match(rest):
+            msg = parse_message(rest)
+            if msg.keys():
+                ctx.warn(where, "garbled first header line skipped")
+    if not msg.keys():
+        ctx.reject(
+            where,
+            "no mail headers; not an e-mail message",
+            data[:2000],
+            "a message starts with header lines such as From: and Date:",
+        )
+        return None
+    return headers(msg), read_body(msg)
+
+
+def _with_extra(record: ConversationMessage, extra: dict | None) -> ConversationMessage:
+    if extra:
+        record.extra = {**(record.extra or {}), **extra}
+    return record

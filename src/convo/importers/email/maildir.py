@@ -1,0 +1,80 @@
+"""Maildir folders (``cur/``, ``new/``, ``tmp/``), one message a file: sniffer and reader."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from convo.core.errors import InputError
+from convo.core.io import Source
+from convo.core.record import ConversationMessage
+from convo.core.timestamps import maildir_date
+from convo.importers.context import ImportContext
+from convo.importers.email.convert import EML_LIMIT, convert, strip_envelope
+from convo.importers.email.record import Origin
+from convo.importers.registry import Format
+
+
+def sniff_maildir(source: Source) -> int:
+    if source.path is None or not source.is_dir:
+        return 0
+    if (source.path / "cur").is_dir() and (source.path / "new").is_dir():
+        return 95
+    return 0
+
+
+def read_maildir(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    """A Maildir: every message file in ``new/`` and ``cur/``."""
+    assert source.path is not None
+    if not source.is_dir or not any((source.path / d).is_dir() for d in ("new", "cur")):
+        raise InputError(
+            "not a Maildir (no cur/ or new/ folder)",
+            where=source.name,
+            hint="name the Maildir folder itself, or drop --from maildir",
+        )
+    for folder in ("new", "cur"):
+        path = source.path / folder
+        if not path.is_dir():
+            continue
+        for file in sorted(p for p in path.iterdir() if p.is_file() and p.name[:1] != "."):
+            child = source.child(file)
+            cctx = _ChildContext(child, ctx)
+            try:
+                data = child.read_bytes(EML_LIMIT)
+            except InputError as e:
+                ctx.reject(child.name, e.what, None, e.hint)
+                continue
+            flags = file.name.rsplit(":2,", 1)[1] if ":2," in file.name else ""
+            data, envelope = strip_envelope(data)
+            origin = Origin(
+                "maildir", "msg-1", cctx.loc("msg-1"), envelope, maildir_date(file.name)
+            )
+            rec = convert(data, cctx, origin, {"maildir": {"folder": folder, "flags": flags}})
+            if rec is not None:
+                yield rec
+
+
+class _ChildContext(ImportContext):
+    """The Maildir's context, naming one message file (counts go to the parent)."""
+
+    def __init__(self, child: Source, parent: ImportContext):
+        self.source = child
+        self.options = parent.options
+        self._parent = parent
+
+    def reject(self, where, reason, raw=None, hint=None) -> None:
+        self._parent.reject(where, reason, raw, hint)
+
+    def warn(self, where: str, message: str) -> None:
+        self._parent.warn(where, message)
+
+
+FORMAT = Format(
+    name="maildir",
+    directory=True,
+    family="email",
+    description="A Maildir directory (cur/, new/, tmp/), one message a file",
+    patterns=("Maildir", "*.maildir"),
+    sniff=sniff_maildir,
+    read=read_maildir,
+    example="Maildir/{cur,new,tmp}/1709719200.M1P2.host:2,S",
+)

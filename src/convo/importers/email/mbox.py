@@ -1,0 +1,158 @@
+"""Unix mailboxes (mboxo, mboxrd, Thunderbird, Gmail Takeout): sniffer and streaming reader."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from convo.core.errors import InputError
+from convo.core.io import Source
+from convo.core.record import ConversationMessage
+from convo.importers.context import ImportContext
+from convo.importers.email.convert import convert, head_lines, header_block
+from convo.importers.email.record import Origin
+from convo.importers.registry import Format
+
+_MONTHS = rb"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+# A later "From " line starts a message only when it looks like an envelope line.
+_SEPARATOR = re.compile(
+    rb"From (?:[ \t]*|(?:\S*@\S*|-|MAILER-DAEMON)[ \t]*|\S+[ \t]+.*\b"
+    + _MONTHS
+    + rb"\b.*\d{1,2}:\d\d.*)\r?\n?\Z"
+)
+
+
+def sniff_mbox(source: Source) -> int:
+    lines = head_lines(source)
+    if not lines or not lines[0].startswith(b"From "):
+        return 0
+    good, bad, known = header_block(lines[1:])
+    if known >= 1 and good > bad:
+        return 95
+    if _SEPARATOR.match(lines[0] + b"\n"):
+        return 60
+    return 0
+
+
+CHUNK = 1 << 20
+_UNESCAPE = re.compile(rb"^>(>*From )", re.M)
+_RD_EVIDENCE = re.compile(rb"^>>+From ", re.M)
+
+
+def is_mboxrd(source: Source) -> bool:
+    """Whether ``source`` is an mboxrd file: named ``*.mboxrd``, or a ``>>From `` line in
+    its first 64 KiB (an mboxo writer never makes one of a ``>From `` line)."""
+    return source.match_name.endswith(".mboxrd") or bool(_RD_EVIDENCE.search(source.head))
+
+
+class _Split:
+    """What the splitter saw besides messages."""
+
+    def __init__(self, mboxrd: bool = False) -> None:
+        self.mboxrd = mboxrd  # un-escape ">From " lines (decided per file by is_mboxrd)
+        self.preamble = 0  # bytes before the first "From " line
+        self.found = False
+
+
+def iter_mbox(stream: BinaryIO, info: _Split) -> Iterator[tuple[int, bytes, bytes]]:
+    """(line number, envelope line, message bytes) for each message of an mbox stream.
+
+    Reads 1 MiB blocks and looks for ``\nFrom `` with ``bytes.find``: only candidate
+    lines are examined, and only one message (plus a block) is held at a time.
+    """
+    buf = stream.read(CHUNK)
+    eof = not buf
+    # The preamble: anything before the first line that starts with "From ".
+    while not buf.startswith(b"From "):
+        i = buf.find(b"\nFrom ")
+        if i >= 0:
+            info.preamble += i + 1
+            buf = buf[i + 1 :]
+            break
+        if eof:
+            info.preamble += len(buf)
+            return
+        keep = buf[-6:]
+        info.preamble += max(len(buf) - 6, 0)
+        chunk = stream.read(CHUNK)
+        eof = not chunk
+        buf = keep + chunk
+    info.found = True
+    line = 1
+    start = 0  # where the current message (its envelope line) starts in buf
+    search = 0
+    while True:
+        i = buf.find(b"\nFrom ", search)
+        end = buf.find(b"\n", i + 1) if i >= 0 else -1
+        if end < 0 and i >= 0 and eof:
+            end = len(buf)  # the last line, without a newline
+        if i < 0 or end < 0:
+            if eof:
+                if start < len(buf):
+                    yield line, *_message(buf[start:], info.mboxrd)
+                return
+            chunk = stream.read(CHUNK)
+            eof = not chunk
+            search = i - start if i >= 0 else max(len(buf) - start - 6, 0)
+            buf = buf[start:] + chunk
+            start = 0
+            continue
+        if _SEPARATOR.match(buf, i + 1, end + 1):
+            raw = buf[start : i + 1]
+            yield line, *_message(raw, info.mboxrd)
+            line += raw.count(b"\n")
+            start = i + 1
+        search = i + 1
+
+
+def _message(raw: bytes, mboxrd: bool) -> tuple[bytes, bytes]:
+    """Split off the envelope line, drop the blank line before the next one; un-escape
+    ``>From`` lines in an mboxrd file."""
+    nl = raw.find(b"\n")
+    if nl < 0:
+        return raw, b""
+    envelope, data = raw[: nl + 1], raw[nl + 1 :]
+    # The blank line that separates messages belongs to the mbox, not to the message.
+    if data.endswith(b"\n\n"):
+        data = data[:-1]
+    elif data.endswith(b"\r\n\r\n"):
+        data = data[:-2]
+    elif data in (b"\n", b"\r\n"):
+        data = b""
+    if mboxrd and b">From " in data:
+        data = _UNESCAPE.sub(rb"\1", data)
+    return envelope, data
+
+
+def read_mbox(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    """Stream an mbox: split on separator lines, unescape ``>From``, parse each message."""
+    info = _Split(is_mboxrd(source))
+    n = 0
+    with source.open() as stream:
+        for line, envelope, data in iter_mbox(stream, info):
+            n += 1
+            where = ctx.loc(line)
+            rec = convert(data, ctx, Origin("mbox", f"msg-{n}", where, envelope))
+            if rec is not None:
+                yield rec
+    if not info.found:
+        raise InputError(
+            "not an mbox (no 'From ' separator line)",
+            where=source.name,
+            hint="a single message is --from eml",
+        )
+    if info.preamble:
+        ctx.warn(source.name, f"{info.preamble} bytes before the first 'From ' line ignored")
+
+
+FORMAT = Format(
+    name="mbox",
+    family="email",
+    description="Unix mailbox (mboxo/mboxrd, Thunderbird, Gmail Takeout; .mbox.gz too)",
+    patterns=("*.mbox", "*.mbx", "*.mbox.gz", "mbox", "Inbox", "*.mboxrd"),
+    sniff=sniff_mbox,
+    read=read_mbox,
+    example="From alice@example.org Wed Mar  6 10:00:00 2024\n"
+    "From: Alice Smith <alice@example.org>\nSubject: Auth refactor\n\nHi Bob",
+)

@@ -1,0 +1,197 @@
+"""compat32 messages: parsing, raw headers and the MIME tree walk (the robust path)."""
+
+from __future__ import annotations
+
+import re
+from email.message import Message
+from email.parser import BytesParser
+from email.policy import compat32
+from email.utils import collapse_rfc2231_value
+from typing import Any
+
+from convo.importers.email.addresses import addresses
+from convo.importers.email.body import Body, add_leaf, collect_alternative
+from convo.importers.email.charsets import decode_words, raw_header_text
+
+_PARSER = BytesParser(policy=compat32)
+
+
+def parse_message(data: bytes) -> Message:
+    # CRLF is read as LF on both paths, so that text attachment sizes agree.
+    if b"\r\n" in data:
+        data = data.replace(b"\r\n", b"\n")
+    return _PARSER.parsebytes(data)
+
+
+def headers(msg: Message) -> dict[str, list[str]]:
+    """Raw header values by lower-case name, in order. Raw, because compat32 turns 8-bit
+    values into Header objects that have lost their bytes."""
+    h: dict[str, list[str]] = {}
+    for name, value in msg.raw_items():
+        key = name.lower()
+        if key in h:
+            h[key].append(value)
+        else:
+            h[key] = [value]
+    return h
+
+
+def first(h: dict[str, list[str]], name: str) -> str | None:
+    values = h.get(name)
+    return values[0] if values else None
+
+
+def _param(part: Message, name: str) -> str | None:
+    try:
+        value = part.get_param(name)
+    except Exception:
+        return None
+    if isinstance(value, tuple):  # RFC 2231: (charset, language, value)
+        try:
+            return collapse_rfc2231_value(value)
+        except Exception:
+            return str(value[2])
+    return value if isinstance(value, str) else None
+
+
+def _filename(part: Message) -> str | None:
+    name = None
+    try:
+        name = part.get_filename()
+    except Exception:
+        name = None
+    if name is None:
+        name = _param(part, "name")
+    if not name:
+        return None
+    if "\ufffd" in str(name):  # compat32 lost raw 8-bit bytes: read the raw header
+        for key, value in part.raw_items():
+            if key.lower() in ("content-disposition", "content-type"):
+                m = _RAW_NAME.search(value)
+                if m:
+                    return raw_header_text(m.group(1))
+    return decode_words(str(name))
+
+
+_RAW_NAME = re.compile(r'(?:file)?name\s*=\s*"?([^";\r\n]+)', re.I)
+
+
+def _disposition(part: Message) -> str:
+    value = part.get("Content-Disposition")
+    if not value:
+        return ""
+    return str(value).split(";", 1)[0].strip().lower()
+
+
+def _content_type(part: Message) -> str:
+    """compat32's get_content_type, but ``text`` without a subtype is text/plain."""
+    value = part.get("Content-Type")
+    if value is None:
+        return part.get_default_type()
+    ctype = str(value).split(";", 1)[0].strip().lower()
+    if ctype == "text":
+        return "text/plain"
+    if ctype.count("/") != 1:
+        return "text/plain"
+    return ctype
+
+
+def _payload_bytes(part: Message) -> bytes:
+    try:
+        data = part.get_payload(decode=True)
+    except Exception:
+        data = None
+    if data is None:
+        raw = part.get_payload()
+        if isinstance(raw, str):
+            return raw.encode("ascii", "surrogateescape")
+        return b""
+    return data if isinstance(data, bytes) else bytes(data)
+
+
+def read_body(msg: Message) -> Body:
+    """The body of a parsed message."""
+    body = Body()
+    collect_body(msg, body)
+    return body
+
+
+def collect_body(msg: Message, body: Body, depth: int = 0) -> None:
+    """Walk the MIME tree: text/plain preferred, HTML as a fallback, the rest attachments."""
+    ctype = _content_type(msg)
+    if depth > 30:  # absurd nesting: stop rather than recurse forever
+        return
+    if ctype.startswith("multipart/") or (msg.is_multipart() and ctype != "message/rfc822"):
+        payload = msg.get_payload()
+        if not isinstance(payload, list):
+            _leaf(msg, "text/plain", body)  # no usable boundary: the raw body is its text
+            return
+        if ctype == "multipart/alternative":
+            _alternative(payload, body, depth)
+            return
+        for sub in payload:
+            if isinstance(sub, Message):
+                collect_body(sub, body, depth + 1)
+        return
+    if ctype == "message/rfc822":
+        _attached_message(msg, body, depth)
+        return
+    _leaf(msg, ctype, body)
+
+
+def _alternative(payload: list, body: Body, depth: int) -> None:
+    subs = [s for s in payload if isinstance(s, Message)]
+    collect_alternative(
+        [_content_type(s) for s in subs],
+        lambda i, sub: collect_body(subs[i], sub, depth + 1),
+        body,
+    )
+
+
+def _leaf(part: Message, ctype: str, body: Body) -> None:
+    cid = part.get("Content-ID")
+    add_leaf(
+        body,
+        ctype,
+        _disposition(part),
+        _filename(part),
+        lambda: _payload_bytes(part),
+        lambda: (_param(part, "charset"), _param(part, "format"), _param(part, "delsp")),
+        decode_words(str(cid)).strip() if cid else None,
+    )
+
+
+def _attached_message(part: Message, body: Body, depth: int) -> None:
+    """message/rfc822: listed as an attachment; its text follows as a forwarded block."""
+    payload = part.get_payload()
+    inner = payload[0] if isinstance(payload, list) and payload else None
+    if not isinstance(inner, Message):
+        body.attachments.append(
+            {"name": _filename(part), "type": "message/rfc822", "size": len(_payload_bytes(part))}
+        )
+        return
+    ih = headers(inner)
+    subject = decode_words(first(ih, "subject"))
+    sender = addresses(ih.get("from"))
+    info: dict[str, Any] = {
+        "name": _filename(part) or subject or None,
+        "type": "message/rfc822",
+        "size": len(inner.as_bytes()) if depth < 5 else 0,
+    }
+    if subject:
+        info["subject"] = subject
+    if sender:
+        info["from"] = sender[0]
+    body.attachments.append(info)
+    inner_body = Body()
+    collect_body(inner, inner_body, depth + 1)
+    body.attachments.extend(inner_body.attachments)
+    head = ["---------- Forwarded message ----------"]
+    if sender:
+        head.append("From: " + sender[0])
+    date = first(ih, "date")
+    if date:
+        head.append("Date: " + decode_words(date))
+    if subject:
+        head.append("Subject: " + subject)
+    body.forwarded.append("\n".join(head) + "\n\n" + inner_body.text())

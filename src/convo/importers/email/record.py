@@ -1,0 +1,83 @@
+"""One message's raw headers and collected body to a ``ConversationMessage``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from convo.core.record import ConversationMessage, ConversationMessageMeta
+from convo.core.timestamps import format_timestamp_utc
+from convo.importers.context import ImportContext
+from convo.importers.email.body import Body
+from convo.importers.email.charsets import decode_words, header_charset
+from convo.importers.email.dates import message_time
+from convo.importers.email.mime import first
+from convo.importers.email.people import people, stand_in_speaker
+from convo.importers.email.quotes import strip_quotes
+from convo.importers.email.tags import message_ids, tags_of
+
+
+def _threading(h: dict[str, list[str]]) -> tuple[str | None, str | None, str | None]:
+    """(id, reply_to, thread) from Message-ID, In-Reply-To and References."""
+    own = message_ids(first(h, "message-id"))
+    msg_id = own[0] if own else None
+    refs: list[str] = []
+    for value in h.get("references", ()):
+        refs.extend(message_ids(value))
+    irt = message_ids(first(h, "in-reply-to"))
+    reply_to = irt[0] if irt else (refs[-1] if refs else None)
+    thread = refs[0] if refs else (reply_to or msg_id)
+    return msg_id, reply_to, thread
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a message comes from: its format, ``msg-N`` locator, the location warnings
+    name, the mbox ``From `` line and a delivery time its container knows (Maildir)."""
+
+    fmt: str
+    locator: str
+    where: str
+    envelope: bytes | None = None
+    arrival: datetime | None = None
+
+
+def build_record(
+    h: dict[str, list[str]], body: Body, ctx: ImportContext, origin: Origin
+) -> ConversationMessage:
+    """The record from raw headers (lower-case name -> values) and the collected body."""
+    where, envelope = origin.where, origin.envelope
+    extra: dict[str, Any] = {}
+    cs = header_charset(h, body.charsets)
+    senders, listeners = people(h, extra, cs)
+    speaker = senders[0] if senders else stand_in_speaker(h, envelope, cs, ctx, where, extra)
+    timestamp = None
+    dt = message_time(h, ctx, where, extra, envelope, origin.arrival)
+    if dt is not None:
+        try:
+            timestamp = format_timestamp_utc(dt)
+        except (ValueError, OverflowError):
+            timestamp = None
+    msg_id, reply_to, thread = _threading(h)
+    subject = decode_words(first(h, "subject"), cs) or None
+    text = body.text()
+    if ctx.options.strip_quotes:
+        text = strip_quotes(text)
+    if body.attachments:
+        extra["attachments"] = body.attachments
+    if envelope:
+        extra["envelope"] = envelope.rstrip(b"\r\n").decode("utf-8", "replace")
+    return ConversationMessage(
+        text_chunks=[text],
+        metadata=ConversationMessageMeta(speaker=speaker, recipients=listeners),
+        tags=tags_of(h, subject or "", text),
+        timestamp=timestamp,
+        source_id=f"{ctx.source.name}#{origin.locator}",
+        id=msg_id,
+        format=origin.fmt,
+        thread=thread,
+        reply_to=reply_to,
+        subject=subject,
+        extra=extra or None,
+    )

@@ -1,0 +1,230 @@
+"""Mail as it really is (issue 14): one synthetic fixture per defect class seen on real
+archives, under tests/fixtures/email/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from convo.core.io import Source
+from convo.importers.context import ImportContext, ImportOptions
+from convo.importers.registry import detect, get_format
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "email"
+
+
+def _read(path: Path, fmt: str | None = None):
+    source = Source(path)
+    rejects, warnings = [], []
+    f = detect(source) if fmt is None else get_format(fmt)
+    ctx = ImportContext(
+        source, ImportOptions(), on_reject=rejects.append, on_warning=warnings.append
+    )
+    msgs = list(f.read(source, ctx))
+    assert not rejects
+    return msgs, warnings
+
+
+def _one(name: str):
+    msgs, warnings = _read(FIXTURES / name)
+    assert len(msgs) == 1
+    return msgs[0], warnings
+
+
+# --------------------------------------------------------------------------- 1. empty text
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("empty-plain-beside-html.eml", "The HTML part has the words."),
+        ("unterminated-boundary.eml", "Only the HTML part reads."),
+        ("multipart-without-boundary.eml", "The sender's program forgot the boundary"),
+        ("pgp-encrypted.eml", "[encrypted: application/pgp-encrypted]"),
+    ],
+)
+def test_readable_text_is_found(name, text):
+    msg, _ = _one(name)
+    assert msg.text_chunks[0].startswith(text)
+
+
+def test_blank_plain_part_in_mixed_falls_back_to_html(tmp_path):
+    p = tmp_path / "m.eml"
+    p.write_text(
+        "From: a@x.org\nDate: Mon, 4 Mar 2024 10:00:00 +0000\n"
+        'Content-Type: multipart/mixed; boundary="b"\n\n--b\nContent-Type: text/plain\n\n  \n'
+        "--b\nContent-Type: text/html\n\n<p>words</p>\n--b--\n"
+    )
+    msg, _ = _one_at(p)
+    assert msg.text_chunks == ["words"]
+
+
+def _one_at(path: Path):
+    msgs, warnings = _read(path)
+    assert len(msgs) == 1
+    return msgs[0], warnings
+
+
+# --------------------------------------------------------------------------- 2. time
+
+
+@pytest.mark.parametrize(
+    ("name", "timestamp", "source", "said"),
+    [
+        ("date-bad-hour-received.eml", "2010-12-16T02:59:10Z", "received", "Received"),
+        ("date-garbled-resent.eml", "2007-10-29T20:20:00Z", "resent-date", "Resent-Date"),
+        ("date-missing-arrival-time.eml", "2008-06-12T10:03:14Z", "x-originalarrivaltime", ""),
+        ("date-from-envelope.mbox", "2001-02-03T08:09:10Z", "envelope", "mbox From line"),
+    ],
+)
+def test_time_falls_back_in_order(name, timestamp, source, said):
+    msg, warnings = _one(name)
+    assert msg.timestamp == timestamp
+    assert msg.extra["time_source"] == source
+    assert any("Date header; time taken from" in w and said in w for w in warnings)
+
+
+def test_unreadable_date_is_kept():
+    msg, _ = _one("date-bad-hour-received.eml")
+    assert msg.extra["date"] == "Wed, 15 Dec 2010    59:10 -0500"
+
+
+def test_date_without_year_never_takes_the_current_year():
+    msg, warnings = _one("date-without-year.eml")
+    assert msg.timestamp in (None, "1970-01-01T00:00:00Z")
+    assert "time_source" not in (msg.extra or {})
+    assert any("time left unknown" in w for w in warnings)
+
+
+def test_maildir_file_name_gives_the_time(tmp_path):
+    for sub in ("cur", "new", "tmp"):
+        (tmp_path / "Maildir" / sub).mkdir(parents=True)
+    (tmp_path / "Maildir" / "cur" / "1709719200.M1P2.host:2,S").write_text(
+        "From: a@x.org\nSubject: no date\n\nbody\n"
+    )
+    msgs, warnings = _read(tmp_path / "Maildir")
+    assert msgs[0].timestamp == "2024-03-06T10:00:00Z"
+    assert msgs[0].extra["time_source"] == "maildir"
+    assert any("Maildir file name" in w for w in warnings)
+
+
+# --------------------------------------------------------------------------- 3. addresses
+
+
+def test_pipermail_obfuscated_addresses():
+    msgs, _ = _read(FIXTURES / "pipermail.mbox")
+    assert [m.speaker for m in msgs] == [
+        "Andy Grunwald <andy@example.com>",
+        "Martin <martin.example@example.org>",
+    ]
+
+
+def test_query_finds_the_deobfuscated_address(runner):
+    from convo.cli.app import app
+
+    result = runner.invoke(
+        app, ["query", str(FIXTURES / "pipermail.mbox"), "-s", "andy@example.com"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "Hello list." in result.output and "Hi Andy." not in result.output
+
+
+@pytest.mark.parametrize(
+    ("name", "speaker", "subject"),
+    [
+        ("raw-big5-declared.eml", "王小明 <wang@example.tw>", "會議通知"),
+        ("raw-koi8r-declared.eml", "Андрей Петров <andrei@example.ru>", "Приглашение на встречу"),
+        ("raw-shift-jis-undeclared.eml", "山田太郎 <yamada@example.jp>", "会議のお知らせ"),
+    ],
+)
+def test_raw_8bit_headers_are_decoded(name, speaker, subject):
+    msg, _ = _one(name)
+    assert msg.speaker == speaker
+    assert msg.subject == subject
+
+
+def test_raw_header_in_the_charset_of_an_encoded_word(tmp_path):
+    p = tmp_path / "m.eml"
+    p.write_bytes(
+        b"From: =?Windows-1252?Q?Forma=E7=E3o?= <info@example.pt>\n"
+        b"Subject: Forma\xe7\xe3o de Ver\xe3o\nDate: Mon, 4 Mar 2024 10:00:00 +0000\n\nx\n"
+    )
+    msg, _ = _one_at(p)
+    assert msg.subject == "Formação de Verão"
+
+
+# --------------------------------------------------------------------------- 4. mboxo / mboxrd
+
+
+def test_mboxrd_unescapes_one_level():
+    msg, _ = _one("escaped.mboxrd")
+    assert msg.text_chunks == ["From the start, one level.\n>From quoted, two levels."]
+
+
+def test_mboxo_keeps_lines_as_written():
+    msg, _ = _one("escaped-mboxo.mbox")
+    assert msg.text_chunks == [">From the start, as the writer left it."]
+
+
+def test_mboxrd_by_name_alone(tmp_path):
+    p = tmp_path / "x.mboxrd"
+    p.write_bytes((FIXTURES / "escaped-mboxo.mbox").read_bytes())
+    msg, _ = _one_at(p)
+    assert msg.text_chunks == ["From the start, as the writer left it."]
+
+
+def test_mboxo_double_escape_past_the_head_stays(tmp_path):
+    """A '>>From' line after the first 64 KiB does not make a file mboxrd: decided first."""
+    filler = "".join(
+        f"From a@x.org Mon Mar  4 10:00:00 2024\nFrom: a@x.org\nSubject: {i}\n\n{'x' * 900}\n\n"
+        for i in range(80)
+    )
+    p = tmp_path / "x.mbox"
+    p.write_text(filler + "From a@x.org Mon Mar  4 10:00:00 2024\nFrom: a@x.org\n\n>>From me\n")
+    msgs, _ = _read(p)
+    assert msgs[-1].text_chunks == [">>From me"]
+
+
+# --------------------------------------------------------------------------- 5. attachments
+
+
+def test_attached_text_only_says_so():
+    msg, _ = _one("only-attached-text.eml")
+    assert msg.text_chunks == ["[attachment notes.txt, text/plain]"]
+    assert msg.extra["attachments"] == [
+        {"name": "notes.txt", "type": "text/plain", "size": 35, "disposition": "attachment"}
+    ]
+
+
+def test_every_named_part_is_listed_containers_never():
+    msg, _ = _one("named-parts.eml")
+    assert msg.text_chunks == ["The body text.\n\nInline notes."]
+    names = [a["name"] for a in msg.extra["attachments"]]
+    assert names == ["inline-notes.txt", "logo.png"]
+
+
+# --------------------------------------------------------------------------- 6. speaker
+
+
+@pytest.mark.parametrize(
+    ("name", "speaker", "source"),
+    [
+        ("no-from-sender.eml", "List Robot <robot@lists.example.org>", "sender"),
+        ("no-from-reply-to.eml", "Help Desk <help@example.org>", "reply-to"),
+        ("no-from-envelope.mbox", "bounce@example.org", "envelope"),
+    ],
+)
+def test_speaker_stands_in_with_a_warning(name, speaker, source):
+    msg, warnings = _one(name)
+    assert msg.speaker == speaker
+    assert msg.extra["speaker_source"] == source
+    assert any("no From header; speaker taken from" in w for w in warnings)
+
+
+def test_no_sender_anywhere_is_warned(tmp_path):
+    p = tmp_path / "m.eml"
+    p.write_text("To: b@x.org\nSubject: s\nDate: Mon, 4 Mar 2024 10:00:00 +0000\n\nbody\n")
+    msg, warnings = _one_at(p)
+    assert msg.speaker is None
+    assert any("speaker unknown" in w for w in warnings)
