@@ -22,7 +22,11 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 install: $(VENV)/.installed
 dev: $(VENV)/.installed-dev
 
-demo: $(VENV)/.installed
+# Checked before the venv exists, so an old Python never leaves a half-made .venv behind.
+demo: PYTHON_OK := $(shell $(PYTHON) -c 'import sys; print(int(sys.version_info >= (3, 11)))' 2>/dev/null)
+demo:
+	@if [ "$(PYTHON_OK)" != 1 ]; then echo "convo needs Python 3.11 or newer, and $(PYTHON) is older or missing (try: make demo PYTHON=python3.11)" >&2; exit 1; fi
+	@$(MAKE) --no-print-directory $(VENV)/.installed
 	@rm -f $(DEMO_STORE)
 	$(BIN)/convo --store $(DEMO_STORE) ingest --save sample_data/
 	$(BIN)/convo --store $(DEMO_STORE) stats

@@ -15,6 +15,7 @@ from convo.output.writers import WriteOptions
 
 TOP = 20
 FOLD = 3  # this many empty buckets in a row or more are shown as one row
+NARROW = 100  # below this width first/last show the date only
 
 
 def render(stats: Stats, console, options: WriteOptions) -> None:
@@ -24,6 +25,9 @@ def render(stats: Stats, console, options: WriteOptions) -> None:
 
     def when(ts: str | None) -> str:
         return display_time(ts, utc=options.utc, zone=options.zone) if ts else "—"
+
+    def day(ts: str | None) -> str:  # narrow terminals: the date is enough in the tables
+        return when(ts)[:10] if console.width < NARROW else when(ts)
 
     head = Text()
     head.append(f"{t.messages:,} messages", style="bold")
@@ -39,7 +43,7 @@ def render(stats: Stats, console, options: WriteOptions) -> None:
         ("format", stats.formats),
     ):
         if table:
-            console.print(_group_table(title, rows(table), when))
+            console.print(_group_table(title, rows(table), day))
     unit, buckets = stats.timeline()
     if buckets:
         console.print(_timeline(unit, buckets, console.width))
@@ -59,9 +63,10 @@ def _group_table(title: str, data: list[dict[str, Any]], when):
     t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     t.add_column(title, overflow="ellipsis", no_wrap=True, max_width=40, min_width=8)
     for col in ("messages", "words"):
-        t.add_column(col, justify="right", no_wrap=True, min_width=len(col))
-    t.add_column("first", no_wrap=True, overflow="ellipsis")
-    t.add_column("last", no_wrap=True, overflow="ellipsis")
+        width = max([len(col), *(len(f"{r[col]:,}") for r in data[:TOP])])
+        t.add_column(col, justify="right", no_wrap=True, min_width=width)
+    for col in ("first", "last"):
+        t.add_column(col, no_wrap=True, overflow="ellipsis", min_width=10)
     for r in data[:TOP]:
         t.add_row(
             Text(one_line(r["name"]), style=_style(title, r["name"])),
