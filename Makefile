@@ -30,7 +30,7 @@ demo:
 	@rm -f $(DEMO_STORE)
 	$(BIN)/convo --store $(DEMO_STORE) ingest --save sample_data/
 	$(BIN)/convo --store $(DEMO_STORE) stats
-	$(BIN)/convo --store $(DEMO_STORE) list --limit 15
+	$(BIN)/convo --store $(DEMO_STORE) list --since 2024-03-06 --until 2024-03-07 --limit 15
 	$(BIN)/convo --store $(DEMO_STORE) show --thread '<auth-1@example.org>'
 	$(BIN)/convo --store $(DEMO_STORE) query --speaker Alice --tag security --format text
 
