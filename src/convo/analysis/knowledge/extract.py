@@ -198,16 +198,20 @@ def _ask_actions(
         for t in targets:
             asked.setdefault(t, []).append(q)
     return [
-        Action(
-            verbs=["ask"],
-            verb_tense="past",
-            subject_entity_name=speaker,
-            object_entity_name=target,
-            indirect_object_entity_name="none",
-            params=[ActionParam(name="question", value=q) for q in qs],
-        )
+        _past_action("ask", speaker, target, [ActionParam(name="question", value=q) for q in qs])
         for target, qs in asked.items()
     ]
+
+
+def _past_action(verb: str, subject: str, obj: str, params: list[str | ActionParam]) -> Action:
+    return Action(
+        verbs=[verb],
+        verb_tense="past",
+        subject_entity_name=subject,
+        object_entity_name=obj,
+        indirect_object_entity_name="none",
+        params=params,
+    )
 
 
 def _reply_actions(record: dict[str, Any], who: str, conv: Conversation | None) -> list[Action]:
@@ -216,16 +220,7 @@ def _reply_actions(record: dict[str, Any], who: str, conv: Conversation | None) 
     if not isinstance(reply_to, str) or not reply_to:
         return []
     parent = (conv.parent_speaker(reply_to) if conv is not None else None) or "none"
-    return [
-        Action(
-            verbs=["reply"],
-            verb_tense="past",
-            subject_entity_name=who,
-            object_entity_name=parent,
-            indirect_object_entity_name="none",
-            params=[ActionParam(name="replyTo", value=reply_to)],
-        )
-    ]
+    return [_past_action("reply", who, parent, [ActionParam(name="replyTo", value=reply_to)])]
 
 
 def _merge_entities(entities: list[ConcreteEntity], canon) -> list[ConcreteEntity]:
