@@ -26,7 +26,7 @@ def knowledge(
         help="Only TypeAgent's metadata knowledge (get_knowledge()), no content knowledge.",
     ),
     top: int = typer.Option(
-        20, "--top", min=1, help="Rows per list in the summary (table and json)."
+        20, "--top", min=1, metavar="N", help="Rows per list in the summary (table and json)."
     ),
 ) -> int:
     """Extract knowledge (people, addresses, links, topics, who asks and replies to whom).
