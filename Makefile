@@ -22,11 +22,15 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 install: $(VENV)/.installed
 dev: $(VENV)/.installed-dev
 
-demo: $(VENV)/.installed
+# Checked before the venv exists, so an old Python never leaves a half-made .venv behind.
+demo: PYTHON_OK := $(shell $(PYTHON) -c 'import sys; print(int(sys.version_info >= (3, 11)))' 2>/dev/null)
+demo:
+	@if [ "$(PYTHON_OK)" != 1 ]; then echo "convo needs Python 3.11 or newer, and $(PYTHON) is older or missing (try: make demo PYTHON=python3.11)" >&2; exit 1; fi
+	@$(MAKE) --no-print-directory $(VENV)/.installed
 	@rm -f $(DEMO_STORE)
 	$(BIN)/convo --store $(DEMO_STORE) ingest --save sample_data/
 	$(BIN)/convo --store $(DEMO_STORE) stats
-	$(BIN)/convo --store $(DEMO_STORE) list --limit 15
+	$(BIN)/convo --store $(DEMO_STORE) list --since 2024-03-06 --until 2024-03-07 --limit 15
 	$(BIN)/convo --store $(DEMO_STORE) show --thread '<auth-1@example.org>'
 	$(BIN)/convo --store $(DEMO_STORE) query --speaker Alice --tag security --format text
 

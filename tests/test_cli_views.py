@@ -44,10 +44,18 @@ def assert_safe(out: str) -> None:
 # -- piped defaults ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command", ["list", "query", "show"])
+@pytest.mark.parametrize("command", ["list", "query"])
 def test_piped_default_is_the_original_lines(runner, command):
     out = run(runner, command, FIXTURE)
     assert out.encode() == Path(FIXTURE).read_bytes()
+
+
+def test_show_piped_is_the_readable_conversation(runner):
+    """Issue 18 trap 7: `convo show | less` is the conversation in plain text, not JSONL."""
+    out = run(runner, "show", FIXTURE)
+    assert "Good morning everyone." in out and "\x1b[" not in out
+    assert not out.lstrip().startswith("{")
+    assert run(runner, "show", "-f", "jsonl", FIXTURE).encode() == Path(FIXTURE).read_bytes()
 
 
 def test_piped_stats_default_is_json(runner):
@@ -85,7 +93,9 @@ def test_formats(runner, monkeypatch, command, fmt, terminal):
         assert "2024-03-07 09:00:00Z  Alice Smith <alice@x.org> → Bob Jones" in out
     else:
         assert "Good morning everyone." in out
-    if fmt in ("table", "text", "markdown", "csv"):
+    if fmt == "markdown":  # escaped so that Markdown shows it literally
+        assert "\\[bold\\]x\\[/bold\\]" in out
+    elif fmt in ("table", "text", "csv"):
         assert "[bold]x[/bold]" in out  # markup shown literally
 
 

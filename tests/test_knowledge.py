@@ -10,11 +10,11 @@ import pytest
 
 from convo.analysis.knowledge.extract import (
     Conversation,
-    aggregate,
     extract,
     extract_all,
     metadata_knowledge,
 )
+from convo.analysis.knowledge.summary import aggregate
 from convo.core.record import ConversationMessage, ConversationMessageMeta
 
 
@@ -322,7 +322,7 @@ def test_aggregate_of_nothing():
 
 
 def test_aggregate_prunes_one_off_keys_on_huge_inputs(monkeypatch):
-    from convo.analysis.knowledge.extract import Aggregate
+    from convo.analysis.knowledge.summary import Aggregate
 
     monkeypatch.setattr(Aggregate, "MAX_KEYS", 100)
     msgs = [rec(f"see https://x.example/{i} about the deploy pipeline", speaker="a", id=str(i))

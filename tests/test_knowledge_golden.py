@@ -8,7 +8,8 @@ import orjson
 import pytest
 
 from conftest import assert_golden
-from convo.analysis.knowledge.extract import aggregate, extract_all
+from convo.analysis.knowledge.extract import extract_all
+from convo.analysis.knowledge.summary import aggregate
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "knowledge"
 NAMES = ["transcript", "email", "chat"]

@@ -15,7 +15,10 @@ from hypothesis import strategies as st
 
 from convo.core.jsonl import iter_lines
 from convo.pipeline.inputs import RawFile
-from convo.query.scan import CASEFOLD_ASCII, Filters, NameQuery, Selector, iter_blocks, select
+from convo.query.blocks import iter_blocks
+from convo.query.filters import Filters, NameQuery
+from convo.query.prefilter import CASEFOLD_ASCII
+from convo.query.scan import Selector, select
 
 
 def rec(text="hello", speaker="Alice", ts="2024-03-06T10:00:00Z", tags=(), listeners=(), **kw):
@@ -288,7 +291,7 @@ def _convo_filters(argv):
 
 
 def test_iter_spans_cover_every_line_once():
-    from convo.query.scan import iter_spans
+    from convo.query.blocks import iter_spans
 
     data = b"\xef\xbb\xbfa\nbb\n\nccc\ndddd"
     for size in (1, 2, 3, 5, 100):

@@ -5,17 +5,12 @@ from __future__ import annotations
 import io
 
 from convo.core.text.terminal import json_tty_safe, one_line, printable
-from convo.output.render import (
-    CsvWriter,
-    JsonlWriter,
-    JsonWriter,
-    TextWriter,
-    display_time,
-    offset_text,
-    reply_tree,
-    speaker_style,
-    transcript_time,
-)
+from convo.output.views.common import display_time, speaker_style
+from convo.output.views.show import offset_text, reply_tree, transcript_time
+from convo.output.writers import WriteOptions
+from convo.output.writers.csv import CsvWriter
+from convo.output.writers.records import JsonlWriter, JsonWriter
+from convo.output.writers.text import TextWriter
 from convo.query.scan import Match
 
 
@@ -116,5 +111,5 @@ def test_writers():
     w.write(_m(rec))
     assert s.getvalue().splitlines()[1].startswith("2024-01-01T00:00:00Z,A,B; C,t1,")
     s = io.StringIO()
-    TextWriter(s, utc=True).write(_m(rec))
+    TextWriter(s, WriteOptions(utc=True)).write(_m(rec))
     assert s.getvalue() == "2024-01-01 00:00:00Z  A → B, C: one\n    two\n"

@@ -24,7 +24,7 @@ _LAZY = {
     "format_timestamp_utc": "convo.core.timestamps",
     "read_messages": "convo.pipeline.ingest",
     "ImportOptions": "convo.importers.context",
-    "Filters": "convo.query.scan",
+    "Filters": "convo.query.filters",
     "select": "convo.query.scan",
     "Store": "convo.pipeline.store",
 }
@@ -42,7 +42,8 @@ if TYPE_CHECKING:
     from convo.importers.context import ImportOptions
     from convo.pipeline.ingest import read_messages
     from convo.pipeline.store import Store
-    from convo.query.scan import Filters, select
+    from convo.query.filters import Filters
+    from convo.query.scan import select
 
 
 def __getattr__(name: str) -> Any:
@@ -54,3 +55,8 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    """The public API, the lazily loaded names included."""
+    return sorted({*globals(), *_LAZY})

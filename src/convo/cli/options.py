@@ -1,18 +1,150 @@
-"""Options shared by commands, declared once (as sqlite-utils' shared decorators do).
+"""Option groups shared by commands, declared once (as sqlite-utils' shared decorators do).
 
-``@read_options`` gives a command the inputs argument, every filter, the output options
-and ``--store``, and hands the command one ``ReadArgs``. Typer reads the signature, so
-the decorator rewrites it; the command's own parameters stay in front.
+One decorator per group, applied only where it applies:
+- ``@import_options``: how named files are imported (``--from``, ``--tz``,
+  ``--start-date``, ``--speakers``, ``--no-merge``, ``--strip-quotes``); ``ingest`` and every
+  read command, so a file reads the same everywhere. The command gets ``imports: ImportArgs``.
+- ``@read_options``: inputs (``FILE...``, ``--store``), the import group, filters and
+  output options (``-f``, ``--utc``, ``--pager``); the command gets ``args: ReadArgs``.
+  ``read_options_for(formats)`` limits ``-f`` to the formats a command can write.
+
+Typer reads the signature, so a decorator rewrites it; the command's own parameters stay
+in front. Fixed choices are ``click.Choice``\\ s, so ``--help`` lists them.
 """
+
+from __future__ import annotations
 
 import functools
 import inspect
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import tzinfo
 from typing import Any
 
 import typer
 
-FORMAT_CHOICES = ("table", "jsonl", "json", "csv", "markdown", "text")
+SPEAKER_MODES = ("auto", "voice", "prefix", "none")
+
+
+class Choices:
+    """A fixed set of values, looked up when needed (a registry), not at import time.
+
+    Used as an option's ``parser`` (it validates) and ``shell_complete``;
+    ``show_choices`` puts the values in ``--help`` in place of a type.
+    """
+
+    def __init__(self, names: Callable[[], Sequence[str]] | Sequence[str], what: str = "value"):
+        self._names = names
+        self.what = what
+
+    def names(self) -> list[str]:
+        names = self._names() if callable(self._names) else self._names
+        return list(names)
+
+    def __call__(self, value: str) -> str:
+        if value not in self.names():
+            known = "|".join(self.names())
+            raise typer.BadParameter(f"unknown {self.what} {value!r}; choose one of: {known}")
+        return value
+
+    def complete(self, incomplete: str) -> list[str]:
+        return [n for n in self.names() if n.startswith(incomplete)]
+
+
+def choice_option(
+    default: Any, *decls: str, choices: Choices, help: str, metavar: str | None = None
+) -> Any:
+    """An option whose value is one of ``choices`` (listed in help unless ``metavar``)."""
+    return typer.Option(
+        default, *decls, parser=choices, autocompletion=choices.complete, help=help,
+        metavar=metavar,
+    )  # fmt: skip
+
+
+def show_choices(cmd: Any) -> None:
+    """Help shows an option's choices (``[table|jsonl|...]``) and an argument's metavar,
+    never a Python type (``<list[str]>``); choices are looked up only when help is shown."""
+    for param in cmd.params:
+        if param.param_type_name == "argument":
+            param.display_type_rich = lambda ctx: None
+            continue
+        info = getattr(getattr(param, "type_descriptor", None), "parameter_info", None)
+        choices = getattr(info, "parser", None)
+        if isinstance(choices, Choices) and param.metavar is None:
+            _lazy_metavar(param, choices)
+
+
+def _lazy_metavar(param: Any, choices: Choices) -> None:
+    original = param.get_help_record
+
+    def get_help_record(ctx: Any):
+        param.metavar = "[" + "|".join(choices.names()) + "]"
+        return original(ctx)
+
+    param.get_help_record = get_help_record
+
+
+def _writer_names() -> list[str]:
+    from convo.output.writers import registry
+
+    return registry.names()
+
+
+def _format_names() -> list[str]:
+    from convo.importers.registry import registry
+
+    return sorted(f.name for f in registry.formats())
+
+
+def zone_of(name: str | None, *, default: tzinfo | None = None) -> tzinfo | None:
+    """``--tz`` as a tzinfo (``default`` when not given); a bad zone is a usage error."""
+    from convo.core.errors import UsageError
+    from convo.core.timestamps import get_zone
+
+    if name is None:
+        return default
+    if not name.strip():
+        raise UsageError("empty --tz", hint="use an IANA name like Europe/Berlin, UTC or +02:00")
+    try:
+        return get_zone(name)
+    except Exception as e:
+        raise UsageError(f"bad --tz {name!r} ({e})") from None
+
+
+@dataclass
+class ImportArgs:
+    """The import-option group: how named files are read, for ingest and read commands."""
+
+    format_name: str | None = None
+    tz: str | None = None
+    start_date: str | None = None
+    speakers: str = "auto"
+    merge: bool = True
+    strip_quotes: bool = False
+
+    def options(self, *, tags: list[str] | None = None, strict=False, lenient=False):
+        """The ``ImportOptions`` these describe (``tags``/``strict``/``lenient``: ingest's own)."""
+        from datetime import UTC
+
+        from convo.core.errors import UsageError
+        from convo.core.timestamps import parse_datetime
+        from convo.importers.context import ImportOptions
+
+        zone = zone_of(self.tz, default=UTC) or UTC
+        start = None
+        if self.start_date:
+            try:
+                start = parse_datetime(self.start_date, zone)
+            except (ValueError, OverflowError):
+                raise UsageError(
+                    f"unreadable --start-date {self.start_date!r}", hint="e.g. '2024-03-06 10:00'"
+                ) from None
+        if strict and lenient:
+            raise UsageError("--strict and --lenient contradict each other", hint="choose one")
+        return ImportOptions(
+            tz=zone, start_date=start, speakers=self.speakers, merge=self.merge,
+            strip_quotes=self.strip_quotes, tags=list(tags or []), strict=strict, lenient=lenient,
+        )  # fmt: skip
 
 
 @dataclass
@@ -31,26 +163,46 @@ class ReadArgs:
     reverse: bool = False
     format: str | None = None
     utc: bool = False
-    tz: str | None = None
     pager: bool = False
+    imports: ImportArgs = field(default_factory=ImportArgs)
+
+    @property
+    def tz(self) -> str | None:
+        return self.imports.tz
+
+    def zone(self) -> tzinfo | None:
+        """The zone times are shown and naive ``--since``/``--until`` read in.
+
+        ``--tz`` when given, else UTC with ``--utc``, else local time (None).
+        """
+        from datetime import UTC
+
+        return zone_of(self.tz, default=UTC if self.utc else None)
+
+    def write_options(self):
+        from convo.output.writers import WriteOptions
+
+        return WriteOptions(utc=self.utc, zone=zone_of(self.tz))
 
     def filters(self):
         """The ``query.Filters`` these options describe (relative dates resolved now)."""
         from convo.core.errors import UsageError
-        from convo.core.timestamps import get_zone, parse_when
-        from convo.query.scan import Filters
+        from convo.core.timestamps import parse_when
+        from convo.query.filters import Filters
 
-        try:
-            zone = get_zone(self.tz)
-        except ValueError as e:
-            raise UsageError(str(e)) from None  # the message names the accepted forms
+        zone = self.zone()
+        if zone is None:
+            from dateutil.tz import tzlocal
+
+            zone = tzlocal()
         try:
             since = parse_when(self.since, zone=zone) if self.since else None
             until = parse_when(self.until, zone=zone) if self.until else None
-        except ValueError as e:
+        except (ValueError, OverflowError) as e:
             raise UsageError(
                 str(e),
-                hint="use an ISO date (2024-03-06), a time, 'yesterday' or an age like 7d, 2w, 3h",
+                hint="use an ISO date (2024, 2024-03, 2024-03-06), a time, 'yesterday' "
+                "or an age like 7d, 2w, 3h",
             ) from None
         if self.limit is not None and self.limit < 0:
             raise UsageError("--limit must be 0 or more")
@@ -60,17 +212,23 @@ class ReadArgs:
             threads=self.threads, limit=self.limit, reverse=self.reverse,
         )  # fmt: skip
 
-    def matches(self, env, reporter, *, default_store: str | None = None, need_record: bool = True):
-        """The selected records: inputs per DESIGN.md §2 (named, stdin, else the store),
-        these filters, limit and order applied; bad lines and rejects go to ``reporter``."""
+    def parts(self, env, reporter, *, default_store: str | None = None):
+        """The inputs (named files, stdin, else the store) read with the import options."""
         from convo.pipeline.inputs import record_parts
+
+        return record_parts(
+            self.inputs, store=self.store or default_store, stdin_has_data=env.stdin_has_data,
+            options=self.imports.options(), format_name=self.imports.format_name,
+            on_reject=reporter.reject,
+        )  # fmt: skip
+
+    def matches(self, env, reporter, *, default_store: str | None = None, need_record: bool = True):
+        """The selected records: these inputs, filters, limit and order applied; bad lines
+        and rejects go to ``reporter``."""
         from convo.query.scan import Selector
 
         selector = Selector(self.filters())
-        parts = record_parts(
-            self.inputs, store=self.store or default_store, stdin_has_data=env.stdin_has_data,
-            on_reject=reporter.reject,
-        )  # fmt: skip
+        parts = self.parts(env, reporter, default_store=default_store)
         return selector.select_parts(parts, reporter.bad_line, need_record=need_record)
 
 
@@ -78,6 +236,25 @@ def _opt(name: str, annotation: Any, default: Any) -> inspect.Parameter:
     return inspect.Parameter(
         name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
     )
+
+
+def _import_params() -> list[inspect.Parameter]:
+    return [
+        _opt("from_", str | None, choice_option(None, "--from", choices=Choices(_format_names, "format"), metavar="FORMAT", help="Input format of named files, instead of detection (one of `convo formats`).")),
+        _opt("tz", str | None, typer.Option(None, "--tz", metavar="ZONE", help="Zone for naive times (IANA name, UTC, local, +02:00): in source files (default UTC) and, for read commands, of --since/--until and the times shown (default local).")),
+        _opt("start_date", str | None, typer.Option(None, "--start-date", metavar="WHEN", help="Transcripts: the date and time the recording started.")),
+        _opt("speakers_mode", str, choice_option("auto", "--speakers", choices=Choices(SPEAKER_MODES, "--speakers"), help="Transcripts: how speakers are found.")),
+        _opt("no_merge", bool, typer.Option(False, "--no-merge", help="Transcripts: one message per cue.")),
+        _opt("strip_quotes", bool, typer.Option(False, "--strip-quotes", help="Email: drop quoted replies and signatures.")),
+    ]  # fmt: skip
+
+
+def _import_args(kw: dict[str, Any]) -> ImportArgs:
+    return ImportArgs(
+        format_name=kw.pop("from_"), tz=kw.pop("tz"), start_date=kw.pop("start_date"),
+        speakers=kw.pop("speakers_mode"), merge=not kw.pop("no_merge"),
+        strip_quotes=kw.pop("strip_quotes"),
+    )  # fmt: skip
 
 
 def _input_params() -> list[inspect.Parameter]:
@@ -88,20 +265,13 @@ def _input_params() -> list[inspect.Parameter]:
             default=typer.Argument(
                 None,
                 help="Files or folders to read (any importable format; - for stdin). "
-                "Default: stdin when it is a pipe or a file, else the store.",
+                "Default: stdin when it is a pipe or a file and no store is named, else the store.",
                 show_default=False,
                 metavar="FILE",
             ),
             annotation=list[str] | None,
         ),
-        _opt(
-            "store",
-            str | None,
-            typer.Option(
-                None, "--store",
-                help="The store file (default $XDG_DATA_HOME/convo/messages.jsonl).",
-            ),
-        ),
+        _opt("store", str | None, typer.Option(None, "--store", metavar="PATH", help="The store file (default $XDG_DATA_HOME/convo/messages.jsonl).")),
     ]  # fmt: skip
 
 
@@ -111,22 +281,22 @@ def _filter_params() -> list[inspect.Parameter]:
         _opt("speaker", L, typer.Option(None, "--speaker", "-s", metavar="NAME", help="Speaker name, display name, address or whole words of it; repeat to OR.")),
         _opt("listener", L, typer.Option(None, "--listener", "-r", metavar="NAME", help="A listener (recipient), matched like --speaker; repeat to OR.")),
         _opt("tag", L, typer.Option(None, "--tag", "-t", metavar="TAG", help="A tag (case-insensitive); repeat to OR.")),
-        _opt("since", str | None, typer.Option(None, "--since", metavar="WHEN", help="From this time on: 2024-03-06, '2024-03-06 10:00', yesterday, 7d, 2w, 3h.")),
+        _opt("since", str | None, typer.Option(None, "--since", metavar="WHEN", help="From this time on: 2024 (Jan 1st), 2024-03, 2024-03-06, '2024-03-06 10:00', yesterday, 7d, 2w, 3h.")),
         _opt("until", str | None, typer.Option(None, "--until", metavar="WHEN", help="Before this time (exclusive); same forms as --since.")),
         _opt("text", L, typer.Option(None, "--text", "-q", metavar="WORDS", help="Words that must all occur in the text or subject (case-insensitive); repeat to OR.")),
         _opt("regex", L, typer.Option(None, "--regex", "-e", metavar="REGEX", help="A Python regular expression searched in the text; repeat to OR.")),
         _opt("thread", L, typer.Option(None, "--thread", metavar="ID", help="A thread id (or the id of its first message); repeat to OR.")),
         _opt("limit", int | None, typer.Option(None, "--limit", "-n", metavar="N", help="At most this many messages.")),
         _opt("reverse", bool, typer.Option(False, "--reverse", help="Last first (input order reversed).")),
-        _opt("tz", str | None, typer.Option(None, "--tz", metavar="ZONE", help="Zone for naive --since/--until times (default UTC).")),
     ]  # fmt: skip
 
 
-def _output_params() -> list[inspect.Parameter]:
+def _output_params(formats: Sequence[str] | None) -> list[inspect.Parameter]:
+    choices = Choices(formats if formats else _writer_names, "--format")
     return [
-        _opt("format", str | None, typer.Option(
-            None, "--format", "-f", metavar="FORMAT",
-            help="Output: table|jsonl|json|csv|markdown|text. Default: table on a terminal, jsonl when piped.",
+        _opt("format", str | None, choice_option(
+            None, "--format", "-f", choices=choices,
+            help="Output format. Default: table on a terminal, else the command's piped format.",
         )),
         _opt("utc", bool, typer.Option(False, "--utc", help="Show times in UTC instead of local time.")),
         _opt("pager", bool, typer.Option(False, "--pager", help="Page long terminal output.")),
@@ -137,38 +307,60 @@ _READ_KEYS = {
     "inputs": "inputs", "store": "store", "speaker": "speakers", "listener": "listeners",
     "tag": "tags", "since": "since", "until": "until", "text": "texts", "regex": "regexes",
     "thread": "threads", "limit": "limit", "reverse": "reverse", "format": "format",
-    "utc": "utc", "tz": "tz", "pager": "pager",
+    "utc": "utc", "pager": "pager",
 }  # fmt: skip
+_LISTS = ("inputs", "speakers", "listeners", "tags", "texts", "regexes", "threads")
 
 
-def read_options(func):
-    """Add inputs, filters, output options and --store; call ``func(args: ReadArgs, ...)``."""
+def _with_params(func, added: list[inspect.Parameter], build: Callable[[dict[str, Any]], dict]):
+    """``func`` with ``added`` parameters in its signature; ``build`` turns their values
+    (popped from the call's keyword arguments) into the keyword arguments ``func`` gets."""
     sig = inspect.signature(func)
-    own = [p for name, p in sig.parameters.items() if name != "args"]
-    added = _input_params() + _filter_params() + _output_params()
+    names = {p.name for p in added}
+    own = [p for name, p in sig.parameters.items() if name not in ("args", "imports")]
     positional = [p for p in added if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
     keyword = [p for p in added if p.kind is inspect.Parameter.KEYWORD_ONLY]
     own_pos = [p for p in own if p.kind is not inspect.Parameter.KEYWORD_ONLY]
     own_kw = [p for p in own if p.kind is inspect.Parameter.KEYWORD_ONLY]
-    params = (
-        own_pos
-        + positional
-        + [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own_kw]
-        + keyword
-    )
+    params = [
+        *own_pos, *positional,
+        *(p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own_kw), *keyword,
+    ]  # fmt: skip
 
     @functools.wraps(func)
     def wrapper(*a: Any, **kwargs: Any) -> Any:
-        values = {dest: kwargs.pop(src) for src, dest in _READ_KEYS.items() if src in kwargs}
-        for key in ("inputs", "speakers", "listeners", "tags", "texts", "regexes", "threads"):
-            values[key] = list(values.get(key) or [])
-        fmt = values.get("format")
-        if fmt is not None and fmt not in FORMAT_CHOICES:
-            from convo.core.errors import UsageError
-
-            raise UsageError(f"unknown --format {fmt!r}", hint="choose " + "|".join(FORMAT_CHOICES))
-        return func(*a, args=ReadArgs(**values), **kwargs)
+        mine = {k: kwargs.pop(k) for k in list(kwargs) if k in names}
+        return func(*a, **build(mine), **kwargs)
 
     wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
     wrapper.__annotations__ = {p.name: p.annotation for p in params}
     return wrapper
+
+
+def import_options(func):
+    """Add the import-option group; call ``func(imports: ImportArgs, ...)``."""
+    return _with_params(func, _import_params(), lambda kw: {"imports": _import_args(kw)})
+
+
+def _read_args(kw: dict[str, Any]) -> dict[str, ReadArgs]:
+    imports = _import_args(kw)
+    values = {dest: kw.pop(src) for src, dest in _READ_KEYS.items() if src in kw}
+    for key in _LISTS:
+        values[key] = list(values.get(key) or [])
+    return {"args": ReadArgs(**values, imports=imports)}
+
+
+def read_options_for(formats: Sequence[str] | None):
+    """``read_options`` with ``-f`` limited to ``formats`` (None: every registered writer)."""
+
+    def decorate(func):
+        added = _input_params() + _import_params() + _filter_params() + _output_params(formats)
+        return _with_params(func, added, _read_args)
+
+    return decorate
+
+
+def read_options(func):
+    """Add inputs, import options, filters, output options and --store;
+    call ``func(args: ReadArgs, ...)``."""
+    return read_options_for(None)(func)

@@ -12,6 +12,7 @@ class ExitCode(IntEnum):
     OK = 0
     REJECTED = 1  # finished, but some input records were rejected
     USAGE = 2  # bad usage or unreadable input
+    INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
 
 
 class ConvoError(Exception):

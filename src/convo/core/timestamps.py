@@ -141,13 +141,35 @@ _UNIT_SECONDS = {
 }  # fmt: skip
 
 
+_PARTIAL_DATE = re.compile(r"(\d{4})(?:-(\d{1,2}))?")
+
+
+def _partial_date(text: str, zone: tzinfo | None) -> str | None:
+    """``2024`` is 2024-01-01T00:00, ``2024-03`` is March 1st (in ``zone``); else None.
+
+    dateutil would fill the missing month and day from today, so ``--since 2024`` would
+    start in December; a year or a month means its first moment.
+    """
+    m = _PARTIAL_DATE.fullmatch(text.strip())
+    if m is None:
+        return None
+    year, month = int(m[1]), int(m[2] or 1)
+    if not 1 <= month <= 12 or year < 1:
+        raise ValueError(f"unreadable date {text!r}")
+    return format_timestamp_utc(datetime(year, month, 1, tzinfo=zone or UTC))
+
+
 def parse_when(text: str, *, now: datetime | None = None, zone: tzinfo | None = None) -> str:
     """A ``--since``/``--until`` value to a record timestamp string.
 
-    Accepts ISO dates and times (naive ones in ``zone``), ``now``, ``today``,
-    ``yesterday`` and relative ages ``30m``, ``3h``, ``7d``, ``2w``, ``6mo``, ``1y``
-    (``m`` is minutes; months are 30 days).
+    Accepts ISO dates and times (naive ones in ``zone``), a year (``2024``) or a month
+    (``2024-03``) meaning its first moment, ``now``, ``today``, ``yesterday`` and
+    relative ages ``30m``, ``3h``, ``7d``, ``2w``, ``6mo``, ``1y`` (``m`` is minutes;
+    months are 30 days).
     """
+    partial = _partial_date(text, zone)
+    if partial is not None:
+        return partial
     now = now or datetime.now(UTC)
     t = text.strip().lower()
     if t == "now":

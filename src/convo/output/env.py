@@ -6,6 +6,7 @@ swap them and so that "terminal or pipe" decisions live in one place.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from dataclasses import dataclass, field
@@ -59,24 +60,24 @@ class Environment:
 
     @property
     def stdout_bytes(self) -> IO[bytes]:
-        return getattr(self.stdout, "buffer", self.stdout)
+        """stdout for JSON bytes (``ingest -o -``): escaped on a terminal like every output."""
+        return self.safe_stdout_bytes("json")
 
     def safe_stdout_bytes(self, kind: str = "json") -> IO[bytes]:
         """stdout for bytes; on a terminal every write is escaped (``kind``: json or text)."""
+        raw = getattr(self.stdout, "buffer", self.stdout)
         if not self.stdout_isatty:
-            return self.stdout_bytes
+            return raw
         from convo.core.text.terminal import TtySafeStream
 
-        return TtySafeStream(self.stdout_bytes, kind)  # type: ignore[return-value]
+        return TtySafeStream(raw, kind)  # type: ignore[return-value]
 
     def console(self, stderr: bool = False):
         """A rich console that never interprets markup, emoji codes or highlights data."""
-        from rich.console import Console
-
         stream = self.stderr if stderr else self.stdout
         is_tty = self.stderr_isatty if stderr else self.stdout_isatty
         no_color = "NO_COLOR" in os.environ or not is_tty
-        return Console(
+        return _console_class()(
             file=stream,
             markup=False,
             emoji=False,
@@ -85,6 +86,20 @@ class Environment:
             force_terminal=is_tty if os.environ.get("CONVO_FORCE_TTY") == "1" else None,
             soft_wrap=False,
         )
+
+
+@functools.cache
+def _console_class():
+    from rich.console import Console
+
+    class QuietPipeConsole(Console):
+        """rich ends the process with exit code 1 when the reader goes away (``| head``);
+        convo's rule is exit 0, so the broken pipe goes back to the command's handler."""
+
+        def on_broken_pipe(self) -> None:
+            raise BrokenPipeError
+
+    return QuietPipeConsole
 
 
 def _isatty(stream: Any) -> bool:

@@ -1,5 +1,9 @@
 """Where read commands get their records: named inputs, stdin, or the store.
 
+Input rule: named inputs; else stdin when it is a pipe or a file and no store is named
+(an explicit ``--store`` or ``$CONVO_STORE`` means the store, so a command in a
+``while read`` loop never swallows the loop's stdin); else the store.
+
 Named inputs may be in any importable format: JSONL records are streamed as raw lines
 (so output can pass them through), anything else is imported on the fly, so
 ``convo query --speaker Alice standup.vtt`` works without an ingest first.
@@ -89,11 +93,19 @@ def parts_of(
     path: str,
     *,
     options: ImportOptions | None = None,
+    format_name: str | None = None,
     on_reject: Callable[[Rejection], None] | None = None,
     raw_only: bool = False,
 ) -> Iterator[Part]:
-    """One input as a raw JSONL source (streamed by the caller) or imported record lines."""
-    if _looks_like_records(path) or (raw_only and path != "-" and not _isdir(path)):
+    """One input as a raw JSONL source (streamed by the caller) or imported record lines.
+
+    ``options`` and ``format_name`` (``--from``) are those of ``convo ingest``, so a file
+    gives the same records (times, ids) whichever command reads it.
+    """
+    forced = format_name not in (None, "jsonl")
+    if not forced and (
+        _looks_like_records(path) or (raw_only and path != "-" and not _isdir(path))
+    ):
         yield RawFile(path)
         return
     from convo.core.io import Source
@@ -106,18 +118,21 @@ def parts_of(
     if source.is_dir:
         from convo.pipeline.ingest import Ingest
 
-        ingest = Ingest(options, on_reject=on_reject)
+        ingest = Ingest(options, format_name=format_name, on_reject=on_reject)
         yield (
             (Line(n, dumps(msg.serialize())[:-1]), source.name)
             for n, msg in enumerate(ingest.messages([path]), 1)
         )
         return
-    try:
-        fmt = registry.detect(source)
-    except InputError:
-        # Unrecognisable: read as JSONL so each bad line is reported with its number.
-        yield source
-        return
+    if format_name is not None:
+        fmt = registry.get(format_name)
+    else:
+        try:
+            fmt = registry.detect(source)
+        except InputError:
+            # Unrecognisable: read as JSONL so each bad line is reported with its number.
+            yield source
+            return
     if fmt.name == "jsonl":
         yield source
     else:
@@ -136,12 +151,13 @@ def record_parts(
     store: str | None,
     stdin_has_data: bool,
     options: ImportOptions | None = None,
+    format_name: str | None = None,
     on_reject: Callable[[Rejection], None] | None = None,
     raw_only: bool = False,
 ) -> Iterator[Part]:
-    """Every input of a read command, per DESIGN.md §2's input rule (see ``parts_of``)."""
+    """Every input of a read command, by the input rule above (see ``parts_of``)."""
     if not inputs:
-        if stdin_has_data:
+        if stdin_has_data and store is None:
             inputs = ["-"]
         else:
             from convo.pipeline.store import Store
@@ -156,7 +172,10 @@ def record_parts(
             inputs = [str(st.path)]
             raw_only = True
     for path in inputs:
-        yield from parts_of(path, options=options, on_reject=on_reject, raw_only=raw_only)
+        yield from parts_of(
+            path, options=options, format_name=format_name, on_reject=on_reject,
+            raw_only=raw_only,
+        )  # fmt: skip
 
 
 def record_lines(
@@ -168,7 +187,7 @@ def record_lines(
     on_reject: Callable[[Rejection], None] | None = None,
     raw_only: bool = False,
 ) -> LineSource:
-    """All record lines for a read command, per DESIGN.md §2's input rule."""
+    """All record lines for a read command, by the input rule above."""
     for part in record_parts(
         inputs, store=store, stdin_has_data=stdin_has_data, options=options,
         on_reject=on_reject, raw_only=raw_only,

@@ -13,6 +13,7 @@ from __future__ import annotations
 from email.utils import parseaddr
 from typing import Any
 
+from convo.core import fields
 from convo.core.knowledge_schema import Action, ConcreteEntity, Facet, KnowledgeResponse
 
 
@@ -26,10 +27,9 @@ def _strings(value: Any) -> list[str] | None:
 
 def email_fields(record: dict[str, Any]) -> tuple[str, list[str], list[str], list[str]]:
     """(sender, To, Cc, Bcc) of a mail record, as TypeAgent's EmailMessageMeta has them."""
-    meta = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
-    sender = meta.get("speaker") if isinstance(meta.get("speaker"), str) else ""
-    listeners = _strings(meta.get("listeners", meta.get("recipients"))) or []
-    extra = record.get("extra") if isinstance(record.get("extra"), dict) else {}
+    sender = fields.speaker(record) or ""
+    listeners = fields.listeners(record)
+    extra = fields.extra(record)
     to = _strings(extra.get("to"))
     if to is None:
         return sender, listeners, [], _strings(extra.get("bcc")) or []

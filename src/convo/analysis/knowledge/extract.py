@@ -6,7 +6,7 @@ message, then ``extract`` each); ``extract_all(records)`` does both passes over 
 iterable: the first pass analyses each message once and writes it with its analysis to
 a spool file (in memory up to ``SPOOL_MEMORY`` bytes, then on disk), the second reads
 the spool back, so a pipe is read once and the text is never held in memory.
-``aggregate(records)`` sums a conversation up the same way: who talks to whom, top
+``summary.aggregate(records)`` sums a conversation up the same way: who talks to whom, top
 entities and topics, per-speaker topics. Per-message results with ``extract`` alone
 differ from ``extract_all`` only in key phrases (single-document statistics), entity
 spellings and unresolved reply targets.
@@ -46,12 +46,11 @@ Content knowledge added on top (decisions where the spec is silent):
 from __future__ import annotations
 
 import tempfile
-from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from email.utils import parseaddr
 from functools import lru_cache
-from typing import Any, ClassVar
+from typing import Any
 
 from convo.analysis.knowledge.email import email_knowledge, person_name
 from convo.analysis.knowledge.keyphrases import PhraseStats, candidates, rank
@@ -59,12 +58,10 @@ from convo.analysis.knowledge.text import body, clean_subject, questions, scan
 from convo.core import fields
 from convo.core.knowledge_schema import Action, ActionParam, ConcreteEntity, KnowledgeResponse
 from convo.core.record import ConversationMessage, ConversationMessageMeta
-from convo.query.scan import words
+from convo.query.filters import words
 
 __all__ = [
-    "Aggregate",
     "Conversation",
-    "aggregate",
     "extract",
     "extract_all",
     "metadata_knowledge",
@@ -118,11 +115,11 @@ def metadata_knowledge(item: dict[str, Any] | ConversationMessage) -> KnowledgeR
     return typeagent_knowledge(record)
 
 
-def _person(record: dict[str, Any], value: str, conv: Conversation | None = None) -> str:
+def person(record: dict[str, Any], value: str, conv: Conversation | None = None) -> str:
     if not is_email(record):
         return value
     if conv is not None:
-        return conv.mail_person(value)
+        return conv.mailperson(value)
     return person_name(value)
 
 
@@ -139,7 +136,7 @@ def message_body(record: dict[str, Any]) -> str:
 
 
 @dataclass(slots=True)
-class _Analysis:
+class Analysis:
     """What content extraction reads from a message body, computed once per message."""
 
     urls: list[str]
@@ -154,23 +151,24 @@ class _Analysis:
                 [list(c) for c in self.candidates]]  # fmt: skip
 
     @classmethod
-    def load(cls, data: list[Any]) -> _Analysis:
-        return cls(*data[:5], [tuple(c) for c in data[5]])
+    def load(cls, data: list[Any]) -> Analysis:
+        urls, emails, mentions, hashtags, asked, found = data
+        return cls(urls, emails, mentions, hashtags, asked, [tuple(c) for c in found])
 
 
-def _analyse(record: dict[str, Any]) -> _Analysis:
+def _analyse(record: dict[str, Any]) -> Analysis:
     text = message_body(record)
     if not text:
-        return _Analysis([], [], [], [], [], [])
+        return Analysis([], [], [], [], [], [])
     marked = scan(text)
     asked = questions(text) if fields.listeners(record) else []
-    return _Analysis(
+    return Analysis(
         marked.urls, marked.emails, marked.mentions, marked.hashtags, asked,
         candidates(marked.plain),
     )  # fmt: skip
 
 
-def _content_entities(a: _Analysis) -> list[tuple[ConcreteEntity, int]]:
+def _content_entities(a: Analysis) -> list[tuple[ConcreteEntity, int]]:
     out = [(ConcreteEntity(name=m, type=["person"]), _MENTION) for m in a.mentions]
     out += [(ConcreteEntity(name=x, type=["email"]), _TEXT) for x in a.emails]
     out += [(ConcreteEntity(name=u, type=["url"]), _TEXT) for u in a.urls]
@@ -179,8 +177,8 @@ def _content_entities(a: _Analysis) -> list[tuple[ConcreteEntity, int]]:
 
 def _meta_names(record: dict[str, Any], conv: Conversation | None = None) -> list[str]:
     speaker = fields.speaker(record)
-    names = [_person(record, speaker, conv)] if speaker else []
-    return names + [_person(record, x, conv) for x in fields.listeners(record)]
+    names = [person(record, speaker, conv)] if speaker else []
+    return names + [person(record, x, conv) for x in fields.listeners(record)]
 
 
 def _named_in(name: str, question: str) -> bool:
@@ -191,7 +189,7 @@ def _named_in(name: str, question: str) -> bool:
 def _ask_actions(
     record: dict[str, Any], speaker: str, asked_questions: list[str], conv: Conversation | None
 ) -> list[Action]:
-    listeners = [_person(record, x, conv) for x in fields.listeners(record)]
+    listeners = [person(record, x, conv) for x in fields.listeners(record)]
     if not listeners:
         return []
     asked: dict[str, list[str]] = {}
@@ -200,16 +198,29 @@ def _ask_actions(
         for t in targets:
             asked.setdefault(t, []).append(q)
     return [
-        Action(
-            verbs=["ask"],
-            verb_tense="past",
-            subject_entity_name=speaker,
-            object_entity_name=target,
-            indirect_object_entity_name="none",
-            params=[ActionParam(name="question", value=q) for q in qs],
-        )
+        _past_action("ask", speaker, target, [ActionParam(name="question", value=q) for q in qs])
         for target, qs in asked.items()
     ]
+
+
+def _past_action(verb: str, subject: str, obj: str, params: list[str | ActionParam]) -> Action:
+    return Action(
+        verbs=[verb],
+        verb_tense="past",
+        subject_entity_name=subject,
+        object_entity_name=obj,
+        indirect_object_entity_name="none",
+        params=params,
+    )
+
+
+def _reply_actions(record: dict[str, Any], who: str, conv: Conversation | None) -> list[Action]:
+    """``who`` replied to the parent's speaker (``none`` when the parent is not here)."""
+    reply_to = record.get("replyTo", record.get("reply_to"))
+    if not isinstance(reply_to, str) or not reply_to:
+        return []
+    parent = (conv.parent_speaker(reply_to) if conv is not None else None) or "none"
+    return [_past_action("reply", who, parent, [ActionParam(name="replyTo", value=reply_to)])]
 
 
 def _merge_entities(entities: list[ConcreteEntity], canon) -> list[ConcreteEntity]:
@@ -252,7 +263,7 @@ class Conversation:
         self._parents: dict[str, tuple[dict[str, Any], str]] = {}
         self._aliases: dict[str, str] = {}
 
-    def mail_person(self, value: str) -> str:
+    def mailperson(self, value: str) -> str:
         """A mail person's name: the display name, else one seen with this address, else it."""
         display, address = parseaddr(value)
         if display:
@@ -261,7 +272,7 @@ class Conversation:
 
     def parent_speaker(self, reply_to: str) -> str | None:
         found = self._parents.get(reply_to)
-        return _person(found[0], found[1], self) if found else None
+        return person(found[0], found[1], self) if found else None
 
     def _learn_aliases(self, record: dict[str, Any]) -> None:
         speaker = fields.speaker(record)
@@ -292,9 +303,10 @@ class Conversation:
 
     def observe(self, item: dict[str, Any] | ConversationMessage) -> None:
         """First pass: learn this message's words, names and reply target."""
-        self._observe(as_record(item))
+        self.observe_record(as_record(item))
 
-    def _observe(self, record: dict[str, Any]) -> _Analysis:
+    def observe_record(self, record: dict[str, Any]) -> Analysis:
+        """``observe`` for a record dict; returns its analysis (for the second pass)."""
         self._note_parent(record)
         reply_to = record.get("replyTo", record.get("reply_to"))
         if isinstance(reply_to, str) and reply_to:
@@ -313,11 +325,12 @@ class Conversation:
         self, item: dict[str, Any] | ConversationMessage, *, metadata_only: bool = False
     ) -> KnowledgeResponse:
         """Second pass: one message's knowledge."""
-        return self._extract(as_record(item), None, metadata_only)
+        return self.extract_analysed(as_record(item), None, metadata_only)
 
-    def _extract(
-        self, record: dict[str, Any], analysis: _Analysis | None, metadata_only: bool = False
+    def extract_analysed(
+        self, record: dict[str, Any], analysis: Analysis | None, metadata_only: bool = False
     ) -> KnowledgeResponse:
+        """Second pass for a record ``replay`` gave with its analysis."""
         self._note_parent(record)
         return _extract(record, self, metadata_only, analysis)
 
@@ -326,7 +339,7 @@ def _extract(
     record: dict[str, Any],
     conv: Conversation | None,
     metadata_only: bool,
-    analysis: _Analysis | None = None,
+    analysis: Analysis | None = None,
 ) -> KnowledgeResponse:
     if metadata_only:
         return typeagent_knowledge(record)
@@ -344,25 +357,13 @@ def _extract(
     actions = list(meta.actions)
     speaker = fields.speaker(record)
     if speaker:
-        who = _person(record, speaker, conv)
+        who = person(record, speaker, conv)
         actions += _ask_actions(record, who, a.questions, conv)
-        reply_to = record.get("replyTo", record.get("reply_to"))
-        if isinstance(reply_to, str) and reply_to:
-            parent = (conv.parent_speaker(reply_to) if conv is not None else None) or "none"
-            actions.append(
-                Action(
-                    verbs=["reply"],
-                    verb_tense="past",
-                    subject_entity_name=who,
-                    object_entity_name=parent,
-                    indirect_object_entity_name="none",
-                    params=[ActionParam(name="replyTo", value=reply_to)],
-                )
-            )
-    for a in (*actions, *meta.inverse_actions):
-        a.subject_entity_name = canon(a.subject_entity_name)
-        a.object_entity_name = canon(a.object_entity_name)
-        a.indirect_object_entity_name = canon(a.indirect_object_entity_name)
+        actions += _reply_actions(record, who, conv)
+    for act in (*actions, *meta.inverse_actions):
+        act.subject_entity_name = canon(act.subject_entity_name)
+        act.object_entity_name = canon(act.object_entity_name)
+        act.indirect_object_entity_name = canon(act.indirect_object_entity_name)
     return KnowledgeResponse(
         entities=_merge_entities(entities, canon),
         actions=actions,
@@ -378,26 +379,26 @@ def extract(
     return _extract(as_record(item), None, metadata_only)
 
 
-def _replay(
+def replay(
     records: Iterable[dict[str, Any]], conv: Conversation
-) -> Iterator[tuple[dict[str, Any], _Analysis]]:
+) -> Iterator[tuple[dict[str, Any], Analysis]]:
     """Observe every record, then yield each with its analysis again (via a spool file
     unless the records are already a list), so nothing is computed twice."""
     if isinstance(records, list | tuple):
-        analyses = [conv._observe(as_record(r)) for r in records]
+        analyses = [conv.observe_record(as_record(r)) for r in records]
         yield from zip((as_record(r) for r in records), analyses, strict=True)
         return
     import orjson
 
     with tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY) as spool:
         for r in records:
-            analysis = conv._observe(r)
+            analysis = conv.observe_record(r)
             spool.write(orjson.dumps([r, analysis.dump()]))
             spool.write(b"\n")
         spool.seek(0)
         for line in spool:
             r, data = orjson.loads(line)
-            yield r, _Analysis.load(data)
+            yield r, Analysis.load(data)
 
 
 def extract_all(
@@ -411,137 +412,5 @@ def extract_all(
         return
     conv = Conversation()
     records = items if isinstance(items, list | tuple) else (as_record(x) for x in items)
-    for record, analysis in _replay(records, conv):
-        yield record, conv._extract(record, analysis)
-
-
-def _ranked(counter: Counter[str], spelling: dict[str, str], top: int | None) -> list:
-    items = sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))
-    return [(spelling[k], n) for k, n in (items[:top] if top is not None else items)]
-
-
-@dataclass
-class Aggregate:
-    """A conversation summed up. Keys are case-folded; shown with the first spelling seen.
-
-    ``pairs`` counts messages from a speaker to a listener, and to the speaker of the
-    message replied to (a forum reply or a threaded chat message talks to its parent).
-    Entities count the messages naming them, except TypeAgent's ``email`` message entity.
-    """
-
-    messages: int = 0
-    speakers: Counter[str] = field(default_factory=Counter)
-    pairs: Counter[tuple[str, str]] = field(default_factory=Counter)
-    entities: Counter[str] = field(default_factory=Counter)
-    entity_types: dict[str, list[str]] = field(default_factory=dict)
-    topics: Counter[str] = field(default_factory=Counter)
-    speaker_topics: dict[str, Counter[str]] = field(default_factory=dict)
-    spelling: dict[str, str] = field(default_factory=dict)
-
-    MAX_KEYS: ClassVar[int] = 50_000
-
-    def _prune(self) -> None:
-        """Drop keys seen once from tables grown past ``MAX_KEYS`` (lossy, like uniq -c of a sample)."""
-        tables: list[Counter[Any]] = [self.entities, self.topics, self.pairs]
-        for table in tables:
-            if len(table) > self.MAX_KEYS:
-                for key in [k for k, n in table.items() if n <= 1]:
-                    del table[key]
-        for per in self.speaker_topics.values():
-            if len(per) > self.MAX_KEYS // 10:
-                for key in [k for k, n in per.items() if n <= 1]:
-                    del per[key]
-        if len(self.spelling) > 2 * self.MAX_KEYS:
-            live = set(self.entities) | set(self.topics) | set(self.speakers)
-            live.update(k for pair in self.pairs for k in pair)
-            live.update(k for per in self.speaker_topics.values() for k in per)
-            self.spelling = {k: v for k, v in self.spelling.items() if k in live}
-            self.entity_types = {k: v for k, v in self.entity_types.items() if k in self.entities}
-
-    def _key(self, name: str) -> str:
-        key = name.casefold()
-        self.spelling.setdefault(key, name)
-        return key
-
-    def add(
-        self,
-        record: dict[str, Any],
-        knowledge: KnowledgeResponse,
-        conv: Conversation | None = None,
-    ) -> None:
-        """Count one message: its speaker and listeners, entities, topics."""
-
-        def person(value: str) -> str:
-            name = _person(record, value, conv)
-            return self._key(conv.canonical(name) if conv is not None else name)
-
-        self.messages += 1
-        speaker = fields.speaker(record)
-        who = person(speaker) if speaker else None
-        if who is not None:
-            self.speakers[who] += 1
-            heard = {person(listener) for listener in fields.listeners(record)}
-            for a in knowledge.actions:  # a reply talks to the parent's speaker
-                if a.verbs == ["reply"] and a.object_entity_name not in ("none", speaker):
-                    heard.add(self._key(a.object_entity_name))
-            heard.discard(who)  # replying to oneself is not talking to someone
-            for listener in sorted(heard):
-                self.pairs[(who, listener)] += 1
-        for e in knowledge.entities:
-            if "message" in e.type:  # TypeAgent's "email" entity on every mail
-                continue
-            key = self._key(e.name)
-            self.entities[key] += 1
-            types = self.entity_types.setdefault(key, [])
-            types.extend(t for t in e.type if t not in types)
-        for t in knowledge.topics:
-            key = self._key(t)
-            self.topics[key] += 1
-            if who is not None:
-                self.speaker_topics.setdefault(who, Counter())[key] += 1
-        if self.messages % 10_000 == 0:
-            self._prune()
-
-    def to_dict(self, top: int | None = 20) -> dict[str, Any]:
-        """Plain data for ``--format json``: ranked lists, most frequent first."""
-        sp = self.spelling
-        pairs = sorted(self.pairs.items(), key=lambda kv: (-kv[1], kv[0]))
-        pairs = pairs[:top] if top is not None else pairs
-        return {
-            "messages": self.messages,
-            "speakers": [{"name": n, "messages": c} for n, c in _ranked(self.speakers, sp, top)],
-            "pairs": [{"speaker": sp[a], "listener": sp[b], "messages": c} for (a, b), c in pairs],
-            "entities": [
-                {"name": n, "type": self.entity_types[n.casefold()], "messages": c}
-                for n, c in _ranked(self.entities, sp, top)
-            ],
-            "topics": [{"topic": n, "messages": c} for n, c in _ranked(self.topics, sp, top)],
-            "speaker_topics": [
-                {
-                    "speaker": sp[s],
-                    "topics": [
-                        {"topic": n, "messages": c}
-                        for n, c in _ranked(self.speaker_topics.get(s, Counter()), sp, 5)
-                    ],
-                }
-                for s, _ in sorted(self.speakers.items(), key=lambda kv: (-kv[1], kv[0]))[
-                    : top if top is not None else None
-                ]
-            ],
-        }
-
-
-def aggregate(
-    items: Iterable[dict[str, Any] | ConversationMessage], *, metadata_only: bool = False
-) -> Aggregate:
-    """Who talks to whom, top entities and topics, per-speaker topics, for a conversation."""
-    agg = Aggregate()
-    if metadata_only:
-        for record, k in extract_all(items, metadata_only=True):
-            agg.add(record, k)
-        return agg
-    conv = Conversation()
-    records = items if isinstance(items, list | tuple) else (as_record(x) for x in items)
-    for record, analysis in _replay(records, conv):
-        agg.add(record, conv._extract(record, analysis), conv)
-    return agg
+    for record, analysis in replay(records, conv):
+        yield record, conv.extract_analysed(record, analysis)

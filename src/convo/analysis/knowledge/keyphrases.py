@@ -142,19 +142,10 @@ def keyphrases(
     return rank(candidates(text), stats, exclude)
 
 
-def rank(
-    cands: list[tuple[str, ...]], stats: PhraseStats | None = None, exclude: Iterable[str] = ()
-) -> list[str]:
-    """The best of one message's candidates (``candidates(text)``), as phrases."""
-    if not cands:
-        return []
-    local = stats is None or stats.docs == 0
-    if local:
-        stats = PhraseStats()
-        stats.observe_candidates(cands)
-    assert stats is not None
-    if not local:
-        cands = [_trim(c, stats) for c in cands]
+def _scores(
+    cands: list[tuple[str, ...]], stats: PhraseStats, local: bool, exclude: Iterable[str]
+) -> dict[tuple[str, ...], tuple[float, int]]:
+    """(score, first position) of each distinct candidate worth ranking."""
     in_message: Counter[tuple[str, ...]] = Counter(cands)
     skip = {" ".join(x.casefold().split()) for x in exclude}
     scored: dict[tuple[str, ...], tuple[float, int]] = {}
@@ -168,6 +159,23 @@ def rank(
                 continue
         score = sum(stats.word_score(w) for w in cand)
         scored[cand] = (score, pos)
+    return scored
+
+
+def rank(
+    cands: list[tuple[str, ...]], stats: PhraseStats | None = None, exclude: Iterable[str] = ()
+) -> list[str]:
+    """The best of one message's candidates (``candidates(text)``), as phrases."""
+    if not cands:
+        return []
+    local = stats is None or stats.docs == 0
+    if local:
+        stats = PhraseStats()
+        stats.observe_candidates(cands)
+    assert stats is not None
+    if not local:
+        cands = [_trim(c, stats) for c in cands]
+    scored = _scores(cands, stats, local, exclude)
     ranked = sorted(scored.items(), key=lambda kv: (-kv[1][0], kv[1][1]))
     n_words = sum(len(c) for c in cands)
     top = 5 if n_words > 150 else 3

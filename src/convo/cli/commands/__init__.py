@@ -1,1 +1,1 @@
-"""cli/commands."""
+"""One module per command (or small group); each exposes ``register(app)``."""

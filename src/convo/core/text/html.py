@@ -40,41 +40,49 @@ class _Converter(HTMLParser):
             return
         if self.skip:
             return
-        a = dict(attrs)
         if tag in _VOID_BREAK:
             self._newline()
         elif tag in ("ul", "ol"):
             self.lists.append([tag == "ol", 0])
             self._newline()
         elif tag == "li":
-            self._newline()
-            depth = max(len(self.lists) - 1, 0)
-            if self.lists and self.lists[-1][0]:
-                self.lists[-1][1] += 1
-                self.out.append("  " * depth + f"{self.lists[-1][1]}. ")
-            else:
-                self.out.append("  " * depth + "- ")
+            self._list_item()
         elif tag == "blockquote":
             self._newline(2)
             self.out.append("> ")
         elif tag in _BLOCK:
-            self._newline(2 if tag in ("p", "div", "pre", "table", "h1", "h2", "h3") else 1)
-            if tag == "pre":
-                self.pre += 1
-            if tag == "hr":
-                self.out.append("---")
-                self._newline()
+            self._block_start(tag)
         elif tag in ("td", "th"):
             self.out.append(" | ")
         elif tag == "a":
-            self.links.append((a.get("href"), len(self.out)))
+            self.links.append((dict(attrs).get("href"), len(self.out)))
         elif tag == "img":
-            alt = (a.get("alt") or "").strip()
-            src = a.get("src") or ""
-            if alt:
-                self.out.append(f"[{alt}]")
-            elif src and not src.startswith("data:"):
-                self.out.append(f"[image {src}]")
+            self._image(dict(attrs))
+
+    def _list_item(self) -> None:
+        self._newline()
+        depth = max(len(self.lists) - 1, 0)
+        if self.lists and self.lists[-1][0]:
+            self.lists[-1][1] += 1
+            self.out.append("  " * depth + f"{self.lists[-1][1]}. ")
+        else:
+            self.out.append("  " * depth + "- ")
+
+    def _block_start(self, tag: str) -> None:
+        self._newline(2 if tag in ("p", "div", "pre", "table", "h1", "h2", "h3") else 1)
+        if tag == "pre":
+            self.pre += 1
+        if tag == "hr":
+            self.out.append("---")
+            self._newline()
+
+    def _image(self, a: dict[str, str | None]) -> None:
+        alt = (a.get("alt") or "").strip()
+        src = a.get("src") or ""
+        if alt:
+            self.out.append(f"[{alt}]")
+        elif src and not src.startswith("data:"):
+            self.out.append(f"[image {src}]")
 
     def handle_endtag(self, tag: str) -> None:
         if tag in _SKIP:

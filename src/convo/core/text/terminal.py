@@ -1,9 +1,10 @@
 """Untrusted text made safe for a terminal.
 
 Message bodies, names and subjects come from exporters nobody here controls. Before any
-of it reaches a terminal (tables, views, errors), control characters, escape sequences
-and bidirectional overrides are shown escaped (``\\x1b``, ``\\u202e``), so text can
-neither move the cursor, retitle the window, hide content nor reorder what is shown.
+of it reaches a terminal (tables, views, errors), control characters, escape sequences,
+bidirectional overrides and invisible format characters are shown escaped (``\\x1b``,
+``\\u202e``, ``\\u200b``), so text can neither move the cursor, retitle the window, hide
+content nor reorder what is shown.
 Rich markup is never parsed from data: views build ``rich.text.Text`` objects and the
 console runs with ``markup=False``.
 """
@@ -16,13 +17,16 @@ _UNSAFE = [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)]
 # Bidi embeddings/overrides/isolates and other invisible format characters that can
 # make displayed text differ from the data ("Trojan Source").
 _BIDI = [0x061C, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+# Zero-width and invisible format characters: they hide or join text without showing
+# (soft hyphen, zero-width space/joiners, word joiner, invisible operators, BOM).
+_INVISIBLE = [0x00AD, 0x200B, 0x200C, 0x200D, *range(0x2060, 0x2065), 0xFEFF]
 
 
 def _escape(cp: int) -> str:
     return f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}"
 
 
-_TABLE = {cp: _escape(cp) for cp in _UNSAFE + _BIDI}
+_TABLE = {cp: _escape(cp) for cp in _UNSAFE + _BIDI + _INVISIBLE}
 _TABLE_KEEP_NL = {k: v for k, v in _TABLE.items() if k not in (0x0A, 0x09)}
 
 

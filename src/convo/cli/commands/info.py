@@ -1,0 +1,52 @@
+"""``convo formats`` and ``convo schema``: what convo reads and what it writes."""
+
+from __future__ import annotations
+
+import typer
+
+from convo.cli.options import Choices, choice_option
+from convo.cli.runtime import command, environment
+
+FORMATS_OUTPUT = ("table", "json", "jsonl")
+
+
+def formats(
+    format: str = choice_option(
+        "table", "--format", "-f", choices=Choices(FORMATS_OUTPUT, "--format"),
+        help="table, one JSON array, or one format a line.",
+    ),
+) -> int:  # fmt: skip
+    """List the input formats convo can import, with the files they match."""
+    import orjson
+
+    from convo.importers.registry import registry
+    from convo.output.views.formats import format_rows, render
+
+    env = environment()
+    fmts = sorted(registry.formats(), key=lambda f: (f.family, f.name))
+    if format == "table":
+        render(fmts, env.console())
+        return 0
+    data = format_rows(fmts)
+    out = env.safe_stdout_bytes()
+    if format == "jsonl":
+        out.write(b"".join(orjson.dumps(d) + b"\n" for d in data))
+    else:
+        out.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+    return 0
+
+
+def schema() -> int:
+    """Print the JSON Schema of the record (generated from the pydantic model)."""
+    import orjson
+
+    from convo.core.record import json_schema
+
+    env = environment()
+    env.safe_stdout_bytes().write(orjson.dumps(json_schema(), option=orjson.OPT_INDENT_2) + b"\n")
+    return 0
+
+
+def register(app: typer.Typer) -> None:
+    app.command("formats")(command(formats))
+    app.command("schema")(command(schema))

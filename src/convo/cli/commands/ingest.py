@@ -1,0 +1,59 @@
+"""``convo ingest``: import conversations to stdout, a file, or the store."""
+
+from __future__ import annotations
+
+import typer
+
+from convo.cli.options import ImportArgs, import_options
+from convo.cli.runtime import Reporter, command, environment, err, outcome, state
+
+
+def ingest(
+    imports: ImportArgs,
+    inputs: list[str] | None = typer.Argument(
+        None, metavar="FILE", help="Files or folders to import (- for stdin). Default: stdin.",
+        show_default=False,
+    ),
+    output: str | None = typer.Option(None, "--output", "-o", metavar="FILE", help="Write JSONL to FILE (atomically); - for stdout."),
+    save: bool = typer.Option(False, "--save", help="Append to the store, skipping ids already there."),
+    store: str | None = typer.Option(None, "--store", metavar="PATH", help="The store file."),
+    tag: list[str] | None = typer.Option(None, "--tag", "-t", metavar="TAG", help="Add this tag to every message; repeatable."),
+    strict: bool = typer.Option(False, "--strict", help="Stop at the first rejected record and write nothing."),
+    lenient: bool = typer.Option(False, "--lenient", help="Wrap objects that are not messages as text instead of rejecting them."),
+    rejects: str | None = typer.Option(None, "--rejects", metavar="FILE", help="Write every rejected record with its reason to FILE (JSONL)."),
+    quiet: bool = typer.Option(False, "--quiet", help="No summary or warnings on stderr."),
+) -> int:  # fmt: skip
+    """Import conversations into JSONL: to stdout when piped, else into the store."""
+    from convo.core.errors import UsageError
+    from convo.output.progress import progress
+    from convo.pipeline.run import run_ingest
+
+    env = environment()
+    if output and save:
+        raise UsageError("-o and --save both given", hint="choose one destination")
+    options = imports.options(tags=list(tag or []), strict=strict, lenient=lenient)
+    paths = list(inputs or [])
+    if not paths:
+        if not env.stdin_has_data:
+            raise UsageError("nothing to ingest", hint="name files or folders, or pipe data in")
+        paths = ["-"]
+    if not output and not save:
+        save = env.stdout_isatty
+        output = None if save else "-"
+    reporter = Reporter(quiet=quiet, rejects_path=rejects)
+    try:
+        with progress(env, "importing", enabled=not quiet) as track:
+            summary = run_ingest(
+                paths, options, format_name=imports.format_name, output=output, save=save,
+                store=store or state["store"], env=env,
+                on_reject=reporter.reject, on_warning=reporter.warning, track=track,
+            )  # fmt: skip
+    finally:
+        reporter.close()
+    if not quiet:
+        err(summary.text())
+    return outcome(summary.stats.rejected)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ingest")(command(import_options(ingest)))

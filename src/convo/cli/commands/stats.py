@@ -1,0 +1,39 @@
+"""``convo stats``: counts per speaker, tag and format, and a timeline."""
+
+from __future__ import annotations
+
+import typer
+
+from convo.cli.options import ReadArgs, read_options_for
+from convo.cli.runtime import Reporter, command, environment, flush_stdout, outcome, state
+
+STATS_FORMATS = ("table", "text", "json", "jsonl")
+
+
+def stats(args: ReadArgs) -> int:
+    """Messages, words, first and last time per speaker, tag and format, and a timeline."""
+    import orjson
+
+    from convo.analysis.stats import compute
+    from convo.output.views.stats import render
+
+    env = environment()
+    fmt = args.format or ("table" if env.stdout_isatty else "json")
+    reporter = Reporter()
+    try:
+        result = compute(
+            m.record for m in args.matches(env, reporter, default_store=state["store"])
+        )
+        if fmt in ("json", "jsonl"):
+            option = orjson.OPT_INDENT_2 if fmt == "json" else 0
+            env.safe_stdout_bytes().write(orjson.dumps(result.to_json(), option=option) + b"\n")
+        else:
+            render(result, env.console(), args.write_options())
+        flush_stdout(env)
+    finally:
+        reporter.close()
+    return outcome(reporter.rejected)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("stats")(command(read_options_for(STATS_FORMATS)(stats)))

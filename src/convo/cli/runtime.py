@@ -1,0 +1,160 @@
+"""How every command runs: the shared state, errors → exit codes, and the reporter.
+
+Kept apart from ``app.py`` so that command modules and the app can both import it
+without an import cycle (the app imports the commands to register them).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from convo.core.errors import ExitCode
+
+state: dict[str, Any] = {"debug": False, "store": None}
+
+
+def environment():
+    from convo.output.env import Environment
+
+    return Environment()
+
+
+def err(message: str) -> None:
+    """One line on stderr, ``convo: ...``, escaped for the terminal."""
+    from convo.core.text.terminal import printable
+
+    sys.stderr.write(f"convo: {printable(message, newlines=False)}\n")
+    sys.stderr.flush()
+
+
+def debug_traceback() -> None:
+    """The current exception's traceback on stderr, escaped (file names may be hostile)."""
+    import traceback
+
+    from convo.core.text.terminal import printable
+
+    sys.stderr.write(printable("".join(traceback.format_exc())))
+    sys.stderr.flush()
+
+
+def outcome(rejected: int) -> int:
+    """The exit code of a command that finished: ExitCode.REJECTED if anything was rejected."""
+    return int(ExitCode.REJECTED if rejected else ExitCode.OK)
+
+
+def quiet_broken_pipe() -> None:
+    # The reader went away (`| head`): point stdout at /dev/null so the interpreter's
+    # final flush does not complain, and end quietly.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def flush_stdout(env) -> None:
+    env.stdout.flush()
+    buf = getattr(env.stdout, "buffer", None)
+    if buf is not None:
+        buf.flush()
+
+
+def _fail(e: BaseException) -> int:
+    """The exit code for an exception a command raised; the error shown as one line."""
+    from convo.core.errors import ConvoError
+
+    if state["debug"]:
+        debug_traceback()
+    if isinstance(e, ConvoError):
+        err(f"error: {e}")
+        return int(e.exit_code)
+    if isinstance(e, BrokenPipeError):
+        quiet_broken_pipe()
+        return int(ExitCode.OK)
+    if isinstance(e, KeyboardInterrupt):
+        err("interrupted")
+        return int(ExitCode.INTERRUPTED)
+    err(f"error: internal error ({type(e).__name__}: {e}); re-run with --debug and report it")
+    return int(ExitCode.USAGE)
+
+
+def command(func):
+    """Run a command with convo's error rules: one line, exit codes, quiet broken pipes."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            code = func(*args, **kwargs)
+        except (typer.Exit, typer.Abort):
+            raise
+        except (Exception, KeyboardInterrupt) as e:
+            raise typer.Exit(_fail(e)) from None
+        if code:
+            raise typer.Exit(int(code))
+        return None
+
+    return wrapper
+
+
+class Reporter:
+    """Warnings and rejects on stderr: the first few in full, then a count."""
+
+    SHOW = 20
+
+    def __init__(self, quiet: bool = False, rejects_path: str | None = None, show: int = SHOW):
+        self.quiet = quiet
+        self.show = show
+        self.shown = 0
+        self.hidden = 0
+        self.rejected = 0
+        self._rejects = None
+        self.rejects_path = rejects_path
+        if rejects_path:
+            from convo.core.errors import InputError
+
+            try:
+                Path(rejects_path).parent.mkdir(parents=True, exist_ok=True)
+                self._rejects = open(rejects_path, "wb")  # noqa: SIM115 - closed in close()
+            except OSError as e:
+                raise InputError(
+                    f"cannot write --rejects ({e.strerror})", where=rejects_path
+                ) from None
+
+    def line(self, kind: str, text: str) -> None:
+        if self.quiet:
+            return
+        if self.shown < self.show:
+            self.shown += 1
+            err(f"{kind}: {text}")
+        else:
+            self.hidden += 1
+
+    def reject(self, rejection) -> None:
+        self.rejected += 1
+        hint = f"; {rejection.hint}" if rejection.hint else ""
+        self.line("warning", f"{rejection.where}: rejected: {rejection.reason}{hint}")
+        if self._rejects is not None:
+            from convo.core.jsonl import dumps
+
+            self._rejects.write(dumps(rejection.to_record()))
+
+    def bad_line(self, error, line) -> None:
+        from convo.importers.context import Rejection
+
+        self.reject(Rejection(error.where or "", error.what, error.hint, line.raw))
+
+    def warning(self, text: str) -> None:
+        self.line("warning", text)
+
+    def close(self) -> None:
+        if self.hidden and not self.quiet:
+            more = "" if self.rejects_path else " (use --rejects FILE to keep the rejected records)"
+            err(f"warning: {self.hidden} more warnings not shown{more}")
+        if self._rejects is not None:
+            self._rejects.close()

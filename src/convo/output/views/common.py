@@ -1,0 +1,63 @@
+"""What every view shares: times for people, one colour per person, ``speaker → listeners``."""
+
+from __future__ import annotations
+
+import zlib
+from datetime import UTC, datetime, tzinfo
+from typing import Any
+
+from convo.core import fields
+from convo.core.text.terminal import printable
+from convo.query.filters import split_name
+
+PALETTE = (
+    "cyan", "magenta", "green", "yellow", "blue", "bright_red",
+    "bright_cyan", "bright_magenta", "bright_green", "bright_blue", "orange3", "purple",
+)  # fmt: skip
+GENERIC_FAMILY = "chat"
+
+
+def speaker_style(name: str | None) -> str:
+    """One stable colour per person: ``Alice <a@x.org>`` and ``alice`` share one."""
+    if not name:
+        return "dim"
+    display, address = split_name(name)
+    key = (display or address or name).casefold()
+    return PALETTE[zlib.crc32(key.encode()) % len(PALETTE)]
+
+
+def display_time(ts: str, *, utc: bool = False, zone: tzinfo | None = None) -> str:
+    """A record timestamp for people: in ``zone`` (default local time, UTC with ``utc``).
+
+    A transcript without a start date is stored as epoch + offset, so anything on the
+    first day of 1970 is shown as ``+HH:MM:SS``.
+    """
+    if ts.startswith("1970-01-01T"):
+        return "+" + printable(ts[11:19], newlines=False) if ts != "1970-01-01T00:00:00Z" else "—"
+    if utc and zone is None:
+        return printable(ts[:10] + " " + ts[11:19] + "Z", newlines=False)
+    try:
+        dt = datetime.fromisoformat(ts[:19]).replace(tzinfo=UTC)
+        return dt.astimezone(zone).strftime("%Y-%m-%d %H:%M:%S")
+    except (ValueError, OverflowError):  # year 1 or 9999 shifted out of range, or garbage
+        return printable(ts, newlines=False)
+
+
+def who(record: dict[str, Any]) -> str:
+    """``speaker → first listeners +N``."""
+    speaker = fields.speaker(record) or "?"
+    listeners = fields.listeners(record)
+    if listeners:
+        shown = ", ".join(listeners[:3]) + (f" +{len(listeners) - 3}" if len(listeners) > 3 else "")
+        return f"{speaker} → {shown}"
+    return speaker
+
+
+def families() -> dict[str, str]:
+    """Format name -> family for every registered format (built-in or third-party).
+
+    A record whose ``format`` is not here gets ``GENERIC_FAMILY``'s view.
+    """
+    from convo.importers.registry import registry
+
+    return {f.name: f.family for f in registry.formats()}

@@ -1,0 +1,212 @@
+"""``show``: a readable conversation; replies are indented under their parents.
+
+The layout follows the family of the record's format (``views.common.families``):
+``transcript`` records are cues with offsets; ``email`` gets a header block (From, To,
+Cc, Subject, Date) and its body; everything else (chat, forum, records, formats not
+registered) is turns, with the role for agent formats. One colour per person. The reply
+tree needs every selected message, so ``show`` keeps them until the end (use filters or
+``--limit`` on huge stores). Piped, it is the same conversation in plain text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from convo.core import fields
+from convo.core.text.terminal import one_line, printable
+from convo.output.views.common import GENERIC_FAMILY, display_time, families, speaker_style
+from convo.output.writers import WriteOptions
+from convo.output.writers.base import RecordWriter
+from convo.query.scan import Match
+
+MAX_DEPTH = 8
+TAB = 4
+
+
+def offset_text(seconds: float) -> str:
+    """``+HH:MM:SS`` for a transcript offset in seconds."""
+    total = max(0, int(seconds))
+    return f"+{total // 3600:02d}:{total % 3600 // 60:02d}:{total % 60:02d}"
+
+
+def transcript_time(record: dict[str, Any], *, utc: bool = False) -> str:
+    """A cue's offset (``extra.start``), else its time (epoch-based times are offsets)."""
+    start = fields.extra(record).get("start")
+    if isinstance(start, int | float) and not isinstance(start, bool):
+        try:
+            return offset_text(start)
+        except (OverflowError, ValueError):  # inf or nan
+            pass
+    return display_time(fields.timestamp(record), utc=utc)
+
+
+def _tree_index(records: list[dict[str, Any]]) -> tuple[dict[int, list[int]], list[int]]:
+    index: dict[str, int] = {}
+    for i, r in enumerate(records):
+        rid = fields.record_id(r)
+        if rid is not None and rid not in index:
+            index[rid] = i
+    children: dict[int, list[int]] = {}
+    roots: list[int] = []
+    for i, r in enumerate(records):
+        parent = fields.string(r, "replyTo")
+        p = index.get(parent) if parent is not None else None
+        if p is None or p == i:
+            roots.append(i)
+        else:
+            children.setdefault(p, []).append(i)
+    return children, roots
+
+
+def reply_tree(records: list[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
+    """``(depth, record)`` in reading order: each reply under its parent.
+
+    The tree comes from ``id``/``replyTo`` within ``records``; children are ordered by
+    time, roots (no parent among ``records``) keep their input order. Cycles and
+    repeated ids cannot loop: each record is placed once.
+    """
+    children, roots = _tree_index(records)
+    out: list[tuple[int, dict[str, Any]]] = []
+    placed = [False] * len(records)
+    stack = [(0, i) for i in reversed(roots)]
+    while stack or not all(placed):
+        if not stack:  # only cycles are left: start at their first member
+            stack.append((0, placed.index(False)))
+        depth, i = stack.pop()
+        if placed[i]:
+            continue
+        placed[i] = True
+        out.append((depth, records[i]))
+        kids = sorted(children.get(i, ()), key=lambda k: fields.timestamp(records[k]))
+        stack.extend((depth + 1, k) for k in reversed(kids))
+    return out
+
+
+def body(record: dict[str, Any]):
+    """The message text, terminal-safe, tabs expanded so they cannot break the layout."""
+    from rich.text import Text
+
+    return Text(printable(fields.text(record)).expandtabs(TAB))
+
+
+class ConversationView(RecordWriter):
+    def __init__(self, console, options: WriteOptions):
+        self.console = console
+        self.options = options
+        self.records: list[dict[str, Any]] = []
+
+    def write(self, m: Match) -> None:
+        self.count += 1
+        self.records.append(m.record)
+
+    def close(self) -> None:
+        from rich.padding import Padding
+
+        family = families()
+        for depth, r in reply_tree(self.records):
+            indent = 2 * min(depth, MAX_DEPTH)
+            kind = family.get(fields.string(r, "format") or "", GENERIC_FAMILY)
+            for part, extra_indent, bottom in self._parts(kind, r):
+                self.console.print(
+                    Padding(part, (0, 0, bottom, indent + extra_indent), expand=False)
+                )
+        self.records = []
+
+    def _when(self, r: dict[str, Any]) -> str:
+        return display_time(fields.timestamp(r), utc=self.options.utc, zone=self.options.zone)
+
+    def _parts(self, family: str, r: dict[str, Any]):
+        if family == "transcript":
+            return [(self._cue(r), 0, 0)]
+        if family == "email":
+            return [(self._email_head(r), 0, 0), (body(r), 2, 1)]
+        return [(self._turn_head(r), 0, 0), (body(r), 2, 1)]
+
+    def _cue(self, r: dict[str, Any]):
+        """``+HH:MM:SS  Speaker: text``, long text wrapped under the text (hanging indent)."""
+        from rich.table import Table
+        from rich.text import Text
+
+        speaker = fields.speaker(r)
+        t = Text()
+        if speaker:
+            t.append(one_line(speaker), style="bold " + speaker_style(speaker))
+            t.append(": ")
+        t.append(one_line(" ".join(fields.chunks(r))))
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(no_wrap=True)
+        grid.add_column()
+        grid.add_row(Text(transcript_time(r, utc=self.options.utc), style="dim"), t)
+        return grid
+
+    def _email_head(self, r: dict[str, Any]):
+        from rich.text import Text
+
+        extra = fields.extra(r)
+        speaker = fields.speaker(r)
+        to = _str_list(extra.get("to")) or fields.listeners(r)
+        cc = _str_list(extra.get("cc"))
+        if cc and not _str_list(extra.get("to")):
+            to = [x for x in to if x not in cc]
+        attachments = _attachment_names(extra.get("attachments"))
+        rows = [
+            ("From", speaker or "?", "bold " + speaker_style(speaker)),
+            ("To", ", ".join(to), ""),
+            ("Cc", ", ".join(cc), ""),
+            ("Subject", fields.string(r, "subject") or "", "bold"),
+            ("Date", self._when(r), ""),
+            ("Files", ", ".join(attachments), ""),
+        ]
+        t = Text()
+        for label, value, style in rows:
+            if not value:
+                continue
+            t.append(f"{label + ':':<9}", style="dim")
+            t.append(one_line(value), style=style)
+            t.append("\n")
+        t.rstrip()
+        return t
+
+    def _turn_head(self, r: dict[str, Any]):
+        from rich.text import Text
+
+        speaker = fields.speaker(r)
+        head = Text()
+        head.append(one_line(speaker or "?"), style="bold " + speaker_style(speaker))
+        role = fields.string(r, "role")
+        if role and role != speaker:
+            head.append(f" ({one_line(role)})", style="italic")
+        listeners = fields.listeners(r)
+        if listeners:
+            head.append(" → " + one_line(", ".join(listeners)), style="dim")
+        head.append("  " + self._when(r), style="dim")
+        tags = fields.tags(r)
+        if tags:
+            head.append("  #" + " #".join(one_line(t) for t in tags), style="yellow")
+        subject = fields.string(r, "subject")
+        if subject:
+            head.append("\n" + one_line(subject), style="bold")
+        return head
+
+
+def _str_list(value: Any) -> list[str]:
+    return [value] if isinstance(value, str) else fields.str_list(value)
+
+
+def _attachment_names(value: Any) -> list[str]:
+    """Names of ``extra.attachments``: strings, or objects with a ``filename``/``name``."""
+    if not isinstance(value, list):
+        return []
+    names = []
+    for a in value:
+        if isinstance(a, str):
+            names.append(a)
+        elif isinstance(a, dict):
+            name = a.get("filename") or a.get("name")
+            if isinstance(name, str):
+                names.append(name)
+    return names
+
+
+def conversation_view(env, options: WriteOptions) -> ConversationView:
+    return ConversationView(env.console(), options)

@@ -1,0 +1,92 @@
+"""Output formats of the read commands (``-f/--format``): a registry of ``Writer``\\ s.
+
+Built-in writers (table, jsonl, json, csv, markdown, text) register through the same
+``register(registry)`` hook a third-party package exposes in the ``convo.writers``
+entry-point group, so ``--format``'s choices are whatever is registered.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import tzinfo
+from typing import TYPE_CHECKING
+
+from convo.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from convo.output.env import Environment
+    from convo.output.writers.base import RecordWriter
+
+BUILTIN_MODULES = (
+    "convo.output.writers.table",
+    "convo.output.writers.records",
+    "convo.output.writers.csv",
+    "convo.output.writers.markdown",
+    "convo.output.writers.text",
+)
+
+
+@dataclass(frozen=True)
+class WriteOptions:
+    """What a writer may need besides the stream: the zone times are shown in."""
+
+    utc: bool = False
+    zone: tzinfo | None = None  # None: local time (or UTC with ``utc``)
+
+
+@dataclass(frozen=True)
+class Writer:
+    """One output format: ``factory(env, options)`` makes the streaming writer.
+
+    ``raw``: the writer passes each selected line through as it is, so the scanner need
+    not parse lines it can decide on bytes.
+    """
+
+    name: str
+    description: str
+    factory: Callable[[Environment, WriteOptions], RecordWriter]
+    raw: bool = False
+
+
+@dataclass
+class WriterRegistry:
+    _writers: dict[str, Writer] = field(default_factory=dict)
+    _loaded: bool = False
+
+    def register(self, writer: Writer) -> None:
+        self._writers[writer.name] = writer
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        for mod in BUILTIN_MODULES:
+            importlib.import_module(mod).register(self)
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group="convo.writers"):
+            hook = ep.load()
+            (getattr(hook, "register", None) or hook)(self)
+
+    def names(self) -> list[str]:
+        self._load()
+        return list(self._writers)
+
+    def get(self, name: str) -> Writer:
+        self._load()
+        try:
+            return self._writers[name]
+        except KeyError:
+            raise UsageError(
+                f"unknown --format {name!r}", hint="choose " + "|".join(self._writers)
+            ) from None
+
+
+registry = WriterRegistry()
+
+
+def make_writer(name: str, env: Environment, options: WriteOptions) -> RecordWriter:
+    """The streaming writer of the format ``name``."""
+    return registry.get(name).factory(env, options)

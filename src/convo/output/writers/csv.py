@@ -1,0 +1,54 @@
+"""``csv``: flat columns for spreadsheets; every cell goes through ``core.text.markup.csv_cell``.
+
+Lists are joined with ``; `` and text chunks with newlines (quoted by the csv module).
+Times are UTC. No cell can start a formula (``=HYPERLINK(...)`` is written ``'=HYPERLINK(...)``);
+on a terminal the cells are also escaped for it.
+"""
+
+from __future__ import annotations
+
+import csv
+from typing import IO
+
+from convo.core import fields
+from convo.core.text.markup import csv_cell
+from convo.core.text.terminal import printable
+from convo.output.env import Environment
+from convo.output.writers import WriteOptions, Writer, WriterRegistry
+from convo.output.writers.base import RecordWriter
+from convo.query.scan import Match
+
+COLUMNS = ("timestamp", "speaker", "listeners", "tags", "text", "id", "source_id")
+
+
+def row(record: dict) -> list[str]:
+    """The CSV cells of a record, in ``COLUMNS`` order, not yet escaped."""
+    return [
+        fields.timestamp(record),
+        fields.speaker(record) or "",
+        "; ".join(fields.listeners(record)),
+        "; ".join(fields.tags(record)),
+        fields.text(record),
+        fields.record_id(record) or "",
+        fields.string(record, "source_id") or "",
+    ]
+
+
+class CsvWriter(RecordWriter):
+    def __init__(self, out: IO[str], *, tty: bool = False):
+        self.csv = csv.writer(out, lineterminator="\n")
+        self.csv.writerow(COLUMNS)
+        self.tty = tty
+
+    def write(self, m: Match) -> None:
+        self.count += 1
+        cells = (csv_cell(v) for v in row(m.record))
+        self.csv.writerow([printable(c) for c in cells] if self.tty else cells)
+
+
+def _csv(env: Environment, _options: WriteOptions) -> RecordWriter:
+    return CsvWriter(env.stdout, tty=env.stdout_isatty)
+
+
+def register(registry: WriterRegistry) -> None:
+    registry.register(Writer("csv", "spreadsheet columns (formulas escaped; UTC)", _csv))

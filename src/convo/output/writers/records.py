@@ -1,0 +1,61 @@
+"""``jsonl`` and ``json``: the selected records as they were, byte for byte.
+
+On a terminal the bytes go through ``env.safe_stdout_bytes`` (control, C1 and bidi
+characters written as JSON escapes); piped, they are the input lines unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import IO
+
+from convo.output.env import Environment
+from convo.output.writers import WriteOptions, Writer, WriterRegistry
+from convo.output.writers.base import RecordWriter
+from convo.query.scan import Match
+
+
+class JsonlWriter(RecordWriter):
+    """The original lines, one a line."""
+
+    def __init__(self, out: IO[bytes]):
+        self.out = out
+
+    def write(self, m: Match) -> None:
+        self.count += 1
+        self.out.write(m.raw + b"\n")
+
+    def write_many(self, matches: list[Match]) -> None:
+        if not matches:
+            return
+        self.count += len(matches)
+        self.out.write(b"\n".join([m.raw for m in matches]) + b"\n")
+
+
+class JsonWriter(RecordWriter):
+    """One JSON array; records written as they came (original bytes)."""
+
+    def __init__(self, out: IO[bytes]):
+        self.out = out
+
+    def write(self, m: Match) -> None:
+        self.out.write(b"[\n" if self.count == 0 else b",\n")
+        self.count += 1
+        self.out.write(m.raw)
+
+    def close(self) -> None:
+        self.out.write(b"[]\n" if self.count == 0 else b"\n]\n")
+
+
+def _jsonl(env: Environment, _options: WriteOptions) -> RecordWriter:
+    return JsonlWriter(env.safe_stdout_bytes("json"))
+
+
+def _json(env: Environment, _options: WriteOptions) -> RecordWriter:
+    return JsonWriter(env.safe_stdout_bytes("json"))
+
+
+def register(registry: WriterRegistry) -> None:
+    registry.register(
+        Writer("jsonl", "the records as JSON lines (default when piped)", _jsonl, raw=True)
+    )
+    registry.register(Writer("json", "the records as one JSON array", _json, raw=True))

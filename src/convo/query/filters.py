@@ -1,0 +1,181 @@
+"""What the filters mean, on parsed records: ``Filters`` and the exact checks.
+
+Semantics: repeating one filter ORs, different filters AND.
+- ``speaker``/``listener``: case-insensitive match of the whole name, its display name,
+  its address, or a run of whole words in it (``Alice`` matches ``Alice Smith
+  <alice@x.org>`` and ``alice@x.org``, not ``Alicia``).
+- ``tag``: case-insensitive equality with one of the message's tags.
+- ``since``/``until``: ``since <= timestamp < until`` (until is exclusive).
+- ``text``: every word of the value occurs in the text or subject (case-insensitive
+  substring, so ``auth`` finds ``authentication``).
+- ``regex``: Python regular expression searched in the text and subject.
+- ``thread``: the message's ``thread`` equals the value, or its ``id`` does (the root).
+
+Fields are read through ``convo.core.fields``, so a record of the wrong shape
+(``"textChunks": false``, ``"id": []``) simply does not match instead of raising.
+``convo.query.scan`` decides most lines on raw bytes first and calls these only for
+lines that may match.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from convo.core import fields
+from convo.core.errors import UsageError
+
+Check = Callable[[dict[str, Any]], bool]
+_WORD = re.compile(r"\w+")
+
+
+@dataclass
+class Filters:
+    speakers: list[str] = field(default_factory=list)
+    listeners: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    since: str | None = None  # a record timestamp string (see timestamps.parse_when)
+    until: str | None = None
+    texts: list[str] = field(default_factory=list)
+    regexes: list[str] = field(default_factory=list)
+    threads: list[str] = field(default_factory=list)
+    limit: int | None = None
+    reverse: bool = False
+
+    def is_empty(self) -> bool:
+        return not (
+            self.speakers or self.listeners or self.tags or self.since or self.until
+            or self.texts or self.regexes or self.threads
+        )  # fmt: skip
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.casefold())
+
+
+def split_name(value: str) -> tuple[str, str]:
+    """``"Alice Smith <alice@x.org>"`` -> (``"Alice Smith"``, ``"alice@x.org"``)."""
+    value = value.strip()
+    if value.endswith(">") and "<" in value:
+        i = value.rfind("<")
+        return value[:i].strip().strip('"').strip(), value[i + 1 : -1].strip()
+    if "@" in value and " " not in value:
+        return "", value
+    return value, ""
+
+
+class NameQuery:
+    """One ``--speaker``/``--listener`` value, matched by the name rule above."""
+
+    def __init__(self, query: str):
+        self.query = query.strip()
+        self.folded = self.query.casefold()
+        self.tokens = words(self.query)
+
+    def matches(self, value: str | None) -> bool:
+        if not value:
+            return False
+        folded = value.casefold()
+        if folded == self.folded:
+            return True
+        # Every other way to match puts each query word in the folded value: a cheap no.
+        for t in self.tokens:
+            if t not in folded:
+                return False
+        display, address = split_name(value)
+        if self.folded in (display.casefold(), address.casefold()):
+            return True
+        if not self.tokens:
+            return False
+        vt = words(value)
+        n = len(self.tokens)
+        first = self.tokens[0]
+        return any(vt[i] == first and vt[i : i + n] == self.tokens for i in range(len(vt) - n + 1))
+
+
+def text_terms(filters: Filters) -> list[list[str]]:
+    """Each ``--text`` value as its case-folded words (all must occur)."""
+    return [[t.casefold() for t in q.split()] for q in filters.texts]
+
+
+def _pieces(record: dict[str, Any]) -> list[str]:
+    subject = fields.string(record, "subject")
+    chunks = fields.chunks(record)
+    return [subject, *chunks] if subject else chunks
+
+
+def _one_word_in(term: str, pieces: list[str]) -> bool:
+    # lower() first: a non-ASCII character whose lower() holds ASCII has the same
+    # casefold() (tests check this), so a hit in lower() is a hit; casefold() is needed
+    # only for pieces with no such hit.
+    for p in pieces:
+        if term in p.lower():
+            return True
+    return any(term in p.casefold() for p in pieces if not p.isascii())
+
+
+def text_check(terms: list[list[str]]) -> Check:
+    """Every word of one of ``terms`` occurs in the subject or a text chunk."""
+    if len(terms) == 1 and len(terms[0]) == 1:
+        term = terms[0][0]
+        return lambda r: _one_word_in(term, _pieces(r))
+
+    def check(record: dict[str, Any]) -> bool:
+        # No term holds whitespace, so "in subject + newline + chunks" is "in one of them".
+        folded = [p.casefold() for p in _pieces(record)]
+        return any(all(any(t in f for f in folded) for t in ts) for ts in terms)
+
+    return check
+
+
+def time_check(since: str | None, until: str | None) -> Check:
+    def check(record: dict[str, Any]) -> bool:
+        ts = fields.timestamp(record)
+        if since and ts < since:
+            return False
+        return not (until and ts >= until)
+
+    return check
+
+
+def _regexes(values: list[str]) -> list[re.Pattern[str]]:
+    try:
+        return [re.compile(r) for r in values]
+    except re.error as e:
+        raise UsageError(
+            f"bad --regex ({e})", hint="use Python regular expression syntax"
+        ) from None
+
+
+def _word_checks(filters: Filters) -> list[Check]:
+    out: list[Check] = []
+    if filters.speakers:
+        speakers = [NameQuery(s) for s in filters.speakers]
+        out.append(lambda r: any(q.matches(fields.speaker(r)) for q in speakers))
+    if filters.listeners:
+        listeners = [NameQuery(s) for s in filters.listeners]
+        out.append(lambda r: any(q.matches(v) for v in fields.listeners(r) for q in listeners))
+    if filters.tags:
+        tags = {t.casefold() for t in filters.tags}
+        out.append(lambda r: any(t.casefold() in tags for t in fields.tags(r)))
+    return out
+
+
+def checks(filters: Filters) -> list[Check]:
+    """The exact checks of ``filters``, cheapest first; a record matches when all pass."""
+    out = _word_checks(filters)
+    if filters.since or filters.until:
+        out.append(time_check(filters.since, filters.until))
+    if filters.texts:
+        out.append(text_check(text_terms(filters)))
+    if filters.regexes:
+        pats = _regexes(filters.regexes)
+        out.append(lambda r: any(p.search(fields.searchable_text(r)) for p in pats))
+    if filters.threads:
+        threads = set(filters.threads)
+        out.append(
+            lambda r: fields.string(r, "thread") in threads or fields.record_id(r) in threads
+        )
+    return out

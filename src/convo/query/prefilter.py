@@ -1,0 +1,216 @@
+"""Deciding on raw bytes: which lines cannot match, so they are never parsed.
+
+A filter that names a word (speaker, listener, tag, text) first checks whether that word
+occurs in the raw line at all, ignoring ASCII case; a line without it cannot match.
+Needles are the longest ASCII word of each value (for a tag the whole quoted JSON
+string). Lines holding a ``\\u`` escape, or one of the few non-ASCII letters whose case
+fold is ASCII (``ß``, ``ſ``, the Kelvin sign, ligatures...; only those that can spell a
+needle) may spell the word another way and are always parsed. A needle JSON would
+escape (``"``, ``\\``, controls) disables the prefilter for its kind.
+
+``--since``/``--until`` compare the raw ``"timestamp":"...Z"`` value as bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from convo.query.filters import Filters, NameQuery, text_terms
+
+# A timestamp value fields.timestamp() would take as it is: 20 ASCII characters ending in Z.
+RAW_TS = re.compile(rb'"timestamp":\s*"([^"\\\x00-\x1f\x80-\xff]{19}Z)"')
+# The only non-ASCII characters whose case fold contains ASCII letters
+# (tests/test_query.py checks the list against unicodedata): ß İ ŉ ſ ǰ ẖ-ẚ ẞ K ﬀ-ﬆ.
+CASEFOLD_ASCII = (
+    "\u00df\u0130\u0149\u017f\u01f0\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e\u212a"
+    + "".join(chr(c) for c in range(0xFB00, 0xFB07))
+)
+TRIGGER_CHARS = tuple(c.encode() for c in CASEFOLD_ASCII)
+ASCII = bytes(range(128))
+_JSON_ESCAPED = re.compile(rb'["\\/\x00-\x1f]')  # characters JSON may write escaped
+SPEAKER, LISTENER, TAG, TEXT = range(4)
+# Letters from most to least frequent in English text; anything else counts as common.
+_FREQ = {c: i for i, c in enumerate(b"etaoinsrhldcumfpgwybvkxjqz")}
+
+
+def ascii_needle(word: str) -> bytes | None:
+    """The raw bytes a word has in any line holding it, or None when JSON may escape it."""
+    if not word or not word.isascii() or _JSON_ESCAPED.search(word.encode()):
+        return None
+    return word.lower().encode()
+
+
+def literals(needles: list[bytes], flags: int = 0) -> re.Pattern[bytes]:
+    return re.compile(b"|".join(re.escape(n) for n in needles), flags)
+
+
+def from_rarest(needle: bytes) -> bytes:
+    """The needle from its rarest letter on (a substring, so every hit line is found)."""
+    i = max(range(len(needle)), key=lambda k: _FREQ.get(needle[k], -1))
+    return needle[i:] if len(needle) - i >= 3 or len(needle) < 3 else needle[-3:]
+
+
+def may_spell(folded: str, needle: str, substring: bool) -> bool:
+    """Could a character folding to ``folded`` be part of a match of ``needle``?
+
+    A whole word or tag holds the fold entirely; a substring may also overlap either end.
+    """
+    if folded in needle:
+        return True
+    if not substring:
+        return False
+    return any(
+        needle.startswith(folded[i:]) or needle.endswith(folded[:i]) for i in range(1, len(folded))
+    )
+
+
+def may_respell(raw: bytes) -> bool:
+    """The line may spell an ASCII word another way: an escape or a case-fold letter."""
+    if b"\\u" in raw:
+        return True
+    return not raw.isascii() and any(t in raw for t in TRIGGER_CHARS)
+
+
+def speaker_may_match(low: bytes, s: int, e: int, needles: list[bytes]) -> bool:
+    """False when the line's one raw ``"speaker":"..."`` value holds no needle.
+
+    Inside JSON strings every quote is escaped, so ``"speaker":"`` is a key; with one
+    such key and no backslash in its value the raw value is the speaker (or, when it is
+    not metadata's, the record has no speaker to match). Anything else: maybe.
+    """
+    k = low.find(b'"speaker":"', s, e)
+    if k < 0 or low.find(b'"speaker":', k + 1, e) >= 0:
+        return True
+    q = low.find(b'"', k + 11, e)
+    value = low[k + 11 : q]
+    if q < 0 or b"\\" in value or may_respell(value):
+        return True
+    return any(n in value for n in needles)
+
+
+def _longest_word_needles(groups: list[list[str]]) -> list[bytes] | None:
+    needles = []
+    for g in groups:
+        if not g:
+            return None  # a value without words: no prefilter for this kind
+        n = ascii_needle(max(g, key=len))
+        if n is None:
+            return None
+        needles.append(n)
+    return needles
+
+
+def _word_groups(filters: Filters) -> list[list[list[str]]]:
+    """Per kind (SPEAKER, LISTENER, TAG, TEXT), the words of each value."""
+    return [
+        [NameQuery(s).tokens for s in filters.speakers],
+        [NameQuery(s).tokens for s in filters.listeners],
+        [[t.casefold()] for t in filters.tags],
+        [max(t, key=len, default="").split() for t in text_terms(filters)],
+    ]
+
+
+@dataclass
+class Needles:
+    """Per filter kind its needles (lower-case ASCII) and whether they match as substrings."""
+
+    kinds: list[int] = field(default_factory=list)
+    needles: list[list[bytes]] = field(default_factory=list)
+    substring: list[bool] = field(default_factory=list)
+    patterns: list[re.Pattern[bytes]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, filters: Filters) -> Needles:
+        out = cls()
+        for kind, groups in enumerate(_word_groups(filters)):
+            needles = _longest_word_needles(groups) if groups else None
+            if not needles:
+                continue
+            if kind == TAG:  # a tag equals the value: its raw form is the whole JSON string
+                needles = [b'"' + n + b'"' for n in needles]
+            out.kinds.append(kind)
+            out.needles.append(sorted(set(needles)))
+            out.substring.append(kind == TEXT)
+            out.patterns.append(literals(needles, re.IGNORECASE))
+        return out
+
+    def raw_may_match(self, raw: bytes) -> bool:
+        """False only when the line certainly lacks a needle of some kind."""
+        if not self.patterns or may_respell(raw):
+            return True
+        return all(p.search(raw) is not None for p in self.patterns)
+
+
+class LineStarts:
+    """What makes a line a candidate in the block scan: a needle of the first kind, a
+    ``\\u`` escape, or a case-fold letter that could spell one of that needle's letters."""
+
+    def __init__(self, needles: Needles):
+        first = needles.needles[0]
+        self.starts = first
+        # Searched from each needle's rarest letter on: the regex skips to that letter
+        # with memchr, so a rare first byte scans fastest. Hits are checked per line.
+        self.search = sorted({from_rarest(n) for n in first})
+        self.pattern = literals(self.search)
+        self.verify = set(self.search) != set(first)
+        self.respell = [
+            t for t in TRIGGER_CHARS
+            if any(may_spell(t.decode().casefold(), n.decode(), needles.substring[0]) for n in first)
+        ]  # fmt: skip
+
+    def _extra(self, low: bytes, block: bytes) -> list[bytes]:
+        """Respellings present in the block: ``\\u`` escapes and case-fold letters."""
+        # Two-byte finds are slow (no memchr): look for escapes only when a backslash
+        # occurs, and for case-fold letters in the block's non-ASCII bytes only.
+        extra = []
+        if b"\\" in low and b"\\u" in low:
+            extra.append(b"\\u")
+        if self.respell and not block.isascii():
+            rest = block.translate(None, ASCII)
+            extra.extend(t for t in self.respell if t in rest)
+        return extra
+
+    def lines(self, low: bytes, block: bytes, start: int, end: int) -> dict[int, int]:
+        """``{line start: line end}`` of the candidate lines in ``low[start:end]``."""
+        extra = self._extra(low, block)
+        # A literal regex finds faster than bytes.find here (it skips with memchr).
+        pattern = self.pattern if not extra else literals([*self.search, *extra])
+        starts = self.starts
+        verify = self.verify or bool(extra)
+        ends: dict[int, int] = {}
+        e = -1
+        for m in pattern.finditer(low, start, end):
+            p = m.start()
+            if p < e:
+                continue  # another hit on a line already taken
+            s = low.rfind(b"\n", start, p) + 1 or start
+            e = low.find(b"\n", p, end)
+            if e < 0:
+                e = end
+            if verify:
+                line = low[s:e]
+                if not any(n in line for n in starts) and not may_respell(line):
+                    continue
+            ends[s] = e
+        return ends
+
+
+class RawTime:
+    """``--since``/``--until`` decided on a line's raw timestamp bytes."""
+
+    def __init__(self, since: str | None, until: str | None):
+        self.since = since.encode() if since else None
+        self.until = until.encode() if until else None
+
+    def ok(self, ts: bytes) -> bool:
+        if self.since is not None and ts < self.since:
+            return False
+        return not (self.until is not None and ts >= self.until)
+
+    def decide(self, raw: bytes, single: bool = False) -> bool | None:
+        """True/False, or None (parse to know)."""
+        m = RAW_TS.search(raw)
+        if m is None or not (single or raw.count(b'"timestamp"') == 1):
+            return None
+        return self.ok(m.group(1))
