@@ -1,25 +1,21 @@
 """Files in and out: the ``Source`` importers read, byte streams, JSON documents, atomic writes.
 
 Every file convo reads or writes is opened here. ``Source`` gives a cheap head for
-sniffing and a stream (``.gz`` decompressed under size and ratio caps, stdin and FIFOs
-replayable); ``decode_text`` and ``strip_bom`` are the one place encodings without a
-declaration are decided; ``load_json`` reads a whole JSON document under one size cap
-(formats whose documents are large stream them with ``convo.core.jsonstream`` instead).
-``atomic_writer`` replaces regular files atomically and writes into devices and FIFOs,
-never over them.
+sniffing and a stream (``.gz`` decompressed, stdin replayable); ``decode_text`` and
+``strip_bom`` are the one place encodings without a declaration are decided;
+``load_json`` reads a whole JSON document under one size cap (formats whose documents
+are large stream them with ``convo.core.jsonstream`` instead).
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import gzip
 import io
 import os
-import stat
+import shutil
 import sys
 import tempfile
-import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -32,64 +28,6 @@ HEAD_BYTES = 64 * 1024
 BOM = b"\xef\xbb\xbf"
 GZIP_MAGIC = b"\x1f\x8b"
 MAX_DOCUMENT_BYTES = 512 << 20  # a single JSON document larger than this is refused, not swapped
-GZIP_CAP = 4 << 30  # a .gz stream, uncompressed (the zip importer's total cap)
-GZIP_RATIO_CAP = 200  # uncompressed / compressed, checked above GZIP_RATIO_FLOOR
-GZIP_RATIO_FLOOR = 16 << 20
-COPY_BYTES = 1 << 20
-
-_ERRNO_TEXT = {
-    errno.ENOSPC: "no space left on device",
-    errno.EDQUOT: "disk quota exceeded",
-    errno.EROFS: "read-only file system",
-    errno.EACCES: "permission denied",
-    errno.EPERM: "operation not permitted",
-    errno.ELOOP: "symbolic link loop",
-    errno.EFBIG: "file too large",
-    errno.EIO: "input/output error",
-}
-
-
-class StreamError(InputError):
-    """An input broke off part-way (a truncated or corrupt ``.gz``, a decompression bomb).
-
-    What was read before it is good: the ingest keeps those records and rejects the rest
-    with this error's location.
-    """
-
-
-def os_error(e: OSError, where: str, hint: str | None = None) -> InputError:
-    """A located InputError for a failed system call (``no space left on device``...)."""
-    what = _ERRNO_TEXT.get(e.errno or 0) or (e.strerror or str(e)).lower()
-    return InputError(what, where=where, hint=hint)
-
-
-def special_kind(mode: int) -> str | None:
-    """``character device``, ``block device``, ``FIFO`` or ``socket`` for such a mode, else None."""
-    if stat.S_ISCHR(mode):
-        return "character device"
-    if stat.S_ISBLK(mode):
-        return "block device"
-    if stat.S_ISFIFO(mode):
-        return "FIFO"
-    if stat.S_ISSOCK(mode):
-        return "socket"
-    return None
-
-
-def _refuse_device(path: str | os.PathLike[str], where: str) -> bool:
-    """Raise for a device or socket (they never end, or cannot be read); True for a FIFO."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return False  # the caller's open reports it
-    kind = special_kind(mode)
-    if kind is None or kind == "FIFO":
-        return kind == "FIFO"
-    raise InputError(
-        f"is a {kind}, not a file",
-        where=where,
-        hint="name a file, or - to read standard input",
-    )
 
 
 def strip_bom(data: bytes) -> bytes:
@@ -98,27 +36,22 @@ def strip_bom(data: bytes) -> bytes:
 
 
 def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
-    """Open a file (``-`` = stdin) for reading bytes; ``.gz`` is decompressed by content.
-
-    Devices are refused (``/dev/zero`` never ends); a FIFO named here is read as given.
-    """
-    name = str(path)
-    if name == "-":
+    """Open a file (``-`` = stdin) for reading bytes; ``.gz`` is decompressed by content."""
+    if str(path) == "-":
         stream: BinaryIO = sys.stdin.buffer
     else:
-        _refuse_device(path, name)
         try:
             stream = open(path, "rb")  # noqa: SIM115 - returned to the caller
         except FileNotFoundError:
-            raise InputError("no such file", where=name, hint="check the path") from None
+            raise InputError("no such file", where=str(path), hint="check the path") from None
         except IsADirectoryError:
-            raise InputError("is a directory", where=name, hint="name a JSONL file") from None
+            raise InputError("is a directory", where=str(path), hint="name a JSONL file") from None
         except OSError as e:
-            raise InputError(f"cannot open ({e.strerror})", where=name) from None
+            raise InputError(f"cannot open ({e.strerror})", where=str(path)) from None
     peek = getattr(stream, "peek", None)
     head = peek(2)[:2] if peek else b""
     if head == GZIP_MAGIC:
-        return inflate(stream, "stdin" if name == "-" else name)
+        return gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[return-value]
     return stream
 
 
@@ -143,110 +76,13 @@ class _Replay(io.RawIOBase):
         b[:n] = data
         return n
 
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self._rest.close()
-        super().close()
-
-
-class _Counted(io.RawIOBase):
-    """A pass-through stream that counts the bytes read (the compressed side of a .gz)."""
-
-    def __init__(self, inner: BinaryIO):
-        self.inner = inner
-        self.count = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b: Any) -> int:
-        data = self.inner.read(len(b))
-        n = len(data)
-        b[:n] = data
-        self.count += n
-        return n
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self.inner.close()
-        super().close()
-
-
-class _Inflate(io.RawIOBase):
-    """A gzip stream under ``GZIP_CAP`` and ``GZIP_RATIO_CAP``; a break is a StreamError.
-
-    ``read1`` decompresses one chunk at a time, so the bytes before a truncation reach
-    the reader before the error does.
-    """
-
-    def __init__(self, compressed: BinaryIO, name: str):
-        self._in = _Counted(compressed)
-        self._gz = gzip.GzipFile(fileobj=self._in, mode="rb")  # type: ignore[arg-type]
-        self._name = name
-        self._out = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b: Any) -> int:
-        try:
-            data = self._gz.read1(len(b))
-        except (EOFError, gzip.BadGzipFile, zlib.error) as e:
-            raise StreamError(
-                f"broken gzip stream after {self._out} bytes ({e})",
-                where=self._name,
-                hint="the file is truncated or corrupt; what came before it was read",
-            ) from None
-        n = len(data)
-        b[:n] = data
-        self._out += n
-        if self._out > GZIP_CAP or (
-            self._out > GZIP_RATIO_FLOOR and self._out > GZIP_RATIO_CAP * max(self._in.count, 1)
-        ):
-            raise StreamError(
-                f"gzip stream larger than {GZIP_CAP >> 30} GiB or compressed more than "
-                f"{GZIP_RATIO_CAP}:1",
-                where=self._name,
-                hint="possible gzip bomb; decompress it yourself if it is genuine",
-            )
-        return n
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self._gz.close()
-            self._in.close()
-        super().close()
-
-
-def inflate(compressed: BinaryIO, name: str) -> BinaryIO:
-    """A buffered, capped, decompressed view of a gzip stream (see ``_Inflate``)."""
-    return io.BufferedReader(_Inflate(compressed, name), COPY_BYTES)  # type: ignore[return-value]
-
-
-def _read_upto(stream: BinaryIO, size: int) -> tuple[bytes, StreamError | None]:
-    """Up to ``size`` bytes, stopping early (with the error) where the stream breaks."""
-    parts: list[bytes] = []
-    got = 0
-    while got < size:
-        try:
-            data = stream.read1(size - got)  # type: ignore[attr-defined]
-        except StreamError as e:
-            return b"".join(parts), e
-        if not data:
-            break
-        parts.append(data)
-        got += len(data)
-    return b"".join(parts), None
-
 
 class Source:
-    """One input: a file, a directory, standard input or a FIFO.
+    """One input: a file, a directory, or standard input.
 
     ``name`` is what ``source_id`` and error messages show. ``head`` holds the first
     64 KiB (decompressed for ``.gz``), for sniffing. ``open()`` gives the whole content
-    from the start as a binary stream; for stdin and a FIFO it can be called once.
-    Character and block devices are refused (``/dev/zero`` would never end).
-    ``broken`` holds the StreamError where a spooled ``.gz`` broke off.
+    from the start as a binary stream; for stdin it can be called once.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, name: str | None = None):
@@ -255,9 +91,7 @@ class Source:
         self.name = name or ("stdin" if self.is_stdin else str(path))
         self.is_dir = bool(self.path and self.path.is_dir())
         self.gzipped = False
-        self.broken: StreamError | None = None
-        self.one_time = self.is_stdin  # stdin or a FIFO: one stream, its head replayed
-        self._once: BinaryIO | None = None
+        self._stdin_stream: BinaryIO | None = None
         self._spooled: Path | None = None
         self.head = b"" if self.is_dir else self._read_head()
         base = self.path.name if self.path else ""
@@ -265,57 +99,46 @@ class Source:
 
     def _read_head(self) -> bytes:
         if self.is_stdin:
-            return self._replayable(sys.stdin.buffer)
+            raw = sys.stdin.buffer
+            first = raw.read(HEAD_BYTES)
+            if first[:2] == b"\x1f\x8b":
+                self.gzipped = True
+                stream = gzip.GzipFile(fileobj=io.BufferedReader(_Replay(first, raw)), mode="rb")
+                head = stream.read(HEAD_BYTES)
+                self._stdin_stream = io.BufferedReader(_Replay(head, stream))  # type: ignore[arg-type]
+                return head
+            self._stdin_stream = io.BufferedReader(_Replay(first, raw))
+            return first
         assert self.path is not None
         if not self.path.exists():
             raise InputError("no such file or directory", where=self.name, hint="check the path")
-        if _refuse_device(self.path, self.name):
-            self.one_time = True
-            return self._replayable(self._open_raw())
-        with self._open_raw() as f:
-            head = f.read(HEAD_BYTES)
-        if head[:2] == GZIP_MAGIC:
-            self.gzipped = True
-            with self.open() as g:
-                head, _ = _read_upto(g, HEAD_BYTES)
-        return head
-
-    def _open_raw(self) -> BinaryIO:
-        assert self.path is not None
         try:
-            return open(self.path, "rb")
+            with open(self.path, "rb") as f:
+                head = f.read(HEAD_BYTES)
         except OSError as e:
             raise InputError(f"cannot read ({e.strerror})", where=self.name) from None
-
-    def _replayable(self, raw: BinaryIO) -> bytes:
-        """Read the head of a one-time stream and keep a stream that gives it back first."""
-        first = raw.read(HEAD_BYTES)
-        replay: BinaryIO = io.BufferedReader(_Replay(first, raw))  # type: ignore[assignment]
-        if first[:2] != GZIP_MAGIC:
-            self._once = replay
-            return first
-        self.gzipped = True
-        stream = inflate(replay, self.name)
-        head, _ = _read_upto(stream, HEAD_BYTES)
-        self._once = io.BufferedReader(_Replay(head, stream))  # type: ignore[assignment]
+        if head[:2] == b"\x1f\x8b":
+            self.gzipped = True
+            try:
+                with gzip.open(self.path, "rb") as g:
+                    head = g.read(HEAD_BYTES)
+            except (OSError, EOFError) as e:
+                raise InputError(f"broken gzip file ({e})", where=self.name) from None
         return head
 
     def open(self) -> BinaryIO:
         """The whole content as bytes, from the start (decompressed if gzipped)."""
         if self.is_dir:
             raise InputError("is a directory", where=self.name, hint="this format reads files")
-        if self.one_time or self._spooled is not None:
-            return self._take_once()
-        raw = self._open_raw()
-        return inflate(raw, self.name) if self.gzipped else raw
-
-    def _take_once(self) -> BinaryIO:
-        if self._spooled is not None:
-            return open(self._spooled, "rb")
-        if self._once is None:
-            raise InputError("standard input can be read only once", where=self.name)
-        stream, self._once = self._once, None
-        return stream
+        if self.is_stdin:
+            if self._stdin_stream is None:
+                raise InputError("standard input can be read only once", where=self.name)
+            stream, self._stdin_stream = self._stdin_stream, None
+            return stream
+        assert self.path is not None
+        if self.gzipped:
+            return gzip.open(self.path, "rb")  # type: ignore[return-value]
+        return open(self.path, "rb")
 
     def read_bytes(self, limit: int | None = None) -> bytes:
         """The whole content (for formats that are one JSON document). ``limit`` guards size."""
@@ -334,23 +157,13 @@ class Source:
         return decode_text(self.read_bytes())
 
     def real_path(self) -> Path:
-        """A path on disk with the (decompressed) content, for readers that need to seek.
-
-        A ``.gz``, stdin or a FIFO is copied to a temporary file, removed by ``close()``
-        and on any error or Ctrl-C during the copy. Where the ``.gz`` breaks off, the copy
-        holds what came before and ``broken`` the error, for the ingest to report.
-        """
-        if self.path is not None and not self.gzipped and not self.one_time:
+        """A path on disk with the (decompressed) content, for readers that need to seek."""
+        if self.path is not None and not self.gzipped:
             return self.path
         if self._spooled is None:
             fd, tmp = tempfile.mkstemp(prefix="convo-", suffix="-" + (self.match_name or "stdin"))
-            try:
-                with os.fdopen(fd, "wb") as out, self.open() as src:
-                    self.broken = _copy_until_broken(src, out)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
+            with os.fdopen(fd, "wb") as out, self.open() as src:
+                shutil.copyfileobj(src, out, 1 << 20)
             self._spooled = Path(tmp)
         return self._spooled
 
@@ -368,14 +181,6 @@ class Source:
         """A file inside this directory source, named relative to it."""
         assert self.path is not None
         return Source(path, name=f"{self.name.rstrip('/')}/{path.relative_to(self.path)}")
-
-
-def _copy_until_broken(src: BinaryIO, out: BinaryIO) -> StreamError | None:
-    while True:
-        data, broken = _read_upto(src, COPY_BYTES)
-        out.write(data)
-        if broken is not None or not data:
-            return broken
 
 
 def decode_text(data: bytes, errors: str = "strict") -> str:
@@ -416,72 +221,30 @@ def load_json(source: Source) -> Any:
     return parse_json(source.read_bytes(MAX_DOCUMENT_BYTES), source.name)
 
 
-def resolve_target(path: str | os.PathLike[str]) -> Path:
-    """Where writing ``path`` lands: symbolic links followed (a dangling one to its target).
-
-    A link loop is a located InputError.
-    """
-    try:
-        return Path(os.path.realpath(path, strict=True))
-    except FileNotFoundError:
-        return Path(os.path.realpath(path))
-    except OSError as e:
-        raise os_error(e, str(path), "point the link at a file") from None
-
-
 @contextlib.contextmanager
 def atomic_writer(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """Write ``path`` through a temporary file in the same folder, renamed on success.
 
     On any error (or Ctrl-C) the temporary file is removed and ``path`` is untouched.
-    A symbolic link is kept and its target replaced. A character device or FIFO
-    (``/dev/null``, ``/dev/stdout``, a pipe) is written into, never replaced; a block
-    device or socket is refused. A failed write (a full disk, a read-only file system)
-    is a located InputError naming ``path``.
     """
-    shown = str(path)
-    target = resolve_target(path)
+    target = Path(path)
+    if target.is_dir():
+        raise InputError("is a directory", where=str(target), hint="name a file to write")
     try:
-        mode = os.stat(target).st_mode
-    except OSError:
-        mode = None
-    if mode is not None and stat.S_ISDIR(mode):
-        raise InputError("is a directory", where=shown, hint="name a file to write")
-    kind = special_kind(mode) if mode is not None else None
-    if kind in ("character device", "FIFO"):
-        with _located_write(shown), open(target, "wb") as out:
-            yield out
-        return
-    if kind is not None:
-        raise InputError(f"is a {kind}", where=shown, hint="name a file to write")
-    with _located_write(shown):
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as e:
+        raise InputError(f"cannot write here ({e.strerror})", where=str(target)) from None
     try:
-        with _located_write(shown):
-            with os.fdopen(fd, "wb", buffering=COPY_BYTES) as out:
-                yield out  # type: ignore[misc]
-                out.flush()
-                os.fsync(out.fileno())
-            os.chmod(tmp, stat.S_IMODE(mode) if mode is not None else 0o644)
-            os.replace(tmp, target)
+        with os.fdopen(fd, "wb", buffering=1 << 20) as out:
+            yield out  # type: ignore[misc]
+            out.flush()
+            os.fsync(out.fileno())
+        with contextlib.suppress(OSError):
+            mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
+            os.chmod(tmp, mode)
+        os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-
-
-WRITE_ERRNOS = frozenset(
-    {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EFBIG, errno.EIO}
-)
-
-
-@contextlib.contextmanager
-def _located_write(where: str) -> Iterator[None]:
-    """Turn a failed write into one located line; other errors pass through unchanged."""
-    try:
-        yield
-    except OSError as e:
-        if e.errno not in WRITE_ERRNOS and e.errno != errno.ENOENT:
-            raise
-        raise os_error(e, where, "nothing was written; fix it and re-run") from None

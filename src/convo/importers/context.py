@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
-from convo.core.errors import RecordError, StrictAbort
+from convo.core.errors import InputError, RecordError, StrictAbort
 from convo.core.io import Source
-from convo.core.walk import DIR, FILE, Entry, Walker
 
 
 @dataclass
@@ -89,27 +89,19 @@ class ImportContext:
             self._on_warning(f"{where}: {message}")
 
 
-def iter_dir_entries(
-    folder: Path, walker: Walker | None = None, on_skip: Callable[[Entry], None] | None = None
-) -> Iterator[Path]:
-    """Files and sub-folders directly in ``folder``, sorted, hidden ones skipped.
-
-    Pass one ``Walker`` for a whole walk so that each real directory is handed out once
-    (see ``convo.core.walk``). FIFOs, sockets, devices, dangling links and folders seen
-    before are not yielded but passed to ``on_skip``. A folder that cannot be listed is
-    a located InputError.
-    """
-    for entry in (walker or Walker(folder)).entries(folder):
-        if entry.kind in (FILE, DIR):
-            yield entry.path
-        elif on_skip is not None:
-            on_skip(entry)
+def iter_dir_entries(folder: Path) -> Iterator[Path]:
+    """Files and sub-folders directly in ``folder``, sorted, hidden ones skipped."""
+    try:
+        entries = sorted(p for p in folder.iterdir() if not p.name.startswith("."))
+    except OSError as e:
+        raise InputError(f"cannot list folder ({e.strerror})", where=str(folder)) from None
+    yield from entries
 
 
-def iter_dir_files(root: Path, on_skip: Callable[[Entry], None] | None = None) -> Iterator[Path]:
-    """Regular files below ``root`` in a stable order, hidden files and folders skipped.
-
-    Links are followed once per real directory; FIFOs, sockets, devices, dangling links
-    and unlistable sub-folders are not yielded but passed to ``on_skip``.
-    """
-    yield from Walker(root).files(root, on_skip)
+def iter_dir_files(root: Path) -> Iterator[Path]:
+    """Files below ``root`` in a stable order, hidden files and folders skipped."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for fn in sorted(filenames):
+            if not fn.startswith("."):
+                yield Path(dirpath) / fn

@@ -9,16 +9,14 @@ content-hash id with an occurrence counter where the source has no id of its own
 from __future__ import annotations
 
 import contextlib
-import functools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from convo.core.errors import InputError
-from convo.core.io import Source, StreamError
+from convo.core.io import Source
 from convo.core.record import ConversationMessage, content_id
 from convo.core.timestamps import EPOCH_STR
-from convo.core.walk import UNREADABLE, Entry, Walker
 from convo.importers.context import ImportContext, ImportOptions, Rejection, iter_dir_entries
 from convo.importers.registry import Format, registry
 
@@ -66,8 +64,7 @@ class Ingest:
                 if source.is_dir and not (self.forced and not self.forced.directory):
                     fmt = self.forced or self._detect_dir(source)
                     if fmt is None:
-                        assert source.path is not None
-                        yield from self._walk(source, Walker(source.path))
+                        yield from self._walk(source)
                         continue
                     yield from self._read(source, fmt)
                 else:
@@ -81,107 +78,72 @@ class Ingest:
         except InputError as e:
             if not enabled or self.options.strict:
                 raise
-            self._failed(e.where or "", e.what, e.hint)
-
-    def _failed(self, where: str, what: str, hint: str | None) -> None:
-        self.stats.rejected += 1
-        self.stats.failed.append(where)
-        if self._on_reject:
-            self._on_reject(Rejection(where, what, hint))
+            self.stats.rejected += 1
+            self.stats.failed.append(e.where or "")
+            if self._on_reject:
+                self._on_reject(Rejection(e.where or "", e.what, e.hint))
 
     def _detect_dir(self, source: Source) -> Format | None:
         try:
             return registry.detect(source)
-        except (InputError, OSError):
-            return None  # walked instead; an unreadable folder is reported there
+        except InputError:
+            return None
 
-    def _walk(self, folder: Source, walker: Walker) -> Iterator[ConversationMessage]:
+    def _walk(self, folder: Source) -> Iterator[ConversationMessage]:
         """Every file below ``folder``, each detected on its own; a sub-folder that a folder
-        format claims (a Slack export, a Maildir) is read as one unit and not descended.
-        Each real folder is read once; special and unreadable entries are reported."""
+        format claims (a Slack export, a Maildir) is read as one unit and not descended."""
         assert folder.path is not None
-        skip = functools.partial(self._skip_entry, folder)
-        for path in iter_dir_entries(folder.path, walker, skip):
+        for path in iter_dir_entries(folder.path):
+            child = folder.child(path)
+            if child.is_dir:
+                fmt = None if self.forced else self._detect_dir(child)
+                with self._isolated(True):
+                    if fmt is not None:
+                        yield from self._read(child, fmt)
+                    else:
+                        yield from self._walk(child)
+                continue
+            try:
+                fmt = self.forced or registry.detect(child)
+            except InputError as e:
+                self.stats.skipped.append(child.name)
+                if self._on_warning:
+                    self._on_warning(f"{child.name}: skipped, {e.what}")
+                continue
             with self._isolated(True):
-                child = folder.child(path)
-                if child.is_dir:
-                    fmt = None if self.forced else self._detect_dir(child)
-                    yield from self._read(child, fmt) if fmt else self._walk(child, walker)
-                    continue
-                try:
-                    fmt = self.forced or registry.detect(child)
-                except InputError as e:
-                    self._skipped(child.name, e.what)
-                    continue
                 yield from self._read(child, fmt)
-
-    def _skip_entry(self, folder: Source, entry: Entry) -> None:
-        """A folder entry that is not read: special and repeated ones are skipped with a
-        warning, unreadable ones (a dangling link, a failed stat) rejected."""
-        assert folder.path is not None
-        name = f"{folder.name.rstrip('/')}/{entry.path.relative_to(folder.path)}"
-        if entry.kind != UNREADABLE:
-            self._skipped(name, entry.detail)
-        elif self.options.strict:
-            raise InputError(entry.detail, where=name, hint="fix or remove it and re-run")
-        else:
-            self._failed(name, entry.detail, "fix or remove it and re-run")
-
-    def _skipped(self, name: str, why: str) -> None:
-        self.stats.skipped.append(name)
-        if self._on_warning:
-            self._on_warning(f"{name}: skipped, {why}")
 
     def _read(self, source: Source, fmt: Format) -> Iterator[ConversationMessage]:
         self.stats.sources += 1
         ctx = ImportContext(
             source, self.options, on_reject=self._on_reject, on_warning=self._on_warning
         )
-        finish = _Finisher(fmt.name, source.name, self.options.tags)
+        seen: dict[str, int] = {}
+        extra_tags = self.options.tags
+        n = 0
         try:
-            try:
-                for msg in fmt.read(source, ctx):
-                    self.stats.imported += 1
-                    yield finish(msg)
-            except StreamError as e:  # a truncated .gz: what came before it is kept
-                ctx.reject(e.where or source.name, e.what, hint=e.hint)
-            if source.broken is not None:  # the same, found while spooling
-                ctx.reject(
-                    source.broken.where or source.name, source.broken.what, hint=source.broken.hint
-                )
+            for msg in fmt.read(source, ctx):
+                n += 1
+                if not msg.format:
+                    msg.format = fmt.name
+                if not msg.source_id:
+                    msg.source_id = f"{source.name}#{n}"
+                if not msg.timestamp:
+                    msg.timestamp = EPOCH_STR
+                if not msg.id:
+                    base = content_id(msg)
+                    k = seen.get(base, 0)
+                    seen[base] = k + 1
+                    msg.id = content_id(msg, k) if k else base
+                if extra_tags:
+                    msg.tags = list(dict.fromkeys([*msg.tags, *extra_tags]))
+                self.stats.imported += 1
+                yield msg
         finally:
             self.stats.rejected += ctx.rejected
             self.stats.warnings += ctx.warnings
-            self.stats.formats[fmt.name] = self.stats.formats.get(fmt.name, 0) + finish.count
+            self.stats.formats[fmt.name] = self.stats.formats.get(fmt.name, 0) + n
             source.close()
-
-
-class _Finisher:
-    """Finishes every message of one source the same way (see the module docstring)."""
-
-    def __init__(self, fmt: str, source_name: str, tags: list[str]):
-        self.fmt = fmt
-        self.source_name = source_name
-        self.tags = tags
-        self.count = 0
-        self._seen: dict[str, int] = {}
-
-    def __call__(self, msg: ConversationMessage) -> ConversationMessage:
-        self.count += 1
-        if not msg.format:
-            msg.format = self.fmt
-        if not msg.source_id:
-            msg.source_id = f"{self.source_name}#{self.count}"
-        if not msg.timestamp:
-            msg.timestamp = EPOCH_STR
-        if not msg.id:
-            base = content_id(msg)
-            k = self._seen.get(base, 0)
-            self._seen[base] = k + 1
-            msg.id = content_id(msg, k) if k else base
-        if self.tags:
-            msg.tags = list(dict.fromkeys([*msg.tags, *self.tags]))
-        return msg
 
 
 def read_messages(
