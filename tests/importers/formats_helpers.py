@@ -37,3 +37,15 @@ def fresh_registry(*modules: Any) -> Registry:
 def detect_name(reg: Registry, path: str | Path) -> str:
     fmt: Format = reg.detect(Source(path))
     return fmt.name
+
+
+def new_modules() -> list[Any]:
+    """Every module of this wave's new formats (each has ``register(registry)``)."""
+    import importlib
+
+    names = (
+        "convo.importers.apps.claude_ai",
+        "convo.importers.agents.sharegpt",
+        "convo.importers.agents.hf_chat",
+    )
+    return [importlib.import_module(n) for n in names]
