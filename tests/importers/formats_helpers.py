@@ -47,5 +47,6 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.claude_ai",
         "convo.importers.agents.sharegpt",
         "convo.importers.agents.hf_chat",
+        "convo.importers.agents.openai_responses",
     )
     return [importlib.import_module(n) for n in names]

@@ -50,6 +50,7 @@ def test_every_new_fixture_is_detected_as_its_format():
         "claude_ai": "claude-ai",
         "sharegpt": "sharegpt",
         "hf_chat": "hf-chat",
+        "openai_responses": "openai-responses",
     }
     wrong = {}
     for folder, name in expected.items():
