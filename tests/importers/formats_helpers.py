@@ -48,5 +48,6 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.sharegpt",
         "convo.importers.agents.hf_chat",
         "convo.importers.agents.openai_responses",
+        "convo.importers.agents.openai_api",
     )
     return [importlib.import_module(n) for n in names]

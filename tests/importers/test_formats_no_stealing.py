@@ -46,13 +46,22 @@ def test_no_existing_file_changes_format():
 
 def test_every_new_fixture_is_detected_as_its_format():
     reg = fresh_registry(*new_modules())
+    wrong: dict[str, str] = {}
     expected = {
         "claude_ai": "claude-ai",
         "sharegpt": "sharegpt",
         "hf_chat": "hf-chat",
         "openai_responses": "openai-responses",
     }
-    wrong = {}
+    by_file = {
+        "completion.json": "openai-completion",
+        "batch_output.jsonl": "openai-completion",
+        "thread_messages.json": "openai-assistants",
+    }
+    for name, fmt in by_file.items():
+        got = _detect(reg, FIXTURES / "openai_api" / name)
+        if got != fmt:
+            wrong[name] = got
     for folder, name in expected.items():
         for path in sorted((FIXTURES / folder).iterdir()):
             if path.name.startswith("plain-"):

@@ -33,7 +33,7 @@ from convo.core.errors import RecordError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.importers.agents.reader import message_from_object
-from convo.importers.agents.samples import iter_samples, sample_values
+from convo.importers.agents.samples import iter_samples, sample_values, sub
 from convo.importers.apps.common import as_str, json_head
 from convo.importers.context import ImportContext
 
@@ -124,7 +124,7 @@ def _sample(
     n_prompt = len(turns) - len(sample["completion"]) if "messages" not in sample else len(turns)
     first = True
     for k, turn in enumerate(turns, 1):
-        loc = f"{where}.msg-{k}"
+        loc = sub(ctx, where, f"msg-{k}")
         if not isinstance(turn, dict):
             ctx.reject(loc, "not a chat message (expected an object)", turn)
             continue

@@ -41,7 +41,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
 from convo.importers.agents.blocks import block_chunk, dumps, parse_arguments
-from convo.importers.agents.samples import iter_samples, key_pattern, sample_values
+from convo.importers.agents.samples import iter_samples, key_pattern, sample_values, sub
 from convo.importers.apps.common import as_dict, as_list, as_str, json_head, message
 from convo.importers.context import ImportContext
 
@@ -130,7 +130,7 @@ def _response(resp: dict[str, Any], where: str, st: _State) -> Iterator[Conversa
         yield message(
             instructions,
             speaker="system",
-            source_id=f"{where}.instructions",
+            source_id=sub(st.ctx, where, "instructions"),
             format=NAME,
             thread=thread,
             timestamp=ts,
@@ -152,7 +152,7 @@ def _items(
     meta: dict[str, Any] | None = None,
 ) -> Iterator[ConversationMessage]:
     for k, item in enumerate(items, 1):
-        loc = where if single else f"{where}.item-{k}"
+        loc = where if single else sub(st.ctx, where, f"item-{k}")
         if isinstance(item, dict) and item.get("type") is None and "role" in item:
             item = {**item, "type": "message"}  # EasyInputMessage
         if not _is_item(item):

@@ -79,3 +79,8 @@ def key_pattern(key: str, values: tuple[str, ...]) -> re.Pattern[str]:
     """``"key": "one of values"`` in JSON text."""
     alts = "|".join(re.escape(v) for v in values)
     return re.compile(r'"' + re.escape(key) + r'"\s*:\s*"(?:' + alts + r')"')
+
+
+def sub(ctx: ImportContext, where: str, part: str) -> str:
+    """The locator of ``part`` inside ``where`` (``FILE#part`` when ``where`` is the file)."""
+    return ctx.loc(part) if where == ctx.source.name else f"{where}.{part}"

@@ -36,7 +36,7 @@ import orjson
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.importers.agents.blocks import block_chunk, dumps, parse_arguments
-from convo.importers.agents.samples import iter_samples, key_pattern
+from convo.importers.agents.samples import iter_samples, key_pattern, sub
 from convo.importers.apps.common import as_str, has_key, json_head, message
 from convo.importers.context import ImportContext
 
@@ -120,7 +120,7 @@ def _sample(
             system,
             speaker="system",
             id=f"{NAME}:{sid}:system" if sid else None,
-            source_id=f"{where}.system",
+            source_id=sub(ctx, where, "system"),
             format=NAME,
             thread=thread,
             role="system",
@@ -128,7 +128,7 @@ def _sample(
         )
         first = False
     for k, turn in enumerate(turns, 1):
-        loc = f"{where}.msg-{k}"
+        loc = sub(ctx, where, f"msg-{k}")
         if not isinstance(turn, dict) or not as_str(turn.get("from")):
             ctx.reject(loc, "not a ShareGPT turn (an object with 'from' and 'value')", turn)
             continue
