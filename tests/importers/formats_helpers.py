@@ -49,5 +49,6 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.hf_chat",
         "convo.importers.agents.openai_responses",
         "convo.importers.agents.openai_api",
+        "convo.importers.agents.gemini",
     )
     return [importlib.import_module(n) for n in names]

@@ -52,6 +52,7 @@ def test_every_new_fixture_is_detected_as_its_format():
         "sharegpt": "sharegpt",
         "hf_chat": "hf-chat",
         "openai_responses": "openai-responses",
+        "gemini": "gemini",
     }
     by_file = {
         "completion.json": "openai-completion",

@@ -1,9 +1,9 @@
 """Dataset-style documents: one sample object, a JSON array of samples, or JSONL.
 
-Shared by the dataset readers (ShareGPT, Hugging Face chat). Each sample is yielded with
-its locator: ``line-N`` (JSONL), ``item-N`` (array, streamed one sample at a time) or
-``doc`` (one object, read whole). A JSONL line that is not a JSON object is rejected
-with its location; the reader carries on.
+Shared by the dataset readers (ShareGPT, Hugging Face chat...). Each sample (any JSON
+value; readers reject what they cannot use) is yielded with its locator: ``line-N`` (JSONL), ``item-N`` (array, streamed one sample at a time) or
+``doc`` (one object, read whole). A JSONL line that is not JSON is rejected with its
+location (the torn last line of an interrupted write says so); the reader carries on.
 """
 
 from __future__ import annotations
@@ -48,9 +48,14 @@ def iter_samples(source: Source, ctx: ImportContext) -> Iterator[tuple[Any, str]
         with source.open() as stream:
             for line in iter_lines(stream):
                 try:
-                    yield parse_line(line, source.name), f"line-{line.number}"
-                except RecordError as e:
-                    ctx.reject_error(e, line.raw)
+                    value = orjson.loads(line.raw)
+                except orjson.JSONDecodeError:
+                    try:
+                        parse_line(line, source.name)  # raises the located error
+                    except RecordError as e:
+                        ctx.reject_error(e, line.raw)
+                    continue
+                yield value, f"line-{line.number}"
     else:
         yield load_json(source), "doc"
 
