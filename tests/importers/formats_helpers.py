@@ -50,5 +50,6 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.openai_responses",
         "convo.importers.agents.openai_api",
         "convo.importers.agents.gemini",
+        "convo.importers.agents.langchain",
     )
     return [importlib.import_module(n) for n in names]

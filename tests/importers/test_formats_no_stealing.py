@@ -53,6 +53,7 @@ def test_every_new_fixture_is_detected_as_its_format():
         "hf_chat": "hf-chat",
         "openai_responses": "openai-responses",
         "gemini": "gemini",
+        "langchain": "langchain",
     }
     by_file = {
         "completion.json": "openai-completion",

@@ -36,15 +36,7 @@ def is_jsonl(text: str) -> bool:
 def iter_samples(source: Source, ctx: ImportContext) -> Iterator[tuple[Any, str]]:
     """Each top-level sample of ``source`` with its locator."""
     head = json_head(source)
-    if head.startswith("["):
-        doc = StreamedDoc(source, ())
-        doc.head()
-        if not doc.found:
-            doc.close()
-            raise InputError("expected a JSON array of samples", where=source.name)
-        for n, (item, _) in enumerate(doc.items(), 1):
-            yield item, f"item-{n}"
-    elif is_jsonl(head):
+    if is_jsonl(head):
         with source.open() as stream:
             for line in iter_lines(stream):
                 try:
@@ -56,6 +48,14 @@ def iter_samples(source: Source, ctx: ImportContext) -> Iterator[tuple[Any, str]
                         ctx.reject_error(e, line.raw)
                     continue
                 yield value, f"line-{line.number}"
+    elif head.startswith("["):
+        doc = StreamedDoc(source, ())
+        doc.head()
+        if not doc.found:
+            doc.close()
+            raise InputError("expected a JSON array of samples", where=source.name)
+        for n, (item, _) in enumerate(doc.items(), 1):
+            yield item, f"item-{n}"
     else:
         yield load_json(source), "doc"
 
