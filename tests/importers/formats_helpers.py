@@ -51,5 +51,6 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.openai_api",
         "convo.importers.agents.gemini",
         "convo.importers.agents.langchain",
+        "convo.importers.agents.vercel_ai",
     )
     return [importlib.import_module(n) for n in names]

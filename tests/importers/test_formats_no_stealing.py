@@ -54,6 +54,7 @@ def test_every_new_fixture_is_detected_as_its_format():
         "openai_responses": "openai-responses",
         "gemini": "gemini",
         "langchain": "langchain",
+        "vercel_ai": "vercel-ai",
     }
     by_file = {
         "completion.json": "openai-completion",
