@@ -52,5 +52,6 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.gemini",
         "convo.importers.agents.langchain",
         "convo.importers.agents.vercel_ai",
+        "convo.importers.forums.mastodon",
     )
     return [importlib.import_module(n) for n in names]
