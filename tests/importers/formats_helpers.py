@@ -53,5 +53,6 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.langchain",
         "convo.importers.agents.vercel_ai",
         "convo.importers.forums.mastodon",
+        "convo.importers.apps.twitter_dms",
     )
     return [importlib.import_module(n) for n in names]
