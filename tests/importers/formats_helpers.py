@@ -54,5 +54,6 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.vercel_ai",
         "convo.importers.forums.mastodon",
         "convo.importers.apps.twitter_dms",
+        "convo.importers.apps.irc",
     )
     return [importlib.import_module(n) for n in names]

@@ -57,6 +57,7 @@ def test_every_new_fixture_is_detected_as_its_format():
         "vercel_ai": "vercel-ai",
         "mastodon": "mastodon",
         "twitter_dm": "twitter-dm",
+        "irc": "irc",
     }
     by_file = {
         "completion.json": "openai-completion",
