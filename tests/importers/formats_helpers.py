@@ -55,5 +55,6 @@ def new_modules() -> list[Any]:
         "convo.importers.forums.mastodon",
         "convo.importers.apps.twitter_dms",
         "convo.importers.apps.irc",
+        "convo.importers.apps.matrix",
     )
     return [importlib.import_module(n) for n in names]

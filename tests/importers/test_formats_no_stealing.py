@@ -58,6 +58,7 @@ def test_every_new_fixture_is_detected_as_its_format():
         "mastodon": "mastodon",
         "twitter_dm": "twitter-dm",
         "irc": "irc",
+        "matrix": "matrix",
     }
     by_file = {
         "completion.json": "openai-completion",
