@@ -56,5 +56,6 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.twitter_dms",
         "convo.importers.apps.irc",
         "convo.importers.apps.matrix",
+        "convo.importers.apps.google_chat",
     )
     return [importlib.import_module(n) for n in names]

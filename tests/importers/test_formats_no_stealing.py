@@ -65,6 +65,13 @@ def test_every_new_fixture_is_detected_as_its_format():
         "batch_output.jsonl": "openai-completion",
         "thread_messages.json": "openai-assistants",
     }
+    by_file["Space AAAAtea/messages.json"] = "google-chat"
+    by_file["DM xyz/messages.json"] = "google-chat"
+    for name, fmt in list(by_file.items())[-2:]:
+        got = _detect(reg, FIXTURES / "google_chat" / "Groups" / name)
+        if got != fmt:
+            wrong[name] = got
+        del by_file[name]
     for name, fmt in by_file.items():
         got = _detect(reg, FIXTURES / "openai_api" / name)
         if got != fmt:
