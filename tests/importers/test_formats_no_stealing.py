@@ -44,43 +44,42 @@ def test_no_existing_file_changes_format():
     assert changed == {}
 
 
+# Fixture folders whose every file is one format's (besides the files in SKIP).
+BY_FOLDER = {
+    "claude_ai": "claude-ai",
+    "sharegpt": "sharegpt",
+    "hf_chat": "hf-chat",
+    "openai_responses": "openai-responses",
+    "gemini": "gemini",
+    "langchain": "langchain",
+    "vercel_ai": "vercel-ai",
+    "mastodon": "mastodon",
+    "twitter_dm": "twitter-dm",
+    "irc": "irc",
+    "matrix": "matrix",
+    "google_chat": "google-chat",
+    "openai_api": None,  # two formats: see BY_FILE
+}
+BY_FILE = {
+    "openai_api/completion.json": "openai-completion",
+    "openai_api/batch_output.jsonl": "openai-completion",
+    "openai_api/thread_messages.json": "openai-assistants",
+}
+# Companion files read beside the main one, and counter-examples of existing formats.
+SKIP = {"actor.json", "account.js", "group_info.json", "plain-openai.jsonl"}
+
+
 def test_every_new_fixture_is_detected_as_its_format():
     reg = fresh_registry(*new_modules())
     wrong: dict[str, str] = {}
-    expected = {
-        "claude_ai": "claude-ai",
-        "sharegpt": "sharegpt",
-        "hf_chat": "hf-chat",
-        "openai_responses": "openai-responses",
-        "gemini": "gemini",
-        "langchain": "langchain",
-        "vercel_ai": "vercel-ai",
-        "mastodon": "mastodon",
-        "twitter_dm": "twitter-dm",
-        "irc": "irc",
-        "matrix": "matrix",
-    }
-    by_file = {
-        "completion.json": "openai-completion",
-        "batch_output.jsonl": "openai-completion",
-        "thread_messages.json": "openai-assistants",
-    }
-    by_file["Space AAAAtea/messages.json"] = "google-chat"
-    by_file["DM xyz/messages.json"] = "google-chat"
-    for name, fmt in list(by_file.items())[-2:]:
-        got = _detect(reg, FIXTURES / "google_chat" / "Groups" / name)
-        if got != fmt:
-            wrong[name] = got
-        del by_file[name]
-    for name, fmt in by_file.items():
-        got = _detect(reg, FIXTURES / "openai_api" / name)
-        if got != fmt:
-            wrong[name] = got
-    for folder, name in expected.items():
-        for path in sorted((FIXTURES / folder).iterdir()):
-            if path.name.startswith("plain-") or path.name in ("actor.json", "account.js"):
-                continue  # a file of an existing format, kept as a counter-example
+    for folder, name in BY_FOLDER.items():
+        for path in sorted(p for p in (FIXTURES / folder).rglob("*") if p.is_file()):
+            rel = str(path.relative_to(FIXTURES))
+            expected = BY_FILE.get(rel, name)
+            if path.name in SKIP or expected is None:
+                continue
             got = _detect(reg, path)
-            if got != name:
-                wrong[path.name] = got
+            if got != expected:
+                wrong[rel] = got
     assert wrong == {}
+    assert set(BY_FOLDER) == {p.name for p in FIXTURES.iterdir() if p.is_dir()}
