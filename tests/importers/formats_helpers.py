@@ -57,5 +57,6 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.irc",
         "convo.importers.apps.matrix",
         "convo.importers.apps.google_chat",
+        "convo.importers.forums.gitlab",
     )
     return [importlib.import_module(n) for n in names]

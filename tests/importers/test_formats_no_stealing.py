@@ -58,6 +58,7 @@ BY_FOLDER = {
     "irc": "irc",
     "matrix": "matrix",
     "google_chat": "google-chat",
+    "gitlab": "gitlab",
     "openai_api": None,  # two formats: see BY_FILE
 }
 BY_FILE = {
