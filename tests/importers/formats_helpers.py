@@ -58,5 +58,6 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.matrix",
         "convo.importers.apps.google_chat",
         "convo.importers.forums.gitlab",
+        "convo.importers.apps.gitter",
     )
     return [importlib.import_module(n) for n in names]
