@@ -207,31 +207,41 @@ def _thought(item: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in out.items() if v}
 
 
+def _parties(item: dict[str, Any], st: _State) -> tuple[str, str | None, list[str], str | None]:
+    """(speaker, role, chunks, replyTo) of one item."""
+    kind = item["type"]
+    if kind == "message":
+        spelled = as_str(item.get("role")) or "user"
+        return spelled, ROLES.get(spelled), _message_chunks(item.get("content")), None
+    if kind == "function_call_output":
+        reply = st.calls.get(as_str(item.get("call_id")))
+        return "tool", "tool", [_output_text(item.get("output"))], reply
+    return "assistant", "assistant", [_call_chunk(item)], None
+
+
+def _item_extra(item: dict[str, Any], speaker: str, role: str | None) -> dict[str, Any]:
+    kind = item["type"]
+    drop = {"type", "role", "content", "id"} | ({"status"} if kind == "message" else set())
+    rest = {k: v for k, v in item.items() if k not in drop}
+    if isinstance(rest.get("output"), str):
+        del rest["output"]  # the record's text, exactly
+    return {
+        "type": kind if kind != "message" else None,
+        "original_role": speaker if kind == "message" and speaker != role else None,
+        "item": rest,
+        "parts": [p for p in as_list(item.get("content")) if as_dict(p).get("annotations")],
+    }
+
+
 def _record(
     item: dict[str, Any], loc: str, thread: str, ts: str | None, st: _State
 ) -> ConversationMessage | None:
-    kind = item["type"]
-    iid = as_str(item.get("id"))
-    call_id = as_str(item.get("call_id"))
-    reply_to = None
-    if kind == "message":
-        spelled = as_str(item.get("role")) or "user"
-        role: str | None = ROLES.get(spelled)
-        speaker, chunks = spelled, _message_chunks(item.get("content"))
-    elif kind == "function_call_output":
-        role, speaker = "tool", "tool"
-        chunks = [_output_text(item.get("output"))]
-        reply_to = st.calls.get(call_id)
-    else:
-        role, speaker = "assistant", "assistant"
-        chunks = [_call_chunk(item)]
+    speaker, role, chunks, reply_to = _parties(item, st)
+    iid, call_id = as_str(item.get("id")), as_str(item.get("call_id"))
     rec_id = f"openai:{iid}" if iid else None
-    if kind != "message" and kind != "function_call_output" and call_id:
-        st.calls[call_id] = rec_id or f"openai:{call_id}"
+    if item["type"] not in ("message", "function_call_output") and call_id:
         rec_id = rec_id or f"openai:{call_id}"
-    rest = {k: v for k, v in item.items() if k not in ("type", "role", "content", "id")}
-    if isinstance(rest.get("output"), str):
-        del rest["output"]  # the record's text, exactly
+        st.calls[call_id] = rec_id
     return message(
         chunks,
         speaker=speaker,
@@ -243,12 +253,7 @@ def _record(
         thread=thread,
         reply_to=reply_to,
         role=role,
-        extra={
-            "type": kind if kind != "message" else None,
-            "original_role": speaker if kind == "message" and speaker != role else None,
-            "item": rest if kind != "message" else {k: v for k, v in rest.items() if k != "status"},
-            "parts": [p for p in as_list(item.get("content")) if as_dict(p).get("annotations")],
-        },
+        extra=_item_extra(item, speaker, role),
     )
 
 

@@ -84,6 +84,19 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     return read_with(source, ctx, include_thinking=include)
 
 
+def _is_v4_text(msg: Any) -> bool:
+    """An AI SDK 4 message with ``content`` and no parts."""
+    return isinstance(msg, dict) and msg.get("role") in ROLES and "content" in msg
+
+
+def _chat_of(sample: Any, loc: str, where: str, name: str) -> tuple[bool, str]:
+    """(whether the sample holds several messages, the thread of its messages)."""
+    chat = isinstance(sample, dict) and isinstance(sample.get("messages"), list)
+    nested = chat or isinstance(sample, list)
+    thread = as_str(sample.get("id")) if chat else ""
+    return nested, thread or (where if nested and loc.startswith("line-") else name)
+
+
 def read_with(
     source: Source, ctx: ImportContext, *, include_thinking: bool = False
 ) -> Iterator[ConversationMessage]:
@@ -91,16 +104,10 @@ def read_with(
     untimed = 0
     for sample, loc in iter_samples(source, ctx):
         where = ctx.loc(loc) if loc != "doc" else source.name
-        chat = isinstance(sample, dict) and isinstance(sample.get("messages"), list)
-        nested = chat or isinstance(sample, list)
-        thread = as_str(sample.get("id")) if chat else ""
-        if not thread:
-            thread = where if nested and loc.startswith("line-") else source.name
+        nested, thread = _chat_of(sample, loc, where, source.name)
         for k, msg in enumerate(_messages_of(sample), 1):
             here = sub(ctx, where, f"msg-{k}") if nested else where
-            if not _is_message(msg) and not (
-                isinstance(msg, dict) and msg.get("role") in ROLES and "content" in msg
-            ):
+            if not _is_message(msg) and not _is_v4_text(msg):
                 ctx.reject(here, "not an AI SDK UI message (role and parts)", msg)
                 continue
             rec = _record(msg, here, thread, include_thinking)

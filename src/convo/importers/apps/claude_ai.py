@@ -135,17 +135,25 @@ def _current_branch(msgs: list[Any], leaf: str) -> set[str] | None:
     return on
 
 
+class _Conv:
+    """What every message of one conversation shares."""
+
+    def __init__(self, conv: dict[str, Any]):
+        self.conv = conv
+        self.thread = _thread(conv)
+        self.title = as_str(conv.get("name"))
+        self.time = iso_ts(conv.get("created_at"))
+        msgs = conv["chat_messages"]
+        self.known = {as_str(m.get("uuid")) for m in msgs if isinstance(m, dict)} - {""}
+        self.branch = _current_branch(msgs, as_str(conv.get("current_leaf_message_uuid")))
+
+
 def _conversation(
     conv: dict[str, Any], c: int, ctx: ImportContext, empty: EmptyCounter, thinking: bool
 ) -> Iterator[ConversationMessage]:
-    thread = _thread(conv)
-    title = as_str(conv.get("name"))
-    conv_time = iso_ts(conv.get("created_at"))
-    msgs = conv["chat_messages"]
-    known = {as_str(m.get("uuid")) for m in msgs if isinstance(m, dict)} - {""}
-    branch = _current_branch(msgs, as_str(conv.get("current_leaf_message_uuid")))
+    cv = _Conv(conv)
     prev: str | None = None
-    for k, msg in enumerate(msgs, 1):
+    for k, msg in enumerate(conv["chat_messages"], 1):
         where = ctx.loc(f"conv-{c}.msg-{k}")
         if not isinstance(msg, dict):
             ctx.reject(where, "not a claude.ai message (expected an object)", msg)
@@ -154,33 +162,45 @@ def _conversation(
         if not any(x.strip() for x in chunks) and not extra["thinking"]:
             empty.n += 1
             continue
-        uuid = as_str(msg.get("uuid"))
-        rec_id = f"{NAME}:{uuid}" if uuid else f"{NAME}:{thread}:{k}"
-        parent = as_str(msg.get("parent_message_uuid"))
-        sender = as_str(msg.get("sender"))
-        role = ROLES.get(sender)
-        ts = iso_ts(msg.get("created_at"))
-        extra.update(
-            sender=sender if sender not in ("user", "assistant") else None,
-            time_from="conversation" if ts is None and conv_time else None,
-            off_branch=True if branch is not None and uuid not in branch else None,
-            conversation=_conv_extra(conv) if k == 1 else None,
-        )
-        yield message(
-            chunks,
-            speaker=role or sender or None,
-            listeners=[OTHER[role]] if role else [],
-            timestamp=ts or conv_time,
-            id=rec_id,
-            source_id=where,
-            format=NAME,
-            thread=thread,
-            reply_to=f"{NAME}:{parent}" if parent in known else prev,
-            subject=title,
-            role=role,
-            extra=extra,
-        )
-        prev = rec_id
+        rec = _record(msg, k, where, cv, chunks, extra, prev)
+        prev = rec.id
+        yield rec
+
+
+def _record(
+    msg: dict[str, Any],
+    k: int,
+    where: str,
+    cv: _Conv,
+    chunks: list[str],
+    extra: dict[str, Any],
+    prev: str | None,
+) -> ConversationMessage:
+    uuid = as_str(msg.get("uuid"))
+    parent = as_str(msg.get("parent_message_uuid"))
+    sender = as_str(msg.get("sender"))
+    role = ROLES.get(sender)
+    ts = iso_ts(msg.get("created_at"))
+    extra.update(
+        sender=sender if sender not in ("user", "assistant") else None,
+        time_from="conversation" if ts is None and cv.time else None,
+        off_branch=True if cv.branch is not None and uuid not in cv.branch else None,
+        conversation=_conv_extra(cv.conv) if k == 1 else None,
+    )
+    return message(
+        chunks,
+        speaker=role or sender or None,
+        listeners=[OTHER[role]] if role else [],
+        timestamp=ts or cv.time,
+        id=f"{NAME}:{uuid}" if uuid else f"{NAME}:{cv.thread}:{k}",
+        source_id=where,
+        format=NAME,
+        thread=cv.thread,
+        reply_to=f"{NAME}:{parent}" if parent in cv.known else prev,
+        subject=cv.title,
+        role=role,
+        extra=extra,
+    )
 
 
 def _conv_extra(conv: dict[str, Any]) -> dict[str, Any]:
@@ -188,45 +208,52 @@ def _conv_extra(conv: dict[str, Any]) -> dict[str, Any]:
     return {k: conv[k] for k in keep if conv.get(k) not in (None, "", {}, [])}
 
 
-def _content(msg: dict[str, Any], include_thinking: bool) -> tuple[list[str], dict[str, Any]]:
-    """Readable chunks of one message, and what goes to ``extra``."""
-    chunks: list[str] = []
-    blocks: list[Any] = []
-    thoughts: list[dict[str, Any]] = []
-    citations: list[Any] = []
-    content = [b for b in as_list(msg.get("content")) if b is not None]
-    for block in content:
+class _Blocks:
+    """Chunks and extras from one message's ``content`` blocks."""
+
+    def __init__(self, include_thinking: bool):
+        self.include = include_thinking
+        self.chunks: list[str] = []
+        self.blocks: list[Any] = []
+        self.thoughts: list[dict[str, Any]] = []
+        self.citations: list[Any] = []
+
+    def add(self, block: Any) -> None:
         b = as_dict(block)
         kind = as_str(b.get("type"))
         if kind == "text":
-            chunks.append(as_str(b.get("text")))
-            citations.extend(as_list(b.get("citations")))
+            self.chunks.append(as_str(b.get("text")))
+            self.citations.extend(as_list(b.get("citations")))
         elif kind in ("thinking", "redacted_thinking"):
             body = as_str(b.get("thinking"))
-            if include_thinking:
-                chunks.append(f"[thinking] {body}" if body else f"[{kind}]")
+            if self.include:
+                self.chunks.append(f"[thinking] {body}" if body else f"[{kind}]")
             else:
-                thoughts.append(_thought(b, kind))
+                self.thoughts.append(_thought(b, kind))
         else:
-            blocks.append(block)
-            chunks.append(block_chunk(_labelled(b)) if b else f"[block] {block!r}")
-    if not content:
-        chunks.append(as_str(msg.get("text")))
+            self.blocks.append(block)
+            self.chunks.append(block_chunk(_labelled(b)) if b else f"[block] {block!r}")
+
+
+def _content(msg: dict[str, Any], include_thinking: bool) -> tuple[list[str], dict[str, Any]]:
+    """Readable chunks of one message, and what goes to ``extra``."""
+    acc = _Blocks(include_thinking)
+    content = [b for b in as_list(msg.get("content")) if b is not None]
+    for block in content:
+        acc.add(block)
+    chunks = acc.chunks if content else [as_str(msg.get("text"))]
     attachments = [as_dict(a) for a in as_list(msg.get("attachments"))]
-    for att in attachments:
-        chunks.append(f"[attachment {as_str(att.get('file_name')) or '?'}]")
+    chunks += [f"[attachment {as_str(a.get('file_name')) or '?'}]" for a in attachments]
     files = as_list(msg.get("files")) or as_list(msg.get("files_v2"))
-    for f in files:
-        chunks.append(f"[file {as_str(as_dict(f).get('file_name')) or '?'}]")
+    chunks += [f"[file {as_str(as_dict(f).get('file_name')) or '?'}]" for f in files]
+    edited = msg.get("updated_at") != msg.get("created_at")
     extra: dict[str, Any] = {
-        "blocks": blocks,
-        "thinking": thoughts,
-        "citations": citations,
+        "blocks": acc.blocks,
+        "thinking": acc.thoughts,
+        "citations": acc.citations,
         "attachments": attachments,
         "files": files,
-        "updated_at": msg.get("updated_at")
-        if msg.get("updated_at") != msg.get("created_at")
-        else None,
+        "updated_at": msg.get("updated_at") if edited else None,
     }
     return [x for x in chunks if x.strip()], extra
 

@@ -97,34 +97,40 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             yield _event(ev, kind, content, where, room)
 
 
+def _relation(content: dict[str, Any]) -> tuple[str, str, str]:
+    """(rel_type, related event, the event replied to / annotated / threaded under)."""
+    relates = as_dict(content.get("m.relates_to"))
+    reply = as_str(as_dict(relates.get("m.in_reply_to")).get("event_id"))
+    target = as_str(relates.get("event_id"))
+    rel = as_str(relates.get("rel_type"))
+    return rel, target, reply or (target if rel in ("m.annotation", "m.thread") else "")
+
+
+def _listeners(content: dict[str, Any], parent: str, room: _Room) -> list[str]:
+    mentions = as_list(as_dict(content.get("m.mentions")).get("user_ids"))
+    heard = [room.speaker(as_str(u)) for u in mentions]
+    if not heard and parent in room.speakers:
+        heard = [room.speakers[parent]]
+    return [x for x in heard if x]
+
+
 def _event(
     ev: dict[str, Any], kind: str, content: dict[str, Any], where: str, room: _Room
 ) -> ConversationMessage:
     sender = as_str(ev.get("sender"))
     if kind == "m.room.member" and as_str(content.get("displayname")):
         room.names[as_str(ev.get("state_key")) or sender] = content["displayname"]
-    relates = as_dict(content.get("m.relates_to"))
-    reply = as_str(as_dict(relates.get("m.in_reply_to")).get("event_id"))
-    target = as_str(relates.get("event_id"))
-    rel = as_str(relates.get("rel_type"))
+    rel, target, parent = _relation(content)
     chunks, tags, extra = _content(kind, content, rel, target, ev)
-    mentions = [
-        room.speaker(u) for u in as_list(as_dict(content.get("m.mentions")).get("user_ids"))
-    ]
-    parent = reply or (target if rel in ("m.annotation", "m.thread") else "")
-    listeners = mentions or ([room.speakers[parent]] if parent in room.speakers else [])
     speaker = room.speaker(sender)
     eid = as_str(ev.get("event_id"))
-    if eid:
-        room.speakers[eid] = speaker
-    extra.update(
-        sender=sender if speaker != sender else None,
-        thread_root=target if rel == "m.thread" else None,
-    )
+    room.speakers[eid] = speaker
+    extra.update(sender=sender if speaker != sender else None)
+    extra.update(thread_root=target if rel == "m.thread" else None)
     return message(
         chunks,
         speaker=speaker or None,
-        listeners=[x for x in listeners if x],
+        listeners=_listeners(content, parent, room),
         timestamp=epoch_ts(ev.get("origin_server_ts"), ms=True),
         id=f"{NAME}:{eid}" if eid else None,
         source_id=where,
@@ -137,6 +143,11 @@ def _event(
     )
 
 
+def _state(kind: str, content: dict[str, Any], ev: dict[str, Any]) -> str:
+    value = content.get("membership") or content.get("name") or content.get("topic")
+    return f"[{kind}] {as_str(ev.get('state_key'))} {as_str(value)}".replace("  ", " ").strip()
+
+
 def _content(
     kind: str, content: dict[str, Any], rel: str, target: str, ev: dict[str, Any]
 ) -> tuple[list[str], list[str], dict[str, Any]]:
@@ -144,16 +155,9 @@ def _content(
     if kind == "m.reaction":
         key = as_str(as_dict(content.get("m.relates_to")).get("key"))
         return [f"[reaction] {key}"], ["reaction"], extra
-    if kind != "m.room.message" and kind != "m.sticker":
-        state = (
-            as_str(content.get("membership"))
-            or as_str(content.get("name"))
-            or as_str(content.get("topic"))
-        )
-        who = as_str(ev.get("state_key"))
-        text = f"[{kind}] {who} {state}".replace("  ", " ").strip()
+    if kind not in ("m.room.message", "m.sticker"):
         extra["content"] = content
-        return [text], [SYSTEM_TAG], extra
+        return [_state(kind, content, ev)], [SYSTEM_TAG], extra
     msgtype = as_str(content.get("msgtype")) or ("m.image" if kind == "m.sticker" else "")
     new = as_dict(content.get("m.new_content")) if rel == "m.replace" else {}
     body = as_str((new or content).get("body"))
@@ -161,16 +165,14 @@ def _content(
         body = _FALLBACK.sub("", body)
     tags = {"m.emote": ["action"], "m.notice": ["notice"]}.get(msgtype, [])
     if new:
-        tags = [*tags, "edit"]
-        extra["replaces"] = f"{NAME}:{target}"
+        tags, extra["replaces"] = [*tags, "edit"], f"{NAME}:{target}"
     chunks = [body]
     if msgtype in MEDIA:
-        chunks = [f"[{MEDIA[msgtype]}] {body} ({as_str(content.get('url'))})".replace(" ()", "")]
+        url = as_str(content.get("url"))
+        chunks = [f"[{MEDIA[msgtype]}] {body} ({url})" if url else f"[{MEDIA[msgtype]}] {body}"]
         extra["info"] = as_dict(content.get("info"))
-    extra.update(
-        msgtype=msgtype if msgtype not in ("m.text", "") else None,
-        html=as_str(content.get("formatted_body")) or None,
-    )
+    extra["msgtype"] = msgtype if msgtype not in ("m.text", "") else None
+    extra["html"] = as_str(content.get("formatted_body")) or None
     return chunks, tags, extra
 
 

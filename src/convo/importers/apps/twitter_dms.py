@@ -97,18 +97,26 @@ def _people(events: list[Any]) -> list[str]:
     return [p for p in seen if p]
 
 
+class _Conv:
+    """One conversation: its thread, subject, people and the owner's name."""
+
+    def __init__(self, conv: dict[str, Any], thread: str, owner: tuple[str, str], group: bool):
+        self.thread = thread
+        self.subject = as_str(conv.get("name")) or None
+        self.people = _people(conv["messages"])
+        self.owner = owner
+        self.group = group or None
+
+    def name(self, uid: str) -> str:
+        return self.owner[1] if uid and uid == self.owner[0] and self.owner[1] else uid
+
+
 def _conversation(
     conv: dict[str, Any], c: int, ctx: ImportContext, owner: tuple[str, str], group: bool
 ) -> Iterator[ConversationMessage]:
-    thread = as_str(conv.get("conversationId")) or ctx.loc(f"conv-{c}")
-    events = conv["messages"]
-    people = _people(events)
-
-    def name(uid: str) -> str:
-        return owner[1] if uid and uid == owner[0] and owner[1] else uid
-
+    cv = _Conv(conv, as_str(conv.get("conversationId")) or ctx.loc(f"conv-{c}"), owner, group)
     rows = []
-    for k, ev in enumerate(events, 1):
+    for k, ev in enumerate(conv["messages"], 1):
         loc = ctx.loc(f"conv-{c}.msg-{k}")
         kind, body = next(iter(as_dict(ev).items()), ("", None))
         if kind not in ("messageCreate", *EVENTS) or not isinstance(body, dict):
@@ -116,31 +124,33 @@ def _conversation(
             continue
         rows.append((iso_ts(body.get("createdAt")) or "", -k, kind, body, loc))
     for ts, _, kind, body, loc in sorted(rows, key=lambda r: (r[0], r[1])):
-        sender = as_str(body.get("senderId")) or as_str(body.get("initiatingUserId"))
-        if kind == "messageCreate":
-            hearers = [as_str(body.get("recipientId"))] if body.get("recipientId") else people
-            chunks, extra = _text(body)
-            tags: list[str] = []
-        else:
-            hearers, extra, tags = people, {"event": body}, [SYSTEM_TAG]
-            chunks = [_event_text(kind, body)]
-        yield message(
-            chunks,
-            speaker=name(sender) or None,
-            listeners=[name(h) for h in hearers if h != sender],
-            timestamp=ts or None,
-            id=f"twitter:{as_str(body.get('id'))}" if body.get("id") else None,
-            source_id=loc,
-            format=NAME,
-            thread=thread,
-            subject=as_str(conv.get("name")) or None,
-            tags=tags,
-            extra={
-                **extra,
-                "sender_id": sender if name(sender) != sender else None,
-                "group": group or None,
-            },
-        )
+        yield _event(kind, body, ts, loc, cv)
+
+
+def _event(kind: str, body: dict[str, Any], ts: str, loc: str, cv: _Conv) -> ConversationMessage:
+    sender = as_str(body.get("senderId")) or as_str(body.get("initiatingUserId"))
+    tags: list[str] = []
+    if kind == "messageCreate":
+        hearers = [as_str(body["recipientId"])] if body.get("recipientId") else cv.people
+        chunks, extra = _text(body)
+    else:
+        hearers, extra, tags = cv.people, {"event": body}, [SYSTEM_TAG]
+        chunks = [_event_text(kind, body)]
+    speaker = cv.name(sender)
+    extra.update(sender_id=sender if speaker != sender else None, group=cv.group)
+    return message(
+        chunks,
+        speaker=speaker or None,
+        listeners=[cv.name(h) for h in hearers if h != sender],
+        timestamp=ts or None,
+        id=f"twitter:{as_str(body.get('id'))}" if body.get("id") else None,
+        source_id=loc,
+        format=NAME,
+        thread=cv.thread,
+        subject=cv.subject,
+        tags=tags,
+        extra=extra,
+    )
 
 
 def _text(body: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:

@@ -115,45 +115,52 @@ def _visibility(obj: dict[str, Any]) -> str:
     return "direct"
 
 
+def _tag_names(tags: list[Any], kind: str) -> list[str]:
+    names = [as_str(t.get("name")) for t in map(as_dict, tags) if t.get("type") == kind]
+    return [n.lstrip("#") for n in names if n]
+
+
+def _media_chunk(att: dict[str, Any]) -> str:
+    kind = as_str(att.get("mediaType")).split("/")[0]
+    url = as_str(att.get("url"))
+    return f"[{kind}] {url}" if kind in ("image", "video", "audio") else f"[file {url}]"
+
+
+def _thread_of(obj: dict[str, Any], roots: dict[str, str]) -> str:
+    oid, parent = as_str(obj.get("id")), as_str(obj.get("inReplyTo"))
+    root = roots.get(parent) or parent or oid
+    roots[oid] = root
+    return as_str(obj.get("conversation")) or root
+
+
 def _note(
     act: dict[str, Any], obj: dict[str, Any], where: str, owner: str | None, roots: dict[str, str]
 ) -> ConversationMessage:
     oid = as_str(obj.get("id"))
     parent = as_str(obj.get("inReplyTo"))
-    thread = as_str(obj.get("conversation")) or roots.get(parent) or parent or oid
-    roots[oid] = roots.get(parent) or parent or oid
     tags = as_list(obj.get("tag"))
-    mentions = [as_str(t.get("name")) for t in map(as_dict, tags) if t.get("type") == "Mention"]
-    hashtags = [
-        as_str(t.get("name")).lstrip("#") for t in map(as_dict, tags) if t.get("type") == "Hashtag"
-    ]
-    chunks = [html_to_text(_MENTION.sub(r"\1", as_str(obj.get("content"))))]
     attachments = [as_dict(a) for a in as_list(obj.get("attachment"))]
-    for att in attachments:
-        mime = as_str(att.get("mediaType"))
-        kind = mime.split("/")[0] if mime.split("/")[0] in ("image", "video", "audio") else ""
-        url = as_str(att.get("url"))
-        chunks.append(f"[{kind}] {url}" if kind else f"[file {url}]")
+    chunks = [html_to_text(_MENTION.sub(r"\1", as_str(obj.get("content"))))]
+    chunks += [_media_chunk(a) for a in attachments]
     actor = as_str(act.get("actor")) or as_str(obj.get("attributedTo"))
-    language = next(iter(as_dict(obj.get("contentMap"))), None)
     return message(
         chunks,
         speaker=owner or _username(actor) or None,
-        listeners=[m for m in mentions if m],
+        listeners=_tag_names(tags, "Mention"),
         timestamp=iso_ts(obj.get("published")) or iso_ts(act.get("published")),
         id=f"{NAME}:{oid}" if oid else None,
         source_id=where,
         format=NAME,
-        thread=thread or None,
+        thread=_thread_of(obj, roots) or None,
         reply_to=f"{NAME}:{parent}" if parent else None,
         subject=as_str(obj.get("summary")) or None,
-        tags=[h for h in hashtags if h],
+        tags=_tag_names(tags, "Hashtag"),
         extra={
             "url": as_str(obj.get("url")),
             "actor": actor,
             "visibility": _visibility(obj),
-            "sensitive": True if obj.get("sensitive") else None,
-            "language": language,
+            "sensitive": obj.get("sensitive") or None,
+            "language": next(iter(as_dict(obj.get("contentMap"))), None),
             "attachments": attachments,
         },
     )
