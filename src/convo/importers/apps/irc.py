@@ -28,7 +28,8 @@ Decisions:
   known date (a ZNC file not named by date) the epoch sentinel, with one warning.
 - thread = the channel in the file name (``#chan``), else the file name.
 - A line of no known shape is rejected with its line number (never glued to the
-  previous message); log open/close headers are structure.
+  previous message); log open/close headers are structure. The file is streamed line by
+  line (each line UTF-8, else cp1252).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from convo.core.io import Source, decode_text
+from convo.core.jsonl import iter_lines
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.apps.common import SYSTEM_TAG, message
@@ -226,30 +228,28 @@ def _header(line: str, st: _State) -> None:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    lines = decode_text(source.read_bytes()).lstrip("\ufeff").split("\n")
-    dialect, _ = _dialect_of([x.rstrip("\r") for x in lines[:200]])
-    if dialect is None:
-        dialect = DIALECTS[-1]
+    head = source.head_text().lstrip("\ufeff").split("\n")[:200]
+    dialect, _ = _dialect_of([x.rstrip("\r") for x in head[:-1] or head])
+    dialect = dialect or DIALECTS[-1]
     st = _State(_date_from_name(source.match_name))
     m = _CHANNEL.search(source.match_name)
     folder = source.path.parent.name if source.path is not None else ""
     thread = m[1] if m else folder if folder.startswith("#") else source.match_name or source.name
     nicks: set[str] = set()
     undated = 0
-    for n, raw in enumerate(lines, 1):
-        line = raw.rstrip("\r")
-        if not line.strip():
-            continue
-        if line.startswith(_HEADERS):
-            _header(line, st)
-            continue
-        hit = dialect.regex.match(line)
-        parsed = dialect.build(hit, st) if hit else None
-        if parsed is None or parsed.kind == "unknown":
-            ctx.reject(ctx.loc(n), f"not a {dialect.name} log line", line)
-            continue
-        undated += parsed.when is None
-        yield _record(parsed, ctx, n, thread, nicks)
+    with source.open() as stream:  # streamed: one line in memory at a time
+        for raw in iter_lines(stream):
+            line = decode_text(raw.raw)
+            if line.startswith(_HEADERS):
+                _header(line, st)
+                continue
+            hit = dialect.regex.match(line)
+            parsed = dialect.build(hit, st) if hit else None
+            if parsed is None or parsed.kind == "unknown":
+                ctx.reject(ctx.loc(raw.number), f"not a {dialect.name} log line", line)
+                continue
+            undated += parsed.when is None
+            yield _record(parsed, ctx, raw.number, thread, nicks)
     if undated:
         ctx.warn(source.name, f"{undated} lines without a known date get the epoch sentinel")
 
