@@ -1,0 +1,201 @@
+"""LangChain ``messages_to_dict`` output (``langchain``).
+
+Shape (langchain-ai/langchain ``libs/core/langchain_core/messages/base.py``:
+``message_to_dict(m) = {"type": m.type, "data": m.model_dump()}``; the message classes
+in ``messages/{human,ai,system,tool,chat,function}.py``): ``{"type": "human"|"ai"|
+"system"|"tool"|"function"|"chat"|"AIMessageChunk"..., "data": {"content": str | [blocks],
+"additional_kwargs", "response_metadata", "type", "name", "id", "example"?,
+"tool_calls": [{"name", "args", "id", "type": "tool_call"}], "invalid_tool_calls",
+"usage_metadata", "tool_call_id", "artifact", "status", "role" (chat)}}``. A JSON array
+of them (streamed), JSONL (one message, or one array, a line), or one message.
+
+Decisions:
+- speaker = ``data.name`` else the type as spelled (``human``, ``ai``, ``tool``; a chat
+  message's ``role``); role: human → user, ai → assistant, system → system,
+  tool/function → tool (``*MessageChunk`` types as their message). Listeners: a user
+  turn → the ai side (``ai``), an assistant turn → ``human``, a tool result → ``ai``.
+- Text: a string content as is; content blocks one chunk each (``[tool_use NAME] {...}``,
+  ``[image] URL``... as the agent readers write them); ``tool_calls`` not already among
+  the blocks become ``[tool_use NAME] {...}`` chunks; ``invalid_tool_calls`` are kept in
+  ``extra``. A tool message's ``replyTo`` is the ai message that made the call.
+- Private reasoning (``thinking`` / ``reasoning`` blocks, ``additional_kwargs.
+  reasoning_content``) goes to ``extra.thinking``, never the text (``[thinking]``
+  chunks with ``include_thinking``, via ``read_with`` or ``ctx.options``).
+- id = ``langchain:<data.id>`` when set (else the content hash); thread = the file
+  (``FILE#line-N`` for a JSONL line holding an array). No times: the epoch sentinel,
+  with one warning a source. ``response_metadata``, ``usage_metadata``,
+  ``additional_kwargs`` and ``artifact`` go to ``extra``.
+- Anything that is not ``{"type", "data": {...}}`` is rejected with its location.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from convo.core.io import Source
+from convo.core.record import ConversationMessage
+from convo.importers.agents.blocks import block_chunk, normalise_content, tool_use_block
+from convo.importers.agents.samples import iter_samples, sample_values, sub
+from convo.importers.apps.common import as_dict, as_list, as_str, json_head, message
+from convo.importers.context import ImportContext
+
+NAME = "langchain"
+ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool", "function": "tool"}
+CHAT_ROLES = {"user": "user", "assistant": "assistant", "system": "system", "tool": "tool"}
+LISTENERS = {"user": ["ai"], "assistant": ["human"], "tool": ["ai"]}
+_TYPE = re.compile(r'"type"\s*:\s*"(human|ai|system|tool|function|chat|\w+MessageChunk)"')
+
+
+def _kind(spelled: str) -> str:
+    """``AIMessageChunk`` → ``ai``; the message types as they are."""
+    if spelled.endswith("MessageChunk"):
+        return spelled[: -len("MessageChunk")].lower()
+    return spelled
+
+
+def _is_message(obj: Any) -> bool:
+    if not isinstance(obj, dict) or not isinstance(obj.get("data"), dict):
+        return False
+    kind = _kind(as_str(obj.get("type")))
+    return (kind in ROLES or kind == "chat") and "content" in obj["data"]
+
+
+def sniff(source: Source) -> int:
+    text = json_head(source)
+    if not text.startswith(("[", "{")) or '"data"' not in text:
+        return 0
+    values = sample_values(text)
+    items = [x for v in values for x in (v if isinstance(v, list) else [v])][:60]
+    if items:
+        return 90 if sum(map(_is_message, items)) * 2 >= len(items) else 0
+    return 85 if _TYPE.search(text) and '"additional_kwargs"' in text else 0
+
+
+def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    """Read; reasoning goes to extra unless ``ctx.options.include_thinking``."""
+    include = bool(getattr(ctx.options, "include_thinking", False))
+    return read_with(source, ctx, include_thinking=include)
+
+
+def read_with(
+    source: Source, ctx: ImportContext, *, include_thinking: bool = False
+) -> Iterator[ConversationMessage]:
+    """Read; ``include_thinking`` puts reasoning in ``[thinking]`` chunks."""
+    calls: dict[str, str] = {}
+    n = 0
+    for sample, loc in iter_samples(source, ctx):
+        where = ctx.loc(loc) if loc != "doc" else source.name
+        thread = where if isinstance(sample, list) and loc.startswith("line-") else source.name
+        items = sample if isinstance(sample, list) else [sample]
+        for k, obj in enumerate(items, 1):
+            here = sub(ctx, where, f"msg-{k}") if isinstance(sample, list) else where
+            if not _is_message(obj):
+                ctx.reject(here, "not a LangChain message dict ({type, data})", obj)
+                continue
+            n += 1
+            yield _message(obj, here, thread, calls, include_thinking)
+    if n:
+        ctx.warn(source.name, "LangChain messages carry no times: messages get the epoch sentinel")
+
+
+def _message(
+    obj: dict[str, Any], loc: str, thread: str, calls: dict[str, str], include: bool
+) -> ConversationMessage:
+    data = obj["data"]
+    spelled = _kind(as_str(obj.get("type")))
+    role = CHAT_ROLES.get(as_str(data.get("role"))) if spelled == "chat" else ROLES.get(spelled)
+    speaker = as_str(data.get("name")) or (
+        as_str(data.get("role")) if spelled == "chat" else spelled
+    )
+    chunks, thinking = _chunks(data, include)
+    mid = as_str(data.get("id"))
+    rec_id = f"{NAME}:{mid}" if mid else None
+    for call in as_list(data.get("tool_calls")):
+        cid = as_str(as_dict(call).get("id"))
+        if cid and rec_id:
+            calls[cid] = rec_id
+    kwargs = {
+        k: v for k, v in as_dict(data.get("additional_kwargs")).items() if k != "reasoning_content"
+    }
+    return message(
+        chunks,
+        speaker=speaker or spelled,
+        listeners=LISTENERS.get(role or "", []),
+        id=rec_id,
+        source_id=loc,
+        format=NAME,
+        thread=thread,
+        reply_to=calls.get(as_str(data.get("tool_call_id"))),
+        role=role,
+        extra={
+            "type": as_str(obj.get("type")),
+            "thinking": thinking,
+            "tool_calls": as_list(data.get("tool_calls")),
+            "invalid_tool_calls": as_list(data.get("invalid_tool_calls")),
+            "tool_call_id": as_str(data.get("tool_call_id")),
+            "status": as_str(data.get("status")) if data.get("status") != "success" else None,
+            "artifact": data.get("artifact"),
+            "additional_kwargs": kwargs,
+            "response_metadata": as_dict(data.get("response_metadata")),
+            "usage_metadata": as_dict(data.get("usage_metadata")),
+        },
+    )
+
+
+def _chunks(data: dict[str, Any], include: bool) -> tuple[list[str], list[str]]:
+    chunks: list[str] = []
+    thinking: list[str] = []
+    reasoning = as_str(as_dict(data.get("additional_kwargs")).get("reasoning_content"))
+    if reasoning:
+        thinking.append(reasoning)
+    seen: set[str] = set()
+    content = data.get("content")
+    blocks = normalise_content(content) if isinstance(content, list) else []
+    for block in blocks:
+        kind = as_str(block.get("type"))
+        if kind in ("thinking", "reasoning"):
+            thinking += _thought_texts(block)
+            continue
+        if kind == "tool_use" and as_str(block.get("id")):
+            seen.add(as_str(block.get("id")))
+        chunks.append(block_chunk(block))
+    if isinstance(content, str):
+        chunks.append(content)
+    for call in as_list(data.get("tool_calls")):
+        c = as_dict(call)
+        if as_str(c.get("id")) not in seen:
+            chunks.append(block_chunk(tool_use_block(c)))
+    if include:
+        chunks = [f"[thinking] {t}" for t in thinking] + chunks
+        thinking = []
+    return [c for c in chunks if c.strip()], thinking
+
+
+def _thought_texts(block: dict[str, Any]) -> list[str]:
+    """An Anthropic ``thinking`` block, or an OpenAI ``reasoning`` block with summaries."""
+    if isinstance(block.get("thinking"), str):
+        return [block["thinking"]]
+    texts = [as_str(as_dict(s).get("text")) for s in as_list(block.get("summary"))]
+    if isinstance(block.get("reasoning"), str):
+        texts.append(block["reasoning"])
+    return [t for t in texts if t]
+
+
+def register(registry) -> None:
+    """Register the ``langchain`` format."""
+    from convo.importers.registry import Format
+
+    registry.register(
+        Format(
+            name=NAME,
+            family="chat",
+            description="LangChain messages_to_dict output ({type: human|ai|tool, data: {...}})",
+            patterns=("*.json", "*.jsonl"),
+            sniff=sniff,
+            read=read,
+            example='[{"type": "human", "data": {"content": "Hi", "type": "human"}}, '
+            '{"type": "ai", "data": {"content": "Hello!", "type": "ai"}}]',
+        )
+    )

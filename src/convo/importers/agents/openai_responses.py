@@ -1,0 +1,318 @@
+"""OpenAI Responses API objects and item lists (``openai-responses``).
+
+Shape (openai/openai-python ``src/openai/types/responses/``: ``response.py``,
+``response_output_message.py``, ``response_reasoning_item.py``,
+``response_function_tool_call.py``, ``response_input_item_param.py``; and the API
+reference, platform.openai.com/docs/api-reference/responses): a Response ``{"id":
+"resp_...", "object": "response", "created_at", "model", "instructions", "output":
+[items], "previous_response_id"}``, or a list of input/output items (a JSON array, JSONL,
+or ``{"object": "list", "data": [...]}`` from ``input_items.list``). Items: ``message``
+(``role``, ``content`` a string or parts ``input_text`` / ``output_text`` / ``refusal`` /
+``input_image`` / ``input_file``), ``reasoning`` (``summary: [{type: summary_text,
+text}]``, ``content``, ``encrypted_content``), ``function_call`` (``call_id``, ``name``,
+``arguments`` JSON string), ``function_call_output`` (``call_id``, ``output``), and
+built-in tool calls (``web_search_call``, ``file_search_call``, ``computer_call``...).
+
+Decisions:
+- One record per item. speaker = role (``developer`` as spelled, role ``system``);
+  function calls and built-in tool calls are the assistant's (``[tool_use NAME] {...}``,
+  ``[web_search_call] {...}``); a ``function_call_output`` is the ``tool``'s, its
+  ``replyTo`` the call with the same ``call_id``. Listeners: user ↔ assistant, a tool
+  result → assistant.
+- Reasoning is private: a ``reasoning`` item is attached to the next record's
+  ``extra.thinking`` (summaries and content texts); a trailing one makes a record of
+  its own with no text. With ``include_thinking`` (``read_with`` or an
+  ``include_thinking`` attribute on ``ctx.options``) it is a ``[thinking] ...`` record.
+- A Response's ``instructions`` become a first ``system`` message
+  (``extra.instructions``); its items take ``created_at`` as time and its ``id`` as
+  thread (``extra.previous_response_id`` kept). Bare item lists have no times: the epoch
+  sentinel, with one warning a source; thread = the file.
+- id = ``openai:<item id>`` when the item has one; else the content hash.
+- An item that is not an object with a known shape is rejected with its location.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from convo.core.io import Source
+from convo.core.record import ConversationMessage
+from convo.core.timestamps import epoch_ts
+from convo.importers.agents.blocks import block_chunk, dumps, parse_arguments
+from convo.importers.agents.samples import iter_samples, key_pattern, sample_values, sub
+from convo.importers.apps.common import as_dict, as_list, as_str, json_head, message
+from convo.importers.context import ImportContext
+
+NAME = "openai-responses"
+ITEM_TYPES = ("message", "reasoning", "function_call", "function_call_output")
+ROLES = {"user": "user", "assistant": "assistant", "system": "system", "developer": "system"}
+LISTENERS = {"user": ["assistant"], "assistant": ["user"], "tool": ["assistant"]}
+_MARKERS = key_pattern(
+    "type",
+    ("function_call_output", "reasoning", "input_text", "output_text", "summary_text"),
+)
+
+
+def _is_item(obj: Any) -> bool:
+    return isinstance(obj, dict) and (
+        obj.get("type") in ITEM_TYPES or str(obj.get("type", "")).endswith("_call")
+    )
+
+
+def _is_response(obj: Any) -> bool:
+    return isinstance(obj, dict) and (
+        obj.get("object") == "response" or (isinstance(obj.get("output"), list) and "id" in obj)
+    )
+
+
+def sniff(source: Source) -> int:
+    text = json_head(source)
+    if not text.startswith(("[", "{")):
+        return 0
+    values = sample_values(text)
+    for v in values[:40]:
+        if _is_response(v):
+            return 90
+        if isinstance(v, dict) and v.get("object") == "list":
+            v = v.get("data")
+        items = v if isinstance(v, list) else [v]
+        if items and all(_is_item(i) for i in items) and _MARKERS.search(text):
+            return 90
+    if not values and re.search(r'"object"\s*:\s*"response"', text):
+        return 85
+    return 0
+
+
+class _State:
+    """Per-source state: pending reasoning, calls by call_id, the thinking option."""
+
+    def __init__(self, ctx: ImportContext, include_thinking: bool):
+        self.ctx = ctx
+        self.include = include_thinking
+        self.pending: list[dict[str, Any]] = []
+        self.calls: dict[str, str] = {}
+        self.untimed = 0
+
+
+def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    """Read; reasoning goes to extra unless ``ctx.options.include_thinking``."""
+    include = bool(getattr(ctx.options, "include_thinking", False))
+    return read_with(source, ctx, include_thinking=include)
+
+
+def read_with(
+    source: Source, ctx: ImportContext, *, include_thinking: bool = False
+) -> Iterator[ConversationMessage]:
+    """Read; ``include_thinking`` makes reasoning items ``[thinking]`` records."""
+    st = _State(ctx, include_thinking)
+    for sample, loc in iter_samples(source, ctx):
+        where = ctx.loc(loc) if loc != "doc" else source.name
+        if _is_response(sample):
+            yield from _response(sample, where, st)
+        elif isinstance(sample, dict) and sample.get("object") == "list":
+            yield from _items(as_list(sample.get("data")), where, source.name, None, st)
+        elif isinstance(sample, list):
+            yield from _items(sample, where, source.name, None, st)
+        else:  # one item a line (JSONL) or one item
+            yield from _items([sample], where, source.name, None, st, single=True)
+    yield from _flush(st, source.name, source.name, None)
+    if st.untimed:
+        ctx.warn(source.name, "Responses items carry no times: messages get the epoch sentinel")
+
+
+def _response(resp: dict[str, Any], where: str, st: _State) -> Iterator[ConversationMessage]:
+    thread = as_str(resp.get("id")) or where
+    ts = epoch_ts(resp.get("created_at"))
+    instructions = resp.get("instructions")
+    if isinstance(instructions, str) and instructions.strip():
+        yield message(
+            instructions,
+            speaker="system",
+            source_id=sub(st.ctx, where, "instructions"),
+            format=NAME,
+            thread=thread,
+            timestamp=ts,
+            role="system",
+            extra={"instructions": True},
+        )
+    meta = {k: resp.get(k) for k in ("model", "previous_response_id", "status") if resp.get(k)}
+    yield from _items(as_list(resp.get("output")), where, thread, ts, st, meta=meta)
+    yield from _flush(st, where, thread, ts)
+
+
+def _items(
+    items: list[Any],
+    where: str,
+    thread: str,
+    ts: str | None,
+    st: _State,
+    single: bool = False,
+    meta: dict[str, Any] | None = None,
+) -> Iterator[ConversationMessage]:
+    for k, item in enumerate(items, 1):
+        loc = where if single else sub(st.ctx, where, f"item-{k}")
+        if isinstance(item, dict) and item.get("type") is None and "role" in item:
+            item = {**item, "type": "message"}  # EasyInputMessage
+        if not _is_item(item):
+            st.ctx.reject(loc, "not a Responses item (message, reasoning, function_call...)", item)
+            continue
+        if item["type"] == "reasoning":
+            st.pending.append(_thought(item))
+            if st.include:
+                yield from _flush(st, loc, thread, ts)
+            continue
+        rec = _record(item, loc, thread, ts, st)
+        if rec is None:
+            continue
+        extra = dict(rec.extra or {})
+        if meta:
+            extra["response"], meta = meta, None
+        if st.pending:
+            extra["thinking"], st.pending = st.pending, []
+        rec.extra = extra or None
+        if ts is None:
+            st.untimed += 1
+        yield rec
+
+
+def _flush(st: _State, loc: str, thread: str, ts: str | None) -> Iterator[ConversationMessage]:
+    """A reasoning item with no record after it (or every one, with include_thinking)."""
+    if not st.pending:
+        return
+    thoughts, st.pending = st.pending, []
+    chunks = [
+        f"[thinking] {t}" for th in thoughts for t in th.get("summary", []) + th.get("content", [])
+    ]
+    yield message(
+        chunks if st.include else [""],
+        speaker="assistant",
+        listeners=["user"],
+        id=next((f"openai:{t['id']}" for t in thoughts if t.get("id")), None),
+        source_id=loc,
+        format=NAME,
+        thread=thread,
+        timestamp=ts,
+        role="assistant",
+        extra={"reasoning": True} if st.include else {"thinking": thoughts},
+    )
+
+
+def _thought(item: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": as_str(item.get("id")) or None}
+    out["summary"] = [as_str(as_dict(s).get("text")) for s in as_list(item.get("summary"))]
+    out["content"] = [as_str(as_dict(s).get("text")) for s in as_list(item.get("content"))]
+    out["encrypted"] = True if item.get("encrypted_content") else None
+    return {k: v for k, v in out.items() if v}
+
+
+def _parties(item: dict[str, Any], st: _State) -> tuple[str, str | None, list[str], str | None]:
+    """(speaker, role, chunks, replyTo) of one item."""
+    kind = item["type"]
+    if kind == "message":
+        spelled = as_str(item.get("role")) or "user"
+        return spelled, ROLES.get(spelled), _message_chunks(item.get("content")), None
+    if kind == "function_call_output":
+        reply = st.calls.get(as_str(item.get("call_id")))
+        return "tool", "tool", [_output_text(item.get("output"))], reply
+    return "assistant", "assistant", [_call_chunk(item)], None
+
+
+def _item_extra(item: dict[str, Any], speaker: str, role: str | None) -> dict[str, Any]:
+    kind = item["type"]
+    drop = {"type", "role", "content", "id"} | ({"status"} if kind == "message" else set())
+    rest = {k: v for k, v in item.items() if k not in drop}
+    if isinstance(rest.get("output"), str):
+        del rest["output"]  # the record's text, exactly
+    return {
+        "type": kind if kind != "message" else None,
+        "original_role": speaker if kind == "message" and speaker != role else None,
+        "item": rest,
+        "parts": [p for p in as_list(item.get("content")) if as_dict(p).get("annotations")],
+    }
+
+
+def _record(
+    item: dict[str, Any], loc: str, thread: str, ts: str | None, st: _State
+) -> ConversationMessage | None:
+    speaker, role, chunks, reply_to = _parties(item, st)
+    iid, call_id = as_str(item.get("id")), as_str(item.get("call_id"))
+    rec_id = f"openai:{iid}" if iid else None
+    if item["type"] not in ("message", "function_call_output") and call_id:
+        rec_id = rec_id or f"openai:{call_id}"
+        st.calls[call_id] = rec_id
+    return message(
+        chunks,
+        speaker=speaker,
+        listeners=LISTENERS.get(role or "", []),
+        timestamp=ts,
+        id=rec_id,
+        source_id=loc,
+        format=NAME,
+        thread=thread,
+        reply_to=reply_to,
+        role=role,
+        extra=_item_extra(item, speaker, role),
+    )
+
+
+def _message_chunks(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    chunks = []
+    for part in as_list(content):
+        p = as_dict(part)
+        kind = as_str(p.get("type"))
+        if kind in ("input_text", "output_text", "text", "summary_text"):
+            chunks.append(as_str(p.get("text")))
+        elif kind == "refusal":
+            chunks.append(f"[refusal] {as_str(p.get('refusal'))}")
+        elif kind == "input_image":
+            chunks.append(
+                f"[image] {as_str(p.get('image_url')) or as_str(p.get('file_id'))}".rstrip()
+            )
+        elif kind == "input_file":
+            label = (
+                as_str(p.get("filename")) or as_str(p.get("file_id")) or as_str(p.get("file_url"))
+            )
+            chunks.append(f"[file {label}]" if label else "[file]")
+        else:
+            chunks.append(block_chunk(p) if p else dumps(part))
+    return chunks
+
+
+def _output_text(output: Any) -> str:
+    if isinstance(output, str):
+        return output
+    if isinstance(output, list):
+        return "\n".join(_message_chunks(output))
+    return dumps(output)
+
+
+def _call_chunk(item: dict[str, Any]) -> str:
+    if item["type"] == "function_call":
+        block = {"type": "tool_use", "name": as_str(item.get("name"))}
+        block.update(parse_arguments(item.get("arguments")))
+        return block_chunk(block)
+    rest = {k: v for k, v in item.items() if k not in ("id", "status")}
+    return block_chunk(rest)
+
+
+def register(registry) -> None:
+    """Register the ``openai-responses`` format."""
+    from convo.importers.registry import Format
+
+    registry.register(
+        Format(
+            name=NAME,
+            family="chat",
+            description="OpenAI Responses API objects and input/output item lists",
+            patterns=("*.json", "*.jsonl"),
+            sniff=sniff,
+            read=read,
+            example='{"id": "resp_1", "object": "response", "created_at": 1741476542, '
+            '"output": [{"type": "message", "role": "assistant", "content": '
+            '[{"type": "output_text", "text": "Hi"}]}]}',
+        )
+    )

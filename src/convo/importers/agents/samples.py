@@ -1,0 +1,91 @@
+"""Dataset-style documents: one sample object, a JSON array of samples, or JSONL.
+
+Shared by the dataset readers (ShareGPT, Hugging Face chat...). Each sample (any JSON
+value; readers reject what they cannot use) is yielded with its locator: ``line-N`` (JSONL), ``item-N`` (array, streamed one sample at a time) or
+``doc`` (one object, read whole). A JSONL line that is not JSON is rejected with its
+location (the torn last line of an interrupted write says so); the reader carries on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from convo.core.errors import InputError, RecordError
+from convo.core.io import Source, load_json
+from convo.core.jsonl import iter_lines, parse_line
+from convo.importers.apps.common import StreamedDoc, json_head
+from convo.importers.context import ImportContext
+
+
+def is_jsonl(text: str) -> bool:
+    """The head's first line is a whole JSON value and another line follows."""
+    first, _, rest = text.partition("\n")
+    if not rest.strip():
+        return False
+    try:
+        orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
+def iter_samples(source: Source, ctx: ImportContext) -> Iterator[tuple[Any, str]]:
+    """Each top-level sample of ``source`` with its locator."""
+    head = json_head(source)
+    if is_jsonl(head):
+        with source.open() as stream:
+            for line in iter_lines(stream):
+                try:
+                    value = orjson.loads(line.raw)
+                except orjson.JSONDecodeError:
+                    try:
+                        parse_line(line, source.name)  # raises the located error
+                    except RecordError as e:
+                        ctx.reject_error(e, line.raw)
+                    continue
+                yield value, f"line-{line.number}"
+    elif head.startswith("["):
+        doc = StreamedDoc(source, ())
+        doc.head()
+        if not doc.found:
+            doc.close()
+            raise InputError("expected a JSON array of samples", where=source.name)
+        for n, (item, _) in enumerate(doc.items(), 1):
+            yield item, f"item-{n}"
+    else:
+        yield load_json(source), "doc"
+
+
+def sample_values(text: str) -> list[Any]:
+    """Parsed samples from a sniffing head: JSONL lines, or the whole (complete) head."""
+    text = text.lstrip("\ufeff \t\r\n")
+    if not text.startswith(("[", "{")):
+        return []
+    if is_jsonl(text):
+        out = []
+        for line in text.split("\n")[:40]:
+            try:
+                out.append(orjson.loads(line))
+            except orjson.JSONDecodeError:
+                continue
+        return out
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+def key_pattern(key: str, values: tuple[str, ...]) -> re.Pattern[str]:
+    """``"key": "one of values"`` in JSON text."""
+    alts = "|".join(re.escape(v) for v in values)
+    return re.compile(r'"' + re.escape(key) + r'"\s*:\s*"(?:' + alts + r')"')
+
+
+def sub(ctx: ImportContext, where: str, part: str) -> str:
+    """The locator of ``part`` inside ``where`` (``FILE#part`` when ``where`` is the file)."""
+    return ctx.loc(part) if where == ctx.source.name else f"{where}.{part}"

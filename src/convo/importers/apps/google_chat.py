@@ -1,0 +1,156 @@
+"""Google Chat in Google Takeout: ``Google Chat/Groups/<DM or Space>/messages.json``
+(``google-chat``).
+
+Shape (Takeout's Google Chat export, as read by users' converters found with the code
+search): ``{"messages": [{"creator": {"name", "email", "user_type"}, "created_date":
+"Tuesday, March 1, 2022 at 10:00:00 AM UTC", "updated_date"?, "text", "topic_id",
+"message_id", "annotations"?, "attached_files"?: [{"original_name", "export_name"}],
+"reactions"?: [{"emoji": {"unicode"}, "reactor_emails"}], "quoted_message_metadata"?,
+"message_state"?, "deleted_date"?}]}``, with ``group_info.json`` beside it (``{"name"?,
+"members": [{"name", "email", "user_type"}]}``). Newer exports put a narrow no-break
+space before AM/PM.
+
+Decisions:
+- speaker = ``creator.name`` (else the email); listeners = the group's other members from
+  ``group_info.json`` (else the other people seen writing in the file so far).
+- text = ``text``; attached files ``[file NAME]`` chunks; a quoted message's text in
+  ``extra.quoted``; reactions, annotations and the author's email in ``extra``.
+- timestamp = ``created_date`` (its " at " and narrow spaces normalised, then read as any
+  date); thread = the group's ``name`` (else its folder name, ``DM xxx`` / ``Space xxx``),
+  ``extra.topic_id`` keeps the Space thread; id = ``gchat:<message_id>``.
+- A deleted or empty message (no text, no file) is skipped and counted in one warning;
+  something that is not a message object is rejected. ``messages`` is streamed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from convo.core.errors import InputError
+from convo.core.io import Source, load_json
+from convo.core.record import ConversationMessage
+from convo.core.timestamps import iso_ts
+from convo.importers.apps.common import (
+    EmptyCounter,
+    StreamedDoc,
+    as_dict,
+    as_list,
+    as_str,
+    has_key,
+    json_head,
+    message,
+)
+from convo.importers.context import ImportContext
+
+NAME = "google-chat"
+_AT = re.compile(r"(\d{4}) at ")
+
+
+def sniff(source: Source) -> int:
+    text = json_head(source)
+    if not text.startswith("{") or not has_key(text, "messages"):
+        return 0
+    if has_key(text, "creator") and (has_key(text, "topic_id") or has_key(text, "created_date")):
+        return 90
+    return 0
+
+
+def created(value: Any) -> str | None:
+    """``Tuesday, March 1, 2022 at 10:00:00\u202fAM UTC`` as a record timestamp."""
+    text = as_str(value).replace("\u202f", " ").replace("\u00a0", " ")
+    return iso_ts(_AT.sub(r"\1 ", text))
+
+
+def _group(source: Source) -> tuple[str, list[str]]:
+    """(name, member names) from ``group_info.json`` beside the file, when there is one."""
+    folder = source.path.parent if source.path is not None and not source.is_stdin else None
+    info: dict[str, Any] = {}
+    if folder is not None and (folder / "group_info.json").is_file():
+        try:
+            info = as_dict(load_json(Source(folder / "group_info.json")))
+        except InputError:
+            info = {}
+    members = [
+        as_str(m.get("name")) or as_str(m.get("email"))
+        for m in map(as_dict, as_list(info.get("members")))
+    ]
+    name = as_str(info.get("name")) or (folder.name if folder is not None else "")
+    return name, [m for m in members if m]
+
+
+def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    doc = StreamedDoc(source, ("messages",))
+    doc.head()
+    if not doc.found:
+        doc.close()
+        raise InputError("not a Google Chat messages.json (no messages list)", where=source.name)
+    name, members = _group(source)
+    seen: dict[str, None] = dict.fromkeys(members)
+    empty = EmptyCounter()
+    for msg, line in doc.items():
+        where = ctx.loc(line)
+        if not isinstance(msg, dict) or not isinstance(msg.get("creator"), dict):
+            ctx.reject(where, "not a Google Chat message (no creator)", msg)
+            continue
+        rec = _message(msg, where, name or source.name, seen)
+        if rec is None:
+            empty.n += 1
+            continue
+        yield rec
+    empty.report(ctx, "deleted or empty messages")
+
+
+def _message(
+    msg: dict[str, Any], where: str, thread: str, seen: dict[str, None]
+) -> ConversationMessage | None:
+    creator = msg["creator"]
+    speaker = as_str(creator.get("name")) or as_str(creator.get("email"))
+    seen.setdefault(speaker, None)
+    files = [as_dict(f) for f in as_list(msg.get("attached_files"))]
+    chunks = [as_str(msg.get("text"))] + [
+        f"[file {as_str(f.get('original_name')) or as_str(f.get('export_name'))}]" for f in files
+    ]
+    if not any(c.strip() for c in chunks):
+        return None
+    quoted = as_dict(msg.get("quoted_message_metadata"))
+    mid = as_str(msg.get("message_id"))
+    return message(
+        chunks,
+        speaker=speaker or None,
+        listeners=[p for p in seen if p != speaker],
+        timestamp=created(msg.get("created_date")),
+        id=f"gchat:{mid}" if mid else None,
+        source_id=where,
+        format=NAME,
+        thread=thread,
+        tags=["bot"] if as_str(creator.get("user_type")) == "Bot" else [],
+        extra={
+            "email": as_str(creator.get("email")),
+            "topic_id": as_str(msg.get("topic_id")),
+            "updated_date": as_str(msg.get("updated_date")),
+            "quoted": as_str(quoted.get("text")) or quoted or None,
+            "reactions": as_list(msg.get("reactions")),
+            "annotations": as_list(msg.get("annotations")),
+            "attached_files": files,
+        },
+    )
+
+
+def register(registry) -> None:
+    """Register the ``google-chat`` format."""
+    from convo.importers.registry import Format
+
+    registry.register(
+        Format(
+            name=NAME,
+            family="chat",
+            description="Google Chat in Google Takeout (Groups/*/messages.json, group_info.json)",
+            patterns=("messages.json",),
+            sniff=sniff,
+            read=read,
+            example='{"messages": [{"creator": {"name": "Alice", "email": "a@x.com", "user_type": "Human"}, '
+            '"created_date": "Tuesday, March 1, 2022 at 10:00:00 AM UTC", "text": "hi", "topic_id": "t1"}]}',
+        )
+    )

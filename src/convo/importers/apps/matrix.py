@@ -1,0 +1,194 @@
+"""Matrix rooms exported by Element as JSON ("Export chat" → JSON) (``matrix``).
+
+Shape (matrix-org/matrix-react-sdk ``src/utils/exportUtils/JSONExport.ts``: ``{room_name,
+room_creator, topic, export_date, exported_by, messages: [event, ...]}`` where each event
+is the client-server event JSON of the Matrix spec, spec.matrix.org/latest/client-server-api:
+``{type, sender, content, origin_server_ts, event_id, room_id, unsigned}``;
+``m.room.message`` content ``{msgtype: m.text|m.emote|m.notice|m.image|m.file|m.video|
+m.audio, body, formatted_body?, url?, info?, "m.relates_to"?, "m.mentions"?,
+"m.new_content"?}``; relations ``m.in_reply_to``, ``rel_type: m.thread|m.replace|
+m.annotation``; state events ``m.room.member`` (``membership``, ``displayname``),
+``m.room.name``, ``m.room.topic``, ``m.room.create``...).
+
+Decisions:
+- speaker = the sender's display name from the ``m.room.member`` events seen so far,
+  else the MXID (``@alice:example.org``, kept in ``extra.sender``); listeners = the
+  ``m.mentions`` users, else the replied-to message's speaker.
+- text = ``body`` (a reply's quoted fallback lines ``> <@x> ...`` dropped); media
+  ``[image] NAME (mxc://...)``-style chunks; ``m.emote`` tagged ``action``, ``m.notice``
+  ``notice``; an edit (``m.replace``) carries the new text, tag ``edit`` and
+  ``extra.replaces``; a reaction is ``[reaction] KEY`` tagged ``reaction`` replying to its
+  target; state events are ``[m.room.member] join`` style messages tagged ``system``.
+- id = ``matrix:<event_id>``; replyTo = the ``m.in_reply_to`` (else thread root /
+  annotated) event; thread = ``room_id`` (else the room name), subject = ``room_name``;
+  ``extra.thread_root`` for threaded messages; timestamp = ``origin_server_ts`` (ms).
+- Events still encrypted (``m.room.encrypted``) and redacted messages (no content) are
+  rejected with their location; the ``messages`` list is streamed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from convo.core.errors import InputError
+from convo.core.io import Source
+from convo.core.record import ConversationMessage
+from convo.core.timestamps import epoch_ts
+from convo.importers.apps.common import (
+    SYSTEM_TAG,
+    StreamedDoc,
+    as_dict,
+    as_list,
+    as_str,
+    has_key,
+    json_head,
+    message,
+)
+from convo.importers.context import ImportContext
+
+NAME = "matrix"
+MEDIA = {"m.image": "image", "m.file": "file", "m.video": "video", "m.audio": "audio"}
+_FALLBACK = re.compile(r"\A(?:> .*\n?)+\n?")
+
+
+def sniff(source: Source) -> int:
+    text = json_head(source)
+    if not text.startswith("{") or not has_key(text, "messages"):
+        return 0
+    if re.search(r'"origin_server_ts"\s*:', text) and re.search(r'"event_id"\s*:\s*"\$', text):
+        return 92 if has_key(text, "room_name") or '"m.room.' in text else 80
+    return 0
+
+
+class _Room:
+    def __init__(self, head: dict[str, Any], source: Source):
+        self.name = as_str(head.get("room_name"))
+        self.thread = ""
+        self.names: dict[str, str] = {}
+        self.speakers: dict[str, str] = {}  # event id -> speaker, for reply listeners
+        self.source = source
+
+    def speaker(self, mxid: str) -> str:
+        return self.names.get(mxid) or mxid
+
+
+def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    doc = StreamedDoc(source, ("messages",))
+    head = doc.head()
+    if not doc.found:
+        doc.close()
+        raise InputError("not an Element JSON export (no messages list)", where=source.name)
+    room = _Room(head, source)
+    for event, line in doc.items():
+        where = ctx.loc(line)
+        ev = as_dict(event)
+        kind = as_str(ev.get("type"))
+        room.thread = room.thread or as_str(ev.get("room_id"))
+        content = ev.get("content")
+        if not kind or not isinstance(content, dict):
+            ctx.reject(where, "not a Matrix event (type and content)", event)
+        elif kind == "m.room.encrypted":
+            ctx.reject(where, "an encrypted event (export with the keys loaded to read it)", event)
+        elif kind == "m.room.message" and not content:
+            ctx.reject(where, "a redacted message (no content left)", event)
+        else:
+            yield _event(ev, kind, content, where, room)
+
+
+def _relation(content: dict[str, Any]) -> tuple[str, str, str]:
+    """(rel_type, related event, the event replied to / annotated / threaded under)."""
+    relates = as_dict(content.get("m.relates_to"))
+    reply = as_str(as_dict(relates.get("m.in_reply_to")).get("event_id"))
+    target = as_str(relates.get("event_id"))
+    rel = as_str(relates.get("rel_type"))
+    return rel, target, reply or (target if rel in ("m.annotation", "m.thread") else "")
+
+
+def _listeners(content: dict[str, Any], parent: str, room: _Room) -> list[str]:
+    mentions = as_list(as_dict(content.get("m.mentions")).get("user_ids"))
+    heard = [room.speaker(as_str(u)) for u in mentions]
+    if not heard and parent in room.speakers:
+        heard = [room.speakers[parent]]
+    return [x for x in heard if x]
+
+
+def _event(
+    ev: dict[str, Any], kind: str, content: dict[str, Any], where: str, room: _Room
+) -> ConversationMessage:
+    sender = as_str(ev.get("sender"))
+    if kind == "m.room.member" and as_str(content.get("displayname")):
+        room.names[as_str(ev.get("state_key")) or sender] = content["displayname"]
+    rel, target, parent = _relation(content)
+    chunks, tags, extra = _content(kind, content, rel, target, ev)
+    speaker = room.speaker(sender)
+    eid = as_str(ev.get("event_id"))
+    room.speakers[eid] = speaker
+    extra.update(sender=sender if speaker != sender else None)
+    extra.update(thread_root=target if rel == "m.thread" else None)
+    return message(
+        chunks,
+        speaker=speaker or None,
+        listeners=_listeners(content, parent, room),
+        timestamp=epoch_ts(ev.get("origin_server_ts"), ms=True),
+        id=f"{NAME}:{eid}" if eid else None,
+        source_id=where,
+        format=NAME,
+        thread=room.thread or room.name or room.source.name,
+        reply_to=f"{NAME}:{parent}" if parent else None,
+        subject=room.name or None,
+        tags=tags,
+        extra=extra,
+    )
+
+
+def _state(kind: str, content: dict[str, Any], ev: dict[str, Any]) -> str:
+    value = content.get("membership") or content.get("name") or content.get("topic")
+    return f"[{kind}] {as_str(ev.get('state_key'))} {as_str(value)}".replace("  ", " ").strip()
+
+
+def _content(
+    kind: str, content: dict[str, Any], rel: str, target: str, ev: dict[str, Any]
+) -> tuple[list[str], list[str], dict[str, Any]]:
+    extra: dict[str, Any] = {"type": kind if kind != "m.room.message" else None}
+    if kind == "m.reaction":
+        key = as_str(as_dict(content.get("m.relates_to")).get("key"))
+        return [f"[reaction] {key}"], ["reaction"], extra
+    if kind not in ("m.room.message", "m.sticker"):
+        extra["content"] = content
+        return [_state(kind, content, ev)], [SYSTEM_TAG], extra
+    msgtype = as_str(content.get("msgtype")) or ("m.image" if kind == "m.sticker" else "")
+    new = as_dict(content.get("m.new_content")) if rel == "m.replace" else {}
+    body = as_str((new or content).get("body"))
+    if as_dict(content.get("m.relates_to")).get("m.in_reply_to"):
+        body = _FALLBACK.sub("", body)
+    tags = {"m.emote": ["action"], "m.notice": ["notice"]}.get(msgtype, [])
+    if new:
+        tags, extra["replaces"] = [*tags, "edit"], f"{NAME}:{target}"
+    chunks = [body]
+    if msgtype in MEDIA:
+        url = as_str(content.get("url"))
+        chunks = [f"[{MEDIA[msgtype]}] {body} ({url})" if url else f"[{MEDIA[msgtype]}] {body}"]
+        extra["info"] = as_dict(content.get("info"))
+    extra["msgtype"] = msgtype if msgtype not in ("m.text", "") else None
+    extra["html"] = as_str(content.get("formatted_body")) or None
+    return chunks, tags, extra
+
+
+def register(registry) -> None:
+    """Register the ``matrix`` format."""
+    from convo.importers.registry import Format
+
+    registry.register(
+        Format(
+            name=NAME,
+            family="chat",
+            description="Matrix room exported by Element as JSON (room_name, messages: events)",
+            patterns=("*.json",),
+            sniff=sniff,
+            read=read,
+            example='{"room_name": "Tea", "messages": [{"type": "m.room.message", "sender": "@alice:x.org", '
+            '"content": {"msgtype": "m.text", "body": "hi"}, "origin_server_ts": 1646128800000, "event_id": "$a"}]}',
+        )
+    )

@@ -1,0 +1,63 @@
+"""Helpers for the new-format tests: run one module's reader without the global registry."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from convo.core.io import Source
+from convo.importers.context import ImportContext, ImportOptions, Rejection
+from convo.importers.registry import Format, Registry
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "formats"
+
+
+def run(
+    read: Callable[..., Any], path: str | Path, options: ImportOptions | None = None, **kw: Any
+) -> tuple[list[dict[str, Any]], list[Rejection], list[str]]:
+    """(records as dicts, rejections, warnings) from ``read(source, ctx, **kw)``."""
+    rejects: list[Rejection] = []
+    warnings: list[str] = []
+    source = Source(path, name=Path(path).name)
+    ctx = ImportContext(source, options, on_reject=rejects.append, on_warning=warnings.append)
+    recs = [m.serialize() for m in read(source, ctx, **kw)]
+    return recs, rejects, warnings
+
+
+def fresh_registry(*modules: Any) -> Registry:
+    """A new registry: the built-in formats plus those the given modules register."""
+    reg = Registry()
+    reg.formats()  # loads the built-ins first, so ours are added beside them
+    for mod in modules:
+        mod.register(reg)
+    return reg
+
+
+def detect_name(reg: Registry, path: str | Path) -> str:
+    fmt: Format = reg.detect(Source(path))
+    return fmt.name
+
+
+def new_modules() -> list[Any]:
+    """Every module of this wave's new formats (each has ``register(registry)``)."""
+    import importlib
+
+    names = (
+        "convo.importers.apps.claude_ai",
+        "convo.importers.agents.sharegpt",
+        "convo.importers.agents.hf_chat",
+        "convo.importers.agents.openai_responses",
+        "convo.importers.agents.openai_api",
+        "convo.importers.agents.gemini",
+        "convo.importers.agents.langchain",
+        "convo.importers.agents.vercel_ai",
+        "convo.importers.forums.mastodon",
+        "convo.importers.apps.twitter_dms",
+        "convo.importers.apps.irc",
+        "convo.importers.apps.matrix",
+        "convo.importers.apps.google_chat",
+        "convo.importers.forums.gitlab",
+        "convo.importers.apps.gitter",
+    )
+    return [importlib.import_module(n) for n in names]

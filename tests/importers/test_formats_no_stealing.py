@@ -1,0 +1,87 @@
+"""The new formats take no file from an existing one.
+
+Every file (and folder) of ../shared/corpus and sample_data/ is detected by a registry
+holding only the built-in formats and by one holding the built-ins plus this wave's new
+formats; both must give the same answer (a format name, or "not recognised"), unless the
+file is a new format's own (none of the corpus files is yet).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from formats_helpers import FIXTURES, fresh_registry, new_modules
+
+from conftest import ROOT, corpus_dir
+from convo.core.errors import InputError
+from convo.core.io import Source
+from convo.importers.registry import Registry
+
+
+def _inputs() -> list[Path]:
+    out: list[Path] = []
+    for root in (corpus_dir(), ROOT / "sample_data"):
+        if root.is_dir():
+            out += sorted(p for p in root.rglob("*") if not p.name.startswith("."))
+    return out
+
+
+def _detect(reg: Registry, path: Path) -> str:
+    try:
+        return reg.detect(Source(path)).name
+    except InputError as e:  # the message lists the formats tried, which differ
+        return "not recognised" if "not recognised" in str(e) else f"error: {e}"
+
+
+def test_no_existing_file_changes_format():
+    before = Registry()
+    after = fresh_registry(*new_modules())
+    changed = {}
+    for path in _inputs():
+        old, new = _detect(before, path), _detect(after, path)
+        if old != new:
+            changed[str(path)] = (old, new)
+    assert changed == {}
+
+
+# Fixture folders whose every file is one format's (besides the files in SKIP).
+BY_FOLDER = {
+    "claude_ai": "claude-ai",
+    "sharegpt": "sharegpt",
+    "hf_chat": "hf-chat",
+    "openai_responses": "openai-responses",
+    "gemini": "gemini",
+    "langchain": "langchain",
+    "vercel_ai": "vercel-ai",
+    "mastodon": "mastodon",
+    "twitter_dm": "twitter-dm",
+    "irc": "irc",
+    "matrix": "matrix",
+    "google_chat": "google-chat",
+    "gitlab": "gitlab",
+    "gitter": "gitter",
+    "openai_api": None,  # two formats: see BY_FILE
+}
+BY_FILE = {
+    "openai_api/completion.json": "openai-completion",
+    "openai_api/batch_output.jsonl": "openai-completion",
+    "openai_api/thread_messages.json": "openai-assistants",
+}
+# Companion files read beside the main one, and counter-examples of existing formats.
+SKIP = {"actor.json", "account.js", "group_info.json", "plain-openai.jsonl"}
+
+
+def test_every_new_fixture_is_detected_as_its_format():
+    reg = fresh_registry(*new_modules())
+    wrong: dict[str, str] = {}
+    for folder, name in BY_FOLDER.items():
+        for path in sorted(p for p in (FIXTURES / folder).rglob("*") if p.is_file()):
+            rel = str(path.relative_to(FIXTURES))
+            expected = BY_FILE.get(rel, name)
+            if path.name in SKIP or expected is None:
+                continue
+            got = _detect(reg, path)
+            if got != expected:
+                wrong[rel] = got
+    assert wrong == {}
+    assert set(BY_FOLDER) == {p.name for p in FIXTURES.iterdir() if p.is_dir()}

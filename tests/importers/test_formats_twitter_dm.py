@@ -1,0 +1,73 @@
+"""X/Twitter archive direct messages (``convo.importers.apps.twitter_dms``).
+
+Fixtures follow the archive layout (``data/direct-messages.js``,
+``data/direct-messages-group.js`` and ``data/account.js``, each a
+``window.YTD.<name>.part0 = [...]`` assignment) as documented by the archive's README and
+read by alkihis/twitter-archive-reader: ``dmConversation`` with ``conversationId`` and
+newest-first ``messages`` of ``messageCreate`` (``senderId``, ``recipientId``, ``text``,
+``urls`` with ``expanded``, ``mediaUrls``, ``reactions``), ``participantsJoin``
+(``initiatingUserId``, ``userIds``) and ``conversationNameUpdate`` events.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from formats_helpers import FIXTURES, detect_name, fresh_registry, run
+
+from conftest import assert_golden
+from convo.core.io import Source
+from convo.importers.apps import twitter_dms
+from convo.importers.registry import registry
+
+DIR = FIXTURES / "twitter_dm"
+
+
+@pytest.mark.parametrize("name", ["direct-messages.js", "direct-messages-group.js"])
+def test_golden(name):
+    recs, _, _ = run(twitter_dms.read, DIR / name)
+    assert_golden(f"formats/twitter_dm/{name.removesuffix('.js')}.jsonl", recs)
+
+
+def test_one_to_one_oldest_first_owner_named():
+    recs, rejects, _ = run(twitter_dms.read, DIR / "direct-messages.js")
+    assert not rejects
+    first, second = recs
+    assert first["metadata"] == {"speaker": "2002", "listeners": ["alice_w"]}
+    assert second["metadata"] == {"speaker": "alice_w", "listeners": ["2002"]}
+    assert second["textChunks"] == ["See you there: https://example.com/tea-party"]
+    assert first["textChunks"][1].startswith("[media https://ton.twitter.com/")
+    assert second["extra"]["reactions"][0]["reactionKey"] == "funny"
+    assert {r["thread"] for r in recs} == {"1001-2002"}
+    assert second["id"] == "twitter:1600000000000000002"
+
+
+def test_group_events_are_system_messages():
+    recs, rejects, _ = run(twitter_dms.read, DIR / "direct-messages-group.js")
+    assert [(r.where, r.reason) for r in rejects] == [
+        ("direct-messages-group.js#conv-1.msg-4", "not a DM event (somethingNew)")
+    ]
+    join, rename, text = recs
+    assert join["tags"] == ["system"] and join["textChunks"] == ["[participantsJoin] 3003, 4004"]
+    assert rename["textChunks"] == ["[conversationNameUpdate] Croquet club"]
+    assert text["metadata"] == {"speaker": "3003", "listeners": ["alice_w", "4004"]}
+    assert text["subject"] == "Croquet club"
+
+
+def test_without_account_js_ids_speak(tmp_path):
+    shutil.copy(DIR / "direct-messages.js", tmp_path / "direct-messages.js")
+    recs, _, _ = run(twitter_dms.read, tmp_path / "direct-messages.js")
+    assert recs[1]["metadata"]["speaker"] == "1001"
+
+
+def test_detect_among_builtins():
+    reg = fresh_registry(twitter_dms)
+    assert detect_name(reg, DIR / "direct-messages.js") == "twitter-dm"
+    assert detect_name(reg, DIR / "direct-messages-group.js") == "twitter-dm"
+    assert twitter_dms.sniff(Source(DIR / "account.js")) == 0
+
+
+@pytest.mark.xfail(reason="registered at merge", strict=False)
+def test_global_registry_detects():
+    assert registry.detect(Source(DIR / "direct-messages.js")).name == "twitter-dm"
