@@ -31,6 +31,7 @@ from convo.importers.context import ImportOptions, Rejection
 from convo.pipeline.plan import Unit, plan_units
 
 REJECT_COLUMNS = ("source", "where", "reason", "hint", "raw")
+SKIP_HINT = "name it with --from FORMAT (see `convo formats`)"
 
 __all__ = ["REJECT_COLUMNS", "ingest", "record_schema", "reject_schema"]
 
@@ -77,9 +78,12 @@ def expand(paths_or_glob: str | Path | Iterable[str | Path]) -> list[str]:
 
 def run_unit(unit: Unit, options: ImportOptions, format_name: str | None) -> Iterator[tuple]:
     """One unit imported on an executor: ("r", row) for each record, ("x", reject) for each
-    rejection (also the unit itself when it cannot be read at all)."""
+    rejection (also the unit itself when it cannot be read at all, or is skipped)."""
     from convo.pipeline.ingest import Ingest
 
+    if unit.kind == "skip":
+        yield ("x", _reject_row(unit, Rejection(unit.path, f"skipped, {unit.reason}", SKIP_HINT)))
+        return
     rejects: list[Rejection] = []
     ingest = Ingest(options, format_name=format_name, on_reject=rejects.append)
     try:
@@ -112,12 +116,13 @@ def ingest(
     options of ``convo ingest``; ``format`` is ``--from``.
     """
     options = import_options_from(import_options)
-    units = plan_units(expand(paths_or_glob), skipped_as_rejects=True)
+    from convo.importers.registry import registry
+
+    forced = registry.get(format) if format else None
+    units = plan_units(expand(paths_or_glob), forced)
     sc = spark.sparkContext
     slices = max(1, min(len(units), partitions or sc.defaultParallelism))
-    tagged = sc.parallelize(units, slices).flatMap(
-        lambda unit: run_unit(unit, options, format) if unit.readable else [("x", unit.reject)]
-    )
+    tagged = sc.parallelize(units, slices).flatMap(lambda unit: run_unit(unit, options, format))
     tagged = tagged.cache()
     records = spark.createDataFrame(
         tagged.filter(lambda t: t[0] == "r").map(lambda t: t[1]), schema=record_schema()
