@@ -38,27 +38,35 @@ COLUMN_NAMES = tuple(name for name, _ in COLUMNS)
 PARTITION_COLUMNS = ("format", "month")
 
 
-def record_row(record: dict[str, Any]) -> dict[str, Any]:
-    """One record dict (as stored) as a row of ``COLUMNS``."""
+def record_values(record: dict[str, Any]) -> tuple[Any, ...]:
+    """One record dict (as stored) as the values of ``COLUMNS``, in order; the timestamp
+    as its canonical string (writers convert whole columns at once)."""
     ts = fields.timestamp(record)
     extra = fields.extra(record)
-    return {
-        "id": fields.record_id(record),
-        "timestamp": datetime.fromisoformat(ts[:-1]).replace(tzinfo=UTC),
-        "speaker": fields.speaker(record),
-        "listeners": fields.listeners(record),
-        "tags": fields.tags(record),
-        "text_chunks": fields.chunks(record),
-        "text": fields.text(record),
-        "format": fields.string(record, "format") or "convo",
-        "source_id": fields.string(record, "source_id"),
-        "thread": fields.string(record, "thread"),
-        "reply_to": fields.string(record, "replyTo") or fields.string(record, "reply_to"),
-        "role": fields.string(record, "role"),
-        "subject": fields.string(record, "subject"),
-        "extra": orjson.dumps(extra).decode() if extra else None,
-        "month": ts[:7],
-    }
+    return (
+        fields.record_id(record),
+        ts,
+        fields.speaker(record),
+        fields.listeners(record),
+        fields.tags(record),
+        fields.chunks(record),
+        fields.text(record),
+        fields.string(record, "format") or "convo",
+        fields.string(record, "source_id"),
+        fields.string(record, "thread"),
+        fields.string(record, "replyTo") or fields.string(record, "reply_to"),
+        fields.string(record, "role"),
+        fields.string(record, "subject"),
+        orjson.dumps(extra).decode() if extra else None,
+        ts[:7],
+    )
+
+
+def record_row(record: dict[str, Any]) -> dict[str, Any]:
+    """One record as a row dict of ``COLUMNS`` (the timestamp an aware datetime)."""
+    row = dict(zip(COLUMN_NAMES, record_values(record), strict=True))
+    row["timestamp"] = datetime.fromisoformat(row["timestamp"][:-1]).replace(tzinfo=UTC)
+    return row
 
 
 def _timestamp(value: Any) -> str:
