@@ -156,6 +156,10 @@ class Harness:
             )
         )
 
+    def row(self, claim: str, value: str, target: str, met: bool | None) -> None:
+        """A claim measured some other way than a ratio of two commands."""
+        self.section.rows.append(Row(claim, value, target, met))
+
     def note(self, text: str) -> None:
         self.section.notes.append(text)
 

@@ -1,5 +1,10 @@
 """convo's own JSONL records and TypeAgent's serialised messages."""
 
-from convo.importers.records.jsonl import register
+from typing import Any
 
-__all__ = ["register"]
+from convo.importers.records import jsonl, parquet
+
+
+def register(registry: Any) -> None:
+    jsonl.register(registry)
+    parquet.register(registry)

@@ -1,0 +1,152 @@
+"""convo on Spark: import files on the executors, get DataFrames of records and rejects.
+
+    from convo.spark import ingest
+    records, rejects = ingest(spark, "s3a://bucket/mail/*.mbox", tz="Europe/Berlin")
+    records.write.partitionBy("format", "month").parquet("out/")
+
+The driver expands the paths (a glob, files and folders, walked as ``convo ingest`` walks
+them) into units: one file, or one folder a folder format claims (a Maildir, a Slack
+export). The units are distributed over ``partitions`` Spark partitions and each executor
+runs convo's own importers on its units, exactly as ``convo ingest`` does for that input,
+so ids, ``source_id`` and content are the same records ``convo ingest`` produces. The
+records DataFrame has the columns of the Parquet export (``convo.core.columns``); the
+rejects DataFrame has ``source``, ``where``, ``reason``, ``hint`` and ``raw``.
+
+Paths must be readable by the executors under the same name (a local path in local mode,
+a shared file system on a cluster). convo must be importable on the executors
+(``pip install convo-tools`` there, or ``--py-files``). pyspark is the optional extra
+``convo-tools[spark]``.
+"""
+
+from __future__ import annotations
+
+import glob
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from convo.core.columns import COLUMNS, record_row
+from convo.core.errors import ConvoError, UsageError
+from convo.importers.context import ImportOptions, Rejection
+from convo.pipeline.plan import Unit, plan_units
+
+REJECT_COLUMNS = ("source", "where", "reason", "hint", "raw")
+SKIP_HINT = "name it with --from FORMAT (see `convo formats`)"
+
+__all__ = ["REJECT_COLUMNS", "ingest", "record_schema", "reject_schema"]
+
+
+def _types() -> Any:
+    try:
+        from pyspark.sql import types
+    except ImportError:
+        raise UsageError("Spark needs pyspark", hint="pip install 'convo-tools[spark]'") from None
+    return types
+
+
+def record_schema() -> Any:
+    """The Spark schema of the records DataFrame (the Parquet export's columns)."""
+    t = _types()
+    kinds = {
+        "string": t.StringType(),
+        "strings": t.ArrayType(t.StringType()),
+        "timestamp": t.TimestampType(),
+    }
+    return t.StructType([t.StructField(name, kinds[kind], True) for name, kind in COLUMNS])
+
+
+def reject_schema() -> Any:
+    t = _types()
+    return t.StructType([t.StructField(name, t.StringType(), True) for name in REJECT_COLUMNS])
+
+
+def expand(paths_or_glob: str | Path | Iterable[str | Path]) -> list[str]:
+    """Paths as given, globs expanded (sorted), in order; a glob matching nothing is an error."""
+    items = [paths_or_glob] if isinstance(paths_or_glob, str | Path) else list(paths_or_glob)
+    out: list[str] = []
+    for item in items:
+        text = str(item)
+        if glob.has_magic(text) and "://" not in text:
+            matched = sorted(glob.glob(text, recursive=True))
+            if not matched:
+                raise UsageError(f"no file matches {text!r}", hint="check the pattern")
+            out.extend(matched)
+        else:
+            out.append(text)
+    return out
+
+
+def run_unit(unit: Unit, options: ImportOptions, format_name: str | None) -> Iterator[tuple]:
+    """One unit imported on an executor: ("r", row) for each record, ("x", reject) for each
+    rejection (also the unit itself when it cannot be read at all, or is skipped)."""
+    from convo.pipeline.ingest import Ingest
+
+    if unit.kind == "skip":
+        yield ("x", _reject_row(unit, Rejection(unit.path, f"skipped, {unit.reason}", SKIP_HINT)))
+        return
+    rejects: list[Rejection] = []
+    ingest = Ingest(options, format_name=format_name, on_reject=rejects.append)
+    try:
+        for msg in ingest.messages([unit.path]):
+            yield ("r", record_row(msg.serialize()))
+            while rejects:
+                yield ("x", _reject_row(unit, rejects.pop(0)))
+    except ConvoError as e:
+        rejects.append(Rejection(e.where or unit.path, e.what, e.hint))
+    for r in rejects:
+        yield ("x", _reject_row(unit, r))
+
+
+def _reject_row(unit: Unit, r: Rejection) -> dict[str, Any]:
+    raw = r.raw.decode("utf-8", "replace") if isinstance(r.raw, bytes) else r.raw
+    return {"source": unit.path, "where": r.where, "reason": r.reason, "hint": r.hint, "raw": raw}
+
+
+def ingest(
+    spark: Any,
+    paths_or_glob: str | Path | Iterable[str | Path],
+    *,
+    format: str | None = None,
+    partitions: int | None = None,
+    **import_options: Any,
+) -> tuple[Any, Any]:
+    """Import on the cluster: (records DataFrame, rejects DataFrame).
+
+    ``import_options`` are ``ImportOptions`` fields (``tz`` may be a zone name), the
+    options of ``convo ingest``; ``format`` is ``--from``.
+    """
+    options = import_options_from(import_options)
+    from convo.importers.registry import registry
+
+    forced = registry.get(format) if format else None
+    units = plan_units(expand(paths_or_glob), forced)
+    sc = spark.sparkContext
+    slices = max(1, min(len(units), partitions or sc.defaultParallelism))
+    tagged = sc.parallelize(units, slices).flatMap(lambda unit: run_unit(unit, options, format))
+    tagged = tagged.cache()
+    records = spark.createDataFrame(
+        tagged.filter(lambda t: t[0] == "r").map(lambda t: t[1]), schema=record_schema()
+    )
+    rejects = spark.createDataFrame(
+        tagged.filter(lambda t: t[0] == "x").map(lambda t: t[1]), schema=reject_schema()
+    )
+    return records, rejects
+
+
+def import_options_from(values: dict[str, Any]) -> ImportOptions:
+    """``ImportOptions`` from keyword values, a zone name allowed for ``tz``."""
+    from dataclasses import fields as dc_fields
+
+    known = {f.name for f in dc_fields(ImportOptions)}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise UsageError(
+            f"unknown import option(s): {', '.join(unknown)}",
+            hint="use " + ", ".join(sorted(known)),
+        )
+    values = dict(values)
+    if isinstance(values.get("tz"), str):
+        from convo.core.timestamps import get_zone
+
+        values["tz"] = get_zone(values["tz"])
+    return ImportOptions(**values)
