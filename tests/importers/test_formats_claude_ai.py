@@ -10,7 +10,6 @@ code search (``uuid``, ``sender: "human"|"assistant"``, ``text``, ``content`` bl
 
 from __future__ import annotations
 
-import pytest
 from formats_helpers import FIXTURES, detect_name, fresh_registry, run
 
 from conftest import ROOT, assert_golden
@@ -116,6 +115,5 @@ def test_one_conversation_object(tmp_path):
     assert not rejects
 
 
-@pytest.mark.xfail(reason="registered at merge", strict=False)
 def test_global_registry_detects():
     assert registry.detect(Source(CURRENT)).name == "claude-ai"

@@ -92,6 +92,5 @@ def test_detect_among_builtins():
         assert detect_name(reg, DIR / name) == "gemini"
 
 
-@pytest.mark.xfail(reason="registered at merge", strict=False)
 def test_global_registry_detects():
     assert registry.detect(Source(DIR / "request.json")).name == "gemini"

@@ -52,6 +52,5 @@ def test_detect_among_builtins():
     assert detect_name(reg, DIR / "mr_discussions.json") == "gitlab"
 
 
-@pytest.mark.xfail(reason="registered at merge", strict=False)
 def test_global_registry_detects():
     assert registry.detect(Source(DIR / "issue_notes.json")).name == "gitlab"

@@ -9,7 +9,6 @@ with ``parentId`` and ``threadMessageCount``), as room archivers dump its pages.
 
 from __future__ import annotations
 
-import pytest
 from formats_helpers import FIXTURES, detect_name, fresh_registry, run
 
 from conftest import assert_golden
@@ -44,6 +43,5 @@ def test_detect_among_builtins():
     assert detect_name(fresh_registry(gitter), PATH) == "gitter"
 
 
-@pytest.mark.xfail(reason="registered at merge", strict=False)
 def test_global_registry_detects():
     assert registry.detect(Source(PATH)).name == "gitter"

@@ -9,7 +9,6 @@ no-break space newer exports put before AM/PM, ``topic_id``, ``message_id``,
 
 from __future__ import annotations
 
-import pytest
 from formats_helpers import FIXTURES, detect_name, fresh_registry, run
 
 from conftest import assert_golden
@@ -54,6 +53,5 @@ def test_detect_among_builtins():
     assert detect_name(reg, DM) == "google-chat"
 
 
-@pytest.mark.xfail(reason="registered at merge", strict=False)
 def test_global_registry_detects():
     assert registry.detect(Source(SPACE)).name == "google-chat"

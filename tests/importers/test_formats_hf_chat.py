@@ -9,7 +9,6 @@ as read empty by the OpenAI reader.
 
 from __future__ import annotations
 
-import pytest
 from formats_helpers import FIXTURES, detect_name, fresh_registry, run
 
 from conftest import assert_golden
@@ -61,6 +60,5 @@ def test_normalise_keeps_text_when_both():
     assert hf_chat.normalise(msg)["content"] == [{"type": "text", "text": "a", "value": "b"}]
 
 
-@pytest.mark.xfail(reason="registered at merge", strict=False)
 def test_global_registry_detects():
     assert registry.detect(Source(DIR / "chat.jsonl")).name == "hf-chat"

@@ -90,6 +90,5 @@ def test_sniff_refuses_other_text(tmp_path):
     assert irc.sniff(Source(path)) == 0
 
 
-@pytest.mark.xfail(reason="registered at merge", strict=False)
 def test_global_registry_detects():
     assert registry.detect(Source(DIR / FILES["irssi"])).name == "irc"

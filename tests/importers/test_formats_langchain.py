@@ -12,7 +12,6 @@ langchain-anthropic returns them, DeepSeek's ``additional_kwargs.reasoning_conte
 from __future__ import annotations
 
 import orjson
-import pytest
 from formats_helpers import FIXTURES, detect_name, fresh_registry, run
 
 from conftest import assert_golden
@@ -72,6 +71,5 @@ def test_detect_among_builtins():
     assert detect_name(fresh_registry(langchain), PATH) == "langchain"
 
 
-@pytest.mark.xfail(reason="registered at merge", strict=False)
 def test_global_registry_detects():
     assert registry.detect(Source(PATH)).name == "langchain"

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import shutil
 
-import pytest
 from formats_helpers import FIXTURES, detect_name, fresh_registry, run
 
 from conftest import assert_golden
@@ -64,6 +63,5 @@ def test_detect_among_builtins():
     assert detect_name(fresh_registry(mastodon), PATH) == "mastodon"
 
 
-@pytest.mark.xfail(reason="registered at merge", strict=False)
 def test_global_registry_detects():
     assert registry.detect(Source(PATH)).name == "mastodon"

@@ -11,7 +11,6 @@ redacted events with empty content).
 
 from __future__ import annotations
 
-import pytest
 from formats_helpers import FIXTURES, detect_name, fresh_registry, run
 
 from conftest import assert_golden
@@ -54,6 +53,5 @@ def test_detect_among_builtins():
     assert detect_name(fresh_registry(matrix), PATH) == "matrix"
 
 
-@pytest.mark.xfail(reason="registered at merge", strict=False)
 def test_global_registry_detects():
     assert registry.detect(Source(PATH)).name == "matrix"

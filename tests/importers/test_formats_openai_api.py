@@ -12,7 +12,6 @@ newest-first list).
 
 from __future__ import annotations
 
-import pytest
 from formats_helpers import FIXTURES, detect_name, fresh_registry, run
 
 from conftest import assert_golden
@@ -86,7 +85,6 @@ def test_detect_among_builtins():
     assert detect_name(reg, DIR / "thread_messages.json") == "openai-assistants"
 
 
-@pytest.mark.xfail(reason="registered at merge", strict=False)
 def test_global_registry_detects():
     assert registry.detect(Source(DIR / "completion.json")).name == "openai-completion"
     assert registry.detect(Source(DIR / "thread_messages.json")).name == "openai-assistants"

@@ -11,7 +11,6 @@ without ``type``) and the examples of the API reference
 from __future__ import annotations
 
 import orjson
-import pytest
 from formats_helpers import FIXTURES, detect_name, fresh_registry, run
 
 from conftest import assert_golden
@@ -97,6 +96,5 @@ def test_detect_among_builtins():
     assert detect_name(reg, DIR / "items.jsonl") == "openai-responses"
 
 
-@pytest.mark.xfail(reason="registered at merge", strict=False)
 def test_global_registry_detects():
     assert registry.detect(Source(DIR / "items.jsonl")).name == "openai-responses"

@@ -8,7 +8,6 @@ observation, top-level ``system`` and ``tools``), as JSON array, one object and 
 
 from __future__ import annotations
 
-import pytest
 from formats_helpers import FIXTURES, detect_name, fresh_registry, run
 
 from conftest import assert_golden
@@ -72,6 +71,5 @@ def test_detect_among_builtins():
         assert detect_name(reg, DIR / name) == "sharegpt"
 
 
-@pytest.mark.xfail(reason="registered at merge", strict=False)
 def test_global_registry_detects():
     assert registry.detect(Source(DIR / "sharegpt.json")).name == "sharegpt"

@@ -68,6 +68,5 @@ def test_detect_among_builtins():
     assert twitter_dms.sniff(Source(DIR / "account.js")) == 0
 
 
-@pytest.mark.xfail(reason="registered at merge", strict=False)
 def test_global_registry_detects():
     assert registry.detect(Source(DIR / "direct-messages.js")).name == "twitter-dm"

@@ -74,6 +74,5 @@ def test_detect_among_builtins():
     assert detect_name(reg, DIR / "v4-messages.json") == "vercel-ai"
 
 
-@pytest.mark.xfail(reason="registered at merge", strict=False)
 def test_global_registry_detects():
     assert registry.detect(Source(DIR / "chat.json")).name == "vercel-ai"

@@ -10,9 +10,9 @@ import orjson
 import pytest
 
 from conftest import SAMPLE_DATA, records
+from convo.core import lock as store_lock
 from convo.core.errors import InputError
 from convo.importers.context import ImportOptions
-from convo.core import lock as store_lock
 from convo.pipeline import sinks
 from convo.pipeline.ingest import Ingest
 from convo.pipeline.run import run_ingest

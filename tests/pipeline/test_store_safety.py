@@ -17,11 +17,11 @@ import pytest
 
 from conftest import SAMPLE_DATA
 from convo.cli.app import app
+from convo.core import lock as store_lock
 from convo.core.errors import InputError, RecordError
 from convo.core.io import open_binary
 from convo.core.jsonl import committed_end, iter_lines, lock_path, writer_active
 from convo.core.record import ConversationMessage, ConversationMessageMeta
-from convo.core import lock as store_lock
 from convo.pipeline import store as store_mod
 from convo.pipeline.store import Store
 

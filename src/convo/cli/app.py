@@ -36,15 +36,22 @@ from typing import Any  # noqa: E402 - after the start-up Ctrl-C handler
 import typer  # noqa: E402
 from typer.core import TyperGroup  # noqa: E402
 
-from convo.cli.commands import export, info, ingest, knowledge, read, stats, validate  # noqa: E402
+from convo.cli.commands import (  # noqa: E402
+    export,
+    index,
+    info,
+    ingest,
+    knowledge,
+    maintain,
+    read,
+    search,
+    stats,
+    validate,
+)
 from convo.cli.options import show_choices  # noqa: E402
 from convo.cli.runtime import (  # noqa: E402
-    Reporter,
     command,
-    environment,
     err,
-    flush_stdout,
-    outcome,
     quiet_broken_pipe,
     state,
 )
@@ -133,16 +140,8 @@ def _main(
     state["store"] = store if named else None
 
 
-for _module in (ingest, read, stats, knowledge, info, validate, export):
+for _module in (ingest, read, stats, knowledge, info, validate, export, search, index, maintain):
     _module.register(app)
-
-# cli/commands/export.py (owned elsewhere) still imports these older names from here;
-# it should import the public ones from convo.cli.runtime instead.
-_env = environment
-_flush_stdout = flush_stdout
-_outcome = outcome
-_Reporter = Reporter
-_state = state
 
 
 def main() -> None:

@@ -121,6 +121,7 @@ class ImportArgs:
     speakers: str = "auto"
     merge: bool = True
     strip_quotes: bool = False
+    include_thinking: bool = False
 
     def options(self, *, tags: list[str] | None = None, strict=False, lenient=False):
         """The ``ImportOptions`` these describe (``tags``/``strict``/``lenient``: ingest's own)."""
@@ -143,7 +144,8 @@ class ImportArgs:
             raise UsageError("--strict and --lenient contradict each other", hint="choose one")
         return ImportOptions(
             tz=zone, start_date=start, speakers=self.speakers, merge=self.merge,
-            strip_quotes=self.strip_quotes, tags=list(tags or []), strict=strict, lenient=lenient,
+            strip_quotes=self.strip_quotes, include_thinking=self.include_thinking,
+            tags=list(tags or []), strict=strict, lenient=lenient,
         )  # fmt: skip
 
 
@@ -246,6 +248,7 @@ def _import_params() -> list[inspect.Parameter]:
         _opt("speakers_mode", str, choice_option("auto", "--speakers", choices=Choices(SPEAKER_MODES, "--speakers"), help="Transcripts: how speakers are found.")),
         _opt("no_merge", bool, typer.Option(False, "--no-merge", help="Transcripts: one message per cue.")),
         _opt("strip_quotes", bool, typer.Option(False, "--strip-quotes", help="Email: drop quoted replies and signatures.")),
+        _opt("include_thinking", bool, typer.Option(False, "--include-thinking", help="Agent exports: keep private reasoning as a [thinking] chunk (default: in extra only).")),
     ]  # fmt: skip
 
 
@@ -253,7 +256,7 @@ def _import_args(kw: dict[str, Any]) -> ImportArgs:
     return ImportArgs(
         format_name=kw.pop("from_"), tz=kw.pop("tz"), start_date=kw.pop("start_date"),
         speakers=kw.pop("speakers_mode"), merge=not kw.pop("no_merge"),
-        strip_quotes=kw.pop("strip_quotes"),
+        strip_quotes=kw.pop("strip_quotes"), include_thinking=kw.pop("include_thinking"),
     )  # fmt: skip
 
 

@@ -383,11 +383,13 @@ def _copy_until_broken(src: BinaryIO, out: BinaryIO) -> StreamError | None:
 def decode_text(data: bytes, errors: str = "strict") -> str:
     """Decode bytes whose encoding the source did not declare.
 
-    A BOM decides (UTF-8, UTF-16 LE/BE); else UTF-8; else, for legacy exports (SRT
+    A BOM decides (UTF-8, UTF-32 and UTF-16, LE or BE); else UTF-8; else, for legacy exports (SRT
     files from Windows tools), cp1252, which maps every byte but five to a character.
     """
     if data.startswith(b"\xef\xbb\xbf"):
         return data[3:].decode("utf-8", "replace")
+    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):  # before UTF-16: FF FE
+        return data.decode("utf-32", "replace")
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return data.decode("utf-16", "replace")
     try:

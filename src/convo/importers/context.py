@@ -25,6 +25,7 @@ class ImportOptions:
     speakers: str = "auto"  # transcripts: auto | voice | prefix | none (--speakers)
     strip_quotes: bool = False  # email: drop quoted replies and signatures (--strip-quotes)
     tags: list[str] = field(default_factory=list)  # added to every message (--tag)
+    include_thinking: bool = False  # agent exports: private reasoning as a [thinking] chunk
 
 
 Reporter = Callable[[str, str | None], None]

@@ -17,6 +17,7 @@ from convo.core.record import ConversationMessage
 from convo.importers.context import ImportOptions, Rejection
 from convo.pipeline import sinks
 from convo.pipeline.ingest import Ingest, IngestStats
+from convo.pipeline.parallel import ParallelIngest
 from convo.pipeline.store import AppendResult, Store
 
 
@@ -59,6 +60,7 @@ def run_ingest(
     track: Callable[[Iterable], Iterable] | None = None,
     wait: float | None = None,
     on_wait: Callable[[str], None] | None = None,
+    jobs: int | None = 1,
 ) -> IngestSummary:
     """Import ``paths`` and write them to the store (``save``), a file or stdout.
 
@@ -66,8 +68,18 @@ def run_ingest(
     ``save``, ``wait`` gives up after that many seconds if another writer holds the
     store lock (None: wait as long as it takes), and ``on_wait(line)`` is told, after a
     second of waiting, who holds it (the CLI's ``--wait SECONDS`` and a warning line).
+    ``jobs``: parse sources in that many processes (``convo.pipeline.parallel``; None:
+    the CPU count when there is more than one source), with the same output.
     """
-    ingest = Ingest(options, format_name=format_name, on_reject=on_reject, on_warning=on_warning)
+    ingest: Ingest | ParallelIngest
+    if jobs == 1:
+        ingest = Ingest(
+            options, format_name=format_name, on_reject=on_reject, on_warning=on_warning
+        )
+    else:
+        ingest = ParallelIngest(
+            options, format_name=format_name, on_reject=on_reject, on_warning=on_warning, jobs=jobs
+        )
     messages: Iterable[ConversationMessage] = ingest.messages(paths)
     if track is not None:
         messages = track(messages)

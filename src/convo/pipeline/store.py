@@ -25,15 +25,15 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import orjson
 
+from convo.core import lock
 from convo.core.errors import InputError, RecordError
 from convo.core.io import os_error, special_kind
 from convo.core.jsonl import Line, dumps, iter_lines, last_newline
-from convo.core.record import ConversationMessage, check_message
-from convo.core import lock
+from convo.core.record import ConversationMessage, check_message, parse_record
 from convo.index.dedup import IndexIds, after_append, open_ids
 from convo.pipeline.validate import check_record
 
@@ -264,8 +264,13 @@ def _spool(folder: Path, where: str) -> Iterator[IO[bytes]]:
         yield spool
 
 
-def _stored(msg: ConversationMessage, where: str) -> ConversationMessage:
-    """``msg`` if the store may hold it (``check_message``, and the keys ``validate`` needs)."""
+def _stored(msg: Any, where: str) -> ConversationMessage:
+    """``msg`` if the store may hold it (``check_message``, and the keys ``validate`` needs).
+
+    Anything else with ``serialize()`` (``parallel.ReadyRecord``, a message a worker process
+    serialised) is validated as a record first."""
+    if not isinstance(msg, ConversationMessage):
+        msg = parse_record(msg.serialize(), where)
     check_message(msg, where)
     if not (msg.id and msg.format and msg.source_id):
         raise InputError("a message needs id, format and source_id", where=where, hint=NOT_APPENDED)

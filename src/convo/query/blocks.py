@@ -51,7 +51,7 @@ def iter_spans(stream, size: int = BLOCK) -> Iterator[tuple[bytes, int, int, boo
     its own (joined with its tail), then the rest of the read as a span. ``torn`` marks
     a final line without a newline; ``offset`` is where ``buf`` starts in the stream.
     """
-    carry = b""
+    carry: list[bytes] = []  # pieces of one long line, joined once (linear, not quadratic)
     carry_at = 0
     at = 0  # stream offset of the next read
     head = True
@@ -72,20 +72,22 @@ def iter_spans(stream, size: int = BLOCK) -> Iterator[tuple[bytes, int, int, boo
         if cut < 0:
             if not carry:
                 carry_at = data_at
-            carry += data
+            carry.append(data)
             continue
         start = 0
         if carry:
             nl = data.find(b"\n")
-            piece = carry + data[: nl + 1]
+            carry.append(data[: nl + 1])
+            piece = b"".join(carry)
             yield piece, 0, len(piece), False, carry_at
             start = nl + 1
         if start <= cut:
             yield data, start, cut + 1, False, data_at
-        carry = data[cut + 1 :]
+        carry = [data[cut + 1 :]] if cut + 1 < len(data) else []
         carry_at = data_at + cut + 1
     if carry:
-        yield carry, 0, len(carry), True, carry_at
+        piece = b"".join(carry)
+        yield piece, 0, len(piece), True, carry_at
 
 
 def iter_blocks(
@@ -97,7 +99,7 @@ def iter_blocks(
     has none (an interrupted write, or just a missing newline). ``count=False`` leaves
     line numbers to the caller (the number is then always 0), saving a pass.
     """
-    carry = b""
+    carry: list[bytes] = []  # pieces of one long line, joined once (linear, not quadratic)
     number = 1
     start = True
     while True:
@@ -108,14 +110,14 @@ def iter_blocks(
             start = False
             if data.startswith(BOM):
                 data = data[3:]
-        buf = carry + data if carry else data
-        cut = buf.rfind(b"\n")
+        cut = data.rfind(b"\n")
         if cut < 0:
-            carry = buf
+            carry.append(data)
             continue
-        block, carry = buf[: cut + 1], buf[cut + 1 :]
+        block = b"".join((*carry, data[: cut + 1])) if carry else data[: cut + 1]
+        carry = [data[cut + 1 :]] if cut + 1 < len(data) else []
         yield block, number, False
         if count:
             number += block.count(b"\n")
     if carry:
-        yield carry, number, True
+        yield b"".join(carry), number, True

@@ -28,36 +28,64 @@ def export(
         ...,
         "--to",
         help="Target format: an exporter's name (built-ins: openai, anthropic, agentscope, "
-        "autogen, langmem, jianmu, typeagent, markdown, csv, html, vtt, srt).",
+        "autogen, langmem, jianmu, typeagent, markdown, csv, html, vtt, srt, parquet).",
     ),
     jsonl: bool = typer.Option(
         False, "--jsonl", help="Agent formats: one JSON value a line instead of one array."
     ),
     output: str | None = typer.Option(
-        None, "--output", "-o", help="Write to FILE (atomically) instead of stdout."
+        None,
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="Write to FILE (atomically) instead of stdout; a folder for parquet.",
+    ),
+    partition_by: str = typer.Option(
+        "format,month",
+        "--partition-by",
+        metavar="COLUMNS",
+        help="parquet: comma-separated partition columns ('' for none).",
     ),
 ) -> int:
     """Export messages to an agent framework's format, or to a document (markdown, csv, ...)."""
-    from convo.cli.app import _env, _flush_stdout, _outcome, _Reporter, _state
+    from convo.cli.runtime import Reporter, environment, flush_stdout, outcome, state
     from convo.core.errors import UsageError
     from convo.output.exporters.registry import registry
 
     exporter = registry.get(to.lower())
     if args.format is not None:
         raise UsageError("--format does not apply to export", hint="use --to FORMAT")
-    env = _env()
-    reporter = _Reporter()
-    records = _checked(args.matches(env, reporter, default_store=_state["store"]), reporter)
+    env = environment()
+    reporter = Reporter()
+    records = _checked(args.matches(env, reporter, default_store=state["store"]), reporter)
+    if exporter.kind == "dataset":
+        return _write_dataset(exporter, records, output, partition_by, reporter)
     try:
         kind = "text" if exporter.kind == "document" else "json"
         with _destination(output, env, kind) as out:
             for piece in _render(exporter, records, jsonl):
                 out.write(piece)
         if output is None:
-            _flush_stdout(env)
+            flush_stdout(env)
     finally:
         reporter.close()
-    return _outcome(reporter.rejected)
+    return outcome(reporter.rejected)
+
+
+def _write_dataset(exporter, records, output: str | None, partition_by: str, reporter) -> int:
+    """A folder format (Parquet): written under ``-o DIR``, never to stdout."""
+    from convo.cli.runtime import err, outcome
+    from convo.core.errors import UsageError
+
+    if not output or output == "-":
+        raise UsageError(f"--to {exporter.name} writes a folder", hint="name it with -o DIR")
+    try:
+        columns = tuple(c.strip() for c in partition_by.split(",") if c.strip())
+        n = exporter.write_dir(records, output, partition_by=columns)
+    finally:
+        reporter.close()
+    err(f"exported {n} messages -> {output}")
+    return outcome(reporter.rejected)
 
 
 def _checked(matches, reporter) -> Iterator[dict[str, Any]]:
@@ -125,6 +153,6 @@ def _destination(output: str | None, env, kind: str) -> Iterator[IO[bytes]]:
 
 def register(app: typer.Typer) -> None:
     """Add ``export`` to the ``convo`` app (called from cli.py)."""
-    from convo.cli.app import command
+    from convo.cli.runtime import command
 
     app.command("export")(command(read_options(export)))

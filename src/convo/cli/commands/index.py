@@ -86,6 +86,6 @@ def _check(path) -> int:
 
 def register(app: typer.Typer) -> None:
     """Add ``index`` to the ``convo`` app."""
-    from convo.cli.app import command
+    from convo.cli.runtime import command
 
     app.command("index")(command(index))

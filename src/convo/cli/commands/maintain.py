@@ -178,7 +178,7 @@ def compact(ctx: typer.Context, dry_run: bool = DRY, store: str | None = STORE) 
 
 def register(app: typer.Typer) -> None:
     """Add ``rm``, ``tag add|rm`` and ``compact`` to the ``convo`` app."""
-    from convo.cli.app import command
+    from convo.cli.runtime import command
 
     app.command("rm")(command(rm))
     app.command("compact")(command(compact))

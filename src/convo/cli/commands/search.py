@@ -122,7 +122,7 @@ def _table(env: Any, hits: list, *, utc: bool) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add ``search`` to the ``convo`` app (shared filters from ``read_options``)."""
-    from convo.cli.app import command
     from convo.cli.options import read_options
+    from convo.cli.runtime import command
 
     app.command("search")(command(read_options(search)))

@@ -38,7 +38,8 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.importers.agents.blocks import block_chunk, normalise_content, tool_use_block
 from convo.importers.agents.samples import iter_samples, sample_values, sub
-from convo.importers.apps.common import as_dict, as_list, as_str, json_head, message
+from convo.importers.apps.common import as_dict, as_list, as_str, json_head
+from convo.importers.build import message
 from convo.importers.context import ImportContext
 
 NAME = "langchain"
@@ -75,7 +76,7 @@ def sniff(source: Source) -> int:
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """Read; reasoning goes to extra unless ``ctx.options.include_thinking``."""
-    include = bool(getattr(ctx.options, "include_thinking", False))
+    include = ctx.options.include_thinking
     return read_with(source, ctx, include_thinking=include)
 
 

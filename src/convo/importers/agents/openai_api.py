@@ -40,7 +40,8 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
 from convo.importers.agents.blocks import block_chunk, dumps, tool_use_block
 from convo.importers.agents.samples import iter_samples, sample_values, sub
-from convo.importers.apps.common import as_dict, as_list, as_str, json_head, message
+from convo.importers.apps.common import as_dict, as_list, as_str, json_head
+from convo.importers.build import message
 from convo.importers.context import ImportContext
 
 COMPLETION = "openai-completion"
@@ -117,7 +118,7 @@ def _samples(source: Source, ctx: ImportContext) -> Iterator[tuple[Any, str]]:
 
 def read_completion(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """Read; reasoning text goes to extra unless ``ctx.options.include_thinking``."""
-    include = bool(getattr(ctx.options, "include_thinking", False))
+    include = ctx.options.include_thinking
     return read_completion_with(source, ctx, include_thinking=include)
 
 

@@ -37,7 +37,8 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.importers.agents.blocks import block_chunk, dumps, parse_arguments
 from convo.importers.agents.samples import iter_samples, key_pattern, sub
-from convo.importers.apps.common import as_str, has_key, json_head, message
+from convo.importers.apps.common import as_str, has_key, json_head
+from convo.importers.build import message
 from convo.importers.context import ImportContext
 
 NAME = "sharegpt"

@@ -39,7 +39,8 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.blocks import block_chunk, dumps
 from convo.importers.agents.samples import iter_samples, sample_values, sub
-from convo.importers.apps.common import as_dict, as_list, as_str, json_head, message
+from convo.importers.apps.common import as_dict, as_list, as_str, json_head
+from convo.importers.build import message
 from convo.importers.context import ImportContext
 
 NAME = "vercel-ai"
@@ -80,7 +81,7 @@ def sniff(source: Source) -> int:
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """Read; reasoning goes to extra unless ``ctx.options.include_thinking``."""
-    include = bool(getattr(ctx.options, "include_thinking", False))
+    include = ctx.options.include_thinking
     return read_with(source, ctx, include_thinking=include)
 
 

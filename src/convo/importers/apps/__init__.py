@@ -23,12 +23,18 @@ import importlib
 
 # Registration order is detection's tie-break order (and `convo formats`' order).
 MODULES = ("slack", "discord", "telegram", "messenger", "chatgpt", "teams", "mattermost",
-           "whatsapp", "zoom")  # fmt: skip
+           "whatsapp", "zoom",
+           "claude_ai", "twitter_dms", "irc", "matrix", "google_chat", "gitter")  # fmt: skip
 
 
 def register(registry) -> None:
     """Register the chat-app export formats (modules are imported when the registry loads,
     not when convo starts, so `convo --help` stays fast)."""
     for name in MODULES:
-        for fmt in importlib.import_module(f"{__package__}.{name}").FORMATS:
-            registry.register(fmt)
+        module = importlib.import_module(f"{__package__}.{name}")
+        # A module lists its FORMATS, or registers them itself (the third-party hook).
+        if hasattr(module, "FORMATS"):
+            for fmt in module.FORMATS:
+                registry.register(fmt)
+        else:
+            module.register(registry)

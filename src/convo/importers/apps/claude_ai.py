@@ -56,8 +56,8 @@ from convo.importers.apps.common import (
     as_str,
     has_key,
     json_head,
-    message,
 )
+from convo.importers.build import message
 from convo.importers.context import ImportContext
 
 NAME = "claude-ai"
@@ -78,7 +78,7 @@ def sniff(source: Source) -> int:
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """Read an export; thinking goes to extra unless ``ctx.options.include_thinking``."""
-    include = bool(getattr(ctx.options, "include_thinking", False))
+    include = ctx.options.include_thinking
     return read_with(source, ctx, include_thinking=include)
 
 

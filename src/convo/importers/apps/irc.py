@@ -42,7 +42,8 @@ from convo.core.io import Source, decode_text
 from convo.core.jsonl import iter_lines
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
-from convo.importers.apps.common import SYSTEM_TAG, message
+from convo.importers.apps.common import SYSTEM_TAG
+from convo.importers.build import message
 from convo.importers.context import ImportContext
 
 NAME = "irc"

@@ -44,8 +44,8 @@ from convo.importers.apps.common import (
     as_str,
     has_key,
     json_head,
-    message,
 )
+from convo.importers.build import message
 from convo.importers.context import ImportContext
 
 NAME = "matrix"

@@ -34,7 +34,8 @@ from convo.core.errors import InputError
 from convo.core.io import MAX_DOCUMENT_BYTES, Source, parse_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
-from convo.importers.apps.common import SYSTEM_TAG, as_dict, as_list, as_str, json_head, message
+from convo.importers.apps.common import SYSTEM_TAG, as_dict, as_list, as_str, json_head
+from convo.importers.build import message
 from convo.importers.context import ImportContext
 
 NAME = "twitter-dm"

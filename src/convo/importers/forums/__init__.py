@@ -36,11 +36,17 @@ from __future__ import annotations
 import importlib
 
 # Registration order is detection's tie-break order (and `convo formats`' order).
-MODULES = ("reddit", "discourse", "hackernews", "stackexchange", "github", "phpbb")
+MODULES = ("reddit", "discourse", "hackernews", "stackexchange", "github", "phpbb",
+           "mastodon", "gitlab")  # fmt: skip
 
 
 def register(registry) -> None:
     """Register the forum formats (imported when the registry loads, not at start-up)."""
     for name in MODULES:
-        for fmt in importlib.import_module(f"{__package__}.{name}").FORMATS:
-            registry.register(fmt)
+        module = importlib.import_module(f"{__package__}.{name}")
+        # A module lists its FORMATS, or registers them itself (the third-party hook).
+        if hasattr(module, "FORMATS"):
+            for fmt in module.FORMATS:
+                registry.register(fmt)
+        else:
+            module.register(registry)

@@ -33,7 +33,8 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.samples import iter_samples, sample_values, sub
-from convo.importers.apps.common import SYSTEM_TAG, as_dict, as_list, as_str, json_head, message
+from convo.importers.apps.common import SYSTEM_TAG, as_dict, as_list, as_str, json_head
+from convo.importers.build import message
 from convo.importers.context import ImportContext
 
 NAME = "gitlab"

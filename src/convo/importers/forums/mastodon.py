@@ -38,15 +38,8 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
 from convo.core.timestamps import iso_ts
-from convo.importers.apps.common import (
-    StreamedDoc,
-    as_dict,
-    as_list,
-    as_str,
-    has_key,
-    json_head,
-    message,
-)
+from convo.importers.apps.common import StreamedDoc, as_dict, as_list, as_str, has_key, json_head
+from convo.importers.build import message
 from convo.importers.context import ImportContext
 
 NAME = "mastodon"

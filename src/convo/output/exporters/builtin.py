@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from convo.core.errors import UsageError
 from convo.output.exporters import agents, documents
 from convo.output.exporters.common import Record, ToolNames
 from convo.output.exporters.registry import Exporter, Registry
@@ -21,6 +22,16 @@ def per_record(items: Items, state: Callable[[], Any] = lambda: None):
             yield from items(rec, ctx)
 
     return stream
+
+
+def _write_parquet(records: Iterable[dict[str, Any]], folder: str, **options: Any) -> int:
+    from convo.output.exporters.parquet import write_parquet  # pyarrow loads only when used
+
+    return write_parquet(records, folder, **options)
+
+
+def _whole_dataset(messages: Iterable[Any]) -> Any:
+    raise UsageError("a dataset is written to a folder", hint="use write_dir (-o DIR)")
 
 
 BUILTINS = (
@@ -47,6 +58,8 @@ BUILTINS = (
              documents.iter_vtt),
     Exporter("srt", "document", "SubRip subtitles, one cue a message", documents.to_srt,
              documents.iter_srt),
+    Exporter("parquet", "dataset", "a Parquet dataset folder (typed columns, format=/month=)",
+             _whole_dataset, write_dir=_write_parquet),
 )  # fmt: skip
 
 

@@ -1,7 +1,8 @@
 """The exporter registry: every ``convo export --to`` format, built-in or third-party.
 
 An exporter is a frozen ``Exporter``: its name, its kind (``agent``: JSON values a
-framework loads; ``document``: text people read), a description, the whole-result
+framework loads; ``document``: text people read; ``dataset``: files written into a folder,
+``write_dir(records, folder, **options)``, such as Parquet), a description, the whole-result
 function ``export(messages)`` and, where the format streams, ``stream(records)`` yielding
 JSON values (agent) or text pieces (document) one record at a time, so memory stays flat.
 
@@ -30,10 +31,11 @@ class Exporter:
     """One export format (see the module docstring)."""
 
     name: str
-    kind: Literal["agent", "document"]
+    kind: Literal["agent", "document", "dataset"]
     description: str
     export: Callable[[Iterable[Any]], Any]
     stream: Callable[[Iterable[dict[str, Any]]], Iterator[Any]] | None = None
+    write_dir: Callable[..., int] | None = None
 
 
 class Registry:
@@ -42,8 +44,12 @@ class Registry:
         self._loaded = False
 
     def register(self, exporter: Exporter) -> None:
-        if exporter.kind not in ("agent", "document"):
-            raise ValueError(f"exporter {exporter.name!r}: kind must be 'agent' or 'document'")
+        if exporter.kind not in ("agent", "document", "dataset"):
+            raise ValueError(
+                f"exporter {exporter.name!r}: kind must be 'agent', 'document' or 'dataset'"
+            )
+        if (exporter.kind == "dataset") != (exporter.write_dir is not None):
+            raise ValueError(f"exporter {exporter.name!r}: write_dir is what a dataset has")
         self._exporters[exporter.name] = exporter
 
     def _load(self) -> None:
