@@ -47,7 +47,9 @@ def check(path: Path) -> list[str]:
 
 def main(argv: list[str]) -> int:
     roots = [Path(a) for a in argv] or [Path("src")]
-    files = [f for root in roots for f in ([root] if root.is_file() else sorted(root.rglob("*.py")))]
+    files = [
+        f for root in roots for f in ([root] if root.is_file() else sorted(root.rglob("*.py")))
+    ]
     problems = [p for f in files for p in check(f)]
     for p in problems:
         print(p)

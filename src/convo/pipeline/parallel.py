@@ -119,13 +119,13 @@ class ParallelIngest:
         self._on_warning = on_warning
 
     def messages(self, paths: Iterable[str | Path]) -> Iterator[Any]:
-        paths = [str(p) for p in paths]
+        names = [str(p) for p in paths]
         forced = registry.get(self.format_name) if self.format_name else None
-        units = plan_units(paths, forced)
+        units = plan_units(names, forced)
         readable = sum(1 for u in units if u.kind == "read")
         jobs = self.jobs or default_jobs(readable)
         if jobs <= 1 or readable <= 1 or self.options.strict:
-            yield from self._in_process(paths)
+            yield from self._in_process(names)
             return
         folder = tempfile.mkdtemp(prefix=".convo-jobs-")
         try:

@@ -66,16 +66,16 @@ def _walk(folder: Source, forced: Format | None, out: list[Unit]) -> None:
 
 def plan_units(paths: Iterable[str | Path], forced: Format | None = None) -> list[Unit]:
     """The units of ``paths`` in ``Ingest`` order (``forced`` is ``--from``)."""
-    paths = [str(p) for p in paths]
+    names = [str(p) for p in paths]
     units: list[Unit] = []
-    for path in paths:
+    for path in names:
         source = Source(path)
         try:
             walk = source.is_dir and not (forced and not forced.directory)
             if walk and (forced or _detect(source)) is None:
                 _walk(source, forced, units)
             else:
-                units.append(Unit(path, isolated=len(paths) > 1))
+                units.append(Unit(path, isolated=len(names) > 1))
         finally:
             source.close()
     return units

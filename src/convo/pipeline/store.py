@@ -287,7 +287,7 @@ def _spooled(stream: IO[bytes]) -> Iterator[tuple[str, bytes]]:
 def _write_new(
     fd: int,
     items: Iterable[tuple[str, bytes]],
-    seen: IdSet,
+    seen: IdSet | IndexIds,
     result: AppendResult,
     on_added: Callable[[str], None] | None,
 ) -> None:
