@@ -71,8 +71,8 @@ def run(h) -> None:
         [sys.executable, "-c", baseline, str(path)],
     )
     ingest = h.time_cmd(
-        "convo ingest FILE -o /dev/null",
-        [h.convo(), "ingest", str(path), "-o", "/dev/null", "--quiet"],
+        "convo ingest FILE -o - (stdout discarded)",
+        [h.convo(), "ingest", str(path), "-o", "-", "--quiet"],
     )
     h.compare(f"ingest {cues:,} cues vs bare webvtt-py parse", ingest, bare, target=1.5)
     h.memory("convo ingest peak memory (streams)", ingest, limit_mb=150)

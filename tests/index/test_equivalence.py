@@ -12,8 +12,7 @@ from tests.index.helpers import write_store
 
 from convo.core import fields
 from convo.index import IndexQuery, lookup, refresh
-from convo.index.names import NameRule
-from convo.query.scan import Filters, NameQuery, select
+from convo.query.scan import Filters, select
 
 NAMES = [
     "Alice Smith <alice@x.org>", "alice@x.org", "ALICE", "Bob", "bob jones", "Ana-María Núñez",
@@ -117,8 +116,3 @@ def test_format_role_order_and_latest(items, formats, roles, order, latest):
         elif order != "store":
             want = sorted(want, key=key, reverse=order == "-time")
         assert [orjson.loads(x) for x in got] == [r for _, r in want]
-
-
-@given(st.sampled_from([*NAMES, "Alice Smith"]), st.sampled_from([*QUERIES, "", "alice smith"]))
-def test_name_rule_is_the_scan_rule(value, query):
-    assert NameRule(query).matches(value) == NameQuery(query).matches(value)

@@ -126,6 +126,11 @@ def normalize_timestamp(value: str | None) -> str:
     convo's form. Raises ValueError for an impossible date or time (month 13, hour 99)."""
     if not value:
         return EPOCH_STR
+    if is_canonical(value):
+        # The common case (every importer writes this form): a range check is all it needs.
+        datetime(int(value[:4]), int(value[5:7]), int(value[8:10]),
+                 int(value[11:13]), int(value[14:16]), int(value[17:19]))  # fmt: skip
+        return value
     return format_timestamp_utc(parse_datetime(value))
 
 

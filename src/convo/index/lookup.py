@@ -6,7 +6,7 @@ the very file the index describes (its inode is checked on the open descriptor, 
 rewrite renamed over the store meanwhile cannot mix versions).
 
 Filter semantics (as the scan's): repeating a filter ORs, different filters AND;
-names by ``convo.index.names.NameRule``; tags case-insensitively equal; ``since <= time
+names by ``convo.index.names.NameQuery``; tags case-insensitively equal; ``since <= time
 < until``; thread equal to ``thread`` or ``id``; format and role equal.
 """
 
@@ -22,9 +22,9 @@ from typing import IO, Any
 
 import orjson
 
+from convo.core.names import NameQuery
 from convo.index import schema
 from convo.index.build import judge, refresh
-from convo.index.names import NameRule
 
 Track = Callable[[Iterable[Any]], Iterable[Any]]
 ORDERS = {
@@ -69,7 +69,7 @@ def _json(values: Iterable[Any]) -> str:
 
 def name_ids(conn: sqlite3.Connection, query: str) -> list[int]:
     """Ids of the distinct names the query matches (checked by the name rule)."""
-    rule = NameRule(query)
+    rule = NameQuery(query)
     if rule.tokens:
         sql = " INTERSECT ".join(
             ["SELECT name_id FROM name_tokens WHERE token = ?"] * len(rule.tokens)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from convo.index.names import words
+from convo.core.names import words
 from convo.index.rows import Row, fts_values
 
 BATCH = 5000

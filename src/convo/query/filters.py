@@ -26,9 +26,9 @@ from typing import Any
 
 from convo.core import fields
 from convo.core.errors import UsageError
+from convo.core.names import NameQuery
 
 Check = Callable[[dict[str, Any]], bool]
-_WORD = re.compile(r"\w+")
 
 
 @dataclass
@@ -49,50 +49,6 @@ class Filters:
             self.speakers or self.listeners or self.tags or self.since or self.until
             or self.texts or self.regexes or self.threads
         )  # fmt: skip
-
-
-def words(text: str) -> list[str]:
-    return _WORD.findall(text.casefold())
-
-
-def split_name(value: str) -> tuple[str, str]:
-    """``"Alice Smith <alice@x.org>"`` -> (``"Alice Smith"``, ``"alice@x.org"``)."""
-    value = value.strip()
-    if value.endswith(">") and "<" in value:
-        i = value.rfind("<")
-        return value[:i].strip().strip('"').strip(), value[i + 1 : -1].strip()
-    if "@" in value and " " not in value:
-        return "", value
-    return value, ""
-
-
-class NameQuery:
-    """One ``--speaker``/``--listener`` value, matched by the name rule above."""
-
-    def __init__(self, query: str):
-        self.query = query.strip()
-        self.folded = self.query.casefold()
-        self.tokens = words(self.query)
-
-    def matches(self, value: str | None) -> bool:
-        if not value:
-            return False
-        folded = value.casefold()
-        if folded == self.folded:
-            return True
-        # Every other way to match puts each query word in the folded value: a cheap no.
-        for t in self.tokens:
-            if t not in folded:
-                return False
-        display, address = split_name(value)
-        if self.folded in (display.casefold(), address.casefold()):
-            return True
-        if not self.tokens:
-            return False
-        vt = words(value)
-        n = len(self.tokens)
-        first = self.tokens[0]
-        return any(vt[i] == first and vt[i : i + n] == self.tokens for i in range(len(vt) - n + 1))
 
 
 def text_terms(filters: Filters) -> list[list[str]]:

@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from convo.query.filters import Filters, NameQuery, text_terms
+from convo.core.names import NameQuery
+from convo.query.filters import Filters, text_terms
 
 # A timestamp value fields.timestamp() would take as it is: 20 ASCII characters ending in Z.
 RAW_TS = re.compile(rb'"timestamp":\s*"([^"\\\x00-\x1f\x80-\xff]{19}Z)"')

@@ -57,8 +57,8 @@ from convo.analysis.knowledge.keyphrases import PhraseStats, candidates, rank
 from convo.analysis.knowledge.text import body, clean_subject, questions, scan
 from convo.core import fields
 from convo.core.knowledge_schema import Action, ActionParam, ConcreteEntity, KnowledgeResponse
+from convo.core.names import words
 from convo.core.record import ConversationMessage, ConversationMessageMeta
-from convo.query.filters import words
 
 __all__ = [
     "Conversation",

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from convo.core import fields
+from convo.core.names import split_name
 from convo.core.text.terminal import printable
-from convo.query.filters import split_name
 
 PALETTE = (
     "cyan", "magenta", "green", "yellow", "blue", "bright_red",

@@ -1,12 +1,8 @@
-"""The name rule of ``--speaker``/``--listener``, for names held in the index.
+"""The name rule of ``--speaker``/``--listener``: how a query names a person.
 
-The same rule as ``convo.query.scan.NameQuery`` (DESIGN.md §2): a case-insensitive match
-of the whole name, its display name, its address, or a run of whole words in it. It is
-restated here because the index sits below the query layer; tests check both agree.
-
-Every way to match puts each word of the query among the words of the name, so the
-index keeps each distinct name's words (``name_tokens``) and checks only names holding
-all of them.
+A case-insensitive match of the whole name, its display name, its address, or a run of
+whole words in it (``bob`` finds ``Bob Jones <bob@x.org>``, ``jones`` too, ``bo`` not).
+The filters, the views and the index all match names through ``NameQuery``.
 """
 
 from __future__ import annotations
@@ -31,8 +27,8 @@ def split_name(value: str) -> tuple[str, str]:
     return value, ""
 
 
-class NameRule:
-    """One ``--speaker``/``--listener`` value."""
+class NameQuery:
+    """One ``--speaker``/``--listener`` value, matched by the name rule above."""
 
     def __init__(self, query: str):
         self.query = query.strip()
@@ -45,6 +41,7 @@ class NameRule:
         folded = value.casefold()
         if folded == self.folded:
             return True
+        # Every other way to match puts each query word in the folded value: a cheap no.
         for t in self.tokens:
             if t not in folded:
                 return False
