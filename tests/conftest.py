@@ -50,7 +50,9 @@ def runner():
 @pytest.fixture(autouse=True)
 def _isolated_store(tmp_path, monkeypatch):
     """Never touch the user's real store; no forced terminal unless a test asks."""
-    monkeypatch.setenv("CONVO_STORE", str(tmp_path / "store.jsonl"))
+    # The default store (no --store, no $CONVO_STORE) under a private XDG_DATA_HOME.
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    monkeypatch.delenv("CONVO_STORE", raising=False)
     monkeypatch.delenv("CONVO_FORCE_TTY", raising=False)
     monkeypatch.delenv("NO_COLOR", raising=False)
 

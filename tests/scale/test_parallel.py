@@ -74,3 +74,21 @@ def test_plan_follows_the_walk() -> None:
     assert names == sorted(names, key=names.index)  # stable
     assert any(u.path.endswith("slack-export") for u in units)  # a claimed folder is one unit
     assert default_jobs(1) == 1
+
+
+def test_odd_folders_same_as_one_process(tmp_path: Path) -> None:
+    """Links to one folder, a parent link, a FIFO, a dangling link, an unrecognised file:
+    the same warnings, rejects and records with two processes as with one."""
+    import os
+    import shutil
+
+    tree = tmp_path / "tree"
+    shutil.copytree(SAMPLE_DATA / "transcripts", tree / "a")
+    shutil.copytree(SAMPLE_DATA / "email", tree / "b")
+    (tree / "x1").symlink_to(tree / "a")
+    (tree / "b" / "up").symlink_to("..")
+    (tree / "dangling").symlink_to(tmp_path / "nowhere")
+    os.mkfifo(tree / "pipe")
+    (tree / "notes.bin").write_bytes(b"\x00\x01\x02 not a conversation")
+    _, rejects, warnings, stats = _same([tree])
+    assert rejects and warnings and stats.skipped

@@ -133,10 +133,10 @@ def _main(
 ) -> None:  # fmt: skip
     """convo: ingest, list, query, show and validate conversations."""
     state["debug"] = debug
-    # Only a store named on the command line makes read commands ignore a piped stdin;
-    # $CONVO_STORE is found by the store itself (pipeline/store.py) when none is named.
+    # A store named with --store or $CONVO_STORE makes read commands read it, not a piped
+    # stdin (a `while read` loop's stdin is not input); with neither, a pipe is the input.
     source = ctx.get_parameter_source("store")
-    named = source is not None and source.name == "COMMANDLINE"
+    named = source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT")
     state["store"] = store if named else None
 
 

@@ -5,8 +5,9 @@ plain ``Ingest`` over that one path, which writes its messages (as JSONL bytes),
 rejections and warnings, in order, to an event file. The parent replays the event files
 in unit order, so the messages, ids, rejects, warnings and the summary are exactly those of
 one process (``--jobs 1``); at most ``2 × jobs`` units are in flight, so memory and disk
-stay bounded by a few units. ``--strict`` and a single unit run in-process: there is
-nothing to parallelise, and a strict run must stop at the first rejection.
+stay bounded by a few units. ``--strict``, standard input and a single unit run
+in-process: there is nothing to parallelise, and a strict run must stop at the first
+rejection.
 
 Not (yet) split: one large file is one unit; its parse uses one core.
 """
@@ -120,11 +121,15 @@ class ParallelIngest:
 
     def messages(self, paths: Iterable[str | Path]) -> Iterator[Any]:
         names = [str(p) for p in paths]
+        if self.jobs == 1 or self.options.strict or "-" in names:
+            # stdin is read once, here; a strict run stops at its first rejection.
+            yield from self._in_process(names)
+            return
         forced = registry.get(self.format_name) if self.format_name else None
         units = plan_units(names, forced)
         readable = sum(1 for u in units if u.kind == "read")
         jobs = self.jobs or default_jobs(readable)
-        if jobs <= 1 or readable <= 1 or self.options.strict:
+        if jobs <= 1 or readable <= 1:
             yield from self._in_process(names)
             return
         folder = tempfile.mkdtemp(prefix=".convo-jobs-")
@@ -164,15 +169,18 @@ class ParallelIngest:
     def _submit(
         self, pool: ProcessPoolExecutor, unit: Unit, folder: str
     ) -> Future[UnitResult] | None:
-        if unit.kind == "skip":
+        if unit.kind != "read":
             return None
         return pool.submit(run_unit, unit, self.options, self.format_name, folder)
 
     def _replay(self, unit: Unit, future: Future[UnitResult] | None) -> Iterator[Any]:
-        if future is None:  # a file no format claims, as Ingest._walk reports it
-            self.stats.skipped.append(unit.path)
-            if self._on_warning:
-                self._on_warning(f"{unit.path}: skipped, {unit.reason}")
+        if future is None:  # an entry Ingest._walk reports instead of reading
+            if unit.kind == "skip":
+                self.stats.skipped.append(unit.path)
+                if self._on_warning:
+                    self._on_warning(f"{unit.path}: skipped, {unit.reason}")
+            else:
+                self._fail(unit, unit.reason, unit.path, unit.hint)
             return
         result = future.result()
         try:

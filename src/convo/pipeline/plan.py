@@ -1,9 +1,10 @@
 """The units of an ingest run: the inputs ``Ingest`` reads, one by one, in its order.
 
-A named file is a unit; a folder is walked as ``Ingest`` walks it: a folder that a folder
-format claims (Maildir, a Slack export) is one unit, any other folder gives its files and
-sub-folders in the walk's order; a file no format recognises is a ``skip`` unit (``Ingest``
-warns about it). Units are what ``--jobs`` and ``convo.spark`` distribute: each is read by
+A named file is a unit; a folder is walked as ``Ingest`` walks it (one ``Walker``, each
+real folder once): a folder that a folder format claims (Maildir, a Slack export) is one
+unit, any other folder gives its files and sub-folders in the walk's order; a file no
+format recognises, a special file or a folder seen before is a ``skip`` unit (``Ingest``
+warns), an unreadable entry a ``fail`` unit (``Ingest`` counts a rejection). Units are what ``--jobs`` and ``convo.spark`` distribute: each is read by
 a plain ``Ingest`` over that one path, which gives the records a whole run gives, since
 ``source_id`` numbers and content-id occurrence counters are per source.
 """
@@ -16,52 +17,75 @@ from pathlib import Path
 
 from convo.core.errors import InputError
 from convo.core.io import Source
+from convo.core.walk import UNREADABLE, Entry, Walker
 from convo.importers.context import iter_dir_entries
 from convo.importers.registry import Format, registry
 
 
 @dataclass(frozen=True)
 class Unit:
-    """One input: ``read`` it, or ``skip`` it (``reason`` says why).
+    """One input: ``read`` it; ``skip`` it (a warning, ``reason`` says why); or ``fail``
+    (an unreadable entry: a counted rejection at ``path`` with ``reason`` and ``hint``).
 
-    ``isolated``: an unreadable unit is reported and counted and the run goes on (it came
-    from a folder, or is one of several inputs); else its error ends the run.
+    ``isolated``: an unreadable ``read`` unit is reported and counted and the run goes on
+    (it came from a folder, or is one of several inputs); else its error ends the run.
     """
 
     path: str
     kind: str = "read"
     isolated: bool = True
     reason: str = ""
+    hint: str | None = None
 
 
 def _detect(source: Source) -> Format | None:
     try:
         return registry.detect(source)
-    except InputError:
+    except (InputError, OSError):
         return None
 
 
-def _walk(folder: Source, forced: Format | None, out: list[Unit]) -> None:
+def _entry_unit(folder: Source, entry: Entry) -> Unit:
+    """A folder entry ``Ingest`` does not read, as ``Ingest._skip_entry`` reports it."""
     assert folder.path is not None
-    for path in iter_dir_entries(folder.path):
-        child = folder.child(path)
+    name = f"{folder.name.rstrip('/')}/{entry.path.relative_to(folder.path)}"
+    if entry.kind != UNREADABLE:
+        return Unit(name, "skip", reason=entry.detail)
+    return Unit(name, "fail", reason=entry.detail, hint="fix or remove it and re-run")
+
+
+def _child_unit(child: Source, forced: Format | None, walker: Walker, out: list[Unit]) -> None:
+    if child.is_dir:
+        if (None if forced else _detect(child)) is not None:
+            out.append(Unit(child.name))
+        else:
+            _walk(child, forced, walker, out)
+    elif forced is not None:
+        out.append(Unit(child.name))
+    else:
         try:
-            if child.is_dir:
-                claimed = None if forced else _detect(child)
-                if claimed is not None:
-                    out.append(Unit(child.name))
-                else:
-                    _walk(child, forced, out)
-            elif forced is not None:
-                out.append(Unit(child.name))
-            else:
-                try:
-                    registry.detect(child)
-                    out.append(Unit(child.name))
-                except InputError as e:
-                    out.append(Unit(child.name, "skip", reason=e.what))
-        finally:
-            child.close()
+            registry.detect(child)
+            out.append(Unit(child.name))
+        except InputError as e:
+            out.append(Unit(child.name, "skip", reason=e.what))
+
+
+def _walk(folder: Source, forced: Format | None, walker: Walker, out: list[Unit]) -> None:
+    assert folder.path is not None
+    skipped = lambda entry: out.append(_entry_unit(folder, entry))  # noqa: E731
+    try:
+        for path in iter_dir_entries(folder.path, walker, skipped):
+            try:
+                child = folder.child(path)
+            except InputError as e:
+                out.append(Unit(e.where or str(path), "fail", reason=e.what, hint=e.hint))
+                continue
+            try:
+                _child_unit(child, forced, walker, out)
+            finally:
+                child.close()
+    except InputError as e:  # a folder that cannot be listed
+        out.append(Unit(e.where or folder.name, "fail", reason=e.what, hint=e.hint))
 
 
 def plan_units(paths: Iterable[str | Path], forced: Format | None = None) -> list[Unit]:
@@ -69,11 +93,16 @@ def plan_units(paths: Iterable[str | Path], forced: Format | None = None) -> lis
     names = [str(p) for p in paths]
     units: list[Unit] = []
     for path in names:
-        source = Source(path)
+        try:
+            source = Source(path)
+        except InputError:  # unreadable: its own unit, whose read reports it as Ingest does
+            units.append(Unit(path, isolated=len(names) > 1))
+            continue
         try:
             walk = source.is_dir and not (forced and not forced.directory)
             if walk and (forced or _detect(source)) is None:
-                _walk(source, forced, units)
+                assert source.path is not None
+                _walk(source, forced, Walker(source.path), units)
             else:
                 units.append(Unit(path, isolated=len(names) > 1))
         finally:

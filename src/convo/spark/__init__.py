@@ -84,6 +84,9 @@ def run_unit(unit: Unit, options: ImportOptions, format_name: str | None) -> Ite
     if unit.kind == "skip":
         yield ("x", _reject_row(unit, Rejection(unit.path, f"skipped, {unit.reason}", SKIP_HINT)))
         return
+    if unit.kind == "fail":
+        yield ("x", _reject_row(unit, Rejection(unit.path, unit.reason, unit.hint)))
+        return
     rejects: list[Rejection] = []
     ingest = Ingest(options, format_name=format_name, on_reject=rejects.append)
     try:

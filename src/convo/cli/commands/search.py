@@ -104,7 +104,7 @@ def _table(env: Any, hits: list, *, utc: bool) -> None:
 
     from convo.core import fields
     from convo.core.text.terminal import one_line
-    from convo.output.render import display_time
+    from convo.output.views.common import display_time
 
     table = Table(show_lines=False)
     for col in ("score", "time", "speaker", "snippet"):
