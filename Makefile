@@ -40,7 +40,7 @@ test: $(VENV)/.installed-dev
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks tools
 	$(BIN)/ruff format --check src tests benchmarks tools
-	$(BIN)/lint-imports
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/mypy
 	$(BIN)/python tools/check_structure.py src
 	$(BIN)/vulture --min-confidence 80 src
