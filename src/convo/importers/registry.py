@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from convo.core.errors import InputError
 from convo.core.io import Source
+from convo.core.plugins import load_plugins
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext, ImportOptions
 
@@ -80,13 +81,7 @@ class Registry:
         if self._loaded:
             return
         self._loaded = True
-        for mod in BUILTIN_MODULES:
-            importlib.import_module(mod).register(self)
-        from importlib.metadata import entry_points
-
-        for ep in entry_points(group="convo.importers"):
-            hook = ep.load()
-            (getattr(hook, "register", None) or hook)(self)
+        load_plugins(self, "convo.importers", BUILTIN_MODULES)
 
     def formats(self) -> list[Format]:
         self._load()
@@ -137,3 +132,16 @@ def detect(source: Source) -> Format:
 
 def matches_pattern(source: Source, patterns: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatch(source.match_name, p) for p in patterns)
+
+
+def register_modules(package: str, names: Iterable[str], registry: Registry) -> None:
+    """Register the formats of ``package``'s modules, in order (detection's tie-break
+    order): a module lists its ``FORMATS``, or registers them itself (the third-party
+    hook). Called from the family packages when the registry loads, not at start-up."""
+    for name in names:
+        module = importlib.import_module(f"{package}.{name}")
+        if hasattr(module, "FORMATS"):
+            for fmt in module.FORMATS:
+                registry.register(fmt)
+        else:
+            module.register(registry)

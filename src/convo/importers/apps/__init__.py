@@ -19,8 +19,6 @@ warning per source. Records are built by ``convo.importers.build.message``.
 
 from __future__ import annotations
 
-import importlib
-
 # Registration order is detection's tie-break order (and `convo formats`' order).
 MODULES = ("slack", "discord", "telegram", "messenger", "chatgpt", "teams", "mattermost",
            "whatsapp", "zoom",
@@ -30,11 +28,6 @@ MODULES = ("slack", "discord", "telegram", "messenger", "chatgpt", "teams", "mat
 def register(registry) -> None:
     """Register the chat-app export formats (modules are imported when the registry loads,
     not when convo starts, so `convo --help` stays fast)."""
-    for name in MODULES:
-        module = importlib.import_module(f"{__package__}.{name}")
-        # A module lists its FORMATS, or registers them itself (the third-party hook).
-        if hasattr(module, "FORMATS"):
-            for fmt in module.FORMATS:
-                registry.register(fmt)
-        else:
-            module.register(registry)
+    from convo.importers.registry import register_modules
+
+    register_modules(__package__, MODULES, registry)

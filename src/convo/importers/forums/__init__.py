@@ -33,8 +33,6 @@ source writes) beside its reader, and its ``FORMATS``; this package registers th
 
 from __future__ import annotations
 
-import importlib
-
 # Registration order is detection's tie-break order (and `convo formats`' order).
 MODULES = ("reddit", "discourse", "hackernews", "stackexchange", "github", "phpbb",
            "mastodon", "gitlab")  # fmt: skip
@@ -42,11 +40,6 @@ MODULES = ("reddit", "discourse", "hackernews", "stackexchange", "github", "phpb
 
 def register(registry) -> None:
     """Register the forum formats (imported when the registry loads, not at start-up)."""
-    for name in MODULES:
-        module = importlib.import_module(f"{__package__}.{name}")
-        # A module lists its FORMATS, or registers them itself (the third-party hook).
-        if hasattr(module, "FORMATS"):
-            for fmt in module.FORMATS:
-                registry.register(fmt)
-        else:
-            module.register(registry)
+    from convo.importers.registry import register_modules
+
+    register_modules(__package__, MODULES, registry)

@@ -13,12 +13,12 @@ module imports nothing heavy, so the command line can name the formats cheaply.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from convo.core.errors import UsageError
+from convo.core.plugins import load_plugins
 
 __all__ = ["ENTRY_POINT_GROUP", "Exporter", "Registry", "registry"]
 
@@ -56,14 +56,7 @@ class Registry:
         if self._loaded:
             return
         self._loaded = True
-        from importlib.metadata import entry_points
-
-        hooks = {ep.value.split(":")[0]: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
-        if BUILTIN_HOOK not in hooks:  # a source checkout not installed with pip
-            importlib.import_module(BUILTIN_HOOK).register(self)
-        for ep in hooks.values():
-            hook = ep.load()
-            (getattr(hook, "register", None) or hook)(self)
+        load_plugins(self, ENTRY_POINT_GROUP, (BUILTIN_HOOK,))
 
     def exporters(self) -> list[Exporter]:
         self._load()

@@ -7,13 +7,13 @@ entry-point group, so ``--format``'s choices are whatever is registered.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import TYPE_CHECKING
 
 from convo.core.errors import UsageError
+from convo.core.plugins import load_plugins
 
 if TYPE_CHECKING:
     from convo.output.env import Environment
@@ -62,13 +62,7 @@ class WriterRegistry:
         if self._loaded:
             return
         self._loaded = True
-        for mod in BUILTIN_MODULES:
-            importlib.import_module(mod).register(self)
-        from importlib.metadata import entry_points
-
-        for ep in entry_points(group="convo.writers"):
-            hook = ep.load()
-            (getattr(hook, "register", None) or hook)(self)
+        load_plugins(self, "convo.writers", BUILTIN_MODULES)
 
     def names(self) -> list[str]:
         self._load()
