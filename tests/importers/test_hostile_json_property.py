@@ -1,4 +1,4 @@
-"""Arbitrary JSON values into every chat-app, forum, transcript and records importer:
+"""Arbitrary JSON values into every file importer (apps, forums, records, agents, transcripts):
 messages, a rejection or one of convo's own errors, never another exception (issue 20).
 
 Two shapes of input: a JSON value drawn at random, and a real sample document (from
@@ -26,7 +26,13 @@ from convo.core.io import Source
 from convo.importers.context import ImportContext, ImportOptions
 from convo.importers.registry import registry
 
-OWNED_MODULES = ("convo.importers.apps.", "convo.importers.forums.", "convo.importers.records.")
+OWNED_MODULES = (
+    "convo.importers.apps.",
+    "convo.importers.forums.",
+    "convo.importers.records.",
+    "convo.importers.agents.",
+    "convo.importers.transcripts.",
+)
 FORMATS = sorted(
     f.name
     for f in registry.formats()
