@@ -72,6 +72,19 @@ _POST_KEYS = ("score", "subreddit", "permalink", "num_comments", "distinguished"
 _COMMENT_KEYS = ("score", "subreddit", "permalink", "distinguished", "stickied", "is_submitter")
 
 
+# Things still to visit: (thing, id of the message it replies to, location).
+_Stack = list[tuple[Any, str | None, str]]
+
+
+def _roots(value: Any, where: str) -> _Stack:
+    """The top-level Things as the first stack entries (last first, so file order is kept)."""
+    roots = value if isinstance(value, list) else [value]
+    return [
+        (root, None, f"{where}#listing-{i}" if len(roots) > 1 else where)
+        for i, root in reversed(list(enumerate(roots, 1)))
+    ]
+
+
 class _Reader:
     def __init__(self, source: Source, ctx: ImportContext):
         self.source = source
@@ -142,28 +155,16 @@ class _Reader:
 
     def tree(self, value: Any, where: str) -> Iterator[ConversationMessage]:
         """Every Thing of a Listing, an array of Listings, or a single Thing, parents first."""
-        roots = value if isinstance(value, list) else [value]
         post_id: str | None = None
-        # Stack of (thing, parent id); reversed so the file's order is kept.
-        stack: list[tuple[Any, str | None, str]] = []
-        for i, root in reversed(list(enumerate(roots, 1))):
-            stack.append((root, None, f"{where}#listing-{i}" if len(roots) > 1 else where))
+        stack = _roots(value, where)
         while stack:
             thing, parent, loc = stack.pop()
-            if not isinstance(thing, dict):
-                self.ctx.reject(loc, "not a Reddit Thing (expected an object)", thing)
+            data = self._data(thing, loc)
+            if data is None:
                 continue
-            kind, data = thing.get("kind"), thing.get("data")
-            if not isinstance(data, dict):
-                self.ctx.reject(loc, "Reddit Thing without a data object", thing)
-                continue
+            kind = thing.get("kind")
             if kind == "Listing":
-                children = data.get("children")
-                if not isinstance(children, list):
-                    self.ctx.reject(loc, "Listing without a children array", thing)
-                    continue
-                for j, child in reversed(list(enumerate(children, 1))):
-                    stack.append((child, parent, f"{loc}/{j}"))
+                stack.extend(self._children(thing, data, parent, loc))
             elif kind == "t3":
                 msg = self.post(data)
                 post_id = msg.thread
@@ -171,11 +172,7 @@ class _Reader:
             elif kind == "t1":
                 msg = self.comment(data, parent or None, post_id)
                 yield msg
-                replies = data.get("replies")
-                if isinstance(replies, dict):
-                    stack.append((replies, msg.id, loc))
-                elif replies not in (None, ""):
-                    self.ctx.warn(loc, "comment 'replies' is neither a Listing nor empty; ignored")
+                stack.extend(self._replies(data, msg.id, loc))
             elif kind == "more":
                 self.more(loc, data)
             else:
@@ -185,6 +182,36 @@ class _Reader:
                     thing,
                     hint="convo reads posts (t3) and comments (t1)",
                 )
+
+    def _data(self, thing: Any, loc: str) -> dict | None:
+        """The ``data`` object of a Thing, or None (rejected) when it is not one."""
+        if not isinstance(thing, dict):
+            self.ctx.reject(loc, "not a Reddit Thing (expected an object)", thing)
+            return None
+        data = thing.get("data")
+        if not isinstance(data, dict):
+            self.ctx.reject(loc, "Reddit Thing without a data object", thing)
+            return None
+        return data
+
+    def _children(self, thing: dict, data: dict, parent: str | None, loc: str) -> _Stack:
+        """A Listing's children as stack entries (last first, so they pop in file order)."""
+        children = data.get("children")
+        if not isinstance(children, list):
+            self.ctx.reject(loc, "Listing without a children array", thing)
+            return []
+        return [
+            (child, parent, f"{loc}/{j}") for j, child in reversed(list(enumerate(children, 1)))
+        ]
+
+    def _replies(self, data: dict, comment_id: str | None, loc: str) -> _Stack:
+        """The stack entry for a comment's ``replies`` Listing (none when it has no replies)."""
+        replies = data.get("replies")
+        if isinstance(replies, dict):
+            return [(replies, comment_id, loc)]
+        if replies not in (None, ""):
+            self.ctx.warn(loc, "comment 'replies' is neither a Listing nor empty; ignored")
+        return []
 
     def dump_line(self, where: str, obj: dict) -> Iterator[ConversationMessage]:
         """One Pushshift object: a comment (``body``) or a submission (``title``)."""
