@@ -19,7 +19,7 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
 from convo.importers.context import ImportContext
-from convo.importers.forums.common import Tally, as_int, as_str, json_start, message
+from convo.importers.forums.common import Tally, as_int, as_str, message, sniff_json
 from convo.importers.registry import Format
 
 FMT = "discourse"
@@ -235,15 +235,14 @@ _DISCOURSE_LIST = re.compile(r'"topic_list"\s*:\s*\{')
 _DISCOURSE_LIST_KEYS = re.compile(r'"(?:topics|posters|highest_post_number|bumped_at)"\s*:')
 
 
+_SNIFF = (
+    (95, (_DISCOURSE_POSTS, _DISCOURSE_POST_KEYS)),  # a topic or its posts
+    (90, (_DISCOURSE_LIST, _DISCOURSE_LIST_KEYS)),  # a topic listing
+)
+
+
 def sniff_discourse(source: Source) -> int:
-    text = source.head_text()
-    if not json_start(text):
-        return 0
-    if _DISCOURSE_POSTS.search(text) and _DISCOURSE_POST_KEYS.search(text):
-        return 95
-    if _DISCOURSE_LIST.search(text) and _DISCOURSE_LIST_KEYS.search(text):
-        return 90
-    return 0
+    return sniff_json(source, _SNIFF)
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:

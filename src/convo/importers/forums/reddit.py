@@ -22,9 +22,9 @@ from convo.importers.forums.common import (
     Tally,
     as_int,
     as_str,
-    json_start,
     json_values,
     message,
+    sniff_json,
     unescape,
 )
 from convo.importers.registry import Format
@@ -107,37 +107,48 @@ class _Reader:
         extra = _extra(data, _POST_KEYS)
         if url and data.get("is_self") is not True:
             extra["url"] = url
-        msg = message(
-            FMT,
-            text,
-            self.tally.speaker(data.get("author")),
-            timestamp=self._time(data),
-            source_id=self._loc(fullname),
-            id=f"reddit:{fullname}" if fullname else None,
-            subject=title,
-            extra=extra,
-            reddit=True,
-        )
+        msg = self._message(data, fullname, text, subject=title, extra=extra)
         msg.thread = self.tally.ensure_id(msg)
         return msg
 
     def comment(self, data: dict, parent: str | None, thread: str | None) -> ConversationMessage:
         fullname = _fullname(data, "t1_")
-        text = _body(data)
-        msg = message(
+        msg = self._message(
+            data,
+            fullname,
+            _body(data),
+            thread=_ref(data.get("link_id")) or thread,
+            reply_to=parent or _ref(data.get("parent_id")) or thread,
+            extra=_extra(data, _COMMENT_KEYS),
+        )
+        self.tally.ensure_id(msg)
+        return msg
+
+    def _message(
+        self,
+        data: dict,
+        fullname: str | None,
+        text: str,
+        *,
+        thread: str | None = None,
+        reply_to: str | None = None,
+        subject: str | None = None,
+        extra: dict[str, Any],
+    ) -> ConversationMessage:
+        """A post's or comment's message: author, time, location and id from ``data``."""
+        return message(
             FMT,
             text,
             self.tally.speaker(data.get("author")),
             timestamp=self._time(data),
             source_id=self._loc(fullname),
             id=f"reddit:{fullname}" if fullname else None,
-            thread=_ref(data.get("link_id")) or thread,
-            reply_to=parent or _ref(data.get("parent_id")) or thread,
-            extra=_extra(data, _COMMENT_KEYS),
+            thread=thread,
+            reply_to=reply_to,
+            subject=subject,
+            extra=extra,
             reddit=True,
         )
-        self.tally.ensure_id(msg)
-        return msg
 
     def _time(self, data: dict) -> str | None:
         value = data.get("created_utc", data.get("created"))
@@ -235,19 +246,16 @@ _REDDIT_THING = re.compile(
 )
 _REDDIT_DUMP = re.compile(r'"subreddit"\s*:')
 _REDDIT_DUMP_KEYS = re.compile(r'"(?:link_id|parent_id|selftext|subreddit_id|num_comments)"\s*:')
+_REDDIT_AUTHOR = re.compile('"author"')
+_SNIFF = (
+    (95, (_REDDIT_LISTING, _REDDIT_THING)),  # a thread's .json
+    (85, (_REDDIT_THING,)),  # a single Thing
+    (80, (_REDDIT_DUMP, _REDDIT_DUMP_KEYS, _REDDIT_AUTHOR)),  # a Pushshift dump
+)
 
 
 def sniff_reddit(source: Source) -> int:
-    text = source.head_text()
-    if not json_start(text):
-        return 0
-    if _REDDIT_LISTING.search(text) and _REDDIT_THING.search(text):
-        return 95
-    if _REDDIT_THING.search(text):
-        return 85
-    if _REDDIT_DUMP.search(text) and _REDDIT_DUMP_KEYS.search(text) and '"author"' in text:
-        return 80
-    return 0
+    return sniff_json(source, _SNIFF)
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
