@@ -152,6 +152,21 @@ def json_start(text: str) -> bool:
     return text.lstrip()[:1] in ("{", "[")
 
 
+# A sniff rule: the score given when every pattern is found in the head.
+SniffRule = tuple[int, tuple[re.Pattern[str], ...]]
+
+
+def sniff_json(source: Source, rules: tuple[SniffRule, ...]) -> int:
+    """The score of the first rule whose patterns all match a JSON head, else 0."""
+    text = source.head_text()
+    if not json_start(text):
+        return 0
+    for score, patterns in rules:
+        if all(p.search(text) for p in patterns):
+            return score
+    return 0
+
+
 def _is_json_lines(head: bytes) -> bool:
     """True when the first line is a whole JSON object and more content follows."""
     head = strip_bom(head).lstrip()

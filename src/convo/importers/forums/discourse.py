@@ -19,7 +19,7 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
 from convo.importers.context import ImportContext
-from convo.importers.forums.common import Tally, as_int, as_str, json_start, message
+from convo.importers.forums.common import Tally, as_int, as_str, message, sniff_json
 from convo.importers.registry import Format
 
 FMT = "discourse"
@@ -107,29 +107,7 @@ def _post(
         raise RecordError("post without an id", where=where, hint="is this a Discourse post?")
     topic = as_str(post.get("topic_id")) or as_str(doc.get("id"))
     number = as_int(post.get("post_number"))
-    target = as_int(post.get("reply_to_post_number"))
-    reply_to = None
-    missing = 0
-    if target is not None:
-        reply_to = numbers.get((topic, target))
-        missing = reply_to is None
-    elif number is not None and number > 1:
-        reply_to = numbers.get((topic, 1))
-    deleted = bool(post.get("deleted_at") or post.get("user_deleted"))
-    name = as_str(post.get("name"))
-    extra = {
-        "post_number": number,
-        "name": name if name != post.get("username") else None,
-        "score": post.get("score"),
-        "likes": _likes(post) or None,
-        "accepted_answer": True if post.get("accepted_answer") is True else None,
-        "reply_to_post_number": target if missing else None,
-        "post_type": as_int(post.get("post_type"))
-        if post.get("post_type") not in (1, None)
-        else None,
-        "deleted": True if deleted else None,
-        "topic_slug": post.get("topic_slug"),
-    }
+    reply_to, missing = _reply_to(post, topic, number, numbers)
     return (
         message(
             FMT,
@@ -142,10 +120,43 @@ def _post(
             reply_to=reply_to,
             subject=title if number == 1 else None,
             tags=tags,
-            extra=extra,
+            extra=_post_extra(post, number, missing),
         ),
         int(missing),
     )
+
+
+def _reply_to(
+    post: dict, topic: str | None, number: int | None, numbers: dict[tuple[str | None, int], str]
+) -> tuple[str | None, bool]:
+    """The id the post answers, and whether the post it names is missing from the file."""
+    target = as_int(post.get("reply_to_post_number"))
+    if target is not None:
+        reply_to = numbers.get((topic, target))
+        return reply_to, reply_to is None
+    if number is not None and number > 1:
+        # Naming no post means answering the topic, i.e. its first post.
+        return numbers.get((topic, 1)), False
+    return None, False
+
+
+def _post_extra(post: dict, number: int | None, missing: bool) -> dict[str, Any]:
+    deleted = bool(post.get("deleted_at") or post.get("user_deleted"))
+    name = as_str(post.get("name"))
+    return {
+        "post_number": number,
+        "name": name if name != post.get("username") else None,
+        "score": post.get("score"),
+        "likes": _likes(post) or None,
+        "accepted_answer": True if post.get("accepted_answer") is True else None,
+        # Kept only when replyTo could not be resolved, so the link is not lost.
+        "reply_to_post_number": as_int(post.get("reply_to_post_number")) if missing else None,
+        "post_type": as_int(post.get("post_type"))
+        if post.get("post_type") not in (1, None)
+        else None,
+        "deleted": True if deleted else None,
+        "topic_slug": post.get("topic_slug"),
+    }
 
 
 def _listing(doc: dict, source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
@@ -224,15 +235,14 @@ _DISCOURSE_LIST = re.compile(r'"topic_list"\s*:\s*\{')
 _DISCOURSE_LIST_KEYS = re.compile(r'"(?:topics|posters|highest_post_number|bumped_at)"\s*:')
 
 
+_SNIFF = (
+    (95, (_DISCOURSE_POSTS, _DISCOURSE_POST_KEYS)),  # a topic or its posts
+    (90, (_DISCOURSE_LIST, _DISCOURSE_LIST_KEYS)),  # a topic listing
+)
+
+
 def sniff_discourse(source: Source) -> int:
-    text = source.head_text()
-    if not json_start(text):
-        return 0
-    if _DISCOURSE_POSTS.search(text) and _DISCOURSE_POST_KEYS.search(text):
-        return 95
-    if _DISCOURSE_LIST.search(text) and _DISCOURSE_LIST_KEYS.search(text):
-        return 90
-    return 0
+    return sniff_json(source, _SNIFF)
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:

@@ -23,9 +23,9 @@ from convo.importers.forums.common import (
     as_int,
     as_str,
     items,
-    json_start,
     json_values,
     message,
+    sniff_json,
 )
 from convo.importers.registry import Format
 
@@ -148,13 +148,11 @@ _GITHUB_ISSUE = re.compile(r'github\.com/(?:repos/)?[^/"]+/[^/"]+/(?:issues|pull
 _GITHUB_USER = re.compile(r'"user"\s*:\s*\{')
 
 
+_SNIFF = ((90, (_GITHUB, _GITHUB_ISSUE, _GITHUB_USER)),)
+
+
 def sniff_github(source: Source) -> int:
-    text = source.head_text()
-    if not json_start(text):
-        return 0
-    if _GITHUB.search(text) and _GITHUB_ISSUE.search(text) and _GITHUB_USER.search(text):
-        return 90
-    return 0
+    return sniff_json(source, _SNIFF)
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:

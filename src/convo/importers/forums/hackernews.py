@@ -22,9 +22,9 @@ from convo.importers.forums.common import (
     as_int,
     as_str,
     items,
-    json_start,
     json_values,
     message,
+    sniff_json,
 )
 from convo.importers.registry import Format
 
@@ -63,20 +63,16 @@ class _Reader:
             if story is None:
                 story = self.story_of.get(parent) if parent else ident
             parent = parent if parent is not None else as_int(item.get("parent_id"))
-            title = as_str(item.get("title"))
             when = item.get("created_at_i")
-            yield message(
-                FMT,
-                _text(item, title),
-                self.tally.speaker(item.get("author")),
+            yield self._message(
+                item,
+                ident,
+                story,
+                parent,
+                author=item.get("author"),
                 timestamp=self.tally.epoch(when)
                 if when is not None
                 else self.tally.iso(item.get("created_at")),
-                source_id=self.ctx.loc(f"item-{ident}"),
-                id=f"hn:{ident}",
-                thread=f"hn:{story}" if story is not None else None,
-                reply_to=f"hn:{parent}" if parent is not None else None,
-                subject=title,
                 extra={
                     "type": item.get("type"),
                     "points": item.get("points"),
@@ -89,6 +85,32 @@ class _Reader:
             if isinstance(children, list):
                 for j, child in reversed(list(enumerate(children, 1))):
                     stack.append((child, ident, f"{loc}/{j}"))
+
+    def _message(
+        self,
+        item: dict,
+        ident: int | None,
+        story: int | None,
+        parent: int | None,
+        *,
+        author: Any,
+        timestamp: str | None,
+        extra: dict[str, Any],
+    ) -> ConversationMessage:
+        """An item of either API as a message; the two differ only in author, time and extra."""
+        title = as_str(item.get("title"))
+        return message(
+            FMT,
+            _text(item, title),
+            self.tally.speaker(author),
+            timestamp=timestamp,
+            source_id=self.ctx.loc(f"item-{ident}"),
+            id=f"hn:{ident}",
+            thread=f"hn:{story}" if story is not None else None,
+            reply_to=f"hn:{parent}" if parent is not None else None,
+            subject=title,
+            extra=extra,
+        )
 
     def firebase(self, item: dict, where: str) -> ConversationMessage:
         ident = as_int(item.get("id"))
@@ -103,18 +125,14 @@ class _Reader:
             story = self.story_of.get(parent)
         if story is not None:
             self.story_of[ident] = story
-        title = as_str(item.get("title"))
         kids = item.get("kids")
-        return message(
-            FMT,
-            _text(item, title),
-            self.tally.speaker(item.get("by")),
+        return self._message(
+            item,
+            ident,
+            story,
+            parent,
+            author=item.get("by"),
             timestamp=self.tally.epoch(item.get("time")),
-            source_id=self.ctx.loc(f"item-{ident}"),
-            id=f"hn:{ident}",
-            thread=f"hn:{story}" if story is not None else None,
-            reply_to=f"hn:{parent}" if parent is not None else None,
-            subject=title,
             extra={
                 "type": kind,
                 "points": item.get("score"),
@@ -138,15 +156,14 @@ _HN_TIME = re.compile(r'"time"\s*:\s*\d{9,}')
 _HN_KEYS = re.compile(r'"(?:by|kids|parent|descendants)"\s*:')
 
 
+_SNIFF = (
+    (90, (_HN_ALGOLIA, _HN_ALGOLIA_KEYS)),  # an Algolia item tree
+    (85, (_HN_TYPE, _HN_TIME, _HN_KEYS)),  # a Firebase item
+)
+
+
 def sniff_hackernews(source: Source) -> int:
-    text = source.head_text()
-    if not json_start(text):
-        return 0
-    if _HN_ALGOLIA.search(text) and _HN_ALGOLIA_KEYS.search(text):
-        return 90
-    if _HN_TYPE.search(text) and _HN_TIME.search(text) and _HN_KEYS.search(text):
-        return 85
-    return 0
+    return sniff_json(source, _SNIFF)
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:

@@ -38,45 +38,72 @@ class _Table:
         self.columns: list[str] = []
 
 
-def _tables(
-    source: Source, wanted: set[str], path: Path | None
-) -> Iterator[tuple[_Table, dict, int]]:
-    """(table, row as column → value, line) for rows of the wanted tables, streamed."""
-    in_text = False
-    table: _Table | None = None
-    row: list[str | None] | None = None
-    buf: list[str] = []
-    row_line = 0
-    for kind, tag, data, line in iter_events(source, text=True, path=path):
-        if kind == "text":
-            if in_text:
-                buf.append(data)
-        elif kind == "start":
-            if tag == "table":
-                name = data.get("name", "")
-                table = _Table(name, line) if name in wanted else None
-                if table is not None:
-                    yield table, {}, -1  # announces the table (its header comes next)
-            elif table is None:
-                continue
-            elif tag in ("column", "value"):
-                in_text = True
-                buf.clear()
+_Item = tuple[_Table, dict, int]
+
+
+class _Rows:
+    """The state of one pass over the dataset: the wanted table open, its current row and
+    the text of the ``<column>`` or ``<value>`` being read."""
+
+    def __init__(self, wanted: set[str]):
+        self.wanted = wanted
+        self.table: _Table | None = None
+        self.row: list[str | None] | None = None
+        self.row_line = 0
+        self.in_text = False
+        self.buf: list[str] = []
+
+    def text(self, data: str) -> None:
+        if self.in_text:
+            self.buf.append(data)
+
+    def start(self, tag: str, attrs: dict, line: int) -> _Item | None:
+        if tag == "table":
+            name = attrs.get("name", "")
+            self.table = _Table(name, line) if name in self.wanted else None
+            if self.table is not None:
+                return self.table, {}, -1  # announces the table (its header comes next)
+        elif self.table is not None:
+            if tag in ("column", "value"):
+                self.in_text = True
+                self.buf.clear()
             elif tag == "row":
-                row, row_line = [], line
-            elif tag == "null" and row is not None:
-                row.append(None)
-        elif kind == "end" and table is not None:
-            if tag == "column":
-                table.columns.append("".join(buf).strip())
-            elif tag == "value" and row is not None:
-                row.append("".join(buf))
-            elif tag == "row" and row is not None:
-                yield table, dict(zip(table.columns, row, strict=False)), row_line
-                row = None
-            elif tag == "table":
-                table = None
-            in_text = False
+                self.row, self.row_line = [], line
+            elif tag == "null" and self.row is not None:
+                self.row.append(None)
+        return None
+
+    def end(self, tag: str) -> _Item | None:
+        table = self.table
+        if table is None:  # outside the wanted tables nothing is collected
+            return None
+        item = None
+        if tag == "column":
+            table.columns.append("".join(self.buf).strip())
+        elif tag == "value" and self.row is not None:
+            self.row.append("".join(self.buf))
+        elif tag == "row" and self.row is not None:
+            item = table, dict(zip(table.columns, self.row, strict=False)), self.row_line
+            self.row = None
+        elif tag == "table":
+            self.table = None
+        self.in_text = False
+        return item
+
+
+def _tables(source: Source, wanted: set[str], path: Path | None) -> Iterator[_Item]:
+    """(table, row as column → value, line) for rows of the wanted tables, streamed."""
+    rows = _Rows(wanted)
+    for kind, tag, data, line in iter_events(source, text=True, path=path):
+        item = None
+        if kind == "text":
+            rows.text(data)
+        elif kind == "start":
+            item = rows.start(tag, data, line)
+        elif kind == "end":
+            item = rows.end(tag)
+        if item is not None:
+            yield item
 
 
 def _text(value: str) -> str:
@@ -93,8 +120,10 @@ def sniff_phpbb(source: Source) -> int:
     return 0
 
 
-def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    path = source.real_path()  # two passes: stdin and .gz are spooled once
+def _users_and_topics(
+    source: Source, path: Path | None
+) -> tuple[dict[str, str], dict[str, tuple[str | None, str | None]]]:
+    """The first pass: user id → name, and topic id → (title, first post id)."""
     users: dict[str, str] = {}
     topics: dict[str, tuple[str | None, str | None]] = {}
     for table, row, _ in _tables(source, {"phpbb_users", "phpbb_topics"}, path):
@@ -102,6 +131,60 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             users[row["user_id"]] = row["username"]
         elif table.name == "phpbb_topics" and row.get("topic_id"):
             topics[row["topic_id"]] = (row.get("topic_title"), row.get("topic_first_post_id"))
+    return users, topics
+
+
+def _poster_name(row: dict, users: dict[str, str]) -> str | None:
+    """The name kept on the post (guests), else the user's, else ``user<ID>``."""
+    poster = row.get("poster_id")
+    name = (row.get("post_username") or "").strip() or users.get(poster or "")
+    # User 1 is phpBB's ANONYMOUS: a guest without a name stays unknown.
+    if not name and poster and poster != "1":
+        name = f"user{poster}"
+    return name
+
+
+def _post_message(
+    row: dict,
+    first: str,
+    title: str | None,
+    users: dict[str, str],
+    tally: Tally,
+    ctx: ImportContext,
+) -> ConversationMessage:
+    """One phpbb_posts row as a message; ``first`` is the first post of its topic."""
+    post, topic = row["post_id"], row.get("topic_id")
+    return message(
+        FMT,
+        _text(row.get("post_text") or ""),
+        tally.speaker(_poster_name(row, users)),
+        timestamp=tally.epoch(as_int(row.get("post_time"))),
+        source_id=ctx.loc(f"post-{post}"),
+        id=f"phpbb:{post}",
+        thread=f"phpbb:topic-{topic}" if topic else None,
+        reply_to=f"phpbb:{first}" if first != post else None,
+        subject=(row.get("post_subject") or "").strip() or (title if first == post else None),
+        extra={
+            "forum_id": as_int(row.get("forum_id")),
+            "poster_id": as_int(row.get("poster_id")),
+            "visibility": as_int(row.get("post_visibility")),
+            "delete_reason": row.get("post_delete_reason"),
+        },
+    )
+
+
+def _require_text(table: _Table, ctx: ImportContext) -> None:
+    if "post_text" not in table.columns:
+        raise InputError(
+            "phpbb_posts table has no post_text column (no message text to import)",
+            where=ctx.loc(table.line),
+            hint="export the posts table with post_text",
+        )
+
+
+def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    path = source.real_path()  # two passes: stdin and .gz are spooled once
+    users, topics = _users_and_topics(source, path)
     tally = Tally(ctx)
     first_seen: dict[str, str] = {}
     found = False
@@ -109,39 +192,14 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         if line < 0:
             found = True
             continue
-        if "post_text" not in table.columns:
-            raise InputError(
-                "phpbb_posts table has no post_text column (no message text to import)",
-                where=ctx.loc(table.line),
-                hint="export the posts table with post_text",
-            )
+        _require_text(table, ctx)
         post, topic = row.get("post_id"), row.get("topic_id")
         if not post:
             ctx.reject(ctx.loc(line), "phpbb_posts row without a post_id", row)
             continue
         title, first = topics.get(topic or "", (None, None))
         first = first or first_seen.setdefault(topic or "", post)
-        poster = row.get("poster_id")
-        name = (row.get("post_username") or "").strip() or users.get(poster or "")
-        if not name and poster and poster != "1":
-            name = f"user{poster}"
-        yield message(
-            FMT,
-            _text(row.get("post_text") or ""),
-            tally.speaker(name),
-            timestamp=tally.epoch(as_int(row.get("post_time"))),
-            source_id=ctx.loc(f"post-{post}"),
-            id=f"phpbb:{post}",
-            thread=f"phpbb:topic-{topic}" if topic else None,
-            reply_to=f"phpbb:{first}" if first != post else None,
-            subject=(row.get("post_subject") or "").strip() or (title if first == post else None),
-            extra={
-                "forum_id": as_int(row.get("forum_id")),
-                "poster_id": as_int(poster),
-                "visibility": as_int(row.get("post_visibility")),
-                "delete_reason": row.get("post_delete_reason"),
-            },
-        )
+        yield _post_message(row, first, title, users, tally, ctx)
     if not found:
         raise InputError(
             "no phpbb_posts table in this dataset",

@@ -22,9 +22,9 @@ from convo.importers.forums.common import (
     Tally,
     as_int,
     as_str,
-    json_start,
     json_values,
     message,
+    sniff_json,
     unescape,
 )
 from convo.importers.registry import Format
@@ -72,6 +72,19 @@ _POST_KEYS = ("score", "subreddit", "permalink", "num_comments", "distinguished"
 _COMMENT_KEYS = ("score", "subreddit", "permalink", "distinguished", "stickied", "is_submitter")
 
 
+# Things still to visit: (thing, id of the message it replies to, location).
+_Stack = list[tuple[Any, str | None, str]]
+
+
+def _roots(value: Any, where: str) -> _Stack:
+    """The top-level Things as the first stack entries (last first, so file order is kept)."""
+    roots = value if isinstance(value, list) else [value]
+    return [
+        (root, None, f"{where}#listing-{i}" if len(roots) > 1 else where)
+        for i, root in reversed(list(enumerate(roots, 1)))
+    ]
+
+
 class _Reader:
     def __init__(self, source: Source, ctx: ImportContext):
         self.source = source
@@ -94,37 +107,48 @@ class _Reader:
         extra = _extra(data, _POST_KEYS)
         if url and data.get("is_self") is not True:
             extra["url"] = url
-        msg = message(
-            FMT,
-            text,
-            self.tally.speaker(data.get("author")),
-            timestamp=self._time(data),
-            source_id=self._loc(fullname),
-            id=f"reddit:{fullname}" if fullname else None,
-            subject=title,
-            extra=extra,
-            reddit=True,
-        )
+        msg = self._message(data, fullname, text, subject=title, extra=extra)
         msg.thread = self.tally.ensure_id(msg)
         return msg
 
     def comment(self, data: dict, parent: str | None, thread: str | None) -> ConversationMessage:
         fullname = _fullname(data, "t1_")
-        text = _body(data)
-        msg = message(
+        msg = self._message(
+            data,
+            fullname,
+            _body(data),
+            thread=_ref(data.get("link_id")) or thread,
+            reply_to=parent or _ref(data.get("parent_id")) or thread,
+            extra=_extra(data, _COMMENT_KEYS),
+        )
+        self.tally.ensure_id(msg)
+        return msg
+
+    def _message(
+        self,
+        data: dict,
+        fullname: str | None,
+        text: str,
+        *,
+        thread: str | None = None,
+        reply_to: str | None = None,
+        subject: str | None = None,
+        extra: dict[str, Any],
+    ) -> ConversationMessage:
+        """A post's or comment's message: author, time, location and id from ``data``."""
+        return message(
             FMT,
             text,
             self.tally.speaker(data.get("author")),
             timestamp=self._time(data),
             source_id=self._loc(fullname),
             id=f"reddit:{fullname}" if fullname else None,
-            thread=_ref(data.get("link_id")) or thread,
-            reply_to=parent or _ref(data.get("parent_id")) or thread,
-            extra=_extra(data, _COMMENT_KEYS),
+            thread=thread,
+            reply_to=reply_to,
+            subject=subject,
+            extra=extra,
             reddit=True,
         )
-        self.tally.ensure_id(msg)
-        return msg
 
     def _time(self, data: dict) -> str | None:
         value = data.get("created_utc", data.get("created"))
@@ -142,28 +166,16 @@ class _Reader:
 
     def tree(self, value: Any, where: str) -> Iterator[ConversationMessage]:
         """Every Thing of a Listing, an array of Listings, or a single Thing, parents first."""
-        roots = value if isinstance(value, list) else [value]
         post_id: str | None = None
-        # Stack of (thing, parent id); reversed so the file's order is kept.
-        stack: list[tuple[Any, str | None, str]] = []
-        for i, root in reversed(list(enumerate(roots, 1))):
-            stack.append((root, None, f"{where}#listing-{i}" if len(roots) > 1 else where))
+        stack = _roots(value, where)
         while stack:
             thing, parent, loc = stack.pop()
-            if not isinstance(thing, dict):
-                self.ctx.reject(loc, "not a Reddit Thing (expected an object)", thing)
+            data = self._data(thing, loc)
+            if data is None:
                 continue
-            kind, data = thing.get("kind"), thing.get("data")
-            if not isinstance(data, dict):
-                self.ctx.reject(loc, "Reddit Thing without a data object", thing)
-                continue
+            kind = thing.get("kind")
             if kind == "Listing":
-                children = data.get("children")
-                if not isinstance(children, list):
-                    self.ctx.reject(loc, "Listing without a children array", thing)
-                    continue
-                for j, child in reversed(list(enumerate(children, 1))):
-                    stack.append((child, parent, f"{loc}/{j}"))
+                stack.extend(self._children(thing, data, parent, loc))
             elif kind == "t3":
                 msg = self.post(data)
                 post_id = msg.thread
@@ -171,11 +183,7 @@ class _Reader:
             elif kind == "t1":
                 msg = self.comment(data, parent or None, post_id)
                 yield msg
-                replies = data.get("replies")
-                if isinstance(replies, dict):
-                    stack.append((replies, msg.id, loc))
-                elif replies not in (None, ""):
-                    self.ctx.warn(loc, "comment 'replies' is neither a Listing nor empty; ignored")
+                stack.extend(self._replies(data, msg.id, loc))
             elif kind == "more":
                 self.more(loc, data)
             else:
@@ -185,6 +193,36 @@ class _Reader:
                     thing,
                     hint="convo reads posts (t3) and comments (t1)",
                 )
+
+    def _data(self, thing: Any, loc: str) -> dict | None:
+        """The ``data`` object of a Thing, or None (rejected) when it is not one."""
+        if not isinstance(thing, dict):
+            self.ctx.reject(loc, "not a Reddit Thing (expected an object)", thing)
+            return None
+        data = thing.get("data")
+        if not isinstance(data, dict):
+            self.ctx.reject(loc, "Reddit Thing without a data object", thing)
+            return None
+        return data
+
+    def _children(self, thing: dict, data: dict, parent: str | None, loc: str) -> _Stack:
+        """A Listing's children as stack entries (last first, so they pop in file order)."""
+        children = data.get("children")
+        if not isinstance(children, list):
+            self.ctx.reject(loc, "Listing without a children array", thing)
+            return []
+        return [
+            (child, parent, f"{loc}/{j}") for j, child in reversed(list(enumerate(children, 1)))
+        ]
+
+    def _replies(self, data: dict, comment_id: str | None, loc: str) -> _Stack:
+        """The stack entry for a comment's ``replies`` Listing (none when it has no replies)."""
+        replies = data.get("replies")
+        if isinstance(replies, dict):
+            return [(replies, comment_id, loc)]
+        if replies not in (None, ""):
+            self.ctx.warn(loc, "comment 'replies' is neither a Listing nor empty; ignored")
+        return []
 
     def dump_line(self, where: str, obj: dict) -> Iterator[ConversationMessage]:
         """One Pushshift object: a comment (``body``) or a submission (``title``)."""
@@ -208,19 +246,16 @@ _REDDIT_THING = re.compile(
 )
 _REDDIT_DUMP = re.compile(r'"subreddit"\s*:')
 _REDDIT_DUMP_KEYS = re.compile(r'"(?:link_id|parent_id|selftext|subreddit_id|num_comments)"\s*:')
+_REDDIT_AUTHOR = re.compile('"author"')
+_SNIFF = (
+    (95, (_REDDIT_LISTING, _REDDIT_THING)),  # a thread's .json
+    (85, (_REDDIT_THING,)),  # a single Thing
+    (80, (_REDDIT_DUMP, _REDDIT_DUMP_KEYS, _REDDIT_AUTHOR)),  # a Pushshift dump
+)
 
 
 def sniff_reddit(source: Source) -> int:
-    text = source.head_text()
-    if not json_start(text):
-        return 0
-    if _REDDIT_LISTING.search(text) and _REDDIT_THING.search(text):
-        return 95
-    if _REDDIT_THING.search(text):
-        return 85
-    if _REDDIT_DUMP.search(text) and _REDDIT_DUMP_KEYS.search(text) and '"author"' in text:
-        return 80
-    return 0
+    return sniff_json(source, _SNIFF)
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:

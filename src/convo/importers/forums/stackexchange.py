@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
@@ -109,47 +110,57 @@ class _Names:
             )
 
 
+def _post_message(
+    attrs: dict, accepted: set[str], names: _Names, tally: Tally, ctx: ImportContext
+) -> ConversationMessage:
+    """A question (PostTypeId 1) or answer (2) row as a message."""
+    ident, kind, parent = attrs["Id"], attrs["PostTypeId"], attrs.get("ParentId")
+    thread = ident if kind == "1" else parent
+    return message(
+        FMT,
+        html_to_text(attrs.get("Body") or ""),
+        names.speaker(tally, attrs.get("OwnerDisplayName"), attrs.get("OwnerUserId")),
+        timestamp=tally.iso(attrs.get("CreationDate")),
+        source_id=ctx.loc(f"post-{ident}"),
+        id=f"se:{ident}",
+        thread=f"se:{thread}" if thread else None,
+        reply_to=f"se:{parent}" if kind == "2" and parent else None,
+        subject=attrs.get("Title"),
+        tags=tags(attrs.get("Tags")),
+        extra=_post_extra(attrs, accepted),
+    )
+
+
+def _post_extra(attrs: dict, accepted: set[str]) -> dict[str, Any]:
+    kind, answer = attrs["PostTypeId"], attrs.get("AcceptedAnswerId")
+    return {
+        "post_type": "question" if kind == "1" else "answer",
+        "score": as_int(attrs.get("Score")),
+        "accepted_answer": f"se:{answer}" if answer else None,
+        "accepted": True if kind == "2" and attrs["Id"] in accepted else None,
+        "view_count": as_int(attrs.get("ViewCount")),
+        "answer_count": as_int(attrs.get("AnswerCount")),
+        "user_id": attrs.get("OwnerUserId"),
+        "closed": attrs.get("ClosedDate"),
+    }
+
+
 def _posts(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     names = _Names(source, ctx)
     tally = Tally(ctx)
-    accepted: set[str] = set()
+    accepted: set[str] = set()  # answer ids their question accepted (questions come first)
     skipped: dict[str, int] = {}
     for attrs, line in _rows(source):
         ident, kind = attrs.get("Id"), attrs.get("PostTypeId")
-        if not ident or kind not in ("1", "2"):
-            if not ident:
-                ctx.reject(ctx.loc(line), "post row without an Id", attrs)
-            else:
-                skipped[kind or "?"] = skipped.get(kind or "?", 0) + 1
+        if not ident:
+            ctx.reject(ctx.loc(line), "post row without an Id", attrs)
             continue
-        parent = attrs.get("ParentId")
+        if kind not in ("1", "2"):
+            skipped[kind or "?"] = skipped.get(kind or "?", 0) + 1
+            continue
         if kind == "1" and attrs.get("AcceptedAnswerId"):
             accepted.add(attrs["AcceptedAnswerId"])
-        thread = ident if kind == "1" else parent
-        yield message(
-            FMT,
-            html_to_text(attrs.get("Body") or ""),
-            names.speaker(tally, attrs.get("OwnerDisplayName"), attrs.get("OwnerUserId")),
-            timestamp=tally.iso(attrs.get("CreationDate")),
-            source_id=ctx.loc(f"post-{ident}"),
-            id=f"se:{ident}",
-            thread=f"se:{thread}" if thread else None,
-            reply_to=f"se:{parent}" if kind == "2" and parent else None,
-            subject=attrs.get("Title"),
-            tags=tags(attrs.get("Tags")),
-            extra={
-                "post_type": "question" if kind == "1" else "answer",
-                "score": as_int(attrs.get("Score")),
-                "accepted_answer": f"se:{attrs['AcceptedAnswerId']}"
-                if attrs.get("AcceptedAnswerId")
-                else None,
-                "accepted": True if kind == "2" and ident in accepted else None,
-                "view_count": as_int(attrs.get("ViewCount")),
-                "answer_count": as_int(attrs.get("AnswerCount")),
-                "user_id": attrs.get("OwnerUserId"),
-                "closed": attrs.get("ClosedDate"),
-            },
-        )
+        yield _post_message(attrs, accepted, names, tally, ctx)
     for kind, count in skipped.items():
         ctx.warn(source.name, f"{count} post(s) of PostTypeId {kind} skipped (not Q&A)")
     names.finish()
