@@ -23,7 +23,7 @@ Decisions:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import orjson
@@ -85,35 +85,47 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
 
 def _branch(mapping: dict[str, Any], current: str) -> list[dict[str, Any]]:
     """Nodes from the root to the current node (or to the last leaf)."""
+    if current in mapping:
+        return _walk(mapping, current, lambda node: as_str(node.get("parent")) or None)[::-1]
+    roots = [k for k, v in mapping.items() if as_str(as_dict(v).get("parent")) not in mapping]
+    return _walk(mapping, roots[0] if roots else None, lambda node: _last_child(node, mapping))
+
+
+def _walk(
+    mapping: dict[str, Any], start: str | None, step: Callable[[dict[str, Any]], str | None]
+) -> list[dict[str, Any]]:
+    """The nodes met from ``start`` following ``step``; stops at a cycle or MAX_DEPTH."""
     path: list[dict[str, Any]] = []
     seen: set[str] = set()
-    if current in mapping:
-        node_id: str | None = current
-        while node_id and node_id in mapping and node_id not in seen and len(seen) < MAX_DEPTH:
-            seen.add(node_id)
-            node = as_dict(mapping[node_id])
-            path.append(node)
-            node_id = as_str(node.get("parent")) or None
-        return path[::-1]
-    roots = [k for k, v in mapping.items() if as_str(as_dict(v).get("parent")) not in mapping]
-    node_id = roots[0] if roots else None
+    node_id = start
     while node_id and node_id in mapping and node_id not in seen and len(seen) < MAX_DEPTH:
         seen.add(node_id)
         node = as_dict(mapping[node_id])
         path.append(node)
-        kids = [as_str(k) for k in as_list(node.get("children")) if as_str(k) in mapping]
-        node_id = kids[-1] if kids else None
+        node_id = step(node)
     return path
+
+
+def _last_child(node: dict[str, Any], mapping: dict[str, Any]) -> str | None:
+    """The latest edit under ``node``: its last child that the mapping holds."""
+    kids = [as_str(k) for k in as_list(node.get("children")) if as_str(k) in mapping]
+    return kids[-1] if kids else None
+
+
+def _thread_id(conv: dict[str, Any], title: str) -> str:
+    """The conversation's id, else a stable hash of its title and creation time."""
+    thread = as_str(conv.get("conversation_id")) or as_str(conv.get("id"))
+    if thread:
+        return thread
+    h = hashlib.blake2b(f"{title}\x1f{conv.get('create_time')}".encode(), digest_size=8)
+    return f"chatgpt-{h.hexdigest()}"
 
 
 def _conversation(
     conv: dict[str, Any], c: int, ctx: ImportContext
 ) -> tuple[list[ConversationMessage], int]:
     title = as_str(conv.get("title"))
-    thread = as_str(conv.get("conversation_id")) or as_str(conv.get("id"))
-    if not thread:
-        h = hashlib.blake2b(f"{title}\x1f{conv.get('create_time')}".encode(), digest_size=8)
-        thread = f"chatgpt-{h.hexdigest()}"
+    thread = _thread_id(conv, title)
     conv_time = epoch_ts(conv.get("create_time"))
     out: list[ConversationMessage] = []
     skipped = 0
@@ -130,16 +142,14 @@ def _conversation(
         if not any(x.strip() for x in chunks) or meta.get("is_visually_hidden_from_conversation"):
             skipped += 1
             continue
-        speaker = as_str(author.get("name")) or role or None
-        listeners = {"user": ["assistant"], "assistant": ["user"]}.get(role, [])
         mid = as_str(msg.get("id"))
         rec_id = f"chatgpt:{mid}" if mid else f"chatgpt:{thread}:{as_str(node.get('id'))}"
         ts = epoch_ts(msg.get("create_time"))
         out.append(
             message(
                 chunks,
-                speaker=speaker,
-                listeners=listeners,
+                speaker=as_str(author.get("name")) or role or None,
+                listeners={"user": ["assistant"], "assistant": ["user"]}.get(role, []),
                 timestamp=ts or conv_time,
                 id=rec_id,
                 source_id=ctx.loc(f"conv-{c}-{as_str(node.get('id'))}"),
@@ -153,17 +163,23 @@ def _conversation(
                     "author_role": role if role not in ROLES else None,
                     "content_type": as_str(content.get("content_type")),
                     "model": as_str(meta.get("model_slug")),
-                    "recipient": as_str(msg.get("recipient"))
-                    if msg.get("recipient") != "all"
-                    else None,
-                    "create_time": msg.get("create_time"),
-                    "time_from": "conversation" if ts is None and conv_time else None,
+                    **_time_extra(msg, ts, conv_time),
                     "parts": parts,
                 },
             )
         )
         prev_id = rec_id
     return out, skipped
+
+
+def _time_extra(msg: dict[str, Any], ts: str | None, conv_time: str | None) -> dict[str, Any]:
+    """``extra``'s tool-call recipient and the message's own time (or that it took the
+    conversation's)."""
+    return {
+        "recipient": as_str(msg.get("recipient")) if msg.get("recipient") != "all" else None,
+        "create_time": msg.get("create_time"),
+        "time_from": "conversation" if ts is None and conv_time else None,
+    }
 
 
 def _content(content: dict[str, Any]) -> tuple[list[str], list[Any]]:
@@ -175,26 +191,29 @@ def _content(content: dict[str, Any]) -> tuple[list[str], list[Any]]:
             chunks.append(part)
         elif isinstance(part, dict):
             others.append(part)
-            kind = as_str(part.get("content_type")) or "part"
-            if isinstance(part.get("text"), str):
-                chunks.append(part["text"])
-            else:
-                ref = (
-                    as_str(part.get("asset_pointer"))
-                    or as_str(part.get("name"))
-                    or as_str(part.get("url"))
-                )
-                chunks.append(f"[{kind.replace('_asset_pointer', '')}] {ref}".rstrip())
+            chunks.append(_object_part(part))
         elif part is not None:
             chunks.append(orjson.dumps(part).decode())
     for key in ("text", "result", "content"):
         if not chunks and isinstance(content.get(key), str):
             chunks.append(content[key])
-    for thought in as_list(content.get("thoughts")):  # reasoning models: [{summary, content}]
-        body = as_str(as_dict(thought).get("content"))
-        if body.strip():
-            chunks.append(f"[thought] {body}")
+    chunks += _thoughts(content)
     return [x for x in chunks if x.strip()], others
+
+
+def _object_part(part: dict[str, Any]) -> str:
+    """An object part's text, else an ``[image] asset`` style reference to it."""
+    if isinstance(part.get("text"), str):
+        return str(part["text"])
+    kind = as_str(part.get("content_type")) or "part"
+    ref = as_str(part.get("asset_pointer")) or as_str(part.get("name")) or as_str(part.get("url"))
+    return f"[{kind.replace('_asset_pointer', '')}] {ref}".rstrip()
+
+
+def _thoughts(content: dict[str, Any]) -> list[str]:
+    """Reasoning models' thoughts (``[{summary, content}]``) as ``[thought] ...`` chunks."""
+    bodies = (as_str(as_dict(t).get("content")) for t in as_list(content.get("thoughts")))
+    return [f"[thought] {body}" for body in bodies if body.strip()]
 
 
 FORMATS = (

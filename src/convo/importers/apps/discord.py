@@ -200,14 +200,10 @@ def read_discord_text(source: Source, ctx: ImportContext) -> Iterator[Conversati
     day, and unknown (with a warning) without it. Times are naive, read in --tz. Link
     previews pasted along (``Website`` + title lines) stay part of the text.
     """
-    speakers: list[str] = []
-    for _, line in numbered_lines(source):
-        m = _DISCORD_HEAD.match(line)
-        if m and m[1].strip() not in speakers:
-            speakers.append(m[1].strip())
+    speakers = _discord_text_speakers(source)
     start = ctx.options.start_date
     zone = ctx.options.tz
-    warned = False
+    warn_relative = start is None  # once per file, at the first Today/Yesterday
     day: date | None = None
     cur: dict[str, Any] | None = None
     empty = EmptyCounter()
@@ -223,22 +219,13 @@ def read_discord_text(source: Source, ctx: ImportContext) -> Iterator[Conversati
         if cur is not None:
             yield from _discord_text_message(cur, speakers, ctx, empty)
         if head:
+            if head[5] and warn_relative:
+                ctx.warn(
+                    source.name, "'Today'/'Yesterday' dates need --start-date; time left unknown"
+                )
+                warn_relative = False
+            day = _header_day(head, start)
             name, clock = head[1].strip(), (head[6], head[7], head[8])
-            if head[5]:
-                day = None
-                if start is not None:
-                    day = start.date() - timedelta(days=1 if head[5] == "Yesterday" else 0)
-                elif not warned:
-                    ctx.warn(
-                        source.name,
-                        "'Today'/'Yesterday' dates need --start-date; time left unknown",
-                    )
-                    warned = True
-            else:
-                try:
-                    day = date(int(head[4]), int(head[2]), int(head[3]))
-                except ValueError:
-                    day = None
         else:
             assert cont is not None
             name, clock = (cur["name"] if cur else None), (cont[1], cont[2], cont[3])
@@ -246,6 +233,28 @@ def read_discord_text(source: Source, ctx: ImportContext) -> Iterator[Conversati
     if cur is not None:
         yield from _discord_text_message(cur, speakers, ctx, empty)
     empty.report(ctx)
+
+
+def _discord_text_speakers(source: Source) -> list[str]:
+    """A first pass: the names of the message headers, in order of appearance."""
+    speakers: list[str] = []
+    for _, line in numbered_lines(source):
+        m = _DISCORD_HEAD.match(line)
+        if m and m[1].strip() not in speakers:
+            speakers.append(m[1].strip())
+    return speakers
+
+
+def _header_day(head: re.Match[str], start: datetime | None) -> date | None:
+    """A header's day: M/D/Y, or Today/Yesterday counted from --start-date (else unknown)."""
+    if head[5]:
+        if start is None:
+            return None
+        return start.date() - timedelta(days=1 if head[5] == "Yesterday" else 0)
+    try:
+        return date(int(head[4]), int(head[2]), int(head[3]))
+    except ValueError:
+        return None
 
 
 def _clock_ts(day: date | None, clock: tuple[str, str, str | None], zone: Any) -> str | None:

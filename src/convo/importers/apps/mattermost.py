@@ -128,13 +128,10 @@ def _one(
     chunks = ([text] if text.strip() else []) + [f"[attachment] {a}" for a in attachments if a]
     if not chunks:
         return None
-    mentioned = [users.get(u, u) for u in _MENTION.findall(text)]
-    if not mentioned and len(members) == 2 and user in members:
-        mentioned = [users.get(x, x) for x in members if x != user]
     return message(
         chunks,
         speaker=speaker,
-        listeners=mentioned,
+        listeners=_listeners(text, user, members, users),
         timestamp=epoch_ts(p.get("create_at"), ms=True),
         id=f"mattermost:{key}:{as_str(p.get('create_at'))}:{user}",
         source_id=where,
@@ -156,6 +153,14 @@ def _one(
             "flagged_by": as_list(p.get("flagged_by")),
         },
     )
+
+
+def _listeners(text: str, user: str, members: list[str], users: dict[str, str]) -> list[str]:
+    """The ``@username`` mentions, else the other member of a two-member direct channel."""
+    mentioned = [users.get(u, u) for u in _MENTION.findall(text)]
+    if not mentioned and len(members) == 2 and user in members:
+        mentioned = [users.get(x, x) for x in members if x != user]
+    return mentioned
 
 
 FORMATS = (

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -55,6 +55,8 @@ from convo.importers.context import ImportContext
 from convo.importers.registry import Format
 
 META_FILES = ("users.json", "channels.json", "groups.json", "dms.json", "mpims.json")
+# The conversation lists of an export and the kind of conversation each holds.
+_META_KINDS = (("channels", "channel"), ("groups", "group"), ("dms", "dm"), ("mpims", "mpim"))
 _DAY_FILE = re.compile(r"(?:^|/)([^/]+)/(\d{4}-\d{2}-\d{2})\.json$")
 _DAY_NAME = re.compile(r"\d{4}-\d{2}-\d{2}\.json")
 _SLACK_TS = re.compile(r'"(?:ts|thread_ts)"\s*:\s*"\d{9,10}\.\d{6}"')
@@ -133,27 +135,8 @@ def _load(tree: ExportTree, rel: str) -> Any:
 
 def _read_tree(tree: ExportTree, ctx: ImportContext) -> Iterator[ConversationMessage]:
     paths = tree.paths()
-    # An export zipped with its top folder: find the prefix that holds the metadata.
-    prefix = ""
-    for p in paths:
-        pp = PurePosixPath(p)
-        if pp.name in META_FILES:
-            prefix = "" if len(pp.parts) == 1 else str(pp.parent) + "/"
-            break
-    users: dict[str, str] = {}
-    convs: dict[str, Conv] = {}
-    if prefix + "users.json" in paths:
-        users = _users(_load(tree, prefix + "users.json"))
-    for meta, kind in (
-        ("channels", "channel"),
-        ("groups", "group"),
-        ("dms", "dm"),
-        ("mpims", "mpim"),
-    ):
-        rel = f"{prefix}{meta}.json"
-        if rel in paths:
-            for c in as_list(_load(tree, rel)):
-                _add_conv(convs, c, kind)
+    prefix = _meta_prefix(paths)
+    users, convs = _metadata(lambda n: prefix + n in paths, lambda n: _load(tree, prefix + n))
     days = [p for p in paths if p.startswith(prefix) and _DAY_FILE.search(p[len(prefix) :])]
     if not days:
         raise InputError(
@@ -175,24 +158,31 @@ def _read_tree(tree: ExportTree, ctx: ImportContext) -> Iterator[ConversationMes
     empty.report(ctx)
 
 
+def _meta_prefix(paths: list[str]) -> str:
+    """The folder holding the metadata files ("" at the top; an export zipped with its
+    top folder has one)."""
+    for p in paths:
+        pp = PurePosixPath(p)
+        if pp.name in META_FILES:
+            return "" if len(pp.parts) == 1 else str(pp.parent) + "/"
+    return ""
+
+
+def _metadata(
+    has: Callable[[str], bool], load: Callable[[str], Any]
+) -> tuple[dict[str, str], dict[str, Conv]]:
+    """User names and conversations from the metadata files ``has`` finds (by file name)."""
+    users = _users(load("users.json")) if has("users.json") else {}
+    convs: dict[str, Conv] = {}
+    for meta, kind in _META_KINDS:
+        if has(f"{meta}.json"):
+            for c in as_list(load(f"{meta}.json")):
+                _add_conv(convs, c, kind)
+    return users, convs
+
+
 def _read_single(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    data: Any
-    if json_head(source).startswith("["):  # a day file: streamed, after a first look
-        doc = StreamedDoc(source, ())
-        doc.head()
-        first, has_messages, n = _first_look(doc)
-        data = (m for m, _ in doc.items())
-    else:
-        data = load_json(source)
-        if isinstance(data, dict) and ("ts" in data or "messages" in data):
-            data = data.get("messages", [data]) if "ts" not in data else [data]
-        if not isinstance(data, list):
-            raise InputError(
-                "not a Slack message list", where=source.name, hint="expected a JSON array"
-            )
-        first = next((m for m in data if isinstance(m, dict)), {})
-        has_messages = any(not isinstance(m, dict) or "ts" in m for m in data)
-        n = len(data)
+    data, first, has_messages, n = _single_day(source)
     if n and not has_messages:
         ctx.warn(
             source.name,
@@ -211,6 +201,25 @@ def _read_single(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
     empty = EmptyCounter()
     yield from _day(data, conv, users, convs, source.name, ctx, empty)
     empty.report(ctx)
+
+
+def _single_day(source: Source) -> tuple[Any, dict[str, Any], bool, int]:
+    """A day file's messages (lazy for a top-level array), its first object, whether it
+    holds messages, and whether it has any elements."""
+    if json_head(source).startswith("["):  # streamed, after a first look
+        doc = StreamedDoc(source, ())
+        doc.head()
+        first, has_messages, n = _first_look(doc)
+        return (m for m, _ in doc.items()), first, has_messages, n
+    data = load_json(source)
+    if isinstance(data, dict) and ("ts" in data or "messages" in data):
+        data = data.get("messages", [data]) if "ts" not in data else [data]
+    if not isinstance(data, list):
+        raise InputError(
+            "not a Slack message list", where=source.name, hint="expected a JSON array"
+        )
+    first = next((m for m in data if isinstance(m, dict)), {})
+    return data, first, any(not isinstance(m, dict) or "ts" in m for m in data), len(data)
 
 
 def _first_look(doc: Any) -> tuple[dict[str, Any], bool, int]:
@@ -233,21 +242,11 @@ def _neighbours(root: Path, ctx: ImportContext) -> tuple[dict[str, str], dict[st
     """users/channels from the export folder around a day file read on its own.
 
     A broken users.json or channels.json there is reported (names then stay user ids)."""
-    users: dict[str, str] = {}
-    convs: dict[str, Conv] = {}
     try:
-        if (root / "users.json").is_file():
-            users = _users(parse_json((root / "users.json").read_bytes(), str(root / "users.json")))
-        for meta, kind in (
-            ("channels", "channel"),
-            ("groups", "group"),
-            ("dms", "dm"),
-            ("mpims", "mpim"),
-        ):
-            p = root / f"{meta}.json"
-            if p.is_file():
-                for c in as_list(parse_json(p.read_bytes(), str(p))):
-                    _add_conv(convs, c, kind)
+        return _metadata(
+            lambda n: (root / n).is_file(),
+            lambda n: parse_json((root / n).read_bytes(), str(root / n)),
+        )
     except (InputError, OSError) as e:
         ctx.warn(
             str(getattr(e, "where", None) or root),
@@ -255,7 +254,6 @@ def _neighbours(root: Path, ctx: ImportContext) -> tuple[dict[str, str], dict[st
             "user names stay as ids",
         )
         return {}, {}
-    return users, convs
 
 
 def _users(data: Any) -> dict[str, str]:

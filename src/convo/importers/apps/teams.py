@@ -124,6 +124,16 @@ def _mentioned(m: dict[str, Any]) -> list[str]:
     return names
 
 
+def _listeners(
+    m: dict[str, Any], thread: str, speaker: str, system: bool, members: dict[str, list[str]]
+) -> list[str]:
+    """The mentioned people, else in a 1:1 chat (not a system event) the other party."""
+    listeners = _mentioned(m)
+    if not listeners and not system and thread.endswith("@unq.gbl.spaces"):
+        listeners = [p for p in members.get(thread, []) if p != speaker]
+    return listeners
+
+
 def _teams_message(
     m: dict[str, Any],
     loc: str,
@@ -147,9 +157,7 @@ def _teams_message(
         empty.n += 1
         return
     thread = _teams_thread(m)
-    listeners = _mentioned(m)
-    if not listeners and not system and thread.endswith("@unq.gbl.spaces"):
-        listeners = [p for p in members.get(thread, []) if p != speaker]
+    listeners = _listeners(m, thread, speaker, system, members)
     ts = iso_ts(m.get("CreatedDateTime"))
     if ts is None:
         ctx.warn(loc, "no readable CreatedDateTime; time left unknown")

@@ -80,11 +80,8 @@ def _split(rest: str) -> tuple[str | None, str]:
 
 def _scan(source: Source) -> tuple[str, bool, list[str]]:
     """One pass: the date order ('DM', 'MD' or 'YMD'), whether it is a guess, the speakers."""
-    ampm = slash = differ = False
-    order = ""
+    order = _DateOrder()
     speakers: list[str] = []
-    back = {"DM": 0, "MD": 0}  # steps back in time under each reading
-    prev: dict[str, tuple[int, int, int] | None] = {"DM": None, "MD": None}
     for _, line in numbered_lines(source):
         m = _header(line)
         if not m:
@@ -92,30 +89,53 @@ def _scan(source: Source) -> tuple[str, bool, list[str]]:
         name, text = _split(m[9])
         if name and name not in speakers and not text.strip(_MARKS).startswith(_SYSTEM_TEXT):
             speakers.append(name)
-        if order:
-            continue
-        a, sep, b, c = int(m[1]), m[2], int(m[3]), int(m[4])
-        if len(m[1]) == 4:
-            order = "YMD"
-        elif a > 12:
-            order = "DM"
-        elif b > 12:
-            order = "MD"
-        if order:
-            continue
-        ampm = ampm or bool(m[8])
-        slash = slash or sep == "/"
-        differ = differ or a != b
+        order.see(m)
+    return *order.verdict(), speakers
+
+
+def _decisive_order(m: re.Match[str]) -> str:
+    """The order a header's date settles alone: a 4-digit first field, or a field above 12."""
+    if len(m[1]) == 4:
+        return "YMD"
+    if int(m[1]) > 12:
+        return "DM"
+    if int(m[3]) > 12:
+        return "MD"
+    return ""
+
+
+class _DateOrder:
+    """The day/month order of a file, from the header dates seen one by one."""
+
+    def __init__(self) -> None:
+        self.decided = ""  # set by the first date that settles it
+        self.ampm = self.slash = self.differ = False  # for the tie-break and its warning
+        self.back = {"DM": 0, "MD": 0}  # steps back in time under each reading
+        self.prev: dict[str, tuple[int, int, int] | None] = {"DM": None, "MD": None}
+
+    def see(self, m: re.Match[str]) -> None:
+        if self.decided:
+            return
+        self.decided = _decisive_order(m)
+        if self.decided:
+            return
+        a, b, c = int(m[1]), int(m[3]), int(m[4])
+        self.ampm = self.ampm or bool(m[8])
+        self.slash = self.slash or m[2] == "/"
+        self.differ = self.differ or a != b
         for key, day in (("DM", (c, b, a)), ("MD", (c, a, b))):
-            last = prev[key]
+            last = self.prev[key]
             if last is not None and day < last:
-                back[key] += 1
-            prev[key] = day
-    if order:
-        return order, False, speakers
-    if back["DM"] != back["MD"]:
-        return ("DM" if back["DM"] < back["MD"] else "MD"), False, speakers
-    return ("MD" if slash and ampm else "DM"), differ, speakers
+                self.back[key] += 1
+            self.prev[key] = day
+
+    def verdict(self) -> tuple[str, bool]:
+        """The order, and whether it is a guess (a tie where day and month differed)."""
+        if self.decided:
+            return self.decided, False
+        if self.back["DM"] != self.back["MD"]:
+            return ("DM" if self.back["DM"] < self.back["MD"] else "MD"), False
+        return ("MD" if self.slash and self.ampm else "DM"), self.differ
 
 
 def _when(m: re.Match[str], order: str, zone: Any) -> str | None:
