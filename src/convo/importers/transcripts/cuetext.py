@@ -222,6 +222,7 @@ def _tally(style: str, samples: list[list[str]]) -> tuple[int, dict[str | None, 
 
 
 def _repeated(names: dict[str | None, int]) -> bool:
+    """Some speaker name was seen at least twice."""
     return any(k is not None and v >= 2 for k, v in names.items())
 
 
@@ -229,7 +230,8 @@ def _names_open_most_cues(count: int, names: dict[str | None, int], total: int) 
     """Colon and dash: at least half the cues, with names that repeat."""
     if count * 2 < total or (count >= 3 and not _repeated(names)):
         return False
-    return count < 6 or len(names) * 4 <= count * 3  # nearly every "name" different: not speakers
+    # Six or more cues where nearly every "name" is new: these are not speakers.
+    return count < 6 or len(names) * 4 <= count * 3
 
 
 def _marks_two_cues(count: int, names: dict[str | None, int], total: int) -> bool:
