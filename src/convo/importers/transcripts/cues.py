@@ -78,11 +78,9 @@ def text_lines(source: Source) -> Iterator[tuple[int, str]]:
     valid UTF-8 (SRT files from Windows tools), so one odd line never spoils the rest.
     """
     stream = source.open()
-    head = source.head
-    # UTF-32's little-endian BOM starts with UTF-16's: test it first.
-    wide = "utf-32" if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")) else None
-    if wide or head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        text = io.TextIOWrapper(stream, encoding=wide or "utf-16", errors="replace", newline=None)
+    wide = _wide_encoding(source.head)
+    if wide:
+        text = io.TextIOWrapper(stream, encoding=wide, errors="replace", newline=None)
         with text:
             for n, line in enumerate(text, 1):
                 yield n, line.rstrip("\n")
@@ -90,19 +88,12 @@ def text_lines(source: Source) -> Iterator[tuple[int, str]]:
     with stream:
         n = 0
         rest = b""
-        while True:
-            data = stream.read(CHUNK)
-            if not data:
-                break
+        while data := stream.read(CHUNK):
             data = rest + (strip_bom(data) if n == 0 and not rest else data)
-            cut = data.rfind(b"\n")
+            cut = _last_line_end(data)
             if cut < 0:
-                cut = data.rfind(b"\r", 0, len(data) - 1)  # old Mac line ends
-            if cut < 0 and len(data) < MAX_LINE_BYTES:
-                rest = data
+                rest = data  # no line end yet: wait for more
                 continue
-            if cut < 0:
-                cut = len(data) - 1
             for line in _decode_lines(data[: cut + 1]):
                 n += 1
                 yield n, line
@@ -111,6 +102,29 @@ def text_lines(source: Source) -> Iterator[tuple[int, str]]:
             for line in _decode_lines(rest + b"\n"):
                 n += 1
                 yield n, line
+
+
+def _wide_encoding(head: bytes) -> str | None:
+    """The codec a UTF-32 or UTF-16 BOM names; None: no such BOM, lines are decoded one by one."""
+    # UTF-32's little-endian BOM starts with UTF-16's: test it first.
+    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "utf-32"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    return None
+
+
+def _last_line_end(data: bytes) -> int:
+    """Index of the last line end in ``data``, or -1 when its one line is still unfinished.
+
+    A line that has grown to ``MAX_LINE_BYTES`` without an end is cut after its last byte.
+    """
+    cut = data.rfind(b"\n")
+    if cut < 0:
+        cut = data.rfind(b"\r", 0, len(data) - 1)  # old Mac line ends; a final CR may be a CRLF's
+    if cut < 0 and len(data) >= MAX_LINE_BYTES:
+        cut = len(data) - 1
+    return cut
 
 
 def _decode_lines(chunk: bytes) -> list[str]:
@@ -139,16 +153,14 @@ def vtt_blocks(lines: Iterator[tuple[int, str]]) -> Iterator[Block]:
     first = True
     overflow = False
     for n, line in lines:
-        if not line or (
-            "-->" in line
-            and block
-            and (len(block) > 1 or "-->" in block[0] or (first and block[0].startswith("WEBVTT")))
-        ):
+        if not line:
             if block or overflow:
                 yield Block(start, block, overflow)
                 block, overflow, first = [], False, False
-            if not line:
-                continue
+            continue
+        if block and "-->" in line and _timing_starts_block(block, first):
+            yield Block(start, block, overflow)
+            block, overflow, first = [], False, False
         if not block:
             if not line.strip():
                 continue  # whitespace-only lines between blocks (Netflix) separate too
@@ -159,6 +171,15 @@ def vtt_blocks(lines: Iterator[tuple[int, str]]) -> Iterator[Block]:
         block.append(line)
     if block or overflow:
         yield Block(start, block, overflow)
+
+
+def _timing_starts_block(block: list[str], first: bool) -> bool:
+    """Whether a ``-->`` line after ``block`` cannot be its timing line, so starts a new block.
+
+    Only a cue identifier (one line, not itself a timing line) may come before the timing
+    line; the header (the file's first block) has none.
+    """
+    return len(block) > 1 or "-->" in block[0] or (first and block[0].startswith("WEBVTT"))
 
 
 def plain_blocks(lines: Iterator[tuple[int, str]], sbv: bool = False) -> Iterator[Block]:
@@ -177,13 +198,10 @@ def plain_blocks(lines: Iterator[tuple[int, str]], sbv: bool = False) -> Iterato
             continue
         is_timing = bool(SBV_TIMING.match(line)) if sbv else "-->" in line
         if is_timing and timed:
-            carry: list[str] = []
-            if not sbv and len(block) > 1 and _DIGITS.match(block[-1]):
-                carry = [block.pop()]
+            carry = _next_cue_index(block, sbv)
             yield Block(start, block, overflow)
-            block, overflow = carry, False
+            block, timed, overflow = carry, False, False
             start = n - len(carry)
-            timed = False
         if not block:
             start = n
         timed = timed or is_timing
@@ -193,6 +211,13 @@ def plain_blocks(lines: Iterator[tuple[int, str]], sbv: bool = False) -> Iterato
         block.append(line)
     if block or overflow:
         yield Block(start, block, overflow)
+
+
+def _next_cue_index(block: list[str], sbv: bool) -> list[str]:
+    """Pop the SRT index number ending ``block``: it numbers the next cue, so starts that block."""
+    if not sbv and len(block) > 1 and _DIGITS.match(block[-1]):
+        return [block.pop()]
+    return []
 
 
 def _ms(h: str | None, m: str, s: str, frac: str | None) -> int | None:
@@ -240,44 +265,58 @@ def cues(blocks: Iterator[Block], kind: str) -> Iterator[RawCue | BadBlock | Hea
             continue
         if block.overflow:
             n += 1
-            yield BadBlock(
-                n, block.line, f"block longer than {MAX_BLOCK_LINES} lines", "\n".join(lines[:20]),
-                "a cue ends at an empty line; is this a caption file?",
-            )  # fmt: skip
+            yield _runaway(n, block)
             continue
-        if not lines or not any(x.strip() for x in lines):
+        if not any(x.strip() for x in lines):
             continue
-        if sbv:
-            at = 0 if SBV_TIMING.match(lines[0]) else None
-        elif "-->" in lines[0]:
-            at = 0
-        elif len(lines) > 1 and "-->" in lines[1]:
-            at = 1
-        else:
-            at = None
-        if at is None:
-            if kind == "vtt" and lines[0].startswith(_SKIP_BLOCKS):
-                continue  # comments, styles and regions carry no conversation
-            if not sbv and len(lines) == 1 and _DIGITS.match(lines[0]):
-                n += 1
-                yield BadBlock(n, block.line, "cue index without timing or text", lines[0])
-                continue
-            n += 1
-            yield BadBlock(
-                n, block.line, "text without a cue timing line", "\n".join(lines),
-                "each cue needs a line like 00:00:01.000 --> 00:00:04.000",
-            )  # fmt: skip
-            continue
+        at = _timing_at(lines, sbv)
+        if at is None and kind == "vtt" and lines[0].startswith(_SKIP_BLOCKS):
+            continue  # comments, styles and regions carry no conversation
         n += 1
-        timing = parse_timing(lines[at], sbv)
-        if timing is None:
-            yield BadBlock(
-                n, block.line + at, f"unreadable cue timing {lines[at].strip()!r}",
-                "\n".join(lines),
-                "expected 0:00:01.000,0:00:04.000" if sbv
-                else "expected HH:MM:SS.mmm --> HH:MM:SS.mmm",
-            )  # fmt: skip
-            continue
-        yield RawCue(
-            n, block.line, lines[0].strip() if at else None, timing[0], timing[1], lines[at + 1 :]
-        )
+        yield _untimed(n, block, sbv) if at is None else _timed(n, block, at, sbv)
+
+
+def _timing_at(lines: list[str], sbv: bool) -> int | None:
+    """Index of the timing line in a block's lines (0, or 1 after a cue identifier), or None."""
+    if sbv:
+        return 0 if SBV_TIMING.match(lines[0]) else None
+    if "-->" in lines[0]:
+        return 0
+    if len(lines) > 1 and "-->" in lines[1]:
+        return 1
+    return None
+
+
+def _runaway(n: int, block: Block) -> BadBlock:
+    """The rejection of a block cut at ``MAX_BLOCK_LINES`` (its first 20 lines as the raw)."""
+    return BadBlock(
+        n, block.line, f"block longer than {MAX_BLOCK_LINES} lines", "\n".join(block.lines[:20]),
+        "a cue ends at an empty line; is this a caption file?",
+    )  # fmt: skip
+
+
+def _untimed(n: int, block: Block, sbv: bool) -> BadBlock:
+    """The rejection of a block without a timing line: a lone SRT index, or stray text."""
+    lines = block.lines
+    if not sbv and len(lines) == 1 and _DIGITS.match(lines[0]):
+        return BadBlock(n, block.line, "cue index without timing or text", lines[0])
+    return BadBlock(
+        n, block.line, "text without a cue timing line", "\n".join(lines),
+        "each cue needs a line like 00:00:01.000 --> 00:00:04.000",
+    )  # fmt: skip
+
+
+def _timed(n: int, block: Block, at: int, sbv: bool) -> RawCue | BadBlock:
+    """The cue of a block whose timing line is ``lines[at]``, or its rejection when unreadable."""
+    lines = block.lines
+    timing = parse_timing(lines[at], sbv)
+    if timing is None:
+        return BadBlock(
+            n, block.line + at, f"unreadable cue timing {lines[at].strip()!r}",
+            "\n".join(lines),
+            "expected 0:00:01.000,0:00:04.000" if sbv
+            else "expected HH:MM:SS.mmm --> HH:MM:SS.mmm",
+        )  # fmt: skip
+    return RawCue(
+        n, block.line, lines[0].strip() if at else None, timing[0], timing[1], lines[at + 1 :]
+    )

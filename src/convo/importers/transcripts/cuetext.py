@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 # WebVTT: '<' opens a tag that runs to '>' (or the end of the cue text).
@@ -55,6 +56,12 @@ def _voice_name(tag: str) -> str | None:
     return name or None
 
 
+# Tags that open a voice or ruby text, by their first two / three lowercased characters: the
+# tag name ends there or goes on with a class or annotation (``<v.loud Bo>``, not ``<vid>``).
+_VOICE_HEADS = frozenset(("v", "v.", "v ", "v\t", "v\n"))  # against tag[:2]
+_RUBY_TEXT_HEADS = frozenset(("rt", "rt.", "rt ", "rt\t"))  # against tag[:3]
+
+
 def segments(payload: list[str], kind: str) -> CueText:
     """Split a cue's raw payload into voiced/unvoiced segments of clean text."""
     raw = "\n".join(payload)
@@ -69,7 +76,11 @@ def segments(payload: list[str], kind: str) -> CueText:
             lines = _clean(m.group(2))
             segs = [Segment(_voice_name("v " + m.group(1)), lines, True)] if lines else []
             return CueText(segs, True, False)
-    tag_re = _VTT_TAG if kind == "vtt" else _SRT_TAG
+    return _marked_up(raw, _VTT_TAG if kind == "vtt" else _SRT_TAG)
+
+
+def _marked_up(raw: str, tag_re: re.Pattern[str]) -> CueText:
+    """Segments of cue text with tags: one per voice span; other tags are dropped."""
     parts: list[tuple[str | None, bool, list[str]]] = [(None, False, [])]
     has_voice = karaoke = False
     skip = 0  # inside <rt>
@@ -80,12 +91,12 @@ def segments(payload: list[str], kind: str) -> CueText:
         pos = m.end()
         tag = m.group(1).strip()
         low = tag.lower()
-        if low[:1] == "v" and (len(low) == 1 or low[1] in ". \t\n"):
+        if low[:2] in _VOICE_HEADS:
             has_voice = True
             parts.append((_voice_name(tag), True, []))
         elif low == "/v":
             parts.append((None, True, []))
-        elif low[:2] == "rt" and (len(low) == 2 or low[2] in ". \t"):
+        elif low[:3] in _RUBY_TEXT_HEADS:
             skip += 1
         elif low in ("/rt", "/ruby"):
             skip = 0
@@ -127,40 +138,117 @@ def valid_name(name: str, *, capitalised: bool = False) -> bool:
 
 STYLES = ("broadcast", "colon", "dash", "bracket")
 
+PrefixMatch = tuple[str | None, str]
+PrefixMatcher = Callable[[str, bool], PrefixMatch | None]
 
-def match_prefix(style: str, line: str, first_line: bool) -> tuple[str | None, str] | None:
+
+def _colon(line: str, first_line: bool) -> PrefixMatch | None:
+    """``Name: text``, on the first line of a cue only (Zoom)."""
+    if not first_line:
+        return None
+    m = _COLON.match(line)
+    if m and valid_name(m.group(1).strip()):
+        return m.group(1).strip(), m.group(2)
+    return None
+
+
+def _broadcast(line: str, first_line: bool) -> PrefixMatch | None:
+    """``>> NAME: text``; a bare ``>>`` is a new, unnamed speaker."""
+    if not line.startswith(">>"):
+        return None
+    m = _BROADCAST.match(line)
+    if not m:
+        return None
+    name = (m.group(1) or "").strip()
+    if name and valid_name(name):
+        return name, m.group(2)
+    return None, line.lstrip(">").strip()
+
+
+def _dash(line: str, first_line: bool) -> PrefixMatch | None:
+    """``- Name: text`` on any line of a cue."""
+    m = _DASH.match(line)
+    if m and valid_name(m.group(1).strip()):
+        return m.group(1).strip(), m.group(2)
+    return None
+
+
+def _bracket(line: str, first_line: bool) -> PrefixMatch | None:
+    """``[Name] text`` with a capitalised name (Netflix), so ``[music]`` is no speaker."""
+    m = _BRACKET.match(line)
+    if m and valid_name(m.group(1).strip(), capitalised=True):
+        return m.group(1).strip(), m.group(2)
+    return None
+
+
+def _no_prefix(line: str, first_line: bool) -> None:
+    return None
+
+
+_MATCHERS: dict[str, PrefixMatcher] = {
+    "broadcast": _broadcast, "colon": _colon, "dash": _dash, "bracket": _bracket,
+}  # fmt: skip
+
+
+def prefix_matcher(style: str) -> PrefixMatcher:
+    """``match_prefix`` for one style, fetched once for a loop over many lines."""
+    return _MATCHERS.get(style, _no_prefix)
+
+
+def match_prefix(style: str, line: str, first_line: bool) -> PrefixMatch | None:
     """``(speaker, rest)`` when ``line`` opens with this style's prefix, else None.
 
     Broadcast ``>>`` without a name marks a new, unnamed speaker: ``(None, rest)``.
     """
-    if style == "colon":
-        if not first_line:
-            return None
-        m = _COLON.match(line)
-        if m and valid_name(m.group(1).strip()):
-            return m.group(1).strip(), m.group(2)
-        return None
-    if style == "broadcast":
-        if not line.startswith(">>"):
-            return None
-        m = _BROADCAST.match(line)
-        if not m:
-            return None
-        name = (m.group(1) or "").strip()
-        if name and valid_name(name):
-            return name, m.group(2)
-        return None, line.lstrip(">").strip()
-    if style == "dash":
-        m = _DASH.match(line)
-        if m and valid_name(m.group(1).strip()):
-            return m.group(1).strip(), m.group(2)
-        return None
-    if style == "bracket":
-        m = _BRACKET.match(line)
-        if m and valid_name(m.group(1).strip(), capitalised=True):
-            return m.group(1).strip(), m.group(2)
-        return None
-    return None
+    return prefix_matcher(style)(line, first_line)
+
+
+def _tally(style: str, samples: list[list[str]]) -> tuple[int, dict[str | None, int]]:
+    """How many sample cues have a line with this style's prefix, and how often each name."""
+    match = prefix_matcher(style)
+    names: dict[str | None, int] = {}
+    count = 0
+    for lines in samples:
+        hit = False
+        for i, line in enumerate(lines):
+            got = match(line, i == 0)
+            if got is not None:
+                hit = True
+                names[got[0]] = names.get(got[0], 0) + 1
+                if style == "colon":
+                    break  # it opens only the first line: nothing more to find
+        count += hit
+    return count, names
+
+
+def _repeated(names: dict[str | None, int]) -> bool:
+    """Some speaker name was seen at least twice."""
+    return any(k is not None and v >= 2 for k, v in names.items())
+
+
+def _names_open_most_cues(count: int, names: dict[str | None, int], total: int) -> bool:
+    """Colon and dash: at least half the cues, with names that repeat."""
+    if count * 2 < total or (count >= 3 and not _repeated(names)):
+        return False
+    # Six or more cues where nearly every "name" is new: these are not speakers.
+    return count < 6 or len(names) * 4 <= count * 3
+
+
+def _marks_two_cues(count: int, names: dict[str | None, int], total: int) -> bool:
+    """Broadcast: ``>>`` on at least two cues (or on the only one)."""
+    return count >= 2 or total <= 1
+
+
+def _label_used_twice(count: int, names: dict[str | None, int], total: int) -> bool:
+    """Bracket: labels are sparse, but at least two cues have one and a name is used twice."""
+    return count >= 2 and _repeated(names)
+
+
+# Whether a style's tally shows a file really uses it (the thresholds of ``choose_style``).
+_CONSISTENT: dict[str, Callable[[int, dict[str | None, int], int], bool]] = {
+    "colon": _names_open_most_cues, "dash": _names_open_most_cues,
+    "broadcast": _marks_two_cues, "bracket": _label_used_twice,
+}  # fmt: skip
 
 
 def choose_style(samples: list[list[str]], forced: bool) -> str | None:
@@ -176,32 +264,9 @@ def choose_style(samples: list[list[str]], forced: bool) -> str | None:
         return None
     best, best_count = None, 0
     for style in STYLES:
-        names: dict[str | None, int] = {}
-        count = 0
-        for lines in samples:
-            hit = False
-            for i, line in enumerate(lines):
-                got = match_prefix(style, line, i == 0)
-                if got is not None:
-                    hit = True
-                    names[got[0]] = names.get(got[0], 0) + 1
-                    if style == "colon":
-                        break
-            count += hit
-        if not count:
+        count, names = _tally(style, samples)
+        if not count or not (forced or _CONSISTENT[style](count, names, total)):
             continue
-        if not forced:
-            repeated = any(k is not None and v >= 2 for k, v in names.items())
-            if style in ("colon", "dash"):
-                if count * 2 < total or (count >= 3 and not repeated):
-                    continue
-                if count >= 6 and len(names) * 4 > count * 3:
-                    continue  # nearly every "name" different: not speakers
-            elif style == "broadcast":
-                if count < 2 and total > 1:
-                    continue
-            elif style == "bracket" and (count < 2 or not repeated):
-                continue
         if count > best_count:
             best, best_count = style, count
     return best

@@ -19,7 +19,12 @@ from convo.importers.transcripts.cues import (
     text_lines,
     vtt_blocks,
 )
-from convo.importers.transcripts.cuetext import Segment, choose_style, match_prefix, segments
+from convo.importers.transcripts.cuetext import (
+    Segment,
+    choose_style,
+    prefix_matcher,
+    segments,
+)
 
 SAMPLE_CUES = 200
 MAX_MERGED_CHARS = 64 * 1024
@@ -95,10 +100,11 @@ class _Turns:
     def _prefixed(self, lines: list[str], cue: RawCue) -> Iterator[ConversationMessage]:
         style = self.style
         assert style is not None
+        match = prefix_matcher(style)
         speaker = None if style == "bracket" else self.prev_speaker
         group: list[str] = []
         for i, line in enumerate(lines):
-            got = match_prefix(style, line, i == 0)
+            got = match(line, i == 0)
             if got is None:
                 group.append(line)
                 continue
@@ -172,18 +178,52 @@ def _rolling_dedupe(lines: list[str], prev: list[str]) -> list[str]:
     return lines
 
 
+class _RollUp:
+    """Roll-up captions (YouTube): each cue repeats the lines the previous cue showed."""
+
+    def __init__(self) -> None:
+        self.on = False  # the header has ``Kind:`` or a cue had karaoke timestamps
+        self.prev: list[str] = []
+
+    def new_part(self, segs: list[Segment]) -> list[Segment] | None:
+        """The cue's segments without the lines repeated from the previous cue; None: all repeated."""
+        lines = segs[0].lines
+        kept = _rolling_dedupe(lines, self.prev)
+        self.prev = lines
+        return [Segment(None, kept)] if kept else None
+
+
+def _cue_segments(
+    cue: RawCue, kind: str, ctx: ImportContext, roll: _RollUp
+) -> tuple[list[Segment], bool] | None:
+    """A timed cue's segments and whether it has voice spans; None when there is nothing new."""
+    text = segments(cue.payload, kind)
+    roll.on = roll.on or text.karaoke
+    segs = text.segments
+    if roll.on and not text.has_voice and segs:
+        new = roll.new_part(segs)
+        if new is None:
+            return None  # a duplicate: it vanishes without a warning
+        segs = new
+    if not segs:
+        ctx.warn(ctx.loc(cue.line), f"cue {cue.n} has no text; skipped")
+        return None
+    if cue.end_ms < cue.start_ms:
+        ctx.warn(ctx.loc(cue.line), f"cue {cue.n} ends before it starts; kept as timed")
+    return segs, text.has_voice
+
+
 def read_cues(source: Source, ctx: ImportContext, kind: str) -> Iterator[ConversationMessage]:
     lines = text_lines(source)
     blocks = vtt_blocks(lines) if kind == "vtt" else plain_blocks(lines, sbv=kind == "sbv")
     turns = _Turns(source, ctx, kind)
-    rolling = False
-    prev_lines: list[str] = []
+    roll = _RollUp()
     seen_any = False
     first = True
     for item in cues(blocks, kind):
         if isinstance(item, Header):
             first = False
-            rolling = any(x.startswith("Kind:") for x in item.lines[1:])
+            roll.on = any(x.startswith("Kind:") for x in item.lines[1:])
             continue
         if first and kind == "vtt":
             ctx.warn(ctx.loc(1), "no WEBVTT header; reading the cues anyway")
@@ -192,22 +232,9 @@ def read_cues(source: Source, ctx: ImportContext, kind: str) -> Iterator[Convers
         if isinstance(item, BadBlock):
             ctx.reject(ctx.loc(item.line), item.reason, item.raw, item.hint)
             continue
-        text = segments(item.payload, kind)
-        rolling = rolling or text.karaoke
-        segs = text.segments
-        if rolling and not text.has_voice and segs:
-            all_lines = segs[0].lines
-            kept = _rolling_dedupe(all_lines, prev_lines)
-            prev_lines = all_lines
-            if not kept:
-                continue
-            segs = [Segment(None, kept)]
-        if not segs:
-            ctx.warn(ctx.loc(item.line), f"cue {item.n} has no text; skipped")
-            continue
-        if item.end_ms < item.start_ms:
-            ctx.warn(ctx.loc(item.line), f"cue {item.n} ends before it starts; kept as timed")
-        yield from turns.add(item, segs, text.has_voice)
+        got = _cue_segments(item, kind, ctx, roll)
+        if got is not None:
+            yield from turns.add(item, *got)
     yield from turns.finish()
     if not turns.count:
         what = "no cues" if not seen_any else "no cues with text"
