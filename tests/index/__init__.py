@@ -1,0 +1,1 @@
+"""Tests of the SQLite index, search and store maintenance."""
