@@ -1,0 +1,127 @@
+"""Byte ranges of one file, cut on record boundaries, for scanning it on several cores.
+
+``split(path, parts)`` cuts a file into about ``parts`` ranges whose edges fall at the
+start of a line (``is_start`` narrows that to lines that begin a record: an mbox
+``From `` line, a chat line with a date header). ``open_range`` reads one range as a
+binary stream. Consumers (the parallel scan in ``query/``, the parallel ingest in
+``pipeline/``, ``convo.spark``) parse each range as if it were a file of its own and
+rebase what is relative to it: a range reports how many lines it read, and the
+consumer adds the line counts of the ranges before it when it emits results in order.
+
+Only regular, uncompressed files are split: a gzip stream has no random access, and a
+FIFO or stdin can be read once.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+#: How far past a cut point a boundary is looked for before the cut is dropped.
+SEEK_LIMIT = 64 << 20
+_STEP = 1 << 16
+
+
+@dataclass(frozen=True)
+class Range:
+    """Bytes ``[start, end)`` of ``path``."""
+
+    path: str
+    start: int
+    end: int
+
+    @property
+    def size(self) -> int:
+        return self.end - self.start
+
+
+def splittable(path: str | os.PathLike[str]) -> bool:
+    """A regular file that is not gzip-compressed."""
+    p = Path(path)
+    try:
+        if not p.is_file():
+            return False
+        with open(p, "rb") as f:
+            return f.read(2) != b"\x1f\x8b"
+    except OSError:
+        return False
+
+
+def split(
+    path: str | os.PathLike[str],
+    parts: int,
+    *,
+    is_start: Callable[[bytes], bool] | None = None,
+    min_size: int = 1 << 20,
+) -> list[Range]:
+    """Cut ``path`` into at most ``parts`` ranges of at least ``min_size`` bytes.
+
+    Every range but the first begins at the start of a line for which ``is_start(line)``
+    is true (any line when ``is_start`` is None); the ranges cover the file exactly,
+    in order. A cut with no boundary within ``SEEK_LIMIT`` bytes is dropped, so a file
+    without boundaries stays one range.
+    """
+    name = os.fspath(path)
+    total = os.path.getsize(name)
+    parts = max(1, min(parts, total // max(1, min_size)))
+    cuts = [0]
+    with open(name, "rb") as f:
+        for k in range(1, parts):
+            target = max(total * k // parts, cuts[-1] + 1)
+            cut = _boundary_after(f, target, total, is_start)
+            if cut is not None and cut > cuts[-1] and cut < total:
+                cuts.append(cut)
+    cuts.append(total)
+    return [Range(name, a, b) for a, b in itertools.pairwise(cuts) if b > a]
+
+
+def _boundary_after(
+    f: BinaryIO, target: int, total: int, is_start: Callable[[bytes], bool] | None
+) -> int | None:
+    """The offset of the first qualifying line start at or after ``target``."""
+    f.seek(target - 1)
+    if f.read(1) != b"\n":
+        f.readline()  # finish the line the target falls in
+    limit = min(total, target + SEEK_LIMIT)
+    while (pos := f.tell()) < limit:
+        line = f.readline()
+        if not line:
+            return None
+        if is_start is None or is_start(line):
+            return pos
+    return None
+
+
+class _Window(io.RawIOBase):
+    """A raw stream over bytes ``[start, end)`` of an open file."""
+
+    def __init__(self, raw: io.FileIO, start: int, end: int):
+        self._raw = raw
+        self._left = end - start
+        raw.seek(start)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self._left <= 0:
+            return 0
+        view = memoryview(buffer)[: min(len(buffer), self._left)]
+        n = self._raw.readinto(view) or 0
+        self._left -= n
+        return n
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+def open_range(r: Range) -> BinaryIO:
+    """The bytes of ``r`` as a buffered binary stream (close it when done)."""
+    raw = io.FileIO(r.path, "rb")  # closed with the stream
+    return io.BufferedReader(_Window(raw, r.start, r.end), buffer_size=_STEP * 4)

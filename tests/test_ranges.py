@@ -1,0 +1,88 @@
+"""core.ranges and core.pool: byte ranges on record boundaries, an ordered pool map."""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from convo.core.pool import ordered_map
+from convo.core.ranges import open_range, split, splittable
+
+
+def _read_all(ranges) -> bytes:
+    out = b""
+    for r in ranges:
+        with open_range(r) as f:
+            out += f.read()
+    return out
+
+
+def test_ranges_cover_the_file_and_cut_at_line_starts(tmp_path):
+    path = tmp_path / "a.jsonl"
+    data = b"".join(b'{"n": %d, "pad": "%s"}\n' % (i, b"x" * (i % 50)) for i in range(5000))
+    path.write_bytes(data)
+    ranges = split(path, 4, min_size=1000)
+    assert len(ranges) == 4
+    assert ranges[0].start == 0 and ranges[-1].end == len(data)
+    assert all(a.end == b.start for a, b in itertools.pairwise(ranges))
+    assert all(data[r.start - 1 : r.start] == b"\n" for r in ranges[1:])
+    assert _read_all(ranges) == data
+
+
+def test_is_start_chooses_record_boundaries(tmp_path):
+    path = tmp_path / "a.mbox"
+    msg = b"From a@b Mon Jan  1 00:00:00 2024\nSubject: s\n\nbody line\nmore\n\n"
+    data = msg * 2000
+    path.write_bytes(data)
+    ranges = split(path, 3, is_start=lambda line: line.startswith(b"From "), min_size=100)
+    assert len(ranges) == 3
+    for r in ranges:
+        assert data[r.start : r.start + 5] == b"From "
+    assert _read_all(ranges) == data
+
+
+def test_no_boundary_keeps_one_range(tmp_path):
+    path = tmp_path / "one.txt"
+    path.write_bytes(b"x" * 100_000)
+    assert len(split(path, 4, min_size=10)) == 1
+
+
+def test_small_files_are_not_split(tmp_path):
+    path = tmp_path / "small.jsonl"
+    path.write_bytes(b"{}\n" * 100)
+    assert len(split(path, 8)) == 1
+
+
+def test_gzip_and_missing_files_are_not_splittable(tmp_path):
+    gz = tmp_path / "a.jsonl.gz"
+    gz.write_bytes(gzip.compress(b"{}\n"))
+    assert not splittable(gz)
+    assert not splittable(tmp_path / "nope")
+    assert not splittable(tmp_path)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lines=st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")), max_size=200),
+    parts=st.integers(1, 9),
+    trailing=st.booleans(),
+)
+def test_split_is_exact_for_any_content(tmp_path_factory, lines, parts, trailing):
+    path = tmp_path_factory.mktemp("r") / "f"
+    data = b"\n".join(lines) + (b"\n" if trailing and lines else b"")
+    path.write_bytes(data)
+    ranges = split(path, parts, min_size=1)
+    assert _read_all(ranges) == data
+    assert all(data[r.start - 1 : r.start] == b"\n" for r in ranges[1:])
+
+
+def _square(n: int) -> int:
+    return n * n
+
+
+def test_ordered_map_keeps_order_on_several_processes():
+    assert list(ordered_map(_square, range(50), jobs=2)) == [n * n for n in range(50)]
+    assert list(ordered_map(_square, range(5), jobs=1)) == [0, 1, 4, 9, 16]
