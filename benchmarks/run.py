@@ -2,11 +2,15 @@
 
 Each module defines ``TITLE`` and ``run(h: Harness)``. It generates its inputs with
 ``h.data(name, generate)`` (cached under bench-data/), times whole commands with
-``h.time_cmd`` (median of several runs, peak RSS of the child) and states each claim with
+``h.time_cmd`` (median of several runs, peak memory of the process tree) and states each claim with
 ``h.compare`` against an anchor measured in the same run (jq, the standard library,
 webvtt-py). Nothing here asserts: figures go to BENCHMARKS.md with the target beside them.
 
     python benchmarks/run.py [--write BENCHMARKS.md] [--only NAME] [--quick]
+
+The report is rewritten after each section, so a run cut short keeps what it measured.
+With ``--only``, the sections of the existing report that were not run are kept below
+the new ones; every section says when it was measured.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -56,6 +61,65 @@ class Section:
     measures: list[Measure] = field(default_factory=list)
     rows: list[Row] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+
+
+class TreeMemory:
+    """Peak memory of a process and all its descendants, sampled while it runs.
+
+    ``ru_maxrss`` from ``wait4`` is the peak of the largest single process, which hides
+    the workers of a multi-process command. This samples the whole tree every 50 ms and
+    keeps the largest sum of proportional set sizes (PSS: pages shared by forked workers
+    counted once in total, not once per worker), falling back to RSS where PSS cannot be
+    read. A process that lives less than a sample interval is seen by ``ru_maxrss`` only,
+    so callers take the larger of both.
+    """
+
+    def __init__(self, pid: int, interval: float = 0.05):
+        self.pid = pid
+        self.peak_kb = 0
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(interval,), daemon=True)
+        self._thread.start()
+
+    def stop(self) -> float:
+        """Stop sampling; the peak in MB."""
+        self._done.set()
+        self._thread.join()
+        return self.peak_kb / 1024
+
+    def _run(self, interval: float) -> None:
+        while not self._done.wait(interval):
+            total = sum(_pss_kb(p) for p in _tree(self.pid))
+            self.peak_kb = max(self.peak_kb, total)
+
+
+def _tree(root: int) -> list[int]:
+    """``root`` and its descendants (Linux /proc; elsewhere just ``root``)."""
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        try:  # cheap: the kernel lists a thread's children, no walk over /proc
+            with open(f"/proc/{pid}/task/{pid}/children", "rb") as f:
+                todo.extend(int(c) for c in f.read().split())
+        except (OSError, ValueError):
+            pass
+    return out
+
+
+def _pss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
+            for line in f:
+                if line.startswith(b"Pss:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as f:
+            return int(f.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 class Harness:
@@ -106,8 +170,10 @@ class Harness:
                     argv, stdin=fin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                     shell=shell, env={**os.environ, **(env or {})},
                 )  # fmt: skip
+                sampler = TreeMemory(proc.pid)
                 _, status, usage = os.wait4(proc.pid, 0)
                 times.append(time.perf_counter() - t0)
+                peak = max(peak, sampler.stop())
                 err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
                 proc.stderr.close() if proc.stderr else None
                 code = os.waitstatus_to_exitcode(status)
@@ -222,6 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     h = Harness(quick=args.quick)
     t0 = time.perf_counter()
+    kept = _sections_of(Path(args.write)) if args.write and args.only else {}
     for path in sorted(HERE.glob("bench_*.py")):
         name = path.stem.removeprefix("bench_")
         if args.only and name not in args.only:
@@ -229,14 +296,45 @@ def main(argv: list[str] | None = None) -> int:
         mod = _load(path)
         h.sections.append(Section(getattr(mod, "TITLE", name)))
         print(f"== {h.section.title}", flush=True)
+        started = time.perf_counter()
         mod.run(h)
+        h.section.notes.append(
+            f"_Section measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+            f" in {time.perf_counter() - started:.0f} s._"
+        )
+        if args.write:  # after each section, so a run cut short keeps what it measured
+            _write(Path(args.write), _markdown(h, time.perf_counter() - t0), kept)
     report = _markdown(h, time.perf_counter() - t0)
     if args.write:
-        Path(args.write).write_text(report + "\n")
+        _write(Path(args.write), report, kept)
         print(f"wrote {args.write}")
     else:
         print(report)
     return 0
+
+
+def _sections_of(path: Path) -> dict[str, str]:
+    """The ``## `` sections of an earlier report, by title (kept by an ``--only`` run)."""
+    if not path.exists():
+        return {}
+    parts = path.read_text().split("\n## ")[1:]
+    return {p.split("\n", 1)[0]: "## " + p.rstrip("\n") for p in parts}
+
+
+def _write(path: Path, report: str, kept: dict[str, str]) -> None:
+    """Write ``report``, followed by the earlier sections this run did not measure."""
+    fresh = set(_sections_of_text(report))
+    rest = [text for title, text in kept.items() if title not in fresh]
+    if rest:
+        report += "\n_Kept from earlier runs (each section says when it was measured):_\n\n"
+        report += "\n\n".join(rest)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(report.rstrip("\n") + "\n")
+    tmp.replace(path)
+
+
+def _sections_of_text(report: str) -> list[str]:
+    return [p.split("\n", 1)[0] for p in report.split("\n## ")[1:]]
 
 
 if __name__ == "__main__":
