@@ -1,9 +1,11 @@
 """The importer registry: every input format, built-in or third-party, registers here.
 
 A format is a name, file patterns, a cheap sniff of the first bytes and a streaming
-reader. Built-in families (``jsonl``, ``transcript``, ``email``, ``chat``, ``chat_exports``,
-``forum``) register through the same ``register(registry)`` hook that third parties
-expose in the ``convo.importers`` entry-point group, as llm does for its plugins.
+reader. Each built-in module lists its formats in a ``FORMATS`` tuple; its family package
+(``records``, ``transcripts``, ``email``, ``agents``, ``apps``, ``forums``) names the
+modules in ``MODULES`` and registers them through the same ``register(registry)`` hook
+that third parties expose in the ``convo.importers`` entry-point group, as llm does for
+its plugins.
 
 A reader is ``read(source, ctx) -> Iterator[ConversationMessage]``. It yields messages
 with whatever it knows (``id`` from the source when there is one); the ingest pipeline
@@ -135,13 +137,9 @@ def matches_pattern(source: Source, patterns: tuple[str, ...]) -> bool:
 
 
 def register_modules(package: str, names: Iterable[str], registry: Registry) -> None:
-    """Register the formats of ``package``'s modules, in order (detection's tie-break
-    order): a module lists its ``FORMATS``, or registers them itself (the third-party
-    hook). Called from the family packages when the registry loads, not at start-up."""
+    """Register the ``FORMATS`` of ``package``'s modules, in order (detection's tie-break
+    order). Called from the family packages' ``register`` when the registry loads, not at
+    start-up; a third party registers through its own ``register(registry)`` instead."""
     for name in names:
-        module = importlib.import_module(f"{package}.{name}")
-        if hasattr(module, "FORMATS"):
-            for fmt in module.FORMATS:
-                registry.register(fmt)
-        else:
-            module.register(registry)
+        for fmt in importlib.import_module(f"{package}.{name}").FORMATS:
+            registry.register(fmt)

@@ -43,6 +43,7 @@ from convo.importers.agents.samples import iter_samples, sample_values, sub
 from convo.importers.apps.common import as_dict, as_list, as_str, json_head
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.registry import Format
 
 COMPLETION = "openai-completion"
 ASSISTANTS = "openai-assistants"
@@ -117,14 +118,9 @@ def _samples(source: Source, ctx: ImportContext) -> Iterator[tuple[Any, str]]:
 
 
 def read_completion(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    """Read; reasoning text goes to extra unless ``ctx.options.include_thinking``."""
-    include = ctx.options.include_thinking
-    return read_completion_with(source, ctx, include_thinking=include)
-
-
-def read_completion_with(
-    source: Source, ctx: ImportContext, *, include_thinking: bool = False
-) -> Iterator[ConversationMessage]:
+    """Read; reasoning text goes to extra, or to a ``[thinking]`` chunk with
+    ``ctx.options.include_thinking``."""
+    include_thinking = ctx.options.include_thinking
     for obj, where in _samples(source, ctx):
         comp = _completion_of(obj)
         if comp is None:
@@ -256,32 +252,26 @@ def _thread_message(obj: dict[str, Any], where: str) -> ConversationMessage:
     )
 
 
-def register(registry) -> None:
-    """Register ``openai-completion`` and ``openai-assistants``."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=COMPLETION,
-            family="chat",
-            description="OpenAI chat.completion responses (choices[].message), Batch API output",
-            patterns=("*.json", "*.jsonl"),
-            sniff=sniff_completion,
-            read=read_completion,
-            example='{"id": "chatcmpl-1", "object": "chat.completion", "created": 1741569952, '
-            '"choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi"}}]}',
-        )
-    )
-    registry.register(
-        Format(
-            name=ASSISTANTS,
-            family="chat",
-            description="OpenAI Assistants thread message lists (thread.message objects)",
-            patterns=("*.json", "*.jsonl"),
-            sniff=sniff_assistants,
-            read=read_assistants,
-            example='{"object": "list", "data": [{"id": "msg_1", "object": "thread.message", '
-            '"thread_id": "thread_1", "role": "user", "content": [{"type": "text", '
-            '"text": {"value": "Hi", "annotations": []}}]}]}',
-        )
-    )
+FORMATS = (
+    Format(
+        name=COMPLETION,
+        family="chat",
+        description="OpenAI chat.completion responses (choices[].message), Batch API output",
+        patterns=("*.json", "*.jsonl"),
+        sniff=sniff_completion,
+        read=read_completion,
+        example='{"id": "chatcmpl-1", "object": "chat.completion", "created": 1741569952, '
+        '"choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi"}}]}',
+    ),
+    Format(
+        name=ASSISTANTS,
+        family="chat",
+        description="OpenAI Assistants thread message lists (thread.message objects)",
+        patterns=("*.json", "*.jsonl"),
+        sniff=sniff_assistants,
+        read=read_assistants,
+        example='{"object": "list", "data": [{"id": "msg_1", "object": "thread.message", '
+        '"thread_id": "thread_1", "role": "user", "content": [{"type": "text", '
+        '"text": {"value": "Hi", "annotations": []}}]}]}',
+    ),
+)

@@ -40,6 +40,7 @@ from convo.importers.agents.samples import iter_samples, key_pattern, sub
 from convo.importers.apps.common import as_str, has_key, json_head
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.registry import Format
 
 NAME = "sharegpt"
 ROLE = {
@@ -171,19 +172,15 @@ def _text(spelled: str, value: Any) -> str:
     return value
 
 
-def register(registry) -> None:
-    """Register the ``sharegpt`` format."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=NAME,
-            family="chat",
-            description="ShareGPT / LLaMA-Factory conversations (from/value turns), JSON or JSONL",
-            patterns=("*.json", "*.jsonl"),
-            sniff=sniff,
-            read=read,
-            example='{"conversations": [{"from": "human", "value": "Hi"}, '
-            '{"from": "gpt", "value": "Hello!"}]}',
-        )
-    )
+FORMATS = (
+    Format(
+        name=NAME,
+        family="chat",
+        description="ShareGPT / LLaMA-Factory conversations (from/value turns), JSON or JSONL",
+        patterns=("*.json", "*.jsonl"),
+        sniff=sniff,
+        read=read,
+        example='{"conversations": [{"from": "human", "value": "Hi"}, '
+        '{"from": "gpt", "value": "Hello!"}]}',
+    ),
+)

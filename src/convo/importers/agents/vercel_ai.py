@@ -24,7 +24,7 @@ Decisions:
   sources go to ``extra.sources``, ``data-*`` parts to ``extra.data``, message
   ``metadata`` to ``extra.metadata``; tool parts are kept whole in ``extra.tools``.
 - Reasoning is private: ``extra.thinking``, never the text (``[thinking]`` chunks with
-  ``include_thinking``, via ``read_with`` or ``ctx.options``).
+  ``ImportOptions.include_thinking``, ``--include-thinking``).
 - Anything that is not a message with ``role`` and ``parts`` is rejected with its
   location.
 """
@@ -42,6 +42,7 @@ from convo.importers.agents.samples import iter_samples, sample_values, sub
 from convo.importers.apps.common import as_dict, as_list, as_str, json_head
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.registry import Format
 
 NAME = "vercel-ai"
 ROLES = ("system", "user", "assistant")
@@ -79,12 +80,6 @@ def sniff(source: Source) -> int:
     return 88 if ui else 0
 
 
-def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    """Read; reasoning goes to extra unless ``ctx.options.include_thinking``."""
-    include = ctx.options.include_thinking
-    return read_with(source, ctx, include_thinking=include)
-
-
 def _is_v4_text(msg: Any) -> bool:
     """An AI SDK 4 message with ``content`` and no parts."""
     return isinstance(msg, dict) and msg.get("role") in ROLES and "content" in msg
@@ -98,10 +93,10 @@ def _chat_of(sample: Any, loc: str, where: str, name: str) -> tuple[bool, str]:
     return nested, thread or (where if nested and loc.startswith("line-") else name)
 
 
-def read_with(
-    source: Source, ctx: ImportContext, *, include_thinking: bool = False
-) -> Iterator[ConversationMessage]:
-    """Read; ``include_thinking`` puts reasoning in ``[thinking]`` chunks."""
+def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    """Read; reasoning goes to extra, or to ``[thinking]`` chunks with
+    ``ctx.options.include_thinking``."""
+    include_thinking = ctx.options.include_thinking
     untimed = 0
     for sample, loc in iter_samples(source, ctx):
         where = ctx.loc(loc) if loc != "doc" else source.name
@@ -225,18 +220,14 @@ def _file_chunk(mime: str, url: str, name: str) -> str:
     return f"[file {name or ref}]".replace(" ]", "]")
 
 
-def register(registry) -> None:
-    """Register the ``vercel-ai`` format."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=NAME,
-            family="chat",
-            description="Vercel AI SDK UI messages (role, parts: text, reasoning, tool-*, file)",
-            patterns=("*.json", "*.jsonl"),
-            sniff=sniff,
-            read=read,
-            example='[{"id": "m1", "role": "user", "parts": [{"type": "text", "text": "Hi"}]}]',
-        )
-    )
+FORMATS = (
+    Format(
+        name=NAME,
+        family="chat",
+        description="Vercel AI SDK UI messages (role, parts: text, reasoning, tool-*, file)",
+        patterns=("*.json", "*.jsonl"),
+        sniff=sniff,
+        read=read,
+        example='[{"id": "m1", "role": "user", "parts": [{"type": "text", "text": "Hi"}]}]',
+    ),
+)

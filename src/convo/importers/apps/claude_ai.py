@@ -25,9 +25,8 @@ Decisions:
   ``[attachment NAME]`` chunks (their ``extracted_content`` in ``extra.attachments``),
   files ``[file NAME]`` chunks. Non-text blocks are kept verbatim in ``extra.blocks``.
 - Thinking is private: never in the text by default. Its text (and summaries) go to
-  ``extra.thinking``. ``read_with(source, ctx, include_thinking=True)`` (or an
-  ``include_thinking`` attribute on ``ctx.options``, which ``read`` honours) puts each
-  thinking block in its own ``[thinking] ...`` chunk instead.
+  ``extra.thinking``. ``ImportOptions.include_thinking`` (``--include-thinking``) puts
+  each thinking block in its own ``[thinking] ...`` chunk instead.
 - Messages off the current branch (edits; known from ``current_leaf_message_uuid`` and
   parent links) are kept, marked ``extra.off_branch = true``.
 - Text-block ``citations`` are kept in ``extra.citations``.
@@ -59,6 +58,7 @@ from convo.importers.apps.common import (
 )
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.registry import Format
 
 NAME = "claude-ai"
 ROLES = {"human": "user", "user": "user", "assistant": "assistant"}
@@ -77,15 +77,9 @@ def sniff(source: Source) -> int:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    """Read an export; thinking goes to extra unless ``ctx.options.include_thinking``."""
-    include = ctx.options.include_thinking
-    return read_with(source, ctx, include_thinking=include)
-
-
-def read_with(
-    source: Source, ctx: ImportContext, *, include_thinking: bool = False
-) -> Iterator[ConversationMessage]:
-    """Read an export; ``include_thinking`` puts thinking in ``[thinking]`` chunks."""
+    """Read an export; thinking goes to extra, or to ``[thinking]`` chunks with
+    ``ctx.options.include_thinking``."""
+    include_thinking = ctx.options.include_thinking
     empty = EmptyCounter()
     for c, conv in enumerate(_conversations(source), 1):
         loc = ctx.loc(f"conv-{c}")
@@ -278,19 +272,15 @@ def _labelled(block: dict[str, Any]) -> dict[str, Any]:
     return block
 
 
-def register(registry) -> None:
-    """Register the ``claude-ai`` format."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=NAME,
-            family="chat",
-            description="claude.ai data export conversations.json (chat_messages, content blocks)",
-            patterns=("conversations.json",),
-            sniff=sniff,
-            read=read,
-            example='[{"uuid": "c1", "name": "T", "chat_messages": [{"uuid": "m1", '
-            '"sender": "human", "text": "Hi", "created_at": "2024-05-01T10:00:00Z"}]}]',
-        )
-    )
+FORMATS = (
+    Format(
+        name=NAME,
+        family="chat",
+        description="claude.ai data export conversations.json (chat_messages, content blocks)",
+        patterns=("conversations.json",),
+        sniff=sniff,
+        read=read,
+        example='[{"uuid": "c1", "name": "T", "chat_messages": [{"uuid": "m1", '
+        '"sender": "human", "text": "Hi", "created_at": "2024-05-01T10:00:00Z"}]}]',
+    ),
+)

@@ -31,6 +31,7 @@ from convo.importers.agents.samples import iter_samples, sample_values, sub
 from convo.importers.apps.common import as_dict, as_list, as_str, json_head
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.registry import Format
 
 NAME = "gitter"
 
@@ -102,20 +103,16 @@ def _message(
     )
 
 
-def register(registry) -> None:
-    """Register the ``gitter`` format."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=NAME,
-            family="chat",
-            description="Gitter room messages (REST API chatMessages JSON)",
-            patterns=("*.json", "*.jsonl"),
-            sniff=sniff,
-            read=read,
-            example='[{"id": "5a1", "text": "hi @bob", "sent": "2020-01-01T10:00:00.000Z", '
-            '"fromUser": {"id": "u1", "username": "alice", "displayName": "Alice"}, '
-            '"mentions": [{"screenName": "bob", "userId": "u2"}]}]',
-        )
-    )
+FORMATS = (
+    Format(
+        name=NAME,
+        family="chat",
+        description="Gitter room messages (REST API chatMessages JSON)",
+        patterns=("*.json", "*.jsonl"),
+        sniff=sniff,
+        read=read,
+        example='[{"id": "5a1", "text": "hi @bob", "sent": "2020-01-01T10:00:00.000Z", '
+        '"fromUser": {"id": "u1", "username": "alice", "displayName": "Alice"}, '
+        '"mentions": [{"screenName": "bob", "userId": "u2"}]}]',
+    ),
+)

@@ -43,6 +43,7 @@ from convo.importers.apps.common import (
 )
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.registry import Format
 
 NAME = "google-chat"
 _AT = re.compile(r"(\d{4}) at ")
@@ -138,19 +139,15 @@ def _message(
     )
 
 
-def register(registry) -> None:
-    """Register the ``google-chat`` format."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=NAME,
-            family="chat",
-            description="Google Chat in Google Takeout (Groups/*/messages.json, group_info.json)",
-            patterns=("messages.json",),
-            sniff=sniff,
-            read=read,
-            example='{"messages": [{"creator": {"name": "Alice", "email": "a@x.com", "user_type": "Human"}, '
-            '"created_date": "Tuesday, March 1, 2022 at 10:00:00 AM UTC", "text": "hi", "topic_id": "t1"}]}',
-        )
-    )
+FORMATS = (
+    Format(
+        name=NAME,
+        family="chat",
+        description="Google Chat in Google Takeout (Groups/*/messages.json, group_info.json)",
+        patterns=("messages.json",),
+        sniff=sniff,
+        read=read,
+        example='{"messages": [{"creator": {"name": "Alice", "email": "a@x.com", "user_type": "Human"}, '
+        '"created_date": "Tuesday, March 1, 2022 at 10:00:00 AM UTC", "text": "hi", "topic_id": "t1"}]}',
+    ),
+)

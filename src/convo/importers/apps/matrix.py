@@ -47,6 +47,7 @@ from convo.importers.apps.common import (
 )
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.registry import Format
 
 NAME = "matrix"
 MEDIA = {"m.image": "image", "m.file": "file", "m.video": "video", "m.audio": "audio"}
@@ -176,19 +177,15 @@ def _content(
     return chunks, tags, extra
 
 
-def register(registry) -> None:
-    """Register the ``matrix`` format."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=NAME,
-            family="chat",
-            description="Matrix room exported by Element as JSON (room_name, messages: events)",
-            patterns=("*.json",),
-            sniff=sniff,
-            read=read,
-            example='{"room_name": "Tea", "messages": [{"type": "m.room.message", "sender": "@alice:x.org", '
-            '"content": {"msgtype": "m.text", "body": "hi"}, "origin_server_ts": 1646128800000, "event_id": "$a"}]}',
-        )
-    )
+FORMATS = (
+    Format(
+        name=NAME,
+        family="chat",
+        description="Matrix room exported by Element as JSON (room_name, messages: events)",
+        patterns=("*.json",),
+        sniff=sniff,
+        read=read,
+        example='{"room_name": "Tea", "messages": [{"type": "m.room.message", "sender": "@alice:x.org", '
+        '"content": {"msgtype": "m.text", "body": "hi"}, "origin_server_ts": 1646128800000, "event_id": "$a"}]}',
+    ),
+)

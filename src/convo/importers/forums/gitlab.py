@@ -36,6 +36,7 @@ from convo.importers.agents.samples import iter_samples, sample_values, sub
 from convo.importers.apps.common import SYSTEM_TAG, as_dict, as_list, as_str, json_head
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.registry import Format
 
 NAME = "gitlab"
 KINDS = {
@@ -145,19 +146,15 @@ def _note(
     )
 
 
-def register(registry) -> None:
-    """Register the ``gitlab`` format."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=NAME,
-            family="forum",
-            description="GitLab issue/merge request notes and discussions (REST API JSON)",
-            patterns=("*.json", "*.jsonl"),
-            sniff=sniff,
-            read=read,
-            example='[{"id": 302, "body": "LGTM @bob", "author": {"username": "alice"}, '
-            '"created_at": "2024-01-02T10:00:00Z", "noteable_type": "Issue", "noteable_iid": 7, "project_id": 5}]',
-        )
-    )
+FORMATS = (
+    Format(
+        name=NAME,
+        family="forum",
+        description="GitLab issue/merge request notes and discussions (REST API JSON)",
+        patterns=("*.json", "*.jsonl"),
+        sniff=sniff,
+        read=read,
+        example='[{"id": 302, "body": "LGTM @bob", "author": {"username": "alice"}, '
+        '"created_at": "2024-01-02T10:00:00Z", "noteable_type": "Issue", "noteable_iid": 7, "project_id": 5}]',
+    ),
+)

@@ -41,6 +41,7 @@ from convo.core.timestamps import iso_ts
 from convo.importers.apps.common import StreamedDoc, as_dict, as_list, as_str, has_key, json_head
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.registry import Format
 
 NAME = "mastodon"
 # Mention and hashtag links read as their text (``@bob``, ``#garden``), not "text (URL)".
@@ -176,19 +177,15 @@ def _boost(act: dict[str, Any], where: str, owner: str | None) -> ConversationMe
     )
 
 
-def register(registry) -> None:
-    """Register the ``mastodon`` format."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=NAME,
-            family="forum",
-            description="Mastodon archive outbox.json (ActivityPub Create/Announce activities)",
-            patterns=("outbox.json",),
-            sniff=sniff,
-            read=read,
-            example='{"@context": "https://www.w3.org/ns/activitystreams", "type": "OrderedCollection", '
-            '"orderedItems": [{"type": "Create", "object": {"type": "Note", "content": "<p>Hi</p>"}}]}',
-        )
-    )
+FORMATS = (
+    Format(
+        name=NAME,
+        family="forum",
+        description="Mastodon archive outbox.json (ActivityPub Create/Announce activities)",
+        patterns=("outbox.json",),
+        sniff=sniff,
+        read=read,
+        example='{"@context": "https://www.w3.org/ns/activitystreams", "type": "OrderedCollection", '
+        '"orderedItems": [{"type": "Create", "object": {"type": "Note", "content": "<p>Hi</p>"}}]}',
+    ),
+)
