@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from convo.core.errors import InputError
 from convo.core.io import Source
-from convo.core.plugins import load_plugins
+from convo.core.plugins import PluginRegistry
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext, ImportOptions
 
@@ -71,31 +71,16 @@ class Format:
     directory: bool = False  # reads a directory (Maildir, Slack export) rather than a file
 
 
-class Registry:
-    def __init__(self) -> None:
-        self._formats: dict[str, Format] = {}
-        self._loaded = False
-
-    def register(self, fmt: Format) -> None:
-        self._formats[fmt.name] = fmt
-
-    def _load(self) -> None:
-        if self._loaded:
-            return
-        self._loaded = True
-        load_plugins(self, "convo.importers", BUILTIN_MODULES)
+class Registry(PluginRegistry[Format]):
+    group = "convo.importers"
+    builtins = BUILTIN_MODULES
 
     def formats(self) -> list[Format]:
-        self._load()
-        return list(self._formats.values())
+        return self.items()
 
-    def get(self, name: str) -> Format:
-        self._load()
-        try:
-            return self._formats[name]
-        except KeyError:
-            known = ", ".join(sorted(self._formats))
-            raise InputError(f"unknown format {name!r}", hint=f"choose one of: {known}") from None
+    def unknown(self, name: str) -> Exception:
+        known = ", ".join(sorted(self.names()))
+        return InputError(f"unknown format {name!r}", hint=f"choose one of: {known}")
 
     def detect(self, source: Source) -> Format:
         """The most likely format of ``source``, or an InputError naming the formats tried."""

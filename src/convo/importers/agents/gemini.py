@@ -43,9 +43,9 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.blocks import block_chunk, dumps
 from convo.importers.agents.samples import iter_samples, sample_values, sub
-from convo.importers.apps.common import as_dict, as_list, as_str, json_head
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
 from convo.importers.registry import Format
 
 NAME = "gemini"
@@ -90,8 +90,8 @@ def _known(v: Any) -> bool:
 
 
 def sniff(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith(("[", "{")) or '"parts"' not in text:
+    text = json_head_with(source, '"parts"')
+    if not text:
         return 0
     values = sample_values(text)
     if values:

@@ -38,9 +38,9 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.importers.agents.blocks import block_chunk, normalise_content, tool_use_block
 from convo.importers.agents.samples import iter_samples, sample_values, sub
-from convo.importers.apps.common import as_dict, as_list, as_str, json_head
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
 from convo.importers.registry import Format
 
 NAME = "langchain"
@@ -65,8 +65,8 @@ def _is_message(obj: Any) -> bool:
 
 
 def sniff(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith(("[", "{")) or '"data"' not in text:
+    text = json_head_with(source, '"data"')
+    if not text:
         return 0
     values = sample_values(text)
     items = [x for v in values for x in (v if isinstance(v, list) else [v])][:60]

@@ -40,9 +40,9 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
 from convo.importers.agents.blocks import block_chunk, dumps, tool_use_block
 from convo.importers.agents.samples import iter_samples, sample_values, sub
-from convo.importers.apps.common import as_dict, as_list, as_str, json_head
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
 from convo.importers.registry import Format
 
 COMPLETION = "openai-completion"
@@ -81,8 +81,8 @@ def _flat(values: list[Any]) -> list[Any]:
 
 
 def sniff_completion(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith(("[", "{")) or '"choices"' not in text:
+    text = json_head_with(source, '"choices"')
+    if not text:
         return 0
     items = _flat(sample_values(text))
     if items:
@@ -91,8 +91,8 @@ def sniff_completion(source: Source) -> int:
 
 
 def sniff_assistants(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith(("[", "{")) or '"thread.message"' not in text:
+    text = json_head_with(source, '"thread.message"')
+    if not text:
         return 0
     items = _flat(sample_values(text))
     if items:

@@ -42,9 +42,9 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
 from convo.importers.agents.blocks import block_chunk, dumps, parse_arguments
 from convo.importers.agents.samples import iter_samples, key_pattern, sample_values, sub
-from convo.importers.apps.common import as_dict, as_list, as_str, json_head
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
 from convo.importers.registry import Format
 
 NAME = "openai-responses"
@@ -70,8 +70,8 @@ def _is_response(obj: Any) -> bool:
 
 
 def sniff(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith(("[", "{")):
+    text = json_head_with(source)
+    if not text:
         return 0
     values = sample_values(text)
     for v in values[:40]:

@@ -17,8 +17,8 @@ import orjson
 from convo.core.errors import InputError, RecordError
 from convo.core.io import Source, load_json
 from convo.core.jsonl import iter_lines, parse_line
-from convo.importers.apps.common import StreamedDoc, json_head
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import StreamedDoc, json_head
 
 
 def is_jsonl(text: str) -> bool:

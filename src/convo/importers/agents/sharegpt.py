@@ -37,9 +37,9 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.importers.agents.blocks import block_chunk, dumps, parse_arguments
 from convo.importers.agents.samples import iter_samples, key_pattern, sub
-from convo.importers.apps.common import as_str, has_key, json_head
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import as_str, json_head_with
 from convo.importers.registry import Format
 
 NAME = "sharegpt"
@@ -63,8 +63,8 @@ _VALUE = re.compile(r'"value"\s*:')
 
 
 def sniff(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith(("[", "{")) or not has_key(text, "conversations"):
+    text = json_head_with(source, key="conversations")
+    if not text:
         return 0
     if _FROM.search(text) and _VALUE.search(text):
         return 88

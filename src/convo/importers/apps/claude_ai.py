@@ -47,17 +47,18 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.blocks import block_chunk
-from convo.importers.apps.common import (
-    EmptyCounter,
+from convo.importers.apps.common import EmptyCounter
+from convo.importers.build import message
+from convo.importers.context import ImportContext
+from convo.importers.jsoninput import (
     StreamedDoc,
     as_dict,
     as_list,
     as_str,
     has_key,
     json_head,
+    json_head_with,
 )
-from convo.importers.build import message
-from convo.importers.context import ImportContext
 from convo.importers.registry import Format
 
 NAME = "claude-ai"
@@ -66,8 +67,8 @@ OTHER = {"user": "assistant", "assistant": "user"}
 
 
 def sniff(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith(("[", "{")) or not has_key(text, "chat_messages"):
+    text = json_head_with(source, key="chat_messages")
+    if not text:
         return 0
     if has_key(text, "mapping"):
         return 0  # a ChatGPT export

@@ -28,9 +28,9 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.samples import iter_samples, sample_values, sub
-from convo.importers.apps.common import as_dict, as_list, as_str, json_head
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
 from convo.importers.registry import Format
 
 NAME = "gitter"
@@ -47,8 +47,8 @@ def _items(value: Any) -> list[Any]:
 
 
 def sniff(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith(("[", "{")) or '"fromUser"' not in text:
+    text = json_head_with(source, '"fromUser"')
+    if not text:
         return 0
     items = [x for v in sample_values(text) for x in _items(v)][:40]
     if items:

@@ -32,17 +32,10 @@ from convo.core.errors import InputError
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
-from convo.importers.apps.common import (
-    EmptyCounter,
-    StreamedDoc,
-    as_dict,
-    as_list,
-    as_str,
-    has_key,
-    json_head,
-)
+from convo.importers.apps.common import EmptyCounter
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head_with
 from convo.importers.registry import Format
 
 NAME = "google-chat"
@@ -50,8 +43,8 @@ _AT = re.compile(r"(\d{4}) at ")
 
 
 def sniff(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith("{") or not has_key(text, "messages"):
+    text = json_head_with(source, key="messages", opens="{")
+    if not text:
         return 0
     if has_key(text, "creator") and (has_key(text, "topic_id") or has_key(text, "created_date")):
         return 90

@@ -34,9 +34,10 @@ from convo.core.errors import InputError
 from convo.core.io import MAX_DOCUMENT_BYTES, Source, parse_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
-from convo.importers.apps.common import SYSTEM_TAG, as_dict, as_list, as_str, json_head
+from convo.importers.apps.common import SYSTEM_TAG
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import as_dict, as_list, as_str, json_head
 from convo.importers.registry import Format
 
 NAME = "twitter-dm"

@@ -16,6 +16,21 @@ from convo.core.record import ConversationMessage, content_id
 from convo.core.timestamps import epoch_ts, iso_ts
 from convo.importers import build
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import sniff_json
+
+__all__ = [  # sniff_json lives in convo.importers.jsoninput; discourse imports it from here
+    "DELETED_AUTHORS",
+    "Tally",
+    "as_int",
+    "as_str",
+    "items",
+    "json_values",
+    "mentions",
+    "message",
+    "record_error",
+    "sniff_json",
+    "unescape",
+]
 
 DELETED_AUTHORS = {"[deleted]", "[removed]", "ghost", ""}
 
@@ -145,26 +160,6 @@ def message(
         tags=tags,
         extra=extra,
     )
-
-
-def json_start(text: str) -> bool:
-    """The decoded head (``Source.head_text``, BOM removed) opens a JSON object or array."""
-    return text.lstrip()[:1] in ("{", "[")
-
-
-# A sniff rule: the score given when every pattern is found in the head.
-SniffRule = tuple[int, tuple[re.Pattern[str], ...]]
-
-
-def sniff_json(source: Source, rules: tuple[SniffRule, ...]) -> int:
-    """The score of the first rule whose patterns all match a JSON head, else 0."""
-    text = source.head_text()
-    if not json_start(text):
-        return 0
-    for score, patterns in rules:
-        if all(p.search(text) for p in patterns):
-            return score
-    return 0
 
 
 def _is_json_lines(head: bytes) -> bool:

@@ -38,9 +38,9 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
 from convo.core.timestamps import iso_ts
-from convo.importers.apps.common import StreamedDoc, as_dict, as_list, as_str, has_key, json_head
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, json_head_with
 from convo.importers.registry import Format
 
 NAME = "mastodon"
@@ -52,8 +52,8 @@ PUBLIC = "https://www.w3.org/ns/activitystreams#Public"
 
 
 def sniff(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith("{") or not has_key(text, "orderedItems"):
+    text = json_head_with(source, key="orderedItems", opens="{")
+    if not text:
         return 0
     if "activitystreams" in text and ('"Create"' in text or '"Announce"' in text):
         return 90
