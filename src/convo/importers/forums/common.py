@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import orjson
 
@@ -129,6 +129,17 @@ class Tally:
             )
 
 
+class MessageFields(TypedDict, total=False):
+    """What a forum reader passes on to ``convo.importers.build.message`` unchanged."""
+
+    id: str | None
+    thread: str | None
+    reply_to: str | None
+    subject: str | None
+    tags: list[str] | None
+    extra: dict[str, Any] | None
+
+
 def message(
     fmt: str,
     text: str,
@@ -136,30 +147,16 @@ def message(
     *,
     timestamp: str | None,
     source_id: str,
-    id: str | None = None,
-    thread: str | None = None,
-    reply_to: str | None = None,
-    subject: str | None = None,
-    tags: list[str] | None = None,
-    extra: dict[str, Any] | None = None,
     reddit: bool = False,
+    **fields: Unpack[MessageFields],
 ) -> ConversationMessage:
     """One forum message (``convo.importers.build.message``) whose listeners are the
     @-mentions in its text."""
+    listeners = mentions(text, speaker, reddit=reddit)
     return build.message(
-        text,
-        speaker=speaker,
-        listeners=mentions(text, speaker, reddit=reddit),
-        timestamp=timestamp,
-        id=id,
-        source_id=source_id,
-        format=fmt,
-        thread=thread,
-        reply_to=reply_to,
-        subject=subject,
-        tags=tags,
-        extra=extra,
-    )
+        text, speaker=speaker, listeners=listeners, timestamp=timestamp, source_id=source_id,
+        format=fmt, **fields,
+    )  # fmt: skip
 
 
 def _is_json_lines(head: bytes) -> bool:
