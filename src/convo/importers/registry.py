@@ -121,6 +121,11 @@ def matches_pattern(source: Source, patterns: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatch(source.match_name, p) for p in patterns)
 
 
+def head_lines(source: Source, limit: int = 8) -> list[str]:
+    """The first ``limit`` non-blank lines of the decoded head (BOM removed), for sniffing."""
+    return [x for x in source.head_text().splitlines() if x.strip()][:limit]
+
+
 def register_modules(package: str, names: Iterable[str], registry: Registry) -> None:
     """Register the ``FORMATS`` of ``package``'s modules, in order (detection's tie-break
     order). Called from the family packages' ``register`` when the registry loads, not at

@@ -32,7 +32,7 @@ Decisions:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from convo.core.io import Source
@@ -80,24 +80,28 @@ def _flat(values: list[Any]) -> list[Any]:
     return out[:40]
 
 
-def sniff_completion(source: Source) -> int:
-    text = json_head_with(source, '"choices"')
+def _sniff(source: Source, marker: str, wanted: Callable[[Any], Any], cut_marker: str) -> int:
+    """90 when a sampled item is ``wanted``; a head too long to parse scores 85 when it
+    holds ``cut_marker``."""
+    text = json_head_with(source, marker)
     if not text:
         return 0
     items = _flat(sample_values(text))
     if items:
-        return 90 if any(_completion_of(v) or _batch_error(v) for v in items) else 0
-    return 85 if '"chat.completion"' in text else 0
+        return 90 if any(wanted(v) for v in items) else 0
+    return 85 if cut_marker in text else 0
+
+
+def sniff_completion(source: Source) -> int:
+    return _sniff(source, '"choices"', _completion_or_error, '"chat.completion"')
 
 
 def sniff_assistants(source: Source) -> int:
-    text = json_head_with(source, '"thread.message"')
-    if not text:
-        return 0
-    items = _flat(sample_values(text))
-    if items:
-        return 90 if any(_is_thread_message(v) for v in items) else 0
-    return 85
+    return _sniff(source, '"thread.message"', _is_thread_message, '"thread.message"')
+
+
+def _completion_or_error(obj: Any) -> bool:
+    return _completion_of(obj) is not None or _batch_error(obj)
 
 
 def _batch_error(obj: Any) -> bool:

@@ -80,6 +80,14 @@ def sample_values(text: str) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
+def messages_of(value: Any) -> list[Any]:
+    """The messages of a sample: a ``{"messages": [...]}`` object's list, a list itself,
+    else the value alone."""
+    if isinstance(value, dict) and isinstance(value.get("messages"), list):
+        return value["messages"]
+    return value if isinstance(value, list) else [value]
+
+
 def key_pattern(key: str, values: tuple[str, ...]) -> re.Pattern[str]:
     """``"key": "one of values"`` in JSON text."""
     alts = "|".join(re.escape(v) for v in values)

@@ -38,7 +38,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.blocks import block_chunk, dumps
-from convo.importers.agents.samples import iter_samples, sample_values, sub
+from convo.importers.agents.samples import iter_samples, messages_of, sample_values, sub
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
@@ -61,17 +61,11 @@ def _is_message(obj: Any) -> bool:
     )
 
 
-def _messages_of(value: Any) -> list[Any]:
-    if isinstance(value, dict) and isinstance(value.get("messages"), list):
-        return value["messages"]
-    return value if isinstance(value, list) else [value]
-
-
 def sniff(source: Source) -> int:
     text = json_head_with(source, '"parts"')
     if not text:
         return 0
-    msgs = [m for v in sample_values(text) for m in _messages_of(v)][:60]
+    msgs = [m for v in sample_values(text) for m in messages_of(v)][:60]
     good = [m for m in msgs if _is_message(m)]
     if not good or len(good) * 2 < len(msgs):
         return 0
@@ -101,7 +95,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     for sample, loc in iter_samples(source, ctx):
         where = ctx.loc(loc) if loc != "doc" else source.name
         nested, thread = _chat_of(sample, loc, where, source.name)
-        for k, msg in enumerate(_messages_of(sample), 1):
+        for k, msg in enumerate(messages_of(sample), 1):
             here = sub(ctx, where, f"msg-{k}") if nested else where
             if not _is_message(msg) and not _is_v4_text(msg):
                 ctx.reject(here, "not an AI SDK UI message (role and parts)", msg)

@@ -1,7 +1,8 @@
 """Helpers shared by the chat-app export readers: lines, mojibake repair, the
 empty-message tally. The JSON helpers (sniffing heads, lenient values, ``StreamedDoc``)
-live in ``convo.importers.jsoninput``, shared by every family; the app modules that
-still import them from here get the same objects (``__all__``)."""
+live in ``convo.importers.jsoninput`` and ``head_lines`` in ``convo.importers.registry``,
+shared by every family; the app modules that still import them from here get the same
+objects (``__all__``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 from convo.core.io import Source, decode_text, strip_bom
 from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head
+from convo.importers.registry import head_lines
 
 __all__ = [
     "SYSTEM_TAG",
@@ -87,11 +89,6 @@ def numbered_lines(source: Source) -> Iterator[tuple[int, str]]:
         f.seek(0)
         for n, raw in enumerate(f, 1):
             yield n, decode_text(strip_bom(raw) if n == 1 else raw).rstrip("\r\n")
-
-
-def head_lines(source: Source, limit: int) -> list[str]:
-    """The first ``limit`` non-blank lines of the head (BOM removed), for sniffing."""
-    return [x for x in source.head_text().splitlines() if x.strip()][:limit]
 
 
 class EmptyCounter:
