@@ -50,15 +50,7 @@ from convo.importers.agents.blocks import block_chunk
 from convo.importers.apps.common import EmptyCounter
 from convo.importers.build import message
 from convo.importers.context import ImportContext
-from convo.importers.jsoninput import (
-    StreamedDoc,
-    as_dict,
-    as_list,
-    as_str,
-    has_key,
-    json_head,
-    json_head_with,
-)
+from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head_with
 from convo.importers.registry import Format
 
 NAME = "claude-ai"
@@ -92,7 +84,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
 
 
 def _conversations(source: Source) -> Iterable[Any]:
-    if json_head(source).startswith("{"):
+    if json_head_with(source, opens="{"):
         doc = load_json(source)
         if isinstance(doc, dict) and isinstance(doc.get("conversations"), list):
             return list(doc["conversations"])

@@ -22,15 +22,7 @@ from convo.core.timestamps import iso_ts
 from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter
 from convo.importers.build import message
 from convo.importers.context import ImportContext
-from convo.importers.jsoninput import (
-    StreamedDoc,
-    as_dict,
-    as_list,
-    as_str,
-    has_key,
-    json_head,
-    json_head_with,
-)
+from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head_with
 from convo.importers.registry import Format
 
 
@@ -49,7 +41,7 @@ def sniff_teams(source: Source) -> int:
 
 def read_teams(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     data: Any
-    if json_head(source).startswith("["):  # a list of messages: streamed, in two passes
+    if json_head_with(source, opens="["):  # a list of messages: streamed, in two passes
         doc = StreamedDoc(source, ())
         doc.head()
         data = None
