@@ -11,6 +11,7 @@ from convo.importers.context import ImportContext, ImportOptions, Rejection
 from convo.importers.registry import Format, Registry
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "formats"
+THINKING = ImportOptions(include_thinking=True)  # --include-thinking
 
 
 def run(
@@ -26,11 +27,12 @@ def run(
 
 
 def fresh_registry(*modules: Any) -> Registry:
-    """A new registry: the built-in formats plus those the given modules register."""
+    """A new registry: the built-in formats plus the given modules' ``FORMATS``."""
     reg = Registry()
     reg.formats()  # loads the built-ins first, so ours are added beside them
     for mod in modules:
-        mod.register(reg)
+        for fmt in mod.FORMATS:
+            reg.register(fmt)
     return reg
 
 
@@ -40,7 +42,7 @@ def detect_name(reg: Registry, path: str | Path) -> str:
 
 
 def new_modules() -> list[Any]:
-    """Every module of this wave's new formats (each has ``register(registry)``)."""
+    """Every module of this wave's new formats (each has ``FORMATS``)."""
     import importlib
 
     names = (

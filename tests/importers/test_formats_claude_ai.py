@@ -10,7 +10,7 @@ code search (``uuid``, ``sender: "human"|"assistant"``, ``text``, ``content`` bl
 
 from __future__ import annotations
 
-from formats_helpers import FIXTURES, detect_name, fresh_registry, run
+from formats_helpers import FIXTURES, THINKING, detect_name, fresh_registry, run
 
 from conftest import ROOT, assert_golden
 from convo.core.io import Source
@@ -53,21 +53,12 @@ def test_thinking_never_in_text_by_default():
 
 
 def test_include_thinking_makes_a_chunk():
-    recs, _, _ = run(claude_ai.read_with, CURRENT, include_thinking=True)
+    recs, _, _ = run(claude_ai.read, CURRENT, THINKING)
     answer = recs[1]
     assert answer["textChunks"][0] == (
         "[thinking] The user wants tomorrow's forecast; I should search rather than guess."
     )
     assert "thinking" not in answer["extra"]
-
-
-def test_include_thinking_option_attribute_is_honoured():
-    class Options:  # what ImportOptions will carry once --include-thinking is wired
-        include_thinking = True
-        strict = False
-
-    recs, _, _ = run(claude_ai.read, CURRENT, Options())  # type: ignore[arg-type]
-    assert recs[1]["textChunks"][0].startswith("[thinking] ")
 
 
 def test_mapping_of_fields():

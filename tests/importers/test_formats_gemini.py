@@ -12,7 +12,7 @@ snake_case ``model_dump`` of googleapis/python-genai ``google/genai/types.py``.
 from __future__ import annotations
 
 import pytest
-from formats_helpers import FIXTURES, detect_name, fresh_registry, run
+from formats_helpers import FIXTURES, THINKING, detect_name, fresh_registry, run
 
 from conftest import assert_golden
 from convo.core.io import Source
@@ -61,7 +61,7 @@ def test_thoughts_private_unless_asked():
     ]
     assert answer["id"] == "gemini:Ufr4aKv8Aqjcz7IP2oC4mAc"
     assert answer["timestamp"] == "2025-10-22T09:14:25Z"
-    recs, _, _ = run(gemini.read_with, DIR / "response.json", include_thinking=True)
+    recs, _, _ = run(gemini.read, DIR / "response.json", THINKING)
     assert (
         recs[0]["textChunks"][0]
         == "[thinking] The user wants the sum of the first 50 primes; run code."

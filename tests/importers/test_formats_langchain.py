@@ -12,7 +12,7 @@ langchain-anthropic returns them, DeepSeek's ``additional_kwargs.reasoning_conte
 from __future__ import annotations
 
 import orjson
-from formats_helpers import FIXTURES, detect_name, fresh_registry, run
+from formats_helpers import FIXTURES, THINKING, detect_name, fresh_registry, run
 
 from conftest import assert_golden
 from convo.core.io import Source
@@ -53,7 +53,7 @@ def test_reasoning_private_unless_asked():
     assert "Now the addition" not in text and "compute it myself" not in text
     assert recs[4]["extra"]["thinking"] == ["Now the addition; call add."]
     assert recs[6]["extra"]["thinking"] == ["Timeout; compute it myself: 60."]
-    recs, _, _ = run(langchain.read_with, PATH, include_thinking=True)
+    recs, _, _ = run(langchain.read, PATH, THINKING)
     assert recs[4]["textChunks"][0] == "[thinking] Now the addition; call add."
 
 

@@ -12,7 +12,7 @@ newest-first list).
 
 from __future__ import annotations
 
-from formats_helpers import FIXTURES, detect_name, fresh_registry, run
+from formats_helpers import FIXTURES, THINKING, detect_name, fresh_registry, run
 
 from conftest import assert_golden
 from convo.core.io import Source
@@ -53,9 +53,7 @@ def test_reasoning_content_is_private():
     assert recs[0]["extra"]["thinking"] == [
         "Compare the decimals: 0.11 < 0.90, so 9.11 is smaller."
     ]
-    recs, _, _ = run(
-        openai_api.read_completion_with, DIR / "batch_output.jsonl", include_thinking=True
-    )
+    recs, _, _ = run(openai_api.read_completion, DIR / "batch_output.jsonl", THINKING)
     assert recs[0]["textChunks"][0].startswith("[thinking] Compare the decimals")
 
 

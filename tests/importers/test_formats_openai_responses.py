@@ -11,7 +11,7 @@ without ``type``) and the examples of the API reference
 from __future__ import annotations
 
 import orjson
-from formats_helpers import FIXTURES, detect_name, fresh_registry, run
+from formats_helpers import FIXTURES, THINKING, detect_name, fresh_registry, run
 
 from conftest import assert_golden
 from convo.core.io import Source
@@ -56,7 +56,7 @@ def test_reasoning_never_in_text():
 
 
 def test_include_thinking():
-    recs, _, _ = run(responses.read_with, DIR / "items.jsonl", include_thinking=True)
+    recs, _, _ = run(responses.read, DIR / "items.jsonl", THINKING)
     thinking = [r for r in recs if r["textChunks"][0].startswith("[thinking]")]
     assert thinking[0]["textChunks"] == ["[thinking] Need live data: call the weather tool."]
     assert not any("thinking" in (r.get("extra") or {}) for r in recs)

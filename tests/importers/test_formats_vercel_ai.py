@@ -11,7 +11,7 @@ with output-error / ``file`` / ``source-url`` / ``step-start`` / ``data-NAME``, 
 from __future__ import annotations
 
 import pytest
-from formats_helpers import FIXTURES, detect_name, fresh_registry, run
+from formats_helpers import FIXTURES, THINKING, detect_name, fresh_registry, run
 
 from conftest import assert_golden
 from convo.core.io import Source
@@ -53,7 +53,7 @@ def test_reasoning_private_unless_asked():
         recs, _, _ = run(vercel_ai.read, DIR / name)
         text = " ".join(c for r in recs for c in r["textChunks"])
         assert "check the forecast" not in text and "plot the CSV" not in text
-    recs, _, _ = run(vercel_ai.read_with, DIR / "v4-messages.json", include_thinking=True)
+    recs, _, _ = run(vercel_ai.read, DIR / "v4-messages.json", THINKING)
     assert recs[1]["textChunks"][0] == "[thinking] Need to plot the CSV."
 
 

@@ -29,7 +29,7 @@ def test_a_third_party_email_format_is_shown_as_email(tmp_path):
     try:
         r = CliRunner().invoke(app, ["show", "--utc", str(_write(tmp_path, "acme-mail"))])
     finally:
-        registry._formats.pop("acme-mail")
+        registry.unregister("acme-mail")
     assert r.exit_code == 0, r.output
     assert "From:    Alice <alice@x.org>" in r.stdout
     assert "Subject: Quarterly plan" in r.stdout

@@ -86,4 +86,4 @@ def test_a_third_party_writer_registers_like_the_built_ins(tmp_path):
         assert r.exit_code == 0, r.output
         assert r.stdout == "HELLO\n"
     finally:
-        registry._writers.pop("shout")
+        registry.unregister("shout")

@@ -259,11 +259,29 @@ class JsonArray:
         else:
             sc.value(keep=False)
 
-    def _elements(self) -> Iterator[tuple[Any, int]]:
+    def _opened_empty(self, close: int) -> bool:
+        """Step past an opening bracket; True when the container closes at once (``[]``)."""
         sc = self._sc
         sc.pos += 1
-        if sc.peek() == _RBRACK:
+        if sc.peek() == close:
             sc.pos += 1
+            return True
+        return False
+
+    def _closed_after_item(self, close: int, what: str) -> bool:
+        """Step past the ``,`` after an item (False) or the closing bracket (True)."""
+        sc = self._sc
+        c = sc.peek()
+        sc.pos += 1
+        if c == close:
+            return True
+        if c != _COMMA:
+            raise sc.error(f"expected ',' or '{chr(close)}' after {what}")
+        return False
+
+    def _elements(self) -> Iterator[tuple[Any, int]]:
+        sc = self._sc
+        if self._opened_empty(_RBRACK):
             return
         while True:
             line = sc.line_at(sc.pos)
@@ -272,20 +290,14 @@ class JsonArray:
             assert data is not None
             self.span = (start, start + len(data))
             yield _parse(data, line, sc.where), line
-            c = sc.peek()
-            sc.pos += 1
-            if c == _RBRACK:
+            if self._closed_after_item(_RBRACK, "an array element"):
                 return
-            if c != _COMMA:
-                raise sc.error("expected ',' or ']' after an array element")
             if sc.peek() == _RBRACK:
                 raise sc.error("trailing comma")
 
     def _object(self, path: tuple[str, ...] | None, depth: int) -> Iterator[Any]:
         sc = self._sc
-        sc.pos += 1
-        if sc.peek() == _RBRACE:
-            sc.pos += 1
+        if self._opened_empty(_RBRACE):
             return
         while True:
             if sc.peek() != _QUOTE:
@@ -301,12 +313,8 @@ class JsonArray:
                 self._top_member(key)
             else:
                 sc.value(keep=False)
-            c = sc.peek()
-            sc.pos += 1
-            if c == _RBRACE:
+            if self._closed_after_item(_RBRACE, "a member"):
                 return
-            if c != _COMMA:
-                raise sc.error("expected ',' or '}' after a member")
 
     def _top_member(self, key: str) -> None:
         """A top-level member: its key and kind noted, its value kept unless skipped."""

@@ -11,12 +11,18 @@ from typing import Any
 
 
 @dataclass
-class Facet:
+class _NameValue:
+    """A name and a value: TypeAgent's ``Facet`` and ``ActionParam`` have this one shape."""
+
     name: str
     value: Any
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "value": self.value}
+
+
+class Facet(_NameValue):
+    """A property of an entity (``Facet`` in TypeAgent)."""
 
 
 @dataclass
@@ -33,13 +39,8 @@ class ConcreteEntity:
         }
 
 
-@dataclass
-class ActionParam:
-    name: str
-    value: Any
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "value": self.value}
+class ActionParam(_NameValue):
+    """A named parameter of an action (``ActionParam`` in TypeAgent)."""
 
 
 @dataclass

@@ -4,13 +4,14 @@ A registry (importers' formats, output writers, exporters) calls ``load_plugins`
 on first use. Each built-in module and each entry point of the registry's group is a
 ``register(registry)`` function or a module holding one, as llm does for its plugins; a
 built-in that is also declared as an entry point (an installed convo) is loaded once.
+``PluginRegistry`` is what the registries share: items by name, loaded on first use.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 
 def load_plugins(registry: Any, group: str, builtins: Iterable[str] = ()) -> None:
@@ -24,3 +25,54 @@ def load_plugins(registry: Any, group: str, builtins: Iterable[str] = ()) -> Non
     for ep in points:
         hook = ep.load()
         (getattr(hook, "register", None) or hook)(registry)
+
+
+class Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+T = TypeVar("T", bound=Named)
+
+
+class PluginRegistry(Generic[T]):
+    """Items by name, loaded on first use: the ``builtins`` modules, then the entry points
+    of ``group`` (``load_plugins``). A registry subclass names its group and built-ins and
+    says what an unknown name is (``unknown``); registering a name again replaces it."""
+
+    group: ClassVar[str]
+    builtins: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self) -> None:
+        self._items: dict[str, T] = {}
+        self._loaded = False
+
+    def register(self, item: T) -> None:
+        self._items[item.name] = item
+
+    def unregister(self, name: str) -> None:
+        """Forget ``name`` (a test's plug-in, say); nothing happens when it is not there."""
+        self._items.pop(name, None)
+
+    def items(self) -> list[T]:
+        self._load()
+        return list(self._items.values())
+
+    def names(self) -> list[str]:
+        self._load()
+        return list(self._items)
+
+    def get(self, name: str) -> T:
+        self._load()
+        try:
+            return self._items[name]
+        except KeyError:
+            raise self.unknown(name) from None
+
+    def unknown(self, name: str) -> Exception:
+        return KeyError(name)
+
+    def _load(self) -> None:
+        if not self._loaded:
+            self._loaded = True
+            load_plugins(self, self.group, self.builtins)

@@ -1,9 +1,11 @@
 """The importer registry: every input format, built-in or third-party, registers here.
 
 A format is a name, file patterns, a cheap sniff of the first bytes and a streaming
-reader. Built-in families (``jsonl``, ``transcript``, ``email``, ``chat``, ``chat_exports``,
-``forum``) register through the same ``register(registry)`` hook that third parties
-expose in the ``convo.importers`` entry-point group, as llm does for its plugins.
+reader. Each built-in module lists its formats in a ``FORMATS`` tuple; its family package
+(``records``, ``transcripts``, ``email``, ``agents``, ``apps``, ``forums``) names the
+modules in ``MODULES`` and registers them through the same ``register(registry)`` hook
+that third parties expose in the ``convo.importers`` entry-point group, as llm does for
+its plugins.
 
 A reader is ``read(source, ctx) -> Iterator[ConversationMessage]``. It yields messages
 with whatever it knows (``id`` from the source when there is one); the ingest pipeline
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 
 from convo.core.errors import InputError
 from convo.core.io import Source
-from convo.core.plugins import load_plugins
+from convo.core.plugins import PluginRegistry
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext, ImportOptions
 
@@ -69,31 +71,16 @@ class Format:
     directory: bool = False  # reads a directory (Maildir, Slack export) rather than a file
 
 
-class Registry:
-    def __init__(self) -> None:
-        self._formats: dict[str, Format] = {}
-        self._loaded = False
-
-    def register(self, fmt: Format) -> None:
-        self._formats[fmt.name] = fmt
-
-    def _load(self) -> None:
-        if self._loaded:
-            return
-        self._loaded = True
-        load_plugins(self, "convo.importers", BUILTIN_MODULES)
+class Registry(PluginRegistry[Format]):
+    group = "convo.importers"
+    builtins = BUILTIN_MODULES
 
     def formats(self) -> list[Format]:
-        self._load()
-        return list(self._formats.values())
+        return self.items()
 
-    def get(self, name: str) -> Format:
-        self._load()
-        try:
-            return self._formats[name]
-        except KeyError:
-            known = ", ".join(sorted(self._formats))
-            raise InputError(f"unknown format {name!r}", hint=f"choose one of: {known}") from None
+    def unknown(self, name: str) -> Exception:
+        known = ", ".join(sorted(self.names()))
+        return InputError(f"unknown format {name!r}", hint=f"choose one of: {known}")
 
     def detect(self, source: Source) -> Format:
         """The most likely format of ``source``, or an InputError naming the formats tried."""
@@ -134,14 +121,15 @@ def matches_pattern(source: Source, patterns: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatch(source.match_name, p) for p in patterns)
 
 
+def head_lines(source: Source, limit: int = 8) -> list[str]:
+    """The first ``limit`` non-blank lines of the decoded head (BOM removed), for sniffing."""
+    return [x for x in source.head_text().splitlines() if x.strip()][:limit]
+
+
 def register_modules(package: str, names: Iterable[str], registry: Registry) -> None:
-    """Register the formats of ``package``'s modules, in order (detection's tie-break
-    order): a module lists its ``FORMATS``, or registers them itself (the third-party
-    hook). Called from the family packages when the registry loads, not at start-up."""
+    """Register the ``FORMATS`` of ``package``'s modules, in order (detection's tie-break
+    order). Called from the family packages' ``register`` when the registry loads, not at
+    start-up; a third party registers through its own ``register(registry)`` instead."""
     for name in names:
-        module = importlib.import_module(f"{package}.{name}")
-        if hasattr(module, "FORMATS"):
-            for fmt in module.FORMATS:
-                registry.register(fmt)
-        else:
-            module.register(registry)
+        for fmt in importlib.import_module(f"{package}.{name}").FORMATS:
+            registry.register(fmt)

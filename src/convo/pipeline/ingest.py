@@ -69,9 +69,9 @@ class Ingest:
                         assert source.path is not None
                         yield from self._walk(source, Walker(source.path))
                         continue
-                    yield from self._read(source, fmt)
+                    yield from self.read_source(source, fmt)
                 else:
-                    yield from self._read(source, self.forced or registry.detect(source))
+                    yield from self.read_source(source, self.forced or registry.detect(source))
 
     @contextlib.contextmanager
     def _isolated(self, enabled: bool) -> Iterator[None]:
@@ -106,14 +106,14 @@ class Ingest:
                 child = folder.child(path)
                 if child.is_dir:
                     fmt = None if self.forced else self._detect_dir(child)
-                    yield from self._read(child, fmt) if fmt else self._walk(child, walker)
+                    yield from self.read_source(child, fmt) if fmt else self._walk(child, walker)
                     continue
                 try:
                     fmt = self.forced or registry.detect(child)
                 except InputError as e:
                     self._skipped(child.name, e.what)
                     continue
-                yield from self._read(child, fmt)
+                yield from self.read_source(child, fmt)
 
     def _skip_entry(self, folder: Source, entry: Entry) -> None:
         """A folder entry that is not read: special and repeated ones are skipped with a
@@ -132,7 +132,8 @@ class Ingest:
         if self._on_warning:
             self._on_warning(f"{name}: skipped, {why}")
 
-    def _read(self, source: Source, fmt: Format) -> Iterator[ConversationMessage]:
+    def read_source(self, source: Source, fmt: Format) -> Iterator[ConversationMessage]:
+        """The finished records of one source read as ``fmt`` (counted in ``stats``)."""
         self.stats.sources += 1
         ctx = ImportContext(
             source, self.options, on_reject=self._on_reject, on_warning=self._on_warning

@@ -32,6 +32,7 @@ from convo.core import fields
 from convo.core.errors import UsageError
 from convo.index.build import sync
 from convo.index.rewrite import Follower
+from convo.index.rows import parse as parse_object
 from convo.pipeline.store import IdSet, Store
 
 Matcher = Callable[[dict[str, Any]], bool]
@@ -80,14 +81,6 @@ def _physical_lines(f: IO[bytes]) -> Iterator[tuple[int, bytes]]:
         yield at - len(carry), carry
 
 
-def _parse(body: bytes) -> dict[str, Any] | None:
-    try:
-        value = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
 class _Copy:
     """The new store being written, with the index following along."""
 
@@ -106,7 +99,7 @@ class _Copy:
             self.out.write(BOM)
             self.pos += 3
             offset, chunk, body = 3, chunk[3:], body[3:]
-        record = _parse(body) if body.strip() else None
+        record = parse_object(body) if body.strip() else None
         new = edit(body, record)
         follower = self.follower
         if new is None:
@@ -121,7 +114,7 @@ class _Copy:
                 follower.line(offset, None, record)
             return True
         if follower is not None:
-            after = _parse(new)
+            after = parse_object(new)
             tags = fields.str_list(after.get("tags")) if after is not None else []
             follower.line(offset, self.pos, record, len(new), tags)
         self._write(new + b"\n")

@@ -137,28 +137,29 @@ def _tag(add: bool, name: str, sel: Selection, dry_run: bool, path: Any) -> int:
     return 0
 
 
-def tag_add(
-    ctx: typer.Context,
-    name: str = typer.Argument(..., metavar="TAG", help="The tag to add."),
-    ids: L = IDS, speaker: L = SPEAKER, listener: L = LISTENER, tag: L = TAG,
-    since: str | None = SINCE, until: str | None = UNTIL, text: L = TEXT, regex: L = REGEX,
-    thread: L = THREAD, dry_run: bool = DRY, store: str | None = STORE,
-) -> int:  # fmt: skip
-    """Add a tag to messages (by id and/or filters)."""
-    sel = _selection(ids, speaker, listener, tag, since, until, text, regex, thread)
-    return _tag(True, name, sel, dry_run, store_path(ctx, store))
+def _tag_command(add: bool, tag_help: str, doc: str):
+    """``tag add`` or ``tag rm``: the same options, one direction."""
+
+    def tag_command(
+        ctx: typer.Context,
+        name: str = typer.Argument(..., metavar="TAG", help=tag_help),
+        ids: L = IDS, speaker: L = SPEAKER, listener: L = LISTENER, tag: L = TAG,
+        since: str | None = SINCE, until: str | None = UNTIL, text: L = TEXT, regex: L = REGEX,
+        thread: L = THREAD, dry_run: bool = DRY, store: str | None = STORE,
+    ) -> int:  # fmt: skip
+        sel = _selection(ids, speaker, listener, tag, since, until, text, regex, thread)
+        return _tag(add, name, sel, dry_run, store_path(ctx, store))
+
+    tag_command.__doc__ = doc
+    return tag_command
 
 
-def tag_rm(
-    ctx: typer.Context,
-    name: str = typer.Argument(..., metavar="TAG", help="The tag to remove (case-insensitive)."),
-    ids: L = IDS, speaker: L = SPEAKER, listener: L = LISTENER, tag: L = TAG,
-    since: str | None = SINCE, until: str | None = UNTIL, text: L = TEXT, regex: L = REGEX,
-    thread: L = THREAD, dry_run: bool = DRY, store: str | None = STORE,
-) -> int:  # fmt: skip
-    """Remove a tag from messages (by id and/or filters)."""
-    sel = _selection(ids, speaker, listener, tag, since, until, text, regex, thread)
-    return _tag(False, name, sel, dry_run, store_path(ctx, store))
+tag_add = _tag_command(True, "The tag to add.", "Add a tag to messages (by id and/or filters).")
+tag_rm = _tag_command(
+    False,
+    "The tag to remove (case-insensitive).",
+    "Remove a tag from messages (by id and/or filters).",
+)
 
 
 def compact(ctx: typer.Context, dry_run: bool = DRY, store: str | None = STORE) -> int:

@@ -4,17 +4,19 @@ objects, Gemini, LangChain and the Vercel AI SDK (one module each)."""
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
 
-from convo.importers.agents import formats
+if TYPE_CHECKING:
+    from convo.importers.registry import Registry
 
-# Registered after the framework formats, in this order (detection's tie-break order).
-MODULES = ("sharegpt", "hf_chat", "openai_responses", "openai_api", "gemini", "langchain",
-           "vercel_ai")  # fmt: skip
+# Registration order is detection's tie-break order (and `convo formats`' order): the
+# framework formats first.
+MODULES = ("formats", "sharegpt", "hf_chat", "openai_responses", "openai_api", "gemini",
+           "langchain", "vercel_ai")  # fmt: skip
 
 
-def register(registry: Any) -> None:
-    formats.register(registry)
-    for name in MODULES:
-        importlib.import_module(f"{__package__}.{name}").register(registry)
+def register(registry: Registry) -> None:
+    """Register the agent formats (imported when the registry loads, not at start-up)."""
+    from convo.importers.registry import register_modules
+
+    register_modules(__package__, MODULES, registry)

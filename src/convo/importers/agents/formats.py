@@ -11,6 +11,7 @@ from convo.importers.agents.detect import sniff_for
 from convo.importers.agents.frameworks import AGENT_FORMATS
 from convo.importers.agents.reader import read_agent_messages
 from convo.importers.context import ImportContext
+from convo.importers.registry import Format
 
 _DESCRIPTIONS = {
     "openai": (
@@ -47,23 +48,19 @@ _DESCRIPTIONS = {
 }
 
 
-def register(registry) -> None:
-    from convo.importers.registry import Format
-
-    for name in AGENT_FORMATS:
-        description, example = _DESCRIPTIONS[name]
-        registry.register(
-            Format(
-                name=name,
-                family="chat",
-                description=description,
-                patterns=("*.json", "*.jsonl", "*.ndjson"),
-                sniff=partial(sniff_for, name),
-                read=partial(_read_as, name),
-                example=example,
-            )
-        )
-
-
 def _read_as(name: str, source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     return read_agent_messages(source, ctx, name)
+
+
+FORMATS = tuple(
+    Format(
+        name=name,
+        family="chat",
+        description=_DESCRIPTIONS[name][0],
+        patterns=("*.json", "*.jsonl", "*.ndjson"),
+        sniff=partial(sniff_for, name),
+        read=partial(_read_as, name),
+        example=_DESCRIPTIONS[name][1],
+    )
+    for name in AGENT_FORMATS
+)

@@ -22,8 +22,8 @@ Decisions:
   ``[image image/png, N bytes]`` / ``[file URI]``; ``[executable_code LANG] code``;
   ``[code_execution_result OUTCOME] output``. Non-text parts are kept in ``extra.parts``.
 - Thought parts are private: their text goes to ``extra.thinking``, never the text
-  (``[thinking] ...`` chunks with ``include_thinking``, via ``read_with`` or an
-  ``include_thinking`` attribute on ``ctx.options``).
+  (``[thinking] ...`` chunks with ``ImportOptions.include_thinking``,
+  ``--include-thinking``).
 - A response: one record per candidate, id = ``gemini:<responseId>`` (``:<index>`` after
   the first), timestamp = ``createTime`` when present; ``modelVersion``,
   ``finishReason``, ``usageMetadata`` in ``extra``. A JSON array of response chunks is one
@@ -43,9 +43,10 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.blocks import block_chunk, dumps
 from convo.importers.agents.samples import iter_samples, sample_values, sub
-from convo.importers.apps.common import as_dict, as_list, as_str, json_head
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
+from convo.importers.registry import Format
 
 NAME = "gemini"
 ROLES = {"user": "user", "model": "assistant", "function": "tool", "tool": "tool"}
@@ -89,8 +90,8 @@ def _known(v: Any) -> bool:
 
 
 def sniff(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith(("[", "{")) or '"parts"' not in text:
+    text = json_head_with(source, '"parts"')
+    if not text:
         return 0
     values = sample_values(text)
     if values:
@@ -99,15 +100,9 @@ def sniff(source: Source) -> int:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    """Read; thought parts go to extra unless ``ctx.options.include_thinking``."""
-    include = ctx.options.include_thinking
-    return read_with(source, ctx, include_thinking=include)
-
-
-def read_with(
-    source: Source, ctx: ImportContext, *, include_thinking: bool = False
-) -> Iterator[ConversationMessage]:
-    """Read; ``include_thinking`` puts thought parts in ``[thinking]`` chunks."""
+    """Read; thought parts go to extra, or to ``[thinking]`` chunks with
+    ``ctx.options.include_thinking``."""
+    include_thinking = ctx.options.include_thinking
     untimed = 0
     for sample, where in _grouped(source, ctx):
         for rec in _sample(sample, where, ctx, include_thinking):
@@ -304,19 +299,15 @@ def _part_chunk(p: dict[str, Any]) -> str:
     return block_chunk({"type": "part", **p})
 
 
-def register(registry) -> None:
-    """Register the ``gemini`` format."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=NAME,
-            family="chat",
-            description="Gemini API contents (role user/model, parts) and generateContent responses",
-            patterns=("*.json", "*.jsonl"),
-            sniff=sniff,
-            read=read,
-            example='{"contents": [{"role": "user", "parts": [{"text": "Hi"}]}, '
-            '{"role": "model", "parts": [{"text": "Hello!"}]}]}',
-        )
-    )
+FORMATS = (
+    Format(
+        name=NAME,
+        family="chat",
+        description="Gemini API contents (role user/model, parts) and generateContent responses",
+        patterns=("*.json", "*.jsonl"),
+        sniff=sniff,
+        read=read,
+        example='{"contents": [{"role": "user", "parts": [{"text": "Hi"}]}, '
+        '{"role": "model", "parts": [{"text": "Hello!"}]}]}',
+    ),
+)

@@ -34,8 +34,9 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.importers.agents.reader import message_from_object
 from convo.importers.agents.samples import iter_samples, sample_values, sub
-from convo.importers.apps.common import as_str, json_head
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import as_str, json_head_with
+from convo.importers.registry import Format
 
 NAME = "hf-chat"
 _VALUE_PART = re.compile(
@@ -72,8 +73,8 @@ def _turns(sample: Any) -> list[Any] | None:
 
 
 def sniff(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith(("[", "{")) or ('"messages"' not in text and '"prompt"' not in text):
+    text = json_head_with(source)
+    if '"messages"' not in text and '"prompt"' not in text:
         return 0
     values = sample_values(text)
     if values:
@@ -145,18 +146,14 @@ def _sample(
         yield msg
 
 
-def register(registry) -> None:
-    """Register the ``hf-chat`` format."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=NAME,
-            family="chat",
-            description='Hugging Face chat datasets with {"type": "text", "value": ...} parts',
-            patterns=("*.json", "*.jsonl"),
-            sniff=sniff,
-            read=read,
-            example='{"messages": [{"role": "user", "content": [{"type": "text", "value": "Hi"}]}]}',
-        )
-    )
+FORMATS = (
+    Format(
+        name=NAME,
+        family="chat",
+        description='Hugging Face chat datasets with {"type": "text", "value": ...} parts',
+        patterns=("*.json", "*.jsonl"),
+        sniff=sniff,
+        read=read,
+        example='{"messages": [{"role": "user", "content": [{"type": "text", "value": "Hi"}]}]}',
+    ),
+)

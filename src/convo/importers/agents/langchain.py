@@ -20,7 +20,7 @@ Decisions:
   ``extra``. A tool message's ``replyTo`` is the ai message that made the call.
 - Private reasoning (``thinking`` / ``reasoning`` blocks, ``additional_kwargs.
   reasoning_content``) goes to ``extra.thinking``, never the text (``[thinking]``
-  chunks with ``include_thinking``, via ``read_with`` or ``ctx.options``).
+  chunks with ``ImportOptions.include_thinking``, ``--include-thinking``).
 - id = ``langchain:<data.id>`` when set (else the content hash); thread = the file
   (``FILE#line-N`` for a JSONL line holding an array). No times: the epoch sentinel,
   with one warning a source. ``response_metadata``, ``usage_metadata``,
@@ -38,9 +38,10 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.importers.agents.blocks import block_chunk, normalise_content, tool_use_block
 from convo.importers.agents.samples import iter_samples, sample_values, sub
-from convo.importers.apps.common import as_dict, as_list, as_str, json_head
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
+from convo.importers.registry import Format
 
 NAME = "langchain"
 ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool", "function": "tool"}
@@ -64,8 +65,8 @@ def _is_message(obj: Any) -> bool:
 
 
 def sniff(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith(("[", "{")) or '"data"' not in text:
+    text = json_head_with(source, '"data"')
+    if not text:
         return 0
     values = sample_values(text)
     items = [x for v in values for x in (v if isinstance(v, list) else [v])][:60]
@@ -75,15 +76,9 @@ def sniff(source: Source) -> int:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    """Read; reasoning goes to extra unless ``ctx.options.include_thinking``."""
-    include = ctx.options.include_thinking
-    return read_with(source, ctx, include_thinking=include)
-
-
-def read_with(
-    source: Source, ctx: ImportContext, *, include_thinking: bool = False
-) -> Iterator[ConversationMessage]:
-    """Read; ``include_thinking`` puts reasoning in ``[thinking]`` chunks."""
+    """Read; reasoning goes to extra, or to ``[thinking]`` chunks with
+    ``ctx.options.include_thinking``."""
+    include_thinking = ctx.options.include_thinking
     calls: dict[str, str] = {}
     n = 0
     for sample, loc in iter_samples(source, ctx):
@@ -184,19 +179,15 @@ def _thought_texts(block: dict[str, Any]) -> list[str]:
     return [t for t in texts if t]
 
 
-def register(registry) -> None:
-    """Register the ``langchain`` format."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=NAME,
-            family="chat",
-            description="LangChain messages_to_dict output ({type: human|ai|tool, data: {...}})",
-            patterns=("*.json", "*.jsonl"),
-            sniff=sniff,
-            read=read,
-            example='[{"type": "human", "data": {"content": "Hi", "type": "human"}}, '
-            '{"type": "ai", "data": {"content": "Hello!", "type": "ai"}}]',
-        )
-    )
+FORMATS = (
+    Format(
+        name=NAME,
+        family="chat",
+        description="LangChain messages_to_dict output ({type: human|ai|tool, data: {...}})",
+        patterns=("*.json", "*.jsonl"),
+        sniff=sniff,
+        read=read,
+        example='[{"type": "human", "data": {"content": "Hi", "type": "human"}}, '
+        '{"type": "ai", "data": {"content": "Hello!", "type": "ai"}}]',
+    ),
+)

@@ -32,7 +32,7 @@ Decisions:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from convo.core.io import Source
@@ -40,9 +40,10 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
 from convo.importers.agents.blocks import block_chunk, dumps, tool_use_block
 from convo.importers.agents.samples import iter_samples, sample_values, sub
-from convo.importers.apps.common import as_dict, as_list, as_str, json_head
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
+from convo.importers.registry import Format
 
 COMPLETION = "openai-completion"
 ASSISTANTS = "openai-assistants"
@@ -79,24 +80,28 @@ def _flat(values: list[Any]) -> list[Any]:
     return out[:40]
 
 
-def sniff_completion(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith(("[", "{")) or '"choices"' not in text:
+def _sniff(source: Source, marker: str, wanted: Callable[[Any], Any], cut_marker: str) -> int:
+    """90 when a sampled item is ``wanted``; a head too long to parse scores 85 when it
+    holds ``cut_marker``."""
+    text = json_head_with(source, marker)
+    if not text:
         return 0
     items = _flat(sample_values(text))
     if items:
-        return 90 if any(_completion_of(v) or _batch_error(v) for v in items) else 0
-    return 85 if '"chat.completion"' in text else 0
+        return 90 if any(wanted(v) for v in items) else 0
+    return 85 if cut_marker in text else 0
+
+
+def sniff_completion(source: Source) -> int:
+    return _sniff(source, '"choices"', _completion_or_error, '"chat.completion"')
 
 
 def sniff_assistants(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith(("[", "{")) or '"thread.message"' not in text:
-        return 0
-    items = _flat(sample_values(text))
-    if items:
-        return 90 if any(_is_thread_message(v) for v in items) else 0
-    return 85
+    return _sniff(source, '"thread.message"', _is_thread_message, '"thread.message"')
+
+
+def _completion_or_error(obj: Any) -> bool:
+    return _completion_of(obj) is not None or _batch_error(obj)
 
 
 def _batch_error(obj: Any) -> bool:
@@ -117,14 +122,9 @@ def _samples(source: Source, ctx: ImportContext) -> Iterator[tuple[Any, str]]:
 
 
 def read_completion(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    """Read; reasoning text goes to extra unless ``ctx.options.include_thinking``."""
-    include = ctx.options.include_thinking
-    return read_completion_with(source, ctx, include_thinking=include)
-
-
-def read_completion_with(
-    source: Source, ctx: ImportContext, *, include_thinking: bool = False
-) -> Iterator[ConversationMessage]:
+    """Read; reasoning text goes to extra, or to a ``[thinking]`` chunk with
+    ``ctx.options.include_thinking``."""
+    include_thinking = ctx.options.include_thinking
     for obj, where in _samples(source, ctx):
         comp = _completion_of(obj)
         if comp is None:
@@ -256,32 +256,26 @@ def _thread_message(obj: dict[str, Any], where: str) -> ConversationMessage:
     )
 
 
-def register(registry) -> None:
-    """Register ``openai-completion`` and ``openai-assistants``."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=COMPLETION,
-            family="chat",
-            description="OpenAI chat.completion responses (choices[].message), Batch API output",
-            patterns=("*.json", "*.jsonl"),
-            sniff=sniff_completion,
-            read=read_completion,
-            example='{"id": "chatcmpl-1", "object": "chat.completion", "created": 1741569952, '
-            '"choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi"}}]}',
-        )
-    )
-    registry.register(
-        Format(
-            name=ASSISTANTS,
-            family="chat",
-            description="OpenAI Assistants thread message lists (thread.message objects)",
-            patterns=("*.json", "*.jsonl"),
-            sniff=sniff_assistants,
-            read=read_assistants,
-            example='{"object": "list", "data": [{"id": "msg_1", "object": "thread.message", '
-            '"thread_id": "thread_1", "role": "user", "content": [{"type": "text", '
-            '"text": {"value": "Hi", "annotations": []}}]}]}',
-        )
-    )
+FORMATS = (
+    Format(
+        name=COMPLETION,
+        family="chat",
+        description="OpenAI chat.completion responses (choices[].message), Batch API output",
+        patterns=("*.json", "*.jsonl"),
+        sniff=sniff_completion,
+        read=read_completion,
+        example='{"id": "chatcmpl-1", "object": "chat.completion", "created": 1741569952, '
+        '"choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi"}}]}',
+    ),
+    Format(
+        name=ASSISTANTS,
+        family="chat",
+        description="OpenAI Assistants thread message lists (thread.message objects)",
+        patterns=("*.json", "*.jsonl"),
+        sniff=sniff_assistants,
+        read=read_assistants,
+        example='{"object": "list", "data": [{"id": "msg_1", "object": "thread.message", '
+        '"thread_id": "thread_1", "role": "user", "content": [{"type": "text", '
+        '"text": {"value": "Hi", "annotations": []}}]}]}',
+    ),
+)

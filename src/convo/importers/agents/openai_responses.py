@@ -21,8 +21,8 @@ Decisions:
   result → assistant.
 - Reasoning is private: a ``reasoning`` item is attached to the next record's
   ``extra.thinking`` (summaries and content texts); a trailing one makes a record of
-  its own with no text. With ``include_thinking`` (``read_with`` or an
-  ``include_thinking`` attribute on ``ctx.options``) it is a ``[thinking] ...`` record.
+  its own with no text. With ``ImportOptions.include_thinking``
+  (``--include-thinking``) it is a ``[thinking] ...`` record.
 - A Response's ``instructions`` become a first ``system`` message
   (``extra.instructions``); its items take ``created_at`` as time and its ``id`` as
   thread (``extra.previous_response_id`` kept). Bare item lists have no times: the epoch
@@ -42,9 +42,10 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
 from convo.importers.agents.blocks import block_chunk, dumps, parse_arguments
 from convo.importers.agents.samples import iter_samples, key_pattern, sample_values, sub
-from convo.importers.apps.common import as_dict, as_list, as_str, json_head
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
+from convo.importers.registry import Format
 
 NAME = "openai-responses"
 ITEM_TYPES = ("message", "reasoning", "function_call", "function_call_output")
@@ -69,8 +70,8 @@ def _is_response(obj: Any) -> bool:
 
 
 def sniff(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith(("[", "{")):
+    text = json_head_with(source)
+    if not text:
         return 0
     values = sample_values(text)
     for v in values[:40]:
@@ -98,15 +99,9 @@ class _State:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    """Read; reasoning goes to extra unless ``ctx.options.include_thinking``."""
-    include = ctx.options.include_thinking
-    return read_with(source, ctx, include_thinking=include)
-
-
-def read_with(
-    source: Source, ctx: ImportContext, *, include_thinking: bool = False
-) -> Iterator[ConversationMessage]:
-    """Read; ``include_thinking`` makes reasoning items ``[thinking]`` records."""
+    """Read; reasoning goes to extra, or to ``[thinking]`` chunks with
+    ``ctx.options.include_thinking``."""
+    include_thinking = ctx.options.include_thinking
     st = _State(ctx, include_thinking)
     for sample, loc in iter_samples(source, ctx):
         where = ctx.loc(loc) if loc != "doc" else source.name
@@ -300,20 +295,16 @@ def _call_chunk(item: dict[str, Any]) -> str:
     return block_chunk(rest)
 
 
-def register(registry) -> None:
-    """Register the ``openai-responses`` format."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=NAME,
-            family="chat",
-            description="OpenAI Responses API objects and input/output item lists",
-            patterns=("*.json", "*.jsonl"),
-            sniff=sniff,
-            read=read,
-            example='{"id": "resp_1", "object": "response", "created_at": 1741476542, '
-            '"output": [{"type": "message", "role": "assistant", "content": '
-            '[{"type": "output_text", "text": "Hi"}]}]}',
-        )
-    )
+FORMATS = (
+    Format(
+        name=NAME,
+        family="chat",
+        description="OpenAI Responses API objects and input/output item lists",
+        patterns=("*.json", "*.jsonl"),
+        sniff=sniff,
+        read=read,
+        example='{"id": "resp_1", "object": "response", "created_at": 1741476542, '
+        '"output": [{"type": "message", "role": "assistant", "content": '
+        '[{"type": "output_text", "text": "Hi"}]}]}',
+    ),
+)

@@ -17,8 +17,8 @@ import orjson
 from convo.core.errors import InputError, RecordError
 from convo.core.io import Source, load_json
 from convo.core.jsonl import iter_lines, parse_line
-from convo.importers.apps.common import StreamedDoc, json_head
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import StreamedDoc, json_head
 
 
 def is_jsonl(text: str) -> bool:
@@ -77,6 +77,14 @@ def sample_values(text: str) -> list[Any]:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
         return []
+    return value if isinstance(value, list) else [value]
+
+
+def messages_of(value: Any) -> list[Any]:
+    """The messages of a sample: a ``{"messages": [...]}`` object's list, a list itself,
+    else the value alone."""
+    if isinstance(value, dict) and isinstance(value.get("messages"), list):
+        return value["messages"]
     return value if isinstance(value, list) else [value]
 
 

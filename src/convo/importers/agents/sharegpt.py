@@ -37,9 +37,10 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.importers.agents.blocks import block_chunk, dumps, parse_arguments
 from convo.importers.agents.samples import iter_samples, key_pattern, sub
-from convo.importers.apps.common import as_str, has_key, json_head
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import as_str, json_head_with
+from convo.importers.registry import Format
 
 NAME = "sharegpt"
 ROLE = {
@@ -62,8 +63,8 @@ _VALUE = re.compile(r'"value"\s*:')
 
 
 def sniff(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith(("[", "{")) or not has_key(text, "conversations"):
+    text = json_head_with(source, key="conversations")
+    if not text:
         return 0
     if _FROM.search(text) and _VALUE.search(text):
         return 88
@@ -171,19 +172,15 @@ def _text(spelled: str, value: Any) -> str:
     return value
 
 
-def register(registry) -> None:
-    """Register the ``sharegpt`` format."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=NAME,
-            family="chat",
-            description="ShareGPT / LLaMA-Factory conversations (from/value turns), JSON or JSONL",
-            patterns=("*.json", "*.jsonl"),
-            sniff=sniff,
-            read=read,
-            example='{"conversations": [{"from": "human", "value": "Hi"}, '
-            '{"from": "gpt", "value": "Hello!"}]}',
-        )
-    )
+FORMATS = (
+    Format(
+        name=NAME,
+        family="chat",
+        description="ShareGPT / LLaMA-Factory conversations (from/value turns), JSON or JSONL",
+        patterns=("*.json", "*.jsonl"),
+        sniff=sniff,
+        read=read,
+        example='{"conversations": [{"from": "human", "value": "Hi"}, '
+        '{"from": "gpt", "value": "Hello!"}]}',
+    ),
+)

@@ -24,7 +24,7 @@ Decisions:
   sources go to ``extra.sources``, ``data-*`` parts to ``extra.data``, message
   ``metadata`` to ``extra.metadata``; tool parts are kept whole in ``extra.tools``.
 - Reasoning is private: ``extra.thinking``, never the text (``[thinking]`` chunks with
-  ``include_thinking``, via ``read_with`` or ``ctx.options``).
+  ``ImportOptions.include_thinking``, ``--include-thinking``).
 - Anything that is not a message with ``role`` and ``parts`` is rejected with its
   location.
 """
@@ -38,10 +38,11 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.blocks import block_chunk, dumps
-from convo.importers.agents.samples import iter_samples, sample_values, sub
-from convo.importers.apps.common import as_dict, as_list, as_str, json_head
+from convo.importers.agents.samples import iter_samples, messages_of, sample_values, sub
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
+from convo.importers.registry import Format
 
 NAME = "vercel-ai"
 ROLES = ("system", "user", "assistant")
@@ -60,29 +61,17 @@ def _is_message(obj: Any) -> bool:
     )
 
 
-def _messages_of(value: Any) -> list[Any]:
-    if isinstance(value, dict) and isinstance(value.get("messages"), list):
-        return value["messages"]
-    return value if isinstance(value, list) else [value]
-
-
 def sniff(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith(("[", "{")) or '"parts"' not in text:
+    text = json_head_with(source, '"parts"')
+    if not text:
         return 0
-    msgs = [m for v in sample_values(text) for m in _messages_of(v)][:60]
+    msgs = [m for v in sample_values(text) for m in messages_of(v)][:60]
     good = [m for m in msgs if _is_message(m)]
     if not good or len(good) * 2 < len(msgs):
         return 0
     kinds = {p["type"] for m in good for p in m["parts"]}
     ui = any(k in MARKERS or k.startswith(("tool-", "data-", "source")) for k in kinds)
     return 88 if ui else 0
-
-
-def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    """Read; reasoning goes to extra unless ``ctx.options.include_thinking``."""
-    include = ctx.options.include_thinking
-    return read_with(source, ctx, include_thinking=include)
 
 
 def _is_v4_text(msg: Any) -> bool:
@@ -98,15 +87,15 @@ def _chat_of(sample: Any, loc: str, where: str, name: str) -> tuple[bool, str]:
     return nested, thread or (where if nested and loc.startswith("line-") else name)
 
 
-def read_with(
-    source: Source, ctx: ImportContext, *, include_thinking: bool = False
-) -> Iterator[ConversationMessage]:
-    """Read; ``include_thinking`` puts reasoning in ``[thinking]`` chunks."""
+def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    """Read; reasoning goes to extra, or to ``[thinking]`` chunks with
+    ``ctx.options.include_thinking``."""
+    include_thinking = ctx.options.include_thinking
     untimed = 0
     for sample, loc in iter_samples(source, ctx):
         where = ctx.loc(loc) if loc != "doc" else source.name
         nested, thread = _chat_of(sample, loc, where, source.name)
-        for k, msg in enumerate(_messages_of(sample), 1):
+        for k, msg in enumerate(messages_of(sample), 1):
             here = sub(ctx, where, f"msg-{k}") if nested else where
             if not _is_message(msg) and not _is_v4_text(msg):
                 ctx.reject(here, "not an AI SDK UI message (role and parts)", msg)
@@ -225,18 +214,14 @@ def _file_chunk(mime: str, url: str, name: str) -> str:
     return f"[file {name or ref}]".replace(" ]", "]")
 
 
-def register(registry) -> None:
-    """Register the ``vercel-ai`` format."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=NAME,
-            family="chat",
-            description="Vercel AI SDK UI messages (role, parts: text, reasoning, tool-*, file)",
-            patterns=("*.json", "*.jsonl"),
-            sniff=sniff,
-            read=read,
-            example='[{"id": "m1", "role": "user", "parts": [{"type": "text", "text": "Hi"}]}]',
-        )
-    )
+FORMATS = (
+    Format(
+        name=NAME,
+        family="chat",
+        description="Vercel AI SDK UI messages (role, parts: text, reasoning, tool-*, file)",
+        patterns=("*.json", "*.jsonl"),
+        sniff=sniff,
+        read=read,
+        example='[{"id": "m1", "role": "user", "parts": [{"type": "text", "text": "Hi"}]}]',
+    ),
+)

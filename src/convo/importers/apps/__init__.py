@@ -19,13 +19,18 @@ warning per source. Records are built by ``convo.importers.build.message``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from convo.importers.registry import Registry
+
 # Registration order is detection's tie-break order (and `convo formats`' order).
 MODULES = ("slack", "discord", "telegram", "messenger", "chatgpt", "teams", "mattermost",
            "whatsapp", "zoom",
            "claude_ai", "twitter_dms", "irc", "matrix", "google_chat", "gitter")  # fmt: skip
 
 
-def register(registry) -> None:
+def register(registry: Registry) -> None:
     """Register the chat-app export formats (modules are imported when the registry loads,
     not when convo starts, so `convo --help` stays fast)."""
     from convo.importers.registry import register_modules

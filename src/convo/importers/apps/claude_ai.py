@@ -25,9 +25,8 @@ Decisions:
   ``[attachment NAME]`` chunks (their ``extracted_content`` in ``extra.attachments``),
   files ``[file NAME]`` chunks. Non-text blocks are kept verbatim in ``extra.blocks``.
 - Thinking is private: never in the text by default. Its text (and summaries) go to
-  ``extra.thinking``. ``read_with(source, ctx, include_thinking=True)`` (or an
-  ``include_thinking`` attribute on ``ctx.options``, which ``read`` honours) puts each
-  thinking block in its own ``[thinking] ...`` chunk instead.
+  ``extra.thinking``. ``ImportOptions.include_thinking`` (``--include-thinking``) puts
+  each thinking block in its own ``[thinking] ...`` chunk instead.
 - Messages off the current branch (edits; known from ``current_leaf_message_uuid`` and
   parent links) are kept, marked ``extra.off_branch = true``.
 - Text-block ``citations`` are kept in ``extra.citations``.
@@ -48,17 +47,11 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.blocks import block_chunk
-from convo.importers.apps.common import (
-    EmptyCounter,
-    StreamedDoc,
-    as_dict,
-    as_list,
-    as_str,
-    has_key,
-    json_head,
-)
+from convo.importers.apps.common import EmptyCounter
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head_with
+from convo.importers.registry import Format
 
 NAME = "claude-ai"
 ROLES = {"human": "user", "user": "user", "assistant": "assistant"}
@@ -66,8 +59,8 @@ OTHER = {"user": "assistant", "assistant": "user"}
 
 
 def sniff(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith(("[", "{")) or not has_key(text, "chat_messages"):
+    text = json_head_with(source, key="chat_messages")
+    if not text:
         return 0
     if has_key(text, "mapping"):
         return 0  # a ChatGPT export
@@ -77,15 +70,9 @@ def sniff(source: Source) -> int:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    """Read an export; thinking goes to extra unless ``ctx.options.include_thinking``."""
-    include = ctx.options.include_thinking
-    return read_with(source, ctx, include_thinking=include)
-
-
-def read_with(
-    source: Source, ctx: ImportContext, *, include_thinking: bool = False
-) -> Iterator[ConversationMessage]:
-    """Read an export; ``include_thinking`` puts thinking in ``[thinking]`` chunks."""
+    """Read an export; thinking goes to extra, or to ``[thinking]`` chunks with
+    ``ctx.options.include_thinking``."""
+    include_thinking = ctx.options.include_thinking
     empty = EmptyCounter()
     for c, conv in enumerate(_conversations(source), 1):
         loc = ctx.loc(f"conv-{c}")
@@ -97,7 +84,7 @@ def read_with(
 
 
 def _conversations(source: Source) -> Iterable[Any]:
-    if json_head(source).startswith("{"):
+    if json_head_with(source, opens="{"):
         doc = load_json(source)
         if isinstance(doc, dict) and isinstance(doc.get("conversations"), list):
             return list(doc["conversations"])
@@ -278,19 +265,15 @@ def _labelled(block: dict[str, Any]) -> dict[str, Any]:
     return block
 
 
-def register(registry) -> None:
-    """Register the ``claude-ai`` format."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=NAME,
-            family="chat",
-            description="claude.ai data export conversations.json (chat_messages, content blocks)",
-            patterns=("conversations.json",),
-            sniff=sniff,
-            read=read,
-            example='[{"uuid": "c1", "name": "T", "chat_messages": [{"uuid": "m1", '
-            '"sender": "human", "text": "Hi", "created_at": "2024-05-01T10:00:00Z"}]}]',
-        )
-    )
+FORMATS = (
+    Format(
+        name=NAME,
+        family="chat",
+        description="claude.ai data export conversations.json (chat_messages, content blocks)",
+        patterns=("conversations.json",),
+        sniff=sniff,
+        read=read,
+        example='[{"uuid": "c1", "name": "T", "chat_messages": [{"uuid": "m1", '
+        '"sender": "human", "text": "Hi", "created_at": "2024-05-01T10:00:00Z"}]}]',
+    ),
+)

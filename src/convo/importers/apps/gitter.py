@@ -27,10 +27,11 @@ from typing import Any
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
-from convo.importers.agents.samples import iter_samples, sample_values, sub
-from convo.importers.apps.common import as_dict, as_list, as_str, json_head
+from convo.importers.agents.samples import iter_samples, messages_of, sample_values, sub
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
+from convo.importers.registry import Format
 
 NAME = "gitter"
 
@@ -39,17 +40,11 @@ def _is_message(obj: Any) -> bool:
     return isinstance(obj, dict) and isinstance(obj.get("fromUser"), dict) and "sent" in obj
 
 
-def _items(value: Any) -> list[Any]:
-    if isinstance(value, dict) and isinstance(value.get("messages"), list):
-        return value["messages"]
-    return value if isinstance(value, list) else [value]
-
-
 def sniff(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith(("[", "{")) or '"fromUser"' not in text:
+    text = json_head_with(source, '"fromUser"')
+    if not text:
         return 0
-    items = [x for v in sample_values(text) for x in _items(v)][:40]
+    items = [x for v in sample_values(text) for x in messages_of(v)][:40]
     if items:
         return 90 if sum(map(_is_message, items)) * 2 >= len(items) else 0
     return 80 if '"sent"' in text and '"readBy"' in text else 0
@@ -61,7 +56,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     for sample, loc in iter_samples(source, ctx):
         where = ctx.loc(loc) if loc != "doc" else source.name
         nested = isinstance(sample, list) or (isinstance(sample, dict) and "messages" in sample)
-        for k, item in enumerate(_items(sample), 1):
+        for k, item in enumerate(messages_of(sample), 1):
             here = sub(ctx, where, f"msg-{k}") if nested else where
             if not _is_message(item):
                 ctx.reject(here, "not a Gitter message (no fromUser)", item)
@@ -102,20 +97,16 @@ def _message(
     )
 
 
-def register(registry) -> None:
-    """Register the ``gitter`` format."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=NAME,
-            family="chat",
-            description="Gitter room messages (REST API chatMessages JSON)",
-            patterns=("*.json", "*.jsonl"),
-            sniff=sniff,
-            read=read,
-            example='[{"id": "5a1", "text": "hi @bob", "sent": "2020-01-01T10:00:00.000Z", '
-            '"fromUser": {"id": "u1", "username": "alice", "displayName": "Alice"}, '
-            '"mentions": [{"screenName": "bob", "userId": "u2"}]}]',
-        )
-    )
+FORMATS = (
+    Format(
+        name=NAME,
+        family="chat",
+        description="Gitter room messages (REST API chatMessages JSON)",
+        patterns=("*.json", "*.jsonl"),
+        sniff=sniff,
+        read=read,
+        example='[{"id": "5a1", "text": "hi @bob", "sent": "2020-01-01T10:00:00.000Z", '
+        '"fromUser": {"id": "u1", "username": "alice", "displayName": "Alice"}, '
+        '"mentions": [{"screenName": "bob", "userId": "u2"}]}]',
+    ),
+)

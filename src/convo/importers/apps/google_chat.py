@@ -32,25 +32,19 @@ from convo.core.errors import InputError
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
-from convo.importers.apps.common import (
-    EmptyCounter,
-    StreamedDoc,
-    as_dict,
-    as_list,
-    as_str,
-    has_key,
-    json_head,
-)
+from convo.importers.apps.common import EmptyCounter
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head_with
+from convo.importers.registry import Format
 
 NAME = "google-chat"
 _AT = re.compile(r"(\d{4}) at ")
 
 
 def sniff(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith("{") or not has_key(text, "messages"):
+    text = json_head_with(source, key="messages", opens="{")
+    if not text:
         return 0
     if has_key(text, "creator") and (has_key(text, "topic_id") or has_key(text, "created_date")):
         return 90
@@ -138,19 +132,15 @@ def _message(
     )
 
 
-def register(registry) -> None:
-    """Register the ``google-chat`` format."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=NAME,
-            family="chat",
-            description="Google Chat in Google Takeout (Groups/*/messages.json, group_info.json)",
-            patterns=("messages.json",),
-            sniff=sniff,
-            read=read,
-            example='{"messages": [{"creator": {"name": "Alice", "email": "a@x.com", "user_type": "Human"}, '
-            '"created_date": "Tuesday, March 1, 2022 at 10:00:00 AM UTC", "text": "hi", "topic_id": "t1"}]}',
-        )
-    )
+FORMATS = (
+    Format(
+        name=NAME,
+        family="chat",
+        description="Google Chat in Google Takeout (Groups/*/messages.json, group_info.json)",
+        patterns=("messages.json",),
+        sniff=sniff,
+        read=read,
+        example='{"messages": [{"creator": {"name": "Alice", "email": "a@x.com", "user_type": "Human"}, '
+        '"created_date": "Tuesday, March 1, 2022 at 10:00:00 AM UTC", "text": "hi", "topic_id": "t1"}]}',
+    ),
+)

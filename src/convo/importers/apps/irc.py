@@ -45,6 +45,7 @@ from convo.core.timestamps import iso_ts
 from convo.importers.apps.common import SYSTEM_TAG
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.registry import Format
 
 NAME = "irc"
 MONTHS = {
@@ -276,18 +277,14 @@ def _record(
     )
 
 
-def register(registry) -> None:
-    """Register the ``irc`` format."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=NAME,
-            family="chat",
-            description="IRC logs: irssi, WeeChat, ZNC, Limnoria, HexChat/XChat line formats",
-            patterns=("*.log", "*.txt", "*.weechatlog"),
-            sniff=sniff,
-            read=read,
-            example="10:00 <@alice> hello bob",
-        )
-    )
+FORMATS = (
+    Format(
+        name=NAME,
+        family="chat",
+        description="IRC logs: irssi, WeeChat, ZNC, Limnoria, HexChat/XChat line formats",
+        patterns=("*.log", "*.txt", "*.weechatlog"),
+        sniff=sniff,
+        read=read,
+        example="10:00 <@alice> hello bob",
+    ),
+)

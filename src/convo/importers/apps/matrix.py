@@ -36,17 +36,11 @@ from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
-from convo.importers.apps.common import (
-    SYSTEM_TAG,
-    StreamedDoc,
-    as_dict,
-    as_list,
-    as_str,
-    has_key,
-    json_head,
-)
+from convo.importers.apps.common import SYSTEM_TAG
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head_with
+from convo.importers.registry import Format
 
 NAME = "matrix"
 MEDIA = {"m.image": "image", "m.file": "file", "m.video": "video", "m.audio": "audio"}
@@ -54,8 +48,8 @@ _FALLBACK = re.compile(r"\A(?:> .*\n?)+\n?")
 
 
 def sniff(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith("{") or not has_key(text, "messages"):
+    text = json_head_with(source, key="messages", opens="{")
+    if not text:
         return 0
     if re.search(r'"origin_server_ts"\s*:', text) and re.search(r'"event_id"\s*:\s*"\$', text):
         return 92 if has_key(text, "room_name") or '"m.room.' in text else 80
@@ -176,19 +170,15 @@ def _content(
     return chunks, tags, extra
 
 
-def register(registry) -> None:
-    """Register the ``matrix`` format."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=NAME,
-            family="chat",
-            description="Matrix room exported by Element as JSON (room_name, messages: events)",
-            patterns=("*.json",),
-            sniff=sniff,
-            read=read,
-            example='{"room_name": "Tea", "messages": [{"type": "m.room.message", "sender": "@alice:x.org", '
-            '"content": {"msgtype": "m.text", "body": "hi"}, "origin_server_ts": 1646128800000, "event_id": "$a"}]}',
-        )
-    )
+FORMATS = (
+    Format(
+        name=NAME,
+        family="chat",
+        description="Matrix room exported by Element as JSON (room_name, messages: events)",
+        patterns=("*.json",),
+        sniff=sniff,
+        read=read,
+        example='{"room_name": "Tea", "messages": [{"type": "m.room.message", "sender": "@alice:x.org", '
+        '"content": {"msgtype": "m.text", "body": "hi"}, "origin_server_ts": 1646128800000, "event_id": "$a"}]}',
+    ),
+)

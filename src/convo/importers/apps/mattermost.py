@@ -25,9 +25,9 @@ from convo.core.io import Source, strip_bom
 from convo.core.jsonl import iter_lines, parse_line
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
-from convo.importers.apps.common import as_dict, as_list, as_str
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import as_dict, as_list, as_str
 from convo.importers.registry import Format
 
 _FIRST = re.compile(

@@ -17,17 +17,10 @@ from convo.core.io import Source, parse_json
 from convo.core.jsonstream import JsonArray
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
-from convo.importers.apps.common import (
-    EmptyCounter,
-    as_dict,
-    as_list,
-    as_str,
-    fix_latin1_mojibake,
-    has_key,
-    json_head,
-)
+from convo.importers.apps.common import EmptyCounter, fix_latin1_mojibake
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import as_dict, as_list, as_str, has_key, json_head
 from convo.importers.registry import Format
 
 

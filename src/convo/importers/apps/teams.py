@@ -19,24 +19,16 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
 from convo.core.timestamps import iso_ts
-from convo.importers.apps.common import (
-    SYSTEM_TAG,
-    EmptyCounter,
-    StreamedDoc,
-    as_dict,
-    as_list,
-    as_str,
-    has_key,
-    json_head,
-)
+from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head_with
 from convo.importers.registry import Format
 
 
 def sniff_teams(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith(("[", "{")):
+    text = json_head_with(source)
+    if not text:
         return 0
     if (
         has_key(text, "CreatedDateTime")
@@ -49,7 +41,7 @@ def sniff_teams(source: Source) -> int:
 
 def read_teams(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     data: Any
-    if json_head(source).startswith("["):  # a list of messages: streamed, in two passes
+    if json_head_with(source, opens="["):  # a list of messages: streamed, in two passes
         doc = StreamedDoc(source, ())
         doc.head()
         data = None

@@ -34,9 +34,11 @@ from convo.core.errors import InputError
 from convo.core.io import MAX_DOCUMENT_BYTES, Source, parse_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
-from convo.importers.apps.common import SYSTEM_TAG, as_dict, as_list, as_str, json_head
+from convo.importers.apps.common import SYSTEM_TAG
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import as_dict, as_list, as_str, json_head
+from convo.importers.registry import Format
 
 NAME = "twitter-dm"
 _ASSIGN = re.compile(rb"^\s*window\.YTD\.([A-Za-z0-9_]+)\.part\d+\s*=\s*")
@@ -171,20 +173,16 @@ def _event_text(kind: str, body: dict[str, Any]) -> str:
     return f"[{kind}] {', '.join(as_str(i) for i in ids)}".rstrip()
 
 
-def register(registry) -> None:
-    """Register the ``twitter-dm`` format."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=NAME,
-            family="chat",
-            description="X/Twitter archive direct messages (direct-messages.js, direct-messages-group.js)",
-            patterns=("direct-messages*.js",),
-            sniff=sniff,
-            read=read,
-            example='window.YTD.direct_messages.part0 = [{"dmConversation": {"conversationId": "1-2", '
-            '"messages": [{"messageCreate": {"id": "9", "senderId": "1", "recipientId": "2", '
-            '"text": "hi", "createdAt": "2022-03-01T10:00:00.000Z"}}]}}]',
-        )
-    )
+FORMATS = (
+    Format(
+        name=NAME,
+        family="chat",
+        description="X/Twitter archive direct messages (direct-messages.js, direct-messages-group.js)",
+        patterns=("direct-messages*.js",),
+        sniff=sniff,
+        read=read,
+        example='window.YTD.direct_messages.part0 = [{"dmConversation": {"conversationId": "1-2", '
+        '"messages": [{"messageCreate": {"id": "9", "senderId": "1", "recipientId": "2", '
+        '"text": "hi", "createdAt": "2022-03-01T10:00:00.000Z"}}]}}]',
+    ),
+)

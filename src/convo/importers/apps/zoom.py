@@ -15,13 +15,10 @@ from typing import Any
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_plus, format_timestamp_utc
-from convo.importers.apps.common import (
-    head_lines,
-    numbered_lines,
-)
+from convo.importers.apps.common import numbered_lines
 from convo.importers.build import message
 from convo.importers.context import ImportContext
-from convo.importers.registry import Format
+from convo.importers.registry import Format, head_lines
 
 _ZOOM = re.compile(r"^(\d{1,2}):(\d{2}):(\d{2})\t(?:From\s+(.+?)\s+to\s+(.+?)|(.+?))\s?:\t?(.*)$")
 

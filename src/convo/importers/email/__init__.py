@@ -71,16 +71,19 @@ Decisions where the spec is silent:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from convo.importers.registry import Registry
+
+MODULES = ("mbox", "eml", "maildir")
 
 
-def register(registry: Any) -> None:
+def register(registry: Registry) -> None:
     """Register mbox, eml and maildir (their modules load only when a registry does)."""
-    from convo.importers.email import eml, maildir, mbox
+    from convo.importers.registry import register_modules
 
-    registry.register(mbox.FORMAT)
-    registry.register(eml.FORMAT)
-    registry.register(maildir.FORMAT)
+    register_modules(__package__, MODULES, registry)
 
 
 __all__ = ["register"]

@@ -43,13 +43,15 @@ def read_eml(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage
         yield rec
 
 
-FORMAT = Format(
-    name="eml",
-    family="email",
-    description="One RFC 5322 e-mail message a file (.eml); a folder of them works too",
-    patterns=("*.eml", "*.msg.txt"),
-    sniff=sniff_eml,
-    read=read_eml,
-    example="From: Alice Smith <alice@example.org>\nTo: bob@example.org\n"
-    "Subject: Auth refactor\nDate: Wed, 6 Mar 2024 10:00:00 +0000\n\nHi Bob",
+FORMATS = (
+    Format(
+        name="eml",
+        family="email",
+        description="One RFC 5322 e-mail message a file (.eml); a folder of them works too",
+        patterns=("*.eml", "*.msg.txt"),
+        sniff=sniff_eml,
+        read=read_eml,
+        example="From: Alice Smith <alice@example.org>\nTo: bob@example.org\n"
+        "Subject: Auth refactor\nDate: Wed, 6 Mar 2024 10:00:00 +0000\n\nHi Bob",
+    ),
 )

@@ -68,13 +68,15 @@ class _ChildContext(ImportContext):
         self._parent.warn(where, message)
 
 
-FORMAT = Format(
-    name="maildir",
-    directory=True,
-    family="email",
-    description="A Maildir directory (cur/, new/, tmp/), one message a file",
-    patterns=("Maildir", "*.maildir"),
-    sniff=sniff_maildir,
-    read=read_maildir,
-    example="Maildir/{cur,new,tmp}/1709719200.M1P2.host:2,S",
+FORMATS = (
+    Format(
+        name="maildir",
+        directory=True,
+        family="email",
+        description="A Maildir directory (cur/, new/, tmp/), one message a file",
+        patterns=("Maildir", "*.maildir"),
+        sniff=sniff_maildir,
+        read=read_maildir,
+        example="Maildir/{cur,new,tmp}/1709719200.M1P2.host:2,S",
+    ),
 )

@@ -146,13 +146,15 @@ def read_mbox(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
         ctx.warn(source.name, f"{info.preamble} bytes before the first 'From ' line ignored")
 
 
-FORMAT = Format(
-    name="mbox",
-    family="email",
-    description="Unix mailbox (mboxo/mboxrd, Thunderbird, Gmail Takeout; .mbox.gz too)",
-    patterns=("*.mbox", "*.mbx", "*.mbox.gz", "mbox", "Inbox", "*.mboxrd"),
-    sniff=sniff_mbox,
-    read=read_mbox,
-    example="From alice@example.org Wed Mar  6 10:00:00 2024\n"
-    "From: Alice Smith <alice@example.org>\nSubject: Auth refactor\n\nHi Bob",
+FORMATS = (
+    Format(
+        name="mbox",
+        family="email",
+        description="Unix mailbox (mboxo/mboxrd, Thunderbird, Gmail Takeout; .mbox.gz too)",
+        patterns=("*.mbox", "*.mbx", "*.mbox.gz", "mbox", "Inbox", "*.mboxrd"),
+        sniff=sniff_mbox,
+        read=read_mbox,
+        example="From alice@example.org Wed Mar  6 10:00:00 2024\n"
+        "From: Alice Smith <alice@example.org>\nSubject: Auth refactor\n\nHi Bob",
+    ),
 )

@@ -33,12 +33,17 @@ source writes) beside its reader, and its ``FORMATS``; this package registers th
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from convo.importers.registry import Registry
+
 # Registration order is detection's tie-break order (and `convo formats`' order).
 MODULES = ("reddit", "discourse", "hackernews", "stackexchange", "github", "phpbb",
            "mastodon", "gitlab")  # fmt: skip
 
 
-def register(registry) -> None:
+def register(registry: Registry) -> None:
     """Register the forum formats (imported when the registry loads, not at start-up)."""
     from convo.importers.registry import register_modules
 

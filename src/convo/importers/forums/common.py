@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import orjson
 
@@ -16,6 +16,21 @@ from convo.core.record import ConversationMessage, content_id
 from convo.core.timestamps import epoch_ts, iso_ts
 from convo.importers import build
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import sniff_json
+
+__all__ = [  # sniff_json lives in convo.importers.jsoninput; discourse imports it from here
+    "DELETED_AUTHORS",
+    "Tally",
+    "as_int",
+    "as_str",
+    "items",
+    "json_values",
+    "mentions",
+    "message",
+    "record_error",
+    "sniff_json",
+    "unescape",
+]
 
 DELETED_AUTHORS = {"[deleted]", "[removed]", "ghost", ""}
 
@@ -114,6 +129,17 @@ class Tally:
             )
 
 
+class MessageFields(TypedDict, total=False):
+    """What a forum reader passes on to ``convo.importers.build.message`` unchanged."""
+
+    id: str | None
+    thread: str | None
+    reply_to: str | None
+    subject: str | None
+    tags: list[str] | None
+    extra: dict[str, Any] | None
+
+
 def message(
     fmt: str,
     text: str,
@@ -121,50 +147,16 @@ def message(
     *,
     timestamp: str | None,
     source_id: str,
-    id: str | None = None,
-    thread: str | None = None,
-    reply_to: str | None = None,
-    subject: str | None = None,
-    tags: list[str] | None = None,
-    extra: dict[str, Any] | None = None,
     reddit: bool = False,
+    **fields: Unpack[MessageFields],
 ) -> ConversationMessage:
     """One forum message (``convo.importers.build.message``) whose listeners are the
     @-mentions in its text."""
+    listeners = mentions(text, speaker, reddit=reddit)
     return build.message(
-        text,
-        speaker=speaker,
-        listeners=mentions(text, speaker, reddit=reddit),
-        timestamp=timestamp,
-        id=id,
-        source_id=source_id,
-        format=fmt,
-        thread=thread,
-        reply_to=reply_to,
-        subject=subject,
-        tags=tags,
-        extra=extra,
-    )
-
-
-def json_start(text: str) -> bool:
-    """The decoded head (``Source.head_text``, BOM removed) opens a JSON object or array."""
-    return text.lstrip()[:1] in ("{", "[")
-
-
-# A sniff rule: the score given when every pattern is found in the head.
-SniffRule = tuple[int, tuple[re.Pattern[str], ...]]
-
-
-def sniff_json(source: Source, rules: tuple[SniffRule, ...]) -> int:
-    """The score of the first rule whose patterns all match a JSON head, else 0."""
-    text = source.head_text()
-    if not json_start(text):
-        return 0
-    for score, patterns in rules:
-        if all(p.search(text) for p in patterns):
-            return score
-    return 0
+        text, speaker=speaker, listeners=listeners, timestamp=timestamp, source_id=source_id,
+        format=fmt, **fields,
+    )  # fmt: skip
 
 
 def _is_json_lines(head: bytes) -> bool:

@@ -25,8 +25,9 @@ from convo.importers.forums.common import (
     items,
     json_values,
     message,
-    sniff_json,
+    record_error,
 )
+from convo.importers.jsoninput import sniff_json
 from convo.importers.registry import Format
 
 FMT = "github"
@@ -73,10 +74,10 @@ def _issue(issue: dict, where: str, tally: Tally, ctx: ImportContext) -> Convers
     number = as_int(issue.get("number"))
     repo = _repo(issue)
     if number is None or repo is None:
-        raise RecordError(
+        raise record_error(
+            where,
             "GitHub issue without a number or repository URL",
-            where=where,
-            hint="use the REST API's issue JSON",
+            "use the REST API's issue JSON",
         )
     ident = f"github:{repo}#{number}"
     title = as_str(issue.get("title")) or ""
@@ -118,10 +119,10 @@ def _comment(comment: dict, where: str, tally: Tally, ctx: ImportContext) -> Con
     link = as_str(comment.get("issue_url")) or as_str(comment.get("pull_request_url")) or ""
     m = _API.match(link) or _HTML.match(as_str(comment.get("html_url")) or "")
     if cid is None or m is None:
-        raise RecordError(
+        raise record_error(
+            where,
             "GitHub comment without an id or issue_url",
-            where=where,
-            hint="use the REST API's issue-comments JSON",
+            "use the REST API's issue-comments JSON",
         )
     issue = f"github:{m.group(1)}#{m.group(2)}"
     return message(

@@ -33,9 +33,11 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.samples import iter_samples, sample_values, sub
-from convo.importers.apps.common import SYSTEM_TAG, as_dict, as_list, as_str, json_head
+from convo.importers.apps.common import SYSTEM_TAG
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
+from convo.importers.registry import Format
 
 NAME = "gitlab"
 KINDS = {
@@ -61,8 +63,8 @@ def _is_discussion(obj: Any) -> bool:
 
 
 def sniff(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith(("[", "{")) or '"noteable_' not in text:
+    text = json_head_with(source, '"noteable_')
+    if not text:
         return 0
     items = [x for v in sample_values(text) for x in (v if isinstance(v, list) else [v])][:40]
     if items:
@@ -145,19 +147,15 @@ def _note(
     )
 
 
-def register(registry) -> None:
-    """Register the ``gitlab`` format."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=NAME,
-            family="forum",
-            description="GitLab issue/merge request notes and discussions (REST API JSON)",
-            patterns=("*.json", "*.jsonl"),
-            sniff=sniff,
-            read=read,
-            example='[{"id": 302, "body": "LGTM @bob", "author": {"username": "alice"}, '
-            '"created_at": "2024-01-02T10:00:00Z", "noteable_type": "Issue", "noteable_iid": 7, "project_id": 5}]',
-        )
-    )
+FORMATS = (
+    Format(
+        name=NAME,
+        family="forum",
+        description="GitLab issue/merge request notes and discussions (REST API JSON)",
+        patterns=("*.json", "*.jsonl"),
+        sniff=sniff,
+        read=read,
+        example='[{"id": 302, "body": "LGTM @bob", "author": {"username": "alice"}, '
+        '"created_at": "2024-01-02T10:00:00Z", "noteable_type": "Issue", "noteable_iid": 7, "project_id": 5}]',
+    ),
+)

@@ -38,9 +38,10 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
 from convo.core.timestamps import iso_ts
-from convo.importers.apps.common import StreamedDoc, as_dict, as_list, as_str, has_key, json_head
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, json_head_with
+from convo.importers.registry import Format
 
 NAME = "mastodon"
 # Mention and hashtag links read as their text (``@bob``, ``#garden``), not "text (URL)".
@@ -51,8 +52,8 @@ PUBLIC = "https://www.w3.org/ns/activitystreams#Public"
 
 
 def sniff(source: Source) -> int:
-    text = json_head(source)
-    if not text.startswith("{") or not has_key(text, "orderedItems"):
+    text = json_head_with(source, key="orderedItems", opens="{")
+    if not text:
         return 0
     if "activitystreams" in text and ('"Create"' in text or '"Announce"' in text):
         return 90
@@ -176,19 +177,15 @@ def _boost(act: dict[str, Any], where: str, owner: str | None) -> ConversationMe
     )
 
 
-def register(registry) -> None:
-    """Register the ``mastodon`` format."""
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name=NAME,
-            family="forum",
-            description="Mastodon archive outbox.json (ActivityPub Create/Announce activities)",
-            patterns=("outbox.json",),
-            sniff=sniff,
-            read=read,
-            example='{"@context": "https://www.w3.org/ns/activitystreams", "type": "OrderedCollection", '
-            '"orderedItems": [{"type": "Create", "object": {"type": "Note", "content": "<p>Hi</p>"}}]}',
-        )
-    )
+FORMATS = (
+    Format(
+        name=NAME,
+        family="forum",
+        description="Mastodon archive outbox.json (ActivityPub Create/Announce activities)",
+        patterns=("outbox.json",),
+        sniff=sniff,
+        read=read,
+        example='{"@context": "https://www.w3.org/ns/activitystreams", "type": "OrderedCollection", '
+        '"orderedItems": [{"type": "Create", "object": {"type": "Note", "content": "<p>Hi</p>"}}]}',
+    ),
+)

@@ -18,15 +18,8 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
 from convo.importers.context import ImportContext
-from convo.importers.forums.common import (
-    Tally,
-    as_int,
-    as_str,
-    json_values,
-    message,
-    sniff_json,
-    unescape,
-)
+from convo.importers.forums.common import Tally, as_int, as_str, json_values, message, unescape
+from convo.importers.jsoninput import sniff_json
 from convo.importers.registry import Format
 
 FMT = "reddit"

@@ -1,10 +1,17 @@
 """convo's own JSONL records and TypeAgent's serialised messages."""
 
-from typing import Any
+from __future__ import annotations
 
-from convo.importers.records import jsonl, parquet
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from convo.importers.registry import Registry
+
+MODULES = ("jsonl", "parquet")
 
 
-def register(registry: Any) -> None:
-    jsonl.register(registry)
-    parquet.register(registry)
+def register(registry: Registry) -> None:
+    """Register jsonl, parquet and parquet-dataset (imported when the registry loads)."""
+    from convo.importers.registry import register_modules
+
+    register_modules(__package__, MODULES, registry)

@@ -10,6 +10,7 @@ from convo.core.io import Source, strip_bom
 from convo.core.jsonl import iter_lines, parse_line
 from convo.core.record import ConversationMessage, parse_record
 from convo.importers.context import ImportContext
+from convo.importers.registry import Format
 
 _RECORD_KEY = re.compile(rb'^\s*\{.*"(textChunks|text_chunks)"\s*:', re.S)
 
@@ -35,18 +36,15 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             yield msg
 
 
-def register(registry) -> None:
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name="jsonl",
-            family="records",
-            description="convo / TypeAgent ConversationMessage records, one JSON object a line",
-            patterns=("*.jsonl", "*.ndjson"),
-            sniff=sniff,
-            read=read,
-            example='{"textChunks": ["Hi"], "metadata": {"speaker": "Alice", "listeners": []}, '
-            '"tags": [], "timestamp": "2024-03-06T10:00:00Z"}',
-        )
-    )
+FORMATS = (
+    Format(
+        name="jsonl",
+        family="records",
+        description="convo / TypeAgent ConversationMessage records, one JSON object a line",
+        patterns=("*.jsonl", "*.ndjson"),
+        sniff=sniff,
+        read=read,
+        example='{"textChunks": ["Hi"], "metadata": {"speaker": "Alice", "listeners": []}, '
+        '"tags": [], "timestamp": "2024-03-06T10:00:00Z"}',
+    ),
+)

@@ -19,6 +19,7 @@ from convo.core.errors import InputError, RecordError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage, parse_record
 from convo.importers.context import ImportContext
+from convo.importers.registry import Format
 
 MAGIC = b"PAR1"
 BATCH_ROWS = 10_000
@@ -92,29 +93,24 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         raise InputError(f"unreadable Parquet ({e})", where=source.name) from None
 
 
-def register(registry: Any) -> None:
-    from convo.importers.registry import Format
-
-    registry.register(
-        Format(
-            name="parquet",
-            family="records",
-            description="convo records as Parquet (convo export --to parquet): a file or a dataset folder",
-            patterns=("*.parquet",),
-            sniff=sniff,
-            read=read,
-            example="messages/format=slack/month=2024-03/part-0.parquet",
-        )
-    )
-    registry.register(
-        Format(
-            name="parquet-dataset",
-            family="records",
-            description="a folder of convo Parquet files (hive partitions format=/month=)",
-            patterns=(),
-            sniff=sniff_dir,
-            read=read,
-            example="messages/",
-            directory=True,
-        )
-    )
+FORMATS = (
+    Format(
+        name="parquet",
+        family="records",
+        description="convo records as Parquet (convo export --to parquet): a file or a dataset folder",
+        patterns=("*.parquet",),
+        sniff=sniff,
+        read=read,
+        example="messages/format=slack/month=2024-03/part-0.parquet",
+    ),
+    Format(
+        name="parquet-dataset",
+        family="records",
+        description="a folder of convo Parquet files (hive partitions format=/month=)",
+        patterns=(),
+        sniff=sniff_dir,
+        read=read,
+        example="messages/",
+        directory=True,
+    ),
+)

@@ -55,13 +55,16 @@ Decisions, where the formats and the brief are silent:
 
 from __future__ import annotations
 
-import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from convo.importers.registry import Registry
 
 MODULES = ("vtt", "srt", "sbv")
 
 
-def register(registry) -> None:
+def register(registry: Registry) -> None:
     """Register the transcript formats (imported when the registry loads)."""
-    for name in MODULES:
-        for fmt in importlib.import_module(f"{__package__}.{name}").FORMATS:
-            registry.register(fmt)
+    from convo.importers.registry import register_modules
+
+    register_modules(__package__, MODULES, registry)

@@ -146,31 +146,49 @@ def _decode_lines(chunk: bytes) -> list[str]:
     return lines
 
 
+class _Pending:
+    """The block being collected: at most ``MAX_BLOCK_LINES`` lines, ``overflow`` past that."""
+
+    __slots__ = ("lines", "overflow", "start")
+
+    def __init__(self, start: int = 0, lines: list[str] | None = None):
+        self.start = start
+        self.lines = lines if lines is not None else []
+        self.overflow = False
+
+    def add(self, line: str) -> None:
+        if len(self.lines) >= MAX_BLOCK_LINES:
+            self.overflow = True
+        else:
+            self.lines.append(line)
+
+    def __bool__(self) -> bool:
+        return bool(self.lines) or self.overflow
+
+    def block(self) -> Block:
+        return Block(self.start, self.lines, self.overflow)
+
+
 def vtt_blocks(lines: Iterator[tuple[int, str]]) -> Iterator[Block]:
     """WebVTT blocks: an empty line ends one; whitespace-only lines belong to it."""
-    block: list[str] = []
-    start = 0
+    cur = _Pending()
     first = True
-    overflow = False
     for n, line in lines:
         if not line:
-            if block or overflow:
-                yield Block(start, block, overflow)
-                block, overflow, first = [], False, False
+            if cur:
+                yield cur.block()
+                cur, first = _Pending(), False
             continue
-        if block and "-->" in line and _timing_starts_block(block, first):
-            yield Block(start, block, overflow)
-            block, overflow, first = [], False, False
-        if not block:
+        if cur.lines and "-->" in line and _timing_starts_block(cur.lines, first):
+            yield cur.block()
+            cur, first = _Pending(), False
+        if not cur.lines:
             if not line.strip():
                 continue  # whitespace-only lines between blocks (Netflix) separate too
-            start = n
-        if len(block) >= MAX_BLOCK_LINES:
-            overflow = True
-            continue
-        block.append(line)
-    if block or overflow:
-        yield Block(start, block, overflow)
+            cur.start = n
+        cur.add(line)
+    if cur:
+        yield cur.block()
 
 
 def _timing_starts_block(block: list[str], first: bool) -> bool:
@@ -186,31 +204,25 @@ def plain_blocks(lines: Iterator[tuple[int, str]], sbv: bool = False) -> Iterato
     """SRT/SBV blocks: a blank (or whitespace-only) line ends one, and so does a second
     timing line in the same block (a missing blank line); for SRT an index number just
     before that timing line goes with it."""
-    block: list[str] = []
-    start = 0
+    cur = _Pending()
     timed = False
-    overflow = False
     for n, line in lines:
         if not line.strip():
-            if block or overflow:
-                yield Block(start, block, overflow)
-                block, timed, overflow = [], False, False
+            if cur:
+                yield cur.block()
+                cur, timed = _Pending(), False
             continue
         is_timing = bool(SBV_TIMING.match(line)) if sbv else "-->" in line
         if is_timing and timed:
-            carry = _next_cue_index(block, sbv)
-            yield Block(start, block, overflow)
-            block, timed, overflow = carry, False, False
-            start = n - len(carry)
-        if not block:
-            start = n
+            carry = _next_cue_index(cur.lines, sbv)
+            yield cur.block()
+            cur, timed = _Pending(n - len(carry), carry), False
+        if not cur.lines:
+            cur.start = n
         timed = timed or is_timing
-        if len(block) >= MAX_BLOCK_LINES:
-            overflow = True
-            continue
-        block.append(line)
-    if block or overflow:
-        yield Block(start, block, overflow)
+        cur.add(line)
+    if cur:
+        yield cur.block()
 
 
 def _next_cue_index(block: list[str], sbv: bool) -> list[str]:

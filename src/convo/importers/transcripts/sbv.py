@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from functools import partial
 
 from convo.core.io import Source
-from convo.core.record import ConversationMessage
-from convo.importers.context import ImportContext
-from convo.importers.registry import Format
+from convo.importers.registry import Format, head_lines
 from convo.importers.transcripts.cues import SBV_TIMING
-from convo.importers.transcripts.sniffing import empty_named, head_lines
+from convo.importers.transcripts.sniffing import empty_named
 from convo.importers.transcripts.turns import read_cues
 
 PATTERNS = ("*.sbv",)
@@ -22,10 +20,6 @@ def sniff_sbv(source: Source) -> int:
     return empty_named(source, PATTERNS)
 
 
-def read_sbv(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    return read_cues(source, ctx, "sbv")
-
-
 FORMATS = (
     Format(
         name="sbv",
@@ -33,7 +27,7 @@ FORMATS = (
         description="YouTube SubViewer captions (.sbv)",
         patterns=PATTERNS,
         sniff=sniff_sbv,
-        read=read_sbv,
+        read=partial(read_cues, kind="sbv"),
         example="0:00:01.000,0:00:04.000\nAlice: Hello, Bob.",
     ),
 )

@@ -7,17 +7,6 @@ from convo.importers.registry import matches_pattern
 from convo.importers.transcripts.cues import TIMING
 
 
-def head_lines(source: Source, limit: int = 8) -> list[str]:
-    text = source.head_text()
-    out = []
-    for line in text.splitlines():
-        if line.strip():
-            out.append(line)
-            if len(out) >= limit:
-                break
-    return out
-
-
 def is_webvtt(source: Source) -> bool:
     text = source.head_text()
     return text.startswith("WEBVTT") and (len(text) == 6 or text[6] in " \t\r\n")

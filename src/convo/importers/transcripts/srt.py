@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from functools import partial
 
 from convo.core.io import Source
-from convo.core.record import ConversationMessage
-from convo.importers.context import ImportContext
-from convo.importers.registry import Format
-from convo.importers.transcripts.sniffing import empty_named, first_timing, head_lines, is_webvtt
+from convo.importers.registry import Format, head_lines
+from convo.importers.transcripts.sniffing import empty_named, first_timing, is_webvtt
 from convo.importers.transcripts.turns import read_cues
 
 PATTERNS = ("*.srt",)
@@ -28,10 +26,6 @@ def sniff_srt(source: Source) -> int:
     return 45 if i == 1 and lines[0].strip().isdigit() else 30
 
 
-def read_srt(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    return read_cues(source, ctx, "srt")
-
-
 FORMATS = (
     Format(
         name="srt",
@@ -39,7 +33,7 @@ FORMATS = (
         description="SubRip subtitles (.srt)",
         patterns=PATTERNS,
         sniff=sniff_srt,
-        read=read_srt,
+        read=partial(read_cues, kind="srt"),
         example="1\n00:00:01,000 --> 00:00:04,000\nAlice: Hello, Bob.",
     ),
 )

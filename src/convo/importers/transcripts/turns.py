@@ -19,12 +19,7 @@ from convo.importers.transcripts.cues import (
     text_lines,
     vtt_blocks,
 )
-from convo.importers.transcripts.cuetext import (
-    Segment,
-    choose_style,
-    prefix_matcher,
-    segments,
-)
+from convo.importers.transcripts.cuetext import Segment, choose_style, prefix_matcher, segments
 
 SAMPLE_CUES = 200
 MAX_MERGED_CHARS = 64 * 1024

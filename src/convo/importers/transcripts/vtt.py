@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from functools import partial
 
 from convo.core.io import Source
-from convo.core.record import ConversationMessage
-from convo.importers.context import ImportContext
-from convo.importers.registry import Format
-from convo.importers.transcripts.sniffing import empty_named, first_timing, head_lines, is_webvtt
+from convo.importers.registry import Format, head_lines
+from convo.importers.transcripts.sniffing import empty_named, first_timing, is_webvtt
 from convo.importers.transcripts.turns import read_cues
 
 PATTERNS = ("*.vtt", "*.webvtt")
@@ -24,10 +22,6 @@ def sniff_vtt(source: Source) -> int:
     return empty_named(source, PATTERNS)
 
 
-def read_vtt(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    return read_cues(source, ctx, "vtt")
-
-
 FORMATS = (
     Format(
         name="vtt",
@@ -35,7 +29,7 @@ FORMATS = (
         description="WebVTT captions/transcripts (Teams, Zoom, YouTube); <v> voices",
         patterns=PATTERNS,
         sniff=sniff_vtt,
-        read=read_vtt,
+        read=partial(read_cues, kind="vtt"),
         example="WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n<v Alice>Hello, Bob.</v>",
     ),
 )

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from convo.core.errors import UsageError
-from convo.core.plugins import load_plugins
+from convo.core.plugins import PluginRegistry
 
 __all__ = ["ENTRY_POINT_GROUP", "Exporter", "Registry", "registry"]
 
@@ -38,10 +38,9 @@ class Exporter:
     write_dir: Callable[..., int] | None = None
 
 
-class Registry:
-    def __init__(self) -> None:
-        self._exporters: dict[str, Exporter] = {}
-        self._loaded = False
+class Registry(PluginRegistry[Exporter]):
+    group = ENTRY_POINT_GROUP
+    builtins = (BUILTIN_HOOK,)
 
     def register(self, exporter: Exporter) -> None:
         if exporter.kind not in ("agent", "document", "dataset"):
@@ -50,29 +49,15 @@ class Registry:
             )
         if (exporter.kind == "dataset") != (exporter.write_dir is not None):
             raise ValueError(f"exporter {exporter.name!r}: write_dir is what a dataset has")
-        self._exporters[exporter.name] = exporter
-
-    def _load(self) -> None:
-        if self._loaded:
-            return
-        self._loaded = True
-        load_plugins(self, ENTRY_POINT_GROUP, (BUILTIN_HOOK,))
+        super().register(exporter)
 
     def exporters(self) -> list[Exporter]:
-        self._load()
-        return list(self._exporters.values())
+        return self.items()
 
-    def names(self) -> list[str]:
-        return [e.name for e in self.exporters()]
-
-    def get(self, name: str) -> Exporter:
-        self._load()
-        try:
-            return self._exporters[name]
-        except KeyError:
-            raise UsageError(
-                f"unknown export format {name!r}", hint="choose " + "|".join(self._exporters)
-            ) from None
+    def unknown(self, name: str) -> Exception:
+        return UsageError(
+            f"unknown export format {name!r}", hint="choose " + "|".join(self.names())
+        )
 
 
 registry = Registry()

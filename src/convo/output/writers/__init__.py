@@ -8,12 +8,12 @@ entry-point group, so ``--format``'s choices are whatever is registered.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import tzinfo
 from typing import TYPE_CHECKING
 
 from convo.core.errors import UsageError
-from convo.core.plugins import load_plugins
+from convo.core.plugins import PluginRegistry
 
 if TYPE_CHECKING:
     from convo.output.env import Environment
@@ -50,32 +50,12 @@ class Writer:
     raw: bool = False
 
 
-@dataclass
-class WriterRegistry:
-    _writers: dict[str, Writer] = field(default_factory=dict)
-    _loaded: bool = False
+class WriterRegistry(PluginRegistry[Writer]):
+    group = "convo.writers"
+    builtins = BUILTIN_MODULES
 
-    def register(self, writer: Writer) -> None:
-        self._writers[writer.name] = writer
-
-    def _load(self) -> None:
-        if self._loaded:
-            return
-        self._loaded = True
-        load_plugins(self, "convo.writers", BUILTIN_MODULES)
-
-    def names(self) -> list[str]:
-        self._load()
-        return list(self._writers)
-
-    def get(self, name: str) -> Writer:
-        self._load()
-        try:
-            return self._writers[name]
-        except KeyError:
-            raise UsageError(
-                f"unknown --format {name!r}", hint="choose " + "|".join(self._writers)
-            ) from None
+    def unknown(self, name: str) -> Exception:
+        return UsageError(f"unknown --format {name!r}", hint="choose " + "|".join(self.names()))
 
 
 registry = WriterRegistry()

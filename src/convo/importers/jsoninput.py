@@ -1,0 +1,142 @@
+"""JSON input shared by every family: sniffing a head, lenient values, a document read
+one array element at a time.
+
+Sniffers look only at ``Source.head_text`` (the decoded head, BOM removed); readers take
+values from untrusted JSON through ``as_str``/``as_dict``/``as_list`` so a wrong-typed
+field reads as empty instead of failing, and stream a large export's array with
+``StreamedDoc``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+from convo.core.io import Source
+from convo.core.jsonstream import JsonArray, read_top_level
+
+
+def json_head(source: Source) -> str:
+    """The decoded head (BOM removed by ``head_text``) without leading whitespace, for sniffing."""
+    return source.head_text().lstrip()
+
+
+def has_key(text: str, key: str) -> bool:
+    return re.search(r'"' + re.escape(key) + r'"\s*:', text) is not None
+
+
+def json_head_with(source: Source, marker: str = "", *, key: str = "", opens: str = "[{") -> str:
+    """The sniffing head (``json_head``) when it opens a JSON value with one of ``opens``
+    and holds ``marker`` (a substring) and the member ``key``; "" otherwise (score 0)."""
+    text = json_head(source)
+    if not text or text[0] not in opens:
+        return ""
+    if (marker and marker not in text) or (key and not has_key(text, key)):
+        return ""
+    return text
+
+
+def json_start(text: str) -> bool:
+    """The decoded head (``Source.head_text``, BOM removed) opens a JSON object or array."""
+    return text.lstrip()[:1] in ("{", "[")
+
+
+# A sniff rule: the score given when every pattern is found in the head.
+SniffRule = tuple[int, tuple[re.Pattern[str], ...]]
+
+
+def sniff_json(source: Source, rules: tuple[SniffRule, ...]) -> int:
+    """The score of the first rule whose patterns all match a JSON head, else 0."""
+    text = source.head_text()
+    if not json_start(text):
+        return 0
+    for score, patterns in rules:
+        if all(p.search(text) for p in patterns):
+            return score
+    return 0
+
+
+class StreamedDoc:
+    """A JSON document whose array at ``path`` is read one element at a time.
+
+    ``head()`` gives the top-level members (a second pass finds those the document puts
+    after the array, when one in ``need`` was not before it); ``items()`` may be called
+    more than once (each a pass). Standard input is spooled to a file to allow that.
+    """
+
+    def __init__(
+        self,
+        source: Source,
+        path: tuple[str, ...],
+        skip: tuple[str, ...] = (),
+        keep: bool = True,
+    ):
+        self.source = source
+        self.path = path
+        self.skip = skip
+        self.keep = keep
+        self.found = False
+        self.root = ""
+        self.keys: list[str] = []
+        self._pending: tuple[BinaryIO, JsonArray] | None = None
+
+    def _open(self) -> BinaryIO:
+        if self.source.is_stdin:
+            return open(self.source.real_path(), "rb")
+        return self.source.open()
+
+    def _array(self, stream: BinaryIO) -> JsonArray:
+        return JsonArray(stream, self.path, where=self.source.name, skip=self.skip, keep=self.keep)
+
+    def head(self, need: tuple[str, ...] = ()) -> dict[str, Any]:
+        stream = self._open()
+        try:
+            arr = self._array(stream)
+            members = dict(arr.start())
+        except BaseException:
+            stream.close()
+            raise
+        self.found, self.root, self.keys = arr.found, arr.root, arr.keys
+        if not arr.found or all(k in members for k in need):
+            self._pending = (stream, arr)
+            return members
+        stream.close()
+        with self._open() as again:
+            skip = (*self.skip, self.path[0]) if self.path else self.skip
+            return read_top_level(again, skip, where=self.source.name)
+
+    def items(self) -> Iterator[tuple[Any, int]]:
+        """Each element with the line it starts on."""
+        if self._pending is not None:
+            stream, arr = self._pending
+            self._pending = None
+        else:
+            stream = self._open()
+            arr = self._array(stream)
+        with stream:
+            yield from arr
+
+    def close(self) -> None:
+        if self._pending is not None:
+            self._pending[0].close()
+            self._pending = None
+
+
+def as_str(value: Any) -> str:
+    """A value from JSON as text: strings as they are, numbers printed, anything else empty."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or value is None:
+        return ""
+    if isinstance(value, int | float):
+        return str(value)
+    return ""
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
