@@ -47,8 +47,37 @@ def list_(args: ReadArgs) -> int:
 
 
 def query(args: ReadArgs) -> int:
-    """Filter messages (same filters as every read command); JSONL when piped."""
+    """Filter messages with a query, as in notmuch and mu; JSONL when piped.
+
+    QUERY: from:NAME (speaker:), to:NAME (listener:), tag:TAG, date:A..B (every form
+    --since takes; date:2024-03 is March), subject:WORDS, text:WORDS (text only),
+    thread:ID, id:ID, format:NAME, role:ROLE, source:PART. A bare word searches the text
+    and subject; a "quoted phrase" its words in order; from:"Alice Smith" quotes a
+    value. AND is implicit; OR; NOT or a leading -; (parentheses). The options (-s,
+    --tag, --since...) AND with the query. An argument naming an existing file or
+    folder (or -) is an input, the others make the query.
+
+    Example: convo query 'from:alice tag:urgent date:7d.. "jwt tokens" -tag:spam'
+    """
+    args.inputs, args.query = split_query(args.inputs)
     return run_read(args)
+
+
+def split_query(words: list[str]) -> tuple[list[str], str]:
+    """``query``'s arguments as (inputs, query text): ``-`` and existing paths are inputs,
+    and so is a path-like word (``x.jsonl``, ``a/b``) with no query syntax, so that a
+    missing file is an error, not a search for its name."""
+    import os
+    import re
+
+    inputs, query = [], []
+    for w in words:
+        pathlike = re.fullmatch(r"[^\s:\"()]*[./][^\s:\"()]*", w) and re.search(r"[A-Za-z]", w)
+        if w == "-" or os.path.exists(w) or pathlike:
+            inputs.append(w)
+        else:
+            query.append(w)
+    return inputs, " ".join(query)
 
 
 def show(args: ReadArgs) -> int:
