@@ -42,10 +42,13 @@ class Choices:
         return list(names)
 
     def __call__(self, value: str) -> str:
-        if value not in self.names():
-            known = "|".join(self.names())
-            raise typer.BadParameter(f"unknown {self.what} {value!r}; choose one of: {known}")
-        return value
+        names = self.names()
+        if value in names:
+            return value
+        folded = {n.casefold(): n for n in names}
+        if value.casefold() in folded:  # --to HTML means html
+            return folded[value.casefold()]
+        raise typer.BadParameter(f"unknown {self.what} {value!r}; choose one of: {'|'.join(names)}")
 
     def complete(self, incomplete: str) -> list[str]:
         return [n for n in self.names() if n.startswith(incomplete)]
@@ -255,11 +258,15 @@ class ReadArgs:
     def matches(self, env, reporter, *, default_store: str | None = None, need_record: bool = True):
         """The selected records: these inputs, filters, limit and order applied; bad lines
         and rejects go to ``reporter``."""
+        return self.selection(env, reporter, default_store=default_store, need_record=need_record)[1]
+
+    def selection(self, env, reporter, *, default_store: str | None = None, need_record: bool = True):
+        """``matches`` and the ``Selector`` that picks them (it counts the lines read)."""
         from convo.query.scan import Selector
 
         selector = Selector(self.filters())
         parts = self.parts(env, reporter, default_store=default_store)
-        return selector.select_parts(parts, reporter.bad_line, need_record=need_record)
+        return selector, selector.select_parts(parts, reporter.bad_line, need_record=need_record)
 
 
 def _opt(name: str, annotation: Any, default: Any) -> inspect.Parameter:
