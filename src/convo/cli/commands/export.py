@@ -31,7 +31,9 @@ def _exporter_names() -> list[str]:
 def export(
     args: ReadArgs,
     to: str = choice_option(
-        ..., "--to", choices=Choices(_exporter_names, "--to"),
+        ...,
+        "--to",
+        choices=Choices(_exporter_names, "--to"),
         help="Target format: an exporter's name (built-ins and installed plug-ins).",
     ),
     jsonl: bool = typer.Option(
