@@ -127,3 +127,11 @@ def test_people_lists_identities_and_likely_merges(files):
     assert not any("Alice Smith" in m["names"] for m in settled["merges"])
     table = _run("--store", str(store), "people", "-f", "table")
     assert "Likely the same person" in table and "messages" in table
+
+
+def test_dir_convo_lists_the_public_api():
+    import convo
+
+    names = dir(convo)
+    assert {"read_messages", "Filters", "Store", "__version__"} <= set(names)
+    assert "TYPE_CHECKING" not in names and "annotations" not in names
