@@ -49,14 +49,29 @@ def list_(args: ReadArgs) -> int:
 def query(args: ReadArgs) -> int:
     """Filter messages with a query, as in notmuch and mu; JSONL when piped.
 
-    QUERY: from:NAME (speaker:), to:NAME (listener:), tag:TAG, date:A..B (every form
-    --since takes; date:2024-03 is March), subject:WORDS, text:WORDS (text only),
-    thread:ID, id:ID, format:NAME, role:ROLE, source:PART. A bare word searches the text
-    and subject; a "quoted phrase" its words in order; from:"Alice Smith" quotes a
-    value. AND is implicit; OR; NOT or a leading -; (parentheses). The options (-s,
-    --tag, --since...) AND with the query. An argument naming an existing file or
-    folder (or -) is an input, the others make the query.
+    convo query 'QUERY' [FILE]...: an argument naming an existing file or folder (or -)
+    is an input, the other arguments make the query. The options (-s, --tag,
+    --since...) AND with it.
 
+    \b
+    from:NAME, speaker:NAME   the speaker, by the -s name rule
+    to:NAME, listener:NAME    a listener, likewise
+    tag:TAG                   a tag (any case)
+    date:A..B                 A <= time < B, every form --since takes; either end
+                              may be left out; date:2024-03 alone is March
+    subject:WORDS             words in the subject; text:WORDS in the text only
+    thread:ID  id:ID          the thread (or its root's id); one message
+    format:NAME  role:ROLE    as in `convo formats`; user, assistant, system, tool
+    source:PART               part of the source id (a file name)
+    word  "a phrase"          in the text or subject; a phrase's words in order
+    from:"Alice Smith"        a value with spaces, quoted
+
+    \b
+    NOT (or a leading -) binds tightest, then AND (implicit), then OR; (parentheses).
+    A query that starts with - goes after --: convo query -- '-tag:spam'.
+    A syntax error names its column: convo: error: query:14: unclosed quote.
+
+    \b
     Example: convo query 'from:alice tag:urgent date:7d.. "jwt tokens" -tag:spam'
     """
     args.inputs, args.query = split_query(args.inputs)
