@@ -222,3 +222,14 @@ def test_any_text_parses_or_is_one_located_error(text):
         assert e.where is not None and e.where.startswith("query:")
         col = int(e.where.split(":")[1])
         assert 1 <= col <= len(text) + 1
+
+
+def test_query_arguments_are_inputs_or_query(tmp_path):
+    from convo.cli.commands.read import split_query
+
+    words = ["from:alice", "missing.jsonl", "node.js", "a/b", "-", '"x.json"', "source:a/b"]
+    assert split_query(words) == (
+        ["missing.jsonl", "a/b", "-"], 'from:alice node.js "x.json" source:a/b'
+    )  # fmt: skip
+    r = CliRunner().invoke(app, ["query", "from:alice", str(tmp_path / "missing.jsonl")])
+    assert r.exit_code == 2 and "missing.jsonl" in r.stderr  # an error, not a search

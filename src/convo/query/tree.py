@@ -66,13 +66,17 @@ class Range:
         return time_check(self.since, self.until)
 
 
+def _joined(join: Callable[[Iterable[bool]], bool], children: tuple[Node, ...]) -> Check:
+    parts = [c.check() for c in children]
+    return lambda r: join(p(r) for p in parts)
+
+
 @dataclass(frozen=True)
 class And:
     children: tuple[Node, ...]
 
     def check(self) -> Check:
-        parts = [c.check() for c in self.children]
-        return lambda r: all(p(r) for p in parts)
+        return _joined(all, self.children)
 
 
 @dataclass(frozen=True)
@@ -80,8 +84,7 @@ class Or:
     children: tuple[Node, ...]
 
     def check(self) -> Check:
-        parts = [c.check() for c in self.children]
-        return lambda r: any(p(r) for p in parts)
+        return _joined(any, self.children)
 
 
 @dataclass(frozen=True)

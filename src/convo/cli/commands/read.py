@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import typer
 
 from convo.cli.options import ReadArgs, read_options
@@ -78,17 +80,23 @@ def query(args: ReadArgs) -> int:
     return run_read(args)
 
 
+# A word with no query syntax that reads as a path: a missing file is then an error
+# ("no such file"), not a search for its name. To search such a word, quote it: '"x.json"'.
+PATHLIKE = re.compile(
+    r"[^\s:\"()]*/[^\s:\"()]*"
+    r"|[^\s:\"()/]+\.(jsonl|ndjson|json|mbox|eml|vtt|srt|sbv|txt|xml|csv|html|parquet|zip)(\.gz)?",
+    re.IGNORECASE,
+)
+
+
 def split_query(words: list[str]) -> tuple[list[str], str]:
-    """``query``'s arguments as (inputs, query text): ``-`` and existing paths are inputs,
-    and so is a path-like word (``x.jsonl``, ``a/b``) with no query syntax, so that a
-    missing file is an error, not a search for its name."""
+    """``query``'s arguments as (inputs, query text): ``-``, existing paths and path-like
+    words (``PATHLIKE``) are inputs, the others the query."""
     import os
-    import re
 
     inputs, query = [], []
     for w in words:
-        pathlike = re.fullmatch(r"[^\s:\"()]*[./][^\s:\"()]*", w) and re.search(r"[A-Za-z]", w)
-        if w == "-" or os.path.exists(w) or pathlike:
+        if w == "-" or os.path.exists(w) or PATHLIKE.fullmatch(w):
             inputs.append(w)
         else:
             query.append(w)
