@@ -33,7 +33,7 @@ def export(
     to: str = choice_option(
         ...,
         "--to",
-        choices=Choices(_exporter_names, "--to"),
+        choices=Choices(_exporter_names, "export format"),
         help="Target format: an exporter's name (built-ins and installed plug-ins).",
     ),
     jsonl: bool = typer.Option(
