@@ -111,7 +111,25 @@ def show(args: ReadArgs) -> int:
     return run_read(args, show=True)
 
 
+def _query_arguments(func):
+    """``query``'s arguments are the query and the inputs (``split_query``): say so."""
+    import inspect
+
+    sig = inspect.signature(func)
+    words = typer.Argument(
+        None, metavar="QUERY|FILE", show_default=False,
+        help="The query (the language above; quote it) and files or folders to read "
+        "(- for stdin). Default input: stdin when it is a pipe or a file and no store is "
+        "named, else the store.",
+    )  # fmt: skip
+    params = [
+        p.replace(default=words) if p.name == "inputs" else p for p in sig.parameters.values()
+    ]
+    func.__signature__ = sig.replace(parameters=params)
+    return func
+
+
 def register(app: typer.Typer) -> None:
     app.command("list")(command(read_options(list_)))
-    app.command("query")(command(read_options(query)))
+    app.command("query")(command(_query_arguments(read_options(query))))
     app.command("show")(command(read_options(show)))
