@@ -88,9 +88,10 @@ def merges(idents: list[Identity]) -> list[Merge]:
     """Names that look like one person and are not one person of the people file yet."""
     out: list[Merge] = []
     taken: set[frozenset[str]] = set()
+    person = {i.name: i.person for i in idents}
 
     def suggest(names: list[str], reason: str) -> None:
-        persons = {i.person for i in idents if i.name in names}
+        persons = {person[n] for n in names}
         key = frozenset(names)
         if len(names) > 1 and key not in taken and not (len(persons) == 1 and None not in persons):
             taken.add(key)
