@@ -45,9 +45,14 @@ def test_a_named_store_is_read_even_when_stdin_is_a_pipe(tmp_path):
     assert [orjson.loads(x)["id"] for x in r.stdout.splitlines()] == ["m1"]
 
 
-@pytest.mark.parametrize("filters", [[], ["-s", "alice"], ["-t", "x"], ["-q", "word"]])
+@pytest.mark.parametrize(
+    "filters",
+    [[], ["-s", "alice"], ["-t", "x"], ["-q", "word"], ["from:alice OR tag:x"], ["NOT from:bob"]],
+)
 def test_garbage_on_stdin_is_reported_whatever_the_filter(filters):
-    r = _invoke("list", *filters, input="garbage\n")
+    r = _invoke(
+        "query" if filters[:1] and ":" in filters[0] else "list", *filters, input="garbage\n"
+    )
     assert r.exit_code == 1, r.output
     assert "stdin:1: rejected" in r.stderr
 
