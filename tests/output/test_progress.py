@@ -18,18 +18,27 @@ def test_file_sizes_walks_folders_by_source_name(tmp_path):
     assert sizes == {str(tmp_path / "d" / "a.json"): 10, str(tmp_path / "b.vtt"): 5}
 
 
-def test_the_meter_counts_sources_through_and_never_passes_the_total(monkeypatch):
-    reads = iter(range(0, 10**9, 1000))
+def test_the_meter_counts_bytes_read_and_never_passes_the_total(monkeypatch):
+    reads = iter([1000, 1040, 1090, 10**9])
     monkeypatch.setattr(p, "bytes_read", lambda: next(reads))
     meter = p.ByteMeter({"a.mbox": 100, "slack/c1.json": 30, "slack/c2.json": 20, "b.vtt": 7})
     assert meter.total == 157
     meter.seen("a.mbox#msg-1")
-    assert meter.position() <= 100  # within a.mbox: capped at its size
+    assert meter.position() == 40
+    assert meter.position() == 90
+    assert meter.position() == 157  # capped
+
+
+def test_without_proc_the_meter_counts_sources_through(monkeypatch):
+    monkeypatch.setattr(p, "bytes_read", lambda: None)
+    meter = p.ByteMeter({"a.mbox": 100, "slack/c1.json": 30, "slack/c2.json": 20, "b.vtt": 7})
+    meter.seen("a.mbox#msg-1")
+    assert meter.position() == 0
     meter.seen("slack#c1/1")  # a folder format: its files count when it is through
-    assert meter.done == 100
+    assert meter.position() == 100
+    meter.seen("bench.mbox#msg-0")  # a re-imported record's own source id: no file
     meter.seen("b.vtt#1")
-    assert meter.done == 150
-    assert meter.position() <= meter.total
+    assert meter.position() == 150 and meter.unknown == {"bench.mbox"}
 
 
 def test_a_terminal_gets_a_byte_bar(tmp_path):

@@ -1,12 +1,11 @@
 """Progress on stderr for long work, only when stderr is a terminal (and transient).
 
 ``progress(env, label, paths=...)``: with the input files known, a real bar: bytes read
-of their total, the rate and the time left. Bytes read are counted per source: the
-sources whose messages are all through count whole (the message stream is in input
-order, ``--jobs`` included), and the source being read counts what this process has
-read since it started (Linux ``/proc/self/io``; elsewhere, and for a source a worker
-process reads, it counts when it is through). Without files (stdin) a spinner counts
-messages.
+of their total, the rate and the time left. Bytes read are what this process has read
+since the bar started (Linux ``/proc/self/io``; with ``--jobs`` the workers' results
+come through pipes, read as well), capped at the total; where the system does not say,
+the sources whose messages are all through count whole (the stream is in input order).
+Without files (stdin) a spinner counts messages.
 """
 
 from __future__ import annotations
@@ -57,20 +56,26 @@ def bytes_read() -> int | None:
 
 
 class ByteMeter:
-    """Bytes of the inputs read so far, from the source ids of the messages through."""
+    """Bytes of the inputs read so far: what this process has read since it started
+    (capped at the total), or, where the system does not say, the sources through."""
 
     def __init__(self, sizes: dict[str, int]):
         self.sizes = sizes
         self.total = sum(sizes.values())
-        self.done = 0  # sources through
+        self.done = 0  # sizes of the sources whose messages are through
         self.current: str | None = None
-        self.started = bytes_read()
+        self.unknown: set[str] = set()  # source names that are no file of the inputs
+        self.start = bytes_read()
 
     def size_of(self, name: str) -> int:
         if name in self.sizes:
             return self.sizes.pop(name)
+        if name in self.unknown:
+            return 0
         prefix = name.rstrip(os.sep) + os.sep  # a folder format: its files
         inside = [k for k in self.sizes if k.startswith(prefix)]
+        if not inside:
+            self.unknown.add(name)  # e.g. a JSONL record's own source id
         return sum(self.sizes.pop(k) for k in inside)
 
     def seen(self, source_id: str | None) -> None:
@@ -79,13 +84,11 @@ class ByteMeter:
             if self.current is not None:
                 self.done += self.size_of(self.current)
             self.current = name
-            self.started = bytes_read()
 
     def position(self) -> int:
         now = bytes_read()
-        within = now - self.started if now is not None and self.started is not None else 0
-        current = self.sizes.get(self.current or "", 0)
-        return min(self.total, self.done + max(0, min(within, current)))
+        read = now - self.start if now is not None and self.start is not None else 0
+        return min(self.total, max(self.done, read))
 
 
 @contextlib.contextmanager
