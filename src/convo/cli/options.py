@@ -258,9 +258,10 @@ class ReadArgs:
     def matches(self, env, reporter, *, default_store: str | None = None, need_record: bool = True):
         """The selected records: these inputs, filters, limit and order applied; bad lines
         and rejects go to ``reporter``."""
-        return self.selection(env, reporter, default_store=default_store, need_record=need_record)[
-            1
-        ]
+        _, matches = self.selection(
+            env, reporter, default_store=default_store, need_record=need_record
+        )
+        return matches
 
     def selection(
         self, env, reporter, *, default_store: str | None = None, need_record: bool = True
