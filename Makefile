@@ -30,9 +30,11 @@ demo:
 	@rm -f $(DEMO_STORE)
 	$(BIN)/convo --store $(DEMO_STORE) ingest --save sample_data/
 	$(BIN)/convo --store $(DEMO_STORE) stats
-	$(BIN)/convo --store $(DEMO_STORE) list --since 2024-03-06 --until 2024-03-07 --limit 15
+	$(BIN)/convo --store $(DEMO_STORE) people
+	# The list opens on people talking (mail, Slack, Discord), not on agent test payloads.
+	$(BIN)/convo --store $(DEMO_STORE) query 'date:2024-03-06 (format:mbox OR format:slack OR format:discord) -tag:system' --limit 12
 	$(BIN)/convo --store $(DEMO_STORE) show --thread '<auth-1@example.org>'
-	$(BIN)/convo --store $(DEMO_STORE) query --speaker Alice --tag security --format text
+	$(BIN)/convo --store $(DEMO_STORE) query 'from:alice tag:security' --format text
 
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest

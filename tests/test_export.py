@@ -259,6 +259,24 @@ def test_markdown_cannot_forge_a_header():
     assert "\\#\\#\\# \\*\\*Mallory\\*\\* → Bob" in md
 
 
+def test_markdown_heads_a_thread_with_its_root():
+    """Issue 18: the root is the thread's heading; replies are headed below it."""
+    root = rec(1, "user", "Shall we?", speaker="alice", thread="m1", subject="Plan <v2>")
+    reply = rec(2, "user", "Yes.", speaker="bob", thread="m1", subject="Re: Plan")
+    orphan = rec(3, "user", "Late.", speaker="carol", thread="gone")
+    headers = [
+        line for line in ex.to_markdown([root, reply, orphan]).splitlines() if line.startswith("#")
+    ]
+    assert headers == [
+        "# Conversation",
+        "## Plan &lt;v2&gt;",
+        "### **bob** · 2024-03-06 10:00:02 UTC",
+        "## Thread gone",
+        "### **carol** · 2024-03-06 10:00:03 UTC",
+    ]
+    assert "\n**alice** · 2024-03-06 10:00:01 UTC\n\nShall we?" in ex.to_markdown([root])
+
+
 def test_csv_escapes_formulas_in_every_cell():
     """Issue 13: no cell of the CSV export starts a spreadsheet formula."""
     evil = rec(1, "user", '=HYPERLINK("http://x","y")', thread="+cmd", subject="@SUM(1)")

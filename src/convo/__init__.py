@@ -58,5 +58,6 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    """The public API, the lazily loaded names included."""
-    return sorted({*globals(), *_LAZY})
+    """The public API (``__all__``, the lazily loaded names included), not the helpers
+    this module imports for itself."""
+    return sorted(__all__)

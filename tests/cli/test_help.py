@@ -19,6 +19,8 @@ COMMANDS = [
     "formats",
     "schema",
     "validate",
+    "people",
+    "export",
 ]
 
 
@@ -33,7 +35,7 @@ def test_help_has_no_python_types(command):
     ("command", "choices"),
     [("list", "[table|jsonl|json|csv|markdown|text]"), ("stats", "[table|text|json|jsonl]"),
      ("knowledge", "[table|jsonl|json]"), ("ingest", "[auto|voice|prefix|none]"),
-     ("formats", "[table|json|jsonl]")],
+     ("formats", "[table|json|jsonl]"), ("people", "[table|json|jsonl]")],
 )  # fmt: skip
 def test_fixed_choices_are_listed(command, choices):
     r = CliRunner().invoke(app, [command, "--help"])

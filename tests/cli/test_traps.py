@@ -45,9 +45,14 @@ def test_a_named_store_is_read_even_when_stdin_is_a_pipe(tmp_path):
     assert [orjson.loads(x)["id"] for x in r.stdout.splitlines()] == ["m1"]
 
 
-@pytest.mark.parametrize("filters", [[], ["-s", "alice"], ["-t", "x"], ["-q", "word"]])
+@pytest.mark.parametrize(
+    "filters",
+    [[], ["-s", "alice"], ["-t", "x"], ["-q", "word"], ["from:alice OR tag:x"], ["NOT from:bob"]],
+)
 def test_garbage_on_stdin_is_reported_whatever_the_filter(filters):
-    r = _invoke("list", *filters, input="garbage\n")
+    r = _invoke(
+        "query" if filters[:1] and ":" in filters[0] else "list", *filters, input="garbage\n"
+    )
     assert r.exit_code == 1, r.output
     assert "stdin:1: rejected" in r.stderr
 
@@ -107,6 +112,28 @@ def test_an_empty_result_on_a_terminal_says_so(tmp_path, args):
     assert r.exit_code == 0, r.output
     assert "convo: no messages match; 0 of 3 read" in r.stderr
     assert "no messages match" not in _invoke(*args, str(path)).stderr  # piped: silent
+
+
+@pytest.mark.parametrize("to", ["html", "markdown", "openai"])
+def test_an_empty_export_says_so(tmp_path, to):
+    """Trap 4: export wrote an empty page and exited 0 without a word."""
+    path = _jsonl(tmp_path / "a.jsonl", [_rec(1), _rec(2)])
+    out = tmp_path / "out"
+    r = _invoke("export", "--to", to, "-s", "nobody", "-o", str(out), str(path))
+    assert r.exit_code == 0, r.stderr
+    assert "convo: no messages match; 0 of 2 read" in r.stderr
+    assert "no messages match" not in _invoke("export", "--to", to, str(path)).stderr
+
+
+def test_export_to_lists_and_completes_its_choices():
+    from convo.cli.commands.export import _exporter_names
+    from convo.cli.options import Choices
+
+    help_text = _invoke("export", "--help", env={"COLUMNS": "200"}).stdout
+    assert "--to [openai|anthropic|" in help_text
+    assert Choices(_exporter_names).complete("ma") == ["markdown"]
+    r = _invoke("export", "--to", "nope")
+    assert r.exit_code == 2 and "choose one of: openai|" in r.stderr
 
 
 # -- trap 5: closed pipes exit 0 -------------------------------------------------------------
@@ -191,7 +218,53 @@ def test_make_demo_on_an_old_python_stops_with_one_line(tmp_path):
     assert not (tmp_path / ".venv").exists()
 
 
-# -- trap 10: the stats timeline folds long empty runs -----------------------------------------
+# -- trap 10: the demo shows the product -------------------------------------------------------
+
+
+def test_users_xml_beside_its_posts_is_not_warned_about(tmp_path):
+    (tmp_path / "Posts.xml").write_text(
+        '<posts><row Id="1" PostTypeId="1" OwnerUserId="7" Title="Q" Body="&lt;p&gt;hi&lt;/p&gt;"'
+        ' CreationDate="2024-03-06T10:00:00.000" /></posts>'
+    )
+    users = '<users><row Id="7" Reputation="1" DisplayName="Ann" /></users>'
+    (tmp_path / "Users.xml").write_text(users)
+    r = _invoke("ingest", "-o", "-", str(tmp_path))
+    assert r.exit_code == 0, r.stderr
+    assert "warning" not in r.stderr and '"speaker":"Ann"' in r.stdout
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "Users.xml").write_text(users)
+    assert "holds no messages" in _invoke("ingest", "-o", "-", str(alone)).stderr
+
+
+def test_the_timeline_keeps_its_counts_at_80_columns():
+    from convo.analysis.stats import compute
+    from convo.output.views.stats import render
+    from convo.output.writers import WriteOptions
+
+    times = ["2024-03-06T10:00:00Z", "2024-06-01T10:00:00Z", "2025-01-06T10:00:00Z"]
+    stats = compute([_rec(i, ts=t) for i, t in enumerate(times * 40)])
+    console = _console(80)
+    render(stats, console, WriteOptions(utc=True))
+    out = console.file.getvalue().splitlines()
+    start = next(i for i, line in enumerate(out) if "messages per" in line)
+    rows = [line for line in out[start:] if line.strip()[:4].isdigit()]
+    assert rows and all(len(line) <= 80 for line in out)
+    assert all(line.rstrip().endswith(("40", "0")) for line in rows), rows
+    assert any("…" in line for line in rows)  # a long empty run, folded
+
+
+def test_the_demo_opens_on_people_talking():
+    makefile = (ROOT / "Makefile").read_text()
+    demo = makefile[makefile.index("\ndemo:\n") :].split("\n\n")[0]
+    commands = [line for line in demo.splitlines() if "$(BIN)/convo" in line]
+    first_list = next(line for line in commands if " list " in line or " query " in line)
+    query = first_list.split("query ", 1)[1].split("' ")[0].strip("'")
+    r = _invoke("--store", "/nonexistent", "query", "-f", "jsonl", query, str(ROOT / "sample_data"))
+    assert r.exit_code == 0, r.stderr
+    records = [orjson.loads(line) for line in r.stdout.splitlines()][:12]
+    assert records and all(rec["format"] in ("mbox", "slack", "discord") for rec in records)
+    assert not any("system" in rec["tags"] for rec in records)
 
 
 def test_timeline_folds_empty_runs():

@@ -43,6 +43,7 @@ from convo.cli.commands import (  # noqa: E402
     ingest,
     knowledge,
     maintain,
+    people,
     read,
     search,
     stats,
@@ -126,6 +127,10 @@ def _main(
     store: str | None = typer.Option(
         None, "--store", metavar="PATH", envvar="CONVO_STORE", help="The store file for every command."
     ),
+    people: str | None = typer.Option(
+        None, "--people", metavar="FILE", envvar="CONVO_PEOPLE",
+        help="A TOML file of people and their aliases (see `convo people --help`).",
+    ),
     debug: bool = typer.Option(False, "--debug", help="Show (escaped) tracebacks for errors."),
     _version: bool = typer.Option(
         False, "--version", callback=_version_callback, is_eager=True, help="Print the version and exit."
@@ -133,6 +138,7 @@ def _main(
 ) -> None:  # fmt: skip
     """convo: ingest, list, query, show and validate conversations."""
     state["debug"] = debug
+    state["people"] = people
     # A store named with --store or $CONVO_STORE makes read commands read it, not a piped
     # stdin (a `while read` loop's stdin is not input); with neither, a pipe is the input.
     source = ctx.get_parameter_source("store")
@@ -140,7 +146,19 @@ def _main(
     state["store"] = store if named else None
 
 
-for _module in (ingest, read, stats, knowledge, info, validate, export, search, index, maintain):
+for _module in (
+    ingest,
+    read,
+    stats,
+    knowledge,
+    people,
+    info,
+    validate,
+    export,
+    search,
+    index,
+    maintain,
+):
     _module.register(app)
 
 

@@ -42,10 +42,13 @@ class Choices:
         return list(names)
 
     def __call__(self, value: str) -> str:
-        if value not in self.names():
-            known = "|".join(self.names())
-            raise typer.BadParameter(f"unknown {self.what} {value!r}; choose one of: {known}")
-        return value
+        names = self.names()
+        if value in names:
+            return value
+        folded = {n.casefold(): n for n in names}
+        if value.casefold() in folded:  # --to HTML means html
+            return folded[value.casefold()]
+        raise typer.BadParameter(f"unknown {self.what} {value!r}; choose one of: {'|'.join(names)}")
 
     def complete(self, incomplete: str) -> list[str]:
         return [n for n in self.names() if n.startswith(incomplete)]
@@ -167,6 +170,8 @@ class ReadArgs:
     utc: bool = False
     pager: bool = False
     imports: ImportArgs = field(default_factory=ImportArgs)
+    query: str = ""  # the query language (convo.query.language), ANDed with the options
+    people: str | None = None  # a people file (--people, $CONVO_PEOPLE)
 
     @property
     def tz(self) -> str | None:
@@ -187,16 +192,35 @@ class ReadArgs:
         return WriteOptions(utc=self.utc, zone=zone_of(self.tz))
 
     def filters(self):
-        """The ``query.Filters`` these options describe (relative dates resolved now)."""
+        """The ``query.Filters`` of the options and the query: one filter tree (relative
+        dates resolved now, people's aliases expanded)."""
         from convo.core.errors import UsageError
-        from convo.core.timestamps import parse_when
-        from convo.query.filters import Filters
+        from convo.query import tree
+        from convo.query.language import parse
 
         zone = self.zone()
         if zone is None:
             from dateutil.tz import tzlocal
 
             zone = tzlocal()
+        if self.limit is not None and self.limit < 0:
+            raise UsageError("--limit must be 0 or more")
+        node = tree.all_of([
+            tree.terms("from", self.speakers), tree.terms("to", self.listeners),
+            tree.terms("tag", self.tags), self._range(zone), tree.terms("words", self.texts),
+            tree.terms("regex", self.regexes), tree.terms("thread", self.threads),
+            parse(self.query, zone=zone),
+        ])  # fmt: skip
+        people = self.load_people()
+        if node is not None and people is not None:
+            node = tree.with_people(node, people)
+        return tree.to_filters(node, limit=self.limit, reverse=self.reverse)
+
+    def _range(self, zone: tzinfo):
+        from convo.core.errors import UsageError
+        from convo.core.timestamps import parse_when
+        from convo.query.tree import Range
+
         try:
             since = parse_when(self.since, zone=zone) if self.since else None
             until = parse_when(self.until, zone=zone) if self.until else None
@@ -206,13 +230,20 @@ class ReadArgs:
                 hint="use an ISO date (2024, 2024-03, 2024-03-06), a time, 'yesterday' "
                 "or an age like 7d, 2w, 3h",
             ) from None
-        if self.limit is not None and self.limit < 0:
-            raise UsageError("--limit must be 0 or more")
-        return Filters(
-            speakers=self.speakers, listeners=self.listeners, tags=self.tags,
-            since=since, until=until, texts=self.texts, regexes=self.regexes,
-            threads=self.threads, limit=self.limit, reverse=self.reverse,
-        )  # fmt: skip
+        return Range(since, until) if since or until else None
+
+    def analysed(self, env, reporter, *, default_store: str | None = None):
+        """The selected records for analysis (``stats``, ``knowledge``, ``people``), each
+        speaker and listener as their person's name when a people file is given."""
+        people = self.load_people()
+        records = (m.record for m in self.matches(env, reporter, default_store=default_store))
+        return records if people is None else map(people.canonical_record, records)
+
+    def load_people(self):
+        """The people file's ``People`` (None without one)."""
+        from convo.core.people import People
+
+        return People.load(self.people) if self.people else None
 
     def parts(self, env, reporter, *, default_store: str | None = None):
         """The inputs (named files, stdin, else the store) read with the import options."""
@@ -227,11 +258,20 @@ class ReadArgs:
     def matches(self, env, reporter, *, default_store: str | None = None, need_record: bool = True):
         """The selected records: these inputs, filters, limit and order applied; bad lines
         and rejects go to ``reporter``."""
+        _, matches = self.selection(
+            env, reporter, default_store=default_store, need_record=need_record
+        )
+        return matches
+
+    def selection(
+        self, env, reporter, *, default_store: str | None = None, need_record: bool = True
+    ):
+        """``matches`` and the ``Selector`` that picks them (it counts the lines read)."""
         from convo.query.scan import Selector
 
         selector = Selector(self.filters())
         parts = self.parts(env, reporter, default_store=default_store)
-        return selector.select_parts(parts, reporter.bad_line, need_record=need_record)
+        return selector, selector.select_parts(parts, reporter.bad_line, need_record=need_record)
 
 
 def _opt(name: str, annotation: Any, default: Any) -> inspect.Parameter:
@@ -350,7 +390,9 @@ def _read_args(kw: dict[str, Any]) -> dict[str, ReadArgs]:
     values = {dest: kw.pop(src) for src, dest in _READ_KEYS.items() if src in kw}
     for key in _LISTS:
         values[key] = list(values.get(key) or [])
-    return {"args": ReadArgs(**values, imports=imports)}
+    from convo.cli.runtime import state
+
+    return {"args": ReadArgs(**values, imports=imports, people=state.get("people"))}
 
 
 def read_options_for(formats: Sequence[str] | None):

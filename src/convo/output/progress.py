@@ -1,22 +1,145 @@
-"""A transient progress line on stderr for long work, only when stderr is a terminal."""
+"""Progress on stderr for long work, only when stderr is a terminal (and transient).
+
+``progress(env, label, paths=...)``: with the input files known, a real bar: bytes read
+of their total, the rate and the time left. Bytes read are what this process has read
+since the bar started (Linux ``/proc/self/io``; with ``--jobs`` the workers' results
+come through pipes, read as well), capped at the total; where the system does not say,
+the sources whose messages are all through count whole (the stream is in input order).
+Without files (stdin) a spinner counts messages.
+"""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator
-from typing import TypeVar
+import os
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 EVERY = 1000  # updating rich on every item would cost more than the work
+CHECK = 64  # items between looks at the clock for the byte bar
+TICK = 0.1  # seconds between byte-bar updates
+
+
+def file_sizes(paths: Sequence[str]) -> dict[str, int]:
+    """Each regular file under ``paths`` by the name its messages' source ids carry."""
+    sizes: dict[str, int] = {}
+    for path in paths:
+        if path == "-":
+            continue
+        if os.path.isdir(path):
+            for folder, _dirs, files in os.walk(path):
+                for f in files:
+                    _add(sizes, os.path.join(folder, f))
+        else:
+            _add(sizes, path)
+    return sizes
+
+
+def _add(sizes: dict[str, int], path: str) -> None:
+    with contextlib.suppress(OSError):
+        sizes[path] = os.stat(path).st_size
+
+
+def bytes_read() -> int | None:
+    """Bytes this process has read so far (None where the system does not say)."""
+    try:
+        with open("/proc/self/io", "rb") as f:
+            for line in f:
+                if line.startswith(b"rchar:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+class ByteMeter:
+    """Bytes of the inputs read so far: what this process has read since it started
+    (capped at the total), or, where the system does not say, the sources through."""
+
+    def __init__(self, sizes: dict[str, int]):
+        self.sizes = sizes
+        self.total = sum(sizes.values())
+        self.done = 0  # sizes of the sources whose messages are through
+        self.current: str | None = None
+        self.unknown: set[str] = set()  # source names that are no file of the inputs
+        self.start = bytes_read()
+
+    def size_of(self, name: str) -> int:
+        if name in self.sizes:
+            return self.sizes.pop(name)
+        if name in self.unknown:
+            return 0
+        prefix = name.rstrip(os.sep) + os.sep  # a folder format: its files
+        inside = [k for k in self.sizes if k.startswith(prefix)]
+        if not inside:
+            self.unknown.add(name)  # e.g. a JSONL record's own source id
+        return sum(self.sizes.pop(k) for k in inside)
+
+    def seen(self, source_id: str | None) -> None:
+        name = (source_id or "").split("#", 1)[0]
+        if name and name != self.current:
+            if self.current is not None:
+                self.done += self.size_of(self.current)
+            self.current = name
+
+    def position(self) -> int:
+        now = bytes_read()
+        read = now - self.start if now is not None and self.start is not None else 0
+        return min(self.total, max(self.done, read))
 
 
 @contextlib.contextmanager
-def progress(env, label: str, enabled: bool = True):
-    """Yield ``track(iterable)``, which counts items on a spinner line (or does nothing)."""
+def progress(env, label: str, enabled: bool = True, paths: Sequence[str] | None = None):
+    """Yield ``track(iterable)``: a byte bar over ``paths`` when their size is known, else
+    a spinner counting items; nothing when disabled or stderr is not a terminal."""
     if not enabled or not env.stderr_isatty:
         yield lambda it: it
         return
+    sizes = file_sizes(paths or [])
+    if sizes and sum(sizes.values()):
+        with _byte_bar(env, label, ByteMeter(sizes)) as track:
+            yield track
+        return
+    with _counter(env, label) as track:
+        yield track
+
+
+@contextlib.contextmanager
+def _byte_bar(env, label: str, meter: ByteMeter):
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+
+    columns = (
+        TextColumn(label), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+        TimeRemainingColumn(),
+    )  # fmt: skip
+    with Progress(*columns, console=env.console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=meter.total)
+
+        def track(items: Iterable[Any]) -> Iterator[Any]:
+            last = time.monotonic()
+            for n, item in enumerate(items, 1):
+                meter.seen(getattr(item, "source_id", None))
+                if n % CHECK == 0 and time.monotonic() - last >= TICK:
+                    last = time.monotonic()
+                    bar.update(task, completed=meter.position())
+                yield item
+            bar.update(task, completed=meter.total)
+
+        yield track
+
+
+@contextlib.contextmanager
+def _counter(env, label: str):
     from rich.progress import (
         MofNCompleteColumn,
         Progress,

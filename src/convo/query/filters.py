@@ -10,6 +10,9 @@ Semantics: repeating one filter ORs, different filters AND.
   substring, so ``auth`` finds ``authentication``).
 - ``regex``: Python regular expression searched in the text and subject.
 - ``thread``: the message's ``thread`` equals the value, or its ``id`` does (the root).
+- ``tree``: a query-language filter (``convo.query.tree``). When it is set it is the
+  exact meaning, and the flat fields hold only what every match must contain, for the
+  byte prefilter (``tree.to_filters`` builds both); they are then not checked.
 
 Fields are read through ``convo.core.fields``, so a record of the wrong shape
 (``"textChunks": false``, ``"id": []``) simply does not match instead of raising.
@@ -43,11 +46,12 @@ class Filters:
     threads: list[str] = field(default_factory=list)
     limit: int | None = None
     reverse: bool = False
+    tree: Any = None  # a query.tree.Compiled: then the exact check (see above)
 
     def is_empty(self) -> bool:
         return not (
             self.speakers or self.listeners or self.tags or self.since or self.until
-            or self.texts or self.regexes or self.threads
+            or self.texts or self.regexes or self.threads or self.tree
         )  # fmt: skip
 
 
@@ -121,6 +125,14 @@ def _word_checks(filters: Filters) -> list[Check]:
 
 def checks(filters: Filters) -> list[Check]:
     """The exact checks of ``filters``, cheapest first; a record matches when all pass."""
+    if filters.tree is not None:
+        # The time range every match needs first (a cheap no), then the tree itself.
+        timed = filters.since or filters.until
+        return (
+            [time_check(filters.since, filters.until), filters.tree.check]
+            if timed
+            else [filters.tree.check]
+        )
     out = _word_checks(filters)
     if filters.since or filters.until:
         out.append(time_check(filters.since, filters.until))

@@ -19,16 +19,22 @@ from typing import IO, Any
 
 import typer
 
-from convo.cli.options import ReadArgs, read_options
+from convo.cli.options import Choices, ReadArgs, choice_option, read_options
+
+
+def _exporter_names() -> list[str]:
+    from convo.output.exporters.registry import registry
+
+    return registry.names()
 
 
 def export(
     args: ReadArgs,
-    to: str = typer.Option(
+    to: str = choice_option(
         ...,
         "--to",
-        help="Target format: an exporter's name (built-ins: openai, anthropic, agentscope, "
-        "autogen, langmem, jianmu, typeagent, markdown, csv, html, vtt, srt, parquet).",
+        choices=Choices(_exporter_names, "export format"),
+        help="Target format: an exporter's name (built-ins and installed plug-ins).",
     ),
     jsonl: bool = typer.Option(
         False, "--jsonl", help="Agent formats: one JSON value a line instead of one array."
@@ -48,7 +54,7 @@ def export(
     ),
 ) -> int:
     """Export messages to an agent framework's format, or to a document (markdown, csv, ...)."""
-    from convo.cli.runtime import Reporter, environment, flush_stdout, outcome, state
+    from convo.cli.runtime import Reporter, environment, err, flush_stdout, outcome, state
     from convo.core.errors import UsageError
     from convo.output.exporters.registry import registry
 
@@ -57,7 +63,9 @@ def export(
         raise UsageError("--format does not apply to export", hint="use --to FORMAT")
     env = environment()
     reporter = Reporter()
-    records = _checked(args.matches(env, reporter, default_store=state["store"]), reporter)
+    selector, matches = args.selection(env, reporter, default_store=state["store"])
+    counted = _Counted(matches)
+    records = _checked(counted, reporter)
     if exporter.kind == "dataset":
         return _write_dataset(exporter, records, output, partition_by, reporter)
     try:
@@ -67,9 +75,26 @@ def export(
                 out.write(piece)
         if output is None:
             flush_stdout(env)
+        if not counted.n:  # an empty page or file, but never without a word
+            from convo.output.reading import nothing_matched
+
+            err(nothing_matched(selector))
     finally:
         reporter.close()
     return outcome(reporter.rejected)
+
+
+class _Counted:
+    """The matches, counted as they pass (an empty export says so)."""
+
+    def __init__(self, matches):
+        self.matches = matches
+        self.n = 0
+
+    def __iter__(self):
+        for m in self.matches:
+            self.n += 1
+            yield m
 
 
 def _write_dataset(exporter, records, output: str | None, partition_by: str, reporter) -> int:

@@ -44,7 +44,7 @@ def ingest(
         output = None if save else "-"
     reporter = Reporter(quiet=quiet, rejects_path=rejects)
     try:
-        with progress(env, "importing", enabled=not quiet) as track:
+        with progress(env, "importing", enabled=not quiet, paths=paths) as track:
             summary = run_ingest(
                 paths, options, format_name=imports.format_name, output=output, save=save,
                 store=store or state["store"], env=env,

@@ -37,7 +37,7 @@ def knowledge(
     env = environment()
     fmt = args.format or ("table" if env.stdout_isatty else "jsonl")
     reporter = Reporter()
-    records = (m.record for m in args.matches(env, reporter, default_store=state["store"]))
+    records = args.analysed(env, reporter, default_store=state["store"])
     try:
         if fmt == "jsonl":
             _write_jsonl(env, records, metadata_only)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import typer
 
 from convo.cli.options import ReadArgs, read_options
@@ -47,8 +49,58 @@ def list_(args: ReadArgs) -> int:
 
 
 def query(args: ReadArgs) -> int:
-    """Filter messages (same filters as every read command); JSONL when piped."""
+    """Filter messages with a query, as in notmuch and mu; JSONL when piped.
+
+    convo query 'QUERY' [FILE]...: an argument naming an existing file or folder (or -)
+    is an input, the other arguments make the query. The options (-s, --tag,
+    --since...) AND with it.
+
+    \b
+    from:NAME, speaker:NAME   the speaker, by the -s name rule
+    to:NAME, listener:NAME    a listener, likewise
+    tag:TAG                   a tag (any case)
+    date:A..B                 A <= time < B, every form --since takes; either end
+                              may be left out; date:2024-03 alone is March
+    subject:WORDS             words in the subject; text:WORDS in the text only
+    thread:ID  id:ID          the thread (or its root's id); one message
+    format:NAME  role:ROLE    as in `convo formats`; user, assistant, system, tool
+    source:PART               part of the source id (a file name)
+    word  "a phrase"          in the text or subject; a phrase's words in order
+    from:"Alice Smith"        a value with spaces, quoted
+
+    \b
+    NOT (or a leading -) binds tightest, then AND (implicit), then OR; (parentheses).
+    A query that starts with - goes after --: convo query -- '-tag:spam'.
+    A syntax error names its column: convo: error: query:14: unclosed quote.
+
+    \b
+    Example: convo query 'from:alice tag:urgent date:7d.. "jwt tokens" -tag:spam'
+    """
+    args.inputs, args.query = split_query(args.inputs)
     return run_read(args)
+
+
+# A word with no query syntax that reads as a path: a missing file is then an error
+# ("no such file"), not a search for its name. To search such a word, quote it: '"x.json"'.
+PATHLIKE = re.compile(
+    r"[^\s:\"()]*/[^\s:\"()]*"
+    r"|[^\s:\"()/]+\.(jsonl|ndjson|json|mbox|eml|vtt|srt|sbv|txt|xml|csv|html|parquet|zip)(\.gz)?",
+    re.IGNORECASE,
+)
+
+
+def split_query(words: list[str]) -> tuple[list[str], str]:
+    """``query``'s arguments as (inputs, query text): ``-``, existing paths and path-like
+    words (``PATHLIKE``) are inputs, the others the query."""
+    import os
+
+    inputs, query = [], []
+    for w in words:
+        if w == "-" or os.path.exists(w) or PATHLIKE.fullmatch(w):
+            inputs.append(w)
+        else:
+            query.append(w)
+    return inputs, " ".join(query)
 
 
 def show(args: ReadArgs) -> int:
@@ -59,7 +111,25 @@ def show(args: ReadArgs) -> int:
     return run_read(args, show=True)
 
 
+def _query_arguments(func):
+    """``query``'s arguments are the query and the inputs (``split_query``): say so."""
+    import inspect
+
+    sig = inspect.signature(func)
+    words = typer.Argument(
+        None, metavar="QUERY|FILE", show_default=False,
+        help="The query (the language above; quote it) and files or folders to read "
+        "(- for stdin). Default input: stdin when it is a pipe or a file and no store is "
+        "named, else the store.",
+    )  # fmt: skip
+    params = [
+        p.replace(default=words) if p.name == "inputs" else p for p in sig.parameters.values()
+    ]
+    func.__signature__ = sig.replace(parameters=params)
+    return func
+
+
 def register(app: typer.Typer) -> None:
     app.command("list")(command(read_options(list_)))
-    app.command("query")(command(read_options(query)))
+    app.command("query")(command(_query_arguments(read_options(query))))
     app.command("show")(command(read_options(show)))

@@ -21,9 +21,7 @@ def stats(args: ReadArgs) -> int:
     fmt = args.format or ("table" if env.stdout_isatty else "json")
     reporter = Reporter()
     try:
-        result = compute(
-            m.record for m in args.matches(env, reporter, default_store=state["store"])
-        )
+        result = compute(args.analysed(env, reporter, default_store=state["store"]))
         if fmt in ("json", "jsonl"):
             option = orjson.OPT_INDENT_2 if fmt == "json" else 0
             env.safe_stdout_bytes().write(orjson.dumps(result.to_json(), option=option) + b"\n")

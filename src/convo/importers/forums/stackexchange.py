@@ -9,8 +9,9 @@ there is one (a comment whose post is missing from it keeps the post only in
 
 Names: ``OwnerDisplayName``/``UserDisplayName`` when the dump kept one, else
 ``Users.xml`` beside the file (``X-Posts.xml`` looks for ``X-Users.xml``, then
-``Users.xml``), else ``user<ID>`` as the site shows it. ``Users.xml`` alone holds no
-messages: it is read as empty with a warning. Times are naive in the dump (documented as
+``Users.xml``), else ``user<ID>`` as the site shows it. ``Users.xml`` holds no
+messages: it is read as empty, with a warning only when no Posts.xml or Comments.xml
+is beside it (then its names serve nothing). Times are naive in the dump (documented as
 UTC) and, like every naive time, read in ``--tz`` (default UTC).
 """
 
@@ -226,6 +227,8 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     if root == "comments":
         yield from _comments(source, ctx)
     elif root == "users":
+        if _sibling(source, "Posts") or _sibling(source, "Comments"):
+            return  # the names of the Posts.xml/Comments.xml beside it: nothing to say
         count = sum(1 for _ in _rows(source))
         ctx.warn(
             source.name,

@@ -59,19 +59,27 @@ def _with_threads(
 
 
 def iter_markdown(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
+    """A thread that starts at its root is headed by the root (its subject, else who
+    wrote it), the root's text right under that heading and each reply under its own;
+    a thread whose root is not in the selection is headed ``Thread <id>``."""
     yield "# Conversation\n"
     for rec, new_thread in _with_threads(messages):
-        if new_thread is not None:
-            yield f"\n## Thread {markdown_inline(new_thread)}\n"
         head = f"**{markdown_inline(speaker(rec) or role(rec))}**"
         if listeners(rec):
             head += " → " + markdown_inline(", ".join(listeners(rec)))
         when = _human_time(timestamp(rec))
         if when:
             head += f" · {when}"
-        yield f"\n### {head}\n"
-        if rec.get("subject"):
-            yield f"\n*{markdown_inline(str(rec['subject']))}*\n"
+        subject = str(rec["subject"]) if rec.get("subject") else ""
+        if new_thread is not None and new_thread == rec.get("id"):  # the root
+            yield f"\n## {markdown_inline(subject) if subject else head}\n"
+            yield f"\n{head}\n" if subject else ""
+        else:
+            if new_thread is not None:
+                yield f"\n## Thread {markdown_inline(new_thread)}\n"
+            yield f"\n### {head}\n"
+            if subject:
+                yield f"\n*{markdown_inline(subject)}*\n"
         body = markdown_text(text(rec)).replace("\n", "  \n")
         yield f"\n{body}\n"
 

@@ -103,12 +103,15 @@ def _timeline(unit: str, buckets: list[tuple[str, int]], width: int):
     from rich.text import Text
 
     peak = max(n for _, n in buckets) or 1
-    bar_width = max(10, min(60, width - 30))
+    rows = folded(buckets)
+    label = max(len(unit), *(len(k) for k, _ in rows))
+    # The labels and the counts keep their width; the bars take what is left.
+    bar_width = max(10, min(60, width - label - 8 - 8))
     t = Table(box=box.SIMPLE_HEAD, pad_edge=False, title=f"messages per {unit}")
-    t.add_column(unit, no_wrap=True)
+    t.add_column(unit, no_wrap=True, min_width=label)
     t.add_column("", no_wrap=True)
     t.add_column("messages", justify="right", no_wrap=True, min_width=8)
-    for key, n in folded(buckets):
+    for key, n in rows:
         if n is None:
             t.add_row(Text(key, style="dim"), Text("(none)", style="dim"), Text("0"))
             continue

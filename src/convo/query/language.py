@@ -1,0 +1,218 @@
+"""The query language of ``convo query``, as notmuch and mu users write it.
+
+    from:alice to:bob tag:urgent date:7d.. subject:auth "jwt tokens" -tag:spam
+
+- Fields: ``from:``/``speaker:``, ``to:``/``listener:`` (the name rule of ``-s``),
+  ``tag:``, ``date:A..B`` (every form ``--since`` takes; either end may be left out;
+  ``date:2024-03`` alone is March), ``subject:``, ``text:`` (the text only), ``thread:``,
+  ``id:``, ``format:``, ``role:``, ``source:`` (part of the source id). A value with
+  spaces is quoted: ``from:"Alice Smith"``.
+- A bare word searches the text and subject (a case-insensitive substring, as ``-q``);
+  a ``"quoted phrase"`` finds its words in that order.
+- ``AND`` is implicit; ``OR``; ``NOT`` or a leading ``-``; parentheses group. ``NOT``
+  binds tightest, then AND, then OR. The operators are upper case (``or`` is a word).
+
+``parse(text)`` returns a ``convo.query.tree`` node (None for an empty query); a syntax
+error is a ``UsageError`` located at its column: ``query:14: unclosed quote``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta, tzinfo
+
+from convo.core.errors import UsageError
+from convo.core.timestamps import parse_when
+from convo.query.tree import Node, Not, Range, Term, all_of, any_of
+
+FIELDS = {
+    "from": "from", "speaker": "from", "to": "to", "listener": "to", "tag": "tag",
+    "subject": "subject", "text": "body", "thread": "thread", "id": "id",
+    "format": "format", "role": "role", "source": "source", "date": "date",
+}  # fmt: skip
+_FIELD = re.compile(r"([A-Za-z_]+):(.*)", re.S)
+_PARTIAL = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
+_STOP = ' \t\r\n()"'
+HINT = 'see `convo query --help` (fields, "phrases", OR, NOT, -, parentheses)'
+
+
+@dataclass
+class Token:
+    kind: str  # "(", ")", "-", "AND", "OR", "NOT", "word", "phrase", "field"
+    value: str
+    col: int  # 1-based
+    name: str = ""  # the field of a "field" token
+
+
+def error(col: int, what: str, hint: str = HINT) -> UsageError:
+    return UsageError(what, where=f"query:{col}", hint=hint)
+
+
+def _quoted(text: str, i: int) -> tuple[str, int]:
+    """The phrase opening at ``text[i] == '"'`` and the index after it."""
+    end = text.find('"', i + 1)
+    if end < 0:
+        raise error(i + 1, "unclosed quote", 'close it with " or drop it')
+    return text[i + 1 : end], end + 1
+
+
+def tokens(text: str) -> list[Token]:
+    out: list[Token] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c.isspace():
+            i += 1
+        elif c in "()":
+            out.append(Token(c, c, i + 1))
+            i += 1
+        elif c == '"':
+            value, j = _quoted(text, i)
+            out.append(Token("phrase", value, i + 1))
+            i = j
+        elif c == "-" and i + 1 < n and text[i + 1] not in _STOP:
+            out.append(Token("-", c, i + 1))
+            i += 1
+        else:
+            i = _word(text, i, out)
+    return out
+
+
+def _word(text: str, i: int, out: list[Token]) -> int:
+    j = i
+    while j < len(text) and text[j] not in _STOP:
+        j += 1
+    word = text[i:j]
+    if word in ("AND", "OR", "NOT"):
+        out.append(Token(word, word, i + 1))
+        return j
+    m = _FIELD.fullmatch(word)
+    if m is None:
+        out.append(Token("word", word, i + 1))
+        return j
+    name = FIELDS.get(m[1].lower())
+    if name is None:
+        known = ", ".join(f"{f}:" for f in FIELDS)
+        raise error(
+            i + 1, f"unknown field {m[1]}:", f'fields: {known}; quote a word with a colon: "{word}"'
+        )
+    value = m[2]
+    if not value and j < len(text) and text[j] == '"':
+        value, j = _quoted(text, j)
+    if not value.strip():
+        raise error(i + 1, f"{m[1]}: needs a value", f'e.g. {m[1]}:word or {m[1]}:"two words"')
+    out.append(Token("field", value, i + 1, name))
+    return j
+
+
+class _Parser:
+    def __init__(self, text: str, zone: tzinfo | None, now: datetime | None):
+        self.toks = tokens(text)
+        self.end = len(text) + 1
+        self.i = 0
+        self.zone = zone
+        self.now = now
+
+    def peek(self) -> Token | None:
+        return self.toks[self.i] if self.i < len(self.toks) else None
+
+    def take(self) -> Token:
+        tok = self.toks[self.i]
+        self.i += 1
+        return tok
+
+    def parse(self) -> Node | None:
+        if not self.toks:
+            return None
+        node = self.or_()
+        tok = self.peek()
+        if tok is not None:  # only a stray ")" stops an OR early
+            raise error(tok.col, "unmatched )", "drop it or open it with (")
+        return node
+
+    def or_(self) -> Node:
+        parts = [self.and_()]
+        while (tok := self.peek()) is not None and tok.kind == "OR":
+            self.take()
+            parts.append(self.and_(after=tok))
+        return any_of(parts)  # type: ignore[return-value]
+
+    def and_(self, after: Token | None = None) -> Node:
+        parts = [self.unary(after)]
+        while (tok := self.peek()) is not None and tok.kind not in ("OR", ")"):
+            if tok.kind == "AND":
+                self.take()
+                parts.append(self.unary(tok))
+            else:
+                parts.append(self.unary())
+        return all_of(parts)  # type: ignore[return-value]
+
+    def unary(self, after: Token | None = None) -> Node:
+        tok = self.peek()
+        if tok is None or tok.kind in ("OR", "AND", ")"):
+            col = tok.col if tok is not None else self.end
+            what = (
+                f"{after.value} needs something after it"
+                if after
+                else f"expected a term, found {tok.value if tok else 'the end'}"
+            )
+            raise error(col, what)
+        if tok.kind in ("NOT", "-"):
+            self.take()
+            return Not(self.unary(tok))
+        return self.atom()
+
+    def atom(self) -> Node:
+        tok = self.take()
+        if tok.kind == "(":
+            if (nxt := self.peek()) is not None and nxt.kind == ")":
+                raise error(nxt.col, "empty parentheses")
+            node = self.or_()
+            close = self.peek()
+            if close is None or close.kind != ")":
+                raise error(tok.col, "unclosed (", "close it with )")
+            self.take()
+            return node
+        if tok.kind == "word":
+            return Term("words", tok.value)
+        if tok.kind == "phrase":
+            return Term("phrase" if len(tok.value.split()) > 1 else "words", tok.value)
+        if tok.name == "date":
+            return self.date(tok)
+        return Term(tok.name, tok.value)
+
+    def date(self, tok: Token) -> Range:
+        a, dots, b = tok.value.partition("..")
+        try:
+            if not dots:
+                return Range(self.when(a), _period_end(a.strip(), self.zone))
+            return Range(self.when(a) if a.strip() else None, self.when(b) if b.strip() else None)
+        except (ValueError, OverflowError) as e:
+            raise error(
+                tok.col, f"bad date:{tok.value} ({e})",
+                "date:A..B with A and B as --since takes them: 2024-03, '2024-03-06 10:00', 7d",
+            ) from None  # fmt: skip
+
+    def when(self, value: str) -> str:
+        return parse_when(value, now=self.now, zone=self.zone)
+
+
+def _period_end(value: str, zone: tzinfo | None) -> str | None:
+    """The first moment after the year, month or day ``value`` names (None otherwise)."""
+    m = _PARTIAL.fullmatch(value)
+    if m is None:
+        return None
+    year, month, day = int(m[1]), int(m[2] or 0), int(m[3] or 0)
+    if day:
+        nxt = (datetime(year, month, day) + timedelta(days=1)).date().isoformat()
+    elif month:
+        nxt = f"{year + month // 12:04d}-{month % 12 + 1:02d}"
+    else:
+        nxt = f"{year + 1:04d}"
+    return parse_when(nxt, zone=zone)
+
+
+def parse(text: str, *, zone: tzinfo | None = None, now: datetime | None = None) -> Node | None:
+    """The filter tree of a query (None when it is empty); naive dates are read in ``zone``."""
+    return _Parser(text, zone, now).parse()

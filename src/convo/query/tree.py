@@ -1,0 +1,326 @@
+"""The filter tree: what a query means, and how it becomes a ``Filters`` the scan runs.
+
+Leaves are ``Term`` (a field and a value) and ``Range`` (``since <= t < until``); inner
+nodes ``And`` (AND), ``Or`` (OR) and ``Not``. The query language
+(``convo.query.language``) and the read options (``-s``, ``--tag``, ``--since``...)
+build the same tree, so ``-s alice`` and ``from:alice`` are one filter.
+
+Leaves the flat ``Filters`` also knows (``from``, ``to``, ``tag``, ``words``, ``regex``,
+``thread``) keep the meaning ``convo.query.filters`` gives them; the others:
+- ``subject``/``body``: every word occurs in the subject / the text (case-insensitive
+  substring); ``phrase``: the words occur in this order, as one substring, in the text
+  or subject.
+- ``id``, ``format``, ``role``: equality (``role`` through ``fields.role``; ``format`` and
+  ``role`` ignore case); ``source``: a case-insensitive substring of ``source_id``.
+
+``to_filters(tree)``: a tree the flat ``Filters`` can say exactly (an AND of one group per
+filter kind, each an OR of that kind) becomes exactly that ``Filters``, the fastest scan.
+Any other tree rides in ``Filters.tree`` as the exact check, and the flat fields carry
+only what every match must hold, for the byte prefilter: an AND keeps its children's
+needles, an OR keeps a kind only when every branch needs it (otherwise one word of each
+branch, looked for anywhere in the line), a NOT keeps nothing. So a line is skipped on
+its bytes only when every branch of an OR would skip it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from convo.core import fields
+from convo.core.names import NameQuery
+from convo.core.people import People
+from convo.query.filters import Filters, checks, text_check, time_check
+
+Check = Callable[[dict[str, Any]], bool]
+
+# Leaf fields the flat Filters holds, and the Filters list each one fills.
+FLAT = {
+    "from": "speakers", "to": "listeners", "tag": "tags", "words": "texts",
+    "regex": "regexes", "thread": "threads",
+}  # fmt: skip
+LEAF_FIELDS = (*FLAT, "subject", "body", "phrase", "id", "format", "role", "source")
+
+
+@dataclass(frozen=True)
+class Term:
+    field: str  # one of LEAF_FIELDS
+    value: str
+
+    def check(self) -> Check:
+        if self.field in FLAT:
+            given: dict[str, Any] = {FLAT[self.field]: [self.value]}
+            (one,) = checks(Filters(**given))
+            return one
+        return _OWN_CHECKS[self.field](self.value)
+
+
+@dataclass(frozen=True)
+class Range:
+    since: str | None = None  # record timestamp strings (timestamps.parse_when)
+    until: str | None = None
+
+    def check(self) -> Check:
+        return time_check(self.since, self.until)
+
+
+def _joined(join: Callable[[Iterable[bool]], bool], children: tuple[Node, ...]) -> Check:
+    parts = [c.check() for c in children]
+    return lambda r: join(p(r) for p in parts)
+
+
+@dataclass(frozen=True)
+class And:
+    children: tuple[Node, ...]
+
+    def check(self) -> Check:
+        return _joined(all, self.children)
+
+
+@dataclass(frozen=True)
+class Or:
+    children: tuple[Node, ...]
+
+    def check(self) -> Check:
+        return _joined(any, self.children)
+
+
+@dataclass(frozen=True)
+class Not:
+    child: Node
+
+    def check(self) -> Check:
+        inner = self.child.check()
+        return lambda r: not inner(r)
+
+
+Node = Term | Range | And | Or | Not
+
+
+def all_of(nodes: Iterable[Node | None]) -> Node | None:
+    """The AND of ``nodes`` (Nones dropped, nested ANDs flattened); None for none."""
+    out: list[Node] = []
+    for n in nodes:
+        if isinstance(n, And):
+            out.extend(n.children)
+        elif n is not None:
+            out.append(n)
+    return None if not out else out[0] if len(out) == 1 else And(tuple(out))
+
+
+def any_of(nodes: Iterable[Node]) -> Node | None:
+    """The OR of ``nodes`` (nested ORs flattened); None for none."""
+    out: list[Node] = []
+    for n in nodes:
+        out.extend(n.children if isinstance(n, Or) else [n])
+    return None if not out else out[0] if len(out) == 1 else Or(tuple(out))
+
+
+def terms(name: str, values: Iterable[str]) -> Node | None:
+    """``-s a -s b`` as a tree: the OR of one term per value."""
+    return any_of(Term(name, v) for v in values)
+
+
+def map_terms(node: Node, fn: Callable[[Term], Node]) -> Node:
+    """``node`` with every term replaced by ``fn(term)`` (people's aliases, say)."""
+    if isinstance(node, Term):
+        return fn(node)
+    if isinstance(node, And):
+        return And(tuple(map_terms(c, fn) for c in node.children))
+    if isinstance(node, Or):
+        return Or(tuple(map_terms(c, fn) for c in node.children))
+    if isinstance(node, Not):
+        return Not(map_terms(node.child, fn))
+    return node
+
+
+def with_people(node: Node, people: People) -> Node:
+    """``from:``/``to:`` terms that name a person (``core.people``) as the OR of the
+    person's aliases, so every name of the person finds their messages."""
+
+    def expand(term: Term) -> Node:
+        names = people.aliases_for(term.value) if term.field in ("from", "to") else []
+        return any_of(Term(term.field, n) for n in names) or term
+
+    return map_terms(node, expand)
+
+
+# -- the leaves convo.query.filters does not know
+
+
+def _words_in(get: Callable[[dict], list[str]], value: str) -> Check:
+    words = [w.casefold() for w in value.split()]
+    return lambda r: all(any(w in p.casefold() for p in get(r)) for w in words)
+
+
+def _subject(r: dict) -> list[str]:
+    s = fields.string(r, "subject")
+    return [s] if s else []
+
+
+def _phrase(value: str) -> Check:
+    words = value.casefold().split()
+    if len(words) < 2:
+        return text_check([words])
+    pattern = re.compile(r"\s+".join(re.escape(w) for w in words))
+    return lambda r: pattern.search(fields.searchable_text(r).casefold()) is not None
+
+
+def _equal_folded(get: Callable[[dict], str | None]) -> Callable[[str], Check]:
+    def make(value: str) -> Check:
+        folded = value.casefold()
+        return lambda r: (get(r) or "").casefold() == folded
+
+    return make
+
+
+def _source(value: str) -> Check:
+    folded = value.casefold()
+    return lambda r: folded in (fields.string(r, "source_id") or "").casefold()
+
+
+_OWN_CHECKS: dict[str, Callable[[str], Check]] = {
+    "subject": lambda v: _words_in(_subject, v),
+    "body": lambda v: _words_in(fields.chunks, v),
+    "phrase": _phrase,
+    "id": lambda v: lambda r: fields.record_id(r) == v,
+    "format": _equal_folded(lambda r: fields.string(r, "format")),
+    "role": _equal_folded(fields.role),
+    "source": _source,
+}
+
+
+# -- the flat form, exact or as prefilter hints
+
+
+@dataclass
+class Flat:
+    """Filters lists by name, and a time range."""
+
+    lists: dict[str, list[str]] = field(default_factory=dict)
+    since: str | None = None
+    until: str | None = None
+
+    def filters(self, **kw: Any) -> Filters:
+        given: dict[str, Any] = {**self.lists, **kw}
+        return Filters(since=self.since, until=self.until, **given)
+
+    def narrow(self, since: str | None, until: str | None) -> None:
+        """AND a time range into this one."""
+        self.since = max(filter(None, (self.since, since)), default=None)
+        self.until = min(filter(None, (self.until, until)), default=None)
+
+
+def _group(child: Node) -> tuple[str, list[str]] | None:
+    """A node that is one flat filter kind ORed: its field and values; else None."""
+    group = child.children if isinstance(child, Or) else (child,)
+    if not all(isinstance(t, Term) and t.field in FLAT for t in group):
+        return None
+    names = {t.field for t in group if isinstance(t, Term)}
+    if len(names) != 1:
+        return None
+    return names.pop(), [t.value for t in group if isinstance(t, Term)]
+
+
+def _exact(node: Node) -> Flat | None:
+    """``node`` as flat filters that mean exactly the same, or None when they cannot."""
+    out = Flat()
+    words: list[str] = []
+    for child in node.children if isinstance(node, And) else (node,):
+        if isinstance(child, Range):
+            out.narrow(child.since, child.until)
+            continue
+        group = _group(child)
+        if group is None:
+            return None
+        name, values = group
+        if name == "words" and len(values) == 1:  # words ANDed: one value holding them all
+            words.append(values[0])
+        elif FLAT[name] in out.lists:
+            return None
+        else:
+            out.lists[FLAT[name]] = values
+    if words:
+        if "texts" in out.lists:
+            return None
+        out.lists["texts"] = [" ".join(words)]
+    return out
+
+
+_NEEDLE_KINDS = ("speakers", "listeners", "tags", "texts")
+
+
+def _needle_word(kind: str, value: str) -> str:
+    """One word every line a ``kind`` value matches holds (for the ``texts`` needle)."""
+    words = NameQuery(value).tokens if kind in ("speakers", "listeners") else value.split()
+    return max(words, key=len, default="")
+
+
+def _hints(node: Node) -> Flat:
+    """What every record ``node`` matches must hold, as flat filters (see the docstring)."""
+    if isinstance(node, Range):
+        return Flat(since=node.since, until=node.until)
+    if isinstance(node, Term):
+        kind = {"subject": "texts", "body": "texts", "phrase": "texts"}.get(node.field)
+        kind = kind or FLAT.get(node.field)
+        return Flat({kind: [node.value]}) if kind in _NEEDLE_KINDS else Flat()
+    if isinstance(node, And):
+        out = Flat()
+        for h in map(_hints, node.children):
+            for k, v in h.lists.items():
+                if k not in out.lists or len(v) < len(out.lists[k]):
+                    out.lists[k] = v
+            out.narrow(h.since, h.until)
+        return out
+    if isinstance(node, Or):
+        return _either([_hints(c) for c in node.children])
+    return Flat()  # Not: a line without a word may match
+
+
+def _either(branches: list[Flat]) -> Flat:
+    """What every branch of an OR needs: a kind all branches need (their values ORed),
+    else one word of each branch anywhere in the line; the hull of their time ranges."""
+    since = [b.since for b in branches]
+    until = [b.until for b in branches]
+    out = Flat(
+        since=min(since) if None not in since else None,  # type: ignore[type-var]
+        until=max(until) if None not in until else None,  # type: ignore[type-var]
+    )
+    if not all(b.lists for b in branches):
+        return out
+    common = set.intersection(*(set(b.lists) for b in branches))
+    for k in common:
+        out.lists[k] = [v for b in branches for v in b.lists[k]]
+    if not common:
+        out.lists["texts"] = [_needle_word(k, v) for b in branches for k, v in _fewest(b)]
+    return out
+
+
+def _fewest(flat: Flat) -> list[tuple[str, str]]:
+    """The values of ``flat``'s kind with the fewest alternatives, with their kind."""
+    kind = min(flat.lists, key=lambda k: len(flat.lists[k]))
+    return [(kind, v) for v in flat.lists[kind]]
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A tree with its compiled exact check: the ``Filters.tree`` of a query."""
+
+    node: Node
+    check: Check = field(compare=False)
+
+    @classmethod
+    def of(cls, node: Node) -> Compiled:
+        return cls(node, node.check())
+
+
+def to_filters(node: Node | None, **kw: Any) -> Filters:
+    """The ``Filters`` the scan runs for ``node`` (``kw``: limit, reverse)."""
+    if node is None:
+        return Filters(**kw)
+    exact = _exact(node)
+    if exact is not None:
+        return exact.filters(**kw)
+    return _hints(node).filters(tree=Compiled.of(node), **kw)

@@ -1,0 +1,59 @@
+"""The ingest progress bar: bytes of the inputs read, by source, with rate and time left."""
+
+from __future__ import annotations
+
+import io
+from types import SimpleNamespace
+
+from rich.console import Console
+
+from convo.output import progress as p
+
+
+def test_file_sizes_walks_folders_by_source_name(tmp_path):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "a.json").write_bytes(b"x" * 10)
+    (tmp_path / "b.vtt").write_bytes(b"y" * 5)
+    sizes = p.file_sizes([str(tmp_path / "d"), str(tmp_path / "b.vtt"), "-"])
+    assert sizes == {str(tmp_path / "d" / "a.json"): 10, str(tmp_path / "b.vtt"): 5}
+
+
+def test_the_meter_counts_bytes_read_and_never_passes_the_total(monkeypatch):
+    reads = iter([1000, 1040, 1090, 10**9])
+    monkeypatch.setattr(p, "bytes_read", lambda: next(reads))
+    meter = p.ByteMeter({"a.mbox": 100, "slack/c1.json": 30, "slack/c2.json": 20, "b.vtt": 7})
+    assert meter.total == 157
+    meter.seen("a.mbox#msg-1")
+    assert meter.position() == 40
+    assert meter.position() == 90
+    assert meter.position() == 157  # capped
+
+
+def test_without_proc_the_meter_counts_sources_through(monkeypatch):
+    monkeypatch.setattr(p, "bytes_read", lambda: None)
+    meter = p.ByteMeter({"a.mbox": 100, "slack/c1.json": 30, "slack/c2.json": 20, "b.vtt": 7})
+    meter.seen("a.mbox#msg-1")
+    assert meter.position() == 0
+    meter.seen("slack#c1/1")  # a folder format: its files count when it is through
+    assert meter.position() == 100
+    meter.seen("bench.mbox#msg-0")  # a re-imported record's own source id: no file
+    meter.seen("b.vtt#1")
+    assert meter.position() == 150 and meter.unknown == {"bench.mbox"}
+
+
+def test_a_terminal_gets_a_byte_bar(tmp_path):
+    f = tmp_path / "a.jsonl"
+    f.write_bytes(b"z" * 2048)
+    out = io.StringIO()
+    env = SimpleNamespace(
+        stderr_isatty=True,
+        console=lambda stderr=False: Console(file=out, force_terminal=True, width=100),
+    )
+    items = [SimpleNamespace(source_id=f"{f}#{i}") for i in range(200)]
+    with p.progress(env, "importing", paths=[str(f)]) as track:
+        assert list(track(items)) == items
+    shown = out.getvalue()
+    assert "importing" in shown and "2.0/2.0 kB" in shown
+    off = SimpleNamespace(stderr_isatty=False)
+    with p.progress(off, "importing", paths=[str(f)]) as track:
+        assert list(track(items)) == items

@@ -1,0 +1,1 @@
+"""Tests of the query language and the filter tree."""
