@@ -139,3 +139,34 @@ def test_two_concurrent_savers(tmp_path):
     got = [orjson.loads(x)["id"] for x in path.read_bytes().splitlines()]
     assert len(got) == len(set(got)) == 305
     assert status(path).fresh and check(path).ok
+
+
+STORE_SAVER = """
+import os, sys, orjson
+from convo.pipeline.store import Store
+store = Store(sys.argv[1])
+start = int(os.environ["START"])
+for batch in range(15):
+    lines = []
+    for i in range(start + batch * 10, start + batch * 10 + 15):
+        r = {"id": f"m{i}", "timestamp": "2024-01-01T00:00:00Z", "textChunks": ["x"],
+             "metadata": {"speaker": f"p{i % 7}", "listeners": []}, "format": "slack",
+             "source_id": f"s{i}"}
+        lines.append((r["id"], orjson.dumps(r) + b"\\n"))
+    store.append(lines)
+"""
+
+
+def test_two_concurrent_store_appends_keep_store_and_index_in_step(tmp_path):
+    """What two `ingest --save` runs do: Store.append, dedup and index inside the lock."""
+    path = tmp_path / "s.jsonl"
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}:{ROOT / 'src'}"}
+    procs = [
+        subprocess.Popen([sys.executable, "-c", STORE_SAVER, str(path)], env={**env, "START": s})
+        for s in ("0", "70")
+    ]
+    for p in procs:
+        assert p.wait(timeout=120) == 0
+    got = [orjson.loads(x)["id"] for x in path.read_bytes().splitlines()]
+    assert len(got) == len(set(got)) == 225  # m0..m154 and m70..m224, each once
+    assert status(path).fresh and check(path).ok

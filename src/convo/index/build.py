@@ -190,6 +190,7 @@ def rebuild(store_path: Path, f: IO[bytes], track: Track | None = None) -> int:
         for statement in schema.INDEXES.split(";"):
             if statement.strip():
                 conn.execute(statement)
+        conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')")  # one b-tree
         _finish(conn, f, end, added, bad)
         conn.execute("COMMIT")
         conn.close()

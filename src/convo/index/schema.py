@@ -17,6 +17,7 @@ from pathlib import Path
 SUFFIX = ".index.sqlite"
 SCHEMA_VERSION = "2"
 TOKENIZER = "unicode61 remove_diacritics 2"
+WEIGHTS = "2.0, 1.0"  # BM25 column weights: subject, text
 
 DDL = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -55,7 +56,7 @@ CREATE TABLE message_tags (
 CREATE VIRTUAL TABLE messages_fts USING fts5(
     subject, text, content='', tokenize='{TOKENIZER}'
 );
-INSERT INTO messages_fts(messages_fts, rank) VALUES ('rank', 'bm25(2.0, 1.0)');
+INSERT INTO messages_fts(messages_fts, rank) VALUES ('rank', 'bm25({WEIGHTS})');
 INSERT INTO messages_fts(messages_fts, rank) VALUES ('hashsize', 67108864);
 CREATE VIEW messages_view AS
 SELECT
