@@ -127,20 +127,6 @@ for batch in range(20):
 """
 
 
-def test_two_concurrent_savers(tmp_path):
-    path = tmp_path / "s.jsonl"
-    env = {**os.environ, "PYTHONPATH": f"{ROOT}:{ROOT / 'src'}"}
-    procs = [
-        subprocess.Popen([sys.executable, "-c", SAVER, str(path)], env={**env, "START": s})
-        for s in ("0", "100")
-    ]
-    for p in procs:
-        assert p.wait(timeout=120) == 0
-    got = [orjson.loads(x)["id"] for x in path.read_bytes().splitlines()]
-    assert len(got) == len(set(got)) == 305
-    assert status(path).fresh and check(path).ok
-
-
 STORE_SAVER = """
 import os, sys, orjson
 from convo.pipeline.store import Store
@@ -157,16 +143,22 @@ for batch in range(15):
 """
 
 
-def test_two_concurrent_store_appends_keep_store_and_index_in_step(tmp_path):
-    """What two `ingest --save` runs do: Store.append, dedup and index inside the lock."""
+@pytest.mark.parametrize(
+    "code, second, total",
+    [(SAVER, "100", 305), (STORE_SAVER, "70", 225)],  # m0..m154 and m70..m224 once each
+    ids=["locked-index-calls", "store-append"],
+)
+def test_two_concurrent_savers(tmp_path, code, second, total):
+    """Two savers at once (what two `ingest --save` runs do): dedup and the index update
+    happen inside the store lock, so no id is saved twice and the index is in step."""
     path = tmp_path / "s.jsonl"
     env = {**os.environ, "PYTHONPATH": f"{ROOT}:{ROOT / 'src'}"}
     procs = [
-        subprocess.Popen([sys.executable, "-c", STORE_SAVER, str(path)], env={**env, "START": s})
-        for s in ("0", "70")
+        subprocess.Popen([sys.executable, "-c", code, str(path)], env={**env, "START": s})
+        for s in ("0", second)
     ]
     for p in procs:
         assert p.wait(timeout=120) == 0
     got = [orjson.loads(x)["id"] for x in path.read_bytes().splitlines()]
-    assert len(got) == len(set(got)) == 225  # m0..m154 and m70..m224, each once
+    assert len(got) == len(set(got)) == total
     assert status(path).fresh and check(path).ok

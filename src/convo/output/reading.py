@@ -29,12 +29,11 @@ def write_selection(
     records written.
     """
     filters = selector.filters
-    if batches is not None:
-        pass
-    elif filters.limit is None and not filters.reverse:
-        batches = selector.batches(parts, on_error, need_record=not raw)
-    else:
-        batches = ([m] for m in selector.select_parts(parts, on_error, need_record=not raw))
+    if batches is None:
+        if filters.limit is None and not filters.reverse:
+            batches = selector.batches(parts, on_error, need_record=not raw)
+        else:
+            batches = ([m] for m in selector.select_parts(parts, on_error, need_record=not raw))
     console = writer.console
     with console.pager(styles=True) if pager and console is not None else contextlib.nullcontext():
         for batch in batches:
