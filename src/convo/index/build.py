@@ -17,6 +17,7 @@ is rebuilt, and when that is impossible the result says ``unavailable``.
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import os
 import sqlite3
@@ -143,17 +144,31 @@ def index_lines(conn: sqlite3.Connection, f: IO[bytes], start: int, track: Track
     if track is not None:
         spans = track(spans)
     add, loads, error = writer.add, orjson.loads, orjson.JSONDecodeError
-    for offset, length, raw in spans:
-        try:
-            record = loads(raw)
-        except error:
-            record = None
-        if type(record) is dict:  # what rows.parse accepts, inlined: this runs per line
-            add(offset, length, row_of(record))
-        else:
-            bad += 1
-    writer.flush()
+    with _no_gc():
+        for offset, length, raw in spans:
+            try:
+                record = loads(raw)
+            except error:
+                record = None
+            if type(record) is dict:  # what rows.parse accepts, inlined: this runs per line
+                add(offset, length, row_of(record))
+            else:
+                bad += 1
+        writer.flush()
     return writer.added, bad, end
+
+
+@contextlib.contextmanager
+def _no_gc() -> Iterator[None]:
+    """The cycle collector paused: a build makes millions of short-lived tuples and
+    dicts, none in cycles, and each collection would walk the batches held so far."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _upto(spans: Iterator[tuple[int, int, bytes]], end: int) -> Iterator[tuple[int, int, bytes]]:
