@@ -133,14 +133,9 @@ def _indexed(selector: Selector, store: Path, order: Order) -> Selection | str:
 def _to_batches(lines: Lines | str, store: Path) -> Selection | str:
     if isinstance(lines, str):
         return lines
-    return Selection(_batches(lines, store), indexed=True, skipped=lines.bad_lines)
-
-
-def _batches(lines: Iterable[bytes], store: Path) -> Batches:
     name = str(store)
-    it = iter(lines)
-    while batch := [Match(raw, None, name) for raw in itertools.islice(it, BATCH)]:
-        yield batch
+    matches = (Match(raw, None, name) for raw in lines)  # parsed when a writer needs it
+    return Selection(_chunks(matches), indexed=True, skipped=lines.bad_lines)
 
 
 def _narrowed(
