@@ -41,6 +41,7 @@ def run_read(args: ReadArgs, order: OrderArgs, *, show: bool = False) -> int:
             )
             _note(note)
             env.safe_stdout_bytes().write(b"%d\n" % n)
+            flush_stdout(env)
             return outcome(reporter.rejected)
         chosen = selection.select(
             selector, parts, store=store, order=order.order(), on_error=reporter.bad_line,
