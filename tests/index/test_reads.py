@@ -95,9 +95,9 @@ def test_a_store_changed_behind_convos_back(tmp_path):
         f.write(orjson.dumps(rec(7, speaker="Zed")) + b"\n")
     r = run(path, "query", "--speaker", "zed")
     assert _lines(r) == ["m7"] and NOTE not in r.stderr and status(path).fresh
-    path.write_bytes(path.read_bytes().replace(b"Zed", b"Yan"))  # edited: the scan answers
+    path.write_bytes(path.read_bytes().replace(b"Zed", b"Yan"))  # edited: rebuilt, answered
     r = run(path, "query", "--speaker", "yan")
-    assert _lines(r) == ["m7"]
+    assert _lines(r) == ["m7"] and NOTE not in r.stderr and status(path).fresh
     path.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:2]))  # truncated
     assert _lines(run(path, "list", "--latest", "5")) == ["m0", "m1"]
     drop(path)

@@ -279,7 +279,9 @@ def _spans(
     return spans if limit is None else spans[: max(0, limit)]
 
 
-def count(store_path: str | os.PathLike[str], query: IndexQuery) -> int | str:
+def count(
+    store_path: str | os.PathLike[str], query: IndexQuery, *, track: Track | None = None
+) -> int | str:
     """How many records match, or why the index cannot tell."""
-    with reader(store_path) as r:
+    with reader(store_path, track=track) as r:
         return r if isinstance(r, str) else r.count(query)

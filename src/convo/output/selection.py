@@ -3,7 +3,8 @@
 ``select(selector, parts, store=..., order=...)`` returns the matches in batches and a
 note. The index is used when the input is the store (``store`` is its path), the
 filters have an indexable part (speaker, listener, tag, thread, time; ``IndexQuery``)
-or an order is asked for, and the index is fresh (an appended tail is indexed first).
+or an order is asked for, and the index is fresh (a stale one is brought up to date
+first, the appended tail only when it can be, unless a writer holds the store lock).
 Then only the matching lines are read, by byte offset:
 - every filter indexable: SQLite filters, orders and limits; lines pass through as
   they are (parsed only when the writer needs the record);
@@ -33,7 +34,7 @@ from typing import Any
 from convo.core import fields
 from convo.index import IndexQuery, lookup
 from convo.index import order as flat
-from convo.index.lookup import Lines
+from convo.index.lookup import Lines, Track
 from convo.query.scan import Match, Selector, limited
 
 BATCH = 1000
@@ -73,12 +74,15 @@ def select(
     order: Order = Order(),
     on_error=None,
     need_record: bool = True,
+    track: Track | None = None,
 ) -> Selection:
     """The records ``selector`` picks from ``parts`` (``pipeline.inputs.record_parts``),
-    in ``order``; ``store``: the store's path when ``parts`` is the store."""
+    in ``order``; ``store``: the store's path when ``parts`` is the store; ``track``
+    wraps the lines being indexed when a stale index is brought up to date first (a
+    progress line, ``convo.output.progress``)."""
     note = ""
     if store is not None:
-        found = _indexed(selector, store, order)
+        found = _indexed(selector, store, order, track)
         if not isinstance(found, str):
             return found
         note = found
@@ -87,7 +91,7 @@ def select(
 
 def count(
     selector: Selector, parts: Iterable[Any], *, store: Path | None = None, order: Order = Order(),
-    on_error=None,
+    on_error=None, track: Track | None = None,
 ) -> tuple[int, str]:  # fmt: skip
     """``(how many records select would give, note)``: counted in SQL when every filter is
     indexable and the index is fresh, else by selecting without keeping anything."""
@@ -96,12 +100,14 @@ def count(
     f = selector.filters
     q = IndexQuery.from_filters(f)
     if store is not None and q is not None:
-        n, note = index_count(store, q), ""
+        n, note = index_count(store, q, track=track), ""
         if isinstance(n, str):
             note, batches = n, _scanned(selector, parts, Order(), on_error, False)
             n = sum(len(b) for b in batches)
     else:
-        chosen = select(selector, parts, store=store, on_error=on_error, need_record=False)
+        chosen = select(
+            selector, parts, store=store, on_error=on_error, need_record=False, track=track
+        )
         n, note = sum(len(b) for b in chosen.batches), chosen.note
     for cap in (order.latest, f.limit):
         if cap is not None:
@@ -109,7 +115,7 @@ def count(
     return n, note
 
 
-def _indexed(selector: Selector, store: Path, order: Order) -> Selection | str:
+def _indexed(selector: Selector, store: Path, order: Order, track: Track | None) -> Selection | str:
     """Matches through the index, or why not (a string; "" when it would not help)."""
     f = selector.filters
     q = IndexQuery.from_filters(f)
@@ -125,9 +131,10 @@ def _indexed(selector: Selector, store: Path, order: Order) -> Selection | str:
         sql_order = sql_order[1:] if sql_order.startswith("-") else "-" + sql_order
     if exact:
         return _to_batches(
-            lookup(store, q, order=sql_order, limit=f.limit, latest=order.latest), store
+            lookup(store, q, order=sql_order, limit=f.limit, latest=order.latest, track=track),
+            store,
         )
-    return _narrowed(selector, store, q, sql_order, order, f.limit)
+    return _narrowed(selector, store, q, sql_order, order, f.limit, track)
 
 
 def _to_batches(lines: Lines | str, store: Path) -> Selection | str:
@@ -140,12 +147,12 @@ def _to_batches(lines: Lines | str, store: Path) -> Selection | str:
 
 def _narrowed(
     selector: Selector, store: Path, q: IndexQuery, sql_order: str, order: Order,
-    limit: int | None,
+    limit: int | None, track: Track | None,
 ) -> Selection | str:  # fmt: skip
     """Candidates from the index (a superset), decided by the exact checks."""
     if order.latest is not None:
         # the newest candidates first, until N of them match
-        lines = lookup(store, q, order="-time")
+        lines = lookup(store, q, order="-time", track=track)
         if isinstance(lines, str):
             return lines
         found = list(itertools.islice(_exact(selector, lines, store), max(0, order.latest)))
@@ -153,7 +160,7 @@ def _narrowed(
             found.reverse()
         kept = iter(found if limit is None else found[: max(0, limit)])
         return Selection(_chunks(kept), indexed=True, skipped=lines.bad_lines)
-    lines = lookup(store, q, order=sql_order)
+    lines = lookup(store, q, order=sql_order, track=track)
     if isinstance(lines, str):
         return lines
     matches = limited(_exact(selector, lines, store), limit, False)

@@ -15,6 +15,7 @@ def run_read(args: ReadArgs, order: OrderArgs, *, show: bool = False) -> int:
     (``convo.output.selection``); otherwise the scan answers, saying why once on stderr.
     """
     from convo.output import selection
+    from convo.output.progress import progress
     from convo.output.reading import nothing_matched, write_selection
     from convo.output.views.show import conversation_view
     from convo.output.writers import make_writer, registry
@@ -36,17 +37,20 @@ def run_read(args: ReadArgs, order: OrderArgs, *, show: bool = False) -> int:
         parts = args.parts(env, reporter, default_store=state["store"])
         store = args.store_input(env, default_store=state["store"])
         if order.count:
-            n, note = selection.count(
-                selector, parts, store=store, order=order.order(), on_error=reporter.bad_line
-            )
+            with progress(env, "indexing") as track:  # a stale index is updated first
+                n, note = selection.count(
+                    selector, parts, store=store, order=order.order(),
+                    on_error=reporter.bad_line, track=track,
+                )  # fmt: skip
             _note(note)
             env.safe_stdout_bytes().write(b"%d\n" % n)
             flush_stdout(env)
             return outcome(reporter.rejected)
-        chosen = selection.select(
-            selector, parts, store=store, order=order.order(), on_error=reporter.bad_line,
-            need_record=not registry.get(fmt).raw,
-        )  # fmt: skip
+        with progress(env, "indexing") as track:
+            chosen = selection.select(
+                selector, parts, store=store, order=order.order(), on_error=reporter.bad_line,
+                need_record=not registry.get(fmt).raw, track=track,
+            )  # fmt: skip
         _note(chosen.note)
         if chosen.skipped:
             reporter.warning(
