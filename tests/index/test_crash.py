@@ -127,15 +127,38 @@ for batch in range(20):
 """
 
 
-def test_two_concurrent_savers(tmp_path):
+STORE_SAVER = """
+import os, sys, orjson
+from convo.pipeline.store import Store
+store = Store(sys.argv[1])
+start = int(os.environ["START"])
+for batch in range(15):
+    lines = []
+    for i in range(start + batch * 10, start + batch * 10 + 15):
+        r = {"id": f"m{i}", "timestamp": "2024-01-01T00:00:00Z", "textChunks": ["x"],
+             "metadata": {"speaker": f"p{i % 7}", "listeners": []}, "format": "slack",
+             "source_id": f"s{i}"}
+        lines.append((r["id"], orjson.dumps(r) + b"\\n"))
+    store.append(lines)
+"""
+
+
+@pytest.mark.parametrize(
+    "code, second, total",
+    [(SAVER, "100", 305), (STORE_SAVER, "70", 225)],  # m0..m154 and m70..m224 once each
+    ids=["locked-index-calls", "store-append"],
+)
+def test_two_concurrent_savers(tmp_path, code, second, total):
+    """Two savers at once (what two `ingest --save` runs do): dedup and the index update
+    happen inside the store lock, so no id is saved twice and the index is in step."""
     path = tmp_path / "s.jsonl"
     env = {**os.environ, "PYTHONPATH": f"{ROOT}:{ROOT / 'src'}"}
     procs = [
-        subprocess.Popen([sys.executable, "-c", SAVER, str(path)], env={**env, "START": s})
-        for s in ("0", "100")
+        subprocess.Popen([sys.executable, "-c", code, str(path)], env={**env, "START": s})
+        for s in ("0", second)
     ]
     for p in procs:
         assert p.wait(timeout=120) == 0
     got = [orjson.loads(x)["id"] for x in path.read_bytes().splitlines()]
-    assert len(got) == len(set(got)) == 305
+    assert len(got) == len(set(got)) == total
     assert status(path).fresh and check(path).ok

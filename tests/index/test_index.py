@@ -180,3 +180,21 @@ def test_a_repaired_partial_line_needs_no_rebuild(store):
     assert status(store).state == "append"
     assert refresh(store).action == "appended"
     assert status(store).fresh and check(store).ok
+
+
+def test_readable_read_only_for_datasette(store):
+    """What `datasette --immutable` and `sqlite-utils rows` see: the joined view."""
+    import sqlite3
+
+    refresh(store)
+    conn = sqlite3.connect(f"file:{index_path(store)}?immutable=1", uri=True)
+    conn.row_factory = sqlite3.Row
+    row = conn.execute("SELECT * FROM messages_view WHERE id = 'm3'").fetchone()
+    assert row["speaker"] == "Alice Smith <alice@x.org>" and row["format"] == "slack"
+    assert set(row.keys()) >= {"id", "timestamp", "speaker", "listeners", "tags", "thread"}
+    sql = (
+        "SELECT m.id FROM messages_fts f JOIN messages m ON m.message_id = f.rowid"
+        " WHERE messages_fts MATCH 'number' ORDER BY f.rank LIMIT 3"
+    )
+    assert len(conn.execute(sql).fetchall()) == 3
+    conn.close()

@@ -98,3 +98,12 @@ def test_count_matches(store):
     assert count_matches(store, "budget") == 2
     with pytest.raises(UsageError):
         count_matches(store, '"open')
+
+
+def test_a_very_common_word_ranks_the_most_recent_matches(store):
+    hits, _ = search(store, "budget OR review OR rollback", ranked=2)
+    assert hits.window == 2 and set(_ids(hits)) == {"m2", "m5"}  # the 2 newest of 3 matches
+    hits, _ = search(store, "budget OR review OR rollback", ranked=None)
+    assert hits.window == 0 and set(_ids(hits)) == {"m1", "m2", "m5"}
+    hits, _ = search(store, "budget OR review OR rollback", IndexQuery(speakers=["bob"]), ranked=2)
+    assert hits.window == 0 and _ids(hits) == ["m2"]

@@ -255,6 +255,14 @@ class ReadArgs:
             on_reject=reporter.reject,
         )  # fmt: skip
 
+    def store_input(self, env, *, default_store: str | None = None):
+        """The store's path when these inputs are the store (it may have an index), else None."""
+        from convo.pipeline.inputs import store_input
+
+        return store_input(
+            self.inputs, store=self.store or default_store, stdin_has_data=env.stdin_has_data
+        )
+
     def matches(self, env, reporter, *, default_store: str | None = None, need_record: bool = True):
         """The selected records: these inputs, filters, limit and order applied; bad lines
         and rejects go to ``reporter``."""
@@ -360,7 +368,7 @@ def _with_params(func, added: list[inspect.Parameter], build: Callable[[dict[str
     (popped from the call's keyword arguments) into the keyword arguments ``func`` gets."""
     sig = inspect.signature(func)
     names = {p.name for p in added}
-    own = [p for name, p in sig.parameters.items() if name not in ("args", "imports")]
+    own = [p for name, p in sig.parameters.items() if name not in ("args", "imports", "order")]
     positional = [p for p in added if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
     keyword = [p for p in added if p.kind is inspect.Parameter.KEYWORD_ONLY]
     own_pos = [p for p in own if p.kind is not inspect.Parameter.KEYWORD_ONLY]
@@ -403,6 +411,40 @@ def read_options_for(formats: Sequence[str] | None):
         return _with_params(func, added, _read_args)
 
     return decorate
+
+
+@dataclass
+class OrderArgs:
+    """The order group (``--sort``, ``--latest``, ``--count``) of list, query and show."""
+
+    sort: str | None = None
+    latest: int | None = None
+    count: bool = False
+
+    def order(self):
+        """The ``output.selection.Order`` these describe."""
+        from convo.core.errors import UsageError
+        from convo.output.selection import Order
+
+        if self.latest is not None and self.latest < 0:
+            raise UsageError("--latest must be 0 or more")
+        return Order(sort=self.sort, latest=self.latest)
+
+
+def order_options(func):
+    """Add ``--sort time|-time``, ``--latest N`` and ``--count``; call ``func(order: OrderArgs, ...)``.
+
+    Served by the store's index when it is fresh, else in flat memory (see
+    ``convo.output.selection``)."""
+    added = [
+        _opt("sort", str | None, choice_option(None, "--sort", choices=Choices(("time", "-time"), "--sort"), help="Order by time (-time: newest first). Default: input order.")),
+        _opt("latest", int | None, typer.Option(None, "--latest", metavar="N", help="Only the N most recent messages, shown oldest first.")),
+        _opt("count", bool, typer.Option(False, "--count", help="Print how many messages match, not the messages.")),
+    ]  # fmt: skip
+    keys = ("sort", "latest", "count")
+    return _with_params(
+        func, added, lambda kw: {"order": OrderArgs(**{k: kw.pop(k) for k in keys})}
+    )
 
 
 def read_options(func):

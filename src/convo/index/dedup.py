@@ -66,7 +66,7 @@ def open_ids(
         return None  # e.g. a partial last line the append path repairs first
     try:
         conn = schema.connect(schema.index_path(path), readonly=True)
-        n = conn.execute("SELECT count(*) FROM messages").fetchone()[0]
+        n = schema.read_meta(conn).get("messages", "0")  # kept by every update: no count(*)
     except sqlite3.Error:
         return None
     return IndexIds(conn, int(n))

@@ -6,7 +6,7 @@ the very file the index describes (its inode is checked on the open descriptor, 
 rewrite renamed over the store meanwhile cannot mix versions).
 
 Filter semantics (as the scan's): repeating a filter ORs, different filters AND;
-names by ``convo.index.names.NameQuery``; tags case-insensitively equal; ``since <= time
+names by ``convo.core.names.NameQuery``; tags case-insensitively equal; ``since <= time
 < until``; thread equal to ``thread`` or ``id``; format and role equal.
 """
 
@@ -48,10 +48,19 @@ class IndexQuery:
 
     @classmethod
     def from_filters(cls, filters: Any) -> IndexQuery | None:
-        """The indexable part of a ``query.Filters`` (or any object with those attributes);
-        None when it also filters on text or regexes (the scan must read every line)."""
+        """The whole of a ``query.Filters`` (or any object with those attributes) as an
+        index query; None when it also filters on text or regexes (not in the index), or
+        is a query-language tree (its flat fields are then prefilter hints only)."""
+        if getattr(filters, "tree", None) is not None:
+            return None
         if getattr(filters, "texts", None) or getattr(filters, "regexes", None):
             return None
+        return cls.part_of(filters)
+
+    @classmethod
+    def part_of(cls, filters: Any) -> IndexQuery:
+        """The indexable part of ``filters`` (text and regexes left out): what it selects
+        is a superset of what ``filters`` selects."""
 
         def strs(name: str) -> list[str]:
             return [str(v) for v in getattr(filters, name, None) or []]
@@ -60,6 +69,12 @@ class IndexQuery:
             speakers=strs("speakers"), listeners=strs("listeners"), tags=strs("tags"),
             since=getattr(filters, "since", None), until=getattr(filters, "until", None),
             threads=strs("threads"), formats=strs("formats"), roles=strs("roles"),
+        )  # fmt: skip
+
+    def is_empty(self) -> bool:
+        return not any(
+            (self.speakers, self.listeners, self.tags, self.since, self.until, self.threads,
+             self.formats, self.roles)
         )  # fmt: skip
 
 
@@ -123,7 +138,7 @@ def _simple(q: IndexQuery, conds: list[str], params: list[Any]) -> None:
             "(m.thread IN (SELECT value FROM json_each(?))"
             " OR m.id IN (SELECT value FROM json_each(?)))"
         )
-        params += [_json(q.threads)] * 2
+        params += [_json([t for t in q.threads if t])] * 2  # the scan never matches ""
     for column, values in (("format", q.formats), ("role", q.roles)):
         if values:
             conds.append(f"m.{column} IN (SELECT value FROM json_each(?))")
@@ -133,21 +148,25 @@ def _simple(q: IndexQuery, conds: list[str], params: list[Any]) -> None:
 class Reader:
     """An index that matches the open store file ``f``, read in one transaction."""
 
-    def __init__(self, conn: sqlite3.Connection, f: IO[bytes]):
+    def __init__(self, conn: sqlite3.Connection, f: IO[bytes], meta: dict[str, str] | None = None):
         self.conn = conn
         self.f = f
+        # Lines of the store that are not records (not indexed; the scan reports them).
+        self.bad_lines = int((meta or {}).get("bad_lines", "0"))
 
     def spans(
         self, q: IndexQuery, *, order: str = "store", limit: int | None = None
-    ) -> list[tuple[int, int]]:
+    ) -> Iterator[tuple[int, int]]:
+        """``(offset, length)`` of the matching lines, streamed from SQLite (memory stays
+        flat however many match); valid while the reader is open."""
         w = where(self.conn, q)
         if w is None or (limit is not None and limit <= 0):
-            return []
+            return iter(())
         sql, params = w
         sql = f"SELECT m.byte_offset, m.byte_length FROM messages m WHERE {sql} ORDER BY {ORDERS[order]}"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        return self.conn.execute(sql, params).fetchall()
+        return iter(self.conn.execute(sql, params))
 
     def count(self, q: IndexQuery) -> int:
         w = where(self.conn, q)
@@ -187,19 +206,36 @@ def reader(
             return
     conn = None
     f = None
+    meta: dict[str, str] = {}
     try:
         f = open(path, "rb")  # noqa: SIM115 - closed below, after the caller's reads
         conn = schema.connect(schema.index_path(path), readonly=True)
         conn.execute("BEGIN")
-        state, reason = judge(schema.read_meta(conn), f)
+        meta = schema.read_meta(conn)
+        state, reason = judge(meta, f)
     except (OSError, sqlite3.Error) as e:
         state, reason = "unavailable", f"the index cannot be read ({e})"
     try:
-        yield Reader(conn, f) if state == "fresh" and conn and f else (reason or "stale")
+        yield Reader(conn, f, meta) if state == "fresh" and conn and f else (reason or "stale")
     finally:
         schema.close_quietly(conn)
         if f is not None:
             f.close()
+
+
+class Lines:
+    """The lines a lookup found (an iterator), and how many lines of the store are not
+    records (``bad_lines``: never indexed, so never found; the scan would report them)."""
+
+    def __init__(self, lines: Iterator[bytes], bad_lines: int):
+        self._lines = lines
+        self.bad_lines = bad_lines
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self._lines
+
+    def __next__(self) -> bytes:
+        return next(self._lines)
 
 
 def lookup(
@@ -210,12 +246,12 @@ def lookup(
     limit: int | None = None,
     latest: int | None = None,
     track: Track | None = None,
-) -> Iterator[bytes] | str:
+) -> Lines | str:
     """The matching lines, or why the index cannot say (a string: scan instead).
 
-    ``order``: store, -store (``--reverse``), time or -time; ``latest``: the N most recent, in ``order`` (store
-    order means oldest first here). Lines are read lazily from the file the index
-    describes; memory holds only the offsets.
+    ``order``: store, -store (``--reverse``), time or -time; ``latest``: the N most
+    recent, oldest first for ``store``/``time``, newest first for ``-store``/``-time``.
+    Lines are read lazily from the file the index describes, offsets streamed from SQLite.
     """
     stack = contextlib.ExitStack()
     r = stack.enter_context(reader(store_path, track=track))
@@ -232,21 +268,23 @@ def lookup(
         with stack:
             yield from read_spans(r.f, spans)
 
-    return lines()
+    return Lines(lines(), r.bad_lines)
 
 
 def _spans(
     r: Reader, query: IndexQuery, order: str, limit: int | None, latest: int | None
-) -> list[tuple[int, int]]:
+) -> Iterable[tuple[int, int]]:
     if latest is None:
         return r.spans(query, order=order, limit=limit)
-    spans = r.spans(query, order="-time", limit=latest)
-    if order != "-time":
+    spans = list(r.spans(query, order="-time", limit=latest))  # newest first
+    if not order.startswith("-"):
         spans.reverse()  # the latest N, oldest first
     return spans if limit is None else spans[: max(0, limit)]
 
 
-def count(store_path: str | os.PathLike[str], query: IndexQuery) -> int | str:
+def count(
+    store_path: str | os.PathLike[str], query: IndexQuery, *, track: Track | None = None
+) -> int | str:
     """How many records match, or why the index cannot tell."""
-    with reader(store_path) as r:
+    with reader(store_path, track=track) as r:
         return r if isinstance(r, str) else r.count(query)

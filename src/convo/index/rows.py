@@ -54,30 +54,52 @@ class Row:
     text: str
 
 
-def raw_tags(record: dict[str, Any]) -> list[str]:
-    """The tags as the scan's ``--tag`` filter sees them (strings in ``tags``)."""
-    value = record.get("tags") or ()
-    if type(value) not in (list, str, dict):
-        return []
-    return [t for t in value if isinstance(t, str)]
-
-
 def row_of(record: dict[str, Any]) -> Row:
-    rid = record.get("id")
-    thread = record.get("thread")
-    subject = record.get("subject")
+    """What the index keeps of ``record``: each field as its ``convo.core.fields``
+    accessor reads it (the scan's filters use those).
+
+    Deliberate hot-path copy of the accessors (``fields.speaker``, ``listeners``, ``tags``,
+    ``role``, ``text``, ``string``): a build runs this once per line of a million-line
+    store, and the inlined form costs half the accessor calls. ``tests/index/test_rows.py``
+    checks it against the accessors on hostile records.
+    """
+    get = record.get
+    meta = get("metadata")
+    if type(meta) is not dict:
+        meta = {}
+    speaker = meta.get("speaker")
+    if type(speaker) is not str:
+        speaker = None
+    people = meta.get("listeners")
+    if people is None:
+        people = meta.get("recipients")
+    chunks = get("textChunks")
+    if chunks is None:
+        chunks = get("text_chunks")
+    role = get("role")
+    if role not in fields.ROLES:
+        low = speaker.lower() if speaker else ""
+        role = low if low in fields.ROLES else "user"
     return Row(
-        id=rid if isinstance(rid, str) else None,
-        timestamp=fields.timestamp(record),
-        speaker=fields.speaker(record) or None,
-        thread=thread if isinstance(thread, str) else None,
-        format=fields.string(record, "format"),
-        role=fields.role(record),
-        subject=subject if isinstance(subject, str) else None,
-        listeners=[x for x in fields.listeners(record) if x],
-        tags=raw_tags(record),
-        text=fields.text(record),
-    )
+        id=_str(get("id")), timestamp=fields.timestamp(record), speaker=speaker or None,
+        thread=_str(get("thread")), format=_str(get("format")), role=role,
+        subject=_str(get("subject")), listeners=_strs(people, True), tags=_strs(get("tags")),
+        text="\n".join(_strs(chunks)),
+    )  # fmt: skip
+
+
+def _strs(value: Any, nonempty: bool = False) -> list[str]:
+    """``fields.str_list`` (empty strings dropped with ``nonempty``)."""
+    if type(value) is not list:
+        return []
+    if nonempty:
+        return [x for x in value if type(x) is str and x]
+    return [x for x in value if type(x) is str]
+
+
+def _str(value: Any) -> str | None:
+    """``fields.string``: a non-empty string, else None."""
+    return value if type(value) is str and value else None
 
 
 def fts_values(row: Row) -> tuple[str, str]:

@@ -15,8 +15,9 @@ import sqlite3
 from pathlib import Path
 
 SUFFIX = ".index.sqlite"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 TOKENIZER = "unicode61 remove_diacritics 2"
+WEIGHTS = "2.0, 1.0"  # BM25 column weights: subject, text
 
 DDL = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -44,18 +45,18 @@ CREATE TABLE messages (
 CREATE TABLE message_listeners (
     message_id INTEGER NOT NULL REFERENCES messages(message_id),
     name_id INTEGER NOT NULL REFERENCES names(name_id),
-    PRIMARY KEY (name_id, message_id)
+    PRIMARY KEY (message_id, name_id)
 ) WITHOUT ROWID;
 CREATE TABLE message_tags (
     message_id INTEGER NOT NULL REFERENCES messages(message_id),
     tag_folded TEXT NOT NULL,
     tag TEXT NOT NULL,
-    PRIMARY KEY (tag_folded, message_id)
+    PRIMARY KEY (message_id, tag_folded)
 ) WITHOUT ROWID;
 CREATE VIRTUAL TABLE messages_fts USING fts5(
     subject, text, content='', tokenize='{TOKENIZER}'
 );
-INSERT INTO messages_fts(messages_fts, rank) VALUES ('rank', 'bm25(2.0, 1.0)');
+INSERT INTO messages_fts(messages_fts, rank) VALUES ('rank', 'bm25({WEIGHTS})');
 INSERT INTO messages_fts(messages_fts, rank) VALUES ('hashsize', 67108864);
 CREATE VIEW messages_view AS
 SELECT
@@ -68,14 +69,15 @@ SELECT
 FROM messages m LEFT JOIN names s ON s.name_id = m.speaker_id;
 """
 
-# Secondary indexes are made after a bulk build (faster than keeping them up to date).
+# Secondary indexes are made after a bulk build (faster than keeping them up to date);
+# the link tables are keyed by message, so a build appends to them in key order.
 INDEXES = """
 CREATE INDEX IF NOT EXISTS messages_by_id ON messages(id);
 CREATE INDEX IF NOT EXISTS messages_by_time ON messages(timestamp, message_id);
 CREATE INDEX IF NOT EXISTS messages_by_speaker ON messages(speaker_id);
 CREATE INDEX IF NOT EXISTS messages_by_thread ON messages(thread);
-CREATE INDEX IF NOT EXISTS message_listeners_by_message ON message_listeners(message_id);
-CREATE INDEX IF NOT EXISTS message_tags_by_message ON message_tags(message_id);
+CREATE INDEX IF NOT EXISTS message_listeners_by_name ON message_listeners(name_id);
+CREATE INDEX IF NOT EXISTS message_tags_by_tag ON message_tags(tag_folded);
 """
 
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from convo.core import fields
 from convo.core.errors import UsageError
 from convo.index import schema
@@ -32,6 +34,7 @@ _OPERATORS = {"AND", "OR", "NOT", "NEAR"}
 _WORD = re.compile(r"\w+")
 _SPACES = re.compile(r"\s+")
 SNIPPET_WORDS = 24
+RANKED = 10_000  # matches ranked by BM25 at most: the most recent ones (see _hits)
 
 
 @dataclass
@@ -110,21 +113,60 @@ def _prefixes(query: str) -> list[str]:
     return [_fold(p) for p in re.findall(r"(\w+)\*", query)]
 
 
-def _hits(r: Reader, match: str, q: IndexQuery | None, limit: int) -> list[tuple[int, int, float]]:
-    w = where(r.conn, q) if q is not None else ("1", [])
-    if w is None:
-        return []
-    cond, params = w
-    sql = (
-        "SELECT m.byte_offset, m.byte_length, f.rank FROM messages_fts f"
-        " JOIN messages m ON m.message_id = f.rowid"
-        f" WHERE messages_fts MATCH ? AND {cond} ORDER BY f.rank LIMIT ?"
-    )
+class Hits(list):
+    """The hits, best first; ``window``: when more than ``ranked`` records matched, how
+    many of the most recent matches were ranked (0: every match was)."""
+
+    window = 0
+
+
+def _run(r: Reader, sql: str, params: list[Any]) -> list[Any]:
     try:
-        return r.conn.execute(sql, [match, *params, limit]).fetchall()
+        return r.conn.execute(sql, params).fetchall()
     except sqlite3.OperationalError as e:
         msg = str(e).removeprefix("fts5: ")
         raise UsageError(f"bad search query ({msg})", hint=HINT) from None
+
+
+def _hits(
+    r: Reader, match: str, q: IndexQuery | None, limit: int, ranked: int | None
+) -> tuple[list[tuple[int, int, float]], int]:
+    """``(offset, length, rank)`` of the best ``limit`` matches, and the window (0: all
+    ranked). BM25 costs a few microseconds a match, so a word in a third of a large store
+    would cost seconds: beyond ``ranked`` matches only the ``ranked`` most recent ones
+    (highest rowids, found without ranking) are ranked."""
+    w = where(r.conn, q) if q is not None and not q.is_empty() else ("1", [])
+    if w is None:
+        return [], 0
+    cond, params = w
+    base = "FROM messages_fts f WHERE messages_fts MATCH ?"
+    if cond != "1":
+        base = (
+            "FROM messages_fts f JOIN messages m ON m.message_id = f.rowid"
+            f" WHERE messages_fts MATCH ? AND {cond}"
+        )
+    args: list[Any] = [match, *params]
+    window = 0
+    if ranked:
+        past = _run(
+            r, f"SELECT f.rowid {base} ORDER BY f.rowid DESC LIMIT 1 OFFSET ?", [*args, ranked]
+        )
+        if past:
+            base += " AND f.rowid > ?"
+            args.append(past[0][0])
+            window = ranked
+    # bm25() with the weights spelt out: the table's configured `rank` is parsed per row
+    score = f"bm25(messages_fts, {schema.WEIGHTS})"
+    best = _run(r, f"SELECT f.rowid, {score} AS s {base} ORDER BY s LIMIT ?", [*args, limit])
+    spans = dict(
+        (mid, (o, n))
+        for mid, o, n in r.conn.execute(
+            "SELECT message_id, byte_offset, byte_length FROM messages"
+            " WHERE message_id IN (SELECT value FROM json_each(?))",
+            (orjson.dumps([mid for mid, _ in best]).decode(),),
+        )
+    )
+    return [(*spans[mid], rank) for mid, rank in best if mid in spans], window
 
 
 def search(
@@ -134,11 +176,14 @@ def search(
     limit: int = 20,
     *,
     track: Track | None = None,
-) -> tuple[list[Hit], str]:
+    ranked: int | None = RANKED,
+) -> tuple[Hits, str]:
     """The best ``limit`` records for ``query`` among those ``filters`` select.
 
     Returns ``(hits, note)``: ``note`` is empty, or says why the persistent index could
-    not be used and the search ran on a temporary in-memory index instead.
+    not be used and the search ran on a temporary in-memory index instead. ``ranked``:
+    at most this many matches are ranked, the most recent ones (None: all; see ``_hits``
+    and ``Hits.window``).
     """
     if not query.strip():
         raise UsageError("empty search query", hint=HINT)
@@ -152,17 +197,19 @@ def search(
     if not note:
         with reader(store_path, update=False) as r:
             if not isinstance(r, str):
-                return _collect(r, match, query, filters, limit), ""
+                return _collect(r, match, query, filters, limit, ranked), ""
             note = r
-    return _in_memory(Path(store_path), match, query, filters, limit, track), note
+    return _in_memory(Path(store_path), match, query, filters, limit, track, ranked), note
 
 
 def _collect(
-    r: Reader, match: str, query: str, filters: IndexQuery | None, limit: int
-) -> list[Hit]:
-    rows = _hits(r, match, filters, max(0, limit))
+    r: Reader, match: str, query: str, filters: IndexQuery | None, limit: int,
+    ranked: int | None,
+) -> Hits:  # fmt: skip
+    rows, window = _hits(r, match, filters, max(0, limit), ranked)
     qterms = terms(query)
-    out = []
+    out = Hits()
+    out.window = window
     for (_, _, rank), raw in zip(rows, read_spans(r.f, [(o, n) for o, n, _ in rows]), strict=True):
         record = parse(raw)
         if record is not None:
@@ -171,13 +218,14 @@ def _collect(
 
 
 def _in_memory(
-    path: Path, match: str, query: str, filters: IndexQuery | None, limit: int, track
-) -> list[Hit]:
+    path: Path, match: str, query: str, filters: IndexQuery | None, limit: int, track,
+    ranked: int | None,
+) -> Hits:  # fmt: skip
     """Search without the index file: build one in memory from the store (a full read)."""
     from convo.index.build import index_lines
 
     if not path.exists():
-        return []
+        return Hits()
     conn = schema.connect(":memory:")
     try:
         with open(path, "rb") as f:
@@ -185,7 +233,7 @@ def _in_memory(
             schema.create(conn)
             index_lines(conn, f, 0, track)
             conn.execute("COMMIT")
-            return _collect(Reader(conn, f), match, query, filters, limit)
+            return _collect(Reader(conn, f), match, query, filters, limit, ranked)
     finally:
         conn.close()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from convo.core.names import words
-from convo.index.rows import Row, fts_values
+from convo.index.rows import Row, fts_values, space_cjk
 
 BATCH = 5000
 
@@ -49,15 +49,18 @@ class Writer:
     def add(self, offset: int, length: int, row: Row) -> int:
         mid = self.next_id
         self.next_id += 1
-        speaker = self.name_id(row.speaker) if row.speaker else None
+        known = self.name_ids.get
+        name = row.speaker
+        speaker = None if name is None else known(name) or self.name_id(name)
         self._messages.append(
             (mid, row.id, offset, length, row.timestamp, speaker, row.thread, row.format,
              row.role, row.subject)
         )  # fmt: skip
-        self._fts.append((mid, *fts_values(row)))
-        for listener in row.listeners:
-            self._listeners.append((mid, self.name_id(listener)))
-        self.add_tags(mid, row.tags)
+        self._fts.append((mid, space_cjk(row.subject or ""), space_cjk(row.text)))
+        if row.listeners:
+            self._listeners.extend((mid, known(x) or self.name_id(x)) for x in row.listeners)
+        if row.tags:
+            self.add_tags(mid, row.tags)
         self.added += 1
         if len(self._messages) >= BATCH:
             self.flush()

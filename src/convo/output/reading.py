@@ -18,18 +18,22 @@ def write_selection(
     on_error=None,
     raw: bool = False,
     pager: bool = False,
+    batches: Iterable[list[Any]] | None = None,
 ) -> int:
     """Write what ``selector`` picks from ``parts`` (``pipeline.inputs.record_parts``).
 
     Without ``--limit``/``--reverse`` the scanner's batches go straight to the writer
     (memory stays flat); ``raw`` writers get lines the scanner decided on bytes unparsed.
-    ``pager`` pages a terminal writer's output. Returns the number of records written.
+    ``pager`` pages a terminal writer's output. ``batches``: the matches, already chosen
+    (``output.selection.select``: through the index, sorted). Returns the number of
+    records written.
     """
     filters = selector.filters
-    if filters.limit is None and not filters.reverse:
-        batches = selector.batches(parts, on_error, need_record=not raw)
-    else:
-        batches = ([m] for m in selector.select_parts(parts, on_error, need_record=not raw))
+    if batches is None:
+        if filters.limit is None and not filters.reverse:
+            batches = selector.batches(parts, on_error, need_record=not raw)
+        else:
+            batches = ([m] for m in selector.select_parts(parts, on_error, need_record=not raw))
     console = writer.console
     with console.pager(styles=True) if pager and console is not None else contextlib.nullcontext():
         for batch in batches:

@@ -16,6 +16,7 @@ query's start-up short.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -145,6 +146,22 @@ def _isdir(path: str) -> bool:
     return os.path.isdir(path)
 
 
+def reads_store(inputs: list[str], *, store: str | None, stdin_has_data: bool) -> bool:
+    """The input rule picks the store: no named inputs, and stdin is not the input."""
+    return not inputs and not (stdin_has_data and store is None)
+
+
+def store_input(inputs: list[str], *, store: str | None, stdin_has_data: bool) -> Path | None:
+    """The store file (links followed, where its index lives) when the input rule reads
+    an existing store, else None."""
+    if not reads_store(inputs, store=store, stdin_has_data=stdin_has_data):
+        return None
+    from convo.pipeline.store import Store
+
+    st = Store(store)
+    return st.real if st.exists() else None
+
+
 def record_parts(
     inputs: list[str],
     *,
@@ -157,7 +174,7 @@ def record_parts(
 ) -> Iterator[Part]:
     """Every input of a read command, by the input rule above (see ``parts_of``)."""
     if not inputs:
-        if stdin_has_data and store is None:
+        if not reads_store(inputs, store=store, stdin_has_data=stdin_has_data):
             inputs = ["-"]
         else:
             from convo.pipeline.store import Store

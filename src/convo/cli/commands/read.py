@@ -6,12 +6,18 @@ import re
 
 import typer
 
-from convo.cli.options import ReadArgs, read_options
+from convo.cli.options import OrderArgs, ReadArgs, order_options, read_options
 from convo.cli.runtime import Reporter, command, environment, err, flush_stdout, outcome, state
 
 
-def run_read(args: ReadArgs, *, show: bool = False) -> int:
-    """Select, write, report: the whole of ``list``/``query``/``show``."""
+def run_read(args: ReadArgs, order: OrderArgs, *, show: bool = False) -> int:
+    """Select, write, report: the whole of ``list``/``query``/``show``.
+
+    The store is read through its index when that helps and it is fresh
+    (``convo.output.selection``); otherwise the scan answers, saying why once on stderr.
+    """
+    from convo.output import selection
+    from convo.output.progress import progress
     from convo.output.reading import nothing_matched, write_selection
     from convo.output.views.show import conversation_view
     from convo.output.writers import make_writer, registry
@@ -31,24 +37,51 @@ def run_read(args: ReadArgs, *, show: bool = False) -> int:
     reporter = Reporter()
     try:
         parts = args.parts(env, reporter, default_store=state["store"])
+        store = args.store_input(env, default_store=state["store"])
+        if order.count:
+            with progress(env, "indexing") as track:  # a stale index is updated first
+                n, note = selection.count(
+                    selector, parts, store=store, order=order.order(),
+                    on_error=reporter.bad_line, track=track,
+                )  # fmt: skip
+            _note(note)
+            env.safe_stdout_bytes().write(b"%d\n" % n)
+            flush_stdout(env)
+            return outcome(reporter.rejected)
+        with progress(env, "indexing") as track:
+            chosen = selection.select(
+                selector, parts, store=store, order=order.order(), on_error=reporter.bad_line,
+                need_record=not registry.get(fmt).raw, track=track,
+            )  # fmt: skip
+        _note(chosen.note)
+        if chosen.skipped:
+            reporter.warning(
+                f"{store}: {chosen.skipped} lines are not records and were skipped"
+                " (`convo validate` names them)"
+            )
         written = write_selection(
             selector, parts, writer, on_error=reporter.bad_line, raw=registry.get(fmt).raw,
-            pager=args.pager and env.stdout_isatty,
+            pager=args.pager and env.stdout_isatty, batches=chosen.batches,
         )  # fmt: skip
         flush_stdout(env)
         if not written and env.stdout_isatty:
-            err(nothing_matched(selector))
+            err("no messages match" if chosen.indexed else nothing_matched(selector))
     finally:
         reporter.close()
-    return outcome(reporter.rejected)
+    return outcome(reporter.rejected + chosen.skipped)
 
 
-def list_(args: ReadArgs) -> int:
+def _note(note: str) -> None:
+    if note:
+        err(f"note: index not available ({note}); scanning the store instead")
+
+
+def list_(args: ReadArgs, order: OrderArgs) -> int:
     """List messages: a table on a terminal, JSONL when piped."""
-    return run_read(args)
+    return run_read(args, order)
 
 
-def query(args: ReadArgs) -> int:
+def query(args: ReadArgs, order: OrderArgs) -> int:
     """Filter messages with a query, as in notmuch and mu; JSONL when piped.
 
     convo query 'QUERY' [FILE]...: an argument naming an existing file or folder (or -)
@@ -77,7 +110,7 @@ def query(args: ReadArgs) -> int:
     Example: convo query 'from:alice tag:urgent date:7d.. "jwt tokens" -tag:spam'
     """
     args.inputs, args.query = split_query(args.inputs)
-    return run_read(args)
+    return run_read(args, order)
 
 
 # A word with no query syntax that reads as a path: a missing file is then an error
@@ -103,12 +136,12 @@ def split_query(words: list[str]) -> tuple[list[str], str]:
     return inputs, " ".join(query)
 
 
-def show(args: ReadArgs) -> int:
+def show(args: ReadArgs, order: OrderArgs) -> int:
     """Show messages as a conversation: speakers, times, subjects, replies indented.
 
     The conversation is plain text when piped (`convo show | less`); -f jsonl for records.
     """
-    return run_read(args, show=True)
+    return run_read(args, order, show=True)
 
 
 def _query_arguments(func):
@@ -130,6 +163,6 @@ def _query_arguments(func):
 
 
 def register(app: typer.Typer) -> None:
-    app.command("list")(command(read_options(list_)))
-    app.command("query")(command(_query_arguments(read_options(query))))
-    app.command("show")(command(read_options(show)))
+    app.command("list")(command(read_options(order_options(list_))))
+    app.command("query")(command(_query_arguments(read_options(order_options(query)))))
+    app.command("show")(command(read_options(order_options(show))))

@@ -60,11 +60,16 @@ def search(
         )
     if note:
         say(f"note: index not available ({note}); searched without it")
+    if hits.window:
+        say(
+            f"note: more than {hits.window:,} messages match; the {hits.window:,} most recent"
+            " were ranked (a phrase, more words or a filter narrows the search)"
+        )
     if post:
         from convo.query.scan import Selector
 
         sel = Selector(filters)
-        hits = [h for h in hits if sel.matches(h.record)][:limit]
+        hits[:] = [h for h in hits if sel.matches(h.record)][:limit]
     if fmt == "table":
         _table(env, hits, utc=args.utc)
     else:
