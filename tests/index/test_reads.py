@@ -109,3 +109,31 @@ def test_lines_that_are_not_records_are_reported(tmp_path):
     r = run(path, "query", "--speaker", "bob")
     assert _lines(r) == ["m2"] and r.exit_code == 1
     assert "1 lines are not records" in r.stderr
+
+
+@settings(max_examples=30)
+@given(
+    st.lists(records(), max_size=20),
+    st.sampled_from(QUERIES),
+    st.sampled_from(QUERIES),
+    st.sampled_from(TAGS),
+    st.booleans(),
+)
+def test_query_language_trees_through_the_index_are_the_scans(items, a, b, tag, sort):
+    """A tree the flat filters cannot say (its flat fields are prefilter hints) must not
+    be answered by the index as if they were the filter."""
+    queries = [
+        f'(from:"{a}" tag:{tag}) OR (from:"{b}" -tag:{tag})',
+        f'from:"{a}" OR to:"{b}"',
+        f'NOT from:"{a}"',
+    ]
+    extra = ["--sort", "-time"] if sort else []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_store(Path(tmp) / "s.jsonl", items)
+        for q in queries:
+            argv = ["query", "-f", "jsonl", "--utc", *extra, "--", q]
+            scanned = run(path, *argv, env={"CONVO_NO_INDEX": "1"})
+            assert refresh(path).available
+            indexed = run(path, *argv)
+            assert (indexed.exit_code, scanned.exit_code) == (0, 0), indexed.output
+            assert indexed.stdout == scanned.stdout, q
