@@ -8,13 +8,16 @@
 simple and is what small inputs should use.
 
 Workers are forked on POSIX (start-up is milliseconds and the parent's imports are
-inherited) and spawned elsewhere.
+inherited) and spawned elsewhere. They ignore Ctrl-C: the terminal sends SIGINT to the
+whole process group, and the parent alone turns it into exit code 130 (closing the
+iterator, for example after ``--limit`` or a closed pipe, cancels what is not started).
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -32,13 +35,19 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
+def _ignore_interrupts() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def ordered_map(fn: Callable[[T], R], items: Iterable[T], jobs: int) -> Iterator[R]:
     """``map(fn, items)`` on ``jobs`` processes, results in input order."""
     if jobs <= 1:
         yield from map(fn, items)
         return
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=jobs, mp_context=context, initializer=_ignore_interrupts
+    ) as pool:
         pending: deque[Future[R]] = deque()
         try:
             for item in items:
