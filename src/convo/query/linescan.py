@@ -104,6 +104,10 @@ class BlockScan:
         self.need_record = need_record
         self.checks = plan.checks
         self.bad: list[Bad] = []
+        # Set by a worker: lines decided on their bytes are kept as offsets only
+        # (``hits``: starts in the buffer, lengths, line numbers), not as Match objects.
+        self.offsets_only = False
+        self.hits: tuple[list[int], list[int], list[int]] | None = None
 
     def check(self, raw: bytes, number: int, torn: bool, at: int) -> Match | None:
         """The match of one raw line, or None; a line that is not an object is kept in ``bad``."""
@@ -174,6 +178,15 @@ class BlockScan:
             times.append(ts)
         mask = time_mask(times, self.plan.raw_time)
         numbers = range(first, first + len(lines))
+        if self.offsets_only and not self.need_record:
+            ats = offsets(lines)
+            starts = [start + at for at in compress(ats, mask)]
+            self.hits = (
+                starts,
+                list(compress(map(len, lines), mask)),
+                list(compress(numbers, mask)),
+            )
+            return []
         rows = compress(zip(lines, offsets(lines), numbers, strict=False), mask)  # n+1 offsets
         if not self.need_record:
             name = self.name

@@ -94,11 +94,18 @@ def scan_range(task: Task) -> RangeResult:
         spans = iter_spans(stream, task.block_size, bom=rng.start == 0)
         for buf, start, end, torn, at in spans:
             scan = BlockScan(plan, buf, rng.path, torn, task.need_record)
+            scan.offsets_only = True
             if lazy:
                 out, count = scan.needles(start, end, first, True)
             else:
                 out, count = scan.lines(start, end, first)
             base = rng.start + at
+            if scan.hits is not None:
+                hit_starts, hit_lengths, hit_numbers = scan.hits
+                starts.extend(base + a for a in hit_starts)
+                lengths.extend(hit_lengths)
+                if numbers is not None:
+                    numbers.extend(hit_numbers)
             for m in out:
                 starts.append(base + m.at)
                 lengths.append(len(m.raw))
@@ -140,7 +147,9 @@ class ParallelScan:
                 end = committed_end(probe, self.path)
             st = os.fstat(fd)
             end = st.st_size if end is None else end
-            ranges = split(self.path, max(2, -(-end // RANGE)), end=end)
+            ranges = split(
+                self.path, max(2, -(-end // RANGE)), end=end, min_size=min(RANGE, 1 << 20)
+            )
             tasks = [
                 Task(self.plan.filters, r, (st.st_dev, st.st_ino), need_record, self.block_size)
                 for r in ranges
@@ -149,15 +158,15 @@ class ParallelScan:
             base = 0
             for result in ordered_map(scan_range, tasks, jobs):
                 report(_rebased(result.bad, base), self.name, on_error, locator)
-                yield self._matches(fd, result, base)
+                yield from self._matches(fd, result, base)
                 base += result.lines
             self.lines = base
         finally:
             os.close(fd)
             locator.close()
 
-    def _matches(self, fd: int, result: RangeResult, base: int) -> list[Match]:
-        out: list[Match] = []
+    def _matches(self, fd: int, result: RangeResult, base: int) -> Iterator[list[Match]]:
+        """The range's matches, a batch per window read (so memory stays flat)."""
         starts, lengths, numbers = result.starts, result.lengths, result.numbers
         name = self.name
         i, n = 0, len(starts)
@@ -169,12 +178,17 @@ class ParallelScan:
                 w1 = starts[j] + lengths[j]
                 j += 1
             window = os.pread(fd, w1 - w0, w0)
-            for k in range(i, j):
-                a = starts[k] - w0
-                number = base + numbers[k] if numbers is not None else 0
-                out.append(Match(window[a : a + lengths[k]], None, name, number))
+            if numbers is None:
+                yield [
+                    Match(window[a - w0 : a - w0 + size], None, name)
+                    for a, size in zip(starts[i:j], lengths[i:j], strict=True)
+                ]
+            else:
+                yield [
+                    Match(window[a - w0 : a - w0 + size], None, name, base + number)
+                    for a, size, number in zip(starts[i:j], lengths[i:j], numbers[i:j], strict=True)
+                ]
             i = j
-        return out
 
 
 def _rebased(bad: list[Bad], base: int) -> list[Bad]:
