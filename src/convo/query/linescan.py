@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from itertools import repeat
 from typing import Any, NamedTuple
 
 import orjson
@@ -75,6 +76,52 @@ class Match:
         if self._record is None:
             self._record = parse_line(Line(self.line, self.raw), self.name)
         return self._record
+
+
+class RawBatch:
+    """Matches read back by the parallel scan: a sequence of ``Match``, made on access,
+    and ``joined``, the lines with their newlines, made from runs of adjacent lines
+    (the output of a writer that passes lines through, without a Match per line).
+
+    It stands where a ``list[Match]`` does (``len``, iteration, indexing)."""
+
+    __slots__ = ("_lengths", "_numbers", "_starts", "name", "window", "window_at")
+
+    def __init__(self, window: bytes, window_at: int, starts, lengths, numbers, name: str):
+        self.window = window
+        self.window_at = window_at
+        self._starts = starts
+        self._lengths = lengths
+        self._numbers = numbers  # None: not counted (line 0)
+        self.name = name
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def __iter__(self):
+        w, w0, name = self.window, self.window_at, self.name
+        numbers = self._numbers if self._numbers is not None else repeat(0)
+        for a, size, number in zip(self._starts, self._lengths, numbers, strict=False):
+            yield Match(w[a - w0 : a - w0 + size], None, name, number)
+
+    def __getitem__(self, i: int) -> Match:
+        return list(self)[i]
+
+    @property
+    def joined(self) -> bytes:
+        w, w0 = self.window, self.window_at
+        pieces = []
+        run_start = run_end = -2
+        for a, size in zip(self._starts, self._lengths, strict=True):
+            if a != run_end + 1:
+                if run_start >= 0:
+                    pieces.append(w[run_start - w0 : run_end - w0])
+                run_start = a
+            run_end = a + size
+        if run_start >= 0:
+            pieces.append(w[run_start - w0 : run_end - w0])
+        pieces.append(b"")
+        return b"\n".join(pieces)
 
 
 def odd_lines(low: bytes, start: int, end: int) -> list[int]:

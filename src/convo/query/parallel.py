@@ -28,7 +28,7 @@ import os
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from convo.core.errors import InputError
 from convo.core.jsonl import committed_end
@@ -37,7 +37,7 @@ from convo.core.ranges import Range, open_range, split, splittable
 from convo.query.blocks import BLOCK, LineLocator, iter_spans
 from convo.query.compiled import Compiled
 from convo.query.filters import Filters
-from convo.query.linescan import Bad, BlockScan, ErrorHandler, Match, report
+from convo.query.linescan import Bad, BlockScan, ErrorHandler, Match, RawBatch, report
 
 MIN_PARALLEL = 16 << 20
 RANGE = 16 << 20
@@ -178,16 +178,9 @@ class ParallelScan:
                 w1 = starts[j] + lengths[j]
                 j += 1
             window = os.pread(fd, w1 - w0, w0)
-            if numbers is None:
-                yield [
-                    Match(window[a - w0 : a - w0 + size], None, name)
-                    for a, size in zip(starts[i:j], lengths[i:j], strict=True)
-                ]
-            else:
-                yield [
-                    Match(window[a - w0 : a - w0 + size], None, name, base + number)
-                    for a, size, number in zip(starts[i:j], lengths[i:j], numbers[i:j], strict=True)
-                ]
+            nums = None if numbers is None else [base + k for k in numbers[i:j]]
+            batch = RawBatch(window, w0, starts[i:j], lengths[i:j], nums, name)
+            yield cast(list[Match], batch)  # a list[Match] to every reader (see RawBatch)
             i = j
 
 
