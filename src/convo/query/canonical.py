@@ -122,14 +122,7 @@ class Decider:
 
     def __init__(self, filters: Filters):
         self.kinds: list[Callable[[bytes, int, int], bool | None]] = []
-        if filters.speakers:
-            queries = [NameQuery(q) for q in filters.speakers]
-            self.speakers = _Cache(lambda v: any(q.matches(v) for q in queries))
-            self.kinds.append(self.speaker)
-        if filters.tags:
-            wanted = {t.casefold() for t in filters.tags}
-            self.tags = _Cache(lambda v: v.casefold() in wanted)
-            self.kinds.append(self.tag)
+        self._words(filters)
         self.raw_time = RawTime(filters.since, filters.until)
         if filters.since or filters.until:
             self.kinds.append(self.time)
@@ -138,14 +131,21 @@ class Decider:
         if filters.texts and words_ok:
             self.kinds.append(self.text)
         # Every filter is decided here: True means the line matches.
-        self.complete = bool(self.kinds) and not (
-            filters.listeners
-            or filters.regexes
-            or filters.threads
-            or (filters.texts and not words_ok)
-        )
+        undecided = filters.listeners or filters.regexes or filters.threads
+        self.complete = bool(self.kinds) and not (undecided or (filters.texts and not words_ok))
         self.has_u = False
         self.respell: list[bytes] = []
+
+    def _words(self, filters: Filters) -> None:
+        """Speakers and tags: matched once per distinct raw value."""
+        if filters.speakers:
+            queries = [NameQuery(q) for q in filters.speakers]
+            self.speakers = _Cache(lambda v: any(q.matches(v) for q in queries))
+            self.kinds.append(self.speaker)
+        if filters.tags:
+            wanted = {t.casefold() for t in filters.tags}
+            self.tags = _Cache(lambda v: v.casefold() in wanted)
+            self.kinds.append(self.tag)
 
     def begin(self, block: bytes) -> None:
         """Per block: is there a ``\\u`` escape, and which case-fold letters occur."""

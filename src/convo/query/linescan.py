@@ -181,14 +181,9 @@ class BlockScan:
         fast = self.time_block(block, lines, start, first)
         if fast is not None:
             return fast, len(lines)
-        decider = self.plan.decider
-        decide = decider.decide if decider.kinds else None
-        if decide is not None:
-            decider.begin(block)
-        raw_out = not self.need_record
+        decide = self._decide(block)
         out: list[Match] = []
         last = len(lines) - 1
-        name = self.name
         pos = 0
         for i, raw in enumerate(lines):
             at = pos
@@ -200,34 +195,34 @@ class BlockScan:
                 d = decide(block, at, at + len(raw))
                 if d is False:
                     continue
-                if d and raw_out:
-                    out.append(Match(raw, None, name, first + i, start + at))
+                if d and not self.need_record:
+                    out.append(Match(raw, None, self.name, first + i, start + at))
                     continue
             m = self.check(raw, first + i, torn, start + at)
             if m is not None:
                 out.append(m)
         return out, len(lines)
 
+    def _decide(self, block: bytes):
+        """The decider's per-line call for this block, or None when it decides nothing."""
+        decider = self.plan.decider
+        if not decider.kinds:
+            return None
+        decider.begin(block)
+        return decider.decide
+
     def time_block(
         self, block: bytes, lines: list[bytes], start: int, first: int
     ) -> list[Match] | None:
         """Time is the only filter: the block decided on raw timestamps in one tight loop
         (``canonical.time_value``), or None when some line needs a closer look."""
-        if not self.plan.time_only or self.torn or not lines or b"\r" in block:
+        times = self._block_times(block, lines)
+        if times is None:
             return None
-        if b"\\" in block and b"\\u" in block:
-            return None  # an escape may spell a key another way: line by line
-        times = []
-        for raw in lines:
-            ts = time_value(raw)
-            if ts is None:
-                return None
-            times.append(ts)
         mask = time_mask(times, self.plan.raw_time)
         numbers = range(first, first + len(lines))
         if self.offsets_only and not self.need_record:
-            ats = offsets(lines)
-            starts = [start + at for at in compress(ats, mask)]
+            starts = [start + at for at in compress(offsets(lines), mask)]
             self.hits = (
                 starts,
                 list(compress(map(len, lines), mask)),
@@ -238,12 +233,22 @@ class BlockScan:
         if not self.need_record:
             name = self.name
             return [Match(raw, None, name, n, start + at) for raw, at, n in rows]
-        out = []
-        for raw, at, n in rows:
-            m = self.check(raw, n, False, start + at)
-            if m is not None:
-                out.append(m)
-        return out
+        found = (self.check(raw, n, False, start + at) for raw, at, n in rows)
+        return [m for m in found if m is not None]
+
+    def _block_times(self, block: bytes, lines: list[bytes]) -> list[bytes] | None:
+        """Every line's raw timestamp when time alone decides and each line proves it."""
+        if not self.plan.time_only or self.torn or not lines or b"\r" in block:
+            return None
+        if b"\\" in block and b"\\u" in block:
+            return None  # an escape may spell a key another way: line by line
+        times = []
+        for raw in lines:
+            ts = time_value(raw)
+            if ts is None:
+                return None
+            times.append(ts)
+        return times
 
     def needles(self, start: int, end: int, first: int, lazy: bool) -> tuple[list[Match], int]:
         """Only lines holding a needle of the first kind (or a respelling) are looked at.
@@ -253,24 +258,12 @@ class BlockScan:
         """
         block = self.buf
         low = block.lower()
-        plan = self.plan
-        assert plan.starts is not None
-        ends = plan.starts.lines(low, block, start, end)
-        odd = set(odd_lines(low, start, end))
-        if odd - ends.keys():
-            for s in odd:
-                e = low.find(b"\n", s, end)
-                ends.setdefault(s, end if e < 0 else e)
-            ends = dict(sorted(ends.items()))
-        decider = plan.decider
-        decide = decider.decide if decider.kinds else None
-        if decide is not None:
-            decider.begin(block)
-        raw_out = not self.need_record
+        ends, odd = self._candidates(low, start, end)
+        decide = self._decide(block)
         out: list[Match] = []
         line_no, pos = first, start
         count = low.count
-        may_match = self.may_match if plan.narrows else None
+        may_match = self.may_match if self.plan.narrows else None
         for s, e in ends.items():
             if lazy:
                 line_no = 0
@@ -279,24 +272,39 @@ class BlockScan:
                 pos = s
             torn = self.torn and e == end
             if s not in odd:
-                if decide is not None and not torn and block[e - 1 : e] != b"\r":
-                    d = decide(block, s, e)
-                    if d is False:
-                        continue
-                    if d and raw_out:
-                        out.append(Match(block[s:e], None, self.name, line_no, s))
-                        continue
+                d = None if decide is None or torn else self._raw(decide, block, s, e)
+                if d is False:
+                    continue
+                if d:
+                    out.append(Match(block[s:e], None, self.name, line_no, s))
+                    continue
                 if may_match is not None and not may_match(low, s, e):
                     continue
-            raw = block[s:e]
-            if raw[-1:] == b"\r":
-                raw = raw.rstrip(b"\r")
-            m = self.check(raw, line_no, torn, s)
+            m = self.check(block[s:e].rstrip(b"\r"), line_no, torn, s)
             if m is not None:
                 out.append(m)
         if lazy:
             return out, 0
         return out, line_no - first + count(b"\n", pos, end)
+
+    def _raw(self, decide, block: bytes, s: int, e: int) -> bool | None:
+        """False: skip the line; True: pass its bytes on unparsed; None: parse it."""
+        if block[e - 1 : e] == b"\r":
+            return None
+        d = decide(block, s, e)
+        return None if d and self.need_record else d
+
+    def _candidates(self, low: bytes, start: int, end: int) -> tuple[dict[int, int], set[int]]:
+        """``{start: end}`` of the lines to look at, in order, and the odd ones among them."""
+        assert self.plan.starts is not None
+        ends = self.plan.starts.lines(low, self.buf, start, end)
+        odd = set(odd_lines(low, start, end))
+        if odd - ends.keys():
+            for s in odd:
+                e = low.find(b"\n", s, end)
+                ends.setdefault(s, end if e < 0 else e)
+            ends = dict(sorted(ends.items()))
+        return ends, odd
 
     def may_match(self, low: bytes, s: int, e: int) -> bool:
         """The other kinds' needles, the raw speaker and the raw time allow the line."""
