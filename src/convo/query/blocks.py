@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from convo.core.io import BOM
+from convo.core.jsonl import BOM  # not core.io: a scan worker need not import its codecs
 
 BLOCK = 1 << 20
 

@@ -43,6 +43,7 @@ MIN_PARALLEL = 16 << 20
 RANGE = 16 << 20
 WINDOW = 1 << 20
 _GAP = 64 << 10  # matches closer than this are read in one pread
+_PRELOAD = ("convo.query.parallel",)  # what a worker imports (see core.pool.ordered_map)
 
 
 @dataclass(frozen=True)
@@ -156,7 +157,7 @@ class ParallelScan:
             ]
             jobs = min(cpu_count(), len(tasks))
             base = 0
-            for result in ordered_map(scan_range, tasks, jobs):
+            for result in ordered_map(scan_range, tasks, jobs, preload=_PRELOAD):
                 report(_rebased(result.bad, base), self.name, on_error, locator)
                 yield from self._matches(fd, result, base)
                 base += result.lines
