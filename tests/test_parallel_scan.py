@@ -130,8 +130,13 @@ def test_closed_pipe_ends_the_workers_quietly(tmp_path):
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import bench_query
 
+    small = tmp_path / "small.jsonl"
+    bench_query.generate(small, 2_000)
+    data = small.read_bytes()
     path = tmp_path / "big.jsonl"
-    bench_query.generate(path, 36_000)  # above parallel.MIN_PARALLEL
+    with open(path, "wb") as f:  # above parallel.MIN_PARALLEL
+        for _ in range(parallel.MIN_PARALLEL // len(data) + 1):
+            f.write(data)
     assert path.stat().st_size > parallel.MIN_PARALLEL
     proc = subprocess.Popen(
         [sys.executable, "-m", "convo", "query", "--since", "2010-01-01", str(path)],

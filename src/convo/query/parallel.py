@@ -12,14 +12,23 @@ Line numbers are those of a one-core scan: a range counts its own lines and the 
 adds the lines of the ranges before it; a scan that does not count (needle scans) gives
 matches line 0 and locates a bad line from its offset, as the one-core scan does.
 
-Decisions, measured on the 1M-record benchmark store on this project's 2-core machine
-(docs in ``benchmarks/bench_query.py``):
-- ``MIN_PARALLEL``: files below 16 MiB are scanned in this process. Starting two
-  workers costs about 30 ms; a 16 MiB file scans in 60-150 ms on one core, so the
-  split pays from about there on.
-- ``RANGE``: ranges of 16 MiB: enough of them to keep both workers busy to the end, few
-  enough that per-range costs (a compiled filter is reused per worker) vanish, and at
-  most ``2 * jobs`` results wait in the parent.
+Workers are fresh interpreters that import only this module (``core.pool``'s
+``preload``): a forked worker's resident memory is a copy of the command line's (about
+30 MB each, so parent + two workers passed 100 MB on the benchmark store), a fresh one
+about 16 MB (the whole tree peaked at 80 MB). The price is the start of an interpreter.
+
+Decisions (figures from this project's 2-core machine, while 7 other jobs shared it,
+load 10-15; ``benchmarks/bench_query.py`` measures whole commands):
+- ``MIN_PARALLEL`` = 64 MiB. Measured (medians of 5, alternating, ``--tag``/``--since``):
+  one core scanned 8/16/32/64 MiB in 0.11/0.23/0.50/0.76 s (tag) and 0.34/0.54/1.05/
+  2.27 s (since); two workers took 0.17/0.32/0.58/1.05 s forked and 1.4-2.3 s fresh:
+  with no idle core, no size paid, and starting fresh interpreters cost about 1 s.
+  On an idle machine a one-core scan runs about 240 MB/s (BENCHMARKS.md: 500 MB in
+  2.1 s for ``--since``) and a fresh worker starts in well under 0.1 s, so the split
+  pays from roughly 32-64 MiB; 64 MiB keeps small stores and files in one process.
+- ``RANGE`` = 16 MiB: enough ranges to keep both workers busy to the end, few enough
+  that per-range costs vanish (the compiled filter is reused per worker); at most
+  ``2 * jobs`` results wait in the parent.
 """
 
 from __future__ import annotations
@@ -39,7 +48,7 @@ from convo.query.compiled import Compiled
 from convo.query.filters import Filters
 from convo.query.linescan import Bad, BlockScan, ErrorHandler, Match, RawBatch, report
 
-MIN_PARALLEL = 16 << 20
+MIN_PARALLEL = 64 << 20
 RANGE = 16 << 20
 WINDOW = 1 << 20
 _GAP = 64 << 10  # matches closer than this are read in one pread
