@@ -38,7 +38,7 @@ from itertools import accumulate, compress, repeat
 
 from convo.core.names import NameQuery
 from convo.query.filters import Filters, text_terms
-from convo.query.prefilter import ASCII, TRIGGER_CHARS, RawTime
+from convo.query.prefilter import ASCII, TRIGGER_CHARS, RawTime, may_spell
 
 PREFIX = b'{"textChunks":['
 META_KEY = b'"metadata":{'
@@ -130,6 +130,13 @@ class Decider:
         words_ok = all(t.isascii() and t.isalnum() for ts in self.terms for t in ts)
         if filters.texts and words_ok:
             self.kinds.append(self.text)
+        # The case-fold letters that could spell part of a word (only those matter).
+        words = [w.decode() for ts in self.terms for w in ts] if words_ok else []
+        self.triggers = [
+            t
+            for t in TRIGGER_CHARS
+            if any(may_spell(t.decode().casefold(), w, True) for w in words)
+        ]
         # Every filter is decided here: True means the line matches.
         undecided = filters.listeners or filters.regexes or filters.threads
         self.complete = bool(self.kinds) and not (undecided or (filters.texts and not words_ok))
@@ -151,9 +158,9 @@ class Decider:
         """Per block: is there a ``\\u`` escape, and which case-fold letters occur."""
         self.has_u = b"\\" in block and b"\\u" in block  # a two-byte find is slow
         self.respell = []
-        if self.terms and not block.isascii():
+        if self.triggers and not block.isascii():
             rest = block.translate(None, ASCII)
-            self.respell = [t for t in TRIGGER_CHARS if t in rest]
+            self.respell = [t for t in self.triggers if t in rest]
 
     def decide(self, buf: bytes, s: int, e: int) -> bool | None:
         """True/False for the line ``buf[s:e]`` (no line ending), or None: parse it."""
