@@ -31,7 +31,7 @@ import orjson
 
 from convo.core.errors import RecordError
 from convo.core.jsonl import Line, parse_line
-from convo.query.canonical import compress, offsets, time_mask, time_value
+from convo.query.canonical import compress, has_control, offsets, time_mask, time_value
 from convo.query.compiled import Compiled
 from convo.query.prefilter import SPEAKER, may_respell, speaker_may_match
 
@@ -182,6 +182,7 @@ class BlockScan:
         if fast is not None:
             return fast, len(lines)
         decide = self._decide(block)
+        control = decide is not None and has_control(block)  # then positives are parsed
         out: list[Match] = []
         last = len(lines) - 1
         pos = 0
@@ -195,7 +196,7 @@ class BlockScan:
                 d = decide(block, at, at + len(raw))
                 if d is False:
                     continue
-                if d and not self.need_record:
+                if d and not (self.need_record or control):
                     out.append(Match(raw, None, self.name, first + i, start + at))
                     continue
             m = self.check(raw, first + i, torn, start + at)
@@ -240,8 +241,8 @@ class BlockScan:
         """Every line's raw timestamp when time alone decides and each line proves it."""
         if not self.plan.time_only or self.torn or not lines or b"\r" in block:
             return None
-        if b"\\" in block and b"\\u" in block:
-            return None  # an escape may spell a key another way: line by line
+        if (b"\\" in block and b"\\u" in block) or has_control(block):
+            return None  # an escape may spell a key another way; control bytes: parse
         times = []
         for raw in lines:
             ts = time_value(raw)
@@ -292,7 +293,7 @@ class BlockScan:
         if block[e - 1 : e] == b"\r":
             return None
         d = decide(block, s, e)
-        return None if d and self.need_record else d
+        return None if d and (self.need_record or has_control(block, s, e)) else d
 
     def _candidates(self, low: bytes, start: int, end: int) -> tuple[dict[int, int], set[int]]:
         """``{start: end}`` of the lines to look at, in order, and the odd ones among them."""
