@@ -181,8 +181,7 @@ class BlockScan:
         fast = self.time_block(block, lines, start, first)
         if fast is not None:
             return fast, len(lines)
-        decide = self._decide(block)
-        control = decide is not None and has_control(block)  # then positives are parsed
+        decide = self._line_decider(block)
         out: list[Match] = []
         last = len(lines) - 1
         pos = 0
@@ -196,13 +195,21 @@ class BlockScan:
                 d = decide(block, at, at + len(raw))
                 if d is False:
                     continue
-                if d and not (self.need_record or control):
+                if d:
                     out.append(Match(raw, None, self.name, first + i, start + at))
                     continue
             m = self.check(raw, first + i, torn, start + at)
             if m is not None:
                 out.append(m)
         return out, len(lines)
+
+    def _line_decider(self, block: bytes):
+        """``_decide``, with True made None (parse) when the record is wanted or the block
+        holds a raw control byte."""
+        decide = self._decide(block)
+        if decide is None or not (self.need_record or has_control(block)):
+            return decide
+        return lambda buf, s, e: False if decide(buf, s, e) is False else None
 
     def _decide(self, block: bytes):
         """The decider's per-line call for this block, or None when it decides nothing."""
