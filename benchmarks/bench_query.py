@@ -74,22 +74,54 @@ WORDS = [
 ]
 
 SPEAKER = "Quinn"
+COMMON = "Wen"  # a first name whose letters occur in ~40% of lines ("went"): the needle cannot skip
 TAG = "urgent"
 SINCE = "2018-01-01"
 TEXT = "budget"
 
+_WORD = r'test("(^|\\W){}(\\W|$)"; "i")'
 JQ = {
-    "speaker": r'select(.metadata.speaker | test("(^|\\W)quinn(\\W|$)"; "i"))',
+    "speaker": f"select(.metadata.speaker | {_WORD.format(SPEAKER.lower())})",
     "tag": f'select(.tags | any(. == "{TAG}"))',
     "since": f'select(.timestamp >= "{SINCE}T00:00:00Z")',
     "text": f'select(any(.subject, .textChunks[] | strings; test("{TEXT}"; "i")))',
+    "combined": (
+        f"select((.metadata.speaker | {_WORD.format(SPEAKER.lower())})"
+        f' and .timestamp >= "{SINCE}T00:00:00Z"'
+        f' and any(.subject, .textChunks[] | strings; test("{TEXT}"; "i")))'
+    ),
+    "common": f"select(.metadata.speaker | {_WORD.format(COMMON.lower())})",
 }
 CONVO = {
     "speaker": ["--speaker", SPEAKER],
     "tag": ["--tag", TAG],
     "since": ["--since", SINCE],
     "text": ["--text", TEXT],
+    "combined": ["--speaker", SPEAKER, "--since", SINCE, "--text", TEXT],
+    "common": ["--speaker", COMMON],
 }
+_DUCK_WORD = r"regexp_matches(metadata.speaker, '(^|\W){}(\W|$)', 'i')"
+_DUCK_TEXT = (
+    f"regexp_matches(coalesce(subject, '') || ' ' || array_to_string(textChunks, ' '), "
+    f"'{TEXT}', 'i')"
+)
+DUCKDB = {
+    "speaker": _DUCK_WORD.format(SPEAKER.lower()),
+    "tag": f"list_contains(tags, '{TAG}')",
+    "since": f"timestamp >= TIMESTAMP '{SINCE} 00:00:00'",
+    "text": _DUCK_TEXT,
+    "combined": (
+        f"{_DUCK_WORD.format(SPEAKER.lower())} AND timestamp >= TIMESTAMP '{SINCE} 00:00:00'"
+        f" AND {_DUCK_TEXT}"
+    ),
+    "common": _DUCK_WORD.format(COMMON.lower()),
+}
+# The DuckDB query as a whole process, like the others: matching rows as JSON lines.
+_DUCK_SCRIPT = (
+    "import sys, duckdb; duckdb.connect().execute("
+    '"COPY (SELECT * FROM read_json_auto(\'" + sys.argv[1] + "\') WHERE " + sys.argv[2] + '
+    "\") TO '/dev/stdout' (FORMAT JSON)\")"
+)
 
 
 def _person(rng: random.Random) -> str:
@@ -154,6 +186,73 @@ def _digest(argv: list[str]) -> tuple[str, int]:
     return h.hexdigest(), lines
 
 
+def _tree_rss_kb(pid: int) -> int:
+    """The resident memory of a process and all its descendants (kB), from /proc."""
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+                        break
+            with open(f"/proc/{p}/task/{p}/children") as f:
+                todo.extend(int(c) for c in f.read().split())
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def _run_sampled(argv: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user+sys of the tree) and peak RSS (MB) of the whole
+    process tree (every worker counted), sampled every 10 ms."""
+    import os
+    import time
+
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    peak = 0
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        peak = max(peak, _tree_rss_kb(proc.pid))
+        time.sleep(0.01)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 1):
+        raise RuntimeError(f"{argv[:3]}: exit {proc.returncode}")
+    peak = max(peak, usage.ru_maxrss)
+    return wall, usage.ru_utime + usage.ru_stime, peak / 1024
+
+
+def _paired(h, rows: dict[str, list[list[str]]], repeat: int):
+    """Each row's commands run in turn, ``repeat`` rounds (the same machine load for all
+    of a round): per command the runs' wall times, CPU times and the peak tree RSS."""
+    runs: dict[str, dict[int, list[tuple[float, float, float]]]] = {
+        k: {i: [] for i in range(len(v))} for k, v in rows.items()
+    }
+    for _ in range(repeat):
+        for name, argvs in rows.items():
+            for i, argv in enumerate(argvs):
+                runs[name][i].append(_run_sampled(argv))
+    return runs
+
+
+def _measure(h, label: str, samples: list[tuple[float, float, float]]):
+    import statistics
+
+    measure_type = sys.modules[type(h).__module__].Measure  # benchmarks/run.py's record
+    cpu = statistics.median(s[1] for s in samples)
+    measure = measure_type(
+        label, [s[0] for s in samples], max(s[2] for s in samples), f"cpu {cpu:.2f} s"
+    )
+    h.section.measures.append(measure)
+    print(f"  {label}: {measure.median:.3f}s (cpu {cpu:.2f} s, peak {measure.peak_rss_mb:.0f} MB)")
+    return measure
+
+
 def run(h) -> None:
     n = h.scale(1_000_000)
     store = h.data(f"query-{n}.jsonl", lambda p: generate(p, n))
@@ -161,39 +260,60 @@ def run(h) -> None:
     h.note(f"Store: {n:,} records, {mb:.0f} MB, generated by benchmarks/bench_query.py (seed 7).")
     convo = h.convo()
     jq = shutil.which("jq")
-    if not jq:
-        h.note("jq not found: comparisons skipped.")
-    results = {}
-    ours = []
+    try:
+        import duckdb  # noqa: F401 - a benchmark-only dependency
+    except ImportError:
+        duck = False
+    else:
+        duck = True
+    rows = {}
     for name, args in CONVO.items():
-        argv = [convo, "query", *args, str(store)]
-        c = h.time_cmd(f"convo query {' '.join(args)}", argv, repeat=3)
-        ours.append(c)
-        if not jq:
-            continue
-        j = h.time_cmd(f"jq ({name}, see below)", [jq, "-c", JQ[name], str(store)], repeat=3)
-        same_c, same_j = _digest(argv), _digest([jq, "-c", JQ[name], str(store)])
-        results[name] = (c, j, same_c == same_j, same_c[1])
+        argvs = [[convo, "query", *args, str(store)]]
+        if jq:
+            argvs.append([jq, "-c", JQ[name], str(store)])
+        if duck:
+            argvs.append([sys.executable, "-c", _DUCK_SCRIPT, str(store), DUCKDB[name]])
+        rows[name] = argvs
+    runs = _paired(h, rows, repeat=3)
+    peak = 0.0
+    for name, args in CONVO.items():
+        flag = " ".join(args)
+        c = _measure(h, f"convo query {flag}", runs[name][0])
+        peak = max(peak, c.peak_rss_mb)
+        k = 1
+        if jq:
+            j = _measure(h, f"jq ({name}, see below)", runs[name][k])
+            k += 1
+            h.compare(f"`{flag}` vs jq", c, j, target=10, faster=True)
+            same_c, same_j = _digest(rows[name][0]), _digest(rows[name][1])
+            h.row(
+                f"`{flag}` output equals jq's ({same_c[1]:,} lines)",
+                "identical" if same_c == same_j else "DIFFERENT",
+                "identical",
+                same_c == same_j,
+            )
+        if duck:
+            d = _measure(h, f"DuckDB read_json_auto ({name}, see below)", runs[name][k])
+            h.compare(f"`{flag}` vs DuckDB", c, d, target=1, faster=True)
+    h.row(
+        "peak RSS of a convo query, every worker counted", f"{peak:.0f} MB", "≤ 100 MB", peak <= 100
+    )
     if jq:
         h.note(
             "jq expressions (`jq -c EXPR store`), each meaning what the convo filter means on "
             "this data:\n\n" + "\n".join(f"- {k}: `{v}`" for k, v in JQ.items())
         )
-        for name, (c, j, same, count) in results.items():
-            target = 10 if name in ("speaker", "tag") else 3
-            h.compare(f"`{' '.join(CONVO[name])}` vs jq", c, j, target=target, faster=True)
-            h.section.rows.append(
-                type(h.section.rows[0])(
-                    f"`{' '.join(CONVO[name])}` output equals jq's ({count:,} lines)",
-                    "identical" if same else "DIFFERENT",
-                    "identical",
-                    same,
-                )
-            )
-    big = max(ours, key=lambda m: m.peak_rss_mb)
-    h.memory(f"peak RSS of convo query ({big.label})", big, limit_mb=100)
+    if duck:
+        h.note(
+            "DuckDB: `COPY (SELECT * FROM read_json_auto(store) WHERE COND) TO '/dev/stdout' "
+            "(FORMAT JSON)` in a Python process, with COND:\n\n"
+            + "\n".join(f"- {k}: `{v}`" for k, v in DUCKDB.items())
+            + "\n\nRuns are paired: each round runs convo, jq and DuckDB in turn, so a "
+            "ratio compares runs made under the same machine load; medians of 3 rounds. Peak "
+            "RSS is the whole process tree's (the parent and its workers), sampled every 10 ms."
+        )
     helpm = h.time_cmd("convo --help", [convo, "--help"], repeat=10)
     typer_m = h.time_cmd(
         'python -c "import typer"', [sys.executable, "-c", "import typer"], repeat=10
     )
-    h.compare("`convo --help` vs `python -c 'import typer'`", helpm, typer_m, target=2)
+    h.compare("`convo --help` vs `python -c 'import typer'`", helpm, typer_m, target=1.5)

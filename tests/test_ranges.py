@@ -86,3 +86,22 @@ def _square(n: int) -> int:
 def test_ordered_map_keeps_order_on_several_processes():
     assert list(ordered_map(_square, range(50), jobs=2)) == [n * n for n in range(50)]
     assert list(ordered_map(_square, range(5), jobs=1)) == [0, 1, 4, 9, 16]
+
+
+def _fail(n: int) -> int:
+    if n == 3:
+        raise ValueError("three")
+    return n
+
+
+def test_ordered_map_in_fresh_workers_keeps_order_and_raises():
+    import pytest
+
+    got = list(ordered_map(_square, range(30), jobs=2, preload=["tests.test_ranges"]))
+    assert got == [n * n for n in range(30)]
+    with pytest.raises(ValueError, match="three"):
+        list(ordered_map(_fail, range(10), jobs=2, preload=["tests.test_ranges"]))
+    # stopping early (a --limit, a closed pipe) ends the workers
+    first = ordered_map(_square, range(1000), jobs=2, preload=["tests.test_ranges"])
+    assert next(first) == 0
+    first.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 _WORD = re.compile(r"\w+")
+_SEEN_MAX = 1 << 16
 
 
 def words(text: str) -> list[str]:
@@ -34,10 +35,20 @@ class NameQuery:
         self.query = query.strip()
         self.folded = self.query.casefold()
         self.tokens = words(self.query)
+        # Answers by value: a store has few distinct names, scans ask about each many times.
+        self._seen: dict[str, bool] = {}
 
     def matches(self, value: str | None) -> bool:
         if not value:
             return False
+        hit = self._seen.get(value)
+        if hit is None:
+            if len(self._seen) >= _SEEN_MAX:
+                self._seen.clear()  # bounded memory whatever the input
+            hit = self._seen[value] = self._match(value)
+        return hit
+
+    def _match(self, value: str) -> bool:
         folded = value.casefold()
         if folded == self.folded:
             return True

@@ -58,16 +58,18 @@ def split(
     *,
     is_start: Callable[[bytes], bool] | None = None,
     min_size: int = 1 << 20,
+    end: int | None = None,
 ) -> list[Range]:
     """Cut ``path`` into at most ``parts`` ranges of at least ``min_size`` bytes.
 
     Every range but the first begins at the start of a line for which ``is_start(line)``
     is true (any line when ``is_start`` is None); the ranges cover the file exactly,
     in order. A cut with no boundary within ``SEEK_LIMIT`` bytes is dropped, so a file
-    without boundaries stays one range.
+    without boundaries stays one range. ``end`` stops the ranges there instead of at the
+    file's size (a reader that must not see a live writer's unfinished line).
     """
     name = os.fspath(path)
-    total = os.path.getsize(name)
+    total = os.path.getsize(name) if end is None else end
     parts = max(1, min(parts, total // max(1, min_size)))
     cuts = [0]
     with open(name, "rb") as f:
@@ -107,6 +109,9 @@ class _Window(io.RawIOBase):
 
     def readable(self) -> bool:
         return True
+
+    def fileno(self) -> int:
+        return self._raw.fileno()
 
     def readinto(self, buffer: Any) -> int:
         if self._left <= 0:

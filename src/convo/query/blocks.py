@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from convo.core.io import BOM
+from convo.core.jsonl import BOM  # not core.io: a scan worker need not import its codecs
 
 BLOCK = 1 << 20
 
@@ -44,17 +44,20 @@ class LineLocator:
             self.stream = None
 
 
-def iter_spans(stream, size: int = BLOCK) -> Iterator[tuple[bytes, int, int, bool, int]]:
+def iter_spans(
+    stream, size: int = BLOCK, *, bom: bool = True
+) -> Iterator[tuple[bytes, int, int, bool, int]]:
     """``(buf, start, end, torn, offset)``: ``buf[start:end]`` is whole lines, BOM removed.
 
     Big reads are not copied: the line cut by the end of the previous read is yielded on
     its own (joined with its tail), then the rest of the read as a span. ``torn`` marks
     a final line without a newline; ``offset`` is where ``buf`` starts in the stream.
+    ``bom=False`` keeps a leading BOM (a range that does not start the file).
     """
     carry: list[bytes] = []  # pieces of one long line, joined once (linear, not quadratic)
     carry_at = 0
     at = 0  # stream offset of the next read
-    head = True
+    head = bom
     while True:
         data = stream.read(size)
         if not data:

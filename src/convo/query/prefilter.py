@@ -8,7 +8,8 @@ fold is ASCII (``ß``, ``ſ``, the Kelvin sign, ligatures...; only those that ca
 needle) may spell the word another way and are always parsed. A needle JSON would
 escape (``"``, ``\\``, controls) disables the prefilter for its kind.
 
-``--since``/``--until`` compare the raw ``"timestamp":"...Z"`` value as bytes.
+``RawTime`` holds ``--since``/``--until`` as bytes, to compare with a raw canonical
+timestamp (``convo.query.canonical`` decides when a line's raw timestamp is its time).
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ from dataclasses import dataclass, field
 from convo.core.names import NameQuery
 from convo.query.filters import Filters, text_terms
 
-# A timestamp value fields.timestamp() would take as it is: 20 ASCII characters ending in Z.
-RAW_TS = re.compile(rb'"timestamp":\s*"([^"\\\x00-\x1f\x80-\xff]{19}Z)"')
 # The only non-ASCII characters whose case fold contains ASCII letters
 # (tests/test_query.py checks the list against unicodedata): ß İ ŉ ſ ǰ ẖ-ẚ ẞ K ﬀ-ﬆ.
 CASEFOLD_ASCII = (
@@ -208,10 +207,3 @@ class RawTime:
         if self.since is not None and ts < self.since:
             return False
         return not (self.until is not None and ts >= self.until)
-
-    def decide(self, raw: bytes, single: bool = False) -> bool | None:
-        """True/False, or None (parse to know)."""
-        m = RAW_TS.search(raw)
-        if m is None or not (single or raw.count(b'"timestamp"') == 1):
-            return None
-        return self.ok(m.group(1))

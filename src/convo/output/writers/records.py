@@ -28,7 +28,10 @@ class JsonlWriter(RecordWriter):
         if not matches:
             return
         self.count += len(matches)
-        self.out.write(b"\n".join([m.raw for m in matches]) + b"\n")
+        joined = getattr(matches, "joined", None)  # a parallel scan's batch: lines as read
+        self.out.write(
+            joined if joined is not None else b"\n".join([m.raw for m in matches]) + b"\n"
+        )
 
 
 class JsonWriter(RecordWriter):

@@ -1,0 +1,53 @@
+"""A ``Filters`` compiled once for scanning: the exact checks and every raw-byte shortcut.
+
+``Compiled.of(filters)`` is what the scanner (``convo.query.linescan``) reads per block:
+the exact checks of ``convo.query.filters``, the needles of ``convo.query.prefilter``, the
+raw time bounds and the canonical-layout decider (``convo.query.canonical``). It holds
+plain data and compiled patterns only, so a worker process can build its own from the
+same ``Filters`` (``convo.query.parallel``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from convo.query.canonical import Decider
+from convo.query.filters import Check, Filters, checks
+from convo.query.prefilter import SPEAKER, LineStarts, Needles, RawTime
+
+
+@dataclass
+class Compiled:
+    filters: Filters
+    checks: list[Check]
+    prefilter: Needles
+    starts: LineStarts | None  # the needle scan's candidate finder (None: every line)
+    timed: bool
+    raw_time: RawTime
+    time_only: bool  # time is the only filter: a raw timestamp decides a line
+    others: list[list[bytes]]  # needles of the kinds after the first
+    narrows: bool  # something can reject a needle candidate before the parse
+    decider: Decider  # exact decisions on the raw bytes of convo's canonical layout
+
+    @classmethod
+    def of(cls, filters: Filters) -> Compiled:
+        found = checks(filters)
+        needles = Needles.of(filters)
+        timed = bool(filters.since or filters.until)
+        others = needles.needles[1:]
+        return cls(
+            filters=filters,
+            checks=found,
+            prefilter=needles,
+            starts=LineStarts(needles) if needles.kinds else None,
+            timed=timed,
+            raw_time=RawTime(filters.since, filters.until),
+            time_only=timed and len(found) == 1,
+            others=others,
+            narrows=bool(others) or timed or needles.kinds[:1] == [SPEAKER],
+            decider=Decider(filters),
+        )
+
+    def matches(self, record: dict[str, Any]) -> bool:
+        return all(check(record) for check in self.checks)

@@ -1,0 +1,199 @@
+"""The query scan of one large file on every core, with the output of a one-core scan.
+
+The file is cut into byte ranges on line boundaries (``core.ranges.split``); each range
+is scanned in a worker process (``core.pool.ordered_map``) by the same ``BlockScan`` as
+a one-core scan, and the results come back in file order. A worker returns offsets, not
+lines: where each match starts and how long it is (two integer arrays), its line number
+when lines are counted, and the bad lines (rare) as they are. The parent reads the
+matched bytes back with ``os.pread`` in windows of up to ``WINDOW`` bytes, so what
+crosses between processes is a few bytes per match and the parent's memory stays flat.
+
+Line numbers are those of a one-core scan: a range counts its own lines and the parent
+adds the lines of the ranges before it; a scan that does not count (needle scans) gives
+matches line 0 and locates a bad line from its offset, as the one-core scan does.
+
+Workers are fresh interpreters that import only this module (``core.pool``'s
+``preload``): a forked worker's resident memory is a copy of the command line's (about
+30 MB each, so parent + two workers passed 100 MB on the benchmark store), a fresh one
+about 16 MB (the whole tree peaked at 80 MB). The price is the start of an interpreter.
+
+Decisions (figures from this project's 2-core machine, while 7 other jobs shared it,
+load 10-15; ``benchmarks/bench_query.py`` measures whole commands):
+- ``MIN_PARALLEL`` = 64 MiB. Measured (medians of 5, alternating, ``--tag``/``--since``):
+  one core scanned 8/16/32/64 MiB in 0.11/0.23/0.50/0.76 s (tag) and 0.34/0.54/1.05/
+  2.27 s (since); two workers took 0.17/0.32/0.58/1.05 s forked and 1.4-2.3 s fresh:
+  with no idle core, no size paid, and starting fresh interpreters cost about 1 s.
+  On an idle machine a one-core scan runs about 240 MB/s (BENCHMARKS.md: 500 MB in
+  2.1 s for ``--since``) and a fresh worker starts in well under 0.1 s, so the split
+  pays from roughly 32-64 MiB; 64 MiB keeps small stores and files in one process.
+- ``RANGE`` = 16 MiB: enough ranges to keep both workers busy to the end, few enough
+  that per-range costs vanish (the compiled filter is reused per worker); at most
+  ``2 * jobs`` results wait in the parent.
+"""
+
+from __future__ import annotations
+
+import os
+from array import array
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, cast
+
+from convo.core.errors import InputError
+from convo.core.jsonl import committed_end
+from convo.core.pool import cpu_count, ordered_map
+from convo.core.ranges import Range, open_range, split, splittable
+from convo.query.blocks import BLOCK, LineLocator, iter_spans
+from convo.query.compiled import Compiled
+from convo.query.filters import Filters
+from convo.query.linescan import Bad, BlockScan, ErrorHandler, Match, RawBatch, report
+
+MIN_PARALLEL = 64 << 20
+RANGE = 16 << 20
+WINDOW = 1 << 20
+_GAP = 64 << 10  # matches closer than this are read in one pread
+_PRELOAD = ("convo.query.parallel",)  # what a worker imports (see core.pool.ordered_map)
+
+
+@dataclass(frozen=True)
+class Task:
+    """One range to scan, with what the worker needs to scan it as the parent would."""
+
+    filters: Filters
+    range: Range
+    ident: tuple[int, int]  # (st_dev, st_ino) of the file the parent opened
+    need_record: bool
+    block_size: int
+
+
+@dataclass
+class RangeResult:
+    starts: array  # file offsets of the matched lines
+    lengths: array
+    numbers: array | None  # line numbers within the range (counted scans only)
+    bad: list[Bad]  # ``at`` is a file offset, ``number`` relative to the range
+    lines: int  # lines in the range (0 when not counted)
+
+
+_compiled: dict[Any, Compiled] = {}
+
+
+def _plan(filters: Filters) -> Compiled:
+    """The compiled filter of a worker, built once per worker and filter."""
+    key = repr(filters)
+    plan = _compiled.get(key)
+    if plan is None:
+        _compiled.clear()
+        plan = _compiled[key] = Compiled.of(filters)
+    return plan
+
+
+def scan_range(task: Task) -> RangeResult:
+    """Scan one range (in a worker): offsets of its matches, its bad lines, its lines."""
+    plan = _plan(task.filters)
+    lazy = plan.starts is not None
+    rng = task.range
+    starts, lengths = array("q"), array("q")
+    numbers = None if lazy else array("q")
+    bad: list[Bad] = []
+    first = 1
+    with open_range(rng) as stream:
+        st = os.fstat(stream.fileno())
+        if (st.st_dev, st.st_ino) != task.ident:
+            raise InputError("the file was replaced while it was read", where=rng.path)
+        spans = iter_spans(stream, task.block_size, bom=rng.start == 0)
+        for buf, start, end, torn, at in spans:
+            scan = BlockScan(plan, buf, rng.path, torn, task.need_record)
+            scan.offsets_only = True
+            if lazy:
+                out, count = scan.needles(start, end, first, True)
+            else:
+                out, count = scan.lines(start, end, first)
+            base = rng.start + at
+            if scan.hits is not None:
+                hit_starts, hit_lengths, hit_numbers = scan.hits
+                starts.extend(base + a for a in hit_starts)
+                lengths.extend(hit_lengths)
+                if numbers is not None:
+                    numbers.extend(hit_numbers)
+            for m in out:
+                starts.append(base + m.at)
+                lengths.append(len(m.raw))
+            if numbers is not None:
+                numbers.extend(m.line for m in out)
+            bad.extend(b._replace(at=base + b.at) for b in scan.bad)
+            first += count
+    return RangeResult(starts, lengths, numbers, bad, first - 1)
+
+
+def eligible(part: Any, size_floor: int = MIN_PARALLEL) -> str | None:
+    """The path of a raw part worth scanning on several cores, else None."""
+    path = getattr(part, "path", None)
+    if path is None or not getattr(part, "reopenable", False) or cpu_count() < 2:
+        return None
+    try:
+        if os.path.getsize(path) < size_floor or not splittable(path):
+            return None
+    except OSError:
+        return None
+    return path
+
+
+class ParallelScan:
+    """The batches of one file scanned on ``jobs`` processes (see the module docstring)."""
+
+    def __init__(self, plan: Compiled, path: str, name: str, block_size: int = BLOCK):
+        self.plan = plan
+        self.path = path
+        self.name = name
+        self.block_size = block_size
+        self.lines = 0  # lines counted (counted scans)
+
+    def batches(self, on_error: ErrorHandler, need_record: bool) -> Iterator[list[Match]]:
+        fd = os.open(self.path, os.O_RDONLY)
+        locator = LineLocator(lambda: open(self.path, "rb"))  # noqa: SIM115 - closed by it
+        try:
+            with os.fdopen(os.dup(fd), "rb") as probe:
+                end = committed_end(probe, self.path)
+            st = os.fstat(fd)
+            end = st.st_size if end is None else end
+            ranges = split(
+                self.path, max(2, -(-end // RANGE)), end=end, min_size=min(RANGE, 1 << 20)
+            )
+            tasks = [
+                Task(self.plan.filters, r, (st.st_dev, st.st_ino), need_record, self.block_size)
+                for r in ranges
+            ]
+            jobs = min(cpu_count(), len(tasks))
+            base = 0
+            for result in ordered_map(scan_range, tasks, jobs, preload=_PRELOAD):
+                report(_rebased(result.bad, base), self.name, on_error, locator)
+                yield from self._matches(fd, result, base)
+                base += result.lines
+            self.lines = base
+        finally:
+            os.close(fd)
+            locator.close()
+
+    def _matches(self, fd: int, result: RangeResult, base: int) -> Iterator[list[Match]]:
+        """The range's matches, a batch per window read (so memory stays flat)."""
+        starts, lengths, numbers = result.starts, result.lengths, result.numbers
+        name = self.name
+        i, n = 0, len(starts)
+        while i < n:
+            w0 = starts[i]
+            j = i + 1
+            w1 = w0 + lengths[i]
+            while j < n and starts[j] - w1 < _GAP and starts[j] + lengths[j] - w0 <= WINDOW:
+                w1 = starts[j] + lengths[j]
+                j += 1
+            window = os.pread(fd, w1 - w0, w0)
+            nums = None if numbers is None else [base + k for k in numbers[i:j]]
+            batch = RawBatch(window, w0, starts[i:j], lengths[i:j], nums, name)
+            yield cast(list[Match], batch)  # a list[Match] to every reader (see RawBatch)
+            i = j
+
+
+def _rebased(bad: list[Bad], base: int) -> list[Bad]:
+    """Counted line numbers of a range made file line numbers."""
+    return [b._replace(number=base + b.number) if b.number else b for b in bad]
