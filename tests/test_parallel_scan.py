@@ -96,6 +96,38 @@ def test_parallel_scan_equals_one_core(tmp_path, monkeypatch, filters):
         assert one[1], "the bad lines are reported"
 
 
+@pytest.mark.parametrize(
+    "query",
+    ['(from:quinn tag:urgent) OR (from:"wen li" -tag:urgent)', "NOT from:zoë budget",
+     'from:quinn OR to:bob date:2018..'],
+)  # fmt: skip
+def test_parallel_query_language_equals_one_core(tmp_path, monkeypatch, query):
+    """A query-language tree (its check a closure) reaches the workers and decides there
+    as it does on one core; the raw-byte decider never answers for it."""
+    from convo.query.language import parse
+    from convo.query.tree import to_filters
+
+    monkeypatch.setattr(parallel, "RANGE", 40_000)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(_data())
+    filters = to_filters(parse(query))
+    assert filters.tree is not None
+    results = []
+    for cores in (False, True):
+        sel = Selector(filters)
+        sel.parallel = 1 if cores else None
+        results.append([m.raw for m in sel.select_parts([RawFile(str(path))])])
+    expected = []
+    for line in _data().removeprefix(b"\xef\xbb\xbf").splitlines():
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(record, dict) and filters.tree.check(record):
+            expected.append(line.rstrip(b"\r"))
+    assert results[0] == results[1] == expected
+
+
 def test_parallel_limit_and_reverse(tmp_path, monkeypatch):
     monkeypatch.setattr(parallel, "RANGE", 40_000)
     path = tmp_path / "s.jsonl"

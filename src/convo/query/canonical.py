@@ -123,7 +123,10 @@ class Decider:
         # Every filter is decided here: True means the line matches. Text is not decided
         # on bytes: measured, finding the chunks and the subject in Python cost more than
         # orjson's parse and the exact check (1.5-1.8 s against 1.3-1.8 s per 200k lines).
-        undecided = filters.listeners or filters.regexes or filters.threads or filters.texts
+        undecided = (
+            filters.listeners or filters.regexes or filters.threads or filters.texts
+            or filters.tree is not None  # flat fields are then hints: the tree decides
+        )  # fmt: skip
         self.complete = bool(self.kinds) and not undecided
         self.has_u = False
 

@@ -315,6 +315,10 @@ class Compiled:
     def of(cls, node: Node) -> Compiled:
         return cls(node, node.check())
 
+    def __reduce__(self) -> tuple[Any, tuple[Node]]:
+        # The check is a closure; a worker process (query.parallel) compiles its own.
+        return (Compiled.of, (self.node,))
+
 
 def to_filters(node: Node | None, **kw: Any) -> Filters:
     """The ``Filters`` the scan runs for ``node`` (``kw``: limit, reverse)."""
