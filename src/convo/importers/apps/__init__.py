@@ -22,7 +22,7 @@ from __future__ import annotations
 
 # Registration order is detection's tie-break order (and `convo formats`' order).
 MODULES = ("slack", "discord", "telegram", "messenger", "chatgpt", "teams", "mattermost",
-           "whatsapp", "signal", "zoom",
+           "whatsapp", "signal", "instagram", "zoom",
            "claude_ai", "twitter_dms", "irc", "matrix", "google_chat", "gitter")  # fmt: skip
 
 
