@@ -12,7 +12,7 @@ import contextlib
 import functools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from convo.core.errors import InputError
 from convo.core.io import Source, StreamError
@@ -29,13 +29,49 @@ class IngestStats:
     imported: int = 0
     rejected: int = 0
     warnings: int = 0
-    skipped: list[str] = field(default_factory=list)  # files in a folder no format claimed
+    skipped: list[str] = field(default_factory=list)  # special or repeated folder entries
+    unrecognised: list[str] = field(default_factory=list)  # folder files no format claimed
     failed: list[str] = field(default_factory=list)  # inputs that could not be read (rejected)
     formats: dict[str, int] = field(default_factory=dict)
 
     @property
     def read(self) -> int:
         return self.imported + self.rejected
+
+
+# Files a folder walk expects to hold conversations: one of these that no format
+# recognises is counted as rejected (exit 1), not merely listed. A ``.gz`` is judged by
+# the name inside it (``chat.json.gz``).
+CONVERSATION_SUFFIXES = frozenset(
+    (".json", ".jsonl", ".ndjson", ".txt", ".xml", ".vtt", ".srt", ".sbv", ".mbox",
+     ".eml", ".zip", ".log")
+)  # fmt: skip
+NOT_RECOGNISED = "format not recognised"  # the start of ``registry.detect``'s error
+
+
+def is_conversation_file(name: str) -> bool:
+    """The file's extension is one conversations come in (``CONVERSATION_SUFFIXES``)."""
+    path = PurePath(name)
+    if path.suffix.lower() == ".gz":
+        path = PurePath(path.stem)
+    return path.suffix.lower() in CONVERSATION_SUFFIXES
+
+
+def unrecognised_file(
+    stats: IngestStats, name: str, on_reject: Callable[[Rejection], None] | None
+) -> None:
+    """A folder file no format recognised: listed in ``stats.unrecognised`` and reported
+    as a rejection (so ``--rejects`` keeps it with its reason); one with a conversation
+    extension is also counted as rejected, so the run exits 1."""
+    stats.unrecognised.append(name)
+    counted = is_conversation_file(name)
+    if counted:
+        stats.rejected += 1
+        hint = "name its format with --from FORMAT (see `convo formats`)"
+    else:
+        hint = "not a conversation file type: listed, not counted as rejected"
+    if on_reject:
+        on_reject(Rejection(name, NOT_RECOGNISED, hint))
 
 
 class Ingest:
@@ -111,7 +147,9 @@ class Ingest:
                 try:
                     fmt = self.forced or registry.detect(child)
                 except InputError as e:
-                    self._skipped(child.name, e.what)
+                    if not e.what.startswith(NOT_RECOGNISED):
+                        raise
+                    unrecognised_file(self.stats, child.name, self._on_reject)
                     continue
                 yield from self._read(child, fmt)
 

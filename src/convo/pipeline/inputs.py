@@ -8,6 +8,10 @@ Named inputs may be in any importable format: JSONL records are streamed as raw 
 (so output can pass them through), anything else is imported on the fly, so
 ``convo query --speaker Alice standup.vtt`` works without an ingest first.
 
+A named file no format recognises is an error ("format not recognised", as for
+``convo ingest``), unless it opens a JSON object: then it is read as JSONL records so
+that every damaged line is reported with its number.
+
 A named file whose first line is a convo/TypeAgent record (it has ``textChunks``) and the
 store are read as raw JSONL without loading the importers (and pydantic), which keeps a
 query's start-up short.
@@ -130,13 +134,21 @@ def parts_of(
         try:
             fmt = registry.detect(source)
         except InputError:
-            # Unrecognisable: read as JSONL so each bad line is reported with its number.
+            if not _json_lines_like(source):
+                raise  # "format not recognised", as `convo ingest` says
+            # Damaged records (a store whose lines went bad): read as JSONL so each bad
+            # line is reported with its number.
             yield source
             return
     if fmt.name == "jsonl":
         yield source
     else:
         yield _imported_lines(source, fmt.name, options, on_reject)
+
+
+def _json_lines_like(source: Source) -> bool:
+    """The head opens a JSON object: records, perhaps damaged, not some other file."""
+    return source.head.removeprefix(BOM).lstrip()[:1] == b"{"
 
 
 def _isdir(path: str) -> bool:
