@@ -2,7 +2,9 @@
 
 Also ``HH:MM:SS From A to B:``; the time is an offset on ``--start-date``'s day (in its
 zone, else ``--tz``), else on the epoch (TypeAgent's rule for undated transcripts).
-``to B`` (not Everyone) makes B the listener.
+``to B`` (not Everyone) makes B the listener. A line whose time is damaged
+(``10:0a:12<TAB>Bob:<TAB>hi``) is its own message with a warning (time unknown,
+``extra.damaged_header``), never glued to the previous speaker's text.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.registry import Format
 
+# A line that starts like a chat line but whose time does not parse (``10:0a:12\tBob:\thi``).
+_DAMAGED = re.compile(r"^\d{1,2}[:.][^\t]{1,8}\t(.*)$")
 _ZOOM = re.compile(r"^(\d{1,2}):(\d{2}):(\d{2})\t(?:From\s+(.+?)\s+to\s+(.+?)|(.+?))\s?:\t?(.*)$")
 
 
@@ -42,6 +46,15 @@ def read_zoom(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
     cur: dict[str, Any] | None = None
     for n, line in numbered_lines(source):
         m = _ZOOM.match(line)
+        damaged = None if m else _DAMAGED.match(line)
+        if damaged:  # never glued to the previous speaker's text
+            if cur is not None:
+                yield _zoom_message(cur, ctx)
+            ctx.warn(ctx.loc(n), "damaged chat line time; read as its own message, time unknown")
+            name, sep, text = damaged[1].partition(":")
+            cur = {"line": n, "name": name.strip() if sep else "", "to": [], "ts": None,
+                   "text": [text.lstrip("\t ") if sep else damaged[1]], "offset": None}  # fmt: skip
+            continue
         if not m:
             if cur is not None:
                 cur["text"].append(line.lstrip("\t"))
@@ -76,7 +89,7 @@ def _zoom_message(cur: dict[str, Any], ctx: ImportContext) -> ConversationMessag
         timestamp=cur["ts"],
         source_id=ctx.loc(cur["line"]),
         format="zoomchat",
-        extra={"offset": cur["offset"]},
+        extra={"offset": cur["offset"], "damaged_header": True if cur["ts"] is None else None},
     )
 
 
