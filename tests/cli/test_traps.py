@@ -48,6 +48,10 @@ def test_a_named_store_is_read_even_when_stdin_is_a_pipe(tmp_path):
 @pytest.mark.parametrize("filters", [[], ["-s", "alice"], ["-t", "x"], ["-q", "word"]])
 def test_garbage_on_stdin_is_reported_whatever_the_filter(filters):
     r = _invoke("list", *filters, input="garbage\n")
+    assert r.exit_code == 2, r.output  # as `convo ingest` says of it
+    assert "stdin: format not recognised" in r.stderr
+    damaged = "garbage\n" + orjson.dumps(_rec(1, "alice")).decode() + "\n"
+    r = _invoke("list", *filters, input=damaged)  # records with a bad line: located
     assert r.exit_code == 1, r.output
     assert "stdin:1: rejected" in r.stderr
 
