@@ -25,7 +25,7 @@ def test_golden_and_mapping():
     recs, rejects, _ = run(instagram.read, PATH)
     assert not rejects
     assert_golden("formats/instagram/message_1.jsonl", recs)
-    morning, liked, cafe, photo, share = recs  # oldest first
+    morning, _liked, cafe, photo, share = recs  # oldest first
     assert all(r["format"] == "instagram" for r in recs)
     assert morning["timestamp"] == "2023-08-15T09:12:33Z"
     assert cafe["textChunks"] == ["Café at noon? ☕"]  # mojibake repaired

@@ -164,12 +164,18 @@ def test_text_before_first_header_is_rejected(tmp_path):
 
 _LINE = st.one_of(
     st.text(st.characters(blacklist_categories=("Cs",)), max_size=30),
-    st.builds(lambda n, t: f"[2020-01-0{n} 10:00:00] {t}: hi", st.integers(1, 9), st.sampled_from(["A", "B"])),
+    st.builds(
+        lambda n, t: f"[2020-01-0{n} 10:00:00] {t}: hi",
+        st.integers(1, 9),
+        st.sampled_from(["A", "B"]),
+    ),
     st.sampled_from(["", "> q", "(- A: x -)", "(( s ))", "[2020-13-40 99:99] A: bad", "![a](./b)"]),
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(_LINE, max_size=12))
 def test_reader_never_crashes_and_loses_nothing(tmp_path, lines):
     p = tmp_path / "chat.md"

@@ -84,7 +84,9 @@ def test_mapping(ios, android):
     captioned = arecs[2]
     assert captioned["extra"]["file"] == "IMG-20230815-WA0001.jpg"
     assert captioned["extra"]["attachment"] == {"name": "IMG-20230815-WA0001.jpg", "size": 14}
-    assert captioned["textChunks"] == ["IMG-20230815-WA0001.jpg (file attached)\nthe view from the pier"]
+    assert captioned["textChunks"] == [
+        "IMG-20230815-WA0001.jpg (file attached)\nthe view from the pier"
+    ]
 
 
 def test_detected_and_read_through_the_registry(ios, android, tmp_path):

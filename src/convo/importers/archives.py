@@ -12,7 +12,7 @@ import re
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO
 
 from convo.core.errors import InputError
 from convo.importers.context import ImportContext
@@ -104,16 +104,15 @@ def spool_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, suffix:
     return path
 
 
-def _open_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str) -> BinaryIO:
+def _open_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str) -> IO[bytes]:
     try:
         return zf.open(info)
     except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError, RuntimeError) as e:
         raise InputError(f"unreadable zip member ({e})", where=where) from None
 
 
-def _read(f: BinaryIO, size: int, where: str) -> bytes:
+def _read(f: IO[bytes], size: int, where: str) -> bytes:
     try:
         return f.read(size)
     except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as e:
         raise InputError(f"unreadable zip member ({e})", where=where) from None
-

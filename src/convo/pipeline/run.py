@@ -54,7 +54,9 @@ LISTED = 5  # unrecognised files named in the summary line (all are in --rejects
 def unrecognised_text(names: list[str]) -> str:
     """``N file(s) not recognised: a.json, b.txt (1 counted as rejected: a conversation
     file type)``, naming the first few."""
-    shown = ", ".join(names[:LISTED]) + (f" and {len(names) - LISTED} more" if len(names) > LISTED else "")
+    shown = ", ".join(names[:LISTED]) + (
+        f" and {len(names) - LISTED} more" if len(names) > LISTED else ""
+    )
     counted = sum(map(is_conversation_file, names))
     text = f"{len(names)} file(s) not recognised: {shown}"
     if counted:

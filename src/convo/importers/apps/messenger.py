@@ -52,9 +52,7 @@ def read_messenger(source: Source, ctx: ImportContext) -> Iterator[ConversationM
     yield from read_meta_thread(source, ctx, "messenger")
 
 
-def read_meta_thread(
-    source: Source, ctx: ImportContext, fmt: str
-) -> Iterator[ConversationMessage]:
+def read_meta_thread(source: Source, ctx: ImportContext, fmt: str) -> Iterator[ConversationMessage]:
     """A thread of Meta's message schema (Messenger, Instagram), records labelled ``fmt``."""
     with open(source.real_path(), "rb") as f:
         doc = JsonArray(f, ("messages",), where=source.name)

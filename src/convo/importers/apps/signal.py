@@ -66,6 +66,7 @@ _SIGTOP_ATTACHMENT = re.compile(r"^(.*) \(([^,()]*), (\d+) bytes\)$")
 _SIGTOP_REACTION = re.compile(r"^(\S+) from (.*)$")
 _SHORT_DETAILS = re.compile(r"^\[([^\]\n]+)\] ?(.*)$", re.S)
 _SHORT_DETAIL = re.compile(r"^(?:reply to .+ on \S+ \S+|edited|\d+ attachments?)$")
+_CHAT_TYPES = ("incoming", "outgoing")
 _DELETED = "(This message was deleted)"
 
 
@@ -150,8 +151,9 @@ def _speaker_of(msg: _Msg) -> str | None:
 
 
 def _when(m: re.Match[str], ctx: ImportContext) -> str | None:
+    y, mo, d, h, mi, sec = (int(m[i] or 0) for i in range(1, 7))
     try:
-        dt = datetime(*(int(m[i] or 0) for i in range(1, 7)))  # type: ignore[misc]
+        dt = datetime(y, mo, d, h, mi, sec)
     except ValueError:
         return None
     return naive_ts(dt, ctx.options.tz)
@@ -191,35 +193,48 @@ def _sigtop_messages(source: Source, ctx: ImportContext, title: list[str]) -> It
     cur: _Msg | None = None
     in_fields = False
     prev_blank = True
-    lines = numbered_lines(source)
-    pending = next(lines, None)
-    while pending is not None:
-        n, line = pending
-        pending = next(lines, None)
-        nxt = pending[1] if pending else ""
-        field_m = _FIELD.match(line)
-        starts = prev_blank and field_m and field_m[1] in ("From", "Type")
-        if starts and (field_m[1] == "Type" or _FIELD.match(nxt)):  # type: ignore[index]
+    for n, line, nxt in _with_next(numbered_lines(source)):
+        if _starts_sigtop(line, nxt, prev_blank):
             if cur is not None:
                 yield cur
-            cur, in_fields = _Msg(n, None), True
-        if cur is None:
-            if line.startswith("Conversation: "):
-                title[:] = [_split_detail(line[14:])[0]]
-            elif line.strip():
-                ctx.reject(ctx.loc(n), "text before the first sigtop message", line)
-        elif in_fields and field_m:
-            cur.fields.setdefault(field_m[1], []).append(field_m[2])
-        elif in_fields and not line.strip():
-            in_fields = False
-        elif not in_fields:
-            cur.text.append(line)
-        else:
-            cur.text.append(line)
-            in_fields = False
+            cur = _Msg(n, None)
+            in_fields = _add_sigtop_line(cur, line, True)
+        elif cur is not None:
+            in_fields = _add_sigtop_line(cur, line, in_fields)
+        elif line.startswith("Conversation: "):
+            title[:] = [_split_detail(line[14:])[0]]
+        elif line.strip():
+            ctx.reject(ctx.loc(n), "text before the first sigtop message", line)
         prev_blank = not line.strip()
     if cur is not None:
         yield cur
+
+
+def _with_next(lines: Iterator[tuple[int, str]]) -> Iterator[tuple[int, str, str]]:
+    """Each numbered line with the text of the line after it ("" at the end)."""
+    prev = next(lines, None)
+    for item in lines:
+        assert prev is not None
+        yield prev[0], prev[1], item[1]
+        prev = item
+    if prev is not None:
+        yield prev[0], prev[1], ""
+
+
+def _starts_sigtop(line: str, nxt: str, prev_blank: bool) -> bool:
+    m = _FIELD.match(line) if prev_blank else None
+    return bool(m and (m[1] == "Type" or (m[1] == "From" and _FIELD.match(nxt))))
+
+
+def _add_sigtop_line(cur: _Msg, line: str, in_fields: bool) -> bool:
+    """Add a line to a sigtop message; whether its block of fields goes on."""
+    m = _FIELD.match(line) if in_fields else None
+    if m:
+        cur.fields.setdefault(m[1], []).append(m[2])
+        return True
+    if not (in_fields and not line.strip()):
+        cur.text.append(line)
+    return False
 
 
 def _split_detail(value: str) -> tuple[str, str | None]:
@@ -227,9 +242,7 @@ def _split_detail(value: str) -> tuple[str, str | None]:
     return (m[1], m[2]) if m else (value, None)
 
 
-def _record(
-    msg: _Msg, speakers: list[str], thread: str, ctx: ImportContext
-) -> ConversationMessage:
+def _record(msg: _Msg, speakers: list[str], thread: str, ctx: ImportContext) -> ConversationMessage:
     if msg.fields:
         text, extra = _sigtop_body(msg, ctx)
     elif msg.short:
@@ -242,7 +255,9 @@ def _record(
     system = extra.pop("system", False)
     listeners = [s for s in speakers if s != speaker] if len(speakers) == 2 else []
     chunks = [text] if text or not extra.get("attachments") else []
-    chunks += [f"[attachment] {a.get('name') or a.get('path')}" for a in extra.get("attachments", [])]
+    chunks += [
+        f"[attachment] {a.get('name') or a.get('path')}" for a in extra.get("attachments", [])
+    ]
     return message(
         chunks,
         speaker=speaker,
@@ -258,8 +273,22 @@ def _record(
 
 def _md_body(lines: list[str]) -> tuple[str, dict[str, Any]]:
     """Text and extra of a signal-export message: quote, reactions, sticker, attachments."""
-    while lines and not lines[-1].strip():
-        lines = lines[:-1]
+    body, quote, extra = _md_parts(lines)
+    text = "\n".join(body).strip()
+    attachments = [{"name": m[2], "path": m[3]} for m in _LINK.finditer(text)]
+    if attachments:
+        extra["attachments"] = attachments
+        text = _LINK.sub("", text).strip()
+    if text == _DELETED:
+        extra["deleted"] = True
+    extra["quote"] = "\n".join(quote).strip() or None
+    if extra.get("sticker") and not text:
+        text = f"[sticker] {extra['sticker']}"
+    return text, extra
+
+
+def _md_parts(lines: list[str]) -> tuple[list[str], list[str], dict[str, Any]]:
+    """The body lines, the quote lines (``> `` before the body) and reactions/sticker."""
     extra: dict[str, Any] = {}
     body: list[str] = []
     quote: list[str] = []
@@ -274,17 +303,7 @@ def _md_body(lines: list[str]) -> tuple[str, dict[str, Any]]:
             extra["sticker"] = sticker[1]
         else:
             body.append(line)
-    text = "\n".join(body).strip()
-    attachments = [{"name": m[2], "path": m[3]} for m in _LINK.finditer(text)]
-    if attachments:
-        extra["attachments"] = attachments
-        text = _LINK.sub("", text).strip()
-    if text == _DELETED:
-        extra["deleted"] = True
-    extra["quote"] = "\n".join(quote).strip() or None
-    if extra.get("sticker") and not text:
-        text = f"[sticker] {extra['sticker']}"
-    return text, extra
+    return body, quote, extra
 
 
 def _short_body(lines: list[str]) -> tuple[str, dict[str, Any]]:
@@ -312,35 +331,44 @@ def _sigtop_body(msg: _Msg, ctx: ImportContext) -> tuple[str, dict[str, Any]]:
     f = msg.fields
     contact = _split_detail(f.get("From", [""])[0])[1]
     msg.speaker = _speaker_of(msg)
-    sent = (f.get("Sent") or f.get("Received") or [""])[0]
-    when = mail_date(sent) if sent and sent != "unknown" else None
-    msg.timestamp = format_timestamp_utc(when) if when else None
+    msg.timestamp = _sigtop_time((f.get("Sent") or f.get("Received") or [""])[0])
     if msg.timestamp is None:
         ctx.warn(ctx.loc(msg.line), "no readable Sent time; time left unknown")
-    lines = [x for x in msg.text]
+    kind = f.get("Type", ["unknown"])[0]
+    text, quote = _sigtop_text(msg.text)
+    return text, {
+        "system": kind not in _CHAT_TYPES,
+        "contact": contact,
+        "type": None if kind in _CHAT_TYPES else kind,
+        "attachments": [_sigtop_attachment(a) for a in f.get("Attachment", [])],
+        "reactions": [r for r in map(_sigtop_reaction, f.get("Reaction", [])) if r],
+        "quote": quote,
+        "edits": f["Edited"][0] if "Edited" in f else None,
+    }
+
+
+def _sigtop_text(lines: list[str]) -> tuple[str, str | None]:
+    """The text (the newest version of an edit history) and the quote, without its fields."""
     edits = [x for x in lines if x.startswith("|")]
     quote = [x[2:] if x.startswith("> ") else x[1:] for x in lines if x.startswith(">")]
     body = [x for x in lines if not x.startswith((">", "|"))]
-    text = "\n".join(body).strip() if not edits else _newest_version(edits)
-    attachments = []
-    for a in f.get("Attachment", []):
-        m = _SIGTOP_ATTACHMENT.match(a)
-        attachments.append({"name": m[1], "type": m[2], "size": int(m[3])} if m else {"name": a})
-    reactions = []
-    for r in f.get("Reaction", []):
-        m = _SIGTOP_REACTION.match(r)
-        if m:
-            reactions.append({"actor": _split_detail(m[2])[0], "reaction": m[1]})
-    kind = f.get("Type", ["unknown"])[0]
-    return text, {
-        "system": kind not in ("incoming", "outgoing"),
-        "contact": contact,
-        "type": kind if kind not in ("incoming", "outgoing") else None,
-        "attachments": attachments,
-        "reactions": reactions,
-        "quote": "\n".join(x for x in quote if not _FIELD.match(x)).strip() or None,
-        "edits": (f.get("Edited") or [None])[0],
-    }
+    text = _newest_version(edits) if edits else "\n".join(body).strip()
+    return text, "\n".join(x for x in quote if not _FIELD.match(x)).strip() or None
+
+
+def _sigtop_time(value: str) -> str | None:
+    when = mail_date(value) if value and value != "unknown" else None
+    return format_timestamp_utc(when) if when else None
+
+
+def _sigtop_attachment(value: str) -> dict[str, Any]:
+    m = _SIGTOP_ATTACHMENT.match(value)
+    return {"name": m[1], "type": m[2], "size": int(m[3])} if m else {"name": value}
+
+
+def _sigtop_reaction(value: str) -> dict[str, str] | None:
+    m = _SIGTOP_REACTION.match(value)
+    return {"actor": _split_detail(m[2])[0], "reaction": m[1]} if m else None
 
 
 def _newest_version(edits: list[str]) -> str:

@@ -39,8 +39,10 @@ _CHAT_TYPES = ("incoming", "outgoing")
 
 
 def _is_export(obj: Any) -> bool:
-    return isinstance(obj, dict) and all(k in obj for k in _EXPORT_KEYS) and (
-        "reactions" in obj or "attachments" in obj or "quote" in obj
+    return (
+        isinstance(obj, dict)
+        and all(k in obj for k in _EXPORT_KEYS)
+        and ("reactions" in obj or "attachments" in obj or "quote" in obj)
     )
 
 
@@ -96,17 +98,7 @@ def _export_message(
     ts = iso_ts(obj.get("date"), ctx.options.tz)
     if ts is None:
         ctx.warn(where, "no readable date; time left unknown")
-    attachments = [
-        {"name": as_str(a.get("name")), "path": as_str(a.get("path")),
-         "missing": as_str(a.get("missing_kind")) or None}
-        for a in map(as_dict, as_list(obj.get("attachments")))
-    ]  # fmt: skip
-    reactions = [
-        {"actor": as_str(r[0]), "reaction": as_str(r[1])}
-        for r in as_list(obj.get("reactions"))
-        if isinstance(r, list) and len(r) == 2
-    ]
-    quote = as_str(obj.get("quote")).strip()
+    attachments = [_export_attachment(a) for a in map(as_dict, as_list(obj.get("attachments")))]
     sticker = as_dict(obj.get("sticker"))
     body = as_str(obj.get("body"))
     chunks = [body, *(f"[attachment] {a['name'] or a['path']}" for a in attachments)]
@@ -121,39 +113,45 @@ def _export_message(
         format=NAME,
         thread=thread,
         tags=[SYSTEM_TAG] if obj.get("call") is True else [],
-        extra={
-            "quote": "\n".join(x.removeprefix("> ") for x in quote.splitlines()) or None,
-            "reactions": reactions,
-            "attachments": attachments,
-            "sticker": sticker,
-            "deleted": True if obj.get("deleted") is True else None,
-            "missed_call": True if obj.get("missed") is True else None,
-        },
+        extra={"attachments": attachments, "sticker": sticker, **_export_extra(obj)},
     )
+
+
+def _export_extra(obj: dict[str, Any]) -> dict[str, Any]:
+    quote = as_str(obj.get("quote")).strip()
+    return {
+        "quote": "\n".join(x.removeprefix("> ") for x in quote.splitlines()) or None,
+        "reactions": [r for r in map(_export_reaction, as_list(obj.get("reactions"))) if r],
+        "deleted": True if obj.get("deleted") is True else None,
+        "missed_call": True if obj.get("missed") is True else None,
+    }
+
+
+def _export_attachment(a: dict[str, Any]) -> dict[str, Any]:
+    missing = as_str(a.get("missing_kind"))
+    return {
+        "name": as_str(a.get("name")),
+        "path": as_str(a.get("path")),
+        "missing": missing or None,
+    }
+
+
+def _export_reaction(r: Any) -> dict[str, str] | None:
+    if isinstance(r, list) and len(r) == 2:
+        return {"actor": as_str(r[0]), "reaction": as_str(r[1])}
+    return None
 
 
 def _desktop_message(obj: dict[str, Any], where: str) -> ConversationMessage:
     kind = as_str(obj.get("type"))
-    if kind == "outgoing":
-        speaker = "You"
-    else:
-        speaker = as_str(obj.get("source")) or as_str(obj.get("sourceServiceId")) or as_str(
-            obj.get("sourceUuid")
-        )
     edits = as_list(obj.get("editHistory"))
-    body = as_str(as_dict(edits[0]).get("body")) if edits else ""
-    body = body or as_str(obj.get("body"))
-    attachments = [
-        {"name": as_str(a.get("fileName")), "type": as_str(a.get("contentType")),
-         "size": a.get("size") if isinstance(a.get("size"), int) else None}
-        for a in map(as_dict, as_list(obj.get("attachments")))
-    ]  # fmt: skip
-    quote = as_dict(obj.get("quote"))
+    body = (as_str(as_dict(edits[0]).get("body")) if edits else "") or as_str(obj.get("body"))
+    attachments = [_desktop_attachment(a) for a in map(as_dict, as_list(obj.get("attachments")))]
     ident = as_str(obj.get("id"))
     stamp = obj.get("sent_at") or obj.get("timestamp") or obj.get("received_at")
     return message(
         [body, *(f"[attachment] {a['name'] or a['type']}" for a in attachments)],
-        speaker=speaker or None,
+        speaker=_desktop_speaker(obj, kind),
         timestamp=epoch_ts(stamp, ms=True),
         id=f"{NAME}:{ident}" if ident else None,
         source_id=where,
@@ -163,12 +161,38 @@ def _desktop_message(obj: dict[str, Any], where: str) -> ConversationMessage:
         extra={
             "type": kind if kind not in _CHAT_TYPES else None,
             "attachments": attachments,
-            "reactions": [
-                {"actor": as_str(r.get("fromId")), "reaction": as_str(r.get("emoji"))}
-                for r in map(as_dict, as_list(obj.get("reactions")))
-            ],
-            "quote": as_str(quote.get("text")) or None,
-            "quote_author": as_str(quote.get("author")) or as_str(quote.get("authorAci")) or None,
             "edits": len(edits) or None,
+            **_desktop_extra(obj),
         },
     )
+
+
+def _desktop_extra(obj: dict[str, Any]) -> dict[str, Any]:
+    quote = as_dict(obj.get("quote"))
+    return {
+        "reactions": [
+            {"actor": as_str(r.get("fromId")), "reaction": as_str(r.get("emoji"))}
+            for r in map(as_dict, as_list(obj.get("reactions")))
+        ],
+        "quote": as_str(quote.get("text")) or None,
+        "quote_author": as_str(quote.get("author")) or as_str(quote.get("authorAci")) or None,
+    }
+
+
+def _desktop_speaker(obj: dict[str, Any], kind: str) -> str | None:
+    """``You`` when outgoing, else the sender's phone number or service id."""
+    if kind == "outgoing":
+        return "You"
+    for key in ("source", "sourceServiceId", "sourceUuid"):
+        if as_str(obj.get(key)):
+            return as_str(obj.get(key))
+    return None
+
+
+def _desktop_attachment(a: dict[str, Any]) -> dict[str, Any]:
+    size = a.get("size")
+    return {
+        "name": as_str(a.get("fileName")),
+        "type": as_str(a.get("contentType")),
+        "size": size if isinstance(size, int) and not isinstance(size, bool) else None,
+    }

@@ -372,7 +372,7 @@ FORMATS = (
     Format(
         name="whatsapp-zip",
         family="chat",
-        description="WhatsApp \"Export chat\" .zip (_chat.txt or WhatsApp Chat with X.txt, "
+        description='WhatsApp "Export chat" .zip (_chat.txt or WhatsApp Chat with X.txt, '
         "and its media)",
         patterns=("*.zip",),
         sniff=sniff_whatsapp_zip,

@@ -51,9 +51,7 @@ def read_zoom(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
             if cur is not None:
                 yield _zoom_message(cur, ctx)
             ctx.warn(ctx.loc(n), "damaged chat line time; read as its own message, time unknown")
-            name, sep, text = damaged[1].partition(":")
-            cur = {"line": n, "name": name.strip() if sep else "", "to": [], "ts": None,
-                   "text": [text.lstrip("\t ") if sep else damaged[1]], "offset": None}  # fmt: skip
+            cur = _damaged(n, damaged[1])
             continue
         if not m:
             if cur is not None:
@@ -63,22 +61,34 @@ def read_zoom(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
             continue
         if cur is not None:
             yield _zoom_message(cur, ctx)
-        secs = int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3])
-        if base is not None:
-            ts = format_timestamp_utc((base + timedelta(seconds=secs)).astimezone(UTC))
-        else:
-            ts = epoch_plus(secs)
-        to = (m[5] or "").strip()
-        cur = {
-            "line": n,
-            "name": (m[4] or m[6] or "").strip(),
-            "to": [] if not to or to.lower() in ("everyone", "all panelists") else [to],
-            "text": [m[7]],
-            "ts": ts,
-            "offset": f"{m[1]}:{m[2]}:{m[3]}",
-        }
+        cur = _started(n, m, base)
     if cur is not None:
         yield _zoom_message(cur, ctx)
+
+
+def _started(n: int, m: re.Match[str], base: datetime | None) -> dict[str, Any]:
+    """A message from its chat line: the time is an offset on ``base`` (else the epoch)."""
+    secs = int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3])
+    if base is not None:
+        ts = format_timestamp_utc((base + timedelta(seconds=secs)).astimezone(UTC))
+    else:
+        ts = epoch_plus(secs)
+    to = (m[5] or "").strip()
+    return {
+        "line": n,
+        "name": (m[4] or m[6] or "").strip(),
+        "to": [] if not to or to.lower() in ("everyone", "all panelists") else [to],
+        "text": [m[7]],
+        "ts": ts,
+        "offset": f"{m[1]}:{m[2]}:{m[3]}",
+    }
+
+
+def _damaged(n: int, rest: str) -> dict[str, Any]:
+    """A message from a line whose time is damaged: the name when ``Name:`` follows."""
+    name, sep, text = rest.partition(":")
+    return {"line": n, "name": name.strip() if sep else "", "to": [], "ts": None,
+            "text": [text.lstrip("\t ") if sep else rest], "offset": None}  # fmt: skip
 
 
 def _zoom_message(cur: dict[str, Any], ctx: ImportContext) -> ConversationMessage:
