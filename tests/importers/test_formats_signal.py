@@ -186,3 +186,9 @@ def test_reader_never_crashes_and_loses_nothing(tmp_path, lines):
     for line in lines:  # every header line is a message of its own
         if line.startswith("[2020-01-0") and line.endswith(": hi"):
             assert "hi" in text
+
+
+def test_an_application_log_is_not_a_signal_chat(tmp_path):
+    log = tmp_path / "app.log"
+    log.write_text("2024-01-01 10:00:00 INFO: server started\n2024-01-01 10:00:01 INFO: up\n")
+    assert signal.sniff(Source(log)) == 0

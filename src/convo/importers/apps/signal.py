@@ -54,7 +54,9 @@ NAME = "signal"
 
 _STAMP = r"(\d{4})-(\d{2})-(\d{2}),? (\d{2}):(\d{2})(?::(\d{2}))?"
 _MD = re.compile(rf"^\[{_STAMP}\] (.+?):(?: (.*)|$)")
-_SHORT = re.compile(rf"^{_STAMP} (.+?):(?: (.*)|$)")
+# sigtop's text-short writes minutes only ("2006-01-02 15:04"): a log line with seconds
+# ("2024-01-01 10:00:00 INFO: ...") is not taken for a chat.
+_SHORT = re.compile(r"^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2})() (.+?):(?: (.*)|$)")
 _DAMAGED_MD = re.compile(r"^\[\d{4}-\d{2}-\d{2}[^\]]{0,20}\] ?(.*)$")
 _DAMAGED_SHORT = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\S{0,12} (.*)$")
 _FIELD = re.compile(r"^(From|Type|Sent|Received|Attachment|Reaction|Edited): (.*)$")
