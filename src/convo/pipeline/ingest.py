@@ -64,14 +64,21 @@ def unrecognised_file(
     as a rejection (so ``--rejects`` keeps it with its reason); one with a conversation
     extension is also counted as rejected, so the run exits 1."""
     stats.unrecognised.append(name)
-    counted = is_conversation_file(name)
-    if counted:
+    if is_conversation_file(name):
         stats.rejected += 1
-        hint = "name its format with --from FORMAT (see `convo formats`)"
-    else:
-        hint = "not a conversation file type: listed, not counted as rejected"
     if on_reject:
-        on_reject(Rejection(name, NOT_RECOGNISED, hint))
+        on_reject(unrecognised_rejection(name))
+
+
+def unrecognised_rejection(name: str) -> Rejection:
+    """The rejection that reports a folder file no format recognised (``--rejects``)."""
+    if is_conversation_file(name):
+        return Rejection(
+            name, NOT_RECOGNISED, "name its format with --from FORMAT (see `convo formats`)"
+        )
+    return Rejection(
+        name, NOT_RECOGNISED, "not a conversation file type: listed, not counted as rejected"
+    )
 
 
 class Ingest:
