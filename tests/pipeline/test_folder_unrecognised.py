@@ -90,3 +90,10 @@ def test_damaged_records_are_still_reported_line_by_line(runner, tmp_path):
     bad.write_text('{"oops": 1\n' + orjson.dumps(REC).decode() + "\n")
     r = runner.invoke(app, ["list", str(bad), "-f", "jsonl"])
     assert "store.jsonl:1" in r.stderr
+
+
+def test_strict_stops_at_an_unrecognised_conversation_file(runner, folder):
+    (folder / "chat.json").write_text('{"who": "knows"}')
+    r = runner.invoke(app, ["ingest", str(folder), "-o", "-", "--strict"])
+    assert r.exit_code == 2 and "chat.json: format not recognised" in r.stderr
+    assert r.stdout == ""

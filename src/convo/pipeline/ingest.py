@@ -4,6 +4,10 @@ It opens each input (file, directory, ``-``), picks the format (``--from`` or
 detection), runs the reader and finishes every message the same way: ``format``,
 a ``source_id`` fallback, the epoch sentinel for unknown times, ``--tag`` tags, and a
 content-hash id with an occurrence counter where the source has no id of its own.
+
+In a folder, a file no format recognises is listed (``stats.unrecognised``) and reported
+as a rejection for ``--rejects``; one whose extension conversations come in
+(``CONVERSATION_SUFFIXES``) also counts as rejected, so the run exits 1.
 """
 
 from __future__ import annotations
@@ -154,8 +158,9 @@ class Ingest:
                 try:
                     fmt = self.forced or registry.detect(child)
                 except InputError as e:
-                    if not e.what.startswith(NOT_RECOGNISED):
-                        raise
+                    strict = self.options.strict and is_conversation_file(child.name)
+                    if strict or not e.what.startswith(NOT_RECOGNISED):
+                        raise  # --strict stops at it, as at any rejection
                     unrecognised_file(self.stats, child.name, self._on_reject)
                     continue
                 yield from self._read(child, fmt)
