@@ -50,9 +50,12 @@ def test_a_named_store_is_read_even_when_stdin_is_a_pipe(tmp_path):
     [[], ["-s", "alice"], ["-t", "x"], ["-q", "word"], ["from:alice OR tag:x"], ["NOT from:bob"]],
 )
 def test_garbage_on_stdin_is_reported_whatever_the_filter(filters):
-    r = _invoke(
-        "query" if filters[:1] and ":" in filters[0] else "list", *filters, input="garbage\n"
-    )
+    command = "query" if filters[:1] and ":" in filters[0] else "list"
+    r = _invoke(command, *filters, input="garbage\n")
+    assert r.exit_code == 2, r.output  # as `convo ingest` says of it
+    assert "stdin: format not recognised" in r.stderr
+    damaged = "garbage\n" + orjson.dumps(_rec(1, "alice")).decode() + "\n"
+    r = _invoke(command, *filters, input=damaged)  # records with a bad line: located
     assert r.exit_code == 1, r.output
     assert "stdin:1: rejected" in r.stderr
 

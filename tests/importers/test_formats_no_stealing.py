@@ -61,6 +61,9 @@ BY_FOLDER = {
     "gitlab": "gitlab",
     "gitter": "gitter",
     "openai_api": None,  # two formats: see BY_FILE
+    "signal": "signal",
+    "instagram": "instagram",
+    "whatsapp": "whatsapp",  # the chat .txt files; their zips are built by the tests
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",
@@ -68,7 +71,9 @@ BY_FILE = {
     "openai_api/thread_messages.json": "openai-assistants",
 }
 # Companion files read beside the main one, and counter-examples of existing formats.
-SKIP = {"actor.json", "account.js", "group_info.json", "plain-openai.jsonl"}
+SKIP = {"actor.json", "account.js", "group_info.json", "plain-openai.jsonl",
+        "00000003-PHOTO-2023-08-15-09-12-40.jpg", "00000009-PHOTO-2023-08-16-10-00-00.jpg",
+        "IMG-20230815-WA0001.jpg", "PTT-20230815-WA0002.opus"}  # fmt: skip
 
 
 def test_every_new_fixture_is_detected_as_its_format():

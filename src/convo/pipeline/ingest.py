@@ -4,6 +4,10 @@ It opens each input (file, directory, ``-``), picks the format (``--from`` or
 detection), runs the reader and finishes every message the same way: ``format``,
 a ``source_id`` fallback, the epoch sentinel for unknown times, ``--tag`` tags, and a
 content-hash id with an occurrence counter where the source has no id of its own.
+
+In a folder, a file no format recognises is listed (``stats.unrecognised``) and reported
+as a rejection for ``--rejects``; one whose extension conversations come in
+(``CONVERSATION_SUFFIXES``) also counts as rejected, so the run exits 1.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import contextlib
 import functools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from convo.core.errors import InputError
 from convo.core.io import Source, StreamError
@@ -29,13 +33,56 @@ class IngestStats:
     imported: int = 0
     rejected: int = 0
     warnings: int = 0
-    skipped: list[str] = field(default_factory=list)  # files in a folder no format claimed
+    skipped: list[str] = field(default_factory=list)  # special or repeated folder entries
+    unrecognised: list[str] = field(default_factory=list)  # folder files no format claimed
     failed: list[str] = field(default_factory=list)  # inputs that could not be read (rejected)
     formats: dict[str, int] = field(default_factory=dict)
 
     @property
     def read(self) -> int:
         return self.imported + self.rejected
+
+
+# Files a folder walk expects to hold conversations: one of these that no format
+# recognises is counted as rejected (exit 1), not merely listed. A ``.gz`` is judged by
+# the name inside it (``chat.json.gz``).
+CONVERSATION_SUFFIXES = frozenset(
+    (".json", ".jsonl", ".ndjson", ".txt", ".xml", ".vtt", ".srt", ".sbv", ".mbox",
+     ".eml", ".zip", ".log")
+)  # fmt: skip
+NOT_RECOGNISED = "format not recognised"  # the start of ``registry.detect``'s error
+
+
+def is_conversation_file(name: str) -> bool:
+    """The file's extension is one conversations come in (``CONVERSATION_SUFFIXES``)."""
+    path = PurePath(name)
+    if path.suffix.lower() == ".gz":
+        path = PurePath(path.stem)
+    return path.suffix.lower() in CONVERSATION_SUFFIXES
+
+
+def unrecognised_file(
+    stats: IngestStats, name: str, on_reject: Callable[[Rejection], None] | None
+) -> None:
+    """A folder file no format recognised: listed in ``stats.unrecognised`` and reported
+    as a rejection (so ``--rejects`` keeps it with its reason); one with a conversation
+    extension is also counted as rejected, so the run exits 1."""
+    stats.unrecognised.append(name)
+    if is_conversation_file(name):
+        stats.rejected += 1
+    if on_reject:
+        on_reject(unrecognised_rejection(name))
+
+
+def unrecognised_rejection(name: str) -> Rejection:
+    """The rejection that reports a folder file no format recognised (``--rejects``)."""
+    if is_conversation_file(name):
+        return Rejection(
+            name, NOT_RECOGNISED, "name its format with --from FORMAT (see `convo formats`)"
+        )
+    return Rejection(
+        name, NOT_RECOGNISED, "not a conversation file type: listed, not counted as rejected"
+    )
 
 
 class Ingest:
@@ -111,7 +158,10 @@ class Ingest:
                 try:
                     fmt = self.forced or registry.detect(child)
                 except InputError as e:
-                    self._skipped(child.name, e.what)
+                    strict = self.options.strict and is_conversation_file(child.name)
+                    if strict or not e.what.startswith(NOT_RECOGNISED):
+                        raise  # --strict stops at it, as at any rejection
+                    unrecognised_file(self.stats, child.name, self._on_reject)
                     continue
                 yield from self.read_source(child, fmt)
 

@@ -8,6 +8,11 @@ Named inputs may be in any importable format: JSONL records are streamed as raw 
 (so output can pass them through), anything else is imported on the fly, so
 ``convo query --speaker Alice standup.vtt`` works without an ingest first.
 
+A named file (or stdin) no format recognises is an error ("format not recognised", as
+for ``convo ingest``), unless it looks like damaged records (it opens a JSON object, or
+a later line of its head is a record): then it is read as JSONL so that every bad line
+is reported with its number.
+
 A named file whose first line is a convo/TypeAgent record (it has ``textChunks``) and the
 store are read as raw JSONL without loading the importers (and pydantic), which keeps a
 query's start-up short.
@@ -60,11 +65,7 @@ def _looks_like_records(path: str) -> bool:
     end = head.find(b"\n")
     if end < 0:
         return False
-    try:
-        first = orjson.loads(head[:end])
-    except orjson.JSONDecodeError:
-        return False
-    return isinstance(first, dict) and ("textChunks" in first or "text_chunks" in first)
+    return _is_record_line(head[:end])
 
 
 def _raw_lines(source: Any) -> LineSource:
@@ -131,13 +132,36 @@ def parts_of(
         try:
             fmt = registry.detect(source)
         except InputError:
-            # Unrecognisable: read as JSONL so each bad line is reported with its number.
+            if not _json_lines_like(source):
+                raise  # "format not recognised", as `convo ingest` says
+            # Damaged records (a store whose lines went bad): read as JSONL so each bad
+            # line is reported with its number.
             yield source
             return
     if fmt.name == "jsonl":
         yield source
     else:
         yield _imported_lines(source, fmt.name, options, on_reject)
+
+
+def _json_lines_like(source: Source) -> bool:
+    """The head opens a JSON object or holds a record line: records, perhaps damaged
+    (a store with a bad first line), not some other file."""
+    head = source.head.removeprefix(BOM)
+    if head.lstrip()[:1] == b"{":
+        return True
+    for line in head.splitlines()[1:]:
+        if line.lstrip()[:1] == b"{" and _is_record_line(line):
+            return True
+    return False
+
+
+def _is_record_line(line: bytes) -> bool:
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(value, dict) and ("textChunks" in value or "text_chunks" in value)
 
 
 def _isdir(path: str) -> bool:

@@ -32,7 +32,7 @@ import orjson
 from convo.core.errors import InputError
 from convo.importers.context import ImportOptions, Rejection
 from convo.importers.registry import registry
-from convo.pipeline.ingest import Ingest, IngestStats
+from convo.pipeline.ingest import NOT_RECOGNISED, Ingest, IngestStats, unrecognised_file
 from convo.pipeline.plan import Unit, plan_units
 
 
@@ -91,6 +91,7 @@ def _merge(total: IngestStats, part: IngestStats) -> None:
     total.rejected += part.rejected
     total.warnings += part.warnings
     total.skipped.extend(part.skipped)
+    total.unrecognised.extend(part.unrecognised)
     total.failed.extend(part.failed)
     for name, n in part.formats.items():
         total.formats[name] = total.formats.get(name, 0) + n
@@ -175,7 +176,9 @@ class ParallelIngest:
 
     def _replay(self, unit: Unit, future: Future[UnitResult] | None) -> Iterator[Any]:
         if future is None:  # an entry Ingest._walk reports instead of reading
-            if unit.kind == "skip":
+            if unit.kind == "skip" and unit.reason.startswith(NOT_RECOGNISED):
+                unrecognised_file(self.stats, unit.path, self._on_reject)
+            elif unit.kind == "skip":
                 self.stats.skipped.append(unit.path)
                 if self._on_warning:
                     self._on_warning(f"{unit.path}: skipped, {unit.reason}")

@@ -16,7 +16,7 @@ from typing import Any
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportOptions, Rejection
 from convo.pipeline import sinks
-from convo.pipeline.ingest import Ingest, IngestStats
+from convo.pipeline.ingest import Ingest, IngestStats, is_conversation_file
 from convo.pipeline.parallel import ParallelIngest
 from convo.pipeline.store import AppendResult, Store
 
@@ -35,8 +35,10 @@ class IngestSummary:
             parts.append(f"duplicates {self.appended.duplicates}")
         parts.append(f"rejected {s.rejected}")
         text = f"{', '.join(parts)} ({s.sources} source{'s' if s.sources != 1 else ''}) -> {self.destination}"
+        if s.unrecognised:
+            text += "; " + unrecognised_text(s.unrecognised)
         if s.skipped:
-            text += f"; {len(s.skipped)} file(s) skipped as unrecognised"
+            text += f"; {len(s.skipped)} special or repeated folder entr{'y' if len(s.skipped) == 1 else 'ies'} skipped"
         if s.failed:
             text += f"; {len(s.failed)} input(s) unreadable (counted as rejected)"
         if s.warnings:
@@ -44,6 +46,22 @@ class IngestSummary:
         if self.appended and self.appended.notes:
             text += "; " + "; ".join(self.appended.notes)
         return text
+
+
+LISTED = 5  # unrecognised files named in the summary line (all are in --rejects)
+
+
+def unrecognised_text(names: list[str]) -> str:
+    """``N file(s) not recognised: a.json, b.txt (1 counted as rejected: a conversation
+    file type)``, naming the first few."""
+    shown = ", ".join(names[:LISTED]) + (
+        f" and {len(names) - LISTED} more" if len(names) > LISTED else ""
+    )
+    counted = sum(map(is_conversation_file, names))
+    text = f"{len(names)} file(s) not recognised: {shown}"
+    if counted:
+        text += f" ({counted} counted as rejected: a conversation file type)"
+    return text
 
 
 def run_ingest(

@@ -82,7 +82,15 @@ def run_unit(unit: Unit, options: ImportOptions, format_name: str | None) -> Ite
     from convo.pipeline.ingest import Ingest
 
     if unit.kind == "skip":
-        yield ("x", _reject_row(unit, Rejection(unit.path, f"skipped, {unit.reason}", SKIP_HINT)))
+        from convo.pipeline.ingest import NOT_RECOGNISED, unrecognised_rejection
+
+        if unit.reason.startswith(NOT_RECOGNISED):  # as a plain ingest reports it
+            yield ("x", _reject_row(unit, unrecognised_rejection(unit.path)))
+        else:
+            yield (
+                "x",
+                _reject_row(unit, Rejection(unit.path, f"skipped, {unit.reason}", SKIP_HINT)),
+            )
         return
     if unit.kind == "fail":
         yield ("x", _reject_row(unit, Rejection(unit.path, unit.reason, unit.hint)))

@@ -1,6 +1,7 @@
 """Chat-app exports (family ``chat``), one module per app: Slack, Discord (DiscordChatExporter
 JSON and text copied from the client), Telegram, Messenger, ChatGPT, Teams, Mattermost,
-WhatsApp and Zoom chat. Each module holds its sniffers beside its readers (decisions in
+WhatsApp (its .txt and "Export chat" .zip), Signal (signal-export and sigtop outputs)
+and Zoom chat. Each module holds its sniffers beside its readers (decisions in
 its docstring) and its ``FORMATS``; this package registers them. Every format is
 detected by content (stdin has no name).
 
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 
 # Registration order is detection's tie-break order (and `convo formats`' order).
 MODULES = ("slack", "discord", "telegram", "messenger", "chatgpt", "teams", "mattermost",
-           "whatsapp", "zoom",
+           "whatsapp", "signal", "instagram", "zoom",
            "claude_ai", "twitter_dms", "irc", "matrix", "google_chat", "gitter")  # fmt: skip
 
 

@@ -1,4 +1,5 @@
-"""Facebook Messenger message_N.json (participants, newest-first messages).
+"""Facebook Messenger message_N.json (participants, newest-first messages): Meta's
+message schema, which Instagram's DMs share (``convo.importers.apps.instagram``).
 
 A first pass notes each message's byte range and the order; the messages are then read
 again from their ranges, oldest first (stdin/.gz are spooled to a file), so memory stays
@@ -41,6 +42,11 @@ _MEDIA = (
 
 
 def read_messenger(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    yield from read_meta_thread(source, ctx, "messenger")
+
+
+def read_meta_thread(source: Source, ctx: ImportContext, fmt: str) -> Iterator[ConversationMessage]:
+    """A thread of Meta's message schema (Messenger, Instagram), records labelled ``fmt``."""
     with open(source.real_path(), "rb") as f:
         doc = JsonArray(f, ("messages",), where=source.name)
         spans = array("q")
@@ -52,15 +58,15 @@ def read_messenger(source: Source, ctx: ImportContext) -> Iterator[ConversationM
                 nums[1 if nums else 0 :] = [s]
         data = doc.members
         if doc.root != "{" or not doc.found:
-            raise InputError("not a Messenger export (no messages list)", where=source.name)
+            raise InputError(f"not a {fmt} message file (no messages list)", where=source.name)
         fix = fix_latin1_mojibake
         people = [fix(as_str(as_dict(p).get("name"))) for p in as_list(data.get("participants"))]
         people = [p for p in people if p]
-        title = fix(as_str(data.get("title"))) or ", ".join(people) or "messenger"
+        title = fix(as_str(data.get("title"))) or ", ".join(people) or fmt
         order = range(len(spans) // 2)
         if len(nums) >= 2 and nums[0] > nums[-1]:
             order = order[::-1]  # Messenger writes newest first
-        yield from _messenger_messages(f, spans, order, people, title, ctx)
+        yield from _messenger_messages(f, spans, order, (people, title, fmt), ctx)
 
 
 def _chunks(m: dict[str, Any], content: str) -> tuple[list[str], dict[str, Any]]:
@@ -78,6 +84,9 @@ def _chunks(m: dict[str, Any], content: str) -> tuple[list[str], dict[str, Any]]
     share = as_dict(m.get("share"))
     if share.get("link") and as_str(share.get("link")) not in content:
         chunks.append(f"[link] {as_str(share.get('link'))}")
+    shared = fix_latin1_mojibake(as_str(share.get("share_text")))
+    if shared.strip() and shared not in content:
+        chunks.append(shared)  # the caption of a shared post
     return chunks, media
 
 
@@ -85,11 +94,12 @@ def _messenger_messages(
     f: BinaryIO,
     spans: array[int],
     order: range,
-    people: list[str],
-    title: str,
+    thread: tuple[list[str], str, str],
     ctx: ImportContext,
 ) -> Iterator[ConversationMessage]:
-    """The messages in ``order``, each read again from its byte range."""
+    """The messages in ``order``, each read again from its byte range; ``thread`` is the
+    participants, the title and the format name."""
+    people, title, fmt = thread
     fix = fix_latin1_mojibake
     empty = EmptyCounter()
     for j in order:
@@ -98,7 +108,7 @@ def _messenger_messages(
         loc = ctx.loc(f"msg-{i}")
         m = parse_json(f.read(spans[2 * j + 1] - spans[2 * j]), loc)
         if not isinstance(m, dict):
-            ctx.reject(loc, "not a Messenger message (not an object)", m)
+            ctx.reject(loc, f"not a {fmt} message (not an object)", m)
             continue
         speaker = fix(as_str(m.get("sender_name")))
         content = fix(as_str(m.get("content")))
@@ -117,7 +127,7 @@ def _messenger_messages(
             listeners=[p for p in people if p != speaker] if len(people) == 2 else [],
             timestamp=ts,
             source_id=loc,
-            format="messenger",
+            format=fmt,
             thread=title,
             extra={
                 "timestamp_ms": m.get("timestamp_ms"),

@@ -1,21 +1,16 @@
 """The files of a Slack export, from its folder or read in place from its .zip.
 
-A .zip is never extracted: members with absolute or ``..`` paths are rejected, and size
-caps (per member, in total, and a compression-ratio limit) stop zip bombs.
+A .zip is never extracted; its rules (unsafe names, size and ratio caps) are those of
+``convo.importers.archives``.
 """
 
 from __future__ import annotations
 
-import re
-import zipfile
 from pathlib import Path
 
 from convo.core.errors import InputError
+from convo.importers.archives import MEMBER_CAP, open_zip, read_member, safe_members
 from convo.importers.context import ImportContext, iter_dir_files
-
-MEMBER_CAP = 256 << 20  # one member of a .zip, uncompressed
-TOTAL_CAP = 4 << 30  # the whole .zip, uncompressed
-RATIO_CAP = 200  # uncompressed / compressed, for members above 1 MiB
 
 
 class ExportTree:
@@ -52,64 +47,14 @@ class DirTree(ExportTree):
 class ZipTree(ExportTree):
     def __init__(self, path: Path, name: str, ctx: ImportContext):
         self.name = name
-        try:
-            self.zf = zipfile.ZipFile(path)
-            infos = self.zf.infolist()
-        except (zipfile.BadZipFile, OSError, ValueError) as e:
-            raise InputError(f"not a readable zip file ({e})", where=name) from None
-        self.infos: dict[str, zipfile.ZipInfo] = {}
-        total = 0
-        for info in infos:
-            if info.is_dir():
-                continue
-            where = f"{name}#{info.filename}"
-            bad = unsafe_member(info.filename)
-            if bad:
-                ctx.reject(
-                    where, f"zip member {bad}", hint="the archive is not a plain Slack export"
-                )
-                continue
-            total += info.file_size
-            if total > TOTAL_CAP:
-                raise InputError(
-                    f"uncompressed size exceeds {TOTAL_CAP >> 30} GiB",
-                    where=name,
-                    hint="possible zip bomb",
-                )
-            if info.file_size > MEMBER_CAP or (
-                info.file_size > (1 << 20)
-                and info.file_size > RATIO_CAP * max(info.compress_size, 1)
-            ):
-                ctx.reject(
-                    where, "zip member too large or too highly compressed", hint="possible zip bomb"
-                )
-                continue
-            self.infos[info.filename] = info
+        self.zf = open_zip(path, name)
+        self.infos = safe_members(self.zf, name, ctx, "the archive is not a plain Slack export")
 
     def paths(self) -> list[str]:
         return sorted(self.infos)
 
     def read(self, rel: str) -> bytes:
-        try:
-            with self.zf.open(self.infos[rel]) as f:
-                data = f.read(MEMBER_CAP + 1)
-        except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as e:
-            raise InputError(f"unreadable zip member ({e})", where=f"{self.name}#{rel}") from None
-        if len(data) > MEMBER_CAP:
-            raise InputError(
-                "zip member larger than declared",
-                where=f"{self.name}#{rel}",
-                hint="possible zip bomb",
-            )
-        return data
+        return read_member(self.zf, self.infos[rel], f"{self.name}#{rel}")
 
     def close(self) -> None:
         self.zf.close()
-
-
-def unsafe_member(name: str) -> str | None:
-    if name.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", name):
-        return f"with an absolute path {name!r}"
-    if ".." in re.split(r"[/\\]", name):
-        return f"with a parent-directory path {name!r}"
-    return None

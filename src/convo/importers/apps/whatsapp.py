@@ -1,6 +1,15 @@
-"""WhatsApp chat .txt export.
+"""WhatsApp chat exports: the chat .txt, and the "Export chat" .zip that holds it.
 
 Decisions:
+- The .zip (format ``whatsapp-zip``; records say ``whatsapp``, and ``--from whatsapp``
+  reads either) is read in place with ``convo.importers.archives``' caps: its chat is
+  ``_chat.txt`` (iOS), ``WhatsApp Chat with X.txt`` (Android in English), else the
+  top-level .txt whose first line is a message header (other languages). The other
+  members are the media: a message naming one (``<attached: f>``, ``f (file attached)``)
+  gets ``extra.attachment`` with its size, or ``missing: true`` when the export was made
+  without media; files no message names are counted in a warning.
+- thread = the chat the file is named after (``WhatsApp Chat with Ann.txt``,
+  ``WhatsApp Chat - Ann.zip``), else none.
 - Both layouts: iOS ``[8/15/23, 9:12:33 AM] Name: text`` and Android
   ``15/08/2023, 21:12 - Name: text``; 12 or 24 h clock, 2- or 4-digit years (``yy`` is
   20yy), ``/``, ``.`` or ``-`` separators, U+200E/U+202F marks tolerated.
@@ -10,7 +19,10 @@ Decisions:
   (US) and D/M otherwise, with a warning. A year-first date is Y/M/D.
 - Times are naive and read in ``--tz``. The file is read twice (dates first; stdin is
   spooled to a temporary file), so memory stays flat.
-- Lines without a header continue the previous message. A header whose rest has no
+- Lines without a header continue the previous message, except a line that starts
+  like a header but does not parse (``1/23/23, 3:22_AM - Ann: hi``): that is its own
+  message (time unknown, ``extra.damaged_header``) with a warning, never glued to the
+  previous speaker's text. A header whose rest has no
   ``Name: `` (Android system lines) and the encryption notice are kept with speaker
   null and the tag ``system``.
 - ``<Media omitted>``, ``image omitted``, ``<attached: f>`` set ``extra.media``.
@@ -20,12 +32,17 @@ Decisions:
 
 from __future__ import annotations
 
+import contextlib
 import re
+import zipfile
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import PurePosixPath
 from typing import Any
 
-from convo.core.io import Source
+from convo.core.errors import InputError
+from convo.core.io import Source, decode_text, strip_bom
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import format_timestamp_utc
 from convo.importers.apps.common import (
@@ -33,6 +50,7 @@ from convo.importers.apps.common import (
     head_lines,
     numbered_lines,
 )
+from convo.importers.archives import ZIP_MAGIC, open_zip, safe_members, spool_member
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.registry import Format
@@ -53,6 +71,9 @@ _MEDIA = re.compile(
     r"<attached: (.+)>|(.+) \(file attached\))$",
     re.I,
 )
+_ZIP_CHAT_NAME = re.compile(rb"(?:^|[\x00-\x1f/])(?:_chat|WhatsApp Chat with [^\x00/]{1,200})\.txt")
+_ZIP_ERRORS = (zipfile.BadZipFile, OSError, ValueError, RuntimeError, NotImplementedError, EOFError)
+_CHAT_FILE = re.compile(r"^WhatsApp Chat(?: with| -)\s*(.*?)\.(?:txt|zip)$", re.I)
 _SYSTEM_TEXT = (
     "Messages and calls are end-to-end encrypted",
     "Messages to this chat and calls are",
@@ -153,6 +174,28 @@ def _when(m: re.Match[str], order: str, zone: Any) -> str | None:
 
 
 def read_whatsapp(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    """A chat .txt, or (``--from whatsapp`` on one) an "Export chat" .zip."""
+    if source.head.startswith(ZIP_MAGIC):
+        yield from read_whatsapp_zip(source, ctx)
+        return
+    yield from read_chat(source, ctx, _chat_name(source.match_name))
+
+
+def _chat_name(name: str) -> str | None:
+    """The chat a file is named after (``WhatsApp Chat with Ann.txt``, ``WhatsApp Chat -
+    Ann.zip``), else None."""
+    m = _CHAT_FILE.match(PurePosixPath(name).name)
+    return m[1].strip() or None if m else None
+
+
+def read_chat(
+    source: Source,
+    ctx: ImportContext,
+    thread: str | None = None,
+    media: Media | None = None,
+) -> Iterator[ConversationMessage]:
+    """The messages of a chat .txt; ``media`` lists the files the export holds beside it
+    (the .zip's), so each attachment says whether it is there."""
     order, guessed, speakers = _scan(source)
     if guessed:
         ctx.warn(
@@ -171,7 +214,7 @@ def read_whatsapp(source: Source, ctx: ImportContext) -> Iterator[ConversationMe
                 ctx.reject(ctx.loc(n), "text before the first WhatsApp message header", line)
             continue
         if cur is not None:
-            yield _wa_message(cur, speakers, ctx)
+            yield _wa_message(cur, speakers, ctx, thread, media)
         if damaged:  # never glued to the previous speaker's text
             ctx.warn(ctx.loc(n), "damaged message header; read as its own message, time unknown")
             name, text = _split(damaged[1])
@@ -181,12 +224,12 @@ def read_whatsapp(source: Source, ctx: ImportContext) -> Iterator[ConversationMe
         name, text = _split(m[9])
         cur = {"line": n, "name": name, "text": [text], "ts": _when(m, order, zone)}
     if cur is not None:
-        yield _wa_message(cur, speakers, ctx)
+        yield _wa_message(cur, speakers, ctx, thread, media)
 
 
 def _media(clean: str) -> tuple[str | None, str | None]:
     """The media kind and file name a media placeholder names (else None, None)."""
-    media = _MEDIA.match(clean.strip())
+    media = _MEDIA.match(clean.strip().split("\n", 1)[0])  # a caption may follow
     if not media:
         return None, None
     kind = (media[1] or ("file" if (media[2] or media[3]) else "media")).lower()
@@ -201,7 +244,11 @@ def _wa_listeners(name: str | None, clean: str, speakers: list[str]) -> list[str
 
 
 def _wa_message(
-    cur: dict[str, Any], speakers: list[str], ctx: ImportContext
+    cur: dict[str, Any],
+    speakers: list[str],
+    ctx: ImportContext,
+    thread: str | None,
+    media: Media | None,
 ) -> ConversationMessage:
     loc = ctx.loc(cur["line"])
     text = "\n".join(cur["text"]).strip(_MARKS + " ")
@@ -218,14 +265,98 @@ def _wa_message(
         timestamp=cur["ts"],
         source_id=loc,
         format="whatsapp",
+        thread=thread,
         tags=[SYSTEM_TAG] if system else [],
         extra={
             "media": kind,
             "file": file,
+            "attachment": _attachment(file, media),
             "chat_name": name if system and name else None,
             "damaged_header": True if cur.get("damaged") else None,
         },
     )
+
+
+@dataclass
+class Media:
+    """The files an export holds beside its chat .txt (name -> size), and those named."""
+
+    sizes: dict[str, int]
+    used: set[str] = field(default_factory=set)
+
+
+def _attachment(file: str | None, media: Media | None) -> dict[str, Any] | None:
+    """The exported file a message attaches: its size, or ``missing`` when the export
+    does not hold it (exported "without media"); None outside a .zip."""
+    if not file or media is None:
+        return None
+    if file in media.sizes:
+        media.used.add(file)
+        return {"name": file, "size": media.sizes[file]}
+    return {"name": file, "missing": True}
+
+
+def _chat_member(zf: zipfile.ZipFile, names: list[str]) -> str | None:
+    """The chat .txt of an export: ``_chat.txt`` (iOS), a ``WhatsApp Chat ....txt``
+    (Android, in English), else a top-level .txt whose first line is a message header
+    (Android in other languages: ``WhatsApp-Chat mit ...``, ``Chat de WhatsApp con ...``)."""
+    top = [n for n in names if "/" not in n.strip("/") and n.lower().endswith(".txt")]
+    for n in top:
+        if n == "_chat.txt" or _CHAT_FILE.match(n):
+            return n
+    for n in top[:20]:
+        with contextlib.suppress(*_ZIP_ERRORS), zf.open(n) as f:
+            head = decode_text(strip_bom(f.read(4096)), "replace")
+            first = next((x for x in head.splitlines() if x.strip()), "")
+            if _header(first):
+                return n
+    return None
+
+
+def sniff_whatsapp_zip(source: Source) -> int:
+    """A zip whose chat .txt is named in the head (its first local header), or, for a
+    zip on disk, found among its members."""
+    head = source.head
+    if not head.startswith(ZIP_MAGIC):
+        return 0
+    if _ZIP_CHAT_NAME.search(head):
+        return 85
+    if source.path is None or source.is_stdin or source.gzipped:
+        return 0
+    try:
+        with zipfile.ZipFile(source.path) as zf:
+            return 80 if _chat_member(zf, zf.namelist()) else 0
+    except _ZIP_ERRORS:
+        return 0
+
+
+def read_whatsapp_zip(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    """The chat .txt of an "Export chat" .zip, read in place (``convo.importers.archives``);
+    the other members are its media."""
+    with contextlib.closing(open_zip(source.real_path(), source.name)) as zf:
+        members = safe_members(zf, source.name, ctx, "the archive is not a WhatsApp export")
+        chat = _chat_member(zf, sorted(members))
+        if chat is None:
+            raise InputError(
+                "no WhatsApp chat .txt in this zip",
+                where=source.name,
+                hint="export the chat again (Export chat), or ingest its .txt",
+            )
+        where = f"{source.name}#{chat}"
+        media = Media({PurePosixPath(n).name: i.file_size for n, i in members.items() if n != chat})
+        tmp = spool_member(zf, members[chat], where, ".txt")
+    inner = Source(tmp, name=where)
+    outer, ctx.source = ctx.source, inner  # lines are located inside the zip
+    try:
+        thread = _chat_name(chat) or _chat_name(source.match_name)
+        yield from read_chat(inner, ctx, thread, media)
+    finally:
+        ctx.source = outer
+        inner.close()
+        tmp.unlink(missing_ok=True)
+    unused = len(media.sizes) - len(media.used)
+    if unused:
+        ctx.warn(source.name, f"{unused} file(s) in the zip are not named by any message")
 
 
 FORMATS = (
@@ -237,5 +368,15 @@ FORMATS = (
         sniff=sniff_whatsapp,
         read=read_whatsapp,
         example="[8/15/23, 9:12:33 AM] Alice: Hello",
+    ),
+    Format(
+        name="whatsapp-zip",
+        family="chat",
+        description='WhatsApp "Export chat" .zip (_chat.txt or WhatsApp Chat with X.txt, '
+        "and its media)",
+        patterns=("*.zip",),
+        sniff=sniff_whatsapp_zip,
+        read=read_whatsapp_zip,
+        example="WhatsApp Chat - Ann.zip: _chat.txt, 00000012-PHOTO-2023-08-15-09-12-33.jpg",
     ),
 )

@@ -2,7 +2,9 @@
 
 Also ``HH:MM:SS From A to B:``; the time is an offset on ``--start-date``'s day (in its
 zone, else ``--tz``), else on the epoch (TypeAgent's rule for undated transcripts).
-``to B`` (not Everyone) makes B the listener.
+``to B`` (not Everyone) makes B the listener. A line whose time is damaged
+(``10:0a:12<TAB>Bob:<TAB>hi``) is its own message with a warning (time unknown,
+``extra.damaged_header``), never glued to the previous speaker's text.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.registry import Format, head_lines
 
+# A line that starts like a chat line but whose time does not parse (``10:0a:12\tBob:\thi``).
+_DAMAGED = re.compile(r"^\d{1,2}[:.][^\t]{1,8}\t(.*)$")
 _ZOOM = re.compile(r"^(\d{1,2}):(\d{2}):(\d{2})\t(?:From\s+(.+?)\s+to\s+(.+?)|(.+?))\s?:\t?(.*)$")
 
 
@@ -39,6 +43,13 @@ def read_zoom(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
     cur: dict[str, Any] | None = None
     for n, line in numbered_lines(source):
         m = _ZOOM.match(line)
+        damaged = None if m else _DAMAGED.match(line)
+        if damaged:  # never glued to the previous speaker's text
+            if cur is not None:
+                yield _zoom_message(cur, ctx)
+            ctx.warn(ctx.loc(n), "damaged chat line time; read as its own message, time unknown")
+            cur = _damaged(n, damaged[1])
+            continue
         if not m:
             if cur is not None:
                 cur["text"].append(line.lstrip("\t"))
@@ -47,22 +58,34 @@ def read_zoom(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
             continue
         if cur is not None:
             yield _zoom_message(cur, ctx)
-        secs = int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3])
-        if base is not None:
-            ts = format_timestamp_utc((base + timedelta(seconds=secs)).astimezone(UTC))
-        else:
-            ts = epoch_plus(secs)
-        to = (m[5] or "").strip()
-        cur = {
-            "line": n,
-            "name": (m[4] or m[6] or "").strip(),
-            "to": [] if not to or to.lower() in ("everyone", "all panelists") else [to],
-            "text": [m[7]],
-            "ts": ts,
-            "offset": f"{m[1]}:{m[2]}:{m[3]}",
-        }
+        cur = _started(n, m, base)
     if cur is not None:
         yield _zoom_message(cur, ctx)
+
+
+def _started(n: int, m: re.Match[str], base: datetime | None) -> dict[str, Any]:
+    """A message from its chat line: the time is an offset on ``base`` (else the epoch)."""
+    secs = int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3])
+    if base is not None:
+        ts = format_timestamp_utc((base + timedelta(seconds=secs)).astimezone(UTC))
+    else:
+        ts = epoch_plus(secs)
+    to = (m[5] or "").strip()
+    return {
+        "line": n,
+        "name": (m[4] or m[6] or "").strip(),
+        "to": [] if not to or to.lower() in ("everyone", "all panelists") else [to],
+        "text": [m[7]],
+        "ts": ts,
+        "offset": f"{m[1]}:{m[2]}:{m[3]}",
+    }
+
+
+def _damaged(n: int, rest: str) -> dict[str, Any]:
+    """A message from a line whose time is damaged: the name when ``Name:`` follows."""
+    name, sep, text = rest.partition(":")
+    return {"line": n, "name": name.strip() if sep else "", "to": [], "ts": None,
+            "text": [text.lstrip("\t ") if sep else rest], "offset": None}  # fmt: skip
 
 
 def _zoom_message(cur: dict[str, Any], ctx: ImportContext) -> ConversationMessage:
@@ -73,7 +96,7 @@ def _zoom_message(cur: dict[str, Any], ctx: ImportContext) -> ConversationMessag
         timestamp=cur["ts"],
         source_id=ctx.loc(cur["line"]),
         format="zoomchat",
-        extra={"offset": cur["offset"]},
+        extra={"offset": cur["offset"], "damaged_header": True if cur["ts"] is None else None},
     )
 
 

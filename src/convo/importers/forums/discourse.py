@@ -1,5 +1,7 @@
-"""Discourse: a topic (``/t/{id}.json``), its posts (``/t/{id}/posts.json``) and topic
-listings (``/latest.json``, private-message lists: ``topic_list.topics``).
+"""Discourse: a topic (``/t/{id}.json``), its posts (``/t/{id}/posts.json``: the same
+``post_stream.posts``), the latest posts across topics (``/posts.json``:
+``latest_posts``, each post naming its ``topic_id``/``topic_title``) and topic listings
+(``/latest.json``, private-message lists: ``topic_list.topics``).
 
 A post's text is ``raw`` when it is a string (the author's markdown), else ``cooked`` HTML
 as readable text. ``reply_to_post_number`` points at a post number of the same topic; a
@@ -59,6 +61,27 @@ def _posts(doc: dict, source: Source, ctx: ImportContext) -> Iterator[Conversati
     posts = stream.get("posts") if isinstance(stream, dict) else None
     if not isinstance(posts, list):
         raise InputError("post_stream has no posts array", where=source.name)
+    yield from _post_list(posts, doc, source, ctx)
+    listed = stream.get("stream") if isinstance(stream, dict) else None
+    if isinstance(listed, list) and len(listed) > len(posts):
+        ctx.warn(
+            source.name,
+            f"{len(listed) - len(posts)} post(s) of the topic's stream are not in this file "
+            "(fetch them with /t/ID/posts.json?post_ids[]=...)",
+        )
+
+
+def _latest(doc: dict, source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    """``/posts.json``: the latest posts across topics, each naming its topic."""
+    posts = doc["latest_posts"]
+    if not isinstance(posts, list):
+        raise InputError("latest_posts is not an array", where=source.name)
+    yield from _post_list(posts, {}, source, ctx)
+
+
+def _post_list(
+    posts: list, doc: dict, source: Source, ctx: ImportContext
+) -> Iterator[ConversationMessage]:
     tally = Tally(ctx)
     title = as_str(doc.get("title")) if "title" in doc else None
     tags = _tags(doc.get("tags"))
@@ -79,13 +102,6 @@ def _posts(doc: dict, source: Source, ctx: ImportContext) -> Iterator[Conversati
             continue
         unresolved += missing
         yield msg
-    listed = stream.get("stream") if isinstance(stream, dict) else None
-    if isinstance(listed, list) and len(listed) > len(posts):
-        ctx.warn(
-            source.name,
-            f"{len(listed) - len(posts)} post(s) of the topic's stream are not in this file "
-            "(fetch them with /t/ID/posts.json?post_ids[]=...)",
-        )
     if unresolved:
         ctx.warn(source.name, f"{unresolved} reply target(s) not in this file (replyTo left out)")
     tally.finish()
@@ -118,7 +134,7 @@ def _post(
             id=f"discourse:post:{ident}",
             thread=f"discourse:{topic}" if topic else None,
             reply_to=reply_to,
-            subject=title if number == 1 else None,
+            subject=(title or as_str(post.get("topic_title"))) if number == 1 else None,
             tags=tags,
             extra=_post_extra(post, number, missing),
         ),
@@ -156,6 +172,7 @@ def _post_extra(post: dict, number: int | None, missing: bool) -> dict[str, Any]
         else None,
         "deleted": True if deleted else None,
         "topic_slug": post.get("topic_slug"),
+        "topic_title": post.get("topic_title") if number != 1 else None,
     }
 
 
@@ -231,12 +248,14 @@ def _topic(topic: dict, where: str, users: dict[int, str], tally: Tally) -> Conv
 
 _DISCOURSE_POSTS = re.compile(r'"post_stream"\s*:\s*\{')
 _DISCOURSE_POST_KEYS = re.compile(r'"(?:post_number|cooked|topic_id)"\s*:')
+_DISCOURSE_LATEST = re.compile(r'"latest_posts"\s*:\s*\[')
 _DISCOURSE_LIST = re.compile(r'"topic_list"\s*:\s*\{')
 _DISCOURSE_LIST_KEYS = re.compile(r'"(?:topics|posters|highest_post_number|bumped_at)"\s*:')
 
 
 _SNIFF = (
     (95, (_DISCOURSE_POSTS, _DISCOURSE_POST_KEYS)),  # a topic or its posts
+    (95, (_DISCOURSE_LATEST, _DISCOURSE_POST_KEYS)),  # /posts.json
     (90, (_DISCOURSE_LIST, _DISCOURSE_LIST_KEYS)),  # a topic listing
 )
 
@@ -249,13 +268,15 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     doc = load_json(source)
     if isinstance(doc, dict) and "post_stream" in doc:
         yield from _posts(doc, source, ctx)
+    elif isinstance(doc, dict) and "latest_posts" in doc:
+        yield from _latest(doc, source, ctx)
     elif isinstance(doc, dict) and "topic_list" in doc:
         yield from _listing(doc, source, ctx)
     else:
         raise InputError(
-            "not a Discourse topic, posts or topic list (no post_stream or topic_list)",
+            "not a Discourse topic, posts or topic list (no post_stream, latest_posts or topic_list)",
             where=source.name,
-            hint="export /t/ID.json, /t/ID/posts.json or a topic list",
+            hint="export /t/ID.json, /t/ID/posts.json, /posts.json or a topic list",
         )
 
 
@@ -263,7 +284,8 @@ FORMATS = (
     Format(
         name="discourse",
         family="forum",
-        description="Discourse topic JSON (/t/ID.json), posts (/t/ID/posts.json) or topic lists",
+        description="Discourse topic JSON (/t/ID.json), posts (/t/ID/posts.json, /posts.json) "
+        "or topic lists",
         patterns=("*.json",),
         sniff=sniff_discourse,
         read=read,

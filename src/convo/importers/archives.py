@@ -1,0 +1,118 @@
+"""Zip exports read in place, safely (the one home of the zip rules of every importer).
+
+A zip is never extracted. Members with absolute or ``..`` paths are rejected; size caps
+(per member, in total, and a compression-ratio limit, as for .gz in ``convo.core.io``)
+stop zip bombs, both by the sizes the archive declares and by the bytes it really
+inflates to.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import IO
+
+from convo.core.errors import InputError
+from convo.importers.context import ImportContext
+
+MEMBER_CAP = 256 << 20  # one member of a .zip, uncompressed
+TOTAL_CAP = 4 << 30  # the whole .zip, uncompressed
+RATIO_CAP = 200  # uncompressed / compressed, for members above 1 MiB
+ZIP_MAGIC = b"PK\x03\x04"
+_BOMB_HINT = "possible zip bomb"
+
+
+def unsafe_member(name: str) -> str | None:
+    """Why a member name is refused (absolute, a drive, ``..``), else None."""
+    if name.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", name):
+        return f"with an absolute path {name!r}"
+    if ".." in re.split(r"[/\\]", name):
+        return f"with a parent-directory path {name!r}"
+    return None
+
+
+def open_zip(path: Path, where: str) -> zipfile.ZipFile:
+    try:
+        return zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError) as e:
+        raise InputError(f"not a readable zip file ({e})", where=where) from None
+
+
+def safe_members(
+    zf: zipfile.ZipFile, where: str, ctx: ImportContext, hint: str
+) -> dict[str, zipfile.ZipInfo]:
+    """The archive's files that may be read, by name. Unsafe or oversized members are
+    rejected (``hint`` says what the archive should have been); an archive whose files add
+    up to more than ``TOTAL_CAP`` is an InputError."""
+    members: dict[str, zipfile.ZipInfo] = {}
+    total = 0
+    try:
+        infos = zf.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as e:
+        raise InputError(f"not a readable zip file ({e})", where=where) from None
+    for info in infos:
+        if info.is_dir():
+            continue
+        here = f"{where}#{info.filename}"
+        bad = unsafe_member(info.filename)
+        if bad:
+            ctx.reject(here, f"zip member {bad}", hint=hint)
+            continue
+        total += info.file_size
+        if total > TOTAL_CAP:
+            raise InputError(
+                f"uncompressed size exceeds {TOTAL_CAP >> 30} GiB", where=where, hint=_BOMB_HINT
+            )
+        if info.file_size > MEMBER_CAP or (
+            info.file_size > (1 << 20) and info.file_size > RATIO_CAP * max(info.compress_size, 1)
+        ):
+            ctx.reject(here, "zip member too large or too highly compressed", hint=_BOMB_HINT)
+            continue
+        members[info.filename] = info
+    return members
+
+
+def read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str) -> bytes:
+    """A member's bytes, at most ``MEMBER_CAP`` whatever its header declares."""
+    with _open_member(zf, info, where) as f:
+        data = _read(f, MEMBER_CAP + 1, where)
+    if len(data) > MEMBER_CAP:
+        raise InputError("zip member larger than declared", where=where, hint=_BOMB_HINT)
+    return data
+
+
+def spool_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, suffix: str) -> Path:
+    """A member copied to a temporary file (at most ``MEMBER_CAP`` bytes), for readers
+    that take two passes; the caller removes it."""
+    fd, tmp = tempfile.mkstemp(prefix="convo-", suffix=suffix)
+    path = Path(tmp)
+    try:
+        with open(fd, "wb") as out, _open_member(zf, info, where) as f:
+            copied = 0
+            while chunk := _read(f, 1 << 20, where):
+                copied += len(chunk)
+                if copied > MEMBER_CAP:
+                    raise InputError(
+                        "zip member larger than declared", where=where, hint=_BOMB_HINT
+                    )
+                out.write(chunk)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _open_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str) -> IO[bytes]:
+    try:
+        return zf.open(info)
+    except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError, RuntimeError) as e:
+        raise InputError(f"unreadable zip member ({e})", where=where) from None
+
+
+def _read(f: IO[bytes], size: int, where: str) -> bytes:
+    try:
+        return f.read(size)
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as e:
+        raise InputError(f"unreadable zip member ({e})", where=where) from None

@@ -1,0 +1,194 @@
+"""Signal exports (``convo.importers.apps.signal`` and ``signal_json``).
+
+The fixtures follow the exporters' source: signal-export (``sigexport``) writes
+``<chat>/chat.md`` with ``Message.to_md`` (``[%Y-%m-%d %H:%M:%S] sender: quote body``, a
+blank line after each message, ``(- name: emoji -)`` reactions, ``(( label ))`` stickers,
+``![name](./path)`` attachments) and ``data.json`` with ``Message.dict_str`` (one JSON
+object a line); sigtop writes ``-f text`` (``textWriteMessage``: ``From:``/``Type:``/
+``Sent:``/``Received:``/``Attachment:``/``Reaction:`` fields, ``>`` quotes, ``|`` edit
+history), ``-f text-short`` (``2006-01-02 15:04 Name: text``) and ``-f json`` (Signal
+Desktop's message objects in an array).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from formats_helpers import FIXTURES, run
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import assert_golden
+from convo.core.io import Source
+from convo.core.timestamps import get_zone
+from convo.importers.apps import signal
+from convo.importers.context import ImportContext, ImportOptions
+from convo.importers.registry import registry
+
+DIR = FIXTURES / "signal"
+CASES = {
+    "chat-md": DIR / "Aya" / "chat.md",
+    "data-json": DIR / "Aya" / "data.json",
+    "sigtop-text": DIR / "sigtop-bob.txt",
+    "sigtop-short": DIR / "sigtop-short.txt",
+    "sigtop-json": DIR / "sigtop-bob.json",
+}
+
+
+def _run(path: Path, **kw):
+    source = Source(path, name=str(path.relative_to(FIXTURES)))
+    rejects: list = []
+    warnings: list[str] = []
+    ctx = ImportContext(
+        source, kw.get("options"), on_reject=rejects.append, on_warning=warnings.append
+    )
+    return [m.serialize() for m in signal.read(source, ctx)], rejects, warnings
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_golden(case):
+    recs, _, _ = _run(CASES[case])
+    assert recs and all(r["format"] == "signal" for r in recs)
+    assert_golden(f"formats/signal/{case}.jsonl", recs)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_detected_by_content(case, tmp_path):
+    renamed = tmp_path / "noname"
+    shutil.copyfile(CASES[case], renamed)
+    assert registry.detect(Source(CASES[case])).name == "signal"
+    assert registry.detect(Source(renamed)).name == "signal"
+
+
+def test_chat_md_mapping():
+    recs, rejects, warnings = _run(CASES["chat-md"])
+    assert not rejects
+    hello, great, reply, pdf, deleted, damaged, sticker = recs
+    assert hello["metadata"] == {"speaker": "Me", "listeners": ["Aya"]}
+    assert hello["thread"] == "Aya"  # the chat's folder
+    assert hello["timestamp"] == "2019-05-29T15:04:33Z"
+    assert great["textChunks"] == ["We're great!\nSecond line."]
+    assert great["extra"]["reactions"] == [
+        {"actor": "Me", "reaction": "👍"},
+        {"actor": "Jim", "reaction": "❤️"},
+    ]
+    assert reply["textChunks"] == ["Glad to hear it", "[attachment] IMG_0001.jpg"]
+    assert reply["extra"]["quote"] == "We're great!\nSecond line."
+    assert pdf["extra"]["attachments"] == [{"name": "notes.pdf", "path": "./media/notes.pdf"}]
+    assert deleted["extra"]["deleted"] is True
+    assert sticker["textChunks"] == ["[sticker] 🐱"]
+    # A damaged header is its own message, never glued to the deleted one before it.
+    assert damaged["textChunks"] == ["a damaged header line"]
+    assert damaged["extra"]["damaged_header"] is True
+    assert deleted["textChunks"] == ["(This message was deleted)"]
+    assert warnings == [
+        "signal/Aya/chat.md:18: damaged message header; read as its own message, time unknown"
+    ]
+
+
+def test_md_and_json_of_one_chat_agree():
+    md, _, _ = _run(CASES["chat-md"])
+    js, rejects, _ = _run(CASES["data-json"])
+    assert [r["id"] for r in js[:3]] == [r["id"] for r in md[:3]]
+    assert js[2]["extra"]["quote"] == md[2]["extra"]["quote"]
+    assert [(r.where, r.reason) for r in rejects] == [
+        ("signal/Aya/data.json#line-6", "not a Signal message (no date/sender/body or sent_at)")
+    ]
+    assert js[3]["tags"] == ["system"] and js[3]["extra"]["missed_call"] is True
+
+
+def test_tz_applies_to_naive_times():
+    opts = ImportOptions(tz=get_zone("Europe/Amsterdam"))
+    recs, _, _ = _run(CASES["chat-md"], options=opts)
+    assert recs[0]["timestamp"] == "2019-05-29T13:04:33Z"
+
+
+def test_sigtop_text_mapping():
+    recs, rejects, _ = _run(CASES["sigtop-text"])
+    assert not rejects
+    photo, lovely, edited, change = recs
+    assert photo["metadata"] == {"speaker": "Bob Stone", "listeners": ["You"]}
+    assert photo["thread"] == "Bob Stone"
+    assert photo["timestamp"] == "2023-07-04T07:15:02Z"  # +0200 honoured
+    # A body line that looks like a field stays text.
+    assert photo["textChunks"] == [
+        "Look at the harbour this morning\nFrom: the pier, not the beach",
+        "[attachment] harbour.jpg",
+    ]
+    assert photo["extra"]["contact"] == "+31612345678"
+    assert photo["extra"]["attachments"] == [
+        {"name": "harbour.jpg", "type": "image/jpeg", "size": 20480}
+    ]
+    assert photo["extra"]["reactions"] == [{"actor": "You", "reaction": "👍"}]
+    assert lovely["textChunks"] == ["Lovely!"]
+    assert lovely["extra"]["quote"] == "Look at the harbour this morning"
+    assert edited["textChunks"] == ["See you at ten"]
+    assert change["tags"] == ["system"] and change["metadata"]["listeners"] == []
+
+
+def test_sigtop_short_and_json():
+    short, _, _ = _run(CASES["sigtop-short"])
+    assert short[0]["textChunks"] == ["Look at the harbour this morning"]
+    assert short[0]["extra"]["details"] == ["1 attachment"]
+    assert short[2]["textChunks"] == ["See you at ten\nand bring a coat"]
+    assert short[3]["tags"] == ["system"]
+    js, rejects, _ = _run(CASES["sigtop-json"])
+    assert js[0]["id"] == "signal:6a1f2b3c-0000-4000-8000-000000000001"
+    assert js[0]["thread"] == "c0ffee00-0000-4000-8000-00000000000b"
+    assert js[1]["metadata"]["speaker"] == "You"
+    assert js[2]["extra"]["edits"] == 2
+    assert js[3]["tags"] == ["system"]
+    assert len(rejects) == 1 and rejects[0].where.endswith("#item-5")
+
+
+def test_whatsapp_keeps_its_files_and_signal_md_is_not_whatsapp(tmp_path):
+    """signal-export's ``[YYYY-MM-DD HH:MM:SS] Name:`` once read as WhatsApp; a WhatsApp
+    export with ISO dates (no blank line between messages) stays WhatsApp."""
+    wa = tmp_path / "wa.txt"
+    wa.write_text("[2023-08-15 09:12:33] Ann: hi\n[2023-08-15 09:13:00] Ben: yo\n")
+    assert registry.detect(Source(wa)).name == "whatsapp"
+    assert registry.detect(Source(CASES["chat-md"])).name == "signal"
+    for sample in ("sample_data/chat/whatsapp.txt",):
+        path = Path(__file__).resolve().parents[2] / sample
+        assert registry.detect(Source(path)).name == "whatsapp"
+
+
+def test_text_before_first_header_is_rejected(tmp_path):
+    p = tmp_path / "chat.md"
+    p.write_text("stray\n[2019-05-29 15:04:33] Me: hi\n\n[2019-05-29 15:05:00] Aya: yo\n\n")
+    recs, rejects, _ = run(signal.read, p)
+    assert len(recs) == 2 and [r.where for r in rejects] == ["chat.md:1"]
+
+
+_LINE = st.one_of(
+    st.text(st.characters(blacklist_categories=("Cs",)), max_size=30),
+    st.builds(
+        lambda n, t: f"[2020-01-0{n} 10:00:00] {t}: hi",
+        st.integers(1, 9),
+        st.sampled_from(["A", "B"]),
+    ),
+    st.sampled_from(["", "> q", "(- A: x -)", "(( s ))", "[2020-13-40 99:99] A: bad", "![a](./b)"]),
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(_LINE, max_size=12))
+def test_reader_never_crashes_and_loses_nothing(tmp_path, lines):
+    p = tmp_path / "chat.md"
+    p.write_text("[2020-01-01 10:00:00] A: start\n\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    recs, rejects, _ = run(signal.read, p)
+    text = "\n".join(c for r in recs for c in r["textChunks"])
+    assert recs and not rejects
+    for line in lines:  # every header line is a message of its own
+        if line.startswith("[2020-01-0") and line.endswith(": hi"):
+            assert "hi" in text
+
+
+def test_an_application_log_is_not_a_signal_chat(tmp_path):
+    log = tmp_path / "app.log"
+    log.write_text("2024-01-01 10:00:00 INFO: server started\n2024-01-01 10:00:01 INFO: up\n")
+    assert signal.sniff(Source(log)) == 0
