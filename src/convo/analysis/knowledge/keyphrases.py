@@ -85,9 +85,9 @@ def candidates(text: str) -> list[tuple[str, ...]]:
     """Candidate phrases (tuples of normalised words) in order of appearance."""
     out: list[tuple[str, ...]] = []
     run: list[str] = []
-    for m in _SCAN.finditer(text):
-        token = m.group(1)
-        w = _word(token) if token else None
+    word = _word
+    for token in _SCAN.findall(text):  # a word, or "" for a phrase break
+        w = word(token) if token else None
         if w is not None:
             run.append(w)
         elif run:
@@ -126,13 +126,13 @@ class PhraseStats:
         return self.degree[w] / f if f else 1.0
 
 
-def _trim(cand: tuple[str, ...], stats: PhraseStats) -> tuple[str, ...]:
-    if len(cand) < 2 or all(stats.df[w] < 2 for w in cand):
+def _trim(cand: tuple[str, ...], df: dict[str, int]) -> tuple[str, ...]:
+    if len(cand) < 2:
         return cand
     end = len(cand)
-    while stats.df[cand[end - 1]] < 2:
+    while end and df.get(cand[end - 1], 0) < 2:
         end -= 1
-    return cand[:end]
+    return cand[:end] if end else cand
 
 
 def keyphrases(
@@ -146,18 +146,22 @@ def _scores(
     cands: list[tuple[str, ...]], stats: PhraseStats, local: bool, exclude: Iterable[str]
 ) -> dict[tuple[str, ...], tuple[float, int]]:
     """(score, first position) of each distinct candidate worth ranking."""
-    in_message: Counter[tuple[str, ...]] = Counter(cands)
+    in_message: Counter[tuple[str, ...]] | None = Counter(cands) if local else None
     skip = {" ".join(x.casefold().split()) for x in exclude}
+    freq, degree, df = stats.freq, stats.degree, stats.df
     scored: dict[tuple[str, ...], tuple[float, int]] = {}
     for pos, cand in enumerate(cands):
-        if cand in scored or " ".join(cand) in skip:
+        if cand in scored or (skip and " ".join(cand) in skip):
             continue
         if len(cand) == 1:
             w = cand[0]
-            recurs = in_message[cand] >= 2 if local else stats.df[w] >= 2
+            recurs = in_message[cand] >= 2 if in_message is not None else df.get(w, 0) >= 2
             if len(w) < 4 or not recurs:
                 continue
-        score = sum(stats.word_score(w) for w in cand)
+        score = 0.0
+        for w in cand:  # PhraseStats.word_score, inlined (the hot loop of key phrases)
+            f = freq.get(w, 0)
+            score += degree.get(w, 0) / f if f else 1.0
         scored[cand] = (score, pos)
     return scored
 
@@ -174,7 +178,8 @@ def rank(
         stats.observe_candidates(cands)
     assert stats is not None
     if not local:
-        cands = [_trim(c, stats) for c in cands]
+        df = stats.df
+        cands = [_trim(c, df) for c in cands]
     scored = _scores(cands, stats, local, exclude)
     ranked = sorted(scored.items(), key=lambda kv: (-kv[1][0], kv[1][1]))
     n_words = sum(len(c) for c in cands)

@@ -71,7 +71,7 @@ def _write_jsonl(env, records, metadata_only: bool) -> None:
     from convo.core import fields
 
     out = env.safe_stdout_bytes()
-    for record, k in extract_all(records, metadata_only=metadata_only):
+    for record, k in extract_all(records, metadata_only=metadata_only, keep_text=False):
         line = {
             "id": fields.record_id(record),
             "source_id": fields.string(record, "source_id"),
