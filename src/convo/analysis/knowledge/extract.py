@@ -23,9 +23,9 @@ Content knowledge added on top (decisions where the spec is silent):
 - Entities: ``@mentions`` (person), addresses in the text (``email``), URLs (``url``).
   Names are merged case-insensitively: within a message one entity per name (types
   and facets united); across a conversation each name takes one spelling, preferring
-  metadata names (speakers, listeners) over mentions over other text, then the first seen
-  (except that an all-lower-case spelling from the text yields to a capitalised one:
-  unique lower-case URLs are not remembered, which keeps memory small).
+  metadata names (speakers, listeners) over mentions over other text; an all-lower-case
+  spelling from the text yields to a capitalised one of the same kind; then the first
+  seen. Unique lower-case URLs are not remembered, which keeps memory small.
 - Memory: the conversation state holds the vocabulary, capitalised names and the ids that
   are replied to; ``Aggregate`` holds one count per distinct name, topic and pair, and
   on inputs with more than ``Aggregate.MAX_KEYS`` distinct keys in a table it drops the
@@ -68,6 +68,7 @@ __all__ = [
 EMAIL_FORMATS = frozenset({"mbox", "mboxo", "mboxrd", "eml", "maildir", "email", "imap"})
 SPOOL_MEMORY = 8 << 20  # bytes kept in memory before extract_all spools to disk
 _META, _MENTION, _TEXT = 0, 1, 2  # spelling priority of a name
+_LOWER_TEXT = 2 * _TEXT + 1  # the rank of a lower-case spelling from the text
 
 
 def as_record(item: dict[str, Any] | ConversationMessage) -> dict[str, Any]:
@@ -304,11 +305,36 @@ class Conversation:
 
     def _name(self, name: str, priority: int) -> None:
         key = name.casefold()
+        # Rank: the priority, and a lower-case spelling (not from metadata) yields to a
+        # capitalised one of the same priority. The best rank wins, the first among
+        # equals: the same in any order of merging, so ranges merge exactly.
+        rank = 2 * priority + (priority != _META and key == name)
+        if rank == _LOWER_TEXT:
+            return  # it can never win, and is its own canonical form: keep memory small
         have = self._names.get(key)
-        if have is None and priority != _META and key == name:
-            return  # a lower-case text spelling is its own canonical form: keep memory small
-        if have is None or priority < have[0]:
-            self._names[key] = (priority, name)
+        if have is None or rank < have[0]:
+            self._names[key] = (rank, name)
+
+    def merge(self, other: Conversation) -> None:
+        """Add what ``observe`` learnt from the input that follows this one's."""
+        self.stats.merge(other.stats)
+        for key, (rank, name) in other._names.items():
+            have = self._names.get(key)
+            if have is None or rank < have[0]:
+                self._names[key] = (rank, name)
+        self._wanted |= other._wanted
+        for rid, parent in other._parents.items():
+            self._parents.setdefault(rid, parent)
+        for address, display in other._aliases.items():
+            self._aliases.setdefault(address, display)
+
+    def unresolved(self) -> set[str]:
+        """Ids replied to whose message was not seen yet (after a merge of ranges)."""
+        return self._wanted - self._parents.keys()
+
+    def note_parents(self, found: dict[str, tuple[dict[str, Any], str]]) -> None:
+        for rid, parent in found.items():
+            self._parents.setdefault(rid, parent)
 
     def _note_parent(self, record: dict[str, Any]) -> None:
         rid = record.get("id")
@@ -394,7 +420,7 @@ def extract(
     return _extract(as_record(item), None, metadata_only)
 
 
-def _without_text(record: dict[str, Any]) -> dict[str, Any]:
+def without_text(record: dict[str, Any]) -> dict[str, Any]:
     """The record as the second pass needs it: its text is in the analysis already."""
     if "textChunks" not in record and "text_chunks" not in record:
         return record
@@ -417,7 +443,7 @@ def replay(
     with tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY) as spool:
         for r in records:
             analysis = conv.observe_record(r)
-            spool.write(orjson.dumps([r if keep_text else _without_text(r), analysis.dump()]))
+            spool.write(orjson.dumps([r if keep_text else without_text(r), analysis.dump()]))
             spool.write(b"\n")
         spool.seek(0)
         for line in spool:

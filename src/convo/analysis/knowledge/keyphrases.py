@@ -121,6 +121,13 @@ class PhraseStats:
         self.df.update(seen)
         self.docs += 1
 
+    def merge(self, other: PhraseStats) -> None:
+        """Add the statistics of more messages (exact: plain sums)."""
+        self.freq.update(other.freq)
+        self.degree.update(other.degree)
+        self.df.update(other.df)
+        self.docs += other.docs
+
     def word_score(self, w: str) -> float:
         f = self.freq.get(w, 0)
         return self.degree[w] / f if f else 1.0
