@@ -13,7 +13,7 @@ from convo.analysis import parallel
 from convo.cli.app import app
 
 NAMES = ["Alice Smith <alice@x.org>", "Bob Jones <bob@x.org>", "carol", "Dave", "user", "Erin"]
-WORDS = "deploy pipeline budget review release schedule database migration token expiry".split()
+WORDS = ["deploy", "pipeline", "budget", "review", "release", "schedule", "database", "token"]
 
 
 def _record(rng: random.Random, i: int) -> dict:

@@ -91,26 +91,31 @@ def workers(tasks: list[RangeTask], jobs: int | None) -> int:
     return max(1, min(cpu_count() if jobs is None else jobs, len(tasks)))
 
 
+def _files(parts: list[Any]) -> list[str] | None:
+    """The paths of ``parts`` when every one is a file that can be split, else None."""
+    paths = [getattr(p, "path", None) for p in parts]
+    if not paths or not all(isinstance(p, str) and splittable(p) for p in paths):
+        return None
+    return [p for p in paths if isinstance(p, str)]
+
+
 def plan(parts: list[Any], filters: Filters, jobs: int | None) -> list[RangeTask] | None:
     """The range tasks for ``parts``, or None when they should be read in this process."""
     import os
 
     jobs = cpu_count() if jobs is None else jobs
-    if jobs <= 1 or filters.limit is not None or filters.reverse or not parts:
+    if jobs <= 1 or filters.limit is not None or filters.reverse:
         return None
-    paths = [getattr(p, "path", None) for p in parts]
-    if not all(isinstance(p, str) and splittable(p) for p in paths):
+    paths = _files(parts)
+    if paths is None:
         return None
-    total = sum(os.path.getsize(p) for p in paths if p)
+    total = sum(os.path.getsize(p) for p in paths)
     if total < PARALLEL_MIN_BYTES:
         return None
-    tasks = []
+    tasks: list[RangeTask] = []
     for path in paths:
-        assert path is not None
         share = max(1, round(jobs * RANGES_PER_JOB * os.path.getsize(path) / total))
-        tasks.extend(
-            RangeTask(r, filters) for r in split(path, share, min_size=RANGE_MIN_BYTES)
-        )
+        tasks.extend(RangeTask(r, filters) for r in split(path, share, min_size=RANGE_MIN_BYTES))
     return tasks
 
 

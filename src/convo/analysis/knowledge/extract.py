@@ -318,10 +318,10 @@ class Conversation:
     def merge(self, other: Conversation) -> None:
         """Add what ``observe`` learnt from the input that follows this one's."""
         self.stats.merge(other.stats)
-        for key, (rank, name) in other._names.items():
+        for key, (their_rank, name) in other._names.items():
             have = self._names.get(key)
-            if have is None or rank < have[0]:
-                self._names[key] = (rank, name)
+            if have is None or their_rank < have[0]:
+                self._names[key] = (their_rank, name)
         self._wanted |= other._wanted
         for rid, parent in other._parents.items():
             self._parents.setdefault(rid, parent)

@@ -122,6 +122,21 @@ def extract_range(step: Step) -> tuple[Aggregate | None, RangeReport | None]:
     return None, report
 
 
+def _observe(steps: list[Step], jobs: int, rebase: Rebase) -> Conversation:
+    """Passes 1 and 2: the merged conversation state, every parent found."""
+    conv = Conversation()
+    observed = ordered_map(observe_range, steps, jobs)
+    for step, (part, report) in zip(steps, observed, strict=True):
+        conv.merge(part)
+        rebase.add(step.task, report)
+    wanted = frozenset(conv.unresolved())
+    if wanted:
+        look = [Step(s.task, s.spool, s.out, wanted=wanted) for s in steps]
+        for found in ordered_map(parents_in_range, look, jobs):
+            conv.note_parents(found)
+    return conv
+
+
 def run(
     tasks: list[RangeTask],
     jobs: int,
@@ -140,22 +155,10 @@ def run(
                  summary=summary, metadata_only=metadata_only)
             for i, t in enumerate(tasks)
         ]  # fmt: skip
-        conv = None
-        if not metadata_only:
-            conv = Conversation()
-            for step, (part, report) in zip(steps, ordered_map(observe_range, steps, jobs)):
-                conv.merge(part)
-                rebase.add(step.task, report)
-            wanted = frozenset(conv.unresolved())
-            if wanted:
-                look = [Step(s.task, s.spool, s.out, wanted=wanted) for s in steps]
-                for found in ordered_map(parents_in_range, look, jobs):
-                    conv.note_parents(found)
-        steps = [
-            Step(s.task, s.spool, s.out, conv, summary, metadata_only) for s in steps
-        ]
+        conv = None if metadata_only else _observe(steps, jobs, rebase)
+        steps = [Step(s.task, s.spool, s.out, conv, summary, metadata_only) for s in steps]
         total = Aggregate() if summary else None
-        for step, (agg, report) in zip(steps, ordered_map(extract_range, steps, jobs)):
+        for step, (agg, report) in zip(steps, ordered_map(extract_range, steps, jobs), strict=True):
             if report is not None:
                 rebase.add(step.task, report)
             if total is not None and agg is not None:
