@@ -20,7 +20,10 @@ from TypeAgent's metadata knowledge too, and for mail records (format ``mbox``, 
 entities; see ``knowledge_email``).
 
 Content knowledge added on top (decisions where the spec is silent):
-- Entities: ``@mentions`` (person), addresses in the text (``email``), URLs (``url``).
+- Entities: ``@mentions`` (person; ``@here``, ``@everyone``, ``@channel`` and ``@all``
+  name nobody and are left out), addresses in the text (``email``), URLs (``url``).
+  A speaker or listener named by a chat role (``user``, ``assistant``, ``system``,
+  ``tool``) is a ``role``, not a ``person`` (``metadata_only`` stays TypeAgent's).
   Names are merged case-insensitively: within a message one entity per name (types
   and facets united); across a conversation each name takes one spelling, preferring
   metadata names (speakers, listeners) over mentions over other text; an all-lower-case
@@ -50,13 +53,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from convo.analysis.knowledge.email import email_knowledge, parseaddr, person_name
+from convo.analysis.knowledge.email import parseaddr, person_name
 from convo.analysis.knowledge.keyphrases import PhraseStats, candidates, rank
+from convo.analysis.knowledge.metadata import is_email, metadata_knowledge, typeagent_knowledge
 from convo.analysis.knowledge.text import body, clean_subject, questions, scan
 from convo.core import fields
 from convo.core.knowledge_schema import Action, ActionParam, ConcreteEntity, KnowledgeResponse
 from convo.core.names import words
-from convo.core.record import ConversationMessage, ConversationMessageMeta
+from convo.core.record import ROLES, ConversationMessage
 
 __all__ = [
     "Conversation",
@@ -65,7 +69,7 @@ __all__ = [
     "metadata_knowledge",
 ]
 
-EMAIL_FORMATS = frozenset({"mbox", "mboxo", "mboxrd", "eml", "maildir", "email", "imap"})
+BROADCAST = frozenset({"here", "everyone", "channel", "all"})  # @here: nobody in particular
 SPOOL_MEMORY = 8 << 20  # bytes kept in memory before extract_all spools to disk
 _META, _MENTION, _TEXT = 0, 1, 2  # spelling priority of a name
 _LOWER_TEXT = 2 * _TEXT + 1  # the rank of a lower-case spelling from the text
@@ -78,57 +82,6 @@ def as_record(item: dict[str, Any] | ConversationMessage) -> dict[str, Any]:
     if isinstance(item, dict):
         return item
     raise TypeError(f"expected a record dict or ConversationMessage, not {type(item).__name__}")
-
-
-_EMAIL_FORMAT: dict[str, bool] = {}  # format name -> of the email family (few names)
-
-
-def _format_is_email(fmt: str) -> bool:
-    if fmt.lower() in EMAIL_FORMATS:
-        return True
-    try:
-        from convo.importers.registry import registry
-
-        return registry.get(fmt).family == "email"
-    except Exception:  # unknown format name, or a broken third-party importer
-        return False
-
-
-def is_email(record: dict[str, Any]) -> bool:
-    fmt = record.get("format")
-    if not isinstance(fmt, str):
-        return False
-    known = _EMAIL_FORMAT.get(fmt)
-    if known is None:
-        known = _EMAIL_FORMAT[fmt] = _format_is_email(fmt)
-        if len(_EMAIL_FORMAT) > 256:  # format names from untrusted records: stay small
-            _EMAIL_FORMAT.clear()
-    return known
-
-
-@dataclass(slots=True)
-class _Meta:
-    """What ``ConversationMessageMeta.get_knowledge`` reads of its message."""
-
-    speaker: str | None
-    recipients: list[str]
-
-
-def typeagent_knowledge(item: dict[str, Any] | ConversationMessage) -> KnowledgeResponse:
-    """Exactly TypeAgent's ``ConversationMessage.get_knowledge()`` for the record."""
-    record = as_record(item)
-    # TypeAgent's rule itself, run on the accessor values (already clean strings) without
-    # building and validating a pydantic ConversationMessageMeta (a tenth of the run).
-    meta = _Meta(fields.speaker(record), fields.listeners(record))
-    return ConversationMessageMeta.get_knowledge(meta)  # type: ignore[arg-type]
-
-
-def metadata_knowledge(item: dict[str, Any] | ConversationMessage) -> KnowledgeResponse:
-    """TypeAgent's metadata knowledge for a message (email messages as TypeAgent's emails)."""
-    record = as_record(item)
-    if is_email(record):
-        return email_knowledge(record)
-    return typeagent_knowledge(record)
 
 
 def person(record: dict[str, Any], value: str, conv: Conversation | None = None) -> str:
@@ -178,8 +131,9 @@ def _analyse(record: dict[str, Any]) -> Analysis:
         return Analysis([], [], [], [], [], [])
     marked = scan(text)
     asked = questions(text) if fields.listeners(record) else []
+    mentions = [m for m in marked.mentions if m.casefold() not in BROADCAST]
     return Analysis(
-        marked.urls, marked.emails, marked.mentions, marked.hashtags, asked,
+        marked.urls, marked.emails, mentions, marked.hashtags, asked,
         candidates(marked.plain),
     )  # fmt: skip
 
@@ -195,6 +149,19 @@ def _meta_names(record: dict[str, Any], conv: Conversation | None = None) -> lis
     speaker = fields.speaker(record)
     names = [person(record, speaker, conv)] if speaker else []
     return names + [person(record, x, conv) for x in fields.listeners(record)]
+
+
+def name_words(name: str) -> list[str]:
+    """The words of a person's name that could pass for a topic word (two letters or more)."""
+    return [w for w in words(name) if len(w) > 1]
+
+
+def _own_name_words(record: dict[str, Any], a: Analysis) -> set[str]:
+    """``name_words`` of a message read alone: its speaker, listeners and mentions."""
+    found: set[str] = set()
+    for name in (*_meta_names(record), *a.mentions):
+        found.update(name_words(name))
+    return found
 
 
 def _named_in(name: str, question: str) -> bool:
@@ -256,6 +223,14 @@ def _merge_entities(entities: list[ConcreteEntity], canon) -> list[ConcreteEntit
     return list(merged.values())
 
 
+def _roles_apart(entities: list[ConcreteEntity]) -> list[ConcreteEntity]:
+    """A speaker named by its role (``user``, ``assistant``, ...) is a role, not a person."""
+    for e in entities:
+        if "person" in e.type and e.name.casefold() in ROLES:
+            e.type = ["role" if t == "person" else t for t in e.type]
+    return entities
+
+
 def _dedupe(items: Iterable[str]) -> list[str]:
     seen: dict[str, str] = {}
     for item in items:
@@ -278,6 +253,7 @@ class Conversation:
         self._wanted: set[str] = set()
         self._parents: dict[str, tuple[dict[str, Any], str]] = {}
         self._aliases: dict[str, str] = {}
+        self.name_words: set[str] = set()  # words of people's names: not topics
 
     def mailperson(self, value: str) -> str:
         """A mail person's name: the display name, else one seen with this address, else it."""
@@ -314,6 +290,8 @@ class Conversation:
         have = self._names.get(key)
         if have is None or rank < have[0]:
             self._names[key] = (rank, name)
+            if priority != _TEXT:
+                self.name_words.update(name_words(name))
 
     def merge(self, other: Conversation) -> None:
         """Add what ``observe`` learnt from the input that follows this one's."""
@@ -323,6 +301,7 @@ class Conversation:
             if have is None or their_rank < have[0]:
                 self._names[key] = (their_rank, name)
         self._wanted |= other._wanted
+        self.name_words |= other.name_words
         for rid, parent in other._parents.items():
             self._parents.setdefault(rid, parent)
         for address, display in other._aliases.items():
@@ -394,7 +373,8 @@ def _extract(
     topics += [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
     topics += a.hashtags
     stats = conv.stats if conv is not None else None
-    topics += rank(a.candidates, stats, exclude=topics)
+    names = conv.name_words if conv is not None else _own_name_words(record, a)
+    topics += rank(a.candidates, stats, exclude=topics, names=names)
     actions = list(meta.actions)
     speaker = fields.speaker(record)
     if speaker:
@@ -406,7 +386,7 @@ def _extract(
         act.object_entity_name = canon(act.object_entity_name)
         act.indirect_object_entity_name = canon(act.indirect_object_entity_name)
     return KnowledgeResponse(
-        entities=_merge_entities(entities, canon),
+        entities=_roles_apart(_merge_entities(entities, canon)),
         actions=actions,
         inverse_actions=list(meta.inverse_actions),
         topics=_dedupe(topics),

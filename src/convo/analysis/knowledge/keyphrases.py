@@ -25,16 +25,23 @@ Decisions:
 - Per message at most 3 phrases (5 for messages over 150 words), best first; ties go to
   the earlier phrase. Phrases are lower-case (possessive ``'s`` removed) so they merge
   across messages.
-- The stopword list is a general English function-word list plus conversational filler
-  (``yeah``, ``thanks``, ``gonna``); it is not a list of keywords.
+- The English stopword list is a general function-word list plus conversational filler
+  (``yeah``, ``thanks``, ``gonna``); it is not a list of keywords. A message written in
+  German, French, Spanish, Italian, Portuguese or Dutch also breaks on that language's
+  stopwords (``stopwords``: the language is the one whose list the message hits most).
+- Words of the conversation's people (speakers, listeners, mentions: ``smith`` of
+  ``Alice Smith``) are not topics: a phrase made only of such words is skipped.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from functools import lru_cache
+
+from convo.analysis.knowledge.stopwords import STOPWORDS as OTHER_STOPWORDS
+from convo.analysis.knowledge.stopwords import language
 
 MAX_WORDS = 4
 
@@ -70,33 +77,44 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 _SCAN = re.compile(r"([^\W_][\w'’-]*)|[^\w\s'’-]+|\s-+\s|\n")
 
 
+_STOP = {None: STOPWORDS} | {k: STOPWORDS | v for k, v in OTHER_STOPWORDS.items()}
+
+
 @lru_cache(maxsize=1 << 16)
-def _word(token: str) -> str | None:
-    """The normalised word, or None when the token breaks a phrase (stopword, number)."""
+def _norm(token: str) -> str | None:
+    """The normalised word, or None when the token breaks a phrase (too short, a number)."""
     t = token.lower().replace("’", "'").strip("'-")
     if t.endswith("'s"):
         t = t[:-2]
-    if len(t) < 2 or t in STOPWORDS or t.replace("-", "").isdigit():
+    if len(t) < 2 or t.replace("-", "").isdigit():
         return None
     return t
 
 
 def candidates(text: str) -> list[tuple[str, ...]]:
-    """Candidate phrases (tuples of normalised words) in order of appearance."""
+    """Candidate phrases (tuples of normalised words) in order of appearance.
+
+    Stopwords are those of the message's language (``stopwords.language``) and English.
+    """
+    norm = _norm
+    words = [norm(token) if token else None for token in _SCAN.findall(text)]
+    stop = _STOP[language([w for w in words if w is not None], STOPWORDS)]
     out: list[tuple[str, ...]] = []
     run: list[str] = []
-    word = _word
-    for token in _SCAN.findall(text):  # a word, or "" for a phrase break
-        w = word(token) if token else None
-        if w is not None:
+    for w in words:  # a word, or None for a phrase break
+        if w is not None and w not in stop:
             run.append(w)
         elif run:
-            if len(run) <= MAX_WORDS and any(len(x) >= 3 for x in run):
-                out.append(tuple(run))
+            _keep(run, out)
             run = []
+    _keep(run, out)
+    return out
+
+
+def _keep(run: list[str], out: list[tuple[str, ...]]) -> None:
+    """Add the run of words to ``out`` if it makes a candidate phrase."""
     if run and len(run) <= MAX_WORDS and any(len(x) >= 3 for x in run):
         out.append(tuple(run))
-    return out
 
 
 class PhraseStats:
@@ -149,8 +167,17 @@ def keyphrases(
     return rank(candidates(text), stats, exclude)
 
 
+def _is_name(cand: tuple[str, ...], names: Collection[str]) -> bool:
+    """A person's name or surname is an entity, not a topic."""
+    return bool(names) and all(w in names for w in cand)
+
+
 def _scores(
-    cands: list[tuple[str, ...]], stats: PhraseStats, local: bool, exclude: Iterable[str]
+    cands: list[tuple[str, ...]],
+    stats: PhraseStats,
+    local: bool,
+    exclude: Iterable[str],
+    names: Collection[str],
 ) -> dict[tuple[str, ...], tuple[float, int]]:
     """(score, first position) of each distinct candidate worth ranking."""
     in_message: Counter[tuple[str, ...]] | None = Counter(cands) if local else None
@@ -158,7 +185,7 @@ def _scores(
     freq, degree, df = stats.freq, stats.degree, stats.df
     scored: dict[tuple[str, ...], tuple[float, int]] = {}
     for pos, cand in enumerate(cands):
-        if cand in scored or (skip and " ".join(cand) in skip):
+        if cand in scored or (skip and " ".join(cand) in skip) or _is_name(cand, names):
             continue
         if len(cand) == 1:
             w = cand[0]
@@ -174,9 +201,13 @@ def _scores(
 
 
 def rank(
-    cands: list[tuple[str, ...]], stats: PhraseStats | None = None, exclude: Iterable[str] = ()
+    cands: list[tuple[str, ...]],
+    stats: PhraseStats | None = None,
+    exclude: Iterable[str] = (),
+    names: Collection[str] = frozenset(),
 ) -> list[str]:
-    """The best of one message's candidates (``candidates(text)``), as phrases."""
+    """The best of one message's candidates (``candidates(text)``), as phrases; phrases
+    made only of ``names`` (words of people's names, lower-case) are skipped."""
     if not cands:
         return []
     local = stats is None or stats.docs == 0
@@ -187,7 +218,7 @@ def rank(
     if not local:
         df = stats.df
         cands = [_trim(c, df) for c in cands]
-    scored = _scores(cands, stats, local, exclude)
+    scored = _scores(cands, stats, local, exclude, names)
     ranked = sorted(scored.items(), key=lambda kv: (-kv[1][0], kv[1][1]))
     n_words = sum(len(c) for c in cands)
     top = 5 if n_words > 150 else 3
