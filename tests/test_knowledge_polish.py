@@ -30,9 +30,9 @@ def test_broadcast_mentions_name_nobody():
 def test_language_of_a_message():
     from convo.analysis.knowledge.keyphrases import STOPWORDS
 
-    assert language("wir haben die datenbank migration nicht".split(), STOPWORDS) == "de"
-    assert language("nous avons une réunion pour le budget".split(), STOPWORDS) == "fr"
-    assert language("we have the database migration".split(), STOPWORDS) is None
+    assert language(["wir", "haben", "die", "datenbank", "migration", "nicht"], STOPWORDS) == "de"
+    assert language(["nous", "avons", "une", "réunion", "pour", "le", "budget"], STOPWORDS) == "fr"
+    assert language(["we", "have", "the", "database", "migration"], STOPWORDS) is None
 
 
 def test_german_and_french_stopwords_break_phrases():
