@@ -176,7 +176,11 @@ def _leaf(part: Message, ctype: str, body: Body) -> None:
         _disposition(part),
         _filename(part, params),
         lambda: _payload_bytes(part),
-        lambda: tuple(_value(params.get(k)) for k in ("charset", "format", "delsp")),  # type: ignore[return-value]
+        lambda: (
+            _value(params.get("charset")),
+            _value(params.get("format")),
+            _value(params.get("delsp")),
+        ),
         decode_words(str(cid)).strip() if cid else None,
     )
 
