@@ -29,10 +29,10 @@ Content knowledge added on top (decisions where the spec is silent):
   metadata names (speakers, listeners) over mentions over other text; an all-lower-case
   spelling from the text yields to a capitalised one of the same kind; then the first
   seen. Unique lower-case URLs are not remembered, which keeps memory small.
-- Memory: the conversation state holds the vocabulary, capitalised names and the ids that
-  are replied to; ``Aggregate`` holds one count per distinct name, topic and pair, and
-  on inputs with more than ``Aggregate.MAX_KEYS`` distinct keys in a table it drops the
-  keys seen once (so counts on huge inputs are lower bounds; the top of the lists holds).
+- Memory: the conversation state holds the vocabulary, names and the ids that are
+  replied to; ``summary.Aggregate`` is bounded (Misra-Gries tables; see its docstring
+  for what is exact and what is approximate). ``Conversation.merge`` adds the state of
+  the input that follows, exactly, so ``ranges`` runs both passes on several cores.
 - Topics: the subject without ``Re:``/``Fwd:`` prefixes (it replaces TypeAgent's raw
   subject topic, so ``Re: X`` and ``X`` count as one), the tags, hashtags, then key
   phrases (``knowledge_keyphrases``: RAKE over the conversation). Deduplicated

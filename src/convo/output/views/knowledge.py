@@ -38,7 +38,7 @@ def parts(data: dict[str, Any]) -> list[Any]:
     speakers = data.get("speaker_count", len(data["speakers"]))  # all, not the --top cut
     head = f"{data['messages']:,} messages, {speakers:,} speakers"
     if data.get("approximate"):
-        head += " (counts approximate: see docs/cli.md)"
+        head += " (the largest tables keep their top keys: counts approximate)"
     out: list[Any] = [_cell(head, "bold")]
     if data["speakers"]:
         rows = [
