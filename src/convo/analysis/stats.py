@@ -31,15 +31,8 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from convo.analysis.parallel import (
-    RangeReport,
-    RangeTask,
-    Rebase,
-    plan,
-    range_records,
-    selected,
-    workers,
-)
+from convo.analysis import parallel
+from convo.analysis.parallel import RangeReport, RangeTask
 from convo.core import fields
 from convo.core.pool import ordered_map
 from convo.query.filters import Filters
@@ -198,7 +191,7 @@ def compute(records: Iterable[dict[str, Any]]) -> Stats:
 def stats_of_range(task: RangeTask) -> tuple[Stats, RangeReport]:
     """The stats of one byte range of a JSONL file (a worker's part of ``compute_parallel``)."""
     report = RangeReport()
-    return compute(range_records(task, report)), report
+    return compute(parallel.range_records(task, report)), report
 
 
 def stats_of_parts(
@@ -207,10 +200,10 @@ def stats_of_parts(
     """The stats of the records ``filters`` select in ``parts`` (``inputs.record_parts``):
     on several cores when ``parallel.plan`` says the inputs are worth it."""
     parts = list(parts)
-    tasks = plan(parts, filters, jobs)
+    tasks = parallel.plan(parts, filters, jobs)
     if tasks is None:
-        return compute(selected(parts, filters, on_error))
-    return compute_parallel(tasks, workers(tasks, jobs), on_error)
+        return compute(parallel.selected(parts, filters, on_error))
+    return compute_parallel(tasks, parallel.workers(tasks, jobs), on_error)
 
 
 def compute_parallel(tasks: list[RangeTask], jobs: int, on_error=None) -> Stats:
@@ -219,7 +212,7 @@ def compute_parallel(tasks: list[RangeTask], jobs: int, on_error=None) -> Stats:
     Equal to ``compute`` over the same records in one process, bad lines reported the same.
     """
     stats = Stats()
-    rebase = Rebase(on_error)
+    rebase = parallel.Rebase(on_error)
     for task, (part, report) in zip(tasks, ordered_map(stats_of_range, tasks, jobs), strict=True):
         stats.merge(part)
         rebase.add(task, report)
