@@ -88,7 +88,7 @@ def test_merge_equals_one_pass():
             st.lists(st.sampled_from(["x", "y"]), max_size=2),
             st.sampled_from(["slack", "mbox"]),
             st.text(max_size=20),
-        ),  # fmt: skip
+        ),
         max_size=12,
     )
 
