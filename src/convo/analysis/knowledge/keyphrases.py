@@ -118,13 +118,31 @@ def _keep(run: list[str], out: list[tuple[str, ...]]) -> None:
 
 
 class PhraseStats:
-    """Word frequency, RAKE degree and message count (document frequency) per word."""
+    """Word frequency, RAKE degree and message count (document frequency) per word.
+
+    Memory is bounded: past ``VOCABULARY`` distinct words, the rarest are forgotten (all
+    words in at most ``floor`` messages, ``floor`` raised until half the room is free).
+    Exact until then, which holds for any real conversation's vocabulary; after, a
+    forgotten word scores as a word never seen (1) and does not count as recurring,
+    which for the words in one message only (the first forgotten) changes no decision
+    but their score. ``merge`` sums, then forgets the same way.
+    """
+
+    VOCABULARY = 100_000
 
     def __init__(self) -> None:
         self.freq: Counter[str] = Counter()
         self.degree: Counter[str] = Counter()
         self.df: Counter[str] = Counter()
         self.docs = 0
+        self.floor = 0  # words in at most this many messages may have been forgotten
+
+    def _forget(self) -> None:
+        while len(self.df) > self.VOCABULARY // 2:
+            self.floor += 1
+            rare = [w for w, n in self.df.items() if n <= self.floor]
+            for w in rare:
+                del self.df[w], self.freq[w], self.degree[w]
 
     def observe(self, text: str) -> None:
         self.observe_candidates(candidates(text))
@@ -138,6 +156,8 @@ class PhraseStats:
                 seen.add(w)
         self.df.update(seen)
         self.docs += 1
+        if len(self.df) > self.VOCABULARY:
+            self._forget()
 
     def merge(self, other: PhraseStats) -> None:
         """Add the statistics of more messages (exact: plain sums)."""
@@ -145,6 +165,9 @@ class PhraseStats:
         self.degree.update(other.degree)
         self.df.update(other.df)
         self.docs += other.docs
+        self.floor = max(self.floor, other.floor)
+        if len(self.df) > self.VOCABULARY:
+            self._forget()
 
     def word_score(self, w: str) -> float:
         f = self.freq.get(w, 0)
