@@ -321,13 +321,17 @@ def test_aggregate_of_nothing():
     assert aggregate([]).to_dict()["messages"] == 0
 
 
-def test_aggregate_prunes_one_off_keys_on_huge_inputs(monkeypatch):
+def test_aggregate_memory_is_bounded_and_the_top_keeps_within_the_bound(monkeypatch):
     from convo.analysis.knowledge.summary import Aggregate
 
-    monkeypatch.setattr(Aggregate, "MAX_KEYS", 100)
+    monkeypatch.setattr(Aggregate, "CAPACITY", 50)
     msgs = [rec(f"see https://x.example/{i} about the deploy pipeline", speaker="a", id=str(i))
-            for i in range(10_000)]  # fmt: skip
-    d = aggregate(iter(msgs)).to_dict(top=3)
-    assert d["messages"] == 10_000
-    assert d["topics"][0]["topic"] == "deploy pipeline"
-    assert d["topics"][0]["messages"] == 10_000
+            for i in range(3_000)]  # fmt: skip
+    agg = aggregate(iter(msgs))
+    assert len(agg.entities) <= 100 and len(agg.spelling) <= 6 * 50 + 200
+    d = agg.to_dict(top=3)
+    assert d["messages"] == 3_000 and d["approximate"] is True
+    top = d["topics"][0]
+    assert top["topic"] == "deploy pipeline"
+    assert 3_000 - agg.topics.error <= top["messages"] <= 3_000
+    assert agg.topics.error <= agg.topics.total / 51

@@ -88,3 +88,14 @@ def test_property_extract_never_fails_on_any_text(text):
     k = extract(r)
     assert isinstance(k.to_dict()["topics"], list)
     extract({**r, "format": "mbox", "metadata": {"speaker": text, "listeners": [text]}})
+
+
+def test_phrase_statistics_forget_the_rarest_words_past_the_vocabulary(monkeypatch):
+    from convo.analysis.knowledge.keyphrases import PhraseStats
+
+    monkeypatch.setattr(PhraseStats, "VOCABULARY", 100)
+    stats = PhraseStats()
+    for i in range(1_000):
+        stats.observe_candidates([(f"word{i}",), ("deploy", "pipeline")])
+    assert len(stats.df) <= 100 and stats.floor >= 1
+    assert stats.df["deploy"] == 1_000 and stats.freq["pipeline"] == 1_000

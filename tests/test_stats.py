@@ -69,3 +69,37 @@ def test_weeks_start_on_monday():
 def test_empty():
     s = compute([]).to_json()
     assert s["messages"] == 0 and s["timeline"] == {"unit": "day", "buckets": []}
+
+
+def test_merge_equals_one_pass():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from convo.analysis.stats import Stats
+
+    stamps = st.sampled_from(
+        ["2024-01-02T00:00:00Z", "2023-05-01T10:00:00Z", "1970-01-01T00:00:10Z", "bad"]
+    )
+    records = st.lists(
+        st.builds(
+            rec,
+            stamps,
+            st.sampled_from(["A", "B", ""]),
+            st.lists(st.sampled_from(["x", "y"]), max_size=2),
+            st.sampled_from(["slack", "mbox"]),
+            st.text(max_size=20),
+        ),
+        max_size=12,
+    )
+
+    @settings(max_examples=60, deadline=None)
+    @given(records, records)
+    def check(left, right):
+        merged = compute(left)
+        merged.merge(compute(right))
+        assert merged.to_json() == compute(left + right).to_json()
+        empty = Stats()
+        empty.merge(compute(left))
+        assert empty.to_json() == compute(left).to_json()
+
+    check()

@@ -232,13 +232,6 @@ class ReadArgs:
             ) from None
         return Range(since, until) if since or until else None
 
-    def analysed(self, env, reporter, *, default_store: str | None = None):
-        """The selected records for analysis (``stats``, ``knowledge``, ``people``), each
-        speaker and listener as their person's name when a people file is given."""
-        people = self.load_people()
-        records = (m.record for m in self.matches(env, reporter, default_store=default_store))
-        return records if people is None else map(people.canonical_record, records)
-
     def load_people(self):
         """The people file's ``People`` (None without one)."""
         from convo.core.people import People

@@ -10,11 +10,19 @@ listener counts as a To recipient. Note that TypeAgent puts the ``received`` act
 
 from __future__ import annotations
 
-from email.utils import parseaddr
+from email.utils import parseaddr as _parseaddr
+from functools import lru_cache
 from typing import Any
 
 from convo.core import fields
 from convo.core.knowledge_schema import Action, ConcreteEntity, Facet, KnowledgeResponse
+
+
+@lru_cache(maxsize=1 << 14)
+def parseaddr(value: str) -> tuple[str, str]:
+    """``email.utils.parseaddr``, cached: a conversation repeats a few thousand addresses
+    on every message, and the standard parser was a third of the knowledge run time."""
+    return _parseaddr(value)
 
 
 def _strings(value: Any) -> list[str] | None:

@@ -20,16 +20,19 @@ from TypeAgent's metadata knowledge too, and for mail records (format ``mbox``, 
 entities; see ``knowledge_email``).
 
 Content knowledge added on top (decisions where the spec is silent):
-- Entities: ``@mentions`` (person), addresses in the text (``email``), URLs (``url``).
+- Entities: ``@mentions`` (person; ``@here``, ``@everyone``, ``@channel`` and ``@all``
+  name nobody and are left out), addresses in the text (``email``), URLs (``url``).
+  A speaker or listener named by a chat role (``user``, ``assistant``, ``system``,
+  ``tool``) is a ``role``, not a ``person`` (``metadata_only`` stays TypeAgent's).
   Names are merged case-insensitively: within a message one entity per name (types
   and facets united); across a conversation each name takes one spelling, preferring
-  metadata names (speakers, listeners) over mentions over other text, then the first seen
-  (except that an all-lower-case spelling from the text yields to a capitalised one:
-  unique lower-case URLs are not remembered, which keeps memory small).
-- Memory: the conversation state holds the vocabulary, capitalised names and the ids that
-  are replied to; ``Aggregate`` holds one count per distinct name, topic and pair, and
-  on inputs with more than ``Aggregate.MAX_KEYS`` distinct keys in a table it drops the
-  keys seen once (so counts on huge inputs are lower bounds; the top of the lists holds).
+  metadata names (speakers, listeners) over mentions over other text; an all-lower-case
+  spelling from the text yields to a capitalised one of the same kind; then the first
+  seen. Unique lower-case URLs are not remembered, which keeps memory small.
+- Memory: the conversation state holds the vocabulary, names and the ids that are
+  replied to; ``summary.Aggregate`` is bounded (Misra-Gries tables; see its docstring
+  for what is exact and what is approximate). ``Conversation.merge`` adds the state of
+  the input that follows, exactly, so ``ranges`` runs both passes on several cores.
 - Topics: the subject without ``Re:``/``Fwd:`` prefixes (it replaces TypeAgent's raw
   subject topic, so ``Re: X`` and ``X`` count as one), the tags, hashtags, then key
   phrases (``knowledge_keyphrases``: RAKE over the conversation). Deduplicated
@@ -48,17 +51,16 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from email.utils import parseaddr
-from functools import lru_cache
 from typing import Any
 
-from convo.analysis.knowledge.email import email_knowledge, person_name
+from convo.analysis.knowledge.email import parseaddr, person_name
 from convo.analysis.knowledge.keyphrases import PhraseStats, candidates, rank
+from convo.analysis.knowledge.metadata import is_email, metadata_knowledge, typeagent_knowledge
 from convo.analysis.knowledge.text import body, clean_subject, questions, scan
 from convo.core import fields
 from convo.core.knowledge_schema import Action, ActionParam, ConcreteEntity, KnowledgeResponse
 from convo.core.names import words
-from convo.core.record import ConversationMessage, ConversationMessageMeta
+from convo.core.record import ROLES, ConversationMessage
 
 __all__ = [
     "Conversation",
@@ -67,9 +69,10 @@ __all__ = [
     "metadata_knowledge",
 ]
 
-EMAIL_FORMATS = frozenset({"mbox", "mboxo", "mboxrd", "eml", "maildir", "email", "imap"})
+BROADCAST = frozenset({"here", "everyone", "channel", "all"})  # @here: nobody in particular
 SPOOL_MEMORY = 8 << 20  # bytes kept in memory before extract_all spools to disk
 _META, _MENTION, _TEXT = 0, 1, 2  # spelling priority of a name
+_LOWER_TEXT = 2 * _TEXT + 1  # the rank of a lower-case spelling from the text
 
 
 def as_record(item: dict[str, Any] | ConversationMessage) -> dict[str, Any]:
@@ -79,40 +82,6 @@ def as_record(item: dict[str, Any] | ConversationMessage) -> dict[str, Any]:
     if isinstance(item, dict):
         return item
     raise TypeError(f"expected a record dict or ConversationMessage, not {type(item).__name__}")
-
-
-@lru_cache(maxsize=64)
-def _format_is_email(fmt: str) -> bool:
-    if fmt.lower() in EMAIL_FORMATS:
-        return True
-    try:
-        from convo.importers.registry import registry
-
-        return registry.get(fmt).family == "email"
-    except Exception:  # unknown format name, or a broken third-party importer
-        return False
-
-
-def is_email(record: dict[str, Any]) -> bool:
-    fmt = record.get("format")
-    return isinstance(fmt, str) and _format_is_email(fmt)
-
-
-def typeagent_knowledge(item: dict[str, Any] | ConversationMessage) -> KnowledgeResponse:
-    """Exactly TypeAgent's ``ConversationMessage.get_knowledge()`` for the record."""
-    record = as_record(item)
-    meta = ConversationMessageMeta(
-        speaker=fields.speaker(record), recipients=fields.listeners(record)
-    )
-    return meta.get_knowledge()
-
-
-def metadata_knowledge(item: dict[str, Any] | ConversationMessage) -> KnowledgeResponse:
-    """TypeAgent's metadata knowledge for a message (email messages as TypeAgent's emails)."""
-    record = as_record(item)
-    if is_email(record):
-        return email_knowledge(record)
-    return typeagent_knowledge(record)
 
 
 def person(record: dict[str, Any], value: str, conv: Conversation | None = None) -> str:
@@ -162,8 +131,9 @@ def _analyse(record: dict[str, Any]) -> Analysis:
         return Analysis([], [], [], [], [], [])
     marked = scan(text)
     asked = questions(text) if fields.listeners(record) else []
+    mentions = [m for m in marked.mentions if m.casefold() not in BROADCAST]
     return Analysis(
-        marked.urls, marked.emails, marked.mentions, marked.hashtags, asked,
+        marked.urls, marked.emails, mentions, marked.hashtags, asked,
         candidates(marked.plain),
     )  # fmt: skip
 
@@ -179,6 +149,19 @@ def _meta_names(record: dict[str, Any], conv: Conversation | None = None) -> lis
     speaker = fields.speaker(record)
     names = [person(record, speaker, conv)] if speaker else []
     return names + [person(record, x, conv) for x in fields.listeners(record)]
+
+
+def name_words(name: str) -> list[str]:
+    """The words of a person's name that could pass for a topic word (two letters or more)."""
+    return [w for w in words(name) if len(w) > 1]
+
+
+def _own_name_words(record: dict[str, Any], a: Analysis) -> set[str]:
+    """``name_words`` of a message read alone: its speaker, listeners and mentions."""
+    found: set[str] = set()
+    for name in (*_meta_names(record), *a.mentions):
+        found.update(name_words(name))
+    return found
 
 
 def _named_in(name: str, question: str) -> bool:
@@ -240,6 +223,14 @@ def _merge_entities(entities: list[ConcreteEntity], canon) -> list[ConcreteEntit
     return list(merged.values())
 
 
+def _roles_apart(entities: list[ConcreteEntity]) -> list[ConcreteEntity]:
+    """A speaker named by its role (``user``, ``assistant``, ...) is a role, not a person."""
+    for e in entities:
+        if "person" in e.type and e.name.casefold() in ROLES:
+            e.type = ["role" if t == "person" else t for t in e.type]
+    return entities
+
+
 def _dedupe(items: Iterable[str]) -> list[str]:
     seen: dict[str, str] = {}
     for item in items:
@@ -262,6 +253,7 @@ class Conversation:
         self._wanted: set[str] = set()
         self._parents: dict[str, tuple[dict[str, Any], str]] = {}
         self._aliases: dict[str, str] = {}
+        self.name_words: set[str] = set()  # words of people's names: not topics
 
     def mailperson(self, value: str) -> str:
         """A mail person's name: the display name, else one seen with this address, else it."""
@@ -289,11 +281,39 @@ class Conversation:
 
     def _name(self, name: str, priority: int) -> None:
         key = name.casefold()
+        # Rank: the priority, and a lower-case spelling (not from metadata) yields to a
+        # capitalised one of the same priority. The best rank wins, the first among
+        # equals: the same in any order of merging, so ranges merge exactly.
+        rank = 2 * priority + (priority != _META and key == name)
+        if rank == _LOWER_TEXT:
+            return  # it can never win, and is its own canonical form: keep memory small
         have = self._names.get(key)
-        if have is None and priority != _META and key == name:
-            return  # a lower-case text spelling is its own canonical form: keep memory small
-        if have is None or priority < have[0]:
-            self._names[key] = (priority, name)
+        if have is None or rank < have[0]:
+            self._names[key] = (rank, name)
+            if priority != _TEXT:
+                self.name_words.update(name_words(name))
+
+    def merge(self, other: Conversation) -> None:
+        """Add what ``observe`` learnt from the input that follows this one's."""
+        self.stats.merge(other.stats)
+        for key, (their_rank, name) in other._names.items():
+            have = self._names.get(key)
+            if have is None or their_rank < have[0]:
+                self._names[key] = (their_rank, name)
+        self._wanted |= other._wanted
+        self.name_words |= other.name_words
+        for rid, parent in other._parents.items():
+            self._parents.setdefault(rid, parent)
+        for address, display in other._aliases.items():
+            self._aliases.setdefault(address, display)
+
+    def unresolved(self) -> set[str]:
+        """Ids replied to whose message was not seen yet (after a merge of ranges)."""
+        return self._wanted - self._parents.keys()
+
+    def note_parents(self, found: dict[str, tuple[dict[str, Any], str]]) -> None:
+        for rid, parent in found.items():
+            self._parents.setdefault(rid, parent)
 
     def _note_parent(self, record: dict[str, Any]) -> None:
         rid = record.get("id")
@@ -353,7 +373,8 @@ def _extract(
     topics += [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
     topics += a.hashtags
     stats = conv.stats if conv is not None else None
-    topics += rank(a.candidates, stats, exclude=topics)
+    names = conv.name_words if conv is not None else _own_name_words(record, a)
+    topics += rank(a.candidates, stats, exclude=topics, names=names)
     actions = list(meta.actions)
     speaker = fields.speaker(record)
     if speaker:
@@ -365,7 +386,7 @@ def _extract(
         act.object_entity_name = canon(act.object_entity_name)
         act.indirect_object_entity_name = canon(act.indirect_object_entity_name)
     return KnowledgeResponse(
-        entities=_merge_entities(entities, canon),
+        entities=_roles_apart(_merge_entities(entities, canon)),
         actions=actions,
         inverse_actions=list(meta.inverse_actions),
         topics=_dedupe(topics),
@@ -379,11 +400,20 @@ def extract(
     return _extract(as_record(item), None, metadata_only)
 
 
+def without_text(record: dict[str, Any]) -> dict[str, Any]:
+    """The record as the second pass needs it: its text is in the analysis already."""
+    if "textChunks" not in record and "text_chunks" not in record:
+        return record
+    return {k: v for k, v in record.items() if k not in ("textChunks", "text_chunks")}
+
+
 def replay(
-    records: Iterable[dict[str, Any]], conv: Conversation
+    records: Iterable[dict[str, Any]], conv: Conversation, *, keep_text: bool = True
 ) -> Iterator[tuple[dict[str, Any], Analysis]]:
     """Observe every record, then yield each with its analysis again (via a spool file
-    unless the records are already a list), so nothing is computed twice."""
+    unless the records are already a list), so nothing is computed twice. With
+    ``keep_text=False`` spooled records come back without their text chunks (the
+    analysis holds what was read), which halves the spool."""
     if isinstance(records, list | tuple):
         analyses = [conv.observe_record(as_record(r)) for r in records]
         yield from zip((as_record(r) for r in records), analyses, strict=True)
@@ -393,7 +423,7 @@ def replay(
     with tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY) as spool:
         for r in records:
             analysis = conv.observe_record(r)
-            spool.write(orjson.dumps([r, analysis.dump()]))
+            spool.write(orjson.dumps([r if keep_text else without_text(r), analysis.dump()]))
             spool.write(b"\n")
         spool.seek(0)
         for line in spool:
@@ -402,9 +432,14 @@ def replay(
 
 
 def extract_all(
-    items: Iterable[dict[str, Any] | ConversationMessage], *, metadata_only: bool = False
+    items: Iterable[dict[str, Any] | ConversationMessage],
+    *,
+    metadata_only: bool = False,
+    keep_text: bool = True,
 ) -> Iterator[tuple[dict[str, Any], KnowledgeResponse]]:
-    """Every message's knowledge with the whole conversation's statistics, in input order."""
+    """Every message's knowledge with the whole conversation's statistics, in input order.
+
+    ``keep_text=False``: the records yielded may lack their text chunks (cheaper)."""
     if metadata_only:
         for x in items:
             record = as_record(x)
@@ -412,5 +447,5 @@ def extract_all(
         return
     conv = Conversation()
     records = items if isinstance(items, list | tuple) else (as_record(x) for x in items)
-    for record, analysis in replay(records, conv):
+    for record, analysis in replay(records, conv, keep_text=keep_text):
         yield record, conv.extract_analysed(record, analysis)

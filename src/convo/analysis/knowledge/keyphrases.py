@@ -25,16 +25,23 @@ Decisions:
 - Per message at most 3 phrases (5 for messages over 150 words), best first; ties go to
   the earlier phrase. Phrases are lower-case (possessive ``'s`` removed) so they merge
   across messages.
-- The stopword list is a general English function-word list plus conversational filler
-  (``yeah``, ``thanks``, ``gonna``); it is not a list of keywords.
+- The English stopword list is a general function-word list plus conversational filler
+  (``yeah``, ``thanks``, ``gonna``); it is not a list of keywords. A message written in
+  German, French, Spanish, Italian, Portuguese or Dutch also breaks on that language's
+  stopwords (``stopwords``: the language is the one whose list the message hits most).
+- Words of the conversation's people (speakers, listeners, mentions: ``smith`` of
+  ``Alice Smith``) are not topics: a phrase made only of such words is skipped.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from functools import lru_cache
+
+from convo.analysis.knowledge.stopwords import STOPWORDS as OTHER_STOPWORDS
+from convo.analysis.knowledge.stopwords import language
 
 MAX_WORDS = 4
 
@@ -70,43 +77,72 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 _SCAN = re.compile(r"([^\W_][\w'’-]*)|[^\w\s'’-]+|\s-+\s|\n")
 
 
+_STOP = {None: STOPWORDS} | {k: STOPWORDS | v for k, v in OTHER_STOPWORDS.items()}
+
+
 @lru_cache(maxsize=1 << 16)
-def _word(token: str) -> str | None:
-    """The normalised word, or None when the token breaks a phrase (stopword, number)."""
+def _norm(token: str) -> str | None:
+    """The normalised word, or None when the token breaks a phrase (too short, a number)."""
     t = token.lower().replace("’", "'").strip("'-")
     if t.endswith("'s"):
         t = t[:-2]
-    if len(t) < 2 or t in STOPWORDS or t.replace("-", "").isdigit():
+    if len(t) < 2 or t.replace("-", "").isdigit():
         return None
     return t
 
 
 def candidates(text: str) -> list[tuple[str, ...]]:
-    """Candidate phrases (tuples of normalised words) in order of appearance."""
+    """Candidate phrases (tuples of normalised words) in order of appearance.
+
+    Stopwords are those of the message's language (``stopwords.language``) and English.
+    """
+    norm = _norm
+    words = [norm(token) if token else None for token in _SCAN.findall(text)]
+    stop = _STOP[language([w for w in words if w is not None], STOPWORDS)]
     out: list[tuple[str, ...]] = []
     run: list[str] = []
-    for m in _SCAN.finditer(text):
-        token = m.group(1)
-        w = _word(token) if token else None
-        if w is not None:
+    for w in words:  # a word, or None for a phrase break
+        if w is not None and w not in stop:
             run.append(w)
         elif run:
-            if len(run) <= MAX_WORDS and any(len(x) >= 3 for x in run):
-                out.append(tuple(run))
+            _keep(run, out)
             run = []
-    if run and len(run) <= MAX_WORDS and any(len(x) >= 3 for x in run):
-        out.append(tuple(run))
+    _keep(run, out)
     return out
 
 
+def _keep(run: list[str], out: list[tuple[str, ...]]) -> None:
+    """Add the run of words to ``out`` if it makes a candidate phrase."""
+    if run and len(run) <= MAX_WORDS and any(len(x) >= 3 for x in run):
+        out.append(tuple(run))
+
+
 class PhraseStats:
-    """Word frequency, RAKE degree and message count (document frequency) per word."""
+    """Word frequency, RAKE degree and message count (document frequency) per word.
+
+    Memory is bounded: past ``VOCABULARY`` distinct words, the rarest are forgotten (all
+    words in at most ``floor`` messages, ``floor`` raised until half the room is free).
+    Exact until then, which holds for any real conversation's vocabulary; after, a
+    forgotten word scores as a word never seen (1) and does not count as recurring,
+    which for the words in one message only (the first forgotten) changes no decision
+    but their score. ``merge`` sums, then forgets the same way.
+    """
+
+    VOCABULARY = 100_000
 
     def __init__(self) -> None:
         self.freq: Counter[str] = Counter()
         self.degree: Counter[str] = Counter()
         self.df: Counter[str] = Counter()
         self.docs = 0
+        self.floor = 0  # words in at most this many messages may have been forgotten
+
+    def _forget(self) -> None:
+        while len(self.df) > self.VOCABULARY // 2:
+            self.floor += 1
+            rare = [w for w, n in self.df.items() if n <= self.floor]
+            for w in rare:
+                del self.df[w], self.freq[w], self.degree[w]
 
     def observe(self, text: str) -> None:
         self.observe_candidates(candidates(text))
@@ -120,19 +156,31 @@ class PhraseStats:
                 seen.add(w)
         self.df.update(seen)
         self.docs += 1
+        if len(self.df) > self.VOCABULARY:
+            self._forget()
+
+    def merge(self, other: PhraseStats) -> None:
+        """Add the statistics of more messages (exact: plain sums)."""
+        self.freq.update(other.freq)
+        self.degree.update(other.degree)
+        self.df.update(other.df)
+        self.docs += other.docs
+        self.floor = max(self.floor, other.floor)
+        if len(self.df) > self.VOCABULARY:
+            self._forget()
 
     def word_score(self, w: str) -> float:
         f = self.freq.get(w, 0)
         return self.degree[w] / f if f else 1.0
 
 
-def _trim(cand: tuple[str, ...], stats: PhraseStats) -> tuple[str, ...]:
-    if len(cand) < 2 or all(stats.df[w] < 2 for w in cand):
+def _trim(cand: tuple[str, ...], df: dict[str, int]) -> tuple[str, ...]:
+    if len(cand) < 2:
         return cand
     end = len(cand)
-    while stats.df[cand[end - 1]] < 2:
+    while end and df.get(cand[end - 1], 0) < 2:
         end -= 1
-    return cand[:end]
+    return cand[:end] if end else cand
 
 
 def keyphrases(
@@ -142,30 +190,47 @@ def keyphrases(
     return rank(candidates(text), stats, exclude)
 
 
+def _is_name(cand: tuple[str, ...], names: Collection[str]) -> bool:
+    """A person's name or surname is an entity, not a topic."""
+    return bool(names) and all(w in names for w in cand)
+
+
 def _scores(
-    cands: list[tuple[str, ...]], stats: PhraseStats, local: bool, exclude: Iterable[str]
+    cands: list[tuple[str, ...]],
+    stats: PhraseStats,
+    local: bool,
+    exclude: Iterable[str],
+    names: Collection[str],
 ) -> dict[tuple[str, ...], tuple[float, int]]:
     """(score, first position) of each distinct candidate worth ranking."""
-    in_message: Counter[tuple[str, ...]] = Counter(cands)
+    in_message: Counter[tuple[str, ...]] | None = Counter(cands) if local else None
     skip = {" ".join(x.casefold().split()) for x in exclude}
+    freq, degree, df = stats.freq, stats.degree, stats.df
     scored: dict[tuple[str, ...], tuple[float, int]] = {}
     for pos, cand in enumerate(cands):
-        if cand in scored or " ".join(cand) in skip:
+        if cand in scored or (skip and " ".join(cand) in skip) or _is_name(cand, names):
             continue
         if len(cand) == 1:
             w = cand[0]
-            recurs = in_message[cand] >= 2 if local else stats.df[w] >= 2
+            recurs = in_message[cand] >= 2 if in_message is not None else df.get(w, 0) >= 2
             if len(w) < 4 or not recurs:
                 continue
-        score = sum(stats.word_score(w) for w in cand)
+        score = 0.0
+        for w in cand:  # PhraseStats.word_score, inlined (the hot loop of key phrases)
+            f = freq.get(w, 0)
+            score += degree.get(w, 0) / f if f else 1.0
         scored[cand] = (score, pos)
     return scored
 
 
 def rank(
-    cands: list[tuple[str, ...]], stats: PhraseStats | None = None, exclude: Iterable[str] = ()
+    cands: list[tuple[str, ...]],
+    stats: PhraseStats | None = None,
+    exclude: Iterable[str] = (),
+    names: Collection[str] = frozenset(),
 ) -> list[str]:
-    """The best of one message's candidates (``candidates(text)``), as phrases."""
+    """The best of one message's candidates (``candidates(text)``), as phrases; phrases
+    made only of ``names`` (words of people's names, lower-case) are skipped."""
     if not cands:
         return []
     local = stats is None or stats.docs == 0
@@ -174,8 +239,9 @@ def rank(
         stats.observe_candidates(cands)
     assert stats is not None
     if not local:
-        cands = [_trim(c, stats) for c in cands]
-    scored = _scores(cands, stats, local, exclude)
+        df = stats.df
+        cands = [_trim(c, df) for c in cands]
+    scored = _scores(cands, stats, local, exclude, names)
     ranked = sorted(scored.items(), key=lambda kv: (-kv[1][0], kv[1][1]))
     n_words = sum(len(c) for c in cands)
     top = 5 if n_words > 150 else 3

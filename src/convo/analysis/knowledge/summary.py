@@ -1,12 +1,33 @@
-"""A conversation summed up: who talks to whom, top entities and topics, per-speaker topics."""
+"""A conversation summed up: who talks to whom, top entities and topics, per-speaker topics.
+
+Memory is bounded whatever the input: every table is a Misra-Gries summary
+(``convo.analysis.frequent.Frequent``) of at most ``2 * CAPACITY`` keys, and names are
+kept only for keys some table holds. What is exact and what is approximate:
+
+- ``messages`` is exact, always.
+- While a table never held more than ``2 * CAPACITY`` distinct keys, its counts are
+  exact (every realistic conversation: people, pairs, entities and topics in the tens
+  of thousands). Beyond that a count may be low by at most the table's ``error``, which
+  is at most ``n / (CAPACITY + 1)`` for ``n`` the table's total (for topics: the number
+  of (message, topic) pairs); keys above that bound are never lost. ``to_dict`` says
+  ``"approximate": true`` when any table is past that point.
+- ``speaker_count`` (the header's "N speakers") is the number of distinct speakers,
+  exact while the speakers table is exact and otherwise the number still held.
+- Per-speaker topics are one table of (speaker, topic) pairs, so a speaker's top five
+  are exact under the same condition and within the same bound otherwise.
+
+``merge(other)`` adds another aggregate (of the input that follows this one's): the
+counts equal one pass over both inputs while the tables are exact, and stay within the
+bound otherwise; a spelling is the first one seen, as in one pass.
+"""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from convo.analysis.frequent import Frequent
 from convo.analysis.knowledge.extract import (
     Conversation,
     as_record,
@@ -18,16 +39,17 @@ from convo.core import fields
 from convo.core.knowledge_schema import KnowledgeResponse
 from convo.core.record import ConversationMessage
 
-
-def _drop_singles(table: Counter[Any], limit: int) -> None:
-    if len(table) > limit:
-        for key in [k for k, n in table.items() if n <= 1]:
-            del table[key]
+CAPACITY = 20_000  # keys kept per table after a reduction (twice that before one)
+SPEAKER_TOPICS = 5  # topics shown per speaker
 
 
-def _ranked(counter: Counter[str], spelling: dict[str, str], top: int | None) -> list:
-    items = sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))
-    return [(spelling[k], n) for k, n in (items[:top] if top is not None else items)]
+def _ranked(table: Frequent[Any], top: int | None) -> list[tuple[Any, int]]:
+    items = sorted(table.items(), key=lambda kv: (-kv[1], kv[0]))
+    return items[:top] if top is not None else items
+
+
+def _table() -> Frequent[Any]:
+    return Frequent(Aggregate.CAPACITY)
 
 
 @dataclass
@@ -40,33 +62,45 @@ class Aggregate:
     """
 
     messages: int = 0
-    speakers: Counter[str] = field(default_factory=Counter)
-    pairs: Counter[tuple[str, str]] = field(default_factory=Counter)
-    entities: Counter[str] = field(default_factory=Counter)
+    speakers: Frequent[str] = field(default_factory=_table)
+    pairs: Frequent[tuple[str, str]] = field(default_factory=_table)
+    entities: Frequent[str] = field(default_factory=_table)
     entity_types: dict[str, list[str]] = field(default_factory=dict)
-    topics: Counter[str] = field(default_factory=Counter)
-    speaker_topics: dict[str, Counter[str]] = field(default_factory=dict)
+    topics: Frequent[str] = field(default_factory=_table)
+    speaker_topics: Frequent[tuple[str, str]] = field(default_factory=_table)
     spelling: dict[str, str] = field(default_factory=dict)
+    _prune_at: int = field(default=0, repr=False)
 
-    MAX_KEYS: ClassVar[int] = 50_000
+    CAPACITY: ClassVar[int] = CAPACITY
+
+    def __post_init__(self) -> None:
+        self._prune_at = 6 * self.CAPACITY
+
+    def _tables(self) -> list[Frequent[Any]]:
+        return [self.speakers, self.pairs, self.entities, self.topics, self.speaker_topics]
+
+    @property
+    def exact(self) -> bool:
+        return all(t.exact for t in self._tables())
 
     def _prune(self) -> None:
-        """Drop keys seen once from tables grown past ``MAX_KEYS`` (lossy, like uniq -c of a sample)."""
-        tables: list[Counter[Any]] = [self.entities, self.topics, self.pairs]
-        for table in tables:
-            _drop_singles(table, self.MAX_KEYS)
-        for per in self.speaker_topics.values():
-            _drop_singles(per, self.MAX_KEYS // 10)
-        if len(self.spelling) > 2 * self.MAX_KEYS:
-            live = set(self.entities) | set(self.topics) | set(self.speakers)
-            live.update(k for pair in self.pairs for k in pair)
-            live.update(k for per in self.speaker_topics.values() for k in per)
-            self.spelling = {k: v for k, v in self.spelling.items() if k in live}
-            self.entity_types = {k: v for k, v in self.entity_types.items() if k in self.entities}
+        """Forget spellings and types of keys no table holds any more."""
+        live = set(self.entities) | set(self.topics) | set(self.speakers)
+        live.update(k for pair in self.pairs for k in pair)
+        live.update(k for pair in self.speaker_topics for k in pair)
+        self.spelling = {k: v for k, v in self.spelling.items() if k in live}
+        self.entity_types = {k: v for k, v in self.entity_types.items() if k in self.entities}
+        # Pruning again before the names have doubled would make adding quadratic.
+        self._prune_at = max(6 * self.CAPACITY, 2 * len(self.spelling))
+
+    def _maybe_prune(self) -> None:
+        if len(self.spelling) > self._prune_at:
+            self._prune()
 
     def _key(self, name: str) -> str:
         key = name.casefold()
-        self.spelling.setdefault(key, name)
+        if key not in self.spelling:
+            self.spelling[key] = name
         return key
 
     def add(
@@ -85,54 +119,74 @@ class Aggregate:
         speaker = fields.speaker(record)
         who = key_of(speaker) if speaker else None
         if who is not None:
-            self.speakers[who] += 1
+            self.speakers.add(who)
             heard = {key_of(listener) for listener in fields.listeners(record)}
             for a in knowledge.actions:  # a reply talks to the parent's speaker
                 if a.verbs == ["reply"] and a.object_entity_name not in ("none", speaker):
                     heard.add(self._key(a.object_entity_name))
             heard.discard(who)  # replying to oneself is not talking to someone
             for listener in sorted(heard):
-                self.pairs[(who, listener)] += 1
+                self.pairs.add((who, listener))
         for e in knowledge.entities:
             if "message" in e.type:  # TypeAgent's "email" entity on every mail
                 continue
             key = self._key(e.name)
-            self.entities[key] += 1
+            self.entities.add(key)
             types = self.entity_types.setdefault(key, [])
             types.extend(t for t in e.type if t not in types)
         for t in knowledge.topics:
             key = self._key(t)
-            self.topics[key] += 1
+            self.topics.add(key)
             if who is not None:
-                self.speaker_topics.setdefault(who, Counter())[key] += 1
-        if self.messages % 10_000 == 0:
+                self.speaker_topics.add((who, key))
+        if len(self.spelling) > self._prune_at:
             self._prune()
+
+    def merge(self, other: Aggregate) -> None:
+        """Add the aggregate of the input that follows this one's (see the module docstring)."""
+        self.messages += other.messages
+        for mine, theirs in zip(self._tables(), other._tables(), strict=True):
+            mine.merge(theirs)
+        for k, v in other.spelling.items():
+            self.spelling.setdefault(k, v)
+        for k, types in other.entity_types.items():
+            have = self.entity_types.setdefault(k, [])
+            have.extend(t for t in types if t not in have)
+        self._maybe_prune()
+
+    def _per_speaker(self, shown: set[str]) -> dict[str, list[tuple[str, int]]]:
+        per: dict[str, list[tuple[str, int]]] = {}
+        for (s, t), n in self.speaker_topics.items():
+            if s in shown:
+                per.setdefault(s, []).append((t, n))
+        return {s: sorted(ts, key=lambda kv: (-kv[1], kv[0]))[:SPEAKER_TOPICS]
+                for s, ts in per.items()}  # fmt: skip
 
     def to_dict(self, top: int | None = 20) -> dict[str, Any]:
         """Plain data for ``--format json``: ranked lists, most frequent first."""
         sp = self.spelling
-        pairs = sorted(self.pairs.items(), key=lambda kv: (-kv[1], kv[0]))
-        pairs = pairs[:top] if top is not None else pairs
+        speakers = _ranked(self.speakers, top)
+        per = self._per_speaker({s for s, _ in speakers})
         return {
             "messages": self.messages,
-            "speakers": [{"name": n, "messages": c} for n, c in _ranked(self.speakers, sp, top)],
-            "pairs": [{"speaker": sp[a], "listener": sp[b], "messages": c} for (a, b), c in pairs],
-            "entities": [
-                {"name": n, "type": self.entity_types[n.casefold()], "messages": c}
-                for n, c in _ranked(self.entities, sp, top)
+            "speaker_count": len(self.speakers),
+            "approximate": not self.exact,
+            "speakers": [{"name": sp[n], "messages": c} for n, c in speakers],
+            "pairs": [
+                {"speaker": sp[a], "listener": sp[b], "messages": c}
+                for (a, b), c in _ranked(self.pairs, top)
             ],
-            "topics": [{"topic": n, "messages": c} for n, c in _ranked(self.topics, sp, top)],
+            "entities": [
+                {"name": sp[n], "type": self.entity_types.get(n, []), "messages": c}
+                for n, c in _ranked(self.entities, top)
+            ],
+            "topics": [{"topic": sp[n], "messages": c} for n, c in _ranked(self.topics, top)],
             "speaker_topics": [
                 {
                     "speaker": sp[s],
-                    "topics": [
-                        {"topic": n, "messages": c}
-                        for n, c in _ranked(self.speaker_topics.get(s, Counter()), sp, 5)
-                    ],
+                    "topics": [{"topic": sp[t], "messages": c} for t, c in per.get(s, [])],
                 }
-                for s, _ in sorted(self.speakers.items(), key=lambda kv: (-kv[1], kv[0]))[
-                    : top if top is not None else None
-                ]
+                for s, _ in speakers
             ],
         }
 
@@ -148,6 +202,6 @@ def aggregate(
         return agg
     conv = Conversation()
     records = items if isinstance(items, list | tuple) else (as_record(x) for x in items)
-    for record, analysis in replay(records, conv):
+    for record, analysis in replay(records, conv, keep_text=False):
         agg.add(record, conv.extract_analysed(record, analysis), conv)
     return agg

@@ -15,6 +15,10 @@ from convo.cli.options import ReadArgs, read_options_for
 from convo.cli.runtime import Reporter, command, environment, flush_stdout, outcome, state
 
 FORMATS = ("table", "jsonl", "json")
+JOBS_HELP = (
+    "Extract in N processes (default: the CPU count for JSONL inputs over 32 MB; "
+    "1: in this process). The output is the same either way."
+)
 
 
 def knowledge(
@@ -28,56 +32,42 @@ def knowledge(
     top: int = typer.Option(
         20, "--top", min=1, metavar="N", help="Rows per list in the summary (table and json)."
     ),
+    jobs: int | None = typer.Option(None, "--jobs", "-j", metavar="N", min=1, help=JOBS_HELP),
 ) -> int:
     """Extract knowledge (people, addresses, links, topics, who asks and replies to whom).
 
     Piped: one JSON line per message with TypeAgent's KnowledgeResponse. On a terminal:
     who talks to whom, top entities and topics, each speaker's topics (--format json for scripts).
     """
+    from convo.analysis.knowledge.ranges import knowledge_of_parts
+
     env = environment()
     fmt = args.format or ("table" if env.stdout_isatty else "jsonl")
     reporter = Reporter()
-    records = args.analysed(env, reporter, default_store=state["store"])
     try:
-        if fmt == "jsonl":
-            _write_jsonl(env, records, metadata_only)
-        else:
-            _write_summary(
-                env, records, fmt, metadata_only=metadata_only, top=top, pager=args.pager
-            )
+        parts = args.parts(env, reporter, default_store=state["store"])
+        out = env.safe_stdout_bytes()
+        agg = knowledge_of_parts(
+            parts, args.filters(), summary=fmt != "jsonl", metadata_only=metadata_only,
+            on_error=reporter.bad_line, jobs=jobs, out=out, people=args.load_people(),
+        )  # fmt: skip
+        if agg is not None:
+            _write_summary(env, agg.to_dict(top), fmt, pager=args.pager)
         flush_stdout(env)
     finally:
         reporter.close()
     return outcome(reporter.rejected)
 
 
-def _write_summary(env, records, fmt: str, *, metadata_only: bool, top: int, pager: bool) -> None:
+def _write_summary(env, data: dict, fmt: str, *, pager: bool) -> None:
     import orjson
 
-    from convo.analysis.knowledge.summary import aggregate
     from convo.output.views.knowledge import render
 
-    data = aggregate(records, metadata_only=metadata_only).to_dict(top)
     if fmt == "json":
         env.safe_stdout_bytes().write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
     else:
         render(data, env.console(), pager=pager and env.stdout_isatty)
-
-
-def _write_jsonl(env, records, metadata_only: bool) -> None:
-    import orjson
-
-    from convo.analysis.knowledge.extract import extract_all
-    from convo.core import fields
-
-    out = env.safe_stdout_bytes()
-    for record, k in extract_all(records, metadata_only=metadata_only):
-        line = {
-            "id": fields.record_id(record),
-            "source_id": fields.string(record, "source_id"),
-            "knowledge": k.to_dict(),
-        }
-        out.write(orjson.dumps(line) + b"\n")
 
 
 def register(app: typer.Typer) -> None:

@@ -10,18 +10,32 @@ from convo.cli.runtime import Reporter, command, environment, flush_stdout, outc
 STATS_FORMATS = ("table", "text", "json", "jsonl")
 
 
-def stats(args: ReadArgs) -> int:
+JOBS_HELP = (
+    "Count in N processes (default: the CPU count for JSONL inputs over 32 MB; "
+    "1: in this process). The result is the same either way."
+)
+
+
+def stats(
+    args: ReadArgs,
+    *,
+    jobs: int | None = typer.Option(None, "--jobs", "-j", metavar="N", min=1, help=JOBS_HELP),
+) -> int:
     """Messages, words, first and last time per speaker, tag and format, and a timeline."""
     import orjson
 
-    from convo.analysis.stats import compute
+    from convo.analysis.stats import stats_of_parts
     from convo.output.views.stats import render
 
     env = environment()
     fmt = args.format or ("table" if env.stdout_isatty else "json")
     reporter = Reporter()
     try:
-        result = compute(args.analysed(env, reporter, default_store=state["store"]))
+        parts = args.parts(env, reporter, default_store=state["store"])
+        result = stats_of_parts(
+            parts, args.filters(), on_error=reporter.bad_line, jobs=jobs,
+            people=args.load_people(),
+        )  # fmt: skip
         if fmt in ("json", "jsonl"):
             option = orjson.OPT_INDENT_2 if fmt == "json" else 0
             env.safe_stdout_bytes().write(orjson.dumps(result.to_json(), option=option) + b"\n")

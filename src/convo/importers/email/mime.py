@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from email.message import Message
 from email.parser import BytesParser
 from email.policy import compat32
-from email.utils import collapse_rfc2231_value
+from email.utils import collapse_rfc2231_value, unquote
 from typing import Any
 
 from convo.importers.email.addresses import addresses
@@ -41,11 +42,31 @@ def first(h: dict[str, list[str]], name: str) -> str | None:
     return values[0] if values else None
 
 
-def _param(part: Message, name: str) -> str | None:
+def _params(part: Message, header: str) -> dict[str, Any]:
+    """A header's parameters by lower-case name, the first of each, as ``get_param`` gives
+    them: parsed once per distinct header value (``get_param`` parses the header again
+    on every call, and mail repeats a few Content-Type values). Treat as read-only."""
+    value = part.get(header)
+    if value is None:
+        return {}
+    return _parsed_params(header, str(value))
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed_params(header: str, value: str) -> dict[str, Any]:
+    holder = Message()
+    holder[header] = value
     try:
-        value = part.get_param(name)
+        found = holder.get_params(header=header)
     except Exception:
-        return None
+        return {}
+    out: dict[str, Any] = {}
+    for key, param in found or []:
+        out.setdefault(key.lower(), param)
+    return out
+
+
+def _value(value: Any) -> str | None:
     if isinstance(value, tuple):  # RFC 2231: (charset, language, value)
         try:
             return collapse_rfc2231_value(value)
@@ -54,14 +75,12 @@ def _param(part: Message, name: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _filename(part: Message) -> str | None:
-    name = None
-    try:
-        name = part.get_filename()
-    except Exception:
-        name = None
-    if name is None:
-        name = _param(part, "name")
+def _filename(part: Message, ctype: dict[str, Any] | None = None) -> str | None:
+    """``get_filename`` (Content-Disposition's filename, else Content-Type's name)."""
+    ctype = _params(part, "content-type") if ctype is None else ctype
+    found = _params(part, "content-disposition").get("filename", ctype.get("name"))
+    # get_filename unquotes once more and strips, as here
+    name = (unquote(found) if isinstance(found, str) else _value(found) or "").strip()
     if not name:
         return None
     if "\ufffd" in str(name):  # compat32 lost raw 8-bit bytes: read the raw header
@@ -150,13 +169,18 @@ def _alternative(payload: list, body: Body, depth: int) -> None:
 
 def _leaf(part: Message, ctype: str, body: Body) -> None:
     cid = part.get("Content-ID")
+    params = _params(part, "content-type")
     add_leaf(
         body,
         ctype,
         _disposition(part),
-        _filename(part),
+        _filename(part, params),
         lambda: _payload_bytes(part),
-        lambda: (_param(part, "charset"), _param(part, "format"), _param(part, "delsp")),
+        lambda: (
+            _value(params.get("charset")),
+            _value(params.get("format")),
+            _value(params.get("delsp")),
+        ),
         decode_words(str(cid)).strip() if cid else None,
     )
 

@@ -35,9 +35,11 @@ def _person(name: str) -> Any:
 def parts(data: dict[str, Any]) -> list[Any]:
     """The renderables of the aggregate ``data`` (``Aggregate.to_dict``), in order."""
     per_speaker = {s["speaker"]: s["topics"] for s in data["speaker_topics"]}
-    out: list[Any] = [
-        _cell(f"{data['messages']} messages, {len(data['speakers'])} speakers", "bold")
-    ]
+    speakers = data.get("speaker_count", len(data["speakers"]))  # all, not the --top cut
+    head = f"{data['messages']:,} messages, {speakers:,} speakers"
+    if data.get("approximate"):
+        head += " (the largest tables keep their top keys: counts approximate)"
+    out: list[Any] = [_cell(head, "bold")]
     if data["speakers"]:
         rows = [
             [

@@ -1,0 +1,200 @@
+"""Knowledge of a large JSONL input on several cores, equal to the one-core result.
+
+The one-core run makes two passes (``extract.replay``): observe every message (phrase
+statistics, names, reply targets), then extract each with the whole conversation's
+state. Here each pass runs per byte range (``convo.analysis.parallel``):
+
+1. ``observe_range``: a worker observes its range's records, spools each with its
+   analysis to a file of its own, and returns its ``Conversation`` state. The states
+   merge in input order (``Conversation.merge``: sums, the best-ranked spelling, the
+   first parent), which is what one pass over the whole input learns.
+2. Replies whose parent lies in another range: ``parents_in_range`` looks the missing
+   ids up in the spools (only when there are such replies).
+3. ``extract_range``: a worker reads its spool back and extracts with the merged state;
+   per-message lines go to a file of its own (copied to the output in order, so memory
+   stays flat), the summary is an ``Aggregate`` merged in order.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+import orjson
+
+from convo.analysis.knowledge.extract import (
+    Analysis,
+    Conversation,
+    extract_all,
+    typeagent_knowledge,
+    without_text,
+)
+from convo.analysis.knowledge.summary import Aggregate, aggregate
+from convo.analysis.parallel import (
+    RangeReport,
+    RangeTask,
+    Rebase,
+    plan,
+    range_records,
+    selected,
+    workers,
+)
+from convo.core import fields
+from convo.core.knowledge_schema import KnowledgeResponse
+from convo.core.pool import ordered_map
+from convo.query.filters import Filters
+
+
+def knowledge_line(record: dict[str, Any], k: KnowledgeResponse) -> bytes:
+    """One line of ``convo knowledge -f jsonl``: the record's ids and its knowledge."""
+    line = {
+        "id": fields.record_id(record),
+        "source_id": fields.string(record, "source_id"),
+        "knowledge": k.to_dict(),
+    }
+    return orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One range's task in one pass (picklable): where its spool and output go."""
+
+    task: RangeTask
+    spool: str
+    out: str
+    conv: Conversation | None = None
+    summary: bool = False
+    metadata_only: bool = False
+    wanted: frozenset[str] = frozenset()
+
+
+def observe_range(step: Step) -> tuple[Conversation, RangeReport]:
+    """Pass 1 of a range: its conversation state; records and analyses to ``step.spool``."""
+    conv = Conversation()
+    report = RangeReport()
+    with open(step.spool, "wb") as spool:
+        for r in range_records(step.task, report):
+            analysis = conv.observe_record(r)
+            spool.write(orjson.dumps([without_text(r), analysis.dump()]))
+            spool.write(b"\n")
+    return conv, report
+
+
+def _spooled(path: str) -> Iterator[tuple[dict[str, Any], Analysis]]:
+    with open(path, "rb") as spool:
+        for line in spool:
+            r, data = orjson.loads(line)
+            yield r, Analysis.load(data)
+
+
+def parents_in_range(step: Step) -> dict[str, tuple[dict[str, Any], str]]:
+    """The first message of each id in ``step.wanted`` in this range's spool, with a speaker."""
+    found: dict[str, tuple[dict[str, Any], str]] = {}
+    for r, _ in _spooled(step.spool):
+        rid = r.get("id")
+        speaker = fields.speaker(r)
+        if isinstance(rid, str) and speaker and rid in step.wanted and rid not in found:
+            found[rid] = ({"format": r.get("format")}, speaker)
+    return found
+
+
+def extract_range(step: Step) -> tuple[Aggregate | None, RangeReport | None]:
+    """Pass 2 of a range: lines to ``step.out``, or the range's ``Aggregate``."""
+    report = None
+    if step.metadata_only:  # one pass: no conversation state
+        report = RangeReport()
+        pairs = ((r, typeagent_knowledge(r)) for r in range_records(step.task, report))
+    else:
+        conv = step.conv
+        assert conv is not None
+        pairs = ((r, conv.extract_analysed(r, a)) for r, a in _spooled(step.spool))
+    if step.summary:
+        agg = Aggregate()
+        for record, k in pairs:
+            agg.add(record, k, step.conv)
+        return agg, report
+    with open(step.out, "wb") as out:
+        for record, k in pairs:
+            out.write(knowledge_line(record, k))
+    return None, report
+
+
+def _observe(steps: list[Step], jobs: int, rebase: Rebase) -> Conversation:
+    """Passes 1 and 2: the merged conversation state, every parent found."""
+    conv = Conversation()
+    observed = ordered_map(observe_range, steps, jobs)
+    for step, (part, report) in zip(steps, observed, strict=True):
+        conv.merge(part)
+        rebase.add(step.task, report)
+    wanted = frozenset(conv.unresolved())
+    if wanted:
+        look = [Step(s.task, s.spool, s.out, wanted=wanted) for s in steps]
+        for found in ordered_map(parents_in_range, look, jobs):
+            conv.note_parents(found)
+    return conv
+
+
+def run(
+    tasks: list[RangeTask],
+    jobs: int,
+    *,
+    summary: bool,
+    metadata_only: bool = False,
+    on_error=None,
+    out: BinaryIO | None = None,
+) -> Aggregate | None:
+    """Knowledge of the records of ``tasks`` on ``jobs`` processes: the summary, or the
+    per-message lines written to ``out`` in input order; bad lines go to ``on_error``."""
+    rebase = Rebase(on_error)
+    with tempfile.TemporaryDirectory(prefix="convo-knowledge-") as tmp:
+        steps = [
+            Step(t, os.path.join(tmp, f"{i}.spool"), os.path.join(tmp, f"{i}.out"),
+                 summary=summary, metadata_only=metadata_only)
+            for i, t in enumerate(tasks)
+        ]  # fmt: skip
+        conv = None if metadata_only else _observe(steps, jobs, rebase)
+        steps = [Step(s.task, s.spool, s.out, conv, summary, metadata_only) for s in steps]
+        total = Aggregate() if summary else None
+        for step, (agg, report) in zip(steps, ordered_map(extract_range, steps, jobs), strict=True):
+            if report is not None:
+                rebase.add(step.task, report)
+            if total is not None and agg is not None:
+                total.merge(agg)
+            elif out is not None:
+                with open(step.out, "rb") as f:
+                    while block := f.read(1 << 20):
+                        out.write(block)
+                os.unlink(step.out)
+    return total
+
+
+def knowledge_of_parts(
+    parts: Iterable[Any],
+    filters: Filters,
+    *,
+    summary: bool,
+    metadata_only: bool = False,
+    on_error=None,
+    jobs: int | None = None,
+    out: BinaryIO | None = None,
+    people: Any = None,
+) -> Aggregate | None:
+    """``convo knowledge`` as a library call: the summary of the records ``filters``
+    select in ``parts`` (``inputs.record_parts``), or their per-message lines written to
+    ``out``; on several cores when ``parallel.plan`` says the inputs are worth it; with
+    ``people`` (a core.people.People) each name as its person."""
+    parts = list(parts)
+    tasks = plan(parts, filters, jobs, people)
+    if tasks is not None:
+        return run(tasks, workers(tasks, jobs), summary=summary, metadata_only=metadata_only,
+                   on_error=on_error, out=out)  # fmt: skip
+    records = selected(parts, filters, on_error, people)
+    if summary:
+        return aggregate(records, metadata_only=metadata_only)
+    assert out is not None
+    for record, k in extract_all(records, metadata_only=metadata_only, keep_text=False):
+        out.write(knowledge_line(record, k))
+    return None

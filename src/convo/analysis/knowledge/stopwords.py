@@ -1,0 +1,102 @@
+"""Stopwords of the common European languages, and which of them a message is written in.
+
+Decision: a small curated list per language (German, French, Spanish, Italian,
+Portuguese, Dutch: articles, pronouns, prepositions, conjunctions, auxiliaries and
+common adverbs, about a hundred words each, chosen from the function-word lists that
+keyword extractors such as YAKE ship), rather than a dependency: the lists are short,
+reviewed by hand, and cover what breaks key phrases. English has its own larger list
+with conversational filler in ``keyphrases``.
+
+``language(words)`` picks the language whose list the message's words hit most
+(English unless another language hits more); key phrases of the message then break
+on that language's stopwords and on English ones (conversations mix in English words).
+A word is looked up once in ``_LANGS`` (word -> the languages listing it), so picking a
+language costs one dict lookup per word.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+_LISTS = {
+    "de": """
+        aber alle allem allen aller alles als also am an ander andere anderen auch auf aus
+        bei bin bis bist da damit dann das dass dem den denn der des dessen dich die diese
+        dieser dieses dir doch
+        dort du durch ein eine einem einen einer eines er es etwas euch euer für gegen
+        gewesen hab habe haben hat hatte hätte hier hin hinter ich ihm ihn ihnen ihr ihre im
+        in indem ins ist jede jedem jeden jeder jetzt kann kein keine können könnte machen
+        man mein meine mich mir mit muss musste nach nicht nichts noch nun nur ob oder ohne
+        schon sehr sein seine sich sie sind so solche soll sollte sondern sonst über um und
+        uns unser unter viel vom von vor war waren warum was weil weiter welche wenn wer
+        werde werden wie wieder will wir wird wo wollen würde zu zum zur zwar zwischen ja
+        nein danke bitte gut mal halt eben genau
+    """,
+    "fr": """
+        au aux avec ce ces cette dans de des du elle elles en est et eux il ils je la le les
+        leur leurs lui ma mais me même mes moi mon ne nos notre nous on ou où par pas pour
+        qu que qui sa se ses son sont sur ta te tes toi ton tu un une vos votre vous été
+        être avoir ai as avons avez ont était étaient fait faire comme aussi bien très plus
+        moins tout tous toute toutes si non oui merci alors donc car ni depuis encore déjà
+        peut peu ici là cela ça celui celle entre sans sous chez vers quand comment pourquoi
+        quel quelle quels quelles
+    """,
+    "es": """
+        al algo algunos ante antes como con contra cual cuando de del desde donde durante
+        el ella ellas ellos en entre era eres es esa ese eso esta está estaba estado están
+        estar este esto estos fue fueron ha había han hay hasta la las le les lo los más me
+        mi mis mucho muy nada ni no nos nosotros o otra otro para pero poco por porque que
+        qué quien se sea ser si sí sin sobre son su sus también tan tanto te tener tengo
+        ti tiene todo todos tu tú un una uno unos usted ya yo gracias hola bueno así aquí
+        ahora
+    """,
+    "it": """
+        a ad al alla alle anche ancora avere che chi ci come con cosa da dal dalla degli dei
+        del della delle di dove e è ed era essere fa fare fra gli ha hai hanno ho il in io
+        la le lei li lo loro lui ma mi mia mio molto ne nei nel nella noi non nostro o per
+        perché più poi può quando quello questa questo qui se sei si sia siamo sono su sua
+        suo sul sulla tra tu tutti tutto un una uno voi già grazie ciao bene allora così
+        sempre
+    """,
+    "pt": """
+        a ao aos as até com como da das de dela dele do dos e é ela ele eles em entre era
+        essa esse esta está estão eu foi for há isso isto já lhe mais mas me mesmo meu
+        minha muito na nas não nem no nos nós num numa o os ou para pela pelo por porque
+        quando que quem se sem ser seu seus sua suas só também te tem ter teu tu um uma
+        você vocês obrigado obrigada olá bem aqui agora então
+    """,
+    "nl": """
+        aan al alles als bij dan dat de der deze die dit doch doen door dus een en er ge
+        geen geweest haar had heb hebben heeft hem het hier hij hoe hun iemand ik in is ja
+        je kan kon kunnen maar me meer men met mij mijn moet na naar niet niets nog nu of om
+        omdat ons ook op over reeds te tegen toch toen tot u uit uw van veel voor want waren
+        was wat we wel werd wezen wie wij wil worden zal ze zelf zich zij zijn zo zonder zou
+        bedankt dank graag goed
+    """,
+}
+
+STOPWORDS: dict[str, frozenset[str]] = {k: frozenset(v.split()) for k, v in _LISTS.items()}
+_LANGS: dict[str, tuple[str, ...]] = {}
+for _lang, _words in STOPWORDS.items():
+    for _w in _words:
+        _LANGS[_w] = (*_LANGS.get(_w, ()), _lang)
+del _lang, _words, _w
+
+
+def language(words: Iterable[str], english: frozenset[str]) -> str | None:
+    """The language (``de``, ``fr``, ...) whose stopwords ``words`` (lower-case) hit
+    most, or None for English (``english`` is its list) and when nothing is hit."""
+    hits: dict[str, int] = {}
+    en = 0
+    langs = _LANGS
+    for w in words:
+        found = langs.get(w)
+        if found is not None:
+            for lang in found:
+                hits[lang] = hits.get(lang, 0) + 1
+        if w in english:
+            en += 1
+    if not hits:
+        return None
+    best = max(sorted(hits), key=lambda lang: hits[lang])
+    return best if hits[best] > en else None

@@ -1,0 +1,147 @@
+"""Analyses of large JSONL inputs on several cores: one byte range per task, merged in order.
+
+``plan(parts, filters, jobs)`` decides: when every input is a regular, uncompressed
+JSONL file (a named records file or the store), the filters keep no ``--limit`` or
+order, and the inputs hold at least ``PARALLEL_MIN_BYTES``, it cuts them into ranges on
+line boundaries (``convo.core.ranges.split``); otherwise it returns None and the caller
+reads the inputs in this process. ``jobs=None`` means the CPU count.
+
+A worker reads its range with the same ``Selector`` a one-core read uses
+(``range_records``), so the records it analyses are the ones a one-core run analyses;
+the analysis functions (``convo.analysis.stats.stats_of_range``,
+``convo.analysis.knowledge.ranges``) return a mergeable summary plus a ``RangeReport``:
+the lines the range holds and its bad lines with line numbers relative to the range.
+``Rebase`` turns those into the file's line numbers (adding the lines of the ranges
+before) and reports them in input order, so warnings and exit codes equal a one-core run.
+
+Decision: the threshold is 32 MB. Forking the workers and merging costs about 0.1 s;
+below about 30 MB (60,000 records of the benchmark store) one core finishes ``stats``
+in about that time, so the pool would not pay (see benchmarks/bench_analysis.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from convo.core.errors import RecordError
+from convo.core.jsonl import Line
+from convo.core.pool import cpu_count
+from convo.core.ranges import Range, open_range, split, splittable
+from convo.query.filters import Filters
+
+PARALLEL_MIN_BYTES = 32 << 20
+RANGES_PER_JOB = 4  # several ranges per worker even out uneven ranges
+RANGE_MIN_BYTES = 1 << 20  # no range smaller than this
+
+
+@dataclass(frozen=True)
+class RangeTask:
+    """One range of one input and the filters that select its records (picklable)."""
+
+    range: Range
+    filters: Filters
+    people: Any = None  # a core.people.People: names rewritten to persons (picklable)
+
+
+@dataclass
+class RangeReport:
+    """What a range read: its line count and bad lines (relative numbers, raw bytes)."""
+
+    lines: int = 0
+    bad: list[tuple[int, str, str | None, bytes]] = field(default_factory=list)
+
+
+class _RangePart:
+    """A range as a raw JSONL part for ``Selector.batches`` (lines counted, numbers from 1)."""
+
+    def __init__(self, r: Range):
+        self.range = r
+        self.name = r.path
+
+    def open(self):
+        return open_range(self.range)
+
+
+def range_records(task: RangeTask, report: RangeReport) -> Iterator[dict[str, Any]]:
+    """The selected records of one range; bad lines and the line count go to ``report``."""
+    from convo.query.scan import Selector
+
+    selector = Selector(task.filters)
+
+    def bad(error: RecordError, line: Line) -> None:
+        report.bad.append((line.number, error.what, error.hint, line.raw))
+
+    people = task.people
+    for batch in selector.batches([_RangePart(task.range)], bad, need_record=True):
+        for m in batch:
+            yield m.record if people is None else people.canonical_record(m.record)
+    report.lines = selector.lines_read()
+
+
+def selected(
+    parts: list[Any], filters: Filters, on_error=None, people: Any = None
+) -> Iterator[dict[str, Any]]:
+    """The selected records of ``parts`` read in this process (the one-core path), each
+    speaker and listener as their person's name when ``people`` (a core.people.People)."""
+    from convo.query.scan import Selector
+
+    for m in Selector(filters).select_parts(parts, on_error):
+        yield m.record if people is None else people.canonical_record(m.record)
+
+
+def workers(tasks: list[RangeTask], jobs: int | None) -> int:
+    """The processes to run ``tasks`` on."""
+    return max(1, min(cpu_count() if jobs is None else jobs, len(tasks)))
+
+
+def _files(parts: list[Any]) -> list[str] | None:
+    """The paths of ``parts`` when every one is a file that can be split, else None."""
+    paths = [getattr(p, "path", None) for p in parts]
+    if not paths or not all(isinstance(p, str) and splittable(p) for p in paths):
+        return None
+    return [p for p in paths if isinstance(p, str)]
+
+
+def plan(
+    parts: list[Any], filters: Filters, jobs: int | None, people: Any = None
+) -> list[RangeTask] | None:
+    """The range tasks for ``parts``, or None when they should be read in this process."""
+    import os
+
+    jobs = cpu_count() if jobs is None else jobs
+    if jobs <= 1 or filters.limit is not None or filters.reverse:
+        return None
+    paths = _files(parts)
+    if paths is None:
+        return None
+    total = sum(os.path.getsize(p) for p in paths)
+    if total < PARALLEL_MIN_BYTES:
+        return None
+    tasks: list[RangeTask] = []
+    for path in paths:
+        share = max(1, round(jobs * RANGES_PER_JOB * os.path.getsize(path) / total))
+        ranges = split(path, share, min_size=RANGE_MIN_BYTES)
+        tasks.extend(RangeTask(r, filters, people) for r in ranges)
+    return tasks
+
+
+class Rebase:
+    """Reports each range's bad lines with the file's line numbers, in input order."""
+
+    def __init__(self, on_error: Callable[[RecordError, Line], None] | None):
+        self.on_error = on_error
+        self._before: dict[str, int] = {}  # lines of the ranges already seen, per file
+        self.lines = 0
+
+    def add(self, task: RangeTask, report: RangeReport) -> None:
+        name = task.range.path
+        offset = self._before.get(name, 0)
+        self._before[name] = offset + report.lines
+        self.lines += report.lines
+        if self.on_error is None:
+            return
+        for number, what, hint, raw in report.bad:
+            n = number + offset
+            self.on_error(RecordError(what, where=f"{name}:{n}", hint=hint), Line(n, raw))

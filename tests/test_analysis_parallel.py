@@ -1,0 +1,103 @@
+"""stats and knowledge on several cores give what one core gives: output, warnings, exit code."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from convo.analysis import parallel
+from convo.cli.app import app
+
+NAMES = ["Alice Smith <alice@x.org>", "Bob Jones <bob@x.org>", "carol", "Dave", "user", "Erin"]
+WORDS = ["deploy", "pipeline", "budget", "review", "release", "schedule", "database", "token"]
+
+
+def _record(rng: random.Random, i: int) -> dict:
+    fmt = rng.choice(["mbox", "slack", "discord"])
+    rec = {
+        "textChunks": [" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 12))) + "?"],
+        "metadata": {"speaker": rng.choice(NAMES), "listeners": rng.sample(NAMES, 2)},
+        "tags": rng.sample(["ops", "bug", "urgent"], rng.randint(0, 2)),
+        "timestamp": f"2024-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}T10:00:00Z",
+        "id": f"m{i}",
+        "format": fmt,
+    }
+    if i and rng.random() < 0.3:
+        rec["replyTo"] = f"m{rng.randrange(i + 40)}"  # parents before and after
+    if fmt == "mbox":
+        rec["subject"] = "Re: " + rng.choice(WORDS)
+    return rec
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch) -> Path:
+    """A JSONL file of a few hundred records with bad lines, cut into ~8 ranges."""
+    rng = random.Random(3)
+    lines = []
+    for i in range(600):
+        lines.append(orjson.dumps(_record(rng, i)))
+        if i % 97 == 5:
+            lines.append(b'{"broken": ')
+        if i % 150 == 7:
+            lines.append(b"not json at all")
+    p = tmp_path / "store.jsonl"
+    p.write_bytes(b"\n".join(lines) + b"\n")
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(parallel, "RANGE_MIN_BYTES", p.stat().st_size // 8)
+    return p
+
+
+def _run(*args: str):
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["stats", "-f", "json"],
+        ["stats", "-f", "json", "-s", "bob"],
+        ["knowledge", "-f", "json"],
+        ["knowledge", "-f", "jsonl"],
+        ["knowledge", "-f", "jsonl", "--tag", "ops"],
+        ["knowledge", "-f", "json", "--metadata-only"],
+    ],
+)
+def test_two_cores_equal_one(store, command):
+    tasks = parallel.plan([parallel_part(store)], parallel.Filters(), 2)
+    assert tasks is not None and len(tasks) > 4  # the file really is cut
+    one = _run(*command, "--jobs", "1", str(store))
+    two = _run(*command, "--jobs", "2", str(store))
+    assert one == two and one[1]
+    assert one[0] == 1 and ":10: rejected" in one[2]  # "not json at all", always reported
+
+
+@pytest.mark.parametrize("command", [["stats", "-f", "json"], ["knowledge", "-f", "json"]])
+def test_a_people_file_reaches_the_workers(store, tmp_path, command):
+    """With a people file, each range's names are its persons' on every core."""
+    people = tmp_path / "people.toml"
+    people.write_text(
+        '[people.alice]\nname = "Alice"\nnames = ["carol"]\naddresses = ["alice@x.org"]\n'
+    )
+    one = _run("--people", str(people), *command, "--jobs", "1", str(store))
+    two = _run("--people", str(people), *command, "--jobs", "2", str(store))
+    assert one == two
+    assert "Alice Smith" not in one[1] and "carol" not in one[1] and '"Alice"' in one[1]
+
+
+def parallel_part(path: Path):
+    from convo.pipeline.inputs import RawFile
+
+    return RawFile(str(path))
+
+
+def test_small_or_limited_inputs_stay_in_this_process(store, monkeypatch):
+    part = parallel_part(store)
+    assert parallel.plan([part], parallel.Filters(limit=3), 2) is None
+    assert parallel.plan([part], parallel.Filters(), 1) is None
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_BYTES", 1 << 40)
+    assert parallel.plan([part], parallel.Filters(), 2) is None

@@ -1,0 +1,58 @@
+"""The Misra-Gries summary: exact below capacity, within n/(k+1) above it, mergeable."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from convo.analysis.frequent import Frequent
+
+keys = st.lists(st.integers(0, 40), max_size=300)
+
+
+def summary(items: list[int], capacity: int) -> Frequent[int]:
+    f: Frequent[int] = Frequent(capacity)
+    for x in items:
+        f.add(x)
+    return f
+
+
+def test_exact_below_capacity():
+    f = summary([1, 2, 2, 3, 3, 3], 5)
+    assert f.exact and dict(f.items()) == {1: 1, 2: 2, 3: 3}
+
+
+def test_capacity_must_be_positive():
+    with pytest.raises(ValueError):
+        Frequent(0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(keys, st.integers(1, 8))
+def test_counts_are_low_by_at_most_the_bound(items, capacity):
+    f = summary(items, capacity)
+    true = Counter(items)
+    assert len(f) <= 2 * capacity
+    assert f.error <= len(items) / (capacity + 1)
+    for k, n in true.items():
+        assert n - f.error <= f.get(k) <= n
+        if n > len(items) / (capacity + 1):
+            assert k in f  # heavy keys are never lost
+
+
+@settings(max_examples=150, deadline=None)
+@given(keys, keys, st.integers(1, 8))
+def test_merge_keeps_the_bound_and_equals_one_pass_when_exact(left, right, capacity):
+    a, b = summary(left, capacity), summary(right, capacity)
+    a.merge(b)
+    one = summary(left + right, capacity)
+    true = Counter(left + right)
+    assert a.total == len(left + right)
+    assert a.error <= a.total / (capacity + 1)
+    for k, n in true.items():
+        assert n - a.error <= a.get(k) <= n
+    if a.exact:
+        assert dict(a.items()) == dict(one.items()) == dict(true)
