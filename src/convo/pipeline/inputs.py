@@ -82,7 +82,7 @@ def _imported_lines(
     from convo.pipeline.ingest import Ingest
 
     ingest = Ingest(options, format_name=fmt_name, on_reject=on_reject)
-    for n, msg in enumerate(ingest._read(source, registry.get(fmt_name)), 1):
+    for n, msg in enumerate(ingest.read_source(source, registry.get(fmt_name)), 1):
         yield Line(n, dumps(msg.serialize())[:-1]), source.name
 
 
