@@ -1,0 +1,145 @@
+"""One large file split into ranges (``pipeline.split``): the bytes, rejects, warnings and
+summary of one process, whatever the ranges."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from conftest import SAMPLE_DATA, corpus_dir
+from convo.core.jsonl import dumps
+from convo.core.record import content_id
+from convo.importers.context import ImportOptions
+from convo.pipeline.ingest import Ingest
+from convo.pipeline.parallel import ParallelIngest
+from convo.pipeline.plan import plan_units
+from convo.pipeline.split import split_units
+
+SMALL = 2048  # ranges of a few KiB, so a test file is cut many times
+
+
+def _run(make, paths, **kw):
+    rejects, warnings = [], []
+    ingest = make(on_reject=rejects.append, on_warning=warnings.append, **kw)
+    out = b"".join(dumps(m.serialize()) for m in ingest.messages(paths))
+    return out, [r.to_record() for r in rejects], warnings, ingest.stats
+
+
+def _same(paths, *, options=None, format_name=None, part_size=SMALL):
+    one = _run(Ingest, paths, options=options, format_name=format_name)
+    two = _run(ParallelIngest, paths, options=options, format_name=format_name, jobs=2,
+               part_size=part_size)  # fmt: skip
+    assert two[0] == one[0]
+    assert two[1:] == one[1:]
+    return one
+
+
+def _parts(path: Path, part_size: int = SMALL) -> int:
+    units = split_units(plan_units([path]), None, 2, part_size)
+    return sum(1 for u in units if u.part is not None)
+
+
+def _mail(i: int, *, date: bool = True, mid: bool = True, body: str = "") -> str:
+    head = f"From sender{i % 7}@example.org Mon Jan  1 10:{i % 60:02d}:00 2024\n"
+    head += f"From: Sender {i % 7} <sender{i % 7}@example.org>\nTo: list@example.org\n"
+    head += f"Subject: topic {i % 13}\n"
+    if date:
+        head += f"Date: Mon, 1 Jan 2024 10:{i % 60:02d}:00 +0000\n"
+    if mid:
+        head += f"Message-ID: <m{i}@example.org>\n"
+    return head + "\n" + (body or f"Message {i}.\n>From the archive, line two.\n") + "\n"
+
+
+def _mbox(path: Path, n: int, *, mboxrd: bool = False) -> Path:
+    parts = []
+    for i in range(n):
+        if i % 17 == 5:
+            parts.append(_mail(5, mid=False, body="same text\n"))  # repeated content ids
+        elif i % 23 == 3:
+            parts.append(_mail(i, date=False))  # a warning with its line
+        elif i % 29 == 7:
+            parts.append(f"From x@y Mon Jan  1 00:00:00 2024\n{'z' * 40}\n\n")  # not mail
+        else:
+            parts.append(_mail(i))
+    if mboxrd:  # the evidence is in the head only; later ranges must un-escape too
+        parts[0] = _mail(0, body=">>From the start\n")
+    path.write_text("".join(parts))
+    return path
+
+
+def test_mbox_split_is_byte_identical(tmp_path: Path) -> None:
+    path = _mbox(tmp_path / "big.mbox", 600)
+    assert _parts(path) > 10
+    out, rejects, warnings, stats = _same([path])
+    assert rejects and warnings and stats.sources == 1
+    records = [orjson.loads(x) for x in out.splitlines()]
+    ids = [r["id"] for r in records]
+    assert len(set(ids)) == len(ids) and any(i.endswith("-3") for i in ids)
+    assert records[-1]["source_id"].endswith("#msg-600")
+    assert rejects[-1]["where"].startswith(f"{path}:")
+
+
+def test_mboxrd_decided_on_the_whole_file(tmp_path: Path) -> None:
+    path = _mbox(tmp_path / "rd.mbox", 300, mboxrd=True)
+    assert _parts(path) > 5
+    out, *_ = _same([path])
+    assert b"\\nFrom the archive" in out and b">From the archive" not in out
+
+
+def test_jsonl_split_is_byte_identical(tmp_path: Path) -> None:
+    path = tmp_path / "big.jsonl"
+    lines = []
+    for i in range(1, 3001):
+        if i % 41 == 0:
+            lines.append(b"{not json")
+        elif i % 37 == 0:
+            lines.append(b"")
+        elif i % 3 == 0:  # TypeAgent's serialize(): no id, no source_id
+            rec = {"textChunks": [f"repeat {i % 5}"], "metadata": {"speaker": "A"}, "tags": [],
+                   "timestamp": "2024-01-01T00:00:00Z"}  # fmt: skip
+            lines.append(orjson.dumps(rec))
+        else:
+            rec = {"textChunks": [f"m{i}"], "metadata": {"speaker": "B", "listeners": []},
+                   "tags": [], "timestamp": "2024-01-01T00:00:00Z", "id": f"r{i}",
+                   "source_id": f"src#{i}", "format": "slack"}  # fmt: skip
+            lines.append(orjson.dumps(rec))
+    path.write_bytes(b"\n".join(lines) + b'\n{"textChunks": ["torn"')
+    assert _parts(path) > 10
+    out, rejects, _, stats = _same([path], options=ImportOptions(tags=["t"]))
+    assert stats.rejected == len(rejects) > 70
+    assert rejects[-1]["reason"].startswith("truncated last line")
+    assert rejects[-1]["where"] == f"{path}:3001"
+    records = [orjson.loads(x) for x in out.splitlines()]
+    assert records[-1]["source_id"] == f"{path}#{len(records)}"
+    from convo.core.record import parse_record
+
+    again = parse_record(records[-1] | {"id": None}, "x")
+    base = content_id(again)
+    assert [r["id"] for r in records if r["id"].startswith(base)][1] == content_id(again, 1)
+
+
+def test_a_file_with_a_bom_or_a_preamble_is_read_whole(tmp_path: Path) -> None:
+    jsonl = tmp_path / "bom.jsonl"
+    rec = b'{"textChunks": ["x"], "metadata": {}, "tags": [], "timestamp": "2024-01-01T00:00:00Z"}'
+    jsonl.write_bytes(b"\xef\xbb\xbf" + b"\n".join([rec] * 500) + b"\n")
+    mbox = _mbox(tmp_path / "pre.mbox", 200)
+    mbox.write_text("a preamble line\n" + mbox.read_text())
+    gz = SAMPLE_DATA / "email"
+    assert _parts(jsonl) == _parts(mbox) == 0
+    _same([jsonl, mbox, gz])
+
+
+def test_small_files_are_not_split() -> None:
+    assert _parts(SAMPLE_DATA, part_size=16 << 20) == 0
+
+
+def test_corpus_mbox_files_split(tmp_path: Path) -> None:
+    folder = corpus_dir() / "mbox"
+    if not folder.is_dir():
+        pytest.skip(f"corpus not found at {folder}")
+    files = sorted(p for p in folder.iterdir() if p.stat().st_size > 8 * SMALL)
+    assert any(_parts(p) > 2 for p in files)
+    for path in files:
+        _same([path])
