@@ -7,6 +7,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from bigfiles import jsonl_file, mbox_file
 
 from conftest import SAMPLE_DATA, corpus_dir
 from convo.core.jsonl import dumps
@@ -41,36 +42,8 @@ def _parts(path: Path, part_size: int = SMALL) -> int:
     return sum(1 for u in units if u.part is not None)
 
 
-def _mail(i: int, *, date: bool = True, mid: bool = True, body: str = "") -> str:
-    head = f"From sender{i % 7}@example.org Mon Jan  1 10:{i % 60:02d}:00 2024\n"
-    head += f"From: Sender {i % 7} <sender{i % 7}@example.org>\nTo: list@example.org\n"
-    head += f"Subject: topic {i % 13}\n"
-    if date:
-        head += f"Date: Mon, 1 Jan 2024 10:{i % 60:02d}:00 +0000\n"
-    if mid:
-        head += f"Message-ID: <m{i}@example.org>\n"
-    return head + "\n" + (body or f"Message {i}.\n>From the archive, line two.\n") + "\n"
-
-
-def _mbox(path: Path, n: int, *, mboxrd: bool = False) -> Path:
-    parts = []
-    for i in range(n):
-        if i % 17 == 5:
-            parts.append(_mail(5, mid=False, body="same text\n"))  # repeated content ids
-        elif i % 23 == 3:
-            parts.append(_mail(i, date=False))  # a warning with its line
-        elif i % 29 == 7:
-            parts.append(f"From x@y Mon Jan  1 00:00:00 2024\n{'z' * 40}\n\n")  # not mail
-        else:
-            parts.append(_mail(i))
-    if mboxrd:  # the evidence is in the head only; later ranges must un-escape too
-        parts[0] = _mail(0, body=">>From the start\n")
-    path.write_text("".join(parts))
-    return path
-
-
 def test_mbox_split_is_byte_identical(tmp_path: Path) -> None:
-    path = _mbox(tmp_path / "big.mbox", 600)
+    path = mbox_file(tmp_path / "big.mbox", 600)
     assert _parts(path) > 10
     out, rejects, warnings, stats = _same([path])
     assert rejects and warnings and stats.sources == 1
@@ -82,30 +55,14 @@ def test_mbox_split_is_byte_identical(tmp_path: Path) -> None:
 
 
 def test_mboxrd_decided_on_the_whole_file(tmp_path: Path) -> None:
-    path = _mbox(tmp_path / "rd.mbox", 300, mboxrd=True)
+    path = mbox_file(tmp_path / "rd.mbox", 300, mboxrd=True)
     assert _parts(path) > 5
     out, *_ = _same([path])
     assert b"\\nFrom the archive" in out and b">From the archive" not in out
 
 
 def test_jsonl_split_is_byte_identical(tmp_path: Path) -> None:
-    path = tmp_path / "big.jsonl"
-    lines = []
-    for i in range(1, 3001):
-        if i % 41 == 0:
-            lines.append(b"{not json")
-        elif i % 37 == 0:
-            lines.append(b"")
-        elif i % 3 == 0:  # TypeAgent's serialize(): no id, no source_id
-            rec = {"textChunks": [f"repeat {i % 5}"], "metadata": {"speaker": "A"}, "tags": [],
-                   "timestamp": "2024-01-01T00:00:00Z"}  # fmt: skip
-            lines.append(orjson.dumps(rec))
-        else:
-            rec = {"textChunks": [f"m{i}"], "metadata": {"speaker": "B", "listeners": []},
-                   "tags": [], "timestamp": "2024-01-01T00:00:00Z", "id": f"r{i}",
-                   "source_id": f"src#{i}", "format": "slack"}  # fmt: skip
-            lines.append(orjson.dumps(rec))
-    path.write_bytes(b"\n".join(lines) + b'\n{"textChunks": ["torn"')
+    path = jsonl_file(tmp_path / "big.jsonl")
     assert _parts(path) > 10
     out, rejects, _, stats = _same([path], options=ImportOptions(tags=["t"]))
     assert stats.rejected == len(rejects) > 70
@@ -124,7 +81,7 @@ def test_a_file_with_a_bom_or_a_preamble_is_read_whole(tmp_path: Path) -> None:
     jsonl = tmp_path / "bom.jsonl"
     rec = b'{"textChunks": ["x"], "metadata": {}, "tags": [], "timestamp": "2024-01-01T00:00:00Z"}'
     jsonl.write_bytes(b"\xef\xbb\xbf" + b"\n".join([rec] * 500) + b"\n")
-    mbox = _mbox(tmp_path / "pre.mbox", 200)
+    mbox = mbox_file(tmp_path / "pre.mbox", 200)
     mbox.write_text("a preamble line\n" + mbox.read_text())
     gz = SAMPLE_DATA / "email"
     assert _parts(jsonl) == _parts(mbox) == 0

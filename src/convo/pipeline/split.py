@@ -28,8 +28,9 @@ are read whole.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from convo.core.errors import InputError
 from convo.core.io import Source
@@ -105,14 +106,25 @@ def count_range(r: Range, format_name: str) -> tuple[int, int]:
     return lines, records
 
 
-def _count(job: tuple[Range, str]) -> tuple[int, int]:
+def count_job(job: tuple[Range, str]) -> tuple[int, int]:
+    """``count_range`` of a (range, format name) pair, the shape a pool maps."""
     return count_range(*job)
 
 
+Mapper = Callable[[Callable[[Any], Any], list[Any]], Iterable[Any]]
+
+
 def split_units(
-    units: list[Unit], forced: Format | None, jobs: int, part_size: int = PART_BYTES
+    units: list[Unit],
+    forced: Format | None,
+    jobs: int,
+    part_size: int = PART_BYTES,
+    mapper: Mapper | None = None,
 ) -> list[Unit]:
-    """``units`` with each large splittable file replaced by one unit per range."""
+    """``units`` with each large splittable file replaced by one unit per range (at
+    least ``jobs`` of them). ``mapper(fn, items)`` runs the counting pass (default: the
+    process pool, ``core.pool.ordered_map``; ``convo.spark`` passes a Spark map)."""
+    run = mapper or (lambda fn, items: ordered_map(fn, items, jobs))
     out: list[Unit] = []
     for unit in units:
         fmt = _format(unit, forced) if unit.kind == "read" else None
@@ -121,7 +133,7 @@ def split_units(
             out.append(unit)
             continue
         line, record = 1, 0
-        counts = ordered_map(_count, [(r, fmt.name) for r in ranges], jobs)
+        counts = run(count_job, [(r, fmt.name) for r in ranges])
         for index, (r, (lines, records)) in enumerate(zip(ranges, counts, strict=True)):
             part = Part(fmt.name, r, Position(line, record), index)
             out.append(Unit(unit.path, isolated=unit.isolated, part=part))
