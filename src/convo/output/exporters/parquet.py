@@ -45,7 +45,7 @@ NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 def require_pyarrow() -> Any:
     try:
         import pyarrow
-        import pyarrow.compute  # noqa: F401  (pyarrow.compute, used as pa.compute)
+        import pyarrow.compute  # used as pa.compute
     except ImportError:
         raise UsageError(
             "Parquet needs pyarrow", hint="pip install 'convo-tools[parquet]'"
@@ -100,9 +100,10 @@ def _timestamps(pa: Any, rows: list[dict[str, Any]]) -> Any:
     try:
         array = pa.array(values, pa.string())
         pattern = f"^{CANONICAL.pattern}\\z"  # RE2: ASCII digits, \z the very end
-        if array.null_count == 0 and pa.compute.all(
-            pa.compute.match_substring_regex(array, pattern)
-        ).as_py():
+        if (
+            array.null_count == 0
+            and pa.compute.all(pa.compute.match_substring_regex(array, pattern)).as_py()
+        ):
             return array
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         pass
@@ -122,12 +123,8 @@ def arrow_batch(rows: list[dict[str, Any]], schema: Any) -> Any:
         return [r.get(key) for r in rows]
 
     metas = [m if isinstance(m, dict) else {} for m in get("metadata")]
-    chunks = [r.get("textChunks") for r in rows]
-    if None in chunks:
-        chunks = [v if v is not None else r.get("text_chunks") for v, r in zip(chunks, rows)]
-    heard = [m.get("listeners") for m in metas]
-    if None in heard:
-        heard = [v if v is not None else m.get("recipients") for v, m in zip(heard, metas)]
+    chunks = _either(get("textChunks"), rows, "text_chunks")
+    heard = _either([m.get("listeners") for m in metas], metas, "recipients")
     text_chunks = _lists(pa, chunks, fields.chunks, rows)
     stamps = _timestamps(pa, rows)
     extras = [e if isinstance(e, dict) and e else None for e in get("extra")]
@@ -150,6 +147,13 @@ def arrow_batch(rows: list[dict[str, Any]], schema: Any) -> Any:
         "month": pc.utf8_slice_codeunits(stamps, 0, 7),
     }
     return pa.RecordBatch.from_arrays([columns[n] for n in COLUMN_NAMES], schema=schema)
+
+
+def _either(values: list[Any], dicts: list[dict[str, Any]], other: str) -> list[Any]:
+    """``values``, a missing one taken from the ``other`` key (the older spelling)."""
+    if None not in values:
+        return values
+    return [d.get(other) if v is None else v for v, d in zip(values, dicts, strict=True)]
 
 
 def _field(key: str) -> Any:
