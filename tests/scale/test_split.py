@@ -100,3 +100,20 @@ def test_corpus_mbox_files_split(tmp_path: Path) -> None:
     assert any(_parts(p) > 2 for p in files)
     for path in files:
         _same([path])
+
+
+def test_cli_jobs_2_on_one_large_file(runner, tmp_path: Path, monkeypatch) -> None:
+    """``convo ingest FILE --jobs 2``: the output file and the summary of ``--jobs 1``."""
+    from convo.cli.app import app
+    from convo.pipeline import split
+
+    monkeypatch.setattr(split, "PART_BYTES", 8 * SMALL)
+    path = mbox_file(tmp_path / "big.mbox", 300)
+    results = []
+    for jobs in ("1", "2"):
+        out = tmp_path / "out.jsonl"  # the summary names it
+        r = runner.invoke(app, ["ingest", str(path), "-o", str(out), "--jobs", jobs])
+        assert r.exit_code == 1  # some messages are rejected
+        results.append((out.read_bytes(), r.stderr))
+    assert results[0] == results[1]
+    assert _parts(path, 8 * SMALL) > 2

@@ -32,7 +32,7 @@ from convo.importers.context import ImportOptions, Rejection
 from convo.importers.registry import registry
 from convo.pipeline.ingest import Finisher, Ingest, IngestStats
 from convo.pipeline.plan import Unit, plan_units
-from convo.pipeline.split import PART_BYTES, RangeSource, split_units
+from convo.pipeline.split import RangeSource, split_units
 
 
 class ReadyRecord:
@@ -133,7 +133,7 @@ class ParallelIngest:
         on_reject: Callable[[Rejection], None] | None = None,
         on_warning: Callable[[str], None] | None = None,
         jobs: int | None = None,
-        part_size: int = PART_BYTES,
+        part_size: int | None = None,
     ):
         self.options = options or ImportOptions()
         self.format_name = format_name

@@ -31,7 +31,7 @@ from convo.core.columns import COLUMNS, record_row
 from convo.core.errors import ConvoError, UsageError
 from convo.importers.context import ImportOptions, Rejection
 from convo.pipeline.plan import Unit, plan_units
-from convo.pipeline.split import PART_BYTES, split_units
+from convo.pipeline.split import split_units
 from convo.spark.ranges import NO_HELPERS, helper_fields, numbered, tag
 
 REJECT_COLUMNS = ("source", "where", "reason", "hint", "raw")
@@ -138,14 +138,15 @@ def ingest(
     *,
     format: str | None = None,
     partitions: int | None = None,
-    part_size: int = PART_BYTES,
+    part_size: int | None = None,
     **import_options: Any,
 ) -> tuple[Any, Any]:
     """Import on the cluster: (records DataFrame, rejects DataFrame).
 
     ``import_options`` are ``ImportOptions`` fields (``tz`` may be a zone name), the
     options of ``convo ingest``; ``format`` is ``--from``; a large mbox or JSONL file
-    is read in ranges of about ``part_size`` bytes.
+    is read in ranges of about ``part_size`` bytes (default
+    ``pipeline.split.PART_BYTES``).
     """
     options = import_options_from(import_options)
     from convo.importers.registry import registry
