@@ -121,9 +121,10 @@ def split_units(
     part_size: int | None = None,
     mapper: Mapper | None = None,
 ) -> list[Unit]:
-    """``units`` with each large splittable file replaced by one unit per range (at
-    least ``jobs`` of them, of about ``part_size`` bytes, default ``PART_BYTES``). ``mapper(fn, items)`` runs the counting pass (default: the
-    process pool, ``core.pool.ordered_map``; ``convo.spark`` passes a Spark map)."""
+    """``units`` with each large splittable file replaced by one unit per range: at
+    least ``jobs`` of them, of about ``part_size`` bytes (default ``PART_BYTES``).
+    ``mapper(fn, items)`` runs the counting pass (default: the process pool,
+    ``core.pool.ordered_map``; ``convo.spark`` passes a Spark map)."""
     run = mapper or (lambda fn, items: ordered_map(fn, items, jobs))
     part_size = part_size or PART_BYTES
     out: list[Unit] = []
