@@ -63,6 +63,13 @@ class RangeSource(Source):
         )
 
 
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
 def _format(unit: Unit, forced: Format | None) -> Format | None:
     if forced is not None:
         return forced
@@ -129,7 +136,8 @@ def split_units(
     part_size = part_size or PART_BYTES
     out: list[Unit] = []
     for unit in units:
-        fmt = _format(unit, forced) if unit.kind == "read" else None
+        big = unit.kind == "read" and _size(unit.path) >= part_size // 2
+        fmt = _format(unit, forced) if big else None  # small files: no second detection
         ranges = _ranges(unit.path, fmt, jobs, part_size) if fmt is not None else []
         if fmt is None or len(ranges) < 2:
             out.append(unit)
