@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import SAMPLE_DATA
 from convo.core.errors import ConvoError
@@ -117,3 +119,85 @@ def test_parquet_file_detected_by_content(dataset: Path, tmp_path: Path) -> None
     assert registry.detect(Source(renamed)).name == "parquet"
     assert registry.detect(Source(dataset)).name == "parquet-dataset"
     assert next(iter(read_messages(renamed))).id
+
+
+_ODD = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.text(max_size=5),
+    st.lists(st.one_of(st.text(max_size=4), st.integers(), st.none()), max_size=3),
+    st.dictionaries(st.text(max_size=3), st.text(max_size=3), max_size=2),
+)  # fmt: skip
+_KEYS = ("id", "timestamp", "tags", "textChunks", "text_chunks", "format", "source_id",
+         "thread", "replyTo", "reply_to", "role", "subject", "extra", "metadata")  # fmt: skip
+
+
+@given(
+    st.lists(
+        st.dictionaries(
+            st.sampled_from(_KEYS),
+            st.one_of(_ODD, st.sampled_from(["2024-03-01T10:00:00Z", "2024-03-01 10:00", ""]),
+                      st.fixed_dictionaries({}, optional={"speaker": _ODD, "listeners": _ODD,
+                                                          "recipients": _ODD})),
+        ),
+        min_size=1, max_size=6,
+    )
+)  # fmt: skip
+@settings(max_examples=150, deadline=None)
+def test_arrow_batch_gives_the_values_of_record_values(rows: list[dict]) -> None:
+    """The column-wise hot path reads every record as ``core.fields`` does, odd ones too."""
+    from convo.core.columns import COLUMN_NAMES, record_values
+    from convo.output.exporters.parquet import arrow_batch, arrow_schema
+
+    schema = arrow_schema()
+    batch = arrow_batch(rows, schema)
+    want = [record_values(r) for r in rows]
+    for i, name in enumerate(COLUMN_NAMES):
+        got = batch.column(i).to_pylist()
+        if name == "timestamp":
+            got = [t.strftime("%Y-%m-%dT%H:%M:%SZ") for t in got]
+        assert got == [w[i] for w in want], name
+
+
+def test_read_commands_take_a_dataset_and_one_file(runner, tmp_path: Path, records) -> None:
+    """``convo export --to parquet``, then list/query/stats over the folder and one file."""
+    import orjson
+
+    from convo.cli.app import app
+
+    out = tmp_path / "ds"
+    r = runner.invoke(app, ["export", str(SAMPLE_DATA), "--to", "parquet", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["list", str(out), "-f", "jsonl"])
+    assert r.exit_code == 0, r.output
+    assert _by_id(orjson.loads(x) for x in r.stdout.splitlines()) == _by_id(records)
+    speaker = records[0]["metadata"]["speaker"]
+    want = sum(1 for x in records if x["metadata"]["speaker"] == speaker)
+    r = runner.invoke(app, ["query", "-s", speaker, str(out), "-f", "jsonl"])
+    assert r.exit_code == 0 and len(r.stdout.splitlines()) >= want
+    r = runner.invoke(app, ["stats", str(out), "-f", "json"])
+    assert r.exit_code == 0 and orjson.loads(r.stdout)["messages"] == len(records)
+    one = next(out.glob("format=mbox/month=*/part-0.parquet"))
+    r = runner.invoke(app, ["list", str(one), "-f", "jsonl"])
+    assert r.exit_code == 0 and {orjson.loads(x)["format"] for x in r.stdout.splitlines()} == {
+        "mbox"
+    }
+
+
+def test_spark_reads_the_export(tmp_path: Path, dataset: Path, records) -> None:
+    """The ``spark.read.parquet`` one-liner of the README: the same rows, partitions
+    read back as columns."""
+    import os
+    import shutil
+    import sys
+
+    if shutil.which("java") is None:
+        pytest.fail("Spark tests need Java: install a JRE (.ci/run does it with apt-get)")
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+    spark = spark.config("spark.sql.session.timeZone", "UTC").getOrCreate()
+    df = spark.read.parquet(str(dataset))
+    assert df.count() == len(records)
+    assert {"format", "month", "speaker", "text"} <= set(df.columns)
+    got = {r["id"] for r in df.filter(df.format == "mbox").select("id").collect()}
+    assert got == {x["id"] for x in records if x["format"] == "mbox"}

@@ -102,3 +102,21 @@ def test_spark_submit_entry_point_writes_parquet(spark, tmp_path: Path) -> None:
     back = spark.read.parquet(str(out))
     assert back.count() == len(_ingested(SAMPLE_DATA))
     assert {"format", "month", "speaker", "extra"} <= set(back.columns)
+
+
+def test_split_files_same_records_as_ingest(spark, tmp_path: Path) -> None:
+    """A large mbox and JSONL file read in ranges on the executors: the records (ids with
+    their occurrence counters, ``source_id`` fallbacks, line numbers) of one process."""
+    from bigfiles import jsonl_file, mbox_file
+
+    from convo.spark import ingest
+
+    paths = [mbox_file(tmp_path / "big.mbox", 400), jsonl_file(tmp_path / "big.jsonl")]
+    records, rejects = ingest(spark, [str(p) for p in paths], part_size=4096)
+    want_rejects = []
+    want = {}
+    for msg in read_messages(*paths, on_reject=want_rejects.append):
+        want[msg.id] = msg.serialize()
+    assert _spark_records(records) == want
+    got = sorted((r["where"], r["reason"]) for r in rejects.collect())
+    assert got == sorted((r.where, r.reason) for r in want_rejects)

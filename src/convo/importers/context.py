@@ -31,6 +31,18 @@ class ImportOptions:
 Reporter = Callable[[str, str | None], None]
 
 
+@dataclass(frozen=True)
+class Position:
+    """Where a reader starts in its file: line 1 and no records before it, unless it reads
+    one range of a file split for several cores (``pipeline.split``); then ``line`` is the
+    number of the range's first line and ``record`` the count of record-start lines (the
+    format's ``record_start``) before it, so numbers a reader reports are the whole file's.
+    """
+
+    line: int = 1
+    record: int = 0
+
+
 @dataclass
 class Rejection:
     where: str
@@ -55,18 +67,25 @@ class ImportContext:
         *,
         on_reject: Callable[[Rejection], None] | None = None,
         on_warning: Callable[[str], None] | None = None,
+        start: Position | None = None,
     ):
         self.source = source
         self.options = options or ImportOptions()
+        self.start = start or Position()
         self.rejected = 0
         self.warnings = 0
         self._on_reject = on_reject
         self._on_warning = on_warning
 
+    def line(self, n: int) -> int:
+        """The file's number of the reader's line ``n`` (counted from 1 where it started)."""
+        return n + self.start.line - 1
+
     def loc(self, locator: int | str) -> str:
-        """``name:LINE`` for a line number, ``name#locator`` otherwise."""
+        """``name:LINE`` for a line number (the reader's, see ``line``), ``name#locator``
+        otherwise."""
         if isinstance(locator, int):
-            return f"{self.source.name}:{locator}"
+            return f"{self.source.name}:{self.line(locator)}"
         return f"{self.source.name}#{locator}"
 
     def reject(self, where: str, reason: str, raw: Any = None, hint: str | None = None) -> None:

@@ -59,6 +59,14 @@ class Format:
     format), looking only at ``source.head`` (and, for directories, at names inside it).
     A file-name match of ``patterns`` adds a little, so content decides and the name
     breaks ties.
+
+    ``record_start`` (line-oriented formats that read through ``source.open()``) says
+    whether a line (its bytes, with its newline) begins a record and the reader's state
+    needs nothing from the lines before it: such a file may be split at those lines and
+    its ranges read on several cores (``pipeline.split``). The reader then gets a
+    ``Source`` whose ``open()`` gives one range (``head`` stays the whole file's) and an
+    ``ImportContext.start`` with the line and record numbers of the range's start.
+    Formats without one are never split.
     """
 
     name: str
@@ -69,6 +77,7 @@ class Format:
     read: Reader
     example: str = ""
     directory: bool = False  # reads a directory (Maildir, Slack export) rather than a file
+    record_start: Callable[[bytes], bool] | None = None
 
 
 class Registry(PluginRegistry[Format]):

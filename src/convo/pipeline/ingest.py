@@ -23,7 +23,13 @@ from convo.core.io import Source, StreamError
 from convo.core.record import ConversationMessage, content_id
 from convo.core.timestamps import EPOCH_STR
 from convo.core.walk import UNREADABLE, Entry, Walker
-from convo.importers.context import ImportContext, ImportOptions, Rejection, iter_dir_entries
+from convo.importers.context import (
+    ImportContext,
+    ImportOptions,
+    Position,
+    Rejection,
+    iter_dir_entries,
+)
 from convo.importers.registry import Format, registry
 
 
@@ -182,18 +188,27 @@ class Ingest:
         if self._on_warning:
             self._on_warning(f"{name}: skipped, {why}")
 
-    def read_source(self, source: Source, fmt: Format) -> Iterator[ConversationMessage]:
-        """The finished records of one source read as ``fmt`` (counted in ``stats``)."""
+    def read_source(
+        self, source: Source, fmt: Format, start: Position | None = None, *, number: bool = True
+    ) -> Iterator[ConversationMessage]:
+        """Read one opened source as ``fmt`` (closing it). For one range of a split file
+        (``pipeline.split``), ``start`` is where the range begins and ``number=False``
+        leaves what depends on the messages before it, an empty ``source_id`` and ``id``,
+        to a ``Finisher.number`` over the whole file."""
         self.stats.sources += 1
         ctx = ImportContext(
-            source, self.options, on_reject=self._on_reject, on_warning=self._on_warning
+            source,
+            self.options,
+            on_reject=self._on_reject,
+            on_warning=self._on_warning,
+            start=start,
         )
-        finish = _Finisher(fmt.name, source.name, self.options.tags)
+        finish = Finisher(fmt.name, source.name, self.options.tags)
         try:
             try:
                 for msg in fmt.read(source, ctx):
                     self.stats.imported += 1
-                    yield finish(msg)
+                    yield finish(msg) if number else finish.prepare(msg)
             except StreamError as e:  # a truncated .gz: what came before it is kept
                 ctx.reject(e.where or source.name, e.what, hint=e.hint)
             if source.broken is not None:  # the same, found while spooling
@@ -207,32 +222,49 @@ class Ingest:
             source.close()
 
 
-class _Finisher:
-    """Finishes every message of one source the same way (see the module docstring)."""
+class Finisher:
+    """Finishes every message of one source the same way (see the module docstring).
+
+    ``prepare`` is what a message alone decides (format, time, tags); ``number`` what
+    depends on the messages before it in the source: the ``source_id`` fallback (the
+    n-th message) and the occurrence counter of a content-hash id.
+    """
 
     def __init__(self, fmt: str, source_name: str, tags: list[str]):
         self.fmt = fmt
         self.source_name = source_name
         self.tags = tags
-        self.count = 0
+        self.count = 0  # messages prepared
+        self._numbered = 0
         self._seen: dict[str, int] = {}
 
     def __call__(self, msg: ConversationMessage) -> ConversationMessage:
+        self.prepare(msg)
+        base = None if msg.id else content_id(msg)
+        msg.source_id, new_id = self.number(msg.source_id, base)
+        msg.id = new_id or msg.id
+        return msg
+
+    def prepare(self, msg: ConversationMessage) -> ConversationMessage:
         self.count += 1
         if not msg.format:
             msg.format = self.fmt
-        if not msg.source_id:
-            msg.source_id = f"{self.source_name}#{self.count}"
         if not msg.timestamp:
             msg.timestamp = EPOCH_STR
-        if not msg.id:
-            base = content_id(msg)
-            k = self._seen.get(base, 0)
-            self._seen[base] = k + 1
-            msg.id = content_id(msg, k) if k else base
         if self.tags:
             msg.tags = list(dict.fromkeys([*msg.tags, *self.tags]))
         return msg
+
+    def number(self, source_id: str | None, base: str | None) -> tuple[str, str | None]:
+        """The next message's ``source_id`` (its own, else ``name#N``) and, given the
+        ``content_id`` of a message without an id, its id with the occurrence counter."""
+        self._numbered += 1
+        sid = source_id or f"{self.source_name}#{self._numbered}"
+        if base is None:
+            return sid, None
+        k = self._seen.get(base, 0)
+        self._seen[base] = k + 1
+        return sid, f"{base}-{k}" if k else base  # content_id(msg, k): the same suffix
 
 
 def read_messages(

@@ -1,28 +1,25 @@
 """``convo ingest --jobs N``: sources parsed in a process pool, output as from one process.
 
-The run is planned into units (``pipeline.plan``); each unit is read in a worker by a
-plain ``Ingest`` over that one path, which writes its messages (as JSONL bytes),
-rejections and warnings, in order, to an event file. The parent replays the event files
-in unit order, so the messages, ids, rejects, warnings and the summary are exactly those of
-one process (``--jobs 1``); at most ``2 × jobs`` units are in flight, so memory and disk
-stay bounded by a few units. ``--strict``, standard input and a single unit run
-in-process: there is nothing to parallelise, and a strict run must stop at the first
-rejection.
-
-Not (yet) split: one large file is one unit; its parse uses one core.
+The run is planned into units (``pipeline.plan``), a large line-oriented file into one
+unit per range (``pipeline.split``); each unit is read in a worker (``core.pool``) by a
+plain ``Ingest`` over that one path or range, which writes its messages (as JSONL
+bytes), rejections and warnings, in order, to an event file. The parent replays the
+event files in unit order, numbering the messages of a split file as one process would
+(``Finisher.number``), so the messages, ids, rejects, warnings and the summary are
+exactly those of one process (``--jobs 1``); at most ``2 × jobs`` units are in flight,
+so memory and disk stay bounded by a few units. ``--strict``, standard input and a
+single unit run in-process: there is nothing to parallelise, and a strict run must stop
+at the first rejection.
 """
 
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 import pickle
 import shutil
 import tempfile
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,10 +27,12 @@ from typing import Any
 import orjson
 
 from convo.core.errors import InputError
+from convo.core.pool import cpu_count, ordered_map
 from convo.importers.context import ImportOptions, Rejection
 from convo.importers.registry import registry
-from convo.pipeline.ingest import NOT_RECOGNISED, Ingest, IngestStats, unrecognised_file
+from convo.pipeline.ingest import NOT_RECOGNISED, Finisher, Ingest, IngestStats, unrecognised_file
 from convo.pipeline.plan import Unit, plan_units
+from convo.pipeline.split import RangeSource, split_units
 
 
 class ReadyRecord:
@@ -57,7 +56,24 @@ class UnitResult:
 
 def default_jobs(units: int) -> int:
     """The CPU count when there is more than one unit to read, else 1."""
-    return (os.cpu_count() or 1) if units > 1 else 1
+    return cpu_count() if units > 1 else 1
+
+
+@dataclass(frozen=True)
+class Job:
+    """One unit and what its worker needs (picklable)."""
+
+    unit: Unit
+    options: ImportOptions
+    format_name: str | None
+    folder: str
+
+
+def run_job(job: Job) -> UnitResult | None:
+    """A worker's unit: None for one that is not read (the parent reports it)."""
+    if job.unit.kind != "read":
+        return None
+    return run_unit(job.unit, job.options, job.format_name, job.folder)
 
 
 def run_unit(
@@ -78,15 +94,21 @@ def run_unit(
         )
         error = None
         try:
-            for msg in ingest.messages([unit.path]):
-                emit("m", orjson.dumps(msg.serialize()))
+            if unit.part is None:
+                for msg in ingest.messages([unit.path]):
+                    emit("m", orjson.dumps(msg.serialize()))
+            else:  # one range: numbered by the parent (see the module docstring)
+                fmt, part = registry.get(unit.part.format), unit.part
+                source = RangeSource(unit.path, part)
+                for msg in ingest.read_source(source, fmt, part.start, number=False):
+                    emit("n", (orjson.dumps(msg.serialize()), not msg.source_id, not msg.id))
         except InputError as e:
             error = (e.what, e.where, e.hint)
     return UnitResult(events, ingest.stats, error)
 
 
-def _merge(total: IngestStats, part: IngestStats) -> None:
-    total.sources += part.sources
+def _merge(total: IngestStats, part: IngestStats, *, sources: bool = True) -> None:
+    total.sources += part.sources if sources else 0
     total.imported += part.imported
     total.rejected += part.rejected
     total.warnings += part.warnings
@@ -112,11 +134,14 @@ class ParallelIngest:
         on_reject: Callable[[Rejection], None] | None = None,
         on_warning: Callable[[str], None] | None = None,
         jobs: int | None = None,
+        part_size: int | None = None,
     ):
         self.options = options or ImportOptions()
         self.format_name = format_name
         self.jobs = jobs
+        self.part_size = part_size  # a large file is cut into ranges of about this size
         self.stats = IngestStats()
+        self._file: Finisher | None = None  # numbers the split file being replayed
         self._on_reject = on_reject
         self._on_warning = on_warning
 
@@ -127,15 +152,18 @@ class ParallelIngest:
             yield from self._in_process(names)
             return
         forced = registry.get(self.format_name) if self.format_name else None
+        jobs = self.jobs or cpu_count()
         units = plan_units(names, forced)
-        readable = sum(1 for u in units if u.kind == "read")
-        jobs = self.jobs or default_jobs(readable)
-        if jobs <= 1 or readable <= 1:
+        if jobs > 1:
+            units = split_units(units, forced, jobs, self.part_size)
+        if jobs <= 1 or sum(1 for u in units if u.kind == "read") <= 1:
             yield from self._in_process(names)
             return
         folder = tempfile.mkdtemp(prefix=".convo-jobs-")
         try:
-            yield from self._pooled(units, jobs, folder)
+            work = (Job(u, self.options, self.format_name, folder) for u in units)
+            for unit, result in zip(units, ordered_map(run_job, work, jobs), strict=True):
+                yield from self._replay(unit, result)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
@@ -149,50 +177,35 @@ class ParallelIngest:
         self.stats = ingest.stats
         yield from ingest.messages(paths)
 
-    def _pooled(self, units: list[Unit], jobs: int, folder: str) -> Iterator[Any]:
-        context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-            pending: deque[tuple[Unit, Future[UnitResult] | None]] = deque()
-            queue = iter(units)
-            try:
-                for unit in queue:
-                    pending.append((unit, self._submit(pool, unit, folder)))
-                    if len(pending) >= 2 * jobs:
-                        yield from self._replay(*pending.popleft())
-                while pending:
-                    yield from self._replay(*pending.popleft())
-            except BaseException:
-                for _, future in pending:
-                    if future is not None:
-                        future.cancel()
-                raise
+    def _entry(self, unit: Unit) -> None:
+        """An entry Ingest._walk reports instead of reading."""
+        if unit.kind == "skip" and unit.reason.startswith(NOT_RECOGNISED):
+            unrecognised_file(self.stats, unit.path, self._on_reject)
+        elif unit.kind == "skip":
+            self.stats.skipped.append(unit.path)
+            if self._on_warning:
+                self._on_warning(f"{unit.path}: skipped, {unit.reason}")
+        else:
+            self._fail(unit, unit.reason, unit.path, unit.hint)
 
-    def _submit(
-        self, pool: ProcessPoolExecutor, unit: Unit, folder: str
-    ) -> Future[UnitResult] | None:
-        if unit.kind != "read":
-            return None
-        return pool.submit(run_unit, unit, self.options, self.format_name, folder)
-
-    def _replay(self, unit: Unit, future: Future[UnitResult] | None) -> Iterator[Any]:
-        if future is None:  # an entry Ingest._walk reports instead of reading
-            if unit.kind == "skip" and unit.reason.startswith(NOT_RECOGNISED):
-                unrecognised_file(self.stats, unit.path, self._on_reject)
-            elif unit.kind == "skip":
-                self.stats.skipped.append(unit.path)
-                if self._on_warning:
-                    self._on_warning(f"{unit.path}: skipped, {unit.reason}")
-            else:
-                self._fail(unit, unit.reason, unit.path, unit.hint)
+    def _replay(self, unit: Unit, result: UnitResult | None) -> Iterator[Any]:
+        if result is None:
+            self._entry(unit)
             return
-        result = future.result()
+        part = unit.part
+        if part is not None and part.index == 0:
+            self._file = Finisher(part.format, unit.path, self.options.tags)
         try:
-            yield from self._events(result.events)
+            if part is None or part.index == 0 or self._file is not None:
+                yield from self._events(result.events)
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(result.events)
-        _merge(self.stats, result.stats)
+        if part is not None and part.index > 0 and self._file is None:
+            return  # an earlier range failed: one process stops reading the file there
+        _merge(self.stats, result.stats, sources=part is None or part.index == 0)
         if result.error is not None:
+            self._file = None
             self._fail(unit, *result.error)
 
     def _events(self, path: str) -> Iterator[Any]:
@@ -204,10 +217,22 @@ class ParallelIngest:
                     return
                 if kind == "m":
                     yield ReadyRecord(orjson.loads(value))
+                elif kind == "n":
+                    yield ReadyRecord(self._numbered(*value))
                 elif kind == "r" and self._on_reject:
                     self._on_reject(value)
                 elif kind == "w" and self._on_warning:
                     self._on_warning(value)
+
+    def _numbered(self, data: bytes, needs_sid: bool, content: bool) -> dict[str, Any]:
+        """A split file's message, numbered in the file's order (``Finisher.number``)."""
+        assert self._file is not None
+        record = orjson.loads(data)
+        sid = None if needs_sid else record["source_id"]
+        record["source_id"], new_id = self._file.number(sid, record["id"] if content else None)
+        if new_id:
+            record["id"] = new_id
+        return record
 
     def _fail(self, unit: Unit, what: str, where: str | None, hint: str | None) -> None:
         """An unreadable unit: the run's error, or (isolated) one counted rejection."""

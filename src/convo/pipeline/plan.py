@@ -4,9 +4,11 @@ A named file is a unit; a folder is walked as ``Ingest`` walks it (one ``Walker`
 real folder once): a folder that a folder format claims (Maildir, a Slack export) is one
 unit, any other folder gives its files and sub-folders in the walk's order; a file no
 format recognises, a special file or a folder seen before is a ``skip`` unit (``Ingest``
-warns), an unreadable entry a ``fail`` unit (``Ingest`` counts a rejection). Units are what ``--jobs`` and ``convo.spark`` distribute: each is read by
-a plain ``Ingest`` over that one path, which gives the records a whole run gives, since
-``source_id`` numbers and content-id occurrence counters are per source.
+warns), an unreadable entry a ``fail`` unit (``Ingest`` counts a rejection). Units are
+what ``--jobs`` and ``convo.spark`` distribute: each is read by a plain ``Ingest`` over
+that one path, which gives the records a whole run gives, since ``source_id`` numbers
+and content-id occurrence counters are per source. A large line-oriented file becomes
+one unit per range (``pipeline.split``).
 """
 
 from __future__ import annotations
@@ -17,15 +19,28 @@ from pathlib import Path
 
 from convo.core.errors import InputError
 from convo.core.io import Source
+from convo.core.ranges import Range
 from convo.core.walk import UNREADABLE, Entry, Walker
-from convo.importers.context import iter_dir_entries
+from convo.importers.context import Position, iter_dir_entries
 from convo.importers.registry import Format, registry
+
+
+@dataclass(frozen=True)
+class Part:
+    """One range of a file split for several cores (``pipeline.split``): its bytes, the
+    format decided on the whole file, where the range starts and its place among them."""
+
+    format: str
+    range: Range
+    start: Position
+    index: int
 
 
 @dataclass(frozen=True)
 class Unit:
     """One input: ``read`` it; ``skip`` it (a warning, ``reason`` says why); or ``fail``
     (an unreadable entry: a counted rejection at ``path`` with ``reason`` and ``hint``).
+    A ``read`` unit with a ``part`` reads one range of the file at ``path``.
 
     ``isolated``: an unreadable ``read`` unit is reported and counted and the run goes on
     (it came from a folder, or is one of several inputs); else its error ends the run.
@@ -36,6 +51,7 @@ class Unit:
     isolated: bool = True
     reason: str = ""
     hint: str | None = None
+    part: Part | None = None
 
 
 def _detect(source: Source) -> Format | None:

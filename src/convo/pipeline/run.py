@@ -87,7 +87,8 @@ def run_ingest(
     store lock (None: wait as long as it takes), and ``on_wait(line)`` is told, after a
     second of waiting, who holds it (the CLI's ``--wait SECONDS`` and a warning line).
     ``jobs``: parse sources in that many processes (``convo.pipeline.parallel``; None:
-    the CPU count when there is more than one source), with the same output.
+    the CPU count when there is more than one source or a large file to split), with
+    the same output.
     """
     ingest: Ingest | ParallelIngest
     if jobs == 1:

@@ -6,7 +6,9 @@
 
 The driver expands the paths (a glob, files and folders, walked as ``convo ingest`` walks
 them) into units: one file, or one folder a folder format claims (a Maildir, a Slack
-export). The units are distributed over ``partitions`` Spark partitions and each executor
+export), and one range of a large mbox or JSONL file (``pipeline.split``; the lines and
+records of each range are counted by a Spark job, and ``spark.ranges`` numbers the
+messages of a split file as one process does). The units are distributed over ``partitions`` Spark partitions and each executor
 runs convo's own importers on its units, exactly as ``convo ingest`` does for that input,
 so ids, ``source_id`` and content are the same records ``convo ingest`` produces. The
 records DataFrame has the columns of the Parquet export (``convo.core.columns``); the
@@ -29,6 +31,8 @@ from convo.core.columns import COLUMNS, record_row
 from convo.core.errors import ConvoError, UsageError
 from convo.importers.context import ImportOptions, Rejection
 from convo.pipeline.plan import Unit, plan_units
+from convo.pipeline.split import split_units
+from convo.spark.ranges import NO_HELPERS, helper_fields, numbered, tag
 
 REJECT_COLUMNS = ("source", "where", "reason", "hint", "raw")
 SKIP_HINT = "name it with --from FORMAT (see `convo formats`)"
@@ -44,15 +48,17 @@ def _types() -> Any:
     return types
 
 
-def record_schema() -> Any:
-    """The Spark schema of the records DataFrame (the Parquet export's columns)."""
+def record_schema(*, helpers: bool = False) -> Any:
+    """The Spark schema of the records DataFrame (the Parquet export's columns; with
+    ``helpers``, also the columns ``spark.ranges`` numbers split files by)."""
     t = _types()
     kinds = {
         "string": t.StringType(),
         "strings": t.ArrayType(t.StringType()),
         "timestamp": t.TimestampType(),
     }
-    return t.StructType([t.StructField(name, kinds[kind], True) for name, kind in COLUMNS])
+    fields = [t.StructField(name, kinds[kind], True) for name, kind in COLUMNS]
+    return t.StructType(fields + (helper_fields(t) if helpers else []))
 
 
 def reject_schema() -> Any:
@@ -76,9 +82,12 @@ def expand(paths_or_glob: str | Path | Iterable[str | Path]) -> list[str]:
     return out
 
 
-def run_unit(unit: Unit, options: ImportOptions, format_name: str | None) -> Iterator[tuple]:
+def run_unit(
+    unit: Unit, options: ImportOptions, format_name: str | None, file: int = 0
+) -> Iterator[tuple]:
     """One unit imported on an executor: ("r", row) for each record, ("x", reject) for each
-    rejection (also the unit itself when it cannot be read at all, or is skipped)."""
+    rejection (also the unit itself when it cannot be read at all, or is skipped). A
+    range's rows are tagged for ``spark.ranges.numbered`` (``file``: its file's key)."""
     from convo.pipeline.ingest import Ingest
 
     if unit.kind == "skip":
@@ -98,14 +107,32 @@ def run_unit(unit: Unit, options: ImportOptions, format_name: str | None) -> Ite
     rejects: list[Rejection] = []
     ingest = Ingest(options, format_name=format_name, on_reject=rejects.append)
     try:
-        for msg in ingest.messages([unit.path]):
-            yield ("r", record_row(msg.serialize()))
+        for seq, msg in enumerate(_messages(unit, ingest), 1):
+            row = record_row(msg.serialize())
+            if unit.part is None:
+                row.update(NO_HELPERS)
+            else:
+                tag(row, file, unit.part.index, seq, not msg.source_id, not msg.id)
+                if not msg.source_id:
+                    row["source_id"] = f"{unit.path}#"
+            yield ("r", row)
             while rejects:
                 yield ("x", _reject_row(unit, rejects.pop(0)))
     except ConvoError as e:
         rejects.append(Rejection(e.where or unit.path, e.what, e.hint))
     for r in rejects:
         yield ("x", _reject_row(unit, r))
+
+
+def _messages(unit: Unit, ingest: Any) -> Iterator[Any]:
+    if unit.part is None:
+        yield from ingest.messages([unit.path])
+        return
+    from convo.importers.registry import registry
+    from convo.pipeline.split import RangeSource
+
+    fmt, part = registry.get(unit.part.format), unit.part
+    yield from ingest.read_source(RangeSource(unit.path, part), fmt, part.start, number=False)
 
 
 def _reject_row(unit: Unit, r: Rejection) -> dict[str, Any]:
@@ -119,25 +146,31 @@ def ingest(
     *,
     format: str | None = None,
     partitions: int | None = None,
+    part_size: int | None = None,
     **import_options: Any,
 ) -> tuple[Any, Any]:
     """Import on the cluster: (records DataFrame, rejects DataFrame).
 
     ``import_options`` are ``ImportOptions`` fields (``tz`` may be a zone name), the
-    options of ``convo ingest``; ``format`` is ``--from``.
+    options of ``convo ingest``; ``format`` is ``--from``; a large mbox or JSONL file
+    is read in ranges of about ``part_size`` bytes (default
+    ``pipeline.split.PART_BYTES``).
     """
     options = import_options_from(import_options)
     from convo.importers.registry import registry
 
     forced = registry.get(format) if format else None
-    units = plan_units(expand(paths_or_glob), forced)
     sc = spark.sparkContext
-    slices = max(1, min(len(units), partitions or sc.defaultParallelism))
-    tagged = sc.parallelize(units, slices).flatMap(lambda unit: run_unit(unit, options, format))
+    parallel = partitions or sc.defaultParallelism
+    spark_map = lambda fn, items: sc.parallelize(items, len(items)).map(fn).collect()  # noqa: E731
+    units = plan_units(expand(paths_or_glob), forced)
+    units = split_units(units, forced, parallel, part_size, mapper=spark_map)
+    jobs = [(i - (u.part.index if u.part else 0), u) for i, u in enumerate(units)]
+    slices = max(1, min(len(units), parallel))
+    tagged = sc.parallelize(jobs, slices).flatMap(lambda j: run_unit(j[1], options, format, j[0]))
     tagged = tagged.cache()
-    records = spark.createDataFrame(
-        tagged.filter(lambda t: t[0] == "r").map(lambda t: t[1]), schema=record_schema()
-    )
+    rows = tagged.filter(lambda t: t[0] == "r").map(lambda t: t[1])
+    records = numbered(spark, spark.createDataFrame(rows, schema=record_schema(helpers=True)))
     rejects = spark.createDataFrame(
         tagged.filter(lambda t: t[0] == "x").map(lambda t: t[1]), schema=reject_schema()
     )

@@ -22,7 +22,7 @@ def ingest(
     lenient: bool = typer.Option(False, "--lenient", help="Wrap objects that are not messages as text instead of rejecting them."),
     rejects: str | None = typer.Option(None, "--rejects", metavar="FILE", help="Write every rejected record with its reason to FILE (JSONL)."),
     quiet: bool = typer.Option(False, "--quiet", help="No summary or warnings on stderr."),
-    jobs: int | None = typer.Option(None, "--jobs", "-j", metavar="N", min=1, help="Parse sources in N processes (default: the CPU count when there is more than one source; 1: in this process). Output is the same either way."),
+    jobs: int | None = typer.Option(None, "--jobs", "-j", metavar="N", min=1, help="Parse sources in N processes (default: the CPU count when there is more than one source or one large mbox or JSONL file; 1: in this process). Output is the same either way."),
     wait: float | None = typer.Option(None, "--wait", metavar="SECONDS", min=0, help="With --save: give up after SECONDS if another writer holds the store lock (default: wait)."),
 ) -> int:  # fmt: skip
     """Import conversations into JSONL: to stdout when piped, else into the store."""

@@ -35,6 +35,12 @@ def sniff_mbox(source: Source) -> int:
     return 0
 
 
+def is_separator(line: bytes) -> bool:
+    """The ``record_start`` of mbox: a ``From `` line that later in a file starts a message
+    (the splitter's rule below); a file is split only where one stands."""
+    return line.startswith(b"From ") and _SEPARATOR.match(line) is not None
+
+
 CHUNK = 1 << 20
 _UNESCAPE = re.compile(rb"^>(>*From )", re.M)
 _RD_EVIDENCE = re.compile(rb"^>>+From ", re.M)
@@ -127,8 +133,8 @@ def _message(raw: bytes, mboxrd: bool) -> tuple[bytes, bytes]:
 
 def read_mbox(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """Stream an mbox: split on separator lines, unescape ``>From``, parse each message."""
-    info = _Split(is_mboxrd(source))
-    n = 0
+    info = _Split(is_mboxrd(source))  # on the whole file's head, also for one range of it
+    n = ctx.start.record
     with source.open() as stream:
         for line, envelope, data in iter_mbox(stream, info):
             n += 1
@@ -154,6 +160,7 @@ FORMATS = (
         patterns=("*.mbox", "*.mbx", "*.mbox.gz", "mbox", "Inbox", "*.mboxrd"),
         sniff=sniff_mbox,
         read=read_mbox,
+        record_start=is_separator,
         example="From alice@example.org Wed Mar  6 10:00:00 2024\n"
         "From: Alice Smith <alice@example.org>\nSubject: Auth refactor\n\nHi Bob",
     ),

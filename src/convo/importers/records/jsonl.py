@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from convo.core.errors import RecordError
 from convo.core.io import Source, strip_bom
-from convo.core.jsonl import iter_lines, parse_line
+from convo.core.jsonl import BOM, iter_lines, parse_line
 from convo.core.record import ConversationMessage, parse_record
 from convo.importers.context import ImportContext
 from convo.importers.registry import Format
@@ -27,6 +27,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     with source.open() as stream:
         for line in iter_lines(stream):
             where = ctx.loc(line.number)
+            line.number = ctx.line(line.number)  # parse_line's errors name the file's line
             try:
                 data = parse_line(line, source.name)
                 msg = parse_record(data, where)
@@ -34,6 +35,11 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
                 ctx.reject_error(e, line.raw)
                 continue
             yield msg
+
+
+def record_start(line: bytes) -> bool:
+    """Any line starts a record; only the first may carry a BOM (``iter_lines`` drops it)."""
+    return not line.startswith(BOM)
 
 
 FORMATS = (
@@ -44,6 +50,7 @@ FORMATS = (
         patterns=("*.jsonl", "*.ndjson"),
         sniff=sniff,
         read=read,
+        record_start=record_start,
         example='{"textChunks": ["Hi"], "metadata": {"speaker": "Alice", "listeners": []}, '
         '"tags": [], "timestamp": "2024-03-06T10:00:00Z"}',
     ),

@@ -1,0 +1,119 @@
+"""One large file split into ranges (``pipeline.split``): the bytes, rejects, warnings and
+summary of one process, whatever the ranges."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+from bigfiles import jsonl_file, mbox_file
+
+from conftest import SAMPLE_DATA, corpus_dir
+from convo.core.jsonl import dumps
+from convo.core.record import content_id
+from convo.importers.context import ImportOptions
+from convo.pipeline.ingest import Ingest
+from convo.pipeline.parallel import ParallelIngest
+from convo.pipeline.plan import plan_units
+from convo.pipeline.split import split_units
+
+SMALL = 2048  # ranges of a few KiB, so a test file is cut many times
+
+
+def _run(make, paths, **kw):
+    rejects, warnings = [], []
+    ingest = make(on_reject=rejects.append, on_warning=warnings.append, **kw)
+    out = b"".join(dumps(m.serialize()) for m in ingest.messages(paths))
+    return out, [r.to_record() for r in rejects], warnings, ingest.stats
+
+
+def _same(paths, *, options=None, format_name=None, part_size=SMALL):
+    one = _run(Ingest, paths, options=options, format_name=format_name)
+    two = _run(ParallelIngest, paths, options=options, format_name=format_name, jobs=2,
+               part_size=part_size)  # fmt: skip
+    assert two[0] == one[0]
+    assert two[1:] == one[1:]
+    return one
+
+
+def _parts(path: Path, part_size: int = SMALL) -> int:
+    units = split_units(plan_units([path]), None, 2, part_size)
+    return sum(1 for u in units if u.part is not None)
+
+
+def test_mbox_split_is_byte_identical(tmp_path: Path) -> None:
+    path = mbox_file(tmp_path / "big.mbox", 600)
+    assert _parts(path) > 10
+    out, rejects, warnings, stats = _same([path])
+    assert rejects and warnings and stats.sources == 1
+    records = [orjson.loads(x) for x in out.splitlines()]
+    ids = [r["id"] for r in records]
+    assert len(set(ids)) == len(ids) and any(i.endswith("-3") for i in ids)
+    assert records[-1]["source_id"].endswith("#msg-600")
+    assert rejects[-1]["where"].startswith(f"{path}:")
+
+
+def test_mboxrd_decided_on_the_whole_file(tmp_path: Path) -> None:
+    path = mbox_file(tmp_path / "rd.mbox", 300, mboxrd=True)
+    assert _parts(path) > 5
+    out, *_ = _same([path])
+    assert b"\\nFrom the archive" in out and b">From the archive" not in out
+
+
+def test_jsonl_split_is_byte_identical(tmp_path: Path) -> None:
+    path = jsonl_file(tmp_path / "big.jsonl")
+    assert _parts(path) > 10
+    out, rejects, _, stats = _same([path], options=ImportOptions(tags=["t"]))
+    assert stats.rejected == len(rejects) > 70
+    assert rejects[-1]["reason"].startswith("truncated last line")
+    assert rejects[-1]["where"] == f"{path}:3001"
+    records = [orjson.loads(x) for x in out.splitlines()]
+    assert records[-1]["source_id"] == f"{path}#{len(records)}"
+    from convo.core.record import parse_record
+
+    again = parse_record(records[-1] | {"id": None}, "x")
+    base = content_id(again)
+    assert [r["id"] for r in records if r["id"].startswith(base)][1] == content_id(again, 1)
+
+
+def test_a_file_with_a_bom_or_a_preamble_is_read_whole(tmp_path: Path) -> None:
+    jsonl = tmp_path / "bom.jsonl"
+    rec = b'{"textChunks": ["x"], "metadata": {}, "tags": [], "timestamp": "2024-01-01T00:00:00Z"}'
+    jsonl.write_bytes(b"\xef\xbb\xbf" + b"\n".join([rec] * 500) + b"\n")
+    mbox = mbox_file(tmp_path / "pre.mbox", 200)
+    mbox.write_text("a preamble line\n" + mbox.read_text())
+    gz = SAMPLE_DATA / "email"
+    assert _parts(jsonl) == _parts(mbox) == 0
+    _same([jsonl, mbox, gz])
+
+
+def test_small_files_are_not_split() -> None:
+    assert _parts(SAMPLE_DATA, part_size=16 << 20) == 0
+
+
+def test_corpus_mbox_files_split(tmp_path: Path) -> None:
+    folder = corpus_dir() / "mbox"
+    if not folder.is_dir():
+        pytest.skip(f"corpus not found at {folder}")
+    files = sorted(p for p in folder.iterdir() if p.stat().st_size > 8 * SMALL)
+    assert any(_parts(p) > 2 for p in files)
+    for path in files:
+        _same([path])
+
+
+def test_cli_jobs_2_on_one_large_file(runner, tmp_path: Path, monkeypatch) -> None:
+    """``convo ingest FILE --jobs 2``: the output file and the summary of ``--jobs 1``."""
+    from convo.cli.app import app
+    from convo.pipeline import split
+
+    monkeypatch.setattr(split, "PART_BYTES", 8 * SMALL)
+    path = mbox_file(tmp_path / "big.mbox", 300)
+    results = []
+    for jobs in ("1", "2"):
+        out = tmp_path / "out.jsonl"  # the summary names it
+        r = runner.invoke(app, ["ingest", str(path), "-o", str(out), "--jobs", jobs])
+        assert r.exit_code == 1  # some messages are rejected
+        results.append((out.read_bytes(), r.stderr))
+    assert results[0] == results[1]
+    assert _parts(path, 8 * SMALL) > 2
