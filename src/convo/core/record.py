@@ -173,14 +173,30 @@ def _validate(data: dict[str, Any]) -> ConversationMessage:
     return ConversationMessage.__pydantic_validator__.validate_python(data)  # type: ignore[attr-defined]
 
 
-def content_id(msg: ConversationMessage, occurrence: int = 0) -> str:
-    """A stable id for a source without ids: hash of (format, speaker, timestamp, text).
+def content_id(
+    msg: ConversationMessage,
+    occurrence: int = 0,
+    *,
+    conversation: str | None = None,
+    timestamp: str | None = None,
+) -> str:
+    """A stable id for a message without one: a hash of (format, conversation, speaker,
+    timestamp, text).
 
+    The conversation is ``msg.thread``, else ``conversation`` (the importers pass the
+    source file's name, see ``convo.importers.build.ContentIds``), so one system prompt
+    sent at one time in two conversations is two messages. ``timestamp`` replaces the
+    message's time in the hash (transcripts hash the cue offset, not ``--start-date``).
     ``occurrence`` separates identical messages in one source (the second "ok" from Bob
     in the same second), so re-ingesting adds nothing but repeats are kept.
     """
     h = hashlib.blake2b(digest_size=12)
-    for part in (msg.format or "", msg.metadata.speaker or "", msg.timestamp or EPOCH_STR):
+    for part in (
+        msg.format or "",
+        msg.thread or conversation or "",
+        msg.metadata.speaker or "",
+        timestamp or msg.timestamp or EPOCH_STR,
+    ):
         h.update(part.encode("utf-8", "surrogatepass"))
         h.update(b"\x1f")
     for chunk in msg.text_chunks:

@@ -16,9 +16,10 @@ from pathlib import Path
 
 from convo.core.errors import InputError
 from convo.core.io import Source, StreamError
-from convo.core.record import ConversationMessage, content_id
+from convo.core.record import ConversationMessage
 from convo.core.timestamps import EPOCH_STR
 from convo.core.walk import UNREADABLE, Entry, Walker
+from convo.importers.build import ContentIds
 from convo.importers.context import ImportContext, ImportOptions, Rejection, iter_dir_entries
 from convo.importers.registry import Format, registry
 
@@ -164,7 +165,7 @@ class _Finisher:
         self.source_name = source_name
         self.tags = tags
         self.count = 0
-        self._seen: dict[str, int] = {}
+        self.ids = ContentIds(source_name)
 
     def __call__(self, msg: ConversationMessage) -> ConversationMessage:
         self.count += 1
@@ -174,11 +175,7 @@ class _Finisher:
             msg.source_id = f"{self.source_name}#{self.count}"
         if not msg.timestamp:
             msg.timestamp = EPOCH_STR
-        if not msg.id:
-            base = content_id(msg)
-            k = self._seen.get(base, 0)
-            self._seen[base] = k + 1
-            msg.id = content_id(msg, k) if k else base
+        self.ids.assign(msg)
         if self.tags:
             msg.tags = list(dict.fromkeys([*msg.tags, *self.tags]))
         return msg

@@ -7,7 +7,8 @@ read whole).
 Decisions: ``date_unixtime`` is preferred; else the naive ``date`` is read in ``--tz``.
 Names (chat, sender, actor) with cp1252 mojibake are repaired when the repair
 round-trips. Service messages become ``[action] ...`` with the tag ``system``.
-``personal_chat``: the listener is the other sender.
+``personal_chat``: the listener is the other sender. id = ``telegram:<chat>:<message id>``;
+a message without an id gets the content-hash id (``convo.importers.build.ContentIds``).
 """
 
 from __future__ import annotations
@@ -124,8 +125,8 @@ def _telegram_chat(
     )
     for i, (m, _) in enumerate(items(), 1):
         loc = ctx.loc(f"chat-{c}-msg-{i}")
-        if not isinstance(m, dict) or m.get("id") is None:
-            ctx.reject(loc, "not a Telegram message (no id)", m)
+        if not isinstance(m, dict):
+            ctx.reject(loc, "not a Telegram message (not an object)", m)
             continue
         msg = _tg_message(m, loc, info, ctx.options.tz)
         if msg is None:
@@ -164,12 +165,13 @@ def _tg_message(m: dict[str, Any], loc: str, chat: _Chat, zone: Any) -> Conversa
     if not chunks:
         return None
     rid = as_str(m.get("reply_to_message_id"))
+    mid = as_str(m.get("id"))
     return message(
         chunks,
         speaker=speaker or None,
         listeners=mentions or [s for s in chat.parties if s != speaker],
         timestamp=epoch_ts(m.get("date_unixtime")) or iso_ts(m.get("date"), zone),
-        id=f"telegram:{chat.id}:{as_str(m.get('id'))}",
+        id=f"telegram:{chat.id}:{mid}" if mid else None,  # else the content hash
         source_id=loc,
         format="telegram",
         thread=chat.name,

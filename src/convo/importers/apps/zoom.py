@@ -2,7 +2,8 @@
 
 Also ``HH:MM:SS From A to B:``; the time is an offset on ``--start-date``'s day (in its
 zone, else ``--tz``), else on the epoch (TypeAgent's rule for undated transcripts).
-``to B`` (not Everyone) makes B the listener.
+``to B`` (not Everyone) makes B the listener. Ids hash the offset, not the day, so
+re-ingesting with another ``--start-date`` finds the same messages.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from convo.importers.apps.common import (
     head_lines,
     numbered_lines,
 )
-from convo.importers.build import message
+from convo.importers.build import ContentIds, message
 from convo.importers.context import ImportContext
 from convo.importers.registry import Format
 
@@ -40,6 +41,7 @@ def read_zoom(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
         zone = start.tzinfo or ctx.options.tz
         base = datetime(start.year, start.month, start.day, tzinfo=zone)
     cur: dict[str, Any] | None = None
+    ids = ContentIds(source.name)
     for n, line in numbered_lines(source):
         m = _ZOOM.match(line)
         if not m:
@@ -49,7 +51,7 @@ def read_zoom(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
                 ctx.reject(ctx.loc(n), "text before the first Zoom chat line", line)
             continue
         if cur is not None:
-            yield _zoom_message(cur, ctx)
+            yield _zoom_message(cur, ctx, ids)
         secs = int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3])
         if base is not None:
             ts = format_timestamp_utc((base + timedelta(seconds=secs)).astimezone(UTC))
@@ -62,14 +64,15 @@ def read_zoom(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
             "to": [] if not to or to.lower() in ("everyone", "all panelists") else [to],
             "text": [m[7]],
             "ts": ts,
+            "secs": secs,
             "offset": f"{m[1]}:{m[2]}:{m[3]}",
         }
     if cur is not None:
-        yield _zoom_message(cur, ctx)
+        yield _zoom_message(cur, ctx, ids)
 
 
-def _zoom_message(cur: dict[str, Any], ctx: ImportContext) -> ConversationMessage:
-    return message(
+def _zoom_message(cur: dict[str, Any], ctx: ImportContext, ids: ContentIds) -> ConversationMessage:
+    msg = message(
         "\n".join(cur["text"]).strip(),
         speaker=cur["name"] or None,
         listeners=cur["to"],
@@ -78,6 +81,8 @@ def _zoom_message(cur: dict[str, Any], ctx: ImportContext) -> ConversationMessag
         format="zoomchat",
         extra={"offset": cur["offset"]},
     )
+    ids.assign(msg, timestamp=epoch_plus(cur["secs"]))
+    return msg
 
 
 FORMATS = (
