@@ -171,14 +171,7 @@ def _discord_message(
 ) -> ConversationMessage | None:
     """One message, or None when it has neither text nor media."""
     author = as_dict(m.get("author"))
-    for role in map(as_dict, as_list(author.get("roles"))):
-        if as_str(role.get("id")) and as_str(role.get("name")):
-            roles[as_str(role.get("id"))] = as_str(role.get("name"))
-    mentioned = {
-        as_str(x.get("id")): _discord_name(x) for x in map(as_dict, as_list(m.get("mentions")))
-    }
-    raw = as_str(m.get("content"))
-    content = resolve_mentions(raw, mentioned, channel.names, roles)
+    raw, content, mentioned = _content(m, author, channel, roles)
     chunks, attachments, embeds = _discord_chunks(m, content)
     if not chunks:
         return None
@@ -187,9 +180,6 @@ def _discord_message(
     if not listeners:
         listeners = [a for a in channel.parties if a != speaker]
     ref = as_dict(m.get("reference"))
-    reply_to = None
-    if as_str(ref.get("messageId")) and as_str(ref.get("type")) != "Forward":
-        reply_to = f"discord:{as_str(ref.get('messageId'))}"
     mtype = as_str(m.get("type"))
     return message(
         chunks,
@@ -200,7 +190,7 @@ def _discord_message(
         source_id=loc,
         format="discord",
         thread=channel.name,
-        reply_to=reply_to,
+        reply_to=_reply_to(ref),
         tags=[SYSTEM_TAG] if mtype not in ("Default", "Reply", "") else [],
         extra={
             "type": mtype,
@@ -222,6 +212,27 @@ def _discord_message(
             "forwarded": as_dict(m.get("forwardedMessage")),
         },
     )
+
+
+def _content(
+    m: dict[str, Any], author: dict[str, Any], channel: _Channel, roles: dict[str, str]
+) -> tuple[str, str, dict[str, str]]:
+    """The raw content, the content with mentions resolved, and the mentioned users by id
+    (the author's roles are learnt for later ``<@&id>`` tokens)."""
+    for role in map(as_dict, as_list(author.get("roles"))):
+        if as_str(role.get("id")) and as_str(role.get("name")):
+            roles[as_str(role.get("id"))] = as_str(role.get("name"))
+    mentioned = {
+        as_str(x.get("id")): _discord_name(x) for x in map(as_dict, as_list(m.get("mentions")))
+    }
+    raw = as_str(m.get("content"))
+    return raw, resolve_mentions(raw, mentioned, channel.names, roles), mentioned
+
+
+def _reply_to(ref: dict[str, Any]) -> str | None:
+    if as_str(ref.get("messageId")) and as_str(ref.get("type")) != "Forward":
+        return f"discord:{as_str(ref.get('messageId'))}"
+    return None
 
 
 def _discord_name(author: dict[str, Any]) -> str:

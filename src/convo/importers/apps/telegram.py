@@ -165,13 +165,12 @@ def _tg_message(m: dict[str, Any], loc: str, chat: _Chat, zone: Any) -> Conversa
     if not chunks:
         return None
     rid = as_str(m.get("reply_to_message_id"))
-    mid = as_str(m.get("id"))
     return message(
         chunks,
         speaker=speaker or None,
         listeners=mentions or [s for s in chat.parties if s != speaker],
         timestamp=epoch_ts(m.get("date_unixtime")) or iso_ts(m.get("date"), zone),
-        id=f"telegram:{chat.id}:{mid}" if mid else None,  # else the content hash
+        id=_tg_id(chat, m),
         source_id=loc,
         format="telegram",
         thread=chat.name,
@@ -190,6 +189,12 @@ def _tg_message(m: dict[str, Any], loc: str, chat: _Chat, zone: Any) -> Conversa
             "reactions": as_list(m.get("reactions")),
         },
     )
+
+
+def _tg_id(chat: _Chat, m: dict[str, Any]) -> str | None:
+    """``telegram:<chat>:<id>``; None (the content hash) when the message has no id."""
+    mid = as_str(m.get("id"))
+    return f"telegram:{chat.id}:{mid}" if mid else None
 
 
 def _tg_text(value: Any) -> tuple[str, list[str], list[str]]:
