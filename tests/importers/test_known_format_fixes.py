@@ -228,3 +228,43 @@ def test_reingest_with_a_new_tag_says_how_to_tag(tmp_path, runner):
     assert result.exit_code == 0, result.output
     notes = [x for x in result.stderr.splitlines() if "kept their tags" in x]
     assert len(notes) == 1 and "convo tag add q1" in notes[0]
+
+
+# -- the streamed array's one-match fast path (chat ingest speed) reads what orjson reads
+
+DOCS = [
+    b'{"messages": [{"a": [1, {"b": "x}\\"]"}]}, {"c": {"d": {"e": {"f": {"g": [1]}}}}}, 2, "s"]}',
+    b'{"messages": [ {} , [] ,{"k":[[[[[[1]]]]]]} ,\n{"z": null}\n]}',
+    b'{"messages": ['
+    + b",".join(b'{"i": %d, "t": "%s"}' % (i, b"w" * i) for i in range(60))
+    + b"]}",
+]
+
+
+@pytest.mark.parametrize("doc", DOCS)
+@pytest.mark.parametrize("block", [5, 64, 1 << 20])
+def test_streamed_elements_match_orjson(doc, block):
+    import io
+
+    from convo.core.jsonstream import JsonArray
+
+    got = [e for e, _ in JsonArray(io.BytesIO(doc), ("messages",), block=block)]
+    assert got == orjson.loads(doc)["messages"]
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        b'{"messages": [{"a": 1},]}',
+        b'{"messages": [{"a": [1}]}',
+        b'{"messages": [{"a": 1} {"b": 2}]}',
+    ],
+)
+def test_streamed_elements_refuse_bad_json(doc):
+    import io
+
+    from convo.core.errors import InputError
+    from convo.core.jsonstream import JsonArray
+
+    with pytest.raises(InputError):
+        list(JsonArray(io.BytesIO(doc), ("messages",)))

@@ -41,6 +41,29 @@ _STR_BODY = re.compile(rb'[^"\\]*+(?:\\.[^"\\]*+)*+', re.S)
 # A number, true, false or null (checked by orjson when kept).
 _SCALAR = re.compile(rb'[^ \t\r\n,:\[\]{}"]*+')
 
+
+def _nested(depth: int) -> bytes:
+    """A pattern for one whole container nested at most ``depth`` deep (brackets matched
+    by kind, strings skipped whole). Every repeat is possessive and its branches start
+    with distinct bytes, so a match is linear in the bytes it covers."""
+    inner = rb'(?:[^"\[\]{}]++|"[^"\\]*+(?:\\.[^"\\]*+)*+")*+'
+    for _ in range(depth - 1):
+        inner = (
+            rb'(?:[^"\[\]{}]++|"[^"\\]*+(?:\\.[^"\\]*+)*+"|\{'
+            + inner
+            + rb"\}|\["
+            + inner
+            + rb"\])*+"
+        )
+    return rb"\{" + inner + rb"\}|\[" + inner + rb"\]"
+
+
+# The common element (a chat message: an object with a few levels of objects and
+# arrays) in one match; deeper ones, and ones that run past the buffer, take the loop.
+_WHOLE = re.compile(_nested(5), re.S)
+# An element of that kind with the separator after it, for the array loop's fast path.
+_ELEMENT = re.compile(rb"(" + _nested(5) + rb")[ \t\r\n]*+([,\]])[ \t\r\n]*+", re.S)
+
 _QUOTE, _LBRACK, _RBRACK, _LBRACE, _RBRACE = b'"[]{}'
 _COMMA, _COLON = b",:"
 _CLOSER = {_LBRACK: _RBRACK, _LBRACE: _RBRACE}
@@ -154,6 +177,10 @@ class _Scanner:
 
     def _container(self) -> None:
         buf = self.buf
+        whole = _WHOLE.match(buf, self.pos)
+        if whole is not None:
+            self.pos = whole.end()
+            return
         stack = [_CLOSER[buf[self.pos]]]  # opened here: the pattern skips only inner empties
         self.pos += 1
         while True:
@@ -266,6 +293,19 @@ class JsonArray:
             sc.pos += 1
             return
         while True:
+            whole = _ELEMENT.match(sc.buf, sc.pos)
+            if whole is not None and whole.end() < len(sc.buf):  # the common element, at once
+                line = sc.line_at(sc.pos)
+                start = sc.base + sc.pos
+                data = whole.group(1)
+                self.span = (start, start + len(data))
+                sc.pos = whole.end()
+                yield _parse(data, line, sc.where), line
+                if whole.group(2) == b"]":
+                    return
+                if sc.buf[sc.pos] == _RBRACK:
+                    raise sc.error("trailing comma")
+                continue
             line = sc.line_at(sc.pos)
             start = sc.base + sc.pos
             data = sc.value(keep=True)

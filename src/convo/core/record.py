@@ -206,6 +206,11 @@ def content_id(
     return f"h:{h.hexdigest()}{suffix}"
 
 
+_NONE_FIELDS = {
+    name: None
+    for name in ConversationMessage.__dataclass_fields__  # type: ignore[attr-defined]
+}
+
 # TypeAgent's transcript aliases
 TranscriptMessage = ConversationMessage
 TranscriptMessageMeta = ConversationMessageMeta
@@ -261,11 +266,65 @@ def parse_record(data: dict[str, Any], where: str = "") -> ConversationMessage:
     return check_message(msg, where)
 
 
+_OPTIONAL_STR = ("timestamp", "source_id", "id", "format", "thread", "reply_to", "role", "subject")
+_new = object.__new__
+
+
+def unchecked_message(
+    text_chunks: list[str], speaker: str | None, recipients: list[str], fields: dict[str, Any]
+) -> ConversationMessage:
+    """A message made without pydantic's validation, for a builder whose values are
+    already of the right types (``convo.importers.build.message``): the ingest pipeline
+    passes each one through ``check_message`` (which checks the types too) exactly once,
+    instead of validating twice (the metadata, then the message). ``fields`` are the
+    other dataclass fields by name; those left out are None."""
+    meta = _new(ConversationMessageMeta)
+    meta.__dict__.update(speaker=speaker, recipients=recipients)
+    msg = _new(ConversationMessage)
+    d = msg.__dict__
+    d.update(_NONE_FIELDS)
+    d.update(fields)
+    d["text_chunks"] = text_chunks
+    d["metadata"] = meta
+    return msg
+
+
+def _type_error(where: str, what: str) -> RecordError:
+    return RecordError(f"not a ConversationMessage ({what})", where=where,
+                       hint="a record needs textChunks (list of strings) and metadata")  # fmt: skip
+
+
+def _check_types(msg: ConversationMessage, where: str) -> None:
+    """The field types pydantic would check, for messages made by ``unchecked_message``."""
+    meta = msg.metadata
+    if not isinstance(meta, ConversationMessageMeta):
+        raise _type_error(where, "metadata: not an object")
+    for name, value in (
+        ("textChunks", msg.text_chunks), ("listeners", meta.recipients), ("tags", msg.tags)
+    ):  # fmt: skip
+        try:
+            "".join(value)  # in C: a TypeError for anything but strings
+        except TypeError:
+            raise _type_error(where, f"{name}: not a list of strings") from None
+        if type(value) is not list:
+            raise _type_error(where, f"{name}: not a list of strings")
+    d = msg.__dict__
+    for name in _OPTIONAL_STR:
+        if d[name] is not None and type(d[name]) is not str:
+            raise _type_error(where, f"{name}: not a string")
+    if meta.speaker is not None and type(meta.speaker) is not str:
+        raise _type_error(where, "metadata.speaker: not a string")
+    if msg.extra is not None and type(msg.extra) is not dict:
+        raise _type_error(where, "extra: not an object")
+
+
 def check_message(msg: ConversationMessage, where: str = "") -> ConversationMessage:
-    """The rules a message must meet to be stored: some text, a canonical UTC time.
+    """The rules a message must meet to be stored: the field types, some text, a
+    canonical UTC time.
 
     Normalises the timestamp in place (``+02:00`` becomes ``Z``) and returns the message.
     """
+    _check_types(msg, where)
     if not msg.text_chunks:
         raise RecordError(
             "textChunks is empty", where=where, hint="a record needs at least one chunk"

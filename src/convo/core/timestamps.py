@@ -205,10 +205,22 @@ def epoch_ts(value: Any, ms: bool = False) -> str | None:
         return None
 
 
+# A UTC ISO time as exporters write it (DiscordChatExporter, JavaScript's toISOString):
+# the record timestamp is its first 19 characters and a Z.
+_ISO_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|\+00:00)")
+
+
 def iso_ts(value: Any, zone: tzinfo | None = None) -> str | None:
     """An ISO/other date string as a record timestamp; None when unreadable."""
     if not isinstance(value, str) or not value.strip():
         return None
+    if _ISO_UTC.fullmatch(value):  # the common case, range-checked without a datetime parse
+        try:
+            datetime(int(value[:4]), int(value[5:7]), int(value[8:10]),
+                     int(value[11:13]), int(value[14:16]), int(value[17:19]))  # fmt: skip
+        except ValueError:
+            return None
+        return value[:19] + "Z"
     try:
         return format_timestamp_utc(parse_datetime(value, zone))
     except (ValueError, OverflowError):

@@ -2,8 +2,10 @@
 
 It opens each input (file, directory, ``-``), picks the format (``--from`` or
 detection), runs the reader and finishes every message the same way: ``format``,
-a ``source_id`` fallback, the epoch sentinel for unknown times, ``--tag`` tags, and a
-content-hash id with an occurrence counter where the source has no id of its own.
+a ``source_id`` fallback, the epoch sentinel for unknown times, ``--tag`` tags, a
+content-hash id (``convo.importers.build.ContentIds``) where the source has no id of its
+own, and the one validation (``convo.core.record.check_message``): a message that fails
+it is rejected with its place, like a bad input record.
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from convo.core.errors import InputError
+from convo.core.errors import InputError, RecordError
 from convo.core.io import Source, StreamError
-from convo.core.record import ConversationMessage
+from convo.core.record import ConversationMessage, check_message
 from convo.core.timestamps import EPOCH_STR
 from convo.core.walk import UNREADABLE, Entry, Walker
 from convo.importers.build import ContentIds
@@ -142,8 +144,13 @@ class Ingest:
         try:
             try:
                 for msg in fmt.read(source, ctx):
+                    try:
+                        msg = finish(msg)
+                    except RecordError as e:  # a reader built a record the store refuses
+                        ctx.reject_error(e, _raw(msg))
+                        continue
                     self.stats.imported += 1
-                    yield finish(msg)
+                    yield msg
             except StreamError as e:  # a truncated .gz: what came before it is kept
                 ctx.reject(e.where or source.name, e.what, hint=e.hint)
             if source.broken is not None:  # the same, found while spooling
@@ -178,7 +185,16 @@ class _Finisher:
         self.ids.assign(msg)
         if self.tags:
             msg.tags = list(dict.fromkeys([*msg.tags, *self.tags]))
-        return msg
+        # The one validation of a message (readers build records without pydantic's).
+        return check_message(msg, msg.source_id)
+
+
+def _raw(msg: ConversationMessage) -> object:
+    """What ``--rejects`` keeps of a refused message: its record, else its repr."""
+    try:
+        return msg.serialize()
+    except Exception:  # noqa: BLE001 - wrong-typed fields need not serialise
+        return repr(msg)
 
 
 def read_messages(

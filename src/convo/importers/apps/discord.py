@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -92,6 +92,7 @@ class _Channel:
     extra: dict[str, Any]  # what every message of the channel carries in ``extra``
     parties: list[str]  # the two authors of a two-party DirectTextChat, else empty
     names: dict[str, str]  # channel id -> name, for <#id> tokens
+    authors: set[str] = field(default_factory=set)  # whose roles are known
 
 
 def _channel(head: dict[str, Any], doc: StreamedDoc) -> _Channel:
@@ -148,6 +149,10 @@ def _discord_chunks(
 ) -> tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]:
     """The text chunks of a message, its attachments and its (non-empty) embeds."""
     chunks = [content] if content.strip() else []
+    if not (m.get("attachments") or m.get("stickers") or m.get("embeds")):
+        if m.get("forwardedMessage"):
+            chunks.append(_forwarded(m))
+        return chunks, [], []  # the common message: text only
     attachments = [as_dict(a) for a in as_list(m.get("attachments"))]
     chunks += [
         f"[attachment] {as_str(a.get('fileName')) or as_str(a.get('url'))}" for a in attachments
@@ -160,10 +165,13 @@ def _discord_chunks(
     embeds = [e for e in embeds if e]
     if not chunks:
         chunks += [f"[embed] {e.get('title') or e.get('url')}" for e in embeds]
-    fwd = as_dict(m.get("forwardedMessage"))
-    if fwd:
-        chunks.append(f"[forwarded] {as_str(fwd.get('content'))}".rstrip())
+    if m.get("forwardedMessage"):
+        chunks.append(_forwarded(m))
     return chunks, attachments, embeds
+
+
+def _forwarded(m: dict[str, Any]) -> str:
+    return f"[forwarded] {as_str(as_dict(m.get('forwardedMessage')).get('content'))}".rstrip()
 
 
 def _discord_message(
@@ -177,55 +185,69 @@ def _discord_message(
         return None
     speaker = _discord_name(author)
     listeners = list(mentioned.values())
-    if not listeners:
+    if not listeners and channel.parties:
         listeners = [a for a in channel.parties if a != speaker]
     ref = as_dict(m.get("reference"))
     mtype = as_str(m.get("type"))
+    mid = as_str(m.get("id"))
+    stamp = as_str(m.get("timestamp"))
     return message(
         chunks,
         speaker=speaker or None,
         listeners=listeners,
-        timestamp=iso_ts(m.get("timestamp")),
-        id=f"discord:{as_str(m.get('id'))}" if as_str(m.get("id")) else None,
+        timestamp=iso_ts(stamp),
+        id=f"discord:{mid}" if mid else None,
         source_id=loc,
         format="discord",
         thread=channel.name,
-        reply_to=_reply_to(ref),
+        reply_to=_reply_to(ref) if ref else None,
         tags=[SYSTEM_TAG] if mtype not in ("Default", "Reply", "") else [],
         extra={
             "type": mtype,
             **channel.extra,
             "author_id": as_str(author.get("id")),
             "bot": True if author.get("isBot") is True else None,
-            "timestamp": as_str(m.get("timestamp")),
+            "timestamp": stamp,
             "raw_content": raw if content != raw else None,
             "edited": iso_ts(m.get("timestampEdited")),
             "pinned": True if m.get("isPinned") is True else None,
             "attachments": attachments,
             "embeds": embeds,
             "stickers": as_list(m.get("stickers")),
-            "reactions": [
-                {"emoji": as_str(as_dict(r.get("emoji")).get("name")), "count": r.get("count")}
-                for r in map(as_dict, as_list(m.get("reactions")))
-            ],
+            "reactions": _reactions(m.get("reactions")),
             "reference": ref,
             "forwarded": as_dict(m.get("forwardedMessage")),
         },
     )
 
 
+def _reactions(value: Any) -> list[dict[str, Any]]:
+    return [
+        {"emoji": as_str(as_dict(r.get("emoji")).get("name")), "count": r.get("count")}
+        for r in map(as_dict, as_list(value))
+    ]
+
+
 def _content(
     m: dict[str, Any], author: dict[str, Any], channel: _Channel, roles: dict[str, str]
 ) -> tuple[str, str, dict[str, str]]:
     """The raw content, the content with mentions resolved, and the mentioned users by id
-    (the author's roles are learnt for later ``<@&id>`` tokens)."""
-    for role in map(as_dict, as_list(author.get("roles"))):
-        if as_str(role.get("id")) and as_str(role.get("name")):
-            roles[as_str(role.get("id"))] = as_str(role.get("name"))
-    mentioned = {
-        as_str(x.get("id")): _discord_name(x) for x in map(as_dict, as_list(m.get("mentions")))
-    }
+    (the author's roles are learnt for later ``<@&id>`` tokens, once per author)."""
+    author_id = as_str(author.get("id"))
+    if author_id not in channel.authors:
+        channel.authors.add(author_id)
+        for role in map(as_dict, as_list(author.get("roles"))):
+            if as_str(role.get("id")) and as_str(role.get("name")):
+                roles[as_str(role.get("id"))] = as_str(role.get("name"))
+    mentions = m.get("mentions")
+    mentioned = (
+        {as_str(x.get("id")): _discord_name(x) for x in map(as_dict, mentions)}
+        if mentions and isinstance(mentions, list)
+        else {}
+    )
     raw = as_str(m.get("content"))
+    if "<" not in raw:
+        return raw, raw, mentioned
     return raw, resolve_mentions(raw, mentioned, channel.names, roles), mentioned
 
 
