@@ -206,10 +206,7 @@ def content_id(
     return f"h:{h.hexdigest()}{suffix}"
 
 
-_NONE_FIELDS = {
-    name: None
-    for name in ConversationMessage.__dataclass_fields__  # type: ignore[attr-defined]
-}
+_NONE_FIELDS = dict.fromkeys(ConversationMessage.__dataclass_fields__)
 
 # TypeAgent's transcript aliases
 TranscriptMessage = ConversationMessage

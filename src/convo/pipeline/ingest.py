@@ -193,7 +193,7 @@ def _raw(msg: ConversationMessage) -> object:
     """What ``--rejects`` keeps of a refused message: its record, else its repr."""
     try:
         return msg.serialize()
-    except Exception:  # noqa: BLE001 - wrong-typed fields need not serialise
+    except Exception:  # wrong-typed fields need not serialise
         return repr(msg)
 
 

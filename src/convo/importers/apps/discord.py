@@ -149,10 +149,19 @@ def _discord_chunks(
 ) -> tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]:
     """The text chunks of a message, its attachments and its (non-empty) embeds."""
     chunks = [content] if content.strip() else []
-    if not (m.get("attachments") or m.get("stickers") or m.get("embeds")):
-        if m.get("forwardedMessage"):
-            chunks.append(_forwarded(m))
-        return chunks, [], []  # the common message: text only
+    attachments: list[dict[str, Any]] = []
+    embeds: list[dict[str, Any]] = []
+    if m.get("attachments") or m.get("stickers") or m.get("embeds"):  # else text only
+        attachments, embeds = _media(m, chunks)
+    if m.get("forwardedMessage"):
+        chunks.append(_forwarded(m))
+    return chunks, attachments, embeds
+
+
+def _media(
+    m: dict[str, Any], chunks: list[str]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Attachments, stickers and embeds: their chunks appended to ``chunks``."""
     attachments = [as_dict(a) for a in as_list(m.get("attachments"))]
     chunks += [
         f"[attachment] {as_str(a.get('fileName')) or as_str(a.get('url'))}" for a in attachments
@@ -165,9 +174,7 @@ def _discord_chunks(
     embeds = [e for e in embeds if e]
     if not chunks:
         chunks += [f"[embed] {e.get('title') or e.get('url')}" for e in embeds]
-    if m.get("forwardedMessage"):
-        chunks.append(_forwarded(m))
-    return chunks, attachments, embeds
+    return attachments, embeds
 
 
 def _forwarded(m: dict[str, Any]) -> str:
