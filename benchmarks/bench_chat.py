@@ -109,17 +109,30 @@ import sys, orjson
 doc = orjson.loads(open(sys.argv[1], "rb").read())
 out = sys.stdout.buffer
 thread = doc["channel"]["name"]
+guild = {"guild": doc["guild"]["name"], "channel_id": doc["channel"]["id"]}
 for i, m in enumerate(doc["messages"], 1):
     a = m["author"]
-    out.write(orjson.dumps({
+    speaker = a.get("nickname") or a["name"]
+    rec = {
         "textChunks": [m["content"]],
-        "metadata": {"speaker": a.get("nickname") or a["name"],
-                     "listeners": [x.get("nickname") or x["name"] for x in m["mentions"]]},
+        "metadata": {"speaker": speaker, "listeners": [
+            x.get("nickname") or x["name"] for x in m["mentions"]
+            if (x.get("nickname") or x["name"]) != speaker]},
         "tags": [], "timestamp": m["timestamp"][:19] + "Z",
         "source_id": f"{sys.argv[1]}#msg-{i}", "id": "discord:" + m["id"],
         "format": "discord", "thread": thread,
-        "extra": {"type": m["type"], "author_id": a["id"], "timestamp": m["timestamp"]},
-    }) + b"\n")
+    }
+    ref = m.get("reference")
+    if ref:
+        rec["replyTo"] = "discord:" + ref["messageId"]
+    extra = {"type": m["type"], **guild, "author_id": a["id"], "timestamp": m["timestamp"]}
+    if m["reactions"]:
+        extra["reactions"] = [{"emoji": r["emoji"]["name"], "count": r["count"]}
+                              for r in m["reactions"]]
+    if ref:
+        extra["reference"] = ref
+    rec["extra"] = extra
+    out.write(orjson.dumps(rec) + b"\n")
 """
 
 
@@ -164,21 +177,35 @@ import sys, orjson, re
 from pathlib import Path
 from datetime import datetime, timezone
 root = Path(sys.argv[1])
-users = {u["id"]: u["profile"]["display_name"] for u in orjson.loads((root / "users.json").read_bytes())}
-ref = re.compile(r"<@(U\w+)>")
+users = {u["id"]: u["profile"]["display_name"]
+         for u in orjson.loads((root / "users.json").read_bytes())}
+chans = {c["name"]: c["id"] for c in orjson.loads((root / "channels.json").read_bytes())}
+ref = re.compile(r"<([^<>\n]+)>")
 out = sys.stdout.buffer
+def label(m):
+    target, _, text = m[1].partition("|")
+    if target.startswith("@"):
+        return "@" + users.get(target[1:], target[1:])
+    return f"{text} ({target})" if text else target
 for path in sorted(root.glob("*/*.json")):
     chan = path.parent.name
+    cid = chans[chan]
     for i, m in enumerate(orjson.loads(path.read_bytes()), 1):
-        mentioned = [users.get(u, u) for u in ref.findall(m["text"])]
-        text = ref.sub(lambda x: "@" + users.get(x[1], x[1]), m["text"])
+        raw = m["text"]
+        speaker = users.get(m["user"])
+        mentioned = [users.get(u[1:], u[1:]) for u in ref.findall(raw) if u.startswith("@")]
+        text = ref.sub(label, raw)
         ts = datetime.fromtimestamp(float(m["ts"]), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        extra = {"ts": m["ts"], "channel_id": cid, "channel_type": "channel",
+                 "user_id": m["user"]}
+        if raw != text:
+            extra["raw_text"] = raw
         out.write(orjson.dumps({
             "textChunks": [text],
-            "metadata": {"speaker": users.get(m["user"]), "listeners": mentioned},
+            "metadata": {"speaker": speaker,
+                         "listeners": [x for x in mentioned if x != speaker]},
             "tags": [], "timestamp": ts, "source_id": f"{path}#{i}",
-            "id": f"slack:{chan}:{m['ts']}", "format": "slack", "thread": chan,
-            "extra": {"ts": m["ts"], "channel_id": chan, "user_id": m["user"]},
+            "id": f"slack:{cid}:{m['ts']}", "format": "slack", "thread": chan, "extra": extra,
         }) + b"\n")
 """
 
@@ -239,15 +266,23 @@ for c, conv in enumerate(orjson.loads(open(sys.argv[1], "rb").read()), 1):
         role = msg["author"]["role"]
         rid = "chatgpt:" + msg["id"]
         ts = datetime.fromtimestamp(msg["create_time"], timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-        out.write(orjson.dumps({
+        rec = {
             "textChunks": msg["content"]["parts"],
-            "metadata": {"speaker": role, "listeners": ["assistant" if role == "user" else "user"]},
+            "metadata": {"speaker": role,
+                         "listeners": ["assistant" if role == "user" else "user"]},
             "tags": [], "timestamp": ts, "source_id": f"{sys.argv[1]}#conv-{c}-{node['id']}",
             "id": rid, "format": "chatgpt", "thread": conv["conversation_id"],
-            "replyTo": prev, "role": role, "subject": conv["title"],
-            "extra": {"node": node["id"], "content_type": "text",
-                      "model": msg["metadata"].get("model_slug")},
-        }) + b"\n")
+        }
+        if prev:
+            rec["replyTo"] = prev
+        rec["role"] = role
+        rec["subject"] = conv["title"]
+        extra = {"node": node["id"], "content_type": "text"}
+        if msg["metadata"].get("model_slug"):
+            extra["model"] = msg["metadata"]["model_slug"]
+        extra["create_time"] = msg["create_time"]
+        rec["extra"] = extra
+        out.write(orjson.dumps(rec) + b"\n")
         prev = rid
 """
 

@@ -43,26 +43,21 @@ _SCALAR = re.compile(rb'[^ \t\r\n,:\[\]{}"]*+')
 
 
 def _nested(depth: int) -> bytes:
-    """A pattern for one whole container nested at most ``depth`` deep (brackets matched
-    by kind, strings skipped whole). Every repeat is possessive and its branches start
-    with distinct bytes, so a match is linear in the bytes it covers."""
-    inner = rb'(?:[^"\[\]{}]++|"[^"\\]*+(?:\\.[^"\\]*+)*+")*+'
+    """A pattern for one whole container nested at most ``depth`` deep, strings skipped
+    whole. Bracket kinds are not paired (``[1}`` matches): it serves only elements that
+    orjson then parses, which refuses them. Every repeat is possessive and its branches
+    start with distinct bytes, so a match is linear in the bytes it covers."""
+    plain = rb'[^"\[\]{}]++|"[^"\\]*+(?:\\.[^"\\]*+)*+"'
+    inner = rb"(?:" + plain + rb")*+"
     for _ in range(depth - 1):
-        inner = (
-            rb'(?:[^"\[\]{}]++|"[^"\\]*+(?:\\.[^"\\]*+)*+"|\{'
-            + inner
-            + rb"\}|\["
-            + inner
-            + rb"\])*+"
-        )
-    return rb"\{" + inner + rb"\}|\[" + inner + rb"\]"
+        inner = rb"(?:" + plain + rb"|[\[{]" + inner + rb"[\]}])*+"
+    return rb"[\[{]" + inner + rb"[\]}]"
 
 
-# The common element (a chat message: an object with a few levels of objects and
-# arrays) in one match; deeper ones, and ones that run past the buffer, take the loop.
-_WHOLE = re.compile(_nested(5), re.S)
-# An element of that kind with the separator after it, for the array loop's fast path.
-_ELEMENT = re.compile(rb"(" + _nested(5) + rb")[ \t\r\n]*+([,\]])[ \t\r\n]*+", re.S)
+# An array element (a chat message, a conversation: an object with some levels of
+# objects and arrays) with the separator after it, in one match; deeper elements, and
+# ones that run past the buffer, take the bracket loop.
+_ELEMENT = re.compile(rb"(" + _nested(10) + rb")[ \t\r\n]*+([,\]])[ \t\r\n]*+", re.S)
 
 _QUOTE, _LBRACK, _RBRACK, _LBRACE, _RBRACE = b'"[]{}'
 _COMMA, _COLON = b",:"
@@ -177,10 +172,6 @@ class _Scanner:
 
     def _container(self) -> None:
         buf = self.buf
-        whole = _WHOLE.match(buf, self.pos)
-        if whole is not None:
-            self.pos = whole.end()
-            return
         stack = [_CLOSER[buf[self.pos]]]  # opened here: the pattern skips only inner empties
         self.pos += 1
         while True:

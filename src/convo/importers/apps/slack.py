@@ -315,8 +315,7 @@ def _subtype_user(m: dict[str, Any]) -> str:
     return ""
 
 
-def _speaker(m: dict[str, Any], users: dict[str, str]) -> str | None:
-    uid = _subtype_user(m)
+def _speaker(m: dict[str, Any], users: dict[str, str], uid: str) -> str | None:
     if uid and uid in users:
         return users[uid]
     prof = (
@@ -374,10 +373,7 @@ def _attachments(
     return attachments, chunks, mentioned
 
 
-def _listeners(
-    m: dict[str, Any], conv: Conv, users: dict[str, str], mentioned: list[str]
-) -> list[str]:
-    uid = _subtype_user(m)
+def _listeners(conv: Conv, users: dict[str, str], mentioned: list[str], uid: str) -> list[str]:
     if not mentioned and conv.kind == "dm" and len(conv.members) == 2 and uid in conv.members:
         other = next((u for u in conv.members if u != uid), "")
         return [users.get(other, other)]
@@ -387,15 +383,21 @@ def _listeners(
 def _message(
     m: dict[str, Any], conv: Conv, users: dict[str, str], convs: dict[str, Conv], loc: str
 ) -> ConversationMessage | None:
-    speaker = _speaker(m, users)  # first: it learns names from user_profile for the text
+    uid = _subtype_user(m)
+    speaker = _speaker(m, users, uid)  # first: it learns names from user_profile for the text
     ts = as_str(m.get("ts"))
     raw = as_str(m.get("text"))
     if not raw.strip() and as_str(m.get("subtype")) == "message_changed":
         raw = as_str(as_dict(m.get("message")).get("text"))
     text, mentioned = render_mrkdwn(raw, users, convs)
-    files, file_chunks = _files(m)
-    attachments, more_chunks, more = _attachments(m, users, convs, with_text=not text.strip())
-    chunks = ([text] if text.strip() else []) + file_chunks + more_chunks
+    chunks = [text] if text.strip() else []
+    files: list[dict[str, Any]] = []
+    attachments: list[dict[str, Any]] = []
+    if m.get("files") or m.get("attachments"):  # else text only
+        files, file_chunks = _files(m)
+        attachments, more_chunks, more = _attachments(m, users, convs, with_text=not chunks)
+        chunks += file_chunks + more_chunks
+        mentioned = mentioned + more
     if not chunks:
         return None
     subtype = as_str(m.get("subtype"))
@@ -404,7 +406,7 @@ def _message(
     return message(
         chunks,
         speaker=speaker,
-        listeners=_listeners(m, conv, users, mentioned + more),
+        listeners=_listeners(conv, users, mentioned, uid),
         timestamp=epoch_ts(ts),
         id=f"slack:{conv.id}:{ts}" if ts else None,  # else the content hash
         source_id=loc,
@@ -416,7 +418,7 @@ def _message(
             "ts": ts,
             "channel_id": conv.id,
             "channel_type": conv.kind,
-            "user_id": _subtype_user(m),
+            "user_id": uid,
             "raw_text": raw if raw != text else None,
             "subtype": subtype,
             "bot_id": as_str(m.get("bot_id")),
@@ -425,16 +427,20 @@ def _message(
             "edited": epoch_ts(as_str(edited.get("ts"))) if edited else None,
             "files": files,
             "attachments": attachments,
-            "reactions": [
-                {
-                    "name": as_str(r.get("name")),
-                    "count": r.get("count"),
-                    "users": [users.get(as_str(u), as_str(u)) for u in as_list(r.get("users"))],
-                }
-                for r in map(as_dict, as_list(m.get("reactions")))
-            ],
+            "reactions": _reactions(m.get("reactions"), users) if m.get("reactions") else None,
         },
     )
+
+
+def _reactions(value: Any, users: dict[str, str]) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": as_str(r.get("name")),
+            "count": r.get("count"),
+            "users": [users.get(as_str(u), as_str(u)) for u in as_list(r.get("users"))],
+        }
+        for r in map(as_dict, as_list(value))
+    ]
 
 
 FORMATS = (

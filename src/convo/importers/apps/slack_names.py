@@ -49,6 +49,8 @@ def render_mrkdwn(
     text: str, users: dict[str, str], convs: dict[str, Conv]
 ) -> tuple[str, list[str]]:
     """Slack's escaped references made readable; returns the text and the mentioned names."""
+    if "<" not in text and "&" not in text:
+        return text, []
     mentioned: list[str] = []
 
     def sub(m: re.Match[str]) -> str:
