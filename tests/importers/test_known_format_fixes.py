@@ -268,3 +268,43 @@ def test_streamed_elements_refuse_bad_json(doc):
 
     with pytest.raises(InputError):
         list(JsonArray(io.BytesIO(doc), ("messages",)))
+
+
+# -- forum quotes keep their boundary; avatars, emoji images and tables read as text
+
+DISCOURSE_QUOTE = (
+    '<p>I agree with</p><aside class="quote no-group" data-username="bob" data-post="2">'
+    '<div class="title"><img alt="" width="24" height="24" src="/user_avatar/bob.png" '
+    'class="avatar"> bob:</div><blockquote><p>line one<br>line two</p>'
+    "<blockquote><p>deeper</p></blockquote><p>three</p></blockquote></aside>"
+    '<p>thanks <img src="/images/emoji/smile.png" title=":smile:" class="emoji" alt=":smile:"></p>'
+)
+
+
+def test_quotes_are_prefixed_on_every_line():
+    from convo.core.text.html import html_to_text
+
+    assert html_to_text(DISCOURSE_QUOTE) == (
+        "I agree with\n\nbob:\n\n> line one\n> line two\n>\n> > deeper\n>\n> three\n\n"
+        "thanks :smile:"
+    )
+
+
+def test_tables_become_rows():
+    from convo.core.text.html import html_to_text
+
+    table = (
+        "<p>x</p><table><thead><tr><th>name</th><th>votes</th></tr></thead>"
+        "<tbody><tr><td>Ann</td><td><b>3</b></td></tr><tr><td>Bob</td><td>5</td></tr></tbody>"
+        "</table><p>after</p>"
+    )
+    assert html_to_text(table) == "x\n\nname | votes\nAnn | 3\nBob | 5\n\nafter"
+
+
+def test_hostile_quote_nesting_is_bounded():
+    from convo.core.text.html import MAX_QUOTE_DEPTH, html_to_text
+
+    for doc in ("<blockquote>x" * 5000, "<blockquote><p>x</p>" * 5000 + "</blockquote>" * 5000):
+        lines = html_to_text(doc).split("\n")
+        assert len(lines) >= 5000
+        assert max(line.count(">") for line in lines) == MAX_QUOTE_DEPTH
