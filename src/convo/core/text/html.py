@@ -125,10 +125,7 @@ class _Converter(HTMLParser):
             self.lists.pop()
             self._newline()
         elif tag == "a" and self.links:
-            href, start = self.links.pop()
-            text = "".join(self.out[start:]).strip()
-            if href and not href.startswith(("#", "javascript:", "mailto:")) and href not in text:
-                self.out.append(f" ({href})" if text else href)
+            self._link_end(*self.links.pop())
         elif tag == "blockquote" and self.quotes:
             self._quote_end(self.quotes.pop())
         elif tag == "tr":  # rows follow one another, no blank line between
@@ -139,6 +136,11 @@ class _Converter(HTMLParser):
             self._newline(
                 2 if tag in ("p", "div", "pre", "table", "h1", "h2", "h3", "blockquote") else 1
             )
+
+    def _link_end(self, href: str | None, start: int) -> None:
+        text = "".join(self.out[start:]).strip()
+        if href and not href.startswith(("#", "javascript:", "mailto:")) and href not in text:
+            self.out.append(f" ({href})" if text else href)
 
     def _quote_end(self, start: int | None) -> None:
         """Prefix every line the quote holds with ``> `` (None: a quote past the depth bound)."""
