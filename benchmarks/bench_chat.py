@@ -21,31 +21,10 @@ TITLE = "Chat-JSON import (Discord, Slack, ChatGPT)"
 
 NAMES = ["Alice Smith", "Bob Jones", "Carol Díaz", "Dan Wu", "Émilie Durand", "李雷"]
 WORDS = [
-    "we",
-    "should",
-    "ship",
-    "the",
-    "auth",
-    "refactor",
-    "before",
-    "the",
-    "release",
-    "and",
-    "keep",
-    "the",
-    "session",
-    "tokens",
-    "compatible",
-    "while",
-    "the",
-    "migration",
-    "runs",
-    "on",
-    "staging",
-    "next",
-    "week",
-    "café",
-]
+    "we", "should", "ship", "the", "auth", "refactor", "before", "the", "release", "and",
+    "keep", "the", "session", "tokens", "compatible", "while", "the", "migration", "runs",
+    "on", "staging", "next", "week", "café",
+]  # fmt: skip
 BASE = 1_700_000_000
 
 
