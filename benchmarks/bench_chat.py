@@ -314,7 +314,7 @@ def run(h) -> None:
     n_slack = h.scale(200_000)
     s = h.data(f"slack-{n_slack}", slack(n_slack))
     _pair(h, "Slack", s, SLACK_BARE, f"({n_slack:,} messages)")
-    n_conv = h.scale(2_000)
+    n_conv = h.scale(3_700)
     c = h.data(f"chatgpt-{n_conv}.json", chatgpt(n_conv))
     _pair(h, "ChatGPT", c, CHATGPT_BARE, f"({c.stat().st_size / 1e6:.0f} MB)")
     h.note(

@@ -74,7 +74,9 @@ def to_utc(dt: datetime, zone: tzinfo | None = None) -> datetime:
 
 def from_epoch(seconds: float | int | str) -> str:
     """Epoch seconds (int, float or numeric string) to a record timestamp."""
-    return format_timestamp_utc(datetime.fromtimestamp(float(seconds), UTC))
+    dt = datetime.fromtimestamp(float(seconds), UTC)
+    # isoformat is C; an aware UTC datetime spells itself YYYY-MM-DDTHH:MM:SS[.ffffff]+00:00
+    return dt.replace(microsecond=0).isoformat()[:19] + "Z"
 
 
 def from_epoch_ms(ms: float | int | str) -> str:
@@ -127,9 +129,9 @@ def normalize_timestamp(value: str | None) -> str:
     if not value:
         return EPOCH_STR
     if is_canonical(value):
-        # The common case (every importer writes this form): a range check is all it needs.
-        datetime(int(value[:4]), int(value[5:7]), int(value[8:10]),
-                 int(value[11:13]), int(value[14:16]), int(value[17:19]))  # fmt: skip
+        # The common case (every importer writes this form): a range check is all it needs
+        # (fromisoformat, in C, checks the ranges of a string the pattern has shaped).
+        datetime.fromisoformat(value[:19])
         return value
     return format_timestamp_utc(parse_datetime(value))
 

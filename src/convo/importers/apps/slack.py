@@ -75,6 +75,7 @@ _DAY_FILE = re.compile(r"(?:^|/)([^/]+)/(\d{4}-\d{2}-\d{2})\.json$")
 _DAY_NAME = re.compile(r"\d{4}-\d{2}-\d{2}\.json")
 _SLACK_TS = re.compile(r'"(?:ts|thread_ts)"\s*:\s*"\d{9,10}\.\d{6}"')
 _CONV_ID = re.compile(r'"id"\s*:\s*"[CDG][A-Z0-9]{6,}"')
+_TS_TYPES = (str, int, float, type(None))
 _NOT_SYSTEM = {"bot_message", "thread_broadcast", "file_share", "me_message", "file_comment"}
 
 
@@ -290,7 +291,7 @@ def _day(
         return
     for i, m in enumerate(data, 1):
         loc = f"{where}#{i}"
-        if not isinstance(m, dict) or not isinstance(m.get("ts"), str | int | float | None):
+        if type(m) is not dict or not isinstance(m.get("ts"), _TS_TYPES):
             ctx.reject(loc, "not a Slack message (not an object, or ts not a string)", m)
             continue
         msg = _message(m, conv, users, convs, loc)
