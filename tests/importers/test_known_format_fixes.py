@@ -308,3 +308,29 @@ def test_hostile_quote_nesting_is_bounded():
         lines = html_to_text(doc).split("\n")
         assert len(lines) >= 5000
         assert max(line.count(">") for line in lines) == MAX_QUOTE_DEPTH
+
+
+# -- records are built without pydantic and validated once, in the pipeline
+
+
+def test_a_reader_record_of_wrong_types_is_rejected_with_its_place():
+    from convo.core.errors import RecordError
+    from convo.core.record import check_message
+
+    bad = message("ok", speaker="ann", source_id="f#3")
+    bad.metadata.speaker = 7  # type: ignore[assignment]
+    with pytest.raises(RecordError) as e:
+        check_message(bad, "f#3")
+    assert "metadata.speaker" in e.value.what and e.value.where == "f#3"
+    good = message(["a", ""], speaker="ann", listeners=["bob", "ann", "bob"], tags=["x", "x"],
+                   timestamp="2024-03-06T10:00:00+02:00", extra={"n": 0, "e": "", "f": False})  # fmt: skip
+    assert check_message(good).serialize()["timestamp"] == "2024-03-06T08:00:00Z"
+    assert (good.text_chunks, good.listeners, good.tags) == (["a"], ["bob"], ["x"])
+    assert good.extra == {"n": 0, "f": False}
+    # the same record pydantic would have made
+    from convo.core.record import ConversationMessageMeta
+
+    assert good == ConversationMessage(
+        ["a"], ConversationMessageMeta("ann", ["bob"]), tags=["x"],
+        timestamp="2024-03-06T08:00:00Z", extra={"n": 0, "f": False},
+    )  # fmt: skip

@@ -303,15 +303,15 @@ def _check_types(msg: ConversationMessage, where: str) -> None:
             "".join(value)  # in C: a TypeError for anything but strings
         except TypeError:
             raise _type_error(where, f"{name}: not a list of strings") from None
-        if type(value) is not list:
+        if not isinstance(value, list | tuple):  # "".join takes a string too
             raise _type_error(where, f"{name}: not a list of strings")
     d = msg.__dict__
     for name in _OPTIONAL_STR:
-        if d[name] is not None and type(d[name]) is not str:
+        if d[name] is not None and not isinstance(d[name], str):
             raise _type_error(where, f"{name}: not a string")
-    if meta.speaker is not None and type(meta.speaker) is not str:
+    if meta.speaker is not None and not isinstance(meta.speaker, str):
         raise _type_error(where, "metadata.speaker: not a string")
-    if msg.extra is not None and type(msg.extra) is not dict:
+    if msg.extra is not None and not isinstance(msg.extra, dict):
         raise _type_error(where, "extra: not an object")
 
 
