@@ -73,8 +73,9 @@ def test_jsonl_split_is_byte_identical(tmp_path: Path) -> None:
     from convo.core.record import parse_record
 
     again = parse_record(records[-1] | {"id": None}, "x")
-    base = content_id(again)
-    assert [r["id"] for r in records if r["id"].startswith(base)][1] == content_id(again, 1)
+    base = content_id(again, conversation=path.name)  # the conversation is the file's name
+    repeats = [r["id"] for r in records if r["id"].startswith(base)]
+    assert repeats[:2] == [base, content_id(again, 1, conversation=path.name)]
 
 
 def test_a_file_with_a_bom_or_a_preamble_is_read_whole(tmp_path: Path) -> None:

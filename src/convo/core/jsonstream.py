@@ -41,6 +41,24 @@ _STR_BODY = re.compile(rb'[^"\\]*+(?:\\.[^"\\]*+)*+', re.S)
 # A number, true, false or null (checked by orjson when kept).
 _SCALAR = re.compile(rb'[^ \t\r\n,:\[\]{}"]*+')
 
+
+def _nested(depth: int) -> bytes:
+    """A pattern for one whole container nested at most ``depth`` deep, strings skipped
+    whole. Bracket kinds are not paired (``[1}`` matches): it serves only elements that
+    orjson then parses, which refuses them. Every repeat is possessive and its branches
+    start with distinct bytes, so a match is linear in the bytes it covers."""
+    plain = rb'[^"\[\]{}]++|"[^"\\]*+(?:\\.[^"\\]*+)*+"'
+    inner = rb"(?:" + plain + rb")*+"
+    for _ in range(depth - 1):
+        inner = rb"(?:" + plain + rb"|[\[{]" + inner + rb"[\]}])*+"
+    return rb"[\[{]" + inner + rb"[\]}]"
+
+
+# An array element (a chat message, a conversation: an object with some levels of
+# objects and arrays) with the separator after it, in one match; deeper elements, and
+# ones that run past the buffer, take the bracket loop.
+_ELEMENT = re.compile(rb"(" + _nested(10) + rb")[ \t\r\n]*+([,\]])[ \t\r\n]*+", re.S)
+
 _QUOTE, _LBRACK, _RBRACK, _LBRACE, _RBRACE = b'"[]{}'
 _COMMA, _COLON = b",:"
 _CLOSER = {_LBRACK: _RBRACK, _LBRACE: _RBRACE}
@@ -284,6 +302,19 @@ class JsonArray:
         if self._opened_empty(_RBRACK):
             return
         while True:
+            whole = _ELEMENT.match(sc.buf, sc.pos)
+            if whole is not None and whole.end() < len(sc.buf):  # the common element, at once
+                line = sc.line_at(sc.pos)
+                start = sc.base + sc.pos
+                data = whole.group(1)
+                self.span = (start, start + len(data))
+                sc.pos = whole.end()
+                yield _parse(data, line, sc.where), line
+                if whole.group(2) == b"]":
+                    return
+                if sc.buf[sc.pos] == _RBRACK:
+                    raise sc.error("trailing comma")
+                continue
             line = sc.line_at(sc.pos)
             start = sc.base + sc.pos
             data = sc.value(keep=True)

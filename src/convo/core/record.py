@@ -173,14 +173,30 @@ def _validate(data: dict[str, Any]) -> ConversationMessage:
     return ConversationMessage.__pydantic_validator__.validate_python(data)  # type: ignore[attr-defined]
 
 
-def content_id(msg: ConversationMessage, occurrence: int = 0) -> str:
-    """A stable id for a source without ids: hash of (format, speaker, timestamp, text).
+def content_id(
+    msg: ConversationMessage,
+    occurrence: int = 0,
+    *,
+    conversation: str | None = None,
+    timestamp: str | None = None,
+) -> str:
+    """A stable id for a message without one: a hash of (format, conversation, speaker,
+    timestamp, text).
 
+    The conversation is ``msg.thread``, else ``conversation`` (the importers pass the
+    source file's name, see ``convo.importers.build.ContentIds``), so one system prompt
+    sent at one time in two conversations is two messages. ``timestamp`` replaces the
+    message's time in the hash (transcripts hash the cue offset, not ``--start-date``).
     ``occurrence`` separates identical messages in one source (the second "ok" from Bob
     in the same second), so re-ingesting adds nothing but repeats are kept.
     """
     h = hashlib.blake2b(digest_size=12)
-    for part in (msg.format or "", msg.metadata.speaker or "", msg.timestamp or EPOCH_STR):
+    for part in (
+        msg.format or "",
+        msg.thread or conversation or "",
+        msg.metadata.speaker or "",
+        timestamp or msg.timestamp or EPOCH_STR,
+    ):
         h.update(part.encode("utf-8", "surrogatepass"))
         h.update(b"\x1f")
     for chunk in msg.text_chunks:
@@ -189,6 +205,8 @@ def content_id(msg: ConversationMessage, occurrence: int = 0) -> str:
     suffix = f"-{occurrence}" if occurrence else ""
     return f"h:{h.hexdigest()}{suffix}"
 
+
+_NONE_FIELDS = dict.fromkeys(ConversationMessage.__dataclass_fields__)
 
 # TypeAgent's transcript aliases
 TranscriptMessage = ConversationMessage
@@ -245,11 +263,65 @@ def parse_record(data: dict[str, Any], where: str = "") -> ConversationMessage:
     return check_message(msg, where)
 
 
+_OPTIONAL_STR = ("timestamp", "source_id", "id", "format", "thread", "reply_to", "role", "subject")
+_new = object.__new__
+
+
+def unchecked_message(
+    text_chunks: list[str], speaker: str | None, recipients: list[str], fields: dict[str, Any]
+) -> ConversationMessage:
+    """A message made without pydantic's validation, for a builder whose values are
+    already of the right types (``convo.importers.build.message``): the ingest pipeline
+    passes each one through ``check_message`` (which checks the types too) exactly once,
+    instead of validating twice (the metadata, then the message). ``fields`` are the
+    other dataclass fields by name; those left out are None."""
+    meta = _new(ConversationMessageMeta)
+    meta.__dict__.update(speaker=speaker, recipients=recipients)
+    msg = _new(ConversationMessage)
+    d = msg.__dict__
+    d.update(_NONE_FIELDS)
+    d.update(fields)
+    d["text_chunks"] = text_chunks
+    d["metadata"] = meta
+    return msg
+
+
+def _type_error(where: str, what: str) -> RecordError:
+    return RecordError(f"not a ConversationMessage ({what})", where=where,
+                       hint="a record needs textChunks (list of strings) and metadata")  # fmt: skip
+
+
+def _check_types(msg: ConversationMessage, where: str) -> None:
+    """The field types pydantic would check, for messages made by ``unchecked_message``."""
+    meta = msg.metadata
+    if not isinstance(meta, ConversationMessageMeta):
+        raise _type_error(where, "metadata: not an object")
+    for name, value in (
+        ("textChunks", msg.text_chunks), ("listeners", meta.recipients), ("tags", msg.tags)
+    ):  # fmt: skip
+        try:
+            "".join(value)  # in C: a TypeError for anything but strings
+        except TypeError:
+            raise _type_error(where, f"{name}: not a list of strings") from None
+        if not isinstance(value, list | tuple):  # "".join takes a string too
+            raise _type_error(where, f"{name}: not a list of strings")
+    d = msg.__dict__
+    for name in _OPTIONAL_STR:
+        if d[name] is not None and not isinstance(d[name], str):
+            raise _type_error(where, f"{name}: not a string")
+    if meta.speaker is not None and not isinstance(meta.speaker, str):
+        raise _type_error(where, "metadata.speaker: not a string")
+    if msg.extra is not None and not isinstance(msg.extra, dict):
+        raise _type_error(where, "extra: not an object")
+
+
 def check_message(msg: ConversationMessage, where: str = "") -> ConversationMessage:
-    """The rules a message must meet to be stored: some text, a canonical UTC time.
+    """The rules a message must meet to be stored: the field types, some text, a
+    canonical UTC time.
 
     Normalises the timestamp in place (``+02:00`` becomes ``Z``) and returns the message.
     """
+    _check_types(msg, where)
     if not msg.text_chunks:
         raise RecordError(
             "textChunks is empty", where=where, hint="a record needs at least one chunk"

@@ -74,7 +74,9 @@ def to_utc(dt: datetime, zone: tzinfo | None = None) -> datetime:
 
 def from_epoch(seconds: float | int | str) -> str:
     """Epoch seconds (int, float or numeric string) to a record timestamp."""
-    return format_timestamp_utc(datetime.fromtimestamp(float(seconds), UTC))
+    dt = datetime.fromtimestamp(float(seconds), UTC)
+    # isoformat is C; an aware UTC datetime spells itself YYYY-MM-DDTHH:MM:SS[.ffffff]+00:00
+    return dt.replace(microsecond=0).isoformat()[:19] + "Z"
 
 
 def from_epoch_ms(ms: float | int | str) -> str:
@@ -127,9 +129,9 @@ def normalize_timestamp(value: str | None) -> str:
     if not value:
         return EPOCH_STR
     if is_canonical(value):
-        # The common case (every importer writes this form): a range check is all it needs.
-        datetime(int(value[:4]), int(value[5:7]), int(value[8:10]),
-                 int(value[11:13]), int(value[14:16]), int(value[17:19]))  # fmt: skip
+        # The common case (every importer writes this form): a range check is all it needs
+        # (fromisoformat, in C, checks the ranges of a string the pattern has shaped).
+        datetime.fromisoformat(value[:19])
         return value
     return format_timestamp_utc(parse_datetime(value))
 
@@ -205,10 +207,22 @@ def epoch_ts(value: Any, ms: bool = False) -> str | None:
         return None
 
 
+# A UTC ISO time as exporters write it (DiscordChatExporter, JavaScript's toISOString):
+# the record timestamp is its first 19 characters and a Z.
+_ISO_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|\+00:00)")
+
+
 def iso_ts(value: Any, zone: tzinfo | None = None) -> str | None:
     """An ISO/other date string as a record timestamp; None when unreadable."""
     if not isinstance(value, str) or not value.strip():
         return None
+    if _ISO_UTC.fullmatch(value):  # the common case, range-checked without a datetime parse
+        try:
+            datetime(int(value[:4]), int(value[5:7]), int(value[8:10]),
+                     int(value[11:13]), int(value[14:16]), int(value[17:19]))  # fmt: skip
+        except ValueError:
+            return None
+        return value[:19] + "Z"
     try:
         return format_timestamp_utc(parse_datetime(value, zone))
     except (ValueError, OverflowError):

@@ -4,16 +4,23 @@ Readers pass what they know; the builder applies the shared rules: empty text ch
 dropped (one empty chunk kept so the record is well-formed), listeners without the
 speaker and without repeats in first-seen order, tags without repeats, a reply to the
 message itself dropped, and empty ``extra`` values (None, "", [], {}) left out.
-Content-hash ids are the pipeline's (``convo.core.record.content_id``), unchanged.
+
+It is also the one home of content-hash ids: ``ContentIds`` gives every message of one
+source that has no id of its own ``h:`` + a hash of (format, conversation, speaker,
+time, text) (``convo.core.record.content_id``), the conversation being the message's
+``thread``, else the source file's name (without its folder or a ``.gz`` suffix, so the
+same file ingested from another folder, or compressed, keeps its ids), with an occurrence counter for true repeats. The
+pipeline finishes every message through it; readers that need an id before the
+pipeline (a reply's target) or that hash another time (a transcript's cue offset, so
+``--start-date`` does not change ids) call it themselves.
 """
 
 from __future__ import annotations
 
+from pathlib import PurePath
 from typing import Any
 
-from convo.core.record import ConversationMessage, ConversationMessageMeta
-
-EMPTY_VALUES: tuple[Any, ...] = (None, "", [], {})
+from convo.core.record import ConversationMessage, content_id, unchecked_message
 
 
 def message(
@@ -32,22 +39,27 @@ def message(
     tags: list[str] | None = None,
     extra: dict[str, Any] | None = None,
 ) -> ConversationMessage:
-    """Build a record (see the module docstring for the rules)."""
-    return ConversationMessage(
-        text_chunks=_chunks(text),
-        metadata=ConversationMessageMeta(
-            speaker=speaker or None, recipients=_listeners(listeners, speaker)
-        ),
-        tags=list(dict.fromkeys(tags or [])),
-        timestamp=timestamp,
-        id=id,
-        source_id=source_id,
-        format=format,
-        thread=thread or None,
-        reply_to=reply_to if reply_to and reply_to != id else None,
-        subject=subject or None,
-        role=role,
-        extra=_extra(extra),
+    """Build a record (see the module docstring for the rules).
+
+    The record is made without pydantic's validation (``core.record.unchecked_message``):
+    the pipeline validates every message once, with ``core.record.check_message``.
+    """
+    return unchecked_message(
+        [text] if type(text) is str else _chunks(text),
+        speaker or None,
+        _listeners(listeners, speaker) if listeners else [],
+        {
+            "tags": list(dict.fromkeys(tags)) if tags else [],
+            "timestamp": timestamp,
+            "id": id,
+            "source_id": source_id,
+            "format": format,
+            "thread": thread or None,
+            "reply_to": reply_to if reply_to and reply_to != id else None,
+            "subject": subject or None,
+            "role": role,
+            "extra": _extra(extra) if extra else None,
+        },
     )
 
 
@@ -57,14 +69,42 @@ def _chunks(text: str | list[str]) -> list[str]:
     return [c for c in text if c] or [""]
 
 
-def _listeners(listeners: list[str] | None, speaker: str | None) -> list[str]:
-    return [x for x in dict.fromkeys(listeners or []) if x and x != speaker]
+def _listeners(listeners: list[str], speaker: str | None) -> list[str]:
+    return [x for x in dict.fromkeys(listeners) if x and x != speaker]
 
 
-def _extra(extra: dict[str, Any] | None) -> dict[str, Any] | None:
-    return {k: v for k, v in (extra or {}).items() if not _empty(v)} or None
+def _extra(extra: dict[str, Any]) -> dict[str, Any] | None:
+    # Empty values are None, "", [] and {}; 0 and False are kept (``False == 0``, and
+    # ``0 in ("", [])`` is False, so test the type, not the value).
+    kept = {k: v for k, v in extra.items() if v is not None and (v or type(v) not in _EMPTYABLE)}
+    return kept or None
 
 
-def _empty(value: Any) -> bool:
-    # ``0 in (None, "", [], {})`` is False but ``False == 0``: compare by type first.
-    return value is None or (type(value) in (str, list, dict) and not value)
+_EMPTYABLE = (str, list, dict)
+
+
+class ContentIds:
+    """Content-hash ids for the messages of one source (see the module docstring)."""
+
+    def __init__(self, source_name: str):
+        name = PurePath(source_name).name or source_name
+        self.file = name.removesuffix(".gz")  # the same data, compressed or not
+        self._seen: dict[str, int] = {}
+
+    def assign(self, msg: ConversationMessage, timestamp: str | None = None) -> str:
+        """The message's id; one without gets its content hash (``timestamp`` replaces the
+        message's time in the hash)."""
+        if not msg.id:
+            msg.id = self.occurrence(self.base(msg, timestamp))
+        return msg.id
+
+    def base(self, msg: ConversationMessage, timestamp: str | None = None) -> str:
+        """The content hash of ``msg`` in this source, before its occurrence counter."""
+        return content_id(msg, conversation=self.file, timestamp=timestamp)
+
+    def occurrence(self, base: str) -> str:
+        """``base`` with the counter of its repeats so far (``content_id(msg, k)``'s suffix):
+        identical messages in one source stay apart, and a re-ingest finds the same ids."""
+        k = self._seen.get(base, 0)
+        self._seen[base] = k + 1
+        return f"{base}-{k}" if k else base

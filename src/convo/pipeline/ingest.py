@@ -2,8 +2,10 @@
 
 It opens each input (file, directory, ``-``), picks the format (``--from`` or
 detection), runs the reader and finishes every message the same way: ``format``,
-a ``source_id`` fallback, the epoch sentinel for unknown times, ``--tag`` tags, and a
-content-hash id with an occurrence counter where the source has no id of its own.
+a ``source_id`` fallback, the epoch sentinel for unknown times, ``--tag`` tags, a
+content-hash id (``convo.importers.build.ContentIds``) where the source has no id of its
+own, and the one validation (``convo.core.record.check_message``): a message that fails
+it is rejected with its place, like a bad input record.
 
 In a folder, a file no format recognises is listed (``stats.unrecognised``) and reported
 as a rejection for ``--rejects``; one whose extension conversations come in
@@ -18,11 +20,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
-from convo.core.errors import InputError
+from convo.core.errors import InputError, RecordError
 from convo.core.io import Source, StreamError
-from convo.core.record import ConversationMessage, content_id
+from convo.core.record import ConversationMessage, check_message
 from convo.core.timestamps import EPOCH_STR
 from convo.core.walk import UNREADABLE, Entry, Walker
+from convo.importers.build import ContentIds
 from convo.importers.context import (
     ImportContext,
     ImportOptions,
@@ -207,8 +210,13 @@ class Ingest:
         try:
             try:
                 for msg in fmt.read(source, ctx):
+                    try:
+                        msg = finish(msg) if number else finish.unnumbered(msg)
+                    except RecordError as e:  # a reader built a record the store refuses
+                        ctx.reject_error(e, _raw(msg))
+                        continue
                     self.stats.imported += 1
-                    yield finish(msg) if number else finish.prepare(msg)
+                    yield msg
             except StreamError as e:  # a truncated .gz: what came before it is kept
                 ctx.reject(e.where or source.name, e.what, hint=e.hint)
             if source.broken is not None:  # the same, found while spooling
@@ -227,7 +235,8 @@ class Finisher:
 
     ``prepare`` is what a message alone decides (format, time, tags); ``number`` what
     depends on the messages before it in the source: the ``source_id`` fallback (the
-    n-th message) and the occurrence counter of a content-hash id.
+    n-th message) and the occurrence counter of a content-hash id (``ContentIds``).
+    Then ``check_message``, the one validation (readers build records without pydantic's).
     """
 
     def __init__(self, fmt: str, source_name: str, tags: list[str]):
@@ -236,14 +245,20 @@ class Finisher:
         self.tags = tags
         self.count = 0  # messages prepared
         self._numbered = 0
-        self._seen: dict[str, int] = {}
+        self.ids = ContentIds(source_name)
 
     def __call__(self, msg: ConversationMessage) -> ConversationMessage:
         self.prepare(msg)
-        base = None if msg.id else content_id(msg)
+        base = None if msg.id else self.ids.base(msg)
         msg.source_id, new_id = self.number(msg.source_id, base)
         msg.id = new_id or msg.id
-        return msg
+        return check_message(msg, msg.source_id)
+
+    def unnumbered(self, msg: ConversationMessage) -> ConversationMessage:
+        """A message of one range of a split file: prepared and checked, its ``source_id``
+        fallback and content id left to ``number`` over the whole file (``pipeline.split``)."""
+        self.prepare(msg)
+        return check_message(msg, msg.source_id or self.source_name)
 
     def prepare(self, msg: ConversationMessage) -> ConversationMessage:
         self.count += 1
@@ -257,14 +272,18 @@ class Finisher:
 
     def number(self, source_id: str | None, base: str | None) -> tuple[str, str | None]:
         """The next message's ``source_id`` (its own, else ``name#N``) and, given the
-        ``content_id`` of a message without an id, its id with the occurrence counter."""
+        content-hash base of a message without an id, its id with the occurrence counter."""
         self._numbered += 1
         sid = source_id or f"{self.source_name}#{self._numbered}"
-        if base is None:
-            return sid, None
-        k = self._seen.get(base, 0)
-        self._seen[base] = k + 1
-        return sid, f"{base}-{k}" if k else base  # content_id(msg, k): the same suffix
+        return sid, None if base is None else self.ids.occurrence(base)
+
+
+def _raw(msg: ConversationMessage) -> object:
+    """What ``--rejects`` keeps of a refused message: its record, else its repr."""
+    try:
+        return msg.serialize()
+    except Exception:  # wrong-typed fields need not serialise
+        return repr(msg)
 
 
 def read_messages(

@@ -32,7 +32,7 @@ from convo.importers.context import ImportOptions, Rejection
 from convo.importers.registry import registry
 from convo.pipeline.ingest import NOT_RECOGNISED, Finisher, Ingest, IngestStats, unrecognised_file
 from convo.pipeline.plan import Unit, plan_units
-from convo.pipeline.split import RangeSource, split_units
+from convo.pipeline.split import read_range, split_units
 
 
 class ReadyRecord:
@@ -98,10 +98,8 @@ def run_unit(
                 for msg in ingest.messages([unit.path]):
                     emit("m", orjson.dumps(msg.serialize()))
             else:  # one range: numbered by the parent (see the module docstring)
-                fmt, part = registry.get(unit.part.format), unit.part
-                source = RangeSource(unit.path, part)
-                for msg in ingest.read_source(source, fmt, part.start, number=False):
-                    emit("n", (orjson.dumps(msg.serialize()), not msg.source_id, not msg.id))
+                for record, needs_sid, content in read_range(ingest, unit):
+                    emit("n", (orjson.dumps(record), needs_sid, content))
         except InputError as e:
             error = (e.what, e.where, e.hint)
     return UnitResult(events, ingest.stats, error)

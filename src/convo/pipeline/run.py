@@ -64,6 +64,16 @@ def unrecognised_text(names: list[str]) -> str:
     return text
 
 
+def kept_tags_note(duplicates: int, tags: list[str]) -> str:
+    """What a re-ingest with --tag says: the store keeps a message once, with its old tags."""
+    tag = tags[0] if len(tags) == 1 else "TAG"
+    return (
+        f"{duplicates} message(s) were already in the store and kept their tags "
+        f"(--tag applies to new messages only); to tag them too: "
+        f"convo tag add {tag} ID... (or with filters, e.g. --thread NAME --since DATE)"
+    )
+
+
 def run_ingest(
     paths: Iterable[str],
     options: ImportOptions,
@@ -105,6 +115,8 @@ def run_ingest(
     if save:
         st = Store(store)
         appended = sinks.to_store(messages, st, wait=wait, on_wait=on_wait)
+        if options.tags and appended.duplicates and on_warning is not None:
+            on_warning(kept_tags_note(appended.duplicates, options.tags))
         return IngestSummary(ingest.stats, str(st.path), appended)
     if output and output != "-":
         sinks.to_file(messages, output)

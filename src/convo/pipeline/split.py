@@ -28,7 +28,7 @@ are read whole.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -37,6 +37,7 @@ from convo.core.io import Source
 from convo.core.jsonl import committed_end
 from convo.core.pool import ordered_map
 from convo.core.ranges import Range, open_range, split, splittable
+from convo.importers.build import ContentIds
 from convo.importers.context import Position
 from convo.importers.registry import Format, registry
 from convo.pipeline.plan import Part, Unit
@@ -44,6 +45,21 @@ from convo.pipeline.plan import Part, Unit
 #: A file is cut into parts of about this size (more parts than cores even out the
 #: load), none under a quarter of it; a file under half of it is read whole.
 PART_BYTES = 64 << 20
+
+
+def read_range(ingest: Any, unit: Unit) -> Iterator[tuple[dict[str, Any], bool, bool]]:
+    """The messages of one range unit as ``(record, needs a source_id, content id)``: the
+    record holds the content hash of a message without an id before its occurrence
+    counter, which ``Finisher.number`` adds over the whole file (with ``name#N`` for a
+    message that needs a ``source_id``)."""
+    assert unit.part is not None
+    fmt, part = registry.get(unit.part.format), unit.part
+    ids = ContentIds(unit.path)
+    for msg in ingest.read_source(RangeSource(unit.path, part), fmt, part.start, number=False):
+        needs_sid, content = not msg.source_id, not msg.id
+        if content:
+            msg.id = ids.base(msg)
+        yield msg.serialize(), needs_sid, content
 
 
 class RangeSource(Source):

@@ -107,13 +107,13 @@ def run_unit(
     rejects: list[Rejection] = []
     ingest = Ingest(options, format_name=format_name, on_reject=rejects.append)
     try:
-        for seq, msg in enumerate(_messages(unit, ingest), 1):
-            row = record_row(msg.serialize())
+        for seq, (record, needs_sid, content) in enumerate(_messages(unit, ingest), 1):
+            row = record_row(record)
             if unit.part is None:
                 row.update(NO_HELPERS)
             else:
-                tag(row, file, unit.part.index, seq, not msg.source_id, not msg.id)
-                if not msg.source_id:
+                tag(row, file, unit.part.index, seq, needs_sid, content)
+                if needs_sid:
                     row["source_id"] = f"{unit.path}#"
             yield ("r", row)
             while rejects:
@@ -124,15 +124,15 @@ def run_unit(
         yield ("x", _reject_row(unit, r))
 
 
-def _messages(unit: Unit, ingest: Any) -> Iterator[Any]:
+def _messages(unit: Unit, ingest: Any) -> Iterator[tuple[dict[str, Any], bool, bool]]:
+    """``(record, needs a source_id, content id)`` per message (``pipeline.split``)."""
     if unit.part is None:
-        yield from ingest.messages([unit.path])
+        for msg in ingest.messages([unit.path]):
+            yield msg.serialize(), False, False
         return
-    from convo.importers.registry import registry
-    from convo.pipeline.split import RangeSource
+    from convo.pipeline.split import read_range
 
-    fmt, part = registry.get(unit.part.format), unit.part
-    yield from ingest.read_source(RangeSource(unit.path, part), fmt, part.start, number=False)
+    yield from read_range(ingest, unit)
 
 
 def _reject_row(unit: Unit, r: Rejection) -> dict[str, Any]:

@@ -3,6 +3,11 @@
 Decisions:
 - The current branch is walked from ``current_node`` up to the root; without a (known)
   ``current_node`` the last child is followed down from the root (the latest edit).
+  Messages on other branches (earlier edits, regenerated answers) are not read and are
+  counted in one warning.
+- A mapping without ``parent``/``children`` links (exports rewritten by other tools) is
+  read whole, in ``create_time`` order (a node without one keeps its place after the
+  node before it), so no turn is dropped.
 - Nodes without a message (the root) are structure and skipped quietly; nodes with an
   empty message, or hidden ones (``is_visually_hidden_from_conversation``), are skipped
   and counted in one warning.
@@ -54,6 +59,8 @@ def sniff(source: Source) -> int:
         return 0
     if has_key(text, "current_node") or (has_key(text, "children") and has_key(text, "parent")):
         return 90
+    if has_key(text, "author") and has_key(text, "content") and has_key(text, "create_time"):
+        return 80  # a mapping without links
     return 0
 
 
@@ -84,11 +91,38 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
 
 
 def _branch(mapping: dict[str, Any], current: str) -> list[dict[str, Any]]:
-    """Nodes from the root to the current node (or to the last leaf)."""
+    """Nodes from the root to the current node (or to the last leaf); all of them in
+    ``create_time`` order when the mapping has no links."""
+    if not _linked(mapping):
+        return _by_time(mapping)
     if current in mapping:
         return _walk(mapping, current, lambda node: as_str(node.get("parent")) or None)[::-1]
     roots = [k for k, v in mapping.items() if as_str(as_dict(v).get("parent")) not in mapping]
     return _walk(mapping, roots[0] if roots else None, lambda node: _last_child(node, mapping))
+
+
+def _linked(mapping: dict[str, Any]) -> bool:
+    """Whether any node names a parent or a child that the mapping holds."""
+    for node in map(as_dict, mapping.values()):
+        if as_str(node.get("parent")) in mapping:
+            return True
+        if any(as_str(k) in mapping for k in as_list(node.get("children"))):
+            return True
+    return len(mapping) < 2
+
+
+def _by_time(mapping: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every node, by its message's ``create_time`` (stable; an untimed node sorts with the
+    node before it)."""
+    keyed = []
+    last = float("-inf")
+    for i, node in enumerate(map(as_dict, mapping.values())):
+        t = as_dict(node.get("message")).get("create_time")
+        if isinstance(t, int | float) and not isinstance(t, bool):
+            last = float(t)
+        keyed.append((last, i, node))
+    keyed.sort(key=lambda x: (x[0], x[1]))
+    return [node for _, _, node in keyed]
 
 
 def _walk(
@@ -130,7 +164,14 @@ def _conversation(
     out: list[ConversationMessage] = []
     skipped = 0
     prev_id: str | None = None
-    for node in _branch(conv["mapping"], as_str(conv.get("current_node"))):
+    branch = _branch(conv["mapping"], as_str(conv.get("current_node")))
+    off = _with_message(conv["mapping"].values()) - _with_message(branch)
+    if off:
+        ctx.warn(
+            ctx.loc(f"conv-{c}"),
+            f"{off} message(s) on other branches (earlier edits, regenerations) not read",
+        )
+    for node in branch:
         msg = node.get("message")
         if not isinstance(msg, dict):
             continue
@@ -170,6 +211,10 @@ def _conversation(
         )
         prev_id = rec_id
     return out, skipped
+
+
+def _with_message(nodes: Iterable[Any]) -> int:
+    return sum(1 for node in nodes if isinstance(as_dict(node).get("message"), dict))
 
 
 def _time_extra(msg: dict[str, Any], ts: str | None, conv_time: str | None) -> dict[str, Any]:

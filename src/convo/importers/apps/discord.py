@@ -7,10 +7,16 @@ not, a second pass finds them); a DirectTextChat takes a first pass to learn its
 Malformed JSON raises a located InputError when met (messages before it are emitted).
 
 Decisions:
-- speaker = ``author.nickname`` (the server display name) else ``name``; the exporter
-  already writes mentions as ``@Name`` in ``content``; ``mentions`` give the listeners;
-  in a ``DirectTextChat`` with two authors the other one. ``thread`` = channel name (a
-  thread export: the thread's name, parent channel in ``extra.parent_channel``).
+- speaker = ``author.nickname`` (the server display name) else ``name``; ``mentions``
+  give the listeners; in a ``DirectTextChat`` with two authors the other one.
+- Mentions: the exporter writes ``@Name`` in ``content``, but with ``--markdown false``
+  (and in older exports or raw API dumps) the tokens stay raw. ``<@id>``/``<@!id>``
+  become ``@Name`` from ``mentions``, ``<#id>`` ``#name`` (the export's channel, else
+  ``#id``), ``<@&id>`` ``@role`` from the authors' ``roles`` seen so far, custom emoji
+  ``<:name:id>`` ``:name:`` and ``<t:epoch:style>`` an ISO time; the raw content is
+  kept in ``extra.raw_content`` when it changed.
+- ``thread`` = channel name (a thread export: the thread's name, parent channel in
+  ``extra.parent_channel``). A message without an id gets the content-hash id.
 - Replies: ``replyTo`` = ``discord:<reference.messageId>``; forwards keep
   ``forwardedMessage`` as a ``[forwarded]`` chunk. Types other than Default/Reply are
   tagged ``system``.
@@ -22,14 +28,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
 from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
-from convo.core.timestamps import format_timestamp_utc, iso_ts
+from convo.core.timestamps import epoch_ts, format_timestamp_utc, iso_ts
 from convo.importers.apps.common import (
     SYSTEM_TAG,
     EmptyCounter,
@@ -63,13 +69,14 @@ def read_discord(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
         doc.close()
         raise InputError("not a DiscordChatExporter export (no messages list)", where=source.name)
     channel = _channel(head, doc)
+    roles: dict[str, str] = {}
     empty = EmptyCounter()
     for i, (m, _) in enumerate(doc.items(), 1):
         loc = ctx.loc(f"msg-{i}")
-        if not isinstance(m, dict) or not as_str(m.get("id")):
-            ctx.reject(loc, "not a Discord message (no id)", m)
+        if not isinstance(m, dict):
+            ctx.reject(loc, "not a Discord message (not an object)", m)
             continue
-        msg = _discord_message(m, loc, channel)
+        msg = _discord_message(m, loc, channel, roles)
         if msg is None:
             empty.n += 1
             continue
@@ -84,6 +91,8 @@ class _Channel:
     name: str
     extra: dict[str, Any]  # what every message of the channel carries in ``extra``
     parties: list[str]  # the two authors of a two-party DirectTextChat, else empty
+    names: dict[str, str]  # channel id -> name, for <#id> tokens
+    authors: set[str] = field(default_factory=set)  # whose roles are known
 
 
 def _channel(head: dict[str, Any], doc: StreamedDoc) -> _Channel:
@@ -96,23 +105,63 @@ def _channel(head: dict[str, Any], doc: StreamedDoc) -> _Channel:
         }
         authors -= {""}
         parties = list(authors) if len(authors) == 2 else []
+    name = as_str(channel.get("name")) or as_str(channel.get("id")) or "discord"
+    names = {as_str(channel.get("id")): name}
+    if as_str(channel.get("categoryId")) and as_str(channel.get("category")):
+        names[as_str(channel.get("categoryId"))] = as_str(channel.get("category"))
     return _Channel(
-        name=as_str(channel.get("name")) or as_str(channel.get("id")) or "discord",
+        name=name,
         extra={
             "guild": as_str(as_dict(head.get("guild")).get("name")),
             "channel_id": as_str(channel.get("id")),
             "parent_channel": as_str(channel.get("category")) if "Thread" in ctype else None,
         },
         parties=parties,
+        names=names,
     )
 
 
+_TOKEN = re.compile(r"<(@!?|@&|#|a?:\w{1,64}:|t:)(-?\d{1,20})(?::[tTdDfFR])?>")
+
+
+def resolve_mentions(
+    content: str, mentions: dict[str, str], channels: dict[str, str], roles: dict[str, str]
+) -> str:
+    """Discord's raw tokens in ``content`` made readable (see the module docstring)."""
+
+    def sub(m: re.Match[str]) -> str:
+        kind, ident = m[1], m[2]
+        if kind in ("@", "@!"):
+            return "@" + mentions.get(ident, ident)
+        if kind == "@&":
+            return "@" + roles.get(ident, ident)
+        if kind == "#":
+            return "#" + channels.get(ident, ident)
+        if kind == "t:":
+            return epoch_ts(ident) or m[0]
+        return kind.lstrip("a")  # a custom emoji: its :name:
+
+    return _TOKEN.sub(sub, content) if "<" in content else content
+
+
 def _discord_chunks(
-    m: dict[str, Any],
+    m: dict[str, Any], content: str
 ) -> tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]:
     """The text chunks of a message, its attachments and its (non-empty) embeds."""
-    content = as_str(m.get("content"))
     chunks = [content] if content.strip() else []
+    attachments: list[dict[str, Any]] = []
+    embeds: list[dict[str, Any]] = []
+    if m.get("attachments") or m.get("stickers") or m.get("embeds"):  # else text only
+        attachments, embeds = _media(m, chunks)
+    if m.get("forwardedMessage"):
+        chunks.append(_forwarded(m))
+    return chunks, attachments, embeds
+
+
+def _media(
+    m: dict[str, Any], chunks: list[str]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Attachments, stickers and embeds: their chunks appended to ``chunks``."""
     attachments = [as_dict(a) for a in as_list(m.get("attachments"))]
     chunks += [
         f"[attachment] {as_str(a.get('fileName')) or as_str(a.get('url'))}" for a in attachments
@@ -125,57 +174,94 @@ def _discord_chunks(
     embeds = [e for e in embeds if e]
     if not chunks:
         chunks += [f"[embed] {e.get('title') or e.get('url')}" for e in embeds]
-    fwd = as_dict(m.get("forwardedMessage"))
-    if fwd:
-        chunks.append(f"[forwarded] {as_str(fwd.get('content'))}".rstrip())
-    return chunks, attachments, embeds
+    return attachments, embeds
 
 
-def _discord_message(m: dict[str, Any], loc: str, channel: _Channel) -> ConversationMessage | None:
+def _forwarded(m: dict[str, Any]) -> str:
+    return f"[forwarded] {as_str(as_dict(m.get('forwardedMessage')).get('content'))}".rstrip()
+
+
+def _discord_message(
+    m: dict[str, Any], loc: str, channel: _Channel, roles: dict[str, str]
+) -> ConversationMessage | None:
     """One message, or None when it has neither text nor media."""
-    chunks, attachments, embeds = _discord_chunks(m)
+    author = as_dict(m.get("author"))
+    raw, content, mentioned = _content(m, author, channel, roles)
+    chunks, attachments, embeds = _discord_chunks(m, content)
     if not chunks:
         return None
-    speaker = _discord_name(as_dict(m.get("author")))
-    listeners = [_discord_name(as_dict(x)) for x in as_list(m.get("mentions"))]
-    if not listeners:
+    speaker = _discord_name(author)
+    listeners = list(mentioned.values())
+    if not listeners and channel.parties:
         listeners = [a for a in channel.parties if a != speaker]
     ref = as_dict(m.get("reference"))
-    reply_to = None
-    if as_str(ref.get("messageId")) and as_str(ref.get("type")) != "Forward":
-        reply_to = f"discord:{as_str(ref.get('messageId'))}"
     mtype = as_str(m.get("type"))
-    author = as_dict(m.get("author"))
+    mid = as_str(m.get("id"))
+    stamp = as_str(m.get("timestamp"))
     return message(
         chunks,
         speaker=speaker or None,
         listeners=listeners,
-        timestamp=iso_ts(m.get("timestamp")),
-        id=f"discord:{as_str(m.get('id'))}",
+        timestamp=iso_ts(stamp),
+        id=f"discord:{mid}" if mid else None,
         source_id=loc,
         format="discord",
         thread=channel.name,
-        reply_to=reply_to,
+        reply_to=_reply_to(ref) if ref else None,
         tags=[SYSTEM_TAG] if mtype not in ("Default", "Reply", "") else [],
         extra={
             "type": mtype,
             **channel.extra,
             "author_id": as_str(author.get("id")),
             "bot": True if author.get("isBot") is True else None,
-            "timestamp": as_str(m.get("timestamp")),
+            "timestamp": stamp,
+            "raw_content": raw if content != raw else None,
             "edited": iso_ts(m.get("timestampEdited")),
             "pinned": True if m.get("isPinned") is True else None,
             "attachments": attachments,
             "embeds": embeds,
             "stickers": as_list(m.get("stickers")),
-            "reactions": [
-                {"emoji": as_str(as_dict(r.get("emoji")).get("name")), "count": r.get("count")}
-                for r in map(as_dict, as_list(m.get("reactions")))
-            ],
+            "reactions": _reactions(m.get("reactions")),
             "reference": ref,
             "forwarded": as_dict(m.get("forwardedMessage")),
         },
     )
+
+
+def _reactions(value: Any) -> list[dict[str, Any]]:
+    return [
+        {"emoji": as_str(as_dict(r.get("emoji")).get("name")), "count": r.get("count")}
+        for r in map(as_dict, as_list(value))
+    ]
+
+
+def _content(
+    m: dict[str, Any], author: dict[str, Any], channel: _Channel, roles: dict[str, str]
+) -> tuple[str, str, dict[str, str]]:
+    """The raw content, the content with mentions resolved, and the mentioned users by id
+    (the author's roles are learnt for later ``<@&id>`` tokens, once per author)."""
+    author_id = as_str(author.get("id"))
+    if author_id not in channel.authors:
+        channel.authors.add(author_id)
+        for role in map(as_dict, as_list(author.get("roles"))):
+            if as_str(role.get("id")) and as_str(role.get("name")):
+                roles[as_str(role.get("id"))] = as_str(role.get("name"))
+    mentions = m.get("mentions")
+    mentioned = (
+        {as_str(x.get("id")): _discord_name(x) for x in map(as_dict, mentions)}
+        if mentions and isinstance(mentions, list)
+        else {}
+    )
+    raw = as_str(m.get("content"))
+    if "<" not in raw:
+        return raw, raw, mentioned
+    return raw, resolve_mentions(raw, mentioned, channel.names, roles), mentioned
+
+
+def _reply_to(ref: dict[str, Any]) -> str | None:
+    if as_str(ref.get("messageId")) and as_str(ref.get("type")) != "Forward":
+        return f"discord:{as_str(ref.get('messageId'))}"
+    return None
 
 
 def _discord_name(author: dict[str, Any]) -> str:

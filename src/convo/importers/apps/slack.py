@@ -6,8 +6,12 @@ folder per conversation with a ``YYYY-MM-DD.json`` array of messages per day.
 
 Decisions:
 - speaker = the user's display name (profile ``display_name``, else ``real_name``, else
-  ``name``; ``user_profile`` embedded in a message fills gaps), for bots ``username`` or
-  ``bot_profile.name``, else the raw id.
+  ``name``; ``user_profile`` embedded in a message fills gaps). A message without a
+  ``user`` takes the one its subtype carries (``file_comment``: ``comment.user``;
+  ``message_changed``: ``message.user``, whose text it shows; ``message_deleted``:
+  ``previous_message.user``). Bots: ``username``, else ``bot_profile.name``, else the
+  name ``bots.json`` (when the export has one) gives the ``bot_id``; a raw id only when
+  nothing names it.
 - ``thread`` = the channel name (DM: the other member's name pair, ``dm:<id>`` when unknown);
   Slack threads show as ``replyTo`` = ``slack:<channel id>:<thread_ts>`` on replies, and
   ``extra.thread_ts`` on parent and replies. ``thread_broadcast`` replies are ordinary replies
@@ -15,8 +19,13 @@ Decisions:
 - Subtype messages (joins, topic changes, pins...) are kept, with ``extra.subtype`` and the
   tag ``system``; ``bot_message``/``file_share``/``me_message``/``thread_broadcast`` are not
   tagged ``system``.
-- mrkdwn: ``<@U1>`` becomes ``@Name`` (and Name a listener), ``<#C1|x>`` ``#x``,
-  ``<url|label>`` ``label (url)``, ``<!here>`` ``@here``; ``&lt; &gt; &amp;`` unescaped.
+- mrkdwn: ``<@U1>`` and ``<@U1|name>`` become ``@Name`` (and Name a listener),
+  ``<#C1|x>`` ``#x``, ``<url|label>`` ``label (url)``, ``<!here>``/``<!channel>``/
+  ``<!everyone>`` ``@here``..., ``<!subteam^S1|@team>`` ``@team``, ``<!date^..|text>``
+  its text; ``&lt; &gt; &amp;`` unescaped. The raw text is kept in ``extra.raw_text``
+  when rendering changed it.
+- A message without ``ts`` (no time, no id) is kept with the content-hash id and an
+  unknown time (a warning says so).
 - In a 1:1 DM without mentions the listener is the other member.
 - A .zip is read in place (see ``slack_archive``).
 - The metadata files alone (``users.json``, ``dms.json``...) are recognised, yield no
@@ -31,7 +40,6 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -50,6 +58,12 @@ from convo.importers.apps.common import (
     json_head,
 )
 from convo.importers.apps.slack_archive import DirTree, ExportTree, ZipTree
+from convo.importers.apps.slack_names import (
+    Conv,
+    display_name,
+    render_mrkdwn,
+    user_names,
+)
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.registry import Format
@@ -61,15 +75,8 @@ _DAY_FILE = re.compile(r"(?:^|/)([^/]+)/(\d{4}-\d{2}-\d{2})\.json$")
 _DAY_NAME = re.compile(r"\d{4}-\d{2}-\d{2}\.json")
 _SLACK_TS = re.compile(r'"(?:ts|thread_ts)"\s*:\s*"\d{9,10}\.\d{6}"')
 _CONV_ID = re.compile(r'"id"\s*:\s*"[CDG][A-Z0-9]{6,}"')
+_TS_TYPES = (str, int, float, type(None))
 _NOT_SYSTEM = {"bot_message", "thread_broadcast", "file_share", "me_message", "file_comment"}
-
-
-@dataclass
-class Conv:
-    id: str
-    name: str
-    kind: str  # channel | group | dm | mpim
-    members: list[str] = field(default_factory=list)
 
 
 def sniff_dir(source: Source) -> int:
@@ -172,7 +179,9 @@ def _metadata(
     has: Callable[[str], bool], load: Callable[[str], Any]
 ) -> tuple[dict[str, str], dict[str, Conv]]:
     """User names and conversations from the metadata files ``has`` finds (by file name)."""
-    users = _users(load("users.json")) if has("users.json") else {}
+    users = user_names(load("users.json")) if has("users.json") else {}
+    if has("bots.json"):  # bot ids (B...) never collide with user ids (U.../W...)
+        users.update((k, v) for k, v in user_names(load("bots.json")).items() if k not in users)
     convs: dict[str, Conv] = {}
     for meta, kind in _META_KINDS:
         if has(f"{meta}.json"):
@@ -256,30 +265,6 @@ def _neighbours(root: Path, ctx: ImportContext) -> tuple[dict[str, str], dict[st
         return {}, {}
 
 
-def _users(data: Any) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for u in as_list(data):
-        u = as_dict(u)
-        uid = as_str(u.get("id"))
-        if uid:
-            out[uid] = _display(u) or uid
-    return out
-
-
-def _display(u: dict[str, Any]) -> str:
-    p = as_dict(u.get("profile"))
-    for v in (
-        p.get("display_name"),
-        p.get("real_name"),
-        u.get("display_name"),
-        u.get("real_name"),
-        u.get("name"),
-    ):
-        if isinstance(v, str) and v.strip():
-            return v.strip()
-    return ""
-
-
 def _add_conv(convs: dict[str, Conv], c: Any, kind: str) -> None:
     c = as_dict(c)
     cid = as_str(c.get("id"))
@@ -306,24 +291,36 @@ def _day(
         return
     for i, m in enumerate(data, 1):
         loc = f"{where}#{i}"
-        if not isinstance(m, dict) or not isinstance(m.get("ts"), str | int | float):
-            ctx.reject(loc, "not a Slack message (no ts)", m)
+        if type(m) is not dict or not isinstance(m.get("ts"), _TS_TYPES):
+            ctx.reject(loc, "not a Slack message (not an object, or ts not a string)", m)
             continue
         msg = _message(m, conv, users, convs, loc)
         if msg is None:
             empty.n += 1
             continue
         if msg.timestamp is None:
-            ctx.warn(loc, f"unreadable ts {m.get('ts')!r}; time left unknown")
+            what = f"unreadable ts {m['ts']!r}" if m.get("ts") is not None else "no ts"
+            ctx.warn(loc, f"{what}; time left unknown")
         yield msg
 
 
-def _speaker(m: dict[str, Any], users: dict[str, str]) -> str | None:
+def _subtype_user(m: dict[str, Any]) -> str:
+    """The user of a message, or of the object its subtype carries when it has none."""
     uid = as_str(m.get("user"))
+    if uid:
+        return uid
+    for key in ("comment", "message", "previous_message", "file"):
+        uid = as_str(as_dict(m.get(key)).get("user"))
+        if uid:
+            return uid
+    return ""
+
+
+def _speaker(m: dict[str, Any], users: dict[str, str], uid: str) -> str | None:
     if uid and uid in users:
         return users[uid]
     prof = (
-        _display({"profile": m.get("user_profile")})
+        display_name({"profile": m.get("user_profile")})
         if isinstance(m.get("user_profile"), dict)
         else ""
     )
@@ -333,10 +330,11 @@ def _speaker(m: dict[str, Any], users: dict[str, str]) -> str | None:
         return prof
     if uid == "USLACKBOT":
         return "Slackbot"
-    for v in (m.get("username"), as_dict(m.get("bot_profile")).get("name"), uid, m.get("bot_id")):
-        if isinstance(v, str) and v:
-            return v
-    return None
+    bot_id = as_str(m.get("bot_id"))
+    for v in (m.get("username"), as_dict(m.get("bot_profile")).get("name"), users.get(bot_id)):
+        if isinstance(v, str) and v.strip():
+            return v.strip()
+    return uid or bot_id or None
 
 
 def _conv_label(conv: Conv, users: dict[str, str]) -> str:
@@ -376,10 +374,7 @@ def _attachments(
     return attachments, chunks, mentioned
 
 
-def _listeners(
-    m: dict[str, Any], conv: Conv, users: dict[str, str], mentioned: list[str]
-) -> list[str]:
-    uid = as_str(m.get("user"))
+def _listeners(conv: Conv, users: dict[str, str], mentioned: list[str], uid: str) -> list[str]:
     if not mentioned and conv.kind == "dm" and len(conv.members) == 2 and uid in conv.members:
         other = next((u for u in conv.members if u != uid), "")
         return [users.get(other, other)]
@@ -389,12 +384,21 @@ def _listeners(
 def _message(
     m: dict[str, Any], conv: Conv, users: dict[str, str], convs: dict[str, Conv], loc: str
 ) -> ConversationMessage | None:
-    speaker = _speaker(m, users)  # first: it learns names from user_profile for the text
+    uid = _subtype_user(m)
+    speaker = _speaker(m, users, uid)  # first: it learns names from user_profile for the text
     ts = as_str(m.get("ts"))
-    text, mentioned = render_mrkdwn(as_str(m.get("text")), users, convs)
-    files, file_chunks = _files(m)
-    attachments, more_chunks, more = _attachments(m, users, convs, with_text=not text.strip())
-    chunks = ([text] if text.strip() else []) + file_chunks + more_chunks
+    raw = as_str(m.get("text"))
+    if not raw.strip() and as_str(m.get("subtype")) == "message_changed":
+        raw = as_str(as_dict(m.get("message")).get("text"))
+    text, mentioned = render_mrkdwn(raw, users, convs)
+    chunks = [text] if text.strip() else []
+    files: list[dict[str, Any]] = []
+    attachments: list[dict[str, Any]] = []
+    if m.get("files") or m.get("attachments"):  # else text only
+        files, file_chunks = _files(m)
+        attachments, more_chunks, more = _attachments(m, users, convs, with_text=not chunks)
+        chunks += file_chunks + more_chunks
+        mentioned = mentioned + more
     if not chunks:
         return None
     subtype = as_str(m.get("subtype"))
@@ -403,9 +407,9 @@ def _message(
     return message(
         chunks,
         speaker=speaker,
-        listeners=_listeners(m, conv, users, mentioned + more),
+        listeners=_listeners(conv, users, mentioned, uid),
         timestamp=epoch_ts(ts),
-        id=f"slack:{conv.id}:{ts}",
+        id=f"slack:{conv.id}:{ts}" if ts else None,  # else the content hash
         source_id=loc,
         format="slack",
         thread=_conv_label(conv, users),
@@ -415,7 +419,8 @@ def _message(
             "ts": ts,
             "channel_id": conv.id,
             "channel_type": conv.kind,
-            "user_id": as_str(m.get("user")),
+            "user_id": uid,
+            "raw_text": raw if raw != text else None,
             "subtype": subtype,
             "bot_id": as_str(m.get("bot_id")),
             "thread_ts": thread_ts,
@@ -423,53 +428,20 @@ def _message(
             "edited": epoch_ts(as_str(edited.get("ts"))) if edited else None,
             "files": files,
             "attachments": attachments,
-            "reactions": [
-                {
-                    "name": as_str(r.get("name")),
-                    "count": r.get("count"),
-                    "users": [users.get(as_str(u), as_str(u)) for u in as_list(r.get("users"))],
-                }
-                for r in map(as_dict, as_list(m.get("reactions")))
-            ],
+            "reactions": _reactions(m.get("reactions"), users) if m.get("reactions") else None,
         },
     )
 
 
-_ANGLE = re.compile(r"<([^<>\n]{1,2000})>")
-
-
-def render_mrkdwn(
-    text: str, users: dict[str, str], convs: dict[str, Conv]
-) -> tuple[str, list[str]]:
-    """Slack's escaped references made readable; returns the text and the mentioned names."""
-    mentioned: list[str] = []
-
-    def sub(m: re.Match[str]) -> str:
-        body = m.group(1)
-        target, _, label = body.partition("|")
-        if target.startswith("@"):
-            uid = target[1:]
-            name = users.get(uid) or label.lstrip("@") or uid
-            mentioned.append(name)
-            return "@" + name
-        if target.startswith("#"):
-            cid = target[1:]
-            conv = convs.get(cid)
-            return "#" + (label or (conv.name if conv else cid))
-        if target.startswith("!"):
-            word = target[1:]
-            if word in ("here", "channel", "everyone"):
-                return "@" + word
-            if label:
-                return label
-            return "@" + word.split("^")[0]
-        if label and label != target and not target.endswith(label):
-            return f"{label} ({target})"
-        return label if label and target.startswith("mailto:") else target
-
-    out = _ANGLE.sub(sub, text)
-    out = out.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
-    return out, mentioned
+def _reactions(value: Any, users: dict[str, str]) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": as_str(r.get("name")),
+            "count": r.get("count"),
+            "users": [users.get(as_str(u), as_str(u)) for u in as_list(r.get("users"))],
+        }
+        for r in map(as_dict, as_list(value))
+    ]
 
 
 FORMATS = (

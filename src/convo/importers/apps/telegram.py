@@ -7,7 +7,8 @@ read whole).
 Decisions: ``date_unixtime`` is preferred; else the naive ``date`` is read in ``--tz``.
 Names (chat, sender, actor) with cp1252 mojibake are repaired when the repair
 round-trips. Service messages become ``[action] ...`` with the tag ``system``.
-``personal_chat``: the listener is the other sender.
+``personal_chat``: the listener is the other sender. id = ``telegram:<chat>:<message id>``;
+a message without an id gets the content-hash id (``convo.importers.build.ContentIds``).
 """
 
 from __future__ import annotations
@@ -124,8 +125,8 @@ def _telegram_chat(
     )
     for i, (m, _) in enumerate(items(), 1):
         loc = ctx.loc(f"chat-{c}-msg-{i}")
-        if not isinstance(m, dict) or m.get("id") is None:
-            ctx.reject(loc, "not a Telegram message (no id)", m)
+        if not isinstance(m, dict):
+            ctx.reject(loc, "not a Telegram message (not an object)", m)
             continue
         msg = _tg_message(m, loc, info, ctx.options.tz)
         if msg is None:
@@ -169,7 +170,7 @@ def _tg_message(m: dict[str, Any], loc: str, chat: _Chat, zone: Any) -> Conversa
         speaker=speaker or None,
         listeners=mentions or [s for s in chat.parties if s != speaker],
         timestamp=epoch_ts(m.get("date_unixtime")) or iso_ts(m.get("date"), zone),
-        id=f"telegram:{chat.id}:{as_str(m.get('id'))}",
+        id=_tg_id(chat, m),
         source_id=loc,
         format="telegram",
         thread=chat.name,
@@ -188,6 +189,12 @@ def _tg_message(m: dict[str, Any], loc: str, chat: _Chat, zone: Any) -> Conversa
             "reactions": as_list(m.get("reactions")),
         },
     )
+
+
+def _tg_id(chat: _Chat, m: dict[str, Any]) -> str | None:
+    """``telegram:<chat>:<id>``; None (the content hash) when the message has no id."""
+    mid = as_str(m.get("id"))
+    return f"telegram:{chat.id}:{mid}" if mid else None
 
 
 def _tg_text(value: Any) -> tuple[str, list[str], list[str]]:

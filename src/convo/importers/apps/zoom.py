@@ -4,7 +4,8 @@ Also ``HH:MM:SS From A to B:``; the time is an offset on ``--start-date``'s day 
 zone, else ``--tz``), else on the epoch (TypeAgent's rule for undated transcripts).
 ``to B`` (not Everyone) makes B the listener. A line whose time is damaged
 (``10:0a:12<TAB>Bob:<TAB>hi``) is its own message with a warning (time unknown,
-``extra.damaged_header``), never glued to the previous speaker's text.
+``extra.damaged_header``), never glued to the previous speaker's text. Ids hash the
+offset, not the day, so re-ingesting with another ``--start-date`` finds the same messages.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_plus, format_timestamp_utc
 from convo.importers.apps.common import numbered_lines
-from convo.importers.build import message
+from convo.importers.build import ContentIds, message
 from convo.importers.context import ImportContext
 from convo.importers.registry import Format, head_lines
 
@@ -41,12 +42,13 @@ def read_zoom(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
         zone = start.tzinfo or ctx.options.tz
         base = datetime(start.year, start.month, start.day, tzinfo=zone)
     cur: dict[str, Any] | None = None
+    ids = ContentIds(source.name)
     for n, line in numbered_lines(source):
         m = _ZOOM.match(line)
         damaged = None if m else _DAMAGED.match(line)
         if damaged:  # never glued to the previous speaker's text
             if cur is not None:
-                yield _zoom_message(cur, ctx)
+                yield _zoom_message(cur, ctx, ids)
             ctx.warn(ctx.loc(n), "damaged chat line time; read as its own message, time unknown")
             cur = _damaged(n, damaged[1])
             continue
@@ -57,10 +59,10 @@ def read_zoom(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
                 ctx.reject(ctx.loc(n), "text before the first Zoom chat line", line)
             continue
         if cur is not None:
-            yield _zoom_message(cur, ctx)
+            yield _zoom_message(cur, ctx, ids)
         cur = _started(n, m, base)
     if cur is not None:
-        yield _zoom_message(cur, ctx)
+        yield _zoom_message(cur, ctx, ids)
 
 
 def _started(n: int, m: re.Match[str], base: datetime | None) -> dict[str, Any]:
@@ -77,6 +79,7 @@ def _started(n: int, m: re.Match[str], base: datetime | None) -> dict[str, Any]:
         "to": [] if not to or to.lower() in ("everyone", "all panelists") else [to],
         "text": [m[7]],
         "ts": ts,
+        "secs": secs,
         "offset": f"{m[1]}:{m[2]}:{m[3]}",
     }
 
@@ -85,11 +88,11 @@ def _damaged(n: int, rest: str) -> dict[str, Any]:
     """A message from a line whose time is damaged: the name when ``Name:`` follows."""
     name, sep, text = rest.partition(":")
     return {"line": n, "name": name.strip() if sep else "", "to": [], "ts": None,
-            "text": [text.lstrip("\t ") if sep else rest], "offset": None}  # fmt: skip
+            "text": [text.lstrip("\t ") if sep else rest], "offset": None, "secs": None}  # fmt: skip
 
 
-def _zoom_message(cur: dict[str, Any], ctx: ImportContext) -> ConversationMessage:
-    return message(
+def _zoom_message(cur: dict[str, Any], ctx: ImportContext, ids: ContentIds) -> ConversationMessage:
+    msg = message(
         "\n".join(cur["text"]).strip(),
         speaker=cur["name"] or None,
         listeners=cur["to"],
@@ -98,6 +101,8 @@ def _zoom_message(cur: dict[str, Any], ctx: ImportContext) -> ConversationMessag
         format="zoomchat",
         extra={"offset": cur["offset"], "damaged_header": True if cur["ts"] is None else None},
     )
+    ids.assign(msg, timestamp=None if cur["secs"] is None else epoch_plus(cur["secs"]))
+    return msg
 
 
 FORMATS = (

@@ -12,7 +12,7 @@ import orjson
 from convo.core.errors import RecordError
 from convo.core.io import Source, load_json, strip_bom
 from convo.core.jsonl import iter_lines, parse_line
-from convo.core.record import ConversationMessage, content_id
+from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts, iso_ts
 from convo.importers import build
 from convo.importers.context import ImportContext
@@ -86,7 +86,7 @@ class Tally:
         self.ctx = ctx
         self.deleted = 0
         self.no_time = 0
-        self.seen_ids: dict[str, int] = {}
+        self.ids = build.ContentIds(ctx.source.name)
 
     def speaker(self, name: Any) -> str | None:
         """The author's name, or None (counted) for a deleted or missing author."""
@@ -110,12 +110,7 @@ class Tally:
 
     def ensure_id(self, msg: ConversationMessage) -> str:
         """The message's id, or the content hash the pipeline would give it (for replyTo)."""
-        if not msg.id:
-            base = content_id(msg)
-            k = self.seen_ids.get(base, 0)
-            self.seen_ids[base] = k + 1
-            msg.id = content_id(msg, k) if k else base
-        return msg.id
+        return self.ids.assign(msg)
 
     def finish(self) -> None:
         name = self.ctx.source.name

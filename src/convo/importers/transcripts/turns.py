@@ -8,7 +8,7 @@ from datetime import timedelta
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_plus, format_timestamp_utc
-from convo.importers.build import message
+from convo.importers.build import ContentIds, message
 from convo.importers.context import ImportContext
 from convo.importers.transcripts.cues import (
     BadBlock,
@@ -43,6 +43,7 @@ class _Turns:
         self.prev_speaker: str | None = None
         self.cur: dict | None = None
         self.count = 0
+        self.ids = ContentIds(source.name)
 
     # -- input
     def add(
@@ -156,13 +157,26 @@ class _Turns:
             extra["cue_ids"] = cur["ids"]
         self.count += 1
         texts = cur["texts"]
-        return message(
+        msg = message(
             " ".join(texts) if len(texts) > 1 else texts[0],
             speaker=cur["speaker"],
             timestamp=ts,
             source_id=f"{self.name}#cue-{cur['cues'][0]}",
+            format=self.kind,
             extra=extra,
         )
+        # The id hashes the cue's offset, not --start-date + offset: re-ingesting with
+        # another (or no) --start-date finds the same messages.
+        self.ids.assign(msg, timestamp=_offset_time(start))
+        return msg
+
+
+def _offset_time(ms: int) -> str:
+    """The cue offset as a time after the epoch (what a transcript without a start has)."""
+    try:
+        return epoch_plus(ms / 1000)
+    except OverflowError:
+        return f"+{ms}ms"
 
 
 def _rolling_dedupe(lines: list[str], prev: list[str]) -> list[str]:
