@@ -46,3 +46,21 @@ def test_irc_rejects_what_it_cannot_read(tmp_path):
     recs, rejects, _ = ingest(p)
     assert _speakers_and_text(recs)[:2] == [("ann", ["hello"]), ("ann", ["ok 2"])]
     assert len(recs) == 7 and [r.where for r in rejects] == [f"{p}:3"]
+
+
+def test_discord_text(tmp_path):
+    p = tmp_path / "discord.txt"
+    p.write_text(
+        "Ann — 01/22/2023 3:20 PM\nfirst\n"
+        "Bob — 01/23/2023 3:22_PM\ndamaged one\nmore\n"
+        "Ann — 01/23/2023 3:25 PM\nok\n"
+    )
+    recs, rejects, warnings = ingest(p)
+    assert not rejects
+    assert _speakers_and_text(recs) == [
+        ("Ann", ["first"]),
+        ("Bob", ["damaged one\nmore"]),
+        ("Ann", ["ok"]),
+    ]
+    assert recs[1]["timestamp"] == "1970-01-01T00:00:00Z"
+    assert warnings == [f"{p}:3: damaged message header; read as its own message, time unknown"]

@@ -204,9 +204,13 @@ def test_chatgpt_other_branches_are_counted(tmp_path):
 
 VTT = "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n<v Ann>hello</v>\n\n00:00:03.000 --> 00:00:04.000\n<v Bob>hi</v>\n"
 ZOOM = "00:00:05\tAnn:\thello\n00:01:10\tBob:\thi\n"
+# Discord copied text: "Today"/"Yesterday" are days counted from --start-date.
+DISCORD = "Ann — Today at 3:20 PM\nhello\n[3:21 PM]\nmore\nBob — Yesterday at 9:00 AM\nhi\n"
 
 
-@pytest.mark.parametrize(("name", "text"), [("call.vtt", VTT), ("chat.txt", ZOOM)])
+@pytest.mark.parametrize(
+    ("name", "text"), [("call.vtt", VTT), ("chat.txt", ZOOM), ("discord.txt", DISCORD)]
+)
 def test_reingest_with_start_date_adds_nothing(tmp_path, runner, name, text):
     src = tmp_path / name
     src.write_text(text)
@@ -215,8 +219,9 @@ def test_reingest_with_start_date_adds_nothing(tmp_path, runner, name, text):
     for extra in runs:
         result = runner.invoke(app, ["--store", store, "ingest", "--save", *extra, str(src)])
         assert result.exit_code == 0, result.output
-    assert len(records((tmp_path / "s.jsonl").read_bytes())) == 2
-    assert "new 0, duplicates 2" in result.stderr
+    expected = 3 if name == "discord.txt" else 2
+    assert len(records((tmp_path / "s.jsonl").read_bytes())) == expected
+    assert f"new 0, duplicates {expected}" in result.stderr
 
 
 def test_reingest_with_a_new_tag_says_how_to_tag(tmp_path, runner):

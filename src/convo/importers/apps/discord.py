@@ -48,7 +48,7 @@ from convo.importers.apps.common import (
     json_head,
     numbered_lines,
 )
-from convo.importers.build import message
+from convo.importers.build import ContentIds, message
 from convo.importers.context import ImportContext
 from convo.importers.registry import Format
 
@@ -272,6 +272,8 @@ _DT_DAY = r"(?:(\d{1,2})/(\d{1,2})/(\d{4})|(Today|Yesterday) at)"
 _DT_TIME = r"(\d{1,2}):(\d{2})(?:\s*([AaPp])[Mm])?"
 _DISCORD_HEAD = re.compile(rf"^(\S.{{0,80}}?) [—–] {_DT_DAY} {_DT_TIME}\s*$")
 _DISCORD_CONT = re.compile(rf"^\[{_DT_TIME}\]\s*$")
+# A header whose date or time does not parse (``Bob — 1/23/23 3:22_PM``): never glued on.
+_DISCORD_DAMAGED = re.compile(r"^(\S.{0,80}?) [—–] (?:\d{1,2}/\d{1,2}/\d{2,4}|Today|Yesterday)\b")
 
 
 def sniff_discord_text(source: Source) -> int:
@@ -283,42 +285,88 @@ def read_discord_text(source: Source, ctx: ImportContext) -> Iterator[Conversati
     """Messages under ``name — MM/DD/YYYY h:mm AM`` headers and ``[h:mm AM]`` continuations.
 
     Dates are M/D/Y (the US client); ``Today``/``Yesterday`` are relative to --start-date's
-    day, and unknown (with a warning) without it. Times are naive, read in --tz. Link
-    previews pasted along (``Website`` + title lines) stay part of the text.
+    day, and unknown (with a warning) without it; their ids hash the label and the clock,
+    not the day, so re-ingesting with another --start-date finds the same messages. Times
+    are naive, read in --tz. Link previews pasted along (``Website`` + title lines) stay
+    part of the text. A header whose date or time is damaged (``Bob — 1/23/23 3:22_PM``)
+    starts a message of its own, time unknown, with a warning: its text is never glued to
+    the message before.
     """
-    speakers = _discord_text_speakers(source)
-    start = ctx.options.start_date
-    zone = ctx.options.tz
-    warn_relative = start is None  # once per file, at the first Today/Yesterday
-    day: date | None = None
-    cur: dict[str, Any] | None = None
-    empty = EmptyCounter()
+    reader = _DiscordText(source, ctx)
     for n, line in numbered_lines(source):
+        yield from reader.line(n, line)
+    yield from reader.flush()
+    reader.empty.report(ctx)
+
+
+class _DiscordText:
+    """The state of one ``read_discord_text`` pass."""
+
+    def __init__(self, source: Source, ctx: ImportContext):
+        self.source, self.ctx = source, ctx
+        self.speakers = _discord_text_speakers(source)
+        self.start = ctx.options.start_date
+        self.warn_relative = self.start is None  # once per file, at the first Today/Yesterday
+        self.day: date | None = None
+        self.label: str | None = None  # "Today"/"Yesterday" of the last header
+        self.cur: dict[str, Any] | None = None
+        self.empty = EmptyCounter()
+        self.ids = ContentIds(source.name)
+
+    def line(self, n: int, line: str) -> Iterator[ConversationMessage]:
         head = _DISCORD_HEAD.match(line)
         cont = None if head else _DISCORD_CONT.match(line)
-        if not head and not cont:
-            if cur is not None:
-                cur["text"].append(line)
-            elif line.strip():
-                ctx.reject(ctx.loc(n), "text before the first Discord message header", line)
-            continue
-        if cur is not None:
-            yield from _discord_text_message(cur, speakers, ctx, empty)
+        if head or cont:
+            yield from self.flush()
+            self.cur = self._started(n, head, cont)
+        elif damaged := _DISCORD_DAMAGED.match(line):
+            yield from self.flush()
+            self.ctx.warn(
+                self.ctx.loc(n), "damaged message header; read as its own message, time unknown"
+            )
+            self.cur = {
+                "line": n,
+                "name": damaged[1].strip(),
+                "text": [],
+                "ts": None,
+                "anchor": None,
+            }
+        elif self.cur is not None:
+            self.cur["text"].append(line)
+        elif line.strip():
+            self.ctx.reject(self.ctx.loc(n), "text before the first Discord message header", line)
+
+    def _started(
+        self, n: int, head: re.Match[str] | None, cont: re.Match[str] | None
+    ) -> dict[str, Any]:
         if head:
-            if head[5] and warn_relative:
-                ctx.warn(
-                    source.name, "'Today'/'Yesterday' dates need --start-date; time left unknown"
+            if head[5] and self.warn_relative:
+                self.ctx.warn(
+                    self.source.name,
+                    "'Today'/'Yesterday' dates need --start-date; time left unknown",
                 )
-                warn_relative = False
-            day = _header_day(head, start)
+                self.warn_relative = False
+            self.day, self.label = _header_day(head, self.start), head[5]
             name, clock = head[1].strip(), (head[6], head[7], head[8])
         else:
             assert cont is not None
-            name, clock = (cur["name"] if cur else None), (cont[1], cont[2], cont[3])
-        cur = {"line": n, "name": name, "text": [], "ts": _clock_ts(day, clock, zone)}
-    if cur is not None:
-        yield from _discord_text_message(cur, speakers, ctx, empty)
-    empty.report(ctx)
+            name, clock = (self.cur["name"] if self.cur else None), (cont[1], cont[2], cont[3])
+        anchor = f"{self.label} {':'.join(c or '' for c in clock)}" if self.label else None
+        return {
+            "line": n,
+            "name": name,
+            "text": [],
+            "ts": _clock_ts(self.day, clock, self.ctx.options.tz),
+            "anchor": anchor,
+        }
+
+    def flush(self) -> Iterator[ConversationMessage]:
+        if self.cur is not None:
+            cur, self.cur = self.cur, None
+            for msg in _discord_text_message(cur, self.speakers, self.ctx, self.empty):
+                if cur["anchor"]:  # a relative day: the id must not depend on --start-date
+                    self.ids.assign(msg, timestamp=cur["anchor"])
+                yield msg
 
 
 def _discord_text_speakers(source: Source) -> list[str]:
