@@ -37,16 +37,9 @@ from convo.core.errors import InputError
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
-from convo.importers.apps.common import (
-    StreamedDoc,
-    as_dict,
-    as_list,
-    as_str,
-    has_key,
-    json_head,
-)
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head
 from convo.importers.registry import Format
 
 ROLES = {"system", "user", "assistant", "tool"}

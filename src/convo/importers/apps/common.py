@@ -1,8 +1,7 @@
 """Helpers shared by the chat-app export readers: lines, mojibake repair, the
 empty-message tally. The JSON helpers (sniffing heads, lenient values, ``StreamedDoc``)
 live in ``convo.importers.jsoninput`` and ``head_lines`` in ``convo.importers.registry``,
-shared by every family; the app modules that still import them from here get the same
-objects (``__all__``)."""
+shared by every family."""
 
 from __future__ import annotations
 
@@ -11,23 +10,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from convo.core.io import Source, decode_text, strip_bom
-from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head
-from convo.importers.registry import head_lines
-
-__all__ = [
-    "SYSTEM_TAG",
-    "EmptyCounter",
-    "StreamedDoc",
-    "as_dict",
-    "as_list",
-    "as_str",
-    "fix_cp1252_mojibake",
-    "fix_latin1_mojibake",
-    "has_key",
-    "head_lines",
-    "json_head",
-    "numbered_lines",
-]
 
 SYSTEM_TAG = "system"
 # UTF-32's little-endian BOM starts with UTF-16's: test it first.

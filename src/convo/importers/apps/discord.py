@@ -36,21 +36,11 @@ from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts, format_timestamp_utc, iso_ts
-from convo.importers.apps.common import (
-    SYSTEM_TAG,
-    EmptyCounter,
-    StreamedDoc,
-    as_dict,
-    as_list,
-    as_str,
-    has_key,
-    head_lines,
-    json_head,
-    numbered_lines,
-)
+from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter, numbered_lines
 from convo.importers.build import ContentIds, message
 from convo.importers.context import ImportContext
-from convo.importers.registry import Format
+from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head
+from convo.importers.registry import Format, head_lines
 
 
 def sniff_discord(source: Source) -> int:

@@ -23,9 +23,9 @@ from collections.abc import Iterator
 
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
-from convo.importers.apps.common import has_key, json_head
 from convo.importers.apps.messenger import read_meta_thread, sniff_messenger
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import has_key, json_head
 from convo.importers.registry import Format
 
 NAME = "instagram"

@@ -45,10 +45,10 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import format_timestamp_utc, mail_date, naive_ts
 from convo.importers.apps import signal_json
-from convo.importers.apps.common import SYSTEM_TAG, head_lines, numbered_lines
+from convo.importers.apps.common import SYSTEM_TAG, numbered_lines
 from convo.importers.build import message
 from convo.importers.context import ImportContext, ImportOptions
-from convo.importers.registry import Format
+from convo.importers.registry import Format, head_lines
 
 NAME = "signal"
 

@@ -26,9 +26,10 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts, iso_ts
 from convo.importers.agents.samples import iter_samples, sample_values
-from convo.importers.apps.common import SYSTEM_TAG, as_dict, as_list, as_str, json_head
+from convo.importers.apps.common import SYSTEM_TAG
 from convo.importers.build import message
 from convo.importers.context import ImportContext, ImportOptions
+from convo.importers.jsoninput import as_dict, as_list, as_str, json_head
 
 NAME = "signal"
 

@@ -47,16 +47,7 @@ from convo.core.errors import InputError
 from convo.core.io import Source, load_json, parse_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
-from convo.importers.apps.common import (
-    SYSTEM_TAG,
-    EmptyCounter,
-    StreamedDoc,
-    as_dict,
-    as_list,
-    as_str,
-    has_key,
-    json_head,
-)
+from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter
 from convo.importers.apps.slack_archive import DirTree, ExportTree, ZipTree
 from convo.importers.apps.slack_names import (
     Conv,
@@ -66,6 +57,7 @@ from convo.importers.apps.slack_names import (
 )
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head
 from convo.importers.registry import Format
 
 META_FILES = ("users.json", "channels.json", "groups.json", "dms.json", "mpims.json")

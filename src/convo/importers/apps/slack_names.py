@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from convo.importers.apps.common import as_dict, as_list, as_str
+from convo.importers.jsoninput import as_dict, as_list, as_str
 
 
 @dataclass

@@ -23,19 +23,10 @@ from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts, iso_ts
-from convo.importers.apps.common import (
-    SYSTEM_TAG,
-    EmptyCounter,
-    StreamedDoc,
-    as_dict,
-    as_list,
-    as_str,
-    fix_cp1252_mojibake,
-    has_key,
-    json_head,
-)
+from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter, fix_cp1252_mojibake
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head
 from convo.importers.registry import Format
 
 _TG_TYPES = re.compile(

@@ -45,15 +45,11 @@ from convo.core.errors import InputError
 from convo.core.io import Source, decode_text, strip_bom
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import format_timestamp_utc
-from convo.importers.apps.common import (
-    SYSTEM_TAG,
-    head_lines,
-    numbered_lines,
-)
+from convo.importers.apps.common import SYSTEM_TAG, numbered_lines
 from convo.importers.archives import ZIP_MAGIC, open_zip, safe_members, spool_member
 from convo.importers.build import message
 from convo.importers.context import ImportContext
-from convo.importers.registry import Format
+from convo.importers.registry import Format, head_lines
 
 _MARKS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
 _STRIP_MARKS = {ord(c): None for c in _MARKS}

@@ -16,9 +16,8 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts, iso_ts
 from convo.importers import build
 from convo.importers.context import ImportContext
-from convo.importers.jsoninput import sniff_json
 
-__all__ = [  # sniff_json lives in convo.importers.jsoninput; discourse imports it from here
+__all__ = [
     "DELETED_AUTHORS",
     "Tally",
     "as_int",
@@ -28,7 +27,6 @@ __all__ = [  # sniff_json lives in convo.importers.jsoninput; discourse imports 
     "mentions",
     "message",
     "record_error",
-    "sniff_json",
     "unescape",
 ]
 

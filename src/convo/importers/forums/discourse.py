@@ -21,7 +21,8 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
 from convo.importers.context import ImportContext
-from convo.importers.forums.common import Tally, as_int, as_str, message, sniff_json
+from convo.importers.forums.common import Tally, as_int, as_str, message
+from convo.importers.jsoninput import sniff_json
 from convo.importers.registry import Format
 
 FMT = "discourse"
