@@ -300,6 +300,7 @@ class _DiscordText:
         self.day: date | None = None
         self.label: str | None = None  # "Today"/"Yesterday" of the last header
         self.cur: dict[str, Any] | None = None
+        self.name: str | None = None  # the speaker of the last header (continuations')
         self.empty = EmptyCounter()
         self.ids = ContentIds(source.name)
 
@@ -314,13 +315,8 @@ class _DiscordText:
             self.ctx.warn(
                 self.ctx.loc(n), "damaged message header; read as its own message, time unknown"
             )
-            self.cur = {
-                "line": n,
-                "name": damaged[1].strip(),
-                "text": [],
-                "ts": None,
-                "anchor": None,
-            }
+            self.name = damaged[1].strip()
+            self.cur = {"line": n, "name": self.name, "text": [], "ts": None, "anchor": None}
         elif self.cur is not None:
             self.cur["text"].append(line)
         elif line.strip():
@@ -338,9 +334,10 @@ class _DiscordText:
                 self.warn_relative = False
             self.day, self.label = _header_day(head, self.start), head[5]
             name, clock = head[1].strip(), (head[6], head[7], head[8])
+            self.name = name
         else:
             assert cont is not None
-            name, clock = (self.cur["name"] if self.cur else None), (cont[1], cont[2], cont[3])
+            name, clock = self.name, (cont[1], cont[2], cont[3])
         anchor = f"{self.label} {':'.join(c or '' for c in clock)}" if self.label else None
         return {
             "line": n,
