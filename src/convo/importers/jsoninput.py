@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
+from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.jsonstream import JsonArray, read_top_level
 
@@ -105,6 +106,15 @@ class StreamedDoc:
         with self._open() as again:
             skip = (*self.skip, self.path[0]) if self.path else self.skip
             return read_top_level(again, skip, where=self.source.name)
+
+    def expect(self, missing: str, need: tuple[str, ...] = ()) -> dict[str, Any]:
+        """``head(need)``; an InputError saying ``missing`` (the document closed) when the
+        array at ``path`` is not there."""
+        members = self.head(need)
+        if not self.found:
+            self.close()
+            raise InputError(missing, where=self.source.name)
+        return members
 
     def items(self) -> Iterator[tuple[Any, int]]:
         """Each element with the line it starts on."""

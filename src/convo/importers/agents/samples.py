@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from convo.core.errors import InputError, RecordError
+from convo.core.errors import RecordError
 from convo.core.io import Source, load_json
 from convo.core.jsonl import iter_lines, parse_line
 from convo.importers.context import ImportContext
@@ -50,10 +50,7 @@ def iter_samples(source: Source, ctx: ImportContext) -> Iterator[tuple[Any, str]
                 yield value, f"line-{line.number}"
     elif head.startswith("["):
         doc = StreamedDoc(source, ())
-        doc.head()
-        if not doc.found:
-            doc.close()
-            raise InputError("expected a JSON array of samples", where=source.name)
+        doc.expect("expected a JSON array of samples")
         for n, (item, _) in enumerate(doc.items(), 1):
             yield item, f"item-{n}"
     else:

@@ -33,7 +33,6 @@ from typing import Any
 
 import orjson
 
-from convo.core.errors import InputError
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
@@ -63,12 +62,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         convs = [(load_json(source), 1)]
     else:  # conversations.json: streamed, one conversation at a time
         doc = StreamedDoc(source, ())
-        doc.head()
-        if not doc.found:
-            doc.close()
-            raise InputError(
-                "not a ChatGPT conversations.json (expected a list)", where=source.name
-            )
+        doc.expect("not a ChatGPT conversations.json (expected a list)")
         convs = doc.items()
     skipped = 0
     for c, (conv, _) in enumerate(convs, 1):

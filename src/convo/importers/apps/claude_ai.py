@@ -42,7 +42,6 @@ import hashlib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from convo.core.errors import InputError
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
@@ -90,10 +89,7 @@ def _conversations(source: Source) -> Iterable[Any]:
             return list(doc["conversations"])
         return [doc]
     stream = StreamedDoc(source, ())
-    stream.head()
-    if not stream.found:
-        stream.close()
-        raise InputError("not a claude.ai conversations.json (expected a list)", where=source.name)
+    stream.expect("not a claude.ai conversations.json (expected a list)")
     return (item for item, _ in stream.items())
 
 

@@ -1,5 +1,5 @@
 """Helpers shared by the chat-app export readers: lines, mojibake repair, the
-empty-message tally. The JSON helpers (sniffing heads, lenient values, ``StreamedDoc``)
+empty-message tally, the listeners of a chat line. The JSON helpers (sniffing heads, lenient values, ``StreamedDoc``)
 live in ``convo.importers.jsoninput`` and ``head_lines`` in ``convo.importers.registry``,
 shared by every family."""
 
@@ -71,6 +71,17 @@ def numbered_lines(source: Source) -> Iterator[tuple[int, str]]:
         f.seek(0)
         for n, raw in enumerate(f, 1):
             yield n, decode_text(strip_bom(raw) if n == 1 else raw).rstrip("\r\n")
+
+
+def other_party(speakers: list[str], speaker: str | None) -> list[str]:
+    """The listener of a two-person chat: the one not speaking; in a group, nobody."""
+    return [s for s in speakers if s != speaker] if len(speakers) == 2 else []
+
+
+def mentioned_or_other(speakers: list[str], speaker: str | None, text: str) -> list[str]:
+    """The listeners of a text chat line: the speakers it @mentions, else ``other_party``."""
+    mentioned = [s for s in speakers if s != speaker and f"@{s}" in text]
+    return mentioned or other_party(speakers, speaker)
 
 
 class EmptyCounter:

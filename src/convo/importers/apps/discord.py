@@ -32,11 +32,15 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts, format_timestamp_utc, iso_ts
-from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter, numbered_lines
+from convo.importers.apps.common import (
+    SYSTEM_TAG,
+    EmptyCounter,
+    mentioned_or_other,
+    numbered_lines,
+)
 from convo.importers.build import ContentIds, message
 from convo.importers.context import ImportContext
 from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head
@@ -54,10 +58,7 @@ def sniff_discord(source: Source) -> int:
 
 def read_discord(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     doc = StreamedDoc(source, ("messages",))
-    head = doc.head(need=("channel", "guild"))
-    if not doc.found:
-        doc.close()
-        raise InputError("not a DiscordChatExporter export (no messages list)", where=source.name)
+    head = doc.expect("not a DiscordChatExporter export (no messages list)", ("channel", "guild"))
     channel = _channel(head, doc)
     roles: dict[str, str] = {}
     empty = EmptyCounter()
@@ -398,13 +399,10 @@ def _discord_text_message(
         empty.n += 1
         return
     name = cur["name"]
-    listeners = [s for s in speakers if s != name and f"@{s}" in text]
-    if not listeners and len(speakers) == 2:
-        listeners = [s for s in speakers if s != name]
     yield message(
         text,
         speaker=name,
-        listeners=listeners,
+        listeners=mentioned_or_other(speakers, name, text),
         timestamp=cur["ts"],
         source_id=ctx.loc(cur["line"]),
         format="discord-text",

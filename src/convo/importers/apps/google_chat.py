@@ -76,10 +76,7 @@ def _group(source: Source) -> tuple[str, list[str]]:
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     doc = StreamedDoc(source, ("messages",))
-    doc.head()
-    if not doc.found:
-        doc.close()
-        raise InputError("not a Google Chat messages.json (no messages list)", where=source.name)
+    doc.expect("not a Google Chat messages.json (no messages list)")
     name, members = _group(source)
     seen: dict[str, None] = dict.fromkeys(members)
     empty = EmptyCounter()

@@ -32,7 +32,6 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
@@ -70,10 +69,7 @@ class _Room:
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     doc = StreamedDoc(source, ("messages",))
-    head = doc.head()
-    if not doc.found:
-        doc.close()
-        raise InputError("not an Element JSON export (no messages list)", where=source.name)
+    head = doc.expect("not an Element JSON export (no messages list)")
     room = _Room(head, source)
     for event, line in doc.items():
         where = ctx.loc(line)

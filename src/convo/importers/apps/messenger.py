@@ -18,7 +18,7 @@ from convo.core.io import Source, parse_json
 from convo.core.jsonstream import JsonArray
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
-from convo.importers.apps.common import EmptyCounter, fix_latin1_mojibake
+from convo.importers.apps.common import EmptyCounter, fix_latin1_mojibake, other_party
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.jsoninput import as_dict, as_list, as_str, has_key, json_head
@@ -124,7 +124,7 @@ def _messenger_messages(
         yield message(
             chunks,
             speaker=speaker or None,
-            listeners=[p for p in people if p != speaker] if len(people) == 2 else [],
+            listeners=other_party(people, speaker),
             timestamp=ts,
             source_id=loc,
             format=fmt,

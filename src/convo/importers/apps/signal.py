@@ -45,7 +45,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import format_timestamp_utc, mail_date, naive_ts
 from convo.importers.apps import signal_json
-from convo.importers.apps.common import SYSTEM_TAG, numbered_lines
+from convo.importers.apps.common import SYSTEM_TAG, numbered_lines, other_party
 from convo.importers.build import message
 from convo.importers.context import ImportContext, ImportOptions
 from convo.importers.registry import Format, head_lines
@@ -255,7 +255,7 @@ def _record(msg: _Msg, speakers: list[str], thread: str, ctx: ImportContext) -> 
         extra["damaged_header"] = True
     speaker = msg.speaker
     system = extra.pop("system", False)
-    listeners = [s for s in speakers if s != speaker] if len(speakers) == 2 else []
+    listeners = other_party(speakers, speaker)
     chunks = [text] if text or not extra.get("attachments") else []
     chunks += [
         f"[attachment] {a.get('name') or a.get('path')}" for a in extra.get("attachments", [])

@@ -26,7 +26,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts, iso_ts
 from convo.importers.agents.samples import iter_samples, sample_values
-from convo.importers.apps.common import SYSTEM_TAG
+from convo.importers.apps.common import SYSTEM_TAG, other_party
 from convo.importers.build import message
 from convo.importers.context import ImportContext, ImportOptions
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head
@@ -108,7 +108,7 @@ def _export_message(
     return message(
         chunks,
         speaker=sender or None,
-        listeners=[s for s in speakers if s != sender] if len(speakers) == 2 else [],
+        listeners=other_party(speakers, sender),
         timestamp=ts,
         source_id=where,
         format=NAME,

@@ -45,7 +45,7 @@ from convo.core.errors import InputError
 from convo.core.io import Source, decode_text, strip_bom
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import format_timestamp_utc
-from convo.importers.apps.common import SYSTEM_TAG, numbered_lines
+from convo.importers.apps.common import SYSTEM_TAG, mentioned_or_other, numbered_lines
 from convo.importers.archives import ZIP_MAGIC, open_zip, safe_members, spool_member
 from convo.importers.build import message
 from convo.importers.context import ImportContext
@@ -232,13 +232,6 @@ def _media(clean: str) -> tuple[str | None, str | None]:
     return kind, media[2] or media[3]
 
 
-def _wa_listeners(name: str | None, clean: str, speakers: list[str]) -> list[str]:
-    listeners = [s for s in speakers if s != name and f"@{s}" in clean]
-    if not listeners and len(speakers) == 2:
-        listeners = [s for s in speakers if s != name]
-    return listeners
-
-
 def _wa_message(
     cur: dict[str, Any],
     speakers: list[str],
@@ -257,7 +250,7 @@ def _wa_message(
     return message(
         clean or text,
         speaker=None if system else name,
-        listeners=[] if system else _wa_listeners(name, clean, speakers),
+        listeners=[] if system else mentioned_or_other(speakers, name, clean),
         timestamp=cur["ts"],
         source_id=loc,
         format="whatsapp",

@@ -80,10 +80,7 @@ def _username(actor_url: str) -> str:
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     doc = StreamedDoc(source, ("orderedItems",))
-    doc.head()
-    if not doc.found:
-        doc.close()
-        raise InputError("not a Mastodon outbox.json (no orderedItems)", where=source.name)
+    doc.expect("not a Mastodon outbox.json (no orderedItems)")
     owner = _actor_name(source)
     roots: dict[str, str] = {}
     for k, (item, line) in enumerate(doc.items(), 1):

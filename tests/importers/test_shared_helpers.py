@@ -1,0 +1,66 @@
+"""Helpers the importer families share: ``StreamedDoc.expect`` (a streamed export whose
+array is missing) and the listeners of a chat line (``apps.common``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from convo.core.errors import InputError
+from convo.core.io import Source
+from convo.importers.apps.common import mentioned_or_other, other_party
+from convo.importers.context import ImportContext
+from convo.importers.jsoninput import StreamedDoc
+from convo.importers.registry import registry
+
+
+def test_expect_gives_the_members_and_keeps_the_array(tmp_path):
+    path = tmp_path / "doc.json"
+    path.write_text('{"channel": {"name": "general"}, "messages": [{"id": 1}, {"id": 2}]}')
+    doc = StreamedDoc(Source(path), ("messages",))
+    assert doc.expect("no messages", ("channel",)) == {"channel": {"name": "general"}}
+    assert [item for item, _ in doc.items()] == [{"id": 1}, {"id": 2}]
+
+
+def test_expect_names_what_is_missing_and_closes(tmp_path):
+    path = tmp_path / "doc.json"
+    path.write_text('{"channel": {"name": "general"}}')
+    doc = StreamedDoc(Source(path, name="doc.json"), ("messages",))
+    with pytest.raises(InputError) as e:
+        doc.expect("not an export (no messages list)")
+    assert (e.value.what, e.value.where) == ("not an export (no messages list)", "doc.json")
+    doc.close()  # already closed: a no-op
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text", "what"),
+    [
+        ("discord", '{"guild": {}}', "not a DiscordChatExporter export (no messages list)"),
+        ("matrix", '{"room_name": "Tea"}', "not an Element JSON export (no messages list)"),
+        ("google-chat", '{"x": 1}', "not a Google Chat messages.json (no messages list)"),
+        ("mastodon", '{"type": "x"}', "not a Mastodon outbox.json (no orderedItems)"),
+        ("chatgpt", '"conversations"', "not a ChatGPT conversations.json (expected a list)"),
+        ("claude-ai", '"x"', "not a claude.ai conversations.json (expected a list)"),
+    ],
+)
+def test_streamed_readers_refuse_a_document_without_their_array(tmp_path, fmt, text, what):
+    path = tmp_path / "in.json"
+    path.write_text(text)
+    source = Source(path, name="in.json")
+    with pytest.raises(InputError) as e:
+        list(registry.get(fmt).read(source, ImportContext(source)))
+    assert (e.value.what, e.value.where) == (what, "in.json")
+
+
+def test_other_party_is_the_listener_of_two_only():
+    assert other_party(["Ann", "Bo"], "Ann") == ["Bo"]
+    assert other_party(["Ann", "Bo"], None) == ["Ann", "Bo"]
+    assert other_party(["Ann", "Bo", "Cy"], "Ann") == []
+    assert other_party(["Ann"], "Ann") == []
+
+
+def test_mentions_come_before_the_other_party():
+    group = ["Ann", "Bo", "Cy"]
+    assert mentioned_or_other(group, "Ann", "hi @Cy and @Ann") == ["Cy"]
+    assert mentioned_or_other(group, "Ann", "hi all") == []
+    assert mentioned_or_other(["Ann", "Bo"], "Ann", "hi") == ["Bo"]
+    assert mentioned_or_other(["Ann", "Bo"], "Ann", "hi @Bo") == ["Bo"]
