@@ -184,15 +184,11 @@ def _record(
     role: str | None,
     loc: str,
     thread: str,
-    timestamp: str | None = None,
-    rec_id: str | None = None,
 ) -> ConversationMessage:
     return message(
         chunks,
         speaker=speaker,
         listeners=LISTENERS.get(role or "", []),
-        timestamp=timestamp,
-        id=rec_id,
         source_id=loc,
         format=NAME,
         thread=thread,
