@@ -305,8 +305,8 @@ def test_folder_of_eml(tmp_path):
     ],
 )
 def test_sniffs_do_not_steal(tmp_path, text):
-    from convo.importers.email.eml import sniff_eml
-    from convo.importers.email.mbox import sniff_mbox
+    from convo.importers.email.eml import sniff as sniff_eml
+    from convo.importers.email.mbox import sniff as sniff_mbox
 
     s = Source(_write(tmp_path, "x.txt", text))
     assert sniff_mbox(s) == 0 and sniff_eml(s) == 0

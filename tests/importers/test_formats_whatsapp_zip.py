@@ -45,7 +45,7 @@ def android(tmp_path):
 
 
 def test_golden_ios(ios):
-    recs, rejects, warnings = run(whatsapp.read_whatsapp_zip, ios)
+    recs, rejects, warnings = run(whatsapp.read_zip, ios)
     assert not rejects
     assert_golden("formats/whatsapp/ios-zip.jsonl", recs)
     assert warnings == [
@@ -56,13 +56,13 @@ def test_golden_ios(ios):
 
 
 def test_golden_android(android):
-    recs, rejects, _ = run(whatsapp.read_whatsapp_zip, android)
+    recs, rejects, _ = run(whatsapp.read_zip, android)
     assert not rejects
     assert_golden("formats/whatsapp/android-zip.jsonl", recs)
 
 
 def test_mapping(ios, android):
-    recs, _, _ = run(whatsapp.read_whatsapp_zip, ios)
+    recs, _, _ = run(whatsapp.read_zip, ios)
     notice, morning, photo, lovely, audio, damaged, omitted = recs
     assert notice["tags"] == ["system"] and notice["metadata"]["speaker"] is None
     assert morning["thread"] == "Tea Party"  # from the zip's name
@@ -79,7 +79,7 @@ def test_mapping(ios, android):
     assert damaged["extra"]["damaged_header"] is True
     assert audio["textChunks"] == ["<attached: 00000005-AUDIO-2023-08-15-09-14-00.opus>"]
     assert omitted["extra"]["media"] == "image"
-    arecs, _, _ = run(whatsapp.read_whatsapp_zip, android)
+    arecs, _, _ = run(whatsapp.read_zip, android)
     assert arecs[0]["thread"] == "Ben Ode"  # from "WhatsApp Chat with Ben Ode.txt"
     captioned = arecs[2]
     assert captioned["extra"]["file"] == "IMG-20230815-WA0001.jpg"
@@ -116,7 +116,7 @@ def test_hostile_members_are_rejected(tmp_path):
         zf.writestr("_chat.txt", "[15/08/2023, 09:12:33] Ann: hi\n")
         zf.writestr("../evil.jpg", b"x")
         zf.writestr("zeros.bin", b"\0" * (8 << 20))  # ratio far above 200:1
-    recs, rejects, _ = run(whatsapp.read_whatsapp_zip, p)
+    recs, rejects, _ = run(whatsapp.read_zip, p)
     assert [r["textChunks"] for r in recs] == [["hi"]]
     reasons = sorted(r.reason for r in rejects)
     assert reasons == [

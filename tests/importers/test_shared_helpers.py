@@ -64,3 +64,21 @@ def test_mentions_come_before_the_other_party():
     assert mentioned_or_other(group, "Ann", "hi all") == []
     assert mentioned_or_other(["Ann", "Bo"], "Ann", "hi") == ["Bo"]
     assert mentioned_or_other(["Ann", "Bo"], "Ann", "hi @Bo") == ["Bo"]
+
+
+def test_format_takes_seven_fields_in_order_and_the_rest_by_keyword():
+    from convo.importers.registry import Format
+
+    def sniff(source):
+        return 0
+
+    def read(source, ctx):
+        return iter(())
+
+    fmt = Format("x", "chat", "about x", ("*.x",), sniff, read, "x: hi", directory=True)
+    assert (fmt.name, fmt.family, fmt.description, fmt.patterns, fmt.example) == (
+        "x", "chat", "about x", ("*.x",), "x: hi"
+    )  # fmt: skip
+    assert fmt.sniff is sniff and fmt.read is read and fmt.directory
+    with pytest.raises(TypeError):
+        Format("x", "chat", "about x", ("*.x",), sniff, read, "x: hi", True)  # type: ignore[misc]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import fnmatch
 import importlib
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 from convo.core.errors import InputError
 from convo.core.io import Source
@@ -67,6 +67,10 @@ class Format:
     ``Source`` whose ``open()`` gives one range (``head`` stays the whole file's) and an
     ``ImportContext.start`` with the line and record numbers of the range's start.
     Formats without one are never split.
+
+    Built-in modules declare theirs positionally, from named constants
+    (``Format(NAME, "chat", DESCRIPTION, PATTERNS, sniff, read, EXAMPLE)``): the first
+    seven fields are in that order; the rest are keyword-only.
     """
 
     name: str
@@ -76,6 +80,7 @@ class Format:
     sniff: Sniff
     read: Reader
     example: str = ""
+    _: KW_ONLY
     directory: bool = False  # reads a directory (Maildir, Slack export) rather than a file
     record_start: Callable[[bytes], bool] | None = None
 

@@ -295,15 +295,9 @@ def _part_chunk(p: dict[str, Any]) -> str:
     return block_chunk({"type": "part", **p})
 
 
-FORMATS = (
-    Format(
-        name=NAME,
-        family="chat",
-        description="Gemini API contents (role user/model, parts) and generateContent responses",
-        patterns=("*.json", "*.jsonl"),
-        sniff=sniff,
-        read=read,
-        example='{"contents": [{"role": "user", "parts": [{"text": "Hi"}]}, '
-        '{"role": "model", "parts": [{"text": "Hello!"}]}]}',
-    ),
+DESCRIPTION = "Gemini API contents (role user/model, parts) and generateContent responses"
+EXAMPLE = (
+    '{"contents": [{"role": "user", "parts": [{"text": "Hi"}]}, '
+    '{"role": "model", "parts": [{"text": "Hello!"}]}]}'
 )
+FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE),)

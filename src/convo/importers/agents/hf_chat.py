@@ -146,14 +146,6 @@ def _sample(
         yield msg
 
 
-FORMATS = (
-    Format(
-        name=NAME,
-        family="chat",
-        description='Hugging Face chat datasets with {"type": "text", "value": ...} parts',
-        patterns=("*.json", "*.jsonl"),
-        sniff=sniff,
-        read=read,
-        example='{"messages": [{"role": "user", "content": [{"type": "text", "value": "Hi"}]}]}',
-    ),
-)
+DESCRIPTION = 'Hugging Face chat datasets with {"type": "text", "value": ...} parts'
+EXAMPLE = '{"messages": [{"role": "user", "content": [{"type": "text", "value": "Hi"}]}]}'
+FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE),)

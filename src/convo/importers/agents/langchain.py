@@ -179,15 +179,9 @@ def _thought_texts(block: dict[str, Any]) -> list[str]:
     return [t for t in texts if t]
 
 
-FORMATS = (
-    Format(
-        name=NAME,
-        family="chat",
-        description="LangChain messages_to_dict output ({type: human|ai|tool, data: {...}})",
-        patterns=("*.json", "*.jsonl"),
-        sniff=sniff,
-        read=read,
-        example='[{"type": "human", "data": {"content": "Hi", "type": "human"}}, '
-        '{"type": "ai", "data": {"content": "Hello!", "type": "ai"}}]',
-    ),
+DESCRIPTION = "LangChain messages_to_dict output ({type: human|ai|tool, data: {...}})"
+EXAMPLE = (
+    '[{"type": "human", "data": {"content": "Hi", "type": "human"}}, '
+    '{"type": "ai", "data": {"content": "Hello!", "type": "ai"}}]'
 )
+FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE),)

@@ -256,26 +256,21 @@ def _thread_message(obj: dict[str, Any], where: str) -> ConversationMessage:
     )
 
 
-FORMATS = (
-    Format(
-        name=COMPLETION,
-        family="chat",
-        description="OpenAI chat.completion responses (choices[].message), Batch API output",
-        patterns=("*.json", "*.jsonl"),
-        sniff=sniff_completion,
-        read=read_completion,
-        example='{"id": "chatcmpl-1", "object": "chat.completion", "created": 1741569952, '
-        '"choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi"}}]}',
-    ),
-    Format(
-        name=ASSISTANTS,
-        family="chat",
-        description="OpenAI Assistants thread message lists (thread.message objects)",
-        patterns=("*.json", "*.jsonl"),
-        sniff=sniff_assistants,
-        read=read_assistants,
-        example='{"object": "list", "data": [{"id": "msg_1", "object": "thread.message", '
-        '"thread_id": "thread_1", "role": "user", "content": [{"type": "text", '
-        '"text": {"value": "Hi", "annotations": []}}]}]}',
-    ),
+COMPLETION_DESCRIPTION = "OpenAI chat.completion responses (choices[].message), Batch API output"
+COMPLETION_EXAMPLE = (
+    '{"id": "chatcmpl-1", "object": "chat.completion", "created": 1741569952, '
+    '"choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi"}}]}'
+)
+ASSISTANTS_DESCRIPTION = "OpenAI Assistants thread message lists (thread.message objects)"
+ASSISTANTS_EXAMPLE = (
+    '{"object": "list", "data": [{"id": "msg_1", "object": "thread.message", '
+    '"thread_id": "thread_1", "role": "user", "content": [{"type": "text", '
+    '"text": {"value": "Hi", "annotations": []}}]}]}'
+)
+FORMATS = tuple(
+    Format(name, "chat", description, ("*.json", "*.jsonl"), sniff, read, example)
+    for name, description, sniff, read, example in (
+        (COMPLETION, COMPLETION_DESCRIPTION, sniff_completion, read_completion, COMPLETION_EXAMPLE),
+        (ASSISTANTS, ASSISTANTS_DESCRIPTION, sniff_assistants, read_assistants, ASSISTANTS_EXAMPLE),
+    )
 )

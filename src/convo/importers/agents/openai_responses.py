@@ -295,16 +295,9 @@ def _call_chunk(item: dict[str, Any]) -> str:
     return block_chunk(rest)
 
 
-FORMATS = (
-    Format(
-        name=NAME,
-        family="chat",
-        description="OpenAI Responses API objects and input/output item lists",
-        patterns=("*.json", "*.jsonl"),
-        sniff=sniff,
-        read=read,
-        example='{"id": "resp_1", "object": "response", "created_at": 1741476542, '
-        '"output": [{"type": "message", "role": "assistant", "content": '
-        '[{"type": "output_text", "text": "Hi"}]}]}',
-    ),
+DESCRIPTION = "OpenAI Responses API objects and input/output item lists"
+EXAMPLE = (
+    '{"id": "resp_1", "object": "response", "created_at": 1741476542, "output": ['
+    '{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Hi"}]}]}'
 )
+FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE),)

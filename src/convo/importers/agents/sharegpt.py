@@ -172,15 +172,8 @@ def _text(spelled: str, value: Any) -> str:
     return value
 
 
-FORMATS = (
-    Format(
-        name=NAME,
-        family="chat",
-        description="ShareGPT / LLaMA-Factory conversations (from/value turns), JSON or JSONL",
-        patterns=("*.json", "*.jsonl"),
-        sniff=sniff,
-        read=read,
-        example='{"conversations": [{"from": "human", "value": "Hi"}, '
-        '{"from": "gpt", "value": "Hello!"}]}',
-    ),
+DESCRIPTION = "ShareGPT / LLaMA-Factory conversations (from/value turns), JSON or JSONL"
+EXAMPLE = (
+    '{"conversations": [{"from": "human", "value": "Hi"}, {"from": "gpt", "value": "Hello!"}]}'
 )
+FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE),)

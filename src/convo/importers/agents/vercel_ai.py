@@ -214,14 +214,6 @@ def _file_chunk(mime: str, url: str, name: str) -> str:
     return f"[file {name or ref}]".replace(" ]", "]")
 
 
-FORMATS = (
-    Format(
-        name=NAME,
-        family="chat",
-        description="Vercel AI SDK UI messages (role, parts: text, reasoning, tool-*, file)",
-        patterns=("*.json", "*.jsonl"),
-        sniff=sniff,
-        read=read,
-        example='[{"id": "m1", "role": "user", "parts": [{"type": "text", "text": "Hi"}]}]',
-    ),
-)
+DESCRIPTION = "Vercel AI SDK UI messages (role, parts: text, reasoning, tool-*, file)"
+EXAMPLE = '[{"id": "m1", "role": "user", "parts": [{"type": "text", "text": "Hi"}]}]'
+FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE),)

@@ -248,14 +248,6 @@ def _thoughts(content: dict[str, Any]) -> list[str]:
     return [f"[thought] {body}" for body in bodies if body.strip()]
 
 
-FORMATS = (
-    Format(
-        name="chatgpt",
-        family="chat",
-        description="ChatGPT conversations.json (mapping tree, current branch)",
-        patterns=("conversations.json",),
-        sniff=sniff,
-        read=read,
-        example='[{"title": "T", "mapping": {"n1": {"id": "n1", "parent": null, "children": [], ...}}}]',
-    ),
-)
+DESCRIPTION = "ChatGPT conversations.json (mapping tree, current branch)"
+EXAMPLE = '[{"title": "T", "mapping": {"n1": {"id": "n1", "parent": null, "children": [], ...}}}]'
+FORMATS = (Format("chatgpt", "chat", DESCRIPTION, ("conversations.json",), sniff, read, EXAMPLE),)

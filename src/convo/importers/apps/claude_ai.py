@@ -261,15 +261,9 @@ def _labelled(block: dict[str, Any]) -> dict[str, Any]:
     return block
 
 
-FORMATS = (
-    Format(
-        name=NAME,
-        family="chat",
-        description="claude.ai data export conversations.json (chat_messages, content blocks)",
-        patterns=("conversations.json",),
-        sniff=sniff,
-        read=read,
-        example='[{"uuid": "c1", "name": "T", "chat_messages": [{"uuid": "m1", '
-        '"sender": "human", "text": "Hi", "created_at": "2024-05-01T10:00:00Z"}]}]',
-    ),
+DESCRIPTION = "claude.ai data export conversations.json (chat_messages, content blocks)"
+EXAMPLE = (
+    '[{"uuid": "c1", "name": "T", "chat_messages": [{"uuid": "m1", '
+    '"sender": "human", "text": "Hi", "created_at": "2024-05-01T10:00:00Z"}]}]'
 )
+FORMATS = (Format(NAME, "chat", DESCRIPTION, ("conversations.json",), sniff, read, EXAMPLE),)

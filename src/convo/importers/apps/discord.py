@@ -20,7 +20,7 @@ Decisions:
 - Replies: ``replyTo`` = ``discord:<reference.messageId>``; forwards keep
   ``forwardedMessage`` as a ``[forwarded]`` chunk. Types other than Default/Reply are
   tagged ``system``.
-- Text copied from the client: see ``read_discord_text`` (M/D/Y dates, Today/Yesterday
+- Text copied from the client: see ``read_text`` (M/D/Y dates, Today/Yesterday
   need --start-date, empty ``[time]`` continuations skipped with a warning count).
 """
 
@@ -267,12 +267,12 @@ _DISCORD_CONT = re.compile(rf"^\[{_DT_TIME}\]\s*$")
 _DISCORD_DAMAGED = re.compile(r"^(\S.{0,80}?) [—–] (?:\d{1,2}/\d{1,2}/\d{2,4}|Today|Yesterday)\b")
 
 
-def sniff_discord_text(source: Source) -> int:
+def sniff_text(source: Source) -> int:
     lines = head_lines(source, 5)
     return 75 if lines and _DISCORD_HEAD.match(lines[0]) else 0
 
 
-def read_discord_text(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+def read_text(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """Messages under ``name — MM/DD/YYYY h:mm AM`` headers and ``[h:mm AM]`` continuations.
 
     Dates are M/D/Y (the US client); ``Today``/``Yesterday`` are relative to --start-date's
@@ -291,7 +291,7 @@ def read_discord_text(source: Source, ctx: ImportContext) -> Iterator[Conversati
 
 
 class _DiscordText:
-    """The state of one ``read_discord_text`` pass."""
+    """The state of one ``read_text`` pass."""
 
     def __init__(self, source: Source, ctx: ImportContext):
         self.source, self.ctx = source, ctx
@@ -409,23 +409,17 @@ def _discord_text_message(
     )
 
 
+JSON_DESCRIPTION = "DiscordChatExporter JSON (guild, channel, messages)"
+JSON_EXAMPLE = (
+    '{"guild": {...}, "channel": {"name": "general"}, "messages": [{"id": "1", "author": {...}}]}'
+)
+TEXT_DESCRIPTION = "Discord chat copied from the client as text (name — date time headers)"
+TEXT_EXAMPLE = "alice — 03/06/2024 10:02 AM"
 FORMATS = (
     Format(
-        name="discord",
-        family="chat",
-        description="DiscordChatExporter JSON (guild, channel, messages)",
-        patterns=("*.json",),
-        sniff=sniff_discord,
-        read=read_discord,
-        example='{"guild": {...}, "channel": {"name": "general"}, "messages": [{"id": "1", "author": {...}}]}',
+        "discord", "chat", JSON_DESCRIPTION, ("*.json",), sniff_discord, read_discord, JSON_EXAMPLE
     ),
     Format(
-        name="discord-text",
-        family="chat",
-        description="Discord chat copied from the client as text (name — date time headers)",
-        patterns=("*.txt",),
-        sniff=sniff_discord_text,
-        read=read_discord_text,
-        example="alice — 03/06/2024 10:02 AM",
+        "discord-text", "chat", TEXT_DESCRIPTION, ("*.txt",), sniff_text, read_text, TEXT_EXAMPLE
     ),
 )

@@ -97,16 +97,10 @@ def _message(
     )
 
 
-FORMATS = (
-    Format(
-        name=NAME,
-        family="chat",
-        description="Gitter room messages (REST API chatMessages JSON)",
-        patterns=("*.json", "*.jsonl"),
-        sniff=sniff,
-        read=read,
-        example='[{"id": "5a1", "text": "hi @bob", "sent": "2020-01-01T10:00:00.000Z", '
-        '"fromUser": {"id": "u1", "username": "alice", "displayName": "Alice"}, '
-        '"mentions": [{"screenName": "bob", "userId": "u2"}]}]',
-    ),
+DESCRIPTION = "Gitter room messages (REST API chatMessages JSON)"
+EXAMPLE = (
+    '[{"id": "5a1", "text": "hi @bob", "sent": "2020-01-01T10:00:00.000Z", '
+    '"fromUser": {"id": "u1", "username": "alice", "displayName": "Alice"}, '
+    '"mentions": [{"screenName": "bob", "userId": "u2"}]}]'
 )
+FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE),)

@@ -129,15 +129,9 @@ def _message(
     )
 
 
-FORMATS = (
-    Format(
-        name=NAME,
-        family="chat",
-        description="Google Chat in Google Takeout (Groups/*/messages.json, group_info.json)",
-        patterns=("messages.json",),
-        sniff=sniff,
-        read=read,
-        example='{"messages": [{"creator": {"name": "Alice", "email": "a@x.com", "user_type": "Human"}, '
-        '"created_date": "Tuesday, March 1, 2022 at 10:00:00 AM UTC", "text": "hi", "topic_id": "t1"}]}',
-    ),
+DESCRIPTION = "Google Chat in Google Takeout (Groups/*/messages.json, group_info.json)"
+EXAMPLE = (
+    '{"messages": [{"creator": {"name": "Alice", "email": "a@x.com", "user_type": "Human"}, '
+    '"created_date": "Tuesday, March 1, 2022 at 10:00:00 AM UTC", "text": "hi", "topic_id": "t1"}]}'
 )
+FORMATS = (Format(NAME, "chat", DESCRIPTION, ("messages.json",), sniff, read, EXAMPLE),)

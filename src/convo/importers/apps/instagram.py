@@ -45,15 +45,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     yield from read_meta_thread(source, ctx, NAME)
 
 
-FORMATS = (
-    Format(
-        name=NAME,
-        family="chat",
-        description="Instagram DMs from Meta's download (messages/inbox/*/message_N.json)",
-        patterns=("message_*.json",),
-        sniff=sniff,
-        read=read,
-        example='{"participants": [{"name": "ann.lee"}], "messages": [{"sender_name": '
-        '"ann.lee", "timestamp_ms": 1692090753000, "content": "Caf\\u00c3\\u00a9?"}]}',
-    ),
+DESCRIPTION = "Instagram DMs from Meta's download (messages/inbox/*/message_N.json)"
+EXAMPLE = (
+    '{"participants": [{"name": "ann.lee"}], "messages": [{"sender_name": '
+    '"ann.lee", "timestamp_ms": 1692090753000, "content": "Caf\\u00c3\\u00a9?"}]}'
 )
+FORMATS = (Format(NAME, "chat", DESCRIPTION, ("message_*.json",), sniff, read, EXAMPLE),)

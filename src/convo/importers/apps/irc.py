@@ -277,14 +277,8 @@ def _record(
     )
 
 
+DESCRIPTION = "IRC logs: irssi, WeeChat, ZNC, Limnoria, HexChat/XChat line formats"
+EXAMPLE = "10:00 <@alice> hello bob"
 FORMATS = (
-    Format(
-        name=NAME,
-        family="chat",
-        description="IRC logs: irssi, WeeChat, ZNC, Limnoria, HexChat/XChat line formats",
-        patterns=("*.log", "*.txt", "*.weechatlog"),
-        sniff=sniff,
-        read=read,
-        example="10:00 <@alice> hello bob",
-    ),
+    Format(NAME, "chat", DESCRIPTION, ("*.log", "*.txt", "*.weechatlog"), sniff, read, EXAMPLE),
 )

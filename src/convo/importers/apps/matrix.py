@@ -166,15 +166,9 @@ def _content(
     return chunks, tags, extra
 
 
-FORMATS = (
-    Format(
-        name=NAME,
-        family="chat",
-        description="Matrix room exported by Element as JSON (room_name, messages: events)",
-        patterns=("*.json",),
-        sniff=sniff,
-        read=read,
-        example='{"room_name": "Tea", "messages": [{"type": "m.room.message", "sender": "@alice:x.org", '
-        '"content": {"msgtype": "m.text", "body": "hi"}, "origin_server_ts": 1646128800000, "event_id": "$a"}]}',
-    ),
+DESCRIPTION = "Matrix room exported by Element as JSON (room_name, messages: events)"
+EXAMPLE = (
+    '{"room_name": "Tea", "messages": [{"type": "m.room.message", "sender": "@alice:x.org", '
+    '"content": {"msgtype": "m.text", "body": "hi"}, "origin_server_ts": 1646128800000, "event_id": "$a"}]}'
 )
+FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json",), sniff, read, EXAMPLE),)

@@ -163,14 +163,6 @@ def _listeners(text: str, user: str, members: list[str], users: dict[str, str]) 
     return mentioned
 
 
-FORMATS = (
-    Format(
-        name="mattermost",
-        family="chat",
-        description="Mattermost bulk export JSONL (version/team/channel/user/post lines)",
-        patterns=("*.jsonl",),
-        sniff=sniff,
-        read=read,
-        example='{"type": "version", "version": 1}',
-    ),
-)
+DESCRIPTION = "Mattermost bulk export JSONL (version/team/channel/user/post lines)"
+EXAMPLE = '{"type": "version", "version": 1}'
+FORMATS = (Format("mattermost", "chat", DESCRIPTION, ("*.jsonl",), sniff, read, EXAMPLE),)

@@ -148,14 +148,11 @@ def _messenger_messages(
     empty.report(ctx)
 
 
+DESCRIPTION = "Facebook Messenger message_N.json (participants, newest-first messages)"
+PATTERNS = ("message_*.json",)
+EXAMPLE = (
+    '{"participants": [{"name": "Bob"}], "messages": [{"sender_name": "Bob", "timestamp_ms": 1}]}'
+)
 FORMATS = (
-    Format(
-        name="messenger",
-        family="chat",
-        description="Facebook Messenger message_N.json (participants, newest-first messages)",
-        patterns=("message_*.json",),
-        sniff=sniff_messenger,
-        read=read_messenger,
-        example='{"participants": [{"name": "Bob"}], "messages": [{"sender_name": "Bob", "timestamp_ms": 1}]}',
-    ),
+    Format("messenger", "chat", DESCRIPTION, PATTERNS, sniff_messenger, read_messenger, EXAMPLE),
 )

@@ -388,15 +388,10 @@ def _newest_version(edits: list[str]) -> str:
     return "\n".join(body).strip()
 
 
-FORMATS = (
-    Format(
-        name=NAME,
-        family="chat",
-        description="Signal Desktop chats exported by signal-export (chat.md, data.json) "
-        "or sigtop (text, text-short, JSON)",
-        patterns=("chat.md", "data.json", "*.md", "*.txt", "*.json"),
-        sniff=sniff,
-        read=read,
-        example="[2019-05-29 15:04:33] Aya: We're great!",
-    ),
+DESCRIPTION = (
+    "Signal Desktop chats exported by signal-export (chat.md, data.json) "
+    "or sigtop (text, text-short, JSON)"
 )
+PATTERNS = ("chat.md", "data.json", "*.md", "*.txt", "*.json")
+EXAMPLE = "[2019-05-29 15:04:33] Aya: We're great!"
+FORMATS = (Format(NAME, "chat", DESCRIPTION, PATTERNS, sniff, read, EXAMPLE),)

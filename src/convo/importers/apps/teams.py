@@ -188,14 +188,6 @@ def _teams_extra(m: dict[str, Any], attachments: list[dict[str, Any]]) -> dict[s
     }
 
 
-FORMATS = (
-    Format(
-        name="teams",
-        family="chat",
-        description="Microsoft Teams export JSON (PascalCase messages with HTML bodies)",
-        patterns=("*.json",),
-        sniff=sniff_teams,
-        read=read_teams,
-        example='[{"Id": "1", "Body": {"ContentType": "html", "Content": "<p>Hi</p>"}, "From": {...}}]',
-    ),
-)
+DESCRIPTION = "Microsoft Teams export JSON (PascalCase messages with HTML bodies)"
+EXAMPLE = '[{"Id": "1", "Body": {"ContentType": "html", "Content": "<p>Hi</p>"}, "From": {...}}]'
+FORMATS = (Format("teams", "chat", DESCRIPTION, ("*.json",), sniff_teams, read_teams, EXAMPLE),)

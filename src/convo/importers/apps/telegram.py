@@ -213,14 +213,11 @@ def _tg_text(value: Any) -> tuple[str, list[str], list[str]]:
     return "".join(parts), mentions, links
 
 
+DESCRIPTION = "Telegram Desktop result.json (one chat, or a full export with chats.list)"
+PATTERNS = ("result.json", "*.json")
+EXAMPLE = (
+    '{"name": "Bob", "type": "personal_chat", "id": 1, "messages": [{"id": 1, "from": "Bob", ...}]}'
+)
 FORMATS = (
-    Format(
-        name="telegram",
-        family="chat",
-        description="Telegram Desktop result.json (one chat, or a full export with chats.list)",
-        patterns=("result.json", "*.json"),
-        sniff=sniff_telegram,
-        read=read_telegram,
-        example='{"name": "Bob", "type": "personal_chat", "id": 1, "messages": [{"id": 1, "from": "Bob", ...}]}',
-    ),
+    Format("telegram", "chat", DESCRIPTION, PATTERNS, sniff_telegram, read_telegram, EXAMPLE),
 )

@@ -173,16 +173,10 @@ def _event_text(kind: str, body: dict[str, Any]) -> str:
     return f"[{kind}] {', '.join(as_str(i) for i in ids)}".rstrip()
 
 
-FORMATS = (
-    Format(
-        name=NAME,
-        family="chat",
-        description="X/Twitter archive direct messages (direct-messages.js, direct-messages-group.js)",
-        patterns=("direct-messages*.js",),
-        sniff=sniff,
-        read=read,
-        example='window.YTD.direct_messages.part0 = [{"dmConversation": {"conversationId": "1-2", '
-        '"messages": [{"messageCreate": {"id": "9", "senderId": "1", "recipientId": "2", '
-        '"text": "hi", "createdAt": "2022-03-01T10:00:00.000Z"}}]}}]',
-    ),
+DESCRIPTION = "X/Twitter archive direct messages (direct-messages.js, direct-messages-group.js)"
+EXAMPLE = (
+    'window.YTD.direct_messages.part0 = [{"dmConversation": {"conversationId": "1-2", '
+    '"messages": [{"messageCreate": {"id": "9", "senderId": "1", "recipientId": "2", '
+    '"text": "hi", "createdAt": "2022-03-01T10:00:00.000Z"}}]}}]'
 )
+FORMATS = (Format(NAME, "chat", DESCRIPTION, ("direct-messages*.js",), sniff, read, EXAMPLE),)

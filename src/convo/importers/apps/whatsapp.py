@@ -172,7 +172,7 @@ def _when(m: re.Match[str], order: str, zone: Any) -> str | None:
 def read_whatsapp(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """A chat .txt, or (``--from whatsapp`` on one) an "Export chat" .zip."""
     if source.head.startswith(ZIP_MAGIC):
-        yield from read_whatsapp_zip(source, ctx)
+        yield from read_zip(source, ctx)
         return
     yield from read_chat(source, ctx, _chat_name(source.match_name))
 
@@ -302,7 +302,7 @@ def _chat_member(zf: zipfile.ZipFile, names: list[str]) -> str | None:
     return None
 
 
-def sniff_whatsapp_zip(source: Source) -> int:
+def sniff_zip(source: Source) -> int:
     """A zip whose chat .txt is named in the head (its first local header), or, for a
     zip on disk, found among its members."""
     head = source.head
@@ -319,7 +319,7 @@ def sniff_whatsapp_zip(source: Source) -> int:
         return 0
 
 
-def read_whatsapp_zip(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+def read_zip(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """The chat .txt of an "Export chat" .zip, read in place (``convo.importers.archives``);
     the other members are its media."""
     with contextlib.closing(open_zip(source.real_path(), source.name)) as zf:
@@ -348,24 +348,15 @@ def read_whatsapp_zip(source: Source, ctx: ImportContext) -> Iterator[Conversati
         ctx.warn(source.name, f"{unused} file(s) in the zip are not named by any message")
 
 
+TXT_DESCRIPTION = "WhatsApp chat .txt export (iOS [date, time] or Android date, time - )"
+TXT_EXAMPLE = "[8/15/23, 9:12:33 AM] Alice: Hello"
+ZIP_DESCRIPTION = (
+    'WhatsApp "Export chat" .zip (_chat.txt or WhatsApp Chat with X.txt, and its media)'
+)
+ZIP_EXAMPLE = "WhatsApp Chat - Ann.zip: _chat.txt, 00000012-PHOTO-2023-08-15-09-12-33.jpg"
 FORMATS = (
     Format(
-        name="whatsapp",
-        family="chat",
-        description="WhatsApp chat .txt export (iOS [date, time] or Android date, time - )",
-        patterns=("*.txt",),
-        sniff=sniff_whatsapp,
-        read=read_whatsapp,
-        example="[8/15/23, 9:12:33 AM] Alice: Hello",
+        "whatsapp", "chat", TXT_DESCRIPTION, ("*.txt",), sniff_whatsapp, read_whatsapp, TXT_EXAMPLE
     ),
-    Format(
-        name="whatsapp-zip",
-        family="chat",
-        description='WhatsApp "Export chat" .zip (_chat.txt or WhatsApp Chat with X.txt, '
-        "and its media)",
-        patterns=("*.zip",),
-        sniff=sniff_whatsapp_zip,
-        read=read_whatsapp_zip,
-        example="WhatsApp Chat - Ann.zip: _chat.txt, 00000012-PHOTO-2023-08-15-09-12-33.jpg",
-    ),
+    Format("whatsapp-zip", "chat", ZIP_DESCRIPTION, ("*.zip",), sniff_zip, read_zip, ZIP_EXAMPLE),
 )

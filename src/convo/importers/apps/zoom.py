@@ -105,14 +105,6 @@ def _zoom_message(cur: dict[str, Any], ctx: ImportContext, ids: ContentIds) -> C
     return msg
 
 
-FORMATS = (
-    Format(
-        name="zoomchat",
-        family="chat",
-        description="Zoom in-meeting chat .txt (HH:MM:SS<TAB>Name:<TAB>text)",
-        patterns=("*.txt",),
-        sniff=sniff_zoom,
-        read=read_zoom,
-        example="00:11:09\tAlice Smith:\thello",
-    ),
-)
+DESCRIPTION = "Zoom in-meeting chat .txt (HH:MM:SS<TAB>Name:<TAB>text)"
+EXAMPLE = "00:11:09\tAlice Smith:\thello"
+FORMATS = (Format("zoomchat", "chat", DESCRIPTION, ("*.txt",), sniff_zoom, read_zoom, EXAMPLE),)

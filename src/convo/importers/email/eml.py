@@ -17,8 +17,10 @@ from convo.importers.email.convert import (
 from convo.importers.email.record import Origin
 from convo.importers.registry import Format
 
+NAME = "eml"
 
-def sniff_eml(source: Source) -> int:
+
+def sniff(source: Source) -> int:
     lines = head_lines(source)
     while lines and not lines[0].strip():
         lines = lines[1:]
@@ -35,23 +37,17 @@ def sniff_eml(source: Source) -> int:
     return 50
 
 
-def read_eml(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """One message a file (an mbox ``From `` line at the top is tolerated)."""
     data, envelope = strip_envelope(source.read_bytes(EML_LIMIT))
-    rec = convert(data, ctx, Origin("eml", "msg-1", ctx.loc("msg-1"), envelope))
+    rec = convert(data, ctx, Origin(NAME, "msg-1", ctx.loc("msg-1"), envelope))
     if rec is not None:
         yield rec
 
 
-FORMATS = (
-    Format(
-        name="eml",
-        family="email",
-        description="One RFC 5322 e-mail message a file (.eml); a folder of them works too",
-        patterns=("*.eml", "*.msg.txt"),
-        sniff=sniff_eml,
-        read=read_eml,
-        example="From: Alice Smith <alice@example.org>\nTo: bob@example.org\n"
-        "Subject: Auth refactor\nDate: Wed, 6 Mar 2024 10:00:00 +0000\n\nHi Bob",
-    ),
+DESCRIPTION = "One RFC 5322 e-mail message a file (.eml); a folder of them works too"
+EXAMPLE = (
+    "From: Alice Smith <alice@example.org>\nTo: bob@example.org\n"
+    "Subject: Auth refactor\nDate: Wed, 6 Mar 2024 10:00:00 +0000\n\nHi Bob"
 )
+FORMATS = (Format(NAME, "email", DESCRIPTION, ("*.eml", "*.msg.txt"), sniff, read, EXAMPLE),)

@@ -13,8 +13,10 @@ from convo.importers.email.convert import EML_LIMIT, convert, strip_envelope
 from convo.importers.email.record import Origin
 from convo.importers.registry import Format
 
+NAME = "maildir"
 
-def sniff_maildir(source: Source) -> int:
+
+def sniff(source: Source) -> int:
     if source.path is None or not source.is_dir:
         return 0
     if (source.path / "cur").is_dir() and (source.path / "new").is_dir():
@@ -22,7 +24,7 @@ def sniff_maildir(source: Source) -> int:
     return 0
 
 
-def read_maildir(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """A Maildir: every message file in ``new/`` and ``cur/``."""
     assert source.path is not None
     if not source.is_dir or not any((source.path / d).is_dir() for d in ("new", "cur")):
@@ -45,9 +47,7 @@ def read_maildir(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
                 continue
             flags = file.name.rsplit(":2,", 1)[1] if ":2," in file.name else ""
             data, envelope = strip_envelope(data)
-            origin = Origin(
-                "maildir", "msg-1", cctx.loc("msg-1"), envelope, maildir_date(file.name)
-            )
+            origin = Origin(NAME, "msg-1", cctx.loc("msg-1"), envelope, maildir_date(file.name))
             rec = convert(data, cctx, origin, {"maildir": {"folder": folder, "flags": flags}})
             if rec is not None:
                 yield rec
@@ -68,15 +68,7 @@ class _ChildContext(ImportContext):
         self._parent.warn(where, message)
 
 
-FORMATS = (
-    Format(
-        name="maildir",
-        directory=True,
-        family="email",
-        description="A Maildir directory (cur/, new/, tmp/), one message a file",
-        patterns=("Maildir", "*.maildir"),
-        sniff=sniff_maildir,
-        read=read_maildir,
-        example="Maildir/{cur,new,tmp}/1709719200.M1P2.host:2,S",
-    ),
-)
+DESCRIPTION = "A Maildir directory (cur/, new/, tmp/), one message a file"
+PATTERNS = ("Maildir", "*.maildir")
+EXAMPLE = "Maildir/{cur,new,tmp}/1709719200.M1P2.host:2,S"
+FORMATS = (Format(NAME, "email", DESCRIPTION, PATTERNS, sniff, read, EXAMPLE, directory=True),)

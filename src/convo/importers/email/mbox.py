@@ -14,6 +14,8 @@ from convo.importers.email.convert import convert, head_lines, header_block
 from convo.importers.email.record import Origin
 from convo.importers.registry import Format
 
+NAME = "mbox"
+
 _MONTHS = rb"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
 # A later "From " line starts a message only when it looks like an envelope line.
 _SEPARATOR = re.compile(
@@ -23,7 +25,7 @@ _SEPARATOR = re.compile(
 )
 
 
-def sniff_mbox(source: Source) -> int:
+def sniff(source: Source) -> int:
     lines = head_lines(source)
     if not lines or not lines[0].startswith(b"From "):
         return 0
@@ -131,7 +133,7 @@ def _message(raw: bytes, mboxrd: bool) -> tuple[bytes, bytes]:
     return envelope, data
 
 
-def read_mbox(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """Stream an mbox: split on separator lines, unescape ``>From``, parse each message."""
     info = _Split(is_mboxrd(source))  # on the whole file's head, also for one range of it
     n = ctx.start.record
@@ -139,7 +141,7 @@ def read_mbox(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
         for line, envelope, data in iter_mbox(stream, info):
             n += 1
             where = ctx.loc(line)
-            rec = convert(data, ctx, Origin("mbox", f"msg-{n}", where, envelope))
+            rec = convert(data, ctx, Origin(NAME, f"msg-{n}", where, envelope))
             if rec is not None:
                 yield rec
     if not info.found:
@@ -152,16 +154,12 @@ def read_mbox(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
         ctx.warn(source.name, f"{info.preamble} bytes before the first 'From ' line ignored")
 
 
+DESCRIPTION = "Unix mailbox (mboxo/mboxrd, Thunderbird, Gmail Takeout; .mbox.gz too)"
+PATTERNS = ("*.mbox", "*.mbx", "*.mbox.gz", "mbox", "Inbox", "*.mboxrd")
+EXAMPLE = (
+    "From alice@example.org Wed Mar  6 10:00:00 2024\n"
+    "From: Alice Smith <alice@example.org>\nSubject: Auth refactor\n\nHi Bob"
+)
 FORMATS = (
-    Format(
-        name="mbox",
-        family="email",
-        description="Unix mailbox (mboxo/mboxrd, Thunderbird, Gmail Takeout; .mbox.gz too)",
-        patterns=("*.mbox", "*.mbx", "*.mbox.gz", "mbox", "Inbox", "*.mboxrd"),
-        sniff=sniff_mbox,
-        read=read_mbox,
-        record_start=is_separator,
-        example="From alice@example.org Wed Mar  6 10:00:00 2024\n"
-        "From: Alice Smith <alice@example.org>\nSubject: Auth refactor\n\nHi Bob",
-    ),
+    Format(NAME, "email", DESCRIPTION, PATTERNS, sniff, read, EXAMPLE, record_start=is_separator),
 )

@@ -281,15 +281,8 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         )
 
 
-FORMATS = (
-    Format(
-        name="discourse",
-        family="forum",
-        description="Discourse topic JSON (/t/ID.json), posts (/t/ID/posts.json, /posts.json) "
-        "or topic lists",
-        patterns=("*.json",),
-        sniff=sniff_discourse,
-        read=read,
-        example='{"post_stream": {"posts": [{"id": 83, "post_number": 1, "cooked": "<p>Hi</p>"}]}}',
-    ),
+DESCRIPTION = (
+    "Discourse topic JSON (/t/ID.json), posts (/t/ID/posts.json, /posts.json) or topic lists"
 )
+EXAMPLE = '{"post_stream": {"posts": [{"id": 83, "post_number": 1, "cooked": "<p>Hi</p>"}]}}'
+FORMATS = (Format("discourse", "forum", DESCRIPTION, ("*.json",), sniff_discourse, read, EXAMPLE),)

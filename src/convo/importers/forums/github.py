@@ -186,14 +186,6 @@ def _records(source: Source, ctx: ImportContext) -> Iterator[tuple[str, Any]]:
         yield from items(top, value)
 
 
-FORMATS = (
-    Format(
-        name="github",
-        family="forum",
-        description="GitHub REST issues (list or one) and issue comments JSON",
-        patterns=("*.json",),
-        sniff=sniff_github,
-        read=read,
-        example='[{"number": 12, "title": "...", "user": {"login": "alice"}, "body": "..."}]',
-    ),
-)
+DESCRIPTION = "GitHub REST issues (list or one) and issue comments JSON"
+EXAMPLE = '[{"number": 12, "title": "...", "user": {"login": "alice"}, "body": "..."}]'
+FORMATS = (Format("github", "forum", DESCRIPTION, ("*.json",), sniff_github, read, EXAMPLE),)

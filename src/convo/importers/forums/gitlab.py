@@ -147,15 +147,9 @@ def _note(
     )
 
 
-FORMATS = (
-    Format(
-        name=NAME,
-        family="forum",
-        description="GitLab issue/merge request notes and discussions (REST API JSON)",
-        patterns=("*.json", "*.jsonl"),
-        sniff=sniff,
-        read=read,
-        example='[{"id": 302, "body": "LGTM @bob", "author": {"username": "alice"}, '
-        '"created_at": "2024-01-02T10:00:00Z", "noteable_type": "Issue", "noteable_iid": 7, "project_id": 5}]',
-    ),
+DESCRIPTION = "GitLab issue/merge request notes and discussions (REST API JSON)"
+EXAMPLE = (
+    '[{"id": 302, "body": "LGTM @bob", "author": {"username": "alice"}, '
+    '"created_at": "2024-01-02T10:00:00Z", "noteable_type": "Issue", "noteable_iid": 7, "project_id": 5}]'
 )
+FORMATS = (Format(NAME, "forum", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE),)

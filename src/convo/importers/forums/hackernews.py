@@ -176,15 +176,12 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     reader.tally.finish()
 
 
+DESCRIPTION = (
+    "Hacker News items: Algolia items/ID trees or Firebase item JSON (one, an array, or one a line)"
+)
+EXAMPLE = '{"id": 1, "author": "pg", "created_at_i": 1160418111, "children": [...]}'
 FORMATS = (
     Format(
-        name="hackernews",
-        family="forum",
-        description="Hacker News items: Algolia items/ID trees or Firebase item JSON (one, "
-        "an array, or one a line)",
-        patterns=("*.json", "*.jsonl"),
-        sniff=sniff_hackernews,
-        read=read,
-        example='{"id": 1, "author": "pg", "created_at_i": 1160418111, "children": [...]}',
+        "hackernews", "forum", DESCRIPTION, ("*.json", "*.jsonl"), sniff_hackernews, read, EXAMPLE
     ),
 )

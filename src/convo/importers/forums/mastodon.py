@@ -174,15 +174,9 @@ def _boost(act: dict[str, Any], where: str, owner: str | None) -> ConversationMe
     )
 
 
-FORMATS = (
-    Format(
-        name=NAME,
-        family="forum",
-        description="Mastodon archive outbox.json (ActivityPub Create/Announce activities)",
-        patterns=("outbox.json",),
-        sniff=sniff,
-        read=read,
-        example='{"@context": "https://www.w3.org/ns/activitystreams", "type": "OrderedCollection", '
-        '"orderedItems": [{"type": "Create", "object": {"type": "Note", "content": "<p>Hi</p>"}}]}',
-    ),
+DESCRIPTION = "Mastodon archive outbox.json (ActivityPub Create/Announce activities)"
+EXAMPLE = (
+    '{"@context": "https://www.w3.org/ns/activitystreams", "type": "OrderedCollection", '
+    '"orderedItems": [{"type": "Create", "object": {"type": "Note", "content": "<p>Hi</p>"}}]}'
 )
+FORMATS = (Format(NAME, "forum", DESCRIPTION, ("outbox.json",), sniff, read, EXAMPLE),)

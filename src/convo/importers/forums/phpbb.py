@@ -209,14 +209,6 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     tally.finish()
 
 
-FORMATS = (
-    Format(
-        name="phpbb",
-        family="forum",
-        description="phpBB posts table in a DbUnit XML dataset (names from phpbb_users)",
-        patterns=("*.xml",),
-        sniff=sniff_phpbb,
-        read=read,
-        example='<dataset><table name="phpbb_posts"><column>post_id</column>...</table></dataset>',
-    ),
-)
+DESCRIPTION = "phpBB posts table in a DbUnit XML dataset (names from phpbb_users)"
+EXAMPLE = '<dataset><table name="phpbb_posts"><column>post_id</column>...</table></dataset>'
+FORMATS = (Format("phpbb", "forum", DESCRIPTION, ("*.xml",), sniff_phpbb, read, EXAMPLE),)

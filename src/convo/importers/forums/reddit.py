@@ -275,15 +275,10 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     reader.tally.finish()
 
 
-FORMATS = (
-    Format(
-        name="reddit",
-        family="forum",
-        description="Reddit thread JSON (.json of a thread) or Pushshift comment/submission "
-        "dumps, one object a line",
-        patterns=("*.json", "*.jsonl", "*.ndjson"),
-        sniff=sniff_reddit,
-        read=read,
-        example='[{"kind": "Listing", "data": {"children": [{"kind": "t3", ...}]}}, ...]',
-    ),
+DESCRIPTION = (
+    "Reddit thread JSON (.json of a thread) or Pushshift comment/submission "
+    "dumps, one object a line"
 )
+PATTERNS = ("*.json", "*.jsonl", "*.ndjson")
+EXAMPLE = '[{"kind": "Listing", "data": {"children": [{"kind": "t3", ...}]}}, ...]'
+FORMATS = (Format("reddit", "forum", DESCRIPTION, PATTERNS, sniff_reddit, read, EXAMPLE),)

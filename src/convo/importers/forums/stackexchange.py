@@ -239,15 +239,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         yield from _posts(source, ctx)
 
 
+DESCRIPTION = "Stack Exchange data dump Posts.xml / Comments.xml (names from Users.xml beside them)"
+PATTERNS = ("*Posts.xml", "*Comments.xml", "*Users.xml")
+EXAMPLE = '<posts><row Id="1" PostTypeId="1" Body="..." /></posts>'
 FORMATS = (
-    Format(
-        name="stackexchange",
-        family="forum",
-        description="Stack Exchange data dump Posts.xml / Comments.xml (names from "
-        "Users.xml beside them)",
-        patterns=("*Posts.xml", "*Comments.xml", "*Users.xml"),
-        sniff=sniff_stackexchange,
-        read=read,
-        example='<posts><row Id="1" PostTypeId="1" Body="..." /></posts>',
-    ),
+    Format("stackexchange", "forum", DESCRIPTION, PATTERNS, sniff_stackexchange, read, EXAMPLE),
 )

@@ -42,16 +42,14 @@ def record_start(line: bytes) -> bool:
     return not line.startswith(BOM)
 
 
+DESCRIPTION = "convo / TypeAgent ConversationMessage records, one JSON object a line"
+PATTERNS = ("*.jsonl", "*.ndjson")
+EXAMPLE = (
+    '{"textChunks": ["Hi"], "metadata": {"speaker": "Alice", "listeners": []}, '
+    '"tags": [], "timestamp": "2024-03-06T10:00:00Z"}'
+)
 FORMATS = (
     Format(
-        name="jsonl",
-        family="records",
-        description="convo / TypeAgent ConversationMessage records, one JSON object a line",
-        patterns=("*.jsonl", "*.ndjson"),
-        sniff=sniff,
-        read=read,
-        record_start=record_start,
-        example='{"textChunks": ["Hi"], "metadata": {"speaker": "Alice", "listeners": []}, '
-        '"tags": [], "timestamp": "2024-03-06T10:00:00Z"}',
+        "jsonl", "records", DESCRIPTION, PATTERNS, sniff, read, EXAMPLE, record_start=record_start
     ),
 )

@@ -21,6 +21,8 @@ from convo.core.record import ConversationMessage, parse_record
 from convo.importers.context import ImportContext
 from convo.importers.registry import Format
 
+NAME = "parquet"
+DATASET = "parquet-dataset"  # a folder of Parquet files
 MAGIC = b"PAR1"
 BATCH_ROWS = 10_000
 
@@ -93,24 +95,14 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         raise InputError(f"unreadable Parquet ({e})", where=source.name) from None
 
 
+FILE_DESCRIPTION = (
+    "convo records as Parquet (convo export --to parquet): a file or a dataset folder"
+)
+FILE_EXAMPLE = "messages/format=slack/month=2024-03/part-0.parquet"
+DATASET_DESCRIPTION = "a folder of convo Parquet files (hive partitions format=/month=)"
 FORMATS = (
+    Format(NAME, "records", FILE_DESCRIPTION, ("*.parquet",), sniff, read, FILE_EXAMPLE),
     Format(
-        name="parquet",
-        family="records",
-        description="convo records as Parquet (convo export --to parquet): a file or a dataset folder",
-        patterns=("*.parquet",),
-        sniff=sniff,
-        read=read,
-        example="messages/format=slack/month=2024-03/part-0.parquet",
-    ),
-    Format(
-        name="parquet-dataset",
-        family="records",
-        description="a folder of convo Parquet files (hive partitions format=/month=)",
-        patterns=(),
-        sniff=sniff_dir,
-        read=read,
-        example="messages/",
-        directory=True,
+        DATASET, "records", DATASET_DESCRIPTION, (), sniff_dir, read, "messages/", directory=True
     ),
 )

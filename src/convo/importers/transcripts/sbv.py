@@ -20,14 +20,8 @@ def sniff_sbv(source: Source) -> int:
     return empty_named(source, PATTERNS)
 
 
-FORMATS = (
-    Format(
-        name="sbv",
-        family="transcript",
-        description="YouTube SubViewer captions (.sbv)",
-        patterns=PATTERNS,
-        sniff=sniff_sbv,
-        read=partial(read_cues, kind="sbv"),
-        example="0:00:01.000,0:00:04.000\nAlice: Hello, Bob.",
-    ),
-)
+read_sbv = partial(read_cues, kind="sbv")
+
+DESCRIPTION = "YouTube SubViewer captions (.sbv)"
+EXAMPLE = "0:00:01.000,0:00:04.000\nAlice: Hello, Bob."
+FORMATS = (Format("sbv", "transcript", DESCRIPTION, PATTERNS, sniff_sbv, read_sbv, EXAMPLE),)

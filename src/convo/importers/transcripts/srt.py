@@ -26,14 +26,8 @@ def sniff_srt(source: Source) -> int:
     return 45 if i == 1 and lines[0].strip().isdigit() else 30
 
 
-FORMATS = (
-    Format(
-        name="srt",
-        family="transcript",
-        description="SubRip subtitles (.srt)",
-        patterns=PATTERNS,
-        sniff=sniff_srt,
-        read=partial(read_cues, kind="srt"),
-        example="1\n00:00:01,000 --> 00:00:04,000\nAlice: Hello, Bob.",
-    ),
-)
+read_srt = partial(read_cues, kind="srt")
+
+DESCRIPTION = "SubRip subtitles (.srt)"
+EXAMPLE = "1\n00:00:01,000 --> 00:00:04,000\nAlice: Hello, Bob."
+FORMATS = (Format("srt", "transcript", DESCRIPTION, PATTERNS, sniff_srt, read_srt, EXAMPLE),)

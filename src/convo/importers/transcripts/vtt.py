@@ -22,14 +22,8 @@ def sniff_vtt(source: Source) -> int:
     return empty_named(source, PATTERNS)
 
 
-FORMATS = (
-    Format(
-        name="vtt",
-        family="transcript",
-        description="WebVTT captions/transcripts (Teams, Zoom, YouTube); <v> voices",
-        patterns=PATTERNS,
-        sniff=sniff_vtt,
-        read=partial(read_cues, kind="vtt"),
-        example="WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n<v Alice>Hello, Bob.</v>",
-    ),
-)
+read_vtt = partial(read_cues, kind="vtt")
+
+DESCRIPTION = "WebVTT captions/transcripts (Teams, Zoom, YouTube); <v> voices"
+EXAMPLE = "WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n<v Alice>Hello, Bob.</v>"
+FORMATS = (Format("vtt", "transcript", DESCRIPTION, PATTERNS, sniff_vtt, read_vtt, EXAMPLE),)
