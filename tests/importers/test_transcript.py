@@ -518,3 +518,34 @@ def test_runaway_block_is_rejected(tmp_path, monkeypatch):
     recs, rejects, _ = vtt(tmp_path, body)
     assert [r["textChunks"][0] for r in recs] == ["fine"]
     assert rejects[0].where.endswith(":3") and "longer than 3" in rejects[0].reason
+
+
+@pytest.mark.parametrize(
+    ("name", "body"),
+    [
+        (
+            "t.srt",
+            "1\n00:00:01,000 --> 00:00:02,000\na\nb\nc\nd\n\n2\n00:00:03,000 --> 00:00:04,000\nfine\n",
+        ),
+        ("t.sbv", "0:00:01.000,0:00:02.000\na\nb\nc\nd\n\n0:00:03.000,0:00:04.000\nfine\n"),
+    ],
+)
+def test_runaway_srt_and_sbv_blocks_are_rejected(tmp_path, monkeypatch, name, body):
+    from convo.importers.transcripts import cues as transcript_cues
+
+    monkeypatch.setattr(transcript_cues, "MAX_BLOCK_LINES", 3)
+    recs, rejects, _ = vtt(tmp_path, body, name=name)
+    assert [r["textChunks"][0] for r in recs] == ["fine"]
+    assert [(r.where.rsplit(":", 1)[1], "longer than 3" in r.reason) for r in rejects] == [
+        ("1", True)
+    ]
+
+
+def test_srt_cues_without_blank_lines_between_them(tmp_path):
+    body = "1\n00:00:01,000 --> 00:00:02,000\none\n2\n00:00:03,000 --> 00:00:04,000\ntwo\n"
+    recs, rejects, _ = vtt(tmp_path, body, name="t.srt", merge=False)
+    assert not rejects
+    assert [(r["textChunks"][0], r["extra"].get("cue_ids")) for r in recs] == [
+        ("one", ["1"]),
+        ("two", ["2"]),
+    ]

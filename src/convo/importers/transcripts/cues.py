@@ -146,49 +146,30 @@ def _decode_lines(chunk: bytes) -> list[str]:
     return lines
 
 
-class _Pending:
-    """The block being collected: at most ``MAX_BLOCK_LINES`` lines, ``overflow`` past that."""
-
-    __slots__ = ("lines", "overflow", "start")
-
-    def __init__(self, start: int = 0, lines: list[str] | None = None):
-        self.start = start
-        self.lines = lines if lines is not None else []
-        self.overflow = False
-
-    def add(self, line: str) -> None:
-        if len(self.lines) >= MAX_BLOCK_LINES:
-            self.overflow = True
-        else:
-            self.lines.append(line)
-
-    def __bool__(self) -> bool:
-        return bool(self.lines) or self.overflow
-
-    def block(self) -> Block:
-        return Block(self.start, self.lines, self.overflow)
-
-
 def vtt_blocks(lines: Iterator[tuple[int, str]]) -> Iterator[Block]:
     """WebVTT blocks: an empty line ends one; whitespace-only lines belong to it."""
-    cur = _Pending()
+    # Plain locals, no block object: this loop runs once a line of every transcript.
+    block: list[str] = []
+    start = 0
     first = True
+    overflow = False  # the block reached MAX_BLOCK_LINES; its further lines are dropped
     for n, line in lines:
-        if not line:
-            if cur:
-                yield cur.block()
-                cur, first = _Pending(), False
-            continue
-        if cur.lines and "-->" in line and _timing_starts_block(cur.lines, first):
-            yield cur.block()
-            cur, first = _Pending(), False
-        if not cur.lines:
+        if not line or ("-->" in line and block and _timing_starts_block(block, first)):
+            if block:
+                yield Block(start, block, overflow)
+                block, overflow, first = [], False, False
+            if not line:
+                continue
+        if not block:
             if not line.strip():
                 continue  # whitespace-only lines between blocks (Netflix) separate too
-            cur.start = n
-        cur.add(line)
-    if cur:
-        yield cur.block()
+            start = n
+        if len(block) < MAX_BLOCK_LINES:
+            block.append(line)
+        else:
+            overflow = True
+    if block:
+        yield Block(start, block, overflow)
 
 
 def _timing_starts_block(block: list[str], first: bool) -> bool:
@@ -204,25 +185,31 @@ def plain_blocks(lines: Iterator[tuple[int, str]], sbv: bool = False) -> Iterato
     """SRT/SBV blocks: a blank (or whitespace-only) line ends one, and so does a second
     timing line in the same block (a missing blank line); for SRT an index number just
     before that timing line goes with it."""
-    cur = _Pending()
+    block: list[str] = []
+    start = 0
     timed = False
+    overflow = False  # as in vtt_blocks
     for n, line in lines:
         if not line.strip():
-            if cur:
-                yield cur.block()
-                cur, timed = _Pending(), False
+            if block:
+                yield Block(start, block, overflow)
+                block, timed, overflow = [], False, False
             continue
         is_timing = bool(SBV_TIMING.match(line)) if sbv else "-->" in line
         if is_timing and timed:
-            carry = _next_cue_index(cur.lines, sbv)
-            yield cur.block()
-            cur, timed = _Pending(n - len(carry), carry), False
-        if not cur.lines:
-            cur.start = n
+            carry = _next_cue_index(block, sbv)
+            yield Block(start, block, overflow)
+            block, timed, overflow = carry, False, False
+            start = n - len(carry)
+        if not block:
+            start = n
         timed = timed or is_timing
-        cur.add(line)
-    if cur:
-        yield cur.block()
+        if len(block) < MAX_BLOCK_LINES:
+            block.append(line)
+        else:
+            overflow = True
+    if block:
+        yield Block(start, block, overflow)
 
 
 def _next_cue_index(block: list[str], sbv: bool) -> list[str]:

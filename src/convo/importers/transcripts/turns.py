@@ -166,8 +166,10 @@ class _Turns:
             extra=extra,
         )
         # The id hashes the cue's offset, not --start-date + offset: re-ingesting with
-        # another (or no) --start-date finds the same messages.
-        self.ids.assign(msg, timestamp=_offset_time(start))
+        # another (or no) --start-date finds the same messages. Without one, the offset
+        # time is ``ts`` (computed once: this runs for every message).
+        offset = ts if ts is not None and self.start_date is None else _offset_time(start)
+        self.ids.assign(msg, timestamp=offset)
         return msg
 
 
