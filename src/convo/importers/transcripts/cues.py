@@ -185,10 +185,12 @@ def plain_blocks(lines: Iterator[tuple[int, str]], sbv: bool = False) -> Iterato
     """SRT/SBV blocks: a blank (or whitespace-only) line ends one, and so does a second
     timing line in the same block (a missing blank line); for SRT an index number just
     before that timing line goes with it."""
+    # The same plain locals, cap and last block as vtt_blocks, written out again on
+    # purpose: a helper would be a call a line.
     block: list[str] = []
     start = 0
     timed = False
-    overflow = False  # as in vtt_blocks
+    overflow = False
     for n, line in lines:
         if not line.strip():
             if block:
