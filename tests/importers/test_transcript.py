@@ -269,6 +269,18 @@ def test_start_date_plus_offset(tmp_path):
     assert recs[0]["timestamp"] == "1970-01-01T01:02:03Z"
 
 
+def test_ids_hash_the_offset_whatever_the_start_date(tmp_path):
+    body = _cues("<v A>one", "<v B>two") + "\n\n99999:00:00.000 --> 99999:00:01.000\n<v A>late\n"
+    plain, _, _ = vtt(tmp_path, body)
+    dated, _, _ = vtt(tmp_path, body, start_date=datetime(2024, 3, 6, 9, 0, tzinfo=UTC))
+    late, _, warnings = vtt(tmp_path, body, start_date=datetime(9999, 12, 31, tzinfo=UTC))
+    assert [r["timestamp"] for r in plain] == [
+        "1970-01-01T00:00:00Z", "1970-01-01T00:00:01Z", "1981-05-29T15:00:00Z"
+    ]  # fmt: skip
+    assert [r["id"] for r in plain] == [r["id"] for r in dated] == [r["id"] for r in late]
+    assert late[2]["timestamp"] == "1970-01-01T00:00:00Z" and any("9999" in w for w in warnings)
+
+
 def test_cli_start_date_in_zone_gives_utc(tmp_path, runner):
     from convo.cli.app import app
 
