@@ -9,7 +9,8 @@ None (parse to know). It answers only when the bytes prove what ``orjson.loads``
 
 - A key is found by its raw spelling (``"speaker":``). Inside a JSON string every quote
   is escaped, so such a match is a key, unless a ``\\u`` escape could spell one another
-  way: a line holding ``\\u`` is always parsed.
+  way: a line holding ``\\u`` is always parsed. A second key is looked for as the bare
+  string (``"speaker"``), so that ``"speaker" :`` (a space before the colon) counts too.
 - A key counts only when it is the top-level one and the only one in the line (orjson
   keeps the last of duplicate keys): ``metadata`` must follow the top-level brace with
   no other ``{`` before it; keys after ``metadata`` need exactly two ``{`` and one ``}``
@@ -39,9 +40,13 @@ from convo.query.prefilter import RawTime
 
 META_KEY = b'"metadata":{'
 SPEAKER_KEY = b'"speaker":'
+# The keys as bare JSON strings: a duplicate may have spaces before its colon.
+SPEAKER_NAME = b'"speaker"'
+META_NAME = b'"metadata"'
+TAGS_NAME = b'"tags"'
+TIME_NAME = b'"timestamp"'
 META_END = b'},"tags":['  # the "}" closes metadata: followed by a key, it is not in a string
 TAGS_KEY = b'"tags":['
-TIME_KEY = b'"timestamp":'
 TIME_RX = re.compile(rb',"timestamp":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"')
 _CACHE_MAX = 1 << 16  # distinct values remembered per filter (bounded memory)
 
@@ -80,9 +85,9 @@ def _after_metadata(buf: bytes, s: int, k: int) -> bool:
     return c > o and buf.startswith(META_END, c) and buf.find(b"}", c + 1, k) < 0
 
 
-def _only(buf: bytes, key: bytes, k: int, e: int) -> bool:
-    """No second ``key`` after the one at ``k``."""
-    return buf.find(key, k + len(key), e) < 0
+def _only(buf: bytes, name: bytes, k: int, e: int) -> bool:
+    """No second key ``name`` (a bare JSON string, see ``SPEAKER_NAME``) after the one at ``k``."""
+    return buf.find(name, k + len(name), e) < 0
 
 
 def _strings(region: bytes) -> list[bytes] | None:
@@ -167,8 +172,8 @@ class Decider:
             or not buf.startswith(META_KEY, k - 12)
             or buf[k - 13 : k - 12] != b","  # so the quote of "metadata" is not in a string
             or buf.find(b"{", s + 1, k - 12) >= 0
-            or not _only(buf, SPEAKER_KEY, k, e)
-            or buf.find(b'"metadata":', k, e) >= 0
+            or not _only(buf, SPEAKER_NAME, k, e)
+            or buf.find(META_NAME, k, e) >= 0
         ):
             return None
         v = k + 10
@@ -179,7 +184,7 @@ class Decider:
 
     def tag(self, buf: bytes, s: int, e: int) -> bool | None:
         k = buf.find(TAGS_KEY, s, e)
-        if k < 0 or not _after_metadata(buf, s, k) or not _only(buf, b'"tags":', k, e):
+        if k < 0 or not _after_metadata(buf, s, k) or not _only(buf, TAGS_NAME, k, e):
             return None
         r = buf.find(b"]", k + 8, e)
         values = _strings(buf[k + 8 : r]) if r >= 0 else None
@@ -223,7 +228,7 @@ def time_value(raw: bytes, k: int = 0, e: int | None = None) -> bytes | None:
     j = m.end()
     if raw.find(b"{", j, end) >= 0 or raw.count(b"}", j, end) != 1:
         return None
-    if raw.find(TIME_KEY, j, end) >= 0:
+    if raw.find(TIME_NAME, j, end) >= 0:
         return None
     return m.group(1)
 

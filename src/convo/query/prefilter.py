@@ -80,7 +80,7 @@ def speaker_may_match(low: bytes, s: int, e: int, needles: list[bytes]) -> bool:
     not metadata's, the record has no speaker to match). Anything else: maybe.
     """
     k = low.find(b'"speaker":"', s, e)
-    if k < 0 or low.find(b'"speaker":', k + 1, e) >= 0:
+    if k < 0 or low.find(b'"speaker"', k + 1, e) >= 0:  # another, maybe ``"speaker" :``
         return True
     q = low.find(b'"', k + 11, e)
     value = low[k + 11 : q]
