@@ -46,6 +46,8 @@ HOSTILE = [
     b'{"textChunks":["calm"],"metadata":{"speaker":"Quinn","listeners":["budget"]},'
     b'"tags":["budget"],"subject":"Budget"}',
     BASE + b',"timestamp" :"1990-01-01T00:00:00Z"}',
+    BASE + b',"x":"a\x01b"}',  # a raw control byte: not JSON, reported, never passed on
+    BASE.replace(b"budget", b"bud\x1fget budget") + b"}",
     BASE + b',"metadata" :{"speaker" :"Bob"}}',
     BASE + b',"metadata" :{"speaker":"Bob"}}',
     BASE + b',"tags" :["calm"]}',

@@ -5,7 +5,7 @@ The same code scans a file in this process and a byte range of it in a worker
 order, cheapest first:
 
 - Needle scan (speaker, listener, tag, text filters): the block is lower-cased once
-  (ASCII only) and the needles of the first kind are found with a literal regex; only
+  (ASCII only; ``canonical.lower``, which also finds raw control bytes) and the needles of the first kind are found with a literal regex; only
   lines holding a hit (or a respelling) are looked at. Lines are not counted: matches
   carry line 0 and a bad line is located later from its offset. A line that does not
   open an object is always parsed (and so reported), even when it holds no needle.
@@ -30,12 +30,16 @@ import orjson
 
 from convo.core.errors import RecordError
 from convo.core.jsonl import Line, parse_line
+from convo.query import canonical
 from convo.query.canonical import NOT_OBJECT, block_times, has_control, offsets, time_mask
 from convo.query.compiled import Compiled
 from convo.query.matches import Match, Runs
 from convo.query.prefilter import SPEAKER, may_respell, speaker_may_match
 
 ErrorHandler = Callable[[RecordError, Line], None] | None
+# Decided lines of a buffer checked for control bytes one by one before the whole buffer
+# is looked at once (that costs about what 50 lines do).
+_LINES_CHECKED = 50
 
 
 class Bad(NamedTuple):
@@ -84,6 +88,7 @@ class BlockScan:
         self.out: list[Match] = []
         self.runs = runs
         self._control: bool | None = None  # the buffer holds a raw control byte (lazy)
+        self._checked = 0  # decided lines looked at for control bytes one by one
 
     def check(self, raw: bytes, number: int, torn: bool, at: int) -> Match | None:
         """The match of one raw line, or None; a line that is not an object is kept in ``bad``."""
@@ -195,7 +200,7 @@ class BlockScan:
         returned line count is 0. Returns the line count.
         """
         block = self.buf
-        low = block.lower()
+        low, self._control = canonical.lower(block)
         decide = self._decide(block, low)
         if lazy and self.text_block(low, start, end, decide):
             return 0
@@ -266,6 +271,10 @@ class BlockScan:
             return d
         if self.need_record:
             return None
+        if self._control is None:  # line by line while few lines are decided (rare names)
+            self._checked += 1
+            if self._checked < _LINES_CHECKED:
+                return None if has_control(block, s, e) else d
         return None if self._has_control() and has_control(block, s, e) else d
 
     def _has_control(self) -> bool:
