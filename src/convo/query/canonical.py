@@ -9,7 +9,8 @@ None (parse to know). It answers only when the bytes prove what ``orjson.loads``
 
 - A key is found by its raw spelling (``"speaker":``). Inside a JSON string every quote
   is escaped, so such a match is a key, unless a ``\\u`` escape could spell one another
-  way: a line holding ``\\u`` is always parsed.
+  way: a line holding ``\\u`` is always parsed. A second key is looked for as the bare
+  string (``"speaker"``), so that ``"speaker" :`` (a space before the colon) counts too.
 - A key counts only when it is the top-level one and the only one in the line (orjson
   keeps the last of duplicate keys): ``metadata`` must follow the top-level brace with
   no other ``{`` before it; keys after ``metadata`` need exactly two ``{`` and one ``}``
@@ -18,7 +19,13 @@ None (parse to know). It answers only when the bytes prove what ``orjson.loads``
 - A value is taken from its bytes when it holds no backslash (then the bytes are the
   string); an array only when it is plain strings. Names and tags are decoded and
   matched by the exact rule, once per distinct value (a store has few of them).
-- ``--text`` is not decided here (see ``Decider.__init__``): its candidates are parsed.
+- ``--text`` (one ASCII word, ``TextWord``) is decided in the text array when it is the
+  line's first key (``{"textChunks":[``), flat (no ``[``/``{`` before the ``],"metadata"``
+  that ends it) and free of escapes; a word with a letter no JSON number or literal
+  holds can then only occur inside its strings, and ASCII case is all that
+  ``str.lower()`` changes in ASCII letters. Not there: the top-level ``subject`` decides.
+  A line holding a non-ASCII letter whose case fold could spell part of the word
+  (``prefilter.TRIGGER_CHARS``) is parsed when the word is not found.
 
 What is not proven is parsed, and so is a line holding a raw control byte (invalid JSON,
 reported by the parser). Decision: a line decided here is not validated further
@@ -31,18 +38,39 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Callable
-from itertools import accumulate, compress, repeat
+from itertools import accumulate, repeat
+from typing import NamedTuple
 
 from convo.core.names import NameQuery
-from convo.query.filters import Filters
-from convo.query.prefilter import RawTime
+from convo.query.filters import Filters, text_terms
+from convo.query.prefilter import TRIGGER_CHARS, RawTime, ascii_needle, may_spell
 
 META_KEY = b'"metadata":{'
 SPEAKER_KEY = b'"speaker":'
+# The keys as bare JSON strings: a duplicate may have spaces before its colon.
+SPEAKER_NAME = b'"speaker"'
+META_NAME = b'"metadata"'
+TAGS_NAME = b'"tags"'
+TIME_NAME = b'"timestamp"'
 META_END = b'},"tags":['  # the "}" closes metadata: followed by a key, it is not in a string
 TAGS_KEY = b'"tags":['
-TIME_KEY = b'"timestamp":'
 TIME_RX = re.compile(rb',"timestamp":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"')
+# A canonical timestamp followed by plain ``,"key":"value"`` pairs (no other timestamp)
+# up to the line's closing brace: per line, what ``time_value`` proves (``block_times``).
+TIME_TAIL = re.compile(
+    rb',"timestamp":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"'
+    rb'(?:,"(?!timestamp")[^"]*":(?:"[^"]*"|null))*\}\n'
+)
+NOT_OBJECT = re.compile(rb"\n[^{]")  # a line that does not open a JSON object
+TEXT_KEY = b'{"textChunks":['
+TEXT_END = b'],"metadata":{'  # the "]" ends textChunks: followed by a key, not in a string
+CHUNKS_NAME = b'"textChunks"'
+_LOW_CHUNKS_NAME = CHUNKS_NAME.lower()
+SUBJECT_KEY = b'"subject":"'
+SUBJECT_NAME = b'"subject"'
+_FIRST = operator.itemgetter(0)
+# What a flat JSON array may hold outside its strings (numbers, literals, separators).
+_SCALAR = frozenset(b"0123456789+-.Eeflnrstu ,\t\r\n")
 _CACHE_MAX = 1 << 16  # distinct values remembered per filter (bounded memory)
 
 
@@ -80,9 +108,9 @@ def _after_metadata(buf: bytes, s: int, k: int) -> bool:
     return c > o and buf.startswith(META_END, c) and buf.find(b"}", c + 1, k) < 0
 
 
-def _only(buf: bytes, key: bytes, k: int, e: int) -> bool:
-    """No second ``key`` after the one at ``k``."""
-    return buf.find(key, k + len(key), e) < 0
+def _only(buf: bytes, name: bytes, k: int, e: int) -> bool:
+    """No second key ``name`` (a bare JSON string, see ``SPEAKER_NAME``) after the one at ``k``."""
+    return buf.find(name, k + len(name), e) < 0
 
 
 def _strings(region: bytes) -> list[bytes] | None:
@@ -120,15 +148,20 @@ class Decider:
         self.raw_time = RawTime(filters.since, filters.until)
         if filters.since or filters.until:
             self.kinds.append(self.time)
-        # Every filter is decided here: True means the line matches. Text is not decided
-        # on bytes: measured, finding the chunks and the subject in Python cost more than
-        # orjson's parse and the exact check (1.5-1.8 s against 1.3-1.8 s per 200k lines).
+        # Text last: the dearest. (Per line it costs about what a parse does; it pays in
+        # lines decided with others, and in ``TextWord.block``.)
+        self.text = TextWord.of(filters) if filters.tree is None else None
+        if self.text is not None:
+            self.kinds.append(self.text_kind)
+        # Every filter is decided here: True means the line matches.
         undecided = (
-            filters.listeners or filters.regexes or filters.threads or filters.texts
+            filters.listeners or filters.regexes or filters.threads
+            or (filters.texts and self.text is None)
             or filters.tree is not None  # flat fields are then hints: the tree decides
         )  # fmt: skip
         self.complete = bool(self.kinds) and not undecided
         self.has_u = False
+        self.low = b""  # the block lower-cased (ASCII), for the text decision
 
     def _words(self, filters: Filters) -> None:
         """Speakers and tags: matched once per distinct raw value."""
@@ -141,9 +174,12 @@ class Decider:
             self.tags = _Cache(lambda v: v.casefold() in wanted)
             self.kinds.append(self.tag)
 
-    def begin(self, block: bytes) -> None:
-        """Per block: is there a ``\\u`` escape (then lines holding one are parsed)."""
+    def begin(self, block: bytes, low: bytes | None = None) -> None:
+        """Per block: is there a ``\\u`` escape (then lines holding one are parsed);
+        ``low``: ``block`` lower-cased (``lower``) when the caller has it."""
         self.has_u = b"\\" in block and b"\\u" in block  # a two-byte find is slow
+        if self.text is not None:
+            self.low = lower(block)[0] if low is None else low
 
     def decide(self, buf: bytes, s: int, e: int) -> bool | None:
         """True/False for the line ``buf[s:e]`` (no line ending), or None: parse it."""
@@ -167,8 +203,8 @@ class Decider:
             or not buf.startswith(META_KEY, k - 12)
             or buf[k - 13 : k - 12] != b","  # so the quote of "metadata" is not in a string
             or buf.find(b"{", s + 1, k - 12) >= 0
-            or not _only(buf, SPEAKER_KEY, k, e)
-            or buf.find(b'"metadata":', k, e) >= 0
+            or not _only(buf, SPEAKER_NAME, k, e)
+            or buf.find(META_NAME, k, e) >= 0
         ):
             return None
         v = k + 10
@@ -179,7 +215,7 @@ class Decider:
 
     def tag(self, buf: bytes, s: int, e: int) -> bool | None:
         k = buf.find(TAGS_KEY, s, e)
-        if k < 0 or not _after_metadata(buf, s, k) or not _only(buf, b'"tags":', k, e):
+        if k < 0 or not _after_metadata(buf, s, k) or not _only(buf, TAGS_NAME, k, e):
             return None
         r = buf.find(b"]", k + 8, e)
         values = _strings(buf[k + 8 : r]) if r >= 0 else None
@@ -195,17 +231,146 @@ class Decider:
         ts = time_value(buf, s, e)  # None when not canonical (core.fields normalizes it)
         return None if ts is None else self.raw_time.ok(ts)
 
+    def text_kind(self, buf: bytes, s: int, e: int) -> bool | None:
+        assert self.text is not None
+        return self.text.decide(buf, self.low, s, e)
+
+
+class TextBlock(NamedTuple):
+    """``TextWord.block``'s answer: the lines holding the word (start, end without the
+    newline), in order, and for each True when it is decided a match (else: look closer)."""
+
+    starts: list[int]
+    ends: list[int]
+    decided: list[bool]
+
+
+class TextWord:
+    """One ``--text`` word (lower-case ASCII) decided on the bytes of the canonical
+    layout (see the module docstring); ``low`` is the buffer lower-cased (ASCII)."""
+
+    def __init__(self, needle: bytes):
+        self.needle = needle
+        self.pattern = re.compile(re.escape(needle))  # a literal regex skips with memchr
+        word = needle.decode()
+        self.respell = [t for t in TRIGGER_CHARS if may_spell(t.decode().casefold(), word, True)]
+
+    @classmethod
+    def of(cls, filters: Filters) -> TextWord | None:
+        """The decision for ``filters``' text, when it is one word that can be decided."""
+        terms = text_terms(filters)
+        if len(terms) != 1 or len(terms[0]) != 1:
+            return None
+        needle = ascii_needle(terms[0][0])
+        if needle is None or needle.decode() != terms[0][0] or set(needle) <= _SCALAR:
+            return None
+        return cls(needle)
+
+    def chunks_end(self, buf: bytes, s: int, e: int) -> int:
+        """Where the text array of the line ``buf[s:e]`` ends (its ``]``) when it can be
+        read from its bytes, else -1."""
+        if not buf.startswith(TEXT_KEY, s):
+            return -1
+        r = buf.find(TEXT_END, s + 15, e)
+        if (
+            r < 0
+            or buf.find(b"\\", s + 15, r) >= 0
+            or buf.find(b"[", s + 15, r) >= 0
+            or buf.find(b"{", s + 15, r) >= 0
+            or buf.find(CHUNKS_NAME, r, e) >= 0
+        ):
+            return -1
+        return r
+
+    def decide(self, buf: bytes, low: bytes, s: int, e: int) -> bool | None:
+        """Does the word occur in the line's text or subject (None: parse to know)."""
+        r = self.chunks_end(buf, s, e)
+        if r < 0:
+            return None
+        if low.find(self.needle, s + 15, r) >= 0:
+            return True
+        if self.respell and any(buf.find(t, s, e) >= 0 for t in self.respell):
+            return None
+        return self.subject(buf, low, s, r, e)
+
+    def block(self, buf: bytes, low: bytes, start: int, end: int) -> TextBlock | None:
+        """The lines of ``[start, end)`` holding the word, each decided when its text
+        array holds it (in C loops over the lines, not a Python step each); a line with
+        the word elsewhere (the subject), or not in this layout, is left undecided. None:
+        the span holds an escape, a carriage return or a respelling."""
+        if low.find(b"\\", start, end) >= 0 or low.find(b"\r", start, end) >= 0:
+            return None
+        if self.respell and any(buf.find(t, start, end) >= 0 for t in self.respell):
+            return None
+        starts: list[int] = []
+        ends: list[int] = []
+        hits: list[int] = []
+        rfind, find, search = low.rfind, low.find, self.pattern.search
+        m = search(low, start, end)
+        while m is not None:  # one step per line holding the word, not per hit
+            p = m.start()
+            s = rfind(b"\n", start, p) + 1 or start
+            e = find(b"\n", p, end)
+            e = end if e < 0 else e
+            starts.append(s)
+            ends.append(e)
+            hits.append(p)
+            m = search(low, e, end)
+        texts = [s + 15 for s in starts]
+        closes = list(map(find, repeat(TEXT_END), texts, ends))
+        keys = map(buf.startswith, repeat(TEXT_KEY), starts)  # in its case too
+        lists = map(find, repeat(b"["), texts, closes)
+        objects = map(find, repeat(b"{"), texts, closes)
+        again = map(find, repeat(_LOW_CHUNKS_NAME), closes, ends)
+        rows = zip(keys, texts, hits, closes, lists, objects, again, strict=False)  # maps
+        decided = [
+            key and t <= h < r and nested < 0 and obj < 0 and dup < 0
+            for key, t, h, r, nested, obj, dup in rows
+        ]
+        return TextBlock(starts, ends, decided)
+
+    def subject(self, buf: bytes, low: bytes, s: int, r: int, e: int) -> bool | None:
+        """Does the top-level subject hold the word (None: parse to know); ``r``: where
+        the line's text array ends."""
+        k = buf.find(SUBJECT_NAME, r, e)
+        if k < 0:
+            return False
+        if (
+            not buf.startswith(SUBJECT_KEY, k)
+            or not _after_metadata(buf, s, k)
+            or not _only(buf, SUBJECT_NAME, k, e)
+        ):
+            return None
+        q = buf.find(b'"', k + 11, e)
+        if q < 0 or buf.find(b"\\", k + 11, q) >= 0:
+            return None
+        return low.find(self.needle, k + 11, q) >= 0
+
 
 # Raw control bytes a JSON line cannot hold (tab, LF and CR may stand between tokens);
 # one memchr per byte value is ~10x faster than a character-class regex.
 _RAW_CONTROL = tuple(bytes([c]) for c in range(0x20) if c not in (0x09, 0x0A, 0x0D))
+_CONTROL_BYTES = b"".join(_RAW_CONTROL)
+# ASCII lower case, and every raw control byte made NUL: one pass gives the block a
+# needle scan searches and tells whether it holds a control byte (``lower``).
+_LOWER = bytes(
+    0 if bytes([c]) in _CONTROL_BYTES else c + 32 if 0x41 <= c <= 0x5A else c for c in range(256)
+)
+
+
+def lower(block: bytes) -> tuple[bytes, bool]:
+    """``block.lower()`` (ASCII) with raw control bytes made NUL, and whether it holds one."""
+    low = block.translate(_LOWER)
+    return low, b"\0" in low
 
 
 def has_control(buf: bytes, s: int = 0, e: int | None = None) -> bool:
     """``buf[s:e]`` holds a raw control byte: not valid JSON, so it must be parsed (and
     reported), never passed on as decided."""
-    part = buf if s == 0 and e is None else buf[s:e]
-    return any(c in part for c in _RAW_CONTROL)
+    if s == 0 and e is None:
+        return any(c in buf for c in _RAW_CONTROL)
+    part = buf[s:e]  # a line: one pass deleting them beats 29 calls on a few hundred bytes
+    return len(part.translate(None, _CONTROL_BYTES)) != len(part)
 
 
 def time_value(raw: bytes, k: int = 0, e: int | None = None) -> bytes | None:
@@ -223,24 +388,48 @@ def time_value(raw: bytes, k: int = 0, e: int | None = None) -> bytes | None:
     j = m.end()
     if raw.find(b"{", j, end) >= 0 or raw.count(b"}", j, end) != 1:
         return None
-    if raw.find(TIME_KEY, j, end) >= 0:
+    if raw.find(TIME_NAME, j, end) >= 0:
         return None
     return m.group(1)
 
 
-def time_mask(times: list[bytes], raw_time: RawTime) -> list[bool]:
-    """Which of the raw canonical timestamps are in ``raw_time``'s bounds."""
+def block_times(block: bytes, lines: list[bytes]) -> list[bytes] | None:
+    """The raw timestamp of each line of ``block`` (``lines``: its lines, each of which
+    ends with a newline in ``block``) when the bytes prove every one, else None.
+
+    One regex pass finds in each line a canonical timestamp followed only by plain
+    ``,"key":"value"`` pairs and the brace that closes the line: the one structural
+    ``}`` after the key closes the top-level object, so the key is a top-level one, and
+    the last of its name (the one orjson keeps). Every line must open an object.
+    """
+    if b"\r" in block or (b"\\" in block and b"\\u" in block) or has_control(block):
+        return None
+    try:
+        firsts = bytes(map(_FIRST, lines))
+    except IndexError:  # a blank line
+        return None
+    if firsts.strip(b"{"):
+        return None
+    times = TIME_TAIL.findall(block)
+    return times if len(times) == len(lines) else None
+
+
+def time_mask(times: list[bytes], raw_time: RawTime) -> bytes:
+    """Which of the raw canonical timestamps are in ``raw_time``'s bounds (a 0/1 byte each)."""
     since, until = raw_time.since, raw_time.until
     if until is None:
-        return [t >= since for t in times] if since is not None else [True] * len(times)
+        return bytes(map(since.__le__, times)) if since is not None else b"\1" * len(times)
     if since is None:
-        return [t < until for t in times]
-    return [since <= t < until for t in times]
+        return bytes(map(until.__gt__, times))
+    return bytes([since <= t < until for t in times])
 
 
-def offsets(lines: list[bytes]) -> list[int]:
-    """Where each of ``lines`` starts in the block they were split from (at newlines)."""
-    return list(accumulate(map(operator.add, map(len, lines), repeat(1)), initial=0))
+def offsets(lines: list[bytes], start: int = 0) -> list[int]:
+    """Where each of ``lines`` starts, the first at ``start`` (they were split at
+    newlines), and where a line after the last would start."""
+    return list(accumulate(map(operator.add, map(len, lines), repeat(1)), initial=start))
 
 
-__all__ = ["Decider", "compress", "has_control", "offsets", "time_mask", "time_value"]
+__all__ = [
+    "Decider", "TextBlock", "TextWord", "block_times", "has_control", "lower", "offsets", "time_mask",
+]  # fmt: skip

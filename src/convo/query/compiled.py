@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from convo.query.canonical import Decider
+from convo.query.canonical import Decider, TextWord
 from convo.query.filters import Check, Filters, checks
-from convo.query.prefilter import SPEAKER, LineStarts, Needles, RawTime
+from convo.query.prefilter import SPEAKER, TEXT, LineStarts, Needles, RawTime
 
 
 @dataclass
@@ -29,6 +29,7 @@ class Compiled:
     others: list[list[bytes]]  # needles of the kinds after the first
     narrows: bool  # something can reject a needle candidate before the parse
     decider: Decider  # exact decisions on the raw bytes of convo's canonical layout
+    text_only: TextWord | None  # one text word is the only filter: blocks decided at once
 
     @classmethod
     def of(cls, filters: Filters) -> Compiled:
@@ -36,6 +37,8 @@ class Compiled:
         needles = Needles.of(filters)
         timed = bool(filters.since or filters.until)
         others = needles.needles[1:]
+        decider = Decider(filters)
+        text_only = len(found) == 1 and needles.kinds == [TEXT] and decider.complete
         return cls(
             filters=filters,
             checks=found,
@@ -46,7 +49,8 @@ class Compiled:
             time_only=timed and len(found) == 1,
             others=others,
             narrows=bool(others) or timed or needles.kinds[:1] == [SPEAKER],
-            decider=Decider(filters),
+            decider=decider,
+            text_only=decider.text if text_only else None,
         )
 
     def matches(self, record: dict[str, Any]) -> bool:

@@ -5,7 +5,7 @@ The same code scans a file in this process and a byte range of it in a worker
 order, cheapest first:
 
 - Needle scan (speaker, listener, tag, text filters): the block is lower-cased once
-  (ASCII only) and the needles of the first kind are found with a literal regex; only
+  (ASCII only; ``canonical.lower``, which also finds raw control bytes) and the needles of the first kind are found with a literal regex; only
   lines holding a hit (or a respelling) are looked at. Lines are not counted: matches
   carry line 0 and a bad line is located later from its offset. A line that does not
   open an object is always parsed (and so reported), even when it holds no needle.
@@ -22,22 +22,24 @@ to report in order; matches keep their bytes and their offset in the span's buff
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from itertools import repeat
+from itertools import compress
 from typing import Any, NamedTuple
 
 import orjson
 
 from convo.core.errors import RecordError
 from convo.core.jsonl import Line, parse_line
-from convo.query.canonical import compress, has_control, offsets, time_mask, time_value
+from convo.query import canonical
+from convo.query.canonical import NOT_OBJECT, block_times, has_control, offsets, time_mask
 from convo.query.compiled import Compiled
+from convo.query.matches import Match, Runs
 from convo.query.prefilter import SPEAKER, may_respell, speaker_may_match
 
 ErrorHandler = Callable[[RecordError, Line], None] | None
-# A line that does not open a JSON object: cheap to spot, and never skipped unreported.
-_ODD_NEXT = re.compile(rb"\n[^{]")
+# Decided lines of a buffer checked for control bytes one by one before the whole buffer
+# is looked at once (that costs about what 50 lines do).
+_LINES_CHECKED = 50
 
 
 class Bad(NamedTuple):
@@ -49,88 +51,13 @@ class Bad(NamedTuple):
     torn: bool
 
 
-class Match:
-    """A selected record: its line (for pass-through), where it came from, and the parsed dict.
-
-    ``record`` is parsed on first use when the selector passed the line through unparsed;
-    ``at`` is the line's offset in the buffer it was scanned from (-1 when unknown).
-    """
-
-    __slots__ = ("_record", "at", "line", "name", "raw")
-
-    def __init__(
-        self, raw: bytes, record: dict[str, Any] | None, name: str, line: int = 0, at: int = -1
-    ):
-        self.raw = raw
-        self._record = record
-        self.name = name
-        self.line = line
-        self.at = at
-
-    @property
-    def where(self) -> str:
-        return f"{self.name}:{self.line}" if self.line else self.name
-
-    @property
-    def record(self) -> dict[str, Any]:
-        if self._record is None:
-            self._record = parse_line(Line(self.line, self.raw), self.name)
-        return self._record
-
-
-class RawBatch:
-    """Matches read back by the parallel scan: a sequence of ``Match``, made on access,
-    and ``joined``, the lines with their newlines, made from runs of adjacent lines
-    (the output of a writer that passes lines through, without a Match per line).
-
-    It stands where a ``list[Match]`` does (``len``, iteration, indexing)."""
-
-    __slots__ = ("_lengths", "_numbers", "_starts", "name", "window", "window_at")
-
-    def __init__(self, window: bytes, window_at: int, starts, lengths, numbers, name: str):
-        self.window = window
-        self.window_at = window_at
-        self._starts = starts
-        self._lengths = lengths
-        self._numbers = numbers  # None: not counted (line 0)
-        self.name = name
-
-    def __len__(self) -> int:
-        return len(self._starts)
-
-    def __iter__(self):
-        w, w0, name = self.window, self.window_at, self.name
-        numbers = self._numbers if self._numbers is not None else repeat(0)
-        for a, size, number in zip(self._starts, self._lengths, numbers, strict=False):
-            yield Match(w[a - w0 : a - w0 + size], None, name, number)
-
-    def __getitem__(self, i: int) -> Match:
-        return list(self)[i]
-
-    @property
-    def joined(self) -> bytes:
-        w, w0 = self.window, self.window_at
-        pieces = []
-        run_start = run_end = -2
-        for a, size in zip(self._starts, self._lengths, strict=True):
-            if a != run_end + 1:
-                if run_start >= 0:
-                    pieces.append(w[run_start - w0 : run_end - w0])
-                run_start = a
-            run_end = a + size
-        if run_start >= 0:
-            pieces.append(w[run_start - w0 : run_end - w0])
-        pieces.append(b"")
-        return b"\n".join(pieces)
-
-
 def odd_lines(low: bytes, start: int, end: int) -> list[int]:
     """Starts of the lines in ``low[start:end]`` that are not blank and do not open ``{``."""
     # One regex pass (it skips to each newline with memchr; bytes.count does not).
-    if low.startswith(b"{", start) and _ODD_NEXT.search(low, start, end) is None:
+    if low.startswith(b"{", start) and NOT_OBJECT.search(low, start, end) is None:
         return []
     starts = [start] if low[start : start + 1] != b"{" else []
-    starts.extend(m.start() + 1 for m in _ODD_NEXT.finditer(low, start, end))
+    starts.extend(m.start() + 1 for m in NOT_OBJECT.finditer(low, start, end))
     out = []
     for s in starts:  # rare: only lines not starting with "{" get here
         e = low.find(b"\n", s, end)
@@ -141,9 +68,16 @@ def odd_lines(low: bytes, start: int, end: int) -> list[int]:
 
 
 class BlockScan:
-    """One span of whole lines, ``buf[start:end]``, scanned for a compiled filter."""
+    """One span of whole lines, ``buf[start:end]``, scanned for a compiled filter.
 
-    def __init__(self, plan: Compiled, buf: bytes, name: str, torn: bool, need_record: bool):
+    Matches go to ``runs`` when it is given (offsets only: a pass-through writer or a
+    worker), else to ``out`` as ``Match`` objects.
+    """
+
+    def __init__(
+        self, plan: Compiled, buf: bytes, name: str, torn: bool, need_record: bool,
+        runs: Runs | None = None,
+    ):  # fmt: skip
         self.plan = plan
         self.buf = buf
         self.name = name
@@ -151,10 +85,10 @@ class BlockScan:
         self.need_record = need_record
         self.checks = plan.checks
         self.bad: list[Bad] = []
-        # Set by a worker: lines decided on their bytes are kept as offsets only
-        # (``hits``: starts in the buffer, lengths, line numbers), not as Match objects.
-        self.offsets_only = False
-        self.hits: tuple[list[int], list[int], list[int]] | None = None
+        self.out: list[Match] = []
+        self.runs = runs
+        self._control: bool | None = None  # the buffer holds a raw control byte (lazy)
+        self._checked = 0  # decided lines looked at for control bytes one by one
 
     def check(self, raw: bytes, number: int, torn: bool, at: int) -> Match | None:
         """The match of one raw line, or None; a line that is not an object is kept in ``bad``."""
@@ -171,20 +105,42 @@ class BlockScan:
                 return None
         return Match(raw, record, self.name, number, at)
 
-    def lines(self, start: int, end: int, first: int) -> tuple[list[Match], int]:
-        """Every line of the span, counted; raw decisions first."""
+    def _parsed(self, raw: bytes, number: int, torn: bool, at: int) -> None:
+        m = self.check(raw, number, torn, at)
+        if m is None:
+            return
+        if self.runs is not None:
+            self.runs.add(at, at + len(raw), number)
+        else:
+            self.out.append(m)
+
+    def _decided(self, s: int, e: int, number: int) -> None:
+        """The line ``buf[s:e]``, decided on its bytes, matches (passed on unparsed)."""
+        if self.runs is not None:
+            self.runs.add(s, e, number)
+        else:
+            self.out.append(Match(self.buf[s:e], None, self.name, number, s))
+
+    def span(self, start: int, end: int, first: int, lazy: bool) -> int:
+        """Scan ``buf[start:end]``, its first line numbered ``first``: a needle scan when
+        the filter has needles (``lazy``: lines not counted), else every line. Returns
+        the lines counted."""
+        if self.plan.starts is not None:
+            return self.needles(start, end, first, lazy)
+        return self.lines(start, end, first)
+
+    def lines(self, start: int, end: int, first: int) -> int:
+        """Every line of the span, counted; raw decisions first. Returns the line count."""
         buf = self.buf
         block = buf[start:end] if start or end != len(buf) else buf
         lines = block.split(b"\n")
         if not lines[-1]:
             lines.pop()
-        fast = self.time_block(block, lines, start, first)
-        if fast is not None:
-            return fast, len(lines)
+        if self.time_block(block, lines, start, first):
+            return len(lines)
         decide = self._line_decider(block)
-        out: list[Match] = []
         last = len(lines) - 1
-        pos = 0
+        pos = start
         for i, raw in enumerate(lines):
             at = pos
             pos += len(raw) + 1
@@ -192,16 +148,14 @@ class BlockScan:
             if raw[-1:] == b"\r":
                 raw = raw.rstrip(b"\r")
             elif decide is not None and not torn:
-                d = decide(block, at, at + len(raw))
+                d = decide(buf, at, at + len(raw))
                 if d is False:
                     continue
                 if d:
-                    out.append(Match(raw, None, self.name, first + i, start + at))
+                    self._decided(at, at + len(raw), first + i)
                     continue
-            m = self.check(raw, first + i, torn, start + at)
-            if m is not None:
-                out.append(m)
-        return out, len(lines)
+            self._parsed(raw, first + i, torn, at)
+        return len(lines)
 
     def _line_decider(self, block: bytes):
         """``_decide``, with True made None (parse) when the record is wanted or the block
@@ -211,96 +165,123 @@ class BlockScan:
             return decide
         return lambda buf, s, e: False if decide(buf, s, e) is False else None
 
-    def _decide(self, block: bytes):
+    def _decide(self, block: bytes, low: bytes | None = None):
         """The decider's per-line call for this block, or None when it decides nothing."""
         decider = self.plan.decider
         if not decider.kinds:
             return None
-        decider.begin(block)
+        decider.begin(block, low)
         return decider.decide
 
-    def time_block(
-        self, block: bytes, lines: list[bytes], start: int, first: int
-    ) -> list[Match] | None:
-        """Time is the only filter: the block decided on raw timestamps in one tight loop
-        (``canonical.time_value``), or None when some line needs a closer look."""
-        times = self._block_times(block, lines)
+    def time_block(self, block: bytes, lines: list[bytes], start: int, first: int) -> bool:
+        """Time is the only filter: the block decided on raw timestamps in one pass
+        (``canonical.block_times``); False when some line needs a closer look."""
+        if not self.plan.time_only or self.torn or not lines:
+            return False
+        times = block_times(block, lines)
         if times is None:
-            return None
+            return False
         mask = time_mask(times, self.plan.raw_time)
-        numbers = range(first, first + len(lines))
-        if self.offsets_only and not self.need_record:
-            starts = [start + at for at in compress(offsets(lines), mask)]
-            self.hits = (
-                starts,
-                list(compress(map(len, lines), mask)),
-                list(compress(numbers, mask)),
-            )
-            return []
-        rows = compress(zip(lines, offsets(lines), numbers, strict=False), mask)  # n+1 offsets
-        if not self.need_record:
-            name = self.name
-            return [Match(raw, None, name, n, start + at) for raw, at, n in rows]
-        found = (self.check(raw, n, False, start + at) for raw, at, n in rows)
-        return [m for m in found if m is not None]
+        at = offsets(lines, start)  # n+1 offsets
+        if self.need_record:
+            for i in compress(range(len(lines)), mask):
+                self._parsed(lines[i], first + i, False, at[i])
+        elif self.runs is not None:
+            self.runs.add_mask(at, mask, first)
+        else:
+            for i in compress(range(len(lines)), mask):
+                self._decided(at[i], at[i + 1] - 1, first + i)
+        return True
 
-    def _block_times(self, block: bytes, lines: list[bytes]) -> list[bytes] | None:
-        """Every line's raw timestamp when time alone decides and each line proves it."""
-        if not self.plan.time_only or self.torn or not lines or b"\r" in block:
-            return None
-        if (b"\\" in block and b"\\u" in block) or has_control(block):
-            return None  # an escape may spell a key another way; control bytes: parse
-        times = []
-        for raw in lines:
-            ts = time_value(raw)
-            if ts is None:
-                return None
-            times.append(ts)
-        return times
-
-    def needles(self, start: int, end: int, first: int, lazy: bool) -> tuple[list[Match], int]:
+    def needles(self, start: int, end: int, first: int, lazy: bool) -> int:
         """Only lines holding a needle of the first kind (or a respelling) are looked at.
 
         ``lazy``: lines are not counted; matches get line 0, bad lines number 0, and the
-        returned line count is 0.
+        returned line count is 0. Returns the line count.
         """
         block = self.buf
-        low = block.lower()
+        low, self._control = canonical.lower(block)
+        decide = self._decide(block, low)
+        if lazy and self.text_block(low, start, end, decide):
+            return 0
         ends, odd = self._candidates(low, start, end)
-        decide = self._decide(block)
-        out: list[Match] = []
         line_no, pos = first, start
         count = low.count
-        may_match = self.may_match if self.plan.narrows else None
         for s, e in ends.items():
             if lazy:
                 line_no = 0
             else:
                 line_no += count(b"\n", pos, s)
                 pos = s
-            torn = self.torn and e == end
-            if s not in odd:
-                d = None if decide is None or torn else self._raw(decide, block, s, e)
-                if d is False:
-                    continue
-                if d:
-                    out.append(Match(block[s:e], None, self.name, line_no, s))
-                    continue
-                if may_match is not None and not may_match(low, s, e):
-                    continue
-            m = self.check(block[s:e].rstrip(b"\r"), line_no, torn, s)
-            if m is not None:
-                out.append(m)
+            self._candidate(low, s, e, line_no, s in odd, decide)
         if lazy:
-            return out, 0
-        return out, line_no - first + count(b"\n", pos, end)
+            return 0
+        return line_no - first + count(b"\n", pos, end)
+
+    def _candidate(self, low: bytes, s: int, e: int, number: int, odd: bool, decide) -> None:
+        """One line that may match: decided on its bytes, or parsed."""
+        block = self.buf
+        torn = self.torn and block[e : e + 1] != b"\n"
+        if not odd:
+            d = None if decide is None or torn else self._raw(decide, block, s, e)
+            if d is False:
+                return
+            if d:
+                self._decided(s, e, number)
+                return
+            if self.plan.narrows and not self.may_match(low, s, e):
+                return
+        self._parsed(block[s:e].rstrip(b"\r"), number, torn, s)
+
+    def text_block(self, low: bytes, start: int, end: int, decide) -> bool:
+        """One text word is the only filter: its lines found and mostly decided at once
+        (``canonical.TextWord.block``), the others looked at one by one. False: scan
+        the span line by line instead."""
+        text, runs = self.plan.text_only, self.runs
+        if text is None or runs is None or self.torn or self.need_record or self._has_control():
+            return False
+        found = text.block(self.buf, low, start, end)
+        if found is None:
+            return False
+        starts, ends, decided = found
+        odd = odd_lines(low, start, end)
+        if odd:  # lines that are not objects are parsed, so reported (rare)
+            lines = {s: (e, d) for s, e, d in zip(starts, ends, decided, strict=True)}
+            for s in odd:
+                e = low.find(b"\n", s, end)
+                lines[s] = (end if e < 0 else e, False)
+            starts = sorted(lines)
+            ends = [lines[s][0] for s in starts]
+            decided = [lines[s][1] for s in starts]
+        odd_set = set(odd)
+        add = runs.add
+        for s, e, d in zip(starts, ends, decided, strict=True):
+            if d:
+                add(s, e)
+            else:
+                self._candidate(low, s, e, 0, s in odd_set, decide)
+        return True
 
     def _raw(self, decide, block: bytes, s: int, e: int) -> bool | None:
         """False: skip the line; True: pass its bytes on unparsed; None: parse it."""
         if block[e - 1 : e] == b"\r":
             return None
         d = decide(block, s, e)
-        return None if d and (self.need_record or has_control(block, s, e)) else d
+        if not d:
+            return d
+        if self.need_record:
+            return None
+        if self._control is None:  # line by line while few lines are decided (rare names)
+            self._checked += 1
+            if self._checked < _LINES_CHECKED:
+                return None if has_control(block, s, e) else d
+        return None if self._has_control() and has_control(block, s, e) else d
+
+    def _has_control(self) -> bool:
+        """The buffer holds a raw control byte (looked for once)."""
+        if self._control is None:
+            self._control = has_control(self.buf)
+        return self._control
 
     def _candidates(self, low: bytes, start: int, end: int) -> tuple[dict[int, int], set[int]]:
         """``{start: end}`` of the lines to look at, in order, and the odd ones among them."""

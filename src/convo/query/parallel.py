@@ -46,12 +46,15 @@ from convo.core.ranges import Range, open_range, split, splittable
 from convo.query.blocks import BLOCK, LineLocator, iter_spans
 from convo.query.compiled import Compiled
 from convo.query.filters import Filters
-from convo.query.linescan import Bad, BlockScan, ErrorHandler, Match, RawBatch, report
+from convo.query.linescan import Bad, BlockScan, ErrorHandler, report
+from convo.query.matches import Match, RawBatch, Runs
 
 MIN_PARALLEL = 64 << 20
 RANGE = 16 << 20
 WINDOW = 1 << 20
-_GAP = 64 << 10  # matches closer than this are read in one pread
+# Runs closer than this are read in one pread: a pread costs about what copying a few
+# KiB does, so sparse matches are read one by one, dense ones a window at a time.
+_GAP = 4 << 10
 _PRELOAD = ("convo.query.parallel",)  # what a worker imports (see core.pool.ordered_map)
 
 
@@ -68,9 +71,7 @@ class Task:
 
 @dataclass
 class RangeResult:
-    starts: array  # file offsets of the matched lines
-    lengths: array
-    numbers: array | None  # line numbers within the range (counted scans only)
+    runs: Runs  # file offsets of the matched lines; line numbers within the range
     bad: list[Bad]  # ``at`` is a file offset, ``number`` relative to the range
     lines: int  # lines in the range (0 when not counted)
 
@@ -93,8 +94,7 @@ def scan_range(task: Task) -> RangeResult:
     plan = _plan(task.filters)
     lazy = plan.starts is not None
     rng = task.range
-    starts, lengths = array("q"), array("q")
-    numbers = None if lazy else array("q")
+    runs = Runs(counted=not lazy)
     bad: list[Bad] = []
     first = 1
     with open_range(rng) as stream:
@@ -103,27 +103,12 @@ def scan_range(task: Task) -> RangeResult:
             raise InputError("the file was replaced while it was read", where=rng.path)
         spans = iter_spans(stream, task.block_size, bom=rng.start == 0)
         for buf, start, end, torn, at in spans:
-            scan = BlockScan(plan, buf, rng.path, torn, task.need_record)
-            scan.offsets_only = True
-            if lazy:
-                out, count = scan.needles(start, end, first, True)
-            else:
-                out, count = scan.lines(start, end, first)
-            base = rng.start + at
-            if scan.hits is not None:
-                hit_starts, hit_lengths, hit_numbers = scan.hits
-                starts.extend(base + a for a in hit_starts)
-                lengths.extend(hit_lengths)
-                if numbers is not None:
-                    numbers.extend(hit_numbers)
-            for m in out:
-                starts.append(base + m.at)
-                lengths.append(len(m.raw))
-            if numbers is not None:
-                numbers.extend(m.line for m in out)
+            runs.base = base = rng.start + at
+            scan = BlockScan(plan, buf, rng.path, torn, task.need_record, runs)
+            count = scan.span(start, end, first, lazy)
             bad.extend(b._replace(at=base + b.at) for b in scan.bad)
             first += count
-    return RangeResult(starts, lengths, numbers, bad, first - 1)
+    return RangeResult(runs, bad, first - 1)
 
 
 def eligible(part: Any, size_floor: int = MIN_PARALLEL) -> str | None:
@@ -177,19 +162,18 @@ class ParallelScan:
 
     def _matches(self, fd: int, result: RangeResult, base: int) -> Iterator[list[Match]]:
         """The range's matches, a batch per window read (so memory stays flat)."""
-        starts, lengths, numbers = result.starts, result.lengths, result.numbers
-        name = self.name
+        runs = result.runs
+        starts, ends, numbers = runs.starts, runs.ends, runs.numbers
+        if numbers is not None and base:
+            runs.numbers = numbers = array("q", [base + k for k in numbers])
         i, n = 0, len(starts)
         while i < n:
-            w0 = starts[i]
+            w0, w1 = starts[i], ends[i]
             j = i + 1
-            w1 = w0 + lengths[i]
-            while j < n and starts[j] - w1 < _GAP and starts[j] + lengths[j] - w0 <= WINDOW:
-                w1 = starts[j] + lengths[j]
+            while j < n and starts[j] - w1 < _GAP and ends[j] - w0 <= WINDOW:
+                w1 = ends[j]
                 j += 1
-            window = os.pread(fd, w1 - w0, w0)
-            nums = None if numbers is None else [base + k for k in numbers[i:j]]
-            batch = RawBatch(window, w0, starts[i:j], lengths[i:j], nums, name)
+            batch = RawBatch(os.pread(fd, w1 - w0, w0), w0, runs, i, j, self.name)
             yield cast(list[Match], batch)  # a list[Match] to every reader (see RawBatch)
             i = j
 

@@ -29,6 +29,8 @@ CASEFOLD_ASCII = (
 TRIGGER_CHARS = tuple(c.encode() for c in CASEFOLD_ASCII)
 ASCII = bytes(range(128))
 _JSON_ESCAPED = re.compile(rb'["\\/\x00-\x1f]')  # characters JSON may write escaped
+_NOT_WORD = rb"(?![a-z0-9_])"  # in lower-cased bytes: the end of a whole word
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")
 SPEAKER, LISTENER, TAG, TEXT = range(4)
 # Letters from most to least frequent in English text; anything else counts as common.
 _FREQ = {c: i for i, c in enumerate(b"etaoinsrhldcumfpgwybvkxjqz")}
@@ -41,8 +43,10 @@ def ascii_needle(word: str) -> bytes | None:
     return word.lower().encode()
 
 
-def literals(needles: list[bytes], flags: int = 0) -> re.Pattern[bytes]:
-    return re.compile(b"|".join(re.escape(n) for n in needles), flags)
+def literals(needles: list[bytes], flags: int = 0, end: bytes = b"") -> re.Pattern[bytes]:
+    """Any of ``needles``, followed by what ``end`` (a regex) matches."""
+    alternatives = b"|".join(re.escape(n) for n in needles)
+    return re.compile(b"(?:" + alternatives + b")" + end if end else alternatives, flags)
 
 
 def from_rarest(needle: bytes) -> bytes:
@@ -80,7 +84,7 @@ def speaker_may_match(low: bytes, s: int, e: int, needles: list[bytes]) -> bool:
     not metadata's, the record has no speaker to match). Anything else: maybe.
     """
     k = low.find(b'"speaker":"', s, e)
-    if k < 0 or low.find(b'"speaker":', k + 1, e) >= 0:
+    if k < 0 or low.find(b'"speaker"', k + 1, e) >= 0:  # another, maybe ``"speaker" :``
         return True
     q = low.find(b'"', k + 11, e)
     value = low[k + 11 : q]
@@ -144,7 +148,15 @@ class Needles:
 
 class LineStarts:
     """What makes a line a candidate in the block scan: a needle of the first kind, a
-    ``\\u`` escape, or a case-fold letter that could spell one of that needle's letters."""
+    ``\\u`` escape, or a case-fold letter that could spell one of that needle's letters.
+
+    A name (``--speaker``/``--listener``) matches by whole words (``core.names``), so its
+    needle counts only as a whole word of the lower-cased bytes: no ASCII letter, digit
+    or ``_`` on either side. (A character next to the word in the name is a non-word
+    character: ASCII, it is one in the bytes too; otherwise its bytes are not ASCII. A
+    case-fold letter that could spell the word makes the line a candidate anyway.)
+    So ``--speaker Wen`` skips the lines that only say "went".
+    """
 
     def __init__(self, needles: Needles):
         first = needles.needles[0]
@@ -152,8 +164,15 @@ class LineStarts:
         # Searched from each needle's rarest letter on: the regex skips to that letter
         # with memchr, so a rare first byte scans fastest. Hits are checked per line.
         self.search = sorted({from_rarest(n) for n in first})
-        self.pattern = literals(self.search)
-        self.verify = set(self.search) != set(first)
+        self.words = needles.kinds[0] in (SPEAKER, LISTENER)
+        # A name's needle ends its search piece: the word's end is checked in the regex,
+        # its start per hit (``_whole``).
+        self.pattern = literals(self.search, end=_NOT_WORD if self.words else b"")
+        self.heads: dict[bytes, list[bytes]] = {}
+        for n in first:
+            piece = from_rarest(n)
+            self.heads.setdefault(piece, []).append(n[: len(n) - len(piece)])
+        self.verify = set(self.search) != set(first) and not self.words
         self.respell = [
             t for t in TRIGGER_CHARS
             if any(may_spell(t.decode().casefold(), n.decode(), needles.substring[0]) for n in first)
@@ -175,15 +194,20 @@ class LineStarts:
         """``{line start: line end}`` of the candidate lines in ``low[start:end]``."""
         extra = self._extra(low, block)
         # A literal regex finds faster than bytes.find here (it skips with memchr).
-        pattern = self.pattern if not extra else literals([*self.search, *extra])
+        pattern = self.pattern
+        if extra:
+            pattern = re.compile(self.pattern.pattern + b"|" + literals(extra).pattern)
         starts = self.starts
         verify = self.verify or bool(extra)
         ends: dict[int, int] = {}
         e = -1
+        heads = self.heads if self.words else None
         for m in pattern.finditer(low, start, end):
             p = m.start()
             if p < e:
                 continue  # another hit on a line already taken
+            if heads is not None and not _whole(low, p, heads.get(m.group()), start):
+                continue
             s = low.rfind(b"\n", start, p) + 1 or start
             e = low.find(b"\n", p, end)
             if e < 0:
@@ -194,6 +218,18 @@ class LineStarts:
                     continue
             ends[s] = e
         return ends
+
+
+def _whole(low: bytes, p: int, heads: list[bytes] | None, start: int) -> bool:
+    """The hit at ``p`` ends a needle (one of ``heads`` comes before it) that starts a
+    word; ``heads`` None: the hit is a respelling, always a candidate."""
+    if heads is None:
+        return True
+    for head in heads:
+        s = p - len(head)
+        if s >= start and low.startswith(head, s) and (s == start or low[s - 1] not in _WORD_BYTES):
+            return True
+    return False
 
 
 class RawTime:

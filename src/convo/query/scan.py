@@ -16,14 +16,15 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from convo.core.errors import RecordError
 from convo.core.jsonl import Line, parse_line
 from convo.query.blocks import BLOCK, LineLocator, iter_spans
 from convo.query.compiled import Compiled
 from convo.query.filters import Filters
-from convo.query.linescan import BlockScan, Match, report
+from convo.query.linescan import BlockScan, report
+from convo.query.matches import Match, RawBatch, Runs
 
 __all__ = ["Filters", "Match", "Selector", "select"]
 
@@ -113,15 +114,16 @@ class Selector:
             with part.open() as stream:
                 first = 1
                 for buf, start, end, torn, at in iter_spans(stream, self.block_size):
-                    scan = BlockScan(plan, buf, part.name, torn, need_record)
-                    if plan.starts is not None:
-                        out, lines = scan.needles(start, end, first, lazy)
-                    else:
-                        out, lines = scan.lines(start, end, first)
+                    runs = None if need_record else Runs(counted=plan.starts is None)
+                    scan = BlockScan(plan, buf, part.name, torn, need_record, runs)
+                    lines = scan.span(start, end, first, lazy)
                     report(scan.bad, part.name, on_error, locator, at)
                     first += lines
                     self.read += lines
-                    yield out
+                    if runs is None:
+                        yield scan.out
+                    elif runs:
+                        yield cast(list[Match], RawBatch(buf, 0, runs, 0, len(runs), part.name))
                 if lazy:
                     self._uncounted.append(part)
         finally:

@@ -1,0 +1,237 @@
+"""Every raw-byte shortcut of the scan answers what a parse and the exact checks answer.
+
+The lines here are valid JSON built to mislead a reader of bytes: duplicate keys with a
+space before the colon (orjson keeps the last), keys nested in other objects, escapes,
+case-fold letters, odd spacing and key orders. Each is scanned one line at a time and in
+blocks (where block-wide shortcuts apply), with and without the parsed record wanted.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from convo.query.filters import Filters
+from convo.query.scan import Selector, select
+
+BASE = (
+    b'{"textChunks":["we need a budget"],"metadata":{"speaker":"Quinn Smith <q@x.org>",'
+    b'"listeners":["Bob"]},"tags":["urgent"],"timestamp":"2020-01-01T00:00:00Z",'
+    b'"source_id":"s","id":"i","format":"jsonl"'
+)
+PLAIN = (
+    b'{"textChunks":["nothing here"],"metadata":{"speaker":"Bob Jones <bob@x.org>",'
+    b'"listeners":[]},"tags":[],"timestamp":"2010-01-01T00:00:00Z","source_id":"s",'
+    b'"id":"j","format":"jsonl"}'
+)
+# A later duplicate key (the one orjson keeps), maybe with a space before its colon; text
+# arrays that are not flat strings; keys in another case.
+HOSTILE = [
+    BASE + b',"timestamp":"1990-01-01T00:00:00Z"}',
+    BASE + b',"timestamp":"1990-01-01T00:00:00Z","id":"k"}',
+    BASE + b',"timestamp":5}',
+    BASE + b',"textChunks":["calm"]}',
+    BASE + b',"TextChunks":["calm"]}',
+    b'{"textChunks":["x",["budget"]],"metadata":{"speaker":"Quinn","listeners":[]},"tags":[]}',
+    b'{"textChunks":[{"a":"budget"}],"metadata":{"speaker":"Quinn","listeners":[]},"tags":[]}',
+    b'{"textChunks":[1,"budget"],"metadata":{"speaker":"Quinn","listeners":[]},"tags":[]}',
+    b'{"TEXTCHUNKS":["budget"],"metadata":{"speaker":"Quinn","listeners":[]},"tags":[]}',
+    b'{"textChunks":["calm"],"metadata":{"speaker":"Quinn","listeners":[]},"tags":[],'
+    b'"SUBJECT":"budget"}',
+    b'{"textChunks":["calm"],"metadata":{"speaker":"Quinn","listeners":["budget"]},'
+    b'"tags":["budget"],"subject":"Budget"}',
+    BASE + b',"timestamp" :"1990-01-01T00:00:00Z"}',
+    BASE + b',"x":"a\x01b"}',  # a raw control byte: not JSON, reported, never passed on
+    BASE.replace(b"budget", b"bud\x1fget budget") + b"}",
+    BASE + b',"metadata" :{"speaker" :"Bob"}}',
+    BASE + b',"metadata" :{"speaker":"Bob"}}',
+    BASE + b',"tags" :["calm"]}',
+    BASE + b',"textChunks" :["calm"]}',
+    BASE + b',"subject" :"budget"}',
+    BASE + b',"subject":"calm","subject" :"budget"}',
+]
+FILTERS = [
+    {"speakers": ["quinn"]},
+    {"speakers": ["bob"]},
+    {"tags": ["urgent"]},
+    {"tags": ["calm"]},
+    {"since": "2019-01-01T00:00:00Z"},
+    {"until": "2019-01-01T00:00:00Z"},
+    {"texts": ["budget"]},
+    {"texts": ["calm"]},
+    {"speakers": ["quinn"], "tags": ["urgent"], "since": "2019-01-01T00:00:00Z"},
+    {"speakers": ["quinn"], "texts": ["budget"], "since": "2019-01-01T00:00:00Z"},
+]
+
+
+def expected(lines: list[bytes], filters: dict) -> tuple[list[bytes], list[int]]:
+    """What the exact checks select from the parsed lines, and the lines that are not
+    records (by number)."""
+    records, bad = [], []
+    for number, raw in enumerate(lines, 1):
+        try:
+            record = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            record = None
+        if isinstance(record, dict):
+            records.append((raw, record))
+        elif raw.strip():
+            bad.append(number)
+    wanted = list(select([r for _, r in records], Filters(**filters)))
+    return [raw for raw, r in records if any(r is w for w in wanted)], bad
+
+
+class Part:
+    """Bytes as a raw JSONL source; ``reopenable``: a needle scan need not count lines
+    (as for a regular file), which is where the block-wide text pass runs."""
+
+    name = "mem"
+
+    def __init__(self, data: bytes, reopenable: bool):
+        self.data = data
+        self.reopenable = reopenable
+
+    def open(self):
+        return io.BytesIO(self.data)
+
+
+def scanned(
+    lines: list[bytes], filters: dict, need_record: bool, reopenable: bool = True
+) -> tuple[list[bytes], list[int]]:
+    """The raw matches and the numbers of the lines reported as bad."""
+    data = b"\n".join(lines) + b"\n"
+    sel = Selector(Filters(**filters))
+    bad: list[int] = []
+    part = Part(data, reopenable)
+    got = [
+        m.raw
+        for b in sel.batches([part], lambda e, line: bad.append(line.number), need_record)
+        for m in b
+    ]
+    return got, bad
+
+
+def assert_exact(lines: list[bytes], filters: dict) -> None:
+    """The same matches as a parse; a line that is not a record is reported when it does
+    not open an object (a line that opens one is reported only when it may match: the
+    scan never parses what the bytes rule out), and no record is reported."""
+    want, bad = expected(lines, filters)
+    odd = {n for n in bad if not lines[n - 1].lstrip().startswith(b"{")}
+    for need_record in (False, True):
+        for reopenable in (False, True):
+            got, reported = scanned(lines, filters, need_record, reopenable)
+            assert got == want, (filters, need_record, reopenable)
+            assert odd <= set(reported) <= set(bad), (filters, need_record, reopenable)
+
+
+@pytest.mark.parametrize("filters", FILTERS, ids=lambda f: repr(f)[:50])
+def test_hostile_lines_decide_as_a_parse(filters):
+    for line in HOSTILE:
+        assert_exact([line], filters)
+        assert_exact([PLAIN, line, PLAIN], filters)  # within a block of canonical lines
+        assert_exact([line] * 3, filters)
+
+
+# -- property: every shortcut equals a parse, one line at a time and in whole blocks ------
+
+_WORDS = ["budget", "Budget", "BUDGET", "budgets", "bud get", "wen", "Went", "WEN", "wen_x"]
+_ODD = ["Stra\u00dfe", "\u212aelvin", "w\u1e97", "caf\u00e9", "[x]", "{y}", 'say "hi"', "a\\b"]
+_SPEAKERS = [
+    "Wen Li <wen.li@x.org>", "Went Smith", "Quinn", "quinn_a", "Zo\u00eb Wen", None, 7,
+    "w\u00e9n", "\u212aelvin Wen", "Li, Wen", "(Wen)", "x.wen@y.org", "Owen", "2wen", "wen2",
+]  # fmt: skip
+_CHUNKS = [["budget"], ["x", ["budget"]], [{"t": "budget"}], [1, "budget"], "budget", None, []]
+_TIMES = ["2018-01-01T00:00:00Z", "2017-12-31T23:59:59Z", "2019-06-01T00:00:00+02:00", None]
+
+
+@st.composite
+def _line(draw) -> bytes:
+    chunks = draw(st.lists(st.sampled_from(_WORDS + _ODD), max_size=3))
+    record: dict = {
+        "textChunks": [" ".join(chunks)] if draw(st.booleans()) else chunks,
+        "metadata": {
+            "speaker": draw(st.sampled_from(_SPEAKERS)),
+            "listeners": draw(st.lists(st.sampled_from(["wen", "Budget Bob"]), max_size=2)),
+        },
+        "tags": draw(st.lists(st.sampled_from(["urgent", "budget-review", "URGENT"]), max_size=2)),
+        "timestamp": draw(st.sampled_from(_TIMES)),
+        "source_id": "s",
+        "id": "i",
+        "format": "jsonl",
+    }
+    if draw(st.booleans()):
+        record["subject"] = draw(st.sampled_from(["Re: budget", "hello", "", "BUDGET\u1e97"]))
+    if draw(st.booleans()):
+        record["extra"] = {"timestamp": "1999-01-01T00:00:00Z", "subject": "budget"}
+    if draw(st.integers(0, 5)) == 0:  # text of another shape: nested, not strings, absent
+        record["textChunks"] = draw(st.sampled_from(_CHUNKS))
+    style = draw(st.sampled_from(["orjson", "orjson", "orjson", "spaced", "ascii", "reordered"]))
+    if style == "spaced":
+        line = json.dumps(record, ensure_ascii=False).encode()
+    elif style == "ascii":
+        line = json.dumps(record, separators=(",", ":")).encode()  # \u escapes
+    elif style == "reordered":
+        line = orjson.dumps(dict(reversed(list(record.items()))))
+    else:
+        line = orjson.dumps(record)
+    if draw(st.integers(0, 5)) == 0:  # a later duplicate (orjson keeps it), maybe spaced
+        key = draw(st.sampled_from(["timestamp", "subject", "textChunks", "tags", "metadata"]))
+        value = draw(st.sampled_from(_DUPLICATES[key]))
+        colon = draw(st.sampled_from([b":", b" :"]))
+        line = line[:-1] + b',"' + key.encode() + b'"' + colon + orjson.dumps(value) + b"}"
+    if draw(st.integers(0, 9)) == 0:  # not an object (or spaced): the raw decisions
+        # assume valid JSON in a line that opens an object (canonical.py's docstring)
+        line = draw(st.sampled_from([b"x", b" ", b"[1]"])) + line[1:]
+        if line.startswith(b" "):
+            line = b" {" + line[1:]
+    return line
+
+
+_DUPLICATES = {
+    "timestamp": ["2020-01-01T00:00:00Z", "2010-01-01T00:00:00Z", 5],
+    "subject": ["budget", "calm", None],
+    "textChunks": [["budget"], ["calm"], "budget"],
+    "tags": [["urgent"], ["calm"]],
+    "metadata": [{"speaker": "Wen"}, {"speaker": "Bob"}, None],
+}
+
+
+_FILTERS = st.sampled_from(
+    [
+        {"texts": ["budget"]},
+        {"texts": ["BUDGET"]},
+        {"texts": ["wen"]},
+        {"texts": ["strasse"]},
+        {"texts": ["kelvin"]},
+        {"speakers": ["wen"]},
+        {"speakers": ["Went"]},
+        {"speakers": ["kelvin"]},
+        {"speakers": ["quinn"]},
+        {"listeners": ["wen"]},
+        {"tags": ["urgent"]},
+        {"since": "2018-01-01T00:00:00Z"},
+        {"until": "2018-01-01T00:00:00Z"},
+        {"since": "2018-01-01T00:00:00Z", "texts": ["budget"]},
+        {"speakers": ["wen"], "texts": ["budget"], "since": "2018-01-01T00:00:00Z"},
+    ]
+)
+
+
+@given(st.lists(_line(), min_size=1, max_size=12), _FILTERS)
+def test_property_shortcuts_equal_a_parse(lines, filters):
+    assert_exact(lines, filters)
+
+
+@given(_line(), _FILTERS, st.integers(1, 40))
+def test_property_a_block_of_one_layout_equals_a_parse(line, filters, copies):
+    """Many lines alike: the block-wide passes (time, text) answer for all of them."""
+    try:
+        canonical = orjson.dumps(orjson.loads(line))
+    except orjson.JSONDecodeError:
+        canonical = PLAIN
+    assert_exact([canonical] * copies + [line] + [canonical] * copies, filters)
