@@ -21,12 +21,15 @@ in about that time, so the pool would not pay (see benchmarks/bench_analysis.py)
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
+
+import orjson
 
 from convo.core.errors import RecordError
-from convo.core.jsonl import Line
+from convo.core.jsonl import Line, committed_end, parse_line
 from convo.core.pool import cpu_count
 from convo.core.ranges import Range, open_range, split, splittable
 from convo.query.filters import Filters
@@ -34,6 +37,7 @@ from convo.query.filters import Filters
 PARALLEL_MIN_BYTES = 32 << 20
 RANGES_PER_JOB = 4  # several ranges per worker even out uneven ranges
 RANGE_MIN_BYTES = 1 << 20  # no range smaller than this
+READ_BYTES = 1 << 20  # the blocks ``range_lines`` reads (convo.query.blocks.BLOCK)
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,72 @@ def range_records(task: RangeTask, report: RangeReport) -> Iterator[dict[str, An
     report.lines = selector.lines_read()
 
 
+class RawReader(Protocol):
+    """What ``range_lines`` asks of a reader of raw lines."""
+
+    def block(self, block: bytes, lines: int) -> bool: ...
+
+    def take(self, line: bytes) -> bool: ...
+
+
+def range_lines(
+    task: RangeTask, report: RangeReport, reader: RawReader
+) -> Iterator[dict[str, Any]]:
+    """Each block of lines of one range offered to ``reader.block(block, lines)``, and
+    when it declines the block each line to ``reader.take(line)``; the records of the
+    lines it does not take, parsed.
+
+    For a task without filters: the lines, line numbers and bad lines are those of
+    ``range_records`` (``convo.query.linescan.BlockScan.lines`` without filters: a CR
+    before the newline is dropped, a blank line skipped, any other line that is not a
+    JSON object reported), which this loop repeats so that taken lines skip the parse.
+    """
+    from convo.query.blocks import iter_spans
+
+    people = task.people
+    first = 1
+    with open_range(task.range) as stream:
+        for buf, start, end, torn, _ in iter_spans(stream, READ_BYTES):
+            block = buf[start:end]
+            count = block.count(b"\n") + (block[-1:] != b"\n")
+            if reader.block(block, count):
+                first += count
+                continue
+            lines = block.split(b"\n")
+            if not lines[-1]:
+                lines.pop()
+            take = reader.take
+            last = len(lines) - 1
+            for i, line in enumerate(lines):
+                if take(line):
+                    continue
+                record = _parsed(task.range.path, line, first + i, torn and i == last, report)
+                if record is not None:
+                    yield record if people is None else people.canonical_record(record)
+            first += len(lines)
+    report.lines = first - 1
+
+
+def _parsed(
+    name: str, raw: bytes, number: int, torn: bool, report: RangeReport
+) -> dict[str, Any] | None:
+    """The record of one line, or None (a bad line goes to ``report``)."""
+    if raw[-1:] == b"\r":
+        raw = raw.rstrip(b"\r")
+    try:
+        record = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        record = None
+    if type(record) is dict:
+        return record
+    if raw.strip():
+        try:
+            parse_line(Line(number, raw, torn), name)
+        except RecordError as e:
+            report.bad.append((number, e.what, e.hint, raw))
+    return None
+
+
 def selected(
     parts: list[Any], filters: Filters, on_error=None, people: Any = None
 ) -> Iterator[dict[str, Any]]:
@@ -104,12 +174,27 @@ def _files(parts: list[Any]) -> list[str] | None:
     return [p for p in paths if isinstance(p, str)]
 
 
+def _end(path: str) -> int:
+    """Where a reader stops in ``path``: before a live writer's unfinished line
+    (``core.jsonl.committed_end``, as ``core.io.open_binary`` reads the file)."""
+    with open(path, "rb") as f:
+        end = committed_end(f, path)
+        return os.fstat(f.fileno()).st_size if end is None else end
+
+
+def whole_files(parts: list[Any], filters: Filters, people: Any = None) -> list[RangeTask] | None:
+    """One task per input covering all of it, when every input is a file ``plan`` could
+    cut (the one-core form of the range readers), else None."""
+    paths = _files(parts)
+    if paths is None:
+        return None
+    return [RangeTask(Range(p, 0, _end(p)), filters, people) for p in paths]
+
+
 def plan(
     parts: list[Any], filters: Filters, jobs: int | None, people: Any = None
 ) -> list[RangeTask] | None:
     """The range tasks for ``parts``, or None when they should be read in this process."""
-    import os
-
     jobs = cpu_count() if jobs is None else jobs
     if jobs <= 1 or filters.limit is not None or filters.reverse:
         return None
@@ -122,7 +207,7 @@ def plan(
     tasks: list[RangeTask] = []
     for path in paths:
         share = max(1, round(jobs * RANGES_PER_JOB * os.path.getsize(path) / total))
-        ranges = split(path, share, min_size=RANGE_MIN_BYTES)
+        ranges = split(path, share, min_size=RANGE_MIN_BYTES, end=_end(path))
         tasks.extend(RangeTask(r, filters, people) for r in ranges)
     return tasks
 

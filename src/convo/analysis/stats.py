@@ -6,7 +6,8 @@ Decisions:
 - Words are whitespace-separated runs in the text chunks (the subject is not counted).
 - Times on 1970-01-01 (the unknown-time sentinel, or a transcript without a start date,
   stored as epoch + offset) are "undated": counted, but left out of first/last and the
-  timeline, which would otherwise stretch back to 1970.
+  timeline, which would otherwise stretch back to 1970. So is a time whose date does not
+  exist (``2019-13-01T...``: ``core.fields.timestamp`` checks the form, not the range).
 - The timeline unit follows the span of dated messages: days up to 62 days, ISO weeks
   (starting Monday) up to two years, months beyond. Empty buckets inside the span are
   kept with 0 so the chart keeps its time axis (the table view folds long runs).
@@ -37,6 +38,8 @@ from convo.core import fields
 from convo.core.pool import ordered_map
 from convo.query.filters import Filters
 
+EPOCH_DAY = "1970-01-01"
+
 
 @dataclass(slots=True)
 class Tally:
@@ -66,14 +69,7 @@ class Stats:
     def add(self, record: dict[str, Any]) -> None:
         chunks = fields.chunks(record)
         n = len(" ".join(chunks).split()) if chunks else 0  # one split, the same words
-        stamp = fields.timestamp(record)
-        ts: str | None = stamp
-        if stamp.startswith("1970-01-01"):
-            self.undated += 1
-            ts = None
-        else:
-            day = stamp[:10]
-            self.days[day] = self.days.get(day, 0) + 1
+        ts = self._dated(fields.timestamp(record))
         tallies = [
             self.total,
             _tally(self.speakers, fields.speaker(record) or "(none)"),
@@ -90,6 +86,16 @@ class Stats:
                     t.first = ts
                 if t.last is None or ts > t.last:
                     t.last = ts
+
+    def _dated(self, stamp: str) -> str | None:
+        """Count the message's day and give its time, or count it undated and give None."""
+        day = stamp[:10]
+        seen = self.days.get(day)
+        if seen is None and (day == EPOCH_DAY or not real_day(day)):
+            self.undated += 1
+            return None
+        self.days[day] = (seen or 0) + 1
+        return stamp
 
     def merge(self, other: Stats) -> None:
         """Add the stats of more records: exactly the stats of one pass over both."""
@@ -148,6 +154,15 @@ class Stats:
         }
 
 
+def real_day(day: str) -> bool:
+    """``YYYY-MM-DD`` names a day of the calendar (a canonical-looking time may not)."""
+    try:
+        date.fromisoformat(day)
+    except ValueError:
+        return False
+    return True
+
+
 def _tally(table: dict[str, Tally], key: str) -> Tally:
     t = table.get(key)
     if t is None:
@@ -189,9 +204,19 @@ def compute(records: Iterable[dict[str, Any]]) -> Stats:
 
 
 def stats_of_range(task: RangeTask) -> tuple[Stats, RangeReport]:
-    """The stats of one byte range of a JSONL file (a worker's part of ``compute_parallel``)."""
+    """The stats of one byte range of a JSONL file (a worker's part of ``compute_parallel``).
+
+    Without filters the lines of convo's layout are counted on their bytes
+    (``convo.analysis.rawstats``), the others parsed; the result is the same."""
+    from convo.analysis.rawstats import RawStats
+
     report = RangeReport()
-    return compute(parallel.range_records(task, report)), report
+    if not task.filters.is_empty():
+        return compute(parallel.range_records(task, report)), report
+    raw = RawStats()
+    stats = compute(parallel.range_lines(task, report, raw))
+    stats.merge(raw.to_stats(task.people))
+    return stats, report
 
 
 def stats_of_parts(
@@ -200,12 +225,16 @@ def stats_of_parts(
 ) -> Stats:  # fmt: skip
     """The stats of the records ``filters`` select in ``parts`` (``inputs.record_parts``):
     on several cores when ``parallel.plan`` says the inputs are worth it; with ``people``
-    (a core.people.People) each name counted as its person."""
+    (a core.people.People) each name counted as its person. Files read without filters
+    take the range readers' path in this process too (``parallel.whole_files``)."""
     parts = list(parts)
     tasks = parallel.plan(parts, filters, jobs, people)
-    if tasks is None:
-        return compute(parallel.selected(parts, filters, on_error, people))
-    return compute_parallel(tasks, parallel.workers(tasks, jobs), on_error)
+    if tasks is not None:
+        return compute_parallel(tasks, parallel.workers(tasks, jobs), on_error)
+    whole = parallel.whole_files(parts, filters, people) if filters.is_empty() else None
+    if whole is not None:
+        return compute_parallel(whole, 1, on_error)
+    return compute(parallel.selected(parts, filters, on_error, people))
 
 
 def compute_parallel(tasks: list[RangeTask], jobs: int, on_error=None) -> Stats:
