@@ -107,3 +107,17 @@ def test_a_very_common_word_ranks_the_most_recent_matches(store):
     assert hits.window == 0 and set(_ids(hits)) == {"m1", "m2", "m5"}
     hits, _ = search(store, "budget OR review OR rollback", IndexQuery(speakers=["bob"]), ranked=2)
     assert hits.window == 0 and _ids(hits) == ["m2"]
+
+
+def test_query_word_class_is_the_unicode_one():
+    """``WORDISH`` (cheap to compile) is the set ``[\\w\\u0080-\\U0010ffff]`` names."""
+    import re
+    import sys
+
+    from convo.index.search import WORDISH
+
+    slow, fast = re.compile(r"[\w\u0080-\U0010ffff]"), re.compile(WORDISH)
+    every = "".join(chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF)
+    assert "".join(slow.findall(every)) == "".join(fast.findall(every))
+    lone = "\ud800\udfff"  # lone surrogates: both take them as non-ASCII
+    assert slow.findall(lone) == fast.findall(lone) == list(lone)

@@ -3,7 +3,10 @@
 Every way out is an exit code and at most one line on stderr: convo's own errors
 (``cli.runtime.command``), click's usage errors (``convo list -n abc``), and Ctrl-C
 anywhere, start-up included (130). Commands live in ``cli/commands/``, one module each;
-library imports happen inside them so that ``convo --help`` stays fast.
+library imports happen inside them so that ``convo --help`` stays fast. They register on
+``commands`` (a holder the group never converts as a whole): the group converts only the
+command that runs (``cli/lazy.py``), and its options are coerced without pydantic where
+typer would build an adapter per option (``cli/coercion.py``).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from typing import Any  # noqa: E402 - after the start-up Ctrl-C handler
 import typer  # noqa: E402
 from typer.core import TyperGroup  # noqa: E402
 
+from convo.cli.coercion import install, on_parse  # noqa: E402
 from convo.cli.commands import (  # noqa: E402
     export,
     index,
@@ -49,6 +53,7 @@ from convo.cli.commands import (  # noqa: E402
     stats,
     validate,
 )
+from convo.cli.lazy import LazyCommands  # noqa: E402
 from convo.cli.options import show_choices  # noqa: E402
 from convo.cli.runtime import (  # noqa: E402
     command,
@@ -81,8 +86,28 @@ class ConvoGroup(TyperGroup):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        for cmd in self.commands.values():
-            show_choices(cmd)
+        self.commands = LazyCommands(app, commands, _prepare)
+        self._listing = False
+
+    def parse_args(self, ctx: Any, args: list[str]) -> Any:
+        install(self.get_params(ctx))
+        return super().parse_args(ctx, args)
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(self.commands)  # typer's reads items(), which would convert them all
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if self._listing:
+            return self.commands.summary(cmd_name)  # type: ignore[attr-defined]
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """The command list of ``--help``, from each command's help (none converted)."""
+        self._listing = True
+        try:
+            super().format_commands(ctx, formatter)
+        finally:
+            self._listing = False
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         standalone_mode = kwargs.pop("standalone_mode", True)
@@ -146,6 +171,15 @@ def _main(
     state["store"] = store if named else None
 
 
+def _prepare(cmd: Any) -> None:
+    """A command just converted: choices in its help, plain values coerced here."""
+    show_choices(cmd)
+    on_parse(cmd)
+
+
+# The commands, converted one at a time by ConvoGroup (cli/lazy.py); settings are the app's.
+commands = typer.Typer()
+
 for _module in (
     ingest,
     read,
@@ -159,7 +193,7 @@ for _module in (
     index,
     maintain,
 ):
-    _module.register(app)
+    _module.register(commands)
 
 
 def main() -> None:

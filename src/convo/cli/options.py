@@ -199,8 +199,8 @@ class ReadArgs:
         from convo.query.language import parse
 
         zone = self.zone()
-        if zone is None:
-            from dateutil.tz import tzlocal
+        if zone is None and (self.since or self.until or self.query):
+            from dateutil.tz import tzlocal  # (not loaded when no time is read)
 
             zone = tzlocal()
         if self.limit is not None and self.limit < 0:
@@ -216,7 +216,7 @@ class ReadArgs:
             node = tree.with_people(node, people)
         return tree.to_filters(node, limit=self.limit, reverse=self.reverse)
 
-    def _range(self, zone: tzinfo):
+    def _range(self, zone: tzinfo | None):
         from convo.core.errors import UsageError
         from convo.core.timestamps import parse_when
         from convo.query.tree import Range

@@ -5,19 +5,62 @@ on first use. Each built-in module and each entry point of the registry's group 
 ``register(registry)`` function or a module holding one, as llm does for its plugins; a
 built-in that is also declared as an entry point (an installed convo) is loaded once.
 ``PluginRegistry`` is what the registries share: items by name, loaded on first use.
+
+Importing ``importlib.metadata`` costs more than the rest of a short command (it brings
+``email``, ``zipfile`` and ``csv``), so ``may_declare`` first looks for the group's name in
+the ``entry_points.txt`` files where that module would find them; only when one mentions
+it (or the search path holds something it reads another way) is the module asked.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from collections.abc import Iterable
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 
-def load_plugins(registry: Any, group: str, builtins: Iterable[str] = ()) -> None:
-    from importlib.metadata import entry_points
+def may_declare(group: str) -> bool:
+    """False only when no distribution ``importlib.metadata`` can find declares an entry
+    point of ``group``: the ``*.dist-info``/``*.egg-info`` folders of every ``sys.path``
+    folder are where its path finder looks, and none of their ``entry_points.txt`` names
+    the group. True when unsure: a zip on the path, another finder of distributions."""
+    from importlib.machinery import PathFinder
 
-    points = list(entry_points(group=group))
+    if any(
+        getattr(finder, "find_distributions", None) is not None and finder is not PathFinder
+        for finder in sys.meta_path
+    ):
+        return True
+    needle = group.encode()
+    for entry in sys.path:
+        root = entry or "."
+        try:
+            names = os.listdir(root)
+        except NotADirectoryError:
+            return True  # a zip file, read by importlib.metadata's own means
+        except OSError:
+            continue
+        egg = root.lower().endswith(".egg")
+        for name in names:
+            low = name.lower()
+            if low.endswith((".dist-info", ".egg-info")) or (egg and low == "egg-info"):
+                try:
+                    with open(os.path.join(root, name, "entry_points.txt"), "rb") as f:
+                        if needle in f.read():
+                            return True
+                except OSError:
+                    continue
+    return False
+
+
+def load_plugins(registry: Any, group: str, builtins: Iterable[str] = ()) -> None:
+    points: list[Any] = []
+    if may_declare(group):
+        from importlib.metadata import entry_points
+
+        points = list(entry_points(group=group))
     declared = {ep.value.split(":")[0] for ep in points}
     for module in builtins:
         if module not in declared:  # a source checkout not installed with pip

@@ -11,12 +11,13 @@ the functions here return None (or a result saying "not available") and the call
 falls back to scanning the JSONL.
 """
 
-from convo.index.build import Status, SyncResult, drop, refresh, status, sync
+from convo.index.build import drop, sync
 from convo.index.check import CheckResult, check
 from convo.index.dedup import IndexIds, after_append, open_ids
 from convo.index.lookup import IndexQuery, count, lookup, read_spans, reader
 from convo.index.schema import index_path
 from convo.index.search import Hit, count_matches, search
+from convo.index.state import Status, SyncResult, refresh, status
 
 __all__ = [
     "CheckResult",

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from convo.index import schema
-from convo.index.build import end_of_whole_lines, judge
-from convo.index.rows import iter_spans, parse, row_of
+from convo.index.rows import end_of_whole_lines, iter_spans, parse, row_of
+from convo.index.state import judge
 
 MAX_PROBLEMS = 20
 

@@ -14,7 +14,7 @@ import sqlite3
 from pathlib import Path
 
 from convo.index import schema
-from convo.index.build import SyncResult, Track, status, sync
+from convo.index.state import SyncResult, Track, status
 
 
 class IndexIds:
@@ -60,6 +60,8 @@ def open_ids(
     if not path.exists() and create:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.touch()
+    from convo.index.build import sync  # the writing side: only inside the store lock
+
     if not sync(path, create=create, track=track).available:
         return None
     if not status(path).fresh:
@@ -76,4 +78,6 @@ def after_append(store_path: str | os.PathLike[str]) -> SyncResult:
     """Index what was just appended (call still holding the store lock). Never raises."""
     if os.environ.get("CONVO_NO_INDEX") == "1":
         return SyncResult("unavailable", reason="disabled by CONVO_NO_INDEX=1")
+    from convo.index.build import sync
+
     return sync(store_path, create=False)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -24,9 +24,8 @@ import orjson
 
 from convo.core.names import NameQuery
 from convo.index import schema
-from convo.index.build import judge, refresh
+from convo.index.state import Track, judge, refresh
 
-Track = Callable[[Iterable[Any]], Iterable[Any]]
 ORDERS = {
     "store": "m.message_id",
     "-store": "m.message_id DESC",  # --reverse: with a limit, the last N matches, last first

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from convo.index import schema
-from convo.index.build import status, store_meta
 from convo.index.rows import row_of
+from convo.index.state import status, store_meta
 from convo.index.writer import delete_message, set_tags
 
 

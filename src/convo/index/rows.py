@@ -9,6 +9,7 @@ characters (see docs/index.md, "CJK").
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,8 +24,17 @@ BOM = b"\xef\xbb\xbf"
 _CJK_CHARS = (
     "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f"
 )
-CJK = re.compile(f"[{_CJK_CHARS}]")
-_CJK_RUN = re.compile(f"[{_CJK_CHARS}]+")
+
+
+@functools.cache
+def cjk_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(one CJK character, a run of them), compiled on first use: compiling these
+    classes of ~40,000 code points costs more than the rest of a short command."""
+    return re.compile(f"[{_CJK_CHARS}]"), re.compile(f"[{_CJK_CHARS}]+")
+
+
+def has_cjk(text: str) -> bool:
+    return not text.isascii() and cjk_patterns()[0].search(text) is not None
 
 
 def _spaced(m: re.Match[str]) -> str:
@@ -33,9 +43,12 @@ def _spaced(m: re.Match[str]) -> str:
 
 def space_cjk(text: str) -> str:
     """Each CJK character as a token of its own (a no-op for other text)."""
-    if text.isascii() or CJK.search(text) is None:
+    if text.isascii():
         return text
-    return _CJK_RUN.sub(_spaced, text)
+    one, run = cjk_patterns()
+    if one.search(text) is None:
+        return text
+    return run.sub(_spaced, text)
 
 
 @dataclass(slots=True)

@@ -24,12 +24,16 @@ import orjson
 from convo.core import fields
 from convo.core.errors import UsageError
 from convo.index import schema
-from convo.index.build import Track, refresh
 from convo.index.lookup import IndexQuery, Reader, read_spans, reader, where
-from convo.index.rows import CJK, parse, space_cjk
+from convo.index.rows import has_cjk, parse, space_cjk
+from convo.index.state import Track, refresh
 
 HINT = 'FTS5 syntax: words, "a phrase", prefix*, a OR b, a NOT b, NEAR(a b, 10)'
-_QUOTED_OR_WORD = re.compile(r'"(?:[^"]|"")*"|[\w\u0080-\U0010ffff]+')
+# A quoted string, or a run of word characters and non-ASCII ones: the class is written
+# as its ASCII complement, which compiles in microseconds (the same set as
+# ``[\w\u0080-\U0010ffff]``; tests/index/test_search.py checks every code point).
+WORDISH = r"[^\x00-\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f]"
+_QUOTED_OR_WORD = re.compile(rf'"(?:[^"]|"")*"|{WORDISH}+')
 _OPERATORS = {"AND", "OR", "NOT", "NEAR"}
 _WORD = re.compile(r"\w+")
 _SPACES = re.compile(r"\s+")
@@ -55,7 +59,7 @@ def fts_query(query: str) -> str:
 
     def fix(m: re.Match[str]) -> str:
         token = m.group(0)
-        if not CJK.search(token):
+        if not has_cjk(token):
             return token
         if token.startswith('"'):
             return space_cjk(token)
@@ -90,7 +94,7 @@ def snippet(record: dict[str, Any], query_terms: list[str], query: str) -> list[
         w = _fold(word)
         if w in query_terms or any(w.startswith(p) for p in prefixes):
             return True
-        return bool(CJK.search(word)) and any(t in w for t in query_terms)
+        return has_cjk(word) and any(t in w for t in query_terms)
 
     hits = [i for i, (s, e) in enumerate(spans) if hit(text[s:e])]
     first = hits[0] if hits else 0

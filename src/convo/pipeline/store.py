@@ -25,7 +25,7 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
@@ -33,9 +33,10 @@ from convo.core import lock
 from convo.core.errors import InputError, RecordError
 from convo.core.io import os_error, special_kind
 from convo.core.jsonl import Line, dumps, iter_lines, last_newline
-from convo.core.record import ConversationMessage, check_message, parse_record
 from convo.index.dedup import IndexIds, after_append, open_ids
-from convo.pipeline.validate import check_record
+
+if TYPE_CHECKING:
+    from convo.core.record import ConversationMessage
 
 BATCH_BYTES = 1 << 20
 NOT_APPENDED = "nothing was appended; fix it and re-run"
@@ -188,6 +189,8 @@ class Store:
             return self._append(_spooled(spool), None, wait, on_wait)
 
     def _checked(self, n: int, rid: str, line: bytes) -> tuple[str, bytes]:
+        from convo.pipeline.validate import check_record  # (pydantic: not for reads)
+
         where = f"{self.path} (record {n} of the append)"
         body = line[:-1] if line.endswith(b"\n") else line
         if b"\n" in body or not line.endswith(b"\n"):
@@ -269,6 +272,9 @@ def _stored(msg: Any, where: str) -> ConversationMessage:
 
     Anything else with ``serialize()`` (``parallel.ReadyRecord``, a message a worker process
     serialised) is validated as a record first."""
+    # Imported here, as in ``_checked``: a read of the store never loads pydantic.
+    from convo.core.record import ConversationMessage, check_message, parse_record
+
     if not isinstance(msg, ConversationMessage):
         msg = parse_record(msg.serialize(), where)
     check_message(msg, where)

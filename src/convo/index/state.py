@@ -1,0 +1,154 @@
+"""Whether the index matches the store, and bringing it up to date when it does not.
+
+Staleness: the index remembers the store's device and inode, its mtime, how many bytes
+it indexed (whole lines) and checksums of the first and last 64 KiB of those bytes.
+- same inode, size and mtime: fresh (nothing read);
+- same inode, bigger, both checksums unchanged: appended, so only the tail is indexed;
+- anything else (another file renamed over the store, truncated, edited, or the same
+  size with another mtime): rebuilt, into a temporary file renamed over the old index.
+An edit in the middle of a store that also grew is not seen by this check;
+``convo index --check`` compares every row with the store.
+
+Reads need only this module (and ``schema``): the writing side (``build``, with the
+row extraction and the full-text tokenising helpers) is imported when the index is
+stale, so a read of a fresh index starts quickly.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from convo.index import schema
+
+SUM_BYTES = 1 << 16
+Track = Callable[[Iterable[Any]], Iterable[Any]]
+
+
+@dataclass
+class Status:
+    """What the index knows of the store, without changing anything."""
+
+    state: str  # fresh | append | rebuild | missing | unavailable
+    reason: str = ""
+    messages: int = 0
+
+    @property
+    def fresh(self) -> bool:
+        return self.state == "fresh"
+
+
+@dataclass
+class SyncResult:
+    action: str  # fresh | appended | rebuilt | unavailable
+    added: int = 0
+    reason: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def available(self) -> bool:
+        return self.action != "unavailable"
+
+
+def _sums(f: IO[bytes], end: int) -> tuple[str, str]:
+    import hashlib  # (its OpenSSL half is slow to load; a fresh index needs no sums)
+
+    f.seek(0)
+    head = f.read(min(SUM_BYTES, end))
+    lo = max(0, end - SUM_BYTES)
+    f.seek(lo)
+    tail = f.read(end - lo)
+    return hashlib.blake2b(head, digest_size=16).hexdigest(), hashlib.blake2b(
+        tail, digest_size=16
+    ).hexdigest()
+
+
+def store_meta(f: IO[bytes], end: int) -> dict[str, object]:
+    """The meta values describing ``f`` indexed up to ``end``."""
+    st = os.fstat(f.fileno())
+    head, tail = _sums(f, end)
+    return {
+        "store_dev": st.st_dev, "store_ino": st.st_ino, "store_mtime_ns": st.st_mtime_ns,
+        "store_size": st.st_size, "indexed_bytes": end, "head_sum": head, "tail_sum": tail,
+    }  # fmt: skip
+
+
+def judge(meta: dict[str, str], f: IO[bytes]) -> tuple[str, str]:
+    """(``fresh``/``append``/``rebuild``, why) for the open store ``f``."""
+    st = os.fstat(f.fileno())
+    if meta.get("schema_version") != schema.SCHEMA_VERSION:
+        return "rebuild", "made by another version of convo"
+    if (str(st.st_dev), str(st.st_ino)) != (meta.get("store_dev"), meta.get("store_ino")):
+        return "rebuild", "the store was replaced"
+    indexed = int(meta.get("indexed_bytes", "-1"))
+    if st.st_size < indexed:
+        return "rebuild", "the store was truncated"
+    same_time = str(st.st_mtime_ns) == meta.get("store_mtime_ns")
+    if st.st_size == int(meta.get("store_size", "-1")) and same_time:
+        return ("fresh", "") if st.st_size == indexed else ("append", "a partial last line")
+    if _sums(f, indexed) != (meta.get("head_sum"), meta.get("tail_sum")):
+        return "rebuild", "the store was edited"
+    if st.st_size == indexed and meta.get("store_size") == str(indexed):
+        return "rebuild", "the store was rewritten in place"
+    return "append", "the store grew" if st.st_size > indexed else "a partial last line was cut"
+
+
+def read_meta(ipath: Path) -> dict[str, str] | None:
+    """The index file's meta table; None without a file, {} when it cannot be read."""
+    if not ipath.exists():
+        return None
+    conn = None
+    try:
+        # A journal left by a killed writer is rolled back by the first writable open.
+        hot = Path(f"{ipath}-journal").exists()
+        conn = schema.connect(ipath, readonly=not hot)
+        return schema.read_meta(conn)
+    except sqlite3.Error:
+        return {}
+    finally:
+        schema.close_quietly(conn)
+
+
+def status(store_path: str | os.PathLike[str]) -> Status:
+    """Whether the index can answer for the store as it is now (read-only)."""
+    ipath = schema.index_path(store_path)
+    meta = read_meta(ipath)
+    if meta is None:
+        return Status("missing", "no index")
+    if not meta:
+        return Status("rebuild", "the index file is unreadable")
+    try:
+        with open(store_path, "rb") as f:
+            state, reason = judge(meta, f)
+    except OSError as e:
+        return Status("unavailable", f"cannot read the store ({e.strerror})")
+    return Status(state, reason, int(meta.get("messages", "0")))
+
+
+def refresh(
+    store_path: str | os.PathLike[str],
+    *,
+    create: bool = True,
+    wait: bool = False,
+    track: Track | None = None,
+) -> SyncResult:
+    """``build.sync`` under the store lock; ``unavailable`` when a writer holds it
+    (``wait=False``). Never raises for index trouble (see ``build.sync``)."""
+    path = Path(store_path)
+    current = status(path)
+    if current.fresh:
+        return SyncResult("fresh")
+    if current.state == "missing" and not create:
+        return SyncResult("unavailable", reason="no index")
+    from convo.index.build import sync
+    from convo.index.lock import store_lock
+
+    with store_lock(path, wait=wait) as locked:
+        if not locked:
+            why = "no store" if not path.exists() else "the store is being written"
+            return SyncResult("unavailable", reason=why)
+        return sync(path, create=create, track=track)

@@ -1,0 +1,84 @@
+"""Start-up stays lazy: what ``convo --help`` and an indexed ``convo list`` import.
+
+Not timed (machines differ): the modules a run leaves in ``sys.modules`` are checked, in
+a fresh interpreter, so an eager import that slips in anywhere shows up here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import typer
+import typer.main
+from tests.index.helpers import rec, write_store
+
+from convo.cli.app import app
+
+_RUN = """
+import json, sys
+sys.argv = ["convo", *json.loads(sys.argv[1])]
+from convo.cli.app import main
+try:
+    main()
+except SystemExit:
+    pass
+sys.stderr.write("\\nMODULES " + json.dumps(sorted(sys.modules)))
+"""
+
+# Loaded on first use only: pydantic (records), the formats, rich, entry-point metadata.
+NEVER_AT_START = ("pydantic", "rich", "importlib.metadata", "email", "dateutil")
+FORMAT_FAMILIES = ("records", "transcripts", "email", "agents", "apps", "forums")
+
+
+def _modules(*argv: str, env: dict[str, str] | None = None) -> set[str]:
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    proc = subprocess.run(
+        [sys.executable, "-c", _RUN, json.dumps(list(argv))],
+        capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": src, **(env or {})},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return set(json.loads(proc.stderr.rpartition("MODULES ")[2]))
+
+
+def _loaded(modules: set[str], name: str) -> bool:
+    return name in modules or any(m.startswith(name + ".") for m in modules)
+
+
+def test_help_imports_only_the_command_line():
+    modules = _modules("--help")
+    convo = {m for m in modules if m.startswith("convo.")}
+    assert convo <= {
+        m for m in convo if m.startswith("convo.cli") or m in ("convo.core", "convo.core.errors")
+    }, convo
+    for name in (*NEVER_AT_START, "sqlite3", "orjson"):
+        assert not _loaded(modules, name), name
+
+
+def test_indexed_list_loads_no_format_and_no_pydantic(tmp_path):
+    store = write_store(tmp_path / "s.jsonl", [rec(i) for i in range(20)])
+    from convo.index import refresh
+
+    assert refresh(store, wait=True).available
+    modules = _modules("--store", str(store), "list", "--latest", "3", "-f", "jsonl")
+    for name in NEVER_AT_START:
+        assert not _loaded(modules, name), name
+    for family in FORMAT_FAMILIES:
+        assert not _loaded(modules, f"convo.importers.{family}"), family
+    assert "convo.index.lookup" in modules  # it did read through the index
+
+
+def test_help_converts_no_command():
+    """The command list comes from what was registered; only a command that runs is
+    turned into a click command (``cli/lazy.py``)."""
+    group = typer.main.get_command(app)
+    assert group.main(["--help"], prog_name="convo", standalone_mode=False) == 0
+    assert group.commands.converted() == []
+    ctx = typer.Context(group)
+    assert group.get_command(ctx, "list").name == "list"
+    assert group.commands.converted() == ["list"]
+    assert list(group.commands) == group.list_commands(ctx)  # registration order kept
