@@ -118,3 +118,109 @@ def test_cli_jobs_2_on_one_large_file(runner, tmp_path: Path, monkeypatch) -> No
         results.append((out.read_bytes(), r.stderr))
     assert results[0] == results[1]
     assert _parts(path, 8 * SMALL) > 2
+
+
+def _read_at_lines(source, ctx):
+    """A plug-in's reader: ``@speaker text`` lines, no ids, no source_ids; a text starting
+    with "bad" gets a time ``check_message`` refuses."""
+    from convo.importers.build import message
+
+    with source.open() as f:
+        for line in f:
+            if line.startswith(b"@"):
+                speaker, _, text = line[1:].decode().rstrip("\n").partition(" ")
+                when = "not a time" if text.startswith("bad") else "2024-01-01T00:00:00Z"
+                yield message(text, speaker=speaker, timestamp=when)
+
+
+@pytest.fixture
+def at_lines():
+    """A third-party line format with a ``record_start``, so its files are split."""
+    from convo.importers.registry import Format, registry
+
+    fmt = Format(
+        name="at-lines", family="chat", description="test lines", patterns=("*.at",),
+        sniff=lambda source: 0, read=_read_at_lines,
+        record_start=lambda line: line.startswith(b"@"),
+    )  # fmt: skip
+    registry.register(fmt)
+    yield fmt.name
+    registry.unregister(fmt.name)
+
+
+def test_refused_messages_of_ranges_are_numbered_as_one_process(tmp_path: Path, at_lines) -> None:
+    """A message ``check_message`` refuses in a later range, without a source_id of its own
+    and with a repeated content id: its reject names ``name#N`` (N counted over the whole
+    file, refused messages included) and keeps the file's ids, as with one process."""
+    path = tmp_path / "talk.at"
+    lines = [f"@p{i % 3} {'bad' if i % 40 == 39 else 'same'} {i % 7}\n" for i in range(3000)]
+    path.write_text("".join(lines))
+    assert _parts(path) < 2  # the plug-in is not detected: it is only read when named
+    units = split_units(plan_units([path]), registry_format(at_lines), 2, SMALL)
+    assert len(units) > 10
+    out, rejects, _, stats = _same([path], format_name=at_lines)
+    assert len(rejects) == stats.rejected == 75
+    assert rejects[-1]["where"] == f"{path}#3000"
+    ids = [r["raw"]["id"] for r in rejects]
+    assert len(set(ids)) == len(ids) and any(i.endswith("-2") for i in ids)
+    sids = [orjson.loads(x)["source_id"] for x in out.splitlines()]
+    assert sids[-1] == f"{path}#2999"
+
+
+def registry_format(name: str):
+    from convo.importers.registry import registry
+
+    return registry.get(name)
+
+
+def test_count_range_counts_lines_as_a_file_reads_them(tmp_path: Path) -> None:
+    """Lone carriage returns, CRLF, a last line without a newline: the lines a file
+    iterates, whatever the block edges."""
+    from convo.core.ranges import Range
+    from convo.pipeline import split
+
+    path = tmp_path / "odd.mbox"
+    body = b"".join(
+        b"From a@b Mon Jan  1 10:00:00 2024\r\nSubject: x\rFrom y\n\nFrom not a line start\n"
+        for _ in range(300)
+    )
+    path.write_bytes(body + b"From a@b Mon Jan  1 10:00:00 2024")
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        want = sum(1 for _ in f)
+    for block in (7, 64, 1 << 20):
+        split.COUNT_BLOCK = block
+        try:
+            assert split.count_range(Range(str(path), 0, size), "mbox") == (want, 301)
+        finally:
+            split.COUNT_BLOCK = 1 << 20
+
+
+def test_even_units_are_not_split(tmp_path: Path) -> None:
+    """Files that already spread evenly over the workers are read whole (no counting
+    pass); one large file, or an odd number of them, is cut."""
+    from convo.pipeline.split import uneven
+
+    files = [mbox_file(tmp_path / f"{i}.mbox", 100) for i in range(4)]
+    assert not uneven(plan_units(files), 2)
+    assert uneven(plan_units(files[:3]), 2) and uneven(plan_units(files[:1]), 2)
+    assert not uneven(plan_units(files[:1]), 1)
+
+
+def test_save_with_jobs_2_is_the_store_of_jobs_1(tmp_path: Path) -> None:
+    """``--save``: the workers' lines go to the store as they are, deduplicated as with
+    one process (a second ingest adds nothing)."""
+    from convo.pipeline.run import run_ingest
+
+    path = mbox_file(tmp_path / "big.mbox", 300)
+    stores, summaries = [], []
+    for jobs in (1, 2):
+        store = tmp_path / f"store-{jobs}.jsonl"
+        for _ in range(2):
+            summary = run_ingest([str(path)], ImportOptions(), save=True, store=str(store),
+                                 jobs=jobs)  # fmt: skip
+            summaries.append((summary.appended, summary.stats.imported))
+        stores.append(store.read_bytes())
+    assert stores[0] == stores[1]
+    assert summaries[:2] == summaries[2:]
+    assert summaries[1][0].added == 0 and summaries[1][0].duplicates == summaries[0][0].added

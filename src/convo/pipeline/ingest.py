@@ -192,12 +192,16 @@ class Ingest:
             self._on_warning(f"{name}: skipped, {why}")
 
     def read_source(
-        self, source: Source, fmt: Format, start: Position | None = None, *, number: bool = True
+        self,
+        source: Source,
+        fmt: Format,
+        start: Position | None = None,
+        *,
+        finish: Finisher | None = None,
     ) -> Iterator[ConversationMessage]:
         """Read one opened source as ``fmt`` (closing it). For one range of a split file
-        (``pipeline.split``), ``start`` is where the range begins and ``number=False``
-        leaves what depends on the messages before it, an empty ``source_id`` and ``id``,
-        to a ``Finisher.number`` over the whole file."""
+        (``pipeline.split``), ``start`` is where the range begins and ``finish`` the
+        range's ``Finisher``, which notes what the file's later numbering may change."""
         self.stats.sources += 1
         ctx = ImportContext(
             source,
@@ -206,14 +210,14 @@ class Ingest:
             on_warning=self._on_warning,
             start=start,
         )
-        finish = Finisher(fmt.name, source.name, self.options.tags)
+        finish = finish or Finisher(fmt.name, source.name, self.options.tags)
         try:
             try:
                 for msg in fmt.read(source, ctx):
                     try:
-                        msg = finish(msg) if number else finish.unnumbered(msg)
+                        msg = finish(msg)
                     except RecordError as e:  # a reader built a record the store refuses
-                        ctx.reject_error(e, _raw(msg))
+                        finish.refused(ctx, e, msg)
                         continue
                     self.stats.imported += 1
                     yield msg
@@ -244,7 +248,7 @@ class Finisher:
         self.source_name = source_name
         self.tags = tags
         self.count = 0  # messages prepared
-        self._numbered = 0
+        self.numbered = 0
         self.ids = ContentIds(source_name)
 
     def __call__(self, msg: ConversationMessage) -> ConversationMessage:
@@ -254,11 +258,9 @@ class Finisher:
         msg.id = new_id or msg.id
         return check_message(msg, msg.source_id)
 
-    def unnumbered(self, msg: ConversationMessage) -> ConversationMessage:
-        """A message of one range of a split file: prepared and checked, its ``source_id``
-        fallback and content id left to ``number`` over the whole file (``pipeline.split``)."""
-        self.prepare(msg)
-        return check_message(msg, msg.source_id or self.source_name)
+    def refused(self, ctx: ImportContext, error: RecordError, msg: ConversationMessage) -> None:
+        """Report a message ``check_message`` refused (numbered, as the store would see it)."""
+        ctx.reject_error(error, refused_raw(msg))
 
     def prepare(self, msg: ConversationMessage) -> ConversationMessage:
         self.count += 1
@@ -273,12 +275,17 @@ class Finisher:
     def number(self, source_id: str | None, base: str | None) -> tuple[str, str | None]:
         """The next message's ``source_id`` (its own, else ``name#N``) and, given the
         content-hash base of a message without an id, its id with the occurrence counter."""
-        self._numbered += 1
-        sid = source_id or f"{self.source_name}#{self._numbered}"
+        self.numbered += 1
+        sid = source_id or fallback_source_id(self.source_name, self.numbered)
         return sid, None if base is None else self.ids.occurrence(base)
 
 
-def _raw(msg: ConversationMessage) -> object:
+def fallback_source_id(source_name: str, n: int) -> str:
+    """The ``source_id`` of the ``n``-th message of a source when it has none of its own."""
+    return f"{source_name}#{n}"
+
+
+def refused_raw(msg: ConversationMessage) -> object:
     """What ``--rejects`` keeps of a refused message: its record, else its repr."""
     try:
         return msg.serialize()

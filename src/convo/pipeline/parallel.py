@@ -4,8 +4,9 @@ The run is planned into units (``pipeline.plan``), a large line-oriented file in
 unit per range (``pipeline.split``); each unit is read in a worker (``core.pool``) by a
 plain ``Ingest`` over that one path or range, which writes its messages (as JSONL
 bytes), rejections and warnings, in order, to an event file. The parent replays the
-event files in unit order, numbering the messages of a split file as one process would
-(``Finisher.number``), so the messages, ids, rejects, warnings and the summary are
+event files in unit order, handing the lines on as they are (``pipeline.ready``) but for
+the few messages of a split file whose numbers depend on the ranges before theirs
+(``pipeline.split.FileNumbers``), so the messages, ids, rejects, warnings and the summary are
 exactly those of one process (``--jobs 1``); at most ``2 × jobs`` units are in flight,
 so memory and disk stay bounded by a few units. ``--strict``, standard input and a
 single unit run in-process: there is nothing to parallelise, and a strict run must stop
@@ -19,32 +20,31 @@ import os
 import pickle
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import orjson
+from typing import Any, BinaryIO
 
 from convo.core.errors import InputError
+from convo.core.jsonl import dumps
 from convo.core.pool import cpu_count, ordered_map
-from convo.importers.context import ImportOptions, Rejection
-from convo.importers.registry import registry
-from convo.pipeline.ingest import NOT_RECOGNISED, Finisher, Ingest, IngestStats, unrecognised_file
+from convo.importers.context import ImportOptions
+from convo.pipeline.ingest import NOT_RECOGNISED, Ingest, IngestStats, unrecognised_file
 from convo.pipeline.plan import Unit, plan_units
-from convo.pipeline.split import read_range, split_units
+from convo.pipeline.ready import ReadyLine
+from convo.pipeline.split import (
+    Depends,
+    FileNumbers,
+    RangeFinisher,
+    Refused,
+    read_range,
+    split_units,
+    uneven,
+)
 
-
-class ReadyRecord:
-    """A message a worker already serialised: ``serialize()`` gives its record dict."""
-
-    __slots__ = ("record",)
-
-    def __init__(self, record: dict[str, Any]):
-        self.record = record
-
-    def serialize(self) -> dict[str, Any]:
-        return self.record
+#: A worker writes its messages' lines in blocks of about this size (and before each
+#: rejection or warning, which keeps the order of everything it reports).
+BLOCK_BYTES = 256 << 10
 
 
 @dataclass
@@ -52,6 +52,7 @@ class UnitResult:
     events: str
     stats: IngestStats
     error: tuple[str, str | None, str | None] | None  # what, where, hint
+    numbered: int = 0  # messages a range numbered (``FileNumbers.next_range``)
 
 
 def default_jobs(units: int) -> int:
@@ -76,33 +77,63 @@ def run_job(job: Job) -> UnitResult | None:
     return run_unit(job.unit, job.options, job.format_name, job.folder)
 
 
+class Events:
+    """A worker's event file: ``("m", (lines, fixes))`` for a block of message lines (with
+    ``(index, Depends)`` for each line a ``FileNumbers`` may renumber), ``("r",
+    Rejection)`` and ``("w", warning)``, in the order they happened."""
+
+    def __init__(self, out: BinaryIO):
+        self.out = out
+        self.lines: list[bytes] = []
+        self.fixes: list[tuple[int, Depends]] = []
+        self.size = 0
+
+    def message(self, line: bytes, depends: Depends | None = None) -> None:
+        if depends is not None:
+            self.fixes.append((len(self.lines), depends))
+        self.lines.append(line)
+        self.size += len(line)
+        if self.size >= BLOCK_BYTES:
+            self.flush()
+
+    def event(self, kind: str, value: Any) -> None:
+        self.flush()
+        pickle.dump((kind, value), self.out, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def flush(self) -> None:
+        if self.lines:
+            block = (b"".join(self.lines), self.fixes)
+            self.lines, self.fixes, self.size = [], [], 0
+            pickle.dump(("m", block), self.out, protocol=pickle.HIGHEST_PROTOCOL)
+
+
 def run_unit(
     unit: Unit, options: ImportOptions, format_name: str | None, folder: str
 ) -> UnitResult:
     """Read one unit in a worker; its events go to a file in ``folder``."""
-    fd, events = tempfile.mkstemp(dir=folder, suffix=".events")
+    fd, path = tempfile.mkstemp(dir=folder, suffix=".events")
     with os.fdopen(fd, "wb") as out:
-
-        def emit(kind: str, value: Any) -> None:
-            pickle.dump((kind, value), out, protocol=pickle.HIGHEST_PROTOCOL)
-
+        events = Events(out)
         ingest = Ingest(
             options,
             format_name=format_name,
-            on_reject=lambda r: emit("r", r),
-            on_warning=lambda w: emit("w", w),
+            on_reject=lambda r: events.event("r", r),
+            on_warning=lambda w: events.event("w", w),
         )
-        error = None
+        error, numbered = None, 0
         try:
             if unit.part is None:
                 for msg in ingest.messages([unit.path]):
-                    emit("m", orjson.dumps(msg.serialize()))
-            else:  # one range: numbered by the parent (see the module docstring)
-                for record, needs_sid, content in read_range(ingest, unit):
-                    emit("n", (orjson.dumps(record), needs_sid, content))
+                    events.message(dumps(msg.serialize()))
+            else:  # one range: renumbered by the parent (see the module docstring)
+                finish = RangeFinisher(unit.part.format, unit.path, options.tags)
+                for msg, depends in read_range(ingest, unit, finish):
+                    events.message(dumps(msg.serialize()), depends)
+                numbered = finish.numbered
         except InputError as e:
             error = (e.what, e.where, e.hint)
-    return UnitResult(events, ingest.stats, error)
+        events.flush()
+    return UnitResult(path, ingest.stats, error, numbered)
 
 
 def _merge(total: IngestStats, part: IngestStats, *, sources: bool = True) -> None:
@@ -117,63 +148,49 @@ def _merge(total: IngestStats, part: IngestStats, *, sources: bool = True) -> No
         total.formats[name] = total.formats.get(name, 0) + n
 
 
-class ParallelIngest:
+class ParallelIngest(Ingest):
     """``Ingest`` with units read in ``jobs`` worker processes; same interface and results.
 
-    ``messages()`` yields ``ReadyRecord``s (anything with ``serialize()``), which is all the
-    ingest sinks need.
+    ``messages()`` yields ``ReadyLine``s (the workers' lines; anything with
+    ``serialize()``), which the ingest sinks write as they are. ``part_size``: a large
+    file is cut into ranges of about this size (``pipeline.split``); ``ingest``: the
+    keywords of ``Ingest``.
     """
 
     def __init__(
         self,
         options: ImportOptions | None = None,
         *,
-        format_name: str | None = None,
-        on_reject: Callable[[Rejection], None] | None = None,
-        on_warning: Callable[[str], None] | None = None,
         jobs: int | None = None,
         part_size: int | None = None,
+        **ingest: Any,
     ):
-        self.options = options or ImportOptions()
-        self.format_name = format_name
+        super().__init__(options, **ingest)
         self.jobs = jobs
-        self.part_size = part_size  # a large file is cut into ranges of about this size
-        self.stats = IngestStats()
-        self._file: Finisher | None = None  # numbers the split file being replayed
-        self._on_reject = on_reject
-        self._on_warning = on_warning
+        self.part_size = part_size
+        self._file: FileNumbers | None = None  # numbers the split file being replayed
 
     def messages(self, paths: Iterable[str | Path]) -> Iterator[Any]:
         names = [str(p) for p in paths]
         if self.jobs == 1 or self.options.strict or "-" in names:
             # stdin is read once, here; a strict run stops at its first rejection.
-            yield from self._in_process(names)
+            yield from super().messages(names)
             return
-        forced = registry.get(self.format_name) if self.format_name else None
         jobs = self.jobs or cpu_count()
-        units = plan_units(names, forced)
-        if jobs > 1:
-            units = split_units(units, forced, jobs, self.part_size)
+        units = plan_units(names, self.forced)
+        if jobs > 1 and uneven(units, jobs):
+            units = split_units(units, self.forced, jobs, self.part_size)
         if jobs <= 1 or sum(1 for u in units if u.kind == "read") <= 1:
-            yield from self._in_process(names)
+            yield from super().messages(names)
             return
         folder = tempfile.mkdtemp(prefix=".convo-jobs-")
         try:
-            work = (Job(u, self.options, self.format_name, folder) for u in units)
+            name = self.forced.name if self.forced else None
+            work = (Job(u, self.options, name, folder) for u in units)
             for unit, result in zip(units, ordered_map(run_job, work, jobs), strict=True):
                 yield from self._replay(unit, result)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
-
-    def _in_process(self, paths: list[str]) -> Iterator[Any]:
-        ingest = Ingest(
-            self.options,
-            format_name=self.format_name,
-            on_reject=self._on_reject,
-            on_warning=self._on_warning,
-        )
-        self.stats = ingest.stats
-        yield from ingest.messages(paths)
 
     def _entry(self, unit: Unit) -> None:
         """An entry Ingest._walk reports instead of reading."""
@@ -192,21 +209,25 @@ class ParallelIngest:
             return
         part = unit.part
         if part is not None and part.index == 0:
-            self._file = Finisher(part.format, unit.path, self.options.tags)
+            self._file = FileNumbers(unit.path)
+        numbers = self._file if part is not None else None
         try:
-            if part is None or part.index == 0 or self._file is not None:
-                yield from self._events(result.events)
+            if part is None or numbers is not None:
+                yield from self._events(result.events, numbers)
         finally:
             with contextlib.suppress(OSError):
                 os.unlink(result.events)
-        if part is not None and part.index > 0 and self._file is None:
+        if part is not None and numbers is None:
             return  # an earlier range failed: one process stops reading the file there
+        if numbers is not None:
+            numbers.next_range(result.numbered)
         _merge(self.stats, result.stats, sources=part is None or part.index == 0)
         if result.error is not None:
             self._file = None
             self._fail(unit, *result.error)
 
-    def _events(self, path: str) -> Iterator[Any]:
+    def _events(self, path: str, numbers: FileNumbers | None) -> Iterator[ReadyLine]:
+        """Replay a worker's event file (``Events``), a split file's ranges renumbered."""
         with open(path, "rb") as f:
             while True:
                 try:
@@ -214,29 +235,23 @@ class ParallelIngest:
                 except EOFError:
                     return
                 if kind == "m":
-                    yield ReadyRecord(orjson.loads(value))
-                elif kind == "n":
-                    yield ReadyRecord(self._numbered(*value))
-                elif kind == "r" and self._on_reject:
-                    self._on_reject(value)
+                    lines, fixes = value
+                    lines = lines.splitlines(keepends=True)  # orjson escapes \r: only \n ends
+                    for i, depends in fixes:
+                        assert numbers is not None
+                        lines[i] = numbers.line(lines[i], depends)
+                    yield from map(ReadyLine, lines)
+                elif kind == "r":
+                    if isinstance(value.raw, Refused):
+                        assert numbers is not None
+                        value = numbers.rejection(value)
+                    if self._on_reject:
+                        self._on_reject(value)
                 elif kind == "w" and self._on_warning:
                     self._on_warning(value)
-
-    def _numbered(self, data: bytes, needs_sid: bool, content: bool) -> dict[str, Any]:
-        """A split file's message, numbered in the file's order (``Finisher.number``)."""
-        assert self._file is not None
-        record = orjson.loads(data)
-        sid = None if needs_sid else record["source_id"]
-        record["source_id"], new_id = self._file.number(sid, record["id"] if content else None)
-        if new_id:
-            record["id"] = new_id
-        return record
 
     def _fail(self, unit: Unit, what: str, where: str | None, hint: str | None) -> None:
         """An unreadable unit: the run's error, or (isolated) one counted rejection."""
         if not unit.isolated:
             raise InputError(what, where=where, hint=hint)
-        self.stats.rejected += 1
-        self.stats.failed.append(where or "")
-        if self._on_reject:
-            self._on_reject(Rejection(where or "", what, hint))
+        self._failed(where or "", what, hint)

@@ -12,35 +12,37 @@ from collections.abc import Callable, Iterable
 from typing import BinaryIO
 
 from convo.core.io import COPY_BYTES, atomic_writer
-from convo.core.jsonl import dumps
 from convo.core.record import ConversationMessage
+from convo.pipeline.ready import ReadyLine, jsonl_line
 from convo.pipeline.store import AppendResult, Store
 
 
-def to_file(messages: Iterable[ConversationMessage], path: str) -> None:
+def to_file(messages: Iterable[ConversationMessage | ReadyLine], path: str) -> None:
     """Write JSONL to ``path`` atomically (nothing is replaced on an error or Ctrl-C)."""
     with atomic_writer(path) as out:
         for msg in messages:
-            out.write(dumps(msg.serialize()))
+            out.write(jsonl_line(msg))
 
 
-def to_stdout(messages: Iterable[ConversationMessage], out: BinaryIO, *, strict: bool) -> None:
+def to_stdout(
+    messages: Iterable[ConversationMessage | ReadyLine], out: BinaryIO, *, strict: bool
+) -> None:
     """Write JSONL to ``out``; with ``strict`` nothing is written before the input is clean."""
     if strict:
         with tempfile.TemporaryFile(prefix=".convo-spool-") as spool:
             for msg in messages:
-                spool.write(dumps(msg.serialize()))
+                spool.write(jsonl_line(msg))
             spool.seek(0)
             for chunk in iter(lambda: spool.read(COPY_BYTES), b""):
                 out.write(chunk)
     else:
         for msg in messages:
-            out.write(dumps(msg.serialize()))
+            out.write(jsonl_line(msg))
     out.flush()
 
 
 def to_store(
-    messages: Iterable[ConversationMessage],
+    messages: Iterable[ConversationMessage | ReadyLine],
     store: Store,
     *,
     wait: float | None = None,

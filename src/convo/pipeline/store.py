@@ -34,6 +34,7 @@ from convo.core.errors import InputError, RecordError
 from convo.core.io import os_error, special_kind
 from convo.core.jsonl import Line, dumps, iter_lines, last_newline
 from convo.index.dedup import IndexIds, after_append, open_ids
+from convo.pipeline.ready import ReadyLine
 
 if TYPE_CHECKING:
     from convo.core.record import ConversationMessage
@@ -169,12 +170,13 @@ class Store:
 
     def append_messages(
         self,
-        messages: Iterable[ConversationMessage],
+        messages: Iterable[ConversationMessage | ReadyLine],
         *,
         wait: float | None = None,
         on_wait: Waiter | None = None,
     ) -> AppendResult:
-        """Append messages (each passing ``check_message``) whose id is new, all or none.
+        """Append messages (each passing ``check_message``; a ``ReadyLine`` passed it where
+        it was finished) whose id is new, all or none.
 
         They are spooled next to the store first, so the lock is held only for the
         final append (and ``--strict`` can stop with nothing written).
@@ -183,7 +185,10 @@ class Store:
         with _spool(self.real.parent, where) as spool:
             with _located(where):
                 for n, msg in enumerate(messages, 1):
-                    spool.write(dumps(_stored(msg, f"{where} (message {n})").serialize()))
+                    if type(msg) is ReadyLine:  # checked where it was finished
+                        spool.write(msg.line)
+                    else:
+                        spool.write(dumps(_stored(msg, f"{where} (message {n})").serialize()))
                 spool.flush()
                 spool.seek(0)
             return self._append(_spooled(spool), None, wait, on_wait)
@@ -270,8 +275,7 @@ def _spool(folder: Path, where: str) -> Iterator[IO[bytes]]:
 def _stored(msg: Any, where: str) -> ConversationMessage:
     """``msg`` if the store may hold it (``check_message``, and the keys ``validate`` needs).
 
-    Anything else with ``serialize()`` (``parallel.ReadyRecord``, a message a worker process
-    serialised) is validated as a record first."""
+    Anything else with ``serialize()`` is validated as a record first."""
     # Imported here, as in ``_checked``: a read of the store never loads pydantic.
     from convo.core.record import ConversationMessage, check_message, parse_record
 

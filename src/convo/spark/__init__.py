@@ -125,19 +125,35 @@ def run_unit(
 
 
 def _messages(unit: Unit, ingest: Any) -> Iterator[tuple[dict[str, Any], bool, bool]]:
-    """``(record, needs a source_id, content id)`` per message (``pipeline.split``)."""
+    """``(record, needs a source_id, content id)`` per message; a range's record holds
+    the content hash of a content id, before its counter (``spark.ranges.numbered``)."""
     if unit.part is None:
         for msg in ingest.messages([unit.path]):
             yield msg.serialize(), False, False
         return
     from convo.pipeline.split import read_range
 
-    yield from read_range(ingest, unit)
+    for msg, depends in read_range(ingest, unit):
+        record = msg.serialize()
+        if depends is None:
+            yield record, False, False
+            continue
+        if depends.base is not None:
+            record["id"] = depends.base
+        yield record, depends.needs_sid, depends.base is not None
 
 
 def _reject_row(unit: Unit, r: Rejection) -> dict[str, Any]:
-    raw = r.raw.decode("utf-8", "replace") if isinstance(r.raw, bytes) else r.raw
-    return {"source": unit.path, "where": r.where, "reason": r.reason, "hint": r.hint, "raw": raw}
+    from convo.pipeline.split import Refused
+
+    where, raw = r.where, r.raw
+    if isinstance(raw, Refused):  # a refused message of a range, numbered as the range sees it
+        from convo.pipeline.ingest import refused_raw
+
+        where = unit.path if raw.depends.needs_sid else where  # its N is not known here
+        raw = refused_raw(raw.msg)
+    raw = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    return {"source": unit.path, "where": where, "reason": r.reason, "hint": r.hint, "raw": raw}
 
 
 def ingest(

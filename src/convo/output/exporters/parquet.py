@@ -23,6 +23,7 @@ optional dependency (``pip install 'convo-tools[parquet]'``).
 from __future__ import annotations
 
 import gc
+import itertools
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -33,13 +34,16 @@ from urllib.parse import quote
 import orjson
 
 from convo.core import fields
-from convo.core.columns import COLUMN_NAMES, COLUMNS
+from convo.core.columns import COLUMN_NAMES, COLUMNS, record_values
 from convo.core.errors import InputError, UsageError
+from convo.core.pool import cpu_count
 from convo.core.timestamps import CANONICAL
 
 BATCH_ROWS = 5_000
 ROW_GROUP_ROWS = 100_000
 BUFFER_BYTES = 8 << 20
+SPILL_BUFFER = 1 << 20  # a spill's IPC writes go through a buffer this size
+WRITE_THREADS = 2  # at most: each holds a partition's table while it writes
 GC_THRESHOLD = 100_000
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 
@@ -65,112 +69,121 @@ def arrow_schema() -> Any:
     return pa.schema([pa.field(name, kinds[kind]) for name, kind in COLUMNS])
 
 
-def _strings(pa: Any, values: list[Any], exact: Any, rows: list[dict[str, Any]]) -> Any:
-    """A string column from ``values`` as Arrow checks them, blanks as nulls (what
-    ``fields.string`` gives); anything but strings and None: ``exact`` per record."""
-    try:
-        array = pa.array(values, pa.string())
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return pa.array([exact(r) for r in rows], pa.string())
-    blank = pa.compute.equal(array, "")
-    if pa.compute.any(blank).as_py():
-        array = pa.compute.if_else(blank, pa.scalar(None, pa.string()), array)
-    return array
-
-
-def _lists(pa: Any, values: list[Any], exact: Any, rows: list[dict[str, Any]]) -> Any:
-    """A list-of-strings column; anything but lists of strings: ``exact`` per record."""
-    kind = pa.list_(pa.string())
-    if all(type(v) is list for v in values):
-        try:
-            array = pa.array(values, kind)
-        except (pa.ArrowInvalid, pa.ArrowTypeError):
-            pass
-        else:
-            if array.values.null_count == 0:  # a None in a list: fields drops it
-                return array
-    return pa.array([exact(r) for r in rows], kind)
-
-
-def _speakers(pa: Any, metas: list[dict[str, Any]], rows: list[dict[str, Any]]) -> Any:
-    try:
-        return pa.array([m.get("speaker") for m in metas], pa.string())
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return pa.array([fields.speaker(r) for r in rows], pa.string())
-
-
-def _timestamps(pa: Any, rows: list[dict[str, Any]]) -> Any:
-    """Canonical timestamp strings (``fields.timestamp``), checked in one go."""
-    values = [r.get("timestamp") for r in rows]
-    try:
-        array = pa.array(values, pa.string())
-        pattern = f"^{CANONICAL.pattern}\\z"  # RE2: ASCII digits, \z the very end
-        if (
-            array.null_count == 0
-            and pa.compute.all(pa.compute.match_substring_regex(array, pattern)).as_py()
-        ):
-            return array
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        pass
-    return pa.array([fields.timestamp(r) for r in rows], pa.string())
+def _record_type(pa: Any) -> Any:
+    """The fields ``arrow_batch`` reads, as one Arrow struct type (both spellings)."""
+    text, texts = pa.string(), pa.list_(pa.string())
+    meta = pa.struct([("speaker", text), ("listeners", texts), ("recipients", texts)])
+    names = ("id", "timestamp", "format", "source_id", "thread", "replyTo", "reply_to",
+             "role", "subject")  # fmt: skip
+    lists = ("tags", "textChunks", "text_chunks")
+    return pa.struct(
+        [*((n, text) for n in names), *((n, texts) for n in lists), ("metadata", meta)]
+    )
 
 
 def arrow_batch(rows: list[dict[str, Any]], schema: Any) -> Any:
-    """Records as one Arrow ``RecordBatch`` of ``COLUMNS``, built column by column: the
-    values ``columns.record_values`` gives (tests hold them equal), with whole columns
-    converted and checked by Arrow and the ``core.fields`` accessors used only for a
-    column that holds something unusual (a wrong type, a missing list). This is the
-    export's hot path: a record costs a few list comprehensions, not a dozen calls."""
+    """Records as one Arrow ``RecordBatch`` of ``COLUMNS``: the values
+    ``columns.record_values`` gives (a property test holds them equal).
+
+    This is the export's hot path. Arrow reads the fields of all the records at once
+    (one conversion of the dicts to a struct array, in C++), and whole columns are then
+    finished with Arrow's compute functions; only a batch where a field has a wrong type
+    is read record by record through ``record_values``."""
     pa = require_pyarrow()
+    try:
+        got = pa.array(rows, _record_type(pa))
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return _exact_batch(rows, schema)
+    field = {name: got.field(name) for name in ("tags", "textChunks", "text_chunks")}
+    # flatten(): a child holds the parent's nulls (a record without metadata)
+    meta = dict(
+        zip(("speaker", "listeners", "recipients"), got.field("metadata").flatten(), strict=True)
+    )
+    field["listeners"], field["recipients"] = meta["listeners"], meta["recipients"]
+    if not _plain_lists(rows, field):
+        return _exact_batch(rows, schema)
     pc = pa.compute
-
-    def get(key: str) -> list[Any]:
-        return [r.get(key) for r in rows]
-
-    metas = [m if isinstance(m, dict) else {} for m in get("metadata")]
-    chunks = _either(get("textChunks"), rows, "text_chunks")
-    heard = _either([m.get("listeners") for m in metas], metas, "recipients")
-    text_chunks = _lists(pa, chunks, fields.chunks, rows)
-    stamps = _timestamps(pa, rows)
-    extras = [e if isinstance(e, dict) and e else None for e in get("extra")]
-    reply = [r.get("replyTo") or r.get("reply_to") for r in rows]
+    stamps = _timestamps(pa, got.field("timestamp"), rows)
+    chunks = _texts(pa, pc.coalesce(field["textChunks"], field["text_chunks"]))
+    extras = map(dict.get, rows, itertools.repeat("extra"))
+    reply = pc.coalesce(_blank_null(pa, got.field("replyTo")), got.field("reply_to"))
     columns = {
-        "id": _strings(pa, get("id"), fields.record_id, rows),
+        "id": _blank_null(pa, got.field("id")),
         "timestamp": stamps.cast(schema.field("timestamp").type),
-        "speaker": _speakers(pa, metas, rows),
-        "listeners": _lists(pa, heard, fields.listeners, rows),
-        "tags": _lists(pa, get("tags"), fields.tags, rows),
-        "text_chunks": text_chunks,
-        "text": pc.binary_join(text_chunks, "\n"),
-        "format": pc.fill_null(_strings(pa, get("format"), _format, rows), "convo"),
-        "source_id": _strings(pa, get("source_id"), _field("source_id"), rows),
-        "thread": _strings(pa, get("thread"), _field("thread"), rows),
-        "reply_to": _strings(pa, reply, _reply_to, rows),
-        "role": _strings(pa, get("role"), _field("role"), rows),
-        "subject": _strings(pa, get("subject"), _field("subject"), rows),
-        "extra": pa.array([orjson.dumps(e) if e else None for e in extras], pa.string()),
+        "speaker": meta["speaker"],
+        "listeners": _texts(pa, pc.coalesce(field["listeners"], field["recipients"])),
+        "tags": _texts(pa, field["tags"]),
+        "text_chunks": chunks,
+        "text": pc.binary_join(chunks, "\n"),
+        "format": pc.fill_null(_blank_null(pa, got.field("format")), "convo"),
+        "reply_to": _blank_null(pa, reply),
+        "extra": pa.array(
+            [orjson.dumps(e) if type(e) is dict and e else None for e in extras], pa.string()
+        ),
         "month": pc.utf8_slice_codeunits(stamps, 0, 7),
     }
+    for name in ("source_id", "thread", "role", "subject"):
+        columns[name] = _blank_null(pa, got.field(name))
     return pa.RecordBatch.from_arrays([columns[n] for n in COLUMN_NAMES], schema=schema)
 
 
-def _either(values: list[Any], dicts: list[dict[str, Any]], other: str) -> list[Any]:
-    """``values``, a missing one taken from the ``other`` key (the older spelling)."""
-    if None not in values:
-        return values
-    return [d.get(other) if v is None else v for v, d in zip(values, dicts, strict=True)]
+def _plain_lists(rows: list[dict[str, Any]], lists: dict[str, Any]) -> bool:
+    """Whether every list field of ``rows`` is a list or nothing, as Arrow read it. Arrow
+    also takes a string for a list (of its characters, where ``core.fields`` sees no
+    list), so a list column with a one-character item is checked record by record. (The
+    records are JSON values: no tuple stands where a list does.)"""
+    pc = require_pyarrow().compute
+    for name, array in lists.items():
+        if array.null_count == len(array):
+            continue
+        if pc.any(pc.equal(pc.utf8_length(pc.list_flatten(array)), 1)).as_py():
+            inner = name in ("listeners", "recipients")
+            for row in rows:
+                holder = row.get("metadata") if inner else row
+                value = holder.get(name) if type(holder) is dict else None
+                if value is not None and type(value) is not list:
+                    return False
+    return True
 
 
-def _field(key: str) -> Any:
-    return lambda record: fields.string(record, key)
+def _blank_null(pa: Any, array: Any) -> Any:
+    """A string column with blanks as nulls (what ``fields.string`` gives)."""
+    blank = pa.compute.equal(array, "")
+    if pa.compute.any(blank).as_py():
+        return pa.compute.if_else(blank, pa.scalar(None, pa.string()), array)
+    return array
 
 
-def _format(record: dict[str, Any]) -> str | None:
-    return fields.string(record, "format")
+def _texts(pa: Any, lists: Any) -> Any:
+    """A list-of-strings column as ``fields.str_list`` reads it: no list is an empty
+    one, a None inside a list is left out."""
+    if lists.null_count:
+        lists = pa.compute.fill_null(lists, pa.scalar([], lists.type))
+    if lists.values.null_count:
+        return pa.array([[x for x in v if x is not None] for v in lists.to_pylist()], lists.type)
+    return lists
 
 
-def _reply_to(record: dict[str, Any]) -> str | None:
-    return fields.string(record, "replyTo") or fields.string(record, "reply_to")
+def _timestamps(pa: Any, array: Any, rows: list[dict[str, Any]]) -> Any:
+    """Canonical timestamp strings (``fields.timestamp``), checked in one go."""
+    pattern = f"^{CANONICAL.pattern}\\z"  # RE2: ASCII digits, \z the very end
+    if (
+        array.null_count == 0
+        and pa.compute.all(pa.compute.match_substring_regex(array, pattern)).as_py()
+    ):
+        return array
+    return pa.array([fields.timestamp(r) for r in rows], pa.string())
+
+
+def _exact_batch(rows: list[dict[str, Any]], schema: Any) -> Any:
+    """``arrow_batch`` record by record, for records with a field of a wrong type."""
+    pa = require_pyarrow()
+    values = list(zip(*map(record_values, rows), strict=True))
+    columns = [pa.array(list(v), schema.field(i).type if name != "timestamp" else pa.string())
+               for i, (name, v) in enumerate(zip(COLUMN_NAMES, values, strict=True))]  # fmt: skip
+    stamps = COLUMN_NAMES.index("timestamp")
+    columns[stamps] = columns[stamps].cast(schema.field("timestamp").type)
+    return pa.RecordBatch.from_arrays(columns, schema=schema)
 
 
 def _batches(records: Iterable[dict[str, Any]], schema: Any) -> Iterator[Any]:
@@ -178,8 +191,9 @@ def _batches(records: Iterable[dict[str, Any]], schema: Any) -> Iterator[Any]:
     for record in records:
         rows.append(record)
         if len(rows) >= BATCH_ROWS:
-            yield arrow_batch(rows, schema)
-            rows = []
+            batch = arrow_batch(rows, schema)
+            rows = []  # the records go before the batch is written (memory)
+            yield batch
     if rows:
         yield arrow_batch(rows, schema)
 
@@ -213,6 +227,14 @@ class PartitionedWriter:
         self.file_schema = schema
         for name in partition_by:
             self.file_schema = self.file_schema.remove(self.file_schema.get_field_index(name))
+        # ``text`` is the chunks joined: not spilled, joined again when a file is written
+        self.derived = partition_by and "text" in self.file_schema.names
+        self.kept = [n for n in schema.names if not (self.derived and n == "text")]
+        self.spill_schema = (
+            schema.remove(schema.get_field_index("text")) if self.derived else schema
+        )
+        for name in partition_by:
+            self.spill_schema = self.spill_schema.remove(self.spill_schema.get_field_index(name))
         self.buffer: list[Any] = []
         self.buffered_bytes = 0
         self.flat: Any = None  # the one writer of an unpartitioned export
@@ -221,6 +243,8 @@ class PartitionedWriter:
         self.runs: dict[tuple[str, ...], list[tuple[int, int]]] = {}  # key: (spill, batch)
 
     def write(self, batch: Any) -> None:
+        if self.derived:
+            batch = batch.select(self.kept)
         self.buffer.append(batch)
         self.buffered_bytes += batch.nbytes
         if self.buffered_bytes >= BUFFER_BYTES:
@@ -241,40 +265,70 @@ class PartitionedWriter:
             return
         keys = [(name, "ascending") for name in self.partition_by]
         table = table.take(pa.compute.sort_indices(table, sort_keys=keys))  # stable
-        columns = [table.column(name).to_pylist() for name in self.partition_by]
+        starts = _run_starts(pa, table, self.partition_by)
+        runs = zip(
+            *(table.column(n).take(starts).to_pylist() for n in self.partition_by), strict=True
+        )
         values = table.drop_columns(list(self.partition_by))
         if self.spill is None:
             self.spill = Path(tempfile.mkdtemp(prefix=".convo-spill-", dir=self.root))
         path = self.spill / f"{len(self.spills)}.arrow"
-        with pa.ipc.new_file(path, self.file_schema) as out:
-            start = n = 0
-            for end, key in _runs(list(zip(*columns, strict=True))):
-                runs = self.runs.setdefault(key, [])
+        bounds = [*starts, table.num_rows]
+        sink = pa.output_stream(str(path), buffer_size=SPILL_BUFFER)
+        with sink, pa.ipc.new_file(sink, self.spill_schema) as out:
+            n = 0
+            for (start, end), key in zip(itertools.pairwise(bounds), runs, strict=True):
+                held = self.runs.setdefault(key, [])
                 for batch in values.slice(start, end - start).to_batches():
                     out.write_batch(batch)
-                    runs.append((len(self.spills), n))
+                    held.append((len(self.spills), n))
                     n += 1
-                start = end
         # read back with plain reads: a memory map's pages would count as this process's
         self.spills.append(pa.ipc.open_file(pa.OSFile(str(path))))
+        del table, values
+        pa.default_memory_pool().release_unused()  # freed buffers back to the system
 
     def close(self) -> None:
-        """Flush, then write each partition's runs, in order, as its one file."""
+        """Flush, then write each partition's runs, in order, as its one file: read here,
+        written by threads (Parquet encoding does not hold the GIL), a few at a time."""
+        from concurrent.futures import Future, ThreadPoolExecutor
+
         self.flush()
         if self.flat is not None:
             self.flat.close()
-        for key, runs in self.runs.items():
-            folder = self.root.joinpath(
-                *(
-                    f"{name}={quote(value, safe='') if value else NULL_PARTITION}"
-                    for name, value in zip(self.partition_by, key, strict=True)
-                )
-            )
-            folder.mkdir(parents=True, exist_ok=True)
-            batches = [self.spills[spill].get_batch(n) for spill, n in runs]
-            table = self.pa.Table.from_batches(batches, schema=self.file_schema)
-            self.pq.write_table(table, folder / "part-0.parquet", row_group_size=ROW_GROUP_ROWS)
+        threads = min(WRITE_THREADS, cpu_count())
+        pending: list[Future[None]] = []
+        with ThreadPoolExecutor(threads) as pool:
+            for key, runs in self.runs.items():
+                batches = [self.spills[spill].get_batch(n) for spill, n in runs]
+                # one chunk a column: the same file, written in two thirds of the time
+                table = self.pa.Table.from_batches(batches, schema=self.spill_schema)
+                table = table.combine_chunks()
+                pending.append(pool.submit(self._write_file, key, table))
+                if len(pending) > threads:
+                    pending.pop(0).result()
+            for future in pending:
+                future.result()
         self.discard()
+
+    def _write_file(self, key: tuple[str, ...], table: Any) -> None:
+        """One partition's file (in a thread of ``close``)."""
+        folder = self.root.joinpath(
+            *(
+                f"{name}={quote(value, safe='') if value else NULL_PARTITION}"
+                for name, value in zip(self.partition_by, key, strict=True)
+            )
+        )
+        folder.mkdir(parents=True, exist_ok=True)
+        if self.derived:
+            text = self.pa.compute.binary_join(table.column("text_chunks"), "\n")
+            at = self.file_schema.get_field_index("text")
+            table = table.add_column(at, self.file_schema.field(at), text)
+        self.pq.write_table(table, folder / "part-0.parquet", row_group_size=ROW_GROUP_ROWS)
+        del table
+        # A buffer freed in another thread than its own stays with the allocator until
+        # asked for: without this, writing in threads holds tens of MB more.
+        self.pa.default_memory_pool().release_unused()
 
     def discard(self) -> None:
         """Remove the spill files (also when the export fails)."""
@@ -284,11 +338,16 @@ class PartitionedWriter:
             self.spill = None
 
 
-def _runs(keys: list[tuple[Any, ...]]) -> Iterator[tuple[int, tuple[Any, ...]]]:
-    """(end, key) of each run of equal keys in sorted ``keys``."""
-    for i in range(1, len(keys) + 1):
-        if i == len(keys) or keys[i] != keys[i - 1]:
-            yield i, keys[i - 1]
+def _run_starts(pa: Any, table: Any, names: tuple[str, ...]) -> list[int]:
+    """The first row of each run of equal partition values in a sorted ``table``."""
+    pc = pa.compute
+    code: Any = None
+    for name in names:
+        encoded = pc.dictionary_encode(table.column(name).combine_chunks(), null_encoding="encode")
+        part = pc.cast(encoded.indices, pa.int64())
+        code = part if code is None else pc.add(pc.multiply(code, len(encoded.dictionary)), part)
+    changes = pc.not_equal(code.slice(1), code.slice(0, len(code) - 1))
+    return [0, *(i + 1 for i in pc.indices_nonzero(changes).to_pylist())]
 
 
 def write_parquet(
