@@ -176,10 +176,10 @@ class Decider:
 
     def begin(self, block: bytes, low: bytes | None = None) -> None:
         """Per block: is there a ``\\u`` escape (then lines holding one are parsed);
-        ``low``: ``block`` lower-cased (``lower``) when the caller has it."""
+        ``low``: ``block.lower()`` when the caller has it."""
         self.has_u = b"\\" in block and b"\\u" in block  # a two-byte find is slow
         if self.text is not None:
-            self.low = lower(block)[0] if low is None else low
+            self.low = block.lower() if low is None else low
 
     def decide(self, buf: bytes, s: int, e: int) -> bool | None:
         """True/False for the line ``buf[s:e]`` (no line ending), or None: parse it."""
@@ -351,17 +351,6 @@ class TextWord:
 # one memchr per byte value is ~10x faster than a character-class regex.
 _RAW_CONTROL = tuple(bytes([c]) for c in range(0x20) if c not in (0x09, 0x0A, 0x0D))
 _CONTROL_BYTES = b"".join(_RAW_CONTROL)
-# ASCII lower case, and every raw control byte made NUL: one pass gives the block a
-# needle scan searches and tells whether it holds a control byte (``lower``).
-_LOWER = bytes(
-    0 if bytes([c]) in _CONTROL_BYTES else c + 32 if 0x41 <= c <= 0x5A else c for c in range(256)
-)
-
-
-def lower(block: bytes) -> tuple[bytes, bool]:
-    """``block.lower()`` (ASCII) with raw control bytes made NUL, and whether it holds one."""
-    low = block.translate(_LOWER)
-    return low, b"\0" in low
 
 
 def has_control(buf: bytes, s: int = 0, e: int | None = None) -> bool:
@@ -430,6 +419,4 @@ def offsets(lines: list[bytes], start: int = 0) -> list[int]:
     return list(accumulate(map(operator.add, map(len, lines), repeat(1)), initial=start))
 
 
-__all__ = [
-    "Decider", "TextBlock", "TextWord", "block_times", "has_control", "lower", "offsets", "time_mask",
-]  # fmt: skip
+__all__ = ["Decider", "TextBlock", "TextWord", "block_times", "has_control", "offsets", "time_mask"]

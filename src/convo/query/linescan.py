@@ -5,7 +5,7 @@ The same code scans a file in this process and a byte range of it in a worker
 order, cheapest first:
 
 - Needle scan (speaker, listener, tag, text filters): the block is lower-cased once
-  (ASCII only; ``canonical.lower``, which also finds raw control bytes) and the needles of the first kind are found with a literal regex; only
+  (ASCII only) and the needles of the first kind are found with a literal regex; only
   lines holding a hit (or a respelling) are looked at. Lines are not counted: matches
   carry line 0 and a bad line is located later from its offset. A line that does not
   open an object is always parsed (and so reported), even when it holds no needle.
@@ -30,7 +30,6 @@ import orjson
 
 from convo.core.errors import RecordError
 from convo.core.jsonl import Line, parse_line
-from convo.query import canonical
 from convo.query.canonical import NOT_OBJECT, block_times, has_control, offsets, time_mask
 from convo.query.compiled import Compiled
 from convo.query.matches import Match, Runs
@@ -200,7 +199,7 @@ class BlockScan:
         returned line count is 0. Returns the line count.
         """
         block = self.buf
-        low, self._control = canonical.lower(block)
+        low = block.lower()
         decide = self._decide(block, low)
         if lazy and self.text_block(low, start, end, decide):
             return 0
