@@ -45,9 +45,18 @@ def _expected(path: Path) -> Iterator[tuple]:
             r = row_of(record)
             yield (
                 offset, length, r.id, r.timestamp, r.speaker, r.thread, r.format, r.role,
-                r.subject, sorted(set(r.listeners)), sorted({(t.casefold(), t) for t in r.tags}),
+                r.subject, sorted(set(r.listeners)), _tag_rows(r.tags),
             )  # fmt: skip
     _ = orjson
+
+
+def _tag_rows(tags: list[str]) -> list[tuple[str, str]]:
+    """The index's tag rows: one per tag case-insensitively, the first spelling (the
+    rows are keyed by the folded tag; ``writer`` inserts or ignores)."""
+    first: dict[str, str] = {}
+    for t in tags:
+        first.setdefault(t.casefold(), t)
+    return sorted(first.items())
 
 
 def _actual(conn: sqlite3.Connection) -> Iterator[tuple]:

@@ -19,7 +19,15 @@ SCHEMA_VERSION = "2"
 TOKENIZER = "unicode61 remove_diacritics 2"
 WEIGHTS = "2.0, 1.0"  # BM25 column weights: subject, text
 
-DDL = f"""
+FTS_DDL = f"""
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+    subject, text, content='', tokenize='{TOKENIZER}'
+);
+INSERT INTO messages_fts(messages_fts, rank) VALUES ('rank', 'bm25({WEIGHTS})');
+INSERT INTO messages_fts(messages_fts, rank) VALUES ('hashsize', 67108864);
+"""
+
+DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE names (
     name_id INTEGER PRIMARY KEY,
@@ -53,11 +61,7 @@ CREATE TABLE message_tags (
     tag TEXT NOT NULL,
     PRIMARY KEY (message_id, tag_folded)
 ) WITHOUT ROWID;
-CREATE VIRTUAL TABLE messages_fts USING fts5(
-    subject, text, content='', tokenize='{TOKENIZER}'
-);
-INSERT INTO messages_fts(messages_fts, rank) VALUES ('rank', 'bm25({WEIGHTS})');
-INSERT INTO messages_fts(messages_fts, rank) VALUES ('hashsize', 67108864);
+{fts}
 CREATE VIEW messages_view AS
 SELECT
     m.message_id, m.id, m.timestamp, s.name AS speaker,
@@ -67,7 +71,16 @@ SELECT
         WHERE t.message_id = m.message_id) AS tags,
     m.thread, m.format, m.role, m.subject, m.byte_offset, m.byte_length
 FROM messages m LEFT JOIN names s ON s.name_id = m.speaker_id;
-"""
+""".replace("{fts}", FTS_DDL.strip())
+
+# A build writes a new file that is renamed into place only when complete: no journal,
+# no syncs until the end, a large cache (bulk inserts out of key order).
+BUILD_PRAGMAS = (
+    "PRAGMA journal_mode = OFF",
+    "PRAGMA synchronous = OFF",
+    "PRAGMA cache_size = -262144",
+    "PRAGMA temp_store = MEMORY",
+)
 
 # Secondary indexes are made after a bulk build (faster than keeping them up to date);
 # the link tables are keyed by message, so a build appends to them in key order.
@@ -97,12 +110,21 @@ def connect(path: str | os.PathLike[str], *, readonly: bool = False) -> sqlite3.
     return conn
 
 
-def create(conn: sqlite3.Connection) -> None:
-    """Make the tables (inside the caller's transaction: executescript would commit it)."""
-    for statement in DDL.split(";\n"):
+def _run(conn: sqlite3.Connection, ddl: str) -> None:
+    for statement in ddl.split(";\n"):
         if statement.strip():
             conn.execute(statement)
+
+
+def create(conn: sqlite3.Connection) -> None:
+    """Make the tables (inside the caller's transaction: executescript would commit it)."""
+    _run(conn, DDL)
     conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+
+
+def create_fts(conn: sqlite3.Connection) -> None:
+    """Only the full-text table, as ``create`` makes it (``index.fts`` builds one apart)."""
+    _run(conn, FTS_DDL)
 
 
 def read_meta(conn: sqlite3.Connection) -> dict[str, str]:

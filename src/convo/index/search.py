@@ -235,7 +235,7 @@ def _in_memory(
         with open(path, "rb") as f:
             conn.execute("BEGIN")
             schema.create(conn)
-            index_lines(conn, f, 0, track)
+            index_lines(conn, path, f, 0, track)
             conn.execute("COMMIT")
             return _collect(Reader(conn, f), match, query, filters, limit, ranked)
     finally:
