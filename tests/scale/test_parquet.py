@@ -202,3 +202,51 @@ def test_spark_reads_the_export(tmp_path: Path, dataset: Path, records) -> None:
     assert {"format", "month", "speaker", "text"} <= set(df.columns)
     got = {r["id"] for r in df.filter(df.format == "mbox").select("id").collect()}
     assert got == {x["id"] for x in records if x["format"] == "mbox"}
+
+
+def test_strings_where_lists_belong_read_as_no_list() -> None:
+    """Arrow would take ``"tags": "ab"`` as the list ["a", "b"]; core.fields reads no
+    list. In a batch of plain records the one odd record still reads as fields does."""
+    from convo.core.columns import COLUMN_NAMES, record_values
+    from convo.output.exporters.parquet import arrow_batch, arrow_schema
+
+    plain = {"textChunks": ["hello", "x"], "metadata": {"speaker": "a", "listeners": ["b"]},
+             "tags": ["t"], "timestamp": "2024-03-01T10:00:00Z", "id": "1", "format": "slack"}  # fmt: skip
+    rows = [plain, {**plain, "tags": "ab"}, {**plain, "textChunks": "q"},
+            {**plain, "metadata": {"speaker": "a", "listeners": "zz"}}]  # fmt: skip
+    batch = arrow_batch(rows, arrow_schema())
+    want = [record_values(r) for r in rows]
+    for i, name in enumerate(COLUMN_NAMES):
+        if name != "timestamp":
+            assert batch.column(i).to_pylist() == [w[i] for w in want], name
+
+
+def test_files_do_not_depend_on_threads_or_spills(tmp_path: Path, records, monkeypatch) -> None:
+    """One writer thread or two, a spill per batch or one in all: the same bytes."""
+    from convo.output.exporters import parquet
+
+    def files(out: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*.parquet"))}
+
+    many = records * 20
+    write_parquet(many, tmp_path / "a")
+    monkeypatch.setattr(parquet, "WRITE_THREADS", 1)
+    monkeypatch.setattr(parquet, "BATCH_ROWS", 7)
+    monkeypatch.setattr(parquet, "BUFFER_BYTES", 1)
+    write_parquet(many, tmp_path / "b")
+    assert files(tmp_path / "a") == files(tmp_path / "b") != {}
+    assert not list((tmp_path / "b").glob(".convo-spill-*"))
+
+
+def test_partitioned_by_text_keeps_it_as_a_folder(tmp_path: Path, records) -> None:
+    """``text`` is joined again when a file is written, unless it names the folders."""
+    import pyarrow.parquet as pq
+
+    write_parquet(records, tmp_path / "t", partition_by=("thread",))
+    write_parquet(records[:5], tmp_path / "x", partition_by=("text",))
+    table = pq.read_table(next((tmp_path / "t").rglob("*.parquet")))
+    assert table.column("text").to_pylist() == [
+        "\n".join(c) for c in table["text_chunks"].to_pylist()
+    ]
+    assert len(list((tmp_path / "x").rglob("*.parquet"))) >= 1
+    assert len(list(read_messages(tmp_path / "x"))) == 5

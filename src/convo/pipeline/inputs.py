@@ -187,16 +187,10 @@ def store_input(inputs: list[str], *, store: str | None, stdin_has_data: bool) -
 
 
 def record_parts(
-    inputs: list[str],
-    *,
-    store: str | None,
-    stdin_has_data: bool,
-    options: ImportOptions | None = None,
-    format_name: str | None = None,
-    on_reject: Callable[[Rejection], None] | None = None,
-    raw_only: bool = False,
+    inputs: list[str], *, store: str | None, stdin_has_data: bool, **read: Any
 ) -> Iterator[Part]:
-    """Every input of a read command, by the input rule above (see ``parts_of``)."""
+    """Every input of a read command, by the input rule above; ``read``: the keywords of
+    ``parts_of`` (``options``, ``format_name``, ``on_reject``, ``raw_only``)."""
     if not inputs:
         if not reads_store(inputs, store=store, stdin_has_data=stdin_has_data):
             inputs = ["-"]
@@ -211,26 +205,15 @@ def record_parts(
                     hint="add messages with `convo ingest FILE --save`, or name input files",
                 )
             inputs = [str(st.path)]
-            raw_only = True
+            read["raw_only"] = True
     for path in inputs:
-        yield from parts_of(
-            path, options=options, format_name=format_name, on_reject=on_reject,
-            raw_only=raw_only,
-        )  # fmt: skip
+        yield from parts_of(path, **read)
 
 
 def record_lines(
-    inputs: list[str],
-    *,
-    store: str | None,
-    stdin_has_data: bool,
-    options: ImportOptions | None = None,
-    on_reject: Callable[[Rejection], None] | None = None,
-    raw_only: bool = False,
+    inputs: list[str], *, store: str | None, stdin_has_data: bool, **read: Any
 ) -> LineSource:
-    """All record lines for a read command, by the input rule above."""
-    for part in record_parts(
-        inputs, store=store, stdin_has_data=stdin_has_data, options=options,
-        on_reject=on_reject, raw_only=raw_only,
-    ):  # fmt: skip
+    """All record lines for a read command, by the input rule above (``read``: as for
+    ``record_parts``)."""
+    for part in record_parts(inputs, store=store, stdin_has_data=stdin_has_data, **read):
         yield from _raw_lines(part) if hasattr(part, "open") else part

@@ -15,9 +15,15 @@ What a range cannot know alone is settled before or after it is read:
   and, for mbox, ``msg-N``. The format is detected once on the whole file, and a
   range's ``Source`` keeps the whole file's ``head``, so whatever a reader decides from
   the head (mboxrd or mboxo) is decided once for the file;
-- after: a range's messages leave the reader unnumbered (``Ingest.read_source(...,
-  number=False)``) and one ``Finisher.number`` over the whole file, in range order,
-  gives the ``source_id`` fallbacks and content-id occurrence counters of one process.
+- after: a range is numbered as if it were the whole file (``RangeFinisher``), which
+  notes each message whose numbers the ranges before it can change (a ``source_id``
+  fallback ``name#N``, a content id's occurrence counter; ``Depends``); the parent's
+  ``FileNumbers`` goes over the ranges in order and renumbers only those, a message
+  ``check_message`` refused included (its rejection carries it as ``Refused``), so
+  the ``source_id``s, ids and rejects are those of one process.
+
+``uneven`` says whether cutting is worth its counting pass: units that already spread
+evenly over the workers (a folder of many similar files) are read whole.
 
 Formats whose reader needs more of the file than its head and the lines before a record
 (WhatsApp decides its day/month order and its speakers on the whole file, IRC carries

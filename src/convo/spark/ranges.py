@@ -1,13 +1,16 @@
 """One large file over many Spark tasks: its ranges read apart, numbered as one process.
 
-A range's messages leave the reader unnumbered (``pipeline.split``), tagged with helper
-columns: the file (``_file``, the index of its first unit), the range (``_part``), the
-message's place in it (``_seq``), whether it needs the ``source_id`` fallback (``_sid``;
-its ``source_id`` then holds ``name#``) and whether its id is a content hash
-(``_content``). ``numbered`` then gives every message of a split file what
-``Finisher.number`` gives it in one process: ``name#N`` from the messages per range
-(a small count collected on the driver), and the content-id occurrence counter from a
-window over each file's messages of one content hash, in file order.
+A range's messages come numbered as the range alone sees them (``pipeline.split``); the
+executor puts back what depends on the ranges before (``source_id`` ``name#``, a content
+id's hash before its counter) and tags each row with helper columns: the file
+(``_file``, the index of its first unit), the range (``_part``), the message's place in
+it (``_seq``), whether it needs the ``source_id`` fallback (``_sid``; its ``source_id``
+then holds ``name#``) and whether its id is a content hash (``_content``). ``numbered``
+then gives every message of a split file what ``Finisher.number`` gives it in one
+process: ``name#N`` from the messages per range (a small count collected on the
+driver), and the content-id occurrence counter from a window over each file's messages
+of one content hash, in file order. (A message ``check_message`` refuses in a range is
+reported at the file, or its own ``source_id``: its ``N`` is not known on the executor.)
 """
 
 from __future__ import annotations
