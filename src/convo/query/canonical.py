@@ -251,7 +251,6 @@ class TextWord:
 
     def __init__(self, needle: bytes):
         self.needle = needle
-        self.pattern = re.compile(re.escape(needle))  # a literal regex skips with memchr
         word = needle.decode()
         self.respell = [t for t in TRIGGER_CHARS if may_spell(t.decode().casefold(), word, True)]
 
@@ -305,17 +304,16 @@ class TextWord:
         starts: list[int] = []
         ends: list[int] = []
         hits: list[int] = []
-        rfind, find, search = low.rfind, low.find, self.pattern.search
-        m = search(low, start, end)
-        while m is not None:  # one step per line holding the word, not per hit
-            p = m.start()
+        rfind, find, needle = low.rfind, low.find, self.needle
+        p = find(needle, start, end)
+        while p >= 0:  # one step per line holding the word, not per hit
             s = rfind(b"\n", start, p) + 1 or start
             e = find(b"\n", p, end)
             e = end if e < 0 else e
             starts.append(s)
             ends.append(e)
             hits.append(p)
-            m = search(low, e, end)
+            p = find(needle, e, end)
         texts = [s + 15 for s in starts]
         closes = list(map(find, repeat(TEXT_END), texts, ends))
         keys = map(buf.startswith, repeat(TEXT_KEY), starts)  # in its case too
