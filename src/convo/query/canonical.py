@@ -66,6 +66,7 @@ TEXT_KEY = b'{"textChunks":['
 TEXT_END = b'],"metadata":{'  # the "]" ends textChunks: followed by a key, not in a string
 CHUNKS_NAME = b'"textChunks"'
 _LOW_CHUNKS_NAME = CHUNKS_NAME.lower()
+LINE_JOIN = b"}\n" + TEXT_KEY  # a line closing its object and the next opening in this layout
 SUBJECT_KEY = b'"subject":"'
 SUBJECT_NAME = b'"subject"'
 _FIRST = operator.itemgetter(0)
@@ -238,11 +239,13 @@ class Decider:
 
 class TextBlock(NamedTuple):
     """``TextWord.block``'s answer: the lines holding the word (start, end without the
-    newline), in order, and for each True when it is decided a match (else: look closer)."""
+    newline), in order, and for each True when it is decided a match (else: look closer);
+    ``objects``: every line of the span opens an object (none needs a parse to report)."""
 
     starts: list[int]
     ends: list[int]
     decided: list[bool]
+    objects: bool
 
 
 class TextWord:
@@ -316,16 +319,21 @@ class TextWord:
             p = find(needle, e, end)
         texts = [s + 15 for s in starts]
         closes = list(map(find, repeat(TEXT_END), texts, ends))
-        keys = map(buf.startswith, repeat(TEXT_KEY), starts)  # in its case too
         lists = map(find, repeat(b"["), texts, closes)
         objects = map(find, repeat(b"{"), texts, closes)
+        n = layout_lines(buf, start, end)
+        if n and low.count(_LOW_CHUNKS_NAME, start, end) == n:  # each line's key, only
+            rows = zip(texts, hits, closes, lists, objects, strict=False)  # maps
+            decided = [t <= h < r and nested < 0 and obj < 0 for t, h, r, nested, obj in rows]
+            return TextBlock(starts, ends, decided, True)
+        keys = map(buf.startswith, repeat(TEXT_KEY), starts)  # in its case too
         again = map(find, repeat(_LOW_CHUNKS_NAME), closes, ends)
-        rows = zip(keys, texts, hits, closes, lists, objects, again, strict=False)  # maps
+        rows7 = zip(keys, texts, hits, closes, lists, objects, again, strict=False)
         decided = [
             key and t <= h < r and nested < 0 and obj < 0 and dup < 0
-            for key, t, h, r, nested, obj, dup in rows
+            for key, t, h, r, nested, obj, dup in rows7
         ]
-        return TextBlock(starts, ends, decided)
+        return TextBlock(starts, ends, decided, n > 0)
 
     def subject(self, buf: bytes, low: bytes, s: int, r: int, e: int) -> bool | None:
         """Does the top-level subject hold the word (None: parse to know); ``r``: where
@@ -380,6 +388,22 @@ def time_value(raw: bytes, k: int = 0, e: int | None = None) -> bytes | None:
     return m.group(1)
 
 
+def layout_lines(buf: bytes, start: int, end: int) -> int:
+    """The number of lines of ``buf[start:end]`` (whole lines, each with its newline)
+    when every one opens with ``{"textChunks":[`` and closes with ``}``, else 0.
+
+    (Removing each line join leaves one newline, the last: a few instructions a byte,
+    where counting the newlines takes a loop over every byte.)
+    """
+    if not (buf.startswith(TEXT_KEY, start) and buf.startswith(b"}\n", end - 2)):
+        return 0
+    body = buf[start:end]
+    rest = body.replace(LINE_JOIN, b"")
+    if rest.find(b"\n") != len(rest) - 1:
+        return 0
+    return (len(body) - len(rest)) // len(LINE_JOIN) + 1
+
+
 def block_times(block: bytes, lines: list[bytes]) -> list[bytes] | None:
     """The raw timestamp of each line of ``block`` (``lines``: its lines, each of which
     ends with a newline in ``block``) when the bytes prove every one, else None.
@@ -417,4 +441,7 @@ def offsets(lines: list[bytes], start: int = 0) -> list[int]:
     return list(accumulate(map(operator.add, map(len, lines), repeat(1)), initial=start))
 
 
-__all__ = ["Decider", "TextBlock", "TextWord", "block_times", "has_control", "offsets", "time_mask"]
+__all__ = [
+    "Decider", "TextBlock", "TextWord", "block_times", "has_control", "layout_lines", "offsets",
+    "time_mask",
+]  # fmt: skip

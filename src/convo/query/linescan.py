@@ -242,8 +242,8 @@ class BlockScan:
         found = text.block(self.buf, low, start, end)
         if found is None:
             return False
-        starts, ends, decided = found
-        odd = odd_lines(low, start, end)
+        starts, ends, decided, objects = found
+        odd = [] if objects else odd_lines(low, start, end)
         if odd:  # lines that are not objects are parsed, so reported (rare)
             lines = {s: (e, d) for s, e, d in zip(starts, ends, decided, strict=True)}
             for s in odd:
