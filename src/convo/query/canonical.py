@@ -239,12 +239,12 @@ class Decider:
 
 class TextBlock(NamedTuple):
     """``TextWord.block``'s answer: the lines holding the word (start, end without the
-    newline), in order, and for each True when it is decided a match (else: look closer);
+    newline), in order, and for each whether it matches (None: look closer);
     ``objects``: every line of the span opens an object (none needs a parse to report)."""
 
     starts: list[int]
     ends: list[int]
-    decided: list[bool]
+    decided: list[bool | None]
     objects: bool
 
 
@@ -297,13 +297,27 @@ class TextWord:
 
     def block(self, buf: bytes, low: bytes, start: int, end: int) -> TextBlock | None:
         """The lines of ``[start, end)`` holding the word, each decided when its text
-        array holds it (in C loops over the lines, not a Python step each); a line with
-        the word elsewhere (the subject), or not in this layout, is left undecided. None:
+        array is plain (in C loops over the lines, not a Python step each): the word in
+        it, else the subject, answers; a line not in this layout is left undecided. None:
         the span holds an escape, a carriage return or a respelling."""
         if low.find(b"\\", start, end) >= 0 or low.find(b"\r", start, end) >= 0:
             return None
         if self.respell and any(buf.find(t, start, end) >= 0 for t in self.respell):
             return None
+        starts, ends, hits = self._holding(low, start, end)
+        texts = [s + 15 for s in starts]
+        closes = list(map(low.find, repeat(TEXT_END), texts, ends))
+        n = layout_lines(buf, start, end)
+        only = n > 0 and low.count(_LOW_CHUNKS_NAME, start, end) == n  # each line's key, only
+        flat = _flat(buf, low, only, starts, ends, texts, closes)
+        decided: list[bool | None] = [
+            (h < r or self.subject(buf, low, s, r, e)) if ok else None
+            for ok, s, e, h, r in zip(flat, starts, ends, hits, closes, strict=True)
+        ]  # the word in the text array, else the subject decides
+        return TextBlock(starts, ends, decided, n > 0)
+
+    def _holding(self, low: bytes, start: int, end: int) -> tuple[list[int], list[int], list[int]]:
+        """Start, end and first hit of each line of ``low[start:end]`` holding the word."""
         starts: list[int] = []
         ends: list[int] = []
         hits: list[int] = []
@@ -317,23 +331,7 @@ class TextWord:
             ends.append(e)
             hits.append(p)
             p = find(needle, e, end)
-        texts = [s + 15 for s in starts]
-        closes = list(map(find, repeat(TEXT_END), texts, ends))
-        lists = map(find, repeat(b"["), texts, closes)
-        objects = map(find, repeat(b"{"), texts, closes)
-        n = layout_lines(buf, start, end)
-        if n and low.count(_LOW_CHUNKS_NAME, start, end) == n:  # each line's key, only
-            rows = zip(texts, hits, closes, lists, objects, strict=False)  # maps
-            decided = [t <= h < r and nested < 0 and obj < 0 for t, h, r, nested, obj in rows]
-            return TextBlock(starts, ends, decided, True)
-        keys = map(buf.startswith, repeat(TEXT_KEY), starts)  # in its case too
-        again = map(find, repeat(_LOW_CHUNKS_NAME), closes, ends)
-        rows7 = zip(keys, texts, hits, closes, lists, objects, again, strict=False)
-        decided = [
-            key and t <= h < r and nested < 0 and obj < 0 and dup < 0
-            for key, t, h, r, nested, obj, dup in rows7
-        ]
-        return TextBlock(starts, ends, decided, n > 0)
+        return starts, ends, hits
 
     def subject(self, buf: bytes, low: bytes, s: int, r: int, e: int) -> bool | None:
         """Does the top-level subject hold the word (None: parse to know); ``r``: where
@@ -386,6 +384,28 @@ def time_value(raw: bytes, k: int = 0, e: int | None = None) -> bytes | None:
     if raw.find(TIME_NAME, j, end) >= 0:
         return None
     return m.group(1)
+
+
+def _flat(
+    buf: bytes, low: bytes, only: bool, starts: list[int], ends: list[int], texts: list[int],
+    closes: list[int],
+) -> list[bool]:  # fmt: skip
+    """Per line, its text array (``texts[i]`` to ``closes[i]``) is a plain one: no ``[``
+    or ``{`` in it; unless ``only`` (every line opens with the key, the only one of its
+    name), also the key in its case first and no second one."""
+    find = low.find
+    lists = map(find, repeat(b"["), texts, closes)
+    objects = map(find, repeat(b"{"), texts, closes)
+    if only:
+        rows = zip(texts, closes, lists, objects, strict=False)  # maps
+        return [t <= r and nested < 0 and obj < 0 for t, r, nested, obj in rows]
+    keys = map(buf.startswith, repeat(TEXT_KEY), starts)
+    again = map(find, repeat(_LOW_CHUNKS_NAME), closes, ends)
+    rows6 = zip(keys, texts, closes, lists, objects, again, strict=False)
+    return [
+        key and t <= r and nested < 0 and obj < 0 and dup < 0
+        for key, t, r, nested, obj, dup in rows6
+    ]
 
 
 def layout_lines(buf: bytes, start: int, end: int) -> int:

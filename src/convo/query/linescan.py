@@ -245,19 +245,16 @@ class BlockScan:
         starts, ends, decided, objects = found
         odd = [] if objects else odd_lines(low, start, end)
         if odd:  # lines that are not objects are parsed, so reported (rare)
-            lines = {s: (e, d) for s, e, d in zip(starts, ends, decided, strict=True)}
-            for s in odd:
-                e = low.find(b"\n", s, end)
-                lines[s] = (end if e < 0 else e, False)
-            starts = sorted(lines)
-            ends = [lines[s][0] for s in starts]
-            decided = [lines[s][1] for s in starts]
+            starts, ends, decided = _with_odd(low, end, found, odd)
+        if None not in decided:
+            runs.add_lines(compress(starts, decided), compress(ends, decided))
+            return True
         odd_set = set(odd)
         add = runs.add
         for s, e, d in zip(starts, ends, decided, strict=True):
             if d:
                 add(s, e)
-            else:
+            elif d is None:
                 self._candidate(low, s, e, 0, s in odd_set, decide)
         return True
 
@@ -313,6 +310,16 @@ class BlockScan:
         if decider.has_u and self.buf.find(b"\\u", s, e) >= 0:
             return True  # a \u escape may spell a key another way: parse
         return decider.time(self.buf, s, e) is not False
+
+
+def _with_odd(low: bytes, end: int, found, odd: list[int]):
+    """``found``'s lines and the odd ones (undecided), in order."""
+    lines = {s: (e, d) for s, e, d in zip(found.starts, found.ends, found.decided, strict=True)}
+    for s in odd:
+        e = low.find(b"\n", s, end)
+        lines[s] = (end if e < 0 else e, None)
+    starts = sorted(lines)
+    return starts, [lines[s][0] for s in starts], [lines[s][1] for s in starts]
 
 
 def report(bad: list[Bad], name: str, on_error: ErrorHandler, locator: Any, at: int = 0) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from convo.core.jsonl import Line, parse_line
@@ -81,6 +81,23 @@ class Runs:
         self.counts.append(count)
         if self.numbers is not None:
             self.numbers.append(number)
+
+    def add_lines(self, starts: Iterable[int], ends: Iterable[int]) -> None:
+        """Lines ``[s, e)`` of the current block, in order, uncounted (number 0)."""
+        base = self.base
+        run_s, run_e, run_n = self.starts, self.ends, self.counts
+        last = run_e[-1] - base if run_e else -2
+        for s, e in zip(starts, ends, strict=True):
+            if s == last + 1:  # right after the previous run's newline
+                run_e[-1] = base + e
+                run_n[-1] += 1
+            else:
+                run_s.append(base + s)
+                run_e.append(base + e)
+                run_n.append(1)
+                if self.numbers is not None:
+                    self.numbers.append(0)
+            last = e
 
     def add_mask(self, offsets: list[int], mask: bytes, first: int) -> None:
         """The lines whose ``mask`` byte is 1; line ``i`` starts at ``offsets[i]`` (one
