@@ -30,10 +30,11 @@ import orjson
 
 from convo.core.errors import RecordError
 from convo.core.jsonl import Line, parse_line
-from convo.query.canonical import NOT_OBJECT, block_times, has_control, offsets, time_mask
+from convo.query.canonical import NOT_OBJECT, block_times, offsets, time_mask
 from convo.query.compiled import Compiled
 from convo.query.matches import Match, Runs
 from convo.query.prefilter import SPEAKER, may_respell, speaker_may_match
+from convo.query.rawkeys import has_control
 
 ErrorHandler = Callable[[RecordError, Line], None] | None
 # Decided lines of a buffer checked for control bytes one by one before the whole buffer
