@@ -5,11 +5,14 @@ The same code scans a file in this process and a byte range of it in a worker
 order, cheapest first:
 
 - Needle scan (speaker, listener, tag, text filters): the block is lower-cased once
-  (ASCII only) and the needles of the first kind are found with a literal regex; only
-  lines holding a hit (or a respelling) are looked at. Lines are not counted: matches
-  carry line 0 and a bad line is located later from its offset. A line that does not
-  open an object is always parsed (and so reported), even when it holds no needle.
-- Every line (time filters, no filter, ``--regex``/``--thread`` alone): lines counted.
+  (ASCII only) and the needles of the first kind are found with ``bytes.find``
+  (``prefilter.LineStarts``); only lines holding a hit (or a respelling) are looked at.
+  Lines are not counted: matches carry line 0 and a bad line is located later from its
+  offset. A line that does not open an object is always parsed (and so reported), even
+  when it holds no needle. One text word alone: the block's candidates are decided
+  together (``rawtext.TextWord.block``).
+- Every line (time filters, no filter, ``--regex``/``--thread`` alone): lines counted;
+  time alone: the block's timestamps in one pass (``canonical.block_times``).
 - Per line: the exact raw-byte decision of ``convo.query.canonical`` when the line is in
   convo's layout, else the other kinds' needles and the raw speaker, else an orjson
   parse and the exact checks. A line decided on its bytes goes out unparsed when the
@@ -17,7 +20,8 @@ order, cheapest first:
   record the writer reads is always a parsed one.
 
 Bad lines are collected as ``Bad`` (offset, number or 0, bytes, torn) for the caller
-to report in order; matches keep their bytes and their offset in the span's buffer.
+to report in order; matches go to ``matches.Runs`` (offsets) when the lines pass
+through, else to ``Match`` objects.
 """
 
 from __future__ import annotations
