@@ -3,9 +3,12 @@
 convo writes every record as ``orjson.dumps(message.serialize())`` (``core/record.py``,
 ``core/jsonl.py``): ``{"textChunks":[...],"metadata":{"speaker":...,"listeners":[...]},
 "tags":[...],"timestamp":"...",...}`` with no spaces. ``Decider.decide`` reads the
-speaker, the tags and the timestamp of such a line from its bytes and answers True (every filter matches), False (some filter does not) or
-None (parse to know). It answers only when the bytes prove what ``orjson.loads`` and
-``core.fields`` would read, on a line that is valid JSON:
+speaker, the tags, the timestamp and the text (``convo.query.rawtext``) of such a line
+from its bytes and answers True (every filter matches), False (some filter does not) or
+None (parse to know); ``block_times`` reads the timestamps of a whole block in one
+regex pass. They answer only when the bytes prove what ``orjson.loads`` and
+``core.fields`` would read, on a line that is valid JSON (the key and value lookups are
+``convo.query.rawkeys``):
 
 - A key is found by its raw spelling (``"speaker":``). Inside a JSON string every quote
   is escaped, so such a match is a key, unless a ``\\u`` escape could spell one another
@@ -19,13 +22,7 @@ None (parse to know). It answers only when the bytes prove what ``orjson.loads``
 - A value is taken from its bytes when it holds no backslash (then the bytes are the
   string); an array only when it is plain strings. Names and tags are decoded and
   matched by the exact rule, once per distinct value (a store has few of them).
-- ``--text`` (one ASCII word, ``TextWord``) is decided in the text array when it is the
-  line's first key (``{"textChunks":[``), flat (no ``[``/``{`` before the ``],"metadata"``
-  that ends it) and free of escapes; a word with a letter no JSON number or literal
-  holds can then only occur inside its strings, and ASCII case is all that
-  ``str.lower()`` changes in ASCII letters. Not there: the top-level ``subject`` decides.
-  A line holding a non-ASCII letter whose case fold could spell part of the word
-  (``prefilter.TRIGGER_CHARS``) is parsed when the word is not found.
+- ``--text`` is decided when it is one ASCII word (``rawtext.TextWord``).
 
 What is not proven is parsed, and so is a line holding a raw control byte (invalid JSON,
 reported by the parser). Decision: a line decided here is not validated further
@@ -39,21 +36,26 @@ import operator
 import re
 from collections.abc import Callable
 from itertools import accumulate, repeat
-from typing import NamedTuple
 
 from convo.core.names import NameQuery
-from convo.query.filters import Filters, text_terms
-from convo.query.prefilter import TRIGGER_CHARS, RawTime, ascii_needle, may_spell
+from convo.query.filters import Filters
+from convo.query.prefilter import RawTime
+from convo.query.rawkeys import (
+    META_KEY,
+    META_NAME,
+    SPEAKER_KEY,
+    SPEAKER_NAME,
+    TAGS_KEY,
+    TAGS_NAME,
+    TIME_NAME,
+    after_metadata,
+    has_control,
+    only,
+    string_at,
+    strings,
+)  # fmt: skip
+from convo.query.rawtext import TextWord
 
-META_KEY = b'"metadata":{'
-SPEAKER_KEY = b'"speaker":'
-# The keys as bare JSON strings: a duplicate may have spaces before its colon.
-SPEAKER_NAME = b'"speaker"'
-META_NAME = b'"metadata"'
-TAGS_NAME = b'"tags"'
-TIME_NAME = b'"timestamp"'
-META_END = b'},"tags":['  # the "}" closes metadata: followed by a key, it is not in a string
-TAGS_KEY = b'"tags":['
 TIME_RX = re.compile(rb',"timestamp":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"')
 # A canonical timestamp followed by plain ``,"key":"value"`` pairs (no other timestamp)
 # up to the line's closing brace: per line, what ``time_value`` proves (``block_times``).
@@ -62,15 +64,7 @@ TIME_TAIL = re.compile(
     rb'(?:,"(?!timestamp")[^"]*":(?:"[^"]*"|null))*\}\n'
 )
 NOT_OBJECT = re.compile(rb"\n[^{]")  # a line that does not open a JSON object
-TEXT_KEY = b'{"textChunks":['
-TEXT_END = b'],"metadata":{'  # the "]" ends textChunks: followed by a key, not in a string
-CHUNKS_NAME = b'"textChunks"'
-_LOW_CHUNKS_NAME = CHUNKS_NAME.lower()
-SUBJECT_KEY = b'"subject":"'
-SUBJECT_NAME = b'"subject"'
 _FIRST = operator.itemgetter(0)
-# What a flat JSON array may hold outside its strings (numbers, literals, separators).
-_SCALAR = frozenset(b"0123456789+-.Eeflnrstu ,\t\r\n")
 _CACHE_MAX = 1 << 16  # distinct values remembered per filter (bounded memory)
 
 
@@ -90,53 +84,6 @@ class _Cache(dict):
             self.clear()
         self[raw] = value
         return value
-
-
-def _after_metadata(buf: bytes, s: int, k: int) -> bool:
-    """The key whose quote is at ``k`` (preceded by a comma, so not in a string) is a
-    top-level key after the ``metadata`` object: one ``{`` besides the top-level one and
-    one ``}`` before it, the one closing ``metadata`` (which may end just before ``k``).
-
-    (Finds, not counts: ``bytes.find`` runs at memchr speed, ``bytes.count`` does not.)
-    """
-    if buf[k - 1 : k] != b",":
-        return False
-    o = buf.find(b"{", s + 1, k)
-    if o < 0 or buf.find(b"{", o + 1, k) >= 0:
-        return False
-    c = buf.find(b"}", s, k)
-    return c > o and buf.startswith(META_END, c) and buf.find(b"}", c + 1, k) < 0
-
-
-def _only(buf: bytes, name: bytes, k: int, e: int) -> bool:
-    """No second key ``name`` (a bare JSON string, see ``SPEAKER_NAME``) after the one at ``k``."""
-    return buf.find(name, k + len(name), e) < 0
-
-
-def _strings(region: bytes) -> list[bytes] | None:
-    """The items of a JSON array's inside when they are plain strings, else None."""
-    if not region:
-        return []
-    if b"\\" in region:
-        return None
-    parts = region.split(b'"')
-    if len(parts) % 2 == 0 or parts[0] or parts[-1]:
-        return None
-    for sep in parts[2:-1:2]:
-        if sep != b",":
-            return None
-    return parts[1::2]
-
-
-def _string_at(buf: bytes, v: int, e: int) -> bytes | None:
-    """The bytes of a string value starting at ``v`` (its quote), if it has no escape."""
-    if buf[v : v + 1] != b'"':
-        return None
-    q = buf.find(b'"', v + 1, e)
-    if q < 0:
-        return None
-    value = buf[v + 1 : q]
-    return None if b"\\" in value else value
 
 
 class Decider:
@@ -203,22 +150,22 @@ class Decider:
             or not buf.startswith(META_KEY, k - 12)
             or buf[k - 13 : k - 12] != b","  # so the quote of "metadata" is not in a string
             or buf.find(b"{", s + 1, k - 12) >= 0
-            or not _only(buf, SPEAKER_NAME, k, e)
+            or not only(buf, SPEAKER_NAME, k, e)
             or buf.find(META_NAME, k, e) >= 0
         ):
             return None
         v = k + 10
         if buf.startswith(b"null", v):
             return False
-        value = _string_at(buf, v, e)
+        value = string_at(buf, v, e)
         return None if value is None else self.speakers[value]
 
     def tag(self, buf: bytes, s: int, e: int) -> bool | None:
         k = buf.find(TAGS_KEY, s, e)
-        if k < 0 or not _after_metadata(buf, s, k) or not _only(buf, TAGS_NAME, k, e):
+        if k < 0 or not after_metadata(buf, s, k) or not only(buf, TAGS_NAME, k, e):
             return None
         r = buf.find(b"]", k + 8, e)
-        values = _strings(buf[k + 8 : r]) if r >= 0 else None
+        values = strings(buf[k + 8 : r]) if r >= 0 else None
         if values is None:
             return None
         seen = self.tags
@@ -234,132 +181,6 @@ class Decider:
     def text_kind(self, buf: bytes, s: int, e: int) -> bool | None:
         assert self.text is not None
         return self.text.decide(buf, self.low, s, e)
-
-
-class TextBlock(NamedTuple):
-    """``TextWord.block``'s answer: the lines holding the word (start, end without the
-    newline), in order, and for each True when it is decided a match (else: look closer)."""
-
-    starts: list[int]
-    ends: list[int]
-    decided: list[bool]
-
-
-class TextWord:
-    """One ``--text`` word (lower-case ASCII) decided on the bytes of the canonical
-    layout (see the module docstring); ``low`` is the buffer lower-cased (ASCII)."""
-
-    def __init__(self, needle: bytes):
-        self.needle = needle
-        self.pattern = re.compile(re.escape(needle))  # a literal regex skips with memchr
-        word = needle.decode()
-        self.respell = [t for t in TRIGGER_CHARS if may_spell(t.decode().casefold(), word, True)]
-
-    @classmethod
-    def of(cls, filters: Filters) -> TextWord | None:
-        """The decision for ``filters``' text, when it is one word that can be decided."""
-        terms = text_terms(filters)
-        if len(terms) != 1 or len(terms[0]) != 1:
-            return None
-        needle = ascii_needle(terms[0][0])
-        if needle is None or needle.decode() != terms[0][0] or set(needle) <= _SCALAR:
-            return None
-        return cls(needle)
-
-    def chunks_end(self, buf: bytes, s: int, e: int) -> int:
-        """Where the text array of the line ``buf[s:e]`` ends (its ``]``) when it can be
-        read from its bytes, else -1."""
-        if not buf.startswith(TEXT_KEY, s):
-            return -1
-        r = buf.find(TEXT_END, s + 15, e)
-        if (
-            r < 0
-            or buf.find(b"\\", s + 15, r) >= 0
-            or buf.find(b"[", s + 15, r) >= 0
-            or buf.find(b"{", s + 15, r) >= 0
-            or buf.find(CHUNKS_NAME, r, e) >= 0
-        ):
-            return -1
-        return r
-
-    def decide(self, buf: bytes, low: bytes, s: int, e: int) -> bool | None:
-        """Does the word occur in the line's text or subject (None: parse to know)."""
-        r = self.chunks_end(buf, s, e)
-        if r < 0:
-            return None
-        if low.find(self.needle, s + 15, r) >= 0:
-            return True
-        if self.respell and any(buf.find(t, s, e) >= 0 for t in self.respell):
-            return None
-        return self.subject(buf, low, s, r, e)
-
-    def block(self, buf: bytes, low: bytes, start: int, end: int) -> TextBlock | None:
-        """The lines of ``[start, end)`` holding the word, each decided when its text
-        array holds it (in C loops over the lines, not a Python step each); a line with
-        the word elsewhere (the subject), or not in this layout, is left undecided. None:
-        the span holds an escape, a carriage return or a respelling."""
-        if low.find(b"\\", start, end) >= 0 or low.find(b"\r", start, end) >= 0:
-            return None
-        if self.respell and any(buf.find(t, start, end) >= 0 for t in self.respell):
-            return None
-        starts: list[int] = []
-        ends: list[int] = []
-        hits: list[int] = []
-        rfind, find, search = low.rfind, low.find, self.pattern.search
-        m = search(low, start, end)
-        while m is not None:  # one step per line holding the word, not per hit
-            p = m.start()
-            s = rfind(b"\n", start, p) + 1 or start
-            e = find(b"\n", p, end)
-            e = end if e < 0 else e
-            starts.append(s)
-            ends.append(e)
-            hits.append(p)
-            m = search(low, e, end)
-        texts = [s + 15 for s in starts]
-        closes = list(map(find, repeat(TEXT_END), texts, ends))
-        keys = map(buf.startswith, repeat(TEXT_KEY), starts)  # in its case too
-        lists = map(find, repeat(b"["), texts, closes)
-        objects = map(find, repeat(b"{"), texts, closes)
-        again = map(find, repeat(_LOW_CHUNKS_NAME), closes, ends)
-        rows = zip(keys, texts, hits, closes, lists, objects, again, strict=False)  # maps
-        decided = [
-            key and t <= h < r and nested < 0 and obj < 0 and dup < 0
-            for key, t, h, r, nested, obj, dup in rows
-        ]
-        return TextBlock(starts, ends, decided)
-
-    def subject(self, buf: bytes, low: bytes, s: int, r: int, e: int) -> bool | None:
-        """Does the top-level subject hold the word (None: parse to know); ``r``: where
-        the line's text array ends."""
-        k = buf.find(SUBJECT_NAME, r, e)
-        if k < 0:
-            return False
-        if (
-            not buf.startswith(SUBJECT_KEY, k)
-            or not _after_metadata(buf, s, k)
-            or not _only(buf, SUBJECT_NAME, k, e)
-        ):
-            return None
-        q = buf.find(b'"', k + 11, e)
-        if q < 0 or buf.find(b"\\", k + 11, q) >= 0:
-            return None
-        return low.find(self.needle, k + 11, q) >= 0
-
-
-# Raw control bytes a JSON line cannot hold (tab, LF and CR may stand between tokens);
-# one memchr per byte value is ~10x faster than a character-class regex.
-_RAW_CONTROL = tuple(bytes([c]) for c in range(0x20) if c not in (0x09, 0x0A, 0x0D))
-_CONTROL_BYTES = b"".join(_RAW_CONTROL)
-
-
-def has_control(buf: bytes, s: int = 0, e: int | None = None) -> bool:
-    """``buf[s:e]`` holds a raw control byte: not valid JSON, so it must be parsed (and
-    reported), never passed on as decided."""
-    if s == 0 and e is None:
-        return any(c in buf for c in _RAW_CONTROL)
-    part = buf[s:e]  # a line: one pass deleting them beats 29 calls on a few hundred bytes
-    return len(part.translate(None, _CONTROL_BYTES)) != len(part)
 
 
 def time_value(raw: bytes, k: int = 0, e: int | None = None) -> bytes | None:
@@ -419,4 +240,4 @@ def offsets(lines: list[bytes], start: int = 0) -> list[int]:
     return list(accumulate(map(operator.add, map(len, lines), repeat(1)), initial=start))
 
 
-__all__ = ["Decider", "TextBlock", "TextWord", "block_times", "has_control", "offsets", "time_mask"]
+__all__ = ["Decider", "block_times", "offsets", "time_mask", "time_value"]

@@ -12,9 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from convo.query.canonical import Decider, TextWord
+from convo.query.canonical import Decider
 from convo.query.filters import Check, Filters, checks
 from convo.query.prefilter import SPEAKER, TEXT, LineStarts, Needles, RawTime
+from convo.query.rawtext import TextWord
 
 
 @dataclass

@@ -5,11 +5,14 @@ The same code scans a file in this process and a byte range of it in a worker
 order, cheapest first:
 
 - Needle scan (speaker, listener, tag, text filters): the block is lower-cased once
-  (ASCII only) and the needles of the first kind are found with a literal regex; only
-  lines holding a hit (or a respelling) are looked at. Lines are not counted: matches
-  carry line 0 and a bad line is located later from its offset. A line that does not
-  open an object is always parsed (and so reported), even when it holds no needle.
-- Every line (time filters, no filter, ``--regex``/``--thread`` alone): lines counted.
+  (ASCII only) and the needles of the first kind are found with ``bytes.find``
+  (``prefilter.LineStarts``); only lines holding a hit (or a respelling) are looked at.
+  Lines are not counted: matches carry line 0 and a bad line is located later from its
+  offset. A line that does not open an object is always parsed (and so reported), even
+  when it holds no needle. One text word alone: the block's candidates are decided
+  together (``rawtext.TextWord.block``).
+- Every line (time filters, no filter, ``--regex``/``--thread`` alone): lines counted;
+  time alone: the block's timestamps in one pass (``canonical.block_times``).
 - Per line: the exact raw-byte decision of ``convo.query.canonical`` when the line is in
   convo's layout, else the other kinds' needles and the raw speaker, else an orjson
   parse and the exact checks. A line decided on its bytes goes out unparsed when the
@@ -17,7 +20,8 @@ order, cheapest first:
   record the writer reads is always a parsed one.
 
 Bad lines are collected as ``Bad`` (offset, number or 0, bytes, torn) for the caller
-to report in order; matches keep their bytes and their offset in the span's buffer.
+to report in order; matches go to ``matches.Runs`` (offsets) when the lines pass
+through, else to ``Match`` objects.
 """
 
 from __future__ import annotations
@@ -30,10 +34,11 @@ import orjson
 
 from convo.core.errors import RecordError
 from convo.core.jsonl import Line, parse_line
-from convo.query.canonical import NOT_OBJECT, block_times, has_control, offsets, time_mask
+from convo.query.canonical import NOT_OBJECT, block_times, offsets, time_mask
 from convo.query.compiled import Compiled
 from convo.query.matches import Match, Runs
 from convo.query.prefilter import SPEAKER, may_respell, speaker_may_match
+from convo.query.rawkeys import has_control
 
 ErrorHandler = Callable[[RecordError, Line], None] | None
 # Decided lines of a buffer checked for control bytes one by one before the whole buffer
@@ -242,22 +247,19 @@ class BlockScan:
         found = text.block(self.buf, low, start, end)
         if found is None:
             return False
-        starts, ends, decided = found
-        odd = odd_lines(low, start, end)
+        starts, ends, decided, objects = found
+        odd = [] if objects else odd_lines(low, start, end)
         if odd:  # lines that are not objects are parsed, so reported (rare)
-            lines = {s: (e, d) for s, e, d in zip(starts, ends, decided, strict=True)}
-            for s in odd:
-                e = low.find(b"\n", s, end)
-                lines[s] = (end if e < 0 else e, False)
-            starts = sorted(lines)
-            ends = [lines[s][0] for s in starts]
-            decided = [lines[s][1] for s in starts]
+            starts, ends, decided = _with_odd(low, end, found, odd)
+        if None not in decided:
+            runs.add_lines(compress(starts, decided), compress(ends, decided))
+            return True
         odd_set = set(odd)
         add = runs.add
         for s, e, d in zip(starts, ends, decided, strict=True):
             if d:
                 add(s, e)
-            else:
+            elif d is None:
                 self._candidate(low, s, e, 0, s in odd_set, decide)
         return True
 
@@ -313,6 +315,16 @@ class BlockScan:
         if decider.has_u and self.buf.find(b"\\u", s, e) >= 0:
             return True  # a \u escape may spell a key another way: parse
         return decider.time(self.buf, s, e) is not False
+
+
+def _with_odd(low: bytes, end: int, found, odd: list[int]):
+    """``found``'s lines and the odd ones (undecided), in order."""
+    lines = {s: (e, d) for s, e, d in zip(found.starts, found.ends, found.decided, strict=True)}
+    for s in odd:
+        e = low.find(b"\n", s, end)
+        lines[s] = (end if e < 0 else e, None)
+    starts = sorted(lines)
+    return starts, [lines[s][0] for s in starts], [lines[s][1] for s in starts]
 
 
 def report(bad: list[Bad], name: str, on_error: ErrorHandler, locator: Any, at: int = 0) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from convo.core.jsonl import Line, parse_line
@@ -82,6 +82,23 @@ class Runs:
         if self.numbers is not None:
             self.numbers.append(number)
 
+    def add_lines(self, starts: Iterable[int], ends: Iterable[int]) -> None:
+        """Lines ``[s, e)`` of the current block, in order, uncounted (number 0)."""
+        base = self.base
+        run_s, run_e, run_n = self.starts, self.ends, self.counts
+        last = run_e[-1] - base if run_e else -2
+        for s, e in zip(starts, ends, strict=True):
+            if s == last + 1:  # right after the previous run's newline
+                run_e[-1] = base + e
+                run_n[-1] += 1
+            else:
+                run_s.append(base + s)
+                run_e.append(base + e)
+                run_n.append(1)
+                if self.numbers is not None:
+                    self.numbers.append(0)
+            last = e
+
     def add_mask(self, offsets: list[int], mask: bytes, first: int) -> None:
         """The lines whose ``mask`` byte is 1; line ``i`` starts at ``offsets[i]`` (one
         more offset than lines: where the line after the last would start) and has
@@ -107,29 +124,34 @@ class RawBatch:
     """Runs read back (``window`` holds bytes ``[window_at, ...)`` of their source): a
     sequence of ``Match`` made on access, and ``joined``, the lines with their newlines.
 
-    It stands where a ``list[Match]`` does (``len``, iteration, indexing)."""
+    It stands where a ``list[Match]`` does (``len``, iteration, indexing).
+    """
 
-    __slots__ = ("_counts", "_ends", "_numbers", "_size", "_starts", "name", "window", "window_at")
+    __slots__ = ("_size", "hi", "lo", "name", "runs", "window", "window_at")
 
     def __init__(self, window: bytes, window_at: int, runs: Runs, lo: int, hi: int, name: str):
         self.window = window
         self.window_at = window_at
-        self._starts = runs.starts[lo:hi]
-        self._ends = runs.ends[lo:hi]
-        self._counts = runs.counts[lo:hi]
-        self._numbers = None if runs.numbers is None else runs.numbers[lo:hi]
-        self._size = sum(self._counts)
+        self.runs = runs  # runs lo..hi are this batch's
+        self.lo = lo
+        self.hi = hi
         self.name = name
+        self._size = -1
 
     def __len__(self) -> int:
+        if self._size < 0:
+            counts = self.runs.counts
+            self._size = (
+                counts[self.lo] if self.hi - self.lo == 1 else sum(counts[self.lo : self.hi])
+            )
         return self._size
 
     def __iter__(self) -> Iterator[Match]:
-        w, w0, name = self.window, self.window_at, self.name
-        numbers = self._numbers
-        for k, (a, b) in enumerate(zip(self._starts, self._ends, strict=True)):
+        w, w0, name, runs, lo = self.window, self.window_at, self.name, self.runs, self.lo
+        numbers = runs.numbers
+        for k in range(lo, self.hi):
             first = 0 if numbers is None else numbers[k]
-            for i, raw in enumerate(w[a - w0 : b - w0].split(b"\n")):
+            for i, raw in enumerate(w[runs.starts[k] - w0 : runs.ends[k] - w0].split(b"\n")):
                 yield Match(raw, None, name, first + i if first else 0)
 
     def __getitem__(self, i: int) -> Match:
@@ -138,9 +160,13 @@ class RawBatch:
     @property
     def joined(self) -> bytes:
         """Every line followed by a newline, as one piece (a slice per run)."""
-        view, w0 = memoryview(self.window), self.window_at
+        w, w0, lo, hi = self.window, self.window_at, self.lo, self.hi
+        starts, ends = self.runs.starts, self.runs.ends
+        if hi - lo == 1 and starts[lo] == w0 and ends[lo] - w0 == len(w):
+            return w + b"\n"  # one run, the whole window (sparse matches)
+        view = memoryview(w)
         pieces: list[bytes | memoryview] = [
-            view[a - w0 : b - w0] for a, b in zip(self._starts, self._ends, strict=True)
+            view[a - w0 : b - w0] for a, b in zip(starts[lo:hi], ends[lo:hi], strict=True)
         ]
         pieces.append(b"")
         return b"\n".join(pieces)

@@ -3,10 +3,11 @@
 The file is cut into byte ranges on line boundaries (``core.ranges.split``); each range
 is scanned in a worker process (``core.pool.ordered_map``) by the same ``BlockScan`` as
 a one-core scan, and the results come back in file order. A worker returns offsets, not
-lines: where each match starts and how long it is (two integer arrays), its line number
-when lines are counted, and the bad lines (rare) as they are. The parent reads the
-matched bytes back with ``os.pread`` in windows of up to ``WINDOW`` bytes, so what
-crosses between processes is a few bytes per match and the parent's memory stays flat.
+lines: the runs of adjacent matched lines (``matches.Runs``: where each starts and
+ends, how many lines it holds and, when lines are counted, its first line's number) and
+the bad lines (rare) as they are. The parent reads the matched bytes back with
+``os.pread``: runs closer than ``_GAP`` in one window of up to ``WINDOW`` bytes, so what
+crosses between processes is a few bytes per run and the parent's memory stays flat.
 
 Line numbers are those of a one-core scan: a range counts its own lines and the parent
 adds the lines of the ranges before it; a scan that does not count (needle scans) gives
@@ -52,9 +53,9 @@ from convo.query.matches import Match, RawBatch, Runs
 MIN_PARALLEL = 64 << 20
 RANGE = 16 << 20
 WINDOW = 1 << 20
-# Runs closer than this are read in one pread: a pread costs about what copying a few
-# KiB does, so sparse matches are read one by one, dense ones a window at a time.
-_GAP = 4 << 10
+# Runs closer than this are read in one pread: a batch (pread, write, the Python around
+# them) costs about what copying 64 KiB more does.
+_GAP = 64 << 10
 _PRELOAD = ("convo.query.parallel",)  # what a worker imports (see core.pool.ordered_map)
 
 

@@ -1,9 +1,10 @@
 """Selecting records from JSONL: decide on raw bytes when possible, parse only what may match.
 
 The filters' meaning is in ``convo.query.filters``; the raw-byte decisions in
-``convo.query.prefilter`` (needles, respellings) and ``convo.query.canonical`` (exact
-decisions on convo's own record layout); a span of lines is scanned by
-``convo.query.linescan``. The store is read in 1 MiB blocks without copies
+``convo.query.prefilter`` (needles, respellings), ``convo.query.canonical`` and
+``convo.query.rawtext`` (exact decisions on convo's own record layout); a span of lines
+is scanned by ``convo.query.linescan``. Lines passed through unparsed come as
+``matches.RawBatch`` (runs of adjacent lines), records as lists of ``Match``. The store is read in 1 MiB blocks without copies
 (``convo.query.blocks``), never as line objects. A regular file of at least
 ``parallel.MIN_PARALLEL`` bytes is scanned on every core (``convo.query.parallel``),
 with the same output, warnings and line numbers as a one-core scan.

@@ -1,0 +1,142 @@
+"""Matches kept as runs of adjacent lines read back as the lines themselves, and a file
+scanned on several cores gives what one core gives: bytes, line numbers, warnings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from convo.pipeline.inputs import RawFile
+from convo.query import parallel
+from convo.query.filters import Filters
+from convo.query.matches import RawBatch, Runs
+from convo.query.rawtext import layout_lines
+from convo.query.scan import Selector, select
+
+
+def test_runs_join_adjacent_lines_only():
+    buf = b"aa\nbb\r\ncc\n\ndd\nee"
+    runs = Runs(counted=True)
+    runs.add(0, 2, 1)  # aa
+    runs.add(3, 5, 2)  # bb (its \r left out): the line after it is not adjacent
+    runs.add(7, 9, 3)  # cc
+    runs.add(11, 13, 5)  # dd (after a blank line)
+    runs.add(14, 16, 6)  # ee, torn
+    assert list(runs.starts) == [0, 7, 11] and list(runs.counts) == [2, 1, 2]
+    batch = RawBatch(buf, 0, runs, 0, len(runs), "f")
+    assert len(batch) == 5 == runs.size()
+    assert [(m.raw, m.line) for m in batch] == [
+        (b"aa", 1), (b"bb", 2), (b"cc", 3), (b"dd", 5), (b"ee", 6),
+    ]  # fmt: skip
+    assert batch.joined == b"aa\nbb\ncc\ndd\nee\n"
+    assert batch[3].where == "f:5"
+
+
+def test_runs_of_a_mask_and_of_lines_merge_with_the_runs_before():
+    runs = Runs(counted=False)
+    runs.base = 100
+    runs.add(0, 4)  # bytes 100-104, newline at 104
+    runs.base = 105  # the next block starts right after
+    runs.add_lines([0, 11], [9, 13])  # joins the run before; then one after a gap
+    runs.add_mask([20, 25, 30, 35], b"\x01\x00\x01", 0)  # lines of 4 bytes + newline
+    assert list(zip(runs.starts, runs.ends, runs.counts, strict=True)) == [
+        (100, 114, 2), (116, 118, 1), (125, 129, 1), (135, 139, 1),
+    ]  # fmt: skip
+    assert runs.numbers is None
+
+
+def test_layout_lines_counts_lines_of_the_layout_only():
+    line = b'{"textChunks":["a"],"metadata":{}}'
+    assert layout_lines(line + b"\n", 0, len(line) + 1) == 1
+    block = (line + b"\n") * 5
+    assert layout_lines(block, 0, len(block)) == 5
+    other = block + b'{"x":1}\n'
+    assert layout_lines(other, 0, len(other)) == 0
+    spaced = block + b' {"textChunks":[]}\n'
+    assert layout_lines(spaced, 0, len(spaced)) == 0
+    assert layout_lines(b"x" + block, 1, len(block) + 1) == 5  # a span inside a buffer
+
+
+_LINE = st.one_of(
+    st.builds(
+        lambda i, speaker, tag, year, text: orjson.dumps(
+            {
+                "textChunks": [text],
+                "metadata": {"speaker": speaker, "listeners": []},
+                "tags": [tag],
+                "timestamp": f"{year}-01-01T00:00:00Z",
+                "source_id": f"s#{i}",
+                "id": f"i{i}",
+                "format": "jsonl",
+            }
+        ),
+        st.integers(0, 10**6),
+        st.sampled_from(["Quinn", "Wen Li", "Bob"]),
+        st.sampled_from(["urgent", "calm"]),
+        st.integers(2010, 2025),
+        st.sampled_from(["a budget talk", "went home", "Straße", "plain"]),
+    ),
+    st.sampled_from([b"", b"  ", b"not json", b'{"textChunks": ["budget broken', b"[1]"]),
+)
+_FILTERS = [
+    {"speakers": ["quinn"]},
+    {"speakers": ["wen"]},
+    {"tags": ["urgent"]},
+    {"since": "2018-01-01T00:00:00Z"},
+    {"texts": ["budget"]},
+    {"speakers": ["quinn"], "since": "2018-01-01T00:00:00Z", "texts": ["budget"]},
+]
+
+
+def _scan(path: Path, filters: dict, cores: bool, need_record: bool):
+    sel = Selector(Filters(**filters))
+    sel.parallel = 1 if cores else None
+    errors: list = []
+    got = [
+        (m.raw, m.line, m.where)
+        for batch in sel.batches(
+            [RawFile(str(path))],
+            lambda e, line: errors.append((e.what, line.number, line.raw)),
+            need_record,
+        )
+        for m in batch
+    ]
+    return got, errors, sel.lines_read()
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(_LINE, min_size=1, max_size=120),
+    st.sampled_from([b"\n", b"\r\n"]),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from(_FILTERS),
+)
+def test_property_many_cores_equal_one(tmp_path_factory, lines, eol, bom, torn, filters):
+    path = tmp_path_factory.mktemp("scan") / "s.jsonl"
+    body = eol.join(lines) + (b"" if torn else b"\n")
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + body)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(parallel, "RANGE", 600)  # many ranges on a small file
+        # Lines passed through (the runs); records wanted: tests/test_parallel_scan.py.
+        many = _scan(path, filters, True, False)
+        assert many == _scan(path, filters, False, False)
+    assert [raw for raw, _, _ in many[0]] == _parsed(lines, filters)
+
+
+def _parsed(lines: list[bytes], filters: dict) -> list[bytes]:
+    """The lines a parse and the exact checks select."""
+    records = []
+    for raw in lines:
+        try:
+            record = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(record, dict):
+            records.append((raw, record))
+    wanted = list(select([r for _, r in records], Filters(**filters)))
+    return [raw for raw, r in records if any(r is w for w in wanted)]
