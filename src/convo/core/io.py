@@ -402,6 +402,24 @@ def decode_text(data: bytes, errors: str = "strict") -> str:
         return data.decode("cp1252", "replace")
 
 
+def read_capped(f: BinaryIO, cap: int) -> bytes:
+    """Up to ``cap + 1`` bytes of an open file (more than ``cap`` shows it is too large).
+
+    ``f.read(n)`` allocates ``n`` bytes before it reads: for a regular file the buffer is
+    sized from ``fstat`` instead (a folder of small files read with a cap of hundreds of
+    MiB would map and fault in fresh memory for each), and only a file that grew since
+    reads on towards the cap.
+    """
+    try:
+        size = os.fstat(f.fileno()).st_size
+    except (OSError, AttributeError, io.UnsupportedOperation):
+        return f.read(cap + 1)
+    data = f.read(min(size, cap) + 1)
+    if size < len(data) <= cap:  # grew after the fstat
+        data += f.read(cap + 1 - len(data))
+    return data
+
+
 def parse_json(data: bytes, where: str) -> Any:
     """Parse one whole JSON document (a BOM allowed) or raise a located InputError."""
     try:

@@ -7,6 +7,7 @@ epoch sentinel (TypeAgent's rule).
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any
@@ -74,9 +75,34 @@ def to_utc(dt: datetime, zone: tzinfo | None = None) -> datetime:
 
 def from_epoch(seconds: float | int | str) -> str:
     """Epoch seconds (int, float or numeric string) to a record timestamp."""
-    dt = datetime.fromtimestamp(float(seconds), UTC)
+    value = float(seconds)
+    if 0.0 <= value < _FAST_EPOCH_END:
+        whole = int(value)
+        # fromtimestamp rounds the fraction to microseconds, half to even: only a fraction
+        # that rounds to 1000000 carries into the next second (value - whole is exact).
+        if (value - whole) * 1e6 < 999999.5:
+            return _epoch_hour(whole // 3600) + _minutes_seconds()[whole % 3600]
+    dt = datetime.fromtimestamp(value, UTC)
     # isoformat is C; an aware UTC datetime spells itself YYYY-MM-DDTHH:MM:SS[.ffffff]+00:00
     return dt.replace(microsecond=0).isoformat()[:19] + "Z"
+
+
+# Below 2**33 s (the year 2242) a double holds a time to better than half a microsecond, so
+# the whole second is int(value) unless the rounding carries. The fast path spells the
+# time from a cached hour and a table of MM:SS (chat exports carry a time per message).
+_FAST_EPOCH_END = float(2**33)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _epoch_hour(hour: int) -> str:
+    """``YYYY-MM-DDTHH:`` of an hour since the epoch."""
+    return datetime.fromtimestamp(hour * 3600, UTC).isoformat()[:14]
+
+
+@functools.cache
+def _minutes_seconds() -> tuple[str, ...]:
+    """``MM:SSZ`` of each second of an hour (made on first use: imports stay cheap)."""
+    return tuple(f"{m:02d}:{s:02d}Z" for m in range(60) for s in range(60))
 
 
 def from_epoch_ms(ms: float | int | str) -> str:

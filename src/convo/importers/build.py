@@ -66,6 +66,8 @@ def message(
 def _chunks(text: str | list[str]) -> list[str]:
     if isinstance(text, str):
         return [text]
+    if type(text) is list and text and all(text):  # nothing to drop: a copy, made in C
+        return text.copy()
     return [c for c in text if c] or [""]
 
 
@@ -76,6 +78,8 @@ def _listeners(listeners: list[str], speaker: str | None) -> list[str]:
 def _extra(extra: dict[str, Any]) -> dict[str, Any] | None:
     # Empty values are None, "", [] and {}; 0 and False are kept (``False == 0``, and
     # ``0 in ("", [])`` is False, so test the type, not the value).
+    if all(extra.values()):  # nothing to leave out (the common case): a copy, made in C
+        return dict(extra)
     kept = {k: v for k, v in extra.items() if v is not None and (v or type(v) not in _EMPTYABLE)}
     return kept or None
 

@@ -51,8 +51,9 @@ from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter
 from convo.importers.apps.slack_archive import DirTree, ExportTree, ZipTree
 from convo.importers.apps.slack_names import (
     Conv,
-    display_name,
+    dm_label,
     render_mrkdwn,
+    speaker_name,
     user_names,
 )
 from convo.importers.build import message
@@ -308,34 +309,6 @@ def _subtype_user(m: dict[str, Any]) -> str:
     return ""
 
 
-def _speaker(m: dict[str, Any], users: dict[str, str], uid: str) -> str | None:
-    if uid and uid in users:
-        return users[uid]
-    prof = (
-        display_name({"profile": m.get("user_profile")})
-        if isinstance(m.get("user_profile"), dict)
-        else ""
-    )
-    if prof:
-        if uid:
-            users[uid] = prof
-        return prof
-    if uid == "USLACKBOT":
-        return "Slackbot"
-    bot_id = as_str(m.get("bot_id"))
-    for v in (m.get("username"), as_dict(m.get("bot_profile")).get("name"), users.get(bot_id)):
-        if isinstance(v, str) and v.strip():
-            return v.strip()
-    return uid or bot_id or None
-
-
-def _conv_label(conv: Conv, users: dict[str, str]) -> str:
-    if conv.kind == "dm":
-        names = [users.get(u, u) for u in conv.members if u]
-        return "dm:" + ",".join(names) if names else f"dm:{conv.id}"
-    return conv.name
-
-
 def _files(m: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
     """The message's files for ``extra`` and their ``[file]`` chunks."""
     files, chunks = [], []
@@ -366,63 +339,109 @@ def _attachments(
     return attachments, chunks, mentioned
 
 
-def _listeners(conv: Conv, users: dict[str, str], mentioned: list[str], uid: str) -> list[str]:
-    if not mentioned and conv.kind == "dm" and len(conv.members) == 2 and uid in conv.members:
+def _listeners(conv: Conv, users: dict[str, str], uid: str) -> list[str]:
+    """The listeners of a message that mentions no one: in a 1:1 DM, the other member."""
+    if conv.kind == "dm" and len(conv.members) == 2 and uid in conv.members:
         other = next((u for u in conv.members if u != uid), "")
         return [users.get(other, other)]
-    return list(mentioned)
+    return []
+
+
+# The keys of what a message may carry beyond its user, text and time. Most messages of
+# an export have none of them; ``_message`` looks the rest up only when one is there.
+_MORE_KEYS = frozenset(
+    ("subtype", "bot_id", "thread_ts", "reply_count", "edited", "files", "attachments", "reactions")
+)
 
 
 def _message(
     m: dict[str, Any], conv: Conv, users: dict[str, str], convs: dict[str, Conv], loc: str
 ) -> ConversationMessage | None:
-    uid = _subtype_user(m)
-    speaker = _speaker(m, users, uid)  # first: it learns names from user_profile for the text
-    ts = as_str(m.get("ts"))
-    raw = as_str(m.get("text"))
-    if not raw.strip() and as_str(m.get("subtype")) == "message_changed":
-        raw = as_str(as_dict(m.get("message")).get("text"))
+    uid = m.get("user")
+    if type(uid) is not str or not uid:
+        uid = _subtype_user(m)
+    # first: it learns names from user_profile for the text (a known user's name is final)
+    speaker = users.get(uid)
+    if speaker is None:
+        speaker = speaker_name(m, users, uid)
+    ts = m.get("ts")
+    if type(ts) is not str:
+        ts = as_str(ts)
+    raw = m.get("text")
+    if type(raw) is not str or not raw.strip():
+        raw = _shown_text(m)
     text, mentioned = render_mrkdwn(raw, users, convs)
-    chunks = [text] if text.strip() else []
-    files: list[dict[str, Any]] = []
-    attachments: list[dict[str, Any]] = []
-    if m.get("files") or m.get("attachments"):  # else text only
-        files, file_chunks = _files(m)
-        attachments, more_chunks, more = _attachments(m, users, convs, with_text=not chunks)
-        chunks += file_chunks + more_chunks
-        mentioned = mentioned + more
-    if not chunks:
-        return None
-    subtype = as_str(m.get("subtype"))
-    thread_ts = as_str(m.get("thread_ts"))
-    edited = as_dict(m.get("edited"))
+    extra = {"ts": ts, "channel_id": conv.id, "channel_type": conv.kind, "user_id": uid}
+    if raw != text:
+        extra["raw_text"] = raw
+    if m.keys().isdisjoint(_MORE_KEYS):  # text only
+        if not text.strip():
+            return None
+        chunks: str | list[str] = text
+        reply_to, tags = None, None
+    else:
+        chunks, reply_to, tags, mentioned = _more(m, conv, users, convs, text, mentioned, extra)
+        if not chunks:
+            return None
     return message(
         chunks,
         speaker=speaker,
-        listeners=_listeners(conv, users, mentioned, uid),
+        listeners=mentioned or _listeners(conv, users, uid),
         timestamp=epoch_ts(ts),
         id=f"slack:{conv.id}:{ts}" if ts else None,  # else the content hash
         source_id=loc,
         format="slack",
-        thread=_conv_label(conv, users),
-        reply_to=f"slack:{conv.id}:{thread_ts}" if thread_ts and thread_ts != ts else None,
-        tags=[SYSTEM_TAG] if subtype and subtype not in _NOT_SYSTEM else [],
-        extra={
-            "ts": ts,
-            "channel_id": conv.id,
-            "channel_type": conv.kind,
-            "user_id": uid,
-            "raw_text": raw if raw != text else None,
-            "subtype": subtype,
-            "bot_id": as_str(m.get("bot_id")),
-            "thread_ts": thread_ts,
-            "reply_count": m.get("reply_count"),
-            "edited": epoch_ts(as_str(edited.get("ts"))) if edited else None,
-            "files": files,
-            "attachments": attachments,
-            "reactions": _reactions(m.get("reactions"), users) if m.get("reactions") else None,
-        },
+        thread=conv.name if conv.kind != "dm" else dm_label(conv, users),
+        reply_to=reply_to,
+        tags=tags,
+        extra=extra,
     )
+
+
+def _shown_text(m: dict[str, Any]) -> str:
+    """The text of a message whose own is missing or blank: a ``message_changed`` shows
+    the text of the message it carries."""
+    raw = as_str(m.get("text"))
+    if not raw.strip() and as_str(m.get("subtype")) == "message_changed":
+        return as_str(as_dict(m.get("message")).get("text"))
+    return raw
+
+
+def _more(
+    m: dict[str, Any],
+    conv: Conv,
+    users: dict[str, str],
+    convs: dict[str, Conv],
+    text: str,
+    mentioned: list[str],
+    extra: dict[str, Any],
+) -> tuple[list[str], str | None, list[str], list[str]]:
+    """A message with one of ``_MORE_KEYS``: its chunks (the text's, its files' and its
+    attachments'), replyTo, tags and mentioned names; the rest of ``extra`` is added in
+    its order."""
+    chunks = [text] if text.strip() else []
+    files: list[dict[str, Any]] = []
+    attachments: list[dict[str, Any]] = []
+    if m.get("files") or m.get("attachments"):
+        files, file_chunks = _files(m)
+        attachments, more_chunks, more = _attachments(m, users, convs, with_text=not chunks)
+        chunks += file_chunks + more_chunks
+        mentioned = mentioned + more
+    subtype = as_str(m.get("subtype"))
+    thread_ts = as_str(m.get("thread_ts"))
+    edited = as_dict(m.get("edited"))
+    extra["subtype"] = subtype
+    extra["bot_id"] = as_str(m.get("bot_id"))
+    extra["thread_ts"] = thread_ts
+    extra["reply_count"] = m.get("reply_count")
+    extra["edited"] = epoch_ts(as_str(edited.get("ts"))) if edited else None
+    extra["files"] = files
+    extra["attachments"] = attachments
+    extra["reactions"] = _reactions(m.get("reactions"), users) if m.get("reactions") else None
+    ts = extra["ts"]
+    reply_to = f"slack:{conv.id}:{thread_ts}" if thread_ts and thread_ts != ts else None
+    tags = [SYSTEM_TAG] if subtype and subtype not in _NOT_SYSTEM else []
+    return chunks, reply_to, tags, mentioned
 
 
 def _reactions(value: Any, users: dict[str, str]) -> list[dict[str, Any]]:

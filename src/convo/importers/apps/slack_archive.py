@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from convo.core.errors import InputError
+from convo.core.io import read_capped
 from convo.importers.archives import MEMBER_CAP, open_zip, read_member, safe_members
 from convo.importers.context import ImportContext, iter_dir_files
 
@@ -36,7 +37,7 @@ class DirTree(ExportTree):
     def read(self, rel: str) -> bytes:
         try:
             with open(self.root / rel, "rb") as f:
-                data = f.read(MEMBER_CAP + 1)
+                data = read_capped(f, MEMBER_CAP)
         except OSError as e:
             raise InputError(f"cannot read ({e.strerror})", where=f"{self.name}/{rel}") from None
         if len(data) > MEMBER_CAP:

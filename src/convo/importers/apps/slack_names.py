@@ -1,5 +1,6 @@
-"""Slack's names: users and bots, conversations, and mrkdwn references made readable
-with them (the rules are in ``convo.importers.apps.slack``'s docstring)."""
+"""Slack's names: users and bots (a message's speaker), conversations (a DM's thread),
+and mrkdwn references made readable with them (the rules are in
+``convo.importers.apps.slack``'s docstring)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,35 @@ def display_name(u: dict[str, Any]) -> str:
         if isinstance(v, str) and v.strip():
             return v.strip()
     return ""
+
+
+def speaker_name(m: dict[str, Any], users: dict[str, str], uid: str) -> str | None:
+    """The speaker of message ``m`` by user id ``uid`` when ``users`` does not name it
+    (``users`` learns a name its ``user_profile`` gives)."""
+    if uid and uid in users:
+        return users[uid]
+    prof = (
+        display_name({"profile": m.get("user_profile")})
+        if isinstance(m.get("user_profile"), dict)
+        else ""
+    )
+    if prof:
+        if uid:
+            users[uid] = prof
+        return prof
+    if uid == "USLACKBOT":
+        return "Slackbot"
+    bot_id = as_str(m.get("bot_id"))
+    for v in (m.get("username"), as_dict(m.get("bot_profile")).get("name"), users.get(bot_id)):
+        if isinstance(v, str) and v.strip():
+            return v.strip()
+    return uid or bot_id or None
+
+
+def dm_label(conv: Conv, users: dict[str, str]) -> str:
+    """A DM's thread: its members' names (``users`` may learn them as the day is read)."""
+    names = [users.get(u, u) for u in conv.members if u]
+    return "dm:" + ",".join(names) if names else f"dm:{conv.id}"
 
 
 _ANGLE = re.compile(r"<([^<>\n]{1,2000})>")
