@@ -14,8 +14,9 @@ from email.utils import parseaddr as _parseaddr
 from functools import lru_cache
 from typing import Any
 
+from convo.analysis.knowledge.plain import Plain, action, response
 from convo.core import fields
-from convo.core.knowledge_schema import Action, ConcreteEntity, Facet, KnowledgeResponse
+from convo.core.knowledge_schema import KnowledgeResponse
 
 
 @lru_cache(maxsize=1 << 14)
@@ -50,56 +51,50 @@ def person_name(address: str) -> str:
     return display or addr or address
 
 
-def _address_entities(value: str) -> list[ConcreteEntity]:
-    entities: list[ConcreteEntity] = []
+def _address_entities(value: str) -> list[Plain]:
+    entities: list[Plain] = []
     display, address = parseaddr(value)
     if display:
-        entity = ConcreteEntity(name=display, type=["person"])
-        if address:
-            entity.facets = [Facet(name="email_address", value=address)]
-        entities.append(entity)
+        facets = [{"name": "email_address", "value": address}] if address else None
+        entities.append({"name": display, "type": ["person"], "facets": facets})
     if address:
-        entities.append(ConcreteEntity(name=address, type=["email_address", "alias"]))
+        entities.append({"name": address, "type": ["email_address", "alias"], "facets": None})
     return entities
 
 
-def _action(verb: str, sender: str, recipient: str) -> Action:
-    return Action(
-        verbs=[verb],
-        verb_tense="past",
-        subject_entity_name=sender,
-        object_entity_name="email",
-        indirect_object_entity_name=recipient,
-    )
-
-
-def _actions(verb: str, sender: str, recipient: str) -> list[Action]:
-    out: list[Action] = []
+def _actions(verb: str, sender: str, recipient: str) -> list[Plain]:
+    out: list[Plain] = []
     r_display, r_address = parseaddr(recipient)
     for s in parseaddr(sender):
         if not s:
             continue
         if r_display:
-            out.append(_action(verb, s, r_display))
+            out.append(action([verb], s, "email", r_display))
         if r_address:
-            out.append(_action(verb, s, r_address))
+            out.append(action([verb], s, "email", r_address))
     return out
 
 
-def email_knowledge(record: dict[str, Any]) -> KnowledgeResponse:
-    """What TypeAgent's ``EmailMessage.get_knowledge()`` returns for this mail record."""
+def email_plain(record: dict[str, Any]) -> Plain:
+    """What TypeAgent's ``EmailMessage.get_knowledge()`` returns for this mail record,
+    as plain data (``plain.response`` makes the ``KnowledgeResponse``)."""
     sender, to, cc, bcc = email_fields(record)
-    entities: list[ConcreteEntity] = []
+    entities: list[Plain] = []
     if sender:
         entities.extend(_address_entities(sender))
     for value in (*to, *cc, *bcc):
         entities.extend(_address_entities(value))
-    entities.append(ConcreteEntity(name="email", type=["message"]))
-    actions: list[Action] = []
+    entities.append({"name": "email", "type": ["message"], "facets": None})
+    actions: list[Plain] = []
     if sender and to:
         for recipient in to:
             actions.extend(_actions("sent", sender, recipient))
             actions.extend(_actions("received", recipient, sender))
     subject = record.get("subject")
     topics = [subject] if isinstance(subject, str) and subject else []
-    return KnowledgeResponse(entities=entities, actions=actions, inverse_actions=[], topics=topics)
+    return {"entities": entities, "actions": actions, "inverse_actions": [], "topics": topics}
+
+
+def email_knowledge(record: dict[str, Any]) -> KnowledgeResponse:
+    """What TypeAgent's ``EmailMessage.get_knowledge()`` returns for this mail record."""
+    return response(email_plain(record))

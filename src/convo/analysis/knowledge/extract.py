@@ -55,12 +55,18 @@ from typing import Any
 
 from convo.analysis.knowledge.email import parseaddr, person_name
 from convo.analysis.knowledge.keyphrases import PhraseStats, candidates, rank
-from convo.analysis.knowledge.metadata import is_email, metadata_knowledge, typeagent_knowledge
+from convo.analysis.knowledge.metadata import (
+    is_email,
+    metadata_knowledge,
+    metadata_plain,
+    typeagent_knowledge,
+)
+from convo.analysis.knowledge.plain import Plain, action, merge_entities, response
 from convo.analysis.knowledge.text import body, clean_subject, questions, scan
 from convo.core import fields
-from convo.core.knowledge_schema import Action, ActionParam, ConcreteEntity, KnowledgeResponse
+from convo.core.knowledge_schema import KnowledgeResponse
 from convo.core.names import words
-from convo.core.record import ROLES, ConversationMessage
+from convo.core.record import ConversationMessage
 
 __all__ = [
     "Conversation",
@@ -71,6 +77,7 @@ __all__ = [
 
 BROADCAST = frozenset({"here", "everyone", "channel", "all"})  # @here: nobody in particular
 SPOOL_MEMORY = 8 << 20  # bytes kept in memory before extract_all spools to disk
+_CACHE_MAX = 1 << 16  # entries of a cache (bounded memory)
 _META, _MENTION, _TEXT = 0, 1, 2  # spelling priority of a name
 _LOWER_TEXT = 2 * _TEXT + 1  # the rank of a lower-case spelling from the text
 
@@ -116,13 +123,14 @@ class Analysis:
     candidates: list[tuple[str, ...]]
 
     def dump(self) -> list[Any]:
+        """Plain data for a spool line (orjson writes the candidate tuples as arrays)."""
         return [self.urls, self.emails, self.mentions, self.hashtags, self.questions,
-                [list(c) for c in self.candidates]]  # fmt: skip
+                self.candidates]  # fmt: skip
 
     @classmethod
     def load(cls, data: list[Any]) -> Analysis:
         urls, emails, mentions, hashtags, asked, found = data
-        return cls(urls, emails, mentions, hashtags, asked, [tuple(c) for c in found])
+        return cls(urls, emails, mentions, hashtags, asked, list(map(tuple, found)))
 
 
 def _analyse(record: dict[str, Any]) -> Analysis:
@@ -131,24 +139,31 @@ def _analyse(record: dict[str, Any]) -> Analysis:
         return Analysis([], [], [], [], [], [])
     marked = scan(text)
     asked = questions(text) if fields.listeners(record) else []
-    mentions = [m for m in marked.mentions if m.casefold() not in BROADCAST]
+    mentions = (
+        [m for m in marked.mentions if m.casefold() not in BROADCAST] if marked.mentions else []
+    )
     return Analysis(
         marked.urls, marked.emails, mentions, marked.hashtags, asked,
         candidates(marked.plain),
     )  # fmt: skip
 
 
-def _content_entities(a: Analysis) -> list[tuple[ConcreteEntity, int]]:
-    out = [(ConcreteEntity(name=m, type=["person"]), _MENTION) for m in a.mentions]
-    out += [(ConcreteEntity(name=x, type=["email"]), _TEXT) for x in a.emails]
-    out += [(ConcreteEntity(name=u, type=["url"]), _TEXT) for u in a.urls]
+def _content_entities(a: Analysis) -> list[Plain]:
+    """Mentions (person), addresses (email) and URLs (url) of the text, in that order."""
+    out = [{"name": m, "type": ["person"], "facets": None} for m in a.mentions]
+    out += [{"name": x, "type": ["email"], "facets": None} for x in a.emails]
+    out += [{"name": u, "type": ["url"], "facets": None} for u in a.urls]
     return out
 
 
 def _meta_names(record: dict[str, Any], conv: Conversation | None = None) -> list[str]:
+    """The speaker and listeners, as ``person`` names them."""
     speaker = fields.speaker(record)
-    names = [person(record, speaker, conv)] if speaker else []
-    return names + [person(record, x, conv) for x in fields.listeners(record)]
+    names = [speaker, *fields.listeners(record)] if speaker else fields.listeners(record)
+    if not is_email(record):
+        return names
+    name = conv.mailperson if conv is not None else person_name
+    return [name(x) for x in names]
 
 
 def name_words(name: str) -> list[str]:
@@ -171,7 +186,7 @@ def _named_in(name: str, question: str) -> bool:
 
 def _ask_actions(
     record: dict[str, Any], speaker: str, asked_questions: list[str], conv: Conversation | None
-) -> list[Action]:
+) -> list[Plain]:
     listeners = [person(record, x, conv) for x in fields.listeners(record)]
     if not listeners:
         return []
@@ -181,54 +196,18 @@ def _ask_actions(
         for t in targets:
             asked.setdefault(t, []).append(q)
     return [
-        _past_action("ask", speaker, target, [ActionParam(name="question", value=q) for q in qs])
+        action(["ask"], speaker, target, params=[{"name": "question", "value": q} for q in qs])
         for target, qs in asked.items()
     ]
 
 
-def _past_action(verb: str, subject: str, obj: str, params: list[str | ActionParam]) -> Action:
-    return Action(
-        verbs=[verb],
-        verb_tense="past",
-        subject_entity_name=subject,
-        object_entity_name=obj,
-        indirect_object_entity_name="none",
-        params=params,
-    )
-
-
-def _reply_actions(record: dict[str, Any], who: str, conv: Conversation | None) -> list[Action]:
+def _reply_actions(record: dict[str, Any], who: str, conv: Conversation | None) -> list[Plain]:
     """``who`` replied to the parent's speaker (``none`` when the parent is not here)."""
     reply_to = record.get("replyTo", record.get("reply_to"))
     if not isinstance(reply_to, str) or not reply_to:
         return []
     parent = (conv.parent_speaker(reply_to) if conv is not None else None) or "none"
-    return [_past_action("reply", who, parent, [ActionParam(name="replyTo", value=reply_to)])]
-
-
-def _merge_entities(entities: list[ConcreteEntity], canon) -> list[ConcreteEntity]:
-    merged: dict[str, ConcreteEntity] = {}
-    for e in entities:
-        name = canon(e.name)
-        key = name.casefold()
-        have = merged.get(key)
-        if have is None:
-            facets = list(e.facets) if e.facets is not None else None
-            merged[key] = ConcreteEntity(name=name, type=list(e.type), facets=facets)
-            continue
-        have.type.extend(t for t in e.type if t not in have.type)
-        if e.facets:
-            have.facets = have.facets or []
-            have.facets.extend(f for f in e.facets if f not in have.facets)
-    return list(merged.values())
-
-
-def _roles_apart(entities: list[ConcreteEntity]) -> list[ConcreteEntity]:
-    """A speaker named by its role (``user``, ``assistant``, ...) is a role, not a person."""
-    for e in entities:
-        if "person" in e.type and e.name.casefold() in ROLES:
-            e.type = ["role" if t == "person" else t for t in e.type]
-    return entities
+    return [action(["reply"], who, parent, params=[{"name": "replyTo", "value": reply_to}])]
 
 
 def _dedupe(items: Iterable[str]) -> list[str]:
@@ -254,6 +233,13 @@ class Conversation:
         self._parents: dict[str, tuple[dict[str, Any], str]] = {}
         self._aliases: dict[str, str] = {}
         self.name_words: set[str] = set()  # words of people's names: not topics
+        # Caches (not state): the canonical form of a name as written, and the names
+        # already learnt from metadata (the best rank: learning one again changes nothing).
+        self._canon: dict[str, str] = {}
+        self._meta_seen: set[str] = set()
+
+    def __getstate__(self) -> dict[str, Any]:
+        return dict(self.__dict__, _canon={}, _meta_seen=set())  # a worker fills its own
 
     def mailperson(self, value: str) -> str:
         """A mail person's name: the display name, else one seen with this address, else it."""
@@ -274,12 +260,22 @@ class Conversation:
                 self._aliases.setdefault(address.casefold(), display)
 
     def canonical(self, name: str) -> str:
-        if name == "none":
-            return name
-        found = self._names.get(name.casefold())
-        return found[1] if found else name
+        found = self._canon.get(name)
+        if found is None:
+            have = self._names.get(name.casefold()) if name != "none" else None
+            found = have[1] if have else name
+            if len(self._canon) >= _CACHE_MAX:
+                self._canon.clear()
+            self._canon[name] = found
+        return found
 
     def _name(self, name: str, priority: int) -> None:
+        if priority == _META:
+            if name in self._meta_seen:
+                return
+            if len(self._meta_seen) >= _CACHE_MAX:
+                self._meta_seen.clear()
+            self._meta_seen.add(name)
         key = name.casefold()
         # Rank: the priority, and a lower-case spelling (not from metadata) yields to a
         # capitalised one of the same priority. The best rank wins, the first among
@@ -290,12 +286,15 @@ class Conversation:
         have = self._names.get(key)
         if have is None or rank < have[0]:
             self._names[key] = (rank, name)
+            if self._canon:
+                self._canon.clear()
             if priority != _TEXT:
                 self.name_words.update(name_words(name))
 
     def merge(self, other: Conversation) -> None:
         """Add what ``observe`` learnt from the input that follows this one's."""
         self.stats.merge(other.stats)
+        self._canon.clear()
         for key, (their_rank, name) in other._names.items():
             have = self._names.get(key)
             if have is None or their_rank < have[0]:
@@ -337,8 +336,11 @@ class Conversation:
         self.stats.observe_candidates(analysis.candidates)
         for name in _meta_names(record, self):
             self._name(name, _META)
-        for e, priority in _content_entities(analysis):
-            self._name(e.name, priority)
+        for names, priority in (
+            (analysis.mentions, _MENTION), (analysis.emails, _TEXT), (analysis.urls, _TEXT),
+        ):  # fmt: skip
+            for name in names:  # _content_entities, in its order
+                self._name(name, priority)
         return analysis
 
     def extract(
@@ -354,6 +356,15 @@ class Conversation:
         self._note_parent(record)
         return _extract(record, self, metadata_only, analysis)
 
+    def extract_plain(self, record: dict[str, Any], analysis: Analysis | None) -> Plain:
+        """``extract_analysed(...).to_dict()``, built as plain data (``plain``)."""
+        self._note_parent(record)
+        return _extract_plain(record, self, analysis)
+
+
+def _same(name: str) -> str:
+    return name
+
 
 def _extract(
     record: dict[str, Any],
@@ -363,10 +374,19 @@ def _extract(
 ) -> KnowledgeResponse:
     if metadata_only:
         return typeagent_knowledge(record)
-    meta = metadata_knowledge(record)
-    canon = conv.canonical if conv is not None else (lambda n: n)
+    return response(_extract_plain(record, conv, analysis))
+
+
+def _extract_plain(
+    record: dict[str, Any], conv: Conversation | None, analysis: Analysis | None
+) -> Plain:
+    """One message's content knowledge (see the module docstring), as plain data."""
+    meta = metadata_plain(record, is_email(record))
+    canon = conv.canonical if conv is not None else _same
     a = analysis if analysis is not None else _analyse(record)
-    entities = meta.entities + [e for e, _ in _content_entities(a)]
+    entities = meta["entities"]
+    if a.mentions or a.emails or a.urls:
+        entities += _content_entities(a)
     subject = record.get("subject")
     tags = record.get("tags")
     topics = [clean_subject(subject)] if isinstance(subject, str) else []
@@ -375,22 +395,23 @@ def _extract(
     stats = conv.stats if conv is not None else None
     names = conv.name_words if conv is not None else _own_name_words(record, a)
     topics += rank(a.candidates, stats, exclude=topics, names=names)
-    actions = list(meta.actions)
+    actions = meta["actions"]
     speaker = fields.speaker(record)
     if speaker:
         who = person(record, speaker, conv)
-        actions += _ask_actions(record, who, a.questions, conv)
+        if a.questions:
+            actions += _ask_actions(record, who, a.questions, conv)
         actions += _reply_actions(record, who, conv)
-    for act in (*actions, *meta.inverse_actions):
-        act.subject_entity_name = canon(act.subject_entity_name)
-        act.object_entity_name = canon(act.object_entity_name)
-        act.indirect_object_entity_name = canon(act.indirect_object_entity_name)
-    return KnowledgeResponse(
-        entities=_roles_apart(_merge_entities(entities, canon)),
-        actions=actions,
-        inverse_actions=list(meta.inverse_actions),
-        topics=_dedupe(topics),
-    )
+    for act in actions:  # metadata knowledge has no inverse actions
+        act["subjectEntityName"] = canon(act["subjectEntityName"])
+        act["objectEntityName"] = canon(act["objectEntityName"])
+        act["indirectObjectEntityName"] = canon(act["indirectObjectEntityName"])
+    return {
+        "entities": merge_entities(entities, canon),
+        "actions": actions,
+        "inverse_actions": [],
+        "topics": _dedupe(topics),
+    }
 
 
 def extract(
@@ -445,7 +466,23 @@ def extract_all(
             record = as_record(x)
             yield record, typeagent_knowledge(record)
         return
+    for record, plain in plain_all(items, keep_text=keep_text):
+        yield record, response(plain)
+
+
+def plain_all(
+    items: Iterable[dict[str, Any] | ConversationMessage],
+    *,
+    metadata_only: bool = False,
+    keep_text: bool = True,
+) -> Iterator[tuple[dict[str, Any], Plain]]:
+    """``extract_all`` with each knowledge as plain data (``KnowledgeResponse.to_dict()``)."""
+    if metadata_only:
+        for x in items:
+            record = as_record(x)
+            yield record, typeagent_knowledge(record).to_dict()
+        return
     conv = Conversation()
     records = items if isinstance(items, list | tuple) else (as_record(x) for x in items)
     for record, analysis in replay(records, conv, keep_text=keep_text):
-        yield record, conv.extract_analysed(record, analysis)
+        yield record, conv.extract_plain(record, analysis)

@@ -38,7 +38,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Collection, Iterable
-from functools import lru_cache
+from itertools import chain
+from operator import itemgetter, mul
+from typing import Any, NamedTuple
 
 from convo.analysis.knowledge.stopwords import STOPWORDS as OTHER_STOPWORDS
 from convo.analysis.knowledge.stopwords import language
@@ -75,12 +77,9 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 # A word (group 1), or something that breaks a phrase: punctuation, a spaced dash, a line end.
 _SCAN = re.compile(r"([^\W_][\w'’-]*)|[^\w\s'’-]+|\s-+\s|\n")
+_CACHE_MAX = 1 << 16  # distinct tokens and pieces remembered (bounded memory)
 
 
-_STOP = {None: STOPWORDS} | {k: STOPWORDS | v for k, v in OTHER_STOPWORDS.items()}
-
-
-@lru_cache(maxsize=1 << 16)
 def _norm(token: str) -> str | None:
     """The normalised word, or None when the token breaks a phrase (too short, a number)."""
     t = token.lower().replace("’", "'").strip("'-")
@@ -91,30 +90,97 @@ def _norm(token: str) -> str | None:
     return t
 
 
+class _Words(dict):
+    """Token -> ``_norm(token)``, computed once per distinct token ('' breaks too)."""
+
+    def __missing__(self, token: str) -> str | None:
+        word = self[token] = _norm(token) if token else None
+        return word
+
+
+class _Texts(dict):
+    """Word (or None) -> its part of a run text: the word and a space, or a newline when
+    it breaks a phrase (None, or a stopword of ``stop``)."""
+
+    def __init__(self, stop: frozenset[str]):
+        super().__init__()
+        self.stop = stop
+
+    def __missing__(self, word: str | None) -> str:
+        text = self[word] = "\n" if word is None or word in self.stop else word + " "
+        return text
+
+
+_STOP = {None: STOPWORDS} | {k: STOPWORDS | v for k, v in OTHER_STOPWORDS.items()}
+_FOREIGN_ONLY = frozenset().union(*OTHER_STOPWORDS.values()) - STOPWORDS
+_WORDS = _Words()
+_TEXTS = {lang: _Texts(stop) for lang, stop in _STOP.items()}
+_NEWLINE = "\x00"  # stands for a newline in a text split on whitespace (a break, as \x00 is)
+
+
+class _Pieces(dict):
+    """A whitespace-separated piece of text -> its words (``_norm`` of each token
+    ``_SCAN`` finds in it; None for a break) and the English run text of those words;
+    ``foreign`` holds the pieces with a stopword of another language only.
+
+    ``_SCAN``'s words and punctuation runs hold no whitespace, so they lie within the
+    pieces, and a piece of letters and digits only is one word. What spans whitespace is
+    a break: a newline (``_NEWLINE``), and a spaced dash (``\\s-+\\s``: a piece of dashes
+    only; when an earlier one took the space before it, that one broke the same gap).
+    How many breaks stand between two words does not change the candidates.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.words: dict[str, tuple[str | None, ...]] = {}
+        self.foreign: set[str] = set()
+
+    def __missing__(self, piece: str) -> str:
+        if piece.isalnum():
+            tokens = [piece]
+        else:
+            tokens = _SCAN.findall(piece) or ([] if piece.strip("-") else [""])
+        words = self.words[piece] = tuple(map(_WORDS.__getitem__, tokens))
+        if not _FOREIGN_ONLY.isdisjoint(words):
+            self.foreign.add(piece)
+        text = self[piece] = "".join(map(_TEXTS[None].__getitem__, words))
+        return text
+
+    def bound(self) -> None:
+        """Forget everything past ``_CACHE_MAX`` pieces (between messages, never during one)."""
+        if len(self) > _CACHE_MAX:
+            self.clear()
+            self.words.clear()
+            self.foreign.clear()
+            _WORDS.clear()
+            for texts in _TEXTS.values():
+                texts.clear()
+
+
+_PIECES = _Pieces()
+
+
 def candidates(text: str) -> list[tuple[str, ...]]:
     """Candidate phrases (tuples of normalised words) in order of appearance.
 
     Stopwords are those of the message's language (``stopwords.language``) and English.
+    Each distinct piece of text is read once (``_Pieces``); a message is then C loops
+    over its pieces, and a Python step per run between breaks.
     """
-    norm = _norm
-    words = [norm(token) if token else None for token in _SCAN.findall(text)]
-    stop = _STOP[language([w for w in words if w is not None], STOPWORDS)]
-    out: list[tuple[str, ...]] = []
-    run: list[str] = []
-    for w in words:  # a word, or None for a phrase break
-        if w is not None and w not in stop:
-            run.append(w)
-        elif run:
-            _keep(run, out)
-            run = []
-    _keep(run, out)
+    _PIECES.bound()
+    pieces = (text.replace("\n", f" {_NEWLINE} ") if "\n" in text else text).split()
+    parts = list(map(_PIECES.__getitem__, pieces))
+    if not _PIECES.foreign.isdisjoint(pieces):
+        words = list(chain.from_iterable(map(_PIECES.words.__getitem__, pieces)))
+        lang = language(words, STOPWORDS)
+        if lang is not None:
+            parts = list(map(_TEXTS[lang].__getitem__, words))
+    out = []
+    for run in "".join(parts).split("\n"):
+        n = run.count(" ")  # each word is followed by a space
+        if 0 < n <= MAX_WORDS and len(run) > 3 * n:  # words have two letters or more
+            out.append(tuple(run.split()))
     return out
-
-
-def _keep(run: list[str], out: list[tuple[str, ...]]) -> None:
-    """Add the run of words to ``out`` if it makes a candidate phrase."""
-    if run and len(run) <= MAX_WORDS and any(len(x) >= 3 for x in run):
-        out.append(tuple(run))
 
 
 class PhraseStats:
@@ -136,6 +202,12 @@ class PhraseStats:
         self.df: Counter[str] = Counter()
         self.docs = 0
         self.floor = 0  # words in at most this many messages may have been forgotten
+        self._ranking: Ranking | None = None  # derived for ``rank``; dropped on a change
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_ranking"] = None  # derived: a worker derives its own
+        return state
 
     def _forget(self) -> None:
         while len(self.df) > self.VOCABULARY // 2:
@@ -148,14 +220,15 @@ class PhraseStats:
         self.observe_candidates(candidates(text))
 
     def observe_candidates(self, cands: Iterable[tuple[str, ...]]) -> None:
-        seen: set[str] = set()
-        for cand in cands:
-            for w in cand:
-                self.freq[w] += 1
-                self.degree[w] += len(cand)
-                seen.add(w)
-        self.df.update(seen)
+        cands = cands if isinstance(cands, list) else list(cands)
+        words = list(chain.from_iterable(cands))
+        # C loops: a word counts once per occurrence, its degree the candidate's length
+        # each time (a candidate repeated len times), its df once per message.
+        self.freq.update(words)
+        self.degree.update(chain.from_iterable(map(mul, cands, map(len, cands))))
+        self.df.update(set(words))
         self.docs += 1
+        self._ranking = None
         if len(self.df) > self.VOCABULARY:
             self._forget()
 
@@ -166,6 +239,7 @@ class PhraseStats:
         self.df.update(other.df)
         self.docs += other.docs
         self.floor = max(self.floor, other.floor)
+        self._ranking = None
         if len(self.df) > self.VOCABULARY:
             self._forget()
 
@@ -173,12 +247,26 @@ class PhraseStats:
         f = self.freq.get(w, 0)
         return self.degree[w] / f if f else 1.0
 
+    def ranking(self) -> Ranking:
+        """Each word's score and the words that recur, derived once until the next change."""
+        if self._ranking is None:
+            degree = self.degree
+            scores = {w: degree[w] / f for w, f in self.freq.items() if f}
+            self._ranking = Ranking(scores, frozenset(w for w, n in self.df.items() if n >= 2))
+        return self._ranking
 
-def _trim(cand: tuple[str, ...], df: dict[str, int]) -> tuple[str, ...]:
-    if len(cand) < 2:
-        return cand
+
+class Ranking(NamedTuple):
+    """What ``rank`` reads of a conversation's ``PhraseStats``."""
+
+    scores: dict[str, float]  # degree / frequency (a word not here scores 1.0)
+    recurring: frozenset[str]  # words in two messages or more
+
+
+def _trim(cand: tuple[str, ...], recurring: frozenset[str]) -> tuple[str, ...]:
+    """Trailing words in one message only are cut, unless every word is."""
     end = len(cand)
-    while end and df.get(cand[end - 1], 0) < 2:
+    while end and cand[end - 1] not in recurring:
         end -= 1
     return cand[:end] if end else cand
 
@@ -195,31 +283,57 @@ def _is_name(cand: tuple[str, ...], names: Collection[str]) -> bool:
     return bool(names) and all(w in names for w in cand)
 
 
-def _scores(
-    cands: list[tuple[str, ...]],
-    stats: PhraseStats,
-    local: bool,
-    exclude: Iterable[str],
-    names: Collection[str],
+def _local_scores(
+    cands: list[tuple[str, ...]], exclude: Iterable[str], names: Collection[str]
 ) -> dict[tuple[str, ...], tuple[float, int]]:
-    """(score, first position) of each distinct candidate worth ranking."""
-    in_message: Counter[tuple[str, ...]] | None = Counter(cands) if local else None
+    """(-score, first position) of each distinct candidate worth ranking, on the
+    message's own statistics (plain single-document RAKE)."""
+    stats = PhraseStats()
+    stats.observe_candidates(cands)
+    in_message = Counter(cands)
     skip = {" ".join(x.casefold().split()) for x in exclude}
-    freq, degree, df = stats.freq, stats.degree, stats.df
     scored: dict[tuple[str, ...], tuple[float, int]] = {}
     for pos, cand in enumerate(cands):
         if cand in scored or (skip and " ".join(cand) in skip) or _is_name(cand, names):
             continue
+        if len(cand) == 1 and (len(cand[0]) < 4 or in_message[cand] < 2):
+            continue
+        score = 0.0
+        for w in cand:
+            score += stats.word_score(w)
+        scored[cand] = (-score, pos)
+    return scored
+
+
+def _scores(
+    cands: list[tuple[str, ...]],
+    ranking: Ranking,
+    exclude: Iterable[str],
+    names: Collection[str],
+) -> dict[tuple[str, ...], tuple[float, int]]:
+    """(-score, first position) of each distinct candidate worth ranking, on the
+    conversation's statistics."""
+    skip = {" ".join(x.casefold().split()) for x in exclude}
+    get, recurring = ranking.scores.get, ranking.recurring
+    names = names if isinstance(names, set | frozenset) else set(names)
+    scored: dict[tuple[str, ...], tuple[float, int]] = {}
+    for pos, cand in enumerate(cands):
+        if (
+            cand in scored
+            or (skip and " ".join(cand) in skip)
+            or (names and names.issuperset(cand))
+        ):
+            continue
         if len(cand) == 1:
             w = cand[0]
-            recurs = in_message[cand] >= 2 if in_message is not None else df.get(w, 0) >= 2
-            if len(w) < 4 or not recurs:
+            if len(w) < 4 or w not in recurring:
                 continue
+            scored[cand] = (-get(w, 1.0), pos)
+            continue
         score = 0.0
-        for w in cand:  # PhraseStats.word_score, inlined (the hot loop of key phrases)
-            f = freq.get(w, 0)
-            score += degree.get(w, 0) / f if f else 1.0
-        scored[cand] = (score, pos)
+        for w in cand:  # in order, as PhraseStats.word_score summed (the same float)
+            score += get(w, 1.0)
+        scored[cand] = (-score, pos)
     return scored
 
 
@@ -233,16 +347,13 @@ def rank(
     made only of ``names`` (words of people's names, lower-case) are skipped."""
     if not cands:
         return []
-    local = stats is None or stats.docs == 0
-    if local:
-        stats = PhraseStats()
-        stats.observe_candidates(cands)
-    assert stats is not None
-    if not local:
-        df = stats.df
-        cands = [_trim(c, df) for c in cands]
-    scored = _scores(cands, stats, local, exclude, names)
-    ranked = sorted(scored.items(), key=lambda kv: (-kv[1][0], kv[1][1]))
-    n_words = sum(len(c) for c in cands)
-    top = 5 if n_words > 150 else 3
+    if stats is None or stats.docs == 0:
+        scored = _local_scores(cands, exclude, names)
+    else:
+        ranking = stats.ranking()
+        recurring = ranking.recurring
+        cands = [c if len(c) < 2 or c[-1] in recurring else _trim(c, recurring) for c in cands]
+        scored = _scores(cands, ranking, exclude, names)
+    top = 5 if sum(map(len, cands)) > 150 else 3
+    ranked = sorted(scored.items(), key=itemgetter(1))  # best score, then first seen
     return [" ".join(c) for c, _ in ranked[:top]]

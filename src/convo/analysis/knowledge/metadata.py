@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from convo.analysis.knowledge.email import email_knowledge
+from convo.analysis.knowledge.email import email_knowledge, email_plain
+from convo.analysis.knowledge.plain import Plain, say
 from convo.core import fields
 from convo.core.knowledge_schema import KnowledgeResponse
 from convo.core.record import ConversationMessage, ConversationMessageMeta
@@ -71,3 +72,12 @@ def metadata_knowledge(item: dict[str, Any] | ConversationMessage) -> KnowledgeR
     if is_email(record):
         return email_knowledge(record)
     return typeagent_knowledge(record)
+
+
+def metadata_plain(record: dict[str, Any], mail: bool) -> Plain:
+    """``metadata_knowledge(record).to_dict()``, built as plain data (``mail``: the
+    record ``is_email``)."""
+    if mail:
+        return email_plain(record)
+    entities, actions = say(fields.speaker(record), fields.listeners(record))
+    return {"entities": entities, "actions": actions, "inverse_actions": [], "topics": []}

@@ -28,10 +28,11 @@ import orjson
 from convo.analysis.knowledge.extract import (
     Analysis,
     Conversation,
-    extract_all,
+    plain_all,
     typeagent_knowledge,
     without_text,
 )
+from convo.analysis.knowledge.plain import Plain
 from convo.analysis.knowledge.summary import Aggregate, aggregate
 from convo.analysis.parallel import (
     RangeReport,
@@ -43,17 +44,17 @@ from convo.analysis.parallel import (
     workers,
 )
 from convo.core import fields
-from convo.core.knowledge_schema import KnowledgeResponse
 from convo.core.pool import ordered_map
 from convo.query.filters import Filters
 
 
-def knowledge_line(record: dict[str, Any], k: KnowledgeResponse) -> bytes:
-    """One line of ``convo knowledge -f jsonl``: the record's ids and its knowledge."""
+def knowledge_line(record: dict[str, Any], k: Plain) -> bytes:
+    """One line of ``convo knowledge -f jsonl``: the record's ids and its knowledge (as
+    plain data, ``KnowledgeResponse.to_dict()``)."""
     line = {
         "id": fields.record_id(record),
         "source_id": fields.string(record, "source_id"),
-        "knowledge": k.to_dict(),
+        "knowledge": k,
     }
     return orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE)
 
@@ -106,11 +107,11 @@ def extract_range(step: Step) -> tuple[Aggregate | None, RangeReport | None]:
     report = None
     if step.metadata_only:  # one pass: no conversation state
         report = RangeReport()
-        pairs = ((r, typeagent_knowledge(r)) for r in range_records(step.task, report))
+        pairs = ((r, typeagent_knowledge(r).to_dict()) for r in range_records(step.task, report))
     else:
         conv = step.conv
         assert conv is not None
-        pairs = ((r, conv.extract_analysed(r, a)) for r, a in _spooled(step.spool))
+        pairs = ((r, conv.extract_plain(r, a)) for r, a in _spooled(step.spool))
     if step.summary:
         agg = Aggregate()
         for record, k in pairs:
@@ -195,6 +196,6 @@ def knowledge_of_parts(
     if summary:
         return aggregate(records, metadata_only=metadata_only)
     assert out is not None
-    for record, k in extract_all(records, metadata_only=metadata_only, keep_text=False):
+    for record, k in plain_all(records, metadata_only=metadata_only, keep_text=False):
         out.write(knowledge_line(record, k))
     return None

@@ -11,7 +11,7 @@ with conversational filler in ``keyphrases``.
 (English unless another language hits more); key phrases of the message then break
 on that language's stopwords and on English ones (conversations mix in English words).
 A word is looked up once in ``_LANGS`` (word -> the languages listing it), so picking a
-language costs one dict lookup per word.
+language costs one dict lookup per word, in C loops.
 """
 
 from __future__ import annotations
@@ -83,20 +83,35 @@ for _lang, _words in STOPWORDS.items():
 del _lang, _words, _w
 
 
-def language(words: Iterable[str], english: frozenset[str]) -> str | None:
-    """The language (``de``, ``fr``, ...) whose stopwords ``words`` (lower-case) hit
-    most, or None for English (``english`` is its list) and when nothing is hit."""
-    hits: dict[str, int] = {}
-    en = 0
-    langs = _LANGS
-    for w in words:
-        found = langs.get(w)
-        if found is not None:
-            for lang in found:
-                hits[lang] = hits.get(lang, 0) + 1
-        if w in english:
-            en += 1
-    if not hits:
+_FOREIGN: dict[frozenset[str], frozenset[str]] = {}  # English list -> the other words
+
+
+def _foreign_only(english: frozenset[str]) -> frozenset[str]:
+    found = _FOREIGN.get(english)
+    if found is None:
+        if len(_FOREIGN) > 8:
+            _FOREIGN.clear()
+        found = _FOREIGN[english] = frozenset(_LANGS.keys() - english)
+    return found
+
+
+def language(words: Iterable[str | None], english: frozenset[str]) -> str | None:
+    """The language (``de``, ``fr``, ...) whose stopwords ``words`` (lower-case; None
+    entries are skipped) hit most, or None for English (``english`` is its list) and
+    when nothing is hit. Ties go to the first language in alphabetical order."""
+    words = words if isinstance(words, list) else list(words)
+    # Counted in C loops (any, sum over map): this runs once per message. A language
+    # wins only with more hits than English, so only when the message holds one of its
+    # stopwords that is not an English one (most hold none), and only when the words
+    # some other list has outnumber the English ones.
+    if not any(map(_foreign_only(english).__contains__, words)):
         return None
-    best = max(sorted(hits), key=lambda lang: hits[lang])
+    en = sum(map(english.__contains__, words))
+    if sum(map(_LANGS.__contains__, words)) <= en:
+        return None
+    hits: dict[str, int] = {}
+    for langs in filter(None, map(_LANGS.get, words)):
+        for lang in langs:
+            hits[lang] = hits.get(lang, 0) + 1
+    best = max(sorted(hits), key=hits.__getitem__)
     return best if hits[best] > en else None

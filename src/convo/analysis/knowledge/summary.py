@@ -31,12 +31,12 @@ from convo.analysis.frequent import Frequent
 from convo.analysis.knowledge.extract import (
     Conversation,
     as_record,
-    extract_all,
     person,
+    plain_all,
     replay,
 )
+from convo.analysis.knowledge.plain import Plain
 from convo.core import fields
-from convo.core.knowledge_schema import KnowledgeResponse
 from convo.core.record import ConversationMessage
 
 CAPACITY = 20_000  # keys kept per table after a reduction (twice that before one)
@@ -106,10 +106,11 @@ class Aggregate:
     def add(
         self,
         record: dict[str, Any],
-        knowledge: KnowledgeResponse,
+        knowledge: Plain,
         conv: Conversation | None = None,
     ) -> None:
-        """Count one message: its speaker and listeners, entities, topics."""
+        """Count one message: its speaker and listeners, entities, topics (``knowledge``
+        as plain data: ``KnowledgeResponse.to_dict()``)."""
 
         def key_of(value: str) -> str:
             name = person(record, value, conv)
@@ -121,26 +122,32 @@ class Aggregate:
         if who is not None:
             self.speakers.add(who)
             heard = {key_of(listener) for listener in fields.listeners(record)}
-            for a in knowledge.actions:  # a reply talks to the parent's speaker
-                if a.verbs == ["reply"] and a.object_entity_name not in ("none", speaker):
-                    heard.add(self._key(a.object_entity_name))
+            for a in knowledge["actions"]:  # a reply talks to the parent's speaker
+                obj = a["objectEntityName"]
+                if a["verbs"] == ["reply"] and obj not in ("none", speaker):
+                    heard.add(self._key(obj))
             heard.discard(who)  # replying to oneself is not talking to someone
             for listener in sorted(heard):
                 self.pairs.add((who, listener))
-        for e in knowledge.entities:
-            if "message" in e.type:  # TypeAgent's "email" entity on every mail
-                continue
-            key = self._key(e.name)
-            self.entities.add(key)
-            types = self.entity_types.setdefault(key, [])
-            types.extend(t for t in e.type if t not in types)
-        for t in knowledge.topics:
+        self._add_entities(knowledge["entities"])
+        for t in knowledge["topics"]:
             key = self._key(t)
             self.topics.add(key)
             if who is not None:
                 self.speaker_topics.add((who, key))
         if len(self.spelling) > self._prune_at:
             self._prune()
+
+    def _add_entities(self, entities: list[Plain]) -> None:
+        for e in entities:
+            kinds = e["type"]
+            if "message" in kinds:  # TypeAgent's "email" entity on every mail
+                continue
+            key = self._key(e["name"])
+            self.entities.add(key)
+            types = self.entity_types.setdefault(key, [])
+            if types != kinds:
+                types.extend(t for t in kinds if t not in types)
 
     def merge(self, other: Aggregate) -> None:
         """Add the aggregate of the input that follows this one's (see the module docstring)."""
@@ -197,11 +204,11 @@ def aggregate(
     """Who talks to whom, top entities and topics, per-speaker topics, for a conversation."""
     agg = Aggregate()
     if metadata_only:
-        for record, k in extract_all(items, metadata_only=True):
+        for record, k in plain_all(items, metadata_only=True):
             agg.add(record, k)
         return agg
     conv = Conversation()
     records = items if isinstance(items, list | tuple) else (as_record(x) for x in items)
     for record, analysis in replay(records, conv, keep_text=False):
-        agg.add(record, conv.extract_analysed(record, analysis), conv)
+        agg.add(record, conv.extract_plain(record, analysis), conv)
     return agg

@@ -38,11 +38,25 @@ _TRAILING = ".,;:!?*'\"”’"
 _PAIRS = {")": "(", "]": "[", "}": "{", ">": "<"}
 
 
+def _untouched(chunk: str) -> bool:
+    """``body`` keeps the chunk as it is: no line break (every character printable,
+    which rules out all that ``splitlines`` splits on), no quote (``>``), no signature
+    or ``Original Message`` dashes (``--``) and no ``wrote:`` (in any case, as
+    ``_QUOTE_INTRO`` matches it: none of its letters has another case-insensitive form
+    in ``re``). Found by C scans, not a pattern tried at every position."""
+    if not chunk.isprintable() or ">" in chunk or "--" in chunk:
+        return False
+    return not (":" in chunk and "wrote:" in chunk.lower())
+
+
 def body(chunks: list[str]) -> str:
     """The text a person wrote: no quoted mail, signature or tool/media chunks."""
     kept: list[str] = []
     for chunk in chunks:
         if not isinstance(chunk, str) or _MEDIA_CHUNK.match(chunk):
+            continue
+        if _untouched(chunk):
+            kept.append(chunk)
             continue
         lines: list[str] = []
         for line in chunk.splitlines():
@@ -85,6 +99,12 @@ _MARKED = re.compile(
 _HINT = re.compile(r"[@#]|://|www\.", re.I)
 
 
+def _hinted(text: str) -> bool:
+    """``_HINT`` may occur in ``text``: with ``in`` (memchr speed), not a pattern tried
+    at every position (``www.`` in any case: its letters have no other ``re`` case form)."""
+    return "@" in text or "#" in text or "://" in text or ("." in text and "www." in text.lower())
+
+
 def _matches(text: str) -> Iterator[_Match]:
     done = 0
     for hint in _HINT.finditer(text):
@@ -121,6 +141,8 @@ class Marked:
 def scan(text: str) -> Marked:
     """One pass over ``text``; a URL is taken whole, so addresses, mentions and ``#``
     fragments inside it are not found separately."""
+    if not _hinted(text):  # most messages: nothing marked
+        return Marked(plain=text)
     found = Marked()
     pieces: list[str] = []
     last = 0
@@ -177,6 +199,8 @@ def sentences(text: str) -> list[str]:
 
 def questions(text: str, limit: int = 3, width: int = 200) -> list[str]:
     """The first ``limit`` sentences that end in ``?`` (each cut to ``width`` characters)."""
+    if "?" not in text:
+        return []
     out = []
     for s in sentences(text):
         if s.rstrip("\"')]").endswith("?") and any(c.isalpha() for c in s):
