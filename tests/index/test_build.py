@@ -96,13 +96,20 @@ def test_a_range_of_a_replaced_store_is_refused(tmp_path):
         read_range(task)
 
 
+def _dumps(record, escaped: bool) -> bytes:
+    return json.dumps(record, ensure_ascii=escaped).encode("utf-8", "surrogatepass")
+
+
 @settings(max_examples=150, deadline=None)
 @given(
-    st.lists(st.one_of(hostile(), st.just(b"[1]"), st.just(b"  "), st.just(b"{bad")), max_size=6)
+    st.lists(st.one_of(hostile(), st.just(b"[1]"), st.just(b"  "), st.just(b"{bad")), max_size=6),
+    st.booleans(),
 )
-def test_batch_rows_are_row_of(items):
-    """``batch.rows_of`` (the build's hot path) reads each line as ``rows.row_of``."""
-    lines = [x if isinstance(x, bytes) else json.dumps(x).encode() for x in items]
+def test_batch_rows_are_row_of(items, escaped):
+    """``batch.rows_of`` (the build's hot path) reads each line as ``rows.row_of``, its
+    non-ASCII text written as UTF-8 or as ``\\u`` escapes; CJK text is spaced either way."""
+    items = [*items, {"textChunks": ["東京タワー", 1], "subject": "한국 "}]
+    lines = [x if isinstance(x, bytes) else _dumps(x, escaped) for x in items]
     data = b"".join(x + (b"\r\n" if i % 2 else b"\n") for i, x in enumerate(lines))
     batch = rows_of(data, 100)
     records = [r for r in map(parse, lines) if r is not None]

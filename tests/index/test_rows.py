@@ -39,3 +39,34 @@ def test_row_of_reads_fields_as_the_accessors_do(r):
     assert row.listeners == [x for x in fields.listeners(r) if x]
     assert row.tags == fields.tags(r)
     assert row.text == fields.text(r)
+
+
+CJK_TEXT = st.text(
+    st.one_of(st.sampled_from("東京タワーへ行く서울に日本語 abc,é-"), st.characters()), max_size=12
+)
+
+
+def _tokens(conn, text: str) -> list[tuple[str, int]]:
+    conn.execute("DELETE FROM t")
+    conn.execute("INSERT INTO t (rowid, x) VALUES (1, ?)", (text,))
+    return conn.execute("SELECT term, offset FROM v ORDER BY offset").fetchall()
+
+
+@given(CJK_TEXT)
+def test_cjk_characters_are_tokens_of_their_own(text):
+    """``space_cjk`` gives FTS5 the tokens of one space around each run of CJK characters
+    and one between them (the spelling the index was first built with)."""
+    import re
+    import sqlite3
+
+    from convo.index.rows import _CJK_CHARS, space_cjk
+    from convo.index.schema import TOKENIZER
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{TOKENIZER}')")
+    conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+    runs = re.sub(f"[{_CJK_CHARS}]+", lambda m: " " + " ".join(m.group()) + " ", text)
+    assert _tokens(conn, space_cjk(text)) == _tokens(conn, runs)
+    assert {t for t, _ in _tokens(conn, space_cjk(text))} >= set(
+        re.findall(f"[{_CJK_CHARS}]", text)
+    )

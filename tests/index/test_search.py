@@ -87,7 +87,7 @@ def test_without_an_index_file_search_still_works(store, monkeypatch):
 
 def test_fts_query_rewrites_only_cjk():
     assert fts_query('budget "a b" x*') == 'budget "a b" x*'
-    assert fts_query("東京 OR 大阪*") == '"東 京" OR "大 阪"*'
+    assert fts_query("東京 OR 大阪*") == '"東  京" OR "大  阪"*'
 
 
 def test_count_matches(store):

@@ -169,8 +169,15 @@ class _Rows:
     def _text(self, n: int, subject: str | None, chunks: Any, get: Any) -> None:
         if chunks is None:
             chunks = get("text_chunks")
-        text = "\n".join([x for x in chunks if type(x) is str]) if type(chunks) is list else ""
-        self.batch.fts.append((n, space_cjk(subject or "").encode(), space_cjk(text).encode()))
+        if type(chunks) is list:
+            try:
+                text = "\n".join(chunks)  # the usual case: nothing but strings
+            except TypeError:
+                text = "\n".join([x for x in chunks if type(x) is str])
+        else:
+            text = ""
+        spaced = space_cjk
+        self.batch.fts.append((n, spaced(subject or "").encode(), spaced(text).encode()))
 
     def _people(self, n: int, meta: dict[str, Any]) -> None:
         people = meta.get("listeners")
