@@ -29,6 +29,12 @@ SBV_TIMING = re.compile(
     r"[ \t]*(\d+):(\d{1,2}):(\d{1,2})(?:\.(\d+))?[ \t]*,[ \t]*"
     r"(\d+):(\d{1,2}):(\d{1,2})(?:\.(\d+))?[ \t]*$"
 )
+# The timing line nearly every tool writes (``00:01:02.345 --> 00:01:04.000``; ``,`` in SRT),
+# which TIMING reads the same: a fast path, without TIMING's optional groups, for a line
+# read once a cue.
+_CANONICAL = re.compile(
+    r"(\d\d):([0-5]\d):([0-5]\d)[.,](\d\d\d) --> (\d\d):([0-5]\d):([0-5]\d)[.,](\d\d\d)(?![^ \t])"
+)
 _DIGITS = re.compile(r"[ \t]*\d+[ \t]*$")
 _SKIP_BLOCKS = ("NOTE", "STYLE", "REGION")
 
@@ -236,18 +242,15 @@ def _ms(h: str | None, m: str, s: str, frac: str | None) -> int | None:
 
 def parse_timing(line: str, sbv: bool = False) -> tuple[int, int] | None:
     """``(start_ms, end_ms)`` of a timing line, or None when it is unreadable."""
-    if sbv:
-        m = SBV_TIMING.match(line)
-        if not m:
-            return None
-        g = m.groups()
-        start, end = _ms(*g[0:4]), _ms(*g[4:8])
-    else:
-        m = TIMING.match(line)
-        if not m:
-            return None
-        g = m.groups()
-        start, end = _ms(*g[0:4]), _ms(*g[4:8])
+    fast = None if sbv else _CANONICAL.match(line)
+    if fast:
+        h, m, s, f, h2, m2, s2, f2 = map(int, fast.groups())
+        return ((h * 60 + m) * 60 + s) * 1000 + f, ((h2 * 60 + m2) * 60 + s2) * 1000 + f2
+    match = (SBV_TIMING if sbv else TIMING).match(line)
+    if not match:
+        return None
+    g = match.groups()
+    start, end = _ms(*g[0:4]), _ms(*g[4:8])
     if start is None or end is None:
         return None
     return start, end
