@@ -3,8 +3,9 @@ import io
 
 import pytest
 
+from convo.core.atomic import atomic_writer
 from convo.core.errors import InputError, RecordError
-from convo.core.io import atomic_writer, open_binary
+from convo.core.io import open_binary
 from convo.core.jsonl import Line, iter_lines, parse_line
 
 

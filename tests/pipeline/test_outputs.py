@@ -13,8 +13,8 @@ import pytest
 
 from conftest import SAMPLE_DATA, records
 from convo.cli.app import app
+from convo.core.atomic import atomic_writer
 from convo.core.errors import InputError
-from convo.core.io import atomic_writer
 
 VTT = SAMPLE_DATA / "transcripts" / "standup.vtt"
 

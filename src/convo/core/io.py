@@ -1,12 +1,11 @@
-"""Files in and out: the ``Source`` importers read, byte streams, JSON documents, atomic writes.
+"""Files in: the ``Source`` importers read, byte streams, JSON documents.
 
 Every file convo reads or writes is opened here. ``Source`` gives a cheap head for
 sniffing and a stream (``.gz`` decompressed under size and ratio caps, stdin and FIFOs
 replayable); ``decode_text`` and ``strip_bom`` are the one place encodings without a
 declaration are decided; ``load_json`` reads a whole JSON document under one size cap
 (formats whose documents are large stream them with ``convo.core.jsonstream`` instead).
-``atomic_writer`` replaces regular files atomically and writes into devices and FIFOs,
-never over them.
+Writing files is ``convo.core.atomic``.
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ import stat
 import sys
 import tempfile
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -438,76 +436,4 @@ def load_json(source: Source) -> Any:
     return parse_json(source.read_bytes(MAX_DOCUMENT_BYTES), source.name)
 
 
-def resolve_target(path: str | os.PathLike[str]) -> Path:
-    """Where writing ``path`` lands: links followed (a dangling one to its target); a link
-    loop is a located InputError."""
-    try:
-        return Path(os.path.realpath(path, strict=True))
-    except OSError as e:
-        if e.errno == errno.ELOOP:
-            raise os_error(e, str(path), "point the link at a file") from None
-        return Path(os.path.realpath(path))  # not there yet: the writer reports what fails
-
-
-@contextlib.contextmanager
-def atomic_writer(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
-    """Write ``path`` through a temporary file in the same folder, renamed on success.
-
-    On any error (or Ctrl-C) the temporary file is removed and ``path`` is untouched.
-    A symbolic link is kept and its target replaced. A character device or FIFO
-    (``/dev/null``, ``/dev/stdout``, a pipe) is written into, never replaced; a block
-    device or socket is refused. A failed write (a full disk, a read-only file system)
-    is a located InputError naming ``path``.
-    """
-    shown = str(path)
-    target = resolve_target(path)
-    try:
-        mode = os.stat(target).st_mode
-    except OSError:
-        mode = None
-    if mode is not None and stat.S_ISDIR(mode):
-        raise InputError("is a directory", where=shown, hint="name a file to write")
-    kind = special_kind(mode) if mode is not None else None
-    if kind in ("character device", "FIFO"):
-        with _located_write(shown, every=True):
-            device = open(target, "wb")  # noqa: SIM115 - closed just below
-        with device, _located_write(shown):
-            yield device
-        return
-    if kind is not None:
-        raise InputError(f"is a {kind}", where=shown, hint="name a file to write")
-    with _located_write(shown, every=True):
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with _located_write(shown):
-            with os.fdopen(fd, "wb", buffering=COPY_BYTES) as out:
-                yield out
-                out.flush()
-                os.fsync(out.fileno())
-            os.chmod(tmp, stat.S_IMODE(mode) if mode is not None else 0o644)
-            os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 WRITE_ERRNOS = (frozenset(_ERRNO_TEXT) - {errno.ELOOP}) | {errno.ENOENT}  # what a write can meet
-
-
-@contextlib.contextmanager
-def _located_write(where: str, *, every: bool = False) -> Iterator[None]:
-    """Turn a failed write into one located line. Around the caller's own code only the
-    errors of writing are (``WRITE_ERRNOS``); with ``every``, any OSError is."""
-    try:
-        yield
-    except OSError as e:
-        if not every and e.errno not in WRITE_ERRNOS:
-            raise
-        what = os_error(e, where).what
-        raise InputError(
-            f"cannot write here ({what})",
-            where=where,
-            hint="nothing was written; fix it and re-run",
-        ) from None

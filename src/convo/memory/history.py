@@ -49,8 +49,9 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import orjson
 
+from convo.core.atomic import atomic_writer
 from convo.core.errors import RecordError
-from convo.core.io import atomic_writer, open_binary
+from convo.core.io import open_binary
 from convo.core.jsonl import dumps, iter_lines
 from convo.core.record import ConversationMessage, check_message, parse_record
 from convo.core.timestamps import format_timestamp_utc

@@ -2,7 +2,7 @@
 
 Each sink consumes the whole message stream, so the ingest's counts are final when it
 returns. A file is replaced only when everything was written (a device or FIFO is written
-into, see ``convo.core.io.atomic_writer``); the store appends all or nothing.
+into, see ``convo.core.atomic.atomic_writer``); the store appends all or nothing.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import tempfile
 from collections.abc import Callable, Iterable
 from typing import BinaryIO
 
-from convo.core.io import COPY_BYTES, atomic_writer
+from convo.core.atomic import atomic_writer
+from convo.core.io import COPY_BYTES
 from convo.core.record import ConversationMessage
 from convo.pipeline.ready import ReadyLine, jsonl_line
 from convo.pipeline.store import AppendResult, Store

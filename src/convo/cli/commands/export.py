@@ -170,7 +170,7 @@ def _destination(output: str | None, env, kind: str) -> Iterator[IO[bytes]]:
     if output is None or output == "-":
         yield env.safe_stdout_bytes(kind)  # escaped only when stdout is a terminal
         return
-    from convo.core.io import atomic_writer
+    from convo.core.atomic import atomic_writer
 
     with atomic_writer(output) as out:
         yield out
