@@ -154,6 +154,9 @@ class ImportArgs:
 
 @dataclass
 class ReadArgs:
+    """The read options as given (``since`` as typed: ``7d``, ``2024-03``); ``filters()``
+    turns them into the ``query.Filters`` every reader runs."""
+
     inputs: list[str] = field(default_factory=list)
     store: str | None = None
     speakers: list[str] = field(default_factory=list)

@@ -22,6 +22,7 @@ from typing import IO, Any
 
 import orjson
 
+from convo.core.field_filters import FieldFilters
 from convo.core.names import NameQuery
 from convo.index import schema
 from convo.index.state import Track, judge, refresh
@@ -35,13 +36,7 @@ ORDERS = {
 
 
 @dataclass
-class IndexQuery:
-    speakers: list[str] = field(default_factory=list)
-    listeners: list[str] = field(default_factory=list)
-    tags: list[str] = field(default_factory=list)
-    since: str | None = None
-    until: str | None = None
-    threads: list[str] = field(default_factory=list)
+class IndexQuery(FieldFilters):
     formats: list[str] = field(default_factory=list)
     roles: list[str] = field(default_factory=list)
 
@@ -71,10 +66,7 @@ class IndexQuery:
         )  # fmt: skip
 
     def is_empty(self) -> bool:
-        return not any(
-            (self.speakers, self.listeners, self.tags, self.since, self.until, self.threads,
-             self.formats, self.roles)
-        )  # fmt: skip
+        return self.fields_empty() and not (self.formats or self.roles)
 
 
 def _json(values: Iterable[Any]) -> str:

@@ -29,30 +29,22 @@ from typing import Any
 
 from convo.core import fields
 from convo.core.errors import UsageError
+from convo.core.field_filters import FieldFilters
 from convo.core.names import NameQuery
 
 Check = Callable[[dict[str, Any]], bool]
 
 
 @dataclass
-class Filters:
-    speakers: list[str] = field(default_factory=list)
-    listeners: list[str] = field(default_factory=list)
-    tags: list[str] = field(default_factory=list)
-    since: str | None = None  # a record timestamp string (see timestamps.parse_when)
-    until: str | None = None
+class Filters(FieldFilters):
     texts: list[str] = field(default_factory=list)
     regexes: list[str] = field(default_factory=list)
-    threads: list[str] = field(default_factory=list)
     limit: int | None = None
     reverse: bool = False
     tree: Any = None  # a query.tree.Compiled: then the exact check (see above)
 
     def is_empty(self) -> bool:
-        return not (
-            self.speakers or self.listeners or self.tags or self.since or self.until
-            or self.texts or self.regexes or self.threads or self.tree
-        )  # fmt: skip
+        return self.fields_empty() and not (self.texts or self.regexes or self.tree)
 
 
 def text_terms(filters: Filters) -> list[list[str]]:

@@ -49,11 +49,10 @@ def search(
         )
     filters = args.filters()
     limit = DEFAULT_LIMIT if filters.limit is None else filters.limit
-    post = bool(filters.texts or filters.regexes)
-    q = IndexQuery(
-        speakers=filters.speakers, listeners=filters.listeners, tags=filters.tags,
-        since=filters.since, until=filters.until, threads=filters.threads,
-    )  # fmt: skip
+    # The index narrows by the field filters; text, regexes and a query tree (whose flat
+    # fields are only hints) are then checked on each hit.
+    post = bool(filters.texts or filters.regexes or filters.tree is not None)
+    q = IndexQuery.part_of(filters)
     with progress(env, "indexing") as track:
         hits, note = run_search(
             store_path(ctx, args.store), query, q, limit=10**9 if post else limit, track=track
