@@ -141,6 +141,22 @@ def test_dedup_ids_through_the_index(store):
     assert check(store).ok
 
 
+def test_dedup_of_a_large_save_keeps_its_new_ids_compact(store):
+    import tracemalloc
+
+    seen = open_ids(store)
+    assert seen is not None
+    tracemalloc.start()
+    try:
+        assert all(seen.add(f"new-message-{i:08d}@example.org") for i in range(100_000))
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        seen.close()
+    assert len(seen) == 100_010
+    assert held < 5 << 20  # a set of these strings holds about 11 MB
+
+
 def test_dedup_creates_the_index_for_a_new_store(tmp_path):
     path = tmp_path / "sub" / "new.jsonl"
     seen = open_ids(path)

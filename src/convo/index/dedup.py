@@ -1,7 +1,7 @@
 """Dedup through the index: what the store's append path asks instead of reading every id.
 
 Inside the store lock, ``open_ids`` brings the index up to date (the appended tail only,
-normally) and returns ``IndexIds``, a drop-in for ``convo.pipeline.store.IdSet``
+normally) and returns ``IndexIds``, a drop-in for ``convo.core.idset.IdSet``
 (``in``, ``add``, ``len``): each id costs one indexed lookup, so a save costs in
 proportion to the new messages. ``after_append`` then indexes the lines just written.
 Neither raises: None / an ``unavailable`` result means "use the old way".
@@ -13,6 +13,7 @@ import os
 import sqlite3
 from pathlib import Path
 
+from convo.core.idset import IdSet
 from convo.index import schema
 from convo.index.state import SyncResult, Track, status
 
@@ -22,7 +23,7 @@ class IndexIds:
 
     def __init__(self, conn: sqlite3.Connection, count: int):
         self.conn = conn
-        self.new: set[str] = set()
+        self.new = IdSet()  # a large save's new ids: ~16 bytes each, not a set of str
         self._count = count
 
     def __contains__(self, rid: str) -> bool:
@@ -35,8 +36,7 @@ class IndexIds:
         """Add ``rid``; True when it was not there yet (the ``IdSet.add`` contract)."""
         if rid in self:
             return False
-        self.new.add(rid)
-        return True
+        return self.new.add(rid)
 
     def __len__(self) -> int:
         return self._count + len(self.new)

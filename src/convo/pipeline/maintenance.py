@@ -30,10 +30,11 @@ import orjson
 
 from convo.core import fields
 from convo.core.errors import UsageError
+from convo.core.idset import IdSet
 from convo.index.build import sync
 from convo.index.rewrite import Follower
 from convo.index.rows import parse as parse_object
-from convo.pipeline.store import IdSet, Store
+from convo.pipeline.store import Store
 
 Matcher = Callable[[dict[str, Any]], bool]
 BLOCK = 1 << 20
