@@ -196,7 +196,6 @@ class ReadArgs:
         dates resolved now, people's aliases expanded)."""
         from convo.core.errors import UsageError
         from convo.query import tree
-        from convo.query.language import parse
 
         zone = self.zone()
         if zone is None and (self.since or self.until or self.query):
@@ -209,12 +208,20 @@ class ReadArgs:
             tree.terms("from", self.speakers), tree.terms("to", self.listeners),
             tree.terms("tag", self.tags), self._range(zone), tree.terms("words", self.texts),
             tree.terms("regex", self.regexes), tree.terms("thread", self.threads),
-            parse(self.query, zone=zone),
+            self._parsed(zone),
         ])  # fmt: skip
         people = self.load_people()
         if node is not None and people is not None:
             node = tree.with_people(node, people)
         return tree.to_filters(node, limit=self.limit, reverse=self.reverse)
+
+    def _parsed(self, zone: tzinfo | None):
+        """The query's tree (None without a query: the language is not loaded then)."""
+        if not self.query:
+            return None
+        from convo.query.language import parse
+
+        return parse(self.query, zone=zone)
 
     def _range(self, zone: tzinfo | None):
         from convo.core.errors import UsageError

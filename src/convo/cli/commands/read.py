@@ -19,7 +19,6 @@ def run_read(args: ReadArgs, order: OrderArgs, *, show: bool = False) -> int:
     from convo.output import selection
     from convo.output.progress import progress
     from convo.output.reading import nothing_matched, write_selection
-    from convo.output.views.show import conversation_view
     from convo.output.writers import make_writer, registry
     from convo.output.writers.base import RecordWriter
     from convo.query.scan import Selector
@@ -29,6 +28,8 @@ def run_read(args: ReadArgs, order: OrderArgs, *, show: bool = False) -> int:
     writer: RecordWriter
     if show and args.format in (None, "table"):
         # The conversation is the point of show, piped (`| less`) too: plain text then.
+        from convo.output.views.show import conversation_view
+
         fmt, writer = "table", conversation_view(env, options)
     else:
         fmt = args.format or ("table" if env.stdout_isatty else "jsonl")
