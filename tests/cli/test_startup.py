@@ -65,8 +65,10 @@ def test_indexed_list_loads_no_format_and_no_pydantic(tmp_path):
 
     assert refresh(store, wait=True).available
     modules = _modules("--store", str(store), "list", "--latest", "3", "-f", "jsonl")
-    for name in NEVER_AT_START:
+    for name in (*NEVER_AT_START, "typer", "click"):  # the fast path (cli/fast.py)
         assert not _loaded(modules, name), name
+    for name in ("convo.index.build", "convo.query.language"):
+        assert name not in modules, name
     for family in FORMAT_FAMILIES:
         assert not _loaded(modules, f"convo.importers.{family}"), family
     assert "convo.index.lookup" in modules  # it did read through the index

@@ -1,12 +1,8 @@
-"""The ``convo`` command line: the Typer app, its global options, and the way it exits.
+"""The ``convo`` program: its entry point, and Ctrl-C during start-up.
 
-Every way out is an exit code and at most one line on stderr: convo's own errors
-(``cli.runtime.command``), click's usage errors (``convo list -n abc``), and Ctrl-C
-anywhere, start-up included (130). Commands live in ``cli/commands/``, one module each;
-library imports happen inside them so that ``convo --help`` stays fast. They register on
-``commands`` (a holder the group never converts as a whole): the group converts only the
-command that runs (``cli/lazy.py``), and its options are coerced without pydantic where
-typer would build an adapter per option (``cli/coercion.py``).
+``main`` runs a read command whose command line ``cli/fast.py`` can parse without typer
+(importing typer is most of a short command's time); every other command line goes to
+the Typer app (``cli/group.py``), also reachable here as ``app`` (loaded on first use).
 """
 
 from __future__ import annotations
@@ -14,6 +10,10 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from convo.cli.group import app
 
 
 def _interrupted_at_start(_signum, _frame) -> None:  # pragma: no cover - timing dependent
@@ -34,177 +34,36 @@ def _run_as_convo() -> bool:
 if _run_as_convo() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
     signal.signal(signal.SIGINT, _interrupted_at_start)
 
-from typing import Any  # noqa: E402 - after the start-up Ctrl-C handler
-
-import typer  # noqa: E402
-from typer.core import TyperGroup  # noqa: E402
-
-from convo.cli.coercion import install, on_parse  # noqa: E402
-from convo.cli.commands import (  # noqa: E402
-    export,
-    index,
-    info,
-    ingest,
-    knowledge,
-    maintain,
-    people,
-    read,
-    search,
-    stats,
-    validate,
-)
-from convo.cli.lazy import LazyCommands  # noqa: E402
-from convo.cli.options import show_choices  # noqa: E402
-from convo.cli.runtime import (  # noqa: E402
-    command,
-    err,
-    quiet_broken_pipe,
-    state,
-)
-from convo.core.errors import ExitCode  # noqa: E402
-
-__all__ = ["app", "command", "main"]
+__all__ = ["app", "main"]
 
 
-def _usage_error(e: Any) -> int:
-    """Typer's (vendored click's) usage errors as one line; ``convo`` alone shows help."""
-    if type(e).__name__ == "NoArgsIsHelpError":
-        e.show()
-        return int(e.exit_code)
-    message = e.format_message() if hasattr(e, "format_message") else str(e)
-    ctx = getattr(e, "ctx", None)
-    if ctx is None:
-        err(f"error: {message}")
-    else:
-        where = ctx.command_path
-        err(f"error: {where}: {message}; see `{where} --help`")
-    return int(getattr(e, "exit_code", ExitCode.USAGE))
+def __getattr__(name: str) -> Any:
+    if name != "app":
+        raise AttributeError(f"module 'convo.cli.app' has no attribute {name!r}")
+    from convo.cli.group import app
 
-
-class ConvoGroup(TyperGroup):
-    """The app's click group: usage errors and Ctrl-C become one line and an exit code."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.commands = LazyCommands(app, commands, _prepare)
-        self._listing = False
-
-    def parse_args(self, ctx: Any, args: list[str]) -> Any:
-        install(self.get_params(ctx))
-        return super().parse_args(ctx, args)
-
-    def list_commands(self, ctx: Any) -> list[str]:
-        return list(self.commands)  # typer's reads items(), which would convert them all
-
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        if self._listing:
-            return self.commands.summary(cmd_name)  # type: ignore[attr-defined]
-        return super().get_command(ctx, cmd_name)
-
-    def format_commands(self, ctx: Any, formatter: Any) -> None:
-        """The command list of ``--help``, from each command's help (none converted)."""
-        self._listing = True
-        try:
-            super().format_commands(ctx, formatter)
-        finally:
-            self._listing = False
-
-    def main(self, *args: Any, **kwargs: Any) -> Any:
-        standalone_mode = kwargs.pop("standalone_mode", True)
-        try:
-            code = super().main(*args, **{**kwargs, "standalone_mode": False})
-        except typer.TyperException as e:
-            code = _usage_error(e)
-        except (typer.Abort, KeyboardInterrupt):
-            err("interrupted")
-            code = int(ExitCode.INTERRUPTED)
-        except BrokenPipeError:
-            quiet_broken_pipe()
-            code = 0
-        if not standalone_mode:
-            return code
-        sys.exit(code or 0)
-
-
-app = typer.Typer(
-    name="convo",
-    cls=ConvoGroup,
-    help="Turn conversations from anywhere into one record (TypeAgent ConversationMessage JSONL) "
-    "and query them fast.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-
-
-def _version_callback(value: bool) -> None:
-    if value:
-        from convo import __version__
-
-        typer.echo(f"convo {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _main(
-    ctx: typer.Context,
-    store: str | None = typer.Option(
-        None, "--store", metavar="PATH", envvar="CONVO_STORE", help="The store file for every command."
-    ),
-    people: str | None = typer.Option(
-        None, "--people", metavar="FILE", envvar="CONVO_PEOPLE",
-        help="A TOML file of people and their aliases (see `convo people --help`).",
-    ),
-    debug: bool = typer.Option(False, "--debug", help="Show (escaped) tracebacks for errors."),
-    _version: bool = typer.Option(
-        False, "--version", callback=_version_callback, is_eager=True, help="Print the version and exit."
-    ),
-) -> None:  # fmt: skip
-    """convo: ingest, list, query, show and validate conversations."""
-    state["debug"] = debug
-    state["people"] = people
-    # A store named with --store or $CONVO_STORE makes read commands read it, not a piped
-    # stdin (a `while read` loop's stdin is not input); with neither, a pipe is the input.
-    source = ctx.get_parameter_source("store")
-    named = source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT")
-    state["store"] = store if named else None
-
-
-def _prepare(cmd: Any) -> None:
-    """A command just converted: choices in its help, plain values coerced here."""
-    show_choices(cmd)
-    on_parse(cmd)
-
-
-# The commands, converted one at a time by ConvoGroup (cli/lazy.py); settings are the app's.
-commands = typer.Typer()
-
-for _module in (
-    ingest,
-    read,
-    stats,
-    knowledge,
-    people,
-    info,
-    validate,
-    export,
-    search,
-    index,
-    maintain,
-):
-    _module.register(commands)
+    return app
 
 
 def main() -> None:
     """Console-script entry point: from here on Ctrl-C raises KeyboardInterrupt, which
-    commands clean up after and ``ConvoGroup`` turns into exit code 130."""
+    commands clean up after and the group (or ``cli.runtime.guarded``) turns into exit
+    code 130."""
+    from convo.cli.fast import run
+    from convo.cli.runtime import err, quiet_broken_pipe
+    from convo.core.errors import ExitCode
+
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        app()
+        code = run(sys.argv[1:])
+        if code is None:
+            from convo.cli.group import app
+
+            app()
     except BrokenPipeError:
         quiet_broken_pipe()
         sys.exit(0)
     except KeyboardInterrupt:
         err("interrupted")
         sys.exit(int(ExitCode.INTERRUPTED))
+    sys.exit(code)

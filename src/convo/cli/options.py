@@ -19,9 +19,7 @@ import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
-from typing import Any
-
-import typer
+from typing import Any, NamedTuple
 
 SPEAKER_MODES = ("auto", "voice", "prefix", "none")
 
@@ -48,6 +46,8 @@ class Choices:
         folded = {n.casefold(): n for n in names}
         if value.casefold() in folded:  # --to HTML means html
             return folded[value.casefold()]
+        import typer
+
         raise typer.BadParameter(f"unknown {self.what} {value!r}; choose one of: {'|'.join(names)}")
 
     def complete(self, incomplete: str) -> list[str]:
@@ -58,6 +58,8 @@ def choice_option(
     default: Any, *decls: str, choices: Choices, help: str, metavar: str | None = None
 ) -> Any:
     """An option whose value is one of ``choices`` (listed in help unless ``metavar``)."""
+    import typer
+
     return typer.Option(
         default, *decls, parser=choices, autocompletion=choices.complete, help=help,
         metavar=metavar,
@@ -199,7 +201,6 @@ class ReadArgs:
         dates resolved now, people's aliases expanded)."""
         from convo.core.errors import UsageError
         from convo.query import tree
-        from convo.query.language import parse
 
         zone = self.zone()
         if zone is None and (self.since or self.until or self.query):
@@ -212,12 +213,20 @@ class ReadArgs:
             tree.terms("from", self.speakers), tree.terms("to", self.listeners),
             tree.terms("tag", self.tags), self._range(zone), tree.terms("words", self.texts),
             tree.terms("regex", self.regexes), tree.terms("thread", self.threads),
-            parse(self.query, zone=zone),
+            self._parsed(zone),
         ])  # fmt: skip
         people = self.load_people()
         if node is not None and people is not None:
             node = tree.with_people(node, people)
         return tree.to_filters(node, limit=self.limit, reverse=self.reverse)
+
+    def _parsed(self, zone: tzinfo | None):
+        """The query's tree (None without a query: the language is not loaded then)."""
+        if not self.query:
+            return None
+        from convo.query.language import parse
+
+        return parse(self.query, zone=zone)
 
     def _range(self, zone: tzinfo | None):
         from convo.core.errors import UsageError
@@ -284,16 +293,51 @@ def _opt(name: str, annotation: Any, default: Any) -> inspect.Parameter:
     )
 
 
-def _import_params() -> list[inspect.Parameter]:
-    return [
-        _opt("from_", str | None, choice_option(None, "--from", choices=Choices(_format_names, "format"), metavar="FORMAT", help="Input format of named files, instead of detection (one of `convo formats`).")),
-        _opt("tz", str | None, typer.Option(None, "--tz", metavar="ZONE", help="Zone for naive times (IANA name, UTC, local, +02:00): in source files (default UTC) and, for read commands, of --since/--until and the times shown (default local).")),
-        _opt("start_date", str | None, typer.Option(None, "--start-date", metavar="WHEN", help="Transcripts: the date and time the recording started.")),
-        _opt("speakers_mode", str, choice_option("auto", "--speakers", choices=Choices(SPEAKER_MODES, "--speakers"), help="Transcripts: how speakers are found.")),
-        _opt("no_merge", bool, typer.Option(False, "--no-merge", help="Transcripts: one message per cue.")),
-        _opt("strip_quotes", bool, typer.Option(False, "--strip-quotes", help="Email: drop quoted replies and signatures.")),
-        _opt("include_thinking", bool, typer.Option(False, "--include-thinking", help="Agent exports: keep private reasoning as a [thinking] chunk (default: in extra only).")),
-    ]  # fmt: skip
+class Spec(NamedTuple):
+    """One shared option (no ``decls``: the FILE... argument), declared once: typer's
+    parameter is made from it (``param``), and so is ``cli/fast.py``'s parse."""
+
+    name: str
+    annotation: Any
+    default: Any
+    decls: tuple[str, ...]
+    help: str
+    metavar: str | None = None
+    choices: Choices | None = None
+
+    def param(self) -> inspect.Parameter:
+        import typer
+
+        if not self.decls:
+            arg = typer.Argument(
+                self.default, help=self.help, show_default=False, metavar=self.metavar
+            )
+            kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+            return inspect.Parameter(self.name, kind, default=arg, annotation=self.annotation)
+        if self.choices is not None:
+            info = choice_option(
+                self.default, *self.decls, choices=self.choices, help=self.help,
+                metavar=self.metavar,
+            )  # fmt: skip
+        else:
+            info = typer.Option(self.default, *self.decls, metavar=self.metavar, help=self.help)
+        return _opt(self.name, self.annotation, info)
+
+
+def _params(specs: Sequence[Spec]) -> list[inspect.Parameter]:
+    return [s.param() for s in specs]
+
+
+S, L = str | None, list[str] | None
+IMPORT_SPECS = (
+    Spec("from_", S, None, ("--from",), "Input format of named files, instead of detection (one of `convo formats`).", "FORMAT", Choices(_format_names, "format")),
+    Spec("tz", S, None, ("--tz",), "Zone for naive times (IANA name, UTC, local, +02:00): in source files (default UTC) and, for read commands, of --since/--until and the times shown (default local).", "ZONE"),
+    Spec("start_date", S, None, ("--start-date",), "Transcripts: the date and time the recording started.", "WHEN"),
+    Spec("speakers_mode", str, "auto", ("--speakers",), "Transcripts: how speakers are found.", None, Choices(SPEAKER_MODES, "--speakers")),
+    Spec("no_merge", bool, False, ("--no-merge",), "Transcripts: one message per cue."),
+    Spec("strip_quotes", bool, False, ("--strip-quotes",), "Email: drop quoted replies and signatures."),
+    Spec("include_thinking", bool, False, ("--include-thinking",), "Agent exports: keep private reasoning as a [thinking] chunk (default: in extra only)."),
+)  # fmt: skip
 
 
 def _import_args(kw: dict[str, Any]) -> ImportArgs:
@@ -304,50 +348,38 @@ def _import_args(kw: dict[str, Any]) -> ImportArgs:
     )  # fmt: skip
 
 
-def _input_params() -> list[inspect.Parameter]:
-    return [
-        inspect.Parameter(
-            "inputs",
-            inspect.Parameter.POSITIONAL_OR_KEYWORD,
-            default=typer.Argument(
-                None,
-                help="Files or folders to read (any importable format; - for stdin). "
-                "Default: stdin when it is a pipe or a file and no store is named, else the store.",
-                show_default=False,
-                metavar="FILE",
-            ),
-            annotation=list[str] | None,
-        ),
-        _opt("store", str | None, typer.Option(None, "--store", metavar="PATH", help="The store file (default $XDG_DATA_HOME/convo/messages.jsonl).")),
-    ]  # fmt: skip
+INPUT_SPECS = (
+    Spec("inputs", L, None, (), "Files or folders to read (any importable format; - for stdin). Default: stdin when it is a pipe or a file and no store is named, else the store.", "FILE"),
+    Spec("store", S, None, ("--store",), "The store file (default $XDG_DATA_HOME/convo/messages.jsonl).", "PATH"),
+)  # fmt: skip
+
+FILTER_SPECS = (
+    Spec("speaker", L, None, ("--speaker", "-s"), "Speaker name, display name, address or whole words of it; repeat to OR.", "NAME"),
+    Spec("listener", L, None, ("--listener", "-r"), "A listener (recipient), matched like --speaker; repeat to OR.", "NAME"),
+    Spec("tag", L, None, ("--tag", "-t"), "A tag (case-insensitive); repeat to OR.", "TAG"),
+    Spec("since", S, None, ("--since",), "From this time on: 2024 (Jan 1st), 2024-03, 2024-03-06, '2024-03-06 10:00', yesterday, 7d, 2w, 3h.", "WHEN"),
+    Spec("until", S, None, ("--until",), "Before this time (exclusive); same forms as --since.", "WHEN"),
+    Spec("text", L, None, ("--text", "-q"), "Words that must all occur in the text or subject (case-insensitive); repeat to OR.", "WORDS"),
+    Spec("regex", L, None, ("--regex", "-e"), "A Python regular expression searched in the text; repeat to OR.", "REGEX"),
+    Spec("thread", L, None, ("--thread",), "A thread id (or the id of its first message); repeat to OR.", "ID"),
+    Spec("limit", int | None, None, ("--limit", "-n"), "At most this many messages.", "N"),
+    Spec("reverse", bool, False, ("--reverse",), "Last first (input order reversed)."),
+)  # fmt: skip
 
 
-def _filter_params() -> list[inspect.Parameter]:
-    L = list[str] | None
-    return [
-        _opt("speaker", L, typer.Option(None, "--speaker", "-s", metavar="NAME", help="Speaker name, display name, address or whole words of it; repeat to OR.")),
-        _opt("listener", L, typer.Option(None, "--listener", "-r", metavar="NAME", help="A listener (recipient), matched like --speaker; repeat to OR.")),
-        _opt("tag", L, typer.Option(None, "--tag", "-t", metavar="TAG", help="A tag (case-insensitive); repeat to OR.")),
-        _opt("since", str | None, typer.Option(None, "--since", metavar="WHEN", help="From this time on: 2024 (Jan 1st), 2024-03, 2024-03-06, '2024-03-06 10:00', yesterday, 7d, 2w, 3h.")),
-        _opt("until", str | None, typer.Option(None, "--until", metavar="WHEN", help="Before this time (exclusive); same forms as --since.")),
-        _opt("text", L, typer.Option(None, "--text", "-q", metavar="WORDS", help="Words that must all occur in the text or subject (case-insensitive); repeat to OR.")),
-        _opt("regex", L, typer.Option(None, "--regex", "-e", metavar="REGEX", help="A Python regular expression searched in the text; repeat to OR.")),
-        _opt("thread", L, typer.Option(None, "--thread", metavar="ID", help="A thread id (or the id of its first message); repeat to OR.")),
-        _opt("limit", int | None, typer.Option(None, "--limit", "-n", metavar="N", help="At most this many messages.")),
-        _opt("reverse", bool, typer.Option(False, "--reverse", help="Last first (input order reversed).")),
-    ]  # fmt: skip
-
-
-def _output_params(formats: Sequence[str] | None) -> list[inspect.Parameter]:
+def output_specs(formats: Sequence[str] | None) -> tuple[Spec, ...]:
+    """``-f`` limited to ``formats`` (None: every registered writer), ``--utc``, ``--pager``."""
     choices = Choices(formats if formats else _writer_names, "--format")
-    return [
-        _opt("format", str | None, choice_option(
-            None, "--format", "-f", choices=choices,
-            help="Output format. Default: table on a terminal, else the command's piped format.",
-        )),
-        _opt("utc", bool, typer.Option(False, "--utc", help="Show times in UTC instead of local time.")),
-        _opt("pager", bool, typer.Option(False, "--pager", help="Page long terminal output.")),
-    ]  # fmt: skip
+    return (
+        Spec("format", S, None, ("--format", "-f"), "Output format. Default: table on a terminal, else the command's piped format.", None, choices),
+        Spec("utc", bool, False, ("--utc",), "Show times in UTC instead of local time."),
+        Spec("pager", bool, False, ("--pager",), "Page long terminal output."),
+    )  # fmt: skip
+
+
+def read_specs(formats: Sequence[str] | None) -> tuple[Spec, ...]:
+    """The parameters ``read_options_for(formats)`` adds, in their order."""
+    return INPUT_SPECS + IMPORT_SPECS + FILTER_SPECS + output_specs(formats)
 
 
 _READ_KEYS = {
@@ -386,10 +418,11 @@ def _with_params(func, added: list[inspect.Parameter], build: Callable[[dict[str
 
 def import_options(func):
     """Add the import-option group; call ``func(imports: ImportArgs, ...)``."""
-    return _with_params(func, _import_params(), lambda kw: {"imports": _import_args(kw)})
+    return _with_params(func, _params(IMPORT_SPECS), lambda kw: {"imports": _import_args(kw)})
 
 
-def _read_args(kw: dict[str, Any]) -> dict[str, ReadArgs]:
+def read_args(kw: dict[str, Any]) -> dict[str, ReadArgs]:
+    """``{"args": ReadArgs}`` from the values of ``read_specs`` (popped from ``kw``)."""
     imports = _import_args(kw)
     values = {dest: kw.pop(src) for src, dest in _READ_KEYS.items() if src in kw}
     for key in _LISTS:
@@ -403,8 +436,7 @@ def read_options_for(formats: Sequence[str] | None):
     """``read_options`` with ``-f`` limited to ``formats`` (None: every registered writer)."""
 
     def decorate(func):
-        added = _input_params() + _import_params() + _filter_params() + _output_params(formats)
-        return _with_params(func, added, _read_args)
+        return _with_params(func, _params(read_specs(formats)), read_args)
 
     return decorate
 
@@ -432,15 +464,19 @@ def order_options(func):
 
     Served by the store's index when it is fresh, else in flat memory (see
     ``convo.output.selection``)."""
-    added = [
-        _opt("sort", str | None, choice_option(None, "--sort", choices=Choices(("time", "-time"), "--sort"), help="Order by time (-time: newest first). Default: input order.")),
-        _opt("latest", int | None, typer.Option(None, "--latest", metavar="N", help="Only the N most recent messages, shown oldest first.")),
-        _opt("count", bool, typer.Option(False, "--count", help="Print how many messages match, not the messages.")),
-    ]  # fmt: skip
-    keys = ("sort", "latest", "count")
-    return _with_params(
-        func, added, lambda kw: {"order": OrderArgs(**{k: kw.pop(k) for k in keys})}
-    )
+    return _with_params(func, _params(ORDER_SPECS), order_args)
+
+
+ORDER_SPECS = (
+    Spec("sort", S, None, ("--sort",), "Order by time (-time: newest first). Default: input order.", None, Choices(("time", "-time"), "--sort")),
+    Spec("latest", int | None, None, ("--latest",), "Only the N most recent messages, shown oldest first.", "N"),
+    Spec("count", bool, False, ("--count",), "Print how many messages match, not the messages."),
+)  # fmt: skip
+
+
+def order_args(kw: dict[str, Any]) -> dict[str, OrderArgs]:
+    """``{"order": OrderArgs}`` from the values of ``ORDER_SPECS`` (popped from ``kw``)."""
+    return {"order": OrderArgs(**{s.name: kw.pop(s.name) for s in ORDER_SPECS})}
 
 
 def read_options(func):

@@ -9,10 +9,9 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-import typer
 
 from convo.core.errors import ExitCode
 
@@ -84,8 +83,19 @@ def _fail(e: BaseException) -> int:
     return int(ExitCode.USAGE)
 
 
+def guarded(call: Callable[[], Any]) -> int:
+    """The exit code of ``call()`` by convo's error rules (``command``'s, without typer:
+    ``cli/fast.py``): what it returns, else that of what it raised, shown as one line."""
+    try:
+        code = call()
+    except (Exception, KeyboardInterrupt) as e:
+        return _fail(e)
+    return int(code or 0)
+
+
 def command(func):
     """Run a command with convo's error rules: one line, exit codes, quiet broken pipes."""
+    import typer
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:

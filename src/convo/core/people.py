@@ -16,7 +16,6 @@ record's speaker and listeners to the person's name for ``stats`` and ``knowledg
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +56,8 @@ class People:
 
     @classmethod
     def load(cls, path: str) -> People:
+        import tomllib  # (only with a people file: not on every read command's start-up)
+
         from convo.core.io import open_binary
 
         try:

@@ -11,13 +11,39 @@ the functions here return None (or a result saying "not available") and the call
 falls back to scanning the JSONL.
 """
 
-from convo.index.build import drop, sync
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+# Names that are also submodules (check, lookup, search) are bound here: importing a
+# submodule sets the package's attribute of its name. The writing side (build) and
+# dedup load on first use, so a read of a fresh index does not import them.
 from convo.index.check import CheckResult, check
-from convo.index.dedup import IndexIds, after_append, open_ids
 from convo.index.lookup import IndexQuery, count, lookup, read_spans, reader
 from convo.index.schema import index_path
 from convo.index.search import Hit, count_matches, search
 from convo.index.state import Status, SyncResult, refresh, status
+
+_LAZY = {
+    "drop": "build", "sync": "build",
+    "IndexIds": "dedup", "after_append": "dedup", "open_ids": "dedup",
+}  # fmt: skip
+
+if TYPE_CHECKING:
+    from convo.index.build import drop, sync
+    from convo.index.dedup import IndexIds, after_append, open_ids
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'convo.index' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"convo.index.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CheckResult",

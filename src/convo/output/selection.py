@@ -32,9 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from convo.core import fields
-from convo.index import IndexQuery, lookup
-from convo.index import order as flat
-from convo.index.lookup import Lines, Track
+from convo.index.lookup import IndexQuery, Lines, Track, lookup
 from convo.query.scan import Match, Selector, limited
 
 BATCH = 1000
@@ -95,7 +93,7 @@ def count(
 ) -> tuple[int, str]:  # fmt: skip
     """``(how many records select would give, note)``: counted in SQL when every filter is
     indexable and the index is fresh, else by selecting without keeping anything."""
-    from convo.index import count as index_count
+    from convo.index.lookup import count as index_count
 
     f = selector.filters
     q = IndexQuery.from_filters(f)
@@ -192,6 +190,8 @@ def _scanned(
         if f.limit is None and not f.reverse:
             return selector.batches(parts, on_error, need_record)
         return _chunks(selector.select_parts(parts, on_error, need_record=need_record))
+    from convo.index import order as flat  # (tempfile: only a scan that orders needs it)
+
     matches = (m for b in selector.batches(parts, on_error, need_record=True) for m in b)
     newest_first = order.sort == "-time"
     if order.latest is not None:

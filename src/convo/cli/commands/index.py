@@ -1,6 +1,6 @@
 """``convo index [--rebuild | --check | --drop]``: the store's SQLite index.
 
-Not registered by itself: ``register(app)`` adds the command (called from cli/app.py).
+Not registered by itself: ``register(app)`` adds the command (called from cli/group.py).
 Without a flag the index is built, or brought up to date (the appended tail only when
 possible), with a progress line on a terminal. ``--check`` compares every row with the
 store and exits 1 on a mismatch. Messages go to stderr.

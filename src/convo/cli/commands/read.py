@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import re
-
-import typer
+from typing import Any
 
 from convo.cli.options import OrderArgs, ReadArgs, order_options, read_options
 from convo.cli.runtime import Reporter, command, environment, err, flush_stdout, outcome, state
@@ -19,7 +18,6 @@ def run_read(args: ReadArgs, order: OrderArgs, *, show: bool = False) -> int:
     from convo.output import selection
     from convo.output.progress import progress
     from convo.output.reading import nothing_matched, write_selection
-    from convo.output.views.show import conversation_view
     from convo.output.writers import make_writer, registry
     from convo.output.writers.base import RecordWriter
     from convo.query.scan import Selector
@@ -29,6 +27,8 @@ def run_read(args: ReadArgs, order: OrderArgs, *, show: bool = False) -> int:
     writer: RecordWriter
     if show and args.format in (None, "table"):
         # The conversation is the point of show, piped (`| less`) too: plain text then.
+        from convo.output.views.show import conversation_view
+
         fmt, writer = "table", conversation_view(env, options)
     else:
         fmt = args.format or ("table" if env.stdout_isatty else "jsonl")
@@ -148,6 +148,8 @@ def _query_arguments(func):
     """``query``'s arguments are the query and the inputs (``split_query``): say so."""
     import inspect
 
+    import typer
+
     sig = inspect.signature(func)
     words = typer.Argument(
         None, metavar="QUERY|FILE", show_default=False,
@@ -162,7 +164,14 @@ def _query_arguments(func):
     return func
 
 
-def register(app: typer.Typer) -> None:
-    app.command("list")(command(read_options(order_options(list_))))
-    app.command("query")(command(_query_arguments(read_options(order_options(query)))))
-    app.command("show")(command(read_options(order_options(show))))
+# The commands, in help order; each takes exactly the read and order options (``register``),
+# so ``cli/fast.py`` may run them without typer.
+FAST = {"list": list_, "query": query, "show": show}
+
+
+def register(app: Any) -> None:
+    for name, func in FAST.items():
+        wrapped = read_options(order_options(func))
+        if func is query:
+            wrapped = _query_arguments(wrapped)
+        app.command(name)(command(wrapped))
