@@ -25,8 +25,8 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from convo.analysis.knowledge.analysed import Analysis
 from convo.analysis.knowledge.extract import (
-    Analysis,
     Conversation,
     plain_all,
     typeagent_knowledge,
@@ -111,7 +111,8 @@ def extract_range(step: Step) -> tuple[Aggregate | None, RangeReport | None]:
     else:
         conv = step.conv
         assert conv is not None
-        pairs = ((r, conv.extract_plain(r, a)) for r, a in _spooled(step.spool))
+        full = not step.summary  # a summary counts no actions but replies
+        pairs = ((r, conv.extract_plain(r, a, full)) for r, a in _spooled(step.spool))
     if step.summary:
         agg = Aggregate()
         for record, k in pairs:
