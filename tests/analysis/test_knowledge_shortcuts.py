@@ -1,8 +1,8 @@
 """The shortcuts of knowledge extraction give what the plain rules give.
 
-``keyphrases.rank`` remembers each candidate's decision per ranking, ``Aggregate``
-remembers each speaker's key, summaries build no actions but replies, and actions are
-named canonically as they are made; none of it may change a result.
+``Aggregate`` remembers each speaker's key, summaries build no actions but replies,
+actions are named canonically as they are made, and ``say`` copies TypeAgent's rule;
+none of it may change a result. Key phrases follow statistics and names that change.
 """
 
 from __future__ import annotations

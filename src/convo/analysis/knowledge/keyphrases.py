@@ -78,7 +78,6 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 # A word (group 1), or something that breaks a phrase: punctuation, a spaced dash, a line end.
 _SCAN = re.compile(r"([^\W_][\w'’-]*)|[^\w\s'’-]+|\s-+\s|\n")
 _CACHE_MAX = 1 << 16  # distinct tokens and pieces remembered (bounded memory)
-_ENTRIES_MAX = 1 << 14  # ranked candidates remembered (the first seen: the most frequent)
 
 
 def _norm(token: str) -> str | None:
@@ -306,74 +305,36 @@ def _local_scores(
     return scored
 
 
-class _Entries(dict):
-    """Candidate -> what ranking it decides on a fixed ranking and name set: (its length
-    after ``_trim``, -score or None when it is never ranked, its phrase). Messages repeat
-    candidates, so each distinct one is trimmed and scored once per ranking."""
-
-    def __init__(self, ranking: Ranking, names: Collection[str]):
-        super().__init__()
-        self.ranking = ranking
-        self.names = names
-        self.size = len(names)
-        self.name_set = names if isinstance(names, set | frozenset) else set(names)
-
-    def __missing__(self, cand: tuple[str, ...]) -> tuple[int, float | None, str]:
-        recurring = self.ranking.recurring
-        if len(cand) > 1 and cand[-1] not in recurring:
-            cand = _trim(cand, recurring)
-        score: float | None = None
-        names = self.name_set
-        if not (names and names.issuperset(cand)):
-            get = self.ranking.scores.get
-            if len(cand) > 1:
-                total = 0.0
-                for w in cand:  # in order, as PhraseStats.word_score summed (the same float)
-                    total += get(w, 1.0)
-                score = -total
-            elif len(cand[0]) >= 4 and cand[0] in recurring:
-                score = -get(cand[0], 1.0)
-        entry = (len(cand), score, " ".join(cand))
-        if len(self) < _ENTRIES_MAX:
-            self[cand] = entry
-        return entry
-
-
-_ENTRIES: list[_Entries] = []  # the entries of the last ranking and names ranked with
-
-
-def _entries(ranking: Ranking, names: Collection[str]) -> _Entries:
-    """The entries for ``ranking`` and ``names`` (a name set only ever grows, and a
-    ranking is replaced whenever its statistics change)."""
-    if _ENTRIES:
-        have = _ENTRIES[0]
-        if have.ranking is ranking and have.names is names and have.size == len(names):
-            return have
-        _ENTRIES.clear()
-    _ENTRIES.append(_Entries(ranking, names))
-    return _ENTRIES[0]
-
-
-def _conversation_rank(
+def _scores(
     cands: list[tuple[str, ...]],
     ranking: Ranking,
     exclude: Iterable[str],
     names: Collection[str],
-) -> list[str]:
-    """``rank`` on the conversation's statistics: candidates trimmed (``_trim``),
-    ranked by score, then first position; at most 3 (5 past 150 words)."""
+) -> dict[tuple[str, ...], tuple[float, int]]:
+    """(-score, first position) of each distinct candidate worth ranking, on the
+    conversation's statistics."""
     skip = {" ".join(x.casefold().split()) for x in exclude}
-    entries = _entries(ranking, names)
-    scored: dict[str, tuple[float, int]] = {}
-    words = 0
+    get, recurring = ranking.scores.get, ranking.recurring
+    names = names if isinstance(names, set | frozenset) else set(names)
+    scored: dict[tuple[str, ...], tuple[float, int]] = {}
     for pos, cand in enumerate(cands):
-        length, score, phrase = entries[cand]
-        words += length
-        if score is None or phrase in scored or (skip and phrase in skip):
+        if (
+            cand in scored
+            or (skip and " ".join(cand) in skip)
+            or (names and names.issuperset(cand))
+        ):
             continue
-        scored[phrase] = (score, pos)
-    top = 5 if words > 150 else 3
-    return [p for p, _ in sorted(scored.items(), key=itemgetter(1))[:top]]
+        if len(cand) == 1:
+            w = cand[0]
+            if len(w) < 4 or w not in recurring:
+                continue
+            scored[cand] = (-get(w, 1.0), pos)
+            continue
+        score = 0.0
+        for w in cand:  # in order, as PhraseStats.word_score summed (the same float)
+            score += get(w, 1.0)
+        scored[cand] = (-score, pos)
+    return scored
 
 
 def rank(
@@ -386,9 +347,13 @@ def rank(
     made only of ``names`` (words of people's names, lower-case) are skipped."""
     if not cands:
         return []
-    if stats is not None and stats.docs:
-        return _conversation_rank(cands, stats.ranking(), exclude, names)
-    scored = _local_scores(cands, exclude, names)
+    if stats is None or stats.docs == 0:
+        scored = _local_scores(cands, exclude, names)
+    else:
+        ranking = stats.ranking()
+        recurring = ranking.recurring
+        cands = [c if len(c) < 2 or c[-1] in recurring else _trim(c, recurring) for c in cands]
+        scored = _scores(cands, ranking, exclude, names)
     top = 5 if sum(map(len, cands)) > 150 else 3
     ranked = sorted(scored.items(), key=itemgetter(1))  # best score, then first seen
     return [" ".join(c) for c, _ in ranked[:top]]
