@@ -61,7 +61,7 @@ def say(
 
     A deliberate copy of that rule (``core/record.py``) on plain data: it runs for every
     message, and building its objects to turn them into dicts cost more than the rule.
-    tests/analysis/test_plain.py checks that both give the same knowledge.
+    tests/analysis/test_knowledge_shortcuts.py checks that both give the same knowledge.
     """
     if not speaker:
         return [], []
