@@ -10,6 +10,7 @@ listener counts as a To recipient. Note that TypeAgent puts the ``received`` act
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from email.utils import parseaddr as _parseaddr
 from functools import lru_cache
 from typing import Any
@@ -62,22 +63,28 @@ def _address_entities(value: str) -> list[Plain]:
     return entities
 
 
-def _actions(verb: str, sender: str, recipient: str) -> list[Plain]:
-    out: list[Plain] = []
-    r_display, r_address = parseaddr(recipient)
-    for s in parseaddr(sender):
-        if not s:
-            continue
-        if r_display:
-            out.append(action([verb], s, "email", r_display))
-        if r_address:
-            out.append(action([verb], s, "email", r_address))
+def _same(name: str) -> str:
+    return name
+
+
+def _actions(sender: str, recipient: str, canon: Callable[[str], str]) -> list[Plain]:
+    """The ``sent`` actions of a sender to one To recipient, then its ``received`` ones:
+    each of the sender's names (display, address) with each of the recipient's."""
+    mine = [canon(s) for s in parseaddr(sender) if s]
+    theirs = [canon(r) for r in parseaddr(recipient) if r]
+    message = canon("email")
+    out = [action(["sent"], s, message, r) for s in mine for r in theirs]
+    out += [action(["received"], r, message, s) for r in theirs for s in mine]
     return out
 
 
-def email_plain(record: dict[str, Any]) -> Plain:
+def email_plain(
+    record: dict[str, Any], canon: Callable[[str], str] = _same, actions: bool = True
+) -> Plain:
     """What TypeAgent's ``EmailMessage.get_knowledge()`` returns for this mail record,
-    as plain data (``plain.response`` makes the ``KnowledgeResponse``)."""
+    as plain data (``plain.response`` makes the ``KnowledgeResponse``). ``canon`` names
+    the people of the actions (their entities keep the names written); without
+    ``actions`` the list is left empty."""
     sender, to, cc, bcc = email_fields(record)
     entities: list[Plain] = []
     if sender:
@@ -85,14 +92,13 @@ def email_plain(record: dict[str, Any]) -> Plain:
     for value in (*to, *cc, *bcc):
         entities.extend(_address_entities(value))
     entities.append({"name": "email", "type": ["message"], "facets": None})
-    actions: list[Plain] = []
-    if sender and to:
+    found: list[Plain] = []
+    if actions and sender and to:
         for recipient in to:
-            actions.extend(_actions("sent", sender, recipient))
-            actions.extend(_actions("received", recipient, sender))
+            found.extend(_actions(sender, recipient, canon))
     subject = record.get("subject")
     topics = [subject] if isinstance(subject, str) and subject else []
-    return {"entities": entities, "actions": actions, "inverse_actions": [], "topics": topics}
+    return {"entities": entities, "actions": found, "inverse_actions": [], "topics": topics}
 
 
 def email_knowledge(record: dict[str, Any]) -> KnowledgeResponse:

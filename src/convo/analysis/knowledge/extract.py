@@ -49,12 +49,12 @@ Content knowledge added on top (decisions where the spec is silent):
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from convo.analysis.knowledge.analysed import Analysis, analyse
 from convo.analysis.knowledge.email import parseaddr, person_name
-from convo.analysis.knowledge.keyphrases import PhraseStats, candidates, rank
+from convo.analysis.knowledge.keyphrases import PhraseStats, rank
 from convo.analysis.knowledge.metadata import (
     is_email,
     metadata_knowledge,
@@ -62,7 +62,7 @@ from convo.analysis.knowledge.metadata import (
     typeagent_knowledge,
 )
 from convo.analysis.knowledge.plain import Plain, action, merge_entities, response
-from convo.analysis.knowledge.text import body, clean_subject, questions, scan
+from convo.analysis.knowledge.text import clean_subject
 from convo.core import fields
 from convo.core.knowledge_schema import KnowledgeResponse
 from convo.core.names import words
@@ -75,7 +75,6 @@ __all__ = [
     "metadata_knowledge",
 ]
 
-BROADCAST = frozenset({"here", "everyone", "channel", "all"})  # @here: nobody in particular
 SPOOL_MEMORY = 8 << 20  # bytes kept in memory before extract_all spools to disk
 _CACHE_MAX = 1 << 16  # entries of a cache (bounded memory)
 _META, _MENTION, _TEXT = 0, 1, 2  # spelling priority of a name
@@ -92,60 +91,16 @@ def as_record(item: dict[str, Any] | ConversationMessage) -> dict[str, Any]:
 
 
 def person(record: dict[str, Any], value: str, conv: Conversation | None = None) -> str:
-    if not is_email(record):
+    """How the knowledge names the speaker or listener ``value`` of ``record``."""
+    return _person(is_email(record), value, conv)
+
+
+def _person(mail: bool, value: str, conv: Conversation | None) -> str:
+    if not mail:
         return value
     if conv is not None:
         return conv.mailperson(value)
     return person_name(value)
-
-
-def _text_chunks(record: dict[str, Any]) -> list[str]:
-    chunks = record.get("textChunks", record.get("text_chunks"))
-    return [c for c in chunks if isinstance(c, str)] if isinstance(chunks, list) else []
-
-
-def message_body(record: dict[str, Any]) -> str:
-    """The part of a message read for content knowledge (no quotes, signature, tool output)."""
-    if record.get("role") == "tool":
-        return ""
-    return body(_text_chunks(record))
-
-
-@dataclass(slots=True)
-class Analysis:
-    """What content extraction reads from a message body, computed once per message."""
-
-    urls: list[str]
-    emails: list[str]
-    mentions: list[str]
-    hashtags: list[str]
-    questions: list[str]
-    candidates: list[tuple[str, ...]]
-
-    def dump(self) -> list[Any]:
-        """Plain data for a spool line (orjson writes the candidate tuples as arrays)."""
-        return [self.urls, self.emails, self.mentions, self.hashtags, self.questions,
-                self.candidates]  # fmt: skip
-
-    @classmethod
-    def load(cls, data: list[Any]) -> Analysis:
-        urls, emails, mentions, hashtags, asked, found = data
-        return cls(urls, emails, mentions, hashtags, asked, list(map(tuple, found)))
-
-
-def _analyse(record: dict[str, Any]) -> Analysis:
-    text = message_body(record)
-    if not text:
-        return Analysis([], [], [], [], [], [])
-    marked = scan(text)
-    asked = questions(text) if fields.listeners(record) else []
-    mentions = (
-        [m for m in marked.mentions if m.casefold() not in BROADCAST] if marked.mentions else []
-    )
-    return Analysis(
-        marked.urls, marked.emails, mentions, marked.hashtags, asked,
-        candidates(marked.plain),
-    )  # fmt: skip
 
 
 def _content_entities(a: Analysis) -> list[Plain]:
@@ -156,11 +111,12 @@ def _content_entities(a: Analysis) -> list[Plain]:
     return out
 
 
-def _meta_names(record: dict[str, Any], conv: Conversation | None = None) -> list[str]:
+def _meta_names(
+    speaker: str | None, listeners: list[str], mail: bool, conv: Conversation | None = None
+) -> list[str]:
     """The speaker and listeners, as ``person`` names them."""
-    speaker = fields.speaker(record)
-    names = [speaker, *fields.listeners(record)] if speaker else fields.listeners(record)
-    if not is_email(record):
+    names = [speaker, *listeners] if speaker else listeners
+    if not mail:
         return names
     name = conv.mailperson if conv is not None else person_name
     return [name(x) for x in names]
@@ -174,7 +130,8 @@ def name_words(name: str) -> list[str]:
 def _own_name_words(record: dict[str, Any], a: Analysis) -> set[str]:
     """``name_words`` of a message read alone: its speaker, listeners and mentions."""
     found: set[str] = set()
-    for name in (*_meta_names(record), *a.mentions):
+    names = _meta_names(fields.speaker(record), fields.listeners(record), is_email(record))
+    for name in (*names, *a.mentions):
         found.update(name_words(name))
     return found
 
@@ -185,9 +142,15 @@ def _named_in(name: str, question: str) -> bool:
 
 
 def _ask_actions(
-    record: dict[str, Any], speaker: str, asked_questions: list[str], conv: Conversation | None
+    mail: bool,
+    heard: list[str],
+    speaker: str,
+    asked_questions: list[str],
+    conv: Conversation | None,
+    canon: Callable[[str], str],
 ) -> list[Plain]:
-    listeners = [person(record, x, conv) for x in fields.listeners(record)]
+    """``speaker`` (named by ``canon`` already) asked the listeners ``heard``."""
+    listeners = [_person(mail, x, conv) for x in heard]
     if not listeners:
         return []
     asked: dict[str, list[str]] = {}
@@ -196,18 +159,24 @@ def _ask_actions(
         for t in targets:
             asked.setdefault(t, []).append(q)
     return [
-        action(["ask"], speaker, target, params=[{"name": "question", "value": q} for q in qs])
+        action(
+            ["ask"], speaker, canon(target), params=[{"name": "question", "value": q} for q in qs]
+        )
         for target, qs in asked.items()
     ]
 
 
-def _reply_actions(record: dict[str, Any], who: str, conv: Conversation | None) -> list[Plain]:
-    """``who`` replied to the parent's speaker (``none`` when the parent is not here)."""
+def _reply_actions(
+    record: dict[str, Any], who: str, conv: Conversation | None, canon: Callable[[str], str]
+) -> list[Plain]:
+    """``who`` (named by ``canon`` already) replied to the parent's speaker (``none``
+    when the parent is not here)."""
     reply_to = record.get("replyTo", record.get("reply_to"))
     if not isinstance(reply_to, str) or not reply_to:
         return []
     parent = (conv.parent_speaker(reply_to) if conv is not None else None) or "none"
-    return [action(["reply"], who, parent, params=[{"name": "replyTo", "value": reply_to}])]
+    params = [{"name": "replyTo", "value": reply_to}]
+    return [action(["reply"], who, canon(parent), params=params)]
 
 
 def _dedupe(items: Iterable[str]) -> list[str]:
@@ -252,9 +221,8 @@ class Conversation:
         found = self._parents.get(reply_to)
         return person(found[0], found[1], self) if found else None
 
-    def _learn_aliases(self, record: dict[str, Any]) -> None:
-        speaker = fields.speaker(record)
-        for value in ([speaker] if speaker else []) + fields.listeners(record):
+    def _learn_aliases(self, speaker: str | None, listeners: list[str]) -> None:
+        for value in ([speaker] if speaker else []) + listeners:
             display, address = parseaddr(value)
             if display and address:
                 self._aliases.setdefault(address.casefold(), display)
@@ -314,10 +282,12 @@ class Conversation:
         for rid, parent in found.items():
             self._parents.setdefault(rid, parent)
 
-    def _note_parent(self, record: dict[str, Any]) -> None:
+    def _note_parent(self, record: dict[str, Any], speaker: str | None = None) -> None:
         rid = record.get("id")
-        speaker = fields.speaker(record)
-        if isinstance(rid, str) and speaker and rid in self._wanted:
+        if not (isinstance(rid, str) and rid in self._wanted):
+            return
+        speaker = fields.speaker(record) if speaker is None else speaker
+        if speaker:
             self._parents.setdefault(rid, ({"format": record.get("format")}, speaker))
 
     def observe(self, item: dict[str, Any] | ConversationMessage) -> None:
@@ -326,15 +296,18 @@ class Conversation:
 
     def observe_record(self, record: dict[str, Any]) -> Analysis:
         """``observe`` for a record dict; returns its analysis (for the second pass)."""
-        self._note_parent(record)
+        speaker = fields.speaker(record)
+        listeners = fields.listeners(record)
+        self._note_parent(record, speaker)
         reply_to = record.get("replyTo", record.get("reply_to"))
         if isinstance(reply_to, str) and reply_to:
             self._wanted.add(reply_to)
-        if is_email(record):
-            self._learn_aliases(record)
-        analysis = _analyse(record)
+        mail = is_email(record)
+        if mail:
+            self._learn_aliases(speaker, listeners)
+        analysis = analyse(record, listeners)
         self.stats.observe_candidates(analysis.candidates)
-        for name in _meta_names(record, self):
+        for name in _meta_names(speaker, listeners, mail, self):
             self._name(name, _META)
         for names, priority in (
             (analysis.mentions, _MENTION), (analysis.emails, _TEXT), (analysis.urls, _TEXT),
@@ -356,10 +329,13 @@ class Conversation:
         self._note_parent(record)
         return _extract(record, self, metadata_only, analysis)
 
-    def extract_plain(self, record: dict[str, Any], analysis: Analysis | None) -> Plain:
-        """``extract_analysed(...).to_dict()``, built as plain data (``plain``)."""
+    def extract_plain(
+        self, record: dict[str, Any], analysis: Analysis | None, actions: bool = True
+    ) -> Plain:
+        """``extract_analysed(...).to_dict()``, built as plain data (``plain``); without
+        ``actions`` only the reply actions are made (all that ``summary`` counts)."""
         self._note_parent(record)
-        return _extract_plain(record, self, analysis)
+        return _extract_plain(record, self, analysis, actions)
 
 
 def _same(name: str) -> str:
@@ -378,12 +354,17 @@ def _extract(
 
 
 def _extract_plain(
-    record: dict[str, Any], conv: Conversation | None, analysis: Analysis | None
+    record: dict[str, Any],
+    conv: Conversation | None,
+    analysis: Analysis | None,
+    actions: bool = True,
 ) -> Plain:
-    """One message's content knowledge (see the module docstring), as plain data."""
-    meta = metadata_plain(record, is_email(record))
+    """One message's content knowledge (see the module docstring), as plain data; every
+    name in an action as ``canon`` spells it (metadata knowledge has no inverse actions)."""
+    mail = is_email(record)
     canon = conv.canonical if conv is not None else _same
-    a = analysis if analysis is not None else _analyse(record)
+    meta = metadata_plain(record, mail, canon, actions)
+    a = analysis if analysis is not None else analyse(record)
     entities = meta["entities"]
     if a.mentions or a.emails or a.urls:
         entities += _content_entities(a)
@@ -395,20 +376,16 @@ def _extract_plain(
     stats = conv.stats if conv is not None else None
     names = conv.name_words if conv is not None else _own_name_words(record, a)
     topics += rank(a.candidates, stats, exclude=topics, names=names)
-    actions = meta["actions"]
+    found = meta["actions"]
     speaker = fields.speaker(record)
     if speaker:
-        who = person(record, speaker, conv)
-        if a.questions:
-            actions += _ask_actions(record, who, a.questions, conv)
-        actions += _reply_actions(record, who, conv)
-    for act in actions:  # metadata knowledge has no inverse actions
-        act["subjectEntityName"] = canon(act["subjectEntityName"])
-        act["objectEntityName"] = canon(act["objectEntityName"])
-        act["indirectObjectEntityName"] = canon(act["indirectObjectEntityName"])
+        who = canon(_person(mail, speaker, conv))
+        if a.questions and actions:
+            found += _ask_actions(mail, fields.listeners(record), who, a.questions, conv, canon)
+        found += _reply_actions(record, who, conv, canon)
     return {
         "entities": merge_entities(entities, canon),
-        "actions": actions,
+        "actions": found,
         "inverse_actions": [],
         "topics": _dedupe(topics),
     }

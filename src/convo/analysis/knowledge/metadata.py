@@ -7,6 +7,7 @@ or any registered format of the email family, so a third-party mail importer cou
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,10 +75,20 @@ def metadata_knowledge(item: dict[str, Any] | ConversationMessage) -> KnowledgeR
     return typeagent_knowledge(record)
 
 
-def metadata_plain(record: dict[str, Any], mail: bool) -> Plain:
+def metadata_plain(
+    record: dict[str, Any],
+    mail: bool,
+    canon: Callable[[str], str] | None = None,
+    actions: bool = True,
+) -> Plain:
     """``metadata_knowledge(record).to_dict()``, built as plain data (``mail``: the
-    record ``is_email``)."""
+    record ``is_email``); ``canon`` names the people of the actions, and without
+    ``actions`` none are made (see ``email.email_plain``)."""
     if mail:
-        return email_plain(record)
-    entities, actions = say(fields.speaker(record), fields.listeners(record))
-    return {"entities": entities, "actions": actions, "inverse_actions": [], "topics": []}
+        return email_plain(record, canon or _same, actions)
+    entities, found = say(fields.speaker(record), fields.listeners(record), canon or _same, actions)
+    return {"entities": entities, "actions": found, "inverse_actions": [], "topics": []}
+
+
+def _same(name: str) -> str:
+    return name

@@ -45,20 +45,34 @@ def action(
     }
 
 
-def say(speaker: str | None, recipients: list[str]) -> tuple[list[Plain], list[Plain]]:
-    """(entities, actions) of TypeAgent's ``ConversationMessageMeta.get_knowledge()``.
+def _same(name: str) -> str:
+    return name
+
+
+def say(
+    speaker: str | None,
+    recipients: list[str],
+    canon: Callable[[str], str] = _same,
+    actions: bool = True,
+) -> tuple[list[Plain], list[Plain]]:
+    """(entities, actions) of TypeAgent's ``ConversationMessageMeta.get_knowledge()``;
+    ``canon`` names the people of the actions (entities keep the names written), and
+    without ``actions`` none are made.
 
     A deliberate copy of that rule (``core/record.py``) on plain data: it runs for every
     message, and building its objects to turn them into dicts cost more than the rule.
-    tests/analysis/test_plain.py checks that both give the same knowledge.
+    tests/analysis/test_knowledge_shortcuts.py checks that both give the same knowledge.
     """
     if not speaker:
         return [], []
     entities = [{"name": speaker, "type": ["person"], "facets": None}]
     entities += [{"name": r, "type": ["person"], "facets": None} for r in recipients]
+    if not actions:
+        return entities, []
+    who = canon(speaker)
     if recipients:
-        return entities, [action(["say"], speaker, r) for r in recipients]
-    return entities, [action(["say", "speak"], speaker, "none")]
+        return entities, [action(["say"], who, canon(r)) for r in recipients]
+    return entities, [action(["say", "speak"], who, "none")]
 
 
 def merge_entities(entities: Iterable[Plain], canon: Callable[[str], str]) -> list[Plain]:

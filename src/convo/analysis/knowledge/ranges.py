@@ -25,8 +25,8 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from convo.analysis.knowledge.analysed import Analysis
 from convo.analysis.knowledge.extract import (
-    Analysis,
     Conversation,
     plain_all,
     typeagent_knowledge,
@@ -39,6 +39,7 @@ from convo.analysis.parallel import (
     RangeTask,
     Rebase,
     plan,
+    range_lines,
     range_records,
     selected,
     workers,
@@ -59,6 +60,24 @@ def knowledge_line(record: dict[str, Any], k: Plain) -> bytes:
     return orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE)
 
 
+class _ParseAll:
+    """A ``parallel.RawReader`` that takes no line: ``range_lines`` parses them all."""
+
+    def block(self, block: bytes, lines: int) -> bool:
+        return False
+
+    def take(self, line: bytes) -> bool:
+        return False
+
+
+def _records(task: RangeTask, report: RangeReport) -> Iterator[dict[str, Any]]:
+    """The records of a range: without filters straight from ``orjson`` (the records,
+    line numbers and bad lines of ``range_records``, without its matches)."""
+    if task.filters.is_empty():
+        return range_lines(task, report, _ParseAll())
+    return range_records(task, report)
+
+
 @dataclass(frozen=True)
 class Step:
     """One range's task in one pass (picklable): where its spool and output go."""
@@ -77,7 +96,7 @@ def observe_range(step: Step) -> tuple[Conversation, RangeReport]:
     conv = Conversation()
     report = RangeReport()
     with open(step.spool, "wb") as spool:
-        for r in range_records(step.task, report):
+        for r in _records(step.task, report):
             analysis = conv.observe_record(r)
             spool.write(orjson.dumps([without_text(r), analysis.dump()]))
             spool.write(b"\n")
@@ -107,11 +126,12 @@ def extract_range(step: Step) -> tuple[Aggregate | None, RangeReport | None]:
     report = None
     if step.metadata_only:  # one pass: no conversation state
         report = RangeReport()
-        pairs = ((r, typeagent_knowledge(r).to_dict()) for r in range_records(step.task, report))
+        pairs = ((r, typeagent_knowledge(r).to_dict()) for r in _records(step.task, report))
     else:
         conv = step.conv
         assert conv is not None
-        pairs = ((r, conv.extract_plain(r, a)) for r, a in _spooled(step.spool))
+        full = not step.summary  # a summary counts no actions but replies
+        pairs = ((r, conv.extract_plain(r, a, full)) for r, a in _spooled(step.spool))
     if step.summary:
         agg = Aggregate()
         for record, k in pairs:

@@ -35,11 +35,13 @@ from convo.analysis.knowledge.extract import (
     plain_all,
     replay,
 )
+from convo.analysis.knowledge.metadata import is_email
 from convo.analysis.knowledge.plain import Plain
 from convo.core import fields
 from convo.core.record import ConversationMessage
 
 CAPACITY = 20_000  # keys kept per table after a reduction (twice that before one)
+_CACHE_MAX = 1 << 14  # people the cache holds (bounded memory)
 SPEAKER_TOPICS = 5  # topics shown per speaker
 
 
@@ -70,11 +72,21 @@ class Aggregate:
     speaker_topics: Frequent[tuple[str, str]] = field(default_factory=_table)
     spelling: dict[str, str] = field(default_factory=dict)
     _prune_at: int = field(default=0, repr=False)
+    # A cache (not state): the key of a speaker or listener value in mail and in other
+    # records, for the conversation ``_conv``. Messages repeat a few thousand people,
+    # and one key object per person keeps the pair tuples small.
+    _people: tuple[dict[str, str], dict[str, str]] = field(
+        default_factory=lambda: ({}, {}), repr=False, compare=False
+    )
+    _conv: Any = field(default=None, repr=False, compare=False)
 
     CAPACITY: ClassVar[int] = CAPACITY
 
     def __post_init__(self) -> None:
         self._prune_at = 6 * self.CAPACITY
+
+    def __getstate__(self) -> dict[str, Any]:
+        return dict(self.__dict__, _people=({}, {}), _conv=None)
 
     def _tables(self) -> list[Frequent[Any]]:
         return [self.speakers, self.pairs, self.entities, self.topics, self.speaker_topics]
@@ -90,6 +102,7 @@ class Aggregate:
         live.update(k for pair in self.speaker_topics for k in pair)
         self.spelling = {k: v for k, v in self.spelling.items() if k in live}
         self.entity_types = {k: v for k, v in self.entity_types.items() if k in self.entities}
+        self._forget_people()
         # Pruning again before the names have doubled would make adding quadratic.
         self._prune_at = max(6 * self.CAPACITY, 2 * len(self.spelling))
 
@@ -97,10 +110,32 @@ class Aggregate:
         if len(self.spelling) > self._prune_at:
             self._prune()
 
+    def _forget_people(self) -> None:
+        """Empty the cache: a pruned key must have its spelling set again."""
+        for cache in self._people:
+            cache.clear()
+
     def _key(self, name: str) -> str:
         key = name.casefold()
         if key not in self.spelling:
             self.spelling[key] = name
+        return key
+
+    def _person_key(
+        self, record: dict[str, Any], value: str, mail: bool, conv: Conversation | None
+    ) -> str:
+        """The key of a speaker or listener ``value``: its person, as ``conv`` spells it."""
+        if conv is not self._conv:
+            self._forget_people()
+            self._conv = conv
+        cache = self._people[mail]
+        key = cache.get(value)
+        if key is None:
+            name = person(record, value, conv)
+            key = self._key(conv.canonical(name) if conv is not None else name)
+            if len(cache) >= _CACHE_MAX:
+                cache.clear()
+            cache[value] = key
         return key
 
     def add(
@@ -112,16 +147,13 @@ class Aggregate:
         """Count one message: its speaker and listeners, entities, topics (``knowledge``
         as plain data: ``KnowledgeResponse.to_dict()``)."""
 
-        def key_of(value: str) -> str:
-            name = person(record, value, conv)
-            return self._key(conv.canonical(name) if conv is not None else name)
-
         self.messages += 1
         speaker = fields.speaker(record)
-        who = key_of(speaker) if speaker else None
+        mail = is_email(record)
+        who = self._person_key(record, speaker, mail, conv) if speaker else None
         if who is not None:
             self.speakers.add(who)
-            heard = {key_of(listener) for listener in fields.listeners(record)}
+            heard = {self._person_key(record, x, mail, conv) for x in fields.listeners(record)}
             for a in knowledge["actions"]:  # a reply talks to the parent's speaker
                 obj = a["objectEntityName"]
                 if a["verbs"] == ["reply"] and obj not in ("none", speaker):
@@ -210,5 +242,5 @@ def aggregate(
     conv = Conversation()
     records = items if isinstance(items, list | tuple) else (as_record(x) for x in items)
     for record, analysis in replay(records, conv, keep_text=False):
-        agg.add(record, conv.extract_plain(record, analysis), conv)
+        agg.add(record, conv.extract_plain(record, analysis, actions=False), conv)
     return agg

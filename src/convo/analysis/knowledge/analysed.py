@@ -1,0 +1,72 @@
+"""What content extraction reads from a message body, computed once per message.
+
+``analyse(record)`` reads the body (``text.body``: no quotes, signature or tool
+output), finds its URLs, addresses, mentions and hashtags (``text.scan``), its
+questions when someone listens, and its key-phrase candidates
+(``keyphrases.candidates``). The two passes of ``extract`` share it: the first
+observes it and spools it (``Analysis.dump``), the second reads it back
+(``Analysis.load``), so the text is read once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from convo.analysis.knowledge.keyphrases import candidates
+from convo.analysis.knowledge.text import body, questions, scan
+from convo.core import fields
+
+BROADCAST = frozenset({"here", "everyone", "channel", "all"})  # @here: nobody in particular
+
+
+def _text_chunks(record: dict[str, Any]) -> list[str]:
+    chunks = record.get("textChunks", record.get("text_chunks"))
+    return [c for c in chunks if isinstance(c, str)] if isinstance(chunks, list) else []
+
+
+def message_body(record: dict[str, Any]) -> str:
+    """The part of a message read for content knowledge (no quotes, signature, tool output)."""
+    if record.get("role") == "tool":
+        return ""
+    return body(_text_chunks(record))
+
+
+@dataclass(slots=True)
+class Analysis:
+    """What content extraction reads from a message body, computed once per message."""
+
+    urls: list[str]
+    emails: list[str]
+    mentions: list[str]
+    hashtags: list[str]
+    questions: list[str]
+    candidates: list[tuple[str, ...]]
+
+    def dump(self) -> list[Any]:
+        """Plain data for a spool line (orjson writes the candidate tuples as arrays)."""
+        return [self.urls, self.emails, self.mentions, self.hashtags, self.questions,
+                self.candidates]  # fmt: skip
+
+    @classmethod
+    def load(cls, data: list[Any]) -> Analysis:
+        urls, emails, mentions, hashtags, asked, found = data
+        return cls(urls, emails, mentions, hashtags, asked, list(map(tuple, found)))
+
+
+def analyse(record: dict[str, Any], listeners: list[str] | None = None) -> Analysis:
+    """What content extraction reads of a record (``listeners``: its listeners, when
+    the caller has them already)."""
+    text = message_body(record)
+    if not text:
+        return Analysis([], [], [], [], [], [])
+    marked = scan(text)
+    heard = fields.listeners(record) if listeners is None else listeners
+    asked = questions(text) if heard else []
+    mentions = (
+        [m for m in marked.mentions if m.casefold() not in BROADCAST] if marked.mentions else []
+    )
+    return Analysis(
+        marked.urls, marked.emails, mentions, marked.hashtags, asked,
+        candidates(marked.plain),
+    )  # fmt: skip
