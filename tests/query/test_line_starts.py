@@ -41,3 +41,25 @@ def test_property_word_lines_equal_a_word_regex(text, name):
     starts = _starts(name)
     needle = starts.starts[0]
     assert starts.lines(low, low, 0, len(low)) == _expected(low, needle)
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [b'{"textChunks":["a"],"m":{}}', b'{"textChunks":[]}', b'{"x":1}', b"", b"}",
+             b'{"textChunks":["}\\n"]}', b' {"textChunks":[]}']
+        ),
+        min_size=1, max_size=8,
+    ),
+    st.integers(0, 3),
+)  # fmt: skip
+def test_property_layout_lines_equal_a_line_test(lines, lead):
+    """Lines of the layout counted by two counts equal a test of every line."""
+    from convo.query.rawtext import TEXT_KEY, layout_lines
+
+    body = b"\n".join(lines) + b"\n"
+    buf = b"x" * lead + body
+    every = all(
+        line.startswith(TEXT_KEY) and line.endswith(b"}") for line in body.split(b"\n")[:-1]
+    )
+    assert layout_lines(buf, lead, len(buf)) == (len(lines) if every else 0)
