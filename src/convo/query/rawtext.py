@@ -174,16 +174,13 @@ def layout_lines(buf: bytes, start: int, end: int) -> int:
     """The number of lines of ``buf[start:end]`` (whole lines, each with its newline)
     when every one opens with ``{"textChunks":[`` and closes with ``}``, else 0.
 
-    (Removing each line join leaves one newline, the last: a few instructions a byte,
-    where counting the newlines takes a loop over every byte.)
+    (Every newline but the last is one of a line join: two counts and no copy, where
+    removing the joins copied the span piece by piece, about three times as long.)
     """
     if not (buf.startswith(TEXT_KEY, start) and buf.startswith(b"}\n", end - 2)):
         return 0
-    body = buf[start:end]
-    rest = body.replace(LINE_JOIN, b"")
-    if rest.find(b"\n") != len(rest) - 1:
-        return 0
-    return (len(body) - len(rest)) // len(LINE_JOIN) + 1
+    joins = buf.count(LINE_JOIN, start, end)
+    return joins + 1 if buf.count(b"\n", start, end) == joins + 1 else 0
 
 
 __all__ = ["LINE_JOIN", "TextBlock", "TextWord", "layout_lines"]

@@ -1,0 +1,65 @@
+"""The needle scan's candidate lines: a name's needle only as a whole word."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from convo.query.filters import Filters
+from convo.query.prefilter import LineStarts, Needles
+
+
+def _expected(low: bytes, needle: bytes) -> dict[int, int]:
+    """Lines holding ``needle`` with no word byte on either side, by a plain regex."""
+    word = re.compile(rb"(?<![a-z0-9_])" + re.escape(needle) + rb"(?![a-z0-9_])")
+    out, at = {}, 0
+    for line in low.split(b"\n"):
+        if word.search(line):
+            out[at] = at + len(line)
+        at += len(line) + 1
+    return out
+
+
+def _starts(name: str) -> LineStarts:
+    return LineStarts(Needles.of(Filters(speakers=[name])))
+
+
+def test_word_needles_skip_longer_words():
+    low = b'{"a":"went wen"}\n{"a":"owen"}\n{"a":"wen_x"}\n{"a":"x.wen"}\n{"a":"wenwen"}\n'
+    assert _starts("Wen").lines(low, low, 0, len(low)) == _expected(low, b"wen")
+    assert list(_starts("Wen").lines(low, low, 0, len(low))) == [0, 44]  # "went wen" and "x.wen"
+
+
+@given(
+    st.text(alphabet="wentaW _.\n", max_size=200),
+    st.sampled_from(["wen", "Wen", "aa", "a", "went"]),
+)
+def test_property_word_lines_equal_a_word_regex(text, name):
+    low = text.lower().encode()
+    starts = _starts(name)
+    needle = starts.starts[0]
+    assert starts.lines(low, low, 0, len(low)) == _expected(low, needle)
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [b'{"textChunks":["a"],"m":{}}', b'{"textChunks":[]}', b'{"x":1}', b"", b"}",
+             b'{"textChunks":["}\\n"]}', b' {"textChunks":[]}']
+        ),
+        min_size=1, max_size=8,
+    ),
+    st.integers(0, 3),
+)  # fmt: skip
+def test_property_layout_lines_equal_a_line_test(lines, lead):
+    """Lines of the layout counted by two counts equal a test of every line."""
+    from convo.query.rawtext import TEXT_KEY, layout_lines
+
+    body = b"\n".join(lines) + b"\n"
+    buf = b"x" * lead + body
+    every = all(
+        line.startswith(TEXT_KEY) and line.endswith(b"}") for line in body.split(b"\n")[:-1]
+    )
+    assert layout_lines(buf, lead, len(buf)) == (len(lines) if every else 0)
