@@ -1,0 +1,1 @@
+"""Tests of convo.analysis (stats counted on raw bytes, knowledge shortcuts)."""
