@@ -105,3 +105,23 @@ def test_ordered_map_in_fresh_workers_keeps_order_and_raises():
     first = ordered_map(_square, range(1000), jobs=2, preload=["tests.test_ranges"])
     assert next(first) == 0
     first.close()
+
+
+def _echo(data: bytes) -> bytes:
+    return data
+
+
+def test_fresh_workers_take_tasks_and_results_larger_than_a_pipe():
+    # Run in a child with a timeout: a regression here is a hang, not a failure.
+    import subprocess
+    import sys
+
+    code = (
+        "from convo.core.pool import ordered_map\n"
+        "from tests.test_ranges import _echo\n"
+        "tasks = [bytes([n]) * (1 << 20) for n in range(12)]\n"
+        "got = list(ordered_map(_echo, tasks, jobs=2, preload=['tests.test_ranges']))\n"
+        "assert got == tasks\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], timeout=60, capture_output=True)
+    assert done.returncode == 0, done.stderr.decode()

@@ -100,41 +100,77 @@ def _receive(stream: IO[bytes]) -> Any:
 def _fresh_map(
     fn: Callable[[T], R], items: Iterable[T], jobs: int, preload: Sequence[str]
 ) -> Iterator[R]:
-    """Task ``i`` goes to worker ``i % jobs``; each worker answers its tasks in order."""
+    """Task ``i`` goes to worker ``i % jobs``; each worker answers its tasks in order.
+
+    Tasks are written by one feeder thread per worker: were the parent to write them
+    itself, a task larger than the pipe's buffer would block it on a worker that is
+    blocked in turn writing a result the parent is not reading.
+    """
     import subprocess
 
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     code = "from convo.core.pool import serve; serve()"
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", code, *preload],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=env,
+    workers = [
+        _Worker(
+            subprocess.Popen(
+                [sys.executable, "-c", code, *preload],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env=env,
+            )
         )
         for _ in range(jobs)
     ]
     pending: deque[subprocess.Popen] = deque()
     try:
         for i, item in enumerate(items):
-            proc = procs[i % jobs]
-            assert proc.stdin is not None
-            _send(proc.stdin, (fn, item))
-            pending.append(proc)
+            worker = workers[i % jobs]
+            worker.tasks.put((fn, item))
+            pending.append(worker.proc)
             if len(pending) >= 2 * jobs:
                 yield _result(pending.popleft())
         while pending:
             yield _result(pending.popleft())
     finally:
-        for proc in procs:
+        for worker in workers:
             if pending:  # stopped early: the work still queued is not wanted
-                proc.kill()
-            elif proc.stdin is not None:
-                proc.stdin.close()
-        for proc in procs:
-            proc.wait()
-            if proc.stdout is not None:
-                proc.stdout.close()
+                worker.proc.kill()
+            worker.tasks.put(None)
+        for worker in workers:
+            worker.close()
+
+
+class _Worker:
+    """A ``serve`` process and the thread that feeds it its tasks."""
+
+    def __init__(self, proc: subprocess.Popen) -> None:
+        import queue
+        import threading
+
+        self.proc = proc
+        self.tasks: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.feeder = threading.Thread(target=self._feed, daemon=True)
+        self.feeder.start()
+
+    def _feed(self) -> None:
+        stdin = self.proc.stdin
+        assert stdin is not None
+        try:
+            while (task := self.tasks.get()) is not None:
+                _send(stdin, task)
+            stdin.close()
+        except OSError:  # the worker was killed or died: its result says so
+            pass
+
+    def close(self) -> None:
+        self.feeder.join()
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
 
 
 def _result(proc: subprocess.Popen) -> Any:
