@@ -32,6 +32,28 @@ def test_word_needles_skip_longer_words():
     assert list(_starts("Wen").lines(low, low, 0, len(low))) == [0, 44]  # "went wen" and "x.wen"
 
 
+def test_an_address_needle_is_a_word_of_its_local_part():
+    # The domain's words are on the lines of everyone at that domain: no needle there.
+    assert _starts("quinn.smith@example.org").starts == [b"quinn"]
+    assert _starts("Quinn Smith <quinn@example.org>").starts == [b"quinn"]
+    assert _starts("@example.org").starts == [b"example"]  # no local part: the domain
+
+
+def test_an_address_query_matches_the_same_records_with_its_local_needle(tmp_path, runner):
+    from convo.cli.app import app
+
+    lines = [
+        '{"metadata":{"speaker":"quinn.smith@example.org"},"textChunks":["a"]}',
+        '{"metadata":{"speaker":"ann@example.org"},"textChunks":["quinn"]}',
+        '{"metadata":{"speaker":"Quinn Smith Example Org"},"textChunks":["b"]}',
+    ]
+    store = tmp_path / "s.jsonl"
+    store.write_text("\n".join(lines) + "\n")
+    got = runner.invoke(app, ["query", "-s", "quinn.smith@example.org", str(store), "-f", "jsonl"])
+    assert got.exit_code == 0, got.output
+    assert got.output.splitlines() == [lines[0], lines[2]]
+
+
 @given(
     st.text(alphabet="wentaW _.\n", max_size=200),
     st.sampled_from(["wen", "Wen", "aa", "a", "went"]),

@@ -19,6 +19,7 @@ iterator (after ``--limit``, or a closed pipe) cancels what is not started.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import signal
@@ -167,10 +168,8 @@ class _Worker:
         self.proc.wait()
         for stream in (self.proc.stdin, self.proc.stdout):
             if stream is not None:
-                try:
+                with contextlib.suppress(OSError):
                     stream.close()
-                except OSError:
-                    pass
 
 
 def _result(proc: subprocess.Popen) -> Any:

@@ -94,11 +94,19 @@ def _longest_word_needles(groups: list[list[str]]) -> list[bytes] | None:
     return needles
 
 
+def _name_words(query: str) -> list[str]:
+    """The words of a name any of which a match holds: for an address, those before the
+    ``@``, since many people share a domain's words (``example``, ``com``) and a needle
+    that is on most lines skips none of them."""
+    local, at, _ = query.rpartition("@")
+    return (at and NameQuery(local).tokens) or NameQuery(query).tokens
+
+
 def _word_groups(filters: Filters) -> list[list[list[str]]]:
     """Per kind (SPEAKER, LISTENER, TAG, TEXT), the words of each value."""
     return [
-        [NameQuery(s).tokens for s in filters.speakers],
-        [NameQuery(s).tokens for s in filters.listeners],
+        [_name_words(s) for s in filters.speakers],
+        [_name_words(s) for s in filters.listeners],
         [[t.casefold()] for t in filters.tags],
         [max(t, key=len, default="").split() for t in text_terms(filters)],
     ]
