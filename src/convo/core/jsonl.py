@@ -54,7 +54,9 @@ def iter_lines(stream: IO[bytes]) -> Iterator[Line]:
         body = raw.rstrip(b"\r\n")
         if not body.strip():
             continue
-        if raw.endswith(b"\n"):
+        ended = raw.endswith(b"\n")
+        del raw  # a long line is held once, not twice, while the caller parses it
+        if ended:
             yield Line(number, body)
         else:
             prev, prev_no = body, number

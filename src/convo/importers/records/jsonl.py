@@ -34,6 +34,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             except RecordError as e:
                 ctx.reject_error(e, line.raw)
                 continue
+            del line, data  # a long line's bytes and dict are not kept while it is written
             yield msg
 
 
