@@ -426,6 +426,15 @@ _PART = st.sampled_from(
         "Content-Transfer-Encoding: base64\n\nJVBERi0=\n",
         "Content-Type: text/plain; format=flowed\n\nflowed \nline\n",
         "\nno headers part\n",
+        # RFC 2231 parameters: the fast split keeps the part, compat32 reads its headers
+        "Content-Type: application/pdf; name*=utf-8''r%C3%A9sum%C3%A9.pdf\n"
+        "Content-Disposition: attachment; filename*=utf-8''r%C3%A9sum%C3%A9.pdf\n"
+        "Content-Transfer-Encoding: base64\n\nJVBERi0=\n",
+        "Content-Type: text/plain; charset=utf-8\nContent-Disposition: attachment;\n"
+        " filename*0*=utf-8''caf%C3%A9;\n filename*1=\" menu.txt\"\n\nmenu caf\xe9\n",
+        "Content-Type: text/plain; charset*=us-ascii'en'iso-8859-1\n\nlatin caf\xe9\n",
+        'Content-Type: text/plain\nContent-Disposition: inline; filename="plain.txt";'
+        " filename*=utf-8''fancy.txt\nContent-ID: <c@x>\n\nboth names\n",
     ]
 )
 
@@ -456,3 +465,21 @@ def test_fast_path_agrees_on_generated_mime(parts, sub, crlf):
     msg = parse_message(data)
     slow = build_record(headers(msg), read_body(msg), ctx, origin).serialize()
     assert build_record(*fast, ctx, origin).serialize() == slow
+
+
+@pytest.mark.parametrize(
+    "part",
+    [
+        # a digest's parts are messages by default (RFC 2046 5.1.5), not text
+        "Content-Type: multipart/digest; boundary=d\n\n--d\n\nFrom: c@z\n\nhi\n--d--\n",
+        # RFC 2231 bytes that are not UTF-8: compat32 then reads the raw header
+        "Content-Type: text/plain\nContent-Disposition: attachment;"
+        " filename*=utf-8''%FF%FE.txt\n\nx\n",
+        "Content-Type: multipart/mixed; boundary*=utf-8''b\n\n--b\n\nx\n--b--\n",
+    ],
+)
+def test_fast_path_leaves_digests_and_odd_rfc2231_to_the_stdlib(part):
+    from convo.importers.email.fast import parse_fast
+
+    data = f"From: a@x\nSubject: s\n{part}".encode()
+    assert parse_fast(data) is None

@@ -2,10 +2,16 @@
 
 The standard library's feed parser costs more than everything else an import does, so
 messages that are plainly well formed (valid header lines, 7bit/8bit/binary/QP/base64
-parts, multiparts whose boundaries are all found, no RFC 2231 parameters, no attached
-messages) are split here with a few ``bytes`` operations. Anything else returns None and
-goes to ``email.parser`` (compat32), which copes with every defect. Both paths feed the
-same record builder, and tests check that they agree.
+parts, multiparts whose boundaries are all found, no attached messages or digests) are
+split here with a few ``bytes`` operations. Anything else returns None and goes to
+``email.parser`` (compat32), which copes with every defect. Both paths feed the same
+record builder, and tests check that they agree.
+
+A leaf part whose Content-Type or Content-Disposition has RFC 2231 parameters
+(``filename*=utf-8''r%C3%A9sum%C3%A9.pdf``, continuations ``name*0*=``), which every
+mail program writes for a non-ASCII attachment name, keeps the fast split: only those
+headers are read by compat32, through the robust path's own rules (``mime.leaf``), so
+the names and charsets are the standard library's to the byte.
 """
 
 from __future__ import annotations
@@ -13,9 +19,11 @@ from __future__ import annotations
 import binascii
 import functools
 import re
+from email.message import Message
 
 from convo.importers.email.body import Body, add_leaf, collect_alternative
 from convo.importers.email.charsets import decode_words
+from convo.importers.email.mime import leaf
 
 # A header line and its continuation lines (the raw value keeps them, as compat32's does).
 _HEADERS = re.compile(r"^([\x21-\x39\x3b-\x7e]+):[ \t]*(.*(?:\n[ \t].*)*)", re.M)
@@ -72,7 +80,9 @@ def _split(data: bytes) -> tuple[dict[str, list[str]], bytes]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _params(value: str) -> tuple[str, dict[str, str]]:
+def _params(value: str) -> tuple[str, dict[str, str] | None]:
+    """(main value lower-cased, parameters by lower-case name); parameters None when
+    one uses RFC 2231 (a ``*`` in its name), which the standard library decodes."""
     main, sep, rest = value.partition(";")
     ctype = main.strip().lower()
     params: dict[str, str] = {}
@@ -80,7 +90,7 @@ def _params(value: str) -> tuple[str, dict[str, str]]:
         for m in _PARAM.finditer(";" + rest):
             key = m.group(1).lower()
             if "*" in key:
-                raise _Fallback  # RFC 2231
+                return ctype, None
             v = m.group(2)
             if v[:1] == '"':
                 v = _ESCAPE.sub(r"\1", v[1:-1])
@@ -88,7 +98,7 @@ def _params(value: str) -> tuple[str, dict[str, str]]:
     return ctype, params
 
 
-def _content_type(h: dict[str, list[str]]) -> tuple[str, dict[str, str]]:
+def _content_type(h: dict[str, list[str]]) -> tuple[str, dict[str, str] | None]:
     values = h.get("content-type")
     if not values:
         return "text/plain", {}
@@ -101,23 +111,15 @@ def _content_type(h: dict[str, list[str]]) -> tuple[str, dict[str, str]]:
 def _collect(h: dict[str, list[str]], data: bytes, body: Body, depth: int) -> None:
     ctype, params = _content_type(h)
     if ctype.startswith("multipart/"):
-        if depth > 10:
-            raise _Fallback
-        parts = [_split(p) for p in _multipart(data, params.get("boundary"))]
-        if ctype == "multipart/alternative":
-            collect_alternative(
-                [_content_type(ph)[0] for ph, _ in parts],
-                lambda i, sub: _collect(*parts[i], sub, depth + 1),
-                body,
-            )
-            return
-        for ph, pdata in parts:
-            _collect(ph, pdata, body, depth + 1)
+        _collect_multipart(ctype, params, data, body, depth)
         return
     if ctype.startswith("message/"):
         raise _Fallback
     disp_values = h.get("content-disposition")
     disp, dparams = _params(disp_values[0]) if disp_values else ("", {})
+    if params is None or dparams is None:
+        _rfc2231_leaf(h, data, ctype, body)
+        return
     name = dparams.get("filename") or params.get("name")
     if name:
         name = decode_words(name)
@@ -131,6 +133,40 @@ def _collect(h: dict[str, list[str]], data: bytes, body: Body, depth: int) -> No
         lambda: (params.get("charset"), params.get("format"), params.get("delsp")),
         decode_words(cid[0]).strip() if cid else None,
     )
+
+
+def _collect_multipart(
+    ctype: str, params: dict[str, str] | None, data: bytes, body: Body, depth: int
+) -> None:
+    # A digest's parts are messages by default (RFC 2046 5.1.5): the stdlib's.
+    if depth > 10 or params is None or ctype == "multipart/digest":
+        raise _Fallback
+    parts = [_split(p) for p in _multipart(data, params.get("boundary"))]
+    if ctype == "multipart/alternative":
+        collect_alternative(
+            [_content_type(ph)[0] for ph, _ in parts],
+            lambda i, sub: _collect(*parts[i], sub, depth + 1),
+            body,
+        )
+        return
+    for ph, pdata in parts:
+        _collect(ph, pdata, body, depth + 1)
+
+
+_LEAF_HEADERS = ("content-type", "content-disposition", "content-id")
+
+
+def _rfc2231_leaf(h: dict[str, list[str]], data: bytes, ctype: str, body: Body) -> None:
+    """A leaf with RFC 2231 parameters: its headers by compat32's rules, its body here."""
+    part = Message()
+    for header in _LEAF_HEADERS:
+        for value in h.get(header, ()):
+            if not value.isascii():  # 8-bit bytes: compat32 reads the raw headers in order
+                raise _Fallback
+            part[header] = value
+    name = leaf(part, ctype, body, lambda: _decode(h, data))
+    if name is not None and "\ufffd" in name:  # the same: its raw-header reading
+        raise _Fallback
 
 
 def _decode(h: dict[str, list[str]], data: bytes) -> bytes:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from email.message import Message
 from email.parser import BytesParser
 from email.policy import compat32
@@ -143,7 +144,7 @@ def collect_body(msg: Message, body: Body, depth: int = 0) -> None:
     if ctype.startswith("multipart/") or (msg.is_multipart() and ctype != "message/rfc822"):
         payload = msg.get_payload()
         if not isinstance(payload, list):
-            _leaf(msg, "text/plain", body)  # no usable boundary: the raw body is its text
+            leaf(msg, "text/plain", body)  # no usable boundary: the raw body is its text
             return
         if ctype == "multipart/alternative":
             _alternative(payload, body, depth)
@@ -155,7 +156,7 @@ def collect_body(msg: Message, body: Body, depth: int = 0) -> None:
     if ctype == "message/rfc822":
         _attached_message(msg, body, depth)
         return
-    _leaf(msg, ctype, body)
+    leaf(msg, ctype, body)
 
 
 def _alternative(payload: list, body: Body, depth: int) -> None:
@@ -167,15 +168,20 @@ def _alternative(payload: list, body: Body, depth: int) -> None:
     )
 
 
-def _leaf(part: Message, ctype: str, body: Body) -> None:
+def leaf(
+    part: Message, ctype: str, body: Body, payload: Callable[[], bytes] | None = None
+) -> str | None:
+    """Add a leaf part to ``body``; returns its file name. ``payload``: the decoded
+    body, when the caller decodes it (the fast path, which reads only the headers here)."""
     cid = part.get("Content-ID")
     params = _params(part, "content-type")
+    name = _filename(part, params)
     add_leaf(
         body,
         ctype,
         _disposition(part),
-        _filename(part, params),
-        lambda: _payload_bytes(part),
+        name,
+        payload or (lambda: _payload_bytes(part)),
         lambda: (
             _value(params.get("charset")),
             _value(params.get("format")),
@@ -183,6 +189,7 @@ def _leaf(part: Message, ctype: str, body: Body) -> None:
         ),
         decode_words(str(cid)).strip() if cid else None,
     )
+    return name
 
 
 def _attached_message(part: Message, body: Body, depth: int) -> None:
