@@ -483,3 +483,37 @@ def test_fast_path_leaves_digests_and_odd_rfc2231_to_the_stdlib(part):
 
     data = f"From: a@x\nSubject: s\n{part}".encode()
     assert parse_fast(data) is None
+
+
+@given(
+    st.sampled_from(["Subject", "From", "To", "X-A", "Message-ID", "References"]),
+    st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=90),
+)
+def test_sizing_folds_headers_as_compat32(name, value):
+    """An attached message's size counts its headers as compat32 folds them."""
+    from email.policy import compat32
+
+    from convo.importers.email.mime import SIZING
+
+    def fold(policy):
+        try:
+            return policy.fold_binary(name, value)
+        except Exception as e:  # e.g. a control byte splitlines() cuts at
+            return type(e)
+
+    assert fold(SIZING) == fold(compat32)
+
+
+def test_a_forward_whose_headers_compat32_cannot_write_is_kept(tmp_path):
+    inner = "From: c@z\nSubject: odd\x1e0: header\n\ninner text\n"
+    text = (
+        "From: a@x\nSubject: fwd\nMessage-ID: <f@x>\n"
+        'Content-Type: multipart/mixed; boundary="b"\n\n--b\n'
+        "Content-Type: text/plain\n\nsee below\n--b\n"
+        f"Content-Type: message/rfc822\n\n{inner}--b--\n"
+    )
+    msgs, rejects, _ = _read(_write(tmp_path, "f.eml", text), fmt="eml")
+    assert not rejects and len(msgs) == 1
+    (att,) = msgs[0].extra["attachments"]
+    assert att["type"] == "message/rfc822" and att["size"] == 0
+    assert "inner text" in msgs[0].text_chunks[0]

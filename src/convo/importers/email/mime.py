@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from email.message import Message
 from email.parser import BytesParser
-from email.policy import compat32
+from email.policy import Compat32, compat32
 from email.utils import collapse_rfc2231_value, unquote
 from typing import Any
 
@@ -16,6 +16,22 @@ from convo.importers.email.body import Body, add_leaf, collect_alternative
 from convo.importers.email.charsets import decode_words, raw_header_text
 
 _PARSER = BytesParser(policy=compat32)
+_ONE_LINE = re.compile(r"[\x20-\x7e\t]*")
+
+
+class _Sizing(Compat32):
+    """compat32 for measuring an attached message (``as_bytes``): a short one-line ASCII
+    header is written as it is, which is what compat32's folding makes of it (tests
+    check), without building an ``email.header.Header`` for each, which was most of
+    the time a forwarded message took."""
+
+    def fold_binary(self, name: str, value: Any) -> bytes:
+        if isinstance(value, str) and len(name) + len(value) <= 76 and _ONE_LINE.fullmatch(value):
+            return f"{name}: {value}{self.linesep}".encode("ascii")
+        return super().fold_binary(name, value)
+
+
+SIZING = _Sizing()
 
 
 def parse_message(data: bytes) -> Message:
@@ -192,6 +208,15 @@ def leaf(
     return name
 
 
+def _size(inner: Message) -> int:
+    """An attached message's size as compat32 writes it; 0 when it cannot (a header
+    with a byte ``str.splitlines`` cuts at, say), rather than losing the message."""
+    try:
+        return len(inner.as_bytes(policy=SIZING))
+    except Exception:
+        return 0
+
+
 def _attached_message(part: Message, body: Body, depth: int) -> None:
     """message/rfc822: listed as an attachment; its text follows as a forwarded block."""
     payload = part.get_payload()
@@ -207,7 +232,7 @@ def _attached_message(part: Message, body: Body, depth: int) -> None:
     info: dict[str, Any] = {
         "name": _filename(part) or subject or None,
         "type": "message/rfc822",
-        "size": len(inner.as_bytes()) if depth < 5 else 0,
+        "size": _size(inner) if depth < 5 else 0,
     }
     if subject:
         info["subject"] = subject
