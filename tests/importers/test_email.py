@@ -435,6 +435,13 @@ _PART = st.sampled_from(
         "Content-Type: text/plain; charset*=us-ascii'en'iso-8859-1\n\nlatin caf\xe9\n",
         'Content-Type: text/plain\nContent-Disposition: inline; filename="plain.txt";'
         " filename*=utf-8''fancy.txt\nContent-ID: <c@x>\n\nboth names\n",
+        # an attached message with a plain body: split here, measured as compat32 writes it
+        "Content-Type: message/rfc822\n\nFrom: Zo\xeb <z@x.org>\nSubject: inner\n"
+        "Date: Mon, 4 Mar 2024 10:00:00 +0100\nReferences: "
+        + " ".join(f"<r{i}@x.org>" for i in range(12))
+        + "\nContent-Type: text/plain; charset=utf-8\n\nforwarded caf\xe9 text\n",
+        "Content-Type: message/rfc822\nContent-Transfer-Encoding: 7bit\n\nFrom: y@x\n"
+        "Subject: =?utf-8?q?caf=C3=A9?=\n X-Folded: yes\n\n",
     ]
 )
 
@@ -476,6 +483,9 @@ def test_fast_path_agrees_on_generated_mime(parts, sub, crlf):
         "Content-Type: text/plain\nContent-Disposition: attachment;"
         " filename*=utf-8''%FF%FE.txt\n\nx\n",
         "Content-Type: multipart/mixed; boundary*=utf-8''b\n\n--b\n\nx\n--b--\n",
+        # an attached message that is multipart: its size is the stdlib's rewriting
+        "Content-Type: multipart/mixed; boundary=o\n\n--o\nContent-Type: message/rfc822\n\n"
+        "From: c@z\nContent-Type: multipart/mixed; boundary=i\n\n--i\n\nhi\n--i--\n--o--\n",
     ],
 )
 def test_fast_path_leaves_digests_and_odd_rfc2231_to_the_stdlib(part):

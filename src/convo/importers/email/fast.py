@@ -2,10 +2,10 @@
 
 The standard library's feed parser costs more than everything else an import does, so
 messages that are plainly well formed (valid header lines, 7bit/8bit/binary/QP/base64
-parts, multiparts whose boundaries are all found, no attached messages or digests) are
-split here with a few ``bytes`` operations. Anything else returns None and goes to
-``email.parser`` (compat32), which copes with every defect. Both paths feed the same
-record builder, and tests check that they agree.
+parts, multiparts whose boundaries are all found, attached messages only with a plain
+body, no digests) are split here with a few ``bytes`` operations. Anything else returns
+None and goes to ``email.parser`` (compat32), which copes with every defect. Both paths
+feed the same record builder, and tests check that they agree.
 
 A leaf part whose Content-Type or Content-Disposition has RFC 2231 parameters
 (``filename*=utf-8''r%C3%A9sum%C3%A9.pdf``, continuations ``name*0*=``), which every
@@ -23,7 +23,7 @@ from email.message import Message
 
 from convo.importers.email.body import Body, add_leaf, collect_alternative
 from convo.importers.email.charsets import decode_words
-from convo.importers.email.mime import leaf
+from convo.importers.email.mime import SIZING, attached, leaf
 
 # A header line and its continuation lines (the raw value keeps them, as compat32's does).
 _HEADERS = re.compile(r"^([\x21-\x39\x3b-\x7e]+):[ \t]*(.*(?:\n[ \t].*)*)", re.M)
@@ -113,6 +113,9 @@ def _collect(h: dict[str, list[str]], data: bytes, body: Body, depth: int) -> No
     if ctype.startswith("multipart/"):
         _collect_multipart(ctype, params, data, body, depth)
         return
+    if ctype == "message/rfc822":
+        _attached(h, data, params, body, depth)
+        return
     if ctype.startswith("message/"):
         raise _Fallback
     disp_values = h.get("content-disposition")
@@ -151,6 +154,40 @@ def _collect_multipart(
         return
     for ph, pdata in parts:
         _collect(ph, pdata, body, depth + 1)
+
+
+def _attached(
+    h: dict[str, list[str]], data: bytes, params: dict[str, str] | None, body: Body, depth: int
+) -> None:
+    """An attached message with a plain body, split here (``mime.attached`` builds the
+    record, as for the stdlib's). Left to the stdlib: a file name on the part (its
+    unquoting rules), an encoded part, and an inner multipart, whose size is that of
+    the stdlib's rewriting of it (boundaries, preamble and epilogue rewritten)."""
+    disp = h.get("content-disposition")
+    cte = h.get("content-transfer-encoding")
+    if params is None or "name" in params or (disp and "name" in disp[0].lower()):
+        raise _Fallback
+    if cte and cte[0].strip().lower() not in _PLAIN_CTE:
+        raise _Fallback
+    ih, rest = _split(data)
+    if not ih or _content_type(ih)[0].startswith(("multipart/", "message/")):
+        raise _Fallback
+    inner = Body()
+    _collect(ih, rest, inner, depth + 1)
+    attached(body, None, ih, inner, _written_size(ih, rest) if depth < 5 else 0)
+
+
+def _written_size(h: dict[str, list[str]], rest: bytes) -> int:
+    """``mime.attached_size`` of a plain message: its headers as compat32 writes them
+    (``mime.SIZING``; a header's length does not depend on its name's case), a blank
+    line, the body (whose lines compat32 writes back as they are)."""
+    size = 1 + len(rest)
+    try:
+        for name, values in h.items():
+            size += sum(len(SIZING.fold_binary(name, value)) for value in values)
+    except Exception:  # as mime.attached_size: a message it cannot write
+        return 0
+    return size
 
 
 _LEAF_HEADERS = ("content-type", "content-disposition", "content-id")

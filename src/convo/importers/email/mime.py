@@ -208,7 +208,7 @@ def leaf(
     return name
 
 
-def _size(inner: Message) -> int:
+def attached_size(inner: Message) -> int:
     """An attached message's size as compat32 writes it; 0 when it cannot (a header
     with a byte ``str.splitlines`` cuts at, say), rather than losing the message."""
     try:
@@ -226,21 +226,25 @@ def _attached_message(part: Message, body: Body, depth: int) -> None:
             {"name": _filename(part), "type": "message/rfc822", "size": len(_payload_bytes(part))}
         )
         return
-    ih = headers(inner)
+    size = attached_size(inner) if depth < 5 else 0
+    inner_body = Body()
+    collect_body(inner, inner_body, depth + 1)
+    attached(body, _filename(part), headers(inner), inner_body, size)
+
+
+def attached(
+    body: Body, name: str | None, ih: dict[str, list[str]], inner_body: Body, size: int
+) -> None:
+    """Add an attached message (its raw headers ``ih``, its body read) to ``body``: an
+    attachment, then its text as a forwarded block. Both paths build it here."""
     subject = decode_words(first(ih, "subject"))
     sender = addresses(ih.get("from"))
-    info: dict[str, Any] = {
-        "name": _filename(part) or subject or None,
-        "type": "message/rfc822",
-        "size": _size(inner) if depth < 5 else 0,
-    }
+    info: dict[str, Any] = {"name": name or subject or None, "type": "message/rfc822", "size": size}
     if subject:
         info["subject"] = subject
     if sender:
         info["from"] = sender[0]
     body.attachments.append(info)
-    inner_body = Body()
-    collect_body(inner, inner_body, depth + 1)
     body.attachments.extend(inner_body.attachments)
     head = ["---------- Forwarded message ----------"]
     if sender:
