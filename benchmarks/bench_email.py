@@ -131,8 +131,8 @@ def _slow_message(i: int, rng: random.Random) -> str:
 
 def _forward_message(i: int, rng: random.Random) -> str:
     """A message the fast path leaves to the standard library: a forward, its original
-    attached as message/rfc822."""
-    inner = _message(i + 1, rng).split("\n", 1)[1]  # without its "From " line
+    (a multipart: alternative or mixed) attached as message/rfc822."""
+    inner = _message(4 * (i // 4) + 2 + i % 2, rng).split("\n", 1)[1]  # no "From " line
     head = _message(i, rng).split("\n\n", 1)[0]
     head = "\n".join(x for x in head.split("\n") if not x.startswith("Content-"))
     return (
@@ -227,7 +227,7 @@ def run(h) -> None:
     for key, kind, message in (
         ("rfc2231", "an RFC 2231 parameter in every message (a non-ASCII file name)",
          _slow_message),
-        ("stdlib", "every message a forward (message/rfc822), on the standard-library path",
+        ("stdlib", "every message a forward of a multipart (message/rfc822), on the standard-library path",
          _forward_message),
     ):  # fmt: skip
         other = h.data(f"email-{key}-{n}.mbox", generate(n, message))
