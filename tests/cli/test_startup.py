@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import typer
 import typer.main
 from tests.index.helpers import rec, write_store
@@ -72,6 +73,45 @@ def test_indexed_list_loads_no_format_and_no_pydantic(tmp_path):
     for family in FORMAT_FAMILIES:
         assert not _loaded(modules, f"convo.importers.{family}"), family
     assert "convo.index.lookup" in modules  # it did read through the index
+
+
+# What an indexed read of a fresh index must not import (the index answers, so neither the
+# scan's machinery nor any writing side is needed): measured with ``python -X importtime``,
+# each of these cost 1-20 ms of a command whose lookup takes about 1 ms.
+NOT_FOR_AN_INDEXED_READ = (
+    *NEVER_AT_START, "typer", "click", "gzip", "tempfile", "hashlib", "shutil", "pickle",
+    "convo.importers.registry", "convo.output.writers.table", "convo.output.views",
+    "convo.query.compiled", "convo.query.linescan", "convo.query.parallel", "convo.core.pool",
+    "convo.pipeline.store", "convo.index.build", "convo.index.dedup", "convo.query.language",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["list", "--latest", "3", "-f", "jsonl"],
+        ["query", "--speaker", "bob", "-f", "jsonl"],
+        ["list", "--latest", "3", "--sort=-time", "--tag", "x", "-f", "json"],
+    ],
+)
+def test_indexed_read_imports_only_what_it_needs(tmp_path, argv):
+    recs = [rec(i, speaker="Bob <bob@x.org>" if i % 3 else "Al", tags=["x"]) for i in range(20)]
+    store = write_store(tmp_path / "s.jsonl", recs)
+    from convo.index import refresh
+
+    assert refresh(store, wait=True).available
+    modules = _modules("--store", str(store), *argv)
+    for name in NOT_FOR_AN_INDEXED_READ:
+        assert not _loaded(modules, name), name
+    assert not _loaded(modules, "convo.importers.records"), "a format was loaded"
+    assert "convo.index.lookup" in modules
+
+
+def test_scan_fallback_still_loads_the_scan(tmp_path):
+    """Without an index the same command scans (the lazy imports load what it needs)."""
+    store = write_store(tmp_path / "s.jsonl", [rec(i) for i in range(20)])
+    modules = _modules("--store", str(store), "query", "--speaker", "alice", "-f", "jsonl")
+    assert "convo.query.compiled" in modules and "convo.query.linescan" in modules
 
 
 def test_help_converts_no_command():

@@ -113,7 +113,7 @@ def test_batch_rows_are_row_of(items, escaped):
     data = b"".join(x + (b"\r\n" if i % 2 else b"\n") for i, x in enumerate(lines))
     batch = rows_of(data, 100)
     records = [r for r in map(parse, lines) if r is not None]
-    assert batch.count == len(records)
+    assert batch.count == len(records) == len(batch.subjects) == len(batch.texts)
     assert batch.bad == sum(1 for x in lines if x.strip() and parse(x) is None)
     for n, record in enumerate(records):
         row = row_of(record)
@@ -123,7 +123,7 @@ def test_batch_rows_are_row_of(items, escaped):
             row.id, row.timestamp, row.speaker, row.thread, row.format, row.role, row.subject,
         )  # fmt: skip
         subject, text = fts_values(row)
-        assert batch.fts[n] == (n, subject.encode(), text.encode())
+        assert (batch.subjects[n], batch.texts[n]) == (subject.encode(), text.encode())
         assert [x for m, x in batch.listeners if m == n] == row.listeners
         assert [(f, t) for m, f, t in batch.tags if m == n] == [(t.casefold(), t) for t in row.tags]
     rows = [row_of(r) for r in records]

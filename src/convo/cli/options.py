@@ -200,7 +200,7 @@ class ReadArgs:
         """The ``query.Filters`` of the options and the query: one filter tree (relative
         dates resolved now, people's aliases expanded)."""
         from convo.core.errors import UsageError
-        from convo.query import tree
+        from convo.query.filters import Filters
 
         zone = self.zone()
         if zone is None and (self.since or self.until or self.query):
@@ -209,6 +209,13 @@ class ReadArgs:
             zone = tzlocal()
         if self.limit is not None and self.limit < 0:
             raise UsageError("--limit must be 0 or more")
+        given = (self.speakers, self.listeners, self.tags, self.since, self.until, self.texts,
+                 self.regexes, self.threads, self.query)  # fmt: skip
+        if not any(given):  # all match: tree.to_filters(None), without importing the tree
+            self.load_people()  # a bad people file is an error all the same
+            return Filters(limit=self.limit, reverse=self.reverse)
+        from convo.query import tree
+
         node = tree.all_of([
             tree.terms("from", self.speakers), tree.terms("to", self.listeners),
             tree.terms("tag", self.tags), self._range(zone), tree.terms("words", self.texts),
@@ -246,9 +253,11 @@ class ReadArgs:
 
     def load_people(self):
         """The people file's ``People`` (None without one)."""
+        if not self.people:
+            return None
         from convo.core.people import People
 
-        return People.load(self.people) if self.people else None
+        return People.load(self.people)
 
     def parts(self, env, reporter, *, default_store: str | None = None):
         """The inputs (named files, stdin, else the store) read with the import options."""

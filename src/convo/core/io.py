@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import gzip
 import io
 import os
 import stat
 import sys
-import tempfile
 import zlib
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -185,12 +183,16 @@ class _Inflate(_Wrapped):
     """
 
     def __init__(self, compressed: BinaryIO, name: str):
+        import gzip  # (loaded here, and tempfile in real_path: a plain file needs neither)
+
         self._in = _Counted(compressed)
         super().__init__(gzip.GzipFile(fileobj=self._in, mode="rb"))  # type: ignore[arg-type]
         self._name = name
         self._out = 0
 
     def readinto(self, b: Any) -> int:
+        import gzip
+
         try:
             data = self._inner.read1(len(b))  # type: ignore[attr-defined]
         except (EOFError, gzip.BadGzipFile, zlib.error) as e:
@@ -343,6 +345,8 @@ class Source:
         if self.path is not None and not self.gzipped and not self.one_time:
             return self.path
         if self._spooled is None:
+            import tempfile
+
             fd, tmp = tempfile.mkstemp(prefix="convo-", suffix="-" + (self.match_name or "stdin"))
             try:
                 with os.fdopen(fd, "wb") as out, self.open() as src:

@@ -115,6 +115,7 @@ def rebuild(store_path: Path, f: IO[bytes], track: Track | None = None) -> int:
         big = os.fstat(f.fileno()).st_size >= PARALLEL_BYTES
         side = fts.SideFts(tmp.with_name(f"{tmp.name}.fts")) if big and fts.usable(conn) else None
         added, bad, end = index_lines(conn, store_path, f, 0, track, side)
+        conn.execute(schema.SORT_PRAGMA)
         for statement in schema.INDEXES.split(";"):
             if statement.strip():
                 conn.execute(statement)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 
 from convo.core.names import words
+from convo.index import fts
 from convo.index.batch import Batch
 from convo.index.fts import SideFts
 from convo.index.rows import Row, fts_values
@@ -62,11 +63,9 @@ class Inserter:
             ],
         )
         if self.side is not None:
-            self.side.put(base, batch.fts)
+            self.side.put(base, batch.subjects, batch.texts)
         else:
-            c.executemany(
-                f"INSERT INTO messages_fts (rowid, subject, text) VALUES (?+{base},?,?)", batch.fts
-            )
+            c.executemany(fts.INSERT, fts.numbered(base, batch.subjects, batch.texts))
         c.executemany(
             "INSERT OR IGNORE INTO message_listeners VALUES (?, ?)",
             [(n + base, ids[x]) for n, x in batch.listeners],

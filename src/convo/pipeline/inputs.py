@@ -180,10 +180,11 @@ def store_input(inputs: list[str], *, store: str | None, stdin_has_data: bool) -
     an existing store, else None."""
     if not reads_store(inputs, store=store, stdin_has_data=stdin_has_data):
         return None
-    from convo.pipeline.store import Store
+    from convo.pipeline.storepath import default_store_path, real_file
 
-    st = Store(store)
-    return st.real if st.exists() else None
+    path = default_store_path(store)
+    real = real_file(path)
+    return real if path.exists() else None
 
 
 def record_parts(
@@ -195,16 +196,17 @@ def record_parts(
         if not reads_store(inputs, store=store, stdin_has_data=stdin_has_data):
             inputs = ["-"]
         else:
-            from convo.pipeline.store import Store
+            from convo.pipeline.storepath import default_store_path, real_file
 
-            st = Store(store)
-            if not st.exists():
+            named = default_store_path(store)
+            real_file(named)  # a folder, a device or a dangling link is an error
+            if not named.exists():
                 raise InputError(
                     "the store is empty",
-                    where=str(st.path),
+                    where=str(named),
                     hint="add messages with `convo ingest FILE --save`, or name input files",
                 )
-            inputs = [str(st.path)]
+            inputs = [str(named)]
             read["raw_only"] = True
     for path in inputs:
         yield from parts_of(path, **read)

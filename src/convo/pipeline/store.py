@@ -1,9 +1,8 @@
 """The store: one JSONL file that ``ingest --save`` appends to and read commands default to.
 
-Where it lives: ``--store PATH``, else ``$CONVO_STORE``, else
-``$XDG_DATA_HOME/convo/messages.jsonl`` (``~/.local/share/convo/messages.jsonl``).
-A symbolic link is followed (a dangling or looping one is an error); anything but a
-regular file (a folder, a device, a FIFO) is refused.
+Where it lives (``convo.pipeline.storepath``): ``--store PATH``, else ``$CONVO_STORE``,
+else ``$XDG_DATA_HOME/convo/messages.jsonl``; links followed, anything but a regular file
+refused.
 
 Appends hold the lock of ``convo.core.lock``, skip ids already present, validate every
 record (``convo.pipeline.validate.check_record``, or ``check_message`` for messages), write
@@ -18,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -30,10 +28,11 @@ import orjson
 from convo.core import lock
 from convo.core.errors import InputError, RecordError
 from convo.core.idset import IdSet
-from convo.core.io import os_error, special_kind
+from convo.core.io import os_error
 from convo.core.jsonl import Line, dumps, iter_lines, last_newline
 from convo.index.dedup import IndexIds, after_append, open_ids
 from convo.pipeline.ready import ReadyLine
+from convo.pipeline.storepath import default_store_path, real_file
 
 if TYPE_CHECKING:
     from convo.core.record import ConversationMessage
@@ -42,18 +41,6 @@ BATCH_BYTES = 1 << 20
 NOT_APPENDED = "nothing was appended; fix it and re-run"
 
 Waiter = Callable[[str], None]
-
-
-def default_store_path(explicit: str | os.PathLike[str] | None = None) -> Path:
-    if explicit:
-        return Path(explicit).expanduser()
-    env = os.environ.get("CONVO_STORE")
-    if env:
-        return Path(env).expanduser()
-    data_home = os.environ.get("XDG_DATA_HOME") or os.path.join(
-        os.path.expanduser("~"), ".local", "share"
-    )
-    return Path(data_home) / "convo" / "messages.jsonl"
 
 
 @dataclass
@@ -76,30 +63,6 @@ def record_id(raw: bytes) -> str | None:
     return None
 
 
-def _real_file(path: Path) -> Path:
-    """``path`` with links followed: a located InputError unless it is a regular file or absent."""
-    where = str(path)
-    try:
-        real = Path(os.path.realpath(path, strict=True))
-    except FileNotFoundError:
-        if path.is_symlink():
-            raise InputError(
-                f"the store is a dangling symbolic link (to {os.readlink(path)})",
-                where=where,
-                hint="create its target, or point --store at a file",
-            ) from None
-        return path
-    except OSError as e:
-        raise os_error(e, where, "point --store at a JSONL file") from None
-    mode = real.stat().st_mode
-    if stat.S_ISDIR(mode):
-        raise InputError("the store is a directory", where=where, hint="--store names a JSONL file")
-    kind = special_kind(mode)
-    if kind is not None:
-        raise InputError(f"the store is a {kind}", where=where, hint="--store names a JSONL file")
-    return real
-
-
 @contextlib.contextmanager
 def _located(where: str, hint: str = NOT_APPENDED) -> Iterator[None]:
     """A failed system call on the store (a full disk, a read-only file system) as one line."""
@@ -118,7 +81,7 @@ class Store:
 
     def __init__(self, path: str | os.PathLike[str] | None = None):
         self.path = default_store_path(path)
-        self.real = _real_file(self.path)
+        self.real = real_file(self.path)
 
     def exists(self) -> bool:
         return self.path.exists()

@@ -17,15 +17,16 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from convo.core.errors import RecordError
 from convo.core.jsonl import Line, parse_line
 from convo.query.blocks import BLOCK, LineLocator, iter_spans
-from convo.query.compiled import Compiled
 from convo.query.filters import Filters
-from convo.query.linescan import BlockScan, report
 from convo.query.matches import Match, RawBatch, Runs
+
+if TYPE_CHECKING:
+    from convo.query.compiled import Compiled
 
 __all__ = ["Filters", "Match", "Selector", "select"]
 
@@ -36,19 +37,42 @@ class Selector:
     """A compiled ``Filters``: ``select(lines)`` yields the matching records.
 
     ``lines_read()`` counts the lines looked at (matching or not), for "0 of N read".
-    ``parallel`` (bytes, or None for never) is the file size from which a file is
-    scanned on every core.
+
+    The scan's machinery (``plan``, the compiled filters, and ``convo.query.parallel``)
+    loads when a scan needs it: an indexed read only asks for ``filters``.
     """
 
     def __init__(self, filters: Filters):
-        from convo.query.parallel import MIN_PARALLEL
-
         self.filters = filters
         self.block_size = BLOCK
-        self.parallel: int | None = MIN_PARALLEL
         self.read = 0
         self._uncounted: list[Any] = []  # sources scanned without counting their lines
-        self.plan = Compiled.of(filters)
+        self._parallel: int | str | None = "default"
+        self._plan: Compiled | None = None
+        if filters.regexes:
+            self.plan  # noqa: B018 - a bad --regex is a usage error before anything is read
+
+    @property
+    def plan(self) -> Compiled:
+        if self._plan is None:
+            from convo.query.compiled import Compiled
+
+            self._plan = Compiled.of(self.filters)
+        return self._plan
+
+    @property
+    def parallel(self) -> int | None:
+        """The file size (bytes) from which a file is scanned on every core; None: never.
+        ``parallel.MIN_PARALLEL`` unless set."""
+        if self._parallel == "default":
+            from convo.query.parallel import MIN_PARALLEL
+
+            self._parallel = MIN_PARALLEL
+        return cast(int | None, self._parallel)
+
+    @parallel.setter
+    def parallel(self, value: int | None) -> None:
+        self._parallel = value
 
     def raw_may_match(self, raw: bytes) -> bool:
         """False only when the line certainly does not match (no parse needed)."""
@@ -106,6 +130,8 @@ class Selector:
         yield from self._local_batches(part, on_error, need_record)
 
     def _local_batches(self, part: Any, on_error, need_record: bool) -> Iterator[list[Match]]:
+        from convo.query.linescan import BlockScan, report
+
         # Needle scans of a file that can be read again skip counting lines: the few
         # lines that need a number (errors) are located on demand.
         plan = self.plan

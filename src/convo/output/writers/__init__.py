@@ -2,7 +2,8 @@
 
 Built-in writers (table, jsonl, json, csv, markdown, text) register through the same
 ``register(registry)`` hook a third-party package exposes in the ``convo.writers``
-entry-point group, so ``--format``'s choices are whatever is registered.
+entry-point group, so ``--format``'s choices are whatever is registered. They are
+declared in ``builtin.py``; each writer's module is imported when it is made.
 """
 
 from __future__ import annotations
@@ -19,13 +20,7 @@ if TYPE_CHECKING:
     from convo.output.env import Environment
     from convo.output.writers.base import RecordWriter
 
-BUILTIN_MODULES = (
-    "convo.output.writers.table",
-    "convo.output.writers.records",
-    "convo.output.writers.csv",
-    "convo.output.writers.markdown",
-    "convo.output.writers.text",
-)
+BUILTIN_MODULES = ("convo.output.writers.builtin",)  # declarations only: writers load on use
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,6 @@ from typing import IO
 from convo.core import fields
 from convo.core.text.markup import csv_cell
 from convo.core.text.terminal import printable
-from convo.output.env import Environment
-from convo.output.writers import WriteOptions, Writer, WriterRegistry
 from convo.output.writers.base import RecordWriter
 from convo.query.scan import Match
 
@@ -44,11 +42,3 @@ class CsvWriter(RecordWriter):
         self.count += 1
         cells = (csv_cell(v) for v in row(m.record))
         self.csv.writerow([printable(c) for c in cells] if self.tty else cells)
-
-
-def _csv(env: Environment, _options: WriteOptions) -> RecordWriter:
-    return CsvWriter(env.stdout, tty=env.stdout_isatty)
-
-
-def register(registry: WriterRegistry) -> None:
-    registry.register(Writer("csv", "spreadsheet columns (formulas escaped; UTC)", _csv))

@@ -12,9 +12,8 @@ from typing import IO
 from convo.core import fields
 from convo.core.text.markup import markdown_inline
 from convo.core.text.terminal import printable
-from convo.output.env import Environment
 from convo.output.views.common import display_time
-from convo.output.writers import WriteOptions, Writer, WriterRegistry
+from convo.output.writers import WriteOptions
 from convo.output.writers.base import RecordWriter
 from convo.query.scan import Match
 
@@ -44,11 +43,3 @@ class MarkdownWriter(RecordWriter):
             "<br>".join(cell(line) for line in lines),
         )
         self.out.write("| " + " | ".join(cells) + " |\n")
-
-
-def _markdown(env: Environment, options: WriteOptions) -> RecordWriter:
-    return MarkdownWriter(env.stdout, options)
-
-
-def register(registry: WriterRegistry) -> None:
-    registry.register(Writer("markdown", "a Markdown table (HTML and markup escaped)", _markdown))

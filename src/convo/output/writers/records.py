@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import IO
 
-from convo.output.env import Environment
-from convo.output.writers import WriteOptions, Writer, WriterRegistry
 from convo.output.writers.base import RecordWriter
 from convo.query.scan import Match
 
@@ -47,18 +45,3 @@ class JsonWriter(RecordWriter):
 
     def close(self) -> None:
         self.out.write(b"[]\n" if self.count == 0 else b"\n]\n")
-
-
-def _jsonl(env: Environment, _options: WriteOptions) -> RecordWriter:
-    return JsonlWriter(env.safe_stdout_bytes("json"))
-
-
-def _json(env: Environment, _options: WriteOptions) -> RecordWriter:
-    return JsonWriter(env.safe_stdout_bytes("json"))
-
-
-def register(registry: WriterRegistry) -> None:
-    registry.register(
-        Writer("jsonl", "the records as JSON lines (default when piped)", _jsonl, raw=True)
-    )
-    registry.register(Writer("json", "the records as one JSON array", _json, raw=True))

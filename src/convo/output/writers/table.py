@@ -10,9 +10,8 @@ from typing import Any
 
 from convo.core import fields
 from convo.core.text.terminal import one_line
-from convo.output.env import Environment
 from convo.output.views.common import display_time, speaker_style, who
-from convo.output.writers import WriteOptions, Writer, WriterRegistry
+from convo.output.writers import WriteOptions
 from convo.output.writers.base import RecordWriter
 from convo.query.scan import Match
 
@@ -67,11 +66,3 @@ class TableWriter(RecordWriter):
     def close(self) -> None:
         if self.rows:
             self._flush()
-
-
-def _table(env: Environment, options: WriteOptions) -> RecordWriter:
-    return TableWriter(env.console(), options)
-
-
-def register(registry: WriterRegistry) -> None:
-    registry.register(Writer("table", "a table on the terminal (default there)", _table))

@@ -6,9 +6,8 @@ from typing import IO
 
 from convo.core import fields
 from convo.core.text.terminal import printable
-from convo.output.env import Environment
 from convo.output.views.common import display_time, who
-from convo.output.writers import WriteOptions, Writer, WriterRegistry
+from convo.output.writers import WriteOptions
 from convo.output.writers.base import RecordWriter
 from convo.query.scan import Match
 
@@ -27,11 +26,3 @@ class TextWriter(RecordWriter):
         self.out.write(head + lines[0] + "\n")
         for line in lines[1:]:
             self.out.write("    " + line + "\n")
-
-
-def _text(env: Environment, options: WriteOptions) -> RecordWriter:
-    return TextWriter(env.stdout, options)
-
-
-def register(registry: WriterRegistry) -> None:
-    registry.register(Writer("text", "one plain line per message, for grep", _text))

@@ -1,0 +1,53 @@
+"""Where the store lives, apart from the store itself (``convo.pipeline.store``).
+
+``--store PATH``, else ``$CONVO_STORE``, else ``$XDG_DATA_HOME/convo/messages.jsonl``
+(``~/.local/share/convo/messages.jsonl``). A symbolic link is followed (a dangling or
+looping one is an error); anything but a regular file (a folder, a device, a FIFO) is
+refused. A read command finds its store here without importing the appending side.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from convo.core.errors import InputError
+from convo.core.io import os_error, special_kind
+
+
+def default_store_path(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """The store named by ``explicit``, else ``$CONVO_STORE``, else the XDG default."""
+    if explicit:
+        return Path(explicit).expanduser()
+    env = os.environ.get("CONVO_STORE")
+    if env:
+        return Path(env).expanduser()
+    data_home = os.environ.get("XDG_DATA_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "share"
+    )
+    return Path(data_home) / "convo" / "messages.jsonl"
+
+
+def real_file(path: Path) -> Path:
+    """``path`` with links followed: a located InputError unless it is a regular file or absent."""
+    where = str(path)
+    try:
+        real = Path(os.path.realpath(path, strict=True))
+    except FileNotFoundError:
+        if path.is_symlink():
+            raise InputError(
+                f"the store is a dangling symbolic link (to {os.readlink(path)})",
+                where=where,
+                hint="create its target, or point --store at a file",
+            ) from None
+        return path
+    except OSError as e:
+        raise os_error(e, where, "point --store at a JSONL file") from None
+    mode = real.stat().st_mode
+    if stat.S_ISDIR(mode):
+        raise InputError("the store is a directory", where=where, hint="--store names a JSONL file")
+    kind = special_kind(mode)
+    if kind is not None:
+        raise InputError(f"the store is a {kind}", where=where, hint="--store names a JSONL file")
+    return real
