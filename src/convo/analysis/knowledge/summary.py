@@ -83,7 +83,7 @@ class Aggregate:
     CAPACITY: ClassVar[int] = CAPACITY
 
     def __post_init__(self) -> None:
-        self._prune_at = 6 * self.CAPACITY
+        self._prune_at = 2 * self.CAPACITY
 
     def __getstate__(self) -> dict[str, Any]:
         return dict(self.__dict__, _people=({}, {}), _conv=None)
@@ -104,7 +104,7 @@ class Aggregate:
         self.entity_types = {k: v for k, v in self.entity_types.items() if k in self.entities}
         self._forget_people()
         # Pruning again before the names have doubled would make adding quadratic.
-        self._prune_at = max(6 * self.CAPACITY, 2 * len(self.spelling))
+        self._prune_at = max(2 * self.CAPACITY, 2 * len(self.spelling))
 
     def _maybe_prune(self) -> None:
         if len(self.spelling) > self._prune_at:
@@ -117,6 +117,8 @@ class Aggregate:
 
     def _key(self, name: str) -> str:
         key = name.casefold()
+        if key == name:
+            key = name  # one string for the key, its spelling and the tables' keys
         if key not in self.spelling:
             self.spelling[key] = name
         return key
