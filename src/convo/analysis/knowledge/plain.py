@@ -25,7 +25,7 @@ from convo.core.knowledge_schema import (
     Facet,
     KnowledgeResponse,
 )
-from convo.core.record import ROLES
+from convo.core.fields import ROLES
 
 Plain = dict[str, Any]
 

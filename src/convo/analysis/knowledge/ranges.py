@@ -27,7 +27,7 @@ import os
 import pickle
 import tempfile
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
 
 import orjson
@@ -39,6 +39,7 @@ from convo.analysis.knowledge.extract import (
     typeagent_knowledge,
     without_text,
 )
+from convo.analysis.knowledge.metadata import email_format_names, use_email_format_names
 from convo.analysis.knowledge.plain import Plain
 from convo.analysis.knowledge.summary import Aggregate, aggregate
 from convo.analysis.parallel import (
@@ -54,6 +55,12 @@ from convo.analysis.parallel import (
 from convo.core import fields
 from convo.core.pool import ordered_map
 from convo.query.filters import Filters
+
+# The workers are fresh interpreters that import this module alone (``core.pool``'s
+# ``preload``): about 18 MB each, where a forked copy of the command line is 40 MB and
+# the benchmark counts every process. Tasks and results are small (paths, reports), the
+# data go through files.
+_PRELOAD = (__name__,)
 
 
 def knowledge_line(record: dict[str, Any], k: Plain) -> bytes:
@@ -96,6 +103,7 @@ class Step:
     summary: bool = False
     metadata_only: bool = False
     wanted: frozenset[str] = frozenset()
+    mail: frozenset[str] = frozenset()  # metadata.email_format_names() of the parent
 
 
 def save(value: Any, path: str) -> None:
@@ -115,6 +123,7 @@ def load(path: str) -> Any:
 def observe_range(step: Step) -> RangeReport:
     """Pass 1 of a range: records and analyses to ``step.spool``, its conversation state
     saved to ``step.out``."""
+    use_email_format_names(step.mail)
     conv = Conversation()
     report = RangeReport()
     with open(step.spool, "wb") as spool:
@@ -147,6 +156,7 @@ def parents_in_range(step: Step) -> dict[str, tuple[dict[str, Any], str]]:
 def extract_range(step: Step) -> RangeReport | None:
     """Pass 2 of a range: lines, or the range's ``Aggregate`` pickled, to ``step.out``;
     the report of the bad lines when this pass read the records (``metadata_only``)."""
+    use_email_format_names(step.mail)
     report = None
     conv: Conversation | None = None
     if step.metadata_only:  # one pass: no conversation state
@@ -185,13 +195,15 @@ def _copy(path: str, out: BinaryIO) -> None:
 def _observe(steps: list[Step], jobs: int, rebase: Rebase) -> Conversation:
     """Passes 1 and 2: the merged conversation state, every parent found."""
     conv = Conversation()
-    for step, report in zip(steps, ordered_map(observe_range, steps, jobs), strict=True):
+    for step, report in zip(
+        steps, ordered_map(observe_range, steps, jobs, preload=_PRELOAD), strict=True
+    ):
         conv.merge(load(step.out))  # one range's state held at a time
         rebase.add(step.task, report)
     wanted = frozenset(conv.unresolved())
     if wanted:
         look = [Step(s.task, s.spool, s.out, wanted=wanted) for s in steps]
-        for found in ordered_map(parents_in_range, look, jobs):
+        for found in ordered_map(parents_in_range, look, jobs, preload=_PRELOAD):
             conv.note_parents(found)
     return conv
 
@@ -208,19 +220,22 @@ def run(
     """Knowledge of the records of ``tasks`` on ``jobs`` processes: the summary, or the
     per-message lines written to ``out`` in input order; bad lines go to ``on_error``."""
     rebase = Rebase(on_error)
+    mail = email_format_names()
     with tempfile.TemporaryDirectory(prefix="convo-knowledge-") as tmp:
         steps = [
             Step(t, os.path.join(tmp, f"{i}.spool"), os.path.join(tmp, f"{i}.out"),
-                 summary=summary, metadata_only=metadata_only)
+                 summary=summary, metadata_only=metadata_only, mail=mail)
             for i, t in enumerate(tasks)
         ]  # fmt: skip
         state = ""
         if not metadata_only:
             state = os.path.join(tmp, "state")
             save(_observe(steps, jobs, rebase), state)  # freed here: the workers load it
-        steps = [Step(s.task, s.spool, s.out, state, summary, metadata_only) for s in steps]
+        steps = [replace(s, state=state) for s in steps]
         total = Aggregate() if summary else None
-        for step, report in zip(steps, ordered_map(extract_range, steps, jobs), strict=True):
+        for step, report in zip(
+            steps, ordered_map(extract_range, steps, jobs, preload=_PRELOAD), strict=True
+        ):
             if report is not None:
                 rebase.add(step.task, report)
             if total is not None:

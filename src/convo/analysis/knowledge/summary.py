@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from convo.analysis.frequent import Frequent
 from convo.analysis.knowledge.extract import (
@@ -38,7 +38,9 @@ from convo.analysis.knowledge.extract import (
 from convo.analysis.knowledge.metadata import is_email
 from convo.analysis.knowledge.plain import Plain
 from convo.core import fields
-from convo.core.record import ConversationMessage
+
+if TYPE_CHECKING:
+    from convo.core.record import ConversationMessage
 
 CAPACITY = 20_000  # keys kept per table after a reduction (twice that before one)
 _CACHE_MAX = 1 << 14  # people the cache holds (bounded memory)
