@@ -170,6 +170,7 @@ def extract_range(step: Step) -> RangeReport | None:
         agg = Aggregate()
         for record, k in pairs:
             agg.add(record, k, conv)
+        agg.compact()  # smaller to save, and to load in the parent
         save(agg, step.out)
         return report
     with open(step.out, "wb") as out:

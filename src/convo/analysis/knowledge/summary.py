@@ -108,6 +108,10 @@ class Aggregate:
         # Pruning again before the names have doubled would make adding quadratic.
         self._prune_at = max(2 * self.CAPACITY, 2 * len(self.spelling))
 
+    def compact(self) -> None:
+        """Forget the spellings of keys no table holds (before the aggregate is saved)."""
+        self._prune()
+
     def _maybe_prune(self) -> None:
         if len(self.spelling) > self._prune_at:
             self._prune()
