@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from convo.analysis.knowledge.analysed import Analysis, analyse
 from convo.analysis.knowledge.email import parseaddr, person_name
@@ -66,7 +66,9 @@ from convo.analysis.knowledge.text import clean_subject
 from convo.core import fields
 from convo.core.knowledge_schema import KnowledgeResponse
 from convo.core.names import words
-from convo.core.record import ConversationMessage
+
+if TYPE_CHECKING:  # the model (pydantic: 17 MB) is imported only when one is given
+    from convo.core.record import ConversationMessage
 
 __all__ = [
     "Conversation",
@@ -83,10 +85,12 @@ _LOWER_TEXT = 2 * _TEXT + 1  # the rank of a lower-case spelling from the text
 
 def as_record(item: dict[str, Any] | ConversationMessage) -> dict[str, Any]:
     """A record dict from a parsed JSONL dict or a ``ConversationMessage``."""
-    if isinstance(item, ConversationMessage):
-        return item.serialize()
     if isinstance(item, dict):
         return item
+    from convo.core.record import ConversationMessage
+
+    if isinstance(item, ConversationMessage):
+        return item.serialize()
     raise TypeError(f"expected a record dict or ConversationMessage, not {type(item).__name__}")
 
 

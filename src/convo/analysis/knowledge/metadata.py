@@ -9,33 +9,53 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from convo.analysis.knowledge.email import email_knowledge, email_plain
 from convo.analysis.knowledge.plain import Plain, say
 from convo.core import fields
 from convo.core.knowledge_schema import KnowledgeResponse
-from convo.core.record import ConversationMessage, ConversationMessageMeta
+
+if TYPE_CHECKING:  # the model (pydantic: 17 MB) is imported only when it is needed
+    from convo.core.record import ConversationMessage
 
 EMAIL_FORMATS = frozenset({"mbox", "mboxo", "mboxrd", "eml", "maildir", "email", "imap"})
 
 
 def _record(item: dict[str, Any] | ConversationMessage) -> dict[str, Any]:
-    return item.serialize() if isinstance(item, ConversationMessage) else item
+    return item if isinstance(item, dict) else item.serialize()
 
 
 _EMAIL_FORMAT: dict[str, bool] = {}  # format name -> of the email family (few names)
+_EMAIL_NAMES: frozenset[str] | None = None  # the registry's email formats, once read
+
+
+def email_format_names() -> frozenset[str]:
+    """The names of the registered formats of the email family (the registry is loaded
+    once, on the first call)."""
+    global _EMAIL_NAMES
+    if _EMAIL_NAMES is None:
+        try:
+            from convo.importers.registry import registry
+
+            names = frozenset(f.name for f in registry.formats() if f.family == "email")
+        except Exception:  # a broken third-party importer: the built-in names only
+            names = frozenset()
+        _EMAIL_NAMES = names
+    return _EMAIL_NAMES
+
+
+def use_email_format_names(names: frozenset[str]) -> None:
+    """Take ``email_format_names()`` from the caller (a worker process: loading every
+    importer there would cost more memory than its work)."""
+    global _EMAIL_NAMES
+    if names != _EMAIL_NAMES:
+        _EMAIL_NAMES = names
+        _EMAIL_FORMAT.clear()
 
 
 def _format_is_email(fmt: str) -> bool:
-    if fmt.lower() in EMAIL_FORMATS:
-        return True
-    try:
-        from convo.importers.registry import registry
-
-        return registry.get(fmt).family == "email"
-    except Exception:  # unknown format name, or a broken third-party importer
-        return False
+    return fmt.lower() in EMAIL_FORMATS or fmt in email_format_names()
 
 
 def is_email(record: dict[str, Any]) -> bool:
@@ -63,6 +83,8 @@ def typeagent_knowledge(item: dict[str, Any] | ConversationMessage) -> Knowledge
     record = _record(item)
     # TypeAgent's rule itself, run on the accessor values (already clean strings) without
     # building and validating a pydantic ConversationMessageMeta (a tenth of the run).
+    from convo.core.record import ConversationMessageMeta
+
     meta = _Meta(fields.speaker(record), fields.listeners(record))
     return ConversationMessageMeta.get_knowledge(meta)  # type: ignore[arg-type]
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from convo.core.fields import ROLES
 from convo.core.knowledge_schema import (
     Action,
     ActionParam,
@@ -25,7 +26,6 @@ from convo.core.knowledge_schema import (
     Facet,
     KnowledgeResponse,
 )
-from convo.core.record import ROLES
 
 Plain = dict[str, Any]
 

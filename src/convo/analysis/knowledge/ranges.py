@@ -5,22 +5,29 @@ statistics, names, reply targets), then extract each with the whole conversation
 state. Here each pass runs per byte range (``convo.analysis.parallel``):
 
 1. ``observe_range``: a worker observes its range's records, spools each with its
-   analysis to a file of its own, and returns its ``Conversation`` state. The states
+   analysis to a file of its own, and saves its ``Conversation`` state. The states
    merge in input order (``Conversation.merge``: sums, the best-ranked spelling, the
    first parent), which is what one pass over the whole input learns.
 2. Replies whose parent lies in another range: ``parents_in_range`` looks the missing
    ids up in the spools (only when there are such replies).
 3. ``extract_range``: a worker reads its spool back and extracts with the merged state;
    per-message lines go to a file of its own (copied to the output in order, so memory
-   stays flat), the summary is an ``Aggregate`` merged in order.
+   stays flat), or its ``Aggregate``, pickled, does. The parent loads each aggregate
+   when its turn comes and merges it before loading the next, so it holds the total and
+   one range's aggregate at a time, not every finished one the pool keeps waiting.
+
+Results pass through files (``save``/``load``), not the pool's pipes, for that reason;
+the merged state is saved once and each task names the file, so the parent does not
+pickle a copy of it into every task it queues.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 import tempfile
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
 
 import orjson
@@ -32,6 +39,7 @@ from convo.analysis.knowledge.extract import (
     typeagent_knowledge,
     without_text,
 )
+from convo.analysis.knowledge.metadata import email_format_names, use_email_format_names
 from convo.analysis.knowledge.plain import Plain
 from convo.analysis.knowledge.summary import Aggregate, aggregate
 from convo.analysis.parallel import (
@@ -47,6 +55,12 @@ from convo.analysis.parallel import (
 from convo.core import fields
 from convo.core.pool import ordered_map
 from convo.query.filters import Filters
+
+# The workers are fresh interpreters that import this module alone (``core.pool``'s
+# ``preload``): about 18 MB each, where a forked copy of the command line is 40 MB and
+# the benchmark counts every process. Tasks and results are small (paths, reports), the
+# data go through files.
+_PRELOAD = (__name__,)
 
 
 def knowledge_line(record: dict[str, Any], k: Plain) -> bytes:
@@ -85,14 +99,31 @@ class Step:
     task: RangeTask
     spool: str
     out: str
-    conv: Conversation | None = None
+    state: str = ""  # the file of the merged Conversation (pass 2)
     summary: bool = False
     metadata_only: bool = False
     wanted: frozenset[str] = frozenset()
+    mail: frozenset[str] = frozenset()  # metadata.email_format_names() of the parent
 
 
-def observe_range(step: Step) -> tuple[Conversation, RangeReport]:
-    """Pass 1 of a range: its conversation state; records and analyses to ``step.spool``."""
+def save(value: Any, path: str) -> None:
+    """Pickle ``value`` to ``path`` (a file of this run's temporary folder)."""
+    with open(path, "wb") as f:
+        pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def load(path: str) -> Any:
+    """What ``save`` wrote at ``path``; the file is removed."""
+    with open(path, "rb") as f:
+        value = pickle.load(f)
+    os.unlink(path)
+    return value
+
+
+def observe_range(step: Step) -> RangeReport:
+    """Pass 1 of a range: records and analyses to ``step.spool``, its conversation state
+    saved to ``step.out``."""
+    use_email_format_names(step.mail)
     conv = Conversation()
     report = RangeReport()
     with open(step.spool, "wb") as spool:
@@ -100,7 +131,8 @@ def observe_range(step: Step) -> tuple[Conversation, RangeReport]:
             analysis = conv.observe_record(r)
             spool.write(orjson.dumps([without_text(r), analysis.dump()]))
             spool.write(b"\n")
-    return conv, report
+    save(conv, step.out)
+    return report
 
 
 def _spooled(path: str) -> Iterator[tuple[dict[str, Any], Analysis]]:
@@ -121,39 +153,58 @@ def parents_in_range(step: Step) -> dict[str, tuple[dict[str, Any], str]]:
     return found
 
 
-def extract_range(step: Step) -> tuple[Aggregate | None, RangeReport | None]:
-    """Pass 2 of a range: lines to ``step.out``, or the range's ``Aggregate``."""
+def extract_range(step: Step) -> RangeReport | None:
+    """Pass 2 of a range: lines, or the range's ``Aggregate`` pickled, to ``step.out``;
+    the report of the bad lines when this pass read the records (``metadata_only``)."""
+    use_email_format_names(step.mail)
     report = None
+    conv: Conversation | None = None
     if step.metadata_only:  # one pass: no conversation state
         report = RangeReport()
         pairs = ((r, typeagent_knowledge(r).to_dict()) for r in _records(step.task, report))
     else:
-        conv = step.conv
-        assert conv is not None
+        conv = merged = _state(step.state)
         full = not step.summary  # a summary counts no actions but replies
-        pairs = ((r, conv.extract_plain(r, a, full)) for r, a in _spooled(step.spool))
+        pairs = ((r, merged.extract_plain(r, a, full)) for r, a in _spooled(step.spool))
     if step.summary:
         agg = Aggregate()
         for record, k in pairs:
-            agg.add(record, k, step.conv)
-        return agg, report
+            agg.add(record, k, conv)
+        agg.compact()  # smaller to save, and to load in the parent
+        save(agg, step.out)
+        return report
     with open(step.out, "wb") as out:
         for record, k in pairs:
             out.write(knowledge_line(record, k))
-    return None, report
+    return report
+
+
+def _state(path: str) -> Conversation:
+    """The merged conversation state ``run`` saved (kept: every range reads it)."""
+    with open(path, "rb") as f:
+        conv: Conversation = pickle.load(f)
+    return conv
+
+
+def _copy(path: str, out: BinaryIO) -> None:
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            out.write(block)
+    os.unlink(path)
 
 
 def _observe(steps: list[Step], jobs: int, rebase: Rebase) -> Conversation:
     """Passes 1 and 2: the merged conversation state, every parent found."""
     conv = Conversation()
-    observed = ordered_map(observe_range, steps, jobs)
-    for step, (part, report) in zip(steps, observed, strict=True):
-        conv.merge(part)
+    for step, report in zip(
+        steps, ordered_map(observe_range, steps, jobs, preload=_PRELOAD), strict=True
+    ):
+        conv.merge(load(step.out))  # one range's state held at a time
         rebase.add(step.task, report)
     wanted = frozenset(conv.unresolved())
     if wanted:
         look = [Step(s.task, s.spool, s.out, wanted=wanted) for s in steps]
-        for found in ordered_map(parents_in_range, look, jobs):
+        for found in ordered_map(parents_in_range, look, jobs, preload=_PRELOAD):
             conv.note_parents(found)
     return conv
 
@@ -170,25 +221,28 @@ def run(
     """Knowledge of the records of ``tasks`` on ``jobs`` processes: the summary, or the
     per-message lines written to ``out`` in input order; bad lines go to ``on_error``."""
     rebase = Rebase(on_error)
+    mail = email_format_names()
     with tempfile.TemporaryDirectory(prefix="convo-knowledge-") as tmp:
         steps = [
             Step(t, os.path.join(tmp, f"{i}.spool"), os.path.join(tmp, f"{i}.out"),
-                 summary=summary, metadata_only=metadata_only)
+                 summary=summary, metadata_only=metadata_only, mail=mail)
             for i, t in enumerate(tasks)
         ]  # fmt: skip
-        conv = None if metadata_only else _observe(steps, jobs, rebase)
-        steps = [Step(s.task, s.spool, s.out, conv, summary, metadata_only) for s in steps]
+        state = ""
+        if not metadata_only:
+            state = os.path.join(tmp, "state")
+            save(_observe(steps, jobs, rebase), state)  # freed here: the workers load it
+        steps = [replace(s, state=state) for s in steps]
         total = Aggregate() if summary else None
-        for step, (agg, report) in zip(steps, ordered_map(extract_range, steps, jobs), strict=True):
+        for step, report in zip(
+            steps, ordered_map(extract_range, steps, jobs, preload=_PRELOAD), strict=True
+        ):
             if report is not None:
                 rebase.add(step.task, report)
-            if total is not None and agg is not None:
-                total.merge(agg)
+            if total is not None:
+                total.merge(load(step.out))  # one range's aggregate held at a time
             elif out is not None:
-                with open(step.out, "rb") as f:
-                    while block := f.read(1 << 20):
-                        out.write(block)
-                os.unlink(step.out)
+                _copy(step.out, out)
     return total
 
 

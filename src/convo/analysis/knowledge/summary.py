@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from convo.analysis.frequent import Frequent
 from convo.analysis.knowledge.extract import (
@@ -38,7 +38,9 @@ from convo.analysis.knowledge.extract import (
 from convo.analysis.knowledge.metadata import is_email
 from convo.analysis.knowledge.plain import Plain
 from convo.core import fields
-from convo.core.record import ConversationMessage
+
+if TYPE_CHECKING:
+    from convo.core.record import ConversationMessage
 
 CAPACITY = 20_000  # keys kept per table after a reduction (twice that before one)
 _CACHE_MAX = 1 << 14  # people the cache holds (bounded memory)
@@ -83,7 +85,7 @@ class Aggregate:
     CAPACITY: ClassVar[int] = CAPACITY
 
     def __post_init__(self) -> None:
-        self._prune_at = 6 * self.CAPACITY
+        self._prune_at = 2 * self.CAPACITY
 
     def __getstate__(self) -> dict[str, Any]:
         return dict(self.__dict__, _people=({}, {}), _conv=None)
@@ -104,7 +106,11 @@ class Aggregate:
         self.entity_types = {k: v for k, v in self.entity_types.items() if k in self.entities}
         self._forget_people()
         # Pruning again before the names have doubled would make adding quadratic.
-        self._prune_at = max(6 * self.CAPACITY, 2 * len(self.spelling))
+        self._prune_at = max(2 * self.CAPACITY, 2 * len(self.spelling))
+
+    def compact(self) -> None:
+        """Forget the spellings of keys no table holds (before the aggregate is saved)."""
+        self._prune()
 
     def _maybe_prune(self) -> None:
         if len(self.spelling) > self._prune_at:
@@ -117,6 +123,8 @@ class Aggregate:
 
     def _key(self, name: str) -> str:
         key = name.casefold()
+        if key == name:
+            key = name  # one string for the key, its spelling and the tables' keys
         if key not in self.spelling:
             self.spelling[key] = name
         return key
