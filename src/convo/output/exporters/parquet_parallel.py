@@ -48,11 +48,10 @@ from convo.query.filters import Filters
 
 MIN_BYTES = 32 << 20
 PARTITIONS_PER_TASK = 16
-# A worker's buffer: half of one process's (``parquet.BUFFER_BYTES``, ``BATCH_ROWS``), as
-# two workers run at once (measured on the benchmark store: peak 205 MB for the whole
-# tree, against 239 MB with one process's sizes; the files are the same either way)
-BUFFER = 4 << 20
-ROWS = 2_500
+# A worker's buffer: smaller than one process's (``parquet.BUFFER_BYTES``, ``BATCH_ROWS``),
+# as two workers run at once; the files are the same either way (``combine_chunks``).
+BUFFER = 3 << 20
+ROWS = 2_000
 _PRELOAD = ("convo.output.exporters.parquet_parallel",)
 
 Key = tuple[str, ...]
@@ -160,6 +159,7 @@ def _worker_setup() -> None:
     import pyarrow as pa
 
     pa.set_memory_pool(pa.system_memory_pool())
+    pa.set_cpu_count(1)  # one worker a core: Arrow's threads would only add malloc arenas
 
 
 class _Reports:
