@@ -21,6 +21,11 @@ import typer
 
 from convo.cli.options import Choices, ReadArgs, choice_option, read_options
 
+JOBS_HELP = (
+    "parquet: convert in N processes (default: the CPU count for JSONL inputs over 64 MB; "
+    "1: in this process). The files are the same either way."
+)
+
 
 def _exporter_names() -> list[str]:
     from convo.output.exporters.registry import registry
@@ -52,15 +57,7 @@ def export(
         metavar="COLUMNS",
         help="parquet: comma-separated partition columns ('' for none).",
     ),
-    jobs: int | None = typer.Option(
-        None,
-        "--jobs",
-        "-j",
-        metavar="N",
-        min=1,
-        help="parquet: convert in N processes (default: the CPU count for JSONL inputs over "
-        "32 MB; 1: in this process). The files are the same either way.",
-    ),
+    jobs: int | None = typer.Option(None, "--jobs", "-j", metavar="N", min=1, help=JOBS_HELP),
 ) -> int:
     """Export messages to an agent framework's format, or to a document (markdown, csv, ...)."""
     from convo.cli.runtime import Reporter, environment, err, flush_stdout, outcome, state

@@ -76,6 +76,19 @@ def plainly_valid(rec: Any) -> bool:
     compares the two on hostile records)."""
     if type(rec) is not dict or not _PLAIN_KEYS.issuperset(rec):
         return False
+    if not _plain_lists(rec):
+        return False
+    for key in _OPTIONAL:
+        if not isinstance(rec.get(key), _STR_OR_NONE):
+            return False
+    if "extra" in rec and (type(rec["extra"]) is not dict or too_deep(rec, RECORD_DEPTH)):
+        return False
+    stamp = rec.get("timestamp")
+    return type(stamp) is str and _canonical(stamp)
+
+
+def _plain_lists(rec: dict[str, Any]) -> bool:
+    """The chunks (some), tags and metadata of ``plainly_valid``'s record are exact."""
     chunks_, meta, tags = rec.get("textChunks"), rec.get("metadata", {}), rec.get("tags", [])
     if type(chunks_) is not list or not chunks_ or type(tags) is not list:
         return False
@@ -88,13 +101,7 @@ def plainly_valid(rec: Any) -> bool:
         "".join(chunks_), "".join(heard), "".join(tags)  # in C: TypeError unless all str
     except TypeError:
         return False
-    for key in _OPTIONAL:
-        if not isinstance(rec.get(key), _STR_OR_NONE):
-            return False
-    if "extra" in rec and (type(rec["extra"]) is not dict or too_deep(rec, RECORD_DEPTH)):
-        return False
-    stamp = rec.get("timestamp")
-    return type(stamp) is str and _canonical(stamp)
+    return True
 
 
 def _canonical(stamp: str) -> bool:

@@ -22,8 +22,11 @@ Bad lines and rejects are reported with the file's line numbers, in line order.
 Memory: the parent never imports pyarrow; each worker holds one range's buffer (about
 ``parquet.BUFFER_BYTES`` and its sorted copy) or one partition.
 
-Decision: ``MIN_BYTES`` = 32 MB (measured on this project's 2-core machine, shared
-with other jobs: see the commit that set it and BENCHMARKS.md's Scale-out section).
+Decision: ``MIN_BYTES`` = 64 MB. Measured on this project's 2-core machine shared with
+other jobs (load 3.5), the 100k-record, 50 MB benchmark store: one process 1.9-2.1 s of
+CPU, 2.8-4.8 s wall; two workers 3.0 s of CPU (the four interpreters that import pyarrow
+cost about 1 s), 4.5-4.7 s wall. Below about 64 MB the pool does not pay on a shared
+machine; on the 1M store it does (BENCHMARKS.md, Scale-out).
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ from convo.importers.context import Rejection
 from convo.output.exporters.parquet import check_partitions, empty_folder
 from convo.query.filters import Filters
 
-MIN_BYTES = 32 << 20
+MIN_BYTES = 64 << 20
 PARTITIONS_PER_TASK = 16
 # A worker's buffer: smaller than one process's (``parquet.BUFFER_BYTES``, ``BATCH_ROWS``),
 # as two workers run at once; the files are the same either way (``combine_chunks``).
@@ -155,7 +158,7 @@ def _worker_setup() -> None:
     processes only run this module's tasks, so the import is made to fail); and Arrow's
     buffers come from malloc, as the default pool (mimalloc) keeps what was freed."""
     if "pandas" not in sys.modules and _NoPandas not in sys.meta_path:
-        sys.meta_path.insert(0, _NoPandas)  # type: ignore[arg-type]
+        sys.meta_path.insert(0, _NoPandas)
     import pyarrow as pa
 
     pa.set_memory_pool(pa.system_memory_pool())
