@@ -1,9 +1,11 @@
 """Scale-out: ``ingest --jobs`` on a folder of mbox files and on one large mbox (split into
-byte ranges), the Parquet export of the 1M store, and DuckDB over the export beside
-convo's JSONL scan."""
+byte ranges), the Parquet export of the 1M store (``convo export --to parquet``), and DuckDB
+over the export beside convo's JSONL scan. ``BENCH_SCALE_ONLY=parquet`` runs only the
+Parquet part."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -16,13 +18,6 @@ MBOX_FILES = 8
 MBOX_MESSAGES = 25_000  # each
 BIG_MBOX_MESSAGES = 700_000  # about 1 GB in one file (100 MB under --quick)
 STORE = 1_000_000
-
-EXPORT = """
-import sys, orjson
-from convo.output.exporters.parquet import write_parquet
-with open(sys.argv[1], "rb") as f:
-    write_parquet((orjson.loads(line) for line in f), sys.argv[2])
-"""
 
 DUCKDB = """
 import sys, duckdb
@@ -66,9 +61,9 @@ def _big_mbox(h, path: Path, out: Path) -> None:
 
 
 def _parquet(h, store: Path, n: int, out: Path) -> None:
-    def export() -> list[str]:
+    def export() -> list[str]:  # the command, validation and both cores included
         shutil.rmtree(out, ignore_errors=True)
-        return [sys.executable, "-c", EXPORT, str(store), str(out)]
+        return [h.convo(), "export", "--to", "parquet", "-o", str(out), str(store)]
 
     m = h.time_cmd(f"Parquet export of {n:,} records", export(), repeat=1)
     rate = n / m.median
@@ -82,6 +77,11 @@ def _parquet(h, store: Path, n: int, out: Path) -> None:
 
 
 def run(h) -> None:
+    if os.environ.get("BENCH_SCALE_ONLY") == "parquet":  # while working on the export
+        n = h.scale(STORE)
+        store = h.data(f"query-{n}.jsonl", lambda p: bench_query.generate(p, n))
+        _parquet(h, store, n, Path(h.data("scale-out", lambda p: p.mkdir())) / "parquet")
+        return
     folder = h.data(
         f"scale-mbox-{MBOX_FILES}x{h.scale(MBOX_MESSAGES)}", _mbox_folder(h.scale(MBOX_MESSAGES))
     )

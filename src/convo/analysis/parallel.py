@@ -70,6 +70,14 @@ class _RangePart:
 
 def range_records(task: RangeTask, report: RangeReport) -> Iterator[dict[str, Any]]:
     """The selected records of one range; bad lines and the line count go to ``report``."""
+    people = task.people
+    for m in range_matches(task, report):
+        yield m.record if people is None else people.canonical_record(m.record)
+
+
+def range_matches(task: RangeTask, report: RangeReport) -> Iterator[Any]:
+    """The selected ``query.scan.Match``es of one range (line numbers relative to it, the
+    records parsed); bad lines and the line count go to ``report``."""
     from convo.query.scan import Selector
 
     selector = Selector(task.filters)
@@ -77,10 +85,8 @@ def range_records(task: RangeTask, report: RangeReport) -> Iterator[dict[str, An
     def bad(error: RecordError, line: Line) -> None:
         report.bad.append((line.number, error.what, error.hint, line.raw))
 
-    people = task.people
     for batch in selector.batches([_RangePart(task.range)], bad, need_record=True):
-        for m in batch:
-            yield m.record if people is None else people.canonical_record(m.record)
+        yield from batch
     report.lines = selector.lines_read()
 
 

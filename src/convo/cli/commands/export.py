@@ -21,6 +21,11 @@ import typer
 
 from convo.cli.options import Choices, ReadArgs, choice_option, read_options
 
+JOBS_HELP = (
+    "parquet: convert in N processes (default: the CPU count for JSONL inputs over 64 MB; "
+    "1: in this process). The files are the same either way."
+)
+
 
 def _exporter_names() -> list[str]:
     from convo.output.exporters.registry import registry
@@ -52,6 +57,7 @@ def export(
         metavar="COLUMNS",
         help="parquet: comma-separated partition columns ('' for none).",
     ),
+    jobs: int | None = typer.Option(None, "--jobs", "-j", metavar="N", min=1, help=JOBS_HELP),
 ) -> int:
     """Export messages to an agent framework's format, or to a document (markdown, csv, ...)."""
     from convo.cli.runtime import Reporter, environment, err, flush_stdout, outcome, state
@@ -63,11 +69,11 @@ def export(
         raise UsageError("--format does not apply to export", hint="use --to FORMAT")
     env = environment()
     reporter = Reporter()
+    if exporter.kind == "dataset":
+        return _write_dataset(exporter, args, env, reporter, output, partition_by, jobs)
     selector, matches = args.selection(env, reporter, default_store=state["store"])
     counted = _Counted(matches)
     records = _checked(counted, reporter)
-    if exporter.kind == "dataset":
-        return _write_dataset(exporter, records, output, partition_by, reporter)
     try:
         kind = "text" if exporter.kind == "document" else "json"
         with _destination(output, env, kind) as out:
@@ -97,16 +103,31 @@ class _Counted:
             yield m
 
 
-def _write_dataset(exporter, records, output: str | None, partition_by: str, reporter) -> int:
-    """A folder format (Parquet): written under ``-o DIR``, never to stdout."""
-    from convo.cli.runtime import err, outcome
+def _write_dataset(exporter, args, env, reporter, output, partition_by: str, jobs) -> int:
+    """A folder format (Parquet): written under ``-o DIR``, never to stdout; large JSONL
+    inputs by the exporter's ``write_parts`` (on several cores), the rest as records."""
+    from convo.cli.runtime import err, outcome, state
     from convo.core.errors import UsageError
+    from convo.query.scan import Selector
 
     if not output or output == "-":
         raise UsageError(f"--to {exporter.name} writes a folder", hint="name it with -o DIR")
     try:
         columns = tuple(c.strip() for c in partition_by.split(",") if c.strip())
-        n = exporter.write_dir(records, output, partition_by=columns)
+        parts = list(args.parts(env, reporter, default_store=state["store"]))
+        filters = args.filters()
+        n = None
+        if exporter.write_parts is not None:
+            n = exporter.write_parts(
+                parts, filters, output, partition_by=columns, jobs=jobs,
+                on_error=reporter.bad_line, on_reject=reporter.reject,
+            )  # fmt: skip
+        if n is None:
+            selector = Selector(filters)
+            if jobs == 1:
+                selector.parallel = None  # one process: no parallel scan either
+            records = _checked(selector.select_parts(parts, reporter.bad_line), reporter)
+            n = exporter.write_dir(records, output, partition_by=columns)
     finally:
         reporter.close()
     err(f"exported {n} messages -> {output}")
@@ -115,18 +136,13 @@ def _write_dataset(exporter, records, output: str | None, partition_by: str, rep
 
 def _checked(matches, reporter) -> Iterator[dict[str, Any]]:
     """Records that validate; a record that does not is rejected, located."""
-    from convo.core.errors import RecordError
-    from convo.core.record import parse_record
     from convo.importers.context import Rejection
-    from convo.output.exporters.common import as_record
+    from convo.output.exporters.common import validated
 
-    for m in matches:
-        try:
-            parse_record(dict(as_record(m.record)), m.where)
-        except RecordError as e:
-            reporter.reject(Rejection(m.where, e.what, e.hint, m.raw))
-            continue
-        yield m.record
+    def reject(m, e) -> None:
+        reporter.reject(Rejection(m.where, e.what, e.hint, m.raw))
+
+    return validated(matches, reject)
 
 
 def _render(exporter, records: Iterator[dict[str, Any]], jsonl: bool) -> Iterator[bytes]:

@@ -30,6 +30,12 @@ def _write_parquet(records: Iterable[dict[str, Any]], folder: str, **options: An
     return write_parquet(records, folder, **options)
 
 
+def _write_parquet_parts(parts: list[Any], filters: Any, folder: str, **options: Any) -> int | None:
+    from convo.output.exporters.parquet_parallel import export_parts
+
+    return export_parts(parts, filters, folder, **options)
+
+
 def _whole_dataset(messages: Iterable[Any]) -> Any:
     raise UsageError("a dataset is written to a folder", hint="use write_dir (-o DIR)")
 
@@ -59,7 +65,7 @@ BUILTINS = (
     Exporter("srt", "document", "SubRip subtitles, one cue a message", documents.to_srt,
              documents.iter_srt),
     Exporter("parquet", "dataset", "a Parquet dataset folder (typed columns, format=/month=)",
-             _whole_dataset, write_dir=_write_parquet),
+             _whole_dataset, write_dir=_write_parquet, write_parts=_write_parquet_parts),
 )  # fmt: skip
 
 

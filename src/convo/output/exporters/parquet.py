@@ -22,6 +22,7 @@ optional dependency (``pip install 'convo-tools[parquet]'``).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import itertools
 import shutil
@@ -186,11 +187,13 @@ def _exact_batch(rows: list[dict[str, Any]], schema: Any) -> Any:
     return pa.RecordBatch.from_arrays(columns, schema=schema)
 
 
-def _batches(records: Iterable[dict[str, Any]], schema: Any) -> Iterator[Any]:
+def batches(
+    records: Iterable[dict[str, Any]], schema: Any, size: int = BATCH_ROWS
+) -> Iterator[Any]:
     rows: list[dict[str, Any]] = []
     for record in records:
         rows.append(record)
-        if len(rows) >= BATCH_ROWS:
+        if len(rows) >= size:
             batch = arrow_batch(rows, schema)
             rows = []  # the records go before the batch is written (memory)
             yield batch
@@ -217,7 +220,15 @@ class PartitionedWriter:
     """Batches sorted by partition and spilled, then one file per partition (see the
     module docstring)."""
 
-    def __init__(self, root: Path, schema: Any, partition_by: tuple[str, ...]):
+    def __init__(
+        self,
+        root: Path,
+        schema: Any,
+        partition_by: tuple[str, ...],
+        spill: Path | None = None,
+        prefix: str = "",
+        buffer_bytes: int = BUFFER_BYTES,
+    ):
         import pyarrow.parquet as pq
 
         self.pa = require_pyarrow()
@@ -238,8 +249,11 @@ class PartitionedWriter:
         self.buffer: list[Any] = []
         self.buffered_bytes = 0
         self.flat: Any = None  # the one writer of an unpartitioned export
-        self.spill: Path | None = None  # a hidden folder in root, gone when done
-        self.spills: list[Any] = []  # the IPC files written so far
+        self.spill: Path | None = spill  # a hidden folder in root, gone when done
+        self.own_spill = spill is None  # made (and removed) here, else the caller's
+        self.prefix = prefix  # of the spill files' names (a worker's range number)
+        self.buffer_bytes = buffer_bytes
+        self.spills: list[str] = []  # the IPC files written so far
         self.runs: dict[tuple[str, ...], list[tuple[int, int]]] = {}  # key: (spill, batch)
 
     def write(self, batch: Any) -> None:
@@ -247,7 +261,7 @@ class PartitionedWriter:
             batch = batch.select(self.kept)
         self.buffer.append(batch)
         self.buffered_bytes += batch.nbytes
-        if self.buffered_bytes >= BUFFER_BYTES:
+        if self.buffered_bytes >= self.buffer_bytes:
             self.flush()
 
     def flush(self) -> None:
@@ -272,7 +286,7 @@ class PartitionedWriter:
         values = table.drop_columns(list(self.partition_by))
         if self.spill is None:
             self.spill = Path(tempfile.mkdtemp(prefix=".convo-spill-", dir=self.root))
-        path = self.spill / f"{len(self.spills)}.arrow"
+        path = self.spill / f"{self.prefix}{len(self.spills)}.arrow"
         bounds = [*starts, table.num_rows]
         sink = pa.output_stream(str(path), buffer_size=SPILL_BUFFER)
         with sink, pa.ipc.new_file(sink, self.spill_schema) as out:
@@ -283,8 +297,7 @@ class PartitionedWriter:
                     out.write_batch(batch)
                     held.append((len(self.spills), n))
                     n += 1
-        # read back with plain reads: a memory map's pages would count as this process's
-        self.spills.append(pa.ipc.open_file(pa.OSFile(str(path))))
+        self.spills.append(str(path))
         del table, values
         pa.default_memory_pool().release_unused()  # freed buffers back to the system
 
@@ -296,23 +309,23 @@ class PartitionedWriter:
         self.flush()
         if self.flat is not None:
             self.flat.close()
+        spills = SpillReader()
         threads = min(WRITE_THREADS, cpu_count())
         pending: list[Future[None]] = []
         with ThreadPoolExecutor(threads) as pool:
             for key, runs in self.runs.items():
-                batches = [self.spills[spill].get_batch(n) for spill, n in runs]
-                # one chunk a column: the same file, written in two thirds of the time
-                table = self.pa.Table.from_batches(batches, schema=self.spill_schema)
-                table = table.combine_chunks()
-                pending.append(pool.submit(self._write_file, key, table))
+                table = spills.table([(self.spills[spill], n) for spill, n in runs], self)
+                pending.append(pool.submit(self.write_file, key, table))
                 if len(pending) > threads:
                     pending.pop(0).result()
             for future in pending:
                 future.result()
+        spills.close()
         self.discard()
 
-    def _write_file(self, key: tuple[str, ...], table: Any) -> None:
-        """One partition's file (in a thread of ``close``)."""
+    def write_file(self, key: tuple[str, ...], table: Any) -> None:
+        """One partition's file, from its spilled rows (in a thread of ``close``, or in a
+        worker of ``parquet_jobs``)."""
         folder = self.root.joinpath(
             *(
                 f"{name}={quote(value, safe='') if value else NULL_PARTITION}"
@@ -331,11 +344,35 @@ class PartitionedWriter:
         self.pa.default_memory_pool().release_unused()
 
     def discard(self) -> None:
-        """Remove the spill files (also when the export fails)."""
+        """Remove the spill files (also when the export fails), unless they are the caller's."""
         self.spills.clear()
-        if self.spill is not None:
+        if self.spill is not None and self.own_spill:
             shutil.rmtree(self.spill, ignore_errors=True)
             self.spill = None
+
+
+class SpillReader:
+    """The spill files, each opened once, read back with plain reads (a memory map's
+    pages would count as this process's)."""
+
+    def __init__(self) -> None:
+        self.pa = require_pyarrow()
+        self.files: dict[str, Any] = {}
+
+    def table(self, refs: list[tuple[str, int]], writer: PartitionedWriter) -> Any:
+        """The batches ``refs`` (spill file, batch number) as one table, in that order."""
+        batches = []
+        for path, n in refs:
+            reader = self.files.get(path)
+            if reader is None:
+                reader = self.files[path] = self.pa.ipc.open_file(self.pa.OSFile(path))
+            batches.append(reader.get_batch(n))
+        # one chunk a column: the same file, written in two thirds of the time
+        table = self.pa.Table.from_batches(batches, schema=writer.spill_schema)
+        return table.combine_chunks()
+
+    def close(self) -> None:
+        self.files.clear()
 
 
 def _run_starts(pa: Any, table: Any, names: tuple[str, ...]) -> list[int]:
@@ -350,6 +387,16 @@ def _run_starts(pa: Any, table: Any, names: tuple[str, ...]) -> list[int]:
     return [0, *(i + 1 for i in pc.indices_nonzero(changes).to_pylist())]
 
 
+def empty_folder(out_dir: str | Path) -> Path:
+    """``out_dir`` as a Path, refused unless it is new or an empty folder."""
+    target = Path(out_dir)
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise InputError(
+            "not an empty folder", where=str(target), hint="write a Parquet dataset to a new folder"
+        )
+    return target
+
+
 def write_parquet(
     records: Iterable[dict[str, Any]],
     out_dir: str | Path,
@@ -358,27 +405,31 @@ def write_parquet(
 ) -> int:
     """Write ``records`` under ``out_dir`` (which must be new or empty); returns the count."""
     require_pyarrow()
-    target = Path(out_dir)
-    if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise InputError(
-            "not an empty folder", where=str(target), hint="write a Parquet dataset to a new folder"
-        )
+    target = empty_folder(out_dir)
     schema = arrow_schema()
     writer = PartitionedWriter(target, schema, check_partitions(partition_by))
     count = 0
-    threshold = gc.get_threshold()
-    # A batch holds thousands of parsed records (acyclic JSON): the default threshold
-    # would scan them over and over, a quarter of the export's CPU time.
-    gc.set_threshold(max(threshold[0], GC_THRESHOLD), *threshold[1:])
     try:
-        target.mkdir(parents=True, exist_ok=True)
-        for batch in _batches(records, schema):
-            count += batch.num_rows
-            writer.write(batch)
-        writer.close()
+        with fewer_collections():
+            target.mkdir(parents=True, exist_ok=True)
+            for batch in batches(records, schema):
+                count += batch.num_rows
+                writer.write(batch)
+            writer.close()
     except OSError as e:
         raise InputError(f"cannot write Parquet ({e.strerror or e})", where=str(target)) from None
     finally:
-        gc.set_threshold(*threshold)
         writer.discard()
     return count
+
+
+@contextlib.contextmanager
+def fewer_collections() -> Iterator[None]:
+    """A batch holds thousands of parsed records (acyclic JSON): the default threshold
+    would scan them over and over, a quarter of the export's CPU time."""
+    threshold = gc.get_threshold()
+    gc.set_threshold(max(threshold[0], GC_THRESHOLD), *threshold[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)

@@ -2,7 +2,9 @@
 
 An exporter is a frozen ``Exporter``: its name, its kind (``agent``: JSON values a
 framework loads; ``document``: text people read; ``dataset``: files written into a folder,
-``write_dir(records, folder, **options)``, such as Parquet), a description, the whole-result
+``write_dir(records, folder, **options)``, such as Parquet; ``write_parts(parts, filters,
+folder, **options)`` when it can also read large inputs itself, on several cores, and
+returns None for inputs it leaves to ``write_dir``), a description, the whole-result
 function ``export(messages)`` and, where the format streams, ``stream(records)`` yielding
 JSON values (agent) or text pieces (document) one record at a time, so memory stays flat.
 
@@ -36,6 +38,7 @@ class Exporter:
     export: Callable[[Iterable[Any]], Any]
     stream: Callable[[Iterable[dict[str, Any]]], Iterator[Any]] | None = None
     write_dir: Callable[..., int] | None = None
+    write_parts: Callable[..., int | None] | None = None
 
 
 class Registry(PluginRegistry[Exporter]):

@@ -1,0 +1,238 @@
+"""The Parquet export of large JSONL inputs on several cores, with the files one process writes.
+
+``export_parts(parts, filters, out_dir, ...)`` takes this path when
+``convo.analysis.parallel.plan`` cuts the inputs into byte ranges (regular, uncompressed
+JSONL files or the store, no ``--limit``/``--reverse``, at least ``MIN_BYTES``) and the
+export is partitioned; otherwise it returns None and the caller streams the records
+through ``parquet.write_parquet`` in one process (imported formats, stdin, small inputs,
+``--partition-by ''``: one file whose row groups follow the one stream).
+
+Two rounds on the ordered pool (``core.pool.ordered_map``, fresh interpreters):
+1. each range is selected (``analysis.parallel.range_matches``: the one-core scan),
+   validated (``common.validated``), converted (``parquet.batches``) and spilled, sorted
+   by partition, into the export's hidden spill folder by ``parquet.PartitionedWriter``
+   exactly as one process spills its buffers; the worker returns only where each
+   partition's batches are (file, batch number), its bad lines and rejects;
+2. the parent joins those lists in range order (so each partition's rows keep input
+   order) and hands out the partitions, ``PARTITIONS_PER_TASK`` at a time; a worker reads
+   a partition's batches back and writes its one file as ``PartitionedWriter.close`` does.
+Tasks are paths and offsets, results a few lists: no records cross between processes.
+Bad lines and rejects are reported with the file's line numbers, in line order.
+
+Memory: the parent never imports pyarrow; each worker holds one range's buffer (about
+``parquet.BUFFER_BYTES`` and its sorted copy) or one partition.
+
+Decision: ``MIN_BYTES`` = 64 MB. Measured on this project's 2-core machine shared with
+other jobs (load 3.5), the 100k-record, 50 MB benchmark store: one process 1.9-2.1 s of
+CPU, 2.8-4.8 s wall; two workers 3.0 s of CPU (the four interpreters that import pyarrow
+cost about 1 s), 4.5-4.7 s wall. Below about 64 MB the pool does not pay on a shared
+machine; on the 1M store it does (BENCHMARKS.md, Scale-out).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from convo.analysis import parallel
+from convo.core.errors import InputError, RecordError, UsageError
+from convo.core.jsonl import Line
+from convo.core.pool import ordered_map
+from convo.importers.context import Rejection
+from convo.output.exporters.parquet import check_partitions, empty_folder
+from convo.query.filters import Filters
+
+MIN_BYTES = 64 << 20
+PARTITIONS_PER_TASK = 16
+# A worker's buffer: smaller than one process's (``parquet.BUFFER_BYTES``, ``BATCH_ROWS``),
+# as two workers run at once; the files are the same either way (``combine_chunks``).
+BUFFER = 3 << 20
+ROWS = 2_000
+_PRELOAD = ("convo.output.exporters.parquet_parallel",)
+
+Key = tuple[str, ...]
+Report = tuple[int, str, str | None, bytes]  # line number in the range, what, hint, raw
+
+
+@dataclass(frozen=True)
+class SpillTask:
+    """Round 1: one range, spilled as ``<number>-<k>.arrow`` files into ``spill``."""
+
+    range: parallel.RangeTask
+    number: int
+    root: str
+    spill: str
+    partition_by: Key
+
+
+@dataclass
+class Spilled:
+    """Where a range's rows went: per partition (file, batch) in order, and its reports."""
+
+    runs: dict[Key, list[tuple[str, int]]]
+    count: int
+    lines: int
+    reports: list[tuple[int, bool, Report]] = field(default_factory=list)  # bool: a bad line
+
+
+@dataclass(frozen=True)
+class WriteTask:
+    """Round 2: a few partitions' files, each from its spilled batches."""
+
+    root: str
+    partition_by: Key
+    partitions: list[tuple[Key, list[tuple[str, int]]]]
+
+
+def spill_range(task: SpillTask) -> Spilled:
+    """Round 1 in a worker: select, validate, convert and spill one range."""
+    from convo.output.exporters.common import validated
+    from convo.output.exporters.parquet import (
+        PartitionedWriter,
+        arrow_schema,
+        batches,
+        fewer_collections,
+    )
+
+    report = parallel.RangeReport()
+    rejects: list[Report] = []
+
+    def reject(m: Any, e: RecordError) -> None:
+        rejects.append((m.line, e.what, e.hint, m.raw))
+
+    _worker_setup()
+    schema = arrow_schema()
+    writer = PartitionedWriter(
+        Path(task.root), schema, task.partition_by, Path(task.spill), f"{task.number}-", BUFFER
+    )
+    count = 0
+    records = validated(parallel.range_matches(task.range, report), reject)
+    with fewer_collections():
+        for batch in batches(records, schema, ROWS):
+            count += batch.num_rows
+            writer.write(batch)
+        writer.flush()
+    runs = {key: [(writer.spills[s], n) for s, n in held] for key, held in writer.runs.items()}
+    reports = [(r[0], True, r) for r in report.bad] + [(r[0], False, r) for r in rejects]
+    reports.sort(key=lambda r: r[0])  # stable: a line is either bad or rejected
+    return Spilled(runs, count, report.lines, reports)
+
+
+def write_partitions(task: WriteTask) -> int:
+    """Round 2 in a worker: write the partitions' files; returns how many rows."""
+    from convo.output.exporters.parquet import PartitionedWriter, SpillReader, arrow_schema
+
+    _worker_setup()
+    writer = PartitionedWriter(Path(task.root), arrow_schema(), task.partition_by)
+    spills = SpillReader()
+    rows = 0
+    for key, refs in task.partitions:
+        table = spills.table(refs, writer)
+        rows += table.num_rows
+        writer.write_file(key, table)
+        del table
+    spills.close()
+    return rows
+
+
+class _NoPandas:
+    """An import finder that says pandas is not installed (see ``_worker_setup``)."""
+
+    @staticmethod
+    def find_spec(name: str, path: Any = None, target: Any = None) -> None:
+        if name == "pandas" or name.startswith("pandas."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+
+def _worker_setup() -> None:
+    """A worker's memory (measured on the benchmark store, per worker): pyarrow imports
+    pandas, when it is installed, on its first ``pyarrow.array`` call to ask whether the
+    list is a pandas object (12-16 MB of modules and their data, never used here: these
+    processes only run this module's tasks, so the import is made to fail); and Arrow's
+    buffers come from malloc, as the default pool (mimalloc) keeps what was freed."""
+    if "pandas" not in sys.modules and _NoPandas not in sys.meta_path:
+        sys.meta_path.insert(0, _NoPandas)
+    import pyarrow as pa
+
+    pa.set_memory_pool(pa.system_memory_pool())
+    pa.set_cpu_count(1)  # one worker a core: Arrow's threads would only add malloc arenas
+
+
+class _Reports:
+    """Round 1's bad lines and rejects, with the file's line numbers, in input order."""
+
+    def __init__(self, on_error: Callable[[RecordError, Line], None] | None, on_reject):
+        self.on_error = on_error
+        self.on_reject = on_reject
+        self.before: dict[str, int] = {}  # lines of the ranges already seen, per file
+
+    def add(self, name: str, spilled: Spilled) -> None:
+        offset = self.before.get(name, 0)
+        self.before[name] = offset + spilled.lines
+        for _, bad, (number, what, hint, raw) in spilled.reports:
+            n = number + offset
+            where = f"{name}:{n}"
+            if bad:
+                if self.on_error is not None:
+                    self.on_error(RecordError(what, where=where, hint=hint), Line(n, raw))
+            elif self.on_reject is not None:
+                self.on_reject(Rejection(where, what, hint, raw))
+
+
+def export_parts(
+    parts: list[Any],
+    filters: Filters,
+    out_dir: str | Path,
+    *,
+    partition_by: Iterable[str] = ("format", "month"),
+    jobs: int | None = None,
+    on_error: Callable[[RecordError, Line], None] | None = None,
+    on_reject: Callable[[Rejection], None] | None = None,
+) -> int | None:
+    """Export the records ``filters`` select in ``parts`` on several cores (see the module
+    docstring); the count, or None when they should be exported in one process."""
+    chosen = check_partitions(partition_by)
+    tasks = parallel.plan(parts, filters, jobs) if chosen else None
+    if tasks is None or sum(t.range.size for t in tasks) < MIN_BYTES:
+        return None
+    if importlib.util.find_spec("pyarrow") is None:  # not imported here (memory)
+        raise UsageError("Parquet needs pyarrow", hint="pip install 'convo-tools[parquet]'")
+    target = empty_folder(out_dir)
+    workers = parallel.workers(tasks, jobs)
+    spill: str | None = None
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        spill = tempfile.mkdtemp(prefix=".convo-spill-", dir=target)
+        runs: dict[Key, list[tuple[str, int]]] = {}
+        reports = _Reports(on_error, on_reject)
+        round1 = [SpillTask(t, i, str(target), spill, chosen) for i, t in enumerate(tasks)]
+        count = 0
+        for task, spilled in zip(round1, ordered_map(spill_range, round1, workers,
+                                                     preload=_PRELOAD), strict=True):  # fmt: skip
+            for key, refs in spilled.runs.items():
+                runs.setdefault(key, []).extend(refs)
+            count += spilled.count
+            reports.add(task.range.range.path, spilled)
+        round2 = [WriteTask(str(target), chosen, group) for group in _groups(runs)]
+        written = sum(ordered_map(write_partitions, round2, min(workers, len(round2) or 1),
+                                  preload=_PRELOAD))  # fmt: skip
+        assert written == count, (written, count)
+    except OSError as e:
+        raise InputError(f"cannot write Parquet ({e.strerror or e})", where=str(target)) from None
+    finally:
+        if spill is not None:
+            shutil.rmtree(spill, ignore_errors=True)
+    return count
+
+
+def _groups(runs: dict[Key, list[tuple[str, int]]]) -> Iterator[list[tuple[Key, Any]]]:
+    items = iter(runs.items())
+    while group := list(itertools.islice(items, PARTITIONS_PER_TASK)):
+        yield group
