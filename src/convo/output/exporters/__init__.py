@@ -49,17 +49,45 @@ The formats are a registry (``convo.output.exporters.registry``); see docs/expor
 
 from __future__ import annotations
 
-from convo.output.exporters.agents import (
-    to_agentscope,
-    to_anthropic,
-    to_autogen,
-    to_jianmu,
-    to_langmem,
-    to_openai,
-    to_typeagent,
-)
-from convo.output.exporters.documents import to_csv, to_html, to_markdown, to_srt, to_vtt
-from convo.output.exporters.registry import Exporter, registry
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from convo.output.exporters.agents import (
+        to_agentscope,
+        to_anthropic,
+        to_autogen,
+        to_jianmu,
+        to_langmem,
+        to_openai,
+        to_typeagent,
+    )
+    from convo.output.exporters.documents import to_csv, to_html, to_markdown, to_srt, to_vtt
+    from convo.output.exporters.registry import Exporter, registry
+
+# Loaded on first use: a Parquet worker imports ``exporters.parquet`` (this package's
+# __init__ runs first) and needs neither the agent formats nor the model they validate
+# with (pydantic: about 18 MB a worker).
+_AGENTS = ("to_agentscope", "to_anthropic", "to_autogen", "to_jianmu", "to_langmem",
+           "to_openai", "to_typeagent")  # fmt: skip
+_DOCUMENTS = ("to_csv", "to_html", "to_markdown", "to_srt", "to_vtt")
+_LAZY = {
+    **dict.fromkeys(_AGENTS, "convo.output.exporters.agents"),
+    **dict.fromkeys(_DOCUMENTS, "convo.output.exporters.documents"),
+    "Exporter": "convo.output.exporters.registry",
+    "registry": "convo.output.exporters.registry",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'convo.output.exporters' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "Exporter",
