@@ -157,7 +157,7 @@ def _commands(store: Path) -> list[tuple[str, str, str, bool | None]]:
     rows.append((
         f"`convo query --speaker {RARE}` (whole command): index vs scan",
         f"{iw * 1000:.0f} ms vs {sw * 1000:.0f} ms = {sw / iw:.0f}× (CPU {ic * 1000:.0f} vs {sc * 1000:.0f} ms = {sc / ic:.0f}×)",
-        "≥ 20× faster", sw / iw >= 20,
+        "reported", None,
     ))  # fmt: skip
     (lw, lc), (hw, hc) = _pair(
         lambda: _cmd([*base, "list", "--latest", "10", "-f", "jsonl"]),
@@ -209,6 +209,12 @@ def run(h) -> None:
     store = _store(h.data_dir, n)
     h.note(
         f"Store: {n:,} records, {store.stat().st_size / 1e6:.0f} MB (bench_query.py's generator)."
+    )
+    h.note(
+        "The ≥ 20× claim is the lookup's (the rows `--speaker ...: index vs scan`, both in "
+        "one process). The whole command is reported beside it: both sides pay the same "
+        "start-up, and since an address's needle is a word of its local part the scan of a "
+        "rare address takes under half a second, so start-up bounds that ratio."
     )
     for claim, value, target, met in measure(store, n):
         print(f"  {claim}: {value}", flush=True)
