@@ -140,3 +140,20 @@ def _parsed(lines: list[bytes], filters: dict) -> list[bytes]:
             records.append((raw, record))
     wanted = list(select([r for _, r in records], Filters(**filters)))
     return [raw for raw, r in records if any(r is w for w in wanted)]
+
+
+def test_a_bad_line_after_a_blank_line_is_reported_by_a_needle_scan(tmp_path):
+    # A hypothesis find: "\n[^{]" matched the blank line's newline with the next
+    # newline, so the bad line after a blank one was skipped on one core, not on two.
+    good = (
+        b'{"textChunks":["a budget talk"],"metadata":{"speaker":"Quinn","listeners":[]},'
+        b'"tags":[],"timestamp":"2010-01-01T00:00:00Z","source_id":"s#0","id":"i0"}'
+    )
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"\n".join([good] * 8 + [b"", b"not json"] + [good] * 3) + b"\n")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(parallel, "RANGE", 600)
+        many = _scan(path, {"speakers": ["quinn"]}, True, False)
+    one = _scan(path, {"speakers": ["quinn"]}, False, False)
+    assert one == many
+    assert [(what[:12], n) for what, n, _ in one[1]] == [("invalid JSON", 10)]

@@ -60,7 +60,9 @@ TIME_RX = re.compile(rb',"timestamp":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"')
 # A canonical timestamp and the rest of its line up to a closing brace: per line, the
 # value and what follows it, which ``block_times`` checks for the whole block at once.
 TIME_TAIL = re.compile(rb',"timestamp":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"([^\n]*)\}\n')
-NOT_OBJECT = re.compile(rb"\n[^{]")  # a line that does not open a JSON object
+# A line that does not open a JSON object; a lookahead, so that a blank line does not
+# consume the newline of the line after it (which was then never reported).
+NOT_OBJECT = re.compile(rb"\n(?=[^{])")
 _FIRST = operator.itemgetter(0)
 _SECOND = operator.itemgetter(1)
 _CACHE_MAX = 1 << 16  # distinct values remembered per filter (bounded memory)
