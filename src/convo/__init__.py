@@ -11,7 +11,9 @@ Heavy modules load on first use, so ``import convo`` (and ``convo --help``) stay
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from convo.core.lazy import lazy_attributes
 
 __version__ = "0.1.0"
 
@@ -46,15 +48,7 @@ if TYPE_CHECKING:
     from convo.query.scan import select
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'convo' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes("convo", _LAZY, globals())
 
 
 def __dir__() -> list[str]:

@@ -7,7 +7,9 @@ byte-level deciders.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from convo.core.lazy import lazy_attributes
 
 _LAZY = {"Filters": "convo.query.filters", "select": "convo.query.scan"}
 
@@ -18,12 +20,4 @@ if TYPE_CHECKING:
 __all__ = ["Filters", "select"]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'convo.query' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes("convo.query", _LAZY, globals())

@@ -49,7 +49,9 @@ The formats are a registry (``convo.output.exporters.registry``); see docs/expor
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from convo.core.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from convo.output.exporters.agents import (
@@ -78,15 +80,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'convo.output.exporters' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes("convo.output.exporters", _LAZY, globals())
 
 
 __all__ = [
