@@ -24,18 +24,6 @@ def _digest(argv: list[str]) -> str:
     return hashlib.sha256(out).hexdigest()
 
 
-def _alternate(h, runs: dict[str, list[str]]):
-    """Each command once per round, in turn; one Measure per command over all rounds."""
-    measures = {label: h.time_cmd(label, argv, repeat=1) for label, argv in runs.items()}
-    for _ in range(ROUNDS - 1):
-        for label, argv in runs.items():
-            m = h.time_cmd(label, argv, repeat=1)
-            h.section.measures.remove(m)
-            measures[label].seconds.extend(m.seconds)
-            measures[label].peak_rss_mb = max(measures[label].peak_rss_mb, m.peak_rss_mb)
-    return measures
-
-
 def run(h) -> None:
     n = h.scale(1_000_000)
     store = str(h.data(f"query-{n}.jsonl", lambda p: generate(p, n)))
@@ -44,11 +32,11 @@ def run(h) -> None:
     option = [convo, "query", "-f", "jsonl", "--speaker", SPEAKER, store]
     language = [convo, "query", "-f", "jsonl", f"from:{SPEAKER}", store]
     either = [convo, "query", "-f", "jsonl", f"from:{SPEAKER} OR tag:{TAG}", store]
-    m = _alternate(h, {
+    m = h.alternate({
         f"convo query --speaker {SPEAKER}": option,
         f"convo query 'from:{SPEAKER}'": language,
         f"convo query 'from:{SPEAKER} OR tag:{TAG}'": either,
-    })  # fmt: skip
+    }, ROUNDS)  # fmt: skip
     opt, lang, both = m.values()
     h.compare(f"`query 'from:{SPEAKER}'` vs `--speaker {SPEAKER}`", lang, opt, target=1.1)
     same = _digest(language) == _digest(option)

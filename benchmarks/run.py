@@ -196,6 +196,18 @@ class Harness:
         print(f"  {label}: {m.median:.3f}s (peak {peak:.0f} MB)", flush=True)
         return m
 
+    def alternate(self, runs: dict[str, Sequence[str]], rounds: int = 3) -> dict[str, Measure]:
+        """Each command once per round, in turn (load on the machine hits every side
+        alike); one Measure per command over all rounds."""
+        measures = {label: self.time_cmd(label, argv, repeat=1) for label, argv in runs.items()}
+        for _ in range(rounds - 1):
+            for label, argv in runs.items():
+                m = self.time_cmd(label, argv, repeat=1)
+                self.section.measures.remove(m)
+                measures[label].seconds.extend(m.seconds)
+                measures[label].peak_rss_mb = max(measures[label].peak_rss_mb, m.peak_rss_mb)
+        return measures
+
     def compare(
         self,
         claim: str,

@@ -8,6 +8,8 @@ from pathlib import Path
 import orjson
 import pytest
 from bigfiles import jsonl_file, mbox_file
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import SAMPLE_DATA, corpus_dir
 from convo.core.jsonl import dumps
@@ -16,6 +18,7 @@ from convo.importers.context import ImportOptions
 from convo.pipeline.ingest import Ingest
 from convo.pipeline.parallel import ParallelIngest
 from convo.pipeline.plan import plan_units
+from convo.pipeline.ready import ReadyBlock
 from convo.pipeline.split import split_units
 
 SMALL = 2048  # ranges of a few KiB, so a test file is cut many times
@@ -34,7 +37,19 @@ def _same(paths, *, options=None, format_name=None, part_size=SMALL):
                part_size=part_size)  # fmt: skip
     assert two[0] == one[0]
     assert two[1:] == one[1:]
+    blocks = _blocks(paths, options=options, format_name=format_name, part_size=part_size)
+    assert blocks == one[0]
     return one
+
+
+def _blocks(paths, **kw) -> bytes:
+    """What a sink gets from ``ParallelIngest(blocks=True)``: the workers' blocks."""
+    ingest = ParallelIngest(jobs=2, blocks=True, **kw)
+    items = list(ingest.messages(paths))
+    assert all(type(i) is ReadyBlock for i in items)
+    out = b"".join(i.line for i in items)
+    assert sum(i.count for i in items) == out.count(b"\n")
+    return out
 
 
 def _parts(path: Path, part_size: int = SMALL) -> int:
@@ -194,6 +209,39 @@ def test_count_range_counts_lines_as_a_file_reads_them(tmp_path: Path) -> None:
             assert split.count_range(Range(str(path), 0, size), "mbox") == (want, 301)
         finally:
             split.COUNT_BLOCK = 1 << 20
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [b"From a@b Mon Jan  1 10:00:00 2024", b"From here", b"From ", b"x From a@b",
+             b"Subject: x", b"", b"\r", b">From a@b Mon Jan  1 10:00:00 2024", b"From\tx"]
+        ),
+        max_size=40,
+    ),
+    st.sampled_from([b"\n", b"\r\n"]),
+    st.booleans(),
+    st.sampled_from([1, 5, 64, 1 << 20]),
+)  # fmt: skip
+def test_count_range_tests_only_prefixed_lines(tmp_path_factory, lines, end, last, block) -> None:
+    """Counting only the lines that begin with the format's ``record_prefix`` gives what
+    testing every line of the file gives."""
+    from convo.core.ranges import Range
+    from convo.importers.email.mbox import is_separator
+    from convo.pipeline import split
+
+    body = end.join(lines) + (end if last else b"")
+    path = tmp_path_factory.mktemp("count") / "a.mbox"
+    path.write_bytes(body)
+    with open(path, "rb") as f:
+        every = f.readlines()
+    old, split.COUNT_BLOCK = split.COUNT_BLOCK, block
+    try:
+        got = split.count_range(Range(str(path), 0, len(body)), "mbox")
+    finally:
+        split.COUNT_BLOCK = old
+    assert got == (len(every), sum(map(is_separator, every)))
 
 
 def test_even_units_are_not_split(tmp_path: Path) -> None:

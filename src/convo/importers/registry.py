@@ -66,7 +66,9 @@ class Format:
     its ranges read on several cores (``pipeline.split``). The reader then gets a
     ``Source`` whose ``open()`` gives one range (``head`` stays the whole file's) and an
     ``ImportContext.start`` with the line and record numbers of the range's start.
-    Formats without one are never split.
+    Formats without one are never split. ``record_prefix``, when set, is what every
+    record-start line begins with, so counting a range's records (``pipeline.split``)
+    tests only the lines that begin with it.
 
     Built-in modules declare theirs positionally, from named constants
     (``Format(NAME, "chat", DESCRIPTION, PATTERNS, sniff, read, EXAMPLE)``): the first
@@ -83,6 +85,7 @@ class Format:
     _: KW_ONLY
     directory: bool = False  # reads a directory (Maildir, Slack export) rather than a file
     record_start: Callable[[bytes], bool] | None = None
+    record_prefix: bytes = b""
 
 
 class Registry(PluginRegistry[Format]):

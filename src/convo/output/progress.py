@@ -127,9 +127,12 @@ def _byte_bar(env, label: str, meter: ByteMeter):
 
         def track(items: Iterable[Any]) -> Iterator[Any]:
             last = time.monotonic()
-            for n, item in enumerate(items, 1):
+            n = 0
+            for item in items:
                 meter.seen(getattr(item, "source_id", None))
-                if n % CHECK == 0 and time.monotonic() - last >= TICK:
+                # A block of lines (``pipeline.ready.ReadyBlock``) counts as its messages.
+                before, n = n, n + getattr(item, "count", 1)
+                if n // CHECK != before // CHECK and time.monotonic() - last >= TICK:
                     last = time.monotonic()
                     bar.update(task, completed=meter.position())
                 yield item

@@ -31,7 +31,7 @@ from convo.core.pool import cpu_count, ordered_map
 from convo.importers.context import ImportOptions
 from convo.pipeline.ingest import NOT_RECOGNISED, Ingest, IngestStats, unrecognised_file
 from convo.pipeline.plan import Unit, plan_units
-from convo.pipeline.ready import ReadyLine
+from convo.pipeline.ready import ReadyBlock, ReadyLine
 from convo.pipeline.split import (
     Depends,
     FileNumbers,
@@ -152,9 +152,10 @@ class ParallelIngest(Ingest):
     """``Ingest`` with units read in ``jobs`` worker processes; same interface and results.
 
     ``messages()`` yields ``ReadyLine``s (the workers' lines; anything with
-    ``serialize()``), which the ingest sinks write as they are. ``part_size``: a large
-    file is cut into ranges of about this size (``pipeline.split``); ``ingest``: the
-    keywords of ``Ingest``.
+    ``serialize()``), which the ingest sinks write as they are; with ``blocks`` (for a
+    sink, not for a reader of messages) a worker's block of lines comes as one
+    ``ReadyBlock``. ``part_size``: a large file is cut into ranges of about this size
+    (``pipeline.split``); ``ingest``: the keywords of ``Ingest``.
     """
 
     def __init__(
@@ -163,11 +164,13 @@ class ParallelIngest(Ingest):
         *,
         jobs: int | None = None,
         part_size: int | None = None,
+        blocks: bool = False,
         **ingest: Any,
     ):
         super().__init__(options, **ingest)
         self.jobs = jobs
         self.part_size = part_size
+        self.blocks = blocks
         self._file: FileNumbers | None = None  # numbers the split file being replayed
 
     def messages(self, paths: Iterable[str | Path]) -> Iterator[Any]:
@@ -226,7 +229,7 @@ class ParallelIngest(Ingest):
             self._file = None
             self._fail(unit, *result.error)
 
-    def _events(self, path: str, numbers: FileNumbers | None) -> Iterator[ReadyLine]:
+    def _events(self, path: str, numbers: FileNumbers | None) -> Iterator[ReadyLine | ReadyBlock]:
         """Replay a worker's event file (``Events``), a split file's ranges renumbered."""
         with open(path, "rb") as f:
             while True:
@@ -235,12 +238,18 @@ class ParallelIngest(Ingest):
                 except EOFError:
                     return
                 if kind == "m":
-                    lines, fixes = value
-                    lines = lines.splitlines(keepends=True)  # orjson escapes \r: only \n ends
+                    block, fixes = value
+                    if self.blocks and not fixes:
+                        yield ReadyBlock(block, block.count(b"\n"))
+                        continue
+                    lines = block.splitlines(keepends=True)  # orjson escapes \r: only \n ends
                     for i, depends in fixes:
                         assert numbers is not None
                         lines[i] = numbers.line(lines[i], depends)
-                    yield from map(ReadyLine, lines)
+                    if self.blocks:
+                        yield ReadyBlock(b"".join(lines), len(lines))
+                    else:
+                        yield from map(ReadyLine, lines)
                 elif kind == "r":
                     if isinstance(value.raw, Refused):
                         assert numbers is not None

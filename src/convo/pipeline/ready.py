@@ -3,7 +3,9 @@
 A ``--jobs`` worker (``pipeline.parallel``) finishes and checks each message exactly as
 one process does (``Finisher``: format, ``source_id``, id, ``check_message``) and encodes
 it once; the parent hands the line on as a ``ReadyLine``, which the sinks write as it
-is, so the parent neither decodes, re-validates nor re-encodes it.
+is, so the parent neither decodes, re-validates nor re-encodes it. Where the consumer is
+a sink (``convo ingest``, ``pipeline.run``), a worker's block of lines goes on as one
+``ReadyBlock``: one write for hundreds of messages.
 """
 
 from __future__ import annotations
@@ -28,8 +30,23 @@ class ReadyLine:
         return orjson.loads(self.line)
 
 
+class ReadyBlock:
+    """Finished, checked messages as their JSONL lines, ``count`` of them, one after the
+    other in ``line``: what a sink writes as it is (no ``serialize()``: not a message)."""
+
+    __slots__ = ("count", "line")
+
+    def __init__(self, line: bytes, count: int):
+        self.line = line
+        self.count = count
+
+
+#: The stream items whose ``line`` is written as it is.
+READY = (ReadyLine, ReadyBlock)
+
+
 def jsonl_line(msg: Any) -> bytes:
-    """The JSONL line of a message or a ``ReadyLine`` (with its newline)."""
-    if type(msg) is ReadyLine:
+    """The JSONL line(s) of a message, a ``ReadyLine`` or a ``ReadyBlock`` (with newlines)."""
+    if type(msg) in READY:
         return msg.line
     return dumps(msg.serialize())

@@ -107,7 +107,12 @@ def run_ingest(
         )
     else:
         ingest = ParallelIngest(
-            options, format_name=format_name, on_reject=on_reject, on_warning=on_warning, jobs=jobs
+            options,
+            format_name=format_name,
+            on_reject=on_reject,
+            on_warning=on_warning,
+            jobs=jobs,
+            blocks=True,  # every sink writes a worker's lines as they are
         )
     messages: Iterable[ConversationMessage] = ingest.messages(paths)
     if track is not None:

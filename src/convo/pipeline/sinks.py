@@ -14,11 +14,11 @@ from typing import BinaryIO
 from convo.core.atomic import atomic_writer
 from convo.core.io import COPY_BYTES
 from convo.core.record import ConversationMessage
-from convo.pipeline.ready import ReadyLine, jsonl_line
+from convo.pipeline.ready import ReadyBlock, ReadyLine, jsonl_line
 from convo.pipeline.store import AppendResult, Store
 
 
-def to_file(messages: Iterable[ConversationMessage | ReadyLine], path: str) -> None:
+def to_file(messages: Iterable[ConversationMessage | ReadyLine | ReadyBlock], path: str) -> None:
     """Write JSONL to ``path`` atomically (nothing is replaced on an error or Ctrl-C)."""
     with atomic_writer(path) as out:
         for msg in messages:
@@ -26,7 +26,7 @@ def to_file(messages: Iterable[ConversationMessage | ReadyLine], path: str) -> N
 
 
 def to_stdout(
-    messages: Iterable[ConversationMessage | ReadyLine], out: BinaryIO, *, strict: bool
+    messages: Iterable[ConversationMessage | ReadyLine | ReadyBlock], out: BinaryIO, *, strict: bool
 ) -> None:
     """Write JSONL to ``out``; with ``strict`` nothing is written before the input is clean."""
     if strict:
@@ -43,7 +43,7 @@ def to_stdout(
 
 
 def to_store(
-    messages: Iterable[ConversationMessage | ReadyLine],
+    messages: Iterable[ConversationMessage | ReadyLine | ReadyBlock],
     store: Store,
     *,
     wait: float | None = None,

@@ -31,7 +31,7 @@ from convo.core.idset import IdSet
 from convo.core.io import os_error
 from convo.core.jsonl import Line, dumps, iter_lines, last_newline
 from convo.index.dedup import IndexIds, after_append, open_ids
-from convo.pipeline.ready import ReadyLine
+from convo.pipeline.ready import ReadyBlock, ReadyLine
 from convo.pipeline.storepath import default_store_path, real_file
 
 if TYPE_CHECKING:
@@ -132,13 +132,13 @@ class Store:
 
     def append_messages(
         self,
-        messages: Iterable[ConversationMessage | ReadyLine],
+        messages: Iterable[ConversationMessage | ReadyLine | ReadyBlock],
         *,
         wait: float | None = None,
         on_wait: Waiter | None = None,
     ) -> AppendResult:
-        """Append messages (each passing ``check_message``; a ``ReadyLine`` passed it where
-        it was finished) whose id is new, all or none.
+        """Append messages (each passing ``check_message``; a ``ReadyLine`` or
+        ``ReadyBlock`` passed it where it was finished) whose id is new, all or none.
 
         They are spooled next to the store first, so the lock is held only for the
         final append (and ``--strict`` can stop with nothing written).
@@ -146,10 +146,16 @@ class Store:
         where = str(self.path)
         with _spool(self.real.parent, where) as spool:
             with _located(where):
-                for n, msg in enumerate(messages, 1):
-                    if type(msg) is ReadyLine:  # checked where it was finished
+                n = 0
+                for msg in messages:
+                    if isinstance(msg, ReadyBlock):  # checked where they were finished
                         spool.write(msg.line)
+                        n += msg.count
+                    elif isinstance(msg, ReadyLine):
+                        spool.write(msg.line)
+                        n += 1
                     else:
+                        n += 1
                         spool.write(dumps(_stored(msg, f"{where} (message {n})").serialize()))
                 spool.flush()
                 spool.seek(0)

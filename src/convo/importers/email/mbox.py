@@ -17,11 +17,15 @@ from convo.importers.registry import Format
 NAME = "mbox"
 
 _MONTHS = rb"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
-# A later "From " line starts a message only when it looks like an envelope line.
+# A later "From " line starts a message only when it looks like an envelope line: empty,
+# an address alone, or a word and a date. Only whether it matches is used, so the atomic
+# group, the possessive run and the lazy scans (half the time on an envelope line) do not
+# change the answer: a shortened run of non-spaces is followed by a non-space, which
+# neither [ \t] nor the line's end can match (tests/importers/test_mbox_separator.py).
 _SEPARATOR = re.compile(
-    rb"From (?:[ \t]*|(?:\S*@\S*|-|MAILER-DAEMON)[ \t]*|\S+[ \t]+.*\b"
+    rb"From (?:[ \t]*|(?>\S*@\S*|-|MAILER-DAEMON)[ \t]*|\S++[ \t]+.*?\b"
     + _MONTHS
-    + rb"\b.*\d{1,2}:\d\d.*)\r?\n?\Z"
+    + rb"\b.*?\d{1,2}:\d\d.*)\r?\n?\Z"
 )
 
 
@@ -161,5 +165,15 @@ EXAMPLE = (
     "From: Alice Smith <alice@example.org>\nSubject: Auth refactor\n\nHi Bob"
 )
 FORMATS = (
-    Format(NAME, "email", DESCRIPTION, PATTERNS, sniff, read, EXAMPLE, record_start=is_separator),
+    Format(
+        NAME,
+        "email",
+        DESCRIPTION,
+        PATTERNS,
+        sniff,
+        read,
+        EXAMPLE,
+        record_start=is_separator,
+        record_prefix=b"From ",
+    ),
 )
