@@ -16,7 +16,8 @@ from convo.core.timestamps import EPOCH_STR, is_canonical, normalize_timestamp
 
 Record = dict[str, Any]
 
-ROLES = ("user", "assistant", "system", "tool")
+#: The roles a record may carry (``role``), in the order the JSON schema lists them.
+ROLES = ("system", "user", "assistant", "tool")
 
 
 def str_list(value: Any) -> list[str]:

@@ -17,6 +17,7 @@ from pydantic import AliasChoices, ConfigDict, Field, ValidationError
 from pydantic.dataclasses import dataclass
 
 from convo.core.errors import RecordError
+from convo.core.fields import ROLES
 from convo.core.knowledge_schema import Action, ConcreteEntity, KnowledgeResponse
 from convo.core.timestamps import EPOCH_STR, UNIX_EPOCH, format_timestamp_utc, normalize_timestamp
 
@@ -30,7 +31,6 @@ __all__ = [
     "format_timestamp_utc",
 ]
 
-ROLES = ("system", "user", "assistant", "tool")
 _CONFIG = ConfigDict(populate_by_name=True, extra="ignore")
 
 

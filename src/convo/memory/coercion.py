@@ -25,7 +25,8 @@ from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from convo.core.errors import RecordError
-from convo.core.record import ROLES, ConversationMessage, parse_record
+from convo.core.fields import ROLES
+from convo.core.record import ConversationMessage, parse_record
 from convo.importers.agents.blocks import RECORD_DEPTH, too_deep
 from convo.importers.agents.reader import message_from_object
 from convo.memory.messages import message, to_text
