@@ -57,3 +57,24 @@ def test_a_terminal_gets_a_byte_bar(tmp_path):
     off = SimpleNamespace(stderr_isatty=False)
     with p.progress(off, "importing", paths=[str(f)]) as track:
         assert list(track(items)) == items
+
+
+def test_blocks_of_lines_pass_as_their_messages(tmp_path, monkeypatch):
+    """A ``ReadyBlock`` (a worker's lines, ``--jobs``) counts as its messages: the bar
+    looks at the clock when a block crosses a multiple of CHECK, not every CHECK blocks."""
+    from convo.pipeline.ready import ReadyBlock
+
+    f = tmp_path / "a.mbox"
+    f.write_bytes(b"z" * 4096)
+    out = io.StringIO()
+    env = SimpleNamespace(
+        stderr_isatty=True,
+        console=lambda stderr=False: Console(file=out, force_terminal=True, width=100),
+    )
+    looks = []
+    monkeypatch.setattr(p.time, "monotonic", lambda: looks.append(1) or float(len(looks)))
+    items = [ReadyBlock(b"{}\n" * p.CHECK, p.CHECK) for _ in range(5)]
+    with p.progress(env, "importing", paths=[str(f)]) as track:
+        assert list(track(items)) == items
+    assert len(looks) >= 1 + 2 * 5  # the start, then a look and an update per block
+    assert "4.1/4.1 kB" in out.getvalue()
