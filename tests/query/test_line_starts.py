@@ -65,23 +65,21 @@ def test_property_word_lines_equal_a_word_regex(text, name):
     assert starts.lines(low, low, 0, len(low)) == _expected(low, needle)
 
 
-@given(
-    st.lists(
-        st.sampled_from(
-            [b'{"textChunks":["a"],"m":{}}', b'{"textChunks":[]}', b'{"x":1}', b"", b"}",
-             b'{"textChunks":["}\\n"]}', b' {"textChunks":[]}']
-        ),
-        min_size=1, max_size=8,
-    ),
-    st.integers(0, 3),
-)  # fmt: skip
-def test_property_layout_lines_equal_a_line_test(lines, lead):
-    """Lines of the layout counted by two counts equal a test of every line."""
-    from convo.query.rawtext import TEXT_KEY, layout_lines
+@given(st.text(alphabet="budgetB x{}\n\u00e9", max_size=200), st.text(alphabet="ab\n", max_size=4))
+def test_property_text_word_lines_equal_a_line_test(text, lead):
+    """The lines a ``--text`` word's block pass looks at (its regex, one match per line)
+    are the lines holding the word, with their first hit."""
+    from convo.query.rawtext import TextWord
 
-    body = b"\n".join(lines) + b"\n"
-    buf = b"x" * lead + body
-    every = all(
-        line.startswith(TEXT_KEY) and line.endswith(b"}") for line in body.split(b"\n")[:-1]
-    )
-    assert layout_lines(buf, lead, len(buf)) == (len(lines) if every else 0)
+    body, head = text.encode(), lead.encode()
+    buf = head + body
+    low = buf.lower()
+    found = TextWord(b"budget").block(buf, low, len(head), len(buf))
+    assert found is not None
+    want, at = [], len(head)
+    for line in low[len(head) :].split(b"\n"):
+        if b"budget" in line:
+            want.append((at, at + len(line), at + line.find(b"budget")))
+        at += len(line) + 1
+    assert list(zip(found.starts, found.ends, strict=True)) == [(s, e) for s, e, _ in want]
+    assert TextWord(b"budget")._holding(low, len(head), len(buf))[2] == [h for *_, h in want]

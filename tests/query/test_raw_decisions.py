@@ -54,6 +54,8 @@ HOSTILE = [
     BASE + b',"textChunks" :["calm"]}',
     BASE + b',"subject" :"budget"}',
     BASE + b',"subject":"calm","subject" :"budget"}',
+    BASE,  # cut short (no closing brace): not JSON, so parsed and reported, not passed on
+    BASE.replace(b"we need", b"a ] b") + b"}",  # a bracket in a string: still a plain array
 ]
 FILTERS = [
     {"speakers": ["quinn"]},
@@ -140,7 +142,10 @@ def test_hostile_lines_decide_as_a_parse(filters):
 # -- property: every shortcut equals a parse, one line at a time and in whole blocks ------
 
 _WORDS = ["budget", "Budget", "BUDGET", "budgets", "bud get", "wen", "Went", "WEN", "wen_x"]
-_ODD = ["Stra\u00dfe", "\u212aelvin", "w\u1e97", "caf\u00e9", "[x]", "{y}", 'say "hi"', "a\\b"]
+_ODD = [
+    "Stra\u00dfe", "\u212aelvin", "w\u1e97", "caf\u00e9", "[x]", "{y}", 'say "hi"', "a\\b", "a]",
+    "\u1e98",
+]  # fmt: skip
 _SPEAKERS = [
     "Wen Li <wen.li@x.org>", "Went Smith", "Quinn", "quinn_a", "Zo\u00eb Wen", None, 7,
     "w\u00e9n", "\u212aelvin Wen", "Li, Wen", "(Wen)", "x.wen@y.org", "Owen", "2wen", "wen2",
@@ -245,3 +250,26 @@ def test_property_has_control_equals_a_byte_test(piece, before, after):
 
     buf = b"a" * before + piece + b"\t\n\r" * (after // 3)
     assert has_control(buf) == any(b < 0x20 and b not in b"\t\n\r" for b in piece)
+
+
+@given(st.binary(max_size=60), st.integers(0, 3))
+def test_property_lower_checked_is_the_lowering_and_the_control_check(buf, lead):
+    from convo.query.rawkeys import has_control, lower_checked
+
+    buf = b"Ab\t\r\n" * lead + buf
+    assert lower_checked(buf) == (buf.lower(), has_control(buf))
+
+
+@given(
+    st.text(alphabet="ab\u1e97\u00df\u00e9\u1e96", max_size=30),
+    st.lists(st.sampled_from(["\u1e97", "\u00df", "\ufb01", "a"]), max_size=3),
+    st.integers(0, 5),
+    st.integers(0, 5),
+)
+def test_property_holds_any_is_a_find_of_each(text, pieces, start, cut):
+    """The lead-byte memchr before each find changes no answer."""
+    from convo.query.rawtext import holds_any
+
+    buf, wanted = text.encode(), [p.encode() for p in pieces]
+    end = max(start, len(buf) - cut)
+    assert holds_any(buf, wanted, start, end) == any(p in buf[start:end] for p in wanted)

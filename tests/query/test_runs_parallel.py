@@ -14,7 +14,6 @@ from convo.pipeline.inputs import RawFile
 from convo.query import parallel
 from convo.query.filters import Filters
 from convo.query.matches import RawBatch, Runs
-from convo.query.rawtext import layout_lines
 from convo.query.scan import Selector, select
 
 
@@ -49,16 +48,29 @@ def test_runs_of_a_mask_and_of_lines_merge_with_the_runs_before():
     assert runs.numbers is None
 
 
-def test_layout_lines_counts_lines_of_the_layout_only():
-    line = b'{"textChunks":["a"],"metadata":{}}'
-    assert layout_lines(line + b"\n", 0, len(line) + 1) == 1
-    block = (line + b"\n") * 5
-    assert layout_lines(block, 0, len(block)) == 5
-    other = block + b'{"x":1}\n'
-    assert layout_lines(other, 0, len(other)) == 0
-    spaced = block + b' {"textChunks":[]}\n'
-    assert layout_lines(spaced, 0, len(spaced)) == 0
-    assert layout_lines(b"x" + block, 1, len(block) + 1) == 5  # a span inside a buffer
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 4)), max_size=12),
+    st.integers(-2, 3),
+)
+def test_property_runs_of_lines_equal_adding_each_line(lines, gap_before):
+    """``add_lines`` (the runs found in C loops) makes the runs adding each line does,
+    joining the run before when the first line follows it."""
+    starts, ends, at = [], [], 10 + gap_before
+    for gap, size in lines:  # gap 0: right after the previous line's newline
+        at += gap
+        starts.append(at)
+        ends.append(at + size)
+        at += size + 1
+    one, each = Runs(counted=False), Runs(counted=True)
+    for r in (one, each):
+        r.add(0, 9)  # the newline at 9: a first line at 10 joins this run
+        r.base = 0
+    one.add_lines(starts, ends)
+    for s, e in zip(starts, ends, strict=True):
+        each.add(s, e)
+    assert (one.starts, one.ends, one.counts) == (each.starts, each.ends, each.counts)
+    assert one.numbers is None and each.numbers is not None
+    assert len(each.numbers) == len(each.starts)
 
 
 _LINE = st.one_of(
