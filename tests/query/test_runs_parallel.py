@@ -3,6 +3,7 @@ scanned on several cores gives what one core gives: bytes, line numbers, warning
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import orjson
@@ -134,10 +135,62 @@ def test_property_many_cores_equal_one(tmp_path_factory, lines, eol, bom, torn, 
     path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + body)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(parallel, "RANGE", 600)  # many ranges on a small file
+        mp.setattr(parallel, "WINDOW", 400)  # several windows per range, and gaps
+        mp.setattr(parallel, "_GAP", 150)
         # Lines passed through (the runs); records wanted: tests/test_parallel_scan.py.
         many = _scan(path, filters, True, False)
         assert many == _scan(path, filters, False, False)
     assert [raw for raw, _, _ in many[0]] == _parsed(lines, filters)
+
+
+def _windows(starts: list[int], ends: list[int], window: int, gap: int) -> list[tuple]:
+    """The batches a loop over the runs makes: a run opens a window, the next runs join
+    it while they start less than ``gap`` after the one before and end within ``window``."""
+    out, i = [], 0
+    while i < len(starts):
+        j = i + 1
+        while j < len(starts) and starts[j] - ends[j - 1] < gap and ends[j] - starts[i] <= window:
+            j += 1
+        out.append((starts[i], ends[j - 1], i, j))
+        i = j
+    return out
+
+
+@given(
+    st.lists(st.tuples(st.integers(1, 90), st.integers(0, 60)), max_size=30),
+    st.integers(1, 200),
+    st.integers(1, 100),
+)
+def test_property_windows_are_those_of_a_loop_over_the_runs(tmp_path_factory, runs, window, gap):
+    """The bisections that cut a range's runs into windows cut them as the loop does."""
+    starts, ends, at = [], [], 0
+    for before, size in runs:
+        at += before
+        starts.append(at)
+        ends.append(at + size)
+        at += size
+    path = tmp_path_factory.mktemp("win") / "f"
+    data = bytes(range(256)) * (at // 256 + 1)
+    path.write_bytes(data)
+    result = parallel.RangeResult(Runs(counted=False), [], 0)
+    result.runs.starts.extend(starts)
+    result.runs.ends.extend(ends)
+    result.runs.counts.extend([1] * len(starts))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(parallel, "WINDOW", window)
+        mp.setattr(parallel, "_GAP", gap)
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            scan = parallel.ParallelScan(None, str(path), "f")  # type: ignore[arg-type]
+            got = [
+                (b.window_at, b.window_at + len(b.window), b.lo, b.hi, b.window)
+                for b in scan._matches(fd, result, 0)
+            ]
+        finally:
+            os.close(fd)
+    want = _windows(starts, ends, window, gap)
+    assert [g[:4] for g in got] == want
+    assert all(g[4] == data[g[0] : g[1]] for g in got)
 
 
 def _parsed(lines: list[bytes], filters: dict) -> list[bytes]:
