@@ -83,3 +83,25 @@ def test_property_text_word_lines_equal_a_line_test(text, lead):
         at += len(line) + 1
     assert list(zip(found.starts, found.ends, strict=True)) == [(s, e) for s, e, _ in want]
     assert TextWord(b"budget")._holding(low, len(head), len(buf))[2] == [h for *_, h in want]
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [b'{"textChunks":["a"],"m":{}}', b'{"textChunks":[]}', b'{"x":1}', b"", b"}",
+             b'{"textChunks":["}\\n"]}', b' {"textChunks":[]}', b'{"textChunks":["a"]', b"{}"]
+        ),
+        min_size=1, max_size=8,
+    ),
+    st.integers(0, 3),
+)  # fmt: skip
+def test_property_layout_is_a_test_of_every_line(lines, lead):
+    """One regex pass over a span's newlines says what a test of every line says."""
+    from convo.query.rawtext import TEXT_KEY, layout
+
+    body = b"\n".join(lines) + b"\n"
+    buf = b"}x\n"[:lead] + body
+    every = all(
+        line.startswith(TEXT_KEY) and line.endswith(b"}") for line in body.split(b"\n")[:-1]
+    )
+    assert layout(buf, lead, len(buf)) == every

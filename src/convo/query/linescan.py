@@ -251,9 +251,10 @@ class BlockScan:
         found = text.block(self.buf, low, start, end)
         if found is None:
             return False
-        odd = odd_lines(low, start, end)
-        # Lines that are not objects are parsed, so reported (rare).
-        starts, ends, decided = _with_odd(low, end, found, odd) if odd else found
+        starts, ends, decided, objects = found
+        odd = [] if objects else odd_lines(low, start, end)
+        if odd:  # lines that are not objects are parsed, so reported (rare)
+            starts, ends, decided = _with_odd(low, end, found, odd)
         if None not in decided:
             runs.add_lines(list(compress(starts, decided)), list(compress(ends, decided)))
             return True

@@ -33,17 +33,23 @@ SUBJECT_KEY = b'"subject":"'
 SUBJECT_NAME = b'"subject"'
 _START = re.Match.start
 _END = re.Match.end
+# A newline that does not close a line of the layout (``}``) or open the next one (the
+# last newline of a span is not looked at): a scan for newlines, as fast as
+# ``canonical.NOT_OBJECT``'s, proves both for every line.
+_LINE_BREAK = re.compile(rb'\n(?:(?<!\}\n)|(?!\{"textChunks":\[))')
 # What a flat JSON array may hold outside its strings (numbers, literals, separators).
 _SCALAR = frozenset(b"0123456789+-.Eeflnrstu ,\t\r\n")
 
 
 class TextBlock(NamedTuple):
     """``TextWord.block``'s answer: the lines holding the word (start, end without the
-    newline), in order, and for each whether it matches (None: look closer)."""
+    newline), in order, and for each whether it matches (None: look closer);
+    ``objects``: every line of the span opens an object (none needs a parse to report)."""
 
     starts: list[int]
     ends: list[int]
     decided: list[bool | None]
+    objects: bool
 
 
 class TextWord:
@@ -110,16 +116,17 @@ class TextWord:
         # The first "{" after the key is metadata's when the array is plain: the array
         # ends 13 bytes before it (a memchr, not a find of ``TEXT_END``).
         closes = list(map(sub, map(low.find, repeat(b"{"), texts, ends), repeat(13)))
-        if not _all_plain(buf, low, starts, ends, texts, closes):
+        lines = layout(buf, start, end)
+        if not (lines and _plain(buf, low, ends, texts, closes)):
             flat = _flat(buf, low, starts, ends, texts, closes)
             return TextBlock(starts, ends, [
                 (h < r or self.subject(buf, low, s, r, e)) if ok else None
                 for ok, s, e, h, r in zip(flat, starts, ends, hits, closes, strict=True)
-            ])  # fmt: skip
+            ], lines)  # fmt: skip
         decided: list[bool | None] = list(map(lt, hits, closes))  # the word in the array
         for i in compress(range(len(decided)), map(not_, decided)):  # else the subject
             decided[i] = self.subject(buf, low, starts[i], closes[i], ends[i])
-        return TextBlock(starts, ends, decided)
+        return TextBlock(starts, ends, decided, lines)
 
     def _holding(self, low: bytes, start: int, end: int) -> tuple[list[int], list[int], list[int]]:
         """Start, end and first hit of each line of ``low[start:end]`` holding the word."""
@@ -147,20 +154,17 @@ class TextWord:
         return low.find(self.needle, k + 11, q) >= 0
 
 
-def _all_plain(
-    buf: bytes, low: bytes, starts: list[int], ends: list[int], texts: list[int],
-    closes: list[int],
-) -> bool:  # fmt: skip
-    """Every line's text array is a plain one (as ``_flat`` says of each line), in a C
-    loop per condition: the common case, where a line at a time costs twice as much."""
-    find = low.find
+def _plain(buf: bytes, low: bytes, ends: list[int], texts: list[int], closes: list[int]) -> bool:
+    """In a span of the layout (``layout``), every line's text array is a plain one (what
+    ``_flat`` asks of each line), in a C loop per condition: the common case, where a
+    Python step per line cost twice as much. A line's first ``{`` after the key found
+    (not -14), an array closed by ``TEXT_END`` there cannot start before the key's end
+    (that would put the key's ``[`` inside ``TEXT_END``, which holds none)."""
     return (
-        min(map(sub, closes, texts), default=0) >= 0
-        and all(map(buf.startswith, repeat(TEXT_KEY), starts))
+        -14 not in closes
         and all(map(buf.startswith, repeat(TEXT_END), closes))
-        and all(map(buf.endswith, repeat(b"}"), starts, ends))
-        and max(map(find, repeat(b"["), texts, closes), default=-1) < 0
-        and max(map(find, repeat(_LOW_CHUNKS_NAME), closes, ends), default=-1) < 0
+        and max(map(low.find, repeat(b"["), texts, closes), default=-1) < 0
+        and max(map(low.find, repeat(_LOW_CHUNKS_NAME), closes, ends), default=-1) < 0
     )
 
 
@@ -193,4 +197,14 @@ def holds_any(buf: bytes, pieces: list[bytes], start: int, end: int) -> bool:
     return any(find(p[:1], start, end) >= 0 and find(p, start, end) >= 0 for p in pieces)
 
 
-__all__ = ["TextBlock", "TextWord", "holds_any"]
+def layout(buf: bytes, start: int, end: int) -> bool:
+    """Every line of ``buf[start:end]`` (whole lines, each with its newline) opens with
+    ``{"textChunks":[`` and closes with ``}``: one regex pass over its newlines."""
+    return (
+        buf.startswith(TEXT_KEY, start)
+        and buf.startswith(b"}\n", end - 2)
+        and _LINE_BREAK.search(buf, start, end - 1) is None
+    )
+
+
+__all__ = ["TextBlock", "TextWord", "holds_any", "layout"]
