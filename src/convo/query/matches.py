@@ -95,19 +95,19 @@ class Runs:
         if not n:
             return
         base = self.base
-        breaks = list(map(ne, starts[1:], map(add, ends, repeat(1))))  # line i+1 opens a run
-        firsts = [0, *compress(range(1, n), breaks)]
-        lasts = [*compress(range(n - 1), breaks), n - 1]
-        run_s = list(map(add, map(starts.__getitem__, firsts), repeat(base)))
-        run_e = list(map(add, map(ends.__getitem__, lasts), repeat(base)))
-        counts = list(map(sub, lasts, firsts))  # one less than each run's lines
+        opens = [True, *map(ne, starts[1:], map(add, ends, repeat(1)))]  # line i opens a run
+        shuts = [*opens[1:], True]  # line i ends one
+        run_s = list(map(add, compress(starts, opens), repeat(base)))
+        run_e = list(map(add, compress(ends, shuts), repeat(base)))
+        firsts = [*compress(range(n), opens), n]
+        counts = list(map(sub, firsts[1:], firsts))  # lines per run
         if self.ends and self.ends[-1] + 1 == run_s[0]:  # right after the previous run
             self.ends[-1] = run_e[0]
-            self.counts[-1] += counts[0] + 1
+            self.counts[-1] += counts[0]
             del run_s[0], run_e[0], counts[0]
         self.starts.extend(run_s)
         self.ends.extend(run_e)
-        self.counts.extend(map(add, counts, repeat(1)))
+        self.counts.extend(counts)
         if self.numbers is not None:
             self.numbers.extend(repeat(0, len(run_s)))
 

@@ -132,8 +132,12 @@ class TextWord:
         """Start, end and first hit of each line of ``low[start:end]`` holding the word."""
         found = list(self.held.finditer(low, start, end))
         hits = list(map(_START, found))
-        before = map(low.rfind, repeat(b"\n"), repeat(start), hits)  # -1: the span's first line
-        starts = list(map(max, repeat(start), map(add, before, repeat(1))))
+        if start and low[start - 1] == 10:  # the span follows a newline: each line has one
+            before = map(low.rfind, repeat(b"\n"), repeat(start - 1), hits)
+            starts = list(map(add, before, repeat(1)))
+        else:  # -1: the span's first line
+            before = map(low.rfind, repeat(b"\n"), repeat(start), hits)
+            starts = list(map(max, repeat(start), map(add, before, repeat(1))))
         return starts, list(map(_END, found)), hits
 
     def subject(self, buf: bytes, low: bytes, s: int, r: int, e: int) -> bool | None:
