@@ -44,6 +44,7 @@ from operator import ge, sub
 from typing import Any, cast
 
 from convo.core.errors import InputError
+from convo.core.heap import keep_freed
 from convo.core.jsonl import committed_end
 from convo.core.pool import cpu_count, ordered_map
 from convo.core.ranges import Range, open_range, split, splittable
@@ -95,6 +96,7 @@ def _plan(filters: Filters) -> Compiled:
 
 def scan_range(task: Task) -> RangeResult:
     """Scan one range (in a worker): offsets of its matches, its bad lines, its lines."""
+    keep_freed()  # the blocks' buffers (core/heap.py)
     plan = _plan(task.filters)
     lazy = plan.starts is not None
     rng = task.range
@@ -154,6 +156,7 @@ class ParallelScan:
                 for r in ranges
             ]
             jobs = min(cpu_count(), len(tasks))
+            keep_freed()  # the windows read back (core/heap.py)
             base = 0
             for result in ordered_map(scan_range, tasks, jobs, preload=_PRELOAD):
                 report(_rebased(result.bad, base), self.name, on_error, locator)
