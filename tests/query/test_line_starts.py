@@ -105,3 +105,16 @@ def test_property_layout_is_a_test_of_every_line(lines, lead):
         line.startswith(TEXT_KEY) and line.endswith(b"}") for line in body.split(b"\n")[:-1]
     )
     assert layout(buf, lead, len(buf)) == every
+
+
+@given(st.binary(min_size=1, max_size=20))
+def test_property_in_key_is_an_occurrence_at_some_place_of_the_key(needle):
+    """A word may start in a line's text key exactly when some line opening with the key
+    holds it at a place inside the key."""
+    from convo.query.rawtext import TEXT_KEY, in_key
+
+    key = TEXT_KEY.lower()
+    line = key + b"\x00" * len(needle)  # what follows the key: anything, here no word byte
+    starts = {i for i in range(len(key)) if line.startswith(needle, i)}
+    tails = {i for i in range(len(key)) if needle.startswith(key[i:])}
+    assert in_key(needle) == bool(starts | tails)

@@ -56,6 +56,7 @@ HOSTILE = [
     BASE + b',"subject":"calm","subject" :"budget"}',
     BASE,  # cut short (no closing brace): not JSON, so parsed and reported, not passed on
     BASE.replace(b"we need", b"a ] b") + b"}",  # a bracket in a string: still a plain array
+    b'{"textChunks":["x",1],"metadata":{"speaker":"Quinn","listeners":[]},"tags":[]}',
 ]
 FILTERS = [
     {"speakers": ["quinn"]},
@@ -66,6 +67,8 @@ FILTERS = [
     {"until": "2019-01-01T00:00:00Z"},
     {"texts": ["budget"]},
     {"texts": ["calm"]},
+    {"texts": ["chunks"]},
+    {"texts": ["1]"]},
     {"speakers": ["quinn"], "tags": ["urgent"], "since": "2019-01-01T00:00:00Z"},
     {"speakers": ["quinn"], "texts": ["budget"], "since": "2019-01-01T00:00:00Z"},
 ]
@@ -141,7 +144,9 @@ def test_hostile_lines_decide_as_a_parse(filters):
 
 # -- property: every shortcut equals a parse, one line at a time and in whole blocks ------
 
-_WORDS = ["budget", "Budget", "BUDGET", "budgets", "bud get", "wen", "Went", "WEN", "wen_x"]
+_WORDS = [
+    "budget", "Budget", "BUDGET", "budgets", "bud get", "wen", "Went", "WEN", "wen_x", "Chunk",
+]  # fmt: skip
 _ODD = [
     "Stra\u00dfe", "\u212aelvin", "w\u1e97", "caf\u00e9", "[x]", "{y}", 'say "hi"', "a\\b", "a]",
     "\u1e98",
@@ -150,7 +155,10 @@ _SPEAKERS = [
     "Wen Li <wen.li@x.org>", "Went Smith", "Quinn", "quinn_a", "Zo\u00eb Wen", None, 7,
     "w\u00e9n", "\u212aelvin Wen", "Li, Wen", "(Wen)", "x.wen@y.org", "Owen", "2wen", "wen2",
 ]  # fmt: skip
-_CHUNKS = [["budget"], ["x", ["budget"]], [{"t": "budget"}], [1, "budget"], "budget", None, []]
+_CHUNKS = [
+    ["budget"], ["x", ["budget"]], [{"t": "budget"}], [1, "budget"], "budget", None, [],
+    ["budget", 1], ["a chunk", 1],
+]  # fmt: skip
 _TIMES = ["2018-01-01T00:00:00Z", "2017-12-31T23:59:59Z", "2019-06-01T00:00:00+02:00", None]
 
 
@@ -213,6 +221,9 @@ _FILTERS = st.sampled_from(
         {"texts": ["wen"]},
         {"texts": ["strasse"]},
         {"texts": ["kelvin"]},
+        {"texts": ["chunk"]},  # in every line's key: its first hit says nothing of the text
+        {"texts": ["1]"]},  # a hit that runs past the array's end is not in a string
+        {"texts": ["data"]},  # in every line's "metadata"
         {"speakers": ["wen"]},
         {"speakers": ["Went"]},
         {"speakers": ["kelvin"]},

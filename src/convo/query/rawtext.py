@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from itertools import compress, repeat
-from operator import add, lt, not_, sub
+from operator import add, le, not_, sub
 from typing import NamedTuple
 
 from convo.query.filters import Filters, text_terms
@@ -65,6 +65,10 @@ class TextWord:
         self.needle = needle
         word = needle.decode()
         self.respell = [t for t in TRIGGER_CHARS if may_spell(t.decode().casefold(), word, True)]
+        self.size = len(needle)
+        # The word may start in a line's key (``--text chunk``): a line's first hit then
+        # says nothing of its text, so a block is decided line by line.
+        self.in_key = in_key(needle)
         # The word and the rest of its line: one match per line holding it, its first hit
         # (the next search starts at the line's end), all in the regex engine.
         self.held = re.compile(re.escape(needle) + rb"[^\n]*")
@@ -112,7 +116,7 @@ class TextWord:
         array is plain (in C loops over the lines, not a Python step each): the word in
         it, else the subject, answers; a line not in this layout is left undecided. None:
         the span holds an escape, a carriage return or a respelling."""
-        if low.find(b"\\", start, end) >= 0 or low.find(b"\r", start, end) >= 0:
+        if self.in_key or low.find(b"\\", start, end) >= 0 or low.find(b"\r", start, end) >= 0:
             return None
         if self.respell and holds_any(buf, self.respell, start, end):
             return None
@@ -122,13 +126,16 @@ class TextWord:
         # ends 13 bytes before it (a memchr, not a find of ``TEXT_END``).
         closes = list(map(sub, map(low.find, repeat(b"{"), texts, ends), repeat(13)))
         lines = layout(buf, start, end)
+        # The first hit ends in the array: it is in one of its strings (the word holds a
+        # byte no number or literal does, and no quote). Else none is: the subject decides.
+        tails = list(map(add, hits, repeat(self.size)))
         if not (lines and _plain(buf, low, ends, texts, closes)):
             flat = _flat(buf, low, starts, ends, texts, closes)
             return TextBlock(starts, ends, [
-                (h < r or self.subject(buf, low, s, r, e)) if ok else None
-                for ok, s, e, h, r in zip(flat, starts, ends, hits, closes, strict=True)
+                (h <= r or self.subject(buf, low, s, r, e)) if ok else None
+                for ok, s, e, h, r in zip(flat, starts, ends, tails, closes, strict=True)
             ], lines)  # fmt: skip
-        decided: list[bool | None] = list(map(lt, hits, closes))  # the word in the array
+        decided: list[bool | None] = list(map(le, tails, closes))  # the word in the array
         for i in compress(range(len(decided)), map(not_, decided)):  # else the subject
             decided[i] = self.subject(buf, low, starts[i], closes[i], ends[i])
         return TextBlock(starts, ends, decided, lines)
@@ -206,6 +213,13 @@ def holds_any(buf: bytes, pieces: list[bytes], start: int, end: int) -> bool:
     return any(find(p[:1], start, end) >= 0 and find(p, start, end) >= 0 for p in pieces)
 
 
+def in_key(needle: bytes) -> bool:
+    """Can ``needle`` (lower-case) start inside a line's ``{"textChunks":[``: all of it
+    there, or its head the key's tail?"""
+    key = TEXT_KEY.lower()
+    return any(needle.startswith(key[i:]) or key[i:].startswith(needle) for i in range(len(key)))
+
+
 def layout(buf: bytes, start: int, end: int) -> bool:
     """Every line of ``buf[start:end]`` (whole lines, each with its newline) opens with
     ``{"textChunks":[`` and closes with ``}``: one regex pass over its newlines."""
@@ -216,4 +230,4 @@ def layout(buf: bytes, start: int, end: int) -> bool:
     )
 
 
-__all__ = ["TextBlock", "TextWord", "holds_any", "layout"]
+__all__ = ["TextBlock", "TextWord", "holds_any", "in_key", "layout"]
