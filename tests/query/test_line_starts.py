@@ -65,23 +65,56 @@ def test_property_word_lines_equal_a_word_regex(text, name):
     assert starts.lines(low, low, 0, len(low)) == _expected(low, needle)
 
 
+@given(st.text(alphabet="budgetB x{}\n\u00e9", max_size=200), st.text(alphabet="ab\n", max_size=4))
+def test_property_text_word_lines_equal_a_line_test(text, lead):
+    """The lines a ``--text`` word's block pass looks at (its regex, one match per line)
+    are the lines holding the word, with their first hit."""
+    from convo.query.rawtext import TextWord
+
+    body, head = text.encode(), lead.encode()
+    buf = head + body
+    low = buf.lower()
+    found = TextWord(b"budget").block(buf, low, len(head), len(buf))
+    assert found is not None
+    want, at = [], len(head)
+    for line in low[len(head) :].split(b"\n"):
+        if b"budget" in line:
+            want.append((at, at + len(line), at + line.find(b"budget")))
+        at += len(line) + 1
+    assert list(zip(found.starts, found.ends, strict=True)) == [(s, e) for s, e, _ in want]
+    assert TextWord(b"budget")._holding(low, len(head), len(buf))[2] == [h for *_, h in want]
+
+
 @given(
     st.lists(
         st.sampled_from(
             [b'{"textChunks":["a"],"m":{}}', b'{"textChunks":[]}', b'{"x":1}', b"", b"}",
-             b'{"textChunks":["}\\n"]}', b' {"textChunks":[]}']
+             b'{"textChunks":["}\\n"]}', b' {"textChunks":[]}', b'{"textChunks":["a"]', b"{}"]
         ),
         min_size=1, max_size=8,
     ),
     st.integers(0, 3),
 )  # fmt: skip
-def test_property_layout_lines_equal_a_line_test(lines, lead):
-    """Lines of the layout counted by two counts equal a test of every line."""
-    from convo.query.rawtext import TEXT_KEY, layout_lines
+def test_property_layout_is_a_test_of_every_line(lines, lead):
+    """One regex pass over a span's newlines says what a test of every line says."""
+    from convo.query.rawtext import TEXT_KEY, layout
 
     body = b"\n".join(lines) + b"\n"
-    buf = b"x" * lead + body
+    buf = b"}x\n"[:lead] + body
     every = all(
         line.startswith(TEXT_KEY) and line.endswith(b"}") for line in body.split(b"\n")[:-1]
     )
-    assert layout_lines(buf, lead, len(buf)) == (len(lines) if every else 0)
+    assert layout(buf, lead, len(buf)) == every
+
+
+@given(st.binary(min_size=1, max_size=20))
+def test_property_in_key_is_an_occurrence_at_some_place_of_the_key(needle):
+    """A word may start in a line's text key exactly when some line opening with the key
+    holds it at a place inside the key."""
+    from convo.query.rawtext import TEXT_KEY, in_key
+
+    key = TEXT_KEY.lower()
+    line = key + b"\x00" * len(needle)  # what follows the key: anything, here no word byte
+    starts = {i for i in range(len(key)) if line.startswith(needle, i)}
+    tails = {i for i in range(len(key)) if needle.startswith(key[i:])}
+    assert in_key(needle) == bool(starts | tails)

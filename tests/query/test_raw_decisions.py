@@ -54,6 +54,9 @@ HOSTILE = [
     BASE + b',"textChunks" :["calm"]}',
     BASE + b',"subject" :"budget"}',
     BASE + b',"subject":"calm","subject" :"budget"}',
+    BASE,  # cut short (no closing brace): not JSON, so parsed and reported, not passed on
+    BASE.replace(b"we need", b"a ] b") + b"}",  # a bracket in a string: still a plain array
+    b'{"textChunks":["x",1],"metadata":{"speaker":"Quinn","listeners":[]},"tags":[]}',
 ]
 FILTERS = [
     {"speakers": ["quinn"]},
@@ -64,6 +67,8 @@ FILTERS = [
     {"until": "2019-01-01T00:00:00Z"},
     {"texts": ["budget"]},
     {"texts": ["calm"]},
+    {"texts": ["chunks"]},
+    {"texts": ["1]"]},
     {"speakers": ["quinn"], "tags": ["urgent"], "since": "2019-01-01T00:00:00Z"},
     {"speakers": ["quinn"], "texts": ["budget"], "since": "2019-01-01T00:00:00Z"},
 ]
@@ -139,13 +144,21 @@ def test_hostile_lines_decide_as_a_parse(filters):
 
 # -- property: every shortcut equals a parse, one line at a time and in whole blocks ------
 
-_WORDS = ["budget", "Budget", "BUDGET", "budgets", "bud get", "wen", "Went", "WEN", "wen_x"]
-_ODD = ["Stra\u00dfe", "\u212aelvin", "w\u1e97", "caf\u00e9", "[x]", "{y}", 'say "hi"', "a\\b"]
+_WORDS = [
+    "budget", "Budget", "BUDGET", "budgets", "bud get", "wen", "Went", "WEN", "wen_x", "Chunk",
+]  # fmt: skip
+_ODD = [
+    "Stra\u00dfe", "\u212aelvin", "w\u1e97", "caf\u00e9", "[x]", "{y}", 'say "hi"', "a\\b", "a]",
+    "\u1e98",
+]  # fmt: skip
 _SPEAKERS = [
     "Wen Li <wen.li@x.org>", "Went Smith", "Quinn", "quinn_a", "Zo\u00eb Wen", None, 7,
     "w\u00e9n", "\u212aelvin Wen", "Li, Wen", "(Wen)", "x.wen@y.org", "Owen", "2wen", "wen2",
 ]  # fmt: skip
-_CHUNKS = [["budget"], ["x", ["budget"]], [{"t": "budget"}], [1, "budget"], "budget", None, []]
+_CHUNKS = [
+    ["budget"], ["x", ["budget"]], [{"t": "budget"}], [1, "budget"], "budget", None, [],
+    ["budget", 1], ["a chunk", 1],
+]  # fmt: skip
 _TIMES = ["2018-01-01T00:00:00Z", "2017-12-31T23:59:59Z", "2019-06-01T00:00:00+02:00", None]
 
 
@@ -208,6 +221,9 @@ _FILTERS = st.sampled_from(
         {"texts": ["wen"]},
         {"texts": ["strasse"]},
         {"texts": ["kelvin"]},
+        {"texts": ["chunk"]},  # in every line's key: its first hit says nothing of the text
+        {"texts": ["1]"]},  # a hit that runs past the array's end is not in a string
+        {"texts": ["data"]},  # in every line's "metadata"
         {"speakers": ["wen"]},
         {"speakers": ["Went"]},
         {"speakers": ["kelvin"]},
@@ -245,3 +261,26 @@ def test_property_has_control_equals_a_byte_test(piece, before, after):
 
     buf = b"a" * before + piece + b"\t\n\r" * (after // 3)
     assert has_control(buf) == any(b < 0x20 and b not in b"\t\n\r" for b in piece)
+
+
+@given(st.binary(max_size=60), st.integers(0, 3))
+def test_property_lower_checked_is_the_lowering_and_the_control_check(buf, lead):
+    from convo.query.rawkeys import has_control, lower_checked
+
+    buf = b"Ab\t\r\n" * lead + buf
+    assert lower_checked(buf) == (buf.lower(), has_control(buf))
+
+
+@given(
+    st.text(alphabet="ab\u1e97\u00df\u00e9\u1e96", max_size=30),
+    st.lists(st.sampled_from(["\u1e97", "\u00df", "\ufb01", "a"]), max_size=3),
+    st.integers(0, 5),
+    st.integers(0, 5),
+)
+def test_property_holds_any_is_a_find_of_each(text, pieces, start, cut):
+    """The lead-byte memchr before each find changes no answer."""
+    from convo.query.rawtext import holds_any
+
+    buf, wanted = text.encode(), [p.encode() for p in pieces]
+    end = max(start, len(buf) - cut)
+    assert holds_any(buf, wanted, start, end) == any(p in buf[start:end] for p in wanted)

@@ -3,6 +3,7 @@ scanned on several cores gives what one core gives: bytes, line numbers, warning
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import orjson
@@ -14,7 +15,6 @@ from convo.pipeline.inputs import RawFile
 from convo.query import parallel
 from convo.query.filters import Filters
 from convo.query.matches import RawBatch, Runs
-from convo.query.rawtext import layout_lines
 from convo.query.scan import Selector, select
 
 
@@ -49,16 +49,29 @@ def test_runs_of_a_mask_and_of_lines_merge_with_the_runs_before():
     assert runs.numbers is None
 
 
-def test_layout_lines_counts_lines_of_the_layout_only():
-    line = b'{"textChunks":["a"],"metadata":{}}'
-    assert layout_lines(line + b"\n", 0, len(line) + 1) == 1
-    block = (line + b"\n") * 5
-    assert layout_lines(block, 0, len(block)) == 5
-    other = block + b'{"x":1}\n'
-    assert layout_lines(other, 0, len(other)) == 0
-    spaced = block + b' {"textChunks":[]}\n'
-    assert layout_lines(spaced, 0, len(spaced)) == 0
-    assert layout_lines(b"x" + block, 1, len(block) + 1) == 5  # a span inside a buffer
+@given(
+    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 4)), max_size=12),
+    st.integers(-2, 3),
+)
+def test_property_runs_of_lines_equal_adding_each_line(lines, gap_before):
+    """``add_lines`` (the runs found in C loops) makes the runs adding each line does,
+    joining the run before when the first line follows it."""
+    starts, ends, at = [], [], 10 + gap_before
+    for gap, size in lines:  # gap 0: right after the previous line's newline
+        at += gap
+        starts.append(at)
+        ends.append(at + size)
+        at += size + 1
+    one, each = Runs(counted=False), Runs(counted=True)
+    for r in (one, each):
+        r.add(0, 9)  # the newline at 9: a first line at 10 joins this run
+        r.base = 0
+    one.add_lines(starts, ends)
+    for s, e in zip(starts, ends, strict=True):
+        each.add(s, e)
+    assert (one.starts, one.ends, one.counts) == (each.starts, each.ends, each.counts)
+    assert one.numbers is None and each.numbers is not None
+    assert len(each.numbers) == len(each.starts)
 
 
 _LINE = st.one_of(
@@ -122,10 +135,62 @@ def test_property_many_cores_equal_one(tmp_path_factory, lines, eol, bom, torn, 
     path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + body)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(parallel, "RANGE", 600)  # many ranges on a small file
+        mp.setattr(parallel, "WINDOW", 400)  # several windows per range, and gaps
+        mp.setattr(parallel, "_GAP", 150)
         # Lines passed through (the runs); records wanted: tests/test_parallel_scan.py.
         many = _scan(path, filters, True, False)
         assert many == _scan(path, filters, False, False)
     assert [raw for raw, _, _ in many[0]] == _parsed(lines, filters)
+
+
+def _windows(starts: list[int], ends: list[int], window: int, gap: int) -> list[tuple]:
+    """The batches a loop over the runs makes: a run opens a window, the next runs join
+    it while they start less than ``gap`` after the one before and end within ``window``."""
+    out, i = [], 0
+    while i < len(starts):
+        j = i + 1
+        while j < len(starts) and starts[j] - ends[j - 1] < gap and ends[j] - starts[i] <= window:
+            j += 1
+        out.append((starts[i], ends[j - 1], i, j))
+        i = j
+    return out
+
+
+@given(
+    st.lists(st.tuples(st.integers(1, 90), st.integers(0, 60)), max_size=30),
+    st.integers(1, 200),
+    st.integers(1, 100),
+)
+def test_property_windows_are_those_of_a_loop_over_the_runs(tmp_path_factory, runs, window, gap):
+    """The bisections that cut a range's runs into windows cut them as the loop does."""
+    starts, ends, at = [], [], 0
+    for before, size in runs:
+        at += before
+        starts.append(at)
+        ends.append(at + size)
+        at += size
+    path = tmp_path_factory.mktemp("win") / "f"
+    data = bytes(range(256)) * (at // 256 + 1)
+    path.write_bytes(data)
+    result = parallel.RangeResult(Runs(counted=False), [], 0)
+    result.runs.starts.extend(starts)
+    result.runs.ends.extend(ends)
+    result.runs.counts.extend([1] * len(starts))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(parallel, "WINDOW", window)
+        mp.setattr(parallel, "_GAP", gap)
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            scan = parallel.ParallelScan(None, str(path), "f")  # type: ignore[arg-type]
+            got = [
+                (b.window_at, b.window_at + len(b.window), b.lo, b.hi, b.window)
+                for b in scan._matches(fd, result, 0)
+            ]
+        finally:
+            os.close(fd)
+    want = _windows(starts, ends, window, gap)
+    assert [g[:4] for g in got] == want
+    assert all(g[4] == data[g[0] : g[1]] for g in got)
 
 
 def _parsed(lines: list[bytes], filters: dict) -> list[bytes]:

@@ -38,7 +38,7 @@ from convo.query.canonical import NOT_OBJECT, block_times, offsets, time_mask
 from convo.query.compiled import Compiled
 from convo.query.matches import Match, Runs
 from convo.query.prefilter import SPEAKER, may_respell, speaker_may_match
-from convo.query.rawkeys import has_control
+from convo.query.rawkeys import has_control, lower_checked
 
 ErrorHandler = Callable[[RecordError, Line], None] | None
 # Decided lines of a buffer checked for control bytes one by one before the whole buffer
@@ -204,9 +204,13 @@ class BlockScan:
         returned line count is 0. Returns the line count.
         """
         block = self.buf
-        low = block.lower()
+        text_pass = lazy and self._text_pass()
+        if text_pass:  # the control-byte check it needs, in the lowering's pass
+            low, self._control = lower_checked(block)
+        else:
+            low = block.lower()
         decide = self._decide(block, low)
-        if lazy and self.text_block(low, start, end, decide):
+        if text_pass and self.text_block(low, start, end, decide):
             return 0
         ends, odd = self._candidates(low, start, end)
         line_no, pos = first, start
@@ -242,7 +246,7 @@ class BlockScan:
         (``canonical.TextWord.block``), the others looked at one by one. False: scan
         the span line by line instead."""
         text, runs = self.plan.text_only, self.runs
-        if text is None or runs is None or self.torn or self.need_record or self._has_control():
+        if text is None or runs is None or self._has_control():
             return False
         found = text.block(self.buf, low, start, end)
         if found is None:
@@ -252,7 +256,7 @@ class BlockScan:
         if odd:  # lines that are not objects are parsed, so reported (rare)
             starts, ends, decided = _with_odd(low, end, found, odd)
         if None not in decided:
-            runs.add_lines(compress(starts, decided), compress(ends, decided))
+            runs.add_lines(list(compress(starts, decided)), list(compress(ends, decided)))
             return True
         odd_set = set(odd)
         add = runs.add
@@ -262,6 +266,12 @@ class BlockScan:
             elif d is None:
                 self._candidate(low, s, e, 0, s in odd_set, decide)
         return True
+
+    def _text_pass(self) -> bool:
+        """The span may be decided by ``text_block``: one text word is the only filter
+        and the matches pass through as offsets."""
+        text_only = self.plan.text_only is not None and self.runs is not None
+        return text_only and not (self.torn or self.need_record)
 
     def _raw(self, decide, block: bytes, s: int, e: int) -> bool | None:
         """False: skip the line; True: pass its bytes on unparsed; None: parse it."""

@@ -36,11 +36,15 @@ from __future__ import annotations
 
 import os
 from array import array
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import ge, sub
 from typing import Any, cast
 
 from convo.core.errors import InputError
+from convo.core.heap import keep_freed
 from convo.core.jsonl import committed_end
 from convo.core.pool import cpu_count, ordered_map
 from convo.core.ranges import Range, open_range, split, splittable
@@ -92,6 +96,7 @@ def _plan(filters: Filters) -> Compiled:
 
 def scan_range(task: Task) -> RangeResult:
     """Scan one range (in a worker): offsets of its matches, its bad lines, its lines."""
+    keep_freed()  # the blocks' buffers (core/heap.py)
     plan = _plan(task.filters)
     lazy = plan.starts is not None
     rng = task.range
@@ -151,6 +156,7 @@ class ParallelScan:
                 for r in ranges
             ]
             jobs = min(cpu_count(), len(tasks))
+            keep_freed()  # the windows read back (core/heap.py)
             base = 0
             for result in ordered_map(scan_range, tasks, jobs, preload=_PRELOAD):
                 report(_rebased(result.bad, base), self.name, on_error, locator)
@@ -167,13 +173,20 @@ class ParallelScan:
         starts, ends, numbers = runs.starts, runs.ends, runs.numbers
         if numbers is not None and base:
             runs.numbers = numbers = array("q", [base + k for k in numbers])
-        i, n = 0, len(starts)
+        n = len(starts)
+        # Where a window must end because of a gap (a run ``_GAP`` or more after the one
+        # before it), found in C loops: the runs are ordered, so each window's end is a
+        # bisection, not a Python step per run (dense matches make many short runs).
+        gaps = list(compress(range(1, n), map(ge, map(sub, starts[1:], ends), repeat(_GAP))))
+        i, k = 0, 0
         while i < n:
-            w0, w1 = starts[i], ends[i]
-            j = i + 1
-            while j < n and starts[j] - w1 < _GAP and ends[j] - w0 <= WINDOW:
-                w1 = ends[j]
-                j += 1
+            while k < len(gaps) and gaps[k] <= i:
+                k += 1
+            w0 = starts[i]
+            j = bisect_right(ends, w0 + WINDOW, i + 1, n)  # the first run past the window
+            if k < len(gaps):
+                j = min(j, gaps[k])
+            w1 = ends[j - 1]
             batch = RawBatch(os.pread(fd, w1 - w0, w0), w0, runs, i, j, self.name)
             yield cast(list[Match], batch)  # a list[Match] to every reader (see RawBatch)
             i = j
