@@ -156,7 +156,8 @@ LEAVES = st.one_of(
     st.builds(Term, st.just("from"), st.sampled_from(["alice", "bob", "Jones", "strasse", "carol"])),
     st.builds(Term, st.just("to"), st.sampled_from(["bob", "carol", "alice"])),
     st.builds(Term, st.just("tag"), st.sampled_from(["urgent", "SPAM", "Projects, Auth"])),
-    st.builds(Term, st.sampled_from(["words", "subject", "body", "phrase"]), st.sampled_from(["jwt", "auth", "jwt tokens", "ünï", "a"])),
+    # A "words" term is one word: the parser makes a quoted run of words a phrase.
+    st.builds(Term, st.sampled_from(["words", "subject", "body", "phrase"]), st.sampled_from(["jwt", "auth", "jwt tokens", "ünï", "a"])).filter(lambda t: t.field != "words" or " " not in t.value),
     st.builds(Term, st.just("format"), st.sampled_from(["mbox", "VTT"])),
     st.builds(Range, st.sampled_from([None, "2024-03-01T00:00:00Z"]), st.sampled_from([None, "2024-04-01T00:00:00Z"])),
 )  # fmt: skip
