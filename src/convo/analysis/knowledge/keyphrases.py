@@ -175,12 +175,13 @@ def candidates(text: str) -> list[tuple[str, ...]]:
         lang = language(words, STOPWORDS)
         if lang is not None:
             parts = list(map(_TEXTS[lang].__getitem__, words))
-    out = []
-    for run in "".join(parts).split("\n"):
-        n = run.count(" ")  # each word is followed by a space
-        if 0 < n <= MAX_WORDS and len(run) > 3 * n:  # words have two letters or more
-            out.append(tuple(run.split()))
-    return out
+    # Each word is followed by a space (n words: n spaces) and has two letters or more;
+    # empty runs (breaks in a row) are dropped by a C loop first.
+    return [
+        tuple(run.split())
+        for run in filter(None, "".join(parts).split("\n"))
+        if (n := run.count(" ")) <= MAX_WORDS and len(run) > 3 * n
+    ]
 
 
 class PhraseStats:

@@ -37,7 +37,6 @@ from convo.analysis.knowledge.extract import (
     Conversation,
     plain_all,
     typeagent_knowledge,
-    without_text,
 )
 from convo.analysis.knowledge.metadata import email_format_names, use_email_format_names
 from convo.analysis.knowledge.plain import Plain
@@ -129,7 +128,11 @@ def observe_range(step: Step) -> RangeReport:
     with open(step.spool, "wb") as spool:
         for r in _records(step.task, report):
             analysis = conv.observe_record(r)
-            spool.write(orjson.dumps([without_text(r), analysis.dump()]))
+            # The record is this loop's own (parsed for it): its text goes in place,
+            # what ``without_text`` would copy it for (the analysis holds what was read).
+            r.pop("textChunks", None)
+            r.pop("text_chunks", None)
+            spool.write(orjson.dumps([r, analysis.dump()]))
             spool.write(b"\n")
     save(conv, step.out)
     return report
