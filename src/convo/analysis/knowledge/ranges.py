@@ -36,10 +36,11 @@ from convo.analysis.knowledge.analysed import Analysis
 from convo.analysis.knowledge.extract import (
     Conversation,
     plain_all,
+    replay,
     typeagent_knowledge,
 )
+from convo.analysis.knowledge.lines import Lines, knowledge_line
 from convo.analysis.knowledge.metadata import email_format_names, use_email_format_names
-from convo.analysis.knowledge.plain import Plain
 from convo.analysis.knowledge.summary import Aggregate, aggregate
 from convo.analysis.parallel import (
     RangeReport,
@@ -60,17 +61,6 @@ from convo.query.filters import Filters
 # the benchmark counts every process. Tasks and results are small (paths, reports), the
 # data go through files.
 _PRELOAD = (__name__,)
-
-
-def knowledge_line(record: dict[str, Any], k: Plain) -> bytes:
-    """One line of ``convo knowledge -f jsonl``: the record's ids and its knowledge (as
-    plain data, ``KnowledgeResponse.to_dict()``)."""
-    line = {
-        "id": fields.record_id(record),
-        "source_id": fields.string(record, "source_id"),
-        "knowledge": k,
-    }
-    return orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE)
 
 
 class _ParseAll:
@@ -167,8 +157,11 @@ def extract_range(step: Step) -> RangeReport | None:
         pairs = ((r, typeagent_knowledge(r).to_dict()) for r in _records(step.task, report))
     else:
         conv = merged = _state(step.state)
-        full = not step.summary  # a summary counts no actions but replies
-        pairs = ((r, merged.extract_plain(r, a, full)) for r, a in _spooled(step.spool))
+        if not step.summary:
+            _write_lines(Lines(merged), _spooled(step.spool), step.out)
+            return report
+        # a summary counts no actions but replies
+        pairs = ((r, merged.extract_plain(r, a, False)) for r, a in _spooled(step.spool))
     if step.summary:
         agg = Aggregate()
         for record, k in pairs:
@@ -180,6 +173,15 @@ def extract_range(step: Step) -> RangeReport | None:
         for record, k in pairs:
             out.write(knowledge_line(record, k))
     return report
+
+
+def _write_lines(
+    lines: Lines, analysed: Iterable[tuple[dict[str, Any], Analysis]], path: str
+) -> None:
+    with open(path, "wb") as out:
+        line = lines.line
+        for record, a in analysed:
+            out.write(line(record, a))
 
 
 def _state(path: str) -> Conversation:
@@ -273,6 +275,12 @@ def knowledge_of_parts(
     if summary:
         return aggregate(records, metadata_only=metadata_only)
     assert out is not None
-    for record, k in plain_all(records, metadata_only=metadata_only, keep_text=False):
-        out.write(knowledge_line(record, k))
+    if metadata_only:
+        for record, k in plain_all(records, metadata_only=True):
+            out.write(knowledge_line(record, k))
+        return None
+    conv = Conversation()
+    lines = Lines(conv)  # used once replay has observed every record
+    for record, a in replay(records, conv, keep_text=False):
+        out.write(lines.line(record, a))
     return None
