@@ -18,9 +18,8 @@ from typing import Any
 
 import orjson
 
-from convo.analysis.knowledge.analysed import Analysis
+from convo.analysis.knowledge.analysed import Analysis, people_only
 from convo.analysis.knowledge.extract import Conversation, topics_of
-from convo.analysis.knowledge.metadata import is_email
 from convo.analysis.knowledge.plain import Plain
 from convo.core import fields
 from convo.core.fields import ROLES
@@ -55,14 +54,6 @@ def knowledge_line(record: dict[str, Any], k: Plain) -> bytes:
     return orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE)
 
 
-def _plain(record: dict[str, Any], a: Analysis, listeners: list[str]) -> bool:
-    """No content entity, question to a listener, reply target or mail."""
-    if a.mentions or a.emails or a.urls or (a.questions and listeners):
-        return False
-    reply_to = record.get("replyTo", record.get("reply_to"))
-    return not (isinstance(reply_to, str) and reply_to) and not is_email(record)
-
-
 class Lines:
     """The lines of the messages of ``conv``'s second pass (see the module docstring)."""
 
@@ -86,7 +77,7 @@ class Lines:
         conv = self.conv
         speaker = fields.speaker(record)
         listeners = fields.listeners(record)
-        if not speaker or not _plain(record, a, listeners):
+        if not speaker or not people_only(record, a, listeners):
             return knowledge_line(record, conv.extract_plain(record, a))
         people = [self._person(speaker), *map(self._person, listeners)]
         keys = {key for _, key in people}

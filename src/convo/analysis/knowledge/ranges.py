@@ -150,28 +150,28 @@ def extract_range(step: Step) -> RangeReport | None:
     """Pass 2 of a range: lines, or the range's ``Aggregate`` pickled, to ``step.out``;
     the report of the bad lines when this pass read the records (``metadata_only``)."""
     use_email_format_names(step.mail)
-    report = None
-    conv: Conversation | None = None
     if step.metadata_only:  # one pass: no conversation state
         report = RangeReport()
         pairs = ((r, typeagent_knowledge(r).to_dict()) for r in _records(step.task, report))
+        if not step.summary:
+            with open(step.out, "wb") as out:
+                for record, k in pairs:
+                    out.write(knowledge_line(record, k))
+            return report
+        agg = Aggregate()
+        for record, k in pairs:
+            agg.add(record, k)
     else:
-        conv = merged = _state(step.state)
+        report = None
+        merged = _state(step.state)
         if not step.summary:
             _write_lines(Lines(merged), _spooled(step.spool), step.out)
             return report
-        # a summary counts no actions but replies
-        pairs = ((r, merged.extract_plain(r, a, False)) for r, a in _spooled(step.spool))
-    if step.summary:
         agg = Aggregate()
-        for record, k in pairs:
-            agg.add(record, k, conv)
-        agg.compact()  # smaller to save, and to load in the parent
-        save(agg, step.out)
-        return report
-    with open(step.out, "wb") as out:
-        for record, k in pairs:
-            out.write(knowledge_line(record, k))
+        for r, a in _spooled(step.spool):
+            agg.add_analysed(r, a, merged)  # a summary counts no actions but replies
+    agg.compact()  # smaller to save, and to load in the parent
+    save(agg, step.out)
     return report
 
 
