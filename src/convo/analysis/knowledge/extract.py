@@ -311,8 +311,12 @@ class Conversation:
             self._learn_aliases(speaker, listeners)
         analysis = analyse(record, listeners)
         self.stats.observe_candidates(analysis.candidates)
+        seen = self._meta_seen  # learnt already: learning again changes nothing
         for name in _meta_names(speaker, listeners, mail, self):
-            self._name(name, _META)
+            if name not in seen:
+                self._name(name, _META)
+        if not (analysis.mentions or analysis.emails or analysis.urls):
+            return analysis
         for names, priority in (
             (analysis.mentions, _MENTION), (analysis.emails, _TEXT), (analysis.urls, _TEXT),
         ):  # fmt: skip

@@ -36,7 +36,7 @@ Decisions:
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, _count_elements  # type: ignore[attr-defined]
 from collections.abc import Collection, Iterable
 from itertools import chain
 from operator import itemgetter, mul
@@ -78,7 +78,7 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 # A word (group 1), or something that breaks a phrase: punctuation, a spaced dash, a line end.
 _SCAN = re.compile(r"([^\W_][\w'’-]*)|[^\w\s'’-]+|\s-+\s|\n")
 _CACHE_MAX = 1 << 16  # distinct tokens and pieces remembered (bounded memory)
-PHRASES = 1 << 14  # candidates a ranking remembers (bounded memory)
+PHRASES = 1 << 12  # candidates a ranking remembers (bounded memory: about 1.5 MB)
 
 
 def _norm(token: str) -> str | None:
@@ -225,10 +225,12 @@ class PhraseStats:
         cands = cands if isinstance(cands, list) else list(cands)
         words = list(chain.from_iterable(cands))
         # C loops: a word counts once per occurrence, its degree the candidate's length
-        # each time (a candidate repeated len times), its df once per message.
-        self.freq.update(words)
-        self.degree.update(chain.from_iterable(map(mul, cands, map(len, cands))))
-        self.df.update(set(words))
+        # each time (a candidate repeated len times), its df once per message. Counted by
+        # ``Counter.update``'s own loop, without the Mapping test that wraps it (the
+        # keys are never a mapping; the test cost as much as one message's counting).
+        _count_elements(self.freq, words)
+        _count_elements(self.degree, chain.from_iterable(map(mul, cands, map(len, cands))))
+        _count_elements(self.df, set(words))
         self.docs += 1
         self._ranking = None
         if len(self.df) > self.VOCABULARY:
