@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from convo.analysis.knowledge.keyphrases import candidates
+from convo.analysis.knowledge.metadata import is_email
 from convo.analysis.knowledge.text import body, questions, scan
 from convo.core import fields
 
@@ -70,3 +71,13 @@ def analyse(record: dict[str, Any], listeners: list[str] | None = None) -> Analy
         marked.urls, marked.emails, mentions, marked.hashtags, asked,
         candidates(marked.plain),
     )  # fmt: skip
+
+
+def people_only(record: dict[str, Any], a: Analysis, listeners: list[str]) -> bool:
+    """Whether the message's entities and actions come from its people alone: no
+    mention, address or URL in the text, no question to a listener, no reply target,
+    not mail (``lines`` and ``summary`` take a shorter path for such a message)."""
+    if a.mentions or a.emails or a.urls or (a.questions and listeners):
+        return False
+    reply_to = record.get("replyTo", record.get("reply_to"))
+    return not (isinstance(reply_to, str) and reply_to) and not is_email(record)

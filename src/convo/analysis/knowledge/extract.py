@@ -286,7 +286,7 @@ class Conversation:
         for rid, parent in found.items():
             self._parents.setdefault(rid, parent)
 
-    def _note_parent(self, record: dict[str, Any], speaker: str | None = None) -> None:
+    def note_parent(self, record: dict[str, Any], speaker: str | None = None) -> None:
         rid = record.get("id")
         if not (isinstance(rid, str) and rid in self._wanted):
             return
@@ -302,7 +302,7 @@ class Conversation:
         """``observe`` for a record dict; returns its analysis (for the second pass)."""
         speaker = fields.speaker(record)
         listeners = fields.listeners(record)
-        self._note_parent(record, speaker)
+        self.note_parent(record, speaker)
         reply_to = record.get("replyTo", record.get("reply_to"))
         if isinstance(reply_to, str) and reply_to:
             self._wanted.add(reply_to)
@@ -311,8 +311,12 @@ class Conversation:
             self._learn_aliases(speaker, listeners)
         analysis = analyse(record, listeners)
         self.stats.observe_candidates(analysis.candidates)
+        seen = self._meta_seen  # learnt already: learning again changes nothing
         for name in _meta_names(speaker, listeners, mail, self):
-            self._name(name, _META)
+            if name not in seen:
+                self._name(name, _META)
+        if not (analysis.mentions or analysis.emails or analysis.urls):
+            return analysis
         for names, priority in (
             (analysis.mentions, _MENTION), (analysis.emails, _TEXT), (analysis.urls, _TEXT),
         ):  # fmt: skip
@@ -330,7 +334,7 @@ class Conversation:
         self, record: dict[str, Any], analysis: Analysis | None, metadata_only: bool = False
     ) -> KnowledgeResponse:
         """Second pass for a record ``replay`` gave with its analysis."""
-        self._note_parent(record)
+        self.note_parent(record)
         return _extract(record, self, metadata_only, analysis)
 
     def extract_plain(
@@ -338,7 +342,7 @@ class Conversation:
     ) -> Plain:
         """``extract_analysed(...).to_dict()``, built as plain data (``plain``); without
         ``actions`` only the reply actions are made (all that ``summary`` counts)."""
-        self._note_parent(record)
+        self.note_parent(record)
         return _extract_plain(record, self, analysis, actions)
 
 
@@ -372,14 +376,6 @@ def _extract_plain(
     entities = meta["entities"]
     if a.mentions or a.emails or a.urls:
         entities += _content_entities(a)
-    subject = record.get("subject")
-    tags = record.get("tags")
-    topics = [clean_subject(subject)] if isinstance(subject, str) else []
-    topics += [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
-    topics += a.hashtags
-    stats = conv.stats if conv is not None else None
-    names = conv.name_words if conv is not None else _own_name_words(record, a)
-    topics += rank(a.candidates, stats, exclude=topics, names=names)
     found = meta["actions"]
     speaker = fields.speaker(record)
     if speaker:
@@ -391,8 +387,21 @@ def _extract_plain(
         "entities": merge_entities(entities, canon),
         "actions": found,
         "inverse_actions": [],
-        "topics": _dedupe(topics),
+        "topics": topics_of(record, a, conv),
     }
+
+
+def topics_of(record: dict[str, Any], a: Analysis, conv: Conversation | None) -> list[str]:
+    """A message's topics: its subject, tags, hashtags, then key phrases, deduplicated."""
+    subject = record.get("subject")
+    tags = record.get("tags")
+    topics = [clean_subject(subject)] if isinstance(subject, str) else []
+    topics += [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
+    topics += a.hashtags
+    stats = conv.stats if conv is not None else None
+    names = conv.name_words if conv is not None else _own_name_words(record, a)
+    topics += rank(a.candidates, stats, exclude=topics, names=names)
+    return _dedupe(topics)
 
 
 def extract(

@@ -36,7 +36,7 @@ Decisions:
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, _count_elements  # type: ignore[attr-defined]
 from collections.abc import Collection, Iterable
 from itertools import chain
 from operator import itemgetter, mul
@@ -78,6 +78,7 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 # A word (group 1), or something that breaks a phrase: punctuation, a spaced dash, a line end.
 _SCAN = re.compile(r"([^\W_][\w'’-]*)|[^\w\s'’-]+|\s-+\s|\n")
 _CACHE_MAX = 1 << 16  # distinct tokens and pieces remembered (bounded memory)
+PHRASES = 1 << 12  # candidates a ranking remembers (bounded memory: about 1.5 MB)
 
 
 def _norm(token: str) -> str | None:
@@ -175,12 +176,13 @@ def candidates(text: str) -> list[tuple[str, ...]]:
         lang = language(words, STOPWORDS)
         if lang is not None:
             parts = list(map(_TEXTS[lang].__getitem__, words))
-    out = []
-    for run in "".join(parts).split("\n"):
-        n = run.count(" ")  # each word is followed by a space
-        if 0 < n <= MAX_WORDS and len(run) > 3 * n:  # words have two letters or more
-            out.append(tuple(run.split()))
-    return out
+    # Each word is followed by a space (n words: n spaces) and has two letters or more;
+    # empty runs (breaks in a row) are dropped by a C loop first.
+    return [
+        tuple(run.split())
+        for run in filter(None, "".join(parts).split("\n"))
+        if (n := run.count(" ")) <= MAX_WORDS and len(run) > 3 * n
+    ]
 
 
 class PhraseStats:
@@ -223,10 +225,12 @@ class PhraseStats:
         cands = cands if isinstance(cands, list) else list(cands)
         words = list(chain.from_iterable(cands))
         # C loops: a word counts once per occurrence, its degree the candidate's length
-        # each time (a candidate repeated len times), its df once per message.
-        self.freq.update(words)
-        self.degree.update(chain.from_iterable(map(mul, cands, map(len, cands))))
-        self.df.update(set(words))
+        # each time (a candidate repeated len times), its df once per message. Counted by
+        # ``Counter.update``'s own loop, without the Mapping test that wraps it (the
+        # keys are never a mapping; the test cost as much as one message's counting).
+        _count_elements(self.freq, words)
+        _count_elements(self.degree, chain.from_iterable(map(mul, cands, map(len, cands))))
+        _count_elements(self.df, set(words))
         self.docs += 1
         self._ranking = None
         if len(self.df) > self.VOCABULARY:
@@ -252,15 +256,38 @@ class PhraseStats:
         if self._ranking is None:
             degree = self.degree
             scores = {w: degree[w] / f for w, f in self.freq.items() if f}
-            self._ranking = Ranking(scores, frozenset(w for w, n in self.df.items() if n >= 2))
+            recurring = frozenset(w for w, n in self.df.items() if n >= 2)
+            self._ranking = Ranking(scores, recurring, {})
         return self._ranking
 
 
 class Ranking(NamedTuple):
-    """What ``rank`` reads of a conversation's ``PhraseStats``."""
+    """What ``rank`` reads of a conversation's ``PhraseStats``, and what it made of the
+    candidates it met (``phrase``)."""
 
     scores: dict[str, float]  # degree / frequency (a word not here scores 1.0)
     recurring: frozenset[str]  # words in two messages or more
+    phrases: dict[tuple[str, ...], tuple[tuple[str, ...], float | None]]  # ``phrase``'s
+
+    def phrase(self, cand: tuple[str, ...]) -> tuple[tuple[str, ...], float | None]:
+        """The candidate with its trailing words of one message trimmed, and minus its
+        score (None: never ranked, a single word too short or in one message only).
+        The first ``PHRASES`` are remembered: a conversation repeats its short phrases,
+        and the common ones come early."""
+        recurring = self.recurring
+        words = cand if len(cand) < 2 or cand[-1] in recurring else _trim(cand, recurring)
+        get = self.scores.get
+        score: float | None = None
+        if len(words) > 1:
+            total = 0.0
+            for w in words:  # in order, as PhraseStats.word_score summed (the same float)
+                total += get(w, 1.0)
+            score = -total
+        elif len(words[0]) >= 4 and words[0] in recurring:
+            score = -get(words[0], 1.0)
+        if len(self.phrases) < PHRASES:
+            self.phrases[cand] = (words, score)
+        return words, score
 
 
 def _trim(cand: tuple[str, ...], recurring: frozenset[str]) -> tuple[str, ...]:
@@ -305,36 +332,35 @@ def _local_scores(
     return scored
 
 
-def _scores(
+def _ranked(
     cands: list[tuple[str, ...]],
     ranking: Ranking,
     exclude: Iterable[str],
     names: Collection[str],
-) -> dict[tuple[str, ...], tuple[float, int]]:
-    """(-score, first position) of each distinct candidate worth ranking, on the
-    conversation's statistics."""
-    skip = {" ".join(x.casefold().split()) for x in exclude}
-    get, recurring = ranking.scores.get, ranking.recurring
+) -> list[str]:
+    """``rank`` on the conversation's statistics: each distinct (trimmed) candidate worth
+    ranking once, at its first position, by its score."""
+    # A phrase is excluded when its words are those of an excluded topic: its words
+    # hold no whitespace, so that is when their joined text would be the topic's.
+    skip = {tuple(x.casefold().split()) for x in exclude}
     names = names if isinstance(names, set | frozenset) else set(names)
+    known, phrase = ranking.phrases.get, ranking.phrase
+    length = 0
     scored: dict[tuple[str, ...], tuple[float, int]] = {}
     for pos, cand in enumerate(cands):
+        words, score = known(cand) or phrase(cand)
+        length += len(words)
         if (
-            cand in scored
-            or (skip and " ".join(cand) in skip)
-            or (names and names.issuperset(cand))
+            score is None
+            or words in scored
+            or (skip and words in skip)
+            or (names and names.issuperset(words))
         ):
             continue
-        if len(cand) == 1:
-            w = cand[0]
-            if len(w) < 4 or w not in recurring:
-                continue
-            scored[cand] = (-get(w, 1.0), pos)
-            continue
-        score = 0.0
-        for w in cand:  # in order, as PhraseStats.word_score summed (the same float)
-            score += get(w, 1.0)
-        scored[cand] = (-score, pos)
-    return scored
+        scored[words] = (score, pos)
+    top = 5 if length > 150 else 3
+    ranked = sorted(scored.items(), key=itemgetter(1))  # best score, then first seen
+    return [" ".join(c) for c, _ in ranked[:top]]
 
 
 def rank(
@@ -350,10 +376,7 @@ def rank(
     if stats is None or stats.docs == 0:
         scored = _local_scores(cands, exclude, names)
     else:
-        ranking = stats.ranking()
-        recurring = ranking.recurring
-        cands = [c if len(c) < 2 or c[-1] in recurring else _trim(c, recurring) for c in cands]
-        scored = _scores(cands, ranking, exclude, names)
+        return _ranked(cands, stats.ranking(), exclude, names)
     top = 5 if sum(map(len, cands)) > 150 else 3
     ranked = sorted(scored.items(), key=itemgetter(1))  # best score, then first seen
     return [" ".join(c) for c, _ in ranked[:top]]

@@ -36,11 +36,11 @@ from convo.analysis.knowledge.analysed import Analysis
 from convo.analysis.knowledge.extract import (
     Conversation,
     plain_all,
+    replay,
     typeagent_knowledge,
-    without_text,
 )
+from convo.analysis.knowledge.lines import Lines, knowledge_line
 from convo.analysis.knowledge.metadata import email_format_names, use_email_format_names
-from convo.analysis.knowledge.plain import Plain
 from convo.analysis.knowledge.summary import Aggregate, aggregate
 from convo.analysis.parallel import (
     RangeReport,
@@ -61,17 +61,6 @@ from convo.query.filters import Filters
 # the benchmark counts every process. Tasks and results are small (paths, reports), the
 # data go through files.
 _PRELOAD = (__name__,)
-
-
-def knowledge_line(record: dict[str, Any], k: Plain) -> bytes:
-    """One line of ``convo knowledge -f jsonl``: the record's ids and its knowledge (as
-    plain data, ``KnowledgeResponse.to_dict()``)."""
-    line = {
-        "id": fields.record_id(record),
-        "source_id": fields.string(record, "source_id"),
-        "knowledge": k,
-    }
-    return orjson.dumps(line, option=orjson.OPT_APPEND_NEWLINE)
 
 
 class _ParseAll:
@@ -129,7 +118,11 @@ def observe_range(step: Step) -> RangeReport:
     with open(step.spool, "wb") as spool:
         for r in _records(step.task, report):
             analysis = conv.observe_record(r)
-            spool.write(orjson.dumps([without_text(r), analysis.dump()]))
+            # The record is this loop's own (parsed for it): its text goes in place,
+            # what ``without_text`` would copy it for (the analysis holds what was read).
+            r.pop("textChunks", None)
+            r.pop("text_chunks", None)
+            spool.write(orjson.dumps([r, analysis.dump()]))
             spool.write(b"\n")
     save(conv, step.out)
     return report
@@ -157,26 +150,38 @@ def extract_range(step: Step) -> RangeReport | None:
     """Pass 2 of a range: lines, or the range's ``Aggregate`` pickled, to ``step.out``;
     the report of the bad lines when this pass read the records (``metadata_only``)."""
     use_email_format_names(step.mail)
-    report = None
-    conv: Conversation | None = None
     if step.metadata_only:  # one pass: no conversation state
         report = RangeReport()
         pairs = ((r, typeagent_knowledge(r).to_dict()) for r in _records(step.task, report))
-    else:
-        conv = merged = _state(step.state)
-        full = not step.summary  # a summary counts no actions but replies
-        pairs = ((r, merged.extract_plain(r, a, full)) for r, a in _spooled(step.spool))
-    if step.summary:
+        if not step.summary:
+            with open(step.out, "wb") as out:
+                for record, k in pairs:
+                    out.write(knowledge_line(record, k))
+            return report
         agg = Aggregate()
         for record, k in pairs:
-            agg.add(record, k, conv)
-        agg.compact()  # smaller to save, and to load in the parent
-        save(agg, step.out)
-        return report
-    with open(step.out, "wb") as out:
-        for record, k in pairs:
-            out.write(knowledge_line(record, k))
+            agg.add(record, k)
+    else:
+        report = None
+        merged = _state(step.state)
+        if not step.summary:
+            _write_lines(Lines(merged), _spooled(step.spool), step.out)
+            return report
+        agg = Aggregate()
+        for r, a in _spooled(step.spool):
+            agg.add_analysed(r, a, merged)  # a summary counts no actions but replies
+    agg.compact()  # smaller to save, and to load in the parent
+    save(agg, step.out)
     return report
+
+
+def _write_lines(
+    lines: Lines, analysed: Iterable[tuple[dict[str, Any], Analysis]], path: str
+) -> None:
+    with open(path, "wb") as out:
+        line = lines.line
+        for record, a in analysed:
+            out.write(line(record, a))
 
 
 def _state(path: str) -> Conversation:
@@ -270,6 +275,12 @@ def knowledge_of_parts(
     if summary:
         return aggregate(records, metadata_only=metadata_only)
     assert out is not None
-    for record, k in plain_all(records, metadata_only=metadata_only, keep_text=False):
-        out.write(knowledge_line(record, k))
+    if metadata_only:
+        for record, k in plain_all(records, metadata_only=True):
+            out.write(knowledge_line(record, k))
+        return None
+    conv = Conversation()
+    lines = Lines(conv)  # used once replay has observed every record
+    for record, a in replay(records, conv, keep_text=False):
+        out.write(lines.line(record, a))
     return None

@@ -28,12 +28,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from convo.analysis.frequent import Frequent
+from convo.analysis.knowledge.analysed import Analysis, people_only
 from convo.analysis.knowledge.extract import (
     Conversation,
     as_record,
     person,
     plain_all,
     replay,
+    topics_of,
 )
 from convo.analysis.knowledge.metadata import is_email
 from convo.analysis.knowledge.plain import Plain
@@ -45,6 +47,8 @@ if TYPE_CHECKING:
 CAPACITY = 20_000  # keys kept per table after a reduction (twice that before one)
 _CACHE_MAX = 1 << 14  # people the cache holds (bounded memory)
 SPEAKER_TOPICS = 5  # topics shown per speaker
+_ROLES = frozenset(fields.ROLES)  # a person named by a role is a ``role`` entity
+_PERSON = ["person"]
 
 
 def _ranked(table: Frequent[Any], top: int | None) -> list[tuple[Any, int]]:
@@ -170,7 +174,36 @@ class Aggregate:
             for listener in sorted(heard):
                 self.pairs.add((who, listener))
         self._add_entities(knowledge["entities"])
-        for t in knowledge["topics"]:
+        self._add_topics(who, knowledge["topics"])
+
+    def add_analysed(self, record: dict[str, Any], a: Analysis, conv: Conversation) -> None:
+        """``add(record, conv.extract_plain(record, a, False), conv)``. A chat message
+        whose knowledge is its people's (``analysed.people_only``), distinct and none
+        named by a role, is counted without building that knowledge: its entities are
+        its people, as ``person``, and it has no reply."""
+        speaker = fields.speaker(record)
+        listeners = fields.listeners(record)
+        if speaker and people_only(record, a, listeners):
+            who = self._person_key(record, speaker, False, conv)
+            heard = [self._person_key(record, x, False, conv) for x in listeners]
+            people = {who, *heard}
+            if len(people) == len(heard) + 1 and _ROLES.isdisjoint(people):
+                conv.note_parent(record)
+                self.messages += 1
+                self.speakers.add(who)
+                for listener in sorted(heard):
+                    self.pairs.add((who, listener))
+                for key in (who, *heard):  # their spellings are set: they are people's
+                    self.entities.add(key)
+                    types = self.entity_types.setdefault(key, [])
+                    if types != _PERSON:
+                        types.extend(t for t in _PERSON if t not in types)
+                self._add_topics(who, topics_of(record, a, conv))
+                return
+        self.add(record, conv.extract_plain(record, a, False), conv)
+
+    def _add_topics(self, who: str | None, topics: list[str]) -> None:
+        for t in topics:
             key = self._key(t)
             self.topics.add(key)
             if who is not None:
@@ -250,5 +283,5 @@ def aggregate(
     conv = Conversation()
     records = items if isinstance(items, list | tuple) else (as_record(x) for x in items)
     for record, analysis in replay(records, conv, keep_text=False):
-        agg.add(record, conv.extract_plain(record, analysis, actions=False), conv)
+        agg.add_analysed(record, analysis, conv)
     return agg
