@@ -64,7 +64,7 @@ def run(h) -> None:
     for name, argv in commands.items():
         base = h.time_cmd(f"convo {name}: one short line (start-up)", argv(tiny), repeat=3).median
         a, b = (
-            h.time_cmd(f"convo {name}: one {n >> 20} MB line", argv(p), repeat=1)
+            h.time_cmd(f"convo {name}: one {n >> 20} MB line", argv(p), repeat=3)
             for n, p in files.items()
         )
         net_a, net_b = _Net(max(a.median - base, 1e-3)), _Net(max(b.median - base, 1e-3))

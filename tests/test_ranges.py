@@ -79,6 +79,68 @@ def test_split_is_exact_for_any_content(tmp_path_factory, lines, parts, trailing
     assert all(data[r.start - 1 : r.start] == b"\n" for r in ranges[1:])
 
 
+def _reference_cut(data: bytes, target: int, limit: int, peek: int, is_start) -> int | None:
+    """The first line start at or after ``target`` (the line after the target's), before
+    ``limit``, whose line fits in ``peek`` bytes and is a start."""
+    nl = data.find(b"\n", target - 1)
+    pos = nl + 1 if nl >= 0 else None
+    while pos is not None and pos < limit:
+        end = data.find(b"\n", pos)
+        line = data[pos : end + 1] if end >= 0 else data[pos:]
+        if not line:
+            return None
+        if len(line) <= peek and is_start(line):
+            return pos
+        pos = end + 1 if end >= 0 else None
+    return None
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lines=st.lists(st.sampled_from([b"", b"a", b"From x", b"From " + b"y" * 30, b"z" * 25]),
+                   max_size=30),
+    target=st.integers(1, 400),
+    step=st.sampled_from([1, 3, 16]),
+    peek=st.sampled_from([4, 12, 64]),
+)  # fmt: skip
+def test_a_cut_reads_bounded_pieces_and_finds_the_first_start(
+    tmp_path_factory, lines, target, step, peek
+):
+    import pytest
+
+    from convo.core import ranges
+
+    data = b"\n".join(lines) + b"\n"
+    target = min(target, len(data))
+    path = tmp_path_factory.mktemp("cut") / "f"
+    path.write_bytes(data)
+    is_start = lambda line: line.startswith(b"From ")  # noqa: E731
+    limit = min(len(data), target + 50)
+    with pytest.MonkeyPatch.context() as mp, open(path, "rb") as f:
+        mp.setattr(ranges, "_STEP", step)
+        mp.setattr(ranges, "LINE_PEEK", peek)
+        mp.setattr(ranges, "SEEK_LIMIT", 50)
+        got = ranges._boundary_after(f, target, len(data), is_start)
+    assert got == _reference_cut(data, target, limit, peek, is_start)
+
+
+def test_a_file_without_newlines_is_split_in_flat_memory(tmp_path):
+    """Looking for a cut in one 32 MB line holds pieces of it, not half of it."""
+    import tracemalloc
+
+    path = tmp_path / "one-line.jsonl"
+    with open(path, "wb") as f:
+        for _ in range(32):
+            f.write(b"x" * (1 << 20))
+    tracemalloc.start()
+    try:
+        assert len(split(path, 2, min_size=1)) == 1
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20
+
+
 def _square(n: int) -> int:
     return n * n
 

@@ -24,6 +24,7 @@ from typing import Any, BinaryIO
 
 #: How far past a cut point a boundary is looked for before the cut is dropped.
 SEEK_LIMIT = 64 << 20
+LINE_PEEK = 1 << 20  # the longest line a cut may start at
 _STEP = 1 << 16
 
 
@@ -85,17 +86,34 @@ def split(
 def _boundary_after(
     f: BinaryIO, target: int, total: int, is_start: Callable[[bytes], bool] | None
 ) -> int | None:
-    """The offset of the first qualifying line start at or after ``target``."""
-    f.seek(target - 1)
-    if f.read(1) != b"\n":
-        f.readline()  # finish the line the target falls in
+    """The offset of the first qualifying line start at or after ``target``. Reads are
+    bounded (a line longer than ``LINE_PEEK`` is no cut: one line of gigabytes is never
+    held), so memory stays flat on a file with few or no newlines."""
     limit = min(total, target + SEEK_LIMIT)
-    while (pos := f.tell()) < limit:
-        line = f.readline()
+    pos = _after_newline(f, target - 1, limit)  # the start of the line after the target's
+    while pos is not None and pos < limit:
+        f.seek(pos)
+        line = f.readline(LINE_PEEK)
         if not line:
             return None
-        if is_start is None or is_start(line):
+        whole = line.endswith(b"\n") or pos + len(line) >= total
+        if whole and (is_start is None or is_start(line)):
             return pos
+        pos = pos + len(line) if whole else _after_newline(f, pos + len(line), limit)
+    return None
+
+
+def _after_newline(f: BinaryIO, at: int, limit: int) -> int | None:
+    """The offset just after the first newline at or after ``at`` (None past ``limit``)."""
+    f.seek(at)
+    while at < limit:
+        block = f.read(_STEP)
+        if not block:
+            return None
+        i = block.find(b"\n")
+        if i >= 0:
+            return at + i + 1
+        at += len(block)
     return None
 
 
