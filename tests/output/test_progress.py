@@ -41,14 +41,19 @@ def test_without_proc_the_meter_counts_sources_through(monkeypatch):
     assert meter.position() == 150 and meter.unknown == {"bench.mbox"}
 
 
+def _terminal(out: io.StringIO) -> SimpleNamespace:
+    """An environment whose stderr is a terminal that writes to ``out``."""
+    return SimpleNamespace(
+        stderr_isatty=True,
+        console=lambda stderr=False: Console(file=out, force_terminal=True, width=100),
+    )
+
+
 def test_a_terminal_gets_a_byte_bar(tmp_path):
     f = tmp_path / "a.jsonl"
     f.write_bytes(b"z" * 2048)
     out = io.StringIO()
-    env = SimpleNamespace(
-        stderr_isatty=True,
-        console=lambda stderr=False: Console(file=out, force_terminal=True, width=100),
-    )
+    env = _terminal(out)
     items = [SimpleNamespace(source_id=f"{f}#{i}") for i in range(200)]
     with p.progress(env, "importing", paths=[str(f)]) as track:
         assert list(track(items)) == items
@@ -67,10 +72,7 @@ def test_blocks_of_lines_pass_as_their_messages(tmp_path, monkeypatch):
     f = tmp_path / "a.mbox"
     f.write_bytes(b"z" * 4096)
     out = io.StringIO()
-    env = SimpleNamespace(
-        stderr_isatty=True,
-        console=lambda stderr=False: Console(file=out, force_terminal=True, width=100),
-    )
+    env = _terminal(out)
     looks = []
     monkeypatch.setattr(p.time, "monotonic", lambda: looks.append(1) or float(len(looks)))
     items = [ReadyBlock(b"{}\n" * p.CHECK, p.CHECK) for _ in range(5)]
