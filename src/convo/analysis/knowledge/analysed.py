@@ -81,3 +81,14 @@ def people_only(record: dict[str, Any], a: Analysis, listeners: list[str]) -> bo
         return False
     reply_to = record.get("replyTo", record.get("reply_to"))
     return not (isinstance(reply_to, str) and reply_to) and not is_email(record)
+
+
+_ROLES = frozenset(fields.ROLES)
+
+
+def distinct_people(keys: list[str]) -> bool:
+    """Whether a message's people (their keys, case-folded canonical names) are distinct
+    and none is named by a chat role: then, with ``people_only``, its entities are one
+    ``person`` each and its actions its ``say`` actions."""
+    unique = set(keys)
+    return len(unique) == len(keys) and _ROLES.isdisjoint(unique)

@@ -18,14 +18,12 @@ from typing import Any
 
 import orjson
 
-from convo.analysis.knowledge.analysed import Analysis, people_only
+from convo.analysis.knowledge.analysed import Analysis, distinct_people, people_only
 from convo.analysis.knowledge.extract import Conversation, topics_of
 from convo.analysis.knowledge.plain import Plain
 from convo.core import fields
-from convo.core.fields import ROLES
 
 _NAMES_MAX = 1 << 14  # people whose JSON name is kept (bounded memory)
-_ROLES = frozenset(ROLES)
 
 _ENTITY = b'{"name":%b,"type":["person"],"facets":null}'
 _SAY = (
@@ -80,8 +78,7 @@ class Lines:
         if not speaker or not people_only(record, a, listeners):
             return knowledge_line(record, conv.extract_plain(record, a))
         people = [self._person(speaker), *map(self._person, listeners)]
-        keys = {key for _, key in people}
-        if len(keys) < len(people) or not _ROLES.isdisjoint(keys):
+        if not distinct_people([key for _, key in people]):
             return knowledge_line(record, conv.extract_plain(record, a))
         conv.note_parent(record)
         who = people[0][0]

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from convo.analysis.frequent import Frequent
-from convo.analysis.knowledge.analysed import Analysis, people_only
+from convo.analysis.knowledge.analysed import Analysis, distinct_people, people_only
 from convo.analysis.knowledge.extract import (
     Conversation,
     as_record,
@@ -47,7 +47,6 @@ if TYPE_CHECKING:
 CAPACITY = 20_000  # keys kept per table after a reduction (twice that before one)
 _CACHE_MAX = 1 << 14  # people the cache holds (bounded memory)
 SPEAKER_TOPICS = 5  # topics shown per speaker
-_ROLES = frozenset(fields.ROLES)  # a person named by a role is a ``role`` entity
 _PERSON = ["person"]
 
 
@@ -186,18 +185,14 @@ class Aggregate:
         if speaker and people_only(record, a, listeners):
             who = self._person_key(record, speaker, False, conv)
             heard = [self._person_key(record, x, False, conv) for x in listeners]
-            people = {who, *heard}
-            if len(people) == len(heard) + 1 and _ROLES.isdisjoint(people):
+            if distinct_people([who, *heard]):
                 conv.note_parent(record)
                 self.messages += 1
                 self.speakers.add(who)
                 for listener in sorted(heard):
                     self.pairs.add((who, listener))
                 for key in (who, *heard):  # their spellings are set: they are people's
-                    self.entities.add(key)
-                    types = self.entity_types.setdefault(key, [])
-                    if types != _PERSON:
-                        types.extend(t for t in _PERSON if t not in types)
+                    self._add_entity(key, _PERSON)
                 self._add_topics(who, topics_of(record, a, conv))
                 return
         self.add(record, conv.extract_plain(record, a, False), conv)
@@ -216,11 +211,13 @@ class Aggregate:
             kinds = e["type"]
             if "message" in kinds:  # TypeAgent's "email" entity on every mail
                 continue
-            key = self._key(e["name"])
-            self.entities.add(key)
-            types = self.entity_types.setdefault(key, [])
-            if types != kinds:
-                types.extend(t for t in kinds if t not in types)
+            self._add_entity(self._key(e["name"]), kinds)
+
+    def _add_entity(self, key: str, kinds: list[str]) -> None:
+        self.entities.add(key)
+        types = self.entity_types.setdefault(key, [])
+        if types != kinds:
+            types.extend(t for t in kinds if t not in types)
 
     def merge(self, other: Aggregate) -> None:
         """Add the aggregate of the input that follows this one's (see the module docstring)."""
