@@ -358,9 +358,14 @@ def _ranked(
         ):
             continue
         scored[words] = (score, pos)
-    top = 5 if length > 150 else 3
-    ranked = sorted(scored.items(), key=itemgetter(1))  # best score, then first seen
-    return [" ".join(c) for c, _ in ranked[:top]]
+    return _best(scored, length)
+
+
+def _best(scored: dict[tuple[str, ...], tuple[float, int]], words: int) -> list[str]:
+    """The top phrases (5 of a message of over 150 candidate words, else 3): best score,
+    then first seen."""
+    ranked = sorted(scored.items(), key=itemgetter(1))
+    return [" ".join(c) for c, _ in ranked[: 5 if words > 150 else 3]]
 
 
 def rank(
@@ -374,9 +379,5 @@ def rank(
     if not cands:
         return []
     if stats is None or stats.docs == 0:
-        scored = _local_scores(cands, exclude, names)
-    else:
-        return _ranked(cands, stats.ranking(), exclude, names)
-    top = 5 if sum(map(len, cands)) > 150 else 3
-    ranked = sorted(scored.items(), key=itemgetter(1))  # best score, then first seen
-    return [" ".join(c) for c, _ in ranked[:top]]
+        return _best(_local_scores(cands, exclude, names), sum(map(len, cands)))
+    return _ranked(cands, stats.ranking(), exclude, names)
