@@ -21,6 +21,7 @@ class ReadyLine:
     """One finished, checked message as its JSONL line (with its newline)."""
 
     __slots__ = ("line",)
+    count = 1  # messages in ``line`` (as ``ReadyBlock.count``)
 
     def __init__(self, line: bytes):
         self.line = line

@@ -244,14 +244,13 @@ def count_range(r: Range, format_name: str) -> tuple[int, int]:
 
 def _starting(block: bytes, prefix: bytes) -> Iterator[bytes]:
     """The lines of ``block`` (whole lines) that begin with ``prefix``."""
-    at = 0 if block.startswith(prefix) else block.find(b"\n" + prefix) + 1
-    if at == 0 and not block.startswith(prefix):
-        return
-    while True:
+    after = b"\n" + prefix  # a line start with the prefix, from its newline before
+    at = 0 if block.startswith(prefix) else block.find(after) + 1
+    while at or block.startswith(prefix):  # at: 0 only for the block's own first line
         end = block.find(b"\n", at) + 1 or len(block)
         yield block[at:end]
-        at = block.find(b"\n" + prefix, end - 1) + 1
-        if at == 0:
+        at = block.find(after, end - 1) + 1
+        if not at:
             return
 
 

@@ -148,12 +148,9 @@ class Store:
             with _located(where):
                 n = 0
                 for msg in messages:
-                    if isinstance(msg, ReadyBlock):  # checked where they were finished
+                    if isinstance(msg, ReadyLine | ReadyBlock):  # checked where finished
                         spool.write(msg.line)
                         n += msg.count
-                    elif isinstance(msg, ReadyLine):
-                        spool.write(msg.line)
-                        n += 1
                     else:
                         n += 1
                         spool.write(dumps(_stored(msg, f"{where} (message {n})").serialize()))
