@@ -15,15 +15,16 @@ from typing import Any
 
 from convo.analysis.knowledge.keyphrases import candidates
 from convo.analysis.knowledge.metadata import is_email
-from convo.analysis.knowledge.text import body, questions, scan
+from convo.analysis.knowledge.text import body, may_be_marked, questions, scan
 from convo.core import fields
 
 BROADCAST = frozenset({"here", "everyone", "channel", "all"})  # @here: nobody in particular
 
 
-def _text_chunks(record: dict[str, Any]) -> list[str]:
-    chunks = record.get("textChunks", record.get("text_chunks"))
-    return [c for c in chunks if isinstance(c, str)] if isinstance(chunks, list) else []
+def _text_chunks(record: dict[str, Any]) -> list[Any]:
+    """The text chunks as the record has them (``body`` skips what is not a string)."""
+    chunks = record["textChunks"] if "textChunks" in record else record.get("text_chunks")
+    return chunks if isinstance(chunks, list) else []
 
 
 def message_body(record: dict[str, Any]) -> str:
@@ -61,9 +62,11 @@ def analyse(record: dict[str, Any], listeners: list[str] | None = None) -> Analy
     text = message_body(record)
     if not text:
         return Analysis([], [], [], [], [], [])
-    marked = scan(text)
     heard = fields.listeners(record) if listeners is None else listeners
     asked = questions(text) if heard else []
+    if not may_be_marked(text):  # most messages: what ``scan`` finds is the text alone
+        return Analysis([], [], [], [], asked, candidates(text))
+    marked = scan(text)
     mentions = (
         [m for m in marked.mentions if m.casefold() not in BROADCAST] if marked.mentions else []
     )

@@ -79,6 +79,7 @@ __all__ = [
 
 SPOOL_MEMORY = 8 << 20  # bytes kept in memory before extract_all spools to disk
 _CACHE_MAX = 1 << 16  # entries of a cache (bounded memory)
+_DISPLAYS_MAX = 1 << 14  # mail people named by their display (as email.parseaddr's cache)
 _META, _MENTION, _TEXT = 0, 1, 2  # spelling priority of a name
 _LOWER_TEXT = 2 * _TEXT + 1  # the rank of a lower-case spelling from the text
 
@@ -210,9 +211,12 @@ class Conversation:
         # already learnt from metadata (the best rank: learning one again changes nothing).
         self._canon: dict[str, str] = {}
         self._meta_seen: set[str] = set()
+        # And a mail speaker or listener whose alias is learnt: its name (the display).
+        self._displays: dict[str, str] = {}
 
     def __getstate__(self) -> dict[str, Any]:
-        return dict(self.__dict__, _canon={}, _meta_seen=set())  # a worker fills its own
+        # A worker fills its own caches.
+        return dict(self.__dict__, _canon={}, _meta_seen=set(), _displays={})
 
     def mailperson(self, value: str) -> str:
         """A mail person's name: the display name, else one seen with this address, else it."""
@@ -226,10 +230,25 @@ class Conversation:
         return person(found[0], found[1], self) if found else None
 
     def _learn_aliases(self, speaker: str | None, listeners: list[str]) -> None:
+        displays = self._displays
         for value in ([speaker] if speaker else []) + listeners:
             display, address = parseaddr(value)
             if display and address:
                 self._aliases.setdefault(address.casefold(), display)
+                # Learnt: learning it again changes nothing, and ``mailperson`` names
+                # it by its display whatever the aliases.
+                if len(displays) >= _DISPLAYS_MAX:
+                    displays.clear()
+                displays[value] = display
+
+    def _mail_names(self, speaker: str | None, listeners: list[str]) -> list[str]:
+        """``_learn_aliases``, then the people's names (``_meta_names`` of mail)."""
+        displays = self._displays
+        names = [displays.get(x) for x in ([speaker, *listeners] if speaker else listeners)]
+        if None not in names:  # all learnt already
+            return names  # type: ignore[return-value]
+        self._learn_aliases(speaker, listeners)
+        return _meta_names(speaker, listeners, True, self)
 
     def canonical(self, name: str) -> str:
         found = self._canon.get(name)
@@ -306,15 +325,17 @@ class Conversation:
         reply_to = record.get("replyTo", record.get("reply_to"))
         if isinstance(reply_to, str) and reply_to:
             self._wanted.add(reply_to)
-        mail = is_email(record)
-        if mail:
-            self._learn_aliases(speaker, listeners)
+        if is_email(record):
+            names = self._mail_names(speaker, listeners)
+        else:
+            names = [speaker, *listeners] if speaker else listeners
         analysis = analyse(record, listeners)
         self.stats.observe_candidates(analysis.candidates)
         seen = self._meta_seen  # learnt already: learning again changes nothing
-        for name in _meta_names(speaker, listeners, mail, self):
-            if name not in seen:
-                self._name(name, _META)
+        if not seen.issuperset(names):
+            for name in names:
+                if name not in seen:
+                    self._name(name, _META)
         if not (analysis.mentions or analysis.emails or analysis.urls):
             return analysis
         for names, priority in (

@@ -49,8 +49,25 @@ def _untouched(chunk: str) -> bool:
     return not (":" in chunk and "wrote:" in chunk.lower())
 
 
+def _all_untouched(chunks: list[str]) -> bool:
+    """``body`` keeps every chunk as it is: all strings, none a media chunk (those start
+    with ``[``) and ``_untouched`` holds for their concatenation (then for each: a
+    ``--`` or ``wrote:`` only made by the joining just takes the chunk by chunk path)."""
+    try:
+        flat = "".join(chunks)
+    except TypeError:  # not all strings
+        return False
+    return "[" not in flat and _untouched(flat)
+
+
 def body(chunks: list[str]) -> str:
     """The text a person wrote: no quoted mail, signature or tool/media chunks."""
+    if _all_untouched(chunks):  # most messages: one test over all the chunks
+        return "\n".join(chunks)
+    return _body_by_chunk(chunks)
+
+
+def _body_by_chunk(chunks: list[str]) -> str:
     kept: list[str] = []
     for chunk in chunks:
         if not isinstance(chunk, str) or _MEDIA_CHUNK.match(chunk):
@@ -99,10 +116,20 @@ _MARKED = re.compile(
 _HINT = re.compile(r"[@#]|://|www\.", re.I)
 
 
-def _hinted(text: str) -> bool:
-    """``_HINT`` may occur in ``text``: with ``in`` (memchr speed), not a pattern tried
-    at every position (``www.`` in any case: its letters have no other ``re`` case form)."""
-    return "@" in text or "#" in text or "://" in text or ("." in text and "www." in text.lower())
+def may_be_marked(text: str) -> bool:
+    """``_HINT`` may occur in ``text``: found by one-character ``in`` tests (memchr
+    speed), not a pattern tried at every position, nor ``lower()`` (slow on non-ASCII
+    text). ``www.`` in any case: its letters have no other ``re`` case form, and only
+    ``W`` lower-cases to ``w`` (and only ``.`` to ``.``), so upper-case ``W`` made
+    lower is enough."""
+    if "@" in text or "#" in text or (":" in text and "://" in text):
+        return True
+    if "." not in text:
+        return False
+    return _WWW.search(text.replace("W", "w") if "W" in text else text) is not None
+
+
+_WWW = re.compile(r"www\.")  # a literal: ``re`` finds it faster than ``in`` does
 
 
 def _matches(text: str) -> Iterator[_Match]:
@@ -141,7 +168,7 @@ class Marked:
 def scan(text: str) -> Marked:
     """One pass over ``text``; a URL is taken whole, so addresses, mentions and ``#``
     fragments inside it are not found separately."""
-    if not _hinted(text):  # most messages: nothing marked
+    if not may_be_marked(text):  # most messages: nothing marked
         return Marked(plain=text)
     found = Marked()
     pieces: list[str] = []

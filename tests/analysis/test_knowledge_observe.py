@@ -1,0 +1,98 @@
+"""The shortcuts of the first pass of knowledge give what the plain rules give.
+
+``text.body`` tests all chunks at once, ``text.may_be_marked`` finds ``_HINT`` without a
+pattern, ``analysed.analyse`` skips ``scan`` for a text without marks, and a
+``Conversation`` remembers the mail people it has learnt; none may change a result.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from convo.analysis.knowledge import text
+from convo.analysis.knowledge.analysed import BROADCAST, Analysis, analyse, message_body
+from convo.analysis.knowledge.extract import Conversation
+from convo.analysis.knowledge.keyphrases import candidates
+
+PIECES = ["a", "wW", "W", "w", ".", "www.", "WwW.", "@", "#", ":", "//", "-", "--", ">",
+          "wrote:", "WROTE:", "[", "[image]", "\n", "\t", " ", "é", "İ", "🎉", "?",
+          "x.org", "bob@x.org", "@here", "#tag"]  # fmt: skip
+TEXT = st.lists(st.sampled_from(PIECES), max_size=12).map("".join)
+CHUNK = st.one_of(TEXT, TEXT.map(lambda t: "[tool_use x] " + t), st.integers(0, 3), st.none())
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXT)
+def test_may_be_marked_is_the_hint_pattern(t):
+    assert text.may_be_marked(t) == (text._HINT.search(t) is not None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(CHUNK, max_size=5))
+def test_body_is_the_chunk_by_chunk_body(chunks):
+    assert text.body(chunks) == text._body_by_chunk(chunks)
+
+
+def _scanned(record: dict, listeners: list[str]) -> Analysis:
+    """``analyse`` with ``scan`` run on every text (the plain rule)."""
+    body = message_body(record)
+    if not body:
+        return Analysis([], [], [], [], [], [])
+    marked = text.scan(body)
+    mentions = [m for m in marked.mentions if m.casefold() not in BROADCAST]
+    asked = text.questions(body) if listeners else []
+    return Analysis(marked.urls, marked.emails, mentions, marked.hashtags, asked,
+                    candidates(marked.plain))  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(CHUNK, max_size=4), st.lists(st.sampled_from(["bob", "Ann"]), max_size=2))
+def test_analyse_is_the_scanned_analysis(chunks, listeners):
+    record = {"textChunks": chunks, "metadata": {"listeners": listeners}}
+    assert analyse(record) == _scanned(record, listeners)
+    assert analyse(record, listeners) == _scanned(record, listeners)
+
+
+MAIL = ["Alice Smith <alice@x.org>", "alice@x.org", "ALICE@X.ORG", "<alice@x.org>",
+        "Al <alice@x.org>", "Bob <bob@x.org>", "bob@x.org", "carol", "", "\"Q, R\" <q@r.io>",
+        "Name <>", "user"]  # fmt: skip
+PEOPLE = st.sampled_from(MAIL)
+RECORD = st.fixed_dictionaries(
+    {
+        "metadata": st.fixed_dictionaries(
+            {"speaker": PEOPLE, "listeners": st.lists(PEOPLE, max_size=3)}
+        ),
+        "format": st.sampled_from(["mbox", "eml", "slack"]),
+        "textChunks": st.lists(st.sampled_from(["hi @bob", "a plan", "x@y.org"]), max_size=2),
+    }
+)
+
+
+def _state(conv: Conversation) -> tuple:
+    return conv._names, conv._aliases, conv.name_words, conv._wanted
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(RECORD, max_size=12))
+def test_remembered_mail_people_change_nothing(records):
+    remembering, plain = Conversation(), Conversation()
+    for r in records:
+        assert remembering.observe_record(r) == plain.observe_record(r)
+        plain._displays.clear()  # the plain rule: every value learnt again
+        plain._meta_seen.clear()
+    assert _state(remembering) == _state(plain)
+    names = [remembering.mailperson(x) for x in MAIL]
+    assert names == [plain.mailperson(x) for x in MAIL]
+
+
+def test_remembered_mail_people_are_bounded(monkeypatch):
+    from convo.analysis.knowledge import extract
+
+    monkeypatch.setattr(extract, "_DISPLAYS_MAX", 4)
+    conv = Conversation()
+    for i in range(20):
+        conv.observe_record({"metadata": {"speaker": f"P{i} <p{i}@x.org>"}, "format": "mbox"})
+    assert len(conv._displays) <= 4
+    assert conv.mailperson("p3@x.org") == "P3"
+    assert "_displays" in conv.__getstate__() and not conv.__getstate__()["_displays"]
