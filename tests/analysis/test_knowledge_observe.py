@@ -7,6 +7,7 @@ pattern, ``analysed.analyse`` skips ``scan`` for a text without marks, and a
 
 from __future__ import annotations
 
+import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +15,7 @@ from convo.analysis.knowledge import text
 from convo.analysis.knowledge.analysed import BROADCAST, Analysis, analyse, message_body
 from convo.analysis.knowledge.extract import Conversation
 from convo.analysis.knowledge.keyphrases import candidates
+from convo.core import fields
 
 PIECES = ["a", "wW", "W", "w", ".", "www.", "WwW.", "@", "#", ":", "//", "-", "--", ">",
           "wrote:", "WROTE:", "[", "[image]", "\n", "\t", " ", "é", "İ", "🎉", "?",
@@ -96,3 +98,52 @@ def test_remembered_mail_people_are_bounded(monkeypatch):
     assert len(conv._displays) <= 4
     assert conv.mailperson("p3@x.org") == "P3"
     assert "_displays" in conv.__getstate__() and not conv.__getstate__()["_displays"]
+
+
+ANALYSIS = st.builds(
+    Analysis,
+    *[st.lists(st.sampled_from(["x", "y.org"]), max_size=2) for _ in range(5)],
+    st.lists(st.lists(st.sampled_from(["a", "b"]), min_size=1, max_size=3).map(tuple)),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(ANALYSIS)
+def test_spooled_analysis_comes_back(a):
+    assert Analysis.load(orjson.loads(orjson.dumps(a.dump()))) == a
+
+
+VALUE = st.one_of(st.none(), st.integers(0, 1), st.text("ab", max_size=2),
+                  st.lists(st.one_of(st.text("ab", max_size=2), st.integers(0, 1)), max_size=3))  # fmt: skip
+META = st.one_of(
+    VALUE,
+    st.dictionaries(st.sampled_from(["speaker", "listeners", "recipients"]), VALUE),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(META)
+def test_people_are_speaker_and_listeners(meta):
+    record = {"metadata": meta}
+    assert fields.people(record) == (fields.speaker(record), fields.listeners(record))
+    assert fields.people({}) == (None, [])
+
+
+LINE = st.sampled_from([b'{"id":"a","n":1}', b'{"id":"b"}\r', b'{"id":"c"}\r\r', b"", b"  ",
+                        b"[1, 2]", b"not json", b'{"id": "d"', b'"x"', b'{"i\\u0064":"e"}'])  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(LINE, max_size=12), st.booleans())
+def test_range_lines_read_what_range_records_read(tmp_path_factory, lines, newline):
+    from convo.analysis.knowledge.ranges import _ParseAll
+    from convo.analysis.parallel import RangeReport, RangeTask, range_lines, range_records
+    from convo.core.ranges import Range
+    from convo.query.filters import Filters
+
+    path = tmp_path_factory.mktemp("lines") / "in.jsonl"
+    path.write_bytes(b"\n".join(lines) + (b"\n" if newline else b""))
+    task = RangeTask(Range(str(path), 0, path.stat().st_size), Filters())
+    fast, plain = RangeReport(), RangeReport()
+    assert list(range_lines(task, fast, _ParseAll())) == list(range_records(task, plain))
+    assert fast == plain

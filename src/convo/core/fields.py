@@ -72,6 +72,18 @@ def listeners(record: Record) -> list[str]:
     return str_list(value)
 
 
+def people(record: Record) -> tuple[str | None, list[str]]:
+    """``(speaker(record), listeners(record))``, the metadata looked up once."""
+    m = record.get("metadata")
+    if not isinstance(m, dict):
+        return None, []
+    value = m.get("speaker")
+    found = m.get("listeners")
+    if found is None:
+        found = m.get("recipients")
+    return value if isinstance(value, str) else None, str_list(found)
+
+
 def tags(record: Record) -> list[str]:
     return str_list(record.get("tags"))
 

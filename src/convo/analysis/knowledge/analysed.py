@@ -46,12 +46,18 @@ class Analysis:
     candidates: list[tuple[str, ...]]
 
     def dump(self) -> list[Any]:
-        """Plain data for a spool line (orjson writes the candidate tuples as arrays)."""
-        return [self.urls, self.emails, self.mentions, self.hashtags, self.questions,
-                self.candidates]  # fmt: skip
+        """Plain data for a spool line (orjson writes the candidate tuples as arrays):
+        the candidates alone when the other lists are empty (most messages)."""
+        if self.urls or self.emails or self.mentions or self.hashtags or self.questions:
+            return [self.urls, self.emails, self.mentions, self.hashtags, self.questions,
+                    self.candidates]  # fmt: skip
+        return [self.candidates]
 
     @classmethod
     def load(cls, data: list[Any]) -> Analysis:
+        """The analysis ``dump`` gave ``data`` of."""
+        if len(data) == 1:
+            return cls([], [], [], [], [], list(map(tuple, data[0])))
         urls, emails, mentions, hashtags, asked, found = data
         return cls(urls, emails, mentions, hashtags, asked, list(map(tuple, found)))
 

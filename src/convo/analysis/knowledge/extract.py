@@ -319,8 +319,7 @@ class Conversation:
 
     def observe_record(self, record: dict[str, Any]) -> Analysis:
         """``observe`` for a record dict; returns its analysis (for the second pass)."""
-        speaker = fields.speaker(record)
-        listeners = fields.listeners(record)
+        speaker, listeners = fields.people(record)
         self.note_parent(record, speaker)
         reply_to = record.get("replyTo", record.get("reply_to"))
         if isinstance(reply_to, str) and reply_to:

@@ -122,8 +122,7 @@ def observe_range(step: Step) -> RangeReport:
             # what ``without_text`` would copy it for (the analysis holds what was read).
             r.pop("textChunks", None)
             r.pop("text_chunks", None)
-            spool.write(orjson.dumps([r, analysis.dump()]))
-            spool.write(b"\n")
+            spool.write(orjson.dumps([r, analysis.dump()], option=orjson.OPT_APPEND_NEWLINE))
     save(conv, step.out)
     return report
 
