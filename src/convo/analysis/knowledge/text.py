@@ -40,30 +40,31 @@ _PAIRS = {")": "(", "]": "[", "}": "{", ">": "<"}
 
 def _untouched(chunk: str) -> bool:
     """``body`` keeps the chunk as it is: no line break (every character printable,
-    which rules out all that ``splitlines`` splits on), no quote (``>``), no signature
-    or ``Original Message`` dashes (``--``) and no ``wrote:`` (in any case, as
-    ``_QUOTE_INTRO`` matches it: none of its letters has another case-insensitive form
-    in ``re``). Found by C scans, not a pattern tried at every position."""
-    if not chunk.isprintable() or ">" in chunk or "--" in chunk:
-        return False
-    return not (":" in chunk and "wrote:" in chunk.lower())
+    which rules out all that ``splitlines`` splits on) and ``_unquoted``."""
+    return chunk.isprintable() and _unquoted(chunk)
 
 
-def _all_untouched(chunks: list[str]) -> bool:
-    """``body`` keeps every chunk as it is: all strings, none a media chunk (those start
-    with ``[``) and ``_untouched`` holds for their concatenation (then for each: a
-    ``--`` or ``wrote:`` only made by the joining just takes the chunk by chunk path)."""
-    try:
-        flat = "".join(chunks)
-    except TypeError:  # not all strings
+def _unquoted(text: str) -> bool:
+    """No quote (``>``), no signature or ``Original Message`` dashes (``--``) and no
+    ``wrote:`` (in any case, as ``_QUOTE_INTRO`` matches it: none of its letters has
+    another case-insensitive form in ``re``). Found by C scans, not a pattern tried at
+    every position (one-character ones first: a longer needle is slower to find)."""
+    if ">" in text or ("-" in text and "--" in text):
         return False
-    return "[" not in flat and _untouched(flat)
+    return not (":" in text and "wrote:" in text.lower())
 
 
 def body(chunks: list[str]) -> str:
     """The text a person wrote: no quoted mail, signature or tool/media chunks."""
-    if _all_untouched(chunks):  # most messages: one test over all the chunks
-        return "\n".join(chunks)
+    try:
+        text = "\n".join(chunks)
+    except TypeError:  # not all strings
+        return _body_by_chunk(chunks)
+    # Most messages: every chunk kept as it is (``_untouched``) and none a media chunk
+    # (those start with ``[``), tested on the joined text: its line breaks make no
+    # ``[``, ``>``, ``--`` or ``wrote:``.
+    if "[" not in text and all(map(str.isprintable, chunks)) and _unquoted(text):
+        return text
     return _body_by_chunk(chunks)
 
 
