@@ -29,14 +29,17 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from convo.analysis.frequent import Frequent
 from convo.analysis.knowledge.analysed import Analysis, distinct_people, people_only
+from convo.analysis.knowledge.email import email_fields
 from convo.analysis.knowledge.extract import (
     Conversation,
     as_record,
     person,
     plain_all,
     replay,
+    reply_actions,
     topics_of,
 )
+from convo.analysis.knowledge.mailpeople import MESSAGE, mail_person, unmerged
 from convo.analysis.knowledge.metadata import is_email
 from convo.analysis.knowledge.plain import Plain
 from convo.core import fields
@@ -77,11 +80,12 @@ class Aggregate:
     speaker_topics: Frequent[tuple[str, str]] = field(default_factory=_table)
     spelling: dict[str, str] = field(default_factory=dict)
     _prune_at: int = field(default=0, repr=False)
-    # A cache (not state): the key of a speaker or listener value in mail and in other
-    # records, for the conversation ``_conv``. Messages repeat a few thousand people,
-    # and one key object per person keeps the pair tuples small.
-    _people: tuple[dict[str, str], dict[str, str]] = field(
-        default_factory=lambda: ({}, {}), repr=False, compare=False
+    # Caches (not state), for the conversation ``_conv``: the key of a speaker or
+    # listener value in other records and in mail, and the keys and types of the
+    # entities of an address value in mail (``mailpeople``). Messages repeat a few
+    # thousand people, and one key object per person keeps the pair tuples small.
+    _people: tuple[dict[str, str], dict[str, str], dict[str, Any]] = field(
+        default_factory=lambda: ({}, {}, {}), repr=False, compare=False
     )
     _conv: Any = field(default=None, repr=False, compare=False)
 
@@ -91,7 +95,7 @@ class Aggregate:
         self._prune_at = 2 * self.CAPACITY
 
     def __getstate__(self) -> dict[str, Any]:
-        return dict(self.__dict__, _people=({}, {}), _conv=None)
+        return dict(self.__dict__, _people=({}, {}, {}), _conv=None)
 
     def _tables(self) -> list[Frequent[Any]]:
         return [self.speakers, self.pairs, self.entities, self.topics, self.speaker_topics]
@@ -179,10 +183,15 @@ class Aggregate:
         """``add(record, conv.extract_plain(record, a, False), conv)``. A chat message
         whose knowledge is its people's (``analysed.people_only``), distinct and none
         named by a role, is counted without building that knowledge: its entities are
-        its people, as ``person``, and it has no reply."""
+        its people, as ``person``, and it has no reply; so is a mail message whose text
+        adds nothing, from its addresses' entities (``mailpeople``)."""
         speaker = fields.speaker(record)
         listeners = fields.listeners(record)
-        if speaker and people_only(record, a, listeners):
+        if speaker and is_email(record):
+            names = a.mentions or a.emails or a.urls
+            if not names and self._add_mail(record, a, conv, speaker, listeners):
+                return
+        elif speaker and people_only(record, a, listeners):
             who = self._person_key(record, speaker, False, conv)
             heard = [self._person_key(record, x, False, conv) for x in listeners]
             if distinct_people([who, *heard]):
@@ -196,6 +205,48 @@ class Aggregate:
                 self._add_topics(who, topics_of(record, a, conv))
                 return
         self.add(record, conv.extract_plain(record, a, False), conv)
+
+    def _address(self, value: str, conv: Conversation) -> tuple[tuple[str, list[str]], ...]:
+        """The keys and types of the entities of an address value (their spellings set)."""
+        cache = self._people[2]
+        found = cache.get(value)
+        if found is None:
+            p = mail_person(value, conv.canonical)
+            found = tuple((self._key(e["name"]), e["type"]) for e in p.entities)
+            if len(cache) >= _CACHE_MAX:
+                cache.clear()
+            cache[value] = found
+        return found
+
+    def _add_mail(
+        self, record: dict[str, Any], a: Analysis, conv: Conversation, speaker: str, listeners: list[str]
+    ) -> bool:
+        """``add`` of a mail message whose text names nothing (no mention, address or
+        URL; a summary counts no ``ask``) from its addresses' entities; False, and
+        nothing counted, when they would merge. Keys are taken in ``add``'s order, so a
+        key's first spelling is the same."""
+        conv.note_parent(record)  # first, as ``extract_plain`` does: a message may reply to itself
+        who = self._person_key(record, speaker, True, conv)
+        heard = {self._person_key(record, x, True, conv) for x in listeners}
+        if record.get("replyTo", record.get("reply_to")):
+            name = conv.canonical(conv.mailperson(speaker))
+            for act in reply_actions(record, name, conv, conv.canonical):
+                parent = act["objectEntityName"]
+                if parent not in ("none", speaker):  # a reply talks to the parent's speaker
+                    heard.add(self._key(parent))
+        sender, to, cc, bcc = email_fields(record)
+        entities = [e for v in (sender, *to, *cc, *bcc) for e in self._address(v, conv)]
+        if not unmerged([key for key, _ in entities] + [conv.canonical(MESSAGE).casefold()]):
+            return False
+        self.messages += 1
+        self.speakers.add(who)
+        heard.discard(who)  # replying to oneself is not talking to someone
+        for listener in sorted(heard):
+            self.pairs.add((who, listener))
+        for key, kinds in entities:
+            self._add_entity(key, kinds)
+        self._add_topics(who, topics_of(record, a, conv))
+        return True
 
     def _add_topics(self, who: str | None, topics: list[str]) -> None:
         for t in topics:
