@@ -25,6 +25,7 @@ Memory: at most ``2 * capacity`` keys, whatever the number of distinct keys seen
 from __future__ import annotations
 
 import heapq
+from collections import _count_elements  # type: ignore[attr-defined]
 from collections.abc import Hashable, Iterator
 from typing import Generic, TypeVar
 
@@ -54,6 +55,18 @@ class Frequent(Generic[K]):
         self.total += n
         if len(counts) > 2 * self.capacity:
             self._reduce()
+
+    def update(self, keys: list[K]) -> None:
+        """``add`` each key once, in order (the same counts and reductions)."""
+        counts = self.counts
+        if len(counts) + len(keys) > 2 * self.capacity:
+            for key in keys:  # a reduction may fall between two of them
+                self.add(key)
+            return
+        # No reduction can: counted by ``Counter.update``'s C loop (``get(key, 0) + 1``
+        # per key, as ``add`` does), without its Mapping test.
+        _count_elements(counts, keys)
+        self.total += len(keys)
 
     def _reduce(self) -> None:
         c = heapq.nlargest(self.capacity + 1, self.counts.values())[-1]

@@ -58,6 +58,12 @@ def _ranked(table: Frequent[Any], top: int | None) -> list[tuple[Any, int]]:
     return items[:top] if top is not None else items
 
 
+def _folded(name: str) -> str:
+    """``Aggregate._key``'s key of a name: one string when it is case-folded already."""
+    key = name.casefold()
+    return name if key == name else key
+
+
 def _table() -> Frequent[Any]:
     return Frequent(Aggregate.CAPACITY)
 
@@ -129,9 +135,7 @@ class Aggregate:
             cache.clear()
 
     def _key(self, name: str) -> str:
-        key = name.casefold()
-        if key == name:
-            key = name  # one string for the key, its spelling and the tables' keys
+        key = _folded(name)  # one string for the key, its spelling and the tables' keys
         if key not in self.spelling:
             self.spelling[key] = name
         return key
@@ -174,8 +178,7 @@ class Aggregate:
                 if a["verbs"] == ["reply"] and obj not in ("none", speaker):
                     heard.add(self._key(obj))
             heard.discard(who)  # replying to oneself is not talking to someone
-            for listener in sorted(heard):
-                self.pairs.add((who, listener))
+            self.pairs.update([(who, listener) for listener in sorted(heard)])
         self._add_entities(knowledge["entities"])
         self._add_topics(who, knowledge["topics"])
 
@@ -198,21 +201,20 @@ class Aggregate:
                 conv.note_parent(record)
                 self.messages += 1
                 self.speakers.add(who)
-                for listener in sorted(heard):
-                    self.pairs.add((who, listener))
+                self.pairs.update([(who, listener) for listener in sorted(heard)])
                 for key in (who, *heard):  # their spellings are set: they are people's
                     self._add_entity(key, _PERSON)
                 self._add_topics(who, topics_of(record, a, conv))
                 return
         self.add(record, conv.extract_plain(record, a, False), conv)
 
-    def _address(self, value: str, conv: Conversation) -> tuple[tuple[str, list[str]], ...]:
-        """The keys and types of the entities of an address value (their spellings set)."""
+    def _address(self, value: str, conv: Conversation) -> tuple[tuple[str, str, list[str]], ...]:
+        """The key, name and types of each entity of an address value in mail."""
         cache = self._people[2]
         found = cache.get(value)
         if found is None:
-            p = mail_person(value, conv.canonical)
-            found = tuple((self._key(e["name"]), e["type"]) for e in p.entities)
+            entities = mail_person(value, conv.canonical).entities
+            found = tuple((_folded(e["name"]), e["name"], e["type"]) for e in entities)
             if len(cache) >= _CACHE_MAX:
                 cache.clear()
             cache[value] = found
@@ -236,24 +238,25 @@ class Aggregate:
                     heard.add(self._key(parent))
         sender, to, cc, bcc = email_fields(record)
         entities = [e for v in (sender, *to, *cc, *bcc) for e in self._address(v, conv)]
-        if not unmerged([key for key, _ in entities] + [conv.canonical(MESSAGE).casefold()]):
+        if not unmerged([key for key, _, _ in entities] + [conv.canonical(MESSAGE).casefold()]):
             return False
         self.messages += 1
         self.speakers.add(who)
         heard.discard(who)  # replying to oneself is not talking to someone
-        for listener in sorted(heard):
-            self.pairs.add((who, listener))
-        for key, kinds in entities:
+        self.pairs.update([(who, listener) for listener in sorted(heard)])
+        spelling = self.spelling
+        for key, name, kinds in entities:  # ``_key(name)``: its key is cached
+            if key not in spelling:
+                spelling[key] = name
             self._add_entity(key, kinds)
         self._add_topics(who, topics_of(record, a, conv))
         return True
 
     def _add_topics(self, who: str | None, topics: list[str]) -> None:
-        for t in topics:
-            key = self._key(t)
-            self.topics.add(key)
-            if who is not None:
-                self.speaker_topics.add((who, key))
+        keys = list(map(self._key, topics))
+        self.topics.update(keys)
+        if who is not None:
+            self.speaker_topics.update([(who, key) for key in keys])
         if len(self.spelling) > self._prune_at:
             self._prune()
 
