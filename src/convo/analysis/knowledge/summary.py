@@ -64,6 +64,34 @@ def _folded(name: str) -> str:
     return name if key == name else key
 
 
+class _Keys:
+    """Caches (not state) of an ``Aggregate`` for one conversation: the key of a speaker
+    or listener value in other records (``chat``) and in mail (``mail``), the key, name
+    and types of each entity of an address value in mail (``addresses``) and the key of
+    a topic (``topics``). Messages repeat a few thousand people and topics, and one key
+    object per person keeps the pair tuples small. Emptied with ``clear`` when a key's
+    spelling may have been pruned (it must be set again) or the conversation changes."""
+
+    __slots__ = ("addresses", "chat", "conv", "mail", "topics")
+
+    def __init__(self) -> None:
+        self.conv: Any = None
+        self.chat: dict[str, str] = {}
+        self.mail: dict[str, str] = {}
+        self.addresses: dict[str, tuple[tuple[str, str, list[str]], ...]] = {}
+        self.topics: dict[str, str] = {}
+
+    def clear(self) -> None:
+        for cache in (self.chat, self.mail, self.addresses, self.topics):
+            cache.clear()
+
+
+def _bounded(cache: dict[str, Any]) -> dict[str, Any]:
+    if len(cache) >= _CACHE_MAX:
+        cache.clear()
+    return cache
+
+
 def _table() -> Frequent[Any]:
     return Frequent(Aggregate.CAPACITY)
 
@@ -86,14 +114,7 @@ class Aggregate:
     speaker_topics: Frequent[tuple[str, str]] = field(default_factory=_table)
     spelling: dict[str, str] = field(default_factory=dict)
     _prune_at: int = field(default=0, repr=False)
-    # Caches (not state), for the conversation ``_conv``: the key of a speaker or
-    # listener value in other records and in mail, and the keys and types of the
-    # entities of an address value in mail (``mailpeople``). Messages repeat a few
-    # thousand people, and one key object per person keeps the pair tuples small.
-    _people: tuple[dict[str, str], dict[str, str], dict[str, Any]] = field(
-        default_factory=lambda: ({}, {}, {}), repr=False, compare=False
-    )
-    _conv: Any = field(default=None, repr=False, compare=False)
+    _cache: _Keys = field(default_factory=_Keys, repr=False, compare=False)
 
     CAPACITY: ClassVar[int] = CAPACITY
 
@@ -101,7 +122,7 @@ class Aggregate:
         self._prune_at = 2 * self.CAPACITY
 
     def __getstate__(self) -> dict[str, Any]:
-        return dict(self.__dict__, _people=({}, {}, {}), _conv=None)
+        return dict(self.__dict__, _cache=_Keys())
 
     def _tables(self) -> list[Frequent[Any]]:
         return [self.speakers, self.pairs, self.entities, self.topics, self.speaker_topics]
@@ -117,7 +138,7 @@ class Aggregate:
         live.update(k for pair in self.speaker_topics for k in pair)
         self.spelling = {k: v for k, v in self.spelling.items() if k in live}
         self.entity_types = {k: v for k, v in self.entity_types.items() if k in self.entities}
-        self._forget_people()
+        self._cache.clear()  # a pruned key must have its spelling set again
         # Pruning again before the names have doubled would make adding quadratic.
         self._prune_at = max(2 * self.CAPACITY, 2 * len(self.spelling))
 
@@ -129,13 +150,10 @@ class Aggregate:
         if len(self.spelling) > self._prune_at:
             self._prune()
 
-    def _forget_people(self) -> None:
-        """Empty the cache: a pruned key must have its spelling set again."""
-        for cache in self._people:
-            cache.clear()
-
     def _key(self, name: str) -> str:
-        key = _folded(name)  # one string for the key, its spelling and the tables' keys
+        key = name.casefold()
+        if key == name:
+            key = name  # one string for the key, its spelling and the tables' keys
         if key not in self.spelling:
             self.spelling[key] = name
         return key
@@ -144,17 +162,16 @@ class Aggregate:
         self, record: dict[str, Any], value: str, mail: bool, conv: Conversation | None
     ) -> str:
         """The key of a speaker or listener ``value``: its person, as ``conv`` spells it."""
-        if conv is not self._conv:
-            self._forget_people()
-            self._conv = conv
-        cache = self._people[mail]
-        key = cache.get(value)
+        cache = self._cache
+        if conv is not cache.conv:
+            cache.clear()
+            cache.conv = conv
+        people = cache.mail if mail else cache.chat
+        key = people.get(value)
         if key is None:
             name = person(record, value, conv)
             key = self._key(conv.canonical(name) if conv is not None else name)
-            if len(cache) >= _CACHE_MAX:
-                cache.clear()
-            cache[value] = key
+            _bounded(people)[value] = key
         return key
 
     def add(
@@ -210,14 +227,11 @@ class Aggregate:
 
     def _address(self, value: str, conv: Conversation) -> tuple[tuple[str, str, list[str]], ...]:
         """The key, name and types of each entity of an address value in mail."""
-        cache = self._people[2]
-        found = cache.get(value)
+        found = self._cache.addresses.get(value)
         if found is None:
             entities = mail_person(value, conv.canonical).entities
             found = tuple((_folded(e["name"]), e["name"], e["type"]) for e in entities)
-            if len(cache) >= _CACHE_MAX:
-                cache.clear()
-            cache[value] = found
+            _bounded(self._cache.addresses)[value] = found
         return found
 
     def _add_mail(
@@ -253,12 +267,17 @@ class Aggregate:
         return True
 
     def _add_topics(self, who: str | None, topics: list[str]) -> None:
-        keys = list(map(self._key, topics))
+        known = self._cache.topics
+        keys = [known.get(t) or self._topic_key(t) for t in topics]
         self.topics.update(keys)
         if who is not None:
             self.speaker_topics.update([(who, key) for key in keys])
         if len(self.spelling) > self._prune_at:
             self._prune()
+
+    def _topic_key(self, topic: str) -> str:
+        key = _bounded(self._cache.topics)[topic] = self._key(topic)
+        return key
 
     def _add_entities(self, entities: list[Plain]) -> None:
         for e in entities:
