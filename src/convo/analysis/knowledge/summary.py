@@ -66,23 +66,22 @@ def _folded(name: str) -> str:
 
 class _Keys:
     """Caches (not state) of an ``Aggregate`` for one conversation: the key of a speaker
-    or listener value in other records (``chat``) and in mail (``mail``), the key, name
-    and types of each entity of an address value in mail (``addresses``) and the key of
-    a topic (``topics``). Messages repeat a few thousand people and topics, and one key
-    object per person keeps the pair tuples small. Emptied with ``clear`` when a key's
+    or listener value in other records (``chat``) and in mail (``mail``), and the key,
+    name and types of each entity of an address value in mail (``addresses``). Messages
+    repeat a few thousand people, and one key object per person keeps the pair tuples
+    small. Emptied with ``clear`` when a key's
     spelling may have been pruned (it must be set again) or the conversation changes."""
 
-    __slots__ = ("addresses", "chat", "conv", "mail", "topics")
+    __slots__ = ("addresses", "chat", "conv", "mail")
 
     def __init__(self) -> None:
         self.conv: Any = None
         self.chat: dict[str, str] = {}
         self.mail: dict[str, str] = {}
         self.addresses: dict[str, tuple[tuple[str, str, list[str]], ...]] = {}
-        self.topics: dict[str, str] = {}
 
     def clear(self) -> None:
-        for cache in (self.chat, self.mail, self.addresses, self.topics):
+        for cache in (self.chat, self.mail, self.addresses):
             cache.clear()
 
 
@@ -267,17 +266,12 @@ class Aggregate:
         return True
 
     def _add_topics(self, who: str | None, topics: list[str]) -> None:
-        known = self._cache.topics
-        keys = [known.get(t) or self._topic_key(t) for t in topics]
+        keys = list(map(self._key, topics))
         self.topics.update(keys)
         if who is not None:
             self.speaker_topics.update([(who, key) for key in keys])
         if len(self.spelling) > self._prune_at:
             self._prune()
-
-    def _topic_key(self, topic: str) -> str:
-        key = _bounded(self._cache.topics)[topic] = self._key(topic)
-        return key
 
     def _add_entities(self, entities: list[Plain]) -> None:
         for e in entities:
