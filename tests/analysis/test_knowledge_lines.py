@@ -39,7 +39,8 @@ record = st.fixed_dictionaries(
         "subject": st.sampled_from(["Re: budget", "deploy pipeline", ""]),
         "replyTo": st.sampled_from(["m0", "m1", "", None]),
         "extra": st.fixed_dictionaries(
-            {}, optional={k: st.lists(st.sampled_from(NAMES), max_size=3) for k in ("to", "cc", "bcc")}
+            {},
+            optional={k: st.lists(st.sampled_from(NAMES), max_size=3) for k in ("to", "cc", "bcc")},
         ),
     },
 )
@@ -141,7 +142,9 @@ def test_a_mail_message_replying_to_itself_names_its_sender():
     r = {"textChunks": ["budget"], "format": "mbox", "id": "m1", "replyTo": "m1",
          "metadata": {"speaker": "Ann <ann@x.org>", "listeners": ["Bo <bo@y.org>"]}}  # fmt: skip
     a = conv.observe_record(r)
-    reply = b'"verbs":["reply"],"verbTense":"past","subjectEntityName":"Ann","objectEntityName":"Ann"'
+    reply = (
+        b'"verbs":["reply"],"verbTense":"past","subjectEntityName":"Ann","objectEntityName":"Ann"'
+    )
     assert reply in Lines(conv).line(r, a)
     conv = Conversation()
     a = conv.observe_record(r)

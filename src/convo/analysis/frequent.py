@@ -76,7 +76,11 @@ class Frequent(Generic[K]):
         # ``{k: v - c for k, v in counts.items() if v > c}`` in C loops.
         kept = list(map(c.__lt__, counts.values()))
         self.counts = dict(
-            zip(compress(counts, kept), map(sub, compress(counts.values(), kept), repeat(c)))
+            zip(
+                compress(counts, kept),
+                map(sub, compress(counts.values(), kept), repeat(c)),
+                strict=True,
+            )
         )
 
     def merge(self, other: Frequent[K]) -> None:

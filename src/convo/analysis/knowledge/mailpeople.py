@@ -45,7 +45,9 @@ def mail_person(value: str, canon: Callable[[str], str]) -> MailPerson:
         facets = [{"name": "email_address", "value": address}] if address else None
         entities.append({"name": canon(display), "type": ["person"], "facets": facets})
     if address:
-        entities.append({"name": canon(address), "type": ["email_address", "alias"], "facets": None})
+        entities.append(
+            {"name": canon(address), "type": ["email_address", "alias"], "facets": None}
+        )
     names = tuple(e["name"] for e in entities)
     return MailPerson(tuple(entities), tuple(n.casefold() for n in names), names)
 

@@ -234,7 +234,12 @@ class Aggregate:
         return found
 
     def _add_mail(
-        self, record: dict[str, Any], a: Analysis, conv: Conversation, speaker: str, listeners: list[str]
+        self,
+        record: dict[str, Any],
+        a: Analysis,
+        conv: Conversation,
+        speaker: str,
+        listeners: list[str],
     ) -> bool:
         """``add`` of a mail message whose text names nothing (no mention, address or
         URL; a summary counts no ``ask``) from its addresses' entities; False, and
