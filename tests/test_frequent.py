@@ -56,3 +56,45 @@ def test_merge_keeps_the_bound_and_equals_one_pass_when_exact(left, right, capac
         assert n - a.error <= a.get(k) <= n
     if a.exact:
         assert dict(a.items()) == dict(one.items()) == dict(true)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 40), max_size=12), max_size=40), st.integers(1, 8))
+def test_update_is_add_of_each_key(batches, capacity):
+    """The same counts, total and error, reductions included, as one ``add`` per key."""
+    batched: Frequent[int] = Frequent(capacity)
+    one: Frequent[int] = Frequent(capacity)
+    for keys in batches:
+        batched.update(keys)
+        for k in keys:
+            one.add(k)
+        assert (batched.counts, batched.total, batched.error) == (one.counts, one.total, one.error)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-3, 30), min_size=1, max_size=200), st.data())
+def test_kth_largest_is_heapqs(values, data):
+    import heapq
+
+    from convo.analysis.frequent import _kth_largest
+
+    k = data.draw(st.integers(1, len(values)))
+    assert _kth_largest(values, k) == heapq.nlargest(k, values)[-1]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(0, 60), max_size=400), st.integers(1, 8))
+def test_reductions_are_misra_gries(items, capacity):
+    """Each reduction subtracts the (capacity + 1)-th largest count and keeps the rest
+    in order: the textbook step, done in C loops."""
+    import heapq
+
+    f: Frequent[int] = Frequent(capacity)
+    for x in items:
+        before = dict(f.counts)
+        before[x] = before.get(x, 0) + 1
+        f.add(x)
+        if len(before) > 2 * capacity:
+            c = heapq.nlargest(capacity + 1, before.values())[-1]
+            want = {k: v - c for k, v in before.items() if v > c}
+            assert list(f.counts.items()) == list(want.items())

@@ -17,7 +17,9 @@ from convo.analysis.knowledge.lines import Lines, knowledge_line
 from convo.analysis.knowledge.summary import Aggregate
 
 NAMES = ["Alice Smith", "alice smith", "Bob", "BOB", "user", "Assistant", "Zoë Ødegaard",
-         'quote " name', "back\\slash", "Carol <carol@x.org>", "none", ""]  # fmt: skip
+         'quote " name', "back\\slash", "Carol <carol@x.org>", "none", "", "carol@x.org",
+         "Alice Smith <alice@x.org>", "Email <e@x.org>", "email", "User <u@x.org>",
+         '"Smith, Alice" <ALICE@x.org>', "<bob@y.org>", "Bob <bob@y.org>"]  # fmt: skip
 WORDS = ["deploy", "pipeline", "budget", "review", "alice", "smith", "the", "and", "why?",
          "@bob", "https://x.org/a", "carol@x.org", "#ops", "\n", "Ünïcode", "release"]  # fmt: skip
 
@@ -36,6 +38,10 @@ record = st.fixed_dictionaries(
         "tags": st.lists(st.sampled_from(["ops", "Ops", "budget review", 7])),
         "subject": st.sampled_from(["Re: budget", "deploy pipeline", ""]),
         "replyTo": st.sampled_from(["m0", "m1", "", None]),
+        "extra": st.fixed_dictionaries(
+            {},
+            optional={k: st.lists(st.sampled_from(NAMES), max_size=3) for k in ("to", "cc", "bcc")},
+        ),
     },
 )
 
@@ -107,3 +113,43 @@ def _phrases(n: int):
         yield
     finally:
         keyphrases.PHRASES = was
+
+
+def test_a_mail_message_is_joined_from_its_addresses(monkeypatch):
+    """To, Cc and Bcc, a reply to a message seen: the shorter path, the same bytes."""
+    conv = Conversation()
+    parent = {"textChunks": ["budget"], "metadata": {"speaker": "Bo <bo@y.org>"},
+              "id": "p1", "format": "mbox"}  # fmt: skip
+    r = {"textChunks": ["deploy the pipeline"], "format": "mbox", "id": "m1",
+         "metadata": {"speaker": '"Ann A." <ann@x.org>', "listeners": ["Bo <bo@y.org>", "cy@z.org"]},
+         "extra": {"to": ["Bo <bo@y.org>"], "cc": ["cy@z.org"], "bcc": ["Dé <d@z.org>"]},
+         "subject": "Re: pipeline", "replyTo": "p1"}  # fmt: skip
+    analyses = [conv.observe_record(x) for x in (parent, r)]
+    want = knowledge_line(r, conv.extract_plain(r, analyses[1]))
+    lines = Lines(conv)
+
+    def fail(*args):
+        raise AssertionError("the plain path was taken")
+
+    monkeypatch.setattr("convo.analysis.knowledge.lines.knowledge_line", fail)
+    assert lines.line(r, analyses[1]) == want
+    assert b'"verbs":["reply"]' in want and b'"received"' in want
+
+
+def test_a_mail_message_replying_to_itself_names_its_sender():
+    """The message is noted as a parent before its reply is resolved, on every path."""
+    conv = Conversation()
+    r = {"textChunks": ["budget"], "format": "mbox", "id": "m1", "replyTo": "m1",
+         "metadata": {"speaker": "Ann <ann@x.org>", "listeners": ["Bo <bo@y.org>"]}}  # fmt: skip
+    a = conv.observe_record(r)
+    reply = (
+        b'"verbs":["reply"],"verbTense":"past","subjectEntityName":"Ann","objectEntityName":"Ann"'
+    )
+    assert reply in Lines(conv).line(r, a)
+    conv = Conversation()
+    a = conv.observe_record(r)
+    short = Aggregate()
+    short.add_analysed(r, a, conv)  # first: the message is not noted as a parent yet
+    plain = Aggregate()
+    plain.add(r, conv.extract_plain(r, a, False), conv)
+    assert _table_state(short) == _table_state(plain)

@@ -24,8 +24,10 @@ Memory: at most ``2 * capacity`` keys, whatever the number of distinct keys seen
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Hashable, Iterator
+from collections import Counter, _count_elements  # type: ignore[attr-defined]
+from collections.abc import Hashable, Iterable, Iterator
+from itertools import compress, repeat
+from operator import sub
 from typing import Generic, TypeVar
 
 K = TypeVar("K", bound=Hashable)
@@ -55,10 +57,31 @@ class Frequent(Generic[K]):
         if len(counts) > 2 * self.capacity:
             self._reduce()
 
+    def update(self, keys: list[K]) -> None:
+        """``add`` each key once, in order (the same counts and reductions)."""
+        counts = self.counts
+        if len(counts) + len(keys) > 2 * self.capacity:
+            for key in keys:  # a reduction may fall between two of them
+                self.add(key)
+            return
+        # No reduction can: counted by ``Counter.update``'s C loop (``get(key, 0) + 1``
+        # per key, as ``add`` does), without its Mapping test.
+        _count_elements(counts, keys)
+        self.total += len(keys)
+
     def _reduce(self) -> None:
-        c = heapq.nlargest(self.capacity + 1, self.counts.values())[-1]
+        counts = self.counts
+        c = _kth_largest(counts.values(), self.capacity + 1)
         self.error += c
-        self.counts = {k: v - c for k, v in self.counts.items() if v > c}
+        # ``{k: v - c for k, v in counts.items() if v > c}`` in C loops.
+        kept = list(map(c.__lt__, counts.values()))
+        self.counts = dict(
+            zip(
+                compress(counts, kept),
+                map(sub, compress(counts.values(), kept), repeat(c)),
+                strict=True,
+            )
+        )
 
     def merge(self, other: Frequent[K]) -> None:
         """Add ``other``'s counts (the bound then holds for both inputs together)."""
@@ -84,3 +107,16 @@ class Frequent(Generic[K]):
 
     def items(self):
         return self.counts.items()
+
+
+def _kth_largest(values: Iterable[int], k: int) -> int:
+    """The ``k``-th largest of ``values`` (as ``heapq.nlargest(k, values)[-1]``), from
+    their histogram: counts are small numbers with many ties, so a C loop counts them
+    and a short walk down the distinct ones finds it."""
+    histogram = Counter(values)
+    seen = 0
+    for value in sorted(histogram, reverse=True):
+        seen += histogram[value]
+        if seen >= k:
+            return value
+    raise ValueError("fewer than k values")

@@ -171,7 +171,7 @@ def _ask_actions(
     ]
 
 
-def _reply_actions(
+def reply_actions(
     record: dict[str, Any], who: str, conv: Conversation | None, canon: Callable[[str], str]
 ) -> list[Plain]:
     """``who`` (named by ``canon`` already) replied to the parent's speaker (``none``
@@ -402,7 +402,7 @@ def _extract_plain(
         who = canon(_person(mail, speaker, conv))
         if a.questions and actions:
             found += _ask_actions(mail, fields.listeners(record), who, a.questions, conv, canon)
-        found += _reply_actions(record, who, conv, canon)
+        found += reply_actions(record, who, conv, canon)
     return {
         "entities": merge_entities(entities, canon),
         "actions": found,

@@ -19,7 +19,10 @@ from typing import Any
 import orjson
 
 from convo.analysis.knowledge.analysed import Analysis, distinct_people, people_only
-from convo.analysis.knowledge.extract import Conversation, topics_of
+from convo.analysis.knowledge.email import email_fields
+from convo.analysis.knowledge.extract import Conversation, reply_actions, topics_of
+from convo.analysis.knowledge.mailpeople import MESSAGE, content_free, mail_person, unmerged
+from convo.analysis.knowledge.metadata import is_email
 from convo.analysis.knowledge.plain import Plain
 from convo.core import fields
 
@@ -34,6 +37,14 @@ _SPEAK = (
     b'{"verbs":["say","speak"],"verbTense":"past","subjectEntityName":%b,'
     b'"objectEntityName":"none","indirectObjectEntityName":"none","params":null,'
     b'"subjectEntityFacet":null}'
+)
+_SENT = (
+    b'{"verbs":["sent"],"verbTense":"past","subjectEntityName":%b,"objectEntityName":%b,'
+    b'"indirectObjectEntityName":%b,"params":null,"subjectEntityFacet":null}'
+)
+_RECEIVED = (
+    b'{"verbs":["received"],"verbTense":"past","subjectEntityName":%b,"objectEntityName":%b,'
+    b'"indirectObjectEntityName":%b,"params":null,"subjectEntityFacet":null}'
 )
 _LINE = (
     b'{"id":%b,"source_id":%b,"knowledge":{"entities":[%b],"actions":[%b],'
@@ -59,6 +70,10 @@ class Lines:
         self.conv = conv
         self._json: dict[str, tuple[bytes, str]] = {}  # name -> its canonical name's
         # JSON and case-folded key
+        self._mail: dict[str, tuple[list[bytes], tuple[str, ...], list[bytes]]] = {}
+        # address value -> its entities' JSON, their keys and its action names' JSON
+        self._message: tuple[bytes, bytes, str] | None = None  # the message entity's
+        # JSON, its name's and its key
 
     def _person(self, name: str) -> tuple[bytes, str]:
         found = self._json.get(name)
@@ -70,11 +85,25 @@ class Lines:
             self._json[name] = found
         return found
 
+    def _address(self, value: str) -> tuple[list[bytes], tuple[str, ...], list[bytes]]:
+        found = self._mail.get(value)
+        if found is None:
+            p = mail_person(value, self.conv.canonical)
+            found = (list(map(orjson.dumps, p.entities)), p.keys, list(map(orjson.dumps, p.names)))
+            if len(self._mail) >= _NAMES_MAX:
+                self._mail.clear()
+            self._mail[value] = found
+        return found
+
     def line(self, record: dict[str, Any], a: Analysis) -> bytes:
         """``knowledge_line(record, conv.extract_plain(record, a))``."""
         conv = self.conv
         speaker = fields.speaker(record)
         listeners = fields.listeners(record)
+        if speaker and is_email(record) and content_free(a, listeners):
+            return self._mail_line(record, a, speaker) or knowledge_line(
+                record, conv.extract_plain(record, a)
+            )
         if not speaker or not people_only(record, a, listeners):
             return knowledge_line(record, conv.extract_plain(record, a))
         people = [self._person(speaker), *map(self._person, listeners)]
@@ -86,10 +115,42 @@ class Lines:
             actions = b",".join([_SAY % (who, name) for name, _ in people[1:]])
         else:
             actions = _SPEAK % who
+        return self._join(record, a, b",".join([_ENTITY % name for name, _ in people]), actions)
+
+    def _join(self, record: dict[str, Any], a: Analysis, entities: bytes, actions: bytes) -> bytes:
         return _LINE % (
             orjson.dumps(fields.record_id(record)),
             orjson.dumps(fields.string(record, "source_id")),
-            b",".join([_ENTITY % name for name, _ in people]),
+            entities,
             actions,
-            orjson.dumps(topics_of(record, a, conv)),
+            orjson.dumps(topics_of(record, a, self.conv)),
         )
+
+    def _mail_line(self, record: dict[str, Any], a: Analysis, speaker: str) -> bytes | None:
+        """The line of a mail message whose text adds nothing (``content_free``), from
+        its addresses' pieces (``mailpeople``); None when its entities would merge."""
+        conv = self.conv
+        sender, to, cc, bcc = email_fields(record)
+        people = [self._address(v) for v in (sender, *to, *cc, *bcc)]
+        if self._message is None:
+            name = conv.canonical(MESSAGE)
+            entity = {"name": name, "type": ["message"], "facets": None}
+            self._message = (orjson.dumps(entity), orjson.dumps(name), name.casefold())
+        message, email, message_key = self._message
+        keys = [key for _, ks, _ in people for key in ks]
+        keys.append(message_key)
+        if not unmerged(keys):
+            return None
+        conv.note_parent(record)
+        entities = [e for es, _, _ in people for e in es]
+        entities.append(message)
+        actions: list[bytes] = []
+        mine = people[0][2]
+        if to:  # TypeAgent's sent and received actions, per To recipient
+            for _, _, theirs in people[1 : 1 + len(to)]:
+                actions += [_SENT % (s, email, r) for s in mine for r in theirs]
+                actions += [_RECEIVED % (r, email, s) for r in theirs for s in mine]
+        if record.get("replyTo", record.get("reply_to")):
+            who = conv.canonical(conv.mailperson(speaker))
+            actions += map(orjson.dumps, reply_actions(record, who, conv, conv.canonical))
+        return self._join(record, a, b",".join(entities), b",".join(actions))

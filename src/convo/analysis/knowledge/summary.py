@@ -29,14 +29,17 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from convo.analysis.frequent import Frequent
 from convo.analysis.knowledge.analysed import Analysis, distinct_people, people_only
+from convo.analysis.knowledge.email import email_fields
 from convo.analysis.knowledge.extract import (
     Conversation,
     as_record,
     person,
     plain_all,
     replay,
+    reply_actions,
     topics_of,
 )
+from convo.analysis.knowledge.mailpeople import MESSAGE, mail_person, unmerged
 from convo.analysis.knowledge.metadata import is_email
 from convo.analysis.knowledge.plain import Plain
 from convo.core import fields
@@ -53,6 +56,39 @@ _PERSON = ["person"]
 def _ranked(table: Frequent[Any], top: int | None) -> list[tuple[Any, int]]:
     items = sorted(table.items(), key=lambda kv: (-kv[1], kv[0]))
     return items[:top] if top is not None else items
+
+
+def _folded(name: str) -> str:
+    """``Aggregate._key``'s key of a name: one string when it is case-folded already."""
+    key = name.casefold()
+    return name if key == name else key
+
+
+class _Keys:
+    """Caches (not state) of an ``Aggregate`` for one conversation: the key of a speaker
+    or listener value in other records (``chat``) and in mail (``mail``), and the key,
+    name and types of each entity of an address value in mail (``addresses``). Messages
+    repeat a few thousand people, and one key object per person keeps the pair tuples
+    small. Emptied with ``clear`` when a key's
+    spelling may have been pruned (it must be set again) or the conversation changes."""
+
+    __slots__ = ("addresses", "chat", "conv", "mail")
+
+    def __init__(self) -> None:
+        self.conv: Any = None
+        self.chat: dict[str, str] = {}
+        self.mail: dict[str, str] = {}
+        self.addresses: dict[str, tuple[tuple[str, str, list[str]], ...]] = {}
+
+    def clear(self) -> None:
+        for cache in (self.chat, self.mail, self.addresses):
+            cache.clear()
+
+
+def _bounded(cache: dict[str, Any]) -> dict[str, Any]:
+    if len(cache) >= _CACHE_MAX:
+        cache.clear()
+    return cache
 
 
 def _table() -> Frequent[Any]:
@@ -77,13 +113,7 @@ class Aggregate:
     speaker_topics: Frequent[tuple[str, str]] = field(default_factory=_table)
     spelling: dict[str, str] = field(default_factory=dict)
     _prune_at: int = field(default=0, repr=False)
-    # A cache (not state): the key of a speaker or listener value in mail and in other
-    # records, for the conversation ``_conv``. Messages repeat a few thousand people,
-    # and one key object per person keeps the pair tuples small.
-    _people: tuple[dict[str, str], dict[str, str]] = field(
-        default_factory=lambda: ({}, {}), repr=False, compare=False
-    )
-    _conv: Any = field(default=None, repr=False, compare=False)
+    _cache: _Keys = field(default_factory=_Keys, repr=False, compare=False)
 
     CAPACITY: ClassVar[int] = CAPACITY
 
@@ -91,7 +121,7 @@ class Aggregate:
         self._prune_at = 2 * self.CAPACITY
 
     def __getstate__(self) -> dict[str, Any]:
-        return dict(self.__dict__, _people=({}, {}), _conv=None)
+        return dict(self.__dict__, _cache=_Keys())
 
     def _tables(self) -> list[Frequent[Any]]:
         return [self.speakers, self.pairs, self.entities, self.topics, self.speaker_topics]
@@ -107,7 +137,7 @@ class Aggregate:
         live.update(k for pair in self.speaker_topics for k in pair)
         self.spelling = {k: v for k, v in self.spelling.items() if k in live}
         self.entity_types = {k: v for k, v in self.entity_types.items() if k in self.entities}
-        self._forget_people()
+        self._cache.clear()  # a pruned key must have its spelling set again
         # Pruning again before the names have doubled would make adding quadratic.
         self._prune_at = max(2 * self.CAPACITY, 2 * len(self.spelling))
 
@@ -118,11 +148,6 @@ class Aggregate:
     def _maybe_prune(self) -> None:
         if len(self.spelling) > self._prune_at:
             self._prune()
-
-    def _forget_people(self) -> None:
-        """Empty the cache: a pruned key must have its spelling set again."""
-        for cache in self._people:
-            cache.clear()
 
     def _key(self, name: str) -> str:
         key = name.casefold()
@@ -136,17 +161,16 @@ class Aggregate:
         self, record: dict[str, Any], value: str, mail: bool, conv: Conversation | None
     ) -> str:
         """The key of a speaker or listener ``value``: its person, as ``conv`` spells it."""
-        if conv is not self._conv:
-            self._forget_people()
-            self._conv = conv
-        cache = self._people[mail]
-        key = cache.get(value)
+        cache = self._cache
+        if conv is not cache.conv:
+            cache.clear()
+            cache.conv = conv
+        people = cache.mail if mail else cache.chat
+        key = people.get(value)
         if key is None:
             name = person(record, value, conv)
             key = self._key(conv.canonical(name) if conv is not None else name)
-            if len(cache) >= _CACHE_MAX:
-                cache.clear()
-            cache[value] = key
+            _bounded(people)[value] = key
         return key
 
     def add(
@@ -170,8 +194,7 @@ class Aggregate:
                 if a["verbs"] == ["reply"] and obj not in ("none", speaker):
                     heard.add(self._key(obj))
             heard.discard(who)  # replying to oneself is not talking to someone
-            for listener in sorted(heard):
-                self.pairs.add((who, listener))
+            self.pairs.update([(who, listener) for listener in sorted(heard)])
         self._add_entities(knowledge["entities"])
         self._add_topics(who, knowledge["topics"])
 
@@ -179,30 +202,79 @@ class Aggregate:
         """``add(record, conv.extract_plain(record, a, False), conv)``. A chat message
         whose knowledge is its people's (``analysed.people_only``), distinct and none
         named by a role, is counted without building that knowledge: its entities are
-        its people, as ``person``, and it has no reply."""
+        its people, as ``person``, and it has no reply; so is a mail message whose text
+        adds nothing, from its addresses' entities (``mailpeople``)."""
         speaker = fields.speaker(record)
         listeners = fields.listeners(record)
-        if speaker and people_only(record, a, listeners):
+        if speaker and is_email(record):
+            names = a.mentions or a.emails or a.urls
+            if not names and self._add_mail(record, a, conv, speaker, listeners):
+                return
+        elif speaker and people_only(record, a, listeners):
             who = self._person_key(record, speaker, False, conv)
             heard = [self._person_key(record, x, False, conv) for x in listeners]
             if distinct_people([who, *heard]):
                 conv.note_parent(record)
                 self.messages += 1
                 self.speakers.add(who)
-                for listener in sorted(heard):
-                    self.pairs.add((who, listener))
+                self.pairs.update([(who, listener) for listener in sorted(heard)])
                 for key in (who, *heard):  # their spellings are set: they are people's
                     self._add_entity(key, _PERSON)
                 self._add_topics(who, topics_of(record, a, conv))
                 return
         self.add(record, conv.extract_plain(record, a, False), conv)
 
+    def _address(self, value: str, conv: Conversation) -> tuple[tuple[str, str, list[str]], ...]:
+        """The key, name and types of each entity of an address value in mail."""
+        found = self._cache.addresses.get(value)
+        if found is None:
+            entities = mail_person(value, conv.canonical).entities
+            found = tuple((_folded(e["name"]), e["name"], e["type"]) for e in entities)
+            _bounded(self._cache.addresses)[value] = found
+        return found
+
+    def _add_mail(
+        self,
+        record: dict[str, Any],
+        a: Analysis,
+        conv: Conversation,
+        speaker: str,
+        listeners: list[str],
+    ) -> bool:
+        """``add`` of a mail message whose text names nothing (no mention, address or
+        URL; a summary counts no ``ask``) from its addresses' entities; False, and
+        nothing counted, when they would merge. Keys are taken in ``add``'s order, so a
+        key's first spelling is the same."""
+        conv.note_parent(record)  # first, as ``extract_plain`` does: a message may reply to itself
+        who = self._person_key(record, speaker, True, conv)
+        heard = {self._person_key(record, x, True, conv) for x in listeners}
+        if record.get("replyTo", record.get("reply_to")):
+            name = conv.canonical(conv.mailperson(speaker))
+            for act in reply_actions(record, name, conv, conv.canonical):
+                parent = act["objectEntityName"]
+                if parent not in ("none", speaker):  # a reply talks to the parent's speaker
+                    heard.add(self._key(parent))
+        sender, to, cc, bcc = email_fields(record)
+        entities = [e for v in (sender, *to, *cc, *bcc) for e in self._address(v, conv)]
+        if not unmerged([key for key, _, _ in entities] + [conv.canonical(MESSAGE).casefold()]):
+            return False
+        self.messages += 1
+        self.speakers.add(who)
+        heard.discard(who)  # replying to oneself is not talking to someone
+        self.pairs.update([(who, listener) for listener in sorted(heard)])
+        spelling = self.spelling
+        for key, name, kinds in entities:  # ``_key(name)``: its key is cached
+            if key not in spelling:
+                spelling[key] = name
+            self._add_entity(key, kinds)
+        self._add_topics(who, topics_of(record, a, conv))
+        return True
+
     def _add_topics(self, who: str | None, topics: list[str]) -> None:
-        for t in topics:
-            key = self._key(t)
-            self.topics.add(key)
-            if who is not None:
-                self.speaker_topics.add((who, key))
+        keys = list(map(self._key, topics))
+        self.topics.update(keys)
+        if who is not None:
+            self.speaker_topics.update([(who, key) for key in keys])
         if len(self.spelling) > self._prune_at:
             self._prune()
 
