@@ -8,8 +8,12 @@ a ``say`` action around them. The common message is a chat message (not mail) wi
 speaker, whose speaker and listeners are distinct people once named canonically and
 case-folded, none named by a chat role, with no mentions, addresses or URLs, no
 reply target and no question to a listener: its entities are its people (``person``)
-and its actions its ``say`` actions. Any other message takes ``knowledge_line``.
-The bytes are the same either way (tests/analysis/test_knowledge_lines.py).
+and its actions its ``say`` actions. The common mail message (a speaker, no mentions,
+addresses or URLs, no question to a listener; a reply is fine) joins the JSON of each
+address's entities and names (``mailpeople``) and TypeAgent's ``sent``/``received``
+actions between them, unless its entities would merge. Any other message takes
+``knowledge_line``. The bytes are the same either way
+(tests/analysis/test_knowledge_lines.py).
 """
 
 from __future__ import annotations
