@@ -42,17 +42,17 @@ class Analysis:
     mentions: list[str]
     hashtags: list[str]
     questions: list[str]
-    candidates: list[tuple[str, ...]]
+    candidates: list[str]  # keyphrases.candidates: each its words joined by a space
 
     def dump(self) -> list[Any]:
-        """Plain data for a spool line (orjson writes the candidate tuples as arrays)."""
+        """Plain data for a spool line."""
         return [self.urls, self.emails, self.mentions, self.hashtags, self.questions,
                 self.candidates]  # fmt: skip
 
     @classmethod
     def load(cls, data: list[Any]) -> Analysis:
         urls, emails, mentions, hashtags, asked, found = data
-        return cls(urls, emails, mentions, hashtags, asked, list(map(tuple, found)))
+        return cls(urls, emails, mentions, hashtags, asked, found)
 
 
 def analyse(record: dict[str, Any], listeners: list[str] | None = None) -> Analysis:

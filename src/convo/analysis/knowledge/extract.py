@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any
 
 from convo.analysis.knowledge.analysed import Analysis, analyse
 from convo.analysis.knowledge.email import parseaddr, person_name
-from convo.analysis.knowledge.keyphrases import PhraseStats, rank
+from convo.analysis.knowledge.keyphrases import PhraseStats, rank, top_phrases
 from convo.analysis.knowledge.metadata import (
     is_email,
     metadata_knowledge,
@@ -184,12 +184,18 @@ def _reply_actions(
 
 
 def _dedupe(items: Iterable[str]) -> list[str]:
+    return list(_firsts(items).values())
+
+
+def _firsts(items: Iterable[str]) -> dict[str, str]:
+    """Each topic's key (case-folded, its whitespace one space) -> its first spelling
+    (whitespace one space); empty topics are dropped."""
     seen: dict[str, str] = {}
     for item in items:
         item = " ".join(item.split())
         if item:
             seen.setdefault(item.casefold(), item)
-    return list(seen.values())
+    return seen
 
 
 class Conversation:
@@ -398,10 +404,20 @@ def topics_of(record: dict[str, Any], a: Analysis, conv: Conversation | None) ->
     topics = [clean_subject(subject)] if isinstance(subject, str) else []
     topics += [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
     topics += a.hashtags
-    stats = conv.stats if conv is not None else None
-    names = conv.name_words if conv is not None else _own_name_words(record, a)
-    topics += rank(a.candidates, stats, exclude=topics, names=names)
-    return _dedupe(topics)
+    if conv is None or not conv.stats.docs:
+        names = conv.name_words if conv is not None else _own_name_words(record, a)
+        stats = conv.stats if conv is not None else None
+        topics += rank(a.candidates, stats, exclude=topics, names=names)
+        return _dedupe(topics)
+    seen = _firsts(topics)
+    if not a.candidates:
+        return list(seen.values())
+    # The keys are the phrases ``keyphrases.skipped(topics)`` rules out (case folding
+    # keeps whitespace and makes none), so a key phrase that is its own case fold is
+    # its own key, a new one: then the topics are the keys' spellings and the phrases.
+    top, folded = top_phrases(a.candidates, conv.stats.ranking(), seen.keys(), conv.name_words)
+    found = [*seen.values(), *top]
+    return found if folded else _dedupe(found)
 
 
 def extract(
