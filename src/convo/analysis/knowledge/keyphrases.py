@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from collections import Counter, _count_elements  # type: ignore[attr-defined]
 from collections.abc import Collection, Iterable, Set
-from itertools import chain, repeat
+from itertools import chain, compress, repeat
 from operator import itemgetter, mul
 from typing import Any, NamedTuple
 
@@ -100,33 +100,43 @@ class _Words(dict):
 
 
 class _Texts(dict):
-    """Word (or None) -> its part of a run text: the word and a space, or a newline when
-    it breaks a phrase (None, or a stopword of ``stop``)."""
+    """Word (or None) -> its part of a run text: the word and a space, or a line break
+    when it breaks a phrase (None, or a stopword of ``stop``). A word of two letters is
+    led by ``_SHORT``. English texts (``english``) mark what picks another language: a
+    stopword of another language only is led by ``_MARK``, an English stopword that no
+    other language lists is ``\\r`` (``\\n`` for the other breaks)."""
 
-    def __init__(self, stop: frozenset[str]):
+    def __init__(self, stop: frozenset[str], english: bool):
         super().__init__()
         self.stop = stop
+        self.english = english
 
     def __missing__(self, word: str | None) -> str:
-        text = self[word] = "\n" if word is None or word in self.stop else word + " "
+        if word is None or word in self.stop:
+            english_only = self.english and word not in _LISTED
+            text = "\r" if english_only and word is not None else "\n"
+        else:
+            mark = _MARK if self.english and word in _LISTED else ""
+            text = mark + (_SHORT if len(word) == 2 else "") + word + " "
+        self[word] = text
         return text
 
 
 _STOP = {None: STOPWORDS} | {k: STOPWORDS | v for k, v in OTHER_STOPWORDS.items()}
-_FOREIGN_ONLY = frozenset().union(*OTHER_STOPWORDS.values()) - STOPWORDS
-_LISTED = frozenset().union(*OTHER_STOPWORDS.values())  # a stopword of another language
+_LISTED = frozenset().union(*OTHER_STOPWORDS.values())  # stopwords of other languages
 _WORDS = _Words()
-_TEXTS = {lang: _Texts(stop) for lang, stop in _STOP.items()}
+_TEXTS = {lang: _Texts(stop, lang is None) for lang, stop in _STOP.items()}
 _NEWLINE = "\x00"  # stands for a newline in a text split on whitespace (a break, as \x00 is)
-_MARK = "\x01"  # starts the run text of a piece with a foreign-only stopword (no word has it)
+# Marks in a run text (no word holds them, nor a line break): a stopword of another
+# language only follows _MARK, a word of two letters _SHORT.
+_MARK, _SHORT = "\x01", "\x02"
+_FITS = MAX_WORDS.__ge__  # a run of this many words (its spaces) is a candidate
 
 
 class _Pieces(dict):
-    """A whitespace-separated piece of text -> the English run text of its words
-    (``_norm`` of each token ``_SCAN`` finds in it; None for a break), led by ``_MARK``
-    when a word is a stopword of another language only; ``words`` holds the words,
-    ``surplus`` how many more of them another language lists than English does
-    (when not 0).
+    """A whitespace-separated piece of text -> the English run text (``_Texts``) of its
+    words (``_norm`` of each token ``_SCAN`` finds in it; None for a break); ``words``
+    holds the words.
 
     ``_SCAN``'s words and punctuation runs hold no whitespace, so they lie within the
     pieces, and a piece of letters and digits only is one word. What spans whitespace is
@@ -138,7 +148,6 @@ class _Pieces(dict):
     def __init__(self) -> None:
         super().__init__()
         self.words: dict[str, tuple[str | None, ...]] = {}
-        self.surplus: dict[str, int] = {}
 
     def __missing__(self, piece: str) -> str:
         if piece.isalnum():
@@ -146,13 +155,7 @@ class _Pieces(dict):
         else:
             tokens = _SCAN.findall(piece) or ([] if piece.strip("-") else [""])
         words = self.words[piece] = tuple(map(_WORDS.__getitem__, tokens))
-        text = "".join(map(_TEXTS[None].__getitem__, words))
-        if not _FOREIGN_ONLY.isdisjoint(words):
-            text = _MARK + text
-        surplus = sum(map(_LISTED.__contains__, words)) - sum(map(STOPWORDS.__contains__, words))
-        if surplus:
-            self.surplus[piece] = surplus
-        self[piece] = text
+        text = self[piece] = "".join(map(_TEXTS[None].__getitem__, words))
         return text
 
     def bound(self) -> None:
@@ -160,7 +163,6 @@ class _Pieces(dict):
         if len(self) > _CACHE_MAX:
             self.clear()
             self.words.clear()
-            self.surplus.clear()
             _WORDS.clear()
             for texts in _TEXTS.values():
                 texts.clear()
@@ -175,27 +177,34 @@ def candidates(text: str) -> list[str]:
 
     Stopwords are those of the message's language (``stopwords.language``) and English.
     Each distinct piece of text is read once (``_Pieces``); a message is then C loops
-    over its pieces, and a Python step per run between breaks.
+    over its pieces and its runs between breaks.
     """
     _PIECES.bound()
     pieces = (text.replace("\n", f" {_NEWLINE} ") if "\n" in text else text).split()
     runs = "".join(map(_PIECES.__getitem__, pieces))
     if _MARK in runs:
         runs = _foreign(pieces, runs)
-    # Each word is followed by a space (n words: n spaces) and has two letters or more;
-    # empty runs (breaks in a row) are dropped by a C loop first.
-    return [
-        run[:-1]
-        for run in filter(None, runs.split("\n"))
-        if (n := run.count(" ")) <= MAX_WORDS and len(run) > 3 * n
-    ]
+    # Each word is followed by a space (n words: n spaces; no other whitespace), and
+    # has two letters or more: without a word of two, every run has one of three.
+    if _SHORT in runs:
+        return [
+            run[:-1]
+            for run in filter(None, runs.replace(_SHORT, "").splitlines())
+            if (n := run.count(" ")) <= MAX_WORDS and len(run) > 3 * n
+        ]
+    found = list(filter(None, runs.splitlines()))
+    return list(map(str.rstrip, compress(found, map(_FITS, map(str.count, found, _SPACE)))))
+
+
+_SPACE = repeat(" ")
 
 
 def _foreign(pieces: list[str], runs: str) -> str:
     """The run text of a message with a stopword of another language only (``runs``:
     its English one): in that language when ``language`` picks it. It can only when
-    that language's lists hold more of the words than English does (the surplus)."""
-    if sum(map(_PIECES.surplus.get, pieces, repeat(0))) > 0:
+    other languages' lists hold more of the words than the English one (as many as
+    ``_MARK`` leads, less the English stopwords that ``\\r`` stands for)."""
+    if runs.count(_MARK) > runs.count("\r"):
         words = list(chain.from_iterable(map(_PIECES.words.__getitem__, pieces)))
         lang = language(words, STOPWORDS)
         if lang is not None:
@@ -322,7 +331,7 @@ class PhraseStats:
             degree = self.degree
             scores = {w: degree[w] / f for w, f in self.freq.items() if f}
             recurring = frozenset(w for w, n in self.df.items() if n >= 2)
-            self._ranking = Ranking(scores, recurring, {})
+            self._ranking = Ranking.of(scores, recurring)
         return self._ranking
 
 
@@ -337,16 +346,28 @@ _NEVER = float("inf")  # sorts after every score
 
 class Ranking(NamedTuple):
     """What ``rank`` reads of a conversation's ``PhraseStats``, and what it made of the
-    candidates it met (``phrase``)."""
+    candidates it met (``phrases``)."""
 
     scores: dict[str, float]  # degree / frequency (a word not here scores 1.0)
     recurring: frozenset[str]  # words in two messages or more
-    phrases: dict[str, Phrase]  # ``phrase``'s
+    phrases: _Phrases  # candidate -> Phrase
 
-    def phrase(self, cand: str) -> Phrase:
-        """What a ranking makes of a candidate (``Phrase``). The first ``PHRASES`` are
-        remembered: a conversation repeats its short phrases, and the common ones come
-        early."""
+    @classmethod
+    def of(cls, scores: dict[str, float], recurring: frozenset[str]) -> Ranking:
+        return cls(scores, recurring, _Phrases(scores, recurring))
+
+
+class _Phrases(dict[str, Phrase]):
+    """Candidate -> what a ranking makes of it (``Phrase``), made when first asked for.
+    The first ``PHRASES`` are remembered: a conversation repeats its short phrases, and
+    the common ones come early."""
+
+    def __init__(self, scores: dict[str, float], recurring: frozenset[str]):
+        super().__init__()
+        self.scores = scores
+        self.recurring = recurring
+
+    def __missing__(self, cand: str) -> Phrase:
         words = cand.split()
         text = cand
         if len(words) > 1 and words[-1] not in self.recurring:
@@ -363,8 +384,8 @@ class Ranking(NamedTuple):
             found = (text, -self.scores.get(text, 1.0), words, 1, text.casefold() == text)
         else:
             found = (None, _NEVER, words, 1, True)
-        if len(self.phrases) < PHRASES:
-            self.phrases[cand] = found
+        if len(self) < PHRASES:
+            self[cand] = found
         return found
 
 
@@ -417,6 +438,7 @@ def _local_scores(
 
 
 _SCORE, _LENGTH = itemgetter(1), itemgetter(3)
+_LONG = 150 // MAX_WORDS + 1  # candidates a message needs to have over 150 words
 
 
 def top_phrases(
@@ -427,21 +449,14 @@ def top_phrases(
     distinct (trimmed) candidate worth ranking once, by its score, then its first
     position. C loops over the candidates; a Python step per new one, and per phrase
     taken or passed over."""
-    found: list[Any] = list(map(ranking.phrases.get, cands))  # Phrase, or None: new
-    misses = found.count(None)
-    if misses:
-        phrase, at = ranking.phrase, 0
-        for _ in range(misses):
-            at = found.index(None, at)
-            found[at] = phrase(cands[at])
-    # Stable: equal scores (the same phrase among them) in order of position.
-    order = sorted(range(len(found)), key=list(map(_SCORE, found)).__getitem__)
-    want = 5 if sum(map(_LENGTH, found)) > 150 else 3
+    found = list(map(ranking.phrases.__getitem__, cands))
+    long = len(found) >= _LONG and sum(map(_LENGTH, found)) > 150
+    want = 5 if long else 3
     names = names if isinstance(names, set | frozenset) else set(names)
     top: list[str] = []
     folded = True
-    for at in order:
-        text, _, words, _, own = found[at]
+    # A stable sort: equal scores (the same phrase among them) in order of position.
+    for text, _, words, _, own in sorted(found, key=_SCORE):
         if text is None:  # never ranked, as every one after it
             break
         if text in top or text in skip or (names and names.issuperset(words)):
