@@ -38,8 +38,8 @@ from __future__ import annotations
 import re
 from collections import Counter, _count_elements  # type: ignore[attr-defined]
 from collections.abc import Collection, Iterable, Set
-from itertools import chain, compress, repeat
-from operator import itemgetter, mul
+from itertools import chain, compress, groupby, repeat
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from convo.analysis.knowledge.stopwords import STOPWORDS as OTHER_STOPWORDS
@@ -236,7 +236,9 @@ class PhraseStats:
         self.df: Counter[str] = Counter()
         self.docs = 0
         self.floor = 0  # words in at most this many messages may have been forgotten
-        self._runs: Counter[str] = Counter()  # candidates not in _freq and _degree yet
+        # Not in _freq and _degree yet: candidates, and words of candidates of each length.
+        self._runs: Counter[str] = Counter()
+        self._by_length: list[Counter[str]] = [Counter() for _ in range(MAX_WORDS)]
         self._ranking: Ranking | None = None  # derived for ``rank``; dropped on a change
 
     def __getstate__(self) -> dict[str, Any]:
@@ -248,20 +250,20 @@ class PhraseStats:
     @property
     def freq(self) -> Counter[str]:
         """How often each word occurs."""
-        self._flush()
+        if self._runs or any(self._by_length):
+            self._flush()
         return self._freq
 
     @property
     def degree(self) -> Counter[str]:
         """Each word's RAKE degree: the total length of the candidates it occurs in."""
-        self._flush()
+        if self._runs or any(self._by_length):
+            self._flush()
         return self._degree
 
     def _flush(self) -> None:
         """Count the waiting candidates into their words (a candidate seen k times adds
         k to each of its words' frequency, k times its length to their degree)."""
-        if not self._runs:
-            return
         freq, degree = self._freq, self._degree
         for run, k in self._runs.items():
             words = run.split()
@@ -270,19 +272,26 @@ class PhraseStats:
                 freq[w] += k
                 degree[w] += n
         self._runs.clear()
+        for n, counts in enumerate(self._by_length, 1):
+            for w, k in counts.items():
+                freq[w] += k
+                degree[w] += n * k
+            counts.clear()
 
     def _flush_once(self) -> None:
-        """Make room: count the candidates seen once into their words (C loops); the
-        others wait on (a conversation repeats them), unless they fill half the room."""
+        """Make room: the candidates seen once are counted into their words by length
+        (``_by_length``: C loops, one step a word); the others wait on (a conversation
+        repeats them), unless they fill half the room."""
         runs = self._runs
         once = [run for run, k in runs.items() if k == 1]
         if 2 * len(once) < len(runs):
             self._flush()
             return
-        groups = list(map(str.split, once))
-        _count_elements(self._freq, chain.from_iterable(groups))
-        _count_elements(self._degree, chain.from_iterable(map(mul, groups, map(len, groups))))
+        for n, same in groupby(sorted(map(str.split, once), key=len), len):
+            _count_elements(self._by_length[n - 1], chain.from_iterable(same))
         self._runs = Counter({run: k for run, k in runs.items() if k > 1})
+        if sum(map(len, self._by_length)) > self.PENDING:
+            self._flush()
 
     def _forget(self) -> None:
         self._flush()
