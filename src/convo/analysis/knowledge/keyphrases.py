@@ -78,7 +78,8 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 # A word (group 1), or something that breaks a phrase: punctuation, a spaced dash, a line end.
 _SCAN = re.compile(r"([^\W_][\w'’-]*)|[^\w\s'’-]+|\s-+\s|\n")
 _CACHE_MAX = 1 << 16  # distinct tokens and pieces remembered (bounded memory)
-PHRASES = 1 << 12  # candidates a ranking remembers (bounded memory: about 1.5 MB)
+PHRASES = 1 << 12  # candidates a ranking remembers (bounded memory: about 0.6 MB)
+_SHORT_PHRASE = 2  # it remembers candidates of this many words at most
 
 
 def _norm(token: str) -> str | None:
@@ -131,6 +132,7 @@ _NEWLINE = "\x00"  # stands for a newline in a text split on whitespace (a break
 # language only follows _MARK, a word of two letters _SHORT.
 _MARK, _SHORT = "\x01", "\x02"
 _FITS = MAX_WORDS.__ge__  # a run of this many words (its spaces) is a candidate
+_SPACE = repeat(" ")
 
 
 class _Pieces(dict):
@@ -194,9 +196,6 @@ def candidates(text: str) -> list[str]:
         ]
     found = list(filter(None, runs.splitlines()))
     return list(map(str.rstrip, compress(found, map(_FITS, map(str.count, found, _SPACE)))))
-
-
-_SPACE = repeat(" ")
 
 
 def _foreign(pieces: list[str], runs: str) -> str:
@@ -368,8 +367,8 @@ class Ranking(NamedTuple):
 
 class _Phrases(dict[str, Phrase]):
     """Candidate -> what a ranking makes of it (``Phrase``), made when first asked for.
-    The first ``PHRASES`` are remembered: a conversation repeats its short phrases, and
-    the common ones come early."""
+    The first ``PHRASES`` of one or two words are remembered: a conversation repeats its
+    short phrases, the common ones come early, and a longer one is seldom met again."""
 
     def __init__(self, scores: dict[str, float], recurring: frozenset[str]):
         super().__init__()
@@ -379,6 +378,7 @@ class _Phrases(dict[str, Phrase]):
     def __missing__(self, cand: str) -> Phrase:
         words = cand.split()
         text = cand
+        short = len(words) <= _SHORT_PHRASE
         if len(words) > 1 and words[-1] not in self.recurring:
             words = _trim(words, self.recurring)
             text = " ".join(words)
@@ -393,7 +393,7 @@ class _Phrases(dict[str, Phrase]):
             found = (text, -self.scores.get(text, 1.0), words, 1, text.casefold() == text)
         else:
             found = (None, _NEVER, words, 1, True)
-        if len(self) < PHRASES:
+        if short and len(self) < PHRASES:
             self[cand] = found
         return found
 
