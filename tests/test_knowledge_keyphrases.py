@@ -20,13 +20,13 @@ from convo.analysis.knowledge.text import (
 
 def test_candidates_split_on_stopwords_punctuation_and_numbers():
     got = candidates("The database migration needs 4 hours; the billing service, too.")
-    assert got == [("database", "migration"), ("hours",), ("billing", "service")]
+    assert got == ["database migration", "hours", "billing service"]
 
 
 def test_candidates_drop_long_runs_and_short_words():
     assert candidates("alpha beta gamma delta epsilon") == []
     assert candidates("x y") == []
-    assert candidates("Bob's laptop") == [("bob", "laptop")]
+    assert candidates("Bob's laptop") == ["bob laptop"]
 
 
 def test_single_message_rake_prefers_multiword_phrases():
@@ -96,6 +96,6 @@ def test_phrase_statistics_forget_the_rarest_words_past_the_vocabulary(monkeypat
     monkeypatch.setattr(PhraseStats, "VOCABULARY", 100)
     stats = PhraseStats()
     for i in range(1_000):
-        stats.observe_candidates([(f"word{i}",), ("deploy", "pipeline")])
+        stats.observe_candidates([f"word{i}", "deploy pipeline"])
     assert len(stats.df) <= 100 and stats.floor >= 1
     assert stats.df["deploy"] == 1_000 and stats.freq["pipeline"] == 1_000

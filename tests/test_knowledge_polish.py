@@ -37,11 +37,11 @@ def test_language_of_a_message():
 
 def test_german_and_french_stopwords_break_phrases():
     de = candidates("Wir haben die Datenbank Migration nicht geschafft, aber morgen")
-    assert ("datenbank", "migration") in de and not any("die" in c for c in de)
+    assert "datenbank migration" in de and not any("die" in c.split() for c in de)
     fr = candidates("Nous avons une réunion pour le budget trimestriel avec Paul")
-    assert ("budget", "trimestriel") in fr and not any("pour" in c for c in fr)
+    assert "budget trimestriel" in fr and not any("pour" in c.split() for c in fr)
     # an English message keeps English words that are stopwords elsewhere ("die", "man")
-    assert ("man", "pages") in candidates("Read the man pages before you die")
+    assert "man pages" in candidates("Read the man pages before you die")
 
 
 def test_surnames_of_known_people_are_not_topics():

@@ -43,11 +43,11 @@ class Analysis:
     mentions: list[str]
     hashtags: list[str]
     questions: list[str]
-    candidates: list[tuple[str, ...]]
+    candidates: list[str]  # keyphrases.candidates: each its words joined by a space
 
     def dump(self) -> list[Any]:
-        """Plain data for a spool line (orjson writes the candidate tuples as arrays):
-        the candidates alone when the other lists are empty (most messages)."""
+        """Plain data for a spool line: the candidates alone when the other lists are
+        empty (most messages)."""
         if self.urls or self.emails or self.mentions or self.hashtags or self.questions:
             return [self.urls, self.emails, self.mentions, self.hashtags, self.questions,
                     self.candidates]  # fmt: skip
@@ -57,9 +57,9 @@ class Analysis:
     def load(cls, data: list[Any]) -> Analysis:
         """The analysis ``dump`` gave ``data`` of."""
         if len(data) == 1:
-            return cls([], [], [], [], [], list(map(tuple, data[0])))
+            return cls([], [], [], [], [], data[0])
         urls, emails, mentions, hashtags, asked, found = data
-        return cls(urls, emails, mentions, hashtags, asked, list(map(tuple, found)))
+        return cls(urls, emails, mentions, hashtags, asked, found)
 
 
 def analyse(record: dict[str, Any], listeners: list[str] | None = None) -> Analysis:

@@ -49,19 +49,20 @@ Content knowledge added on top (decisions where the spec is silent):
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from convo.analysis.knowledge.actions import ask_actions, content_entities, reply_actions
 from convo.analysis.knowledge.analysed import Analysis, analyse
 from convo.analysis.knowledge.email import parseaddr, person_name
-from convo.analysis.knowledge.keyphrases import PhraseStats, rank
+from convo.analysis.knowledge.keyphrases import PhraseStats, rank, top_phrases
 from convo.analysis.knowledge.metadata import (
     is_email,
     metadata_knowledge,
     metadata_plain,
     typeagent_knowledge,
 )
-from convo.analysis.knowledge.plain import Plain, action, merge_entities, response
+from convo.analysis.knowledge.plain import Plain, merge_entities, response
 from convo.analysis.knowledge.text import clean_subject
 from convo.core import fields
 from convo.core.knowledge_schema import KnowledgeResponse
@@ -108,14 +109,6 @@ def _person(mail: bool, value: str, conv: Conversation | None) -> str:
     return person_name(value)
 
 
-def _content_entities(a: Analysis) -> list[Plain]:
-    """Mentions (person), addresses (email) and URLs (url) of the text, in that order."""
-    out = [{"name": m, "type": ["person"], "facets": None} for m in a.mentions]
-    out += [{"name": x, "type": ["email"], "facets": None} for x in a.emails]
-    out += [{"name": u, "type": ["url"], "facets": None} for u in a.urls]
-    return out
-
-
 def _meta_names(
     speaker: str | None, listeners: list[str], mail: bool, conv: Conversation | None = None
 ) -> list[str]:
@@ -141,56 +134,19 @@ def _own_name_words(record: dict[str, Any], a: Analysis) -> set[str]:
     return found
 
 
-def _named_in(name: str, question: str) -> bool:
-    tokens = words(name)
-    return bool(tokens) and len(tokens[0]) > 1 and tokens[0] in words(question)
-
-
-def _ask_actions(
-    mail: bool,
-    heard: list[str],
-    speaker: str,
-    asked_questions: list[str],
-    conv: Conversation | None,
-    canon: Callable[[str], str],
-) -> list[Plain]:
-    """``speaker`` (named by ``canon`` already) asked the listeners ``heard``."""
-    listeners = [_person(mail, x, conv) for x in heard]
-    if not listeners:
-        return []
-    asked: dict[str, list[str]] = {}
-    for q in asked_questions:
-        targets = [x for x in listeners if _named_in(x, q)] or listeners
-        for t in targets:
-            asked.setdefault(t, []).append(q)
-    return [
-        action(
-            ["ask"], speaker, canon(target), params=[{"name": "question", "value": q} for q in qs]
-        )
-        for target, qs in asked.items()
-    ]
-
-
-def reply_actions(
-    record: dict[str, Any], who: str, conv: Conversation | None, canon: Callable[[str], str]
-) -> list[Plain]:
-    """``who`` (named by ``canon`` already) replied to the parent's speaker (``none``
-    when the parent is not here)."""
-    reply_to = record.get("replyTo", record.get("reply_to"))
-    if not isinstance(reply_to, str) or not reply_to:
-        return []
-    parent = (conv.parent_speaker(reply_to) if conv is not None else None) or "none"
-    params = [{"name": "replyTo", "value": reply_to}]
-    return [action(["reply"], who, canon(parent), params=params)]
-
-
 def _dedupe(items: Iterable[str]) -> list[str]:
+    return list(_firsts(items).values())
+
+
+def _firsts(items: Iterable[str]) -> dict[str, str]:
+    """Each topic's key (case-folded, its whitespace one space) -> its first spelling
+    (whitespace one space); empty topics are dropped."""
     seen: dict[str, str] = {}
     for item in items:
         item = " ".join(item.split())
         if item:
             seen.setdefault(item.casefold(), item)
-    return list(seen.values())
+    return seen
 
 
 class Conversation:
@@ -340,7 +296,7 @@ class Conversation:
         for names, priority in (
             (analysis.mentions, _MENTION), (analysis.emails, _TEXT), (analysis.urls, _TEXT),
         ):  # fmt: skip
-            for name in names:  # _content_entities, in its order
+            for name in names:  # actions.content_entities, in its order
                 self._name(name, priority)
         return analysis
 
@@ -395,13 +351,14 @@ def _extract_plain(
     a = analysis if analysis is not None else analyse(record)
     entities = meta["entities"]
     if a.mentions or a.emails or a.urls:
-        entities += _content_entities(a)
+        entities += content_entities(a)
     found = meta["actions"]
     speaker = fields.speaker(record)
     if speaker:
         who = canon(_person(mail, speaker, conv))
         if a.questions and actions:
-            found += _ask_actions(mail, fields.listeners(record), who, a.questions, conv, canon)
+            heard = [_person(mail, x, conv) for x in fields.listeners(record)]
+            found += ask_actions(heard, who, a.questions, canon)
         found += reply_actions(record, who, conv, canon)
     return {
         "entities": merge_entities(entities, canon),
@@ -418,10 +375,20 @@ def topics_of(record: dict[str, Any], a: Analysis, conv: Conversation | None) ->
     topics = [clean_subject(subject)] if isinstance(subject, str) else []
     topics += [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
     topics += a.hashtags
-    stats = conv.stats if conv is not None else None
-    names = conv.name_words if conv is not None else _own_name_words(record, a)
-    topics += rank(a.candidates, stats, exclude=topics, names=names)
-    return _dedupe(topics)
+    if conv is None or not conv.stats.docs:
+        names = conv.name_words if conv is not None else _own_name_words(record, a)
+        stats = conv.stats if conv is not None else None
+        topics += rank(a.candidates, stats, exclude=topics, names=names)
+        return _dedupe(topics)
+    seen = _firsts(topics)
+    if not a.candidates:
+        return list(seen.values())
+    # The keys are the phrases ``keyphrases.skipped(topics)`` rules out (case folding
+    # keeps whitespace and makes none), so a key phrase that is its own case fold is
+    # its own key, a new one: then the topics are the keys' spellings and the phrases.
+    top, folded = top_phrases(a.candidates, conv.stats.ranking(), seen.keys(), conv.name_words)
+    found = [*seen.values(), *top]
+    return found if folded else _dedupe(found)
 
 
 def extract(

@@ -37,9 +37,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter, _count_elements  # type: ignore[attr-defined]
-from collections.abc import Collection, Iterable
-from itertools import chain
-from operator import itemgetter, mul
+from collections.abc import Collection, Iterable, Set
+from itertools import chain, compress, groupby, repeat
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from convo.analysis.knowledge.stopwords import STOPWORDS as OTHER_STOPWORDS
@@ -78,7 +78,8 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 # A word (group 1), or something that breaks a phrase: punctuation, a spaced dash, a line end.
 _SCAN = re.compile(r"([^\W_][\w'’-]*)|[^\w\s'’-]+|\s-+\s|\n")
 _CACHE_MAX = 1 << 16  # distinct tokens and pieces remembered (bounded memory)
-PHRASES = 1 << 12  # candidates a ranking remembers (bounded memory: about 1.5 MB)
+PHRASES = 1 << 12  # candidates a ranking remembers (bounded memory: about 0.6 MB)
+_SHORT_PHRASE = 2  # it remembers candidates of this many words at most
 
 
 def _norm(token: str) -> str | None:
@@ -100,29 +101,44 @@ class _Words(dict):
 
 
 class _Texts(dict):
-    """Word (or None) -> its part of a run text: the word and a space, or a newline when
-    it breaks a phrase (None, or a stopword of ``stop``)."""
+    """Word (or None) -> its part of a run text: the word and a space, or a line break
+    when it breaks a phrase (None, or a stopword of ``stop``). A word of two letters is
+    led by ``_SHORT``. English texts (``english``) mark what picks another language: a
+    stopword of another language only is led by ``_MARK``, an English stopword that no
+    other language lists is ``\\r`` (``\\n`` for the other breaks)."""
 
-    def __init__(self, stop: frozenset[str]):
+    def __init__(self, stop: frozenset[str], english: bool):
         super().__init__()
         self.stop = stop
+        self.english = english
 
     def __missing__(self, word: str | None) -> str:
-        text = self[word] = "\n" if word is None or word in self.stop else word + " "
+        if word is None or word in self.stop:
+            english_only = self.english and word not in _LISTED
+            text = "\r" if english_only and word is not None else "\n"
+        else:
+            mark = _MARK if self.english and word in _LISTED else ""
+            text = mark + (_SHORT if len(word) == 2 else "") + word + " "
+        self[word] = text
         return text
 
 
 _STOP = {None: STOPWORDS} | {k: STOPWORDS | v for k, v in OTHER_STOPWORDS.items()}
-_FOREIGN_ONLY = frozenset().union(*OTHER_STOPWORDS.values()) - STOPWORDS
+_LISTED = frozenset().union(*OTHER_STOPWORDS.values())  # stopwords of other languages
 _WORDS = _Words()
-_TEXTS = {lang: _Texts(stop) for lang, stop in _STOP.items()}
+_TEXTS = {lang: _Texts(stop, lang is None) for lang, stop in _STOP.items()}
 _NEWLINE = "\x00"  # stands for a newline in a text split on whitespace (a break, as \x00 is)
+# Marks in a run text (no word holds them, nor a line break): a stopword of another
+# language only follows _MARK, a word of two letters _SHORT.
+_MARK, _SHORT = "\x01", "\x02"
+_FITS = MAX_WORDS.__ge__  # a run of this many words (its spaces) is a candidate
+_SPACE = repeat(" ")
 
 
 class _Pieces(dict):
-    """A whitespace-separated piece of text -> its words (``_norm`` of each token
-    ``_SCAN`` finds in it; None for a break) and the English run text of those words;
-    ``foreign`` holds the pieces with a stopword of another language only.
+    """A whitespace-separated piece of text -> the English run text (``_Texts``) of its
+    words (``_norm`` of each token ``_SCAN`` finds in it; None for a break); ``words``
+    holds the words.
 
     ``_SCAN``'s words and punctuation runs hold no whitespace, so they lie within the
     pieces, and a piece of letters and digits only is one word. What spans whitespace is
@@ -134,7 +150,6 @@ class _Pieces(dict):
     def __init__(self) -> None:
         super().__init__()
         self.words: dict[str, tuple[str | None, ...]] = {}
-        self.foreign: set[str] = set()
 
     def __missing__(self, piece: str) -> str:
         if piece.isalnum():
@@ -142,8 +157,6 @@ class _Pieces(dict):
         else:
             tokens = _SCAN.findall(piece) or ([] if piece.strip("-") else [""])
         words = self.words[piece] = tuple(map(_WORDS.__getitem__, tokens))
-        if not _FOREIGN_ONLY.isdisjoint(words):
-            self.foreign.add(piece)
         text = self[piece] = "".join(map(_TEXTS[None].__getitem__, words))
         return text
 
@@ -152,7 +165,6 @@ class _Pieces(dict):
         if len(self) > _CACHE_MAX:
             self.clear()
             self.words.clear()
-            self.foreign.clear()
             _WORDS.clear()
             for texts in _TEXTS.values():
                 texts.clear()
@@ -161,32 +173,50 @@ class _Pieces(dict):
 _PIECES = _Pieces()
 
 
-def candidates(text: str) -> list[tuple[str, ...]]:
-    """Candidate phrases (tuples of normalised words) in order of appearance.
+def candidates(text: str) -> list[str]:
+    """Candidate phrases (their normalised words joined by a space) in order of
+    appearance.
 
     Stopwords are those of the message's language (``stopwords.language``) and English.
     Each distinct piece of text is read once (``_Pieces``); a message is then C loops
-    over its pieces, and a Python step per run between breaks.
+    over its pieces and its runs between breaks.
     """
     _PIECES.bound()
     pieces = (text.replace("\n", f" {_NEWLINE} ") if "\n" in text else text).split()
-    parts = list(map(_PIECES.__getitem__, pieces))
-    if not _PIECES.foreign.isdisjoint(pieces):
+    runs = "".join(map(_PIECES.__getitem__, pieces))
+    if _MARK in runs:
+        runs = _foreign(pieces, runs)
+    # Each word is followed by a space (n words: n spaces; no other whitespace), and
+    # has two letters or more: without a word of two, every run has one of three.
+    if _SHORT in runs:
+        return [
+            run[:-1]
+            for run in filter(None, runs.replace(_SHORT, "").splitlines())
+            if (n := run.count(" ")) <= MAX_WORDS and len(run) > 3 * n
+        ]
+    found = list(filter(None, runs.splitlines()))
+    return list(map(str.rstrip, compress(found, map(_FITS, map(str.count, found, _SPACE)))))
+
+
+def _foreign(pieces: list[str], runs: str) -> str:
+    """The run text of a message with a stopword of another language only (``runs``:
+    its English one): in that language when ``language`` picks it. It can only when
+    other languages' lists hold more of the words than the English one (as many as
+    ``_MARK`` leads, less the English stopwords that ``\\r`` stands for)."""
+    if runs.count(_MARK) > runs.count("\r"):
         words = list(chain.from_iterable(map(_PIECES.words.__getitem__, pieces)))
         lang = language(words, STOPWORDS)
         if lang is not None:
-            parts = list(map(_TEXTS[lang].__getitem__, words))
-    # Each word is followed by a space (n words: n spaces) and has two letters or more;
-    # empty runs (breaks in a row) are dropped by a C loop first.
-    return [
-        tuple(run.split())
-        for run in filter(None, "".join(parts).split("\n"))
-        if (n := run.count(" ")) <= MAX_WORDS and len(run) > 3 * n
-    ]
+            return "".join(map(_TEXTS[lang].__getitem__, words))
+    return runs.replace(_MARK, "")
 
 
 class PhraseStats:
     """Word frequency, RAKE degree and message count (document frequency) per word.
+
+    A message's candidates are counted as they are (``_runs``: a conversation repeats
+    its phrases) and into their words' frequency and degree when ``PENDING`` distinct
+    ones wait, or when the words are read (``freq``, ``degree``): the same sums.
 
     Memory is bounded: past ``VOCABULARY`` distinct words, the rarest are forgotten (all
     words in at most ``floor`` messages, ``floor`` raised until half the room is free).
@@ -197,42 +227,94 @@ class PhraseStats:
     """
 
     VOCABULARY = 100_000
+    PENDING = 1 << 13  # distinct candidates counted before their words are (bounded memory)
 
     def __init__(self) -> None:
-        self.freq: Counter[str] = Counter()
-        self.degree: Counter[str] = Counter()
+        self._freq: Counter[str] = Counter()
+        self._degree: Counter[str] = Counter()
         self.df: Counter[str] = Counter()
         self.docs = 0
         self.floor = 0  # words in at most this many messages may have been forgotten
+        # Not in _freq and _degree yet: candidates, and words of candidates of each length.
+        self._runs: Counter[str] = Counter()
+        self._by_length: list[Counter[str]] = [Counter() for _ in range(MAX_WORDS)]
         self._ranking: Ranking | None = None  # derived for ``rank``; dropped on a change
 
     def __getstate__(self) -> dict[str, Any]:
+        self._flush()
         state = dict(self.__dict__)
         state["_ranking"] = None  # derived: a worker derives its own
         return state
 
+    @property
+    def freq(self) -> Counter[str]:
+        """How often each word occurs."""
+        if self._runs or any(self._by_length):
+            self._flush()
+        return self._freq
+
+    @property
+    def degree(self) -> Counter[str]:
+        """Each word's RAKE degree: the total length of the candidates it occurs in."""
+        if self._runs or any(self._by_length):
+            self._flush()
+        return self._degree
+
+    def _flush(self) -> None:
+        """Count the waiting candidates into their words (a candidate seen k times adds
+        k to each of its words' frequency, k times its length to their degree)."""
+        freq, degree = self._freq, self._degree
+        for run, k in self._runs.items():
+            words = run.split()
+            n = k * len(words)
+            for w in words:
+                freq[w] += k
+                degree[w] += n
+        self._runs.clear()
+        for n, counts in enumerate(self._by_length, 1):
+            for w, k in counts.items():
+                freq[w] += k
+                degree[w] += n * k
+            counts.clear()
+
+    def _flush_once(self) -> None:
+        """Make room: the candidates seen once are counted into their words by length
+        (``_by_length``: C loops, one step a word); the others wait on (a conversation
+        repeats them), unless they fill half the room."""
+        runs = self._runs
+        once = [run for run, k in runs.items() if k == 1]
+        if 2 * len(once) < len(runs):
+            self._flush()
+            return
+        for n, same in groupby(sorted(map(str.split, once), key=len), len):
+            _count_elements(self._by_length[n - 1], chain.from_iterable(same))
+        self._runs = Counter({run: k for run, k in runs.items() if k > 1})
+        if sum(map(len, self._by_length)) > self.PENDING:
+            self._flush()
+
     def _forget(self) -> None:
+        self._flush()
         while len(self.df) > self.VOCABULARY // 2:
             self.floor += 1
             rare = [w for w, n in self.df.items() if n <= self.floor]
             for w in rare:
-                del self.df[w], self.freq[w], self.degree[w]
+                del self.df[w], self._freq[w], self._degree[w]
 
     def observe(self, text: str) -> None:
         self.observe_candidates(candidates(text))
 
-    def observe_candidates(self, cands: Iterable[tuple[str, ...]]) -> None:
+    def observe_candidates(self, cands: Iterable[str]) -> None:
         cands = cands if isinstance(cands, list) else list(cands)
-        words = list(chain.from_iterable(cands))
-        # C loops: a word counts once per occurrence, its degree the candidate's length
-        # each time (a candidate repeated len times), its df once per message. Counted by
-        # ``Counter.update``'s own loop, without the Mapping test that wraps it (the
-        # keys are never a mapping; the test cost as much as one message's counting).
-        _count_elements(self.freq, words)
-        _count_elements(self.degree, chain.from_iterable(map(mul, cands, map(len, cands))))
-        _count_elements(self.df, set(words))
+        # C loops: each candidate counted once per occurrence, each word once per
+        # message. Counted by ``Counter.update``'s own loop, without the Mapping test
+        # that wraps it (the keys are never a mapping; the test cost as much as one
+        # message's counting).
+        _count_elements(self._runs, cands)
+        _count_elements(self.df, set(" ".join(cands).split()))
         self.docs += 1
         self._ranking = None
+        if len(self._runs) > self.PENDING:
+            self._flush_once()
         if len(self.df) > self.VOCABULARY:
             self._forget()
 
@@ -257,40 +339,66 @@ class PhraseStats:
             degree = self.degree
             scores = {w: degree[w] / f for w, f in self.freq.items() if f}
             recurring = frozenset(w for w, n in self.df.items() if n >= 2)
-            self._ranking = Ranking(scores, recurring, {})
+            self._ranking = Ranking.of(scores, recurring)
         return self._ranking
+
+
+# What a ranking makes of one candidate (a plain tuple: one is made per new candidate):
+# its text with its trailing words of one message trimmed (None: never ranked, a single
+# word too short or in one message only), minus its score (``_NEVER``: never ranked),
+# the words of the text, how many, and whether the text is its own case fold (then
+# ``extract._dedupe`` keeps it as it is).
+Phrase = tuple[str | None, float, list[str], int, bool]
+_NEVER = float("inf")  # sorts after every score
 
 
 class Ranking(NamedTuple):
     """What ``rank`` reads of a conversation's ``PhraseStats``, and what it made of the
-    candidates it met (``phrase``)."""
+    candidates it met (``phrases``)."""
 
     scores: dict[str, float]  # degree / frequency (a word not here scores 1.0)
     recurring: frozenset[str]  # words in two messages or more
-    phrases: dict[tuple[str, ...], tuple[tuple[str, ...], float | None]]  # ``phrase``'s
+    phrases: _Phrases  # candidate -> Phrase
 
-    def phrase(self, cand: tuple[str, ...]) -> tuple[tuple[str, ...], float | None]:
-        """The candidate with its trailing words of one message trimmed, and minus its
-        score (None: never ranked, a single word too short or in one message only).
-        The first ``PHRASES`` are remembered: a conversation repeats its short phrases,
-        and the common ones come early."""
-        recurring = self.recurring
-        words = cand if len(cand) < 2 or cand[-1] in recurring else _trim(cand, recurring)
-        get = self.scores.get
-        score: float | None = None
+    @classmethod
+    def of(cls, scores: dict[str, float], recurring: frozenset[str]) -> Ranking:
+        return cls(scores, recurring, _Phrases(scores, recurring))
+
+
+class _Phrases(dict[str, Phrase]):
+    """Candidate -> what a ranking makes of it (``Phrase``), made when first asked for.
+    The first ``PHRASES`` of one or two words are remembered: a conversation repeats its
+    short phrases, the common ones come early, and a longer one is seldom met again."""
+
+    def __init__(self, scores: dict[str, float], recurring: frozenset[str]):
+        super().__init__()
+        self.scores = scores
+        self.recurring = recurring
+
+    def __missing__(self, cand: str) -> Phrase:
+        words = cand.split()
+        text = cand
+        short = len(words) <= _SHORT_PHRASE
+        if len(words) > 1 and words[-1] not in self.recurring:
+            words = _trim(words, self.recurring)
+            text = " ".join(words)
+        found: Phrase
         if len(words) > 1:
+            get = self.scores.get
             total = 0.0
             for w in words:  # in order, as PhraseStats.word_score summed (the same float)
                 total += get(w, 1.0)
-            score = -total
-        elif len(words[0]) >= 4 and words[0] in recurring:
-            score = -get(words[0], 1.0)
-        if len(self.phrases) < PHRASES:
-            self.phrases[cand] = (words, score)
-        return words, score
+            found = (text, -total, words, len(words), text.casefold() == text)
+        elif len(text) >= 4 and text in self.recurring:
+            found = (text, -self.scores.get(text, 1.0), words, 1, text.casefold() == text)
+        else:
+            found = (None, _NEVER, words, 1, True)
+        if short and len(self) < PHRASES:
+            self[cand] = found
+        return found
 
 
-def _trim(cand: tuple[str, ...], recurring: frozenset[str]) -> tuple[str, ...]:
+def _trim(cand: list[str], recurring: frozenset[str]) -> list[str]:
     """Trailing words in one message only are cut, unless every word is."""
     end = len(cand)
     while end and cand[end - 1] not in recurring:
@@ -305,71 +413,79 @@ def keyphrases(
     return rank(candidates(text), stats, exclude)
 
 
-def _is_name(cand: tuple[str, ...], names: Collection[str]) -> bool:
+def skipped(exclude: Iterable[str]) -> set[str]:
+    """The phrases ``exclude`` rules out: each topic case-folded, its whitespace one space."""
+    return {" ".join(x.casefold().split()) for x in exclude}
+
+
+def _is_name(words: list[str], names: Collection[str]) -> bool:
     """A person's name or surname is an entity, not a topic."""
-    return bool(names) and all(w in names for w in cand)
+    return bool(names) and all(w in names for w in words)
 
 
 def _local_scores(
-    cands: list[tuple[str, ...]], exclude: Iterable[str], names: Collection[str]
-) -> dict[tuple[str, ...], tuple[float, int]]:
+    cands: list[str], exclude: Iterable[str], names: Collection[str]
+) -> dict[str, tuple[float, int]]:
     """(-score, first position) of each distinct candidate worth ranking, on the
     message's own statistics (plain single-document RAKE)."""
     stats = PhraseStats()
     stats.observe_candidates(cands)
     in_message = Counter(cands)
-    skip = {" ".join(x.casefold().split()) for x in exclude}
-    scored: dict[tuple[str, ...], tuple[float, int]] = {}
+    skip = skipped(exclude)
+    scored: dict[str, tuple[float, int]] = {}
     for pos, cand in enumerate(cands):
-        if cand in scored or (skip and " ".join(cand) in skip) or _is_name(cand, names):
+        words = cand.split()
+        if cand in scored or (skip and cand in skip) or _is_name(words, names):
             continue
-        if len(cand) == 1 and (len(cand[0]) < 4 or in_message[cand] < 2):
+        if len(words) == 1 and (len(cand) < 4 or in_message[cand] < 2):
             continue
         score = 0.0
-        for w in cand:
+        for w in words:
             score += stats.word_score(w)
         scored[cand] = (-score, pos)
     return scored
 
 
-def _ranked(
-    cands: list[tuple[str, ...]],
-    ranking: Ranking,
-    exclude: Iterable[str],
-    names: Collection[str],
-) -> list[str]:
-    """``rank`` on the conversation's statistics: each distinct (trimmed) candidate worth
-    ranking once, at its first position, by its score."""
-    # A phrase is excluded when its words are those of an excluded topic: its words
-    # hold no whitespace, so that is when their joined text would be the topic's.
-    skip = {tuple(x.casefold().split()) for x in exclude}
+_SCORE, _LENGTH = itemgetter(1), itemgetter(3)
+_LONG = 150 // MAX_WORDS + 1  # candidates a message needs to have over 150 words
+
+
+def top_phrases(
+    cands: list[str], ranking: Ranking, skip: Set[str], names: Collection[str]
+) -> tuple[list[str], bool]:
+    """``rank`` on the conversation's statistics (``skip``: phrases ruled out, as
+    ``skipped`` gives them), and whether each phrase is its own case fold: each
+    distinct (trimmed) candidate worth ranking once, by its score, then its first
+    position. C loops over the candidates; a Python step per new one, and per phrase
+    taken or passed over."""
+    found = list(map(ranking.phrases.__getitem__, cands))
+    long = len(found) >= _LONG and sum(map(_LENGTH, found)) > 150
+    want = 5 if long else 3
     names = names if isinstance(names, set | frozenset) else set(names)
-    known, phrase = ranking.phrases.get, ranking.phrase
-    length = 0
-    scored: dict[tuple[str, ...], tuple[float, int]] = {}
-    for pos, cand in enumerate(cands):
-        words, score = known(cand) or phrase(cand)
-        length += len(words)
-        if (
-            score is None
-            or words in scored
-            or (skip and words in skip)
-            or (names and names.issuperset(words))
-        ):
+    top: list[str] = []
+    folded = True
+    # A stable sort: equal scores (the same phrase among them) in order of position.
+    for text, _, words, _, own in sorted(found, key=_SCORE):
+        if text is None:  # never ranked, as every one after it
+            break
+        if text in top or text in skip or (names and names.issuperset(words)):
             continue
-        scored[words] = (score, pos)
-    return _best(scored, length)
+        top.append(text)
+        folded = folded and own
+        if len(top) == want:
+            break
+    return top, folded
 
 
-def _best(scored: dict[tuple[str, ...], tuple[float, int]], words: int) -> list[str]:
+def _best(scored: dict[str, tuple[float, int]], words: int) -> list[str]:
     """The top phrases (5 of a message of over 150 candidate words, else 3): best score,
     then first seen."""
     ranked = sorted(scored.items(), key=itemgetter(1))
-    return [" ".join(c) for c, _ in ranked[: 5 if words > 150 else 3]]
+    return [c for c, _ in ranked[: 5 if words > 150 else 3]]
 
 
 def rank(
-    cands: list[tuple[str, ...]],
+    cands: list[str],
     stats: PhraseStats | None = None,
     exclude: Iterable[str] = (),
     names: Collection[str] = frozenset(),
@@ -379,5 +495,6 @@ def rank(
     if not cands:
         return []
     if stats is None or stats.docs == 0:
-        return _best(_local_scores(cands, exclude, names), sum(map(len, cands)))
-    return _ranked(cands, stats.ranking(), exclude, names)
+        length = sum(map(str.count, cands, repeat(" "))) + len(cands)
+        return _best(_local_scores(cands, exclude, names), length)
+    return top_phrases(cands, stats.ranking(), skipped(exclude), names)[0]

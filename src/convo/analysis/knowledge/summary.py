@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from convo.analysis.frequent import Frequent
+from convo.analysis.knowledge.actions import reply_actions
 from convo.analysis.knowledge.analysed import Analysis, distinct_people, people_only
 from convo.analysis.knowledge.email import email_fields
 from convo.analysis.knowledge.extract import (
@@ -36,7 +37,6 @@ from convo.analysis.knowledge.extract import (
     person,
     plain_all,
     replay,
-    reply_actions,
     topics_of,
 )
 from convo.analysis.knowledge.mailpeople import MESSAGE, mail_person, unmerged
