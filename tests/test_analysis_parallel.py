@@ -101,3 +101,39 @@ def test_small_or_limited_inputs_stay_in_this_process(store, monkeypatch):
     assert parallel.plan([part], parallel.Filters(), 1) is None
     monkeypatch.setattr(parallel, "PARALLEL_MIN_BYTES", 1 << 40)
     assert parallel.plan([part], parallel.Filters(), 2) is None
+
+
+def test_range_lines_reach_any_output_whole(tmp_path):
+    """A range's lines are appended after what the output holds: to a file descriptor
+    (by the kernel), to a pipe, and to an object without one."""
+    import io
+    import os
+    import threading
+
+    from convo.analysis.knowledge.ranges import _copy
+
+    data = b"".join(b'{"id":"m%d"}\n' % i for i in range(50_000))
+
+    def part() -> str:
+        path = tmp_path / "part.out"
+        path.write_bytes(data)
+        return str(path)
+
+    with open(tmp_path / "out", "wb") as out:
+        out.write(b"head\n")  # buffered: flushed before the kernel appends
+        _copy(part(), out)
+        _copy(part(), out)
+        out.write(b"tail\n")
+    assert (tmp_path / "out").read_bytes() == b"head\n" + data + data + b"tail\n"
+    assert not (tmp_path / "part.out").exists()
+    memory = io.BytesIO()
+    _copy(part(), memory)
+    assert memory.getvalue() == data
+    r, w = os.pipe()
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(os.fdopen(r, "rb").read()))
+    reader.start()
+    with os.fdopen(w, "wb") as pipe:
+        _copy(part(), pipe)
+    reader.join()
+    assert got == [data]

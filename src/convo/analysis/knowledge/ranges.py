@@ -23,6 +23,7 @@ pickle a copy of it into every task it queues.
 
 from __future__ import annotations
 
+import errno
 import os
 import pickle
 import tempfile
@@ -191,10 +192,38 @@ def _state(path: str) -> Conversation:
 
 
 def _copy(path: str, out: BinaryIO) -> None:
+    """Append the file at ``path`` to ``out``, then remove it: by ``os.sendfile`` when
+    ``out`` is a file descriptor (the kernel copies: a run's lines are about twice the
+    size of its input), else in blocks."""
     with open(path, "rb") as f:
-        while block := f.read(1 << 20):
-            out.write(block)
+        if not _sendfile(f, out):
+            while block := f.read(1 << 20):
+                out.write(block)
     os.unlink(path)
+
+
+def _sendfile(f: BinaryIO, out: BinaryIO) -> bool:
+    """Whether ``f`` was copied to ``out`` whole by ``os.sendfile`` (False: nothing was,
+    ``out`` has no descriptor or the system cannot send to it)."""
+    try:
+        target = out.fileno()
+    except (AttributeError, OSError, ValueError):  # io.BytesIO, a wrapper without one
+        return False
+    if not hasattr(os, "sendfile"):  # Windows
+        return False
+    out.flush()
+    size, sent = os.fstat(f.fileno()).st_size, 0
+    while sent < size:
+        try:
+            n = os.sendfile(target, f.fileno(), sent, size - sent)
+        except OSError as e:
+            if sent or e.errno not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+                raise  # a broken pipe, a full disk: as a write would
+            return False
+        if n == 0:
+            break
+        sent += n
+    return True
 
 
 def _observe(steps: list[Step], jobs: int, rebase: Rebase) -> Conversation:
