@@ -63,9 +63,8 @@ def run(h) -> None:
         h.compare("`convo stats` vs DuckDB GROUP BY", stats, duck, target=1, faster=True)
     h.compare("`convo stats`: all cores vs `--jobs 1`", stats, one)
     for fmt in ("jsonl", "json"):
-        m = h.time_cmd(
-            f"convo knowledge -f {fmt}", [convo, "knowledge", "-f", fmt, str(store)], repeat=1
-        )
+        # Three runs: one run of 20-30 s moved by 10% between runs on this machine.
+        m = h.time_cmd(f"convo knowledge -f {fmt}", [convo, "knowledge", "-f", fmt, str(store)])
         rate = n / m.median
         h.row(f"`convo knowledge -f {fmt}` messages/s", f"{rate:,.0f}", "≥ 40,000", rate >= 40_000)
         h.memory(f"peak RSS of `convo knowledge -f {fmt}`", m, limit_mb=150)
