@@ -103,8 +103,7 @@ class Lines:
     def line(self, record: dict[str, Any], a: Analysis) -> bytes:
         """``knowledge_line(record, conv.extract_plain(record, a))``."""
         conv = self.conv
-        speaker = fields.speaker(record)
-        listeners = fields.listeners(record)
+        speaker, listeners = fields.people(record)
         if speaker and is_email(record) and content_free(a, listeners):
             return self._mail_line(record, a, speaker) or knowledge_line(
                 record, conv.extract_plain(record, a)

@@ -59,7 +59,8 @@ def _ranked(table: Frequent[Any], top: int | None) -> list[tuple[Any, int]]:
 
 
 def _folded(name: str) -> str:
-    """``Aggregate._key``'s key of a name: one string when it is case-folded already."""
+    """The key of a name: case-folded, and the name itself when it is so already (one
+    string for the key, its spelling and the tables' keys)."""
     key = name.casefold()
     return name if key == name else key
 
@@ -69,8 +70,8 @@ class _Keys:
     or listener value in other records (``chat``) and in mail (``mail``), and the key,
     name and types of each entity of an address value in mail (``addresses``). Messages
     repeat a few thousand people, and one key object per person keeps the pair tuples
-    small. Emptied with ``clear`` when a key's
-    spelling may have been pruned (it must be set again) or the conversation changes."""
+    small. Emptied with ``clear`` when a key's spelling may have been pruned (it must be
+    set again) or the conversation changes."""
 
     __slots__ = ("addresses", "chat", "conv", "mail")
 
@@ -150,9 +151,7 @@ class Aggregate:
             self._prune()
 
     def _key(self, name: str) -> str:
-        key = name.casefold()
-        if key == name:
-            key = name  # one string for the key, its spelling and the tables' keys
+        key = _folded(name)
         if key not in self.spelling:
             self.spelling[key] = name
         return key
@@ -204,8 +203,7 @@ class Aggregate:
         named by a role, is counted without building that knowledge: its entities are
         its people, as ``person``, and it has no reply; so is a mail message whose text
         adds nothing, from its addresses' entities (``mailpeople``)."""
-        speaker = fields.speaker(record)
-        listeners = fields.listeners(record)
+        speaker, listeners = fields.people(record)
         if speaker and is_email(record):
             names = a.mentions or a.emails or a.urls
             if not names and self._add_mail(record, a, conv, speaker, listeners):
