@@ -1,14 +1,16 @@
-"""core.ranges and core.pool: byte ranges on record boundaries, an ordered pool map."""
+"""core.ranges and core.pool: byte ranges on record boundaries, an ordered pool map, a
+pool of fresh workers for several maps."""
 
 from __future__ import annotations
 
 import gzip
 import itertools
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from convo.core.pool import ordered_map
+from convo.core.pool import FreshPool, ordered_map
 from convo.core.ranges import open_range, split, splittable
 
 
@@ -106,8 +108,6 @@ def _reference_cut(data: bytes, target: int, limit: int, peek: int, is_start) ->
 def test_a_cut_reads_bounded_pieces_and_finds_the_first_start(
     tmp_path_factory, lines, target, step, peek
 ):
-    import pytest
-
     from convo.core import ranges
 
     data = b"\n".join(lines) + b"\n"
@@ -157,8 +157,6 @@ def _fail(n: int) -> int:
 
 
 def test_ordered_map_in_fresh_workers_keeps_order_and_raises():
-    import pytest
-
     got = list(ordered_map(_square, range(30), jobs=2, preload=["tests.test_ranges"]))
     assert got == [n * n for n in range(30)]
     with pytest.raises(ValueError, match="three"):
@@ -187,3 +185,100 @@ def test_fresh_workers_take_tasks_and_results_larger_than_a_pipe():
     )
     done = subprocess.run([sys.executable, "-c", code], timeout=60, capture_output=True)
     assert done.returncode == 0, done.stderr.decode()
+
+
+_PRELOAD = ["tests.test_ranges"]
+
+
+def _pid(n: int) -> tuple[int, int]:
+    import os
+
+    return n, os.getpid()
+
+
+def _die(n: int) -> int:
+    import os
+
+    if n == 2:
+        os._exit(3)
+    return n
+
+
+def _gone(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_fresh_pool_runs_several_maps_on_the_same_workers():
+    import os
+
+    with FreshPool(2, _PRELOAD) as pool:
+        first = list(pool.map(_pid, range(20)))
+        assert [n for n, _ in first] == list(range(20))
+        pids = {pid for _, pid in first}
+        assert len(pids) == 2 and os.getpid() not in pids
+        assert list(pool.map(_square, range(30))) == [n * n for n in range(30)]
+        assert list(pool.map(_square, [])) == []
+        again = list(pool.map(_pid, range(7)))
+        assert [n for n, _ in again] == list(range(7)) and {p for _, p in again} == pids
+        # closed with nothing owed (every result taken, its end not asked for): usable
+        assert list(itertools.islice(pool.map(_square, range(3)), 3)) == [0, 1, 4]
+        assert list(pool.map(_square, range(3))) == [0, 1, 4]
+        one, other = pool.map(_square, range(9)), pool.map(_square, range(9))
+        assert next(one) == 0
+        with pytest.raises(RuntimeError, match="another map"):
+            next(other)
+        assert list(one) == [n * n for n in range(1, 9)]
+    assert all(_gone(pid) for pid in pids)  # ended with the block
+    with pytest.raises(RuntimeError, match="closed"):
+        pool.map(_square, range(3))
+
+
+def test_fresh_pool_stops_when_a_map_raises_or_is_closed_with_results_owed():
+    with FreshPool(2, _PRELOAD) as pool:
+        pids = {pid for _, pid in pool.map(_pid, range(4))}
+        with pytest.raises(ValueError, match="three"):
+            list(pool.map(_fail, range(10)))
+        assert all(_gone(pid) for pid in pids)  # killed: their answers are not wanted
+        with pytest.raises(RuntimeError, match="a map raised"):
+            list(pool.map(_square, range(3)))
+    # a --limit, a closed pipe: the answers owed would be read as the next map's
+    with FreshPool(2, _PRELOAD) as pool:
+        results = pool.map(_square, range(1000))
+        assert next(results) == 0
+        results.close()
+        with pytest.raises(RuntimeError, match="results owed"):
+            pool.map(_square, range(3))
+
+
+def test_fresh_pool_reports_a_worker_that_died():
+    with FreshPool(2, _PRELOAD) as pool:
+        with pytest.raises(RuntimeError, match=r"a worker process ended \(exit 3\)"):
+            list(pool.map(_die, range(10)))
+        with pytest.raises(RuntimeError, match="closed"):
+            pool.map(_square, range(3))
+
+
+def test_fresh_pool_kills_its_workers_when_its_block_raises():
+    with pytest.raises(KeyError), FreshPool(2, _PRELOAD) as pool:
+        results = pool.map(_pid, range(100))
+        pids = {next(results)[1], next(results)[1]}
+        raise KeyError("stop")
+    assert all(_gone(pid) for pid in pids)
+
+
+def test_fresh_pool_of_one_job_runs_in_this_process():
+    import os
+
+    with FreshPool(1, _PRELOAD) as pool:
+        assert list(pool.map(_pid, range(3))) == [(n, os.getpid()) for n in range(3)]
+        assert list(pool.map(_square, range(3))) == [0, 1, 4]
+        with pytest.raises(ValueError, match="three"):
+            list(pool.map(_fail, range(10)))
+        with pytest.raises(RuntimeError, match="a map raised"):
+            pool.map(_square, range(3))  # as with workers

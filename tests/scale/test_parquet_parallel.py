@@ -52,13 +52,18 @@ def test_two_jobs_write_the_files_of_one(store, tmp_path, monkeypatch, partition
     monkeypatch.setattr(parallel, "PARALLEL_MIN_BYTES", 1)
     monkeypatch.setattr(parallel, "RANGE_MIN_BYTES", 64 << 10)  # several ranges
     rounds = []
-    real = parquet_parallel.ordered_map
+    pools = []
 
-    def counted(fn, items, jobs, **kw):
-        rounds.append((fn.__name__, jobs, len(items)))
-        return real(fn, items, jobs, **kw)
+    class Counted(parquet_parallel.FreshPool):
+        def __init__(self, *args):
+            super().__init__(*args)
+            pools.append(self)
 
-    monkeypatch.setattr(parquet_parallel, "ordered_map", counted)
+        def map(self, fn, items):
+            rounds.append((fn.__name__, self.jobs, len(items)))
+            return super().map(fn, items)
+
+    monkeypatch.setattr(parquet_parallel, "FreshPool", Counted)
     runs = {}
     for jobs in ("1", "2"):
         r = _export(store, tmp_path / jobs, "-j", jobs, "--partition-by", partition_by)
@@ -68,6 +73,7 @@ def test_two_jobs_write_the_files_of_one(store, tmp_path, monkeypatch, partition
         ("spill_range", 2),
         ("write_partitions", 2),
     ]  # --jobs 1: one process, the one-core path
+    assert len(pools) == 1  # both rounds on the same workers
     assert rounds[0][2] > 2
     one, two = _files(tmp_path / "1"), _files(tmp_path / "2")
     assert one.keys() == two.keys() and len(one) > 10

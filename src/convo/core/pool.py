@@ -15,6 +15,11 @@ fresh one holds what the work needs (the query scan: about 15 MB), which matters
 the memory of every worker counts. Workers ignore Ctrl-C: the terminal sends SIGINT to
 the whole process group, and the parent alone turns it into exit code 130. Closing the
 iterator (after ``--limit``, or a closed pipe) cancels what is not started.
+
+``FreshPool(jobs, preload)`` keeps one set of fresh workers for several maps: a command
+of several passes over the same ranges (``convo knowledge``, the Parquet export) starts
+and imports them once, not once a pass while the cores wait. ``ordered_map`` with
+``preload`` is one map on a pool of its own.
 """
 
 from __future__ import annotations
@@ -62,7 +67,8 @@ def ordered_map(
         yield from map(fn, items)
         return
     if preload:
-        yield from _fresh_map(fn, items, jobs, preload)
+        with FreshPool(jobs, preload) as fresh:
+            yield from fresh.map(fn, items)
         return
     # Imported here: a ``serve`` worker (which imports this module) needs neither.
     import multiprocessing
@@ -98,51 +104,132 @@ def _receive(stream: IO[bytes]) -> Any:
     return pickle.loads(stream.read(_SIZE.unpack(head)[0]))
 
 
-def _fresh_map(
-    fn: Callable[[T], R], items: Iterable[T], jobs: int, preload: Sequence[str]
-) -> Iterator[R]:
-    """Task ``i`` goes to worker ``i % jobs``; each worker answers its tasks in order.
+class FreshPool:
+    """``jobs`` fresh interpreters that import ``preload``, kept for several ``map`` calls.
 
-    Tasks are written by one feeder thread per worker: were the parent to write them
-    itself, a task larger than the pipe's buffer would block it on a worker that is
-    blocked in turn writing a result the parent is not reading.
+    ``with FreshPool(jobs, preload) as pool:`` starts the workers at once (their start-up
+    overlaps what the parent does next); each ``pool.map(fn, items)`` is
+    ``ordered_map(fn, items, jobs, preload=preload)`` on those same workers, so a run of
+    several passes pays the interpreters' start-up and imports once. One map runs at a
+    time; leaving the block ends the workers (kills them if it raised). With ``jobs <= 1`` there are none: ``map``
+    runs in this process.
+
+    A map that raises (a worker's exception, a worker that died, Ctrl-C, ``items``) or
+    is closed while results are still owed (after ``--limit``, a closed pipe) stops the
+    pool: those results would wait in the pipes to be read as the next map's, so the
+    workers are killed, and every later ``map`` raises RuntimeError. A map consumed to
+    its end, or closed with nothing owed, leaves the pool ready for the next.
     """
-    import subprocess
 
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    code = "from convo.core.pool import serve; serve()"
-    workers = [
-        _Worker(
-            subprocess.Popen(
-                [sys.executable, "-c", code, *preload],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                env=env,
+    def __init__(self, jobs: int, preload: Sequence[str]) -> None:
+        self.jobs = jobs
+        self._workers: list[_Worker] = []
+        self._busy = False
+        self._stopped = ""  # why no map may run any more
+        if jobs <= 1:
+            return
+        import subprocess
+
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        code = "from convo.core.pool import serve; serve()"
+        self._workers = [
+            _Worker(
+                subprocess.Popen(
+                    [sys.executable, "-c", code, *preload],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    env=env,
+                )
             )
-        )
-        for _ in range(jobs)
-    ]
-    pending: deque[subprocess.Popen] = deque()
-    try:
+            for _ in range(jobs)
+        ]
+
+    def __enter__(self) -> FreshPool:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if kind is not None:  # nothing the workers hold is wanted
+            self._stop("closed on an error")
+        self.close()
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        """``fn(item)`` for each item, in input order, at most ``2 * jobs`` waiting."""
+        if self._stopped:
+            raise RuntimeError(f"the pool is closed ({self._stopped})")
+        return self._map(fn, items)
+
+    def _map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        if self._stopped:  # between ``map`` and the first ``next``
+            raise RuntimeError(f"the pool is closed ({self._stopped})")
+        if self._busy:
+            raise RuntimeError("the pool is running another map")
+        self._busy = True
+        owed: deque[_Worker] = deque()
+        failed = True
+        try:
+            if self._workers:
+                yield from self._ordered(fn, items, owed)
+            else:
+                yield from map(fn, items)
+            failed = False
+        except GeneratorExit:  # closed early: stopped only if results are owed
+            failed = False
+            raise
+        finally:
+            self._busy = False
+            if failed:
+                self._stop("a map raised")
+            elif owed:
+                self._stop("a map was closed with results owed")
+
+    def _ordered(
+        self, fn: Callable[[T], R], items: Iterable[T], owed: deque[_Worker]
+    ) -> Iterator[R]:
+        """Task ``i`` goes to worker ``i % jobs``; each worker answers its tasks in order.
+
+        A worker stays in ``owed`` until its answer is read whole, so an interrupted read
+        counts as owed.
+        """
+        workers, jobs = self._workers, self.jobs
         for i, item in enumerate(items):
             worker = workers[i % jobs]
             worker.tasks.put((fn, item))
-            pending.append(worker.proc)
-            if len(pending) >= 2 * jobs:
-                yield _result(pending.popleft())
-        while pending:
-            yield _result(pending.popleft())
-    finally:
-        for worker in workers:
-            if pending:  # stopped early: the work still queued is not wanted
+            owed.append(worker)
+            if len(owed) >= 2 * jobs:
+                yield _result(owed)
+        while owed:
+            yield _result(owed)
+
+    def _stop(self, why: str) -> None:
+        """Kill the workers (the work they hold is not wanted) and end them."""
+        if not self._stopped:
+            self._stopped = why
+            for worker in self._workers:
                 worker.proc.kill()
+            self._end()
+
+    def close(self) -> None:
+        """End the workers once their work is done (killed if a map is under way)."""
+        if self._busy:  # the ``with`` body raised out of a map's loop
+            self._stop("closed during a map")
+        elif not self._stopped:
+            self._stopped = "closed"
+            self._end()
+
+    def _end(self) -> None:
+        for worker in self._workers:
             worker.tasks.put(None)
-        for worker in workers:
+        for worker in self._workers:
             worker.close()
 
 
 class _Worker:
-    """A ``serve`` process and the thread that feeds it its tasks."""
+    """A ``serve`` process and the thread that feeds it its tasks.
+
+    Were the parent to write the tasks itself, a task larger than the pipe's buffer would
+    block it on a worker that is blocked in turn writing a result the parent is not
+    reading.
+    """
 
     def __init__(self, proc: subprocess.Popen) -> None:
         import queue
@@ -172,12 +259,15 @@ class _Worker:
                     stream.close()
 
 
-def _result(proc: subprocess.Popen) -> Any:
+def _result(owed: deque[_Worker]) -> Any:
+    """The next answer owed: the first worker's, taken off ``owed`` once read whole."""
+    proc = owed[0].proc
     assert proc.stdout is not None
     try:
         ok, value = _receive(proc.stdout)
     except EOFError:
         raise RuntimeError(f"a worker process ended (exit {proc.wait()})") from None
+    owed.popleft()
     if not ok:
         raise value
     return value

@@ -19,6 +19,9 @@ state. Here each pass runs per byte range (``convo.analysis.parallel``):
 Results pass through files (``save``/``load``), not the pool's pipes, for that reason;
 the merged state is saved once and each task names the file, so the parent does not
 pickle a copy of it into every task it queues.
+
+The passes run on one pool of fresh workers (``core.pool.FreshPool``): a pass's workers
+are the last pass's, not new interpreters to start and import while the cores wait.
 """
 
 from __future__ import annotations
@@ -54,11 +57,11 @@ from convo.analysis.parallel import (
     workers,
 )
 from convo.core import fields
-from convo.core.pool import ordered_map
+from convo.core.pool import FreshPool
 from convo.query.filters import Filters
 
 # The workers are fresh interpreters that import this module alone (``core.pool``'s
-# ``preload``): about 18 MB each, where a forked copy of the command line is 40 MB and
+# ``FreshPool``): about 18 MB each, where a forked copy of the command line is 40 MB and
 # the benchmark counts every process. Tasks and results are small (paths, reports), the
 # data go through files.
 _PRELOAD = (__name__,)
@@ -226,18 +229,16 @@ def _sendfile(f: BinaryIO, out: BinaryIO) -> bool:
     return True
 
 
-def _observe(steps: list[Step], jobs: int, rebase: Rebase) -> Conversation:
+def _observe(steps: list[Step], pool: FreshPool, rebase: Rebase) -> Conversation:
     """Passes 1 and 2: the merged conversation state, every parent found."""
     conv = Conversation()
-    for step, report in zip(
-        steps, ordered_map(observe_range, steps, jobs, preload=_PRELOAD), strict=True
-    ):
+    for step, report in zip(steps, pool.map(observe_range, steps), strict=True):
         conv.merge(load(step.out))  # one range's state held at a time
         rebase.add(step.task, report)
     wanted = frozenset(conv.unresolved())
     if wanted:
         look = [Step(s.task, s.spool, s.out, wanted=wanted) for s in steps]
-        for found in ordered_map(parents_in_range, look, jobs, preload=_PRELOAD):
+        for found in pool.map(parents_in_range, look):
             conv.note_parents(found)
     return conv
 
@@ -253,9 +254,13 @@ def run(
 ) -> Aggregate | None:
     """Knowledge of the records of ``tasks`` on ``jobs`` processes: the summary, or the
     per-message lines written to ``out`` in input order; bad lines go to ``on_error``."""
-    rebase = Rebase(on_error)
-    mail = email_format_names()
-    with tempfile.TemporaryDirectory(prefix="convo-knowledge-") as tmp:
+    # The pool first: its workers start and import while the parent lays out the steps.
+    with (
+        tempfile.TemporaryDirectory(prefix="convo-knowledge-") as tmp,
+        FreshPool(jobs, _PRELOAD) as pool,
+    ):
+        rebase = Rebase(on_error)
+        mail = email_format_names()
         steps = [
             Step(t, os.path.join(tmp, f"{i}.spool"), os.path.join(tmp, f"{i}.out"),
                  summary=summary, metadata_only=metadata_only, mail=mail)
@@ -264,12 +269,10 @@ def run(
         state = ""
         if not metadata_only:
             state = os.path.join(tmp, "state")
-            save(_observe(steps, jobs, rebase), state)  # freed here: the workers load it
+            save(_observe(steps, pool, rebase), state)  # freed here: the workers load it
         steps = [replace(s, state=state) for s in steps]
         total = Aggregate() if summary else None
-        for step, report in zip(
-            steps, ordered_map(extract_range, steps, jobs, preload=_PRELOAD), strict=True
-        ):
+        for step, report in zip(steps, pool.map(extract_range, steps), strict=True):
             if report is not None:
                 rebase.add(step.task, report)
             if total is not None:

@@ -7,7 +7,7 @@ export is partitioned; otherwise it returns None and the caller streams the reco
 through ``parquet.write_parquet`` in one process (imported formats, stdin, small inputs,
 ``--partition-by ''``: one file whose row groups follow the one stream).
 
-Two rounds on the ordered pool (``core.pool.ordered_map``, fresh interpreters):
+Two rounds on one pool of fresh interpreters (``core.pool.FreshPool``), started once:
 1. each range is selected (``analysis.parallel.range_matches``: the one-core scan),
    validated (``common.validated``), converted (``parquet.batches``) and spilled, sorted
    by partition, into the export's hidden spill folder by ``parquet.PartitionedWriter``
@@ -24,8 +24,8 @@ Memory: the parent never imports pyarrow; each worker holds one range's buffer (
 
 Decision: ``MIN_BYTES`` = 64 MB. Measured on this project's 2-core machine shared with
 other jobs (load 3.5), the 100k-record, 50 MB benchmark store: one process 1.9-2.1 s of
-CPU, 2.8-4.8 s wall; two workers 3.0 s of CPU (the four interpreters that import pyarrow
-cost about 1 s), 4.5-4.7 s wall. Below about 64 MB the pool does not pay on a shared
+CPU, 2.8-4.8 s wall; two workers 3.0 s of CPU (the four interpreters that import pyarrow,
+when each round started its own, cost about 1 s), 4.5-4.7 s wall. Below about 64 MB the pool does not pay on a shared
 machine; on the 1M store it does (BENCHMARKS.md, Scale-out).
 """
 
@@ -44,7 +44,7 @@ from typing import Any
 from convo.analysis import parallel
 from convo.core.errors import InputError, RecordError, UsageError
 from convo.core.jsonl import Line
-from convo.core.pool import ordered_map
+from convo.core.pool import FreshPool
 from convo.importers.context import Rejection
 from convo.output.exporters.parquet import check_partitions, empty_folder
 from convo.query.filters import Filters
@@ -205,24 +205,22 @@ def export_parts(
     if importlib.util.find_spec("pyarrow") is None:  # not imported here (memory)
         raise UsageError("Parquet needs pyarrow", hint="pip install 'convo-tools[parquet]'")
     target = empty_folder(out_dir)
-    workers = parallel.workers(tasks, jobs)
     spill: str | None = None
     try:
-        target.mkdir(parents=True, exist_ok=True)
-        spill = tempfile.mkdtemp(prefix=".convo-spill-", dir=target)
-        runs: dict[Key, list[tuple[str, int]]] = {}
-        reports = _Reports(on_error, on_reject)
-        round1 = [SpillTask(t, i, str(target), spill, chosen) for i, t in enumerate(tasks)]
-        count = 0
-        for task, spilled in zip(round1, ordered_map(spill_range, round1, workers,
-                                                     preload=_PRELOAD), strict=True):  # fmt: skip
-            for key, refs in spilled.runs.items():
-                runs.setdefault(key, []).extend(refs)
-            count += spilled.count
-            reports.add(task.range.range.path, spilled)
-        round2 = [WriteTask(str(target), chosen, group) for group in _groups(runs)]
-        written = sum(ordered_map(write_partitions, round2, min(workers, len(round2) or 1),
-                                  preload=_PRELOAD))  # fmt: skip
+        with FreshPool(parallel.workers(tasks, jobs), _PRELOAD) as pool:
+            target.mkdir(parents=True, exist_ok=True)
+            spill = tempfile.mkdtemp(prefix=".convo-spill-", dir=target)
+            runs: dict[Key, list[tuple[str, int]]] = {}
+            reports = _Reports(on_error, on_reject)
+            round1 = [SpillTask(t, i, str(target), spill, chosen) for i, t in enumerate(tasks)]
+            count = 0
+            for task, spilled in zip(round1, pool.map(spill_range, round1), strict=True):
+                for key, refs in spilled.runs.items():
+                    runs.setdefault(key, []).extend(refs)
+                count += spilled.count
+                reports.add(task.range.range.path, spilled)
+            round2 = [WriteTask(str(target), chosen, group) for group in _groups(runs)]
+            written = sum(pool.map(write_partitions, round2))
         assert written == count, (written, count)
     except OSError as e:
         raise InputError(f"cannot write Parquet ({e.strerror or e})", where=str(target)) from None
