@@ -111,8 +111,8 @@ class FreshPool:
     overlaps what the parent does next); each ``pool.map(fn, items)`` is
     ``ordered_map(fn, items, jobs, preload=preload)`` on those same workers, so a run of
     several passes pays the interpreters' start-up and imports once. One map runs at a
-    time; leaving the block ends the workers (kills them if it raised). With ``jobs <= 1`` there are none: ``map``
-    runs in this process.
+    time; leaving the block ends the workers (kills them if it raised). With
+    ``jobs <= 1`` there are none: ``map`` runs in this process.
 
     A map that raises (a worker's exception, a worker that died, Ctrl-C, ``items``) or
     is closed while results are still owed (after ``--limit``, a closed pipe) stops the

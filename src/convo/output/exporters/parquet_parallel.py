@@ -25,8 +25,9 @@ Memory: the parent never imports pyarrow; each worker holds one range's buffer (
 Decision: ``MIN_BYTES`` = 64 MB. Measured on this project's 2-core machine shared with
 other jobs (load 3.5), the 100k-record, 50 MB benchmark store: one process 1.9-2.1 s of
 CPU, 2.8-4.8 s wall; two workers 3.0 s of CPU (the four interpreters that import pyarrow,
-when each round started its own, cost about 1 s), 4.5-4.7 s wall. Below about 64 MB the pool does not pay on a shared
-machine; on the 1M store it does (BENCHMARKS.md, Scale-out).
+when each round started its own, cost about 1 s), 4.5-4.7 s wall. Below about 64 MB the
+pool does not pay on a shared machine; on the 1M store it does (BENCHMARKS.md,
+Scale-out).
 """
 
 from __future__ import annotations
