@@ -59,7 +59,7 @@ def test_merge_keeps_the_bound_and_equals_one_pass_when_exact(left, right, capac
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.lists(st.integers(0, 40), max_size=12), max_size=40), st.integers(1, 8))
+@given(st.lists(st.lists(st.integers(0, 40), max_size=30), max_size=40), st.integers(1, 8))
 def test_update_is_add_of_each_key(batches, capacity):
     """The same counts, total and error, reductions included, as one ``add`` per key."""
     batched: Frequent[int] = Frequent(capacity)

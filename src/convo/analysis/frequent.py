@@ -59,15 +59,25 @@ class Frequent(Generic[K]):
 
     def update(self, keys: list[K]) -> None:
         """``add`` each key once, in order (the same counts and reductions)."""
-        counts = self.counts
-        if len(counts) + len(keys) > 2 * self.capacity:
-            for key in keys:  # a reduction may fall between two of them
-                self.add(key)
-            return
-        # No reduction can: counted by ``Counter.update``'s C loop (``get(key, 0) + 1``
-        # per key, as ``add`` does), without its Mapping test.
-        _count_elements(counts, keys)
-        self.total += len(keys)
+        limit, counts = 2 * self.capacity, self.counts
+        start, end = 0, len(keys)
+        self.total += end
+        while start < end:
+            room = limit - len(counts)
+            if room > 0:
+                # Each key adds one counter at most, so the next ``room`` cannot reduce:
+                # counted by ``Counter.update``'s C loop (``get(key, 0) + 1`` per key, as
+                # ``add`` does), without its Mapping test.
+                stop = min(end, start + room)
+                _count_elements(counts, keys if stop - start == end else keys[start:stop])
+                start = stop
+                continue
+            key = keys[start]  # full: a new key reduces (``add``)
+            counts[key] = counts.get(key, 0) + 1
+            start += 1
+            if len(counts) > limit:
+                self._reduce()
+                counts = self.counts
 
     def _reduce(self) -> None:
         counts = self.counts

@@ -2,7 +2,8 @@
 
 Memory is bounded whatever the input: every table is a Misra-Gries summary
 (``convo.analysis.frequent.Frequent``) of at most ``2 * CAPACITY`` keys, and names are
-kept only for keys some table holds. What is exact and what is approximate:
+kept only for keys some table holds (or a batch still to count: see below). What is
+exact and what is approximate:
 
 - ``messages`` is exact, always.
 - While a table never held more than ``2 * CAPACITY`` distinct keys, its counts are
@@ -15,6 +16,11 @@ kept only for keys some table holds. What is exact and what is approximate:
   exact while the speakers table is exact and otherwise the number still held.
 - Per-speaker topics are one table of (speaker, topic) pairs, so a speaker's top five
   are exact under the same condition and within the same bound otherwise.
+
+Counting is batched: a message's keys wait in lists (``_Pending``) and each table counts
+``BATCH`` messages' keys at once (``Frequent.update``: the same counts and reductions
+as one ``add`` per key, in C loops); whatever reads the tables counts the waiting keys
+first (``flush``).
 
 ``merge(other)`` adds another aggregate (of the input that follows this one's): the
 counts equal one pass over both inputs while the tables are exact, and stay within the
@@ -50,6 +56,7 @@ if TYPE_CHECKING:
 CAPACITY = 20_000  # keys kept per table after a reduction (twice that before one)
 _CACHE_MAX = 1 << 14  # people the cache holds (bounded memory)
 SPEAKER_TOPICS = 5  # topics shown per speaker
+BATCH = 512  # messages whose keys wait before the tables count them
 _PERSON = ["person"]
 
 
@@ -86,6 +93,19 @@ class _Keys:
             cache.clear()
 
 
+class _Pending:
+    """Keys of an ``Aggregate``'s tables not counted yet, in the order they came."""
+
+    __slots__ = ("entities", "pairs", "speaker_topics", "speakers", "topics")
+
+    def __init__(self) -> None:
+        self.speakers: list[str] = []
+        self.pairs: list[tuple[str, str]] = []
+        self.entities: list[str] = []
+        self.topics: list[str] = []
+        self.speaker_topics: list[tuple[str, str]] = []
+
+
 def _bounded(cache: dict[str, Any]) -> dict[str, Any]:
     if len(cache) >= _CACHE_MAX:
         cache.clear()
@@ -115,6 +135,8 @@ class Aggregate:
     spelling: dict[str, str] = field(default_factory=dict)
     _prune_at: int = field(default=0, repr=False)
     _cache: _Keys = field(default_factory=_Keys, repr=False, compare=False)
+    _pending: _Pending = field(default_factory=_Pending, repr=False, compare=False)
+    _flush_at: int = field(default=BATCH, repr=False, compare=False)
 
     CAPACITY: ClassVar[int] = CAPACITY
 
@@ -122,13 +144,32 @@ class Aggregate:
         self._prune_at = 2 * self.CAPACITY
 
     def __getstate__(self) -> dict[str, Any]:
-        return dict(self.__dict__, _cache=_Keys())
+        self.flush()
+        return dict(self.__dict__, _cache=_Keys(), _pending=_Pending())
 
     def _tables(self) -> list[Frequent[Any]]:
         return [self.speakers, self.pairs, self.entities, self.topics, self.speaker_topics]
 
+    def flush(self) -> None:
+        """Count the keys waiting (``_Pending``); then forget spellings no table holds,
+        when they have grown (``_prune``)."""
+        pending = self._pending
+        for table, keys in zip(
+            self._tables(),
+            (pending.speakers, pending.pairs, pending.entities, pending.topics,
+             pending.speaker_topics),
+            strict=True,
+        ):  # fmt: skip
+            if keys:
+                table.update(keys)
+                keys.clear()
+        self._flush_at = self.messages + BATCH
+        if len(self.spelling) > self._prune_at:
+            self._prune()
+
     @property
     def exact(self) -> bool:
+        self.flush()
         return all(t.exact for t in self._tables())
 
     def _prune(self) -> None:
@@ -144,11 +185,8 @@ class Aggregate:
 
     def compact(self) -> None:
         """Forget the spellings of keys no table holds (before the aggregate is saved)."""
+        self.flush()
         self._prune()
-
-    def _maybe_prune(self) -> None:
-        if len(self.spelling) > self._prune_at:
-            self._prune()
 
     def _key(self, name: str) -> str:
         key = _folded(name)
@@ -186,14 +224,14 @@ class Aggregate:
         mail = is_email(record)
         who = self._person_key(record, speaker, mail, conv) if speaker else None
         if who is not None:
-            self.speakers.add(who)
+            self._pending.speakers.append(who)
             heard = {self._person_key(record, x, mail, conv) for x in fields.listeners(record)}
             for a in knowledge["actions"]:  # a reply talks to the parent's speaker
                 obj = a["objectEntityName"]
                 if a["verbs"] == ["reply"] and obj not in ("none", speaker):
                     heard.add(self._key(obj))
             heard.discard(who)  # replying to oneself is not talking to someone
-            self.pairs.update([(who, listener) for listener in sorted(heard)])
+            self._pending.pairs += [(who, listener) for listener in sorted(heard)]
         self._add_entities(knowledge["entities"])
         self._add_topics(who, knowledge["topics"])
 
@@ -214,8 +252,9 @@ class Aggregate:
             if distinct_people([who, *heard]):
                 conv.note_parent(record)
                 self.messages += 1
-                self.speakers.add(who)
-                self.pairs.update([(who, listener) for listener in sorted(heard)])
+                pending = self._pending
+                pending.speakers.append(who)
+                pending.pairs += [(who, listener) for listener in sorted(heard)]
                 for key in (who, *heard):  # their spellings are set: they are people's
                     self._add_entity(key, _PERSON)
                 self._add_topics(who, topics_of(record, a, conv))
@@ -257,9 +296,9 @@ class Aggregate:
         if not unmerged([key for key, _, _ in entities] + [conv.canonical(MESSAGE).casefold()]):
             return False
         self.messages += 1
-        self.speakers.add(who)
+        self._pending.speakers.append(who)
         heard.discard(who)  # replying to oneself is not talking to someone
-        self.pairs.update([(who, listener) for listener in sorted(heard)])
+        self._pending.pairs += [(who, listener) for listener in sorted(heard)]
         spelling = self.spelling
         for key, name, kinds in entities:  # ``_key(name)``: its key is cached
             if key not in spelling:
@@ -269,12 +308,14 @@ class Aggregate:
         return True
 
     def _add_topics(self, who: str | None, topics: list[str]) -> None:
+        """Count a message's topics: the last of its counts (then a batch may be done)."""
         keys = list(map(self._key, topics))
-        self.topics.update(keys)
+        pending = self._pending
+        pending.topics += keys
         if who is not None:
-            self.speaker_topics.update([(who, key) for key in keys])
-        if len(self.spelling) > self._prune_at:
-            self._prune()
+            pending.speaker_topics += [(who, key) for key in keys]
+        if self.messages >= self._flush_at:
+            self.flush()
 
     def _add_entities(self, entities: list[Plain]) -> None:
         for e in entities:
@@ -284,13 +325,15 @@ class Aggregate:
             self._add_entity(self._key(e["name"]), kinds)
 
     def _add_entity(self, key: str, kinds: list[str]) -> None:
-        self.entities.add(key)
+        self._pending.entities.append(key)
         types = self.entity_types.setdefault(key, [])
         if types != kinds:
             types.extend(t for t in kinds if t not in types)
 
     def merge(self, other: Aggregate) -> None:
         """Add the aggregate of the input that follows this one's (see the module docstring)."""
+        self.flush()
+        other.flush()
         self.messages += other.messages
         for mine, theirs in zip(self._tables(), other._tables(), strict=True):
             mine.merge(theirs)
@@ -299,7 +342,7 @@ class Aggregate:
         for k, types in other.entity_types.items():
             have = self.entity_types.setdefault(k, [])
             have.extend(t for t in types if t not in have)
-        self._maybe_prune()
+        self.flush()  # nothing waits: it prunes when the spellings have grown
 
     def _per_speaker(self, shown: set[str]) -> dict[str, list[tuple[str, int]]]:
         per: dict[str, list[tuple[str, int]]] = {}
@@ -311,6 +354,7 @@ class Aggregate:
 
     def to_dict(self, top: int | None = 20) -> dict[str, Any]:
         """Plain data for ``--format json``: ranked lists, most frequent first."""
+        self.flush()
         sp = self.spelling
         speakers = _ranked(self.speakers, top)
         per = self._per_speaker({s for s, _ in speakers})
