@@ -7,8 +7,7 @@ import pickle
 import subprocess
 import sys
 
-from convo.analysis.knowledge import metadata
-from convo.analysis.knowledge import summary
+from convo.analysis.knowledge import metadata, summary
 from convo.analysis.knowledge.summary import Aggregate
 
 
