@@ -105,6 +105,10 @@ class _Pending:
         self.topics: list[str] = []
         self.speaker_topics: list[tuple[str, str]] = []
 
+    def lists(self) -> list[list[Any]]:
+        """The lists, in the order of ``Aggregate._tables``."""
+        return [self.speakers, self.pairs, self.entities, self.topics, self.speaker_topics]
+
 
 def _bounded(cache: dict[str, Any]) -> dict[str, Any]:
     if len(cache) >= _CACHE_MAX:
@@ -153,13 +157,7 @@ class Aggregate:
     def flush(self) -> None:
         """Count the keys waiting (``_Pending``); then forget spellings no table holds,
         when they have grown (``_prune``)."""
-        pending = self._pending
-        for table, keys in zip(
-            self._tables(),
-            (pending.speakers, pending.pairs, pending.entities, pending.topics,
-             pending.speaker_topics),
-            strict=True,
-        ):  # fmt: skip
+        for table, keys in zip(self._tables(), self._pending.lists(), strict=True):
             if keys:
                 table.update(keys)
                 keys.clear()
