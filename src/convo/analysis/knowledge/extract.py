@@ -98,10 +98,11 @@ def as_record(item: dict[str, Any] | ConversationMessage) -> dict[str, Any]:
 
 def person(record: dict[str, Any], value: str, conv: Conversation | None = None) -> str:
     """How the knowledge names the speaker or listener ``value`` of ``record``."""
-    return _person(is_email(record), value, conv)
+    return person_of(is_email(record), value, conv)
 
 
-def _person(mail: bool, value: str, conv: Conversation | None) -> str:
+def person_of(mail: bool, value: str, conv: Conversation | None) -> str:
+    """``person`` of a value in a mail record (``mail``) or in another."""
     if not mail:
         return value
     if conv is not None:
@@ -355,9 +356,9 @@ def _extract_plain(
     found = meta["actions"]
     speaker = fields.speaker(record)
     if speaker:
-        who = canon(_person(mail, speaker, conv))
+        who = canon(person_of(mail, speaker, conv))
         if a.questions and actions:
-            heard = [_person(mail, x, conv) for x in fields.listeners(record)]
+            heard = [person_of(mail, x, conv) for x in fields.listeners(record)]
             found += ask_actions(heard, who, a.questions, canon)
         found += reply_actions(record, who, conv, canon)
     return {

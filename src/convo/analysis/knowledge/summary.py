@@ -29,8 +29,9 @@ bound otherwise; a spelling is the first one seen, as in one pass.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from convo.analysis.frequent import Frequent
@@ -40,7 +41,7 @@ from convo.analysis.knowledge.email import email_fields
 from convo.analysis.knowledge.extract import (
     Conversation,
     as_record,
-    person,
+    person_of,
     plain_all,
     replay,
     topics_of,
@@ -72,24 +73,43 @@ def _folded(name: str) -> str:
     return name if key == name else key
 
 
+class _Computed(dict[str, str]):
+    """A value -> its key, computed by ``compute`` when first asked for (a hit is a C
+    subscript, no Python call); at most ``_CACHE_MAX`` kept."""
+
+    __slots__ = ("compute",)
+
+    def __init__(self, compute: Callable[[str], str]):
+        super().__init__()
+        self.compute = compute
+
+    def __missing__(self, value: str) -> str:
+        key = self.compute(value)
+        _bounded(self)[value] = key
+        return key
+
+
 class _Keys:
     """Caches (not state) of an ``Aggregate`` for one conversation: the key of a speaker
-    or listener value in other records (``chat``) and in mail (``mail``), and the key,
-    name and types of each entity of an address value in mail (``addresses``). Messages
-    repeat a few thousand people, and one key object per person keeps the pair tuples
-    small. Emptied with ``clear`` when a key's spelling may have been pruned (it must be
-    set again) or the conversation changes."""
+    or listener value in other records (``chat``) and in mail (``mail``), of a name
+    (``names``: ``Aggregate._key``), the key, name and types of each entity of an
+    address value in mail (``addresses``), and the keys typed ``person`` already
+    (``persons``). Messages repeat a few thousand people, and one key object per person
+    keeps the pair tuples small. Emptied with ``clear`` when a key's spelling may have
+    been pruned (it must be set again) or the conversation changes."""
 
-    __slots__ = ("addresses", "chat", "conv", "mail")
+    __slots__ = ("addresses", "chat", "conv", "mail", "names", "persons")
 
-    def __init__(self) -> None:
+    def __init__(self, agg: Aggregate) -> None:
         self.conv: Any = None
-        self.chat: dict[str, str] = {}
-        self.mail: dict[str, str] = {}
+        self.chat = _Computed(lambda value: agg._canonical_key(value, False))
+        self.mail = _Computed(lambda value: agg._canonical_key(value, True))
+        self.names = _Computed(agg._key)
         self.addresses: dict[str, tuple[tuple[str, str, list[str]], ...]] = {}
+        self.persons: set[str] = set()
 
     def clear(self) -> None:
-        for cache in (self.chat, self.mail, self.addresses):
+        for cache in (self.chat, self.mail, self.names, self.addresses, self.persons):
             cache.clear()
 
 
@@ -138,7 +158,7 @@ class Aggregate:
     speaker_topics: Frequent[tuple[str, str]] = field(default_factory=_table)
     spelling: dict[str, str] = field(default_factory=dict)
     _prune_at: int = field(default=0, repr=False)
-    _cache: _Keys = field(default_factory=_Keys, repr=False, compare=False)
+    _cache: _Keys = field(init=False, repr=False, compare=False)
     _pending: _Pending = field(default_factory=_Pending, repr=False, compare=False)
     _flush_at: int = field(default=BATCH, repr=False, compare=False)
 
@@ -146,10 +166,17 @@ class Aggregate:
 
     def __post_init__(self) -> None:
         self._prune_at = 2 * self.CAPACITY
+        self._cache = _Keys(self)
 
     def __getstate__(self) -> dict[str, Any]:
         self.flush()
-        return dict(self.__dict__, _cache=_Keys(), _pending=_Pending())
+        state = dict(self.__dict__, _pending=_Pending())
+        del state["_cache"]  # caches, and they call this aggregate's methods
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._cache = _Keys(self)
 
     def _tables(self) -> list[Frequent[Any]]:
         return [self.speakers, self.pairs, self.entities, self.topics, self.speaker_topics]
@@ -192,21 +219,19 @@ class Aggregate:
             self.spelling[key] = name
         return key
 
-    def _person_key(
-        self, record: dict[str, Any], value: str, mail: bool, conv: Conversation | None
-    ) -> str:
-        """The key of a speaker or listener ``value``: its person, as ``conv`` spells it."""
+    def _people(self, mail: bool, conv: Conversation | None) -> _Computed:
+        """Speaker and listener values -> their keys: their persons as ``conv`` spells
+        them (``mail``: in mail records)."""
         cache = self._cache
         if conv is not cache.conv:
             cache.clear()
             cache.conv = conv
-        people = cache.mail if mail else cache.chat
-        key = people.get(value)
-        if key is None:
-            name = person(record, value, conv)
-            key = self._key(conv.canonical(name) if conv is not None else name)
-            _bounded(people)[value] = key
-        return key
+        return cache.mail if mail else cache.chat
+
+    def _canonical_key(self, value: str, mail: bool) -> str:
+        conv = self._cache.conv
+        name = person_of(mail, value, conv)
+        return self._key(conv.canonical(name) if conv is not None else name)
 
     def add(
         self,
@@ -219,17 +244,17 @@ class Aggregate:
 
         self.messages += 1
         speaker = fields.speaker(record)
-        mail = is_email(record)
-        who = self._person_key(record, speaker, mail, conv) if speaker else None
+        keys = self._people(is_email(record), conv)
+        who = keys[speaker] if speaker else None
         if who is not None:
             self._pending.speakers.append(who)
-            heard = {self._person_key(record, x, mail, conv) for x in fields.listeners(record)}
+            heard = set(map(keys.__getitem__, fields.listeners(record)))
             for a in knowledge["actions"]:  # a reply talks to the parent's speaker
                 obj = a["objectEntityName"]
                 if a["verbs"] == ["reply"] and obj not in ("none", speaker):
                     heard.add(self._key(obj))
             heard.discard(who)  # replying to oneself is not talking to someone
-            self._pending.pairs += [(who, listener) for listener in sorted(heard)]
+            self._pending.pairs += zip(repeat(who), sorted(heard))
         self._add_entities(knowledge["entities"])
         self._add_topics(who, knowledge["topics"])
 
@@ -245,16 +270,22 @@ class Aggregate:
             if not names and self._add_mail(record, a, conv, speaker, listeners):
                 return
         elif speaker and people_only(record, a, listeners):
-            who = self._person_key(record, speaker, False, conv)
-            heard = [self._person_key(record, x, False, conv) for x in listeners]
-            if distinct_people([who, *heard]):
+            keys = self._people(False, conv)
+            who = keys[speaker]
+            heard = list(map(keys.__getitem__, listeners))
+            people = [who, *heard]
+            if distinct_people(people):
                 conv.note_parent(record)
                 self.messages += 1
                 pending = self._pending
                 pending.speakers.append(who)
-                pending.pairs += [(who, listener) for listener in sorted(heard)]
-                for key in (who, *heard):  # their spellings are set: they are people's
-                    self._add_entity(key, _PERSON)
+                pending.pairs += zip(repeat(who), sorted(heard))
+                pending.entities += people  # their spellings are set: they are people's
+                persons = self._cache.persons
+                if not persons.issuperset(people):
+                    for key in people:
+                        self._type(key, _PERSON)
+                    persons.update(people)
                 self._add_topics(who, topics_of(record, a, conv))
                 return
         self.add(record, conv.extract_plain(record, a, False), conv)
@@ -281,8 +312,9 @@ class Aggregate:
         nothing counted, when they would merge. Keys are taken in ``add``'s order, so a
         key's first spelling is the same."""
         conv.note_parent(record)  # first, as ``extract_plain`` does: a message may reply to itself
-        who = self._person_key(record, speaker, True, conv)
-        heard = {self._person_key(record, x, True, conv) for x in listeners}
+        keys = self._people(True, conv)
+        who = keys[speaker]
+        heard = set(map(keys.__getitem__, listeners))
         if record.get("replyTo", record.get("reply_to")):
             name = conv.canonical(conv.mailperson(speaker))
             for act in reply_actions(record, name, conv, conv.canonical):
@@ -296,7 +328,7 @@ class Aggregate:
         self.messages += 1
         self._pending.speakers.append(who)
         heard.discard(who)  # replying to oneself is not talking to someone
-        self._pending.pairs += [(who, listener) for listener in sorted(heard)]
+        self._pending.pairs += zip(repeat(who), sorted(heard))
         spelling = self.spelling
         for key, name, kinds in entities:  # ``_key(name)``: its key is cached
             if key not in spelling:
@@ -307,11 +339,11 @@ class Aggregate:
 
     def _add_topics(self, who: str | None, topics: list[str]) -> None:
         """Count a message's topics: the last of its counts (then a batch may be done)."""
-        keys = list(map(self._key, topics))
+        keys = list(map(self._cache.names.__getitem__, topics))  # ``_key`` of each
         pending = self._pending
         pending.topics += keys
         if who is not None:
-            pending.speaker_topics += [(who, key) for key in keys]
+            pending.speaker_topics += zip(repeat(who), keys)
         if self.messages >= self._flush_at:
             self.flush()
 
@@ -324,6 +356,9 @@ class Aggregate:
 
     def _add_entity(self, key: str, kinds: list[str]) -> None:
         self._pending.entities.append(key)
+        self._type(key, kinds)
+
+    def _type(self, key: str, kinds: list[str]) -> None:
         types = self.entity_types.setdefault(key, [])
         if types != kinds:
             types.extend(t for t in kinds if t not in types)
