@@ -29,7 +29,7 @@ bound otherwise; a spelling is the first one seen, as in one pass.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -73,44 +73,71 @@ def _folded(name: str) -> str:
     return name if key == name else key
 
 
-class _Computed(dict[str, str]):
-    """A value -> its key, computed by ``compute`` when first asked for (a hit is a C
-    subscript, no Python call); at most ``_CACHE_MAX`` kept."""
+class _NameKeys(dict[str, str]):
+    """A name -> its key (``_folded``), the name its spelling when the key had none: a
+    hit is a C subscript, no Python call. At most ``_CACHE_MAX`` kept."""
 
-    __slots__ = ("compute",)
+    __slots__ = ("spelling",)
 
-    def __init__(self, compute: Callable[[str], str]):
+    def __init__(self, spelling: dict[str, str]):
         super().__init__()
-        self.compute = compute
+        self.spelling = spelling
+
+    def __missing__(self, name: str) -> str:
+        key = _folded(name)
+        if key not in self.spelling:
+            self.spelling[key] = name
+        _bounded(self)[name] = key
+        return key
+
+
+class _PersonKeys(dict[str, str]):
+    """A speaker or listener value -> the key of its person (``extract.person_of``) as
+    ``conv`` spells it (``names``: its key), in mail records or in others (``mail``)."""
+
+    __slots__ = ("conv", "mail", "names")
+
+    def __init__(self, names: _NameKeys, mail: bool):
+        super().__init__()
+        self.names = names
+        self.mail = mail
+        self.conv: Conversation | None = None
 
     def __missing__(self, value: str) -> str:
-        key = self.compute(value)
+        conv = self.conv
+        name = person_of(self.mail, value, conv)
+        key = self.names[conv.canonical(name) if conv is not None else name]
         _bounded(self)[value] = key
         return key
 
 
 class _Keys:
-    """Caches (not state) of an ``Aggregate`` for one conversation: the key of a speaker
-    or listener value in other records (``chat``) and in mail (``mail``), of a name
-    (``names``: ``Aggregate._key``), the key, name and types of each entity of an
-    address value in mail (``addresses``), and the keys typed ``person`` already
-    (``persons``). Messages repeat a few thousand people, and one key object per person
-    keeps the pair tuples small. Emptied with ``clear`` when a key's spelling may have
-    been pruned (it must be set again) or the conversation changes."""
+    """Caches (not state) of an ``Aggregate`` with the spellings ``spelling``, for one
+    conversation (``conv``): the key of a name (``names``), of a speaker or listener
+    value in other records (``chat``) and in mail (``mail``), the key, name and types
+    of each entity of an address value in mail (``addresses``), and the keys typed
+    ``person`` already (``persons``). Messages repeat a few thousand people, and one
+    key object per person keeps the pair tuples small. Made anew when a key's spelling
+    may have been pruned (it must be set again); emptied when the conversation changes.
+    No cache refers to the aggregate: dropping one frees it at once, without a cycle
+    for the garbage collector."""
 
     __slots__ = ("addresses", "chat", "conv", "mail", "names", "persons")
 
-    def __init__(self, agg: Aggregate) -> None:
-        self.conv: Any = None
-        self.chat = _Computed(lambda value: agg._canonical_key(value, False))
-        self.mail = _Computed(lambda value: agg._canonical_key(value, True))
-        self.names = _Computed(agg._key)
+    def __init__(self, spelling: dict[str, str]) -> None:
+        self.conv: Conversation | None = None
+        self.names = _NameKeys(spelling)
+        self.chat = _PersonKeys(self.names, False)
+        self.mail = _PersonKeys(self.names, True)
         self.addresses: dict[str, tuple[tuple[str, str, list[str]], ...]] = {}
         self.persons: set[str] = set()
 
-    def clear(self) -> None:
-        for cache in (self.chat, self.mail, self.names, self.addresses, self.persons):
-            cache.clear()
+    def use(self, conv: Conversation | None) -> None:
+        """Caches for ``conv`` (emptied when it is another conversation)."""
+        if conv is not self.conv:
+            for cache in (self.chat, self.mail, self.names, self.addresses, self.persons):
+                cache.clear()
+            self.conv = self.chat.conv = self.mail.conv = conv
 
 
 class _Pending:
@@ -166,17 +193,17 @@ class Aggregate:
 
     def __post_init__(self) -> None:
         self._prune_at = 2 * self.CAPACITY
-        self._cache = _Keys(self)
+        self._cache = _Keys(self.spelling)
 
     def __getstate__(self) -> dict[str, Any]:
         self.flush()
         state = dict(self.__dict__, _pending=_Pending())
-        del state["_cache"]  # caches, and they call this aggregate's methods
+        del state["_cache"]
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._cache = _Keys(self)
+        self._cache = _Keys(self.spelling)
 
     def _tables(self) -> list[Frequent[Any]]:
         return [self.speakers, self.pairs, self.entities, self.topics, self.speaker_topics]
@@ -204,7 +231,7 @@ class Aggregate:
         live.update(k for pair in self.speaker_topics for k in pair)
         self.spelling = {k: v for k, v in self.spelling.items() if k in live}
         self.entity_types = {k: v for k, v in self.entity_types.items() if k in self.entities}
-        self._cache.clear()  # a pruned key must have its spelling set again
+        self._cache = _Keys(self.spelling)  # a pruned key must have its spelling set again
         # Pruning again before the names have doubled would make adding quadratic.
         self._prune_at = max(2 * self.CAPACITY, 2 * len(self.spelling))
 
@@ -214,24 +241,15 @@ class Aggregate:
         self._prune()
 
     def _key(self, name: str) -> str:
-        key = _folded(name)
-        if key not in self.spelling:
-            self.spelling[key] = name
-        return key
+        """The key of a name (case-folded); the name is its spelling if it had none."""
+        return self._cache.names[name]
 
-    def _people(self, mail: bool, conv: Conversation | None) -> _Computed:
+    def _people(self, mail: bool, conv: Conversation | None) -> _PersonKeys:
         """Speaker and listener values -> their keys: their persons as ``conv`` spells
         them (``mail``: in mail records)."""
         cache = self._cache
-        if conv is not cache.conv:
-            cache.clear()
-            cache.conv = conv
+        cache.use(conv)
         return cache.mail if mail else cache.chat
-
-    def _canonical_key(self, value: str, mail: bool) -> str:
-        conv = self._cache.conv
-        name = person_of(mail, value, conv)
-        return self._key(conv.canonical(name) if conv is not None else name)
 
     def add(
         self,
