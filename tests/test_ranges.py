@@ -272,6 +272,18 @@ def test_fresh_pool_kills_its_workers_when_its_block_raises():
     assert all(_gone(pid) for pid in pids)
 
 
+def test_fresh_pool_last_map_ends_each_worker_after_its_last_task():
+    with FreshPool(2, _PRELOAD) as pool:
+        assert list(pool.map(_square, range(5))) == [0, 1, 4, 9, 16]
+        results = pool.map(_pid, range(2), last=True)
+        assert next(results)[0] == 0  # worker 0's one task; both were given out
+        # worker 0 ends (its memory freed) while the map still owes worker 1's answer
+        assert pool._workers[0].proc.wait(timeout=60) == 0
+        assert [n for n, _ in results] == [1]
+        with pytest.raises(RuntimeError, match="closed"):
+            pool.map(_square, range(3))
+
+
 def test_fresh_pool_of_one_job_runs_in_this_process():
     import os
 
@@ -281,4 +293,8 @@ def test_fresh_pool_of_one_job_runs_in_this_process():
         with pytest.raises(ValueError, match="three"):
             list(pool.map(_fail, range(10)))
         with pytest.raises(RuntimeError, match="a map raised"):
+            pool.map(_square, range(3))  # as with workers
+    with FreshPool(1, _PRELOAD) as pool:
+        assert list(pool.map(_square, range(3), last=True)) == [0, 1, 4]
+        with pytest.raises(RuntimeError, match="closed"):
             pool.map(_square, range(3))  # as with workers

@@ -59,9 +59,9 @@ def test_two_jobs_write_the_files_of_one(store, tmp_path, monkeypatch, partition
             super().__init__(*args)
             pools.append(self)
 
-        def map(self, fn, items):
+        def map(self, fn, items, *, last=False):
             rounds.append((fn.__name__, self.jobs, len(items)))
-            return super().map(fn, items)
+            return super().map(fn, items, last=last)
 
     monkeypatch.setattr(parquet_parallel, "FreshPool", Counted)
     runs = {}

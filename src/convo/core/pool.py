@@ -18,8 +18,10 @@ iterator (after ``--limit``, or a closed pipe) cancels what is not started.
 
 ``FreshPool(jobs, preload)`` keeps one set of fresh workers for several maps: a command
 of several passes over the same ranges (``convo knowledge``, the Parquet export) starts
-and imports them once, not once a pass while the cores wait. ``ordered_map`` with
-``preload`` is one map on a pool of its own.
+and imports them once, not once a pass while the cores wait. Its ``last`` map lets each
+worker end after its last task, so the memory of a worker with nothing left to do is
+freed while the parent merges what the others send. ``ordered_map`` with ``preload`` is
+one map on a pool of its own.
 """
 
 from __future__ import annotations
@@ -119,7 +121,8 @@ class FreshPool:
     is closed while results are still owed (after ``--limit``, a closed pipe) stops the
     pool: those results would wait in the pipes to be read as the next map's, so the
     workers are killed, and every later ``map`` raises RuntimeError. A map consumed to
-    its end, or closed with nothing owed, leaves the pool ready for the next.
+    its end, or closed with nothing owed, leaves the pool ready for the next, unless it
+    was the ``last``: then each worker ended after its last task, and the pool is closed.
     """
 
     def __init__(self, jobs: int, preload: Sequence[str]) -> None:
@@ -127,6 +130,7 @@ class FreshPool:
         self._workers: list[_Worker] = []
         self._busy = False
         self._stopped = ""  # why no map may run any more
+        self._released = False  # the workers were told no task follows
         if jobs <= 1:
             return
         import subprocess
@@ -153,13 +157,18 @@ class FreshPool:
             self._stop("closed on an error")
         self.close()
 
-    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
-        """``fn(item)`` for each item, in input order, at most ``2 * jobs`` waiting."""
+    def map(self, fn: Callable[[T], R], items: Iterable[T], *, last: bool = False) -> Iterator[R]:
+        """``fn(item)`` for each item, in input order, at most ``2 * jobs`` waiting.
+
+        ``last``: the pool's last map. Once every item is given out, each worker ends
+        after its last task, so its memory is freed while the caller is still taking
+        (and merging) the results; the pool is closed when the map ends.
+        """
         if self._stopped:
             raise RuntimeError(f"the pool is closed ({self._stopped})")
-        return self._map(fn, items)
+        return self._map(fn, items, last)
 
-    def _map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+    def _map(self, fn: Callable[[T], R], items: Iterable[T], last: bool) -> Iterator[R]:
         if self._stopped:  # between ``map`` and the first ``next``
             raise RuntimeError(f"the pool is closed ({self._stopped})")
         if self._busy:
@@ -169,7 +178,7 @@ class FreshPool:
         failed = True
         try:
             if self._workers:
-                yield from self._ordered(fn, items, owed)
+                yield from self._ordered(fn, items, owed, last)
             else:
                 yield from map(fn, items)
             failed = False
@@ -182,9 +191,11 @@ class FreshPool:
                 self._stop("a map raised")
             elif owed:
                 self._stop("a map was closed with results owed")
+            elif last:
+                self.close()
 
     def _ordered(
-        self, fn: Callable[[T], R], items: Iterable[T], owed: deque[_Worker]
+        self, fn: Callable[[T], R], items: Iterable[T], owed: deque[_Worker], last: bool
     ) -> Iterator[R]:
         """Task ``i`` goes to worker ``i % jobs``; each worker answers its tasks in order.
 
@@ -198,6 +209,8 @@ class FreshPool:
             owed.append(worker)
             if len(owed) >= 2 * jobs:
                 yield _result(owed)
+        if last:  # no more tasks: each worker ends once it has answered its own
+            self._release()
         while owed:
             yield _result(owed)
 
@@ -217,9 +230,15 @@ class FreshPool:
             self._stopped = "closed"
             self._end()
 
+    def _release(self) -> None:
+        """Tell each worker that no task follows: it ends when its queue is done."""
+        if not self._released:
+            self._released = True
+            for worker in self._workers:
+                worker.tasks.put(None)
+
     def _end(self) -> None:
-        for worker in self._workers:
-            worker.tasks.put(None)
+        self._release()
         for worker in self._workers:
             worker.close()
 

@@ -272,7 +272,7 @@ def run(
             save(_observe(steps, pool, rebase), state)  # freed here: the workers load it
         steps = [replace(s, state=state) for s in steps]
         total = Aggregate() if summary else None
-        for step, report in zip(steps, pool.map(extract_range, steps), strict=True):
+        for step, report in zip(steps, pool.map(extract_range, steps, last=True), strict=True):
             if report is not None:
                 rebase.add(step.task, report)
             if total is not None:

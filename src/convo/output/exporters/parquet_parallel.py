@@ -221,7 +221,7 @@ def export_parts(
                 count += spilled.count
                 reports.add(task.range.range.path, spilled)
             round2 = [WriteTask(str(target), chosen, group) for group in _groups(runs)]
-            written = sum(pool.map(write_partitions, round2))
+            written = sum(pool.map(write_partitions, round2, last=True))
         assert written == count, (written, count)
     except OSError as e:
         raise InputError(f"cannot write Parquet ({e.strerror or e})", where=str(target)) from None
