@@ -29,10 +29,10 @@ bound otherwise; a spelling is the first one seen, as in one pass.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
-from itertools import repeat
-from typing import TYPE_CHECKING, Any, ClassVar
+from itertools import chain, compress, repeat
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from convo.analysis.frequent import Frequent
 from convo.analysis.knowledge.actions import reply_actions
@@ -59,11 +59,18 @@ _CACHE_MAX = 1 << 14  # people the cache holds (bounded memory)
 SPEAKER_TOPICS = 5  # topics shown per speaker
 BATCH = 512  # messages whose keys wait before the tables count them
 _PERSON = ["person"]
+V = TypeVar("V")
 
 
 def _ranked(table: Frequent[Any], top: int | None) -> list[tuple[Any, int]]:
     items = sorted(table.items(), key=lambda kv: (-kv[1], kv[0]))
     return items[:top] if top is not None else items
+
+
+def _kept(d: dict[str, V], keep: Container[str]) -> dict[str, V]:
+    """``{k: v for k, v in d.items() if k in keep}``, in C loops."""
+    flags = list(map(keep.__contains__, d))
+    return dict(zip(compress(d, flags), compress(d.values(), flags), strict=True))
 
 
 def _folded(name: str) -> str:
@@ -226,11 +233,11 @@ class Aggregate:
 
     def _prune(self) -> None:
         """Forget spellings and types of keys no table holds any more."""
-        live = set(self.entities) | set(self.topics) | set(self.speakers)
-        live.update(k for pair in self.pairs for k in pair)
-        live.update(k for pair in self.speaker_topics for k in pair)
-        self.spelling = {k: v for k, v in self.spelling.items() if k in live}
-        self.entity_types = {k: v for k, v in self.entity_types.items() if k in self.entities}
+        live = set(self.entities.counts) | set(self.topics.counts) | set(self.speakers.counts)
+        live.update(chain.from_iterable(self.pairs.counts))
+        live.update(chain.from_iterable(self.speaker_topics.counts))
+        self.spelling = _kept(self.spelling, live)
+        self.entity_types = _kept(self.entity_types, self.entities.counts)
         self._cache = _Keys(self.spelling)  # a pruned key must have its spelling set again
         # Pruning again before the names have doubled would make adding quadratic.
         self._prune_at = max(2 * self.CAPACITY, 2 * len(self.spelling))
