@@ -57,7 +57,8 @@ if TYPE_CHECKING:
 CAPACITY = 20_000  # keys kept per table after a reduction (twice that before one)
 _CACHE_MAX = 1 << 14  # people the cache holds (bounded memory)
 SPEAKER_TOPICS = 5  # topics shown per speaker
-BATCH = 512  # messages whose keys wait before the tables count them
+BATCH = 64  # messages whose keys wait before the tables count them (512: 4 MB more at a
+# worker's peak, for 0.2% fewer instructions)
 _PERSON = ["person"]
 V = TypeVar("V")
 
