@@ -119,6 +119,18 @@ class _PersonKeys(dict[str, str]):
         return key
 
 
+class _Address:
+    """The entities of an address value in mail: their keys, and their keys, names and
+    types until they are counted once (then their spellings and types are set, until
+    a prune, which makes the caches anew)."""
+
+    __slots__ = ("entities", "keys")
+
+    def __init__(self, entities: tuple[Plain, ...]):
+        self.entities = tuple((_folded(e["name"]), e["name"], e["type"]) for e in entities)
+        self.keys = [key for key, _, _ in self.entities]
+
+
 class _Keys:
     """Caches (not state) of an ``Aggregate`` with the spellings ``spelling``, for one
     conversation (``conv``): the key of a name (``names``), of a speaker or listener
@@ -130,15 +142,16 @@ class _Keys:
     No cache refers to the aggregate: dropping one frees it at once, without a cycle
     for the garbage collector."""
 
-    __slots__ = ("addresses", "chat", "conv", "mail", "names", "persons")
+    __slots__ = ("addresses", "chat", "conv", "mail", "message", "names", "persons")
 
     def __init__(self, spelling: dict[str, str]) -> None:
         self.conv: Conversation | None = None
         self.names = _NameKeys(spelling)
         self.chat = _PersonKeys(self.names, False)
         self.mail = _PersonKeys(self.names, True)
-        self.addresses: dict[str, tuple[tuple[str, str, list[str]], ...]] = {}
+        self.addresses: dict[str, _Address] = {}
         self.persons: set[str] = set()
+        self.message = ""  # the key of the message entity of mail (``message_key``)
 
     def use(self, conv: Conversation | None) -> None:
         """Caches for ``conv`` (emptied when it is another conversation)."""
@@ -146,6 +159,14 @@ class _Keys:
             for cache in (self.chat, self.mail, self.names, self.addresses, self.persons):
                 cache.clear()
             self.conv = self.chat.conv = self.mail.conv = conv
+            self.message = ""
+
+    def message_key(self) -> str:
+        """The key of TypeAgent's message entity in mail, as ``conv`` spells it."""
+        if not self.message:
+            name = self.conv.canonical(MESSAGE) if self.conv is not None else MESSAGE
+            self.message = name.casefold()
+        return self.message
 
 
 class _Pending:
@@ -316,12 +337,11 @@ class Aggregate:
                 return
         self.add(record, conv.extract_plain(record, a, False), conv)
 
-    def _address(self, value: str, conv: Conversation) -> tuple[tuple[str, str, list[str]], ...]:
-        """The key, name and types of each entity of an address value in mail."""
+    def _address(self, value: str, conv: Conversation) -> _Address:
+        """The entities of an address value in mail."""
         found = self._cache.addresses.get(value)
         if found is None:
-            entities = mail_person(value, conv.canonical).entities
-            found = tuple((_folded(e["name"]), e["name"], e["type"]) for e in entities)
+            found = _Address(mail_person(value, conv.canonical).entities)
             _bounded(self._cache.addresses)[value] = found
         return found
 
@@ -348,24 +368,40 @@ class Aggregate:
                 if parent not in ("none", speaker):  # a reply talks to the parent's speaker
                     heard.add(self._key(parent))
         sender, to, cc, bcc = email_fields(record)
-        entities = [e for v in (sender, *to, *cc, *bcc) for e in self._address(v, conv)]
-        if not unmerged([key for key, _, _ in entities] + [conv.canonical(MESSAGE).casefold()]):
+        found = [self._address(v, conv) for v in (sender, *to, *cc, *bcc)]
+        named = [key for address in found for key in address.keys]
+        if not unmerged([*named, self._cache.message_key()]):
             return False
         self.messages += 1
-        self._pending.speakers.append(who)
+        pending = self._pending
+        pending.speakers.append(who)
         heard.discard(who)  # replying to oneself is not talking to someone
-        self._pending.pairs += zip(repeat(who), sorted(heard))
+        pending.pairs += zip(repeat(who), sorted(heard))
+        pending.entities += named
         spelling = self.spelling
-        for key, name, kinds in entities:  # ``_key(name)``: its key is cached
-            if key not in spelling:
-                spelling[key] = name
-            self._add_entity(key, kinds)
+        for address in found:
+            if address.entities:  # ``_key(name)`` and the types, once a cached address
+                for key, name, kinds in address.entities:
+                    if key not in spelling:
+                        spelling[key] = name
+                    self._type(key, kinds)
+                address.entities = ()
         self._add_topics(who, topics_of(record, a, conv))
         return True
 
     def _add_topics(self, who: str | None, topics: list[str]) -> None:
         """Count a message's topics: the last of its counts (then a batch may be done)."""
-        keys = list(map(self._cache.names.__getitem__, topics))  # ``_key`` of each
+        # ``_key`` of each, inline: most topics are new (subjects, long phrases), and a
+        # cache of them would be a Python call and a store per topic, for few hits.
+        keys = []
+        spelling = self.spelling
+        for name in topics:
+            key = name.casefold()
+            if key == name:
+                key = name  # one string for the key and its spelling (``_folded``)
+            if key not in spelling:
+                spelling[key] = name
+            keys.append(key)
         pending = self._pending
         pending.topics += keys
         if who is not None:
