@@ -27,7 +27,6 @@ one map on a pool of its own.
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import pickle
 import signal
@@ -36,6 +35,8 @@ import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any, TypeVar
+
+from convo.core import collector
 
 if TYPE_CHECKING:
     import subprocess
@@ -293,19 +294,6 @@ def _result(owed: deque[_Worker]) -> Any:
     return value
 
 
-_YOUNG = 50_000  # allocations between two collections of the youngest generation
-
-
-def _collect_less() -> None:
-    """Tune a worker's garbage collector to its work: tasks over many records make and
-    drop containers by the million (parsed records, an aggregate's keys) and almost no
-    cycles, so the default of a young collection every 700 allocations only rescans
-    them; it cost 4-5% of a ``convo knowledge`` pass (benchmarks/bench_analysis.py).
-    The modules imported are never garbage: frozen, no collection scans them."""
-    gc.freeze()
-    gc.set_threshold(_YOUNG)
-
-
 def serve() -> None:
     """A ``preload`` worker: import the modules named in argv, then answer tasks from
     stdin on stdout until stdin ends."""
@@ -314,7 +302,7 @@ def serve() -> None:
     _ignore_interrupts()
     for name in sys.argv[1:]:
         importlib.import_module(name)
-    _collect_less()
+    collector.for_batch_work()  # parsed records and aggregates: few cycles
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     while True:
         try:

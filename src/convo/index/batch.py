@@ -14,16 +14,13 @@ and inode): a store renamed over meanwhile makes the build fail, never mix files
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from convo.core import fields
+from convo.core import collector, fields
 from convo.core.timestamps import CANONICAL
 from convo.index.rows import BOM, space_cjk
 
@@ -75,21 +72,8 @@ def read_range(task: Task) -> Batch:
     base = task.start
     if base == 0 and data.startswith(BOM):
         data, base = data[3:], 3
-    with no_gc():
+    with collector.paused():
         return rows_of(data, base)
-
-
-@contextlib.contextmanager
-def no_gc() -> Iterator[None]:
-    """The cycle collector paused: a build makes millions of short-lived tuples and
-    dicts, none in cycles, and each collection would walk the batches held so far."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def rows_of(data: bytes, base: int) -> Batch:

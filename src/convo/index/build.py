@@ -16,8 +16,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
+from convo.core import collector
 from convo.index import fts, schema
-from convo.index.batch import Batch, Task, no_gc, read_range
+from convo.index.batch import Batch, Task, read_range
 from convo.index.rows import end_of_whole_lines
 from convo.index.state import SyncResult, Track, judge, read_meta, store_meta
 from convo.index.writer import Inserter
@@ -44,7 +45,7 @@ def index_lines(
         for lo, hi in itertools.pairwise(_cuts(f.fileno(), start, end))
     ]
     jobs = cpu_count() if end - start >= PARALLEL_BYTES else 1
-    with no_gc():
+    with collector.paused():
         # Fresh worker interpreters (``preload``): they read their tasks from a pipe and
         # end when it closes, so a build killed with -9 leaves no worker behind.
         batches: Iterable[Batch] = ordered_map(

@@ -22,8 +22,6 @@ optional dependency (``pip install 'convo-tools[parquet]'``).
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import itertools
 import shutil
 import tempfile
@@ -35,6 +33,7 @@ from urllib.parse import quote
 import orjson
 
 from convo.core import fields
+from convo.core.collector import fewer_collections
 from convo.core.columns import COLUMN_NAMES, COLUMNS, record_values
 from convo.core.errors import InputError, UsageError
 from convo.core.pool import cpu_count
@@ -45,7 +44,6 @@ ROW_GROUP_ROWS = 100_000
 BUFFER_BYTES = 8 << 20
 SPILL_BUFFER = 1 << 20  # a spill's IPC writes go through a buffer this size
 WRITE_THREADS = 2  # at most: each holds a partition's table while it writes
-GC_THRESHOLD = 100_000
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 
 
@@ -421,15 +419,3 @@ def write_parquet(
     finally:
         writer.discard()
     return count
-
-
-@contextlib.contextmanager
-def fewer_collections() -> Iterator[None]:
-    """A batch holds thousands of parsed records (acyclic JSON): the default threshold
-    would scan them over and over, a quarter of the export's CPU time."""
-    threshold = gc.get_threshold()
-    gc.set_threshold(max(threshold[0], GC_THRESHOLD), *threshold[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*threshold)

@@ -94,13 +94,9 @@ class WriteTask:
 
 def spill_range(task: SpillTask) -> Spilled:
     """Round 1 in a worker: select, validate, convert and spill one range."""
+    from convo.core.collector import fewer_collections
     from convo.output.exporters.common import validated
-    from convo.output.exporters.parquet import (
-        PartitionedWriter,
-        arrow_schema,
-        batches,
-        fewer_collections,
-    )
+    from convo.output.exporters.parquet import PartitionedWriter, arrow_schema, batches
 
     report = parallel.RangeReport()
     rejects: list[Report] = []
