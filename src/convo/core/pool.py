@@ -302,7 +302,7 @@ def serve() -> None:
     _ignore_interrupts()
     for name in sys.argv[1:]:
         importlib.import_module(name)
-    collector.for_batch_work()  # parsed records and aggregates: few cycles
+    collector.freeze_imports()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     while True:
         try:

@@ -57,6 +57,7 @@ from convo.analysis.parallel import (
     workers,
 )
 from convo.core import fields
+from convo.core.collector import fewer_collections
 from convo.core.pool import FreshPool
 from convo.query.filters import Filters
 
@@ -116,6 +117,11 @@ def load(path: str) -> Any:
 def observe_range(step: Step) -> RangeReport:
     """Pass 1 of a range: records and analyses to ``step.spool``, its conversation state
     saved to ``step.out``."""
+    with fewer_collections():  # parsed records by the thousand, no cycles
+        return _observe_range(step)
+
+
+def _observe_range(step: Step) -> RangeReport:
     use_email_format_names(step.mail)
     conv = Conversation()
     report = RangeReport()
@@ -152,6 +158,11 @@ def parents_in_range(step: Step) -> dict[str, tuple[dict[str, Any], str]]:
 def extract_range(step: Step) -> RangeReport | None:
     """Pass 2 of a range: lines, or the range's ``Aggregate`` pickled, to ``step.out``;
     the report of the bad lines when this pass read the records (``metadata_only``)."""
+    with fewer_collections():  # records, and an aggregate's keys: no cycles
+        return _extract_range(step)
+
+
+def _extract_range(step: Step) -> RangeReport | None:
     use_email_format_names(step.mail)
     if step.metadata_only:  # one pass: no conversation state
         report = RangeReport()
