@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -65,7 +66,7 @@ def test_the_common_message_is_joined_from_pieces():
 
 
 def _table_state(agg: Aggregate) -> tuple:
-    return (agg.messages, agg.spelling, agg.entity_types,
+    return (agg.messages, agg.spelling, agg.entity_types, agg._pending.lists(),
             [(t.counts, t.total, t.error) for t in agg._tables()])  # fmt: skip
 
 
@@ -153,3 +154,18 @@ def test_a_mail_message_replying_to_itself_names_its_sender():
     plain = Aggregate()
     plain.add(r, conv.extract_plain(r, a, False), conv)
     assert _table_state(short) == _table_state(plain)
+
+
+def test_a_summary_counts_a_question_on_the_short_path(monkeypatch):
+    """A question to a listener makes only an ``ask``, which a summary does not count."""
+    conv = Conversation()
+    r = {"textChunks": ["why is the deploy late?"], "format": "slack", "id": "q",
+         "metadata": {"speaker": "Ann", "listeners": ["Bo"]}}  # fmt: skip
+    a = conv.observe_record(r)
+    assert a.questions
+    plain = Aggregate()
+    plain.add(r, conv.extract_plain(r, a, False), conv)
+    short = Aggregate()
+    monkeypatch.setattr(conv, "extract_plain", lambda *_: pytest.fail("the long path"))
+    short.add_analysed(r, a, conv)
+    assert short.to_dict(None) == plain.to_dict(None)

@@ -82,11 +82,14 @@ def analyse(record: dict[str, Any], listeners: list[str] | None = None) -> Analy
     )  # fmt: skip
 
 
-def people_only(record: dict[str, Any], a: Analysis, listeners: list[str]) -> bool:
+def people_only(
+    record: dict[str, Any], a: Analysis, listeners: list[str], asks: bool = True
+) -> bool:
     """Whether the message's entities and actions come from its people alone: no
-    mention, address or URL in the text, no question to a listener, no reply target,
-    not mail (``lines`` and ``summary`` take a shorter path for such a message)."""
-    if a.mentions or a.emails or a.urls or (a.questions and listeners):
+    mention, address or URL in the text, no question to a listener (when ``asks``: a
+    summary counts no ``ask`` action), no reply target, not mail (``lines`` and
+    ``summary`` take a shorter path for such a message)."""
+    if a.mentions or a.emails or a.urls or (asks and a.questions and listeners):
         return False
     reply_to = record.get("replyTo", record.get("reply_to"))
     return not (isinstance(reply_to, str) and reply_to) and not is_email(record)

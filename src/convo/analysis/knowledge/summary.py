@@ -307,16 +307,17 @@ class Aggregate:
 
     def add_analysed(self, record: dict[str, Any], a: Analysis, conv: Conversation) -> None:
         """``add(record, conv.extract_plain(record, a, False), conv)``. A chat message
-        whose knowledge is its people's (``analysed.people_only``), distinct and none
-        named by a role, is counted without building that knowledge: its entities are
-        its people, as ``person``, and it has no reply; so is a mail message whose text
-        adds nothing, from its addresses' entities (``mailpeople``)."""
+        whose knowledge is its people's (``analysed.people_only``; a question to a
+        listener makes only an ``ask``, which a summary does not count), distinct and
+        none named by a role, is counted without building that knowledge: its entities
+        are its people, as ``person``, and it has no reply; so is a mail message whose
+        text adds nothing, from its addresses' entities (``mailpeople``)."""
         speaker, listeners = fields.people(record)
         if speaker and is_email(record):
             names = a.mentions or a.emails or a.urls
             if not names and self._add_mail(record, a, conv, speaker, listeners):
                 return
-        elif speaker and people_only(record, a, listeners):
+        elif speaker and people_only(record, a, listeners, asks=False):
             keys = self._people(False, conv)
             who = keys[speaker]
             heard = list(map(keys.__getitem__, listeners))
