@@ -120,9 +120,9 @@ class _PersonKeys(dict[str, str]):
 
 
 class _Address:
-    """The entities of an address value in mail: their keys, and their keys, names and
-    types until they are counted once (then their spellings and types are set, until
-    a prune, which makes the caches anew)."""
+    """The entities of an address value in mail: their keys, and (key, name, types) of
+    each until the first message that counts them has set their spellings and types
+    (then empty; a prune makes the caches anew)."""
 
     __slots__ = ("entities", "keys")
 
@@ -225,8 +225,8 @@ class Aggregate:
         self._cache = _Keys(self.spelling)
 
     def __getstate__(self) -> dict[str, Any]:
-        self.flush()
-        state = dict(self.__dict__, _pending=_Pending())
+        self.flush()  # nothing waits in ``_pending``
+        state = dict(self.__dict__)
         del state["_cache"]
         return state
 
