@@ -22,7 +22,7 @@ from convo.memory.history import (
     MessageStoreProtocol,
 )
 from convo.memory.messages import ai, human, system, to_text, tool
-from convo.pipeline.store import Store
+from convo.store import Store
 
 
 @pytest.fixture

@@ -167,6 +167,20 @@ def test_ordered_map_in_fresh_workers_keeps_order_and_raises():
     first.close()
 
 
+def _chatty(n: int) -> int:
+    print("a library printing to stdout", n)
+    import os
+
+    os.write(1, b"and a raw write to descriptor 1\n")
+    return n * n
+
+
+def test_a_worker_that_prints_does_not_break_the_results(capfd):
+    got = list(ordered_map(_chatty, range(20), jobs=2, preload=["tests.test_ranges"]))
+    assert got == [n * n for n in range(20)]
+    assert "a library printing to stdout" in capfd.readouterr().err
+
+
 def _echo(data: bytes) -> bytes:
     return data
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import orjson
 
 from convo.core.jsonl import dumps
-from convo.pipeline.store import Store, default_store_path
+from convo.store import Store, default_store_path
 
 
 def _line(i: int, tag: str = "") -> tuple[str, bytes]:
@@ -124,7 +124,7 @@ def test_sigkill_during_ingest_never_leaves_a_partial_record(tmp_path):
 
 
 def test_idset_behaves_like_a_set():
-    from convo.pipeline.store import IdSet
+    from convo.store.append import IdSet
 
     ids = IdSet(capacity=4)
     ref: set[str] = set()

@@ -28,7 +28,8 @@ _LAZY = {
     "ImportOptions": "convo.importers.context",
     "Filters": "convo.query.filters",
     "select": "convo.query.scan",
-    "Store": "convo.pipeline.store",
+    "Store": "convo.store.api",
+    "Query": "convo.query.model",
 }
 
 __all__ = ["__version__", *_LAZY]
@@ -43,9 +44,10 @@ if TYPE_CHECKING:
     from convo.core.timestamps import UNIX_EPOCH, format_timestamp_utc
     from convo.importers.context import ImportOptions
     from convo.pipeline.ingest import read_messages
-    from convo.pipeline.store import Store
     from convo.query.filters import Filters
+    from convo.query.model import Query
     from convo.query.scan import select
+    from convo.store.api import Store
 
 
 __getattr__ = lazy_attributes("convo", _LAZY, globals())

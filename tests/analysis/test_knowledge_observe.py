@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from convo.analysis.knowledge import text
-from convo.analysis.knowledge.analysed import BROADCAST, Analysis, analyse, message_body
+from convo.analysis.knowledge.body_analysis import BROADCAST, Analysis, analyse, message_body
 from convo.analysis.knowledge.extract import Conversation
 from convo.analysis.knowledge.keyphrases import candidates
 from convo.core import fields

@@ -12,9 +12,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from convo.analysis.knowledge.dicts import say
 from convo.analysis.knowledge.extract import Conversation
 from convo.analysis.knowledge.keyphrases import PhraseStats, candidates, rank
-from convo.analysis.knowledge.plain import say
 from convo.analysis.knowledge.summary import Aggregate
 from convo.core.record import ConversationMessageMeta
 

@@ -85,7 +85,7 @@ NOT_FOR_AN_INDEXED_READ = (
     *NEVER_AT_START, "typer", "click", "gzip", "tempfile", "hashlib", "shutil", "pickle",
     "convo.importers.registry", "convo.output.writers.table", "convo.output.views",
     "convo.query.compiled", "convo.query.linescan", "convo.query.parallel", "convo.core.pool",
-    "convo.pipeline.store", "convo.index.build", "convo.index.dedup", "convo.query.language",
+    "convo.store.append", "convo.index.build", "convo.store.dedup", "convo.query.language",
 )  # fmt: skip
 
 

@@ -29,3 +29,50 @@ def rec(i: int, **kw: Any) -> dict[str, Any]:
 
 def ids(lines) -> list[str]:
     return [orjson.loads(x)["id"] for x in lines]
+
+
+# -- the index's reads, as the tests below the Store API ask for them
+
+
+def IndexQuery(**kw: Any):
+    """A Query of the shared filter options (times as record strings)."""
+    from convo.query.model import Options, build
+
+    return build("", Options(**kw), tz="UTC")
+
+
+def lookup(store: Path, query: Any, *, order: str = "store", limit: int | None = None):
+    """The lines the index selects for ``query`` (a list), or why it cannot (a string)."""
+    from convo.index.lookup import read_spans, reader
+    from convo.query.plan import compile_where
+
+    with reader(store) as r:
+        if isinstance(r, str):
+            return r
+        plan = compile_where(r.conn, query.where)
+        return list(read_spans(r.f, r.spans(plan.cond, plan.params, order=order, limit=limit)))
+
+
+def count(store: Path, query: Any):
+    """How many records the index counts for ``query``, or why it cannot (a string)."""
+    from convo.index.lookup import reader
+    from convo.query.plan import compile_where
+
+    with reader(store) as r:
+        if isinstance(r, str):
+            return r
+        plan = compile_where(r.conn, query.where)
+        return r.count(plan.cond, plan.params)
+
+
+def where(**kw: Any):
+    """``index.search``'s candidates for the shared filter options."""
+    from convo.query.plan import compile_where
+
+    query = IndexQuery(**kw)
+
+    def narrow(conn):
+        plan = compile_where(conn, query.where)
+        return plan.cond, plan.params
+
+    return narrow

@@ -91,7 +91,7 @@ def test_search_table_escapes_untrusted_text(app, store, monkeypatch):
 
 
 def test_search_syntax_error_is_one_line_exit_2(app, store):
-    r = run(app, "search", '"unbalanced')
+    r = run(app, "search", "--fts", '"unbalanced')
     assert r.exit_code == 2
     lines = [x for x in r.output.splitlines() if x.strip()]
     assert len(lines) == 1 and "bad search query" in lines[0] and "Traceback" not in r.output
@@ -106,6 +106,8 @@ def test_search_without_index_says_so_once(app, store, monkeypatch):
 
 def test_rm_dry_run_then_yes(app, store):
     r = run(app, "rm", "m1", "--dry-run")
+    assert r.exit_code == 2 and "id:m1" in r.stderr  # an id typed as a word: a hint, not text
+    r = run(app, "rm", "id:m1", "--dry-run")
     assert r.exit_code == 0 and r.stdout.strip() == "m1" and b'"m1"' in store.read_bytes()
     r = run(app, "rm", "--speaker", "alice", "--yes")
     assert r.exit_code == 0 and b'"m1"' not in store.read_bytes()
@@ -114,7 +116,7 @@ def test_rm_dry_run_then_yes(app, store):
 
 def test_tag_add_rm_and_compact(app, store):
     run(app, "index")
-    assert run(app, "tag", "add", "Urgent", "m2").exit_code == 0
+    assert run(app, "tag", "add", "Urgent", "id:m2").exit_code == 0
     assert b"Urgent" in store.read_bytes() and check(store).ok
     assert run(app, "tag", "rm", "urgent", "--speaker", "bob").exit_code == 0
     assert b"Urgent" not in store.read_bytes() and check(store).ok

@@ -49,16 +49,16 @@ while True:
 RM = """
 import sys
 from convo.index import refresh
-from convo.pipeline.maintenance import remove
-from convo.pipeline.store import Store
+from convo.store.rewrite import remove
+from convo.store import Store
 refresh(sys.argv[1], wait=True)
 remove(Store(sys.argv[1]), ids=["m7", "m1500"])
 """
 COMPACT = """
 import sys
 from convo.index import refresh
-from convo.pipeline.maintenance import compact
-from convo.pipeline.store import Store
+from convo.store.rewrite import compact
+from convo.store import Store
 refresh(sys.argv[1], wait=True)
 compact(Store(sys.argv[1]))
 """
@@ -117,8 +117,8 @@ def test_kill_9_leaves_a_whole_store_and_a_consistent_or_stale_index(tmp_path, o
 
 SAVER = """
 import os, sys, orjson
-from convo.index import after_append, open_ids
-from convo.pipeline.store import Store
+from convo.store.dedup import after_append, open_ids
+from convo.store import Store
 store = Store(sys.argv[1])
 start = int(os.environ["START"])
 for batch in range(20):
@@ -138,7 +138,7 @@ for batch in range(20):
 
 STORE_SAVER = """
 import os, sys, orjson
-from convo.pipeline.store import Store
+from convo.store import Store
 store = Store(sys.argv[1])
 start = int(os.environ["START"])
 for batch in range(15):

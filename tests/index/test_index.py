@@ -7,20 +7,10 @@ import os
 
 import orjson
 import pytest
-from tests.index.helpers import ids, rec, write_store
+from tests.index.helpers import IndexQuery, count, ids, lookup, rec, write_store
 
-from convo.index import (
-    IndexQuery,
-    after_append,
-    check,
-    count,
-    drop,
-    index_path,
-    lookup,
-    open_ids,
-    refresh,
-    status,
-)
+from convo.index import check, drop, index_path, refresh, status
+from convo.store.dedup import after_append, open_ids
 
 
 @pytest.fixture

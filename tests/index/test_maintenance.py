@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import orjson
 import pytest
-from tests.index.helpers import ids, rec, write_store
+from tests.index.helpers import IndexQuery, count, ids, lookup, rec, write_store
 
 from convo.core.errors import UsageError
-from convo.index import IndexQuery, check, count, lookup, refresh, search, status
-from convo.pipeline.maintenance import compact, remove, tag
-from convo.pipeline.store import Store
+from convo.index import check, refresh, search, status
+from convo.store import Store
+from convo.store.rewrite import compact, remove, tag
 
 
 @pytest.fixture
@@ -53,12 +53,12 @@ def test_rm_needs_a_selection(store):
 
 
 def test_tag_add_and_rm(store):
-    result = tag(Store(store), "Urgent", ids=["m1", "m3"])
+    result = tag(Store(store), add=["Urgent"], ids=["m1", "m3"])
     assert result.changed == 2
     assert ids(lookup(store, IndexQuery(tags=["urgent"]))) == ["m1", "m3"]
     assert check(store).ok
-    assert tag(Store(store), "urgent", ids=["m1"]).changed == 0  # already there
-    tag(Store(store), "URGENT", add=False, ids=["m1"])
+    assert tag(Store(store), add=["urgent"], ids=["m1"]).changed == 0  # already there
+    tag(Store(store), remove=["URGENT"], ids=["m1"])
     assert ids(lookup(store, IndexQuery(tags=["urgent"]))) == ["m3"]
     assert check(store).ok
 
@@ -103,7 +103,7 @@ def test_bom_and_crlf_lines_keep_offsets(tmp_path):
         + b"\n"
     )
     refresh(path)
-    tag(Store(path), "x", ids=["m1"])
+    tag(Store(path), add=["x"], ids=["m1"])
     remove(Store(path), ids=["m2"])
     assert check(path).ok
     assert ids(lookup(path, IndexQuery())) == ["m1", "m3"]

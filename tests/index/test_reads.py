@@ -11,7 +11,7 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.index.helpers import rec, write_store
-from tests.index.test_equivalence import BOUNDS, QUERIES, TAGS, records
+from tests.query.test_plan import BOUNDS, QUERIES, TAGS, records
 from typer.testing import CliRunner
 
 from convo.cli.app import app

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from tests.index.helpers import rec, write_store
+from tests.index.helpers import rec, where, write_store
 
 from convo.core.errors import UsageError
-from convo.index import IndexQuery, index_path, search
+from convo.index import index_path, search
 from convo.index.search import fts_query
 
 
@@ -57,9 +57,9 @@ def test_ranked_best_first_with_scores(store):
 
 
 def test_filters_and_limit(store):
-    hits, _ = search(store, "budget OR rollback", IndexQuery(speakers=["bob"]))
+    hits, _ = search(store, "budget OR rollback", where(speakers=["bob"]))
     assert _ids(hits) == ["m2"]
-    hits, _ = search(store, "budget OR rollback", IndexQuery(tags=["OPS"]))
+    hits, _ = search(store, "budget OR rollback", where(tags=["OPS"]))
     assert _ids(hits) == ["m5"]
     assert len(search(store, "budget OR rollback", limit=1)[0]) == 1
 
@@ -105,7 +105,7 @@ def test_a_very_common_word_ranks_the_most_recent_matches(store):
     assert hits.window == 2 and set(_ids(hits)) == {"m2", "m5"}  # the 2 newest of 3 matches
     hits, _ = search(store, "budget OR review OR rollback", ranked=None)
     assert hits.window == 0 and set(_ids(hits)) == {"m1", "m2", "m5"}
-    hits, _ = search(store, "budget OR review OR rollback", IndexQuery(speakers=["bob"]), ranked=2)
+    hits, _ = search(store, "budget OR review OR rollback", where(speakers=["bob"]), ranked=2)
     assert hits.window == 0 and _ids(hits) == ["m2"]
 
 

@@ -67,7 +67,7 @@ def test_a_terminal_gets_a_byte_bar(tmp_path):
 def test_blocks_of_lines_pass_as_their_messages(tmp_path, monkeypatch):
     """A ``ReadyBlock`` (a worker's lines, ``--jobs``) counts as its messages: the bar
     looks at the clock when a block crosses a multiple of CHECK, not every CHECK blocks."""
-    from convo.pipeline.ready import ReadyBlock
+    from convo.store.lines import ReadyBlock
 
     f = tmp_path / "a.mbox"
     f.write_bytes(b"z" * 4096)

@@ -16,7 +16,7 @@ from convo.importers.context import ImportOptions
 from convo.pipeline import sinks
 from convo.pipeline.ingest import Ingest
 from convo.pipeline.run import run_ingest
-from convo.pipeline.store import Store
+from convo.store import Store
 
 VTT = SAMPLE_DATA / "transcripts" / "standup.vtt"
 

@@ -22,8 +22,8 @@ from convo.core.errors import InputError, RecordError
 from convo.core.io import open_binary
 from convo.core.jsonl import committed_end, iter_lines, lock_path, writer_active
 from convo.core.record import ConversationMessage, ConversationMessageMeta
-from convo.pipeline import store as store_mod
-from convo.pipeline.store import Store
+from convo.store import Store
+from convo.store import append as store_mod
 
 VTT = SAMPLE_DATA / "transcripts" / "standup.vtt"
 

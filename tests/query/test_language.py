@@ -226,7 +226,7 @@ def test_any_text_parses_or_is_one_located_error(text):
 
 
 def test_query_arguments_are_inputs_or_query(tmp_path):
-    from convo.cli.commands.read import split_query
+    from convo.cli.words import split_query
 
     words = ["from:alice", "missing.jsonl", "node.js", "a/b", "-", '"x.json"', "source:a/b"]
     assert split_query(words) == (

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from convo.core.fields import is_record
 from convo.query.filters import Filters
 from convo.query.scan import Selector, select
 
@@ -83,7 +84,7 @@ def expected(lines: list[bytes], filters: dict) -> tuple[list[bytes], list[int]]
             record = orjson.loads(raw)
         except orjson.JSONDecodeError:
             record = None
-        if isinstance(record, dict):
+        if is_record(record):
             records.append((raw, record))
         elif raw.strip():
             bad.append(number)

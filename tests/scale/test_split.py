@@ -18,8 +18,8 @@ from convo.importers.context import ImportOptions
 from convo.pipeline.ingest import Ingest
 from convo.pipeline.parallel import ParallelIngest
 from convo.pipeline.plan import plan_units
-from convo.pipeline.ready import ReadyBlock
 from convo.pipeline.split import split_units
+from convo.store.lines import ReadyBlock
 
 SMALL = 2048  # ranges of a few KiB, so a test file is cut many times
 

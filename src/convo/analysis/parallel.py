@@ -29,7 +29,8 @@ from typing import Any, Protocol
 import orjson
 
 from convo.core.errors import RecordError
-from convo.core.jsonl import Line, committed_end, parse_line
+from convo.core.fields import is_record
+from convo.core.jsonl import Line, committed_end, parse_record_line
 from convo.core.pool import cpu_count
 from convo.core.ranges import Range, open_range, split, splittable
 from convo.query.filters import Filters
@@ -133,7 +134,7 @@ def range_lines(
                     record = orjson.loads(line)
                 except orjson.JSONDecodeError:
                     record = None
-                if type(record) is not dict:
+                if not is_record(record):
                     record = _parsed(task.range.path, line, first + i, torn and i == last, report)
                     if record is None:
                         continue
@@ -152,11 +153,11 @@ def _parsed(
         record = orjson.loads(raw)
     except orjson.JSONDecodeError:
         record = None
-    if type(record) is dict:
+    if is_record(record):
         return record
     if raw.strip():
         try:
-            parse_line(Line(number, raw, torn), name)
+            parse_record_line(Line(number, raw, torn), name)
         except RecordError as e:
             report.bad.append((number, e.what, e.hint, raw))
     return None

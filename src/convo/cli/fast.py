@@ -59,6 +59,7 @@ def _invoke(func: Any, top: dict[str, Any], values: dict[str, Any]) -> int:
     state["debug"] = top["debug"]
     state["people"] = top["people"]
     state["store"] = top["store"]
+    state["store_named"] = top["store_named"]
 
     def call() -> Any:
         args = read_args(values)["args"]
@@ -69,7 +70,7 @@ def _invoke(func: Any, top: dict[str, Any], values: dict[str, Any]) -> int:
 
 def _global(argv: list[str]) -> tuple[dict[str, Any], list[str]]:
     """The group's options (``--store``, ``--people``, ``--debug``) and what follows."""
-    top: dict[str, Any] = {"debug": False, "store": None, "people": None}
+    top: dict[str, Any] = {"debug": False, "store": None, "people": None, "store_named": False}
     given: set[str] = set()
     i = 0
     while i < len(argv) and argv[i].startswith("-"):
@@ -82,6 +83,7 @@ def _global(argv: list[str]) -> tuple[dict[str, Any], list[str]]:
                 value = _value(argv, i)
             top[_GLOBAL_VALUES[name][0]] = value
             given.add(name)
+            top["store_named"] = top["store_named"] or name == "--store"
         else:
             raise _Decline
         i += 1

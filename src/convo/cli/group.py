@@ -137,11 +137,11 @@ def _main(
     """convo: ingest, list, query, show and validate conversations."""
     state["debug"] = debug
     state["people"] = people
-    # A store named with --store or $CONVO_STORE makes read commands read it, not a piped
-    # stdin (a `while read` loop's stdin is not input); with neither, a pipe is the input.
+    # --store makes read commands read the store, not a piped stdin (a `while read` loop's
+    # stdin is not input); $CONVO_STORE only says where the store is (pipeline/inputs.py).
     source = ctx.get_parameter_source("store")
-    named = source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT")
-    state["store"] = store if named else None
+    state["store"] = store
+    state["store_named"] = source is not None and source.name == "COMMANDLINE"
 
 
 def _prepare(cmd: Any) -> None:

@@ -102,18 +102,10 @@ def _format_names() -> list[str]:
 
 
 def zone_of(name: str | None, *, default: tzinfo | None = None) -> tzinfo | None:
-    """``--tz`` as a tzinfo (``default`` when not given); a bad zone is a usage error."""
-    from convo.core.errors import UsageError
-    from convo.core.timestamps import get_zone
+    """``--tz`` as a tzinfo (``convo.query.model.zone_of``)."""
+    from convo.query.model import zone_of as parse_zone
 
-    if name is None:
-        return default
-    if not name.strip():
-        raise UsageError("empty --tz", hint="use an IANA name like Europe/Berlin, UTC or +02:00")
-    try:
-        return get_zone(name)
-    except Exception as e:
-        raise UsageError(f"bad --tz {name!r} ({e})") from None
+    return parse_zone(name, default=default)
 
 
 @dataclass
@@ -176,6 +168,8 @@ class ReadArgs:
     pager: bool = False
     imports: ImportArgs = field(default_factory=ImportArgs)
     query: str = ""  # the query language (convo.query.language), ANDed with the options
+    explain: bool = False  # --explain: say how the query is answered (index or scan)
+    words: list[str] = field(default_factory=list)  # the arguments as given, before the split
     people: str | None = None  # a people file (--people, $CONVO_PEOPLE)
 
     @property
@@ -196,60 +190,25 @@ class ReadArgs:
 
         return WriteOptions(utc=self.utc, zone=zone_of(self.tz))
 
+    def build_query(self, order: OrderArgs | None = None):
+        """The ``convo.query.model.Query`` of the query and the options (ANDed), built
+        by the one set of rules every command shares (time zone, people)."""
+        from convo.query.model import Options, build
+
+        options = Options(
+            speakers=self.speakers, listeners=self.listeners, tags=self.tags,
+            since=self.since, until=self.until, texts=self.texts, regexes=self.regexes,
+            threads=self.threads,
+        )  # fmt: skip
+        return build(
+            self.query, options, tz=self.tz, utc=self.utc, people=self.load_people(),
+            limit=self.limit, reverse=self.reverse,
+            sort=order.sort if order else None, latest=order.latest if order else None,
+        )  # fmt: skip
+
     def filters(self):
-        """The ``query.Filters`` of the options and the query: one filter tree (relative
-        dates resolved now, people's aliases expanded)."""
-        from convo.core.errors import UsageError
-        from convo.query.filters import Filters
-
-        zone = self.zone()
-        if zone is None and (self.since or self.until or self.query):
-            from dateutil.tz import tzlocal  # (not loaded when no time is read)
-
-            zone = tzlocal()
-        if self.limit is not None and self.limit < 0:
-            raise UsageError("--limit must be 0 or more")
-        given = (self.speakers, self.listeners, self.tags, self.since, self.until, self.texts,
-                 self.regexes, self.threads, self.query)  # fmt: skip
-        if not any(given):  # all match: tree.to_filters(None), without importing the tree
-            self.load_people()  # a bad people file is an error all the same
-            return Filters(limit=self.limit, reverse=self.reverse)
-        from convo.query import tree
-
-        node = tree.all_of([
-            tree.terms("from", self.speakers), tree.terms("to", self.listeners),
-            tree.terms("tag", self.tags), self._range(zone), tree.terms("words", self.texts),
-            tree.terms("regex", self.regexes), tree.terms("thread", self.threads),
-            self._parsed(zone),
-        ])  # fmt: skip
-        people = self.load_people()
-        if node is not None and people is not None:
-            node = tree.with_people(node, people)
-        return tree.to_filters(node, limit=self.limit, reverse=self.reverse)
-
-    def _parsed(self, zone: tzinfo | None):
-        """The query's tree (None without a query: the language is not loaded then)."""
-        if not self.query:
-            return None
-        from convo.query.language import parse
-
-        return parse(self.query, zone=zone)
-
-    def _range(self, zone: tzinfo | None):
-        from convo.core.errors import UsageError
-        from convo.core.timestamps import parse_when
-        from convo.query.tree import Range
-
-        try:
-            since = parse_when(self.since, zone=zone) if self.since else None
-            until = parse_when(self.until, zone=zone) if self.until else None
-        except (ValueError, OverflowError) as e:
-            raise UsageError(
-                str(e),
-                hint="use an ISO date (2024, 2024-03, 2024-03-06), a time, 'yesterday' "
-                "or an age like 7d, 2w, 3h",
-            ) from None
-        return Range(since, until) if since or until else None
+        """The ``query.Filters`` the scan runs (``build_query().filters()``)."""
+        return self.build_query().filters()
 
     def load_people(self):
         """The people file's ``People`` (None without one)."""
@@ -259,41 +218,60 @@ class ReadArgs:
 
         return People.load(self.people)
 
-    def parts(self, env, reporter, *, default_store: str | None = None):
+    def where(self) -> dict[str, Any]:
+        """The store's location and whether ``--store`` named it (``pipeline.inputs``)."""
+        from convo.cli.runtime import state
+
+        return {
+            "store": self.store or state.get("store"),
+            "store_named": bool(self.store) or bool(state.get("store_named")),
+        }
+
+    def parts(self, env, reporter):
         """The inputs (named files, stdin, else the store) read with the import options."""
+        from convo.pipeline.inputs import STDIN_IGNORED, reads_store
+
+        where = self.where()
+        stdin = env.stdin_has_data
+        if stdin and reads_store(
+            self.inputs, store_named=where["store_named"], stdin_has_data=True
+        ):
+            from convo.cli.runtime import err
+            from convo.store.path import default_store_path
+
+            err("note: " + STDIN_IGNORED.format(store=default_store_path(where["store"])))
         from convo.pipeline.inputs import record_parts
 
         return record_parts(
-            self.inputs, store=self.store or default_store, stdin_has_data=env.stdin_has_data,
+            self.inputs, **self.where(), stdin_has_data=env.stdin_has_data,
             options=self.imports.options(), format_name=self.imports.format_name,
             on_reject=reporter.reject,
         )  # fmt: skip
 
-    def store_input(self, env, *, default_store: str | None = None):
+    def store_input(self, env):
         """The store's path when these inputs are the store (it may have an index), else None."""
         from convo.pipeline.inputs import store_input
 
-        return store_input(
-            self.inputs, store=self.store or default_store, stdin_has_data=env.stdin_has_data
-        )
+        return store_input(self.inputs, **self.where(), stdin_has_data=env.stdin_has_data)
 
-    def matches(self, env, reporter, *, default_store: str | None = None, need_record: bool = True):
+    def matches(self, env, reporter, *, need_record: bool = True, selector=None):
         """The selected records: these inputs, filters, limit and order applied; bad lines
         and rejects go to ``reporter``."""
-        _, matches = self.selection(
-            env, reporter, default_store=default_store, need_record=need_record
-        )
-        return matches
+        from convo.store.select import select
 
-    def selection(
-        self, env, reporter, *, default_store: str | None = None, need_record: bool = True
-    ):
-        """``matches`` and the ``Selector`` that picks them (it counts the lines read)."""
-        from convo.query.scan import Selector
+        chosen = select(
+            self.build_query(), self.parts(env, reporter), store=self.store_input(env),
+            on_error=reporter.bad_line, need_record=need_record, selector=selector,
+        )  # fmt: skip
+        self.say_plan(chosen.plan)
+        return (m for batch in chosen.batches for m in batch)
 
-        selector = Selector(self.filters())
-        parts = self.parts(env, reporter, default_store=default_store)
-        return selector, selector.select_parts(parts, reporter.bad_line, need_record=need_record)
+    def say_plan(self, plan: str) -> None:
+        """With ``--explain``: how the query is answered, on stderr."""
+        if self.explain:
+            from convo.cli.runtime import err
+
+            err(plan)
 
 
 def _opt(name: str, annotation: Any, default: Any) -> inspect.Parameter:
@@ -358,7 +336,7 @@ def _import_args(kw: dict[str, Any]) -> ImportArgs:
 
 
 INPUT_SPECS = (
-    Spec("inputs", L, None, (), "Files or folders to read (any importable format; - for stdin). Default: stdin when it is a pipe or a file and no store is named, else the store.", "FILE"),
+    Spec("inputs", L, None, (), "The query (`convo query --help`) and files or folders to read (any importable format; - for stdin). A word that is -, an existing path or looks like one (has a / or a file extension) is an input; the others make the query. Default input: stdin when it is a pipe and --store is not given, else the store.", "QUERY|FILE"),
     Spec("store", S, None, ("--store",), "The store file (default $XDG_DATA_HOME/convo/messages.jsonl).", "PATH"),
 )  # fmt: skip
 
@@ -383,6 +361,7 @@ def output_specs(formats: Sequence[str] | None) -> tuple[Spec, ...]:
         Spec("format", S, None, ("--format", "-f"), "Output format. Default: table on a terminal, else the command's piped format.", None, choices),
         Spec("utc", bool, False, ("--utc",), "Show times in UTC instead of local time."),
         Spec("pager", bool, False, ("--pager",), "Page long terminal output."),
+        Spec("explain", bool, False, ("--explain",), "Say on stderr how the query is answered: through the index or by a scan, and why."),
     )  # fmt: skip
 
 
@@ -395,7 +374,7 @@ _READ_KEYS = {
     "inputs": "inputs", "store": "store", "speaker": "speakers", "listener": "listeners",
     "tag": "tags", "since": "since", "until": "until", "text": "texts", "regex": "regexes",
     "thread": "threads", "limit": "limit", "reverse": "reverse", "format": "format",
-    "utc": "utc", "pager": "pager",
+    "utc": "utc", "pager": "pager", "explain": "explain",
 }  # fmt: skip
 _LISTS = ("inputs", "speakers", "listeners", "tags", "texts", "regexes", "threads")
 
@@ -425,6 +404,12 @@ def _with_params(func, added: list[inspect.Parameter], build: Callable[[dict[str
     return wrapper
 
 
+def with_params(func, specs: Sequence[Spec], build: Callable[[dict[str, Any]], dict]):
+    """``func`` with the parameters of ``specs``, their values made into arguments by
+    ``build`` (``read_args``: ``args: ReadArgs``)."""
+    return _with_params(func, _params(specs), build)
+
+
 def import_options(func):
     """Add the import-option group; call ``func(imports: ImportArgs, ...)``."""
     return _with_params(func, _params(IMPORT_SPECS), lambda kw: {"imports": _import_args(kw)})
@@ -436,9 +421,55 @@ def read_args(kw: dict[str, Any]) -> dict[str, ReadArgs]:
     values = {dest: kw.pop(src) for src, dest in _READ_KEYS.items() if src in kw}
     for key in _LISTS:
         values[key] = list(values.get(key) or [])
+    from convo.cli.words import no_glued_query, split_query
+
+    values["words"] = list(values["inputs"])
+    values["inputs"], values["query"] = split_query(values["inputs"])
+    no_glued_query(values["tags"])
     from convo.cli.runtime import state
 
     return {"args": ReadArgs(**values, imports=imports, people=state.get("people"))}
+
+
+_TIME_SPECS = (
+    Spec("tz", S, None, ("--tz",), "Zone of naive times in the query (IANA name, UTC, local, +02:00; default local).", "ZONE"),
+    Spec("utc", bool, False, ("--utc",), "Read naive times in the query as UTC."),
+)  # fmt: skip
+
+
+def _long_only(spec: Spec) -> Spec:
+    return spec._replace(decls=tuple(d for d in spec.decls if d.startswith("--")))
+
+
+SELECTION_HELP = (
+    "The query (`convo query --help`); - reads message ids from standard input (one a line, "
+    "or JSONL records)."
+)
+
+
+def selection_options(func, *, short: bool = True):
+    """The query words, ``--store``, the filters (no limit or order) and the zone, for
+    commands that change what a query selects (``rm``, ``tag``); ``func(args: ReadArgs)``.
+    ``short=False`` keeps long options only (``tag``'s ``-inbox`` is a tag)."""
+    words = INPUT_SPECS[0]._replace(help=SELECTION_HELP, metavar="QUERY")
+    filters = [s for s in FILTER_SPECS if s.name not in ("limit", "reverse")]
+    specs = (words, *INPUT_SPECS[1:], *_TIME_SPECS, *filters)
+    if not short:
+        specs = tuple(_long_only(s) if s.decls else s for s in specs)
+
+    return _with_params(func, _params(specs), _defaulted)
+
+
+def _defaulted(kw: dict[str, Any]) -> dict[str, ReadArgs]:
+    """``read_args`` of a command that declares only some of the read options."""
+    for spec in read_specs(None):
+        kw.setdefault(spec.name, spec.default)
+    return read_args(kw)
+
+
+def store_options(func):
+    """Only ``--store``; ``func(args: ReadArgs)``."""
+    return _with_params(func, _params(INPUT_SPECS[1:]), _defaulted)
 
 
 def read_options_for(formats: Sequence[str] | None):
@@ -458,21 +489,12 @@ class OrderArgs:
     latest: int | None = None
     count: bool = False
 
-    def order(self):
-        """The ``output.selection.Order`` these describe."""
-        from convo.core.errors import UsageError
-        from convo.output.selection import Order
-
-        if self.latest is not None and self.latest < 0:
-            raise UsageError("--latest must be 0 or more")
-        return Order(sort=self.sort, latest=self.latest)
-
 
 def order_options(func):
     """Add ``--sort time|-time``, ``--latest N`` and ``--count``; call ``func(order: OrderArgs, ...)``.
 
     Served by the store's index when it is fresh, else in flat memory (see
-    ``convo.output.selection``)."""
+    ``convo.store.select``)."""
     return _with_params(func, _params(ORDER_SPECS), order_args)
 
 

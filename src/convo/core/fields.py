@@ -41,6 +41,20 @@ def extra(record: Record) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def is_record(value: Any) -> bool:
+    """The one rule for what a line must be to be a record, for every reader (the scan,
+    the index, ``stats``, ``validate``, ``compact``): a JSON object whose text chunks
+    (``textChunks``, or TypeAgent's Python spelling ``text_chunks``) are a list. What
+    else a record holds is read leniently by the accessors here; ``convo validate``
+    checks the rest."""
+    if type(value) is not dict:
+        return False
+    chunks = value.get("textChunks")
+    if chunks is None:
+        chunks = value.get("text_chunks")
+    return type(chunks) is list
+
+
 def chunks(record: Record) -> list[str]:
     value = record.get("textChunks")
     if value is None:

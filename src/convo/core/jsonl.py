@@ -64,6 +64,22 @@ def iter_lines(stream: IO[bytes]) -> Iterator[Line]:
         yield Line(prev_no, prev, torn=True)
 
 
+def parse_record_line(line: Line, where: str) -> dict[str, Any]:
+    """Parse one line as a record (``core.fields.is_record``), or raise a located
+    RecordError: the one rule every reader of records words its rejection with."""
+    from convo.core.errors import RecordError
+    from convo.core.fields import is_record
+
+    value = parse_line(line, where)
+    if not is_record(value):
+        raise RecordError(
+            "a JSON object that is not a record (no textChunks list)",
+            where=f"{where}:{line.number}",
+            hint="a record has textChunks, metadata, tags and timestamp (`convo schema`)",
+        )
+    return value
+
+
 def parse_line(line: Line, where: str) -> dict[str, Any]:
     """Parse one line as a JSON object, or raise a located RecordError."""
     from convo.core.errors import RecordError

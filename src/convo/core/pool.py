@@ -300,10 +300,16 @@ def serve() -> None:
     import importlib
 
     _ignore_interrupts()
+    # The results go over a private copy of the pipe; descriptor 1 and sys.stdout are
+    # pointed at stderr, so whatever the work prints (a library's print, a warning)
+    # reaches the terminal instead of corrupting the results the parent reads.
+    stdout = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    sys.stdout.flush()
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     for name in sys.argv[1:]:
         importlib.import_module(name)
     collector.freeze_imports()
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    stdin = sys.stdin.buffer
     while True:
         try:
             fn, item = _receive(stdin)

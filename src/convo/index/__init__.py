@@ -6,7 +6,7 @@ speaker, listeners, tags, thread, format, role, subject) and a contentless FTS5 
 over subject and text. See docs/index.md.
 
 Layering: this package imports only ``convo.core``; ``convo.query`` and
-``convo.pipeline`` use it. A missing or broken index is never an error for a caller:
+``convo.store`` use it. A missing or broken index is never an error for a caller:
 the functions here return None (or a result saying "not available") and the caller
 falls back to scanning the JSONL.
 """
@@ -16,22 +16,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 # Names that are also submodules (check, lookup, search) are bound here: importing a
-# submodule sets the package's attribute of its name. The writing side (build) and
-# dedup load on first use, so a read of a fresh index does not import them.
+# submodule sets the package's attribute of its name. The writing side (build) loads
+# on first use, so a read of a fresh index does not import them.
 from convo.index.check import CheckResult, check
-from convo.index.lookup import IndexQuery, count, lookup, read_spans, reader
+from convo.index.lookup import Reader, read_spans, reader
 from convo.index.schema import index_path
 from convo.index.search import Hit, count_matches, search
 from convo.index.state import Status, SyncResult, refresh, status
 
-_LAZY = {
-    "drop": "build", "sync": "build",
-    "IndexIds": "dedup", "after_append": "dedup", "open_ids": "dedup",
-}  # fmt: skip
+_LAZY = {"drop": "build", "sync": "build"}
 
 if TYPE_CHECKING:
     from convo.index.build import drop, sync
-    from convo.index.dedup import IndexIds, after_append, open_ids
 
 
 def __getattr__(name: str) -> Any:
@@ -48,18 +44,13 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "CheckResult",
     "Hit",
-    "IndexIds",
-    "IndexQuery",
+    "Reader",
     "Status",
     "SyncResult",
-    "after_append",
     "check",
-    "count",
     "count_matches",
     "drop",
     "index_path",
-    "lookup",
-    "open_ids",
     "read_spans",
     "reader",
     "refresh",

@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from convo.core import collector, fields
+from convo.core.fields import is_record
 from convo.core.timestamps import CANONICAL
 from convo.index.rows import BOM, space_cjk
 
@@ -93,7 +94,7 @@ def rows_of(data: bytes, base: int) -> Batch:
             record = loads(body)
         except error:
             record = None
-        if type(record) is dict:
+        if is_record(record):
             add(offset, length, record)
         else:
             rows.batch.bad += 1

@@ -20,7 +20,7 @@ from convo.core import collector
 from convo.index import fts, schema
 from convo.index.batch import Batch, Task, read_range
 from convo.index.rows import end_of_whole_lines
-from convo.index.state import SyncResult, Track, judge, read_meta, store_meta
+from convo.index.state import SyncResult, Track, freshness, read_meta, store_meta
 from convo.index.writer import Inserter
 
 RANGE_BYTES = 4 << 20  # one worker task; the parent inserts one such batch at a time
@@ -178,7 +178,7 @@ def sync(
         if meta is None and not create:
             return SyncResult("unavailable", reason="no index")
         with open(path, "rb") as f:
-            state, reason = judge(meta, f) if meta else ("rebuild", "no index")
+            state, reason = freshness(meta, f) if meta else ("rebuild", "no index")
             if state == "fresh":
                 return SyncResult("fresh")
             if state == "append" and meta:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from convo.index import schema
 from convo.index.rows import end_of_whole_lines, iter_spans, parse, row_of
-from convo.index.state import judge
+from convo.index.state import freshness
 
 MAX_PROBLEMS = 20
 
@@ -85,7 +85,7 @@ def check(store_path: str | os.PathLike[str]) -> CheckResult:
 def _compare(path: Path, conn: sqlite3.Connection) -> CheckResult:
     problems: list[str] = []
     with open(path, "rb") as f:
-        state, reason = judge(schema.read_meta(conn), f)
+        state, reason = freshness(schema.read_meta(conn), f)
     if state != "fresh":
         problems.append(f"stale: {reason}")
     n = 0

@@ -1,6 +1,6 @@
 """Following a rewrite of the store in the index, without rebuilding it.
 
-Maintenance (``convo.pipeline.maintenance``) copies the store line by line to a new file,
+Maintenance (``convo.store.rewrite``) copies the store line by line to a new file,
 dropping or changing some lines. ``Follower`` is told about each line and, in one index
 transaction, deletes the rows of dropped lines, updates changed tags, and moves the byte
 offsets of later rows by how much the new file is shorter or longer so far (one UPDATE

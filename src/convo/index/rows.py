@@ -120,12 +120,13 @@ def fts_values(row: Row) -> tuple[str, str]:
 
 
 def parse(raw: bytes) -> dict[str, Any] | None:
-    """The record of a line, or None when it is not a JSON object (the scan skips those)."""
+    """The record of a line, or None when it is not a record (``fields.is_record``: the
+    scan reports those, the index skips them)."""
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return None
-    return value if isinstance(value, dict) else None
+    return value if fields.is_record(value) else None
 
 
 def iter_spans(stream: IO[bytes], start: int = 0) -> Iterator[tuple[int, int, bytes]]:

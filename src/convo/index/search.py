@@ -15,6 +15,7 @@ import os
 import re
 import sqlite3
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ import orjson
 from convo.core import fields
 from convo.core.errors import UsageError
 from convo.index import schema
-from convo.index.lookup import IndexQuery, Reader, read_spans, reader, where
+from convo.index.lookup import Reader, read_spans, reader
 from convo.index.rows import has_cjk, parse, space_cjk
 from convo.index.state import Track, refresh
 
@@ -39,6 +40,9 @@ _WORD = re.compile(r"\w+")
 _SPACES = re.compile(r"\s+")
 SNIPPET_WORDS = 24
 RANKED = 10_000  # matches ranked by BM25 at most: the most recent ones (see _hits)
+# The candidates' condition on ``messages m`` and its parameters, made on the open index
+# (``convo.query.plan`` compiles a query's filters to it); "1": every message.
+Narrow = Callable[[sqlite3.Connection], tuple[str, tuple[Any, ...]]]
 
 
 @dataclass
@@ -119,9 +123,11 @@ def _prefixes(query: str) -> list[str]:
 
 class Hits(list):
     """The hits, best first; ``window``: when more than ``ranked`` records matched, how
-    many of the most recent matches were ranked (0: every match was)."""
+    many of the most recent matches were ranked (0: every match was); ``note``: why the
+    persistent index was not used (empty when it was)."""
 
     window = 0
+    note = ""
 
 
 def _run(r: Reader, sql: str, params: list[Any]) -> list[Any]:
@@ -133,16 +139,15 @@ def _run(r: Reader, sql: str, params: list[Any]) -> list[Any]:
 
 
 def _hits(
-    r: Reader, match: str, q: IndexQuery | None, limit: int, ranked: int | None
+    r: Reader, match: str, narrow: Narrow | None, limit: int, ranked: int | None
 ) -> tuple[list[tuple[int, int, float]], int]:
     """``(offset, length, rank)`` of the best ``limit`` matches, and the window (0: all
     ranked). BM25 costs a few microseconds a match, so a word in a third of a large store
     would cost seconds: beyond ``ranked`` matches only the ``ranked`` most recent ones
     (highest rowids, found without ranking) are ranked."""
-    w = where(r.conn, q) if q is not None and not q.is_empty() else ("1", [])
-    if w is None:
+    cond, params = narrow(r.conn) if narrow is not None else ("1", ())
+    if cond == "0":
         return [], 0
-    cond, params = w
     base = "FROM messages_fts f WHERE messages_fts MATCH ?"
     if cond != "1":
         base = (
@@ -176,13 +181,13 @@ def _hits(
 def search(
     store_path: str | os.PathLike[str],
     query: str,
-    filters: IndexQuery | None = None,
+    narrow: Narrow | None = None,
     limit: int = 20,
     *,
     track: Track | None = None,
     ranked: int | None = RANKED,
 ) -> tuple[Hits, str]:
-    """The best ``limit`` records for ``query`` among those ``filters`` select.
+    """The best ``limit`` records for the FTS5 ``query`` among those ``narrow`` selects.
 
     Returns ``(hits, note)``: ``note`` is empty, or says why the persistent index could
     not be used and the search ran on a temporary in-memory index instead. ``ranked``:
@@ -201,16 +206,16 @@ def search(
     if not note:
         with reader(store_path, update=False) as r:
             if not isinstance(r, str):
-                return _collect(r, match, query, filters, limit, ranked), ""
+                return _collect(r, match, query, narrow, limit, ranked), ""
             note = r
-    return _in_memory(Path(store_path), match, query, filters, limit, track, ranked), note
+    return _in_memory(Path(store_path), match, query, narrow, limit, track, ranked), note
 
 
 def _collect(
-    r: Reader, match: str, query: str, filters: IndexQuery | None, limit: int,
+    r: Reader, match: str, query: str, narrow: Narrow | None, limit: int,
     ranked: int | None,
 ) -> Hits:  # fmt: skip
-    rows, window = _hits(r, match, filters, max(0, limit), ranked)
+    rows, window = _hits(r, match, narrow, max(0, limit), ranked)
     qterms = terms(query)
     out = Hits()
     out.window = window
@@ -222,7 +227,7 @@ def _collect(
 
 
 def _in_memory(
-    path: Path, match: str, query: str, filters: IndexQuery | None, limit: int, track,
+    path: Path, match: str, query: str, narrow: Narrow | None, limit: int, track,
     ranked: int | None,
 ) -> Hits:  # fmt: skip
     """Search without the index file: build one in memory from the store (a full read)."""
@@ -237,7 +242,7 @@ def _in_memory(
             schema.create(conn)
             index_lines(conn, path, f, 0, track)
             conn.execute("COMMIT")
-            return _collect(Reader(conn, f), match, query, filters, limit, ranked)
+            return _collect(Reader(conn, f), match, query, narrow, limit, ranked)
     finally:
         conn.close()
 

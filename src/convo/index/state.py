@@ -77,7 +77,7 @@ def store_meta(f: IO[bytes], end: int) -> dict[str, object]:
     }  # fmt: skip
 
 
-def judge(meta: dict[str, str], f: IO[bytes]) -> tuple[str, str]:
+def freshness(meta: dict[str, str], f: IO[bytes]) -> tuple[str, str]:
     """(``fresh``/``append``/``rebuild``, why) for the open store ``f``."""
     st = os.fstat(f.fileno())
     if meta.get("schema_version") != schema.SCHEMA_VERSION:
@@ -123,7 +123,7 @@ def status(store_path: str | os.PathLike[str]) -> Status:
         return Status("rebuild", "the index file is unreadable")
     try:
         with open(store_path, "rb") as f:
-            state, reason = judge(meta, f)
+            state, reason = freshness(meta, f)
     except OSError as e:
         return Status("unavailable", f"cannot read the store ({e.strerror})")
     return Status(state, reason, int(meta.get("messages", "0")))

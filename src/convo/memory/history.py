@@ -2,7 +2,7 @@
 
 The store follows Jianmu's ``StateMessageStore`` (its documentation is the reference for
 names, defaults and errors); the state is a convo store file (one record a line), appended
-under the CLI store's ``flock`` with its id dedup (``convo.pipeline.store.Store``), so
+under the CLI store's ``flock`` with its id dedup (``convo.store.append.Store``), so
 ``convo ingest --save``, ``convo query`` and a running agent can share one file.
 
 - ``JsonlMessageStore(path, max_messages=None, *, key="messages", namespace=None,
@@ -56,7 +56,7 @@ from convo.core.jsonl import dumps, iter_lines
 from convo.core.record import ConversationMessage, check_message, parse_record
 from convo.core.timestamps import format_timestamp_utc
 from convo.memory.coercion import MessageCoercerProtocol, StrictMessageCoercer, normalize_messages
-from convo.pipeline.store import Store
+from convo.store import Store
 
 __all__ = [
     "AsyncJsonlMessageStore",

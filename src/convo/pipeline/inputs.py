@@ -1,8 +1,11 @@
 """Where read commands get their records: named inputs, stdin, or the store.
 
-Input rule: named inputs; else stdin when it is a pipe or a file and no store is named
-(an explicit ``--store`` or ``$CONVO_STORE`` means the store, so a command in a
-``while read`` loop never swallows the loop's stdin); else the store.
+Input rule: named inputs; else stdin when it is a pipe or a non-empty file and the
+``--store`` option is not given (an explicit ``--store`` means the store, so a command in
+a ``while read`` loop never swallows the loop's stdin); else the store. ``$CONVO_STORE``
+only says where the store is: a person who sets it in a shell profile keeps
+``convo ingest a.vtt | convo query -s Alice`` reading the pipe. When the store is read
+while stdin is a non-empty pipe, ``stdin_ignored`` says so for the caller to print.
 
 Named inputs may be in any importable format: JSONL records are streamed as raw lines
 (so output can pass them through), anything else is imported on the fly, so
@@ -29,25 +32,13 @@ import orjson
 from convo.core.errors import InputError
 from convo.core.io import BOM, open_binary
 from convo.core.jsonl import Line, dumps, iter_lines
+from convo.store.select import RawFile
 
 if TYPE_CHECKING:
     from convo.core.io import Source
     from convo.importers.context import ImportOptions, Rejection
 
 LineSource = Iterator[tuple[Line, str]]
-
-
-class RawFile:
-    """A JSONL file of records, read as raw lines (``open()`` and ``name`` like a Source)."""
-
-    reopenable = True  # a regular file: a second reader can locate lines later
-
-    def __init__(self, path: str):
-        self.path = path
-        self.name = path
-
-    def open(self):
-        return open_binary(self.path)
 
 
 def _looks_like_records(path: str) -> bool:
@@ -170,17 +161,24 @@ def _isdir(path: str) -> bool:
     return os.path.isdir(path)
 
 
-def reads_store(inputs: list[str], *, store: str | None, stdin_has_data: bool) -> bool:
+def reads_store(inputs: list[str], *, store_named: bool, stdin_has_data: bool) -> bool:
     """The input rule picks the store: no named inputs, and stdin is not the input."""
-    return not inputs and not (stdin_has_data and store is None)
+    return not inputs and not (stdin_has_data and not store_named)
 
 
-def store_input(inputs: list[str], *, store: str | None, stdin_has_data: bool) -> Path | None:
+STDIN_IGNORED = (
+    "reading the store ({store}), not the data piped to standard input (name - to read it)"
+)
+
+
+def store_input(
+    inputs: list[str], *, store: str | None, store_named: bool, stdin_has_data: bool
+) -> Path | None:
     """The store file (links followed, where its index lives) when the input rule reads
     an existing store, else None."""
-    if not reads_store(inputs, store=store, stdin_has_data=stdin_has_data):
+    if not reads_store(inputs, store_named=store_named, stdin_has_data=stdin_has_data):
         return None
-    from convo.pipeline.storepath import default_store_path, real_file
+    from convo.store.path import default_store_path, real_file
 
     path = default_store_path(store)
     real = real_file(path)
@@ -188,15 +186,16 @@ def store_input(inputs: list[str], *, store: str | None, stdin_has_data: bool) -
 
 
 def record_parts(
-    inputs: list[str], *, store: str | None, stdin_has_data: bool, **read: Any
-) -> Iterator[Part]:
+    inputs: list[str], *, store: str | None, store_named: bool = False, stdin_has_data: bool,
+    **read: Any,
+) -> Iterator[Part]:  # fmt: skip
     """Every input of a read command, by the input rule above; ``read``: the keywords of
     ``parts_of`` (``options``, ``format_name``, ``on_reject``, ``raw_only``)."""
     if not inputs:
-        if not reads_store(inputs, store=store, stdin_has_data=stdin_has_data):
+        if not reads_store(inputs, store_named=store_named, stdin_has_data=stdin_has_data):
             inputs = ["-"]
         else:
-            from convo.pipeline.storepath import default_store_path, real_file
+            from convo.store.path import default_store_path, real_file
 
             named = default_store_path(store)
             real_file(named)  # a folder, a device or a dangling link is an error
@@ -213,9 +212,13 @@ def record_parts(
 
 
 def record_lines(
-    inputs: list[str], *, store: str | None, stdin_has_data: bool, **read: Any
-) -> LineSource:
+    inputs: list[str], *, store: str | None, store_named: bool = False, stdin_has_data: bool,
+    **read: Any,
+) -> LineSource:  # fmt: skip
     """All record lines for a read command, by the input rule above (``read``: as for
     ``record_parts``)."""
-    for part in record_parts(inputs, store=store, stdin_has_data=stdin_has_data, **read):
+    parts = record_parts(
+        inputs, store=store, store_named=store_named, stdin_has_data=stdin_has_data, **read
+    )
+    for part in parts:
         yield from _raw_lines(part) if hasattr(part, "open") else part

@@ -31,7 +31,6 @@ from convo.core.pool import cpu_count, ordered_map
 from convo.importers.context import ImportOptions
 from convo.pipeline.ingest import NOT_RECOGNISED, Ingest, IngestStats, unrecognised_file
 from convo.pipeline.plan import Unit, plan_units
-from convo.pipeline.ready import ReadyBlock, ReadyLine
 from convo.pipeline.split import (
     Depends,
     FileNumbers,
@@ -41,6 +40,7 @@ from convo.pipeline.split import (
     split_units,
     uneven,
 )
+from convo.store.lines import ReadyBlock, ReadyLine
 
 #: A worker writes its messages' lines in blocks of about this size (and before each
 #: rejection or warning, which keeps the order of everything it reports).

@@ -18,7 +18,7 @@ from convo.importers.context import ImportOptions, Rejection
 from convo.pipeline import sinks
 from convo.pipeline.ingest import Ingest, IngestStats, is_conversation_file
 from convo.pipeline.parallel import ParallelIngest
-from convo.pipeline.store import AppendResult, Store
+from convo.store import AppendResult, Store
 
 
 @dataclass

@@ -14,8 +14,8 @@ from typing import BinaryIO
 from convo.core.atomic import atomic_writer
 from convo.core.io import COPY_BYTES
 from convo.core.record import ConversationMessage
-from convo.pipeline.ready import ReadyBlock, ReadyLine, jsonl_line
-from convo.pipeline.store import AppendResult, Store
+from convo.store import AppendResult, Store
+from convo.store.lines import ReadyBlock, ReadyLine, jsonl_line
 
 
 def to_file(messages: Iterable[ConversationMessage | ReadyLine | ReadyBlock], path: str) -> None:

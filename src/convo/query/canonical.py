@@ -24,6 +24,10 @@ regex pass. They answer only when the bytes prove what ``orjson.loads`` and
   matched by the exact rule, once per distinct value (a store has few of them).
 - ``--text`` is decided when it is one ASCII word (``rawtext.TextWord``).
 
+A line counts as a record (``core.fields.is_record``) on its bytes only when it opens
+with ``{"textChunks":[`` and holds ``"textChunks"`` once (in a string every quote is
+escaped, so a second one is a second key or a string equal to the name: parsed).
+
 What is not proven is parsed, and so is a line holding a raw control byte (invalid JSON,
 reported by the parser). Decision: a line decided here is not validated further
 (as with the raw time pass-through of ``convo.query.scan``): a line of this layout that
@@ -56,6 +60,8 @@ from convo.query.rawkeys import (
 )  # fmt: skip
 from convo.query.rawtext import TextWord
 
+RECORD_START = b'{"textChunks":['
+CHUNKS_NAME = b'"textChunks"'
 TIME_RX = re.compile(rb',"timestamp":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"')
 # A canonical timestamp and the rest of its line up to a closing brace: per line, the
 # value and what follows it, which ``block_times`` checks for the whole block at once.
@@ -130,7 +136,9 @@ class Decider:
 
     def decide(self, buf: bytes, s: int, e: int) -> bool | None:
         """True/False for the line ``buf[s:e]`` (no line ending), or None: parse it."""
-        if buf[s : s + 1] != b"{" or buf[e - 1 : e] != b"}":
+        if not buf.startswith(RECORD_START, s) or buf[e - 1 : e] != b"}":
+            return None
+        if buf.count(CHUNKS_NAME, s, e) != 1:
             return None
         if self.has_u and buf.find(b"\\u", s, e) >= 0:
             return None
@@ -223,6 +231,10 @@ def block_times(block: bytes, lines: list[bytes]) -> list[bytes] | None:
         return None
     if firsts.strip(b"{"):
         return None
+    n = len(lines)
+    starts = block.count(b"\n" + RECORD_START) + block.startswith(RECORD_START)
+    if starts != n or block.count(CHUNKS_NAME) != n:
+        return None  # a line that may not be a record: parsed
     found = TIME_TAIL.findall(block)
     if len(found) != len(lines):
         return None

@@ -29,14 +29,19 @@ from typing import Any
 
 from convo.core import fields
 from convo.core.errors import UsageError
-from convo.core.field_filters import FieldFilters
 from convo.core.names import NameQuery
 
 Check = Callable[[dict[str, Any]], bool]
 
 
 @dataclass
-class Filters(FieldFilters):
+class Filters:
+    speakers: list[str] = field(default_factory=list)
+    listeners: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    since: str | None = None  # record timestamp strings: since <= timestamp < until
+    until: str | None = None
+    threads: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
     regexes: list[str] = field(default_factory=list)
     limit: int | None = None
@@ -44,7 +49,10 @@ class Filters(FieldFilters):
     tree: Any = None  # a query.tree.Compiled: then the exact check (see above)
 
     def is_empty(self) -> bool:
-        return self.fields_empty() and not (self.texts or self.regexes or self.tree)
+        return not (
+            self.speakers or self.listeners or self.tags or self.since or self.until
+            or self.threads or self.texts or self.regexes or self.tree
+        )  # fmt: skip
 
 
 def text_terms(filters: Filters) -> list[list[str]]:

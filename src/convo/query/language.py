@@ -24,13 +24,10 @@ from datetime import datetime, timedelta, tzinfo
 
 from convo.core.errors import UsageError
 from convo.core.timestamps import parse_when
+from convo.query.field_table import LANGUAGE
 from convo.query.tree import Node, Not, Range, Term, all_of, any_of
 
-FIELDS = {
-    "from": "from", "speaker": "from", "to": "to", "listener": "to", "tag": "tag",
-    "subject": "subject", "text": "body", "thread": "thread", "id": "id",
-    "format": "format", "role": "role", "source": "source", "date": "date",
-}  # fmt: skip
+FIELDS = LANGUAGE  # the language's field names -> the tree's leaf names
 _FIELD = re.compile(r"([A-Za-z_]+):(.*)", re.S)
 _PARTIAL = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
 _STOP = ' \t\r\n()"'

@@ -33,7 +33,8 @@ from typing import Any, NamedTuple
 import orjson
 
 from convo.core.errors import RecordError
-from convo.core.jsonl import Line, parse_line
+from convo.core.fields import is_record
+from convo.core.jsonl import Line, parse_record_line
 from convo.query.canonical import NOT_OBJECT, block_times, offsets, time_mask
 from convo.query.compiled import Compiled
 from convo.query.matches import Match, Runs
@@ -100,7 +101,7 @@ class BlockScan:
             record = orjson.loads(raw)
         except orjson.JSONDecodeError:
             record = None
-        if type(record) is not dict:  # blank, bad or not an object: the careful path
+        if not is_record(record):  # blank, bad, not an object or not a record: reported
             if raw.strip():
                 self.bad.append(Bad(at, number, raw, torn))
             return None
@@ -338,13 +339,13 @@ def _with_odd(low: bytes, end: int, found, odd: list[int]):
 
 
 def report(bad: list[Bad], name: str, on_error: ErrorHandler, locator: Any, at: int = 0) -> None:
-    """Report bad lines in order: each as ``parse_line`` words it, at its line number
+    """Report bad lines in order: each as ``parse_record_line`` words it, at its line number
     (``locator`` finds the number of an uncounted line from its offset, ``at`` + ``b.at``)."""
     for b in bad:
         number = b.number or (locator.line_at(at + b.at) if locator is not None else 0)
         line = Line(number, b.raw, b.torn)
         try:
-            parse_line(line, name)
+            parse_record_line(line, name)
         except RecordError as e:
             if on_error is not None:
                 on_error(e, line)

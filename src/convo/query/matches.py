@@ -19,7 +19,7 @@ from itertools import compress, repeat
 from operator import add, ne, sub
 from typing import Any
 
-from convo.core.jsonl import Line, parse_line
+from convo.core.jsonl import Line, parse_record_line
 
 _ONES = re.compile(rb"\x01+")  # runs of matched lines in a mask of 0/1 bytes
 
@@ -49,7 +49,7 @@ class Match:
     @property
     def record(self) -> dict[str, Any]:
         if self._record is None:
-            self._record = parse_line(Line(self.line, self.raw), self.name)
+            self._record = parse_record_line(Line(self.line, self.raw), self.name)
         return self._record
 
 

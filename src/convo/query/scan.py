@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from convo.core.errors import RecordError
-from convo.core.jsonl import Line, parse_line
+from convo.core.jsonl import Line, parse_record_line
 from convo.query.blocks import BLOCK, LineLocator, iter_spans
 from convo.query.filters import Filters
 from convo.query.matches import Match, RawBatch, Runs
@@ -178,7 +178,7 @@ class Selector:
             if not may(line.raw):
                 continue
             try:
-                record = parse_line(line, name)
+                record = parse_record_line(line, name)
             except RecordError as e:
                 if on_error is not None:
                     on_error(e, line)

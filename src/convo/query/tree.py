@@ -5,13 +5,8 @@ nodes ``And`` (AND), ``Or`` (OR) and ``Not``. The query language
 (``convo.query.language``) and the read options (``-s``, ``--tag``, ``--since``...)
 build the same tree, so ``-s alice`` and ``from:alice`` are one filter.
 
-Leaves the flat ``Filters`` also knows (``from``, ``to``, ``tag``, ``words``, ``regex``,
-``thread``) keep the meaning ``convo.query.filters`` gives them; the others:
-- ``subject``/``body``: every word occurs in the subject / the text (case-insensitive
-  substring); ``phrase``: the words occur in this order, as one substring, in the text
-  or subject.
-- ``id``, ``format``, ``role``: equality (``role`` through ``fields.role``; ``format`` and
-  ``role`` ignore case); ``source``: a case-insensitive substring of ``source_id``.
+What each leaf field matches, and how the scan, the prefilter and the index decide it,
+is declared once in ``convo.query.field_table``.
 
 ``to_filters(tree)``: a tree the flat ``Filters`` can say exactly (an AND of one group per
 filter kind, each an OR of that kind) becomes exactly that ``Filters``, the fastest scan.
@@ -24,24 +19,18 @@ its bytes only when every branch of an OR would skip it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from convo.core import fields
 from convo.core.names import NameQuery
 from convo.core.people import People
-from convo.query.filters import Filters, checks, text_check, time_check
+from convo.query.field_table import FIELDS, FLAT
+from convo.query.filters import Filters, time_check
 
 Check = Callable[[dict[str, Any]], bool]
 
-# Leaf fields the flat Filters holds, and the Filters list each one fills.
-FLAT = {
-    "from": "speakers", "to": "listeners", "tag": "tags", "words": "texts",
-    "regex": "regexes", "thread": "threads",
-}  # fmt: skip
-LEAF_FIELDS = (*FLAT, "subject", "body", "phrase", "id", "format", "role", "source")
+LEAF_FIELDS = tuple(f for f in FIELDS if f != "date")
 
 
 @dataclass(frozen=True)
@@ -50,11 +39,7 @@ class Term:
     value: str
 
     def check(self) -> Check:
-        if self.field in FLAT:
-            given: dict[str, Any] = {FLAT[self.field]: [self.value]}
-            (one,) = checks(Filters(**given))
-            return one
-        return _OWN_CHECKS[self.field](self.value)
+        return FIELDS[self.field].check(self.value)
 
 
 @dataclass(frozen=True)
@@ -147,56 +132,11 @@ def with_people(node: Node, people: People) -> Node:
     return map_terms(node, expand)
 
 
-# -- the leaves convo.query.filters does not know
-
-
-def _words_in(get: Callable[[dict], list[str]], value: str) -> Check:
-    words = [w.casefold() for w in value.split()]
-    return lambda r: all(any(w in p.casefold() for p in get(r)) for w in words)
-
-
-def _subject(r: dict) -> list[str]:
-    s = fields.string(r, "subject")
-    return [s] if s else []
-
-
-def _phrase(value: str) -> Check:
-    words = value.casefold().split()
-    if len(words) < 2:
-        return text_check([words])
-    pattern = re.compile(r"\s+".join(re.escape(w) for w in words))
-    return lambda r: pattern.search(fields.searchable_text(r).casefold()) is not None
-
-
-def _equal_folded(get: Callable[[dict], str | None]) -> Callable[[str], Check]:
-    def make(value: str) -> Check:
-        folded = value.casefold()
-        return lambda r: (get(r) or "").casefold() == folded
-
-    return make
-
-
-def _source(value: str) -> Check:
-    folded = value.casefold()
-    return lambda r: folded in (fields.string(r, "source_id") or "").casefold()
-
-
-_OWN_CHECKS: dict[str, Callable[[str], Check]] = {
-    "subject": lambda v: _words_in(_subject, v),
-    "body": lambda v: _words_in(fields.chunks, v),
-    "phrase": _phrase,
-    "id": lambda v: lambda r: fields.record_id(r) == v,
-    "format": _equal_folded(lambda r: fields.string(r, "format")),
-    "role": _equal_folded(fields.role),
-    "source": _source,
-}
-
-
 # -- the flat form, exact or as prefilter hints
 
 
 @dataclass
-class Flat:
+class FlatFilters:
     """Filters lists by name, and a time range."""
 
     lists: dict[str, list[str]] = field(default_factory=dict)
@@ -224,9 +164,9 @@ def _group(child: Node) -> tuple[str, list[str]] | None:
     return names.pop(), [t.value for t in group if isinstance(t, Term)]
 
 
-def _exact(node: Node) -> Flat | None:
+def _exact(node: Node) -> FlatFilters | None:
     """``node`` as flat filters that mean exactly the same, or None when they cannot."""
-    out = Flat()
+    out = FlatFilters()
     words: list[str] = []
     for child in node.children if isinstance(node, And) else (node,):
         if isinstance(child, Range):
@@ -258,16 +198,15 @@ def _needle_word(kind: str, value: str) -> str:
     return max(words, key=len, default="")
 
 
-def _hints(node: Node) -> Flat:
+def _hints(node: Node) -> FlatFilters:
     """What every record ``node`` matches must hold, as flat filters (see the docstring)."""
     if isinstance(node, Range):
-        return Flat(since=node.since, until=node.until)
+        return FlatFilters(since=node.since, until=node.until)
     if isinstance(node, Term):
-        kind = {"subject": "texts", "body": "texts", "phrase": "texts"}.get(node.field)
-        kind = kind or FLAT.get(node.field)
-        return Flat({kind: [node.value]}) if kind in _NEEDLE_KINDS else Flat()
+        kind = FIELDS[node.field].needle
+        return FlatFilters({kind: [node.value]}) if kind in _NEEDLE_KINDS else FlatFilters()
     if isinstance(node, And):
-        out = Flat()
+        out = FlatFilters()
         for h in map(_hints, node.children):
             for k, v in h.lists.items():
                 if k not in out.lists or len(v) < len(out.lists[k]):
@@ -276,15 +215,15 @@ def _hints(node: Node) -> Flat:
         return out
     if isinstance(node, Or):
         return _either([_hints(c) for c in node.children])
-    return Flat()  # Not: a line without a word may match
+    return FlatFilters()  # Not: a line without a word may match
 
 
-def _either(branches: list[Flat]) -> Flat:
+def _either(branches: list[FlatFilters]) -> FlatFilters:
     """What every branch of an OR needs: a kind all branches need (their values ORed),
     else one word of each branch anywhere in the line; the hull of their time ranges."""
     since = [b.since for b in branches]
     until = [b.until for b in branches]
-    out = Flat(
+    out = FlatFilters(
         since=min(since) if None not in since else None,  # type: ignore[type-var]
         until=max(until) if None not in until else None,  # type: ignore[type-var]
     )
@@ -298,7 +237,7 @@ def _either(branches: list[Flat]) -> Flat:
     return out
 
 
-def _fewest(flat: Flat) -> list[tuple[str, str]]:
+def _fewest(flat: FlatFilters) -> list[tuple[str, str]]:
     """The values of ``flat``'s kind with the fewest alternatives, with their kind."""
     kind = min(flat.lists, key=lambda k: len(flat.lists[k]))
     return [(kind, v) for v in flat.lists[kind]]

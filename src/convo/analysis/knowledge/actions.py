@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from convo.analysis.knowledge.analysed import Analysis
-from convo.analysis.knowledge.plain import Plain, action
+from convo.analysis.knowledge.body_analysis import Analysis
+from convo.analysis.knowledge.dicts import Plain, action
 from convo.core.names import words
 
 

@@ -15,7 +15,7 @@ from email.utils import parseaddr as _parseaddr
 from functools import lru_cache
 from typing import Any
 
-from convo.analysis.knowledge.plain import Plain, action, response
+from convo.analysis.knowledge.dicts import Plain, action, response
 from convo.core import fields
 from convo.core.knowledge_schema import KnowledgeResponse
 

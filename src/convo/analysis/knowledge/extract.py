@@ -53,7 +53,8 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from convo.analysis.knowledge.actions import ask_actions, content_entities, reply_actions
-from convo.analysis.knowledge.analysed import Analysis, analyse
+from convo.analysis.knowledge.body_analysis import Analysis, analyse
+from convo.analysis.knowledge.dicts import Plain, merge_entities, response
 from convo.analysis.knowledge.email import parseaddr, person_name
 from convo.analysis.knowledge.keyphrases import PhraseStats, rank, top_phrases
 from convo.analysis.knowledge.metadata import (
@@ -62,7 +63,6 @@ from convo.analysis.knowledge.metadata import (
     metadata_plain,
     typeagent_knowledge,
 )
-from convo.analysis.knowledge.plain import Plain, merge_entities, response
 from convo.analysis.knowledge.text import clean_subject
 from convo.core import fields
 from convo.core.knowledge_schema import KnowledgeResponse

@@ -23,12 +23,12 @@ from typing import Any
 import orjson
 
 from convo.analysis.knowledge.actions import reply_actions
-from convo.analysis.knowledge.analysed import Analysis, distinct_people, people_only
+from convo.analysis.knowledge.body_analysis import Analysis, distinct_people, people_only
+from convo.analysis.knowledge.dicts import Plain
 from convo.analysis.knowledge.email import email_fields
 from convo.analysis.knowledge.extract import Conversation, topics_of
 from convo.analysis.knowledge.mailpeople import MESSAGE, content_free, mail_person, unmerged
 from convo.analysis.knowledge.metadata import is_email
-from convo.analysis.knowledge.plain import Plain
 from convo.core import fields
 
 _NAMES_MAX = 1 << 14  # people whose JSON name is kept (bounded memory)

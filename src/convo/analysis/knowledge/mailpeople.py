@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from convo.analysis.knowledge.analysed import Analysis
+from convo.analysis.knowledge.body_analysis import Analysis
+from convo.analysis.knowledge.dicts import Plain
 from convo.analysis.knowledge.email import parseaddr
-from convo.analysis.knowledge.plain import Plain
 from convo.core import fields
 
 MESSAGE = "email"  # the name of TypeAgent's message entity on every mail

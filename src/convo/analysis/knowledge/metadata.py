@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from convo.analysis.knowledge.dicts import Plain, say
 from convo.analysis.knowledge.email import email_knowledge, email_plain
-from convo.analysis.knowledge.plain import Plain, say
 from convo.core import fields
 from convo.core.knowledge_schema import KnowledgeResponse
 

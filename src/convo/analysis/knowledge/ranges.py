@@ -36,7 +36,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from convo.analysis.knowledge.analysed import Analysis
+from convo.analysis.knowledge.body_analysis import Analysis
 from convo.analysis.knowledge.extract import (
     Conversation,
     plain_all,

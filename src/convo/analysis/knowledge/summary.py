@@ -36,7 +36,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from convo.analysis.frequent import Frequent
 from convo.analysis.knowledge.actions import reply_actions
-from convo.analysis.knowledge.analysed import Analysis, distinct_people, people_only
+from convo.analysis.knowledge.body_analysis import Analysis, distinct_people, people_only
+from convo.analysis.knowledge.dicts import Plain
 from convo.analysis.knowledge.email import email_fields
 from convo.analysis.knowledge.extract import (
     Conversation,
@@ -48,7 +49,6 @@ from convo.analysis.knowledge.extract import (
 )
 from convo.analysis.knowledge.mailpeople import MESSAGE, mail_person, unmerged
 from convo.analysis.knowledge.metadata import is_email
-from convo.analysis.knowledge.plain import Plain
 from convo.core import fields
 
 if TYPE_CHECKING:

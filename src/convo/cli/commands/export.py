@@ -60,7 +60,7 @@ def export(
     jobs: int | None = typer.Option(None, "--jobs", "-j", metavar="N", min=1, help=JOBS_HELP),
 ) -> int:
     """Export messages to an agent framework's format, or to a document (markdown, csv, ...)."""
-    from convo.cli.runtime import Reporter, environment, err, flush_stdout, outcome, state
+    from convo.cli.runtime import Reporter, environment, err, flush_stdout, outcome
     from convo.core.errors import UsageError
     from convo.output.exporters.registry import registry
 
@@ -71,8 +71,10 @@ def export(
     reporter = Reporter()
     if exporter.kind == "dataset":
         return _write_dataset(exporter, args, env, reporter, output, partition_by, jobs)
-    selector, matches = args.selection(env, reporter, default_store=state["store"])
-    counted = _Counted(matches)
+    from convo.query.scan import Selector
+
+    selector = Selector(args.build_query().filters())
+    counted = _Counted(args.matches(env, reporter, selector=selector))
     records = _checked(counted, reporter)
     try:
         kind = "text" if exporter.kind == "document" else "json"
@@ -106,7 +108,7 @@ class _Counted:
 def _write_dataset(exporter, args, env, reporter, output, partition_by: str, jobs) -> int:
     """A folder format (Parquet): written under ``-o DIR``, never to stdout; large JSONL
     inputs by the exporter's ``write_parts`` (on several cores), the rest as records."""
-    from convo.cli.runtime import err, outcome, state
+    from convo.cli.runtime import err, outcome
     from convo.core.errors import UsageError
     from convo.query.scan import Selector
 
@@ -114,7 +116,7 @@ def _write_dataset(exporter, args, env, reporter, output, partition_by: str, job
         raise UsageError(f"--to {exporter.name} writes a folder", hint="name it with -o DIR")
     try:
         columns = tuple(c.strip() for c in partition_by.split(",") if c.strip())
-        parts = list(args.parts(env, reporter, default_store=state["store"]))
+        parts = list(args.parts(env, reporter))
         filters = args.filters()
         n = None
         if exporter.write_parts is not None:

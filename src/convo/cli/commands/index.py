@@ -8,27 +8,20 @@ store and exits 1 on a mismatch. Messages go to stderr.
 
 from __future__ import annotations
 
-import sys
-
 import typer
+
+from convo.cli.runtime import err
 
 STORE_HELP = "The store file (default: --store of convo, $CONVO_STORE, or the XDG data home)."
 
 
 def store_path(ctx: typer.Context | None, explicit: str | None):
     """``--store`` of the command, else convo's global ``--store``, else the default."""
-    from convo.pipeline.store import Store
+    from convo.store import Store
 
     if not explicit and ctx is not None:
         explicit = ctx.find_root().params.get("store")
     return Store(explicit).path
-
-
-def say(message: str) -> None:
-    from convo.core.text.terminal import printable
-
-    sys.stderr.write(f"convo: {printable(message, newlines=False)}\n")
-    sys.stderr.flush()
 
 
 def index(
@@ -48,7 +41,7 @@ def index(
         raise UsageError("--rebuild, --check and --drop exclude each other", hint="choose one")
     path = store_path(ctx, store)
     if drop_:
-        say(f"dropped {index_path(path)}" if drop(path) else "there was no index")
+        err(f"dropped {index_path(path)}" if drop(path) else "there was no index")
         return 0
     if check_:
         return _check(path)
@@ -66,10 +59,10 @@ def index(
     if not result.available:
         raise InputError(f"cannot index ({result.reason})", where=str(path))
     if result.action == "fresh":
-        say(f"{index_path(path)}: up to date")
+        err(f"{index_path(path)}: up to date")
     else:
         why = f" ({result.reason})" if result.reason else ""
-        say(f"{index_path(path)}: {result.action}, {result.added} messages indexed{why}")
+        err(f"{index_path(path)}: {result.action}, {result.added} messages indexed{why}")
     return 0
 
 
@@ -78,9 +71,9 @@ def _check(path) -> int:
 
     result = check(path)
     for problem in result.problems:
-        say(f"{index_path(path)}: {problem}")
+        err(f"{index_path(path)}: {problem}")
     verdict = "matches" if result.ok else "does not match"
-    say(f"index {verdict} the store ({result.messages} messages)")
+    err(f"index {verdict} the store ({result.messages} messages)")
     return 0 if result.ok else 1
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import typer
 
 from convo.cli.options import ReadArgs, read_options_for
-from convo.cli.runtime import Reporter, command, environment, flush_stdout, outcome, state
+from convo.cli.runtime import Reporter, command, environment, flush_stdout, outcome
 
 FORMATS = ("table", "jsonl", "json")
 JOBS_HELP = (
@@ -45,7 +45,10 @@ def knowledge(
     fmt = args.format or ("table" if env.stdout_isatty else "jsonl")
     reporter = Reporter()
     try:
-        parts = args.parts(env, reporter, default_store=state["store"])
+        parts = args.parts(env, reporter)
+        args.say_plan(
+            "plan: scan (knowledge reads every selected message, on every core for a large file)"
+        )
         out = env.safe_stdout_bytes()
         agg = knowledge_of_parts(
             parts, args.filters(), summary=fmt != "jsonl", metadata_only=metadata_only,

@@ -1,176 +1,197 @@
-"""``convo rm``, ``convo tag add|rm`` and ``convo compact``: store maintenance.
+"""``convo rm``, ``convo tag`` and ``convo compact``: store maintenance, on the Store API.
 
-Not registered by themselves: ``register(app)`` adds the three commands. Each rewrites
-the store atomically under its lock and keeps the index in step
-(``convo.pipeline.maintenance``). Records are chosen by id (the arguments) and/or
-filters (the shared filter meanings: speaker, listener, tag, time, text, regex, thread;
-both given, both must hold). ``rm`` shows what it would remove with ``--dry-run`` and
+Not registered by themselves: ``register(app)`` adds the three commands. Each is one call
+of ``convo.store.Store`` (``remove``, ``tag``, ``compact``: atomic rewrites under the
+store's lock, the index following). Messages are chosen by the query every read command
+takes (``convo query --help``; the shared options AND with it; naive times in ``--tz``,
+else local; people's aliases with ``--people``), and/or by ids read from standard input
+with ``-`` (one id a line, or JSONL records: their ``id``), so ``convo query … | convo rm -``
+removes what the query listed. ``rm`` shows what it would remove with ``--dry-run`` and
 asks on a terminal unless ``--yes``.
+
+``tag`` takes notmuch's form, ``convo tag +todo -inbox -- QUERY`` (``+TAG`` adds,
+``-TAG`` removes; the query follows ``--``), and the older ``convo tag add|rm TAG QUERY``.
+Its options are long ones only, so that ``-inbox`` is a tag, not ``-i nbox``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import sys
 from typing import Any
 
 import typer
 
-from convo.cli.commands.index import STORE_HELP, say, store_path
+from convo.cli.options import ReadArgs
+from convo.cli.runtime import err
 
-L = list[str] | None
+DRY = typer.Option(False, "--dry-run", help="Show what would change; change nothing.")
 
 
-@dataclass
-class Selection:
-    ids: list[str]
-    speakers: list[str]
-    listeners: list[str]
-    tags: list[str]
-    since: str | None
-    until: str | None
-    texts: list[str]
-    regexes: list[str]
-    threads: list[str]
+def _store(args: ReadArgs):
+    from convo.store import Store
 
-    def matcher(self):
-        """The records the filters select (None when no filter is given)."""
-        from convo.core.errors import UsageError
-        from convo.core.timestamps import parse_when
-        from convo.query.scan import Filters, Selector
+    return Store(args.where()["store"], tz=args.tz, utc=args.utc, people=args.load_people())
 
-        try:
-            since = parse_when(self.since) if self.since else None
-            until = parse_when(self.until) if self.until else None
-        except ValueError as e:
+
+def _ids_from_stdin() -> list[str]:
+    """Ids piped in: one a line, or JSONL records (their ``id``)."""
+    import orjson
+
+    ids = []
+    for line in sys.stdin.buffer:
+        line = line.strip()
+        if not line:
+            continue
+        if line.startswith(b"{"):
+            try:
+                rid = orjson.loads(line).get("id")
+            except (orjson.JSONDecodeError, AttributeError):
+                rid = None
+            if isinstance(rid, str):
+                ids.append(rid)
+            continue
+        ids.append(line.decode("utf-8", "surrogateescape"))
+    return ids
+
+
+def _not_an_id(store: Any, query_text: str) -> None:
+    """A bare word that is a message's id: say how to select by id, rather than remove
+    the messages whose text holds the word (rm and tag change the store)."""
+    from convo.core.errors import UsageError
+
+    for word in query_text.split():
+        if ":" not in word and not word.startswith(("-", '"', "(")) and store.get(word):
             raise UsageError(
-                str(e), hint="use an ISO date (2024-03-06) or an age like 7d"
-            ) from None
-        filters = Filters(
-            speakers=self.speakers, listeners=self.listeners, tags=self.tags, since=since,
-            until=until, texts=self.texts, regexes=self.regexes, threads=self.threads,
-        )  # fmt: skip
-        return None if filters.is_empty() else Selector(filters).matches
+                f"{word} is the id of a message, and a bare word matches text",
+                hint=f"select it by id: id:{word} (or text:{word} for the text)",
+            )
 
 
-def _selection(ids: L, speaker: L, listener: L, tag: L, since, until, text: L, regex: L, thread: L):
-    return Selection(
-        list(ids or []), list(speaker or []), list(listener or []), list(tag or []), since,
-        until, list(text or []), list(regex or []), list(thread or []),
-    )  # fmt: skip
+def _selection(args: ReadArgs, store: Any = None) -> tuple[Any, list[str]]:
+    """The query and the ids (``-`` among the words reads ids from stdin)."""
+    from convo.core.errors import UsageError
 
-
-IDS = typer.Argument(None, metavar="[ID]...", help="Ids of the messages.", show_default=False)
-SPEAKER = typer.Option(
-    None, "--speaker", "-s", metavar="NAME", help="Speaker (as in query); repeat to OR."
-)
-LISTENER = typer.Option(None, "--listener", "-r", metavar="NAME", help="A listener; repeat to OR.")
-TAG = typer.Option(
-    None, "--tag", "-t", metavar="TAG", help="A tag (case-insensitive); repeat to OR."
-)
-SINCE = typer.Option(None, "--since", metavar="WHEN", help="From this time on.")
-UNTIL = typer.Option(None, "--until", metavar="WHEN", help="Before this time (exclusive).")
-TEXT = typer.Option(None, "--text", "-q", metavar="WORDS", help="Words in the text; repeat to OR.")
-REGEX = typer.Option(
-    None, "--regex", "-e", metavar="REGEX", help="A regular expression; repeat to OR."
-)
-THREAD = typer.Option(None, "--thread", metavar="ID", help="A thread id; repeat to OR.")
-DRY = typer.Option(False, "--dry-run", "-n", help="Show what would change; change nothing.")
-STORE = typer.Option(None, "--store", metavar="PATH", help=STORE_HELP)
+    ids: list[str] = []
+    if "-" in args.inputs:
+        ids = _ids_from_stdin()
+        if not ids:
+            raise UsageError("no ids on standard input", hint="pipe ids or JSONL records to `-`")
+    others = [i for i in args.inputs if i != "-"]
+    if others:
+        raise UsageError(
+            f"{others[0]} reads as a file; rm and tag change the store only",
+            hint=f"to match it as text, quote it: '\"{others[0]}\"'",
+        )
+    args.inputs = []
+    if store is not None and store.exists():
+        _not_an_id(store, args.query)
+    query = args.build_query()
+    if query.where is None and not ids:
+        raise UsageError(
+            "nothing selected", hint="give a query (convo rm 'tag:spam'), options, or ids on - "
+        )
+    return query, ids
 
 
 def _show_ids(result: Any) -> None:
     from convo.core.text.terminal import printable
-    from convo.output.env import Environment
 
-    env = Environment()
+    out = sys.stdout
     for rid in result.ids:
-        env.stdout.write(printable(rid, newlines=False) + "\n")
+        out.write(printable(rid, newlines=False) + "\n")
     if result.matched > len(result.ids):
-        say(f"... and {result.matched - len(result.ids)} more")
-    env.stdout.flush()
+        err(f"... and {result.matched - len(result.ids)} more")
+    out.flush()
 
 
 def rm(
-    ctx: typer.Context, ids: L = IDS, speaker: L = SPEAKER, listener: L = LISTENER, tag: L = TAG,
-    since: str | None = SINCE, until: str | None = UNTIL, text: L = TEXT, regex: L = REGEX,
-    thread: L = THREAD, dry_run: bool = DRY,
+    *,
+    dry_run: bool = DRY,
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
-    store: str | None = STORE,
-) -> int:  # fmt: skip
-    """Remove messages from the store (by id and/or filters)."""
+    args: ReadArgs,
+) -> int:
+    """Remove the messages a query selects from the store (and/or ids piped to -)."""
     from convo.output.env import Environment
-    from convo.pipeline.maintenance import remove
-    from convo.pipeline.store import Store
 
-    sel = _selection(ids, speaker, listener, tag, since, until, text, regex, thread)
-    st = Store(store_path(ctx, store))
-    matcher = sel.matcher()
+    st = _store(args)
+    query, ids = _selection(args, st)
     env = Environment()
     ask = not yes and not dry_run and env.stdin_isatty and env.stderr_isatty
     if dry_run or ask:
-        preview = remove(st, ids=sel.ids, matcher=matcher, dry_run=True)
+        preview = st.remove(query, ids=ids, dry_run=True)
         if dry_run:
             _show_ids(preview)
-            say(f"would remove {preview.matched} messages from {st.path}")
+            err(f"would remove {preview.matched} messages from {st.path}")
             return 0
         if not preview.matched:
-            say("nothing to remove")
+            err("nothing to remove")
             return 0
         if not typer.confirm(f"Remove {preview.matched} messages from {st.path}?", err=True):
-            say("nothing removed")
+            err("nothing removed")
             return 1
-    result = remove(st, ids=sel.ids, matcher=matcher)
-    say(f"removed {result.matched} messages from {st.path} (index: {result.index})")
+    result = st.remove(query, ids=ids)
+    err(f"removed {result.matched} messages from {st.path} (index: {result.index})")
     return 0
 
 
-def _tag(add: bool, name: str, sel: Selection, dry_run: bool, path: Any) -> int:
-    from convo.pipeline.maintenance import tag as run_tag
-    from convo.pipeline.store import Store
+def split_tags(words: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """``+a -b rest...`` as (added, removed, the rest); ``add|rm TAG rest`` too."""
+    from convo.core.errors import UsageError
 
-    st = Store(path)
-    result = run_tag(st, name, add=add, ids=sel.ids, matcher=sel.matcher(), dry_run=dry_run)
-    verb = ("would tag" if add else "would untag") if dry_run else ("tagged" if add else "untagged")
+    if words and words[0] in ("add", "rm"):
+        if len(words) < 2:
+            raise UsageError(f"tag {words[0]} needs a tag", hint=f"convo tag {words[0]} TAG QUERY")
+        tag = words[1]
+        return ([tag], [], words[2:]) if words[0] == "add" else ([], [tag], words[2:])
+    add, remove, rest = [], [], []
+    for i, w in enumerate(words):
+        if w == "--":
+            rest = words[i + 1 :]
+            break
+        if w.startswith("+") and len(w) > 1:
+            add.append(w[1:])
+        elif w.startswith("-") and len(w) > 1 and w != "-" and ":" not in w:
+            remove.append(w[1:])
+        else:
+            rest = words[i:]
+            break
+    if not (add or remove):
+        raise UsageError("no tag to add or remove", hint="convo tag +todo -inbox -- QUERY")
+    return add, remove, rest
+
+
+def tag(
+    *,
+    dry_run: bool = DRY,
+    args: ReadArgs,
+) -> int:
+    """Add (+TAG) and remove (-TAG) tags: convo tag +todo -inbox -- QUERY."""
+    from convo.cli.words import split_query
+    from convo.core.errors import UsageError
+
+    add, remove, rest = split_tags(args.words)
+    for t in [*add, *remove]:
+        if t[:1] in "+-" or not t.strip():
+            raise UsageError(f"bad tag {t!r}", hint="a tag is a word: convo tag +todo -- QUERY")
+    args.inputs, args.query = split_query(rest)
+    st = _store(args)
+    query, ids = _selection(args, st)
+    result = st.tag(query, add=add, remove=remove, ids=ids, dry_run=dry_run)
     if dry_run:
         _show_ids(result)
-    say(f"{verb} {result.matched} messages (index: {result.index})")
+    verb = "would retag" if dry_run else "retagged"
+    err(f"{verb} {result.matched} messages (index: {result.index})")
     return 0
 
 
-def _tag_command(add: bool, tag_help: str, doc: str):
-    """``tag add`` or ``tag rm``: the same options, one direction."""
-
-    def tag_command(
-        ctx: typer.Context,
-        name: str = typer.Argument(..., metavar="TAG", help=tag_help),
-        ids: L = IDS, speaker: L = SPEAKER, listener: L = LISTENER, tag: L = TAG,
-        since: str | None = SINCE, until: str | None = UNTIL, text: L = TEXT, regex: L = REGEX,
-        thread: L = THREAD, dry_run: bool = DRY, store: str | None = STORE,
-    ) -> int:  # fmt: skip
-        sel = _selection(ids, speaker, listener, tag, since, until, text, regex, thread)
-        return _tag(add, name, sel, dry_run, store_path(ctx, store))
-
-    tag_command.__doc__ = doc
-    return tag_command
-
-
-tag_add = _tag_command(True, "The tag to add.", "Add a tag to messages (by id and/or filters).")
-tag_rm = _tag_command(
-    False,
-    "The tag to remove (case-insensitive).",
-    "Remove a tag from messages (by id and/or filters).",
-)
-
-
-def compact(ctx: typer.Context, dry_run: bool = DRY, store: str | None = STORE) -> int:
+def compact(*, dry_run: bool = DRY, args: ReadArgs) -> int:
     """Drop torn and invalid lines and repeated ids from the store (kept in <store>.torn)."""
-    from convo.pipeline.maintenance import compact as run_compact
-    from convo.pipeline.store import Store
+    from convo.store import Store
 
-    st = Store(store_path(ctx, store))
-    result = run_compact(st, dry_run=dry_run)
+    st = Store(args.where()["store"])
+    result = st.compact(dry_run=dry_run)
     verb = "would drop" if dry_run else "dropped"
-    say(
+    err(
         f"{verb} {result.dropped_bad} unreadable lines and {result.dropped_duplicates} "
         f"repeated ids from {st.path} (index: {result.index})"
     )
@@ -178,12 +199,11 @@ def compact(ctx: typer.Context, dry_run: bool = DRY, store: str | None = STORE) 
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``rm``, ``tag add|rm`` and ``compact`` to the ``convo`` app."""
+    """Add ``rm``, ``tag`` and ``compact`` to the ``convo`` app."""
+    from convo.cli.options import selection_options, store_options
     from convo.cli.runtime import command
 
-    app.command("rm")(command(rm))
-    app.command("compact")(command(compact))
-    tags = typer.Typer(help="Add or remove a tag.", no_args_is_help=True)
-    tags.command("add")(command(tag_add))
-    tags.command("rm")(command(tag_rm))
-    app.add_typer(tags, name="tag")
+    app.command("rm")(command(selection_options(rm)))
+    loose = {"ignore_unknown_options": True}
+    app.command("tag", context_settings=loose)(command(selection_options(tag, short=False)))
+    app.command("compact")(command(store_options(compact)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from convo.cli.options import ReadArgs, read_options_for
-from convo.cli.runtime import Reporter, command, environment, flush_stdout, outcome, state
+from convo.cli.runtime import Reporter, command, environment, flush_stdout, outcome
 
 FORMATS = ("table", "json", "jsonl")
 
@@ -34,7 +34,7 @@ def people(args: ReadArgs) -> int:
     fmt = args.format or ("table" if env.stdout_isatty else "json")
     reporter = Reporter()
     try:
-        records = (m.record for m in args.matches(env, reporter, default_store=state["store"]))
+        records = (m.record for m in args.matches(env, reporter))
         found = identities(records, args.load_people())
         likely = merges(found)
         out = env.safe_stdout_bytes() if fmt != "table" else None

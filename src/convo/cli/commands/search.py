@@ -1,12 +1,15 @@
-"""``convo search QUERY [filters]``: ranked full-text search through the index.
+"""``convo search TEXT... [filters]``: ranked search of the store, what a person types.
 
-Not registered by itself: ``register(app)`` adds the command. FTS5 query syntax (words,
-"phrases", prefix*, OR, NOT, NEAR); every shared filter applies (speaker, listener,
-tag, thread and time through the index; ``--text``/``--regex`` on the hits). Best first.
-On a terminal: a table with the score, time, speaker and a snippet with the hits
-highlighted (all record text escaped); piped: JSONL, each record with its ``"score"``.
-Without a usable index the search runs on a temporary one built in memory, and says so
-once on stderr.
+Not registered by itself: ``register(app)`` adds the command. The text is what a person
+types (``convo.query.search_text``): field terms of the query language filter
+(``from:alice tag:security -tag:system date:2024-03..``), everything else is ranked by
+BM25 (words ORed, adjacent words of one piece as a phrase, punctuation harmless);
+``--fts`` takes FTS5's own syntax instead. Every shared option filters too, before the
+ranking (``Store.search``). Best first. On a terminal: a table with the rank, the
+score, time, speaker, a snippet with the hits highlighted (all record text escaped) and
+the id and thread to open with ``convo show --thread``; piped: JSONL, each record with
+its ``"score"``. Without a usable index the search runs on a temporary one built in
+memory, and says so once on stderr.
 """
 
 from __future__ import annotations
@@ -15,60 +18,52 @@ from typing import Any
 
 import typer
 
-from convo.cli.commands.index import say, store_path
 from convo.cli.options import ReadArgs
+from convo.cli.runtime import err
 
 DEFAULT_LIMIT = 20
 
 
 def search(
-    ctx: typer.Context,
-    query: str = typer.Argument(
-        ..., help='FTS5 query: words, "a phrase", prefix*, OR, NOT, NEAR(a b).'
-    ),
     *,
+    fts: bool = typer.Option(False, "--fts", help='The text is FTS5 syntax: "a phrase", prefix*, a OR b, NOT, NEAR(a b).'),
     args: ReadArgs,
-) -> int:
-    """Ranked full-text search of the store, best first."""
+) -> int:  # fmt: skip
+    """Ranked search of the store by what you type, best first."""
     from convo.core.errors import UsageError
-    from convo.index import IndexQuery
-    from convo.index import search as run_search
     from convo.output.env import Environment
     from convo.output.progress import progress
+    from convo.store import Store
 
-    if args.inputs:
+    # Every argument is text: search reads the store, never a file.
+    text = " ".join(w for w in (*args.inputs, args.query) if w)
+    args.inputs, args.query = [], ""
+    if not text.strip():
         raise UsageError(
-            "search reads the store only", hint="save the files first: convo ingest --save"
+            "nothing to search for",
+            hint="convo search WORDS... (a question, an error string, from:NAME)",
         )
-    fmt = args.format
     env = Environment()
-    fmt = fmt or ("table" if env.stdout_isatty else "jsonl")
+    fmt = args.format or ("table" if env.stdout_isatty else "jsonl")
     if fmt not in ("table", "jsonl", "json"):
         raise UsageError(
             f"--format {fmt} is not available for search", hint="choose table|jsonl|json"
         )
-    filters = args.filters()
-    limit = DEFAULT_LIMIT if filters.limit is None else filters.limit
-    # The index narrows by the field filters; text, regexes and a query tree (whose flat
-    # fields are only hints) are then checked on each hit.
-    post = bool(filters.texts or filters.regexes or filters.tree is not None)
-    q = IndexQuery.part_of(filters)
+    query = args.build_query()
+    limit = DEFAULT_LIMIT if query.limit is None else query.limit
+    from dataclasses import replace
+
+    query = replace(query, limit=None)
+    store = Store(args.where()["store"], tz=args.tz, utc=args.utc, people=args.load_people())
     with progress(env, "indexing") as track:
-        hits, note = run_search(
-            store_path(ctx, args.store), query, q, limit=10**9 if post else limit, track=track
-        )
-    if note:
-        say(f"note: index not available ({note}); searched without it")
+        hits = store.search(text, query, limit=limit, fts=fts, track=track)
+    if hits.note:
+        err(f"note: index not available ({hits.note}); searched without it")
     if hits.window:
-        say(
+        err(
             f"note: more than {hits.window:,} messages match; the {hits.window:,} most recent"
             " were ranked (a phrase, more words or a filter narrows the search)"
         )
-    if post:
-        from convo.query.scan import Selector
-
-        sel = Selector(filters)
-        hits[:] = [h for h in hits if sel.matches(h.record)][:limit]
     if fmt == "table":
         _table(env, hits, utc=args.utc)
     else:
@@ -111,22 +106,36 @@ def _table(env: Any, hits: list, *, utc: bool) -> None:
     from convo.output.views.common import display_time
 
     table = Table(show_lines=False)
-    for col in ("score", "time", "speaker", "snippet"):
-        table.add_column(col, overflow="fold")
-    for h in hits:
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("match", justify="right", no_wrap=True)
+    table.add_column("time", no_wrap=True)
+    table.add_column("speaker", max_width=24, overflow="ellipsis", no_wrap=True)
+    table.add_column("snippet", ratio=1, overflow="fold")
+    table.add_column("thread", max_width=28, overflow="ellipsis", no_wrap=True)
+    best = max((h.score for h in hits), default=0.0)
+    for rank, h in enumerate(hits, 1):
+        match = f"{round(100 * h.score / best)}%" if best > 0 else "-"
+        thread = fields.string(h.record, "thread") or fields.record_id(h.record) or ""
         table.add_row(
-            Text(f"{h.score:.2f}"), Text(display_time(fields.timestamp(h.record), utc=utc)),
+            Text(str(rank)), Text(match), Text(display_time(fields.timestamp(h.record), utc=utc)),
             Text(one_line(fields.speaker(h.record) or "?", 30)), snippet_text(h.snippet),
+            Text(one_line(thread, 80)),
         )  # fmt: skip
     console = env.console()
     console.print(table)
     if not hits:
-        say("no matches")
+        err("no matches")
 
 
 def register(app: typer.Typer) -> None:
     """Add ``search`` to the ``convo`` app (shared filters from ``read_options``)."""
-    from convo.cli.options import read_options
+    from convo.cli.options import INPUT_SPECS, read_args, read_specs, with_params
     from convo.cli.runtime import command
 
-    app.command("search")(command(read_options(search)))
+    words = INPUT_SPECS[0]._replace(
+        metavar="TEXT",
+        help="What to look for, as you would ask it (a question, an error string, a name); "
+        "field terms (from:NAME, tag:TAG, -tag:TAG, date:A..B) filter.",
+    )
+    specs = (words, *read_specs(("table", "jsonl", "json"))[1:])
+    app.command("search")(command(with_params(search, specs, read_args)))

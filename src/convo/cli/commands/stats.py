@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from convo.cli.options import ReadArgs, read_options_for
-from convo.cli.runtime import Reporter, command, environment, flush_stdout, outcome, state
+from convo.cli.runtime import Reporter, command, environment, flush_stdout, outcome
 
 STATS_FORMATS = ("table", "text", "json", "jsonl")
 
@@ -31,7 +31,10 @@ def stats(
     fmt = args.format or ("table" if env.stdout_isatty else "json")
     reporter = Reporter()
     try:
-        parts = args.parts(env, reporter, default_store=state["store"])
+        parts = args.parts(env, reporter)
+        args.say_plan(
+            "plan: scan (stats reads every selected message, on every core for a large file)"
+        )
         result = stats_of_parts(
             parts, args.filters(), on_error=reporter.bad_line, jobs=jobs,
             people=args.load_people(),

@@ -18,13 +18,14 @@ def validate(
 ) -> int:  # fmt: skip
     """Check JSONL records; report every bad line with its number; exit 1 if any."""
     from convo.pipeline.inputs import record_lines
-    from convo.pipeline.validate import validate_lines
+    from convo.store.validate import validate_lines
 
     env = environment()
     reporter = Reporter(quiet=quiet, show=10**9)  # validate reports every bad line
     lines = record_lines(
-        list(inputs or []), store=store or state["store"], stdin_has_data=env.stdin_has_data,
-        raw_only=True,
+        list(inputs or []), store=store or state["store"],
+        store_named=bool(store) or bool(state.get("store_named")),
+        stdin_has_data=env.stdin_has_data, raw_only=True,
     )  # fmt: skip
     try:
         good, bad = validate_lines(lines, require_convo=not typeagent, on_bad=reporter.reject)

@@ -1,11 +1,11 @@
 """The store: one JSONL file that ``ingest --save`` appends to and read commands default to.
 
-Where it lives (``convo.pipeline.storepath``): ``--store PATH``, else ``$CONVO_STORE``,
+Where it lives (``convo.store.path``): ``--store PATH``, else ``$CONVO_STORE``,
 else ``$XDG_DATA_HOME/convo/messages.jsonl``; links followed, anything but a regular file
 refused.
 
 Appends hold the lock of ``convo.core.lock``, skip ids already present, validate every
-record (``convo.pipeline.validate.check_record``, or ``check_message`` for messages), write
+record (``convo.store.validate.check_record``, or ``check_message`` for messages), write
 whole lines and fsync each batch. An append is all-or-nothing: on an error or Ctrl-C the
 file is cut back to where it began. A torn tail left by a killed writer is moved aside to
 ``<store>.torn`` (and reported) before the next append, so lines never interleave or split.
@@ -30,9 +30,9 @@ from convo.core.errors import InputError, RecordError
 from convo.core.idset import IdSet
 from convo.core.io import os_error
 from convo.core.jsonl import Line, dumps, iter_lines, last_newline
-from convo.index.dedup import IndexIds, after_append, open_ids
-from convo.pipeline.ready import ReadyBlock, ReadyLine
-from convo.pipeline.storepath import default_store_path, real_file
+from convo.store.dedup import IndexIds, after_append, open_ids
+from convo.store.lines import ReadyBlock, ReadyLine
+from convo.store.path import default_store_path, real_file
 
 if TYPE_CHECKING:
     from convo.core.record import ConversationMessage
@@ -72,8 +72,9 @@ def _located(where: str, hint: str = NOT_APPENDED) -> Iterator[None]:
         raise os_error(e, where, hint) from None
 
 
-class Store:
-    """The JSONL store file. Reading needs no lock; appending takes an exclusive one.
+class StoreFile:
+    """The JSONL store file: its lock and its appends (``convo.store.Store`` adds the rest).
+    Reading needs no lock; appending takes an exclusive one.
 
     ``path`` is the store as named; ``real`` the file it is (links followed), next to
     which the lock and ``.torn`` files live.
@@ -159,7 +160,7 @@ class Store:
             return self._append(_spooled(spool), None, wait, on_wait)
 
     def _checked(self, n: int, rid: str, line: bytes) -> tuple[str, bytes]:
-        from convo.pipeline.validate import check_record  # (pydantic: not for reads)
+        from convo.store.validate import check_record  # (pydantic: not for reads)
 
         where = f"{self.path} (record {n} of the append)"
         body = line[:-1] if line.endswith(b"\n") else line

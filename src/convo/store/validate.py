@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from convo.core.errors import RecordError
-from convo.core.jsonl import Line, parse_line
+from convo.core.jsonl import Line, parse_record_line
 from convo.core.record import parse_record
 from convo.importers.context import Rejection
 
@@ -15,7 +15,7 @@ CONVO_KEYS = ("id", "format", "source_id")
 def check_record(line: Line, name: str, *, require_convo: bool = True) -> None:
     """Raise a located RecordError if the line is not a valid record."""
     where = f"{name}:{line.number}"
-    data = parse_line(line, name)
+    data = parse_record_line(line, name)
     ts = data.get("timestamp")
     parse_record(data, where)
     if not require_convo:

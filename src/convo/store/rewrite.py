@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -34,7 +34,7 @@ from convo.core.idset import IdSet
 from convo.index.build import sync
 from convo.index.rewrite import Follower
 from convo.index.rows import parse as parse_object
-from convo.pipeline.store import Store
+from convo.store.append import StoreFile as Store
 
 Matcher = Callable[[dict[str, Any]], bool]
 BLOCK = 1 << 20
@@ -242,29 +242,36 @@ def remove(
 
 def tag(
     store: Store,
-    name: str,
     *,
-    add: bool = True,
+    add: Sequence[str] = (),
+    remove: Sequence[str] = (),
     ids: Collection[str] = (),
     matcher: Matcher | None = None,
     dry_run: bool = False,
 ) -> MaintenanceResult:
-    """Add ``name`` to (or remove it from, case-insensitively) the selected records' tags."""
-    if not name.strip():
+    """Add the tags ``add`` to and remove ``remove`` (case-insensitively) from the selected
+    records' tags; a record counts when one of its tags changes."""
+    names = [*add, *remove]
+    if not names or any(not n.strip() for n in names):
         raise UsageError("empty tag", hint="name the tag to add or remove")
     selected = _selector(ids, matcher)
     result = MaintenanceResult(dry_run=dry_run)
-    folded = name.casefold()
+    gone = {n.casefold() for n in remove}
 
     def edit(body: bytes, record: dict[str, Any] | None) -> bytes | None:
         if record is None or not selected(record):
             return None
         tags = fields.tags(record)
-        has = any(t.casefold() == folded for t in tags)
-        if has == add:
+        kept = [t for t in tags if t.casefold() not in gone]
+        have = {t.casefold() for t in kept}
+        for name in add:
+            if name.casefold() not in have and name.casefold() not in gone:
+                kept.append(name)
+                have.add(name.casefold())
+        if kept == tags:
             return None  # already as asked
         result.note(fields.record_id(record))
-        record["tags"] = [*tags, name] if add else [t for t in tags if t.casefold() != folded]
+        record["tags"] = kept
         return orjson.dumps(record)
 
     _rewrite(store, edit, result, compacting=False)

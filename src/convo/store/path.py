@@ -1,4 +1,4 @@
-"""Where the store lives, apart from the store itself (``convo.pipeline.store``).
+"""Where the store lives, apart from the store itself (``convo.store.append``).
 
 ``--store PATH``, else ``$CONVO_STORE``, else ``$XDG_DATA_HOME/convo/messages.jsonl``
 (``~/.local/share/convo/messages.jsonl``). A symbolic link is followed (a dangling or

@@ -1,0 +1,54 @@
+"""A read command's arguments: which are inputs (files) and which make the query.
+
+One rule for every command (``convo query --help``, docs/cli.md): ``-``, an existing path
+and a word that looks like one (``PATHLIKE``: a ``/`` or a known file extension) are
+inputs; the other words are the query. The traps a person falls into get a hint rather
+than a silent empty answer: an option after ``--`` (read as a query word), and
+``-tag:spam`` written before ``--`` (click reads it as ``-t ag:spam``).
+"""
+
+from __future__ import annotations
+
+import re
+
+# A word with no query syntax that reads as a path: a missing file is then an error
+# ("no such file"), not a search for its name. To search such a word, quote it: '"x.json"'.
+PATHLIKE = re.compile(
+    r"[^\s:\"()]*/[^\s:\"()]*"
+    r"|[^\s:\"()/]+\.(jsonl|ndjson|json|mbox|eml|vtt|srt|sbv|txt|xml|csv|html|parquet|zip)(\.gz)?",
+    re.IGNORECASE,
+)
+
+
+def split_query(words: list[str]) -> tuple[list[str], str]:
+    """A read command's arguments as (inputs, query text), by one rule: ``-``, an existing
+    path and a path-like word (``PATHLIKE``) are inputs, the other words the query."""
+    import os
+
+    from convo.core.errors import UsageError
+
+    inputs, query = [], []
+    for w in words:
+        if w.startswith("--") and len(w) > 2 and w[2:3].isalpha():
+            raise UsageError(
+                f"{w} after -- would be read as a query word",
+                hint="options go before --: convo query --count -- '-tag:spam'",
+            )
+        if w == "-" or os.path.exists(w) or PATHLIKE.fullmatch(w):
+            inputs.append(w)
+        else:
+            query.append(w)
+    return inputs, " ".join(query)
+
+
+def no_glued_query(tags: list[str]) -> None:
+    """``convo list -tag:spam`` reaches us as ``--tag 'ag:spam'`` (``-t`` and its value
+    glued): say so rather than match nothing."""
+    from convo.core.errors import UsageError
+
+    for t in tags:
+        if t.startswith(("ag:", "o:")):
+            raise UsageError(
+                f"-t{t} reads as --tag {t!r}",
+                hint="a query that starts with - goes after --: convo query -- '-t" + t + "'",
+            )

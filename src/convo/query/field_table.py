@@ -1,0 +1,241 @@
+"""The query's fields, each declared once: what it matches, how the scan, the prefilter and
+the index decide it, and how help and docs describe it.
+
+One ``Field`` per leaf of the filter tree (``convo.query.tree.Term``), as datasette's
+filters are one object each: the language's names for it (``from:``, ``speaker:``), the
+exact check on a parsed record, the ``query.filters.Filters`` list the fast flat scan
+fills, the byte-prefilter needle kind, and the SQL over the index
+(``convo.query.plan``), with the help line ``convo query --help`` and docs/cli.md show.
+Adding a field touches this table, its test and the docs line (docs/architecture.md).
+
+Index SQL (``Field.sql``) returns a condition on ``messages m`` and its parameters, and
+says whether it is *exact* (selects precisely what the check accepts) or a *superset*
+(the planner then checks each candidate). A field without SQL is decided by its check
+on the lines the rest of the query leaves (or by the scan).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from convo.core import fields
+from convo.core.names import NameQuery
+from convo.query.filters import Filters, checks, text_check
+
+Check = Callable[[dict[str, Any]], bool]
+
+
+@dataclass(frozen=True)
+class Sql:
+    """A condition on ``messages m``; ``exact``: it selects exactly what the check does
+    (else a superset of it)."""
+
+    cond: str
+    params: tuple[Any, ...] = ()
+    exact: bool = True
+
+
+NEVER = Sql("0")
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str  # the tree's leaf name
+    words: tuple[str, ...]  # its names in the query language (() when it has none)
+    usage: str  # how it is written, for help: "from:NAME"
+    help: str  # what it matches, one line
+    check: Callable[[str], Check]  # the exact check of one value
+    flat: str | None = None  # the Filters list the flat scan fills with it
+    needle: str | None = None  # the prefilter's needle kind for it (see tree._hints)
+    sql: Callable[[sqlite3.Connection, str], Sql] | None = None  # None: not in the index
+    superset: bool = False  # its SQL selects a superset, each candidate then checked
+
+
+def _flat_check(kind: str) -> Callable[[str], Check]:
+    def make(value: str) -> Check:
+        given: dict[str, Any] = {kind: [value]}
+        (one,) = checks(Filters(**given))
+        return one
+
+    return make
+
+
+def _json(values: Any) -> str:
+    return orjson.dumps(list(values)).decode()
+
+
+def name_ids(conn: sqlite3.Connection, query: str) -> list[int]:
+    """Ids of the distinct names ``query`` matches by the name rule (``core.names``)."""
+    rule = NameQuery(query)
+    if rule.tokens:
+        sql = " INTERSECT ".join(
+            ["SELECT name_id FROM name_tokens WHERE token = ?"] * len(rule.tokens)
+        )
+        rows = conn.execute(
+            f"SELECT name_id, name FROM names WHERE name_id IN ({sql})", rule.tokens
+        )
+    else:
+        rows = conn.execute("SELECT name_id, name FROM names")
+    return [nid for nid, name in rows if rule.matches(name)]
+
+
+def _speaker_sql(conn: sqlite3.Connection, value: str) -> Sql:
+    ids = name_ids(conn, value)
+    if not ids:
+        return NEVER
+    return Sql("m.speaker_id IN (SELECT value FROM json_each(?))", (_json(ids),))
+
+
+def _listener_sql(conn: sqlite3.Connection, value: str) -> Sql:
+    ids = name_ids(conn, value)
+    if not ids:
+        return NEVER
+    return Sql(
+        "m.message_id IN (SELECT message_id FROM message_listeners"
+        " WHERE name_id IN (SELECT value FROM json_each(?)))",
+        (_json(ids),),
+    )
+
+
+def _tag_sql(conn: sqlite3.Connection, value: str) -> Sql:
+    return Sql(
+        "m.message_id IN (SELECT message_id FROM message_tags WHERE tag_folded = ?)",
+        (value.casefold(),),
+    )
+
+
+def _thread_sql(conn: sqlite3.Connection, value: str) -> Sql:
+    if not value:
+        return NEVER  # the scan never matches an empty thread
+    return Sql("(m.thread = ? OR m.id = ?)", (value, value))
+
+
+def _id_sql(conn: sqlite3.Connection, value: str) -> Sql:
+    return Sql("m.id = ?", (value,)) if value else NEVER
+
+
+def _format_sql(conn: sqlite3.Connection, value: str) -> Sql:
+    # Formats are few: the stored spellings equal to the value by casefold, looked up on
+    # the index of distinct formats, keep the comparison Python's (SQL's folds ASCII only).
+    folded = value.casefold()
+    rows = conn.execute("SELECT DISTINCT format FROM messages WHERE format IS NOT NULL")
+    names = [f for (f,) in rows if f.casefold() == folded]
+    if not names:
+        return NEVER
+    return Sql("m.format IN (SELECT value FROM json_each(?))", (_json(names),))
+
+
+def _role_sql(conn: sqlite3.Connection, value: str) -> Sql:
+    # The index stores the canonical role (``fields.role``): lower-case ASCII.
+    return Sql("m.role = ?", (value.casefold(),))
+
+
+# A subject holding a character outside ASCII, whose case folding SQL's LIKE does not know.
+_NON_ASCII = "m.subject GLOB '*[^' || char(1) || '-' || char(127) || ']*'"
+
+
+def _like(word: str) -> str:
+    return "%" + re.sub(r"([\\%_])", r"\\\1", word) + "%"
+
+
+def _subject_sql(conn: sqlite3.Connection, value: str) -> Sql:
+    """Every word in the subject: LIKE (ASCII case folding) for ASCII subjects, and every
+    non-ASCII subject as a candidate: a superset the check then decides."""
+    words = value.casefold().split()
+    if not words:
+        return Sql("1", exact=False)
+    likes = " AND ".join("m.subject LIKE ? ESCAPE '\\'" for _ in words)
+    return Sql(f"(({likes}) OR {_NON_ASCII})", tuple(_like(w) for w in words), exact=False)
+
+
+def _words_in(get: Callable[[dict], list[str]]) -> Callable[[str], Check]:
+    def make(value: str) -> Check:
+        words = [w.casefold() for w in value.split()]
+        return lambda r: all(any(w in p.casefold() for p in get(r)) for w in words)
+
+    return make
+
+
+def _subject(r: dict) -> list[str]:
+    s = fields.string(r, "subject")
+    return [s] if s else []
+
+
+def _phrase(value: str) -> Check:
+    words = value.casefold().split()
+    if len(words) < 2:
+        return text_check([words])
+    pattern = re.compile(r"\s+".join(re.escape(w) for w in words))
+    return lambda r: pattern.search(fields.searchable_text(r).casefold()) is not None
+
+
+def _equal_folded(get: Callable[[dict], str | None]) -> Callable[[str], Check]:
+    def make(value: str) -> Check:
+        folded = value.casefold()
+        return lambda r: (get(r) or "").casefold() == folded
+
+    return make
+
+
+def _source(value: str) -> Check:
+    folded = value.casefold()
+    return lambda r: folded in (fields.string(r, "source_id") or "").casefold()
+
+
+def _id(value: str) -> Check:
+    return lambda r: fields.record_id(r) == value
+
+
+def _no_check(value: str) -> Check:
+    raise ValueError("date: is a range, decided by tree.Range")
+
+
+F = Field
+FIELDS: dict[str, Field] = {f.name: f for f in (
+    F("from", ("from", "speaker"), "from:NAME, speaker:NAME", "the speaker, by name, display name, address or whole words (-s)", _flat_check("speakers"), "speakers", "speakers", _speaker_sql),
+    F("to", ("to", "listener"), "to:NAME, listener:NAME", "a listener, by the same name rule (-r)", _flat_check("listeners"), "listeners", "listeners", _listener_sql),
+    F("tag", ("tag",), "tag:TAG", "a tag, in any case (-t)", _flat_check("tags"), "tags", "tags", _tag_sql),
+    F("date", ("date",), "date:A..B", "A <= time < B, as --since reads them; date:2024-03 is March", _no_check),
+    F("subject", ("subject",), "subject:WORDS", "every word in the subject (any case, part of a word too)", _words_in(_subject), None, "texts", _subject_sql, True),
+    F("body", ("text",), "text:WORDS", "every word in the text only", _words_in(fields.chunks), None, "texts"),
+    F("thread", ("thread",), "thread:ID", "the thread, or the id of its first message (--thread)", _flat_check("threads"), "threads", None, _thread_sql),
+    F("id", ("id",), "id:ID", "one message", _id, None, None, _id_sql),
+    F("format", ("format",), "format:NAME", "the input format, as `convo formats` names it", _equal_folded(lambda r: fields.string(r, "format")), None, None, _format_sql),
+    F("role", ("role",), "role:ROLE", "the chat role: user, assistant, system or tool", _equal_folded(fields.role), None, None, _role_sql),
+    F("source", ("source",), "source:PART", "part of the source id (a file name)", _source),
+    F("words", (), "word", "in the text or subject, any case, part of a word too (-q)", _flat_check("texts"), "texts", "texts"),
+    F("phrase", (), '"a phrase"', "its words in this order, in the text or subject", _phrase, None, "texts"),
+    F("regex", (), "", "a Python regular expression in the text or subject (-e)", _flat_check("regexes"), "regexes"),
+)}  # fmt: skip
+
+# The language's field names: ``from:`` and ``speaker:`` both name the leaf "from".
+LANGUAGE = {word: f.name for f in FIELDS.values() for word in f.words}
+# The flat scan's list for each leaf that has one (tree.to_filters).
+FLAT = {f.name: f.flat for f in FIELDS.values() if f.flat}
+
+
+def help_lines() -> list[str]:
+    """The fields as ``convo query --help`` lists them: usage, then what it matches."""
+    shown = [f for f in FIELDS.values() if f.usage]
+    width = max(len(f.usage) for f in shown) + 2
+    return [f"{f.usage.ljust(width)}{f.help}" for f in shown]
+
+
+def markdown_table() -> str:
+    """The fields as docs/cli.md's table (a test keeps the page equal to this)."""
+    rows = ["| field | matches | index |", "| --- | --- | --- |"]
+    for f in FIELDS.values():
+        if not f.usage:
+            continue
+        index = "yes" if f.sql is not None or f.name == "date" else "no (checked on each line)"
+        if f.superset:
+            index = "narrows (each candidate checked)"
+        usage = f.usage.replace("|", "\\|")
+        rows.append(f"| `{usage}` | {f.help} | {index} |")
+    return "\n".join(rows)

@@ -1,0 +1,163 @@
+"""The planner: a whole filter tree as SQL over the index, and what it cannot say.
+
+``compile_where(conn, node)`` turns the tree (``convo.query.tree``: AND, OR, NOT,
+parentheses, every leaf) into one condition on ``messages m`` that selects a *superset*
+of the matches, and says whether it is *exact*. Each leaf's SQL is its field's
+(``convo.query.field_table``); a leaf the index does not hold (text words, a phrase, a
+regex, a source) is TRUE in the superset. Under NOT the roles swap, so the compiler
+keeps two conditions per node, as in the textbook:
+
+- ``sup(leaf)`` is its SQL (TRUE without one), ``sub(leaf)`` its SQL when exact, else
+  FALSE (a subset);
+- ``sup(a AND b) = sup(a) AND sup(b)``, the same for OR and for ``sub``;
+- ``sup(NOT a) = NOT sub(a)``, ``sub(NOT a) = NOT sup(a)``.
+
+So the superset never misses a match, and when every leaf is exact the two are one and
+the index answers alone. Otherwise each candidate line is checked by the exact check
+(``Selector.matches``); the planner prefers the scan when the index narrows nothing.
+A leaf under NOT is wrapped in ``ifnull(…, 0)``: SQL's NULL (a message with no thread,
+say) must read as "no", as the scan reads it.
+
+``Plan.explain()`` is what ``--explain`` prints: index or scan, and why.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+from convo.query.field_table import FIELDS, Sql
+from convo.query.tree import And, Node, Not, Range, Term
+
+TRUE, FALSE = "1", "0"
+Cond = tuple[str, tuple[Any, ...]]
+
+
+@dataclass
+class Plan:
+    """What the index can say of a query: ``cond``/``params`` select a superset of the
+    matches (exactly them when ``exact``); ``indexed`` and ``checked`` name the fields
+    the index decides and those checked on each line."""
+
+    cond: str = TRUE
+    params: tuple[Any, ...] = ()
+    exact: bool = True
+    indexed: list[str] = field(default_factory=list)
+    checked: list[str] = field(default_factory=list)
+
+    @property
+    def narrows(self) -> bool:
+        """The condition leaves some messages out (else the index only orders)."""
+        return self.cond != TRUE
+
+
+def _and(parts: list[Cond]) -> Cond:
+    if any(c == FALSE for c, _ in parts):
+        return FALSE, ()
+    kept = [(c, p) for c, p in parts if c != TRUE]
+    if not kept:
+        return TRUE, ()
+    if len(kept) == 1:
+        return kept[0]
+    return "(" + " AND ".join(c for c, _ in kept) + ")", tuple(x for _, p in kept for x in p)
+
+
+def _or(parts: list[Cond]) -> Cond:
+    if any(c == TRUE for c, _ in parts):
+        return TRUE, ()
+    kept = [(c, p) for c, p in parts if c != FALSE]
+    if not kept:
+        return FALSE, ()
+    if len(kept) == 1:
+        return kept[0]
+    return "(" + " OR ".join(c for c, _ in kept) + ")", tuple(x for _, p in kept for x in p)
+
+
+def _not(part: Cond) -> Cond:
+    c, p = part
+    if c in (TRUE, FALSE):
+        return (FALSE if c == TRUE else TRUE), ()
+    return f"NOT {c}", p
+
+
+class _Compiler:
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+        self.leaves: dict[Node, Sql | None] = {}
+        self.plan = Plan()
+
+    def leaf(self, node: Term | Range) -> Sql | None:
+        if node in self.leaves:
+            return self.leaves[node]
+        sql = self._range(node) if isinstance(node, Range) else self._term(node)
+        if sql is None or not sql.exact:
+            self.plan.exact = False
+        self.leaves[node] = sql
+        return sql
+
+    def _range(self, node: Range) -> Sql:
+        bounds = (("m.timestamp >= ?", node.since), ("m.timestamp < ?", node.until))
+        self._note(self.plan.indexed, "date")
+        given = [(c, v) for c, v in bounds if v]
+        return Sql(" AND ".join(c for c, _ in given) or TRUE, tuple(v for _, v in given))
+
+    def _term(self, node: Term) -> Sql | None:
+        f = FIELDS[node.field]
+        name = f.words[0] if f.words else f.name
+        sql = f.sql(self.conn, node.value) if f.sql is not None else None
+        self._note(self.plan.indexed if sql is not None else self.plan.checked, name)
+        if sql is not None and not sql.exact:
+            self._note(self.plan.checked, name)
+        return sql
+
+    @staticmethod
+    def _note(names: list[str], name: str) -> None:
+        if name not in names:
+            names.append(name)
+
+    def both(self, node: Node, negated: bool) -> tuple[Cond, Cond]:
+        """``(sup, sub)`` of ``node``."""
+        if isinstance(node, Term | Range):
+            sql = self.leaf(node)
+            if sql is None:
+                return (TRUE, ()), (FALSE, ())
+            cond = (
+                f"ifnull(({sql.cond}), 0)"
+                if negated and sql.cond not in (TRUE, FALSE)
+                else sql.cond
+            )
+            c = (cond if sql.cond not in (TRUE, FALSE) else sql.cond, sql.params)
+            return c, (c if sql.exact else (FALSE, ()))
+        if isinstance(node, Not):
+            sup, sub = self.both(node.child, not negated)
+            return _not(sub), _not(sup)
+        parts = [self.both(c, negated) for c in node.children]
+        join = _and if isinstance(node, And) else _or
+        return join([s for s, _ in parts]), join([s for _, s in parts])
+
+
+def compile_where(conn: sqlite3.Connection, node: Node | None) -> Plan:
+    """The index's plan for ``node`` (None: everything) on the open index ``conn``."""
+    if node is None:
+        return Plan()
+    compiler = _Compiler(conn)
+    (cond, params), _ = compiler.both(node, False)
+    plan = compiler.plan
+    plan.cond, plan.params = cond, params
+    return plan
+
+
+def explain(plan: Plan | None, *, reason: str = "") -> str:
+    """One line for ``--explain``: how the query is answered, and why."""
+    if plan is None:
+        return f"plan: scan ({reason})" if reason else "plan: scan"
+    if plan.exact:
+        fields = ", ".join(plan.indexed) or "no filter"
+        return f"plan: index (exact: {fields})"
+    if not plan.narrows:
+        return f"plan: scan (the index holds none of: {', '.join(plan.checked)})"
+    return (
+        f"plan: index (narrowed by: {', '.join(plan.indexed)}; "
+        f"checked on each candidate: {', '.join(plan.checked)})"
+    )

@@ -1,0 +1,209 @@
+"""What a person types into ``convo search``: field terms that filter, and words that rank.
+
+    convo search 'what did alice decide about tokens? from:bob date:2024-03..'
+
+- A term of the query language whose field is known (``from:bob``, ``tag:security``,
+  ``-tag:system``, ``date:2024-03..``, a quoted value ``from:"Bob Jones"``) filters, as
+  in ``convo query``.
+- Every other piece is free text, ranked by BM25: each whitespace-separated piece is cut
+  into its words (punctuation, question marks, colons and hyphens separate words and
+  are otherwise ignored), and a piece of several words (``MENFORCER-276``, ``1.2.3``,
+  ``"a quoted phrase"``) must find them adjacent. Pieces are ORed, so a question finds
+  the messages holding most of its words first; question and function words (``what``,
+  ``did``, ``about``) are left out of the ranking when other words remain. ``-word``
+  leaves out the messages
+  holding the word (a filter, as in ``convo query``).
+- ``word:`` with an unknown field is text (``undefined symbol: SetWarningHandler``);
+  nothing a person types is a syntax error, save an unclosed quote in a field's value,
+  which is read as text too.
+
+FTS5's own syntax (``NEAR``, ``prefix*``, column filters) stays available behind
+``convo search --fts``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from convo.query.field_table import LANGUAGE
+
+_PIECE = re.compile(r'-?[A-Za-z_]+:"[^"]*"|"[^"]*"|\S+')
+_FIELD = re.compile(r"(-?)([A-Za-z_]+):(.+)", re.S)
+# Words as the index tokenises them: runs of letters, digits and non-ASCII characters.
+_WORDS = re.compile(r"[^\x00-\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f]+")
+# Question and function words: a piece that is one of these is left out of the ranking
+# when the text holds other words ("what did alice decide about tokens" ranks by alice,
+# decide and tokens; BM25 would otherwise favour short messages full of "what" and
+# "about"). Kept here, not in the knowledge analysis's lists, because it serves the
+# ranking of questions in any language a person types questions in, mostly English.
+QUESTION_WORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    ]
+)
+MAX_PIECES = 64  # ranked pieces at most (each is a term BM25 scores on every match)
+
+
+@dataclass
+class SearchText:
+    """``filters``: query-language text (``from:bob -tag:system``); ``pieces``: the free
+    text, each piece as its words; ``dropped``: pieces beyond ``MAX_PIECES``."""
+
+    filters: str = ""
+    pieces: list[list[str]] = field(default_factory=list)
+    dropped: int = 0
+
+    def match(self) -> str:
+        """The pieces as an FTS5 query: each a quoted phrase, ORed."""
+        return " OR ".join('"' + " ".join(words) + '"' for words in self.pieces)
+
+
+def _value_ok(value: str) -> bool:
+    """A field value the language reads: not empty, its quotes closed."""
+    return bool(value.strip('"').strip()) and value.count('"') % 2 == 0
+
+
+def _piece(piece: str) -> tuple[str, list[str]]:
+    """One piece as ``("filter", [text])`` or ``("words", words)``."""
+    f = _FIELD.fullmatch(piece)
+    if f is not None and f[2].lower() in LANGUAGE and _value_ok(f[3]):
+        return "filter", [piece]
+    if piece.startswith("-") and len(piece) > 1 and _WORDS.search(piece):
+        return "filter", ['NOT "' + " ".join(_WORDS.findall(piece[1:])) + '"']
+    return "words", [w.casefold() for w in _WORDS.findall(piece)]
+
+
+def split(text: str) -> SearchText:
+    """``text`` as filters and ranked words (see the module docstring)."""
+    out = SearchText()
+    filters: list[str] = []
+    seen: set[tuple[str, ...]] = set()
+    for m in _PIECE.finditer(text):
+        kind, found = _piece(m.group(0))
+        if kind == "filter":
+            filters.extend(found)
+        elif found and tuple(found) not in seen:
+            seen.add(tuple(found))
+            out.pieces.append(found)
+    content = [p for p in out.pieces if not (len(p) == 1 and p[0] in QUESTION_WORDS)]
+    if content:
+        out.pieces = content
+    if len(out.pieces) > MAX_PIECES:
+        out.dropped = len(out.pieces) - MAX_PIECES
+        del out.pieces[MAX_PIECES:]
+    out.filters = " ".join(filters)
+    return out

@@ -1,0 +1,167 @@
+"""``Store``: the one object that reads and changes the store, for commands and for Python.
+
+    from convo import Store
+
+    store = Store("~/convo/messages.jsonl")
+    for record in store.query("from:alice tag:urgent date:2024-03.."):
+        print(record["timestamp"], record["textChunks"][0])
+    store.count("format:mbox -tag:spam")
+    for hit in store.search("what did we decide about login tokens?", "from:bob"):
+        print(hit.score, hit.record["id"])
+    store.tag("thread:<auth-1@example.org>", add=["security"], remove=["inbox"])
+    store.remove("tag:spam", dry_run=True).matched
+
+A query is a ``convo.query.model.Query`` or query-language text (read with the store's
+time zone and people file, as the command line reads it). Reads go through the index
+when it is fresh and can answer (``convo.store.select``; the planner is
+``convo.query.plan``), else scan the JSONL file; results are identical either way.
+Appends (``append``, ``append_messages``) and rewrites (``remove``, ``tag``,
+``compact``) hold the store lock; see ``convo.store.append`` and ``convo.store.rewrite``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from convo.store.append import StoreFile
+
+if TYPE_CHECKING:
+    from convo.core.people import People
+    from convo.index.search import Hits
+    from convo.query.model import Query
+    from convo.store.rewrite import MaintenanceResult
+    from convo.store.select import Selection
+
+
+class Store(StoreFile):
+    """The store at ``path`` (``--store``, else ``$CONVO_STORE``, else the XDG default).
+
+    ``tz``: the zone naive query times are read in (default: local); ``people``: a people
+    file's ``People``, so a name matches every alias of its person.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        tz: str | None = None,
+        utc: bool = False,
+        people: People | None = None,
+    ):
+        super().__init__(path)
+        self.tz = tz
+        self.utc = utc
+        self.people = people
+
+    # -- reading
+
+    def query_of(self, query: Query | str | None = None, **order: Any) -> Query:
+        """``query`` as a ``Query`` (text is read by the rules of ``query.model.build``)."""
+        from convo.query.model import Query, build
+
+        if isinstance(query, Query):
+            return replace(query, **order) if order else query
+        return build(query or "", tz=self.tz, utc=self.utc, people=self.people, **order)
+
+    def parts(self) -> list[Any]:
+        """The store file as the scan's input (an empty list when it does not exist)."""
+        from convo.store.select import RawFile
+
+        return [RawFile(str(self.real))] if self.path.exists() else []
+
+    def select(
+        self, query: Query | str | None = None, *, on_error=None, need_record: bool = True,
+        track=None,
+    ) -> Selection:  # fmt: skip
+        """The matches of ``query`` in batches, with how they were found (the plan)."""
+        from convo.store.select import select
+
+        return select(
+            self.query_of(query), self.parts(), store=self._indexable(), on_error=on_error,
+            need_record=need_record, track=track,
+        )  # fmt: skip
+
+    def query(self, query: Query | str | None = None, **order: Any) -> Iterator[dict[str, Any]]:
+        """The records ``query`` selects (``order``: ``limit``, ``reverse``, ``sort``,
+        ``latest``)."""
+        for batch in self.select(self.query_of(query, **order)).batches:
+            for m in batch:
+                yield m.record
+
+    def count(self, query: Query | str | None = None) -> int:
+        """How many records ``query`` selects."""
+        from convo.store.select import count
+
+        n, _ = count(self.query_of(query), self.parts(), store=self._indexable())
+        return n
+
+    def get(self, message_id: str) -> dict[str, Any] | None:
+        """The record with this id, or None."""
+        from convo.query.model import Query
+        from convo.query.tree import Term
+
+        return next(self.query(Query(Term("id", message_id), limit=1)), None)
+
+    def thread(self, thread_id: str) -> list[dict[str, Any]]:
+        """The messages of a thread (or of the thread whose first message has this id),
+        in time order."""
+        from convo.query.model import Query
+        from convo.query.tree import Term
+
+        return list(self.query(Query(Term("thread", thread_id), sort="time")))
+
+    def search(
+        self, text: str, query: Query | str | None = None, *, limit: int = 20,
+        fts: bool = False, track=None,
+    ) -> Hits:  # fmt: skip
+        """The best ``limit`` messages for ``text`` (what a person types: field terms
+        filter, the rest is ranked by BM25; ``convo.query.search_text``) among those
+        ``query`` selects. ``fts``: ``text`` is FTS5 syntax, used as it is."""
+        from convo.store.searching import search
+
+        return search(self, text, self.query_of(query), limit=limit, fts=fts, track=track)
+
+    def _indexable(self):
+        """The store's real path when it exists (the index lives beside it)."""
+        return self.real if self.path.exists() else None
+
+    # -- changing
+
+    def remove(
+        self, query: Query | str | None = None, *, ids: Collection[str] = (),
+        dry_run: bool = False,
+    ) -> MaintenanceResult:  # fmt: skip
+        """Remove the messages ``query`` (and ``ids``, when given) select."""
+        from convo.store.rewrite import remove
+
+        return remove(self, ids=ids, matcher=self._matcher(query), dry_run=dry_run)
+
+    def tag(
+        self, query: Query | str | None = None, *, add: Sequence[str] = (),
+        remove: Sequence[str] = (), ids: Collection[str] = (), dry_run: bool = False,
+    ) -> MaintenanceResult:  # fmt: skip
+        """Add the tags ``add`` to and remove ``remove`` from the selected messages."""
+        from convo.store.rewrite import tag
+
+        return tag(
+            self, add=add, remove=remove, ids=ids, matcher=self._matcher(query),
+            dry_run=dry_run,
+        )  # fmt: skip
+
+    def compact(self, *, dry_run: bool = False) -> MaintenanceResult:
+        """Drop lines that are not records and repeated ids (kept in ``<store>.torn``)."""
+        from convo.store.rewrite import compact
+
+        return compact(self, dry_run=dry_run)
+
+    def _matcher(self, query: Query | str | None):
+        """The exact check of ``query``, or None when it selects everything."""
+        q = self.query_of(query)
+        if q.where is None:
+            return None
+        from convo.query.scan import Selector
+
+        return Selector(q.filters()).matches

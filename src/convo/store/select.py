@@ -1,0 +1,227 @@
+"""Running a Query: through the store's index when it can answer, else the scan.
+
+``select(query, parts, store=...)`` returns the matches in batches, how they were found
+(``plan``, the line ``--explain`` prints) and a note. With the store as input (``store``
+is its path) and a fresh index (a stale one is brought up to date first, unless a writer
+holds the store lock), the planner (``convo.query.plan``) compiles the whole filter tree
+to SQL:
+- exact (every field the index holds): SQL filters, orders and limits; lines pass
+  through as they are (parsed only when the writer needs the record);
+- a superset (text words, a phrase, a regex also asked for): the index narrows the
+  candidates and the exact check (``Selector.matches``) decides each one.
+Otherwise, or when the index narrows nothing and no order is asked for, the scan
+(``convo.query.scan``) reads everything, and ``--sort``/``--latest`` are applied in flat
+memory (``convo.index.order``): ``--latest N`` keeps a heap of N matches; ``--sort`` is
+an external merge sort whose memory is bounded by ``order.RUN_SIZE`` lines. When the
+index would have served but cannot (missing, stale while a writer holds the lock,
+unreadable, ``CONVO_NO_INDEX=1``), the note says why, for the caller to print once.
+
+Order semantics (identical both ways): ``sort`` None is input order, ``time`` is
+(timestamp, position), ``-time`` its exact reverse. ``latest=N`` keeps the N most recent
+by (timestamp, position), shown oldest first (newest first with ``-time``). Then
+``reverse`` reverses the result and ``limit`` keeps its first N.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from convo.core import fields
+from convo.core.io import open_binary
+from convo.index.lookup import Reader, Track, read_spans, reader
+from convo.query.model import Query
+from convo.query.plan import Plan, compile_where, explain
+from convo.query.scan import Match, Selector, limited
+
+BATCH = 1000
+Batches = Iterator[list[Match]]
+
+
+@dataclass
+class Selection:
+    """The matches in batches; ``indexed`` when the index answered; ``plan``: how (the
+    ``--explain`` line); ``note``: empty, or why the index that would have answered could
+    not; ``skipped``: lines of the store that are not records, which the index passes
+    over (the scan reports each one it meets; the caller reports these)."""
+
+    batches: Batches
+    indexed: bool = False
+    plan: str = ""
+    note: str = ""
+    skipped: int = 0
+
+
+class RawFile:
+    """A JSONL file of records, read as raw lines (``open()`` and ``name`` like a Source)."""
+
+    reopenable = True  # a regular file: a second reader can locate lines later
+
+    def __init__(self, path: str):
+        self.path = path
+        self.name = path
+
+    def open(self):
+        return open_binary(self.path)
+
+
+def select(
+    query: Query,
+    parts: Iterable[Any],
+    *,
+    store: Path | None = None,
+    on_error=None,
+    need_record: bool = True,
+    track: Track | None = None,
+    selector: Selector | None = None,
+) -> Selection:
+    """The records ``query`` picks from ``parts`` (``pipeline.inputs.record_parts``);
+    ``store``: the store's path when ``parts`` is the store; ``track`` wraps the lines
+    being indexed when a stale index is brought up to date first (a progress line)."""
+    selector = selector or Selector(query.filters())
+    reason = "the input is not the store"
+    if store is not None:
+        found = _indexed(query, selector, store, track)
+        if isinstance(found, Selection):
+            return found
+        reason = found
+    note = reason if store is not None and not reason.startswith("plan:") else ""
+    plan = reason if reason.startswith("plan:") else explain(None, reason=reason)
+    batches = _scanned(query, selector, parts, on_error, need_record)
+    return Selection(batches, plan=plan, note=note)
+
+
+def count(
+    query: Query, parts: Iterable[Any], *, store: Path | None = None, on_error=None,
+    track: Track | None = None,
+) -> tuple[int, Selection]:  # fmt: skip
+    """How many records ``select`` would give (counted in SQL when the plan is exact),
+    and the selection's description (its batches are spent)."""
+    if store is not None:
+        with _opened(store, track) as r:
+            if isinstance(r, Reader):
+                plan = compile_where(r.conn, query.where)
+                if plan.exact:
+                    n = r.count(plan.cond, plan.params)
+                    for cap in (query.latest, query.limit):
+                        n = n if cap is None else min(n, cap)
+                    return n, Selection(iter(()), True, explain(plan), "", r.bad_lines)
+    chosen = select(query, parts, store=store, on_error=on_error, need_record=False, track=track)
+    return sum(len(b) for b in chosen.batches), chosen
+
+
+@contextlib.contextmanager
+def _opened(store: Path, track: Track | None) -> Iterator[Reader | str]:
+    with reader(store, track=track) as r:
+        yield r
+
+
+def _indexed(query: Query, selector: Selector, store: Path, track: Track | None) -> Selection | str:
+    """Matches through the index, or why not (a string)."""
+    if query.where is None and not query.ordered:
+        return "plan: scan (every message, in store order: a plain read is the fastest)"
+    stack = contextlib.ExitStack()
+    r = stack.enter_context(reader(store, track=track))
+    if isinstance(r, str):
+        stack.close()
+        return r
+    try:
+        plan = compile_where(r.conn, query.where)
+        if not plan.exact and not plan.narrows and not query.ordered:
+            stack.close()
+            return explain(plan)
+        sql_order = {None: "store", "time": "time", "-time": "-time"}[query.sort]
+        if query.reverse:
+            sql_order = sql_order[1:] if sql_order.startswith("-") else "-" + sql_order
+        lines = _lines(r, plan, query, selector, sql_order)
+    except BaseException:
+        stack.close()
+        raise
+
+    def batches() -> Batches:
+        with stack:
+            yield from _chunks(lines)
+
+    return Selection(batches(), indexed=True, plan=explain(plan), skipped=r.bad_lines)
+
+
+def _lines(r: Reader, plan: Plan, query: Query, selector: Selector, order: str) -> Iterator[Match]:
+    name = str(r.f.name)
+    if plan.exact:
+        if query.latest is None:
+            spans: Iterable[tuple[int, int]] = r.spans(
+                plan.cond, plan.params, order=order, limit=query.limit
+            )
+        else:
+            spans = r.latest_spans(
+                plan.cond, plan.params, query.latest, newest_first=order.startswith("-")
+            )
+            spans = spans if query.limit is None else spans[: query.limit]
+        return (Match(raw, None, name) for raw in read_spans(r.f, spans))  # parsed when needed
+    checked = _checked(selector.matches, name)
+    if query.latest is not None:
+        # the newest candidates first, until N of them match
+        newest = checked(read_spans(r.f, r.spans(plan.cond, plan.params, order="-time")))
+        found = list(itertools.islice(newest, query.latest))
+        if not order.startswith("-"):
+            found.reverse()
+        return iter(found if query.limit is None else found[: query.limit])
+    candidates = read_spans(r.f, r.spans(plan.cond, plan.params, order=order))
+    return limited(checked(candidates), query.limit, False)
+
+
+def _checked(
+    matches: Callable[[dict[str, Any]], bool], name: str
+) -> Callable[[Iterable[bytes]], Iterator[Match]]:
+    def run(lines: Iterable[bytes]) -> Iterator[Match]:
+        for raw in lines:
+            m = Match(raw, None, name)
+            if matches(m.record):
+                yield m
+
+    return run
+
+
+def _chunks(matches: Iterator[Match]) -> Batches:
+    while batch := list(itertools.islice(matches, BATCH)):
+        yield batch
+
+
+def _scanned(
+    query: Query, selector: Selector, parts: Iterable[Any], on_error, need_record: bool
+) -> Batches:
+    if not query.ordered:
+        if query.limit is None and not query.reverse:
+            return selector.batches(parts, on_error, need_record)
+        return _chunks(selector.select_parts(parts, on_error, need_record=need_record))
+    from convo.index import order as flat  # (tempfile: only a scan that orders needs it)
+
+    matches = (m for b in selector.batches(parts, on_error, need_record=True) for m in b)
+    newest_first = query.sort == "-time"
+    if query.latest is not None:
+        kept = flat.latest(matches, query.latest, key=_time)
+        if newest_first:
+            kept.reverse()
+        ordered: Iterator[Match] = iter(kept)
+    else:
+        keyed = ((_time(m), _pack(m)) for m in matches)
+        ordered = map(_unpack, flat.sort_by_time(keyed, reverse=newest_first))
+    return _chunks(limited(ordered, query.limit, query.reverse))
+
+
+def _time(m: Match) -> str:
+    return fields.timestamp(m.record)
+
+
+def _pack(m: Match) -> bytes:
+    """A match as bytes for the external sort: line number, source name, the line."""
+    return b"%d\0%s\0%s" % (m.line, m.name.encode("utf-8", "surrogateescape"), m.raw)
+
+
+def _unpack(payload: bytes) -> Match:
+    line, name, raw = payload.split(b"\0", 2)
+    return Match(raw, None, name.decode("utf-8", "surrogateescape"), int(line))

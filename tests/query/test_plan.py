@@ -1,0 +1,149 @@
+"""The planner: every query tree gives the same messages through the index as by the scan.
+
+A property test over random stores (hostile names, times, tags, formats, roles, subjects)
+and random trees of every field with AND, OR and NOT; and the plan's description.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import orjson
+from hypothesis import given
+from hypothesis import strategies as st
+from tests.index.helpers import write_store
+
+from convo.index import refresh
+from convo.query.model import Query
+from convo.query.plan import compile_where, explain
+from convo.query.tree import And, Not, Or, Range, Term
+from convo.store.select import RawFile, select
+
+NAMES = [
+    "Alice Smith <alice@x.org>", "alice@x.org", "ALICE", "Bob", "bob jones", "Ana-María Núñez",
+    "Straße Weg", "\"Carol\" <c@y.org>", "Dave <dave@z.org>", "assistant", "user", "", "Zoë",
+]  # fmt: skip
+QUERIES = ["alice", "Alice Smith", "alice@x.org", "bob", "Jones", "ana-maría", "straße",
+           "carol", "dave@z.org", "x.org", "zoe", "Zoë", "ASSISTANT", "---"]  # fmt: skip
+TAGS = ["Security", "security", "bug", "Release", "ops", "ß"]
+TIMES = ["2024-01-01T00:00:00Z", "2023-06-01T12:00:00Z", "2025-02-03T04:05:06Z",
+         "2024-01-01T00:00:00+02:00", "not a time", None]  # fmt: skip
+BOUNDS = ["2023-01-01T00:00:00Z", "2024-01-01T00:00:00Z", "2024-06-01T00:00:00Z"]
+SUBJECTS = [None, "Auth refactor", "STRASSE plans", "Straße", "100% done_now", "Ünïcode", ""]
+TEXTS = ["hello world", "Auth tokens", "budget 100%", "Straße", "ünïcode text"]
+FORMATS = ["slack", "Email", "mbox", None, "K"]
+
+
+@st.composite
+def records(draw):
+    r: dict = {"id": draw(st.sampled_from([f"m{draw(st.integers(0, 20))}", None, 5]))}
+    meta: dict = {}
+    if draw(st.booleans()):
+        meta["speaker"] = draw(st.sampled_from(NAMES))
+    if draw(st.booleans()):
+        key = draw(st.sampled_from(["listeners", "recipients"]))
+        meta[key] = draw(st.lists(st.sampled_from(NAMES), max_size=3))
+    r["metadata"] = meta
+    r["timestamp"] = draw(st.sampled_from(TIMES))
+    r["tags"] = draw(st.one_of(st.lists(st.sampled_from(TAGS), max_size=3), st.just("ops")))
+    r["thread"] = draw(st.sampled_from([None, "m1", "m2", "t9"]))
+    r["format"] = draw(st.sampled_from(FORMATS))
+    r["role"] = draw(st.sampled_from([None, "assistant", "tool", "weird", "User"]))
+    r["subject"] = draw(st.sampled_from(SUBJECTS))
+    r["textChunks"] = [draw(st.sampled_from(TEXTS))]
+    r["source_id"] = draw(st.sampled_from(["a.mbox#1", "b.vtt#2", None]))
+    return {k: v for k, v in r.items() if v is not None}
+
+
+LEAVES = st.one_of(
+    st.builds(Term, st.just("from"), st.sampled_from(QUERIES)),
+    st.builds(Term, st.just("to"), st.sampled_from(QUERIES)),
+    st.builds(Term, st.just("tag"), st.sampled_from([*TAGS, "SECURITY", "none"])),
+    st.builds(Term, st.just("thread"), st.sampled_from(["m1", "m2", "t9", "zz", ""])),
+    st.builds(Term, st.just("id"), st.sampled_from(["m1", "m3", "zz"])),
+    st.builds(Term, st.just("format"), st.sampled_from(["slack", "email", "MBOX", "k", "x"])),
+    st.builds(Term, st.just("role"), st.sampled_from(["user", "ASSISTANT", "tool", "weird"])),
+    st.builds(
+        Term,
+        st.just("subject"),
+        st.sampled_from(["auth", "strasse", "%", "_", "ünï", "plans auth"]),
+    ),
+    st.builds(Term, st.just("words"), st.sampled_from(["hello", "auth", "straße", "100%"])),
+    st.builds(Term, st.just("phrase"), st.sampled_from(["hello world", "auth tokens"])),
+    st.builds(Term, st.just("source"), st.sampled_from(["mbox", "B.VTT"])),
+    st.builds(Range, st.sampled_from([None, *BOUNDS]), st.sampled_from([None, *BOUNDS])),
+)
+TREES = st.recursive(
+    LEAVES,
+    lambda kids: st.one_of(
+        st.builds(lambda c: And(tuple(c)), st.lists(kids, min_size=2, max_size=3)),
+        st.builds(lambda c: Or(tuple(c)), st.lists(kids, min_size=2, max_size=3)),
+        st.builds(Not, kids),
+    ),
+    max_leaves=6,
+)
+LINES = st.one_of(records(), st.just(b"not json"), st.just(b"[1, 2]"))
+
+
+def _ids(selection) -> list:
+    return [orjson.loads(m.raw).get("id") for b in selection.batches for m in b]
+
+
+@given(st.lists(LINES, max_size=20), TREES, st.sampled_from([None, "time", "-time"]),
+       st.sampled_from([None, 0, 3]), st.sampled_from([None, 2]))  # fmt: skip
+def test_index_and_scan_select_the_same(items, tree, sort, limit, latest):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_store(Path(tmp) / "s.jsonl", items)
+        assert refresh(path).available
+        q = Query(tree, limit=limit, sort=sort, latest=latest)
+        indexed = select(q, [RawFile(str(path))], store=path)
+        scanned = select(q, [RawFile(str(path))], store=None)
+        assert _ids(indexed) == _ids(scanned), (indexed.plan, scanned.plan)
+
+
+def _plan(tree):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_store(Path(tmp) / "s.jsonl", [{"id": "m1", "textChunks": ["x"]}])
+        assert refresh(path).available
+        import sqlite3
+
+        conn = sqlite3.connect(str(path) + ".index.sqlite")
+        try:
+            return compile_where(conn, tree)
+        finally:
+            conn.close()
+
+
+def test_explain_names_the_index_for_every_field_it_holds():
+    for field in ("from", "to", "tag", "thread", "id", "format", "role"):
+        assert explain(_plan(Term(field, "x"))).startswith("plan: index (exact"), field
+    assert explain(_plan(Range("2024", None))).startswith("plan: index (exact: date")
+    assert "narrowed by: subject" in explain(_plan(Term("subject", "auth")))
+    assert explain(_plan(Term("words", "auth"))).startswith("plan: scan")
+    # NOT and OR stay in the index
+    tree = Or((Term("from", "alice"), Not(Term("tag", "system"))))
+    assert explain(_plan(tree)) == "plan: index (exact: from, tag)"
+
+
+def test_docs_field_table_is_the_code():
+    import re
+
+    from tests.conftest import ROOT
+
+    from convo.query.field_table import markdown_table
+
+    page = (ROOT / "docs" / "cli.md").read_text()
+    table = re.search(r"<!-- fields:start -->\n(.*?)\n<!-- fields:end -->", page, re.S)
+    assert table is not None and table[1] == markdown_table(), "regenerate docs/cli.md's table"
+
+
+def test_query_help_is_the_field_table():
+    # Written out in the docstring, not built at import: `convo --help` imports no query.
+    from convo.cli.commands.read import query
+    from convo.query.field_table import help_lines
+
+    doc = [line.strip() for line in (query.__doc__ or "").splitlines()]
+    assert all(line.strip() in doc for line in help_lines()), (
+        "copy help_lines() into query's docstring"
+    )

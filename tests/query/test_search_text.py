@@ -1,0 +1,67 @@
+"""``convo search`` takes what a person types: questions, error strings, versions, names."""
+
+from __future__ import annotations
+
+import pytest
+from tests.conftest import SAMPLE_DATA
+from typer.testing import CliRunner
+
+from convo.cli.app import app
+from convo.query.search_text import MAX_PIECES, split
+from convo.store import Store
+
+TYPED = [
+    "what did Alice decide about tokens?", "MENFORCER-276", "undefined symbol: SetWarningHandler",
+    "auth refactor: JWT vs sessions", "café, naïve, résumé", "who wrote the deployment runbook?",
+    "version 1.2.3", "v2.0.0-rc.1", "python3.12", "error: ENOENT: no such file or directory",
+    "TypeError: 'NoneType' object is not subscriptable", "<auth-1@example.org>",
+    "alice@example.org", "https://jwt.io", "C:\\Users\\bob\\file.txt", "50%", "$100", "#security",
+    "@Bob", "it's", "don't know", "(parenthesis", "unbalanced)", '"unclosed', 'a "quoted phrase"',
+    "NEAR(a b)", "prefix*", "a OR b", "NOT this", "AND", "-", "--", "?", "...", "::", "x:",
+    "subject:", "from:", "from:\"Alice", "tag:security jwt", "-tag:system jwt",
+    "date:2024-03-06 tokens", "what about -budget?", "東京", "Straße", "😊", "SELECT * FROM messages;",
+    "'; DROP TABLE messages; --", "\\x00", "a" * 300, "one two three four five six seven",
+    "How do I configure the lecture notes?", "Why was the retro moved?",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    path = tmp_path_factory.mktemp("search") / "store.jsonl"
+    r = CliRunner().invoke(app, ["--store", str(path), "ingest", "--save", str(SAMPLE_DATA)])
+    assert r.exit_code in (0, 1), r.output
+    return Store(path)
+
+
+def test_fifty_things_people_type_never_fail(store):
+    assert len(TYPED) >= 50
+    for text in TYPED:
+        store.search(text, limit=5)  # no UsageError, no SQLite error
+        r = CliRunner().invoke(
+            app, ["--store", str(store.path), "search", "-f", "jsonl", "--", text]
+        )
+        assert r.exit_code == 0, (text, r.output)
+
+
+def test_a_question_finds_the_answer_first(store):
+    hits = store.search("what did Alice decide about tokens?")
+    assert "Decision: JWT tokens" in hits[0].record["textChunks"][0]
+
+
+def test_field_terms_filter_and_words_rank():
+    s = split('from:alice tag:"two words" -tag:system jwt tokens? "a phrase" -budget')
+    assert s.filters == 'from:alice tag:"two words" -tag:system NOT "budget"'
+    assert s.pieces == [["jwt"], ["tokens"], ["a", "phrase"]]
+    assert split("MENFORCER-276").pieces == [["menforcer", "276"]]
+    assert split("undefined symbol: X").filters == ""  # an unknown field is text
+
+
+def test_the_number_of_ranked_pieces_is_bounded():
+    s = split(" ".join(f"w{i}" for i in range(5000)))
+    assert len(s.pieces) == MAX_PIECES and s.dropped == 5000 - MAX_PIECES
+
+
+def test_filters_restrict_before_ranking(store):
+    hits = store.search("jwt", "from:bob")
+    assert hits and all("Bob" in (h.record["metadata"]["speaker"] or "") for h in hits)
+    assert store.search("jwt", "from:nobody") == []
