@@ -29,7 +29,8 @@ Decisions:
 - thread = the channel in the file name (``#chan``), else the file name.
 - A line of no known shape is rejected with its line number (never glued to the
   previous message); log open/close headers are structure. The file is streamed line by
-  line (each line UTF-8, else cp1252).
+  line (each line UTF-8, else the file's legacy encoding, guessed and named in a warning,
+  or ``--encoding``: ``convo.core.encoding``).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from convo.core.io import Source, decode_text
+from convo.core.io import Source
 from convo.core.jsonl import iter_lines
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
@@ -239,9 +240,10 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     thread = m[1] if m else folder if folder.startswith("#") else source.match_name or source.name
     nicks: set[str] = set()
     undated = 0
+    decode = ctx.text_decoder()
     with source.open() as stream:  # streamed: one line in memory at a time
         for raw in iter_lines(stream):
-            line = decode_text(raw.raw)
+            line = decode(raw.raw)
             if line.startswith(_HEADERS):
                 _header(line, st)
                 continue

@@ -43,7 +43,7 @@ def read_zoom(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
         base = datetime(start.year, start.month, start.day, tzinfo=zone)
     cur: dict[str, Any] | None = None
     ids = ContentIds(source.name)
-    for n, line in numbered_lines(source):
+    for n, line in numbered_lines(source, ctx.text_decoder()):
         m = _ZOOM.match(line)
         damaged = None if m else _DAMAGED.match(line)
         if damaged:  # never glued to the previous speaker's text
