@@ -64,6 +64,7 @@ BY_FOLDER = {
     "signal": "signal",
     "instagram": "instagram",
     "whatsapp": "whatsapp",  # the chat .txt files; their zips are built by the tests
+    "zoom": "zoomchat",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",
