@@ -61,5 +61,6 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.google_chat",
         "convo.importers.forums.gitlab",
         "convo.importers.apps.gitter",
+        "convo.importers.apps.vscode_chat",
     )
     return [importlib.import_module(n) for n in names]

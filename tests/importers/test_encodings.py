@@ -184,3 +184,17 @@ def test_line_decoder_keeps_utf8_lines_and_never_raises(lines, codec):
         legacy = line.encode(codec, "replace")
         decode(legacy)  # never raises
     assert len(told) <= 1
+
+
+def test_fit_of_letters_that_lower_to_two():
+    from convo.core.encoding import fit
+
+    assert 0 <= fit("İstanbul'da İzmir") <= 1
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.binary(max_size=300))
+def test_guess_never_raises(data):
+    guess = guess_encoding(data)
+    data.decode(guess.encoding, "replace")
+    assert 0 <= guess.confidence <= 100

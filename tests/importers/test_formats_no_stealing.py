@@ -65,6 +65,7 @@ BY_FOLDER = {
     "instagram": "instagram",
     "whatsapp": "whatsapp",  # the chat .txt files; their zips are built by the tests
     "zoom": "zoomchat",
+    "vscode_chat": "vscode-chat",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

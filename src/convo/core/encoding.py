@@ -126,11 +126,12 @@ def fit(text: str) -> float:
     """How well ``text``'s non-ASCII letters read as one language (0-1): the share of them
     the best language's alphabet holds, less the share of words that mix scripts
     (``Josй``: a Latin word with a Cyrillic letter is a wrong code page)."""
-    letters = [c.lower() for c in text if not c.isascii() and c.isalpha()]
+    letters = [c for c in text if not c.isascii() and c.isalpha()]
     if not letters:
         return 0.0
     wide = sum(_script(c) == "CJK" for c in letters)
-    best = wide or max(sum(c in alphabet for c in letters) for alphabet in _alphabets().values())
+    lower = [c.lower() for c in letters]  # one letter may lower to two ("İ")
+    best = wide or max(sum(c in alphabet for c in lower) for alphabet in _alphabets().values())
     words = [w for w in _WORD.findall(text) if not w.isascii()]
     mixed = sum(len({_script(c) for c in w if c.isalpha()}) > 1 for w in words)
     return best / len(letters) * (1 - mixed / max(len(words), 1))
