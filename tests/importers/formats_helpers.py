@@ -62,5 +62,6 @@ def new_modules() -> list[Any]:
         "convo.importers.forums.gitlab",
         "convo.importers.apps.gitter",
         "convo.importers.apps.vscode_chat",
+        "convo.importers.agents.agentscope_session",
     )
     return [importlib.import_module(n) for n in names]

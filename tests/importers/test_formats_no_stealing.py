@@ -66,6 +66,7 @@ BY_FOLDER = {
     "whatsapp": "whatsapp",  # the chat .txt files; their zips are built by the tests
     "zoom": "zoomchat",
     "vscode_chat": "vscode-chat",
+    "agentscope_session": "agentscope-session",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",
