@@ -67,6 +67,7 @@ BY_FOLDER = {
     "zoom": "zoomchat",
     "vscode_chat": "vscode-chat",
     "agentscope_session": "agentscope-session",
+    "gemini_activity": "gemini-activity",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

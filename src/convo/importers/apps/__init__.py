@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 MODULES = ("slack", "discord", "telegram", "messenger", "chatgpt", "teams", "mattermost",
            "whatsapp", "signal", "instagram", "zoom",
            "claude_ai", "twitter_dms", "irc", "matrix", "google_chat", "gitter",
-           "vscode_chat")  # fmt: skip
+           "vscode_chat", "gemini_activity")  # fmt: skip
 
 
 def register(registry: Registry) -> None:
