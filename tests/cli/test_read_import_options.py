@@ -42,3 +42,23 @@ def test_an_invalid_tz_is_an_error_never_utc(tmp_path):
             r = CliRunner().invoke(app, [cmd, "--tz", tz, str(path)], env={"CONVO_NO_STDIN": "1"})
             assert r.exit_code == 2, (cmd, tz, r.output)
             assert r.stderr.startswith("convo: error: ") and len(r.stderr.splitlines()) == 1
+
+
+def test_encoding_option_in_ingest_and_read_commands(tmp_path):
+    """Issue 36 §2: --encoding replaces the guess; an unknown one is one usage line."""
+    path = tmp_path / "chat.txt"
+    path.write_bytes("06/03/2024, 09:01 - Борис: Привет, как дела?\n".encode("cp1251"))
+    runner = CliRunner()
+    guessed = runner.invoke(app, ["ingest", "-o", "-", str(path)])
+    assert guessed.exit_code == 0, guessed.output
+    assert _records(guessed.stdout)[0]["metadata"]["speaker"] == "Борис"
+    assert "read as windows-1251 (guessed, " in guessed.stderr
+    told = runner.invoke(app, ["query", "--encoding", "koi8-r", "-f", "jsonl", str(path)])
+    assert told.exit_code == 0, told.output
+    speaker = "Борис".encode("cp1251").decode("koi8-r")
+    assert _records(told.stdout)[0]["metadata"]["speaker"] == speaker
+    for cmd in ("ingest", "list"):
+        bad = runner.invoke(app, [cmd, "--encoding", "klingon", str(path)])
+        assert bad.exit_code == 2, (cmd, bad.output)
+        assert bad.stderr.startswith("convo: error: unknown --encoding 'klingon'")
+        assert len(bad.stderr.splitlines()) == 1

@@ -87,7 +87,9 @@ def test_fast_path_agrees_with_stdlib(path, monkeypatch):
     """The hand-split fast path gives the same records as the compat32 parser."""
     fmt = "mbox" if path.suffix == ".mbox" else "eml"
     fast, _ = _read(path, fmt)
-    monkeypatch.setattr("convo.importers.email.convert.parse_fast", lambda data: None)
+    monkeypatch.setattr(
+        "convo.importers.email.convert.parse_fast", lambda data, encoding=None: None
+    )
     slow, _ = _read(path, fmt)
     if path.name in BETTER_FAST:
         return

@@ -61,5 +61,8 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.google_chat",
         "convo.importers.forums.gitlab",
         "convo.importers.apps.gitter",
+        "convo.importers.apps.vscode_chat",
+        "convo.importers.agents.agentscope_session",
+        "convo.importers.apps.gemini_activity",
     )
     return [importlib.import_module(n) for n in names]

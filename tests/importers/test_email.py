@@ -527,3 +527,46 @@ def test_a_forward_whose_headers_compat32_cannot_write_is_kept(tmp_path):
     (att,) = msgs[0].extra["attachments"]
     assert att["type"] == "message/rfc822" and att["size"] == 0
     assert "inner text" in msgs[0].text_chunks[0]
+
+
+# Issue 36 §5: addresses spelled out against harvesters, in any archive's headers.
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("jane at example.org (Jane Doe)", ["Jane Doe <jane@example.org>"]),
+        ("jane at example.org (Doe, Jane)", ['"Doe, Jane" <jane@example.org>']),
+        ("jane@example.org (Doe, Jane)", ['"Doe, Jane" <jane@example.org>']),
+        ("JANE AT EXAMPLE.ORG (Jane)", ["Jane <JANE@EXAMPLE.ORG>"]),
+        ("x at y (Name)", ["Name <x@y>"]),
+        ("jane at example.org(Jane)", ["Jane <jane@example.org>"]),
+        ("Jane Doe <jane at example dot org>", ["Jane Doe <jane@example.org>"]),
+        ("jane [at] example [dot] org", ["jane@example.org"]),
+        ("j%x at example.org (J)", ["J <j%x@example.org>"]),
+        ("Bob <bob@x.org>, Al <al at y.org>", ["Bob <bob@x.org>", "Al <al@y.org>"]),
+        ("Meet at noon", ["Meet at noon"]),
+        ("Andy at Work <andy@x.org>", ["Andy at Work <andy@x.org>"]),
+    ],
+)
+def test_spelled_out_addresses(value, expected):
+    from convo.importers.email.addresses import addresses
+
+    assert addresses([value]) == expected
+
+
+def test_spelled_out_sender_found_by_speaker_filter(tmp_path):
+    from convo.pipeline.ingest import Ingest
+
+    path = tmp_path / "list.mbox"
+    path.write_bytes(
+        b"From jane at example.org  Mon Jan  1 10:00:00 2024\n"
+        b"From: jane at example.org (Doe, Jane)\nTo: dev at lists.example.org\n"
+        b"Subject: hi\nDate: Mon, 1 Jan 2024 10:00:00 +0000\n\nhello\n\n"
+        b"From bob at example.net  Mon Jan  1 11:00:00 2024\n"
+        b"Subject: no From header\nDate: Mon, 1 Jan 2024 11:00:00 +0000\n\nhi\n\n"
+    )
+    recs = [m.serialize() for m in Ingest(ImportOptions()).messages([path])]
+    assert recs[0]["metadata"] == {
+        "speaker": '"Doe, Jane" <jane@example.org>',
+        "listeners": ["dev@lists.example.org"],
+    }
+    assert recs[1]["metadata"]["speaker"] == "bob@example.net"

@@ -20,7 +20,7 @@ from convo.importers.registry import registry
 DIR = FIXTURES / "gitlab"
 
 
-@pytest.mark.parametrize("name", ["issue_notes.json", "mr_discussions.json"])
+@pytest.mark.parametrize("name", ["issue_notes.json", "mr_discussions.json", "issues_list.json"])
 def test_golden(name):
     recs, _, _ = run(gitlab.read, DIR / name)
     assert_golden(f"formats/gitlab/{name.removesuffix('.json')}.jsonl", recs)
@@ -54,3 +54,28 @@ def test_detect_among_builtins():
 
 def test_global_registry_detects():
     assert registry.detect(Source(DIR / "issue_notes.json")).name == "gitlab"
+
+
+def test_issues_list():
+    """Issue 36 §7: the API's list of issues (and merge requests), not only notes."""
+    recs, rejects, _ = run(gitlab.read, DIR / "issues_list.json")
+    assert not rejects
+    issue, closed, mr = recs
+    assert issue["metadata"] == {"speaker": "alice", "listeners": ["hatter"]}
+    assert issue["thread"] == "gitlab:8/issues/6" and issue["id"] == "gitlab:issue/76"
+    assert issue["tags"] == ["foo", "bar"] and issue["subject"].startswith("Consequatur")
+    assert issue["textChunks"][0].endswith("@hatter please look")
+    assert issue["extra"]["assignees"] == ["hatter"] and issue["extra"]["milestone"] == "v2.0"
+    assert closed["textChunks"] == ["Tea is cold"] and closed["extra"]["confidential"] is True
+    assert mr["thread"] == "gitlab:8/merge_requests/1" and mr["id"] == "gitlab:merge_request/1"
+
+
+def test_issues_list_detected_and_one_issue_too(tmp_path):
+    import orjson
+
+    assert registry.detect(Source(DIR / "issues_list.json")).name == "gitlab"
+    one = tmp_path / "issue.json"
+    one.write_bytes(orjson.dumps(orjson.loads((DIR / "issues_list.json").read_bytes())[0]))
+    assert registry.detect(Source(one)).name == "gitlab"
+    recs, _, _ = run(gitlab.read, one)
+    assert [r["id"] for r in recs] == ["gitlab:issue/76"]

@@ -57,3 +57,23 @@ def test_detected_by_the_download_layout(tmp_path):
     inside.mkdir(parents=True)
     shutil.copyfile(plain, inside / "message_1.json")
     assert registry.detect(Source(inside / "message_1.json")).name == "instagram"
+
+
+def test_a_file_without_participants_is_detected_and_read(tmp_path):
+    """Issue 36 §6: detection rests on what every thread file has, not on the optional
+    ``participants``; the senders stand in for them (the listener of a two-person chat)."""
+    import orjson
+
+    doc = orjson.loads(PATH.read_bytes())
+    del doc["participants"]
+    inside = tmp_path / "your_instagram_activity" / "messages" / "inbox" / "ann_1"
+    inside.mkdir(parents=True)
+    path = inside / "message_1.json"
+    path.write_bytes(orjson.dumps(doc))
+    assert registry.detect(Source(path)).name == "instagram"
+    recs, rejects, _ = run(instagram.read, path)
+    assert not rejects
+    assert recs[0]["metadata"] == {"speaker": "ann.lee", "listeners": ["ben.odé"]}
+    bare = tmp_path / "bare.json"
+    bare.write_text('{"messages": [{"sender_name": "a", "timestamp_ms": 1, "content": "hi"}]}')
+    assert registry.detect(Source(bare)).name == "messenger"

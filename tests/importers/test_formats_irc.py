@@ -92,3 +92,76 @@ def test_sniff_refuses_other_text(tmp_path):
 
 def test_global_registry_detects():
     assert registry.detect(Source(DIR / FILES["irssi"])).name == "irc"
+
+
+# Issue 36 §6 and §7: zoned Limnoria times, bouncer logs (dircproxy, bip), and detection
+# that does not hinge on a log's length or one byte.
+
+
+def test_limnoria_time_with_zone_is_read_with_it():
+    recs, rejects, warnings = run(irc.read, DIR / "ChannelLogger-#tea.zoned.log")
+    assert not rejects and not warnings
+    assert [r["timestamp"] for r in recs] == [
+        "2022-03-01T10:00:00Z",
+        "2022-03-01T10:00:04Z",
+        "2022-03-01T09:00:06Z",
+        "2022-03-01T10:00:09Z",
+    ]
+    assert recs[1]["metadata"]["speaker"] == "alice" and recs[2]["tags"] == ["action"]
+
+
+def test_bip_log():
+    recs, rejects, warnings = run(irc.read, DIR / "bip-#tea.01.log")
+    assert not rejects and not warnings
+    got = [(r["metadata"]["speaker"], r["textChunks"][0], r["tags"]) for r in recs]
+    assert got == [
+        (None, "-!- alice!~alice@wonder.land has joined #tea", ["system"]),
+        ("alice", "hello from bip", []),
+        ("bob", "alice: hi", []),
+        ("alice", "waves", ["action"]),
+    ]
+    assert recs[2]["metadata"]["listeners"] == ["alice"]
+    assert recs[1]["timestamp"] == "2022-03-01T10:00:05Z" and recs[0]["thread"] == "#tea"
+
+
+def test_dircproxy_log_takes_its_year_from_start_date():
+    from datetime import datetime
+
+    from convo.importers.context import ImportOptions
+
+    opts = ImportOptions(start_date=datetime(2022, 1, 1))
+    recs, rejects, warnings = run(irc.read, DIR / "#tea.dircproxy.log", opts)
+    assert not rejects and not warnings
+    got = [(r["metadata"]["speaker"], r["textChunks"][0], r["tags"]) for r in recs]
+    assert got == [
+        (None, "--> alice (~alice@wonder.land) has joined #tea", ["system"]),
+        ("alice", "hello from dircproxy", []),
+        ("bob", "waves", ["action"]),
+        ("bob", "a notice", ["notice"]),
+        ("bob", "alice: hi", []),
+    ]
+    assert recs[1]["timestamp"] == "2022-03-01T10:01:00Z" and recs[0]["thread"] == "#tea"
+    _, _, warnings = run(irc.read, DIR / "#tea.dircproxy.log")
+    assert warnings == ["#tea.dircproxy.log: 5 lines without a known date get the epoch sentinel"]
+
+
+@pytest.mark.parametrize(
+    "name", ["ChannelLogger-#tea.zoned.log", "bip-#tea.01.log", "#tea.dircproxy.log"]
+)
+def test_new_dialects_are_detected(name):
+    assert registry.detect(Source(DIR / name)).name == "irc"
+
+
+def test_two_line_log_with_a_byte_that_is_not_utf8_is_detected():
+    path = DIR / "two-lines.weechatlog"
+    assert irc.sniff(Source(path)) > 0
+    assert registry.detect(Source(path)).name == "irc"
+    recs, _, warnings = run(irc.read, path)
+    assert [r["textChunks"][0] for r in recs] == ["hello café", "alice, tea?"]
+    assert len(warnings) == 1 and "windows-1252" in warnings[0]
+
+
+def test_short_text_that_is_not_all_log_lines_is_not_irc(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("2022-03-01 10:00:05\t@alice\thello\nDear diary, today I read logs.\n")
+    assert irc.sniff(Source(path)) == 0

@@ -64,6 +64,10 @@ BY_FOLDER = {
     "signal": "signal",
     "instagram": "instagram",
     "whatsapp": "whatsapp",  # the chat .txt files; their zips are built by the tests
+    "zoom": "zoomchat",
+    "vscode_chat": "vscode-chat",
+    "agentscope_session": "agentscope-session",
+    "gemini_activity": "gemini-activity",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

@@ -584,3 +584,19 @@ def test_timing_lines_read_the_same_on_the_fast_path(times, mark, arrow, tail):
     line = stamp(*times[0]) + arrow + stamp(*times[1]) + tail
     assert parse_timing(line) == parse_timing(" " + line)
     assert parse_timing("00:01:02.345 --> 01:00:00,000 align:start") == (62345, 3600000)
+
+
+def test_sbv_br_token_is_a_line_break(tmp_path):
+    """Issue 36 §4: YouTube's SBV writes a line break inside a caption as ``[br]``."""
+    body = (
+        "0:00:01.000,0:00:04.000\nAlice: Hello, Bob.[br]How are you?\n\n"
+        "0:00:05.000,0:00:06.000\nBob: Fine [BR] thanks\n\n"
+        "0:00:07.000,0:00:08.000\nSee [brackets] and [b]old[/b]\n"
+    )
+    recs, rejects, warnings = vtt(tmp_path, body, "t.sbv")
+    assert not rejects and not warnings
+    assert turns(recs) == [
+        ("Alice", "Hello, Bob.\nHow are you?"),
+        ("Bob", "Fine\nthanks See [brackets] and [b]old[/b]"),  # merged: one speaker
+    ]
+    assert not any("[br]" in r["textChunks"][0].lower() for r in recs)

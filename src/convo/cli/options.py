@@ -119,6 +119,7 @@ class ImportArgs:
     merge: bool = True
     strip_quotes: bool = False
     include_thinking: bool = False
+    encoding: str | None = None
 
     def options(self, *, tags: list[str] | None = None, strict=False, lenient=False):
         """The ``ImportOptions`` these describe (``tags``/``strict``/``lenient``: ingest's own)."""
@@ -142,7 +143,7 @@ class ImportArgs:
         return ImportOptions(
             tz=zone, start_date=start, speakers=self.speakers, merge=self.merge,
             strip_quotes=self.strip_quotes, include_thinking=self.include_thinking,
-            tags=list(tags or []), strict=strict, lenient=lenient,
+            tags=list(tags or []), strict=strict, lenient=lenient, encoding=self.encoding,
         )  # fmt: skip
 
 
@@ -324,6 +325,7 @@ IMPORT_SPECS = (
     Spec("no_merge", bool, False, ("--no-merge",), "Transcripts: one message per cue."),
     Spec("strip_quotes", bool, False, ("--strip-quotes",), "Email: drop quoted replies and signatures."),
     Spec("include_thinking", bool, False, ("--include-thinking",), "Agent exports: keep private reasoning as a [thinking] chunk (default: in extra only)."),
+    Spec("encoding", S, None, ("--encoding",), "Text that declares no encoding (no BOM, no charset): read it as this (windows-1251, latin-1, ...) instead of guessing.", "NAME"),
 )  # fmt: skip
 
 
@@ -332,6 +334,7 @@ def _import_args(kw: dict[str, Any]) -> ImportArgs:
         format_name=kw.pop("from_"), tz=kw.pop("tz"), start_date=kw.pop("start_date"),
         speakers=kw.pop("speakers_mode"), merge=not kw.pop("no_merge"),
         strip_quotes=kw.pop("strip_quotes"), include_thinking=kw.pop("include_thinking"),
+        encoding=kw.pop("encoding"),
     )  # fmt: skip
 
 

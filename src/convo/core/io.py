@@ -2,8 +2,8 @@
 
 Every file convo reads or writes is opened here. ``Source`` gives a cheap head for
 sniffing and a stream (``.gz`` decompressed under size and ratio caps, stdin and FIFOs
-replayable); ``decode_text`` and ``strip_bom`` are the one place encodings without a
-declaration are decided; ``load_json`` reads a whole JSON document under one size cap
+replayable); ``decode_text`` reads heads for sniffing (``convo.core.encoding`` decides
+what readers decode); ``load_json`` reads a whole JSON document under one size cap
 (formats whose documents are large stream them with ``convo.core.jsonstream`` instead).
 Writing files is ``convo.core.atomic``.
 """
@@ -383,10 +383,11 @@ def _copy_until_broken(src: BinaryIO, out: BinaryIO) -> StreamError | None:
 
 
 def decode_text(data: bytes, errors: str = "strict") -> str:
-    """Decode bytes whose encoding the source did not declare.
+    """Decode bytes whose encoding the source did not declare, cheaply (heads, for sniffing).
 
-    A BOM decides (UTF-8, UTF-32 and UTF-16, LE or BE); else UTF-8; else, for legacy exports (SRT
-    files from Windows tools), cp1252, which maps every byte but five to a character.
+    A BOM decides (UTF-8, UTF-32 and UTF-16, LE or BE); else UTF-8; else cp1252, which maps
+    every byte but five to a character. Readers decode their text through
+    ``convo.core.encoding`` instead, which guesses the legacy encoding and says so.
     """
     if data.startswith(b"\xef\xbb\xbf"):
         return data[3:].decode("utf-8", "replace")

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
+from convo.core.encoding import Guess, LineDecoder, check_encoding
 from convo.core.errors import RecordError, StrictAbort
 from convo.core.io import Source
 from convo.core.walk import DIR, FILE, Entry, Walker
@@ -26,6 +27,10 @@ class ImportOptions:
     strip_quotes: bool = False  # email: drop quoted replies and signatures (--strip-quotes)
     tags: list[str] = field(default_factory=list)  # added to every message (--tag)
     include_thinking: bool = False  # agent exports: private reasoning as a [thinking] chunk
+    encoding: str | None = None  # text that declares no encoding: read as this, not guessed
+
+    def __post_init__(self) -> None:
+        self.encoding = check_encoding(self.encoding)
 
 
 Reporter = Callable[[str, str | None], None]
@@ -76,6 +81,7 @@ class ImportContext:
         self.warnings = 0
         self._on_reject = on_reject
         self._on_warning = on_warning
+        self._guessed: set[tuple[str, str]] = set()
 
     def line(self, n: int) -> int:
         """The file's number of the reader's line ``n`` (counted from 1 where it started)."""
@@ -101,6 +107,25 @@ class ImportContext:
 
     def reject_error(self, error: RecordError, raw: Any = None) -> None:
         self.reject(error.where or self.source.name, error.what, raw, error.hint)
+
+    def text_decoder(
+        self, source: Source | None = None, what: str = "text that is not UTF-8"
+    ) -> LineDecoder:
+        """A decoder for the undeclared text of ``source`` (this context's, or a file inside
+        it, a zip's member): UTF-8, else ``--encoding``, else a guess from its head
+        (``convo.core.encoding``), told once in a warning about ``what``."""
+        src = source or self.source
+        return LineDecoder(
+            src.head, self.options.encoding, lambda guess: self.tell_guess(src.name, guess, what)
+        )
+
+    def tell_guess(self, where: str, guess: Guess, what: str) -> None:
+        """Warn that ``what`` was read in a guessed encoding: once for each kind of text and
+        encoding in a source (an mbox of Latin-1 mail gives one warning, not thousands)."""
+        if (what, guess.encoding) in self._guessed:
+            return
+        self._guessed.add((what, guess.encoding))
+        self.warn(where, guess.warning(what))
 
     def warn(self, where: str, message: str) -> None:
         """Something worth knowing that loses nothing (e.g. a Reddit 'more' stub not expanded)."""

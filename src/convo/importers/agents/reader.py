@@ -418,3 +418,12 @@ def read_agent_messages(
 ) -> Iterator[ConversationMessage]:
     """Read ``source`` as agent format ``fmt`` (one of ``AGENT_FORMATS``)."""
     return _Reader(source, ctx, fmt).read()
+
+
+def read_conversation(
+    source: Source, ctx: ImportContext, fmt: str, conv: dict[str, Any], prefix: str
+) -> Iterator[ConversationMessage]:
+    """One conversation ``{"id", "system"?, "messages": [...]}`` a format found inside its
+    own document (an AgentScope session's memory), read as ``fmt`` by the rules above;
+    its messages are located ``FILE#PREFIXmsg-K``."""
+    return _Reader(source, ctx, fmt)._conversation(conv, prefix, None, None)

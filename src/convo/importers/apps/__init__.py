@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 # Registration order is detection's tie-break order (and `convo formats`' order).
 MODULES = ("slack", "discord", "telegram", "messenger", "chatgpt", "teams", "mattermost",
            "whatsapp", "signal", "instagram", "zoom",
-           "claude_ai", "twitter_dms", "irc", "matrix", "google_chat", "gitter")  # fmt: skip
+           "claude_ai", "twitter_dms", "irc", "matrix", "google_chat", "gitter",
+           "vscode_chat", "gemini_activity")  # fmt: skip
 
 
 def register(registry: Registry) -> None:

@@ -9,7 +9,8 @@ import io
 from collections.abc import Iterator
 from typing import Any
 
-from convo.core.io import Source, decode_text, strip_bom
+from convo.core.encoding import LineDecoder
+from convo.core.io import Source, strip_bom
 
 SYSTEM_TAG = "system"
 # UTF-32's little-endian BOM starts with UTF-16's: test it first.
@@ -56,9 +57,11 @@ def fix_latin1_mojibake(text: str) -> str:
         return text
 
 
-def numbered_lines(source: Source) -> Iterator[tuple[int, str]]:
-    """Numbered lines without their ends; UTF-32/16 when a BOM says so, else UTF-8 (cp1252
-    fallback, line by line). Stdin and .gz are spooled so a reader can take two passes."""
+def numbered_lines(source: Source, decode: LineDecoder) -> Iterator[tuple[int, str]]:
+    """Numbered lines without their ends; UTF-32/16 when a BOM says so, else ``decode``'s
+    (``ImportContext.text_decoder``: UTF-8 line by line, else the file's legacy encoding or
+    ``--encoding``; a reader's passes share one). Stdin and .gz are spooled so a reader can
+    take two passes."""
     with open(source.real_path(), "rb") as f:
         bom = f.read(4)
         wide = "utf-32" if bom in UTF32_BOMS else "utf-16" if bom[:2] in UTF16_BOMS else None
@@ -70,7 +73,7 @@ def numbered_lines(source: Source) -> Iterator[tuple[int, str]]:
             return
         f.seek(0)
         for n, raw in enumerate(f, 1):
-            yield n, decode_text(strip_bom(raw) if n == 1 else raw).rstrip("\r\n")
+            yield n, decode(strip_bom(raw) if n == 1 else raw).rstrip("\r\n")
 
 
 def other_party(speakers: list[str], speaker: str | None) -> list[str]:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from convo.core.encoding import LineDecoder
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts, format_timestamp_utc, iso_ts
@@ -284,7 +285,7 @@ def read_text(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
     the message before.
     """
     reader = _DiscordText(source, ctx)
-    for n, line in numbered_lines(source):
+    for n, line in numbered_lines(source, reader.decode):
         yield from reader.line(n, line)
     yield from reader.flush()
     reader.empty.report(ctx)
@@ -295,7 +296,8 @@ class _DiscordText:
 
     def __init__(self, source: Source, ctx: ImportContext):
         self.source, self.ctx = source, ctx
-        self.speakers = _discord_text_speakers(source)
+        self.decode = ctx.text_decoder()  # one for both passes: a guess is told once
+        self.speakers = _discord_text_speakers(source, self.decode)
         self.start = ctx.options.start_date
         self.warn_relative = self.start is None  # once per file, at the first Today/Yesterday
         self.day: date | None = None
@@ -357,10 +359,10 @@ class _DiscordText:
                 yield msg
 
 
-def _discord_text_speakers(source: Source) -> list[str]:
+def _discord_text_speakers(source: Source, decode: LineDecoder) -> list[str]:
     """A first pass: the names of the message headers, in order of appearance."""
     speakers: list[str] = []
-    for _, line in numbered_lines(source):
+    for _, line in numbered_lines(source, decode):
         m = _DISCORD_HEAD.match(line)
         if m and m[1].strip() not in speakers:
             speakers.append(m[1].strip())

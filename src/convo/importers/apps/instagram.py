@@ -11,7 +11,8 @@ labelled ``instagram``.
 
 Detection: the content is Messenger's, so the download's layout decides: a path with
 ``your_instagram_activity`` or a folder named ``instagram-...`` (Meta's name for the
-download), or a shared post's ``original_content_owner`` (Instagram's, not Messenger's).
+download), or a shared post's ``original_content_owner`` or an ``instagram.com/`` link
+(Instagram's, not Messenger's); ``participants`` is not needed (``sniff_messenger``).
 A file without either (stdin, a copied file) reads as ``messenger``; ``--from instagram``
 labels it.
 """
@@ -36,7 +37,12 @@ def sniff(source: Source) -> int:
     score = sniff_messenger(source)
     if not score:
         return 0
-    if _PATH.search(source.name) or has_key(json_head(source), "original_content_owner"):
+    head = json_head(source)
+    if (
+        _PATH.search(source.name)
+        or has_key(head, "original_content_owner")
+        or "instagram.com/" in head
+    ):
         return 90  # above Messenger's 85
     return 0
 

@@ -15,6 +15,19 @@ clients' sources and in parsers of real logs, e.g. log2timeline/plaso's XChat pa
 - HexChat/XChat: ``**** BEGIN LOGGING AT Tue Mar  1 10:00:00 2022``, ``Mar 01 10:00:00
   <alice><TAB>text``, ``Mar 01 10:00:05 *<TAB>bob (~b@h) has joined #chan`` (the year from
   the last BEGIN LOGGING line).
+- Limnoria/Supybot with a ``timestampFormat`` that carries the zone
+  (``2022-03-01T10:00:00+0000  <alice> text``): the offset is kept, so ``--tz`` does not
+  apply.
+- Bouncers. dircproxy's user log (``log_dir``; dircproxy's ``irc_log.c``):
+  ``[01 Mar 10:00] <alice!~a@host> text``, ``* alice waves``, ``-bob!~b@h- notice``,
+  ``[nick!u@h] VERSION`` (CTCP), ``--> ``/``<-- ``/``--- ``/``*** `` events; the year from
+  the file name, else ``--start-date``'s, else unknown. bip (``log.c``): ``01-03-2022
+  10:00:05 < alice!~a@host: text`` (``>`` for the user's own lines, ``< * nick`` actions,
+  ``-!-`` events). A sender's whole mask (``nick!user@host``) gives its nick.
+- Detection: 80% of the head's lines in one client's shape, one message among them, and
+  three lines at least, or a whole file shorter than that whose every line is a log
+  line; the head is read whatever its bytes (one byte that is not UTF-8 changes no
+  shape).
 
 Decisions:
 - One message per line. speaker = the nick without its mode prefix (``@+%~&!``, kept in
@@ -29,7 +42,8 @@ Decisions:
 - thread = the channel in the file name (``#chan``), else the file name.
 - A line of no known shape is rejected with its line number (never glued to the
   previous message); log open/close headers are structure. The file is streamed line by
-  line (each line UTF-8, else cp1252).
+  line (each line UTF-8, else the file's legacy encoding, guessed and named in a warning,
+  or ``--encoding``: ``convo.core.encoding``).
 """
 
 from __future__ import annotations
@@ -38,7 +52,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from convo.core.io import Source, decode_text
+from convo.core.io import HEAD_BYTES, Source
 from convo.core.jsonl import iter_lines
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
@@ -58,6 +72,8 @@ _MODES = "@+%~&!"
 _MSG = re.compile(r"<\s*([@+%~&!]?)([^>\s]+)\s*>\s?(.*)", re.S)
 _ACTION = re.compile(r"\*\s+(\S+)\s?(.*)", re.S)
 _NOTICE = re.compile(r"-([^-\s]+)-\s?(.*)", re.S)
+_CTCP = re.compile(r"\[([^\]\s]+)\] ")  # dircproxy: ``[nick!user@host] VERSION``
+_BIP_MSG = re.compile(r"([<>]) (\* )?([^\s:]+):? (.*)", re.S)  # ``< nick!u@h: text``
 _EVENT_WORDS = re.compile(
     r"has (joined|left|quit)|\bis now known as\b|\bgives\b|\bremoves\b|\bsets mode\b|"
     r"changes? (the )?topic|\bhas changed the topic\b|\bNow talking on\b|\bTopic for\b|\bkicked\b"
@@ -99,18 +115,22 @@ class _State:
 
 
 def _body(body: str, when: str | None) -> Line:
-    """The part after the time, in the irssi / ZNC / Limnoria shapes."""
+    """The part after the time, in the irssi / ZNC / Limnoria / dircproxy shapes (a
+    bouncer names a sender by its whole mask, ``nick!user@host``: the nick is kept)."""
     m = _MSG.match(body)
     if m:
-        return Line("message", m[2], m[1], m[3], when)
-    if body.startswith(("-!- ", "*** ", "--- ")):
+        return Line("message", m[2].split("!", 1)[0], m[1], m[3], when)
+    if body.startswith(("-!- ", "*** ", "--- ", "--> ", "<-- ")):
         return Line("system", "", "", body, when)
+    m = _CTCP.match(body)
+    if m:
+        return Line("system", m[1].split("!", 1)[0], "", body, when)
     m = _ACTION.match(body.lstrip())
     if m and body.lstrip().startswith("* "):
         return Line("action", m[1].lstrip(_MODES), "", m[2], when)
     m = _NOTICE.match(body)
     if m:
-        return Line("notice", m[1], "", m[2], when)
+        return Line("notice", m[1].split("!", 1)[0], "", m[2], when)
     return Line("unknown", "", "", body, when)
 
 
@@ -123,7 +143,25 @@ def _znc(m: re.Match[str], st: _State) -> Line:
 
 
 def _limnoria(m: re.Match[str], st: _State) -> Line:
-    return _body(m[2], m[1].replace("T", " "))
+    return _body(m[3], m[1].replace("T", " ") + (m[2] or ""))  # an offset is kept: UTC known
+
+
+def _dircproxy(m: re.Match[str], st: _State) -> Line | None:
+    month = MONTHS.get(m[2])
+    if month is None:
+        return None
+    when = f"{st.year:04d}-{month:02d}-{m[1]} {m[3]}:00" if st.year else None
+    return _body(m[4], when)
+
+
+def _bip(m: re.Match[str], st: _State) -> Line:
+    when = f"{m[3]}-{m[2]}-{m[1]} {m[4]}"
+    body = m[5]
+    hit = _BIP_MSG.match(body)
+    if hit is None:
+        return _body(body, when)
+    nick = hit[3].split("!", 1)[0]
+    return Line("action" if hit[2] else "message", nick, "", hit[4], when)
 
 
 def _weechat(m: re.Match[str], st: _State) -> Line:
@@ -162,7 +200,13 @@ def _hexchat(m: re.Match[str], st: _State) -> Line | None:
 
 DIALECTS = (
     _Dialect("weechat", r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\t([^\t]*)\t(.*)$", _weechat),
-    _Dialect("limnoria", r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)  (.*)$", _limnoria),
+    _Dialect(
+        "limnoria",
+        r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.\d+)?(Z|[+-]\d\d:?\d\d)?  (.*)$",
+        _limnoria,
+    ),
+    _Dialect("bip", r"^(\d\d)-(\d\d)-(\d{4}) (\d\d:\d\d:\d\d) (.*)$", _bip),
+    _Dialect("dircproxy", r"^\[(\d\d) ([A-Z][a-z]{2}) (\d\d:\d\d)\] (.*)$", _dircproxy),
     _Dialect("znc", r"^\[(\d\d:\d\d(?::\d\d)?)\] (.*)$", _znc),
     _Dialect("hexchat", r"^([A-Za-z]{3}) (\d\d) (\d\d:\d\d:\d\d) (.*)$", _hexchat),
     _Dialect("irssi", r"^(\d\d:\d\d(?::\d\d)?) (.*)$", _irssi),
@@ -204,15 +248,27 @@ def sniff(source: Source) -> int:
     text = source.head_text()
     start = text.lstrip("\ufeff \r\n")
     if start.startswith(("{", "<", "WEBVTT")) or (
-        start.startswith("[") and not re.match(r"\[\d\d:", start)
+        start.startswith("[") and not re.match(r"\[\d\d(?::| [A-Z][a-z]{2} )", start)
     ):
         return 0
-    lines = text.lstrip("\ufeff").split("\n")[:60]
-    lines = [x.rstrip("\r") for x in (lines[:-1] if len(lines) > 1 else lines)]
+    lines = _head_lines(source, text, 60)
     dialect, n = _dialect_of(lines)
-    if dialect is None or n < 3:
+    if dialect is None:
         return 0
+    if n < 3:  # a short log counts when it is whole and every line of it is a log line
+        whole = len(source.head) < HEAD_BYTES
+        return 60 if whole and n == sum(1 for x in lines if x.strip()) else 0
     return 70
+
+
+def _head_lines(source: Source, text: str, limit: int) -> list[str]:
+    """The head's first lines; its last one only when the head is the whole file (else
+    it may be cut). Whatever bytes a line holds, its shape is read: one byte that is not
+    UTF-8 (read as cp1252 here) changes no time, nick or bracket."""
+    lines = text.lstrip("\ufeff").split("\n")
+    if len(source.head) >= HEAD_BYTES and len(lines) > 1:
+        lines.pop()
+    return [x.rstrip("\r") for x in lines[:limit]]
 
 
 def _date_from_name(name: str) -> str | None:
@@ -230,18 +286,20 @@ def _header(line: str, st: _State) -> None:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    head = source.head_text().lstrip("\ufeff").split("\n")[:200]
-    dialect, _ = _dialect_of([x.rstrip("\r") for x in head[:-1] or head])
+    dialect, _ = _dialect_of(_head_lines(source, source.head_text(), 200))
     dialect = dialect or DIALECTS[-1]
     st = _State(_date_from_name(source.match_name))
+    if st.year is None and ctx.options.start_date is not None:
+        st.year = ctx.options.start_date.year  # dircproxy's [DD Mon HH:MM] lines lack one
     m = _CHANNEL.search(source.match_name)
     folder = source.path.parent.name if source.path is not None else ""
     thread = m[1] if m else folder if folder.startswith("#") else source.match_name or source.name
     nicks: set[str] = set()
     undated = 0
+    decode = ctx.text_decoder()
     with source.open() as stream:  # streamed: one line in memory at a time
         for raw in iter_lines(stream):
-            line = decode_text(raw.raw)
+            line = decode(raw.raw)
             if line.startswith(_HEADERS):
                 _header(line, st)
                 continue

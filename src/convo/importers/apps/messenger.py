@@ -4,7 +4,11 @@ message schema, which Instagram's DMs share (``convo.importers.apps.instagram``)
 A first pass notes each message's byte range and the order; the messages are then read
 again from their ranges, oldest first (stdin/.gz are spooled to a file), so memory stays
 flat. Every string is repaired (UTF-8 bytes escaped as \\u00XX); no ids in the source
-(content hash); two participants -> the other one is the listener.
+(content hash); two participants -> the other one is the listener. A file without
+``participants`` (some downloads, hand-cut files) takes its senders as the participants.
+
+Detection (``sniff_messenger``) rests on what every thread file has, a ``messages`` list
+with ``sender_name`` and ``timestamp_ms``, never on ``participants`` alone.
 """
 
 from __future__ import annotations
@@ -26,10 +30,16 @@ from convo.importers.registry import Format
 
 
 def sniff_messenger(source: Source) -> int:
+    """Meta's thread schema by what every thread file has: a ``messages`` list whose
+    messages carry ``sender_name`` and ``timestamp_ms``; ``participants`` (left out of
+    some downloads and of hand-cut files) only adds to it."""
     text = json_head(source)
-    if text.startswith("{") and has_key(text, "participants") and has_key(text, "messages"):
-        return 85 if has_key(text, "sender_name") or has_key(text, "timestamp_ms") else 50
-    return 0
+    if not text.startswith("{") or not has_key(text, "messages"):
+        return 0
+    meta_keys = has_key(text, "sender_name") + has_key(text, "timestamp_ms")
+    if has_key(text, "participants"):
+        return 85 if meta_keys else 50
+    return 80 if meta_keys == 2 else 0
 
 
 _MEDIA = (
@@ -49,24 +59,34 @@ def read_meta_thread(source: Source, ctx: ImportContext, fmt: str) -> Iterator[C
     """A thread of Meta's message schema (Messenger, Instagram), records labelled ``fmt``."""
     with open(source.real_path(), "rb") as f:
         doc = JsonArray(f, ("messages",), where=source.name)
-        spans = array("q")
-        nums: list[float] = []
-        for m, _ in doc:  # a first pass: where each message is, and the order
-            spans.extend(doc.span)
-            s = as_dict(m).get("timestamp_ms")
-            if isinstance(s, int | float) and not isinstance(s, bool):  # keep first and last
-                nums[1 if nums else 0 :] = [s]
+        spans, nums, senders = _first_pass(doc)
         data = doc.members
         if doc.root != "{" or not doc.found:
             raise InputError(f"not a {fmt} message file (no messages list)", where=source.name)
         fix = fix_latin1_mojibake
         people = [fix(as_str(as_dict(p).get("name"))) for p in as_list(data.get("participants"))]
-        people = [p for p in people if p]
+        people = [p for p in people if p] or [fix(s) for s in senders if s]
         title = fix(as_str(data.get("title"))) or ", ".join(people) or fmt
         order = range(len(spans) // 2)
         if len(nums) >= 2 and nums[0] > nums[-1]:
             order = order[::-1]  # Messenger writes newest first
         yield from _messenger_messages(f, spans, order, (people, title, fmt), ctx)
+
+
+def _first_pass(doc: JsonArray) -> tuple[array, list[float], dict[str, None]]:
+    """Where each message is (byte spans), the first and last times (the order), and up
+    to three senders (the participants of a file that does not list them)."""
+    spans = array("q")
+    nums: list[float] = []
+    senders: dict[str, None] = {}
+    for m, _ in doc:
+        spans.extend(doc.span)
+        if len(senders) < 3:
+            senders[as_str(as_dict(m).get("sender_name"))] = None
+        s = as_dict(m).get("timestamp_ms")
+        if isinstance(s, int | float) and not isinstance(s, bool):  # keep first and last
+            nums[1 if nums else 0 :] = [s]
+    return spans, nums, senders
 
 
 def _chunks(m: dict[str, Any], content: str) -> tuple[list[str], dict[str, Any]]:

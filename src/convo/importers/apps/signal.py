@@ -132,11 +132,13 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         return
     layout = _layout(head_lines(source, 12)) or "md"
     title: list[str] = []
+    decode = ctx.text_decoder()  # one for both passes: a guessed encoding is told once
 
     def messages(report: ImportContext) -> Iterator[_Msg]:
+        lines = numbered_lines(source, decode)
         if layout == "sigtop":
-            return _sigtop_messages(source, report, title)
-        return _line_messages(source, report, _MD if layout == "md" else _SHORT)
+            return _sigtop_messages(lines, report, title)
+        return _line_messages(lines, report, _MD if layout == "md" else _SHORT)
 
     # A first, quiet pass finds the speakers (two of them are each other's listeners).
     quiet = ImportContext(source, ImportOptions(tz=ctx.options.tz))
@@ -161,11 +163,13 @@ def _when(m: re.Match[str], ctx: ImportContext) -> str | None:
     return naive_ts(dt, ctx.options.tz)
 
 
-def _line_messages(source: Source, ctx: ImportContext, header: re.Pattern[str]) -> Iterator[_Msg]:
+def _line_messages(
+    lines: Iterator[tuple[int, str]], ctx: ImportContext, header: re.Pattern[str]
+) -> Iterator[_Msg]:
     """signal-export chat.md and sigtop text-short: a header line starts each message."""
     damaged_header = _DAMAGED_MD if header is _MD else _DAMAGED_SHORT
     cur: _Msg | None = None
-    for n, line in numbered_lines(source):
+    for n, line in lines:
         m = header.match(line)
         damaged = None if m else damaged_header.match(line)
         if m:
@@ -189,13 +193,15 @@ def _line_messages(source: Source, ctx: ImportContext, header: re.Pattern[str]) 
         yield cur
 
 
-def _sigtop_messages(source: Source, ctx: ImportContext, title: list[str]) -> Iterator[_Msg]:
+def _sigtop_messages(
+    lines: Iterator[tuple[int, str]], ctx: ImportContext, title: list[str]
+) -> Iterator[_Msg]:
     """sigtop's text layout: field blocks, each message starting at a ``From:`` or
     ``Type:`` line that follows a blank line and is followed by more fields."""
     cur: _Msg | None = None
     in_fields = False
     prev_blank = True
-    for n, line, nxt in _with_next(numbered_lines(source)):
+    for n, line, nxt in _with_next(lines):
         if _starts_sigtop(line, nxt, prev_blank):
             if cur is not None:
                 yield cur

@@ -41,6 +41,7 @@ from datetime import datetime
 from pathlib import PurePosixPath
 from typing import Any
 
+from convo.core.encoding import LineDecoder
 from convo.core.errors import InputError
 from convo.core.io import Source, decode_text, strip_bom
 from convo.core.record import ConversationMessage
@@ -95,11 +96,11 @@ def _split(rest: str) -> tuple[str | None, str]:
     return name.strip(_MARKS + " "), text
 
 
-def _scan(source: Source) -> tuple[str, bool, list[str]]:
+def _scan(source: Source, decode: LineDecoder) -> tuple[str, bool, list[str]]:
     """One pass: the date order ('DM', 'MD' or 'YMD'), whether it is a guess, the speakers."""
     order = _DateOrder()
     speakers: list[str] = []
-    for _, line in numbered_lines(source):
+    for _, line in numbered_lines(source, decode):
         m = _header(line)
         if not m:
             continue
@@ -192,7 +193,8 @@ def read_chat(
 ) -> Iterator[ConversationMessage]:
     """The messages of a chat .txt; ``media`` lists the files the export holds beside it
     (the .zip's), so each attachment says whether it is there."""
-    order, guessed, speakers = _scan(source)
+    decode = ctx.text_decoder(source)  # one for both passes: a guessed encoding is told once
+    order, guessed, speakers = _scan(source, decode)
     if guessed:
         ctx.warn(
             source.name,
@@ -200,7 +202,7 @@ def read_chat(
         )
     zone = ctx.options.tz
     cur: dict[str, Any] | None = None
-    for n, line in numbered_lines(source):
+    for n, line in numbered_lines(source, decode):
         m = _header(line)
         damaged = None if m else _DAMAGED.match(line)
         if not m and not damaged:

@@ -52,10 +52,16 @@ Decisions where the spec is silent:
 - Charsets: valid UTF-8 wins over a declared legacy charset (mislabelled mail); unknown
   charsets fall back to UTF-8, then cp1252; bad bytes are replaced, never a crash.
   Raw 8-bit headers are read as UTF-8 (RFC 6532), else in the charset the message
-  declares (its Content-Type, its text parts, its encoded words), else in the one
-  charset-normalizer detects among the legacy mail charsets, else cp1252.
-- Mailman/pipermail's ``andy at example.com (Andy Grunwald)`` is read as
-  ``Andy Grunwald <andy@example.com>``.
+  declares (its Content-Type, its text parts, its encoded words), else ``--encoding``,
+  else in a guessed legacy charset (``convo.core.encoding``), named in a warning; a text
+  part without a charset likewise. An encoded word beside raw 8-bit bytes decodes each
+  on its own.
+- Addresses spelled out against harvesters, in any header of any archive: Mailman/
+  pipermail's ``andy at example.com (Andy Grunwald)`` is read as ``Andy Grunwald
+  <andy@example.com>``; ``x AT y DOT org``, ``<x [at] y.org>``, ``x at host (Name)`` too
+  (a one-label host only beside a comment or inside ``<>``: ``Meet at noon`` stays a
+  name); so is an mbox ``From jane at example.org`` line. A comment may hold commas
+  (``jane@x.org (Doe, Jane)``).
 - Display names that hold address characters (an address, a decoded comma) are quoted:
   ``"Doe, John" <john@x.org>``; a name equal to the address is dropped.
 - Tags: ``X-Gmail-Labels`` and ``Keywords`` (comma lists, quotes respected) and

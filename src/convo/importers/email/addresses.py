@@ -25,15 +25,25 @@ def format_address(name: str, addr: str) -> str:
     return f"{name} <{addr}>"
 
 
-_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"?|[^,"]+|,')
+# Quoted strings and (comments), which may hold commas, are kept whole.
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"?|\((?:[^()\\]|\\.|\([^()]*\))*\)?|[^,"(]+|,')
 _ANGLE = re.compile(r"^(.*?)<([^<>]*)>?\s*$", re.S)
-_OBFUSCATED = re.compile(r"(?<![^\s<(\"])([\w.+'-]+) at ([\w-]+(?:\.[\w-]+)+)(?=$|[\s>)])")
+_OBFUSCATED = re.compile(r"(?<![^\s<(\"])([\w.+%'-]+) at ([\w-]+(?:\.[\w-]+)+)(?=$|[\s>)(])", re.I)
+# A whole element that is one spelled-out address: ``x at y (Name)``, ``x AT y DOT org``,
+# ``x [at] y.org``; a host of one label is allowed here, where nothing else is written.
+_SPELLED = re.compile(
+    r"^([\w.+%'-]+)\s*(?:\s at \s|\s?[\[(]at[\])]\s?)\s*"
+    r"([\w-]+(?:(?:\.|\s+dot\s+|\s?[\[(]dot[\])]\s?)[\w-]+)*)\s*(\(.*\))?$",
+    re.I | re.X,
+)
+_DOT = re.compile(r"\s+dot\s+|\s?[\[(]dot[\])]\s?", re.I)
+_IN_ANGLES = re.compile(r"<([^<>@]+)>")
 _COMMENTED = re.compile(r"^(\S+@\S+)\s*\((.*)\)\s*$", re.S)
 
 
 def _elements(value: str) -> list[str]:
     """Split an address list on commas outside quoted strings."""
-    if '"' not in value:
+    if '"' not in value and "(" not in value:
         return value.split(",")
     out: list[str] = []
     buf: list[str] = []
@@ -78,11 +88,30 @@ def _pairs(value: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for elem in _elements(value):
         elem = elem.strip()
-        if "@" not in elem and " at " in elem:
-            elem = _OBFUSCATED.sub(r"\1@\2", elem, count=1)  # pipermail's "andy at example.com"
+        if "@" not in elem and elem:
+            elem = _unspelled(elem)
         if elem:
             out.extend(_element_pairs(elem))
     return out
+
+
+def _unspelled(elem: str) -> str:
+    """An element whose address is spelled out against harvesters, as list archives and
+    careful senders write it (pipermail's ``andy at example.com (Andy)``, ``x AT y DOT
+    org``, ``<x [at] y.org>``), with the address made whole; any other element as it is."""
+    m = _SPELLED.match(elem)
+    if m and (m[3] or "." in m[2] or _DOT.search(m[2])):  # "Meet at noon" is no address
+        addr = f"{m[1]}@{_DOT.sub('.', m[2])}"
+        return f"{addr} {m[3]}" if m[3] else addr
+    angled = _IN_ANGLES.search(elem)
+    if angled:
+        inner = _SPELLED.match(angled[1].strip())
+        if inner and not inner[3]:
+            addr = f"{inner[1]}@{_DOT.sub('.', inner[2])}"
+            return elem[: angled.start()] + f"<{addr}>" + elem[angled.end() :]
+    if re.search(r"\sat\s", elem, re.I):
+        return _OBFUSCATED.sub(r"\1@\2", elem, count=1)
+    return elem
 
 
 def addresses(values: list[str] | None, charset: str | None = None) -> list[str]:

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from convo.core.encoding import Guess
 from convo.core.text.html import html_to_text
-from convo.importers.email.charsets import decode_bytes
+from convo.importers.email.charsets import decode_part
 
 # Body-like text types that are read as text; other text/* (calendar, vcard, csv) are listed
 # as attachments.
@@ -19,10 +20,13 @@ _NOT_TEXT = ("text/calendar", "text/vcard", "text/x-vcard", "text/csv", "text/rf
 
 
 def payload_text(
-    data: bytes, ctype: str, charset: str | None, fmt: str | None, delsp: str | None
+    data: bytes, ctype: str, charset: str | None, fmt: str | None, delsp: str | None, body: Body
 ) -> str:
-    """A decoded text part: charset, line ends, HTML to text, format=flowed."""
-    text = decode_bytes(data, charset)
+    """A decoded text part: charset (a guess for a part without one kept in ``body``), line
+    ends, HTML to text, format=flowed."""
+    text, guess = decode_part(data, charset, body.encoding)
+    if guess is not None:
+        body.guesses.append(guess)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if ctype == "text/html":
@@ -52,9 +56,11 @@ def unflow(text: str, delsp: bool = False) -> str:
 class Body:
     """The text of a message and what was left out of it (attachments)."""
 
-    __slots__ = ("attachments", "charsets", "forwarded", "html", "plain")
+    __slots__ = ("attachments", "charsets", "encoding", "forwarded", "guesses", "html", "plain")
 
-    def __init__(self) -> None:
+    def __init__(self, encoding: str | None = None) -> None:
+        self.encoding = encoding  # --encoding: parts without a charset are read in it
+        self.guesses: list[Guess] = []  # the encodings guessed for parts without a charset
         self.plain: list[str] = []
         self.html: list[str] = []
         self.attachments: list[dict[str, Any]] = []
@@ -81,6 +87,7 @@ class Body:
         self.attachments.extend(other.attachments)
         self.forwarded.extend(other.forwarded)
         self.charsets.extend(other.charsets)
+        self.guesses.extend(other.guesses)
 
 
 _ENCRYPTED = ("application/pgp-encrypted", "application/pkcs7-mime", "application/x-pkcs7-mime")
@@ -121,7 +128,7 @@ def collect_alternative(
     walks part ``i`` into ``sub``. No readable alternative: the first one tried."""
     tried: Body | None = None
     for i in alternative_order(ctypes):
-        sub = Body()
+        sub = Body(body.encoding)
         collect(i, sub)
         if sub.has_text():
             body.merge(sub)
@@ -160,7 +167,7 @@ def add_leaf(
         if read_as is not None:
             charset, fmt, delsp = params()
             body.charsets.append(charset)
-            read_as.append(payload_text(data, ctype, charset, fmt, delsp))
+            read_as.append(payload_text(data, ctype, charset, fmt, delsp, body))
             if not name:
                 return
     info: dict[str, Any] = {"name": name, "type": ctype, "size": len(data)}

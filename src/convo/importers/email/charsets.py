@@ -7,7 +7,7 @@ import functools
 import re
 from email.header import decode_header
 
-from convo.core.io import decode_text
+from convo.core.encoding import Guess, guess_encoding
 
 FOLD = re.compile(r"\r?\n[ \t]*")
 # Charsets that mail programs mislabel: read them as their common supersets.
@@ -18,13 +18,6 @@ _CHARSET_ALIASES = {
     "shift-jis": "shift_jis", "windows-874": "cp874", "iso-8859-11": "cp874",
     "x-mac-roman": "mac_roman", "unicode-1-1-utf-7": "utf-7", "utf8": "utf-8",
 }  # fmt: skip
-# What detect_charset chooses among: the legacy charsets real mail is written in, the
-# most common first (ties go to the earlier one).
-_DETECTABLE = (
-    "cp1252", "cp1250", "cp1251", "koi8_r", "koi8_u", "iso8859_2", "iso8859_7", "cp1253",
-    "cp1254", "cp1255", "cp1256", "cp1257", "big5", "gb18030", "shift_jis", "euc_jp",
-    "euc_kr", "cp874",
-)  # fmt: skip
 _WIDE = ("utf-16", "utf_16", "utf-32", "utf_32", "utf16", "utf32")
 
 _SEVEN_BIT = ("utf-7", "iso2022_jp", "iso2022_jp_2", "iso2022_kr", "hz")
@@ -75,9 +68,9 @@ def decode_bytes(data: bytes, charset: str | None) -> str:
 def raw_header_text(value: str, charset: str | None = None) -> str:
     """A compat32 header value whose 8-bit bytes arrive as surrogates.
 
-    UTF-8 (RFC 6532) first; else ``charset`` (what the message declares elsewhere); else
-    the charset charset-normalizer detects (Big5, KOI8-R, Shift_JIS in a raw ``From:``);
-    else cp1252 through ``convo.core.io.decode_text``.
+    UTF-8 (RFC 6532) first; else ``charset`` (what the message declares elsewhere, or the
+    guess ``header_charset`` made for the message); else a guess for this value alone
+    (``convo.core.encoding``: Big5, KOI8-R, Shift_JIS in a raw ``From:``).
     """
     try:
         raw = value.encode("ascii", "surrogateescape")
@@ -89,24 +82,51 @@ def raw_header_text(value: str, charset: str | None = None) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         pass
-    detected = detect_charset(raw)
-    return decode_bytes(raw, detected) if detected else decode_text(raw, "replace")
+    return decode_bytes(raw, guess_encoding(raw).encoding)
 
 
-def detect_charset(data: bytes) -> str | None:
-    """The legacy charset of undeclared 8-bit bytes, by charset-normalizer; None if unsure.
+_UNDECLARED = ("", "us-ascii", "ascii")  # a part's charset that says nothing of 8-bit bytes
 
-    Detection is limited to the charsets mail is written in, and of the equally good
-    matches (a short header often has several) the most common in mail wins, so that
-    Portuguese stays cp1252 rather than cp1250."""
-    from charset_normalizer import from_bytes
 
-    matches = list(from_bytes(data, cp_isolation=list(_DETECTABLE)))
-    if not matches:
-        return None
-    best = min((m.chaos, -m.coherence) for m in matches)
-    tied = {m.encoding for m in matches if (m.chaos, -m.coherence) == best}
-    return next(cs for cs in _DETECTABLE if cs in tied)
+def decode_part(data: bytes, charset: str | None, override: str | None) -> tuple[str, Guess | None]:
+    """A text part's bytes: in its declared charset (``decode_bytes``); a part that declares
+    none (or US-ASCII, which 8-bit bytes contradict) is UTF-8 when it is, else read in
+    ``override`` (``--encoding``), else in a guessed encoding, returned to be told."""
+    if (charset or "").strip("\"' ").lower() not in _UNDECLARED or data.isascii():
+        return decode_bytes(data, charset), None
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError:
+        pass
+    if override:
+        return data.decode(override, "replace"), None
+    guess = guess_encoding(data)
+    return data.decode(guess.encoding, "replace"), guess
+
+
+_ENCODED_WORD = re.compile(r"=\?[^?\s]+\?[bBqQ]\?[^?\s]*\?=")
+
+
+def _mixed_words(value: str, raw_charset: str | None) -> str:
+    """Encoded words beside raw 8-bit bytes (``Mar\\xeda =?utf-8?q?Garc=C3=ADa?=``): each
+    encoded word by ``decode_header``, the text between by ``raw_header_text`` (the
+    standard library would hand the bytes back as ``\\udced`` escapes), the space
+    between two encoded words dropped as RFC 2047 says."""
+    out: list[str] = []
+    pos = 0
+    for m in _ENCODED_WORD.finditer(value):
+        between = value[pos : m.start()]
+        if not (pos and not between.strip()):
+            out.append(raw_header_text(between, raw_charset))
+        try:
+            (data, charset), *_ = decode_header(m.group())
+        except Exception:  # bad base64: the word as written
+            out.append(m.group())
+        else:
+            out.append(data if isinstance(data, str) else decode_bytes(data, charset or "utf-8"))
+        pos = m.end()
+    out.append(raw_header_text(value[pos:], raw_charset))
+    return "".join(out).strip()
 
 
 _CHARSET = re.compile(r"""charset\s*=\s*["']?([^"';\s]+)""", re.I)
@@ -129,10 +149,13 @@ _HEADERS_WITH_TEXT = ("from", "subject", "to", "cc", "sender", "reply-to")
 _SAYS_NOTHING = ("", "us-ascii", "ascii", "utf-8", "utf8")
 
 
-def header_charset(h: dict[str, list[str]], part_charsets: list[str | None]) -> str | None:
-    """The charset for a message's undeclared 8-bit header bytes, or None when they are
-    UTF-8 (or absent): the first legacy charset the message declares (its headers, then
-    ``part_charsets``, those of its text parts), else a detected one."""
+def header_charset(
+    h: dict[str, list[str]], part_charsets: list[str | None], override: str | None = None
+) -> tuple[str | None, Guess | None]:
+    """The charset for a message's undeclared 8-bit header bytes, None when they are UTF-8
+    (or absent): the first legacy charset the message declares (its headers, then
+    ``part_charsets``, those of its text parts), else ``override`` (``--encoding``), else a
+    guess, returned beside it to be told."""
     raw = b"\n".join(
         v.encode("ascii", "surrogateescape")
         for key in _HEADERS_WITH_TEXT
@@ -140,16 +163,19 @@ def header_charset(h: dict[str, list[str]], part_charsets: list[str | None]) -> 
         if not v.isascii()
     )
     if not raw:
-        return None
+        return None, None
     try:
         raw.decode("utf-8")
-        return None
+        return None, None
     except (UnicodeDecodeError, UnicodeEncodeError):
         pass
     for cs in [*_declared(h), *part_charsets]:
         if cs and cs.strip("\"' ").lower() not in _SAYS_NOTHING and _codec(cs):
-            return cs
-    return detect_charset(raw)
+            return cs, None
+    if override:
+        return override, None
+    guess = guess_encoding(raw)
+    return guess.encoding, guess
 
 
 @functools.lru_cache(maxsize=8192)
@@ -165,6 +191,8 @@ def decode_words(value: str | None, raw_charset: str | None = None) -> str:
         value = FOLD.sub(" ", value)
     if "=?" not in value:
         return value if value.isascii() else raw_header_text(value, raw_charset)
+    if not value.isascii():
+        return _mixed_words(value, raw_charset)
     try:
         parts = decode_header(value)
     except Exception:  # bad base64 in an encoded word: keep the raw text

@@ -69,7 +69,7 @@ def convert(
         ctx.reject(where, "empty message", origin.envelope, "nothing follows the separator")
         return None
     try:
-        parsed = parse_fast(data)
+        parsed = parse_fast(data, ctx.options.encoding)
         if parsed is None or not parsed[0]:
             parsed = _parse_stdlib(data, ctx, where)
         if parsed is None:
@@ -104,7 +104,7 @@ def _parse_stdlib(
             "a message starts with header lines such as From: and Date:",
         )
         return None
-    return headers(msg), read_body(msg)
+    return headers(msg), read_body(msg, ctx.options.encoding)
 
 
 def _with_extra(record: ConversationMessage, extra: dict | None) -> ConversationMessage:

@@ -36,13 +36,16 @@ class _Fallback(Exception):
     """This message needs the standard library's parser."""
 
 
-def parse_fast(data: bytes) -> tuple[dict[str, list[str]], Body] | None:
-    """(raw headers by lower-case name, body) of a well-formed message, else None.
+def parse_fast(
+    data: bytes, encoding: str | None = None
+) -> tuple[dict[str, list[str]], Body] | None:
+    """(raw headers by lower-case name, body) of a well-formed message, else None;
+    ``encoding`` (``--encoding``) reads the text parts that declare no charset.
 
     ``_params`` results are cached and shared: treat them as read-only."""
     try:
         h, rest = _split(data)
-        body = Body()
+        body = Body(encoding)
         _collect(h, rest, body, 0)
         return h, body
     except _Fallback:
@@ -172,7 +175,7 @@ def _attached(
     ih, rest = _split(data)
     if not ih or _content_type(ih)[0].startswith(("multipart/", "message/")):
         raise _Fallback
-    inner = Body()
+    inner = Body(body.encoding)
     _collect(ih, rest, inner, depth + 1)
     attached(body, None, ih, inner, _written_size(ih, rest) if depth < 5 else 0)
 

@@ -145,9 +145,9 @@ def _payload_bytes(part: Message) -> bytes:
     return data if isinstance(data, bytes) else bytes(data)
 
 
-def read_body(msg: Message) -> Body:
-    """The body of a parsed message."""
-    body = Body()
+def read_body(msg: Message, encoding: str | None = None) -> Body:
+    """The body of a parsed message (``encoding``: see ``Body``)."""
+    body = Body(encoding)
     collect_body(msg, body)
     return body
 
@@ -227,7 +227,7 @@ def _attached_message(part: Message, body: Body, depth: int) -> None:
         )
         return
     size = attached_size(inner) if depth < 5 else 0
-    inner_body = Body()
+    inner_body = Body(body.encoding)
     collect_body(inner, inner_body, depth + 1)
     attached(body, _filename(part), headers(inner), inner_body, size)
 

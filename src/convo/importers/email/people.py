@@ -8,8 +8,9 @@ from typing import Any
 from convo.importers.context import ImportContext
 from convo.importers.email.addresses import addresses
 
-# The sender address on an mbox "From " line ("From -" and MAILER-DAEMON name nobody).
-_ENVELOPE_SENDER = re.compile(rb"From ([^\s@]+@[^\s@]+)\s")
+# The sender address on an mbox "From " line ("From -" and MAILER-DAEMON name nobody);
+# list archives spell it out (pipermail's "From jane at example.org  Mon Jan ...").
+_ENVELOPE_SENDER = re.compile(rb"From ([^\s@]+@[^\s@]+|[\w.+%'-]+ at [\w-]+(?:\.[\w-]+)+)\s")
 
 
 def people(
@@ -52,6 +53,6 @@ def stand_in_speaker(
     if m:
         extra["speaker_source"] = "envelope"
         ctx.warn(where, f"{said}; speaker taken from the mbox From line")
-        return m.group(1).decode("utf-8", "replace")
+        return m.group(1).decode("utf-8", "replace").replace(" at ", "@")
     ctx.warn(where, f"{said}; speaker unknown")
     return None

@@ -49,7 +49,11 @@ def build_record(
     """The record from raw headers (lower-case name -> values) and the collected body."""
     where, envelope = origin.where, origin.envelope
     extra: dict[str, Any] = {}
-    cs = header_charset(h, body.charsets)
+    cs, guess = header_charset(h, body.charsets, ctx.options.encoding)
+    if guess is not None:
+        ctx.tell_guess(where, guess, "8-bit header bytes without a charset")
+    for part in body.guesses:
+        ctx.tell_guess(where, part, "a text part without a charset")
     senders, listeners = people(h, extra, cs)
     speaker = senders[0] if senders else stand_in_speaker(h, envelope, cs, ctx, where, extra)
     timestamp = None

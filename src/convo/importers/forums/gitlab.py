@@ -1,4 +1,4 @@
-"""GitLab issue / merge request notes and discussions, REST API JSON (``gitlab``).
+"""GitLab issues, merge requests, their notes and discussions, REST API JSON (``gitlab``).
 
 Shape (docs.gitlab.com/api/notes and docs.gitlab.com/api/discussions): ``GET
 /projects/:id/issues/:iid/notes`` (and ``merge_requests``, ``epics``, ``snippets``) returns
@@ -6,8 +6,12 @@ Shape (docs.gitlab.com/api/notes and docs.gitlab.com/api/discussions): ``GET
 "system", "noteable_id", "noteable_type": "Issue"|"MergeRequest"|..., "noteable_iid",
 "project_id", "resolvable", "resolved"?, "confidential", "internal", "type":
 null|"DiffNote"|"DiscussionNote", "position"?}]``; ``.../discussions`` returns ``[{"id",
-"individual_note", "notes": [note, ...]}]``. A JSON array (streamed), JSONL, or one
-object.
+"individual_note", "notes": [note, ...]}]``. The lists of issues and merge requests
+(docs.gitlab.com/api/issues, ``GET /projects/:id/issues`` or ``/issues``, and
+``/merge_requests``) hold ``[{"id", "iid", "project_id", "title", "description", "state",
+"author", "assignees", "labels", "created_at", "closed_at", "web_url", "references",
+"source_branch"? (a merge request), ...}]``. A JSON array (streamed), JSONL, or one
+object (one issue, as ``GET /projects/:id/issues/:iid`` gives it).
 
 Decisions:
 - speaker = ``author.username`` (``author.name`` in ``extra.author_name``); listeners = the
@@ -19,8 +23,16 @@ Decisions:
 - System notes (``system: true``: "changed the description", "closed") are tagged
   ``system``; ``DiffNote`` positions, resolution state, ``confidential``/``internal`` go to
   ``extra``.
-- timestamp = ``created_at``. Anything that is not a note (or a discussion of notes) is
-  rejected with its location.
+- An issue or merge request is one message, the opening post of its thread: text = its
+  title, a blank line and its description; speaker = ``author.username``; listeners =
+  the ``@mentions`` of the description; tags = its ``labels``; thread = the one its notes
+  have (``gitlab:<project_id>/issues/<iid>``; ``merge_requests`` for one with a
+  ``source_branch`` or a ``/merge_requests/`` URL); id = ``gitlab:issue/<id>`` or
+  ``gitlab:merge_request/<id>`` (GitLab's ``id``, unique on its instance as a note's is:
+  the id's scope is the instance, as for notes); ``state``, ``web_url``, ``closed_at``,
+  the assignees' usernames, ``milestone`` title, ``user_notes_count`` in ``extra``.
+- timestamp = ``created_at``. Anything that is not a note (or a discussion of notes),
+  an issue or a merge request is rejected with its location.
 """
 
 from __future__ import annotations
@@ -62,15 +74,36 @@ def _is_discussion(obj: Any) -> bool:
     return isinstance(obj, dict) and "individual_note" in obj and isinstance(obj.get("notes"), list)
 
 
+def _is_issue(obj: Any) -> bool:
+    """An issue or merge request of the REST API (its project, its number, its text)."""
+    return (
+        isinstance(obj, dict)
+        and isinstance(obj.get("author"), dict)
+        and "iid" in obj
+        and "project_id" in obj
+        and "title" in obj
+        and "description" in obj
+    )
+
+
 def sniff(source: Source) -> int:
-    text = json_head_with(source, '"noteable_')
+    text = json_head_with(source, '"noteable_') or json_head_with(source, '"iid"')
     if not text:
         return 0
     items = [x for v in sample_values(text) for x in (v if isinstance(v, list) else [v])][:40]
     if items:
-        good = sum(1 for x in items if _is_note(x) or _is_discussion(x))
+        good = sum(1 for x in items if _is_gitlab(x))
         return 90 if good * 2 >= len(items) else 0
-    return 80 if '"noteable_type"' in text and '"author"' in text else 0
+    if '"noteable_type"' in text and '"author"' in text:
+        return 80
+    return 80 if all(k in text for k in _ISSUE_KEYS) else 0
+
+
+_ISSUE_KEYS = ('"project_id"', '"description"', '"author"', '"web_url"')
+
+
+def _is_gitlab(obj: Any) -> bool:
+    return _is_note(obj) or _is_discussion(obj) or _is_issue(obj)
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
@@ -83,8 +116,10 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
                 yield from _discussion(item, here, ctx)
             elif _is_note(item):
                 yield _note(item, here, None, None)
+            elif _is_issue(item):
+                yield _issue(item, here)
             else:
-                ctx.reject(here, "not a GitLab note or discussion", item)
+                ctx.reject(here, "not a GitLab issue, merge request, note or discussion", item)
 
 
 def _discussion(
@@ -147,7 +182,45 @@ def _note(
     )
 
 
-DESCRIPTION = "GitLab issue/merge request notes and discussions (REST API JSON)"
+def _issue(issue: dict[str, Any], where: str) -> ConversationMessage:
+    """An issue or merge request: the opening post of its thread."""
+    url = as_str(issue.get("web_url"))
+    is_mr = "source_branch" in issue or "/merge_requests/" in url
+    kind = "merge_requests" if is_mr else "issues"
+    speaker = as_str(issue["author"].get("username")) or as_str(issue["author"].get("name"))
+    title, body = as_str(issue.get("title")), as_str(issue.get("description"))
+    heard = [m for m in dict.fromkeys(_MENTION.findall(body)) if m != speaker and m != "all"]
+    gid = as_str(issue.get("id"))
+    return message(
+        f"{title}\n\n{body}".strip(),
+        speaker=speaker or None,
+        listeners=heard,
+        timestamp=iso_ts(issue.get("created_at")),
+        id=f"{NAME}:{kind[:-1]}/{gid}" if gid else None,
+        source_id=where,
+        format=NAME,
+        thread=f"gitlab:{as_str(issue.get('project_id')) or '?'}/{kind}/{as_str(issue.get('iid'))}",
+        subject=title or None,
+        tags=[t for t in (as_str(x) for x in as_list(issue.get("labels"))) if t],
+        extra=_issue_extra(issue, url),
+    )
+
+
+def _issue_extra(issue: dict[str, Any], url: str) -> dict[str, Any]:
+    assignees = [as_str(as_dict(a).get("username")) for a in as_list(issue.get("assignees"))]
+    return {
+        "author_name": as_str(issue["author"].get("name")),
+        "state": as_str(issue.get("state")),
+        "web_url": url,
+        "closed_at": as_str(issue.get("closed_at")),
+        "assignees": [a for a in assignees if a],
+        "milestone": as_str(as_dict(issue.get("milestone")).get("title")),
+        "user_notes_count": issue.get("user_notes_count"),
+        "confidential": True if issue.get("confidential") else None,
+    }
+
+
+DESCRIPTION = "GitLab issues, merge requests, their notes and discussions (REST API JSON)"
 EXAMPLE = (
     '[{"id": 302, "body": "LGTM @bob", "author": {"username": "alice"}, '
     '"created_at": "2024-01-02T10:00:00Z", "noteable_type": "Issue", "noteable_iid": 7, "project_id": 5}]'

@@ -45,8 +45,9 @@ Decisions, where the formats and the brief are silent:
   SRT (90); ``H:MM:SS.mmm,H:MM:SS.mmm`` as the first line is SBV (90); header-less cues
   with ``.`` timings are WebVTT (40) unless numbered (SRT, 45). An empty file counts only
   when its name has the format's extension (so it warns "no cues" instead of failing).
-- Encodings: a BOM decides (UTF-8, UTF-16 LE/BE); otherwise UTF-8, falling back to
-  cp1252, line by line, for the lines that are not UTF-8.
+- Encodings: a BOM decides (UTF-8, UTF-16 LE/BE); otherwise UTF-8, line by line, and
+  the lines that are not UTF-8 in the file's legacy encoding, guessed once and named in
+  a warning (``convo.core.encoding``), or ``--encoding``.
 - Bad input: a block with text but no timing line, or with an unreadable timing line, is
   rejected with its line; a cue without text is skipped with a warning; a WebVTT file
   without the ``WEBVTT`` header is read anyway with a warning; an empty or header-only

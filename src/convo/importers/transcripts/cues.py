@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from convo.core.encoding import LineDecoder
 from convo.core.io import Source, strip_bom
 
 CHUNK = 1 << 20
@@ -77,12 +78,14 @@ class Header:
     lines: list[str]
 
 
-def text_lines(source: Source) -> Iterator[tuple[int, str]]:
+def text_lines(source: Source, decode: LineDecoder | None = None) -> Iterator[tuple[int, str]]:
     """Numbered lines of text, without line ends.
 
-    A BOM decides UTF-8, UTF-16 or UTF-32; otherwise each line is UTF-8, or cp1252 when it is not
-    valid UTF-8 (SRT files from Windows tools), so one odd line never spoils the rest.
+    A BOM decides UTF-8, UTF-16 or UTF-32; otherwise ``decode`` (``convo.core.encoding``)
+    does: each line UTF-8, or the file's legacy encoding when it is not (SRT files from
+    Windows tools), so one odd line never spoils the rest; ``--encoding`` for every line.
     """
+    decode = decode or LineDecoder(source.head)
     stream = source.open()
     wide = _wide_encoding(source.head)
     if wide:
@@ -100,12 +103,12 @@ def text_lines(source: Source) -> Iterator[tuple[int, str]]:
             if cut < 0:
                 rest = data  # no line end yet: wait for more
                 continue
-            for line in _decode_lines(data[: cut + 1]):
+            for line in _decode_lines(data[: cut + 1], decode):
                 n += 1
                 yield n, line
             rest = data[cut + 1 :]
         if rest:
-            for line in _decode_lines(rest + b"\n"):
+            for line in _decode_lines(rest + b"\n", decode):
                 n += 1
                 yield n, line
 
@@ -133,18 +136,14 @@ def _last_line_end(data: bytes) -> int:
     return cut
 
 
-def _decode_lines(chunk: bytes) -> list[str]:
+def _decode_lines(chunk: bytes, decode: LineDecoder) -> list[str]:
     """Lines of a chunk that ends with a line end (CRLF, LF or CR)."""
     try:
-        text = chunk.decode("utf-8")
+        text = None if decode.override else chunk.decode("utf-8")
     except UnicodeDecodeError:
-        out = []
-        for raw in chunk.splitlines():
-            try:
-                out.append(raw.decode("utf-8"))
-            except UnicodeDecodeError:
-                out.append(raw.decode("cp1252", "replace"))
-        return out
+        text = None
+    if text is None:  # a line at a time (--encoding, or lines that are not UTF-8)
+        return [decode(raw) for raw in chunk.splitlines()]
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")

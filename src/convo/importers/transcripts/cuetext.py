@@ -1,8 +1,9 @@
 """Cue text: voice spans, markup and entities out, speaker-name prefixes.
 
-``segments(payload)`` reads the raw cue text once: every ``<v Name>`` / ``<v.class Name>``
-span becomes its own segment (a missing ``</v>`` runs to the end of the cue), other tags
-are dropped (``<rt>`` ruby annotations with their content), entities are decoded and
+``segments(payload)`` reads the raw cue text once (SBV's ``[br]`` is a line break, as
+YouTube writes one inside a caption): every ``<v Name>`` / ``<v.class Name>`` span
+becomes its own segment (a missing ``</v>`` runs to the end of the cue), other tags are
+dropped (``<rt>`` ruby annotations with their content), entities are decoded and
 whitespace is tidied line by line. Prefix styles are matched on the cleaned lines.
 """
 
@@ -19,6 +20,7 @@ _VTT_TAG = re.compile(r"<([^>]*)(?:>|$)")
 _SRT_TAG = re.compile(r"<(/?[A-Za-z][^<>]*|/)>")
 _ASS_TAG = re.compile(r"\{\\[^}]*\}")  # {\an8}, {\i1}: SSA override codes in SRT
 _SIMPLE_VOICE = re.compile(r"<[vV](?:\.[^\s<>]*)?[ \t]+([^<>]+)>([^<]*)(?:</[vV]>)?[ \t]*\Z")
+_SBV_BREAK = re.compile(r"[ \t]*\[br\][ \t]*", re.I)
 _SPACE = re.compile(r"[ \t\u00a0\u2000-\u200a\u202f\u3000]+")
 
 
@@ -65,6 +67,8 @@ _RUBY_TEXT_HEADS = frozenset(("rt", "rt.", "rt ", "rt\t"))  # against tag[:3]
 def segments(payload: list[str], kind: str) -> CueText:
     """Split a cue's raw payload into voiced/unvoiced segments of clean text."""
     raw = "\n".join(payload)
+    if kind == "sbv" and "[" in raw:
+        raw = _SBV_BREAK.sub("\n", raw)  # SubViewer's line break within a caption
     if kind != "vtt" and "{\\" in raw:
         raw = _ASS_TAG.sub("", raw)
     if "<" not in raw:

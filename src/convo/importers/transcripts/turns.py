@@ -225,7 +225,7 @@ def _cue_segments(
 
 
 def read_cues(source: Source, ctx: ImportContext, kind: str) -> Iterator[ConversationMessage]:
-    lines = text_lines(source)
+    lines = text_lines(source, ctx.text_decoder())
     blocks = vtt_blocks(lines) if kind == "vtt" else plain_blocks(lines, sbv=kind == "sbv")
     turns = _Turns(source, ctx, kind)
     roll = _RollUp()

@@ -1,0 +1,120 @@
+"""AgentScope saved sessions: the ``Msg`` objects inside a session or memory state file
+(``agentscope-session``).
+
+Shape (AgentScope's ``JSONSession.save_session_state(session_id, **modules)`` writes
+``<save_dir>/<session_id>.json``: one member per module saved, each its
+``state_dict()``): an agent's state holds its registered attributes (``name``,
+``_sys_prompt``...) and its sub-modules, among them ``memory``, whose
+``InMemoryMemory.state_dict()`` is ``{"content": [Msg.to_dict(), ...]}``; a memory saved
+on its own is ``{"content": [...]}`` under its own name. Later versions keep each message
+beside its marks (``[Msg.to_dict(), [mark, ...]]``). ``Msg.to_dict()`` is ``{id, name,
+role, content, metadata, timestamp, invocation_id?}``, as AgentScope's message format
+(``convo.importers.agents.reader``) reads it.
+
+Decisions:
+- Every memory in the file is a conversation: a dict (at most four levels down) whose
+  ``content`` list holds messages (dicts with ``role``, ``name`` and ``content``, or
+  ``[message, marks]`` pairs; marks are dropped). Its messages are read by the
+  ``agentscope`` format's rules (speaker = ``name``, listeners = the other party, blocks,
+  ``extra.original`` for export) and labelled ``agentscope``.
+- thread = ``agentscope-session:<session>/<path>``: the session is the file's name
+  without ``.json`` (AgentScope names the file by its session id), the path the keys
+  down to the memory (``friday.memory``). id = the ``Msg``'s ``id``, a random
+  22-character shortuuid AgentScope makes for every message: its scope is the world (two
+  agents holding one message, as a broadcast leaves it, give one id, and the store keeps
+  it once). A ``_sys_prompt`` beside the memory is kept in the first message's
+  ``extra.conversation.sys_prompt`` (an instruction set up front, never said at a time).
+- Detection: a JSON object whose head holds a ``"memory": {"content": [`` or a
+  ``"content": [`` list of AgentScope messages (their ``name``, ``role`` and AgentScope's
+  timestamp or ``invocation_id``); a file without one memory of messages is rejected
+  whole, with its name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from convo.core.errors import InputError
+from convo.core.io import Source, load_json
+from convo.core.record import ConversationMessage
+from convo.importers.agents.reader import read_conversation
+from convo.importers.context import ImportContext
+from convo.importers.jsoninput import has_key, json_head_with
+from convo.importers.registry import Format
+
+NAME = "agentscope-session"
+_MEMORY = re.compile(r'"memory"\s*:\s*\{\s*"content"\s*:\s*\[')
+_MSG_TIME = re.compile(r'"timestamp"\s*:\s*"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?"')
+_AS_LIST = re.compile(r'\{\s*"content"\s*:\s*\[\s*\[?\s*\{')
+MAX_DEPTH = 4
+
+
+def sniff(source: Source) -> int:
+    text = json_head_with(source, opens="{", key="content")
+    if not text or not (has_key(text, "role") and has_key(text, "name")):
+        return 0
+    agentscope = _MSG_TIME.search(text) is not None or has_key(text, "invocation_id")
+    if _MEMORY.search(text) and (agentscope or has_key(text, "_sys_prompt")):
+        return 90  # above the agentscope message format, which would read one message
+    return 88 if agentscope and _AS_LIST.search(text) else 0
+
+
+def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    doc = load_json(source)
+    session = source.match_name.removesuffix(".json") or source.name
+    found = False
+    for path, memory, owner in _memories(doc, ()):
+        found = True
+        conv: dict[str, Any] = {
+            "id": f"{NAME}:{session}/{'.'.join(path) or 'memory'}",
+            "messages": [_unmarked(m) for m in memory["content"]],
+        }
+        prompt = owner.get("_sys_prompt") if owner is not None else None
+        if isinstance(prompt, str) and prompt.strip():
+            conv["sys_prompt"] = prompt  # extra.conversation of the first message
+        prefix = f"{'.'.join(path)}." if path else ""
+        yield from read_conversation(source, ctx, "agentscope", conv, prefix)
+    if not found:
+        raise InputError(
+            "no AgentScope memory of messages in this state file",
+            where=source.name,
+            hint='a memory\'s state is {"content": [Msg, ...]}',
+        )
+
+
+def _unmarked(item: Any) -> Any:
+    """A message kept beside its marks (``[Msg, [marks]]``) as the message alone."""
+    if isinstance(item, list) and item and isinstance(item[0], dict):
+        return item[0]
+    return item
+
+
+def _is_msg(item: Any) -> bool:
+    m = _unmarked(item)
+    return isinstance(m, dict) and "role" in m and "content" in m and "name" in m
+
+
+def _memories(
+    node: Any, path: tuple[str, ...], owner: dict[str, Any] | None = None
+) -> Iterator[tuple[tuple[str, ...], dict[str, Any], dict[str, Any] | None]]:
+    """(keys down to it, the memory, the state holding it) for every memory of messages."""
+    if not isinstance(node, dict) or len(path) > MAX_DEPTH:
+        return
+    content = node.get("content")
+    if isinstance(content, list) and content and any(_is_msg(x) for x in content):
+        yield path, node, owner
+        return
+    for key, value in node.items():
+        if isinstance(value, dict):
+            yield from _memories(value, (*path, str(key)), node)
+
+
+DESCRIPTION = "AgentScope saved sessions: the Msg objects in a session / memory state file"
+EXAMPLE = (
+    '{"friday": {"name": "Friday", "memory": {"content": [{"id": "b3b1a2c4d5e6f708192a3b4c", '
+    '"name": "Alice", "role": "user", "content": "Hi", "metadata": {}, '
+    '"timestamp": "2024-05-02 14:30:05.250"}]}}}'
+)
+FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json",), sniff, read, EXAMPLE),)

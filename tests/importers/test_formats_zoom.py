@@ -1,0 +1,92 @@
+"""Zoom chat layouts (``convo.importers.apps.zoom``, issue 36 §3).
+
+The fixtures reproduce the layouts Zoom has saved, as parsers of real
+``meeting_saved_chat.txt`` files read them: Zoom 4 / early 5's one-line layout
+(``HH:MM:SS<TAB> From  Name : text``, ``From  A  to  B(Privately) : text``) and later
+Zoom 5's two-line layout (``HH:MM:SS From A to Everyone:`` then the tab-indented text,
+``to B (Direct Message):``); the current tab layout is ``sample_data/chat/zoom-chat.txt``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from formats_helpers import run
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conftest import ROOT
+from convo.core.io import Source
+from convo.importers.apps import zoom
+from convo.importers.registry import registry
+
+DIR = Path(__file__).resolve().parents[1] / "fixtures" / "formats" / "zoom"
+
+
+def people(recs):
+    return [
+        (
+            r["metadata"]["speaker"],
+            r["metadata"]["listeners"],
+            r["textChunks"][0],
+            (r.get("extra") or {}).get("private"),
+        )
+        for r in recs
+    ]
+
+
+def test_one_line_layout():
+    recs, rejects, warnings = run(zoom.read_zoom, DIR / "zoom4-one-line.txt")
+    assert not rejects and not warnings
+    assert people(recs) == [
+        ("Alice Smith", [], "Hello everyone", None),
+        ("Bob Jones", ["Alice Smith"], "are you there?", True),
+        ("Alice Smith", [], "see the agenda: https://example.com", None),
+    ]
+
+
+def test_two_line_layout():
+    recs, rejects, warnings = run(zoom.read_zoom, DIR / "zoom5-two-line.txt")
+    assert not rejects and not warnings
+    assert people(recs) == [
+        ("Alice Smith", [], "Hello all", None),
+        ("Bob Jones", ["Alice Smith"], "quick question\nsecond line", True),
+        ("Carol Diaz", [], "Thanks!", None),
+    ]
+    assert recs[1]["timestamp"] == "1970-01-01T10:02:11Z"
+
+
+@pytest.mark.parametrize("name", ["zoom4-one-line.txt", "zoom5-two-line.txt"])
+def test_every_layout_is_detected(name):
+    assert registry.detect(Source(DIR / name)).name == "zoomchat"
+
+
+def test_tab_layout_keeps_a_name_that_starts_with_from(tmp_path):
+    path = tmp_path / "meeting_saved_chat.txt"
+    path.write_text("00:01:05\tFrom Mars:\thello\n00:01:09\tAlice:\thi\n")
+    recs, _, _ = run(zoom.read_zoom, path)
+    assert [r["metadata"]["speaker"] for r in recs] == ["From Mars", "Alice"]
+    assert registry.detect(Source(ROOT / "sample_data/chat/zoom-chat.txt")).name == "zoomchat"
+
+
+def test_a_space_after_the_time_without_from_is_not_zoom(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("00:00:05 Alice: hello\n00:00:09 Bob: hi\n")
+    assert zoom.sniff_zoom(Source(path)) == 0
+
+
+_NAME = st.text(st.characters(whitelist_categories=("L",)), min_size=1, max_size=12)
+
+
+@given(_NAME, _NAME, st.booleans(), st.sampled_from(["one", "two"]))
+def test_from_layouts_never_keep_from_in_the_speaker(a, b, private, layout):
+    to = f"{b}(Privately)" if private else "Everyone"
+    if layout == "one":
+        line = f"09:31:14\t From  {a}  to  {to} : hi"
+    else:
+        line = f"09:31:14 From {a} to {to}:"
+    got = zoom.chat_line(line)
+    assert got is not None
+    assert got.name == a and not got.name.startswith("From ")
+    assert got.to == (b if private else "") and got.private is private
