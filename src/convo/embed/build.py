@@ -1,0 +1,179 @@
+"""``embed_store``: embed the store's messages that have no current vectors.
+
+Incremental: a message whose id has vectors of the same text (``chunks.digest``) is
+skipped, so a run after an ingest embeds only what is new; a message whose text changed
+is embedded again and its old rows zeroed; a message that left the store (``rm``,
+``compact``) has its rows zeroed and its entry removed. The first run records the model
+and its dimensions; a later run with another model is one ``UsageError`` with the fix
+(the model that made them, or ``--rebuild``). The store is read as it stands when the
+run starts; lines appended meanwhile are embedded by the next run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from convo.core.errors import InputError, UsageError
+from convo.embed import chunks as chunking
+from convo.embed.protocol import Embedder
+from convo.embed.vectors import VectorFile, Writer
+from convo.embed.vectors import drop as drop_vectors
+
+BATCH = 1024  # messages looked up and embedded together
+Progress = Callable[[int, int], None]  # (bytes read, bytes in all)
+
+
+@dataclass
+class EmbedResult:
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    chunks: int = 0
+    model: str = ""
+    dims: int = 0
+
+
+def resolve(embedder: Embedder | str | None) -> tuple[Embedder, str]:
+    """The embedder and the choice that makes it again (``""`` for an object given)."""
+    if embedder is None or isinstance(embedder, str):
+        from convo.embed.registry import make, split
+
+        name, option = split(embedder)
+        return make(embedder), f"{name}:{option}" if option else name
+    return embedder, ""
+
+
+def mismatch(vf: VectorFile, model: str, dims: int, store: Path) -> UsageError:
+    choice = vf.meta.get("choice") or vf.model
+    return UsageError(
+        f"the store's vectors were made by {vf.model} ({vf.dims} dims), not {model} ({dims} dims)",
+        where=str(store),
+        hint=f"embed with `--model {choice}`, or `convo embed --rebuild` to replace them",
+    )
+
+
+def embed_store(
+    store_path: str | os.PathLike[str],
+    embedder: Embedder | str | None = None,
+    progress: Progress | None = None,
+    *,
+    rebuild: bool = False,
+) -> EmbedResult:
+    """Embed the messages of the store at ``store_path`` that have no current vectors."""
+    store = Path(store_path)
+    if not store.exists():
+        raise InputError(
+            "no store yet", where=str(store), hint="save messages with `convo ingest --save`"
+        )
+    model, choice = resolve(embedder)
+    # choice stays "" for an embedder object: semantic() then needs one passed
+    if rebuild:
+        drop_vectors(store)
+    vf = VectorFile(store, write=True)
+    try:
+        writer = Writer(vf)  # holds the lock; meta is read again under it
+        try:
+            if not vf.model:
+                vf.set_meta(model=model.model_name, dims=model.dims, choice=choice, rows=0)
+            elif vf.model != model.model_name:
+                raise mismatch(vf, model.model_name, model.dims, store)
+            return _run(store, vf, writer, model, progress)
+        finally:
+            writer.close()
+    finally:
+        vf.close()
+
+
+def _run(
+    store: Path, vf: VectorFile, writer: Writer, model: Embedder, progress: Progress | None
+) -> EmbedResult:
+    result = EmbedResult(model=model.model_name)
+    conn = vf.conn
+    conn.execute("CREATE TEMP TABLE seen (id TEXT PRIMARY KEY) WITHOUT ROWID")
+    for batch in _batches(store, progress):
+        batch = _unseen(conn, batch)
+        conn.executemany("INSERT OR IGNORE INTO temp.seen VALUES (?)", [(i,) for i, _ in batch])
+        known = vf.known([i for i, _ in batch])
+        todo = []
+        for ident, text in batch:
+            dig = chunking.digest(text)
+            old = known.get(ident)
+            if old is not None and old[0] == dig:
+                result.unchanged += 1
+                continue
+            if old is not None:
+                writer.retire([(old[1], old[2])])
+                result.changed += 1
+            else:
+                result.added += 1
+            todo.append((ident, dig, chunking.chunks(text)))
+        if todo:
+            result.chunks += _embed(vf, writer, model, todo, store)
+    gone = conn.execute(
+        "SELECT id, row, nrows FROM messages WHERE id NOT IN (SELECT id FROM temp.seen)"
+    ).fetchall()
+    if gone:
+        writer.retire([(row, n) for _, row, n in gone])
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany("DELETE FROM messages WHERE id = ?", [(i,) for i, _, _ in gone])
+        conn.execute("COMMIT")
+        result.removed = len(gone)
+    result.dims = vf.dims
+    return result
+
+
+def _unseen(conn, batch: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``batch`` less the ids an earlier batch had (a store holds each id once; if it
+    did not, the first record counts)."""
+    import orjson
+
+    sql = "SELECT id FROM temp.seen WHERE id IN (SELECT value FROM json_each(?))"
+    ids = orjson.dumps([i for i, _ in batch]).decode()
+    seen = {row[0] for row in conn.execute(sql, (ids,))}
+    return [item for item in batch if item[0] not in seen] if seen else batch
+
+
+def _embed(
+    vf: VectorFile, writer: Writer, model: Embedder,
+    todo: list[tuple[str, bytes, list[str]]], store: Path,
+) -> int:  # fmt: skip
+    texts = [c for _, _, parts in todo for c in parts]
+    vectors = model.embed_batch(texts)
+    if texts and vectors.shape != (len(texts), vf.dims):
+        raise mismatch(vf, model.model_name, int(vectors.shape[-1]), store)
+    writer.append([(i, d, len(parts)) for i, d, parts in todo], vectors)
+    return len(texts)
+
+
+def _batches(store: Path, progress: Progress | None) -> Iterator[list[tuple[str, str]]]:
+    """``(id, text)`` of the store's records, ``BATCH`` at a time (records without an id,
+    which a store does not hold, are skipped; an id's first record counts)."""
+    from convo.core import fields
+    from convo.index.rows import iter_spans, parse
+
+    with open(store, "rb") as f:
+        total = os.fstat(f.fileno()).st_size
+        batch: list[tuple[str, str]] = []
+        seen_here: set[str] = set()
+        for offset, _, line in iter_spans(f):
+            record: dict[str, Any] | None = parse(line)
+            ident = fields.record_id(record) if record is not None else None
+            if record is None or ident is None or ident in seen_here:
+                continue
+            seen_here.add(ident)
+            batch.append((ident, chunking.message_text(record)))
+            if len(batch) >= BATCH:
+                if progress is not None:
+                    progress(offset, total)
+                yield batch
+                batch = []
+                seen_here.clear()
+        if batch:
+            yield batch
+        if progress is not None:
+            progress(total, total)

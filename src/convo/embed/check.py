@@ -1,0 +1,78 @@
+"""The vectors against the store: ``check_vectors`` (for ``convo index --check``).
+
+Checks that every message of the store has vectors of its current text, that no vectors
+belong to a message the store no longer holds, that the raw file holds every row the
+catalogue counts, and that every row of a message is finite and of unit length.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from convo.embed import chunks as chunking
+from convo.embed.vectors import VectorFile
+
+SHOWN = 5  # problems of one kind named in full
+
+
+@dataclass
+class VectorCheck:
+    checked: int = 0
+    problems: list[str] = field(default_factory=list)
+    model: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def check_vectors(store_path: str | os.PathLike[str]) -> VectorCheck | None:
+    """None when the store has no vectors; else what is wrong with them (nothing: ok)."""
+    from convo.embed.build import _batches
+
+    vf = VectorFile.existing(store_path)
+    if vf is None:
+        return None
+    out = VectorCheck(model=vf.model)
+    try:
+        size = vf.matrix_path.stat().st_size if vf.matrix_path.exists() else 0
+        if size < vf.rows * vf.dims * 4:
+            out.problems.append(f"{vf.matrix_path} holds {size // (vf.dims * 4)} of {vf.rows} rows")
+            return out
+        problems: dict[str, list[str]] = {}
+        seen: set[str] = set()
+        for batch in _batches(Path(store_path), None):
+            known = vf.known([i for i, _ in batch])
+            for ident, text in batch:
+                seen.add(ident)
+                out.checked += 1
+                what = _problem(vf, known.get(ident), text)
+                if what:
+                    problems.setdefault(what, []).append(ident)
+        extra = [i for (i,) in vf.conn.execute("SELECT id FROM messages") if i not in seen]
+        if extra:
+            problems["embedded but no longer in the store"] = extra
+        for what, ids in problems.items():
+            named = ", ".join(ids[:SHOWN]) + (" ..." if len(ids) > SHOWN else "")
+            out.problems.append(f"{len(ids)} message(s) {what}: {named}; run `convo embed`")
+        return out
+    finally:
+        vf.close()
+
+
+def _problem(vf: VectorFile, entry: tuple[bytes, int, int] | None, text: str) -> str:
+    """What is wrong with one message's vectors (``""``: nothing)."""
+    import numpy as np
+
+    if entry is None:
+        return "not embedded"
+    if entry[0] != chunking.digest(text):
+        return "embedded from an older text"
+    if entry[2]:
+        rows = vf.read_rows(entry[1], entry[2])
+        norms = np.linalg.norm(rows, axis=1)
+        if not np.all(np.isfinite(rows)) or not np.allclose(norms, 1.0, atol=1e-3):
+            return "with broken vectors"
+    return ""
