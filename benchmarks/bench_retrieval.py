@@ -57,7 +57,9 @@ def embed_speed(folder: Path, n: int) -> tuple[int, float]:
     argv = [sys.executable, "-c", SPEED, str(store)]
     if hasattr(os, "sched_setaffinity"):
         argv = ["taskset", "-c", "0", *argv]
-    out = subprocess.run(argv, capture_output=True, text=True, check=True, env={**os.environ, **ONE_THREAD})
+    out = subprocess.run(
+        argv, capture_output=True, text=True, check=True, env={**os.environ, **ONE_THREAD}
+    )
     added, seconds = out.stdout.split()
     return int(added), float(seconds)
 
@@ -78,11 +80,23 @@ def measure(quick: bool = False) -> tuple[list[tuple[str, str, str, bool | None]
         rows.append(("hybrid recall@10, paraphrases", f"{r_para:.2f}", "≥ 0.75", r_para >= 0.75))
         exact_h, exact_f = hybrid["exact"].recall(10), fts["exact"].recall(10)
         rows.append(
-            ("hybrid recall@10 on exact tokens, against fts", f"{exact_h:.2f} vs {exact_f:.2f}", "not below fts", exact_h >= exact_f)
+            (
+                "hybrid recall@10 on exact tokens, against fts",
+                f"{exact_h:.2f} vs {exact_f:.2f}",
+                "not below fts",
+                exact_h >= exact_f,
+            )
         )
         n, seconds = embed_speed(Path(tmp), 30 if quick else COPIES)
         rate = n / seconds
-        rows.append(("`embed_store` messages/s on one core", f"{rate:,.0f} ({n:,} in {seconds:.1f} s)", "≥ 2,000", rate >= 2000))
+        rows.append(
+            (
+                "`embed_store` messages/s on one core",
+                f"{rate:,.0f} ({n:,} in {seconds:.1f} s)",
+                "≥ 2,000",
+                rate >= 2000,
+            )
+        )
     notes = [
         f"Model: {model.model_name} ({model.dims} dims). Set: {sum(1 for _ in ev.MESSAGES.open())} messages, "
         f"{len(questions)} questions (benchmarks/retrieval/). Each cell: recall@10 / MRR.",

@@ -48,10 +48,22 @@ def resolve(embedder: Embedder | str | None) -> tuple[Embedder, str]:
     return embedder, ""
 
 
-def mismatch(vf: VectorFile, model: str, dims: int, store: Path) -> UsageError:
+def recorded_choice(store: Path) -> str | None:
+    """The ``--model`` choice the store's vectors were made with (None: none recorded)."""
+    vf = VectorFile.existing(store)
+    if vf is None:
+        return None
+    try:
+        return vf.meta.get("choice") or None
+    finally:
+        vf.close()
+
+
+def mismatch(vf: VectorFile, model: str, dims: int | None, store: Path) -> UsageError:
     choice = vf.meta.get("choice") or vf.model
+    theirs = f"{model} ({dims} dims)" if dims else model
     return UsageError(
-        f"the store's vectors were made by {vf.model} ({vf.dims} dims), not {model} ({dims} dims)",
+        f"the store's vectors were made by {vf.model} ({vf.dims} dims), not {theirs}",
         where=str(store),
         hint=f"embed with `--model {choice}`, or `convo embed --rebuild` to replace them",
     )
@@ -81,7 +93,7 @@ def embed_store(
             if not vf.model:
                 vf.set_meta(model=model.model_name, dims=model.dims, choice=choice, rows=0)
             elif vf.model != model.model_name:
-                raise mismatch(vf, model.model_name, model.dims, store)
+                raise mismatch(vf, model.model_name, None, store)
             return _run(store, vf, writer, model, progress)
         finally:
             writer.close()

@@ -56,7 +56,7 @@ def query_embedder(vf: VectorFile, embedder: Embedder | None, store: Path) -> Em
             )
         embedder = make(choice)
     if embedder.model_name != vf.model:
-        raise mismatch(vf, embedder.model_name, vf.dims, store)
+        raise mismatch(vf, embedder.model_name, None, store)
     return embedder
 
 

@@ -45,5 +45,10 @@ class WordLlamaEmbedder:
 
         if not texts:
             return np.zeros((0, DIMS), dtype=np.float32)
-        out = self._model.embed(list(texts), norm=False, batch_size=BATCH)
+        # Texts of like length together: a batch is padded to its longest text, and
+        # pooling over padding cost a third of the time on mixed chat and mail.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        pooled = self._model.embed([texts[i] for i in order], norm=False, batch_size=BATCH)
+        out = np.empty_like(pooled)
+        out[order] = pooled
         return normalised(out)
