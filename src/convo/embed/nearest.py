@@ -23,7 +23,7 @@ from convo.embed.vectors import VectorFile
 if TYPE_CHECKING:
     from convo.embed.protocol import Vectors
 
-GATHER = 65536  # candidate rows read at a time
+GATHER = 16384  # candidate rows read at a time (16 MB at 256 dims)
 
 
 class Scored(NamedTuple):
