@@ -39,7 +39,7 @@ def test_embeds_then_only_what_is_new(store):
     model.texts.clear()
     third = embed_store(store, model)
     assert (third.added, third.unchanged) == (1, 4)
-    assert model.texts == ["cookies for the login state"]
+    assert model.texts == ["Alice: cookies for the login state"]
 
 
 def test_changed_and_removed_messages(store):
