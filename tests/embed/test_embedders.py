@@ -124,3 +124,22 @@ def test_the_default_model_loads_offline():
     assert np.allclose(np.linalg.norm(out[:2], axis=1), 1.0)
     q = model.embed("where do we store the session of a logged-in user?")
     assert q @ out[0] > q @ out[1]
+
+
+def test_the_default_model_matches_wordllamas_own_loader():
+    wordllama = pytest.importorskip("wordllama")
+    from pathlib import Path
+
+    reference = wordllama.WordLlama.load(
+        cache_dir=Path(wordllama.__file__).parent, disable_download=True
+    )
+    texts = ["short", "", "  ", "日本語のテキスト", "a much longer message " * 40] + [
+        f"message {i} about {'x ' * (i % 17)}" for i in range(150)
+    ]
+    model = make()
+    for batch in (texts, texts[:5]):  # the large-batch path and the few-texts path
+        ours = model.embed_batch(batch)
+        theirs = reference.embed(batch, norm=False)
+        norms = np.linalg.norm(theirs, axis=1, keepdims=True)
+        norms[norms == 0] = 1
+        assert np.allclose(ours, theirs / norms, atol=1e-5)

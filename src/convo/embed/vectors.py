@@ -186,12 +186,12 @@ class VectorFile:
         breaks = np.flatnonzero(np.diff(rows) != 1) + 1
         starts = np.concatenate(([0], breaks))
         ends = np.concatenate((breaks, [len(rows)]))
-        view = memoryview(out).cast("B")
+        view = out.reshape(-1).view(np.uint8)
         with open(self.matrix_path, "rb") as f:
             fd = f.fileno()
             for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
                 data = os.pread(fd, (b - a) * size, int(rows[a]) * size)
-                view[a * size : a * size + len(data)] = data
+                view[a * size : a * size + len(data)] = np.frombuffer(data, dtype=np.uint8)
         return out
 
 
