@@ -142,7 +142,7 @@ def _best_rows(vf: VectorFile, q: Vectors, want: int) -> tuple[Any, Any]:
     rows = np.empty(0, dtype=np.int64)
     scores = np.empty(0, dtype=np.float32)
     for start, block in vf.blocks():
-        s = block @ q
+        s = scores_of(block, q)
         top = _top(s, want)
         rows = np.concatenate([rows, top + start])
         scores = np.concatenate([scores, s[top]])
@@ -151,6 +151,15 @@ def _best_rows(vf: VectorFile, q: Vectors, want: int) -> tuple[Any, Any]:
             rows, scores = rows[keep], scores[keep]
     order = np.argsort(-scores, kind="stable")
     return rows[order], scores[order]
+
+
+def scores_of(rows: Vectors, q: Vectors) -> Vectors:
+    """Each row's dot product with ``q`` (cosine: both are unit length). ``einsum``, not
+    ``@``: the same sums without a BLAS thread pool, which on a busy 2-core machine took
+    1.3 to 2.5 times as long over a million rows (measured)."""
+    import numpy as np
+
+    return np.einsum("ij,j->i", rows, q)
 
 
 def _top(scores: Any, n: int) -> Any:
@@ -178,7 +187,7 @@ def _rank_among(
     rows += np.repeat(starts, counts)
     scores = np.empty(len(rows), dtype=np.float32)
     for at in range(0, len(rows), GATHER):
-        scores[at : at + GATHER] = vf.gather(rows[at : at + GATHER]) @ q
+        scores[at : at + GATHER] = scores_of(vf.gather(rows[at : at + GATHER]), q)
     best = np.maximum.reduceat(scores, offsets)
     top = _top(best, limit)
     top = top[np.argsort(-best[top], kind="stable")]

@@ -153,23 +153,25 @@ class VectorFile:
             return np.fromfile(f, dtype=np.float32, count=count * self.dims).reshape(-1, self.dims)
 
     def blocks(self, block: int = BLOCK) -> Iterator[tuple[int, Vectors]]:
-        """``(first row, rows)`` for every committed row, ``block`` rows at a time."""
+        """``(first row, rows)`` for every committed row, ``block`` rows at a time, read
+        into one buffer: each block is gone when the next is yielded (copy what you keep)."""
         import numpy as np
 
         total, dims = self.rows, self.dims
         if not total:
             return
+        buffer = np.empty((min(block, total), dims), dtype=np.float32)
+        raw = buffer.reshape(-1).view(np.uint8)
         with open(self.matrix_path, "rb") as f:
             for start in range(0, total, block):
                 n = min(block, total - start)
-                data = np.fromfile(f, dtype=np.float32, count=n * dims)
-                if data.size != n * dims:
+                if f.readinto(memoryview(raw[: n * dims * 4])) != n * dims * 4:  # type: ignore[arg-type]
                     raise UsageError(
                         f"the vectors file is shorter than its catalogue says ({self.rows} rows)",
                         where=str(self.matrix_path),
                         hint="run `convo embed --rebuild`",
                     )
-                yield start, data.reshape(n, dims)
+                yield start, buffer[:n]
 
     def gather(self, rows: Any) -> Vectors:
         """The rows numbered in ``rows`` (sorted, distinct), in that order: each run of
