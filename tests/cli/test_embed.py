@@ -76,3 +76,16 @@ def test_usage_errors(store, tmp_path):
     r = run(store, "embed", "--check")
     assert r.exit_code == 0 and "no vectors" in r.stderr
     assert orjson.loads(store.read_bytes().splitlines()[0])["id"] == "a"
+
+
+def test_on_save_is_recorded_for_the_store(store):
+    from convo.embed import embed_on_save
+
+    r = run(store, "embed", "--on-save")
+    assert r.exit_code == 0 and "saves embed what they add" in r.stderr
+    append_store(store, [record("c", "the budget review moved")])
+    result = embed_on_save(store)
+    assert result is not None and result.added == 1
+    assert "saves no longer embed" in run(store, "embed", "--no-on-save").stderr
+    append_store(store, [record("d", "another")])
+    assert embed_on_save(store) is None

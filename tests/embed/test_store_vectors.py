@@ -155,3 +155,22 @@ def test_every_hit_is_a_candidate(tmp_path_factory, chosen, limit):
     assert {h.id for h in hits} <= chosen
     assert len(hits) == min(limit, len(chosen))
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_embed_on_save_only_when_the_store_is_set_to(store):
+    from convo.embed import embed_on_save
+
+    assert embed_on_save(store) is None  # no vectors at all
+    model = WordHash()
+    embed_store(store, model)
+    append_store(store, [record("m5", "new words")])
+    assert embed_on_save(store) is None  # vectors, but not set to
+    embed_store(store, model, on_save=True)  # embeds m5, records the setting
+    append_store(store, [record("m6", "more words")])
+    # The vectors were made by an object, not a --model choice: the default model is
+    # tried and refused as another model (one clear error, never other vectors mixed in).
+    with pytest.raises(UsageError, match="made by wordhash-64"):
+        embed_on_save(store)
+    embed_store(store, model, on_save=False)
+    append_store(store, [record("m7", "and more")])
+    assert embed_on_save(store) is None

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 _LAZY = {
-    "embed_store": "build", "EmbedResult": "build",
+    "embed_store": "build", "EmbedResult": "build", "embed_on_save": "build",
     "semantic": "nearest", "similar": "nearest", "Scored": "nearest",
     "fuse": "fusion", "hybrid": "fusion", "Fused": "fusion",
     "embedders": "registry", "make": "registry", "unavailable": "registry",
@@ -30,7 +30,7 @@ _LAZY = {
 }  # fmt: skip
 
 if TYPE_CHECKING:
-    from convo.embed.build import EmbedResult, embed_store
+    from convo.embed.build import EmbedResult, embed_on_save, embed_store
     from convo.embed.check import check_vectors
     from convo.embed.fusion import Fused, fuse, hybrid
     from convo.embed.nearest import Scored, semantic, similar
@@ -51,5 +51,5 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "EmbedResult", "Embedder", "EmbedderSpec", "Fused", "Scored", "check_vectors",
-    "embed_store", "embedders", "fuse", "hybrid", "make", "semantic", "similar", "unavailable",
+    "embed_on_save", "embed_store", "embedders", "fuse", "hybrid", "make", "semantic", "similar", "unavailable",
 ]  # fmt: skip

@@ -48,6 +48,21 @@ def resolve(embedder: Embedder | str | None) -> tuple[Embedder, str]:
     return embedder, ""
 
 
+def embed_on_save(
+    store_path: str | os.PathLike[str], progress: Progress | None = None
+) -> EmbedResult | None:
+    """After a save: embed what is new when the store is set to (``convo embed
+    --on-save``), with the model its vectors were made with; None when it is not."""
+    vf = VectorFile.existing(store_path)
+    if vf is None:
+        return None
+    try:
+        wanted = vf.meta.get("on_save") == "1"
+    finally:
+        vf.close()
+    return embed_store(store_path, None, progress) if wanted else None
+
+
 def recorded_choice(store: Path) -> str | None:
     """The ``--model`` choice the store's vectors were made with (None: none recorded)."""
     vf = VectorFile.existing(store)
@@ -75,6 +90,7 @@ def embed_store(
     progress: Progress | None = None,
     *,
     rebuild: bool = False,
+    on_save: bool | None = None,
 ) -> EmbedResult:
     """Embed the messages of the store at ``store_path`` that have no current vectors."""
     store = Path(store_path)
@@ -94,6 +110,8 @@ def embed_store(
                 vf.set_meta(model=model.model_name, dims=model.dims, choice=choice, rows=0)
             elif vf.model != model.model_name:
                 raise mismatch(vf, model.model_name, None, store)
+            if on_save is not None:
+                vf.set_meta(on_save=int(on_save))
             return _run(store, vf, writer, model, progress)
         finally:
             writer.close()

@@ -5,7 +5,8 @@ Embeds the messages of the store that have no vectors of their current text (a r
 after an ingest embeds only what is new), with a progress bar on a terminal, and says
 what it did on stderr. ``--check`` verifies the vectors against the store (exit 1 on a
 mismatch); ``--rebuild`` drops them and embeds everything again (with another model,
-say). See convo.embed.build.
+say). ``--on-save`` sets the store so that ``ingest --save`` embeds what it adds
+(``convo.embed.build.embed_on_save``). See convo.embed.build.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ def embed(
     check_: bool = typer.Option(
         False, "--check", help="Verify the vectors against the store; exit 1 on a mismatch."
     ),
+    on_save: bool | None = typer.Option(
+        None,
+        "--on-save/--no-on-save",
+        help="From now on, `ingest --save` embeds what it saves (or no longer).",
+    ),
     store: str | None = typer.Option(None, "--store", metavar="PATH", help=STORE_HELP),
 ) -> int:
     """Embed the store's new and changed messages, for search by meaning."""
@@ -46,7 +52,9 @@ def embed(
     from convo.output.progress import position_bar
 
     with position_bar(Environment(), "embedding") as update:
-        r = embed_store(path, model, update, rebuild=rebuild)
+        r = embed_store(path, model, update, rebuild=rebuild, on_save=on_save)
+    if on_save is not None:
+        say("saves embed what they add" if on_save else "saves no longer embed")
     say(
         f"embedded {r.added} new and {r.changed} changed messages ({r.chunks} chunks), "
         f"{r.removed} removed, {r.unchanged} unchanged; model {r.model}, {r.dims} dims"
