@@ -174,3 +174,66 @@ def test_embed_on_save_only_when_the_store_is_set_to(store):
     embed_store(store, model, on_save=False)
     append_store(store, [record("m7", "and more")])
     assert embed_on_save(store) is None
+
+
+def test_a_damaged_catalogue_is_one_error_with_the_fix(store):
+    model = WordHash()
+    embed_store(store, model)
+    _, catalogue = paths(store)
+    catalogue.write_bytes(b"this is not a database" * 100)
+    for call in (lambda: embed_store(store, model), lambda: semantic(store, "x", embedder=model)):
+        with pytest.raises(UsageError, match="catalogue is damaged") as e:
+            call()
+        assert "convo embed --rebuild" in str(e.value)
+    report = check_vectors(store)
+    assert report is not None and not report.ok and "damaged" in report.problems[0]
+    assert embed_store(store, model, rebuild=True).added == 4
+
+
+def test_a_second_writer_is_refused_while_one_runs(store):
+    from convo.embed.vectors import Writer
+
+    model = WordHash()
+    embed_store(store, model)
+    vf = VectorFile(store, write=True)
+    writer = Writer(vf)
+    try:
+        with pytest.raises(UsageError, match="another `convo embed` is writing"):
+            embed_store(store, model)
+    finally:
+        writer.close()
+        vf.close()
+    assert embed_store(store, model).unchanged == 4
+
+
+def test_messages_without_text_have_no_vectors_and_are_never_hits(store):
+    append_store(store, [record("empty", "   "), record("e2", "")])
+    model = WordHash()
+    result = embed_store(store, model)
+    assert (result.added, result.chunks) == (6, 4)
+    assert embed_store(store, model).unchanged == 6
+    hits = semantic(store, "login", limit=10, embedder=model)
+    assert {"empty", "e2"}.isdisjoint(h.id for h in hits)
+    assert semantic(store, "login", ["empty", "e2"], limit=10, embedder=model) == []
+    assert check_vectors(store).ok  # type: ignore[union-attr]
+
+
+def test_without_the_extra_search_says_so(monkeypatch):
+    import importlib.util
+
+    from convo.embed import unavailable
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "wordllama" else real(name, *a),
+    )
+    why = unavailable()
+    assert why is not None and "pip install 'convo-tools[embed]'" in why and "keyword only" in why
+    assert unavailable("openai") is None
+    assert "unknown embedding model" in (unavailable("nope") or "")
+    from convo.embed import make
+
+    with pytest.raises(UsageError, match=r"cannot load \(wordllama\); pip install"):
+        make()

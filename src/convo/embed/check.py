@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from convo.core.errors import UsageError
 from convo.embed import chunks as chunking
 from convo.embed.vectors import VectorFile
 
@@ -32,7 +33,10 @@ def check_vectors(store_path: str | os.PathLike[str]) -> VectorCheck | None:
     """None when the store has no vectors; else what is wrong with them (nothing: ok)."""
     from convo.embed.build import _batches
 
-    vf = VectorFile.existing(store_path)
+    try:
+        vf = VectorFile.existing(store_path)
+    except UsageError as e:
+        return VectorCheck(problems=[str(e)])
     if vf is None:
         return None
     out = VectorCheck(model=vf.model)

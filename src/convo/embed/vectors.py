@@ -70,20 +70,26 @@ class VectorFile:
     def __init__(self, store_path: str | os.PathLike[str], *, write: bool = False) -> None:
         self.matrix_path, self.catalogue_path = paths(store_path)
         self.conn = sqlite3.connect(os.fspath(self.catalogue_path), isolation_level=None)
-        self.conn.execute("PRAGMA busy_timeout = 10000")
-        if write:
-            self.conn.executescript(DDL)
-        self.meta: dict[str, str] = dict(self.conn.execute("SELECT key, value FROM meta"))
+        try:
+            self.conn.execute("PRAGMA busy_timeout = 10000")
+            if write:
+                self.conn.executescript(DDL)
+            self.meta: dict[str, str] = dict(self.conn.execute("SELECT key, value FROM meta"))
+        except sqlite3.DatabaseError as e:
+            self.conn.close()
+            raise UsageError(
+                f"the vectors' catalogue is damaged ({e})",
+                where=str(self.catalogue_path),
+                hint="run `convo embed --rebuild`",
+            ) from None
 
     @classmethod
     def existing(cls, store_path: str | os.PathLike[str]) -> VectorFile | None:
-        """The store's vectors, or None when it has none (no catalogue, or an empty one)."""
+        """The store's vectors, or None when it has none (no catalogue, or an empty one);
+        a damaged catalogue is a ``UsageError`` saying how to rebuild it."""
         if not paths(store_path)[1].exists():
             return None
-        try:
-            vf = cls(store_path)
-        except sqlite3.DatabaseError:
-            return None
+        vf = cls(store_path)
         if "dims" not in vf.meta:
             vf.close()
             return None
