@@ -237,3 +237,26 @@ def test_without_the_extra_search_says_so(monkeypatch):
 
     with pytest.raises(UsageError, match=r"cannot load \(wordllama\); pip install"):
         make()
+
+
+def test_without_a_model_the_one_that_made_the_vectors(store):
+    from convo.embed import embedders
+    from convo.embed.protocol import EmbedderSpec
+
+    made: list[str | None] = []
+
+    def factory(option):
+        made.append(option)
+        return WordHash(f"hash-{option}", 16)
+
+    embedders.register(EmbedderSpec("hash", "test", factory))
+    try:
+        assert embed_store(store, "hash:a").dims == 16
+        append_store(store, [record("m5", "new words")])
+        assert embed_store(store).added == 1  # hash:a again, not the default model
+        assert semantic(store, "new words", limit=1)[0].id == "m5"
+        assert made == ["a", "a", "a"]
+        with pytest.raises(UsageError, match="made by hash-a"):
+            embed_store(store, "hash:b")
+    finally:
+        embedders.unregister("hash")

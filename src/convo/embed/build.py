@@ -92,16 +92,23 @@ def embed_store(
     rebuild: bool = False,
     on_save: bool | None = None,
 ) -> EmbedResult:
-    """Embed the messages of the store at ``store_path`` that have no current vectors."""
+    """Embed the messages of the store at ``store_path`` that have no current vectors.
+
+    ``embedder``: an object, or a ``--model`` choice (``NAME[:OPTION]``); None is the
+    model the vectors were made with, else the default. A choice is recorded with the
+    vectors, so that search makes the same embedder again; an object records none, and
+    search then needs it passed. ``on_save`` True or False records whether a save to the
+    store embeds what it added (``embed_on_save``); None leaves that as it was."""
     store = Path(store_path)
     if not store.exists():
         raise InputError(
             "no store yet", where=str(store), hint="save messages with `convo ingest --save`"
         )
-    model, choice = resolve(embedder)
-    # choice stays "" for an embedder object: semantic() then needs one passed
     if rebuild:
         drop_vectors(store)
+    elif embedder is None:
+        embedder = recorded_choice(store)
+    model, choice = resolve(embedder)
     vf = VectorFile(store, write=True)
     try:
         writer = Writer(vf)  # holds the lock; meta is read again under it
