@@ -260,3 +260,21 @@ def test_without_a_model_the_one_that_made_the_vectors(store):
             embed_store(store, "hash:b")
     finally:
         embedders.unregister("hash")
+
+
+def test_a_missing_or_cut_vectors_file_is_one_error_with_the_fix(store):
+    model = WordHash()
+    embed_store(store, model)
+    matrix, _ = paths(store)
+    data = matrix.read_bytes()
+    matrix.write_bytes(data[:-10])
+    for call in (lambda: semantic(store, "x", embedder=model), lambda: embed_store(store, model)):
+        with pytest.raises(UsageError, match=r"shorter than its catalogue says \(4 rows\)"):
+            call()
+    matrix.unlink()
+    with pytest.raises(UsageError, match="vectors file is missing") as e:
+        similar(store, "m1")
+    assert "convo embed --rebuild" in str(e.value)
+    report = check_vectors(store)
+    assert report is not None and "missing" in report.problems[0]
+    assert embed_store(store, model, rebuild=True).added == 4

@@ -41,10 +41,6 @@ def check_vectors(store_path: str | os.PathLike[str]) -> VectorCheck | None:
         return None
     out = VectorCheck(model=vf.model)
     try:
-        size = vf.matrix_path.stat().st_size if vf.matrix_path.exists() else 0
-        if size < vf.rows * vf.dims * 4:
-            out.problems.append(f"{vf.matrix_path} holds {size // (vf.dims * 4)} of {vf.rows} rows")
-            return out
         problems: dict[str, list[str]] = {}
         seen: set[str] = set()
         for batch in _batches(Path(store_path), None):

@@ -66,6 +66,6 @@ def unavailable(choice: str | None = None) -> str | None:
         return None
     import importlib.util
 
-    if importlib.util.find_spec("wordllama") is None or importlib.util.find_spec("numpy") is None:
+    if any(importlib.util.find_spec(m) is None for m in ("wordllama", "numpy", "tokenizers")):
         return f"search by meaning needs the embed extra ({spec.needs}); searching by keyword only"
     return None

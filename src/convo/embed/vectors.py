@@ -86,13 +86,26 @@ class VectorFile:
     @classmethod
     def existing(cls, store_path: str | os.PathLike[str]) -> VectorFile | None:
         """The store's vectors, or None when it has none (no catalogue, or an empty one);
-        a damaged catalogue is a ``UsageError`` saying how to rebuild it."""
+        a damaged catalogue, or a raw file missing or shorter than it says, is a
+        ``UsageError`` saying how to rebuild them."""
         if not paths(store_path)[1].exists():
             return None
         vf = cls(store_path)
         if "dims" not in vf.meta:
             vf.close()
             return None
+        try:
+            size = vf.matrix_path.stat().st_size
+        except FileNotFoundError:
+            size = -1
+        if size < vf.rows * vf.dims * 4:
+            vf.close()
+            what = "missing" if size < 0 else f"shorter than its catalogue says ({vf.rows} rows)"
+            raise UsageError(
+                f"the vectors file is {what}",
+                where=str(vf.matrix_path),
+                hint="run `convo embed --rebuild`",
+            )
         return vf
 
     def close(self) -> None:
@@ -222,7 +235,15 @@ class Writer:
             ) from None
         # Re-read: a run that held the lock before may have committed since we opened.
         vf.meta = dict(vf.conn.execute("SELECT key, value FROM meta"))
-        os.ftruncate(self.f.fileno(), vf.rows * vf.dims * 4)
+        committed = vf.rows * vf.dims * 4
+        if os.fstat(self.f.fileno()).st_size < committed:
+            self.f.close()
+            raise UsageError(
+                f"the vectors file is shorter than its catalogue says ({vf.rows} rows)",
+                where=str(vf.matrix_path),
+                hint="run `convo embed --rebuild`",
+            )
+        os.ftruncate(self.f.fileno(), committed)  # rows an interrupted run did not commit
 
     def close(self) -> None:
         self.f.close()
