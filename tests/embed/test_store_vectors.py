@@ -278,3 +278,32 @@ def test_a_missing_or_cut_vectors_file_is_one_error_with_the_fix(store):
     report = check_vectors(store)
     assert report is not None and "missing" in report.problems[0]
     assert embed_store(store, model, rebuild=True).added == 4
+
+
+def test_a_run_reads_only_what_was_appended(store, monkeypatch):
+    from convo.embed import chunks as chunking
+
+    model = WordHash()
+    embed_store(store, model)
+    starts: list[int] = []
+    real = chunking.texts_of
+
+    def spy(f, start=0, progress=None):
+        starts.append(start)
+        return real(f, start, progress)
+
+    monkeypatch.setattr(chunking, "texts_of", spy)
+    size = store.stat().st_size
+    again = embed_store(store, model)
+    assert (again.unchanged, again.added, starts) == (4, 0, [])  # as the last run left it
+    append_store(store, [record("m5", "cookies for the login state")])
+    grown = embed_store(store, model)
+    assert (grown.added, grown.unchanged, starts) == (1, 4, [size])
+    # Rewritten (a new file renamed over it, as rm and compact do): read whole.
+    records = [record(i, t) for i, t in TEXTS.items() if i != "m2"]
+    tmp = store.with_name("new.jsonl")
+    write_store(tmp, [*records, record("m5", "cookies for the login state")])
+    tmp.replace(store)
+    rewritten = embed_store(store, model)
+    assert (rewritten.removed, rewritten.unchanged, starts[-1]) == (1, 4, 0)
+    assert check_vectors(store).ok  # type: ignore[union-attr]

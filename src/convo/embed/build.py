@@ -1,7 +1,8 @@
 """``embed_store``: embed the store's messages that have no current vectors.
 
 Incremental: a message whose id has vectors of the same text (``chunks.digest``) is
-skipped, so a run after an ingest embeds only what is new; a message whose text changed
+skipped, so a run after an ingest embeds only what is new (and reads only the lines
+appended since the last run, when that is all that changed); a message whose text changed
 is embedded again and its old rows zeroed; a message that left the store (``rm``,
 ``compact``) has its rows zeroed and its entry removed. The first run records the model
 and its dimensions; a later run with another model is one ``UsageError`` with the fix
@@ -12,10 +13,9 @@ run starts; lines appended meanwhile are embedded by the next run.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO
 
 from convo.core.errors import InputError, UsageError
 from convo.embed import chunks as chunking
@@ -23,8 +23,7 @@ from convo.embed.protocol import Embedder
 from convo.embed.vectors import VectorFile, Writer
 from convo.embed.vectors import drop as drop_vectors
 
-BATCH = 1024  # messages looked up and embedded together
-Progress = Callable[[int, int], None]  # (bytes read, bytes in all)
+Progress = chunking.Progress
 
 
 @dataclass
@@ -129,10 +128,45 @@ def embed_store(
 def _run(
     store: Path, vf: VectorFile, writer: Writer, model: Embedder, progress: Progress | None
 ) -> EmbedResult:
-    result = EmbedResult(model=model.model_name)
+    """Read what the vectors have not seen of the store: nothing when it is as the last
+    run left it, the appended lines when it only grew (``index.state.judge``, the index's
+    own test), else all of it, comparing digests and dropping what left."""
+    from convo.index.rows import end_of_whole_lines
+    from convo.index.schema import SCHEMA_VERSION
+    from convo.index.state import judge, store_meta
+
+    result = EmbedResult(model=model.model_name, dims=vf.dims)
+    with open(store, "rb") as f:
+        end = end_of_whole_lines(f, os.fstat(f.fileno()).st_size, 0)
+        stamp = store_meta(f, end)
+        state = judge({**vf.meta, "schema_version": SCHEMA_VERSION}, f)[0]
+        if "store_ino" not in vf.meta:
+            state = "rebuild"
+        if state == "fresh":
+            result.unchanged = _count(vf)
+        elif state == "append":
+            before = _count(vf)
+            _read(f, int(vf.meta["indexed_bytes"]), vf, writer, model, progress, result)
+            result.unchanged += before
+        else:
+            _read(f, 0, vf, writer, model, progress, result)
+            result.removed = _drop_gone(vf, writer)
+    vf.set_meta(**stamp)
+    return result
+
+
+def _count(vf: VectorFile) -> int:
+    return int(vf.conn.execute("SELECT count(*) FROM messages").fetchone()[0])
+
+
+def _read(
+    f: IO[bytes], start: int, vf: VectorFile, writer: Writer, model: Embedder,
+    progress: Progress | None, result: EmbedResult,
+) -> None:  # fmt: skip
+    """Embed the messages of ``f`` from ``start`` that have no vectors of their text."""
     conn = vf.conn
-    conn.execute("CREATE TEMP TABLE seen (id TEXT PRIMARY KEY) WITHOUT ROWID")
-    for batch in _batches(store, progress):
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS seen (id TEXT PRIMARY KEY) WITHOUT ROWID")
+    for batch in chunking.texts_of(f, start, progress):
         batch = _unseen(conn, batch)
         conn.executemany("INSERT OR IGNORE INTO temp.seen VALUES (?)", [(i,) for i, _ in batch])
         known = vf.known([i for i, _ in batch])
@@ -150,7 +184,12 @@ def _run(
                 result.added += 1
             todo.append((ident, dig, chunking.chunks(text)))
         if todo:
-            result.chunks += _embed(vf, writer, model, todo, store)
+            result.chunks += _embed(vf, writer, model, todo, f.name)
+
+
+def _drop_gone(vf: VectorFile, writer: Writer) -> int:
+    """Zero and forget the vectors of messages the whole read did not see."""
+    conn = vf.conn
     gone = conn.execute(
         "SELECT id, row, nrows FROM messages WHERE id NOT IN (SELECT id FROM temp.seen)"
     ).fetchall()
@@ -159,9 +198,7 @@ def _run(
         conn.execute("BEGIN IMMEDIATE")
         conn.executemany("DELETE FROM messages WHERE id = ?", [(i,) for i, _, _ in gone])
         conn.execute("COMMIT")
-        result.removed = len(gone)
-    result.dims = vf.dims
-    return result
+    return len(gone)
 
 
 def _unseen(conn, batch: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -177,40 +214,11 @@ def _unseen(conn, batch: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 def _embed(
     vf: VectorFile, writer: Writer, model: Embedder,
-    todo: list[tuple[str, bytes, list[str]]], store: Path,
+    todo: list[tuple[str, bytes, list[str]]], store: str,
 ) -> int:  # fmt: skip
     texts = [c for _, _, parts in todo for c in parts]
     vectors = model.embed_batch(texts)
     if texts and vectors.shape != (len(texts), vf.dims):
-        raise mismatch(vf, model.model_name, int(vectors.shape[-1]), store)
+        raise mismatch(vf, model.model_name, int(vectors.shape[-1]), Path(store))
     writer.append([(i, d, len(parts)) for i, d, parts in todo], vectors)
     return len(texts)
-
-
-def _batches(store: Path, progress: Progress | None) -> Iterator[list[tuple[str, str]]]:
-    """``(id, text)`` of the store's records, ``BATCH`` at a time (records without an id,
-    which a store does not hold, are skipped; an id's first record counts)."""
-    from convo.core import fields
-    from convo.index.rows import iter_spans, parse
-
-    with open(store, "rb") as f:
-        total = os.fstat(f.fileno()).st_size
-        batch: list[tuple[str, str]] = []
-        seen_here: set[str] = set()
-        for offset, _, line in iter_spans(f):
-            record: dict[str, Any] | None = parse(line)
-            ident = fields.record_id(record) if record is not None else None
-            if record is None or ident is None or ident in seen_here:
-                continue
-            seen_here.add(ident)
-            batch.append((ident, chunking.message_text(record)))
-            if len(batch) >= BATCH:
-                if progress is not None:
-                    progress(offset, total)
-                yield batch
-                batch = []
-                seen_here.clear()
-        if batch:
-            yield batch
-        if progress is not None:
-            progress(total, total)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import IO
 
 from convo.core.errors import UsageError
 from convo.embed import chunks as chunking
@@ -31,8 +31,6 @@ class VectorCheck:
 
 def check_vectors(store_path: str | os.PathLike[str]) -> VectorCheck | None:
     """None when the store has no vectors; else what is wrong with them (nothing: ok)."""
-    from convo.embed.build import _batches
-
     try:
         vf = VectorFile.existing(store_path)
     except UsageError as e:
@@ -41,16 +39,8 @@ def check_vectors(store_path: str | os.PathLike[str]) -> VectorCheck | None:
         return None
     out = VectorCheck(model=vf.model)
     try:
-        problems: dict[str, list[str]] = {}
-        seen: set[str] = set()
-        for batch in _batches(Path(store_path), None):
-            known = vf.known([i for i, _ in batch])
-            for ident, text in batch:
-                seen.add(ident)
-                out.checked += 1
-                what = _problem(vf, known.get(ident), text)
-                if what:
-                    problems.setdefault(what, []).append(ident)
+        with open(store_path, "rb") as f:
+            problems, seen = _compare(vf, f, out)
         extra = [i for (i,) in vf.conn.execute("SELECT id FROM messages") if i not in seen]
         if extra:
             problems["embedded but no longer in the store"] = extra
@@ -60,6 +50,23 @@ def check_vectors(store_path: str | os.PathLike[str]) -> VectorCheck | None:
         return out
     finally:
         vf.close()
+
+
+def _compare(
+    vf: VectorFile, f: IO[bytes], out: VectorCheck
+) -> tuple[dict[str, list[str]], set[str]]:
+    """The store's messages whose vectors are wrong, by what is wrong; and every id seen."""
+    problems: dict[str, list[str]] = {}
+    seen: set[str] = set()
+    for batch in chunking.texts_of(f):
+        known = vf.known([i for i, _ in batch])
+        for ident, text in batch:
+            seen.add(ident)
+            out.checked += 1
+            what = _problem(vf, known.get(ident), text)
+            if what:
+                problems.setdefault(what, []).append(ident)
+    return problems, seen
 
 
 def _problem(vf: VectorFile, entry: tuple[bytes, int, int] | None, text: str) -> str:

@@ -14,12 +14,16 @@ what tells a changed message from an embedded one.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+import os
+from collections.abc import Callable, Iterator
+from typing import IO, Any
 
 from convo.core import fields
 
 WORDS = 160
 OVERLAP = 32
+BATCH = 1024  # messages read, looked up and embedded together
+Progress = Callable[[int, int], None]  # (bytes read, bytes in all)
 
 
 def message_text(record: dict[str, Any]) -> str:
@@ -46,3 +50,33 @@ def chunks(text: str, words: int = WORDS, overlap: int = OVERLAP) -> list[str]:
 
 def digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def texts_of(
+    f: IO[bytes], start: int = 0, progress: Progress | None = None
+) -> Iterator[list[tuple[str, str]]]:
+    """``(id, text)`` of the records of the open store ``f`` from ``start``, ``BATCH`` at
+    a time (a line that is not a record, or has no id, which a store does not hold, is
+    passed over; within a batch an id's first record counts)."""
+    from convo.index.rows import iter_spans, parse
+
+    total = os.fstat(f.fileno()).st_size
+    batch: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for offset, _, line in iter_spans(f, start):
+        record = parse(line)
+        ident = fields.record_id(record) if record is not None else None
+        if record is None or ident is None or ident in seen:
+            continue
+        seen.add(ident)
+        batch.append((ident, message_text(record)))
+        if len(batch) >= BATCH:
+            if progress is not None:
+                progress(offset, total)
+            yield batch
+            batch = []
+            seen.clear()
+    if batch:
+        yield batch
+    if progress is not None:
+        progress(total, total)
