@@ -307,3 +307,28 @@ def test_a_run_reads_only_what_was_appended(store, monkeypatch):
     rewritten = embed_store(store, model)
     assert (rewritten.removed, rewritten.unchanged, starts[-1]) == (1, 4, 0)
     assert check_vectors(store).ok  # type: ignore[union-attr]
+
+
+def test_an_edit_the_append_test_misses_is_found_by_check_and_mended(tmp_path):
+    import orjson
+
+    store = tmp_path / "s.jsonl"
+    filler = [record(f"a{i}", "filler words " * 30) for i in range(400)]
+    later = [record(f"b{i}", "other filler " * 30) for i in range(400)]
+    write_store(store, [*filler, record("mid", "pizza for lunch on friday"), *later])
+    model = WordHash()
+    embed_store(store, model)
+    # Edited in place in the middle (past the first and before the last 64 KiB, which
+    # the append test sums), and grown: as for the index, the test cannot see it.
+    data = bytearray(store.read_bytes())
+    at = data.index(b"pizza for lunch")
+    data[at : at + 5] = b"pasta"
+    data += b"".join(orjson.dumps(record(f"c{i}", "more")) + b"\n" for i in range(3))
+    with open(store, "r+b") as f:
+        f.write(bytes(data))
+    assert embed_store(store, model).changed == 0
+    report = check_vectors(store)
+    assert report is not None
+    assert report.problems[0].startswith("1 message(s) embedded from an older text: mid")
+    assert embed_store(store, model).changed == 1  # the check made this run read it all
+    assert check_vectors(store).ok  # type: ignore[union-attr]

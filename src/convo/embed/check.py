@@ -3,6 +3,10 @@
 Checks that every message of the store has vectors of its current text, that no vectors
 belong to a message the store no longer holds, that the raw file holds every row the
 catalogue counts, and that every row of a message is finite and of unit length.
+A check that finds a message not embedded, or embedded from an older text, makes the next
+``convo embed`` read the whole store (an edit in the middle of a store that also grew is
+not seen by the test of what was appended, ``convo.index.state.judge``), so that run
+mends it.
 """
 
 from __future__ import annotations
@@ -47,6 +51,8 @@ def check_vectors(store_path: str | os.PathLike[str]) -> VectorCheck | None:
         for what, ids in problems.items():
             named = ", ".join(ids[:SHOWN]) + (" ..." if len(ids) > SHOWN else "")
             out.problems.append(f"{len(ids)} message(s) {what}: {named}; run `convo embed`")
+        if problems:  # the next run reads the whole store, and so mends what was found
+            vf.conn.execute("DELETE FROM meta WHERE key = 'store_ino'")
         return out
     finally:
         vf.close()
