@@ -44,8 +44,9 @@ def check_vectors(store_path: str | os.PathLike[str]) -> VectorCheck | None:
     out = VectorCheck(model=vf.model)
     try:
         with open(store_path, "rb") as f:
-            problems, seen = _compare(vf, f, out)
-        extra = [i for (i,) in vf.conn.execute("SELECT id FROM messages") if i not in seen]
+            problems = _compare(vf, f, out)
+        sql = "SELECT id FROM messages WHERE id NOT IN (SELECT id FROM temp.seen)"
+        extra = [i for (i,) in vf.conn.execute(sql)]
         if extra:
             problems["embedded but no longer in the store"] = extra
         for what, ids in problems.items():
@@ -58,21 +59,20 @@ def check_vectors(store_path: str | os.PathLike[str]) -> VectorCheck | None:
         vf.close()
 
 
-def _compare(
-    vf: VectorFile, f: IO[bytes], out: VectorCheck
-) -> tuple[dict[str, list[str]], set[str]]:
-    """The store's messages whose vectors are wrong, by what is wrong; and every id seen."""
+def _compare(vf: VectorFile, f: IO[bytes], out: VectorCheck) -> dict[str, list[str]]:
+    """The store's messages whose vectors are wrong, by what is wrong; every id seen goes
+    to the temporary table ``seen`` (on disk, not in memory, at a million messages)."""
     problems: dict[str, list[str]] = {}
-    seen: set[str] = set()
+    vf.conn.execute("CREATE TEMP TABLE IF NOT EXISTS seen (id TEXT PRIMARY KEY) WITHOUT ROWID")
     for batch in chunking.texts_of(f):
+        vf.conn.executemany("INSERT OR IGNORE INTO temp.seen VALUES (?)", [(i,) for i, _ in batch])
         known = vf.known([i for i, _ in batch])
         for ident, text in batch:
-            seen.add(ident)
             out.checked += 1
             what = _problem(vf, known.get(ident), text)
             if what:
                 problems.setdefault(what, []).append(ident)
-    return problems, seen
+    return problems
 
 
 def _problem(vf: VectorFile, entry: tuple[bytes, int, int] | None, text: str) -> str:
