@@ -19,6 +19,7 @@ from typer.core import TyperGroup
 
 from convo.cli.coercion import install, on_parse
 from convo.cli.commands import (
+    embed,
     export,
     index,
     info,
@@ -164,6 +165,7 @@ for _module in (
     export,
     search,
     index,
+    embed,
     maintain,
 ):
     _module.register(commands)

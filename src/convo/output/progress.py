@@ -170,3 +170,22 @@ def _counter(env, label: str):
             bar.update(task, completed=n)
 
         yield track
+
+
+@contextlib.contextmanager
+def position_bar(env, label: str, enabled: bool = True):
+    """Yield ``update(done, total)`` for work that knows how far it is through a file (in
+    bytes): a transient bar on a terminal, nothing elsewhere."""
+    if not enabled or not env.stderr_isatty:
+        yield lambda done, total: None
+        return
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+    columns = (TextColumn(label), BarColumn(), DownloadColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=env.console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update

@@ -3,7 +3,8 @@
 Not registered by itself: ``register(app)`` adds the command (called from cli/group.py).
 Without a flag the index is built, or brought up to date (the appended tail only when
 possible), with a progress line on a terminal. ``--check`` compares every row with the
-store and exits 1 on a mismatch. Messages go to stderr.
+store (and the vectors of ``convo embed``, when there are some) and exits 1 on a
+mismatch. Messages go to stderr.
 """
 
 from __future__ import annotations
@@ -74,7 +75,14 @@ def _check(path) -> int:
         err(f"{index_path(path)}: {problem}")
     verdict = "matches" if result.ok else "does not match"
     err(f"index {verdict} the store ({result.messages} messages)")
-    return 0 if result.ok else 1
+    vectors_ok = True
+    from convo.embed.vectors import paths
+
+    if paths(path)[1].exists():  # the vectors too, when the store has some
+        from convo.cli.commands.embed import check as check_vectors
+
+        vectors_ok = check_vectors(path) == 0
+    return 0 if result.ok and vectors_ok else 1
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,183 @@
+"""Search by meaning (issue 37): recall on the retrieval set, and embedding speed.
+
+Discovered by ``benchmarks/run.py`` (``TITLE`` and ``run(h)``), and runnable alone:
+``python benchmarks/bench_retrieval.py`` prints the figures. Recall@10 and MRR per kind
+of question come from ``benchmarks/retrieval/evaluate.py`` on convo's own labelled set;
+embedding speed is ``embed_store`` on one core (a child process pinned to one CPU, its
+numerical libraries held to one thread) over the set's messages repeated with fresh ids.
+Under ``make bench`` only: ``semantic`` over 100k and 1M random vectors of the default
+model's size, each in a fresh process (start-up, numpy, the model, the scan), timed and
+its memory sampled as every command is (``Harness.time_cmd``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+TITLE = "Search by meaning: retrieval set and embedding speed"
+COPIES = 300  # the set's 169 messages x 300 = about 50,000 messages to embed
+ONE_THREAD = {v: "1" for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+SPEED = """
+import sys, time
+from convo.embed import embed_store, make
+model = make(None)
+t0 = time.perf_counter()
+r = embed_store(sys.argv[1], model)
+print(r.added, time.perf_counter() - t0)
+"""
+
+
+def _evaluate():
+    sys.path.insert(0, str(HERE / "retrieval"))
+    import evaluate  # benchmarks/retrieval/evaluate.py
+
+    return evaluate
+
+
+def _copies(path: Path, messages: Path, n: int) -> None:
+    import orjson
+
+    lines = messages.read_bytes().splitlines()
+    with open(path, "wb") as f:
+        for c in range(n):
+            for line in lines:
+                record = orjson.loads(line)
+                record["id"] = f"{record['id']}#{c}"
+                f.write(orjson.dumps(record) + b"\n")
+
+
+def embed_speed(folder: Path, n: int) -> tuple[int, float]:
+    """(messages, seconds) of ``embed_store`` on one core over ``n`` copies of the set."""
+    ev = _evaluate()
+    store = folder / "speed.jsonl"
+    _copies(store, ev.MESSAGES, n)
+    argv = [sys.executable, "-c", SPEED, str(store)]
+    if hasattr(os, "sched_setaffinity"):
+        argv = ["taskset", "-c", "0", *argv]
+    out = subprocess.run(
+        argv, capture_output=True, text=True, check=True, env={**os.environ, **ONE_THREAD}
+    )
+    added, seconds = out.stdout.split()
+    return int(added), float(seconds)
+
+
+def synthetic_vectors(folder: Path, n: int) -> Path:
+    """A store's vectors without the store: ``n`` random unit rows of the default model's
+    size, catalogued as made by it (what a search reads; cached under ``folder``)."""
+    import sqlite3
+
+    import numpy as np
+
+    from convo.embed.vectors import DDL, paths
+    from convo.embed.wordllama import DIMS, MODEL
+
+    store = folder / f"vectors-{n}.jsonl"
+    matrix, catalogue = paths(store)
+    if catalogue.exists():
+        return store
+    rng = np.random.default_rng(37)
+    with open(matrix, "wb") as f:
+        for start in range(0, n, 65536):
+            rows = rng.standard_normal((min(65536, n - start), DIMS), dtype=np.float32)
+            rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+            f.write(rows.tobytes())
+    tmp = catalogue.with_suffix(".tmp")
+    conn = sqlite3.connect(tmp)
+    conn.executescript(DDL)
+    conn.executemany(
+        "INSERT INTO messages VALUES (?, x'00', ?, 1)", ((f"m{i}", i) for i in range(n))
+    )
+    meta = {"model": MODEL, "dims": DIMS, "rows": n, "choice": "wordllama"}
+    conn.executemany("INSERT INTO meta VALUES (?, ?)", [(k, str(v)) for k, v in meta.items()])
+    conn.commit()
+    conn.close()
+    tmp.rename(catalogue)
+    return store
+
+
+QUERY = """
+import sys
+from convo.embed import semantic
+semantic(sys.argv[1], "what did we decide about storing login state?", limit=20)
+"""
+
+
+def search_latency(h, folder: Path, n: int) -> list[tuple[str, str, str, bool | None]]:
+    """``semantic`` over ``n`` vectors in a fresh process (start-up, numpy, the model and
+    the scan: the meaning half of a hybrid ``convo search``), median and peak memory."""
+    store = synthetic_vectors(folder, n)
+    argv = [sys.executable, "-c", QUERY, str(store)]
+    m = h.time_cmd(f"semantic search over {n:,} vectors (fresh process)", argv, repeat=5)
+    target = 0.15 if n <= 100_000 else 0.5
+    return [
+        (f"semantic search over {n:,} vectors, whole process, p50", f"{m.median * 1000:.0f} ms",
+         f"≤ {target * 1000:.0f} ms (the whole hybrid command)", m.median <= target),
+        (f"peak memory of that search over {n:,} vectors", f"{m.peak_rss_mb:.0f} MB", "≤ 300 MB",
+         m.peak_rss_mb <= 300),
+    ]  # fmt: skip
+
+
+def measure(quick: bool = False) -> tuple[list[tuple[str, str, str, bool | None]], list[str]]:
+    from convo.embed import make
+
+    ev = _evaluate()
+    model = make(None)
+    questions = json.loads(ev.QUESTIONS.read_text())
+    rows: list[tuple[str, str, str, bool | None]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        store, _ = ev.embedded_store(Path(tmp), model)
+        scores = ev.evaluate(store, questions, model)
+        hybrid, fts = scores["hybrid"], scores["fts"]
+        r_all, r_para = hybrid["all"].recall(10), hybrid["paraphrase"].recall(10)
+        rows.append(("hybrid recall@10, all questions", f"{r_all:.2f}", "≥ 0.85", r_all >= 0.85))
+        rows.append(("hybrid recall@10, paraphrases", f"{r_para:.2f}", "≥ 0.75", r_para >= 0.75))
+        exact_h, exact_f = hybrid["exact"].recall(10), fts["exact"].recall(10)
+        rows.append(
+            (
+                "hybrid recall@10 on exact tokens, against fts",
+                f"{exact_h:.2f} vs {exact_f:.2f}",
+                "not below fts",
+                exact_h >= exact_f,
+            )
+        )
+        n, seconds = embed_speed(Path(tmp), 30 if quick else COPIES)
+        rate = n / seconds
+        rows.append(
+            (
+                "`embed_store` messages/s on one core",
+                f"{rate:,.0f} ({n:,} in {seconds:.1f} s)",
+                "≥ 2,000",
+                rate >= 2000,
+            )
+        )
+    notes = [
+        f"Model: {model.model_name} ({model.dims} dims). Set: {sum(1 for _ in ev.MESSAGES.open())} messages, "
+        f"{len(questions)} questions (benchmarks/retrieval/). Each cell: recall@10 / MRR.",
+        ev.table(scores),
+    ]
+    return rows, notes
+
+
+def run(h) -> None:
+    rows, notes = measure(h.quick)
+    for n in (h.scale(100_000), h.scale(1_000_000)):
+        rows += search_latency(h, h.data_dir, n)
+    for claim, value, target, met in rows:
+        print(f"  {claim}: {value}", flush=True)
+        h.row(claim, value, target, met)
+    for note in notes:
+        h.note(note)
+
+
+if __name__ == "__main__":
+    found, text = measure("--quick" in sys.argv)
+    print("| claim | measured | target | met |\n|---|---|---|---|")
+    for claim, value, target, met in found:
+        print(f"| {claim} | {value} | {target} | {'yes' if met else 'no'} |")
+    print("\n\n".join(text))

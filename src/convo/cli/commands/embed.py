@@ -1,0 +1,84 @@
+"""``convo embed [--model NAME[:OPTION]] [--rebuild] [--check]``: the store's vectors.
+
+Not registered by itself: ``register(app)`` adds the command (called from cli/group.py).
+Embeds the messages of the store that have no vectors of their current text (a re-run
+after an ingest embeds only what is new), with a progress bar on a terminal, and says
+what it did on stderr. ``--check`` verifies the vectors against the store (exit 1 on a
+mismatch); ``--rebuild`` drops them and embeds everything again (with another model,
+say). ``--on-save`` sets the store so that ``ingest --save`` embeds what it adds
+(``convo.embed.build.embed_on_save``). See convo.embed.build.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from convo.cli.commands.index import STORE_HELP, say, store_path
+
+MODEL_HELP = (
+    "The embedding model: wordllama (the default, offline), openai:MODEL (an "
+    "OpenAI-compatible server at $CONVO_EMBED_URL), or a plug-in's name."
+)
+
+
+def embed(
+    ctx: typer.Context,
+    model: str | None = typer.Option(
+        None, "--model", "-m", metavar="NAME[:OPTION]", help=MODEL_HELP
+    ),
+    rebuild: bool = typer.Option(
+        False, "--rebuild", help="Drop the vectors and embed every message again."
+    ),
+    check_: bool = typer.Option(
+        False, "--check", help="Verify the vectors against the store; exit 1 on a mismatch."
+    ),
+    on_save: bool | None = typer.Option(
+        None,
+        "--on-save/--no-on-save",
+        help="From now on, `ingest --save` embeds what it saves (or no longer).",
+    ),
+    store: str | None = typer.Option(None, "--store", metavar="PATH", help=STORE_HELP),
+) -> int:
+    """Embed the store's new and changed messages, for search by meaning."""
+    from convo.core.errors import UsageError
+
+    if rebuild and check_:
+        raise UsageError("--rebuild and --check exclude each other", hint="choose one")
+    path = store_path(ctx, store)
+    if check_:
+        return check(path)
+    from convo.embed import embed_store
+    from convo.output.env import Environment
+    from convo.output.progress import position_bar
+
+    with position_bar(Environment(), "embedding") as update:
+        r = embed_store(path, model, update, rebuild=rebuild, on_save=on_save)
+    if on_save is not None:
+        say("saves embed what they add" if on_save else "saves no longer embed")
+    say(
+        f"embedded {r.added} new and {r.changed} changed messages ({r.chunks} chunks), "
+        f"{r.removed} removed, {r.unchanged} unchanged; model {r.model}, {r.dims} dims"
+    )
+    return 0
+
+
+def check(path) -> int:
+    """``--check``: 0 when the vectors match the store (or there are none), else 1."""
+    from convo.embed import check_vectors
+
+    result = check_vectors(path)
+    if result is None:
+        say("the store has no vectors (run `convo embed`)")
+        return 0
+    for problem in result.problems:
+        say(f"vectors: {problem}")
+    verdict = "match" if result.ok else "do not match"
+    say(f"vectors of {result.model} {verdict} the store ({result.checked} messages)")
+    return 0 if result.ok else 1
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``embed`` to the ``convo`` app."""
+    from convo.cli.runtime import command
+
+    app.command("embed")(command(embed))

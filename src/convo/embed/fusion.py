@@ -1,0 +1,93 @@
+"""Keyword and meaning together: reciprocal rank fusion, and the keyword queries of a
+question.
+
+``fuse`` is reciprocal rank fusion (each list adds ``weight / (K + rank)`` to an id's
+score) that keeps every hit of every list: a hit only one list has is fused, never
+dropped. ``hybrid`` fuses three lists: the messages holding *every* word of the query
+(``exact_query``), those holding *any* of its words ranked by BM25 (``loose_query``), and
+the nearest in meaning. The exact list weighs ``EXACT_WEIGHT``: a message holding an
+exact token the vectors do not rank (an error string, a version number, a Message-ID)
+still comes first, above one that both other lists rank first, while a question in
+plain words, which no message holds whole, is ranked by the other two.
+
+Each hit says why it matched: ``keyword``, ``meaning`` or ``both``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+K = 60
+EXACT_WEIGHT = 2.0
+# Question words left out of the any-word query: they hold no topic, and each would make
+# most of the store a match to rank.
+FUNCTION_WORDS = frozenset(
+    """a about after all also an and any are as at be been but by can could did do does
+    for from had has have how i if in into is it its me my no not of on or our she he so
+    that the their them then there these they this to up us was we were what when where
+    which who whom why will with would you your""".split()  # noqa: SIM905
+)
+_TOKEN = re.compile(r"\S+")
+_EDGE = re.compile(r"^\W+|\W+$")
+
+
+@dataclass
+class Fused:
+    id: str
+    score: float
+    why: str  # "keyword", "meaning" or "both"
+
+
+def fuse(lists: Sequence[tuple[Sequence[str], float, str]], k: int = K) -> list[Fused]:
+    """Reciprocal rank fusion of ``(ids best first, weight, kind)`` lists, best first;
+    ties keep the order in which the lists first named them."""
+    scores: dict[str, float] = {}
+    kinds: dict[str, set[str]] = {}
+    for ids, weight, kind in lists:
+        for rank, ident in enumerate(ids, 1):
+            scores[ident] = scores.get(ident, 0.0) + weight / (k + rank)
+            kinds.setdefault(ident, set()).add(kind)
+    order = sorted(scores, key=lambda i: -scores[i])
+    return [Fused(i, round(scores[i], 6), _why(kinds[i])) for i in order]
+
+
+def _why(kinds: set[str]) -> str:
+    return "both" if len(kinds) > 1 else next(iter(kinds))
+
+
+def hybrid(
+    exact: Sequence[str], loose: Sequence[str], meaning: Sequence[str], limit: int, k: int = K
+) -> list[Fused]:
+    """The best ``limit`` of the three lists fused (see the module's docstring)."""
+    lists = [(exact, EXACT_WEIGHT, "keyword"), (loose, 1.0, "keyword"), (meaning, 1.0, "meaning")]
+    return fuse(lists, k)[: max(0, limit)]
+
+
+def tokens(text: str) -> list[str]:
+    """The query's whitespace-separated tokens, punctuation trimmed from their ends."""
+    out = []
+    for m in _TOKEN.finditer(text):
+        token = _EDGE.sub("", m.group())
+        if token:
+            out.append(token)
+    return out
+
+
+def _quoted(token: str) -> str:
+    return '"' + token.replace('"', '""') + '"'
+
+
+def exact_query(text: str) -> str | None:
+    """FTS5 syntax for messages holding every token of ``text`` (each as a phrase, so
+    ``v2.14.3`` or ``<a1@mail.example>`` match as written); None when it has none."""
+    found = tokens(text)
+    return " ".join(_quoted(t) for t in found) if found else None
+
+
+def loose_query(text: str) -> str | None:
+    """FTS5 syntax for messages holding any token of ``text`` that is not a question's
+    function word; None when none is left."""
+    found = [t for t in tokens(text) if t.lower() not in FUNCTION_WORDS]
+    return " OR ".join(_quoted(t) for t in dict.fromkeys(found)) if found else None
