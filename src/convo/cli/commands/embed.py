@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import typer
 
-from convo.cli.commands.index import STORE_HELP, say, store_path
+from convo.cli.commands.index import STORE_HELP, store_path
+from convo.cli.runtime import err as say
 
 MODEL_HELP = (
     "The embedding model: wordllama (the default, offline), openai:MODEL (an "
