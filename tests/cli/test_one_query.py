@@ -141,3 +141,9 @@ def test_explain_says_scan_and_why(store):
     assert "plan: scan (the index holds none of: words)" in r.stderr
     r = _run(store, "query", "--explain", "--", "jwt from:bob")
     assert "plan: index (narrowed by: from; checked on each candidate: words)" in r.stderr
+
+
+def test_n_limits_the_rows_people_shows(store):
+    names = orjson.loads(_run(store, "people", "-f", "json").stdout)["identities"]
+    two = orjson.loads(_run(store, "people", "-f", "json", "-n", "2").stdout)["identities"]
+    assert len(names) > 2 and two == names[:2]

@@ -24,6 +24,7 @@ def people(args: ReadArgs) -> int:
 
     Then -s/-r, from:/to:, stats and knowledge treat every alias as that person.
     Piped: JSON ({"identities": [...], "merges": [...]}); -f jsonl: one line per name.
+    -n N shows the first N names (the most active); every selected message is counted.
     """
     import orjson
 
@@ -34,9 +35,11 @@ def people(args: ReadArgs) -> int:
     fmt = args.format or ("table" if env.stdout_isatty else "json")
     reporter = Reporter()
     try:
+        rows, args.limit = args.limit, None  # -n: the names shown, as elsewhere the rows
         records = (m.record for m in args.matches(env, reporter))
         found = identities(records, args.load_people())
         likely = merges(found)
+        found = found if rows is None else found[:rows]
         out = env.safe_stdout_bytes() if fmt != "table" else None
         if fmt == "json" and out is not None:
             data = {

@@ -32,7 +32,9 @@ def run_read(args: ReadArgs, order: OrderArgs, *, show: bool = False) -> int:
     else:
         fmt = args.format or ("table" if env.stdout_isatty else "jsonl")
         writer = make_writer(fmt, env, options)
-    query = args.build_query(order)
+    conversation = show and args.format in (None, "table")
+    table = fmt == "table" and env.stdout_isatty
+    query = args.build_query(_default_order(order, show=conversation, table=table))
     selector = Selector(query.filters())
     reporter = Reporter()
     try:
@@ -63,6 +65,20 @@ def run_read(args: ReadArgs, order: OrderArgs, *, show: bool = False) -> int:
     finally:
         reporter.close()
     return outcome(reporter.rejected + chosen.skipped)
+
+
+def _default_order(order: OrderArgs, *, show: bool, table: bool) -> OrderArgs:
+    """The order when none is asked for (as notmuch and mu users expect): ``show``'s
+    conversation reads in time order; a table on a terminal lists the newest first;
+    records (JSONL, CSV..., piped or not) keep the input's order (a stream, as jq gives
+    it)."""
+    if order.sort is not None or order.latest is not None:
+        return order
+    from dataclasses import replace
+
+    if show:
+        return replace(order, sort="time")
+    return replace(order, sort="-time") if table else order
 
 
 def _report(args: ReadArgs, chosen) -> None:
