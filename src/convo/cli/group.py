@@ -142,6 +142,16 @@ def _main(
     source = ctx.get_parameter_source("store")
     named = source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT")
     state["store"] = store if named else None
+    _protect_store(store)
+
+
+def _protect_store(store: str | None) -> None:
+    """No output of this command may write over the store, its index or its lock."""
+    from convo.core import guard
+    from convo.pipeline.storepath import default_store_path, protect_store
+
+    guard.reset()
+    protect_store(default_store_path(store))
 
 
 def _prepare(cmd: Any) -> None:

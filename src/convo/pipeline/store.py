@@ -32,7 +32,7 @@ from convo.core.io import os_error
 from convo.core.jsonl import Line, dumps, iter_lines, last_newline
 from convo.index.dedup import IndexIds, after_append, open_ids
 from convo.pipeline.ready import ReadyBlock, ReadyLine
-from convo.pipeline.storepath import default_store_path, real_file
+from convo.pipeline.storepath import default_store_path, protect_store, real_file
 
 if TYPE_CHECKING:
     from convo.core.record import ConversationMessage
@@ -82,6 +82,7 @@ class Store:
     def __init__(self, path: str | os.PathLike[str] | None = None):
         self.path = default_store_path(path)
         self.real = real_file(self.path)
+        protect_store(self.real)
 
     def exists(self) -> bool:
         return self.path.exists()
