@@ -132,8 +132,11 @@ class _Copy:
 
 
 def _rewrite(store: Store, edit: Edit, result: MaintenanceResult, *, compacting: bool) -> None:
-    """Copy the store through ``edit`` and rename the copy over it (not on a dry run)."""
-    path = store.path
+    """Copy the store through ``edit`` and rename the copy over it (not on a dry run).
+
+    A store named through a symbolic link is rewritten where the link points
+    (``Store.real``), with its lock and index beside it: the link stays a link."""
+    path = store.real
     if not path.exists():
         result.index = "no store"
         return

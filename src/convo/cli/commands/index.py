@@ -21,7 +21,7 @@ def store_path(ctx: typer.Context | None, explicit: str | None):
 
     if not explicit and ctx is not None:
         explicit = ctx.find_root().params.get("store")
-    return Store(explicit).path
+    return Store(explicit).real  # links followed: the index and lock live beside the target
 
 
 def say(message: str) -> None:
