@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from convo.core import guard
-from convo.core.errors import InputError
+from convo.core.errors import InputError, UsageError
 from convo.core.io import COPY_BYTES, WRITE_ERRNOS, os_error, special_kind
 
 
@@ -43,6 +43,10 @@ def atomic_writer(path: str | os.PathLike[str], *, guarded: bool = True) -> Iter
     rewrite of the store itself passes False.
     """
     shown = str(path)
+    if not shown:
+        raise UsageError(
+            "the output file name is empty", hint="name a file to write, or - for stdout"
+        )
     target = resolve_target(path)
     try:
         mode = os.stat(target).st_mode
