@@ -34,7 +34,7 @@ from convo.cli.commands import (
 from convo.cli.lazy import LazyCommands
 from convo.cli.options import show_choices
 from convo.cli.runtime import err, quiet_broken_pipe, state
-from convo.core.errors import ExitCode
+from convo.core.errors import ExitCode, interruption
 
 __all__ = ["app"]
 
@@ -88,9 +88,10 @@ class ConvoGroup(TyperGroup):
             code = super().main(*args, **{**kwargs, "standalone_mode": False})
         except typer.TyperException as e:
             code = _usage_error(e)
-        except (typer.Abort, KeyboardInterrupt):
-            err("interrupted")
-            code = int(ExitCode.INTERRUPTED)
+        except (typer.Abort, KeyboardInterrupt) as e:  # click's Abort carries the signal
+            cause = e if isinstance(e, KeyboardInterrupt) else e.__cause__
+            what, code = interruption(cause if isinstance(cause, KeyboardInterrupt) else None)
+            err(what)
         except BrokenPipeError:
             quiet_broken_pipe()
             code = 0

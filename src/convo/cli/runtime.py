@@ -77,8 +77,11 @@ def _fail(e: BaseException) -> int:
         quiet_broken_pipe()
         return int(ExitCode.OK)
     if isinstance(e, KeyboardInterrupt):
-        err("interrupted")
-        return int(ExitCode.INTERRUPTED)
+        from convo.core.errors import interruption
+
+        what, code = interruption(e)
+        err(what)
+        return code
     err(f"error: internal error ({type(e).__name__}: {e}); re-run with --debug and report it")
     return int(ExitCode.USAGE)
 

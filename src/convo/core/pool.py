@@ -13,7 +13,8 @@ that import only those modules (``serve``, over pipes): a forked worker's reside
 memory is a copy of everything the parent loaded (the command line: about 30 MB), a
 fresh one holds what the work needs (the query scan: about 15 MB), which matters when
 the memory of every worker counts. Workers ignore Ctrl-C: the terminal sends SIGINT to
-the whole process group, and the parent alone turns it into exit code 130. Closing the
+the whole process group, and the parent alone turns it into exit code 130. They die
+with their parent (``_worker_signals``), so a parent killed by any signal leaves none. Closing the
 iterator (after ``--limit``, or a closed pipe) cancels what is not started.
 
 ``FreshPool(jobs, preload)`` keeps one set of fresh workers for several maps: a command
@@ -55,8 +56,26 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
-def _ignore_interrupts() -> None:
+PARENT = "CONVO_POOL_PARENT"  # a fresh worker's environment: its parent's pid
+PR_SET_PDEATHSIG = 1
+
+
+def _worker_signals(parent: int | None = None) -> None:
+    """A worker ignores Ctrl-C (the parent alone turns it into an exit code), ends on
+    SIGTERM or SIGHUP as any program does (not through the parent's ``Terminated``), and
+    dies with its parent: on Linux the kernel kills it when the parent (the thread that
+    started it) ends, even by kill -9, so no worker is left asleep holding the folder."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)  # the parent ended before the line above
 
 
 def ordered_map(
@@ -80,7 +99,10 @@ def ordered_map(
 
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     with ProcessPoolExecutor(
-        max_workers=jobs, mp_context=context, initializer=_ignore_interrupts
+        max_workers=jobs,
+        mp_context=context,
+        initializer=_worker_signals,
+        initargs=(os.getpid(),),
     ) as pool:
         pending: deque[Future[R]] = deque()
         try:
@@ -136,7 +158,11 @@ class FreshPool:
             return
         import subprocess
 
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
+            PARENT: str(os.getpid()),
+        }
         code = "from convo.core.pool import serve; serve()"
         self._workers = [
             _Worker(
@@ -299,7 +325,8 @@ def serve() -> None:
     stdin on stdout until stdin ends."""
     import importlib
 
-    _ignore_interrupts()
+    parent = os.environ.pop(PARENT, "")
+    _worker_signals(int(parent) if parent.isdigit() else None)
     for name in sys.argv[1:]:
         importlib.import_module(name)
     collector.freeze_imports()

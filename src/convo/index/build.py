@@ -168,9 +168,17 @@ def append(store_path: Path, f: IO[bytes], meta: dict[str, str], track: Track | 
 
 
 def sync(
-    store_path: str | os.PathLike[str], *, create: bool = True, track: Track | None = None
+    store_path: str | os.PathLike[str],
+    *,
+    create: bool = True,
+    track: Track | None = None,
+    rebuild_all: bool = False,
 ) -> SyncResult:
-    """Bring the index up to date with the store. The caller holds the store lock."""
+    """Bring the index up to date with the store. The caller holds the store lock.
+
+    ``rebuild_all``: build a new index from scratch even when this one is current
+    (``convo index --rebuild``); it is built beside the old one and renamed over it, so
+    the old index stays whole until the new one is (``rebuild``)."""
     path = Path(store_path)
     ipath = schema.index_path(path)
     try:
@@ -179,6 +187,8 @@ def sync(
             return SyncResult("unavailable", reason="no index")
         with open(path, "rb") as f:
             state, reason = judge(meta, f) if meta else ("rebuild", "no index")
+            if rebuild_all:
+                state, reason = "rebuild", ""
             if state == "fresh":
                 return SyncResult("fresh")
             if state == "append" and meta:

@@ -135,12 +135,14 @@ def refresh(
     create: bool = True,
     wait: bool = False,
     track: Track | None = None,
+    rebuild_all: bool = False,
 ) -> SyncResult:
     """``build.sync`` under the store lock; ``unavailable`` when a writer holds it
-    (``wait=False``). Never raises for index trouble (see ``build.sync``)."""
+    (``wait=False``). Never raises for index trouble (see ``build.sync``);
+    ``rebuild_all``: see ``build.sync``."""
     path = Path(store_path)
     current = status(path)
-    if current.fresh:
+    if current.fresh and not rebuild_all:
         return SyncResult("fresh")
     if current.state == "missing" and not create:
         return SyncResult("unavailable", reason="no index")
@@ -151,4 +153,4 @@ def refresh(
         if not locked:
             why = "no store" if not path.exists() else "the store is being written"
             return SyncResult("unavailable", reason=why)
-        return sync(path, create=create, track=track)
+        return sync(path, create=create, track=track, rebuild_all=rebuild_all)

@@ -56,13 +56,12 @@ def index(
         raise InputError(
             "no store yet", where=str(path), hint="save messages with `convo ingest --save`"
         )
-    if rebuild:
-        drop(path)
     from convo.output.env import Environment
     from convo.output.progress import progress
 
     with progress(Environment(), "indexing") as track:
-        result = refresh(path, create=True, wait=True, track=track)
+        # --rebuild builds beside the old index and renames over it: a kill keeps the old
+        result = refresh(path, create=True, wait=True, track=track, rebuild_all=rebuild)
     if not result.available:
         raise InputError(f"cannot index ({result.reason})", where=str(path))
     if result.action == "fresh":
