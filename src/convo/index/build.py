@@ -186,7 +186,10 @@ def sync(
         if meta is None and not create:
             return SyncResult("unavailable", reason="no index")
         with open(path, "rb") as f:
-            state, reason = judge(meta, f) if meta else ("rebuild", "no index")
+            if not meta:  # none, or unreadable or damaged (``schema.DamagedIndex``)
+                state, reason = "rebuild", "no index" if meta is None else "the index was damaged"
+            else:
+                state, reason = judge(meta, f)
             if rebuild_all:
                 state, reason = "rebuild", ""
             if state == "fresh":

@@ -120,7 +120,7 @@ def status(store_path: str | os.PathLike[str]) -> Status:
     if meta is None:
         return Status("missing", "no index")
     if not meta:
-        return Status("rebuild", "the index file is unreadable")
+        return Status("rebuild", "the index file is unreadable or damaged")
     try:
         with open(store_path, "rb") as f:
             state, reason = judge(meta, f)
