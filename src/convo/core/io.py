@@ -99,7 +99,7 @@ def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
         except FileNotFoundError:
             raise InputError("no such file", where=name, hint="check the path") from None
         except IsADirectoryError:
-            raise InputError("is a directory", where=name, hint="name a JSONL file") from None
+            raise InputError("is a directory", where=name, hint="name a file") from None
         except OSError as e:
             raise InputError(f"cannot open ({e.strerror})", where=name) from None
     peek = getattr(stream, "peek", None)
