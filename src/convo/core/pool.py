@@ -28,6 +28,7 @@ one map on a pool of its own.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import pickle
 import signal
@@ -38,6 +39,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from convo.core import collector
+from convo.core.errors import ConvoError
 
 if TYPE_CHECKING:
     import subprocess
@@ -104,17 +106,81 @@ def ordered_map(
         initializer=_worker_signals,
         initargs=(os.getpid(),),
     ) as pool:
-        pending: deque[Future[R]] = deque()
+        pending: deque[tuple[Future[R], T]] = deque()
         try:
             for item in items:
-                pending.append(pool.submit(fn, item))
+                pending.append((pool.submit(fn, item), item))
                 if len(pending) >= 2 * jobs:
-                    yield pending.popleft().result()
+                    yield _pool_result(pool, pending.popleft())
             while pending:
-                yield pending.popleft().result()
+                yield _pool_result(pool, pending.popleft())
         finally:
-            for future in pending:
+            for future, _ in pending:
                 future.cancel()
+
+
+def _pool_result(pool: Any, entry: tuple[Future[R], Any]) -> R:
+    """A fork worker's result; a worker that died (the OOM killer) is ``WorkerDied``."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    future, item = entry
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        processes = list(getattr(pool, "_processes", {}).values())  # the stdlib's own
+        dead = [p for p in processes if p.exitcode not in (None, 0, -signal.SIGTERM)]
+        died = (dead or processes or [None])[0]
+        pid, code = (died.pid, died.exitcode) if died is not None else (None, None)
+        raise WorkerDied(pid, code, item) from None
+
+
+class WorkerDied(ConvoError):
+    """A worker process ended without answering (killed by the OOM killer, a signal):
+    one line naming it, its signal and the input it was given; the command's output is
+    all-or-nothing, so nothing was written."""
+
+    def __init__(self, pid: int | None, code: int | None, item: Any):
+        how = (
+            f"was killed by {_signal_name(-code)}"
+            if code is not None and code < 0
+            else (f"ended (exit {code})" if code is not None else "ended")
+        )
+        oom = " (out of memory?)" if code == -signal.SIGKILL else ""
+        who = f"a worker process (pid {pid})" if pid else "a worker process"
+        super().__init__(
+            f"{who} {how}{oom}",
+            where=input_of(item),
+            hint="nothing was written; re-run with fewer --jobs (or -j 1)",
+        )
+
+
+def _signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
+
+
+def input_of(task: Any) -> str | None:
+    """The input a task reads, for an error line: the first ``path`` in the task or its
+    fields (a byte range with its bytes)."""
+    queue: deque[Any] = deque([task])
+    for _ in range(50):
+        if not queue:
+            break
+        item = queue.popleft()
+        path = getattr(item, "path", None)
+        if isinstance(path, str | os.PathLike):
+            start, end = getattr(item, "start", None), getattr(item, "end", None)
+            span = (
+                f" (bytes {start}-{end})" if isinstance(start, int) and isinstance(end, int) else ""
+            )
+            return f"{os.fspath(path)}{span}"
+        if isinstance(item, list | tuple):
+            queue.extend(item[:8])
+        elif dataclasses.is_dataclass(item):
+            queue.extend(getattr(item, f.name, None) for f in dataclasses.fields(item))
+    return None
 
 
 def _send(stream: IO[bytes], value: Any) -> None:
@@ -233,6 +299,7 @@ class FreshPool:
         for i, item in enumerate(items):
             worker = workers[i % jobs]
             worker.tasks.put((fn, item))
+            worker.given.append(item)
             owed.append(worker)
             if len(owed) >= 2 * jobs:
                 yield _result(owed)
@@ -284,6 +351,7 @@ class _Worker:
 
         self.proc = proc
         self.tasks: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.given: deque[Any] = deque()  # the items it has not answered yet, in order
         self.feeder = threading.Thread(target=self._feed, daemon=True)
         self.feeder.start()
 
@@ -310,11 +378,14 @@ def _result(owed: deque[_Worker]) -> Any:
     """The next answer owed: the first worker's, taken off ``owed`` once read whole."""
     proc = owed[0].proc
     assert proc.stdout is not None
+    given = owed[0].given
     try:
         ok, value = _receive(proc.stdout)
     except EOFError:
-        raise RuntimeError(f"a worker process ended (exit {proc.wait()})") from None
+        raise WorkerDied(proc.pid, proc.wait(), given[0] if given else None) from None
     owed.popleft()
+    if given:
+        given.popleft()
     if not ok:
         raise value
     return value
