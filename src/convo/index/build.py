@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO
 
 from convo.core import collector
+from convo.core.io import os_error
 from convo.index import fts, schema
 from convo.index.batch import Batch, Task, read_range
 from convo.index.rows import end_of_whole_lines
@@ -208,6 +209,10 @@ def drop(store_path: str | os.PathLike[str]) -> bool:
     ipath = schema.index_path(store_path)
     found = ipath.exists()
     for p in (ipath, Path(f"{ipath}-journal")):
-        with contextlib.suppress(FileNotFoundError):
+        try:
             p.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as e:  # a read-only file system: one located line
+            raise os_error(e, str(p), "the index cannot be removed here") from None
     return found

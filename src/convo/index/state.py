@@ -149,8 +149,7 @@ def refresh(
     from convo.index.build import sync
     from convo.index.lock import store_lock
 
-    with store_lock(path, wait=wait) as locked:
-        if not locked:
-            why = "no store" if not path.exists() else "the store is being written"
-            return SyncResult("unavailable", reason=why)
+    with store_lock(path, wait=wait) as not_locked:
+        if not_locked:
+            return SyncResult("unavailable", reason=not_locked)
         return sync(path, create=create, track=track, rebuild_all=rebuild_all)

@@ -76,7 +76,7 @@ def _check(path) -> int:
     from convo.index import check, index_path
 
     result = check(path)
-    for problem in result.problems:
+    for problem in [*result.problems, *result.notes]:
         say(f"{index_path(path)}: {problem}")
     verdict = "matches" if result.ok else "does not match"
     say(f"index {verdict} the store ({result.messages} messages)")
