@@ -39,6 +39,11 @@ _WORD = re.compile(r"\w+")
 _SPACES = re.compile(r"\s+")
 SNIPPET_WORDS = 24
 RANKED = 10_000  # matches ranked by BM25 at most: the most recent ones (see _hits)
+# FTS5 merges the doclists of OR'd terms and BM25 scores every term for every match, so
+# the time grows with the square of the terms (1,000 OR'd words: seconds on 8,000
+# messages; 100 take a tenth of a second). A longer query is refused with these numbers.
+MAX_TERMS = 100
+MAX_QUERY_CHARS = 4_000
 
 
 @dataclass
@@ -68,6 +73,25 @@ def fts_query(query: str) -> str:
     return _QUOTED_OR_WORD.sub(fix, query)
 
 
+def checked_query(query: str) -> str:
+    """``query`` as FTS5 will read it (``fts_query``), once it is within ``MAX_TERMS``
+    words and ``MAX_QUERY_CHARS`` characters (else one UsageError saying so)."""
+    if not query.strip():
+        raise UsageError("empty search query", hint=HINT)
+    if len(query) > MAX_QUERY_CHARS:
+        raise UsageError(
+            f"the search query is too long ({len(query):,} characters; at most {MAX_QUERY_CHARS:,})",
+            hint="search for fewer, more telling words",
+        )
+    words = len(terms(query))
+    if words > MAX_TERMS:
+        raise UsageError(
+            f"too many search terms ({words:,}; at most {MAX_TERMS})",
+            hint="search for fewer, more telling words",
+        )
+    return fts_query(query)
+
+
 def terms(query: str) -> list[str]:
     """The words of the query, folded, for marking hits (operators left out)."""
     out: list[str] = []
@@ -88,16 +112,17 @@ def snippet(record: dict[str, Any], query_terms: list[str], query: str) -> list[
     """A window of the subject and text around the first word matching a term."""
     text = fields.searchable_text(record)
     spans = [m.span() for m in _WORD.finditer(text)]
-    prefixes = _prefixes(query)
+    prefixes = tuple(_prefixes(query))
+    wanted = set(query_terms)  # a word is looked up, not compared with every term
 
     def hit(word: str) -> bool:
         w = _fold(word)
-        if w in query_terms or any(w.startswith(p) for p in prefixes):
+        if w in wanted or w.startswith(prefixes):
             return True
-        return has_cjk(word) and any(t in w for t in query_terms)
+        return has_cjk(word) and any(t in w for t in wanted)
 
-    hits = [i for i, (s, e) in enumerate(spans) if hit(text[s:e])]
-    first = hits[0] if hits else 0
+    hits = {i for i, (s, e) in enumerate(spans) if hit(text[s:e])}
+    first = min(hits) if hits else 0
     lo = max(0, first - SNIPPET_WORDS // 3)
     hi = min(len(spans), lo + SNIPPET_WORDS)
     if not spans:
@@ -189,9 +214,7 @@ def search(
     at most this many matches are ranked, the most recent ones (None: all; see ``_hits``
     and ``Hits.window``).
     """
-    if not query.strip():
-        raise UsageError("empty search query", hint=HINT)
-    match = fts_query(query)
+    match = checked_query(query)
     note = ""
     if os.environ.get("CONVO_NO_INDEX") != "1":
         result = refresh(store_path, create=True, track=track)
@@ -249,7 +272,7 @@ def count_matches(store_path: str | os.PathLike[str], query: str) -> int | str:
             return r
         try:
             sql = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?"
-            return int(r.conn.execute(sql, (fts_query(query),)).fetchone()[0])
+            return int(r.conn.execute(sql, (checked_query(query),)).fetchone()[0])
         except sqlite3.OperationalError as e:
             raise UsageError(
                 f"bad search query ({str(e).removeprefix('fts5: ')})", hint=HINT
