@@ -149,12 +149,25 @@ class Hits(list):
     window = 0
 
 
+def _bad_query(e: sqlite3.OperationalError) -> UsageError:
+    """FTS5's error for a query, as one line a user can act on. FTS5 reads ``NAME:`` and
+    ``-NAME`` as a column filter, so ``-budget`` would say "no such column: budget"."""
+    msg = str(e).removeprefix("fts5: ")
+    if msg.startswith("no such column: "):
+        name = msg.removeprefix("no such column: ")
+        return UsageError(
+            f"bad search query: {name!r} is read as a field name (FTS5 reads NAME: and"
+            " -NAME so; the fields are subject and text)",
+            hint='leave a word out with "a NOT word"; quote a word with - or : ("-word")',
+        )
+    return UsageError(f"bad search query ({msg})", hint=HINT)
+
+
 def _run(r: Reader, sql: str, params: list[Any]) -> list[Any]:
     try:
         return r.conn.execute(sql, params).fetchall()
     except sqlite3.OperationalError as e:
-        msg = str(e).removeprefix("fts5: ")
-        raise UsageError(f"bad search query ({msg})", hint=HINT) from None
+        raise _bad_query(e) from None
 
 
 def _hits(
@@ -274,6 +287,4 @@ def count_matches(store_path: str | os.PathLike[str], query: str) -> int | str:
             sql = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?"
             return int(r.conn.execute(sql, (checked_query(query),)).fetchone()[0])
         except sqlite3.OperationalError as e:
-            raise UsageError(
-                f"bad search query ({str(e).removeprefix('fts5: ')})", hint=HINT
-            ) from None
+            raise _bad_query(e) from None
