@@ -1,11 +1,11 @@
 """Files convo must never write over: the store, its index and lock, and every input read.
 
-One rule for every writer (``-o`` of ``ingest`` and ``export``, ``--rejects``, the
-Parquet dataset): a target that is the same file as a protected one is refused with one
-located line, before anything is written and again just before the rename that would
-replace it (an input read in between counts too). "The same file" is the same device and
-inode (so a hard link or a symbolic link to the store is caught) or, for a file that
-does not exist yet (the index's ``-journal``), the same real path.
+One rule for every writer of a file (``-o`` of ``ingest`` and ``export``, ``--rejects``):
+a target that is the same file as a protected one is refused with one located line,
+before anything is written and again just before the rename that would replace it (an
+input read in between counts too). "The same file" is the same device and inode (so a
+hard link or a symbolic link to the store is caught) or, for the store's files, the same
+real path (the index's ``-journal`` need not exist yet).
 
 The set is per process: the command line protects the store it names when it starts
 (``convo.pipeline.storepath.protect_store``), ``convo.pipeline.store.Store`` protects its
@@ -38,7 +38,8 @@ def protect(path: str | os.PathLike[str], role: str, *, fd: int | None = None) -
     """Never write over ``path`` (``role`` says what it is: "the store", ...); ``fd``: the
     file as opened (for an input: the file read, even if ``path`` is renamed later)."""
     real = _real(path)
-    _by_path.setdefault(real, role)
+    if fd is None:  # an input is known by its inode alone: its path may name another file later
+        _by_path.setdefault(real, role)
     try:
         st = os.fstat(fd) if fd is not None else os.stat(real)
     except OSError:
