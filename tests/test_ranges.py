@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from convo.core.pool import FreshPool, ordered_map
+from convo.core.pool import FreshPool, WorkerDied, ordered_map
 from convo.core.ranges import open_range, split, splittable
 
 
@@ -272,7 +272,7 @@ def test_fresh_pool_stops_when_a_map_raises_or_is_closed_with_results_owed():
 
 def test_fresh_pool_reports_a_worker_that_died():
     with FreshPool(2, _PRELOAD) as pool:
-        with pytest.raises(RuntimeError, match=r"a worker process ended \(exit 3\)"):
+        with pytest.raises(WorkerDied, match=r"a worker process \(pid \d+\) ended \(exit 3\)"):
             list(pool.map(_die, range(10)))
         with pytest.raises(RuntimeError, match="closed"):
             pool.map(_square, range(3))

@@ -129,8 +129,8 @@ def test_an_empty_export_says_so(tmp_path, to):
 
 
 def test_export_to_lists_and_completes_its_choices():
+    from convo.cli.choices import Choices
     from convo.cli.commands.export import _exporter_names
-    from convo.cli.options import Choices
 
     help_text = _invoke("export", "--help", env={"COLUMNS": "200"}).stdout
     assert "--to [openai|anthropic|" in help_text

@@ -45,15 +45,28 @@ def __getattr__(name: str) -> Any:
     return app
 
 
+def _terminate(signum: int, _frame: Any) -> None:
+    """SIGTERM or SIGHUP: raise ``Terminated`` (a KeyboardInterrupt), once; a second
+    signal while convo cleans up is ignored, so the clean-up finishes."""
+    from convo.core.errors import Terminated
+
+    for other in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(other, signal.SIG_IGN)
+    raise Terminated(signum)
+
+
 def main() -> None:
-    """Console-script entry point: from here on Ctrl-C raises KeyboardInterrupt, which
-    commands clean up after and the group (or ``cli.runtime.guarded``) turns into exit
-    code 130."""
+    """Console-script entry point: from here on Ctrl-C raises KeyboardInterrupt, and
+    SIGTERM or SIGHUP its subclass ``Terminated``, which commands clean up after and the
+    group (or ``cli.runtime.guarded``) turns into exit code 130 (143, 129)."""
     from convo.cli.fast import run
     from convo.cli.runtime import err, quiet_broken_pipe
-    from convo.core.errors import ExitCode
+    from convo.core.errors import interruption
 
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) is signal.SIG_DFL:  # ignored (nohup): stays ignored
+            signal.signal(signum, _terminate)
     try:
         code = run(sys.argv[1:])
         if code is None:
@@ -63,7 +76,8 @@ def main() -> None:
     except BrokenPipeError:
         quiet_broken_pipe()
         sys.exit(0)
-    except KeyboardInterrupt:
-        err("interrupted")
-        sys.exit(int(ExitCode.INTERRUPTED))
+    except KeyboardInterrupt as e:
+        what, code = interruption(e)
+        err(what)
+        sys.exit(code)
     sys.exit(code)

@@ -17,6 +17,7 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
+from convo.cli.choices import show_choices
 from convo.cli.coercion import install, on_parse
 from convo.cli.commands import (
     embed,
@@ -33,9 +34,8 @@ from convo.cli.commands import (
     validate,
 )
 from convo.cli.lazy import LazyCommands
-from convo.cli.options import show_choices
 from convo.cli.runtime import err, quiet_broken_pipe, state
-from convo.core.errors import ExitCode
+from convo.core.errors import ExitCode, interruption
 
 __all__ = ["app"]
 
@@ -89,9 +89,10 @@ class ConvoGroup(TyperGroup):
             code = super().main(*args, **{**kwargs, "standalone_mode": False})
         except typer.TyperException as e:
             code = _usage_error(e)
-        except (typer.Abort, KeyboardInterrupt):
-            err("interrupted")
-            code = int(ExitCode.INTERRUPTED)
+        except (typer.Abort, KeyboardInterrupt) as e:  # click's Abort carries the signal
+            cause = e if isinstance(e, KeyboardInterrupt) else e.__cause__
+            what, code = interruption(cause if isinstance(cause, KeyboardInterrupt) else None)
+            err(what)
         except BrokenPipeError:
             quiet_broken_pipe()
             code = 0
@@ -143,6 +144,16 @@ def _main(
     source = ctx.get_parameter_source("store")
     state["store"] = store
     state["store_named"] = source is not None and source.name == "COMMANDLINE"
+    _protect_store(store)
+
+
+def _protect_store(store: str | None) -> None:
+    """No output of this command may write over the store, its index or its lock."""
+    from convo.core import guard
+    from convo.store.path import default_store_path, protect_store
+
+    guard.reset()
+    protect_store(default_store_path(store))
 
 
 def _prepare(cmd: Any) -> None:

@@ -77,8 +77,11 @@ def _fail(e: BaseException) -> int:
         quiet_broken_pipe()
         return int(ExitCode.OK)
     if isinstance(e, KeyboardInterrupt):
-        err("interrupted")
-        return int(ExitCode.INTERRUPTED)
+        from convo.core.errors import interruption
+
+        what, code = interruption(e)
+        err(what)
+        return code
     err(f"error: internal error ({type(e).__name__}: {e}); re-run with --debug and report it")
     return int(ExitCode.USAGE)
 
@@ -112,6 +115,19 @@ def command(func):
     return wrapper
 
 
+def protect_named(paths: list[str], store: str | None) -> None:
+    """No output of this command (``-o``, ``--rejects``) may write over a file named as
+    its input or over the store it names (``convo.core.guard``)."""
+    from convo.core import guard
+    from convo.store.path import protect_store
+
+    if store:
+        protect_store(store)
+    for path in paths:
+        if path != "-":
+            guard.protect(path, guard.INPUT)
+
+
 class Reporter:
     """Warnings and rejects on stderr: the first few in full, then a count."""
 
@@ -126,8 +142,10 @@ class Reporter:
         self._rejects = None
         self.rejects_path = rejects_path
         if rejects_path:
+            from convo.core import guard
             from convo.core.errors import InputError
 
+            guard.check(rejects_path)
             try:
                 Path(rejects_path).parent.mkdir(parents=True, exist_ok=True)
                 self._rejects = open(rejects_path, "wb")  # noqa: SIM115 - closed in close()

@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from convo.core.errors import InputError
+from convo.core import guard
+from convo.core.errors import InputError, UsageError
 from convo.core.io import COPY_BYTES, WRITE_ERRNOS, os_error, special_kind
 
 
@@ -28,7 +29,7 @@ def resolve_target(path: str | os.PathLike[str]) -> Path:
 
 
 @contextlib.contextmanager
-def atomic_writer(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+def atomic_writer(path: str | os.PathLike[str], *, guarded: bool = True) -> Iterator[BinaryIO]:
     """Write ``path`` through a temporary file in the same folder, renamed on success.
 
     On any error (or Ctrl-C) the temporary file is removed and ``path`` is untouched.
@@ -36,8 +37,16 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     (``/dev/null``, ``/dev/stdout``, a pipe) is written into, never replaced; a block
     device or socket is refused. A failed write (a full disk, a read-only file system)
     is a located InputError naming ``path``.
+
+    ``guarded``: refuse (before writing, and again before the rename) a file that is the
+    store, its index or lock, or an input being read (``convo.core.guard``); only a
+    rewrite of the store itself passes False.
     """
     shown = str(path)
+    if not shown:
+        raise UsageError(
+            "the output file name is empty", hint="name a file to write, or - for stdout"
+        )
     target = resolve_target(path)
     try:
         mode = os.stat(target).st_mode
@@ -54,6 +63,8 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         return
     if kind is not None:
         raise InputError(f"is a {kind}", where=shown, hint="name a file to write")
+    if guarded:
+        guard.check(target, shown)
     with _located_write(shown, every=True):
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
@@ -64,6 +75,8 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
                 out.flush()
                 os.fsync(out.fileno())
             os.chmod(tmp, stat.S_IMODE(mode) if mode is not None else 0o644)
+            if guarded:
+                guard.check(target, shown)  # an input read meanwhile counts too
             os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -15,6 +15,24 @@ class ExitCode(IntEnum):
     INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, handled as Ctrl-C is: the same clean-up (no temporary file,
+    spill or index journal left, workers ended), then exit 128 + the signal's number."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def interruption(e: KeyboardInterrupt | None) -> tuple[str, int]:
+    """What to say and the exit code for Ctrl-C (130) or a ``Terminated`` (143, 129)."""
+    import signal
+
+    if isinstance(e, Terminated):
+        return f"terminated ({signal.Signals(e.signum).name})", 128 + e.signum
+    return "interrupted", int(ExitCode.INTERRUPTED)
+
+
 class ConvoError(Exception):
     """An error with a location and a hint, shown as one line."""
 

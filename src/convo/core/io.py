@@ -22,6 +22,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from convo.core import guard
 from convo.core.errors import InputError
 from convo.core.jsonl import committed_end
 
@@ -94,10 +95,11 @@ def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
         _refuse_device(path, name)
         try:
             stream = open(path, "rb")  # noqa: SIM115 - returned to the caller
+            guard.protect(path, guard.INPUT, fd=stream.fileno())
         except FileNotFoundError:
             raise InputError("no such file", where=name, hint="check the path") from None
         except IsADirectoryError:
-            raise InputError("is a directory", where=name, hint="name a JSONL file") from None
+            raise InputError("is a directory", where=name, hint="name a file") from None
         except OSError as e:
             raise InputError(f"cannot open ({e.strerror})", where=name) from None
     peek = getattr(stream, "peek", None)
@@ -281,9 +283,11 @@ class Source:
     def _open_raw(self) -> BinaryIO:
         assert self.path is not None
         try:
-            return open(self.path, "rb")
+            raw = open(self.path, "rb")  # noqa: SIM115 - returned to the caller
         except OSError as e:
             raise InputError(f"cannot read ({e.strerror})", where=self.name) from None
+        guard.protect(self.path, guard.INPUT, fd=raw.fileno())
+        return raw
 
     def _replayable(self, raw: BinaryIO) -> bytes:
         """Read the head of a one-time stream and keep a stream that gives it back first."""

@@ -69,6 +69,14 @@ class People:
             ) from None
         except tomllib.TOMLDecodeError as e:
             raise InputError(f"not a TOML file ({e})", where=path, hint=HINT) from None
+        except UnicodeDecodeError as e:
+            raise InputError(
+                f"not UTF-8 (byte {e.start}); a TOML file is UTF-8", where=path, hint=HINT
+            ) from None
+        except RecursionError:
+            raise InputError(
+                "nested too deeply to be a people file", where=path, hint=HINT
+            ) from None
         return cls.of(data, path)
 
     @classmethod

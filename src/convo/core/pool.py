@@ -13,7 +13,8 @@ that import only those modules (``serve``, over pipes): a forked worker's reside
 memory is a copy of everything the parent loaded (the command line: about 30 MB), a
 fresh one holds what the work needs (the query scan: about 15 MB), which matters when
 the memory of every worker counts. Workers ignore Ctrl-C: the terminal sends SIGINT to
-the whole process group, and the parent alone turns it into exit code 130. Closing the
+the whole process group, and the parent alone turns it into exit code 130. They die
+with their parent (``_worker_signals``), so a parent killed by any signal leaves none. Closing the
 iterator (after ``--limit``, or a closed pipe) cancels what is not started.
 
 ``FreshPool(jobs, preload)`` keeps one set of fresh workers for several maps: a command
@@ -27,6 +28,7 @@ one map on a pool of its own.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import pickle
 import signal
@@ -37,6 +39,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from convo.core import collector
+from convo.core.errors import ConvoError
 
 if TYPE_CHECKING:
     import subprocess
@@ -55,8 +58,26 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
-def _ignore_interrupts() -> None:
+PARENT = "CONVO_POOL_PARENT"  # a fresh worker's environment: its parent's pid
+PR_SET_PDEATHSIG = 1
+
+
+def _worker_signals(parent: int | None = None) -> None:
+    """A worker ignores Ctrl-C (the parent alone turns it into an exit code), ends on
+    SIGTERM or SIGHUP as any program does (not through the parent's ``Terminated``), and
+    dies with its parent: on Linux the kernel kills it when the parent (the thread that
+    started it) ends, even by kill -9, so no worker is left asleep holding the folder."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)  # the parent ended before the line above
 
 
 def ordered_map(
@@ -80,19 +101,86 @@ def ordered_map(
 
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     with ProcessPoolExecutor(
-        max_workers=jobs, mp_context=context, initializer=_ignore_interrupts
+        max_workers=jobs,
+        mp_context=context,
+        initializer=_worker_signals,
+        initargs=(os.getpid(),),
     ) as pool:
-        pending: deque[Future[R]] = deque()
+        pending: deque[tuple[Future[R], T]] = deque()
         try:
             for item in items:
-                pending.append(pool.submit(fn, item))
+                pending.append((pool.submit(fn, item), item))
                 if len(pending) >= 2 * jobs:
-                    yield pending.popleft().result()
+                    yield _pool_result(pool, pending.popleft())
             while pending:
-                yield pending.popleft().result()
+                yield _pool_result(pool, pending.popleft())
         finally:
-            for future in pending:
+            for future, _ in pending:
                 future.cancel()
+
+
+def _pool_result(pool: Any, entry: tuple[Future[R], Any]) -> R:
+    """A fork worker's result; a worker that died (the OOM killer) is ``WorkerDied``."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    future, item = entry
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        processes = list(getattr(pool, "_processes", {}).values())  # the stdlib's own
+        dead = [p for p in processes if p.exitcode not in (None, 0, -signal.SIGTERM)]
+        died = (dead or processes or [None])[0]
+        pid, code = (died.pid, died.exitcode) if died is not None else (None, None)
+        raise WorkerDied(pid, code, item) from None
+
+
+class WorkerDied(ConvoError):
+    """A worker process ended without answering (killed by the OOM killer, a signal):
+    one line naming it, its signal and the input it was given; the command's output is
+    all-or-nothing, so nothing was written."""
+
+    def __init__(self, pid: int | None, code: int | None, item: Any):
+        how = (
+            f"was killed by {_signal_name(-code)}"
+            if code is not None and code < 0
+            else (f"ended (exit {code})" if code is not None else "ended")
+        )
+        oom = " (out of memory?)" if code == -signal.SIGKILL else ""
+        who = f"a worker process (pid {pid})" if pid else "a worker process"
+        super().__init__(
+            f"{who} {how}{oom}",
+            where=input_of(item),
+            hint="nothing was written; re-run with fewer --jobs (or -j 1)",
+        )
+
+
+def _signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
+
+
+def input_of(task: Any) -> str | None:
+    """The input a task reads, for an error line: the first ``path`` in the task or its
+    fields (a byte range with its bytes)."""
+    queue: deque[Any] = deque([task])
+    for _ in range(50):
+        if not queue:
+            break
+        item = queue.popleft()
+        path = getattr(item, "path", None)
+        if isinstance(path, str | os.PathLike):
+            start, end = getattr(item, "start", None), getattr(item, "end", None)
+            span = (
+                f" (bytes {start}-{end})" if isinstance(start, int) and isinstance(end, int) else ""
+            )
+            return f"{os.fspath(path)}{span}"
+        if isinstance(item, list | tuple):
+            queue.extend(item[:8])
+        elif dataclasses.is_dataclass(item):
+            queue.extend(getattr(item, f.name, None) for f in dataclasses.fields(item))
+    return None
 
 
 def _send(stream: IO[bytes], value: Any) -> None:
@@ -136,7 +224,11 @@ class FreshPool:
             return
         import subprocess
 
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
+            PARENT: str(os.getpid()),
+        }
         code = "from convo.core.pool import serve; serve()"
         self._workers = [
             _Worker(
@@ -207,6 +299,7 @@ class FreshPool:
         for i, item in enumerate(items):
             worker = workers[i % jobs]
             worker.tasks.put((fn, item))
+            worker.given.append(item)
             owed.append(worker)
             if len(owed) >= 2 * jobs:
                 yield _result(owed)
@@ -258,6 +351,7 @@ class _Worker:
 
         self.proc = proc
         self.tasks: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.given: deque[Any] = deque()  # the items it has not answered yet, in order
         self.feeder = threading.Thread(target=self._feed, daemon=True)
         self.feeder.start()
 
@@ -284,11 +378,14 @@ def _result(owed: deque[_Worker]) -> Any:
     """The next answer owed: the first worker's, taken off ``owed`` once read whole."""
     proc = owed[0].proc
     assert proc.stdout is not None
+    given = owed[0].given
     try:
         ok, value = _receive(proc.stdout)
     except EOFError:
-        raise RuntimeError(f"a worker process ended (exit {proc.wait()})") from None
+        raise WorkerDied(proc.pid, proc.wait(), given[0] if given else None) from None
     owed.popleft()
+    if given:
+        given.popleft()
     if not ok:
         raise value
     return value
@@ -299,7 +396,8 @@ def serve() -> None:
     stdin on stdout until stdin ends."""
     import importlib
 
-    _ignore_interrupts()
+    parent = os.environ.pop(PARENT, "")
+    _worker_signals(int(parent) if parent.isdigit() else None)
     # The results go over a private copy of the pipe; descriptor 1 and sys.stdout are
     # pointed at stderr, so whatever the work prints (a library's print, a warning)
     # reaches the terminal instead of corrupting the results the parent reads.

@@ -5,7 +5,7 @@ belong to a message the store no longer holds, that the raw file holds every row
 catalogue counts, and that every row of a message is finite and of unit length.
 A check that finds a message not embedded, or embedded from an older text, makes the next
 ``convo embed`` read the whole store (an edit in the middle of a store that also grew is
-not seen by the test of what was appended, ``convo.index.state.judge``), so that run
+not seen by the test of what was appended, ``convo.index.state.freshness``), so that run
 mends it.
 """
 

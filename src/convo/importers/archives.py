@@ -45,8 +45,10 @@ def safe_members(
 ) -> dict[str, zipfile.ZipInfo]:
     """The archive's files that may be read, by name. Unsafe or oversized members are
     rejected (``hint`` says what the archive should have been); an archive whose files add
-    up to more than ``TOTAL_CAP`` is an InputError."""
+    up to more than ``TOTAL_CAP`` is an InputError. A name held by several members is
+    ambiguous (which one did the exporter mean?): none of them is read, each rejected."""
     members: dict[str, zipfile.ZipInfo] = {}
+    repeated: set[str] = set()
     total = 0
     try:
         infos = zf.infolist()
@@ -56,6 +58,15 @@ def safe_members(
         if info.is_dir():
             continue
         here = f"{where}#{info.filename}"
+        if info.filename in members or info.filename in repeated:
+            members.pop(info.filename, None)
+            repeated.add(info.filename)
+            ctx.reject(
+                here,
+                "zip member named more than once: none of them is read",
+                hint="unpack the archive and name the file to read",
+            )
+            continue
         bad = unsafe_member(info.filename)
         if bad:
             ctx.reject(here, f"zip member {bad}", hint=hint)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO
 
 from convo.core import collector
+from convo.core.io import os_error
 from convo.index import fts, schema
 from convo.index.batch import Batch, Task, read_range
 from convo.index.rows import end_of_whole_lines
@@ -168,9 +169,17 @@ def append(store_path: Path, f: IO[bytes], meta: dict[str, str], track: Track | 
 
 
 def sync(
-    store_path: str | os.PathLike[str], *, create: bool = True, track: Track | None = None
+    store_path: str | os.PathLike[str],
+    *,
+    create: bool = True,
+    track: Track | None = None,
+    rebuild_all: bool = False,
 ) -> SyncResult:
-    """Bring the index up to date with the store. The caller holds the store lock."""
+    """Bring the index up to date with the store. The caller holds the store lock.
+
+    ``rebuild_all``: build a new index from scratch even when this one is current
+    (``convo index --rebuild``); it is built beside the old one and renamed over it, so
+    the old index stays whole until the new one is (``rebuild``)."""
     path = Path(store_path)
     ipath = schema.index_path(path)
     try:
@@ -178,7 +187,12 @@ def sync(
         if meta is None and not create:
             return SyncResult("unavailable", reason="no index")
         with open(path, "rb") as f:
-            state, reason = freshness(meta, f) if meta else ("rebuild", "no index")
+            if not meta:  # none, or unreadable or damaged (``schema.DamagedIndex``)
+                state, reason = "rebuild", "no index" if meta is None else "the index was damaged"
+            else:
+                state, reason = freshness(meta, f)
+            if rebuild_all:
+                state, reason = "rebuild", ""
             if state == "fresh":
                 return SyncResult("fresh")
             if state == "append" and meta:
@@ -195,6 +209,10 @@ def drop(store_path: str | os.PathLike[str]) -> bool:
     ipath = schema.index_path(store_path)
     found = ipath.exists()
     for p in (ipath, Path(f"{ipath}-journal")):
-        with contextlib.suppress(FileNotFoundError):
+        try:
             p.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as e:  # a read-only file system: one located line
+            raise os_error(e, str(p), "the index cannot be removed here") from None
     return found

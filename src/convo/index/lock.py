@@ -15,22 +15,24 @@ from convo.core.errors import InputError
 
 
 @contextlib.contextmanager
-def store_lock(path: Path, *, wait: bool = True) -> Iterator[bool]:
-    """Yield True holding the lock on an existing store, False when not taken.
+def store_lock(path: Path, *, wait: bool = True) -> Iterator[str]:
+    """Yield "" holding the lock on an existing store, else why it was not taken.
 
-    Not taken: the store does not exist, or ``wait`` is False and another process holds
-    the lock (a writer is busy; the caller falls back to scanning).
+    Not taken: the store does not exist ("no store"), ``wait`` is False and another
+    process holds the lock ("the store is being written": the caller scans instead), or
+    the lock file cannot be made (a read-only file system: that error, as a reason).
     """
     if not path.exists():
-        yield False
+        yield "no store"
         return
     try:
         held = lock.hold(path.resolve(), str(path), wait=None if wait else 0)
         held.__enter__()
-    except InputError:
-        yield False
+    except InputError as e:
+        busy = e.what.startswith("the store is locked")
+        yield "the store is being written" if busy else f"the lock file cannot be made ({e.what})"
         return
     try:
-        yield True
+        yield ""
     finally:
         held.__exit__(None, None, None)

@@ -10,6 +10,7 @@ message with readable columns.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sqlite3
 from pathlib import Path
@@ -139,8 +140,46 @@ def create_fts(conn: sqlite3.Connection) -> None:
     _run(conn, FTS_DDL)
 
 
+NUMBERS = ("store_dev", "store_ino", "store_mtime_ns", "store_size", "indexed_bytes",
+           "messages", "bad_lines")  # fmt: skip
+
+
+class DamagedIndex(sqlite3.DatabaseError):
+    """A valid SQLite file that is not a whole index: a meta value that is not a number,
+    a table or column missing. Every caller treats it as any index it cannot read: a
+    read goes without it, the next write (``ingest --save``, ``index``) rebuilds it."""
+
+
 def read_meta(conn: sqlite3.Connection) -> dict[str, str]:
-    return {k: v for k, v in conn.execute("SELECT key, value FROM meta")}
+    """The meta table, once the index is seen whole (else ``DamagedIndex``)."""
+    meta = {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}
+    for key in NUMBERS:
+        value = meta.get(key)
+        if value is not None and not value.lstrip("-").isdecimal():
+            raise DamagedIndex(f"the index is damaged: its meta {key} is not a number")
+    for table, columns in _tables().items():
+        have = {row[1] for row in conn.execute(f"PRAGMA table_info('{table}')")}
+        if not have:
+            raise DamagedIndex(f"the index is damaged: no table {table}")
+        if missing := sorted(columns - have):
+            raise DamagedIndex(f"the index is damaged: table {table} lacks {', '.join(missing)}")
+    return meta
+
+
+@functools.cache
+def _tables() -> dict[str, set[str]]:
+    """Every table ``create`` makes, with its columns (from a database in memory)."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        _run(conn, DDL)
+        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {
+            name: {row[1] for row in conn.execute(f"PRAGMA table_info('{name}')")}
+            for name in names
+            if not name.startswith("messages_fts_")  # FTS5's own shadow tables
+        }
+    finally:
+        conn.close()
 
 
 def write_meta(conn: sqlite3.Connection, values: dict[str, object]) -> None:

@@ -43,6 +43,11 @@ RANKED = 10_000  # matches ranked by BM25 at most: the most recent ones (see _hi
 # The candidates' condition on ``messages m`` and its parameters, made on the open index
 # (``convo.query.plan`` compiles a query's filters to it); "1": every message.
 Narrow = Callable[[sqlite3.Connection], tuple[str, tuple[Any, ...]]]
+# FTS5 merges the doclists of OR'd terms and BM25 scores every term for every match, so
+# the time grows with the square of the terms (1,000 OR'd words: seconds on 8,000
+# messages; 100 take a tenth of a second). A longer query is refused with these numbers.
+MAX_TERMS = 100
+MAX_QUERY_CHARS = 4_000
 
 
 @dataclass
@@ -72,6 +77,25 @@ def fts_query(query: str) -> str:
     return _QUOTED_OR_WORD.sub(fix, query)
 
 
+def checked_query(query: str) -> str:
+    """``query`` as FTS5 will read it (``fts_query``), once it is within ``MAX_TERMS``
+    words and ``MAX_QUERY_CHARS`` characters (else one UsageError saying so)."""
+    if not query.strip():
+        raise UsageError("empty search query", hint=HINT)
+    if len(query) > MAX_QUERY_CHARS:
+        raise UsageError(
+            f"the search query is too long ({len(query):,} characters; at most {MAX_QUERY_CHARS:,})",
+            hint="search for fewer, more telling words",
+        )
+    words = len(terms(query))
+    if words > MAX_TERMS:
+        raise UsageError(
+            f"too many search terms ({words:,}; at most {MAX_TERMS})",
+            hint="search for fewer, more telling words",
+        )
+    return fts_query(query)
+
+
 def terms(query: str) -> list[str]:
     """The words of the query, folded, for marking hits (operators left out)."""
     out: list[str] = []
@@ -92,16 +116,17 @@ def snippet(record: dict[str, Any], query_terms: list[str], query: str) -> list[
     """A window of the subject and text around the first word matching a term."""
     text = fields.searchable_text(record)
     spans = [m.span() for m in _WORD.finditer(text)]
-    prefixes = _prefixes(query)
+    prefixes = tuple(_prefixes(query))
+    wanted = set(query_terms)  # a word is looked up, not compared with every term
 
     def hit(word: str) -> bool:
         w = _fold(word)
-        if w in query_terms or any(w.startswith(p) for p in prefixes):
+        if w in wanted or w.startswith(prefixes):
             return True
-        return has_cjk(word) and any(t in w for t in query_terms)
+        return has_cjk(word) and any(t in w for t in wanted)
 
-    hits = [i for i, (s, e) in enumerate(spans) if hit(text[s:e])]
-    first = hits[0] if hits else 0
+    hits = {i for i, (s, e) in enumerate(spans) if hit(text[s:e])}
+    first = min(hits) if hits else 0
     lo = max(0, first - SNIPPET_WORDS // 3)
     hi = min(len(spans), lo + SNIPPET_WORDS)
     if not spans:
@@ -130,12 +155,25 @@ class Hits(list):
     note = ""
 
 
+def _bad_query(e: sqlite3.OperationalError) -> UsageError:
+    """FTS5's error for a query, as one line a user can act on. FTS5 reads ``NAME:`` and
+    ``-NAME`` as a column filter, so ``-budget`` would say "no such column: budget"."""
+    msg = str(e).removeprefix("fts5: ")
+    if msg.startswith("no such column: "):
+        name = msg.removeprefix("no such column: ")
+        return UsageError(
+            f"bad search query: {name!r} is read as a field name (FTS5 reads NAME: and"
+            " -NAME so; the fields are subject and text)",
+            hint='leave a word out with "a NOT word"; quote a word with - or : ("-word")',
+        )
+    return UsageError(f"bad search query ({msg})", hint=HINT)
+
+
 def _run(r: Reader, sql: str, params: list[Any]) -> list[Any]:
     try:
         return r.conn.execute(sql, params).fetchall()
     except sqlite3.OperationalError as e:
-        msg = str(e).removeprefix("fts5: ")
-        raise UsageError(f"bad search query ({msg})", hint=HINT) from None
+        raise _bad_query(e) from None
 
 
 def _hits(
@@ -194,9 +232,7 @@ def search(
     at most this many matches are ranked, the most recent ones (None: all; see ``_hits``
     and ``Hits.window``).
     """
-    if not query.strip():
-        raise UsageError("empty search query", hint=HINT)
-    match = fts_query(query)
+    match = checked_query(query)
     note = ""
     if os.environ.get("CONVO_NO_INDEX") != "1":
         result = refresh(store_path, create=True, track=track)
@@ -254,8 +290,6 @@ def count_matches(store_path: str | os.PathLike[str], query: str) -> int | str:
             return r
         try:
             sql = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?"
-            return int(r.conn.execute(sql, (fts_query(query),)).fetchone()[0])
+            return int(r.conn.execute(sql, (checked_query(query),)).fetchone()[0])
         except sqlite3.OperationalError as e:
-            raise UsageError(
-                f"bad search query ({str(e).removeprefix('fts5: ')})", hint=HINT
-            ) from None
+            raise _bad_query(e) from None

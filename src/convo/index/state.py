@@ -120,7 +120,7 @@ def status(store_path: str | os.PathLike[str]) -> Status:
     if meta is None:
         return Status("missing", "no index")
     if not meta:
-        return Status("rebuild", "the index file is unreadable")
+        return Status("rebuild", "the index file is unreadable or damaged")
     try:
         with open(store_path, "rb") as f:
             state, reason = freshness(meta, f)
@@ -135,20 +135,21 @@ def refresh(
     create: bool = True,
     wait: bool = False,
     track: Track | None = None,
+    rebuild_all: bool = False,
 ) -> SyncResult:
     """``build.sync`` under the store lock; ``unavailable`` when a writer holds it
-    (``wait=False``). Never raises for index trouble (see ``build.sync``)."""
+    (``wait=False``). Never raises for index trouble (see ``build.sync``);
+    ``rebuild_all``: see ``build.sync``."""
     path = Path(store_path)
     current = status(path)
-    if current.fresh:
+    if current.fresh and not rebuild_all:
         return SyncResult("fresh")
     if current.state == "missing" and not create:
         return SyncResult("unavailable", reason="no index")
     from convo.index.build import sync
     from convo.index.lock import store_lock
 
-    with store_lock(path, wait=wait) as locked:
-        if not locked:
-            why = "no store" if not path.exists() else "the store is being written"
-            return SyncResult("unavailable", reason=why)
-        return sync(path, create=create, track=track)
+    with store_lock(path, wait=wait) as not_locked:
+        if not_locked:
+            return SyncResult("unavailable", reason=not_locked)
+        return sync(path, create=create, track=track, rebuild_all=rebuild_all)

@@ -309,7 +309,7 @@ class JsonlMessageStore:
         """Replace this history's lines by ``messages``; other histories' lines are kept."""
         others, bad = self._scan(lambda rec, raw: None if self._mine(rec) else raw)
         self._move_bad(bad)
-        with atomic_writer(self.path) as out:
+        with atomic_writer(self.store.real, guarded=False) as out:  # the store itself
             for raw in others:
                 out.write(raw + b"\n")
             for m in messages:
@@ -383,7 +383,7 @@ class JsonlMessageStore:
     def _move_bad(self, bad: list[bytes]) -> None:
         if not bad:
             return
-        with open(f"{self.path}.torn", "ab") as torn:
+        with open(f"{self.store.real}.torn", "ab") as torn:
             torn.write(b"".join(b + b"\n" for b in bad))
         warnings.warn(
             f"{self.path}: {len(bad)} unreadable lines moved to {self.path}.torn",

@@ -130,7 +130,7 @@ def _byte_bar(env, label: str, meter: ByteMeter):
             n = 0
             for item in items:
                 meter.seen(getattr(item, "source_id", None))
-                # A block of lines (``pipeline.ready.ReadyBlock``) counts as its messages.
+                # A block of lines (``store.lines.ReadyBlock``) counts as its messages.
                 before, n = n, n + getattr(item, "count", 1)
                 if n // CHECK != before // CHECK and time.monotonic() - last >= TICK:
                     last = time.monotonic()

@@ -25,7 +25,7 @@ def write_selection(
     Without ``--limit``/``--reverse`` the scanner's batches go straight to the writer
     (memory stays flat); ``raw`` writers get lines the scanner decided on bytes unparsed.
     ``pager`` pages a terminal writer's output. ``batches``: the matches, already chosen
-    (``output.selection.select``: through the index, sorted). Returns the number of
+    (``store.select.select``: through the index, sorted). Returns the number of
     records written.
     """
     filters = selector.filters

@@ -4,7 +4,7 @@ The run is planned into units (``pipeline.plan``), a large line-oriented file in
 unit per range (``pipeline.split``); each unit is read in a worker (``core.pool``) by a
 plain ``Ingest`` over that one path or range, which writes its messages (as JSONL
 bytes), rejections and warnings, in order, to an event file. The parent replays the
-event files in unit order, handing the lines on as they are (``pipeline.ready``) but for
+event files in unit order, handing the lines on as they are (``store.lines``) but for
 the few messages of a split file whose numbers depend on the ranges before theirs
 (``pipeline.split.FileNumbers``), so the messages, ids, rejects, warnings and the summary are
 exactly those of one process (``--jobs 1``); at most ``2 × jobs`` units are in flight,

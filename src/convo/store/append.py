@@ -32,7 +32,7 @@ from convo.core.io import os_error
 from convo.core.jsonl import Line, dumps, iter_lines, last_newline
 from convo.store.dedup import IndexIds, after_append, open_ids
 from convo.store.lines import ReadyBlock, ReadyLine
-from convo.store.path import default_store_path, real_file
+from convo.store.path import default_store_path, protect_store, real_file
 
 if TYPE_CHECKING:
     from convo.core.record import ConversationMessage
@@ -83,6 +83,7 @@ class StoreFile:
     def __init__(self, path: str | os.PathLike[str] | None = None):
         self.path = default_store_path(path)
         self.real = real_file(self.path)
+        protect_store(self.real)
 
     def exists(self) -> bool:
         return self.path.exists()

@@ -51,3 +51,19 @@ def real_file(path: Path) -> Path:
     if kind is not None:
         raise InputError(f"the store is a {kind}", where=where, hint="--store names a JSONL file")
     return real
+
+
+def protect_store(path: str | os.PathLike[str]) -> None:
+    """Never let an output (``-o``, ``--rejects``) write over the store at ``path``, its
+    index (with SQLite's ``-journal``, ``-wal`` and ``-shm``) or its lock
+    (``convo.core.guard``); links followed, as the store's own writes follow them."""
+    from convo.core import guard
+    from convo.core.jsonl import lock_path
+    from convo.index.schema import index_path
+
+    real = os.path.realpath(path)
+    guard.protect(real, "the store")
+    guard.protect(lock_path(real), "the store's lock file")
+    index = index_path(real)
+    for companion in ("", "-journal", "-wal", "-shm"):
+        guard.protect(f"{index}{companion}", "the store's index")

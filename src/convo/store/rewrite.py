@@ -31,6 +31,7 @@ import orjson
 from convo.core import fields
 from convo.core.errors import UsageError
 from convo.core.idset import IdSet
+from convo.core.io import os_error
 from convo.index.build import sync
 from convo.index.rewrite import Follower
 from convo.index.rows import parse as parse_object
@@ -126,18 +127,28 @@ class _Copy:
         self.pos += len(data)
 
     def close(self) -> None:
-        self.out.close()
-        with contextlib.suppress(OSError):
-            self.tmp.unlink()
+        """Close and remove the copy (renamed already when the rewrite succeeded). A close
+        that fails (the last flush of a full disk) still removes it: the error that
+        stopped the copy is the one reported."""
+        try:
+            self.out.close()
+        except OSError:
+            pass
+        finally:
+            with contextlib.suppress(OSError):
+                self.tmp.unlink()
 
 
 def _rewrite(store: Store, edit: Edit, result: MaintenanceResult, *, compacting: bool) -> None:
-    """Copy the store through ``edit`` and rename the copy over it (not on a dry run)."""
-    path = store.path
+    """Copy the store through ``edit`` and rename the copy over it (not on a dry run).
+
+    A store named through a symbolic link is rewritten where the link points
+    (``Store.real``), with its lock and index beside it: the link stays a link."""
+    path = store.real
     if not path.exists():
         result.index = "no store"
         return
-    with store.locked():
+    with store.locked(), _located(str(store.path)):
         _remove_stale_copies(path)
         synced = sync(path, create=False)
         follower = Follower.open(path) if synced.available else None
@@ -160,6 +171,16 @@ def _rewrite(store: Store, edit: Edit, result: MaintenanceResult, *, compacting:
             raise
         finally:
             copy.close()
+
+
+@contextlib.contextmanager
+def _located(where: str) -> Iterator[None]:
+    """A failed write of the copy (a full disk, a quota, a read-only file system) as one
+    located line, as ``ingest --save`` gives; the store is unchanged."""
+    try:
+        yield
+    except OSError as e:
+        raise os_error(e, where, "nothing was changed; fix it and re-run") from None
 
 
 def _commit(path: Path, copy: _Copy, follower: Follower | None, compacting: bool) -> None:

@@ -19,7 +19,8 @@ from typing import IO, Any
 
 import typer
 
-from convo.cli.options import Choices, ReadArgs, choice_option, read_options
+from convo.cli.choices import Choices, choice_option
+from convo.cli.options import ReadArgs, read_options
 
 JOBS_HELP = (
     "parquet: convert in N processes (default: the CPU count for JSONL inputs over 64 MB; "

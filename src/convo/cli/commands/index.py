@@ -22,7 +22,7 @@ def store_path(ctx: typer.Context | None, explicit: str | None):
 
     if not explicit and ctx is not None:
         explicit = ctx.find_root().params.get("store")
-    return Store(explicit).path
+    return Store(explicit).real  # links followed: the index and lock live beside the target
 
 
 def index(
@@ -50,13 +50,12 @@ def index(
         raise InputError(
             "no store yet", where=str(path), hint="save messages with `convo ingest --save`"
         )
-    if rebuild:
-        drop(path)
     from convo.output.env import Environment
     from convo.output.progress import progress
 
     with progress(Environment(), "indexing") as track:
-        result = refresh(path, create=True, wait=True, track=track)
+        # --rebuild builds beside the old index and renames over it: a kill keeps the old
+        result = refresh(path, create=True, wait=True, track=track, rebuild_all=rebuild)
     if not result.available:
         raise InputError(f"cannot index ({result.reason})", where=str(path))
     if result.action == "fresh":
@@ -71,7 +70,7 @@ def _check(path) -> int:
     from convo.index import check, index_path
 
     result = check(path)
-    for problem in result.problems:
+    for problem in [*result.problems, *result.notes]:
         err(f"{index_path(path)}: {problem}")
     verdict = "matches" if result.ok else "does not match"
     err(f"index {verdict} the store ({result.messages} messages)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from convo.cli.options import Choices, choice_option
+from convo.cli.choices import Choices, choice_option
 from convo.cli.runtime import command, environment
 
 FORMATS_OUTPUT = ("table", "json", "jsonl")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from convo.cli.options import ImportArgs, import_options
-from convo.cli.runtime import Reporter, command, environment, err, outcome, state
+from convo.cli.runtime import Reporter, command, environment, err, outcome, protect_named, state
 
 
 def ingest(
@@ -42,6 +42,7 @@ def ingest(
     if not output and not save:
         save = env.stdout_isatty
         output = None if save else "-"
+    protect_named(paths, store)
     reporter = Reporter(quiet=quiet, rejects_path=rejects)
     try:
         with progress(env, "importing", enabled=not quiet, paths=paths) as track:

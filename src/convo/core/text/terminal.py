@@ -1,10 +1,11 @@
 """Untrusted text made safe for a terminal.
 
 Message bodies, names and subjects come from exporters nobody here controls. Before any
-of it reaches a terminal (tables, views, errors), control characters, escape sequences,
-bidirectional overrides and invisible format characters are shown escaped (``\\x1b``,
-``\\u202e``, ``\\u200b``), so text can neither move the cursor, retitle the window, hide
-content nor reorder what is shown.
+of it reaches a terminal (tables, views, errors, JSON), every character that is
+invisible or changes how text is shown, by its Unicode category (``HIDDEN_CATEGORIES``:
+controls and escape sequences, bidirectional overrides, zero-width and other format
+characters), is shown escaped (``\\x1b``, ``\\u202e``, ``\\u200b``), so text can neither
+move the cursor, retitle the window, hide content nor reorder what is shown.
 Rich markup is never parsed from data: views build ``rich.text.Text`` objects and the
 console runs with ``markup=False``.
 """
@@ -12,22 +13,54 @@ console runs with ``markup=False``.
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Callable
 
-_UNSAFE = [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)]
-# Bidi embeddings/overrides/isolates and other invisible format characters that can
-# make displayed text differ from the data ("Trojan Source").
-_BIDI = [0x061C, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
-# Zero-width and invisible format characters: they hide or join text without showing
-# (soft hyphen, zero-width space/joiners, word joiner, invisible operators, BOM).
-_INVISIBLE = [0x00AD, 0x200B, 0x200C, 0x200D, *range(0x2060, 0x2065), 0xFEFF]
+# One rule, by Unicode category: every control (Cc), format (Cf: bidi marks and
+# overrides, zero-width characters, the soft hyphen, U+180E, U+FFF9-FFFB, the BOM, tag
+# characters), line and paragraph separator (Zl, Zp) and lone surrogate (Cs) is shown
+# escaped. They are invisible or change how the rest is shown ("Trojan Source"); every
+# other character is shown as it is.
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
+
+
+def hidden(ch: str) -> bool:
+    """Whether ``ch`` is one a terminal must not get raw (``HIDDEN_CATEGORIES``)."""
+    return unicodedata.category(ch) in HIDDEN_CATEGORIES
 
 
 def _escape(cp: int) -> str:
-    return f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}"
+    if cp < 0x100:
+        return f"\\x{cp:02x}"
+    return f"\\u{cp:04x}" if cp < 0x10000 else f"\\U{cp:08x}"
 
 
-_TABLE = {cp: _escape(cp) for cp in _UNSAFE + _BIDI + _INVISIBLE}
-_TABLE_KEEP_NL = {k: v for k, v in _TABLE.items() if k not in (0x0A, 0x09)}
+def _json_escape(cp: int) -> str:
+    """JSON's escape: astral characters as a UTF-16 surrogate pair."""
+    if cp < 0x10000:
+        return f"\\u{cp:04x}"
+    cp -= 0x10000
+    return f"\\u{0xD800 + (cp >> 10):04x}\\u{0xDC00 + (cp & 0x3FF):04x}"
+
+
+class _ByCategory(dict):
+    """A ``str.translate`` table that decides each character once, by its category."""
+
+    def __init__(self, escape: Callable[[int], str], keep: tuple[int, ...] = ()):
+        super().__init__()
+        self.escape = escape
+        self.keep = frozenset(keep)
+
+    def __missing__(self, cp: int) -> str | int:
+        value: str | int = cp
+        if cp not in self.keep and hidden(chr(cp)):
+            value = self.escape(cp)
+        self[cp] = value
+        return value
+
+
+_TABLE = _ByCategory(_escape)
+_TABLE_KEEP_NL = _ByCategory(_escape, keep=(0x0A, 0x09))
 
 
 def printable(text: str | None, *, newlines: bool = True) -> str:
@@ -50,15 +83,14 @@ def one_line(text: str | None, width: int | None = None) -> str:
     return flat
 
 
-_JSON_TTY_UNSAFE = {
-    **{cp: f"\\u{cp:04x}" for cp in range(0x20)},  # raw C0 is invalid JSON anyway
-    **{cp: f"\\u{cp:04x}" for cp in (0x7F, *range(0x80, 0xA0), *_BIDI)},
-}
+# Inside JSON text: a quote, a backslash and \n between lines are JSON's own (and the
+# raw C0 controls are invalid JSON anyway); everything else hidden is escaped as JSON.
+_JSON_TTY_UNSAFE = _ByCategory(_json_escape)
 _C0 = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def json_tty_safe(raw: bytes) -> bytes:
-    """JSON text with raw control, C1 and bidi characters written as ``\\u`` escapes.
+    """JSON text with every hidden character (``HIDDEN_CATEGORIES``) as a ``\\u`` escape.
 
     For JSON output that goes to a terminal: the same JSON value (raw control characters
     cannot be valid JSON in the first place), but nothing a terminal would act on. Line

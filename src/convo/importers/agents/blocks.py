@@ -55,7 +55,7 @@ def parse_arguments(raw: Any) -> dict[str, Any]:
     value: Any = raw
     for _ in range(2):
         try:
-            value = orjson.loads(value)
+            value = inner_json(value)
         except orjson.JSONDecodeError:
             if value is raw:
                 return {"input": {}, "input_raw": raw}
@@ -322,6 +322,22 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     except orjson.JSONEncodeError:
         return True
     return False
+
+
+# A JSON value parsed from a string inside a message (tool-call arguments) lands a few
+# levels down in its record (extra.content[i].input): it gets the message's limit less
+# those levels, so the record stays within RECORD_DEPTH as a whole message does.
+INNER_DEPTH = MAX_DEPTH - 10
+
+
+def inner_json(text: str | bytes) -> Any:
+    """The JSON value in ``text``, a string found inside another value: the one depth
+    rule of every such parse. A value nested deeper than ``INNER_DEPTH`` raises
+    orjson.JSONDecodeError, as text that is not JSON does (callers keep the string)."""
+    value = orjson.loads(text)
+    if isinstance(value, dict | list) and too_deep(value, INNER_DEPTH):
+        raise orjson.JSONDecodeError(f"nested more than {INNER_DEPTH} levels deep", "", 0)
+    return value
 
 
 def _walk_too_deep(value: Any, limit: int) -> bool:

@@ -35,7 +35,7 @@ import orjson
 
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
-from convo.importers.agents.blocks import block_chunk, dumps, parse_arguments
+from convo.importers.agents.blocks import block_chunk, dumps, inner_json, parse_arguments
 from convo.importers.agents.samples import iter_samples, key_pattern, sub
 from convo.importers.build import message
 from convo.importers.context import ImportContext
@@ -162,7 +162,7 @@ def _text(spelled: str, value: Any) -> str:
         return dumps(value)
     if spelled == "function_call":
         try:
-            call = orjson.loads(value)
+            call = inner_json(value)
         except orjson.JSONDecodeError:
             return value
         if isinstance(call, dict) and isinstance(call.get("name"), str):

@@ -328,8 +328,11 @@ def read_zip(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage
         members = safe_members(zf, source.name, ctx, "the archive is not a WhatsApp export")
         chat = _chat_member(zf, sorted(members))
         if chat is None:
+            refused = _chat_member(zf, sorted(set(zf.namelist()) - set(members)))
             raise InputError(
-                "no WhatsApp chat .txt in this zip",
+                f"its chat {refused} was not read (see the rejection above)"
+                if refused
+                else "no WhatsApp chat .txt in this zip",
                 where=source.name,
                 hint="export the chat again (Export chat), or ingest its .txt",
             )

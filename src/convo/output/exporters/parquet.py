@@ -14,9 +14,19 @@ not many tiny ones, only one Parquet writer is open at a time, and memory is the
 and its sorted copy whatever the input size and the number of partitions (the spill
 costs disk the size of the data, removed when done or on failure).
 
-Folders are hive style, ``format=slack/month=2024-03/part-0.parquet``; partition values
-are percent-encoded, so no value can name another folder, and an empty one is Hive's
-``__HIVE_DEFAULT_PARTITION__``. The columns are ``convo.core.columns``. pyarrow is an
+Folders are hive style, ``format=slack/month=2024-03/part-0.parquet``, named by
+``partition_name``: one folder per partition value and no two values in one folder. A
+value is percent-encoded (so no value can name another folder); an empty or missing one
+is Hive's ``__HIVE_DEFAULT_PARTITION__`` (Hive does not tell them apart, so they are one
+partition), and a value that is that name literally is written with its first ``_``
+encoded. A value whose encoded form is over ``MAX_PARTITION_NAME`` characters is cut
+and ends in ``~`` and a hash of the whole value (``~`` is encoded in every other name),
+so the folder name stays within every file system's limit; reading the dataset back
+gives such a value as its cut name, and pyarrow reads the encoded literal
+``__HIVE_DEFAULT_PARTITION__`` back as null (it decodes a name before it compares it
+with Hive's), though its rows keep a folder of their own. The dataset is written into a hidden folder beside
+the target and renamed to it when complete (``dataset_folder``): a failed or
+interrupted export leaves no partial dataset. The columns are ``convo.core.columns``. pyarrow is an
 optional dependency (``pip install 'convo-tools[parquet]'``).
 """
 
@@ -28,23 +38,22 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import orjson
 
 from convo.core import fields
 from convo.core.collector import fewer_collections
 from convo.core.columns import COLUMN_NAMES, COLUMNS, record_values
-from convo.core.errors import InputError, UsageError
+from convo.core.errors import UsageError
 from convo.core.pool import cpu_count
 from convo.core.timestamps import CANONICAL
+from convo.output.exporters.dataset import dataset_folder, partition_name
 
 BATCH_ROWS = 5_000
 ROW_GROUP_ROWS = 100_000
 BUFFER_BYTES = 8 << 20
 SPILL_BUFFER = 1 << 20  # a spill's IPC writes go through a buffer this size
 WRITE_THREADS = 2  # at most: each holds a partition's table while it writes
-NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 
 
 def require_pyarrow() -> Any:
@@ -275,6 +284,7 @@ class PartitionedWriter:
                 self.flat = self.pq.ParquetWriter(self.root / "part-0.parquet", self.file_schema)
             self.flat.write_table(table, row_group_size=ROW_GROUP_ROWS)
             return
+        table = _blank_partitions_null(pa, table, self.partition_by)
         keys = [(name, "ascending") for name in self.partition_by]
         table = table.take(pa.compute.sort_indices(table, sort_keys=keys))  # stable
         starts = _run_starts(pa, table, self.partition_by)
@@ -326,11 +336,13 @@ class PartitionedWriter:
         worker of ``parquet_jobs``)."""
         folder = self.root.joinpath(
             *(
-                f"{name}={quote(value, safe='') if value else NULL_PARTITION}"
+                f"{name}={partition_name(value)}"
                 for name, value in zip(self.partition_by, key, strict=True)
             )
         )
         folder.mkdir(parents=True, exist_ok=True)
+        if (folder / "part-0.parquet").exists():  # partition_name is injective: never
+            raise AssertionError(f"two partitions in {folder}")
         if self.derived:
             text = self.pa.compute.binary_join(table.column("text_chunks"), "\n")
             at = self.file_schema.get_field_index("text")
@@ -373,6 +385,19 @@ class SpillReader:
         self.files.clear()
 
 
+def _blank_partitions_null(pa: Any, table: Any, names: tuple[str, ...]) -> Any:
+    """``table`` with empty partition values null: Hive has one partition for both."""
+    pc = pa.compute
+    for name in names:
+        column = table.column(name)
+        blank = pc.fill_null(pc.equal(column, ""), False)
+        if pc.any(blank).as_py():
+            at = table.schema.get_field_index(name)
+            fixed = pc.if_else(blank, pa.scalar(None, column.type), column)
+            table = table.set_column(at, table.schema.field(at), fixed)
+    return table
+
+
 def _run_starts(pa: Any, table: Any, names: tuple[str, ...]) -> list[int]:
     """The first row of each run of equal partition values in a sorted ``table``."""
     pc = pa.compute
@@ -385,16 +410,6 @@ def _run_starts(pa: Any, table: Any, names: tuple[str, ...]) -> list[int]:
     return [0, *(i + 1 for i in pc.indices_nonzero(changes).to_pylist())]
 
 
-def empty_folder(out_dir: str | Path) -> Path:
-    """``out_dir`` as a Path, refused unless it is new or an empty folder."""
-    target = Path(out_dir)
-    if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise InputError(
-            "not an empty folder", where=str(target), hint="write a Parquet dataset to a new folder"
-        )
-    return target
-
-
 def write_parquet(
     records: Iterable[dict[str, Any]],
     out_dir: str | Path,
@@ -403,19 +418,17 @@ def write_parquet(
 ) -> int:
     """Write ``records`` under ``out_dir`` (which must be new or empty); returns the count."""
     require_pyarrow()
-    target = empty_folder(out_dir)
+    chosen = check_partitions(partition_by)
     schema = arrow_schema()
-    writer = PartitionedWriter(target, schema, check_partitions(partition_by))
     count = 0
-    try:
-        with fewer_collections():
-            target.mkdir(parents=True, exist_ok=True)
-            for batch in batches(records, schema):
-                count += batch.num_rows
-                writer.write(batch)
-            writer.close()
-    except OSError as e:
-        raise InputError(f"cannot write Parquet ({e.strerror or e})", where=str(target)) from None
-    finally:
-        writer.discard()
+    with dataset_folder(out_dir) as folder:
+        writer = PartitionedWriter(folder, schema, chosen)
+        try:
+            with fewer_collections():
+                for batch in batches(records, schema):
+                    count += batch.num_rows
+                    writer.write(batch)
+                writer.close()
+        finally:
+            writer.discard()
     return count

@@ -43,11 +43,12 @@ from pathlib import Path
 from typing import Any
 
 from convo.analysis import parallel
-from convo.core.errors import InputError, RecordError, UsageError
+from convo.core.errors import RecordError, UsageError
 from convo.core.jsonl import Line
 from convo.core.pool import FreshPool
 from convo.importers.context import Rejection
-from convo.output.exporters.parquet import check_partitions, empty_folder
+from convo.output.exporters.dataset import dataset_folder
+from convo.output.exporters.parquet import check_partitions
 from convo.query.filters import Filters
 
 MIN_BYTES = 64 << 20
@@ -201,14 +202,18 @@ def export_parts(
         return None
     if importlib.util.find_spec("pyarrow") is None:  # not imported here (memory)
         raise UsageError("Parquet needs pyarrow", hint="pip install 'convo-tools[parquet]'")
-    target = empty_folder(out_dir)
+    with dataset_folder(out_dir) as folder:
+        return _export(folder, tasks, chosen, jobs, _Reports(on_error, on_reject))
+
+
+def _export(
+    target: Path, tasks: list[Any], chosen: Key, jobs: int | None, reports: _Reports
+) -> int:
     spill: str | None = None
     try:
         with FreshPool(parallel.workers(tasks, jobs), _PRELOAD) as pool:
-            target.mkdir(parents=True, exist_ok=True)
             spill = tempfile.mkdtemp(prefix=".convo-spill-", dir=target)
             runs: dict[Key, list[tuple[str, int]]] = {}
-            reports = _Reports(on_error, on_reject)
             round1 = [SpillTask(t, i, str(target), spill, chosen) for i, t in enumerate(tasks)]
             count = 0
             for task, spilled in zip(round1, pool.map(spill_range, round1), strict=True):
@@ -219,8 +224,6 @@ def export_parts(
             round2 = [WriteTask(str(target), chosen, group) for group in _groups(runs)]
             written = sum(pool.map(write_partitions, round2, last=True))
         assert written == count, (written, count)
-    except OSError as e:
-        raise InputError(f"cannot write Parquet ({e.strerror or e})", where=str(target)) from None
     finally:
         if spill is not None:
             shutil.rmtree(spill, ignore_errors=True)

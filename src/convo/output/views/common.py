@@ -15,6 +15,24 @@ PALETTE = (
     "bright_cyan", "bright_magenta", "bright_green", "bright_blue", "orange3", "purple",
 )  # fmt: skip
 GENERIC_FAMILY = "chat"
+# A view shows at most this much of one message's text, then a note: rich's layout of a
+# text takes time that grows faster than its length (8 MB: 33 s; 50 MB: minutes), so a
+# view stays linear in its input by cutting it. ``-f jsonl`` gives the whole message.
+SHOWN_CHARS = 100_000
+SHOWN_FIELD = 2_000  # of a one-line field (speaker, subject, listeners, tags)
+
+
+def shown(text: str, limit: int = SHOWN_CHARS) -> str:
+    """``text`` cut to ``limit`` characters, with a note saying how much more there is."""
+    if len(text) <= limit:
+        return text
+    more = len(text) - limit
+    return f"{text[:limit]}\n… ({more:,} more characters not shown; -f jsonl gives them)"
+
+
+def shown_field(text: str) -> str:
+    """A one-line field cut to ``SHOWN_FIELD`` characters (an ellipsis marks the cut)."""
+    return text if len(text) <= SHOWN_FIELD else text[: SHOWN_FIELD - 1] + "…"
 
 
 def speaker_style(name: str | None) -> str:

@@ -14,7 +14,14 @@ from typing import Any
 
 from convo.core import fields
 from convo.core.text.terminal import one_line, printable
-from convo.output.views.common import GENERIC_FAMILY, display_time, families, speaker_style
+from convo.output.views.common import (
+    GENERIC_FAMILY,
+    display_time,
+    families,
+    shown,
+    shown_field,
+    speaker_style,
+)
 from convo.output.writers import WriteOptions
 from convo.output.writers.base import RecordWriter
 from convo.query.scan import Match
@@ -86,7 +93,7 @@ def body(record: dict[str, Any]):
     """The message text, terminal-safe, tabs expanded so they cannot break the layout."""
     from rich.text import Text
 
-    return Text(printable(fields.text(record)).expandtabs(TAB))
+    return Text(printable(shown(fields.text(record))).expandtabs(TAB))
 
 
 class ConversationView(RecordWriter):
@@ -130,9 +137,9 @@ class ConversationView(RecordWriter):
         speaker = fields.speaker(r)
         t = Text()
         if speaker:
-            t.append(one_line(speaker), style="bold " + speaker_style(speaker))
+            t.append(one_line(shown_field(speaker)), style="bold " + speaker_style(speaker))
             t.append(": ")
-        t.append(one_line(" ".join(fields.chunks(r))))
+        t.append(one_line(shown(" ".join(fields.chunks(r)))))
         grid = Table.grid(padding=(0, 2))
         grid.add_column(no_wrap=True)
         grid.add_column()
@@ -162,7 +169,7 @@ class ConversationView(RecordWriter):
             if not value:
                 continue
             t.append(f"{label + ':':<9}", style="dim")
-            t.append(one_line(value), style=style)
+            t.append(one_line(shown_field(value)), style=style)
             t.append("\n")
         t.rstrip()
         return t
@@ -172,20 +179,20 @@ class ConversationView(RecordWriter):
 
         speaker = fields.speaker(r)
         head = Text()
-        head.append(one_line(speaker or "?"), style="bold " + speaker_style(speaker))
+        head.append(one_line(shown_field(speaker or "?")), style="bold " + speaker_style(speaker))
         role = fields.string(r, "role")
         if role and role != speaker:
-            head.append(f" ({one_line(role)})", style="italic")
+            head.append(f" ({one_line(shown_field(role))})", style="italic")
         listeners = fields.listeners(r)
         if listeners:
-            head.append(" → " + one_line(", ".join(listeners)), style="dim")
+            head.append(" → " + one_line(shown_field(", ".join(listeners))), style="dim")
         head.append("  " + self._when(r), style="dim")
         tags = fields.tags(r)
         if tags:
-            head.append("  #" + " #".join(one_line(t) for t in tags), style="yellow")
+            head.append("  #" + one_line(shown_field(" #".join(tags))), style="yellow")
         subject = fields.string(r, "subject")
         if subject:
-            head.append("\n" + one_line(subject), style="bold")
+            head.append("\n" + one_line(shown_field(subject)), style="bold")
         return head
 
 

@@ -1,0 +1,86 @@
+"""Files convo must never write over: the store, its index and lock, and every input read.
+
+One rule for every writer of a file (``-o`` of ``ingest`` and ``export``, ``--rejects``):
+a target that is the same file as a protected one is refused with one located line,
+before anything is written and again just before the rename that would replace it (an
+input read in between counts too). "The same file" is the same device and inode (so a
+hard link or a symbolic link to the store is caught) or, for the store's files, the same
+real path (the index's ``-journal`` need not exist yet).
+
+The set is per process: the command line protects the store it names when it starts
+(``convo.store.path.protect_store``), ``convo.store.Store`` protects its
+file, and ``convo.core.io`` protects every file it opens for reading. A rewrite of the
+store itself (``rm``, ``tag``, ``compact``, the memory API's ``replace``) does not ask.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from convo.core.errors import InputError
+
+_by_inode: dict[tuple[int, int], tuple[str, str]] = {}  # (dev, ino) -> (role, real path)
+_by_path: dict[str, str] = {}
+
+INPUT = "an input being read"
+
+
+def _real(path: str | os.PathLike[str]) -> str:
+    return os.path.realpath(path)
+
+
+def _key(st: os.stat_result) -> tuple[int, int]:
+    return st.st_dev, st.st_ino
+
+
+def protect(path: str | os.PathLike[str], role: str, *, fd: int | None = None) -> None:
+    """Never write over ``path`` (``role`` says what it is: "the store", ...); ``fd``: the
+    file as opened (for an input: the file read, even if ``path`` is renamed later)."""
+    real = _real(path)
+    if fd is None:  # an input is known by its inode alone: its path may name another file later
+        _by_path.setdefault(real, role)
+    try:
+        st = os.fstat(fd) if fd is not None else os.stat(real)
+    except OSError:
+        return
+    if stat.S_ISREG(st.st_mode):  # a FIFO or a device is written into, never replaced
+        _by_inode.setdefault(_key(st), (role, real))
+
+
+def reset() -> None:
+    """Forget every protected file (a new command in the same process)."""
+    _by_inode.clear()
+    _by_path.clear()
+
+
+def role_of(path: str | os.PathLike[str]) -> str | None:
+    """What ``path`` is when writing it would destroy a protected file, else None.
+
+    An inode counts only while the path it was recorded under still names it, so a
+    deleted input's inode reused by a new file is not mistaken for it."""
+    real = _real(path)
+    try:
+        st = os.stat(real)
+    except OSError:
+        return _by_path.get(real)
+    known = _by_inode.get(_key(st))
+    if known is not None:
+        role, recorded = known
+        try:
+            if _key(os.stat(recorded)) == _key(st):
+                return role
+        except OSError:
+            pass
+    return _by_path.get(real)
+
+
+def check(path: str | os.PathLike[str], where: str | None = None) -> None:
+    """A located InputError when ``path`` is a protected file (see the module docstring)."""
+    role = role_of(path)
+    if role is not None:
+        raise InputError(
+            f"refusing to write over {role}",
+            where=where if where is not None else str(path),
+            hint="name another file to write",
+        )

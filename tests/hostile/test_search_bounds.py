@@ -1,0 +1,47 @@
+"""§7: a search's work is bounded: a query of too many terms (or characters) is one
+clear line at once, and a query within the bound stays fast."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from convo.cli.app import app
+from convo.index.search import MAX_QUERY_CHARS, MAX_TERMS
+
+from .helpers import write_store
+
+
+@pytest.fixture
+def store(tmp_path, runner):
+    s = write_store(tmp_path / "s.jsonl", 200)
+    assert runner.invoke(app, ["--store", str(s), "index"]).exit_code == 0
+    return s
+
+
+@pytest.mark.parametrize(
+    "query, what",
+    [
+        (" OR ".join(f"w{i}" for i in range(MAX_TERMS + 1)), "too many search terms"),
+        (" ".join(f"w{i}" for i in range(5000)), "too long"),
+        ("x" * (MAX_QUERY_CHARS + 1), "too long"),
+    ],
+)
+def test_a_huge_query_is_refused_at_once(runner, store, query, what):
+    start = time.monotonic()
+    r = runner.invoke(app, ["--store", str(store), "search", "--", query])
+    assert r.exit_code == 2, r.output
+    assert what in r.output
+    assert time.monotonic() - start < 5
+
+
+def test_a_query_at_the_bound_is_fast(runner, store):
+    query = " OR ".join(["message"] + [f"w{i}" for i in range(MAX_TERMS - 1)])
+    start = time.monotonic()
+    r = runner.invoke(
+        app, ["--store", str(store), "search", query, "-f", "jsonl", "--limit", "500"]
+    )
+    assert r.exit_code == 0, r.output
+    assert r.output.count("\n") == 200
+    assert time.monotonic() - start < 5

@@ -1,0 +1,129 @@
+"""§4 and §6: SIGTERM and SIGHUP are handled as Ctrl-C is (nothing left behind, exit
+128 + the signal), workers die with their parent, and a killed rebuild keeps the index."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux signals")
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+
+def _big_store(path: Path, n: int = 60_000) -> Path:
+    with path.open("wb") as f:
+        for i in range(n):
+            rec = {
+                "textChunks": [f"message {i} with a few more words in it " * 4],
+                "metadata": {"speaker": f"S{i % 50}", "listeners": []},
+                "tags": [],
+                "timestamp": "2024-01-01T00:00:00Z",
+                "source_id": f"x#{i}",
+                "id": f"m{i}",
+                "format": "slack",
+            }
+            f.write(orjson.dumps(rec) + b"\n")
+    return path
+
+
+def _convo(*args: str) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": SRC}
+    return subprocess.Popen(
+        [sys.executable, "-m", "convo", *args],
+        env=env,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+    )
+
+
+def _wait_for(check, timeout: float = 20.0) -> None:
+    end = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.01)
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(p) for p in text.split()]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize("signum, code", [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+@pytest.mark.parametrize("command", [["tag", "add", "x", "--speaker", "S1"], ["compact"]])
+def test_a_signal_during_a_rewrite_leaves_nothing(tmp_path, signum, code, command):
+    store = _big_store(tmp_path / "s.jsonl")
+    before = store.read_bytes()
+    proc = _convo("--store", str(store), *command)
+    _wait_for(lambda: any(tmp_path.glob(".s.jsonl.*.rewrite")) or proc.poll() is not None)
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=30)
+    if proc.returncode == 0:
+        pytest.skip("the rewrite finished before the signal")
+    assert proc.returncode == code, err
+    assert err.decode().strip().endswith(f"terminated ({signal.Signals(signum).name})")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".s.jsonl.lock", "s.jsonl"]
+    assert store.read_bytes() == before
+
+
+def test_a_signal_during_an_index_rebuild_keeps_the_old_index(tmp_path):
+    store = _big_store(tmp_path / "s.jsonl")
+    assert _convo("--store", str(store), "index").wait(timeout=60) == 0
+    index = tmp_path / "s.jsonl.index.sqlite"
+    old = index.read_bytes()
+    proc = _convo("--store", str(store), "index", "--rebuild")
+    _wait_for(lambda: any(tmp_path.glob("s.jsonl.index.sqlite.tmp-*")) or proc.poll() is not None)
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=30)
+    assert proc.returncode in (0, 143)
+    assert index.exists()
+    assert not list(tmp_path.glob("*.tmp-*")) and not list(tmp_path.glob("*-journal"))
+    if proc.returncode == 143:
+        assert index.read_bytes() == old
+
+
+def test_a_killed_index_rebuild_keeps_the_old_index(tmp_path):
+    store = _big_store(tmp_path / "s.jsonl")
+    assert _convo("--store", str(store), "index").wait(timeout=60) == 0
+    proc = _convo("--store", str(store), "index", "--rebuild")
+    _wait_for(lambda: any(tmp_path.glob("s.jsonl.index.sqlite.tmp-*")) or proc.poll() is not None)
+    proc.kill()
+    proc.wait()
+    check = _convo("--store", str(store), "index", "--check")
+    _, err = check.communicate(timeout=60)
+    assert check.returncode == 0, err
+    assert b"matches" in err
+
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
+def test_workers_end_with_their_parent(tmp_path, signum):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for n in range(4):
+        _big_store(folder / f"p{n}.jsonl", 40_000)
+    proc = _convo("ingest", "-j2", str(folder), "-o", str(tmp_path / "out.jsonl"))
+    _wait_for(lambda: len(_children(proc.pid)) >= 2 or proc.poll() is not None)
+    workers = _children(proc.pid)
+    proc.send_signal(signum)
+    proc.communicate(timeout=30)
+    if signum == signal.SIGTERM:
+        assert proc.returncode == 143
+        assert not list(tmp_path.glob(".out.jsonl.*"))
+    _wait_for(lambda: not any(_alive(w) for w in workers), timeout=10)
