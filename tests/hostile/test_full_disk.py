@@ -24,7 +24,7 @@ def _small_files() -> None:
 
 @pytest.mark.parametrize(
     "command",
-    [["tag", "add", "x", "--speaker", "Alice"], ["rm", "m1"], ["compact"]],
+    [["tag", "add", "x", "--speaker", "Alice"], ["rm", "id:m1"], ["compact"]],
 )
 def test_a_full_disk_during_a_rewrite(tmp_path, command):
     store = write_store(tmp_path / "s.jsonl", 3000)

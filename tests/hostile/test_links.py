@@ -19,8 +19,8 @@ def _ids(path) -> list[str]:
 @pytest.mark.parametrize(
     "args, left",
     [
-        (["rm", "m1"], ["m0", "m2"]),
-        (["tag", "add", "x", "m1"], ["m0", "m1", "m2"]),
+        (["rm", "id:m1"], ["m0", "m2"]),
+        (["tag", "add", "x", "id:m1"], ["m0", "m1", "m2"]),
         (["compact"], ["m0", "m1", "m2"]),
     ],
 )

@@ -20,10 +20,17 @@ def store(tmp_path, runner):
 
 
 @pytest.mark.parametrize("query", ["-budget", "message -budget", "foo:bar"])
-def test_a_dash_or_colon_in_a_search_is_explained(runner, store, query):
-    r = runner.invoke(app, ["--store", str(store), "search", "--", query])
+def test_a_dash_or_colon_in_an_fts_search_is_explained(runner, store, query):
+    r = runner.invoke(app, ["--store", str(store), "search", "--fts", "--", query])
     assert r.exit_code == 2
     assert "is read as a field name" in r.output and "NOT word" in r.output
+
+
+@pytest.mark.parametrize("query", ["-budget", "message -budget", "foo:bar"])
+def test_a_dash_or_colon_in_what_a_person_types_is_no_error(runner, store, query):
+    r = runner.invoke(app, ["--store", str(store), "search", "-f", "jsonl", "--", query])
+    assert r.exit_code == 0, r.output
+    assert "budget" not in r.stdout
 
 
 def test_a_quoted_dash_word_is_searched(runner, store):

@@ -153,6 +153,7 @@ class Hits(list):
 
     window = 0
     note = ""
+    dropped = 0  # pieces of a typed search beyond the bound (query.search_text.MAX_PIECES)
 
 
 def _bad_query(e: sqlite3.OperationalError) -> UsageError:

@@ -29,6 +29,7 @@ def search(
     store: Store, text: str, query: Query, *, limit: int, fts: bool = False, track=None
 ) -> Hits:
     """The best ``limit`` hits for ``text`` among the messages ``query`` selects."""
+    dropped = 0
     if fts:
         match = text
         if not match.strip():
@@ -42,6 +43,7 @@ def search(
                 build(parts.filters, tz=store.tz, utc=store.utc, people=store.people).where
             )
         match = parts.match()
+        dropped = parts.dropped
     if not match:
         return _newest(store, query, limit)
     if not store.path.exists():
@@ -62,6 +64,7 @@ def search(
         hits, note = fts_search(store.real, match, narrow, limit=ALL, track=track)
         hits[:] = [h for h in hits if matches(h.record)][:limit]
     hits.note = note
+    hits.dropped = dropped
     return hits
 
 

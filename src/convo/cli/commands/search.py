@@ -59,6 +59,13 @@ def search(
         hits = store.search(text, query, limit=limit, fts=fts, track=track)
     if hits.note:
         err(f"note: index not available ({hits.note}); searched without it")
+    if hits.dropped:
+        from convo.query.search_text import MAX_PIECES
+
+        err(
+            f"note: the search ranks the first {MAX_PIECES} words or phrases; "
+            f"{hits.dropped} more were left out"
+        )
     if hits.window:
         err(
             f"note: more than {hits.window:,} messages match; the {hits.window:,} most recent"
