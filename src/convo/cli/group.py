@@ -31,6 +31,7 @@ from convo.cli.commands import (
     read,
     search,
     stats,
+    threads,
     validate,
 )
 from convo.cli.lazy import LazyCommands
@@ -168,6 +169,7 @@ commands = typer.Typer()
 for _module in (
     ingest,
     read,
+    threads,
     stats,
     knowledge,
     people,

@@ -1,0 +1,67 @@
+"""``convo threads [QUERY]``: one row per conversation, newest first, with the id
+``convo show --thread`` takes. The same query, options and inputs as every read command;
+a thread's row counts the messages the query selects."""
+
+from __future__ import annotations
+
+import typer
+
+from convo.cli.options import ReadArgs, read_options_for
+from convo.cli.runtime import Reporter, command, environment, flush_stdout, outcome
+
+FORMATS = ("table", "jsonl", "json", "csv")
+
+
+def threads(args: ReadArgs) -> int:
+    """Conversations, one row each: title, participants, messages, first and latest time.
+
+    Newest first (by the latest message). -n N shows the first N rows. Piped: one JSON
+    object a line ({"thread", "title", "messages", "participants", "first", "latest",
+    "formats"}); the thread opens with `convo show --thread ID`.
+    """
+    import orjson
+
+    from convo.analysis.threads import threads as find
+
+    env = environment()
+    fmt = args.format or ("table" if env.stdout_isatty else "jsonl")
+    reporter = Reporter()
+    try:
+        rows_wanted, args.limit = args.limit, None  # -n: rows shown, as in people
+        found = find(m.record for m in args.matches(env, reporter))
+        rows = found if rows_wanted is None else found[:rows_wanted]
+        if fmt == "table":
+            from convo.output.views.threads import render
+
+            render(rows, env.console(), args.write_options())
+        elif fmt == "csv":
+            _csv(env, rows)
+        else:
+            out = env.safe_stdout_bytes("json")
+            docs = [r.to_dict() for r in rows]
+            if fmt == "json":
+                out.write(orjson.dumps(docs, option=orjson.OPT_INDENT_2) + b"\n")
+            else:
+                out.write(b"".join(orjson.dumps(d) + b"\n" for d in docs))
+        flush_stdout(env)
+    finally:
+        reporter.close()
+    return outcome(reporter.rejected)
+
+
+def _csv(env, rows) -> None:
+    import csv
+
+    from convo.core.text.markup import csv_cell
+
+    w = csv.writer(env.stdout, lineterminator="\n")
+    w.writerow(["thread", "title", "messages", "participants", "first", "latest", "formats"])
+    for r in rows:
+        d = r.to_dict()
+        cells = [d["thread"], d["title"], str(d["messages"]), "; ".join(d["participants"]),
+                 d["first"] or "", d["latest"] or "", "; ".join(d["formats"])]  # fmt: skip
+        w.writerow([csv_cell(c) for c in cells])
+
+
+def register(app: typer.Typer) -> None:
+    app.command("threads")(command(read_options_for(FORMATS)(threads)))
