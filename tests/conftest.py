@@ -52,6 +52,8 @@ def _isolated_store(tmp_path, monkeypatch):
     """Never touch the user's real store; no forced terminal unless a test asks."""
     # The default store (no --store, no $CONVO_STORE) under a private XDG_DATA_HOME.
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))  # no user config
+    monkeypatch.delenv("CONVO_CONFIG", raising=False)
     monkeypatch.delenv("CONVO_STORE", raising=False)
     monkeypatch.delenv("CONVO_FORCE_TTY", raising=False)
     monkeypatch.delenv("NO_COLOR", raising=False)

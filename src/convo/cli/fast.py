@@ -53,15 +53,16 @@ def run(argv: list[str]) -> int | None:
 
 def _invoke(func: Any, top: dict[str, Any], values: dict[str, Any]) -> int:
     from convo.cli.options import order_args, read_args
-    from convo.cli.runtime import guarded, state
+    from convo.cli.runtime import apply_config, guarded, state
 
     # What the group's callback (cli/group.py) sets before any command runs.
     state["debug"] = top["debug"]
-    state["people"] = top["people"]
-    state["store"] = top["store"]
-    state["store_named"] = top["store_named"]
 
     def call() -> Any:
+        settings = apply_config(state)
+        state["people"] = top["people"] or settings.get("people")
+        state["store"] = top["store"] or settings.get("store")
+        state["store_named"] = top["store_named"]
         args = read_args(values)["args"]
         return func(args, order_args(values)["order"])
 

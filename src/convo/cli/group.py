@@ -20,6 +20,7 @@ from typer.core import TyperGroup
 from convo.cli.choices import show_choices
 from convo.cli.coercion import install, on_parse
 from convo.cli.commands import (
+    config,
     embed,
     export,
     index,
@@ -35,8 +36,8 @@ from convo.cli.commands import (
     validate,
 )
 from convo.cli.lazy import LazyCommands
-from convo.cli.runtime import err, quiet_broken_pipe, state
-from convo.core.errors import ExitCode, interruption
+from convo.cli.runtime import apply_config, err, quiet_broken_pipe, state
+from convo.core.errors import ConvoError, ExitCode, interruption
 
 __all__ = ["app"]
 
@@ -139,13 +140,18 @@ def _main(
 ) -> None:  # fmt: skip
     """convo: ingest, list, query, show and validate conversations."""
     state["debug"] = debug
-    state["people"] = people
+    try:
+        settings = apply_config(state)
+    except ConvoError as e:  # a bad config file: one line, as any error
+        err(f"error: {e}")
+        raise typer.Exit(int(e.exit_code)) from None
+    state["people"] = people or settings.get("people")
     # --store makes read commands read the store, not a piped stdin (a `while read` loop's
     # stdin is not input); $CONVO_STORE only says where the store is (pipeline/inputs.py).
     source = ctx.get_parameter_source("store")
-    state["store"] = store
+    state["store"] = store or settings.get("store")
     state["store_named"] = source is not None and source.name == "COMMANDLINE"
-    _protect_store(store)
+    _protect_store(state["store"])
 
 
 def _protect_store(store: str | None) -> None:
@@ -180,5 +186,6 @@ for _module in (
     index,
     embed,
     maintain,
+    config,
 ):
     _module.register(commands)

@@ -267,8 +267,11 @@ IMPORT_SPECS = (
 
 
 def _import_args(kw: dict[str, Any]) -> ImportArgs:
+    from convo.cli.runtime import state
+
+    tz = kw.pop("tz")  # given (even empty, an error later), else the config file's
     return ImportArgs(
-        format_name=kw.pop("from_"), tz=kw.pop("tz"), start_date=kw.pop("start_date"),
+        format_name=kw.pop("from_"), tz=tz if tz is not None else state.get("config_tz"), start_date=kw.pop("start_date"),
         speakers=kw.pop("speakers_mode"), merge=not kw.pop("no_merge"),
         strip_quotes=kw.pop("strip_quotes"), include_thinking=kw.pop("include_thinking"),
         encoding=kw.pop("encoding"),

@@ -18,6 +18,25 @@ from convo.core.errors import ExitCode
 state: dict[str, Any] = {"debug": False, "store": None}
 
 
+def apply_config(into: dict[str, Any]) -> dict[str, str]:
+    """The config file's settings (``cli.config``), its zone and order kept in ``into``
+    for the commands; what a command line or the environment gives wins."""
+    if not os.environ.get("CONVO_CONFIG") and not _config_exists():
+        into["config_tz"] = into["config_sort"] = None
+        return {}
+    from convo.cli import config
+
+    settings = config.load()
+    into["config_tz"] = settings.get("tz")
+    into["config_sort"] = settings.get("sort")
+    return settings
+
+
+def _config_exists() -> bool:
+    home = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.exists(os.path.join(home, "convo", "config.toml"))
+
+
 def environment():
     from convo.output.env import Environment
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from convo.cli.options import OrderArgs, ReadArgs, order_options, read_options
-from convo.cli.runtime import Reporter, command, environment, err, flush_stdout, outcome
+from convo.cli.runtime import Reporter, command, environment, err, flush_stdout, outcome, state
 
 
 def run_read(args: ReadArgs, order: OrderArgs, *, show: bool = False) -> int:
@@ -71,13 +71,16 @@ def _default_order(order: OrderArgs, *, show: bool, table: bool) -> OrderArgs:
     """The order when none is asked for (as notmuch and mu users expect): ``show``'s
     conversation reads in time order; a table on a terminal lists the newest first;
     records (JSONL, CSV..., piped or not) keep the input's order (a stream, as jq gives
-    it)."""
+    it). The config file's ``sort`` replaces the last two."""
     if order.sort is not None or order.latest is not None:
         return order
     from dataclasses import replace
 
     if show:
         return replace(order, sort="time")
+    configured = state.get("config_sort")  # the config file's `sort` (cli/config.py)
+    if configured:
+        return replace(order, sort=configured)
     return replace(order, sort="-time") if table else order
 
 

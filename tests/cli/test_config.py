@@ -1,0 +1,55 @@
+"""The config file (``cli/config.py``) and ``convo config``."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+from tests.conftest import SAMPLE_DATA
+from typer.testing import CliRunner
+
+from convo.cli.app import app
+from convo.cli.fast import run as fast_run
+
+
+@pytest.fixture
+def configured(tmp_path, monkeypatch):
+    store = tmp_path / "store.jsonl"
+    r = CliRunner().invoke(
+        app, ["--store", str(store), "ingest", "--save", str(SAMPLE_DATA / "email")]
+    )
+    assert r.exit_code == 0, r.output
+    folder = tmp_path / "cfg" / "convo"
+    folder.mkdir(parents=True)
+    (folder / "config.toml").write_text(
+        f'store = "{store}"\ntz = "America/Los_Angeles"\nsort = "time"\n'
+    )
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    return store, folder / "config.toml"
+
+
+def test_config_shows_each_value_and_its_source(configured, monkeypatch):
+    store, file = configured
+    r = CliRunner().invoke(app, ["config", "-f", "json"])
+    data = orjson.loads(r.stdout)["settings"]
+    assert data["store"] == {"value": str(store), "from": str(file)}
+    assert data["tz"]["value"] == "America/Los_Angeles" and data["people"]["from"] == "default"
+    monkeypatch.setenv("CONVO_STORE", "/elsewhere.jsonl")
+    data = orjson.loads(CliRunner().invoke(app, ["config", "-f", "json"]).stdout)["settings"]
+    assert data["store"] == {"value": "/elsewhere.jsonl", "from": "$CONVO_STORE"}
+
+
+def test_the_file_gives_the_store_the_zone_and_the_order(configured, capfd):
+    r = CliRunner().invoke(app, ["list", "-f", "jsonl", "--since", "2024-03-06T02:01"])
+    times = [orjson.loads(x)["timestamp"] for x in r.stdout.splitlines()]
+    assert times and times == sorted(times)  # sort = "time"
+    assert min(times) >= "2024-03-06T10:01:00Z"  # 02:01 in Los Angeles is 10:01 UTC
+    assert fast_run(["list", "--count"]) == 0  # the fast path reads the same file
+    assert int(capfd.readouterr().out) == len(configured[0].read_bytes().splitlines())
+
+
+def test_a_bad_config_file_is_one_line(configured):
+    configured[1].write_text("sotre = 1\n")
+    for argv in (["config"], ["list", "--count"], ["stats"]):
+        r = CliRunner().invoke(app, argv)
+        assert r.exit_code == 2 and "unknown setting 'sotre'" in r.output
+        assert "Traceback" not in r.output
