@@ -22,12 +22,14 @@ def people(args: ReadArgs) -> int:
         names = ["Alice Smith", "Alice", "alice_dev"]
         addresses = ["alice@example.org"]
 
-    Then -s/-r, from:/to:, stats and knowledge treat every alias as that person.
-    Piped: JSON ({"identities": [...], "merges": [...]}); -f jsonl: one line per name.
+    Then -s/-r, from:/to:, stats and knowledge treat every alias as that person, and
+    this command counts each person once too (a table of persons above the names).
+    Piped: JSON ({"persons": [...], "identities": [...], "merges": [...]}); -f jsonl:
+    one line per name.
     """
     import orjson
 
-    from convo.analysis.people import identities, merges
+    from convo.analysis.people import census, merges
     from convo.output.views.people import render
 
     env = environment()
@@ -35,11 +37,12 @@ def people(args: ReadArgs) -> int:
     reporter = Reporter()
     try:
         records = (m.record for m in args.matches(env, reporter, default_store=state["store"]))
-        found = identities(records, args.load_people())
+        found, persons = census(records, args.load_people())
         likely = merges(found)
         out = env.safe_stdout_bytes() if fmt != "table" else None
         if fmt == "json" and out is not None:
             data = {
+                "persons": [p.to_dict() for p in persons],
                 "identities": [i.to_dict() for i in found],
                 "merges": [m.to_dict() for m in likely],
             }
@@ -47,7 +50,7 @@ def people(args: ReadArgs) -> int:
         elif out is not None:
             out.write(b"".join(orjson.dumps(i.to_dict()) + b"\n" for i in found))
         else:
-            render(found, likely, env.console(), args.write_options())
+            render(found, likely, env.console(), args.write_options(), persons)
         flush_stdout(env)
     finally:
         reporter.close()
