@@ -112,3 +112,43 @@ def test_one_person_is_counted_once_in_stats_people_and_knowledge(tmp_path):
     assert persons == {"Alice Smith": (3, 1)}
     r = _invoke("people", str(store), env={**env, "CONVO_FORCE_TTY": "1", "COLUMNS": "120"})
     assert "Alice Smith" in r.stdout.split("name")[0]  # the persons table comes first
+
+
+# -- 3: unknown values -----------------------------------------------------------------------
+
+
+def _rec(i: int, ts: str, speaker: str | None = "Alice", **kw) -> dict:
+    return {"textChunks": [f"message {i}"], "metadata": {"speaker": speaker, "listeners": []},
+            "tags": [], "timestamp": ts, "source_id": f"s#{i}", "id": f"m{i}", "format": "jsonl",
+            **kw}  # fmt: skip
+
+
+def test_an_unknown_time_is_null_in_the_parquet_export(tmp_path):
+    import duckdb
+
+    src = tmp_path / "in.jsonl"
+    recs = [_rec(1, "1970-01-01T00:00:00Z"), _rec(2, "1970-01-01T00:00:07Z"),
+            _rec(3, "2024-03-06T10:00:00Z")]  # fmt: skip
+    src.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in recs))
+    out = tmp_path / "ds"
+    r = _invoke("export", str(src), "--to", "parquet", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    glob = f"{out}/**/*.parquet"
+    got = duckdb.sql(f"select min(timestamp)::varchar, count(timestamp), "
+                     f"list(undated_offset order by id) from read_parquet('{glob}')").fetchall()[0]  # fmt: skip
+    assert got[0].startswith("2024-03-06") and got[1] == 1
+    assert got[2] == [None, 7, None]
+    r = _invoke("list", str(out), "-f", "jsonl")  # read back: the sentinel and the offset
+    assert sorted(x["timestamp"] for x in _lines(r.stdout)) == [
+        "1970-01-01T00:00:00Z", "1970-01-01T00:00:07Z", "2024-03-06T10:00:00Z"]  # fmt: skip
+
+
+def test_a_missing_speaker_reads_the_same_in_list_and_stats(tmp_path):
+    src = tmp_path / "in.jsonl"
+    src.write_bytes(orjson.dumps(_rec(1, "2024-03-06T10:00:00Z", speaker=None)) + b"\n")
+    tty = {"CONVO_FORCE_TTY": "1", "COLUMNS": "120", "NO_COLOR": "1"}
+    listed = _invoke("list", str(src), env=tty).stdout
+    stats = _invoke("stats", str(src), env=tty).stdout
+    shown = _invoke("show", str(src), env=tty).stdout
+    assert "(none)" in listed and "(none)" in stats and "(none)" in shown
+    assert " ? " not in listed

@@ -36,9 +36,10 @@ from convo.analysis import parallel
 from convo.analysis.parallel import RangeReport, RangeTask
 from convo.core import fields
 from convo.core.pool import ordered_map
+from convo.core.timestamps import UNDATED_DAY
 from convo.query.filters import Filters
 
-EPOCH_DAY = "1970-01-01"
+EPOCH_DAY = UNDATED_DAY
 
 
 @dataclass(slots=True)
@@ -72,7 +73,7 @@ class Stats:
         ts = self._dated(fields.timestamp(record))
         tallies = [
             self.total,
-            _tally(self.speakers, fields.speaker(record) or "(none)"),
+            _tally(self.speakers, fields.speaker_label(record)),
             _tally(self.formats, fields.string(record, "format") or "(none)"),
         ]
         tags = fields.tags(record)

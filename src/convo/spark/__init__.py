@@ -56,6 +56,7 @@ def record_schema(*, helpers: bool = False) -> Any:
         "string": t.StringType(),
         "strings": t.ArrayType(t.StringType()),
         "timestamp": t.TimestampType(),
+        "seconds": t.LongType(),
     }
     fields = [t.StructField(name, kinds[kind], True) for name, kind in COLUMNS]
     return t.StructType(fields + (helper_fields(t) if helpers else []))

@@ -116,7 +116,7 @@ def _table(env: Any, hits: list, *, utc: bool) -> None:
     for h in hits:
         table.add_row(
             Text(f"{h.score:.2f}"), Text(display_time(fields.timestamp(h.record), utc=utc)),
-            Text(one_line(fields.speaker(h.record) or "?", 30)), snippet_text(h.snippet),
+            Text(one_line(fields.speaker_label(h.record), 30)), snippet_text(h.snippet),
         )  # fmt: skip
     console = env.console()
     console.print(table)

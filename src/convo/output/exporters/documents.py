@@ -20,7 +20,7 @@ from typing import Any
 from webvtt import Caption
 from webvtt.vtt import WebVTTCueBlock
 
-from convo.core.fields import tags
+from convo.core.fields import NO_SPEAKER, tags
 from convo.core.record import ConversationMessage
 from convo.core.text.markup import csv_cell, html_text, markdown_inline, markdown_text, vtt_text
 from convo.output.exporters.common import (
@@ -64,7 +64,7 @@ def iter_markdown(messages: Iterable[ConversationMessage | Record]) -> Iterator[
     a thread whose root is not in the selection is headed ``Thread <id>``."""
     yield "# Conversation\n"
     for rec, new_thread in _with_threads(messages):
-        head = f"**{markdown_inline(speaker(rec) or role(rec))}**"
+        head = f"**{markdown_inline(speaker(rec) or role(rec) or NO_SPEAKER)}**"
         if listeners(rec):
             head += " → " + markdown_inline(", ".join(listeners(rec)))
         when = _human_time(timestamp(rec))
@@ -141,7 +141,7 @@ header {{ color: #555; font-size: .9em; }} .speaker {{ font-weight: bold; color:
 
 def _html_header(rec: Record, r: str) -> str:
     esc = html_text
-    parts = [f'<header><span class="speaker">{esc(speaker(rec) or r or "?")}</span>']
+    parts = [f'<header><span class="speaker">{esc(speaker(rec) or r or NO_SPEAKER)}</span>']
     if r and speaker(rec) != r:
         parts.append(f' <span class="role">({esc(r)})</span>')
     if listeners(rec):

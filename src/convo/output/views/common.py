@@ -45,7 +45,7 @@ def display_time(ts: str, *, utc: bool = False, zone: tzinfo | None = None) -> s
 
 def who(record: dict[str, Any]) -> str:
     """``speaker → first listeners +N``."""
-    speaker = fields.speaker(record) or "?"
+    speaker = fields.speaker_label(record)
     listeners = fields.listeners(record)
     if listeners:
         shown = ", ".join(listeners[:3]) + (f" +{len(listeners) - 3}" if len(listeners) > 3 else "")

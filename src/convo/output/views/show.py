@@ -150,7 +150,7 @@ class ConversationView(RecordWriter):
             to = [x for x in to if x not in cc]
         attachments = _attachment_names(extra.get("attachments"))
         rows = [
-            ("From", speaker or "?", "bold " + speaker_style(speaker)),
+            ("From", speaker or fields.NO_SPEAKER, "bold " + speaker_style(speaker)),
             ("To", ", ".join(to), ""),
             ("Cc", ", ".join(cc), ""),
             ("Subject", fields.string(r, "subject") or "", "bold"),
@@ -172,7 +172,7 @@ class ConversationView(RecordWriter):
 
         speaker = fields.speaker(r)
         head = Text()
-        head.append(one_line(speaker or "?"), style="bold " + speaker_style(speaker))
+        head.append(one_line(speaker or fields.NO_SPEAKER), style="bold " + speaker_style(speaker))
         role = fields.string(r, "role")
         if role and role != speaker:
             head.append(f" ({one_line(role)})", style="italic")
