@@ -56,6 +56,13 @@ def _invoke(*args: str, input: str | None = None, env: dict | None = None):
     return CliRunner().invoke(app, list(args), input=input, env=env)
 
 
+def _plain(text: str) -> str:
+    """Terminal output without its styles (bold stays on under NO_COLOR)."""
+    import re
+
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
 def _lines(text: str) -> list[dict]:
     return [orjson.loads(x) for x in text.splitlines() if x.strip()]
 
@@ -152,3 +159,29 @@ def test_a_missing_speaker_reads_the_same_in_list_and_stats(tmp_path):
     shown = _invoke("show", str(src), env=tty).stdout
     assert "(none)" in listed and "(none)" in stats and "(none)" in shown
     assert " ? " not in listed
+
+
+# -- 8: search results -----------------------------------------------------------------------
+
+
+def test_search_snippets_keep_the_spaces_around_punctuation(tmp_path):
+    store = tmp_path / "s.jsonl"
+    recs = [_rec(1, "2024-03-06T10:00:00Z", subject="Auth refactor: JWT vs sessions",
+                 textChunks=["Hi both,\n\nI'd like this sprint. Should we? café, naïve, résumé"]),
+            _rec(2, "2024-03-06T10:01:00Z", textChunks=["how do I detect alive sessions?"])]  # fmt: skip
+    store.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in recs))
+    assert _invoke("--store", str(store), "index").exit_code == 0
+    tty = {"CONVO_FORCE_TTY": "1", "COLUMNS": "250", "NO_COLOR": "1"}
+    out = _plain(_invoke("--store", str(store), "search", "sessions", env=tty).stdout)
+    assert "Auth refactor: JWT vs sessions Hi both, I'd like this sprint. Should we?" in out
+    assert "café, naïve, résumé" in out
+    assert "alive sessions?" in out  # the text after the last word
+    assert "100%" in out and "0.00" not in out  # a relevance, not a raw BM25 score
+
+
+def test_relevance_is_a_percentage_of_the_best_score():
+    from convo.output.views.search import relevance
+
+    assert relevance([4e-06, 2e-06, 1e-09]) == [100, 50, 1]
+    assert relevance([]) == []
+    assert relevance([0.0, 0.0]) == [100, 100]

@@ -3,8 +3,8 @@
 Not registered by itself: ``register(app)`` adds the command. FTS5 query syntax (words,
 "phrases", prefix*, OR, NOT, NEAR); every shared filter applies (speaker, listener,
 tag, thread and time through the index; ``--text``/``--regex`` on the hits). Best first.
-On a terminal: a table with the score, time, speaker and a snippet with the hits
-highlighted (all record text escaped); piped: JSONL, each record with its ``"score"``.
+On a terminal: a table with the relevance (a percentage of the best score), time,
+speaker and a snippet with the hits highlighted (all record text escaped); piped: JSONL, each record with its ``"score"``.
 Without a usable index the search runs on a temporary one built in memory, and says so
 once on stderr.
 """
@@ -90,16 +90,10 @@ def _json_out(env: Any, hits: list, fmt: str) -> None:
 
 
 def snippet_text(pieces: list[tuple[str, bool]]):
-    """The snippet as rich Text: every piece escaped, hits in bold."""
-    from rich.text import Text
+    """The snippet as rich Text (``output.views.search``)."""
+    from convo.output.views import search
 
-    from convo.core.text.terminal import one_line
-
-    text = Text()
-    for piece, hit in pieces:
-        shown = one_line(piece) if piece.strip() else " "
-        text.append(shown, style="bold yellow" if hit else "")
-    return text
+    return search.snippet_text(pieces)
 
 
 def _table(env: Any, hits: list, *, utc: bool) -> None:
@@ -113,9 +107,11 @@ def _table(env: Any, hits: list, *, utc: bool) -> None:
     table = Table(show_lines=False)
     for col in ("score", "time", "speaker", "snippet"):
         table.add_column(col, overflow="fold")
-    for h in hits:
+    from convo.output.views.search import relevance
+
+    for h, percent in zip(hits, relevance([h.score for h in hits]), strict=True):
         table.add_row(
-            Text(f"{h.score:.2f}"), Text(display_time(fields.timestamp(h.record), utc=utc)),
+            Text(f"{percent}%"), Text(display_time(fields.timestamp(h.record), utc=utc)),
             Text(one_line(fields.speaker_label(h.record), 30)), snippet_text(h.snippet),
         )  # fmt: skip
     console = env.console()
