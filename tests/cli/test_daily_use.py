@@ -185,3 +185,25 @@ def test_relevance_is_a_percentage_of_the_best_score():
     assert relevance([4e-06, 2e-06, 1e-09]) == [100, 50, 1]
     assert relevance([]) == []
     assert relevance([0.0, 0.0]) == [100, 100]
+
+
+# -- 9: piped show ---------------------------------------------------------------------------
+
+
+def test_piped_show_is_plain_text_with_a_heading_per_conversation(tmp_path):
+    long = " ".join(["word"] * 40)
+    (tmp_path / "a.vtt").write_text(f"WEBVTT\n\n00:00.000 --> 00:02.000\n<v Ann>{long}\n")
+    (tmp_path / "b.vtt").write_text("WEBVTT\n\n00:00.000 --> 00:02.000\n<v Bo>hello\n")
+    mail = tmp_path / "m.mbox"
+    mail.write_text(MBOX)
+    r = _invoke("show", str(tmp_path / "a.vtt"), str(tmp_path / "b.vtt"), str(mail))
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    assert [x for x in lines if x.startswith("===")] == [
+        f"=== {tmp_path / 'a.vtt'} · 1 message ===",
+        f"=== {tmp_path / 'b.vtt'} · 1 message ===",
+        "=== Auth refactor · 3 messages ===",
+    ]
+    assert f"+00:00:00  Ann: {long}" in lines  # one line, however long
+    assert all(x == x.rstrip() for x in lines)  # no padding
+    assert "\x1b" not in r.stdout
