@@ -207,3 +207,23 @@ def test_piped_show_is_plain_text_with_a_heading_per_conversation(tmp_path):
     assert f"+00:00:00  Ann: {long}" in lines  # one line, however long
     assert all(x == x.rstrip() for x in lines)  # no padding
     assert "\x1b" not in r.stdout
+
+
+# -- 10: warnings you can get back -----------------------------------------------------------
+
+
+def test_warnings_not_shown_can_be_kept_in_a_file(tmp_path):
+    src = tmp_path / "many.jsonl"
+    bad = b"".join(b'{"not": "a message %d"}\n' % i for i in range(30))
+    src.write_bytes(orjson.dumps(_rec(1, "2024-03-06T10:00:00Z")) + b"\n" + bad)
+    kept = tmp_path / "w.jsonl"
+    r = _invoke("ingest", str(src), "-o", str(tmp_path / "out.jsonl"), "--warnings", str(kept))
+    assert r.exit_code == 1, r.output
+    assert f"10 of 30 warnings not shown; all are in {kept}" in r.stderr
+    lines = _lines(kept.read_text())
+    assert len(lines) == 30
+    assert lines[0]["kind"] == "rejected" and lines[0]["file"] == str(src)
+    assert [x["line"] for x in lines] == list(range(2, 32))
+    assert not lines[0]["message"].startswith("rejected")
+    r = _invoke("ingest", str(src), "-o", str(tmp_path / "out.jsonl"))
+    assert "10 of 30 warnings not shown; --warnings FILE keeps them all" in r.stderr
