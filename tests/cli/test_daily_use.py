@@ -227,3 +227,39 @@ def test_warnings_not_shown_can_be_kept_in_a_file(tmp_path):
     assert not lines[0]["message"].startswith("rejected")
     r = _invoke("ingest", str(src), "-o", str(tmp_path / "out.jsonl"))
     assert "10 of 30 warnings not shown; --warnings FILE keeps them all" in r.stderr
+
+
+# -- 5: tables -----------------------------------------------------------------------------------
+
+
+def _wide_store(tmp_path: Path) -> Path:
+    long_name = "Maximilian Bartholomew Featherstonehaugh <maximilian@example.org>"
+    recs = [_rec(1, "2024-03-06T10:00:00Z", speaker=long_name, textChunks=["x " * 150]),
+            _rec(2, "2026-04-07T10:00:01Z", speaker="Bo", format="zoomchat")]  # fmt: skip
+    src = tmp_path / "wide.jsonl"
+    src.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in recs))
+    return src
+
+
+def test_tables_cut_names_with_an_ellipsis_never_dates_or_counts(tmp_path):
+    src = _wide_store(tmp_path)
+    tty = {"CONVO_FORCE_TTY": "1", "COLUMNS": "80", "NO_COLOR": "1", "TZ": "UTC"}
+    stats = _plain(_invoke("stats", str(src), "--utc", env=tty).stdout)
+    assert "2026-04-07" in stats and "Maximilian Bartholomew" in stats and "…" in stats
+    people = _plain(_invoke("people", str(src), env=tty).stdout)
+    assert "2026-04-07" in people and "formats" in people
+    assert all(len(line) <= 80 for line in (stats + people).splitlines())
+
+
+def test_the_list_text_takes_the_free_width(tmp_path):
+    src = tmp_path / "short.jsonl"
+    src.write_bytes(
+        orjson.dumps(_rec(1, "2024-03-06T10:00:00Z", textChunks=["word " * 60])) + b"\n"
+    )
+    tty = {"CONVO_FORCE_TTY": "1", "COLUMNS": "200", "NO_COLOR": "1"}
+    out = _plain(_invoke("list", str(src), env=tty).stdout)
+    row = next(line for line in out.splitlines() if "word" in line)
+    assert row.count("word") >= 25  # not cut at ~95 characters with empty columns beside
+    assert row.rstrip().endswith("…")
+    time = row.split("   ")[0].strip()
+    assert len(time) == 19  # the time column is as wide as its times

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from convo.analysis.people import Identity, Merge
 from convo.core.text.terminal import one_line
-from convo.output.views.common import display_time, speaker_style
+from convo.output.views.common import display_time, fit, speaker_style
 from convo.output.writers import WriteOptions
 
 
@@ -17,8 +17,10 @@ def render(
     persons: list[Identity] | None = None,
 ) -> None:
     if persons:
-        console.print(_table(persons, options, "person", False))
-    console.print(_table(idents, options, "name", any(i.person for i in idents)))
+        console.print(fit(_table(persons, options, "person", False), console, (5, 0)))
+    named = any(i.person for i in idents)
+    flexible = (6, 1, 0) if named else (5, 0)  # formats, person, name
+    console.print(fit(_table(idents, options, "name", named), console, flexible))
     _print_merges(merges, console)
 
 
@@ -39,7 +41,7 @@ def _table(idents: list[Identity], options: WriteOptions, first: str, persons: b
         t.add_column(col, justify="right", no_wrap=True, min_width=width)
     for col in ("first", "last"):
         t.add_column(col, no_wrap=True, min_width=10)
-    t.add_column("formats", overflow="ellipsis", no_wrap=True, max_width=24)
+    t.add_column("formats", overflow="ellipsis", no_wrap=True, max_width=24, min_width=7)
     for i in idents:
         row = [Text(one_line(i.name), style=speaker_style(i.person or i.name))]
         if persons:

@@ -1,7 +1,7 @@
 """The ``stats`` view: a summary line, one table per grouping, and the timeline as bars.
 
-Numeric columns never wrap and keep their width, so an 80-column terminal cuts names,
-not counts. Long runs of empty buckets in the timeline fold into one row.
+Numeric and time columns never wrap and keep their width (``common.fit``), so an
+80-column terminal cuts names, with ``…``, never counts or dates. Long runs of empty buckets in the timeline fold into one row.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 from convo.analysis.stats import Stats, rows
 from convo.core.text.terminal import one_line
-from convo.output.views.common import display_time, speaker_style
+from convo.output.views.common import display_time, fit, speaker_style
 from convo.output.writers import WriteOptions
 
 TOP = 20
@@ -43,7 +43,7 @@ def render(stats: Stats, console, options: WriteOptions) -> None:
         ("format", stats.formats),
     ):
         if table:
-            console.print(_group_table(title, rows(table), day))
+            console.print(fit(_group_table(title, rows(table), day), console, (0,)))
     unit, buckets = stats.timeline()
     if buckets:
         console.print(_timeline(unit, buckets, console.width))
@@ -66,7 +66,7 @@ def _group_table(title: str, data: list[dict[str, Any]], when):
         width = max([len(col), *(len(f"{r[col]:,}") for r in data[:TOP])])
         t.add_column(col, justify="right", no_wrap=True, min_width=width)
     for col in ("first", "last"):
-        t.add_column(col, no_wrap=True, overflow="ellipsis", min_width=10)
+        t.add_column(col, no_wrap=True, min_width=10)
     for r in data[:TOP]:
         t.add_row(
             Text(one_line(r["name"]), style=_style(title, r["name"])),
