@@ -263,3 +263,47 @@ def test_the_list_text_takes_the_free_width(tmp_path):
     assert row.rstrip().endswith("…")
     time = row.split("   ")[0].strip()
     assert len(time) == 19  # the time column is as wide as its times
+
+
+# -- 17: exports ---------------------------------------------------------------------------------
+
+
+def _srt_times(text: str) -> list[tuple[str, str]]:
+    return [tuple(line.split(" --> ")) for line in text.splitlines() if " --> " in line]
+
+
+def test_srt_and_vtt_cues_never_go_back_and_undated_ones_last(tmp_path):
+    (tmp_path / "a.srt").write_text("1\n00:00:01,000 --> 00:00:04,000\nfirst\n\n"
+                                    "2\n00:00:05,000 --> 00:00:09,000\nsecond\n")  # fmt: skip
+    (tmp_path / "b.srt").write_text("1\n00:00:00,500 --> 00:00:02,000\nthird\n")
+    undated = tmp_path / "u.jsonl"
+    undated.write_bytes(b"".join(orjson.dumps(_rec(i, "1970-01-01T00:00:00Z")) + b"\n"
+                                 for i in (7, 8)))  # fmt: skip
+    for fmt in ("srt", "vtt"):
+        r = _invoke("export", "--to", fmt, str(tmp_path / "a.srt"), str(tmp_path / "b.srt"),
+                    str(undated))  # fmt: skip
+        assert r.exit_code == 0, r.output
+        times = [(a.replace(",", "."), b.replace(",", ".")) for a, b in _srt_times(r.stdout)]
+        assert times[:3] == [("00:00:01.000", "00:00:04.000"), ("00:00:05.000", "00:00:09.000"),
+                             ("00:00:09.000", "00:00:10.500")]  # fmt: skip
+        assert all(a < b for a, b in times)  # no cue of zero length
+        assert all(times[i][0] >= times[i - 1][1] for i in range(1, len(times)))
+
+
+def test_srt_keeps_ampersands_and_angles_as_written(tmp_path):
+    src = tmp_path / "x.jsonl"
+    src.write_bytes(orjson.dumps(_rec(1, "2024-03-06T10:00:00Z",
+                                      textChunks=["Q&A at 3 < 4, <i>not italic</i>"])) + b"\n")  # fmt: skip
+    out = _invoke("export", "--to", "srt", str(src)).stdout
+    assert "Q&A at 3 < 4, ‹i>not italic‹/i>" in out and "&amp;" not in out
+
+
+def test_markdown_keeps_a_thread_whose_root_has_no_thread_field(tmp_path):
+    src = tmp_path / "team.jsonl"
+    recs = [_rec(1, "2024-03-06T10:00:00Z", id="a1", textChunks=["Shall we use JWT?"]),
+            _rec(2, "2024-03-06T10:02:30Z", id="b1", replyTo="a1", thread="a1",
+                 speaker="Bob", textChunks=["Yes, JWT."])]  # fmt: skip
+    src.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in recs))
+    md = _invoke("export", "--to", "markdown", str(src)).stdout
+    assert "Thread a1" not in md
+    assert md.count("\n## ") == 1 and "### **Bob**" in md
