@@ -307,3 +307,34 @@ def test_markdown_keeps_a_thread_whose_root_has_no_thread_field(tmp_path):
     md = _invoke("export", "--to", "markdown", str(src)).stdout
     assert "Thread a1" not in md
     assert md.count("\n## ") == 1 and "### **Bob**" in md
+
+
+# -- 18: formats piped, csv summaries, stats --top -----------------------------------------------
+
+
+def test_formats_piped_is_jsonl():
+    r = _invoke("formats")
+    assert r.exit_code == 0, r.output
+    assert {"name", "family", "patterns"} <= set(_lines(r.stdout)[0])
+    assert _invoke("formats", "-f", "csv").stdout.startswith("name,family,description,")
+
+
+def test_stats_people_and_knowledge_take_csv(tmp_path):
+    store, _ = _mail_and_people(tmp_path)
+    stats = _invoke("stats", str(store), "-f", "csv").stdout.splitlines()
+    assert stats[0] == "table,name,messages,words,first,last"
+    assert stats[1].startswith("total,,4,")
+    people = _invoke("people", str(store), "-f", "csv").stdout.splitlines()
+    assert people[0] == "name,person,messages,heard,first,last,formats"
+    knowledge = _invoke("knowledge", str(store), "-f", "csv").stdout.splitlines()
+    assert knowledge[0] == "table,name,with,messages"
+    assert "pair,Alice Smith,Bob Jones,2" in knowledge
+
+
+def test_stats_top_limits_the_rows(tmp_path):
+    store, _ = _mail_and_people(tmp_path)
+    data = orjson.loads(_invoke("stats", str(store), "-f", "json", "--top", "1").stdout)
+    assert len(data["speakers"]) == 1 and data["messages"] == 4
+    tty = {"CONVO_FORCE_TTY": "1", "COLUMNS": "100", "NO_COLOR": "1"}
+    out = _plain(_invoke("stats", str(store), "--top", "1", env=tty).stdout)
+    assert "more speakers (--top N shows more" in out

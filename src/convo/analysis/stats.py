@@ -137,7 +137,8 @@ class Stats:
                 break
         return unit, [(k, counts.get(k, 0)) for k in keys]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, top: int | None = None) -> dict[str, Any]:
+        """The JSON of the module docstring; ``top``: at most this many rows a grouping."""
         unit, buckets = self.timeline()
         return {
             "messages": self.total.messages,
@@ -145,9 +146,9 @@ class Stats:
             "first": self.total.first,
             "last": self.total.last,
             "undated": self.undated,
-            "speakers": rows(self.speakers),
-            "tags": rows(self.tags),
-            "formats": rows(self.formats),
+            "speakers": rows(self.speakers)[:top],
+            "tags": rows(self.tags)[:top],
+            "formats": rows(self.formats)[:top],
             "timeline": {
                 "unit": unit,
                 "buckets": [{"start": k, "messages": n} for k, n in buckets],

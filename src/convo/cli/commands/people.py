@@ -7,7 +7,7 @@ import typer
 from convo.cli.options import ReadArgs, read_options_for
 from convo.cli.runtime import Reporter, command, environment, flush_stdout, outcome, state
 
-FORMATS = ("table", "json", "jsonl")
+FORMATS = ("table", "json", "jsonl", "csv")
 
 
 def people(args: ReadArgs) -> int:
@@ -24,8 +24,8 @@ def people(args: ReadArgs) -> int:
 
     Then -s/-r, from:/to:, stats and knowledge treat every alias as that person, and
     this command counts each person once too (a table of persons above the names).
-    Piped: JSON ({"persons": [...], "identities": [...], "merges": [...]}); -f jsonl:
-    one line per name.
+    Piped: JSON ({"persons": [...], "identities": [...], "merges": [...]}); -f jsonl
+    and -f csv: one line per name.
     """
     import orjson
 
@@ -47,6 +47,10 @@ def people(args: ReadArgs) -> int:
                 "merges": [m.to_dict() for m in likely],
             }
             out.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+        elif fmt == "csv" and out is not None:
+            from convo.output.views.rows import dicts_csv
+
+            out.write(dicts_csv([i.to_dict() for i in found]))
         elif out is not None:
             out.write(b"".join(orjson.dumps(i.to_dict()) + b"\n" for i in found))
         else:

@@ -18,7 +18,7 @@ FOLD = 3  # this many empty buckets in a row or more are shown as one row
 NARROW = 100  # below this width first/last show the date only
 
 
-def render(stats: Stats, console, options: WriteOptions) -> None:
+def render(stats: Stats, console, options: WriteOptions, top: int | None = None) -> None:
     from rich.text import Text
 
     t = stats.total
@@ -43,7 +43,8 @@ def render(stats: Stats, console, options: WriteOptions) -> None:
         ("format", stats.formats),
     ):
         if table:
-            console.print(fit(_group_table(title, rows(table), day), console, (0,)))
+            group = _group_table(title, rows(table), day, top or TOP)
+            console.print(fit(group, console, (0,)))
     unit, buckets = stats.timeline()
     if buckets:
         console.print(_timeline(unit, buckets, console.width))
@@ -55,7 +56,7 @@ def _style(title: str, name: str) -> str:
     return "yellow" if title == "tag" else ""
 
 
-def _group_table(title: str, data: list[dict[str, Any]], when):
+def _group_table(title: str, data: list[dict[str, Any]], when, top: int):
     from rich import box
     from rich.table import Table
     from rich.text import Text
@@ -63,11 +64,11 @@ def _group_table(title: str, data: list[dict[str, Any]], when):
     t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     t.add_column(title, overflow="ellipsis", no_wrap=True, max_width=40, min_width=8)
     for col in ("messages", "words"):
-        width = max([len(col), *(len(f"{r[col]:,}") for r in data[:TOP])])
+        width = max([len(col), *(len(f"{r[col]:,}") for r in data[:top])])
         t.add_column(col, justify="right", no_wrap=True, min_width=width)
     for col in ("first", "last"):
         t.add_column(col, no_wrap=True, min_width=10)
-    for r in data[:TOP]:
+    for r in data[:top]:
         t.add_row(
             Text(one_line(r["name"]), style=_style(title, r["name"])),
             Text(f"{r['messages']:,}"),
@@ -75,8 +76,8 @@ def _group_table(title: str, data: list[dict[str, Any]], when):
             Text(when(r["first"]), style="dim"),
             Text(when(r["last"]), style="dim"),
         )
-    if len(data) > TOP:
-        t.caption = f"{len(data) - TOP} more {title}s (--format json lists all)"
+    if len(data) > top:
+        t.caption = f"{len(data) - top} more {title}s (--top N shows more; --format json lists all)"
     return t
 
 
