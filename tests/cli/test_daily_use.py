@@ -338,3 +338,32 @@ def test_stats_top_limits_the_rows(tmp_path):
     tty = {"CONVO_FORCE_TTY": "1", "COLUMNS": "100", "NO_COLOR": "1"}
     out = _plain(_invoke("stats", str(store), "--top", "1", env=tty).stdout)
     assert "more speakers (--top N shows more" in out
+
+
+# -- 12: format names are symmetric ----------------------------------------------------------------
+
+
+def test_what_export_to_typeagent_writes_ingest_and_validate_read(tmp_path):
+    box = tmp_path / "team.mbox"
+    box.write_text(MBOX)
+    for extra in ([], ["--jsonl"]):
+        out = tmp_path / f"ta{len(extra)}.json"
+        r = _invoke("export", "--to", "typeagent", *extra, str(box), "-o", str(out))
+        assert r.exit_code == 0, r.output
+        back = _invoke("ingest", "--from", "typeagent", str(out))
+        assert back.exit_code == 0, back.output
+        assert _lines(back.stdout)[0]["textChunks"] == ["Shall we switch to tokens?"]
+        checked = _invoke("validate", str(out))
+        assert checked.exit_code == 0, checked.output
+        assert "3 valid, 0 invalid" in checked.stderr
+    detected = _invoke("ingest", str(tmp_path / "ta0.json"))  # the array is detected
+    assert detected.exit_code == 0 and len(_lines(detected.stdout)) == 3
+
+
+def test_validate_names_the_format_of_a_file_that_is_not_records(tmp_path):
+    box = tmp_path / "team.mbox"
+    box.write_text(MBOX)
+    r = _invoke("validate", str(box))
+    assert r.exit_code == 2
+    assert r.stderr.count("\n") == 1
+    assert f"{box}: this is mbox (email), not JSONL records; `convo ingest {box}`" in r.stderr
