@@ -367,3 +367,36 @@ def test_validate_names_the_format_of_a_file_that_is_not_records(tmp_path):
     assert r.exit_code == 2
     assert r.stderr.count("\n") == 1
     assert f"{box}: this is mbox (email), not JSONL records; `convo ingest {box}`" in r.stderr
+
+
+# -- 13: install hints that work from here -----------------------------------------------------------
+
+
+def test_a_missing_pyarrow_names_an_install_command_that_works(tmp_path, monkeypatch):
+    import builtins
+    import sys
+
+    real = builtins.__import__
+
+    def no_pyarrow(name, *args, **kwargs):
+        if name == "pyarrow" or name.startswith("pyarrow."):
+            raise ImportError(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_pyarrow)
+    for mod in [m for m in sys.modules if m == "pyarrow" or m.startswith("pyarrow.")]:
+        monkeypatch.delitem(sys.modules, mod)
+    src = tmp_path / "x.jsonl"
+    src.write_bytes(orjson.dumps(_rec(1, "2024-03-06T10:00:00Z")) + b"\n")
+    r = _invoke("export", "--to", "parquet", str(src), "-o", str(tmp_path / "ds"))
+    assert r.exit_code == 2
+    assert "convo-tools[" not in r.stderr  # not published: that command fails
+    assert f"{sys.executable} -m pip install" in r.stderr
+
+
+def test_spark_script_is_a_file_spark_submit_can_run(capsys):
+    from convo.spark.__main__ import main
+
+    assert main(["--script"]) == 0
+    path = Path(capsys.readouterr().out.strip())
+    assert path.is_file() and path.name == "__main__.py"

@@ -17,7 +17,7 @@ costs disk the size of the data, removed when done or on failure).
 Folders are hive style, ``format=slack/month=2024-03/part-0.parquet``; partition values
 are percent-encoded, so no value can name another folder, and an empty one is Hive's
 ``__HIVE_DEFAULT_PARTITION__``. The columns are ``convo.core.columns``. pyarrow is an
-optional dependency (``pip install 'convo-tools[parquet]'``).
+optional dependency (the ``parquet`` extra; ``core.extras`` says how to install it).
 """
 
 from __future__ import annotations
@@ -58,9 +58,9 @@ def require_pyarrow() -> Any:
         import pyarrow
         import pyarrow.compute  # used as pa.compute
     except ImportError:
-        raise UsageError(
-            "Parquet needs pyarrow", hint="pip install 'convo-tools[parquet]'"
-        ) from None
+        from convo.core.extras import missing
+
+        raise missing("Parquet", "pyarrow", "parquet") from None
     return pyarrow
 
 

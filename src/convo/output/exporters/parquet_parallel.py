@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from convo.analysis import parallel
-from convo.core.errors import InputError, RecordError, UsageError
+from convo.core.errors import InputError, RecordError
 from convo.core.jsonl import Line
 from convo.core.pool import FreshPool
 from convo.importers.context import Rejection
@@ -200,7 +200,9 @@ def export_parts(
     if tasks is None or sum(t.range.size for t in tasks) < MIN_BYTES:
         return None
     if importlib.util.find_spec("pyarrow") is None:  # not imported here (memory)
-        raise UsageError("Parquet needs pyarrow", hint="pip install 'convo-tools[parquet]'")
+        from convo.core.extras import missing
+
+        raise missing("Parquet", "pyarrow", "parquet")
     target = empty_folder(out_dir)
     spill: str | None = None
     try:
