@@ -400,3 +400,47 @@ def test_spark_script_is_a_file_spark_submit_can_run(capsys):
     assert main(["--script"]) == 0
     path = Path(capsys.readouterr().out.strip())
     assert path.is_file() and path.name == "__main__.py"
+
+
+# -- 14: help -------------------------------------------------------------------------------------
+
+
+def test_help_keeps_examples_and_summaries_whole_and_has_no_placeholders():
+    wide = {"COLUMNS": "80"}
+    people = _invoke("people", "--help", env=wide).stdout
+    assert '\n      name = "Alice Smith"\n' in people  # the TOML example keeps its lines
+    top = _invoke("--help", env=wide).stdout
+    assert "...\n" not in top.split("Commands:")[1].replace("...).", "")  # summaries not cut
+    assert "replies to whom)." in top
+    for args in (["rm"], ["tag", "add"], ["tag", "rm"], ["search"]):
+        text = _invoke(*args, "--help", env=wide).stdout
+        for bad in ("{", "<str>", "<list[str]>", "[[ID]"):
+            assert bad not in text, (args, bad)
+    assert "Usage: convo tag add [OPTIONS] TAG [ID]..." in _invoke("tag", "add", "--help").stdout
+
+
+def test_search_help_lists_only_options_that_work(tmp_path):
+    text = _invoke("search", "--help").stdout
+    for gone in (
+        "--from",
+        "--no-merge",
+        "--strip-quotes",
+        "--reverse",
+        "--pager",
+        "markdown",
+        "FILE  ",
+    ):
+        assert gone not in text, gone
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(orjson.dumps(_rec(1, "2024-03-06T10:00:00Z")) + b"\n")
+    for given in (["--from", "vtt"], ["--reverse"]):
+        r = _invoke("--store", str(store), "search", "message", *given)
+        assert r.exit_code == 2 and "not available for search" in r.stderr
+
+
+def test_no_error_reads_full_stop_semicolon():
+    from convo.core.errors import InputError
+
+    assert str(InputError("not a file.", where="x", hint="name one")) == "x: not a file; name one"
+    r = _invoke("list", "--limit", "abc")
+    assert ".;" not in r.stderr

@@ -149,8 +149,9 @@ class Reporter:
 
     def reject(self, rejection) -> None:
         self.rejected += 1
-        hint = f"; {rejection.hint}" if rejection.hint else ""
-        text = f"{rejection.where}: rejected: {rejection.reason}{hint}"
+        from convo.core.errors import with_hint
+
+        text = with_hint(f"{rejection.where}: rejected: {rejection.reason}", rejection.hint)
         self.line("rejected", text, rejection.where)
         if self._rejects is not None:
             from convo.core.jsonl import dumps

@@ -59,7 +59,7 @@ def _selection(ids: L, speaker: L, listener: L, tag: L, since, until, text: L, r
     )  # fmt: skip
 
 
-IDS = typer.Argument(None, metavar="[ID]...", help="Ids of the messages.", show_default=False)
+IDS = typer.Argument(None, metavar="ID", help="Ids of the messages.", show_default=False)
 SPEAKER = typer.Option(
     None, "--speaker", "-s", metavar="NAME", help="Speaker (as in query); repeat to OR."
 )

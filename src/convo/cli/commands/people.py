@@ -17,6 +17,7 @@ def people(args: ReadArgs) -> int:
 
     Settle them in a people file (--people FILE or $CONVO_PEOPLE), TOML:
 
+    \b
         [people.alice]
         name = "Alice Smith"
         names = ["Alice Smith", "Alice", "alice_dev"]

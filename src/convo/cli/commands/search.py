@@ -11,6 +11,7 @@ once on stderr.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import typer
@@ -24,7 +25,7 @@ DEFAULT_LIMIT = 20
 def search(
     ctx: typer.Context,
     query: str = typer.Argument(
-        ..., help='FTS5 query: words, "a phrase", prefix*, OR, NOT, NEAR(a b).'
+        ..., metavar="QUERY", help='FTS5 query: words, "a phrase", prefix*, OR, NOT, NEAR(a b).'
     ),
     *,
     args: ReadArgs,
@@ -36,10 +37,7 @@ def search(
     from convo.output.env import Environment
     from convo.output.progress import progress
 
-    if args.inputs:
-        raise UsageError(
-            "search reads the store only", hint="save the files first: convo ingest --save"
-        )
+    _refuse_unused(args)
     fmt = args.format
     env = Environment()
     fmt = fmt or ("table" if env.stdout_isatty else "jsonl")
@@ -74,6 +72,37 @@ def search(
     else:
         _json_out(env, hits, fmt)
     return 0
+
+
+def _refuse_unused(args: ReadArgs) -> None:
+    """The read options that do nothing in search (hidden from its help) are refused."""
+    from dataclasses import replace
+
+    from convo.core.errors import UsageError
+
+    if args.inputs:
+        raise UsageError(
+            "search reads the store only", hint="save the files first: convo ingest --save"
+        )
+    if args.imports != replace(type(args.imports)(), tz=args.imports.tz):
+        raise UsageError(
+            "import options (--from, --start-date, ...) are not available for search",
+            hint="search reads the store; they apply when files are ingested",
+        )
+    if args.reverse or args.pager:
+        raise UsageError(
+            f"{'--reverse' if args.reverse else '--pager'} is not available for search",
+            hint="hits come best first; pipe to less for paging",
+        )
+
+
+def _hidden(func: Any, names: list[str]) -> Any:
+    """``func`` (decorated with read options) with the parameters ``names`` left out of
+    ``--help`` (``_refuse_unused`` refuses them)."""
+    sig = inspect.signature(func)
+    for name in names:
+        sig.parameters[name].default.hidden = True
+    return func
 
 
 def _json_out(env: Any, hits: list, fmt: str) -> None:
@@ -122,7 +151,11 @@ def _table(env: Any, hits: list, *, utc: bool) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add ``search`` to the ``convo`` app (shared filters from ``read_options``)."""
-    from convo.cli.options import read_options
+    from convo.cli.options import IMPORT_SPECS, read_options_for
     from convo.cli.runtime import command
 
-    app.command("search")(command(read_options(search)))
+    # Search reads the store: files, their import options, --reverse and --pager do
+    # nothing here (refused when given); --tz stays (it reads --since/--until).
+    unused = ["inputs", "reverse", "pager", *(s.name for s in IMPORT_SPECS if s.name != "tz")]
+    decorated = read_options_for(("table", "jsonl", "json"))(search)
+    app.command("search")(command(_hidden(decorated, unused)))
