@@ -444,3 +444,22 @@ def test_no_error_reads_full_stop_semicolon():
     assert str(InputError("not a file.", where="x", hint="name one")) == "x: not a file; name one"
     r = _invoke("list", "--limit", "abc")
     assert ".;" not in r.stderr
+
+
+# -- 16: tag add +foo ------------------------------------------------------------------------------
+
+
+def test_a_leading_plus_is_not_stored_in_a_tag(tmp_path):
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(orjson.dumps(_rec(1, "2024-03-06T10:00:00Z")) + b"\n")
+    r = _invoke("--store", str(store), "tag", "add", "+foo", "m1")
+    assert r.exit_code == 0, r.output
+    assert "a leading + is not part of a name; using 'foo'" in r.stderr
+    assert _lines(store.read_text())[0]["tags"] == ["foo"]
+    r = _invoke("--store", str(store), "tag", "rm", "+foo", "m1")
+    assert r.exit_code == 0 and _lines(store.read_text())[0]["tags"] == []
+    assert _invoke("--store", str(store), "tag", "add", "+", "m1").exit_code == 2
+    src = tmp_path / "in.jsonl"
+    src.write_bytes(orjson.dumps(_rec(2, "2024-03-06T10:00:00Z")) + b"\n")
+    r = _invoke("ingest", str(src), "--tag", "+bar", "-o", "-")
+    assert "bar" in _lines(r.stdout)[0]["tags"] and "+bar" not in _lines(r.stdout)[0]["tags"]

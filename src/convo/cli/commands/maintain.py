@@ -147,6 +147,11 @@ def _tag_command(add: bool, tag_help: str, doc: str):
         since: str | None = SINCE, until: str | None = UNTIL, text: L = TEXT, regex: L = REGEX,
         thread: L = THREAD, dry_run: bool = DRY, store: str | None = STORE,
     ) -> int:  # fmt: skip
+        from convo.core.tagnames import tag_name
+
+        name, note = tag_name(name)
+        if note:
+            say(f"note: {note}")
         sel = _selection(ids, speaker, listener, tag, since, until, text, regex, thread)
         return _tag(add, name, sel, dry_run, store_path(ctx, store))
 
