@@ -463,3 +463,24 @@ def test_a_leading_plus_is_not_stored_in_a_tag(tmp_path):
     src.write_bytes(orjson.dumps(_rec(2, "2024-03-06T10:00:00Z")) + b"\n")
     r = _invoke("ingest", str(src), "--tag", "+bar", "-o", "-")
     assert "bar" in _lines(r.stdout)[0]["tags"] and "+bar" not in _lines(r.stdout)[0]["tags"]
+
+
+# -- 4: progress ------------------------------------------------------------------------------------
+
+
+def test_parallel_ingest_says_how_much_input_is_through(tmp_path):
+    """The --jobs parent reads no input: its blocks carry the input bytes through, which
+    grow to the inputs' size (the bar's measure, output/progress.py)."""
+    from convo.pipeline.parallel import ParallelIngest
+    from convo.pipeline.ready import ReadyBlock
+
+    paths = []
+    for i in range(4):
+        box = tmp_path / f"m{i}.mbox"
+        box.write_text(MBOX)
+        paths.append(str(box))
+    total = sum(Path(p).stat().st_size for p in paths)
+    ingest = ParallelIngest(jobs=2, blocks=True)
+    done = [b.done for b in ingest.messages(paths) if isinstance(b, ReadyBlock)]
+    assert done and done == sorted(done) and 0 < done[0] <= total // 4
+    assert ingest.done == total

@@ -1,11 +1,13 @@
 """Progress on stderr for long work, only when stderr is a terminal (and transient).
 
-``progress(env, label, paths=...)``: with the input files known, a real bar: bytes read
-of their total, the rate and the time left. Bytes read are what this process has read
-since the bar started (Linux ``/proc/self/io``; with ``--jobs`` the workers' results
-come through pipes, read as well), capped at the total; where the system does not say,
-the sources whose messages are all through count whole (the stream is in input order).
-Without files (stdin) a spinner counts messages.
+``progress(env, label, paths=...)``: with the input files known, a real bar: bytes
+through of their total, the rate, the messages so far, the time spent and the time
+left. Bytes through are, with ``--jobs``, the input bytes whose messages the workers
+handed back and this process passed on (``ReadyBlock.done``: the parent reads no input,
+and what it reads back from the workers is not input); in one process, what it has read
+since the bar started (Linux ``/proc/self/io``), capped at the total; where the system
+does not say, the sources whose messages are all through count whole (the stream is in
+input order). Without files (stdin) a spinner counts messages, with their rate.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ class ByteMeter:
         self.current: str | None = None
         self.unknown: set[str] = set()  # source names that are no file of the inputs
         self.start = bytes_read()
+        self.reported: int | None = None  # input bytes through, as the stream says
 
     def size_of(self, name: str) -> int:
         if name in self.sizes:
@@ -86,6 +89,8 @@ class ByteMeter:
             self.current = name
 
     def position(self) -> int:
+        if self.reported is not None:
+            return min(self.total, self.reported)
         now = bytes_read()
         read = now - self.start if now is not None and self.start is not None else 0
         return min(self.total, max(self.done, read))
@@ -114,31 +119,43 @@ def _byte_bar(env, label: str, meter: ByteMeter):
         DownloadColumn,
         Progress,
         TextColumn,
+        TimeElapsedColumn,
         TimeRemainingColumn,
         TransferSpeedColumn,
     )
 
     columns = (
         TextColumn(label), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+        TextColumn("{task.fields[messages]:,} msgs"), TimeElapsedColumn(), TextColumn("left"),
         TimeRemainingColumn(),
     )  # fmt: skip
     with Progress(*columns, console=env.console(stderr=True), transient=True) as bar:
-        task = bar.add_task(label, total=meter.total)
+        task = bar.add_task(label, total=meter.total, messages=0)
 
         def track(items: Iterable[Any]) -> Iterator[Any]:
             last = time.monotonic()
             n = 0
             for item in items:
-                meter.seen(getattr(item, "source_id", None))
+                done = getattr(item, "done", None)
+                if done is not None:
+                    meter.reported = done
+                else:
+                    meter.seen(getattr(item, "source_id", None))
                 # A block of lines (``pipeline.ready.ReadyBlock``) counts as its messages.
                 before, n = n, n + getattr(item, "count", 1)
                 if n // CHECK != before // CHECK and time.monotonic() - last >= TICK:
                     last = time.monotonic()
-                    bar.update(task, completed=meter.position())
+                    bar.update(task, completed=meter.position(), messages=n)
                 yield item
-            bar.update(task, completed=meter.total)
+            bar.update(task, completed=meter.total, messages=n)
 
         yield track
+
+
+def _rate(n: int, start: float) -> str:
+    """Items a second since ``start`` (the total is unknown: no time left)."""
+    spent = time.monotonic() - start
+    return f"{n / spent:,.0f}/s" if spent > 0 else ""
 
 
 @contextlib.contextmanager
@@ -155,17 +172,19 @@ def _counter(env, label: str):
         SpinnerColumn(),
         TextColumn(label),
         MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
         TimeElapsedColumn(),
         console=env.console(stderr=True),
         transient=True,
     ) as bar:
-        task = bar.add_task(label, total=None)
+        task = bar.add_task(label, total=None, rate="")
 
         def track(items: Iterable[T]) -> Iterator[T]:
             n = 0
+            start = time.monotonic()
             for n, item in enumerate(items, 1):
                 if n % EVERY == 0:
-                    bar.update(task, completed=n)
+                    bar.update(task, completed=n, rate=_rate(n, start))
                 yield item
             bar.update(task, completed=n)
 
