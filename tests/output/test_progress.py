@@ -105,3 +105,18 @@ def test_the_bar_shows_messages_rate_and_time(tmp_path):
         assert list(track(items)) == items
     shown = out.getvalue()
     assert "msgs" in shown and "left" in shown and "4.1/4.1 kB" in shown
+
+
+def test_worker_reads_count_reading_not_seeks(monkeypatch):
+    """A --jobs worker opens an input and seeks to its range: only the reading counts,
+    and a closed descriptor's reading is kept."""
+    looks = iter([
+        {("7", "3"): 0},  # just opened
+        {("7", "3"): 40 << 20},  # sought to its range
+        {("7", "3"): (40 << 20) + 1000},
+        {},  # closed
+    ])  # fmt: skip
+    monkeypatch.setattr(p, "_children", lambda: ["7"])
+    monkeypatch.setattr(p, "_positions", lambda pid, inputs: next(looks))
+    reads = p.WorkerReads(["a.mbox"])
+    assert [reads.total() for _ in range(4)] == [0, 0, 1000, 1000]
