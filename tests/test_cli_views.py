@@ -211,8 +211,8 @@ def test_stats_filters_apply(runner):
     assert data["messages"] == 4
 
 
-def test_stats_rejects_csv(runner):
-    result = runner.invoke(app, ["stats", FIXTURE, "-f", "csv"])
+def test_stats_rejects_markdown(runner):  # csv is a summary format since issue 35
+    result = runner.invoke(app, ["stats", FIXTURE, "-f", "markdown"])
     assert result.exit_code == 2
 
 

@@ -73,9 +73,9 @@ def test_table_on_a_terminal(runner, monkeypatch):
 
 
 def test_unsupported_format_is_a_usage_error(runner):
-    result = runner.invoke(app, ["knowledge", "--format", "csv", CHAT])
+    result = runner.invoke(app, ["knowledge", "--format", "markdown", CHAT])
     assert result.exit_code == 2
-    assert "table|jsonl|json" in result.stderr
+    assert "table|jsonl|json|csv" in result.stderr
     assert "Traceback" not in result.output
 
 

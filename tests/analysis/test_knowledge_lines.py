@@ -16,6 +16,16 @@ from convo.analysis.knowledge.extract import Conversation
 from convo.analysis.knowledge.keyphrases import PhraseStats, candidates, rank
 from convo.analysis.knowledge.lines import Lines, knowledge_line
 from convo.analysis.knowledge.summary import Aggregate
+from convo.core.people import People
+
+# A people file over NAMES: records read through it (``People.canonical_record``, as
+# ``analysis.parallel`` gives them) hold a person's bare name where mail had an address.
+PEOPLE = People.of({"people": {
+    "alice": {"name": "Alice Smith", "names": ["alice smith", "Smith, Alice"],
+              "addresses": ["alice@x.org"]},
+    "bob": {"name": "Bob", "addresses": ["bob@y.org"]},
+    "carol": {"name": "Carol White", "addresses": ["carol@x.org"]},
+}})  # fmt: skip
 
 NAMES = ["Alice Smith", "alice smith", "Bob", "BOB", "user", "Assistant", "Zoë Ødegaard",
          'quote " name', "back\\slash", "Carol <carol@x.org>", "none", "", "carol@x.org",
@@ -48,8 +58,10 @@ record = st.fixed_dictionaries(
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(record, max_size=8))
-def test_lines_are_the_plain_knowledge_lines(records):
+@given(st.lists(record, max_size=8), st.booleans())
+def test_lines_are_the_plain_knowledge_lines(records, people):
+    if people:
+        records = [PEOPLE.canonical_record(r) for r in records]
     conv = Conversation()
     analyses = [conv.observe_record(r) for r in records]
     lines = Lines(conv)
@@ -71,10 +83,13 @@ def _table_state(agg: Aggregate) -> tuple:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(record, max_size=12), st.sampled_from([1, 2, 1000]))
-def test_summary_counts_the_common_message_as_its_knowledge(records, capacity):
+@given(st.lists(record, max_size=12), st.sampled_from([1, 2, 1000]), st.booleans())
+def test_summary_counts_the_common_message_as_its_knowledge(records, capacity, people):
     """``add_analysed`` = ``add`` of ``extract_plain``: the same tables, reductions and
-    spellings, also when tiny tables reduce and prune on every message."""
+    spellings, also when tiny tables reduce and prune on every message, and with a
+    people file."""
+    if people:
+        records = [PEOPLE.canonical_record(r) for r in records]
     conv = Conversation()
     analyses = [conv.observe_record(r) for r in records]
     was = Aggregate.CAPACITY

@@ -33,9 +33,9 @@ def test_help_has_no_python_types(command):
 
 @pytest.mark.parametrize(
     ("command", "choices"),
-    [("list", "[table|jsonl|json|csv|markdown|text]"), ("stats", "[table|text|json|jsonl]"),
-     ("knowledge", "[table|jsonl|json]"), ("ingest", "[auto|voice|prefix|none]"),
-     ("formats", "[table|json|jsonl]"), ("people", "[table|json|jsonl]")],
+    [("list", "[table|jsonl|json|csv|markdown|text]"), ("stats", "[table|text|json|jsonl|csv]"),
+     ("knowledge", "[table|jsonl|json|csv]"), ("ingest", "[auto|voice|prefix|none]"),
+     ("formats", "[table|json|jsonl|csv]"), ("people", "[table|json|jsonl|csv]")],
 )  # fmt: skip
 def test_fixed_choices_are_listed(command, choices):
     r = CliRunner().invoke(app, [command, "--help"])

@@ -184,7 +184,7 @@ def test_stats_at_80_columns_keeps_the_counts():
 
 
 def test_formats_fit_80_columns():
-    r = _invoke("formats", env={"COLUMNS": "80"})
+    r = _invoke("formats", "-f", "table", env={"COLUMNS": "80"})
     assert r.exit_code == 0
     lines = r.stdout.splitlines()
     assert all(len(line) <= 80 for line in lines)

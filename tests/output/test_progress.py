@@ -80,3 +80,43 @@ def test_blocks_of_lines_pass_as_their_messages(tmp_path, monkeypatch):
         assert list(track(items)) == items
     assert len(looks) >= 1 + 2 * 5  # the start, then a look and an update per block
     assert "4.1/4.1 kB" in out.getvalue()
+
+
+def test_with_jobs_the_bar_counts_the_input_through_not_what_the_parent_reads(monkeypatch):
+    """Issue 35: the parent of ``--jobs`` reads the workers' event files (more bytes than
+    the input); the blocks say how much input is through."""
+    from convo.store.lines import ReadyBlock
+
+    monkeypatch.setattr(p, "bytes_read", lambda: 10**12)
+    meter = p.ByteMeter({"a.mbox": 1000})
+    block = ReadyBlock(b"{}\n", 1, done=250)
+    meter.reported = block.done
+    assert meter.position() == 250
+
+
+def test_the_bar_shows_messages_rate_and_time(tmp_path):
+    from convo.store.lines import ReadyBlock
+
+    f = tmp_path / "a.mbox"
+    f.write_bytes(b"z" * 4096)
+    out = io.StringIO()
+    items = [ReadyBlock(b"{}\n" * p.CHECK, p.CHECK, done=(i + 1) * 800) for i in range(5)]
+    with p.progress(_terminal(out), "importing", paths=[str(f)]) as track:
+        assert list(track(items)) == items
+    shown = out.getvalue()
+    assert "msgs" in shown and "left" in shown and "4.1/4.1 kB" in shown
+
+
+def test_worker_reads_count_reading_not_seeks(monkeypatch):
+    """A --jobs worker opens an input and seeks to its range: only the reading counts,
+    and a closed descriptor's reading is kept."""
+    looks = iter([
+        {("7", "3"): 0},  # just opened
+        {("7", "3"): 40 << 20},  # sought to its range
+        {("7", "3"): (40 << 20) + 1000},
+        {},  # closed
+    ])  # fmt: skip
+    monkeypatch.setattr(p, "_children", lambda: ["7"])
+    monkeypatch.setattr(p, "_positions", lambda pid, inputs: next(looks))
+    reads = p.WorkerReads(["a.mbox"])
+    assert [reads.total() for _ in range(4)] == [0, 0, 1000, 1000]

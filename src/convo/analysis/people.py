@@ -2,7 +2,9 @@
 
 An identity is one exact speaker or listener string. For each: messages spoken and
 heard, first and last time, formats, and the person it belongs to in a people file
-(``convo.core.people``). Likely merges, for a people file to settle: the same address
+(``convo.core.people``). With a people file each person is counted once too
+(``census``): a message is one of its messages when the speaker is any of its names,
+and heard once however many of its names are among the listeners. Likely merges, for a people file to settle: the same address
 (``Alice <a@x.org>`` and ``a@x.org``), the same display name, and a name whose words
 occur in another (``Alice`` in ``Alice Smith``, by the ``-s`` name rule).
 """
@@ -57,9 +59,23 @@ class Merge:
         return {"names": self.names, "reason": self.reason}
 
 
+def _ranked(found: Iterable[Identity]) -> list[Identity]:
+    return sorted(found, key=lambda i: (-i.spoke, -i.heard, i.name.casefold()))
+
+
 def identities(records: Iterable[dict[str, Any]], people: People | None = None) -> list[Identity]:
     """Every speaker and listener name, most messages first."""
+    return census(records, people)[0]
+
+
+def census(
+    records: Iterable[dict[str, Any]], people: People | None = None
+) -> tuple[list[Identity], list[Identity]]:
+    """Every speaker and listener name, and every person of ``people`` met (its
+    ``name`` and ``person`` the person's name, each message counted once), most
+    messages first."""
     found: dict[str, Identity] = {}
+    persons: dict[str, Identity] = {}
 
     def get(name: str) -> Identity:
         ident = found.get(name)
@@ -70,6 +86,14 @@ def identities(records: Iterable[dict[str, Any]], people: People | None = None) 
                 ident.person = p.name if p is not None else None
         return ident
 
+    def person(name: str | None) -> Identity | None:
+        if name is None:
+            return None
+        p = persons.get(name)
+        if p is None:
+            p = persons[name] = Identity(name, person=name)
+        return p
+
     for r in records:
         ts, fmt = fields.timestamp(r), fields.string(r, "format")
         speaker = fields.speaker(r)
@@ -77,11 +101,21 @@ def identities(records: Iterable[dict[str, Any]], people: People | None = None) 
             ident = get(speaker)
             ident.spoke += 1
             ident.seen(ts, fmt)
+            if (p := person(ident.person)) is not None:
+                p.spoke += 1
+                p.seen(ts, fmt)
+        heard: set[str] = set()
         for name in dict.fromkeys(fields.listeners(r)):
             ident = get(name)
             ident.heard += 1
             ident.seen(ts, fmt)
-    return sorted(found.values(), key=lambda i: (-i.spoke, -i.heard, i.name.casefold()))
+            if ident.person is not None and ident.person not in heard:
+                heard.add(ident.person)
+                p = person(ident.person)
+                assert p is not None
+                p.heard += 1
+                p.seen(ts, fmt)
+    return _ranked(found.values()), _ranked(persons.values())
 
 
 def merges(idents: list[Identity]) -> list[Merge]:

@@ -39,6 +39,7 @@ import re
 from typing import Any
 
 from convo.analysis.stats import EPOCH_DAY, Stats, Tally, real_day
+from convo.core.fields import NO_SPEAKER
 from convo.query.canonical import has_control
 
 _S = rb'"[^"]*"'  # a string, exactly, once the block holds no backslash
@@ -185,7 +186,7 @@ class RawStats:
             name = "" if key in _NULL_NAMES else key[1:-1].decode()
             if people is not None and name:
                 name = people.canonical(name)
-            _merge(stats.speakers, name or "(none)", t)
+            _merge(stats.speakers, name or NO_SPEAKER, t)
         for key, t in self.formats.items():
             _merge(stats.formats, "(none)" if key in _NULL_NAMES else key[1:-1].decode(), t)
         for key, t in self.tags.items():

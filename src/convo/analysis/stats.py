@@ -36,9 +36,10 @@ from convo.analysis import parallel
 from convo.analysis.parallel import RangeReport, RangeTask
 from convo.core import fields
 from convo.core.pool import ordered_map
+from convo.core.timestamps import UNDATED_DAY
 from convo.query.filters import Filters
 
-EPOCH_DAY = "1970-01-01"
+EPOCH_DAY = UNDATED_DAY
 
 
 @dataclass(slots=True)
@@ -72,7 +73,7 @@ class Stats:
         ts = self._dated(fields.timestamp(record))
         tallies = [
             self.total,
-            _tally(self.speakers, fields.speaker(record) or "(none)"),
+            _tally(self.speakers, fields.speaker_label(record)),
             _tally(self.formats, fields.string(record, "format") or "(none)"),
         ]
         tags = fields.tags(record)
@@ -136,7 +137,8 @@ class Stats:
                 break
         return unit, [(k, counts.get(k, 0)) for k in keys]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, top: int | None = None) -> dict[str, Any]:
+        """The JSON of the module docstring; ``top``: at most this many rows a grouping."""
         unit, buckets = self.timeline()
         return {
             "messages": self.total.messages,
@@ -144,9 +146,9 @@ class Stats:
             "first": self.total.first,
             "last": self.total.last,
             "undated": self.undated,
-            "speakers": rows(self.speakers),
-            "tags": rows(self.tags),
-            "formats": rows(self.formats),
+            "speakers": rows(self.speakers)[:top],
+            "tags": rows(self.tags)[:top],
+            "formats": rows(self.formats)[:top],
             "timeline": {
                 "unit": unit,
                 "buckets": [{"start": k, "messages": n} for k, n in buckets],

@@ -11,13 +11,13 @@ typer would build an adapter per option (``cli/coercion.py``).
 
 from __future__ import annotations
 
+import inspect
 import sys
 from typing import Any
 
 import typer
 from typer.core import TyperGroup
 
-from convo.cli.choices import show_choices
 from convo.cli.coercion import install, on_parse
 from convo.cli.commands import (
     config,
@@ -37,7 +37,8 @@ from convo.cli.commands import (
 )
 from convo.cli.lazy import LazyCommands
 from convo.cli.runtime import apply_config, err, quiet_broken_pipe, state
-from convo.core.errors import ConvoError, ExitCode, interruption
+from convo.cli.usage import prepare_help
+from convo.core.errors import ConvoError, ExitCode, interruption, with_hint
 
 __all__ = ["app"]
 
@@ -53,8 +54,15 @@ def _usage_error(e: Any) -> int:
         err(f"error: {message}")
     else:
         where = ctx.command_path
-        err(f"error: {where}: {message}; see `{where} --help`")
+        err("error: " + with_hint(f"{where}: {message}", f"see `{where} --help`"))
     return int(getattr(e, "exit_code", ExitCode.USAGE))
+
+
+def summary_line(text: str) -> str:
+    """A command's first sentence (its first paragraph up to ``. ``), whole."""
+    first = " ".join(inspect.cleandoc(text).split("\n\n", 1)[0].split())
+    head, dot, _ = first.partition(". ")
+    return head + "." if dot else first
 
 
 class ConvoGroup(TyperGroup):
@@ -78,10 +86,18 @@ class ConvoGroup(TyperGroup):
         return super().get_command(ctx, cmd_name)
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
-        """The command list of ``--help``, from each command's help (none converted)."""
+        """The command list of ``--help``, from each command's help (none converted):
+        its whole first sentence, wrapped, never cut with ``...`` as click cuts it."""
         self._listing = True
         try:
-            super().format_commands(ctx, formatter)
+            rows = []
+            for name in self.list_commands(ctx):
+                cmd = self.get_command(ctx, name)
+                if cmd is not None and not cmd.hidden:
+                    rows.append((name, summary_line(cmd.short_help or cmd.help or "")))
+            if rows:
+                with formatter.section("Commands"):
+                    formatter.write_dl(rows)
         finally:
             self._listing = False
 
@@ -165,7 +181,7 @@ def _protect_store(store: str | None) -> None:
 
 def _prepare(cmd: Any) -> None:
     """A command just converted: choices in its help, plain values coerced here."""
-    show_choices(cmd)
+    prepare_help(cmd)
     on_parse(cmd)
 
 

@@ -400,10 +400,10 @@ def selection_options(func, *, short: bool = True):
     if not short:
         specs = tuple(_long_only(s) if s.decls else s for s in specs)
 
-    return _with_params(func, _params(specs), _defaulted)
+    return _with_params(func, _params(specs), defaulted_read_args)
 
 
-def _defaulted(kw: dict[str, Any]) -> dict[str, ReadArgs]:
+def defaulted_read_args(kw: dict[str, Any]) -> dict[str, ReadArgs]:
     """``read_args`` of a command that declares only some of the read options."""
     for spec in read_specs(None):
         kw.setdefault(spec.name, spec.default)
@@ -412,7 +412,7 @@ def _defaulted(kw: dict[str, Any]) -> dict[str, ReadArgs]:
 
 def store_options(func):
     """Only ``--store``; ``func(args: ReadArgs)``."""
-    return _with_params(func, _params(INPUT_SPECS[1:]), _defaulted)
+    return _with_params(func, _params(INPUT_SPECS[1:]), defaulted_read_args)
 
 
 def read_options_for(formats: Sequence[str] | None):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -152,40 +153,41 @@ class Reporter:
 
     SHOW = 20
 
-    def __init__(self, quiet: bool = False, rejects_path: str | None = None, show: int = SHOW):
+    def __init__(
+        self,
+        quiet: bool = False,
+        rejects_path: str | None = None,
+        show: int = SHOW,
+        warnings_path: str | None = None,
+    ):
         self.quiet = quiet
         self.show = show
         self.shown = 0
         self.hidden = 0
         self.rejected = 0
-        self._rejects = None
+        self.warnings = 0  # warning lines, rejects not counted
         self.rejects_path = rejects_path
-        if rejects_path:
-            from convo.core import guard
-            from convo.core.errors import InputError
+        self.warnings_path = warnings_path
+        self._rejects = _open_report(rejects_path, "--rejects")
+        self._warnings = _open_report(warnings_path, "--warnings")
 
-            guard.check(rejects_path)
-            try:
-                Path(rejects_path).parent.mkdir(parents=True, exist_ok=True)
-                self._rejects = open(rejects_path, "wb")  # noqa: SIM115 - closed in close()
-            except OSError as e:
-                raise InputError(
-                    f"cannot write --rejects ({e.strerror})", where=rejects_path
-                ) from None
-
-    def line(self, kind: str, text: str) -> None:
+    def line(self, kind: str, text: str, where: str | None = None) -> None:
+        if self._warnings is not None:
+            self._warnings.write(_warning_line(kind, text, where))
         if self.quiet:
             return
         if self.shown < self.show:
             self.shown += 1
-            err(f"{kind}: {text}")
+            err(f"warning: {text}")
         else:
             self.hidden += 1
 
     def reject(self, rejection) -> None:
         self.rejected += 1
-        hint = f"; {rejection.hint}" if rejection.hint else ""
-        self.line("warning", f"{rejection.where}: rejected: {rejection.reason}{hint}")
+        from convo.core.errors import with_hint
+
+        text = with_hint(f"{rejection.where}: rejected: {rejection.reason}", rejection.hint)
+        self.line("rejected", text, rejection.where)
         if self._rejects is not None:
             from convo.core.jsonl import dumps
 
@@ -197,11 +199,64 @@ class Reporter:
         self.reject(Rejection(error.where or "", error.what, error.hint, line.raw))
 
     def warning(self, text: str) -> None:
+        self.warnings += 1
         self.line("warning", text)
+
+    def note(self) -> str | None:
+        """What the summary says of the warnings: how many, and whether all were shown."""
+        if not self.warnings:
+            return None
+        if not self.hidden:
+            return f"{self.warnings} warning(s) above"
+        return f"{self.warnings} warning(s), not all shown"
 
     def close(self) -> None:
         if self.hidden and not self.quiet:
-            more = "" if self.rejects_path else " (use --rejects FILE to keep the rejected records)"
-            err(f"warning: {self.hidden} more warnings not shown{more}")
-        if self._rejects is not None:
-            self._rejects.close()
+            total = self.shown + self.hidden
+            if self.warnings_path:
+                more = f"all are in {self.warnings_path}"
+            else:
+                more = "--warnings FILE keeps them all (JSONL)"
+                if self.rejected and not self.rejects_path:
+                    more += ", --rejects FILE the rejected records"
+            err(f"warning: {self.hidden} of {total} warnings not shown; {more}")
+        for f in (self._rejects, self._warnings):
+            if f is not None:
+                f.close()
+
+
+def _open_report(path: str | None, option: str):
+    """A JSONL file a ``Reporter`` writes (``--rejects``, ``--warnings``), or None."""
+    if not path:
+        return None
+    from convo.core import guard
+    from convo.core.errors import InputError
+
+    guard.check(path)  # never the store, its index or lock, or an input being read
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        return open(path, "wb")
+    except OSError as e:
+        raise InputError(f"cannot write {option} ({e.strerror})", where=path) from None
+
+
+_LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+)(?::\d+)?$")
+
+
+def _warning_line(kind: str, text: str, where: str | None) -> bytes:
+    """One ``--warnings`` line: ``{"kind", "file", "line", "message", "where"}``; the
+    place is the rejection's, else the text's up to its first ``": "``."""
+    import orjson
+
+    if where is None:
+        where, sep, message = text.partition(": ")
+        if not sep:
+            where, message = "", text
+    else:
+        message = text[len(where) + 2 :] if text.startswith(where + ": ") else text
+        message = message.removeprefix("rejected: ")
+    located = _LOCATED.match(where)
+    file, line = (located["file"], int(located["line"])) if located else (where, None)
+    record = {"kind": kind, "file": file.split("#", 1)[0] or None, "line": line,
+              "message": message, "where": where or None}  # fmt: skip
+    return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)

@@ -33,6 +33,14 @@ def interruption(e: KeyboardInterrupt | None) -> tuple[str, int]:
     return "interrupted", int(ExitCode.INTERRUPTED)
 
 
+def with_hint(text: str, hint: str | None) -> str:
+    """``text; hint``: the one way a message and what to do are joined (a full stop
+    ending ``text`` is dropped, so no line reads ``.;``)."""
+    if not hint:
+        return text
+    return f"{text.rstrip().removesuffix('.')}; {hint}"
+
+
 class ConvoError(Exception):
     """An error with a location and a hint, shown as one line."""
 
@@ -46,7 +54,7 @@ class ConvoError(Exception):
 
     def __str__(self) -> str:
         text = f"{self.where}: {self.what}" if self.where else self.what
-        return f"{text}; {self.hint}" if self.hint else text
+        return with_hint(text, self.hint)
 
 
 class UsageError(ConvoError):

@@ -78,6 +78,14 @@ def speaker(record: Record) -> str | None:
     return value if isinstance(value, str) else None
 
 
+NO_SPEAKER = "(none)"  # how every view, table and summary shows a missing speaker
+
+
+def speaker_label(record: Record) -> str:
+    """The speaker as people read it: the name, else ``NO_SPEAKER``."""
+    return speaker(record) or NO_SPEAKER
+
+
 def listeners(record: Record) -> list[str]:
     m = meta(record)
     value = m.get("listeners")

@@ -14,6 +14,16 @@ from typing import Any
 
 UNIX_EPOCH = datetime(1970, 1, 1, 0, 0, 0, tzinfo=UTC)
 EPOCH_STR = "1970-01-01T00:00:00Z"
+UNDATED_DAY = "1970-01-01"  # a time on this day is unknown: the sentinel, or epoch + offset
+
+
+def is_undated(ts: str) -> bool:
+    """Whether a canonical time is unknown: the epoch sentinel, or a transcript without
+    a start date (epoch + the cue's offset). Views leave it out of first/last and
+    timelines; SQL-facing outputs (``core.columns``) hold it as NULL."""
+    return ts.startswith(UNDATED_DAY)
+
+
 _EPOCH_TEXT = re.compile(r"\d{9,13}(\.\d+)?")
 
 

@@ -138,7 +138,8 @@ def snippet(record: dict[str, Any], query_terms: list[str], query: str) -> list[
         pieces.append((_SPACES.sub(" ", text[pos:s]), False))
         pieces.append((text[s:e], i in hits))
         pos = e
-    pieces.append(("…" if hi < len(spans) else "", False))
+    # the end: an ellipsis, or the text after the last word ("sessions?")
+    pieces.append(("…" if hi < len(spans) else _SPACES.sub(" ", text[pos:]).rstrip(), False))
     return [(t, h) for t, h in pieces if t]
 
 

@@ -1,17 +1,26 @@
 """Progress on stderr for long work, only when stderr is a terminal (and transient).
 
-``progress(env, label, paths=...)``: with the input files known, a real bar: bytes read
-of their total, the rate and the time left. Bytes read are what this process has read
-since the bar started (Linux ``/proc/self/io``; with ``--jobs`` the workers' results
-come through pipes, read as well), capped at the total; where the system does not say,
-the sources whose messages are all through count whole (the stream is in input order).
-Without files (stdin) a spinner counts messages.
+``progress(env, label, paths=...)``: with the input files known, a real bar: bytes
+through of their total, the rate, the messages so far, the time spent and the time
+left. With ``--jobs`` the work has two halves, and the bar counts each as half: the input the
+worker processes have read (Linux: the offsets of their descriptors on the input files,
+``WorkerReads``), and the input whose messages
+they handed back and this process wrote (``ReadyBlock.done``; what the parent reads back
+from the workers is not input). So the bar moves while the workers parse, before their
+first results come back in order, and reaches the total only when everything is
+written; a thread updates it while no message comes. In one process it counts what the
+process has read since the bar started (Linux ``/proc/self/io``), capped at the total;
+where the system does not say, the sources whose messages are all through count whole
+(the stream is in input order). Without files (stdin) a spinner counts messages, with
+their rate.
 """
 
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TypeVar
@@ -55,6 +64,66 @@ def bytes_read() -> int | None:
     return None
 
 
+def _children() -> list[str]:
+    pids: list[str] = []
+    for name in glob.glob("/proc/self/task/*/children"):
+        with contextlib.suppress(OSError), open(name, "rb") as f:
+            pids += f.read().decode().split()
+    return pids
+
+
+def _positions(pid: str, inputs: set[str]) -> dict[tuple[str, str], int]:
+    """The offsets of ``pid``'s open descriptors on ``inputs``, by (pid, fd)."""
+    found: dict[tuple[str, str], int] = {}
+    for link in glob.glob(f"/proc/{pid}/fd/*"):
+        with contextlib.suppress(OSError, ValueError):
+            if os.readlink(link) in inputs:
+                fd = link.rsplit("/", 1)[1]
+                with open(f"/proc/{pid}/fdinfo/{fd}", "rb") as f:
+                    pos = int(f.readline().split()[1])  # "pos:\t<offset>"
+                found[(pid, fd)] = pos
+    return found
+
+
+SEEK = 16 << 20  # an offset moving this far between two looks is a seek, not reading
+
+
+class WorkerReads:
+    """Bytes of the inputs the child processes (``--jobs`` workers) have read: for each
+    descriptor they hold on an input file, how far its offset moved while watched, kept
+    when the descriptor closes. A worker opens the file and seeks to its range: a move
+    back, or forward by ``SEEK`` or more between two looks, is not counted."""
+
+    def __init__(self, inputs: Iterable[str]):
+        self.inputs = {os.path.realpath(p) for p in inputs}
+        self.first: dict[tuple[str, str], int] = {}  # looked at first (keeps the key)
+        self.last: dict[tuple[str, str], int] = {}
+        self.moved: dict[tuple[str, str], int] = {}
+        self.closed = 0
+
+    def total(self) -> int | None:
+        """The bytes read, or None while there are no child processes (one process)."""
+        pids = _children()
+        if not pids and not self.first:
+            return None
+        now: dict[tuple[str, str], int] = {}
+        for pid in pids:
+            now.update(_positions(pid, self.inputs))
+        for key in list(self.moved):
+            if key not in now:
+                self.closed += self.moved.pop(key)
+                self.last.pop(key, None)
+        for key, pos in now.items():
+            self.first.setdefault(key, pos)
+            step = pos - self.last.get(key, pos)
+            self.last[key] = pos
+            if 0 < step < SEEK:
+                self.moved[key] = self.moved.get(key, 0) + step
+            else:
+                self.moved.setdefault(key, 0)
+        return self.closed + sum(self.moved.values())
+
+
 class ByteMeter:
     """Bytes of the inputs read so far: what this process has read since it started
     (capped at the total), or, where the system does not say, the sources through."""
@@ -66,6 +135,10 @@ class ByteMeter:
         self.current: str | None = None
         self.unknown: set[str] = set()  # source names that are no file of the inputs
         self.start = bytes_read()
+        self.reported: int | None = None  # input bytes through, as the stream says
+        self.workers = WorkerReads(sizes)
+        self.best = 0  # the furthest position given (the bar never goes back)
+        self._lock = threading.Lock()
 
     def size_of(self, name: str) -> int:
         if name in self.sizes:
@@ -85,7 +158,24 @@ class ByteMeter:
                 self.done += self.size_of(self.current)
             self.current = name
 
-    def position(self) -> int:
+    def position(self, ticking: bool = False) -> int:
+        """Bytes through so far; never less than a position given before. ``ticking``
+        (the bar's thread, while no message may come): only the workers' reads count,
+        this process's reads say something only once messages flow (before them it may
+        read the inputs to plan the work)."""
+        with self._lock:
+            self.best = max(self.best, self._position(ticking))
+            return self.best
+
+    def _position(self, ticking: bool) -> int:
+        workers = self.workers.total()
+        if workers is not None:  # --jobs: half for what they read, half for what is written
+            through = min(self.total, self.reported or 0)
+            return (min(self.total, workers) + through) // 2
+        if ticking:
+            return self.best
+        if self.reported is not None:
+            return min(self.total, self.reported)
         now = bytes_read()
         read = now - self.start if now is not None and self.start is not None else 0
         return min(self.total, max(self.done, read))
@@ -114,31 +204,70 @@ def _byte_bar(env, label: str, meter: ByteMeter):
         DownloadColumn,
         Progress,
         TextColumn,
+        TimeElapsedColumn,
         TimeRemainingColumn,
         TransferSpeedColumn,
     )
 
     columns = (
         TextColumn(label), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+        TextColumn("{task.fields[messages]:,} msgs"), TimeElapsedColumn(), TextColumn("left"),
         TimeRemainingColumn(),
     )  # fmt: skip
     with Progress(*columns, console=env.console(stderr=True), transient=True) as bar:
-        task = bar.add_task(label, total=meter.total)
+        task = bar.add_task(label, total=meter.total, messages=0)
+        with _ticking(lambda: bar.update(task, completed=meter.position(ticking=True))):
+            yield _tracker(bar, task, meter)
 
-        def track(items: Iterable[Any]) -> Iterator[Any]:
-            last = time.monotonic()
-            n = 0
-            for item in items:
+
+def _tracker(bar: Any, task: Any, meter: ByteMeter):
+    """``track(items)`` for the byte bar: each item's source or ``done`` to ``meter``."""
+
+    def track(items: Iterable[Any]) -> Iterator[Any]:
+        last = time.monotonic()
+        n = 0
+        for item in items:
+            done = getattr(item, "done", None)
+            if done is not None:
+                meter.reported = done
+            else:
                 meter.seen(getattr(item, "source_id", None))
-                # A block of lines (``store.lines.ReadyBlock``) counts as its messages.
-                before, n = n, n + getattr(item, "count", 1)
-                if n // CHECK != before // CHECK and time.monotonic() - last >= TICK:
-                    last = time.monotonic()
-                    bar.update(task, completed=meter.position())
-                yield item
-            bar.update(task, completed=meter.total)
+            # A block of lines (``store.lines.ReadyBlock``) counts as its messages.
+            before, n = n, n + getattr(item, "count", 1)
+            if n // CHECK != before // CHECK and time.monotonic() - last >= TICK:
+                last = time.monotonic()
+                bar.update(task, completed=meter.position(), messages=n)
+            yield item
+        meter.best = meter.total
+        bar.update(task, completed=meter.total, messages=n)
 
-        yield track
+    return track
+
+
+@contextlib.contextmanager
+def _ticking(update, every: float = 0.5):
+    """Call ``update`` every ``every`` seconds in a thread while the block runs (the
+    workers of ``--jobs`` read while no message comes back yet)."""
+    stop = threading.Event()
+
+    def run() -> None:
+        while not stop.wait(every):
+            with contextlib.suppress(Exception):
+                update()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def _rate(n: int, start: float) -> str:
+    """Items a second since ``start`` (the total is unknown: no time left)."""
+    spent = time.monotonic() - start
+    return f"{n / spent:,.0f}/s" if spent > 0 else ""
 
 
 @contextlib.contextmanager
@@ -155,17 +284,19 @@ def _counter(env, label: str):
         SpinnerColumn(),
         TextColumn(label),
         MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
         TimeElapsedColumn(),
         console=env.console(stderr=True),
         transient=True,
     ) as bar:
-        task = bar.add_task(label, total=None)
+        task = bar.add_task(label, total=None, rate="")
 
         def track(items: Iterable[T]) -> Iterator[T]:
             n = 0
+            start = time.monotonic()
             for n, item in enumerate(items, 1):
                 if n % EVERY == 0:
-                    bar.update(task, completed=n)
+                    bar.update(task, completed=n, rate=_rate(n, start))
                 yield item
             bar.update(task, completed=n)
 

@@ -55,6 +55,20 @@ class UnitResult:
     numbered: int = 0  # messages a range numbered (``FileNumbers.next_range``)
 
 
+def _size(path: str) -> int:
+    """A unit's input bytes: its file's, or a folder's files' (0 when unreadable)."""
+    if not os.path.isdir(path):
+        with contextlib.suppress(OSError):
+            return os.path.getsize(path)
+        return 0
+    total = 0
+    for folder, _dirs, files in os.walk(path):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.path.getsize(os.path.join(folder, name))
+    return total
+
+
 def default_jobs(units: int) -> int:
     """The CPU count when there is more than one unit to read, else 1."""
     return cpu_count() if units > 1 else 1
@@ -172,6 +186,7 @@ class ParallelIngest(Ingest):
         self.part_size = part_size
         self.blocks = blocks
         self._file: FileNumbers | None = None  # numbers the split file being replayed
+        self.done = 0  # input bytes of the units replayed (``ReadyBlock.done``)
 
     def messages(self, paths: Iterable[str | Path]) -> Iterator[Any]:
         names = [str(p) for p in paths]
@@ -214,10 +229,12 @@ class ParallelIngest(Ingest):
         if part is not None and part.index == 0:
             self._file = FileNumbers(unit.path)
         numbers = self._file if part is not None else None
+        size = part.range.size if part is not None else _size(unit.path)
         try:
             if part is None or numbers is not None:
-                yield from self._events(result.events, numbers)
+                yield from self._events(result.events, numbers, size)
         finally:
+            self.done += size
             with contextlib.suppress(OSError):
                 os.unlink(result.events)
         if part is not None and numbers is None:
@@ -229,8 +246,12 @@ class ParallelIngest(Ingest):
             self._file = None
             self._fail(unit, *result.error)
 
-    def _events(self, path: str, numbers: FileNumbers | None) -> Iterator[ReadyLine | ReadyBlock]:
-        """Replay a worker's event file (``Events``), a split file's ranges renumbered."""
+    def _events(
+        self, path: str, numbers: FileNumbers | None, size: int
+    ) -> Iterator[ReadyLine | ReadyBlock]:
+        """Replay a worker's event file (``Events``), a split file's ranges renumbered;
+        a block's ``done`` counts the unit's ``size`` in proportion to the file read."""
+        events = max(1, os.path.getsize(path))
         with open(path, "rb") as f:
             while True:
                 try:
@@ -239,15 +260,16 @@ class ParallelIngest(Ingest):
                     return
                 if kind == "m":
                     block, fixes = value
+                    done = self.done + size * f.tell() // events
                     if self.blocks and not fixes:
-                        yield ReadyBlock(block, block.count(b"\n"))
+                        yield ReadyBlock(block, block.count(b"\n"), done)
                         continue
                     lines = block.splitlines(keepends=True)  # orjson escapes \r: only \n ends
                     for i, depends in fixes:
                         assert numbers is not None
                         lines[i] = numbers.line(lines[i], depends)
                     if self.blocks:
-                        yield ReadyBlock(b"".join(lines), len(lines))
+                        yield ReadyBlock(b"".join(lines), len(lines), done)
                     else:
                         yield from map(ReadyLine, lines)
                 elif kind == "r":

@@ -27,7 +27,9 @@ class IngestSummary:
     destination: str
     appended: AppendResult | None = None
 
-    def text(self) -> str:
+    def text(self, warnings: str | None = None) -> str:
+        """The summary line; ``warnings`` says what the warnings were (the command line's
+        count of what it showed), else the count of the importers' warnings."""
         s = self.stats
         parts = [f"read {s.read}", f"imported {s.imported}"]
         if self.appended is not None:
@@ -41,8 +43,10 @@ class IngestSummary:
             text += f"; {len(s.skipped)} special or repeated folder entr{'y' if len(s.skipped) == 1 else 'ies'} skipped"
         if s.failed:
             text += f"; {len(s.failed)} input(s) unreadable (counted as rejected)"
-        if s.warnings:
-            text += f"; {s.warnings} warning(s) above"
+        if warnings is None and s.warnings:
+            warnings = f"{s.warnings} warning(s)"
+        if warnings:
+            text += f"; {warnings}"
         if self.appended and self.appended.notes:
             text += "; " + "; ".join(self.appended.notes)
         return text

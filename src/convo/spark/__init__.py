@@ -16,8 +16,8 @@ rejects DataFrame has ``source``, ``where``, ``reason``, ``hint`` and ``raw``.
 
 Paths must be readable by the executors under the same name (a local path in local mode,
 a shared file system on a cluster). convo must be importable on the executors
-(``pip install convo-tools`` there, or ``--py-files``). pyspark is the optional extra
-``convo-tools[spark]``.
+(installed there from its checkout, ``pip install DIR``, or shipped with
+``--py-files``). pyspark is the optional extra ``spark`` (``core.extras``).
 """
 
 from __future__ import annotations
@@ -44,7 +44,9 @@ def _types() -> Any:
     try:
         from pyspark.sql import types
     except ImportError:
-        raise UsageError("Spark needs pyspark", hint="pip install 'convo-tools[spark]'") from None
+        from convo.core.extras import missing
+
+        raise missing("Spark", "pyspark", "spark") from None
     return types
 
 
@@ -56,6 +58,7 @@ def record_schema(*, helpers: bool = False) -> Any:
         "string": t.StringType(),
         "strings": t.ArrayType(t.StringType()),
         "timestamp": t.TimestampType(),
+        "seconds": t.LongType(),
     }
     fields = [t.StructField(name, kinds[kind], True) for name, kind in COLUMNS]
     return t.StructType(fields + (helper_fields(t) if helpers else []))

@@ -1,4 +1,5 @@
-"""``spark-submit -m convo.spark INPUTS... OUTPUT`` (or ``python -m convo.spark``): import
+"""``spark-submit SCRIPT INPUTS... OUTPUT``, SCRIPT this file (``python -m convo.spark
+--script`` prints its path), or ``python -m convo.spark INPUTS... OUTPUT``: import
 on the cluster and write the records as a Parquet dataset partitioned like
 ``convo export --to parquet``; rejects go to ``OUTPUT/_rejects`` (JSON lines) when any.
 
@@ -16,7 +17,11 @@ from convo.core.errors import ConvoError, ExitCode
 
 
 def _args(argv: list[str]) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m convo.spark", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m convo.spark",
+        description=__doc__.split("\n\n")[0],
+        epilog='spark-submit: spark-submit "$(python -m convo.spark --script)" INPUTS... OUTPUT',
+    )
     p.add_argument("inputs", nargs="+", help="files, folders or globs")
     p.add_argument("output", help="the Parquet dataset folder to write")
     p.add_argument("--from", dest="format", help="the input format (default: detected per file)")
@@ -31,7 +36,11 @@ def _args(argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _args(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--script"]:  # what spark-submit runs: it takes a file, not a module
+        print(os.path.abspath(__file__))
+        return int(ExitCode.OK)
+    args = _args(argv)
     # Local runs: executors use this interpreter, where convo is installed.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession

@@ -33,13 +33,16 @@ class ReadyLine:
 
 class ReadyBlock:
     """Finished, checked messages as their JSONL lines, ``count`` of them, one after the
-    other in ``line``: what a sink writes as it is (no ``serialize()``: not a message)."""
+    other in ``line``: what a sink writes as it is (no ``serialize()``: not a message).
+    ``done``: bytes of the run's input whose messages are through with this block (for
+    a progress bar: the parent of ``--jobs`` reads no input itself)."""
 
-    __slots__ = ("count", "line")
+    __slots__ = ("count", "done", "line")
 
-    def __init__(self, line: bytes, count: int):
+    def __init__(self, line: bytes, count: int, done: int | None = None):
         self.line = line
         self.count = count
+        self.done = done
 
 
 #: The stream items whose ``line`` is written as it is.

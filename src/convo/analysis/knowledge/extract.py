@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Any
 from convo.analysis.knowledge.actions import ask_actions, content_entities, reply_actions
 from convo.analysis.knowledge.body_analysis import Analysis, analyse
 from convo.analysis.knowledge.dicts import Plain, merge_entities, response
-from convo.analysis.knowledge.email import parseaddr, person_name
+from convo.analysis.knowledge.email import mail_parts, person_name
 from convo.analysis.knowledge.keyphrases import PhraseStats, rank, top_phrases
 from convo.analysis.knowledge.metadata import (
     is_email,
@@ -177,7 +177,7 @@ class Conversation:
 
     def mailperson(self, value: str) -> str:
         """A mail person's name: the display name, else one seen with this address, else it."""
-        display, address = parseaddr(value)
+        display, address = mail_parts(value)
         if display:
             return display
         return self._aliases.get(address.casefold(), address or value)
@@ -189,7 +189,7 @@ class Conversation:
     def _learn_aliases(self, speaker: str | None, listeners: list[str]) -> None:
         displays = self._displays
         for value in ([speaker] if speaker else []) + listeners:
-            display, address = parseaddr(value)
+            display, address = mail_parts(value)
             if display and address:
                 self._aliases.setdefault(address.casefold(), display)
                 # Learnt: learning it again changes nothing, and ``mailperson`` names

@@ -3,8 +3,9 @@
 TypeAgent's email knowledge (``email.email_plain``) gives each address value
 ``Name <addr>`` of the sender, To, Cc and Bcc a ``person`` entity (the display name,
 the address as its facet) and an ``email_address``/``alias`` entity, one ``email``
-``message`` entity, and ``sent``/``received`` actions between the sender's names and
-each To recipient's; ``extract`` then names them canonically and merges the entities
+``message`` entity, and ``sent``/``received`` actions between the sender and each To
+recipient, each named once as a person (``email.mail_parts``: a value without an
+address is a person's name); ``extract`` then names them canonically and merges the entities
 by case-folded name. A conversation repeats a few thousand addresses on every message,
 so ``mail_person`` works out once what a value adds, and ``lines`` and ``summary``
 join those pieces for the common mail message: when the content adds nothing
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 
 from convo.analysis.knowledge.body_analysis import Analysis
 from convo.analysis.knowledge.dicts import Plain
-from convo.analysis.knowledge.email import parseaddr
+from convo.analysis.knowledge.email import mail_parts
 from convo.core import fields
 
 MESSAGE = "email"  # the name of TypeAgent's message entity on every mail
@@ -33,13 +34,14 @@ class MailPerson:
 
     entities: tuple[Plain, ...]  # as ``merge_entities`` leaves them when nothing merges
     keys: tuple[str, ...]  # their case-folded names
-    names: tuple[str, ...]  # the names of its ``sent``/``received`` actions
+    names: tuple[str, ...]  # its name in ``sent``/``received`` actions (one: the person)
 
 
 def mail_person(value: str, canon: Callable[[str], str]) -> MailPerson:
     """What ``value`` adds to a mail message's knowledge, names as ``canon`` gives them
-    (``email._address_entities`` and ``email._actions``, then ``merge_entities``)."""
-    display, address = parseaddr(value)
+    (``email._address_entities`` and ``email._actions`` with ``persons``, then
+    ``merge_entities``)."""
+    display, address = mail_parts(value)
     entities: list[Plain] = []
     if display:
         facets = [{"name": "email_address", "value": address}] if address else None
@@ -48,8 +50,8 @@ def mail_person(value: str, canon: Callable[[str], str]) -> MailPerson:
         entities.append(
             {"name": canon(address), "type": ["email_address", "alias"], "facets": None}
         )
-    names = tuple(e["name"] for e in entities)
-    return MailPerson(tuple(entities), tuple(n.casefold() for n in names), names)
+    keys = tuple(e["name"].casefold() for e in entities)
+    return MailPerson(tuple(entities), keys, (canon(display or address or value),))
 
 
 def content_free(a: Analysis, listeners: list[str]) -> bool:

@@ -103,11 +103,12 @@ def metadata_plain(
     canon: Callable[[str], str] | None = None,
     actions: bool = True,
 ) -> Plain:
-    """``metadata_knowledge(record).to_dict()``, built as plain data (``mail``: the
-    record ``is_email``); ``canon`` names the people of the actions, and without
-    ``actions`` none are made (see ``email.email_plain``)."""
+    """The metadata knowledge content knowledge starts from, as plain data (``mail``: the
+    record ``is_email``): ``metadata_knowledge(record).to_dict()`` but for mail people; ``canon`` names the people of the actions, and without
+    ``actions`` none are made; mail people are read as persons (``email.email_plain``
+    with ``persons``: convo's content knowledge, not TypeAgent's ``metadata_knowledge``)."""
     if mail:
-        return email_plain(record, canon or _same, actions)
+        return email_plain(record, canon or _same, actions, persons=True)
     entities, found = say(fields.speaker(record), fields.listeners(record), canon or _same, actions)
     return {"entities": entities, "actions": found, "inverse_actions": [], "topics": []}
 

@@ -7,22 +7,23 @@ import typer
 from convo.cli.choices import Choices, choice_option
 from convo.cli.runtime import command, environment
 
-FORMATS_OUTPUT = ("table", "json", "jsonl")
+FORMATS_OUTPUT = ("table", "json", "jsonl", "csv")
 
 
 def formats(
-    format: str = choice_option(
-        "table", "--format", "-f", choices=Choices(FORMATS_OUTPUT, "--format"),
-        help="table, one JSON array, or one format a line.",
+    format: str | None = choice_option(
+        None, "--format", "-f", choices=Choices(FORMATS_OUTPUT, "--format"),
+        help="table, one JSON array, one format a line (JSONL), or CSV. Default: the table on a terminal, JSONL when piped.",
     ),
 ) -> int:  # fmt: skip
-    """List the input formats convo can import, with the files they match."""
+    """List the input formats convo can import, with the files they match (piped: JSONL)."""
     import orjson
 
     from convo.importers.registry import registry
     from convo.output.views.formats import format_rows, render
 
     env = environment()
+    format = format or ("table" if env.stdout_isatty else "jsonl")
     fmts = sorted(registry.formats(), key=lambda f: (f.family, f.name))
     if format == "table":
         render(fmts, env.console())
@@ -31,6 +32,10 @@ def formats(
     out = env.safe_stdout_bytes()
     if format == "jsonl":
         out.write(b"".join(orjson.dumps(d) + b"\n" for d in data))
+    elif format == "csv":
+        from convo.output.views.rows import dicts_csv
+
+        out.write(dicts_csv(data))
     else:
         out.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
     return 0

@@ -21,6 +21,7 @@ def ingest(
     strict: bool = typer.Option(False, "--strict", help="Stop at the first rejected record and write nothing."),
     lenient: bool = typer.Option(False, "--lenient", help="Wrap objects that are not messages as text instead of rejecting them."),
     rejects: str | None = typer.Option(None, "--rejects", metavar="FILE", help="Write every rejected record with its reason to FILE (JSONL)."),
+    warnings: str | None = typer.Option(None, "--warnings", metavar="FILE", help="Write every warning and rejection to FILE (JSONL: kind, file, line, message), shown or not."),
     quiet: bool = typer.Option(False, "--quiet", help="No summary or warnings on stderr."),
     jobs: int | None = typer.Option(None, "--jobs", "-j", metavar="N", min=1, help="Parse sources in N processes (default: the CPU count when there is more than one source or one large mbox or JSONL file; 1: in this process). Output is the same either way."),
     wait: float | None = typer.Option(None, "--wait", metavar="SECONDS", min=0, help="With --save: give up after SECONDS if another writer holds the store lock (default: wait)."),
@@ -33,7 +34,7 @@ def ingest(
     env = environment()
     if output and save:
         raise UsageError("-o and --save both given", hint="choose one destination")
-    options = imports.options(tags=list(tag or []), strict=strict, lenient=lenient)
+    options = imports.options(tags=_tags(tag or []), strict=strict, lenient=lenient)
     paths = list(inputs or [])
     if not paths:
         if not env.stdin_has_data:
@@ -43,7 +44,7 @@ def ingest(
         save = env.stdout_isatty
         output = None if save else "-"
     protect_named(paths, store)
-    reporter = Reporter(quiet=quiet, rejects_path=rejects)
+    reporter = Reporter(quiet=quiet, rejects_path=rejects, warnings_path=warnings)
     try:
         with progress(env, "importing", enabled=not quiet, paths=paths) as track:
             summary = run_ingest(
@@ -55,8 +56,21 @@ def ingest(
     finally:
         reporter.close()
     if not quiet:
-        err(summary.text())
+        err(summary.text(reporter.note()))
     return outcome(summary.stats.rejected)
+
+
+def _tags(values: list[str]) -> list[str]:
+    """``--tag`` values as tag names (``core.tagnames``), each change said on stderr."""
+    from convo.core.tagnames import tag_name
+
+    names = []
+    for value in values:
+        name, note = tag_name(value)
+        if note:
+            err(f"note: {note}")
+        names.append(name)
+    return names
 
 
 def register(app: typer.Typer) -> None:

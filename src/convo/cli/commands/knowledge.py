@@ -3,7 +3,7 @@
 Inputs, filters and import options are the shared ``@read_options``. Output: ``jsonl``
 (default when piped) one ``{"id", "source_id", "knowledge"}`` line per message;
 ``table`` (default on a terminal) the aggregate view; ``json`` the aggregate as one JSON
-document. The selected messages are the conversation: key-phrase statistics and name
+document; ``csv`` its tables as rows (``output.views.rows``). The selected messages are the conversation: key-phrase statistics and name
 merging use them all (two passes; see ``convo.analysis.knowledge``).
 """
 
@@ -14,7 +14,7 @@ import typer
 from convo.cli.options import ReadArgs, read_options_for
 from convo.cli.runtime import Reporter, command, environment, flush_stdout, outcome
 
-FORMATS = ("table", "jsonl", "json")
+FORMATS = ("table", "jsonl", "json", "csv")
 JOBS_HELP = (
     "Extract in N processes (default: the CPU count for JSONL inputs over 32 MB; "
     "1: in this process). The output is the same either way."
@@ -30,7 +30,7 @@ def knowledge(
         help="Only TypeAgent's metadata knowledge (get_knowledge()), no content knowledge.",
     ),
     top: int = typer.Option(
-        20, "--top", min=1, metavar="N", help="Rows per list in the summary (table and json)."
+        20, "--top", min=1, metavar="N", help="Rows per list in the summary (table, json, csv)."
     ),
     jobs: int | None = typer.Option(None, "--jobs", "-j", metavar="N", min=1, help=JOBS_HELP),
 ) -> int:
@@ -69,6 +69,10 @@ def _write_summary(env, data: dict, fmt: str, *, pager: bool) -> None:
 
     if fmt == "json":
         env.safe_stdout_bytes().write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+    elif fmt == "csv":
+        from convo.output.views.rows import knowledge_csv
+
+        env.safe_stdout_bytes().write(knowledge_csv(data))
     else:
         render(data, env.console(), pager=pager and env.stdout_isatty)
 

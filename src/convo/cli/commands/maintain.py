@@ -134,6 +134,19 @@ def rm(
     return 0
 
 
+def _names(values: list[str]) -> list[str]:
+    """Tag names as typed (``core.tagnames``: ``tag add +foo`` adds ``foo``, saying so)."""
+    from convo.core.tagnames import tag_name
+
+    out = []
+    for value in values:
+        name, note = tag_name(value)
+        if note:
+            err(f"note: {note}")
+        out.append(name)
+    return out
+
+
 def split_tags(words: list[str]) -> tuple[list[str], list[str], list[str]]:
     """``+a -b rest...`` as (added, removed, the rest); ``add|rm TAG rest`` too."""
     from convo.core.errors import UsageError
@@ -167,12 +180,9 @@ def tag(
 ) -> int:
     """Add (+TAG) and remove (-TAG) tags: convo tag +todo -inbox -- QUERY."""
     from convo.cli.words import split_query
-    from convo.core.errors import UsageError
 
     add, remove, rest = split_tags(args.words)
-    for t in [*add, *remove]:
-        if t[:1] in "+-" or not t.strip():
-            raise UsageError(f"bad tag {t!r}", hint="a tag is a word: convo tag +todo -- QUERY")
+    add, remove = _names(add), _names(remove)
     args.inputs, args.query = split_query(rest)
     st = _store(args)
     query, ids = _selection(args, st)

@@ -7,7 +7,7 @@ import typer
 from convo.cli.options import ReadArgs, read_options_for
 from convo.cli.runtime import Reporter, command, environment, flush_stdout, outcome
 
-FORMATS = ("table", "json", "jsonl")
+FORMATS = ("table", "json", "jsonl", "csv")
 
 
 def people(args: ReadArgs) -> int:
@@ -17,18 +17,20 @@ def people(args: ReadArgs) -> int:
 
     Settle them in a people file (--people FILE or $CONVO_PEOPLE), TOML:
 
+    \b
         [people.alice]
         name = "Alice Smith"
         names = ["Alice Smith", "Alice", "alice_dev"]
         addresses = ["alice@example.org"]
 
-    Then -s/-r, from:/to:, stats and knowledge treat every alias as that person.
-    Piped: JSON ({"identities": [...], "merges": [...]}); -f jsonl: one line per name.
+    Then -s/-r, from:/to:, stats and knowledge treat every alias as that person, and
+    this command counts each person once too (a table of persons above the names).
+    Piped: JSON ({"persons": [...], "identities": [...], "merges": [...]}); -f jsonl
+    and -f csv: one line per name.
     -n N shows the first N names (the most active); every selected message is counted.
     """
-    import orjson
 
-    from convo.analysis.people import identities, merges
+    from convo.analysis.people import census, merges
     from convo.output.views.people import render
 
     env = environment()
@@ -37,24 +39,35 @@ def people(args: ReadArgs) -> int:
     try:
         rows, args.limit = args.limit, None  # -n: the names shown, as elsewhere the rows
         records = (m.record for m in args.matches(env, reporter))
-        found = identities(records, args.load_people())
+        found, persons = census(records, args.load_people())
         likely = merges(found)
         found = found if rows is None else found[:rows]
-        out = env.safe_stdout_bytes() if fmt != "table" else None
-        if fmt == "json" and out is not None:
-            data = {
-                "identities": [i.to_dict() for i in found],
-                "merges": [m.to_dict() for m in likely],
-            }
-            out.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
-        elif out is not None:
-            out.write(b"".join(orjson.dumps(i.to_dict()) + b"\n" for i in found))
+        if fmt == "table":
+            render(found, likely, env.console(), args.write_options(), persons)
         else:
-            render(found, likely, env.console(), args.write_options())
+            env.safe_stdout_bytes().write(_serialised(fmt, found, likely, persons))
         flush_stdout(env)
     finally:
         reporter.close()
     return outcome(reporter.rejected)
+
+
+def _serialised(fmt: str, found, likely, persons) -> bytes:
+    """The names (and persons, merges) as ``json``, ``csv`` or ``jsonl``."""
+    import orjson
+
+    if fmt == "json":
+        data = {
+            "persons": [p.to_dict() for p in persons],
+            "identities": [i.to_dict() for i in found],
+            "merges": [m.to_dict() for m in likely],
+        }
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
+    if fmt == "csv":
+        from convo.output.views.rows import dicts_csv
+
+        return dicts_csv([i.to_dict() for i in found])
+    return b"".join(orjson.dumps(i.to_dict()) + b"\n" for i in found)
 
 
 def register(app: typer.Typer) -> None:

@@ -92,16 +92,10 @@ def _json_out(env: Any, hits: list, fmt: str) -> None:
 
 
 def snippet_text(pieces: list[tuple[str, bool]]):
-    """The snippet as rich Text: every piece escaped, hits in bold."""
-    from rich.text import Text
+    """The snippet as rich Text (``output.views.search``)."""
+    from convo.output.views import search
 
-    from convo.core.text.terminal import one_line
-
-    text = Text()
-    for piece, hit in pieces:
-        shown = one_line(piece) if piece.strip() else " "
-        text.append(shown, style="bold yellow" if hit else "")
-    return text
+    return search.snippet_text(pieces)
 
 
 def _table(env: Any, hits: list, *, utc: bool) -> None:
@@ -119,13 +113,15 @@ def _table(env: Any, hits: list, *, utc: bool) -> None:
     table.add_column("speaker", max_width=24, overflow="ellipsis", no_wrap=True)
     table.add_column("snippet", ratio=1, overflow="fold")
     table.add_column("thread", max_width=28, overflow="ellipsis", no_wrap=True)
-    best = max((h.score for h in hits), default=0.0)
-    for rank, h in enumerate(hits, 1):
-        match = f"{round(100 * h.score / best)}%" if best > 0 else "-"
+    from convo.output.views.search import relevance
+
+    percents = relevance([h.score for h in hits])
+    for rank, (h, percent) in enumerate(zip(hits, percents, strict=True), 1):
         thread = fields.string(h.record, "thread") or fields.record_id(h.record) or ""
         table.add_row(
-            Text(str(rank)), Text(match), Text(display_time(fields.timestamp(h.record), utc=utc)),
-            Text(one_line(fields.speaker(h.record) or "?", 30)), snippet_text(h.snippet),
+            Text(str(rank)), Text(f"{percent}%"),
+            Text(display_time(fields.timestamp(h.record), utc=utc)),
+            Text(one_line(fields.speaker_label(h.record), 30)), snippet_text(h.snippet),
             Text(one_line(thread, 80)),
         )  # fmt: skip
     console = env.console()
@@ -136,7 +132,13 @@ def _table(env: Any, hits: list, *, utc: bool) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add ``search`` to the ``convo`` app (shared filters from ``read_options``)."""
-    from convo.cli.options import INPUT_SPECS, read_args, read_specs, with_params
+    from convo.cli.options import (
+        IMPORT_SPECS,
+        INPUT_SPECS,
+        defaulted_read_args,
+        read_specs,
+        with_params,
+    )  # fmt: skip
     from convo.cli.runtime import command
 
     words = INPUT_SPECS[0]._replace(
@@ -144,5 +146,11 @@ def register(app: typer.Typer) -> None:
         help="What to look for, as you would ask it (a question, an error string, a name); "
         "field terms (from:NAME, tag:TAG, -tag:TAG, date:A..B) filter.",
     )
-    specs = (words, *read_specs(("table", "jsonl", "json"))[1:])
-    app.command("search")(command(with_params(search, specs, read_args)))
+    # Search reads the store: import options (but --tz, which reads --since/--until),
+    # --reverse and --pager do nothing here, so they are not options of it at all.
+    unused = {"reverse", "pager", *(s.name for s in IMPORT_SPECS if s.name != "tz")}
+    specs = [
+        words,
+        *(s for s in read_specs(("table", "jsonl", "json"))[1:] if s.name not in unused),
+    ]
+    app.command("search")(command(with_params(search, specs, defaulted_read_args)))

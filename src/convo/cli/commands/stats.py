@@ -7,7 +7,7 @@ import typer
 from convo.cli.options import ReadArgs, read_options_for
 from convo.cli.runtime import Reporter, command, environment, flush_stdout, outcome
 
-STATS_FORMATS = ("table", "text", "json", "jsonl")
+STATS_FORMATS = ("table", "text", "json", "jsonl", "csv")
 
 
 JOBS_HELP = (
@@ -20,7 +20,11 @@ def stats(
     args: ReadArgs,
     *,
     jobs: int | None = typer.Option(None, "--jobs", "-j", metavar="N", min=1, help=JOBS_HELP),
-) -> int:
+    top: int | None = typer.Option(
+        None, "--top", min=1, metavar="N",
+        help="Rows per table (default: 20 in the table view, all in json and csv).",
+    ),
+) -> int:  # fmt: skip
     """Messages, words, first and last time per speaker, tag and format, and a timeline."""
     import orjson
 
@@ -39,11 +43,17 @@ def stats(
             parts, args.filters(), on_error=reporter.bad_line, jobs=jobs,
             people=args.load_people(),
         )  # fmt: skip
-        if fmt in ("json", "jsonl"):
-            option = orjson.OPT_INDENT_2 if fmt == "json" else 0
-            env.safe_stdout_bytes().write(orjson.dumps(result.to_json(), option=option) + b"\n")
+        if fmt in ("json", "jsonl", "csv"):
+            data = result.to_json(top)
+            if fmt == "csv":
+                from convo.output.views.rows import stats_csv
+
+                env.safe_stdout_bytes().write(stats_csv(data))
+            else:
+                option = orjson.OPT_INDENT_2 if fmt == "json" else 0
+                env.safe_stdout_bytes().write(orjson.dumps(data, option=option) + b"\n")
         else:
-            render(result, env.console(), args.write_options())
+            render(result, env.console(), args.write_options(), top=top)
         flush_stdout(env)
     finally:
         reporter.close()

@@ -16,19 +16,28 @@ def validate(
     typeagent: bool = typer.Option(False, "--typeagent", help="Only require TypeAgent's keys, not convo's id/format/source_id."),
     quiet: bool = typer.Option(False, "--quiet", help="Only the exit code and the summary."),
 ) -> int:  # fmt: skip
-    """Check JSONL records; report every bad line with its number; exit 1 if any."""
-    from convo.pipeline.inputs import record_lines
+    """Check JSONL records; report every bad line with its number; exit 1 if any.
+
+    TypeAgent records (no id and no format: `convo export --to typeagent`, as one JSON
+    array or --jsonl) are checked as TypeAgent's. A file of another format is named, with
+    the command that imports it."""
+    from convo.pipeline.recordfiles import validated_inputs
     from convo.store.validate import validate_lines
 
     env = environment()
     reporter = Reporter(quiet=quiet, show=10**9)  # validate reports every bad line
-    lines = record_lines(
-        list(inputs or []), store=store or state["store"],
-        store_named=bool(store) or bool(state.get("store_named")),
-        stdin_has_data=env.stdin_has_data, raw_only=True,
-    )  # fmt: skip
+    good = bad = 0
     try:
-        good, bad = validate_lines(lines, require_convo=not typeagent, on_bad=reporter.reject)
+        for lines, theirs in validated_inputs(
+            list(inputs or []),
+            store=store or state["store"],
+            store_named=bool(store) or bool(state.get("store_named")),
+            stdin_has_data=env.stdin_has_data,
+        ):
+            g, b = validate_lines(
+                lines, require_convo=not (typeagent or theirs), on_bad=reporter.reject
+            )
+            good, bad = good + g, bad + b
     finally:
         reporter.close()
     err(f"{good} valid, {bad} invalid")

@@ -60,3 +60,14 @@ def markdown_inline(value: str) -> str:
 def vtt_text(value: str) -> str:
     """WebVTT cue text: no tags, entities or ``-->`` from the message."""
     return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+_SRT_TAG = re.compile(r"<(?=[A-Za-z/])|\{(?=\\)|-->")
+
+
+def srt_text(value: str) -> str:
+    """SubRip cue text. SRT has no escapes (players show ``&amp;`` as written), so the
+    text stays as it is, except what a player would read as markup: a ``<`` opening a
+    tag (``<i>``, ``</b>``, ``<font>``) becomes ``‹``, a brace opening an override
+    (``{`` then a backslash, as in ``{\\an8}``) gets a space, and ``-->`` becomes ``->``."""
+    return _SRT_TAG.sub(lambda m: {"<": "‹", "{": "{ ", "-->": "->"}[m.group(0)], value)

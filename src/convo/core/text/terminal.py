@@ -63,6 +63,9 @@ _TABLE = _ByCategory(_escape)
 _TABLE_KEEP_NL = _ByCategory(_escape, keep=(0x0A, 0x09))
 
 
+_WHITESPACE = re.compile(r"\s+")
+
+
 def printable(text: str | None, *, newlines: bool = True) -> str:
     """``text`` with every control/bidi character escaped; ``newlines`` keeps ``\\n`` and tab."""
     if not text:
@@ -70,6 +73,15 @@ def printable(text: str | None, *, newlines: bool = True) -> str:
     if text.isprintable():
         return text
     return text.translate(_TABLE_KEEP_NL if newlines else _TABLE)
+
+
+def inline(text: str | None) -> str:
+    """A piece of a line (a snippet's words or the space between them): every run of
+    whitespace one space, the edges kept (``one_line`` trims them, which glued
+    ``refactor: JWT`` into ``refactor:JWT`` when pieces were joined), then escaped."""
+    if not text:
+        return ""
+    return printable(_WHITESPACE.sub(" ", text), newlines=False)
 
 
 def one_line(text: str | None, width: int | None = None) -> str:

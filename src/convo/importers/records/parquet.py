@@ -59,10 +59,10 @@ def _dataset(source: Source) -> Any:
     try:
         import pyarrow.dataset as ds
     except ImportError:
+        from convo.core.extras import install_hint
+
         raise InputError(
-            "reading Parquet needs pyarrow",
-            where=source.name,
-            hint="pip install 'convo-tools[parquet]'",
+            "reading Parquet needs pyarrow", where=source.name, hint=install_hint("parquet")
         ) from None
     if source.path is None:
         raise InputError(

@@ -20,9 +20,16 @@ from typing import Any
 from webvtt import Caption
 from webvtt.vtt import WebVTTCueBlock
 
-from convo.core.fields import tags
+from convo.core.fields import NO_SPEAKER, tags
 from convo.core.record import ConversationMessage
-from convo.core.text.markup import csv_cell, html_text, markdown_inline, markdown_text, vtt_text
+from convo.core.text.markup import (
+    csv_cell,
+    html_text,
+    markdown_inline,
+    markdown_text,
+    srt_text,
+    vtt_text,
+)
 from convo.output.exporters.common import (
     EPOCH,
     Record,
@@ -49,13 +56,19 @@ def _human_time(ts: str) -> str:
 def _with_threads(
     messages: Iterable[ConversationMessage | Record],
 ) -> Iterator[tuple[Record, str | None]]:
-    """Each record, with its thread when a new thread starts there (else None)."""
+    """Each record, with its thread when a new thread starts there (else None). A record
+    without a ``thread`` whose id the next record's ``thread`` names is that thread's
+    root (a root often carries no thread field: docs/library.md's example)."""
     thread: Any = None
-    for m in messages:
-        rec = as_record(m)
+    records = (as_record(m) for m in messages)
+    rec = next(records, None)
+    while rec is not None:
+        after = next(records, None)
         t = rec.get("thread")
+        if not t and after is not None and rec.get("id") and after.get("thread") == rec.get("id"):
+            t = rec.get("id")
         yield rec, (str(t) if t and t != thread else None)
-        thread = t
+        thread, rec = t, after
 
 
 def iter_markdown(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
@@ -64,7 +77,7 @@ def iter_markdown(messages: Iterable[ConversationMessage | Record]) -> Iterator[
     a thread whose root is not in the selection is headed ``Thread <id>``."""
     yield "# Conversation\n"
     for rec, new_thread in _with_threads(messages):
-        head = f"**{markdown_inline(speaker(rec) or role(rec))}**"
+        head = f"**{markdown_inline(speaker(rec) or role(rec) or NO_SPEAKER)}**"
         if listeners(rec):
             head += " → " + markdown_inline(", ".join(listeners(rec)))
         when = _human_time(timestamp(rec))
@@ -141,7 +154,7 @@ header {{ color: #555; font-size: .9em; }} .speaker {{ font-weight: bold; color:
 
 def _html_header(rec: Record, r: str) -> str:
     esc = html_text
-    parts = [f'<header><span class="speaker">{esc(speaker(rec) or r or "?")}</span>']
+    parts = [f'<header><span class="speaker">{esc(speaker(rec) or r or NO_SPEAKER)}</span>']
     if r and speaker(rec) != r:
         parts.append(f' <span class="role">({esc(r)})</span>')
     if listeners(rec):
@@ -230,17 +243,15 @@ def _vtt_time(s: float) -> str:
 
 
 Timed = tuple[float, float | None, Record]
+MIN_CUE = 2.0  # seconds: the shortest cue whose end is guessed
 
 
-def _timed(
+def _raw_times(
     messages: Iterable[ConversationMessage | Record],
-) -> Iterator[tuple[Timed, float | None]]:
-    """Each record with its start/end seconds, and the next record's start (None at the end).
-
-    Times come from ``extra`` start/end, else the timestamp relative to the first one.
-    """
+) -> Iterator[Timed]:
+    """Each record with its start/end seconds as written: ``extra`` start/end, else the
+    timestamp relative to the first one."""
     first: float | None = None
-    pending: Timed | None = None
     for m in messages:
         rec = as_record(m)
         extra = extra_of(rec)
@@ -250,31 +261,55 @@ def _timed(
             t = _epoch_seconds(timestamp(rec))
             first = t if first is None else first
             start = t - first
+        yield start, end, rec
+
+
+def _guess_end(start: float, rec: Record) -> float:
+    return start + max(MIN_CUE, 0.4 * len(text(rec).split()))
+
+
+def _timed(messages: Iterable[ConversationMessage | Record]) -> Iterator[Timed]:
+    """Each record with its cue's start and end seconds, on one timeline that never goes
+    back: a record that would start before, or with, the cue before it (another
+    conversation, an undated message) starts where that cue ends, and the records after
+    it keep their spacing. A cue without an end lasts until the next one, at least
+    ``MIN_CUE`` seconds (longer for long text)."""
+    shift = 0.0
+    pending: Timed | None = None
+    for raw_start, raw_end, rec in _raw_times(messages):
+        start = raw_start + shift
         if pending is not None:
-            yield pending, start
+            p_start, p_end, p_rec = pending
+            if p_end is None or p_end <= p_start:
+                p_end = start if start > p_start else _guess_end(p_start, p_rec)
+            yield p_start, p_end, p_rec
+            if start <= p_start:  # back in time: continue after the cue before
+                shift += p_end - start
+                start = p_end
+        end = None if raw_end is None else raw_end + (start - raw_start)
         pending = (start, end, rec)
     if pending is not None:
-        yield pending, None
+        p_start, p_end, p_rec = pending
+        if p_end is None or p_end <= p_start:
+            p_end = _guess_end(p_start, p_rec)
+        yield p_start, p_end, p_rec
 
 
-def _caption(n: int, item: Timed, next_start: float | None, *, voice: bool) -> Caption:
+def _caption(n: int, item: Timed, *, voice: bool) -> Caption:
     start, end, rec = item
-    body = text(rec)
-    if end is None or end <= start:
-        guess = start + max(2.0, 0.4 * len(body.split()))
-        end = next_start if next_start is not None and next_start > start else guess
-    lines = [ln for ln in (vtt_text(x.strip()) for x in body.splitlines()) if ln] or ["…"]
+    escape = vtt_text if voice else srt_text
+    lines = [ln for ln in (escape(x.strip()) for x in text(rec).splitlines()) if ln] or ["…"]
     who = speaker(rec)
     if who:
-        name = vtt_text(one_line(who))
+        name = escape(one_line(who))
         lines[0] = f"<v {name}>{lines[0]}" if voice else f"{name}: {lines[0]}"
-    return Caption(_vtt_time(start), _vtt_time(end), lines, identifier=str(n))
+    return Caption(_vtt_time(start), _vtt_time(end or start), lines, identifier=str(n))
 
 
 def iter_vtt(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
     yield "WEBVTT\n"
-    for n, (item, next_start) in enumerate(_timed(messages), 1):
-        caption = _caption(n, item, next_start, voice=True)
+    for n, item in enumerate(_timed(messages), 1):
+        caption = _caption(n, item, voice=True)
         yield "\n".join(WebVTTCueBlock.format_lines(caption)) + "\n"
 
 
@@ -284,8 +319,8 @@ def to_vtt(messages: Iterable[ConversationMessage | Record]) -> str:
 
 
 def iter_srt(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
-    for n, (item, next_start) in enumerate(_timed(messages), 1):
-        c = _caption(n, item, next_start, voice=False)
+    for n, item in enumerate(_timed(messages), 1):
+        c = _caption(n, item, voice=False)
         timing = f"{c.start.replace('.', ',')} --> {c.end.replace('.', ',')}"
         yield "\n".join([c.identifier or str(n), timing, *c.lines]) + "\n\n"
 

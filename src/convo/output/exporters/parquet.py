@@ -27,7 +27,7 @@ gives such a value as its cut name, and pyarrow reads the encoded literal
 with Hive's), though its rows keep a folder of their own. The dataset is written into a hidden folder beside
 the target and renamed to it when complete (``dataset_folder``): a failed or
 interrupted export leaves no partial dataset. The columns are ``convo.core.columns``. pyarrow is an
-optional dependency (``pip install 'convo-tools[parquet]'``).
+optional dependency (the ``parquet`` extra; ``core.extras`` says how to install it).
 """
 
 from __future__ import annotations
@@ -43,10 +43,16 @@ import orjson
 
 from convo.core import fields
 from convo.core.collector import fewer_collections
-from convo.core.columns import COLUMN_NAMES, COLUMNS, record_values
+from convo.core.columns import (
+    COLUMN_NAMES,
+    COLUMNS,
+    UNDATED_MONTH,
+    record_values,
+    undated_offset,
+)
 from convo.core.errors import UsageError
 from convo.core.pool import cpu_count
-from convo.core.timestamps import CANONICAL
+from convo.core.timestamps import CANONICAL, UNDATED_DAY
 from convo.output.exporters.dataset import dataset_folder, partition_name
 
 BATCH_ROWS = 5_000
@@ -61,9 +67,9 @@ def require_pyarrow() -> Any:
         import pyarrow
         import pyarrow.compute  # used as pa.compute
     except ImportError:
-        raise UsageError(
-            "Parquet needs pyarrow", hint="pip install 'convo-tools[parquet]'"
-        ) from None
+        from convo.core.extras import missing
+
+        raise missing("Parquet", "pyarrow", "parquet") from None
     return pyarrow
 
 
@@ -73,6 +79,7 @@ def arrow_schema() -> Any:
         "string": pa.string(),
         "strings": pa.list_(pa.string()),
         "timestamp": pa.timestamp("s", tz="UTC"),
+        "seconds": pa.int64(),
     }
     return pa.schema([pa.field(name, kinds[kind]) for name, kind in COLUMNS])
 
@@ -111,7 +118,7 @@ def arrow_batch(rows: list[dict[str, Any]], schema: Any) -> Any:
     if not _plain_lists(rows, field):
         return _exact_batch(rows, schema)
     pc = pa.compute
-    stamps = _timestamps(pa, got.field("timestamp"), rows)
+    stamps, offsets = _known(pa, _timestamps(pa, got.field("timestamp"), rows))
     chunks = _texts(pa, pc.coalesce(field["textChunks"], field["text_chunks"]))
     extras = map(dict.get, rows, itertools.repeat("extra"))
     reply = pc.coalesce(_blank_null(pa, got.field("replyTo")), got.field("reply_to"))
@@ -128,7 +135,8 @@ def arrow_batch(rows: list[dict[str, Any]], schema: Any) -> Any:
         "extra": pa.array(
             [orjson.dumps(e) if type(e) is dict and e else None for e in extras], pa.string()
         ),
-        "month": pc.utf8_slice_codeunits(stamps, 0, 7),
+        "month": pc.fill_null(pc.utf8_slice_codeunits(stamps, 0, 7), UNDATED_MONTH),
+        "undated_offset": offsets,
     }
     for name in ("source_id", "thread", "role", "subject"):
         columns[name] = _blank_null(pa, got.field(name))
@@ -183,6 +191,16 @@ def _timestamps(pa: Any, array: Any, rows: list[dict[str, Any]]) -> Any:
     return pa.array([fields.timestamp(r) for r in rows], pa.string())
 
 
+def _known(pa: Any, stamps: Any) -> tuple[Any, Any]:
+    """Canonical timestamp strings with the unknown ones as nulls, and the ``undated_offset``
+    column (``core.columns``)."""
+    unknown = pa.compute.starts_with(stamps, UNDATED_DAY)
+    if not pa.compute.any(unknown).as_py():
+        return stamps, pa.nulls(len(stamps), pa.int64())
+    offsets = pa.array([undated_offset(s) for s in stamps.to_pylist()], pa.int64())
+    return pa.compute.if_else(unknown, pa.scalar(None, pa.string()), stamps), offsets
+
+
 def _exact_batch(rows: list[dict[str, Any]], schema: Any) -> Any:
     """``arrow_batch`` record by record, for records with a field of a wrong type."""
     pa = require_pyarrow()
@@ -213,7 +231,8 @@ def check_partitions(partition_by: Iterable[str]) -> tuple[str, ...]:
     unknown = [
         p
         for p in chosen
-        if p not in COLUMN_NAMES or p in ("timestamp", "listeners", "tags", "text_chunks")
+        if p not in COLUMN_NAMES
+        or p in ("timestamp", "listeners", "tags", "text_chunks", "undated_offset")
     ]
     if unknown:
         raise UsageError(

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from convo.analysis import parallel
-from convo.core.errors import RecordError, UsageError
+from convo.core.errors import RecordError
 from convo.core.jsonl import Line
 from convo.core.pool import FreshPool
 from convo.importers.context import Rejection
@@ -201,7 +201,9 @@ def export_parts(
     if tasks is None or sum(t.range.size for t in tasks) < MIN_BYTES:
         return None
     if importlib.util.find_spec("pyarrow") is None:  # not imported here (memory)
-        raise UsageError("Parquet needs pyarrow", hint="pip install 'convo-tools[parquet]'")
+        from convo.core.extras import missing
+
+        raise missing("Parquet", "pyarrow", "parquet")
     with dataset_folder(out_dir) as folder:
         return _export(folder, tasks, chosen, jobs, _Reports(on_error, on_reject))
 

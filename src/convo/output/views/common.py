@@ -63,7 +63,7 @@ def display_time(ts: str, *, utc: bool = False, zone: tzinfo | None = None) -> s
 
 def who(record: dict[str, Any]) -> str:
     """``speaker → first listeners +N``."""
-    speaker = fields.speaker(record) or "?"
+    speaker = fields.speaker_label(record)
     listeners = fields.listeners(record)
     if listeners:
         shown = ", ".join(listeners[:3]) + (f" +{len(listeners) - 3}" if len(listeners) > 3 else "")
@@ -79,3 +79,39 @@ def families() -> dict[str, str]:
     from convo.importers.registry import registry
 
     return {f.name: f.family for f in registry.formats()}
+
+
+def fit(table: Any, console: Any, flexible: tuple[int, ...]) -> Any:
+    """Make ``table`` fit the console by narrowing only its ``flexible`` columns (names,
+    text: they end in ``…``), in that order, each down to its ``min_width``. Times and
+    counts keep their width: rich alone would shave every column evenly, cutting a date
+    to ``2026-04`` without a mark. A column that wraps counts at its longest word, at
+    most a third of the width (it wraps into what is left). Returns the table."""
+    from rich.measure import Measurement
+
+    options = console.options.update_width(1 << 16)  # the natural widths, uncut
+
+    def measure(column: Any) -> Measurement:
+        found = [Measurement.get(console, options, c) for c in [column.header, *column.cells]]
+        low = max((m.minimum for m in found), default=1)
+        high = max((m.maximum for m in found), default=1)
+        if column.max_width is not None:
+            high = min(high, column.max_width)
+        return Measurement(min(low, high), high)
+
+    sizes = [measure(c) for c in table.columns]
+    overhead = Measurement.get(console, options, table).maximum - sum(m.maximum for m in sizes)
+    share = console.width // 3  # a wrapping column folds a longer word
+    need = overhead + sum(
+        m.maximum if c.no_wrap else min(m.minimum, share)
+        for c, m in zip(table.columns, sizes, strict=True)
+    )
+    excess = need - console.width
+    for i in flexible:
+        if excess <= 0:
+            break
+        column, natural = table.columns[i], sizes[i].maximum
+        narrower = max(column.min_width or 1, natural - excess)
+        excess -= natural - narrower
+        column.max_width = narrower
+    return table

@@ -1,11 +1,15 @@
-"""The ``knowledge`` summary view: speakers with their topics, pairs, entities, topics."""
+"""The ``knowledge`` summary view: speakers with their topics, pairs, entities, topics.
+
+Counts keep their width; a name, an entity or a topic is one line, cut with ``…`` when
+the terminal is too narrow (``common.fit``); a speaker's list of topics wraps.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from convo.core.text.terminal import one_line
-from convo.output.views.common import speaker_style
+from convo.output.views.common import fit, speaker_style
 
 
 def _cell(value: Any, style: str = "") -> Any:
@@ -21,8 +25,10 @@ def _table(title: str, columns: list[str], rows: list[list[Any]]):
     for col in columns:
         if col == "messages":
             table.add_column(col, justify="right", no_wrap=True, min_width=len(col))
-        else:
+        elif col == "topics":
             table.add_column(col, overflow="fold")
+        else:
+            table.add_column(col, no_wrap=True, overflow="ellipsis", min_width=min(8, len(col)))
     for row in rows:
         table.add_row(*[_cell(v) if not hasattr(v, "spans") else v for v in row])
     return table
@@ -69,4 +75,6 @@ def render(data: dict[str, Any], console, *, pager: bool = False) -> None:
 
     with console.pager(styles=True) if pager else contextlib.nullcontext():
         for part in parts(data):
-            console.print(part)
+            columns = getattr(part, "columns", [])
+            names = [i for i, c in enumerate(columns) if c.no_wrap and c.header != "messages"]
+            console.print(fit(part, console, tuple(reversed(names))) if names else part)

@@ -1,14 +1,30 @@
-"""The ``people`` view: one row per name, then the names that look like one person."""
+"""The ``people`` view: one row per person of a people file, one per name, then the
+names that look like one person."""
 
 from __future__ import annotations
 
 from convo.analysis.people import Identity, Merge
 from convo.core.text.terminal import one_line
-from convo.output.views.common import display_time, speaker_style
+from convo.output.views.common import display_time, fit, speaker_style
 from convo.output.writers import WriteOptions
 
 
-def render(idents: list[Identity], merges: list[Merge], console, options: WriteOptions) -> None:
+def render(
+    idents: list[Identity],
+    merges: list[Merge],
+    console,
+    options: WriteOptions,
+    persons: list[Identity] | None = None,
+) -> None:
+    if persons:
+        console.print(fit(_table(persons, options, "person", False), console, (5, 0)))
+    named = any(i.person for i in idents)
+    flexible = (6, 1, 0) if named else (5, 0)  # formats, person, name
+    console.print(fit(_table(idents, options, "name", named), console, flexible))
+    _print_merges(merges, console)
+
+
+def _table(idents: list[Identity], options: WriteOptions, first: str, persons: bool):
     from rich import box
     from rich.table import Table
     from rich.text import Text
@@ -16,9 +32,8 @@ def render(idents: list[Identity], merges: list[Merge], console, options: WriteO
     def day(ts: str | None) -> str:
         return display_time(ts, utc=options.utc, zone=options.zone)[:10] if ts else "—"
 
-    persons = any(i.person for i in idents)
     t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-    t.add_column("name", overflow="ellipsis", no_wrap=True, max_width=30, min_width=8)
+    t.add_column(first, overflow="ellipsis", no_wrap=True, max_width=30, min_width=8)
     if persons:
         t.add_column("person", overflow="ellipsis", no_wrap=True, max_width=20)
     for col in ("messages", "heard"):
@@ -26,7 +41,7 @@ def render(idents: list[Identity], merges: list[Merge], console, options: WriteO
         t.add_column(col, justify="right", no_wrap=True, min_width=width)
     for col in ("first", "last"):
         t.add_column(col, no_wrap=True, min_width=10)
-    t.add_column("formats", overflow="ellipsis", no_wrap=True, max_width=24)
+    t.add_column("formats", overflow="ellipsis", no_wrap=True, max_width=24, min_width=7)
     for i in idents:
         row = [Text(one_line(i.name), style=speaker_style(i.person or i.name))]
         if persons:
@@ -34,7 +49,12 @@ def render(idents: list[Identity], merges: list[Merge], console, options: WriteO
         row += [Text(f"{i.spoke:,}"), Text(f"{i.heard:,}"), Text(day(i.first), style="dim")]
         row += [Text(day(i.last), style="dim"), Text(one_line(", ".join(sorted(i.formats))))]
         t.add_row(*row)
-    console.print(t)
+    return t
+
+
+def _print_merges(merges: list[Merge], console) -> None:
+    from rich.text import Text
+
     if merges:
         console.print(
             Text("Likely the same person (settle in a people file, see --help):", style="bold")

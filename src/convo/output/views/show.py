@@ -5,7 +5,14 @@ The layout follows the family of the record's format (``views.common.families``)
 Cc, Subject, Date) and its body; everything else (chat, forum, records, formats not
 registered) is turns, with the role for agent formats. One colour per person. The reply
 tree needs every selected message, so ``show`` keeps them until the end (use filters or
-``--limit`` on huge stores). Piped, it is the same conversation in plain text.
+``--limit`` on huge stores).
+
+When the selection holds several conversations (a thread, else a source file), each
+gets a heading: its subject, else its file, else its thread id, and its message count;
+conversations come in the order their first message was selected, each message under
+its own. Piped, it is the same
+conversation in plain text for grep and diff: no colour, no padding, no hard wrap (a
+line is as long as its text), headings ``=== label · N messages ===``.
 """
 
 from __future__ import annotations
@@ -96,10 +103,46 @@ def body(record: dict[str, Any]):
     return Text(printable(shown(fields.text(record))).expandtabs(TAB))
 
 
+def conversation_key(record: dict[str, Any]) -> str:
+    """The conversation a record belongs to: its thread, else its source file."""
+    thread = fields.string(record, "thread")
+    if thread:
+        return "thread:" + thread
+    source = fields.string(record, "source_id") or ""
+    return "file:" + source.split("#", 1)[0]
+
+
+def conversations(records: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The records grouped by ``conversation_key`` (a reply joins its parent's group when
+    the parent came before it), in the order each group first appears."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    group_of: dict[str, str] = {}  # record id -> its group's key
+    for r in records:
+        parent = fields.string(r, "replyTo")
+        key = group_of.get(parent) if parent else None
+        key = key or conversation_key(r)
+        groups.setdefault(key, []).append(r)
+        rid = fields.record_id(r)
+        if rid is not None:
+            group_of.setdefault(rid, key)
+    return list(groups.values())
+
+
+def conversation_label(records: list[dict[str, Any]]) -> str:
+    """A conversation's heading: its subject, else its file, else its thread id."""
+    subjects = (fields.string(r, "subject") for r in records)
+    name = next((s for s in subjects if s), None) or conversation_key(records[0]).split(":", 1)[1]
+    n = len(records)
+    count = f"{n:,} message" + ("s" if n != 1 else "")
+    return f"{one_line(name) or '(no source)'} · {count}"
+
+
 class ConversationView(RecordWriter):
-    def __init__(self, console, options: WriteOptions):
+    def __init__(self, console, options: WriteOptions, plain: bool = False):
         self.console = console
         self.options = options
+        self.plain = plain  # piped: plain lines, no padding or wrapping
+        self._blank = False  # plain: the last line written was blank
         self.records: list[dict[str, Any]] = []
 
     def write(self, m: Match) -> None:
@@ -107,17 +150,40 @@ class ConversationView(RecordWriter):
         self.records.append(m.record)
 
     def close(self) -> None:
-        from rich.padding import Padding
-
         family = families()
-        for depth, r in reply_tree(self.records):
-            indent = 2 * min(depth, MAX_DEPTH)
-            kind = family.get(fields.string(r, "format") or "", GENERIC_FAMILY)
-            for part, extra_indent, bottom in self._parts(kind, r):
-                self.console.print(
-                    Padding(part, (0, 0, bottom, indent + extra_indent), expand=False)
-                )
+        groups = conversations(self.records)
+        for i, group in enumerate(groups):
+            if i and self.plain and not self._blank:
+                self.console.file.write("\n")
+            if len(groups) > 1:
+                self._heading(group)
+            for depth, r in reply_tree(group):
+                indent = 2 * min(depth, MAX_DEPTH)
+                kind = family.get(fields.string(r, "format") or "", GENERIC_FAMILY)
+                for part, extra_indent, bottom in self._parts(kind, r):
+                    self._print(part, indent + extra_indent, bottom)
         self.records = []
+
+    def _heading(self, group: list[dict[str, Any]]) -> None:
+        label = conversation_label(group)
+        if self.plain:
+            self.console.file.write(f"=== {label} ===\n\n")
+            return
+        from rich.text import Text
+
+        self.console.rule(Text(label, style="bold"), align="left")
+
+    def _print(self, part: Any, indent: int, bottom: int) -> None:
+        if not self.plain:
+            from rich.padding import Padding
+
+            self.console.print(Padding(part, (0, 0, bottom, indent), expand=False))
+            return
+        text = part if isinstance(part, str) else part.plain
+        pad = " " * indent
+        lines = [(pad + line).rstrip() for line in text.split("\n")]
+        self.console.file.write("\n".join(lines) + "\n" + "\n" * bottom)
+        self._blank = bottom > 0
 
     def _when(self, r: dict[str, Any]) -> str:
         return display_time(fields.timestamp(r), utc=self.options.utc, zone=self.options.zone)
@@ -130,7 +196,8 @@ class ConversationView(RecordWriter):
         return [(self._turn_head(r), 0, 0), (body(r), 2, 1)]
 
     def _cue(self, r: dict[str, Any]):
-        """``+HH:MM:SS  Speaker: text``, long text wrapped under the text (hanging indent)."""
+        """``+HH:MM:SS  Speaker: text``, long text wrapped under the text (hanging indent;
+        piped: one line)."""
         from rich.table import Table
         from rich.text import Text
 
@@ -140,6 +207,8 @@ class ConversationView(RecordWriter):
             t.append(one_line(shown_field(speaker)), style="bold " + speaker_style(speaker))
             t.append(": ")
         t.append(one_line(shown(" ".join(fields.chunks(r)))))
+        if self.plain:
+            return f"{transcript_time(r, utc=self.options.utc)}  {t.plain}"
         grid = Table.grid(padding=(0, 2))
         grid.add_column(no_wrap=True)
         grid.add_column()
@@ -157,7 +226,7 @@ class ConversationView(RecordWriter):
             to = [x for x in to if x not in cc]
         attachments = _attachment_names(extra.get("attachments"))
         rows = [
-            ("From", speaker or "?", "bold " + speaker_style(speaker)),
+            ("From", speaker or fields.NO_SPEAKER, "bold " + speaker_style(speaker)),
             ("To", ", ".join(to), ""),
             ("Cc", ", ".join(cc), ""),
             ("Subject", fields.string(r, "subject") or "", "bold"),
@@ -179,7 +248,10 @@ class ConversationView(RecordWriter):
 
         speaker = fields.speaker(r)
         head = Text()
-        head.append(one_line(shown_field(speaker or "?")), style="bold " + speaker_style(speaker))
+        head.append(
+            one_line(shown_field(speaker or fields.NO_SPEAKER)),
+            style="bold " + speaker_style(speaker),
+        )
         role = fields.string(r, "role")
         if role and role != speaker:
             head.append(f" ({one_line(shown_field(role))})", style="italic")
@@ -216,4 +288,4 @@ def _attachment_names(value: Any) -> list[str]:
 
 
 def conversation_view(env, options: WriteOptions) -> ConversationView:
-    return ConversationView(env.console(), options)
+    return ConversationView(env.console(), options, plain=not env.stdout_isatty)

@@ -1,7 +1,7 @@
 """The ``stats`` view: a summary line, one table per grouping, and the timeline as bars.
 
-Numeric columns never wrap and keep their width, so an 80-column terminal cuts names,
-not counts. Long runs of empty buckets in the timeline fold into one row.
+Numeric and time columns never wrap and keep their width (``common.fit``), so an
+80-column terminal cuts names, with ``…``, never counts or dates. Long runs of empty buckets in the timeline fold into one row.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 from convo.analysis.stats import Stats, rows
 from convo.core.text.terminal import one_line
-from convo.output.views.common import display_time, speaker_style
+from convo.output.views.common import display_time, fit, speaker_style
 from convo.output.writers import WriteOptions
 
 TOP = 20
@@ -18,7 +18,7 @@ FOLD = 3  # this many empty buckets in a row or more are shown as one row
 NARROW = 100  # below this width first/last show the date only
 
 
-def render(stats: Stats, console, options: WriteOptions) -> None:
+def render(stats: Stats, console, options: WriteOptions, top: int | None = None) -> None:
     from rich.text import Text
 
     t = stats.total
@@ -43,7 +43,8 @@ def render(stats: Stats, console, options: WriteOptions) -> None:
         ("format", stats.formats),
     ):
         if table:
-            console.print(_group_table(title, rows(table), day))
+            group = _group_table(title, rows(table), day, top or TOP)
+            console.print(fit(group, console, (0,)))
     unit, buckets = stats.timeline()
     if buckets:
         console.print(_timeline(unit, buckets, console.width))
@@ -55,7 +56,7 @@ def _style(title: str, name: str) -> str:
     return "yellow" if title == "tag" else ""
 
 
-def _group_table(title: str, data: list[dict[str, Any]], when):
+def _group_table(title: str, data: list[dict[str, Any]], when, top: int):
     from rich import box
     from rich.table import Table
     from rich.text import Text
@@ -63,11 +64,11 @@ def _group_table(title: str, data: list[dict[str, Any]], when):
     t = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     t.add_column(title, overflow="ellipsis", no_wrap=True, max_width=40, min_width=8)
     for col in ("messages", "words"):
-        width = max([len(col), *(len(f"{r[col]:,}") for r in data[:TOP])])
+        width = max([len(col), *(len(f"{r[col]:,}") for r in data[:top])])
         t.add_column(col, justify="right", no_wrap=True, min_width=width)
     for col in ("first", "last"):
-        t.add_column(col, no_wrap=True, overflow="ellipsis", min_width=10)
-    for r in data[:TOP]:
+        t.add_column(col, no_wrap=True, min_width=10)
+    for r in data[:top]:
         t.add_row(
             Text(one_line(r["name"]), style=_style(title, r["name"])),
             Text(f"{r['messages']:,}"),
@@ -75,8 +76,8 @@ def _group_table(title: str, data: list[dict[str, Any]], when):
             Text(when(r["first"]), style="dim"),
             Text(when(r["last"]), style="dim"),
         )
-    if len(data) > TOP:
-        t.caption = f"{len(data) - TOP} more {title}s (--format json lists all)"
+    if len(data) > top:
+        t.caption = f"{len(data) - top} more {title}s (--top N shows more; --format json lists all)"
     return t
 
 

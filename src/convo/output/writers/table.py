@@ -2,6 +2,11 @@
 
 Everything from a record is escaped for the terminal (``one_line``) and handed to rich as
 ``Text`` (never markup).
+
+Widths: the time column is as wide as its times; speaker → listeners and tags are as
+wide as their longest value in the first batch (at most ``SPEAKER_MAX`` and ``TAGS_MAX``
+columns, and together at most 4/9 of the width after the time; later batches keep
+those widths, so the columns stay aligned); the text takes every column left. Cut values end in ``…``.
 """
 
 from __future__ import annotations
@@ -15,6 +20,10 @@ from convo.output.writers import WriteOptions
 from convo.output.writers.base import RecordWriter
 from convo.query.scan import Match
 
+SPEAKER_MAX = 40
+TAGS_MAX = 24
+TEXT_MIN = 20  # the text keeps this much, and 5/9 of the width after the time
+
 
 class TableWriter(RecordWriter):
     BATCH = 200
@@ -24,6 +33,7 @@ class TableWriter(RecordWriter):
         self.options = options
         self.rows: list[dict[str, Any]] = []
         self.printed_header = False
+        self.widths: tuple[int, int, int] | None = None  # time, speaker, tags
 
     def write(self, m: Match) -> None:
         self.count += 1
@@ -31,7 +41,7 @@ class TableWriter(RecordWriter):
         if len(self.rows) >= self.BATCH:
             self._flush()
 
-    def _table(self):
+    def _table(self, widths: tuple[int, int, int]):
         from rich import box
         from rich.table import Table
 
@@ -41,23 +51,52 @@ class TableWriter(RecordWriter):
             pad_edge=False,
             expand=True,
         )
-        table.add_column("time", no_wrap=True, width=20)
-        table.add_column("speaker → listeners", no_wrap=True, ratio=3, overflow="ellipsis")
-        table.add_column("tags", no_wrap=True, ratio=1, overflow="ellipsis")
-        table.add_column("text", no_wrap=True, ratio=5, overflow="ellipsis")
+        time, speaker, tags = widths
+        table.add_column("time", no_wrap=True, width=time)
+        table.add_column("speaker → listeners", no_wrap=True, width=speaker, overflow="ellipsis")
+        table.add_column("tags", no_wrap=True, width=tags, overflow="ellipsis")
+        table.add_column("text", no_wrap=True, ratio=1, overflow="ellipsis")
         return table
+
+    def _widths(self, cells: list[tuple[str, str, str, str]]) -> tuple[int, int, int]:
+        """The time, speaker and tags widths of the first batch (see the docstring)."""
+        if self.widths is None:
+            from rich.cells import cell_len
+
+            def widest(i: int, head: str, most: int) -> int:
+                return min(most, max([cell_len(head), *(cell_len(c[i]) for c in cells)]))
+
+            time = widest(0, "time", 32)
+            speaker = widest(1, "speaker → listeners", SPEAKER_MAX)
+            tags = widest(2, "tags", TAGS_MAX) if any(c[2] for c in cells) else 4
+            # 3 gaps of 3 columns and the 2 edges; the text keeps 5/9 of the rest
+            rest = self.console.width - time - 11
+            room = rest - max(TEXT_MIN, -(-5 * rest // 9))
+            if speaker + tags > room:
+                tags = max(4, min(tags, room // 3))
+                speaker = max(8, room - tags)
+            self.widths = (time, speaker, tags)
+        return self.widths
 
     def _flush(self) -> None:
         from rich.text import Text
 
-        table = self._table()
-        for r in self.rows:
-            when = display_time(fields.timestamp(r), utc=self.options.utc, zone=self.options.zone)
+        cells = [
+            (
+                display_time(fields.timestamp(r), utc=self.options.utc, zone=self.options.zone),
+                one_line(who(r)),
+                one_line(", ".join(fields.tags(r))),
+                one_line(fields.searchable_text(r), 1000),
+            )
+            for r in self.rows
+        ]
+        table = self._table(self._widths(cells))
+        for r, (when, speaker, tags, text) in zip(self.rows, cells, strict=True):
             table.add_row(
                 Text(when, style="dim"),
-                Text(one_line(who(r)), style=speaker_style(fields.speaker(r))),
-                Text(one_line(", ".join(fields.tags(r))), style="yellow"),
-                Text(one_line(fields.searchable_text(r), 300)),
+                Text(speaker, style=speaker_style(fields.speaker(r))),
+                Text(tags, style="yellow"),
+                Text(text),
             )
         self.console.print(table)
         self.printed_header = True
