@@ -20,7 +20,7 @@ from typing import Any
 from webvtt import Caption
 from webvtt.vtt import WebVTTCueBlock
 
-from convo.core.fields import NO_SPEAKER, tags
+from convo.core.fields import NO_SPEAKER
 from convo.core.record import ConversationMessage
 from convo.core.text.markup import (
     csv_cell,
@@ -102,21 +102,15 @@ def to_markdown(messages: Iterable[ConversationMessage | Record]) -> str:
     return "".join(iter_markdown(messages))
 
 
-CSV_COLUMNS = ("timestamp", "speaker", "role", "listeners", "tags", "thread", "subject",
-               "text", "id", "source_id", "format")  # fmt: skip
-
-
 def iter_csv(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
+    """The records as ``-f csv`` writes them (``output.writers.csv``: one set of columns)."""
+    from convo.output.writers.csv import COLUMNS, row
+
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(CSV_COLUMNS)
+    w.writerow(COLUMNS)
     for m in messages:
-        rec = as_record(m)
-        row = [timestamp(rec), speaker(rec) or "", role(rec) if rec.get("role") else "",
-               "; ".join(listeners(rec)), "; ".join(tags(rec)),
-               str(rec.get("thread") or ""), str(rec.get("subject") or ""), text(rec),
-               str(rec.get("id") or ""), str(rec.get("source_id") or ""), str(rec.get("format") or "")]  # fmt: skip
-        w.writerow([csv_cell(c) for c in row])
+        w.writerow([csv_cell(c) for c in row(as_record(m))])
         yield buf.getvalue()
         buf.seek(0)
         buf.truncate()

@@ -16,7 +16,9 @@ from convo.core.text.terminal import printable
 from convo.output.writers.base import RecordWriter
 from convo.query.scan import Match
 
-COLUMNS = ("timestamp", "speaker", "listeners", "tags", "text", "id", "source_id")
+# The one CSV of a record: ``-f csv`` and ``convo export --to csv`` write these columns.
+COLUMNS = ("timestamp", "speaker", "role", "listeners", "tags", "thread", "subject",
+           "text", "id", "source_id", "format")  # fmt: skip
 
 
 def row(record: dict) -> list[str]:
@@ -24,11 +26,15 @@ def row(record: dict) -> list[str]:
     return [
         fields.timestamp(record),
         fields.speaker(record) or "",
+        fields.role(record) if record.get("role") else "",
         "; ".join(fields.listeners(record)),
         "; ".join(fields.tags(record)),
+        fields.string(record, "thread") or "",
+        fields.string(record, "subject") or "",
         fields.text(record),
         fields.record_id(record) or "",
         fields.string(record, "source_id") or "",
+        fields.string(record, "format") or "",
     ]
 
 
