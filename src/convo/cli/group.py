@@ -26,6 +26,7 @@ from convo.cli.commands import (
     ingest,
     knowledge,
     maintain,
+    mcp,
     people,
     read,
     search,
@@ -167,5 +168,6 @@ for _module in (
     index,
     embed,
     maintain,
+    mcp,
 ):
     _module.register(commands)
