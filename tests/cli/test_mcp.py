@@ -20,14 +20,11 @@ from urllib.parse import quote
 import anyio
 import orjson
 import pytest
+from mcp import Client, StdioServerParameters  # the [mcp] extra, in dev: `make test` has it
 from tests.conftest import ROOT, SAMPLE_DATA
 from typer.testing import CliRunner
 
 from convo.cli.app import app
-
-pytest.importorskip("mcp", reason="the [mcp] extra is part of dev: `make test` installs it")
-
-from mcp import Client, StdioServerParameters  # noqa: E402
 
 WRITE_WORDS = ("rm", "remove", "delete", "tag", "write", "append", "ingest", "compact", "save")
 BLOCK_NETWORK = """
