@@ -141,19 +141,30 @@ def test_tools_are_listed_with_schemas_and_none_writes(session):
         assert tool.annotations.destructive_hint is False
     assert tools["search"].input_schema["required"] == ["text"]
     modes = tools["search"].input_schema["properties"]["mode"]["enum"]
-    assert modes == ["keyword", "semantic", "hybrid"]
+    assert modes == ["fts", "semantic", "hybrid"]
     assert tools["query"].input_schema["properties"]["limit"]["maximum"] == 100
 
 
+def test_search_by_meaning_without_vectors_says_so(session):
+    # The sample store has no vectors: keyword results with a note, or (a Store.search
+    # that takes mode) one line saying why meaning cannot be had.
+    result = session["results"][1]
+    if result.is_error:
+        assert result.content[0].text.startswith("convo: error: ")
+    else:
+        filtered = _data(result)
+        assert filtered["mode"] == "fts" and "note" in filtered
+        assert all("bob" in m["speaker"].lower() for m in filtered["messages"])
+
+
 def test_every_tool_answers_on_the_sample_store(session):
-    found = [_data(r) for r in session["results"]]
-    search, filtered, query, message, thread, window, people, stats, knowledge = found
-    assert search["mode"] == "keyword" and search["messages"]
+    results = session["results"]
+    found = [_data(r) for r in results[:1] + results[2:]]
+    search, query, message, thread, window, people, stats, knowledge = found
+    assert search["mode"] == "fts" and search["messages"]
     first = search["messages"][0]
     assert set(first) >= {"id", "speaker", "listeners", "time", "tags", "thread", "subject",
                           "text", "score", "source_id"}  # fmt: skip
-    assert all("bob" in m["speaker"].lower() for m in filtered["messages"])
-    assert "note" in filtered or filtered["mode"] == "hybrid"  # keyword-only says so
     assert [m["time"] for m in query["messages"]] == sorted(m["time"] for m in query["messages"])
     assert query["more"] is True and len(query["messages"]) == 3
     assert message["id"] == "<auth-2@example.org>" and "JWT" in message["text"]

@@ -107,4 +107,4 @@ def test_bad_arguments_are_one_line(tool, given, message):
 
 def test_arguments_fill_defaults_and_take_one_string_as_a_list():
     got = arguments(BY_NAME["search"], {"text": "x", "tag": "urgent"})
-    assert got == {"text": "x", "tag": ["urgent"], "mode": "keyword", "limit": 20}
+    assert got == {"text": "x", "tag": ["urgent"], "fts": False, "limit": 20}

@@ -54,19 +54,23 @@ class Archive:
     def search(self, args: dict[str, Any]) -> dict[str, Any]:
         self._indexed()
         query = self._query(args)
-        mode, note = args["mode"], ""
+        mode = args.get("mode")
         extra: dict[str, Any] = {}
+        note = ""
         if "mode" in inspect.signature(self.store.search).parameters:
             extra["mode"] = mode
-        elif mode != "keyword":
-            mode, note = "keyword", "search by meaning is not available here; keyword results"
-        hits = self.store.search(args["text"], query, limit=args["limit"], **extra)
+        elif mode not in (None, "fts"):
+            note = f"{mode} search is not available in this convo; ranked by keyword (fts)"
+        hits = self.store.search(args["text"], query, limit=args["limit"], fts=args["fts"], **extra)
         out: dict[str, Any] = {
-            "mode": mode,
+            "mode": getattr(hits, "mode", "fts"),
             "messages": [results.message(h.record, score=h.score) for h in hits],
         }
-        if note or hits.note:
-            out["note"] = note or f"index not available ({hits.note}); searched without it"
+        notes = [note, getattr(hits, "fallback", "")]
+        if hits.note:
+            notes.append(f"index not available ({hits.note}); searched without it")
+        if any(notes):
+            out["note"] = "; ".join(n for n in notes if n)
         return out
 
     def query(self, args: dict[str, Any]) -> dict[str, Any]:

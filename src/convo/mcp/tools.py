@@ -72,10 +72,12 @@ TOOLS = (
          "Field terms in the text (from:alice, tag:x, date:2024-03..) filter, the other "
          "words are ranked (BM25); the other arguments filter before ranking. " + MESSAGE,
          {"text": {"type": "string", "description": "What to look for."},
-          "mode": {"type": "string", "enum": ["keyword", "semantic", "hybrid"],
-                   "default": "keyword", "description": "keyword: ranked words (always "
-                   "available); semantic or hybrid: by meaning, when the store has "
-                   "vectors (convo embed) and this convo can search them."},
+          "mode": {"type": "string", "enum": ["fts", "semantic", "hybrid"],
+                   "description": "fts: ranked words (BM25), always available; semantic: "
+                   "by meaning; hybrid: both fused. Omitted: hybrid when the store has "
+                   "vectors (convo embed), else fts. The answer's mode says which ran."},
+          "fts": {"type": "boolean", "default": False, "description": "text is SQLite "
+                  'FTS5 syntax ("a phrase", prefix*, a OR b, NOT, NEAR(a b)), keyword only.'},
           **FILTERS, "limit": _limit(20)}, ("text",)),
     Tool("query", "List the messages a query selects (no ranking), in store order, or "
          "by time with sort, or the latest N. more is true when more messages match than "
