@@ -146,8 +146,8 @@ class Archive:
         if not found:
             raise InputError(f"no thread or message with id {ident!r}",
                              hint="ids and threads come from search and query")  # fmt: skip
-        if window is not None and record is not None:
-            at = next(i for i, r in enumerate(found) if fields.record_id(r) == ident)
+        at = next((i for i, r in enumerate(found) if fields.record_id(r) == ident), None)
+        if window is not None and at is not None:
             found = found[max(0, at - window) : at + window + 1]
         page = found[start : start + limit]
         return {
