@@ -29,7 +29,9 @@ from convo.mcp import results
 from convo.mcp.tools import BY_NAME, arguments
 from convo.store import Store
 
-SCAN_LIMIT = 256 << 20  # bytes a call may scan without the index (``convo mcp --scan-limit``)
+# Bytes a call may read whole (``convo mcp --scan-limit``): knowledge, the slowest, takes
+# about 12 s for 40 MB on every core of the 2-core test machine under load (docs/mcp.md).
+SCAN_LIMIT = 64 << 20
 
 
 @dataclass

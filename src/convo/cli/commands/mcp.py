@@ -15,7 +15,7 @@ from convo.cli.commands.index import STORE_HELP, store_path
 
 SCAN_HELP = (
     "Refuse a call that would read all of a store bigger than this without the index "
-    "(stats, knowledge and people always read every selected message): 256M, 2G; 0: no limit."
+    "(stats, knowledge and people always read every selected message): 64M, 1G; 0: no limit."
 )
 TZ_HELP = "Read naive times of queries in this zone (IANA name); default: local time."
 
@@ -25,7 +25,7 @@ def mcp(
     store: str | None = typer.Option(None, "--store", metavar="PATH", help=STORE_HELP),
     tz: str | None = typer.Option(None, "--tz", metavar="ZONE", help=TZ_HELP),
     utc: bool = typer.Option(False, "--utc", help="Read naive times of queries as UTC."),
-    scan_limit: str = typer.Option("256M", "--scan-limit", metavar="SIZE", help=SCAN_HELP),
+    scan_limit: str = typer.Option("64M", "--scan-limit", metavar="SIZE", help=SCAN_HELP),
 ) -> int:
     """Serve the store to AI agents over the Model Context Protocol (stdio, read-only).
 
@@ -61,14 +61,14 @@ _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
 def _size(text: str) -> int:
-    """``256M``, ``2G``, ``1000`` (bytes), ``0`` as a number of bytes."""
+    """``64M``, ``2G``, ``1000`` (bytes), ``0`` as a number of bytes."""
     from convo.core.errors import UsageError
 
     value = text.strip().upper().removesuffix("B").removesuffix("I")
     unit = value[-1:] if value[-1:] in _UNITS else ""
     number = value[: len(value) - len(unit)]
     if not number.isdigit():
-        raise UsageError(f"--scan-limit {text!r} is not a size", hint="256M, 2G, 0")
+        raise UsageError(f"--scan-limit {text!r} is not a size", hint="64M, 2G, 0")
     return int(number) * _UNITS[unit]
 
 
