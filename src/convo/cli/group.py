@@ -28,6 +28,7 @@ from convo.cli.commands import (
     ingest,
     knowledge,
     maintain,
+    mcp,
     people,
     read,
     search,
@@ -203,5 +204,6 @@ for _module in (
     embed,
     maintain,
     config,
+    mcp,
 ):
     _module.register(commands)

@@ -1,0 +1,78 @@
+"""``convo mcp``: the read-only MCP server over the store, on stdin/stdout (docs/mcp.md).
+
+Not registered by itself: ``register(app)`` adds the command. It reads the options,
+opens the store as every command does (``--store``, ``$CONVO_STORE``, the default; the
+people file of ``--people``/``$CONVO_PEOPLE``) and hands it to ``convo.mcp.server``, which
+needs the optional ``mcp`` package (``pip install 'convo-tools[mcp]'``). stdout carries the
+protocol; anything convo says goes to stderr, which MCP clients log.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from convo.cli.commands.index import STORE_HELP, store_path
+
+SCAN_HELP = (
+    "Refuse a call that would read all of a store bigger than this without the index "
+    "(stats, knowledge and people always read every selected message): 64M, 1G; 0: no limit."
+)
+TZ_HELP = "Read naive times of queries in this zone (IANA name); default: local time."
+
+
+def mcp(
+    ctx: typer.Context,
+    store: str | None = typer.Option(None, "--store", metavar="PATH", help=STORE_HELP),
+    tz: str | None = typer.Option(None, "--tz", metavar="ZONE", help=TZ_HELP),
+    utc: bool = typer.Option(False, "--utc", help="Read naive times of queries as UTC."),
+    scan_limit: str = typer.Option("64M", "--scan-limit", metavar="SIZE", help=SCAN_HELP),
+) -> int:
+    """Serve the store to AI agents over the Model Context Protocol (stdio, read-only).
+
+    Tools: search, query, get_message, get_thread, people, stats, knowledge; a thread is
+    also the resource convo://thread/ID. Add it to a client as the command `convo mcp`
+    (docs/mcp.md has the Claude Desktop and VS Code snippets).
+    """
+    from convo.cli.runtime import state
+    from convo.core.errors import UsageError
+    from convo.core.people import People
+    from convo.mcp.calls import Archive
+    from convo.store import Store
+
+    limit = _size(scan_limit)
+    people_file = state.get("people")
+    people = People.load(people_file) if people_file else None
+    if tz is not None:
+        from convo.query.model import zone_of
+
+        zone_of(tz)  # an unknown zone is a usage error now, not on every call
+    archive = Archive(Store(store_path(ctx, store), tz=tz, utc=utc, people=people), limit)
+    try:
+        from convo.mcp.server import serve
+    except ImportError as e:
+        raise UsageError(
+            f"convo mcp needs the mcp package ({e})", hint="pip install 'convo-tools[mcp]'"
+        ) from None
+    serve(archive)
+    return 0
+
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def _size(text: str) -> int:
+    """``64M``, ``2G``, ``1000`` (bytes), ``0`` as a number of bytes."""
+    from convo.core.errors import UsageError
+
+    value = text.strip().upper().removesuffix("B").removesuffix("I")
+    unit = value[-1:] if value[-1:] in _UNITS else ""
+    number = value[: len(value) - len(unit)]
+    if not number.isdigit():
+        raise UsageError(f"--scan-limit {text!r} is not a size", hint="64M, 2G, 0")
+    return int(number) * _UNITS[unit]
+
+
+def register(app: typer.Typer) -> None:
+    from convo.cli.runtime import command
+
+    app.command("mcp")(command(mcp))
