@@ -29,6 +29,7 @@ from convo.cli.commands import (
     people,
     read,
     search,
+    similar,
     stats,
     validate,
 )
@@ -164,6 +165,7 @@ for _module in (
     validate,
     export,
     search,
+    similar,
     index,
     embed,
     maintain,
