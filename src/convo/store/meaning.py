@@ -38,24 +38,15 @@ DEPTH = 50  # hits each list gives the fusion
 def ranked(store: Store, free: str, query: Query, mode: str, *, limit: int, track=None) -> Hits:
     """The best ``limit`` messages for the free text ``free`` by ``mode`` (``semantic`` or
     ``hybrid``) among those ``query`` selects."""
-    from convo.embed.fusion import Fused, exact_query, hybrid, loose_query
+    from convo.embed.fusion import Fused, hybrid
     from convo.embed.nearest import semantic
-    from convo.store.searching import by_id, keyword
 
     depth = max(limit, DEPTH)
     known: dict[str, Hit] = {}
     out = Hits()
     lists: list[list[str]] = [[], []]
     if mode == "hybrid":
-        for n, match in enumerate((exact_query(free), loose_query(free))):
-            if match:
-                hits = keyword(
-                    store, match, query, limit=depth, track=track, free=free if n == 0 else ""
-                )
-                out.note = out.note or hits.note
-            else:
-                hits = Hits(by_id(store, free, query) if n == 0 else [])
-            lists[n] = _ids(hits, known)
+        lists = _keyword_lists(store, free, query, depth, known, out, track)
     meaning = semantic(
         store.real, free, candidate_ids(store, query), depth, embedder=embedder_of(store)
     )
@@ -66,6 +57,23 @@ def ranked(store: Store, free: str, query: Query, mode: str, *, limit: int, trac
     out.extend(_hits(store, fused, known, free))
     out.mode = mode
     return out
+
+
+def _keyword_lists(
+    store: Store, free: str, query: Query, depth: int, known: dict[str, Hit], out: Hits,
+    track,
+) -> list[list[str]]:  # fmt: skip
+    """The exact list (a pasted id, every token, every special token) and the loose one."""
+    from convo.embed.fusion import exact_query, loose_query, special_query
+    from convo.store.searching import by_id, keyword
+
+    lists: list[list[str]] = [_ids(Hits(by_id(store, free, query)), known), []]
+    for n, match in ((0, exact_query(free)), (0, special_query(free)), (1, loose_query(free))):
+        if match:
+            hits = keyword(store, match, query, limit=depth, track=track)
+            out.note = out.note or hits.note
+            lists[n] = list(dict.fromkeys(lists[n] + _ids(hits, known)))
+    return lists
 
 
 def similar(store: Store, message_id: str, query: Query, *, limit: int) -> Hits:

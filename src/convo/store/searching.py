@@ -85,7 +85,7 @@ def choose_mode(store: Store, mode: str | None) -> tuple[str, str]:
     if mode == "fts":
         return "fts", ""
     has_vectors = paths(store.real)[1].exists()
-    why = unavailable(_recorded(store) if has_vectors else None)
+    why = None if store.embedder else unavailable(_recorded(store) if has_vectors else None)
     if mode is None:
         if not has_vectors:
             return "fts", ""
