@@ -105,3 +105,22 @@ def test_ingest_save_embeds_when_the_store_is_set_to(store, tmp_path):
     r = run(store, "ingest", "--save", str(new))
     assert r.exit_code == 0 and "embedded" not in r.stderr
     assert run(store, "embed", "--check").exit_code == 1
+
+
+def test_a_save_that_cannot_embed_still_saves_and_says_how_to_catch_up(
+    store, tmp_path, monkeypatch
+):
+    import convo.embed
+    from convo.core.errors import UsageError
+
+    def broken(path, progress=None):
+        raise UsageError("the embedding server did not answer", hint="start it")
+
+    monkeypatch.setattr(convo.embed, "embed_on_save", broken, raising=False)
+    new = tmp_path / "new.jsonl"
+    write_store(new, [record("late", "saved anyway")])
+    r = run(store, "ingest", "--save", str(new))
+    assert r.exit_code == 0, r.output
+    assert "saved, but not embedded (the embedding server did not answer; start it)" in r.stderr
+    assert "run `convo embed` to catch up" in r.stderr
+    assert b'"late"' in store.read_bytes()
