@@ -142,3 +142,12 @@ def test_every_hit_satisfies_the_filters(many, filters, words, mode, inline, lim
     assert len(hits) <= limit
     if mode == "semantic":  # every candidate has a vector: as many as asked, or all
         assert len(hits) == min(limit, len(allowed))
+
+
+def test_a_default_search_whose_model_fails_answers_by_keyword(many):
+    s = Store(many, embedder=WordHash("another-model"))
+    hits = s.search("login cookie", limit=3)
+    assert hits.mode == "fts" and len(hits) == 3
+    assert "searched by keyword only" in hits.fallback and "another-model" in hits.fallback
+    with pytest.raises(UsageError, match="made by wordhash-64"):
+        s.search("login cookie", mode="hybrid")

@@ -14,7 +14,8 @@ match in a date range is found however many better matches lie outside it). Thre
 
 ``mode`` None is ``hybrid`` when the store has vectors and the ``[embed]`` extra loads,
 else ``fts``; vectors without the extra rank by keyword and say why in
-``Hits.fallback`` (the command prints it once). Asking for ``semantic`` or ``hybrid``
+``Hits.fallback`` (the command prints it once), as does a default search whose meaning
+half fails (a model server down, vectors of another model). Asking for ``semantic`` or ``hybrid``
 without vectors or without the extra is one ``UsageError`` with the fix: a search that
 silently answered by keyword would look like a poor search by meaning. With no word to
 rank (only filters), the matches come newest first whatever the mode.
@@ -72,9 +73,19 @@ def search(
         hits = keyword(store, match, query, limit=limit, track=track, free=parts.free)
         hits.fallback = fallback
         return hits
+    from convo.core.errors import ConvoError
     from convo.store.meaning import ranked
 
-    return ranked(store, parts.free, query, chosen, limit=limit, track=track)
+    try:
+        return ranked(store, parts.free, query, chosen, limit=limit, track=track)
+    except ConvoError as e:
+        if mode is not None:
+            raise
+        # The default mode, and meaning cannot be had (a model server down, vectors
+        # of another model): the keyword answer, saying why, rather than none.
+        hits = keyword(store, match, query, limit=limit, track=track, free=parts.free)
+        hits.fallback = f"searched by keyword only: {e}"
+        return hits
 
 
 def choose_mode(store: Store, mode: str | None) -> tuple[str, str]:
