@@ -8,15 +8,13 @@ the ids of the messages that answer it: ``paraphrase`` (shares almost no words w
 answer), ``person`` ("what did PERSON say about TOPIC"), ``exact`` (an error string, a
 version, a ticket number, a Message-ID) and ``typo``.
 
-The modes:
+The modes are ``Store.search``'s (``convo.store.searching``), run as a user runs them:
 
-- ``fts``: every token of the question must occur (``fusion.exact_query``): what a
-  keyword search does; plus, first, a message whose id is a token of the question
-  (a pasted Message-ID; the full-text index holds subjects and text, not ids).
-- ``fts-any``: any word but a question's function words, ranked by BM25
-  (``fusion.loose_query``).
-- ``semantic``: the nearest in meaning (``convo.embed.semantic``).
-- ``hybrid``: the three lists fused (``convo.embed.hybrid``).
+- ``fts``: BM25 over the words of the question (question words left out), a message
+  whose id is a token of the question first (a pasted Message-ID).
+- ``semantic``: the nearest in meaning.
+- ``hybrid``: keyword and meaning fused (``convo.store.meaning``), the default search
+  of a store with vectors.
 
 A question counts as found at rank r when any of its answers is the r-th hit:
 recall@k is the share found in the first k, MRR the mean of 1/r (0 when not in the
@@ -39,7 +37,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 MESSAGES = HERE / "messages.jsonl"
 QUESTIONS = HERE / "questions.json"
-MODES = ("fts", "fts-any", "semantic", "hybrid")
+MODES = ("fts", "semantic", "hybrid")
 KINDS = ("paraphrase", "person", "exact", "typo")
 DEPTH = 50  # hits each list gives the fusion, and the depth MRR looks at
 
@@ -56,40 +54,25 @@ class Score:
         return sum(1 / r for r in self.found if r) / len(self.found) if self.found else 0.0
 
 
-def _keyword(store: Path, query: str | None) -> list[str]:
-    from convo.core import fields
-    from convo.index import search
-
-    if not query:
-        return []
-    hits, _ = search(store, query, limit=DEPTH, ranked=None)
-    return [i for h in hits if (i := fields.record_id(h.record))]
-
-
-def rankings(store: Path, question: str, ids: set[str], embedder) -> dict[str, list[str]]:
+def rankings(store: Path, question: str, embedder) -> dict[str, list[str]]:
     """The ids each mode ranks for ``question``, best first."""
-    from convo.embed import hybrid, semantic
-    from convo.embed.fusion import exact_query, loose_query, tokens
+    from convo.core import fields
+    from convo.store import Store
 
-    named = [t for t in (question.strip(), *tokens(question)) if t in ids]
-    exact = list(dict.fromkeys(named + _keyword(store, exact_query(question))))
-    loose = _keyword(store, loose_query(question))
-    meaning = [s.id for s in semantic(store, question, None, DEPTH, embedder=embedder)]
-    fused = [f.id for f in hybrid(exact, loose, meaning, DEPTH)]
-    return {"fts": exact, "fts-any": loose, "semantic": meaning, "hybrid": fused}
+    st = Store(store, embedder=embedder)
+    out = {}
+    for mode in MODES:
+        hits = st.search(question, mode=mode, limit=DEPTH)
+        out[mode] = [i for h in hits if (i := fields.record_id(h.record))]
+    return out
 
 
 def evaluate(store: Path, questions: list[dict], embedder) -> dict[str, dict[str, Score]]:
     """``{mode: {kind or "all": Score}}`` over ``questions`` on the embedded ``store``."""
-    from convo.core import fields
-    from convo.index.rows import iter_spans, parse
-
-    with open(store, "rb") as f:
-        ids = {fields.record_id(r) or "" for _, _, line in iter_spans(f) if (r := parse(line))}
     scores: dict[str, dict[str, Score]] = {m: {} for m in MODES}
     for q in questions:
         answers = set(q["answers"])
-        for mode, ranked in rankings(store, q["question"], ids, embedder).items():
+        for mode, ranked in rankings(store, q["question"], embedder).items():
             rank = next((n for n, i in enumerate(ranked, 1) if i in answers), 0)
             for key in (q["kind"], "all"):
                 scores[mode].setdefault(key, Score()).found.append(rank)
@@ -141,9 +124,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _show(store: Path, questions: list[dict], embedder, k: int) -> None:
-    ids = {a for q in questions for a in q["answers"]}
     for q in questions:
-        ranked = rankings(store, q["question"], ids, embedder)["hybrid"][:k]
+        ranked = rankings(store, q["question"], embedder)["hybrid"][:k]
         if not set(q["answers"]) & set(ranked):
             print(f"missed {q['kind']}: {q['question']!r} -> {ranked[:3]}", file=sys.stderr)
 

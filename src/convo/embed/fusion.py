@@ -8,7 +8,11 @@ dropped. ``hybrid`` fuses three lists: the messages holding *every* word of the 
 the nearest in meaning. The exact list weighs ``EXACT_WEIGHT``: a message holding an
 exact token the vectors do not rank (an error string, a version number, a Message-ID)
 still comes first, above one that both other lists rank first, while a question in
-plain words, which no message holds whole, is ranked by the other two.
+plain words, which no message holds whole, is ranked by the other two. The store's
+search (``convo.store.meaning``) extends the exact list with the messages holding every
+*special* token of the question (``special_query``: a code, a version, an error name),
+so "the deploy failed with ECONNRESET-4411" puts the message quoting the error first
+though no message holds the whole question.
 
 Each hit says why it matched: ``keyword``, ``meaning`` or ``both``.
 """
@@ -84,6 +88,31 @@ def exact_query(text: str) -> str | None:
     ``v2.14.3`` or ``<a1@mail.example>`` match as written); None when it has none."""
     found = tokens(text)
     return " ".join(_quoted(t) for t in found) if found else None
+
+
+_INNER = re.compile(r"\w[-_.@/:#+]\w")
+
+
+def special(token: str) -> bool:
+    """A token that names one thing rather than a topic: it holds a digit (a version, a
+    ticket, a code), joins words with punctuation (``ECONNRESET-4411``, ``a.b``,
+    ``x@host``), is written in camel case (``SetWarningHandler``) or is a long run of
+    capitals (``ECONNRESET``)."""
+    if any(c.isdigit() for c in token) or _INNER.search(token):
+        return True
+    if token.isupper() and len(token) >= 6:
+        return True
+    return any(c.isupper() for c in token[1:]) and any(c.islower() for c in token)
+
+
+def special_query(text: str) -> str | None:
+    """FTS5 syntax for messages holding every special token of ``text`` (``special``);
+    None when it has none, or when they are all its tokens (``exact_query`` says it)."""
+    found = tokens(text)
+    kept = [t for t in found if special(t)]
+    if not kept or len(kept) == len(found):
+        return None
+    return " ".join(_quoted(t) for t in dict.fromkeys(kept))
 
 
 def loose_query(text: str) -> str | None:

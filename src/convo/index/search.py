@@ -52,13 +52,16 @@ MAX_QUERY_CHARS = 4_000
 
 @dataclass
 class Hit:
-    """A search result: the original line, its record, BM25 score (higher is better) and
-    a snippet as ``(text, is_hit)`` pieces (untrusted text: escape before a terminal)."""
+    """A search result: the original line, its record, score (higher is better: BM25,
+    cosine similarity or the fused score), a snippet as ``(text, is_hit)`` pieces
+    (untrusted text: escape before a terminal), and why it matched: ``keyword``,
+    ``meaning`` or ``both``."""
 
     raw: bytes
     record: dict[str, Any]
     score: float
     snippet: list[tuple[str, bool]]
+    why: str = "keyword"
 
 
 def fts_query(query: str) -> str:
@@ -150,10 +153,14 @@ def _prefixes(query: str) -> list[str]:
 class Hits(list):
     """The hits, best first; ``window``: when more than ``ranked`` records matched, how
     many of the most recent matches were ranked (0: every match was); ``note``: why the
-    persistent index was not used (empty when it was)."""
+    persistent index was not used (empty when it was); ``mode``: how they were ranked
+    (``fts``, ``semantic`` or ``hybrid``); ``fallback``: why a search that would have
+    used meaning ranked by keyword only (empty when it did not)."""
 
     window = 0
     note = ""
+    mode = "fts"
+    fallback = ""
     dropped = 0  # pieces of a typed search beyond the bound (query.search_text.MAX_PIECES)
 
 

@@ -26,6 +26,7 @@ class IngestSummary:
     stats: IngestStats
     destination: str
     appended: AppendResult | None = None
+    embedded: int | None = None  # messages embedded after the save (None: not set to)
 
     def text(self, warnings: str | None = None) -> str:
         """The summary line; ``warnings`` says what the warnings were (the command line's
@@ -35,6 +36,8 @@ class IngestSummary:
         if self.appended is not None:
             parts.append(f"new {self.appended.added}")
             parts.append(f"duplicates {self.appended.duplicates}")
+        if self.embedded is not None:
+            parts.append(f"embedded {self.embedded}")
         parts.append(f"rejected {s.rejected}")
         text = f"{', '.join(parts)} ({s.sources} source{'s' if s.sources != 1 else ''}) -> {self.destination}"
         if s.unrecognised:
@@ -50,6 +53,23 @@ class IngestSummary:
         if self.appended and self.appended.notes:
             text += "; " + "; ".join(self.appended.notes)
         return text
+
+
+def embed_saved(store: Store, on_warning: Callable[[str], None] | None) -> int | None:
+    """After a save that added messages: embed them when the store is set to (``convo
+    embed --on-save``); how many were embedded, None when it is not set to. The messages
+    are saved whatever happens here: a failure (no ``[embed]`` extra, a server down) is a
+    warning naming the fix, and the next ``convo embed`` catches up."""
+    from convo.core.errors import ConvoError
+    from convo.embed import embed_on_save
+
+    try:
+        result = embed_on_save(store.real)
+    except ConvoError as e:
+        if on_warning is not None:
+            on_warning(f"saved, but not embedded ({e}); run `convo embed` to catch up")
+        return None
+    return None if result is None else result.added + result.changed
 
 
 LISTED = 5  # unrecognised files named in the summary line (all are in --rejects)
@@ -126,7 +146,8 @@ def run_ingest(
         appended = sinks.to_store(messages, st, wait=wait, on_wait=on_wait)
         if options.tags and appended.duplicates and on_warning is not None:
             on_warning(kept_tags_note(appended.duplicates, options.tags))
-        return IngestSummary(ingest.stats, str(st.path), appended)
+        embedded = embed_saved(st, on_warning) if appended.added else None
+        return IngestSummary(ingest.stats, str(st.path), appended, embedded)
     if output and output != "-":
         sinks.to_file(messages, output)
         return IngestSummary(ingest.stats, output)

@@ -161,11 +161,13 @@ MAX_PIECES = 64  # ranked pieces at most (each is a term BM25 scores on every ma
 @dataclass
 class SearchText:
     """``filters``: query-language text (``from:bob -tag:system``); ``pieces``: the free
-    text, each piece as its words; ``dropped``: pieces beyond ``MAX_PIECES``."""
+    text, each piece as its words; ``dropped``: pieces beyond ``MAX_PIECES``; ``free``: the
+    free text as typed (every piece that is not a filter), what search by meaning embeds."""
 
     filters: str = ""
     pieces: list[list[str]] = field(default_factory=list)
     dropped: int = 0
+    free: str = ""
 
     def match(self) -> str:
         """The pieces as an FTS5 query: each a quoted phrase, ORed."""
@@ -191,12 +193,15 @@ def split(text: str) -> SearchText:
     """``text`` as filters and ranked words (see the module docstring)."""
     out = SearchText()
     filters: list[str] = []
+    free: list[str] = []
     seen: set[tuple[str, ...]] = set()
     for m in _PIECE.finditer(text):
         kind, found = _piece(m.group(0))
         if kind == "filter":
             filters.extend(found)
-        elif found and tuple(found) not in seen:
+            continue
+        free.append(m.group(0))
+        if found and tuple(found) not in seen:
             seen.add(tuple(found))
             out.pieces.append(found)
     content = [p for p in out.pieces if not (len(p) == 1 and p[0] in QUESTION_WORDS)]
@@ -206,4 +211,5 @@ def split(text: str) -> SearchText:
         out.dropped = len(out.pieces) - MAX_PIECES
         del out.pieces[MAX_PIECES:]
     out.filters = " ".join(filters)
+    out.free = " ".join(free)
     return out

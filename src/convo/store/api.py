@@ -7,7 +7,8 @@
         print(record["timestamp"], record["textChunks"][0])
     store.count("format:mbox -tag:spam")
     for hit in store.search("what did we decide about login tokens?", "from:bob"):
-        print(hit.score, hit.record["id"])
+        print(hit.score, hit.why, hit.record["id"])
+    store.similar("<CAF3x9@mail.example.com>", "date:2024..", limit=5)
     store.tag("thread:<auth-1@example.org>", add=["security"], remove=["inbox"])
     store.remove("tag:spam", dry_run=True).matched
 
@@ -30,6 +31,7 @@ from convo.store.append import StoreFile
 
 if TYPE_CHECKING:
     from convo.core.people import People
+    from convo.embed.protocol import Embedder
     from convo.index.search import Hits
     from convo.query.model import Query
     from convo.store.rewrite import MaintenanceResult
@@ -40,7 +42,9 @@ class Store(StoreFile):
     """The store at ``path`` (``--store``, else ``$CONVO_STORE``, else the XDG default).
 
     ``tz``: the zone naive query times are read in (default: local); ``people``: a people
-    file's ``People``, so a name matches every alias of its person.
+    file's ``People``, so a name matches every alias of its person; ``embedder``: the
+    model that embeds search texts (default: the one the store's vectors were made with,
+    made on first use and kept).
     """
 
     def __init__(
@@ -50,11 +54,13 @@ class Store(StoreFile):
         tz: str | None = None,
         utc: bool = False,
         people: People | None = None,
+        embedder: Embedder | None = None,
     ):
         super().__init__(path)
         self.tz = tz
         self.utc = utc
         self.people = people
+        self.embedder = embedder
 
     # -- reading
 
@@ -115,14 +121,28 @@ class Store(StoreFile):
 
     def search(
         self, text: str, query: Query | str | None = None, *, limit: int = 20,
-        fts: bool = False, track=None,
+        mode: str | None = None, fts: bool = False, track=None,
     ) -> Hits:  # fmt: skip
         """The best ``limit`` messages for ``text`` (what a person types: field terms
-        filter, the rest is ranked by BM25; ``convo.query.search_text``) among those
-        ``query`` selects. ``fts``: ``text`` is FTS5 syntax, used as it is."""
+        filter, the rest is ranked; ``convo.query.search_text``) among those ``query``
+        selects, the filters applied before the ranking. ``mode``: ``fts`` (BM25),
+        ``semantic`` (meaning), ``hybrid`` (both fused); None: hybrid when the store has
+        vectors (``convo embed``), else fts (``convo.store.searching``). ``fts``: ``text``
+        is FTS5 syntax, used as it is."""
         from convo.store.searching import search
 
-        return search(self, text, self.query_of(query), limit=limit, fts=fts, track=track)
+        return search(
+            self, text, self.query_of(query), limit=limit, fts=fts, mode=mode, track=track
+        )  # fmt: skip
+
+    def similar(
+        self, message_id: str, query: Query | str | None = None, *, limit: int = 20
+    ) -> Hits:
+        """The ``limit`` messages nearest in meaning to message ``message_id`` (itself
+        left out) among those ``query`` selects; needs the store's vectors."""
+        from convo.store.meaning import similar
+
+        return similar(self, message_id, self.query_of(query), limit=limit)
 
     def _indexable(self):
         """The store's real path when it exists (the index lives beside it)."""

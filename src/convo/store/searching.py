@@ -1,11 +1,24 @@
-"""``Store.search``: ranked full-text search with the query's filters applied first.
+"""``Store.search``: ranked search with the query's filters applied first.
 
-The text is split into filters and ranked words (``convo.query.search_text``); the
-filters AND with the given query, and the planner (``convo.query.plan``) compiles them to
-the index's SQL, so the candidates are restricted *before* BM25 ranks them (a match in a
-date range is found however many better matches lie outside it). When the plan is a
-superset (text words, a regex), each hit is checked exactly and the ranking runs over
-every candidate. With no word to rank (only filters), the matches come newest first.
+The text is split into filters and free text (``convo.query.search_text``); the filters
+AND with the given query and restrict the candidates *before* anything is ranked (a
+match in a date range is found however many better matches lie outside it). Three modes:
+
+- ``fts``: BM25 over the index's full text (``convo.index.search``). The planner
+  (``convo.query.plan``) compiles the filters to the index's SQL; when the plan is a
+  superset (text words, a regex), each hit is checked exactly and the ranking runs over
+  every candidate. A token of the text that is a message's id (a pasted Message-ID: the
+  full-text index holds subjects and text, not ids) puts that message first.
+- ``semantic``: the nearest in meaning among the candidates (``convo.store.meaning``).
+- ``hybrid``: keyword and meaning fused (``convo.store.meaning``).
+
+``mode`` None is ``hybrid`` when the store has vectors and the ``[embed]`` extra loads,
+else ``fts``; vectors without the extra rank by keyword and say why in
+``Hits.fallback`` (the command prints it once), as does a default search whose meaning
+half fails (a model server down, vectors of another model). Asking for ``semantic`` or ``hybrid``
+without vectors or without the extra is one ``UsageError`` with the fix: a search that
+silently answered by keyword would look like a poor search by meaning. With no word to
+rank (only filters), the matches come newest first whatever the mode.
 """
 
 from __future__ import annotations
@@ -13,41 +26,103 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from convo.core import fields
 from convo.core.errors import UsageError
-from convo.index.search import HINT, Hit, Hits, snippet
+from convo.index.search import HINT, Hit, Hits, snippet, terms
 from convo.index.search import search as fts_search
 from convo.query.model import Query, build
 from convo.query.plan import compile_where
+from convo.query.tree import all_of
+from convo.query.tree import terms as any_term
 
 if TYPE_CHECKING:
     from convo.store.api import Store
 
 ALL = 10**9
+MODES = ("fts", "semantic", "hybrid")
+MAX_ID_TOKENS = 32  # tokens of a question looked up as message ids at most
 
 
 def search(
-    store: Store, text: str, query: Query, *, limit: int, fts: bool = False, track=None
-) -> Hits:
+    store: Store, text: str, query: Query, *, limit: int, fts: bool = False,
+    mode: str | None = None, track=None,
+) -> Hits:  # fmt: skip
     """The best ``limit`` hits for ``text`` among the messages ``query`` selects."""
-    dropped = 0
+    if mode is not None and mode not in MODES:
+        raise UsageError(f"unknown search mode {mode!r}", hint="choose fts|semantic|hybrid")
     if fts:
-        match = text
-        if not match.strip():
+        if mode not in (None, "fts"):
+            raise UsageError(f"FTS5 syntax searches by keyword only, not {mode}", hint=HINT)
+        if not text.strip():
             raise UsageError("empty search query", hint=HINT)
-    else:
-        from convo.query.search_text import split
+        return keyword(store, text, query, limit=limit, track=track)
+    from convo.query.search_text import split
 
-        parts = split(text)
-        if parts.filters:
-            query = query.and_(
-                build(parts.filters, tz=store.tz, utc=store.utc, people=store.people).where
-            )
-        match = parts.match()
-        dropped = parts.dropped
+    parts = split(text)
+    dropped = parts.dropped  # pieces beyond the bound, said by the caller
+    if parts.filters:
+        query = query.and_(
+            build(parts.filters, tz=store.tz, utc=store.utc, people=store.people).where
+        )
+    match = parts.match()
     if not match:
-        return _newest(store, query, limit)
+        return _dropped(_newest(store, query, limit), dropped)
     if not store.path.exists():
         return Hits()
+    chosen, fallback = choose_mode(store, mode)
+    if chosen == "fts":
+        hits = keyword(store, match, query, limit=limit, track=track, free=parts.free)
+        hits.fallback = fallback
+        return _dropped(hits, dropped)
+    from convo.core.errors import ConvoError
+    from convo.store.meaning import ranked
+
+    try:
+        return _dropped(ranked(store, parts.free, query, chosen, limit=limit, track=track), dropped)
+    except ConvoError as e:
+        if mode is not None:
+            raise
+        # The default mode, and meaning cannot be had (a model server down, vectors
+        # of another model): the keyword answer, saying why, rather than none.
+        hits = keyword(store, match, query, limit=limit, track=track, free=parts.free)
+        hits.fallback = f"searched by keyword only: {e}"
+        return _dropped(hits, dropped)
+
+
+def _dropped(hits: Hits, dropped: int) -> Hits:
+    hits.dropped = dropped
+    return hits
+
+
+def choose_mode(store: Store, mode: str | None) -> tuple[str, str]:
+    """The mode to run and, when meaning was wanted but cannot be had, why not."""
+    from convo.embed.registry import unavailable
+    from convo.embed.vectors import paths
+
+    if mode == "fts":
+        return "fts", ""
+    has_vectors = paths(store.real)[1].exists()
+    why = None if store.embedder else unavailable(_recorded(store) if has_vectors else None)
+    if mode is None:
+        if not has_vectors:
+            return "fts", ""
+        return ("fts", why) if why else ("hybrid", "")
+    if why:
+        raise UsageError(why.split(";")[0], hint="or search with --mode fts")
+    return mode, ""
+
+
+def _recorded(store: Store) -> str | None:
+    from convo.embed.build import recorded_choice
+
+    return recorded_choice(store.real)
+
+
+def keyword(
+    store: Store, match: str, query: Query, *, limit: int, track=None, free: str = ""
+) -> Hits:
+    """BM25's best ``limit`` for the FTS5 ``match`` among the messages ``query`` selects;
+    first, the messages whose id is a token of ``free``."""
     exact = True
 
     def narrow(conn) -> tuple[str, tuple[Any, ...]]:
@@ -63,9 +138,35 @@ def search(
         matches = Selector(query.filters()).matches
         hits, note = fts_search(store.real, match, narrow, limit=ALL, track=track)
         hits[:] = [h for h in hits if matches(h.record)][:limit]
+    named = by_id(store, free, query)
+    if named:
+        top = max((h.score for h in hits), default=1.0)
+        for h in named:
+            h.score = top
+        seen = {fields.record_id(h.record) for h in named}
+        kept = [h for h in hits if fields.record_id(h.record) not in seen]
+        hits[:] = (named + kept)[:limit]
     hits.note = note
-    hits.dropped = dropped
     return hits
+
+
+def by_id(store: Store, free: str, query: Query) -> list[Hit]:
+    """The messages ``query`` selects whose id is ``free`` or one of its tokens (ids
+    hold punctuation or digits: plain words are not looked up)."""
+    from convo.embed.fusion import tokens
+
+    found = [t for t in (free.strip(), *tokens(free)) if t and not t.isalpha()]
+    wanted = list(dict.fromkeys(found))[:MAX_ID_TOKENS]
+    if not wanted:
+        return []
+    where = all_of([any_term("id", wanted), query.where])
+    order = {ident: n for n, ident in enumerate(wanted)}
+    out: list[Hit] = []
+    for batch in store.select(Query(where)).batches:
+        for m in batch:
+            out.append(Hit(m.raw, m.record, 0.0, snippet(m.record, terms(free), free)))
+    out.sort(key=lambda h: order.get(fields.record_id(h.record) or "", len(order)))
+    return out
 
 
 def _newest(store: Store, query: Query, limit: int) -> Hits:

@@ -1,15 +1,21 @@
-"""``convo search TEXT... [filters]``: ranked search of the store, what a person types.
+"""``convo search TEXT... [filters] [--mode fts|semantic|hybrid]``: ranked search of the
+store, what a person types.
 
 Not registered by itself: ``register(app)`` adds the command. The text is what a person
 types (``convo.query.search_text``): field terms of the query language filter
-(``from:alice tag:security -tag:system date:2024-03..``), everything else is ranked by
-BM25 (words ORed, adjacent words of one piece as a phrase, punctuation harmless);
-``--fts`` takes FTS5's own syntax instead. Every shared option filters too, before the
-ranking (``Store.search``). Best first. On a terminal: a table with the rank, the
-score, time, speaker, a snippet with the hits highlighted (all record text escaped) and
-the id and thread to open with ``convo show --thread``; piped: JSONL, each record with
-its ``"score"``. Without a usable index the search runs on a temporary one built in
-memory, and says so once on stderr.
+(``from:alice tag:security -tag:system date:2024-03..``), everything else is ranked:
+by BM25 (``--mode fts``: words ORed, adjacent words of one piece as a phrase,
+punctuation harmless), by meaning (``semantic``, over the vectors ``convo embed`` made)
+or by both fused (``hybrid``, the default once the store has vectors); ``--fts`` takes
+FTS5's own syntax instead. Every shared option filters too, before the ranking
+(``Store.search``). Best first. On a terminal: a table with the rank, the score (as a
+share of the best), why each hit matched (keyword, meaning or both; not shown for
+keyword-only search), time, speaker, a snippet with the hits highlighted (all record
+text escaped) and the id and thread to open with ``convo show --thread``; piped: JSONL,
+each record with its ``"score"`` and, when meaning ranked, ``"match"`` (why). Without a
+usable index the search runs on a temporary one built in memory, and says so once on
+stderr; a store with vectors but without the ``[embed]`` extra is searched by keyword
+and says so once.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ DEFAULT_LIMIT = 20
 def search(
     *,
     fts: bool = typer.Option(False, "--fts", help='The text is FTS5 syntax: "a phrase", prefix*, a OR b, NOT, NEAR(a b).'),
+    mode: str | None = typer.Option(None, "--mode", metavar="fts|semantic|hybrid", help="Rank by keyword (BM25), by meaning, or both fused [default: hybrid when the store has vectors (convo embed), else fts]."),
     args: ReadArgs,
 ) -> int:  # fmt: skip
     """Ranked search of the store by what you type, best first."""
@@ -44,19 +51,11 @@ def search(
             hint="convo search WORDS... (a question, an error string, from:NAME)",
         )
     env = Environment()
-    fmt = args.format or ("table" if env.stdout_isatty else "jsonl")
-    if fmt not in ("table", "jsonl", "json"):
-        raise UsageError(
-            f"--format {fmt} is not available for search", hint="choose table|jsonl|json"
-        )
-    query = args.build_query()
-    limit = DEFAULT_LIMIT if query.limit is None else query.limit
-    from dataclasses import replace
-
-    query = replace(query, limit=None)
+    fmt = output_format(env, args)
+    query, limit = unlimited(args)
     store = Store(args.where()["store"], tz=args.tz, utc=args.utc, people=args.load_people())
     with progress(env, "indexing") as track:
-        hits = store.search(text, query, limit=limit, fts=fts, track=track)
+        hits = store.search(text, query, limit=limit, fts=fts, mode=mode, track=track)
     if hits.note:
         err(f"note: index not available ({hits.note}); searched without it")
     if hits.dropped:
@@ -66,23 +65,54 @@ def search(
             f"note: the search ranks the first {MAX_PIECES} words or phrases; "
             f"{hits.dropped} more were left out"
         )
+    if hits.fallback:
+        err(f"note: {hits.fallback}")
     if hits.window:
         err(
             f"note: more than {hits.window:,} messages match; the {hits.window:,} most recent"
             " were ranked (a phrase, more words or a filter narrows the search)"
         )
-    if fmt == "table":
-        _table(env, hits, utc=args.utc)
-    else:
-        _json_out(env, hits, fmt)
+    show_hits(env, hits, fmt, utc=args.utc)
     return 0
 
 
-def _json_out(env: Any, hits: list, fmt: str) -> None:
+def output_format(env: Any, args: ReadArgs, command: str = "search") -> str:
+    """``--format``, else a table on a terminal and JSONL in a pipe (only these three)."""
+    from convo.core.errors import UsageError
+
+    fmt = args.format or ("table" if env.stdout_isatty else "jsonl")
+    if fmt not in ("table", "jsonl", "json"):
+        raise UsageError(
+            f"--format {fmt} is not available for {command}", hint="choose table|jsonl|json"
+        )
+    return fmt
+
+
+def unlimited(args: ReadArgs) -> tuple[Any, int]:
+    """The filters as a query without a limit, and the limit (``-n``, else 20)."""
+    from dataclasses import replace
+
+    query = args.build_query()
+    limit = DEFAULT_LIMIT if query.limit is None else query.limit
+    return replace(query, limit=None), limit
+
+
+def show_hits(env: Any, hits: Any, fmt: str, *, utc: bool) -> None:
+    """The hits as the table, or as JSON(L) records with their score."""
+    if fmt == "table":
+        _table(env, hits, utc=utc)
+    else:
+        _json_out(env, hits, fmt)
+
+
+def _json_out(env: Any, hits: Any, fmt: str) -> None:
     import orjson
 
     out = env.safe_stdout_bytes()
-    docs = [{**h.record, "score": h.score} for h in hits]
+    if hits.mode == "fts":
+        docs = [{**h.record, "score": h.score} for h in hits]
+    else:
+        docs = [{**h.record, "score": h.score, "match": h.why} for h in hits]
     if fmt == "json":
         out.write(orjson.dumps(docs, option=orjson.OPT_INDENT_2) + b"\n")
     else:
@@ -98,7 +128,7 @@ def snippet_text(pieces: list[tuple[str, bool]]):
     return search.snippet_text(pieces)
 
 
-def _table(env: Any, hits: list, *, utc: bool) -> None:
+def _table(env: Any, hits: Any, *, utc: bool) -> None:
     from rich.table import Table
     from rich.text import Text
 
@@ -109,6 +139,9 @@ def _table(env: Any, hits: list, *, utc: bool) -> None:
     table = Table(show_lines=False)
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("match", justify="right", no_wrap=True)
+    why = hits.mode != "fts"
+    if why:
+        table.add_column("why", no_wrap=True, min_width=7)
     table.add_column("time", no_wrap=True)
     table.add_column("speaker", max_width=24, overflow="ellipsis", no_wrap=True)
     table.add_column("snippet", ratio=1, overflow="fold")
@@ -118,9 +151,9 @@ def _table(env: Any, hits: list, *, utc: bool) -> None:
     percents = relevance([h.score for h in hits])
     for rank, (h, percent) in enumerate(zip(hits, percents, strict=True), 1):
         thread = fields.string(h.record, "thread") or fields.record_id(h.record) or ""
+        cells = [Text(str(rank)), Text(f"{percent}%"), *([Text(h.why)] if why else [])]
         table.add_row(
-            Text(str(rank)), Text(f"{percent}%"),
-            Text(display_time(fields.timestamp(h.record), utc=utc)),
+            *cells, Text(display_time(fields.timestamp(h.record), utc=utc)),
             Text(one_line(fields.speaker_label(h.record), 30)), snippet_text(h.snippet),
             Text(one_line(thread, 80)),
         )  # fmt: skip

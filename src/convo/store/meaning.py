@@ -1,0 +1,146 @@
+"""Search by meaning in the store: the ``semantic`` and ``hybrid`` modes of
+``Store.search``, and ``Store.similar``.
+
+Candidates first: when the query filters, the ids of the messages it selects
+(``candidate_ids``: one SQL query when the planner's condition is exact, else the
+planner's superset checked message by message) are the only rows the vectors score
+(``convo.embed.nearest``), and the keyword lists run under the same filters
+(``convo.store.searching.keyword``). So a match inside a date range is found however
+many closer messages lie outside it, and every hit satisfies the filters.
+
+``hybrid`` fuses three lists, each ``DEPTH`` deep (``convo.embed.fusion.hybrid``): the
+*exact* list (a message whose id is a token of the text, then those holding every
+token: an error string, a version, a Message-ID), the *loose* list (any content word,
+by BM25) and the nearest in meaning. Fusion keeps a hit that only one list has, and the
+exact list weighs double, so an exact token the vectors do not rank still comes first.
+Each hit says why it matched: ``keyword``, ``meaning`` or ``both``.
+
+The embedder is made once per ``Store`` (``Store.embedder``; by default the model the
+vectors were made with) and kept, so a program that searches many times loads it once.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from convo.core import fields
+from convo.index.search import Hit, Hits, snippet, terms
+from convo.query.model import Query
+from convo.query.tree import terms as any_term
+
+if TYPE_CHECKING:
+    from convo.embed.protocol import Embedder
+    from convo.store.api import Store
+
+DEPTH = 50  # hits each list gives the fusion
+
+
+def ranked(store: Store, free: str, query: Query, mode: str, *, limit: int, track=None) -> Hits:
+    """The best ``limit`` messages for the free text ``free`` by ``mode`` (``semantic`` or
+    ``hybrid``) among those ``query`` selects."""
+    from convo.embed.fusion import Fused, hybrid
+    from convo.embed.nearest import semantic
+
+    depth = max(limit, DEPTH)
+    known: dict[str, Hit] = {}
+    out = Hits()
+    lists: list[list[str]] = [[], []]
+    if mode == "hybrid":
+        lists = _keyword_lists(store, free, query, depth, known, out, track)
+    meaning = semantic(
+        store.real, free, candidate_ids(store, query), depth, embedder=embedder_of(store)
+    )
+    if mode == "hybrid":
+        fused = hybrid(lists[0], lists[1], [s.id for s in meaning], limit)
+    else:
+        fused = [Fused(s.id, s.score, "meaning") for s in meaning[:limit]]
+    out.extend(_hits(store, fused, known, free))
+    out.mode = mode
+    return out
+
+
+def _keyword_lists(
+    store: Store, free: str, query: Query, depth: int, known: dict[str, Hit], out: Hits,
+    track,
+) -> list[list[str]]:  # fmt: skip
+    """The exact list (a pasted id, every token, every special token) and the loose one."""
+    from convo.embed.fusion import exact_query, loose_query, special_query
+    from convo.store.searching import by_id, keyword
+
+    lists: list[list[str]] = [_ids(Hits(by_id(store, free, query)), known), []]
+    for n, match in ((0, exact_query(free)), (0, special_query(free)), (1, loose_query(free))):
+        if match:
+            hits = keyword(store, match, query, limit=depth, track=track)
+            out.note = out.note or hits.note
+            lists[n] = list(dict.fromkeys(lists[n] + _ids(hits, known)))
+    return lists
+
+
+def similar(store: Store, message_id: str, query: Query, *, limit: int) -> Hits:
+    """The ``limit`` messages nearest in meaning to message ``message_id`` (itself left
+    out) among those ``query`` selects."""
+    from convo.embed.fusion import Fused
+    from convo.embed.nearest import similar as nearest
+
+    found = nearest(store.real, message_id, candidate_ids(store, query), limit)
+    out = Hits(_hits(store, [Fused(s.id, s.score, "meaning") for s in found], {}, ""))
+    out.mode = "semantic"
+    return out
+
+
+def embedder_of(store: Store) -> Embedder:
+    """The store's embedder: the one given, else the one its vectors were made with."""
+    if store.embedder is None:
+        from convo.embed.nearest import open_vectors, query_embedder
+
+        vf = open_vectors(store.real)
+        try:
+            store.embedder = query_embedder(vf, None, store.real)
+        finally:
+            vf.close()
+    return store.embedder
+
+
+def candidate_ids(store: Store, query: Query) -> list[str] | None:
+    """The ids of the messages ``query`` selects; None when it selects every message."""
+    if query.where is None:
+        return None
+    from convo.index.lookup import reader
+    from convo.query.plan import compile_where
+
+    with reader(store.real) as r:
+        if not isinstance(r, str):
+            plan = compile_where(r.conn, query.where)
+            if plan.exact:
+                sql = f"SELECT m.id FROM messages m WHERE {plan.cond}"
+                return [i for (i,) in r.conn.execute(sql, plan.params) if i]
+    selection = store.select(Query(query.where))
+    return [i for batch in selection.batches for m in batch if (i := fields.record_id(m.record))]
+
+
+def _ids(hits: Hits, known: dict[str, Hit]) -> list[str]:
+    out = []
+    for h in hits:
+        ident = fields.record_id(h.record)
+        if ident:
+            known.setdefault(ident, h)
+            out.append(ident)
+    return out
+
+
+def _hits(store: Store, fused: list, known: dict[str, Hit], free: str) -> list[Hit]:
+    """The fused ids as hits: the keyword lists' records, the others read by id."""
+    missing = [f.id for f in fused if f.id not in known]
+    if missing:
+        for batch in store.select(Query(any_term("id", missing))).batches:
+            for m in batch:
+                ident = fields.record_id(m.record)
+                if ident:
+                    known.setdefault(ident, Hit(m.raw, m.record, 0.0, []))
+    words = terms(free)
+    out = []
+    for f in fused:
+        h = known.get(f.id)
+        if h is not None:  # None: the message left the store since it was embedded
+            out.append(Hit(h.raw, h.record, f.score, snippet(h.record, words, free), f.why))
+    return out

@@ -1,0 +1,126 @@
+"""``convo search --mode``, ``convo similar`` and ``ingest --save`` embedding, through
+convo's own app with the default model (offline: sockets blocked)."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+from tests.embed.conftest import no_network, record, write_store  # noqa: F401
+from typer.testing import CliRunner
+
+from convo.cli.app import app
+
+pytest.importorskip("wordllama")
+
+TEXTS = {
+    "auth": "we agreed to keep the login session in a signed cookie instead of the database",
+    "err": "the deploy died with ECONNRESET-4411 on the web nodes",
+    "lunch": "pizza for lunch on friday, who is in?",
+    "budget": "the budget review moved to next quarter",
+}
+
+
+@pytest.fixture
+def store(tmp_path):
+    path = tmp_path / "store.jsonl"
+    write_store(
+        path,
+        [
+            record(
+                k, t, speaker="Bob" if k == "lunch" else "Alice", ts=f"2024-0{n + 1}-01T10:00:00Z"
+            )
+            for n, (k, t) in enumerate(TEXTS.items())
+        ],
+    )
+    return path
+
+
+def run(store, *argv, input=None):
+    return CliRunner().invoke(app, ["--store", str(store), *argv], input=input)
+
+
+def jsonl(r) -> list[dict]:
+    assert r.exit_code == 0, r.output
+    return [orjson.loads(x) for x in r.stdout.splitlines()]
+
+
+def test_search_modes_and_why(store):
+    docs = jsonl(run(store, "search", "where", "do", "we", "store", "logins", "-f", "jsonl"))
+    assert all("match" not in d for d in docs)  # no vectors yet: keyword search
+    assert run(store, "embed").exit_code == 0
+    docs = jsonl(run(store, "search", "where do we store logins?", "-f", "jsonl"))
+    assert docs[0]["id"] == "auth" and docs[0]["match"] in ("meaning", "both")
+    assert all(isinstance(d["score"], float) for d in docs)
+    docs = jsonl(run(store, "search", "--mode", "semantic", "retained authentication", "-n", "1"))
+    assert [d["id"] for d in docs] == ["auth"] and docs[0]["match"] == "meaning"
+    docs = jsonl(run(store, "search", "what failed with ECONNRESET-4411", "-f", "jsonl"))
+    assert docs[0]["id"] == "err" and docs[0]["match"] in ("keyword", "both")
+    docs = jsonl(run(store, "search", "--mode", "fts", "cookie", "-f", "jsonl"))
+    assert [d["id"] for d in docs] == ["auth"] and "match" not in docs[0]
+    r = run(store, "search", "where do we store logins", "-f", "table")
+    assert r.exit_code == 0 and "why" in r.stdout and ("meaning" in r.stdout or "both" in r.stdout)
+
+
+def test_filters_restrict_before_ranking(store):
+    run(store, "embed")
+    docs = jsonl(run(store, "search", "login session cookie", "--since", "2024-03-01", "-n", "1"))
+    assert docs and docs[0]["id"] in ("lunch", "budget")
+    docs = jsonl(run(store, "search", "login session from:bob", "--mode", "semantic"))
+    assert [d["id"] for d in docs] == ["lunch"]
+
+
+def test_mode_errors_are_one_line_with_the_fix(store):
+    r = run(store, "search", "--mode", "hybrid", "login")
+    assert r.exit_code == 2 and "no vectors yet; run `convo embed`" in r.stderr
+    r = run(store, "search", "--mode", "fuzzy", "login")
+    assert r.exit_code == 2 and "unknown search mode 'fuzzy'" in r.stderr
+    assert "Traceback" not in r.output
+
+
+def test_similar(store):
+    r = run(store, "similar", "auth")
+    assert r.exit_code == 2 and "no vectors yet" in r.stderr
+    run(store, "embed")
+    docs = jsonl(run(store, "similar", "auth", "-f", "jsonl"))
+    assert "auth" not in {d["id"] for d in docs} and len(docs) == 3
+    assert all(d["match"] == "meaning" for d in docs)
+    docs = jsonl(run(store, "similar", "auth", "from:bob", "-f", "jsonl"))
+    assert [d["id"] for d in docs] == ["lunch"]
+    r = run(store, "similar", "nope")
+    assert r.exit_code == 2 and "message 'nope' has no vectors" in r.stderr
+    r = run(store, "similar")
+    assert r.exit_code == 2 and "give a message id" in r.stderr
+
+
+def test_ingest_save_embeds_when_the_store_is_set_to(store, tmp_path):
+    run(store, "embed", "--on-save")
+    new = tmp_path / "new.jsonl"
+    write_store(new, [record("late", "the cookie session was replaced by tokens")])
+    r = run(store, "ingest", "--save", str(new))
+    assert r.exit_code == 0, r.output
+    assert "embedded 1" in r.stderr
+    assert run(store, "embed", "--check").exit_code == 0
+    run(store, "embed", "--no-on-save")
+    write_store(new, [record("later", "nothing embedded here")])
+    r = run(store, "ingest", "--save", str(new))
+    assert r.exit_code == 0 and "embedded" not in r.stderr
+    assert run(store, "embed", "--check").exit_code == 1
+
+
+def test_a_save_that_cannot_embed_still_saves_and_says_how_to_catch_up(
+    store, tmp_path, monkeypatch
+):
+    import convo.embed
+    from convo.core.errors import UsageError
+
+    def broken(path, progress=None):
+        raise UsageError("the embedding server did not answer", hint="start it")
+
+    monkeypatch.setattr(convo.embed, "embed_on_save", broken, raising=False)
+    new = tmp_path / "new.jsonl"
+    write_store(new, [record("late", "saved anyway")])
+    r = run(store, "ingest", "--save", str(new))
+    assert r.exit_code == 0, r.output
+    assert "saved, but not embedded (the embedding server did not answer; start it)" in r.stderr
+    assert "run `convo embed` to catch up" in r.stderr
+    assert b'"late"' in store.read_bytes()
