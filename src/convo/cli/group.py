@@ -28,6 +28,7 @@ from convo.cli.commands import (
     maintain,
     people,
     read,
+    report,
     search,
     stats,
     validate,
@@ -167,5 +168,6 @@ for _module in (
     index,
     embed,
     maintain,
+    report,
 ):
     _module.register(commands)
