@@ -30,6 +30,7 @@ from convo.cli.commands import (
     read,
     report,
     search,
+    serve,
     stats,
     validate,
 )
@@ -169,5 +170,6 @@ for _module in (
     embed,
     maintain,
     report,
+    serve,
 ):
     _module.register(commands)
