@@ -22,10 +22,11 @@ OUT = ROOT / "docs" / "images"
 
 def main() -> None:
     sys.path.insert(0, str(ROOT))
+    from tests.web.browser import browser_page
+
     from convo.store import Store
     from convo.web.api import Api
     from convo.web.server import make_server
-    from tests.web.browser import browser_page
 
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "s.jsonl"

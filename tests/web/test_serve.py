@@ -129,6 +129,12 @@ def test_browser_search_then_thread(runner, store, base):
         shown = page.eval_on_selector_all("#hits li", "els => els.map(e => e.dataset.id)")
         assert shown == _cli_ids(runner, store, "jwt")
         assert page.locator("#hits mark").count() > 0
+        page.fill("#q", "")
+        page.click("#chips .chip[data-term='tag:security']")
+        page.wait_for_url("**/search?q=tag%3Asecurity*")
+        page.wait_for_selector("#hits li")
+        shown = page.eval_on_selector_all("#hits li", "els => els.map(e => e.dataset.id)")
+        assert shown == _cli_ids(runner, store, "tag:security")
         page.fill("#q", "zebra")
         page.press("#q", "Enter")
         page.wait_for_selector("#hits li")
@@ -158,3 +164,45 @@ def test_browser_person_and_message_links(base):
         page.wait_for_selector("#topics li")
         assert page.locator("svg.timeline rect").count() > 0
     _watch(events, base)
+
+
+def test_search_by_meaning_when_the_store_has_vectors(runner, store, tmp_path):
+    import shutil
+
+    copy = tmp_path / "e.jsonl"
+    shutil.copy(store, copy)
+    r = runner.invoke(app, ["--store", str(copy), "embed"])
+    assert r.exit_code == 0, r.output
+    api = Api(Store(copy))
+    assert api.facets({})["meaning"] is True
+    hits = api.search({"q": "token authentication format:slack", "mode": "meaning"})["hits"]
+    assert hits and {h["format"] for h in hits} == {"slack"}
+    assert hits[0]["score"] >= hits[-1]["score"]
+
+
+def test_serve_command(runner, store, tmp_path):
+    import socket
+    import subprocess
+    import sys
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    try:
+        port = str(taken.getsockname()[1])
+        r = runner.invoke(app, ["--store", str(store), "serve", "--port", port])
+        assert r.exit_code == 2
+        assert "cannot listen on 127.0.0.1:" in r.stderr
+    finally:
+        taken.close()
+    cmd = [sys.executable, "-m", "convo", "--store", str(store), "serve", "--host", "127.0.0.2",
+           "--port", "0"]  # fmt: skip
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        warning = proc.stderr.readline()
+        assert "warning: serving on 127.0.0.2" in warning
+        assert "serving http://127.0.0.2:" in proc.stderr.readline()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

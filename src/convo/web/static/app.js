@@ -181,7 +181,8 @@ function chipGroup(label, rows, field) {
   const nodes = [el("span", { class: "chip-label" }, label)];
   for (const r of rows.slice(0, 8)) {
     const b = el("button", { type: "button", class: "chip" }, r.name, el("span", { class: "n" }, r.messages));
-    b.addEventListener("click", () => addTerm(term(field, r.name)));
+    b.dataset.term = term(field, r.name);
+    b.addEventListener("click", () => addTerm(b.dataset.term));
     nodes.push(b);
   }
   return nodes;
