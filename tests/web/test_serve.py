@@ -206,3 +206,13 @@ def test_serve_command(runner, store, tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_person_with_a_people_file_counts_every_alias(store):
+    from convo.core.people import People
+
+    people = People.of({"people": {"alice": {"name": "Alice Smith", "names": ["Alice"]}}})
+    alone = Api(Store(store)).person({"name": "Alice Smith"})
+    merged = Api(Store(store, people=people)).person({"name": "Alice Smith"})
+    assert merged["messages"] > alone["messages"]
+    assert "Alice" in merged["aliases"]

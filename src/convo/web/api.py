@@ -177,7 +177,12 @@ class Api:
         from convo.analysis.stats import compute
 
         name = params.get("name", "")
-        query = Query(Term("from", name))
+        node: Any = Term("from", name)
+        if self.store.people is not None:  # the person's every alias, as queries do
+            from convo.query.tree import with_people
+
+            node = with_people(node, self.store.people)
+        query = Query(node)
         stats = compute(self.store.query(query)).to_json()
         if not stats["messages"]:
             raise LookupError("no messages from this person")
