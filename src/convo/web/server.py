@@ -94,6 +94,9 @@ class Handler(BaseHTTPRequestHandler):
             body, status = {"error": str(e) or "not found"}, HTTPStatus.NOT_FOUND
         except ConvoError as e:
             body, status = {"error": e.what, "hint": e.hint}, HTTPStatus.BAD_REQUEST
+        except Exception as e:  # a bug: one line on stderr and a 500, the server goes on
+            sys.stderr.write(f"convo serve: {route}: {type(e).__name__}: {e}\n")
+            body, status = {"error": "internal error"}, HTTPStatus.INTERNAL_SERVER_ERROR
         self._send(status, orjson.dumps(body), "application/json")
 
     def _send(self, status: HTTPStatus, body: bytes, kind: str) -> None:
