@@ -82,6 +82,13 @@ def test_numbers_are_stats(runner, store, tmp_path, query):
         ]
         want = [[r["name"], r["messages"], r["words"], r["first"], r["last"]] for r in stats[name]]
         assert got == want
+    knowledge = json.loads(
+        runner.invoke(
+            app, ["--store", str(store), "knowledge", *query, "-f", "json", "--top", "15"]
+        ).stdout
+    )
+    pairs = [[r[0], r[1], int(r[2])] for r in _rows(p.tables["pairs"])]
+    assert pairs == [[k["speaker"], k["listener"], k["messages"]] for k in knowledge["pairs"]]
 
 
 def test_offline_and_byte_identical(runner, store, tmp_path):

@@ -13,8 +13,8 @@ import typer
 
 
 def serve(
-    port: int = typer.Option(8642, "--port", "-p", min=0, max=65535, help="The port (0: any free one)."),
-    host: str = typer.Option("127.0.0.1", "--host", help="The address to bind (default: this machine only)."),
+    port: int = typer.Option(8642, "--port", "-p", min=0, max=65535, metavar="N", help="The port (0: any free one)."),
+    host: str = typer.Option("127.0.0.1", "--host", metavar="ADDR", help="The address to bind (default: this machine only)."),
     tz: str | None = typer.Option(None, "--tz", metavar="ZONE", help="Zone of naive times in date: terms."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log every request on stderr."),
 ) -> int:  # fmt: skip
