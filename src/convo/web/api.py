@@ -15,8 +15,9 @@ Routes (all GET; parameters in the query string; ``ROUTES``):
 - ``/api/person?name=NAME``: the person's messages counted (``analysis.stats``: first,
   last, timeline, formats), aliases (the people file's, and the likely merges of
   ``analysis.people``), top topics (``analysis.knowledge``'s summary of their messages).
-- ``/api/facets``: the busiest speakers, tags and formats (``analysis.stats`` over the
-  store), for the filter chips; computed once per state of the store file.
+- ``/api/facets``: the busiest speakers, tags and formats (``convo stats``'s call over
+  the store, on every core for a large one), for the filter chips; computed once per
+  state of the store file, as are the likely merges a person page shows.
 
 A message goes out as its record plus ``view``: the family of its format (transcript,
 email, chat, forum: ``importers.registry``, so a third-party format is shown by its
@@ -54,7 +55,7 @@ class Api:
         self.store = store
         self.lock = threading.Lock()
         self._families: dict[str, str] | None = None
-        self._facets: tuple[Any, dict[str, Any]] | None = None
+        self._cache: dict[str, tuple[Any, Any]] = {}
 
     def answer(self, route: str, params: dict[str, str]) -> dict[str, Any]:
         handler = ROUTES.get(route)
@@ -202,27 +203,45 @@ class Api:
         found: list[str] = []
         if self.store.people is not None:
             found.extend(self.store.people.aliases_for(name))
-        for merge in self._catalogue()["merges"]:
+        for merge in self._merges():
             if name in merge:
                 found.extend(merge)
         return [a for a in dict.fromkeys(found) if a != name]
 
-    def _catalogue(self) -> dict[str, Any]:
-        """Stats and likely merges of the whole store, again only when the file changed."""
-        from convo.analysis.people import identities, merges
-        from convo.analysis.stats import compute
-
+    def _cached(self, key: str, make: Callable[[], Any]) -> Any:
+        """``make()``, computed again only when the store file changed."""
         path = self.store.real if self.store.path.exists() else None
         state = path.stat()[7:] if path is not None else None
-        if self._facets is None or self._facets[0] != state:
-            stats = compute(self.store.query(None)).to_json()
+        held = self._cache.get(key)
+        if held is None or held[0] != state:
+            held = (state, make())
+            self._cache[key] = held
+        return held[1]
+
+    def _merges(self) -> list[list[str]]:
+        """``convo people``'s likely merges over the whole store (first person page)."""
+        from convo.analysis.people import identities, merges
+
+        def make() -> list[list[str]]:
             idents = identities(self.store.query(None), self.store.people)
-            pairs = [list(m.names) for m in merges(idents)]
-            self._facets = (state, {"stats": stats, "merges": pairs})
-        return self._facets[1]
+            return [list(m.names) for m in merges(idents)]
+
+        return self._cached("merges", make)
+
+    def _stats(self) -> dict[str, Any]:
+        """``convo stats`` of the whole store: the same call, on every core when large."""
+        from convo.analysis.stats import stats_of_parts
+        from convo.query.filters import Filters
+
+        return self._cached(
+            "stats",
+            lambda: stats_of_parts(
+                self.store.parts(), Filters(), people=self.store.people
+            ).to_json(),
+        )
 
     def facets(self, _params: dict[str, str]) -> dict[str, Any]:
-        stats = self._catalogue()["stats"]
+        stats = self._stats()
 
         def top(key: str) -> list[dict[str, Any]]:
             rows = [r for r in stats[key] if r["name"] != "(none)"][:FACETS]
