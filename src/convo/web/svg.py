@@ -12,6 +12,7 @@ from convo.core.text.markup import html_text
 
 PALETTE = ("#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2",
            "#97bbf5", "#9c6b4e", "#9498a0")  # fmt: skip
+LEGEND_COLUMNS, LEGEND_WIDTH = 4, 170
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
@@ -25,7 +26,8 @@ def lines(keys: Sequence[str], series: Sequence[tuple[str, Sequence[int]]], titl
     peak = max((max(v) for _, v in series if v), default=0) or 1
     step = (width - left - 10) / max(1, len(keys) - 1)
     scale = (height - top - bottom) / peak
-    out = [f'<svg class="chart" viewBox="0 0 {width} {height + 20 * len(series)}" '
+    rows = -(-len(series) // LEGEND_COLUMNS)
+    out = [f'<svg class="chart" viewBox="0 0 {width} {height + 20 * rows}" '
            f'role="img" aria-label="{html_text(title)}">']  # fmt: skip
     base = height - bottom
     out.append(f'<line x1="{left}" y1="{base}" x2="{width - 10}" y2="{base}" stroke="#999"/>')
@@ -41,9 +43,10 @@ def lines(keys: Sequence[str], series: Sequence[tuple[str, Sequence[int]]], titl
         )
         out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" '
                    f'points="{points}"><title>{html_text(name)}</title></polyline>')  # fmt: skip
-        y = height + 20 * i + 12
-        out.append(f'<rect x="{left}" y="{y - 9}" width="10" height="10" fill="{colour}"/>')
-        out.append(f'<text x="{left + 16}" y="{y}" font-size="12">{html_text(name)}</text>')
+        x, y = left + LEGEND_WIDTH * (i % LEGEND_COLUMNS), height + 20 * (i // LEGEND_COLUMNS) + 12
+        shown = name if len(name) <= 24 else name[:23] + "…"
+        out.append(f'<rect x="{x}" y="{y - 9}" width="10" height="10" fill="{colour}"/>')
+        out.append(f'<text x="{x + 16}" y="{y}" font-size="12">{html_text(shown)}</text>')
     out.append("</svg>")
     return "".join(out)
 
