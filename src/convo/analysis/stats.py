@@ -181,6 +181,11 @@ def rows(table: dict[str, Tally]) -> list[dict[str, Any]]:
     ]
 
 
+def bucket_of(day: str, unit: str) -> str:
+    """The timeline bucket (of ``unit``, see ``Stats.timeline``) of a ``YYYY-MM-DD`` day."""
+    return _bucket(date.fromisoformat(day), unit)
+
+
 def _bucket(d: date, unit: str) -> str:
     if unit == "day":
         return d.isoformat()

@@ -31,7 +31,9 @@ from convo.cli.commands import (
     mcp,
     people,
     read,
+    report,
     search,
+    serve,
     similar,
     stats,
     threads,
@@ -207,5 +209,7 @@ for _module in (
     maintain,
     config,
     mcp,
+    report,
+    serve,
 ):
     _module.register(commands)

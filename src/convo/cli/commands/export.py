@@ -50,7 +50,7 @@ def export(
         "--output",
         "-o",
         metavar="FILE",
-        help="Write to FILE (atomically) instead of stdout; a folder for parquet.",
+        help="Write to FILE (atomically) instead of stdout; a folder for parquet, a database for sqlite.",
     ),
     partition_by: str = typer.Option(
         "format,month",
@@ -107,14 +107,17 @@ class _Counted:
 
 
 def _write_dataset(exporter, args, env, reporter, output, partition_by: str, jobs) -> int:
-    """A folder format (Parquet): written under ``-o DIR``, never to stdout; large JSONL
+    """A dataset (a Parquet folder, a SQLite database): written at ``-o PATH``, never to stdout; large JSONL
     inputs by the exporter's ``write_parts`` (on several cores), the rest as records."""
     from convo.cli.runtime import err, outcome
     from convo.core.errors import UsageError
     from convo.query.scan import Selector
 
     if not output or output == "-":
-        raise UsageError(f"--to {exporter.name} writes a folder", hint="name it with -o DIR")
+        raise UsageError(
+            f"--to {exporter.name} writes a folder or a database, not stdout",
+            hint="name it with -o PATH",
+        )
     try:
         columns = tuple(c.strip() for c in partition_by.split(",") if c.strip())
         parts = list(args.parts(env, reporter))

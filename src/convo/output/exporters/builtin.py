@@ -36,6 +36,12 @@ def _write_parquet_parts(parts: list[Any], filters: Any, folder: str, **options:
     return export_parts(parts, filters, folder, **options)
 
 
+def _write_sqlite(records: Iterable[dict[str, Any]], path: str, **options: Any) -> int:
+    from convo.output.exporters.sqlite import write_sqlite
+
+    return write_sqlite(records, path, **options)
+
+
 def _whole_dataset(messages: Iterable[Any]) -> Any:
     raise UsageError("a dataset is written to a folder", hint="use write_dir (-o DIR)")
 
@@ -66,6 +72,8 @@ BUILTINS = (
              documents.iter_srt),
     Exporter("parquet", "dataset", "a Parquet dataset folder (typed columns, format=/month=)",
              _whole_dataset, write_dir=_write_parquet, write_parts=_write_parquet_parts),
+    Exporter("sqlite", "dataset", "one SQLite database with the text (datasette, FTS5)",
+             _whole_dataset, write_dir=_write_sqlite),
 )  # fmt: skip
 
 

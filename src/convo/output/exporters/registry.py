@@ -1,7 +1,7 @@
 """The exporter registry: every ``convo export --to`` format, built-in or third-party.
 
 An exporter is a frozen ``Exporter``: its name, its kind (``agent``: JSON values a
-framework loads; ``document``: text people read; ``dataset``: files written into a folder,
+framework loads; ``document``: text people read; ``dataset``: files written at a path (a folder; one SQLite database),
 ``write_dir(records, folder, **options)``, such as Parquet; ``write_parts(parts, filters,
 folder, **options)`` when it can also read large inputs itself, on several cores, and
 returns None for inputs it leaves to ``write_dir``), a description, the whole-result
