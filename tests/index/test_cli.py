@@ -20,6 +20,9 @@ def app():
     @test_app.callback()
     def main(store: str | None = typer.Option(None, "--store")) -> None:
         """convo."""
+        from convo.cli.runtime import state
+
+        state.update(store=store, store_named=bool(store))  # as the real app's callback
 
     for module in (index_cmd, search, maintain):
         module.register(test_app)

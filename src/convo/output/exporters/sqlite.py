@@ -48,7 +48,8 @@ SCHEMA = """
 CREATE TABLE messages (
     id TEXT PRIMARY KEY, timestamp TEXT, speaker TEXT, listeners TEXT, tags TEXT,
     text_chunks TEXT, text TEXT, format TEXT, source_id TEXT, thread TEXT,
-    reply_to TEXT, role TEXT, subject TEXT, extra TEXT
+    reply_to TEXT, role TEXT, subject TEXT, extra TEXT,
+    undated_offset INTEGER  -- an unknown time is NULL; this keeps its offset (core.columns)
 );
 CREATE TABLE message_tags (message_id TEXT REFERENCES messages(id), tag TEXT);
 CREATE TABLE message_listeners (message_id TEXT REFERENCES messages(id), person TEXT);
