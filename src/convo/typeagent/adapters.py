@@ -30,6 +30,11 @@ from typing import Any
 from convo.embed.protocol import Embedder
 
 Plain = dict[str, Any]
+# TypeAgent's message-text similarity keeps scores >= 0.7 (its 0..1 scale is (1 + cos) / 2,
+# so cosine >= 0.4), tuned for OpenAI's models. WordLlama's cosines run lower: the best
+# message for five questions on the shared corpus scored cosine 0.23 to 0.46, so 0.7 left
+# three of them with no match at all. 0.6 (cosine >= 0.2) keeps them.
+MESSAGE_MIN_SCORE = 0.6
 KINDS = ("entities", "actions", "inverse_actions", "topics")
 
 
@@ -110,6 +115,7 @@ def settings(embedder: TypeAgentEmbedder, extractor: Any = None) -> Any:
     from typeagent.knowpro.convsettings import ConversationSettings
 
     s = ConversationSettings(model=CachingEmbeddingModel(embedder))
+    s.message_text_index_settings.embedding_index_settings.min_score = MESSAGE_MIN_SCORE
     s.semantic_ref_index_settings.knowledge_extractor = extractor
     s.semantic_ref_index_settings.auto_extract_knowledge = extractor is not None
     return s

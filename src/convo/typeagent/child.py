@@ -3,13 +3,15 @@ interpreter (Python >= 3.12 with ``typeagent``), for ``convo.typeagent.run``.
 
 RECORDS is a JSONL file of validated convo records. Progress and the result are JSON
 lines on stdout: ``{"done": N, "new": M}`` after each batch, then ``{"built": {...}}``
-(``database.Built``'s fields). An error is one line on stderr and exit status 1.
+(``database.Built``'s fields). An error is one line on stderr and exit status 1 (its
+traceback too with ``CONVO_TYPEAGENT_DEBUG=1``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import sys
 
 import orjson
@@ -37,5 +39,7 @@ if __name__ == "__main__":
     try:
         sys.exit(main(sys.argv[1:]))
     except Exception as e:  # one line for the parent to show, never a traceback
+        if os.environ.get("CONVO_TYPEAGENT_DEBUG") == "1":
+            raise
         sys.stderr.write(f"{type(e).__name__}: {e}\n")
         sys.exit(1)
