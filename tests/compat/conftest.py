@@ -92,5 +92,6 @@ def typeagent_env(typeagent_python: str) -> dict[str, str]:
     env["CONVO_TYPEAGENT_PYTHON"] = typeagent_python
     for k in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY"):
         env[k] = "http://127.0.0.1:9"  # a closed port: any network use fails
+    env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost"  # convo embed --serve
     env["HF_HUB_OFFLINE"] = "1"
     return env

@@ -129,3 +129,75 @@ def test_typeagent_finds_by_term_and_ranks_like_convo_semantic(store, env, typea
     top = semantic(store, question, limit=1)[0]
     by_id = {x["id"]: x for x in _records(store)}
     assert found["near"][0] == by_id[top.id]["source_id"]
+
+
+OWN_TOOLS = r"""
+import asyncio, sys
+from typeagent import create_conversation
+from typeagent.knowpro.convsettings import ConversationSettings
+from typeagent.knowpro.universal_message import ConversationMessage
+
+async def main(db, question):
+    # TypeAgent's own default settings: the model named by OPENAI_EMBEDDING_MODEL at
+    # OPENAI_BASE_URL, as its tools make them.
+    conv = await create_conversation(db, ConversationMessage, settings=ConversationSettings())
+    index = conv.secondary_indexes.message_index
+    near = await index.lookup_messages(question, max_matches=1, threshold_score=0.5)
+    m = await conv.messages.get_item(near[0].message_ordinal)
+    print(m.source_id)
+    await conv.settings.storage_provider.close()
+
+asyncio.run(main(*sys.argv[1:]))
+"""
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_until_serving(url: str, proc: subprocess.Popen) -> None:
+    import time
+    import urllib.request
+
+    for _ in range(300):
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        try:
+            with urllib.request.urlopen(url + "/models", timeout=1) as r:
+                assert b"wordllama" in r.read()
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError(f"nothing serves {url}")
+
+
+def test_typeagent_own_settings_open_it_through_convo_embed_serve(store, env, typeagent_python,
+                                                                  tmp_path):  # fmt: skip
+    """docs/typeagent.md's recipe: `convo embed --serve` and TypeAgent's own settings."""
+    from convo.embed import embed_store, semantic
+
+    db = tmp_path / "conv.db"
+    r = _convo(env, "--store", str(store), "export", "--to", "typeagent-db", "-o", str(db))
+    assert r.returncode == 0, r.stderr
+    url = f"http://127.0.0.1:{_free_port()}/v1"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "convo", "embed", "--serve", url.split("/")[2]], env=env,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        _wait_until_serving(url, server)
+        own = dict(env, OPENAI_BASE_URL=url, OPENAI_API_KEY="unused",
+                   OPENAI_EMBEDDING_MODEL="wordllama-l2_supercat-256")  # fmt: skip
+        question = "token expiry and refresh"
+        out = subprocess.run([typeagent_python, "-c", OWN_TOOLS, str(db), question], env=own,
+                             capture_output=True, text=True, timeout=600)  # fmt: skip
+        assert out.returncode == 0, out.stderr[-2000:]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    embed_store(store)
+    top = semantic(store, question, limit=1)[0]
+    assert out.stdout.strip() == {x["id"]: x for x in _records(store)}[top.id]["source_id"]

@@ -1,6 +1,6 @@
 """Network blocked: every Python started with this folder on its path (the TypeAgent
-database tests' ``convo`` and its TypeAgent child) fails any connection but a local
-socket's, so an API call TypeAgent would make shows up as an error."""
+database tests' ``convo`` and its TypeAgent child) fails any connection but to a local
+socket or this machine (127.0.0.1, ::1, localhost), so an API call TypeAgent would make shows up as an error."""
 
 import socket
 
@@ -8,7 +8,7 @@ _connect = socket.socket.connect
 
 
 def _local_only(self, address):  # pragma: no cover - runs in the child processes
-    if self.family == socket.AF_UNIX:
+    if self.family == socket.AF_UNIX or address[0] in ("127.0.0.1", "::1", "localhost"):
         return _connect(self, address)
     raise OSError(f"network blocked in this test: {address!r}")
 
