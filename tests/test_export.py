@@ -492,3 +492,7 @@ def test_typeagent_db_says_what_it_needs(runner, records_file, tmp_path, monkeyp
     monkeypatch.setattr("convo.typeagent.run.typeagent_python", lambda: missing)
     r = runner.invoke(app, ["export", "--to", "typeagent-db", "-o", str(out), str(records_file)])
     assert r.exit_code == 2 and "cannot run" in r.stderr, r.stderr
+    r = runner.invoke(
+        app, ["export", "--to", "typeagent-db", "-o", str(out), "-s", "nobody", str(records_file)]
+    )
+    assert r.exit_code == 0 and "no messages match" in r.stderr and not out.exists()

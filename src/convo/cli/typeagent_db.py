@@ -3,7 +3,8 @@ conversation database, built offline (``convo.typeagent.run.export_database``).
 
 The records are those of every read command (named files in any format, stdin or the
 store, the QUERY and filters), validated as every export validates them. The database is
-always a file (``-o``, never stdout), created when missing and added to when it exists:
+always a file (``-o``, never stdout), created when missing and added to when it exists
+(an empty selection creates none and says that nothing matched):
 only records whose id it has not ingested are added (a re-run adds nothing). A progress
 bar (records added of the new ones) shows on a terminal; one line on stderr says what was
 done. ``--name`` is the conversation's name, set when the database is created.
@@ -59,6 +60,11 @@ def write_typeagent_db(
     finally:
         stop()
         reporter.close()
+    if built is None:  # nothing selected: no database made, but never without a word
+        from convo.output.reading import nothing_matched
+
+        err(nothing_matched(selector))
+        return outcome(reporter.rejected)
     err(
         f"typeagent-db {output}: {built['added']} messages added, {built['known']} already "
         f"there, {built['semrefs']} semantic refs added; {built['messages']} messages in all"

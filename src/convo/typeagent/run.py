@@ -42,9 +42,10 @@ def export_database(
     name: str = "convo",
     python: str | None = None,
     on_progress: Progress | None = None,
-) -> dict[str, int]:
+) -> dict[str, int] | None:
     """Add ``records`` to the TypeAgent database ``db`` (created when missing); the
-    counts of ``database.Built`` as a dict. Raises ``UsageError`` (saying what to install)
+    counts of ``database.Built`` as a dict, or None when there are no records (then
+    nothing is created or opened). Raises ``UsageError`` (saying what to install)
     without a Python that has TypeAgent, ``ConvoError`` when the build fails."""
     python = python or typeagent_python()
     if python is None:
@@ -55,8 +56,11 @@ def export_database(
     with tempfile.NamedTemporaryFile(
         "wb", dir=folder, prefix=".convo-typeagent-", suffix=".jsonl"
     ) as spool:
-        for r in records:
+        n = 0
+        for n, r in enumerate(records, 1):  # noqa: B007 (n counts them)
             spool.write(orjson.dumps(r) + b"\n")
+        if not n:
+            return None
         spool.flush()
         return _run_child(python, spool.name, db, name, on_progress)
 
