@@ -481,3 +481,24 @@ def test_deep_records_are_refused_not_crashing(runner, tmp_path, depth):
     r = runner.invoke(app, ["export", "--to", "openai", str(path)])
     assert r.exit_code == 1 and "deep.jsonl:2" in r.stderr and "levels deep" in r.stderr
     assert json.loads(r.stdout) == [{"role": "system", "content": "Be brief."}]
+
+
+def test_typeagent_db_says_what_it_needs(runner, records_file, tmp_path, monkeypatch):
+    """Without a Python that has TypeAgent (3.11 here), one line says what to install;
+    the database itself is tested against the real package in tests/compat/."""
+    monkeypatch.setattr("convo.typeagent.run.typeagent_python", lambda: None)
+    out = tmp_path / "conv.db"
+    r = runner.invoke(app, ["export", "--to", "typeagent-db", "-o", str(out), str(records_file)])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert "needs TypeAgent" in r.stderr and "CONVO_TYPEAGENT_PYTHON" in r.stderr
+    assert not out.exists()
+    r = runner.invoke(app, ["export", "--to", "typeagent-db", str(records_file)])
+    assert r.exit_code == 2 and "-o FILE" in r.stderr
+    missing = str(tmp_path / "no-such-python")
+    monkeypatch.setattr("convo.typeagent.run.typeagent_python", lambda: missing)
+    r = runner.invoke(app, ["export", "--to", "typeagent-db", "-o", str(out), str(records_file)])
+    assert r.exit_code == 2 and "cannot run" in r.stderr, r.stderr
+    r = runner.invoke(
+        app, ["export", "--to", "typeagent-db", "-o", str(out), "-s", "nobody", str(records_file)]
+    )
+    assert r.exit_code == 0 and "no messages match" in r.stderr and not out.exists()

@@ -1,24 +1,14 @@
 """Every record convo writes loads unchanged in TypeAgent 0.5.0, and knowledge agrees.
 
 TypeAgent 0.5.0 needs Python >= 3.12 while convo supports 3.11, so the check runs
-TypeAgent in its own virtualenv from a Python 3.12+ found on the machine. It skips, saying
-why, when no such Python exists or the package cannot be installed.
-
-The virtualenv lives outside the work tree, in a per-user cache shared by checkouts:
-``$CONVO_TEST_CACHE/typeagent-0.5.0``, else ``$XDG_CACHE_HOME/convo-tests/...``, else
-``~/.cache/convo-tests/...``. It is built in a temporary folder beside it and renamed into
-place when complete, so two test runs at once never see a half-made one. Delete the folder
-to rebuild it.
+TypeAgent in its own virtualenv (the ``typeagent_python`` fixture of
+``tests/compat/conftest.py``), which fails, never skips, when it cannot be made.
 """
 
 from __future__ import annotations
 
-import glob
-import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import orjson
@@ -29,17 +19,6 @@ from convo.core.record import ConversationMessage, ConversationMessageMeta
 from convo.pipeline.ingest import read_messages
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _cache_dir() -> Path:
-    explicit = os.environ.get("CONVO_TEST_CACHE")
-    if explicit:
-        return Path(explicit)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "convo-tests"
-
-
-VENV = _cache_dir() / "typeagent-0.5.0"
 
 CHECK = r"""
 import sys, orjson
@@ -54,51 +33,6 @@ for line in open(sys.argv[1], "rb"):
     out.append({"serialized": msg.serialize(), "knowledge": ka.dump_python(msg.get_knowledge(), by_alias=True)})
 sys.stdout.buffer.write(orjson.dumps(out))
 """
-
-
-def _python312() -> str | None:
-    candidates = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.1[2-9]*/bin/python3")))
-    candidates += [shutil.which(f"python3.{m}") for m in range(12, 16)]
-    for c in candidates:
-        if not c or not os.access(c, os.X_OK):
-            continue
-        ok = subprocess.run(
-            [c, "-c", "import sys; assert sys.version_info >= (3, 12)"], capture_output=True
-        )
-        if ok.returncode == 0:  # pyenv shims exist for versions that are not selected
-            return c
-    return None
-
-
-@pytest.fixture(scope="session")
-def typeagent_python() -> str:
-    py = VENV / "bin" / "python"
-    if py.exists() and (VENV / ".ok").exists():
-        return str(py)
-    base = _python312()
-    if base is None:
-        pytest.skip("TypeAgent 0.5.0 needs Python >= 3.12 and none was found")
-    VENV.parent.mkdir(parents=True, exist_ok=True)
-    build = Path(tempfile.mkdtemp(prefix="typeagent-build-", dir=VENV.parent))
-    try:
-        subprocess.run([base, "-m", "venv", str(build)], check=True)
-        r = subprocess.run(
-            [str(build / "bin" / "python"), "-m", "pip", "install", "--quiet",
-             "typeagent==0.5.0", "orjson"],
-            capture_output=True, text=True, timeout=900,
-        )  # fmt: skip
-        if r.returncode != 0:
-            pytest.skip(f"could not install typeagent==0.5.0: {r.stderr.strip()[-300:]}")
-        (build / ".ok").touch()
-        shutil.rmtree(VENV, ignore_errors=True)  # an unfinished one (no .ok)
-        # Only bin/python is run, and a moved virtualenv's python still finds its packages.
-        build.rename(VENV)
-    except OSError:
-        if not (VENV / ".ok").exists():  # another run did not win the rename either
-            raise
-    finally:
-        shutil.rmtree(build, ignore_errors=True)
-    return str(py)
 
 
 def _records(tmp_path: Path) -> list[dict]:

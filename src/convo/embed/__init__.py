@@ -14,6 +14,7 @@ planner and the store call it.
 - ``nearest``: ``semantic`` and ``similar``, among candidates or all
 - ``fusion``: reciprocal rank fusion and the keyword queries of a question
 - ``check``: the vectors against the store
+- ``serve``: an embedder behind an OpenAI-compatible ``/v1/embeddings`` endpoint
 """
 
 from __future__ import annotations

@@ -6,7 +6,10 @@ after an ingest embeds only what is new), with a progress bar on a terminal, and
 what it did on stderr. ``--check`` verifies the vectors against the store (exit 1 on a
 mismatch); ``--rebuild`` drops them and embeds everything again (with another model,
 say). ``--on-save`` sets the store so that ``ingest --save`` embeds what it adds
-(``convo.embed.build.embed_on_save``). See convo.embed.build.
+(``convo.embed.build.embed_on_save``). See convo.embed.build. ``--serve HOST:PORT``
+answers OpenAI-compatible ``/v1/embeddings`` requests with the model instead
+(``convo.embed.serve``; TypeAgent's own tools opening a database convo built, see
+docs/typeagent.md) until Ctrl-C.
 """
 
 from __future__ import annotations
@@ -19,6 +22,10 @@ from convo.cli.runtime import err as say
 MODEL_HELP = (
     "The embedding model: wordllama (the default, offline), openai:MODEL (an "
     "OpenAI-compatible server at $CONVO_EMBED_URL), or a plug-in's name."
+)
+SERVE_HELP = (
+    "Serve the model at http://HOST:PORT/v1/embeddings (OpenAI-compatible, for TypeAgent's "
+    "own tools) until Ctrl-C, instead of embedding the store."
 )
 
 
@@ -39,9 +46,13 @@ def embed(
         help="From now on, `ingest --save` embeds what it saves (or no longer).",
     ),
     store: str | None = typer.Option(None, "--store", metavar="PATH", help=STORE_HELP),
+    serve_at: str | None = typer.Option(None, "--serve", metavar="HOST:PORT", help=SERVE_HELP),
 ) -> int:
     """Embed the store's new and changed messages, for search by meaning."""
     from convo.core.errors import UsageError
+
+    if serve_at is not None:
+        return serve(serve_at, model)
 
     if rebuild and check_:
         raise UsageError("--rebuild and --check exclude each other", hint="choose one")
@@ -60,6 +71,28 @@ def embed(
         f"embedded {r.added} new and {r.changed} changed messages ({r.chunks} chunks), "
         f"{r.removed} removed, {r.unchanged} unchanged; model {r.model}, {r.dims} dims"
     )
+    return 0
+
+
+def serve(address: str, model: str | None) -> int:
+    """``--serve HOST:PORT``: the model behind an OpenAI-compatible endpoint."""
+    from convo.core.errors import UsageError
+    from convo.embed import make
+    from convo.embed.serve import make_server
+
+    host, _, port = address.rpartition(":")
+    if not port.isdigit():
+        raise UsageError(f"--serve {address!r}: not HOST:PORT", hint="e.g. 127.0.0.1:8765")
+    embedder = make(model)
+    try:
+        server = make_server(host or "127.0.0.1", int(port), embedder)
+    except OSError as e:
+        raise UsageError(f"--serve {address}: {e.strerror}", hint="choose another port") from None
+    bound_host, bound_port = server.server_address[:2]
+    where = f"http://{bound_host!s}:{bound_port}/v1"
+    say(f"serving {embedder.model_name} at {where}/embeddings (Ctrl-C stops)")
+    with server:
+        server.serve_forever()
     return 0
 
 

@@ -31,7 +31,14 @@ JOBS_HELP = (
 def _exporter_names() -> list[str]:
     from convo.output.exporters.registry import registry
 
-    return registry.names()
+    return [*registry.names(), TYPEAGENT_DB]
+
+
+# Not an exporter: a database built by TypeAgent (cli/typeagent_db.py).
+TYPEAGENT_DB = "typeagent-db"
+NAME = typer.Option(
+    "convo", "--name", metavar="NAME", help="typeagent-db: the conversation's name."
+)
 
 
 def export(
@@ -59,17 +66,20 @@ def export(
         help="parquet: comma-separated partition columns ('' for none).",
     ),
     jobs: int | None = typer.Option(None, "--jobs", "-j", metavar="N", min=1, help=JOBS_HELP),
+    name: str = NAME,
 ) -> int:
     """Export messages to an agent framework's format, or to a document (markdown, csv, ...)."""
     from convo.cli.runtime import Reporter, environment, err, flush_stdout, outcome
     from convo.core.errors import UsageError
     from convo.output.exporters.registry import registry
 
-    exporter = registry.get(to.lower())
     if args.format is not None:
         raise UsageError("--format does not apply to export", hint="use --to FORMAT")
     env = environment()
     reporter = Reporter()
+    if to.lower() == TYPEAGENT_DB:
+        return _typeagent_db(args, env, reporter, output, name)
+    exporter = registry.get(to.lower())
     if exporter.kind == "dataset":
         return _write_dataset(exporter, args, env, reporter, output, partition_by, jobs)
     from convo.query.scan import Selector
@@ -91,6 +101,12 @@ def export(
     finally:
         reporter.close()
     return outcome(reporter.rejected)
+
+
+def _typeagent_db(args, env, reporter, output: str | None, name: str) -> int:
+    from convo.cli.typeagent_db import write_typeagent_db
+
+    return write_typeagent_db(args, env, reporter, output, _checked, name)
 
 
 class _Counted:
