@@ -82,10 +82,11 @@ def test_formats(runner, monkeypatch, command, fmt, terminal):
         assert orjson.loads(out) == RECORDS
     elif fmt == "csv":
         rows = list(csv.reader(io.StringIO(out)))
-        assert rows[0] == ["timestamp", "speaker", "listeners", "tags", "text", "id", "source_id"]
+        assert rows[0] == ["timestamp", "speaker", "role", "listeners", "tags", "thread",
+                           "subject", "text", "id", "source_id", "format"]  # fmt: skip
         assert len(rows) == len(RECORDS) + 1
         assert rows[4][1] == "Alice Smith <alice@x.org>"
-        assert rows[4][2] == "Bob Jones <bob@x.org>; Carol <carol@x.org>"
+        assert rows[4][3] == "Bob Jones <bob@x.org>; Carol <carol@x.org>"
     elif fmt == "markdown":
         assert out.startswith("| time | speaker | listeners | tags | text |")
         assert out.count("\n") == len(RECORDS) + 2

@@ -109,7 +109,7 @@ def test_writers():
     s = io.StringIO()
     w = CsvWriter(s)
     w.write(_m(rec))
-    assert s.getvalue().splitlines()[1].startswith("2024-01-01T00:00:00Z,A,B; C,t1,")
+    assert s.getvalue().splitlines()[1].startswith("2024-01-01T00:00:00Z,A,,B; C,t1,")
     s = io.StringIO()
     TextWriter(s, WriteOptions(utc=True)).write(_m(rec))
     assert s.getvalue() == "2024-01-01 00:00:00Z  A → B, C: one\n    two\n"

@@ -87,6 +87,7 @@ def test_search_jsonl_with_scores(app, store):
 
 def test_search_table_escapes_untrusted_text(app, store, monkeypatch):
     monkeypatch.setenv("CONVO_FORCE_TTY", "1")
+    monkeypatch.setenv("COLUMNS", "200")  # wide enough that no name is cut
     r = run(app, "search", "budget", "-f", "table")
     assert r.exit_code == 0, r.output
     assert "\x1b[31mred" not in r.stdout and "\u202e" not in r.stdout

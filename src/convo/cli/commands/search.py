@@ -136,16 +136,19 @@ def _table(env: Any, hits: Any, *, utc: bool) -> None:
     from convo.core.text.terminal import one_line
     from convo.output.views.common import display_time
 
-    table = Table(show_lines=False)
+    # Rank, match and time are never cut; the snippet takes the free width, and under it
+    # the thread, whole, as `convo show --thread` takes it.
+    table = Table(show_lines=False, expand=True)
     table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("match", justify="right", no_wrap=True)
+    table.add_column("match", justify="right", no_wrap=True, min_width=5)
     why = hits.mode != "fts"
     if why:
         table.add_column("why", no_wrap=True, min_width=7)
-    table.add_column("time", no_wrap=True)
-    table.add_column("speaker", max_width=24, overflow="ellipsis", no_wrap=True)
-    table.add_column("snippet", ratio=1, overflow="fold")
-    table.add_column("thread", max_width=28, overflow="ellipsis", no_wrap=True)
+    table.add_column("time", no_wrap=True, min_width=19)
+    table.add_column(
+        "speaker", ratio=1, min_width=10, max_width=24, overflow="ellipsis", no_wrap=True
+    )
+    table.add_column("snippet · thread", ratio=4, min_width=20, overflow="fold")
     from convo.output.views.search import relevance
 
     percents = relevance([h.score for h in hits])
@@ -154,8 +157,8 @@ def _table(env: Any, hits: Any, *, utc: bool) -> None:
         cells = [Text(str(rank)), Text(f"{percent}%"), *([Text(h.why)] if why else [])]
         table.add_row(
             *cells, Text(display_time(fields.timestamp(h.record), utc=utc)),
-            Text(one_line(fields.speaker_label(h.record), 30)), snippet_text(h.snippet),
-            Text(one_line(thread, 80)),
+            Text(one_line(fields.speaker_label(h.record), 30)),
+            snippet_text(h.snippet).append("\n" + one_line(thread), style="dim"),
         )  # fmt: skip
     console = env.console()
     console.print(table)
