@@ -104,18 +104,20 @@ def test_reddit_tree_and_warnings(in_samples):
 def test_discourse_reply_numbers(in_samples):
     msgs, _, _ = ingest("forum/discourse-topic.json")
     by_id = {m["id"]: m for m in msgs}
-    assert by_id["discourse:post:503"]["replyTo"] == "discourse:post:502"
-    assert by_id["discourse:post:503"]["textChunks"] == ["@Bob agreed, JWT with short expiry."]
-    assert by_id["discourse:post:501"]["subject"] == "Auth library for the new service"
-    assert by_id["discourse:post:501"]["timestamp"] == "2024-03-06T09:00:00Z"
+    assert by_id["discourse:forum:post:503"]["replyTo"] == "discourse:forum:post:502"
+    assert by_id["discourse:forum:post:503"]["textChunks"] == [
+        "@Bob agreed, JWT with short expiry."
+    ]
+    assert by_id["discourse:forum:post:501"]["subject"] == "Auth library for the new service"
+    assert by_id["discourse:forum:post:501"]["timestamp"] == "2024-03-06T09:00:00Z"
 
 
 def test_stackexchange_names_and_accepted(in_samples):
     msgs, _, warnings = ingest("forum/stackexchange/Posts.xml")
     by_id = {m["id"]: m for m in msgs}
-    assert by_id["se:12"]["extra"]["accepted"] is True
-    assert by_id["se:12"]["metadata"]["speaker"] == "Carol"
-    assert by_id["se:13"]["tags"] == ["git", "rebase"]
+    assert by_id["se:stackexchange:12"]["extra"]["accepted"] is True
+    assert by_id["se:stackexchange:12"]["metadata"]["speaker"] == "Carol"
+    assert by_id["se:stackexchange:13"]["tags"] == ["git", "rebase"]
     assert any("PostTypeId 5 skipped" in w for w in warnings)
 
 

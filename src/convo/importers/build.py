@@ -13,14 +13,26 @@ same file ingested from another folder, or compressed, keeps its ids), with an o
 pipeline finishes every message through it; readers that need an id before the
 pipeline (a reply's target) or that hash another time (a transcript's cue offset, so
 ``--start-date`` does not change ids) call it themselves.
+
+It is also the one home of scoped ids (docs/ids.md): a source's own id that is unique
+only within a site, an instance, a chat or a workspace is written ``scoped_id(prefix,
+scope, local)`` = ``prefix:scope:local`` (``se:cooking:12``), so two sources never share
+an id unless they hold the same message. A reader takes the scope from what the source
+says (a host in the document, a chat id); ``folder_scope`` is the last resort, the name
+of the folder the file sits in. With no scope at all (standard input, nothing in the
+document) the id stays ``prefix:local``, and the reader says so once with a warning.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from convo.core.record import ConversationMessage, content_id, unchecked_message
+
+if TYPE_CHECKING:
+    from convo.core.io import Source
 
 
 def message(
@@ -112,3 +124,31 @@ class ContentIds:
         k = self._seen.get(base, 0)
         self._seen[base] = k + 1
         return f"{base}-{k}" if k else base
+
+
+def scoped_id(prefix: str, scope: str | None, local: str) -> str:
+    """``prefix:scope:local``: an id the source gives within ``scope`` (a site, an
+    instance, a chat); ``prefix:local`` when no scope is known (see the module docstring)."""
+    return f"{prefix}:{scope}:{local}" if scope else f"{prefix}:{local}"
+
+
+_SPACE_OR_COLON = re.compile(r"[\s:]+")
+
+
+def clean_scope(text: str | None) -> str | None:
+    """``text`` as an id's scope: lower case (host names and folder names that differ
+    only in case name one place), runs of white space and colons as one ``-`` (so the
+    scope is one field of the id), ``None`` when nothing is left."""
+    if not text:
+        return None
+    scope = _SPACE_OR_COLON.sub("-", text.strip().lower()).strip("-")
+    return scope or None
+
+
+def folder_scope(source: Source) -> str | None:
+    """The last-resort scope of a source: the name of the folder its file sits in
+    (``cooking.stackexchange.com`` for ``cooking.stackexchange.com/Posts.xml``); None for
+    standard input, or a file in the root folder."""
+    if source.path is None or source.is_stdin:
+        return None
+    return clean_scope(source.path.absolute().parent.name)

@@ -1,0 +1,112 @@
+"""Ids name their source (docs/ids.md): two different exports never share an id."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import SAMPLE_DATA
+from convo.core.io import Source
+from convo.importers.build import clean_scope, folder_scope, scoped_id
+from convo.importers.context import ImportOptions
+from convo.pipeline.ingest import Ingest
+from convo.pipeline.run import run_ingest
+
+SE = SAMPLE_DATA / "forum" / "stackexchange"
+
+
+def _ids(paths: list[Path], warnings: list[str] | None = None) -> list[str]:
+    run = Ingest(on_warning=(warnings if warnings is not None else []).append)
+    return [m.id for m in run.messages([str(p) for p in paths])]
+
+
+def _saved(paths: list[Path], store: Path) -> int:
+    summary = run_ingest([str(p) for p in paths], ImportOptions(), save=True, store=str(store))
+    assert summary.appended is not None
+    return sum(1 for _ in store.open())
+
+
+def test_scoped_id_and_its_scope(tmp_path):
+    assert scoped_id("se", "cooking", "12") == "se:cooking:12"
+    assert scoped_id("se", None, "12") == "se:12"
+    assert clean_scope(" Meta.Example.ORG ") == "meta.example.org"
+    assert clean_scope("a b:c") == "a-b-c"
+    assert clean_scope(" : ") is None
+    path = tmp_path / "My Site" / "Posts.xml"
+    path.parent.mkdir()
+    path.write_text("<posts/>")
+    assert folder_scope(Source(path)) == "my-site"
+
+
+def _site_dump(tmp_path: Path, folder: str) -> Path:
+    dst = tmp_path / folder
+    shutil.copytree(SE, dst)
+    return dst
+
+
+def test_two_stack_exchange_sites_keep_every_post(tmp_path):
+    """The issue's case: two sites' dumps both number their posts from 1."""
+    a = _site_dump(tmp_path, "cooking.stackexchange.com")
+    b = _site_dump(tmp_path, "superuser.com")
+    one = _ids([a / "Posts.xml", a / "Comments.xml"])
+    assert one[0] == "se:cooking:10" and "se:cooking:c100" in one
+    assert _ids([b / "Posts.xml"])[0] == "se:superuser:10"
+    store = tmp_path / "store.jsonl"
+    files = [a / "Posts.xml", a / "Comments.xml", b / "Posts.xml", b / "Comments.xml"]
+    assert _saved(files, store) == 2 * len(one)
+    assert _saved(files, store) == 2 * len(one)  # a re-ingest adds nothing
+
+
+def test_stack_exchange_site_from_the_file_prefix(tmp_path):
+    dump = tmp_path / "dumps"
+    dump.mkdir()
+    shutil.copy(SE / "Posts.xml", dump / "History.meta-Posts.xml")
+    assert _ids([dump / "History.meta-Posts.xml"])[0] == "se:history.meta:10"
+
+
+def test_stack_exchange_from_stdin_says_it_has_no_site(monkeypatch):
+    warnings: list[str] = []
+    monkeypatch.setattr("sys.stdin", open(SE / "Posts.xml"))  # noqa: SIM115
+    run = Ingest(format_name="stackexchange", on_warning=warnings.append)
+    assert next(iter(run.messages(["-"]))).id == "se:10"
+    assert any("no site known" in w for w in warnings)
+
+
+def _discourse_topic(host: str | None, first_post: int) -> dict:
+    avatar = (
+        f"/user_avatar/{host}/bob/{{size}}/3.png" if host else "/letter_avatar/bob/{size}/2.png"
+    )
+    posts = [
+        {"id": first_post + k, "post_number": k + 1, "username": "bob", "raw": f"post {k}",
+         "created_at": "2024-01-02T03:04:05Z", "avatar_template": avatar}
+        for k in range(3)
+    ]  # fmt: skip
+    return {"id": 7, "title": "T", "post_stream": {"posts": posts}}
+
+
+def test_discourse_instance_from_the_avatar_host_else_the_folder(tmp_path):
+    (tmp_path / "forum").mkdir()
+    a = tmp_path / "forum" / "a.json"
+    a.write_text(json.dumps(_discourse_topic("meta.Example.org", 1)))
+    b = tmp_path / "forum" / "b.json"
+    b.write_text(json.dumps(_discourse_topic(None, 1)))
+    assert _ids([a])[:2] == [
+        "discourse:meta.example.org:post:1",
+        "discourse:meta.example.org:post:2",
+    ]
+    assert _ids([b])[0] == "discourse:forum:post:1"
+    assert _saved([a, b], tmp_path / "store.jsonl") == 6
+
+
+@pytest.mark.parametrize("host", ["meta.example.org", None])
+def test_discourse_replies_and_threads_share_the_scope(tmp_path, host):
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(_discourse_topic(host, 10)))
+    run = Ingest()
+    msgs = list(run.messages([str(path)]))
+    scope = host or tmp_path.name.lower()
+    assert {m.thread for m in msgs} == {f"discourse:{scope}:7"}
+    assert msgs[1].reply_to == f"discourse:{scope}:post:10"
