@@ -174,7 +174,7 @@ def test_phpbb_dataset(in_fixtures):
     assert [m["metadata"]["speaker"] for m in msgs] == ["Alice", "Bob", "Carol"]
     assert msgs[0]["textChunks"] == ["Hello <b> all & @Bob"]
     assert msgs[1]["textChunks"] == ["Thanks Alice"]
-    assert msgs[1]["replyTo"] == "phpbb:1" and msgs[0]["subject"] == "Welcome"
+    assert msgs[1]["replyTo"] == "phpbb:forum:1" and msgs[0]["subject"] == "Welcome"
     assert msgs[0]["metadata"]["listeners"] == ["Bob"]
     assert len(rejects) == 1
 

@@ -110,3 +110,24 @@ def test_discourse_replies_and_threads_share_the_scope(tmp_path, host):
     scope = host or tmp_path.name.lower()
     assert {m.thread for m in msgs} == {f"discourse:{scope}:7"}
     assert msgs[1].reply_to == f"discourse:{scope}:post:10"
+
+
+PHPBB = Path(__file__).resolve().parent.parent / "fixtures" / "forum" / "phpbb-posts.xml"
+_CONFIG = """	<table name="phpbb_config">
+		<column>config_name</column>
+		<column>config_value</column>
+		<row><value>sitename</value><value>Tea</value></row>
+		<row><value>server_name</value><value>Forum.Example.org</value></row>
+	</table>
+</dataset>"""
+
+
+def test_phpbb_board_from_its_config_else_the_folder(tmp_path):
+    (tmp_path / "board").mkdir()
+    configured = tmp_path / "board" / "a.xml"
+    configured.write_text(PHPBB.read_text().replace("</dataset>", _CONFIG))
+    plain = tmp_path / "board" / "b.xml"
+    shutil.copy(PHPBB, plain)
+    assert _ids([configured])[:2] == ["phpbb:forum.example.org:1", "phpbb:forum.example.org:2"]
+    assert _ids([plain])[0] == "phpbb:board:1"
+    assert _saved([configured, plain], tmp_path / "store.jsonl") == 6

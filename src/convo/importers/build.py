@@ -33,6 +33,7 @@ from convo.core.record import ConversationMessage, content_id, unchecked_message
 
 if TYPE_CHECKING:
     from convo.core.io import Source
+    from convo.importers.context import ImportContext
 
 
 def message(
@@ -152,3 +153,19 @@ def folder_scope(source: Source) -> str | None:
     if source.path is None or source.is_stdin:
         return None
     return clean_scope(source.path.absolute().parent.name)
+
+
+def source_scope(
+    source: Source, ctx: ImportContext, found: str | None, *, what: str, example: str
+) -> str | None:
+    """The scope of ``source``'s ids: ``found`` (what the document names: a host, a
+    board), else the folder's name (``folder_scope``); None when neither is known, with
+    a warning that the ids (``example``) are the ones other ``what``s' exports use too."""
+    scope = clean_scope(found) or folder_scope(source)
+    if scope is None:
+        ctx.warn(
+            source.name,
+            f"no {what} known (the data does not name it, and standard input has no "
+            f"folder): ids are {example}, which other {what}s' exports share",
+        )
+    return scope

@@ -29,7 +29,7 @@ from convo.core.errors import InputError, RecordError
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
-from convo.importers.build import clean_scope, folder_scope, scoped_id
+from convo.importers.build import scoped_id, source_scope
 from convo.importers.context import ImportContext
 from convo.importers.forums.common import Tally, as_int, as_str, message
 from convo.importers.jsoninput import sniff_json
@@ -47,16 +47,10 @@ def instance(people: list, source: Source, ctx: ImportContext) -> _Ids:
         template = as_str(person.get("avatar_template")) if isinstance(person, dict) else None
         m = _AVATAR_HOST.match(template or "")
         if m:
-            host = clean_scope(m.group(1))
+            host = m.group(1)
             break
-    host = host or folder_scope(source)
-    if host is None:
-        ctx.warn(
-            source.name,
-            "no Discourse instance known (no avatar host, no folder): ids are "
-            "discourse:post:<id>, which other instances share",
-        )
-    return partial(scoped_id, FMT, host)
+    scope = source_scope(source, ctx, host, what="instance", example="discourse:post:<id>")
+    return partial(scoped_id, FMT, scope)
 
 
 def _tags(value: Any) -> list[str]:

@@ -35,7 +35,7 @@ from typing import Any
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
-from convo.importers.build import clean_scope, folder_scope, scoped_id
+from convo.importers.build import scoped_id, source_scope
 from convo.importers.context import ImportContext
 from convo.importers.forums.common import Tally, as_int, message
 from convo.importers.forums.xmlstream import iter_events
@@ -77,14 +77,10 @@ def site(source: Source, ctx: ImportContext) -> str | None:
     """The site the dump is of (see the module docstring); None, with a warning, when
     nothing names it."""
     prefix = re.match(r"(?i)(.*?)[-_.]?(?:posts|comments|users)\.xml(?:\.gz)?$", source.match_name)
-    name = clean_scope(prefix.group(1)) if prefix else None
-    name = name or folder_scope(source)
+    name = source_scope(
+        source, ctx, prefix.group(1) if prefix else None, what="site", example="se:<id>"
+    )
     if name is None:
-        ctx.warn(
-            source.name,
-            "no site known (no file name or folder names it): ids are se:<id>, which every "
-            "other site's dump shares; read the dump from its site's folder",
-        )
         return None
     for suffix in _SITE_SUFFIXES:
         if name.endswith(suffix) and len(name) > len(suffix):
