@@ -131,3 +131,34 @@ def test_phpbb_board_from_its_config_else_the_folder(tmp_path):
     assert _ids([configured])[:2] == ["phpbb:forum.example.org:1", "phpbb:forum.example.org:2"]
     assert _ids([plain])[0] == "phpbb:board:1"
     assert _saved([configured, plain], tmp_path / "store.jsonl") == 6
+
+
+def _tg_chat(peer: int, me: int, kind: str = "personal_chat") -> dict:
+    msgs = [
+        {"id": k, "type": "message", "date": "2024-01-02T03:04:05", "date_unixtime": "1704164645",
+         "from": name, "from_id": f"user{who}", "text": f"hi {k}"}
+        for k, (name, who) in enumerate([("Peer", peer), ("Me", me), ("Peer", peer)], 1)
+    ]  # fmt: skip
+    return {"name": "Peer", "type": kind, "id": peer, "messages": msgs}
+
+
+def test_telegram_personal_chats_are_numbered_per_account(tmp_path):
+    """Two people's exports of their chats with a third share the chat id and the
+    message numbers; the account tells them apart."""
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(_tg_chat(7, 42)))
+    b.write_text(json.dumps(_tg_chat(7, 43)))
+    assert _ids([a]) == ["telegram:42/7:1", "telegram:42/7:2", "telegram:42/7:3"]
+    assert _saved([a, b], tmp_path / "store.jsonl") == 6
+
+
+def test_telegram_full_export_names_its_account(tmp_path):
+    chat = _tg_chat(7, 42) | {"name": "Peer"}
+    group = _tg_chat(9, 42, "public_supergroup")
+    full = {"personal_information": {"user_id": 42, "first_name": "Me"},
+            "chats": {"about": "", "list": [chat, group]}}  # fmt: skip
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(full))
+    ids = _ids([path])
+    assert ids[0] == "telegram:42/7:1"
+    assert ids[3] == "telegram:9:1"  # a supergroup numbers its own messages: as before
