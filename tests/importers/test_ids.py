@@ -162,3 +162,19 @@ def test_telegram_full_export_names_its_account(tmp_path):
     ids = _ids([path])
     assert ids[0] == "telegram:42/7:1"
     assert ids[3] == "telegram:9:1"  # a supergroup numbers its own messages: as before
+
+
+def test_short_made_up_ids_are_unique_in_their_file_only(tmp_path):
+    """Agent messages numbered 1, 2... in two files are different messages; uuids stay."""
+    paths = []
+    for name in ("a", "b"):
+        msgs = [{"id": str(k), "role": "user", "content": f"{name} {k}", "metadata": {}}
+                for k in (1, 2)]  # fmt: skip
+        msgs.append({"id": f"{name}-0123456789abcdef", "role": "assistant", "content": "ok",
+                     "metadata": {}})  # fmt: skip
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_text(json.dumps(msgs))
+    run = Ingest(format_name="jianmu")
+    ids = [m.id for m in run.messages([str(paths[0])])]
+    assert ids == ["jianmu:a.json:1", "jianmu:a.json:2", "a-0123456789abcdef"]
+    assert _saved(paths, tmp_path / "store.jsonl") == 6

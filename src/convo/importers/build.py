@@ -104,8 +104,7 @@ class ContentIds:
     """Content-hash ids for the messages of one source (see the module docstring)."""
 
     def __init__(self, source_name: str):
-        name = PurePath(source_name).name or source_name
-        self.file = name.removesuffix(".gz")  # the same data, compressed or not
+        self.file = file_scope(source_name)
         self._seen: dict[str, int] = {}
 
     def assign(self, msg: ConversationMessage, timestamp: str | None = None) -> str:
@@ -125,6 +124,26 @@ class ContentIds:
         k = self._seen.get(base, 0)
         self._seen[base] = k + 1
         return f"{base}-{k}" if k else base
+
+
+def file_scope(source_name: str) -> str:
+    """A source's file name without its folder or a ``.gz`` suffix: the scope of what is
+    unique only within one file (the same file from another folder, or compressed, keeps
+    its ids)."""
+    name = PurePath(source_name).name or source_name
+    return name.removesuffix(".gz")
+
+
+GLOBAL_ID_LENGTH = 16  # a made-up id this long (a uuid, a nanoid, msg_...) is unique anywhere
+
+
+def file_local_id(prefix: str, raw: str, source_name: str) -> str:
+    """An id a source made up: ``prefix:raw`` when it is long enough to be unique
+    anywhere (``GLOBAL_ID_LENGTH``), else (``1``, ``m1``, ``identity_0``: unique only in
+    its file) ``prefix:<file>:raw``, the file as ``file_scope`` names it."""
+    if len(raw) >= GLOBAL_ID_LENGTH:
+        return f"{prefix}:{raw}"
+    return scoped_id(prefix, file_scope(source_name), raw)
 
 
 def scoped_id(prefix: str, scope: str | None, local: str) -> str:

@@ -27,8 +27,9 @@ Mapping (the chat family's conventions)
   Jianmu ``metadata.timestamp`` (ISO or epoch seconds/ms). OpenAI and Anthropic API
   messages carry none: the epoch sentinel, with one warning a source.
 - id: the source's id (Claude Code ``uuid``, AgentScope/AutoGen/Jianmu ``id``); ids
-  shorter than 16 characters are prefixed ``FORMAT:THREAD:`` (or ``FORMAT:``) to be
-  unique across sources; uuids stay as they are. No id (OpenAI): left empty, so the
+  shorter than 16 characters are unique only in their file (``1``, ``m1``), so they are
+  scoped ``FORMAT:FILE:THREAD:ID`` (or ``FORMAT:FILE:ID``; FILE without its folder, see
+  docs/ids.md); uuids stay as they are. No id (OpenAI): left empty, so the
   pipeline uses a content hash plus an occurrence counter (two "ok" in one file differ).
 - thread: the conversation's ``id``/``conversation_id``/``thread_id``/``session_id``,
   Claude Code ``sessionId``; a JSONL line holding a conversation without id gets
@@ -107,6 +108,7 @@ from convo.core.record import ConversationMessage, ConversationMessageMeta
 from convo.importers.agents.blocks import dumps, jsonable
 from convo.importers.agents.classify import classify, is_container
 from convo.importers.agents.frameworks import AGENT_FORMATS, NotMessage, Thread, TooDeep, convert
+from convo.importers.build import file_scope
 from convo.importers.context import ImportContext
 
 __all__ = ["AGENT_FORMATS", "message_from_object", "read_agent_messages"]
@@ -154,6 +156,7 @@ class _Reader:
         self.source = source
         self.ctx = ctx
         self.fmt = fmt
+        self.file = file_scope(source.name)  # the scope of short message ids
         self.warned_time = False
         self.stream_thread = Thread()  # messages a line share one conversation
 
@@ -350,6 +353,7 @@ class _Reader:
                 raise NotMessage("a conversation nested inside a conversation")
             if "textChunks" in obj:
                 raise NotMessage("a convo record, not an agent message (use --from jsonl)")
+            thread.scope = self.file
             msg = convert(
                 obj,
                 self.fmt,
