@@ -178,3 +178,33 @@ def test_short_made_up_ids_are_unique_in_their_file_only(tmp_path):
     ids = [m.id for m in run.messages([str(paths[0])])]
     assert ids == ["jianmu:a.json:1", "jianmu:a.json:2", "a-0123456789abcdef"]
     assert _saved(paths, tmp_path / "store.jsonl") == 6
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("_chat.txt", "[8/15/23, 9:12:33 AM] Mom: Happy birthday!\n"),
+        ("meeting_saved_chat.txt", "00:11:09\tAlice Smith:\tthanks all\n"),
+    ],
+)
+def test_a_name_every_export_has_is_scoped_by_its_folder(tmp_path, name, text):
+    """Two chats saved under the name their app gives every export, with the same line
+    (a greeting sent to two groups): two messages, told apart by their folders."""
+    paths = []
+    for chat in ("Family", "Friends"):
+        (tmp_path / chat).mkdir()
+        paths.append(tmp_path / chat / name)
+        paths[-1].write_text(text)
+    assert len(set(_ids(paths))) == 2
+    assert _saved(paths, tmp_path / "store.jsonl") == 2
+    assert _saved(paths, tmp_path / "store.jsonl") == 2  # a re-ingest adds nothing
+
+
+def test_a_file_with_its_own_name_keeps_its_ids_in_another_folder(tmp_path):
+    text = "[8/15/23, 9:12:33 AM] Mom: Happy birthday!\n"
+    paths = []
+    for chat in ("a", "b"):
+        (tmp_path / chat).mkdir()
+        paths.append(tmp_path / chat / "WhatsApp Chat with Mom.txt")
+        paths[-1].write_text(text)
+    assert len(set(_ids(paths))) == 1

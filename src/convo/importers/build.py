@@ -26,7 +26,7 @@ document) the id stays ``prefix:local``, and the reader says so once with a warn
 from __future__ import annotations
 
 import re
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
 from convo.core.record import ConversationMessage, content_id, unchecked_message
@@ -129,9 +129,25 @@ class ContentIds:
 def file_scope(source_name: str) -> str:
     """A source's file name without its folder or a ``.gz`` suffix: the scope of what is
     unique only within one file (the same file from another folder, or compressed, keeps
-    its ids)."""
-    name = PurePath(source_name).name or source_name
-    return name.removesuffix(".gz")
+    its ids). A name an app gives every export (``_chat.txt``, ``meeting_saved_chat.txt``,
+    ``result.json``: ``GENERIC_NAMES``) says nothing of the conversation, so there the
+    folder it sits in is kept too (``WhatsApp Chat - Ann/_chat.txt``), the folder
+    name as the last resort of a scope (docs/ids.md)."""
+    name = (PurePath(source_name).name or source_name).removesuffix(".gz")
+    if GENERIC_NAMES.match(name):
+        folder = Path(source_name).absolute().parent.name
+        return f"{folder}/{name}" if folder else name
+    return name
+
+
+# The file names apps give every export of theirs (WhatsApp iOS, Zoom's meeting chat,
+# ChatGPT and claude.ai, Telegram, Google Chat, Messenger and Instagram, signal-export,
+# Mastodon, Stack Exchange): the folder names the conversation, not the file.
+GENERIC_NAMES = re.compile(
+    r"(?i)^(?:_chat\.txt|meeting_saved_chat\.txt|conversations\.json|result\.json"
+    r"|messages\.json|message_\d+\.json|chat\.md|data\.json|outbox\.json"
+    r"|(?:posts|comments)\.xml)$"
+)
 
 
 GLOBAL_ID_LENGTH = 16  # a made-up id this long (a uuid, a nanoid, msg_...) is unique anywhere
