@@ -142,11 +142,12 @@ def file_scope(source_name: str) -> str:
 
 # The file names apps give every export of theirs (WhatsApp iOS, Zoom's meeting chat,
 # ChatGPT and claude.ai, Telegram, Google Chat, Messenger and Instagram, signal-export,
-# Mastodon, Stack Exchange): the folder names the conversation, not the file.
+# Mastodon, Stack Exchange, Thunderbird's and mutt's mailboxes): the folder names the
+# conversation (or the account), not the file.
 GENERIC_NAMES = re.compile(
     r"(?i)^(?:_chat\.txt|meeting_saved_chat\.txt|conversations\.json|result\.json"
     r"|messages\.json|message_\d+\.json|chat\.md|data\.json|outbox\.json"
-    r"|(?:posts|comments)\.xml)$"
+    r"|(?:posts|comments)\.xml|inbox|mbox)$"
 )
 
 
@@ -157,9 +158,17 @@ def file_local_id(prefix: str, raw: str, source_name: str) -> str:
     """An id a source made up: ``prefix:raw`` when it is long enough to be unique
     anywhere (``GLOBAL_ID_LENGTH``), else (``1``, ``m1``, ``identity_0``: unique only in
     its file) ``prefix:<file>:raw``, the file as ``file_scope`` names it."""
-    if len(raw) >= GLOBAL_ID_LENGTH:
-        return f"{prefix}:{raw}"
-    return scoped_id(prefix, file_scope(source_name), raw)
+    return f"{prefix}:{file_local(raw, file_scope(source_name))}"
+
+
+def file_local(raw: str, file: str | None) -> str:
+    """A made-up id or conversation id (a data set's ``conv-1``, a session ``s1``) as is
+    when it is long enough to be unique anywhere, else ``<file>:raw`` (``file`` from
+    ``file_scope``; None: no file known, ``raw``): the conversation of a content-hash
+    id too, so two data sets' ``conv-1`` are two conversations."""
+    if not raw or len(raw) >= GLOBAL_ID_LENGTH or not file or raw.startswith(f"{file}:"):
+        return raw
+    return f"{file}:{raw}"
 
 
 def scoped_id(prefix: str, scope: str | None, local: str) -> str:

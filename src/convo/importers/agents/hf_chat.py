@@ -16,7 +16,7 @@ Decisions:
   the message as the dataset had it.
 - ``prompt`` + ``completion`` samples are one conversation (prompt first); the
   completion's messages get ``extra.completion = true``.
-- thread = the sample's ``id`` (else ``FILE#line-N`` / ``FILE#item-N`` / ``FILE``); the
+- thread = the sample's ``id`` (``FILE:id`` when short: ``build.file_local``; else ``FILE#line-N`` / ``FILE#item-N`` / ``FILE``); the
   sample's other columns (``images``...) go to ``extra.conversation`` on its first message.
 - No times: the epoch sentinel, with one warning a source. No ids: the content hash.
 - A sample without a messages list, or a message that is not one, is rejected with its
@@ -34,6 +34,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.importers.agents.reader import message_from_object
 from convo.importers.agents.samples import iter_samples, sample_values, sub
+from convo.importers.build import file_local, file_scope
 from convo.importers.context import ImportContext
 from convo.importers.jsoninput import as_str, json_head_with
 from convo.importers.registry import Format
@@ -120,7 +121,8 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
 def _sample(
     sample: dict[str, Any], turns: list[Any], where: str, ctx: ImportContext
 ) -> Iterator[ConversationMessage]:
-    thread = as_str(sample.get("id")) or where
+    sid = as_str(sample.get("id"))
+    thread = file_local(sid, file_scope(ctx.source.name)) if sid else where
     rest = {k: v for k, v in sample.items() if k not in ("messages", "prompt", "completion")}
     n_prompt = len(turns) - len(sample["completion"]) if "messages" not in sample else len(turns)
     first = True

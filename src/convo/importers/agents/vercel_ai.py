@@ -40,7 +40,7 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.blocks import block_chunk, dumps
 from convo.importers.agents.samples import iter_samples, messages_of, sample_values, sub
-from convo.importers.build import file_local_id, message
+from convo.importers.build import file_local, file_local_id, file_scope, message
 from convo.importers.context import ImportContext
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
 from convo.importers.registry import Format
@@ -84,7 +84,7 @@ def _chat_of(sample: Any, loc: str, where: str, name: str) -> tuple[bool, str]:
     """(whether the sample holds several messages, the thread of its messages)."""
     chat = isinstance(sample, dict) and isinstance(sample.get("messages"), list)
     nested = chat or isinstance(sample, list)
-    thread = as_str(sample.get("id")) if chat else ""
+    thread = file_local(as_str(sample.get("id")), file_scope(name)) if chat else ""
     return nested, thread or (where if nested and loc.startswith("line-") else name)
 
 
