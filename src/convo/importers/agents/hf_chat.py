@@ -21,6 +21,10 @@ Decisions:
 - No times: the epoch sentinel, with one warning a source. No ids: the content hash.
 - A sample without a messages list, or a message that is not one, is rejected with its
   location.
+
+Ids and their scope (docs/ids.md): no message ids: the content hash, its conversation
+the sample's ``id`` scoped by the file when short (``FILE:id``; data sets number their
+samples).
 """
 
 from __future__ import annotations

@@ -14,6 +14,11 @@ Detection: the content is Messenger's, so the download's layout decides: a path 
 download), or a shared post's ``original_content_owner`` (Instagram's, not Messenger's).
 A file without either (stdin, a copied file) reads as ``messenger``; ``--from instagram``
 labels it.
+
+Ids and their scope (docs/ids.md): no message ids: the content hash, its conversation
+the thread's ``title`` (as Messenger, ``convo.importers.apps.messenger``);
+``message_N.json`` is a name every download has, so without a title the folder (the
+thread's) is hashed with it.
 """
 
 from __future__ import annotations

@@ -30,6 +30,9 @@ Decisions:
 - A line of no known shape is rejected with its line number (never glued to the
   previous message); log open/close headers are structure. The file is streamed line by
   line (each line UTF-8, else cp1252).
+
+Ids and their scope (docs/ids.md): no message ids: the content hash, its conversation
+the channel (the thread), else the file's name.
 """
 
 from __future__ import annotations

@@ -5,6 +5,10 @@ A first pass notes each message's byte range and the order; the messages are the
 again from their ranges, oldest first (stdin/.gz are spooled to a file), so memory stays
 flat. Every string is repaired (UTF-8 bytes escaped as \\u00XX); no ids in the source
 (content hash); two participants -> the other one is the listener.
+
+Ids and their scope (docs/ids.md): no message ids: the content hash, its conversation
+the thread's ``title``; ``message_N.json`` is a name every download has, so without a
+title the folder (the thread's) is hashed with it.
 """
 
 from __future__ import annotations
