@@ -69,9 +69,7 @@ def test_golden_claude_code(monkeypatch):
     assert [r["metadata"]["speaker"] for r in recs] == [
         "user", "assistant", "user", "assistant", "summary",
     ]  # fmt: skip
-    assert {r["thread"] for r in recs} == {
-        "claude-code-session.jsonl:sess-42"
-    }  # a short session id: its file scopes it
+    assert {r["thread"] for r in recs} == {"sess-42"}
     assert recs[1]["replyTo"] == recs[0]["id"] == "6f1c2a10-0000-4000-8000-000000000001"
     assert recs[0]["timestamp"] == "2025-01-10T09:00:00Z"
     assert recs[4]["replyTo"] == recs[3]["id"]
@@ -211,9 +209,7 @@ def test_agentscope_naive_times_use_tz(monkeypatch):
 
 def test_langmem_threads(monkeypatch):
     recs = _ingest("langmem.json", monkeypatch)
-    assert [r["thread"] for r in recs] == ["langmem.json:thread-7"] * 3 + [
-        "langmem.json:thread-8"
-    ] * 2
+    assert [r["thread"] for r in recs] == ["thread-7"] * 3 + ["thread-8"] * 2
     assert recs[0]["extra"]["user_id"] == "user-alice"
     assert recs[0]["extra"]["conversation"] == {"id": "thread-7", "metadata": {"topic": "diet"}}
     assert recs[2]["timestamp"] == "2024-06-01T08:15:30Z"  # epoch seconds

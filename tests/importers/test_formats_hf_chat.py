@@ -39,7 +39,7 @@ def test_value_parts_are_text_not_empty():
 
 def test_prompt_completion_and_columns():
     recs, _, _ = run(hf_chat.read, DIR / "chat.jsonl")
-    assert recs[0]["thread"] == "chat.jsonl:vqa-0"  # a short sample id: its file scopes it
+    assert recs[0]["thread"] == "vqa-0"
     assert recs[0]["extra"]["conversation"]["images"] == ["covers/frankenstein.jpg"]
     assert recs[0]["extra"]["original"]["content"][1]["value"] == "Who wrote this book?"
     four = next(r for r in recs if r["textChunks"] == ["4"])

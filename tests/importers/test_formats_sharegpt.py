@@ -32,9 +32,7 @@ def test_jsonl_golden_and_bad_line():
     recs, rejects, _ = run(sharegpt.read, DIR / "sharegpt.jsonl")
     assert_golden("formats/sharegpt/lines.jsonl", recs)
     assert [r.where for r in rejects] == ["sharegpt.jsonl:2"]
-    assert [r["thread"] for r in recs] == ["sharegpt.jsonl:jsonl-1"] * 2 + [
-        "sharegpt.jsonl:jsonl-2"
-    ] * 3
+    assert [r["thread"] for r in recs] == ["jsonl-1", "jsonl-1", "jsonl-2", "jsonl-2", "jsonl-2"]
 
 
 def test_one_object():

@@ -118,6 +118,23 @@ class ContentIds:
         """The content hash of ``msg`` in this source, before its occurrence counter."""
         return content_id(msg, conversation=self.file, timestamp=timestamp)
 
+    def assign_local(self, msg: ConversationMessage) -> str | None:
+        """``assign`` for a message whose thread is a made-up conversation id, unique only
+        in its file (a data set's ``conv-1``, a session ``s1``): a short one is hashed
+        as ``FILE:ID`` (``file_local``), so two files' ``conv-1`` are two conversations;
+        the thread itself stays as the source has it. Other messages are left to the
+        pipeline (their ids are what it gives them)."""
+        thread = msg.thread
+        if msg.id or not thread or file_local(thread, self.file) == thread:
+            return msg.id
+        msg.thread = file_local(thread, self.file)
+        try:
+            base = self.base(msg)
+        finally:
+            msg.thread = thread
+        msg.id = self.occurrence(base)
+        return msg.id
+
     def occurrence(self, base: str) -> str:
         """``base`` with the counter of its repeats so far (``content_id(msg, k)``'s suffix):
         identical messages in one source stay apart, and a re-ingest finds the same ids."""

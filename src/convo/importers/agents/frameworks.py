@@ -35,7 +35,7 @@ from convo.importers.agents.classify import (
     is_claude_code,
     peek_party,
 )
-from convo.importers.build import GLOBAL_ID_LENGTH, file_local, scoped_id
+from convo.importers.build import GLOBAL_ID_LENGTH, scoped_id
 
 AGENT_FORMATS = ("openai", "anthropic", "agentscope", "langmem", "autogen", "jianmu")
 # AutoGen fields that are not type-specific (everything else is copied to extra).
@@ -412,8 +412,6 @@ def source_key(fmt: str, raw: Any, thread: str | None, scope: str | None = None)
         return None
     if len(text) >= GLOBAL_ID_LENGTH:
         return text
-    if thread and scope and thread.startswith(f"{scope}:"):  # already scoped by the file
-        scope = None
     local = f"{thread}:{text}" if thread else text
     return scoped_id(fmt, scope, local)
 
@@ -436,8 +434,7 @@ def convert(
     parts = CONVERTERS[fmt](obj, fallback_role)
     thread_id = thread.id
     if isinstance(parts.thread, str) and parts.thread:
-        # a session id carries on to later entries
-        thread_id = thread.id = file_local(parts.thread, thread.scope)
+        thread_id = thread.id = parts.thread  # a session id carries on to later entries
     timestamp = None
     try:
         timestamp = parse_any(parts.timestamp, zone)

@@ -32,8 +32,9 @@ Mapping (the chat family's conventions)
   docs/ids.md); uuids stay as they are. No id (OpenAI): left empty, so the
   pipeline uses a content hash plus an occurrence counter (two "ok" in one file differ).
 - thread: the conversation's ``id``/``conversation_id``/``thread_id``/``session_id``,
-  Claude Code ``sessionId`` (one under 16 characters, unique only in its file, as
-  ``FILE:ID``: ``build.file_local``); a JSONL line holding a conversation without id gets
+  Claude Code ``sessionId`` (as the source has it: exports write it back; a content-hash
+  id hashes one under 16 characters, unique only in its file, as ``FILE:ID``:
+  ``build.ContentIds.assign_local``); a JSONL line holding a conversation without id gets
   ``FILE#line-N``. replyTo: Claude Code ``parentUuid`` (prefixed like ids).
 - source_id: ``FILE#msg-K`` (document), ``FILE#conv-C.msg-K`` (list of conversations),
   ``FILE#line-N`` (a message a line), ``FILE#line-N.msg-K`` (a conversation a line).
@@ -109,7 +110,7 @@ from convo.core.record import ConversationMessage, ConversationMessageMeta
 from convo.importers.agents.blocks import dumps, jsonable
 from convo.importers.agents.classify import classify, is_container
 from convo.importers.agents.frameworks import AGENT_FORMATS, NotMessage, Thread, TooDeep, convert
-from convo.importers.build import file_local, file_scope
+from convo.importers.build import ContentIds, file_scope
 from convo.importers.context import ImportContext
 
 __all__ = ["AGENT_FORMATS", "message_from_object", "read_agent_messages"]
@@ -158,6 +159,7 @@ class _Reader:
         self.ctx = ctx
         self.fmt = fmt
         self.file = file_scope(source.name)  # the scope of short message ids
+        self.ids = ContentIds(source.name)  # content ids of short conversations
         self.warned_time = False
         self.stream_thread = Thread()  # messages a line share one conversation
 
@@ -317,7 +319,7 @@ class _Reader:
     ) -> Iterator[ConversationMessage]:
         """One conversation; ``streamed()`` gives its messages when ``conv`` has none."""
         tid = next((conv[k] for k in _THREAD_KEYS if isinstance(conv.get(k), (str, int))), None)
-        thread = Thread(id=file_local(str(tid), self.file) if tid is not None else default_thread)
+        thread = Thread(id=str(tid) if tid is not None else default_thread)
         rest = {k: v for k, v in conv.items() if k != "messages"}
         thread.extra = rest or None
         messages = streamed() if streamed else conv["messages"]
@@ -376,6 +378,7 @@ class _Reader:
             return
         msg.source_id = f"{self.source.name}#{locator}"
         self._note_time(msg)
+        self.ids.assign_local(msg)
         yield msg
 
     def _wrap(self, obj: Any, locator: str) -> ConversationMessage:

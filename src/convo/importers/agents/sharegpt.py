@@ -18,7 +18,7 @@ Decisions (the chat family's, as the agent readers do):
 - A top-level ``system`` prompt becomes a first system message (``extra.system_prompt``);
   the sample's other members (``id``, ``tools``, ``images``...) go to
   ``extra.conversation`` on its first message.
-- thread = the sample's ``id`` (``FILE:id`` when short: ``build.file_local``; else ``FILE#line-N`` / ``FILE#item-N`` / ``FILE``); id =
+- thread = the sample's ``id`` (else ``FILE#line-N`` / ``FILE#item-N`` / ``FILE``); id =
   ``sharegpt:<FILE>:<id>:<K>`` when the sample has an id (sample ids are unique only in
   their data set, ``identity_0`` in many; FILE without its folder, docs/ids.md), else
   left to the content hash.
@@ -39,7 +39,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.importers.agents.blocks import block_chunk, dumps, parse_arguments
 from convo.importers.agents.samples import iter_samples, key_pattern, sub
-from convo.importers.build import file_local, file_local_id, file_scope, message
+from convo.importers.build import file_local_id, message
 from convo.importers.context import ImportContext
 from convo.importers.jsoninput import as_str, json_head_with
 from convo.importers.registry import Format
@@ -113,7 +113,7 @@ def _sample(
     sample: dict[str, Any], where: str, ctx: ImportContext
 ) -> Iterator[ConversationMessage]:
     sid = as_str(sample.get("id"))
-    thread = file_local(sid, file_scope(ctx.source.name)) if sid else where
+    thread = sid or where
     turns = sample["conversations"]
     sides = _Sides(turns)
     rest = {k: v for k, v in sample.items() if k not in ("conversations", "system")}

@@ -40,7 +40,7 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.blocks import block_chunk, dumps
 from convo.importers.agents.samples import iter_samples, messages_of, sample_values, sub
-from convo.importers.build import file_local, file_local_id, file_scope, message
+from convo.importers.build import ContentIds, file_local_id, message
 from convo.importers.context import ImportContext
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
 from convo.importers.registry import Format
@@ -84,7 +84,7 @@ def _chat_of(sample: Any, loc: str, where: str, name: str) -> tuple[bool, str]:
     """(whether the sample holds several messages, the thread of its messages)."""
     chat = isinstance(sample, dict) and isinstance(sample.get("messages"), list)
     nested = chat or isinstance(sample, list)
-    thread = file_local(as_str(sample.get("id")), file_scope(name)) if chat else ""
+    thread = as_str(sample.get("id")) if chat else ""
     return nested, thread or (where if nested and loc.startswith("line-") else name)
 
 
@@ -92,6 +92,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """Read; reasoning goes to extra, or to ``[thinking]`` chunks with
     ``ctx.options.include_thinking``."""
     include_thinking = ctx.options.include_thinking
+    ids = ContentIds(source.name)
     untimed = 0
     for sample, loc in iter_samples(source, ctx):
         where = ctx.loc(loc) if loc != "doc" else source.name
@@ -102,6 +103,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
                 ctx.reject(here, "not an AI SDK UI message (role and parts)", msg)
                 continue
             rec = _record(msg, here, (thread, source.name), include_thinking)
+            ids.assign_local(rec)  # a short chat id is unique only in its file
             untimed += rec.timestamp is None
             yield rec
     if untimed:
