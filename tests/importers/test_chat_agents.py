@@ -225,7 +225,7 @@ def test_jianmu_to_text(monkeypatch):
     assert recs[3]["textChunks"] == [expected]
     assert recs[3]["metadata"]["speaker"] == "grep_docs"
     assert recs[4]["textChunks"] == ["Bob wrote it (runbook.md)."]
-    assert recs[0]["id"] == "jianmu:jm-0001"  # short ids prefixed
+    assert recs[0]["id"] == "jianmu:jianmu.json:jm-0001"  # short ids: unique in their file
 
 
 # -- detection -------------------------------------------------------------------------

@@ -25,11 +25,16 @@ def test_golden_and_mapping():
     recs, rejects, warnings = run(discourse.read, PATH)
     assert_golden("forum/discourse-posts-latest.jsonl", recs)
     same_here, which, first, thanks = recs
-    assert first["subject"] == "Upgrade breaks SSO" and first["thread"] == "discourse:412"
-    assert which["replyTo"] == "discourse:post:9001"  # no number: answers the topic
-    assert same_here["replyTo"] == "discourse:post:9002"
+    assert (
+        first["subject"] == "Upgrade breaks SSO"
+        and first["thread"] == "discourse:meta.example.org:412"
+    )
+    assert (
+        which["replyTo"] == "discourse:meta.example.org:post:9001"
+    )  # no number: answers the topic
+    assert same_here["replyTo"] == "discourse:meta.example.org:post:9002"
     assert same_here["extra"]["topic_title"] == "Upgrade breaks SSO"
-    assert thanks["thread"] == "discourse:398" and "replyTo" not in thanks
+    assert thanks["thread"] == "discourse:meta.example.org:398" and "replyTo" not in thanks
     assert thanks["extra"]["reply_to_post_number"] == 4
     assert [(r.where, r.reason) for r in rejects] == [
         ("discourse-posts-latest.json#post-5", "post without an id")

@@ -31,7 +31,10 @@ def test_issue_notes():
     assert [r.where for r in rejects] == ["issue_notes.json#item-3"]
     note, system = recs
     assert note["metadata"] == {"speaker": "alice", "listeners": ["hatter"]}
-    assert note["thread"] == "gitlab:5/issues/7" and note["id"] == "gitlab:note/302"
+    # the author's web_url names the instance; the next note, without one, shares it
+    assert note["thread"] == "gitlab:gitlab.example:5/issues/7"
+    assert note["id"] == "gitlab:gitlab.example:note/302"
+    assert system["id"] == "gitlab:gitlab.example:note/305"
     assert note["extra"]["author_name"] == "Alice Liddell"
     assert system["tags"] == ["system"]
 
@@ -43,7 +46,9 @@ def test_merge_request_discussions():
     assert review["extra"]["position"]["new_line"] == 18 and review["extra"]["resolved"] is False
     assert fix["replyTo"] == review["id"] and fix["metadata"]["listeners"] == ["hatter"]
     assert fix["extra"]["resolved"] is True
-    assert "replyTo" not in lgtm and lgtm["thread"] == "gitlab:5/merge_requests/11"
+    assert (
+        "replyTo" not in lgtm and lgtm["thread"] == "gitlab:gitlab:5/merge_requests/11"
+    )  # the folder
 
 
 def test_detect_among_builtins():

@@ -43,7 +43,7 @@ def test_one_object():
         ("assistant", "assistant", ["101"]),
     ]
     assert recs[0]["metadata"]["listeners"] == ["assistant"]
-    assert recs[0]["id"] == "sharegpt:one-sample:1"
+    assert recs[0]["id"] == "sharegpt:one.json:one-sample:1"  # sample ids: unique in a file
 
 
 def test_roles_tools_and_system_prompt():

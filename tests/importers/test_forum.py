@@ -104,18 +104,20 @@ def test_reddit_tree_and_warnings(in_samples):
 def test_discourse_reply_numbers(in_samples):
     msgs, _, _ = ingest("forum/discourse-topic.json")
     by_id = {m["id"]: m for m in msgs}
-    assert by_id["discourse:post:503"]["replyTo"] == "discourse:post:502"
-    assert by_id["discourse:post:503"]["textChunks"] == ["@Bob agreed, JWT with short expiry."]
-    assert by_id["discourse:post:501"]["subject"] == "Auth library for the new service"
-    assert by_id["discourse:post:501"]["timestamp"] == "2024-03-06T09:00:00Z"
+    assert by_id["discourse:forum:post:503"]["replyTo"] == "discourse:forum:post:502"
+    assert by_id["discourse:forum:post:503"]["textChunks"] == [
+        "@Bob agreed, JWT with short expiry."
+    ]
+    assert by_id["discourse:forum:post:501"]["subject"] == "Auth library for the new service"
+    assert by_id["discourse:forum:post:501"]["timestamp"] == "2024-03-06T09:00:00Z"
 
 
 def test_stackexchange_names_and_accepted(in_samples):
     msgs, _, warnings = ingest("forum/stackexchange/Posts.xml")
     by_id = {m["id"]: m for m in msgs}
-    assert by_id["se:12"]["extra"]["accepted"] is True
-    assert by_id["se:12"]["metadata"]["speaker"] == "Carol"
-    assert by_id["se:13"]["tags"] == ["git", "rebase"]
+    assert by_id["se:stackexchange:12"]["extra"]["accepted"] is True
+    assert by_id["se:stackexchange:12"]["metadata"]["speaker"] == "Carol"
+    assert by_id["se:stackexchange:13"]["tags"] == ["git", "rebase"]
     assert any("PostTypeId 5 skipped" in w for w in warnings)
 
 
@@ -172,7 +174,7 @@ def test_phpbb_dataset(in_fixtures):
     assert [m["metadata"]["speaker"] for m in msgs] == ["Alice", "Bob", "Carol"]
     assert msgs[0]["textChunks"] == ["Hello <b> all & @Bob"]
     assert msgs[1]["textChunks"] == ["Thanks Alice"]
-    assert msgs[1]["replyTo"] == "phpbb:1" and msgs[0]["subject"] == "Welcome"
+    assert msgs[1]["replyTo"] == "phpbb:forum:1" and msgs[0]["subject"] == "Welcome"
     assert msgs[0]["metadata"]["listeners"] == ["Bob"]
     assert len(rejects) == 1
 

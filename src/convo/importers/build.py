@@ -13,14 +13,27 @@ same file ingested from another folder, or compressed, keeps its ids), with an o
 pipeline finishes every message through it; readers that need an id before the
 pipeline (a reply's target) or that hash another time (a transcript's cue offset, so
 ``--start-date`` does not change ids) call it themselves.
+
+It is also the one home of scoped ids (docs/ids.md): a source's own id that is unique
+only within a site, an instance, a chat or a workspace is written ``scoped_id(prefix,
+scope, local)`` = ``prefix:scope:local`` (``se:cooking:12``), so two sources never share
+an id unless they hold the same message. A reader takes the scope from what the source
+says (a host in the document, a chat id); ``folder_scope`` is the last resort, the name
+of the folder the file sits in. With no scope at all (standard input, nothing in the
+document) the id stays ``prefix:local``, and the reader says so once with a warning.
 """
 
 from __future__ import annotations
 
-from pathlib import PurePath
-from typing import Any
+import re
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Any
 
 from convo.core.record import ConversationMessage, content_id, unchecked_message
+
+if TYPE_CHECKING:
+    from convo.core.io import Source
+    from convo.importers.context import ImportContext
 
 
 def message(
@@ -91,8 +104,7 @@ class ContentIds:
     """Content-hash ids for the messages of one source (see the module docstring)."""
 
     def __init__(self, source_name: str):
-        name = PurePath(source_name).name or source_name
-        self.file = name.removesuffix(".gz")  # the same data, compressed or not
+        self.file = file_scope(source_name)
         self._seen: dict[str, int] = {}
 
     def assign(self, msg: ConversationMessage, timestamp: str | None = None) -> str:
@@ -106,9 +118,115 @@ class ContentIds:
         """The content hash of ``msg`` in this source, before its occurrence counter."""
         return content_id(msg, conversation=self.file, timestamp=timestamp)
 
+    def assign_local(self, msg: ConversationMessage) -> str | None:
+        """``assign`` for a message whose thread is a made-up conversation id, unique only
+        in its file (a data set's ``conv-1``, a session ``s1``): a short one is hashed
+        as ``FILE:ID`` (``file_local``), so two files' ``conv-1`` are two conversations;
+        the thread itself stays as the source has it. Other messages are left to the
+        pipeline (their ids are what it gives them)."""
+        thread = msg.thread
+        if msg.id or not thread or file_local(thread, self.file) == thread:
+            return msg.id
+        msg.thread = file_local(thread, self.file)
+        try:
+            base = self.base(msg)
+        finally:
+            msg.thread = thread
+        msg.id = self.occurrence(base)
+        return msg.id
+
     def occurrence(self, base: str) -> str:
         """``base`` with the counter of its repeats so far (``content_id(msg, k)``'s suffix):
         identical messages in one source stay apart, and a re-ingest finds the same ids."""
         k = self._seen.get(base, 0)
         self._seen[base] = k + 1
         return f"{base}-{k}" if k else base
+
+
+def file_scope(source_name: str) -> str:
+    """A source's file name without its folder or a ``.gz`` suffix: the scope of what is
+    unique only within one file (the same file from another folder, or compressed, keeps
+    its ids). A name an app gives every export (``_chat.txt``, ``meeting_saved_chat.txt``,
+    ``result.json``: ``GENERIC_NAMES``) says nothing of the conversation, so there the
+    folder it sits in is kept too (``WhatsApp Chat - Ann/_chat.txt``), the folder
+    name as the last resort of a scope (docs/ids.md)."""
+    name = (PurePath(source_name).name or source_name).removesuffix(".gz")
+    if GENERIC_NAMES.match(name):
+        folder = Path(source_name).absolute().parent.name
+        return f"{folder}/{name}" if folder else name
+    return name
+
+
+# The file names apps give every export of theirs (WhatsApp iOS, Zoom's meeting chat,
+# ChatGPT and claude.ai, Telegram, Google Chat, Messenger and Instagram, signal-export,
+# Mastodon, Stack Exchange, Thunderbird's and mutt's mailboxes): the folder names the
+# conversation (or the account), not the file.
+GENERIC_NAMES = re.compile(
+    r"(?i)^(?:_chat\.txt|meeting_saved_chat\.txt|conversations\.json|result\.json"
+    r"|messages\.json|message_\d+\.json|chat\.md|data\.json|outbox\.json"
+    r"|(?:posts|comments)\.xml|inbox|mbox)$"
+)
+
+
+GLOBAL_ID_LENGTH = 16  # a made-up id this long (a uuid, a nanoid, msg_...) is unique anywhere
+
+
+def file_local_id(prefix: str, raw: str, source_name: str) -> str:
+    """An id a source made up: ``prefix:raw`` when it is long enough to be unique
+    anywhere (``GLOBAL_ID_LENGTH``), else (``1``, ``m1``, ``identity_0``: unique only in
+    its file) ``prefix:<file>:raw``, the file as ``file_scope`` names it."""
+    return f"{prefix}:{file_local(raw, file_scope(source_name))}"
+
+
+def file_local(raw: str, file: str | None) -> str:
+    """A made-up id or conversation id (a data set's ``conv-1``, a session ``s1``) as is
+    when it is long enough to be unique anywhere, else ``<file>:raw`` (``file`` from
+    ``file_scope``; None: no file known, ``raw``): the conversation of a content-hash
+    id too, so two data sets' ``conv-1`` are two conversations."""
+    if not raw or len(raw) >= GLOBAL_ID_LENGTH or not file or raw.startswith(f"{file}:"):
+        return raw
+    return f"{file}:{raw}"
+
+
+def scoped_id(prefix: str, scope: str | None, local: str) -> str:
+    """``prefix:scope:local``: an id the source gives within ``scope`` (a site, an
+    instance, a chat); ``prefix:local`` when no scope is known (see the module docstring)."""
+    return f"{prefix}:{scope}:{local}" if scope else f"{prefix}:{local}"
+
+
+_SPACE_OR_COLON = re.compile(r"[\s:]+")
+
+
+def clean_scope(text: str | None) -> str | None:
+    """``text`` as an id's scope: lower case (host names and folder names that differ
+    only in case name one place), runs of white space and colons as one ``-`` (so the
+    scope is one field of the id), ``None`` when nothing is left."""
+    if not text:
+        return None
+    scope = _SPACE_OR_COLON.sub("-", text.strip().lower()).strip("-")
+    return scope or None
+
+
+def folder_scope(source: Source) -> str | None:
+    """The last-resort scope of a source: the name of the folder its file sits in
+    (``cooking.stackexchange.com`` for ``cooking.stackexchange.com/Posts.xml``); None for
+    standard input, or a file in the root folder."""
+    if source.path is None or source.is_stdin:
+        return None
+    return clean_scope(source.path.absolute().parent.name)
+
+
+def source_scope(
+    source: Source, ctx: ImportContext, found: str | None, *, what: str, example: str
+) -> str | None:
+    """The scope of ``source``'s ids: ``found`` (what the document names: a host, a
+    board), else the folder's name (``folder_scope``); None when neither is known, with
+    a warning that the ids (``example``) are the ones other ``what``s' exports use too."""
+    scope = clean_scope(found) or folder_scope(source)
+    if scope is None:
+        ctx.warn(
+            source.name,
+            f"no {what} known (the data does not name it, and standard input has no "
+            f"folder): ids are {example}, which other {what}s' exports share",
+        )
+    return scope

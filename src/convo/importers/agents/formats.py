@@ -1,4 +1,10 @@
-"""The agent formats' registration: one ``Format`` each, sharing one reader and sniffer."""
+"""The agent formats' registration: one ``Format`` each, sharing one reader and sniffer.
+
+Ids and their scope (docs/ids.md): the source's own ids; ones under 16 characters are
+unique only in their file, so they are ``FORMAT:FILE:THREAD:ID``, and short conversation
+ids ``FILE:ID`` (``convo.importers.agents.reader``); uuids stay as they are; no id: the
+content hash.
+"""
 
 from __future__ import annotations
 

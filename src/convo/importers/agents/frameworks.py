@@ -35,6 +35,7 @@ from convo.importers.agents.classify import (
     is_claude_code,
     peek_party,
 )
+from convo.importers.build import GLOBAL_ID_LENGTH, scoped_id
 
 AGENT_FORMATS = ("openai", "anthropic", "agentscope", "langmem", "autogen", "jianmu")
 # AutoGen fields that are not type-specific (everything else is copied to extra).
@@ -62,6 +63,7 @@ class Thread:
 
     id: str | None = None
     extra: dict[str, Any] | None = None  # container fields, attached to the first message
+    scope: str | None = None  # the file a short id is unique in (``source_key``)
     last: dict[str, str | None] = field(default_factory=lambda: {"user": None, "assistant": None})
 
     def prime(self, objs: Iterable[Any], fmt: str) -> None:
@@ -399,16 +401,19 @@ CONVERTERS: dict[str, Callable[[dict[str, Any], str], Parts]] = {
 # -- finishing -------------------------------------------------------------------------
 
 
-def source_key(fmt: str, raw: Any, thread: str | None) -> str | None:
-    """A source id made unique across sources: long ids (uuids) as is, short ones prefixed."""
+def source_key(fmt: str, raw: Any, thread: str | None, scope: str | None = None) -> str | None:
+    """A source id made unique across sources: long ids (uuids) as is; short ones
+    (``1``, ``m1``: unique only in their file) prefixed with the format, the file
+    (``scope``, ``build.file_scope``) and the conversation: ``fmt:file:thread:id``."""
     if raw is None or isinstance(raw, bool) or not isinstance(raw, (str, int)):
         return None
     text = str(raw)
     if not text:
         return None
-    if len(text) >= 16:
+    if len(text) >= GLOBAL_ID_LENGTH:
         return text
-    return f"{fmt}:{thread}:{text}" if thread else f"{fmt}:{text}"
+    local = f"{thread}:{text}" if thread else text
+    return scoped_id(fmt, scope, local)
 
 
 def convert(
@@ -451,10 +456,10 @@ def convert(
         text_chunks=chunks_of(parts.blocks),
         metadata=ConversationMessageMeta(speaker=parts.speaker, recipients=list(listeners)),
         timestamp=timestamp,
-        id=source_key(fmt, parts.id, thread_id),
+        id=source_key(fmt, parts.id, thread_id, thread.scope),
         format=fmt,
         thread=thread_id,
-        reply_to=source_key(fmt, parts.reply_to, thread_id),
+        reply_to=source_key(fmt, parts.reply_to, thread_id, thread.scope),
         role=parts.role,
         extra=extra,
     )

@@ -30,6 +30,9 @@ Decisions:
   streamed reply: the chunks' parts are joined (texts concatenated) per candidate.
 - thread = the file (``FILE#line-N`` per JSONL line). No times in requests: the epoch
   sentinel, with one warning a source. Something that is not a Content is rejected.
+
+Ids and their scope (docs/ids.md): ``gemini:<responseId>``, unique everywhere; requests
+carry none: the content hash, its conversation the file or line.
 """
 
 from __future__ import annotations

@@ -16,11 +16,16 @@ Decisions:
   the message as the dataset had it.
 - ``prompt`` + ``completion`` samples are one conversation (prompt first); the
   completion's messages get ``extra.completion = true``.
-- thread = the sample's ``id`` (else ``FILE#line-N`` / ``FILE#item-N`` / ``FILE``); the
+- thread = the sample's ``id`` (a content-hash id hashes a short one as ``FILE:id``:
+  ``build.ContentIds.assign_local``; else ``FILE#line-N`` / ``FILE#item-N`` / ``FILE``); the
   sample's other columns (``images``...) go to ``extra.conversation`` on its first message.
 - No times: the epoch sentinel, with one warning a source. No ids: the content hash.
 - A sample without a messages list, or a message that is not one, is rejected with its
   location.
+
+Ids and their scope (docs/ids.md): no message ids: the content hash, its conversation
+the sample's ``id`` scoped by the file when short (``FILE:id``; data sets number their
+samples).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.importers.agents.reader import message_from_object
 from convo.importers.agents.samples import iter_samples, sample_values, sub
+from convo.importers.build import ContentIds
 from convo.importers.context import ImportContext
 from convo.importers.jsoninput import as_str, json_head_with
 from convo.importers.registry import Format
@@ -104,13 +110,14 @@ def normalise(msg: dict[str, Any]) -> dict[str, Any]:
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     n = 0
+    ids = ContentIds(source.name)
     for sample, loc in iter_samples(source, ctx):
         where = ctx.loc(loc) if loc != "doc" else source.name
         turns = _turns(sample)
         if turns is None:
             ctx.reject(where, "not a chat sample (no messages list)", sample)
             continue
-        for msg in _sample(sample, turns, where, ctx):
+        for msg in _sample(sample, turns, where, ctx, ids):
             n += 1
             yield msg
     if n:
@@ -118,7 +125,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
 
 
 def _sample(
-    sample: dict[str, Any], turns: list[Any], where: str, ctx: ImportContext
+    sample: dict[str, Any], turns: list[Any], where: str, ctx: ImportContext, ids: ContentIds
 ) -> Iterator[ConversationMessage]:
     thread = as_str(sample.get("id")) or where
     rest = {k: v for k, v in sample.items() if k not in ("messages", "prompt", "completion")}
@@ -142,6 +149,7 @@ def _sample(
             extra["conversation"] = rest
         msg.extra = extra
         msg.thread, msg.source_id, msg.format = thread, loc, NAME
+        ids.assign_local(msg)
         first = False
         yield msg
 

@@ -21,7 +21,8 @@ Decisions:
 - Private reasoning (``thinking`` / ``reasoning`` blocks, ``additional_kwargs.
   reasoning_content``) goes to ``extra.thinking``, never the text (``[thinking]``
   chunks with ``ImportOptions.include_thinking``, ``--include-thinking``).
-- id = ``langchain:<data.id>`` when set (else the content hash); thread = the file
+- id = ``langchain:<data.id>`` when set (a short one, unique only in its file:
+  ``langchain:<file>:<data.id>``, docs/ids.md; else the content hash); thread = the file
   (``FILE#line-N`` for a JSONL line holding an array). No times: the epoch sentinel,
   with one warning a source. ``response_metadata``, ``usage_metadata``,
   ``additional_kwargs`` and ``artifact`` go to ``extra``.
@@ -38,7 +39,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.importers.agents.blocks import block_chunk, normalise_content, tool_use_block
 from convo.importers.agents.samples import iter_samples, sample_values, sub
-from convo.importers.build import message
+from convo.importers.build import file_local_id, message
 from convo.importers.context import ImportContext
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
 from convo.importers.registry import Format
@@ -91,14 +92,16 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
                 ctx.reject(here, "not a LangChain message dict ({type, data})", obj)
                 continue
             n += 1
-            yield _message(obj, here, thread, calls, include_thinking)
+            yield _message(obj, here, (thread, source.name), calls, include_thinking)
     if n:
         ctx.warn(source.name, "LangChain messages carry no times: messages get the epoch sentinel")
 
 
 def _message(
-    obj: dict[str, Any], loc: str, thread: str, calls: dict[str, str], include: bool
+    obj: dict[str, Any], loc: str, where: tuple[str, str], calls: dict[str, str], include: bool
 ) -> ConversationMessage:
+    """One message; ``where`` = its thread and the source's name."""
+    thread, source_name = where
     data = obj["data"]
     spelled = _kind(as_str(obj.get("type")))
     role = CHAT_ROLES.get(as_str(data.get("role"))) if spelled == "chat" else ROLES.get(spelled)
@@ -107,7 +110,7 @@ def _message(
     )
     chunks, thinking = _chunks(data, include)
     mid = as_str(data.get("id"))
-    rec_id = f"{NAME}:{mid}" if mid else None
+    rec_id = file_local_id(NAME, mid, source_name) if mid else None
     for call in as_list(data.get("tool_calls")):
         cid = as_str(as_dict(call).get("id"))
         if cid and rec_id:

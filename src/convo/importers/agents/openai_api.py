@@ -28,6 +28,10 @@ Decisions:
   ``thread_id``; id = ``openai:<msg id>``; text parts' ``value`` as text, image parts
   ``[image] FILE_ID``; annotations and attachments in ``extra``.
 - Anything else in the document is rejected with its location.
+
+Ids and their scope (docs/ids.md): OpenAI's ``chatcmpl-``/``msg_`` ids are unique
+everywhere (``openai:<id>``, no scope); fine-tuning lines carry none: the content hash
+(``convo.importers.agents.reader``).
 """
 
 from __future__ import annotations

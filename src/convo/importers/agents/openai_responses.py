@@ -29,6 +29,9 @@ Decisions:
   sentinel, with one warning a source; thread = the file.
 - id = ``openai:<item id>`` when the item has one; else the content hash.
 - An item that is not an object with a known shape is rejected with its location.
+
+Ids and their scope (docs/ids.md): OpenAI's ``resp_``/item ids are unique everywhere
+(``openai:<id>``, no scope).
 """
 
 from __future__ import annotations

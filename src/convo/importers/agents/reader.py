@@ -27,11 +27,14 @@ Mapping (the chat family's conventions)
   Jianmu ``metadata.timestamp`` (ISO or epoch seconds/ms). OpenAI and Anthropic API
   messages carry none: the epoch sentinel, with one warning a source.
 - id: the source's id (Claude Code ``uuid``, AgentScope/AutoGen/Jianmu ``id``); ids
-  shorter than 16 characters are prefixed ``FORMAT:THREAD:`` (or ``FORMAT:``) to be
-  unique across sources; uuids stay as they are. No id (OpenAI): left empty, so the
+  shorter than 16 characters are unique only in their file (``1``, ``m1``), so they are
+  scoped ``FORMAT:FILE:THREAD:ID`` (or ``FORMAT:FILE:ID``; FILE without its folder, see
+  docs/ids.md); uuids stay as they are. No id (OpenAI): left empty, so the
   pipeline uses a content hash plus an occurrence counter (two "ok" in one file differ).
 - thread: the conversation's ``id``/``conversation_id``/``thread_id``/``session_id``,
-  Claude Code ``sessionId``; a JSONL line holding a conversation without id gets
+  Claude Code ``sessionId`` (as the source has it: exports write it back; a content-hash
+  id hashes one under 16 characters, unique only in its file, as ``FILE:ID``:
+  ``build.ContentIds.assign_local``); a JSONL line holding a conversation without id gets
   ``FILE#line-N``. replyTo: Claude Code ``parentUuid`` (prefixed like ids).
 - source_id: ``FILE#msg-K`` (document), ``FILE#conv-C.msg-K`` (list of conversations),
   ``FILE#line-N`` (a message a line), ``FILE#line-N.msg-K`` (a conversation a line).
@@ -107,6 +110,7 @@ from convo.core.record import ConversationMessage, ConversationMessageMeta
 from convo.importers.agents.blocks import dumps, jsonable
 from convo.importers.agents.classify import classify, is_container
 from convo.importers.agents.frameworks import AGENT_FORMATS, NotMessage, Thread, TooDeep, convert
+from convo.importers.build import ContentIds, file_scope
 from convo.importers.context import ImportContext
 
 __all__ = ["AGENT_FORMATS", "message_from_object", "read_agent_messages"]
@@ -154,6 +158,8 @@ class _Reader:
         self.source = source
         self.ctx = ctx
         self.fmt = fmt
+        self.file = file_scope(source.name)  # the scope of short message ids
+        self.ids = ContentIds(source.name)  # content ids of short conversations
         self.warned_time = False
         self.stream_thread = Thread()  # messages a line share one conversation
 
@@ -350,6 +356,7 @@ class _Reader:
                 raise NotMessage("a conversation nested inside a conversation")
             if "textChunks" in obj:
                 raise NotMessage("a convo record, not an agent message (use --from jsonl)")
+            thread.scope = self.file
             msg = convert(
                 obj,
                 self.fmt,
@@ -371,6 +378,7 @@ class _Reader:
             return
         msg.source_id = f"{self.source.name}#{locator}"
         self._note_time(msg)
+        self.ids.assign_local(msg)
         yield msg
 
     def _wrap(self, obj: Any, locator: str) -> ConversationMessage:

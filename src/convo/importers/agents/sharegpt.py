@@ -19,7 +19,9 @@ Decisions (the chat family's, as the agent readers do):
   the sample's other members (``id``, ``tools``, ``images``...) go to
   ``extra.conversation`` on its first message.
 - thread = the sample's ``id`` (else ``FILE#line-N`` / ``FILE#item-N`` / ``FILE``); id =
-  ``sharegpt:<id>:<K>`` when the sample has an id, else left to the content hash.
+  ``sharegpt:<FILE>:<id>:<K>`` when the sample has an id (sample ids are unique only in
+  their data set, ``identity_0`` in many; FILE without its folder, docs/ids.md), else
+  left to the content hash.
 - No times in ShareGPT: the epoch sentinel, with one warning a source.
 - A turn that is not an object with ``from`` is rejected with its location; a sample
   without a ``conversations`` list is rejected.
@@ -37,7 +39,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.importers.agents.blocks import block_chunk, dumps, inner_json, parse_arguments
 from convo.importers.agents.samples import iter_samples, key_pattern, sub
-from convo.importers.build import message
+from convo.importers.build import file_local_id, message
 from convo.importers.context import ImportContext
 from convo.importers.jsoninput import as_str, json_head_with
 from convo.importers.registry import Format
@@ -121,7 +123,7 @@ def _sample(
         yield message(
             system,
             speaker="system",
-            id=f"{NAME}:{sid}:system" if sid else None,
+            id=file_local_id(NAME, f"{sid}:system", ctx.source.name) if sid else None,
             source_id=sub(ctx, where, "system"),
             format=NAME,
             thread=thread,
@@ -141,7 +143,7 @@ def _sample(
             _text(spelled, turn.get("value")),
             speaker=spelled,
             listeners=sides.listeners(role),
-            id=f"{NAME}:{sid}:{k}" if sid else None,
+            id=file_local_id(NAME, f"{sid}:{k}", ctx.source.name) if sid else None,
             source_id=loc,
             format=NAME,
             thread=thread,

@@ -13,8 +13,9 @@ toolCallId, toolName, args, result}``), ``source-url`` / ``source-document`` (v4
 ``{"id", "messages": [...]}`` (as apps persist it), JSONL, or one message.
 
 Decisions:
-- speaker = role; listeners user ↔ assistant; id = ``vercel-ai:<id>``; timestamp = v4
-  ``createdAt`` or ``metadata.createdAt`` when present, else the epoch sentinel with one
+- speaker = role; listeners user ↔ assistant; id = ``vercel-ai:<id>`` (the SDK's
+  ids are 16-character nanoids; a shorter one, unique only in its file, is
+  ``vercel-ai:<file>:<id>``: docs/ids.md); timestamp = v4 ``createdAt`` or ``metadata.createdAt`` when present, else the epoch sentinel with one
   warning a source; thread = the chat ``id`` (else the file, ``FILE#line-N`` per JSONL
   chat).
 - Chunks in part order: text as is; a tool part ``[tool_use NAME] {input}`` and, when it
@@ -39,7 +40,7 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.blocks import block_chunk, dumps
 from convo.importers.agents.samples import iter_samples, messages_of, sample_values, sub
-from convo.importers.build import message
+from convo.importers.build import ContentIds, file_local_id, message
 from convo.importers.context import ImportContext
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
 from convo.importers.registry import Format
@@ -91,6 +92,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """Read; reasoning goes to extra, or to ``[thinking]`` chunks with
     ``ctx.options.include_thinking``."""
     include_thinking = ctx.options.include_thinking
+    ids = ContentIds(source.name)
     untimed = 0
     for sample, loc in iter_samples(source, ctx):
         where = ctx.loc(loc) if loc != "doc" else source.name
@@ -100,14 +102,19 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             if not _is_message(msg) and not _is_v4_text(msg):
                 ctx.reject(here, "not an AI SDK UI message (role and parts)", msg)
                 continue
-            rec = _record(msg, here, thread, include_thinking)
+            rec = _record(msg, here, (thread, source.name), include_thinking)
+            ids.assign_local(rec)  # a short chat id is unique only in its file
             untimed += rec.timestamp is None
             yield rec
     if untimed:
         ctx.warn(source.name, "UI messages without createdAt get the epoch sentinel")
 
 
-def _record(msg: dict[str, Any], loc: str, thread: str, include: bool) -> ConversationMessage:
+def _record(
+    msg: dict[str, Any], loc: str, where: tuple[str, str], include: bool
+) -> ConversationMessage:
+    """A UI message; ``where`` = its chat (the thread) and the source's name."""
+    thread, source_name = where
     role = as_str(msg["role"])
     acc = _Parts(include)
     for part in as_list(msg.get("parts")):
@@ -126,7 +133,7 @@ def _record(msg: dict[str, Any], loc: str, thread: str, include: bool) -> Conver
         speaker=role,
         listeners=OTHER.get(role, []),
         timestamp=iso_ts(msg.get("createdAt")) or iso_ts(meta.get("createdAt")),
-        id=f"{NAME}:{mid}" if mid else None,
+        id=file_local_id(NAME, mid, source_name) if mid else None,
         source_id=loc,
         format=NAME,
         thread=thread,

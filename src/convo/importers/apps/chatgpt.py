@@ -23,6 +23,9 @@ Decisions:
   than ``all`` (a tool call) is kept in ``extra``.
 - The list is streamed one conversation at a time (convo.jsonstream); a file holding one
   conversation object is read whole.
+
+Ids and their scope (docs/ids.md): message ids are uuids, unique everywhere
+(``chatgpt:<id>``, no scope); without one ``chatgpt:<conversation>:<node>``.
 """
 
 from __future__ import annotations

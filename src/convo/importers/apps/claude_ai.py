@@ -34,6 +34,9 @@ Decisions:
   (one holding only thinking is kept, with an empty chunk and its ``extra.thinking``).
 - The list is streamed one conversation at a time; one conversation object (or
   ``{"conversations": [...]}``) is read whole.
+
+Ids and their scope (docs/ids.md): message uuids, unique everywhere (``claude-
+ai:<uuid>``, no scope).
 """
 
 from __future__ import annotations

@@ -22,6 +22,9 @@ Decisions:
   tagged ``system``.
 - Text copied from the client: see ``read_text`` (M/D/Y dates, Today/Yesterday
   need --start-date, empty ``[time]`` continuations skipped with a warning count).
+
+Ids and their scope (docs/ids.md): Discord snowflakes, unique everywhere
+(``discord:<id>``, no scope); the copied-text format has none: the content hash.
 """
 
 from __future__ import annotations

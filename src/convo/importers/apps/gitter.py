@@ -16,6 +16,9 @@ Decisions:
   id = ``gitter:<id>``; timestamp = ``sent``; ``editedAt``, ``urls``, ``issues``,
   ``readBy`` and ``threadMessageCount`` in ``extra``.
 - An item without ``fromUser`` is rejected with its location.
+
+Ids and their scope (docs/ids.md): Gitter's message ids are MongoDB ObjectIds (time,
+machine, counter), unique everywhere (``gitter:<id>``, no scope).
 """
 
 from __future__ import annotations

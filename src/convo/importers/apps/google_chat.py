@@ -20,6 +20,9 @@ Decisions:
   ``extra.topic_id`` keeps the Space thread; id = ``gchat:<message_id>``.
 - A deleted or empty message (no text, no file) is skipped and counted in one warning;
   something that is not a message object is rejected. ``messages`` is streamed.
+
+Ids and their scope (docs/ids.md): ``message_id`` starts with the group's id
+(``AAAA.../topic/msg``), so it is unique everywhere (``gchat:<message_id>``, no scope).
 """
 
 from __future__ import annotations

@@ -15,6 +15,11 @@ download), or a shared post's ``original_content_owner`` or an ``instagram.com/`
 (Instagram's, not Messenger's); ``participants`` is not needed (``sniff_messenger``).
 A file without either (stdin, a copied file) reads as ``messenger``; ``--from instagram``
 labels it.
+
+Ids and their scope (docs/ids.md): no message ids: the content hash, its conversation
+the thread's ``title`` (as Messenger, ``convo.importers.apps.messenger``);
+``message_N.json`` is a name every download has, so without a title the folder (the
+thread's) is hashed with it.
 """
 
 from __future__ import annotations

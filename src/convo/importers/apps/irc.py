@@ -44,6 +44,9 @@ Decisions:
   previous message); log open/close headers are structure. The file is streamed line by
   line (each line UTF-8, else the file's legacy encoding, guessed and named in a warning,
   or ``--encoding``: ``convo.core.encoding``).
+
+Ids and their scope (docs/ids.md): no message ids: the content hash, its conversation
+the channel (the thread), else the file's name.
 """
 
 from __future__ import annotations

@@ -24,6 +24,9 @@ Decisions:
   ``extra.thread_root`` for threaded messages; timestamp = ``origin_server_ts`` (ms).
 - Events still encrypted (``m.room.encrypted``) and redacted messages (no content) are
   rejected with their location; the ``messages`` list is streamed.
+
+Ids and their scope (docs/ids.md): event ids are unique everywhere (``$hash``, or
+``$x:server`` in old rooms): ``matrix:<event_id>``, no scope.
 """
 
 from __future__ import annotations

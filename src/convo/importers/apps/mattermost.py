@@ -12,6 +12,11 @@ Decisions:
   it with ``replyTo`` = the post's id.
 - Lines of other types (version, team, channel, user, direct_channel, emoji, scheme...)
   carry no messages and are read for names only.
+
+Ids and their scope (docs/ids.md): the export has no post ids:
+``mattermost:<team>:<channel>:<create_at>:<user>`` (the team and channel names scope it;
+only the same user in a same-named team and channel at the same millisecond could share
+one).
 """
 
 from __future__ import annotations

@@ -9,6 +9,10 @@ flat. Every string is repaired (UTF-8 bytes escaped as \\u00XX); no ids in the s
 
 Detection (``sniff_messenger``) rests on what every thread file has, a ``messages`` list
 with ``sender_name`` and ``timestamp_ms``, never on ``participants`` alone.
+
+Ids and their scope (docs/ids.md): no message ids: the content hash, its conversation
+the thread's ``title``; ``message_N.json`` is a name every download has, so without a
+title the folder (the thread's) is hashed with it.
 """
 
 from __future__ import annotations

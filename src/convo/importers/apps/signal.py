@@ -30,6 +30,10 @@ Decisions:
 - A line that looks like a damaged message header (a date where a header starts but
   the header does not parse) is read as its own message with a warning, never glued to
   the previous speaker's text. No ids in the text layouts (content hash).
+
+Ids and their scope (docs/ids.md): sigtop JSON ids are uuids (``signal:<id>``, no
+scope); the text layouts have none: the content hash, its conversation the chat (the
+thread), else the folder for ``chat.md``/``data.json``.
 """
 
 from __future__ import annotations

@@ -33,6 +33,11 @@ Decisions:
 - A channel-day file read on its own (a top-level array) is streamed by convo.jsonstream
   (a first look for the channel name, then the messages); day files inside a folder or
   .zip are small and read whole.
+
+Ids and their scope (docs/ids.md): ``slack:<channel id>:<ts>``: ts is unique to the
+microsecond within a channel, and channel ids are Slack-wide (a shared channel has one
+id in both workspaces, so its messages are the same records); a day file read alone
+names its channel as it can (``channel_name``, the export's folder, else ``slack``).
 """
 
 from __future__ import annotations

@@ -7,6 +7,13 @@ Decisions: HTML bodies through ``html_to_text``; ``From: null`` events become
 ``[system event] <kind>`` tagged ``system``; ``thread`` = ChatId (or channel id); in a
 1:1 chat (``@unq.gbl.spaces``) the listener is the other person seen in that chat.
 Messages are emitted in file order.
+
+Ids and their scope (docs/ids.md): a message's ``Id`` is its creation time in
+milliseconds, unique only within its chat or channel, so the id names the chat:
+``teams:<ChatId or ChannelId>:<Id>`` (chat and channel ids are unique across tenants:
+``19:...@thread.v2``, ``19:..._...@unq.gbl.spaces``); ``replyTo`` =
+``teams:<same chat>:<ReplyToId>``. A message that names neither has no scope
+(``teams:<Id>``).
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
 from convo.core.timestamps import iso_ts
 from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter
-from convo.importers.build import message
+from convo.importers.build import message, scoped_id
 from convo.importers.context import ImportContext
 from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head_with
 from convo.importers.registry import Format
@@ -83,9 +90,14 @@ def _teams_from(m: dict[str, Any]) -> str:
     return ""
 
 
-def _teams_thread(m: dict[str, Any]) -> str:
+def _teams_chat(m: dict[str, Any]) -> str:
+    """The chat or channel id, or ''."""
     ident = as_dict(m.get("ChannelIdentity"))
-    return as_str(m.get("ChatId")) or as_str(ident.get("ChannelId")) or "teams"
+    return as_str(m.get("ChatId")) or as_str(ident.get("ChannelId"))
+
+
+def _teams_thread(m: dict[str, Any]) -> str:
+    return _teams_chat(m) or "teams"
 
 
 def _system_event(m: dict[str, Any]) -> tuple[str, str]:
@@ -159,11 +171,11 @@ def _teams_message(
         speaker=speaker or None,
         listeners=listeners,
         timestamp=ts,
-        id=f"teams:{as_str(m.get('Id'))}",
+        id=scoped_id("teams", _teams_chat(m), as_str(m.get("Id"))),
         source_id=loc,
         format="teams",
         thread=thread,
-        reply_to=f"teams:{reply}" if reply else None,
+        reply_to=scoped_id("teams", _teams_chat(m), reply) if reply else None,
         subject=as_str(m.get("Subject")),
         tags=[SYSTEM_TAG] if system else [],
         extra=_teams_extra(m, attachments),

@@ -7,8 +7,17 @@ read whole).
 Decisions: ``date_unixtime`` is preferred; else the naive ``date`` is read in ``--tz``.
 Names (chat, sender, actor) with cp1252 mojibake are repaired when the repair
 round-trips. Service messages become ``[action] ...`` with the tag ``system``.
-``personal_chat``: the listener is the other sender. id = ``telegram:<chat>:<message id>``;
-a message without an id gets the content-hash id (``convo.importers.build.ContentIds``).
+``personal_chat``: the listener is the other sender. A message without an id gets the
+content-hash id (``convo.importers.build.ContentIds``).
+
+Ids and their scope (docs/ids.md): id = ``telegram:<chat>:<message id>``. Message ids
+of supergroups and channels are numbered per chat, so the chat id scopes them. Those of
+personal chats, bot chats, basic groups and saved messages are numbered per *account*
+(each account's own message box), and a personal chat's id is the other person's, so
+two people's exports of their chats with a third share chat ids and message numbers:
+there the chat is ``<account>/<chat>``, the account being the full export's
+``personal_information.user_id``, else (a one-chat export of a personal chat) the one
+sender id that is not the chat's; when neither says it, the chat id alone.
 """
 
 from __future__ import annotations
@@ -61,6 +70,7 @@ def read_telegram(source: Source, ctx: ImportContext) -> Iterator[ConversationMe
         return
     doc.close()
     # The full export: one chat at a time (each chat is read whole).
+    account = as_str(as_dict(head.get("personal_information")).get("user_id"))
     c = 0
     for key in _TG_LISTS:
         chats = StreamedDoc(source, (key, "list"), keep=False)
@@ -68,7 +78,8 @@ def read_telegram(source: Source, ctx: ImportContext) -> Iterator[ConversationMe
             c += 1
             chat = as_dict(chat)
             msgs = as_list(chat.get("messages"))
-            yield from _telegram_chat(chat, partial(_numbered, msgs), c, source, ctx, empty)
+            chat_items = partial(_numbered, msgs)
+            yield from _telegram_chat(chat, chat_items, c, source, ctx, empty, account)
     if not c:
         raise InputError(
             "no chats in this Telegram export",
@@ -91,6 +102,7 @@ class _Chat:
     name: str
     type: str
     parties: list[str]  # the two senders of a two-party personal chat, else empty
+    scope: str  # what the message ids are numbered within (the module docstring)
 
 
 def _telegram_chat(
@@ -100,19 +112,23 @@ def _telegram_chat(
     source: Source,
     ctx: ImportContext,
     empty: EmptyCounter,
+    account: str = "",
 ) -> Iterator[ConversationMessage]:
-    """One chat; ``items()`` gives its messages (called twice for a personal chat)."""
+    """One chat; ``items()`` gives its messages (called twice for a personal chat);
+    ``account``: whose export it is, when the export says (the module docstring)."""
     chat_id = as_str(chat.get("id")) or str(c)
     ctype = as_str(chat.get("type"))
     senders: set[str] = set()
     if ctype == "personal_chat":  # a first pass: who takes part
-        senders = {fix_cp1252_mojibake(as_str(as_dict(m).get("from"))) for m, _ in items()}
-        senders -= {""}
+        people = [as_dict(m) for m, _ in items()]
+        senders = {fix_cp1252_mojibake(as_str(m.get("from"))) for m in people} - {""}
+        account = account or _owner(chat_id, {as_str(m.get("from_id")) for m in people})
     info = _Chat(
         id=chat_id,
         name=fix_cp1252_mojibake(as_str(chat.get("name"))) or f"telegram:{chat_id}",
         type=ctype,
         parties=list(senders) if len(senders) == 2 else [],
+        scope=f"{account}/{chat_id}" if account and ctype in _PER_ACCOUNT else chat_id,
     )
     for i, (m, _) in enumerate(items(), 1):
         loc = ctx.loc(f"chat-{c}-msg-{i}")
@@ -126,6 +142,16 @@ def _telegram_chat(
         if msg.timestamp is None:
             ctx.warn(loc, "no readable date; time left unknown")
         yield msg
+
+
+_PER_ACCOUNT = {"personal_chat", "bot_chat", "private_group", "saved_messages"}
+
+
+def _owner(chat_id: str, sender_ids: set[str]) -> str:
+    """The account a personal chat was exported from: its one sender that is not the
+    chat's other person (``user<chat id>``), or '' when that is not one."""
+    others = {x.removeprefix("user") for x in sender_ids if x and x.startswith("user")} - {chat_id}
+    return others.pop() if len(others) == 1 and len(sender_ids - {""}) == 2 else ""
 
 
 _TG_MEDIA = ("photo", "file", "media_type", "mime_type", "duration_seconds", "width", "height",
@@ -165,7 +191,7 @@ def _tg_message(m: dict[str, Any], loc: str, chat: _Chat, zone: Any) -> Conversa
         source_id=loc,
         format="telegram",
         thread=chat.name,
-        reply_to=f"telegram:{chat.id}:{rid}" if rid else None,
+        reply_to=f"telegram:{chat.scope}:{rid}" if rid else None,
         tags=[SYSTEM_TAG] if service else [],
         extra={
             "chat_id": chat.id,
@@ -183,9 +209,9 @@ def _tg_message(m: dict[str, Any], loc: str, chat: _Chat, zone: Any) -> Conversa
 
 
 def _tg_id(chat: _Chat, m: dict[str, Any]) -> str | None:
-    """``telegram:<chat>:<id>``; None (the content hash) when the message has no id."""
+    """``telegram:<chat scope>:<id>``; None (the content hash) when the message has no id."""
     mid = as_str(m.get("id"))
-    return f"telegram:{chat.id}:{mid}" if mid else None
+    return f"telegram:{chat.scope}:{mid}" if mid else None
 
 
 def _tg_text(value: Any) -> tuple[str, list[str], list[str]]:

@@ -22,6 +22,9 @@ Decisions:
 - thread = ``conversationId``, subject = the group ``name``; id = ``twitter:<id>``;
   timestamp = ``createdAt``; each conversation in time order (oldest first).
 - The file is read whole (at most 512 MiB): the JSON after the ``= `` assignment.
+
+Ids and their scope (docs/ids.md): Twitter's message ids are unique everywhere
+(``twitter:<id>``, no scope).
 """
 
 from __future__ import annotations

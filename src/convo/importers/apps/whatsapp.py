@@ -28,6 +28,10 @@ Decisions:
 - ``<Media omitted>``, ``image omitted``, ``<attached: f>`` set ``extra.media``.
 - Two speakers in the file: each is the other's listener; else ``@Name`` mentions of known
   speakers are the listeners. No ids in the source (content hash).
+
+Ids and their scope (docs/ids.md): no message ids: the content hash, its conversation
+the chat the file or zip is named after; ``_chat.txt`` (iOS) is a name every export has,
+so its folder is hashed with it.
 """
 
 from __future__ import annotations

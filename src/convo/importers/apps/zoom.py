@@ -17,6 +17,10 @@ for undated transcripts). A line whose time is damaged
 (``10:0a:12<TAB>Bob:<TAB>hi``) is its own message with a warning (time unknown,
 ``extra.damaged_header``), never glued to the previous speaker's text. Ids hash the
 offset, not the day, so re-ingesting with another ``--start-date`` finds the same messages.
+
+Ids and their scope (docs/ids.md): no message ids: the content hash of the offset, its
+conversation the file's name; ``meeting_saved_chat.txt`` is a name every meeting has, so
+its folder (the meeting's) is hashed with it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,8 @@
-"""One RFC 5322 message a file (``.eml``): sniffer and reader."""
+"""One RFC 5322 message a file (``.eml``): sniffer and reader.
+
+Ids and their scope (docs/ids.md): the ``Message-ID``, unique everywhere (no scope);
+without one, the content hash (``convo.importers.email.record``).
+"""
 
 from __future__ import annotations
 

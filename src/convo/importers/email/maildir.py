@@ -1,4 +1,8 @@
-"""Maildir folders (``cur/``, ``new/``, ``tmp/``), one message a file: sniffer and reader."""
+"""Maildir folders (``cur/``, ``new/``, ``tmp/``), one message a file: sniffer and reader.
+
+Ids and their scope (docs/ids.md): the ``Message-ID``, unique everywhere (no scope);
+without one, the content hash.
+"""
 
 from __future__ import annotations
 

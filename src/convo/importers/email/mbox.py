@@ -1,4 +1,9 @@
-"""Unix mailboxes (mboxo, mboxrd, Thunderbird, Gmail Takeout): sniffer and streaming reader."""
+"""Unix mailboxes (mboxo, mboxrd, Thunderbird, Gmail Takeout): sniffer and streaming reader.
+
+Ids and their scope (docs/ids.md): the ``Message-ID``, unique everywhere (no scope);
+without one, the content hash, with the folder for a mailbox named ``Inbox``/``mbox`` (a
+name every account's has).
+"""
 
 from __future__ import annotations
 

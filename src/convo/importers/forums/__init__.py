@@ -4,10 +4,12 @@ Every post is a message whose speaker is its author (deleted/removed/missing aut
 become null, counted and warned once per file), listeners are the ``@``-mentioned users
 (``u/name`` on Reddit), ``thread`` is the topic/question/issue and ``replyTo`` the
 parent's id, so ``convo show`` can draw the reply tree. Ids and threads are the source's
-own ids with a prefix: ``reddit:t1_xyz`` (thread ``reddit:t3_abc``), ``discourse:post:83``
-(thread ``discourse:57``), ``hn:8863``, ``se:12`` / ``se:c7`` (comments), phpBB
-``phpbb:4`` (thread ``phpbb:topic-2``), GitHub ``github:owner/repo#12`` (the issue, also
-the thread) and ``github:owner/repo#12/comment/ID``.
+own ids with a prefix, and the site, instance or board they are numbered in where they
+are not unique everywhere (docs/ids.md): ``reddit:t1_xyz`` (thread ``reddit:t3_abc``),
+``discourse:meta.example.org:post:83`` (thread ``discourse:meta.example.org:57``),
+``hn:8863``, ``se:cooking:12`` / ``se:cooking:c7`` (comments), phpBB
+``phpbb:<board>:4`` (thread ``phpbb:<board>:topic-2``), GitHub ``github:owner/repo#12``
+(the issue, also the thread) and ``github:owner/repo#12/comment/ID``.
 
 Decisions where the sources are silent:
 

@@ -8,24 +8,49 @@ as readable text. ``reply_to_post_number`` points at a post number of the same t
 post that names none answers the topic, so it replies to post 1 when that post is in the
 file. A listing has no post bodies: each topic becomes one message whose text is its
 title (and excerpt), speaker the original poster, listeners the other participants.
+
+Ids and their scope (docs/ids.md): post and topic ids are numbered per Discourse
+instance, so an id names its instance: ``discourse:<host>:post:<id>``, threads
+``discourse:<host>:<topic id>``, listed topics ``discourse:<host>:topic:<id>``. The
+host is the one Discourse writes into uploaded avatars (``avatar_template``
+``/user_avatar/<host>/...``) of the file's posts or users; when none has one, the folder
+the file sits in; from standard input with neither, no scope (``discourse:post:<id>``,
+with a warning).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 from convo.core.errors import InputError, RecordError
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
+from convo.importers.build import scoped_id, source_scope
 from convo.importers.context import ImportContext
 from convo.importers.forums.common import Tally, as_int, as_str, message
 from convo.importers.jsoninput import sniff_json
 from convo.importers.registry import Format
 
 FMT = "discourse"
+_Ids = Callable[[str], str]  # a local id → its scoped id (build.scoped_id with the host)
+_AVATAR_HOST = re.compile(r"^/user_avatar/([^/]+)/")
+
+
+def instance(people: list, source: Source, ctx: ImportContext) -> _Ids:
+    """The ids of the instance ``people`` (posts or users) come from (module docstring)."""
+    host = None
+    for person in people if isinstance(people, list) else []:
+        template = as_str(person.get("avatar_template")) if isinstance(person, dict) else None
+        m = _AVATAR_HOST.match(template or "")
+        if m:
+            host = m.group(1)
+            break
+    scope = source_scope(source, ctx, host, what="instance", example="discourse:post:<id>")
+    return partial(scoped_id, FMT, scope)
 
 
 def _tags(value: Any) -> list[str]:
@@ -84,6 +109,7 @@ def _post_list(
     posts: list, doc: dict, source: Source, ctx: ImportContext
 ) -> Iterator[ConversationMessage]:
     tally = Tally(ctx)
+    ids = instance(posts, source, ctx)
     title = as_str(doc.get("title")) if "title" in doc else None
     tags = _tags(doc.get("tags"))
     numbers: dict[tuple[str | None, int], str] = {}
@@ -92,12 +118,12 @@ def _post_list(
             number = as_int(post.get("post_number"))
             if number is not None:
                 topic = as_str(post.get("topic_id")) or as_str(doc.get("id"))
-                numbers[(topic, number)] = f"discourse:post:{as_int(post['id'])}"
+                numbers[(topic, number)] = ids(f"post:{as_int(post['id'])}")
     unresolved = 0
     for i, post in enumerate(posts, 1):
         where = ctx.loc(f"post-{i}")
         try:
-            msg, missing = _post(post, doc, where, tally, numbers, title, tags)
+            msg, missing = _post(post, doc, where, tally, numbers, (title, tags, ids))
         except RecordError as e:
             ctx.reject_error(e, post)
             continue
@@ -114,9 +140,10 @@ def _post(
     where: str,
     tally: Tally,
     numbers: dict[tuple[str | None, int], str],
-    title: str | None,
-    tags: list[str],
+    topic_facts: tuple[str | None, list[str], _Ids],
 ) -> tuple[ConversationMessage, int]:
+    """A post as a message; ``topic_facts`` = the topic's title, tags and ids."""
+    title, tags, ids = topic_facts
     if not isinstance(post, dict):
         raise RecordError("a post is not an object", where=where)
     ident = as_int(post.get("id"))
@@ -132,8 +159,8 @@ def _post(
             tally.speaker(post.get("username")),
             timestamp=tally.iso(post.get("created_at")),
             source_id=where,
-            id=f"discourse:post:{ident}",
-            thread=f"discourse:{topic}" if topic else None,
+            id=ids(f"post:{ident}"),
+            thread=ids(topic) if topic else None,
             reply_to=reply_to,
             subject=(title or as_str(post.get("topic_title"))) if number == 1 else None,
             tags=tags,
@@ -188,12 +215,13 @@ def _listing(doc: dict, source: Source, ctx: ImportContext) -> Iterator[Conversa
             if name:
                 users[as_int(user["id"])] = name  # type: ignore[index]
     tally = Tally(ctx)
+    ids = instance(doc.get("users") or [], source, ctx)
     for i, topic in enumerate(topics, 1):
         where = ctx.loc(f"topic-{i}")
         if not isinstance(topic, dict) or as_int(topic.get("id")) is None:
             ctx.reject(where, "a topic without an id", topic)
             continue
-        yield _topic(topic, where, users, tally)
+        yield _topic(topic, where, users, tally, ids)
     if topics:
         ctx.warn(
             source.name,
@@ -213,7 +241,9 @@ def _people(entries: Any, users: dict[int, str]) -> list[tuple[str, str]]:
     return out
 
 
-def _topic(topic: dict, where: str, users: dict[int, str], tally: Tally) -> ConversationMessage:
+def _topic(
+    topic: dict, where: str, users: dict[int, str], tally: Tally, ids: _Ids
+) -> ConversationMessage:
     ident = as_int(topic["id"])
     posters = _people(topic.get("posters"), users)
     op = next((n for n, d in posters if "Original Poster" in d), None)
@@ -228,8 +258,8 @@ def _topic(topic: dict, where: str, users: dict[int, str], tally: Tally) -> Conv
         tally.speaker(op),
         timestamp=tally.iso(topic.get("created_at")),
         source_id=where,
-        id=f"discourse:topic:{ident}",
-        thread=f"discourse:{ident}",
+        id=ids(f"topic:{ident}"),
+        thread=ids(str(ident)),
         subject=title,
         tags=_tags(topic.get("tags")),
         extra={

@@ -5,6 +5,9 @@ its title, labels as tags. A comment's id is ``github:OWNER/REPO#N/comment/ID`` 
 replies to the issue's id, found from ``issue_url`` (or ``pull_request_url`` for review
 comments), so comments imported from another file still hang under their issue.
 A top-level array (the API's list pages) is streamed item by item (convo.jsonstream).
+
+Ids and their scope (docs/ids.md): the repository scopes the number:
+``github:OWNER/REPO#N``, comments ``.../comment/ID``.
 """
 
 from __future__ import annotations

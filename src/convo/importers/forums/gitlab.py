@@ -16,10 +16,15 @@ object (one issue, as ``GET /projects/:id/issues/:iid`` gives it).
 Decisions:
 - speaker = ``author.username`` (``author.name`` in ``extra.author_name``); listeners = the
   ``@username`` mentions in the body, else (a reply in a discussion) the first note's author.
-- thread = ``gitlab:<project_id>/<issues|merge_requests|...>/<noteable_iid>`` (the
-  noteable's ``noteable_id`` when there is no iid); id = ``gitlab:note/<id>``; in a
-  discussion the later notes reply to its first note; a first or single note replies to
-  nothing (the issue itself is not in the file).
+- thread = ``gitlab:<host>:<project_id>/<issues|merge_requests|...>/<noteable_iid>``
+  (the noteable's ``noteable_id`` when there is no iid); id = ``gitlab:<host>:note/<id>``;
+  in a discussion the later notes reply to its first note; a first or single note
+  replies to nothing (the issue itself is not in the file).
+- Ids and their scope (docs/ids.md): note and project ids are numbered per GitLab
+  instance (gitlab.com and every self-managed one), so an id names its instance: the
+  host of the author's ``web_url`` (every note's author has one in the API), else the
+  last such host in the file, else the folder the file sits in; from standard input with neither, no scope (``gitlab:note/<id>``, with
+  a warning).
 - System notes (``system: true``: "changed the description", "closed") are tagged
   ``system``; ``DiffNote`` positions, resolution state, ``confidential``/``internal`` go to
   ``extra``.
@@ -40,13 +45,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.samples import iter_samples, sample_values, sub
 from convo.importers.apps.common import SYSTEM_TAG
-from convo.importers.build import message
+from convo.importers.build import clean_scope, folder_scope, message, scoped_id, source_scope
 from convo.importers.context import ImportContext
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
 from convo.importers.registry import Format
@@ -106,24 +112,53 @@ def _is_gitlab(obj: Any) -> bool:
     return _is_note(obj) or _is_discussion(obj) or _is_issue(obj)
 
 
+def _host(note: dict[str, Any]) -> str | None:
+    url = as_str(as_dict(note.get("author")).get("web_url"))
+    return urlsplit(url).hostname if url.startswith(("http://", "https://")) else None
+
+
+class _Instance:
+    """The scope of the notes' ids: each note's host, else the last host seen in the
+    file (one file is one instance's), else the source's folder."""
+
+    def __init__(self, source: Source, ctx: ImportContext):
+        self.source, self.ctx = source, ctx
+        self.folder = folder_scope(source)
+        self.last: str | None = None
+        self.warned = self.folder is not None
+
+    def of(self, note: dict[str, Any]) -> str | None:
+        host = clean_scope(_host(note))
+        if host is not None:
+            self.last = host
+            return host
+        if self.last is None and not self.warned:
+            self.warned = True  # source_scope says once that the ids are unscoped
+            return source_scope(
+                self.source, self.ctx, None, what="instance", example="gitlab:note/<id>"
+            )
+        return self.last or self.folder
+
+
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    inst = _Instance(source, ctx)
     for sample, loc in iter_samples(source, ctx):
         where = ctx.loc(loc) if loc != "doc" else source.name
         items = sample if isinstance(sample, list) else [sample]
         for k, item in enumerate(items, 1):
             here = sub(ctx, where, f"item-{k}") if isinstance(sample, list) else where
             if _is_discussion(item):
-                yield from _discussion(item, here, ctx)
+                yield from _discussion(item, here, ctx, inst)
             elif _is_note(item):
-                yield _note(item, here, None, None)
+                yield _note(item, here, None, (None, inst.of(item)))
             elif _is_issue(item):
-                yield _issue(item, here)
+                yield _issue(item, here, inst.of(item))
             else:
                 ctx.reject(here, "not a GitLab issue, merge request, note or discussion", item)
 
 
 def _discussion(
-    disc: dict[str, Any], where: str, ctx: ImportContext
+    disc: dict[str, Any], where: str, ctx: ImportContext, inst: _Instance
 ) -> Iterator[ConversationMessage]:
     first: ConversationMessage | None = None
     for k, note in enumerate(disc["notes"], 1):
@@ -131,7 +166,8 @@ def _discussion(
         if not _is_note(note):
             ctx.reject(loc, "not a GitLab note", note)
             continue
-        rec = _note(note, loc, first.id if first else None, as_str(disc.get("id")) or None)
+        facts = (as_str(disc.get("id")) or None, inst.of(note))
+        rec = _note(note, loc, first.id if first else None, facts)
         if first is None:
             first = rec
         elif not rec.metadata.recipients and first.speaker and first.speaker != rec.speaker:
@@ -139,17 +175,20 @@ def _discussion(
         yield rec
 
 
-def _thread(note: dict[str, Any]) -> str:
+def _thread(note: dict[str, Any], host: str | None) -> str:
     kind = KINDS.get(
         as_str(note.get("noteable_type")), as_str(note.get("noteable_type")).lower() or "notes"
     )
     number = as_str(note.get("noteable_iid")) or as_str(note.get("noteable_id"))
-    return f"gitlab:{as_str(note.get('project_id')) or '?'}/{kind}/{number or '?'}"
+    project = as_str(note.get("project_id")) or "?"
+    return scoped_id(NAME, host, f"{project}/{kind}/{number or '?'}")
 
 
 def _note(
-    note: dict[str, Any], where: str, reply_to: str | None, discussion: str | None
+    note: dict[str, Any], where: str, reply_to: str | None, facts: tuple[str | None, str | None]
 ) -> ConversationMessage:
+    """A note as a message; ``facts`` = its discussion's id and its instance's host."""
+    discussion, host = facts
     author = note["author"]
     speaker = as_str(author.get("username")) or as_str(author.get("name"))
     body = as_str(note.get("body"))
@@ -160,10 +199,10 @@ def _note(
         speaker=speaker or None,
         listeners=heard,
         timestamp=iso_ts(note.get("created_at")),
-        id=f"{NAME}:note/{nid}" if nid else None,
+        id=scoped_id(NAME, host, f"note/{nid}") if nid else None,
         source_id=where,
         format=NAME,
-        thread=_thread(note),
+        thread=_thread(note, host),
         reply_to=reply_to,
         tags=[SYSTEM_TAG] if note.get("system") else [],
         extra={
@@ -182,8 +221,9 @@ def _note(
     )
 
 
-def _issue(issue: dict[str, Any], where: str) -> ConversationMessage:
-    """An issue or merge request: the opening post of its thread."""
+def _issue(issue: dict[str, Any], where: str, host: str | None) -> ConversationMessage:
+    """An issue or merge request: the opening post of its thread (the thread its notes
+    name, scoped by the instance's ``host`` as they are)."""
     url = as_str(issue.get("web_url"))
     is_mr = "source_branch" in issue or "/merge_requests/" in url
     kind = "merge_requests" if is_mr else "issues"
@@ -196,10 +236,14 @@ def _issue(issue: dict[str, Any], where: str) -> ConversationMessage:
         speaker=speaker or None,
         listeners=heard,
         timestamp=iso_ts(issue.get("created_at")),
-        id=f"{NAME}:{kind[:-1]}/{gid}" if gid else None,
+        id=scoped_id(NAME, host, f"{kind[:-1]}/{gid}") if gid else None,
         source_id=where,
         format=NAME,
-        thread=f"gitlab:{as_str(issue.get('project_id')) or '?'}/{kind}/{as_str(issue.get('iid'))}",
+        thread=scoped_id(
+            NAME,
+            host,
+            f"{as_str(issue.get('project_id')) or '?'}/{kind}/{as_str(issue.get('iid'))}",
+        ),
         subject=title or None,
         tags=[t for t in (as_str(x) for x in as_list(issue.get("labels"))) if t],
         extra=_issue_extra(issue, url),

@@ -4,6 +4,8 @@
 Algolia trees are walked depth-first with an explicit stack. Firebase items carry only
 ``parent``; their thread is the story when the parent chain was seen earlier in the input
 (a map of item id to story id, a few bytes per item), else left out.
+
+Ids and their scope (docs/ids.md): Hacker News is one site: ``hn:<item id>``, no scope.
 """
 
 from __future__ import annotations

@@ -25,6 +25,9 @@ Decisions:
 - visibility in ``extra.visibility`` (public, unlisted, followers, direct) from
   ``to``/``cc``; ``url``, ``sensitive``, ``language`` kept.
 - ``orderedItems`` is streamed one activity at a time.
+
+Ids and their scope (docs/ids.md): the status URL names its instance:
+``mastodon:<URL>``, no further scope.
 """
 
 from __future__ import annotations

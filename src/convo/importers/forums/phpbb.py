@@ -8,19 +8,27 @@ topic's first replies to that first post (``topic_first_post_id``, else the firs
 of the topic met in the file). A posts table without ``post_text`` is refused: there is
 nothing to import. Stored text (s9e XML ``<r>..</r>`` or BBCode with entities) becomes
 plain text.
+
+Ids and their scope (docs/ids.md): post and topic ids are numbered per board, so an id
+names its board: ``phpbb:<board>:<post id>``, threads ``phpbb:<board>:topic-<topic
+id>``. The board is the ``server_name`` of the dataset's ``phpbb_config`` table when it
+has one, else the folder the file sits in; from standard input with neither, no scope
+(``phpbb:<post id>``, with a warning).
 """
 
 from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
+from convo.importers.build import scoped_id, source_scope
 from convo.importers.context import ImportContext
 from convo.importers.forums.common import Tally, as_int, message
 from convo.importers.forums.xmlstream import iter_events
@@ -120,18 +128,28 @@ def sniff_phpbb(source: Source) -> int:
     return 0
 
 
-def _users_and_topics(
-    source: Source, path: Path | None
-) -> tuple[dict[str, str], dict[str, tuple[str | None, str | None]]]:
-    """The first pass: user id → name, and topic id → (title, first post id)."""
-    users: dict[str, str] = {}
-    topics: dict[str, tuple[str | None, str | None]] = {}
-    for table, row, _ in _tables(source, {"phpbb_users", "phpbb_topics"}, path):
-        if table.name == "phpbb_users" and row.get("user_id") and row.get("username"):
-            users[row["user_id"]] = row["username"]
-        elif table.name == "phpbb_topics" and row.get("topic_id"):
-            topics[row["topic_id"]] = (row.get("topic_title"), row.get("topic_first_post_id"))
-    return users, topics
+class _Board:
+    """What the first pass learns: user id → name, topic id → (title, first post id),
+    and the board's ``server_name`` (from ``phpbb_config``)."""
+
+    def __init__(self, source: Source, path: Path | None):
+        self.users: dict[str, str] = {}
+        self.topics: dict[str, tuple[str | None, str | None]] = {}
+        self.server: str | None = None
+        for table, row, _ in _tables(source, _FIRST_PASS, path):
+            if table.name == "phpbb_users" and row.get("user_id") and row.get("username"):
+                self.users[row["user_id"]] = row["username"]
+            elif table.name == "phpbb_topics" and row.get("topic_id"):
+                self.topics[row["topic_id"]] = (
+                    row.get("topic_title"),
+                    row.get("topic_first_post_id"),
+                )
+            elif table.name == "phpbb_config" and row.get("config_name") == "server_name":
+                self.server = row.get("config_value")
+
+
+_FIRST_PASS = {"phpbb_users", "phpbb_topics", "phpbb_config"}
+_Ids = Callable[[str], str]  # a local id → its scoped id (build.scoped_id with the board)
 
 
 def _poster_name(row: dict, users: dict[str, str]) -> str | None:
@@ -151,6 +169,7 @@ def _post_message(
     users: dict[str, str],
     tally: Tally,
     ctx: ImportContext,
+    ids: _Ids,
 ) -> ConversationMessage:
     """One phpbb_posts row as a message; ``first`` is the first post of its topic."""
     post, topic = row["post_id"], row.get("topic_id")
@@ -160,9 +179,9 @@ def _post_message(
         tally.speaker(_poster_name(row, users)),
         timestamp=tally.epoch(as_int(row.get("post_time"))),
         source_id=ctx.loc(f"post-{post}"),
-        id=f"phpbb:{post}",
-        thread=f"phpbb:topic-{topic}" if topic else None,
-        reply_to=f"phpbb:{first}" if first != post else None,
+        id=ids(post),
+        thread=ids(f"topic-{topic}") if topic else None,
+        reply_to=ids(first) if first != post else None,
         subject=(row.get("post_subject") or "").strip() or (title if first == post else None),
         extra={
             "forum_id": as_int(row.get("forum_id")),
@@ -184,7 +203,12 @@ def _require_text(table: _Table, ctx: ImportContext) -> None:
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     path = source.real_path()  # two passes: stdin and .gz are spooled once
-    users, topics = _users_and_topics(source, path)
+    board = _Board(source, path)
+    ids = partial(
+        scoped_id,
+        FMT,
+        source_scope(source, ctx, board.server, what="board", example="phpbb:<post id>"),
+    )
     tally = Tally(ctx)
     first_seen: dict[str, str] = {}
     found = False
@@ -197,9 +221,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         if not post:
             ctx.reject(ctx.loc(line), "phpbb_posts row without a post_id", row)
             continue
-        title, first = topics.get(topic or "", (None, None))
+        title, first = board.topics.get(topic or "", (None, None))
         first = first or first_seen.setdefault(topic or "", post)
-        yield _post_message(row, first, title, users, tally, ctx)
+        yield _post_message(row, first, title, board.users, tally, ctx, ids)
     if not found:
         raise InputError(
             "no phpbb_posts table in this dataset",

@@ -5,6 +5,9 @@ Comments are walked depth-first with an explicit stack (no recursion limit), so 
 follows its parent. A comment's parent is the Thing that holds it in the tree, else its
 ``parent_id``. Things without an id get the content-hash id the pipeline would give them,
 computed here so replies can point at it.
+
+Ids and their scope (docs/ids.md): Reddit fullnames are unique everywhere
+(``reddit:t1_...``, no scope).
 """
 
 from __future__ import annotations

@@ -1,9 +1,18 @@
 """Stack Exchange data dump XML: ``Posts.xml``, ``Comments.xml`` (and ``Users.xml``).
 
-Questions (PostTypeId 1) start a thread ``se:<id>`` with their title as subject and tags;
-answers (2) reply to their question (``ParentId``) and carry ``accepted`` when the
-question named them (dumps list posts by id, so the question comes first). Comments
-(``se:c<id>``) reply to their post; their thread comes from ``Posts.xml`` beside them when
+Ids and their scope (docs/ids.md): post and comment ids are numbered per site (every
+site has a post 1), so an id names its site: ``se:<site>:<id>`` for a post,
+``se:<site>:c<id>`` for a comment. The dump does not name its site in the XML, so the
+site is the file-name prefix when there is one (``cooking-Posts.xml``: ``cooking``), else
+the folder the file sits in, as the dump's archive unpacks
+(``cooking.stackexchange.com/Posts.xml``: ``cooking``; ``.stackexchange.com``, ``.com``
+and ``.net`` are left out, so ``superuser.com`` is ``superuser``). From standard input
+there is no site: the ids are ``se:<id>`` and a warning says so.
+
+Questions (PostTypeId 1) start a thread ``se:<site>:<id>`` with their title as subject
+and tags; answers (2) reply to their question (``ParentId``) and carry ``accepted`` when
+the question named them (dumps list posts by id, so the question comes first). Comments
+(``se:<site>:c<id>``) reply to their post; their thread comes from ``Posts.xml`` beside them when
 there is one (a comment whose post is missing from it keeps the post only in
 ``extra.post_id``, so every replyTo resolves). Other post types (tag wikis, nominations...) are skipped with a warning.
 
@@ -18,19 +27,22 @@ UTC) and, like every naive time, read in ``--tz`` (default UTC).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
+from convo.importers.build import scoped_id, source_scope
 from convo.importers.context import ImportContext
 from convo.importers.forums.common import Tally, as_int, message
 from convo.importers.forums.xmlstream import iter_events
 from convo.importers.registry import Format
 
 FMT = "stackexchange"
+_Ids = Callable[[str], str]  # a local id → its scoped id (build.scoped_id with the site)
 
 
 def tags(value: str | None) -> list[str]:
@@ -56,6 +68,24 @@ def _sibling(source: Source, kind: str) -> Path | None:
         if path != source.path and path.is_file():
             return path
     return None
+
+
+_SITE_SUFFIXES = (".stackexchange.com", ".com", ".net")
+
+
+def site(source: Source, ctx: ImportContext) -> str | None:
+    """The site the dump is of (see the module docstring); None, with a warning, when
+    nothing names it."""
+    prefix = re.match(r"(?i)(.*?)[-_.]?(?:posts|comments|users)\.xml(?:\.gz)?$", source.match_name)
+    name = source_scope(
+        source, ctx, prefix.group(1) if prefix else None, what="site", example="se:<id>"
+    )
+    if name is None:
+        return None
+    for suffix in _SITE_SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name.removesuffix(suffix)
+    return name
 
 
 def _rows(source: Source, path: Path | None = None) -> Iterator[tuple[dict, int]]:
@@ -112,7 +142,7 @@ class _Names:
 
 
 def _post_message(
-    attrs: dict, accepted: set[str], names: _Names, tally: Tally, ctx: ImportContext
+    attrs: dict, accepted: set[str], names: _Names, tally: Tally, ctx: ImportContext, sid: _Ids
 ) -> ConversationMessage:
     """A question (PostTypeId 1) or answer (2) row as a message."""
     ident, kind, parent = attrs["Id"], attrs["PostTypeId"], attrs.get("ParentId")
@@ -123,21 +153,21 @@ def _post_message(
         names.speaker(tally, attrs.get("OwnerDisplayName"), attrs.get("OwnerUserId")),
         timestamp=tally.iso(attrs.get("CreationDate")),
         source_id=ctx.loc(f"post-{ident}"),
-        id=f"se:{ident}",
-        thread=f"se:{thread}" if thread else None,
-        reply_to=f"se:{parent}" if kind == "2" and parent else None,
+        id=sid(ident),
+        thread=sid(thread) if thread else None,
+        reply_to=sid(parent) if kind == "2" and parent else None,
         subject=attrs.get("Title"),
         tags=tags(attrs.get("Tags")),
-        extra=_post_extra(attrs, accepted),
+        extra=_post_extra(attrs, accepted, sid),
     )
 
 
-def _post_extra(attrs: dict, accepted: set[str]) -> dict[str, Any]:
+def _post_extra(attrs: dict, accepted: set[str], sid: _Ids) -> dict[str, Any]:
     kind, answer = attrs["PostTypeId"], attrs.get("AcceptedAnswerId")
     return {
         "post_type": "question" if kind == "1" else "answer",
         "score": as_int(attrs.get("Score")),
-        "accepted_answer": f"se:{answer}" if answer else None,
+        "accepted_answer": sid(answer) if answer else None,
         "accepted": True if kind == "2" and attrs["Id"] in accepted else None,
         "view_count": as_int(attrs.get("ViewCount")),
         "answer_count": as_int(attrs.get("AnswerCount")),
@@ -149,6 +179,7 @@ def _post_extra(attrs: dict, accepted: set[str]) -> dict[str, Any]:
 def _posts(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     names = _Names(source, ctx)
     tally = Tally(ctx)
+    sid = partial(scoped_id, "se", site(source, ctx))
     accepted: set[str] = set()  # answer ids their question accepted (questions come first)
     skipped: dict[str, int] = {}
     for attrs, line in _rows(source):
@@ -161,7 +192,7 @@ def _posts(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             continue
         if kind == "1" and attrs.get("AcceptedAnswerId"):
             accepted.add(attrs["AcceptedAnswerId"])
-        yield _post_message(attrs, accepted, names, tally, ctx)
+        yield _post_message(attrs, accepted, names, tally, ctx, sid)
     for kind, count in skipped.items():
         ctx.warn(source.name, f"{count} post(s) of PostTypeId {kind} skipped (not Q&A)")
     names.finish()
@@ -171,6 +202,7 @@ def _posts(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
 def _comments(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     names = _Names(source, ctx)
     tally = Tally(ctx)
+    sid = partial(scoped_id, "se", site(source, ctx))
     thread_of: dict[str, str] = {}
     orphans = 0
     posts = _sibling(source, "Posts")
@@ -192,14 +224,14 @@ def _comments(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
             names.speaker(tally, attrs.get("UserDisplayName"), attrs.get("UserId")),
             timestamp=tally.iso(attrs.get("CreationDate")),
             source_id=ctx.loc(f"comment-{ident}"),
-            id=f"se:c{ident}",
-            thread=f"se:{thread}" if thread else None,
-            reply_to=None if orphan else f"se:{post}",
+            id=sid(f"c{ident}"),
+            thread=sid(thread) if thread else None,
+            reply_to=None if orphan else sid(post),
             extra={
                 "post_type": "comment",
                 "score": as_int(attrs.get("Score")) or None,
                 "user_id": attrs.get("UserId"),
-                "post_id": f"se:{post}" if orphan else None,
+                "post_id": sid(post) if orphan else None,
             },
         )
     if orphans:

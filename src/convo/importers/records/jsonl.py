@@ -1,4 +1,8 @@
-"""convo's own JSONL records, and TypeAgent's ``ConversationMessage.serialize()`` output."""
+"""convo's own JSONL records, and TypeAgent's ``ConversationMessage.serialize()`` output.
+
+Ids and their scope (docs/ids.md): each record's own ``id``, as written (convo wrote it
+by these rules).
+"""
 
 from __future__ import annotations
 

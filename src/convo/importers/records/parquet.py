@@ -6,6 +6,9 @@ A file is recognised by its ``PAR1`` magic; a folder by the ``.parquet`` files i
 come back from the folder names, so a file read on its own inside a dataset keeps its
 ``format``. Rows are read one record batch at a time and every row is validated as a
 record (``parse_record``), so a bad row is rejected with its place, like a bad JSONL line.
+
+Ids and their scope (docs/ids.md): each record's own ``id``, as written (convo wrote it
+by these rules).
 """
 
 from __future__ import annotations

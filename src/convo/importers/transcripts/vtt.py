@@ -1,4 +1,9 @@
-"""WebVTT transcripts: detection and reading (decisions in the package docstring)."""
+"""WebVTT transcripts: detection and reading (decisions in the package docstring).
+
+Ids and their scope (docs/ids.md): no cue ids: the content hash of each turn, its
+conversation the file's name (the meeting), hashing the cue offset
+(``convo.importers.transcripts.turns``).
+"""
 
 from __future__ import annotations
 

@@ -1,0 +1,242 @@
+"""The id property (docs/ids.md): two different exports of one format, ingested into one
+store, keep every message; ingesting one of them again adds nothing.
+
+For every format with a fixture, the second export is the fixture made into another
+source the way a real one differs: another folder (always), and where the format says
+it, another scope in the data (a site, a host, a chat id, an account), another file name
+(where the file is the scope), or other global ids (another export of a format whose ids
+are unique everywhere has other ids). Hypothesis draws the scope; the examples are few,
+so the suite stays fast.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import ROOT
+from convo.importers.context import ImportOptions
+from convo.pipeline.ingest import Ingest
+from convo.pipeline.run import run_ingest
+
+ID = (r'("id"\s*:\s*")', r"\g<1>{t}")  # every string id of the export prefixed: other ids
+
+
+@dataclass(frozen=True)
+class Case:
+    fmt: str
+    path: str  # the fixture, relative to the repository
+    siblings: tuple[str, ...] = ()  # files beside it its reader looks for
+    rename: bool = False  # the file is the scope: the other export has another name
+    subs: tuple[tuple[str, str], ...] = ()  # the other export's text ({t}: the drawn scope)
+
+
+SE, FORUM, FORMATS = "sample_data/forum/", "tests/fixtures/forum/", "tests/fixtures/formats/"
+CHAT = "sample_data/chat/"
+CASES = [
+    # forums: ids numbered per site / instance / board / repository
+    Case("stackexchange", SE + "stackexchange/Posts.xml", ("Users.xml",)),
+    Case("stackexchange", SE + "stackexchange/Comments.xml", ("Posts.xml", "Users.xml")),
+    Case("discourse", SE + "discourse-topic.json"),  # no avatar host: the folder
+    Case("discourse", FORUM + "discourse-posts-latest.json", subs=((r"meta\.example", "{t}.ex"),)),
+    Case("discourse", FORUM + "discourse-latest.json", subs=(("/localhost/", "/{t}.example/"),)),
+    Case("phpbb", FORUM + "phpbb-posts.xml"),
+    Case("gitlab", FORMATS + "gitlab/issue_notes.json", subs=((r"gitlab\.example", "{t}.ex"),)),
+    Case("gitlab", FORMATS + "gitlab/mr_discussions.json"),
+    Case("github", SE + "github-issue.json", subs=(("example/convo", "example/convo{t}"),)),
+    Case("github", SE + "github-issue-comments.json", subs=(("example/convo", "example/c{t}"),)),
+    Case(
+        "hackernews", SE + "hn-item.json", subs=((r'("(?:id|parent)"\s*:\s*)(\d)', r"\g<1>{t}\2"),)
+    ),
+    Case("hackernews", FORUM + "hn-firebase.jsonl", subs=((r'("id"\s*:\s*)(\d)', r"\g<1>{t}\2"),)),
+    Case("reddit", SE + "reddit-thread.json", subs=((r"\bt([1-6])_", r"t\g<1>_{t}"), ID)),
+    Case("reddit", FORUM + "pushshift-comments.jsonl", subs=((r"\bt([1-6])_", r"t\g<1>_{t}"), ID)),
+    Case(
+        "mastodon",
+        FORMATS + "mastodon/outbox.json",
+        ("actor.json",),
+        subs=(("mastodon.example", "{t}.ex"),),
+    ),
+    # chat apps
+    Case("slack", CHAT + "slack-export", subs=(("C0GENERAL", "C{t}"), ("D0AB12CD3", "D{t}"))),
+    # a day file alone names no channel: ts (unique to the microsecond) tells messages
+    # apart, and another channel's messages have other ts
+    Case(
+        "slack-file",
+        CHAT + "slack-export/general/2024-03-06.json",
+        subs=((r'("ts"\s*:\s*"\d+\.)\d{3}', r"\g<1>999"),),
+    ),
+    Case("teams", CHAT + "teams.json", subs=(('"ChatId": "19:', '"ChatId": "19:{t}'),)),
+    Case("telegram", CHAT + "telegram-result.json", subs=(("4400000001", "44{t}"),)),
+    # no post ids: team, channel (or DM members), the millisecond and the user; another
+    # server's team is another, and its direct posts were written at other times
+    Case(
+        "mattermost",
+        CHAT + "mattermost.jsonl",
+        subs=(('"auth"', '"auth{t}"'), (r'("create_at"\s*:\s*)(\d)', r"\g<1>1\2")),
+    ),
+    Case("discord", CHAT + "discord.json", subs=((r'("id"\s*:\s*")(\d)', r"\g<1>{t}\2"),)),
+    Case("discord-text", CHAT + "discord-text.txt", rename=True),
+    Case("messenger", CHAT + "messenger.json", subs=(('"title": "', '"title": "{t} '),)),
+    Case(
+        "instagram",
+        FORMATS
+        + "instagram/your_instagram_activity/messages/inbox/annlee_17843210987654321/message_1.json",
+        subs=(('"title": "', '"title": "{t} '),),
+    ),
+    Case("whatsapp", FORMATS + "whatsapp/ios/_chat.txt"),  # a name every export has: the folder
+    Case("whatsapp", FORMATS + "whatsapp/android/WhatsApp Chat with Ben Ode.txt", rename=True),
+    Case("zoomchat", CHAT + "zoom-chat.txt", rename=True),
+    Case("irc", FORMATS + "irc/libera-#tea.log", rename=True),
+    Case("gitter", FORMATS + "gitter/tea-party.json", rename=True, subs=(ID,)),
+    Case(
+        "google-chat",
+        FORMATS + "google_chat/Groups/Space AAAAtea/messages.json",
+        ("group_info.json",),
+        subs=(("AAAAtea", "AAAA{t}"),),
+    ),
+    Case(
+        "matrix",
+        FORMATS + "matrix/element-export.json",
+        subs=((r'"event_id": "\$', '"event_id": "$x{t}'),),
+    ),
+    Case("twitter-dm", FORMATS + "twitter_dm/direct-messages.js", ("account.js",), subs=(ID,)),
+    Case("signal", FORMATS + "signal/Aya/chat.md"),  # the chat is the folder
+    Case("signal", FORMATS + "signal/sigtop-bob.json", subs=(ID,)),
+    Case(
+        "signal",
+        FORMATS + "signal/sigtop-bob.txt",
+        subs=(("Conversation: Bob", "Conversation: {t}"),),
+    ),
+    Case(
+        "chatgpt",
+        CHAT + "chatgpt-conversations.json",
+        subs=(ID, ('"conversation_id": "', '"conversation_id": "{t}')),
+    ),
+    Case(
+        "claude-ai", FORMATS + "claude_ai/conversations.json", subs=(('"uuid": "', '"uuid": "{t}'),)
+    ),
+    # agent formats: short ids are unique in their file; long ones everywhere
+    Case("jianmu", CHAT + "jianmu.json", rename=True),
+    Case("agentscope", CHAT + "agentscope.json", rename=True, subs=(ID,)),
+    Case("autogen", CHAT + "autogen.json", rename=True, subs=(ID,)),
+    Case("anthropic", CHAT + "anthropic.json", rename=True),
+    Case(
+        "anthropic",
+        CHAT + "claude-code-session.jsonl",
+        rename=True,
+        subs=(('"uuid": "', '"uuid": "{t}'),),
+    ),
+    Case("openai", CHAT + "openai.json", rename=True),
+    Case("langmem", CHAT + "langmem.json", rename=True, subs=(ID,)),
+    Case("langchain", FORMATS + "langchain/messages.json", rename=True, subs=(ID,)),
+    Case("sharegpt", FORMATS + "sharegpt/sharegpt.json", rename=True),
+    Case("sharegpt", FORMATS + "sharegpt/sharegpt.jsonl", rename=True),
+    Case("hf-chat", FORMATS + "hf_chat/chat.jsonl", rename=True),
+    Case("gemini", FORMATS + "gemini/request.json", rename=True),
+    Case(
+        "gemini",
+        FORMATS + "gemini/response.json",
+        rename=True,
+        subs=(('"responseId": "', '"responseId": "{t}'),),
+    ),
+    Case("vercel-ai", FORMATS + "vercel_ai/chat.json", rename=True, subs=(ID,)),
+    Case("openai-assistants", FORMATS + "openai_api/thread_messages.json", subs=(ID,)),
+    Case("openai-completion", FORMATS + "openai_api/completion.json", subs=(ID,)),
+    Case(
+        "openai-completion",
+        FORMATS + "openai_api/batch_output.jsonl",
+        subs=(ID, ('"custom_id": "', '"custom_id": "{t}')),
+    ),
+    Case("openai-responses", FORMATS + "openai_responses/response.json", subs=(ID,)),
+    Case("openai-responses", FORMATS + "openai_responses/items.jsonl", rename=True, subs=(ID,)),
+    # mail: Message-IDs are unique everywhere
+    Case("mbox", "sample_data/email/team.mbox", subs=((r"(?im)^(message-id:\s*<)", r"\g<1>{t}."),)),
+    Case(
+        "eml",
+        "tests/fixtures/email/named-parts.eml",
+        subs=((r"(?im)^(message-id:\s*<)", r"\g<1>{t}."),),
+    ),
+    # transcripts: the file is the meeting
+    Case("vtt", "sample_data/transcripts/standup.vtt", rename=True),
+    Case("srt", "sample_data/transcripts/interview.srt", rename=True),
+    Case("sbv", "sample_data/transcripts/lecture.sbv", rename=True),
+    # convo's own records carry their ids
+    Case("jsonl", "tests/fixtures/views.jsonl", subs=(ID,)),
+]
+
+
+def _rewrite(path: Path, case: Case, t: str) -> None:
+    for f in [path] if path.is_file() else sorted(path.rglob("*"), reverse=True):
+        if f.is_file():
+            text = f.read_text(encoding="utf-8")
+            for pattern, repl in case.subs:
+                text = re.sub(pattern, repl.replace("{t}", t), text)
+            f.write_text(text, encoding="utf-8")
+        new = f.name
+        for pattern, repl in case.subs:  # a folder named by an id (Slack's DM folders)
+            new = re.sub(pattern, repl.replace("{t}", t), new)
+        if new != f.name and f != path:
+            f.rename(f.with_name(new))
+
+
+def _export(case: Case, root: Path, folder: str, t: str | None) -> Path:
+    """The fixture in ``root/folder``; with ``t``, made into another export."""
+    src = ROOT / case.path
+    (root / folder).mkdir()
+    dst = root / folder / src.name
+    if src.is_dir():
+        shutil.copytree(src, dst)
+    else:
+        shutil.copy(src, dst)
+        for name in case.siblings:
+            shutil.copy(src.with_name(name), dst.with_name(name))
+    if t is None:
+        return dst
+    _rewrite(dst, case, t)
+    if case.rename:
+        dst = dst.rename(dst.with_name(f"{dst.stem}-{t}{dst.suffix}"))
+    return dst
+
+
+def _ids(case: Case, path: Path) -> set[str]:
+    run = Ingest(format_name=case.fmt)
+    return {m.id for m in run.messages([str(path)]) if m.id}
+
+
+def _save(case: Case, paths: list[Path], store: Path) -> int:
+    run_ingest([str(p) for p in paths], ImportOptions(), format_name=case.fmt, save=True,
+               store=str(store))  # fmt: skip
+    with store.open("rb") as f:
+        return sum(1 for _ in f)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.fmt}-{Path(c.path).name}")
+@settings(max_examples=2, deadline=None)
+@given(t=st.integers(1, 10**6).map(str))
+def test_two_exports_in_one_store_keep_every_message(case: Case, t: str):
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        one, other = _export(case, root, "one", None), _export(case, root, f"other{t}", t)
+        first, second = _ids(case, one), _ids(case, other)
+        assert first, "the fixture gives messages"
+        assert not first & second, "two exports share ids"
+        store = root / "store.jsonl"
+        assert _save(case, [one, other], store) == len(first) + len(second)
+        assert _save(case, [one], store) == len(first) + len(second)  # again: nothing new
+
+
+def test_every_format_has_a_case():
+    """A new format joins the property (parquet: binary exports of convo's own records)."""
+    from convo.importers.registry import registry
+
+    names = {f.name for f in registry.formats()} - {"parquet", "parquet-dataset", "maildir"}
+    names -= {"whatsapp-zip"}  # a zip of the whatsapp case's _chat.txt
+    assert names <= {c.fmt for c in CASES}
