@@ -67,12 +67,14 @@ def test_issues_list():
     assert not rejects
     issue, closed, mr = recs
     assert issue["metadata"] == {"speaker": "alice", "listeners": ["hatter"]}
-    assert issue["thread"] == "gitlab:8/issues/6" and issue["id"] == "gitlab:issue/76"
+    assert issue["thread"] == "gitlab:gitlab.example.com:8/issues/6"  # the notes' thread
+    assert issue["id"] == "gitlab:gitlab.example.com:issue/76"  # scoped by the instance
     assert issue["tags"] == ["foo", "bar"] and issue["subject"].startswith("Consequatur")
     assert issue["textChunks"][0].endswith("@hatter please look")
     assert issue["extra"]["assignees"] == ["hatter"] and issue["extra"]["milestone"] == "v2.0"
     assert closed["textChunks"] == ["Tea is cold"] and closed["extra"]["confidential"] is True
-    assert mr["thread"] == "gitlab:8/merge_requests/1" and mr["id"] == "gitlab:merge_request/1"
+    assert mr["thread"] == "gitlab:gitlab.example.com:8/merge_requests/1"
+    assert mr["id"] == "gitlab:gitlab.example.com:merge_request/1"
 
 
 def test_issues_list_detected_and_one_issue_too(tmp_path):
@@ -83,4 +85,4 @@ def test_issues_list_detected_and_one_issue_too(tmp_path):
     one.write_bytes(orjson.dumps(orjson.loads((DIR / "issues_list.json").read_bytes())[0]))
     assert registry.detect(Source(one)).name == "gitlab"
     recs, _, _ = run(gitlab.read, one)
-    assert [r["id"] for r in recs] == ["gitlab:issue/76"]
+    assert [r["id"] for r in recs] == ["gitlab:gitlab.example.com:issue/76"]

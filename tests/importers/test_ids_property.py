@@ -91,6 +91,19 @@ CASES = [
         + "instagram/your_instagram_activity/messages/inbox/annlee_17843210987654321/message_1.json",
         subs=(('"title": "', '"title": "{t} '),),
     ),
+    Case(
+        "gemini-activity",
+        FORMATS + "gemini_activity/Takeout/My Activity/Gemini Apps/MyActivity.json",
+        subs=(('"title": "', '"title": "{t} '),),
+    ),
+    Case(
+        "vscode-chat",
+        FORMATS + "vscode_chat/chatSessions/0b7c6f7e-2c1d-4b4e-9a55-3f1f0c1e2d3a.json",
+        subs=((r'("requestId"\s*:\s*")', r"\g<1>{t}"), ID),
+    ),
+    Case("agentscope-session", FORMATS + "agentscope_session/session_2024-05-02.json", subs=(ID,)),
+    # TypeAgent's records carry no id: the content hash, its conversation the file
+    Case("typeagent", FORMATS + "typeagent/export.json", rename=True),
     Case("whatsapp", FORMATS + "whatsapp/ios/_chat.txt"),  # a name every export has: the folder
     Case("whatsapp", FORMATS + "whatsapp/android/WhatsApp Chat with Ben Ode.txt", rename=True),
     Case("zoomchat", CHAT + "zoom-chat.txt", rename=True),
