@@ -122,8 +122,8 @@ def test_workers_end_with_their_parent(tmp_path, signum):
     _wait_for(lambda: len(_children(proc.pid)) >= 2 or proc.poll() is not None)
     workers = _children(proc.pid)
     proc.send_signal(signum)
-    proc.communicate(timeout=30)
+    _, err = proc.communicate(timeout=30)
     if signum == signal.SIGTERM:
-        assert proc.returncode == 143
+        assert proc.returncode == 143, err
         assert not list(tmp_path.glob(".out.jsonl.*"))
     _wait_for(lambda: not any(_alive(w) for w in workers), timeout=10)
