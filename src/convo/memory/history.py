@@ -2,7 +2,7 @@
 
 The store follows Jianmu's ``StateMessageStore`` (its documentation is the reference for
 names, defaults and errors); the state is a convo store file (one record a line), appended
-under the CLI store's ``flock`` with its id dedup (``convo.store.append.Store``), so
+under the CLI store's ``flock`` with its id dedup (``convo.store.Store``), so
 ``convo ingest --save``, ``convo query`` and a running agent can share one file.
 
 - ``JsonlMessageStore(path, max_messages=None, *, key="messages", namespace=None,
