@@ -127,3 +127,19 @@ def test_workers_end_with_their_parent(tmp_path, signum):
         assert proc.returncode == 143, err
         assert not list(tmp_path.glob(".out.jsonl.*"))
     _wait_for(lambda: not any(_alive(w) for w in workers), timeout=10)
+
+
+def test_a_signal_wrapped_in_another_error_is_still_an_interruption(capsys):
+    """A signal that lands while a class is being made (an import) reaches the command
+    as RuntimeError('Error calling __set_name__ ...') caused by Terminated: exit 129/143."""
+    from convo.cli.runtime import guarded
+    from convo.core.errors import Terminated
+
+    def call():
+        try:
+            raise Terminated(signal.SIGHUP)
+        except Terminated as e:
+            raise RuntimeError("Error calling __set_name__ on 'Field'") from e
+
+    assert guarded(call) == 129
+    assert "internal error" not in capsys.readouterr().err

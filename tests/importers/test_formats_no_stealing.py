@@ -68,6 +68,7 @@ BY_FOLDER = {
     "vscode_chat": "vscode-chat",
     "agentscope_session": "agentscope-session",
     "gemini_activity": "gemini-activity",
+    "typeagent": "typeagent",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

@@ -90,6 +90,7 @@ def _fail(e: BaseException) -> int:
 
     if state["debug"]:
         debug_traceback()
+    e = _interrupting(e) or e
     if isinstance(e, ConvoError):
         err(f"error: {e}")
         return int(e.exit_code)
@@ -104,6 +105,20 @@ def _fail(e: BaseException) -> int:
         return code
     err(f"error: internal error ({type(e).__name__}: {e}); re-run with --debug and report it")
     return int(ExitCode.USAGE)
+
+
+def _interrupting(e: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C or signal (``Terminated``) inside ``e``'s causes: one that arrives
+    while Python is in the middle of something (a class being made during an import)
+    comes wrapped in another error, and is still an interruption, not an internal error."""
+    seen: set[int] = set()
+    cause: BaseException | None = e
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 def guarded(call: Callable[[], Any]) -> int:
