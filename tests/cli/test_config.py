@@ -53,3 +53,26 @@ def test_a_bad_config_file_is_one_line(configured):
         r = CliRunner().invoke(app, argv)
         assert r.exit_code == 2 and "unknown setting 'sotre'" in r.output
         assert "Traceback" not in r.output
+
+
+def test_people_after_the_command_as_before_it(tmp_path):
+    store = tmp_path / "s.jsonl"
+    assert (
+        CliRunner()
+        .invoke(app, ["--store", str(store), "ingest", "--save", str(SAMPLE_DATA / "email")])
+        .exit_code
+        == 0
+    )
+    people = tmp_path / "people.toml"
+    people.write_text('[people.bob]\nname = "Bob Jones"\nnames = ["Bob Jones", "Bobby"]\n')
+    before = CliRunner().invoke(
+        app, ["--store", str(store), "--people", str(people), "query", "from:bobby", "--count"]
+    )
+    after = CliRunner().invoke(
+        app, ["--store", str(store), "query", "from:bobby", "--count", "--people", str(people)]
+    )
+    knowledge = CliRunner().invoke(
+        app, ["--store", str(store), "knowledge", "-f", "json", "--people", str(people)]
+    )
+    assert before.stdout == after.stdout and int(after.stdout) > 0
+    assert knowledge.exit_code == 0, knowledge.output

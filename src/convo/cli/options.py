@@ -281,6 +281,7 @@ def _import_args(kw: dict[str, Any]) -> ImportArgs:
 INPUT_SPECS = (
     Spec("inputs", L, None, (), "The query (`convo query --help`) and files or folders to read (any importable format; - for stdin). A word that is -, an existing path or looks like one (has a / or a file extension) is an input; the others make the query. Default input: stdin when it is a pipe and --store is not given, else the store.", "QUERY|FILE"),
     Spec("store", S, None, ("--store",), "The store file (default $XDG_DATA_HOME/convo/messages.jsonl).", "PATH"),
+    Spec("people", S, None, ("--people",), "A people file (TOML: aliases of one person; `convo people --help`); also before the command, or $CONVO_PEOPLE.", "FILE"),
 )  # fmt: skip
 
 FILTER_SPECS = (
@@ -314,7 +315,7 @@ def read_specs(formats: Sequence[str] | None) -> tuple[Spec, ...]:
 
 
 _READ_KEYS = {
-    "inputs": "inputs", "store": "store", "speaker": "speakers", "listener": "listeners",
+    "inputs": "inputs", "store": "store", "people": "people", "speaker": "speakers", "listener": "listeners",
     "tag": "tags", "since": "since", "until": "until", "text": "texts", "regex": "regexes",
     "thread": "threads", "limit": "limit", "reverse": "reverse", "format": "format",
     "utc": "utc", "pager": "pager", "explain": "explain",
@@ -371,7 +372,8 @@ def read_args(kw: dict[str, Any]) -> dict[str, ReadArgs]:
     no_glued_query(values["tags"])
     from convo.cli.runtime import state
 
-    return {"args": ReadArgs(**values, imports=imports, people=state.get("people"))}
+    values["people"] = values.get("people") or state.get("people")  # the command's, else convo's
+    return {"args": ReadArgs(**values, imports=imports)}
 
 
 _TIME_SPECS = (
