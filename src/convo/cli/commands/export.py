@@ -69,7 +69,7 @@ def export(
     name: str = NAME,
 ) -> int:
     """Export messages to an agent framework's format, or to a document (markdown, csv, ...)."""
-    from convo.cli.runtime import Reporter, environment, err, flush_stdout, outcome
+    from convo.cli.runtime import Reporter, environment
     from convo.core.errors import UsageError
     from convo.output.exporters.registry import registry
 
@@ -82,16 +82,32 @@ def export(
     exporter = registry.get(to.lower())
     if exporter.kind == "dataset":
         return _write_dataset(exporter, args, env, reporter, output, partition_by, jobs)
+    return _write_records(exporter, args, env, reporter, output, jsonl)
+
+
+def _typeagent_db(args, env, reporter, output: str | None, name: str) -> int:
+    from convo.cli.typeagent_db import write_typeagent_db
+
+    return write_typeagent_db(args, env, reporter, output, _checked, name)
+
+
+def _write_records(exporter, args, env, reporter, output: str | None, jsonl: bool) -> int:
+    """An agent or document export of the selected records, to stdout or ``-o``."""
+    from convo.cli.runtime import err, flush_stdout, outcome
+    from convo.output.progress import progress
     from convo.query.scan import Selector
 
     selector = Selector(args.build_query().filters())
-    counted = _Counted(args.matches(env, reporter, selector=selector))
-    records = _checked(counted, reporter)
+    # Messages done and their rate on a terminal's stderr, unless the export itself goes
+    # to that terminal (a bar would cut through it).
+    shown = output is not None or not env.stdout_isatty
     try:
-        kind = "text" if exporter.kind == "document" else "json"
-        with _destination(output, env, kind) as out:
-            for piece in _render(exporter, records, jsonl):
-                out.write(piece)
+        with progress(env, "exporting", enabled=shown) as track:
+            counted = _Counted(track(args.matches(env, reporter, selector=selector)))
+            kind = "text" if exporter.kind == "document" else "json"
+            with _destination(output, env, kind) as out:
+                for piece in _render(exporter, _checked(counted, reporter), jsonl):
+                    out.write(piece)
         if output is None:
             flush_stdout(env)
         if not counted.n:  # an empty page or file, but never without a word
@@ -101,12 +117,6 @@ def export(
     finally:
         reporter.close()
     return outcome(reporter.rejected)
-
-
-def _typeagent_db(args, env, reporter, output: str | None, name: str) -> int:
-    from convo.cli.typeagent_db import write_typeagent_db
-
-    return write_typeagent_db(args, env, reporter, output, _checked, name)
 
 
 class _Counted:
