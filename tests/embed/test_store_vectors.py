@@ -230,7 +230,12 @@ def test_without_the_extra_search_says_so(monkeypatch):
         lambda name, *a: None if name == "wordllama" else real(name, *a),
     )
     why = unavailable()
-    assert why is not None and "pip install 'convo-tools[embed]'" in why and "keyword only" in why
+    assert (
+        why is not None
+        and "-m pip install" in why
+        and "convo-tools[" not in why
+        and "keyword only" in why
+    )
     assert unavailable("openai") is None
     assert "unknown embedding model" in (unavailable("nope") or "")
     from convo.embed import make

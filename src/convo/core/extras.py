@@ -15,7 +15,13 @@ import sys
 from convo.core.errors import UsageError
 
 # extra -> the packages it installs (pyproject.toml's [project.optional-dependencies])
-EXTRAS = {"parquet": ("pyarrow>=14",), "spark": ("pyspark>=3.5", "pyarrow>=14")}
+EXTRAS = {
+    "parquet": ("pyarrow>=14",),
+    "spark": ("pyspark>=3.5", "pyarrow>=14"),
+    "embed": ("numpy>=2", "wordllama>=0.4", "tokenizers>=0.15"),
+    "mcp": ("mcp>=2.3,<3",),
+    "typeagent": ("typeagent==0.5.0", "numpy>=2", "wordllama>=0.4", "tokenizers>=0.15"),
+}
 
 
 def _checkout() -> str | None:

@@ -30,6 +30,6 @@ def register(registry) -> None:
             "openai",
             "an OpenAI-compatible /v1/embeddings server (CONVO_EMBED_URL, CONVO_EMBED_MODEL)",
             _openai,
-            needs="pip install 'convo-tools[embed]' (numpy)",
+            needs="embed",
         )
     )

@@ -54,7 +54,7 @@ class EmbedderSpec:
     name: str
     description: str
     factory: Callable[[str | None], Embedder]
-    needs: str = "pip install 'convo-tools[embed]'"
+    needs: str = "embed"  # the extra to install (core.extras.install_hint says how)
 
 
 def normalised(vectors: Vectors) -> Vectors:

@@ -13,6 +13,7 @@ same as a sentence, for a search that then stays keyword-only and says so once.
 from __future__ import annotations
 
 from convo.core.errors import UsageError
+from convo.core.extras import install_hint
 from convo.core.plugins import PluginRegistry
 from convo.embed.protocol import Embedder, EmbedderSpec
 
@@ -51,7 +52,8 @@ def make(choice: str | None = None) -> Embedder:
         if (e.name or "").partition(".")[0] == "convo":  # a bug of convo, not a missing extra
             raise
         raise UsageError(
-            f"the embedding model {name!r} cannot load ({e.name or e})", hint=spec.needs
+            f"the embedding model {name!r} cannot load ({e.name or e})",
+            hint=install_hint(spec.needs),
         ) from None
 
 
@@ -67,5 +69,5 @@ def unavailable(choice: str | None = None) -> str | None:
     import importlib.util
 
     if any(importlib.util.find_spec(m) is None for m in ("wordllama", "numpy", "tokenizers")):
-        return f"search by meaning needs the embed extra ({spec.needs}); searching by keyword only"
+        return f"search by meaning needs the embed extra ({install_hint(spec.needs)}); searching by keyword only"
     return None

@@ -30,8 +30,8 @@ MINORS = range(MINOR_MIN, 16)
 SYSTEM = ("/usr/bin/python3*", "/usr/local/bin/python3*", "/opt/*/bin/python3*")
 NEEDS = (
     "the TypeAgent database needs the typeagent package under Python >= 3.12: run convo "
-    "there with pip install 'convo-tools[typeagent]', or set CONVO_TYPEAGENT_PYTHON to a "
-    "Python >= 3.12 where 'convo-tools[typeagent]' (or typeagent==0.5.0 and wordllama) "
+    "there with pip install -e 'CONVO_CHECKOUT[typeagent]', or set CONVO_TYPEAGENT_PYTHON to a "
+    "Python >= 3.12 where convo's [typeagent] extra (or typeagent==0.5.0 and wordllama) "
     "is installed"
 )
 

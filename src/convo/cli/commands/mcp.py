@@ -3,7 +3,7 @@
 Not registered by itself: ``register(app)`` adds the command. It reads the options,
 opens the store as every command does (``--store``, ``$CONVO_STORE``, the default; the
 people file of ``--people``/``$CONVO_PEOPLE``) and hands it to ``convo.mcp.server``, which
-needs the optional ``mcp`` package (``pip install 'convo-tools[mcp]'``). stdout carries the
+needs the optional ``mcp`` package (the ``mcp`` extra; ``core.extras`` says how to install it). stdout carries the
 protocol; anything convo says goes to stderr, which MCP clients log.
 """
 
@@ -50,8 +50,10 @@ def mcp(
     try:
         from convo.mcp.server import serve
     except ImportError as e:
+        from convo.core.extras import install_hint
+
         raise UsageError(
-            f"convo mcp needs the mcp package ({e})", hint="pip install 'convo-tools[mcp]'"
+            f"convo mcp needs the mcp package ({e})", hint=install_hint("mcp")
         ) from None
     serve(archive)
     return 0
