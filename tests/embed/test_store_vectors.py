@@ -240,7 +240,7 @@ def test_without_the_extra_search_says_so(monkeypatch):
     assert "unknown embedding model" in (unavailable("nope") or "")
     from convo.embed import make
 
-    with pytest.raises(UsageError, match=r"cannot load \(wordllama\); pip install"):
+    with pytest.raises(UsageError, match=r"cannot load \(wordllama\); .* -m pip install"):
         make()
 
 
