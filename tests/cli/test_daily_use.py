@@ -428,7 +428,8 @@ def test_search_help_lists_only_options_that_work(tmp_path):
         "--reverse",
         "--pager",
         "markdown",
-        "FILE  ",
+        "QUERY|FILE",  # search reads the store: no file argument
+        "files or folders to read",
     ):
         assert gone not in text, gone
     store = tmp_path / "s.jsonl"

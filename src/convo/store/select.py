@@ -102,7 +102,7 @@ def count(
     """How many records ``select`` would give (counted in SQL when the plan is exact),
     and the selection's description (its batches are spent)."""
     if store is not None:
-        with _opened(store, track) as r:
+        with reader(store, track=track) as r:
             if isinstance(r, Reader):
                 plan = compile_where(r.conn, query.where)
                 if plan.exact:
@@ -112,12 +112,6 @@ def count(
                     return n, Selection(iter(()), True, explain(plan), "", r.bad_lines)
     chosen = select(query, parts, store=store, on_error=on_error, need_record=False, track=track)
     return sum(len(b) for b in chosen.batches), chosen
-
-
-@contextlib.contextmanager
-def _opened(store: Path, track: Track | None) -> Iterator[Reader | str]:
-    with reader(store, track=track) as r:
-        yield r
 
 
 def _indexed(query: Query, selector: Selector, store: Path, track: Track | None) -> Selection | str:
