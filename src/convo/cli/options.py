@@ -229,6 +229,7 @@ class Spec(NamedTuple):
     help: str
     metavar: str | None = None
     choices: Choices | None = None
+    complete: str | None = None  # a function of cli/completion.py: values from the index
 
     def param(self) -> inspect.Parameter:
         import typer
@@ -245,8 +246,24 @@ class Spec(NamedTuple):
                 metavar=self.metavar,
             )  # fmt: skip
         else:
-            info = typer.Option(self.default, *self.decls, metavar=self.metavar, help=self.help)
+            info = typer.Option(
+                self.default, *self.decls, metavar=self.metavar, help=self.help,
+                autocompletion=_completion(self.complete),
+            )  # fmt: skip
         return _opt(self.name, self.annotation, info)
+
+
+def _completion(name: str | None):
+    """The completion function ``name`` of ``cli/completion.py`` (imported when used)."""
+    if name is None:
+        return None
+
+    def complete(ctx: Any, incomplete: str) -> list[str]:
+        from convo.cli import completion
+
+        return getattr(completion, name)(ctx, incomplete)
+
+    return complete
 
 
 def _params(specs: Sequence[Spec]) -> list[inspect.Parameter]:
@@ -285,14 +302,14 @@ INPUT_SPECS = (
 )  # fmt: skip
 
 FILTER_SPECS = (
-    Spec("speaker", L, None, ("--speaker", "-s"), "Speaker name, display name, address or whole words of it; repeat to OR.", "NAME"),
-    Spec("listener", L, None, ("--listener", "-r"), "A listener (recipient), matched like --speaker; repeat to OR.", "NAME"),
-    Spec("tag", L, None, ("--tag", "-t"), "A tag (case-insensitive); repeat to OR.", "TAG"),
+    Spec("speaker", L, None, ("--speaker", "-s"), "Speaker name, display name, address or whole words of it; repeat to OR.", "NAME", None, "names"),
+    Spec("listener", L, None, ("--listener", "-r"), "A listener (recipient), matched like --speaker; repeat to OR.", "NAME", None, "names"),
+    Spec("tag", L, None, ("--tag", "-t"), "A tag (case-insensitive); repeat to OR.", "TAG", None, "tags"),
     Spec("since", S, None, ("--since",), "From this time on: 2024 (Jan 1st), 2024-03, 2024-03-06, '2024-03-06 10:00', yesterday, 7d, 2w, 3h.", "WHEN"),
     Spec("until", S, None, ("--until",), "Before this time (exclusive); same forms as --since.", "WHEN"),
     Spec("text", L, None, ("--text", "-q"), "Words that must all occur in the text or subject (case-insensitive); repeat to OR.", "WORDS"),
     Spec("regex", L, None, ("--regex", "-e"), "A Python regular expression searched in the text; repeat to OR.", "REGEX"),
-    Spec("thread", L, None, ("--thread",), "A thread id (or the id of its first message); repeat to OR.", "ID"),
+    Spec("thread", L, None, ("--thread",), "A thread id (or the id of its first message); repeat to OR.", "ID", None, "threads"),
     Spec("limit", int | None, None, ("--limit", "-n"), "At most this many messages.", "N"),
     Spec("reverse", bool, False, ("--reverse",), "Last first (input order reversed)."),
 )  # fmt: skip
