@@ -107,3 +107,22 @@ def test_bom_and_crlf_lines_keep_offsets(tmp_path):
     remove(Store(path), ids=["m2"])
     assert check(path).ok
     assert ids(lookup(path, IndexQuery())) == ["m1", "m3"]
+
+
+def test_rewrites_pass_their_lines_through_a_progress_track(store):
+    seen: list[int] = []
+
+    def track(lines):
+        for item in lines:
+            seen.append(item[0])
+            yield item
+
+    st = Store(store)
+    n = len(store.read_bytes().splitlines())
+    assert st.remove("from:nobody", track=track).matched == 0 and len(seen) == n
+    seen.clear()
+    st.tag("from:alice", add=["t"], dry_run=True, track=track)
+    assert len(seen) == n
+    seen.clear()
+    st.compact(dry_run=True, track=track)
+    assert len(seen) == n

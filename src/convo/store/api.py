@@ -152,30 +152,33 @@ class Store(StoreFile):
 
     def remove(
         self, query: Query | str | None = None, *, ids: Collection[str] = (),
-        dry_run: bool = False,
+        dry_run: bool = False, track=None,
     ) -> MaintenanceResult:  # fmt: skip
-        """Remove the messages ``query`` (and ``ids``, when given) select."""
+        """Remove the messages ``query`` (and ``ids``, when given) select; ``track``
+        wraps the lines read (a progress line), in ``remove``, ``tag`` and ``compact``."""
         from convo.store.rewrite import remove
 
-        return remove(self, ids=ids, matcher=self._matcher(query), dry_run=dry_run)
+        matcher = self._matcher(query)
+        return remove(self, ids=ids, matcher=matcher, dry_run=dry_run, track=track)
 
     def tag(
         self, query: Query | str | None = None, *, add: Sequence[str] = (),
         remove: Sequence[str] = (), ids: Collection[str] = (), dry_run: bool = False,
+        track=None,
     ) -> MaintenanceResult:  # fmt: skip
         """Add the tags ``add`` to and remove ``remove`` from the selected messages."""
         from convo.store.rewrite import tag
 
         return tag(
             self, add=add, remove=remove, ids=ids, matcher=self._matcher(query),
-            dry_run=dry_run,
+            dry_run=dry_run, track=track,
         )  # fmt: skip
 
-    def compact(self, *, dry_run: bool = False) -> MaintenanceResult:
+    def compact(self, *, dry_run: bool = False, track=None) -> MaintenanceResult:
         """Drop lines that are not records and repeated ids (kept in ``<store>.torn``)."""
         from convo.store.rewrite import compact
 
-        return compact(self, dry_run=dry_run)
+        return compact(self, dry_run=dry_run, track=track)
 
     def _matcher(self, query: Query | str | None):
         """The exact check of ``query``, or None when it selects everything."""

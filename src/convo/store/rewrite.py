@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -38,6 +38,7 @@ from convo.index.rows import parse as parse_object
 from convo.store.append import StoreFile as Store
 
 Matcher = Callable[[dict[str, Any]], bool]
+Track = Callable[[Iterator[tuple[int, bytes]]], Iterable[tuple[int, bytes]]]  # a progress line
 BLOCK = 1 << 20
 BOM = b"\xef\xbb\xbf"
 SHOW_IDS = 1000
@@ -139,7 +140,10 @@ class _Copy:
                 self.tmp.unlink()
 
 
-def _rewrite(store: Store, edit: Edit, result: MaintenanceResult, *, compacting: bool) -> None:
+def _rewrite(
+    store: Store, edit: Edit, result: MaintenanceResult, *, compacting: bool,
+    track: Track | None = None,
+) -> None:  # fmt: skip
     """Copy the store through ``edit`` and rename the copy over it (not on a dry run).
 
     A store named through a symbolic link is rewritten where the link points
@@ -156,7 +160,8 @@ def _rewrite(store: Store, edit: Edit, result: MaintenanceResult, *, compacting:
         copy = _Copy(path, follower)
         try:
             with open(path, "rb") as f:
-                for offset, chunk in _physical_lines(f):
+                lines = _physical_lines(f)
+                for offset, chunk in track(lines) if track is not None else lines:
                     result.changed += copy.line(offset, chunk, edit)
             if result.dry_run or not result.changed:
                 result.changed = 0 if result.dry_run else result.changed
@@ -246,8 +251,9 @@ def remove(
     ids: Collection[str] = (),
     matcher: Matcher | None = None,
     dry_run: bool = False,
+    track: Track | None = None,
 ) -> MaintenanceResult:
-    """Remove the selected records."""
+    """Remove the selected records (``track`` wraps the lines read: a progress line)."""
     selected = _selector(ids, matcher)
     result = MaintenanceResult(dry_run=dry_run)
 
@@ -257,7 +263,7 @@ def remove(
         result.note(fields.record_id(record))
         return b""
 
-    _rewrite(store, edit, result, compacting=False)
+    _rewrite(store, edit, result, compacting=False, track=track)
     return result
 
 
@@ -269,6 +275,7 @@ def tag(
     ids: Collection[str] = (),
     matcher: Matcher | None = None,
     dry_run: bool = False,
+    track: Track | None = None,
 ) -> MaintenanceResult:
     """Add the tags ``add`` to and remove ``remove`` (case-insensitively) from the selected
     records' tags; a record counts when one of its tags changes."""
@@ -295,11 +302,13 @@ def tag(
         record["tags"] = kept
         return orjson.dumps(record)
 
-    _rewrite(store, edit, result, compacting=False)
+    _rewrite(store, edit, result, compacting=False, track=track)
     return result
 
 
-def compact(store: Store, *, dry_run: bool = False) -> MaintenanceResult:
+def compact(
+    store: Store, *, dry_run: bool = False, track: Track | None = None
+) -> MaintenanceResult:
     """Drop lines that are not records (torn or invalid), blank lines and repeated ids."""
     result = MaintenanceResult(dry_run=dry_run)
     seen = IdSet()
@@ -316,5 +325,5 @@ def compact(store: Store, *, dry_run: bool = False) -> MaintenanceResult:
             return b""
         return None
 
-    _rewrite(store, edit, result, compacting=True)
+    _rewrite(store, edit, result, compacting=True, track=track)
     return result

@@ -27,6 +27,15 @@ from convo.cli.runtime import err
 DRY = typer.Option(False, "--dry-run", help="Show what would change; change nothing.")
 
 
+def _lines_read(label: str):
+    """A counter of the store's lines read, with their rate, while a rewrite runs (on a
+    terminal's stderr; nothing otherwise)."""
+    from convo.cli.runtime import environment
+    from convo.output.progress import progress
+
+    return progress(environment(), label)
+
+
 def _store(args: ReadArgs):
     from convo.store import Store
 
@@ -118,7 +127,8 @@ def rm(
     env = Environment()
     ask = not yes and not dry_run and env.stdin_isatty and env.stderr_isatty
     if dry_run or ask:
-        preview = st.remove(query, ids=ids, dry_run=True)
+        with _lines_read("reading") as track:
+            preview = st.remove(query, ids=ids, dry_run=True, track=track)
         if dry_run:
             _show_ids(preview)
             err(f"would remove {preview.matched} messages from {st.path}")
@@ -129,7 +139,8 @@ def rm(
         if not typer.confirm(f"Remove {preview.matched} messages from {st.path}?", err=True):
             err("nothing removed")
             return 1
-    result = st.remove(query, ids=ids)
+    with _lines_read("removing") as track:
+        result = st.remove(query, ids=ids, track=track)
     err(f"removed {result.matched} messages from {st.path} (index: {result.index})")
     return 0
 
@@ -186,7 +197,8 @@ def tag(
     args.inputs, args.query = split_query(rest)
     st = _store(args)
     query, ids = _selection(args, st)
-    result = st.tag(query, add=add, remove=remove, ids=ids, dry_run=dry_run)
+    with _lines_read("tagging") as track:
+        result = st.tag(query, add=add, remove=remove, ids=ids, dry_run=dry_run, track=track)
     if dry_run:
         _show_ids(result)
     verb = "would retag" if dry_run else "retagged"
@@ -199,7 +211,8 @@ def compact(*, dry_run: bool = DRY, args: ReadArgs) -> int:
     from convo.store import Store
 
     st = Store(args.where()["store"])
-    result = st.compact(dry_run=dry_run)
+    with _lines_read("compacting") as track:
+        result = st.compact(dry_run=dry_run, track=track)
     verb = "would drop" if dry_run else "dropped"
     err(
         f"{verb} {result.dropped_bad} unreadable lines and {result.dropped_duplicates} "
