@@ -1,0 +1,1 @@
+"""The real TypeAgent package reading what convo writes, and the database convo builds."""

@@ -1,0 +1,1 @@
+"""Search by meaning: embedders, vectors, fusion and Store.search modes."""

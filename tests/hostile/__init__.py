@@ -1,0 +1,1 @@
+"""The hostile-input suite: each attack of the reliability issues, reproduced."""

@@ -1,0 +1,1 @@
+"""The MCP server's calls, results and limits (tests/cli/test_mcp.py runs the server)."""

@@ -1,0 +1,1 @@
+"""convo report and convo serve, in a real browser where they claim to work there."""
