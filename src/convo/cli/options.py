@@ -86,19 +86,14 @@ class ImportArgs:
 
 @dataclass
 class ReadArgs:
-    """The read options as given (``since`` as typed: ``7d``, ``2024-03``); ``filters()``
-    turns them into the ``query.Filters`` every reader runs."""
+    """The read options as given; ``build_query()`` turns them into the ``Query`` every
+    reader runs."""
 
     inputs: list[str] = field(default_factory=list)
     store: str | None = None
-    speakers: list[str] = field(default_factory=list)
-    listeners: list[str] = field(default_factory=list)
-    tags: list[str] = field(default_factory=list)
-    since: str | None = None
-    until: str | None = None
-    texts: list[str] = field(default_factory=list)
-    regexes: list[str] = field(default_factory=list)
-    threads: list[str] = field(default_factory=list)
+    # the filter options as typed (``since``: ``7d``, ``2024-03``): a query.model.Options,
+    # made when a command runs (``read_args``), so ``--help`` imports no query module
+    options: Any = None
     limit: int | None = None
     reverse: bool = False
     format: str | None = None
@@ -131,15 +126,10 @@ class ReadArgs:
     def build_query(self, order: OrderArgs | None = None):
         """The ``convo.query.model.Query`` of the query and the options (ANDed), built
         by the one set of rules every command shares (time zone, people)."""
-        from convo.query.model import Options, build
+        from convo.query.model import build
 
-        options = Options(
-            speakers=self.speakers, listeners=self.listeners, tags=self.tags,
-            since=self.since, until=self.until, texts=self.texts, regexes=self.regexes,
-            threads=self.threads,
-        )  # fmt: skip
         return build(
-            self.query, options, tz=self.tz, utc=self.utc, people=self.load_people(),
+            self.query, self.options, tz=self.tz, utc=self.utc, people=self.load_people(),
             limit=self.limit, reverse=self.reverse,
             sort=order.sort if order else None, latest=order.latest if order else None,
         )  # fmt: skip
@@ -390,7 +380,13 @@ def read_args(kw: dict[str, Any]) -> dict[str, ReadArgs]:
     from convo.cli.runtime import state
 
     values["people"] = values.get("people") or state.get("people")  # the command's, else convo's
+    from convo.query.model import Options
+
+    values["options"] = Options(**{k: values.pop(k) for k in FILTER_KEYS})
     return {"args": ReadArgs(**values, imports=imports)}
+
+
+FILTER_KEYS = ("speakers", "listeners", "tags", "since", "until", "texts", "regexes", "threads")
 
 
 _TIME_SPECS = (
