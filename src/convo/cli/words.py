@@ -52,3 +52,18 @@ def no_glued_query(tags: list[str]) -> None:
                 f"-t{t} reads as --tag {t!r}",
                 hint="a query that starts with - goes after --: convo query -- '-t" + t + "'",
             )
+
+
+def tag_names(values: list[str]) -> list[str]:
+    """Tag names as typed (``core.tagnames``: ``+foo`` is ``foo``), each change said on
+    stderr: ``ingest --tag`` and ``convo tag``."""
+    from convo.cli.runtime import err
+    from convo.core.tagnames import tag_name
+
+    names = []
+    for value in values:
+        name, note = tag_name(value)
+        if note:
+            err(f"note: {note}")
+        names.append(name)
+    return names

@@ -34,7 +34,9 @@ def ingest(
     env = environment()
     if output and save:
         raise UsageError("-o and --save both given", hint="choose one destination")
-    options = imports.options(tags=_tags(tag or []), strict=strict, lenient=lenient)
+    from convo.cli.words import tag_names
+
+    options = imports.options(tags=tag_names(tag or []), strict=strict, lenient=lenient)
     paths = list(inputs or [])
     if not paths:
         if not env.stdin_has_data:
@@ -58,19 +60,6 @@ def ingest(
     if not quiet:
         err(summary.text(reporter.note()))
     return outcome(summary.stats.rejected)
-
-
-def _tags(values: list[str]) -> list[str]:
-    """``--tag`` values as tag names (``core.tagnames``), each change said on stderr."""
-    from convo.core.tagnames import tag_name
-
-    names = []
-    for value in values:
-        name, note = tag_name(value)
-        if note:
-            err(f"note: {note}")
-        names.append(name)
-    return names
 
 
 def register(app: typer.Typer) -> None:

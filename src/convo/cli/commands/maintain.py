@@ -145,19 +145,6 @@ def rm(
     return 0
 
 
-def _names(values: list[str]) -> list[str]:
-    """Tag names as typed (``core.tagnames``: ``tag add +foo`` adds ``foo``, saying so)."""
-    from convo.core.tagnames import tag_name
-
-    out = []
-    for value in values:
-        name, note = tag_name(value)
-        if note:
-            err(f"note: {note}")
-        out.append(name)
-    return out
-
-
 def split_tags(words: list[str]) -> tuple[list[str], list[str], list[str]]:
     """``+a -b rest...`` as (added, removed, the rest); ``add|rm TAG rest`` too."""
     from convo.core.errors import UsageError
@@ -190,10 +177,10 @@ def tag(
     args: ReadArgs,
 ) -> int:
     """Add (+TAG) and remove (-TAG) tags: convo tag +todo -inbox -- QUERY."""
-    from convo.cli.words import split_query
+    from convo.cli.words import split_query, tag_names
 
     add, remove, rest = split_tags(args.words)
-    add, remove = _names(add), _names(remove)
+    add, remove = tag_names(add), tag_names(remove)
     args.inputs, args.query = split_query(rest)
     st = _store(args)
     query, ids = _selection(args, st)
