@@ -161,15 +161,22 @@ LEAVES = st.one_of(
     st.builds(Term, st.just("format"), st.sampled_from(["mbox", "VTT"])),
     st.builds(Range, st.sampled_from([None, "2024-03-01T00:00:00Z"]), st.sampled_from([None, "2024-04-01T00:00:00Z"])),
 )  # fmt: skip
-TREES = st.recursive(
-    LEAVES,
-    lambda kids: st.one_of(
-        st.builds(lambda c: And(tuple(c)), st.lists(kids, min_size=2, max_size=3)),
-        st.builds(lambda c: Or(tuple(c)), st.lists(kids, min_size=2, max_size=3)),
-        st.builds(Not, kids),
-    ),
-    max_leaves=6,
-)
+
+
+def trees(leaves):
+    """Trees of ``leaves`` with AND, OR and NOT (tests/query/test_plan.py draws them too)."""
+    return st.recursive(
+        leaves,
+        lambda kids: st.one_of(
+            st.builds(lambda c: And(tuple(c)), st.lists(kids, min_size=2, max_size=3)),
+            st.builds(lambda c: Or(tuple(c)), st.lists(kids, min_size=2, max_size=3)),
+            st.builds(Not, kids),
+        ),
+        max_leaves=6,
+    )
+
+
+TREES = trees(LEAVES)
 
 
 class _Part:

@@ -13,11 +13,12 @@ import orjson
 from hypothesis import given
 from hypothesis import strategies as st
 from tests.index.helpers import write_store
+from tests.query.test_language import trees
 
 from convo.index import refresh
 from convo.query.model import Query
 from convo.query.plan import compile_where, explain
-from convo.query.tree import And, Not, Or, Range, Term
+from convo.query.tree import Not, Or, Range, Term
 from convo.store.select import RawFile, select
 
 NAMES = [
@@ -74,15 +75,7 @@ LEAVES = st.one_of(
     st.builds(Term, st.just("source"), st.sampled_from(["mbox", "B.VTT"])),
     st.builds(Range, st.sampled_from([None, *BOUNDS]), st.sampled_from([None, *BOUNDS])),
 )
-TREES = st.recursive(
-    LEAVES,
-    lambda kids: st.one_of(
-        st.builds(lambda c: And(tuple(c)), st.lists(kids, min_size=2, max_size=3)),
-        st.builds(lambda c: Or(tuple(c)), st.lists(kids, min_size=2, max_size=3)),
-        st.builds(Not, kids),
-    ),
-    max_leaves=6,
-)
+TREES = trees(LEAVES)
 LINES = st.one_of(records(), st.just(b"not json"), st.just(b"[1, 2]"))
 
 

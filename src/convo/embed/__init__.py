@@ -19,7 +19,9 @@ planner and the store call it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from convo.core.lazy import lazy_attributes
 
 _LAZY = {
     "embed_store": "build", "EmbedResult": "build", "embed_on_save": "build",
@@ -39,15 +41,9 @@ if TYPE_CHECKING:
     from convo.embed.registry import embedders, make, unavailable
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'convo.embed' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"convo.embed.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(
+    "convo.embed", {name: f"convo.embed.{module}" for name, module in _LAZY.items()}, globals()
+)
 
 
 __all__ = [

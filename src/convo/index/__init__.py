@@ -13,7 +13,9 @@ falls back to scanning the JSONL.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from convo.core.lazy import lazy_attributes
 
 # Names that are also submodules (check, lookup, search) are bound here: importing a
 # submodule sets the package's attribute of its name. The writing side (build) loads
@@ -30,15 +32,9 @@ if TYPE_CHECKING:
     from convo.index.build import drop, sync
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'convo.index' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"convo.index.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(
+    "convo.index", {name: f"convo.index.{module}" for name, module in _LAZY.items()}, globals()
+)
 
 
 __all__ = [
