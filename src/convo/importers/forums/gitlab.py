@@ -193,7 +193,7 @@ def _note(
     speaker = as_str(author.get("username")) or as_str(author.get("name"))
     body = as_str(note.get("body"))
     nid = as_str(note.get("id"))
-    heard = [m for m in dict.fromkeys(_MENTION.findall(body)) if m != speaker and m != "all"]
+    heard = _heard(body, speaker)
     return message(
         body,
         speaker=speaker or None,
@@ -221,6 +221,11 @@ def _note(
     )
 
 
+def _heard(body: str, speaker: str) -> list[str]:
+    """The @-mentioned users of ``body``, its speaker and ``@all`` left out."""
+    return [m for m in dict.fromkeys(_MENTION.findall(body)) if m != speaker and m != "all"]
+
+
 def _issue(issue: dict[str, Any], where: str, host: str | None) -> ConversationMessage:
     """An issue or merge request: the opening post of its thread (the thread its notes
     name, scoped by the instance's ``host`` as they are)."""
@@ -229,7 +234,7 @@ def _issue(issue: dict[str, Any], where: str, host: str | None) -> ConversationM
     kind = "merge_requests" if is_mr else "issues"
     speaker = as_str(issue["author"].get("username")) or as_str(issue["author"].get("name"))
     title, body = as_str(issue.get("title")), as_str(issue.get("description"))
-    heard = [m for m in dict.fromkeys(_MENTION.findall(body)) if m != speaker and m != "all"]
+    heard = _heard(body, speaker)
     gid = as_str(issue.get("id"))
     return message(
         f"{title}\n\n{body}".strip(),
