@@ -59,6 +59,20 @@ def _isolated_store(tmp_path, monkeypatch):
     monkeypatch.delenv("NO_COLOR", raising=False)
 
 
+def saved_store(path: Path, source: Path = SAMPLE_DATA, *, index: bool = False) -> Path:
+    """A store at ``path`` holding ``source`` (the sample data), as `convo ingest --save`
+    makes it; with ``index``, its index built too."""
+    from typer.testing import CliRunner
+
+    from convo.cli.app import app
+
+    r = CliRunner().invoke(app, ["--store", str(path), "ingest", "--save", str(source)])
+    assert r.exit_code in (0, 1), r.output  # 1: sample files with records rejected on purpose
+    if index:
+        assert CliRunner().invoke(app, ["--store", str(path), "index"]).exit_code == 0
+    return path
+
+
 def records(text: str | bytes) -> list[dict]:
     """Parse JSONL output into dicts."""
     if isinstance(text, str):

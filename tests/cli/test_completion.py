@@ -8,21 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import SAMPLE_DATA
-from typer.testing import CliRunner
-
-from convo.cli.app import app
+from tests.conftest import SAMPLE_DATA, saved_store
 
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
     path = tmp_path_factory.mktemp("complete") / "store.jsonl"
-    r = CliRunner().invoke(
-        app, ["--store", str(path), "ingest", "--save", str(SAMPLE_DATA / "email")]
-    )
-    assert r.exit_code == 0, r.output
-    assert CliRunner().invoke(app, ["--store", str(path), "index"]).exit_code == 0
-    return path
+    return saved_store(path, SAMPLE_DATA / "email", index=True)
 
 
 def _complete(store, *words: str) -> list[str]:

@@ -13,7 +13,7 @@ import time
 
 import orjson
 import pytest
-from tests.conftest import SAMPLE_DATA
+from tests.conftest import SAMPLE_DATA, saved_store
 from typer.testing import CliRunner
 
 from convo.cli.app import app
@@ -42,8 +42,7 @@ addresses = ["alice@example.org"]
 def store(tmp_path_factory):
     folder = tmp_path_factory.mktemp("one-query")
     path = folder / "store.jsonl"
-    r = CliRunner().invoke(app, ["--store", str(path), "ingest", "--save", str(SAMPLE_DATA)])
-    assert r.exit_code in (0, 1), r.output
+    saved_store(path, SAMPLE_DATA)
     people = folder / "people.toml"
     people.write_text(PEOPLE)
     return path, people

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from tests.conftest import SAMPLE_DATA
+from tests.conftest import SAMPLE_DATA, saved_store
 from typer.testing import CliRunner
 
 from convo.cli.app import app
@@ -28,8 +28,7 @@ TYPED = [
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
     path = tmp_path_factory.mktemp("search") / "store.jsonl"
-    r = CliRunner().invoke(app, ["--store", str(path), "ingest", "--save", str(SAMPLE_DATA)])
-    assert r.exit_code in (0, 1), r.output
+    saved_store(path, SAMPLE_DATA)
     return Store(path)
 
 
