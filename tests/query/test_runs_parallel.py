@@ -137,7 +137,7 @@ def test_property_many_cores_equal_one(tmp_path_factory, lines, eol, bom, torn, 
         mp.setattr(parallel, "RANGE", 600)  # many ranges on a small file
         mp.setattr(parallel, "WINDOW", 400)  # several windows per range, and gaps
         mp.setattr(parallel, "_GAP", 150)
-        # Lines passed through (the runs); records wanted: tests/test_parallel_scan.py.
+        # Lines passed through (the runs); records wanted: tests/query/test_parallel_scan.py.
         many = _scan(path, filters, True, False)
         assert many == _scan(path, filters, False, False)
     assert [raw for raw, _, _ in many[0]] == _parsed(lines, filters)

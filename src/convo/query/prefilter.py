@@ -21,7 +21,7 @@ from convo.core.names import NameQuery
 from convo.query.filters import Filters, text_terms
 
 # The only non-ASCII characters whose case fold contains ASCII letters
-# (tests/test_query.py checks the list against unicodedata): ß İ ŉ ſ ǰ ẖ-ẚ ẞ K ﬀ-ﬆ.
+# (tests/query/test_query.py checks the list against unicodedata): ß İ ŉ ſ ǰ ẖ-ẚ ẞ K ﬀ-ﬆ.
 CASEFOLD_ASCII = (
     "\u00df\u0130\u0149\u017f\u01f0\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e\u212a"
     + "".join(chr(c) for c in range(0xFB00, 0xFB07))

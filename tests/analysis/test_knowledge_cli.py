@@ -9,7 +9,7 @@ import orjson
 from conftest import records
 from convo.cli.app import app
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "knowledge"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "knowledge"
 CHAT = str(FIXTURES / "chat.jsonl")
 EMAIL = str(FIXTURES / "email.jsonl")
 

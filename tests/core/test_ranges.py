@@ -157,12 +157,12 @@ def _fail(n: int) -> int:
 
 
 def test_ordered_map_in_fresh_workers_keeps_order_and_raises():
-    got = list(ordered_map(_square, range(30), jobs=2, preload=["tests.test_ranges"]))
+    got = list(ordered_map(_square, range(30), jobs=2, preload=["tests.core.test_ranges"]))
     assert got == [n * n for n in range(30)]
     with pytest.raises(ValueError, match="three"):
-        list(ordered_map(_fail, range(10), jobs=2, preload=["tests.test_ranges"]))
+        list(ordered_map(_fail, range(10), jobs=2, preload=["tests.core.test_ranges"]))
     # stopping early (a --limit, a closed pipe) ends the workers
-    first = ordered_map(_square, range(1000), jobs=2, preload=["tests.test_ranges"])
+    first = ordered_map(_square, range(1000), jobs=2, preload=["tests.core.test_ranges"])
     assert next(first) == 0
     first.close()
 
@@ -176,7 +176,7 @@ def _chatty(n: int) -> int:
 
 
 def test_a_worker_that_prints_does_not_break_the_results(capfd):
-    got = list(ordered_map(_chatty, range(20), jobs=2, preload=["tests.test_ranges"]))
+    got = list(ordered_map(_chatty, range(20), jobs=2, preload=["tests.core.test_ranges"]))
     assert got == [n * n for n in range(20)]
     assert "a library printing to stdout" in capfd.readouterr().err
 
@@ -192,16 +192,16 @@ def test_fresh_workers_take_tasks_and_results_larger_than_a_pipe():
 
     code = (
         "from convo.core.pool import ordered_map\n"
-        "from tests.test_ranges import _echo\n"
+        "from tests.core.test_ranges import _echo\n"
         "tasks = [bytes([n]) * (1 << 20) for n in range(12)]\n"
-        "got = list(ordered_map(_echo, tasks, jobs=2, preload=['tests.test_ranges']))\n"
+        "got = list(ordered_map(_echo, tasks, jobs=2, preload=['tests.core.test_ranges']))\n"
         "assert got == tasks\n"
     )
     done = subprocess.run([sys.executable, "-c", code], timeout=60, capture_output=True)
     assert done.returncode == 0, done.stderr.decode()
 
 
-_PRELOAD = ["tests.test_ranges"]
+_PRELOAD = ["tests.core.test_ranges"]
 
 
 def _pid(n: int) -> tuple[int, int]:

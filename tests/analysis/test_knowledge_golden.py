@@ -11,7 +11,7 @@ from conftest import assert_golden
 from convo.analysis.knowledge.extract import extract_all
 from convo.analysis.knowledge.summary import aggregate
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "knowledge"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "knowledge"
 NAMES = ["transcript", "email", "chat"]
 
 

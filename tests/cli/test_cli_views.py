@@ -12,7 +12,7 @@ import pytest
 
 from convo.cli.app import app
 
-FIXTURE = str(Path(__file__).resolve().parent / "fixtures" / "views.jsonl")
+FIXTURE = str(Path(__file__).resolve().parents[1] / "fixtures" / "views.jsonl")
 RECORDS = [orjson.loads(x) for x in Path(FIXTURE).read_bytes().splitlines()]
 # Raw sequences from the hostile record that must never reach a terminal.
 RAW_HOSTILE = ("\x1b]0;title", "\x07", "\x1b[2J", "\x1b[31m", "\u202e", "\u202c", "\u009b")

@@ -3,12 +3,13 @@ message's language and people's surnames are not topics, the header counts every
 
 from __future__ import annotations
 
+from tests.analysis.test_knowledge import rec
+
 from convo.analysis.knowledge.extract import extract, extract_all
 from convo.analysis.knowledge.keyphrases import candidates
 from convo.analysis.knowledge.stopwords import language
 from convo.analysis.knowledge.summary import aggregate
 from convo.output.views.knowledge import parts
-from test_knowledge import rec
 
 
 def _types(k) -> dict[str, list[str]]:

@@ -266,7 +266,7 @@ def test_outputs_equal_jq(name, tmp_path):
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_query.py"
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_query.py"
     spec = importlib.util.spec_from_file_location("bench_query", path)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)

@@ -15,7 +15,7 @@ from convo.query import parallel
 from convo.query.filters import Filters
 from convo.query.scan import Selector
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _records(n: int) -> list[dict]:

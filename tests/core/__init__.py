@@ -1,0 +1,1 @@
+"""Tests of the core: records, JSONL lines, timestamps, normalising text."""

@@ -1,0 +1,1 @@
+"""Tests of the store: appending, reading and the Store API."""
