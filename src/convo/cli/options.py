@@ -27,9 +27,9 @@ SPEAKER_MODES = ("auto", "voice", "prefix", "none")
 
 
 def _writer_names() -> list[str]:
-    from convo.output.writers import registry
+    from convo.output.exporters.registry import registry
 
-    return registry.names()
+    return registry.shown_names()
 
 
 def _format_names() -> list[str]:
