@@ -24,6 +24,7 @@ class WriteOptions:
 
     utc: bool = False
     zone: tzinfo | None = None  # None: local time (or UTC with ``utc``)
+    columns: tuple[str, ...] | None = None  # the table's (``writers.columns``); None: default
 
 
 def make_writer(name: str, env: Environment, options: WriteOptions) -> RecordWriter:
