@@ -1,0 +1,159 @@
+"""The generated references (docs/reference/) are what tools/docs_reference.py makes now.
+
+A page that is stale, missing (a new command or format) or left over (one that is gone)
+fails here; `python tools/docs_reference.py` writes them again. The format declarations
+they are made from are checked against what the readers do.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib.util
+import re
+import sys
+from dataclasses import fields as dataclass_fields
+
+import pytest
+
+from conftest import ROOT
+from convo.importers.fields import Fields
+from convo.importers.registry import registry
+
+
+def _load(name: str):
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+docs_reference = _load("docs_reference")  # puts tools/ on sys.path for the two below
+reference_formats = _load("reference_formats")
+reference_commands = _load("reference_commands")
+
+
+@pytest.fixture(scope="module")
+def generated() -> dict[str, str]:
+    return docs_reference.pages()
+
+
+def test_committed_pages_are_current(generated):
+    problems = docs_reference.differences(generated, docs_reference.committed())
+    assert problems == [], "run: python tools/docs_reference.py"
+
+
+def test_every_command_and_format_has_a_page(generated):
+    group, ctx = reference_commands.command_tree()
+    for words, _, _ in reference_commands.walk(group, ctx):
+        assert "commands/" + reference_commands.page_name(words) in generated
+    for fmt in registry.formats():
+        assert f"formats/{fmt.name}.md" in generated
+    assert {"commands/index.md", "formats/index.md"} <= set(generated)
+    commands = len(reference_commands.walk(group, ctx))
+    assert len(generated) == commands + len(registry.formats()) + 2
+
+
+def test_differences_name_stale_missing_and_left_over_pages():
+    wanted = {"formats/a.md": "new\n", "formats/b.md": "b\n"}
+    have = {"formats/a.md": "old\n", "formats/gone.md": "x\n"}
+    assert docs_reference.differences(wanted, have) == [
+        "stale: formats/a.md",
+        "missing: formats/b.md",
+        "left over: formats/gone.md",
+    ]
+
+
+def test_pages_hold_nothing_of_this_machine(generated, monkeypatch, tmp_path):
+    """No home folder, checkout path or environment shows, whatever the environment says."""
+    monkeypatch.setenv("CONVO_STORE", str(tmp_path / "mine.jsonl"))
+    monkeypatch.setenv("COLUMNS", "37")
+    again = docs_reference.pages()
+    assert again == generated
+    for name, text in generated.items():
+        assert str(ROOT) not in text, name
+        assert str(tmp_path) not in text, name
+        assert "/home/" not in text and "/root" not in text, name
+
+
+def test_every_format_declares_its_mapping():
+    for fmt in registry.formats():
+        assert isinstance(fmt.fields, Fields), f"{fmt.name} has no fields declaration"
+        for field in dataclass_fields(Fields):
+            value = getattr(fmt.fields, field.name)
+            assert value.strip(), f"{fmt.name}: empty {field.name}"
+            assert "|" not in value, f"{fmt.name}: {field.name} holds a |"
+            assert value.count("`") % 2 == 0, f"{fmt.name}: {field.name} has an odd backtick"
+        assert reference_formats.id_patterns(fmt.fields), f"{fmt.name}: its id names no shape"
+
+
+def test_every_format_has_a_sample():
+    names = {f.name for f in registry.formats()}
+    assert names == set(reference_formats.SAMPLES) | set(reference_formats.BUILT)
+    for name, path in reference_formats.SAMPLES.items():
+        assert (ROOT / path).exists(), f"{name}: {path}"
+
+
+@pytest.mark.parametrize("name", sorted(f.name for f in registry.formats()))
+def test_declared_id_shapes_are_the_ids_made(name):
+    """Every id the reader makes of its sample has one of the shapes the format declares."""
+    fmt = registry.get(name)
+    patterns = reference_formats.id_patterns(fmt.fields)
+    _, records = reference_formats.sample_records(name)
+    assert records
+    for rec in records:
+        assert any(p.match(rec["id"]) for p in patterns), (rec["id"], fmt.fields.id)
+
+
+# Where docs/ids.md (hand-written) falls behind the code: formats added after its table,
+# and Gemini responses' own ids (its row gives only the content hash of requests). The
+# format reference's "Ids and their scope" table is generated from the declarations;
+# these go when docs/ids.md's table points there or is brought up to date.
+IDS_MD_LACKS = {
+    "typeagent", "agentscope-session", "vscode-chat", "gemini-activity",
+}  # fmt: skip
+IDS_MD_DIFFERS = {("gemini", "gemini:<responseId>")}
+
+
+def _ids_md_rows() -> dict[str, str]:
+    """docs/ids.md's table: each format name or pattern it names in its first column
+    (``openai-*``), with the id column of its row."""
+    text = (ROOT / "docs" / "ids.md").read_text(encoding="utf-8")
+    rows: dict[str, str] = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        if not line.startswith("| ") or len(cells) < 3 or cells[0] in ("format", "---"):
+            continue
+        for name in re.findall(r"`([a-z0-9*-]+)`", cells[0]):
+            rows[name] = rows.get(name, "") + " " + cells[1]
+    return rows
+
+
+def _ids_md_row(rows: dict[str, str], name: str) -> str | None:
+    found = [row for pattern, row in rows.items() if fnmatch.fnmatchcase(name, pattern)]
+    return " ".join(found) if found else None
+
+
+def test_ids_md_names_every_format_and_its_ids():
+    """docs/ids.md's table and the declarations agree: every format has a row, and each
+    id shape a format declares has its prefix in that row (or the row says the ids are
+    the source's own, ``FORMAT:...``)."""
+    rows = _ids_md_rows()
+    lacking, differing = set(), set()
+    for fmt in registry.formats():
+        row = _ids_md_row(rows, fmt.name)
+        if row is None:
+            lacking.add(fmt.name)
+            continue
+        for shape in re.findall(r"`([^`]+)`", fmt.fields.id):
+            prefix = shape.split(":", 1)[0]
+            if ":" not in shape or not prefix.isalpha() or prefix == "h":
+                continue
+            generic = "FORMAT:" in row or "the source's" in row or "as written" in row
+            if f"{prefix}:" not in row and not generic:
+                differing.add((fmt.name, shape))
+    assert lacking == IDS_MD_LACKS
+    assert differing == IDS_MD_DIFFERS
