@@ -108,6 +108,41 @@ def test_declared_id_shapes_are_the_ids_made(name):
         assert any(p.match(rec["id"]) for p in patterns), (rec["id"], fmt.fields.id)
 
 
+# Other files of the formats whose ids or threads take several shapes.
+MORE_SAMPLES = [
+    ("gitlab", "tests/fixtures/formats/gitlab/issues_list.json"),
+    ("gitlab", "tests/fixtures/formats/gitlab/mr_discussions.json"),
+    ("discourse", "tests/fixtures/forum/discourse-latest.json"),
+    ("discourse", "tests/fixtures/forum/discourse-posts-latest.json"),
+    ("openai-completion", "tests/fixtures/formats/openai_api/batch_output.jsonl"),
+    ("openai-responses", "tests/fixtures/formats/openai_responses/items.jsonl"),
+    ("gemini", "tests/fixtures/formats/gemini/request.json"),
+    ("gemini", "tests/fixtures/formats/gemini/sdk-dumps.jsonl"),
+    ("signal", "tests/fixtures/formats/signal/sigtop-bob.json"),
+    ("signal", "tests/fixtures/formats/signal/sigtop-bob.txt"),
+    ("hackernews", "tests/fixtures/forum/hn-firebase.jsonl"),
+    ("reddit", "tests/fixtures/forum/pushshift-comments.jsonl"),
+    ("sharegpt", "tests/fixtures/formats/sharegpt/sharegpt.jsonl"),
+    ("claude-ai", "tests/fixtures/formats/claude_ai/conversations-old.json"),
+    ("vercel-ai", "tests/fixtures/formats/vercel_ai/v4-messages.json"),
+    ("stackexchange", "sample_data/forum/stackexchange/Comments.xml"),
+    ("github", "sample_data/forum/github-issue.json"),
+    ("twitter-dm", "tests/fixtures/formats/twitter_dm/direct-messages-group.js"),
+    ("mbox", "tests/fixtures/email/no-from-envelope.mbox"),
+]
+
+
+@pytest.mark.parametrize(("name", "path"), MORE_SAMPLES)
+def test_declared_id_shapes_cover_other_files(name, path, monkeypatch):
+    import convo
+
+    monkeypatch.chdir(ROOT)
+    patterns = reference_formats.id_patterns(registry.get(name).fields)
+    ids = [m.id for m in convo.read_messages(path, format=name)]
+    assert ids
+    assert [i for i in ids if not any(p.match(i) for p in patterns)] == []
+
+
 # Where docs/ids.md (hand-written) falls behind the code: formats added after its table,
 # and Gemini responses' own ids (its row gives only the content hash of requests). The
 # format reference's "Ids and their scope" table is generated from the declarations;

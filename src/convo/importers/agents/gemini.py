@@ -311,7 +311,8 @@ FIELDS = Fields(
     time="a response's `createTime`; requests have none: the epoch sentinel, with one "
     "warning a source",
     zone="the offset the source writes (UTC `Z`); a naive time is read as UTC, not in `--tz`",
-    thread="a response's `responseId`, else the file (`FILE#line-N` per JSONL line)",
+    thread="a response's `responseId`, else the path as named on the command line "
+    "(`FILE#line-N` per JSONL line)",
     id="`gemini:<responseId>` (`:<index>` after the first candidate); requests: " + CONTENT_HASH,
     scope="none: response ids are unique everywhere; a content hash: the file or line",
     extra="`parts` (non-text parts), `modelVersion`, `finishReason`, `usageMetadata`, "

@@ -162,7 +162,8 @@ FIELDS = Fields(
     listeners="the other party of the exchange (user ↔ assistant; a tool result → assistant)",
     time="no times: the epoch sentinel, with one warning a source",
     zone="none",
-    thread="the sample's `id` (else `FILE#line-N`, `FILE#item-N` or `FILE`)",
+    thread="the sample's `id` (else `FILE#line-N`, `FILE#item-N` or `FILE`, FILE the path "
+    "as named on the command line)",
     id="no message ids: " + CONTENT_HASH,
     scope="the conversation: the sample's `id`, scoped by the file when short (`FILE:id`)",
     extra="`original` (the message as the dataset had it), `blocks`; `completion` on a "

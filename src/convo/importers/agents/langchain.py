@@ -194,7 +194,7 @@ FIELDS = Fields(
     listeners="a user turn → `ai`, an assistant turn → `human`, a tool result → `ai`",
     time="no times: the epoch sentinel, with one warning a source",
     zone="none",
-    thread="the file, as named on the command line (`FILE#line-N` for a JSONL line "
+    thread="the path as named on the command line (`FILE#line-N` for a JSONL line "
     "holding an array)",
     id="`langchain:<id>` (`data.id`); a short one `langchain:<file>:<id>`; none: " + CONTENT_HASH,
     scope="long ids: the world; short ids: the file (its name)",

@@ -311,7 +311,7 @@ FIELDS = Fields(
     time="the Response's `created_at`; bare item lists have none: the epoch sentinel, with "
     "one warning a source",
     zone="epoch seconds: UTC",
-    thread="the Response's `id`, else the file",
+    thread="the Response's `id`, else the path as named on the command line",
     id="`openai:<id>` (the item's id), else " + CONTENT_HASH,
     scope="none: OpenAI's ids are unique everywhere",
     reply_to="a `function_call_output`: the call with its `call_id`",

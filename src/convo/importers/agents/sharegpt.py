@@ -185,7 +185,8 @@ FIELDS = Fields(
     "assistant turn → the user side's, else `human`; a tool turn → the assistant side)",
     time="no times in ShareGPT: the epoch sentinel, with one warning a source",
     zone="none",
-    thread="the sample's `id` (else `FILE#line-N`, `FILE#item-N` or `FILE`)",
+    thread="the sample's `id` (else `FILE#line-N`, `FILE#item-N` or `FILE`, FILE the path "
+    "as named on the command line)",
     id="`sharegpt:<file>:<id>:<turn>` when the sample has an id, else " + CONTENT_HASH,
     scope="the file (its name): sample ids are unique only in their data set",
     extra="`original_role` when the spelling is not the role; the sample's other members "

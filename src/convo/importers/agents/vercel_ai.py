@@ -230,7 +230,8 @@ FIELDS = Fields(
     time="v4 `createdAt` or `metadata.createdAt`; else the epoch sentinel, with one "
     "warning a source",
     zone="the offset the source writes (UTC `Z`); a naive time is read as UTC, not in `--tz`",
-    thread="the chat's `id`, else the file (`FILE#line-N` per JSONL chat)",
+    thread="the chat's `id`, else the path as named on the command line (`FILE#line-N` "
+    "per JSONL chat)",
     id="`vercel-ai:<id>`; a short one (under 16 characters) `vercel-ai:<file>:<id>`",
     scope="the SDK's 16-character nanoids: the world; shorter ones: the file (its name)",
     extra="`tools` (tool parts whole), `sources`, `data` (`data-*` parts), `metadata`; "

@@ -40,7 +40,7 @@ from convo.core.timestamps import iso_ts
 from convo.importers.apps.common import SYSTEM_TAG
 from convo.importers.build import message
 from convo.importers.context import ImportContext
-from convo.importers.fields import Fields
+from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head
 from convo.importers.registry import Format
 
@@ -189,7 +189,7 @@ FIELDS = Fields(
     time="`createdAt`",
     zone="the offset the source writes (UTC `Z`); a naive time is read as UTC, not in `--tz`",
     thread="`conversationId`",
-    id="`twitter:<id>`",
+    id="`twitter:<id>`; conversation events without an id: " + CONTENT_HASH,
     scope="none: Twitter's message ids are unique everywhere",
     subject="a group's `name`",
     tags="`system` on joins, leaves and renames",

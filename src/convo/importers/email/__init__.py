@@ -92,7 +92,8 @@ FIELDS = Fields(
     time="`Date` (else `Resent-Date`, `Received`, `X-OriginalArrivalTime`, the mbox `From ` "
     "line, a Maildir file name, with a warning; none: the epoch sentinel)",
     zone="the date's own offset (`-0000` is UTC); " + NAIVE_IN_TZ,
-    thread="the first id of `References` (the root), else `In-Reply-To`, else the message's own id",
+    thread="the first id of `References` (the root), else `In-Reply-To`, else the "
+    "message's own `Message-ID` (none without one)",
     id="the `Message-ID` (`<<id>>`); without one, " + CONTENT_HASH,
     scope="none: a Message-ID is unique everywhere; a content hash: the file's name "
     "(with its folder for `Inbox`/`mbox`)",

@@ -19,7 +19,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
 from convo.importers.context import ImportContext
-from convo.importers.fields import NAIVE_IN_TZ, Fields
+from convo.importers.fields import Fields
 from convo.importers.forums.common import Tally, as_int, as_str, items, json_values, message
 from convo.importers.jsoninput import sniff_json
 from convo.importers.registry import Format
@@ -187,7 +187,7 @@ FIELDS = Fields(
     speaker="`author` (Algolia) or `by` (Firebase)",
     listeners="the `@` mentions",
     time="`created_at_i` (else `created_at`) or Firebase `time`",
-    zone="epoch seconds: UTC; " + NAIVE_IN_TZ,
+    zone="epoch seconds: UTC; a `created_at` without a zone is read in `--tz` (default UTC)",
     thread="the story: `hn:<id>` (Firebase items: when the parent chain was seen earlier)",
     id="`hn:<id>`",
     scope="none: Hacker News is one site",
