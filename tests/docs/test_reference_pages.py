@@ -12,6 +12,8 @@ import importlib.util
 import re
 import sys
 from dataclasses import fields as dataclass_fields
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -106,6 +108,33 @@ def test_declared_id_shapes_are_the_ids_made(name):
     assert records
     for rec in records:
         assert any(p.match(rec["id"]) for p in patterns), (rec["id"], fmt.fields.id)
+
+
+def _timestamps(name: str, options) -> list[str]:
+    import convo
+
+    with reference_formats.sample_path(name) as path:
+        return [m.timestamp for m in convo.read_messages(path, format=name, options=options)]
+
+
+@pytest.mark.parametrize("name", sorted(f.name for f in registry.formats()))
+def test_declared_zone_rule_is_the_readers(name):
+    """A format whose sample reads differently under another --tz says its naive times are
+    read in --tz (and one that says they are not, reads the same); one whose times move
+    with --start-date says so."""
+    from convo import ImportOptions
+
+    fields = registry.get(name).fields
+    plain = _timestamps(name, ImportOptions())
+    zoned = _timestamps(name, ImportOptions(tz=ZoneInfo("Asia/Kolkata")))
+    started = _timestamps(name, ImportOptions(start_date=datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)))
+    uses_tz = "`--tz`" in fields.zone and "not in `--tz`" not in fields.zone
+    if zoned != plain:
+        assert uses_tz, fields.zone
+    if "not in `--tz`" in fields.zone:
+        assert zoned == plain
+    if started != plain:
+        assert "`--start-date`" in fields.time, fields.time
 
 
 # Other files of the formats whose ids or threads take several shapes.
