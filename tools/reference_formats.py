@@ -210,6 +210,14 @@ def _rows(fields: Any) -> list[tuple[str, str]]:
     ]
 
 
+def _labelled(fmt: Any, records: list[dict[str, Any]]) -> list[str]:
+    """A row when the records say another format than this one (``slack-file``: ``slack``)."""
+    seen = sorted({r.get("format") or "" for r in records})
+    if fmt.family == "records" or seen == [fmt.name]:
+        return []
+    return [f"| records say | {', '.join(f'`format: {x}`' for x in seen)} |"]
+
+
 def _sample_line(name: str, path: str, count: int, shown: int) -> str:
     which = f"record {shown + 1} of {count}"
     made = f"`convo ingest --from {name} '{path}'` gives ({which})"
@@ -234,6 +242,7 @@ def format_page(fmt: Any) -> str:
         f"| reads | {_files(fmt)} |",
         f"| detection | by content (stdin has no name); `--from {fmt.name}` names it |",
         f"| reader | `{reader_module(fmt)}` |",
+        *_labelled(fmt, records),
         "",
         "## What becomes what",
         "",

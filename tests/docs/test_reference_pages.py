@@ -110,6 +110,40 @@ def test_declared_id_shapes_are_the_ids_made(name):
         assert any(p.match(rec["id"]) for p in patterns), (rec["id"], fmt.fields.id)
 
 
+# A declaration that says a field is empty, and the record's field.
+_EMPTY = {
+    "listeners": (lambda f: f.listeners.startswith("none"), lambda r: r["metadata"]["listeners"]),
+    "thread": (lambda f: f.thread == "none", lambda r: r.get("thread")),
+    "replyTo": (lambda f: f.reply_to == "none", lambda r: r.get("replyTo")),
+    "subject": (lambda f: f.subject == "none", lambda r: r.get("subject")),
+    "tags": (lambda f: f.tags == "none of its own", lambda r: r.get("tags")),
+    "extra": (lambda f: f.extra == "nothing", lambda r: r.get("extra")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(f.name for f in registry.formats()))
+def test_fields_declared_empty_are_empty(name):
+    """What a declaration says a format never fills, its reader leaves empty."""
+    fields = registry.get(name).fields
+    _, records = reference_formats.sample_records(name)
+    for key, (says_empty, value) in _EMPTY.items():
+        if says_empty(fields):
+            assert [value(r) for r in records if value(r)] == [], f"{name} fills {key}"
+
+
+@pytest.mark.parametrize("name", sorted(f.name for f in registry.formats()))
+def test_extra_keys_are_declared(name):
+    """Every key a sample record has in ``extra`` is named (in backticks) in the format's
+    ``extra`` declaration, unless records keep their ``extra`` as written."""
+    fields = registry.get(name).fields
+    if "as written" in fields.extra or "column" in fields.extra:
+        return
+    declared = set(re.findall(r"`([A-Za-z_]\w*)", fields.extra))
+    _, records = reference_formats.sample_records(name)
+    keys = {key for r in records for key in r.get("extra") or {}}
+    assert sorted(keys - declared) == []
+
+
 def _timestamps(name: str, options) -> list[str]:
     import convo
 

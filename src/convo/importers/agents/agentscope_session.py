@@ -128,7 +128,7 @@ FIELDS = Fields(
     id="the `Msg`'s `id` as it is (`<id>`; a 22-character shortuuid)",
     scope="the world: AgentScope makes a random id for every message",
     extra="as the `agentscope` format (`original`, `blocks`, `name`); a `_sys_prompt` in "
-    "the first message's `conversation.sys_prompt`; records are labelled `agentscope`",
+    "the first message's `conversation` (`sys_prompt`)",
 )
 
 FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json",), sniff, read, EXAMPLE, fields=FIELDS),)

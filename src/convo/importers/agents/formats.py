@@ -73,7 +73,8 @@ _SCOPE = (
 )
 _EXTRA = (
     "`original` (the message verbatim, for a lossless `convo export`), `blocks` (normalised "
-    "content blocks), `name`, `original_role`; thinking in `thinking` unless "
+    "content blocks), `name`, `original_role`, `conversation` (on a conversation's first "
+    "message: the conversation without its messages); thinking in `thinking` unless "
     "`--include-thinking`"
 )
 _FIELDS = {
@@ -129,8 +130,8 @@ _FIELDS = {
         thread="the conversation's id, else none",
         id=_ID,
         scope=_SCOPE,
-        extra=_EXTRA + "; `type` and every type-specific field (`target`, `models_usage`, "
-        "`metadata`...)",
+        extra=_EXTRA + "; `type` and every type-specific field (`target`, `context`, "
+        "`models_usage`, `metadata`...)",
     ),
     "jianmu": Fields(
         speaker="`name` (a tool result: its `tool`), else the role",

@@ -315,8 +315,8 @@ FIELDS = Fields(
     "(`FILE#line-N` per JSONL line)",
     id="`gemini:<responseId>` (`:<index>` after the first candidate); requests: " + CONTENT_HASH,
     scope="none: response ids are unique everywhere; a content hash: the file or line",
-    extra="`parts` (non-text parts), `modelVersion`, `finishReason`, `usageMetadata`, "
-    "`original_role`; thoughts in `thinking` unless `--include-thinking`",
+    extra="`parts` (non-text parts), `model` (`modelVersion`), `finish_reason`, `usage` "
+    "(`usageMetadata`), `original_role`; thoughts in `thinking` unless `--include-thinking`",
 )
 
 FORMATS = (

@@ -200,7 +200,7 @@ FIELDS = Fields(
     scope="long ids: the world; short ids: the file (its name)",
     reply_to="a tool message: the ai message that made the call",
     extra="`type`, `response_metadata`, `usage_metadata`, `additional_kwargs`, `artifact`, "
-    "`invalid_tool_calls`; reasoning in `thinking` unless `--include-thinking`",
+    "`tool_calls`, `invalid_tool_calls`, `tool_call_id`, `status`; reasoning in `thinking` unless `--include-thinking`",
 )
 
 FORMATS = (

@@ -280,7 +280,8 @@ FIELDS = Fields(
     scope="none: message uuids are unique everywhere",
     reply_to="the parent message when it is in the conversation, else the previous one",
     subject="the conversation's `name`",
-    extra="`sender`, `blocks` (non-text blocks), `attachments`, `citations`, `off_branch`; "
+    extra="`sender`, `blocks` (non-text blocks), `attachments`, `files`, `citations`, "
+    "`off_branch`, `conversation` (on a conversation's first message); "
     "thinking in `thinking` unless `--include-thinking`",
 )
 

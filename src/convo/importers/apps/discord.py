@@ -432,7 +432,7 @@ JSON_FIELDS = Fields(
     reply_to="`discord:<reference.messageId>`",
     tags="`system` on types other than Default and Reply",
     extra="`type`, `guild`, `channel_id`, `author_id`, `timestamp` (as written), `edited`, "
-    "`pinned`, `reactions`, `attachments`, `embeds`, `raw_content` (when tokens were "
+    "`pinned`, `reference`, `reactions`, `attachments`, `stickers`, `embeds`, `raw_content` (when tokens were "
     "rendered), `parent_channel`",
 )
 TEXT_FIELDS = Fields(

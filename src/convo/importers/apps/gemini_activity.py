@@ -153,7 +153,7 @@ FIELDS = Fields(
     scope="the account's millisecond time, made unique across accounts by the title",
     reply_to="an answer: its prompt",
     tags="`system` on actions that are not prompts (feedback, drafts, canvases)",
-    extra="`regenerated`, `subtitles` (the Gem, the files attached)",
+    extra="`regenerated`, `subtitles` (the Gem, the files attached), `title` (an action's title)",
 )
 
 FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json",), sniff, read, EXAMPLE, fields=FIELDS),)

@@ -147,6 +147,7 @@ FIELDS = Fields(
     thread="the group's `name` (else its folder, `DM xxx` / `Space xxx`)",
     id="`gchat:<message_id>`",
     scope="none: `message_id` starts with the group's id",
+    tags="`bot` when the creator's `user_type` is `Bot`",
     extra="`email`, `topic_id`, `updated_date`, `quoted`, `reactions`, `annotations`, "
     "`attached_files`",
 )

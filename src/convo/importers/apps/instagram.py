@@ -65,7 +65,7 @@ EXAMPLE = (
 )
 FIELDS = replace(
     MESSENGER_FIELDS,
-    extra=MESSENGER_FIELDS.extra + "; a shared post's caption and owner; records say `instagram`",
+    extra=MESSENGER_FIELDS.extra + "; a shared post's caption and owner",
 )
 
 FORMATS = (

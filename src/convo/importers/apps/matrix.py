@@ -186,7 +186,8 @@ FIELDS = Fields(
     reply_to="the `m.in_reply_to` event (else the thread root or the annotated event)",
     subject="`room_name`",
     tags="`action` (`m.emote`), `notice`, `edit`, `reaction`, `system` (state events)",
-    extra="`type`, `content`, `sender` (the MXID), `replaces`, `thread_root`",
+    extra="`type`, `msgtype`, `content`, `html` (`formatted_body`), `info` (media), `sender` "
+    "(the MXID), `replaces`, `thread_root`",
 )
 
 FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json",), sniff, read, EXAMPLE, fields=FIELDS),)

@@ -416,7 +416,8 @@ FIELDS = Fields(
     id="sigtop JSON: `signal:<id>` (a uuid); the text layouts: " + CONTENT_HASH,
     scope="none for uuids; a content hash: the chat (the thread), else the folder",
     tags="`system` on service messages",
-    extra="`quote`, `reactions` (`{actor, reaction}`), `attachments`, `contact`, edits",
+    extra="`quote`, `reactions` (`{actor, reaction}`), `attachments`, `sticker`, `contact`, "
+    "`edits`, `deleted`, `damaged_header`",
 )
 
 FORMATS = (Format(NAME, "chat", DESCRIPTION, PATTERNS, sniff, read, EXAMPLE, fields=FIELDS),)

@@ -472,8 +472,8 @@ FIELDS = Fields(
     "a day file read alone: its `channel_name`, the export's folder, else `slack`",
     reply_to="`slack:<channel>:<thread_ts>` on thread replies",
     tags="`system` on subtype messages (joins, topic changes...)",
-    extra="`ts`, `channel_id`, `channel_type`, `user_id`, `thread_ts`, `subtype`, "
-    "`raw_text` (when mentions were rendered), `reactions`, `files`; records say `slack`",
+    extra="`ts`, `channel_id`, `channel_type`, `user_id`, `bot_id`, `thread_ts`, `reply_count`, "
+    "`subtype`, `edited`, `raw_text` (mentions rendered), `reactions`, `files`, `attachments`",
 )
 FORMATS = (
     Format(

@@ -213,8 +213,9 @@ FIELDS = Fields(
     "no chat: `teams:<Id>`",
     scope="the chat or channel (`ChatId`, `ChannelIdentity.ChannelId`)",
     reply_to="`teams:<chat>:<ReplyToId>`",
+    subject="`Subject`",
     tags="`system` on events (`From: null`: `[system event] <kind>`)",
-    extra="`message_type`, `created`, `edited`, `deleted`, `reactions`, attachments",
+    extra="`message_type`, `created`, `edited`, `deleted`, `importance`, `attachments`, `reactions`",
 )
 
 FORMATS = (

@@ -257,7 +257,8 @@ FIELDS = Fields(
     "(`personal_information.user_id`, else the one sender that is not the chat) and the chat",
     reply_to="`reply_to_message_id`",
     tags="`system` on service messages (`[action] ...`)",
-    extra="`chat_id`, `chat_type`, `from_id`, `links`, media, edits, reactions",
+    extra="`chat_id`, `chat_type`, `from_id`, `action`, `edited`, `forwarded_from`, "
+    "`via_bot`, `media`, `links`, `reactions`",
 )
 
 FORMATS = (

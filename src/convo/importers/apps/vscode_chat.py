@@ -228,8 +228,8 @@ FIELDS = Fields(
     scope="none: a `requestId` is a random UUID",
     reply_to="the answer: its request",
     subject="`customTitle`",
-    extra="`agent`, `modelId`, the attached context (`variableData` names), `isCanceled`, "
-    "`errorDetails`; thinking in `thinking` unless `--include-thinking`",
+    extra="`agent`, `model` (`modelId`), `context` (the attached context's names), "
+    "`canceled`, `error`; thinking in `thinking` unless `--include-thinking`",
 )
 
 FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json",), sniff, read, EXAMPLE, fields=FIELDS),)

@@ -374,14 +374,14 @@ TXT_FIELDS = Fields(
     id="no message ids: " + CONTENT_HASH,
     scope="the chat the file is named after; `_chat.txt`: its folder too",
     tags="`system` on lines without a `Name: ` and the encryption notice",
-    extra="`media` (omitted or attached media), `damaged_header`",
+    extra="`media` (omitted or attached media), `file`, `chat_name` (a system line "
+    "naming the chat), `damaged_header`",
 )
 ZIP_FIELDS = replace(
     TXT_FIELDS,
     thread="the chat the zip is named after (`WhatsApp Chat - Ann.zip`)",
     scope="the chat the zip is named after",
-    extra=TXT_FIELDS.extra + ", `attachment` (each attached file's size, or `missing`); "
-    "records say `whatsapp`",
+    extra=TXT_FIELDS.extra + ", `attachment` (each attached file's size, or `missing`)",
 )
 
 FORMATS = (

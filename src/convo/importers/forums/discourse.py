@@ -328,7 +328,8 @@ FIELDS = Fields(
     reply_to="the post `reply_to_post_number` names, else post 1",
     subject="the topic's title, on post 1",
     tags="the topic's tags",
-    extra="`post_number`, `score`, likes, the accepted answer, `listing`",
+    extra="`post_number`, `name` (the display name), `score`, `likes`, `accepted_answer`, "
+    "`post_type`, `topic_slug`, `topic_title`, `deleted`, `listing`",
 )
 
 FORMATS = (

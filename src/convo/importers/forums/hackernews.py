@@ -193,7 +193,7 @@ FIELDS = Fields(
     scope="none: Hacker News is one site",
     reply_to="the parent item",
     subject="the story's title",
-    extra="`type`, `score`",
+    extra="`type`, `points`, `url`",
 )
 
 FORMATS = (

@@ -195,7 +195,8 @@ FIELDS = Fields(
     reply_to="`mastodon:<inReplyTo>`",
     subject="the content warning (`summary`)",
     tags="the hashtags (without `#`); `boost` on boosts",
-    extra="`url`, `actor`, `visibility`, `sensitive`, `language`, `attachments`",
+    extra="`url`, `actor`, `visibility`, `sensitive`, `language`, `attachments`, `boosted` "
+    "(a boost's status)",
 )
 
 FORMATS = (

@@ -295,7 +295,8 @@ FIELDS = Fields(
     scope="none: Reddit fullnames are unique everywhere",
     reply_to="the parent comment, else the post",
     subject="the post's `title`",
-    extra="`score`, `subreddit`, `flair`",
+    extra="`score`, `subreddit`, `flair`, `permalink`, `num_comments`, `distinguished`, "
+    "`stickied`, `is_submitter`",
 )
 
 FORMATS = (

@@ -288,7 +288,8 @@ FIELDS = Fields(
     reply_to="an answer: its question; a comment: its post",
     subject="a question's `Title`",
     tags="a question's `Tags`",
-    extra="`post_type`, `score`, `user_id`, `accepted`, `post_id`",
+    extra="`post_type`, `score`, `user_id`, `accepted`, `accepted_answer`, `view_count`, "
+    "`answer_count`, `post_id`",
 )
 
 FORMATS = (
