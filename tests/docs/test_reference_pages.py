@@ -255,3 +255,35 @@ def test_ids_md_names_every_format_and_its_ids():
                 differing.add((fmt.name, shape))
     assert lacking == IDS_MD_LACKS
     assert differing == IDS_MD_DIFFERS
+
+
+def test_walk_reaches_the_commands_of_a_group():
+    """A command group (``convo tag add``, were there one) gets its page, and its own page
+    lists its commands."""
+    import typer
+    import typer.main
+
+    app = typer.Typer()
+
+    @app.command()
+    def top() -> None:
+        """Top."""
+
+    sub = typer.Typer(help="A group of commands.")
+
+    @sub.command()
+    def leaf(n: int = typer.Option(3, "--n", help="How many.")) -> None:
+        """The leaf."""
+
+    app.add_typer(sub, name="grp")
+    group = typer.main.get_command(app)
+    ctx = group.context_class(group, info_name="convo")
+    found = reference_commands.walk(group, ctx)
+    assert [words for words, _, _ in found] == [["top"], ["grp"], ["grp", "leaf"]]
+    words, cmd, sub_ctx = found[1]
+    page = reference_commands.command_page(words, cmd, sub_ctx)
+    assert "[`convo grp leaf`](grp-leaf.md): The leaf." in page
+    words, cmd, sub_ctx = found[2]
+    page = reference_commands.command_page(words, cmd, sub_ctx)
+    assert page.startswith("# convo grp leaf\n")
+    assert "- `--n N`: How many.\n  (type: integer; default: `3`)" in page
