@@ -12,8 +12,9 @@ Two references, each made from what the code is, so neither can drift from it:
   (``tools/reference_formats.py``); one page per format and an index.
 
 Output does not depend on the machine: the environment (``$CONVO_*``, the config file,
-``$XDG_*``, ``$TZ``, ``$COLUMNS``) is set aside while pages are made, samples are read
-by paths relative to the repository, and nothing is wrapped to a terminal's width.
+``$XDG_*``, ``$TZ``, ``$COLUMNS``) and installed plug-ins are set aside while pages are
+made, samples are read by paths relative to the repository, and nothing is wrapped to a
+terminal's width.
 ``tests/docs/test_reference_pages.py`` runs ``pages()`` and fails when a committed page
 is stale, missing or left over.
 """
@@ -38,8 +39,14 @@ _SET_ASIDE = ("COLUMNS", "LINES", "TZ", "NO_COLOR", "FORCE_COLOR")
 
 @contextmanager
 def isolated() -> Iterator[None]:
-    """No environment variable, config file or home folder of this machine shows in a page."""
+    """No environment variable, config file or home folder of this machine shows in a page,
+    nor an installed plug-in: registries loaded from here on hold convo's own formats,
+    writers and exporters (``core.plugins``; ones already loaded are as they are)."""
+    from convo.core import plugins
+
     saved = dict(os.environ)
+    declare = plugins.may_declare
+    plugins.may_declare = lambda group: False
     with tempfile.TemporaryDirectory() as home:
         for key in list(os.environ):
             if key.startswith(("CONVO_", "XDG_")) or key in _SET_ASIDE:
@@ -51,6 +58,7 @@ def isolated() -> Iterator[None]:
         finally:
             os.environ.clear()
             os.environ.update(saved)
+            plugins.may_declare = declare
 
 
 def pages() -> dict[str, str]:
