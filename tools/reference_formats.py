@@ -167,13 +167,13 @@ def example(records: list[dict[str, Any]]) -> tuple[int, dict[str, Any]]:
 MAX_SHOWN = 300  # characters of a long string in the example record
 
 
-def _shorten(value: Any) -> Any:
+def shorten(value: Any) -> Any:
     if isinstance(value, str) and len(value) > MAX_SHOWN:
         return value[:MAX_SHOWN] + f"… ({len(value)} characters)"
     if isinstance(value, dict):
-        return {k: _shorten(v) for k, v in value.items()}
+        return {k: shorten(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_shorten(v) for v in value]
+        return [shorten(v) for v in value]
     return value
 
 
@@ -258,7 +258,7 @@ def format_page(fmt: Any) -> str:
         "",
         _sample_line(fmt.name, path, len(records), shown),
         "",
-        code_block(json.dumps(_shorten(record), indent=2, ensure_ascii=False), "json"),
+        code_block(json.dumps(shorten(record), indent=2, ensure_ascii=False), "json"),
     ]
     return "\n".join(lines) + "\n"
 

@@ -287,3 +287,25 @@ def test_walk_reaches_the_commands_of_a_group():
     page = reference_commands.command_page(words, cmd, sub_ctx)
     assert page.startswith("# convo grp leaf\n")
     assert "- `--n N`: How many.\n  (type: integer; default: `3`)" in page
+
+
+@pytest.mark.parametrize("name", sorted(reference_formats.SAMPLES))
+def test_the_command_on_a_page_gives_the_record_shown(name, runner, monkeypatch):
+    """`convo ingest --from NAME FILE`, as a format's page writes it, prints the record the
+    page shows (long strings shortened as on the page)."""
+    import json
+
+    from conftest import records
+    from convo.cli.app import app
+
+    page = (ROOT / "docs" / "reference" / "formats" / f"{name}.md").read_text(encoding="utf-8")
+    m = re.search(
+        r"^`convo ingest --from (\S+) '([^']+)'` gives \(record (\d+) of (\d+)\)", page, re.M
+    )
+    assert m and m[1] == name, "the page names no command"
+    shown = json.loads(page.split("```json\n", 1)[1].split("\n```", 1)[0])
+    monkeypatch.chdir(ROOT)
+    result = runner.invoke(app, ["ingest", "--quiet", "--from", name, m[2]])
+    got = records(result.stdout)
+    assert len(got) == int(m[4])
+    assert reference_formats.shorten(got[int(m[3]) - 1]) == shown
