@@ -437,7 +437,7 @@ JSON_FIELDS = Fields(
 )
 TEXT_FIELDS = Fields(
     speaker="the header's name (`name — date time`)",
-    listeners="the other one when the chat has two speakers, else none",
+    listeners="the `@Name` mentions of known speakers, else the other one of two speakers",
     time="the header's M/D/Y date and time; `Today`/`Yesterday` need `--start-date`",
     zone=NAIVE_IN_TZ,
     thread="none",

@@ -411,8 +411,8 @@ FIELDS = Fields(
     time="the message's date and time (sigtop: `Sent:`/`Received:`)",
     zone="signal-export's naive times are read in `--tz` (default UTC); sigtop's carry "
     "their offset",
-    thread="the chat: sigtop's `Conversation:` name, else the folder of a `chat.md`/"
-    "`data.json`, else the file's stem",
+    thread="the chat: sigtop's `Conversation:` name (sigtop JSON: `conversationId`), else the "
+    "folder of a `chat.md`/`data.json`, else the file's stem",
     id="sigtop JSON: `signal:<id>` (a uuid); the text layouts: " + CONTENT_HASH,
     scope="none for uuids; a content hash: the chat (the thread), else the folder",
     tags="`system` on service messages",

@@ -246,8 +246,8 @@ EXAMPLE = (
     '{"name": "Bob", "type": "personal_chat", "id": 1, "messages": [{"id": 1, "from": "Bob", ...}]}'
 )
 FIELDS = Fields(
-    speaker="`from` (the sender's name; cp1252 mojibake repaired)",
-    listeners="in a personal chat, the other sender; else none",
+    speaker="`from` (a service message: `actor`; cp1252 mojibake repaired)",
+    listeners="the users the text mentions, else in a two-party personal chat the other sender",
     time="`date_unixtime`, else `date`",
     zone="`date_unixtime` is epoch seconds (UTC); the naive `date` is read in `--tz` (default UTC)",
     thread="the chat's name",

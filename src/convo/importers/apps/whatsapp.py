@@ -366,8 +366,7 @@ ZIP_DESCRIPTION = (
 ZIP_EXAMPLE = "WhatsApp Chat - Ann.zip: _chat.txt, 00000012-PHOTO-2023-08-15-09-12-33.jpg"
 TXT_FIELDS = Fields(
     speaker="the name in the message header (system lines: none)",
-    listeners="the other one when the file has two speakers, else the `@Name` mentions of "
-    "known speakers",
+    listeners="the `@Name` mentions of known speakers, else the other one of two speakers",
     time="the header's date and time (day/month order decided per file)",
     zone=NAIVE_IN_TZ,
     thread="the chat the file is named after (`WhatsApp Chat with Ann.txt`), else none",
