@@ -77,14 +77,17 @@ _EXTRA = (
     "message: the conversation without its messages); thinking in `thinking` unless "
     "`--include-thinking`"
 )
+_LINE = (
+    "; a JSONL line holding a conversation without one: `FILE#line-N`, FILE the path as "
+    "named on the command line; else none"
+)
 _FIELDS = {
     "openai": Fields(
         speaker="`name`, else the role as spelled (`developer` stays `developer`)",
         listeners=_LISTENERS,
         time="none in the API's messages: the epoch sentinel, with one warning a source",
         zone="none",
-        thread="the conversation's `id`/`conversation_id`/`thread_id` (a JSONL line's "
-        "conversation without one: `FILE#line-N`), else none",
+        thread="the conversation's `id`/`conversation_id`/`thread_id`" + _LINE,
         id=_ID,
         scope=_SCOPE,
         extra=_EXTRA,
@@ -95,7 +98,7 @@ _FIELDS = {
         time="Claude Code's `timestamp`; API messages have none: the epoch sentinel, with one "
         "warning a source",
         zone="the offset the source writes; " + NAIVE_IN_TZ,
-        thread="Claude Code's `sessionId`, else the conversation's id",
+        thread="Claude Code's `sessionId`, else the conversation's id" + _LINE,
         id=_ID + " (Claude Code: the `uuid`)",
         scope=_SCOPE,
         reply_to="Claude Code's `parentUuid`",
@@ -107,7 +110,7 @@ _FIELDS = {
         listeners=_LISTENERS,
         time="`timestamp` (`YYYY-MM-DD HH:MM:SS.fff`)",
         zone="AgentScope writes naive local times: read in `--tz` (default UTC)",
-        thread="the conversation's id, else none",
+        thread="the conversation's id" + _LINE,
         id=_ID,
         scope=_SCOPE,
         extra=_EXTRA + "; `metadata`",
@@ -117,7 +120,7 @@ _FIELDS = {
         listeners=_LISTENERS,
         time="`metadata.timestamp` (ISO, or epoch seconds or milliseconds)",
         zone="the offset the source writes; " + NAIVE_IN_TZ,
-        thread="the thread's `id`",
+        thread="the thread's `id`" + _LINE,
         id=_ID,
         scope=_SCOPE,
         extra=_EXTRA + "; `user_id`; the thread's `metadata` in `conversation`",
@@ -127,7 +130,7 @@ _FIELDS = {
         listeners="the other party of the exchange; a `HandoffMessage`: its `target`",
         time="`created_at`",
         zone="the offset the source writes; " + NAIVE_IN_TZ,
-        thread="the conversation's id, else none",
+        thread="the conversation's id" + _LINE,
         id=_ID,
         scope=_SCOPE,
         extra=_EXTRA + "; `type` and every type-specific field (`target`, `context`, "
@@ -138,7 +141,7 @@ _FIELDS = {
         listeners=_LISTENERS,
         time="`metadata.timestamp` (ISO, or epoch seconds or milliseconds)",
         zone="the offset the source writes; " + NAIVE_IN_TZ,
-        thread="the conversation's id, else none",
+        thread="the conversation's id" + _LINE,
         id=_ID,
         scope=_SCOPE,
         extra=_EXTRA + "; `tool`, `tool_calls`, `metadata`",
