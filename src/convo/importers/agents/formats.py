@@ -99,7 +99,7 @@ _FIELDS = {
         "warning a source",
         zone="the offset the source writes; " + NAIVE_IN_TZ,
         thread="Claude Code's `sessionId`, else the conversation's id" + _LINE,
-        id=_ID + " (Claude Code: the `uuid`)",
+        id="Claude Code: the `uuid`; otherwise " + _ID,
         scope=_SCOPE,
         reply_to="Claude Code's `parentUuid`",
         extra=_EXTRA + "; `claude_code` (the envelope type); an Anthropic `system` prompt "
