@@ -99,12 +99,17 @@ def load_records() -> list[dict]:
     return [m.serialize() for path in INPUTS for m in read_messages(path)]
 
 
-def _people(record: dict) -> str:
+def _people(record: dict) -> frozenset[str]:
+    """The speaker's and listeners' names and addresses, as the metadata gives them."""
     meta = record["metadata"]
-    return " ".join([meta.get("speaker") or "", *meta.get("listeners", [])]).lower()
+    names = set()
+    for who in [meta.get("speaker") or "", *meta.get("listeners", [])]:
+        name, _, address = who.lower().partition("<")
+        names |= {who.lower(), name.strip(), address.rstrip(">").strip()}
+    return frozenset(names - {""})
 
 
-def _content(entity: dict, people: str) -> bool:
+def _content(entity: dict, people: frozenset[str]) -> bool:
     if {"person", "role", "message"} & set(entity["type"]):
         return False
     return entity["name"].lower() not in people
