@@ -63,7 +63,7 @@ def blocks(text: str) -> list[Block]:
     i = 0
     while i < len(lines):
         m = FENCE.match(lines[i])
-        if not m or not m["info"].strip():
+        if not m:
             i += 1
             continue
         indent, info = len(m["indent"]), m["info"].strip()
@@ -72,7 +72,7 @@ def blocks(text: str) -> list[Block]:
         while j < len(lines) and lines[j].rstrip() != close:
             j += 1
         body = [line[indent:] for line in lines[i + 1 : j]]
-        block = Block(info.split()[0], info, indent, i + 1, j, body)
+        block = Block(info.split()[0] if info else "", info, indent, i + 1, j, body)
         if block.lang == "console":
             block.commands = commands(body, i + 2)
         found.append(block)
@@ -111,6 +111,7 @@ def shell_blocks(page: Block | list[Block]) -> list[Block]:
 SHIM = """#!{python}
 # convo as a person runs it: on the terminal when its output is the example's output.
 import os, sys
+sys.path.insert(0, {src!r})
 st = os.fstat(1)
 if "%d:%d" % (st.st_dev, st.st_ino) == os.environ.get("CONVO_DOCS_TERMINAL"):
     os.environ["CONVO_FORCE_TTY"] = "1"
@@ -121,20 +122,22 @@ main()
 
 class Shell:
     """A folder where examples run: ``sample_data`` links to the project's, the store is
-    the default store under ``home``, and ``convo`` on PATH is this checkout's."""
+    the default store of ``home`` (``home/.local/share/convo/messages.jsonl``: programs
+    that pass on only HOME, as MCP clients do, find it too), and ``convo`` on PATH is
+    this checkout's."""
 
-    def __init__(self, root: Path, work: Path, store_home: Path):
-        self.root, self.work, self.data_home = root, work, store_home
+    def __init__(self, root: Path, work: Path, home: Path):
+        self.root, self.work = root, work
+        self.data_home = home / ".local" / "share"
         bin_dir = work.parent / "bin"
         bin_dir.mkdir(exist_ok=True)
         shim = bin_dir / "convo"
-        shim.write_text(SHIM.format(python=sys.executable))
+        shim.write_text(SHIM.format(python=sys.executable, src=str(root / "src")))
         shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
         self.env = {
             "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
             "PYTHONPATH": str(root / "src"),
-            "HOME": str(work.parent / "home"),
-            "XDG_DATA_HOME": str(store_home),
+            "HOME": str(home),
             "XDG_CONFIG_HOME": str(work.parent / "config"),
             "TZ": "UTC",
             "LANG": "C.UTF-8",
@@ -181,7 +184,7 @@ def matches(expected: list[str], actual: list[str]) -> bool:
         expected.pop()
     if ANY_LINES not in expected:
         return expected == actual
-    pattern = "\n".join(
+    pattern = "".join(
         r"(?:.*\n)*?" if line == ANY_LINES else re.escape(line) + r"\n" for line in expected
     )
     return re.fullmatch(pattern, "\n".join(actual) + "\n") is not None

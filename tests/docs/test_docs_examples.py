@@ -58,15 +58,17 @@ def sample_store(tmp_path_factory) -> Path:
 
 
 @pytest.mark.parametrize("page", RUNNABLE, ids=name)
-def test_page_examples_run(page, sample_store, tmp_path, monkeypatch, capsys):
-    data_home = tmp_path / "data"
-    if EMPTY_STORE not in page.read_text(encoding="utf-8"):
-        shutil.copytree(sample_store, data_home / "convo")
+def test_page_examples_run(page, sample_store, tmp_path, monkeypatch, capfd):
     work = tmp_path / "work"
     work.mkdir()
     (work / "sample_data").symlink_to(ROOT / "sample_data")
-    shell = Shell(ROOT, work, data_home)
+    shell = Shell(ROOT, work, tmp_path / "home")
+    if EMPTY_STORE not in page.read_text(encoding="utf-8"):
+        shutil.copytree(sample_store, shell.data_home / "convo")
     monkeypatch.chdir(work)
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    for key, value in shell.env.items():  # python blocks see what the shell examples see
+        monkeypatch.setenv(key, value)
     namespace: dict = {"__name__": "__docs__"}
     failures: list[str] = []
     outputs: dict[int, list[str]] = {}
@@ -85,7 +87,7 @@ def test_page_examples_run(page, sample_store, tmp_path, monkeypatch, capsys):
             if not matches(cmd.expected, actual):
                 diff = difflib.unified_diff(cmd.expected, actual, "shown", "run", lineterm="")
                 failures.append(f"{name(page)}:{cmd.line}: $ {cmd.text}\n" + "\n".join(diff))
-    capsys.readouterr()
+    capfd.readouterr()
     if os.environ.get("CONVO_UPDATE_DOCS") == "1":
         rewrite(page, {k: v for k, v in outputs.items() if f":{k}: " in "".join(failures)})
         return
@@ -101,6 +103,12 @@ def test_every_shell_example_runs_or_says_why():
         if not b.runs and not b.not_run
     ]
     assert unmarked == [], 'mark these with title="not run: REASON" or make them console'
+
+
+def test_every_block_names_its_language():
+    """A fence without a language could hide a shell example from the run."""
+    bare = [f"{name(p)}:{b.start}" for p in pages() for b in page_blocks(p) if not b.lang]
+    assert bare == [], "give these blocks a language (text for plain text)"
 
 
 def test_examples_are_counted():
