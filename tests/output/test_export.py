@@ -502,3 +502,15 @@ def test_typeagent_db_says_what_it_needs(runner, records_file, tmp_path, monkeyp
         app, ["export", "--to", "typeagent-db", "-o", str(out), "-s", "nobody", str(records_file)]
     )
     assert r.exit_code == 0 and "no messages match" in r.stderr and not out.exists()
+
+
+def test_an_export_to_a_file_says_how_many_it_wrote(tmp_path):
+    """Every export to -o says its count, as the dataset exports do (html was silent)."""
+    from typer.testing import CliRunner
+
+    from convo.cli.app import app
+
+    out = tmp_path / "t.html"
+    r = CliRunner().invoke(app, ["export", "--to", "html", "-o", str(out), "sample_data/email"])
+    assert r.exit_code == 0, r.output
+    assert f"exported 5 messages -> {out}" in r.stderr and out.read_text().startswith("<!DOCTYPE")

@@ -114,6 +114,8 @@ def _write_records(exporter, args, env, reporter, output: str | None, jsonl: boo
             from convo.output.reading import nothing_matched
 
             err(nothing_matched(selector))
+        elif output not in (None, "-"):  # as a dataset export says it
+            err(f"exported {counted.n} messages -> {output}")
     finally:
         reporter.close()
     return outcome(reporter.rejected)
