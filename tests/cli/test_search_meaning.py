@@ -124,3 +124,15 @@ def test_a_save_that_cannot_embed_still_saves_and_says_how_to_catch_up(
     assert "saved, but not embedded (the embedding server did not answer; start it)" in r.stderr
     assert "run `convo embed` to catch up" in r.stderr
     assert b'"late"' in store.read_bytes()
+
+
+def test_vectors_from_before_the_int8_copy_are_upgraded_once_with_a_note(store):
+    from convo.embed.vectors import quantized_path
+
+    assert run(store, "embed").exit_code == 0
+    quantized_path(store).unlink()  # as vectors made before the copy existed
+    r = run(store, "search", "where do we store logins?", "-f", "jsonl")
+    assert r.exit_code == 0 and r.stderr.count("int8 search copy (4 rows; once)") == 1
+    assert jsonl(r)[0]["id"] == "auth" and quantized_path(store).exists()
+    again = run(store, "search", "where do we store logins?", "-f", "jsonl")
+    assert "int8" not in again.stderr and jsonl(again) == jsonl(r)

@@ -98,7 +98,10 @@ def unlimited(args: ReadArgs) -> tuple[Any, int]:
 
 
 def show_hits(env: Any, hits: Any, fmt: str, *, utc: bool) -> None:
-    """The hits as the table, or as JSON(L) records with their score."""
+    """The hits as the table, or as JSON(L) records with their score (and the search's
+    notice, once, on stderr)."""
+    if hits.notice:
+        err(f"note: {hits.notice}")
     if fmt == "table":
         _table(env, hits, utc=utc)
     else:
