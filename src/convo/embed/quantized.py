@@ -12,9 +12,10 @@ per row whatever the store's size.
 
 Exact, not approximate: a row's true score differs from its approximate one by at most
 its ``error`` times the query's length (Cauchy-Schwarz), plus ``slack`` for float32
-rounding. So the rows that can be among the best ``want`` are those whose upper bound
-reaches the ``want``-th best lower bound; only they are read from the float32 file and
-scored exactly (``top_rows``, ``best_of_spans``), usually a few hundred. The result is
+rounding (``width``, with the largest error of the rows scanned). So the rows that can
+be among the best ``want`` are those within twice that of the ``want``-th best
+approximate score (``within``); only they are read from the float32 file and scored
+exactly (``top_rows``, ``best_of_spans``), usually a few hundred. The result is
 the float32 ranking, ties in row order (``tests/embed/test_quantized.py`` checks it on
 random vectors against a plain float32 scan).
 
@@ -166,61 +167,61 @@ class Copy:
             with contextlib.suppress(OSError, ValueError):
                 self.map.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
 
-    def approximate(self, q: Vectors) -> tuple[Any, Any]:
-        """``(scores, errors)`` of every row the copy holds: each score within its error
-        times ``|q|`` (plus ``slack``) of the row's float32 score."""
+    def approximate(self, q: Vectors) -> tuple[Any, float]:
+        """The approximate score of every row the copy holds, and the largest error of
+        one: each score within that error times ``|q|`` (plus ``slack``) of the row's
+        float32 score."""
         import numpy as np
 
         scores = np.empty(self.rows, dtype=np.float32)
-        errors = np.empty(self.rows, dtype=np.float32)
         buffer = np.empty((min(BLOCK, self.rows), self.vf.dims), dtype=np.float32)
+        error = 0.0
         released = 0
         for start in range(0, self.rows, BLOCK):
             end = min(start + BLOCK, self.rows)
-            part = self.table[start:end]
-            self._score(part, q, buffer, scores[start:end])
-            errors[start:end] = part["error"]
+            error = max(error, self._score(self.table[start:end], q, buffer, scores[start:end]))
             if (end - released) * self.dtype.itemsize >= RELEASE or end == self.rows:
                 self.release(released, end)
                 released = end
-        return scores, errors
+        return scores, error
 
-    def gather(self, rows: Any, q: Vectors) -> tuple[Any, Any]:
-        """``(scores, errors)`` of the rows numbered in ``rows`` (sorted; all below
-        ``self.rows``), as ``approximate``."""
+    def gather(self, rows: Any, q: Vectors) -> tuple[Any, float]:
+        """The approximate scores of the rows numbered in ``rows`` (sorted; all below
+        ``self.rows``) and their largest error, as ``approximate``."""
         import numpy as np
 
         scores = np.empty(len(rows), dtype=np.float32)
-        errors = np.empty(len(rows), dtype=np.float32)
         buffer = np.empty((min(BLOCK, len(rows)), self.vf.dims), dtype=np.float32)
+        error = 0.0
         released = 0
         for at in range(0, len(rows), BLOCK):
             these = rows[at : at + BLOCK]
-            part = self.table[these]
-            self._score(part, q, buffer, scores[at : at + len(these)])
-            errors[at : at + len(these)] = part["error"]
+            error = max(
+                error, self._score(self.table[these], q, buffer, scores[at : at + len(these)])
+            )
             end = int(these[-1]) + 1
             if (end - released) * self.dtype.itemsize >= RELEASE or at + BLOCK >= len(rows):
                 self.release(released, end)
                 released = end
-        return scores, errors
+        return scores, error
 
     @staticmethod
-    def _score(part: Any, q: Vectors, buffer: Any, out: Any) -> None:
+    def _score(part: Any, q: Vectors, buffer: Any, out: Any) -> float:
+        """``out``: the records' approximate scores; returns their largest error."""
         import numpy as np
 
         block = buffer[: len(part)]
         np.copyto(block, part["codes"], casting="unsafe")
-        np.einsum("ij,j->i", block, q, out=out)
+        np.einsum("ij,j->i", block, q, out=out)  # not matmul: see nearest.scores_of
         out *= part["scale"]
+        return float(part["error"].max())
 
 
-def bounds(scores: Any, errors: Any, q: Vectors, dims: int) -> tuple[Any, Any]:
-    """The lower and upper bounds of the float32 scores of rows so approximated."""
+def width(error: float, q: Vectors, dims: int) -> float:
+    """How far an approximate score with this error can be from the float32 one."""
     import numpy as np
 
-    width = errors * np.float32(np.linalg.norm(q)) + np.float32(slack(dims))
-    return scores - width, scores + width
+    return error * float(np.linalg.norm(q)) + slack(dims)
 
 
 def exact(vf: VectorFile, rows: Any, q: Vectors) -> Any:
@@ -235,15 +236,16 @@ def exact(vf: VectorFile, rows: Any, q: Vectors) -> Any:
     return out
 
 
-def within(low: Any, high: Any, want: int) -> Any:
-    """Indices (ascending) of the entries that can be among the ``want`` highest: their
-    upper bound reaches the ``want``-th highest lower bound."""
+def within(approx: Any, wide: float, want: int) -> Any:
+    """Indices (ascending) of the entries that can be among the ``want`` highest by their
+    float32 scores, each of which lies within ``wide`` of its ``approx``: those within
+    twice that of the ``want``-th highest approximate score."""
     import numpy as np
 
-    if len(low) <= want:
-        return np.arange(len(low))
-    floor = np.partition(low, len(low) - want)[len(low) - want]
-    return np.flatnonzero(high >= floor)
+    if len(approx) <= want:
+        return np.arange(len(approx))
+    floor = np.partition(approx, len(approx) - want)[len(approx) - want]
+    return np.flatnonzero(approx >= floor - 2 * wide)
 
 
 def best_first(scores: Any, n: int) -> Any:
@@ -260,15 +262,13 @@ def top_rows(vf: VectorFile, q: Vectors, want: int) -> tuple[Any, Any]:
 
     copy = Copy(vf)
     try:
-        scores, errors = copy.approximate(q)
-        low, high = bounds(scores, errors, q, vf.dims)
+        approx, error = copy.approximate(q)
     finally:
         copy.close()
     tail = np.arange(copy.rows, vf.rows, dtype=np.int64)  # rows the copy lacks: exact
     if len(tail):
-        known = exact(vf, tail, q)
-        low, high = np.concatenate([low, known]), np.concatenate([high, known])
-    rows = within(low, high, want)
+        approx = np.concatenate([approx, exact(vf, tail, q)])
+    rows = within(approx, width(error, q, vf.dims), want)
     found = exact(vf, rows, q)
     order = best_first(found, want)
     return rows[order], found[order]
@@ -283,14 +283,13 @@ def best_of_spans(vf: VectorFile, q: Vectors, rows: Any, offsets: Any, limit: in
     copy = Copy(vf)
     try:
         inside = int(np.searchsorted(rows, copy.rows))
-        scores, errors = copy.gather(rows[:inside], q)
-        low, high = bounds(scores, errors, q, vf.dims)
+        approx, error = copy.gather(rows[:inside], q)
     finally:
         copy.close()
     if inside < len(rows):
-        known = exact(vf, rows[inside:], q)
-        low, high = np.concatenate([low, known]), np.concatenate([high, known])
-    messages = within(np.maximum.reduceat(low, offsets), np.maximum.reduceat(high, offsets), limit)
+        approx = np.concatenate([approx, exact(vf, rows[inside:], q)])
+    best = np.maximum.reduceat(approx, offsets)
+    messages = within(best, width(error, q, vf.dims), limit)
     ends = np.append(offsets[1:], len(rows))
     counts = ends[messages] - offsets[messages]
     starts = np.repeat(offsets[messages] - (np.cumsum(counts) - counts), counts)
