@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from convo.embed import check_vectors, embed_store, semantic
+from convo.embed import check_vectors, embed_store, quantized, semantic
 from convo.embed.nearest import scores_of
 from convo.embed.quantized import best_of_spans, quantize, record, top_rows, upgrade
 from convo.embed.vectors import VectorFile, Writer, quantized_path
@@ -59,17 +59,23 @@ def query(seed: int, dims: int, length: float):
 @given(
     st.integers(0, 10**6), st.integers(1, 300), st.sampled_from([4, 16, 64, 256]),
     st.integers(0, 20), st.integers(0, 5), st.integers(1, 320), st.sampled_from([1.0, 0.5]),
+    st.booleans(),
 )  # fmt: skip
 def test_top_rows_are_the_float32_ranking(
-    tmp_path_factory, seed, n, dims, zeros, twins, want, length
+    tmp_path_factory, seed, n, dims, zeros, twins, want, length, two_cores
 ):
     matrix = unit_rows(seed, n, dims, zeros, twins)
     q = query(seed, dims, length)
     vf = vectors_of(tmp_path_factory.mktemp("q"), matrix)
-    try:
-        rows, scores = top_rows(vf, q, want)
-    finally:
-        vf.close()
+    with pytest.MonkeyPatch.context() as mp:
+        if two_cores:  # the scan in two halves at once, in blocks of 8 rows
+            mp.setattr(quantized, "PARALLEL", 1)
+            mp.setattr(quantized, "BLOCK", 8)
+            mp.setattr(quantized, "_cores", lambda: 2)
+        try:
+            rows, scores = top_rows(vf, q, want)
+        finally:
+            vf.close()
     plain = scores_of(matrix, q)
     order = np.argsort(-plain, kind="stable")[:want]
     assert rows.tolist() == order.tolist()

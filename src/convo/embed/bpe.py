@@ -21,6 +21,7 @@ and gives the same ids, by the library's own steps:
 from __future__ import annotations
 
 import heapq
+import itertools
 import re
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,9 @@ class Tokenizer:
     def __init__(self, vocab: dict[str, int], merges: list[Any], specials: dict[str, int],
                  unk: str | None, fuse_unk: bool, byte_fallback: bool) -> None:  # fmt: skip
         self.vocab = vocab
-        self.ranks = {(m if isinstance(m, str) else " ".join(m)): i for i, m in enumerate(merges)}
+        # "a b" strings (or [a, b] pairs, in newer files), by rank: built in C, not a loop.
+        named = merges if not merges or isinstance(merges[0], str) else map(" ".join, merges)
+        self.ranks = dict(zip(named, itertools.count()))
         self.specials = specials
         self.split = (
             re.compile("|".join(re.escape(s) for s in sorted(specials, key=len, reverse=True)))
