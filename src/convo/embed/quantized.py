@@ -167,14 +167,15 @@ class Copy:
     def release(self, start: int, end: int) -> None:
         """Give back the pages of records ``start`` to ``end`` (the file keeps them cached;
         the process's memory no longer counts them)."""
-        if self.map is None or end <= start:
+        advice = getattr(mmap, "MADV_DONTNEED", None)
+        if self.map is None or end <= start or advice is None:
             return
         size = self.dtype.itemsize
         lo = start * size // mmap.PAGESIZE * mmap.PAGESIZE
         hi = end * size // mmap.PAGESIZE * mmap.PAGESIZE
         if hi > lo:
             with contextlib.suppress(OSError, ValueError):
-                self.map.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
+                self.map.madvise(advice, lo, hi - lo)
 
     def approximate(self, q: Vectors) -> tuple[Any, float]:
         """The approximate score of every row the copy holds, and the largest error of
