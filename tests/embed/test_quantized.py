@@ -5,6 +5,7 @@ the float32 rows through appends, changes, interruptions and old vectors without
 from __future__ import annotations
 
 import itertools
+import threading
 
 import numpy as np
 import pytest
@@ -207,3 +208,25 @@ def test_an_interrupted_copy_is_cut_and_a_wrong_one_found(store):
     quantized_path(store).write_bytes(bytes(data))
     report = check_vectors(store)
     assert report is not None and "int8 copy that does not match" in report.problems[0]
+
+
+def test_an_error_in_either_half_of_a_scan_is_raised(tmp_path, monkeypatch):
+    matrix = unit_rows(9, 64, 16, 0, 0)
+    vf = vectors_of(tmp_path, matrix)
+    monkeypatch.setattr(quantized, "PARALLEL", 1)
+    monkeypatch.setattr(quantized, "BLOCK", 8)
+    monkeypatch.setattr(quantized, "_cores", lambda: 2)
+    real = quantized.Copy._score
+    main = threading.current_thread()
+
+    def failing(part, q, buffer, out):
+        if threading.current_thread() is not main:  # the second half's thread
+            raise OSError("read failed")
+        return real(part, q, buffer, out)
+
+    monkeypatch.setattr(quantized.Copy, "_score", staticmethod(failing))
+    try:
+        with pytest.raises(OSError, match="read failed"):
+            top_rows(vf, query(9, 16, 1.0), 5)
+    finally:
+        vf.close()

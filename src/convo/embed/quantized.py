@@ -161,7 +161,10 @@ class Copy:
 
         self.table = np.zeros(0, dtype=self.dtype)
         if self.map is not None:
-            self.map.close()
+            # A view still held (a traceback's frame, when a scan failed): the map is
+            # closed when it goes; this error must not hide the one being raised.
+            with contextlib.suppress(BufferError):
+                self.map.close()
             self.map = None
 
     def release(self, start: int, end: int) -> None:
