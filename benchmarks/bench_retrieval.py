@@ -82,6 +82,9 @@ def synthetic_vectors(store: Path, ids: list[str]) -> None:
 
     matrix, catalogue = paths(store)
     if catalogue.exists():
+        from convo.embed.quantized import upgrade
+
+        upgrade(store)  # vectors made before their int8 copy existed: given it now
         return
     n = len(ids)
     rng = np.random.default_rng(37)
@@ -101,6 +104,9 @@ def synthetic_vectors(store: Path, ids: list[str]) -> None:
     conn.commit()
     conn.close()
     tmp.rename(catalogue)
+    from convo.embed.quantized import upgrade
+
+    upgrade(store)  # the int8 copy a search scans, as `convo embed` writes it
 
 
 def search_store(folder: Path, n: int) -> Path:
@@ -131,11 +137,13 @@ def search_latency(h, folder: Path, n: int) -> list[tuple[str, str, str, bool | 
     numpy, the model, the vectors' scan and the fusion; median and peak memory."""
     store = search_store(folder, n)
     argv = [sys.executable, "-m", "convo", "--store", str(store), "search", QUESTION, "-f", "jsonl"]
-    m = h.time_cmd(f"convo search (hybrid) over {n:,} messages", argv, repeat=5)
+    m = h.time_cmd(f"convo search (hybrid) over {n:,} messages", argv, repeat=7)
     target = 0.15 if n <= 100_000 else 0.5
     return [
         (f"hybrid `convo search` over {n:,} messages, whole command, p50", f"{m.median * 1000:.0f} ms",
          f"≤ {target * 1000:.0f} ms", m.median <= target),
+        (f"CPU (user+sys) of that search over {n:,} messages, p50", f"{m.cpu_median * 1000:.0f} ms",
+         "", None),
         (f"peak memory of that search over {n:,} messages", f"{m.peak_rss_mb:.0f} MB", "≤ 300 MB",
          m.peak_rss_mb <= 300),
     ]  # fmt: skip

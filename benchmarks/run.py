@@ -41,10 +41,15 @@ class Measure:
     seconds: list[float]
     peak_rss_mb: float
     note: str = ""
+    cpu: list[float] = field(default_factory=list)  # user+sys seconds of each run
 
     @property
     def median(self) -> float:
         return statistics.median(self.seconds)
+
+    @property
+    def cpu_median(self) -> float:
+        return statistics.median(self.cpu) if self.cpu else 0.0
 
 
 @dataclass
@@ -174,6 +179,7 @@ class Harness:
     ) -> Measure:
         """Run a command ``repeat`` times (output discarded); median wall time and peak RSS."""
         times: list[float] = []
+        cpu: list[float] = []
         peak = 0.0
         for _ in range(max(1, repeat)):
             # The dirty pages of the run before (temporary files it wrote) are written
@@ -187,15 +193,16 @@ class Harness:
                     shell=shell, env={**os.environ, **(env or {})},
                 )  # fmt: skip
                 sampler = TreeMemory(proc.pid)
-                _, status, _ = os.wait4(proc.pid, 0)
+                _, status, usage = os.wait4(proc.pid, 0)
                 times.append(time.perf_counter() - t0)
+                cpu.append(usage.ru_utime + usage.ru_stime)
                 peak = max(peak, sampler.stop())
                 err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
                 proc.stderr.close() if proc.stderr else None
                 code = os.waitstatus_to_exitcode(status)
                 if code not in (0, 1):
                     raise RuntimeError(f"{label}: exit {code}: {err[-500:]}")
-        m = Measure(label, times, peak, note)
+        m = Measure(label, times, peak, note, cpu)
         self.section.measures.append(m)
         print(f"  {label}: {m.median:.3f}s (peak {peak:.0f} MB)", flush=True)
         return m
@@ -209,6 +216,7 @@ class Harness:
                 m = self.time_cmd(label, argv, repeat=1)
                 self.section.measures.remove(m)
                 measures[label].seconds.extend(m.seconds)
+                measures[label].cpu.extend(m.cpu)
                 measures[label].peak_rss_mb = max(measures[label].peak_rss_mb, m.peak_rss_mb)
         return measures
 

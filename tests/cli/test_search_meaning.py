@@ -124,3 +124,45 @@ def test_a_save_that_cannot_embed_still_saves_and_says_how_to_catch_up(
     assert "saved, but not embedded (the embedding server did not answer; start it)" in r.stderr
     assert "run `convo embed` to catch up" in r.stderr
     assert b'"late"' in store.read_bytes()
+
+
+def test_vectors_from_before_the_int8_copy_are_upgraded_once_with_a_note(store):
+    from convo.embed.vectors import quantized_path
+
+    assert run(store, "embed").exit_code == 0
+    quantized_path(store).unlink()  # as vectors made before the copy existed
+    r = run(store, "search", "where do we store logins?", "-f", "jsonl")
+    assert r.exit_code == 0 and r.stderr.count("int8 search copy (4 rows; once)") == 1
+    assert jsonl(r)[0]["id"] == "auth" and quantized_path(store).exists()
+    again = run(store, "search", "where do we store logins?", "-f", "jsonl")
+    assert "int8" not in again.stderr and jsonl(again) == jsonl(r)
+
+
+def test_a_search_by_meaning_starts_without_typer_or_the_tokenizers_library(store):
+    """Not timed: the modules a fresh `convo search` leaves loaded (the fast path, and
+    the query tokenized by convo.embed.bpe)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    assert run(store, "embed").exit_code == 0
+    code = (
+        "import json, sys; sys.argv = ['convo', *json.loads(sys.argv[1])]\n"
+        "from convo.cli.app import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write('\\nMODULES ' + json.dumps(sorted(sys.modules)))"
+    )
+    argv = ["--store", str(store), "search", "where do we store logins?", "-f", "jsonl"]
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    proc = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(argv)], capture_output=True, text=True,
+        timeout=60, env={**os.environ, "PYTHONPATH": src},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.splitlines()[0])["id"] == "auth"
+    modules = set(json.loads(proc.stderr.rpartition("MODULES ")[2]))
+    for name in ("typer", "click", "tokenizers", "rich", "pydantic"):
+        assert not any(m == name or m.startswith(name + ".") for m in modules), name
+    assert "convo.embed.bpe" in modules and "convo.embed.quantized" in modules

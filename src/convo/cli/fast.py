@@ -37,6 +37,10 @@ def run(argv: list[str]) -> int | None:
         top, rest = _global(argv)
         if not rest:
             return None
+        if rest[0] == "search":  # its own module, with search's own options
+            from convo.cli.fast_search import run as search
+
+            return search(top, rest[1:])
         from convo.cli.commands.read import FAST
 
         func = FAST.get(rest[0])

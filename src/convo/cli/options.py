@@ -341,7 +341,11 @@ def _with_params(func, added: list[inspect.Parameter], build: Callable[[dict[str
     (popped from the call's keyword arguments) into the keyword arguments ``func`` gets."""
     sig = inspect.signature(func)
     names = {p.name for p in added}
-    own = [p for name, p in sig.parameters.items() if name not in ("args", "imports", "order")]
+    # A parameter of ``func`` that an added one declares is that one (``build`` passes it).
+    own = [
+        p for name, p in sig.parameters.items()
+        if name not in ("args", "imports", "order") and name not in names
+    ]  # fmt: skip
     positional = [p for p in added if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
     keyword = [p for p in added if p.kind is inspect.Parameter.KEYWORD_ONLY]
     own_pos = [p for p in own if p.kind is not inspect.Parameter.KEYWORD_ONLY]

@@ -2,7 +2,9 @@
 
 Checks that every message of the store has vectors of its current text, that no vectors
 belong to a message the store no longer holds, that the raw file holds every row the
-catalogue counts, and that every row of a message is finite and of unit length.
+catalogue counts, that every row of a message is finite and of unit length, and that
+the int8 copy a search scans (``convo.embed.quantized``) holds every row, each within
+its recorded error of the float32 row.
 A check that finds a message not embedded, or embedded from an older text, makes the next
 ``convo embed`` read the whole store (an edit in the middle of a store that also grew is
 not seen by the test of what was appended, ``convo.index.state.freshness``), so that run
@@ -17,6 +19,7 @@ from typing import IO
 
 from convo.core.errors import UsageError
 from convo.embed import chunks as chunking
+from convo.embed.quantized import Copy, slack
 from convo.embed.vectors import VectorFile
 
 SHOWN = 5  # problems of one kind named in full
@@ -42,9 +45,15 @@ def check_vectors(store_path: str | os.PathLike[str]) -> VectorCheck | None:
     if vf is None:
         return None
     out = VectorCheck(model=vf.model)
+    copy = Copy(vf)
     try:
+        if copy.rows < vf.rows:
+            out.problems.append(
+                f"the int8 copy of the vectors holds {copy.rows} of {vf.rows} rows;"
+                " run `convo embed` (it adds the rest)"
+            )
         with open(store_path, "rb") as f:
-            problems = _compare(vf, f, out)
+            problems = _compare(vf, copy, f, out)
         sql = "SELECT id FROM messages WHERE id NOT IN (SELECT id FROM temp.seen)"
         extra = [i for (i,) in vf.conn.execute(sql)]
         if extra:
@@ -56,10 +65,11 @@ def check_vectors(store_path: str | os.PathLike[str]) -> VectorCheck | None:
             vf.conn.execute("DELETE FROM meta WHERE key = 'store_ino'")
         return out
     finally:
+        copy.close()
         vf.close()
 
 
-def _compare(vf: VectorFile, f: IO[bytes], out: VectorCheck) -> dict[str, list[str]]:
+def _compare(vf: VectorFile, copy: Copy, f: IO[bytes], out: VectorCheck) -> dict[str, list[str]]:
     """The store's messages whose vectors are wrong, by what is wrong; every id seen goes
     to the temporary table ``seen`` (on disk, not in memory, at a million messages)."""
     problems: dict[str, list[str]] = {}
@@ -69,13 +79,13 @@ def _compare(vf: VectorFile, f: IO[bytes], out: VectorCheck) -> dict[str, list[s
         known = vf.known([i for i, _ in batch])
         for ident, text in batch:
             out.checked += 1
-            what = _problem(vf, known.get(ident), text)
+            what = _problem(vf, copy, known.get(ident), text)
             if what:
                 problems.setdefault(what, []).append(ident)
     return problems
 
 
-def _problem(vf: VectorFile, entry: tuple[bytes, int, int] | None, text: str) -> str:
+def _problem(vf: VectorFile, copy: Copy, entry: tuple[bytes, int, int] | None, text: str) -> str:
     """What is wrong with one message's vectors (``""``: nothing)."""
     import numpy as np
 
@@ -83,9 +93,15 @@ def _problem(vf: VectorFile, entry: tuple[bytes, int, int] | None, text: str) ->
         return "not embedded"
     if entry[0] != chunking.digest(text):
         return "embedded from an older text"
-    if entry[2]:
-        rows = vf.read_rows(entry[1], entry[2])
+    row, n = entry[1], entry[2]
+    if n:
+        rows = vf.read_rows(row, n)
         norms = np.linalg.norm(rows, axis=1)
         if not np.all(np.isfinite(rows)) or not np.allclose(norms, 1.0, atol=1e-3):
             return "with broken vectors"
+        if row + n <= copy.rows:
+            codes = copy.table[row : row + n]
+            lost = rows - codes["scale"][:, None] * codes["codes"].astype(np.float32)
+            if np.any(np.linalg.norm(lost, axis=1) > codes["error"] + slack(vf.dims)):
+                return "with an int8 copy that does not match them"
     return ""

@@ -4,9 +4,10 @@ message), each among all messages or among ``candidates`` only.
 Candidates restrict *before* ranking: with a candidate set (the ids the filters and the
 query language's field terms select), only their rows are read and scored, so a match
 inside a date range is found however many closer messages lie outside it. Without one,
-every row is scored a block at a time (``VectorFile.blocks``) keeping the best rows, so
-memory stays a block and the best few whatever the store's size. A message's score is
-its best chunk's cosine similarity.
+every row is scored. Either way the rows are scored from their int8 copy and the few
+that can be among the best again from the float32 rows (``convo.embed.quantized``), so
+the ranking is the float32 one, and memory stays a block and two scores a row. A
+message's score is its best chunk's cosine similarity.
 """
 
 from __future__ import annotations
@@ -22,8 +23,6 @@ from convo.embed.vectors import VectorFile
 
 if TYPE_CHECKING:
     from convo.embed.protocol import Vectors
-
-GATHER = 16384  # candidate rows read at a time (16 MB at 256 dims)
 
 
 class Scored(NamedTuple):
@@ -137,20 +136,9 @@ def _rank_all(vf: VectorFile, q: Vectors, limit: int, exclude: str) -> list[Scor
 
 
 def _best_rows(vf: VectorFile, q: Vectors, want: int) -> tuple[Any, Any]:
-    import numpy as np
+    from convo.embed.quantized import top_rows
 
-    rows = np.empty(0, dtype=np.int64)
-    scores = np.empty(0, dtype=np.float32)
-    for start, block in vf.blocks():
-        s = scores_of(block, q)
-        top = _top(s, want)
-        rows = np.concatenate([rows, top + start])
-        scores = np.concatenate([scores, s[top]])
-        if len(scores) > want:
-            keep = _top(scores, want)
-            rows, scores = rows[keep], scores[keep]
-    order = np.argsort(-scores, kind="stable")
-    return rows[order], scores[order]
+    return top_rows(vf, q, want)
 
 
 def scores_of(rows: Vectors, q: Vectors) -> Vectors:
@@ -162,20 +150,13 @@ def scores_of(rows: Vectors, q: Vectors) -> Vectors:
     return np.einsum("ij,j->i", rows, q)
 
 
-def _top(scores: Any, n: int) -> Any:
-    """Indices of the ``n`` highest ``scores`` (all when fewer), in no order."""
-    import numpy as np
-
-    if len(scores) <= n:
-        return np.arange(len(scores))
-    return np.argpartition(-scores, n)[:n]
-
-
 def _rank_among(
     vf: VectorFile, q: Vectors, candidates: Iterable[str], limit: int, exclude: str
 ) -> list[Scored]:
     """Only the candidates' rows, scored in row order; a message's score is its best row's."""
     import numpy as np
+
+    from convo.embed.quantized import best_of_spans
 
     spans = sorted(vf.spans(c for c in candidates if c != exclude), key=lambda s: s[1])
     if not spans:
@@ -185,10 +166,8 @@ def _rank_among(
     offsets = np.cumsum(counts) - counts
     rows = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(offsets, counts)
     rows += np.repeat(starts, counts)
-    scores = np.empty(len(rows), dtype=np.float32)
-    for at in range(0, len(rows), GATHER):
-        scores[at : at + GATHER] = scores_of(vf.gather(rows[at : at + GATHER]), q)
-    best = np.maximum.reduceat(scores, offsets)
-    top = _top(best, limit)
-    top = top[np.argsort(-best[top], kind="stable")]
-    return [Scored(spans[i][0], round(float(best[i]), 6)) for i in top.tolist()]
+    top, best = best_of_spans(vf, q, rows, offsets, limit)
+    return [
+        Scored(spans[i][0], round(score, 6))
+        for i, score in zip(top.tolist(), best.tolist(), strict=True)
+    ]

@@ -5,18 +5,23 @@ order; ``<store>.vectors.sqlite`` says which rows are whose (``messages``: id, d
 the embedded text, first row, row count) and which model made them (``meta``: model,
 dims, rows, the ``--model`` choice that makes the embedder again).
 
-Why a raw file rather than blobs in the index: at a million messages the vectors are
-1 GB (256 dims), three times the memory target of a search. A raw file is read in
-blocks of ``BLOCK`` rows into one reused buffer (or, for a candidate set, only the rows
-of the candidates, through a memory map), so a search's memory does not grow with the
-store, and no row becomes a Python object. Blobs in SQLite would cost one bytes object
-per row read. The vectors are kept beside, not inside, the index because the index is
+Why raw files rather than blobs in the index: at a million messages the vectors are
+1 GB (256 dims), three times the memory target of a search. A search scans the int8
+copy (below) through a memory map a block at a time, and reads from the float32 file
+only the rows it rescores, so its memory does not grow with the store, and no row
+becomes a Python object. Blobs in SQLite would cost one bytes object per row read. The vectors are kept beside, not inside, the index because the index is
 rebuilt from the store whenever it does not match it, and embedding again costs more
 than indexing.
 
-A row is written to the raw file before the catalogue commits it; rows past the
-catalogue's count (an interrupted run) are cut off by the next writer. A message that
-changed or left the store has its rows zeroed (they score 0 and belong to no message).
+Beside them, ``<store>.vectors.q8`` holds every row again as int8 codes with a scale,
+what a search scans (``convo.embed.quantized``: a quarter of the bytes, ranked exactly by
+rescoring the few rows that can be among the best from the float32 file).
+
+A row is written to the raw file and to the int8 copy before the catalogue commits it;
+rows past the catalogue's count (an interrupted run) are cut off by the next writer,
+which also gives the copy the rows it lacks (vectors made before it existed). A
+message that changed or left the store has its rows zeroed in both (they score 0 and
+belong to no message).
 """
 
 from __future__ import annotations
@@ -32,13 +37,14 @@ from typing import IO, TYPE_CHECKING, Any
 import orjson
 
 from convo.core.errors import UsageError
+from convo.embed import quantized
 
 if TYPE_CHECKING:
     from convo.embed.protocol import Vectors
 
 MATRIX = ".vectors"
 CATALOGUE = ".vectors.sqlite"
-BLOCK = 16384  # rows read at a time by a full scan: 16 MB at 256 dims
+QUANTIZED = ".vectors.q8"
 DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS messages (
@@ -54,10 +60,16 @@ def paths(store_path: str | os.PathLike[str]) -> tuple[Path, Path]:
     return p.with_name(p.name + MATRIX), p.with_name(p.name + CATALOGUE)
 
 
+def quantized_path(store_path: str | os.PathLike[str]) -> Path:
+    """``<store>.vectors.q8``, the int8 copy (``convo.embed.quantized``)."""
+    p = Path(store_path)
+    return p.with_name(p.name + QUANTIZED)
+
+
 def drop(store_path: str | os.PathLike[str]) -> bool:
     """Delete the store's vectors; True when there were some."""
     found = False
-    for path in paths(store_path):
+    for path in (*paths(store_path), quantized_path(store_path)):
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
             found = True
@@ -69,6 +81,7 @@ class VectorFile:
 
     def __init__(self, store_path: str | os.PathLike[str], *, write: bool = False) -> None:
         self.matrix_path, self.catalogue_path = paths(store_path)
+        self.quantized_path = quantized_path(store_path)
         self.conn = sqlite3.connect(os.fspath(self.catalogue_path), isolation_level=None)
         try:
             self.conn.execute("PRAGMA busy_timeout = 10000")
@@ -171,27 +184,6 @@ class VectorFile:
             f.seek(start * self.dims * 4)
             return np.fromfile(f, dtype=np.float32, count=count * self.dims).reshape(-1, self.dims)
 
-    def blocks(self, block: int = BLOCK) -> Iterator[tuple[int, Vectors]]:
-        """``(first row, rows)`` for every committed row, ``block`` rows at a time, read
-        into one buffer: each block is gone when the next is yielded (copy what you keep)."""
-        import numpy as np
-
-        total, dims = self.rows, self.dims
-        if not total:
-            return
-        buffer = np.empty((min(block, total), dims), dtype=np.float32)
-        raw = buffer.reshape(-1).view(np.uint8)
-        with open(self.matrix_path, "rb") as f:
-            for start in range(0, total, block):
-                n = min(block, total - start)
-                if f.readinto(memoryview(raw[: n * dims * 4])) != n * dims * 4:  # type: ignore[arg-type]
-                    raise UsageError(
-                        f"the vectors file is shorter than its catalogue says ({self.rows} rows)",
-                        where=str(self.matrix_path),
-                        hint="run `convo embed --rebuild`",
-                    )
-                yield start, buffer[:n]
-
     def gather(self, rows: Any) -> Vectors:
         """The rows numbered in ``rows`` (sorted, distinct), in that order: each run of
         adjacent rows read with one ``pread``. Not a memory map: every page of the file
@@ -244,8 +236,21 @@ class Writer:
                 hint="run `convo embed --rebuild`",
             )
         os.ftruncate(self.f.fileno(), committed)  # rows an interrupted run did not commit
+        try:
+            qfd = os.open(vf.quantized_path, os.O_RDWR | os.O_CREAT, 0o644)
+            self.q: IO[bytes] = os.fdopen(qfd, "r+b")
+        except OSError:
+            self.f.close()
+            raise
+        try:
+            # The int8 copy cut to the committed rows, and given those it lacks.
+            self.upgraded = quantized.catch_up(vf, self.q, vf.rows)
+        except BaseException:
+            self.close()
+            raise
 
     def close(self) -> None:
+        self.q.close()
         self.f.close()
 
     def append(self, entries: list[tuple[str, bytes, int]], vectors: Vectors) -> None:
@@ -254,6 +259,9 @@ class Writer:
         self.f.seek(0, os.SEEK_END)
         self.f.write(vectors.astype("<f4", copy=False).tobytes())
         self.f.flush()
+        self.q.seek(0, os.SEEK_END)
+        self.q.write(quantized.quantize(vectors).tobytes())
+        self.q.flush()
         row = vf.rows
         values = []
         for ident, dig, n in entries:
@@ -267,6 +275,8 @@ class Writer:
     def retire(self, spans: Iterable[tuple[int, int]]) -> None:
         """Zero the rows of ``(row, nrows)`` spans (a changed or removed message's)."""
         dims = self.vf.dims
+        size = quantized.record(dims).itemsize
         for row, n in spans:
             if n > 0:
                 os.pwrite(self.f.fileno(), bytes(n * dims * 4), row * dims * 4)
+                os.pwrite(self.q.fileno(), bytes(n * size), row * size)

@@ -4,10 +4,10 @@ Its weights (16 MB of float16 token vectors) and its tokenizer ship inside the
 ``wordllama`` wheel, so nothing is downloaded at run time. A static model: a text's
 vector is the mean of its tokens' vectors, normalised.
 
-The files are read here with ``tokenizers`` and numpy, not through the package's
-``WordLlama.load()``: that looks for them in a download cache rather than its own folder,
-and importing it brings pydantic, requests and its training configuration, about a
-second before a search can start. The weights are memory-mapped, so a query reads only
+The files are read here (weights with numpy, the tokenizer by ``_encode``), not
+through the package's ``WordLlama.load()``: that looks for them in a download cache
+rather than its own folder, and importing it brings pydantic, requests and its training
+configuration, about a second before a search can start. The weights are memory-mapped, so a query reads only
 the rows of its tokens; a large batch is summed from a float32 copy (``_summed``).
 ``tests/embed/test_embedders.py`` checks the vectors against ``WordLlama.load()``'s.
 """
@@ -56,14 +56,11 @@ def load_weights(path: Path) -> Any:
 
 class WordLlamaEmbedder:
     def __init__(self) -> None:
-        from tokenizers import Tokenizer
-
-        folder = package_folder()
-        self._weights = load_weights(folder / WEIGHTS)
-        self._tokenizer = Tokenizer.from_file(str(folder / TOKENIZER))
-        self._tokenizer.no_padding()
-        self._tokenizer.no_truncation()
+        self._folder = package_folder()
+        self._weights = load_weights(self._folder / WEIGHTS)
         self._table: Any = None
+        self._library: Any = None  # the tokenizers library's tokenizer, made on first use
+        self._plain: Any = False  # convo.embed.bpe's (None: the file is not of its shape)
 
     @property
     def model_name(self) -> str:
@@ -79,9 +76,8 @@ class WordLlamaEmbedder:
     def embed_batch(self, texts: Sequence[str]) -> Vectors:
         import numpy as np
 
-        encoded = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
         last = self._weights.shape[0] - 1
-        ids = [np.clip(np.asarray(e.ids, dtype=np.int64), 0, last) for e in encoded]
+        ids = [np.clip(np.asarray(e, dtype=np.int64), 0, last) for e in self._encode(texts)]
         if len(ids) < FEW:
             out = np.zeros((len(ids), DIMS), dtype=np.float32)
             for row, these in enumerate(ids):
@@ -89,6 +85,25 @@ class WordLlamaEmbedder:
                     out[row] = self._weights[these].sum(axis=0, dtype=np.float32)
             return normalised(out)
         return normalised(self._summed(ids))
+
+    def _encode(self, texts: Sequence[str]) -> list[list[int]]:
+        """Each text's token ids: a few texts by ``convo.embed.bpe`` (a search's query,
+        without the library's 0.2 s of start-up), many by the ``tokenizers`` library
+        (faster per text, on every core); the same ids either way."""
+        if len(texts) < FEW:
+            if self._plain is False:
+                from convo.embed import bpe
+
+                self._plain = bpe.load(self._folder / TOKENIZER)
+            if self._plain is not None:
+                return [self._plain.encode(t) for t in texts]
+        if self._library is None:
+            from tokenizers import Tokenizer
+
+            self._library = Tokenizer.from_file(str(self._folder / TOKENIZER))
+            self._library.no_padding()
+            self._library.no_truncation()
+        return [e.ids for e in self._library.encode_batch(list(texts), add_special_tokens=False)]
 
     def _summed(self, ids: list[Any]) -> Vectors:
         """Each text's token vectors summed: texts of like length in groups of ``GROUP``,

@@ -155,12 +155,14 @@ class Hits(list):
     many of the most recent matches were ranked (0: every match was); ``note``: why the
     persistent index was not used (empty when it was); ``mode``: how they were ranked
     (``fts``, ``semantic`` or ``hybrid``); ``fallback``: why a search that would have
-    used meaning ranked by keyword only (empty when it did not)."""
+    used meaning ranked by keyword only (empty when it did not); ``notice``: anything
+    else the search did that a person should hear of once (the vectors upgraded)."""
 
     window = 0
     note = ""
     mode = "fts"
     fallback = ""
+    notice = ""
     dropped = 0  # pieces of a typed search beyond the bound (query.search_text.MAX_PIECES)
 
 

@@ -44,6 +44,7 @@ def ranked(store: Store, free: str, query: Query, mode: str, *, limit: int, trac
     depth = max(limit, DEPTH)
     known: dict[str, Hit] = {}
     out = Hits()
+    out.notice = _upgraded(store)
     lists: list[list[str]] = [[], []]
     if mode == "hybrid":
         lists = _keyword_lists(store, free, query, depth, known, out, track)
@@ -82,10 +83,20 @@ def similar(store: Store, message_id: str, query: Query, *, limit: int) -> Hits:
     from convo.embed.fusion import Fused
     from convo.embed.nearest import similar as nearest
 
+    notice = _upgraded(store)
     found = nearest(store.real, message_id, candidate_ids(store, query), limit)
     out = Hits(_hits(store, [Fused(s.id, s.score, "meaning") for s in found], {}, ""))
+    out.notice = notice
     out.mode = "semantic"
     return out
+
+
+def _upgraded(store: Store) -> str:
+    """Give vectors made before their int8 copy existed that copy, once; what to say."""
+    from convo.embed.quantized import upgrade
+
+    n = upgrade(store.real)
+    return f"gave the store's vectors their int8 search copy ({n:,} rows; once)" if n else ""
 
 
 def embedder_of(store: Store) -> Embedder:

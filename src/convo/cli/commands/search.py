@@ -20,22 +20,23 @@ and says so once.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import typer
-
-from convo.cli.options import ReadArgs
+from convo.cli.options import ReadArgs, Spec
 from convo.cli.runtime import err
 
+if TYPE_CHECKING:
+    import typer
+
 DEFAULT_LIMIT = 20
+# Search's own options; declared once, for typer (``register``) and cli/fast_search.py.
+OWN_SPECS = (
+    Spec("fts", bool, False, ("--fts",), 'The text is FTS5 syntax: "a phrase", prefix*, a OR b, NOT, NEAR(a b).'),
+    Spec("mode", str | None, None, ("--mode",), "Rank by keyword (BM25), by meaning, or both fused [default: hybrid when the store has vectors (convo embed), else fts].", "fts|semantic|hybrid"),
+)  # fmt: skip
 
 
-def search(
-    *,
-    fts: bool = typer.Option(False, "--fts", help='The text is FTS5 syntax: "a phrase", prefix*, a OR b, NOT, NEAR(a b).'),
-    mode: str | None = typer.Option(None, "--mode", metavar="fts|semantic|hybrid", help="Rank by keyword (BM25), by meaning, or both fused [default: hybrid when the store has vectors (convo embed), else fts]."),
-    args: ReadArgs,
-) -> int:  # fmt: skip
+def search(*, fts: bool = False, mode: str | None = None, args: ReadArgs) -> int:
     """Ranked search of the store by what you type, best first."""
     from convo.core.errors import UsageError
     from convo.output.env import Environment
@@ -98,7 +99,10 @@ def unlimited(args: ReadArgs) -> tuple[Any, int]:
 
 
 def show_hits(env: Any, hits: Any, fmt: str, *, utc: bool) -> None:
-    """The hits as the table, or as JSON(L) records with their score."""
+    """The hits as the table, or as JSON(L) records with their score (and the search's
+    notice, once, on stderr)."""
+    if hits.notice:
+        err(f"note: {hits.notice}")
     if fmt == "table":
         _table(env, hits, utc=utc)
     else:
@@ -166,16 +170,9 @@ def _table(env: Any, hits: Any, *, utc: bool) -> None:
         err("no matches")
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``search`` to the ``convo`` app (shared filters from ``read_options``)."""
-    from convo.cli.options import (
-        IMPORT_SPECS,
-        INPUT_SPECS,
-        defaulted_read_args,
-        read_specs,
-        with_params,
-    )  # fmt: skip
-    from convo.cli.runtime import command
+def specs() -> tuple[Spec, ...]:
+    """The command's parameters: the words, its own options, then the shared ones it reads."""
+    from convo.cli.options import IMPORT_SPECS, INPUT_SPECS, read_specs
 
     words = INPUT_SPECS[0]._replace(
         metavar="TEXT",
@@ -185,8 +182,21 @@ def register(app: typer.Typer) -> None:
     # Search reads the store: import options (but --tz, which reads --since/--until),
     # --reverse and --pager do nothing here, so they are not options of it at all.
     unused = {"reverse", "pager", *(s.name for s in IMPORT_SPECS if s.name != "tz")}
-    specs = [
-        words,
-        *(s for s in read_specs(("table", "jsonl", "json"))[1:] if s.name not in unused),
-    ]
-    app.command("search")(command(with_params(search, specs, defaulted_read_args)))
+    shared = (s for s in read_specs(("table", "jsonl", "json"))[1:] if s.name not in unused)
+    return (words, *OWN_SPECS, *shared)
+
+
+def arguments(kw: dict[str, Any]) -> dict[str, Any]:
+    """``search``'s keyword arguments from the values of ``specs`` (popped from ``kw``)."""
+    from convo.cli.options import defaulted_read_args
+
+    own = {s.name: kw.pop(s.name) for s in OWN_SPECS}
+    return {**own, **defaulted_read_args(kw)}
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``search`` to the ``convo`` app (shared filters from ``read_options``)."""
+    from convo.cli.options import with_params
+    from convo.cli.runtime import command
+
+    app.command("search")(command(with_params(search, specs(), arguments)))
