@@ -32,7 +32,14 @@ TIMES = ["2024-01-01T00:00:00Z", "2023-06-01T12:00:00Z", "2025-02-03T04:05:06Z",
          "2024-01-01T00:00:00+02:00", "not a time", None]  # fmt: skip
 BOUNDS = ["2023-01-01T00:00:00Z", "2024-01-01T00:00:00Z", "2024-06-01T00:00:00Z"]
 SUBJECTS = [None, "Auth refactor", "STRASSE plans", "Straße", "100% done_now", "Ünïcode", ""]
-TEXTS = ["hello world", "Auth tokens", "budget 100%", "Straße", "ünïcode text"]
+TEXTS = ["hello world", "Auth tokens", "budget 100%", "Straße", "ünïcode text",
+         "E-Mail from İstanbul", "ﬁsh café", "oauth2 v1.2.3 x_y", "日本語の文", "GROSSE",
+         "ΐ Σίσυφος ς", "naïve cafe\u0301", "a", "Hello\nWORLD", "e-mail--it's"]  # fmt: skip
+# Text words as the full-text index narrows them (index/substring.py): short words,
+# case folding, non-ASCII (ß → ss, İ, ligatures, marks), punctuation, CJK, several pieces.
+WORDS = ["hello", "auth", "straße", "100%", "ss", "a", "e", "io", "İ", "i̇stanbul", "ﬁ",
+         "fi", "café", "cafe", "e-mail", "-mail", "mail-", "v1.2", "2.3", "--", "'s", "x_y",
+         "日本", "本", "σ", "ς", "ΐ", "ορ", "grosse", "ASCII", "-", "th2"]  # fmt: skip
 FORMATS = ["slack", "Email", "mbox", None, "K"]
 
 
@@ -70,8 +77,15 @@ LEAVES = st.one_of(
         st.just("subject"),
         st.sampled_from(["auth", "strasse", "%", "_", "ünï", "plans auth"]),
     ),
-    st.builds(Term, st.just("words"), st.sampled_from(["hello", "auth", "straße", "100%"])),
-    st.builds(Term, st.just("phrase"), st.sampled_from(["hello world", "auth tokens"])),
+    st.builds(Term, st.just("words"), st.sampled_from(WORDS)),
+    st.builds(Term, st.just("body"), st.sampled_from([*WORDS, "hello auth", "ss a"])),
+    st.builds(
+        Term,
+        st.just("phrase"),
+        st.sampled_from(
+            ["hello world", "auth tokens", "mail from", "sh café", "e-mail it", "語 の"]
+        ),
+    ),
     st.builds(Term, st.just("source"), st.sampled_from(["mbox", "B.VTT"])),
     st.builds(Range, st.sampled_from([None, *BOUNDS]), st.sampled_from([None, *BOUNDS])),
 )
@@ -113,7 +127,11 @@ def test_explain_names_the_index_for_every_field_it_holds():
         assert explain(_plan(Term(field, "x"))).startswith("plan: index (exact"), field
     assert explain(_plan(Range("2024", None))).startswith("plan: index (exact: date")
     assert "narrowed by: subject" in explain(_plan(Term("subject", "auth")))
-    assert explain(_plan(Term("words", "auth"))).startswith("plan: scan")
+    # text words: the full-text index narrows, each candidate is checked
+    assert "narrowed by: words; checked on each candidate: words" in explain(
+        _plan(Term("words", "auth"))
+    )
+    assert explain(_plan(Term("words", "--"))).startswith("plan: scan")  # no token in it
     # NOT and OR stay in the index
     tree = Or((Term("from", "alice"), Not(Term("tag", "system"))))
     assert explain(_plan(tree)) == "plan: index (exact: from, tag)"

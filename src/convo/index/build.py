@@ -58,6 +58,7 @@ def index_lines(
         else:
             for _ in track(_each_record(batches, inserter)):
                 pass
+    inserter.finish()
     return inserter.added, inserter.bad, end
 
 
@@ -123,6 +124,7 @@ def rebuild(store_path: Path, f: IO[bytes], track: Track | None = None) -> int:
                 conn.execute(statement)
         if side is None:
             conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')")  # one b-tree
+            schema.fill_terms(conn)
         conn.execute("COMMIT")
         if side is not None:
             side.finish()

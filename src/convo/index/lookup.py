@@ -34,6 +34,7 @@ class Reader:
         self.f = f
         # Lines of the store that are not records (not indexed; the scan reports them).
         self.bad_lines = int((meta or {}).get("bad_lines", "0"))
+        self.messages = int((meta or {}).get("messages", "0"))
 
     def spans(
         self, cond: str = "1", params: Iterable[Any] = (), *, order: str = "store",
@@ -57,6 +58,11 @@ class Reader:
         if not newest_first:
             spans.reverse()
         return spans
+
+    def at_least(self, cond: str, params: Iterable[Any], n: int) -> bool:
+        """``cond`` selects ``n`` messages or more (counted up to ``n`` only)."""
+        sql = f"SELECT count(*) FROM (SELECT 1 FROM messages m WHERE {cond} LIMIT {int(n)})"
+        return int(self.conn.execute(sql, tuple(params)).fetchone()[0]) >= n
 
     def count(self, cond: str = "1", params: Iterable[Any] = ()) -> int:
         if cond == "0":
