@@ -19,7 +19,7 @@ from convo.index import refresh
 from convo.query.model import Query
 from convo.query.plan import compile_where, explain
 from convo.query.tree import Not, Or, Range, Term
-from convo.store.select import RawFile, select
+from convo.store.select import RawFile, count, select
 
 NAMES = [
     "Alice Smith <alice@x.org>", "alice@x.org", "ALICE", "Bob", "bob jones", "Ana-María Núñez",
@@ -107,6 +107,32 @@ def test_index_and_scan_select_the_same(items, tree, sort, limit, latest):
         indexed = select(q, [RawFile(str(path))], store=path)
         scanned = select(q, [RawFile(str(path))], store=None)
         assert _ids(indexed) == _ids(scanned), (indexed.plan, scanned.plan)
+        counted, _ = count(q, [RawFile(str(path))], store=path)  # SQL, or candidates checked
+        assert counted == len(_ids(select(q, [RawFile(str(path))], store=None)))
+
+
+@given(st.lists(LINES, max_size=12), st.lists(LINES, max_size=4), st.sampled_from([None, "m1"]))
+def test_count_of_everything_is_the_tables(items, more, removed):
+    """``--count`` without a filter is the meta table's count (index/lookup.py): equal to
+    the rows after a build, an append and a removal."""
+    from convo.index.lookup import reader
+    from convo.store.api import Store
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_store(Path(tmp) / "s.jsonl", items)
+        assert refresh(path).available
+        with open(path, "ab") as f:
+            f.write(
+                b"".join(
+                    orjson.dumps(x) + b"\n" if isinstance(x, dict) else x + b"\n" for x in more
+                )
+            )
+        if removed:
+            Store(path).remove(Query(Term("id", removed)))
+        assert refresh(path).available
+        with reader(path) as r:
+            assert not isinstance(r, str)
+            assert r.count() == r.conn.execute("SELECT count(*) FROM messages").fetchone()[0]
 
 
 def _plan(tree):
