@@ -97,11 +97,19 @@ def _ids(selection) -> list:
     return [orjson.loads(m.raw).get("id") for b in selection.batches for m in b]
 
 
+def _lines(items) -> bytes:
+    return b"".join((orjson.dumps(x) if isinstance(x, dict) else x) + b"\n" for x in items)
+
+
 @given(st.lists(LINES, max_size=20), TREES, st.sampled_from([None, "time", "-time"]),
-       st.sampled_from([None, 0, 3]), st.sampled_from([None, 2]))  # fmt: skip
-def test_index_and_scan_select_the_same(items, tree, sort, limit, latest):
+       st.sampled_from([None, 0, 3]), st.sampled_from([None, 2]), st.integers(0, 20))  # fmt: skip
+def test_index_and_scan_select_the_same(items, tree, sort, limit, latest, built):
+    """The index built from the first ``built`` lines, the rest appended to it."""
     with tempfile.TemporaryDirectory() as tmp:
-        path = write_store(Path(tmp) / "s.jsonl", items)
+        path = write_store(Path(tmp) / "s.jsonl", items[:built])
+        assert refresh(path).available
+        with open(path, "ab") as f:
+            f.write(_lines(items[built:]))
         assert refresh(path).available
         q = Query(tree, limit=limit, sort=sort, latest=latest)
         indexed = select(q, [RawFile(str(path))], store=path)

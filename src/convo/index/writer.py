@@ -21,8 +21,9 @@ class Inserter:
     """Batches into the index, in store order; ``added``: records written so far."""
 
     def __init__(
-        self, conn: sqlite3.Connection, *, empty: bool = False, side: SideFts | None = None
-    ):
+        self, conn: sqlite3.Connection, *, empty: bool = False, side: SideFts | None = None,
+        rebuild: bool = False,
+    ):  # fmt: skip
         self.conn = conn
         self.empty = empty  # a new index: no names to look up
         self.side = side  # where the full-text rows go, when not into ``conn``
@@ -34,7 +35,7 @@ class Inserter:
         # An append's new tokens for ``fts_terms``: its text also goes to a table of its
         # own in memory, whose vocabulary ``finish`` adds (a rebuild reads the whole
         # index's vocabulary once instead: ``schema.fill_terms``).
-        self.terms = not empty
+        self.terms = not rebuild
         if self.terms:
             c = conn
             c.execute("PRAGMA temp_store = MEMORY")
