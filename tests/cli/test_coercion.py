@@ -35,9 +35,14 @@ def _outcome(fn):
 
 
 def _cases():
+    from convo.cli.coercion import install
+    from convo.cli.group import _main
+
     group = typer.main.get_command(app)
+    install(group.get_params(typer.Context(group)), _main)  # as its parse does
     for name, cmd in [("convo", group), *_commands()]:
         ctx = typer.Context(cmd)
+        install(cmd.get_params(ctx))  # as its parse does
         for param in cmd.get_params(ctx):
             mine = param.process_value
             if isinstance(mine, Plain):
@@ -54,7 +59,8 @@ def test_every_kind_of_option_is_coerced_here():
 
 
 def test_the_groups_options_too():
-    assert {p.name for n, p, _, _ in CASES if n == "convo"} >= {"store", "people", "debug"}
+    names = {p.name for n, p, _, _ in CASES if n == "convo"}
+    assert names >= {"store", "people", "debug", "install_completion", "show_completion", "help"}
 
 
 @pytest.mark.parametrize(("name", "param", "mine", "ctx"), CASES, ids=lambda x: str(x)[:30])

@@ -11,7 +11,8 @@ own ``process_value``, so results and error messages are typer's
 
 Only public API is used (issue 34 §8): the parameter's kind comes from the function the
 command was declared with (``inspect.signature``: its annotation and the
-``typer.Option``/``typer.Argument`` given as its default), and ``install`` wraps click's
+``typer.Option``/``typer.Argument`` given as its default; a flag is a flag), and
+``install`` wraps click's
 ``Parameter.process_value`` of each of the command's ``params`` (the original still
 checks a missing required value and does everything that is not plain).
 """
@@ -62,8 +63,15 @@ def _kind(annotation: Any, info: Any) -> str | None:
 def kinds(func: Callable[..., Any]) -> dict[str, tuple[str, Any]]:
     """``{parameter: (kind, parser)}`` for the parameters of ``func`` coerced here."""
     out: dict[str, tuple[str, Any]] = {}
+    names = getattr(inspect.unwrap(func), "__globals__", {})
     for p in inspect.signature(func, eval_str=True).parameters.values():
-        kind = _kind(p.annotation, p.default)
+        annotation = p.annotation
+        if isinstance(annotation, str):  # a signature made for typer keeps the text
+            try:
+                annotation = eval(annotation, dict(names))  # convo's own source
+            except Exception:
+                continue
+        kind = _kind(annotation, p.default)
         if kind is not None:
             out[p.name] = (kind, getattr(p.default, "parser", None))
     return out
@@ -111,10 +119,14 @@ class Plain:
         return int(value) if t is str and _INT.fullmatch(value) else _SLOW
 
 
-def install(command: Any, func: Callable[..., Any]) -> None:
-    """Coerce here the plain parameters of ``command``, declared by ``func``."""
-    plain = kinds(func)
-    for param in command.params:
+def install(params: list[Any], func: Callable[..., Any] | None = None) -> None:
+    """Coerce here the plain ones of a command's ``params``, declared by ``func``, and its
+    flags (``--help`` and typer's ``--install-completion`` too: a flag's value is a bool
+    or None)."""
+    plain = kinds(func) if func is not None else {}
+    for param in params:
         found = plain.get(param.name)
+        if found is None and getattr(param, "is_flag", False) and not param.multiple:
+            found = ("bool", None)
         if found is not None and not isinstance(param.process_value, Plain):
             param.process_value = Plain(param, *found, param.process_value)

@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 from convo.cli.coercion import install
 from convo.cli.commands import (
@@ -76,7 +76,10 @@ class ConvoGroup(TyperGroup):
         super().__init__(*args, **kwargs)
         self.commands = LazyCommands(commands, _prepare)
         self._listing = False
-        install(self, _main)
+
+    def parse_args(self, ctx: Any, args: list[str]) -> Any:
+        install(self.get_params(ctx), _main)  # every option, --help too
+        return super().parse_args(ctx, args)
 
     def list_commands(self, ctx: Any) -> list[str]:
         return list(self.commands)  # typer's reads items(), which would convert them all
@@ -181,14 +184,22 @@ def _protect_store(store: str | None) -> None:
     protect_store(default_store_path(store))
 
 
+class ConvoCommand(TyperCommand):
+    """A command of the app: its ``--help`` coerced without pydantic too."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> Any:
+        install(self.get_params(ctx))  # the options from _prepare, the help option
+        return super().parse_args(ctx, args)
+
+
 def _prepare(cmd: Any, func: Any) -> None:
     """A command just converted: choices in its help, plain values coerced here."""
     prepare_help(cmd)
-    install(cmd, func)
+    install(cmd.params, func)
 
 
 # The commands, converted one at a time by ConvoGroup (cli/lazy.py); settings are the app's.
-commands = CommandTable(**SETTINGS)
+commands = CommandTable(ConvoCommand, **SETTINGS)
 
 for _module in (
     ingest,

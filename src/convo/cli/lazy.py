@@ -32,7 +32,8 @@ class CommandTable:
     """Where the command modules register: each command's name, ``app.command``
     settings and function, kept until it is used."""
 
-    def __init__(self, **settings: Any):
+    def __init__(self, cls: type, **settings: Any):
+        self.cls = cls  # each command's class (typer's ``cls=``)
         self.settings = settings  # the Typer settings each command is made with
         self.entries: dict[str, tuple[dict[str, Any], Callable[..., Any]]] = {}
 
@@ -47,7 +48,7 @@ class CommandTable:
         """The click command typer makes of ``name`` (KeyError: no such command)."""
         kwargs, func = self.entries[name]
         one = typer.Typer(add_completion=False, **self.settings)
-        one.command(name, **kwargs)(func)
+        one.command(name, cls=self.cls, **kwargs)(func)
         return typer.main.get_command(one)
 
 
