@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 DEMO_STORE := $(VENV)/demo-store.jsonl
 
-.PHONY: demo test lint bench fuzz clean install dev
+.PHONY: demo test lint docs bench fuzz clean install dev
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,15 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/python tools/check_structure.py src
 	$(BIN)/vulture --min-confidence 80 src
 
+# The site from docs/ into site/, offline and strict (a broken link or a page missing from
+# the navigation fails). The generated pages are written first: the query fields' table,
+# and the command and format references once tools/docs_reference.py is in the checkout.
+docs: $(VENV)/.installed-dev
+	$(BIN)/python tools/docs_fields.py
+	@if [ -f tools/docs_reference.py ]; then $(BIN)/python tools/docs_reference.py; \
+	else echo "docs: tools/docs_reference.py is not in this checkout; the reference pages are stand-ins" >&2; fi
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
 fuzz: $(VENV)/.installed-dev
 	CONVO_FUZZ=1 $(BIN)/python -m pytest tests -p no:cacheprovider
 
@@ -54,5 +63,5 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/run.py --write BENCHMARKS.md
 
 clean:
-	rm -rf $(VENV) build dist .pytest_cache .ruff_cache .hypothesis src/*.egg-info
+	rm -rf $(VENV) build dist site .pytest_cache .ruff_cache .hypothesis src/*.egg-info
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

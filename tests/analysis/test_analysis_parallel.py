@@ -137,3 +137,44 @@ def test_range_lines_reach_any_output_whole(tmp_path):
         _copy(part(), pipe)
     reader.join()
     assert got == [data]
+
+
+@pytest.mark.parametrize("metadata_only", [False, True])
+def test_knowledge_progress_counts_each_pass_to_the_total(store, metadata_only):
+    """Issue 35 §4: on several cores, knowledge says the input bytes through its passes."""
+    import io
+
+    from convo.analysis.knowledge.ranges import knowledge_of_parts
+    from convo.pipeline.inputs import record_parts
+    from convo.query.filters import Filters
+
+    heard: list[tuple[int, int]] = []
+    knowledge_of_parts(
+        record_parts([str(store)], store=None, stdin_has_data=False), Filters(), summary=False, metadata_only=metadata_only,
+        jobs=2, out=io.BytesIO(), on_progress=lambda done, total: heard.append((done, total)),
+    )  # fmt: skip
+    passes = 1 if metadata_only else 2
+    assert heard[0] == (0, passes * store.stat().st_size)
+    assert heard[-1][0] == heard[-1][1]  # all through at the end
+    dones = [d for d, _ in heard]
+    assert dones == sorted(dones) and len(heard) > 4  # rises range by range
+
+
+def test_knowledge_in_one_process_tracks_the_records(store):
+    import io
+
+    from convo.analysis.knowledge.ranges import knowledge_of_parts
+    from convo.pipeline.inputs import record_parts
+    from convo.query.filters import Filters
+
+    seen = []
+
+    def track(records):
+        for r in records:
+            seen.append(r)
+            yield r
+
+    out = io.BytesIO()
+    knowledge_of_parts(record_parts([str(store)], store=None, stdin_has_data=False), Filters(), summary=False, jobs=1, out=out,
+                       track=track)  # fmt: skip
+    assert len(seen) == len(out.getvalue().splitlines()) == 600

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import orjson
 import pytest
 from tests.conftest import SAMPLE_DATA
@@ -76,3 +78,27 @@ def test_people_after_the_command_as_before_it(tmp_path):
     )
     assert before.stdout == after.stdout and int(after.stdout) > 0
     assert knowledge.exit_code == 0, knowledge.output
+
+
+def test_the_file_picks_the_table_columns(configured, monkeypatch):
+    """Issue 35 §19: the terminal table's columns come from the config file, text last."""
+    with configured[1].open("a") as f:
+        f.write('columns = "text, from, subject, time"\n')
+    monkeypatch.setenv("CONVO_FORCE_TTY", "1")
+    monkeypatch.setenv("COLUMNS", "160")
+    r = CliRunner().invoke(app, ["list", "--limit", "3", "-f", "table"])
+    assert r.exit_code == 0, r.output
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", r.stdout)
+    header = next(line for line in plain.splitlines() if line.strip())
+    assert header.split() == ["from", "subject", "time", "text"]
+    assert "tags" not in header
+    settings = orjson.loads(CliRunner().invoke(app, ["config", "-f", "json"]).stdout)["settings"]
+    assert settings["columns"]["value"] == "text, from, subject, time"
+
+
+def test_an_unknown_table_column_is_one_line(configured):
+    with configured[1].open("a") as f:
+        f.write('columns = "time,sender,text"\n')
+    r = CliRunner().invoke(app, ["list", "--count"])
+    assert r.exit_code == 2 and "unknown table column 'sender'" in r.output
+    assert "columns: time, speaker, from, to" in r.output and "Traceback" not in r.output

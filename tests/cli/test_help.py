@@ -33,7 +33,7 @@ def test_help_has_no_python_types(command):
 
 @pytest.mark.parametrize(
     ("command", "choices"),
-    [("list", "[table|jsonl|json|csv|markdown|text]"), ("stats", "[table|text|json|jsonl|csv]"),
+    [("list", "[table|jsonl|json|text|markdown|csv]"), ("stats", "[table|text|json|jsonl|csv]"),
      ("knowledge", "[table|jsonl|json|csv]"), ("ingest", "[auto|voice|prefix|none]"),
      ("formats", "[table|json|jsonl|csv]"), ("people", "[table|json|jsonl|csv]")],
 )  # fmt: skip

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +37,8 @@ class Case:
     siblings: tuple[str, ...] = ()  # files beside it its reader looks for
     rename: bool = False  # the file is the scope: the other export has another name
     subs: tuple[tuple[str, str], ...] = ()  # the other export's text ({t}: the drawn scope)
+    # a binary or built export: make(fixture, folder, t) writes it, returns its path
+    make: Callable[[Path, Path, str | None], Path] | None = None
 
 
 SE, FORUM, FORMATS = "sample_data/forum/", "tests/fixtures/forum/", "tests/fixtures/formats/"
@@ -186,6 +189,59 @@ CASES = [
 ]
 
 
+def _maildir(src: Path, folder: Path, t: str | None) -> Path:
+    """The mbox's messages as a Maildir; another export's Message-IDs are other."""
+    import mailbox
+
+    box = mailbox.Maildir(folder / "Maildir", create=True)
+    for msg in mailbox.mbox(src):
+        if t is not None:
+            msg.replace_header("Message-ID", msg["Message-ID"].replace("<", f"<{t}.", 1))
+        box.add(msg)
+    return folder / "Maildir"
+
+
+def _whatsapp_zip(src: Path, folder: Path, t: str | None) -> Path:
+    """A WhatsApp "Export chat" zip of the ``_chat.txt``, named for its chat: another chat
+    is another name (the zip's name is the scope, as the Android .txt's is)."""
+    import zipfile
+
+    out = folder / f"WhatsApp Chat - Tea{t or ''}.zip"
+    with zipfile.ZipFile(out, "w") as z:
+        z.write(src, "_chat.txt")
+    return out
+
+
+def _parquet(dataset: bool) -> Callable[[Path, Path, str | None], Path]:
+    """convo's records as Parquet (a dataset folder, or its one file); another export's
+    records carry other ids, as another JSONL store's do."""
+
+    def make(src: Path, folder: Path, t: str | None) -> Path:
+        import orjson
+
+        from convo.output.exporters.parquet import write_parquet
+
+        records = [orjson.loads(line) for line in src.read_bytes().splitlines() if line.strip()]
+        if t is not None:
+            for r in records:
+                r["id"] = f"{t}{r['id']}"
+        write_parquet(records, folder / "ds", partition_by=())
+        if dataset:
+            return folder / "ds"
+        (only,) = (folder / "ds").rglob("*.parquet")
+        return only
+
+    return make
+
+
+CASES += [
+    Case("maildir", "sample_data/email/team.mbox", make=_maildir),
+    Case("whatsapp-zip", FORMATS + "whatsapp/ios/_chat.txt", make=_whatsapp_zip),
+    Case("parquet", "tests/fixtures/views.jsonl", make=_parquet(dataset=False)),
+    Case("parquet-dataset", "tests/fixtures/views.jsonl", make=_parquet(dataset=True)),
+]
+
+
 def _rewrite(path: Path, case: Case, t: str) -> None:
     for f in [path] if path.is_file() else sorted(path.rglob("*"), reverse=True):
         if f.is_file():
@@ -204,6 +260,8 @@ def _export(case: Case, root: Path, folder: str, t: str | None) -> Path:
     """The fixture in ``root/folder``; with ``t``, made into another export."""
     src = ROOT / case.path
     (root / folder).mkdir()
+    if case.make is not None:
+        return case.make(src, root / folder, t)
     dst = root / folder / src.name
     if src.is_dir():
         shutil.copytree(src, dst)
@@ -247,9 +305,7 @@ def test_two_exports_in_one_store_keep_every_message(case: Case, t: str):
 
 
 def test_every_format_has_a_case():
-    """A new format joins the property (parquet: binary exports of convo's own records)."""
+    """A new format joins the property."""
     from convo.importers.registry import registry
 
-    names = {f.name for f in registry.formats()} - {"parquet", "parquet-dataset", "maildir"}
-    names -= {"whatsapp-zip"}  # a zip of the whatsapp case's _chat.txt
-    assert names <= {c.fmt for c in CASES}
+    assert {f.name for f in registry.formats()} <= {c.fmt for c in CASES}

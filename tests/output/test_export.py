@@ -341,7 +341,7 @@ def test_cli_agentscope_pipeline(runner, records_file):
     assert data == ex.to_agentscope(CONVO)
 
 
-@pytest.mark.parametrize("fmt", ex.registry.names())
+@pytest.mark.parametrize("fmt", ex.registry.export_names())
 def test_cli_every_format(runner, records_file, fmt, tmp_path):
     if ex.registry.get(fmt).kind == "dataset":  # a folder: read back, record for record
         out = tmp_path / "ds"

@@ -120,3 +120,30 @@ def test_worker_reads_count_reading_not_seeks(monkeypatch):
     monkeypatch.setattr(p, "_positions", lambda pid, inputs: next(looks))
     reads = p.WorkerReads(["a.mbox"])
     assert [reads.total() for _ in range(4)] == [0, 0, 1000, 1000]
+
+
+class _FakeBar:
+    def __init__(self):
+        self.tasks: list[dict] = []
+
+    def add_task(self, label, total=None, **fields):
+        self.tasks.append({"label": label, "total": total, **fields})
+        return len(self.tasks) - 1
+
+    def update(self, task, **values):
+        self.tasks[task].update(values)
+
+
+def test_work_bar_says_bytes_with_total_or_messages_with_rate():
+    from convo.output.progress import Work
+
+    work = Work(_FakeBar(), "knowledge")
+    work.bytes(0, 4_000_000)
+    work.bytes(2_000_000, 4_000_000)
+    task = work.bar.tasks[0]
+    assert task["completed"] == 2_000_000 and task["total"] == 4_000_000
+    assert task["what"].startswith("2.0/4.0 MB")
+    other = Work(_FakeBar(), "knowledge")
+    assert list(other.track(range(2500))) == list(range(2500))
+    assert other.bar.tasks[0]["what"] == "2,500 msgs read"
+    assert list(Work(None, "x").track([1, 2])) == [1, 2]  # piped: no bar, the items pass

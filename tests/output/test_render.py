@@ -5,10 +5,11 @@ from __future__ import annotations
 import io
 
 from convo.core.text.terminal import json_tty_safe, one_line, printable
+from convo.output.exporters.documents import CsvDocument
 from convo.output.views.common import display_time, speaker_style
 from convo.output.views.show import offset_text, reply_tree, transcript_time
 from convo.output.writers import WriteOptions
-from convo.output.writers.csv import CsvWriter
+from convo.output.writers.document import DocumentWriter
 from convo.output.writers.records import JsonlWriter, JsonWriter
 from convo.output.writers.text import TextWriter
 from convo.query.scan import Match
@@ -106,10 +107,10 @@ def test_writers():
     w = JsonWriter(out)
     w.close()
     assert out.getvalue() == b"[]\n"
-    s = io.StringIO()
-    w = CsvWriter(s)
+    out = io.BytesIO()
+    w = DocumentWriter(out, CsvDocument())
     w.write(_m(rec))
-    assert s.getvalue().splitlines()[1].startswith("2024-01-01T00:00:00Z,A,,B; C,t1,")
+    assert out.getvalue().decode().splitlines()[1].startswith("2024-01-01T00:00:00Z,A,,B; C,t1,")
     s = io.StringIO()
     TextWriter(s, WriteOptions(utc=True)).write(_m(rec))
     assert s.getvalue() == "2024-01-01 00:00:00Z  A → B, C: one\n    two\n"

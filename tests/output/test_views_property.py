@@ -11,9 +11,10 @@ from rich.console import Console
 
 from convo.analysis.stats import compute
 from convo.output.env import Environment
+from convo.output.exporters.registry import registry
 from convo.output.views import stats as stats_view
 from convo.output.views.show import ConversationView
-from convo.output.writers import WriteOptions, make_writer, registry
+from convo.output.writers import WriteOptions, make_writer
 from convo.query.scan import Match
 
 KEYS = ["id", "timestamp", "textChunks", "text_chunks", "tags", "metadata", "extra",
@@ -51,7 +52,7 @@ class _Out(io.StringIO):
 def test_every_writer_and_view_takes_any_record(recs):
     matches = [Match(orjson.dumps(r), r, "x.jsonl", i) for i, r in enumerate(recs, 1)]
     options = WriteOptions(utc=False)
-    for name in registry.names():
+    for name in registry.shown_names():
         env = Environment(stdin=io.StringIO(), stdout=_Out(), stderr=io.StringIO())
         writer = make_writer(name, env, options)
         writer.write_many(matches)

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from convo.cli.app import app
-from convo.output.writers import Writer, registry
+from convo.output.exporters.registry import Exporter, registry
 from convo.output.writers.base import RecordWriter
 
 FORMULAS = ['=HYPERLINK("http://evil","x")', "+1+1", "-2+3", "@SUM(A1)", "\tx", "\uff1d1+1"]
@@ -48,22 +48,35 @@ def test_every_csv_cell_is_inert(tmp_path, command):
 
 
 @pytest.mark.parametrize("command", ["list", "query", "show"])
-def test_every_markdown_row_is_inert(tmp_path, command):
+def test_every_markdown_message_is_inert(tmp_path, command):
     r = CliRunner().invoke(app, [command, "-f", "markdown", str(_records(tmp_path))])
     assert r.exit_code == 0, r.output
-    lines = r.stdout.splitlines()
-    assert len(lines) == len(FORMULAS) + 2  # one row per message, nothing forged
+    headings = [ln for ln in r.stdout.splitlines() if ln.startswith("#")]
+    # the document's title and one heading a message: no text forged one
+    assert len(headings) == len(FORMULAS) + 1, headings
     assert "<img" not in r.stdout and "&lt;img" in r.stdout
-    for line in lines[2:]:
-        assert line.startswith("| ") and line.endswith(" |")
-        unescaped = line.replace("\\|", "")
-        assert unescaped.count("|") == 6, line  # five cells, no extra column
-        assert "**Mallory**" not in line
+    assert "\n**Mallory**" not in r.stdout
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "csv"])
+def test_f_and_export_to_write_the_same_document(tmp_path, fmt):
+    """One writer per document format (issue 34): ``-f NAME`` is ``export --to NAME``."""
+    src = str(_records(tmp_path))
+    shown = CliRunner().invoke(app, ["list", "-f", fmt, src])
+    exported = CliRunner().invoke(app, ["export", "--to", fmt, src])
+    assert shown.exit_code == exported.exit_code == 0, shown.output + exported.output
+    assert shown.stdout == exported.stdout and shown.stdout
+
+
+def test_an_export_only_format_is_refused_by_f_with_a_hint(tmp_path):
+    r = CliRunner().invoke(app, ["list", "-f", "parquet", str(_records(tmp_path))])
+    assert r.exit_code == 2
+    assert "export --to parquet" in r.output or "parquet" in r.output
 
 
 def test_format_choices_come_from_the_registry():
     r = CliRunner().invoke(app, ["list", "--help"])
-    assert "[" + "|".join(registry.names()) + "]" in r.stdout
+    assert "[" + "|".join(registry.shown_names()) + "]" in r.stdout
     assert "<list[str]>" not in r.stdout and "<str>" not in r.stdout
 
 
@@ -77,7 +90,9 @@ class _Upper(RecordWriter):
 
 
 def test_a_third_party_writer_registers_like_the_built_ins(tmp_path):
-    registry.register(Writer("shout", "upper-case text", lambda env, _o: _Upper(env.stdout)))
+    registry.register(
+        Exporter("shout", "view", "upper-case text", writer=lambda env, _o: _Upper(env.stdout))
+    )
     try:
         path = tmp_path / "a.jsonl"
         rec = {"id": "1", "timestamp": "2024-01-01T00:00:00Z", "textChunks": ["hello"]}

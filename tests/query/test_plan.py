@@ -178,9 +178,11 @@ def test_docs_field_table_is_the_code():
 
     from convo.query.field_table import markdown_table
 
-    page = (ROOT / "docs" / "cli.md").read_text()
+    page = (ROOT / "docs" / "query.md").read_text()
     table = re.search(r"<!-- fields:start -->\n(.*?)\n<!-- fields:end -->", page, re.S)
-    assert table is not None and table[1] == markdown_table(), "regenerate docs/cli.md's table"
+    assert table is not None and table[1] == markdown_table(), (
+        "regenerate docs/query.md's table (make docs)"
+    )
 
 
 def test_query_help_is_the_field_table():

@@ -93,7 +93,7 @@ def test_a_bad_row_is_rejected_with_its_place(tmp_path: Path) -> None:
 
 
 def test_duckdb_and_pandas_read_the_export(dataset: Path, records: list[dict]) -> None:
-    """The one-liners of the README's "Scaling up" section."""
+    """The one-liners of docs/scale-out.md's "Three steps"."""
     import duckdb
     import pandas as pd
 
@@ -184,7 +184,7 @@ def test_read_commands_take_a_dataset_and_one_file(runner, tmp_path: Path, recor
 
 
 def test_spark_reads_the_export(tmp_path: Path, dataset: Path, records) -> None:
-    """The ``spark.read.parquet`` one-liner of the README: the same rows, partitions
+    """The ``spark.read.parquet`` one-liner of docs/scale-out.md: the same rows, partitions
     read back as columns."""
     import os
     import shutil

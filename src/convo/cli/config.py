@@ -7,6 +7,7 @@ names another file), TOML:
     people = "~/convo/people.toml"     # as --people / $CONVO_PEOPLE
     tz = "Europe/Berlin"               # as --tz: naive times read and shown in this zone
     sort = "-time"                     # list and query's order when none is asked for
+    columns = "time,from,to,text"      # the columns of list and query's terminal table
 
 A value given on the command line wins, then the environment variable, then the file,
 then convo's default; ``convo config`` shows each value in effect and where it came
@@ -27,6 +28,7 @@ KEYS = {
     "people": ("--people", "CONVO_PEOPLE", "the people file"),
     "tz": ("--tz", None, "the zone of naive times (default: local)"),
     "sort": ("--sort", None, "list/query order when none is given: time or -time"),
+    "columns": (None, None, "the terminal table's columns, comma-separated"),
 }
 SORTS = ("time", "-time")
 
@@ -73,6 +75,10 @@ def _checked(values: dict[str, Any], where: str) -> dict[str, str]:
             raise UsageError(f"{key} must be a non-empty string", where=where)
     if "sort" in values and values["sort"] not in SORTS:
         raise UsageError(f"sort must be time or -time, not {values['sort']!r}", where=where)
+    if "columns" in values:
+        from convo.output.writers.columns import parse
+
+        parse(values["columns"], where=where)
     return {
         k: (str(Path(v).expanduser()) if k in ("store", "people") else v) for k, v in values.items()
     }
@@ -84,7 +90,7 @@ def in_effect(given: dict[str, str | None]) -> list[tuple[str, str | None, str]]
     found = load()
     out = []
     for key, (option, env, _what) in KEYS.items():
-        if given.get(key):
+        if option and given.get(key):
             out.append((key, given[key], f"the {option} option"))
         elif env and os.environ.get(env):
             out.append((key, os.environ[env], f"${env}"))

@@ -27,9 +27,9 @@ SPEAKER_MODES = ("auto", "voice", "prefix", "none")
 
 
 def _writer_names() -> list[str]:
-    from convo.output.writers import registry
+    from convo.output.exporters.registry import registry
 
-    return registry.names()
+    return registry.shown_names()
 
 
 def _format_names() -> list[str]:
@@ -119,9 +119,15 @@ class ReadArgs:
         return zone_of(self.tz, default=UTC if self.utc else None)
 
     def write_options(self):
+        from convo.cli.runtime import state
         from convo.output.writers import WriteOptions
 
-        return WriteOptions(utc=self.utc, zone=zone_of(self.tz))
+        columns = state.get("config_columns")  # the config file's (cli/config.py)
+        if columns:
+            from convo.output.writers.columns import parse
+
+            columns = parse(columns)
+        return WriteOptions(utc=self.utc, zone=zone_of(self.tz), columns=columns or None)
 
     def build_query(self, order: OrderArgs | None = None):
         """The ``convo.query.model.Query`` of the query and the options (ANDed), built

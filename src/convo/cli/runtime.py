@@ -23,13 +23,14 @@ def apply_config(into: dict[str, Any]) -> dict[str, str]:
     """The config file's settings (``cli.config``), its zone and order kept in ``into``
     for the commands; what a command line or the environment gives wins."""
     if not os.environ.get("CONVO_CONFIG") and not _config_exists():
-        into["config_tz"] = into["config_sort"] = None
+        into["config_tz"] = into["config_sort"] = into["config_columns"] = None
         return {}
     from convo.cli import config
 
     settings = config.load()
     into["config_tz"] = settings.get("tz")
     into["config_sort"] = settings.get("sort")
+    into["config_columns"] = settings.get("columns")
     return settings
 
 

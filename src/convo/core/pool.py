@@ -128,6 +128,9 @@ def _pool_result(pool: Any, entry: tuple[Future[R], Any]) -> R:
         return future.result()
     except BrokenProcessPool:
         processes = list(getattr(pool, "_processes", {}).values())  # the stdlib's own
+        for p in processes:  # the dead one may not be reaped yet (a loaded machine)
+            if p.exitcode is None:
+                p.join(0.5)
         dead = [p for p in processes if p.exitcode not in (None, 0, -signal.SIGTERM)]
         died = (dead or processes or [None])[0]
         pid, code = (died.pid, died.exitcode) if died is not None else (None, None)

@@ -26,8 +26,10 @@ from convo.core.io import Source
 from convo.core.plugins import PluginRegistry
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext, ImportOptions
+from convo.importers.fields import Fields
 
 __all__ = [
+    "Fields",
     "Format",
     "ImportContext",
     "ImportOptions",
@@ -70,6 +72,9 @@ class Format:
     record-start line begins with, so counting a range's records (``pipeline.split``)
     tests only the lines that begin with it.
 
+    ``fields`` says what the format makes of its source, field by field
+    (``importers.fields``); every built-in format has one, for the format reference.
+
     Built-in modules declare theirs positionally, from named constants
     (``Format(NAME, "chat", DESCRIPTION, PATTERNS, sniff, read, EXAMPLE)``): the first
     seven fields are in that order; the rest are keyword-only.
@@ -86,6 +91,7 @@ class Format:
     directory: bool = False  # reads a directory (Maildir, Slack export) rather than a file
     record_start: Callable[[bytes], bool] | None = None
     record_prefix: bytes = b""
+    fields: Fields | None = None
 
 
 class Registry(PluginRegistry[Format]):

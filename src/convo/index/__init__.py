@@ -3,7 +3,7 @@
 The JSONL file stays the source of truth; the index is a cache of it that can always be
 dropped and rebuilt. It holds one row per record (id, byte offset and length, time,
 speaker, listeners, tags, thread, format, role, subject) and a contentless FTS5 table
-over subject and text. See docs/index.md.
+over subject and text. See docs/store.md.
 
 Layering: this package imports only ``convo.core``; ``convo.query`` and
 ``convo.store`` use it. A missing or broken index is never an error for a caller:

@@ -4,7 +4,7 @@ Fields are read exactly as the scan reads them (``convo.core.fields``), so an in
 lookup selects what the scan selects. FTS text is the subject and the text; runs of CJK
 characters (Han, kana, Hangul) are split into one token per character before indexing
 and in queries, so a word inside an unspaced CJK sentence is found as a phrase of its
-characters (see docs/index.md, "CJK").
+characters (see docs/store.md, "CJK").
 """
 
 from __future__ import annotations

@@ -320,3 +320,61 @@ def position_bar(env, label: str, enabled: bool = True):
             bar.update(task, completed=done, total=total)
 
         yield update
+
+
+class Work:
+    """``work_bar``'s two ways in: ``bytes(done, total)`` for work that knows how far it
+    is through its input (the passes of ``knowledge`` on several cores), and
+    ``track(items)`` for a stream of messages of unknown length (one process)."""
+
+    def __init__(self, bar: Any, label: str):
+        self.bar = bar
+        self.label = label
+        self.task: Any = None
+        self.start = time.monotonic()
+
+    def _task(self, total: int | None) -> Any:
+        if self.task is None:
+            self.task = self.bar.add_task(self.label, total=total, what="")
+        return self.task
+
+    def bytes(self, done: int, total: int) -> None:
+        if self.bar is None:
+            return
+        spent = time.monotonic() - self.start
+        rate = f" · {done / spent / 1e6:,.1f} MB/s" if spent > 0 and done else ""
+        what = f"{done / 1e6:,.1f}/{total / 1e6:,.1f} MB{rate}"
+        self.bar.update(self._task(total), completed=done, total=total, what=what)
+
+    def track(self, items: Iterable[T]) -> Iterator[T]:
+        if self.bar is None:
+            yield from items
+            return
+        task = self._task(None)
+        n = 0
+        for n, item in enumerate(items, 1):
+            if n % EVERY == 0:
+                self.bar.update(task, completed=n, what=f"{n:,} msgs {_rate(n, self.start)}")
+            yield item
+        self.bar.update(task, completed=n, what=f"{n:,} msgs read")
+
+
+@contextlib.contextmanager
+def work_bar(env, label: str, enabled: bool = True) -> Iterator[Work]:
+    """A transient bar on a terminal's stderr (nothing when piped): bytes through of the
+    total with the rate and the time left, or messages so far with their rate."""
+    if not enabled or not env.stderr_isatty:
+        yield Work(None, label)
+        return
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[what]}"),
+               TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())  # fmt: skip
+    with Progress(*columns, console=env.console(stderr=True), transient=True) as bar:
+        yield Work(bar, label)

@@ -5,7 +5,7 @@ One ``Field`` per leaf of the filter tree (``convo.query.tree.Term``), as datase
 filters are one object each: the language's names for it (``from:``, ``speaker:``), the
 exact check on a parsed record, the ``query.filters.Filters`` list the fast flat scan
 fills, the byte-prefilter needle kind, and the SQL over the index
-(``convo.query.plan``), with the help line ``convo query --help`` and docs/cli.md show.
+(``convo.query.plan``), with the help line ``convo query --help`` and docs/query.md show.
 Adding a field touches this table, its test and the docs line (docs/architecture.md).
 
 Index SQL (``Field.sql``) returns a condition on ``messages m`` and its parameters, and
@@ -244,7 +244,7 @@ def help_lines() -> list[str]:
 
 
 def markdown_table() -> str:
-    """The fields as docs/cli.md's table (a test keeps the page equal to this)."""
+    """The fields as docs/query.md's table (a test keeps the page equal to this)."""
     rows = ["| field | matches | index |", "| --- | --- | --- |"]
     for f in FIELDS.values():
         if not f.usage:

@@ -240,12 +240,35 @@ def _sendfile(f: BinaryIO, out: BinaryIO) -> bool:
     return True
 
 
-def _observe(steps: list[Step], pool: FreshPool, rebase: Rebase) -> Conversation:
+class Progress:
+    """Bytes of input through each pass, for ``on_progress(done, total)``: a range counts
+    when its result is taken (in input order), once per pass that reads it."""
+
+    def __init__(self, tasks: list[RangeTask], passes: int, on_progress=None):
+        self.total = passes * sum(t.range.size for t in tasks)
+        self.done = 0
+        self.on_progress = on_progress
+        self.tell()
+
+    def tell(self) -> None:
+        if self.on_progress is not None:
+            self.on_progress(self.done, self.total)
+
+    def add(self, task: RangeTask) -> None:
+        self.done += task.range.size
+        self.tell()
+
+
+def _observe(
+    steps: list[Step], pool: FreshPool, rebase: Rebase, progress: Progress | None = None
+) -> Conversation:
     """Passes 1 and 2: the merged conversation state, every parent found."""
     conv = Conversation()
     for step, report in zip(steps, pool.map(observe_range, steps), strict=True):
         conv.merge(load(step.out))  # one range's state held at a time
         rebase.add(step.task, report)
+        if progress is not None:
+            progress.add(step.task)
     wanted = frozenset(conv.unresolved())
     if wanted:
         look = [Step(s.task, s.spool, s.out, wanted=wanted) for s in steps]
@@ -262,9 +285,12 @@ def run(
     metadata_only: bool = False,
     on_error=None,
     out: BinaryIO | None = None,
+    on_progress=None,
 ) -> Aggregate | None:
     """Knowledge of the records of ``tasks`` on ``jobs`` processes: the summary, or the
-    per-message lines written to ``out`` in input order; bad lines go to ``on_error``."""
+    per-message lines written to ``out`` in input order; bad lines go to ``on_error``;
+    ``on_progress(done, total)`` hears the input bytes through the passes (``Progress``)."""
+    progress = Progress(tasks, 1 if metadata_only else 2, on_progress)
     # The pool first: its workers start and import while the parent lays out the steps.
     with (
         tempfile.TemporaryDirectory(prefix="convo-knowledge-") as tmp,
@@ -280,12 +306,13 @@ def run(
         state = ""
         if not metadata_only:
             state = os.path.join(tmp, "state")
-            save(_observe(steps, pool, rebase), state)  # freed here: the workers load it
+            save(_observe(steps, pool, rebase, progress), state)  # freed: the workers load it
         steps = [replace(s, state=state) for s in steps]
         total = Aggregate() if summary else None
         for step, report in zip(steps, pool.map(extract_range, steps, last=True), strict=True):
             if report is not None:
                 rebase.add(step.task, report)
+            progress.add(step.task)
             if total is not None:
                 total.merge(load(step.out))  # one range's aggregate held at a time
             elif out is not None:
@@ -303,17 +330,23 @@ def knowledge_of_parts(
     jobs: int | None = None,
     out: BinaryIO | None = None,
     people: Any = None,
+    on_progress=None,
+    track=None,
 ) -> Aggregate | None:
     """``convo knowledge`` as a library call: the summary of the records ``filters``
     select in ``parts`` (``inputs.record_parts``), or their per-message lines written to
     ``out``; on several cores when ``parallel.plan`` says the inputs are worth it; with
-    ``people`` (a core.people.People) each name as its person."""
+    ``people`` (a core.people.People) each name as its person. Progress: on several
+    cores ``on_progress(done, total)`` hears the input bytes through both passes; in this
+    process ``track(records)`` sees the records as the first pass reads them."""
     parts = list(parts)
     tasks = plan(parts, filters, jobs, people)
     if tasks is not None:
         return run(tasks, workers(tasks, jobs), summary=summary, metadata_only=metadata_only,
-                   on_error=on_error, out=out)  # fmt: skip
+                   on_error=on_error, out=out, on_progress=on_progress)  # fmt: skip
     records = selected(parts, filters, on_error, people)
+    if track is not None:
+        records = track(records)
     if summary:
         return aggregate(records, metadata_only=metadata_only)
     assert out is not None

@@ -31,7 +31,7 @@ JOBS_HELP = (
 def _exporter_names() -> list[str]:
     from convo.output.exporters.registry import registry
 
-    return [*registry.names(), TYPEAGENT_DB]
+    return [*registry.export_names(), TYPEAGENT_DB]
 
 
 # Not an exporter: a database built by TypeAgent (cli/typeagent_db.py).
@@ -79,7 +79,7 @@ def export(
     reporter = Reporter()
     if to.lower() == TYPEAGENT_DB:
         return _typeagent_db(args, env, reporter, output, name)
-    exporter = registry.get(to.lower())
+    exporter = registry.get_exported(to.lower())
     if exporter.kind == "dataset":
         return _write_dataset(exporter, args, env, reporter, output, partition_by, jobs)
     return _write_records(exporter, args, env, reporter, output, jsonl)

@@ -40,6 +40,7 @@ def knowledge(
     who talks to whom, top entities and topics, each speaker's topics (--format json for scripts).
     """
     from convo.analysis.knowledge.ranges import knowledge_of_parts
+    from convo.output.progress import work_bar
 
     env = environment()
     fmt = args.format or ("table" if env.stdout_isatty else "jsonl")
@@ -50,10 +51,15 @@ def knowledge(
             "plan: scan (knowledge reads every selected message, on every core for a large file)"
         )
         out = env.safe_stdout_bytes()
-        agg = knowledge_of_parts(
-            parts, args.filters(), summary=fmt != "jsonl", metadata_only=metadata_only,
-            on_error=reporter.bad_line, jobs=jobs, out=out, people=args.load_people(),
-        )  # fmt: skip
+        # On a terminal's stderr, unless the lines themselves go to that terminal.
+        shown = fmt != "jsonl" or not env.stdout_isatty
+        label = "knowledge (observe, then extract)"
+        with work_bar(env, label, enabled=shown) as work:
+            agg = knowledge_of_parts(
+                parts, args.filters(), summary=fmt != "jsonl", metadata_only=metadata_only,
+                on_error=reporter.bad_line, jobs=jobs, out=out, people=args.load_people(),
+                on_progress=work.bytes, track=work.track,
+            )  # fmt: skip
         if agg is not None:
             _write_summary(env, agg.to_dict(top), fmt, pager=args.pager)
         flush_stdout(env)

@@ -16,7 +16,7 @@ def run_read(args: ReadArgs, order: OrderArgs, *, show: bool = False) -> int:
     """
     from convo.output.progress import progress
     from convo.output.reading import nothing_matched, write_selection
-    from convo.output.writers import make_writer, registry
+    from convo.output.writers import is_raw, make_writer
     from convo.output.writers.base import RecordWriter
     from convo.query.scan import Selector
     from convo.store import select as selection
@@ -52,11 +52,11 @@ def run_read(args: ReadArgs, order: OrderArgs, *, show: bool = False) -> int:
         with progress(env, "indexing") as track:
             chosen = selection.select(
                 query, parts, store=store, on_error=reporter.bad_line,
-                need_record=not registry.get(fmt).raw, track=track, selector=selector,
+                need_record=not is_raw(fmt), track=track, selector=selector,
             )  # fmt: skip
         _report(args, chosen)
         written = write_selection(
-            selector, parts, writer, on_error=reporter.bad_line, raw=registry.get(fmt).raw,
+            selector, parts, writer, on_error=reporter.bad_line, raw=is_raw(fmt),
             pager=args.pager and env.stdout_isatty, batches=chosen.batches,
         )  # fmt: skip
         flush_stdout(env)

@@ -41,6 +41,7 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.importers.agents.reader import read_conversation
 from convo.importers.context import ImportContext
+from convo.importers.fields import Fields
 from convo.importers.jsoninput import has_key, json_head_with
 from convo.importers.registry import Format
 
@@ -117,4 +118,17 @@ EXAMPLE = (
     '"name": "Alice", "role": "user", "content": "Hi", "metadata": {}, '
     '"timestamp": "2024-05-02 14:30:05.250"}]}}}'
 )
-FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json",), sniff, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="the `Msg`'s `name`",
+    listeners="the other party of the exchange (user ↔ assistant side)",
+    time="the `Msg`'s `timestamp`",
+    zone="AgentScope writes naive local times: read in `--tz` (default UTC)",
+    thread="`agentscope-session:<session>/<path>`: the file's name and the keys down to the "
+    "memory (`friday.memory`)",
+    id="the `Msg`'s `id` as it is (`<id>`; a 22-character shortuuid)",
+    scope="the world: AgentScope makes a random id for every message",
+    extra="as the `agentscope` format (`original`, `blocks`, `name`); a `_sys_prompt` in "
+    "the first message's `conversation` (`sys_prompt`)",
+)
+
+FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json",), sniff, read, EXAMPLE, fields=FIELDS),)

@@ -17,6 +17,7 @@ from convo.importers.agents.detect import sniff_for
 from convo.importers.agents.frameworks import AGENT_FORMATS
 from convo.importers.agents.reader import read_agent_messages
 from convo.importers.context import ImportContext
+from convo.importers.fields import CONTENT_HASH, NAIVE_IN_TZ, Fields
 from convo.importers.registry import Format
 
 _DESCRIPTIONS = {
@@ -58,6 +59,96 @@ def _read_as(name: str, source: Source, ctx: ImportContext) -> Iterator[Conversa
     return read_agent_messages(source, ctx, name)
 
 
+_LISTENERS = (
+    "the other party of the exchange (a user turn → the assistant side, an assistant turn → "
+    "the user side, a tool result → the assistant side; system: none)"
+)
+_ID = (
+    "the source's id as it is when 16 characters or longer (`<id>`: a uuid); a shorter one "
+    "is `<format>:<file>:<thread>:<id>` (or `<format>:<file>:<id>`); none: " + CONTENT_HASH
+)
+_SCOPE = (
+    "long ids: the world; short ids: the file (its name, not its folder) and the "
+    "conversation; a content hash in a conversation whose id is short hashes it as `FILE:ID`"
+)
+_EXTRA = (
+    "`original` (the message verbatim, for a lossless `convo export`), `blocks` (normalised "
+    "content blocks), `name`, `original_role`, `conversation` (on a conversation's first "
+    "message: the conversation without its messages); thinking in `thinking` unless "
+    "`--include-thinking`"
+)
+_LINE = (
+    "; a JSONL line holding a conversation without one: `FILE#line-N`, FILE the path as "
+    "named on the command line; else none"
+)
+_FIELDS = {
+    "openai": Fields(
+        speaker="`name`, else the role as spelled (`developer` stays `developer`)",
+        listeners=_LISTENERS,
+        time="none in the API's messages: the epoch sentinel, with one warning a source",
+        zone="none",
+        thread="the conversation's `id`/`conversation_id`/`thread_id`" + _LINE,
+        id=_ID,
+        scope=_SCOPE,
+        extra=_EXTRA,
+    ),
+    "anthropic": Fields(
+        speaker="`name`, else the role; Claude Code: the envelope's role (`summary` for summaries)",
+        listeners=_LISTENERS,
+        time="Claude Code's `timestamp`; API messages have none: the epoch sentinel, with one "
+        "warning a source",
+        zone="the offset the source writes; " + NAIVE_IN_TZ,
+        thread="Claude Code's `sessionId`, else the conversation's id" + _LINE,
+        id="Claude Code: the `uuid`; otherwise " + _ID,
+        scope=_SCOPE,
+        reply_to="Claude Code's `parentUuid`",
+        extra=_EXTRA + "; `claude_code` (the envelope type); an Anthropic `system` prompt "
+        "is a first system message with `system_prompt`",
+    ),
+    "agentscope": Fields(
+        speaker="`name`",
+        listeners=_LISTENERS,
+        time="`timestamp` (`YYYY-MM-DD HH:MM:SS.fff`)",
+        zone="AgentScope writes naive local times: read in `--tz` (default UTC)",
+        thread="the conversation's id" + _LINE,
+        id=_ID,
+        scope=_SCOPE,
+        extra=_EXTRA + "; `metadata`",
+    ),
+    "langmem": Fields(
+        speaker="`name`, else the role as spelled (a LangMem `Message`: its user's name)",
+        listeners=_LISTENERS,
+        time="`metadata.timestamp` (ISO, or epoch seconds or milliseconds)",
+        zone="the offset the source writes; " + NAIVE_IN_TZ,
+        thread="the thread's `id`" + _LINE,
+        id=_ID,
+        scope=_SCOPE,
+        extra=_EXTRA + "; `user_id`; the thread's `metadata` in `conversation`",
+    ),
+    "autogen": Fields(
+        speaker="`source`",
+        listeners="the other party of the exchange; a `HandoffMessage`: its `target`",
+        time="`created_at`",
+        zone="the offset the source writes; " + NAIVE_IN_TZ,
+        thread="the conversation's id" + _LINE,
+        id=_ID,
+        scope=_SCOPE,
+        extra=_EXTRA + "; `type` and every type-specific field (`target`, `context`, "
+        "`models_usage`, `metadata`...)",
+    ),
+    "jianmu": Fields(
+        speaker="`name` (a tool result: its `tool`), else the role",
+        listeners=_LISTENERS,
+        time="`metadata.timestamp` (ISO, or epoch seconds or milliseconds)",
+        zone="the offset the source writes; " + NAIVE_IN_TZ,
+        thread="the conversation's id" + _LINE,
+        id=_ID,
+        scope=_SCOPE,
+        extra=_EXTRA + "; `tool`, `tool_calls`, `metadata`",
+    ),
+}
+
+
 FORMATS = tuple(
     Format(
         name=name,
@@ -67,6 +158,7 @@ FORMATS = tuple(
         sniff=partial(sniff_for, name),
         read=partial(_read_as, name),
         example=_DESCRIPTIONS[name][1],
+        fields=_FIELDS[name],
     )
     for name in AGENT_FORMATS
 )

@@ -48,6 +48,7 @@ from convo.importers.agents.blocks import block_chunk, dumps
 from convo.importers.agents.samples import iter_samples, sample_values, sub
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
 from convo.importers.registry import Format
 
@@ -303,4 +304,21 @@ EXAMPLE = (
     '{"contents": [{"role": "user", "parts": [{"text": "Hi"}]}, '
     '{"role": "model", "parts": [{"text": "Hello!"}]}]}'
 )
-FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="`role` as spelled (`user`, `model`); a Content of function responses: `tool`; "
+    "no role: `user`",
+    listeners="user ↔ model; a tool result → model",
+    time="a response's `createTime`; requests have none: the epoch sentinel, with one "
+    "warning a source",
+    zone="the offset the source writes (UTC `Z`); a naive time is read as UTC, not in `--tz`",
+    thread="a response's `responseId`, else the path as named on the command line "
+    "(`FILE#line-N` per JSONL line)",
+    id="`gemini:<responseId>` (`:<index>` after the first candidate); requests: " + CONTENT_HASH,
+    scope="none: response ids are unique everywhere; a content hash: the file or line",
+    extra="`parts` (non-text parts), `model` (`modelVersion`), `finish_reason`, `usage` "
+    "(`usageMetadata`), `original_role`; thoughts in `thinking` unless `--include-thinking`",
+)
+
+FORMATS = (
+    Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE, fields=FIELDS),
+)

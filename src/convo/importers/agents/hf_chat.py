@@ -41,6 +41,7 @@ from convo.importers.agents.reader import message_from_object
 from convo.importers.agents.samples import iter_samples, sample_values, sub
 from convo.importers.build import ContentIds
 from convo.importers.context import ImportContext
+from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import as_str, json_head_with
 from convo.importers.registry import Format
 
@@ -156,4 +157,20 @@ def _sample(
 
 DESCRIPTION = 'Hugging Face chat datasets with {"type": "text", "value": ...} parts'
 EXAMPLE = '{"messages": [{"role": "user", "content": [{"type": "text", "value": "Hi"}]}]}'
-FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="the role (as an OpenAI message: `name`, else the role)",
+    listeners="the other party of the exchange (user ↔ assistant; a tool result → assistant)",
+    time="no times: the epoch sentinel, with one warning a source",
+    zone="none",
+    thread="the sample's `id` (else `FILE#line-N`, `FILE#item-N` or `FILE`, FILE the path "
+    "as named on the command line)",
+    id="no message ids: " + CONTENT_HASH,
+    scope="the conversation: the sample's `id`, scoped by the file when short (`FILE:id`)",
+    extra="`original` (the message as the dataset had it), `blocks`; `completion` on a "
+    "completion's messages; the sample's other columns (`images`...) in the first "
+    "message's `conversation`",
+)
+
+FORMATS = (
+    Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE, fields=FIELDS),
+)

@@ -41,6 +41,7 @@ from convo.importers.agents.blocks import block_chunk, normalise_content, tool_u
 from convo.importers.agents.samples import iter_samples, sample_values, sub
 from convo.importers.build import file_local_id, message
 from convo.importers.context import ImportContext
+from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
 from convo.importers.registry import Format
 
@@ -187,4 +188,21 @@ EXAMPLE = (
     '[{"type": "human", "data": {"content": "Hi", "type": "human"}}, '
     '{"type": "ai", "data": {"content": "Hello!", "type": "ai"}}]'
 )
-FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="`data.name`, else the type as spelled (`human`, `ai`, `tool`; a chat "
+    "message's `role`)",
+    listeners="a user turn → `ai`, an assistant turn → `human`, a tool result → `ai`",
+    time="no times: the epoch sentinel, with one warning a source",
+    zone="none",
+    thread="the path as named on the command line (`FILE#line-N` for a JSONL line "
+    "holding an array)",
+    id="`langchain:<id>` (`data.id`); a short one `langchain:<file>:<id>`; none: " + CONTENT_HASH,
+    scope="long ids: the world; short ids: the file (its name)",
+    reply_to="a tool message: the ai message that made the call",
+    extra="`type`, `response_metadata`, `usage_metadata`, `additional_kwargs`, `artifact`, "
+    "`tool_calls`, `invalid_tool_calls`, `tool_call_id`, `status`; reasoning in `thinking` unless `--include-thinking`",
+)
+
+FORMATS = (
+    Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE, fields=FIELDS),
+)

@@ -46,6 +46,7 @@ from convo.importers.agents.blocks import block_chunk, dumps, tool_use_block
 from convo.importers.agents.samples import iter_samples, sample_values, sub
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.fields import Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
 from convo.importers.registry import Format
 
@@ -271,10 +272,45 @@ ASSISTANTS_EXAMPLE = (
     '"thread_id": "thread_1", "role": "user", "content": [{"type": "text", '
     '"text": {"value": "Hi", "annotations": []}}]}]}'
 )
+COMPLETION_FIELDS = Fields(
+    speaker="the message's `name`, else its role (`assistant`)",
+    listeners="`user`",
+    time="`created`",
+    zone="epoch seconds: UTC",
+    thread="the completion's `id` (Batch output: `custom_id`)",
+    id="`openai:<id>` (`openai:<id>:<index>` for choices after the first)",
+    scope="none: OpenAI's `chatcmpl-` ids are unique everywhere",
+    extra="`model`, `finish_reason`, `usage`, `choice`, `tool_calls`; reasoning in "
+    "`thinking` unless `--include-thinking`",
+)
+ASSISTANTS_FIELDS = Fields(
+    speaker="the role",
+    listeners="user ↔ assistant",
+    time="`created_at` (messages sorted by it)",
+    zone="epoch seconds: UTC",
+    thread="`thread_id`",
+    id="`openai:<id>` (the `msg_` id)",
+    scope="none: OpenAI's `msg_` ids are unique everywhere",
+    extra="`assistant_id`, `run_id`, `annotations`, `attachments`",
+)
 FORMATS = tuple(
-    Format(name, "chat", description, ("*.json", "*.jsonl"), sniff, read, example)
-    for name, description, sniff, read, example in (
-        (COMPLETION, COMPLETION_DESCRIPTION, sniff_completion, read_completion, COMPLETION_EXAMPLE),
-        (ASSISTANTS, ASSISTANTS_DESCRIPTION, sniff_assistants, read_assistants, ASSISTANTS_EXAMPLE),
+    Format(name, "chat", description, ("*.json", "*.jsonl"), sniff, read, example, fields=fields)
+    for name, description, sniff, read, example, fields in (
+        (
+            COMPLETION,
+            COMPLETION_DESCRIPTION,
+            sniff_completion,
+            read_completion,
+            COMPLETION_EXAMPLE,
+            COMPLETION_FIELDS,
+        ),
+        (
+            ASSISTANTS,
+            ASSISTANTS_DESCRIPTION,
+            sniff_assistants,
+            read_assistants,
+            ASSISTANTS_EXAMPLE,
+            ASSISTANTS_FIELDS,
+        ),
     )
 )

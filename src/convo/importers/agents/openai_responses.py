@@ -47,6 +47,7 @@ from convo.importers.agents.blocks import block_chunk, dumps, parse_arguments
 from convo.importers.agents.samples import iter_samples, key_pattern, sample_values, sub
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
 from convo.importers.registry import Format
 
@@ -303,4 +304,21 @@ EXAMPLE = (
     '{"id": "resp_1", "object": "response", "created_at": 1741476542, "output": ['
     '{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Hi"}]}]}'
 )
-FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="the role (`developer` as spelled); function and built-in tool calls: "
+    "`assistant`; a `function_call_output`: `tool`",
+    listeners="user ↔ assistant; a tool result → assistant",
+    time="the Response's `created_at`; bare item lists have none: the epoch sentinel, with "
+    "one warning a source",
+    zone="epoch seconds: UTC",
+    thread="the Response's `id`, else the path as named on the command line",
+    id="`openai:<id>` (the item's id), else " + CONTENT_HASH,
+    scope="none: OpenAI's ids are unique everywhere",
+    reply_to="a `function_call_output`: the call with its `call_id`",
+    extra="`parts`, `response` (model, `previous_response_id`...); reasoning in `thinking` "
+    "unless `--include-thinking`; `instructions` become a first system message",
+)
+
+FORMATS = (
+    Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE, fields=FIELDS),
+)

@@ -41,6 +41,7 @@ from convo.importers.agents.blocks import block_chunk, dumps, inner_json, parse_
 from convo.importers.agents.samples import iter_samples, key_pattern, sub
 from convo.importers.build import file_local_id, message
 from convo.importers.context import ImportContext
+from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import as_str, json_head_with
 from convo.importers.registry import Format
 
@@ -178,4 +179,21 @@ DESCRIPTION = "ShareGPT / LLaMA-Factory conversations (from/value turns), JSON o
 EXAMPLE = (
     '{"conversations": [{"from": "human", "value": "Hi"}, {"from": "gpt", "value": "Hello!"}]}'
 )
-FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="`from` as spelled (`human`, `gpt`, `observation`...)",
+    listeners="the other side (a user turn → the assistant side's speaker, else `gpt`; an "
+    "assistant turn → the user side's, else `human`; a tool turn → the assistant side)",
+    time="no times in ShareGPT: the epoch sentinel, with one warning a source",
+    zone="none",
+    thread="the sample's `id` (else `FILE#line-N`, `FILE#item-N` or `FILE`, FILE the path "
+    "as named on the command line)",
+    id="`sharegpt:<file>:<id>:<turn>` when the sample has an id, else " + CONTENT_HASH,
+    scope="the file (its name): sample ids are unique only in their data set",
+    extra="`original_role` when the spelling is not the role; the sample's other members "
+    "(`id`, `tools`, `images`...) in the first message's `conversation`; a top-level "
+    "`system` prompt is a first system message with `system_prompt`",
+)
+
+FORMATS = (
+    Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE, fields=FIELDS),
+)

@@ -42,6 +42,7 @@ from convo.importers.agents.blocks import block_chunk, dumps
 from convo.importers.agents.samples import iter_samples, messages_of, sample_values, sub
 from convo.importers.build import ContentIds, file_local_id, message
 from convo.importers.context import ImportContext
+from convo.importers.fields import Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
 from convo.importers.registry import Format
 
@@ -223,4 +224,20 @@ def _file_chunk(mime: str, url: str, name: str) -> str:
 
 DESCRIPTION = "Vercel AI SDK UI messages (role, parts: text, reasoning, tool-*, file)"
 EXAMPLE = '[{"id": "m1", "role": "user", "parts": [{"type": "text", "text": "Hi"}]}]'
-FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="the role",
+    listeners="user ↔ assistant",
+    time="v4 `createdAt` or `metadata.createdAt`; else the epoch sentinel, with one "
+    "warning a source",
+    zone="the offset the source writes (UTC `Z`); a naive time is read as UTC, not in `--tz`",
+    thread="the chat's `id`, else the path as named on the command line (`FILE#line-N` "
+    "per JSONL chat)",
+    id="`vercel-ai:<id>`; a short one (under 16 characters) `vercel-ai:<file>:<id>`",
+    scope="the SDK's 16-character nanoids: the world; shorter ones: the file (its name)",
+    extra="`tools` (tool parts whole), `sources`, `data` (`data-*` parts), `metadata`; "
+    "reasoning in `thinking` unless `--include-thinking`",
+)
+
+FORMATS = (
+    Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE, fields=FIELDS),
+)

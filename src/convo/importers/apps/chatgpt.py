@@ -41,6 +41,7 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.fields import Fields
 from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head
 from convo.importers.registry import Format
 
@@ -253,4 +254,22 @@ def _thoughts(content: dict[str, Any]) -> list[str]:
 
 DESCRIPTION = "ChatGPT conversations.json (mapping tree, current branch)"
 EXAMPLE = '[{"title": "T", "mapping": {"n1": {"id": "n1", "parent": null, "children": [], ...}}}]'
-FORMATS = (Format("chatgpt", "chat", DESCRIPTION, ("conversations.json",), sniff, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="`author.name`, else the role (`user`, `assistant`, `system`, `tool`)",
+    listeners="user ↔ assistant",
+    time="the message's `create_time` (else the conversation's, `time_from`)",
+    zone="epoch seconds: UTC",
+    thread="the conversation's `conversation_id`/`id` (else a hash of title and time)",
+    id="`chatgpt:<id>` (the message's uuid), else `chatgpt:<thread>:<node>`",
+    scope="none: message ids are uuids",
+    reply_to="the previous message kept on the current branch",
+    subject="the conversation's `title`",
+    extra="`node`, `content_type`, `model`, `create_time`, `parts` (images, files), "
+    "`recipient` (a tool call)",
+)
+
+FORMATS = (
+    Format(
+        "chatgpt", "chat", DESCRIPTION, ("conversations.json",), sniff, read, EXAMPLE, fields=FIELDS
+    ),
+)

@@ -52,6 +52,7 @@ from convo.importers.agents.blocks import block_chunk
 from convo.importers.apps.common import EmptyCounter
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.fields import Fields
 from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head_with
 from convo.importers.registry import Format
 
@@ -269,4 +270,21 @@ EXAMPLE = (
     '[{"uuid": "c1", "name": "T", "chat_messages": [{"uuid": "m1", '
     '"sender": "human", "text": "Hi", "created_at": "2024-05-01T10:00:00Z"}]}]'
 )
-FORMATS = (Format(NAME, "chat", DESCRIPTION, ("conversations.json",), sniff, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="the role: `human` → `user`, `assistant` (the export names no person)",
+    listeners="user ↔ assistant",
+    time="the message's `created_at` (else the conversation's, `time_from`)",
+    zone="the offset the source writes (UTC `Z`); a naive time is read as UTC, not in `--tz`",
+    thread="the conversation's `uuid` (else a hash of name and time)",
+    id="`claude-ai:<uuid>` (the message's uuid), else `claude-ai:<thread>:<index>`",
+    scope="none: message uuids are unique everywhere",
+    reply_to="the parent message when it is in the conversation, else the previous one",
+    subject="the conversation's `name`",
+    extra="`sender`, `blocks` (non-text blocks), `attachments`, `files`, `citations`, "
+    "`off_branch`, `conversation` (on a conversation's first message); "
+    "thinking in `thinking` unless `--include-thinking`",
+)
+
+FORMATS = (
+    Format(NAME, "chat", DESCRIPTION, ("conversations.json",), sniff, read, EXAMPLE, fields=FIELDS),
+)

@@ -47,6 +47,7 @@ from convo.importers.apps.common import (
 )
 from convo.importers.build import ContentIds, message
 from convo.importers.context import ImportContext
+from convo.importers.fields import CONTENT_HASH, NAIVE_IN_TZ, Fields
 from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head
 from convo.importers.registry import Format, head_lines
 
@@ -420,11 +421,49 @@ JSON_EXAMPLE = (
 )
 TEXT_DESCRIPTION = "Discord chat copied from the client as text (name — date time headers)"
 TEXT_EXAMPLE = "alice — 03/06/2024 10:02 AM"
+JSON_FIELDS = Fields(
+    speaker="`author.nickname` (the server display name), else `author.name`",
+    listeners="`mentions`; in a DM with two authors, the other one",
+    time="`timestamp`",
+    zone="the offset the source writes (UTC `Z`); a naive time is read as UTC, not in `--tz`",
+    thread="the channel's name (a thread export: the thread's name)",
+    id="`discord:<id>` (the snowflake); none: " + CONTENT_HASH,
+    scope="none: Discord snowflakes are unique everywhere",
+    reply_to="`discord:<reference.messageId>`",
+    tags="`system` on types other than Default and Reply",
+    extra="`type`, `guild`, `channel_id`, `author_id`, `timestamp` (as written), `edited`, "
+    "`pinned`, `reference`, `reactions`, `attachments`, `stickers`, `embeds`, `raw_content` (when tokens were "
+    "rendered), `parent_channel`",
+)
+TEXT_FIELDS = Fields(
+    speaker="the header's name (`name — date time`)",
+    listeners="the `@Name` mentions of known speakers, else the other one of two speakers",
+    time="the header's M/D/Y date and time; `Today`/`Yesterday` need `--start-date`",
+    zone=NAIVE_IN_TZ,
+    thread="none",
+    id=CONTENT_HASH,
+    scope="the file's name",
+)
+
 FORMATS = (
     Format(
-        "discord", "chat", JSON_DESCRIPTION, ("*.json",), sniff_discord, read_discord, JSON_EXAMPLE
+        "discord",
+        "chat",
+        JSON_DESCRIPTION,
+        ("*.json",),
+        sniff_discord,
+        read_discord,
+        JSON_EXAMPLE,
+        fields=JSON_FIELDS,
     ),
     Format(
-        "discord-text", "chat", TEXT_DESCRIPTION, ("*.txt",), sniff_text, read_text, TEXT_EXAMPLE
+        "discord-text",
+        "chat",
+        TEXT_DESCRIPTION,
+        ("*.txt",),
+        sniff_text,
+        read_text,
+        TEXT_EXAMPLE,
+        fields=TEXT_FIELDS,
     ),
 )

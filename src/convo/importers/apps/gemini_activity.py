@@ -45,6 +45,7 @@ from convo.core.timestamps import iso_ts
 from convo.importers.apps.common import SYSTEM_TAG
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.fields import Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, has_key, json_head_with
 from convo.importers.registry import Format
 
@@ -142,4 +143,17 @@ EXAMPLE = (
     '"2025-05-02T14:30:05.123Z", "products": ["Gemini Apps"], "safeHtmlItem": '
     '[{"html": "<p>A monoid in the category of endofunctors.</p>"}]}]'
 )
-FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json",), sniff, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="the prompt: `user`; an answer: `Gemini`",
+    listeners="prompt ↔ answer: each the other's",
+    time="the entry's `time`, for the prompt and its answers",
+    zone="the offset the source writes (UTC `Z`); a naive time is read as UTC, not in `--tz`",
+    thread="`gemini-apps:<time>`: one entry with its answers",
+    id="`gemini-apps:<time>:<hash>` (a hash of the title) and `...:answer-<k>`",
+    scope="the account's millisecond time, made unique across accounts by the title",
+    reply_to="an answer: its prompt",
+    tags="`system` on actions that are not prompts (feedback, drafts, canvases)",
+    extra="`regenerated`, `subtitles` (the Gem, the files attached), `title` (an action's title)",
+)
+
+FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json",), sniff, read, EXAMPLE, fields=FIELDS),)

@@ -33,6 +33,7 @@ from convo.core.timestamps import iso_ts
 from convo.importers.agents.samples import iter_samples, messages_of, sample_values, sub
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.fields import Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
 from convo.importers.registry import Format
 
@@ -106,4 +107,18 @@ EXAMPLE = (
     '"fromUser": {"id": "u1", "username": "alice", "displayName": "Alice"}, '
     '"mentions": [{"screenName": "bob", "userId": "u2"}]}]'
 )
-FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="`fromUser.displayName` (else `username`)",
+    listeners="the mentioned users, by the display name they wrote under when seen",
+    time="`sent`",
+    zone="the offset the source writes (UTC `Z`); a naive time is read as UTC, not in `--tz`",
+    thread="the room: the file's name without extension",
+    id="`gitter:<id>`",
+    scope="none: Gitter's ids are MongoDB ObjectIds, unique everywhere",
+    reply_to="`gitter:<parentId>` for thread replies",
+    extra="`username`, `edited_at`, `urls`, `issues`, `read_by`, `thread_messages`",
+)
+
+FORMATS = (
+    Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE, fields=FIELDS),
+)

@@ -38,6 +38,7 @@ from convo.core.timestamps import iso_ts
 from convo.importers.apps.common import EmptyCounter
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.fields import Fields
 from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head_with
 from convo.importers.registry import Format
 
@@ -137,4 +138,20 @@ EXAMPLE = (
     '{"messages": [{"creator": {"name": "Alice", "email": "a@x.com", "user_type": "Human"}, '
     '"created_date": "Tuesday, March 1, 2022 at 10:00:00 AM UTC", "text": "hi", "topic_id": "t1"}]}'
 )
-FORMATS = (Format(NAME, "chat", DESCRIPTION, ("messages.json",), sniff, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="`creator.name` (else the email)",
+    listeners="the group's other members from `group_info.json` (else the others seen "
+    "writing so far)",
+    time="`created_date` (`Tuesday, March 1, 2022 at 10:00:00 AM UTC`)",
+    zone="the zone the date names (UTC); a date without one is read as UTC",
+    thread="the group's `name` (else its folder, `DM xxx` / `Space xxx`)",
+    id="`gchat:<message_id>`",
+    scope="none: `message_id` starts with the group's id",
+    tags="`bot` when the creator's `user_type` is `Bot`",
+    extra="`email`, `topic_id`, `updated_date`, `quoted`, `reactions`, `annotations`, "
+    "`attached_files`",
+)
+
+FORMATS = (
+    Format(NAME, "chat", DESCRIPTION, ("messages.json",), sniff, read, EXAMPLE, fields=FIELDS),
+)

@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
+from convo.importers.apps.messenger import FIELDS as MESSENGER_FIELDS
 from convo.importers.apps.messenger import read_meta_thread, sniff_messenger
 from convo.importers.context import ImportContext
 from convo.importers.jsoninput import has_key, json_head
@@ -61,4 +63,11 @@ EXAMPLE = (
     '{"participants": [{"name": "ann.lee"}], "messages": [{"sender_name": '
     '"ann.lee", "timestamp_ms": 1692090753000, "content": "Caf\\u00c3\\u00a9?"}]}'
 )
-FORMATS = (Format(NAME, "chat", DESCRIPTION, ("message_*.json",), sniff, read, EXAMPLE),)
+FIELDS = replace(
+    MESSENGER_FIELDS,
+    extra=MESSENGER_FIELDS.extra + "; a shared post's caption and owner",
+)
+
+FORMATS = (
+    Format(NAME, "chat", DESCRIPTION, ("message_*.json",), sniff, read, EXAMPLE, fields=FIELDS),
+)

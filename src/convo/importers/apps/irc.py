@@ -62,6 +62,7 @@ from convo.core.timestamps import iso_ts
 from convo.importers.apps.common import SYSTEM_TAG
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.registry import Format
 
 NAME = "irc"
@@ -340,6 +341,28 @@ def _record(
 
 DESCRIPTION = "IRC logs: irssi, WeeChat, ZNC, Limnoria, HexChat/XChat line formats"
 EXAMPLE = "10:00 <@alice> hello bob"
+FIELDS = Fields(
+    speaker="the nick without its mode prefix (events: none)",
+    listeners="nicks already seen that the line addresses (`bob: hi`, `bob, hi`)",
+    time="the line's clock time on the known date (log headers, day changes, the file "
+    "name); no known date: the epoch sentinel, with one warning",
+    zone="read in `--tz` (default UTC); a Limnoria time with its offset keeps it",
+    thread="the channel in the file name (`#chan`), else the file name",
+    id="no message ids: " + CONTENT_HASH,
+    scope="the channel (the thread), else the file's name",
+    tags="`action` (`/me`), `notice`, `system` (joins, parts, quits, modes, topics)",
+    extra="`mode` (the nick's mode prefix)",
+)
+
 FORMATS = (
-    Format(NAME, "chat", DESCRIPTION, ("*.log", "*.txt", "*.weechatlog"), sniff, read, EXAMPLE),
+    Format(
+        NAME,
+        "chat",
+        DESCRIPTION,
+        ("*.log", "*.txt", "*.weechatlog"),
+        sniff,
+        read,
+        EXAMPLE,
+        fields=FIELDS,
+    ),
 )

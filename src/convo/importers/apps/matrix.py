@@ -41,6 +41,7 @@ from convo.core.timestamps import epoch_ts
 from convo.importers.apps.common import SYSTEM_TAG
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.fields import Fields
 from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head_with
 from convo.importers.registry import Format
 
@@ -174,4 +175,19 @@ EXAMPLE = (
     '{"room_name": "Tea", "messages": [{"type": "m.room.message", "sender": "@alice:x.org", '
     '"content": {"msgtype": "m.text", "body": "hi"}, "origin_server_ts": 1646128800000, "event_id": "$a"}]}'
 )
-FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json",), sniff, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="the sender's display name from the `m.room.member` events seen so far, else the MXID",
+    listeners="the `m.mentions` users, else the replied-to message's speaker",
+    time="`origin_server_ts`",
+    zone="epoch milliseconds: UTC",
+    thread="`room_id` (else the room's name)",
+    id="`matrix:<event_id>`",
+    scope="none: event ids are unique everywhere",
+    reply_to="the `m.in_reply_to` event (else the thread root or the annotated event)",
+    subject="`room_name`",
+    tags="`action` (`m.emote`), `notice`, `edit`, `reaction`, `system` (state events)",
+    extra="`type`, `msgtype`, `content`, `html` (`formatted_body`), `info` (media), `sender` "
+    "(the MXID), `replaces`, `thread_root`",
+)
+
+FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json",), sniff, read, EXAMPLE, fields=FIELDS),)

@@ -32,6 +32,7 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.fields import Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str
 from convo.importers.registry import Format
 
@@ -170,4 +171,19 @@ def _listeners(text: str, user: str, members: list[str], users: dict[str, str]) 
 
 DESCRIPTION = "Mattermost bulk export JSONL (version/team/channel/user/post lines)"
 EXAMPLE = '{"type": "version", "version": 1}'
-FORMATS = (Format("mattermost", "chat", DESCRIPTION, ("*.jsonl",), sniff, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="the user's `first_name last_name` (else `nickname`, else `username`)",
+    listeners="the other member of a two-member direct channel, else the `@username` mentions",
+    time="`create_at`",
+    zone="epoch milliseconds: UTC",
+    thread="the channel's `display_name` (else its name); direct posts `dm:<members>`",
+    id="`mattermost:<team>:<channel>:<create_at>:<user>` (direct posts "
+    "`mattermost:dm:<members>:<create_at>:<user>`)",
+    scope="the team and channel names, the user and the millisecond (the export has no post ids)",
+    reply_to="a nested reply: its post's id",
+    extra="`username`, `create_at`, `reactions`, `attachments`",
+)
+
+FORMATS = (
+    Format("mattermost", "chat", DESCRIPTION, ("*.jsonl",), sniff, read, EXAMPLE, fields=FIELDS),
+)

@@ -29,6 +29,7 @@ from convo.core.timestamps import epoch_ts
 from convo.importers.apps.common import EmptyCounter, fix_latin1_mojibake, other_party
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, has_key, json_head
 from convo.importers.registry import Format
 
@@ -177,6 +178,27 @@ PATTERNS = ("message_*.json",)
 EXAMPLE = (
     '{"participants": [{"name": "Bob"}], "messages": [{"sender_name": "Bob", "timestamp_ms": 1}]}'
 )
+FIELDS = Fields(
+    speaker="`sender_name` (mojibake repaired)",
+    listeners="the other participant of a two-person thread, else none",
+    time="`timestamp_ms` (messages come newest first and are read oldest first)",
+    zone="epoch milliseconds: UTC",
+    thread="the thread's `title`",
+    id="no message ids: " + CONTENT_HASH,
+    scope="the thread's `title`; without one the folder (`message_N.json` is a name every "
+    "download has)",
+    extra="`timestamp_ms`, `media` (photos, videos, audio, files), `reactions`, `share`",
+)
+
 FORMATS = (
-    Format("messenger", "chat", DESCRIPTION, PATTERNS, sniff_messenger, read_messenger, EXAMPLE),
+    Format(
+        "messenger",
+        "chat",
+        DESCRIPTION,
+        PATTERNS,
+        sniff_messenger,
+        read_messenger,
+        EXAMPLE,
+        fields=FIELDS,
+    ),
 )

@@ -52,6 +52,7 @@ from convo.importers.apps import signal_json
 from convo.importers.apps.common import SYSTEM_TAG, numbered_lines, other_party
 from convo.importers.build import message
 from convo.importers.context import ImportContext, ImportOptions
+from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.registry import Format, head_lines
 
 NAME = "signal"
@@ -404,4 +405,19 @@ DESCRIPTION = (
 )
 PATTERNS = ("chat.md", "data.json", "*.md", "*.txt", "*.json")
 EXAMPLE = "[2019-05-29 15:04:33] Aya: We're great!"
-FORMATS = (Format(NAME, "chat", DESCRIPTION, PATTERNS, sniff, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="the sender's display name (the owner: `Me` or `You`)",
+    listeners="the other one when the file has two speakers, else none",
+    time="the message's date and time (sigtop: `Sent:`/`Received:`)",
+    zone="signal-export's naive times are read in `--tz` (default UTC); sigtop's carry "
+    "their offset",
+    thread="the chat: sigtop's `Conversation:` name (sigtop JSON: `conversationId`), else the "
+    "folder of a `chat.md`/`data.json`, else the file's stem",
+    id="sigtop JSON: `signal:<id>` (a uuid); the text layouts: " + CONTENT_HASH,
+    scope="none for uuids; a content hash: the chat (the thread), else the folder",
+    tags="`system` on service messages",
+    extra="`quote`, `reactions` (`{actor, reaction}`), `attachments`, `sticker`, `contact`, "
+    "`edits`, `deleted`, `damaged_header`",
+)
+
+FORMATS = (Format(NAME, "chat", DESCRIPTION, PATTERNS, sniff, read, EXAMPLE, fields=FIELDS),)

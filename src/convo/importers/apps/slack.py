@@ -63,6 +63,7 @@ from convo.importers.apps.slack_names import (
 )
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head
 from convo.importers.registry import Format
 
@@ -460,6 +461,20 @@ def _reactions(value: Any, users: dict[str, str]) -> list[dict[str, Any]]:
     ]
 
 
+FIELDS = Fields(
+    speaker="the user's display name; bots: `username`, `bot_profile.name` or `bots.json`",
+    listeners="the `<@U…>` mentions; in a 1:1 DM without mentions, the other member",
+    time="`ts`",
+    zone="epoch seconds: UTC",
+    thread="the channel's name (a DM: `dm:<member names>`)",
+    id="`slack:<channel>:<ts>` (the channel id; a message without `ts`: " + CONTENT_HASH + ")",
+    scope="the channel (ts is unique to the microsecond in it; channel ids are Slack-wide); "
+    "a day file read alone: its `channel_name`, the export's folder, else `slack`",
+    reply_to="`slack:<channel>:<thread_ts>` on thread replies",
+    tags="`system` on subtype messages (joins, topic changes...)",
+    extra="`ts`, `channel_id`, `channel_type`, `user_id`, `bot_id`, `thread_ts`, `reply_count`, "
+    "`subtype`, `edited`, `raw_text` (mentions rendered), `reactions`, `files`, `attachments`",
+)
 FORMATS = (
     Format(
         name="slack",
@@ -470,6 +485,7 @@ FORMATS = (
         read=read,
         example="export/{users.json,channels.json,general/2024-01-02.json}",
         directory=True,
+        fields=FIELDS,
     ),
     Format(
         name="slack-file",
@@ -479,5 +495,6 @@ FORMATS = (
         sniff=sniff_file,
         read=read,
         example='[{"type": "message", "user": "U1", "text": "hi <@U2>", "ts": "1700000000.000100"}]',
+        fields=FIELDS,
     ),
 )

@@ -29,6 +29,7 @@ from convo.core.timestamps import iso_ts
 from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter
 from convo.importers.build import message, scoped_id
 from convo.importers.context import ImportContext
+from convo.importers.fields import Fields
 from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head_with
 from convo.importers.registry import Format
 
@@ -202,4 +203,23 @@ def _teams_extra(m: dict[str, Any], attachments: list[dict[str, Any]]) -> dict[s
 
 DESCRIPTION = "Microsoft Teams export JSON (PascalCase messages with HTML bodies)"
 EXAMPLE = '[{"Id": "1", "Body": {"ContentType": "html", "Content": "<p>Hi</p>"}, "From": {...}}]'
-FORMATS = (Format("teams", "chat", DESCRIPTION, ("*.json",), sniff_teams, read_teams, EXAMPLE),)
+FIELDS = Fields(
+    speaker="`From.User.DisplayName`",
+    listeners="the mentioned users; in a 1:1 chat (`@unq.gbl.spaces`) the other person",
+    time="`CreatedDateTime`",
+    zone="the offset the source writes (UTC `Z`); a naive time is read as UTC, not in `--tz`",
+    thread="`ChatId` (or the channel's id)",
+    id="`teams:<chat>:<Id>` (`Id` is the creation time in milliseconds); a message naming "
+    "no chat: `teams:<Id>`",
+    scope="the chat or channel (`ChatId`, `ChannelIdentity.ChannelId`)",
+    reply_to="`teams:<chat>:<ReplyToId>`",
+    subject="`Subject`",
+    tags="`system` on events (`From: null`: `[system event] <kind>`)",
+    extra="`message_type`, `created`, `edited`, `deleted`, `importance`, `attachments`, `reactions`",
+)
+
+FORMATS = (
+    Format(
+        "teams", "chat", DESCRIPTION, ("*.json",), sniff_teams, read_teams, EXAMPLE, fields=FIELDS
+    ),
+)

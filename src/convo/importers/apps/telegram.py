@@ -35,6 +35,7 @@ from convo.core.timestamps import epoch_ts, iso_ts
 from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter, fix_cp1252_mojibake
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head
 from convo.importers.registry import Format
 
@@ -244,6 +245,31 @@ PATTERNS = ("result.json", "*.json")
 EXAMPLE = (
     '{"name": "Bob", "type": "personal_chat", "id": 1, "messages": [{"id": 1, "from": "Bob", ...}]}'
 )
+FIELDS = Fields(
+    speaker="`from` (a service message: `actor`; cp1252 mojibake repaired)",
+    listeners="the users the text mentions, else in a two-party personal chat the other sender",
+    time="`date_unixtime`, else `date`",
+    zone="`date_unixtime` is epoch seconds (UTC); the naive `date` is read in `--tz` (default UTC)",
+    thread="the chat's name",
+    id="`telegram:<chat>:<id>`; personal chats, bot chats, basic groups and saved messages "
+    "`telegram:<account>/<chat>:<id>` when the account is known; none: " + CONTENT_HASH,
+    scope="supergroups and channels: the chat; chat types numbered per account: the account "
+    "(`personal_information.user_id`, else the one sender that is not the chat) and the chat",
+    reply_to="`reply_to_message_id`",
+    tags="`system` on service messages (`[action] ...`)",
+    extra="`chat_id`, `chat_type`, `from_id`, `action`, `edited`, `forwarded_from`, "
+    "`via_bot`, `media`, `links`, `reactions`",
+)
+
 FORMATS = (
-    Format("telegram", "chat", DESCRIPTION, PATTERNS, sniff_telegram, read_telegram, EXAMPLE),
+    Format(
+        "telegram",
+        "chat",
+        DESCRIPTION,
+        PATTERNS,
+        sniff_telegram,
+        read_telegram,
+        EXAMPLE,
+        fields=FIELDS,
+    ),
 )

@@ -40,6 +40,7 @@ from convo.core.timestamps import iso_ts
 from convo.importers.apps.common import SYSTEM_TAG
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head
 from convo.importers.registry import Format
 
@@ -182,4 +183,21 @@ EXAMPLE = (
     '"messages": [{"messageCreate": {"id": "9", "senderId": "1", "recipientId": "2", '
     '"text": "hi", "createdAt": "2022-03-01T10:00:00.000Z"}}]}}]'
 )
-FORMATS = (Format(NAME, "chat", DESCRIPTION, ("direct-messages*.js",), sniff, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="the sender's user id, or the archive owner's `username` (from `account.js`)",
+    listeners="`recipientId`; in a group, everyone else seen in the conversation",
+    time="`createdAt`",
+    zone="the offset the source writes (UTC `Z`); a naive time is read as UTC, not in `--tz`",
+    thread="`conversationId`",
+    id="`twitter:<id>`; conversation events without an id: " + CONTENT_HASH,
+    scope="none: Twitter's message ids are unique everywhere",
+    subject="a group's `name`",
+    tags="`system` on joins, leaves and renames",
+    extra="`reactions`, `urls` (`t.co` links expanded in the text), `sender_id`",
+)
+
+FORMATS = (
+    Format(
+        NAME, "chat", DESCRIPTION, ("direct-messages*.js",), sniff, read, EXAMPLE, fields=FIELDS
+    ),
+)

@@ -46,6 +46,7 @@ from convo.core.timestamps import epoch_ts
 from convo.importers.apps.common import EmptyCounter
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, has_key, json_head_with
 from convo.importers.registry import Format
 
@@ -216,4 +217,19 @@ EXAMPLE = (
     '[{"requestId": "request_1", "message": {"text": "What is a monad?"}, '
     '"response": [{"value": "A monoid in the category of endofunctors."}], "timestamp": 1712000000000}]}'
 )
-FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json",), sniff, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="the request: `requesterUsername`; the answer: `responderUsername`, else the "
+    "agent's name",
+    listeners="request ↔ answer: each the other's",
+    time="the request's `timestamp`; the answer's adds `result.timings.totalElapsed`",
+    zone="epoch milliseconds: UTC",
+    thread="`vscode-chat:<sessionId>` (else the file's name)",
+    id="`vscode-chat:<requestId>` and `vscode-chat:<requestId>:response`; none: " + CONTENT_HASH,
+    scope="none: a `requestId` is a random UUID",
+    reply_to="the answer: its request",
+    subject="`customTitle`",
+    extra="`agent`, `model` (`modelId`), `context` (the attached context's names), "
+    "`canceled`, `error`; thinking in `thinking` unless `--include-thinking`",
+)
+
+FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json",), sniff, read, EXAMPLE, fields=FIELDS),)

@@ -40,7 +40,7 @@ import contextlib
 import re
 import zipfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import PurePosixPath
 from typing import Any
@@ -54,6 +54,7 @@ from convo.importers.apps.common import SYSTEM_TAG, mentioned_or_other, numbered
 from convo.importers.archives import ZIP_MAGIC, open_zip, safe_members, spool_member
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.fields import CONTENT_HASH, NAIVE_IN_TZ, Fields
 from convo.importers.registry import Format, head_lines
 
 _MARKS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
@@ -363,9 +364,44 @@ ZIP_DESCRIPTION = (
     'WhatsApp "Export chat" .zip (_chat.txt or WhatsApp Chat with X.txt, and its media)'
 )
 ZIP_EXAMPLE = "WhatsApp Chat - Ann.zip: _chat.txt, 00000012-PHOTO-2023-08-15-09-12-33.jpg"
+TXT_FIELDS = Fields(
+    speaker="the name in the message header (system lines: none)",
+    listeners="the `@Name` mentions of known speakers, else the other one of two speakers",
+    time="the header's date and time (day/month order decided per file)",
+    zone=NAIVE_IN_TZ,
+    thread="the chat the file is named after (`WhatsApp Chat with Ann.txt`), else none",
+    id="no message ids: " + CONTENT_HASH,
+    scope="the chat the file is named after; `_chat.txt`: its folder too",
+    tags="`system` on lines without a `Name: ` and the encryption notice",
+    extra="`media` (omitted or attached media), `file`, `chat_name` (a system line "
+    "naming the chat), `damaged_header`",
+)
+ZIP_FIELDS = replace(
+    TXT_FIELDS,
+    thread="the chat the zip is named after (`WhatsApp Chat - Ann.zip`)",
+    scope="the chat the zip is named after",
+    extra=TXT_FIELDS.extra + ", `attachment` (each attached file's size, or `missing`)",
+)
+
 FORMATS = (
     Format(
-        "whatsapp", "chat", TXT_DESCRIPTION, ("*.txt",), sniff_whatsapp, read_whatsapp, TXT_EXAMPLE
+        "whatsapp",
+        "chat",
+        TXT_DESCRIPTION,
+        ("*.txt",),
+        sniff_whatsapp,
+        read_whatsapp,
+        TXT_EXAMPLE,
+        fields=TXT_FIELDS,
     ),
-    Format("whatsapp-zip", "chat", ZIP_DESCRIPTION, ("*.zip",), sniff_zip, read_zip, ZIP_EXAMPLE),
+    Format(
+        "whatsapp-zip",
+        "chat",
+        ZIP_DESCRIPTION,
+        ("*.zip",),
+        sniff_zip,
+        read_zip,
+        ZIP_EXAMPLE,
+        fields=ZIP_FIELDS,
+    ),
 )

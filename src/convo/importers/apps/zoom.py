@@ -37,6 +37,7 @@ from convo.core.timestamps import epoch_plus, format_timestamp_utc
 from convo.importers.apps.common import numbered_lines
 from convo.importers.build import ContentIds, message
 from convo.importers.context import ImportContext
+from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.registry import Format, head_lines
 
 # A line that starts like a chat line but whose time does not parse (``10:0a:12\tBob:\thi``).
@@ -162,4 +163,20 @@ def _zoom_message(cur: dict[str, Any], ctx: ImportContext, ids: ContentIds) -> C
 
 DESCRIPTION = "Zoom in-meeting chat .txt (HH:MM:SS<TAB>Name:<TAB>text)"
 EXAMPLE = "00:11:09\tAlice Smith:\thello"
-FORMATS = (Format("zoomchat", "chat", DESCRIPTION, ("*.txt",), sniff_zoom, read_zoom, EXAMPLE),)
+FIELDS = Fields(
+    speaker="the name (without `From`)",
+    listeners="`B` of `to B` (not Everyone, the panelists, the hosts or the waiting room)",
+    time="the line's `HH:MM:SS` as an offset on `--start-date`'s day, else on the epoch "
+    "(an undated time)",
+    zone="`--start-date`'s zone, else `--tz` (default UTC)",
+    thread="none",
+    id="no message ids: " + CONTENT_HASH + ", hashing the offset (not the day)",
+    scope="the file's name; `meeting_saved_chat.txt`: its folder too",
+    extra="`offset`, `private` (a private message), `damaged_header`",
+)
+
+FORMATS = (
+    Format(
+        "zoomchat", "chat", DESCRIPTION, ("*.txt",), sniff_zoom, read_zoom, EXAMPLE, fields=FIELDS
+    ),
+)

@@ -79,8 +79,31 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from convo.importers.fields import CONTENT_HASH, NAIVE_IN_TZ, Fields
+
 if TYPE_CHECKING:
     from convo.importers.registry import Registry
+
+# What every format of the family makes of its source (importers.fields).
+FIELDS = Fields(
+    speaker="`From`, decoded, as `Name <address>` (else `Sender`, `Reply-To`, the envelope's "
+    "address, with a warning)",
+    listeners="`To`, then `Cc` (decoded, in order, duplicates dropped)",
+    time="`Date` (else `Resent-Date`, `Received`, `X-OriginalArrivalTime`, the mbox `From ` "
+    "line, a Maildir file name, with a warning; none: the epoch sentinel)",
+    zone="the date's own offset (`-0000` is UTC); " + NAIVE_IN_TZ,
+    thread="the first id of `References` (the root), else `In-Reply-To`, else the "
+    "message's own `Message-ID` (none without one)",
+    id="the `Message-ID` (`<<id>>`); without one, " + CONTENT_HASH,
+    scope="none: a Message-ID is unique everywhere; a content hash: the file's name "
+    "(with its folder for `Inbox`/`mbox`)",
+    reply_to="`In-Reply-To`, else the last id of `References`",
+    subject="`Subject`, decoded",
+    tags="`X-Gmail-Labels`, `Keywords` and `#hashtags` in the subject and body",
+    extra="`to`/`cc` (the listeners split), `attachments` (`{name, type, size}`), "
+    "`envelope` (the mbox `From ` line), `time_source`/`date` when the time came from "
+    "elsewhere, `maildir` (folder and flags)",
+)
 
 MODULES = ("mbox", "eml", "maildir")
 

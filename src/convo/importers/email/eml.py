@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext
+from convo.importers.email import FIELDS
 from convo.importers.email.convert import (
     EML_LIMIT,
     convert,
@@ -54,4 +55,6 @@ EXAMPLE = (
     "From: Alice Smith <alice@example.org>\nTo: bob@example.org\n"
     "Subject: Auth refactor\nDate: Wed, 6 Mar 2024 10:00:00 +0000\n\nHi Bob"
 )
-FORMATS = (Format(NAME, "email", DESCRIPTION, ("*.eml", "*.msg.txt"), sniff, read, EXAMPLE),)
+FORMATS = (
+    Format(NAME, "email", DESCRIPTION, ("*.eml", "*.msg.txt"), sniff, read, EXAMPLE, fields=FIELDS),
+)

@@ -13,6 +13,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import maildir_date
 from convo.importers.context import ImportContext
+from convo.importers.email import FIELDS
 from convo.importers.email.convert import EML_LIMIT, convert, strip_envelope
 from convo.importers.email.record import Origin
 from convo.importers.registry import Format
@@ -75,4 +76,8 @@ class _ChildContext(ImportContext):
 DESCRIPTION = "A Maildir directory (cur/, new/, tmp/), one message a file"
 PATTERNS = ("Maildir", "*.maildir")
 EXAMPLE = "Maildir/{cur,new,tmp}/1709719200.M1P2.host:2,S"
-FORMATS = (Format(NAME, "email", DESCRIPTION, PATTERNS, sniff, read, EXAMPLE, directory=True),)
+FORMATS = (
+    Format(
+        NAME, "email", DESCRIPTION, PATTERNS, sniff, read, EXAMPLE, directory=True, fields=FIELDS
+    ),
+)

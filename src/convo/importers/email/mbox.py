@@ -15,6 +15,7 @@ from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext
+from convo.importers.email import FIELDS
 from convo.importers.email.convert import convert, head_lines, header_block
 from convo.importers.email.record import Origin
 from convo.importers.registry import Format
@@ -180,5 +181,6 @@ FORMATS = (
         EXAMPLE,
         record_start=is_separator,
         record_prefix=b"From ",
+        fields=FIELDS,
     ),
 )

@@ -31,6 +31,7 @@ from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
 from convo.importers.build import scoped_id, source_scope
 from convo.importers.context import ImportContext
+from convo.importers.fields import NAIVE_IN_TZ, Fields
 from convo.importers.forums.common import Tally, as_int, as_str, message
 from convo.importers.jsoninput import sniff_json
 from convo.importers.registry import Format
@@ -315,4 +316,31 @@ DESCRIPTION = (
     "Discourse topic JSON (/t/ID.json), posts (/t/ID/posts.json, /posts.json) or topic lists"
 )
 EXAMPLE = '{"post_stream": {"posts": [{"id": 83, "post_number": 1, "cooked": "<p>Hi</p>"}]}}'
-FORMATS = (Format("discourse", "forum", DESCRIPTION, ("*.json",), sniff_discourse, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="`username` (a listed topic: the original poster)",
+    listeners="the `@` mentions (a listed topic: the other participants)",
+    time="`created_at`",
+    zone=NAIVE_IN_TZ + "; Discourse writes UTC (`Z`)",
+    thread="`discourse:<host>:<topic>`",
+    id="`discourse:<host>:post:<id>`; a listed topic `discourse:<host>:topic:<id>`",
+    scope="the instance: the host in the `avatar_template`s (`/user_avatar/<host>/...`), "
+    "else the folder",
+    reply_to="the post `reply_to_post_number` names, else post 1",
+    subject="the topic's title, on post 1",
+    tags="the topic's tags",
+    extra="`post_number`, `name` (the display name), `score`, `likes`, `accepted_answer`, "
+    "`post_type`, `topic_slug`, `topic_title`, `deleted`, `listing`",
+)
+
+FORMATS = (
+    Format(
+        "discourse",
+        "forum",
+        DESCRIPTION,
+        ("*.json",),
+        sniff_discourse,
+        read,
+        EXAMPLE,
+        fields=FIELDS,
+    ),
+)

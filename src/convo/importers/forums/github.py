@@ -21,6 +21,7 @@ from convo.core.io import Source, strip_bom
 from convo.core.jsonstream import iter_items
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext
+from convo.importers.fields import NAIVE_IN_TZ, Fields
 from convo.importers.forums.common import (
     Tally,
     as_int,
@@ -191,4 +192,20 @@ def _records(source: Source, ctx: ImportContext) -> Iterator[tuple[str, Any]]:
 
 DESCRIPTION = "GitHub REST issues (list or one) and issue comments JSON"
 EXAMPLE = '[{"number": 12, "title": "...", "user": {"login": "alice"}, "body": "..."}]'
-FORMATS = (Format("github", "forum", DESCRIPTION, ("*.json",), sniff_github, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="`user.login`",
+    listeners="the `@` mentions",
+    time="`created_at`",
+    zone=NAIVE_IN_TZ + "; GitHub writes UTC (`Z`)",
+    thread="the issue: `github:<owner>/<repo>#<n>`",
+    id="`github:<owner>/<repo>#<n>` (the issue), `github:<owner>/<repo>#<n>/comment/<id>`",
+    scope="the repository, in the issue's URL",
+    reply_to="a comment: its issue (from `issue_url`)",
+    subject="the issue's `title`",
+    tags="the issue's labels",
+    extra="`html_url`, `author_association`, `state`",
+)
+
+FORMATS = (
+    Format("github", "forum", DESCRIPTION, ("*.json",), sniff_github, read, EXAMPLE, fields=FIELDS),
+)

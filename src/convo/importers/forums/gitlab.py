@@ -54,6 +54,7 @@ from convo.importers.agents.samples import iter_samples, sample_values, sub
 from convo.importers.apps.common import SYSTEM_TAG
 from convo.importers.build import clean_scope, folder_scope, message, scoped_id, source_scope
 from convo.importers.context import ImportContext
+from convo.importers.fields import Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
 from convo.importers.registry import Format
 
@@ -274,4 +275,22 @@ EXAMPLE = (
     '[{"id": 302, "body": "LGTM @bob", "author": {"username": "alice"}, '
     '"created_at": "2024-01-02T10:00:00Z", "noteable_type": "Issue", "noteable_iid": 7, "project_id": 5}]'
 )
-FORMATS = (Format(NAME, "forum", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="`author.username`",
+    listeners="the `@username` mentions, else (a reply in a discussion) the first note's author",
+    time="`created_at`",
+    zone="the offset the source writes (UTC `Z`); a naive time is read as UTC, not in `--tz`",
+    thread="`gitlab:<host>:<project>/<kind>/<iid>` (`issues`, `merge_requests`...)",
+    id="`gitlab:<host>:note/<id>`; an issue or merge request `gitlab:<host>:issue/<id>`, "
+    "`gitlab:<host>:merge_request/<id>`",
+    scope="the instance: the host of the author's `web_url` (else the last one in the "
+    "file), else the folder; standard input: none (`gitlab:note/<id>`, with a warning)",
+    reply_to="a later note of a discussion: its first note",
+    tags="`system` on system notes; an issue's `labels`",
+    extra="`author_name`, `position` (diff notes), resolution, `confidential`/`internal`; "
+    "an issue's `state`, `web_url`, `closed_at`, assignees, `milestone`",
+)
+
+FORMATS = (
+    Format(NAME, "forum", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE, fields=FIELDS),
+)

@@ -19,6 +19,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
 from convo.importers.context import ImportContext
+from convo.importers.fields import Fields
 from convo.importers.forums.common import Tally, as_int, as_str, items, json_values, message
 from convo.importers.jsoninput import sniff_json
 from convo.importers.registry import Format
@@ -182,8 +183,28 @@ DESCRIPTION = (
     "Hacker News items: Algolia items/ID trees or Firebase item JSON (one, an array, or one a line)"
 )
 EXAMPLE = '{"id": 1, "author": "pg", "created_at_i": 1160418111, "children": [...]}'
+FIELDS = Fields(
+    speaker="`author` (Algolia) or `by` (Firebase)",
+    listeners="the `@` mentions",
+    time="`created_at_i` (else `created_at`) or Firebase `time`",
+    zone="epoch seconds: UTC; a `created_at` without a zone is read in `--tz` (default UTC)",
+    thread="the story: `hn:<id>` (Firebase items: when the parent chain was seen earlier)",
+    id="`hn:<id>`",
+    scope="none: Hacker News is one site",
+    reply_to="the parent item",
+    subject="the story's title",
+    extra="`type`, `points`, `url`",
+)
+
 FORMATS = (
     Format(
-        "hackernews", "forum", DESCRIPTION, ("*.json", "*.jsonl"), sniff_hackernews, read, EXAMPLE
+        "hackernews",
+        "forum",
+        DESCRIPTION,
+        ("*.json", "*.jsonl"),
+        sniff_hackernews,
+        read,
+        EXAMPLE,
+        fields=FIELDS,
     ),
 )

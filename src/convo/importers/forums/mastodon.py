@@ -43,6 +43,7 @@ from convo.core.text.html import html_to_text
 from convo.core.timestamps import iso_ts
 from convo.importers.build import message
 from convo.importers.context import ImportContext
+from convo.importers.fields import Fields
 from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, json_head_with
 from convo.importers.registry import Format
 
@@ -182,4 +183,22 @@ EXAMPLE = (
     '{"@context": "https://www.w3.org/ns/activitystreams", "type": "OrderedCollection", '
     '"orderedItems": [{"type": "Create", "object": {"type": "Note", "content": "<p>Hi</p>"}}]}'
 )
-FORMATS = (Format(NAME, "forum", DESCRIPTION, ("outbox.json",), sniff, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="the account's display `name` from `actor.json` beside the file (else "
+    "`preferredUsername`, else the username in the actor URL)",
+    listeners="the mentioned accounts (`@bob@host`)",
+    time="`published`",
+    zone="the offset the source writes (UTC `Z`); a naive time is read as UTC, not in `--tz`",
+    thread="the status's `conversation` (else the root of the reply chain, else the status)",
+    id="`mastodon:<url>` (the status URL)",
+    scope="the instance, in the URL",
+    reply_to="`mastodon:<inReplyTo>`",
+    subject="the content warning (`summary`)",
+    tags="the hashtags (without `#`); `boost` on boosts",
+    extra="`url`, `actor`, `visibility`, `sensitive`, `language`, `attachments`, `boosted` "
+    "(a boost's status)",
+)
+
+FORMATS = (
+    Format(NAME, "forum", DESCRIPTION, ("outbox.json",), sniff, read, EXAMPLE, fields=FIELDS),
+)

@@ -30,6 +30,7 @@ from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
 from convo.importers.build import scoped_id, source_scope
 from convo.importers.context import ImportContext
+from convo.importers.fields import Fields
 from convo.importers.forums.common import Tally, as_int, message
 from convo.importers.forums.xmlstream import iter_events
 from convo.importers.registry import Format
@@ -235,4 +236,20 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
 
 DESCRIPTION = "phpBB posts table in a DbUnit XML dataset (names from phpbb_users)"
 EXAMPLE = '<dataset><table name="phpbb_posts"><column>post_id</column>...</table></dataset>'
-FORMATS = (Format("phpbb", "forum", DESCRIPTION, ("*.xml",), sniff_phpbb, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="the poster's name from `phpbb_users`",
+    listeners="the `@` mentions",
+    time="`post_time`",
+    zone="epoch seconds: UTC",
+    thread="`phpbb:<board>:topic-<topic>`",
+    id="`phpbb:<board>:<post>`",
+    scope="the board: `server_name` in the dataset's `phpbb_config`, else the folder; "
+    "standard input: none (`phpbb:<post>`, with a warning)",
+    reply_to="the topic's first post",
+    subject="the post's subject",
+    extra="`poster_id`",
+)
+
+FORMATS = (
+    Format("phpbb", "forum", DESCRIPTION, ("*.xml",), sniff_phpbb, read, EXAMPLE, fields=FIELDS),
+)

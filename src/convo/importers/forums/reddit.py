@@ -21,6 +21,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
 from convo.importers.context import ImportContext
+from convo.importers.fields import Fields
 from convo.importers.forums.common import Tally, as_int, as_str, json_values, message, unescape
 from convo.importers.jsoninput import sniff_json
 from convo.importers.registry import Format
@@ -284,4 +285,20 @@ DESCRIPTION = (
 )
 PATTERNS = ("*.json", "*.jsonl", "*.ndjson")
 EXAMPLE = '[{"kind": "Listing", "data": {"children": [{"kind": "t3", ...}]}}, ...]'
-FORMATS = (Format("reddit", "forum", DESCRIPTION, PATTERNS, sniff_reddit, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="`author` (`[deleted]`: none, counted)",
+    listeners="the `u/` and `@` mentions",
+    time="`created_utc` (else `created`)",
+    zone="epoch seconds: UTC",
+    thread="the post: `reddit:<fullname>` (`reddit:t3_...`)",
+    id="`reddit:<fullname>` (`t3_` posts, `t1_` comments)",
+    scope="none: Reddit fullnames are unique everywhere",
+    reply_to="the parent comment, else the post",
+    subject="the post's `title`",
+    extra="`score`, `subreddit`, `flair`, `permalink`, `num_comments`, `distinguished`, "
+    "`stickied`, `is_submitter`",
+)
+
+FORMATS = (
+    Format("reddit", "forum", DESCRIPTION, PATTERNS, sniff_reddit, read, EXAMPLE, fields=FIELDS),
+)

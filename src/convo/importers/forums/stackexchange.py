@@ -37,6 +37,7 @@ from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
 from convo.importers.build import scoped_id, source_scope
 from convo.importers.context import ImportContext
+from convo.importers.fields import Fields
 from convo.importers.forums.common import Tally, as_int, message
 from convo.importers.forums.xmlstream import iter_events
 from convo.importers.registry import Format
@@ -274,6 +275,32 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
 DESCRIPTION = "Stack Exchange data dump Posts.xml / Comments.xml (names from Users.xml beside them)"
 PATTERNS = ("*Posts.xml", "*Comments.xml", "*Users.xml")
 EXAMPLE = '<posts><row Id="1" PostTypeId="1" Body="..." /></posts>'
+FIELDS = Fields(
+    speaker="`OwnerDisplayName`/`UserDisplayName`, else the name in `Users.xml` beside the "
+    "file, else `user<ID>`",
+    listeners="the `@` mentions",
+    time="`CreationDate`",
+    zone="naive in the dump (documented as UTC): read in `--tz` (default UTC)",
+    thread="the question: `se:<site>:<id>`",
+    id="`se:<site>:<id>` (posts), `se:<site>:c<id>` (comments)",
+    scope="the site: the file-name prefix (`cooking-Posts.xml`), else the folder "
+    "(`cooking.stackexchange.com`); standard input: none (`se:<id>`, with a warning)",
+    reply_to="an answer: its question; a comment: its post",
+    subject="a question's `Title`",
+    tags="a question's `Tags`",
+    extra="`post_type`, `score`, `user_id`, `accepted`, `accepted_answer`, `view_count`, "
+    "`answer_count`, `post_id`",
+)
+
 FORMATS = (
-    Format("stackexchange", "forum", DESCRIPTION, PATTERNS, sniff_stackexchange, read, EXAMPLE),
+    Format(
+        "stackexchange",
+        "forum",
+        DESCRIPTION,
+        PATTERNS,
+        sniff_stackexchange,
+        read,
+        EXAMPLE,
+        fields=FIELDS,
+    ),
 )

@@ -14,6 +14,7 @@ from convo.core.io import Source, strip_bom
 from convo.core.jsonl import BOM, iter_lines, parse_line
 from convo.core.record import ConversationMessage, parse_record
 from convo.importers.context import ImportContext
+from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.registry import Format
 
 _RECORD_KEY = re.compile(rb'^\s*\{.*"(textChunks|text_chunks)"\s*:', re.S)
@@ -53,8 +54,30 @@ EXAMPLE = (
     '{"textChunks": ["Hi"], "metadata": {"speaker": "Alice", "listeners": []}, '
     '"tags": [], "timestamp": "2024-03-06T10:00:00Z"}'
 )
+FIELDS = Fields(
+    speaker="`metadata.speaker`, as written",
+    listeners="`metadata.listeners` (TypeAgent's `recipients` too), as written",
+    time="`timestamp`, as written",
+    zone="as written (convo writes UTC, `Z`)",
+    thread="`thread`, as written",
+    id="`id`, as written (`<id>`); a record without one: " + CONTENT_HASH,
+    scope="as written: convo made it by the rules of docs/ids.md",
+    reply_to="`replyTo`, as written",
+    subject="`subject`, as written",
+    tags="`tags`, as written",
+    extra="`extra`, as written; every line is validated as a record",
+)
+
 FORMATS = (
     Format(
-        "jsonl", "records", DESCRIPTION, PATTERNS, sniff, read, EXAMPLE, record_start=record_start
+        "jsonl",
+        "records",
+        DESCRIPTION,
+        PATTERNS,
+        sniff,
+        read,
+        EXAMPLE,
+        record_start=record_start,
+        fields=FIELDS,
     ),
 )

@@ -22,6 +22,7 @@ from convo.core.errors import InputError, RecordError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage, parse_record
 from convo.importers.context import ImportContext
+from convo.importers.fields import Fields
 from convo.importers.registry import Format
 
 NAME = "parquet"
@@ -103,9 +104,34 @@ FILE_DESCRIPTION = (
 )
 FILE_EXAMPLE = "messages/format=slack/month=2024-03/part-0.parquet"
 DATASET_DESCRIPTION = "a folder of convo Parquet files (hive partitions format=/month=)"
+FIELDS = Fields(
+    speaker="the `speaker` column",
+    listeners="the `listeners` column",
+    time="the `timestamp` column",
+    zone="as written (UTC)",
+    thread="the `thread` column",
+    id="the `id` column, as written (`<id>`)",
+    scope="as written: convo made it by the rules of docs/ids.md",
+    reply_to="the `replyTo` column",
+    subject="the `subject` column",
+    tags="the `tags` column",
+    extra="the `extra` column; a dataset's partition values (`format`, `month`) come back from "
+    "its folder names; every row is validated as a record",
+)
+
 FORMATS = (
-    Format(NAME, "records", FILE_DESCRIPTION, ("*.parquet",), sniff, read, FILE_EXAMPLE),
     Format(
-        DATASET, "records", DATASET_DESCRIPTION, (), sniff_dir, read, "messages/", directory=True
+        NAME, "records", FILE_DESCRIPTION, ("*.parquet",), sniff, read, FILE_EXAMPLE, fields=FIELDS
+    ),
+    Format(
+        DATASET,
+        "records",
+        DATASET_DESCRIPTION,
+        (),
+        sniff_dir,
+        read,
+        "messages/",
+        directory=True,
+        fields=FIELDS,
     ),
 )

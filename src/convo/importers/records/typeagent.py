@@ -19,6 +19,7 @@ from convo.core.io import Source
 from convo.core.jsonstream import iter_items
 from convo.core.record import ConversationMessage, parse_record
 from convo.importers.context import ImportContext
+from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import json_head
 from convo.importers.records import jsonl
 from convo.importers.registry import Format
@@ -54,4 +55,20 @@ EXAMPLE = (
     '[{"textChunks": ["Hi"], "metadata": {"speaker": "Alice", "listeners": []}, '
     '"tags": [], "timestamp": "2024-03-06T10:00:00Z", "source_id": "a.vtt#cue-1"}]'
 )
-FORMATS = (Format("typeagent", "records", DESCRIPTION, PATTERNS, sniff, read, EXAMPLE),)
+FIELDS = Fields(
+    speaker="`metadata.speaker`",
+    listeners="`metadata.listeners` (or `recipients`)",
+    time="`timestamp`",
+    zone="as written (TypeAgent writes UTC)",
+    thread="`thread` when convo's keys are there, else none",
+    id="`id` when convo's keys are there (`<id>`), else " + CONTENT_HASH,
+    scope="as written; a content hash: the file",
+    reply_to="`replyTo` when there, else none",
+    subject="`subject` when there, else none",
+    tags="`tags`",
+    extra="`extra` when there",
+)
+
+FORMATS = (
+    Format("typeagent", "records", DESCRIPTION, PATTERNS, sniff, read, EXAMPLE, fields=FIELDS),
+)

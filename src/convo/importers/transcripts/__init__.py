@@ -58,8 +58,25 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from convo.importers.fields import CONTENT_HASH, Fields
+
 if TYPE_CHECKING:
     from convo.importers.registry import Registry
+
+# What every format of the family makes of its source (importers.fields).
+FIELDS = Fields(
+    speaker="a cue's `<v Name>` voice (WebVTT), else the file's name-prefix style "
+    "(`Name:`, `- Name:`, `>> NAME:`, `[Name]`), else none; `--speakers` chooses",
+    listeners="none (a transcript names no listeners)",
+    time="`--start-date` + the first merged cue's start, to the second; without "
+    "`--start-date` the epoch + the offset (an undated time)",
+    zone="`--start-date` is read in `--tz` (default UTC); cue offsets have no zone",
+    thread="none",
+    id=CONTENT_HASH + ", hashing the cue offset",
+    scope="the file's name (the recording)",
+    extra="`start` and `end` (seconds from the start of the recording), `cues` (the cue "
+    "numbers merged), `cue_ids` (the cues' own identifiers)",
+)
 
 MODULES = ("vtt", "srt", "sbv")
 

@@ -11,6 +11,7 @@ from functools import partial
 
 from convo.core.io import Source
 from convo.importers.registry import Format, head_lines
+from convo.importers.transcripts import FIELDS
 from convo.importers.transcripts.cues import SBV_TIMING
 from convo.importers.transcripts.sniffing import empty_named
 from convo.importers.transcripts.turns import read_cues
@@ -29,4 +30,6 @@ read_sbv = partial(read_cues, kind="sbv")
 
 DESCRIPTION = "YouTube SubViewer captions (.sbv)"
 EXAMPLE = "0:00:01.000,0:00:04.000\nAlice: Hello, Bob."
-FORMATS = (Format("sbv", "transcript", DESCRIPTION, PATTERNS, sniff_sbv, read_sbv, EXAMPLE),)
+FORMATS = (
+    Format("sbv", "transcript", DESCRIPTION, PATTERNS, sniff_sbv, read_sbv, EXAMPLE, fields=FIELDS),
+)

@@ -11,6 +11,7 @@ from functools import partial
 
 from convo.core.io import Source
 from convo.importers.registry import Format, head_lines
+from convo.importers.transcripts import FIELDS
 from convo.importers.transcripts.sniffing import empty_named, first_timing, is_webvtt
 from convo.importers.transcripts.turns import read_cues
 
@@ -35,4 +36,6 @@ read_srt = partial(read_cues, kind="srt")
 
 DESCRIPTION = "SubRip subtitles (.srt)"
 EXAMPLE = "1\n00:00:01,000 --> 00:00:04,000\nAlice: Hello, Bob."
-FORMATS = (Format("srt", "transcript", DESCRIPTION, PATTERNS, sniff_srt, read_srt, EXAMPLE),)
+FORMATS = (
+    Format("srt", "transcript", DESCRIPTION, PATTERNS, sniff_srt, read_srt, EXAMPLE, fields=FIELDS),
+)

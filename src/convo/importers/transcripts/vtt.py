@@ -11,6 +11,7 @@ from functools import partial
 
 from convo.core.io import Source
 from convo.importers.registry import Format, head_lines
+from convo.importers.transcripts import FIELDS
 from convo.importers.transcripts.sniffing import empty_named, first_timing, is_webvtt
 from convo.importers.transcripts.turns import read_cues
 
@@ -31,4 +32,6 @@ read_vtt = partial(read_cues, kind="vtt")
 
 DESCRIPTION = "WebVTT captions/transcripts (Teams, Zoom, YouTube); <v> voices"
 EXAMPLE = "WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n<v Alice>Hello, Bob.</v>"
-FORMATS = (Format("vtt", "transcript", DESCRIPTION, PATTERNS, sniff_vtt, read_vtt, EXAMPLE),)
+FORMATS = (
+    Format("vtt", "transcript", DESCRIPTION, PATTERNS, sniff_vtt, read_vtt, EXAMPLE, fields=FIELDS),
+)

@@ -1,16 +1,50 @@
-"""convo's own exporters, registered through the ``convo.exporters`` entry-point hook."""
+"""convo's own output formats, registered through the ``convo.exporters`` entry-point hook.
+
+Declared here, apart from their writers, so that the registry knows every name, its
+description and whether it is ``raw`` without importing a writer: a read command then
+imports only the writer it runs (the table writer alone brings rich and the views).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from convo.core.errors import UsageError
-from convo.output.exporters import agents, documents
-from convo.output.exporters.common import Record, ToolNames
 from convo.output.exporters.registry import Exporter, Registry
 
-Items = Callable[[Record, Any], list[dict[str, Any]]]
+if TYPE_CHECKING:
+    from convo.output.env import Environment
+    from convo.output.exporters.common import Record
+    from convo.output.writers import WriteOptions
+    from convo.output.writers.base import RecordWriter
+
+Items = Callable[["Record", Any], list[dict[str, Any]]]
+
+
+def _later(module: str, name: str) -> Callable[..., Any]:
+    """``module.name``, imported when first called: naming the formats (``-f``'s choices,
+    a ``list`` that writes jsonl) imports neither the agent formats (their model brings
+    pydantic) nor the documents (webvtt)."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        import importlib
+
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+def _agents(name: str) -> Callable[..., Any]:
+    return _later("convo.output.exporters.agents", name)
+
+
+def _documents(name: str) -> Callable[..., Any]:
+    return _later("convo.output.exporters.documents", name)
+
+
+_tool_names = _later("convo.output.exporters.common", "ToolNames")
 
 
 def per_record(items: Items, state: Callable[[], Any] = lambda: None):
@@ -46,30 +80,59 @@ def _whole_dataset(messages: Iterable[Any]) -> Any:
     raise UsageError("a dataset is written to a folder", hint="use write_dir (-o DIR)")
 
 
+def _table(env: Environment, options: WriteOptions) -> RecordWriter:
+    from convo.output.writers.table import TableWriter
+
+    return TableWriter(env.console(), options)
+
+
+def _jsonl(env: Environment, _options: WriteOptions) -> RecordWriter:
+    from convo.output.writers.records import JsonlWriter
+
+    return JsonlWriter(env.safe_stdout_bytes("json"))
+
+
+def _json(env: Environment, _options: WriteOptions) -> RecordWriter:
+    from convo.output.writers.records import JsonWriter
+
+    return JsonWriter(env.safe_stdout_bytes("json"))
+
+
+def _text(env: Environment, options: WriteOptions) -> RecordWriter:
+    from convo.output.writers.text import TextWriter
+
+    return TextWriter(env.stdout, options)
+
+
 BUILTINS = (
-    Exporter("openai", "agent", "OpenAI chat completions messages", agents.to_openai,
-             per_record(agents.openai_items)),
+    Exporter("table", "view", "a table on the terminal (default there)", writer=_table),
+    Exporter("jsonl", "view", "the records as JSON lines (default when piped)", writer=_jsonl,
+             raw=True),
+    Exporter("json", "view", "the records as one JSON array", writer=_json, raw=True),
+    Exporter("text", "view", "one plain line per message, for grep", writer=_text),
+    Exporter("openai", "agent", "OpenAI chat completions messages", _agents("to_openai"),
+             per_record(_agents("openai_items"))),
     Exporter("anthropic", "agent", "an Anthropic Messages request body {system, messages}",
-             agents.to_anthropic),
-    Exporter("agentscope", "agent", "AgentScope Msg.to_dict() dicts", agents.to_agentscope,
-             per_record(agents.agentscope_items, ToolNames)),
-    Exporter("autogen", "agent", "AutoGen agentchat message and event dumps", agents.to_autogen,
-             per_record(agents.autogen_items, ToolNames)),
-    Exporter("langmem", "agent", "LangMem threads {id, messages, metadata}", agents.to_langmem),
-    Exporter("jianmu", "agent", "Jianmu Message.to_dict() dicts", agents.to_jianmu,
-             per_record(agents.jianmu_items)),
+             _agents("to_anthropic")),
+    Exporter("agentscope", "agent", "AgentScope Msg.to_dict() dicts", _agents("to_agentscope"),
+             per_record(_agents("agentscope_items"), _tool_names)),
+    Exporter("autogen", "agent", "AutoGen agentchat message and event dumps", _agents("to_autogen"),
+             per_record(_agents("autogen_items"), _tool_names)),
+    Exporter("langmem", "agent", "LangMem threads {id, messages, metadata}", _agents("to_langmem")),
+    Exporter("jianmu", "agent", "Jianmu Message.to_dict() dicts", _agents("to_jianmu"),
+             per_record(_agents("jianmu_items"))),
     Exporter("typeagent", "agent", "TypeAgent ConversationMessage.serialize() dicts",
-             agents.to_typeagent, per_record(agents.typeagent_items)),
-    Exporter("markdown", "document", "a Markdown transcript", documents.to_markdown,
-             documents.iter_markdown),
-    Exporter("csv", "document", "CSV, one row a message (formulas escaped)", documents.to_csv,
-             documents.iter_csv),
-    Exporter("html", "document", "a standalone HTML page", documents.to_html,
-             documents.iter_html),
-    Exporter("vtt", "document", "WebVTT subtitles, one cue a message", documents.to_vtt,
-             documents.iter_vtt),
-    Exporter("srt", "document", "SubRip subtitles, one cue a message", documents.to_srt,
-             documents.iter_srt),
+             _agents("to_typeagent"), per_record(_agents("typeagent_items"))),
+    Exporter("markdown", "document", "a Markdown transcript (HTML and markup escaped; UTC)",
+             document=_documents("MarkdownDocument")),
+    Exporter("csv", "document", "spreadsheet columns, one row a message (formulas escaped; UTC)",
+             document=_documents("CsvDocument")),
+    Exporter("html", "document", "a standalone HTML page", _documents("to_html"),
+             _documents("iter_html")),
+    Exporter("vtt", "document", "WebVTT subtitles, one cue a message", _documents("to_vtt"),
+             _documents("iter_vtt")),
+    Exporter("srt", "document", "SubRip subtitles, one cue a message", _documents("to_srt"),
+             _documents("iter_srt")),
     Exporter("parquet", "dataset", "a Parquet dataset folder (typed columns, format=/month=)",
              _whole_dataset, write_dir=_write_parquet, write_parts=_write_parquet_parts),
     Exporter("sqlite", "dataset", "one SQLite database with the text (datasette, FTS5)",

@@ -20,6 +20,7 @@ from typing import Any
 from webvtt import Caption
 from webvtt.vtt import WebVTTCueBlock
 
+from convo.core import fields
 from convo.core.fields import NO_SPEAKER
 from convo.core.record import ConversationMessage
 from convo.core.text.markup import (
@@ -56,27 +57,86 @@ def _human_time(ts: str) -> str:
 def _with_threads(
     messages: Iterable[ConversationMessage | Record],
 ) -> Iterator[tuple[Record, str | None]]:
-    """Each record, with its thread when a new thread starts there (else None). A record
+    """Each record, with its thread when a new thread starts there (else None): the
+    pull-side twin of ``_ThreadStarts``, for the documents that are generators."""
+    starts = _ThreadStarts()
+    for m in messages:
+        yield from starts.feed(as_record(m))
+    yield from starts.finish()
+
+
+class _ThreadStarts:
+    """Records in, ``(record, new thread or None)`` out, one record behind: a record
     without a ``thread`` whose id the next record's ``thread`` names is that thread's
     root (a root often carries no thread field: docs/library.md's example)."""
-    thread: Any = None
-    records = (as_record(m) for m in messages)
-    rec = next(records, None)
-    while rec is not None:
-        after = next(records, None)
+
+    def __init__(self) -> None:
+        self.thread: Any = None
+        self.held: Record | None = None
+
+    def feed(self, rec: Record) -> Iterator[tuple[Record, str | None]]:
+        if self.held is not None:
+            yield self._settle(self.held, rec)
+        self.held = rec
+
+    def finish(self) -> Iterator[tuple[Record, str | None]]:
+        if self.held is not None:
+            yield self._settle(self.held, None)
+            self.held = None
+
+    def _settle(self, rec: Record, after: Record | None) -> tuple[Record, str | None]:
         t = rec.get("thread")
         if not t and after is not None and rec.get("id") and after.get("thread") == rec.get("id"):
             t = rec.get("id")
-        yield rec, (str(t) if t and t != thread else None)
-        thread, rec = t, after
+        new = str(t) if t and t != self.thread else None
+        self.thread = t
+        return rec, new
 
 
-def iter_markdown(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
-    """A thread that starts at its root is headed by the root (its subject, else who
-    wrote it), the root's text right under that heading and each reply under its own;
-    a thread whose root is not in the selection is headed ``Thread <id>``."""
-    yield "# Conversation\n"
-    for rec, new_thread in _with_threads(messages):
+class Document:
+    """A text document written as records arrive: ``start()``, ``feed(record)`` for each,
+    ``finish()``; each returns the text that is ready. One class per document format is
+    both ``convo export --to NAME``'s stream (``pieces``) and ``-f NAME``'s writer
+    (``output.writers.document``), so the two can never differ."""
+
+    def start(self) -> str:
+        return ""
+
+    def feed(self, rec: Record) -> str:
+        raise NotImplementedError
+
+    def finish(self) -> str:
+        return ""
+
+
+def pieces(document: Document, messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
+    """The document's text, piece by piece, for ``messages``."""
+    yield document.start()
+    for m in messages:
+        yield document.feed(as_record(m))
+    yield document.finish()
+
+
+class MarkdownDocument(Document):
+    """A Markdown transcript. A thread that starts at its root is headed by the root (its
+    subject, else who wrote it), the root's text right under that heading and each reply
+    under its own; a thread whose root is not in the selection is headed
+    ``Thread <id>``. Times are UTC."""
+
+    def __init__(self) -> None:
+        self.starts = _ThreadStarts()
+
+    def start(self) -> str:
+        return "# Conversation\n"
+
+    def feed(self, rec: Record) -> str:
+        return "".join(self._message(r, new) for r, new in self.starts.feed(rec))
+
+    def finish(self) -> str:
+        return "".join(self._message(r, new) for r, new in self.starts.finish())
+
+    @staticmethod
+    def _message(rec: Record, new_thread: str | None) -> str:
         head = f"**{markdown_inline(speaker(rec) or role(rec) or NO_SPEAKER)}**"
         if listeners(rec):
             head += " → " + markdown_inline(", ".join(listeners(rec)))
@@ -84,17 +144,24 @@ def iter_markdown(messages: Iterable[ConversationMessage | Record]) -> Iterator[
         if when:
             head += f" · {when}"
         subject = str(rec["subject"]) if rec.get("subject") else ""
+        out = []
         if new_thread is not None and new_thread == rec.get("id"):  # the root
-            yield f"\n## {markdown_inline(subject) if subject else head}\n"
-            yield f"\n{head}\n" if subject else ""
+            out.append(f"\n## {markdown_inline(subject) if subject else head}\n")
+            out.append(f"\n{head}\n" if subject else "")
         else:
             if new_thread is not None:
-                yield f"\n## Thread {markdown_inline(new_thread)}\n"
-            yield f"\n### {head}\n"
+                out.append(f"\n## Thread {markdown_inline(new_thread)}\n")
+            out.append(f"\n### {head}\n")
             if subject:
-                yield f"\n*{markdown_inline(subject)}*\n"
+                out.append(f"\n*{markdown_inline(subject)}*\n")
         body = markdown_text(text(rec)).replace("\n", "  \n")
-        yield f"\n{body}\n"
+        out.append(f"\n{body}\n")
+        return "".join(out)
+
+
+def iter_markdown(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
+    """``MarkdownDocument``'s pieces for ``messages``."""
+    return pieces(MarkdownDocument(), messages)
 
 
 def to_markdown(messages: Iterable[ConversationMessage | Record]) -> str:
@@ -102,19 +169,55 @@ def to_markdown(messages: Iterable[ConversationMessage | Record]) -> str:
     return "".join(iter_markdown(messages))
 
 
-def iter_csv(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
-    """The records as ``-f csv`` writes them (``output.writers.csv``: one set of columns)."""
-    from convo.output.writers.csv import COLUMNS, row
+# The one CSV of a record: ``-f csv`` and ``convo export --to csv`` write these columns.
+CSV_COLUMNS = ("timestamp", "speaker", "role", "listeners", "tags", "thread", "subject",
+               "text", "id", "source_id", "format")  # fmt: skip
 
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(COLUMNS)
-    for m in messages:
-        w.writerow([csv_cell(c) for c in row(as_record(m))])
-        yield buf.getvalue()
-        buf.seek(0)
-        buf.truncate()
-    yield buf.getvalue()
+
+def csv_row(record: Record) -> list[str]:
+    """The CSV cells of a record, in ``CSV_COLUMNS`` order, not yet escaped."""
+    return [
+        fields.timestamp(record),
+        fields.speaker(record) or "",
+        fields.role(record) if record.get("role") else "",
+        "; ".join(fields.listeners(record)),
+        "; ".join(fields.tags(record)),
+        fields.string(record, "thread") or "",
+        fields.string(record, "subject") or "",
+        fields.text(record),
+        fields.record_id(record) or "",
+        fields.string(record, "source_id") or "",
+        fields.string(record, "format") or "",
+    ]
+
+
+class CsvDocument(Document):
+    """CSV with a header row: lists joined with ``; ``, text chunks with newlines (quoted
+    by the csv module), times UTC, and no cell can start a formula (``csv_cell``:
+    ``=HYPERLINK(...)`` is written ``'=HYPERLINK(...)``)."""
+
+    def __init__(self) -> None:
+        self.buf = io.StringIO()
+        self.csv = csv.writer(self.buf, lineterminator="\n")
+
+    def _taken(self) -> str:
+        out = self.buf.getvalue()
+        self.buf.seek(0)
+        self.buf.truncate()
+        return out
+
+    def start(self) -> str:
+        self.csv.writerow(CSV_COLUMNS)
+        return self._taken()
+
+    def feed(self, rec: Record) -> str:
+        self.csv.writerow([csv_cell(c) for c in csv_row(rec)])
+        return self._taken()
+
+
+def iter_csv(messages: Iterable[ConversationMessage | Record]) -> Iterator[str]:
+    """``CsvDocument``'s pieces for ``messages``."""
+    return pieces(CsvDocument(), messages)
 
 
 def to_csv(messages: Iterable[ConversationMessage | Record]) -> str:

@@ -1,26 +1,21 @@
-"""Output formats of the read commands (``-f/--format``): a registry of ``Writer``\\ s.
+"""The streaming writers of the read commands (``-f/--format``).
 
-Built-in writers (table, jsonl, json, csv, markdown, text) register through the same
-``register(registry)`` hook a third-party package exposes in the ``convo.writers``
-entry-point group, so ``--format``'s choices are whatever is registered. They are
-declared in ``builtin.py``; each writer's module is imported when it is made.
+The formats themselves live in the one output registry (``convo.output.exporters.
+registry``): the views (table, text, jsonl, json) are declared there with their writer
+factories, and every document format with a ``Document`` (markdown, csv) gets a
+``DocumentWriter`` over the same object ``convo export --to`` streams. Each writer's
+module is imported when it is made.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import tzinfo
 from typing import TYPE_CHECKING
 
-from convo.core.errors import UsageError
-from convo.core.plugins import PluginRegistry
-
 if TYPE_CHECKING:
     from convo.output.env import Environment
     from convo.output.writers.base import RecordWriter
-
-BUILTIN_MODULES = ("convo.output.writers.builtin",)  # declarations only: writers load on use
 
 
 @dataclass(frozen=True)
@@ -29,33 +24,20 @@ class WriteOptions:
 
     utc: bool = False
     zone: tzinfo | None = None  # None: local time (or UTC with ``utc``)
-
-
-@dataclass(frozen=True)
-class Writer:
-    """One output format: ``factory(env, options)`` makes the streaming writer.
-
-    ``raw``: the writer passes each selected line through as it is, so the scanner need
-    not parse lines it can decide on bytes.
-    """
-
-    name: str
-    description: str
-    factory: Callable[[Environment, WriteOptions], RecordWriter]
-    raw: bool = False
-
-
-class WriterRegistry(PluginRegistry[Writer]):
-    group = "convo.writers"
-    builtins = BUILTIN_MODULES
-
-    def unknown(self, name: str) -> Exception:
-        return UsageError(f"unknown --format {name!r}", hint="choose " + "|".join(self.names()))
-
-
-registry = WriterRegistry()
+    columns: tuple[str, ...] | None = None  # the table's (``writers.columns``); None: default
 
 
 def make_writer(name: str, env: Environment, options: WriteOptions) -> RecordWriter:
-    """The streaming writer of the format ``name``."""
-    return registry.get(name).factory(env, options)
+    """The streaming writer of the format ``name`` (``-f name``)."""
+    from convo.output.exporters.registry import registry
+
+    factory = registry.get_shown(name).writer
+    assert factory is not None
+    return factory(env, options)
+
+
+def is_raw(name: str) -> bool:
+    """``-f name`` passes the selected lines through as they are."""
+    from convo.output.exporters.registry import registry
+
+    return registry.get_shown(name).raw

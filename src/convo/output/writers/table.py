@@ -7,6 +7,7 @@ Widths: the time column is as wide as its times; speaker → listeners and tags 
 wide as their longest value in the first batch (at most ``SPEAKER_MAX`` and ``TAGS_MAX``
 columns, and together at most 4/9 of the width after the time; later batches keep
 those widths, so the columns stay aligned); the text takes every column left. Cut values end in ``…``.
+The columns are the config file's ``columns`` (``writers.columns``), this layout by default.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from typing import Any
 
 from convo.core import fields
 from convo.core.text.terminal import one_line
-from convo.output.views.common import display_time, speaker_style, who
+from convo.output.views.common import speaker_style
 from convo.output.writers import WriteOptions
 from convo.output.writers.base import RecordWriter
+from convo.output.writers.columns import COLUMNS, DEFAULT
 from convo.query.scan import Match
 
 SPEAKER_MAX = 40
@@ -31,9 +33,10 @@ class TableWriter(RecordWriter):
     def __init__(self, console, options: WriteOptions):
         self.console = console
         self.options = options
+        self.columns = [COLUMNS[n] for n in (options.columns or DEFAULT)]
         self.rows: list[dict[str, Any]] = []
         self.printed_header = False
-        self.widths: tuple[int, int, int] | None = None  # time, speaker, tags
+        self.widths: list[int] | None = None  # of every column but the text
 
     def write(self, m: Match) -> None:
         self.count += 1
@@ -41,7 +44,7 @@ class TableWriter(RecordWriter):
         if len(self.rows) >= self.BATCH:
             self._flush()
 
-    def _table(self, widths: tuple[int, int, int]):
+    def _table(self, widths: list[int]):
         from rich import box
         from rich.table import Table
 
@@ -51,53 +54,55 @@ class TableWriter(RecordWriter):
             pad_edge=False,
             expand=True,
         )
-        time, speaker, tags = widths
-        table.add_column("time", no_wrap=True, width=time)
-        table.add_column("speaker → listeners", no_wrap=True, width=speaker, overflow="ellipsis")
-        table.add_column("tags", no_wrap=True, width=tags, overflow="ellipsis")
+        for column, width in zip(self.columns[:-1], widths, strict=True):
+            if column.name == "time":  # as wide as its widest value: never cut
+                table.add_column(column.header, no_wrap=True, width=width)
+            else:
+                table.add_column(column.header, no_wrap=True, width=width, overflow="ellipsis")
         table.add_column("text", no_wrap=True, ratio=1, overflow="ellipsis")
         return table
 
-    def _widths(self, cells: list[tuple[str, str, str, str]]) -> tuple[int, int, int]:
-        """The time, speaker and tags widths of the first batch (see the docstring)."""
+    def _widths(self, cells: list[list[str]]) -> list[int]:
+        """The first batch's widths (see the module docstring): each column as wide as its
+        header and values, at most its ``most``; the time is never narrowed; when the
+        others leave the text less than 5/9 of the width after the time (and at least
+        ``TEXT_MIN``), each but the first is narrowed to at most a 2k+1-th of the room
+        (k: how many they are; at least 4), and the first takes what is left (at least 8)."""
         if self.widths is None:
             from rich.cells import cell_len
 
-            def widest(i: int, head: str, most: int) -> int:
-                return min(most, max([cell_len(head), *(cell_len(c[i]) for c in cells)]))
-
-            time = widest(0, "time", 32)
-            speaker = widest(1, "speaker → listeners", SPEAKER_MAX)
-            tags = widest(2, "tags", TAGS_MAX) if any(c[2] for c in cells) else 4
-            # 3 gaps of 3 columns and the 2 edges; the text keeps 5/9 of the rest
-            rest = self.console.width - time - 11
+            widths = [
+                min(c.most, max([cell_len(c.header), *(cell_len(row[i]) for row in cells)]))
+                for i, c in enumerate(self.columns[:-1])
+            ]
+            fixed = [i for i, c in enumerate(self.columns[:-1]) if c.name == "time"]
+            squeezed = [i for i in range(len(widths)) if i not in fixed]
+            gaps = 3 * (len(self.columns) - 1) + 2
+            rest = self.console.width - sum(widths[i] for i in fixed) - gaps
             room = rest - max(TEXT_MIN, -(-5 * rest // 9))
-            if speaker + tags > room:
-                tags = max(4, min(tags, room // 3))
-                speaker = max(8, room - tags)
-            self.widths = (time, speaker, tags)
+            if squeezed and sum(widths[i] for i in squeezed) > room:
+                first, *others = squeezed
+                for i in others:
+                    widths[i] = max(4, min(widths[i], room // (2 * len(others) + 1)))
+                widths[first] = max(8, room - sum(widths[i] for i in others))
+            self.widths = widths
         return self.widths
 
     def _flush(self) -> None:
         from rich.text import Text
 
         cells = [
-            (
-                display_time(fields.timestamp(r), utc=self.options.utc, zone=self.options.zone),
-                one_line(who(r)),
-                one_line(", ".join(fields.tags(r))),
-                one_line(fields.searchable_text(r), 1000),
-            )
+            [one_line(c.value(r, self.options), 1000 if c.name == "text" else None)
+             for c in self.columns]
             for r in self.rows
-        ]
+        ]  # fmt: skip
         table = self._table(self._widths(cells))
-        for r, (when, speaker, tags, text) in zip(self.rows, cells, strict=True):
-            table.add_row(
-                Text(when, style="dim"),
-                Text(speaker, style=speaker_style(fields.speaker(r))),
-                Text(tags, style="yellow"),
-                Text(text),
-            )
+        for r, row in zip(self.rows, cells, strict=True):
+            table.add_row(*(
+                Text(value, style=speaker_style(fields.speaker(r))
+                     if c.name in ("speaker", "from") else c.style)
+                for c, value in zip(self.columns, row, strict=True)
+            ))  # fmt: skip
         self.console.print(table)
         self.printed_header = True
         self.rows.clear()

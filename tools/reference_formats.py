@@ -1,0 +1,323 @@
+"""The format reference, from the format registry: one Markdown page per input format.
+
+Each page is made from the format's registration (``importers.registry.Format``: name,
+family, description, file patterns, the short input example) and its ``fields``
+declaration (``importers.fields.Fields``: what becomes speaker, listeners, time, thread,
+id and its scope...), and shows a record convo makes by reading a real file with the
+format's reader: a file of ``sample_data/`` (``tests/fixtures/`` where sample_data has
+none, or a small export built from one of them, as ``BUILT`` says), named on the page.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import re
+import shutil
+import tempfile
+import zipfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from reference_markdown import code_block, inline, table_cell
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The file each format's example record is read from (relative to the repository).
+SAMPLES = {
+    "jsonl": "tests/fixtures/views.jsonl",
+    "typeagent": "tests/fixtures/formats/typeagent/export.json",
+    "vtt": "sample_data/transcripts/standup.vtt",
+    "srt": "sample_data/transcripts/interview.srt",
+    "sbv": "sample_data/transcripts/lecture.sbv",
+    "mbox": "sample_data/email/team.mbox",
+    "eml": "tests/fixtures/email/named-parts.eml",
+    "agentscope-session": "tests/fixtures/formats/agentscope_session/session_2024-05-02.json",
+    "openai": "sample_data/chat/openai.json",
+    "anthropic": "sample_data/chat/claude-code-session.jsonl",
+    "agentscope": "sample_data/chat/agentscope.json",
+    "langmem": "sample_data/chat/langmem.json",
+    "autogen": "sample_data/chat/autogen.json",
+    "jianmu": "sample_data/chat/jianmu.json",
+    "sharegpt": "tests/fixtures/formats/sharegpt/sharegpt.json",
+    "hf-chat": "tests/fixtures/formats/hf_chat/chat.jsonl",
+    "openai-responses": "tests/fixtures/formats/openai_responses/response.json",
+    "openai-completion": "tests/fixtures/formats/openai_api/completion.json",
+    "openai-assistants": "tests/fixtures/formats/openai_api/thread_messages.json",
+    "gemini": "tests/fixtures/formats/gemini/response.json",
+    "langchain": "tests/fixtures/formats/langchain/messages.json",
+    "vercel-ai": "tests/fixtures/formats/vercel_ai/chat.json",
+    "slack": "sample_data/chat/slack-export",
+    "slack-file": "sample_data/chat/slack-export/general/2024-03-06.json",
+    "discord": "sample_data/chat/discord.json",
+    "discord-text": "sample_data/chat/discord-text.txt",
+    "telegram": "sample_data/chat/telegram-result.json",
+    "messenger": "sample_data/chat/messenger.json",
+    "chatgpt": "sample_data/chat/chatgpt-conversations.json",
+    "teams": "sample_data/chat/teams.json",
+    "mattermost": "sample_data/chat/mattermost.jsonl",
+    "whatsapp": "sample_data/chat/whatsapp.txt",
+    "signal": "tests/fixtures/formats/signal/Aya/chat.md",
+    "instagram": "tests/fixtures/formats/instagram/your_instagram_activity/messages/inbox/"
+    "annlee_17843210987654321/message_1.json",
+    "zoomchat": "sample_data/chat/zoom-chat.txt",
+    "claude-ai": "tests/fixtures/formats/claude_ai/conversations.json",
+    "twitter-dm": "tests/fixtures/formats/twitter_dm/direct-messages.js",
+    "irc": "tests/fixtures/formats/irc/#tea.log",
+    "matrix": "tests/fixtures/formats/matrix/element-export.json",
+    "google-chat": "tests/fixtures/formats/google_chat/Groups/Space AAAAtea/messages.json",
+    "gitter": "tests/fixtures/formats/gitter/tea-party.json",
+    "vscode-chat": "tests/fixtures/formats/vscode_chat/chatSessions/"
+    "0b7c6f7e-2c1d-4b4e-9a55-3f1f0c1e2d3a.json",
+    "gemini-activity": "tests/fixtures/formats/gemini_activity/Takeout/My Activity/"
+    "Gemini Apps/MyActivity.json",
+    "reddit": "sample_data/forum/reddit-thread.json",
+    "discourse": "sample_data/forum/discourse-topic.json",
+    "hackernews": "sample_data/forum/hn-item.json",
+    "stackexchange": "sample_data/forum/stackexchange/Posts.xml",
+    "github": "sample_data/forum/github-issue-comments.json",
+    "phpbb": "tests/fixtures/forum/phpbb-posts.xml",
+    "mastodon": "tests/fixtures/formats/mastodon/outbox.json",
+    "gitlab": "tests/fixtures/formats/gitlab/issue_notes.json",
+}
+
+
+def _maildir(folder: Path) -> str:
+    box = folder / "Maildir"
+    for sub in ("cur", "new", "tmp"):
+        (box / sub).mkdir(parents=True)
+    shutil.copyfile(
+        ROOT / "tests/fixtures/email/named-parts.eml", box / "cur/1709719200.M1P2.host:2,S"
+    )
+    return "Maildir"
+
+
+def _whatsapp_zip(folder: Path) -> str:
+    name = "WhatsApp Chat - Ann.zip"
+    with zipfile.ZipFile(folder / name, "w") as z:
+        for file in sorted((ROOT / "tests/fixtures/formats/whatsapp/ios").iterdir()):
+            z.writestr(zipfile.ZipInfo(file.name, (2023, 8, 16, 0, 0, 0)), file.read_bytes())
+    return name
+
+
+def _parquet_dataset(folder: Path) -> str:
+    import convo
+    from convo.output.exporters.parquet import write_parquet
+
+    records = (m.serialize() for m in convo.read_messages("sample_data/chat/slack-export"))
+    write_parquet(records, folder / "messages")
+    return "messages"
+
+
+def _parquet_file(folder: Path) -> str:
+    _parquet_dataset(folder)
+    return "messages/format=slack/month=2024-03/part-0.parquet"
+
+
+_EXPORTED = "written by `convo export --to parquet -o messages sample_data/chat/slack-export`"
+
+# Formats no sample file holds: a small export built from one, and how it was built.
+BUILT: dict[str, tuple[Callable[[Path], str], str]] = {
+    "maildir": (_maildir, "`tests/fixtures/email/named-parts.eml` in `cur/`"),
+    "whatsapp-zip": (_whatsapp_zip, "the files of `tests/fixtures/formats/whatsapp/ios/`"),
+    "parquet": (_parquet_file, _EXPORTED),
+    "parquet-dataset": (_parquet_dataset, _EXPORTED),
+}
+
+
+@contextmanager
+def sample_path(name: str) -> Iterator[str]:
+    """The path (relative to the folder it is read in, which is made current) of the
+    sample ``name``'s example is read from."""
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            if name in BUILT:
+                os.chdir(ROOT)
+                path = BUILT[name][0](Path(tmp))
+                os.chdir(tmp)
+            else:
+                os.chdir(ROOT)
+                path = SAMPLES[name]
+            yield path
+        finally:
+            os.chdir(here)
+
+
+def sample_records(name: str) -> tuple[str, list[dict[str, Any]]]:
+    """The sample's path and every record the format's reader makes of it (as JSONL)."""
+    import convo
+
+    with sample_path(name) as path:
+        return path, [m.serialize() for m in convo.read_messages(path, format=name)]
+
+
+def example(records: list[dict[str, Any]]) -> tuple[int, dict[str, Any]]:
+    """The record shown: the first with a speaker and listeners (else the first)."""
+    for i, rec in enumerate(records):
+        meta = rec.get("metadata") or {}
+        if meta.get("speaker") and meta.get("listeners"):
+            return i, rec
+    return 0, records[0]
+
+
+MAX_SHOWN = 300  # characters of a long string in the example record
+
+
+def shorten(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > MAX_SHOWN:
+        return value[:MAX_SHOWN] + f"… ({len(value)} characters)"
+    if isinstance(value, dict):
+        return {k: shorten(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [shorten(v) for v in value]
+    return value
+
+
+def reader_module(fmt: Any) -> str:
+    read = fmt.read
+    while hasattr(read, "func"):  # functools.partial
+        read = read.func
+    module = inspect.getmodule(read)
+    assert module is not None and module.__file__ is not None
+    return Path(module.__file__).resolve().relative_to(ROOT).as_posix()
+
+
+def _files(fmt: Any) -> str:
+    what = "a folder" if fmt.directory else "a file"
+    if not fmt.patterns:
+        return f"{what}, by its content"
+    names = ", ".join(f"`{p}`" for p in fmt.patterns)
+    return f"{what}; its name breaks ties when it matches {names}"
+
+
+def _rows(fields: Any) -> list[tuple[str, str]]:
+    return [
+        ("speaker", fields.speaker),
+        ("listeners", fields.listeners),
+        ("timestamp", fields.time),
+        ("time zone", fields.zone),
+        ("thread", fields.thread),
+        ("id", fields.id),
+        ("id scope", fields.scope),
+        ("replyTo", fields.reply_to),
+        ("subject", fields.subject),
+        ("tags", fields.tags + "; and every `--tag`"),
+        ("extra", fields.extra),
+    ]
+
+
+def _labelled(fmt: Any, records: list[dict[str, Any]]) -> list[str]:
+    """A row when the records say another format than this one (``slack-file``: ``slack``)."""
+    seen = sorted({r.get("format") or "" for r in records})
+    if fmt.family == "records" or seen == [fmt.name]:
+        return []
+    return [f"| records say | {', '.join(f'`format: {x}`' for x in seen)} |"]
+
+
+def _sample_line(name: str, path: str, count: int, shown: int) -> str:
+    which = f"record {shown + 1} of {count}"
+    made = f"`convo ingest --from {name} '{path}'` gives ({which})"
+    if name in BUILT:
+        made += f"; `{path}` is {BUILT[name][1]}, made for this page"
+    return made + ":"
+
+
+def format_page(fmt: Any) -> str:
+    path, records = sample_records(fmt.name)
+    shown, record = example(records)
+    lines = [
+        f"# {fmt.name}",
+        "",
+        "<!-- Generated by tools/docs_reference.py from the format registry; do not edit. -->",
+        "",
+        inline(fmt.description) + ".",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| family | {fmt.family} |",
+        f"| reads | {_files(fmt)} |",
+        f"| detection | by content (stdin has no name); `--from {fmt.name}` names it |",
+        f"| reader | `{reader_module(fmt)}` |",
+        *_labelled(fmt, records),
+        "",
+        "## What becomes what",
+        "",
+        "| record | from the source |",
+        "|---|---|",
+        *(f"| {key} | {table_cell(inline(value))} |" for key, value in _rows(fmt.fields)),
+        "",
+        "## The input, in short",
+        "",
+        code_block(fmt.example),
+        "",
+        "## An example record",
+        "",
+        _sample_line(fmt.name, path, len(records), shown),
+        "",
+        code_block(json.dumps(shorten(record), indent=2, ensure_ascii=False), "json"),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def index_page(formats: list[Any]) -> str:
+    lines = [
+        "# Format reference",
+        "",
+        "<!-- Generated by tools/docs_reference.py from the format registry; do not edit. -->",
+        "",
+        "Every input format `convo formats` lists, one page each: what it reads, what becomes "
+        "the record's speaker, listeners, time, thread and id, and a record convo makes "
+        "from a sample file. Detection is by content; `--from FORMAT` names the format.",
+        "",
+        "| format | family | reads | files |",
+        "|---|---|---|---|",
+    ]
+    for fmt in sorted(formats, key=lambda f: (f.family, f.name)):
+        files = ", ".join(f"`{p}`" for p in fmt.patterns) or "(by content)"
+        if fmt.directory:
+            files = "a folder " + files
+        lines.append(
+            f"| [`{fmt.name}`]({fmt.name}.md) | {fmt.family} | {table_cell(inline(fmt.description))} "
+            f"| {files} |"
+        )
+    lines += [
+        "",
+        "## Ids and their scope",
+        "",
+        "What a message's `id` is made of, and what makes it unique (docs/ids.md has the rule).",
+        "",
+        "| format | id | scope |",
+        "|---|---|---|",
+    ]
+    for fmt in sorted(formats, key=lambda f: (f.family, f.name)):
+        ids, scope = table_cell(inline(fmt.fields.id)), table_cell(inline(fmt.fields.scope))
+        lines.append(f"| [`{fmt.name}`]({fmt.name}.md) | {ids} | {scope} |")
+    return "\n".join(lines) + "\n"
+
+
+def id_patterns(fields: Any) -> list[re.Pattern[str]]:
+    """The id shapes a declaration names, as patterns: backticked text with ``<...>``
+    (any text) or ``:``; "content hash" allows ``h:<hash>``."""
+    out = []
+    for shape in re.findall(r"`([^`]+)`", fields.id):
+        if "<" not in shape and ":" not in shape:
+            continue
+        parts = re.split(r"<[^<>]+>|\.\.\.", shape)
+        out.append(re.compile(".+".join(re.escape(p) for p in parts) + r"\Z", re.S))
+    if "content hash" in fields.id:
+        out.append(re.compile(r"h:[0-9a-f]+\Z"))
+    return out
+
+
+def pages() -> dict[str, str]:
+    from convo.importers.registry import registry
+
+    formats = registry.formats()
+    out = {"formats/index.md": index_page(formats)}
+    for fmt in formats:
+        out[f"formats/{fmt.name}.md"] = format_page(fmt)
+    return out
