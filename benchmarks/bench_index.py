@@ -1,5 +1,7 @@
 """The index (issue 16) on a generated store: build speed, search, --latest, indexed vs
-scanned rare-speaker lookups, dedup cost of a small save, and the index's size.
+scanned rare-speaker lookups, dedup cost of a small save, and the index's size; every
+query kind answered from the index as a whole command against the sqlite3 CLI on the
+same index file, and the ``-X importtime`` table of an indexed read (issue 41 §1-2).
 
 Discovered by ``benchmarks/run.py`` like every ``bench_*.py`` (``TITLE`` and ``run(h)``),
 and runnable alone: ``python benchmarks/bench_index.py [--n 1000000]`` prints the figures.
