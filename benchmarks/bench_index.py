@@ -1,5 +1,7 @@
 """The index (issue 16) on a generated store: build speed, search, --latest, indexed vs
-scanned rare-speaker lookups, dedup cost of a small save, and the index's size.
+scanned rare-speaker lookups, dedup cost of a small save, and the index's size; every
+query kind answered from the index as a whole command against the sqlite3 CLI on the
+same index file, and the ``-X importtime`` table of an indexed read (issue 41 §1-2).
 
 Discovered by ``benchmarks/run.py`` like every ``bench_*.py`` (``TITLE`` and ``run(h)``),
 and runnable alone: ``python benchmarks/bench_index.py [--n 1000000]`` prints the figures.
@@ -120,7 +122,92 @@ def measure(store: Path, n: int) -> list[tuple[str, str, str, bool | None]]:
         ))  # fmt: skip
 
     rows += _commands(store)
+    rows += _kinds(store)
     return rows
+
+
+# -- every query kind from the index, as whole commands, against the sqlite3 CLI on the
+# same index (an equivalent table: the SQL a person would write over it); `--count` so
+# that neither side's output dominates. (issue 41 §1-2)
+KINDS = {
+    "speaker": (["-s", COMMON], "SELECT count(*) FROM messages m JOIN names n ON n.name_id = m.speaker_id WHERE n.name LIKE 'quinn %'"),
+    "tag": (["--tag", "urgent"], "SELECT count(*) FROM message_tags WHERE tag_folded = 'urgent'"),
+    "since": (["--since", "2018-01-01"], "SELECT count(*) FROM messages WHERE timestamp >= '2018-01-01T00:00:00Z'"),
+    "text word": (["-q", "quinn"], "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'quinn*'"),
+    "phrase": (['"quinn wrote"'], "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH '\"quinn wrote\"'"),
+    "format": (["format:mbox"], "SELECT count(*) FROM messages WHERE format = 'mbox'"),
+    "role": (["role:user"], "SELECT count(*) FROM messages WHERE role = 'user'"),
+    "negation": (["--", "-tag:urgent"], "SELECT count(*) FROM messages WHERE message_id NOT IN (SELECT message_id FROM message_tags WHERE tag_folded = 'urgent')"),
+    "OR": (["from:quinn OR tag:urgent"], "SELECT count(*) FROM messages m WHERE m.speaker_id IN (SELECT name_id FROM names WHERE name LIKE 'quinn %') OR m.message_id IN (SELECT message_id FROM message_tags WHERE tag_folded = 'urgent')"),
+    "combined": (["-s", COMMON, "--since", "2018-01-01", "-q", "budget"], "SELECT count(*) FROM messages m JOIN names n ON n.name_id = m.speaker_id WHERE n.name LIKE 'quinn %' AND m.timestamp >= '2018-01-01T00:00:00Z' AND m.message_id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'budget*')"),
+    "count": ([], "SELECT count(*) FROM messages"),
+}  # fmt: skip
+LATEST_SQL = "SELECT byte_offset, byte_length FROM messages ORDER BY timestamp DESC LIMIT 10"
+
+
+def _proc(argv: list[str]) -> tuple[float, float]:
+    """(wall, CPU) seconds of one process, output discarded."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    assert os.waitstatus_to_exitcode(status) in (0, 1), argv
+    return time.perf_counter() - t0, usage.ru_utime + usage.ru_stime
+
+
+def _kinds(store: Path) -> list[tuple[str, str, str, bool | None]]:
+    rows: list[tuple[str, str, str, bool | None]] = []
+    sqlite3_cli = shutil.which("sqlite3")
+    convo = [sys.executable, "-m", "convo", "--store", str(store)]
+    from convo.index import index_path
+
+    db = str(index_path(store))
+    for kind, (args, sql) in [*KINDS.items(), ("latest", (None, LATEST_SQL))]:
+        argv = [*convo, "list", "--latest", "10", "-f", "jsonl"] if args is None else [
+            *convo, "query", "--count", *args
+        ]  # fmt: skip
+        if sqlite3_cli is None:
+            (cw, cc), _ = _pair(lambda a=argv: _proc(a), lambda: (1.0, 1.0), 5)
+            rows.append((f"indexed {kind} (`{' '.join(argv[5:])}`)", f"{cw * 1000:.0f} ms, CPU {cc * 1000:.0f} ms", "reported", None))  # fmt: skip
+            continue
+        (cw, cc), (sw, sc) = _pair(
+            lambda a=argv: _proc(a), lambda s=sql: _proc([sqlite3_cli, "-readonly", db, s]), 5
+        )
+        fast = kind in ("count", "latest")
+        rows.append((
+            f"indexed {kind} (`{' '.join(argv[5:])}`) vs sqlite3 CLI on the index",
+            f"{cw * 1000:.0f} ms vs {sw * 1000:.0f} ms = {cw / sw:.1f}× (CPU {cc * 1000:.0f} vs {sc * 1000:.0f} ms)",
+            "≤ 60 ms" if fast else "≤ 3× sqlite3",
+            cw <= 0.06 if fast else cw / sw <= 3,
+        ))  # fmt: skip
+    return rows
+
+
+def importtime_table(store: Path, runs: int = 5, top: int = 20) -> str:
+    """``python -X importtime`` of an indexed ``convo query --count``: each module's own
+    import time (the least of ``runs`` runs: the machine's load only adds), largest first."""
+    best: dict[str, int] = {}
+    for _ in range(runs):
+        proc = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "convo", "--store", str(store), "query", "--count"],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        for line in proc.stderr.splitlines():
+            parts = line.split("|")
+            if not line.startswith("import time:") or len(parts) != 3 or "self" in line:
+                continue
+            us, name = int(parts[0].split(":")[1]), parts[2].strip()
+            best[name] = min(best.get(name, us), us)
+    total = sum(best.values())
+    lines = [
+        f"Start-up of an indexed `convo query --count` (`python -X importtime`, least of {runs} "
+        f"runs): {len(best)} modules, {total / 1000:.1f} ms of imports in all; the largest:",
+        "",
+        "| module | own import time |",
+        "|---|---|",
+    ]
+    for name in sorted(best, key=lambda k: best[k], reverse=True)[:top]:
+        lines.append(f"| `{name}` | {best[name] / 1000:.1f} ms |")
+    return "\n".join(lines)
 
 
 def _cmd(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
@@ -232,6 +319,7 @@ def run(h) -> None:
     for claim, value, target, met in measure(store, n):
         print(f"  {claim}: {value}", flush=True)
         h.section.rows.append(_row_type(h)(claim, value, target, met))
+    h.note(importtime_table(store))
 
 
 def main(argv: list[str]) -> int:
@@ -251,6 +339,7 @@ def main(argv: list[str]) -> int:
     for claim, value, target, met in measure(store, n):
         flag = "" if met is None else ("yes" if met else "**no**")
         print(f"| {claim} | {value} | {target} | {flag} |", flush=True)
+    print(importtime_table(store))
     return 0
 
 

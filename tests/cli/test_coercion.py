@@ -7,7 +7,7 @@ import typer
 import typer.main
 
 from convo.cli.app import app
-from convo.cli.coercion import Coercion, install
+from convo.cli.coercion import Plain
 
 VALUES = [
     "", "abc", "10", "-3", "007", " 5", "+5", "1_0", "1.5", "-2.25", "1e3", "nan", "x1",
@@ -35,13 +35,17 @@ def _outcome(fn):
 
 
 def _cases():
-    for name, cmd in _commands():
+    from convo.cli.coercion import install
+    from convo.cli.group import _main
+
+    group = typer.main.get_command(app)
+    install(group.get_params(typer.Context(group)), _main)  # as its parse does
+    for name, cmd in [("convo", group), *_commands()]:
         ctx = typer.Context(cmd)
-        params = cmd.get_params(ctx)
-        install(params)
-        for param in params:
-            mine = getattr(param, "_runtime_param", None)
-            if isinstance(mine, Coercion):
+        install(cmd.get_params(ctx))  # as its parse does
+        for param in cmd.get_params(ctx):
+            mine = param.process_value
+            if isinstance(mine, Plain):
                 yield name, param, mine, ctx
 
 
@@ -54,13 +58,29 @@ def test_every_kind_of_option_is_coerced_here():
     assert len(CASES) > 150
 
 
+def test_the_groups_options_too():
+    names = {p.name for n, p, _, _ in CASES if n == "convo"}
+    assert names >= {"store", "people", "debug", "install_completion", "show_completion", "help"}
+
+
 @pytest.mark.parametrize(("name", "param", "mine", "ctx"), CASES, ids=lambda x: str(x)[:30])
 def test_same_values_and_errors_as_typer(name, param, mine, ctx):
-    param._runtime_param = None
-    theirs = param.get_runtime_param()  # typer's own (a pydantic adapter)
+    theirs = mine.original  # typer's own process_value (a pydantic adapter)
     for value in [None, *VALUES]:
-        param._runtime_param = mine
-        got = _outcome(lambda v=value: mine.coerce(v, param=param, ctx=ctx))
-        want = _outcome(lambda v=value: theirs.coerce(v, param=param, ctx=ctx))
+        got = _outcome(lambda v=value: mine(ctx, v))
+        want = _outcome(lambda v=value: theirs(ctx, v))
         assert got == want, (name, param.name, value)
-        param._runtime_param = mine
+
+
+def test_only_public_typer_api():
+    """Nothing of typer's that is not public (issue 34 §8): no private attribute, no
+    module-level helper of typer.main but get_command."""
+    import re
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[2] / "src" / "convo" / "cli"
+    for name in ("lazy.py", "coercion.py", "group.py"):
+        text = (src / name).read_text()
+        assert not re.search(r"\._[a-z]\w*_?(?<!__)\b(?!\()", text.replace("self._", "")), name
+        used = set(re.findall(r"typer\.main\.(\w+)", text))
+        assert used <= {"get_command"}, (name, used)

@@ -137,9 +137,15 @@ def test_explain_says_index(store, q, fields):
 
 def test_explain_says_scan_and_why(store):
     r = _run(store, "query", "--explain", "--", "budget")
-    assert "plan: scan (the index holds none of: words)" in r.stderr
+    assert "plan: index (narrowed by: words; checked on each candidate: words)" in r.stderr
     r = _run(store, "query", "--explain", "--", "jwt from:bob")
-    assert "plan: index (narrowed by: from; checked on each candidate: words)" in r.stderr
+    assert "plan: index (narrowed by: words, from; checked on each candidate: words)" in r.stderr
+    r = _run(store, "query", "--explain", "--", "the")  # in most messages: the scan is cheaper
+    assert "plan: scan (over 1/8 of the messages are candidates; checked on each line: words)" in (
+        r.stderr
+    )
+    r = _run(store, "query", "--explain", "--", "--")  # no token to look for
+    assert "plan: scan (the index holds none of: words)" in r.stderr
 
 
 def test_n_limits_the_rows_people_shows(store):

@@ -127,3 +127,15 @@ def test_help_converts_no_command():
     assert group.get_command(ctx, "list").name == "list"
     assert group.commands.converted() == ["list"]
     assert list(group.commands) == group.list_commands(ctx)  # registration order kept
+
+
+@pytest.mark.parametrize("argv", [["search", "message"], ["threads", "-f", "json"]])
+def test_typer_commands_coerce_without_pydantic(tmp_path, argv):
+    """A command typer parses imports no pydantic for its plain options (cli/coercion.py,
+    on typer's public API only)."""
+    store = write_store(tmp_path / "s.jsonl", [rec(i) for i in range(5)])
+    from convo.index import refresh
+
+    assert refresh(store, wait=True).available
+    modules = _modules("--store", str(store), *argv)
+    assert "typer" in modules and not _loaded(modules, "pydantic")

@@ -19,7 +19,7 @@ from convo.index import refresh
 from convo.query.model import Query
 from convo.query.plan import compile_where, explain
 from convo.query.tree import Not, Or, Range, Term
-from convo.store.select import RawFile, select
+from convo.store.select import RawFile, count, select
 
 NAMES = [
     "Alice Smith <alice@x.org>", "alice@x.org", "ALICE", "Bob", "bob jones", "Ana-María Núñez",
@@ -32,7 +32,14 @@ TIMES = ["2024-01-01T00:00:00Z", "2023-06-01T12:00:00Z", "2025-02-03T04:05:06Z",
          "2024-01-01T00:00:00+02:00", "not a time", None]  # fmt: skip
 BOUNDS = ["2023-01-01T00:00:00Z", "2024-01-01T00:00:00Z", "2024-06-01T00:00:00Z"]
 SUBJECTS = [None, "Auth refactor", "STRASSE plans", "Straße", "100% done_now", "Ünïcode", ""]
-TEXTS = ["hello world", "Auth tokens", "budget 100%", "Straße", "ünïcode text"]
+TEXTS = ["hello world", "Auth tokens", "budget 100%", "Straße", "ünïcode text",
+         "E-Mail from İstanbul", "ﬁsh café", "oauth2 v1.2.3 x_y", "日本語の文", "GROSSE",
+         "ΐ Σίσυφος ς", "naïve cafe\u0301", "a", "Hello\nWORLD", "e-mail--it's"]  # fmt: skip
+# Text words as the full-text index narrows them (index/substring.py): short words,
+# case folding, non-ASCII (ß → ss, İ, ligatures, marks), punctuation, CJK, several pieces.
+WORDS = ["hello", "auth", "straße", "100%", "ss", "a", "e", "io", "İ", "i̇stanbul", "ﬁ",
+         "fi", "café", "cafe", "e-mail", "-mail", "mail-", "v1.2", "2.3", "--", "'s", "x_y",
+         "日本", "本", "σ", "ς", "ΐ", "ορ", "grosse", "ASCII", "-", "th2"]  # fmt: skip
 FORMATS = ["slack", "Email", "mbox", None, "K"]
 
 
@@ -70,8 +77,15 @@ LEAVES = st.one_of(
         st.just("subject"),
         st.sampled_from(["auth", "strasse", "%", "_", "ünï", "plans auth"]),
     ),
-    st.builds(Term, st.just("words"), st.sampled_from(["hello", "auth", "straße", "100%"])),
-    st.builds(Term, st.just("phrase"), st.sampled_from(["hello world", "auth tokens"])),
+    st.builds(Term, st.just("words"), st.sampled_from(WORDS)),
+    st.builds(Term, st.just("body"), st.sampled_from([*WORDS, "hello auth", "ss a"])),
+    st.builds(
+        Term,
+        st.just("phrase"),
+        st.sampled_from(
+            ["hello world", "auth tokens", "mail from", "sh café", "e-mail it", "語 の"]
+        ),
+    ),
     st.builds(Term, st.just("source"), st.sampled_from(["mbox", "B.VTT"])),
     st.builds(Range, st.sampled_from([None, *BOUNDS]), st.sampled_from([None, *BOUNDS])),
 )
@@ -83,16 +97,50 @@ def _ids(selection) -> list:
     return [orjson.loads(m.raw).get("id") for b in selection.batches for m in b]
 
 
+def _lines(items) -> bytes:
+    return b"".join((orjson.dumps(x) if isinstance(x, dict) else x) + b"\n" for x in items)
+
+
 @given(st.lists(LINES, max_size=20), TREES, st.sampled_from([None, "time", "-time"]),
-       st.sampled_from([None, 0, 3]), st.sampled_from([None, 2]))  # fmt: skip
-def test_index_and_scan_select_the_same(items, tree, sort, limit, latest):
+       st.sampled_from([None, 0, 3]), st.sampled_from([None, 2]), st.integers(0, 20))  # fmt: skip
+def test_index_and_scan_select_the_same(items, tree, sort, limit, latest, built):
+    """The index built from the first ``built`` lines, the rest appended to it."""
     with tempfile.TemporaryDirectory() as tmp:
-        path = write_store(Path(tmp) / "s.jsonl", items)
+        path = write_store(Path(tmp) / "s.jsonl", items[:built])
+        assert refresh(path).available
+        with open(path, "ab") as f:
+            f.write(_lines(items[built:]))
         assert refresh(path).available
         q = Query(tree, limit=limit, sort=sort, latest=latest)
         indexed = select(q, [RawFile(str(path))], store=path)
         scanned = select(q, [RawFile(str(path))], store=None)
         assert _ids(indexed) == _ids(scanned), (indexed.plan, scanned.plan)
+        counted, _ = count(q, [RawFile(str(path))], store=path)  # SQL, or candidates checked
+        assert counted == len(_ids(select(q, [RawFile(str(path))], store=None)))
+
+
+@given(st.lists(LINES, max_size=12), st.lists(LINES, max_size=4), st.sampled_from([None, "m1"]))
+def test_count_of_everything_is_the_tables(items, more, removed):
+    """``--count`` without a filter is the meta table's count (index/lookup.py): equal to
+    the rows after a build, an append and a removal."""
+    from convo.index.lookup import reader
+    from convo.store.api import Store
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_store(Path(tmp) / "s.jsonl", items)
+        assert refresh(path).available
+        with open(path, "ab") as f:
+            f.write(
+                b"".join(
+                    orjson.dumps(x) + b"\n" if isinstance(x, dict) else x + b"\n" for x in more
+                )
+            )
+        if removed:
+            Store(path).remove(Query(Term("id", removed)))
+        assert refresh(path).available
+        with reader(path) as r:
+            assert not isinstance(r, str)
+            assert r.count() == r.conn.execute("SELECT count(*) FROM messages").fetchone()[0]
 
 
 def _plan(tree):
@@ -113,7 +161,11 @@ def test_explain_names_the_index_for_every_field_it_holds():
         assert explain(_plan(Term(field, "x"))).startswith("plan: index (exact"), field
     assert explain(_plan(Range("2024", None))).startswith("plan: index (exact: date")
     assert "narrowed by: subject" in explain(_plan(Term("subject", "auth")))
-    assert explain(_plan(Term("words", "auth"))).startswith("plan: scan")
+    # text words: the full-text index narrows, each candidate is checked
+    assert "narrowed by: words; checked on each candidate: words" in explain(
+        _plan(Term("words", "auth"))
+    )
+    assert explain(_plan(Term("words", "--"))).startswith("plan: scan")  # no token in it
     # NOT and OR stay in the index
     tree = Or((Term("from", "alice"), Not(Term("tag", "system"))))
     assert explain(_plan(tree)) == "plan: index (exact: from, tag)"

@@ -4,73 +4,106 @@ Recent typer coerces every parsed value through a pydantic ``TypeAdapter`` built
 parameter on first use: a command line of a few options imported pydantic (tens of
 milliseconds) and built a dozen adapters before the command started. convo's options
 are strings, integers, flags and lists of strings; for the values that leave no
-doubt (a ``str``, a run of ASCII digits, a tuple of strings) ``Coercion`` returns what
-the adapter returns, and hands every other value to typer's own coercion, so results and
-error messages are typer's (``tests/cli/test_coercion.py`` compares both on every
-parameter of every command).
+doubt (an option not given, a ``str``, a run of ASCII digits, a tuple of strings)
+``Plain`` returns what typer returns, and hands every other value to the parameter's
+own ``process_value``, so results and error messages are typer's
+(``tests/cli/test_coercion.py`` compares both on every parameter of every command).
 
-``install(params)`` puts a ``Coercion`` in the lazy slot typer keeps per parameter
-(``_runtime_param``, filled on first use); where that slot does not exist (another typer
-version) nothing is installed and typer coerces as it always does. ``on_parse(command)``
-installs when the command parses (its help option only exists from then on).
+Only public API is used (issue 34 §8): the parameter's kind comes from the function the
+command was declared with (``inspect.signature``: its annotation and the
+``typer.Option``/``typer.Argument`` given as its default; a flag is a flag), and
+``install`` wraps click's
+``Parameter.process_value`` of each of the command's ``params`` (the original still
+checks a missing required value and does everything that is not plain).
 """
 
 from __future__ import annotations
 
+import inspect
 import re
-from typing import Any
+import types
+from collections.abc import Callable
+from typing import Any, Union, get_args, get_origin
 
 _INT = re.compile(r"-?[0-9]{1,18}")
 _SLOW = object()  # "not decided here"
-_SLOT = "_runtime_param"
 
 
-def _kind(param: Any) -> str | None:
-    """How the values of ``param`` are coerced here, or None (typer does it all)."""
-    desc = getattr(param, "type_descriptor", None)
-    if desc is None or getattr(desc, "file_annotation", None) is not None:
-        return None
-    info = desc.parameter_info
+def _unwrapped(annotation: Any) -> Any:
+    """``X`` of ``X | None`` (typer reads an optional value as its type)."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        args = [a for a in get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return args[0]
+    return annotation
+
+
+def _kind(annotation: Any, info: Any) -> str | None:
+    """How the values of a parameter are coerced here, or None (typer does it all)."""
+    if info is inspect.Parameter.empty or not hasattr(info, "parser"):
+        return None  # not declared with typer.Option/typer.Argument
     plain = (
         getattr(info, "min", None) is None
         and getattr(info, "max", None) is None
         and not getattr(info, "clamp", False)
         and getattr(info, "click_type", None) is None
-        and not desc.is_path
+        and not getattr(info, "path_type", None)
+        and not getattr(info, "resolve_path", False)
     )
     if not plain:
         return None
-    annotation, parser = desc.annotation, getattr(info, "parser", None)
-    if parser is not None:
+    annotation = _unwrapped(annotation)
+    if info.parser is not None:
         return "parse" if annotation is str else None
     if annotation == list[str]:
         return "strs"
     return {str: "str", int: "int", bool: "bool"}.get(annotation)
 
 
-class Coercion:
-    """A parameter's coercion: the plain values here, the others by typer's."""
+def kinds(func: Callable[..., Any]) -> dict[str, tuple[str, Any]]:
+    """``{parameter: (kind, parser)}`` for the parameters of ``func`` coerced here."""
+    out: dict[str, tuple[str, Any]] = {}
+    names = getattr(inspect.unwrap(func), "__globals__", {})
+    for p in inspect.signature(func, eval_str=True).parameters.values():
+        annotation = p.annotation
+        if isinstance(annotation, str):  # a signature made for typer keeps the text
+            try:
+                annotation = eval(annotation, dict(names))  # convo's own source
+            except Exception:
+                continue
+        kind = _kind(annotation, p.default)
+        if kind is not None:
+            out[p.name] = (kind, getattr(p.default, "parser", None))
+    return out
 
-    def __init__(self, kind: str, parser: Any = None):
+
+class Plain:
+    """A parameter's ``process_value``: the plain values here, the others by typer's."""
+
+    def __init__(self, param: Any, kind: str, parser: Any, original: Callable[..., Any]):
+        self.param = param
         self.kind = kind
         self.parser = parser
+        self.original = original
 
-    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
-        multi = param.multiple or param.nargs == -1
+    def __call__(self, ctx: Any, value: Any) -> Any:
+        param = self.param
         if value is None:
-            return () if multi else None
-        out = self._plain(value)
-        if out is _SLOW:
-            setattr(param, _SLOT, None)  # typer builds and keeps its own from now on
-            return param.get_runtime_param().coerce(value, param=param, ctx=ctx)
+            out = () if param.multiple or param.nargs == -1 else None
+        else:
+            out = self._plain(value)
+        if out is _SLOW or (param.required and param.value_is_missing(out)):
+            return self.original(ctx, value)  # typer's coercion, checks and errors
+        if param.callback is not None:
+            out = param.callback(ctx, param, out)
         return out
 
     def _plain(self, value: Any) -> Any:
         kind, t = self.kind, type(value)
         if kind == "str":
             return value if t is str else _SLOW
-        if kind == "bool":  # typer itself passes bools through: only other values come here
-            return _SLOW
+        if kind == "bool":
+            return value if t is bool else _SLOW  # typer passes bools through
         if kind == "parse":
             if t is not str:
                 return _SLOW
@@ -86,26 +119,14 @@ class Coercion:
         return int(value) if t is str and _INT.fullmatch(value) else _SLOW
 
 
-def install(params: Any) -> None:
-    """Give each of ``params`` that typer would coerce an adapter for a ``Coercion``."""
+def install(params: list[Any], func: Callable[..., Any] | None = None) -> None:
+    """Coerce here the plain ones of a command's ``params``, declared by ``func``, and its
+    flags (``--help`` and typer's ``--install-completion`` too: a flag's value is a bool
+    or None)."""
+    plain = kinds(func) if func is not None else {}
     for param in params:
-        kind = _kind(param)
-        if kind is not None and getattr(param, _SLOT, _SLOW) is None:
-            parser = param.type_descriptor.parameter_info.parser
-            setattr(param, _SLOT, Coercion(kind, parser))
-
-
-def on_parse(command: Any) -> None:
-    """Install on every parameter ``command`` parses (its help option is made then, so
-    this happens when it parses), and on the commands of a typer group inside it."""
-    parse = command.parse_args
-
-    def parse_args(ctx: Any, args: list[str]) -> Any:
-        install(command.get_params(ctx))
-        return parse(ctx, args)
-
-    command.parse_args = parse_args
-    subcommands = getattr(command, "commands", None)
-    if type(subcommands) is dict:  # a typer group's (not the lazy top level: converting)
-        for sub in subcommands.values():
-            on_parse(sub)
+        found = plain.get(param.name)
+        if found is None and getattr(param, "is_flag", False) and not param.multiple:
+            found = ("bool", None)
+        if found is not None and not isinstance(param.process_value, Plain):
+            param.process_value = Plain(param, *found, param.process_value)

@@ -16,9 +16,9 @@ import sys
 from typing import Any
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
-from convo.cli.coercion import install, on_parse
+from convo.cli.coercion import install
 from convo.cli.commands import (
     config,
     embed,
@@ -39,7 +39,7 @@ from convo.cli.commands import (
     threads,
     validate,
 )
-from convo.cli.lazy import LazyCommands
+from convo.cli.lazy import CommandTable, LazyCommands
 from convo.cli.runtime import apply_config, err, quiet_broken_pipe, state
 from convo.cli.usage import prepare_help
 from convo.core.errors import ConvoError, ExitCode, interruption, with_hint
@@ -74,11 +74,11 @@ class ConvoGroup(TyperGroup):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.commands = LazyCommands(app, commands, _prepare)
+        self.commands = LazyCommands(commands, _prepare)
         self._listing = False
 
     def parse_args(self, ctx: Any, args: list[str]) -> Any:
-        install(self.get_params(ctx))
+        install(self.get_params(ctx), _main)  # every option, --help too
         return super().parse_args(ctx, args)
 
     def list_commands(self, ctx: Any) -> list[str]:
@@ -123,15 +123,16 @@ class ConvoGroup(TyperGroup):
         sys.exit(code or 0)
 
 
+# What the app and each of its commands are made with (cli/lazy.py).
+SETTINGS: dict[str, Any] = {"pretty_exceptions_enable": False, "rich_markup_mode": None}
 app = typer.Typer(
     name="convo",
     cls=ConvoGroup,
     help="Turn conversations from anywhere into one record (TypeAgent ConversationMessage JSONL) "
     "and query them fast.",
     no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
+    **SETTINGS,
 )
 
 
@@ -183,14 +184,22 @@ def _protect_store(store: str | None) -> None:
     protect_store(default_store_path(store))
 
 
-def _prepare(cmd: Any) -> None:
+class ConvoCommand(TyperCommand):
+    """A command of the app: its ``--help`` coerced without pydantic too."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> Any:
+        install(self.get_params(ctx))  # the options from _prepare, the help option
+        return super().parse_args(ctx, args)
+
+
+def _prepare(cmd: Any, func: Any) -> None:
     """A command just converted: choices in its help, plain values coerced here."""
     prepare_help(cmd)
-    on_parse(cmd)
+    install(cmd.params, func)
 
 
 # The commands, converted one at a time by ConvoGroup (cli/lazy.py); settings are the app's.
-commands = typer.Typer()
+commands = CommandTable(ConvoCommand, **SETTINGS)
 
 for _module in (
     ingest,

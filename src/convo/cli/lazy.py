@@ -2,77 +2,87 @@
 
 Typer turns every registered command into a click command (reading each signature,
 building each option) before it parses the command line; for convo's sixteen commands
-that was about a third of ``convo --help``'s own time. Here the commands are registered
-on a holder ``typer.Typer`` that the app's group never converts as a whole: the
-``LazyCommands`` mapping (the group's ``commands``) converts one command when it is looked
-up, with typer's own functions and the app's settings, so the result is the command
-typer would have made. The help listing needs only each command's name and help: it
-gets a stand-in (``summary``) made from what was registered, without converting.
+that was about a third of ``convo --help``'s own time. Here the command modules
+register on a ``CommandTable`` (their ``register(app)`` calls ``app.command(NAME,
+**settings)(func)``, as on a Typer), and the app's group looks commands up in
+``LazyCommands``, which converts one command when it is first looked up: a Typer of its
+own, with the app's settings, holding just that command, made into the click command by
+``typer.main.get_command`` (a Typer of one command is that command). The help listing
+needs only each command's name and help: ``summary`` gives them from what was
+registered (``help=``, else the function's docstring, as typer reads them), without
+converting.
 
-Order as typer's: the holder's commands in registration order, then its groups.
+Only typer's public API is used (issue 34 §8): ``typer.Typer``, ``Typer.command`` and
+``typer.main.get_command``. Order: registration order.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterator, MutableMapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import typer
 import typer.main
-from typer.core import TyperCommand
 
-Prepare = Callable[[Any], None]
-
-
-def _name(info: Any) -> str:
-    if isinstance(info, typer.models.CommandInfo):
-        assert info.callback is not None
-        return info.name or typer.main.get_command_name(info.callback.__name__)
-    name = info.name if isinstance(info.name, str) else None
-    assert name, "a group of the convo app is added with a name"
-    return name
+Prepare = Callable[[Any, Callable[..., Any]], None]
 
 
-def _settings(app: typer.Typer, convert: Callable[..., Any]) -> dict[str, Any]:
-    """The app's settings that ``convert`` (typer's converter) takes, as typer passes them."""
-    wanted = inspect.signature(convert).parameters
-    values = {
-        "pretty_exceptions_short": app.pretty_exceptions_short,
-        "rich_markup_mode": app.rich_markup_mode,
-        "suggest_commands": getattr(app, "suggest_commands", True),
-    }
-    return {k: v for k, v in values.items() if k in wanted}
+class CommandTable:
+    """Where the command modules register: each command's name, ``app.command``
+    settings and function, kept until it is used."""
+
+    def __init__(self, cls: type, **settings: Any):
+        self.cls = cls  # each command's class (typer's ``cls=``)
+        self.settings = settings  # the Typer settings each command is made with
+        self.entries: dict[str, tuple[dict[str, Any], Callable[..., Any]]] = {}
+
+    def command(self, name: str, **kwargs: Any) -> Callable[[Callable[..., Any]], Any]:
+        def add(func: Callable[..., Any]) -> Callable[..., Any]:
+            self.entries[name] = (kwargs, func)
+            return func
+
+        return add
+
+    def convert(self, name: str) -> Any:
+        """The click command typer makes of ``name`` (KeyError: no such command)."""
+        kwargs, func = self.entries[name]
+        one = typer.Typer(add_completion=False, **self.settings)
+        one.command(name, cls=self.cls, **kwargs)(func)
+        return typer.main.get_command(one)
+
+
+class Summary(NamedTuple):
+    """What the command list of ``--help`` shows of a command not yet converted."""
+
+    name: str
+    help: str | None
+    short_help: str | None
+    hidden: bool
 
 
 class LazyCommands(MutableMapping[str, Any]):
-    """A click group's ``commands``: the holder's commands, each converted on first lookup
-    and then passed to ``prepare`` (convo's help and coercion adjustments)."""
+    """A click group's ``commands``: the table's commands, each converted on first lookup
+    and then passed to ``prepare`` with its function (convo's help and coercion
+    adjustments)."""
 
-    def __init__(self, app: typer.Typer, holder: typer.Typer, prepare: Prepare):
-        self._app = app
+    def __init__(self, table: CommandTable, prepare: Prepare):
+        self._table = table
         self._prepare = prepare
-        self._pending: dict[str, Any] = {}
-        for info in [*holder.registered_commands, *holder.registered_groups]:
-            self._pending[_name(info)] = info
+        self._pending = dict.fromkeys(table.entries)
         self._made: dict[str, Any] = {}
         self._order = list(self._pending)
-
-    def _convert(self, info: Any) -> Any:
-        convert: Callable[..., Any] = (
-            typer.main.get_command_from_info
-            if isinstance(info, typer.models.CommandInfo)
-            else typer.main.get_group_from_info
-        )
-        return convert(info, **_settings(self._app, convert))
 
     def __getitem__(self, name: str) -> Any:
         made = self._made.get(name)
         if made is not None:
             return made
-        info = self._pending.pop(name)  # KeyError: no such command
-        made = self._made[name] = self._convert(info)
-        self._prepare(made)
+        if name not in self._pending:
+            raise KeyError(name)
+        made = self._table.convert(name)
+        del self._pending[name]
+        self._made[name] = made
+        self._prepare(made, self._table.entries[name][1])
         return made
 
     def converted(self) -> list[str]:
@@ -80,22 +90,14 @@ class LazyCommands(MutableMapping[str, Any]):
         return [n for n in self._order if n in self._made]
 
     def summary(self, name: str) -> Any:
-        """The command, or while it is not converted a stand-in with its name and help
-        (what the group's command list shows), made as typer makes them."""
-        info = self._pending.get(name)
-        if info is None:
+        """The command, or while it is not converted its name and help (what the group's
+        command list shows), read from what was registered as typer reads it."""
+        if name not in self._pending:
             return self.get(name)
-        if isinstance(info, typer.models.CommandInfo):
-            text = inspect.cleandoc(info.help) if info.help else inspect.getdoc(info.callback)
-            return TyperCommand(
-                name=name, help=text, short_help=info.short_help, hidden=info.hidden,
-                deprecated=info.deprecated,
-            )  # fmt: skip
-        solved = typer.main.solve_typer_info_defaults(info)
-        return TyperCommand(
-            name=name, help=solved.help, short_help=solved.short_help, hidden=solved.hidden,
-            deprecated=solved.deprecated,
-        )  # fmt: skip
+        kwargs, func = self._table.entries[name]
+        text = kwargs.get("help")
+        text = inspect.cleandoc(text) if text else inspect.getdoc(func)
+        return Summary(name, text, kwargs.get("short_help"), bool(kwargs.get("hidden")))
 
     def __setitem__(self, name: str, command: Any) -> None:
         if name not in self:

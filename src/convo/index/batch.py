@@ -23,6 +23,7 @@ import orjson
 from convo.core import collector, fields
 from convo.core.fields import is_record
 from convo.core.timestamps import CANONICAL
+from convo.index.folding import unfolded
 from convo.index.rows import BOM, space_cjk
 
 ROLES = fields.ROLES
@@ -56,6 +57,7 @@ class Batch:
     texts: list[bytes] = field(default_factory=list)
     listeners: list[tuple[int, str]] = field(default_factory=list)
     tags: list[tuple[int, str, str]] = field(default_factory=list)  # n, folded, tag
+    unfolded: list[int] = field(default_factory=list)  # n of each ``folding.unfolded`` text
 
 
 def read_range(task: Task) -> Batch:
@@ -144,7 +146,7 @@ class _Rows:
             _string(get("thread")), fmt if fmt is None else interned.setdefault(fmt, fmt),
             interned.setdefault(role, role), subject,
         ))  # fmt: skip
-        self._text(subject, get("textChunks"), get)
+        self._text(n, subject, get("textChunks"), get)
         self._people(n, meta)
         labels = get("tags")
         if type(labels) is list:
@@ -155,7 +157,7 @@ class _Rows:
                     tags.append((n, t.casefold(), t))
         self.n = n + 1
 
-    def _text(self, subject: str | None, chunks: Any, get: Any) -> None:
+    def _text(self, n: int, subject: str | None, chunks: Any, get: Any) -> None:
         if chunks is None:
             chunks = get("text_chunks")
         if type(chunks) is list:
@@ -165,6 +167,8 @@ class _Rows:
                 text = "\n".join([x for x in chunks if type(x) is str])
         else:
             text = ""
+        if unfolded(text) or (subject is not None and unfolded(subject)):
+            self.batch.unfolded.append(n)
         spaced = space_cjk
         self.batch.subjects.append(spaced(subject or "").encode())
         self.batch.texts.append(spaced(text).encode())

@@ -30,17 +30,18 @@ PARALLEL_BYTES = 32 << 20  # less than this is read in this process
 
 def index_lines(
     conn: sqlite3.Connection, path: str | os.PathLike[str], f: IO[bytes], start: int,
-    track: Track | None, side: fts.SideFts | None = None,
+    track: Track | None, side: fts.SideFts | None = None, rebuild: bool = False,
 ):  # fmt: skip
     """Index the whole lines of the open store ``f`` (at ``path``) from ``start``; returns
     (added, bad lines, end). Ranges are parsed on every core when there is enough to read
     (``batch.read_range`` in ``core.pool`` workers), inserted here in store order; the
-    full-text rows go to ``side`` when there is one."""
+    full-text rows go to ``side`` when there is one. ``rebuild``: a new index, whose
+    tokens the caller adds to ``fts_terms`` at the end (``schema.fill_terms``)."""
     from convo.core.pool import cpu_count, ordered_map
 
     st = os.fstat(f.fileno())
     end = end_of_whole_lines(f, st.st_size, start)
-    inserter = Inserter(conn, empty=start == 0, side=side)
+    inserter = Inserter(conn, empty=start == 0, side=side, rebuild=rebuild)
     tasks = [
         Task(os.fspath(path), st.st_dev, st.st_ino, lo, hi)
         for lo, hi in itertools.pairwise(_cuts(f.fileno(), start, end))
@@ -58,6 +59,7 @@ def index_lines(
         else:
             for _ in track(_each_record(batches, inserter)):
                 pass
+    inserter.finish()
     return inserter.added, inserter.bad, end
 
 
@@ -116,13 +118,14 @@ def rebuild(store_path: Path, f: IO[bytes], track: Track | None = None) -> int:
         schema.create(conn)
         big = os.fstat(f.fileno()).st_size >= PARALLEL_BYTES
         side = fts.SideFts(tmp.with_name(f"{tmp.name}.fts")) if big and fts.usable(conn) else None
-        added, bad, end = index_lines(conn, store_path, f, 0, track, side)
+        added, bad, end = index_lines(conn, store_path, f, 0, track, side, rebuild=True)
         conn.execute(schema.SORT_PRAGMA)
         for statement in schema.INDEXES.split(";"):
             if statement.strip():
                 conn.execute(statement)
         if side is None:
             conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')")  # one b-tree
+            schema.fill_terms(conn)
         conn.execute("COMMIT")
         if side is not None:
             side.finish()

@@ -76,6 +76,7 @@ class SideFts:
             while (item := self._rows.get()) is not _DONE:
                 conn.executemany(INSERT, numbered(*item))
             conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('optimize')")
+            schema.fill_terms(conn)
             conn.execute("COMMIT")
         except BaseException as e:  # raised in the building thread by finish()
             self._error = e
@@ -101,6 +102,7 @@ class SideFts:
                 table = f"messages_fts_{shadow}"
                 conn.execute(f"DELETE FROM main.{table}")
                 conn.execute(f"INSERT INTO main.{table} SELECT * FROM side.{table}")
+            conn.execute("INSERT OR IGNORE INTO main.fts_terms SELECT term FROM side.fts_terms")
             conn.execute("COMMIT")
         finally:
             if conn.in_transaction:

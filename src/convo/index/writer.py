@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 
 from convo.core.names import words
-from convo.index import fts
+from convo.index import fts, schema
 from convo.index.batch import Batch
 from convo.index.fts import SideFts
 from convo.index.rows import Row, fts_values
@@ -21,8 +21,9 @@ class Inserter:
     """Batches into the index, in store order; ``added``: records written so far."""
 
     def __init__(
-        self, conn: sqlite3.Connection, *, empty: bool = False, side: SideFts | None = None
-    ):
+        self, conn: sqlite3.Connection, *, empty: bool = False, side: SideFts | None = None,
+        rebuild: bool = False,
+    ):  # fmt: skip
         self.conn = conn
         self.empty = empty  # a new index: no names to look up
         self.side = side  # where the full-text rows go, when not into ``conn``
@@ -31,6 +32,30 @@ class Inserter:
         self.ids: dict[str, int] = {}  # name -> name_id, for the names met so far
         self.added = 0
         self.bad = 0
+        # An append's new tokens for ``fts_terms``: its text also goes to a table of its
+        # own in memory, whose vocabulary ``finish`` adds (a rebuild reads the whole
+        # index's vocabulary once instead: ``schema.fill_terms``).
+        self.terms = not rebuild
+        if self.terms:
+            c = conn
+            c.execute("PRAGMA temp_store = MEMORY")
+            c.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.new_fts USING fts5("
+                f"subject, text, content='', tokenize='{schema.TOKENIZER}')"
+            )
+
+    def finish(self) -> None:
+        """Add an append's new tokens to ``fts_terms``."""
+        if self.terms:
+            self.conn.execute(
+                "CREATE VIRTUAL TABLE temp.new_vocab USING fts5vocab(temp, new_fts, row)"
+            )
+            self.conn.execute(
+                "INSERT OR IGNORE INTO main.fts_terms SELECT term FROM temp.new_vocab"
+            )
+            self.conn.execute("DROP TABLE temp.new_vocab")
+            self.conn.execute("DROP TABLE temp.new_fts")
+            self.terms = False
 
     def _names(self, names: list[str]) -> None:
         new = [n for n in names if n not in self.ids]
@@ -71,9 +96,18 @@ class Inserter:
             [(n + base, ids[x]) for n, x in batch.listeners],
         )
         c.executemany(f"INSERT OR IGNORE INTO message_tags VALUES (?+{base}, ?, ?)", batch.tags)
+        if batch.unfolded:
+            c.executemany(
+                "INSERT INTO messages_unfolded VALUES (?)", [(n + base,) for n in batch.unfolded]
+            )
+        if self.terms:
+            c.executemany(_NEW_TERMS_INSERT, fts.numbered(base, batch.subjects, batch.texts))
         self.next_id += batch.count
         self.added += batch.count
         self.bad += batch.bad
+
+
+_NEW_TERMS_INSERT = "INSERT INTO temp.new_fts (rowid, subject, text) VALUES (?, ?, ?)"
 
 
 def _json(values: list[str]) -> str:
@@ -91,6 +125,7 @@ def delete_message(conn: sqlite3.Connection, mid: int, row: Row) -> None:
     )
     conn.execute("DELETE FROM message_listeners WHERE message_id = ?", (mid,))
     conn.execute("DELETE FROM message_tags WHERE message_id = ?", (mid,))
+    conn.execute("DELETE FROM messages_unfolded WHERE message_id = ?", (mid,))
     conn.execute("DELETE FROM messages WHERE message_id = ?", (mid,))
 
 

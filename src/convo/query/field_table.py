@@ -154,6 +154,22 @@ def _subject_sql(conn: sqlite3.Connection, value: str) -> Sql:
     return Sql(f"(({likes}) OR {_NON_ASCII})", tuple(_like(w) for w in words), exact=False)
 
 
+def _text_sql(column: str | None) -> Callable[[sqlite3.Connection, str], Sql]:
+    """Every word of the value, a case-folded substring of the text (``column`` of the
+    full-text table, else the subject or the text): the full-text index's candidates
+    (``convo.index.substring``), each then checked."""
+
+    def sql(conn: sqlite3.Connection, value: str) -> Sql:
+        from convo.index.substring import candidates
+
+        found = candidates(conn, value.casefold().split(), column)
+        if found is None:
+            return Sql("1", exact=False)
+        return Sql(found[0], found[1], exact=found[0] == "0")
+
+    return sql
+
+
 def _words_in(get: Callable[[dict], list[str]]) -> Callable[[str], Check]:
     def make(value: str) -> Check:
         words = [w.casefold() for w in value.split()]
@@ -203,14 +219,14 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     F("tag", ("tag",), "tag:TAG", "a tag, in any case (-t)", _flat_check("tags"), "tags", "tags", _tag_sql),
     F("date", ("date",), "date:A..B", "A <= time < B, as --since reads them; date:2024-03 is March", _no_check),
     F("subject", ("subject",), "subject:WORDS", "every word in the subject (any case, part of a word too)", _words_in(_subject), None, "texts", _subject_sql, True),
-    F("body", ("text",), "text:WORDS", "every word in the text only", _words_in(fields.chunks), None, "texts"),
+    F("body", ("text",), "text:WORDS", "every word in the text only", _words_in(fields.chunks), None, "texts", _text_sql("text"), True),
     F("thread", ("thread",), "thread:ID", "the thread, or the id of its first message (--thread)", _flat_check("threads"), "threads", None, _thread_sql),
     F("id", ("id",), "id:ID", "one message", _id, None, None, _id_sql),
     F("format", ("format",), "format:NAME", "the input format, as `convo formats` names it", _equal_folded(lambda r: fields.string(r, "format")), None, None, _format_sql),
     F("role", ("role",), "role:ROLE", "the chat role: user, assistant, system or tool", _equal_folded(fields.role), None, None, _role_sql),
     F("source", ("source",), "source:PART", "part of the source id (a file name)", _source),
-    F("words", (), "word", "in the text or subject, any case, part of a word too (-q)", _flat_check("texts"), "texts", "texts"),
-    F("phrase", (), '"a phrase"', "its words in this order, in the text or subject", _phrase, None, "texts"),
+    F("words", (), "word", "in the text or subject, any case, part of a word too (-q)", _flat_check("texts"), "texts", "texts", _text_sql(None), True),
+    F("phrase", (), '"a phrase"', "its words in this order, in the text or subject", _phrase, None, "texts", _text_sql(None), True),
     F("regex", (), "", "a Python regular expression in the text or subject (-e)", _flat_check("regexes"), "regexes"),
 )}  # fmt: skip
 

@@ -149,9 +149,12 @@ def compile_where(conn: sqlite3.Connection, node: Node | None) -> Plan:
 
 
 def explain(plan: Plan | None, *, reason: str = "") -> str:
-    """One line for ``--explain``: how the query is answered, and why."""
+    """One line for ``--explain``: how the query is answered, and why (``reason``: why a
+    plan the index could run is scanned instead)."""
     if plan is None:
         return f"plan: scan ({reason})" if reason else "plan: scan"
+    if reason:
+        return f"plan: scan ({reason}; checked on each line: {', '.join(plan.checked)})"
     if plan.exact:
         fields = ", ".join(plan.indexed) or "no filter"
         return f"plan: index (exact: {fields})"

@@ -128,6 +128,9 @@ def _indexed(query: Query, selector: Selector, store: Path, track: Track | None)
         if not plan.exact and not plan.narrows and not query.ordered:
             stack.close()
             return explain(plan)
+        if not plan.exact and query.latest is None and _too_many(r, plan):
+            stack.close()
+            return explain(plan, reason=f"over 1/{CANDIDATE_SHARE} of the messages are candidates")
         sql_order = {None: "store", "time": "time", "-time": "-time"}[query.sort]
         if query.reverse:
             sql_order = sql_order[1:] if sql_order.startswith("-") else "-" + sql_order
@@ -141,6 +144,20 @@ def _indexed(query: Query, selector: Selector, store: Path, track: Track | None)
             yield from _chunks(lines)
 
     return Selection(batches(), indexed=True, plan=explain(plan), skipped=r.bad_lines)
+
+
+# A candidate the index leaves is read alone (``os.pread``), parsed and checked: about 20 µs
+# of CPU on the 1M-message benchmark store, where the scan (byte prefilter, decisions on
+# raw bytes, every core) spends about 2.4 µs a line. So when the candidates are more than
+# an eighth of the messages the scan is cheaper: ``-q budget`` (36% of the lines) took
+# 7.4 s of CPU through the index against 2.4 s scanned, ``-q quinn`` (0.3%) 0.30 s
+# against 1.68 s (``convo query --count``, paired runs, benchmarks/bench_query.py's store).
+# ``--latest N`` stops after N matches, so it keeps the index.
+CANDIDATE_SHARE = 8
+
+
+def _too_many(r: Reader, plan: Plan) -> bool:
+    return r.messages > 0 and r.at_least(plan.cond, plan.params, r.messages // CANDIDATE_SHARE + 1)
 
 
 def _lines(r: Reader, plan: Plan, query: Query, selector: Selector, order: str) -> Iterator[Match]:
