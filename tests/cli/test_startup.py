@@ -129,7 +129,7 @@ def test_help_converts_no_command():
     assert list(group.commands) == group.list_commands(ctx)  # registration order kept
 
 
-@pytest.mark.parametrize("argv", [["search", "message"], ["threads", "-f", "json"]])
+@pytest.mark.parametrize("argv", [["people", "-f", "json"], ["threads", "-f", "json"]])
 def test_typer_commands_coerce_without_pydantic(tmp_path, argv):
     """A command typer parses imports no pydantic for its plain options (cli/coercion.py,
     on typer's public API only)."""
