@@ -28,7 +28,7 @@ from convo.pipeline.ingest import read_messages
 
 ROOT = Path(__file__).resolve().parents[2]
 LABELS = ROOT / "tests" / "fixtures" / "knowledge" / "labels.jsonl"
-BASELINE = {"precision": 1.0, "recall": 0.09}  # measured when the set was made
+BASELINE = {"precision": 0.96, "recall": 0.9}  # measured with entities.find (rules, gazetteer)
 
 
 def _key(record: dict) -> tuple[str, str]:

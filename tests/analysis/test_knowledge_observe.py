@@ -12,7 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from convo.analysis.knowledge import text
-from convo.analysis.knowledge.body_analysis import BROADCAST, Analysis, analyse, message_body
+from convo.analysis.knowledge.body_analysis import (
+    BROADCAST,
+    Analysis,
+    _side,
+    analyse,
+    message_body,
+)
+from convo.analysis.knowledge.entities import find
 from convo.analysis.knowledge.extract import Conversation
 from convo.analysis.knowledge.keyphrases import candidates
 from convo.core import fields
@@ -40,12 +47,12 @@ def _scanned(record: dict, listeners: list[str]) -> Analysis:
     """``analyse`` with ``scan`` run on every text (the plain rule)."""
     body = message_body(record)
     if not body:
-        return Analysis([], [], [], [], [], [])
+        return _side(record, Analysis([], [], [], [], [], [], []))
     marked = text.scan(body)
     mentions = [m for m in marked.mentions if m.casefold() not in BROADCAST]
     asked = text.questions(body) if listeners else []
-    return Analysis(marked.urls, marked.emails, mentions, marked.hashtags, asked,
-                    candidates(marked.plain))  # fmt: skip
+    return _side(record, Analysis(marked.urls, marked.emails, mentions, marked.hashtags, asked,
+                    candidates(marked.plain), find(marked.plain)))  # fmt: skip
 
 
 @settings(max_examples=300, deadline=None)

@@ -292,13 +292,15 @@ class Conversation:
             for name in names:
                 if name not in seen:
                     self._name(name, _META)
-        if not (analysis.mentions or analysis.emails or analysis.urls):
+        if not analysis.names_things():
             return analysis
         for names, priority in (
             (analysis.mentions, _MENTION), (analysis.emails, _TEXT), (analysis.urls, _TEXT),
         ):  # fmt: skip
             for name in names:  # actions.content_entities, in its order
                 self._name(name, priority)
+        for name, _ in analysis.entities:
+            self._name(name, _TEXT)
         return analysis
 
     def extract(
@@ -351,7 +353,7 @@ def _extract_plain(
     meta = metadata_plain(record, mail, canon, actions)
     a = analysis if analysis is not None else analyse(record)
     entities = meta["entities"]
-    if a.mentions or a.emails or a.urls:
+    if a.names_things():
         entities += content_entities(a)
     found = meta["actions"]
     speaker = fields.speaker(record)

@@ -44,6 +44,7 @@ from typing import Any, NamedTuple
 
 from convo.analysis.knowledge.stopwords import STOPWORDS as OTHER_STOPWORDS
 from convo.analysis.knowledge.stopwords import language
+from convo.analysis.knowledge.text import split_pieces
 
 MAX_WORDS = 4
 
@@ -127,7 +128,6 @@ _STOP = {None: STOPWORDS} | {k: STOPWORDS | v for k, v in OTHER_STOPWORDS.items(
 _LISTED = frozenset().union(*OTHER_STOPWORDS.values())  # stopwords of other languages
 _WORDS = _Words()
 _TEXTS = {lang: _Texts(stop, lang is None) for lang, stop in _STOP.items()}
-_NEWLINE = "\x00"  # stands for a newline in a text split on whitespace (a break, as \x00 is)
 # Marks in a run text (no word holds them, nor a line break): a stopword of another
 # language only follows _MARK, a word of two letters _SHORT.
 _MARK, _SHORT = "\x01", "\x02"
@@ -142,7 +142,7 @@ class _Pieces(dict):
 
     ``_SCAN``'s words and punctuation runs hold no whitespace, so they lie within the
     pieces, and a piece of letters and digits only is one word. What spans whitespace is
-    a break: a newline (``_NEWLINE``), and a spaced dash (``\\s-+\\s``: a piece of dashes
+    a break: a newline (``NEWLINE``), and a spaced dash (``\\s-+\\s``: a piece of dashes
     only; when an earlier one took the space before it, that one broke the same gap).
     How many breaks stand between two words does not change the candidates.
     """
@@ -173,16 +173,16 @@ class _Pieces(dict):
 _PIECES = _Pieces()
 
 
-def candidates(text: str) -> list[str]:
+def candidates(text: str, pieces: list[str] | None = None) -> list[str]:
     """Candidate phrases (their normalised words joined by a space) in order of
-    appearance.
+    appearance (``pieces``: ``split_pieces(text)``, when the caller has them).
 
     Stopwords are those of the message's language (``stopwords.language``) and English.
     Each distinct piece of text is read once (``_Pieces``); a message is then C loops
     over its pieces and its runs between breaks.
     """
     _PIECES.bound()
-    pieces = (text.replace("\n", f" {_NEWLINE} ") if "\n" in text else text).split()
+    pieces = split_pieces(text) if pieces is None else pieces
     runs = "".join(map(_PIECES.__getitem__, pieces))
     if _MARK in runs:
         runs = _foreign(pieces, runs)
