@@ -7,6 +7,8 @@ names another file), TOML:
     people = "~/convo/people.toml"     # as --people / $CONVO_PEOPLE
     tz = "Europe/Berlin"               # as --tz: naive times read and shown in this zone
     sort = "-time"                     # list and query's order when none is asked for
+    llm_url = "http://localhost:11434/v1"  # as --llm-url / $CONVO_LLM_URL
+    llm_model = "llama3.1"             # as --llm-model / $CONVO_LLM_MODEL
 
 A value given on the command line wins, then the environment variable, then the file,
 then convo's default; ``convo config`` shows each value in effect and where it came
@@ -27,6 +29,8 @@ KEYS = {
     "people": ("--people", "CONVO_PEOPLE", "the people file"),
     "tz": ("--tz", None, "the zone of naive times (default: local)"),
     "sort": ("--sort", None, "list/query order when none is given: time or -time"),
+    "llm_url": ("--llm-url", "CONVO_LLM_URL", "the chat endpoint of --extractor llm"),
+    "llm_model": ("--llm-model", "CONVO_LLM_MODEL", "the model of --extractor llm"),
 }
 SORTS = ("time", "-time")
 
