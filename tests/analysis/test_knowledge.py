@@ -345,3 +345,21 @@ def test_aggregate_memory_is_bounded_and_the_top_keeps_within_the_bound(monkeypa
     assert top["topic"] == "deploy pipeline"
     assert 3_000 - agg.topics.error <= top["messages"] <= 3_000
     assert agg.topics.error <= agg.topics.total / 51
+
+
+def test_topics_a_person_would_name():
+    """Not a chunk's marker, a message-kind tag, verb forms, times of day or a bare "part"
+    (issue 39: "approached solving", "trickiest part", tags and "morning")."""
+    texts = [
+        ["[thinking] I approached solving the parser bug", "The trickiest part was the parser bug"],
+        ["Good morning, the parser bug again", "I approached solving it this morning"],
+        ["Joined the parser bug hunt", "Joined again, the parser bug"],
+    ]
+    records = [
+        rec(t, speaker="ann", id=f"m{i}", tags=["system", "parsing"]) for i, t in enumerate(texts)
+    ]
+    topics = {t for _, k in extract_all(records) for t in k.topics}
+    assert "parser bug" in topics and "parsing" in topics
+    bad = {"thinking", "system", "approached solving", "trickiest part", "morning", "joined",
+           "part"}  # fmt: skip
+    assert not topics & bad, topics & bad

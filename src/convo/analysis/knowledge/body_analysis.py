@@ -10,6 +10,7 @@ observes it and spools it (``Analysis.dump``), the second reads it back
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
@@ -106,8 +107,15 @@ def analyse(record: dict[str, Any], listeners: list[str] | None = None) -> Analy
     return _side(record, _analyse_body(record, listeners))
 
 
+# What chat importers write before a chunk's text to say what it is ("[thinking]",
+# "[memory]", "[photo]", "[system event]"): not words of the text.
+_MARKER = re.compile(r"^\[[a-z][a-z_ ]{0,30}\]", re.M)
+
+
 def _analyse_body(record: dict[str, Any], listeners: list[str] | None) -> Analysis:
     text = message_body(record)
+    if text.startswith("[") or "\n[" in text:
+        text = _MARKER.sub("", text)
     if not text:
         return Analysis([], [], [], [], [], [], [])
     heard = fields.listeners(record) if listeners is None else listeners

@@ -77,12 +77,12 @@ _add(_names(g.NATURAL_LANGUAGES), "language")
 _add(_names(g.SOFTWARE_AS_SPELT), "software")
 _add(_names(g.SOFTWARE_ANY_CASE), "software", any_case=True)
 _add(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"], "date")
-_ANY["jwts"] = _ANY["jwt"]
 # A software name of the any-case list spelt with capitals is still the same entity.
 _SPELLING = {name.casefold(): entry for name, entry in _EXACT.items()}
 for _key, (_name, _kind) in list(_ANY.items()):
     if _key in _SPELLING:
         _ANY[_key] = _SPELLING[_key]
+_ANY["jwts"] = _ANY["jwt"]  # the plural, the same thing
 
 # --- word shapes ----------------------------------------------------------------------
 
@@ -149,7 +149,8 @@ def _starts_sentence(pieces: list[str], i: int) -> bool:
 
 def _known(tok: str, text: str, at_start: bool) -> tuple[str, str] | None:
     """The gazetteer entry ``tok`` names (a phrase when the text has one), or None;
-    a name of the any-case list keeps the text's spelling."""
+    a name of the any-case list keeps the text's spelling unless the gazetteer has one
+    with capitals (``JWT`` for ``jwts``)."""
     for phrase, kind in _PHRASES.get(tok, ()):
         if phrase in text:
             return phrase, kind
@@ -160,7 +161,9 @@ def _known(tok: str, text: str, at_start: bool) -> tuple[str, str] | None:
             return None  # "Teams should ...", "Spark joy": a word, not the product
         return entry
     entry = _ANY.get(tok.casefold())
-    return entry if entry is None or tok.islower() else (tok, entry[1])
+    if entry is None or tok.islower() or not entry[0].islower():
+        return entry  # as the gazetteer spells it, when it knows how
+    return tok, entry[1]
 
 
 def find(text: str, quotes: bool = True, pieces: list[str] | None = None) -> Found:

@@ -371,12 +371,24 @@ def _extract_plain(
     }
 
 
+# Tags importers give a message to say what kind it is (importers/apps/common.py's
+# SYSTEM_TAG, IRC's actions and notices, bots' and boosts'), not what it is about.
+KIND_TAGS = frozenset({"system", "bot", "boost", "action", "notice"})
+
+
+def topic_tags(tags: Any) -> list[str]:
+    """The tags of a record that are topics: strings, not a ``KIND_TAGS`` one."""
+    if not isinstance(tags, list):
+        return []
+    return [t for t in tags if isinstance(t, str) and t.casefold() not in KIND_TAGS]
+
+
 def topics_of(record: dict[str, Any], a: Analysis, conv: Conversation | None) -> list[str]:
     """A message's topics: its subject, tags, hashtags, then key phrases, deduplicated."""
     subject = record.get("subject")
     tags = record.get("tags")
     topics = [clean_subject(subject)] if isinstance(subject, str) else []
-    topics += [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
+    topics += topic_tags(tags)
     topics += a.hashtags
     if conv is None or not conv.stats.docs:
         names = conv.name_words if conv is not None else _own_name_words(record, a)

@@ -42,8 +42,8 @@ from itertools import chain, compress, groupby, repeat
 from operator import itemgetter
 from typing import Any, NamedTuple
 
+from convo.analysis.knowledge.stopwords import FILLER, language, verbal
 from convo.analysis.knowledge.stopwords import STOPWORDS as OTHER_STOPWORDS
-from convo.analysis.knowledge.stopwords import language
 from convo.analysis.knowledge.text import split_pieces
 
 MAX_WORDS = 4
@@ -74,7 +74,7 @@ _STOPWORD_TEXT = """
     anyways also cool nice awesome agree agreed guess mean means know knew think thought feel
     sounds sound fine hope hopefully let's lemme wait still tbh imo fyi btw pm am
 """
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+STOPWORDS = frozenset(_STOPWORD_TEXT.split()) | FILLER
 
 # A word (group 1), or something that breaks a phrase: punctuation, a spaced dash, a line end.
 _SCAN = re.compile(r"([^\W_][\w'’-]*)|[^\w\s'’-]+|\s-+\s|\n")
@@ -383,13 +383,13 @@ class _Phrases(dict[str, Phrase]):
             words = _trim(words, self.recurring)
             text = " ".join(words)
         found: Phrase
-        if len(words) > 1:
+        if len(words) > 1 and not verbal(words):
             get = self.scores.get
             total = 0.0
             for w in words:  # in order, as PhraseStats.word_score summed (the same float)
                 total += get(w, 1.0)
             found = (text, -total, words, len(words), text.casefold() == text)
-        elif len(text) >= 4 and text in self.recurring:
+        elif len(text) >= 4 and text in self.recurring and not verbal(words):
             found = (text, -self.scores.get(text, 1.0), words, 1, text.casefold() == text)
         else:
             found = (None, _NEVER, words, 1, True)
@@ -437,7 +437,7 @@ def _local_scores(
         words = cand.split()
         if cand in scored or (skip and cand in skip) or _is_name(words, names):
             continue
-        if len(words) == 1 and (len(cand) < 4 or in_message[cand] < 2):
+        if verbal(words) or (len(words) == 1 and (len(cand) < 4 or in_message[cand] < 2)):
             continue
         score = 0.0
         for w in words:

@@ -35,6 +35,7 @@ from typing import Any
 
 from convo.analysis.knowledge.body_analysis import message_body
 from convo.analysis.knowledge.dicts import Plain, merge_entities
+from convo.analysis.knowledge.extract import topic_tags
 from convo.analysis.knowledge.text import clean_subject
 
 MAX_CHARS = 4000
@@ -321,7 +322,7 @@ def combine(record: dict[str, Any], knowledge: Plain, found: Plain) -> Plain:
     subject = record.get("subject")
     tags = record.get("tags")
     own = [clean_subject(subject)] if isinstance(subject, str) else []
-    own += [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
+    own += topic_tags(tags)
     topics: dict[str, str] = {}
     for t in (*found["topics"], *own):
         t = " ".join(t.split())
