@@ -18,6 +18,7 @@ from typing import Any
 from convo.analysis.knowledge.entities import find, side_text
 from convo.analysis.knowledge.keyphrases import candidates
 from convo.analysis.knowledge.metadata import is_email
+from convo.analysis.knowledge.said import said
 from convo.analysis.knowledge.text import body, may_be_marked, questions, scan, split_pieces
 from convo.core import fields
 
@@ -48,25 +49,25 @@ class Analysis:
     questions: list[str]
     candidates: list[str]  # keyphrases.candidates: each its words joined by a space
     entities: list[list[str]]  # entities.find: [name, type] of what the text names
+    said: list[list[str]]  # said.said: [subject, verb, tense, object] the text states
 
     def dump(self) -> list[Any]:
         """Plain data for a spool line: the candidates alone when the other lists are
         empty (most messages)."""
         if (
             self.urls or self.emails or self.mentions or self.hashtags or self.questions
-            or self.entities
+            or self.entities or self.said
         ):  # fmt: skip
             return [self.urls, self.emails, self.mentions, self.hashtags, self.questions,
-                    self.candidates, self.entities]  # fmt: skip
+                    self.candidates, self.entities, self.said]  # fmt: skip
         return [self.candidates]
 
     @classmethod
     def load(cls, data: list[Any]) -> Analysis:
         """The analysis ``dump`` gave ``data`` of."""
         if len(data) == 1:
-            return cls([], [], [], [], [], data[0], [])
-        urls, emails, mentions, hashtags, asked, found, named = data
-        return cls(urls, emails, mentions, hashtags, asked, found, named)
+            return cls([], [], [], [], [], data[0], [], [])
+        return cls(*data)
 
     def names_things(self) -> bool:
         """Whether the text names something: a mention, address, URL or entity."""
@@ -117,21 +118,38 @@ def _analyse_body(record: dict[str, Any], listeners: list[str] | None) -> Analys
     if text.startswith("[") or "\n[" in text:
         text = _MARKER.sub("", text)
     if not text:
-        return Analysis([], [], [], [], [], [], [])
+        return Analysis([], [], [], [], [], [], [], [])
     heard = fields.listeners(record) if listeners is None else listeners
     asked = questions(text) if heard else []
     if not may_be_marked(text):  # most messages: what ``scan`` finds is the text alone
         pieces = split_pieces(text)
-        return Analysis([], [], [], [], asked, candidates(text, pieces), find(text, True, pieces))
+        named = find(text, True, pieces)
+        return Analysis(
+            [], [], [], [], asked, candidates(text, pieces), named,
+            _said(record, text, named, heard, []),
+        )  # fmt: skip
     marked = scan(text)
     mentions = (
         [m for m in marked.mentions if m.casefold() not in BROADCAST] if marked.mentions else []
     )
     pieces = split_pieces(marked.plain)
+    named = find(marked.plain, True, pieces)
     return Analysis(
         marked.urls, marked.emails, mentions, marked.hashtags, asked,
-        candidates(marked.plain, pieces), find(marked.plain, True, pieces),
+        candidates(marked.plain, pieces), named,
+        _said(record, marked.plain, named, heard, mentions),
     )  # fmt: skip
+
+
+def _said(
+    record: dict[str, Any], text: str, named: list[list[str]], heard: list[str],
+    mentions: list[str],
+) -> list[list[str]]:  # fmt: skip
+    """``said.said`` of the text, with the record's people (none without entities)."""
+    if not named:
+        return []
+    speaker = fields.speaker(record)
+    return said(text, named, [*([speaker] if speaker else []), *heard, *mentions])
 
 
 def people_only(

@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any
 
 from convo.analysis.knowledge.actions import ask_actions, content_entities, reply_actions
 from convo.analysis.knowledge.body_analysis import Analysis, analyse
-from convo.analysis.knowledge.dicts import Plain, merge_entities, response
+from convo.analysis.knowledge.dicts import Plain, action, merge_entities, response
 from convo.analysis.knowledge.email import mail_parts, person_name
 from convo.analysis.knowledge.keyphrases import PhraseStats, rank, top_phrases
 from convo.analysis.knowledge.metadata import (
@@ -363,6 +363,12 @@ def _extract_plain(
             heard = [person_of(mail, x, conv) for x in fields.listeners(record)]
             found += ask_actions(heard, who, a.questions, canon)
         found += reply_actions(record, who, conv, canon)
+        if a.said and actions:
+            found += [
+                action([verb], canon(person_of(mail, subject, conv)) if subject else who,
+                       canon(obj), tense=tense)
+                for subject, verb, tense, obj in a.said
+            ]  # fmt: skip
     return {
         "entities": merge_entities(entities, canon),
         "actions": found,
