@@ -220,9 +220,10 @@ def _outermost(out: dict[str, list[str]]) -> Found:
     long = [k for k in out if " " in k]
     if not long:
         return list(out.values())
+    spaced = [f" {x} " for x in long]
     return [
         v for k, v in out.items()
-        if not any(k != x and re.search(rf"(?<!\w){re.escape(k)}s?(?!\w)", x) for x in long)
+        if not any(f" {k} " in x or f" {k}s " in x for x in spaced if x != f" {k} ")
     ]  # fmt: skip
 
 

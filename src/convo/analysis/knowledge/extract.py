@@ -394,7 +394,8 @@ def topics_of(record: dict[str, Any], a: Analysis, conv: Conversation | None) ->
     subject = record.get("subject")
     tags = record.get("tags")
     topics = [clean_subject(subject)] if isinstance(subject, str) else []
-    topics += topic_tags(tags)
+    if tags:
+        topics += topic_tags(tags)
     topics += a.hashtags
     if conv is None or not conv.stats.docs:
         names = conv.name_words if conv is not None else _own_name_words(record, a)
