@@ -15,6 +15,7 @@ CASES = [
     ("a Python CLI tool that parses VTT files with pytest",
      [["Python", "language"], ["VTT", "technology"], ["pytest", "software"]]),
     ("Deployed auth-service v2.1 to staging", [["auth-service", "project"], ["v2.1", "version"]]),
+    ("the v2 API, not v1.pdf", [["v2", "version"], ["v1.pdf", "file"]]),
     ("The 2.4 release is planned for Tuesday.", [["Tuesday", "date"], ["2.4", "version"]]),
     ("QA signed off on build 2.4, ship Thursday 10:00",
      [["Thursday", "date"], ["2.4", "version"], ["10:00", "time"]]),

@@ -9,7 +9,7 @@
   is no product); names no English word shares are found in any case (``pytest``).
   An entity is named as the gazetteer spells it, so spellings merge.
 - Shapes: dates (``2025-04-10``, ``3 March 2024``, ``March 3``, years 1950-2049 standing
-  alone), times (``14:00``, ``2 pm``), versions (``v2.1``, ``1.2.3``, ``2.4`` after
+  alone), times (``14:00``, ``2 pm``), versions (``v2``, ``v2.1``, ``1.2.3``, ``2.4`` after
   ``version``/``release``/``build`` or before ``release``, or after a software name),
   amounts (currencies, percentages, a number with a unit: ``129 EUR``, ``$5``,
   ``30%``, ``18 minutes``, ``12 C``), files (a name with a known extension, with its
@@ -310,7 +310,7 @@ _SHAPES = re.compile(
         | {_MONTH}\s+\d{{4}})(?![\w:]))
     | (?P<time>(?<![\w:.])(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?:\s?[AaPp]\.?[Mm]\.?(?!\w))?(?![\w:]))
     | (?P<clock>(?<![\w:.])(?:1[0-2]|0?[1-9])\s?(?:[ap]\.m\.|[AaPp][Mm](?!\w)))
-    | (?P<vprefix>(?<![\w.])v(?P<vp>\d+(?:\.\d+)+(?:-[\w.]+)?)(?![\w.]))
+    | (?P<vprefix>(?<![\w.])v(?P<vp>\d+(?:\.\d+)*(?:-[\w.]+)?)(?![\w.]))
     | (?P<vword>(?i:version|release|build|ver\.|rev\.)\s+(?P<vw>\d+(?:\.\d+)+)(?![\w.]))
     | (?P<vbefore>(?<![\w.])(?P<vb>\d+(?:\.\d+)+)\s+(?i:release|version|build|beta|alpha|rc\d*)(?!\w))
     | (?P<semver>(?<![\w.])\d+\.\d+\.\d+(?:-[\w.]+)?(?![\w.]|\.\d))
