@@ -354,6 +354,7 @@ def test_topics_a_person_would_name():
         ["[thinking] I approached solving the parser bug", "The trickiest part was the parser bug"],
         ["Good morning, the parser bug again", "I approached solving it this morning"],
         ["Joined the parser bug hunt", "Joined again, the parser bug"],
+        ["Ann wrote the parser bug report", "Bob wrote nothing, ann wrote it"],
     ]
     records = [
         rec(t, speaker="ann", id=f"m{i}", tags=["system", "parsing"]) for i, t in enumerate(texts)
@@ -361,5 +362,5 @@ def test_topics_a_person_would_name():
     topics = {t for _, k in extract_all(records) for t in k.topics}
     assert "parser bug" in topics and "parsing" in topics
     bad = {"thinking", "system", "approached solving", "trickiest part", "morning", "joined",
-           "part"}  # fmt: skip
+           "part", "ann wrote"}  # fmt: skip
     assert not topics & bad, topics & bad

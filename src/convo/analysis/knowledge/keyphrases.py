@@ -42,7 +42,7 @@ from itertools import chain, compress, groupby, repeat
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from convo.analysis.knowledge.stopwords import FILLER, language, verbal
+from convo.analysis.knowledge.stopwords import FILLER, language, named_verb, verbal
 from convo.analysis.knowledge.stopwords import STOPWORDS as OTHER_STOPWORDS
 from convo.analysis.knowledge.text import split_pieces
 
@@ -419,8 +419,8 @@ def skipped(exclude: Iterable[str]) -> set[str]:
 
 
 def _is_name(words: list[str], names: Collection[str]) -> bool:
-    """A person's name or surname is an entity, not a topic."""
-    return bool(names) and all(w in names for w in words)
+    """A person's name or surname is an entity, not a topic, nor is ``bob wrote``."""
+    return bool(names) and (all(w in names for w in words) or named_verb(words, names))
 
 
 def _local_scores(
@@ -468,7 +468,7 @@ def top_phrases(
     for text, _, words, _, own in sorted(found, key=_SCORE):
         if text is None:  # never ranked, as every one after it
             break
-        if text in top or text in skip or (names and names.issuperset(words)):
+        if text in top or text in skip or (names and _is_name(words, names)):
             continue
         top.append(text)
         folded = folded and own

@@ -16,7 +16,7 @@ language costs one dict lookup per word, in C loops.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 _LISTS = {
     "de": """
@@ -134,3 +134,41 @@ def verbal(words: list[str]) -> bool:
     if len(words) == 1:
         return _past(words[0])
     return all(w.endswith("ing") or _past(w) for w in words)
+
+
+_PAST = frozenset(
+    [
+        "wrote",
+        "said",
+        "made",
+        "sent",
+        "took",
+        "gave",
+        "found",
+        "built",
+        "ran",
+        "broke",
+        "told",
+        "went",
+        "got",
+        "did",
+        "saw",
+        "met",
+        "kept",
+        "left",
+        "thought",
+        "knew",
+        "brought",
+        "bought",
+    ]
+)
+
+
+def named_verb(words: list[str], names: Collection[str]) -> bool:
+    """Whether a phrase is a person's name and past-tense verbs only (``bob wrote``,
+    ``carol replied``): who did something, not what it is about."""
+    return (
+        len(words) > 1
+        and any(w in names for w in words)
+        and all(w in names or w in _PAST or _past(w) for w in words)
+    )
