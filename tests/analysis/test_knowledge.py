@@ -243,11 +243,19 @@ def test_quoted_mail_and_signature_are_not_read():
     assert not [a for a in k["actions"] if a["verbs"] == ["ask"]]
 
 
-def test_tool_chunks_and_tool_role_are_skipped():
+def test_tool_chunks_and_tool_role_give_entities_only():
+    """What a tool was called with and the head of what it gave name things (URLs,
+    files, places); they make no topics and no questions."""
     k = extract(rec(['[tool_use search] {"q": "https://x.example"}', "ok"], speaker="bot"))
-    assert not [e for e in k.entities if "url" in e.type]
-    k = extract(rec("https://x.example", speaker="tool", role="tool"))
-    assert not [e for e in k.entities if "url" in e.type]
+    assert [e.name for e in k.entities if "url" in e.type] == ["https://x.example"]
+    assert k.topics == []
+    k = extract(rec("https://x.example in Paris, notes.md?", speaker="tool", role="tool"))
+    assert {(e.name, e.type[0]) for e in k.entities} >= {
+        ("https://x.example", "url"), ("Paris", "place"), ("notes.md", "file"),
+    }  # fmt: skip
+    assert k.topics == [] and not [a for a in k.actions if a.verbs == ["ask"]]
+    k = extract(rec(["[tool_result t1] " + "x " * 300 + "in Paris"], speaker="bot"))
+    assert not [e for e in k.entities if e.name == "Paris"]  # past the head read
 
 
 def test_content_is_a_superset_of_metadata_entities_and_actions():
@@ -337,3 +345,22 @@ def test_aggregate_memory_is_bounded_and_the_top_keeps_within_the_bound(monkeypa
     assert top["topic"] == "deploy pipeline"
     assert 3_000 - agg.topics.error <= top["messages"] <= 3_000
     assert agg.topics.error <= agg.topics.total / 51
+
+
+def test_topics_a_person_would_name():
+    """Not a chunk's marker, a message-kind tag, verb forms, times of day or a bare "part"
+    (issue 39: "approached solving", "trickiest part", tags and "morning")."""
+    texts = [
+        ["[thinking] I approached solving the parser bug", "The trickiest part was the parser bug"],
+        ["Good morning, the parser bug again", "I approached solving it this morning"],
+        ["Joined the parser bug hunt", "Joined again, the parser bug"],
+        ["Ann wrote the parser bug report", "Bob wrote nothing, ann wrote it"],
+    ]
+    records = [
+        rec(t, speaker="ann", id=f"m{i}", tags=["system", "parsing"]) for i, t in enumerate(texts)
+    ]
+    topics = {t for _, k in extract_all(records) for t in k.topics}
+    assert "parser bug" in topics and "parsing" in topics
+    bad = {"thinking", "system", "approached solving", "trickiest part", "morning", "joined",
+           "part", "ann wrote"}  # fmt: skip
+    assert not topics & bad, topics & bad

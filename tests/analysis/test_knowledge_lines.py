@@ -32,7 +32,8 @@ NAMES = ["Alice Smith", "alice smith", "Bob", "BOB", "user", "Assistant", "Zoë 
          "Alice Smith <alice@x.org>", "Email <e@x.org>", "email", "User <u@x.org>",
          '"Smith, Alice" <ALICE@x.org>', "<bob@y.org>", "Bob <bob@y.org>"]  # fmt: skip
 WORDS = ["deploy", "pipeline", "budget", "review", "alice", "smith", "the", "and", "why?",
-         "@bob", "https://x.org/a", "carol@x.org", "#ops", "\n", "Ünïcode", "release"]  # fmt: skip
+         "@bob", "https://x.org/a", "carol@x.org", "#ops", "\n", "Ünïcode", "release",
+         "Paris", "v2.1", "notes.md", "I", "fixed", "Bob", "wrote", "JWT", "10:30", "Teams"]  # fmt: skip
 
 TEXT = st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join)
 record = st.fixed_dictionaries(

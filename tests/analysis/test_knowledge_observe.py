@@ -12,7 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from convo.analysis.knowledge import text
-from convo.analysis.knowledge.body_analysis import BROADCAST, Analysis, analyse, message_body
+from convo.analysis.knowledge.body_analysis import (
+    _MARKER,
+    BROADCAST,
+    Analysis,
+    _said,
+    _side,
+    analyse,
+    message_body,
+)
+from convo.analysis.knowledge.entities import find
 from convo.analysis.knowledge.extract import Conversation
 from convo.analysis.knowledge.keyphrases import candidates
 from convo.core import fields
@@ -38,14 +47,16 @@ def test_body_is_the_chunk_by_chunk_body(chunks):
 
 def _scanned(record: dict, listeners: list[str]) -> Analysis:
     """``analyse`` with ``scan`` run on every text (the plain rule)."""
-    body = message_body(record)
+    body = _MARKER.sub("", message_body(record))
     if not body:
-        return Analysis([], [], [], [], [], [])
+        return _side(record, Analysis([], [], [], [], [], [], [], []))
     marked = text.scan(body)
     mentions = [m for m in marked.mentions if m.casefold() not in BROADCAST]
     asked = text.questions(body) if listeners else []
-    return Analysis(marked.urls, marked.emails, mentions, marked.hashtags, asked,
-                    candidates(marked.plain))  # fmt: skip
+    named = find(marked.plain)
+    return _side(record, Analysis(marked.urls, marked.emails, mentions, marked.hashtags, asked,
+                    candidates(marked.plain), named,
+                    _said(record, marked.plain, named, listeners, mentions)))  # fmt: skip
 
 
 @settings(max_examples=300, deadline=None)
@@ -104,6 +115,8 @@ ANALYSIS = st.builds(
     Analysis,
     *[st.lists(st.sampled_from(["x", "y.org"]), max_size=2) for _ in range(5)],
     st.lists(st.lists(st.sampled_from(["ab", "cd"]), min_size=1, max_size=3).map(" ".join)),
+    st.lists(st.lists(st.sampled_from(["Paris", "place"]), min_size=2, max_size=2), max_size=2),
+    st.lists(st.lists(st.sampled_from(["", "fix", "past"]), min_size=4, max_size=4), max_size=2),
 )
 
 

@@ -201,3 +201,28 @@ def test_typeagent_own_settings_open_it_through_convo_embed_serve(store, env, ty
     embed_store(store)
     top = semantic(store, question, limit=1)[0]
     assert out.stdout.strip() == {x["id"]: x for x in _records(store)}[top.id]["source_id"]
+
+
+def test_the_llm_extractor_adds_the_models_knowledge(store, env, tmp_path):
+    """``--extractor llm`` against a local stub of a chat endpoint: the model's entities
+    are in TypeAgent's semantic refs; a failing model is one warning and convo's own."""
+    from llm_stub import Stub, completion
+
+    stub = Stub()
+    try:
+        db = tmp_path / "llm.db"
+        args = ("--store", str(store), "export", "--to", "typeagent-db", "-o", str(db),
+                "--extractor", "llm", "--llm-url", stub.url, "--llm-model", "m", "format:mbox")  # fmt: skip
+        r = _convo(env, *args)
+        assert r.returncode == 0, r.stderr
+        assert "llm extractor" not in r.stderr and stub.requests
+        with sqlite3.connect(db) as c:
+            refs = " ".join(k for (k,) in c.execute("SELECT knowledge_json FROM SemanticRefs"))
+        assert "deploy pipeline" in refs
+        stub.reply = lambda body: (200, completion("not json"))
+        other = tmp_path / "fallback.db"
+        r = _convo(env, *[other.as_posix() if a == str(db) else a for a in args])
+        assert r.returncode == 0, r.stderr
+        assert "llm extractor:" in r.stderr and "kept convo's own knowledge" in r.stderr
+    finally:
+        stub.close()

@@ -8,6 +8,8 @@ names another file), TOML:
     tz = "Europe/Berlin"               # as --tz: naive times read and shown in this zone
     sort = "-time"                     # list and query's order when none is asked for
     columns = "time,from,to,text"      # the columns of list and query's terminal table
+    llm_url = "http://localhost:11434/v1"  # as --llm-url / $CONVO_LLM_URL
+    llm_model = "llama3.1"             # as --llm-model / $CONVO_LLM_MODEL
 
 A value given on the command line wins, then the environment variable, then the file,
 then convo's default; ``convo config`` shows each value in effect and where it came
@@ -29,6 +31,8 @@ KEYS = {
     "tz": ("--tz", None, "the zone of naive times (default: local)"),
     "sort": ("--sort", None, "list/query order when none is given: time or -time"),
     "columns": (None, None, "the terminal table's columns, comma-separated"),
+    "llm_url": ("--llm-url", "CONVO_LLM_URL", "the chat endpoint of --extractor llm"),
+    "llm_model": ("--llm-model", "CONVO_LLM_MODEL", "the model of --extractor llm"),
 }
 SORTS = ("time", "-time")
 

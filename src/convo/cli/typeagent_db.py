@@ -8,6 +8,8 @@ always a file (``-o``, never stdout), created when missing and added to when it 
 only records whose id it has not ingested are added (a re-run adds nothing). A progress
 bar (records added of the new ones) shows on a terminal; one line on stderr says what was
 done. ``--name`` is the conversation's name, set when the database is created.
+``--extractor llm`` adds a language model's knowledge to convo's (``cli.llm_options``);
+the messages that fell back to convo's own are one warning.
 """
 
 from __future__ import annotations
@@ -43,8 +45,10 @@ def write_typeagent_db(
     output: str | None,
     checked: Callable[[Any, Any], Iterator[dict[str, Any]]],
     name: str,
+    llm: Any = None,
 ) -> int:
-    """Build or extend the database ``output``; the exit code."""
+    """Build or extend the database ``output``; the exit code. ``llm``: the model of
+    ``--extractor llm`` (``analysis.knowledge.llm.Settings``), or None."""
     from convo.cli.runtime import err, outcome
     from convo.core.errors import UsageError
     from convo.query.scan import Selector
@@ -56,7 +60,9 @@ def write_typeagent_db(
     records = checked(args.matches(env, reporter, selector=selector), reporter)
     update, stop = _progress_bar(env)
     try:
-        built = export_database(records, output, name=name, on_progress=update)
+        built = export_database(
+            records, output, name=name, on_progress=update, llm=llm, on_warning=reporter.warning
+        )
     finally:
         stop()
         reporter.close()

@@ -35,6 +35,7 @@ from convo.typeagent.adapters import (
 
 BATCH = 100
 Plain = dict[str, Any]
+Refine = Callable[[Plain, Plain], Plain]
 
 
 @dataclass
@@ -82,11 +83,20 @@ async def _new_records(conv: Any, records: Sequence[Plain]) -> list[Plain]:
     return new
 
 
-def knowledge_table(records: Sequence[Plain], new: Sequence[Plain]) -> KnowledgeTable:
-    """convo's content knowledge of the ``new`` records, with the statistics of all."""
+def knowledge_table(
+    records: Sequence[Plain], new: Sequence[Plain], refine: Refine | None = None
+) -> KnowledgeTable:
+    """convo's content knowledge of the ``new`` records, with the statistics of all;
+    ``refine(record, knowledge)`` (``llm.Refiner``) gives each one's from convo's."""
     wanted = {r["id"] for r in new}
     return KnowledgeTable(
-        (record["textChunks"], content_only(plain, typeagent_knowledge(record).to_dict()))
+        (
+            record["textChunks"],
+            content_only(
+                refine(record, plain) if refine is not None else plain,
+                typeagent_knowledge(record).to_dict(),
+            ),
+        )
         for record, plain in plain_all(list(records))
         if record["id"] in wanted
     )
@@ -99,6 +109,7 @@ async def build(
     name: str = "convo",
     embedder: Embedder | None = None,
     on_batch: Callable[[int, int], None] | None = None,
+    refine: Refine | None = None,
 ) -> Built:
     """Add the ``records`` (convo records, validated) TypeAgent has not ingested to the
     database ``db`` (module docstring); ``on_batch(done, new)`` after each batch."""
@@ -112,7 +123,9 @@ async def build(
         new = await _new_records(conv, records)
         out = Built(given=len(records), known=len(records) - len(new))
         if new:
-            s.semantic_ref_index_settings.knowledge_extractor = knowledge_table(records, new)
+            s.semantic_ref_index_settings.knowledge_extractor = knowledge_table(
+                records, new, refine
+            )
             s.semantic_ref_index_settings.auto_extract_knowledge = True
         for start in range(0, len(new), BATCH):
             part = new[start : start + BATCH]

@@ -28,10 +28,13 @@ from convo.typeagent.pythons import NEEDS, typeagent_python
 Progress = Callable[[int, int], None]  # (records done, new records)
 
 
-def _env() -> dict[str, str]:
+def _env(llm: Any = None) -> dict[str, str]:
     env = dict(os.environ)
     here = str(Path(convo.__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
+    if llm is not None:  # the child's model (child.llm_from_env), as resolved here
+        env.update(CONVO_LLM_URL=llm.base_url, CONVO_LLM_MODEL=llm.model,
+                   CONVO_LLM_TIMEOUT=repr(llm.timeout), CONVO_LLM_KEY=llm.api_key or "")  # fmt: skip
     return env
 
 
@@ -42,10 +45,14 @@ def export_database(
     name: str = "convo",
     python: str | None = None,
     on_progress: Progress | None = None,
+    llm: Any = None,
+    on_warning: Callable[[str], None] | None = None,
 ) -> dict[str, int] | None:
     """Add ``records`` to the TypeAgent database ``db`` (created when missing); the
     counts of ``database.Built`` as a dict, or None when there are no records (then
-    nothing is created or opened). Raises ``UsageError`` (saying what to install)
+    nothing is created or opened); ``llm`` (``analysis.knowledge.llm.Settings``) adds a
+    model's knowledge, its fallbacks one ``on_warning`` line. Raises ``UsageError``
+    (saying what to install)
     without a Python that has TypeAgent, ``ConvoError`` when the build fails."""
     python = python or typeagent_python()
     if python is None:
@@ -62,14 +69,17 @@ def export_database(
         if not n:
             return None
         spool.flush()
-        return _run_child(python, spool.name, db, name, on_progress)
+        return _run_child(python, [spool.name, db, name], on_progress, llm, on_warning)
 
 
-def _run_child(python: str, path: str, db: str, name: str, on_progress: Progress | None):
-    cmd = [python, "-m", "convo.typeagent.child", path, db, name]
+def _run_child(
+    python: str, args: list[str], on_progress: Progress | None, llm: Any, on_warning: Any
+) -> dict[str, int]:
+    db = args[1]
+    cmd = [python, "-m", "convo.typeagent.child", *args, "llm" if llm is not None else "rules"]
     try:
         proc = subprocess.Popen(
-            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env()
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(llm)
         )  # fmt: skip
     except OSError as e:
         raise UsageError(f"cannot run {python}: {e.strerror}", hint=NEEDS) from None
@@ -79,6 +89,9 @@ def _run_child(python: str, path: str, db: str, name: str, on_progress: Progress
         msg = orjson.loads(line)
         if "built" in msg:
             built = msg["built"]
+        elif "warning" in msg:
+            if on_warning is not None:
+                on_warning(msg["warning"])
         elif on_progress is not None:
             on_progress(msg["done"], msg["new"])
     errors = proc.stderr.read().decode("utf-8", "replace").strip()

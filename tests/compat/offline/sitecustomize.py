@@ -14,4 +14,14 @@ def _local_only(self, address):  # pragma: no cover - runs in the child processe
 
 
 socket.socket.connect = _local_only  # type: ignore[method-assign]
-socket.create_connection = lambda address, *a, **k: _local_only(socket.socket(), address)  # type: ignore[assignment]
+_create_connection = socket.create_connection
+
+
+def _local_connection(address, *args, **kwargs):  # pragma: no cover - as above
+    """``socket.create_connection`` to this machine only (it returns the socket)."""
+    if address[0] not in ("127.0.0.1", "::1", "localhost"):
+        raise OSError(f"network blocked in this test: {address!r}")
+    return _create_connection(address, *args, **kwargs)
+
+
+socket.create_connection = _local_connection  # type: ignore[assignment]

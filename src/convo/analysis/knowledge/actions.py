@@ -22,10 +22,12 @@ class Parents(Protocol):
 
 
 def content_entities(a: Analysis) -> list[Plain]:
-    """Mentions (person), addresses (email) and URLs (url) of the text, in that order."""
+    """Mentions (person), addresses (email), URLs (url) and the entities the text
+    names (``entities.find``: their own type) in that order."""
     out = [{"name": m, "type": ["person"], "facets": None} for m in a.mentions]
     out += [{"name": x, "type": ["email"], "facets": None} for x in a.emails]
     out += [{"name": u, "type": ["url"], "facets": None} for u in a.urls]
+    out += [{"name": name, "type": [kind], "facets": None} for name, kind in a.entities]
     return out
 
 

@@ -10,12 +10,16 @@ observes it and spools it (``Analysis.dump``), the second reads it back
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
+from convo.analysis.knowledge.entities import find, side_text
 from convo.analysis.knowledge.keyphrases import candidates
 from convo.analysis.knowledge.metadata import is_email
-from convo.analysis.knowledge.text import body, may_be_marked, questions, scan
+from convo.analysis.knowledge.said import said
+from convo.analysis.knowledge.text import body, may_be_marked, questions, scan, split_pieces
 from convo.core import fields
 
 BROADCAST = frozenset({"here", "everyone", "channel", "all"})  # @here: nobody in particular
@@ -44,42 +48,108 @@ class Analysis:
     hashtags: list[str]
     questions: list[str]
     candidates: list[str]  # keyphrases.candidates: each its words joined by a space
+    entities: list[list[str]]  # entities.find: [name, type] of what the text names
+    said: list[list[str]]  # said.said: [subject, verb, tense, object] the text states
 
     def dump(self) -> list[Any]:
         """Plain data for a spool line: the candidates alone when the other lists are
         empty (most messages)."""
-        if self.urls or self.emails or self.mentions or self.hashtags or self.questions:
+        if (
+            self.urls or self.emails or self.mentions or self.hashtags or self.questions
+            or self.entities or self.said
+        ):  # fmt: skip
             return [self.urls, self.emails, self.mentions, self.hashtags, self.questions,
-                    self.candidates]  # fmt: skip
+                    self.candidates, self.entities, self.said]  # fmt: skip
         return [self.candidates]
 
     @classmethod
     def load(cls, data: list[Any]) -> Analysis:
         """The analysis ``dump`` gave ``data`` of."""
         if len(data) == 1:
-            return cls([], [], [], [], [], data[0])
-        urls, emails, mentions, hashtags, asked, found = data
-        return cls(urls, emails, mentions, hashtags, asked, found)
+            return cls([], [], [], [], [], data[0], [], [])
+        return cls(*data)
+
+    def names_things(self) -> bool:
+        """Whether the text names something: a mention, address, URL or entity."""
+        return bool(self.mentions or self.emails or self.urls or self.entities)
+
+
+def _side(record: dict[str, Any], a: Analysis) -> Analysis:
+    """``a`` with what the record's tool calls, tool results and attachments name
+    (``entities.side_text``): URLs, addresses and entities, never topics."""
+    chunks = _text_chunks(record)
+    tool = record.get("role") == "tool"
+    if not tool:
+        try:
+            if not any(map(str.startswith, chunks, _BRACKET)):
+                return a
+        except TypeError:  # a chunk that is not a string
+            pass
+    side, files = side_text(chunks, everything=tool)
+    if not side and not files:
+        return a
+    marked = scan(side)
+    a.urls += [u for u in marked.urls if u not in a.urls]
+    a.emails += [x for x in marked.emails if x not in a.emails]
+    have = {name.casefold() for name, _ in a.entities}
+    for found in (*find(marked.plain, quotes=False), *files):
+        if found[0].casefold() not in have:
+            have.add(found[0].casefold())
+            a.entities.append(found)
+    return a
+
+
+_BRACKET = repeat("[")
 
 
 def analyse(record: dict[str, Any], listeners: list[str] | None = None) -> Analysis:
     """What content extraction reads of a record (``listeners``: its listeners, when
     the caller has them already)."""
+    return _side(record, _analyse_body(record, listeners))
+
+
+# What chat importers write before a chunk's text to say what it is ("[thinking]",
+# "[memory]", "[photo]", "[system event]"): not words of the text.
+_MARKER = re.compile(r"^\[[a-z][a-z_ ]{0,30}\]", re.M)
+
+
+def _analyse_body(record: dict[str, Any], listeners: list[str] | None) -> Analysis:
     text = message_body(record)
+    if text.startswith("[") or "\n[" in text:
+        text = _MARKER.sub("", text)
     if not text:
-        return Analysis([], [], [], [], [], [])
+        return Analysis([], [], [], [], [], [], [], [])
     heard = fields.listeners(record) if listeners is None else listeners
     asked = questions(text) if heard else []
     if not may_be_marked(text):  # most messages: what ``scan`` finds is the text alone
-        return Analysis([], [], [], [], asked, candidates(text))
+        pieces = split_pieces(text)
+        named = find(text, True, pieces)
+        return Analysis(
+            [], [], [], [], asked, candidates(text, pieces), named,
+            _said(record, text, named, heard, []),
+        )  # fmt: skip
     marked = scan(text)
     mentions = (
         [m for m in marked.mentions if m.casefold() not in BROADCAST] if marked.mentions else []
     )
+    pieces = split_pieces(marked.plain)
+    named = find(marked.plain, True, pieces)
     return Analysis(
         marked.urls, marked.emails, mentions, marked.hashtags, asked,
-        candidates(marked.plain),
+        candidates(marked.plain, pieces), named,
+        _said(record, marked.plain, named, heard, mentions),
     )  # fmt: skip
+
+
+def _said(
+    record: dict[str, Any], text: str, named: list[list[str]], heard: list[str],
+    mentions: list[str],
+) -> list[list[str]]:  # fmt: skip
+    """``said.said`` of the text, with the record's people (none without entities)."""
+    if not named:
+        return []
+    speaker = fields.speaker(record)
+    return said(text, named, [*([speaker] if speaker else []), *heard, *mentions])
 
 
 def people_only(
@@ -89,7 +159,7 @@ def people_only(
     mention, address or URL in the text, no question to a listener (when ``asks``: a
     summary counts no ``ask`` action), no reply target, not mail (``lines`` and
     ``summary`` take a shorter path for such a message)."""
-    if a.mentions or a.emails or a.urls or (asks and a.questions and listeners):
+    if a.names_things() or (asks and a.questions and listeners):
         return False
     reply_to = record.get("replyTo", record.get("reply_to"))
     return not (isinstance(reply_to, str) and reply_to) and not is_email(record)

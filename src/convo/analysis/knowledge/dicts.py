@@ -31,12 +31,17 @@ Plain = dict[str, Any]
 
 
 def action(
-    verbs: list[str], subject: str, obj: str, indirect: str = "none", params: list | None = None
+    verbs: list[str],
+    subject: str,
+    obj: str,
+    indirect: str = "none",
+    params: list | None = None,
+    tense: str = "past",
 ) -> Plain:
-    """A past-tense action (every action convo makes is one)."""
+    """An action (past tense unless ``tense`` says otherwise)."""
     return {
         "verbs": verbs,
-        "verbTense": "past",
+        "verbTense": tense,
         "subjectEntityName": subject,
         "objectEntityName": obj,
         "indirectObjectEntityName": indirect,

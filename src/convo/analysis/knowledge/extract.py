@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any
 
 from convo.analysis.knowledge.actions import ask_actions, content_entities, reply_actions
 from convo.analysis.knowledge.body_analysis import Analysis, analyse
-from convo.analysis.knowledge.dicts import Plain, merge_entities, response
+from convo.analysis.knowledge.dicts import Plain, action, merge_entities, response
 from convo.analysis.knowledge.email import mail_parts, person_name
 from convo.analysis.knowledge.keyphrases import PhraseStats, rank, top_phrases
 from convo.analysis.knowledge.metadata import (
@@ -292,13 +292,15 @@ class Conversation:
             for name in names:
                 if name not in seen:
                     self._name(name, _META)
-        if not (analysis.mentions or analysis.emails or analysis.urls):
+        if not analysis.names_things():
             return analysis
         for names, priority in (
             (analysis.mentions, _MENTION), (analysis.emails, _TEXT), (analysis.urls, _TEXT),
         ):  # fmt: skip
             for name in names:  # actions.content_entities, in its order
                 self._name(name, priority)
+        for name, _ in analysis.entities:
+            self._name(name, _TEXT)
         return analysis
 
     def extract(
@@ -351,7 +353,7 @@ def _extract_plain(
     meta = metadata_plain(record, mail, canon, actions)
     a = analysis if analysis is not None else analyse(record)
     entities = meta["entities"]
-    if a.mentions or a.emails or a.urls:
+    if a.names_things():
         entities += content_entities(a)
     found = meta["actions"]
     speaker = fields.speaker(record)
@@ -361,6 +363,12 @@ def _extract_plain(
             heard = [person_of(mail, x, conv) for x in fields.listeners(record)]
             found += ask_actions(heard, who, a.questions, canon)
         found += reply_actions(record, who, conv, canon)
+        if a.said and actions:
+            found += [
+                action([verb], canon(person_of(mail, subject, conv)) if subject else who,
+                       canon(obj), tense=tense)
+                for subject, verb, tense, obj in a.said
+            ]  # fmt: skip
     return {
         "entities": merge_entities(entities, canon),
         "actions": found,
@@ -369,12 +377,25 @@ def _extract_plain(
     }
 
 
+# Tags importers give a message to say what kind it is (importers/apps/common.py's
+# SYSTEM_TAG, IRC's actions and notices, bots' and boosts'), not what it is about.
+KIND_TAGS = frozenset({"system", "bot", "boost", "action", "notice"})
+
+
+def topic_tags(tags: Any) -> list[str]:
+    """The tags of a record that are topics: strings, not a ``KIND_TAGS`` one."""
+    if not isinstance(tags, list):
+        return []
+    return [t for t in tags if isinstance(t, str) and t.casefold() not in KIND_TAGS]
+
+
 def topics_of(record: dict[str, Any], a: Analysis, conv: Conversation | None) -> list[str]:
     """A message's topics: its subject, tags, hashtags, then key phrases, deduplicated."""
     subject = record.get("subject")
     tags = record.get("tags")
     topics = [clean_subject(subject)] if isinstance(subject, str) else []
-    topics += [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
+    if tags:
+        topics += topic_tags(tags)
     topics += a.hashtags
     if conv is None or not conv.stats.docs:
         names = conv.name_words if conv is not None else _own_name_words(record, a)

@@ -42,8 +42,9 @@ from itertools import chain, compress, groupby, repeat
 from operator import itemgetter
 from typing import Any, NamedTuple
 
+from convo.analysis.knowledge.stopwords import FILLER, language, named_verb, verbal
 from convo.analysis.knowledge.stopwords import STOPWORDS as OTHER_STOPWORDS
-from convo.analysis.knowledge.stopwords import language
+from convo.analysis.knowledge.text import split_pieces
 
 MAX_WORDS = 4
 
@@ -73,7 +74,7 @@ _STOPWORD_TEXT = """
     anyways also cool nice awesome agree agreed guess mean means know knew think thought feel
     sounds sound fine hope hopefully let's lemme wait still tbh imo fyi btw pm am
 """
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+STOPWORDS = frozenset(_STOPWORD_TEXT.split()) | FILLER
 
 # A word (group 1), or something that breaks a phrase: punctuation, a spaced dash, a line end.
 _SCAN = re.compile(r"([^\W_][\w'’-]*)|[^\w\s'’-]+|\s-+\s|\n")
@@ -127,7 +128,6 @@ _STOP = {None: STOPWORDS} | {k: STOPWORDS | v for k, v in OTHER_STOPWORDS.items(
 _LISTED = frozenset().union(*OTHER_STOPWORDS.values())  # stopwords of other languages
 _WORDS = _Words()
 _TEXTS = {lang: _Texts(stop, lang is None) for lang, stop in _STOP.items()}
-_NEWLINE = "\x00"  # stands for a newline in a text split on whitespace (a break, as \x00 is)
 # Marks in a run text (no word holds them, nor a line break): a stopword of another
 # language only follows _MARK, a word of two letters _SHORT.
 _MARK, _SHORT = "\x01", "\x02"
@@ -142,7 +142,7 @@ class _Pieces(dict):
 
     ``_SCAN``'s words and punctuation runs hold no whitespace, so they lie within the
     pieces, and a piece of letters and digits only is one word. What spans whitespace is
-    a break: a newline (``_NEWLINE``), and a spaced dash (``\\s-+\\s``: a piece of dashes
+    a break: a newline (``NEWLINE``), and a spaced dash (``\\s-+\\s``: a piece of dashes
     only; when an earlier one took the space before it, that one broke the same gap).
     How many breaks stand between two words does not change the candidates.
     """
@@ -173,16 +173,16 @@ class _Pieces(dict):
 _PIECES = _Pieces()
 
 
-def candidates(text: str) -> list[str]:
+def candidates(text: str, pieces: list[str] | None = None) -> list[str]:
     """Candidate phrases (their normalised words joined by a space) in order of
-    appearance.
+    appearance (``pieces``: ``split_pieces(text)``, when the caller has them).
 
     Stopwords are those of the message's language (``stopwords.language``) and English.
     Each distinct piece of text is read once (``_Pieces``); a message is then C loops
     over its pieces and its runs between breaks.
     """
     _PIECES.bound()
-    pieces = (text.replace("\n", f" {_NEWLINE} ") if "\n" in text else text).split()
+    pieces = split_pieces(text) if pieces is None else pieces
     runs = "".join(map(_PIECES.__getitem__, pieces))
     if _MARK in runs:
         runs = _foreign(pieces, runs)
@@ -383,13 +383,13 @@ class _Phrases(dict[str, Phrase]):
             words = _trim(words, self.recurring)
             text = " ".join(words)
         found: Phrase
-        if len(words) > 1:
+        if len(words) > 1 and not verbal(words):
             get = self.scores.get
             total = 0.0
             for w in words:  # in order, as PhraseStats.word_score summed (the same float)
                 total += get(w, 1.0)
             found = (text, -total, words, len(words), text.casefold() == text)
-        elif len(text) >= 4 and text in self.recurring:
+        elif len(text) >= 4 and text in self.recurring and not verbal(words):
             found = (text, -self.scores.get(text, 1.0), words, 1, text.casefold() == text)
         else:
             found = (None, _NEVER, words, 1, True)
@@ -419,8 +419,8 @@ def skipped(exclude: Iterable[str]) -> set[str]:
 
 
 def _is_name(words: list[str], names: Collection[str]) -> bool:
-    """A person's name or surname is an entity, not a topic."""
-    return bool(names) and all(w in names for w in words)
+    """A person's name or surname is an entity, not a topic, nor is ``bob wrote``."""
+    return bool(names) and (all(w in names for w in words) or named_verb(words, names))
 
 
 def _local_scores(
@@ -437,7 +437,7 @@ def _local_scores(
         words = cand.split()
         if cand in scored or (skip and cand in skip) or _is_name(words, names):
             continue
-        if len(words) == 1 and (len(cand) < 4 or in_message[cand] < 2):
+        if verbal(words) or (len(words) == 1 and (len(cand) < 4 or in_message[cand] < 2)):
             continue
         score = 0.0
         for w in words:
@@ -468,7 +468,7 @@ def top_phrases(
     for text, _, words, _, own in sorted(found, key=_SCORE):
         if text is None:  # never ranked, as every one after it
             break
-        if text in top or text in skip or (names and names.issuperset(words)):
+        if text in top or text in skip or (names and _is_name(words, names)):
             continue
         top.append(text)
         folded = folded and own

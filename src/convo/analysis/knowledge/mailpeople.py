@@ -57,7 +57,7 @@ def mail_person(value: str, canon: Callable[[str], str]) -> MailPerson:
 def content_free(a: Analysis, listeners: list[str]) -> bool:
     """The message's text adds no entity and no ``ask`` action: no mention, address or
     URL, no question to a listener."""
-    return not (a.mentions or a.emails or a.urls or (a.questions and listeners))
+    return not (a.names_things() or (a.questions and listeners))
 
 
 def unmerged(keys: list[str]) -> bool:

@@ -30,13 +30,14 @@ import errno
 import os
 import pickle
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
 
 import orjson
 
 from convo.analysis.knowledge.body_analysis import Analysis
+from convo.analysis.knowledge.dicts import Plain
 from convo.analysis.knowledge.extract import (
     Conversation,
     plain_all,
@@ -320,6 +321,25 @@ def run(
     return total
 
 
+def _refined(
+    records: Iterable[dict[str, Any]],
+    refine: Callable[[dict[str, Any], Plain], Plain],
+    summary: bool,
+    out: BinaryIO | None,
+) -> Aggregate | None:
+    """``knowledge_of_parts`` with each message's knowledge refined."""
+    conv = Conversation()
+    agg = Aggregate() if summary else None
+    for record, a in replay(records, conv):
+        k = refine(record, conv.extract_plain(record, a))
+        if agg is not None:
+            agg.add(record, k, conv)
+        else:
+            assert out is not None
+            out.write(knowledge_line(record, k))
+    return agg
+
+
 def knowledge_of_parts(
     parts: Iterable[Any],
     filters: Filters,
@@ -332,14 +352,20 @@ def knowledge_of_parts(
     people: Any = None,
     on_progress=None,
     track=None,
+    refine: Callable[[dict[str, Any], Plain], Plain] | None = None,
 ) -> Aggregate | None:
     """``convo knowledge`` as a library call: the summary of the records ``filters``
     select in ``parts`` (``inputs.record_parts``), or their per-message lines written to
     ``out``; on several cores when ``parallel.plan`` says the inputs are worth it; with
-    ``people`` (a core.people.People) each name as its person. Progress: on several
-    cores ``on_progress(done, total)`` hears the input bytes through both passes; in this
+    ``people`` (a core.people.People) each name as its person. ``refine(record,
+    knowledge)`` (``llm.Refiner``) gives each message's knowledge from convo's, in this
+    process (it waits on a model, not on a core). Progress: on several cores
+    ``on_progress(done, total)`` hears the input bytes through both passes; in this
     process ``track(records)`` sees the records as the first pass reads them."""
     parts = list(parts)
+    if refine is not None and not metadata_only:
+        refined = selected(parts, filters, on_error, people)
+        return _refined(track(refined) if track else refined, refine, summary, out)
     tasks = plan(parts, filters, jobs, people)
     if tasks is not None:
         return run(tasks, workers(tasks, jobs), summary=summary, metadata_only=metadata_only,

@@ -16,7 +16,7 @@ language costs one dict lookup per word, in C loops.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 _LISTS = {
     "de": """
@@ -115,3 +115,60 @@ def language(words: Iterable[str | None], english: frozenset[str]) -> str | None
             hits[lang] = hits.get(lang, 0) + 1
     best = max(sorted(hits), key=hits.__getitem__)
     return best if hits[best] > en else None
+
+
+# English words that are no topic on their own or at a phrase's end: times of day and
+# nouns that only stand for something else ("the trickiest part", "this morning").
+_FILLER = "morning afternoon evening tonight night part parts bit bits piece way ways point points"
+FILLER = frozenset(f"{_FILLER} idea ideas lot".split())
+
+
+def _past(word: str) -> bool:
+    return word.endswith("ed") and not word.endswith("eed") and len(word) > 4
+
+
+def verbal(words: list[str]) -> bool:
+    """Whether a phrase is only verb forms: one word in ``-ed`` (``joined``), or words
+    that each end in ``-ing`` or ``-ed`` (``approached solving``; not ``-eed``: ``speed``).
+    A single ``-ing`` word is often a thing (``meeting``, ``logging``)."""
+    if len(words) == 1:
+        return _past(words[0])
+    return all(w.endswith("ing") or _past(w) for w in words)
+
+
+_PAST = frozenset(
+    [
+        "wrote",
+        "said",
+        "made",
+        "sent",
+        "took",
+        "gave",
+        "found",
+        "built",
+        "ran",
+        "broke",
+        "told",
+        "went",
+        "got",
+        "did",
+        "saw",
+        "met",
+        "kept",
+        "left",
+        "thought",
+        "knew",
+        "brought",
+        "bought",
+    ]
+)
+
+
+def named_verb(words: list[str], names: Collection[str]) -> bool:
+    """Whether a phrase is a person's name and past-tense verbs only (``bob wrote``,
+    ``carol replied``): who did something, not what it is about."""
+    return (
+        len(words) > 1
+        and any(w in names for w in words)
+        and all(w in names or w in _PAST or _past(w) for w in words)
+    )

@@ -314,8 +314,7 @@ class Aggregate:
         text adds nothing, from its addresses' entities (``mailpeople``)."""
         speaker, listeners = fields.people(record)
         if speaker and is_email(record):
-            names = a.mentions or a.emails or a.urls
-            if not names and self._add_mail(record, a, conv, speaker, listeners):
+            if not a.names_things() and self._add_mail(record, a, conv, speaker, listeners):
                 return
         elif speaker and people_only(record, a, listeners, asks=False):
             keys = self._people(False, conv)

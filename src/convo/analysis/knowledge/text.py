@@ -239,6 +239,15 @@ def questions(text: str, limit: int = 3, width: int = 200) -> list[str]:
     return out
 
 
+NEWLINE = "\x00"  # stands for a newline in a text split on whitespace (a break, as \x00 is)
+
+
+def split_pieces(text: str) -> list[str]:
+    """The whitespace-separated pieces of ``text``, a line break one of its own
+    (``NEWLINE``): what ``keyphrases.candidates`` and ``entities.find`` read."""
+    return (text.replace("\n", f" {NEWLINE} ") if "\n" in text else text).split()
+
+
 _SUBJECT_PREFIX = re.compile(r"^\s*((re|fwd?|aw|wg|sv|vs|tr|antw)\s*(\[\d+\])?\s*:\s*)+", re.I)
 
 

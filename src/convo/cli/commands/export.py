@@ -20,6 +20,7 @@ from typing import IO, Any
 import typer
 
 from convo.cli.choices import Choices, choice_option
+from convo.cli.llm_options import EXTRACTOR, LLM_MODEL, LLM_TIMEOUT, LLM_URL, llm_settings
 from convo.cli.options import ReadArgs, read_options
 
 JOBS_HELP = (
@@ -67,6 +68,10 @@ def export(
     ),
     jobs: int | None = typer.Option(None, "--jobs", "-j", metavar="N", min=1, help=JOBS_HELP),
     name: str = NAME,
+    extractor: str = EXTRACTOR,
+    llm_url: str | None = LLM_URL,
+    llm_model: str | None = LLM_MODEL,
+    llm_timeout: float = LLM_TIMEOUT,
 ) -> int:
     """Export messages to an agent framework's format, or to a document (markdown, csv, ...)."""
     from convo.cli.runtime import Reporter, environment
@@ -77,18 +82,21 @@ def export(
         raise UsageError("--format does not apply to export", hint="use --to FORMAT")
     env = environment()
     reporter = Reporter()
+    llm = llm_settings(extractor, llm_url, llm_model, llm_timeout)
     if to.lower() == TYPEAGENT_DB:
-        return _typeagent_db(args, env, reporter, output, name)
+        return _typeagent_db(args, env, reporter, output, name, llm)
+    if llm is not None:
+        raise UsageError("--extractor llm applies to --to typeagent-db only")
     exporter = registry.get_exported(to.lower())
     if exporter.kind == "dataset":
         return _write_dataset(exporter, args, env, reporter, output, partition_by, jobs)
     return _write_records(exporter, args, env, reporter, output, jsonl)
 
 
-def _typeagent_db(args, env, reporter, output: str | None, name: str) -> int:
+def _typeagent_db(args, env, reporter, output: str | None, name: str, llm) -> int:
     from convo.cli.typeagent_db import write_typeagent_db
 
-    return write_typeagent_db(args, env, reporter, output, _checked, name)
+    return write_typeagent_db(args, env, reporter, output, _checked, name, llm)
 
 
 def _write_records(exporter, args, env, reporter, output: str | None, jsonl: bool) -> int:

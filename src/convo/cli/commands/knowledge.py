@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import typer
 
+from convo.cli.llm_options import EXTRACTOR, LLM_MODEL, LLM_TIMEOUT, LLM_URL, llm_settings
 from convo.cli.options import ReadArgs, read_options_for
 from convo.cli.runtime import Reporter, command, environment, flush_stdout, outcome
 
@@ -33,6 +34,10 @@ def knowledge(
         20, "--top", min=1, metavar="N", help="Rows per list in the summary (table, json, csv)."
     ),
     jobs: int | None = typer.Option(None, "--jobs", "-j", metavar="N", min=1, help=JOBS_HELP),
+    extractor: str = EXTRACTOR,
+    llm_url: str | None = LLM_URL,
+    llm_model: str | None = LLM_MODEL,
+    llm_timeout: float = LLM_TIMEOUT,
 ) -> int:
     """Extract knowledge (people, addresses, links, topics, who asks and replies to whom).
 
@@ -40,8 +45,17 @@ def knowledge(
     who talks to whom, top entities and topics, each speaker's topics (--format json for scripts).
     """
     from convo.analysis.knowledge.ranges import knowledge_of_parts
+    from convo.core.errors import UsageError
     from convo.output.progress import work_bar
 
+    settings = llm_settings(extractor, llm_url, llm_model, llm_timeout)
+    refine = None
+    if settings is not None:
+        if metadata_only:
+            raise UsageError("--metadata-only and --extractor llm do not go together")
+        from convo.analysis.knowledge.llm import Refiner
+
+        refine = Refiner(settings)
     env = environment()
     fmt = args.format or ("table" if env.stdout_isatty else "jsonl")
     reporter = Reporter()
@@ -58,8 +72,11 @@ def knowledge(
             agg = knowledge_of_parts(
                 parts, args.filters(), summary=fmt != "jsonl", metadata_only=metadata_only,
                 on_error=reporter.bad_line, jobs=jobs, out=out, people=args.load_people(),
-                on_progress=work.bytes, track=work.track,
+                on_progress=work.bytes, track=work.track, refine=refine,
             )  # fmt: skip
+        said = refine.warning() if refine is not None else None
+        if said:
+            reporter.warning(said)
         if agg is not None:
             _write_summary(env, agg.to_dict(top), fmt, pager=args.pager)
         flush_stdout(env)

@@ -1,0 +1,166 @@
+"""Names that ``entities`` recognises as they are written: software, technologies,
+programming and natural languages, organisations and places.
+
+Each list is ``TYPES: names``; a name is found as spelt here (``Rust``, ``Go``-style
+common words need their capital), or in any case when it is listed in a ``*_ANY_CASE``
+list (names no English word shares: ``pytest``, ``nginx``). Entity types are single
+words, as TypeAgent's schema asks. The lists are what a reader of technical and everyday
+chat would name; a word that is more often something else (``Nice``, ``Reading``,
+``Jordan``, ``Go``, ``R``) is left out.
+"""
+
+from __future__ import annotations
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Software, services and products: found in any case.
+SOFTWARE_ANY_CASE = """
+pytest git nginx kubernetes postgresql postgres sqlite mysql mariadb mongodb redis kafka
+rabbitmq elasticsearch opensearch memcached clickhouse duckdb bigquery dynamodb
+terraform ansible jenkins gitlab github bitbucket docker podman webpack babel eslint npm
+pnpm pip pipx conda uv virtualenv django fastapi pydantic sqlalchemy numpy pandas scipy
+matplotlib pytorch tensorflow keras jupyter huggingface langchain llamaindex openai
+chatgpt anthropic vscode neovim vim emacs tmux zsh bash powershell systemd grafana
+prometheus datadog kibana splunk heroku vercel netlify cloudflare firebase supabase
+macos linux ubuntu debian fedora centos archlinux freebsd android ios iphone ipad
+whatsapp mattermost mastodon wikipedia youtube reddit twitter instagram linkedin
+facebook gmail thunderbird mutt maildir dropbox onedrive confluence jira trello asana
+figma photoshop powerpoint firefox selenium playwright cypress graphql grpc protobuf
+websocket oauth openid jwt ffmpeg imagemagick pandoc markdown yaml toml json csv html
+css xml pdf vtt srt svg png jpeg wasm webassembly llvm gcc clang cmake gradle maven
+rustc nodejs deno typescript javascript golang kotlin scala haskell erlang elixir
+clojure ocaml fortran cobol perl php matlab pyenv homebrew dnf pacman flatpak systemctl
+cron regex unicode utf-8 ascii ssh tls ssl dns tcp udp ipv6 smtp imap ldap saml oidc
+kerberos vpn wireguard openvpn tailscale ngrok wget httpx openssl gpg pgp yake spacy
+nltk gpt-4 gpt-4o gpt-3.5 stable-diffusion typeagent
+"""
+
+# Software that shares its name with an English word: found only as spelt.
+SOFTWARE_AS_SPELT = """
+Vite Flask Discord Telegram Sentry Poetry Yarn Snowflake Cassandra Python Rust Java
+Swift Ruby Go Lua Dart Zig Nim Elm Haskell Slack Zoom Teams Notion Spark Hadoop Airflow
+Flink Docker Ansible Vagrant Git React Vue Angular Svelte Next.js Node.js Vue.js Nuxt
+Gatsby Rails Laravel Electron Qt GTK Unreal Godot Blender Excel Outlook Windows Azure
+AWS GCP S3 EC2 CloudFront Route53 RDS EKS ECS IAM Kinesis SQS SNS Cloud_Run Firestore
+BigQuery Colab Kaggle Postman Miro Calendly Zapier Stripe PayPal Shopify WordPress
+Drupal Substack Mailchimp Twilio SendGrid Okta Auth0 Keycloak Bitwarden 1Password
+LastPass KeePass Obsidian Logseq Evernote OneNote Jupyter SVN Subversion Perforce Bazel
+Nix NixOS Kali Gentoo MacBook iMac Kindle Alexa Siri Copilot Gemini Claude Llama Mistral
+Ollama LM_Studio SQL NoSQL REST JSON YAML CSV HTML CSS XML PDF VTT SRT SBV MIME RSS
+OAuth JWT SSO MFA TOTP WebAuthn CORS CSRF XSS C++ C# F# .NET ASP.NET Kotlin TypeScript
+JavaScript PHP Perl Bash PowerShell MATLAB COBOL Fortran Lisp Prolog WebGL OpenGL Vulkan
+DirectX CUDA ROCm NVMe Bluetooth Wi-Fi LTE 5G Ethernet Raspberry_Pi Arduino ESP32 Linux
+Unix POSIX Android iOS macOS iPadOS watchOS tvOS visionOS ChromeOS Chromium Vivaldi
+"""
+
+# Technologies (standards, formats, protocols): a type of their own.
+TECHNOLOGY = _words(
+    """jwt jwts oauth openid saml oidc sso mfa totp webauthn cors csrf xss rest graphql
+    grpc protobuf websocket json yaml toml xml csv html css markdown pdf vtt srt sbv svg
+    png jpeg mime rss atom unicode utf-8 ascii ssh tls ssl https dns tcp udp ipv6 smtp
+    imap ldap kerberos vpn regex wasm webassembly sql nosql webgl opengl vulkan cuda
+    rocm bluetooth wi-fi lte 5g ethernet nvme posix"""
+)
+
+LANGUAGE_PROGRAMMING = _words(
+    """python rust java swift ruby golang lua dart zig nim elm crystal haskell typescript
+    javascript golang kotlin scala erlang elixir clojure ocaml fortran cobol perl php
+    matlab bash powershell c++ c# f# lisp scheme prolog assembly sql"""
+)
+
+# Natural languages (and the people's adjective: "in German" is the language).
+NATURAL_LANGUAGES = """
+English French German Spanish Italian Portuguese Dutch Swedish Norwegian Danish Finnish
+Icelandic Polish Czech Slovak Hungarian Romanian Bulgarian Greek Turkish Russian
+Ukrainian Serbian Croatian Slovenian Lithuanian Latvian Estonian Irish Welsh Catalan
+Basque Galician Arabic Hebrew Persian Farsi Urdu Hindi Bengali Punjabi Tamil Telugu
+Marathi Gujarati Kannada Malayalam Sinhala Nepali Thai Vietnamese Indonesian Malay
+Tagalog Filipino Chinese Mandarin Cantonese Japanese Korean Mongolian Swahili Amharic
+Yoruba Zulu Xhosa Afrikaans Esperanto Latin
+"""
+
+ORGANISATIONS = """
+Google Microsoft Apple Amazon Meta Facebook OpenAI Anthropic Mozilla IBM Intel AMD
+Nvidia NVIDIA Oracle Netflix Uber Lyft Airbnb Stripe Shopify Salesforce Adobe Cisco
+Samsung Sony Tesla SpaceX Twitter Reddit Wikipedia Wikimedia Apache Canonical Cloudflare
+DigitalOcean Hetzner OVH Akamai Fastly Atlassian JetBrains GitHub GitLab Spotify Dropbox
+Yahoo Baidu Alibaba Tencent Huawei Xiaomi ByteDance TikTok Nokia Ericsson Siemens Bosch
+SAP Philips Vodafone Verizon Comcast AT&T Deutsche_Telekom Accenture Deloitte KPMG PwC
+McKinsey Goldman_Sachs JPMorgan Morgan_Stanley Visa Mastercard PayPal Coinbase Binance
+DeepMind Hugging_Face Mistral_AI Cohere Databricks Snowflake MongoDB Elastic HashiCorp
+Vercel Netlify Heroku Red_Hat SUSE Linux_Foundation Python_Software_Foundation
+Rust_Foundation W3C IETF ISO IEEE ACM NASA ESA CERN NIH FDA WHO UNESCO UNICEF NATO UN EU
+BBC CNN Reuters Bloomberg MIT Stanford Harvard Berkeley Caltech Oxford Princeton Yale
+ETH EPFL
+"""
+
+PLACES = """
+Afghanistan Albania Algeria Andorra Angola Argentina Armenia Australia Austria
+Azerbaijan Bahamas Bahrain Bangladesh Barbados Belarus Belgium Belize Benin Bhutan
+Bolivia Bosnia Botswana Brazil Brunei Bulgaria Burundi Cambodia Cameroon Canada Chile
+China Colombia Congo Costa_Rica Croatia Cuba Cyprus Czechia Denmark Djibouti Dominica
+Ecuador Egypt Eritrea Estonia Eswatini Ethiopia Fiji Finland France Gabon Gambia Germany
+Ghana Greece Grenada Guatemala Guinea Guyana Haiti Honduras Hungary Iceland India
+Indonesia Iran Iraq Ireland Israel Italy Jamaica Japan Kazakhstan Kenya Kiribati Kosovo
+Kuwait Kyrgyzstan Laos Latvia Lebanon Lesotho Liberia Libya Liechtenstein Lithuania
+Luxembourg Madagascar Malawi Malaysia Maldives Mali Malta Mauritania Mauritius Mexico
+Moldova Monaco Mongolia Montenegro Morocco Mozambique Myanmar Namibia Nauru Nepal
+Netherlands New_Zealand Nicaragua Niger Nigeria North_Korea South_Korea Norway Oman
+Pakistan Palau Palestine Panama Paraguay Peru Philippines Poland Portugal Qatar Romania
+Russia Rwanda Samoa San_Marino Saudi_Arabia Senegal Serbia Seychelles Singapore Slovakia
+Slovenia Somalia South_Africa Spain Sri_Lanka Sudan Suriname Sweden Switzerland Syria
+Taiwan Tajikistan Tanzania Thailand Togo Tonga Tunisia Turkey Turkmenistan Tuvalu Uganda
+Ukraine United_Arab_Emirates United_Kingdom United_States Uruguay Uzbekistan Vanuatu
+Venezuela Vietnam Yemen Zambia Zimbabwe USA UK England Scotland Wales Northern_Ireland
+Europe Asia Africa Antarctica Oceania North_America South_America Latin_America
+Middle_East Scandinavia Balkans Caribbean Siberia Patagonia Silicon_Valley Bay_Area
+Alabama Alaska Arizona Arkansas California Colorado Connecticut Delaware Florida Hawaii
+Idaho Illinois Indiana Iowa Kansas Kentucky Louisiana Maine Maryland Massachusetts
+Michigan Minnesota Mississippi Missouri Montana Nebraska Nevada New_Hampshire New_Jersey
+New_Mexico New_York North_Carolina North_Dakota Ohio Oklahoma Oregon Pennsylvania
+Rhode_Island South_Carolina South_Dakota Tennessee Texas Utah Vermont Virginia
+Washington West_Virginia Wisconsin Wyoming Ontario Quebec British_Columbia Alberta
+Bavaria Catalonia Andalusia Tuscany Lombardy Provence Brittany Normandy Flanders
+Wallonia Lapland Crete Sicily Sardinia Corsica Bali Java Sumatra Borneo Tasmania
+Queensland Kyoto Osaka Tokyo Yokohama Seoul Busan Beijing Shanghai Shenzhen Guangzhou
+Hong_Kong Macau Taipei Singapore Bangkok Hanoi Manila Jakarta Kuala_Lumpur Mumbai Delhi
+New_Delhi Bangalore Bengaluru Chennai Kolkata Hyderabad Pune Karachi Lahore Dhaka
+Kathmandu Colombo Dubai Abu_Dhabi Doha Riyadh Tehran Baghdad Istanbul Ankara Jerusalem
+Tel_Aviv Beirut Amman Cairo Alexandria Casablanca Marrakesh Tunis Algiers Lagos Accra
+Nairobi Addis_Ababa Kampala Kigali Johannesburg Cape_Town Durban London Manchester
+Birmingham Liverpool Leeds Glasgow Edinburgh Bristol Oxford Cambridge Dublin Belfast
+Cardiff Paris Lyon Marseille Toulouse Bordeaux Lille Strasbourg Berlin Hamburg Munich
+Cologne Frankfurt Stuttgart Dresden Leipzig Vienna Zurich Geneva Basel Bern Lausanne
+Amsterdam Rotterdam Utrecht Brussels Antwerp Ghent Luxembourg Copenhagen Stockholm
+Gothenburg Oslo Bergen Helsinki Reykjavik Madrid Barcelona Valencia Seville Bilbao
+Malaga Lisbon Porto Rome Milan Naples Turin Florence Venice Bologna Athens Warsaw Krakow
+Prague Budapest Bratislava Bucharest Sofia Belgrade Zagreb Ljubljana Sarajevo Tirana
+Riga Tallinn Vilnius Kyiv Kiev Minsk Moscow Tbilisi Yerevan Baku New_York_City NYC
+Brooklyn Manhattan Boston Chicago San_Francisco Los_Angeles Seattle Portland San_Diego
+San_Jose Sacramento Las_Vegas Phoenix Denver Dallas Houston Austin San_Antonio Atlanta
+Miami Orlando Tampa Philadelphia Pittsburgh Baltimore Detroit Cleveland Minneapolis
+Milwaukee Nashville Memphis New_Orleans St._Louis Kansas_City Salt_Lake_City Toronto
+Montreal Vancouver Ottawa Calgary Mexico_City Havana Bogota Lima Santiago Buenos_Aires
+Montevideo Sao_Paulo São_Paulo Rio_de_Janeiro Brasilia Caracas Quito La_Paz Sydney
+Melbourne Brisbane Perth Adelaide Auckland Wellington Eiffel_Tower Big_Ben
+Golden_Gate_Bridge Central_Park Times_Square Statue_of_Liberty Colosseum Louvre
+Acropolis Great_Wall Taj_Mahal
+"""
+
+# Heads that name what a capitalised phrase is ("Casa Hotel", "Auth Team").
+PLACE_HEADS = _words(
+    """Street St Road Rd Avenue Ave Square Park Bridge Tower Station Airport Lake River
+    Mountain Mountains Island Islands Beach Bay Valley Hill Hills Castle Palace
+    Cathedral Museum Gallery Stadium Arena Hall Plaza Harbour Harbor Port Center Centre
+    Campus Building Room"""
+)
+ORGANISATION_HEADS = _words(
+    """Inc Inc. Ltd Ltd. LLC GmbH AG SA Corp Corp. Corporation Company Co. Foundation
+    University College Institute School Academy Labs Lab Group Team Bank Hotel Hostel
+    Restaurant Cafe Café Bar Agency Association Society Council Committee Department
+    Ministry Office Party Club Union Partners Capital Ventures Studio Studios Systems
+    Technologies Software Solutions Services Media Press Times Post News Network"""
+)

@@ -1,0 +1,56 @@
+"""Who did what where the text says so (``convo.analysis.knowledge.said``), and the
+actions ``extract`` makes of it."""
+
+from __future__ import annotations
+
+import pytest
+
+from convo.analysis.knowledge.entities import find
+from convo.analysis.knowledge.extract import extract
+from convo.analysis.knowledge.said import plain_verb, said
+
+PEOPLE = ["Alice Smith", "Bob Jones"]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("Bob wrote it (runbook.md).", [["Bob Jones", "write", "past", "runbook.md"]]),
+        ("Deployed auth-service v2.1 to staging", [["", "deploy", "past", "auth-service"]]),
+        ("I'll update the README.md today", [["", "update", "future", "README.md"]]),
+        ("I fixed parser.py. Then lunch.", [["", "fix", "past", "parser.py"]]),
+        ("I will migrate to PostgreSQL", [["", "migrate", "future", "PostgreSQL"]]),
+        ("Alice merged the auth-service branch", [["Alice Smith", "merge", "past", "auth-service"]]),
+        ("We moved to Lisbon.", []),  # who "we" is, the text does not say
+        ("Did you deploy auth-service?", []),
+        ("I fixed it.", []),  # no thing named
+        ("Need nginx now", []),
+        ("Carol wrote runbook.md", []),  # not one of the message's people
+    ],
+)  # fmt: skip
+def test_said(text, want):
+    assert said(text, find(text), PEOPLE) == want
+
+
+@pytest.mark.parametrize(
+    ("word", "plain"),
+    [("wrote", "write"), ("deployed", "deploy"), ("stopped", "stop"), ("added", "add"),
+     ("replied", "reply"), ("merged", "merge"), ("created", "create"), ("moved", "move"),
+     ("fixed", "fix"), ("need", None), ("speed", None), ("red", None), ("deploy", None)],
+)  # fmt: skip
+def test_plain_verb(word, plain):
+    assert plain_verb(word) == plain
+
+
+def test_extract_makes_the_actions():
+    record = {
+        "textChunks": ["Bob wrote runbook.md. I'll review runbook.md tomorrow."],
+        "metadata": {"speaker": "Alice Smith", "listeners": ["Bob Jones"]},
+        "format": "slack", "id": "m1",
+    }  # fmt: skip
+    k = extract(record).to_dict()
+    did = [(a["subjectEntityName"], a["verbs"], a["verbTense"], a["objectEntityName"])
+           for a in k["actions"] if a["verbs"] != ["say"]]  # fmt: skip
+    assert did == [("Bob Jones", ["write"], "past", "runbook.md"),
+                   ("Alice Smith", ["review"], "future", "runbook.md")]  # fmt: skip
+    assert {"runbook.md", "Alice Smith", "Bob Jones"} <= {e["name"] for e in k["entities"]}
