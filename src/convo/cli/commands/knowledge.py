@@ -45,17 +45,9 @@ def knowledge(
     who talks to whom, top entities and topics, each speaker's topics (--format json for scripts).
     """
     from convo.analysis.knowledge.ranges import knowledge_of_parts
-    from convo.core.errors import UsageError
     from convo.output.progress import work_bar
 
-    settings = llm_settings(extractor, llm_url, llm_model, llm_timeout)
-    refine = None
-    if settings is not None:
-        if metadata_only:
-            raise UsageError("--metadata-only and --extractor llm do not go together")
-        from convo.analysis.knowledge.llm import Refiner
-
-        refine = Refiner(settings)
+    refine = _refiner(llm_settings(extractor, llm_url, llm_model, llm_timeout), metadata_only)
     env = environment()
     fmt = args.format or ("table" if env.stdout_isatty else "jsonl")
     reporter = Reporter()
@@ -83,6 +75,19 @@ def knowledge(
     finally:
         reporter.close()
     return outcome(reporter.rejected)
+
+
+def _refiner(settings, metadata_only: bool):
+    """The ``llm.Refiner`` of ``--extractor llm`` (None for the offline rules)."""
+    if settings is None:
+        return None
+    from convo.core.errors import UsageError
+
+    if metadata_only:
+        raise UsageError("--metadata-only and --extractor llm do not go together")
+    from convo.analysis.knowledge.llm import Refiner
+
+    return Refiner(settings)
 
 
 def _write_summary(env, data: dict, fmt: str, *, pager: bool) -> None:
