@@ -85,7 +85,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     n = 0
     for sample, loc in iter_samples(source, ctx):
         where = ctx.loc(loc) if loc != "doc" else source.name
-        thread = where if isinstance(sample, list) and loc.startswith("line-") else source.name
+        thread = ctx.thread_of(
+            where if isinstance(sample, list) and loc.startswith("line-") else source.name
+        )
         items = sample if isinstance(sample, list) else [sample]
         for k, obj in enumerate(items, 1):
             here = sub(ctx, where, f"msg-{k}") if isinstance(sample, list) else where
@@ -194,8 +196,8 @@ FIELDS = Fields(
     listeners="a user turn → `ai`, an assistant turn → `human`, a tool result → `ai`",
     time="no times: the epoch sentinel, with one warning a source",
     zone="none",
-    thread="the path as named on the command line (`FILE#line-N` for a JSONL line "
-    "holding an array)",
+    thread="the file's name without its folder (`FILE#line-N` for a JSONL line "
+    "holding an array; a generic name with its folder, docs/ids.md)",
     id="`langchain:<id>` (`data.id`); a short one `langchain:<file>:<id>`; none: " + CONTENT_HASH,
     scope="long ids: the world; short ids: the file (its name)",
     reply_to="a tool message: the ai message that made the call",

@@ -98,6 +98,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     for sample, loc in iter_samples(source, ctx):
         where = ctx.loc(loc) if loc != "doc" else source.name
         nested, thread = _chat_of(sample, loc, where, source.name)
+        thread = ctx.thread_of(thread)
         for k, msg in enumerate(messages_of(sample), 1):
             here = sub(ctx, where, f"msg-{k}") if nested else where
             if not _is_message(msg) and not _is_v4_text(msg):
@@ -230,8 +231,8 @@ FIELDS = Fields(
     time="v4 `createdAt` or `metadata.createdAt`; else the epoch sentinel, with one "
     "warning a source",
     zone="the offset the source writes (UTC `Z`); a naive time is read as UTC, not in `--tz`",
-    thread="the chat's `id`, else the path as named on the command line (`FILE#line-N` "
-    "per JSONL chat)",
+    thread="the chat's `id`, else the file's name without its folder (`FILE#line-N` "
+    "per JSONL chat; a generic name with its folder, docs/ids.md)",
     id="`vercel-ai:<id>`; a short one (under 16 characters) `vercel-ai:<file>:<id>`",
     scope="the SDK's 16-character nanoids: the world; shorter ones: the file (its name)",
     extra="`tools` (tool parts whole), `sources`, `data` (`data-*` parts), `metadata`; "
