@@ -69,6 +69,7 @@ BY_FOLDER = {
     "agentscope_session": "agentscope-session",
     "gemini_activity": "gemini-activity",
     "typeagent": "typeagent",
+    "teams": "teams",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",
