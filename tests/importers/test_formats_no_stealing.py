@@ -70,6 +70,7 @@ BY_FOLDER = {
     "gemini_activity": "gemini-activity",
     "typeagent": "typeagent",
     "teams": "teams",
+    "messenger": "messenger",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",
