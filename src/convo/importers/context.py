@@ -12,7 +12,6 @@ from convo.core.encoding import Guess, LineDecoder, check_encoding
 from convo.core.errors import RecordError, StrictAbort
 from convo.core.io import Source
 from convo.core.walk import DIR, FILE, Entry, Walker
-from convo.importers.build import file_scope
 
 
 @dataclass
@@ -111,6 +110,8 @@ class ImportContext:
     def _file(self) -> str:
         # The file itself when the name is its path (or its file name): a generic name's
         # folder is then the real one, not the working folder's.
+        from convo.importers.build import file_scope  # build loads the record model
+
         path = self.source.path
         if (
             path is not None
