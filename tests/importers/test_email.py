@@ -280,7 +280,7 @@ def test_maildir(tmp_path):
     msgs = list(read_messages(md, on_reject=rejects.append))
     assert [m.text for m in msgs] == ["new one", "old one"]
     assert msgs[1].format == "maildir"
-    assert msgs[1].extra["maildir"] == {"folder": "cur", "flags": "FS"}
+    assert msgs[1].extra["maildir"] == {"mailbox": "INBOX", "folder": "cur", "flags": "FS"}
     assert msgs[1].source_id.endswith("Maildir/cur/1.host:2,FS#msg-1")
     assert len(rejects) == 1 and "3.host" in rejects[0].where
 

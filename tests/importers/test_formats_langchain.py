@@ -73,3 +73,22 @@ def test_detect_among_builtins():
 
 def test_global_registry_detects():
     assert registry.detect(Source(PATH)).name == "langchain"
+
+
+def test_dumpd_serialized_messages():
+    """``langchain_core.load.dumpd`` (LangSmith runs, LangGraph checkpoints): the
+    ``{"lc": 1, "type": "constructor", "id": [..., CLASS], "kwargs"}`` form reads as
+    ``messages_to_dict``'s; a ``not_implemented`` stub is rejected with its place."""
+    path = FIXTURES / "langchain" / "dumpd.jsonl"
+    assert detect_name(registry, path) == "langchain"
+    recs, rejects, warnings = run(langchain.read, path)
+    assert [r.where for r in rejects] == ["dumpd.jsonl#line-3"]
+    assert len(warnings) == 1
+    system, human, call, result, answer, thanks = recs
+    assert [r["role"] for r in recs] == ["system", "user", "assistant", "tool", "assistant", "user"]
+    assert human["id"] == "langchain:4c1d9e2a-7b3f-4a6e-8d0c-2f5b7a9e1c33"
+    assert call["textChunks"] == ['[tool_use convert] {"value":5,"from":"mi","to":"km"}']
+    assert result["replyTo"] == call["id"] and result["metadata"]["speaker"] == "convert"
+    assert answer["textChunks"] == ["5 miles is 8.05 km."]
+    assert {r["thread"] for r in recs[:5]} == {"dumpd.jsonl#line-1"}
+    assert thanks["thread"] == "dumpd.jsonl" and system["metadata"]["speaker"] == "system"

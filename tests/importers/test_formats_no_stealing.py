@@ -69,6 +69,8 @@ BY_FOLDER = {
     "agentscope_session": "agentscope-session",
     "gemini_activity": "gemini-activity",
     "typeagent": "typeagent",
+    "teams": "teams",
+    "messenger": "messenger",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",
@@ -78,7 +80,8 @@ BY_FILE = {
 # Companion files read beside the main one, and counter-examples of existing formats.
 SKIP = {"actor.json", "account.js", "group_info.json", "plain-openai.jsonl",
         "00000003-PHOTO-2023-08-15-09-12-40.jpg", "00000009-PHOTO-2023-08-16-10-00-00.jpg",
-        "IMG-20230815-WA0001.jpg", "PTT-20230815-WA0002.opus"}  # fmt: skip
+        "IMG-20230815-WA0001.jpg", "PTT-20230815-WA0002.opus",
+        "IMG-20230903-WA0004.jpg", "00000012-PHOTO-2023-09-03-18-07-40.jpg"}  # fmt: skip
 
 
 def test_every_new_fixture_is_detected_as_its_format():

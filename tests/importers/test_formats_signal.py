@@ -192,3 +192,27 @@ def test_an_application_log_is_not_a_signal_chat(tmp_path):
     log = tmp_path / "app.log"
     log.write_text("2024-01-01 10:00:00 INFO: server started\n2024-01-01 10:00:01 INFO: up\n")
     assert signal.sniff(Source(log)) == 0
+
+
+def test_chat_md_exported_sticker_and_image_after_a_bang(tmp_path):
+    """signal-export's ``Message.to_md`` (carderne/signal-export ``sigexport/models.py``)
+    writes a sticker whose file it exported as a link into ``exported_stickers/``, and
+    an image as ``!`` right after the body (``yes!`` + ``![menu.jpg](...)``)."""
+    folder = tmp_path / "Ren"
+    folder.mkdir()
+    (folder / "chat.md").write_text(
+        "[2024-05-01 09:16:40] Me: > coffee?\nyes!![menu.jpg](./media/2024-05-01_menu.jpg)  \n\n"
+        "[2024-05-01 09:17:00] Ren: [🎉](../exported_stickers/9f3c/12.webp)  \n\n"
+        "[2024-05-01 09:19:00] Ren: (attachment not exported)  \n\n"
+    )
+    recs, rejects, _ = run(signal.read, folder / "chat.md")
+    assert not rejects
+    photo, sticker, missing = recs
+    assert photo["textChunks"] == ["yes!", "[attachment] menu.jpg"]
+    assert photo["extra"]["quote"] == "coffee?"
+    assert sticker["textChunks"] == ["[sticker] 🎉"]
+    assert sticker["extra"] == {
+        "sticker": "🎉",
+        "sticker_path": "../exported_stickers/9f3c/12.webp",
+    }
+    assert missing["textChunks"] == ["(attachment not exported)"]

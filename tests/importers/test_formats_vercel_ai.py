@@ -76,3 +76,22 @@ def test_detect_among_builtins():
 
 def test_global_registry_detects():
     assert registry.detect(Source(DIR / "chat.json")).name == "vercel-ai"
+
+
+def test_a_created_at_without_offset_is_read_in_tz(tmp_path):
+    """Chats kept in a database column without a zone (the Next.js chatbot template's
+    ``timestamp('createdAt')``) come back without an offset: read in ``--tz``."""
+    from datetime import timedelta, timezone
+
+    from convo.importers.context import ImportOptions
+
+    path = tmp_path / "rows.json"
+    path.write_text(
+        '{"id": "chat-2f7c1d9e-0a4b", "messages": ['
+        '{"id": "m-0001", "role": "user", "createdAt": "2025-08-01 10:00:00",'
+        ' "parts": [{"type": "text", "text": "hi"}]},'
+        '{"id": "m-0002", "role": "assistant", "createdAt": "2025-08-01T10:00:05.000Z",'
+        ' "parts": [{"type": "text", "text": "hello"}]}]}'
+    )
+    recs, _, _ = run(vercel_ai.read, path, ImportOptions(tz=timezone(timedelta(hours=-5))))
+    assert [r["timestamp"] for r in recs] == ["2025-08-01T15:00:00Z", "2025-08-01T10:00:05Z"]

@@ -137,3 +137,49 @@ def test_bad_zips_are_one_clear_line(tmp_path, runner):
     r = runner.invoke(app, ["ingest", "--from", "whatsapp-zip", str(broken), "-o", "-"])
     assert r.exit_code == 2 and "not a readable zip file" in r.output
     assert "Traceback" not in r.output
+
+
+# Exports made in another language: the chat file's name and the media markers are
+# translated (``WhatsApp Chat mit <chat>.txt``, ``FILE (Datei angehängt)``, ``<Medien
+# ausgeschlossen>``, iOS ``<Anhang: FILE>``). A translated attachment is known by its file
+# (WhatsApp's media names, or a file of the zip), never by the words around it.
+
+
+def test_android_export_in_german(tmp_path):
+    path = _zip(DIR / "android-de", tmp_path / "WhatsApp Chat mit Mira Lang.zip")
+    assert registry.detect(Source(path)).name == "whatsapp-zip"
+    recs, rejects, warnings = run(whatsapp.read_zip, path)
+    assert not rejects and warnings == []
+    assert {r["thread"] for r in recs} == {"Mira Lang"}
+    notice, question, photo, omitted, pdf, voice = recs
+    assert question["metadata"] == {"speaker": "Jonas Weber", "listeners": ["Mira Lang"]}
+    assert notice["tags"] == ["system"]
+    assert photo["textChunks"] == ["IMG-20230903-WA0004.jpg (Datei angehängt)\nAm See"]
+    assert photo["extra"]["attachment"] == {"name": "IMG-20230903-WA0004.jpg", "size": 8}
+    assert omitted["extra"]["media"] == "media"
+    assert "media" not in pdf.get("extra", {})  # words in brackets, no file of the export
+    assert voice["extra"]["attachment"] == {"name": "PTT-20230904-WA0007.opus", "missing": True}
+    assert voice["timestamp"] == "2023-09-04T08:15:00Z"  # D.M.YY
+
+
+def test_ios_export_in_german(tmp_path):
+    path = _zip(DIR / "ios-de", tmp_path / "WhatsApp Chat - Mira Lang.zip")
+    recs, _, warnings = run(whatsapp.read_zip, path)
+    assert warnings == []  # the photo is named by its message
+    photo = recs[1]
+    assert photo["extra"]["attachment"] == {
+        "name": "00000012-PHOTO-2023-09-03-18-07-40.jpg",
+        "size": 8,
+    }
+
+
+def test_a_translated_chat_file_name_names_the_thread(tmp_path):
+    for name, chat in [
+        ("Chat de WhatsApp con Ana Ruiz.txt", "Ana Ruiz"),
+        ("Conversa do WhatsApp com Rui.txt", "Rui"),
+        ("WhatsApp_Chat_with_Ben_Ode.txt", "Ben Ode"),
+    ]:
+        path = tmp_path / name
+        path.write_text("12/01/2024, 10:00 - Ana: hola\n12/01/2024, 10:01 - Rui: olá\n")
+        recs, _, _ = run(whatsapp.read_whatsapp, path)
+        assert {r["thread"] for r in recs} == {chat}, name

@@ -94,6 +94,33 @@ class ImportContext:
             return f"{self.source.name}:{self.line(locator)}"
         return f"{self.source.name}#{locator}"
 
+    def thread_of(self, where: str) -> str:
+        """A location of this source (``FILE``, ``FILE#line-N``, ``FILE:N``) as the thread
+        of a conversation the data names no id for: the file as ``build.file_scope``
+        names it (its name without the folder; a generic name with its folder), so the
+        same file typed as ``ft.jsonl``, ``sub/ft.jsonl`` or an absolute path gives the
+        same threads, and so the same content-hash ids (docs/ids.md). Other text is
+        returned as it is."""
+        name = self.source.name
+        if where == name or where.startswith((f"{name}#", f"{name}:")):
+            return self._file + where[len(name) :]
+        return where
+
+    @property
+    def _file(self) -> str:
+        # The file itself when the name is its path (or its file name): a generic name's
+        # folder is then the real one, not the working folder's.
+        from convo.importers.build import file_scope  # build loads the record model
+
+        path = self.source.path
+        if (
+            path is not None
+            and not self.source.is_stdin
+            and path.name == Path(self.source.name).name
+        ):
+            return file_scope(str(path))
+        return file_scope(self.source.name)
+
     def reject(self, where: str, reason: str, raw: Any = None, hint: str | None = None) -> None:
         """A record could not be imported: count, report and keep it; abort under --strict."""
         self.rejected += 1

@@ -78,8 +78,8 @@ _EXTRA = (
     "`--include-thinking`"
 )
 _LINE = (
-    "; a JSONL line holding a conversation without one: `FILE#line-N`, FILE the path as "
-    "named on the command line; else none"
+    "; a JSONL line holding a conversation without one: `FILE#line-N`, FILE the file's "
+    "name without its folder (a generic name with it, docs/ids.md); else none"
 )
 _FIELDS = {
     "openai": Fields(

@@ -153,7 +153,8 @@ def _sample(
         system = _get(sample, "systemInstruction")
         if isinstance(system, dict):
             chunks, extra = _parts(as_list(system.get("parts")), include)
-            yield _record(chunks, extra, "system", "system", sub(ctx, where, "system"), where)
+            thread = ctx.thread_of(where)
+            yield _record(chunks, extra, "system", "system", sub(ctx, where, "system"), thread)
         contents = sample["contents"]
     elif isinstance(sample, list):
         contents = sample
@@ -164,7 +165,7 @@ def _sample(
         if not _is_content(content):
             ctx.reject(loc, "not a Gemini Content (role and parts)", content)
             continue
-        yield _content_record(content, loc, where, include)
+        yield _content_record(content, loc, ctx.thread_of(where), include)
 
 
 def _content_record(
@@ -236,7 +237,7 @@ def _response(
         if not _is_content(content):
             ctx.reject(loc, "a candidate without content parts", cand)
             continue
-        rec = _content_record(content, loc, rid or where, include)
+        rec = _content_record(content, loc, rid or ctx.thread_of(where), include)
         extra = dict(rec.extra or {})
         extra.update(
             model=as_str(_get(resp, "modelVersion")) or None,
@@ -311,8 +312,8 @@ FIELDS = Fields(
     time="a response's `createTime`; requests have none: the epoch sentinel, with one "
     "warning a source",
     zone="the offset the source writes (UTC `Z`); a naive time is read as UTC, not in `--tz`",
-    thread="a response's `responseId`, else the path as named on the command line "
-    "(`FILE#line-N` per JSONL line)",
+    thread="a response's `responseId`, else the file's name without its folder "
+    "(`FILE#line-N` per JSONL line; a generic name with its folder, docs/ids.md)",
     id="`gemini:<responseId>` (`:<index>` after the first candidate); requests: " + CONTENT_HASH,
     scope="none: response ids are unique everywhere; a content hash: the file or line",
     extra="`parts` (non-text parts), `model` (`modelVersion`), `finish_reason`, `usage` "

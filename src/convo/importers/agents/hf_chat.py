@@ -128,7 +128,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
 def _sample(
     sample: dict[str, Any], turns: list[Any], where: str, ctx: ImportContext, ids: ContentIds
 ) -> Iterator[ConversationMessage]:
-    thread = as_str(sample.get("id")) or where
+    thread = as_str(sample.get("id")) or ctx.thread_of(where)
     rest = {k: v for k, v in sample.items() if k not in ("messages", "prompt", "completion")}
     n_prompt = len(turns) - len(sample["completion"]) if "messages" not in sample else len(turns)
     first = True
@@ -162,8 +162,8 @@ FIELDS = Fields(
     listeners="the other party of the exchange (user ↔ assistant; a tool result → assistant)",
     time="no times: the epoch sentinel, with one warning a source",
     zone="none",
-    thread="the sample's `id` (else `FILE#line-N`, `FILE#item-N` or `FILE`, FILE the path "
-    "as named on the command line)",
+    thread="the sample's `id` (else `FILE#line-N`, `FILE#item-N` or `FILE`, FILE the file's "
+    "name without its folder, a generic name with it, docs/ids.md)",
     id="no message ids: " + CONTENT_HASH,
     scope="the conversation: the sample's `id`, scoped by the file when short (`FILE:id`)",
     extra="`original` (the message as the dataset had it), `blocks`; `completion` on a "

@@ -9,6 +9,13 @@ in ``messages/{human,ai,system,tool,chat,function}.py``): ``{"type": "human"|"ai
 "usage_metadata", "tool_call_id", "artifact", "status", "role" (chat)}}``. A JSON array
 of them (streamed), JSONL (one message, or one array, a line), or one message.
 
+The same messages serialized by ``langchain_core.load.dumpd`` / ``dumps`` (LangSmith
+run inputs and outputs, LangGraph checkpoints, ``langchain_core/load/serializable.py``
+``to_json``): ``{"lc": 1, "type": "constructor", "id": ["langchain", "schema",
+"messages", "HumanMessage"], "kwargs": {"content", "type"?, "id"?, "tool_calls"...}}``;
+the class name gives the type (``AIMessageChunk`` as ``ai``) and ``kwargs`` are the
+``data`` (``_from_constructor``).
+
 Decisions:
 - speaker = ``data.name`` else the type as spelled (``human``, ``ai``, ``tool``; a chat
   message's ``role``); role: human → user, ai → assistant, system → system,
@@ -26,7 +33,8 @@ Decisions:
   (``FILE#line-N`` for a JSONL line holding an array). No times: the epoch sentinel,
   with one warning a source. ``response_metadata``, ``usage_metadata``,
   ``additional_kwargs`` and ``artifact`` go to ``extra``.
-- Anything that is not ``{"type", "data": {...}}`` is rejected with its location.
+- Anything that is not ``{"type", "data": {...}}`` (or its ``dumpd`` form) is rejected
+  with its location.
 """
 
 from __future__ import annotations
@@ -59,7 +67,33 @@ def _kind(spelled: str) -> str:
     return spelled
 
 
+_CLASSES = {
+    "HumanMessage": "human",
+    "AIMessage": "ai",
+    "SystemMessage": "system",
+    "ToolMessage": "tool",
+    "FunctionMessage": "function",
+    "ChatMessage": "chat",
+}
+
+
+def _from_constructor(obj: Any) -> Any:
+    """A ``dumpd`` message (``{"lc": 1, "type": "constructor", "id": [..., CLASS],
+    "kwargs"}``) as ``{"type", "data"}``; anything else as it is."""
+    if not isinstance(obj, dict) or obj.get("lc") != 1 or obj.get("type") != "constructor":
+        return obj
+    path, kwargs = obj.get("id"), obj.get("kwargs")
+    if not isinstance(path, list) or not path or not isinstance(kwargs, dict):
+        return obj
+    cls = as_str(path[-1])
+    kind = _CLASSES.get(cls.removesuffix("Chunk"))
+    if kind is None:
+        return obj
+    return {"type": cls if cls.endswith("Chunk") else kind, "data": kwargs}
+
+
 def _is_message(obj: Any) -> bool:
+    obj = _from_constructor(obj)
     if not isinstance(obj, dict) or not isinstance(obj.get("data"), dict):
         return False
     kind = _kind(as_str(obj.get("type")))
@@ -67,7 +101,7 @@ def _is_message(obj: Any) -> bool:
 
 
 def sniff(source: Source) -> int:
-    text = json_head_with(source, '"data"')
+    text = json_head_with(source, '"data"') or json_head_with(source, '"constructor"')
     if not text:
         return 0
     values = sample_values(text)
@@ -85,7 +119,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     n = 0
     for sample, loc in iter_samples(source, ctx):
         where = ctx.loc(loc) if loc != "doc" else source.name
-        thread = where if isinstance(sample, list) and loc.startswith("line-") else source.name
+        thread = ctx.thread_of(
+            where if isinstance(sample, list) and loc.startswith("line-") else source.name
+        )
         items = sample if isinstance(sample, list) else [sample]
         for k, obj in enumerate(items, 1):
             here = sub(ctx, where, f"msg-{k}") if isinstance(sample, list) else where
@@ -93,7 +129,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
                 ctx.reject(here, "not a LangChain message dict ({type, data})", obj)
                 continue
             n += 1
-            yield _message(obj, here, (thread, source.name), calls, include_thinking)
+            yield _message(
+                _from_constructor(obj), here, (thread, source.name), calls, include_thinking
+            )
     if n:
         ctx.warn(source.name, "LangChain messages carry no times: messages get the epoch sentinel")
 
@@ -194,8 +232,8 @@ FIELDS = Fields(
     listeners="a user turn → `ai`, an assistant turn → `human`, a tool result → `ai`",
     time="no times: the epoch sentinel, with one warning a source",
     zone="none",
-    thread="the path as named on the command line (`FILE#line-N` for a JSONL line "
-    "holding an array)",
+    thread="the file's name without its folder (`FILE#line-N` for a JSONL line "
+    "holding an array; a generic name with its folder, docs/ids.md)",
     id="`langchain:<id>` (`data.id`); a short one `langchain:<file>:<id>`; none: " + CONTENT_HASH,
     scope="long ids: the world; short ids: the file (its name)",
     reply_to="a tool message: the ai message that made the call",

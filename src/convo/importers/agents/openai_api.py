@@ -166,7 +166,7 @@ def _choices(
             id=rec_id,
             source_id=loc,
             format=COMPLETION,
-            thread=custom or cid or where,
+            thread=custom or cid or ctx.thread_of(where),
             role=role if role in ("system", "user", "assistant", "tool") else None,
             extra={
                 "model": as_str(comp.get("model")),

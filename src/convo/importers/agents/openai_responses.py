@@ -112,18 +112,20 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         if _is_response(sample):
             yield from _response(sample, where, st)
         elif isinstance(sample, dict) and sample.get("object") == "list":
-            yield from _items(as_list(sample.get("data")), where, source.name, None, st)
+            yield from _items(
+                as_list(sample.get("data")), where, ctx.thread_of(source.name), None, st
+            )
         elif isinstance(sample, list):
-            yield from _items(sample, where, source.name, None, st)
+            yield from _items(sample, where, ctx.thread_of(source.name), None, st)
         else:  # one item a line (JSONL) or one item
-            yield from _items([sample], where, source.name, None, st, single=True)
-    yield from _flush(st, source.name, source.name, None)
+            yield from _items([sample], where, ctx.thread_of(source.name), None, st, single=True)
+    yield from _flush(st, source.name, ctx.thread_of(source.name), None)
     if st.untimed:
         ctx.warn(source.name, "Responses items carry no times: messages get the epoch sentinel")
 
 
 def _response(resp: dict[str, Any], where: str, st: _State) -> Iterator[ConversationMessage]:
-    thread = as_str(resp.get("id")) or where
+    thread = as_str(resp.get("id")) or st.ctx.thread_of(where)
     ts = epoch_ts(resp.get("created_at"))
     instructions = resp.get("instructions")
     if isinstance(instructions, str) and instructions.strip():
@@ -311,7 +313,8 @@ FIELDS = Fields(
     time="the Response's `created_at`; bare item lists have none: the epoch sentinel, with "
     "one warning a source",
     zone="epoch seconds: UTC",
-    thread="the Response's `id`, else the path as named on the command line",
+    thread="the Response's `id`, else the file's name without its folder "
+    "(a generic name with its folder, docs/ids.md)",
     id="`openai:<id>` (the item's id), else " + CONTENT_HASH,
     scope="none: OpenAI's ids are unique everywhere",
     reply_to="a `function_call_output`: the call with its `call_id`",

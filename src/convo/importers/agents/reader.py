@@ -277,7 +277,7 @@ class _Reader:
         if isinstance(value, list) and value and all(is_container(v) for v in value):
             for c, conv in enumerate(value, 1):
                 yield from self._conversation(
-                    conv, f"conv-{c}.", None, f"{self.source.name}#conv-{c}"
+                    conv, f"conv-{c}.", None, self.ctx.thread_of(self.ctx.loc(f"conv-{c}"))
                 )
         elif is_container(value):
             yield from self._conversation(value, "", None, None)
@@ -293,13 +293,16 @@ class _Reader:
         where = self.ctx.loc(number)
         if is_container(value):
             yield from self._conversation(
-                value, f"line-{number}.", number, f"{self.source.name}#line-{number}"
+                value,
+                f"line-{number}.",
+                number,
+                self.ctx.thread_of(f"{self.source.name}#line-{number}"),
             )
         elif isinstance(value, list) and value and all(is_container(v) for v in value):
             for c, conv in enumerate(value, 1):  # a list of conversations on one line
                 locator = f"line-{number}.conv-{c}"
                 yield from self._conversation(
-                    conv, f"{locator}.", number, f"{self.source.name}#{locator}"
+                    conv, f"{locator}.", number, self.ctx.thread_of(self.ctx.loc(locator))
                 )
         elif isinstance(value, list) and any(isinstance(v, dict) for v in value):
             thread = Thread()

@@ -114,7 +114,7 @@ def _sample(
     sample: dict[str, Any], where: str, ctx: ImportContext
 ) -> Iterator[ConversationMessage]:
     sid = as_str(sample.get("id"))
-    thread = sid or where
+    thread = sid or ctx.thread_of(where)
     turns = sample["conversations"]
     sides = _Sides(turns)
     rest = {k: v for k, v in sample.items() if k not in ("conversations", "system")}
@@ -185,8 +185,8 @@ FIELDS = Fields(
     "assistant turn → the user side's, else `human`; a tool turn → the assistant side)",
     time="no times in ShareGPT: the epoch sentinel, with one warning a source",
     zone="none",
-    thread="the sample's `id` (else `FILE#line-N`, `FILE#item-N` or `FILE`, FILE the path "
-    "as named on the command line)",
+    thread="the sample's `id` (else `FILE#line-N`, `FILE#item-N` or `FILE`, FILE the file's "
+    "name without its folder, a generic name with it, docs/ids.md)",
     id="`sharegpt:<file>:<id>:<turn>` when the sample has an id, else " + CONTENT_HASH,
     scope="the file (its name): sample ids are unique only in their data set",
     extra="`original_role` when the spelling is not the role; the sample's other members "

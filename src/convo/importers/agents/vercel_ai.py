@@ -33,6 +33,7 @@ Decisions:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import tzinfo
 from typing import Any
 
 from convo.core.io import Source
@@ -42,7 +43,7 @@ from convo.importers.agents.blocks import block_chunk, dumps
 from convo.importers.agents.samples import iter_samples, messages_of, sample_values, sub
 from convo.importers.build import ContentIds, file_local_id, message
 from convo.importers.context import ImportContext
-from convo.importers.fields import Fields
+from convo.importers.fields import NAIVE_IN_TZ, Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
 from convo.importers.registry import Format
 
@@ -98,12 +99,13 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     for sample, loc in iter_samples(source, ctx):
         where = ctx.loc(loc) if loc != "doc" else source.name
         nested, thread = _chat_of(sample, loc, where, source.name)
+        thread = ctx.thread_of(thread)
         for k, msg in enumerate(messages_of(sample), 1):
             here = sub(ctx, where, f"msg-{k}") if nested else where
             if not _is_message(msg) and not _is_v4_text(msg):
                 ctx.reject(here, "not an AI SDK UI message (role and parts)", msg)
                 continue
-            rec = _record(msg, here, (thread, source.name), include_thinking)
+            rec = _record(msg, here, (thread, source.name), include_thinking, ctx.options.tz)
             ids.assign_local(rec)  # a short chat id is unique only in its file
             untimed += rec.timestamp is None
             yield rec
@@ -112,7 +114,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
 
 
 def _record(
-    msg: dict[str, Any], loc: str, where: tuple[str, str], include: bool
+    msg: dict[str, Any], loc: str, where: tuple[str, str], include: bool, zone: tzinfo
 ) -> ConversationMessage:
     """A UI message; ``where`` = its chat (the thread) and the source's name."""
     thread, source_name = where
@@ -133,7 +135,7 @@ def _record(
         acc.chunks,
         speaker=role,
         listeners=OTHER.get(role, []),
-        timestamp=iso_ts(msg.get("createdAt")) or iso_ts(meta.get("createdAt")),
+        timestamp=iso_ts(msg.get("createdAt"), zone) or iso_ts(meta.get("createdAt"), zone),
         id=file_local_id(NAME, mid, source_name) if mid else None,
         source_id=loc,
         format=NAME,
@@ -229,9 +231,9 @@ FIELDS = Fields(
     listeners="user ↔ assistant",
     time="v4 `createdAt` or `metadata.createdAt`; else the epoch sentinel, with one "
     "warning a source",
-    zone="the offset the source writes (UTC `Z`); a naive time is read as UTC, not in `--tz`",
-    thread="the chat's `id`, else the path as named on the command line (`FILE#line-N` "
-    "per JSONL chat)",
+    zone="the offset the source writes (UTC `Z`); " + NAIVE_IN_TZ,
+    thread="the chat's `id`, else the file's name without its folder (`FILE#line-N` "
+    "per JSONL chat; a generic name with its folder, docs/ids.md)",
     id="`vercel-ai:<id>`; a short one (under 16 characters) `vercel-ai:<file>:<id>`",
     scope="the SDK's 16-character nanoids: the world; shorter ones: the file (its name)",
     extra="`tools` (tool parts whole), `sources`, `data` (`data-*` parts), `metadata`; "

@@ -11,7 +11,9 @@ and ``--from slack`` reads any of the three.
 
 Shared decisions: speaker = display name; listeners = @-mentioned users, else the other
 party of a two-party chat; ``thread`` = channel or chat name; times in UTC (naive source
-times read in ``--tz``); ids from the source prefixed by app (``slack:<channel>:<ts>``,
+times read in ``--tz``; formats whose exporters always write an offset, such as
+DiscordChatExporter, claude.ai, X/Twitter archives, Gitter and Google's Takeout, read a
+time without one as UTC, and their ``fields`` declarations say so); ids from the source prefixed by app (``slack:<channel>:<ts>``,
 ``discord:<id>``, ``telegram:<chat>:<id>``...), ``replyTo`` = the parent's id;
 attachments, reactions and edits in ``extra``; system/service messages are kept with the
 tag ``system``. Messages with neither text nor media are skipped and counted in one

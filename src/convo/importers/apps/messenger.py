@@ -7,8 +7,17 @@ flat. Every string is repaired (UTF-8 bytes escaped as \\u00XX); no ids in the s
 (content hash); two participants -> the other one is the listener. A file without
 ``participants`` (some downloads, hand-cut files) takes its senders as the participants.
 
+The end-to-end encrypted chats come in a separate download (Messenger's "secure
+storage" export, ``<Name>_<n>.json`` a thread, media under ``media/``) that spells the
+same schema in camelCase: participants as plain names, ``threadName``, messages with
+``senderName``, ``text``, ``timestamp`` (milliseconds), ``type`` (``text``, ``media``,
+``link``, ``placeholder``: an unsent message), ``media: [{"uri"}]`` and ``isUnsent``;
+both spellings are read (``_get``). Old downloads' ``timestamp`` in seconds is told
+from milliseconds by its size.
+
 Detection (``sniff_messenger``) rests on what every thread file has, a ``messages`` list
-with ``sender_name`` and ``timestamp_ms``, never on ``participants`` alone.
+with ``sender_name`` and ``timestamp_ms`` (``senderName`` and ``timestamp``), never on
+``participants`` alone.
 
 Ids and their scope (docs/ids.md): no message ids: the content hash, its conversation
 the thread's ``title``; ``message_N.json`` is a name every download has, so without a
@@ -42,9 +51,36 @@ def sniff_messenger(source: Source) -> int:
     if not text.startswith("{") or not has_key(text, "messages"):
         return 0
     meta_keys = has_key(text, "sender_name") + has_key(text, "timestamp_ms")
+    if has_key(text, "senderName") and has_key(text, "timestamp"):  # the E2EE download
+        meta_keys = 2 if has_key(text, "threadName") or has_key(text, "isUnsent") else 1
     if has_key(text, "participants"):
         return 85 if meta_keys else 50
     return 80 if meta_keys == 2 else 0
+
+
+# (the thread-file spelling, the E2EE download's) of each field read
+_SENDER = ("sender_name", "senderName")
+_TEXT = ("content", "text")
+_TIME = ("timestamp_ms", "timestamp")
+
+
+def _get(m: dict[str, Any], keys: tuple[str, str]) -> Any:
+    value = m.get(keys[0])
+    return m.get(keys[1]) if value is None else value
+
+
+def _millis(m: dict[str, Any]) -> Any:
+    """The message's time in epoch milliseconds: ``timestamp_ms``, else ``timestamp``
+    (milliseconds in the E2EE download, seconds in old downloads)."""
+    value = _get(m, _TIME)
+    if isinstance(value, int | float) and not isinstance(value, bool) and abs(value) < 1e11:
+        return value * 1000
+    return value
+
+
+def _name(p: Any) -> str:
+    """A participant: ``{"name": ...}``, or the plain name of the E2EE download."""
+    return p if isinstance(p, str) else as_str(as_dict(p).get("name"))
 
 
 _MEDIA = (
@@ -69,9 +105,10 @@ def read_meta_thread(source: Source, ctx: ImportContext, fmt: str) -> Iterator[C
         if doc.root != "{" or not doc.found:
             raise InputError(f"not a {fmt} message file (no messages list)", where=source.name)
         fix = fix_latin1_mojibake
-        people = [fix(as_str(as_dict(p).get("name"))) for p in as_list(data.get("participants"))]
+        people = [fix(_name(p)) for p in as_list(data.get("participants"))]
         people = [p for p in people if p] or [fix(s) for s in senders if s]
-        title = fix(as_str(data.get("title"))) or ", ".join(people) or fmt
+        title = as_str(data.get("title")) or as_str(data.get("threadName"))
+        title = fix(title) or ", ".join(people) or fmt
         order = range(len(spans) // 2)
         if len(nums) >= 2 and nums[0] > nums[-1]:
             order = order[::-1]  # Messenger writes newest first
@@ -87,8 +124,8 @@ def _first_pass(doc: JsonArray) -> tuple[array, list[float], dict[str, None]]:
     for m, _ in doc:
         spans.extend(doc.span)
         if len(senders) < 3:
-            senders[as_str(as_dict(m).get("sender_name"))] = None
-        s = as_dict(m).get("timestamp_ms")
+            senders[as_str(_get(as_dict(m), _SENDER))] = None
+        s = _millis(as_dict(m))
         if isinstance(s, int | float) and not isinstance(s, bool):  # keep first and last
             nums[1 if nums else 0 :] = [s]
     return spans, nums, senders
@@ -103,6 +140,10 @@ def _chunks(m: dict[str, Any], content: str) -> tuple[list[str], dict[str, Any]]
         if items:
             media[key] = items
             chunks += [f"[{label}] {as_str(x.get('uri'))}" for x in items]
+    e2ee = [as_dict(x) for x in as_list(m.get("media"))]  # the E2EE download: one list
+    if e2ee:
+        media["media"] = e2ee
+        chunks += [f"[media] {as_str(x.get('uri'))}" for x in e2ee]
     sticker = as_dict(m.get("sticker"))
     if sticker:
         chunks.append(f"[sticker] {as_str(sticker.get('uri'))}")
@@ -135,17 +176,21 @@ def _messenger_messages(
         if not isinstance(m, dict):
             ctx.reject(loc, f"not a {fmt} message (not an object)", m)
             continue
-        speaker = fix(as_str(m.get("sender_name")))
-        content = fix(as_str(m.get("content")))
+        speaker = fix(as_str(_get(m, _SENDER)))
+        content = fix(as_str(_get(m, _TEXT)))
         chunks, media = _chunks(m, content)
         sticker = as_dict(m.get("sticker"))
         share = as_dict(m.get("share"))
+        if not chunks and (m.get("isUnsent") is True or m.get("type") == "placeholder"):
+            chunks = ["[unsent]"]  # the E2EE download keeps an unsent message, textless
         if not chunks:
             empty.n += 1
             continue
-        ts = epoch_ts(m.get("timestamp_ms"), ms=True)
+        millis = _millis(m)
+        ts = epoch_ts(millis, ms=True)
         if ts is None:
             ctx.warn(loc, "no readable timestamp_ms; time left unknown")
+        unsent = m.get("is_unsent") is True or m.get("isUnsent") is True
         yield message(
             chunks,
             speaker=speaker or None,
@@ -155,12 +200,12 @@ def _messenger_messages(
             format=fmt,
             thread=title,
             extra={
-                "timestamp_ms": m.get("timestamp_ms"),
+                "timestamp_ms": millis,
                 "type": as_str(m.get("type")),
                 "media": media,
                 "sticker": sticker,
                 "share": share,
-                "unsent": True if m.get("is_unsent") is True else None,
+                "unsent": True if unsent or m.get("type") == "placeholder" else None,
                 "reactions": [
                     {
                         "reaction": fix(as_str(r.get("reaction"))),
@@ -173,17 +218,20 @@ def _messenger_messages(
     empty.report(ctx)
 
 
-DESCRIPTION = "Facebook Messenger message_N.json (participants, newest-first messages)"
+DESCRIPTION = (
+    "Facebook Messenger message_N.json (participants, newest-first messages) and E2EE chats"
+)
 PATTERNS = ("message_*.json",)
 EXAMPLE = (
     '{"participants": [{"name": "Bob"}], "messages": [{"sender_name": "Bob", "timestamp_ms": 1}]}'
 )
 FIELDS = Fields(
-    speaker="`sender_name` (mojibake repaired)",
+    speaker="`sender_name` (E2EE download: `senderName`; mojibake repaired)",
     listeners="the other participant of a two-person thread, else none",
-    time="`timestamp_ms` (messages come newest first and are read oldest first)",
+    time="`timestamp_ms` (E2EE download: `timestamp`, milliseconds; messages come newest "
+    "first and are read oldest first)",
     zone="epoch milliseconds: UTC",
-    thread="the thread's `title`",
+    thread="the thread's `title` (E2EE download: `threadName`)",
     id="no message ids: " + CONTENT_HASH,
     scope="the thread's `title`; without one the folder (`message_N.json` is a name every "
     "download has)",

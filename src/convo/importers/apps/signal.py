@@ -5,7 +5,8 @@ Text layouts (this module):
 - **signal-export** (``sigexport``) ``<chat>/chat.md``: ``[2019-05-29 15:04:33] Aya: text``
   (older versions ``[2019-05-29, 15:04]``), a blank line after each message; a reply
   starts with the quoted text as ``> `` lines, reactions follow as ``(- Name: 👍, ... -)``,
-  a sticker as ``(( label ))``, attachments as ``![name](./media/x.jpg)`` or
+  a sticker as ``(( label ))`` (``[label](../exported_stickers/PACK/ID.ext)`` when its
+  file was exported), attachments as ``![name](./media/x.jpg)`` or
   ``[name](./media/x.pdf)``; the owner is ``Me``; times are naive local times.
 - **sigtop** ``-f text``: ``Conversation: Name (detail)``, then per message the fields
   ``From:`` (``You`` when outgoing), ``Type:``, ``Sent:``/``Received:`` (RFC 2822 times
@@ -288,9 +289,16 @@ def _md_body(lines: list[str]) -> tuple[str, dict[str, Any]]:
     """Text and extra of a signal-export message: quote, reactions, sticker, attachments."""
     body, quote, extra = _md_parts(lines)
     text = "\n".join(body).strip()
-    attachments = [{"name": m[2], "path": m[3]} for m in _LINK.finditer(text)]
+    links = [{"name": m[2], "path": m[3]} for m in _LINK.finditer(text)]
+    # a sticker whose file was exported: ``[🎉](../exported_stickers/PACK/ID.webp)``
+    stickers = [a for a in links if "/exported_stickers/" in a["path"]]
+    if stickers:
+        extra["sticker"] = stickers[0]["name"]
+        extra["sticker_path"] = stickers[0]["path"]
+    attachments = [a for a in links if a not in stickers]
     if attachments:
         extra["attachments"] = attachments
+    if links:
         text = _LINK.sub("", text).strip()
     if text == _DELETED:
         extra["deleted"] = True

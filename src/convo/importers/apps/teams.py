@@ -1,4 +1,11 @@
-"""Microsoft Teams export JSON (PascalCase messages with HTML bodies).
+"""Microsoft Teams export JSON: Graph ``chatMessage`` objects with HTML bodies.
+
+Two spellings of one shape: PascalCase (Purview/eDiscovery-style exports, the Graph
+PowerShell SDK's ``Get-MgChatMessage | ConvertTo-Json``: ``Id``, ``CreatedDateTime``,
+``From.User.DisplayName``) and the Graph REST API's own camelCase (``GET
+/chats/{id}/messages``, Graph Explorer, ``m365 teams chat message list``: ``id``,
+``createdDateTime``, ``from.user.displayName``, pages as ``{"@odata.context", "value"}``).
+Keys are read whatever the case of their first letter (``_pascal``).
 
 A top-level array streams in two passes (who is in each chat, then messages); an object
 wrapping the list (``value``/``messages``) is read whole (``convo.core.io.load_json``).
@@ -19,6 +26,7 @@ milliseconds, unique only within its chat or channel, so the id names the chat:
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from datetime import tzinfo
 from typing import Any
 
 from convo.core.errors import InputError
@@ -29,7 +37,7 @@ from convo.core.timestamps import iso_ts
 from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter
 from convo.importers.build import message, scoped_id
 from convo.importers.context import ImportContext
-from convo.importers.fields import Fields
+from convo.importers.fields import NAIVE_IN_TZ, Fields
 from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head_with
 from convo.importers.registry import Format
 
@@ -38,13 +46,33 @@ def sniff_teams(source: Source) -> int:
     text = json_head_with(source)
     if not text:
         return 0
-    if (
-        has_key(text, "CreatedDateTime")
-        and has_key(text, "Body")
-        and (has_key(text, "ChatId") or has_key(text, "MessageType"))
-    ):
-        return 85
+    for created, body, chat, kind in _SNIFF_KEYS:
+        if (
+            has_key(text, created)
+            and has_key(text, body)
+            and (has_key(text, chat) or has_key(text, kind))
+        ):
+            return 85
     return 0
+
+
+_SNIFF_KEYS = (
+    ("CreatedDateTime", "Body", "ChatId", "MessageType"),
+    ("createdDateTime", "body", "chatId", "messageType"),
+)
+
+
+def _pascal(value: Any) -> Any:
+    """``value`` with every object key's first letter in upper case (``createdDateTime``
+    → ``CreatedDateTime``; ``@odata.type`` as it is): the Graph API's camelCase read as
+    the PascalCase exports are."""
+    if isinstance(value, dict):
+        return {
+            (k[:1].upper() + k[1:] if k[:1].islower() else k): _pascal(v) for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_pascal(v) for v in value]
+    return value
 
 
 def read_teams(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
@@ -61,7 +89,7 @@ def read_teams(source: Source, ctx: ImportContext) -> Iterator[ConversationMessa
             raise InputError("not a Teams export (expected a list of messages)", where=source.name)
 
     def messages() -> Iterable[Any]:
-        return data if data is not None else (m for m, _ in doc.items())
+        return map(_pascal, data if data is not None else (m for m, _ in doc.items()))
 
     # Who takes part in each chat, to name the other party of a 1:1 chat.
     members: dict[str, list[str]] = {}
@@ -163,7 +191,8 @@ def _teams_message(
         return
     thread = _teams_thread(m)
     listeners = _listeners(m, thread, speaker, system, members)
-    ts = iso_ts(m.get("CreatedDateTime"))
+    zone = ctx.options.tz
+    ts = iso_ts(m.get("CreatedDateTime"), zone)
     if ts is None:
         ctx.warn(loc, "no readable CreatedDateTime; time left unknown")
     reply = as_str(m.get("ReplyToId"))
@@ -179,16 +208,18 @@ def _teams_message(
         reply_to=scoped_id("teams", _teams_chat(m), reply) if reply else None,
         subject=as_str(m.get("Subject")),
         tags=[SYSTEM_TAG] if system else [],
-        extra=_teams_extra(m, attachments),
+        extra=_teams_extra(m, attachments, zone),
     )
 
 
-def _teams_extra(m: dict[str, Any], attachments: list[dict[str, Any]]) -> dict[str, Any]:
+def _teams_extra(
+    m: dict[str, Any], attachments: list[dict[str, Any]], zone: tzinfo
+) -> dict[str, Any]:
     return {
         "message_type": as_str(m.get("MessageType")),
         "created": as_str(m.get("CreatedDateTime")),
-        "edited": iso_ts(m.get("LastEditedDateTime")),
-        "deleted": iso_ts(m.get("DeletedDateTime")),
+        "edited": iso_ts(m.get("LastEditedDateTime"), zone),
+        "deleted": iso_ts(m.get("DeletedDateTime"), zone),
         "importance": as_str(m.get("Importance")) if m.get("Importance") != "normal" else None,
         "attachments": attachments,
         "reactions": [
@@ -201,13 +232,14 @@ def _teams_extra(m: dict[str, Any], attachments: list[dict[str, Any]]) -> dict[s
     }
 
 
-DESCRIPTION = "Microsoft Teams export JSON (PascalCase messages with HTML bodies)"
+DESCRIPTION = "Microsoft Teams chat messages JSON (Graph API or PascalCase exports; HTML bodies)"
 EXAMPLE = '[{"Id": "1", "Body": {"ContentType": "html", "Content": "<p>Hi</p>"}, "From": {...}}]'
 FIELDS = Fields(
-    speaker="`From.User.DisplayName`",
+    speaker="`From.User.DisplayName` (a bot: `From.Application.DisplayName`; Graph's camelCase "
+    "`from.user.displayName` alike)",
     listeners="the mentioned users; in a 1:1 chat (`@unq.gbl.spaces`) the other person",
     time="`CreatedDateTime`",
-    zone="the offset the source writes (UTC `Z`); a naive time is read as UTC, not in `--tz`",
+    zone="the offset the source writes (UTC `Z`); " + NAIVE_IN_TZ,
     thread="`ChatId` (or the channel's id)",
     id="`teams:<chat>:<Id>` (`Id` is the creation time in milliseconds); a message naming "
     "no chat: `teams:<Id>`",

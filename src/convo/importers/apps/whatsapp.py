@@ -16,7 +16,12 @@ Decisions:
 - Day/month order is decided per file from the values seen: a first field above 12 means
   D/M, a second above 12 means M/D; when no value decides, the order whose dates run
   forward with fewer steps back wins; a tie falls back to M/D for ``/`` dates with AM/PM
-  (US) and D/M otherwise, with a warning. A year-first date is Y/M/D.
+  (US) and D/M otherwise, with a warning. Dotted dates are D/M (``03.09.23``). A
+  year-first date is Y/M/D. Exports in other languages: the chat file's translated
+  name (``WhatsApp Chat mit Ann.txt``, ``Chat de WhatsApp con Ann.txt``) names the
+  thread, and translated media markers (``<Medien ausgeschlossen>``, ``FILE (Datei
+  angehängt)``, ``<Anhang: FILE>``) set ``extra.media`` when the file is WhatsApp's
+  media name or a file of the zip.
 - Times are naive and read in ``--tz``. The file is read twice (dates first; stdin is
   spooled to a temporary file), so memory stays flat.
 - Lines without a header continue the previous message, except a line that starts
@@ -73,9 +78,43 @@ _MEDIA = re.compile(
     r"<attached: (.+)>|(.+) \(file attached\))$",
     re.I,
 )
+# Exports in other languages write their markers translated: Android's "<Media
+# omitted>" (the strings WhatsApp writes, as chat-analytics' WhatsApp parser lists them)
+# and "FILE (file attached)" (``(Datei angehängt)``, ``(archivo adjunto)``...), iOS's
+# "<attached: FILE>" (``<Anhang: FILE>``, ``<adjunto: FILE>``...). A translated
+# attachment is known by its file: WhatsApp's own media names (``IMG-20230815-WA0001.jpg``,
+# ``00000003-PHOTO-2023-08-15-09-12-40.jpg``), or a file of the export's zip.
+_OMITTED = frozenset(
+    s.casefold()
+    for s in (
+        "<Medien ausgeschlossen>", "<Medien weggelassen>", "<Multimedia omitido>",
+        "<Archivo omitido>", "<Médias omis>", "<Fichier omis>", "<Media omessi>",
+        "<Media omesso>", "<Mídia oculta>", "<Mídia omitida>", "<ficheiro não revelado>",
+        "<Media weggelaten>", "<без медиафайлов>", "<Файл пропущен>", "<medya dahil edilmedi>",
+        "<Medya atlanmış>", "<pominięto multimedia>", "<pliki pominięto>",
+        "<media tidak disertakan>", "<Media disingkirkan>", "<media utelämnat>",
+        "<Media har utelämnats>", "<medier udeladt>", "<media utelatt>", "<Uten vedlegg>",
+        "<média vynechány>", "<медіа пропущено>", "<メディアなし>", "<미디어 파일 제외됨>",
+        "<省略多媒体文件>", "<忽略多媒體檔>", "<تم استبعاد الوسائط>", "<मीडिया के बिना>",
+    )
+)  # fmt: skip
+_TRANSLATED_ANDROID = re.compile(r"^(\S(?:.*\S)?) \([^()<>]{2,40}\)$")
+_TRANSLATED_IOS = re.compile(r"^<[^<>:]{2,30}:\s?(.+)>$")
+_WA_FILE = re.compile(
+    r"^(?:(?:IMG|VID|AUD|PTT|STK|DOC)-\d{8}-WA\d{4,}\.\w{2,5}"
+    r"|\d{8}-[A-Z]+-\d{4}(?:-\d\d){5}\.\w{2,5})$"
+)
 _ZIP_CHAT_NAME = re.compile(rb"(?:^|[\x00-\x1f/])(?:_chat|WhatsApp Chat with [^\x00/]{1,200})\.txt")
 _ZIP_ERRORS = (zipfile.BadZipFile, OSError, ValueError, RuntimeError, NotImplementedError, EOFError)
-_CHAT_FILE = re.compile(r"^WhatsApp Chat(?: with| -)\s*(.*?)\.(?:txt|zip)$", re.I)
+# The chat's export file name in the app's languages (as chat-analytics lists them), with
+# spaces or underscores: "WhatsApp Chat with Ann.txt", "WhatsApp-Chat mit Ann.txt",
+# "Chat de WhatsApp con Ann.txt", "Conversa do WhatsApp com Ann.zip"...
+_CHAT_FILE = re.compile(
+    r"^(?:WhatsApp[ _-]Chat(?:[ _](?:with|mit)|[ _]-)|Chat[ _]de[ _]WhatsApp[ _]con"
+    r"|Chat[ _]WhatsApp[ _]con|Conversa[ _]d[oa][ _]WhatsApp[ _]com|Conversa[ _]no[ _]WhatsApp"
+    r"[ _]com|Discussion[ _]WhatsApp[ _]avec|Чат[ _]WhatsApp[ _]с)[ _]*(.*?)\.(?:txt|zip)$",
+    re.I,
+)
 _SYSTEM_TEXT = (
     "Messages and calls are end-to-end encrypted",
     "Messages to this chat and calls are",
@@ -117,14 +156,16 @@ def _scan(source: Source, decode: LineDecoder) -> tuple[str, bool, list[str]]:
 
 
 def _decisive_order(m: re.Match[str]) -> str:
-    """The order a header's date settles alone: a 4-digit first field, or a field above 12."""
+    """The order a header's date settles alone: a 4-digit first field, a field above 12,
+    or dots (``03.09.23``: day first wherever WhatsApp writes dotted dates, German,
+    Russian, Polish, Turkish, Finnish...)."""
     if len(m[1]) == 4:
         return "YMD"
     if int(m[1]) > 12:
         return "DM"
     if int(m[3]) > 12:
         return "MD"
-    return ""
+    return "DM" if m[2] == "." else ""
 
 
 class _DateOrder:
@@ -187,7 +228,7 @@ def _chat_name(name: str) -> str | None:
     """The chat a file is named after (``WhatsApp Chat with Ann.txt``, ``WhatsApp Chat -
     Ann.zip``), else None."""
     m = _CHAT_FILE.match(PurePosixPath(name).name)
-    return m[1].strip() or None if m else None
+    return m[1].replace("_", " ").strip() or None if m else None
 
 
 def read_chat(
@@ -230,13 +271,21 @@ def read_chat(
         yield _wa_message(cur, speakers, ctx, thread, media)
 
 
-def _media(clean: str) -> tuple[str | None, str | None]:
-    """The media kind and file name a media placeholder names (else None, None)."""
-    media = _MEDIA.match(clean.strip().split("\n", 1)[0])  # a caption may follow
-    if not media:
-        return None, None
-    kind = (media[1] or ("file" if (media[2] or media[3]) else "media")).lower()
-    return kind, media[2] or media[3]
+def _media(clean: str, files: Media | None = None) -> tuple[str | None, str | None]:
+    """The media kind and file name a media placeholder names (else None, None); a
+    translated one (``_OMITTED``, ``_TRANSLATED_*``) too, when its file is WhatsApp's
+    media name or one of the export's ``files``."""
+    first = clean.strip().split("\n", 1)[0]  # a caption may follow
+    media = _MEDIA.match(first)
+    if media:
+        kind = (media[1] or ("file" if (media[2] or media[3]) else "media")).lower()
+        return kind, media[2] or media[3]
+    if first.casefold() in _OMITTED:
+        return "media", None
+    named = _TRANSLATED_ANDROID.match(first) or _TRANSLATED_IOS.match(first)
+    if named and (_WA_FILE.match(named[1]) or (files is not None and named[1] in files.sizes)):
+        return "file", named[1]
+    return None, None
 
 
 def _wa_message(
@@ -251,7 +300,7 @@ def _wa_message(
     name = cur["name"]
     system = name is None or text.startswith(_SYSTEM_TEXT)
     clean = text.translate(_STRIP_MARKS) if not text.isascii() else text
-    kind, file = _media(clean)
+    kind, file = _media(clean, media)
     if cur["ts"] is None and not cur.get("damaged"):
         ctx.warn(loc, "impossible date; time left unknown")
     return message(

@@ -1,5 +1,13 @@
 """Maildir folders (``cur/``, ``new/``, ``tmp/``), one message a file: sniffer and reader.
 
+A Maildir holds its other mailboxes as folders beside ``cur/``: Maildir++ (Courier,
+Dovecot's default, offlineimap, mbsync) names them ``.Sent``, ``.Lists.dev`` (a dot
+before each level), Dovecot's ``LAYOUT=fs`` nests plain folders (``Sent/cur``). Every
+mailbox under the folder named is read, its name (``Sent``, ``Lists.dev``; the top one
+``INBOX``) in ``extra.maildir.mailbox``; ``tmp/`` holds deliveries not finished, never
+read. The info suffix's flags (``:2,RS``: Passed, Replied, Seen, Trashed, Draft,
+Flagged) are kept in ``extra.maildir.flags``.
+
 Ids and their scope (docs/ids.md): the ``Message-ID``, unique everywhere (no scope);
 without one, the content hash.
 """
@@ -7,6 +15,7 @@ without one, the content hash.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 from convo.core.errors import InputError
 from convo.core.io import Source
@@ -38,8 +47,35 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             where=source.name,
             hint="name the Maildir folder itself, or drop --from maildir",
         )
+    for box, mailbox in _mailboxes(source.path):
+        yield from _mailbox(source, ctx, box, mailbox)
+
+
+def _mailboxes(root: Path) -> Iterator[tuple[Path, str]]:
+    """Each mailbox under ``root`` (itself first, as ``INBOX``) with its name: Maildir++
+    ``.A.B`` folders as ``A.B``, nested folders as ``A/B``; symbolic links not followed."""
+    stack = [(root, "")]
+    while stack:
+        path, name = stack.pop()
+        if (path / "cur").is_dir() or (path / "new").is_dir():
+            yield path, name or "INBOX"
+        subs = sorted(
+            (p for p in path.iterdir() if p.is_dir() and not p.is_symlink()),
+            reverse=True,
+        )
+        for sub in subs:
+            if sub.name in ("cur", "new", "tmp"):
+                continue
+            child = sub.name[1:] if sub.name.startswith(".") and not name else sub.name
+            if child:
+                stack.append((sub, f"{name}/{child}" if name else child))
+
+
+def _mailbox(
+    source: Source, ctx: ImportContext, box: Path, mailbox: str
+) -> Iterator[ConversationMessage]:
     for folder in ("new", "cur"):
-        path = source.path / folder
+        path = box / folder
         if not path.is_dir():
             continue
         for file in sorted(p for p in path.iterdir() if p.is_file() and p.name[:1] != "."):
@@ -53,7 +89,8 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             flags = file.name.rsplit(":2,", 1)[1] if ":2," in file.name else ""
             data, envelope = strip_envelope(data)
             origin = Origin(NAME, "msg-1", cctx.loc("msg-1"), envelope, maildir_date(file.name))
-            rec = convert(data, cctx, origin, {"maildir": {"folder": folder, "flags": flags}})
+            info = {"mailbox": mailbox, "folder": folder, "flags": flags}
+            rec = convert(data, cctx, origin, {"maildir": info})
             if rec is not None:
                 yield rec
 

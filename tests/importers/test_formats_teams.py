@@ -1,0 +1,89 @@
+"""Microsoft Teams chatMessage JSON (``convo.importers.apps.teams``), both spellings.
+
+The fixture ``teams/graph-chat-messages.json`` follows the Graph REST API's own shape
+(``GET /chats/{id}/messages``, Graph Explorer, ``m365 teams chat message list``, as
+documented for the ``chatMessage`` resource): a page ``{"@odata.context", "@odata.count",
+"@odata.nextLink", "value": [...]}`` of camelCase messages, a ``systemEventMessage`` with
+``from: null`` and an ``eventDetail`` typed by ``@odata.type``, a deleted message (empty
+body, ``deletedDateTime``), a bot (``from.application``), mentions, a reference file.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta, timezone
+from pathlib import Path
+
+from formats_helpers import FIXTURES, run
+
+from conftest import SAMPLE_DATA
+from convo.core.io import Source
+from convo.importers.apps import teams
+from convo.importers.context import ImportOptions
+from convo.importers.registry import registry
+
+GRAPH = FIXTURES / "teams" / "graph-chat-messages.json"
+CHAT = "19:a1b2c3d4e5f60718293a4b5c6d7e8f90@thread.v2"
+
+
+def test_graph_api_page_is_detected_and_read():
+    assert registry.detect(Source(GRAPH)).name == "teams"
+    recs, rejects, warnings = run(teams.read_teams, GRAPH)
+    assert not rejects
+    assert len(recs) == 4  # the deleted message (no body) is counted in one warning
+    assert len(warnings) == 1 and "1 " in warnings[0]
+    draft, joined, signed, bot = recs
+    assert draft["metadata"] == {"speaker": "Rosa Diaz", "listeners": ["Kenji Mori"]}
+    assert draft["textChunks"] == [
+        "Draft is up, Kenji Mori can you check & sign off?",
+        "[attachment] draft.docx",
+    ]
+    assert draft["id"] == f"teams:{CHAT}:1730812003118" and draft["thread"] == CHAT
+    assert draft["timestamp"] == "2024-11-05T13:06:43Z"
+    assert draft["extra"]["edited"] == "2024-11-05T13:07:10Z"
+    assert joined["tags"] == ["system"]
+    assert joined["textChunks"] == [
+        "[system event] #microsoft.graph.membersAddedEventMessageDetail"
+    ]
+    assert signed["textChunks"] == ["Signed off. Two typos on p. 3 <fixed>"]  # text body: as is
+    assert signed["timestamp"] == "2024-11-05T13:08:25Z"
+    assert bot["metadata"]["speaker"] == "Build Bot" and bot["textChunks"] == ["Build #412 passed"]
+
+
+def _camel(value):
+    if isinstance(value, dict):
+        return {k[:1].lower() + k[1:]: _camel(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_camel(v) for v in value]
+    return value
+
+
+def test_camel_case_reads_as_pascal_case(tmp_path: Path):
+    """The same messages in the Graph API's spelling give the same records."""
+    pascal = SAMPLE_DATA / "chat" / "teams.json"
+    camel = tmp_path / "teams.json"
+    camel.write_text(json.dumps({"value": _camel(json.loads(pascal.read_text()))}))
+    assert registry.detect(Source(camel)).name == "teams"
+    want, _, _ = run(teams.read_teams, pascal)
+    got, _, _ = run(teams.read_teams, camel)
+    assert [r | {"source_id": None} for r in got] == [r | {"source_id": None} for r in want]
+
+
+def test_a_time_without_offset_is_read_in_tz(tmp_path: Path):
+    """A time with no offset (an exporter writing a .NET DateTime of unspecified kind) is
+    read in ``--tz``; one with an offset keeps it."""
+    path = tmp_path / "t.json"
+    msgs = [
+        {"Id": "1", "ChatId": "19:x@thread.v2", "MessageType": "message",
+         "CreatedDateTime": "2024-03-06T10:00:00", "From": {"User": {"DisplayName": "A"}},
+         "Body": {"ContentType": "text", "Content": "naive"}},
+        {"Id": "2", "ChatId": "19:x@thread.v2", "MessageType": "message",
+         "CreatedDateTime": "2024-03-06T10:00:00Z", "From": {"User": {"DisplayName": "A"}},
+         "Body": {"ContentType": "text", "Content": "utc"}},
+    ]  # fmt: skip
+    path.write_text(json.dumps(msgs))
+    plus2 = ImportOptions(tz=timezone(timedelta(hours=2)))
+    recs, _, _ = run(teams.read_teams, path, plus2)
+    assert [r["timestamp"] for r in recs] == ["2024-03-06T08:00:00Z", "2024-03-06T10:00:00Z"]
+    recs, _, _ = run(teams.read_teams, path)
+    assert [r["timestamp"] for r in recs] == ["2024-03-06T10:00:00Z", "2024-03-06T10:00:00Z"]
