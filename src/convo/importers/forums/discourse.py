@@ -210,13 +210,14 @@ def _listing(doc: dict, source: Source, ctx: ImportContext) -> Iterator[Conversa
     if not isinstance(topics, list):
         raise InputError("topic_list has no topics array", where=source.name)
     users: dict[int, str] = {}
-    for user in doc.get("users") or []:
+    listed = doc.get("users") if isinstance(doc.get("users"), list) else []
+    for user in listed:
         if isinstance(user, dict) and as_int(user.get("id")) is not None:
             name = as_str(user.get("username"))
             if name:
                 users[as_int(user["id"])] = name  # type: ignore[index]
     tally = Tally(ctx)
-    ids = instance(doc.get("users") or [], source, ctx)
+    ids = instance(listed, source, ctx)
     for i, topic in enumerate(topics, 1):
         where = ctx.loc(f"topic-{i}")
         if not isinstance(topic, dict) or as_int(topic.get("id")) is None:
