@@ -14,6 +14,19 @@ Decisions:
 - Malformed JSON is an ``InputError`` located ``name:LINE`` (1-based), raised when it is
   met: elements before it have already been yielded.
 - A leading UTF-8 BOM is ignored.
+- ``values()`` (elements without their lines) parses runs of shallow elements with one
+  ``orjson.loads`` each (``[e1,e2,...]``, the bytes between them only commas and white
+  space), about 3x fewer CPU seconds than one call an element on 200k small chat
+  messages; a run orjson refuses is read again element by element, so errors are the
+  same as ``__iter__``'s. Every element it yields is at most ``SHALLOW`` levels deep.
+- Skipped values step over whole containers up to ``SKIM_DEPTH`` levels in one regex
+  match (pairs of brackets checked), not one bracket at a time.
+
+Why not ijson (yajl2_c): it builds every value through Python callbacks: on 200k small
+messages (28 MB) ``ijson.items`` took 0.29 s of CPU, one ``orjson.loads`` an element 0.9 s
+and ``values()`` about 0.3 s; this reader also keeps orjson's exact values (floats, big
+integers, duplicate keys, surrogates), its refusals, and ``file:line`` locations, with no
+extra dependency.
 """
 
 from __future__ import annotations
@@ -29,13 +42,7 @@ from convo.core.errors import InputError
 BLOCK = 1 << 20
 
 _WS = re.compile(rb"[ \t\r\n]*+")
-# Plain bytes, whole (closed) strings and empty containers, up to the next bracket or
-# unclosed string.
-_PLAIN = re.compile(
-    rb'[^"\[\]{}]*+(?:(?:"[^"\\]*+(?:\\.[^"\\]*+)*+"|\[[ \t\r\n]*+\]|\{[ \t\r\n]*+\})'
-    rb'[^"\[\]{}]*+)*+',
-    re.S,
-)
+_STRING = rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
 # The inside of a string, up to its closing quote (or the end of the buffer).
 _STR_BODY = re.compile(rb'[^"\\]*+(?:\\.[^"\\]*+)*+', re.S)
 # A number, true, false or null (checked by orjson when kept).
@@ -54,15 +61,47 @@ def _nested(depth: int) -> bytes:
     return rb"[\[{]" + inner + rb"[\]}]"
 
 
+def _paired(depth: int) -> bytes:
+    """Plain bytes, whole strings and whole containers nested at most ``depth`` deep with
+    their brackets paired (``[1}`` stops the match): what a skipped value may hold, up
+    to the next bracket that is not part of such a container or an unclosed string."""
+    plain = rb'[^"\[\]{}]++|' + _STRING
+    inner = rb"(?:" + plain + rb")*+"
+    for _ in range(depth):
+        inner = rb"(?:" + plain + rb"|\[" + inner + rb"\]|\{" + inner + rb"\})*+"
+    return inner
+
+
+SHALLOW = 10  # the deepest element ``values()`` parses in runs
+SKIM_DEPTH = 5  # the deepest container a skip steps over in one match
+_PLAIN = re.compile(_paired(SKIM_DEPTH), re.S)
+
 # An array element (a chat message, a conversation: an object with some levels of
 # objects and arrays) with the separator after it, in one match; deeper elements, and
 # ones that run past the buffer, take the bracket loop.
-_ELEMENT = re.compile(rb"(" + _nested(10) + rb")[ \t\r\n]*+([,\]])[ \t\r\n]*+", re.S)
+_ELEMENT = re.compile(rb"(" + _nested(SHALLOW) + rb")[ \t\r\n]*+([,\]])[ \t\r\n]*+", re.S)
+# A run of such elements separated by commas, with the separator after the last.
+_RUN = re.compile(
+    rb"("
+    + _nested(SHALLOW)
+    + rb"(?:[ \t\r\n]*+,[ \t\r\n]*+"
+    + _nested(SHALLOW)
+    + rb")*+)[ \t\r\n]*+([,\]])[ \t\r\n]*+",
+    re.S,
+)
 
 _QUOTE, _LBRACK, _RBRACK, _LBRACE, _RBRACE = b'"[]{}'
 _COMMA, _COLON = b",:"
 _CLOSER = {_LBRACK: _RBRACK, _LBRACE: _RBRACE}
 _START = object()  # internal event: the array at the path has opened
+
+
+class _Run(list[Any]):
+    """Internal event: the values of a run of elements parsed at once (``values()``)."""
+
+    __slots__ = ()
+
+
 _HINT = "is the file complete?"
 
 
@@ -172,7 +211,7 @@ class _Scanner:
 
     def _container(self) -> None:
         buf = self.buf
-        stack = [_CLOSER[buf[self.pos]]]  # opened here: the pattern skips only inner empties
+        stack = [_CLOSER[buf[self.pos]]]  # opened here: the pattern skips inner ones
         self.pos += 1
         while True:
             p = _PLAIN.match(buf, self.pos).end()  # type: ignore[union-attr]
@@ -211,6 +250,7 @@ class JsonArray:
     (``"{"``, ``"["``, ...), ``keys`` the top-level keys in order (skipped ones too) and
     ``kinds`` the first byte of each top-level value off the path. ``span`` is the
     byte range (start, end) in the stream of the element last yielded, to read it again.
+    ``values()`` gives the elements alone, faster (see the module docstring; no ``span``).
     ``path=None`` reads the whole document for its top-level members only; with
     ``keep=False`` no member is kept.
     """
@@ -237,6 +277,8 @@ class JsonArray:
         self._keep = keep
         self._events = self._run()
         self._started = False
+        self._runs = False  # values(): parse runs of shallow elements at once
+        self._careful_until = 0  # stream offset: a run refused by orjson, read one by one
 
     def start(self) -> dict[str, Any]:
         if not self._started:
@@ -249,6 +291,16 @@ class JsonArray:
     def __iter__(self) -> Iterator[tuple[Any, int]]:
         self.start()
         yield from self._events
+
+    def values(self) -> Iterator[Any]:
+        """Each element, without its line."""
+        self._runs = True
+        self.start()
+        for event in self._events:
+            if type(event) is _Run:
+                yield from event
+            else:
+                yield event[0]
 
     def _run(self) -> Iterator[Any]:
         sc = self._sc
@@ -297,11 +349,21 @@ class JsonArray:
             raise sc.error(f"expected ',' or '{chr(close)}' after {what}")
         return False
 
-    def _elements(self) -> Iterator[tuple[Any, int]]:
+    def _elements(self) -> Iterator[Any]:
         sc = self._sc
         if self._opened_empty(_RBRACK):
             return
         while True:
+            if self._runs and sc.base + sc.pos >= self._careful_until:
+                run = self._run_of_elements()
+                if run is not None:
+                    values, closer = run
+                    yield values
+                    if closer == b"]":
+                        return
+                    if sc.buf[sc.pos] == _RBRACK:
+                        raise sc.error("trailing comma")
+                    continue
             whole = _ELEMENT.match(sc.buf, sc.pos)
             if whole is not None and whole.end() < len(sc.buf):  # the common element, at once
                 line = sc.line_at(sc.pos)
@@ -325,6 +387,23 @@ class JsonArray:
                 return
             if sc.peek() == _RBRACK:
                 raise sc.error("trailing comma")
+
+    def _run_of_elements(self) -> tuple[_Run, bytes] | None:
+        """The shallow elements from the scanner on, parsed at once, and the separator
+        after them (the scanner moved past it); None to take one element the long way."""
+        sc = self._sc
+        run = _RUN.match(sc.buf, sc.pos)
+        while run is not None and run.end() == len(sc.buf) and sc.fill():
+            run = _RUN.match(sc.buf, sc.pos)  # what follows the run was not read yet
+        if run is None or run.end() >= len(sc.buf):
+            return None
+        try:
+            values = _Run(orjson.loads(b"[" + run.group(1) + b"]"))
+        except orjson.JSONDecodeError:  # located by the element-wise path
+            self._careful_until = sc.base + run.end()
+            return None
+        sc.pos = run.end()
+        return values, run.group(2)
 
     def _object(self, path: tuple[str, ...] | None, depth: int) -> Iterator[Any]:
         sc = self._sc
