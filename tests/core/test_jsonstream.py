@@ -331,9 +331,12 @@ def test_values_hostile_same_errors(doc, cut, junk) -> None:
         b'{"messages": [{"a": 1}, {"b": 2},]}',  # a trailing comma
         b'{"messages": [{"a": 1}, {"b": 2}',  # truncated after an element
         b'{"messages": [{"a": 1}, {"b": tru}, {"c": 3}]}',  # an element orjson refuses
+        # "}, {" inside strings and between inner objects: not where a run may end
+        b'{"messages": [{"a": "}, {"}, {"b": [{"c": 1}, {"d": "x}, {y"}]}, {"e": "}, {"}]}',
+        b'{"messages": [{"a": "}, {"}, {"b": [{"c": 1}, {"d": "x}, {y"}]}, {"e": "}, {"},]}',
     ],
 )
 def test_values_hostile_cases(raw) -> None:
-    for block in (7, 1 << 20):
+    for block in (7, 40, 1 << 20):
         plain, runs = _both(raw, ("messages",), block)
         assert runs == plain

@@ -80,6 +80,8 @@ _PLAIN = re.compile(_paired(SKIM_DEPTH), re.S)
 # objects and arrays) with the separator after it, in one match; deeper elements, and
 # ones that run past the buffer, take the bracket loop.
 _ELEMENT = re.compile(rb"(" + _nested(SHALLOW) + rb")[ \t\r\n]*+([,\]])[ \t\r\n]*+", re.S)
+# What follows an object that another object follows in an array: a comma, the brace.
+_NEXT_OBJECT = re.compile(rb"[ \t\r\n]*+,[ \t\r\n]*+\{")
 # A run of such elements separated by commas, with the separator after the last.
 _RUN = re.compile(
     rb"("
@@ -359,7 +361,7 @@ class JsonArray:
                 if run is not None:
                     values, closer = run
                     yield values
-                    if closer == b"]":
+                    if closer == _RBRACK:
                         return
                     if sc.buf[sc.pos] == _RBRACK:
                         raise sc.error("trailing comma")
@@ -388,22 +390,56 @@ class JsonArray:
             if sc.peek() == _RBRACK:
                 raise sc.error("trailing comma")
 
-    def _run_of_elements(self) -> tuple[_Run, bytes] | None:
-        """The shallow elements from the scanner on, parsed at once, and the separator
-        after them (the scanner moved past it); None to take one element the long way."""
+    def _run_of_elements(self) -> tuple[_Run, int] | None:
+        """The elements from the scanner on, parsed at once, and the separator after them
+        (the scanner moved past it); None to take one element the long way.
+
+        The run ends at the last ``}`` of the buffer that is followed by ``,`` and ``{``
+        (objects, the common element), else where ``_RUN`` (shallow elements) ends. A
+        cut that is not between two elements leaves ``[`` + run + ``]`` unbalanced or
+        inside a string, so orjson refuses it: a run orjson reads is whole elements."""
         sc = self._sc
+        if sc.pos < len(sc.buf) and sc.buf[sc.pos] == _LBRACE:
+            for cut in self._cuts():
+                if (values := self._parsed(cut)) is not None:
+                    return values, self._past_separator(cut)
         run = _RUN.match(sc.buf, sc.pos)
         while run is not None and run.end() == len(sc.buf) and sc.fill():
             run = _RUN.match(sc.buf, sc.pos)  # what follows the run was not read yet
         if run is None or run.end() >= len(sc.buf):
             return None
-        try:
-            values = _Run(orjson.loads(b"[" + run.group(1) + b"]"))
-        except orjson.JSONDecodeError:  # located by the element-wise path
+        values = self._parsed(run.end(1))
+        if values is None:  # located by the element-wise path
             self._careful_until = sc.base + run.end()
             return None
         sc.pos = run.end()
-        return values, run.group(2)
+        return values, run.group(2)[0]
+
+    def _cuts(self) -> Iterator[int]:
+        """Up to two ends of a run: just past a ``}`` followed by ``,`` and ``{``."""
+        sc = self._sc
+        buf, end = sc.buf, len(sc.buf)
+        for _ in range(2):
+            brace = buf.rfind(b"}", sc.pos, end)
+            if brace < 0:
+                return
+            m = _NEXT_OBJECT.match(buf, brace + 1)
+            if m is not None and m.end() < len(buf):
+                yield brace + 1
+            end = brace
+
+    def _parsed(self, cut: int) -> _Run | None:
+        try:
+            return _Run(orjson.loads(b"[" + self._sc.buf[self._sc.pos : cut] + b"]"))
+        except orjson.JSONDecodeError:
+            return None
+
+    def _past_separator(self, cut: int) -> int:
+        """Move the scanner past the separator after ``cut`` (and white space); it."""
+        sc = self._sc
+        sep = _WS.match(sc.buf, cut).end()  # type: ignore[union-attr]
+        sc.pos = _WS.match(sc.buf, sep + 1).end()  # type: ignore[union-attr]
+        return sc.buf[sep]
 
     def _object(self, path: tuple[str, ...] | None, depth: int) -> Iterator[Any]:
         sc = self._sc

@@ -50,6 +50,8 @@ def convert(
     ``extra`` keeps only what the record's other fields do not (``_kept``). Validated by
     pydantic unless ``checked_later`` (the ingest pipeline's ``check_message``)."""
     text = _plain_text(obj, fmt)
+    if text is not None and checked_later and not thread.extra:
+        return _plain_message(obj["role"], text, fmt, thread)
     safe = _checked_depth(obj if text is None else None, thread.extra)
     timestamp = None
     if text is not None:  # {"role", "content": "text"}: the record holds all of it
@@ -92,6 +94,21 @@ def convert(
         metadata=ConversationMessageMeta(speaker=parts.speaker, recipients=list(listeners)),
         **fields,
     )
+
+
+def _plain_message(role: str, text: str, fmt: str, thread: Thread) -> ConversationMessage:
+    """``convert`` of ``{"role": role, "content": text}`` (``_plain_text``), the pipeline
+    checking it later: no id, time, reply or ``extra`` (the record holds all of it)."""
+    listeners = thread.listeners(role, role)
+    thread.heard(role, role)
+    fields: dict[str, Any] = {
+        "tags": [],
+        "format": fmt,
+        "thread": thread.id,
+        "role": role,
+        "extra": {},
+    }
+    return unchecked_message([text], role, listeners, fields)
 
 
 def _kept(obj: dict[str, Any], parts: Parts) -> list[str]:
