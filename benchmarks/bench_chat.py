@@ -1,5 +1,6 @@
-"""Chat-JSON import: ``convo ingest`` of a Discord, a Slack and a ChatGPT export against a
-bare loop that ``orjson.loads`` the same input and builds and writes the same record dicts.
+"""Chat-JSON import: ``convo ingest`` of a Discord, a Slack and a ChatGPT export and of a
+one-document OpenAI ``{"messages": [...]}`` file against a bare loop that
+``orjson.loads`` the same input and builds and writes the same record dicts.
 
 The bare loop is what a script would do with no checks at all: load the whole document,
 make one output dict per message (text, speaker, listeners, time, ids, thread, a few
