@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from conftest import SAMPLE_DATA as SAMPLE_DIR
 from convo.core.errors import InputError
-from convo.core.jsonstream import JsonArray, iter_items, read_top_level
+from convo.core.jsonstream import BLOCK, JsonArray, iter_items, read_top_level
 
 TRICKY = ['"', "\\", "[", "]", "{", "}", ",", ":", "é", "💬", "\n", "\t", "\x00", "\u2028"]
 text = st.text(
@@ -274,3 +274,69 @@ def test_truncated_export_is_a_located_error(tmp_path) -> None:
     with pytest.raises(InputError) as e:
         _records(str(cut), "discord")
     assert e.value.where and e.value.where.startswith(f"{cut}:")
+
+
+# -- values(): runs of elements parsed at once, against the element-by-element reading
+
+
+def _both(raw: bytes, path: tuple[str, ...], block: int = BLOCK) -> tuple[Any, Any]:
+    """What ``__iter__`` and ``values()`` make of ``raw``: the values, or the error."""
+    out = []
+    for read in (lambda a: [v for v, _ in a], lambda a: list(a.values())):
+        arr = JsonArray(stream(raw), path, where="f", block=block)
+        try:
+            out.append((read(arr), arr.members))
+        except InputError as e:
+            out.append((e.where, e.what))
+    return out[0], out[1]
+
+
+@given(
+    items=st.lists(values, max_size=8),
+    ws=st.lists(WS, min_size=1, max_size=4),
+    block=st.sampled_from([1, 3, 64, 4096, 1 << 20]),
+    bom=st.booleans(),
+)
+def test_values_same_as_element_by_element(items, ws, block, bom) -> None:
+    raw = dumps_ws({"a": 1, "messages": items, "z": [2]}, ws).encode()
+    raw = b"\xef\xbb\xbf" + raw if bom else raw
+    plain, runs = _both(raw, ("messages",), block)
+    assert runs == plain
+    assert runs[0] == items
+
+
+@given(
+    doc=st.lists(values, min_size=1, max_size=4),
+    cut=st.integers(0, 300),
+    junk=st.binary(max_size=2),
+)
+def test_values_hostile_same_errors(doc, cut, junk) -> None:
+    """Truncated, garbled or invalid UTF-8 input: values() fails where, and as, the
+    element-by-element reading does (or both read the same)."""
+    raw = orjson.dumps({"messages": doc + doc})
+    for broken in (raw[:cut], raw[:cut] + junk + raw[cut:], raw[:cut] + b"\xff" + raw[cut:]):
+        plain, runs = _both(broken, ("messages",))
+        assert runs == plain
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"messages": [{"a": 1, "a": 2}, {"b": [1, {"b": 2, "b": 3}]}]}',  # duplicate keys
+        b'{"messages": [' + b'{"x": "' + b"y" * (3 << 20) + b'"}, {"z": 1}]}',  # a huge string
+        b'{"messages": [1, ' + b"[" * 300 + b"]" * 300 + b", 2]}",  # deeper than a run
+        b'\xef\xbb\xbf{"messages": [{"a": 1}, {"b": 2}]}',  # BOM
+        b'{"messages": [{"a": "\xff"}, {"b": 2}]}',  # invalid UTF-8 inside a string
+        b'{"messages": [{"a": "\\ud800"}, {"b": 2}]}',  # a lone surrogate escape
+        b'{"messages": [{"a": 1}, {"b": 2},]}',  # a trailing comma
+        b'{"messages": [{"a": 1}, {"b": 2}',  # truncated after an element
+        b'{"messages": [{"a": 1}, {"b": tru}, {"c": 3}]}',  # an element orjson refuses
+        # "}, {" inside strings and between inner objects: not where a run may end
+        b'{"messages": [{"a": "}, {"}, {"b": [{"c": 1}, {"d": "x}, {y"}]}, {"e": "}, {"}]}',
+        b'{"messages": [{"a": "}, {"}, {"b": [{"c": 1}, {"d": "x}, {y"}]}, {"e": "}, {"},]}',
+    ],
+)
+def test_values_hostile_cases(raw) -> None:
+    for block in (7, 40, 1 << 20):
+        plain, runs = _both(raw, ("messages",), block)
+        assert runs == plain

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import corpus_files, records
+from convo.core.fields import original
 
 AGENT_FILES = [
     p for p in corpus_files("chat") if p.name.startswith(("openai-", "claude-code-session-"))
@@ -22,8 +23,8 @@ def test_agent_corpus_file(path, runner):
     assert recs, result.output
     expected = "openai" if path.name.startswith("openai-") else "anthropic"
     assert {r["format"] for r in recs} == {expected}
-    for r in recs:
-        assert r["textChunks"] and r["extra"]["original"]
+    for r in recs:  # the source's message, stored or stood for by the record
+        assert r["textChunks"] and original(r, expected)
     if result.exit_code == 1:  # rejections are located file:LINE
         for line in result.stderr.splitlines():
             if "rejected:" in line:

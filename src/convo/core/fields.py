@@ -132,3 +132,25 @@ def role(record: Record) -> str:
         return value
     s = (speaker(record) or "").lower()
     return s if s in ROLES else "user"
+
+
+def plain_original(role: Any, text_chunks: list[str]) -> dict[str, str] | None:
+    """The source message a record of role ``role`` and these chunks stands for when it
+    holds all of it: ``{"role": ROLE, "content": TEXT}`` (one chunk, a known role); None
+    otherwise. The agent importers leave such a message out of ``extra["original"]``
+    instead of storing its text twice (``convo.importers.agents.finish.convert``)."""
+    if role in ROLES and len(text_chunks) == 1:
+        return {"role": role, "content": text_chunks[0]}
+    return None
+
+
+def original(record: Record, fmt: str) -> Any:
+    """The source's own message of a record imported from format ``fmt``, for lossless
+    export: ``extra["original"]``, else the plain message the record stands for
+    (``plain_original``); None for a record of another format."""
+    if record.get("format") != fmt:
+        return None
+    ex = extra(record)
+    if "original" in ex:
+        return ex["original"]
+    return plain_original(record.get("role"), chunks(record))

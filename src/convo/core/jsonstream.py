@@ -14,6 +14,22 @@ Decisions:
 - Malformed JSON is an ``InputError`` located ``name:LINE`` (1-based), raised when it is
   met: elements before it have already been yielded.
 - A leading UTF-8 BOM is ignored.
+- ``values()`` (elements without their lines) parses a run of elements with one
+  ``orjson.loads`` (``[`` + the run + ``]``): a run of objects ends at the last ``}`` in
+  the buffer followed by ``, {``, other elements where a regex of shallow elements ends.
+  A cut inside an element or a string cannot parse, so a run orjson reads is whole
+  elements; a run it refuses is read again element by element, so errors are located as
+  ``__iter__`` locates them. On 200k small chat messages (28 MB) it took 0.30 s of CPU,
+  as much as ``orjson.loads`` of the whole file (0.28 s, 170 MB) and a third of one
+  call an element (0.9 s).
+- Skipped values step over whole containers up to ``SKIM_DEPTH`` levels in one regex
+  match (pairs of brackets checked), not one bracket at a time: a skim of those 28 MB
+  took 0.27 s of CPU instead of 0.45 s.
+
+Why not ijson (yajl2_c, which installs from a wheel here): ``ijson.items`` took 0.29 s
+on the same file, no faster than ``values()``, and gives ``Decimal`` or float values of
+its own, errors without a line, and a dependency; this reader keeps orjson's values
+(floats, big integers, duplicate keys, surrogates) and its refusals exactly.
 """
 
 from __future__ import annotations
@@ -29,13 +45,7 @@ from convo.core.errors import InputError
 BLOCK = 1 << 20
 
 _WS = re.compile(rb"[ \t\r\n]*+")
-# Plain bytes, whole (closed) strings and empty containers, up to the next bracket or
-# unclosed string.
-_PLAIN = re.compile(
-    rb'[^"\[\]{}]*+(?:(?:"[^"\\]*+(?:\\.[^"\\]*+)*+"|\[[ \t\r\n]*+\]|\{[ \t\r\n]*+\})'
-    rb'[^"\[\]{}]*+)*+',
-    re.S,
-)
+_STRING = rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
 # The inside of a string, up to its closing quote (or the end of the buffer).
 _STR_BODY = re.compile(rb'[^"\\]*+(?:\\.[^"\\]*+)*+', re.S)
 # A number, true, false or null (checked by orjson when kept).
@@ -54,15 +64,49 @@ def _nested(depth: int) -> bytes:
     return rb"[\[{]" + inner + rb"[\]}]"
 
 
+def _paired(depth: int) -> bytes:
+    """Plain bytes, whole strings and whole containers nested at most ``depth`` deep with
+    their brackets paired (``[1}`` stops the match): what a skipped value may hold, up
+    to the next bracket that is not part of such a container or an unclosed string."""
+    plain = rb'[^"\[\]{}]++|' + _STRING
+    inner = rb"(?:" + plain + rb")*+"
+    for _ in range(depth):
+        inner = rb"(?:" + plain + rb"|\[" + inner + rb"\]|\{" + inner + rb"\})*+"
+    return inner
+
+
+SHALLOW = 10  # the deepest element the element and run regexes take at once
+SKIM_DEPTH = 5  # the deepest container a skip steps over in one match
+_PLAIN = re.compile(_paired(SKIM_DEPTH), re.S)
+
 # An array element (a chat message, a conversation: an object with some levels of
 # objects and arrays) with the separator after it, in one match; deeper elements, and
 # ones that run past the buffer, take the bracket loop.
-_ELEMENT = re.compile(rb"(" + _nested(10) + rb")[ \t\r\n]*+([,\]])[ \t\r\n]*+", re.S)
+_ELEMENT = re.compile(rb"(" + _nested(SHALLOW) + rb")[ \t\r\n]*+([,\]])[ \t\r\n]*+", re.S)
+# What follows an object that another object follows in an array: a comma, the brace.
+_NEXT_OBJECT = re.compile(rb"[ \t\r\n]*+,[ \t\r\n]*+\{")
+# A run of such elements separated by commas, with the separator after the last.
+_RUN = re.compile(
+    rb"("
+    + _nested(SHALLOW)
+    + rb"(?:[ \t\r\n]*+,[ \t\r\n]*+"
+    + _nested(SHALLOW)
+    + rb")*+)[ \t\r\n]*+([,\]])[ \t\r\n]*+",
+    re.S,
+)
 
 _QUOTE, _LBRACK, _RBRACK, _LBRACE, _RBRACE = b'"[]{}'
 _COMMA, _COLON = b",:"
 _CLOSER = {_LBRACK: _RBRACK, _LBRACE: _RBRACE}
 _START = object()  # internal event: the array at the path has opened
+
+
+class _Run(list[Any]):
+    """Internal event: the values of a run of elements parsed at once (``values()``)."""
+
+    __slots__ = ()
+
+
 _HINT = "is the file complete?"
 
 
@@ -172,7 +216,7 @@ class _Scanner:
 
     def _container(self) -> None:
         buf = self.buf
-        stack = [_CLOSER[buf[self.pos]]]  # opened here: the pattern skips only inner empties
+        stack = [_CLOSER[buf[self.pos]]]  # opened here: the pattern skips inner ones
         self.pos += 1
         while True:
             p = _PLAIN.match(buf, self.pos).end()  # type: ignore[union-attr]
@@ -211,6 +255,7 @@ class JsonArray:
     (``"{"``, ``"["``, ...), ``keys`` the top-level keys in order (skipped ones too) and
     ``kinds`` the first byte of each top-level value off the path. ``span`` is the
     byte range (start, end) in the stream of the element last yielded, to read it again.
+    ``values()`` gives the elements alone, faster (see the module docstring; no ``span``).
     ``path=None`` reads the whole document for its top-level members only; with
     ``keep=False`` no member is kept.
     """
@@ -237,6 +282,8 @@ class JsonArray:
         self._keep = keep
         self._events = self._run()
         self._started = False
+        self._runs = False  # values(): parse runs of shallow elements at once
+        self._careful_until = 0  # stream offset: a run refused by orjson, read one by one
 
     def start(self) -> dict[str, Any]:
         if not self._started:
@@ -249,6 +296,16 @@ class JsonArray:
     def __iter__(self) -> Iterator[tuple[Any, int]]:
         self.start()
         yield from self._events
+
+    def values(self) -> Iterator[Any]:
+        """Each element, without its line."""
+        self._runs = True
+        self.start()
+        for event in self._events:
+            if type(event) is _Run:
+                yield from event
+            else:
+                yield event[0]
 
     def _run(self) -> Iterator[Any]:
         sc = self._sc
@@ -297,11 +354,21 @@ class JsonArray:
             raise sc.error(f"expected ',' or '{chr(close)}' after {what}")
         return False
 
-    def _elements(self) -> Iterator[tuple[Any, int]]:
+    def _elements(self) -> Iterator[Any]:
         sc = self._sc
         if self._opened_empty(_RBRACK):
             return
         while True:
+            if self._runs and sc.base + sc.pos >= self._careful_until:
+                run = self._run_of_elements()
+                if run is not None:
+                    values, closer = run
+                    yield values
+                    if closer == _RBRACK:
+                        return
+                    if sc.buf[sc.pos] == _RBRACK:
+                        raise sc.error("trailing comma")
+                    continue
             whole = _ELEMENT.match(sc.buf, sc.pos)
             if whole is not None and whole.end() < len(sc.buf):  # the common element, at once
                 line = sc.line_at(sc.pos)
@@ -325,6 +392,57 @@ class JsonArray:
                 return
             if sc.peek() == _RBRACK:
                 raise sc.error("trailing comma")
+
+    def _run_of_elements(self) -> tuple[_Run, int] | None:
+        """The elements from the scanner on, parsed at once, and the separator after them
+        (the scanner moved past it); None to take one element the long way.
+
+        The run ends at the last ``}`` of the buffer that is followed by ``,`` and ``{``
+        (objects, the common element), else where ``_RUN`` (shallow elements) ends. A
+        cut that is not between two elements leaves ``[`` + run + ``]`` unbalanced or
+        inside a string, so orjson refuses it: a run orjson reads is whole elements."""
+        sc = self._sc
+        if sc.pos < len(sc.buf) and sc.buf[sc.pos] == _LBRACE:
+            for cut in self._cuts():
+                if (values := self._parsed(cut)) is not None:
+                    return values, self._past_separator(cut)
+        run = _RUN.match(sc.buf, sc.pos)
+        while run is not None and run.end() == len(sc.buf) and sc.fill():
+            run = _RUN.match(sc.buf, sc.pos)  # what follows the run was not read yet
+        if run is None or run.end() >= len(sc.buf):
+            return None
+        values = self._parsed(run.end(1))
+        if values is None:  # located by the element-wise path
+            self._careful_until = sc.base + run.end()
+            return None
+        sc.pos = run.end()
+        return values, run.group(2)[0]
+
+    def _cuts(self) -> Iterator[int]:
+        """Up to two ends of a run: just past a ``}`` followed by ``,`` and ``{``."""
+        sc = self._sc
+        buf, end = sc.buf, len(sc.buf)
+        for _ in range(2):
+            brace = buf.rfind(b"}", sc.pos, end)
+            if brace < 0:
+                return
+            m = _NEXT_OBJECT.match(buf, brace + 1)
+            if m is not None and m.end() < len(buf):
+                yield brace + 1
+            end = brace
+
+    def _parsed(self, cut: int) -> _Run | None:
+        try:
+            return _Run(orjson.loads(b"[" + self._sc.buf[self._sc.pos : cut] + b"]"))
+        except orjson.JSONDecodeError:
+            return None
+
+    def _past_separator(self, cut: int) -> int:
+        """Move the scanner past the separator after ``cut`` (and white space); it."""
+        sc = self._sc
+        sep = _WS.match(sc.buf, cut).end()  # type: ignore[union-attr]
+        sc.pos = _WS.match(sc.buf, sep + 1).end()  # type: ignore[union-attr]
+        return sc.buf[sep]
 
     def _object(self, path: tuple[str, ...] | None, depth: int) -> Iterator[Any]:
         sc = self._sc

@@ -162,7 +162,7 @@ def is_canonical(value: object) -> bool:
 def normalize_timestamp(value: str | None) -> str:
     """Bring a timestamp from any record (TypeAgent's may carry fractions or offsets) to
     convo's form. Raises ValueError for an impossible date or time (month 13, hour 99)."""
-    if not value:
+    if not value or value == EPOCH_STR:  # unknown: every undated record (a fast path)
         return EPOCH_STR
     if is_canonical(value):
         # The common case (every importer writes this form): a range check is all it needs

@@ -127,6 +127,17 @@ class StreamedDoc:
         with stream:
             yield from arr
 
+    def values(self) -> Iterator[Any]:
+        """Each element without its line, faster (``JsonArray.values``)."""
+        if self._pending is not None:
+            stream, arr = self._pending
+            self._pending = None
+        else:
+            stream = self._open()
+            arr = self._array(stream)
+        with stream:
+            yield from arr.values()
+
     def close(self) -> None:
         if self._pending is not None:
             self._pending[0].close()

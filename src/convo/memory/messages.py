@@ -94,8 +94,9 @@ def to_dict(msg: ConversationMessage | dict[str, Any]) -> dict[str, Any]:
     if not isinstance(rec, dict):
         raise RecordError(f"not a message ({type(msg).__name__})", hint="pass a message")
     extra = fields.extra(rec)
-    if rec.get("format") == "jianmu" and isinstance(extra.get("original"), dict):
-        return dict(extra["original"])
+    orig = fields.original(rec, "jianmu")
+    if isinstance(orig, dict):
+        return dict(orig)
     blocks = _blocks(rec, extra)
     results = [b for b in blocks if b["type"] == "tool_result"]
     calls = [b for b in blocks if b["type"] == "tool_use"]

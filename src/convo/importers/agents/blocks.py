@@ -308,20 +308,26 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     the value wrapped in ``254 - limit`` lists. Values orjson cannot write (bytes, huge ints
     from the Python API) are walked without recursion instead.
     """
+    return depth_check(value, limit)[0]
+
+
+def depth_check(value: Any, limit: int = MAX_DEPTH) -> tuple[bool, bool]:
+    """``(too_deep(value, limit), whether orjson writes value as it is)``, from one
+    ``orjson.dumps`` in the common case (a value parsed from JSON, not too deep)."""
     try:
         raw = orjson.dumps(value)
     except orjson.JSONEncodeError as e:
-        return "Recursion limit" in str(e) or _walk_too_deep(value, limit)
+        return "Recursion limit" in str(e) or _walk_too_deep(value, limit), False
     if raw.count(b"[") + raw.count(b"{") <= limit:
-        return False
+        return False, True
     wrapped = value
     for _ in range(_ORJSON_DEPTH - limit):
         wrapped = [wrapped]
     try:
         orjson.dumps(wrapped)
     except orjson.JSONEncodeError:
-        return True
-    return False
+        return True, True
+    return False, True
 
 
 # A JSON value parsed from a string inside a message (tool-call arguments) lands a few

@@ -1,31 +1,25 @@
-"""One agent-framework message object to a ``ConversationMessage``, per framework.
+"""One agent-framework message object to its ``Parts``, per framework.
 
-``classify`` tells the framework of one dict; ``convert`` turns it into a message within
-a ``Thread`` (which knows the conversation id and the two parties, for listeners). The
-conventions (speaker, role, listeners, ids, ``extra``) are documented in
-``convo.importers.agents.reader``.
+``classify`` tells the framework of one dict; its converter here finds the speaker,
+role, content blocks and ``extra``; ``convo.importers.agents.finish.convert`` turns that
+into a message within a ``Thread`` (which knows the conversation id and the two
+parties, for listeners). The conventions (speaker, role, listeners, ids, ``extra``) are
+documented in ``convo.importers.agents.reader``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, tzinfo
 from typing import Any
 
 from convo.core.errors import RecordError
-from convo.core.record import ConversationMessage, ConversationMessageMeta
-from convo.core.timestamps import parse_any
 from convo.importers.agents.blocks import (
-    MAX_DEPTH,
-    chunks_of,
     dumps,
     jianmu_to_text,
-    jsonable,
     normalise_block,
     normalise_content,
     normalise_result,
-    too_deep,
     tool_use_block,
 )
 from convo.importers.agents.classify import (
@@ -35,7 +29,6 @@ from convo.importers.agents.classify import (
     is_claude_code,
     peek_party,
 )
-from convo.importers.build import GLOBAL_ID_LENGTH, scoped_id
 
 AGENT_FORMATS = ("openai", "anthropic", "agentscope", "langmem", "autogen", "jianmu")
 # AutoGen fields that are not type-specific (everything else is copied to extra).
@@ -67,13 +60,21 @@ class Thread:
     last: dict[str, str | None] = field(default_factory=lambda: {"user": None, "assistant": None})
 
     def prime(self, objs: Iterable[Any], fmt: str) -> None:
-        """Know both parties' names before the first reply (a whole conversation at hand)."""
+        """Know both parties' names before the first reply (a whole conversation at hand);
+        stops reading ``objs`` once both are known (nothing later would change them)."""
         for obj in objs:
             if not isinstance(obj, dict):
                 continue
             side, name = peek_party(obj, fmt)
             if side and name and self.last.get(side) is None:
                 self.last[side] = name
+                if self.primed:
+                    return
+
+    @property
+    def primed(self) -> bool:
+        """Both parties' names are known."""
+        return self.last["user"] is not None and self.last["assistant"] is not None
 
     def listeners(self, role: str | None, speaker: str | None) -> list[str]:
         """The other party of the two-party exchange (see ``convo.importers.agents.reader``)."""
@@ -396,80 +397,3 @@ CONVERTERS: dict[str, Callable[[dict[str, Any], str], Parts]] = {
     "autogen": autogen_parts,
     "jianmu": jianmu_parts,
 }
-
-
-# -- finishing -------------------------------------------------------------------------
-
-
-def source_key(fmt: str, raw: Any, thread: str | None, scope: str | None = None) -> str | None:
-    """A source id made unique across sources: long ids (uuids) as is; short ones
-    (``1``, ``m1``: unique only in their file) prefixed with the format, the file
-    (``scope``, ``build.file_scope``) and the conversation: ``fmt:file:thread:id``."""
-    if raw is None or isinstance(raw, bool) or not isinstance(raw, (str, int)):
-        return None
-    text = str(raw)
-    if not text:
-        return None
-    if len(text) >= GLOBAL_ID_LENGTH:
-        return text
-    local = f"{thread}:{text}" if thread else text
-    return scoped_id(fmt, scope, local)
-
-
-def convert(
-    obj: dict[str, Any],
-    fmt: str,
-    thread: Thread,
-    *,
-    zone: tzinfo = UTC,
-    fallback_role: str = "user",
-    warn: Callable[[str], None] | None = None,
-) -> ConversationMessage:
-    """Convert one message object of framework ``fmt``; raises NotMessage (TooDeep)."""
-    if too_deep(obj) or too_deep(thread.extra, MAX_DEPTH - 1):
-        raise TooDeep(
-            f"nested more than {MAX_DEPTH} levels deep",
-            hint="convo refuses deeper JSON (a record adds two levels; orjson writes 254)",
-        )
-    parts = CONVERTERS[fmt](obj, fallback_role)
-    thread_id = thread.id
-    if isinstance(parts.thread, str) and parts.thread:
-        thread_id = thread.id = parts.thread  # a session id carries on to later entries
-    timestamp = None
-    try:
-        timestamp = parse_any(parts.timestamp, zone)
-    except ValueError as e:
-        if warn:
-            warn(f"{e}; timestamp left unknown")
-    extra = parts.extra
-    extra["blocks"] = parts.blocks
-    extra["original"] = obj
-    if thread.extra:
-        extra["conversation"], thread.extra = thread.extra, None
-    if not _json_safe(extra):  # Python objects (bytes, huge ints) from the library API
-        extra = jsonable(extra)
-    listeners = parts.listeners
-    if listeners is None:
-        listeners = thread.listeners(parts.role, parts.speaker)
-    thread.heard(parts.role, parts.speaker)
-    return ConversationMessage(
-        text_chunks=chunks_of(parts.blocks),
-        metadata=ConversationMessageMeta(speaker=parts.speaker, recipients=list(listeners)),
-        timestamp=timestamp,
-        id=source_key(fmt, parts.id, thread_id, thread.scope),
-        format=fmt,
-        thread=thread_id,
-        reply_to=source_key(fmt, parts.reply_to, thread_id, thread.scope),
-        role=parts.role,
-        extra=extra,
-    )
-
-
-def _json_safe(obj: Any) -> bool:
-    import orjson
-
-    try:
-        orjson.dumps(obj)
-    except TypeError:
-        return False
-    return True

@@ -7,7 +7,8 @@ message, or JSONL with one message or one conversation a line (Claude Code sessi
 AutoGen dumps, fine-tuning files). JSONL streams line by line; a JSON array (of messages
 or of conversations, one conversation at a time) and a ``{"messages": [...]}`` document
 stream element by element (convo.core.jsonstream), in a few passes (standard input is spooled
-to a temporary file for them); anything else is read whole (up to 512 MiB).
+to a temporary file for them; the pass that learns both parties' names stops once it
+knows them); anything else is read whole (up to 512 MiB).
 
 Mapping (the chat family's conventions)
 - speaker: the message's ``name`` where given, else its role as the source spells it
@@ -42,7 +43,10 @@ Mapping (the chat family's conventions)
 EXTRA CONVENTION (exporters back to each agent format rely on it)
 - ``extra["original"]``: the original message object verbatim (the whole Claude Code
   envelope line; for a conversation, the message item), for lossless same-format export.
-- ``extra["blocks"]``: normalised content blocks, Anthropic-like dicts:
+  Left out when it is ``{"role": ROLE, "content": TEXT}`` with the record's own role and
+  one chunk: the record stands for it (``convo.core.fields.original`` gives it back).
+- ``extra["blocks"]``: normalised content blocks, left out when they are one text block
+  a chunk (readers make those from the chunks). Anthropic-like dicts:
   ``{"type": "text", "text"}``, ``{"type": "thinking", "thinking"}``,
   ``{"type": "redacted_thinking", "data"}``, ``{"type": "refusal", "refusal"}``,
   ``{"type": "tool_use", "id", "name", "input"}`` (``input`` parsed to an object when
@@ -93,9 +97,10 @@ location, never wrapped under ``--lenient`` (see ``convo.importers.agents.blocks
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -105,11 +110,12 @@ import orjson
 from convo.core.errors import InputError, RecordError
 from convo.core.io import Source, open_binary
 from convo.core.jsonl import iter_lines
-from convo.core.jsonstream import JsonArray, iter_items
+from convo.core.jsonstream import JsonArray
 from convo.core.record import ConversationMessage, ConversationMessageMeta
 from convo.importers.agents.blocks import dumps, jsonable
 from convo.importers.agents.classify import classify, is_container
-from convo.importers.agents.frameworks import AGENT_FORMATS, NotMessage, Thread, TooDeep, convert
+from convo.importers.agents.finish import convert
+from convo.importers.agents.frameworks import AGENT_FORMATS, NotMessage, Thread, TooDeep
 from convo.importers.build import ContentIds, file_scope
 from convo.importers.context import ImportContext
 
@@ -212,27 +218,35 @@ class _Reader:
                 spool.unlink(missing_ok=True)
 
     def _stream_list(self, opener: Callable[[], BinaryIO]) -> Iterator[ConversationMessage]:
-        """A JSON array of messages or of conversations: a first pass tells which."""
+        """A JSON array of messages or of conversations: a first pass tells which (and
+        stops at the first message once both parties are known)."""
         name = self.source.name
         thread = Thread()
         n = 0
         all_conversations = True
         with opener() as f:
-            for value, _ in iter_items(f, where=name):
+            for value in JsonArray(f, where=name).values():
                 n += 1
                 all_conversations = all_conversations and is_container(value)
                 thread.prime([value], self.fmt)
+                if not all_conversations and thread.primed:
+                    break
         with opener() as f:
-            values = iter_items(f, where=name)
+            values = JsonArray(f, where=name).values()
             if n and all_conversations:
-                for c, (conv, _) in enumerate(values, 1):
+                for c, conv in enumerate(values, 1):
                     yield from self._conversation(conv, f"conv-{c}.", None, f"{name}#conv-{c}")
             else:
-                for k, (item, _) in enumerate(values, 1):
-                    yield from self._one(item, thread, self.ctx.loc(f"msg-{k}"), f"msg-{k}")
+                for k, item in enumerate(values, 1):
+                    msg = self._one(item, thread, f"msg-{k}")
+                    if msg is not None:
+                        yield msg
 
     def _stream_object(self, opener: Callable[[], BinaryIO]) -> Iterator[ConversationMessage]:
-        """A conversation ``{"messages": [...], ...}`` streamed; one message read whole."""
+        """A conversation ``{"messages": [...], ...}`` streamed; one message read whole.
+
+        Three passes: the top-level members (the messages skimmed, not parsed), the
+        messages up to the first that tells both parties (``Thread.prime``), then all."""
         name = self.source.name
         with opener() as f:
             top = JsonArray(f, None, where=name, skip=("messages",))
@@ -246,10 +260,9 @@ class _Reader:
                 yield from self._whole(first.raw, lines)
             return
 
-        def messages() -> Iterator[Any]:
+        def messages() -> Generator[Any, None, None]:
             with opener() as f:
-                for value, _ in iter_items(f, ("messages",), where=name):
-                    yield value
+                yield from JsonArray(f, ("messages",), where=name).values()
 
         yield from self._conversation(top.members, "", None, None, messages)
 
@@ -285,9 +298,9 @@ class _Reader:
             thread = Thread()
             thread.prime(value, self.fmt)
             for k, item in enumerate(value, 1):
-                yield from self._one(item, thread, self.ctx.loc(f"msg-{k}"), f"msg-{k}")
+                yield from _some(self._one(item, thread, f"msg-{k}"))
         else:
-            yield from self._one(value, self.stream_thread, self.ctx.loc("msg-1"), "msg-1")
+            yield from _some(self._one(value, self.stream_thread, "msg-1"))
 
     def _line(self, number: int, value: Any, raw: bytes) -> Iterator[ConversationMessage]:
         where = self.ctx.loc(number)
@@ -308,9 +321,11 @@ class _Reader:
             thread = Thread()
             thread.prime(value, self.fmt)
             for k, item in enumerate(value, 1):
-                yield from self._one(item, thread, f"{where}#msg-{k}", f"line-{number}.msg-{k}")
+                yield from _some(
+                    self._one(item, thread, f"line-{number}.msg-{k}", f"{where}#msg-{k}")
+                )
         else:
-            yield from self._one(value, self.stream_thread, where, f"line-{number}", raw)
+            yield from _some(self._one(value, self.stream_thread, f"line-{number}", where, raw))
 
     def _conversation(
         self,
@@ -318,28 +333,36 @@ class _Reader:
         prefix: str,
         line: int | None,
         default_thread: str | None,
-        streamed: Callable[[], Iterator[Any]] | None = None,
+        streamed: Callable[[], Generator[Any, None, None]] | None = None,
     ) -> Iterator[ConversationMessage]:
         """One conversation; ``streamed()`` gives its messages when ``conv`` has none."""
         tid = next((conv[k] for k in _THREAD_KEYS if isinstance(conv.get(k), (str, int))), None)
         thread = Thread(id=str(tid) if tid is not None else default_thread)
         rest = {k: v for k, v in conv.items() if k != "messages"}
         thread.extra = rest or None
-        messages = streamed() if streamed else conv["messages"]
-        thread.prime(messages, self.fmt)
         if streamed:
+            with contextlib.closing(streamed()) as first_pass:
+                thread.prime(first_pass, self.fmt)
             messages = streamed()
+        else:
+            messages = conv["messages"]
+            thread.prime(messages, self.fmt)
         base = self.ctx.loc(line) if line is not None else None
         system = conv.get("system")
         if system not in (None, "", []):
             yield self._system_prompt(system, thread, f"{prefix}system")
         for k, item in enumerate(messages, 1):
-            where = f"{base}#msg-{k}" if base else self.ctx.loc(f"{prefix}msg-{k}")
-            yield from self._one(item, thread, where, f"{prefix}msg-{k}")
+            msg = self._one(item, thread, f"{prefix}msg-{k}", f"{base}#msg-{k}" if base else None)
+            if msg is not None:
+                yield msg
 
     def _system_prompt(self, system: Any, thread: Thread, locator: str) -> ConversationMessage:
         msg = convert(
-            {"role": "system", "content": system}, "anthropic", thread, zone=self.ctx.options.tz
+            {"role": "system", "content": system},
+            "anthropic",
+            thread,
+            zone=self.ctx.options.tz,
+            checked_later=True,
         )
         assert msg.extra is not None
         msg.extra["original"] = {"system": system}
@@ -349,40 +372,46 @@ class _Reader:
         return msg
 
     def _one(
-        self, obj: Any, thread: Thread, where: str, locator: str, raw: Any = None
-    ) -> Iterator[ConversationMessage]:
-        raw = obj if raw is None else raw
+        self, obj: Any, thread: Thread, locator: str, where: str | None = None, raw: Any = None
+    ) -> ConversationMessage | None:
+        """One message object; None when it is rejected or skipped (reported at ``where``,
+        by default ``FILE#locator``)."""
         try:
-            if not isinstance(obj, dict):
-                raise NotMessage(f"a JSON {_kind(obj)}, not a message object")
-            if is_container(obj):
-                raise NotMessage("a conversation nested inside a conversation")
-            if "textChunks" in obj:
-                raise NotMessage("a convo record, not an agent message (use --from jsonl)")
+            _check_message_object(obj)
             thread.scope = self.file
             msg = convert(
                 obj,
                 self.fmt,
                 thread,
                 zone=self.ctx.options.tz,
-                warn=lambda m: self.ctx.warn(where, m),
+                warn=lambda m: self.ctx.warn(where or self.ctx.loc(locator), m),
+                checked_later=True,
             )
         except TooDeep as e:
-            self.ctx.reject(where, f"not a message ({self.fmt}): {e.what}", raw, e.hint)
-            return
+            self._refuse(obj, locator, where, raw, e)
+            return None
         except NotMessage as e:
             if e.bookkeeping:
-                self.ctx.warn(where, f"skipped: {e.what}")
-                return
+                self.ctx.warn(where or self.ctx.loc(locator), f"skipped: {e.what}")
+                return None
             if self.ctx.options.lenient:
-                yield self._wrap(obj, locator)
-                return
-            self.ctx.reject(where, f"not a message ({self.fmt}): {e.what}", raw, e.hint)
-            return
+                return self._wrap(obj, locator)
+            self._refuse(obj, locator, where, raw, e)
+            return None
         msg.source_id = f"{self.source.name}#{locator}"
-        self._note_time(msg)
-        self.ids.assign_local(msg)
-        yield msg
+        if msg.timestamp is None and not self.warned_time:
+            self._note_time(msg)
+        if msg.thread and not msg.id:
+            self.ids.assign_local(msg)
+        return msg
+
+    def _refuse(
+        self, obj: Any, locator: str, where: str | None, raw: Any, e: NotMessage | TooDeep
+    ) -> None:
+        where = where or self.ctx.loc(locator)
+        self.ctx.reject(
+            where, f"not a message ({self.fmt}): {e.what}", obj if raw is None else raw, e.hint
+        )
 
     def _wrap(self, obj: Any, locator: str) -> ConversationMessage:
         text = dumps(obj)
@@ -406,6 +435,21 @@ class _Reader:
                 self.source.name,
                 "some messages carry no time; they get the epoch sentinel 1970-01-01T00:00:00Z",
             )
+
+
+def _check_message_object(obj: Any) -> None:
+    """Raise NotMessage for what is no message object of any framework."""
+    if type(obj) is not dict and not isinstance(obj, dict):
+        raise NotMessage(f"a JSON {_kind(obj)}, not a message object")
+    if "messages" in obj and is_container(obj):
+        raise NotMessage("a conversation nested inside a conversation")
+    if "textChunks" in obj:
+        raise NotMessage("a convo record, not an agent message (use --from jsonl)")
+
+
+def _some(msg: ConversationMessage | None) -> Iterator[ConversationMessage]:
+    if msg is not None:
+        yield msg
 
 
 def _spool(head: bytes, lines: Iterator[Any]) -> Path:

@@ -51,7 +51,7 @@ def iter_samples(source: Source, ctx: ImportContext) -> Iterator[tuple[Any, str]
     elif head.startswith("["):
         doc = StreamedDoc(source, ())
         doc.expect("expected a JSON array of samples")
-        for n, (item, _) in enumerate(doc.items(), 1):
+        for n, item in enumerate(doc.values(), 1):
             yield item, f"item-{n}"
     else:
         yield load_json(source), "doc"

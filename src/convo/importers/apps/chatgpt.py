@@ -61,15 +61,15 @@ def sniff(source: Source) -> int:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    convs: Iterable[tuple[Any, int]]
+    convs: Iterable[Any]
     if json_head(source).startswith("{"):  # one conversation
-        convs = [(load_json(source), 1)]
+        convs = [load_json(source)]
     else:  # conversations.json: streamed, one conversation at a time
         doc = StreamedDoc(source, ())
         doc.expect("not a ChatGPT conversations.json (expected a list)")
-        convs = doc.items()
+        convs = doc.values()
     skipped = 0
-    for c, (conv, _) in enumerate(convs, 1):
+    for c, conv in enumerate(convs, 1):
         loc = ctx.loc(f"conv-{c}")
         if not isinstance(conv, dict) or not isinstance(conv.get("mapping"), dict):
             ctx.reject(loc, "not a ChatGPT conversation (no mapping)", conv)

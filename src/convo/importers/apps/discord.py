@@ -67,7 +67,7 @@ def read_discord(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
     channel = _channel(head, doc)
     roles: dict[str, str] = {}
     empty = EmptyCounter()
-    for i, (m, _) in enumerate(doc.items(), 1):
+    for i, m in enumerate(doc.values(), 1):
         loc = ctx.loc(f"msg-{i}")
         if not isinstance(m, dict):
             ctx.reject(loc, "not a Discord message (not an object)", m)
@@ -97,7 +97,7 @@ def _channel(head: dict[str, Any], doc: StreamedDoc) -> _Channel:
     parties: list[str] = []
     if ctype == "DirectTextChat":  # a first pass: who takes part
         authors = {
-            _discord_name(as_dict(m.get("author"))) for m, _ in doc.items() if isinstance(m, dict)
+            _discord_name(as_dict(m.get("author"))) for m in doc.values() if isinstance(m, dict)
         }
         authors -= {""}
         parties = list(authors) if len(authors) == 2 else []

@@ -218,7 +218,7 @@ def _single_day(source: Source) -> tuple[Any, dict[str, Any], bool, int]:
         doc = StreamedDoc(source, ())
         doc.head()
         first, has_messages, n = _first_look(doc)
-        return (m for m, _ in doc.items()), first, has_messages, n
+        return doc.values(), first, has_messages, n
     data = load_json(source)
     if isinstance(data, dict) and ("ts" in data or "messages" in data):
         data = data.get("messages", [data]) if "ts" not in data else [data]

@@ -89,7 +89,7 @@ def read_teams(source: Source, ctx: ImportContext) -> Iterator[ConversationMessa
             raise InputError("not a Teams export (expected a list of messages)", where=source.name)
 
     def messages() -> Iterable[Any]:
-        return map(_pascal, data if data is not None else (m for m, _ in doc.items()))
+        return map(_pascal, data if data is not None else doc.values())
 
     # Who takes part in each chat, to name the other party of a 1:1 chat.
     members: dict[str, list[str]] = {}

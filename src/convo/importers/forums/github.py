@@ -18,7 +18,7 @@ from typing import Any
 
 from convo.core.errors import RecordError
 from convo.core.io import Source, strip_bom
-from convo.core.jsonstream import iter_items
+from convo.core.jsonstream import JsonArray
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext
 from convo.importers.fields import NAIVE_IN_TZ, Fields
@@ -183,7 +183,7 @@ def _records(source: Source, ctx: ImportContext) -> Iterator[tuple[str, Any]]:
     """Each issue or comment with its location; a top-level array is streamed."""
     if strip_bom(source.head).lstrip().startswith(b"["):
         with source.open() as stream:
-            for i, (item, _) in enumerate(iter_items(stream, where=source.name), 1):
+            for i, item in enumerate(JsonArray(stream, where=source.name).values(), 1):
                 yield f"{source.name}#item-{i}", item
         return
     for top, value in json_values(source, ctx):

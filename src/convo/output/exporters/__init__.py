@@ -10,7 +10,9 @@ tool; else guessed from a speaker named like a role, else ``user``); the name is
 ``extra["blocks"]`` (Anthropic-like blocks) when present, else one text block per chunk.
 
 Lossless rule: when a record's ``format`` is the target format and it carries
-``extra["original"]`` (the source's message object), that object is emitted unchanged.
+``extra["original"]`` (the source's message object), that object is emitted unchanged; a
+record without one stands for ``{"role": ROLE, "content": TEXT}`` (one chunk, a known
+role), the plain message the importers do not store twice (``convo.core.fields.original``).
 
 Decisions where the frameworks leave room:
 - Times are UTC. AgentScope's ``timestamp`` is ``YYYY-MM-DD HH:MM:SS.fff`` (UTC; the source

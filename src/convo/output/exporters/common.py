@@ -10,7 +10,16 @@ from typing import Any
 import orjson
 
 from convo.core.errors import RecordError
-from convo.core.fields import ROLES, chunks, listeners, role, speaker, text, timestamp
+from convo.core.fields import (
+    ROLES,
+    chunks,
+    listeners,
+    original,
+    role,
+    speaker,
+    text,
+    timestamp,
+)
 from convo.core.fields import extra as extra_of
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import EPOCH_STR, is_canonical, normalize_timestamp
@@ -20,7 +29,7 @@ Record = dict[str, Any]
 TYPEAGENT_KEYS = ("textChunks", "metadata", "tags", "timestamp", "source_id")
 EPOCH = EPOCH_STR
 # the accessors the exporters read records with, re-exported from convo.core.fields
-__all__ = ["chunks", "extra_of", "listeners", "role", "speaker", "text", "timestamp"]
+__all__ = ["chunks", "extra_of", "listeners", "original", "role", "speaker", "text", "timestamp"]
 
 
 # reading records (fields through convo.core.fields, the one accessor set) ---------------
@@ -142,14 +151,6 @@ def clean_block(b: dict[str, Any]) -> dict[str, Any]:
             else:
                 out[k] = json_text(out[k])
     return out
-
-
-def original(rec: Record, fmt: str) -> Any:
-    """The source's own message when the record came from ``fmt`` (lossless export)."""
-    extra = extra_of(rec)
-    if rec.get("format") == fmt and "original" in extra:
-        return extra["original"]
-    return None
 
 
 def json_text(value: Any) -> str:

@@ -1,0 +1,162 @@
+"""A converter's ``Parts`` finished into a ``ConversationMessage``: listeners from the
+``Thread``, scoped ids, time, and the ``extra`` the record needs (see the EXTRA
+CONVENTION in ``convo.importers.agents.reader``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, tzinfo
+from typing import Any
+
+from convo.core.fields import plain_original
+from convo.core.record import (
+    ConversationMessage,
+    ConversationMessageMeta,
+    unchecked_message,
+)
+from convo.core.timestamps import parse_any
+from convo.importers.agents.blocks import MAX_DEPTH, chunks_of, depth_check, jsonable
+from convo.importers.agents.frameworks import CONVERTERS, Parts, Thread, TooDeep
+from convo.importers.build import GLOBAL_ID_LENGTH, scoped_id
+
+
+def source_key(fmt: str, raw: Any, thread: str | None, scope: str | None = None) -> str | None:
+    """A source id made unique across sources: long ids (uuids) as is; short ones
+    (``1``, ``m1``: unique only in their file) prefixed with the format, the file
+    (``scope``, ``build.file_scope``) and the conversation: ``fmt:file:thread:id``."""
+    if raw is None or isinstance(raw, bool) or not isinstance(raw, (str, int)):
+        return None
+    text = str(raw)
+    if not text:
+        return None
+    if len(text) >= GLOBAL_ID_LENGTH:
+        return text
+    local = f"{thread}:{text}" if thread else text
+    return scoped_id(fmt, scope, local)
+
+
+def convert(
+    obj: dict[str, Any],
+    fmt: str,
+    thread: Thread,
+    *,
+    zone: tzinfo = UTC,
+    fallback_role: str = "user",
+    warn: Callable[[str], None] | None = None,
+    checked_later: bool = False,
+) -> ConversationMessage:
+    """Convert one message object of framework ``fmt``; raises NotMessage (TooDeep).
+    ``extra`` keeps only what the record's other fields do not (``_kept``). Validated by
+    pydantic unless ``checked_later`` (the ingest pipeline's ``check_message``)."""
+    text = _plain_text(obj, fmt)
+    if text is not None and checked_later and not thread.extra:
+        return _plain_message(obj["role"], text, fmt, thread)
+    safe = _checked_depth(obj if text is None else None, thread.extra)
+    timestamp = None
+    if text is not None:  # {"role", "content": "text"}: the record holds all of it
+        parts = Parts(obj["role"], obj["role"], [], {})
+        chunks = [text]
+    else:
+        parts = CONVERTERS[fmt](obj, fallback_role)
+        chunks = _kept(obj, parts)
+        try:
+            timestamp = parse_any(parts.timestamp, zone)
+        except ValueError as e:
+            if warn:
+                warn(f"{e}; timestamp left unknown")
+    extra = parts.extra
+    thread_id = thread.id
+    if isinstance(parts.thread, str) and parts.thread:
+        thread_id = thread.id = parts.thread  # a session id carries on to later entries
+    if thread.extra:
+        extra["conversation"], thread.extra = thread.extra, None
+    if not safe:  # Python objects (bytes, huge ints) from the library API
+        extra = jsonable(extra)
+    listeners = parts.listeners
+    if listeners is None:
+        listeners = thread.listeners(parts.role, parts.speaker)
+    thread.heard(parts.role, parts.speaker)
+    fields: dict[str, Any] = {
+        "tags": [],
+        "timestamp": timestamp,
+        "id": source_key(fmt, parts.id, thread_id, thread.scope),
+        "format": fmt,
+        "thread": thread_id,
+        "reply_to": source_key(fmt, parts.reply_to, thread_id, thread.scope),
+        "role": parts.role,
+        "extra": extra,
+    }
+    if checked_later:
+        return unchecked_message(chunks, parts.speaker, list(listeners), fields)
+    return ConversationMessage(
+        text_chunks=chunks,
+        metadata=ConversationMessageMeta(speaker=parts.speaker, recipients=list(listeners)),
+        **fields,
+    )
+
+
+def _plain_message(role: str, text: str, fmt: str, thread: Thread) -> ConversationMessage:
+    """``convert`` of ``{"role": role, "content": text}`` (``_plain_text``), the pipeline
+    checking it later: no id, time, reply or ``extra`` (the record holds all of it)."""
+    listeners = thread.listeners(role, role)
+    thread.heard(role, role)
+    fields: dict[str, Any] = {
+        "tags": [],
+        "format": fmt,
+        "thread": thread.id,
+        "role": role,
+        "extra": {},
+    }
+    return unchecked_message([text], role, listeners, fields)
+
+
+def _kept(obj: dict[str, Any], parts: Parts) -> list[str]:
+    """The chunks of ``parts``, its ``extra`` given the blocks and the original message
+    unless the chunks and the role say it all."""
+    chunks = chunks_of(parts.blocks)
+    if not _text_only(parts.blocks):
+        parts.extra["blocks"] = parts.blocks
+    if obj != plain_original(parts.role, chunks):
+        parts.extra["original"] = obj
+    return chunks
+
+
+def _checked_depth(obj: Any, conversation: dict[str, Any] | None) -> bool:
+    """Raise TooDeep when the message (None: known shallow) or its conversation's fields
+    nest too deep; else whether both are JSON values as they are (orjson writes them)."""
+    deep, safe = depth_check(obj) if obj is not None else (False, True)
+    if conversation:
+        deep_rest, safe_rest = depth_check(conversation, MAX_DEPTH - 1)
+        deep, safe = deep or deep_rest, safe and safe_rest
+    if deep:
+        raise TooDeep(
+            f"nested more than {MAX_DEPTH} levels deep",
+            hint="convo refuses deeper JSON (a record adds two levels; orjson writes 254)",
+        )
+    return safe
+
+
+_SAME_ROLES = frozenset(("system", "user", "assistant", "tool"))  # ROLE_MAP keeps these
+
+
+def _plain_text(obj: dict[str, Any], fmt: str) -> str | None:
+    """The text of the commonest message, ``{"role": ROLE, "content": "text"}`` (a role
+    ROLE_MAP keeps as it is, some text): every converter but AutoGen's makes it one text
+    block spoken by the role, with nothing for ``extra``, and it nests one level, so
+    ``convert`` takes it without the converter or the depth check (its plain twin is
+    checked against it in tests/importers/test_chat_agents.py)."""
+    if len(obj) != 2 or fmt == "autogen":
+        return None
+    content, role = obj.get("content"), obj.get("role")
+    if type(content) is str and content and type(role) is str and role in _SAME_ROLES:
+        return content
+    return None
+
+
+def _text_only(blocks: list[dict[str, Any]]) -> bool:
+    """The blocks are what a reader makes of the chunks alone: one ``{"type": "text",
+    "text": CHUNK}`` a chunk (``convo.output.exporters.common.blocks``)."""
+    return bool(blocks) and all(
+        len(b) == 2 and b.get("type") == "text" and type(b.get("text")) is str for b in blocks
+    )

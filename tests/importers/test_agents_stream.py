@@ -1,0 +1,152 @@
+"""The agent reader's fast paths against their plain twins: a ``{"messages": [...]}``
+document streamed equals the same document read whole; the plain message's shortcut in
+``convert`` equals its converter; ``content_id``'s one-string hash equals hashing part
+by part."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+from unittest import mock
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from convo.core.fields import original
+from convo.core.io import Source
+from convo.core.record import (
+    EPOCH_STR,
+    ConversationMessage,
+    ConversationMessageMeta,
+    content_id,
+)
+from convo.importers.agents import finish
+from convo.importers.agents.frameworks import AGENT_FORMATS, Thread
+from convo.importers.agents.reader import _Reader, read_agent_messages
+from convo.importers.context import ImportContext
+
+text = st.text(alphabet=st.sampled_from(["a", "é", " ", '"', "\\", "\n", "{", "]"]), max_size=6)
+role = st.sampled_from(["user", "assistant", "system", "tool", "developer", "User", "model", 3])
+content = st.one_of(
+    text,
+    st.none(),
+    st.lists(st.fixed_dictionaries({"type": st.just("text"), "text": text}), max_size=2),
+)
+message = st.one_of(
+    st.fixed_dictionaries({"role": role, "content": content}),
+    st.fixed_dictionaries(
+        {"role": role, "content": content}, optional={"name": text, "tool_call_id": text}
+    ),
+    st.sampled_from([1, "x", None, [], {"no": "content"}]),  # rejected
+)
+
+
+def _read(path, fmt: str, whole: bool) -> tuple[list[dict[str, Any]], int]:
+    seen: list = []
+    source = Source(path)
+    ctx = ImportContext(source, on_reject=seen.append)
+    if whole:
+        raw = path.read_bytes()
+        msgs = list(_Reader(source, ctx, fmt)._whole(raw, iter(())))
+    else:
+        msgs = list(read_agent_messages(source, ctx, fmt))
+    return [m.serialize() for m in msgs], len(seen)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    msgs=st.lists(message, max_size=8),
+    conv=st.fixed_dictionaries({}, optional={"id": text, "tools": st.lists(text, max_size=2)}),
+    after=st.booleans(),
+    fmt=st.sampled_from(["openai", "anthropic", "langmem", "jianmu"]),
+)
+def test_streamed_document_equals_whole(tmp_path_factory, msgs, conv, after, fmt):
+    """A document over several lines (one line is read as JSONL)."""
+    doc = {**conv, "messages": msgs} if not after else {"messages": msgs, **conv}
+    path = tmp_path_factory.mktemp("doc") / "c.json"
+    path.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
+    streamed = _read(path, fmt, whole=False)
+    assert streamed == _read(path, fmt, whole=True)
+    for rec in streamed[0]:  # lossless: the source's message, stored or stood for
+        if not rec.get("extra", {}).get("system_prompt"):
+            assert original(rec, fmt) in msgs
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    role=st.sampled_from(["user", "assistant", "system", "tool"]),
+    body=st.text(min_size=1, max_size=8),
+    fmt=st.sampled_from([f for f in AGENT_FORMATS if f != "autogen"]),
+    named=st.booleans(),
+)
+def test_plain_message_shortcut_equals_its_converter(role, body, fmt, named):
+    obj = {"role": role, "content": body}
+
+    def thread() -> Thread:
+        return Thread(id="t", last={"user": "Ann" if named else None, "assistant": None})
+
+    fast = finish.convert(dict(obj), fmt, thread(), checked_later=True)
+    with mock.patch.object(finish, "_plain_text", lambda obj, fmt: None):
+        plain = finish.convert(dict(obj), fmt, thread(), checked_later=True)
+    assert fast.serialize() == plain.serialize()
+    assert not (fast.extra or {})  # nothing stored twice
+
+
+def _content_id_part_by_part(msg, occurrence=0, *, conversation=None, timestamp=None) -> str:
+    """content_id as first written: each part encoded and hashed on its own."""
+    h = hashlib.blake2b(digest_size=12)
+    for part in (
+        msg.format or "",
+        msg.thread or conversation or "",
+        msg.metadata.speaker or "",
+        timestamp or msg.timestamp or EPOCH_STR,
+    ):
+        h.update(part.encode("utf-8", "surrogatepass"))
+        h.update(b"\x1f")
+    for chunk in msg.text_chunks:
+        h.update(chunk.encode("utf-8", "surrogatepass"))
+        h.update(b"\x1e")
+    return f"h:{h.hexdigest()}" + (f"-{occurrence}" if occurrence else "")
+
+
+maybe = st.one_of(st.none(), st.text(max_size=5))
+
+
+@settings(max_examples=200)
+@given(
+    chunks=st.lists(st.text(max_size=5), max_size=3),
+    fmt=maybe,
+    thread=maybe,
+    speaker=maybe,
+    stamp=maybe,
+    conversation=maybe,
+    occurrence=st.integers(0, 3),
+)
+def test_content_id_equals_part_by_part(
+    chunks, fmt, thread, speaker, stamp, conversation, occurrence
+):
+    msg = ConversationMessage(
+        text_chunks=chunks, metadata=ConversationMessageMeta(speaker=speaker), format=fmt
+    )
+    msg.thread, msg.timestamp = thread, stamp
+    args = (msg, occurrence)
+    assert content_id(*args, conversation=conversation) == _content_id_part_by_part(
+        *args, conversation=conversation
+    )
+
+
+@pytest.mark.parametrize("first", [b"", b"\xef\xbb\xbf"])
+def test_bom_and_bad_element_located(tmp_path, first):
+    """A BOM is read past; an element orjson refuses stops the stream with its line."""
+    from convo.core.errors import InputError
+
+    path = tmp_path / "c.json"
+    path.write_bytes(
+        first + b'{"messages": [\n{"role": "user", "content": "a"},\n{"role": tru}\n]}'
+    )
+    ctx = ImportContext(Source(path))
+    with pytest.raises(InputError) as e:
+        list(read_agent_messages(Source(path), ctx, "openai"))
+    assert e.value.where == f"{path}:3"
