@@ -116,6 +116,13 @@ SCANS = [
         "decider",
     ),
     ("raw-byte decisions, `--tag urgent`", {"tags": ["urgent"]}, "decider"),
+    ("raw-byte decisions, `--speaker Alice` (2% of messages)", {"speakers": ["Alice"]}, "decider"),
+    ("raw-byte decisions, `--tag security` (7%)", {"tags": ["security"]}, "decider"),
+    (
+        "raw-byte decisions, `--speaker Alice --tag security`",
+        {"speakers": ["Alice"], "tags": ["security"]},
+        "decider",
+    ),
     (
         "raw-byte decisions, `--speaker Quinn --since 2018-01-01`",
         {"speakers": ["Quinn"], "since": "2018-01-01T00:00:00Z"},
