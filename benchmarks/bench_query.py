@@ -223,16 +223,19 @@ def _digest(argv: list[str]) -> tuple[str, int]:
 
 
 def _tree_rss_kb(pid: int) -> int:
-    """The resident memory of a process and all its descendants (kB), from /proc."""
+    """The memory of a process and all its descendants (kB), from /proc: the sum of
+    proportional set sizes (pages shared by forked workers counted once in total, as
+    benchmarks/run.py's TreeMemory counts them), else of resident sizes."""
     total, todo = 0, [pid]
     while todo:
         p = todo.pop()
         try:
-            with open(f"/proc/{p}/status") as f:
-                for line in f:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
-                        break
+            try:
+                with open(f"/proc/{p}/smaps_rollup") as f:
+                    total += next(int(ln.split()[1]) for ln in f if ln.startswith("Pss:"))
+            except (OSError, StopIteration):
+                with open(f"/proc/{p}/status") as f:
+                    total += next(int(ln.split()[1]) for ln in f if ln.startswith("VmRSS:"))
             with open(f"/proc/{p}/task/{p}/children") as f:
                 todo.extend(int(c) for c in f.read().split())
         except (OSError, ValueError):
@@ -242,7 +245,7 @@ def _tree_rss_kb(pid: int) -> int:
 
 def _run_sampled(argv: list[str]) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds (user+sys of the tree) and peak RSS (MB) of the whole
-    process tree (every worker counted), sampled every 10 ms."""
+    process tree (every worker counted), sampled every 10 ms at first, then less often."""
     import os
     import time
 
@@ -254,7 +257,7 @@ def _run_sampled(argv: list[str]) -> tuple[float, float, float]:
         if pid:
             break
         peak = max(peak, _tree_rss_kb(proc.pid))
-        time.sleep(0.01)
+        time.sleep(min(0.25, max(0.01, (time.perf_counter() - t0) / 100)))  # as TreeMemory
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode not in (0, 1):
@@ -362,7 +365,7 @@ def run(h) -> None:
             + "\n".join(f"- {k}: `{v}`" for k, v in DUCKDB.items())
             + "\n\nRuns are paired: each round runs convo, jq and DuckDB in turn, so a "
             "ratio compares runs made under the same machine load; medians of 3 rounds. Peak "
-            "RSS is the whole process tree's (the parent and its workers), sampled every 10 ms. "
+            "RSS is the whole process tree's (the parent and its workers: proportional set sizes), sampled. "
             "convo scans a large file on every core and jq on one, so the wall-time ratio "
             'against jq holds on an idle machine ("quiet machine"); CPU time is beside it. '
             "Against DuckDB (which also uses every core) the target is on CPU time."
