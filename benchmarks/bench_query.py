@@ -230,17 +230,24 @@ def _tree_rss_kb(pid: int) -> int:
     while todo:
         p = todo.pop()
         try:
-            try:
-                with open(f"/proc/{p}/smaps_rollup") as f:
-                    total += next(int(ln.split()[1]) for ln in f if ln.startswith("Pss:"))
-            except (OSError, StopIteration):
-                with open(f"/proc/{p}/status") as f:
-                    total += next(int(ln.split()[1]) for ln in f if ln.startswith("VmRSS:"))
+            total += _field_kb(f"/proc/{p}/smaps_rollup", "Pss:") or _field_kb(
+                f"/proc/{p}/status", "VmRSS:"
+            )
             with open(f"/proc/{p}/task/{p}/children") as f:
                 todo.extend(int(c) for c in f.read().split())
         except (OSError, ValueError):
             continue
     return total
+
+
+def _field_kb(path: str, name: str) -> int:
+    """The kB figure of the line starting ``name`` in a /proc file; 0 when absent (a
+    process that ended meanwhile, a zombie)."""
+    try:
+        with open(path) as f:
+            return next((int(ln.split()[1]) for ln in f if ln.startswith(name)), 0)
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _run_sampled(argv: list[str]) -> tuple[float, float, float]:
