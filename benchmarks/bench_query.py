@@ -140,9 +140,10 @@ def _duckdb(chunks: str) -> dict[str, str]:
 DUCKDB = _duckdb("textChunks")
 DUCKDB_FOREIGN = _duckdb("text_chunks")
 # The DuckDB query as a whole process, like the others: matching rows as JSON lines.
+# (DuckDB draws a progress bar on a long query, into the same stdout: turned off.)
 _DUCK_SCRIPT = (
-    "import sys, duckdb; duckdb.connect().execute("
-    '"COPY (SELECT * FROM read_json_auto(\'" + sys.argv[1] + "\') WHERE " + sys.argv[2] + '
+    "import sys, duckdb; c = duckdb.connect(); c.execute('SET enable_progress_bar = false'); "
+    'c.execute("COPY (SELECT * FROM read_json_auto(\'" + sys.argv[1] + "\') WHERE " + sys.argv[2] + '
     "\") TO '/dev/stdout' (FORMAT JSON)\")"
 )
 
@@ -355,6 +356,13 @@ def run(h) -> None:
                 h.compare(f"`{flag}` vs DuckDB, {layout}", c, d, target=1.5, on_cpu=True)
             else:
                 h.compare(f"`{flag}` vs DuckDB, {layout}", c, d)
+            same_c, same_d = _digest(rows[layout, name][0]), _digest(rows[layout, name][k])
+            h.row(
+                f"`{flag}` records equal DuckDB's, {layout} ({same_d[1]:,})",
+                "identical" if same_c == same_d else "DIFFERENT",
+                "identical",
+                same_c == same_d,
+            )
     h.row(
         "peak RSS of a convo query, every worker counted", f"{peak:.0f} MB", "≤ 100 MB", peak <= 100
     )
