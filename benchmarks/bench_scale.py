@@ -79,6 +79,7 @@ def _parquet(h, store: Path, n: int, out: Path) -> None:
 
 def run(h) -> None:
     if os.environ.get("BENCH_SCALE_ONLY") == "parquet":  # while working on the export
+        h.section.title = "Scale-out: Parquet export"  # beside the full section, not over it
         n = h.scale(STORE)
         store = h.data(f"query-{n}.jsonl", lambda p: bench_query.generate(p, n))
         _parquet(h, store, n, Path(h.data("scale-out", lambda p: p.mkdir())) / "parquet")
