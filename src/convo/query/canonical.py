@@ -35,11 +35,13 @@ is not valid UTF-8 is passed on as it is; ``convo validate`` reports it.
 
 Measured against the same scan with the decider taken out (every candidate line parsed;
 CPU time, one process, 100k records of convo's layout, 5 alternating rounds, noise =
-half the spread of the rounds' ratios; ``benchmarks/bench_fastpaths.py``): ``--since``
-1.92× (±7%), ``--text budget`` 1.72× (±20%), ``--speaker Alice --tag security`` 1.40×
-(±8%), ``--speaker Alice`` (2% of messages) 1.25× (±17%). Alone on a rare speaker or
-tag the speaker and tag decisions gain nothing measurable (``--speaker Quinn`` 1.03×
-±16%, ``--tag urgent`` 1.00× ±16%): the needle scan leaves too few lines to decide.
+half the spread of the rounds' ratios; ``benchmarks/bench_fastpaths.py``, two runs at
+load 3-10): ``--since`` 1.92× (±7-9%), ``--text budget`` 1.72-1.74× (±12-20%),
+``--speaker Alice --tag security`` 1.30× (±6%). Alone, the speaker and tag decisions
+gain nothing measurable: ``--speaker Alice`` (2% of messages) 1.09× (±11%),
+``--speaker Quinn`` 1.03× (±14-16%), ``--tag urgent`` 0.96-1.00× (±13-16%), ``--tag
+security`` (7%) 0.89× (±20%): the needle scan leaves few lines, and most of those are
+decided as cheaply by the parse. They stay for the filters that combine them.
 ``tests/query/test_raw_decisions.py`` holds every decision equal to a parse.
 """
 
