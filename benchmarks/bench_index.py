@@ -78,18 +78,30 @@ def _latest(store: Path) -> int:
     return sum(len(b) for b in chosen.batches)
 
 
+def _cpu_with_workers() -> float:
+    """CPU seconds of this process and of the children it has waited for (the build's
+    worker processes), user + system."""
+    import resource
+
+    me, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def measure(store: Path, n: int) -> list[tuple[str, str, str, bool | None]]:
     """Every figure as (claim, measured, target, met)."""
     from convo import index
 
     rows: list[tuple[str, str, str, bool | None]] = []
     index.drop(store)
-    t0, c0 = time.perf_counter(), time.process_time()
+    t0, c0 = time.perf_counter(), _cpu_with_workers()
     built = index.refresh(store, wait=True)
-    build_s, cpu_s = time.perf_counter() - t0, time.process_time() - c0
+    build_s, cpu_s = time.perf_counter() - t0, _cpu_with_workers() - c0
     rate = built.added / build_s
     rows.append((
-        "index build, messages/s (wall; CPU-time rate after)",
+        "index build, messages/s (wall; after it, per CPU-second of this process and its workers)",
         f"{rate:,.0f} ({build_s:.1f} s); CPU {built.added / cpu_s:,.0f}/s",
         "≥ 30,000", rate >= 30000,
     ))  # fmt: skip
