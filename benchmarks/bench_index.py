@@ -80,23 +80,35 @@ def _latest(store: Path) -> int:
     return sum(len(b) for b in chosen.batches)
 
 
+def _cpu_with_workers() -> float:
+    """CPU seconds of this process and of the children it has waited for (the build's
+    worker processes), user + system."""
+    import resource
+
+    me, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def measure(store: Path, n: int) -> list[tuple[str, str, str, bool | None]]:
     """Every figure as (claim, measured, target, met)."""
     from convo import index
 
     rows: list[tuple[str, str, str, bool | None]] = []
     index.drop(store)
-    t0, c0 = time.perf_counter(), time.process_time()
+    t0, c0 = time.perf_counter(), _cpu_with_workers()
     built = index.refresh(store, wait=True)
-    build_s, cpu_s = time.perf_counter() - t0, time.process_time() - c0
+    build_s, cpu_s = time.perf_counter() - t0, _cpu_with_workers() - c0
     rate = built.added / build_s
     rows.append((
-        "index build, messages/s (wall; CPU-time rate after)",
+        "index build, messages/s (wall; after it, per CPU-second of this process and its workers)",
         f"{rate:,.0f} ({build_s:.1f} s); CPU {built.added / cpu_s:,.0f}/s",
         "≥ 30,000", rate >= 30000,
     ))  # fmt: skip
     ratio = index.index_path(store).stat().st_size / store.stat().st_size
-    rows.append(("index size / JSONL size", f"{ratio:.2f}", "reported", None))
+    rows.append(("index size / JSONL size", f"{ratio:.2f}", "≤ 0.9", ratio <= 0.9))
     for word in WORDS:
         c0 = time.process_time()
         times, _ = _time(lambda w=word: index.search(store, w, None, limit=20), 15)

@@ -2,7 +2,7 @@
 the one-core throughput of the offline extractor (issue 39 §3).
 
 Precision and recall are ``measure()`` of tests/analysis/test_knowledge_labels.py (the
-labelled set in tests/fixtures/knowledge/labels.jsonl: names compared case-insensitively,
+labelled set in tests/fixtures/knowledge/ (labels/ and set/): names compared case-insensitively,
 people and metadata left out). Throughput is ``convo knowledge -f jsonl --jobs 1`` as a
 whole process over bench_query.py's generated store (same seed), start-up included.
 """

@@ -142,7 +142,7 @@ def search_latency(h, folder: Path, n: int) -> list[tuple[str, str, str, bool | 
     return [
         (f"hybrid `convo search` over {n:,} messages, whole command, p50", f"{m.median * 1000:.0f} ms",
          f"≤ {target * 1000:.0f} ms", m.median <= target),
-        (f"CPU (user+sys) of that search over {n:,} messages, p50", f"{m.cpu_median * 1000:.0f} ms",
+        (f"CPU (user+sys) of that search over {n:,} messages, p50", f"{(m.cpu_median or 0.0) * 1000:.0f} ms",
          "", None),
         (f"peak memory of that search over {n:,} messages", f"{m.peak_rss_mb:.0f} MB", "≤ 300 MB",
          m.peak_rss_mb <= 300),

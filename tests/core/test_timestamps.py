@@ -86,6 +86,32 @@ def test_normalize_timestamp():
     assert normalize_timestamp("2024-01-01T12:34:56Z") == "2024-01-01T12:34:56Z"
 
 
+_TWO = st.integers(0, 99).map("{:02d}".format)
+_SPELLED = st.tuples(st.integers(0, 9999).map("{:04d}".format), _TWO, _TWO, _TWO, _TWO, _TWO)
+_REAL = st.datetimes(min_value=datetime(1, 1, 1)).map(
+    lambda d: (f"{d.year:04d}", *(f"{x:02d}" for x in (d.month, d.day, d.hour, d.minute, d.second)))
+)
+
+
+@given(st.one_of(_REAL, _SPELLED))
+def test_canonical_fast_path_equals_the_full_parse(parts):
+    """``normalize_timestamp`` only range-checks a canonical string (its fast path,
+    benchmarks/bench_fastpaths.py); the full parse and format must give the same string,
+    or both refuse it."""
+    year, month, day, hour, minute, second = parts
+    text = f"{year}-{month}-{day}T{hour}:{minute}:{second}Z"
+
+    def outcome(fn):
+        try:
+            return fn(text)
+        except ValueError:
+            return ValueError
+
+    assert outcome(normalize_timestamp) == outcome(
+        lambda t: format_timestamp_utc(parse_datetime(t))
+    )
+
+
 @given(
     st.datetimes(
         min_value=datetime(1971, 1, 1), max_value=datetime(9000, 1, 1), timezones=st.just(UTC)

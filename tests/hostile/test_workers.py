@@ -41,3 +41,23 @@ def test_a_killed_fresh_worker_is_named():
         list(pool.map(_killed, tasks))
     assert str(e.value).startswith("big.jsonl (bytes 100-200): a worker process (pid ")
     assert "killed by SIGKILL" in str(e.value)
+
+
+def _chatty(n: int) -> int:
+    print("a library printing", "x" * n)  # to stdout, which is the result pipe's twin
+    return n
+
+
+@pytest.mark.parametrize("kind", ["fresh", "fork"])
+def test_a_worker_printing_to_stdout_does_not_corrupt_the_results(kind, capfd):
+    """Issue 34 item 8: what a worker prints goes to the terminal (stderr for a fresh
+    worker), never into the results the parent reads."""
+    items = [1, 10, 1000, 100_000]
+    if kind == "fresh":
+        with FreshPool(2, ("tests.hostile.test_workers",)) as pool:
+            got = list(pool.map(_chatty, items))
+    else:
+        got = list(ordered_map(_chatty, items, 2))
+    assert got == items
+    out, err = capfd.readouterr()
+    assert "a library printing" in out + err

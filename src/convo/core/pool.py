@@ -23,6 +23,18 @@ and imports them once, not once a pass while the cores wait. Its ``last`` map le
 worker end after its last task, so the memory of a worker with nothing left to do is
 freed while the parent merges what the others send. ``ordered_map`` with ``preload`` is
 one map on a pool of its own.
+
+Measured against the standard library (``benchmarks/bench_pool.py``, BENCHMARKS.md;
+2-core machine at load 8-10, noise of the section ±27% wall, ±7% CPU): starting and
+ending a pool of two, ``ProcessPoolExecutor`` forked took 0.53× FreshPool's wall time
+and 0.52× its CPU, and 19 MB against 28 MB (proportional set sizes of the tree); with a
+forkserver preloading the work's module, 1.31× and 40 MB. On the query scan of the
+1M-record store, fork 0.74× wall (CPU 0.89×) and 27 against 36 MB; forkserver 0.99×,
+48 MB. So the query scan now forks (``query/parallel.py``). FreshPool stays where a
+pool runs several passes on workers that import a large library the parent must not
+hold (pyarrow in the Parquet export, the knowledge passes) and where the ``last`` map
+frees a worker's memory early; those have not been measured against a forked
+``ProcessPoolExecutor`` kept for the passes, which is the next comparison to make.
 """
 
 from __future__ import annotations

@@ -13,10 +13,17 @@ Line numbers are those of a one-core scan: a range counts its own lines and the 
 adds the lines of the ranges before it; a scan that does not count (needle scans) gives
 matches line 0 and locates a bad line from its offset, as the one-core scan does.
 
-Workers are fresh interpreters that import only this module (``core.pool``'s
-``preload``): a forked worker's resident memory is a copy of the command line's (about
-30 MB each, so parent + two workers passed 100 MB on the benchmark store), a fresh one
-about 16 MB (the whole tree peaked at 80 MB). The price is the start of an interpreter.
+Workers are forked (``core.pool.ordered_map`` without ``preload``: the standard
+library's ``ProcessPoolExecutor``). Fresh interpreters that import only this module
+(``core.pool.FreshPool``) were used before, for memory: a forked worker's resident set
+counts the pages it shares with the command line (about 30 MB each). Counted as
+proportional set sizes (each shared page once, which is what the machine spends), the
+forked tree is the smaller, and no faster or slower: ``convo query`` on the 1M-record
+benchmark store, 5 alternating rounds on this 2-core machine at load 10, fork against
+fresh: ``--tag urgent`` CPU 1.22 against 1.29 s (ratios 0.84-1.05), peak 29 against
+36 MB; ``--since 2018-01-01`` 2.93 against 2.85 s (0.94-1.03), 40 against 48 MB;
+``--speaker Wen`` 1.69 against 1.71 s (0.83-1.12), 33 against 39 MB. The pools alone
+(``benchmarks/bench_pool.py``): starting and ending one, fork 0.53× fresh's wall time.
 
 Decisions (figures from this project's 2-core machine, while 7 other jobs shared it,
 load 10-15; ``benchmarks/bench_query.py`` measures whole commands):
@@ -60,7 +67,6 @@ WINDOW = 1 << 20
 # Runs closer than this are read in one pread: a batch (pread, write, the Python around
 # them) costs about what copying 64 KiB more does.
 _GAP = 64 << 10
-_PRELOAD = ("convo.query.parallel",)  # what a worker imports (see core.pool.ordered_map)
 
 
 @dataclass(frozen=True)
@@ -158,7 +164,7 @@ class ParallelScan:
             jobs = min(cpu_count(), len(tasks))
             keep_freed()  # the windows read back (core/heap.py)
             base = 0
-            for result in ordered_map(scan_range, tasks, jobs, preload=_PRELOAD):
+            for result in ordered_map(scan_range, tasks, jobs):
                 report(_rebased(result.bad, base), self.name, on_error, locator)
                 yield from self._matches(fd, result, base)
                 base += result.lines

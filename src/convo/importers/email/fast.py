@@ -42,7 +42,11 @@ def parse_fast(
     """(raw headers by lower-case name, body) of a well-formed message, else None;
     ``encoding`` (``--encoding``) reads the text parts that declare no charset.
 
-    ``_params`` results are cached and shared: treat them as read-only."""
+    ``_params`` results are cached and shared: treat them as read-only. Against the
+    standard library's compat32 parse of the same messages: 4.81× less CPU (noise ±35%;
+    2,000 generated messages, ``benchmarks/bench_fastpaths.py``); the property test
+    ``tests/importers/test_email.py::test_fast_path_agrees_on_generated_mime`` holds the
+    records equal."""
     try:
         h, rest = _split(data)
         body = Body(encoding)

@@ -1,0 +1,343 @@
+"""Speed code earns its keep (issue 41, item 5): each fast path of convo against its plain
+twin, in the same run, with the noise of that very measurement beside the gain.
+
+Each pair runs once to warm up (and to compare outputs), then alternately ``ROUNDS`` times (in this process, CPU time of the process;
+the command-line pair as whole processes); the gain is the median of the per-round
+ratios plain/fast, and the noise is half the spread of those ratios over their median.
+A gain no larger than its noise (``gain - 1 <= noise``) is marked **no**: such a path
+does not earn its place. Each pair's outputs are compared (the same matches, the same
+values): a fast path is only a fast path if it answers what its twin answers.
+
+The scan's shortcuts (``query/linescan.py``, ``query/canonical.py``,
+``query/rawtext.py``, ``query/prefilter.py``) are measured on the load control's
+100k-record file (bench_query.py's generator, convo's layout): the plan as convo builds
+it, against the same plan with that one shortcut taken out (``_without``); each range is
+scanned by ``query.parallel.scan_range``, in this process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+TITLE = "Fast paths against their plain twins"
+ROUNDS = 5
+
+
+def _pair(fast: Callable[[], Any], plain: Callable[[], Any], rounds: int = ROUNDS):
+    """(gain, noise, fast s, plain s, same): CPU seconds per call, alternating."""
+    ratios, tf, tp = [], [], []
+    same = fast() == plain()  # also the warm-up: first calls import and compile
+    for _ in range(rounds):
+        c0 = time.process_time()
+        a = fast()
+        c1 = time.process_time()
+        b = plain()
+        c2 = time.process_time()
+        same = same and a == b
+        tf.append(c1 - c0)
+        tp.append(c2 - c1)
+        ratios.append((c2 - c1) / max(c1 - c0, 1e-9))
+    gain = statistics.median(ratios)
+    noise = (max(ratios) - min(ratios)) / 2 / gain
+    return gain, noise, statistics.median(tf), statistics.median(tp), same
+
+
+def _row(h, name: str, where: str, result) -> None:
+    gain, noise, tf, tp, same = result
+    earns = gain - 1 > noise * gain  # the gain stands out of the pair's own spread
+    h.row(
+        f"{name} (`{where}`)",
+        f"{gain:.2f}× (fast {tf * 1000:.0f} ms, plain {tp * 1000:.0f} ms CPU; noise ±{noise:.0%})"
+        + ("" if same else "; OUTPUTS DIFFER"),
+        "gain > noise, same output",
+        earns and same,
+    )
+    print(f"  {name}: {gain:.2f}× ±{noise:.0%} same={same}", flush=True)
+
+
+# the scan ------------------------------------------------------------------------------
+
+
+def _without(plan: Any, shortcut: str) -> Any:
+    """``plan`` (a ``query.compiled.Compiled``) with one shortcut taken out."""
+    from convo.query.canonical import Decider
+    from convo.query.filters import Filters
+
+    if shortcut == "decider":  # raw-byte decisions per line: every candidate parsed
+        off = Decider(Filters())
+        return dataclasses.replace(plan, decider=off, text_only=None, time_only=False)
+    if shortcut == "time_block":  # a block's timestamps in one pass
+        return dataclasses.replace(plan, time_only=False)
+    if shortcut == "text_block":  # a block's text word found at once
+        return dataclasses.replace(plan, text_only=None)
+    if shortcut == "needles":  # the byte prefilter: every line looked at
+        return dataclasses.replace(plan, starts=None, narrows=False)
+    raise ValueError(shortcut)
+
+
+def _scanner(path: Path, filters: Any, shortcut: str | None) -> Callable[[], list[int]]:
+    from convo.core.ranges import split
+    from convo.query import parallel
+    from convo.query.blocks import BLOCK
+    from convo.query.compiled import Compiled
+
+    st = os.stat(path)
+    ranges = split(str(path), 4, min_size=1 << 20)
+    plan = Compiled.of(filters)
+    if shortcut:
+        plan = _without(plan, shortcut)
+    tasks = [parallel.Task(filters, r, (st.st_dev, st.st_ino), False, BLOCK) for r in ranges]
+
+    def scan() -> list[int]:
+        parallel._compiled.clear()
+        parallel._compiled[repr(filters)] = plan  # what ``scan_range`` uses
+        out: list[int] = []
+        for task in tasks:
+            out.extend(parallel.scan_range(task).runs.starts)
+        return out
+
+    return scan
+
+
+SCANS = [
+    ("raw-byte decisions, `--speaker Quinn`", {"speakers": ["Quinn"]}, "decider"),
+    (
+        "raw-byte decisions, `--speaker Wen` (a needle in 40% of lines)",
+        {"speakers": ["Wen"]},
+        "decider",
+    ),
+    ("raw-byte decisions, `--tag urgent`", {"tags": ["urgent"]}, "decider"),
+    ("raw-byte decisions, `--speaker Alice` (2% of messages)", {"speakers": ["Alice"]}, "decider"),
+    ("raw-byte decisions, `--tag security` (7%)", {"tags": ["security"]}, "decider"),
+    (
+        "raw-byte decisions, `--speaker Alice --tag security`",
+        {"speakers": ["Alice"], "tags": ["security"]},
+        "decider",
+    ),
+    (
+        "raw-byte decisions, `--speaker Quinn --since 2018-01-01`",
+        {"speakers": ["Quinn"], "since": "2018-01-01T00:00:00Z"},
+        "decider",
+    ),
+    ("block timestamps, `--since 2018-01-01`", {"since": "2018-01-01T00:00:00Z"}, "time_block"),
+    ("raw-byte decisions, `--since 2018-01-01`", {"since": "2018-01-01T00:00:00Z"}, "decider"),
+    ("block text word, `--text budget`", {"texts": ["budget"]}, "text_block"),
+    ("raw-byte decisions, `--text budget`", {"texts": ["budget"]}, "decider"),
+    ("needle prefilter, `--tag urgent`", {"tags": ["urgent"]}, "needles"),
+    ("needle prefilter, `--speaker Quinn`", {"speakers": ["Quinn"]}, "needles"),
+]
+WHERE = {
+    "decider": "query/canonical.py Decider",
+    "time_block": "query/linescan.py time_block",
+    "text_block": "query/rawtext.py TextWord.block",
+    "needles": "query/prefilter.py Needles",
+}
+
+
+def _scans(h, path: Path) -> None:
+    from convo.query.filters import Filters
+
+    for name, kw, shortcut in SCANS:
+        filters = Filters(**kw)
+        fast, plain = _scanner(path, filters, None), _scanner(path, filters, shortcut)
+        _row(h, name, WHERE[shortcut], _pair(fast, plain))
+
+
+# records -------------------------------------------------------------------------------
+
+
+def _records(path: Path, n: int) -> list[dict[str, Any]]:
+    import orjson
+
+    with open(path, "rb") as f:
+        return [orjson.loads(line) for _, line in zip(range(n), f, strict=False)]
+
+
+def _validation(h, records: list[dict[str, Any]]) -> None:
+    from convo.core.errors import RecordError
+    from convo.core.record import parse_record
+    from convo.output.exporters.common import as_record, plainly_valid
+
+    def fast() -> int:
+        return sum(1 for r in records if plainly_valid(r))
+
+    def plain() -> int:
+        ok = 0
+        for r in records:
+            try:
+                parse_record(dict(as_record(r)), "x")
+            except RecordError:
+                continue
+            ok += 1
+        return ok
+
+    _row(h, "record validation, convo's layout", "output/exporters/common.py plainly_valid",
+         _pair(fast, plain))  # fmt: skip
+
+
+def _arrow(h, records: list[dict[str, Any]]) -> None:
+    from convo.output.exporters.parquet import _exact_batch, arrow_batch, arrow_schema
+
+    schema = arrow_schema()
+    size = 5_000
+    chunks = [records[i : i + size] for i in range(0, len(records), size)]
+    _row(
+        h,
+        "Parquet batches, whole columns in Arrow",
+        "output/exporters/parquet.py arrow_batch",
+        _pair(
+            lambda: [arrow_batch(c, schema) for c in chunks],
+            lambda: [_exact_batch(c, schema) for c in chunks],
+        ),
+    )
+
+
+def _timestamps(h, records: list[dict[str, Any]]) -> None:
+    from convo.core.timestamps import format_timestamp_utc, normalize_timestamp, parse_datetime
+
+    stamps = [r["timestamp"] for r in records]
+    _row(
+        h,
+        "canonical timestamps, a range check only",
+        "core/timestamps.py normalize_timestamp",
+        _pair(
+            lambda: [normalize_timestamp(s) for s in stamps],
+            lambda: [format_timestamp_utc(parse_datetime(s)) for s in stamps],
+        ),
+    )
+
+
+def _cues(h, vtt: Path) -> None:
+    from convo.importers.transcripts import cues
+
+    lines = [ln for ln in vtt.read_text().splitlines() if "-->" in ln]
+    never = re.compile(r"(?!)")
+    fast_re = cues._CANONICAL
+
+    def with_pattern(pattern: re.Pattern[str]) -> Callable[[], list[Any]]:
+        def run() -> list[Any]:
+            cues._CANONICAL = pattern
+            try:
+                return [cues.parse_timing(line) for line in lines]
+            finally:
+                cues._CANONICAL = fast_re
+
+        return run
+
+    _row(h, "cue timing lines", "importers/transcripts/cues.py _CANONICAL",
+         _pair(with_pattern(fast_re), with_pattern(never)))  # fmt: skip
+
+    import convo
+
+    def ingest(pattern: re.Pattern[str]) -> Callable[[], int]:
+        def run() -> int:
+            cues._CANONICAL = pattern
+            try:
+                return sum(1 for _ in convo.read_messages(str(vtt)))
+            finally:
+                cues._CANONICAL = fast_re
+
+        return run
+
+    _row(h, "cue timing lines, whole WebVTT import", "importers/transcripts/cues.py _CANONICAL",
+         _pair(ingest(fast_re), ingest(never)))  # fmt: skip
+
+
+def _email(h, mbox: Path) -> None:
+    from types import SimpleNamespace
+
+    from convo.importers.email.convert import _parse_stdlib
+    from convo.importers.email.fast import parse_fast
+
+    ctx = SimpleNamespace(options=SimpleNamespace(encoding=None))  # read: the encoding
+    data = mbox.read_bytes()
+    messages = [m for m in re.split(rb"\n(?=From )", data) if m.strip()]
+    messages = [m.split(b"\n", 1)[1] for m in messages]  # the envelope line off
+
+    def shape(parsed: Any) -> Any:
+        if parsed is None:
+            return None
+        h_, body = parsed
+        return sorted(h_), body.text()
+
+    _row(
+        h,
+        "mail messages, hand-written parser",
+        "importers/email/fast.py parse_fast",
+        _pair(
+            lambda: [shape(parse_fast(m)) for m in messages],
+            lambda: [shape(_parse_stdlib(m, ctx, "x")) for m in messages],
+            rounds=3,
+        ),
+    )
+
+
+def _cli(h, path: Path) -> None:
+    """The read command without typer (``cli/fast.py``) against typer's parse."""
+    fast = "import sys; sys.argv[0] = 'convo'; from convo.cli.app import main; main()"
+    typer = "import sys; sys.argv[0] = 'convo'; from convo.cli.group import app; app()"
+    args = ["query", "--speaker", "Quinn", "-f", "jsonl", str(path)]
+    outs = [
+        subprocess.run([sys.executable, "-c", code, *args], capture_output=True).stdout
+        for code in (fast, typer)
+    ]
+    m = h.alternate(
+        {
+            "convo query (cli/fast.py)": [sys.executable, "-c", fast, *args],
+            "convo query (typer)": [sys.executable, "-c", typer, *args],
+        },
+        rounds=9,
+    )
+    a, b = m.values()
+    # judged on CPU time: a whole process's wall time on a loaded machine is mostly waiting
+    ratios = [y / x for x, y in zip(a.cpu, b.cpu, strict=True)]
+    gain = statistics.median(ratios)
+    noise = (max(ratios) - min(ratios)) / 2 / gain
+    wall = b.median / a.median
+    same = outs[0] == outs[1]
+    h.row(
+        "read command parsed without typer, whole command (`cli/fast.py`)",
+        f"{gain:.2f}× CPU ({statistics.median(a.cpu) * 1000:.0f} vs "
+        f"{statistics.median(b.cpu) * 1000:.0f} ms; noise ±{noise:.0%}), {wall:.2f}× wall"
+        + ("" if same else "; OUTPUTS DIFFER"),
+        "gain > noise, same output",
+        gain - 1 > noise * gain and same,
+    )
+
+
+def run(h) -> None:
+    import bench_email
+    import bench_query
+    import bench_transcript
+
+    n = h.scale(100_000)
+    control = h.data(f"control-{n}.jsonl", lambda p: bench_query.generate(p, n))
+    small = h.data("fastpaths-2000.jsonl", lambda p: bench_query.generate(p, 2_000))
+    vtt = h.data("fastpaths-20000.vtt", lambda p: bench_transcript.generate(p, 20_000))
+    mbox = h.data("fastpaths-2000.mbox", bench_email.generate(2_000))
+    _scans(h, control)
+    records = _records(control, n)
+    _validation(h, records)
+    _arrow(h, records)
+    _timestamps(h, records)
+    del records
+    _cues(h, vtt)
+    _email(h, mbox)
+    _cli(h, small)
+    h.note(
+        f"Scans over the {n:,}-record control file (convo's layout, one process); records "
+        "from it for validation, Arrow batches and timestamps; a 20,000-cue WebVTT "
+        "meeting (bench_transcript.py); 2,000 generated mail messages (bench_email.py); "
+        "the command-line pair on a 2,000-record file, 9 alternating rounds of whole "
+        f"processes. {ROUNDS} alternating rounds otherwise, CPU time of this process. "
+        "The gain is plain/fast; noise is half the spread of the per-round ratios."
+    )
