@@ -210,7 +210,8 @@ def _listing(doc: dict, source: Source, ctx: ImportContext) -> Iterator[Conversa
     if not isinstance(topics, list):
         raise InputError("topic_list has no topics array", where=source.name)
     users: dict[int, str] = {}
-    listed = doc.get("users") if isinstance(doc.get("users"), list) else []
+    given = doc.get("users")
+    listed: list[Any] = given if isinstance(given, list) else []
     for user in listed:
         if isinstance(user, dict) and as_int(user.get("id")) is not None:
             name = as_str(user.get("username"))
