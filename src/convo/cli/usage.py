@@ -21,6 +21,10 @@ def usage_name(param: Any) -> str:
     return name + "..." if param.nargs != 1 else name
 
 
+def _pieces(param: Any, _ctx: Any) -> list[str]:
+    return [usage_name(param)]
+
+
 def prepare_help(cmd: Any) -> None:
     """``show_choices`` for ``cmd`` and its subcommands, and click's argument names."""
     show_choices(cmd)
@@ -28,4 +32,5 @@ def prepare_help(cmd: Any) -> None:
         prepare_help(sub)
     for param in cmd.params:
         if param.param_type_name == "argument":
-            param._usage_display_name = functools.partial(usage_name, param)
+            # click's public hook for the usage line (typer's own is a private method)
+            param.get_usage_pieces = functools.partial(_pieces, param)
