@@ -5,6 +5,10 @@ typeagent`` wrote. ``--jsonl`` exports (one object a line) are read as the ``jso
 format reads them; detection finds those as ``jsonl``. Records without convo's keys get
 them as the JSONL importer's do (a content id, the ``typeagent`` format left to the
 pipeline).
+
+Ids and their scope (docs/ids.md): a record's own ``id`` when convo's keys are there (as
+written: it was made unique where it was first imported); else the content hash, its
+scope the file (TypeAgent's records carry no id of their own).
 """
 
 from __future__ import annotations
