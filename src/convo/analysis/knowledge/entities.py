@@ -355,9 +355,9 @@ _NOUN_AFTER = (  # a counted noun: a plural that is no verb or function word
     r"|goes|says|makes|takes|gets|needs|seems|means|works|looks|comes|runs|stays"
     r"|minutes|seconds|months|years)\b)[a-z][a-z-]{2,}[a-rt-z]?s(?<!ss)(?!\w)"
 )
-_SHAPES = re.compile(
+_SHAPES = re.compile(  # all but ``vreq`` begin a word: one look-behind skips the inside
     rf"""
-    (?P<datetime>(?<![\d.-])\d{{4}}-[01]\d-[0-3]\d
+    (?<!\w)(?:(?P<datetime>(?<![\d.-])\d{{4}}-[01]\d-[0-3]\d
         (?:[T ][0-2]\d:[0-5]\d(?::[0-5]\d)?(?:Z|[+-][0-2]\d:?[0-5]\d)?)?(?![\d-]))
     | (?P<isoweek>(?<![\w-])\d{{4}}-W[0-5]\d(?!\w))
     | (?P<dmy>(?<![\w.])\d{{1,2}}[/.][01]?\d[/.](?:\d{{4}}|\d{{2}})(?![\w./]))
@@ -376,7 +376,6 @@ _SHAPES = re.compile(
     | (?P<vword>(?i:version|release|build|ver\.|rev\.)\s+(?P<vw>\d+(?:\.\d+)+)(?![\w.]))
     | (?P<vbefore>(?<![\w.])(?P<vb>\d+(?:\.\d+)+)\s+(?i:release|version|build|beta|alpha|rc\d*)(?!\w))
     | (?P<semver>(?<![\w.])\d+\.\d+\.\d+(?:-[\w.]*\w)?(?!\w|\.\d))
-    | (?P<vreq>(?:>=|<=|==|~=|!=|\^|~>?|(?<![=-])>|<)\s?(?P<vr>\d+(?:\.\d+)+(?:\.\*)?)(?!\w|\.\d))
     | (?P<vprep>(?<!\w)(?i:to|from|in|on|since|before|after)\s(?P<vq>\d+\.\d+)
         (?!\w|\.\d|,\d|\s?(?:%|[A-Za-z°€$£¥]|-\w)))
     | (?P<money>(?<!\w)(?:{_SIGN})\s?{_NUMBER}{_SCALE}
@@ -390,7 +389,8 @@ _SHAPES = re.compile(
     | (?P<year>(?<![\w.$€£:/-])(?:19[5-9]\d|20[0-4]\d)(?![\w.:/-]|\s?%))
     | (?P<region>(?<![\w-])(?:us|eu|ap|sa|ca|me|af|il)-(?:east|west|north|south|central|northeast|northwest|southeast|southwest)-\d(?!\w))
     | (?P<domain>(?<![\w@./:-])(?:[a-z0-9][a-z0-9-]*\.)+(?:com|org|net|io|dev|app|ai|co|gov|edu|uk|de|fr|es|pt|it|nl|se|no|dk|fi|pl|at|ch|be|ca|us|au|nz|jp|vn|fm|me|tv|eu)(?:/[\w./%-]*[\w/])?(?![\w@-]))
-    | (?P<file>(?<![\w/.@~-])(?:~?/)?(?:[\w.-]+/)*[\w-][\w.-]*\.(?:{_EXTENSIONS})(?![\w/-]|\.\w))
+    | (?P<file>(?<![\w/.@~-])(?:~?/)?(?:[\w.-]+/)*[\w-][\w.-]*\.(?:{_EXTENSIONS})(?![\w/-]|\.\w)))
+    | (?P<vreq>(?:>=|<=|==|~=|!=|\^|~>?|(?<![=-])>|<)\s?(?P<vr>\d+(?:\.\d+)+(?:\.\*)?)(?!\w|\.\d))
     """,
     re.X,
 )
