@@ -121,14 +121,22 @@ def _subject(record: dict[str, Any], a: Analysis) -> Analysis:
     subject = record.get("subject")
     if not isinstance(subject, str) or not subject:
         return a
-    named = find(clean_subject(subject))
+    named = _SUBJECTS.get(subject)
+    if named is None:  # a thread's messages share their subject: found once
+        if len(_SUBJECTS) >= _SUBJECTS_MAX:
+            _SUBJECTS.clear()
+        named = _SUBJECTS[subject] = find(clean_subject(subject))
     if named:
         have = {name.casefold() for name, _ in a.entities}
-        for found in named:
-            if found[0].casefold() not in have:
-                have.add(found[0].casefold())
-                a.entities.append(found)
+        for name, kind in named:
+            if name.casefold() not in have:
+                have.add(name.casefold())
+                a.entities.append([name, kind])
     return a
+
+
+_SUBJECTS: dict[str, list[list[str]]] = {}  # a subject -> the entities it names
+_SUBJECTS_MAX = 4096
 
 
 # What chat importers write before a chunk's text to say what it is ("[thinking]",
