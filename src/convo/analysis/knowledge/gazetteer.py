@@ -32,25 +32,25 @@ figma photoshop powerpoint firefox selenium playwright cypress graphql grpc prot
 websocket oauth openid jwt ffmpeg imagemagick pandoc markdown yaml toml json csv html
 css xml pdf vtt srt svg png jpeg wasm webassembly llvm gcc clang cmake gradle maven
 rustc nodejs deno typescript javascript golang kotlin scala haskell erlang elixir
-clojure ocaml fortran cobol perl php matlab pyenv homebrew dnf pacman flatpak systemctl
+clojure ocaml fortran cobol perl php matlab pyenv dnf pacman flatpak systemctl
 cron regex unicode utf-8 ascii ssh tls ssl dns tcp udp ipv6 smtp imap ldap saml oidc
 kerberos vpn wireguard openvpn tailscale ngrok wget httpx openssl gpg pgp yake spacy
 nltk gpt-4 gpt-4o gpt-3.5 stable-diffusion typeagent
-orjson ujson msgspec typer click pyo3 maturin cython numba polars dask pyspark
+orjson ujson msgspec typer pyo3 maturin cython numba dask pyspark
 scikit-learn sklearn xgboost lightgbm statsmodels seaborn plotly streamlit gradio vllm
 llama.cpp postgis timescaledb pgvector pgbouncer pg_partman pg_upgrade pg_dump
 pg_restore vacuumdb psql psycopg psycopg2 asyncpg jdbc odbc debezium flyway liquibase
 alembic litestream libsql sqlite-utils cockroachdb scylladb neo4j influxdb couchdb
-zlib bcrypt argon2 openssh nats zeromq mqtt mosquitto zigbee z-wave zha tokio
-tokio-uring tokio-console io_uring axum actix serde sqlx cargo rustup clippy
-wasmtime inotify nixpkgs nixos-rebuild home-manager hyprland wayland gnome kde
-homebrew brew apt apt-get winget chocolatey wsl wsl2 proxmox truenas openwrt pfsense
-jellyfin plex kubectl helm argocd istio linkerd envoy traefik caddy haproxy pulumi
+zlib bcrypt argon2 openssh zeromq mqtt mosquitto zigbee z-wave zha tokio
+tokio-uring tokio-console io_uring axum actix serde sqlx rustup clippy
+wasmtime inotify nixpkgs nixos-rebuild home-manager hyprland wayland kde
+apt-get winget chocolatey wsl wsl2 proxmox truenas openwrt pfsense
+jellyfin plex kubectl argocd istio linkerd traefik haproxy pulumi
 cloudformation fargate redshift sagemaker opentelemetry jaeger pyspy py-spy
-celery gunicorn uvicorn starlette jinja jinja2 mypy ruff flake8 pylint tox nox
-setuptools pyproject.toml esbuild rollup vitest jest mocha storybook tailwind
-tailwindcss jquery redux nestjs prisma sequelize typeorm sass node-sass postcss
-airbyte fivetran dbt metabase superset tableau looker airflow dagster prefect
+gunicorn uvicorn starlette jinja jinja2 mypy ruff flake8 pylint tox nox
+setuptools pyproject.toml esbuild vitest storybook tailwind
+tailwindcss jquery redux nestjs prisma sequelize typeorm node-sass postcss
+airbyte fivetran dbt metabase airflow dagster
 parquet avro iceberg protobuf onnx safetensors ynab quickbooks xero netsuite
 hubspot zendesk intercom freshdesk salesforce servicenow pagerduty opsgenie
 opensearch-java ubuntu-latest ubuntu-22.04 ubuntu-24.04 uuidv4 uuidv7 pg_uuidv7
@@ -72,19 +72,20 @@ OAuth JWT SSO MFA TOTP WebAuthn CORS CSRF XSS C++ C# F# .NET ASP.NET Kotlin Type
 JavaScript PHP Perl Bash PowerShell MATLAB COBOL Fortran Lisp Prolog WebGL OpenGL Vulkan
 DirectX CUDA ROCm NVMe Bluetooth Wi-Fi LTE 5G Ethernet Raspberry_Pi Arduino ESP32 Linux
 Unix POSIX Android iOS macOS iPadOS watchOS tvOS visionOS ChromeOS Chromium Vivaldi
-Chrome Google_Chrome Safari Brave Node Deno Bun GitHub_Actions GitHub_Copilot
+Chrome Google_Chrome Safari Brave Node Deno GitHub_Actions GitHub_Copilot
 GitLab_CI CircleCI Travis_CI Buildkite Dependabot Renovate Docker_Compose
 Docker_Desktop Docker_Hub Home_Assistant Node-RED Ruby_on_Rails Spring_Boot Django
 Google_Meet Google_Drive Google_Docs Google_Sheets Google_Calendar Google_Maps
 Google_Cloud Google_Workspace Microsoft_Teams Microsoft_365 Office_365 SharePoint
 Azure_AD Entra_ID Active_Directory Visual_Studio VS_Code Visual_Studio_Code IntelliJ
-PyCharm Xcode Android_Studio Sublime_Text Cursor Apache_Flink Apache_Kafka
+PyCharm Xcode Android_Studio Sublime_Text Apache_Flink Apache_Kafka
 Apache_Spark Apache_Airflow Apache_Arrow Delta_Lake Power_BI AWS_CLI AWS_Lambda
-Lambda Aurora Athena Cloud_Functions Cloud_SQL Pub/Sub GKE AKS Cosmos_DB Content_Security_Policy
-CSP Zigbee Z-Wave Matter Thread Signal WeChat Viber Skype Webex Loom Linear ClickUp
+Cloud_Functions Cloud_SQL Pub/Sub GKE AKS Cosmos_DB Content_Security_Policy
+CSP Zigbee Z-Wave Signal WeChat Viber Skype Webex ClickUp
 Basecamp iCloud FaceTime iMessage Apple_Pay Google_Pay Venmo Zelle Cash_App Bizum
-Swish Pix Nix Sass Parquet Arrow Vault Consul Nomad Packer Terraform_Cloud Helm
-Prometheus Loki Tempo Grafana Kibana Spring Hibernate JUnit Express Tokio Typer
+Swish Nix Sass Parquet Terraform_Cloud Helm
+Prometheus Grafana Kibana Hibernate JUnit Click Celery Envoy Caddy Looker Superset
+Tableau GNOME Homebrew Mocha Rollup Jest Cargo NATS Polars Prefect Tokio Typer
 """
 
 # Technologies (standards, formats, protocols): a type of their own.
