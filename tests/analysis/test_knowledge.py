@@ -204,6 +204,14 @@ def test_subject_topic_without_reply_prefix():
     assert k.topics[0] == "Launch plan"
 
 
+def test_the_subject_names_entities_after_the_text():
+    subject = "Re: Postmortem: webhook outage 2025-01-09 on Postgres 16"
+    for text in ("We moved to Postgres.", "ok"):  # the second: the subject's cached finds
+        k = extract(rec(text, speaker="a@x.org", fmt="mbox", subject=subject))
+        content = [e.name for e in k.entities if not {"message", "alias"} & set(e.type)]
+        assert content == ["Postgres", "16", "2025-01-09"]
+
+
 def test_questions_become_ask_actions_to_the_named_listener():
     r = rec("Carol, can you check the expiry? Thanks. Does anyone object?",
             speaker="Bob", listeners=["Alice", "Carol"])  # fmt: skip

@@ -35,6 +35,33 @@ CASES = [
     ("The paper is 'Revoking JWTs at scale' (2024).",
      [["2024", "date"], ["Revoking JWTs at scale", "title"]]),
     ("It speaks German and JWT", [["German", "language"], ["JWT", "technology"]]),
+    # amounts in more written forms, durations and counts spelled out
+    ("EUR 2,199.00 or CA$239, 12 000 €, +2.1% and 20–30%",
+     [["EUR 2,199.00", "amount"], ["CA$239", "amount"], ["12 000 €", "amount"],
+      ["+2.1%", "amount"], ["20–30%", "amount"]]),
+    ("it takes twelve hours with 3 eggs and two leeks",
+     [["twelve hours", "amount"], ["3 eggs", "amount"], ["two leeks", "amount"]]),
+    ("the 2024 second edition; 18 goes to QA", [["2024", "date"]]),
+    # dates with a weekday, in other languages, quarters, weeks, zoned and ranged times
+    ("Due Wednesday 11 June, Q1 2025 and FY25, not 28 April.",
+     [["Wednesday 11 June", "date"], ["Q1 2025", "date"], ["FY25", "date"],
+      ["28 April", "date"]]),
+    ("Montag, 21. Oktober 2024 um 10:15 Uhr; 24 de diciembre; 2025-W24",
+     [["Montag, 21. Oktober 2024", "date"], ["10:15 Uhr", "time"],
+      ["24 de diciembre", "date"], ["2025-W24", "date"]]),
+    ("at 18:00 GMT or 10:00 – 11:00 (CET), outage 14:02-14:20",
+     [["18:00 GMT", "time"], ["10:00 – 11:00 (CET)", "time"], ["14:02", "time"],
+      ["14:20", "time"]]),
+    # versions after software, in lists, after comparisons and prepositions
+    ("moving to Node 22; the matrix goes to 3.10, 3.12 and 3.13",
+     [["Node", "software"], ["22", "version"], ["3.10", "version"], ["3.12", "version"],
+      ["3.13", "version"]]),
+    ("needs httpx>=0.27, worked on 4.7.2. In 2.5 hours", [["httpx", "software"],
+     ["0.27", "version"], ["4.7.2", "version"], ["2.5 hours", "amount"]]),
+    # bare domains are URLs, cloud regions places, events
+    ("see canada.ca and iberia.com/manage in eu-central-1 before FOSDEM",
+     [["canada.ca", "url"], ["iberia.com/manage", "url"], ["eu-central-1", "place"],
+      ["FOSDEM", "event"]]),
 ]  # fmt: skip
 
 

@@ -19,7 +19,14 @@ from convo.analysis.knowledge.entities import find, side_text
 from convo.analysis.knowledge.keyphrases import candidates
 from convo.analysis.knowledge.metadata import is_email
 from convo.analysis.knowledge.said import said
-from convo.analysis.knowledge.text import body, may_be_marked, questions, scan, split_pieces
+from convo.analysis.knowledge.text import (
+    body,
+    clean_subject,
+    may_be_marked,
+    questions,
+    scan,
+    split_pieces,
+)
 from convo.core import fields
 
 BROADCAST = frozenset({"here", "everyone", "channel", "all"})  # @here: nobody in particular
@@ -105,7 +112,31 @@ _BRACKET = repeat("[")
 def analyse(record: dict[str, Any], listeners: list[str] | None = None) -> Analysis:
     """What content extraction reads of a record (``listeners``: its listeners, when
     the caller has them already)."""
-    return _side(record, _analyse_body(record, listeners))
+    return _subject(record, _side(record, _analyse_body(record, listeners)))
+
+
+def _subject(record: dict[str, Any], a: Analysis) -> Analysis:
+    """``a`` with the entities the record's subject names (an e-mail's or a forum
+    topic's title, read with the text), after those of the text."""
+    subject = record.get("subject")
+    if not isinstance(subject, str) or not subject:
+        return a
+    named = _SUBJECTS.get(subject)
+    if named is None:  # a thread's messages share their subject: found once
+        if len(_SUBJECTS) >= _SUBJECTS_MAX:
+            _SUBJECTS.clear()
+        named = _SUBJECTS[subject] = find(clean_subject(subject))
+    if named:
+        have = {name.casefold() for name, _ in a.entities}
+        for name, kind in named:
+            if name.casefold() not in have:
+                have.add(name.casefold())
+                a.entities.append([name, kind])
+    return a
+
+
+_SUBJECTS: dict[str, list[list[str]]] = {}  # a subject -> the entities it names
+_SUBJECTS_MAX = 4096
 
 
 # What chat importers write before a chunk's text to say what it is ("[thinking]",

@@ -8,12 +8,17 @@
   is a plain capitalised word, not as the first word of a sentence ("Teams should..."
   is no product); names no English word shares are found in any case (``pytest``).
   An entity is named as the gazetteer spells it, so spellings merge.
-- Shapes: dates (``2025-04-10``, ``3 March 2024``, ``March 3``, years 1950-2049 standing
-  alone), times (``14:00``, ``2 pm``), versions (``v2``, ``v2.1``, ``1.2.3``, ``2.4`` after
-  ``version``/``release``/``build`` or before ``release``, or after a software name),
-  amounts (currencies, percentages, a number with a unit: ``129 EUR``, ``$5``,
-  ``30%``, ``18 minutes``, ``12 C``), files (a name with a known extension, with its
-  path).
+- Shapes: dates (``2025-04-10``, ``3 March 2024``, ``Mon 6 Jan 2025``, ``March 3``,
+  ``24 de diciembre``, ``Q1 2025``, ``FY25``, ``2025-W24``, ``the 16th``, years 1950-2049
+  standing alone; month names as words), times (``14:00``, ``2 pm``, ``18:00 GMT``,
+  ``10:00 – 11:00 (CET)``), versions (``v2``, ``v2.1``, ``1.2.3``, ``2.4`` after
+  ``version``/``release``/``build``, a comparison (``>=3.10``) or ``to``/``in``/``on``, or
+  before ``release``; after a software name also a bare number, ``Node 22``; and those
+  listed after one: ``3.10, 3.12 and 3.13``), amounts (currencies before or after,
+  percentages, a number or a spelled-out number with a unit or a counted plural noun:
+  ``129 EUR``, ``CA$5``, ``+30%``, ``18 minutes``, ``twelve hours``, ``3 eggs``), files (a
+  name with a known extension, with its path), bare domains (``canada.ca/visit``, a
+  ``url``) and cloud regions (``eu-central-1``, a ``place``).
 - Word shapes: a capitalised word with an inner capital (``TypeAgent``, ``GitHub``) is a
   ``product``; a lower-case hyphenated name ending in ``-service``, ``-api``, ``-cli``
   and the like (``auth-service``) is a ``project``; a run of capitalised words inside
@@ -23,7 +28,7 @@
 Speed: the text is split on whitespace and each distinct piece is classified once (a
 bounded cache); a message whose pieces are all plain words (most of them) costs one
 dictionary look-up per piece in a C loop. The patterns for shapes run only on a
-message that has a digit, a currency sign or a file extension.
+message that has a digit, a currency sign, a file extension or a spelled-out number.
 """
 
 from __future__ import annotations
@@ -77,6 +82,8 @@ _add(_names(g.NATURAL_LANGUAGES), "language")
 _add(_names(g.SOFTWARE_AS_SPELT), "software")
 _add(_names(g.SOFTWARE_ANY_CASE), "software", any_case=True)
 _add(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"], "date")
+_add(_names(g.MONTHS), "date")
+_add(_names(g.EVENTS), "event")
 # A software name of the any-case list spelt with capitals is still the same entity.
 _SPELLING = {name.casefold(): entry for name, entry in _EXACT.items()}
 for _key, (_name, _kind) in list(_ANY.items()):
@@ -96,7 +103,12 @@ _PROJECT = re.compile(
 _CAPITALISED = re.compile(r"[A-Z][a-z'’]+|[A-Z]{2,}")
 _HEADS = g.PLACE_HEADS | g.ORGANISATION_HEADS
 _SENTENCE_END = frozenset(".!?:;\x00")
-_SHAPE_HINT = re.compile(r"[0-9$€£¥₹%]|\.[A-Za-z0-9]{1,5}\b")
+_SHAPE_HINT = re.compile(r"[0-9$€£¥₹₩%]|\.[A-Za-z0-9]{1,5}\b")
+# spelled-out numbers ("twelve hours", "two leeks") also run the patterns
+_NUMBER_WORDS = frozenset(
+    {"two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+     "twelve", "fifteen", "twenty", "thirty", "forty", "fifty", "sixty", "ninety", "hundred"}
+)  # fmt: skip
 _EDGE = "\"'`“”‘’()[]{}<>*_,;:!?."
 
 # Kinds of what a piece holds (``_Piece``):
@@ -118,7 +130,7 @@ class _Pieces(dict):
         if "://" in piece:  # a link the URL pattern leaves (file-service://x): nothing
             self[piece] = ()
             return ()
-        if _SHAPE_HINT.search(piece):
+        if _SHAPE_HINT.search(piece) or piece.lower() in _NUMBER_WORDS:
             found.append((_SHAPE, "", False))
         for m in _TOKEN.finditer(piece):
             tok = m.group()
@@ -205,8 +217,8 @@ def _word(
         entry = _known(tok, text, at_start)
         if entry is not None:
             out.setdefault(entry[0].casefold(), [entry[0], entry[1]])
-            if entry[1] in ("software", "language") and i + 1 < len(pieces):
-                _version_after(pieces[i + 1], out)
+            if entry[1] in ("software", "language", "technology"):
+                _version_after(pieces, i + 1, out)
     elif kind == _PRODUCT:
         out.setdefault(tok.casefold(), [tok, "product"])
     else:
@@ -251,13 +263,24 @@ def _quoted(text: str, out: dict[str, list[str]]) -> None:
 _NOT_TITLE = re.compile(r"[.!?,;:{}\\%<>=]\s|[.!?,;:{}\\%<>=]$|[{}\\%<>=]")
 
 
-_VERSION_NUMBER = re.compile(r"v?(\d+(?:\.\d+)+)[,.;:)]?")
+_VERSION_NUMBER = re.compile(r"v?(\d+(?:\.\d+)*(?:\.x)?|\d+\.\d+-\w+|\d{2}[Hh]\d)[,.;:)]?")
+_VERSION_JOIN = frozenset({"and", "or", "to", "&", "/", "->", "→", "vs", "and/or"})
 
 
-def _version_after(piece: str, out: dict[str, list[str]]) -> None:
-    m = _VERSION_NUMBER.fullmatch(piece)
-    if m:
+def _version_after(pieces: list[str], i: int, out: dict[str, list[str]]) -> None:
+    """The version right after a software name (``Postgres 16``, ``Python 3.11 and
+    3.12``, ``Node 22.x``), and those listed after it."""
+    while i < len(pieces):
+        m = _VERSION_NUMBER.fullmatch(pieces[i])
+        if m is None or (m.group(1).isdigit() and len(m.group(1)) > 2):
+            return  # "Python 2024": a year, not a version
         out.setdefault(m.group(1).casefold(), [m.group(1), "version"])
+        if i + 2 < len(pieces) and pieces[i + 1] in _VERSION_JOIN:
+            i += 2
+        elif pieces[i].endswith(","):
+            i += 1
+        else:
+            return
 
 
 def _run_before(pieces: list[str], i: int, head: str, out: dict[str, list[str]]) -> None:
@@ -284,7 +307,22 @@ def _run_before(pieces: list[str], i: int, head: str, out: dict[str, list[str]])
 
 _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
-    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?"
+    # German, Dutch, Swedish, French, Spanish, Portuguese, Italian (what differs)
+    r"|Januar|Februar|März|Mai|Juni|Juli|Oktober|Dezember|januari|februari|maart|mei|juni"
+    r"|juli|augustus|oktober|mars|augusti|janvier|février|avril|juin|juillet|août"
+    r"|septembre|octobre|novembre|décembre|enero|febrero|marzo|abril|mayo|junio|julio"
+    r"|agosto|septiembre|octubre|noviembre|diciembre|janeiro|fevereiro|março|maio|junho"
+    r"|julho|setembro|outubro|novembro|dezembro|gennaio|febbraio|aprile|maggio|giugno"
+    r"|luglio|settembre|ottobre|dicembre)"
+)
+_WEEKDAY = (
+    r"(?:Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun|Monday|Tuesday|Wednesday|Thursday"
+    r"|Friday|Saturday|Sunday|Montag|Dienstag|Mittwoch|Donnerstag|Freitag|Samstag|Sonntag)"
+)
+_ZONE = (
+    r"(?:UTC|GMT|CET|CEST|EET|EEST|WET|WEST|BST|IST|JST|KST|SGT|AEST|AEDT|NZST|NZDT|EST|EDT"
+    r"|CST|CDT|MST|MDT|PST|PDT|ET|PT|CT|BRT|ART|Uhr)"
 )
 _DAY = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 _EXTENSIONS = (
@@ -298,39 +336,75 @@ _EXTENSIONS = (
 _UNITS = (
     r"ms|milliseconds?|secs?|seconds?|mins?|minutes?|hrs?|hours?|days?|weeks?|months?"
     r"|years?|[KMGTP]i?B|bytes|[KMG]bps|GHz|MHz|km|kg|mg|lbs?|miles?|cm|mm|meters?|metres?"
-    r"|feet|ft|inch(?:es)?|°[CF]|[CF](?![\w°])|x(?!\w)"
+    r"|feet|ft|inch(?:es)?|°[CF]|[CF](?![\w°])"
 )
-_CURRENCY = r"USD|EUR|GBP|JPY|CHF|CAD|AUD|CNY|RMB|INR|SEK|NOK|DKK|PLN|BTC|ETH"
-_SHAPES = re.compile(
+_CURRENCY = (
+    r"USD|EUR|GBP|JPY|CHF|CAD|AUD|NZD|CNY|RMB|INR|SEK|NOK|DKK|PLN|CZK|HUF|TRY|BRL|MXN|ARS"
+    r"|SGD|HKD|KRW|VND|THB|IDR|ZAR|AED|ILS|BTC|ETH"
+)
+_NUMBER = r"\d(?:[\d,.]*\d)?"  # 1,299.99; 12.400,00: no trailing comma
+_SIGN = r"[$€£¥₹₩₺₽]|(?:CA|US|A|NZ|HK|S|R)\$"
+_SCALE = r"(?:\s?(?:[kKmM](?!\w)|bn|million|billion|thousand|Mio\.?|Mrd\.?))?"
+_NUMBER_WORD = (
+    r"(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty"
+    r"|forty|fifty|sixty|ninety|hundred)"
+)
+_NOUN_AFTER = (  # a counted noun: a plural that is no verb or function word
+    r"(?!(?:is|was|has|its|this|thus|plus|minus|as|us|yes|does|less|unless|across|always"
+    r"|perhaps|besides|towards|afterwards|sometimes|times|ones|others|of|days|weeks|hours"
+    r"|goes|says|makes|takes|gets|needs|seems|means|works|looks|comes|runs|stays"
+    r"|minutes|seconds|months|years)\b)[a-z][a-z-]{2,}[a-rt-z]?s(?<!ss)(?!\w)"
+)
+_SHAPES = re.compile(  # all but ``vreq`` begin a word: one look-behind skips the inside
     rf"""
-    (?P<datetime>(?<![\d.-])\d{{4}}-[01]\d-[0-3]\d(?:[T ][0-2]\d:[0-5]\d(?::[0-5]\d)?)?(?![\d-]))
+    (?<!\w)(?:(?P<datetime>(?<![\d.-])\d{{4}}-[01]\d-[0-3]\d
+        (?:[T ][0-2]\d:[0-5]\d(?::[0-5]\d)?(?:Z|[+-][0-2]\d:?[0-5]\d)?)?(?![\d-]))
+    | (?P<isoweek>(?<![\w-])\d{{4}}-W[0-5]\d(?!\w))
     | (?P<dmy>(?<![\w.])\d{{1,2}}[/.][01]?\d[/.](?:\d{{4}}|\d{{2}})(?![\w./]))
-    | (?P<datetext>(?<!\w)(?:{_DAY}\s+(?:of\s+)?{_MONTH}\.?(?:,?\s+\d{{4}})?
-        | {_MONTH}\.?\s+{_DAY}(?:,?\s+\d{{4}})?(?![\w:])
+    | (?P<datetext>(?<!\w)
+        (?:(?:{_WEEKDAY},?\s+)?{_DAY}\.?(?:\s*[–-]\s*{_DAY})?\s+(?:of\s+|de\s+)?{_MONTH}(?:(?<=[a-z]{{3}})\.|(?<!\.)(?=\W|$))
+            (?:,?\s+(?:de\s+)?\d{{4}})?
+        | (?:{_WEEKDAY}\s+)?{_MONTH}\.?\s+{_DAY}(?:,?\s+\d{{4}})?(?![\w:])
         | {_MONTH}\s+\d{{4}})(?![\w:]))
-    | (?P<time>(?<![\w:.])(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?:\s?[AaPp]\.?[Mm]\.?(?!\w))?(?![\w:]))
-    | (?P<clock>(?<![\w:.])(?:1[0-2]|0?[1-9])\s?(?:[ap]\.m\.|[AaPp][Mm](?!\w)))
+    | (?P<quarter>(?<![\w-])(?:[QH][1-4](?:\s+(?:FY)?\d{{4}}|\s?'?\d{{2}}(?!\w))?|FY\s?'?\d{{2}}(?:\d{{2}})?)(?![\w-]))
+    | (?P<ordinal>(?<!\w)the\s+(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)(?!\w))
+    | (?P<time>(?<![\w:.])(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?:\s?[AaPp]\.?[Mm]\.?(?!\w))?
+        (?:\s+[–-]\s+(?:[01]?\d|2[0-3]):[0-5]\d(?:\s?[AaPp]\.?[Mm]\.?(?!\w))?)?
+        (?:\s?(?:{_ZONE}|\({_ZONE}\))(?!\w))?(?![\w:]))
+    | (?P<clock>(?<![\w:.])(?:1[0-2]|0?[1-9])\s?(?:[ap]\.m\.|[AaPp][Mm](?!\w))(?:\s{_ZONE}(?!\w))?)
     | (?P<vprefix>(?<![\w.])v(?P<vp>\d+(?:\.\d+)*(?:-[\w.]+)?)(?![\w.]))
     | (?P<vword>(?i:version|release|build|ver\.|rev\.)\s+(?P<vw>\d+(?:\.\d+)+)(?![\w.]))
     | (?P<vbefore>(?<![\w.])(?P<vb>\d+(?:\.\d+)+)\s+(?i:release|version|build|beta|alpha|rc\d*)(?!\w))
-    | (?P<semver>(?<![\w.])\d+\.\d+\.\d+(?:-[\w.]+)?(?![\w.]|\.\d))
-    | (?P<money>(?<!\w)[$€£¥₹]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:[kKmM](?!\w)|bn|million|billion|thousand))?
-        | (?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:{_CURRENCY}|dollars?|euros?|pounds?|yen|bucks|cents?)(?!\w))
-    | (?P<percent>(?<![\w.])\d+(?:\.\d+)?\s?%)
-    | (?P<unit>(?<![\w.,])\d+(?:[.,]\d+)?\s?(?:{_UNITS})(?!\w))
+    | (?P<semver>(?<![\w.])\d+\.\d+\.\d+(?:-[\w.]*\w)?(?!\w|\.\d))
+    | (?P<vprep>(?<!\w)(?i:to|from|in|on|since|before|after)\s(?P<vq>\d+\.\d+)
+        (?!\w|\.\d|,\d|\s?(?:%|[A-Za-z°€$£¥]|-\w)))
+    | (?P<money>(?<!\w)(?:{_SIGN})\s?{_NUMBER}{_SCALE}
+        | (?<![\w.])(?:{_CURRENCY})\s?{_NUMBER}{_SCALE}
+        | (?<![\w.])\d{{1,3}}(?:[ \u00a0\u202f]\d{{3}})+(?:[.,]\d+)?\s?(?:{_CURRENCY}|€|£|zł|kr)(?!\w)
+        | (?<![\w.]){_NUMBER}{_SCALE}\s?(?:{_CURRENCY}|[€£¥₩zł]|zł|kr|dollars?|euros?|pounds?|yen|bucks|cents?|reais)(?!\w))
+    | (?P<percent>(?<![\w.])[+−-]?\d+(?:[.,]\d+)?(?:\s?[–-]\s?\d+(?:[.,]\d+)?)?\s?(?:%|percent(?!\w)))
+    | (?P<unit>(?<![\w.,])(?!(?:19|20)\d\d\s)(?:\d+(?:[.,]\d+)?(?:\s?[–-]\s?\d+(?:[.,]\d+)?)?|{_NUMBER_WORD})
+        (?:x(?!\w)|\s?(?:{_UNITS})|[\s-](?:(?i:days?|weeks?|hours?|minutes?|months?|years?|nights?|percent|kilos?|kilometres?|kilometers?|degrees?|tablespoons?|teaspoons?|tsp|tbsp|ml|g|l|Wh|kWh|W|V|rps|stunden|minutos|minuti)))(?!\w))
+    | (?P<count>(?<![\w.,$€£])(?!(?:19|20)\d\d\s)(?:\d{{1,3}}(?:,\d{{3}})+|\d+|{_NUMBER_WORD})\s{_NOUN_AFTER})
     | (?P<year>(?<![\w.$€£:/-])(?:19[5-9]\d|20[0-4]\d)(?![\w.:/-]|\s?%))
-    | (?P<file>(?<![\w/.@~-])(?:~?/)?(?:[\w.-]+/)*[\w-][\w.-]*\.(?:{_EXTENSIONS})(?![\w/-]))
+    | (?P<region>(?<![\w-])(?:us|eu|ap|sa|ca|me|af|il)-(?:east|west|north|south|central|northeast|northwest|southeast|southwest)-\d(?!\w))
+    | (?P<domain>(?<![\w@./:-])(?:[a-z0-9][a-z0-9-]*\.)+(?:com|org|net|io|dev|app|ai|co|gov|edu|uk|de|fr|es|pt|it|nl|se|no|dk|fi|pl|at|ch|be|ca|us|au|nz|jp|vn|fm|me|tv|eu)(?:/[\w./%-]*[\w/])?(?![\w@-]))
+    | (?P<file>(?<![\w/.@~-])(?:~?/)?(?:[\w.-]+/)*[\w-][\w.-]*\.(?:{_EXTENSIONS})(?![\w/-]|\.\w)))
+    | (?P<vreq>(?:>=|<=|==|~=|!=|\^|~>?|(?<![=-])>|<)\s?(?P<vr>\d+(?:\.\d+)+(?:\.\*)?)(?!\w|\.\d))
     """,
     re.X,
 )
 _KIND = {
     "datetime": "date", "dmy": "date", "datetext": "date", "year": "date",
     "time": "time", "clock": "time",
-    "vprefix": "version", "vword": "version", "vbefore": "version", "semver": "version",
+    "vprefix": "version", "vword": "version", "vreq": "version", "vprep": "version", "vbefore": "version", "semver": "version",
     "money": "amount", "percent": "amount", "unit": "amount",
-    "file": "file",
+    "file": "file", "isoweek": "date", "quarter": "date", "ordinal": "date",
+    "count": "amount", "region": "place", "domain": "url",
 }  # fmt: skip
-_VALUE = {"vprefix": "vp", "vword": "vw", "vbefore": "vb"}
+_VALUE = {"vprefix": "vp", "vword": "vw", "vbefore": "vb", "vreq": "vr", "vprep": "vq"}
+# more versions listed after one ("3.10, 3.12 and 3.13")
+_MORE_VERSIONS = re.compile(r"(?:,\s?|\s(?:and|or|to)\s)(v?\d+\.\d+(?:\.\d+)*)(?!\w|\.\d|%)")
 _IP = re.compile(r"(?:\d{1,3}\.){3}\d{1,3}")
 
 
@@ -340,6 +414,8 @@ def _shapes(text: str, out: dict[str, list[str]]) -> None:
         assert group is not None
         kind = _KIND[group]
         name = " ".join(m.group(_VALUE.get(group, group)).split())
+        if kind == "date":
+            name = name.rstrip(".")
         if kind == "version" and _IP.fullmatch(name):
             continue
         if kind == "file" and (name.casefold() in _ANY or name in _EXACT):
@@ -347,6 +423,11 @@ def _shapes(text: str, out: dict[str, list[str]]) -> None:
         if kind == "version" and group == "vprefix":
             name = "v" + name
         out.setdefault(name.casefold(), [name, kind])
+        if kind == "version":
+            end = m.end()
+            while (more := _MORE_VERSIONS.match(text, end)) is not None:
+                out.setdefault(more.group(1).casefold(), [more.group(1), "version"])
+                end = more.end()
 
 
 # --- what chat importers write for attachments and tool calls -------------------------

@@ -32,10 +32,28 @@ figma photoshop powerpoint firefox selenium playwright cypress graphql grpc prot
 websocket oauth openid jwt ffmpeg imagemagick pandoc markdown yaml toml json csv html
 css xml pdf vtt srt svg png jpeg wasm webassembly llvm gcc clang cmake gradle maven
 rustc nodejs deno typescript javascript golang kotlin scala haskell erlang elixir
-clojure ocaml fortran cobol perl php matlab pyenv homebrew dnf pacman flatpak systemctl
+clojure ocaml fortran cobol perl php matlab pyenv dnf pacman flatpak systemctl
 cron regex unicode utf-8 ascii ssh tls ssl dns tcp udp ipv6 smtp imap ldap saml oidc
 kerberos vpn wireguard openvpn tailscale ngrok wget httpx openssl gpg pgp yake spacy
 nltk gpt-4 gpt-4o gpt-3.5 stable-diffusion typeagent
+orjson ujson msgspec typer pyo3 maturin cython numba dask pyspark
+scikit-learn sklearn xgboost lightgbm statsmodels seaborn plotly streamlit gradio vllm
+llama.cpp postgis timescaledb pgvector pgbouncer pg_partman pg_upgrade pg_dump
+pg_restore vacuumdb psql psycopg psycopg2 asyncpg jdbc odbc debezium flyway liquibase
+alembic litestream libsql sqlite-utils cockroachdb scylladb neo4j influxdb couchdb
+zlib bcrypt argon2 openssh zeromq mqtt mosquitto zigbee z-wave zha tokio
+tokio-uring tokio-console io_uring axum actix serde sqlx rustup clippy
+wasmtime inotify nixpkgs nixos-rebuild home-manager hyprland wayland kde
+apt-get winget chocolatey wsl wsl2 proxmox truenas openwrt pfsense
+jellyfin plex kubectl argocd istio linkerd traefik haproxy pulumi
+cloudformation fargate redshift sagemaker opentelemetry jaeger pyspy py-spy
+gunicorn uvicorn starlette jinja jinja2 mypy ruff flake8 pylint tox nox
+setuptools pyproject.toml esbuild vitest storybook tailwind
+tailwindcss jquery redux nestjs prisma sequelize typeorm node-sass postcss
+airbyte fivetran dbt metabase airflow dagster
+parquet avro iceberg protobuf onnx safetensors ynab quickbooks xero netsuite
+hubspot zendesk intercom freshdesk salesforce servicenow pagerduty opsgenie
+opensearch-java ubuntu-latest ubuntu-22.04 ubuntu-24.04 uuidv4 uuidv7 pg_uuidv7
 """
 
 # Software that shares its name with an English word: found only as spelt.
@@ -54,6 +72,20 @@ OAuth JWT SSO MFA TOTP WebAuthn CORS CSRF XSS C++ C# F# .NET ASP.NET Kotlin Type
 JavaScript PHP Perl Bash PowerShell MATLAB COBOL Fortran Lisp Prolog WebGL OpenGL Vulkan
 DirectX CUDA ROCm NVMe Bluetooth Wi-Fi LTE 5G Ethernet Raspberry_Pi Arduino ESP32 Linux
 Unix POSIX Android iOS macOS iPadOS watchOS tvOS visionOS ChromeOS Chromium Vivaldi
+Chrome Google_Chrome Safari Brave Node Deno GitHub_Actions GitHub_Copilot
+GitLab_CI CircleCI Travis_CI Buildkite Dependabot Renovate Docker_Compose
+Docker_Desktop Docker_Hub Home_Assistant Node-RED Ruby_on_Rails Spring_Boot Django
+Google_Meet Google_Drive Google_Docs Google_Sheets Google_Calendar Google_Maps
+Google_Cloud Google_Workspace Microsoft_Teams Microsoft_365 Office_365 SharePoint
+Azure_AD Entra_ID Active_Directory Visual_Studio VS_Code Visual_Studio_Code IntelliJ
+PyCharm Xcode Android_Studio Sublime_Text Apache_Flink Apache_Kafka
+Apache_Spark Apache_Airflow Apache_Arrow Delta_Lake Power_BI AWS_CLI AWS_Lambda
+Cloud_Functions Cloud_SQL Pub/Sub GKE AKS Cosmos_DB Content_Security_Policy
+CSP Zigbee Z-Wave Signal WeChat Viber Skype Webex ClickUp
+Basecamp iCloud FaceTime iMessage Apple_Pay Google_Pay Venmo Zelle Cash_App Bizum
+Swish Nix Sass Parquet Terraform_Cloud Helm
+Prometheus Grafana Kibana Hibernate JUnit Click Celery Envoy Caddy Looker Superset
+Tableau GNOME Homebrew Mocha Rollup Jest Cargo NATS Polars Prefect Tokio Typer
 """
 
 # Technologies (standards, formats, protocols): a type of their own.
@@ -93,8 +125,22 @@ McKinsey Goldman_Sachs JPMorgan Morgan_Stanley Visa Mastercard PayPal Coinbase B
 DeepMind Hugging_Face Mistral_AI Cohere Databricks Snowflake MongoDB Elastic HashiCorp
 Vercel Netlify Heroku Red_Hat SUSE Linux_Foundation Python_Software_Foundation
 Rust_Foundation W3C IETF ISO IEEE ACM NASA ESA CERN NIH FDA WHO UNESCO UNICEF NATO UN EU
-BBC CNN Reuters Bloomberg MIT Stanford Harvard Berkeley Caltech Oxford Princeton Yale
-ETH EPFL
+BBC CNN Reuters Bloomberg Stanford Harvard Berkeley Caltech Princeton Yale
+ETH EPFL NHS Gartner Forrester Zendesk HubSpot Garmin IKEA Lidl Aldi Tesco Carrefour
+Mercadona Sainsbury's Waitrose John_Lewis Marks_&_Spencer Costco Walmart Decathlon
+MediaMarkt Zalando Mercado_Libre Rakuten Lufthansa Air_Canada Korean_Air
+British_Airways Air_France KLM Ryanair easyJet Iberia Vueling TAP_Air_Portugal Emirates
+Qatar_Airways Turkish_Airlines Delta_Air_Lines United_Airlines American_Airlines
+Southwest_Airlines Finnair Eurowings Wizz_Air Deutsche_Bahn SNCF Renfe Trenitalia
+Eurostar ÖBB SBB Amtrak VIA_Rail JR_East JR_West Barclays HSBC Lloyds NatWest Santander
+BBVA ING Deutsche_Bank Commerzbank UBS BNP_Paribas Société_Générale Intesa_Sanpaolo
+UniCredit Halifax Nationwide Chase Wells_Fargo Bank_of_America Citibank Schwab Fidelity
+Vanguard Interactive_Brokers Robinhood Wealthfront Revolut Monzo N26 Wise Adyen Klarna
+Paystack Flutterwave Booking.com Expedia Skyscanner Coursera Udemy edX O'Reilly Packt
+Manning MIT_Press Springer Elsevier Wiley Pearson Pearson_VUE Nature Grant_Thornton EY
+Ernst_&_Young Capgemini Infosys Wipro Scaleway Linode Backblaze Twitch Valve Nintendo
+Ubisoft Bosch Sony Philips Panasonic Lenovo Dell HP Asus Acer Logitech Aqara Xetra
+Nasdaq NYSE Euronext Gazprom Shell BP TotalEnergies Maersk DHL FedEx UPS
 """
 
 PLACES = """
@@ -147,7 +193,15 @@ Montreal Vancouver Ottawa Calgary Mexico_City Havana Bogota Lima Santiago Buenos
 Montevideo Sao_Paulo São_Paulo Rio_de_Janeiro Brasilia Caracas Quito La_Paz Sydney
 Melbourne Brisbane Perth Adelaide Auckland Wellington Eiffel_Tower Big_Ben
 Golden_Gate_Bridge Central_Park Times_Square Statue_of_Liberty Colosseum Louvre
-Acropolis Great_Wall Taj_Mahal
+Acropolis Great_Wall Taj_Mahal Sevilla Granada Córdoba Cordoba Palma Ibiza Nantes
+Rennes Montpellier Oakland Palo_Alto Mountain_View Cupertino Redmond Menlo_Park UAE US
+EMEA APAC LATAM DACH Benelux Nordics Navarre Basque_Country Andalucía Galicia Asturias
+Cantabria Algarve Madeira Azores Gastown Alfama Chiado Kreuzberg Neukölln Shoreditch
+Camden Soho Montmartre Marais Trastevere Da_Nang Hoi_An Ho_Chi_Minh_City Saigon Phuket
+Chiang_Mai Kuala_Lumpur Penang Hokkaido Okinawa Nara Hiroshima Sapporo Fukuoka
+Camino_de_Santiago Wien München Köln Zürich Genève Lisboa Roma Milano Napoli Firenze
+Venezia Praha Warszawa Kraków Göteborg København Bruxelles Den_Haag The_Hague Esbjerg
+Aarhus Malmö Uppsala Tampere Turku Trondheim Stavanger
 """
 
 # Heads that name what a capitalised phrase is ("Casa Hotel", "Auth Team").
@@ -164,3 +218,19 @@ ORGANISATION_HEADS = _words(
     Ministry Office Party Club Union Partners Capital Ventures Studio Studios Systems
     Technologies Software Solutions Services Media Press Times Post News Network"""
 )
+
+# Months, found as spelt ("May" is left out: more often the verb).
+MONTHS = """
+January February March April June July August September October November December
+"""
+
+# Conferences, shows and holidays that are named as they are written.
+EVENTS = """
+FOSDEM NeurIPS KubeCon KubeCon_Europe PyCon PyCon_US EuroPython ICML ICLR CVPR EMNLP
+SIGGRAPH WWDC Google_I/O re:Invent CES MWC Web_Summit Strange_Loop RustConf GopherCon
+JSConf DEF_CON Black_Hat SXSW Davos Advent_of_Code Hacktoberfest Oktoberfest Christmas
+Easter Thanksgiving Ramadan Eid Diwali Hanukkah Passover Lunar_New_Year Chinese_New_Year
+New_Year's_Eve Black_Friday Cyber_Monday Halloween Semana_Santa Navidad Nochebuena
+Weihnachten Ostern Pentecost Midsummer Carnival Mardi_Gras Golden_Week Bastille_Day
+Super_Bowl World_Cup Olympics Wimbledon Tour_de_France
+"""
