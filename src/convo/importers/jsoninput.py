@@ -116,25 +116,23 @@ class StreamedDoc:
             raise InputError(missing, where=self.source.name)
         return members
 
+    def _taken(self) -> tuple[Any, Any]:
+        """The open stream and its array: the one ``expect`` opened, else a new one."""
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            return pending
+        stream = self._open()
+        return stream, self._array(stream)
+
     def items(self) -> Iterator[tuple[Any, int]]:
         """Each element with the line it starts on."""
-        if self._pending is not None:
-            stream, arr = self._pending
-            self._pending = None
-        else:
-            stream = self._open()
-            arr = self._array(stream)
+        stream, arr = self._taken()
         with stream:
             yield from arr
 
     def values(self) -> Iterator[Any]:
         """Each element without its line, faster (``JsonArray.values``)."""
-        if self._pending is not None:
-            stream, arr = self._pending
-            self._pending = None
-        else:
-            stream = self._open()
-            arr = self._array(stream)
+        stream, arr = self._taken()
         with stream:
             yield from arr.values()
 
