@@ -36,6 +36,7 @@ SAMPLES = {
     "mbox": "sample_data/email/team.mbox",
     "eml": "tests/fixtures/email/named-parts.eml",
     "agentscope-session": "tests/fixtures/formats/agentscope_session/session_2024-05-02.json",
+    "autogen-runtime": "tests/fixtures/formats/autogen_runtime/runtime.log",
     "openai": "sample_data/chat/openai.json",
     "anthropic": "sample_data/chat/claude-code-session.jsonl",
     "agentscope": "sample_data/chat/agentscope.json",

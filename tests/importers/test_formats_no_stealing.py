@@ -67,6 +67,7 @@ BY_FOLDER = {
     "zoom": "zoomchat",
     "vscode_chat": "vscode-chat",
     "agentscope_session": "agentscope-session",
+    "autogen_runtime": "autogen-runtime",
     "gemini_activity": "gemini-activity",
     "typeagent": "typeagent",
     "teams": "teams",

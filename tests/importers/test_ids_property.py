@@ -104,6 +104,12 @@ CASES = [
         FORMATS + "vscode_chat/chatSessions/0b7c6f7e-2c1d-4b4e-9a55-3f1f0c1e2d3a.json",
         subs=((r'("requestId"\s*:\s*")', r"\g<1>{t}"), ID),
     ),
+    # a session's uuid names its conversation; another run is another session
+    Case(
+        "autogen-runtime",
+        FORMATS + "autogen_runtime/runtime.log",
+        subs=((r"Session ID: ", "Session ID: {t}"), (r'("invocation_id": ")', r"\g<1>{t}")),
+    ),
     Case("agentscope-session", FORMATS + "agentscope_session/session_2024-05-02.json", subs=(ID,)),
     # TypeAgent's records carry no id: the content hash, its conversation the file
     Case("typeagent", FORMATS + "typeagent/export.json", rename=True),
