@@ -68,6 +68,7 @@ BY_FOLDER = {
     "vscode_chat": "vscode-chat",
     "agentscope_session": "agentscope-session",
     "autogen_runtime": "autogen-runtime",
+    "reddit_export": "reddit-export",
     "gemini_activity": "gemini-activity",
     "typeagent": "typeagent",
     "teams": "teams",

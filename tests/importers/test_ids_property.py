@@ -60,6 +60,21 @@ CASES = [
     ),
     Case("hackernews", FORUM + "hn-firebase.jsonl", subs=((r'("id"\s*:\s*)(\d)', r"\g<1>{t}\2"),)),
     Case("reddit", SE + "reddit-thread.json", subs=((r"\bt([1-6])_", r"t\g<1>_{t}"), ID)),
+    # the data request export: fullnames (another account's rows have other ids); chat
+    # ids scoped by their channel
+    *(
+        Case(
+            "reddit-export",
+            FORMATS + "reddit_export/export_maple_owl_20240601/" + name,
+            subs=((r"(?m)^([0-9a-z]{5,}),", r"{t}\1,"),),
+        )
+        for name in ("posts.csv", "comments.csv", "messages.csv")
+    ),
+    Case(
+        "reddit-export",
+        FORMATS + "reddit_export/export_maple_owl_20240601/chat_history.csv",
+        subs=(("sendbird_group_channel_", "sendbird_group_channel_{t}"),),
+    ),
     Case("reddit", FORUM + "pushshift-comments.jsonl", subs=((r"\bt([1-6])_", r"t\g<1>_{t}"), ID)),
     Case(
         "mastodon",
