@@ -65,6 +65,7 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.agentscope_session",
         "convo.importers.agents.autogen_runtime",
         "convo.importers.forums.reddit_export",
+        "convo.importers.agents.langgraph_store",
         "convo.importers.apps.gemini_activity",
     )
     return [importlib.import_module(n) for n in names]

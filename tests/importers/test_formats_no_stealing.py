@@ -69,6 +69,7 @@ BY_FOLDER = {
     "agentscope_session": "agentscope-session",
     "autogen_runtime": "autogen-runtime",
     "reddit_export": "reddit-export",
+    "langgraph_store": "langgraph-store",
     "gemini_activity": "gemini-activity",
     "typeagent": "typeagent",
     "teams": "teams",

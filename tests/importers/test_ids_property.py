@@ -125,6 +125,12 @@ CASES = [
         FORMATS + "autogen_runtime/runtime.log",
         subs=((r"Session ID: ", "Session ID: {t}"), (r'("invocation_id": ")', r"\g<1>{t}")),
     ),
+    # a key is unique in its namespace; LangMem's namespaces carry the user
+    Case(
+        "langgraph-store",
+        FORMATS + "langgraph_store/search_memory.json",
+        subs=(("user-7f3a", "user-{t}"),),
+    ),
     Case("agentscope-session", FORMATS + "agentscope_session/session_2024-05-02.json", subs=(ID,)),
     # TypeAgent's records carry no id: the content hash, its conversation the file
     Case("typeagent", FORMATS + "typeagent/export.json", rename=True),
