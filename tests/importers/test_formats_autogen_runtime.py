@@ -11,11 +11,14 @@ summary, a completion no message follows.
 
 from __future__ import annotations
 
+import orjson
+import pytest
 from formats_helpers import FIXTURES, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT, assert_golden
+from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.importers.agents import autogen_runtime
 from convo.importers.registry import registry
@@ -134,3 +137,128 @@ def test_any_lines_never_crash(tmp_path_factory, lines):
     path.write_text("Started new session with Session ID: x\n" + "\n".join(lines))
     recs, rejects, _ = run(autogen_runtime.read, path)
     assert isinstance(recs, list) and isinstance(rejects, list)
+
+
+_SCHEMA = """
+CREATE TABLE chat_completions(id INTEGER PRIMARY KEY, invocation_id TEXT, client_id INTEGER,
+  wrapper_id INTEGER, session_id TEXT, source_name TEXT, request TEXT, response TEXT,
+  is_cached INEGER, cost REAL, start_time DATETIME DEFAULT CURRENT_TIMESTAMP,
+  end_time DATETIME DEFAULT CURRENT_TIMESTAMP);
+CREATE TABLE agents(id INTEGER PRIMARY KEY, agent_id INTEGER, wrapper_id INTEGER,
+  session_id TEXT, name TEXT, class TEXT, init_args TEXT,
+  timestamp DATETIME DEFAULT CURRENT_TIMESTAMP, UNIQUE(agent_id, session_id));
+CREATE TABLE oai_wrappers(id INTEGER PRIMARY KEY, wrapper_id INTEGER, session_id TEXT,
+  init_args TEXT, timestamp DATETIME DEFAULT CURRENT_TIMESTAMP, UNIQUE(wrapper_id, session_id));
+CREATE TABLE oai_clients(id INTEGER PRIMARY KEY, client_id INTEGER, wrapper_id INTEGER,
+  session_id TEXT, class TEXT, init_args TEXT, timestamp DATETIME DEFAULT CURRENT_TIMESTAMP,
+  UNIQUE(client_id, session_id));
+CREATE TABLE version(id INTEGER PRIMARY KEY CHECK (id = 1), version_number INTEGER NOT NULL);
+CREATE TABLE events(event_name TEXT, source_id INTEGER, source_name TEXT,
+  agent_module TEXT DEFAULT NULL, agent_class_name TEXT DEFAULT NULL, id INTEGER PRIMARY KEY,
+  json_state TEXT, timestamp DATETIME DEFAULT CURRENT_TIMESTAMP);
+"""
+
+
+def _as_json_response(repr_: str) -> str:
+    """The SQLite logger's ``json.dumps(to_dict(response))`` of a logged completion."""
+    got = autogen_runtime.parse_response(repr_)
+    message = {"role": "assistant", "content": (got["texts"] or [None])[0]}
+    if got["calls"]:
+        message["tool_calls"] = [{**c, "type": "function"} for c in got["calls"]]
+    return orjson.dumps(
+        {"choices": [{"message": message}], "model": got["model"], "usage": got["usage"]}
+    ).decode()
+
+
+def _logs_db(path, source_name=True):
+    """The fixture's sessions as ``SqliteLogger`` stores them (logs.db)."""
+    import sqlite3
+
+    con = sqlite3.connect(path)
+    con.executescript(_SCHEMA)
+    if not source_name:
+        con.execute("ALTER TABLE chat_completions DROP COLUMN source_name")
+    session = None
+    for line in PATH.read_text().splitlines():
+        if line.startswith("Started new session"):
+            session = line.rsplit(" ", 1)[1]
+            continue
+        if not line.startswith("{"):
+            continue
+        o = orjson.loads(line)
+        if "agent_name" in o:
+            con.execute(
+                "INSERT INTO agents (agent_id, wrapper_id, session_id, name, class, init_args, "
+                "timestamp) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (o["id"], o["wrapper_id"], session, o["agent_name"], o["agent_type"],
+                 orjson.dumps(o["args"]).decode(), o["current_time"]),
+            )  # fmt: skip
+        elif "event_name" in o:
+            con.execute(
+                "INSERT INTO events (source_id, source_name, event_name, agent_module, "
+                "agent_class_name, json_state, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (o["source_id"], o["source_name"], o["event_name"], o.get("agent_module"),
+                 o.get("agent_class"), o["json_state"], o["timestamp"]),
+            )  # fmt: skip
+        elif "invocation_id" in o:
+            cols = "invocation_id, client_id, wrapper_id, session_id, request, response, "
+            cols += "is_cached, cost, start_time, end_time" + (", source_name" * source_name)
+            values = [o["invocation_id"], o["client_id"], o["wrapper_id"], session,
+                      orjson.dumps(o["request"]).decode(), _as_json_response(o["response"]),
+                      o["is_cached"], o["cost"], o["start_time"], o["end_time"]]  # fmt: skip
+            if source_name:
+                values.append(o["source_name"])
+            marks = ", ".join("?" * len(values))
+            con.execute(f"INSERT INTO chat_completions ({cols}) VALUES ({marks})", values)
+        elif "client_id" in o:
+            con.execute(
+                "INSERT INTO oai_clients (client_id, wrapper_id, session_id, class, init_args, "
+                "timestamp) VALUES (?, ?, ?, ?, ?, ?)",
+                (o["client_id"], o["wrapper_id"], session, o["class"], "{}", o["timestamp"]),
+            )
+        elif "wrapper_id" in o:
+            con.execute(
+                "INSERT INTO oai_wrappers (wrapper_id, session_id, init_args, timestamp) "
+                "VALUES (?, ?, ?, ?)",
+                (o["wrapper_id"], session, "{}", o["timestamp"]),
+            )
+    con.commit()
+    con.close()
+
+
+def _conversation(recs):
+    return [
+        (r["thread"], r["metadata"], r["textChunks"], r["timestamp"], r.get("role"), r["id"])
+        for r in recs
+    ]
+
+
+@pytest.mark.parametrize("source_name", [True, False])
+def test_the_sqlite_loggers_logs_db_gives_the_same_conversation(tmp_path, source_name):
+    """logs.db (the default ``logger_type``): the same records as the file logger's, the
+    completions matched to their agent by ``source_name``, or (older schema) by the
+    agent's wrapper."""
+    db = tmp_path / "logs.db"
+    _logs_db(db, source_name)
+    assert registry.detect(Source(db)).name == "autogen-runtime"
+    recs, rejects, _ = run(autogen_runtime.read, db)
+    assert not rejects
+    want, _, _ = run(autogen_runtime.read, PATH)
+    assert _conversation(recs) == _conversation(want)
+    assert recs[0]["source_id"] == "logs.db#events-1"
+    calls = recs[1]["extra"]["completions"]
+    assert calls[0]["invocation_id"] == "5c0b2d1e-8f3a-4b6c-9d7e-0a1b2c3d4e5f"
+    assert calls[0]["usage"]["total_tokens"] == 88
+
+
+def test_a_database_that_is_not_the_log_is_refused(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "other.db"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE notes (id INTEGER, body TEXT)")
+    con.commit()
+    con.close()
+    assert autogen_runtime.sniff(Source(db)) == 0
+    with pytest.raises(InputError, match="not an AutoGen SQLite log"):
+        run(autogen_runtime.read, db)

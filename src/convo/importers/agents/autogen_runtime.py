@@ -1,5 +1,5 @@
-"""AutoGen 0.2 runtime logs: the ``runtime.log`` of ``autogen.runtime_logging``'s file
-logger (``autogen-runtime``).
+"""AutoGen 0.2 runtime logs: ``autogen.runtime_logging``'s ``logs.db`` (the SQLite
+logger, the default) and ``runtime.log`` (the file logger) (``autogen-runtime``).
 
 Shape (AutoGen 0.2's ``autogen/logger/file_logger.py``, kept by AG2): one line
 ``Started new session with Session ID: <uuid>`` each ``runtime_logging.start()``, then
@@ -18,6 +18,18 @@ one JSON object a line, each a ``json.dumps`` of what the logger was told:
   uses (``input_args``, ``returns``), AG2's flow points (``code_point``), and the
   logger's own error lines (``[file_logger] Failed to ...``).
 Times are ``datetime.utcnow()`` written ``YYYY-MM-DD HH:MM:SS.ffffff``: UTC.
+
+The SQLite logger (``autogen/logger/sqlite_logger.py``) stores the same facts in tables:
+``agents`` (``agent_id``, ``wrapper_id``, ``session_id``, ``name``, ``class``,
+``init_args``, ``timestamp``), ``events`` (``event_name``, ``source_id``,
+``source_name``, ``agent_module``, ``agent_class_name``, ``json_state``, ``timestamp``:
+no session), ``chat_completions`` (``invocation_id``, ``client_id``, ``wrapper_id``,
+``session_id``, ``source_name`` (newer schemas only), ``request`` and ``response`` as
+JSON: ``to_dict(ChatCompletion)``, or ``{"response": text}``), ``oai_wrappers``,
+``oai_clients``, ``version``, and in AG2 ``function_calls``. Its rows are read in time
+order (agents and events by ``timestamp``, completions by ``end_time``, as the file
+logger writes them) and go through the same rules; an event's session is that of its
+agent's row (the latest at or before the event). The database is opened read-only.
 
 Decisions:
 - The conversation is the ``received_message`` events: speaker = the message's ``name``
@@ -40,6 +52,8 @@ Decisions:
   assistant, listeners the speaker of the request's last message, id the
   ``invocation_id``, time ``end_time``; the request's messages get its ``start_time``
   (their own time is not logged: they were said by then).
+- A completion without ``source_name`` (older logs) belongs to the agent whose
+  ``wrapper_id`` it carries (the agents' lines or rows name it).
 - Agents: the session's agents (name, class) are in the first message's
   ``extra.conversation``. Other events (``reply_func_executed`` repeats the reply that
   is then sent), function uses (their results are sent as tool messages), wrappers,
@@ -52,9 +66,10 @@ Ids and their scope (docs/ids.md): events carry no id: the content hash (format,
 thread, speaker, time, text), its conversation the session, a uuid AutoGen makes at
 each start: unique everywhere. A completion of its own: its ``invocation_id`` (a uuid).
 
-Detection: the session line, or a first JSON line with the logger's keys
-(``invocation_id`` with ``wrapper_id``; ``event_name`` with ``json_state``;
-``agent_name`` with ``agent_type``).
+Detection: a SQLite database whose schema (in its first page) names
+``chat_completions``, ``oai_wrappers`` and ``events``; the session line, or a first JSON
+line with the logger's keys (``invocation_id`` with ``wrapper_id``; ``event_name`` with
+``json_state``; ``agent_name`` with ``agent_type``).
 """
 
 from __future__ import annotations
@@ -70,6 +85,7 @@ import orjson
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
+from convo.importers.agents.autogen_logsdb import db_rows, is_db
 from convo.importers.agents.blocks import chunks_of, jsonable, tool_use_block
 from convo.importers.agents.frameworks import NotMessage, Parts, openai_parts
 from convo.importers.apps.common import numbered_lines
@@ -98,6 +114,9 @@ _CALL = re.compile(
 
 
 def sniff(source: Source) -> int:
+    if is_db(source):
+        tables = (b"chat_completions", b"oai_wrappers", b"events")
+        return 95 if all(t in source.head for t in tables) else 0
     head = source.head_text()
     first = head.lstrip("\ufeff").split("\n", 1)[0]
     if _SESSION.match(first):
@@ -163,8 +182,10 @@ def _kind(obj: dict[str, Any]) -> str:
 
 class _Session:
     def __init__(self, ident: str):
+        self.ident = ident
         self.thread = f"{NAME}:{ident}"
         self.agents: dict[str, str] = {}  # name -> class
+        self.wrappers: dict[str, str] = {}  # an agent's OpenAIWrapper id -> its name
         self.talked = False  # a received_message was seen
         self.told = False  # the first message (with extra.conversation) was written
         self.pending: dict[str, list[dict[str, Any]]] = {}  # agent -> completions
@@ -202,12 +223,25 @@ class _Reader:
             self.held = None
 
     def read(self) -> Iterator[ConversationMessage]:
+        rows = db_rows(self.source) if is_db(self.source) else self._log_rows()
+        for loc, session, obj in rows:
+            if session is not None and (self.session is None or session != self.session.ident):
+                yield from self._open(session)
+            if obj is not None:
+                yield from self._object(obj, loc)
+        yield from self._close()
+        if self.skipped:
+            told = ", ".join(f"{v} {k}" for k, v in sorted(self.skipped.items()))
+            self.ctx.warn(self.source.name, f"not messages, skipped: {told}")
+
+    def _log_rows(self) -> Iterator[tuple[str, str | None, dict[str, Any] | None]]:
+        """(locator, session opened, object) for the file logger's lines."""
         for n, line in numbered_lines(self.source, self.ctx.text_decoder()):
             if not line.strip():
                 continue
             m = _SESSION.search(line)
             if m and not line.startswith("{"):
-                yield from self._open(m[1])
+                yield f"line-{n}", m[1], None
                 continue
             try:
                 obj = orjson.loads(line)
@@ -217,37 +251,36 @@ class _Reader:
             if not isinstance(obj, dict):
                 self.ctx.reject(self.ctx.loc(f"line-{n}"), "not an AutoGen log object", line)
                 continue
-            yield from self._object(obj, n)
-        yield from self._close()
-        if self.skipped:
-            told = ", ".join(f"{v} {k}" for k, v in sorted(self.skipped.items()))
-            self.ctx.warn(self.source.name, f"not messages, skipped: {told}")
+            sid = obj.get("session_id") if _kind(obj) == "agent" else None
+            opened = sid if self.session is None and isinstance(sid, str) and sid else None
+            yield f"line-{n}", opened, obj
 
-    def _object(self, obj: dict[str, Any], n: int) -> Iterator[ConversationMessage]:
+    def _object(self, obj: dict[str, Any], loc: str) -> Iterator[ConversationMessage]:
         kind = _kind(obj)
         if kind == "agent":
-            sid = obj.get("session_id")
-            if self.session is None and isinstance(sid, str) and sid:
-                yield from self._open(sid)
             name = obj.get("agent_name")
             if isinstance(name, str) and name:
-                self._current().agents[name] = str(obj.get("agent_type") or "")
-        elif kind == "completion":
+                s = self._current()
+                s.agents[name] = str(obj.get("agent_type") or "")
+                if obj.get("wrapper_id") not in (None, ""):
+                    s.wrappers[str(obj["wrapper_id"])] = name
+            return
+        if kind == "completion":
             s = self._current()
-            agent = obj.get("source_name")
-            agent = agent if isinstance(agent, str) and agent else "assistant"
-            obj["_line"] = n
+            agent = _str(obj.get("source_name")) or s.wrappers.get(str(obj.get("wrapper_id")))
+            agent = agent or "assistant"
+            obj["_loc"] = loc
             if s.talked:
                 s.pending.setdefault(agent, []).append(obj)
             else:
                 yield from self._completion(obj, agent)
         elif kind == "event" and obj.get("event_name") == "received_message":
-            yield from self._received(obj, n)
+            yield from self._received(obj, loc)
         else:
             self.skipped[_other(obj, kind)] += 1
 
-    def _received(self, obj: dict[str, Any], n: int) -> Iterator[ConversationMessage]:
-        where = self.ctx.loc(f"line-{n}")
+    def _received(self, obj: dict[str, Any], loc: str) -> Iterator[ConversationMessage]:
+        where = self.ctx.loc(loc)
         got = _said(obj)
         if isinstance(got, str):
             self.ctx.reject(where, got, obj)
@@ -305,7 +338,7 @@ class _Reader:
     def _completion(self, obj: dict[str, Any], agent: str) -> Iterator[ConversationMessage]:
         yield from self._flush()
         s = self._current()
-        where = self.ctx.loc(f"line-{obj.get('_line')}")
+        where = self.ctx.loc(str(obj.get("_loc")))
         started = iso_ts(obj.get("start_time"))
         last = None
         counts: Counter[str] = Counter()
@@ -434,7 +467,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     return _Reader(source, ctx).read()
 
 
-DESCRIPTION = "AutoGen 0.2 / AG2 runtime logs (runtime_logging file logger's runtime.log)"
+DESCRIPTION = "AutoGen 0.2 / AG2 runtime logs: runtime_logging's logs.db and runtime.log"
 EXAMPLE = (
     "Started new session with Session ID: 6f1c...\n"
     '{"source_id": 1402, "source_name": "assistant", "event_name": "received_message", '
@@ -458,4 +491,6 @@ FIELDS = Fields(
     "`valid` when false; the session's agents in the first message's `conversation`",
 )
 
-FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.log",), sniff, read, EXAMPLE, fields=FIELDS),)
+FORMATS = (
+    Format(NAME, "chat", DESCRIPTION, ("*.log", "*.db"), sniff, read, EXAMPLE, fields=FIELDS),
+)
