@@ -63,6 +63,9 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.gitter",
         "convo.importers.apps.vscode_chat",
         "convo.importers.agents.agentscope_session",
+        "convo.importers.agents.autogen_runtime",
+        "convo.importers.forums.reddit_export",
+        "convo.importers.agents.langgraph_store",
         "convo.importers.apps.gemini_activity",
     )
     return [importlib.import_module(n) for n in names]

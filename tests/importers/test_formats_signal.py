@@ -99,6 +99,33 @@ def test_md_and_json_of_one_chat_agree():
     assert js[3]["tags"] == ["system"] and js[3]["extra"]["missed_call"] is True
 
 
+def test_data_json_as_signal_export_writes_it(tmp_path):
+    """signal-export appends two spaces to every body (``create.py``: ``body += "  "``, a
+    Markdown line break) in ``data.json`` too: the text and so the ids are the ones of
+    the same chat's ``chat.md`` (issue 36); a deleted message reads as its md line."""
+    import orjson
+
+    rows = [orjson.loads(x) for x in CASES["data-json"].read_bytes().splitlines()]
+    out = tmp_path / "Aya"
+    out.mkdir()
+    real = []
+    for row in rows:
+        if isinstance(row, dict) and isinstance(row.get("body"), str):
+            row = {**row, "body": row["body"] + "  "}
+        real.append(orjson.dumps(row))
+    real.append(orjson.dumps({"date": "2019-05-30T08:00:00", "sender": "Me", "body": "  ",
+                              "quote": "", "sticker": None, "reactions": [],
+                              "attachments": [], "deleted": True, "call": False,
+                              "missed": False}))  # fmt: skip
+    (out / "data.json").write_bytes(b"\n".join(real) + b"\n")
+    plain, _, _ = _run(CASES["data-json"])
+    source = Source(out / "data.json", name="signal/Aya/data.json")
+    got = [m.serialize() for m in signal.read(source, ImportContext(source))]
+    assert [r["id"] for r in got[:-1]] == [r["id"] for r in plain]
+    assert [r["textChunks"] for r in got[:-1]] == [r["textChunks"] for r in plain]
+    assert got[-1]["textChunks"] == ["(This message was deleted)"]
+
+
 def test_tz_applies_to_naive_times():
     opts = ImportOptions(tz=get_zone("Europe/Amsterdam"))
     recs, _, _ = _run(CASES["chat-md"], options=opts)

@@ -70,3 +70,18 @@ def test_detect_among_builtins():
 
 def test_global_registry_detects():
     assert registry.detect(Source(DIR / "direct-messages.js")).name == "twitter-dm"
+
+
+def test_the_archives_html_escaping_is_undone(tmp_path):
+    """The archive escapes ``&``, ``<`` and ``>`` in DM text as in ``tweets.js``; only
+    those three come back (a literal ``&quot;`` the user typed stays)."""
+    path = tmp_path / "direct-messages.js"
+    path.write_text(
+        'window.YTD.direct_messages.part0 = [{"dmConversation": {"conversationId": '
+        '"1-2", "messages": [{"messageCreate": {"id": "9", "senderId": "1", '
+        '"recipientId": "2", "text": "Tom &amp; Jerry &lt;3 -&gt; &quot;ok&quot;", '
+        '"createdAt": "2022-03-01T10:00:00.000Z", "urls": [], "mediaUrls": []}}]}}]'
+    )
+    (rec,), _, _ = run(twitter_dms.read, path)
+    assert rec["textChunks"] == ["Tom & Jerry <3 -> &quot;ok&quot;"]
+    assert rec["extra"]["text"] == "Tom &amp; Jerry &lt;3 -&gt; &quot;ok&quot;"

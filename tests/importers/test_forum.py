@@ -149,6 +149,10 @@ def test_hn_firebase(in_fixtures):
     assert by_id["hn:9224"]["metadata"]["speaker"] is None
     assert by_id["hn:9300"]["extra"]["dead"] is True
     assert "thread" not in by_id["hn:9300"]
+    # a reply names the author it answers when the parent came earlier (issue 36)
+    assert by_id["hn:8952"]["metadata"]["listeners"] == ["Alice"]
+    assert by_id["hn:9224"]["metadata"]["listeners"] == ["Bob"]  # deleted, yet it answered Bob
+    assert by_id["hn:9300"]["metadata"]["listeners"] == []  # its parent is not in the dump
 
 
 def test_hn_array(tmp_path):

@@ -60,6 +60,21 @@ CASES = [
     ),
     Case("hackernews", FORUM + "hn-firebase.jsonl", subs=((r'("id"\s*:\s*)(\d)', r"\g<1>{t}\2"),)),
     Case("reddit", SE + "reddit-thread.json", subs=((r"\bt([1-6])_", r"t\g<1>_{t}"), ID)),
+    # the data request export: fullnames (another account's rows have other ids); chat
+    # ids scoped by their channel
+    *(
+        Case(
+            "reddit-export",
+            FORMATS + "reddit_export/export_maple_owl_20240601/" + name,
+            subs=((r"(?m)^([0-9a-z]{5,}),", r"{t}\1,"),),
+        )
+        for name in ("posts.csv", "comments.csv", "messages.csv")
+    ),
+    Case(
+        "reddit-export",
+        FORMATS + "reddit_export/export_maple_owl_20240601/chat_history.csv",
+        subs=(("sendbird_group_channel_", "sendbird_group_channel_{t}"),),
+    ),
     Case("reddit", FORUM + "pushshift-comments.jsonl", subs=((r"\bt([1-6])_", r"t\g<1>_{t}"), ID)),
     Case(
         "mastodon",
@@ -103,6 +118,18 @@ CASES = [
         "vscode-chat",
         FORMATS + "vscode_chat/chatSessions/0b7c6f7e-2c1d-4b4e-9a55-3f1f0c1e2d3a.json",
         subs=((r'("requestId"\s*:\s*")', r"\g<1>{t}"), ID),
+    ),
+    # a session's uuid names its conversation; another run is another session
+    Case(
+        "autogen-runtime",
+        FORMATS + "autogen_runtime/runtime.log",
+        subs=((r"Session ID: ", "Session ID: {t}"), (r'("invocation_id": ")', r"\g<1>{t}")),
+    ),
+    # a key is unique in its namespace; LangMem's namespaces carry the user
+    Case(
+        "langgraph-store",
+        FORMATS + "langgraph_store/search_memory.json",
+        subs=(("user-7f3a", "user-{t}"),),
     ),
     Case("agentscope-session", FORMATS + "agentscope_session/session_2024-05-02.json", subs=(ID,)),
     # TypeAgent's records carry no id: the content hash, its conversation the file

@@ -11,8 +11,9 @@ if TYPE_CHECKING:
 
 # Registration order is detection's tie-break order (and `convo formats`' order): the
 # framework formats first.
-MODULES = ("agentscope_session", "formats", "sharegpt", "hf_chat", "openai_responses",
-           "openai_api", "gemini", "langchain", "vercel_ai")  # fmt: skip
+MODULES = ("agentscope_session", "autogen_runtime", "langgraph_store", "formats", "sharegpt",
+           "hf_chat", "openai_responses", "openai_api", "gemini", "langchain",
+           "vercel_ai")  # fmt: skip
 
 
 def register(registry: Registry) -> None:

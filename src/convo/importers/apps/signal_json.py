@@ -2,7 +2,8 @@
 ``convo.importers.apps.signal``, whose docstring has the shared decisions).
 
 - **signal-export** ``<chat>/data.json``: JSON Lines, one message a line:
-  ``{"date": "2019-05-29T15:04:33" (naive local), "sender", "body", "quote" (the
+  ``{"date": "2019-05-29T15:04:33" (naive local), "sender", "body" (ending in two
+  spaces, a Markdown line break, left out), "quote" (the
   ``> ``-quoted text), "sticker", "reactions": [[name, emoji]], "attachments":
   [{"name", "path", "missing_kind"}], "deleted", "call", "missed"}``.
 - **sigtop** ``-f json``: a JSON array of Signal Desktop's message objects: ``id``,
@@ -101,7 +102,7 @@ def _export_message(
         ctx.warn(where, "no readable date; time left unknown")
     attachments = [_export_attachment(a) for a in map(as_dict, as_list(obj.get("attachments")))]
     sticker = as_dict(obj.get("sticker"))
-    body = as_str(obj.get("body"))
+    body = _export_body(obj)
     chunks = [body, *(f"[attachment] {a['name'] or a['path']}" for a in attachments)]
     if sticker and not body:
         chunks.append(f"[sticker] {as_str(sticker.get('emoji')) or 'sticker'}")
@@ -116,6 +117,17 @@ def _export_message(
         tags=[SYSTEM_TAG] if obj.get("call") is True else [],
         extra={"attachments": attachments, "sticker": sticker, **_export_extra(obj)},
     )
+
+
+def _export_body(obj: dict[str, Any]) -> str:
+    """The text: signal-export appends two spaces to every body (a Markdown line break,
+    ``body += "  "`` in its ``create.py``), left out here; a deleted message's is empty
+    there and reads as its ``chat.md`` line does."""
+    body = as_str(obj.get("body"))
+    body = body[:-2] if body.endswith("  ") else body
+    if obj.get("deleted") is True and not body.strip():
+        return "(This message was deleted)"
+    return body if body.strip() else ""
 
 
 def _export_extra(obj: dict[str, Any]) -> dict[str, Any]:

@@ -16,7 +16,11 @@ Decisions:
   the account's (from ``account.js`` beside the file); listeners = ``recipientId``, or in
   a group everyone else seen in the conversation (senders, joined users).
 - text = ``text`` with each ``t.co`` link replaced by its ``expanded`` URL; media
-  ``[media URL]`` chunks; ``reactions`` in ``extra``.
+  ``[media URL]`` chunks; ``reactions`` in ``extra``. The archive writes ``&``, ``<``
+  and ``>`` in DM text as ``&amp;``, ``&lt;``, ``&gt;``, as it does in ``tweets.js``
+  (the API's escaping; archive readers unescape both): those three are unescaped, and
+  no other entity (a user's literal ``&quot;`` stays), the text as written in
+  ``extra.text``.
 - Conversation events (joins, leaves, renames) are kept as messages tagged ``system``
   (``[participantsJoin] 123, 456``); an event that is none of these is rejected.
 - thread = ``conversationId``, subject = the group ``name``; id = ``twitter:<id>``;
@@ -160,14 +164,25 @@ def _event(kind: str, body: dict[str, Any], ts: str, loc: str, cv: _Conv) -> Con
     )
 
 
+_ESCAPED = re.compile(r"&(amp|lt|gt);")
+_PLAIN = {"amp": "&", "lt": "<", "gt": ">"}
+
+
 def _text(body: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
-    text = as_str(body.get("text"))
+    raw = as_str(body.get("text"))
+    text = _ESCAPED.sub(lambda m: _PLAIN[m[1]], raw)
     for u in as_list(body.get("urls")):
         link = as_dict(u)
         if as_str(link.get("url")) and as_str(link.get("expanded")):
             text = text.replace(link["url"], link["expanded"])
     chunks = [text] + [f"[media {as_str(m)}]" for m in as_list(body.get("mediaUrls"))]
-    return chunks, {"reactions": as_list(body.get("reactions")), "urls": as_list(body.get("urls"))}
+    extra: dict[str, Any] = {
+        "reactions": as_list(body.get("reactions")),
+        "urls": as_list(body.get("urls")),
+    }
+    if text != raw and "&" in raw:
+        extra["text"] = raw  # as the archive wrote it, escaped
+    return chunks, extra
 
 
 def _event_text(kind: str, body: dict[str, Any]) -> str:
@@ -193,7 +208,8 @@ FIELDS = Fields(
     scope="none: Twitter's message ids are unique everywhere",
     subject="a group's `name`",
     tags="`system` on joins, leaves and renames",
-    extra="`reactions`, `urls` (`t.co` links expanded in the text), `sender_id`",
+    extra="`reactions`, `urls` (`t.co` links expanded in the text), `sender_id`, `text` (as "
+    "written, when it had `&amp;`, `&lt;` or `&gt;`)",
 )
 
 FORMATS = (

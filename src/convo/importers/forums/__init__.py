@@ -41,8 +41,8 @@ if TYPE_CHECKING:
     from convo.importers.registry import Registry
 
 # Registration order is detection's tie-break order (and `convo formats`' order).
-MODULES = ("reddit", "discourse", "hackernews", "stackexchange", "github", "phpbb",
-           "mastodon", "gitlab")  # fmt: skip
+MODULES = ("reddit", "reddit_export", "discourse", "hackernews", "stackexchange", "github",
+           "phpbb", "mastodon", "gitlab")  # fmt: skip
 
 
 def register(registry: Registry) -> None:

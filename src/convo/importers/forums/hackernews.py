@@ -1,6 +1,11 @@
 """Hacker News: Algolia ``items/ID`` trees (``children``) and official Firebase items
 (``kids``, ``by``, ``time``), one item, an array, or one a line.
 
+Listeners: the ``@`` mentions, else (a reply) the parent's author when the parent was
+read earlier in the input (every Algolia child; a Firebase item whose parent came
+before it), as GitLab discussions name their first author; a map of item id to author
+(a few bytes per item) beside the story map.
+
 Algolia trees are walked depth-first with an explicit stack. Firebase items carry only
 ``parent``; their thread is the story when the parent chain was seen earlier in the input
 (a map of item id to story id, a few bytes per item), else left out.
@@ -46,6 +51,7 @@ class _Reader:
         self.ctx = ctx
         self.tally = Tally(ctx)
         self.story_of: dict[int, int] = {}
+        self.author_of: dict[int, str] = {}  # item id -> author, for a reply's listener
 
     def algolia(self, root: dict, where: str) -> Iterator[ConversationMessage]:
         stack: list[tuple[Any, int | None, str]] = [(root, None, where)]
@@ -95,10 +101,13 @@ class _Reader:
     ) -> ConversationMessage:
         """An item of either API as a message; the two differ only in author, time and extra."""
         title = as_str(item.get("title"))
-        return message(
+        speaker = self.tally.speaker(author)
+        if ident is not None and speaker is not None:
+            self.author_of[ident] = speaker
+        msg = message(
             FMT,
             _text(item, title),
-            self.tally.speaker(author),
+            speaker,
             timestamp=timestamp,
             source_id=self.ctx.loc(f"item-{ident}"),
             id=f"hn:{ident}",
@@ -107,6 +116,10 @@ class _Reader:
             subject=title,
             extra=extra,
         )
+        heard = self.author_of.get(parent) if parent is not None else None
+        if not msg.metadata.recipients and heard is not None and heard != speaker:
+            msg.metadata.recipients = [heard]  # no mention: the author it answers
+        return msg
 
     def firebase(self, item: dict, where: str) -> ConversationMessage:
         ident = as_int(item.get("id"))
@@ -185,7 +198,7 @@ DESCRIPTION = (
 EXAMPLE = '{"id": 1, "author": "pg", "created_at_i": 1160418111, "children": [...]}'
 FIELDS = Fields(
     speaker="`author` (Algolia) or `by` (Firebase)",
-    listeners="the `@` mentions",
+    listeners="the `@` mentions, else the parent's author when the parent is in the input",
     time="`created_at_i` (else `created_at`) or Firebase `time`",
     zone="epoch seconds: UTC; a `created_at` without a zone is read in `--tz` (default UTC)",
     thread="the story: `hn:<id>` (Firebase items: when the parent chain was seen earlier)",

@@ -27,6 +27,10 @@ Decisions, where the formats and the brief are silent:
   (one text chunk per message). Rolling YouTube captions (the file header has ``Kind:``
   or cues carry karaoke timestamps) drop leading lines that repeat the previous cue's
   last lines; a cue left empty by that is a duplicate and vanishes without a warning.
+- Listeners: none, as TypeAgent's ``ingest_vtt_transcript`` writes them
+  (``recipients=[]``), so a two-speaker interview does not name the other speaker as
+  the listener (TypeAgent's podcast import, a different text format, names every other
+  participant; convo follows the transcript importer, whose records TypeAgent loads).
 - Merging: consecutive segments of one named speaker become one message, up to
   ``MAX_MERGED_CHARS`` of text (a monologue is split there so that memory stays flat).
   Segments without a speaker are never merged (TypeAgent merges them; here a
