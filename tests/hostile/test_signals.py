@@ -129,6 +129,47 @@ def test_workers_end_with_their_parent(tmp_path, signum):
     _wait_for(lambda: not any(_alive(w) for w in workers), timeout=10)
 
 
+_DROPPED = """
+import os, signal, time
+from convo.cli.signals import catch_signals
+
+catch_signals()
+
+
+class Finalizer:
+    def __del__(self):  # a hook Python calls from C, as an at-fork hook is
+        os.kill(os.getpid(), signal.SIG{name})
+        for _ in range(100):  # the handler runs here; Python drops what it raises
+            pass
+
+
+Finalizer()
+try:
+    time.sleep(20)
+    print("lost")
+except KeyboardInterrupt as e:
+    print(type(e).__name__, getattr(e, "signum", None))
+"""
+
+
+@pytest.mark.parametrize("name", ["TERM", "HUP", "INT"])
+def test_a_signal_dropped_in_a_hook_is_raised_again(name):
+    """A signal whose exception lands in a finalizer or an at-fork hook (a pool forking
+    its workers) is raised again in ordinary code: it was lost, and the command ran on
+    to exit 0 with "Exception ignored in" on stderr."""
+    env = {**os.environ, "PYTHONPATH": SRC}
+    done = subprocess.run(
+        [sys.executable, "-c", _DROPPED.format(name=name)],
+        env=env,
+        capture_output=True,
+        timeout=60,
+    )
+    kind = "KeyboardInterrupt" if name == "INT" else "Terminated"
+    number = "None" if name == "INT" else str(int(signal.Signals[f"SIG{name}"]))
+    assert done.stdout.decode().split() == [kind, number], done.stderr
+    assert b"Exception ignored" not in done.stderr
+
+
 def test_a_signal_wrapped_in_another_error_is_still_an_interruption(capsys):
     """A signal that lands while a class is being made (an import) reaches the command
     as RuntimeError('Error calling __set_name__ ...') caused by Terminated: exit 129/143."""
