@@ -83,6 +83,24 @@ def test_a_signal_during_a_rewrite_leaves_nothing(tmp_path, signum, code, comman
     assert store.read_bytes() == before
 
 
+def test_a_signal_as_the_rewrite_copy_is_made_leaves_nothing(tmp_path, monkeypatch):
+    """The copy's file exists from ``mkstemp`` on, before the rewrite holds its name: a
+    signal there (what the test above hits when it signals as the file appears) left it."""
+    from convo.store import Store, rewrite
+
+    store = _big_store(tmp_path / "s.jsonl", 10)
+    before = store.read_bytes()
+
+    def interrupted(*_args, **_kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(rewrite.os, "fdopen", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        Store(store).compact()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".s.jsonl.lock", "s.jsonl"]
+    assert store.read_bytes() == before
+
+
 def test_a_signal_during_an_index_rebuild_keeps_the_old_index(tmp_path):
     store = _big_store(tmp_path / "s.jsonl")
     assert _convo("--store", str(store), "index").wait(timeout=60) == 0
