@@ -83,6 +83,24 @@ def test_a_signal_during_a_rewrite_leaves_nothing(tmp_path, signum, code, comman
     assert store.read_bytes() == before
 
 
+def test_a_signal_as_the_rewrite_copy_is_made_leaves_nothing(tmp_path, monkeypatch):
+    """The copy's file exists from ``mkstemp`` on, before the rewrite holds its name: a
+    signal there (what the test above hits when it signals as the file appears) left it."""
+    from convo.store import Store, rewrite
+
+    store = _big_store(tmp_path / "s.jsonl", 10)
+    before = store.read_bytes()
+
+    def interrupted(*_args, **_kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(rewrite.os, "fdopen", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        Store(store).compact()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".s.jsonl.lock", "s.jsonl"]
+    assert store.read_bytes() == before
+
+
 def test_a_signal_during_an_index_rebuild_keeps_the_old_index(tmp_path):
     store = _big_store(tmp_path / "s.jsonl")
     assert _convo("--store", str(store), "index").wait(timeout=60) == 0
@@ -127,6 +145,47 @@ def test_workers_end_with_their_parent(tmp_path, signum):
         assert proc.returncode == 143, err
         assert not list(tmp_path.glob(".out.jsonl.*"))
     _wait_for(lambda: not any(_alive(w) for w in workers), timeout=10)
+
+
+_DROPPED = """
+import os, signal, time
+from convo.cli.signals import catch_signals
+
+catch_signals()
+
+
+class Finalizer:
+    def __del__(self):  # a hook Python calls from C, as an at-fork hook is
+        os.kill(os.getpid(), signal.SIG{name})
+        for _ in range(100):  # the handler runs here; Python drops what it raises
+            pass
+
+
+Finalizer()
+try:
+    time.sleep(20)
+    print("lost")
+except KeyboardInterrupt as e:
+    print(type(e).__name__, getattr(e, "signum", None))
+"""
+
+
+@pytest.mark.parametrize("name", ["TERM", "HUP", "INT"])
+def test_a_signal_dropped_in_a_hook_is_raised_again(name):
+    """A signal whose exception lands in a finalizer or an at-fork hook (a pool forking
+    its workers) is raised again in ordinary code: it was lost, and the command ran on
+    to exit 0 with "Exception ignored in" on stderr."""
+    env = {**os.environ, "PYTHONPATH": SRC}
+    done = subprocess.run(
+        [sys.executable, "-c", _DROPPED.format(name=name)],
+        env=env,
+        capture_output=True,
+        timeout=60,
+    )
+    kind = "KeyboardInterrupt" if name == "INT" else "Terminated"
+    number = "None" if name == "INT" else str(int(signal.Signals[f"SIG{name}"]))
+    assert done.stdout.decode().split() == [kind, number], done.stderr
+    assert b"Exception ignored" not in done.stderr
 
 
 def test_a_signal_wrapped_in_another_error_is_still_an_interruption(capsys):

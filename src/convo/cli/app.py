@@ -45,28 +45,17 @@ def __getattr__(name: str) -> Any:
     return app
 
 
-def _terminate(signum: int, _frame: Any) -> None:
-    """SIGTERM or SIGHUP: raise ``Terminated`` (a KeyboardInterrupt), once; a second
-    signal while convo cleans up is ignored, so the clean-up finishes."""
-    from convo.core.errors import Terminated
-
-    for other in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(other, signal.SIG_IGN)
-    raise Terminated(signum)
-
-
 def main() -> None:
     """Console-script entry point: from here on Ctrl-C raises KeyboardInterrupt, and
     SIGTERM or SIGHUP its subclass ``Terminated``, which commands clean up after and the
-    group (or ``cli.runtime.guarded``) turns into exit code 130 (143, 129)."""
+    group (or ``cli.runtime.guarded``) turns into exit code 130 (143, 129): see
+    ``cli/signals.py``."""
     from convo.cli.fast import run
     from convo.cli.runtime import err, quiet_broken_pipe
+    from convo.cli.signals import catch_signals
     from convo.core.errors import interruption
 
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        if signal.getsignal(signum) is signal.SIG_DFL:  # ignored (nohup): stays ignored
-            signal.signal(signum, _terminate)
+    catch_signals()
     try:
         code = run(sys.argv[1:])
         if code is None:

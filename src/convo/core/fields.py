@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from convo.core.timestamps import EPOCH_STR, is_canonical, normalize_timestamp
+from convo.core.timestamps import EPOCH_STR, is_canonical, is_undated, normalize_timestamp
 
 Record = dict[str, Any]
 
@@ -119,6 +119,34 @@ def timestamp(record: Record) -> str:
         return normalize_timestamp(value if isinstance(value, str) else None)
     except (ValueError, OverflowError):
         return EPOCH_STR
+
+
+def undated_offset(record: Record) -> float | None:
+    """The seconds a message of a transcript without a start date lies after that
+    unknown start, else None (a known time, or no time at all).
+
+    Such a transcript's times are the epoch + each cue's offset (TypeAgent's rule), so
+    its first cue, at 0 s, has the very time that means "unknown" (the epoch sentinel).
+    What tells them apart is the cue's exact start, ``extra.start``, which every
+    transcript record carries: a sentinel time with a start of 0 (under a second) is the
+    start of the transcript, shown as ``+00:00:00``, not as an undated message.
+    """
+    ts = timestamp(record)
+    if not is_undated(ts):
+        return None
+    try:
+        seconds = int(ts[11:13]) * 3600 + int(ts[14:16]) * 60 + int(ts[17:19])
+    except ValueError:
+        return None
+    start = extra(record).get("start")
+    if (
+        isinstance(start, int | float)
+        and not isinstance(start, bool)
+        and 0 <= start < 86_400
+        and int(start) == seconds
+    ):
+        return float(start)
+    return float(seconds) if seconds else None
 
 
 def record_id(record: Record) -> str | None:

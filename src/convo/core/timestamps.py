@@ -45,6 +45,12 @@ def format_timestamp_utc(dt: datetime) -> str:
     )
 
 
+def offset_text(seconds: float) -> str:
+    """``+HH:MM:SS`` for an offset in seconds from a transcript's (unknown) start."""
+    total = max(0, int(seconds))
+    return f"+{total // 3600:02d}:{total % 3600 // 60:02d}:{total % 60:02d}"
+
+
 def epoch_plus(seconds: float) -> str:
     """The epoch sentinel plus an offset: a transcript without a start date."""
     return format_timestamp_utc(UNIX_EPOCH + timedelta(seconds=int(seconds)))

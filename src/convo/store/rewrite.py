@@ -157,8 +157,9 @@ def _rewrite(
         synced = sync(path, create=False)
         follower = Follower.open(path) if synced.available else None
         result.index = "updated" if follower is not None else (synced.reason or "stale")
-        copy = _Copy(path, follower)
+        copy: _Copy | None = None
         try:
+            copy = _Copy(path, follower)
             with open(path, "rb") as f:
                 lines = _physical_lines(f)
                 for offset, chunk in track(lines) if track is not None else lines:
@@ -173,9 +174,12 @@ def _rewrite(
         except BaseException:
             if follower is not None:
                 follower.abandon()
+            if copy is None:  # a signal between the copy's creation and its name: under
+                _remove_stale_copies(path)  # the lock, every copy there is this one
             raise
         finally:
-            copy.close()
+            if copy is not None:
+                copy.close()
 
 
 @contextlib.contextmanager

@@ -33,6 +33,7 @@ from typing import Any, TypeGuard
 
 from convo.core import fields
 from convo.core.errors import UsageError
+from convo.core.timestamps import offset_text
 from convo.query.model import Query
 from convo.query.tree import Term
 from convo.store import Store
@@ -41,11 +42,6 @@ DEFAULT_LIMIT = 20  # convo search's
 MAX_LIMIT = 500
 FACETS = 30
 MAX_DEPTH = 8
-
-
-def offset_text(seconds: float) -> str:
-    total = max(0, int(seconds))
-    return f"+{total // 3600:02d}:{total % 3600 // 60:02d}:{total % 60:02d}"
 
 
 class Api:

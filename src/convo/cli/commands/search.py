@@ -138,7 +138,7 @@ def _table(env: Any, hits: Any, *, utc: bool) -> None:
 
     from convo.core import fields
     from convo.core.text.terminal import one_line
-    from convo.output.views.common import display_time
+    from convo.output.views.common import record_time
 
     # Rank, match and time are never cut; the snippet takes the free width, and under it
     # the thread, whole, as `convo show --thread` takes it.
@@ -160,7 +160,7 @@ def _table(env: Any, hits: Any, *, utc: bool) -> None:
         thread = fields.string(h.record, "thread") or fields.record_id(h.record) or ""
         cells = [Text(str(rank)), Text(f"{percent}%"), *([Text(h.why)] if why else [])]
         table.add_row(
-            *cells, Text(display_time(fields.timestamp(h.record), utc=utc)),
+            *cells, Text(record_time(h.record, utc=utc)),
             Text(one_line(fields.speaker_label(h.record), 30)),
             snippet_text(h.snippet).append("\n" + one_line(thread), style="dim"),
         )  # fmt: skip

@@ -21,7 +21,7 @@ from webvtt import Caption
 from webvtt.vtt import WebVTTCueBlock
 
 from convo.core import fields
-from convo.core.fields import NO_SPEAKER
+from convo.core.fields import NO_SPEAKER, undated_offset
 from convo.core.record import ConversationMessage
 from convo.core.text.markup import (
     csv_cell,
@@ -31,6 +31,7 @@ from convo.core.text.markup import (
     srt_text,
     vtt_text,
 )
+from convo.core.timestamps import offset_text
 from convo.output.exporters.common import (
     EPOCH,
     Record,
@@ -46,11 +47,15 @@ from convo.output.exporters.common import (
 # text documents --------------------------------------------------------------------------
 
 
-def _human_time(ts: str) -> str:
-    if ts == EPOCH:
+def _human_time(rec: Record) -> str:
+    """The time a document shows: none when unknown, ``+HH:MM:SS`` in a transcript
+    without a start date (its first cue's ``+00:00:00`` too), else the UTC time."""
+    offset = undated_offset(rec)
+    if offset is not None:
+        return offset_text(offset)
+    ts = timestamp(rec)
+    if ts == EPOCH or ts.startswith("1970-01-01T"):
         return ""
-    if ts.startswith("1970-01-01T"):
-        return "+" + ts[11:19]
     return f"{ts[:10]} {ts[11:19]} UTC"
 
 
@@ -140,7 +145,7 @@ class MarkdownDocument(Document):
         head = f"**{markdown_inline(speaker(rec) or role(rec) or NO_SPEAKER)}**"
         if listeners(rec):
             head += " → " + markdown_inline(", ".join(listeners(rec)))
-        when = _human_time(timestamp(rec))
+        when = _human_time(rec)
         if when:
             head += f" · {when}"
         subject = str(rec["subject"]) if rec.get("subject") else ""
@@ -256,9 +261,10 @@ def _html_header(rec: Record, r: str) -> str:
         parts.append(f' <span class="role">({esc(r)})</span>')
     if listeners(rec):
         parts.append(" → " + esc(", ".join(listeners(rec))))
-    ts = timestamp(rec)
-    if ts != EPOCH:
-        parts.append(f' · <time datetime="{esc(ts)}">{esc(_human_time(ts))}</time>')
+    when = _human_time(rec)
+    if when:
+        ts = timestamp(rec)
+        parts.append(f' · <time datetime="{esc(ts)}">{esc(when)}</time>')
     parts.append("</header>\n")
     return "".join(parts)
 

@@ -9,6 +9,7 @@ from typing import Any
 from convo.core import fields
 from convo.core.names import split_name
 from convo.core.text.terminal import printable
+from convo.core.timestamps import offset_text
 
 PALETTE = (
     "cyan", "magenta", "green", "yellow", "blue", "bright_red",
@@ -59,6 +60,16 @@ def display_time(ts: str, *, utc: bool = False, zone: tzinfo | None = None) -> s
         return dt.astimezone(zone).strftime("%Y-%m-%d %H:%M:%S")
     except (ValueError, OverflowError):  # year 1 or 9999 shifted out of range, or garbage
         return printable(ts, newlines=False)
+
+
+def record_time(record: dict[str, Any], *, utc: bool = False, zone: tzinfo | None = None) -> str:
+    """A record's time for people: ``+HH:MM:SS`` for a message of a transcript without a
+    start date (its first cue's ``+00:00:00`` too: ``fields.undated_offset``), else
+    ``display_time``."""
+    offset = fields.undated_offset(record)
+    if offset is not None:
+        return offset_text(offset)
+    return display_time(fields.timestamp(record), utc=utc, zone=zone)
 
 
 def who(record: dict[str, Any]) -> str:

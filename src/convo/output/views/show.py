@@ -21,10 +21,12 @@ from typing import Any
 
 from convo.core import fields
 from convo.core.text.terminal import one_line, printable
+from convo.core.timestamps import offset_text
 from convo.output.views.common import (
     GENERIC_FAMILY,
     display_time,
     families,
+    record_time,
     shown,
     shown_field,
     speaker_style,
@@ -35,12 +37,6 @@ from convo.query.scan import Match
 
 MAX_DEPTH = 8
 TAB = 4
-
-
-def offset_text(seconds: float) -> str:
-    """``+HH:MM:SS`` for a transcript offset in seconds."""
-    total = max(0, int(seconds))
-    return f"+{total // 3600:02d}:{total % 3600 // 60:02d}:{total % 60:02d}"
 
 
 def transcript_time(record: dict[str, Any], *, utc: bool = False) -> str:
@@ -186,7 +182,7 @@ class ConversationView(RecordWriter):
         self._blank = bottom > 0
 
     def _when(self, r: dict[str, Any]) -> str:
-        return display_time(fields.timestamp(r), utc=self.options.utc, zone=self.options.zone)
+        return record_time(r, utc=self.options.utc, zone=self.options.zone)
 
     def _parts(self, family: str, r: dict[str, Any]):
         if family == "transcript":

@@ -27,9 +27,9 @@ class Column:
 
 
 def _time(r: dict[str, Any], options: Any) -> str:
-    from convo.output.views.common import display_time
+    from convo.output.views.common import record_time
 
-    return display_time(fields.timestamp(r), utc=options.utc, zone=options.zone)
+    return record_time(r, utc=options.utc, zone=options.zone)
 
 
 def _who(r: dict[str, Any], _options: Any) -> str:

@@ -6,7 +6,7 @@ from typing import IO
 
 from convo.core import fields
 from convo.core.text.terminal import printable
-from convo.output.views.common import display_time, who
+from convo.output.views.common import record_time, who
 from convo.output.writers import WriteOptions
 from convo.output.writers.base import RecordWriter
 from convo.query.scan import Match
@@ -21,7 +21,7 @@ class TextWriter(RecordWriter):
         self.count += 1
         r = m.record
         lines = printable(fields.searchable_text(r)).splitlines() or [""]
-        when = display_time(fields.timestamp(r), utc=self.options.utc, zone=self.options.zone)
+        when = record_time(r, utc=self.options.utc, zone=self.options.zone)
         head = f"{when}  {printable(who(r), newlines=False)}: "
         self.out.write(head + lines[0] + "\n")
         for line in lines[1:]:

@@ -1,0 +1,101 @@
+"""How the program turns signals into exceptions: Ctrl-C raises KeyboardInterrupt,
+SIGTERM and SIGHUP its subclass ``Terminated``, which commands clean up after and the
+group (or ``cli.runtime.guarded``) turns into exit code 130 (143, 129).
+
+Python runs a signal's handler between two steps of whatever Python code is running,
+and when that code is a hook Python calls from C (an at-fork hook such as the logging
+module's lock around each ``fork`` of a worker pool, a finalizer, a weakref callback),
+the exception the handler raises cannot reach the command: Python prints "Exception
+ignored in ..." and drops it. A ``kill`` at the moment a pool started its workers was
+so lost, and the command ran to the end with exit 0 (``tests/hostile/test_signals.py``).
+``_unraisable`` (``sys.unraisablehook``) sees the dropped interruption and owes it; a
+short-lived thread sends the signal to the main thread again once the hook has returned,
+so that it is raised in ordinary code (or dropped in the next such hook and owed again).
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from typing import Any
+
+_CAUGHT: list[int] = []  # which of SIGTERM and SIGHUP ``_terminate`` handles (not nohup's)
+_OWED: list[int] = []  # signals whose exception Python dropped, to be sent again
+_state: dict[str, Any] = {"in_hook": False, "sender": None}
+_PREVIOUS_HOOK = sys.unraisablehook
+_RETRY = 0.01  # seconds between the hook's return and the signal sent again
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    """SIGTERM or SIGHUP: raise ``Terminated`` (a KeyboardInterrupt), once; a second
+    signal while convo cleans up is ignored, so the clean-up finishes. Inside
+    ``_unraisable`` nothing could raise it: it is owed instead."""
+    from convo.core.errors import Terminated
+
+    if _state["in_hook"] or (frame is not None and frame.f_code is _unraisable.__code__):
+        _owe(signum)
+        return
+    for other in _CAUGHT:
+        signal.signal(other, signal.SIG_IGN)
+    raise Terminated(signum)
+
+
+def _unraisable(hook: Any) -> None:
+    """``sys.unraisablehook``: an interruption Python dropped is owed, not printed;
+    anything else goes to the hook there was before."""
+    exc = hook.exc_value
+    if not isinstance(exc, KeyboardInterrupt):
+        _PREVIOUS_HOOK(hook)
+        return
+    from convo.core.errors import Terminated
+
+    _state["in_hook"] = True
+    try:
+        if isinstance(exc, Terminated):
+            for other in _CAUGHT:  # _terminate ignored them: it handles them again
+                signal.signal(other, _terminate)
+        _owe(exc.signum if isinstance(exc, Terminated) else signal.SIGINT)
+    finally:
+        _state["in_hook"] = False
+
+
+def _owe(signum: int) -> None:
+    import threading
+
+    _OWED.append(signum)
+    sender = _state["sender"]
+    if sender is None or not sender.is_alive():
+        sender = threading.Thread(target=_send_owed, name="convo-signals", daemon=True)
+        _state["sender"] = sender
+        sender.start()
+
+
+def _send_owed() -> None:
+    """Send each owed signal to the main thread again, a moment after the hook that
+    owed it returned (a real signal, so that a wait in a system call ends too); end
+    after a second with nothing owed."""
+    import threading
+    import time
+
+    main = threading.main_thread().ident
+    idle = 0
+    while idle < 1 / _RETRY:
+        time.sleep(_RETRY)
+        if not _OWED or main is None:
+            idle += 1
+            continue
+        idle = 0
+        signal.pthread_kill(main, _OWED.pop(0))
+
+
+def catch_signals() -> None:
+    """From here on Ctrl-C raises KeyboardInterrupt and SIGTERM or SIGHUP (unless
+    ignored, as under nohup: then they stay ignored) ``Terminated``, even when one
+    lands in a hook Python calls from C."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    _CAUGHT.clear()
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) is signal.SIG_DFL:
+            signal.signal(signum, _terminate)
+            _CAUGHT.append(signum)
+    sys.unraisablehook = _unraisable
