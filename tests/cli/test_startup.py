@@ -80,12 +80,21 @@ def test_indexed_list_loads_no_format_and_no_pydantic(tmp_path):
 
 # What an indexed read of a fresh index must not import (the index answers, so neither the
 # scan's machinery nor any writing side is needed): measured with ``python -X importtime``,
-# each of these cost 1-20 ms of a command whose lookup takes about 1 ms.
+# each of these cost 1-20 ms of a command whose lookup takes about 1 ms. The second line:
+# the scan (``Selector``, its filters' checks), the reading side of named inputs (core.io,
+# core.jsonl: orjson, which imports uuid and platform), the import options
+# (importers.context), the index's checker and full-text search, and the progress bar's
+# thread: 25-30% of the CPU time of `list --latest 10` and `query --count` (BENCHMARKS.md,
+# the index section).
 NOT_FOR_AN_INDEXED_READ = (
     *NEVER_AT_START, "typer", "click", "gzip", "tempfile", "hashlib", "shutil", "pickle",
     "convo.importers.registry", "convo.output.writers.table", "convo.output.views",
     "convo.query.compiled", "convo.query.linescan", "convo.query.parallel", "convo.core.pool",
     "convo.store.append", "convo.index.build", "convo.store.dedup", "convo.query.language",
+    "convo.query.scan", "convo.query.blocks", "convo.core.io", "convo.core.jsonl", "orjson",
+    "uuid", "platform", "zlib", "convo.importers.context", "convo.core.encoding",
+    "convo.core.walk", "convo.index.check", "convo.index.search", "convo.index.rows",
+    "threading", "glob",
 )  # fmt: skip
 
 
@@ -93,6 +102,8 @@ NOT_FOR_AN_INDEXED_READ = (
     "argv",
     [
         ["list", "--latest", "3", "-f", "jsonl"],
+        ["query", "--count"],
+        ["query", "--count", "--tag", "x"],
         ["query", "--speaker", "bob", "-f", "jsonl"],
         ["list", "--latest", "3", "--sort=-time", "--tag", "x", "-f", "json"],
     ],
@@ -108,6 +119,24 @@ def test_indexed_read_imports_only_what_it_needs(tmp_path, argv):
         assert not _loaded(modules, name), name
     assert not _loaded(modules, "convo.importers.records"), "a format was loaded"
     assert "convo.index.lookup" in modules
+
+
+@pytest.mark.parametrize("fmt", ["csv", "markdown", "json", "table"])
+def test_count_is_the_number_alone(tmp_path, fmt):
+    """``--count`` makes no writer: no CSV header or document title before the number,
+    through the index or the scan."""
+    store = write_store(tmp_path / "s.jsonl", [rec(i) for i in range(7)])
+    argv = ["--store", str(store), "query", "--count", "-f", fmt]
+    for indexed in (False, True):
+        if indexed:
+            from convo.index import refresh
+
+            assert refresh(store, wait=True).available
+        proc = subprocess.run(
+            [sys.executable, "-m", "convo", *argv], capture_output=True, text=True, timeout=60,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")},
+        )  # fmt: skip
+        assert (proc.returncode, proc.stdout) == (0, "7\n"), proc.stderr
 
 
 def test_scan_fallback_still_loads_the_scan(tmp_path):
