@@ -140,6 +140,27 @@ def test_count_is_the_number_alone(tmp_path, fmt):
         assert (proc.returncode, proc.stdout) == (0, "7\n"), proc.stderr
 
 
+@pytest.mark.parametrize("argv", [["--count"], ["-f", "jsonl"], ["--latest", "2", "-f", "jsonl"]])
+def test_a_bad_regex_is_a_usage_error_before_anything_is_read(tmp_path, argv):
+    """The scan's selector is made only when needed, but one with a regex still first: a
+    bad regex is the usage error, and a stale index is not brought up to date for it."""
+    from convo.index import refresh, status
+
+    store = write_store(tmp_path / "s.jsonl", [rec(i) for i in range(5)])
+    assert refresh(store, wait=True).available
+    with open(store, "ab") as f:
+        f.write(write_store(tmp_path / "more.jsonl", [rec(9)]).read_bytes())
+    assert status(store).state == "append"
+    proc = subprocess.run(
+        [sys.executable, "-m", "convo", "--store", str(store), "query", "-e", "(", *argv],
+        capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")},
+    )  # fmt: skip
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith("convo: error: bad --regex") and proc.stderr.count("\n") == 1
+    assert status(store).state == "append"
+
+
 def test_scan_fallback_still_loads_the_scan(tmp_path):
     """Without an index the same command scans (the lazy imports load what it needs)."""
     store = write_store(tmp_path / "s.jsonl", [rec(i) for i in range(20)])

@@ -91,6 +91,7 @@ def select(
     being indexed when a stale index is brought up to date first (a progress line);
     ``selector``: the query's compiled filters when the caller has them (made here when
     a check or the scan needs them)."""
+    selector = _early(query, selector)
     reason = "the input is not the store"
     if store is not None:
         found = _indexed(query, selector, store, track)
@@ -110,12 +111,30 @@ def _selector(query: Query) -> Selector:
     return Selector(query.filters())
 
 
+def _early(query: Query, selector: Selector | None) -> Selector | None:
+    """The selector now when the query has a regex: a bad one is a usage error before
+    anything is read (``Selector`` compiles it), as when the selector was always made."""
+    if selector is not None or query.where is None:
+        return selector
+    from convo.query.tree import Term, map_terms
+
+    kinds: set[str] = set()
+
+    def seen(term: Term) -> Term:
+        kinds.add(term.field)
+        return term
+
+    map_terms(query.where, seen)
+    return _selector(query) if "regex" in kinds else None
+
+
 def count(
     query: Query, parts: Iterable[Any], *, store: Path | None = None, on_error=None,
     track: Track | None = None,
 ) -> tuple[int, Selection]:  # fmt: skip
     """How many records ``select`` would give (counted in SQL when the plan is exact),
     and the selection's description (its batches are spent)."""
+    selector = _early(query, None)
     if store is not None:
         with reader(store, track=track) as r:
             if isinstance(r, Reader):
@@ -125,7 +144,10 @@ def count(
                     for cap in (query.latest, query.limit):
                         n = n if cap is None else min(n, cap)
                     return n, Selection(iter(()), True, explain(plan), "", r.bad_lines)
-    chosen = select(query, parts, store=store, on_error=on_error, need_record=False, track=track)
+    chosen = select(
+        query, parts, store=store, on_error=on_error, need_record=False, track=track,
+        selector=selector,
+    )  # fmt: skip
     return sum(len(b) for b in chosen.batches), chosen
 
 
