@@ -161,6 +161,26 @@ def test_a_bad_regex_is_a_usage_error_before_anything_is_read(tmp_path, argv):
     assert status(store).state == "append"
 
 
+@pytest.mark.parametrize(
+    ("option", "error"),
+    [(["--encoding", "no-such"], "unknown --encoding"), (["--start-date", "soon"], "unreadable --start-date")],
+)  # fmt: skip
+def test_bad_import_options_are_usage_errors_on_an_indexed_read(tmp_path, option, error):
+    """The import options are made when an input is read, but checked before: a read the
+    index answers still refuses a bad one."""
+    from convo.index import refresh
+
+    store = write_store(tmp_path / "s.jsonl", [rec(i) for i in range(5)])
+    assert refresh(store, wait=True).available
+    for argv in (["query", "--count"], ["list", "--latest", "2", "-f", "jsonl"]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "convo", "--store", str(store), *argv, *option],
+            capture_output=True, text=True, timeout=60,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")},
+        )  # fmt: skip
+        assert proc.returncode == 2 and error in proc.stderr, proc.stderr
+
+
 def test_scan_fallback_still_loads_the_scan(tmp_path):
     """Without an index the same command scans (the lazy imports load what it needs)."""
     store = write_store(tmp_path / "s.jsonl", [rec(i) for i in range(20)])

@@ -85,6 +85,10 @@ class ImportArgs:
                 ) from None
         if strict and lenient:
             raise UsageError("--strict and --lenient contradict each other", hint="choose one")
+        if self.encoding is not None:  # (ImportOptions checks it too; this is before any read)
+            from convo.core.encoding import check_encoding
+
+            check_encoding(self.encoding)
         return dict(
             tz=zone, start_date=start, speakers=self.speakers, merge=self.merge,
             strip_quotes=self.strip_quotes, include_thinking=self.include_thinking,
