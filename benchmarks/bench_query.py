@@ -385,8 +385,3 @@ def run(h) -> None:
             'against jq holds on an idle machine ("quiet machine"); CPU time is beside it. '
             "Against DuckDB (which also uses every core) the target is on CPU time."
         )
-    helpm = h.time_cmd("convo --help", [convo, "--help"], repeat=10)
-    typer_m = h.time_cmd(
-        'python -c "import typer"', [sys.executable, "-c", "import typer"], repeat=10
-    )
-    h.compare("`convo --help` vs `python -c 'import typer'`", helpm, typer_m, target=1.5)

@@ -80,12 +80,22 @@ def test_indexed_list_loads_no_format_and_no_pydantic(tmp_path):
 
 # What an indexed read of a fresh index must not import (the index answers, so neither the
 # scan's machinery nor any writing side is needed): measured with ``python -X importtime``,
-# each of these cost 1-20 ms of a command whose lookup takes about 1 ms.
+# each of these cost 1-20 ms of a command whose lookup takes about 1 ms. The second line:
+# the scan (``Selector``, its filters' checks), the reading side of named inputs (core.io,
+# core.jsonl: orjson, which imports uuid and platform), the import options
+# (importers.context), the index's checker and full-text search, the progress bar's
+# thread, and the people file's reader when no people file is given: together 25-30% of
+# the CPU time of `list --latest 10` and `query --count` (paired runs against the code
+# before the cut; BENCHMARKS.md, the index section, has the commands' times).
 NOT_FOR_AN_INDEXED_READ = (
     *NEVER_AT_START, "typer", "click", "gzip", "tempfile", "hashlib", "shutil", "pickle",
     "convo.importers.registry", "convo.output.writers.table", "convo.output.views",
     "convo.query.compiled", "convo.query.linescan", "convo.query.parallel", "convo.core.pool",
     "convo.store.append", "convo.index.build", "convo.store.dedup", "convo.query.language",
+    "convo.query.scan", "convo.query.blocks", "convo.core.io", "convo.core.jsonl", "orjson",
+    "uuid", "platform", "zlib", "convo.importers.context", "convo.core.encoding",
+    "convo.core.walk", "convo.index.check", "convo.index.search", "convo.index.rows",
+    "threading", "glob", "convo.core.people",
 )  # fmt: skip
 
 
@@ -93,6 +103,8 @@ NOT_FOR_AN_INDEXED_READ = (
     "argv",
     [
         ["list", "--latest", "3", "-f", "jsonl"],
+        ["query", "--count"],
+        ["query", "--count", "--tag", "x"],
         ["query", "--speaker", "bob", "-f", "jsonl"],
         ["list", "--latest", "3", "--sort=-time", "--tag", "x", "-f", "json"],
     ],
@@ -108,6 +120,65 @@ def test_indexed_read_imports_only_what_it_needs(tmp_path, argv):
         assert not _loaded(modules, name), name
     assert not _loaded(modules, "convo.importers.records"), "a format was loaded"
     assert "convo.index.lookup" in modules
+
+
+@pytest.mark.parametrize("fmt", ["csv", "markdown", "json", "table"])
+def test_count_is_the_number_alone(tmp_path, fmt):
+    """``--count`` makes no writer: no CSV header or document title before the number,
+    through the index or the scan."""
+    store = write_store(tmp_path / "s.jsonl", [rec(i) for i in range(7)])
+    argv = ["--store", str(store), "query", "--count", "-f", fmt]
+    for indexed in (False, True):
+        if indexed:
+            from convo.index import refresh
+
+            assert refresh(store, wait=True).available
+        proc = subprocess.run(
+            [sys.executable, "-m", "convo", *argv], capture_output=True, text=True, timeout=60,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")},
+        )  # fmt: skip
+        assert (proc.returncode, proc.stdout) == (0, "7\n"), proc.stderr
+
+
+@pytest.mark.parametrize("argv", [["--count"], ["-f", "jsonl"], ["--latest", "2", "-f", "jsonl"]])
+def test_a_bad_regex_is_a_usage_error_before_anything_is_read(tmp_path, argv):
+    """The scan's selector is made only when needed, but one with a regex still first: a
+    bad regex is the usage error, and a stale index is not brought up to date for it."""
+    from convo.index import refresh, status
+
+    store = write_store(tmp_path / "s.jsonl", [rec(i) for i in range(5)])
+    assert refresh(store, wait=True).available
+    with open(store, "ab") as f:
+        f.write(write_store(tmp_path / "more.jsonl", [rec(9)]).read_bytes())
+    assert status(store).state == "append"
+    proc = subprocess.run(
+        [sys.executable, "-m", "convo", "--store", str(store), "query", "-e", "(", *argv],
+        capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")},
+    )  # fmt: skip
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith("convo: error: bad --regex") and proc.stderr.count("\n") == 1
+    assert status(store).state == "append"
+
+
+@pytest.mark.parametrize(
+    ("option", "error"),
+    [(["--encoding", "no-such"], "unknown --encoding"), (["--start-date", "soon"], "unreadable --start-date")],
+)  # fmt: skip
+def test_bad_import_options_are_usage_errors_on_an_indexed_read(tmp_path, option, error):
+    """The import options are made when an input is read, but checked before: a read the
+    index answers still refuses a bad one."""
+    from convo.index import refresh
+
+    store = write_store(tmp_path / "s.jsonl", [rec(i) for i in range(5)])
+    assert refresh(store, wait=True).available
+    for argv in (["query", "--count"], ["list", "--latest", "2", "-f", "jsonl"]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "convo", "--store", str(store), *argv, *option],
+            capture_output=True, text=True, timeout=60,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")},
+        )  # fmt: skip
+        assert proc.returncode == 2 and error in proc.stderr, proc.stderr
 
 
 def test_scan_fallback_still_loads_the_scan(tmp_path):

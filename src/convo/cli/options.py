@@ -60,11 +60,19 @@ class ImportArgs:
 
     def options(self, *, tags: list[str] | None = None, strict=False, lenient=False):
         """The ``ImportOptions`` these describe (``tags``/``strict``/``lenient``: ingest's own)."""
+        from convo.importers.context import ImportOptions
+
+        return ImportOptions(**self.values(tags=tags, strict=strict, lenient=lenient))
+
+    def values(
+        self, *, tags: list[str] | None = None, strict=False, lenient=False
+    ) -> dict[str, Any]:
+        """``options()``'s arguments, checked (a usage error for a bad value) without
+        importing the importers."""
         from datetime import UTC
 
         from convo.core.errors import UsageError
         from convo.core.timestamps import parse_datetime
-        from convo.importers.context import ImportOptions
 
         zone = zone_of(self.tz, default=UTC) or UTC
         start = None
@@ -77,7 +85,11 @@ class ImportArgs:
                 ) from None
         if strict and lenient:
             raise UsageError("--strict and --lenient contradict each other", hint="choose one")
-        return ImportOptions(
+        if self.encoding is not None:  # (ImportOptions checks it too; this is before any read)
+            from convo.core.encoding import check_encoding
+
+            check_encoding(self.encoding)
+        return dict(
             tz=zone, start_date=start, speakers=self.speakers, merge=self.merge,
             strip_quotes=self.strip_quotes, include_thinking=self.include_thinking,
             tags=list(tags or []), strict=strict, lenient=lenient, encoding=self.encoding,
@@ -162,7 +174,9 @@ class ReadArgs:
         }
 
     def parts(self, env, reporter):
-        """The inputs (named files, stdin, else the store) read with the import options."""
+        """The inputs (named files, stdin, else the store) read with the import options
+        (checked now; made when an input is read, so reading the store through its index
+        imports no importer)."""
         from convo.pipeline.inputs import STDIN_IGNORED, reads_store
 
         where = self.where()
@@ -174,13 +188,19 @@ class ReadArgs:
             from convo.store.path import default_store_path
 
             err("note: " + STDIN_IGNORED.format(store=default_store_path(where["store"])))
-        from convo.pipeline.inputs import record_parts
+        values = self.imports.values()
 
-        return record_parts(
-            self.inputs, **self.where(), stdin_has_data=env.stdin_has_data,
-            options=self.imports.options(), format_name=self.imports.format_name,
-            on_reject=reporter.reject,
-        )  # fmt: skip
+        def parts():
+            from convo.importers.context import ImportOptions
+            from convo.pipeline.inputs import record_parts
+
+            yield from record_parts(
+                self.inputs, **where, stdin_has_data=stdin,
+                options=ImportOptions(**values), format_name=self.imports.format_name,
+                on_reject=reporter.reject,
+            )  # fmt: skip
+
+        return parts()
 
     def store_input(self, env):
         """The store's path when these inputs are the store (it may have an index), else None."""

@@ -13,29 +13,50 @@ falls back to scanning the JSONL.
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import TYPE_CHECKING
 
 from convo.core.lazy import lazy_attributes
 
-# Names that are also submodules (check, lookup, search) are bound here: importing a
-# submodule sets the package's attribute of its name. The writing side (build) loads
-# on first use, so a read of a fresh index does not import them.
-from convo.index.check import CheckResult, check
-from convo.index.lookup import Reader, read_spans, reader
-from convo.index.schema import index_path
-from convo.index.search import Hit, count_matches, search
-from convo.index.state import Status, SyncResult, refresh, status
-
-_LAZY = {"drop": "build", "sync": "build"}
+# Every name loads on first use: an indexed read imports the modules it uses (lookup,
+# state, schema), not the checker, the full-text search or the writing side (build).
+_LAZY = {
+    "CheckResult": "check", "check": "check",
+    "Reader": "lookup", "read_spans": "lookup", "reader": "lookup",
+    "index_path": "schema",
+    "Hit": "search", "count_matches": "search", "search": "search",
+    "Status": "state", "SyncResult": "state", "refresh": "state", "status": "state",
+    "drop": "build", "sync": "build",
+}  # fmt: skip
 
 if TYPE_CHECKING:
     from convo.index.build import drop, sync
+    from convo.index.check import CheckResult, check
+    from convo.index.lookup import Reader, read_spans, reader
+    from convo.index.schema import index_path
+    from convo.index.search import Hit, count_matches, search
+    from convo.index.state import Status, SyncResult, refresh, status
 
 
 __getattr__ = lazy_attributes(
     "convo.index", {name: f"convo.index.{module}" for name, module in _LAZY.items()}, globals()
 )
 
+
+class _Package(types.ModuleType):
+    """``check`` and ``search`` name both a function and its submodule: importing the
+    submodule would bind the module to the package's attribute, so that binding is
+    skipped and ``convo.index.check`` stays the function (as when it was bound here
+    eagerly); the submodules stay in ``sys.modules``."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in ("check", "search") and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     "CheckResult",

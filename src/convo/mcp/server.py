@@ -11,7 +11,13 @@ resources to a conversation; no resource is listed (their names would be archive
 
 Importing the SDK costs most of the server's start-up, so this module is imported only
 by ``convo mcp`` itself (``cli/commands/mcp.py``) and the archive's modules load on the
-first call.
+first call. Measured (``benchmarks/bench_mcp.py``, docs/mcp.md "Start-up"): the first
+answer after the spawn takes 1.1-1.5 s of CPU on the 2-core test machine, 80-95% of it
+importing the modules below, because any ``import mcp...`` runs ``mcp/__init__.py``,
+which loads the SDK's client, its HTTP stack and the pydantic models of both protocol
+versions; the issue's one second is missed. mcp 1.x imports the same in 0.6x the CPU,
+but convo stays on the 2.x API (the reasons are in docs/mcp.md): the SDK's own fix
+(deferred model builds, a lazy ``import mcp``) comes with an upgrade within ``<3``.
 """
 
 from __future__ import annotations

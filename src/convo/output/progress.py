@@ -18,9 +18,7 @@ their rate.
 from __future__ import annotations
 
 import contextlib
-import glob
 import os
-import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TypeVar
@@ -65,6 +63,8 @@ def bytes_read() -> int | None:
 
 
 def _children() -> list[str]:
+    import glob
+
     pids: list[str] = []
     for name in glob.glob("/proc/self/task/*/children"):
         with contextlib.suppress(OSError), open(name, "rb") as f:
@@ -74,6 +74,8 @@ def _children() -> list[str]:
 
 def _positions(pid: str, inputs: set[str]) -> dict[tuple[str, str], int]:
     """The offsets of ``pid``'s open descriptors on ``inputs``, by (pid, fd)."""
+    import glob
+
     found: dict[tuple[str, str], int] = {}
     for link in glob.glob(f"/proc/{pid}/fd/*"):
         with contextlib.suppress(OSError, ValueError):
@@ -138,6 +140,8 @@ class ByteMeter:
         self.reported: int | None = None  # input bytes through, as the stream says
         self.workers = WorkerReads(sizes)
         self.best = 0  # the furthest position given (the bar never goes back)
+        import threading  # (a read with no bar to draw imports none of it)
+
         self._lock = threading.Lock()
 
     def size_of(self, name: str) -> int:
@@ -248,6 +252,8 @@ def _tracker(bar: Any, task: Any, meter: ByteMeter):
 def _ticking(update, every: float = 0.5):
     """Call ``update`` every ``every`` seconds in a thread while the block runs (the
     workers of ``--jobs`` read while no message comes back yet)."""
+    import threading
+
     stop = threading.Event()
 
     def run() -> None:

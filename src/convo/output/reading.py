@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from convo.output.writers.base import RecordWriter
-from convo.query.scan import Selector
+if TYPE_CHECKING:
+    from convo.output.writers.base import RecordWriter
+    from convo.query.scan import Selector
 
 
 def write_selection(
-    selector: Selector,
+    selector: Selector | None,
     parts: Iterable[Any],
     writer: RecordWriter,
     *,
@@ -25,11 +26,12 @@ def write_selection(
     Without ``--limit``/``--reverse`` the scanner's batches go straight to the writer
     (memory stays flat); ``raw`` writers get lines the scanner decided on bytes unparsed.
     ``pager`` pages a terminal writer's output. ``batches``: the matches, already chosen
-    (``store.select.select``: through the index, sorted). Returns the number of
-    records written.
+    (``store.select.select``: through the index, sorted; ``selector`` may then be None).
+    Returns the number of records written.
     """
-    filters = selector.filters
     if batches is None:
+        assert selector is not None
+        filters = selector.filters
         if filters.limit is None and not filters.reverse:
             batches = selector.batches(parts, on_error, need_record=not raw)
         else:

@@ -18,7 +18,8 @@ is reported with its number.
 
 A named file whose first line is a convo/TypeAgent record (it has ``textChunks``) and the
 store are read as raw JSONL without loading the importers (and pydantic), which keeps a
-query's start-up short.
+query's start-up short; the reading side (``core.io``, ``core.jsonl``, orjson) loads when
+an input is read, so a read the store's index answers does not import it.
 """
 
 from __future__ import annotations
@@ -27,23 +28,22 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from convo.core.errors import InputError
-from convo.core.io import BOM, open_binary
-from convo.core.jsonl import Line, dumps, iter_lines
 from convo.store.select import RawFile
 
 if TYPE_CHECKING:
     from convo.core.io import Source
+    from convo.core.jsonl import Line
     from convo.importers.context import ImportOptions, Rejection
 
-LineSource = Iterator[tuple[Line, str]]
+LineSource = Iterator[tuple["Line", str]]
 
 
 def _looks_like_records(path: str) -> bool:
     """The first line of a regular file is one JSON object with ``textChunks``."""
     import os
+
+    from convo.core.io import BOM, open_binary
 
     if path == "-" or not os.path.isfile(path):
         return False
@@ -60,6 +60,8 @@ def _looks_like_records(path: str) -> bool:
 
 
 def _raw_lines(source: Any) -> LineSource:
+    from convo.core.jsonl import iter_lines
+
     with source.open() as stream:
         for line in iter_lines(stream):
             yield line, source.name
@@ -71,6 +73,7 @@ def _imported_lines(
     options: ImportOptions | None,
     on_reject: Callable[[Rejection], None] | None,
 ) -> LineSource:
+    from convo.core.jsonl import Line, dumps
     from convo.importers.registry import registry
     from convo.pipeline.ingest import Ingest
 
@@ -109,6 +112,7 @@ def parts_of(
         yield source
         return
     if source.is_dir:
+        from convo.core.jsonl import Line, dumps
         from convo.pipeline.ingest import Ingest
 
         ingest = Ingest(options, format_name=format_name, on_reject=on_reject)
@@ -138,6 +142,8 @@ def parts_of(
 def _json_lines_like(source: Source) -> bool:
     """The head opens a JSON object or holds a record line: records, perhaps damaged
     (a store with a bad first line), not some other file."""
+    from convo.core.io import BOM
+
     head = source.head.removeprefix(BOM)
     if head.lstrip()[:1] == b"{":
         return True
@@ -148,6 +154,8 @@ def _json_lines_like(source: Source) -> bool:
 
 
 def _is_record_line(line: bytes) -> bool:
+    import orjson
+
     try:
         value = orjson.loads(line)
     except orjson.JSONDecodeError:

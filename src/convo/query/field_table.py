@@ -22,8 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from convo.core import fields
 from convo.core.names import NameQuery
 from convo.query.filters import Filters, checks, text_check
@@ -67,7 +65,11 @@ def _flat_check(kind: str) -> Callable[[str], Check]:
 
 
 def _json(values: Any) -> str:
-    return orjson.dumps(list(values)).decode()
+    """A JSON array for ``json_each(?)`` (the standard library's encoder: importing orjson
+    would add uuid and platform to an indexed read's start-up)."""
+    import json
+
+    return json.dumps(list(values), ensure_ascii=False, separators=(",", ":"))
 
 
 def name_ids(conn: sqlite3.Connection, query: str) -> list[int]:

@@ -19,8 +19,6 @@ from itertools import compress, repeat
 from operator import add, ne, sub
 from typing import Any
 
-from convo.core.jsonl import Line, parse_record_line
-
 _ONES = re.compile(rb"\x01+")  # runs of matched lines in a mask of 0/1 bytes
 
 
@@ -49,6 +47,8 @@ class Match:
     @property
     def record(self) -> dict[str, Any]:
         if self._record is None:
+            from convo.core.jsonl import Line, parse_record_line  # (orjson: when parsed)
+
             self._record = parse_record_line(Line(self.line, self.raw), self.name)
         return self._record
 

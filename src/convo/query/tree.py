@@ -21,12 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from convo.core.names import NameQuery
-from convo.core.people import People
 from convo.query.field_table import FIELDS, FLAT
 from convo.query.filters import Filters, time_check
+
+if TYPE_CHECKING:
+    from convo.core.people import People  # (loaded with a people file: query.model)
 
 Check = Callable[[dict[str, Any]], bool]
 

@@ -13,7 +13,6 @@ import stat
 from pathlib import Path
 
 from convo.core.errors import InputError
-from convo.core.io import os_error, special_kind
 
 
 def default_store_path(explicit: str | os.PathLike[str] | None = None) -> Path:
@@ -43,10 +42,16 @@ def real_file(path: Path) -> Path:
             ) from None
         return path
     except OSError as e:
+        from convo.core.io import os_error
+
         raise os_error(e, where, "point --store at a JSONL file") from None
     mode = real.stat().st_mode
+    if stat.S_ISREG(mode):
+        return real
     if stat.S_ISDIR(mode):
         raise InputError("the store is a directory", where=where, hint="--store names a JSONL file")
+    from convo.core.io import special_kind
+
     kind = special_kind(mode)
     if kind is not None:
         raise InputError(f"the store is a {kind}", where=where, hint="--store names a JSONL file")

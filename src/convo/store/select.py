@@ -29,14 +29,16 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from convo.core import fields
-from convo.core.io import open_binary
 from convo.index.lookup import Reader, Track, read_spans, reader
+from convo.query.matches import Match
 from convo.query.model import Query
 from convo.query.plan import Plan, compile_where, explain
-from convo.query.scan import Match, Selector, limited
+
+if TYPE_CHECKING:
+    from convo.query.scan import Selector
 
 BATCH = 1000
 Batches = Iterator[list[Match]]
@@ -47,13 +49,16 @@ class Selection:
     """The matches in batches; ``indexed`` when the index answered; ``plan``: how (the
     ``--explain`` line); ``note``: empty, or why the index that would have answered could
     not; ``skipped``: lines of the store that are not records, which the index passes
-    over (the scan reports each one it meets; the caller reports these)."""
+    over (the scan reports each one it meets; the caller reports these); ``selector``:
+    the exact check the matches went through, None when the index alone decided (an
+    exact plan: the scan's machinery is then never imported)."""
 
     batches: Batches
     indexed: bool = False
     plan: str = ""
     note: str = ""
     skipped: int = 0
+    selector: Selector | None = None
 
 
 class RawFile:
@@ -66,6 +71,8 @@ class RawFile:
         self.name = path
 
     def open(self):
+        from convo.core.io import open_binary
+
         return open_binary(self.path)
 
 
@@ -81,8 +88,10 @@ def select(
 ) -> Selection:
     """The records ``query`` picks from ``parts`` (``pipeline.inputs.record_parts``);
     ``store``: the store's path when ``parts`` is the store; ``track`` wraps the lines
-    being indexed when a stale index is brought up to date first (a progress line)."""
-    selector = selector or Selector(query.filters())
+    being indexed when a stale index is brought up to date first (a progress line);
+    ``selector``: the query's compiled filters when the caller has them (made here when
+    a check or the scan needs them)."""
+    selector = _early(query, selector)
     reason = "the input is not the store"
     if store is not None:
         found = _indexed(query, selector, store, track)
@@ -91,8 +100,32 @@ def select(
         reason = found
     note = reason if store is not None and not reason.startswith("plan:") else ""
     plan = reason if reason.startswith("plan:") else explain(None, reason=reason)
+    selector = selector or _selector(query)
     batches = _scanned(query, selector, parts, on_error, need_record)
-    return Selection(batches, plan=plan, note=note)
+    return Selection(batches, plan=plan, note=note, selector=selector)
+
+
+def _selector(query: Query) -> Selector:
+    from convo.query.scan import Selector
+
+    return Selector(query.filters())
+
+
+def _early(query: Query, selector: Selector | None) -> Selector | None:
+    """The selector now when the query has a regex: a bad one is a usage error before
+    anything is read (``Selector`` compiles it), as when the selector was always made."""
+    if selector is not None or query.where is None:
+        return selector
+    from convo.query.tree import Term, map_terms
+
+    kinds: set[str] = set()
+
+    def seen(term: Term) -> Term:
+        kinds.add(term.field)
+        return term
+
+    map_terms(query.where, seen)
+    return _selector(query) if "regex" in kinds else None
 
 
 def count(
@@ -101,6 +134,7 @@ def count(
 ) -> tuple[int, Selection]:  # fmt: skip
     """How many records ``select`` would give (counted in SQL when the plan is exact),
     and the selection's description (its batches are spent)."""
+    selector = _early(query, None)
     if store is not None:
         with reader(store, track=track) as r:
             if isinstance(r, Reader):
@@ -110,11 +144,16 @@ def count(
                     for cap in (query.latest, query.limit):
                         n = n if cap is None else min(n, cap)
                     return n, Selection(iter(()), True, explain(plan), "", r.bad_lines)
-    chosen = select(query, parts, store=store, on_error=on_error, need_record=False, track=track)
+    chosen = select(
+        query, parts, store=store, on_error=on_error, need_record=False, track=track,
+        selector=selector,
+    )  # fmt: skip
     return sum(len(b) for b in chosen.batches), chosen
 
 
-def _indexed(query: Query, selector: Selector, store: Path, track: Track | None) -> Selection | str:
+def _indexed(
+    query: Query, selector: Selector | None, store: Path, track: Track | None
+) -> Selection | str:
     """Matches through the index, or why not (a string)."""
     if query.where is None and not query.ordered:
         return "plan: scan (every message, in store order: a plain read is the fastest)"
@@ -134,6 +173,8 @@ def _indexed(query: Query, selector: Selector, store: Path, track: Track | None)
         sql_order = {None: "store", "time": "time", "-time": "-time"}[query.sort]
         if query.reverse:
             sql_order = sql_order[1:] if sql_order.startswith("-") else "-" + sql_order
+        if not plan.exact:
+            selector = selector or _selector(query)
         lines = _lines(r, plan, query, selector, sql_order)
     except BaseException:
         stack.close()
@@ -143,7 +184,9 @@ def _indexed(query: Query, selector: Selector, store: Path, track: Track | None)
         with stack:
             yield from _chunks(lines)
 
-    return Selection(batches(), indexed=True, plan=explain(plan), skipped=r.bad_lines)
+    return Selection(
+        batches(), indexed=True, plan=explain(plan), skipped=r.bad_lines, selector=selector
+    )
 
 
 # A candidate the index leaves is read alone (``os.pread``), parsed and checked: about 20 µs
@@ -160,7 +203,9 @@ def _too_many(r: Reader, plan: Plan) -> bool:
     return r.messages > 0 and r.at_least(plan.cond, plan.params, r.messages // CANDIDATE_SHARE + 1)
 
 
-def _lines(r: Reader, plan: Plan, query: Query, selector: Selector, order: str) -> Iterator[Match]:
+def _lines(
+    r: Reader, plan: Plan, query: Query, selector: Selector | None, order: str
+) -> Iterator[Match]:
     name = str(r.f.name)
     if plan.exact:
         if query.latest is None:
@@ -173,6 +218,9 @@ def _lines(r: Reader, plan: Plan, query: Query, selector: Selector, order: str) 
             )
             spans = spans if query.limit is None else spans[: query.limit]
         return (Match(raw, None, name) for raw in read_spans(r.f, spans))  # parsed when needed
+    from convo.query.scan import limited
+
+    assert selector is not None  # a superset: each candidate is checked
     checked = _checked(selector.matches, name)
     if query.latest is not None:
         # the newest candidates first, until N of them match
@@ -210,6 +258,7 @@ def _scanned(
             return selector.batches(parts, on_error, need_record)
         return _chunks(selector.select_parts(parts, on_error, need_record=need_record))
     from convo.index import order as flat  # (tempfile: only a scan that orders needs it)
+    from convo.query.scan import limited
 
     matches = (m for b in selector.batches(parts, on_error, need_record=True) for m in b)
     newest_first = query.sort == "-time"

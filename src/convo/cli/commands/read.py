@@ -13,29 +13,19 @@ def run_read(args: ReadArgs, order: OrderArgs, *, show: bool = False) -> int:
 
     The query runs through the store's index when it can answer and is fresh
     (``convo.store.select``); otherwise the scan answers, saying why once on stderr.
+    The count is written alone (no writer is made: a CSV header or a document title
+    would precede it), and an exact indexed read imports neither the scan
+    (``convo.query.scan``) nor the filters' checks: ``tests/cli/test_startup.py``.
     """
     from convo.output.progress import progress
-    from convo.output.reading import nothing_matched, write_selection
-    from convo.output.writers import is_raw, make_writer
-    from convo.output.writers.base import RecordWriter
-    from convo.query.scan import Selector
     from convo.store import select as selection
 
     env = environment()
-    options = args.write_options()
-    writer: RecordWriter
-    if show and args.format in (None, "table"):
-        # The conversation is the point of show, piped (`| less`) too: plain text then.
-        from convo.output.views.show import conversation_view
-
-        fmt, writer = "table", conversation_view(env, options)
-    else:
-        fmt = args.format or ("table" if env.stdout_isatty else "jsonl")
-        writer = make_writer(fmt, env, options)
     conversation = show and args.format in (None, "table")
+    # The conversation is the point of show, piped (`| less`) too: plain text then.
+    fmt = "table" if conversation else args.format or ("table" if env.stdout_isatty else "jsonl")
     table = fmt == "table" and env.stdout_isatty
     query = args.build_query(_default_order(order, show=conversation, table=table))
-    selector = Selector(query.filters())
     reporter = Reporter()
     try:
         parts = args.parts(env, reporter)
@@ -49,22 +39,39 @@ def run_read(args: ReadArgs, order: OrderArgs, *, show: bool = False) -> int:
             env.safe_stdout_bytes().write(b"%d\n" % n)
             flush_stdout(env)
             return outcome(reporter.rejected)
+        from convo.output.reading import nothing_matched, write_selection
+        from convo.output.writers import is_raw
+
+        writer = _writer(args, fmt, env, conversation=conversation)
         with progress(env, "indexing") as track:
             chosen = selection.select(
                 query, parts, store=store, on_error=reporter.bad_line,
-                need_record=not is_raw(fmt), track=track, selector=selector,
+                need_record=not is_raw(fmt), track=track,
             )  # fmt: skip
         _report(args, chosen)
         written = write_selection(
-            selector, parts, writer, on_error=reporter.bad_line, raw=is_raw(fmt),
+            chosen.selector, parts, writer, on_error=reporter.bad_line, raw=is_raw(fmt),
             pager=args.pager and env.stdout_isatty, batches=chosen.batches,
         )  # fmt: skip
         flush_stdout(env)
         if not written and env.stdout_isatty:
-            err("no messages match" if chosen.indexed else nothing_matched(selector))
+            scanned = None if chosen.indexed else chosen.selector
+            err("no messages match" if scanned is None else nothing_matched(scanned))
     finally:
         reporter.close()
     return outcome(reporter.rejected + chosen.skipped)
+
+
+def _writer(args: ReadArgs, fmt: str, env: Any, *, conversation: bool) -> Any:
+    """The writer of ``-f`` (``show``'s conversation view for its table)."""
+    options = args.write_options()
+    if conversation:
+        from convo.output.views.show import conversation_view
+
+        return conversation_view(env, options)
+    from convo.output.writers import make_writer
+
+    return make_writer(fmt, env, options)
 
 
 def _default_order(order: OrderArgs, *, show: bool, table: bool) -> OrderArgs:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from convo.query.scan import Match
+if TYPE_CHECKING:
+    from convo.query.matches import Match
 
 
 class RecordWriter:

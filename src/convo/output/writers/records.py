@@ -6,10 +6,12 @@ characters written as JSON escapes); piped, they are the input lines unchanged.
 
 from __future__ import annotations
 
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from convo.output.writers.base import RecordWriter
-from convo.query.scan import Match
+
+if TYPE_CHECKING:
+    from convo.query.matches import Match
 
 
 class JsonlWriter(RecordWriter):
