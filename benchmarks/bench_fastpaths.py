@@ -201,6 +201,40 @@ def _arrow(h, records: list[dict[str, Any]]) -> None:
     )
 
 
+def _arrow_json(h, control: Path) -> None:
+    """A range of the control file through round 1 of the parallel Parquet export
+    (select, validate, convert, spill), blocks read by Arrow's JSON reader or not."""
+    import shutil
+    import tempfile
+
+    from convo.analysis import parallel
+    from convo.core.ranges import Range
+    from convo.output.exporters import parquet_parallel as pp
+    from convo.query.filters import Filters
+
+    task = parallel.RangeTask(Range(str(control), 0, control.stat().st_size), Filters())
+    setup, pp._worker_setup = pp._worker_setup, lambda: None  # keep pandas importable here
+
+    def spill(fast: bool) -> Any:
+        pp.FAST = fast
+        root = Path(tempfile.mkdtemp(prefix="convo-bench-"))
+        try:
+            (root / "spill").mkdir()
+            got = pp.spill_range(
+                pp.SpillTask(task, 0, str(root), str(root / "spill"), ("format", "month"))
+            )
+            return got.count, got.lines, got.reports, sorted(got.runs)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+
+    try:
+        result = _pair(lambda: spill(True), lambda: spill(False))
+    finally:
+        pp.FAST, pp._worker_setup = True, setup
+    _row(h, "Parquet export round 1, blocks read by Arrow's JSON reader",
+         "output/exporters/arrow_json.py json_batch", result)  # fmt: skip
+
+
 def _timestamps(h, records: list[dict[str, Any]]) -> None:
     from convo.core.timestamps import format_timestamp_utc, normalize_timestamp, parse_datetime
 
@@ -328,6 +362,7 @@ def run(h) -> None:
     records = _records(control, n)
     _validation(h, records)
     _arrow(h, records)
+    _arrow_json(h, control)
     _timestamps(h, records)
     del records
     _cues(h, vtt)

@@ -16,6 +16,7 @@ from tests.index.test_rows import hostile
 
 from convo.index import build, check, drop, refresh
 from convo.index.batch import Task, read_range, rows_of
+from convo.index.folding import unfolded
 from convo.index.rows import fts_values, parse, row_of
 from convo.index.schema import index_path
 
@@ -115,17 +116,19 @@ def test_batch_rows_are_row_of(items, escaped):
     records = [r for r in map(parse, lines) if r is not None]
     assert batch.count == len(records) == len(batch.subjects) == len(batch.texts)
     assert batch.bad == sum(1 for x in lines if x.strip() and parse(x) is None)
+    listeners = list(zip(batch.listener_of, batch.listeners, strict=True))
+    tags = list(zip(batch.tag_of, batch.tags_folded, batch.tags, strict=True))
     for n, record in enumerate(records):
         row = row_of(record)
-        msg = batch.messages[n]
-        assert msg[0] == n
-        assert (msg[1], msg[4], msg[5], msg[6], msg[7], msg[8], msg[9]) == (
+        msg = batch.message_rows(n)
+        assert (msg[0], msg[3], msg[4], msg[5], msg[6], msg[7], msg[8]) == (
             row.id, row.timestamp, row.speaker, row.thread, row.format, row.role, row.subject,
         )  # fmt: skip
         subject, text = fts_values(row)
         assert (batch.subjects[n], batch.texts[n]) == (subject.encode(), text.encode())
-        assert [x for m, x in batch.listeners if m == n] == row.listeners
-        assert [(f, t) for m, f, t in batch.tags if m == n] == [(t.casefold(), t) for t in row.tags]
+        assert [x for m, x in listeners if m == n] == row.listeners
+        assert [(f, t) for m, f, t in tags if m == n] == [(t.casefold(), t) for t in row.tags]
+        assert (n in batch.unfolded) == (unfolded(row.text) or unfolded(row.subject or ""))
     rows = [row_of(r) for r in records]
     names = {r.speaker for r in rows if r.speaker} | {x for r in rows for x in r.listeners}
     assert set(batch.names) == names

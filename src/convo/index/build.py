@@ -4,6 +4,7 @@
 ``state.refresh`` takes the lock itself and calls it. Neither raises for index trouble:
 a broken index file is rebuilt, and when that is impossible the result says
 ``unavailable``. What counts as fresh, appended or rebuilt is ``convo.index.state``'s.
+Where a rebuild's time goes, per record: docs/store.md, "Build speed".
 """
 
 from __future__ import annotations

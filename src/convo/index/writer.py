@@ -8,7 +8,9 @@ comprehension: cheaper than SQL subqueries, measured), and new names their rows.
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
+from typing import cast
 
 from convo.core.names import words
 from convo.index import fts, schema
@@ -80,22 +82,28 @@ class Inserter:
     def add(self, batch: Batch) -> None:
         c, base, ids = self.conn, int(self.next_id), self.ids
         self._names(batch.names)
+        b = batch
+        speaker_id = cast("dict[str | None, int]", ids).get  # None: no speaker
         c.executemany(
             "INSERT INTO messages VALUES (?,?,?,?,?,?,?,?,?,?)",
-            [
-                (n + base, i, o, ln, t, s if s is None else ids[s], th, f, r, sj)
-                for n, i, o, ln, t, s, th, f, r, sj in batch.messages
-            ],
-        )
+            zip(
+                itertools.count(base), b.ids, b.offsets, b.lengths, b.times,
+                map(speaker_id, b.speakers), b.threads, b.formats, b.roles, b.subject_values,
+                strict=False,
+            ),
+        )  # fmt: skip
         if self.side is not None:
             self.side.put(base, batch.subjects, batch.texts)
         else:
             c.executemany(fts.INSERT, fts.numbered(base, batch.subjects, batch.texts))
         c.executemany(
-            "INSERT OR IGNORE INTO message_listeners VALUES (?, ?)",
-            [(n + base, ids[x]) for n, x in batch.listeners],
+            f"INSERT OR IGNORE INTO message_listeners VALUES (?+{base}, ?)",
+            zip(b.listener_of, map(ids.__getitem__, b.listeners), strict=False),
         )
-        c.executemany(f"INSERT OR IGNORE INTO message_tags VALUES (?+{base}, ?, ?)", batch.tags)
+        c.executemany(
+            f"INSERT OR IGNORE INTO message_tags VALUES (?+{base}, ?, ?)",
+            zip(b.tag_of, b.tags_folded, b.tags, strict=False),
+        )
         if batch.unfolded:
             c.executemany(
                 "INSERT INTO messages_unfolded VALUES (?)", [(n + base,) for n in batch.unfolded]

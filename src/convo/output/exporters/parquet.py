@@ -84,7 +84,7 @@ def arrow_schema() -> Any:
     return pa.schema([pa.field(name, kinds[kind]) for name, kind in COLUMNS])
 
 
-def _record_type(pa: Any) -> Any:
+def record_type(pa: Any) -> Any:
     """The fields ``arrow_batch`` reads, as one Arrow struct type (both spellings)."""
     text, texts = pa.string(), pa.list_(pa.string())
     meta = pa.struct([("speaker", text), ("listeners", texts), ("recipients", texts)])
@@ -108,35 +108,50 @@ def arrow_batch(rows: list[dict[str, Any]], schema: Any) -> Any:
     ``benchmarks/bench_fastpaths.py``)."""
     pa = require_pyarrow()
     try:
-        got = pa.array(rows, _record_type(pa))
+        got = pa.array(rows, record_type(pa))
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return _exact_batch(rows, schema)
+    field = _list_fields(got)
+    if not _plain_lists(rows, field):
+        return _exact_batch(rows, schema)
+    extras = [orjson.dumps(e) if type(e) is dict and e else None
+              for e in map(dict.get, rows, itertools.repeat("extra"))]  # fmt: skip
+    stamps = _timestamps(pa, got.field("timestamp"), rows)
+    return struct_batch(got, stamps, pa.array(extras, pa.string()), schema)
+
+
+def _list_fields(got: Any) -> dict[str, Any]:
+    """The list fields of ``record_type``'s struct array, by name."""
     field = {name: got.field(name) for name in ("tags", "textChunks", "text_chunks")}
     # flatten(): a child holds the parent's nulls (a record without metadata)
     meta = dict(
         zip(("speaker", "listeners", "recipients"), got.field("metadata").flatten(), strict=True)
     )
     field["listeners"], field["recipients"] = meta["listeners"], meta["recipients"]
-    if not _plain_lists(rows, field):
-        return _exact_batch(rows, schema)
+    return field
+
+
+def struct_batch(got: Any, stamps: Any, extras: Any, schema: Any) -> Any:
+    """The export's ``RecordBatch`` of records read as ``record_type``'s struct array
+    ``got`` whose list fields hold lists (not strings read as lists), with their
+    canonical timestamp strings ``stamps`` and ``extra`` as JSON text."""
+    pa = require_pyarrow()
+    field = _list_fields(got)
     pc = pa.compute
-    stamps, offsets = _known(pa, _timestamps(pa, got.field("timestamp"), rows))
+    stamps, offsets = _known(pa, stamps)
     chunks = _texts(pa, pc.coalesce(field["textChunks"], field["text_chunks"]))
-    extras = map(dict.get, rows, itertools.repeat("extra"))
     reply = pc.coalesce(_blank_null(pa, got.field("replyTo")), got.field("reply_to"))
     columns = {
         "id": _blank_null(pa, got.field("id")),
         "timestamp": stamps.cast(schema.field("timestamp").type),
-        "speaker": meta["speaker"],
+        "speaker": got.field("metadata").flatten()[0],
         "listeners": _texts(pa, pc.coalesce(field["listeners"], field["recipients"])),
         "tags": _texts(pa, field["tags"]),
         "text_chunks": chunks,
         "text": pc.binary_join(chunks, "\n"),
         "format": pc.fill_null(_blank_null(pa, got.field("format")), "convo"),
         "reply_to": _blank_null(pa, reply),
-        "extra": pa.array(
-            [orjson.dumps(e) if type(e) is dict and e else None for e in extras], pa.string()
-        ),
+        "extra": extras,
         "month": pc.fill_null(pc.utf8_slice_codeunits(stamps, 0, 7), UNDATED_MONTH),
         "undated_offset": offsets,
     }
