@@ -126,6 +126,42 @@ def test_data_json_as_signal_export_writes_it(tmp_path):
     assert got[-1]["textChunks"] == ["(This message was deleted)"]
 
 
+def test_an_attachment_signal_export_could_not_include(tmp_path):
+    """``(media not exported)`` (``Attachment.missing_kind``, ``models.py``) is an
+    attachment in both layouts, never text; md and json give one record (one id)."""
+    import orjson
+
+    chat = tmp_path / "Bo"
+    chat.mkdir()
+    (chat / "chat.md").write_text(
+        "[2024-05-01 09:05:00] Me: photo  (media not exported)  \n\n"
+        "[2024-05-01 09:06:00] Bo:   (attachment not exported)  \n"
+    )
+    rows = [("2024-05-01T09:05:00", "Me", "photo  ", "media"),
+            ("2024-05-01T09:06:00", "Bo", "  ", "attachment")]  # fmt: skip
+    (chat / "data.json").write_bytes(
+        b"\n".join(
+            orjson.dumps({"date": d, "sender": who, "body": body, "quote": "", "sticker": None,
+                          "reactions": [], "deleted": False, "call": False, "missed": False,
+                          "attachments": [{"name": "", "path": "", "missing_kind": kind}]})
+            for d, who, body, kind in rows
+        )
+    )  # fmt: skip
+
+    def read(name):
+        source = Source(chat / name, name=f"signal/Bo/{name}")  # the chat is the folder
+        return [m.serialize() for m in signal.read(source, ImportContext(source))]
+
+    md, js = read("chat.md"), read("data.json")
+    assert [r["textChunks"] for r in md] == [
+        ["photo", "[attachment] (media not exported)"],
+        ["[attachment] (attachment not exported)"],
+    ]
+    assert [r["textChunks"] for r in js] == [r["textChunks"] for r in md]
+    assert [r["id"] for r in js] == [r["id"] for r in md]
+    assert md[0]["extra"]["attachments"] == [{"name": "", "path": "", "missing": "media"}]
+
+
 def test_tz_applies_to_naive_times():
     opts = ImportOptions(tz=get_zone("Europe/Amsterdam"))
     recs, _, _ = _run(CASES["chat-md"], options=opts)
@@ -242,4 +278,4 @@ def test_chat_md_exported_sticker_and_image_after_a_bang(tmp_path):
         "sticker": "🎉",
         "sticker_path": "../exported_stickers/9f3c/12.webp",
     }
-    assert missing["textChunks"] == ["(attachment not exported)"]
+    assert missing["textChunks"] == ["[attachment] (attachment not exported)"]

@@ -7,7 +7,8 @@ Text layouts (this module):
   starts with the quoted text as ``> `` lines, reactions follow as ``(- Name: 👍, ... -)``,
   a sticker as ``(( label ))`` (``[label](../exported_stickers/PACK/ID.ext)`` when its
   file was exported), attachments as ``![name](./media/x.jpg)`` or
-  ``[name](./media/x.pdf)``; the owner is ``Me``; times are naive local times.
+  ``[name](./media/x.pdf)``, one it could not include as ``(media not exported)`` (or
+  ``attachment``); the owner is ``Me``; times are naive local times.
 - **sigtop** ``-f text``: ``Conversation: Name (detail)``, then per message the fields
   ``From:`` (``You`` when outgoing), ``Type:``, ``Sent:``/``Received:`` (RFC 2822 times
   with offsets), ``Attachment:``, ``Reaction:``, an ``Edited: N versions`` history of
@@ -68,6 +69,8 @@ _DAMAGED_SHORT = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\S{0,12} (.*)$")
 _FIELD = re.compile(r"^(From|Type|Sent|Received|Attachment|Reaction|Edited): (.*)$")
 _REACTIONS = re.compile(r"^\(- (.*) -\)$")
 _STICKER = re.compile(r"^\(\( (.*) \)\)$")
+# an attachment signal-export could not include: ``(media not exported)`` (create.py)
+_MISSING = re.compile(r"\((media|attachment) not exported\)")
 _LINK = re.compile(r"(!?)\[([^\]\n]*)\]\((\./[^)\n]*|\.\./[^)\n]*)\)")
 _DETAIL = re.compile(r"^(.*?) \(([^()]*)\)$")
 _SIGTOP_ATTACHMENT = re.compile(r"^(.*) \(([^,()]*), (\d+) bytes\)$")
@@ -270,7 +273,7 @@ def _record(msg: _Msg, speakers: list[str], thread: str, ctx: ImportContext) -> 
     listeners = other_party(speakers, speaker)
     chunks = [text] if text or not extra.get("attachments") else []
     chunks += [
-        f"[attachment] {a.get('name') or a.get('path')}" for a in extra.get("attachments", [])
+        f"[attachment] {signal_json.attachment_label(a)}" for a in extra.get("attachments", [])
     ]
     return message(
         chunks,
@@ -295,7 +298,9 @@ def _md_body(lines: list[str]) -> tuple[str, dict[str, Any]]:
     if stickers:
         extra["sticker"] = stickers[0]["name"]
         extra["sticker_path"] = stickers[0]["path"]
-    attachments = [a for a in links if a not in stickers]
+    attachments: list[dict[str, Any]] = [a for a in links if a not in stickers]
+    attachments += [{"name": "", "path": "", "missing": m[1]} for m in _MISSING.finditer(text)]
+    text = _MISSING.sub("", text).strip()
     if attachments:
         extra["attachments"] = attachments
     if links:

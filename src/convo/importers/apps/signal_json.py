@@ -103,7 +103,7 @@ def _export_message(
     attachments = [_export_attachment(a) for a in map(as_dict, as_list(obj.get("attachments")))]
     sticker = as_dict(obj.get("sticker"))
     body = _export_body(obj)
-    chunks = [body, *(f"[attachment] {a['name'] or a['path']}" for a in attachments)]
+    chunks = [body, *(f"[attachment] {attachment_label(a)}" for a in attachments)]
     if sticker and not body:
         chunks.append(f"[sticker] {as_str(sticker.get('emoji')) or 'sticker'}")
     return message(
@@ -117,6 +117,14 @@ def _export_message(
         tags=[SYSTEM_TAG] if obj.get("call") is True else [],
         extra={"attachments": attachments, "sticker": sticker, **_export_extra(obj)},
     )
+
+
+def attachment_label(a: dict[str, Any]) -> str:
+    """An attachment's chunk text: its name, else its path, else what signal-export
+    wrote for one it could not include (``(media not exported)``)."""
+    if a.get("missing") and not (a.get("name") or a.get("path")):
+        return f"({a['missing']} not exported)"
+    return str(a.get("name") or a.get("path") or "")
 
 
 def _export_body(obj: dict[str, Any]) -> str:

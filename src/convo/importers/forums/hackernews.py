@@ -3,8 +3,9 @@
 
 Listeners: the ``@`` mentions, else (a reply) the parent's author when the parent was
 read earlier in the input (every Algolia child; a Firebase item whose parent came
-before it), as GitLab discussions name their first author; a map of item id to author
-(a few bytes per item) beside the story map.
+before it), as GitLab discussions name their first author. This needs a map of item id
+to author beside the story map: one dict entry per item read (about 100 bytes in
+CPython), so memory grows with a dump's item count, as the story map's does.
 
 Algolia trees are walked depth-first with an explicit stack. Firebase items carry only
 ``parent``; their thread is the story when the parent chain was seen earlier in the input
