@@ -104,13 +104,14 @@ class WorkerReads:
         self.closed = 0
 
     def total(self) -> int | None:
-        """The bytes read, or None while there are no child processes (one process)."""
-        pids = _children()
-        if not pids and not self.first:
-            return None
+        """The bytes read, or None while no child process has had an input open (one
+        process; a child that reads no input, such as multiprocessing's resource tracker
+        left by earlier work, is no worker)."""
         now: dict[tuple[str, str], int] = {}
-        for pid in pids:
+        for pid in _children():
             now.update(_positions(pid, self.inputs))
+        if not now and not self.first:
+            return None
         for key in list(self.moved):
             if key not in now:
                 self.closed += self.moved.pop(key)
