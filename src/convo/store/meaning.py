@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from convo.core import fields
-from convo.index.search import Hit, Hits, snippet, terms
+from convo.index.search import Hit, Hits
 from convo.query.model import Query
 from convo.query.tree import terms as any_term
 
@@ -148,10 +148,9 @@ def _hits(store: Store, fused: list, known: dict[str, Hit], free: str) -> list[H
                 ident = fields.record_id(m.record)
                 if ident:
                     known.setdefault(ident, Hit(m.raw, m.record, 0.0, []))
-    words = terms(free)
     out = []
     for f in fused:
         h = known.get(f.id)
         if h is not None:  # None: the message left the store since it was embedded
-            out.append(Hit(h.raw, h.record, f.score, snippet(h.record, words, free), f.why))
+            out.append(Hit(h.raw, h.record, f.score, why=f.why, query=free))
     return out
