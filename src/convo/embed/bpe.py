@@ -92,7 +92,7 @@ class Tokenizer:
         ):
             return self.ranks
         self._passes += 1
-        wanted = set()
+        wanted: set[str] = set()
         vocab, longest = self.vocab, self.longest
         for w in words:
             for i in range(len(w)):
