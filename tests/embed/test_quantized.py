@@ -136,7 +136,7 @@ def test_few_rows_are_read_again_from_the_float32_file(tmp_path, monkeypatch):
 def test_records_hold_each_row_within_its_error():
     matrix = unit_rows(3, 50, 64, 5, 0)
     recs = quantize(matrix)
-    assert recs.dtype == record(64) and recs.dtype.itemsize == 64 + 8
+    assert recs.dtype == record(64) and recs.dtype.itemsize == quantized.size(64) == 64 + 8
     back = recs["scale"][:, None] * recs["codes"].astype(np.float32)
     assert np.all(np.linalg.norm(matrix - back, axis=1) <= recs["error"])
     assert np.all(recs["codes"][np.all(matrix == 0, axis=1)] == 0)

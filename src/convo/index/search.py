@@ -57,8 +57,8 @@ class Hit:
 
     The snippet is cut when first read, around the words of ``query`` (``snippet``),
     unless one is given: a search makes more hits than it shows (the keyword lists a
-    fusion reads, JSONL output that has no snippet), and cutting one costs as much as
-    ranking a thousand messages."""
+    fusion reads, JSONL output that has no snippet). A hybrid search cut 70 snippets
+    to show 20 before, about 70 µs each on the benchmark's short messages."""
 
     __slots__ = ("_query", "_snippet", "raw", "record", "score", "why")
 
