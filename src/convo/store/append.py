@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -232,8 +233,6 @@ class StoreFile:
 @contextlib.contextmanager
 def _spool(folder: Path, where: str) -> Iterator[IO[bytes]]:
     """A temporary file next to the store (removed on close, also on Ctrl-C)."""
-    import tempfile  # here: a search or a read would import it for nothing
-
     with _located(where):
         folder.mkdir(parents=True, exist_ok=True)
         spool = tempfile.TemporaryFile(dir=folder, prefix=".convo-spool-")  # noqa: SIM115
