@@ -149,6 +149,38 @@ def search_latency(h, folder: Path, n: int) -> list[tuple[str, str, str, bool | 
     ]  # fmt: skip
 
 
+FLOOR = {  # what every search process does before its own work, cumulatively
+    "interpreter start": "pass",
+    "interpreter + numpy's import": "import numpy",
+    "interpreter + numpy + the default model and the query's vector": (
+        f"from convo.embed import make; make(None).embed({QUESTION!r})"
+    ),
+}
+
+
+def search_floor(h) -> list[tuple[str, str, str, bool | None]]:
+    """The part of a search's time that is not its search: a fresh interpreter, numpy's
+    import and the default model's load with the query's vector (OpenBLAS on one thread,
+    as ``convo search`` sets it), each a whole command, in turn, 7 rounds; medians."""
+    runs = {f"floor: {label}": [sys.executable, "-c", code] for label, code in FLOOR.items()}
+    with_env = {"OPENBLAS_NUM_THREADS": "1"}
+    measures = {label: [] for label in runs}
+    cpus: dict[str, list[float]] = {label: [] for label in runs}
+    for _ in range(7):
+        for label, argv in runs.items():
+            m = h.time_cmd(label, argv, repeat=1, env=with_env)
+            h.section.measures.remove(m)
+            measures[label] += m.seconds
+            cpus[label] += m.cpu
+    import statistics
+
+    return [
+        (f"{label}, p50", f"{statistics.median(measures[label]) * 1000:.0f} ms "
+         f"(CPU {statistics.median(cpus[label]) * 1000:.0f} ms)", "", None)
+        for label in runs
+    ]  # fmt: skip
+
+
 def measure(quick: bool = False) -> tuple[list[tuple[str, str, str, bool | None]], list[str]]:
     from convo.embed import make
 
@@ -195,6 +227,7 @@ def run(h) -> None:
     rows, notes = measure(h.quick)
     for n in (h.scale(100_000), h.scale(1_000_000)):
         rows += search_latency(h, h.data_dir, n)
+    rows += search_floor(h)
     for claim, value, target, met in rows:
         print(f"  {claim}: {value}", flush=True)
         h.row(claim, value, target, met)

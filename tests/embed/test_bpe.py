@@ -4,6 +4,7 @@ as written, control characters, accents, CJK and emoji."""
 
 from __future__ import annotations
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,6 +17,7 @@ from convo.embed.wordllama import TOKENIZER, package_folder  # noqa: E402
 
 PATH = package_folder() / TOKENIZER
 PLAIN = bpe.load(PATH)
+CONFIG = orjson.loads(PATH.read_bytes())
 LIBRARY = tokenizers.Tokenizer.from_file(str(PATH))
 LIBRARY.no_padding()
 LIBRARY.no_truncation()
@@ -28,6 +30,15 @@ TEXTS = st.lists(
     st.one_of(PIECES, st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)),
     max_size=12,
 ).map("".join)
+
+
+def first_text(text: str) -> list[int]:
+    """The ids of a fresh tokenizer's first text: made with only the merges it can need."""
+    fresh = bpe.from_config(CONFIG)
+    assert fresh is not None
+    ids = fresh.encode(text)
+    assert fresh._ranks is None or any(ch not in fresh.vocab for ch in "▁" + text)
+    return ids
 
 
 def library(text: str) -> list[int]:
@@ -45,6 +56,7 @@ def test_the_default_tokenizer_file_is_of_the_shape_read():
 )  # fmt: skip
 def test_known_texts(text):
     assert PLAIN is not None and PLAIN.encode(text) == library(text)
+    assert first_text(text) == library(text)
 
 
 @settings(max_examples=300, deadline=None)
@@ -53,8 +65,13 @@ def test_the_same_ids_as_the_library(text):
     assert PLAIN is not None and PLAIN.encode(text) == library(text)
 
 
+@settings(max_examples=200, deadline=None)
+@given(TEXTS)
+def test_a_first_text_gets_the_same_ids_from_the_merges_it_needs(text):
+    assert first_text(text) == library(text)
+
+
 def test_a_file_of_another_shape_is_left_to_the_library(tmp_path):
-    import orjson
 
     config = orjson.loads(PATH.read_bytes())
     config["pre_tokenizer"] = {"type": "Whitespace"}

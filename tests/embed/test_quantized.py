@@ -60,15 +60,16 @@ def query(seed: int, dims: int, length: float):
 @given(
     st.integers(0, 10**6), st.integers(1, 300), st.sampled_from([4, 16, 64, 256]),
     st.integers(0, 20), st.integers(0, 5), st.integers(1, 320), st.sampled_from([1.0, 0.5]),
-    st.booleans(),
+    st.booleans(), st.booleans(),
 )  # fmt: skip
 def test_top_rows_are_the_float32_ranking(
-    tmp_path_factory, seed, n, dims, zeros, twins, want, length, two_cores
+    tmp_path_factory, seed, n, dims, zeros, twins, want, length, two_cores, blas
 ):
     matrix = unit_rows(seed, n, dims, zeros, twins)
     q = query(seed, dims, length)
     vf = vectors_of(tmp_path_factory.mktemp("q"), matrix)
     with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(quantized, "alone", lambda: blas)  # the scan's matmul, or its einsum
         if two_cores:  # the scan in two halves at once, in blocks of 8 rows
             mp.setattr(quantized, "PARALLEL", 1)
             mp.setattr(quantized, "BLOCK", 8)
@@ -86,9 +87,11 @@ def test_top_rows_are_the_float32_ranking(
 @settings(max_examples=40, deadline=None)
 @given(
     st.integers(0, 10**6), st.integers(1, 200), st.sampled_from([8, 64]), st.integers(0, 10),
-    st.integers(1, 40), st.data(),
+    st.integers(1, 40), st.booleans(), st.data(),
 )  # fmt: skip
-def test_best_of_spans_is_the_float32_ranking(tmp_path_factory, seed, n, dims, zeros, limit, data):
+def test_best_of_spans_is_the_float32_ranking(
+    tmp_path_factory, seed, n, dims, zeros, limit, blas, data
+):
     matrix = unit_rows(seed, n, dims, zeros, 2)
     q = query(seed, dims, 1.0)
     # Messages of one to three adjacent rows, some left out (not candidates).
@@ -100,10 +103,12 @@ def test_best_of_spans_is_the_float32_ranking(tmp_path_factory, seed, n, dims, z
     offsets = np.cumsum(counts) - counts
     rows = np.concatenate([np.arange(r, r + c) for r, c in kept])
     vf = vectors_of(tmp_path_factory.mktemp("s"), matrix)
-    try:
-        messages, best = best_of_spans(vf, q, rows, offsets, limit)
-    finally:
-        vf.close()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(quantized, "alone", lambda: blas)  # the scan's matmul, or its einsum
+        try:
+            messages, best = best_of_spans(vf, q, rows, offsets, limit)
+        finally:
+            vf.close()
     plain = np.maximum.reduceat(scores_of(matrix, q)[rows], offsets)
     order = np.argsort(-plain, kind="stable")[:limit]
     assert messages.tolist() == order.tolist()
@@ -131,7 +136,7 @@ def test_few_rows_are_read_again_from_the_float32_file(tmp_path, monkeypatch):
 def test_records_hold_each_row_within_its_error():
     matrix = unit_rows(3, 50, 64, 5, 0)
     recs = quantize(matrix)
-    assert recs.dtype == record(64) and recs.dtype.itemsize == 64 + 8
+    assert recs.dtype == record(64) and recs.dtype.itemsize == quantized.size(64) == 64 + 8
     back = recs["scale"][:, None] * recs["codes"].astype(np.float32)
     assert np.all(np.linalg.norm(matrix - back, axis=1) <= recs["error"])
     assert np.all(recs["codes"][np.all(matrix == 0, axis=1)] == 0)

@@ -151,3 +151,17 @@ def test_a_default_search_whose_model_fails_answers_by_keyword(many):
     assert "searched by keyword only" in hits.fallback and "another-model" in hits.fallback
     with pytest.raises(UsageError, match="made by wordhash-64"):
         s.search("login cookie", mode="hybrid")
+
+
+def test_a_hybrid_search_whose_two_halves_fail_tells_the_keyword_error(many, monkeypatch):
+    import convo.store.searching
+
+    def broken(*_args, **_kwargs):
+        raise UsageError("the keyword half failed")
+
+    monkeypatch.setattr(convo.store.searching, "keyword", broken)
+    s = Store(many, embedder=WordHash("another-model"))  # the meaning half fails too
+    with pytest.raises(UsageError, match="the keyword half failed"):
+        s.search("login cookie", mode="hybrid")
+    with pytest.raises(UsageError, match="made by wordhash-64"):  # alone, its error
+        Store(many, embedder=WordHash("another-model")).search("login cookie", mode="semantic")

@@ -10,6 +10,8 @@ planner and the store call it.
 - ``wordllama`` (the default, offline) and ``remote`` (an OpenAI-compatible server)
 - ``chunks``: what of a message is embedded; long messages in chunks
 - ``vectors``: ``<store>.vectors`` (raw float32 rows) and its catalogue
+- ``quantized``: ``<store>.vectors.q8``, the int8 copy a search scans, rescored exactly
+- ``blas``: numpy's BLAS on one thread in a search process
 - ``build``: ``embed_store``, incremental
 - ``nearest``: ``semantic`` and ``similar``, among candidates or all
 - ``fusion``: reciprocal rank fusion and the keyword queries of a question

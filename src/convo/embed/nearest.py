@@ -66,13 +66,15 @@ def semantic(
     limit: int = 20,
     *,
     embedder: Embedder | None = None,
+    vector: Vectors | None = None,
 ) -> list[Scored]:
     """The ``limit`` messages nearest in meaning to ``text``, best first (among
-    ``candidates`` when given: record ids)."""
+    ``candidates`` when given: record ids). ``vector``: ``text``'s, made by ``embedder``
+    beforehand (the store's hybrid search makes it while its keyword lists run)."""
     vf = open_vectors(store_path)
     try:
         model = query_embedder(vf, embedder, Path(store_path))
-        return rank(vf, model.embed(text), candidates, limit)
+        return rank(vf, model.embed(text) if vector is None else vector, candidates, limit)
     finally:
         vf.close()
 

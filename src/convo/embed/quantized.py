@@ -33,6 +33,8 @@ import mmap
 import os
 from typing import IO, TYPE_CHECKING, Any
 
+from convo.embed.blas import alone
+
 if TYPE_CHECKING:
     from convo.embed.protocol import Vectors
     from convo.embed.vectors import VectorFile
@@ -52,10 +54,15 @@ def _cores() -> int:
 
 
 def record(dims: int) -> Any:
-    """The numpy dtype of one row's record: codes, scale, error."""
+    """The numpy dtype of one row's record: codes, scale, error (``size(dims)`` bytes)."""
     import numpy as np
 
     return np.dtype([("codes", "i1", (dims,)), ("scale", "<f4"), ("error", "<f4")])
+
+
+def size(dims: int) -> int:
+    """The bytes of one row's record (``record``), known without numpy."""
+    return dims + 8
 
 
 def slack(dims: int) -> float:
@@ -87,17 +94,17 @@ def quantize(vectors: Vectors) -> Any:
 
 def rows_in(f: IO[bytes], dims: int) -> int:
     """Whole records in the open copy ``f``."""
-    return os.fstat(f.fileno()).st_size // record(dims).itemsize
+    return os.fstat(f.fileno()).st_size // size(dims)
 
 
 def catch_up(vf: VectorFile, f: IO[bytes], upto: int) -> int:
     """Cut the open copy ``f`` to its whole records, at most ``upto``, then add the
     records of the float32 rows it lacks up to ``upto``; how many it added. Under the
     writer's lock (``convo.embed.vectors.Writer``)."""
-    size = record(vf.dims).itemsize
+    width = size(vf.dims)
     have = min(rows_in(f, vf.dims), upto)
-    os.ftruncate(f.fileno(), have * size)
-    f.seek(have * size)
+    os.ftruncate(f.fileno(), have * width)
+    f.seek(have * width)
     for start in range(have, upto, GATHER):
         f.write(quantize(vf.read_rows(start, min(GATHER, upto - start))).tobytes())
     f.flush()
@@ -173,9 +180,9 @@ class Copy:
         advice = getattr(mmap, "MADV_DONTNEED", None)
         if self.map is None or end <= start or advice is None:
             return
-        size = self.dtype.itemsize
-        lo = start * size // mmap.PAGESIZE * mmap.PAGESIZE
-        hi = end * size // mmap.PAGESIZE * mmap.PAGESIZE
+        width = self.dtype.itemsize
+        lo = start * width // mmap.PAGESIZE * mmap.PAGESIZE
+        hi = end * width // mmap.PAGESIZE * mmap.PAGESIZE
         if hi > lo:
             with contextlib.suppress(OSError, ValueError):
                 self.map.madvise(advice, lo, hi - lo)
@@ -252,7 +259,10 @@ class Copy:
 
         block = buffer[: len(part)]
         np.copyto(block, part["codes"], casting="unsafe")
-        np.einsum("ij,j->i", block, q, out=out)  # not matmul: see nearest.scores_of
+        if alone():  # BLAS on one thread: 0.6 of einsum's time (convo.embed.blas)
+            np.matmul(block, q, out=out)
+        else:  # a thread pool would cost several times the CPU: see nearest.scores_of
+            np.einsum("ij,j->i", block, q, out=out)
         out *= part["scale"]
         return float(part["error"].max())
 

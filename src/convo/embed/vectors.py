@@ -275,7 +275,7 @@ class Writer:
     def retire(self, spans: Iterable[tuple[int, int]]) -> None:
         """Zero the rows of ``(row, nrows)`` spans (a changed or removed message's)."""
         dims = self.vf.dims
-        size = quantized.record(dims).itemsize
+        size = quantized.size(dims)
         for row, n in spans:
             if n > 0:
                 os.pwrite(self.f.fileno(), bytes(n * dims * 4), row * dims * 4)

@@ -15,16 +15,22 @@ by BM25) and the nearest in meaning. Fusion keeps a hit that only one list has, 
 exact list weighs double, so an exact token the vectors do not rank still comes first.
 Each hit says why it matched: ``keyword``, ``meaning`` or ``both``.
 
+The meaning half runs on a second thread while the keyword lists run (``_meaning_beside``):
+loading numpy and the model is most of a search's start-up, and SQLite and numpy let go
+of the interpreter while they work.
+
 The embedder is made once per ``Store`` (``Store.embedder``; by default the model the
 vectors were made with) and kept, so a program that searches many times loads it once.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import contextlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from convo.core import fields
-from convo.index.search import Hit, Hits, snippet, terms
+from convo.index.search import Hit, Hits
 from convo.query.model import Query
 from convo.query.tree import terms as any_term
 
@@ -47,10 +53,17 @@ def ranked(store: Store, free: str, query: Query, mode: str, *, limit: int, trac
     out.notice = _upgraded(store)
     lists: list[list[str]] = [[], []]
     if mode == "hybrid":
-        lists = _keyword_lists(store, free, query, depth, known, out, track)
-    meaning = semantic(
-        store.real, free, candidate_ids(store, query), depth, embedder=embedder_of(store)
-    )
+        meaning_of = _meaning_beside(store, free, query, depth)
+        try:
+            lists = _keyword_lists(store, free, query, depth, known, out, track)
+        except Exception:
+            with contextlib.suppress(Exception):  # this error is the one to tell
+                meaning_of()
+            raise
+        meaning = meaning_of()
+    else:
+        candidates = candidate_ids(store, query)
+        meaning = semantic(store.real, free, candidates, depth, embedder=embedder_of(store))
     if mode == "hybrid":
         fused = hybrid(lists[0], lists[1], [s.id for s in meaning], limit)
     else:
@@ -58,6 +71,54 @@ def ranked(store: Store, free: str, query: Query, mode: str, *, limit: int, trac
     out.extend(_hits(store, fused, known, free))
     out.mode = mode
     return out
+
+
+def _meaning_beside(store: Store, free: str, query: Query, depth: int) -> Callable[[], list]:
+    """Start the meaning half of a hybrid search on a second thread; what gives its
+    nearest ``depth`` messages (or raises its error). The thread loads numpy and the
+    model and embeds ``free`` (about 0.1 s of start-up) while the keyword lists run on
+    this one, in SQLite, which lets go of the interpreter; with no filter it also scans
+    the vectors (numpy lets go too). With filters, the candidates are read from the index
+    and scored here, after the keyword lists: the index is read by one thread at a time."""
+    from convo.embed.nearest import semantic
+
+    def vector() -> tuple[Embedder, Any]:
+        model = embedder_of(store)
+        return model, model.embed(free)
+
+    def nearest(candidates: list[str] | None, made: tuple[Embedder, Any]) -> list:
+        return semantic(store.real, free, candidates, depth, embedder=made[0], vector=made[1])
+
+    if query.where is None:
+        return _beside(lambda: nearest(None, vector()))
+    made = _beside(vector)
+    return lambda: nearest(candidate_ids(store, query), made())
+
+
+def _beside(task: Callable[[], Any]) -> Callable[[], Any]:
+    """``task`` started on a daemon thread; what waits for it and gives its result, or
+    raises its exception."""
+    import threading
+
+    done: list[Any] = []
+
+    def run() -> None:
+        try:
+            done.append((True, task()))
+        except BaseException as e:  # raised again on the caller's thread, below
+            done.append((False, e))
+
+    thread = threading.Thread(target=run, name="convo-meaning", daemon=True)
+    thread.start()
+
+    def result() -> Any:
+        thread.join()
+        ok, value = done[0]
+        if not ok:
+            raise value
+        return value
+
+    return result
 
 
 def _keyword_lists(
@@ -148,10 +209,9 @@ def _hits(store: Store, fused: list, known: dict[str, Hit], free: str) -> list[H
                 ident = fields.record_id(m.record)
                 if ident:
                     known.setdefault(ident, Hit(m.raw, m.record, 0.0, []))
-    words = terms(free)
     out = []
     for f in fused:
         h = known.get(f.id)
         if h is not None:  # None: the message left the store since it was embedded
-            out.append(Hit(h.raw, h.record, f.score, snippet(h.record, words, free), f.why))
+            out.append(Hit(h.raw, h.record, f.score, why=f.why, query=free))
     return out

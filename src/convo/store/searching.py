@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from convo.core import fields
 from convo.core.errors import UsageError
-from convo.index.search import HINT, Hit, Hits, snippet, terms
+from convo.index.search import HINT, Hit, Hits
 from convo.index.search import search as fts_search
 from convo.query.model import Query, build
 from convo.query.plan import compile_where
@@ -164,7 +164,7 @@ def by_id(store: Store, free: str, query: Query) -> list[Hit]:
     out: list[Hit] = []
     for batch in store.select(Query(where)).batches:
         for m in batch:
-            out.append(Hit(m.raw, m.record, 0.0, snippet(m.record, terms(free), free)))
+            out.append(Hit(m.raw, m.record, 0.0, query=free))
     out.sort(key=lambda h: order.get(fields.record_id(h.record) or "", len(order)))
     return out
 
@@ -173,5 +173,5 @@ def _newest(store: Store, query: Query, limit: int) -> Hits:
     """Only filters: the matching messages, newest first."""
     out = Hits()
     for record in store.query(replace(query, sort="-time", limit=limit)):
-        out.append(Hit(b"", record, 0.0, snippet(record, [], "")))
+        out.append(Hit(b"", record, 0.0))
     return out

@@ -39,10 +39,12 @@ OWN_SPECS = (
 def search(*, fts: bool = False, mode: str | None = None, args: ReadArgs) -> int:
     """Ranked search of the store by what you type, best first."""
     from convo.core.errors import UsageError
+    from convo.embed.blas import one_thread
     from convo.output.env import Environment
     from convo.output.progress import progress
     from convo.store import Store
 
+    one_thread()  # before numpy loads: no BLAS thread pool (convo.embed.blas)
     # Every argument is text: search reads the store, never a file.
     text = " ".join(w for w in (*args.inputs, args.query) if w)
     args.inputs, args.query = [], ""

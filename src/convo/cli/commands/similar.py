@@ -19,8 +19,11 @@ def similar(*, args: ReadArgs) -> int:
     """The messages nearest in meaning to message ID, best first."""
     from convo.cli.commands.search import output_format, show_hits, unlimited
     from convo.core.errors import UsageError
+    from convo.embed.blas import one_thread
     from convo.output.env import Environment
     from convo.store import Store
+
+    one_thread()  # before numpy loads: no BLAS thread pool (convo.embed.blas)
 
     # The first argument is a message id, the others query terms (convo query --help):
     # similar reads the store, never a file.
