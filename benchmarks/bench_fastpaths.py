@@ -109,15 +109,8 @@ def _scanner(path: Path, filters: Any, shortcut: str | None) -> Callable[[], lis
 
 
 SCANS = [
-    ("raw-byte decisions, `--speaker Quinn`", {"speakers": ["Quinn"]}, "decider"),
-    (
-        "raw-byte decisions, `--speaker Wen` (a needle in 40% of lines)",
-        {"speakers": ["Wen"]},
-        "decider",
-    ),
-    ("raw-byte decisions, `--tag urgent`", {"tags": ["urgent"]}, "decider"),
-    ("raw-byte decisions, `--speaker Alice` (2% of messages)", {"speakers": ["Alice"]}, "decider"),
-    ("raw-byte decisions, `--tag security` (7%)", {"tags": ["security"]}, "decider"),
+    # A speaker or a tag alone is parsed (query/canonical.py: their decisions gained
+    # nothing measurable alone); decided beside another kind:
     (
         "raw-byte decisions, `--speaker Alice --tag security`",
         {"speakers": ["Alice"], "tags": ["security"]},
