@@ -443,3 +443,12 @@ def run(h) -> None:
         "summed over the rounds (less disturbed by machine load). convo streams the input "
         "(memory flat with input size) where the bare loop loads it whole."
     )
+    h.note(
+        "OpenAI messages: the bare loop writes no `id`; convo gives each message its "
+        "content hash (`core.record.content_id`, part of finishing) and counts repeats "
+        "in bounded memory (`core.counts`). The document is read in two passes (its "
+        "top-level members first, the messages skimmed, so that members after the "
+        "array reach the first message), each element parsed by orjson. Start-up "
+        "(typer, pydantic and the format registry imported) is measured on a "
+        "one-message document and taken out in the row that says so."
+    )
