@@ -38,6 +38,36 @@ def test_stdout_sink(strict):
     assert [r["id"] for r in records(buf.getvalue())] == [m.id for m in _messages()]
 
 
+class _Writes(io.BytesIO):
+    def __init__(self):
+        super().__init__()
+        self.writes = 0
+
+    def write(self, data):
+        self.writes += 1
+        return super().write(data)
+
+
+def test_stdout_sink_writes_blocks_of_lines_not_a_write_a_line():
+    """An unbuffered stdout (PYTHONUNBUFFERED=1) made a write a line a system call."""
+    out = _Writes()
+    lines = list(_messages()) * 100
+    sinks.to_stdout(iter(lines), out, strict=False)
+    assert len(records(out.getvalue())) == len(lines)
+    assert out.writes <= len(out.getvalue()) // sinks.WRITE_BYTES + 1 < len(lines)
+
+
+def test_stdout_sink_writes_the_lines_made_before_an_error():
+    def failing():
+        yield from _messages()
+        raise InputError("broken", where="x")
+
+    out = io.BytesIO()
+    with pytest.raises(InputError):
+        sinks.to_stdout(failing(), out, strict=False)
+    assert [r["id"] for r in records(out.getvalue())] == [m.id for m in _messages()]
+
+
 def test_store_sink_dedups_on_a_second_run(tmp_path):
     st = Store(tmp_path / "s.jsonl")
     first = sinks.to_store(_messages(), st)

@@ -70,6 +70,8 @@ FILTERS = [
     {"texts": ["calm"]},
     {"texts": ["chunks"]},
     {"texts": ["1]"]},
+    {"speakers": ["quinn"], "tags": ["urgent"]},  # speaker and tag decided together
+    {"speakers": ["bob"], "tags": ["calm"]},
     {"speakers": ["quinn"], "tags": ["urgent"], "since": "2019-01-01T00:00:00Z"},
     {"speakers": ["quinn"], "texts": ["budget"], "since": "2019-01-01T00:00:00Z"},
 ]
@@ -234,6 +236,9 @@ _FILTERS = st.sampled_from(
         {"since": "2018-01-01T00:00:00Z"},
         {"until": "2018-01-01T00:00:00Z"},
         {"since": "2018-01-01T00:00:00Z", "texts": ["budget"]},
+        {"speakers": ["wen"], "tags": ["urgent"]},
+        {"speakers": ["quinn"], "since": "2018-01-01T00:00:00Z"},
+        {"tags": ["urgent"], "until": "2018-01-01T00:00:00Z"},
         {"speakers": ["wen"], "texts": ["budget"], "since": "2018-01-01T00:00:00Z"},
     ]
 )

@@ -9,7 +9,8 @@ It is also the one home of content-hash ids: ``ContentIds`` gives every message 
 source that has no id of its own ``h:`` + a hash of (format, conversation, speaker,
 time, text) (``convo.core.record.content_id``), the conversation being the message's
 ``thread``, else the source file's name (without its folder or a ``.gz`` suffix, so the
-same file ingested from another folder, or compressed, keeps its ids), with an occurrence counter for true repeats. The
+same file ingested from another folder, or compressed, keeps its ids), with an occurrence
+counter for true repeats (exact, in bounded memory: ``convo.core.counts``). The
 pipeline finishes every message through it; readers that need an id before the
 pipeline (a reply's target) or that hash another time (a transcript's cue offset, so
 ``--start-date`` does not change ids) call it themselves.
@@ -29,6 +30,7 @@ import re
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
+from convo.core.counts import Counts
 from convo.core.record import ConversationMessage, content_id, unchecked_message
 
 if TYPE_CHECKING:
@@ -101,11 +103,15 @@ _EMPTYABLE = (str, list, dict)
 
 
 class ContentIds:
-    """Content-hash ids for the messages of one source (see the module docstring)."""
+    """Content-hash ids for the messages of one source (see the module docstring).
+
+    The occurrence counters are exact and their memory bounded whatever the source's
+    size (``convo.core.counts.Counts``: past 262,144 distinct messages they go to a
+    temporary table on disk)."""
 
     def __init__(self, source_name: str):
         self.file = file_scope(source_name)
-        self._seen: dict[str, int] = {}
+        self._seen = Counts()
 
     def assign(self, msg: ConversationMessage, timestamp: str | None = None) -> str:
         """The message's id; one without gets its content hash (``timestamp`` replaces the
@@ -138,8 +144,7 @@ class ContentIds:
     def occurrence(self, base: str) -> str:
         """``base`` with the counter of its repeats so far (``content_id(msg, k)``'s suffix):
         identical messages in one source stay apart, and a re-ingest finds the same ids."""
-        k = self._seen.get(base, 0)
-        self._seen[base] = k + 1
+        k = self._seen.next(base)
         return f"{base}-{k}" if k else base
 
 

@@ -37,11 +37,13 @@ Measured against the same scan with the decider taken out (every candidate line 
 CPU time, one process, 100k records of convo's layout, 5 alternating rounds, noise =
 half the spread of the rounds' ratios; ``benchmarks/bench_fastpaths.py``, two runs at
 load 3-10): ``--since`` 1.92× (±7-9%), ``--text budget`` 1.72-1.74× (±12-20%),
-``--speaker Alice --tag security`` 1.30× (±6%). Alone, the speaker and tag decisions
-gain nothing measurable: ``--speaker Alice`` (2% of messages) 1.09× (±11%),
-``--speaker Quinn`` 1.03× (±14-16%), ``--tag urgent`` 0.96-1.00× (±13-16%), ``--tag
-security`` (7%) 0.89× (±20%): the needle scan leaves few lines, and most of those are
-decided as cheaply by the parse. They stay for the filters that combine them.
+``--speaker Alice --tag security`` 1.30× (±6%); three more runs at load 7-11: 1.31-1.45×
+(±4-17%). Alone, a speaker or a tag decision gained nothing measurable in five runs
+(``--speaker Quinn`` 0.85-1.06×, ``--speaker Wen`` 0.86-1.05×, ``--speaker Alice``
+1.01-1.09×, ``--tag urgent`` 0.96-1.00×, ``--tag security`` 0.87-0.92×, each within
+its noise of ±5-37% or below 1): the needle scan leaves few lines, and most of those are
+decided as cheaply by the parse. So they are decided only beside another kind (a
+speaker and a tag, a time, a text word); a filter of one speaker or one tag is parsed.
 ``tests/query/test_raw_decisions.py`` holds every decision equal to a parse.
 """
 
@@ -123,6 +125,10 @@ class Decider:
             or (filters.texts and self.text is None)
             or filters.tree is not None  # flat fields are then hints: the tree decides
         )  # fmt: skip
+        if self.kinds in ([self.speaker], [self.tag]):
+            # Alone, a speaker or a tag decision gains nothing measurable (module
+            # docstring): such a line is parsed, the plain path.
+            self.kinds = []
         self.complete = bool(self.kinds) and not undecided
         self.has_u = False
         self.low = b""  # the block lower-cased (ASCII), for the text decision
