@@ -94,6 +94,8 @@ def plain_rank(cands: list[str], texts: list[str], exclude: list[str], names: se
             total += degree[w] / freq[w] if freq[w] else 1.0
         scored[phrase] = (-total, pos)
     ranked = sorted(scored, key=scored.__getitem__)
+    # a single word only as the best phrase
+    ranked = ranked[:1] + [p for p in ranked[1:] if " " in p]
     return ranked[: 5 if length > 150 else 3]
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from convo.analysis.knowledge.entities import find
 from convo.analysis.knowledge.extract import extract
-from convo.analysis.knowledge.said import plain_verb, said
+from convo.analysis.knowledge.said import ing_verb, plain_verb, said
 
 PEOPLE = ["Alice Smith", "Bob Jones"]
 
@@ -26,6 +26,16 @@ PEOPLE = ["Alice Smith", "Bob Jones"]
         ("I fixed it.", []),  # no thing named
         ("Need nginx now", []),
         ("Carol wrote runbook.md", []),  # not one of the message's people
+        ("I'm using the Garmin coach plan", [["", "use", "present", "Garmin"]]),
+        ("I write mostly Kotlin and Go.", [["", "write", "present", "Kotlin"], ["", "write", "present", "Go"]]),
+        ("Mateo, I already paid it on Bizum", [["", "pay", "past", "Bizum"]]),
+        ("Done, and I also fixed the Homebrew command", [["", "fix", "past", "Homebrew"]]),
+        ("Yes, sent you €23.21 on Swish.", [["", "send", "past", "Swish"]]),
+        ("switching to OrbStack, thanks", [["", "switch", "present", "OrbStack"]]),
+        ("I've been speaking French all week", [["", "speak", "present", "French"]]),
+        ("I'll send it today, it's notes.pdf", []),  # the thing is in another clause
+        ("Reading a file written by Spark panics", []),  # a gerund subject, no status line
+        ("I need Kotlin", []),  # a state, nothing done
     ],
 )  # fmt: skip
 def test_said(text, want):
@@ -40,6 +50,16 @@ def test_said(text, want):
 )  # fmt: skip
 def test_plain_verb(word, plain):
     assert plain_verb(word) == plain
+
+
+@pytest.mark.parametrize(
+    ("word", "plain"),
+    [("using", "use"), ("planning", "plan"), ("selling", "sell"), ("speaking", "speak"),
+     ("updating", "update"), ("flying", "fly"), ("morning", None), ("king", None),
+     ("deploy", None)],
+)  # fmt: skip
+def test_ing_verb(word, plain):
+    assert ing_verb(word) == plain
 
 
 def test_extract_makes_the_actions():

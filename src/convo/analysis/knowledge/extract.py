@@ -79,6 +79,7 @@ __all__ = [
 ]
 
 SPOOL_MEMORY = 8 << 20  # bytes kept in memory before extract_all spools to disk
+_SPOOL_BATCH = 256  # spool lines joined into one write
 _CACHE_MAX = 1 << 16  # entries of a cache (bounded memory)
 _DISPLAYS_MAX = 1 << 14  # mail people named by their display (as email.parseaddr's cache)
 _META, _MENTION, _TEXT = 0, 1, 2  # spelling priority of a name
@@ -440,11 +441,18 @@ def replay(
         return
     import orjson
 
+    dumps, newline = orjson.dumps, orjson.OPT_APPEND_NEWLINE
     with tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY) as spool:
+        batch: list[bytes] = []  # lines written _SPOOL_BATCH at a time: fewer writes
         for r in records:
             analysis = conv.observe_record(r)
-            spool.write(orjson.dumps([r if keep_text else without_text(r), analysis.dump()]))
-            spool.write(b"\n")
+            batch.append(
+                dumps([r if keep_text else without_text(r), analysis.dump()], option=newline)
+            )
+            if len(batch) >= _SPOOL_BATCH:
+                spool.write(b"".join(batch))
+                batch.clear()
+        spool.write(b"".join(batch))
         spool.seek(0)
         for line in spool:
             r, data = orjson.loads(line)

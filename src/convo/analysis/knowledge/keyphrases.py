@@ -22,9 +22,9 @@ Decisions:
   no other message are trimmed (``release schedule``). Leading words are kept, since
   English modifiers come first (``refresh tokens``).
 - Phrases already among the message's topics (its subject, tags) are skipped.
-- Per message at most 3 phrases (5 for messages over 150 words), best first; ties go to
-  the earlier phrase. Phrases are lower-case (possessive ``'s`` removed) so they merge
-  across messages.
+- At most 3 phrases per message (5 over 150 words), best first, ties to the earlier;
+  a single word only as the best (``refresh tokens``, not ``month``). Phrases are
+  lower-case (possessive ``'s`` removed) so they merge across messages.
 - The English stopword list is a general function-word list plus conversational filler
   (``yeah``, ``thanks``, ``gonna``); it is not a list of keywords. A message written in
   German, French, Spanish, Italian, Portuguese or Dutch also breaks on that language's
@@ -465,10 +465,10 @@ def top_phrases(
     top: list[str] = []
     folded = True
     # A stable sort: equal scores (the same phrase among them) in order of position.
-    for text, _, words, _, own in sorted(found, key=_SCORE):
+    for text, _, words, n, own in sorted(found, key=_SCORE):
         if text is None:  # never ranked, as every one after it
             break
-        if text in top or text in skip or (names and _is_name(words, names)):
+        if text in top or text in skip or (top and n == 1) or (names and _is_name(words, names)):
             continue
         top.append(text)
         folded = folded and own
@@ -479,9 +479,9 @@ def top_phrases(
 
 def _best(scored: dict[str, tuple[float, int]], words: int) -> list[str]:
     """The top phrases (5 of a message of over 150 candidate words, else 3): best score,
-    then first seen."""
-    ranked = sorted(scored.items(), key=itemgetter(1))
-    return [c for c, _ in ranked[: 5 if words > 150 else 3]]
+    then first seen; a single word only first."""
+    ranked = [c for c, _ in sorted(scored.items(), key=itemgetter(1))]
+    return (ranked[:1] + [c for c in ranked[1:] if " " in c])[: 5 if words > 150 else 3]
 
 
 def rank(

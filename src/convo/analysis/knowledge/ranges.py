@@ -382,6 +382,7 @@ def knowledge_of_parts(
         return None
     conv = Conversation()
     lines = Lines(conv)  # used once replay has observed every record
-    for record, a in replay(records, conv, keep_text=False):
-        out.write(lines.line(record, a))
+    with fewer_collections():  # as a range's passes: records by the thousand, no cycles
+        for record, a in replay(records, conv, keep_text=False):
+            out.write(lines.line(record, a))
     return None
