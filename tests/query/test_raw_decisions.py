@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from convo.core.fields import is_record
 from convo.query.filters import Filters
+from convo.query.prefilter import CASEFOLD_ASCII, RESPELLING
 from convo.query.scan import Selector, select
 
 BASE = (
@@ -155,6 +156,7 @@ _ODD = [
 _SPEAKERS = [
     "Wen Li <wen.li@x.org>", "Went Smith", "Quinn", "quinn_a", "Zo\u00eb Wen", None, 7,
     "w\u00e9n", "\u212aelvin Wen", "Li, Wen", "(Wen)", "x.wen@y.org", "Owen", "2wen", "wen2",
+    "\u2014Wen", "\u00e9Wen", "Wen\u00e9", "\u4e2dWen",
 ]  # fmt: skip
 _CHUNKS = [
     ["budget"], ["x", ["budget"]], [{"t": "budget"}], [1, "budget"], "budget", None, [],
@@ -184,8 +186,16 @@ def _line(draw) -> bytes:
         record["extra"] = {"timestamp": "1999-01-01T00:00:00Z", "subject": "budget"}
     if draw(st.integers(0, 5)) == 0:  # text of another shape: nested, not strings, absent
         record["textChunks"] = draw(st.sampled_from(_CHUNKS))
-    style = draw(st.sampled_from(["orjson", "orjson", "orjson", "spaced", "ascii", "reordered"]))
-    if style == "spaced":
+    style = draw(st.sampled_from(STYLES))
+    if style in ("python", "escaped"):  # Python's json.dumps defaults, maybe text_chunks
+        if draw(st.booleans()):
+            record = {("text_chunks" if k == "textChunks" else k): v for k, v in record.items()}
+        line = json.dumps(record).encode()
+        if style == "escaped":  # ASCII letters of keys and words as escapes
+            for plain, escaped in _ESCAPED:
+                if draw(st.booleans()):
+                    line = line.replace(plain, escaped)
+    elif style == "spaced":
         line = json.dumps(record, ensure_ascii=False).encode()
     elif style == "ascii":
         line = json.dumps(record, separators=(",", ":")).encode()  # \u escapes
@@ -205,6 +215,15 @@ def _line(draw) -> bytes:
             line = b" {" + line[1:]
     return line
 
+
+STYLES = ["orjson", "orjson", "orjson", "spaced", "ascii", "reordered", "python", "escaped"]
+# Inside strings only (keys and words), so the line stays valid JSON.
+_ESCAPED = [
+    (b"speaker", b"sp\\u0065aker"), (b"timestamp", b"tim\\u0065stamp"),
+    (b"textChunks", b"t\\u0065xtChunks"), (b"urgent", b"\\u0075rgent"),
+    (b"udget", b"udg\\u0065t"), (b"Wen", b"W\\u0065n"), (b"tags", b"t\\u0061gs"),
+    (b"Kelvin", b"\\u212Aelvin"), (b"Stra", b"Str\\u0061"),
+]  # fmt: skip
 
 _DUPLICATES = {
     "timestamp": ["2020-01-01T00:00:00Z", "2010-01-01T00:00:00Z", 5],
@@ -285,3 +304,32 @@ def test_property_holds_any_is_a_find_of_each(text, pieces, start, cut):
     buf, wanted = text.encode(), [p.encode() for p in pieces]
     end = max(start, len(buf) - cut)
     assert holds_any(buf, wanted, start, end) == any(p in buf[start:end] for p in wanted)
+
+
+# -- other writers' layouts: Python's json.dumps (spaces, \u escapes, text_chunks) ---------
+
+_PYTHON_SPEAKERS = ["\u2014Wen", "x\u2014Wen Li", "\u00e9Wen", "Wen\u00e9", "Zo\u00eb Wen", "Went"]
+
+
+@pytest.mark.parametrize("chunks", ["textChunks", "text_chunks"])
+@pytest.mark.parametrize("speaker", _PYTHON_SPEAKERS)
+def test_a_word_after_an_escape_is_a_whole_word(speaker, chunks):
+    """``json.dumps`` writes "—Wen" as ``\\u2014Wen``: the byte before the name is a hex
+    digit (a word byte), yet the name's word starts there."""
+    record = {
+        chunks: [f"{speaker} caf\u00e9 budget"], "metadata": {"speaker": speaker, "listeners": []},
+        "tags": ["urgent"], "timestamp": "2020-01-01T00:00:00Z", "id": "i",
+    }  # fmt: skip
+    line = json.dumps(record).encode()
+    for filters in ({"speakers": ["wen"]}, {"speakers": ["wen"], "tags": ["urgent"]}):
+        assert_exact([line], filters)
+        assert_exact([PLAIN, line, PLAIN], filters)
+
+
+def test_respelling_escapes_are_those_of_ascii_and_case_fold_letters():
+    """``prefilter.RESPELLING`` matches exactly the escapes of a character that is ASCII
+    or whose case fold holds ASCII, its hex digits in any case."""
+    for cp in range(0x10000):
+        want = cp < 0x80 or chr(cp) in CASEFOLD_ASCII
+        for digits in (f"{cp:04x}", f"{cp:04X}", f"{cp:04x}"[:3] + f"{cp:04X}"[3:]):
+            assert bool(RESPELLING.fullmatch(b"\\u" + digits.encode())) is want, digits

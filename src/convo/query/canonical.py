@@ -12,7 +12,8 @@ regex pass. They answer only when the bytes prove what ``orjson.loads`` and
 
 - A key is found by its raw spelling (``"speaker":``). Inside a JSON string every quote
   is escaped, so such a match is a key, unless a ``\\u`` escape could spell one another
-  way: a line holding ``\\u`` is always parsed. A second key is looked for as the bare
+  way: a line holding an escape that may spell ASCII (``prefilter.RESPELLING``) is
+  always parsed. A second key is looked for as the bare
   string (``"speaker"``), so that ``"speaker" :`` (a space before the colon) counts too.
 - A key counts only when it is the top-level one and the only one in the line (orjson
   keeps the last of duplicate keys): ``metadata`` must follow the top-level brace with
@@ -54,7 +55,7 @@ from itertools import accumulate, repeat
 
 from convo.core.names import NameQuery
 from convo.query.filters import Filters
-from convo.query.prefilter import RawTime
+from convo.query.prefilter import RawTime, respelling_escape
 from convo.query.rawkeys import (
     META_KEY,
     META_NAME,
@@ -124,7 +125,8 @@ class Decider:
             or filters.tree is not None  # flat fields are then hints: the tree decides
         )  # fmt: skip
         self.complete = bool(self.kinds) and not undecided
-        self.has_u = False
+        self._block = b""
+        self._has_u: bool | None = False
         self.low = b""  # the block lower-cased (ASCII), for the text decision
 
     def _words(self, filters: Filters) -> None:
@@ -139,11 +141,20 @@ class Decider:
             self.kinds.append(self.tag)
 
     def begin(self, block: bytes, low: bytes | None = None) -> None:
-        """Per block: is there a ``\\u`` escape (then lines holding one are parsed);
-        ``low``: ``block.lower()`` when the caller has it."""
-        self.has_u = b"\\" in block and b"\\u" in block  # a two-byte find is slow
+        """Per block: is there a ``\\u`` escape that may spell ASCII (then lines holding
+        one are parsed, ``prefilter.RESPELLING``); ``low``: ``block.lower()`` when the
+        caller has it."""
+        self._block = block
+        self._has_u = None  # looked for when a line needs it (never, off this layout)
         if self.text is not None:
             self.low = block.lower() if low is None else low
+
+    @property
+    def has_u(self) -> bool:
+        """The block holds an escape that may spell ASCII (looked for once)."""
+        if self._has_u is None:
+            self._has_u = respelling_escape(self._block)
+        return self._has_u
 
     def decide(self, buf: bytes, s: int, e: int) -> bool | None:
         """True/False for the line ``buf[s:e]`` (no line ending), or None: parse it."""
@@ -151,7 +162,7 @@ class Decider:
             return None
         if buf.count(CHUNKS_NAME, s, e) != 1:
             return None
-        if self.has_u and buf.find(b"\\u", s, e) >= 0:
+        if self.has_u and respelling_escape(buf, s, e):
             return None
         unknown = False
         for kind in self.kinds:
@@ -208,7 +219,7 @@ def time_value(raw: bytes, k: int = 0, e: int | None = None) -> bytes | None:
     The last ``,"timestamp":"...Z"`` whose value is canonical, with no ``{``, exactly one
     ``}`` (the line's last byte, closing the top-level object) and no other timestamp
     key after it: the key is then a top-level one and the last of them, which is the one
-    orjson keeps. (The caller has ruled out ``\\u`` escapes.)
+    orjson keeps. (The caller has ruled out ``\\u`` escapes that may spell ASCII.)
     """
     end = len(raw) if e is None else e
     m = TIME_RX.search(raw, k, end)
@@ -234,7 +245,7 @@ def block_times(block: bytes, lines: list[bytes]) -> list[bytes] | None:
     orjson keeps). A match per line (a match ends its line) and every line opens an
     object. (Per line, a regex of plain ``,"key":"value"`` pairs took twice as long.)
     """
-    if b"\r" in block or (b"\\" in block and b"\\u" in block) or has_control(block):
+    if b"\r" in block or respelling_escape(block) or has_control(block):
         return None
     try:
         firsts = bytes(map(_FIRST, lines))

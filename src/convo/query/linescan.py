@@ -38,7 +38,7 @@ from convo.core.jsonl import Line, parse_record_line
 from convo.query.canonical import NOT_OBJECT, block_times, offsets, time_mask
 from convo.query.compiled import Compiled
 from convo.query.matches import Match, Runs
-from convo.query.prefilter import SPEAKER, may_respell, speaker_may_match
+from convo.query.prefilter import SPEAKER, may_respell, respelling_escape, speaker_may_match
 from convo.query.rawkeys import has_control, lower_checked
 
 ErrorHandler = Callable[[RecordError, Line], None] | None
@@ -326,7 +326,7 @@ class BlockScan:
         if not plan.timed:
             return True
         decider = plan.decider
-        if decider.has_u and self.buf.find(b"\\u", s, e) >= 0:
+        if decider.has_u and respelling_escape(self.buf, s, e):
             return True  # a \u escape may spell a key another way: parse
         return decider.time(self.buf, s, e) is not False
 
