@@ -144,6 +144,44 @@ def test_hostile_lines_decide_as_a_parse(filters):
         assert_exact([line] * 3, filters)
 
 
+def _py(raw: bytes, rename: bool = True) -> bytes:
+    """A line of ``BASE``'s kind as Python's ``json.dumps`` writes it, without its closing
+    brace (``raw`` without one either), ``text_chunks`` for ``textChunks`` when ``rename``."""
+    record = orjson.loads(raw + b"}")
+    if rename:
+        record = {("text_chunks" if k == "textChunks" else k): v for k, v in record.items()}
+    return json.dumps(record).encode()[:-1]
+
+
+PY_BASE = _py(BASE)
+PY_PLAIN = _py(PLAIN[:-1]) + b"}"
+# Python's layout, misleading: later duplicates (spaced or not), the other spelling of
+# the text array (which wins), a timestamp key in a nested object.
+PY_HOSTILE = [
+    *(
+        base + tail
+        for base in (PY_BASE, _py(BASE, rename=False))
+        for tail in (
+            b', "timestamp": "1990-01-01T00:00:00Z"}', b', "timestamp" : "1990-01-01T00:00:00Z"}',
+            b',"timestamp":"1990-01-01T00:00:00Z"}', b', "timestamp": 5}',
+            b', "textChunks": ["calm"]}', b', "textChunks": null}', b', "textChunks": 5}',
+            b', "text_chunks": "calm"}',
+            b', "x": {"timestamp": "1990-01-01T00:00:00Z"}}', b', "x": "}"}', b"}",
+            b', "metadata": {"speaker": "Bob"}}', b', "tags": ["calm"]}',
+        )
+    ),
+    _py(BASE).replace(b'"text_chunks": [', b'"text_chunks": 7, "x": ['),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("filters", FILTERS, ids=lambda f: repr(f)[:50])
+def test_hostile_python_lines_decide_as_a_parse(filters):
+    for line in PY_HOSTILE:
+        assert_exact([line], filters)
+        assert_exact([PY_PLAIN, line, PY_PLAIN], filters)
+        assert_exact([line] * 3, filters)
+
+
 # -- property: every shortcut equals a parse, one line at a time and in whole blocks ------
 
 _WORDS = [
@@ -271,6 +309,27 @@ def test_property_a_block_of_one_layout_equals_a_parse(line, filters, copies):
     except orjson.JSONDecodeError:
         canonical = PLAIN
     assert_exact([canonical] * copies + [line] + [canonical] * copies, filters)
+
+
+def _python_layout(line: bytes, rename: bool) -> bytes:
+    """The record of ``line`` as Python's ``json.dumps`` writes it (``PLAIN``'s when
+    ``line`` is not JSON), ``textChunks`` renamed ``text_chunks`` when ``rename``."""
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        record = orjson.loads(PLAIN)
+    if rename and isinstance(record, dict):
+        record = {("text_chunks" if k == "textChunks" else k): v for k, v in record.items()}
+    return json.dumps(record).encode()
+
+
+@given(_line(), _FILTERS, st.integers(1, 40), st.booleans())
+def test_property_a_block_of_python_layout_equals_a_parse(line, filters, copies, rename):
+    """Many lines as Python's ``json.dumps`` writes them (the block-wide time pass reads
+    that layout too), one line of any layout among them."""
+    python = _python_layout(line, rename)
+    assert_exact([python] * copies + [line] + [python] * copies, filters)
+    assert_exact([python] * copies, filters)
 
 
 @given(st.binary(max_size=40), st.integers(0, 3 << 18), st.integers(0, 1 << 18))
