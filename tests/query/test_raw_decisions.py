@@ -189,7 +189,7 @@ _WORDS = [
 ]  # fmt: skip
 _ODD = [
     "Stra\u00dfe", "\u212aelvin", "w\u1e97", "caf\u00e9", "[x]", "{y}", 'say "hi"', "a\\b", "a]",
-    "\u1e98",
+    "\u1e98", "\u00e9budget", "x\u4e2d9b",
 ]  # fmt: skip
 _SPEAKERS = [
     "Wen Li <wen.li@x.org>", "Went Smith", "Quinn", "quinn_a", "Zo\u00eb Wen", None, 7,
@@ -282,6 +282,7 @@ _FILTERS = st.sampled_from(
         {"texts": ["chunk"]},  # in every line's key: its first hit says nothing of the text
         {"texts": ["1]"]},  # a hit that runs past the array's end is not in a string
         {"texts": ["data"]},  # in every line's "metadata"
+        {"texts": ["e9b"]},  # in the escape of "ébudget" (json.dumps), not in its text
         {"speakers": ["wen"]},
         {"speakers": ["Went"]},
         {"speakers": ["kelvin"]},
@@ -392,3 +393,19 @@ def test_respelling_escapes_are_those_of_ascii_and_case_fold_letters():
         want = cp < 0x80 or chr(cp) in CASEFOLD_ASCII
         for digits in (f"{cp:04x}", f"{cp:04X}", f"{cp:04x}"[:3] + f"{cp:04X}"[3:]):
             assert bool(RESPELLING.fullmatch(b"\\u" + digits.encode())) is want, digits
+
+
+@pytest.mark.parametrize("rename", [False, True])
+@pytest.mark.parametrize("word", ["e9b", "budget", "caf", "u00e9"])
+def test_a_word_in_an_escape_is_not_in_the_text(word, rename):
+    """``json.dumps`` writes "ébudget" as ``\\u00e9budget``: "e9b" is in its bytes but
+    not in its text; "budget" is in both. One line and whole blocks of them."""
+    lines = [
+        _python_layout(orjson.dumps({**orjson.loads(PLAIN), "textChunks": [text]}), rename)
+        for text in ("\u00e9budget", "caf\u00e9", "e9b \u00e9", "\u00e9e9b")
+    ]
+    filters = {"texts": [word]}
+    for line in lines:
+        assert_exact([line], filters)
+        assert_exact([line] * 5, filters)
+    assert_exact(lines * 3, filters)
