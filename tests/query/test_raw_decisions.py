@@ -59,6 +59,12 @@ HOSTILE = [
     BASE,  # cut short (no closing brace): not JSON, so parsed and reported, not passed on
     BASE.replace(b"we need", b"a ] b") + b"}",  # a bracket in a string: still a plain array
     b'{"textChunks":["x",1],"metadata":{"speaker":"Quinn","listeners":[]},"tags":[]}',
+    # A later duplicate spelled with an escape (it wins, as any later one)
+    BASE + b',"metadat\\u0061":{"speaker":"Bob"}}',
+    BASE + b',"t\\u0061gs":["calm"]}',
+    BASE + b',"tim\\u0065stamp":"1990-01-01T00:00:00Z"}',
+    BASE + b',"t\\u0065xtChunks":["calm"]}',
+    BASE + b',"subj\\u0065ct":"budget"}',
 ]
 FILTERS = [
     {"speakers": ["quinn"]},

@@ -209,6 +209,12 @@ class Decider:
         if self.text is not None:
             self.low = block.lower() if low is None else low
 
+    def escapes_known(self, found: bool) -> None:
+        """The lines to be decided in this block hold (``found``) an escape that may
+        spell ASCII or not, as the caller's scan of them saw: ``has_u`` is not looked for
+        again (on a ``json.dumps`` store, a second pass over its many escapes)."""
+        self._has_u = found
+
     @property
     def has_u(self) -> bool:
         """The block holds an escape that may spell ASCII (looked for once)."""

@@ -302,6 +302,9 @@ class BlockScan:
         """``{start: end}`` of the lines to look at, in order, and the odd ones among them."""
         assert self.plan.starts is not None
         ends = self.plan.starts.lines(low, self.buf, start, end)
+        # The decider's per-block look for such escapes, answered by this one's: every
+        # line it decides is in the span.
+        self.plan.decider.escapes_known(self.plan.starts.escapes)
         odd = set(odd_lines(low, start, end))
         if odd - ends.keys():
             for s in odd:

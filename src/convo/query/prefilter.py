@@ -189,6 +189,7 @@ class LineStarts:
     def __init__(self, needles: Needles):
         first = needles.needles[0]
         self.starts = first
+        self.escapes = False  # the last span ``lines`` scanned held a RESPELLING escape
         self.words = needles.kinds[0] in (SPEAKER, LISTENER)
         self.word_patterns = [re.compile(re.escape(n) + rb"(?![a-z0-9_])") for n in first]
         self.respell = [
@@ -221,6 +222,7 @@ class LineStarts:
         for respelling in extra:
             _lines_of(low, respelling, start, end, ends)
         escapes = low.find(b"\\", start, end) >= 0 and _escape_lines(low, start, end, ends)
+        self.escapes = escapes  # the span holds an escape that may spell ASCII
         if len(self.starts) + len(extra) == 1 and not escapes:
             return ends
         return dict(sorted(ends.items()))
