@@ -8,6 +8,7 @@ records the tree's own check selects (an OR never skips a line a branch would ta
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import orjson
@@ -145,7 +146,7 @@ def records(draw):
         "metadata": {"speaker": draw(st.sampled_from(NAMES)),
                      "listeners": draw(st.lists(st.sampled_from([n for n in NAMES if n]), max_size=2))},
         "tags": draw(st.lists(st.sampled_from(TAGS), max_size=2)),
-        "format": draw(st.sampled_from(["mbox", "vtt"])),
+        "format": draw(st.sampled_from(["mbox", "vtt", "\u212avtt", "MBOX"])),
     }  # fmt: skip
     if draw(st.booleans()):
         r["subject"] = draw(st.sampled_from(WORDS))
@@ -191,9 +192,17 @@ class _Part:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(TREES, st.lists(records(), max_size=8))
-def test_the_prefiltered_scan_selects_what_the_tree_says(node, recs):
-    data = b"".join(orjson.dumps(r) + b"\n" for r in recs)
+@given(TREES, st.lists(records(), max_size=8), st.sampled_from(["orjson", "python", "chunks"]))
+def test_the_prefiltered_scan_selects_what_the_tree_says(node, recs, layout):
+    """In convo's layout and in Python's ``json.dumps`` one (spaces, ``\\u`` escapes, maybe
+    ``text_chunks``)."""
+    if layout == "chunks":
+        recs = [
+            {("text_chunks" if k == "textChunks" else k): v for k, v in r.items()} for r in recs
+        ]
+    data = b"".join(
+        (orjson.dumps(r) if layout == "orjson" else json.dumps(r).encode()) + b"\n" for r in recs
+    )
     sel = Selector(to_filters(node))
     got = [m.record for m in sel.select_parts([_Part(data)])]
     want = [r for r in recs if node.check()(r)]

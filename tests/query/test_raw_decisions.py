@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from convo.core.fields import is_record
 from convo.query.filters import Filters
+from convo.query.prefilter import CASEFOLD_ASCII, RESPELLING
 from convo.query.scan import Selector, select
 
 BASE = (
@@ -58,6 +59,12 @@ HOSTILE = [
     BASE,  # cut short (no closing brace): not JSON, so parsed and reported, not passed on
     BASE.replace(b"we need", b"a ] b") + b"}",  # a bracket in a string: still a plain array
     b'{"textChunks":["x",1],"metadata":{"speaker":"Quinn","listeners":[]},"tags":[]}',
+    # A later duplicate spelled with an escape (it wins, as any later one)
+    BASE + b',"metadat\\u0061":{"speaker":"Bob"}}',
+    BASE + b',"t\\u0061gs":["calm"]}',
+    BASE + b',"tim\\u0065stamp":"1990-01-01T00:00:00Z"}',
+    BASE + b',"t\\u0065xtChunks":["calm"]}',
+    BASE + b',"subj\\u0065ct":"budget"}',
 ]
 FILTERS = [
     {"speakers": ["quinn"]},
@@ -145,6 +152,44 @@ def test_hostile_lines_decide_as_a_parse(filters):
         assert_exact([line] * 3, filters)
 
 
+def _py(raw: bytes, rename: bool = True) -> bytes:
+    """A line of ``BASE``'s kind as Python's ``json.dumps`` writes it, without its closing
+    brace (``raw`` without one either), ``text_chunks`` for ``textChunks`` when ``rename``."""
+    record = orjson.loads(raw + b"}")
+    if rename:
+        record = {("text_chunks" if k == "textChunks" else k): v for k, v in record.items()}
+    return json.dumps(record).encode()[:-1]
+
+
+PY_BASE = _py(BASE)
+PY_PLAIN = _py(PLAIN[:-1]) + b"}"
+# Python's layout, misleading: later duplicates (spaced or not), the other spelling of
+# the text array (which wins), a timestamp key in a nested object.
+PY_HOSTILE = [
+    *(
+        base + tail
+        for base in (PY_BASE, _py(BASE, rename=False))
+        for tail in (
+            b', "timestamp": "1990-01-01T00:00:00Z"}', b', "timestamp" : "1990-01-01T00:00:00Z"}',
+            b',"timestamp":"1990-01-01T00:00:00Z"}', b', "timestamp": 5}',
+            b', "textChunks": ["calm"]}', b', "textChunks": null}', b', "textChunks": 5}',
+            b', "text_chunks": "calm"}',
+            b', "x": {"timestamp": "1990-01-01T00:00:00Z"}}', b', "x": "}"}', b"}",
+            b', "metadata": {"speaker": "Bob"}}', b', "tags": ["calm"]}',
+        )
+    ),
+    _py(BASE).replace(b'"text_chunks": [', b'"text_chunks": 7, "x": ['),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("filters", FILTERS, ids=lambda f: repr(f)[:50])
+def test_hostile_python_lines_decide_as_a_parse(filters):
+    for line in PY_HOSTILE:
+        assert_exact([line], filters)
+        assert_exact([PY_PLAIN, line, PY_PLAIN], filters)
+        assert_exact([line] * 3, filters)
+
+
 # -- property: every shortcut equals a parse, one line at a time and in whole blocks ------
 
 _WORDS = [
@@ -152,11 +197,12 @@ _WORDS = [
 ]  # fmt: skip
 _ODD = [
     "Stra\u00dfe", "\u212aelvin", "w\u1e97", "caf\u00e9", "[x]", "{y}", 'say "hi"', "a\\b", "a]",
-    "\u1e98",
+    "\u1e98", "\u00e9budget", "x\u4e2d9b",
 ]  # fmt: skip
 _SPEAKERS = [
     "Wen Li <wen.li@x.org>", "Went Smith", "Quinn", "quinn_a", "Zo\u00eb Wen", None, 7,
     "w\u00e9n", "\u212aelvin Wen", "Li, Wen", "(Wen)", "x.wen@y.org", "Owen", "2wen", "wen2",
+    "\u2014Wen", "\u00e9Wen", "Wen\u00e9", "\u4e2dWen",
 ]  # fmt: skip
 _CHUNKS = [
     ["budget"], ["x", ["budget"]], [{"t": "budget"}], [1, "budget"], "budget", None, [],
@@ -186,8 +232,16 @@ def _line(draw) -> bytes:
         record["extra"] = {"timestamp": "1999-01-01T00:00:00Z", "subject": "budget"}
     if draw(st.integers(0, 5)) == 0:  # text of another shape: nested, not strings, absent
         record["textChunks"] = draw(st.sampled_from(_CHUNKS))
-    style = draw(st.sampled_from(["orjson", "orjson", "orjson", "spaced", "ascii", "reordered"]))
-    if style == "spaced":
+    style = draw(st.sampled_from(STYLES))
+    if style in ("python", "escaped"):  # Python's json.dumps defaults, maybe text_chunks
+        if draw(st.booleans()):
+            record = {("text_chunks" if k == "textChunks" else k): v for k, v in record.items()}
+        line = json.dumps(record).encode()
+        if style == "escaped":  # ASCII letters of keys and words as escapes
+            for plain, escaped in _ESCAPED:
+                if draw(st.booleans()):
+                    line = line.replace(plain, escaped)
+    elif style == "spaced":
         line = json.dumps(record, ensure_ascii=False).encode()
     elif style == "ascii":
         line = json.dumps(record, separators=(",", ":")).encode()  # \u escapes
@@ -208,6 +262,15 @@ def _line(draw) -> bytes:
     return line
 
 
+STYLES = ["orjson", "orjson", "orjson", "spaced", "ascii", "reordered", "python", "escaped"]
+# Inside strings only (keys and words), so the line stays valid JSON.
+_ESCAPED = [
+    (b"speaker", b"sp\\u0065aker"), (b"timestamp", b"tim\\u0065stamp"),
+    (b"textChunks", b"t\\u0065xtChunks"), (b"urgent", b"\\u0075rgent"),
+    (b"udget", b"udg\\u0065t"), (b"Wen", b"W\\u0065n"), (b"tags", b"t\\u0061gs"),
+    (b"Kelvin", b"\\u212Aelvin"), (b"Stra", b"Str\\u0061"),
+]  # fmt: skip
+
 _DUPLICATES = {
     "timestamp": ["2020-01-01T00:00:00Z", "2010-01-01T00:00:00Z", 5],
     "subject": ["budget", "calm", None],
@@ -227,6 +290,7 @@ _FILTERS = st.sampled_from(
         {"texts": ["chunk"]},  # in every line's key: its first hit says nothing of the text
         {"texts": ["1]"]},  # a hit that runs past the array's end is not in a string
         {"texts": ["data"]},  # in every line's "metadata"
+        {"texts": ["e9b"]},  # in the escape of "ébudget" (json.dumps), not in its text
         {"speakers": ["wen"]},
         {"speakers": ["Went"]},
         {"speakers": ["kelvin"]},
@@ -257,6 +321,27 @@ def test_property_a_block_of_one_layout_equals_a_parse(line, filters, copies):
     except orjson.JSONDecodeError:
         canonical = PLAIN
     assert_exact([canonical] * copies + [line] + [canonical] * copies, filters)
+
+
+def _python_layout(line: bytes, rename: bool) -> bytes:
+    """The record of ``line`` as Python's ``json.dumps`` writes it (``PLAIN``'s when
+    ``line`` is not JSON), ``textChunks`` renamed ``text_chunks`` when ``rename``."""
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        record = orjson.loads(PLAIN)
+    if rename and isinstance(record, dict):
+        record = {("text_chunks" if k == "textChunks" else k): v for k, v in record.items()}
+    return json.dumps(record).encode()
+
+
+@given(_line(), _FILTERS, st.integers(1, 40), st.booleans())
+def test_property_a_block_of_python_layout_equals_a_parse(line, filters, copies, rename):
+    """Many lines as Python's ``json.dumps`` writes them (the block-wide time pass reads
+    that layout too), one line of any layout among them."""
+    python = _python_layout(line, rename)
+    assert_exact([python] * copies + [line] + [python] * copies, filters)
+    assert_exact([python] * copies, filters)
 
 
 @given(st.binary(max_size=40), st.integers(0, 3 << 18), st.integers(0, 1 << 18))
@@ -290,3 +375,48 @@ def test_property_holds_any_is_a_find_of_each(text, pieces, start, cut):
     buf, wanted = text.encode(), [p.encode() for p in pieces]
     end = max(start, len(buf) - cut)
     assert holds_any(buf, wanted, start, end) == any(p in buf[start:end] for p in wanted)
+
+
+# -- other writers' layouts: Python's json.dumps (spaces, \u escapes, text_chunks) ---------
+
+_PYTHON_SPEAKERS = ["\u2014Wen", "x\u2014Wen Li", "\u00e9Wen", "Wen\u00e9", "Zo\u00eb Wen", "Went"]
+
+
+@pytest.mark.parametrize("chunks", ["textChunks", "text_chunks"])
+@pytest.mark.parametrize("speaker", _PYTHON_SPEAKERS)
+def test_a_word_after_an_escape_is_a_whole_word(speaker, chunks):
+    """``json.dumps`` writes "—Wen" as ``\\u2014Wen``: the byte before the name is a hex
+    digit (a word byte), yet the name's word starts there."""
+    record = {
+        chunks: [f"{speaker} caf\u00e9 budget"], "metadata": {"speaker": speaker, "listeners": []},
+        "tags": ["urgent"], "timestamp": "2020-01-01T00:00:00Z", "id": "i",
+    }  # fmt: skip
+    line = json.dumps(record).encode()
+    for filters in ({"speakers": ["wen"]}, {"speakers": ["wen"], "tags": ["urgent"]}):
+        assert_exact([line], filters)
+        assert_exact([PLAIN, line, PLAIN], filters)
+
+
+def test_respelling_escapes_are_those_of_ascii_and_case_fold_letters():
+    """``prefilter.RESPELLING`` matches exactly the escapes of a character that is ASCII
+    or whose case fold holds ASCII, its hex digits in any case."""
+    for cp in range(0x10000):
+        want = cp < 0x80 or chr(cp) in CASEFOLD_ASCII
+        for digits in (f"{cp:04x}", f"{cp:04X}", f"{cp:04x}"[:3] + f"{cp:04X}"[3:]):
+            assert bool(RESPELLING.fullmatch(b"\\u" + digits.encode())) is want, digits
+
+
+@pytest.mark.parametrize("rename", [False, True])
+@pytest.mark.parametrize("word", ["e9b", "budget", "caf", "u00e9"])
+def test_a_word_in_an_escape_is_not_in_the_text(word, rename):
+    """``json.dumps`` writes "ébudget" as ``\\u00e9budget``: "e9b" is in its bytes but
+    not in its text; "budget" is in both. One line and whole blocks of them."""
+    lines = [
+        _python_layout(orjson.dumps({**orjson.loads(PLAIN), "textChunks": [text]}), rename)
+        for text in ("\u00e9budget", "caf\u00e9", "e9b \u00e9", "\u00e9e9b")
+    ]
+    filters = {"texts": [word]}
+    for line in lines:
+        assert_exact([line], filters)
+        assert_exact([line] * 5, filters)
+    assert_exact(lines * 3, filters)

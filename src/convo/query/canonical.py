@@ -12,7 +12,8 @@ regex pass. They answer only when the bytes prove what ``orjson.loads`` and
 
 - A key is found by its raw spelling (``"speaker":``). Inside a JSON string every quote
   is escaped, so such a match is a key, unless a ``\\u`` escape could spell one another
-  way: a line holding ``\\u`` is always parsed. A second key is looked for as the bare
+  way: a line holding an escape that may spell ASCII (``prefilter.RESPELLING``) is
+  always parsed. A second key is looked for as the bare
   string (``"speaker"``), so that ``"speaker" :`` (a space before the colon) counts too.
 - A key counts only when it is the top-level one and the only one in the line (orjson
   keeps the last of duplicate keys): ``metadata`` must follow the top-level brace with
@@ -26,7 +27,11 @@ regex pass. They answer only when the bytes prove what ``orjson.loads`` and
 
 A line counts as a record (``core.fields.is_record``) on its bytes only when it opens
 with ``{"textChunks":[`` and holds ``"textChunks"`` once (in a string every quote is
-escaped, so a second one is a second key or a string equal to the name: parsed).
+escaped, so a second one is a second key or a string equal to the name: parsed), or
+opens so in another writer's ``Layout`` (Python's ``json.dumps``: ``{"text_chunks": [``,
+with ``"textChunks"`` absent). The timestamp is read in those layouts too (``", "``
+and ``": "`` separators); the speaker, tag and text decisions read convo's only (on
+another layout their keys are not found: parsed).
 
 What is not proven is parsed, and so is a line holding a raw control byte (invalid JSON,
 reported by the parser). Decision: a line decided here is not validated further
@@ -53,10 +58,11 @@ import operator
 import re
 from collections.abc import Callable
 from itertools import accumulate, repeat
+from typing import NamedTuple
 
 from convo.core.names import NameQuery
 from convo.query.filters import Filters
-from convo.query.prefilter import RawTime
+from convo.query.prefilter import RawTime, respelling_escape
 from convo.query.rawkeys import (
     META_KEY,
     META_NAME,
@@ -75,10 +81,65 @@ from convo.query.rawtext import TextWord
 
 RECORD_START = b'{"textChunks":['
 CHUNKS_NAME = b'"textChunks"'
-TIME_RX = re.compile(rb',"timestamp":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"')
+_STAMP = rb'"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"'
+TIME_RX = re.compile(rb',"timestamp":' + _STAMP)
+SPACED_TIME_RX = re.compile(rb', "timestamp": ' + _STAMP)  # Python's json.dumps
 # A canonical timestamp and the rest of its line up to a closing brace: per line, the
 # value and what follows it, which ``block_times`` checks for the whole block at once.
-TIME_TAIL = re.compile(rb',"timestamp":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"([^\n]*)\}\n')
+TIME_TAIL = re.compile(rb',"timestamp":' + _STAMP + rb"([^\n]*)\}\n")
+SPACED_TIME_TAIL = re.compile(rb', "timestamp": ' + _STAMP + rb"([^\n]*)\}\n")
+
+
+class Layout(NamedTuple):
+    """How a record line of one writer opens, and its timestamp key.
+
+    ``start``: the line opens the object with its text array (``textChunks``, or
+    TypeAgent's Python spelling ``text_chunks``, which ``core.fields.is_record`` reads
+    when ``textChunks`` is absent); ``chunks``: that key as a bare JSON string, which the
+    line must hold once (in a string every quote is escaped: a second one is a key or a
+    string equal to the name); ``other``: a key that must be absent (``textChunks``,
+    which would win over ``text_chunks``). The separators (``","``/``":"`` or Python's
+    ``", "``/``": "``) are the layout's, in its time patterns."""
+
+    start: bytes
+    chunks: bytes
+    other: bytes | None
+    time: re.Pattern[bytes]
+    tail: re.Pattern[bytes]
+
+
+_PY_CHUNKS = b'"text_chunks"'
+LAYOUTS = (
+    Layout(RECORD_START, CHUNKS_NAME, None, TIME_RX, TIME_TAIL),  # convo (orjson)
+    Layout(b'{"text_chunks": [', _PY_CHUNKS, CHUNKS_NAME, SPACED_TIME_RX, SPACED_TIME_TAIL),
+    Layout(b'{"textChunks": [', CHUNKS_NAME, None, SPACED_TIME_RX, SPACED_TIME_TAIL),
+    Layout(b'{"text_chunks":[', _PY_CHUNKS, CHUNKS_NAME, TIME_RX, TIME_TAIL),
+)
+
+
+def layout_of(buf: bytes, s: int = 0) -> Layout | None:
+    """The layout whose record start opens the line at ``s``, if one does."""
+    if not buf.startswith(b'{"text', s):
+        return None
+    for layout in LAYOUTS:
+        if buf.startswith(layout.start, s):
+            return layout
+    return None
+
+
+def is_record_line(buf: bytes, s: int, e: int) -> bool:
+    """The line ``buf[s:e]`` (a JSON object closed by its last byte, valid JSON, no
+    escape that may spell ASCII) is a record (``core.fields.is_record``) by its bytes:
+    a ``Layout``'s start, its text array key once, the other spelling absent."""
+    layout = layout_of(buf, s)
+    return (
+        layout is not None
+        and buf[e - 1 : e] == b"}"
+        and buf.count(layout.chunks, s, e) == 1
+        and (layout.other is None or buf.find(layout.other, s, e) < 0)
+    )
+
+
 # A line that does not open a JSON object; a lookahead, so that a blank line does not
 # consume the newline of the line after it (which was then never reported).
 NOT_OBJECT = re.compile(rb"\n(?=[^{])")
@@ -130,7 +191,8 @@ class Decider:
             # docstring): such a line is parsed, the plain path.
             self.kinds = []
         self.complete = bool(self.kinds) and not undecided
-        self.has_u = False
+        self._block = b""
+        self._has_u: bool | None = False
         self.low = b""  # the block lower-cased (ASCII), for the text decision
 
     def _words(self, filters: Filters) -> None:
@@ -145,19 +207,32 @@ class Decider:
             self.kinds.append(self.tag)
 
     def begin(self, block: bytes, low: bytes | None = None) -> None:
-        """Per block: is there a ``\\u`` escape (then lines holding one are parsed);
-        ``low``: ``block.lower()`` when the caller has it."""
-        self.has_u = b"\\" in block and b"\\u" in block  # a two-byte find is slow
+        """Per block: is there a ``\\u`` escape that may spell ASCII (then lines holding
+        one are parsed, ``prefilter.RESPELLING``); ``low``: ``block.lower()`` when the
+        caller has it."""
+        self._block = block
+        self._has_u = None  # looked for when a line needs it (never, off this layout)
         if self.text is not None:
             self.low = block.lower() if low is None else low
 
+    def escapes_known(self, found: bool) -> None:
+        """The lines to be decided in this block hold (``found``) an escape that may
+        spell ASCII or not, as the caller's scan of them saw: ``has_u`` is not looked for
+        again (on a ``json.dumps`` store, a second pass over its many escapes)."""
+        self._has_u = found
+
+    @property
+    def has_u(self) -> bool:
+        """The block holds an escape that may spell ASCII (looked for once)."""
+        if self._has_u is None:
+            self._has_u = respelling_escape(self._block)
+        return self._has_u
+
     def decide(self, buf: bytes, s: int, e: int) -> bool | None:
         """True/False for the line ``buf[s:e]`` (no line ending), or None: parse it."""
-        if not buf.startswith(RECORD_START, s) or buf[e - 1 : e] != b"}":
+        if not is_record_line(buf, s, e):
             return None
-        if buf.count(CHUNKS_NAME, s, e) != 1:
-            return None
-        if self.has_u and buf.find(b"\\u", s, e) >= 0:
+        if self.has_u and respelling_escape(buf, s, e):
             return None
         unknown = False
         for kind in self.kinds:
@@ -211,14 +286,18 @@ class Decider:
 def time_value(raw: bytes, k: int = 0, e: int | None = None) -> bytes | None:
     """The top-level canonical timestamp of the line ``raw[k:e]``, if its bytes prove it.
 
-    The last ``,"timestamp":"...Z"`` whose value is canonical, with no ``{``, exactly one
-    ``}`` (the line's last byte, closing the top-level object) and no other timestamp
-    key after it: the key is then a top-level one and the last of them, which is the one
-    orjson keeps. (The caller has ruled out ``\\u`` escapes.)
+    The last ``,"timestamp":"...Z"`` (or Python's ``, "timestamp": "...Z"``) whose value
+    is canonical, with no ``{``, exactly one ``}`` (the line's last byte, closing the
+    top-level object) and no other timestamp key after it: the key is then a top-level
+    one and the last of them, which is the one orjson keeps. (The comma before the
+    quote, and valid JSON, make that quote open a string.) (The caller has ruled out
+    ``\\u`` escapes that may spell ASCII.)
     """
     end = len(raw) if e is None else e
-    m = TIME_RX.search(raw, k, end)
-    if m is None or raw[end - 1 : end] != b"}":
+    if raw[end - 1 : end] != b"}":
+        return None
+    m = TIME_RX.search(raw, k, end) or SPACED_TIME_RX.search(raw, k, end)
+    if m is None:
         return None
     j = m.end()
     if raw.find(b"{", j, end) >= 0 or raw.count(b"}", j, end) != 1:
@@ -239,8 +318,11 @@ def block_times(block: bytes, lines: list[bytes]) -> list[bytes] | None:
     object that holds it: the key is a top-level one, and the last of its name (the one
     orjson keeps). A match per line (a match ends its line) and every line opens an
     object. (Per line, a regex of plain ``,"key":"value"`` pairs took twice as long.)
+    Every line must be a record of the first line's ``Layout`` (its separators in the
+    patterns: one literal each, which the regex engine searches fast).
     """
-    if b"\r" in block or (b"\\" in block and b"\\u" in block) or has_control(block):
+    layout = layout_of(block)
+    if layout is None or b"\r" in block or respelling_escape(block) or has_control(block):
         return None
     try:
         firsts = bytes(map(_FIRST, lines))
@@ -249,10 +331,12 @@ def block_times(block: bytes, lines: list[bytes]) -> list[bytes] | None:
     if firsts.strip(b"{"):
         return None
     n = len(lines)
-    starts = block.count(b"\n" + RECORD_START) + block.startswith(RECORD_START)
-    if starts != n or block.count(CHUNKS_NAME) != n:
+    starts = block.count(b"\n" + layout.start) + 1  # the first line opens with it
+    if starts != n or block.count(layout.chunks) != n:
         return None  # a line that may not be a record: parsed
-    found = TIME_TAIL.findall(block)
+    if layout.other is not None and block.find(layout.other) >= 0:
+        return None
+    found = layout.tail.findall(block)
     if len(found) != len(lines):
         return None
     tails = b"".join(map(_SECOND, found))

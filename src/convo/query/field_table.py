@@ -224,7 +224,7 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     F("body", ("text",), "text:WORDS", "every word in the text only", _words_in(fields.chunks), None, "texts", _text_sql("text"), True),
     F("thread", ("thread",), "thread:ID", "the thread, or the id of its first message (--thread)", _flat_check("threads"), "threads", None, _thread_sql),
     F("id", ("id",), "id:ID", "one message", _id, None, None, _id_sql),
-    F("format", ("format",), "format:NAME", "the input format, as `convo formats` names it", _equal_folded(lambda r: fields.string(r, "format")), None, None, _format_sql),
+    F("format", ("format",), "format:NAME", "the input format, as `convo formats` names it", _equal_folded(lambda r: fields.string(r, "format")), None, "texts", _format_sql),
     F("role", ("role",), "role:ROLE", "the chat role: user, assistant, system or tool", _equal_folded(fields.role), None, None, _role_sql),
     F("source", ("source",), "source:PART", "part of the source id (a file name)", _source),
     F("words", (), "word", "in the text or subject, any case, part of a word too (-q)", _flat_check("texts"), "texts", "texts", _text_sql(None), True),

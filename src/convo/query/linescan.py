@@ -38,7 +38,7 @@ from convo.core.jsonl import Line, parse_record_line
 from convo.query.canonical import NOT_OBJECT, block_times, offsets, time_mask
 from convo.query.compiled import Compiled
 from convo.query.matches import Match, Runs
-from convo.query.prefilter import SPEAKER, may_respell, speaker_may_match
+from convo.query.prefilter import SPEAKER, may_respell, respelling_escape, speaker_may_match
 from convo.query.rawkeys import has_control, lower_checked
 
 ErrorHandler = Callable[[RecordError, Line], None] | None
@@ -302,6 +302,9 @@ class BlockScan:
         """``{start: end}`` of the lines to look at, in order, and the odd ones among them."""
         assert self.plan.starts is not None
         ends = self.plan.starts.lines(low, self.buf, start, end)
+        # The decider's per-block look for such escapes, answered by this one's: every
+        # line it decides is in the span.
+        self.plan.decider.escapes_known(self.plan.starts.escapes)
         odd = set(odd_lines(low, start, end))
         if odd - ends.keys():
             for s in odd:
@@ -326,7 +329,7 @@ class BlockScan:
         if not plan.timed:
             return True
         decider = plan.decider
-        if decider.has_u and self.buf.find(b"\\u", s, e) >= 0:
+        if decider.has_u and respelling_escape(self.buf, s, e):
             return True  # a \u escape may spell a key another way: parse
         return decider.time(self.buf, s, e) is not False
 

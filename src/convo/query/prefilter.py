@@ -3,10 +3,13 @@
 A filter that names a word (speaker, listener, tag, text) first checks whether that word
 occurs in the raw line at all, ignoring ASCII case; a line without it cannot match.
 Needles are the longest ASCII word of each value (for a tag the whole quoted JSON
-string). Lines holding a ``\\u`` escape, or one of the few non-ASCII letters whose case
-fold is ASCII (``ß``, ``ſ``, the Kelvin sign, ligatures...; only those that can spell a
-needle) may spell the word another way and are always parsed. A needle JSON would
-escape (``"``, ``\\``, controls) disables the prefilter for its kind.
+string). Lines holding a ``\\u`` escape of an ASCII character or of one of the few
+non-ASCII letters whose case fold is ASCII (``ß``, ``ſ``, the Kelvin sign, ligatures...),
+or such a letter itself (only those that can spell a needle), may spell the word another
+way and are always parsed (``RESPELLING``). Other escapes (``\\u00e9``, as Python's
+``json.dumps`` writes every non-ASCII character) spell no ASCII: such a line is skipped
+like any other when it lacks the needle. A needle JSON would escape (``"``, ``\\``,
+controls) disables the prefilter for its kind.
 
 ``RawTime`` holds ``--since``/``--until`` as bytes, to compare with a raw canonical
 timestamp (``convo.query.canonical`` decides when a line's raw timestamp is its time).
@@ -28,6 +31,18 @@ CASEFOLD_ASCII = (
 )
 TRIGGER_CHARS = tuple(c.encode() for c in CASEFOLD_ASCII)
 ASCII = bytes(range(128))
+# A ``\\u`` escape that may spell ASCII: an ASCII character (``\\u0000``-``\\u007f``: a key,
+# a quote, a letter of a needle) or a character whose case fold holds ASCII letters (all
+# in the BMP, so one escape each). Any other escape is of a character that is neither.
+# Hex digits in either case, factored by their heads (no IGNORECASE, which would cost
+# the regex engine its fast search for the literal ``\\u``): on 1 MiB of a ``json.dumps``
+# store (18k escapes, none of them these) a search takes 1.6 ms of CPU, a flat
+# alternation of the escapes 3.5 ms.
+_H = rb"[0-9a-fA-F]"
+RESPELLING = re.compile(
+    rb"\\u(?:00(?:[0-7]" + _H + rb"|[dD][fF])|01(?:30|49|7[fF]|[fF]0)|1[eE]9[6-9aAeE]"
+    rb"|212[aA]|[fF][bB]0[0-6])"
+)
 _JSON_ESCAPED = re.compile(rb'["\\/\x00-\x1f]')  # characters JSON may write escaped
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")
 SPEAKER, LISTENER, TAG, TEXT = range(4)
@@ -58,9 +73,17 @@ def may_spell(folded: str, needle: str, substring: bool) -> bool:
     )
 
 
+def respelling_escape(buf: bytes, s: int = 0, e: int | None = None) -> bool:
+    """``buf[s:e]`` holds a ``\\u`` escape that may spell ASCII (``RESPELLING``); a
+    backslash is looked for first (a memchr)."""
+    end = len(buf) if e is None else e
+    return buf.find(b"\\", s, end) >= 0 and RESPELLING.search(buf, s, end) is not None
+
+
 def may_respell(raw: bytes) -> bool:
-    """The line may spell an ASCII word another way: an escape or a case-fold letter."""
-    if b"\\u" in raw:
+    """The line may spell an ASCII word another way: an escape that may spell ASCII or
+    a case-fold letter."""
+    if respelling_escape(raw):
         return True
     return not raw.isascii() and any(t in raw for t in TRIGGER_CHARS)
 
@@ -149,13 +172,15 @@ class Needles:
 
 class LineStarts:
     """What makes a line a candidate in the block scan: a needle of the first kind, a
-    ``\\u`` escape, or a case-fold letter that could spell one of that needle's letters.
+    ``\\u`` escape that may spell ASCII (``RESPELLING``), or a case-fold letter that could
+    spell one of that needle's letters.
 
     A name (``--speaker``/``--listener``) matches by whole words (``core.names``), so its
     needle counts only as a whole word of the lower-cased bytes: no ASCII letter, digit
     or ``_`` on either side. (A character next to the word in the name is a non-word
     character: ASCII, it is one in the bytes too; otherwise its bytes are not ASCII. A
     case-fold letter that could spell the word makes the line a candidate anyway.)
+    A hit right after an escape (``\\u2014wen``: "—Wen") counts, whatever the escape.
     So ``--speaker Wen`` skips the lines that only say "went", in the regex engine
     (``needle(?![a-z0-9_])``): on the benchmark store ("went" in ~40% of its lines) a
     ``bytes.find`` and a Python step per such hit cost a fifth of the query's CPU time.
@@ -164,6 +189,7 @@ class LineStarts:
     def __init__(self, needles: Needles):
         first = needles.needles[0]
         self.starts = first
+        self.escapes = False  # the last span ``lines`` scanned held a RESPELLING escape
         self.words = needles.kinds[0] in (SPEAKER, LISTENER)
         self.word_patterns = [re.compile(re.escape(n) + rb"(?![a-z0-9_])") for n in first]
         self.respell = [
@@ -172,12 +198,9 @@ class LineStarts:
         ]  # fmt: skip
 
     def _extra(self, low: bytes, block: bytes) -> list[bytes]:
-        """Respellings present in the block: ``\\u`` escapes and case-fold letters."""
-        # Two-byte finds are slow (no memchr): look for escapes only when a backslash
-        # occurs, and for case-fold letters in the block's non-ASCII bytes only.
-        extra = []
-        if b"\\" in low and b"\\u" in low:
-            extra.append(b"\\u")
+        """Respellings present in the block: case-fold letters."""
+        # Look for case-fold letters in the block's non-ASCII bytes only.
+        extra: list[bytes] = []
         if self.respell and not block.isascii():
             rest = block.translate(None, ASCII)
             extra.extend(t for t in self.respell if t in rest)
@@ -198,7 +221,11 @@ class LineStarts:
         extra = self._extra(low, block)
         for respelling in extra:
             _lines_of(low, respelling, start, end, ends)
-        return ends if len(self.starts) + len(extra) == 1 else dict(sorted(ends.items()))
+        escapes = low.find(b"\\", start, end) >= 0 and _escape_lines(low, start, end, ends)
+        self.escapes = escapes  # the span holds an escape that may spell ASCII
+        if len(self.starts) + len(extra) == 1 and not escapes:
+            return ends
+        return dict(sorted(ends.items()))
 
 
 def _lines_of(low: bytes, needle: bytes, start: int, end: int, ends: dict) -> None:
@@ -214,6 +241,23 @@ def _lines_of(low: bytes, needle: bytes, start: int, end: int, ends: dict) -> No
         p = find(needle, e, end)
 
 
+def _escape_lines(low: bytes, start: int, end: int, ends: dict) -> bool:
+    """Add to ``ends`` the lines of ``low[start:end]`` holding an escape that may spell
+    ASCII (``RESPELLING``); True when there was one."""
+    find, rfind = low.find, low.rfind
+    e = -1
+    for m in RESPELLING.finditer(low, start, end):
+        p = m.start()
+        if p < e:
+            continue  # in a line already taken
+        s = rfind(b"\n", start, p) + 1 or start
+        e = find(b"\n", p, end)
+        if e < 0:
+            e = end
+        ends[s] = e
+    return e >= 0
+
+
 def _word_lines(low: bytes, pattern: re.Pattern[bytes], start: int, end: int, ends: dict) -> None:
     """Add to ``ends`` the lines of ``low[start:end]`` holding ``pattern``'s needle as a
     whole word (the pattern rules out a word byte after it; this, one before it)."""
@@ -221,9 +265,14 @@ def _word_lines(low: bytes, pattern: re.Pattern[bytes], start: int, end: int, en
     e = -1
     for m in pattern.finditer(low, start, end):
         p = m.start()
-        if p < e or (p > start and low[p - 1] in _WORD_BYTES):
-            # In a line already taken, or not a word's start. (A needle is all word
-            # bytes, ``core.names``' ASCII ``\w``: no whole word overlaps a hit.)
+        if p < e or (
+            p > start
+            and low[p - 1] in _WORD_BYTES
+            and not (p >= 6 and low[p - 6 : p - 4] == b"\\u")
+        ):
+            # In a line already taken, or not a word's start: a word byte before it,
+            # unless the last of a ``\\u`` escape's digits. (A needle is all word bytes,
+            # ``core.names``' ASCII ``\w``: no whole word overlaps a hit.)
             continue
         s = rfind(b"\n", start, p) + 1 or start
         e = find(b"\n", p, end)

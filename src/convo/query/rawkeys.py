@@ -19,20 +19,24 @@ TIME_NAME = b'"timestamp"'
 META_END = b'},"tags":['  # the "}" closes metadata: followed by a key, it is not in a string
 
 
-def after_metadata(buf: bytes, s: int, k: int) -> bool:
+def after_metadata(
+    buf: bytes, s: int, k: int, comma: bytes = b",", meta_end: bytes = META_END
+) -> bool:
     """The key whose quote is at ``k`` (preceded by a comma, so not in a string) is a
     top-level key after the ``metadata`` object: one ``{`` besides the top-level one and
     one ``}`` before it, the one closing ``metadata`` (which may end just before ``k``).
+    ``comma`` and ``meta_end``: the layout's separator and ``META_END`` (Python's
+    ``json.dumps`` writes ``", "`` and ``}, "tags": [``).
 
     (Finds, not counts: ``bytes.find`` runs at memchr speed, ``bytes.count`` does not.)
     """
-    if buf[k - 1 : k] != b",":
+    if k < len(comma) or not buf.startswith(comma, k - len(comma)):
         return False
     o = buf.find(b"{", s + 1, k)
     if o < 0 or buf.find(b"{", o + 1, k) >= 0:
         return False
     c = buf.find(b"}", s, k)
-    return c > o and buf.startswith(META_END, c) and buf.find(b"}", c + 1, k) < 0
+    return c > o and buf.startswith(meta_end, c) and buf.find(b"}", c + 1, k) < 0
 
 
 def only(buf: bytes, name: bytes, k: int, e: int) -> bool:

@@ -17,17 +17,27 @@ one more proves every line of the span in the layout (``layout``), and one C loo
 condition proves all their text arrays plain at once (``_plain``); a span where that
 fails is decided line by line (``_flat``). On that store's ``--text budget`` a 16 MiB
 range took 74 ms of CPU with a find loop per line and counts for the layout, 46 ms so.
+
+The same holds in Python's ``json.dumps`` layouts (``TEXT_LAYOUTS``: ``", "`` and
+``": "`` separators, ``text_chunks`` or ``textChunks``), with ``\\u`` escapes of
+characters that spell no ASCII (``prefilter.RESPELLING``; ``json.dumps`` escapes every
+non-ASCII character): when every backslash opens such an escape no quote is escaped, so
+the structure reads as without them, and a hit with no backslash in the 5 bytes before
+it is in the text, not in an escape's digits (else the line is parsed). On the
+benchmark store's ``json.dumps`` copy (``benchmarks/bench_query.py``, 100k records, one
+process) ``--text budget`` took 0.59 s of CPU so, 1.12 s when every line holding the
+word was parsed.
 """
 
 from __future__ import annotations
 
 import re
 from itertools import compress, repeat
-from operator import add, le, not_, sub
+from operator import add, le, lt, not_, sub
 from typing import NamedTuple
 
 from convo.query.filters import Filters, text_terms
-from convo.query.prefilter import TRIGGER_CHARS, ascii_needle, may_spell
+from convo.query.prefilter import TRIGGER_CHARS, ascii_needle, may_spell, respelling_escape
 from convo.query.rawkeys import after_metadata, only
 
 TEXT_KEY = b'{"textChunks":['
@@ -38,12 +48,60 @@ SUBJECT_KEY = b'"subject":"'
 SUBJECT_NAME = b'"subject"'
 _START = re.Match.start
 _END = re.Match.end
-# A newline that does not close a line of the layout (``}``) or open the next one (the
-# last newline of a span is not looked at): a scan for newlines, as fast as
-# ``canonical.NOT_OBJECT``'s, proves both for every line.
-_LINE_BREAK = re.compile(rb'\n(?:(?<!\}\n)|(?!\{"textChunks":\[))')
 # What a flat JSON array may hold outside its strings (numbers, literals, separators).
 _SCALAR = frozenset(b"0123456789+-.Eeflnrstu ,\t\r\n")
+
+
+class TextLayout(NamedTuple):
+    """The bytes one writer's record line opens with (``key``: its text array), and what
+    follows the array (``end``: the metadata key), the subject key and the end of
+    metadata, with that writer's separators; ``names``: the keys (lower case) that must
+    not follow the array (a second text array, or ``textChunks``, which wins over
+    ``text_chunks``: ``core.fields.is_record``)."""
+
+    key: bytes
+    end: bytes
+    names: tuple[bytes, ...]
+    subject: bytes
+    comma: bytes
+    meta_end: bytes
+    line_break: re.Pattern[bytes]
+
+
+def _text_layout(name: bytes, comma: bytes, colon: bytes) -> TextLayout:
+    key = b"{" + name + colon + b"["
+    names = (name.lower(), _LOW_CHUNKS_NAME) if name != CHUNKS_NAME else (_LOW_CHUNKS_NAME,)
+    return TextLayout(
+        key=key,
+        end=b"]" + comma + b'"metadata"' + colon + b"{",
+        names=names,
+        subject=SUBJECT_NAME + colon + b'"',
+        comma=comma,
+        meta_end=b"}" + comma + b'"tags"' + colon + b"[",
+        # A newline that does not close a line of the layout (``}``) or open the next one
+        # (the last newline of a span is not looked at): a scan for newlines, as fast as
+        # ``canonical.NOT_OBJECT``'s, proves both for every line.
+        line_break=re.compile(rb"\n(?:(?<!\}\n)|(?!" + re.escape(key) + rb"))"),
+    )
+
+
+# convo's own (orjson), then Python's json.dumps defaults (", ", ": "), each spelling.
+TEXT_LAYOUTS = tuple(
+    _text_layout(name, comma, colon)
+    for comma, colon in ((b",", b":"), (b", ", b": "))
+    for name in (CHUNKS_NAME, b'"text_chunks"')
+)
+CONVO_TEXT = TEXT_LAYOUTS[0]
+
+
+def text_layout_of(buf: bytes, s: int) -> TextLayout | None:
+    """The ``TextLayout`` whose key opens the line at ``s``, if one does."""
+    if not buf.startswith(b'{"text', s):
+        return None
+    for text in TEXT_LAYOUTS:
+        if buf.startswith(text.key, s):
+            return text
+    return None
 
 
 class TextBlock(NamedTuple):
@@ -68,7 +126,7 @@ class TextWord:
         self.size = len(needle)
         # The word may start in a line's key (``--text chunk``): a line's first hit then
         # says nothing of its text, so a block is decided line by line.
-        self.in_key = in_key(needle)
+        self.in_key = {text.key: in_key(needle, text.key) for text in TEXT_LAYOUTS}
         # The word and the rest of its line: one match per line holding it, its first hit
         # (the next search starts at the line's end), all in the regex engine.
         self.held = re.compile(re.escape(needle) + rb"[^\n]*")
@@ -84,64 +142,95 @@ class TextWord:
             return None
         return cls(needle)
 
-    def chunks_end(self, buf: bytes, s: int, e: int) -> int:
+    def chunks_end(self, buf: bytes, s: int, e: int, text: TextLayout | None = None) -> int:
         """Where the text array of the line ``buf[s:e]`` ends (its ``]``) when it can be
-        read from its bytes, else -1."""
-        if not buf.startswith(TEXT_KEY, s):
+        read from its bytes, else -1; ``text``: the line's layout, found when not given.
+        Escapes in the array must all be ``\\u`` ones (every backslash one's first
+        byte: then every raw quote is a string's delimiter), none that may spell ASCII
+        (``prefilter.RESPELLING``)."""
+        text = text or text_layout_of(buf, s)
+        if text is None:
             return -1
-        r = buf.find(TEXT_END, s + 15, e)
+        k = s + len(text.key)
+        r = buf.find(text.end, k, e)
         if (
             r < 0
-            or buf.find(b"\\", s + 15, r) >= 0
-            or buf.find(b"[", s + 15, r) >= 0
-            or buf.find(b"{", s + 15, r) >= 0
-            or buf.find(CHUNKS_NAME, r, e) >= 0
+            or buf.find(b"[", k, r) >= 0
+            or buf.find(b"{", k, r) >= 0
+            or any(buf.find(name, r, e) >= 0 for name in text.names)
+            or (buf.find(b"\\", k, r) >= 0 and not _only_harmless_escapes(buf, k, r))
         ):
             return -1
         return r
 
     def decide(self, buf: bytes, low: bytes, s: int, e: int) -> bool | None:
         """Does the word occur in the line's text or subject (None: parse to know)."""
-        r = self.chunks_end(buf, s, e)
+        text = text_layout_of(buf, s)
+        if text is None:
+            return None
+        r = self.chunks_end(buf, s, e, text)
         if r < 0:
             return None
-        if low.find(self.needle, s + 15, r) >= 0:
-            return True
+        k = s + len(text.key)
+        h = low.find(self.needle, k, r)
+        if h >= 0:  # in a string (the word holds a byte no number or literal does)
+            return True if low.find(b"\\", max(k, h - 5), h) < 0 else None  # not in an escape
         if self.respell and any(buf.find(t, s, e) >= 0 for t in self.respell):
             return None
-        return self.subject(buf, low, s, r, e)
+        return self.subject(buf, low, s, r, e, text)
 
     def block(self, buf: bytes, low: bytes, start: int, end: int) -> TextBlock | None:
         """The lines of ``[start, end)`` holding the word, each decided when its text
         array is plain (in C loops over the lines, not a Python step each): the word in
         it, else the subject, answers; a line not in this layout is left undecided. None:
-        the span holds an escape, a carriage return or a respelling.
+        the span holds an escape other than a harmless ``\\u`` one, a carriage return
+        or a respelling. The layout is the span's first line's (``TEXT_LAYOUTS``;
+        convo's when it has none): lines of another are decided one by one (``_flat``).
 
         Measured against deciding each candidate line (``benchmarks/bench_fastpaths.py``,
         CPU, 100k records): ``--text budget`` 1.67× (noise ±9%)."""
-        if self.in_key or low.find(b"\\", start, end) >= 0 or low.find(b"\r", start, end) >= 0:
-            return None
-        if self.respell and holds_any(buf, self.respell, start, end):
+        text = text_layout_of(buf, start) or CONVO_TEXT  # the others' lines: per line
+        escapes = self._escapes(buf, low, start, end, text)
+        if escapes is None:
             return None
         starts, ends, hits = self._holding(low, start, end)
-        texts = list(map(add, starts, repeat(15)))
+        texts = list(map(add, starts, repeat(len(text.key))))
         # The first "{" after the key is metadata's when the array is plain: the array
-        # ends 13 bytes before it (a memchr, not a find of ``TEXT_END``).
-        closes = list(map(sub, map(low.find, repeat(b"{"), texts, ends), repeat(13)))
-        lines = layout(buf, start, end)
+        # ends ``len(text.end) - 1`` bytes before it (a memchr, not a find of its end).
+        back = len(text.end) - 1
+        closes = list(map(sub, map(low.find, repeat(b"{"), texts, ends), repeat(back)))
+        lines = layout(buf, start, end, text)
         # The first hit ends in the array: it is in one of its strings (the word holds a
         # byte no number or literal does, and no quote). Else none is: the subject decides.
         tails = list(map(add, hits, repeat(self.size)))
-        if not (lines and _plain(buf, low, ends, texts, closes)):
-            flat = _flat(buf, low, starts, ends, texts, closes)
-            return TextBlock(starts, ends, [
-                (h <= r or self.subject(buf, low, s, r, e)) if ok else None
+        if not (lines and _plain(buf, low, ends, texts, closes, text)):
+            flat = _flat(buf, low, starts, ends, texts, closes, text)
+            decided: list[bool | None] = [
+                (h <= r or self.subject(buf, low, s, r, e, text)) if ok else None
                 for ok, s, e, h, r in zip(flat, starts, ends, tails, closes, strict=True)
-            ], lines)  # fmt: skip
-        decided: list[bool | None] = list(map(le, tails, closes))  # the word in the array
-        for i in compress(range(len(decided)), map(not_, decided)):  # else the subject
-            decided[i] = self.subject(buf, low, starts[i], closes[i], ends[i])
+            ]
+        else:
+            decided = list(map(le, tails, closes))  # the word in the array
+            for i in compress(range(len(decided)), map(not_, decided)):  # else the subject
+                decided[i] = self.subject(buf, low, starts[i], closes[i], ends[i], text)
+        if escapes:
+            decided = _unless_escaped(low, start, hits, tails, closes, decided)
         return TextBlock(starts, ends, decided, lines)
+
+    def _escapes(
+        self, buf: bytes, low: bytes, start: int, end: int, text: TextLayout
+    ) -> bool | None:
+        """Whether the span holds escapes, all harmless ``\\u`` ones; None when it
+        cannot be decided at once: an escape that is not, a carriage return, a
+        respelling, or a word that may start in the key."""
+        if self.in_key[text.key] or low.find(b"\r", start, end) >= 0:
+            return None
+        if self.respell and holds_any(buf, self.respell, start, end):
+            return None
+        escapes = low.find(b"\\", start, end) >= 0
+        if escapes and not _only_harmless_escapes(buf, start, end):
+            return None
+        return escapes
 
     def _holding(self, low: bytes, start: int, end: int) -> tuple[list[int], list[int], list[int]]:
         """Start, end and first hit of each line of ``low[start:end]`` holding the word."""
@@ -155,52 +244,88 @@ class TextWord:
             starts = list(map(max, repeat(start), map(add, before, repeat(1))))
         return starts, list(map(_END, found)), hits
 
-    def subject(self, buf: bytes, low: bytes, s: int, r: int, e: int) -> bool | None:
+    def subject(
+        self, buf: bytes, low: bytes, s: int, r: int, e: int, text: TextLayout = CONVO_TEXT
+    ) -> bool | None:
         """Does the top-level subject hold the word (None: parse to know); ``r``: where
         the line's text array ends."""
         k = buf.find(SUBJECT_NAME, r, e)
         if k < 0:
             return False
         if (
-            not buf.startswith(SUBJECT_KEY, k)
-            or not after_metadata(buf, s, k)
+            not buf.startswith(text.subject, k)
+            or not after_metadata(buf, s, k, text.comma, text.meta_end)
             or not only(buf, SUBJECT_NAME, k, e)
         ):
             return None
-        q = buf.find(b'"', k + 11, e)
-        if q < 0 or buf.find(b"\\", k + 11, q) >= 0:
+        v = k + len(text.subject)
+        q = buf.find(b'"', v, e)
+        if q < 0 or buf.find(b"\\", v, q) >= 0:
             return None
-        return low.find(self.needle, k + 11, q) >= 0
+        return low.find(self.needle, v, q) >= 0
 
 
-def _plain(buf: bytes, low: bytes, ends: list[int], texts: list[int], closes: list[int]) -> bool:
+def _unless_escaped(
+    low: bytes, start: int, hits: list[int], tails: list[int], closes: list[int],
+    decided: list[bool | None],
+) -> list[bool | None]:  # fmt: skip
+    """``decided``, a line whose first hit is in its array but may be in an escape's
+    digits (a backslash in the 5 bytes before it: ``\\u00e9budget`` holds "e9b")
+    made undecided: such a hit says nothing, the line is parsed."""
+    inside = [h - 5 if h - 5 > start else start for h in hits]
+    clean = map(lt, map(low.find, repeat(b"\\"), inside, hits), repeat(0))
+    return [
+        None if d and not ok and t <= r else d
+        for d, ok, t, r in zip(decided, clean, tails, closes, strict=True)
+    ]
+
+
+def _only_harmless_escapes(buf: bytes, start: int, end: int) -> bool:
+    """Every backslash of ``buf[start:end]`` opens a ``\\u`` escape (so none is escaped
+    and no quote is) and none of those may spell ASCII (``prefilter.RESPELLING``):
+    Python's ``json.dumps`` writes every non-ASCII character so."""
+    return buf.count(b"\\", start, end) == buf.count(b"\\u", start, end) and not (
+        respelling_escape(buf, start, end)
+    )
+
+
+def _plain(
+    buf: bytes, low: bytes, ends: list[int], texts: list[int], closes: list[int],
+    text: TextLayout = CONVO_TEXT,
+) -> bool:  # fmt: skip
     """In a span of the layout (``layout``), every line's text array is a plain one (what
     ``_flat`` asks of each line), in a C loop per condition: the common case, where a
     Python step per line cost twice as much. A line's first ``{`` after the key found
-    (not -14), an array closed by ``TEXT_END`` there cannot start before the key's end
-    (that would put the key's ``[`` inside ``TEXT_END``, which holds none)."""
+    (not -1 less the back step), an array closed by ``text.end`` there cannot start
+    before the key's end (that would put the key's ``[`` inside ``text.end``, which
+    holds none)."""
     return (
-        -14 not in closes
-        and all(map(buf.startswith, repeat(TEXT_END), closes))
+        -len(text.end) not in closes
+        and all(map(buf.startswith, repeat(text.end), closes))
         and max(map(low.find, repeat(b"["), texts, closes), default=-1) < 0
-        and max(map(low.find, repeat(_LOW_CHUNKS_NAME), closes, ends), default=-1) < 0
+        and all(
+            max(map(low.find, repeat(name.lower()), closes, ends), default=-1) < 0
+            for name in text.names
+        )
     )
 
 
 def _flat(
     buf: bytes, low: bytes, starts: list[int], ends: list[int], texts: list[int],
-    closes: list[int],
+    closes: list[int], text: TextLayout = CONVO_TEXT,
 ) -> list[bool]:  # fmt: skip
     """Per line, its text array (``texts[i]`` to ``closes[i]``, where the first ``{``
-    after the key, less 13) is a plain one: the key in its case first, the array closed
-    by ``TEXT_END`` (so no ``{`` in it) with no ``[`` in it, no second key of its name,
-    and the line closes an object (as ``canonical.Decider.decide`` asks of a line)."""
+    after the key, less the back step) is a plain one: the key in its case first, the
+    array closed by ``text.end`` (so no ``{`` in it) with no ``[`` in it, no second key
+    of its name, and the line closes an object (as ``canonical.Decider.decide`` asks of
+    a line)."""
     find = low.find
-    keys = map(buf.startswith, repeat(TEXT_KEY), starts)
+    keys = map(buf.startswith, repeat(text.key), starts)
     closed = map(buf.endswith, repeat(b"}"), starts, ends)
-    shut = map(buf.startswith, repeat(TEXT_END), closes)
+    shut = map(buf.startswith, repeat(text.end), closes)
     lists = map(find, repeat(b"["), texts, closes)
-    again = map(find, repeat(_LOW_CHUNKS_NAME), closes, ends)
+    finds = [map(find, repeat(name.lower()), closes, ends) for name in text.names]
+    again = finds[0] if len(finds) == 1 else map(max, *finds)
     rows = zip(keys, closed, texts, closes, shut, lists, again, strict=False)  # maps
     return [
         key and brace and t <= r and end and nested < 0 and dup < 0
@@ -216,21 +341,25 @@ def holds_any(buf: bytes, pieces: list[bytes], start: int, end: int) -> bool:
     return any(find(p[:1], start, end) >= 0 and find(p, start, end) >= 0 for p in pieces)
 
 
-def in_key(needle: bytes) -> bool:
-    """Can ``needle`` (lower-case) start inside a line's ``{"textChunks":[``: all of it
-    there, or its head the key's tail?"""
-    key = TEXT_KEY.lower()
+def in_key(needle: bytes, text_key: bytes = TEXT_KEY) -> bool:
+    """Can ``needle`` (lower-case) start inside a line's ``{"textChunks":[`` (or another
+    layout's ``text_key``): all of it there, or its head the key's tail?"""
+    key = text_key.lower()
     return any(needle.startswith(key[i:]) or key[i:].startswith(needle) for i in range(len(key)))
 
 
-def layout(buf: bytes, start: int, end: int) -> bool:
+def layout(buf: bytes, start: int, end: int, text: TextLayout = CONVO_TEXT) -> bool:
     """Every line of ``buf[start:end]`` (whole lines, each with its newline) opens with
-    ``{"textChunks":[`` and closes with ``}``: one regex pass over its newlines."""
+    ``{"textChunks":[`` (``text.key``) and closes with ``}``: one regex pass over its
+    newlines."""
     return (
-        buf.startswith(TEXT_KEY, start)
+        buf.startswith(text.key, start)
         and buf.startswith(b"}\n", end - 2)
-        and _LINE_BREAK.search(buf, start, end - 1) is None
+        and text.line_break.search(buf, start, end - 1) is None
     )
 
 
-__all__ = ["TextBlock", "TextWord", "holds_any", "in_key", "layout"]
+__all__ = [
+    "TEXT_LAYOUTS", "TextBlock", "TextLayout", "TextWord", "holds_any", "in_key", "layout",
+    "text_layout_of",
+]  # fmt: skip
