@@ -166,6 +166,7 @@ def test_workers_end_with_their_parent(tmp_path, signum):
     _, err = proc.communicate(timeout=30)
     if signum == signal.SIGTERM:
         assert proc.returncode == 143, err
+        assert b"Traceback" not in err and b"Exception ignored" not in err, err
         assert not list(tmp_path.glob(".out.jsonl.*"))
     _wait_for(lambda: not any(_alive(w) for w in workers), timeout=10)
 

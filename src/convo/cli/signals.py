@@ -37,7 +37,16 @@ def _terminate(signum: int, frame: Any) -> None:
         return
     for other in _CAUGHT:
         signal.signal(other, signal.SIG_IGN)
+    _quiet_threads()
     raise Terminated(signum)
+
+
+def _quiet_threads() -> None:
+    """convo is ending: an error in another thread from here on is a consequence (a pool's
+    manager thread finding its workers ended), not something to show as a traceback."""
+    import threading
+
+    threading.excepthook = lambda _args: None
 
 
 def _unraisable(hook: Any) -> None:
