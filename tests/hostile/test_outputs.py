@@ -87,3 +87,11 @@ def test_a_different_file_is_written(runner, store, tmp_path):
     )
     assert r.exit_code == 0, r.output
     assert (tmp_path / "o.csv").read_text().count("\n") >= 4
+
+
+def test_html_text_carries_no_control_characters():
+    """A speaker named with NUL and ESC reached `convo report`'s page (and a terminal,
+    with -o -) as raw bytes."""
+    from convo.core.text.markup import html_text
+
+    assert html_text("A\x00li\x1b[2Jce <b>\t\n") == "A\ufffdli\ufffd[2Jce &lt;b&gt;\t\n"

@@ -54,3 +54,28 @@ def test_a_query_at_the_bound_is_fast(runner, store):
     assert r.exit_code == 0, r.output
     assert r.output.count("\n") == 200
     assert time.monotonic() - start < 5
+
+
+def test_a_speaker_of_many_words_is_no_internal_error(tmp_path):
+    """``-s`` with more than 500 words made one SQL term a word, over SQLite's limit
+    ("too many terms in compound SELECT"): an internal error, found by the MCP attack."""
+    import orjson
+    from typer.testing import CliRunner
+
+    from convo.cli.app import app
+    from convo.index.state import refresh
+
+    store = tmp_path / "s.jsonl"
+    rec = {"textChunks": ["hello"], "metadata": {"speaker": "Ann Lee", "listeners": []},
+           "tags": [], "timestamp": "2024-01-01T00:00:00Z", "source_id": "x", "id": "m1",
+           "format": "convo"}  # fmt: skip
+    store.write_bytes(orjson.dumps(rec) + b"\n")
+    assert refresh(store, create=True).available
+    many = " ".join(f"w{i}" for i in range(600))
+    runner = CliRunner()
+    for command in (["query"], ["search", "hello"]):
+        r = runner.invoke(app, ["--store", str(store), *command, "-s", many, "-f", "jsonl"])
+        assert r.exit_code == 0, r.output
+        assert r.stdout == ""
+    r = runner.invoke(app, ["--store", str(store), "query", "-s", "ann lee", "-f", "jsonl"])
+    assert orjson.loads(r.stdout)["id"] == "m1"

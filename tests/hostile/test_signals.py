@@ -117,6 +117,29 @@ def test_a_signal_during_an_index_rebuild_keeps_the_old_index(tmp_path):
         assert index.read_bytes() == old
 
 
+def test_a_signal_as_the_new_index_is_made_leaves_nothing(tmp_path, monkeypatch):
+    """The new index's file exists from its connection on, before the rebuild holds the
+    connection: a signal there (the test above signals as the file appears) left it."""
+    from convo.index import build, refresh, schema
+
+    store = _big_store(tmp_path / "s.jsonl", 10)
+    assert refresh(store, create=True, wait=True).available
+    old = (tmp_path / "s.jsonl.index.sqlite").read_bytes()
+    connect = schema.connect
+
+    def interrupted(path, *args, **kwargs):
+        conn = connect(path, *args, **kwargs)
+        conn.execute("CREATE TABLE made (x)")  # the file is made
+        conn.close()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(build.schema, "connect", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        refresh(store, create=True, wait=True, rebuild_all=True)
+    assert not list(tmp_path.glob("*.tmp-*"))
+    assert (tmp_path / "s.jsonl.index.sqlite").read_bytes() == old
+
+
 def test_a_killed_index_rebuild_keeps_the_old_index(tmp_path):
     store = _big_store(tmp_path / "s.jsonl")
     assert _convo("--store", str(store), "index").wait(timeout=60) == 0
@@ -143,6 +166,7 @@ def test_workers_end_with_their_parent(tmp_path, signum):
     _, err = proc.communicate(timeout=30)
     if signum == signal.SIGTERM:
         assert proc.returncode == 143, err
+        assert b"Traceback" not in err and b"Exception ignored" not in err, err
         assert not list(tmp_path.glob(".out.jsonl.*"))
     _wait_for(lambda: not any(_alive(w) for w in workers), timeout=10)
 

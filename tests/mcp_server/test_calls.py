@@ -138,3 +138,19 @@ def test_without_the_mcp_package_the_command_says_what_to_install(monkeypatch):
     assert r.exit_code == 2
     assert "convo mcp needs the mcp package" in r.stderr
     assert "-m pip install" in r.stderr and "convo-tools[" not in r.stderr
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"text": None},  # JSON null for a required argument is no argument
+        {"text": "jwt\ud800"},  # a lone surrogate: JSON can carry one, UTF-8 cannot
+        {"text": "jwt", "tag": ["\udfff"]},
+        {"text": "jwt", "query": "from:\ud800"},
+    ],
+)
+def test_hostile_arguments_are_one_usage_error(archive, given):
+    """Found by feeding every tool hostile values: these were a KeyError and a
+    UnicodeEncodeError from SQLite (an internal error), not one line about the argument."""
+    with pytest.raises(UsageError):
+        archive.call("search", given)

@@ -455,6 +455,21 @@ def defaulted_read_args(kw: dict[str, Any]) -> dict[str, ReadArgs]:
     return read_args(kw)
 
 
+STORE_HELP = "The store file (default: --store of convo, $CONVO_STORE, or the XDG data home)."
+
+
+def store_path(ctx: Any, explicit: str | None):
+    """The store a maintenance command (``index``, ``embed``, ``mcp``) works on: its own
+    ``--store`` (``STORE_HELP``), else convo's global ``--store`` (``ctx``, typer's
+    context), else the default; links followed, so the index and lock live beside the
+    target."""
+    from convo.store import Store
+
+    if not explicit and ctx is not None:
+        explicit = ctx.find_root().params.get("store")
+    return Store(explicit).real
+
+
 def store_options(func):
     """Only ``--store``; ``func(args: ReadArgs)``."""
     return _with_params(func, _params(INPUT_SPECS[1:]), defaulted_read_args)

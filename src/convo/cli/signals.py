@@ -11,6 +11,9 @@ so lost, and the command ran to the end with exit 0 (``tests/hostile/test_signal
 ``_unraisable`` (``sys.unraisablehook``) sees the dropped interruption and owes it; a
 short-lived thread sends the signal to the main thread again once the hook has returned,
 so that it is raised in ordinary code (or dropped in the next such hook and owed again).
+SIGTERM and SIGHUP arriving inside that hook are owed too; Ctrl-C keeps Python's own
+handler (asyncio and others look for it), so one sent in the few steps between the hook's
+last line and its return would still be lost: the sender waits for the hook to end first.
 """
 
 from __future__ import annotations
@@ -37,7 +40,16 @@ def _terminate(signum: int, frame: Any) -> None:
         return
     for other in _CAUGHT:
         signal.signal(other, signal.SIG_IGN)
+    _quiet_threads()
     raise Terminated(signum)
+
+
+def _quiet_threads() -> None:
+    """convo is ending: an error in another thread from here on is a consequence (a pool's
+    manager thread finding its workers ended), not something to show as a traceback."""
+    import threading
+
+    threading.excepthook = lambda _args: None
 
 
 def _unraisable(hook: Any) -> None:
@@ -83,6 +95,8 @@ def _send_owed() -> None:
         time.sleep(_RETRY)
         if not _OWED or main is None:
             idle += 1
+            continue
+        if _state["in_hook"]:  # not yet: Ctrl-C's handler (Python's) cannot wait as ours does
             continue
         idle = 0
         signal.pthread_kill(main, _OWED.pop(0))

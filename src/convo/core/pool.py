@@ -112,6 +112,7 @@ def ordered_map(
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    before = set(multiprocessing.active_children())
     with ProcessPoolExecutor(
         max_workers=jobs,
         mp_context=context,
@@ -126,9 +127,23 @@ def ordered_map(
                     yield _pool_result(pool, pending.popleft())
             while pending:
                 yield _pool_result(pool, pending.popleft())
+        except KeyboardInterrupt:
+            _end_workers(set(multiprocessing.active_children()) - before)
+            raise
         finally:
             for future, _ in pending:
                 future.cancel()
+
+
+def _end_workers(workers: Iterable[Any]) -> None:
+    """Ctrl-C or a signal: the pool's workers end now, not after their tasks. One that
+    lands as the pool starts (before it can tell its workers to stop) left them waiting
+    for work, non-daemonic, and the exit joined them for ever (``tests/hostile/
+    test_signals.py``); found this way among the children multiprocessing started, so
+    a worker started but not yet the pool's own is ended too."""
+    for worker in workers:  # SIGKILL: one not yet past _worker_signals has no handler to run
+        with contextlib.suppress(Exception):
+            worker.kill()
 
 
 def _pool_result(pool: Any, entry: tuple[Future[R], Any]) -> R:

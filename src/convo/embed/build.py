@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from convo.core.errors import InputError, UsageError
+from convo.core.errors import InputError
 from convo.embed import chunks as chunking
 from convo.embed.protocol import Embedder
-from convo.embed.vectors import VectorFile, Writer
+from convo.embed.vectors import VectorFile, Writer, mismatch
 from convo.embed.vectors import drop as drop_vectors
 
 Progress = chunking.Progress
@@ -71,16 +71,6 @@ def recorded_choice(store: Path) -> str | None:
         return vf.meta.get("choice") or None
     finally:
         vf.close()
-
-
-def mismatch(vf: VectorFile, model: str, dims: int | None, store: Path) -> UsageError:
-    choice = vf.meta.get("choice") or vf.model
-    theirs = f"{model} ({dims} dims)" if dims else model
-    return UsageError(
-        f"the store's vectors were made by {vf.model} ({vf.dims} dims), not {theirs}",
-        where=str(store),
-        hint=f"embed with `--model {choice}`, or `convo embed --rebuild` to replace them",
-    )
 
 
 def embed_store(

@@ -41,7 +41,7 @@ def open_vectors(store_path: str | os.PathLike[str]) -> VectorFile:
 
 def query_embedder(vf: VectorFile, embedder: Embedder | None, store: Path) -> Embedder:
     """``embedder``, or the one the vectors were made with; another model is an error."""
-    from convo.embed.build import mismatch
+    from convo.embed.vectors import mismatch
 
     if embedder is None:
         from convo.embed.registry import make
@@ -141,15 +141,6 @@ def _best_rows(vf: VectorFile, q: Vectors, want: int) -> tuple[Any, Any]:
     from convo.embed.quantized import top_rows
 
     return top_rows(vf, q, want)
-
-
-def scores_of(rows: Vectors, q: Vectors) -> Vectors:
-    """Each row's dot product with ``q`` (cosine: both are unit length). ``einsum``, not
-    ``@``: the same sums without a BLAS thread pool, which on a busy 2-core machine took
-    1.3 to 2.5 times as long over a million rows (measured)."""
-    import numpy as np
-
-    return np.einsum("ij,j->i", rows, q)
 
 
 def _rank_among(

@@ -280,3 +280,15 @@ class Writer:
             if n > 0:
                 os.pwrite(self.f.fileno(), bytes(n * dims * 4), row * dims * 4)
                 os.pwrite(self.q.fileno(), bytes(n * size), row * size)
+
+
+def mismatch(vf: VectorFile, model: str, dims: int | None, store: Path) -> UsageError:
+    """The error for vectors made by another model than the one asked for (an embed that
+    would add to them, a search that would compare with them)."""
+    choice = vf.meta.get("choice") or vf.model
+    theirs = f"{model} ({dims} dims)" if dims else model
+    return UsageError(
+        f"the store's vectors were made by {vf.model} ({vf.dims} dims), not {theirs}",
+        where=str(store),
+        hint=f"embed with `--model {choice}`, or `convo embed --rebuild` to replace them",
+    )

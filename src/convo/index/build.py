@@ -107,12 +107,10 @@ def rebuild(store_path: Path, f: IO[bytes], track: Track | None = None) -> int:
     this connection writes the rows and sorts the secondary indexes)."""
     ipath = schema.index_path(store_path)
     tmp = ipath.with_name(f"{ipath.name}.tmp-{os.getpid()}")
-    for old in ipath.parent.glob(f"{ipath.name}.tmp-*"):
-        with contextlib.suppress(OSError):
-            old.unlink()  # left by a killed build (builds run under the store lock)
-    conn = schema.connect(tmp)
-    side = None
+    _remove_temporary(ipath)  # left by a killed build (builds run under the store lock)
+    conn = side = None
     try:
+        conn = schema.connect(tmp)
         for pragma in schema.BUILD_PRAGMAS:
             conn.execute(pragma)
         conn.execute("BEGIN")
@@ -145,10 +143,17 @@ def rebuild(store_path: Path, f: IO[bytes], track: Track | None = None) -> int:
         schema.close_quietly(conn)
         if side is not None:
             side.abandon()
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+        # a signal can land as a file is made and before its name is held (the database,
+        # the side full-text one): under the lock, every temporary file there is this build's
+        _remove_temporary(ipath)
         raise
     return added
+
+
+def _remove_temporary(ipath: Path) -> None:
+    for old in ipath.parent.glob(f"{ipath.name}.tmp-*"):
+        with contextlib.suppress(OSError):
+            old.unlink()
 
 
 def _fsync(path: Path) -> None:

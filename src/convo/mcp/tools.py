@@ -125,7 +125,7 @@ def arguments(tool: Tool, given: dict[str, Any] | None) -> dict[str, Any]:
     """``given`` checked against the tool's schema, with the defaults filled in."""
     given = dict(given or {})
     for name in tool.required:
-        if name not in given:
+        if given.get(name) is None:  # JSON null is no argument
             raise UsageError(f"{tool.name}: missing argument {name!r}")
     out: dict[str, Any] = {}
     for name, value in given.items():
@@ -161,4 +161,21 @@ def _typed(where: str, kind: str, value: Any) -> Any:
         raise UsageError(f"{where} must be {'an' if kind[0] in 'aio' else 'a'} {kind}")
     if isinstance(value, list) and not all(isinstance(v, str) for v in value):
         raise UsageError(f"{where} must be a list of strings")
+    for text in value if isinstance(value, list) else [value]:
+        if isinstance(text, str) and not _encodable(text):
+            raise UsageError(f"{where} holds a lone surrogate (\\u{_surrogate(text):04x})")
     return value
+
+
+def _encodable(text: str) -> bool:
+    """Whether ``text`` is Unicode that UTF-8 can hold: JSON's ``\\ud800`` escapes can
+    make a lone surrogate, which SQLite and every output refuse."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _surrogate(text: str) -> int:
+    return next(ord(c) for c in text if 0xD800 <= ord(c) <= 0xDFFF)

@@ -76,11 +76,14 @@ def name_ids(conn: sqlite3.Connection, query: str) -> list[int]:
     """Ids of the distinct names ``query`` matches by the name rule (``core.names``)."""
     rule = NameQuery(query)
     if rule.tokens:
-        sql = " INTERSECT ".join(
-            ["SELECT name_id FROM name_tokens WHERE token = ?"] * len(rule.tokens)
-        )
+        # the names holding every token: one grouped query, not an INTERSECT a term a
+        # token (SQLite allows 500 terms, and a name of more words was an internal error)
+        tokens = sorted(set(rule.tokens))
         rows = conn.execute(
-            f"SELECT name_id, name FROM names WHERE name_id IN ({sql})", rule.tokens
+            "SELECT name_id, name FROM names WHERE name_id IN (SELECT name_id FROM"
+            " name_tokens WHERE token IN (SELECT value FROM json_each(?))"
+            " GROUP BY name_id HAVING count(DISTINCT token) = ?)",
+            (_json(tokens), len(tokens)),
         )
     else:
         rows = conn.execute("SELECT name_id, name FROM names")

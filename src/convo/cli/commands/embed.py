@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import typer
 
-from convo.cli.commands.index import STORE_HELP, store_path
+from convo.cli.options import STORE_HELP, store_path
 from convo.cli.runtime import err as say
 
 MODEL_HELP = (

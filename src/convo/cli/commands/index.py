@@ -11,18 +11,8 @@ from __future__ import annotations
 
 import typer
 
+from convo.cli.options import STORE_HELP, store_path
 from convo.cli.runtime import err
-
-STORE_HELP = "The store file (default: --store of convo, $CONVO_STORE, or the XDG data home)."
-
-
-def store_path(ctx: typer.Context | None, explicit: str | None):
-    """``--store`` of the command, else convo's global ``--store``, else the default."""
-    from convo.store import Store
-
-    if not explicit and ctx is not None:
-        explicit = ctx.find_root().params.get("store")
-    return Store(explicit).real  # links followed: the index and lock live beside the target
 
 
 def index(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import typer
 
-from convo.cli.commands.index import STORE_HELP, store_path
+from convo.cli.options import STORE_HELP, store_path
 
 SCAN_HELP = (
     "Refuse a call that would read all of a store bigger than this without the index "

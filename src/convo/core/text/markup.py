@@ -25,9 +25,14 @@ def csv_cell(value: str) -> str:
     return "'" + value if value.startswith(_FORMULA_START) else value
 
 
+_HTML_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
 def html_text(value: str) -> str:
-    """Text for HTML element content or a quoted attribute."""
-    return html.escape(value, quote=True)
+    """Text for HTML element content or a quoted attribute. Control characters (NUL,
+    ESC...: a parse error in HTML, and terminal commands when a page goes to stdout)
+    become U+FFFD, as a browser shows a NUL."""
+    return _HTML_CONTROLS.sub("\ufffd", html.escape(value, quote=True))
 
 
 def _markdown_line(line: str) -> str:
