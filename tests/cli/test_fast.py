@@ -21,7 +21,8 @@ from typer.testing import CliRunner
 import convo.cli.commands.read as read
 from convo.cli import fast
 from convo.cli.app import app
-from convo.cli.options import ORDER_SPECS, read_specs
+from convo.cli.options import read_specs
+from convo.cli.order_options import ORDER_SPECS
 from convo.cli.runtime import state
 
 VALUES = ["alice", "Bob Jones", "7", "0", "-3", "007", " 5", "x=y", "", "-", "--help",

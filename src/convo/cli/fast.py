@@ -3,7 +3,7 @@
 Importing typer (and its vendored click) takes longer than the rest of an indexed read
 (``convo list --latest 10``). ``run(argv)`` parses a command line of the read commands
 (``cli.commands.read.FAST``) from the very option declarations typer's parameters are
-made from (``cli.options.Spec``: ``read_specs`` and ``ORDER_SPECS``), builds the same
+made from (``cli.options.Spec``: ``read_specs`` and ``cli.order_options.ORDER_SPECS``), builds the same
 ``ReadArgs``/``OrderArgs`` with the same functions, and runs the command under the same
 error rules (``cli.runtime.guarded``). Anything it is not sure to read as click would
 (help, an unknown option, a value that starts with ``-``, a flag given a value, a
@@ -50,7 +50,8 @@ def run(argv: list[str]) -> int | None:
         func = FAST.get(rest[0])
         if func is None:
             return None
-        from convo.cli.options import ORDER_SPECS, read_specs
+        from convo.cli.options import read_specs
+        from convo.cli.order_options import ORDER_SPECS
 
         specs = read_specs(None) + ORDER_SPECS
         values = parse(specs, rest[1:])
@@ -60,7 +61,8 @@ def run(argv: list[str]) -> int | None:
 
 
 def _invoke(func: Any, top: dict[str, Any], values: dict[str, Any]) -> int:
-    from convo.cli.options import order_args, read_args
+    from convo.cli.options import read_args
+    from convo.cli.order_options import order_args
     from convo.cli.runtime import apply_config, guarded, state
 
     # What the group's callback (cli/group.py) sets before any command runs.

@@ -16,7 +16,8 @@ def run(top: dict[str, Any], argv: list[str]) -> int | None:
     typer must read it."""
     from convo.cli.commands.search import search, specs
     from convo.cli.fast import _Decline, _invoke, parse
-    from convo.cli.options import ORDER_SPECS, read_specs
+    from convo.cli.options import read_specs
+    from convo.cli.order_options import ORDER_SPECS
 
     try:
         values = parse(specs(), argv)

@@ -19,9 +19,12 @@ import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from convo.cli.choices import Choices, choice_option
+
+if TYPE_CHECKING:
+    from convo.cli.order_options import OrderArgs
 
 SPEAKER_MODES = ("auto", "voice", "prefix", "none")
 
@@ -482,35 +485,6 @@ def read_options_for(formats: Sequence[str] | None):
         return _with_params(func, _params(read_specs(formats)), read_args)
 
     return decorate
-
-
-@dataclass
-class OrderArgs:
-    """The order group (``--sort``, ``--latest``, ``--count``) of list, query and show."""
-
-    sort: str | None = None
-    latest: int | None = None
-    count: bool = False
-
-
-def order_options(func):
-    """Add ``--sort time|-time``, ``--latest N`` and ``--count``; call ``func(order: OrderArgs, ...)``.
-
-    Served by the store's index when it is fresh, else in flat memory (see
-    ``convo.store.select``)."""
-    return _with_params(func, _params(ORDER_SPECS), order_args)
-
-
-ORDER_SPECS = (
-    Spec("sort", S, None, ("--sort",), "Order by time (-time: newest first). Default: input order.", None, Choices(("time", "-time"), "--sort")),
-    Spec("latest", int | None, None, ("--latest",), "Only the N most recent messages, shown oldest first.", "N"),
-    Spec("count", bool, False, ("--count",), "Print how many messages match, not the messages."),
-)  # fmt: skip
-
-
-def order_args(kw: dict[str, Any]) -> dict[str, OrderArgs]:
-    """``{"order": OrderArgs}`` from the values of ``ORDER_SPECS`` (popped from ``kw``)."""
-    return {"order": OrderArgs(**{s.name: kw.pop(s.name) for s in ORDER_SPECS})}
 
 
 def read_options(func):

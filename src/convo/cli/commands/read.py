@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from convo.cli.options import OrderArgs, ReadArgs, order_options, read_options
+from convo.cli.options import ReadArgs, read_options
+from convo.cli.order_options import OrderArgs, order_options
 from convo.cli.runtime import Reporter, command, environment, err, flush_stdout, outcome, state
 
 
