@@ -194,6 +194,14 @@ except KeyboardInterrupt as e:
 """
 
 
+def _as_on_a_terminal() -> None:
+    """The child's signals as a terminal's shell leaves them: a suite run under nohup or
+    as a background job has SIGHUP or SIGINT ignored, and convo keeps an ignored one
+    ignored (``cli/signals.py``), so the test would then see nothing to raise."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("name", ["TERM", "HUP", "INT"])
 def test_a_signal_dropped_in_a_hook_is_raised_again(name):
     """A signal whose exception lands in a finalizer or an at-fork hook (a pool forking
@@ -205,6 +213,7 @@ def test_a_signal_dropped_in_a_hook_is_raised_again(name):
         env=env,
         capture_output=True,
         timeout=60,
+        preexec_fn=_as_on_a_terminal,
     )
     kind = "KeyboardInterrupt" if name == "INT" else "Terminated"
     number = "None" if name == "INT" else str(int(signal.Signals[f"SIG{name}"]))
