@@ -194,3 +194,26 @@ def test_query_help_is_the_field_table():
     assert all(line.strip() in doc for line in help_lines()), (
         "copy help_lines() into query's docstring"
     )
+
+
+NEGATED = st.one_of(
+    st.builds(Term, st.just("thread"), st.sampled_from(["m1", "t9", "x"])),
+    st.builds(Term, st.just("format"), st.sampled_from(["slack", "EMAIL", "k", "none"])),
+    st.builds(Term, st.just("tag"), st.sampled_from(TAGS)),
+    st.builds(Term, st.just("from"), st.sampled_from(QUERIES)),
+    st.builds(Term, st.just("role"), st.sampled_from(["user", "assistant", "weird"])),
+    st.builds(Term, st.just("subject"), st.sampled_from(["auth", "straße", ""])),
+    st.builds(Range, st.sampled_from([None, *BOUNDS]), st.sampled_from([None, *BOUNDS])),
+)
+
+
+@given(st.lists(LINES, max_size=20), NEGATED)
+def test_a_negated_leaf_counts_as_the_total_less_the_leaf(items, leaf):
+    """``count`` of ``NOT leaf`` is the total less the leaf's count (plan.complement): the
+    same as the scan, a message without the field (NULL in SQL) among the counted."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_store(Path(tmp) / "s.jsonl", items)
+        assert refresh(path).available
+        q = Query(Not(leaf))
+        counted, _ = count(q, [RawFile(str(path))], store=path)
+        assert counted == len(_ids(select(q, [RawFile(str(path))], store=None)))

@@ -36,6 +36,7 @@ from convo.index.lookup import Reader, Track, read_spans, reader
 from convo.query.matches import Match
 from convo.query.model import Query
 from convo.query.plan import Plan, compile_where, explain
+from convo.query.plan import count as plan_count
 
 if TYPE_CHECKING:
     from convo.query.scan import Selector
@@ -140,7 +141,7 @@ def count(
             if isinstance(r, Reader):
                 plan = compile_where(r.conn, query.where)
                 if plan.exact:
-                    n = r.count(plan.cond, plan.params)
+                    n = plan_count(r, plan)
                     for cap in (query.latest, query.limit):
                         n = n if cap is None else min(n, cap)
                     return n, Selection(iter(()), True, explain(plan), "", r.bad_lines)
