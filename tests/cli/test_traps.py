@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -293,7 +294,12 @@ def test_sigint_during_start_up_exits_130_without_traceback():
         "import sys; sys.argv = ['convo']; import convo.cli.app; "
         "import os, signal, time; os.kill(os.getpid(), signal.SIGINT); time.sleep(5)"
     )
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+        # as from a terminal: a background job (`make test &`) inherits SIGINT ignored,
+        # and then Python, and convo with it, leave it ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
     assert r.returncode == 130 and r.stderr == "convo: interrupted\n"
 
 
