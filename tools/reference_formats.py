@@ -36,6 +36,7 @@ SAMPLES = {
     "mbox": "sample_data/email/team.mbox",
     "eml": "tests/fixtures/email/named-parts.eml",
     "agentscope-session": "tests/fixtures/formats/agentscope_session/session_2024-05-02.json",
+    "autogen-state": "tests/fixtures/formats/autogen_state/team_state.json",
     "autogen-runtime": "tests/fixtures/formats/autogen_runtime/runtime.log",
     "langgraph-store": "tests/fixtures/formats/langgraph_store/search_memory.json",
     "reddit-export": "tests/fixtures/formats/reddit_export/export_maple_owl_20240601/comments.csv",

@@ -64,6 +64,7 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.vscode_chat",
         "convo.importers.agents.agentscope_session",
         "convo.importers.agents.autogen_runtime",
+        "convo.importers.agents.autogen_state",
         "convo.importers.forums.reddit_export",
         "convo.importers.agents.langgraph_store",
         "convo.importers.apps.gemini_activity",

@@ -55,3 +55,64 @@ def test_detect_among_builtins():
 
 def test_global_registry_detects():
     assert registry.detect(Source(SPACE)).name == "google-chat"
+
+
+TAKEOUT = FIXTURES / "google_chat"
+REAL_DM = GROUPS / "DM k6oxQAAAAE" / "messages.json"
+
+
+def test_real_dm_shape_attachment_only_and_annotations():
+    """A DM as Takeout writes it: group_info.json without a name, a message with only
+    ``attached_files`` (no ``text`` key; ``?account_id\\u003d3`` in its names) and
+    ``youtube_metadata`` / ``url_metadata`` annotations."""
+    recs, rejects, warnings = run(google_chat.read, REAL_DM)
+    assert (rejects, warnings) == ([], [])
+    assert [r["metadata"]["speaker"] for r in recs] == [
+        "White Rabbit",
+        "Alice Liddell",
+        "White Rabbit",
+    ]
+    assert recs[0]["metadata"]["listeners"] == ["Alice Liddell"]
+    assert recs[1]["textChunks"] == ["[file 4926929847130562072?account_id=3.png]"]
+    assert recs[1]["timestamp"] == "2016-11-22T21:46:26Z"
+    assert {r["thread"] for r in recs} == {"DM k6oxQAAAAE"}
+    assert recs[2]["extra"]["annotations"][0]["url_metadata"]["url"] == {
+        "private_do_not_access_or_else_safe_url_wrapped_value": "https://maps.example/q"
+    }
+
+
+def test_whole_takeout_folder_reads_every_group_and_rejects_no_sidecar():
+    """``group_info.json`` and ``Users/*/user_info.json`` are the export's own files: a
+    folder ingest reads them as google-chat (no messages) instead of counting them as
+    unrecognised conversation files (which made the run exit 1)."""
+    from convo.pipeline.ingest import Ingest
+
+    run_ = Ingest()
+    recs = list(run_.messages([TAKEOUT]))
+    assert run_.stats.unrecognised == []
+    assert run_.stats.rejected == 1  # the Space fixture's one bad message, nothing else
+    assert len(recs) == 8 and {r.format for r in recs} == {"google-chat"}
+
+
+def test_sidecars_detected_and_yield_nothing(tmp_path):
+    user_info = TAKEOUT / "Users" / "User 1098765" / "user_info.json"
+    group_info = GROUPS / "DM k6oxQAAAAE" / "group_info.json"
+    for path in (user_info, group_info):
+        assert registry.detect(Source(path)).name == "google-chat"
+    assert run(google_chat.read, user_info) == ([], [], [])
+    assert run(google_chat.read, group_info) == ([], [], [])
+    lone = tmp_path / "group_info.json"
+    lone.write_bytes(group_info.read_bytes())
+    recs, rejects, warnings = run(google_chat.read, lone)
+    assert (recs, rejects) == ([], [])
+    assert len(warnings) == 1 and "holds no messages" in warnings[0]
+
+
+def test_other_group_info_and_user_info_files_are_not_taken(tmp_path):
+    for name, body in (
+        ("group_info.json", '{"name": "x", "members": [1, 2]}'),
+        ("user_info.json", '{"user": "x", "age": 3}'),
+    ):
+        path = tmp_path / name
+        path.write_text(body)
+        assert google_chat.sniff(Source(path)) == 0

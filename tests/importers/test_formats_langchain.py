@@ -92,3 +92,31 @@ def test_dumpd_serialized_messages():
     assert answer["textChunks"] == ["5 miles is 8.05 km."]
     assert {r["thread"] for r in recs[:5]} == {"dumpd.jsonl#line-1"}
     assert thanks["thread"] == "dumpd.jsonl" and system["metadata"]["speaker"] == "system"
+
+
+V1 = FIXTURES / "langchain" / "v1_blocks.json"
+
+
+def test_langchain_core_v1_standard_blocks():
+    """langchain-core 1.0's standard content blocks (``messages/content.py``,
+    ``output_version: "v1"``): a ``tool_call`` block was written raw and again from
+    ``tool_calls``; server tool calls and results, ``text-plain`` and base64 media with
+    a ``mime_type`` were raw JSON; a ``RemoveMessage`` was rejected as malformed."""
+    recs, rejects, warnings = run(langchain.read, V1)
+    assert rejects == []
+    assert warnings[0] == (
+        "v1_blocks.json: skipped 1 RemoveMessage entries (LangGraph's instructions to "
+        "delete a message by id: not messages)"
+    )
+    human, ai, tool = recs
+    assert human["textChunks"] == ["What is in this image?", "[image image/png, 9 bytes]"]
+    assert ai["textChunks"] == [
+        '[tool_use web_search] {"query":"cat breeds"}',
+        "[tool_result ws_1] 3 results",
+        "A cat.",
+        "breed: tabby",
+        '[tool_use lookup] {"q":"tabby"}',
+    ]
+    assert ai["extra"]["thinking"] == ["Looks like a cat."]
+    assert tool["replyTo"] == ai["id"] == "langchain:v1_blocks.json:lc_run--0"  # a short id
+    assert detect_name(fresh_registry(langchain), V1) == "langchain"

@@ -68,6 +68,7 @@ BY_FOLDER = {
     "vscode_chat": "vscode-chat",
     "agentscope_session": "agentscope-session",
     "autogen_runtime": "autogen-runtime",
+    "autogen_state": "autogen-state",
     "reddit_export": "reddit-export",
     "langgraph_store": "langgraph-store",
     "gemini_activity": "gemini-activity",

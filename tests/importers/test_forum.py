@@ -231,3 +231,23 @@ def test_cli_unsafe_xml_is_one_line(runner, tmp_path):
     assert result.exit_code == 2
     assert "Traceback" not in result.output
     assert f"{path}:2: unsafe XML refused" in result.output
+
+
+def test_reddit_thread_as_reddit_writes_it():
+    """A thread's ``.json`` as Reddit serves it (no ``raw_json=1``): entities in the
+    title as in the bodies, a moderator's stickied comment with an ``edited`` time, a
+    deleted reply, a ``more`` stub with ids and a "continue this thread" stub (id ``_``,
+    no children). Replies without mentions speak to the author they answer."""
+    recs, rejects, warnings = ingest(FIXTURES / "reddit-thread-raw.json", base=FIXTURES)
+    assert rejects == []
+    post, bob, gone, carol = recs
+    assert post["subject"] == "Switching to uv & ruff"
+    assert post["textChunks"] == ["Is it worth it? & why > 3.8"]
+    assert post["metadata"] == {"speaker": "alice", "listeners": []}
+    assert bob["metadata"] == {"speaker": "bob", "listeners": ["alice"]}
+    assert gone["metadata"] == {"speaker": None, "listeners": ["bob"]}
+    assert carol["metadata"] == {"speaker": "carol", "listeners": ["bob"]}
+    assert carol["replyTo"] == "reddit:t1_kc1" and carol["thread"] == "reddit:t3_1abcde"
+    assert bob["timestamp"] == "2023-11-14T22:15:00Z"
+    assert any("'continue this thread' stub" in w for w in warnings)
+    assert any("2 comment(s) (2 id(s) listed)" in w for w in warnings)

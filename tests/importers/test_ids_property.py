@@ -132,6 +132,10 @@ CASES = [
         subs=(("user-7f3a", "user-{t}"),),
     ),
     Case("agentscope-session", FORMATS + "agentscope_session/session_2024-05-02.json", subs=(ID,)),
+    # a team's thread: the messages' uuids; an agent's model context: the content hash,
+    # its conversation the file
+    Case("autogen-state", FORMATS + "autogen_state/team_state.json", rename=True, subs=(ID,)),
+    Case("autogen-state", FORMATS + "autogen_state/agent_state.json", rename=True),
     # TypeAgent's records carry no id: the content hash, its conversation the file
     Case("typeagent", FORMATS + "typeagent/export.json", rename=True),
     Case("whatsapp", FORMATS + "whatsapp/ios/_chat.txt"),  # a name every export has: the folder

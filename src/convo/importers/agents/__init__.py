@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 # Registration order is detection's tie-break order (and `convo formats`' order): the
 # framework formats first.
-MODULES = ("agentscope_session", "autogen_runtime", "langgraph_store", "formats", "sharegpt",
+MODULES = ("agentscope_session", "autogen_runtime", "autogen_state", "langgraph_store", "formats", "sharegpt",
            "hf_chat", "openai_responses", "openai_api", "gemini", "langchain",
            "vercel_ai")  # fmt: skip
 

@@ -33,8 +33,18 @@ Decisions:
   (``FILE#line-N`` for a JSONL line holding an array). No times: the epoch sentinel,
   with one warning a source. ``response_metadata``, ``usage_metadata``,
   ``additional_kwargs`` and ``artifact`` go to ``extra``.
-- Anything that is not ``{"type", "data": {...}}`` (or its ``dumpd`` form) is rejected
-  with its location.
+- langchain-core 1.0's standard content blocks (``messages/content.py``, an AI
+  message's ``content`` when ``response_metadata.output_version`` is ``"v1"``):
+  ``tool_call`` / ``tool_call_chunk`` / ``server_tool_call`` blocks are
+  ``[tool_use NAME] {...}`` chunks (once: the same call in ``tool_calls`` is not
+  repeated), ``server_tool_result`` a ``[tool_result ID] ...`` chunk, ``text-plain`` its
+  text, ``reasoning`` goes to ``extra.thinking``; an image, audio or file given as
+  ``base64`` with a ``mime_type`` is ``[image image/png, N bytes]``.
+- A ``RemoveMessage`` (``{"type": "remove", "data": {"id"}}``: LangGraph's instruction
+  to delete message ``id`` from a state, found in saved states) is not a message: it is
+  skipped and counted in one warning a source.
+- Anything else that is not ``{"type", "data": {...}}`` (or its ``dumpd`` form) is
+  rejected with its location.
 """
 
 from __future__ import annotations
@@ -45,7 +55,12 @@ from typing import Any
 
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
-from convo.importers.agents.blocks import block_chunk, normalise_content, tool_use_block
+from convo.importers.agents.blocks import (
+    block_chunk,
+    normalise_content,
+    normalise_result,
+    tool_use_block,
+)
 from convo.importers.agents.samples import iter_samples, sample_values, sub
 from convo.importers.build import file_local_id, message
 from convo.importers.context import ImportContext
@@ -74,7 +89,10 @@ _CLASSES = {
     "ToolMessage": "tool",
     "FunctionMessage": "function",
     "ChatMessage": "chat",
+    "RemoveMessage": "remove",
 }
+# langchain-core 1.0 standard blocks that are tool calls (``messages/content.py``).
+_CALL_BLOCKS = ("tool_call", "tool_call_chunk", "server_tool_call", "server_tool_call_chunk")
 
 
 def _from_constructor(obj: Any) -> Any:
@@ -116,7 +134,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     ``ctx.options.include_thinking``."""
     include_thinking = ctx.options.include_thinking
     calls: dict[str, str] = {}
-    n = 0
+    n = removes = 0
     for sample, loc in iter_samples(source, ctx):
         where = ctx.loc(loc) if loc != "doc" else source.name
         thread = ctx.thread_of(
@@ -125,6 +143,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         items = sample if isinstance(sample, list) else [sample]
         for k, obj in enumerate(items, 1):
             here = sub(ctx, where, f"msg-{k}") if isinstance(sample, list) else where
+            if _is_remove(obj):
+                removes += 1
+                continue
             if not _is_message(obj):
                 ctx.reject(here, "not a LangChain message dict ({type, data})", obj)
                 continue
@@ -132,8 +153,21 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             yield _message(
                 _from_constructor(obj), here, (thread, source.name), calls, include_thinking
             )
+    if removes:
+        ctx.warn(
+            source.name,
+            f"skipped {removes} RemoveMessage entries (LangGraph's instructions to delete a "
+            "message by id: not messages)",
+        )
     if n:
         ctx.warn(source.name, "LangChain messages carry no times: messages get the epoch sentinel")
+
+
+def _is_remove(obj: Any) -> bool:
+    obj = _from_constructor(obj)
+    return (
+        isinstance(obj, dict) and obj.get("type") == "remove" and isinstance(obj.get("data"), dict)
+    )
 
 
 def _message(
@@ -191,7 +225,7 @@ def _chunks(data: dict[str, Any], include: bool) -> tuple[list[str], list[str]]:
     seen: set[str] = set()
     content = data.get("content")
     blocks = normalise_content(content) if isinstance(content, list) else []
-    for block in blocks:
+    for block in map(_standard_block, blocks):
         kind = as_str(block.get("type"))
         if kind in ("thinking", "reasoning"):
             thinking += _thought_texts(block)
@@ -209,6 +243,28 @@ def _chunks(data: dict[str, Any], include: bool) -> tuple[list[str], list[str]]:
         chunks = [f"[thinking] {t}" for t in thinking] + chunks
         thinking = []
     return [c for c in chunks if c.strip()], thinking
+
+
+def _standard_block(block: dict[str, Any]) -> dict[str, Any]:
+    """A langchain-core 1.0 standard block as the shared normalised shape (others as
+    they are): tool calls as ``tool_use``, a server tool's result as ``tool_result``,
+    ``text-plain`` as text, ``base64`` data as ``data`` with its ``mime_type``."""
+    kind = as_str(block.get("type"))
+    if kind in _CALL_BLOCKS:
+        return tool_use_block(block)
+    if kind == "server_tool_result":
+        return {
+            "type": "tool_result",
+            "tool_use_id": block.get("tool_call_id"),
+            "content": normalise_result(block.get("output")),
+            "is_error": block.get("status") == "error",
+        }
+    if kind == "text-plain":
+        return {"type": "text", "text": as_str(block.get("text"))}
+    if kind in ("image", "audio", "video", "file") and "base64" in block:
+        out = {k: v for k, v in block.items() if k not in ("base64", "mime_type")}
+        return {**out, "data": block["base64"], "media_type": block.get("mime_type")}
+    return block
 
 
 def _thought_texts(block: dict[str, Any]) -> list[str]:

@@ -20,6 +20,13 @@ Decisions:
   ``extra.topic_id`` keeps the Space thread; id = ``gchat:<message_id>``.
 - A deleted or empty message (no text, no file) is skipped and counted in one warning;
   something that is not a message object is rejected. ``messages`` is streamed.
+- The export's other files are recognised so that ingesting the whole ``Google Chat``
+  folder reads every group and exits 0: ``group_info.json`` (read with the
+  ``messages.json`` beside it; alone, or beside none, a warning says it holds no
+  messages) and ``Users/User <id>/user_info.json`` (``{"user", "membership_info":
+  [{"group_id", "group_name"?, "membership_state"}]}``: the account's memberships, no
+  messages; read silently). Checked against the Takeout layout as documented with a
+  real export's samples (docs/formats.md, "Checked against the exporters").
 
 Ids and their scope (docs/ids.md): ``message_id`` starts with the group's id
 (``AAAA.../topic/msg``), so it is unique everywhere (``gchat:<message_id>``, no scope).
@@ -46,13 +53,32 @@ NAME = "google-chat"
 _AT = re.compile(r"(\d{4}) at ")
 
 
+GROUP_INFO = "group_info.json"
+USER_INFO = "user_info.json"
+
+
 def sniff(source: Source) -> int:
     text = json_head_with(source, key="messages", opens="{")
-    if not text:
+    if text:
+        if has_key(text, "creator") and (
+            has_key(text, "topic_id") or has_key(text, "created_date")
+        ):
+            return 90
         return 0
-    if has_key(text, "creator") and (has_key(text, "topic_id") or has_key(text, "created_date")):
-        return 90
-    return 0
+    return 80 if _sidecar(source) else 0
+
+
+def _sidecar(source: Source) -> str:
+    """``group_info.json`` or ``user_info.json`` when ``source`` is one (by its name and
+    the keys every such file has); "" otherwise."""
+    name = source.match_name
+    if name == GROUP_INFO:
+        text = json_head_with(source, key="members", opens="{")
+        return GROUP_INFO if text and has_key(text, "user_type") else ""
+    if name == USER_INFO:
+        text = json_head_with(source, key="membership_info", opens="{")
+        return USER_INFO if text and has_key(text, "user") else ""
+    return ""
 
 
 def created(value: Any) -> str | None:
@@ -79,6 +105,10 @@ def _group(source: Source) -> tuple[str, list[str]]:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    kind = _sidecar(source)
+    if kind:
+        _read_sidecar(source, kind, ctx)
+        return
     doc = StreamedDoc(source, ("messages",))
     doc.expect("not a Google Chat messages.json (no messages list)")
     name, members = _group(source)
@@ -95,6 +125,18 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             continue
         yield rec
     empty.report(ctx, "deleted or empty messages")
+
+
+def _read_sidecar(source: Source, kind: str, ctx: ImportContext) -> None:
+    """A ``group_info.json`` beside its ``messages.json`` (which reads it) or a
+    ``user_info.json`` yields nothing; a lone ``group_info.json`` says so in a warning."""
+    folder = source.path.parent if source.path is not None and not source.is_stdin else None
+    if kind == GROUP_INFO and (folder is None or not (folder / "messages.json").is_file()):
+        ctx.warn(
+            ctx.loc(1),
+            "a Google Chat group_info.json holds no messages (the group's members); "
+            "ingest the messages.json beside it",
+        )
 
 
 def _message(
@@ -133,7 +175,10 @@ def _message(
     )
 
 
-DESCRIPTION = "Google Chat in Google Takeout (Groups/*/messages.json, group_info.json)"
+DESCRIPTION = (
+    "Google Chat in Google Takeout (Groups/*/messages.json, group_info.json; "
+    "Users/*/user_info.json is recognised and holds no messages)"
+)
 EXAMPLE = (
     '{"messages": [{"creator": {"name": "Alice", "email": "a@x.com", "user_type": "Human"}, '
     '"created_date": "Tuesday, March 1, 2022 at 10:00:00 AM UTC", "text": "hi", "topic_id": "t1"}]}'
@@ -153,5 +198,14 @@ FIELDS = Fields(
 )
 
 FORMATS = (
-    Format(NAME, "chat", DESCRIPTION, ("messages.json",), sniff, read, EXAMPLE, fields=FIELDS),
+    Format(
+        NAME,
+        "chat",
+        DESCRIPTION,
+        ("messages.json", GROUP_INFO, USER_INFO),
+        sniff,
+        read,
+        EXAMPLE,
+        fields=FIELDS,
+    ),
 )

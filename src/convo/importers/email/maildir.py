@@ -3,10 +3,17 @@
 A Maildir holds its other mailboxes as folders beside ``cur/``: Maildir++ (Courier,
 Dovecot's default, offlineimap, mbsync) names them ``.Sent``, ``.Lists.dev`` (a dot
 before each level), Dovecot's ``LAYOUT=fs`` nests plain folders (``Sent/cur``). Every
-mailbox under the folder named is read, its name (``Sent``, ``Lists.dev``; the top one
-``INBOX``) in ``extra.maildir.mailbox``; ``tmp/`` holds deliveries not finished, never
-read. The info suffix's flags (``:2,RS``: Passed, Replied, Seen, Trashed, Draft,
-Flagged) are kept in ``extra.maildir.flags``.
+mailbox under the folder named is read, its name (``Sent``, ``Lists.dev``) in
+``extra.maildir.mailbox``; ``tmp/`` holds deliveries not finished, never read. The
+folder named is ``INBOX`` when it holds other mailboxes or is called ``Maildir`` (the
+Maildir++ root); a lone Maildir keeps its folder's name, as offlineimap and mbsync write
+an account: one Maildir a mailbox side by side (``mail/acct/INBOX``, ``mail/acct/Sent``,
+``INBOX.Lists`` with offlineimap's ``sep = .``), so ingesting ``mail/acct`` names each
+mailbox, not every one ``INBOX``. The info suffix's flags (``:2,RS``: Passed, Replied,
+Seen, Trashed, Draft, Flagged; Dovecot's keywords as lowercase letters) are kept in
+``extra.maildir.flags``; the suffix may follow ``!`` (offlineimap's
+``maildir-windows-compatible``) or ``;`` (Windows Maildir writers) instead of ``:``,
+since ``:`` is not allowed in a Windows file name.
 
 Ids and their scope (docs/ids.md): the ``Message-ID``, unique everywhere (no scope);
 without one, the content hash.
@@ -14,6 +21,7 @@ without one, the content hash.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,6 +36,8 @@ from convo.importers.email.record import Origin
 from convo.importers.registry import Format
 
 NAME = "maildir"
+# The info suffix: "2," and the flags after ':' (or '!' / ';' where ':' cannot be used).
+_INFO = re.compile(r"[:!;]2,([^:!;/]*)$")
 
 
 def sniff(source: Source) -> int:
@@ -47,18 +57,32 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             where=source.name,
             hint="name the Maildir folder itself, or drop --from maildir",
         )
-    for box, mailbox in _mailboxes(source.path):
-        yield from _mailbox(source, ctx, box, mailbox)
+    boxes = list(_mailboxes(source.path))
+    top = "INBOX" if len(boxes) > 1 or _root_named_inbox(source.path) else source.path.name
+    for box, mailbox in boxes:
+        yield from _mailbox(source, ctx, box, mailbox or top)
+
+
+def _root_named_inbox(path: Path) -> bool:
+    """The folder is the usual Maildir++ root (``~/Maildir``) or already says INBOX."""
+    name = path.resolve().name if path.name in ("", ".", "..") else path.name
+    return name.lower() in ("maildir", "inbox", ".maildir", "")
+
+
+def flags(file_name: str) -> str:
+    """The flags of a Maildir file name's info suffix (``:2,RS`` → ``RS``), "" without."""
+    m = _INFO.search(file_name)
+    return m.group(1) if m else ""
 
 
 def _mailboxes(root: Path) -> Iterator[tuple[Path, str]]:
-    """Each mailbox under ``root`` (itself first, as ``INBOX``) with its name: Maildir++
+    """Each mailbox under ``root`` (itself first, named "") with its name: Maildir++
     ``.A.B`` folders as ``A.B``, nested folders as ``A/B``; symbolic links not followed."""
     stack = [(root, "")]
     while stack:
         path, name = stack.pop()
         if (path / "cur").is_dir() or (path / "new").is_dir():
-            yield path, name or "INBOX"
+            yield path, name
         subs = sorted(
             (p for p in path.iterdir() if p.is_dir() and not p.is_symlink()),
             reverse=True,
@@ -86,10 +110,9 @@ def _mailbox(
             except InputError as e:
                 ctx.reject(child.name, e.what, None, e.hint)
                 continue
-            flags = file.name.rsplit(":2,", 1)[1] if ":2," in file.name else ""
             data, envelope = strip_envelope(data)
             origin = Origin(NAME, "msg-1", cctx.loc("msg-1"), envelope, maildir_date(file.name))
-            info = {"mailbox": mailbox, "folder": folder, "flags": flags}
+            info = {"mailbox": mailbox, "folder": folder, "flags": flags(file.name)}
             rec = convert(data, cctx, origin, {"maildir": info})
             if rec is not None:
                 yield rec

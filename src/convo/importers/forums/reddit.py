@@ -6,6 +6,14 @@ follows its parent. A comment's parent is the Thing that holds it in the tree, e
 ``parent_id``. Things without an id get the content-hash id the pipeline would give them,
 computed here so replies can point at it.
 
+Checked against Reddit's own ``.json`` (docs/formats.md, "Checked against the
+exporters"): Reddit escapes ``&``, ``<`` and ``>`` as entities in ``title`` as in
+``selftext`` and ``body`` (unless the URL asks ``raw_json=1``), so titles are unescaped
+too. A comment with no mention in its text speaks to the author of the post or comment
+it replies to, when that one is in the same thread file (a Pushshift dump keeps no such
+map: its memory stays flat). A ``more`` stub with ``id`` ``_`` and no children is
+Reddit's "continue this thread" link: the replies below it are on another page.
+
 Ids and their scope (docs/ids.md): Reddit fullnames are unique everywhere
 (``reddit:t1_...``, no scope).
 """
@@ -88,6 +96,8 @@ class _Reader:
         self.ctx = ctx
         self.tally = Tally(ctx)
         self.n = 0
+        # message id -> author, for a reply's listener (thread files only, see above)
+        self.author_of: dict[str, str] = {}
 
     def _loc(self, fullname: str | None) -> str:
         self.n += 1
@@ -95,7 +105,7 @@ class _Reader:
 
     def post(self, data: dict) -> ConversationMessage:
         fullname = _fullname(data, "t3_")
-        title = as_str(data.get("title")) or ""
+        title = unescape(as_str(data.get("title")) or "")
         text = unescape(as_str(data.get("selftext")) or "")
         url = as_str(data.get("url"))
         if not text:
@@ -119,6 +129,16 @@ class _Reader:
             extra=_extra(data, _COMMENT_KEYS),
         )
         self.tally.ensure_id(msg)
+        return msg
+
+    def heard(self, msg: ConversationMessage) -> ConversationMessage:
+        """A reply in a thread file without mentions speaks to the author it answers."""
+        speaker = msg.metadata.speaker
+        heard = self.author_of.get(msg.reply_to) if msg.reply_to else None
+        if not msg.metadata.recipients and heard is not None and heard != speaker:
+            msg.metadata.recipients = [heard]
+        if msg.id and speaker:
+            self.author_of[msg.id] = speaker
         return msg
 
     def _message(
@@ -155,6 +175,13 @@ class _Reader:
         children = data.get("children")
         listed = len(children) if isinstance(children, list) else 0
         count = as_int(data.get("count"))
+        if not listed and not count:
+            self.ctx.warn(
+                where,
+                "'continue this thread' stub: the replies below it are not in this file "
+                "(fetch that comment's own .json)",
+            )
+            return
         self.ctx.warn(
             where,
             f"'more' stub not expanded: {count if count is not None else listed} comment(s) "
@@ -174,11 +201,11 @@ class _Reader:
             if kind == "Listing":
                 stack.extend(self._children(thing, data, parent, loc))
             elif kind == "t3":
-                msg = self.post(data)
+                msg = self.heard(self.post(data))
                 post_id = msg.thread
                 yield msg
             elif kind == "t1":
-                msg = self.comment(data, parent or None, post_id)
+                msg = self.heard(self.comment(data, parent or None, post_id))
                 yield msg
                 stack.extend(self._replies(data, msg.id, loc))
             elif kind == "more":
@@ -287,7 +314,8 @@ PATTERNS = ("*.json", "*.jsonl", "*.ndjson")
 EXAMPLE = '[{"kind": "Listing", "data": {"children": [{"kind": "t3", ...}]}}, ...]'
 FIELDS = Fields(
     speaker="`author` (`[deleted]`: none, counted)",
-    listeners="the `u/` and `@` mentions",
+    listeners="the `u/` and `@` mentions, else (a thread file) the author of the post or "
+    "comment it replies to",
     time="`created_utc` (else `created`)",
     zone="epoch seconds: UTC",
     thread="the post: `reddit:<fullname>` (`reddit:t3_...`)",
