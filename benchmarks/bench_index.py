@@ -202,12 +202,18 @@ def _parquet_export(store: Path) -> Path | None:
     return out
 
 
-def _proc(argv: list[str]) -> tuple[float, float]:
-    """(wall, CPU) seconds of one process, output discarded."""
+def _proc(
+    argv: list[str], env: dict[str, str] | None = None, ok: tuple[int, ...] = (0, 1)
+) -> tuple[float, float]:
+    """(wall, CPU) seconds of one process (``env`` added to ours), output discarded; its
+    exit code one of ``ok`` (a count of 0 matches may exit 1)."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={**os.environ, **env} if env else None,
+    )  # fmt: skip
     _, status, usage = os.wait4(proc.pid, 0)
-    assert os.waitstatus_to_exitcode(status) in (0, 1), argv
+    assert os.waitstatus_to_exitcode(status) in ok, argv
     return time.perf_counter() - t0, usage.ru_utime + usage.ru_stime
 
 
@@ -308,15 +314,8 @@ def importtime_table(store: Path, runs: int = 5, top: int = 20) -> str:
 
 
 def _cmd(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
-    """(wall, CPU) seconds of one ``convo`` run, output discarded."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(
-        [*_convo(), *argv], stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})},
-    )  # fmt: skip
-    _, status, usage = os.wait4(proc.pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0, argv
-    return time.perf_counter() - t0, usage.ru_utime + usage.ru_stime
+    """(wall, CPU) seconds of one ``convo`` run that succeeds, output discarded."""
+    return _proc([*_convo(), *argv], env, ok=(0,))
 
 
 def _pair(a: Callable[[], tuple[float, float]], b: Callable[[], tuple[float, float]], n: int):
