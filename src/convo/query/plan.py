@@ -48,6 +48,8 @@ class Plan:
     indexed: list[str] = field(default_factory=list)
     checked: list[str] = field(default_factory=list)
     complement: Cond | None = None
+    estimate: int | None = None  # at most this many candidates (``convo.query.drive``)
+    notes: list[str] = field(default_factory=list)  # how the text leaves are read
 
     @property
     def narrows(self) -> bool:
@@ -55,7 +57,7 @@ class Plan:
         return self.cond != TRUE
 
 
-def _and(parts: list[Cond]) -> Cond:
+def conjoin(parts: list[Cond]) -> Cond:
     if any(c == FALSE for c, _ in parts):
         return FALSE, ()
     kept = [(c, p) for c, p in parts if c != TRUE]
@@ -136,7 +138,7 @@ class _Compiler:
             sup, sub = self.both(node.child, not negated)
             return _not(sub), _not(sup)
         parts = [self.both(c, negated) for c in node.children]
-        join = _and if isinstance(node, And) else _or
+        join = conjoin if isinstance(node, And) else _or
         return join([s for s, _ in parts]), join([s for _, s in parts])
 
 
@@ -148,11 +150,26 @@ def compile_where(conn: sqlite3.Connection, node: Node | None) -> Plan:
     (cond, params), _ = compiler.both(node, False)
     plan = compiler.plan
     plan.cond, plan.params = cond, params
+    if isinstance(node, And) and not plan.exact and cond not in (TRUE, FALSE):
+        from convo.query.drive import Part, shape
+
+        parts = [
+            Part(*compiler.both(c, False)[0], compiler.leaves.get(c), _name(c))
+            for c in node.children
+        ]
+        (plan.cond, plan.params), plan.estimate, plan.notes = shape(conn, parts)
     if plan.exact and isinstance(node, Not) and isinstance(node.child, Term | Range):
         leaf = compiler.leaf(node.child)  # NOT ifnull(leaf, 0): the rows where it is not TRUE
         if leaf is not None and leaf.cond not in (TRUE, FALSE):
             plan.complement = (leaf.cond, leaf.params)
     return plan
+
+
+def _name(node: Node) -> str:
+    if isinstance(node, Term):
+        f = FIELDS[node.field]
+        return f.words[0] if f.words else f.name
+    return "date" if isinstance(node, Range) else "a group"
 
 
 def count(reader: Any, plan: Plan) -> int:
@@ -177,7 +194,8 @@ def explain(plan: Plan | None, *, reason: str = "") -> str:
         return f"plan: index (exact: {fields})"
     if not plan.narrows:
         return f"plan: scan (the index holds none of: {', '.join(plan.checked)})"
+    notes = "".join(f"; {n}" for n in plan.notes)
     return (
         f"plan: index (narrowed by: {', '.join(plan.indexed)}; "
-        f"checked on each candidate: {', '.join(plan.checked)})"
+        f"checked on each candidate: {', '.join(plan.checked)}{notes})"
     )
