@@ -236,10 +236,14 @@ ANDS = st.builds(
 
 
 @given(st.lists(LINES, max_size=20), ANDS, st.sampled_from([None, "restrict", "drop"]),
-       st.sampled_from([None, "-time"]), st.sampled_from([None, 2]), st.integers(0, 20))  # fmt: skip
-def test_every_shape_of_an_and_selects_what_the_scan_does(items, tree, role, sort, latest, built):
+       st.sampled_from([2, 4096]), st.sampled_from([None, "-time"]), st.sampled_from([None, 2]),
+       st.integers(0, 20))  # fmt: skip
+def test_every_shape_of_an_and_selects_what_the_scan_does(
+    items, tree, role, first_cap, sort, latest, built
+):
     """``role``: every full-text leaf that does not drive is read within the driver's
-    messages, or left to the check (None: as the costs say)."""
+    messages, or left to the check (None: as the costs say); ``first_cap`` 2: the counts
+    stop at a leaf of 0 or 1 messages, the text leaves then counted to their breakeven."""
     from unittest import mock
 
     from convo.query import drive
@@ -248,6 +252,7 @@ def test_every_shape_of_an_and_selects_what_the_scan_does(items, tree, role, sor
     with (
         tempfile.TemporaryDirectory() as tmp,
         mock.patch.object(drive, "restricts", forced or drive.restricts),
+        mock.patch.object(drive, "FIRST_CAP", first_cap),
     ):
         path = write_store(Path(tmp) / "s.jsonl", items[:built])
         assert refresh(path).available

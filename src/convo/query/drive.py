@@ -124,14 +124,15 @@ def restricts(n: int, driver: int, total: int) -> bool:
 
 
 def breakeven(driver: int, total: int) -> int:
-    """The fewest messages of a full-text leaf that ``restricts`` rejects."""
+    """The fewest messages of a full-text leaf that ``restricts`` rejects (at most
+    ``total`` + 1: a leaf is in ``total`` messages at most)."""
     if not total:
         return 0
     line = driver * C_LINE
-    n = int(line / (C_SCAN + line / total))  # the root of n·C_SCAN = line·(1 − n/total)
+    n = min(total + 1, int(line / (C_SCAN + line / total)))  # n·C_SCAN = line·(1 − n/total)
     while n > 0 and not restricts(n - 1, driver, total):
         n -= 1
-    while restricts(n, driver, total):
+    while n <= total and restricts(n, driver, total):
         n += 1
     return n
 
