@@ -370,7 +370,7 @@ def knowledge_of_parts(
     if tasks is not None:
         return run(tasks, workers(tasks, jobs), summary=summary, metadata_only=metadata_only,
                    on_error=on_error, out=out, on_progress=on_progress)  # fmt: skip
-    records = selected(parts, filters, on_error, people)
+    records = selected(parts, filters, on_error, people, scan_on_cores=jobs != 1)
     if track is not None:
         records = track(records)
     if summary:
