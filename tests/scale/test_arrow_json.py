@@ -176,3 +176,40 @@ def test_convo_records_take_the_fast_read(tmp_path, monkeypatch):
     plain = _export(store, tmp_path / "plain", False)
     assert fast == plain
     assert fast[0][0] == 3_000 and len(fast[1]) > 10
+
+
+def _stamp(parts: tuple[int, int, int, int, int, int]) -> str:
+    return "{:04d}-{:02d}-{:02d}T{:02d}:{:02d}:{:02d}Z".format(*parts)
+
+
+STAMP_SHAPED = st.tuples(
+    st.one_of(st.integers(0, 9999), st.sampled_from([0, 1, 1900, 2000, 2023, 2024, 9999])),
+    st.integers(0, 19), st.integers(0, 39), st.integers(0, 29), st.integers(0, 69),
+    st.integers(0, 69),
+).map(_stamp)  # fmt: skip
+ANY_STAMP = st.one_of(
+    STAMP_SHAPED,
+    STAMP,
+    st.sampled_from([
+        "2023-02-29T10:00:00Z", "2024-02-29T10:00:00Z", "1900-02-29T00:00:00Z",
+        "2000-02-29T00:00:00Z", "2024-04-31T10:00:00Z", "2024-03-01T24:00:00Z",
+        "2024-03-01T10:60:00Z", "9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z",
+        "2024-03-01T10:00:00+00:00", "2024-03-01 10:00:00Z", "2024-03-01T10:00:00.5Z",
+        "2024-03-01T10:00Z", "+2024-03-01T10:00:00Z", "2024-03-01T10:00:00z",
+    ]),
+    TEXT,
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(ANY_STAMP, min_size=1, max_size=4))
+def test_the_block_timestamp_check_is_plainly_valids(stamps):
+    """``arrow_json._canonical`` (a pattern, then Arrow's ISO 8601 cast) says yes to a
+    block's timestamps exactly when ``common.plainly_valid``'s check takes every one."""
+    import pyarrow as pa
+
+    from convo.output.exporters import arrow_json, common
+
+    assert arrow_json._canonical(pa, pa.array(stamps, pa.string())) == all(
+        map(common._canonical, stamps)
+    )

@@ -20,7 +20,24 @@ Tasks are paths and offsets, results a few lists: no records cross between proce
 Bad lines and rejects are reported with the file's line numbers, in line order.
 
 Memory: the parent never imports pyarrow; each worker holds one range's buffer (about
-``parquet.BUFFER_BYTES`` and its sorted copy) or one partition.
+``BUFFER`` and its sorted copy) or one partition.
+
+Where the CPU goes (issue 41: 100k records/s; the 1M-record benchmark store, both rounds
+in one process under cProfile with a CPU clock and under perf, 2026-12-03, before the
+changes named here): about 20 s of CPU, round 1 twelve of them: Arrow's JSON read 3.5 s,
+its timestamp check 1.9 s and line checks 0.7 s (now about 0.13 and 0.35 s, ``arrow_json``),
+the columns 0.7 s, the spill 3.8 s (sort, take, and an IPC write of 77k batches of 13
+rows: 600 partitions a flush; halved by ``BUFFER``); round 2 eight: reading the batches
+back and joining them 3.7 s, Parquet encoding with snappy 2.5 s, 600 writers set up
+0.5 s, the text column joined 0.5 s, 1,200 files and folders made 0.2-0.6 s (the
+kernel's inode allocation). perf puts a fifth of it in the kernel (page-cache copies of
+the spill, zeroed pages, new files) and a tenth in malloc. Tried and not kept: writing
+the files without a dictionary for a record's own values (text, ids, times): 1.07× less
+CPU for the write, pairs 0.99-1.12×, within its noise (the files 4% smaller); glibc's
+and Arrow's allocator settings: no gain above the noise. Next in line: fewer spill
+batches at the same memory (one IPC batch per group of partitions, read back as slices).
+The whole export now takes 14.6-15.5 s of CPU: at 2 cores about 8 s of wall time on an
+idle machine (an estimate: not measured), and the benchmark's wall time shows the load.
 
 Decision: ``MIN_BYTES`` = 64 MB. Measured on this project's 2-core machine shared with
 other jobs (load 3.5), the 100k-record, 50 MB benchmark store: one process 1.9-2.1 s of
@@ -56,7 +73,14 @@ MIN_BYTES = 64 << 20
 PARTITIONS_PER_TASK = 16
 # A worker's buffer: smaller than one process's (``parquet.BUFFER_BYTES``, ``BATCH_ROWS``),
 # as two workers run at once; the files are the same either way (``combine_chunks``).
-BUFFER = 3 << 20
+# Each flush spills one IPC batch per partition, and an IPC batch costs about 20 µs to
+# write whatever its rows (a flush of 8k rows over the 1M store's 600 partitions: 13-row
+# batches, most of the spill's CPU), so a larger buffer means fewer, fuller batches. 6 MB
+# against 3 MB, the whole 1M-record export (3 alternating pairs at load 11-14): 14.8
+# against 17.1 s of CPU (each pair 1.15-1.21×), peak memory of the process tree 171-182
+# against 184-199 MB (the target is 200; the peak is the workers' imports and round 2's
+# partitions as much as this buffer).
+BUFFER = 6 << 20
 ROWS = 2_000
 # The fast read of a range (``arrow_json``), one block of lines at a time; ``FAST`` off:
 # every range the plain way (the twin the tests compare).
