@@ -6,6 +6,7 @@ without an import cycle (the app imports the commands to register them).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -184,8 +185,13 @@ class Reporter:
         self.warnings = 0  # warning lines, rejects not counted
         self.rejects_path = rejects_path
         self.warnings_path = warnings_path
-        self._rejects = _open_report(rejects_path, "--rejects")
-        self._warnings = _open_report(warnings_path, "--warnings")
+        self._files = contextlib.ExitStack()
+        try:
+            self._rejects = _open_report(self._files, rejects_path)
+            self._warnings = _open_report(self._files, warnings_path)
+        except BaseException:
+            self._files.close()
+            raise
 
     def line(self, kind: str, text: str, where: str | None = None) -> None:
         if self._warnings is not None:
@@ -236,24 +242,44 @@ class Reporter:
                 if self.rejected and not self.rejects_path:
                     more += ", --rejects FILE the rejected records"
             err(f"warning: {self.hidden} of {total} warnings not shown; {more}")
-        for f in (self._rejects, self._warnings):
-            if f is not None:
-                f.close()
+        self._files.close()  # the files appear whole, what the run rejected until it ended
 
 
-def _open_report(path: str | None, option: str):
-    """A JSONL file a ``Reporter`` writes (``--rejects``, ``--warnings``), or None."""
+def _open_report(files: contextlib.ExitStack, path: str | None):
+    """A JSONL file a ``Reporter`` writes (``--rejects``, ``--warnings``), or None: written
+    through a temporary file renamed when the reporter closes (``convo.core.atomic``), so
+    a run killed half-way leaves the previous file whole, and one never the store, its
+    index or lock, or an input being read (a file found in a folder input counts too)."""
     if not path:
         return None
-    from convo.core import guard
-    from convo.core.errors import InputError
+    from convo.core.atomic import atomic_writer
 
-    guard.check(path)  # never the store, its index or lock, or an input being read
-    try:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        return open(path, "wb")
-    except OSError as e:
-        raise InputError(f"cannot write {option} ({e.strerror})", where=path) from None
+    return files.enter_context(atomic_writer(path))
+
+
+def distinct_outputs(named: dict[str, str | None]) -> None:
+    """A UsageError when two of a command's output options name the same file (one
+    rename would replace the other's file): ``{"-o": path, "--rejects": path, ...}``.
+    ``-`` and devices or FIFOs (``/dev/null``) are written into, so they may repeat."""
+    import stat
+
+    from convo.core.atomic import resolve_target
+    from convo.core.errors import UsageError
+
+    seen: dict[Path, str] = {}
+    for option, path in named.items():
+        if not path or path == "-":
+            continue
+        target = resolve_target(path)
+        with contextlib.suppress(OSError):
+            if not stat.S_ISREG(os.stat(target).st_mode):
+                continue
+        if target in seen:
+            raise UsageError(
+                f"{seen[target]} and {option} name the same file ({path})",
+                hint="give each output its own file",
+            )
+        seen[target] = option
 
 
 _LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+)(?::\d+)?$")
