@@ -172,3 +172,25 @@ def test_an_unwritable_rejects_file_is_one_line_before_anything_is_written(runne
     )
     assert r.exit_code == 2 and "cannot write here" in r.output and "Traceback" not in r.output
     assert not out.exists()
+
+
+def test_a_failed_run_that_rejected_nothing_leaves_the_earlier_file(runner, tmp_path):
+    rej, warn = tmp_path / "rejects.jsonl", tmp_path / "warnings.jsonl"
+    rej.write_bytes(b"an earlier run's\n")
+    warn.write_bytes(b"an earlier run's\n")
+    missing = str(tmp_path / "missing.jsonl")
+    args = ["ingest", missing, "-o", str(tmp_path / "o.jsonl"), "--rejects", str(rej)]
+    r = runner.invoke(app, [*args, "--warnings", str(warn)])
+    assert r.exit_code == 2 and "no such file" in r.output
+    assert rej.read_bytes() == warn.read_bytes() == b"an earlier run's\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rejects.jsonl", "warnings.jsonl"]
+
+
+def test_strict_keeps_the_record_it_stopped_at(runner, tmp_path):
+    a, bad = _file(tmp_path / "a.jsonl")
+    rej = tmp_path / "rejects.jsonl"
+    r = runner.invoke(
+        app, ["ingest", str(a), "--strict", "-o", str(tmp_path / "o.jsonl"), "--rejects", str(rej)]
+    )
+    assert r.exit_code == 1 and not (tmp_path / "o.jsonl").exists()
+    assert _rejects(rej) == _expected(str(a), a, bad)[:1]

@@ -185,12 +185,12 @@ class Reporter:
         self.warnings = 0  # warning lines, rejects not counted
         self.rejects_path = rejects_path
         self.warnings_path = warnings_path
-        self._files = contextlib.ExitStack()
+        self._rejects = _ReportFile.open(rejects_path)
         try:
-            self._rejects = _open_report(self._files, rejects_path)
-            self._warnings = _open_report(self._files, warnings_path)
+            self._warnings = _ReportFile.open(warnings_path)
         except BaseException:
-            self._files.close()
+            if self._rejects is not None:
+                self._rejects.finish(failed=True)
             raise
 
     def line(self, kind: str, text: str, where: str | None = None) -> None:
@@ -232,7 +232,10 @@ class Reporter:
             return f"{self.warnings} warning(s) above"
         return f"{self.warnings} warning(s), not all shown"
 
-    def close(self) -> None:
+    def close(self, failed: bool = False) -> None:
+        """Say what was not shown, and put the report files in place: whole, with what the
+        run reported until it ended; a ``failed`` run that wrote nothing into one leaves
+        the file there before as it was (an unreadable input does not empty it)."""
         if self.hidden and not self.quiet:
             total = self.shown + self.hidden
             if self.warnings_path:
@@ -242,19 +245,42 @@ class Reporter:
                 if self.rejected and not self.rejects_path:
                     more += ", --rejects FILE the rejected records"
             err(f"warning: {self.hidden} of {total} warnings not shown; {more}")
-        self._files.close()  # the files appear whole, what the run rejected until it ended
+        for report in (self._rejects, self._warnings):
+            if report is not None:
+                report.finish(failed)
 
 
-def _open_report(files: contextlib.ExitStack, path: str | None):
-    """A JSONL file a ``Reporter`` writes (``--rejects``, ``--warnings``), or None: written
-    through a temporary file renamed when the reporter closes (``convo.core.atomic``), so
-    a run killed half-way leaves the previous file whole, and one never the store, its
-    index or lock, or an input being read (a file found in a folder input counts too)."""
-    if not path:
-        return None
-    from convo.core.atomic import atomic_writer
+class _Unused(Exception):
+    """Thrown into a report file's writer to drop its temporary file."""
 
-    return files.enter_context(atomic_writer(path))
+
+class _ReportFile:
+    """A JSONL file a ``Reporter`` writes (``--rejects``, ``--warnings``): written through
+    a temporary file renamed when the reporter closes (``convo.core.atomic``), so a run
+    killed half-way leaves the previous file whole; never the store, its index or lock,
+    or an input being read (a file found in a folder input counts too)."""
+
+    def __init__(self, path: str):
+        from convo.core.atomic import atomic_writer
+
+        self._writer = atomic_writer(path)
+        self._out = self._writer.__enter__()
+        self.lines = 0
+
+    @classmethod
+    def open(cls, path: str | None) -> _ReportFile | None:
+        return cls(path) if path else None
+
+    def write(self, line: bytes) -> None:
+        self._out.write(line)
+        self.lines += 1
+
+    def finish(self, failed: bool) -> None:
+        """Rename the file into place; drop it instead when ``failed`` wrote nothing."""
+        if failed and not self.lines:
+            self._writer.__exit__(_Unused, _Unused(), None)
+        else:
+            self._writer.__exit__(None, None, None)
 
 
 def distinct_outputs(named: dict[str, str | None]) -> None:

@@ -65,8 +65,10 @@ def ingest(
                 on_reject=reporter.reject, on_warning=reporter.warning, track=track,
                 jobs=jobs, wait=wait, on_wait=reporter.warning,
             )  # fmt: skip
-    finally:
-        reporter.close()
+    except BaseException:
+        reporter.close(failed=True)
+        raise
+    reporter.close()
     if not quiet:
         err(summary.text(reporter.note()))
     return outcome(summary.stats.rejected)
