@@ -293,9 +293,9 @@ def test_a_run_reads_only_what_was_appended(store, monkeypatch):
     starts: list[int] = []
     real = chunking.texts_of
 
-    def spy(f, start=0, progress=None):
+    def spy(f, start=0, progress=None, **kw):
         starts.append(start)
-        return real(f, start, progress)
+        return real(f, start, progress, **kw)
 
     monkeypatch.setattr(chunking, "texts_of", spy)
     size = store.stat().st_size

@@ -104,6 +104,27 @@ def test_a_file_with_a_bom_or_a_preamble_is_read_whole(tmp_path: Path) -> None:
     _same([jsonl, mbox, gz])
 
 
+def test_a_bom_inside_the_file_is_read_as_one_process_reads_it(tmp_path: Path) -> None:
+    """A UTF-8 BOM at the start of a line inside the file (files joined with ``cat``): a
+    range's reader drops a BOM on its own first line, so a cut never falls on such a line
+    (``record_start``). The sequential reader is the reference: a JSONL line with a BOM is
+    rejected (not JSON), an mbox ``From`` line with one is body text, whatever the cuts."""
+    rec = (
+        b'{"textChunks": ["x%d"], "metadata": {}, "tags": [], "timestamp": "2024-01-01T00:00:00Z"}'
+    )
+    jsonl = tmp_path / "joined.jsonl"
+    lines = [(b"\xef\xbb\xbf" if i % 3 == 1 else b"") + rec % i for i in range(600)]
+    jsonl.write_bytes(b"\n".join(lines) + b"\n")
+    mbox = mbox_file(tmp_path / "joined.mbox", 300)
+    mbox.write_bytes(mbox.read_bytes().replace(b"\nFrom ", b"\n\xef\xbb\xbfFrom ", 50))
+    assert _parts(jsonl) > 10 and _parts(mbox) > 10
+    _, rejects, _, _ = _same([jsonl])
+    assert len(rejects) == 200 and all("byte order mark" in r["reason"] for r in rejects)
+    assert rejects[0]["where"] == f"{jsonl}:2"
+    out, _, _, stats = _same([mbox])
+    assert stats.imported < 300 and b"\\n" + "\ufeffFrom ".encode() in out  # body text
+
+
 def test_small_files_are_not_split() -> None:
     assert _parts(SAMPLE_DATA, part_size=16 << 20) == 0
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from convo.cli.choices import Choices
-from convo.cli.options import S, Spec, _params, _with_params
+from convo.cli.options import S, Spec, with_params
 
 
 @dataclass
@@ -25,7 +25,7 @@ def order_options(func):
 
     Served by the store's index when it is fresh, else in flat memory (see
     ``convo.store.select``)."""
-    return _with_params(func, _params(ORDER_SPECS), order_args)
+    return with_params(func, ORDER_SPECS, order_args)
 
 
 ORDER_SPECS = (

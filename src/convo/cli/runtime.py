@@ -6,6 +6,7 @@ without an import cycle (the app imports the commands to register them).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -184,8 +185,13 @@ class Reporter:
         self.warnings = 0  # warning lines, rejects not counted
         self.rejects_path = rejects_path
         self.warnings_path = warnings_path
-        self._rejects = _open_report(rejects_path, "--rejects")
-        self._warnings = _open_report(warnings_path, "--warnings")
+        self._rejects = _ReportFile.open(rejects_path)
+        try:
+            self._warnings = _ReportFile.open(warnings_path)
+        except BaseException:
+            if self._rejects is not None:
+                self._rejects.finish(failed=True)
+            raise
 
     def line(self, kind: str, text: str, where: str | None = None) -> None:
         if self._warnings is not None:
@@ -226,7 +232,10 @@ class Reporter:
             return f"{self.warnings} warning(s) above"
         return f"{self.warnings} warning(s), not all shown"
 
-    def close(self) -> None:
+    def close(self, failed: bool = False) -> None:
+        """Say what was not shown, and put the report files in place: whole, with what the
+        run reported until it ended; a ``failed`` run that wrote nothing into one leaves
+        the file there before as it was (an unreadable input does not empty it)."""
         if self.hidden and not self.quiet:
             total = self.shown + self.hidden
             if self.warnings_path:
@@ -236,24 +245,67 @@ class Reporter:
                 if self.rejected and not self.rejects_path:
                     more += ", --rejects FILE the rejected records"
             err(f"warning: {self.hidden} of {total} warnings not shown; {more}")
-        for f in (self._rejects, self._warnings):
-            if f is not None:
-                f.close()
+        for report in (self._rejects, self._warnings):
+            if report is not None:
+                report.finish(failed)
 
 
-def _open_report(path: str | None, option: str):
-    """A JSONL file a ``Reporter`` writes (``--rejects``, ``--warnings``), or None."""
-    if not path:
-        return None
-    from convo.core import guard
-    from convo.core.errors import InputError
+class _Unused(Exception):
+    """Thrown into a report file's writer to drop its temporary file."""
 
-    guard.check(path)  # never the store, its index or lock, or an input being read
-    try:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        return open(path, "wb")
-    except OSError as e:
-        raise InputError(f"cannot write {option} ({e.strerror})", where=path) from None
+
+class _ReportFile:
+    """A JSONL file a ``Reporter`` writes (``--rejects``, ``--warnings``): written through
+    a temporary file renamed when the reporter closes (``convo.core.atomic``), so a run
+    killed half-way leaves the previous file whole; never the store, its index or lock,
+    or an input being read (a file found in a folder input counts too)."""
+
+    def __init__(self, path: str):
+        from convo.core.atomic import atomic_writer
+
+        self._writer = atomic_writer(path)
+        self._out = self._writer.__enter__()
+        self.lines = 0
+
+    @classmethod
+    def open(cls, path: str | None) -> _ReportFile | None:
+        return cls(path) if path else None
+
+    def write(self, line: bytes) -> None:
+        self._out.write(line)
+        self.lines += 1
+
+    def finish(self, failed: bool) -> None:
+        """Rename the file into place; drop it instead when ``failed`` wrote nothing."""
+        if failed and not self.lines:
+            self._writer.__exit__(_Unused, _Unused(), None)
+        else:
+            self._writer.__exit__(None, None, None)
+
+
+def distinct_outputs(named: dict[str, str | None]) -> None:
+    """A UsageError when two of a command's output options name the same file (one
+    rename would replace the other's file): ``{"-o": path, "--rejects": path, ...}``.
+    ``-`` and devices or FIFOs (``/dev/null``) are written into, so they may repeat."""
+    import stat
+
+    from convo.core.atomic import resolve_target
+    from convo.core.errors import UsageError
+
+    seen: dict[Path, str] = {}
+    for option, path in named.items():
+        if not path or path == "-":
+            continue
+        target = resolve_target(path)
+        with contextlib.suppress(OSError):
+            if not stat.S_ISREG(os.stat(target).st_mode):
+                continue
+        if target in seen:
+            raise UsageError(
+                f"{seen[target]} and {option} name the same file ({path})",
+                hint="give each output its own file",
+            )
+        seen[target] = option
 
 
 _LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+)(?::\d+)?$")

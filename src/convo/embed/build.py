@@ -7,7 +7,9 @@ is embedded again and its old rows zeroed; a message that left the store (``rm``
 ``compact``) has its rows zeroed and its entry removed. The first run records the model
 and its dimensions; a later run with another model is one ``UsageError`` with the fix
 (the model that made them, or ``--rebuild``). The store is read as it stands when the
-run starts; lines appended meanwhile are embedded by the next run.
+run starts; lines appended meanwhile are embedded by the next run. Lines that are not
+records with an id, later records of an id (its first counts, as ``--check`` reads it)
+and a torn last line are passed over and counted (``EmbedResult``).
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ class EmbedResult:
     chunks: int = 0
     model: str = ""
     dims: int = 0
+    not_records: int = 0  # lines read and passed over: not records, or without an id
+    repeated: int = 0  # later records of an id: the first counts, embedded once
+    torn: bool = False  # the store ends in a line without its newline (not read)
 
 
 def resolve(embedder: Embedder | str | None) -> tuple[Embedder, str]:
@@ -128,8 +133,10 @@ def _run(
             _read(f, int(vf.meta["indexed_bytes"]), vf, writer, model, progress, result)
             result.unchanged += before
         else:
-            _read(f, 0, vf, writer, model, progress, result)
+            _read(f, 0, vf, writer, model, progress, result, whole=True)
             result.removed = _drop_gone(vf, writer)
+        f.seek(end)
+        result.torn = bool(f.read(1 << 16).strip())
     vf.set_meta(**stamp)
     return result
 
@@ -140,19 +147,26 @@ def _count(vf: VectorFile) -> int:
 
 def _read(
     f: IO[bytes], start: int, vf: VectorFile, writer: Writer, model: Embedder,
-    progress: Progress | None, result: EmbedResult,
+    progress: Progress | None, result: EmbedResult, *, whole: bool = False,
 ) -> None:  # fmt: skip
-    """Embed the messages of ``f`` from ``start`` that have no vectors of their text."""
+    """Embed the messages of ``f`` from ``start`` that have no vectors of their text.
+
+    ``whole``: the whole store is read, so a message with vectors of another text was
+    changed (``rm``, ``tag`` and ``compact`` rewrite the file). Else only lines appended
+    to a store as the last run left it are read: an id with vectors already is a later
+    record of an id the store holds before (repeated: its first record counts, as when
+    the whole store is read), not a change."""
     conn = vf.conn
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS seen (id TEXT PRIMARY KEY) WITHOUT ROWID")
-    for batch in chunking.texts_of(f, start, progress):
-        batch = _unseen(conn, batch)
-        conn.executemany("INSERT OR IGNORE INTO temp.seen VALUES (?)", [(i,) for i, _ in batch])
+    passed = chunking.PassedOver()
+    for batch in chunking.texts_of(f, start, progress, seen=conn, passed=passed):
         known = vf.known([i for i, _ in batch])
         todo = []
         for ident, text in batch:
             dig = chunking.digest(text)
             old = known.get(ident)
+            if old is not None and not whole:
+                passed.repeated += 1
+                continue
             if old is not None and old[0] == dig:
                 result.unchanged += 1
                 continue
@@ -164,6 +178,8 @@ def _read(
             todo.append((ident, dig, chunking.chunks(text)))
         if todo:
             result.chunks += _embed(vf, writer, model, todo, f.name)
+    result.not_records += passed.not_records
+    result.repeated += passed.repeated
 
 
 def _drop_gone(vf: VectorFile, writer: Writer) -> int:
@@ -178,17 +194,6 @@ def _drop_gone(vf: VectorFile, writer: Writer) -> int:
         conn.executemany("DELETE FROM messages WHERE id = ?", [(i,) for i, _, _ in gone])
         conn.execute("COMMIT")
     return len(gone)
-
-
-def _unseen(conn, batch: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """``batch`` less the ids an earlier batch had (a store holds each id once; if it
-    did not, the first record counts)."""
-    import orjson
-
-    sql = "SELECT id FROM temp.seen WHERE id IN (SELECT value FROM json_each(?))"
-    ids = orjson.dumps([i for i, _ in batch]).decode()
-    seen = {row[0] for row in conn.execute(sql, (ids,))}
-    return [item for item in batch if item[0] not in seen] if seen else batch
 
 
 def _embed(

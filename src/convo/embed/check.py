@@ -73,9 +73,7 @@ def _compare(vf: VectorFile, copy: Copy, f: IO[bytes], out: VectorCheck) -> dict
     """The store's messages whose vectors are wrong, by what is wrong; every id seen goes
     to the temporary table ``seen`` (on disk, not in memory, at a million messages)."""
     problems: dict[str, list[str]] = {}
-    vf.conn.execute("CREATE TEMP TABLE IF NOT EXISTS seen (id TEXT PRIMARY KEY) WITHOUT ROWID")
-    for batch in chunking.texts_of(f):
-        vf.conn.executemany("INSERT OR IGNORE INTO temp.seen VALUES (?)", [(i,) for i, _ in batch])
+    for batch in chunking.texts_of(f, seen=vf.conn):  # an id's first record, as embed reads it
         known = vf.known([i for i, _ in batch])
         for ident, text in batch:
             out.checked += 1

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import IO, Any
 
 from convo.core import fields
@@ -52,31 +53,71 @@ def digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
+@dataclass
+class PassedOver:
+    """The lines a read of the store (``texts_of``) passed over, counted for the report."""
+
+    not_records: int = 0  # not JSON, not a record, or a record without an id
+    repeated: int = 0  # a later record of an id already read: the first one counts
+
+
 def texts_of(
-    f: IO[bytes], start: int = 0, progress: Progress | None = None
+    f: IO[bytes],
+    start: int = 0,
+    progress: Progress | None = None,
+    *,
+    seen: Any = None,
+    passed: PassedOver | None = None,
 ) -> Iterator[list[tuple[str, str]]]:
     """``(id, text)`` of the records of the open store ``f`` from ``start``, ``BATCH`` at
-    a time (a line that is not a record, or has no id, which a store does not hold, is
-    passed over; within a batch an id's first record counts)."""
+    a time. A line that is not a record, or has no id (a store holds none), is passed
+    over; of the records of one id the first counts (a store holds each id once; if it
+    does not, the index and every reader also keep the first). ``seen``: a SQLite
+    connection whose ``temp.seen`` table (made here) holds the ids read, so repeats are
+    found across batches on disk, not in memory; without it only within a batch.
+    ``passed`` counts what was passed over."""
     from convo.index.rows import iter_spans, parse
 
+    passed = passed if passed is not None else PassedOver()
+    if seen is not None:
+        seen.execute("CREATE TEMP TABLE IF NOT EXISTS seen (id TEXT PRIMARY KEY) WITHOUT ROWID")
     total = os.fstat(f.fileno()).st_size
     batch: list[tuple[str, str]] = []
-    seen: set[str] = set()
+    ids: set[str] = set()
+    offset = start
     for offset, _, line in iter_spans(f, start):
         record = parse(line)
         ident = fields.record_id(record) if record is not None else None
-        if record is None or ident is None or ident in seen:
+        if record is None or ident is None:
+            passed.not_records += 1
             continue
-        seen.add(ident)
+        if ident in ids:
+            passed.repeated += 1
+            continue
+        ids.add(ident)
         batch.append((ident, message_text(record)))
         if len(batch) >= BATCH:
             if progress is not None:
                 progress(offset, total)
-            yield batch
+            yield _first(seen, batch, passed)
             batch = []
-            seen.clear()
+            ids.clear()
     if batch:
-        yield batch
+        yield _first(seen, batch, passed)
     if progress is not None:
         progress(total, total)
+
+
+def _first(conn: Any, batch: list[tuple[str, str]], passed: PassedOver) -> list[tuple[str, str]]:
+    """``batch`` less the ids an earlier batch had (counted), its ids then noted as read."""
+    if conn is None:
+        return batch
+    import orjson
+
+    sql = "SELECT id FROM temp.seen WHERE id IN (SELECT value FROM json_each(?))"
+    earlier = {row[0] for row in conn.execute(sql, (orjson.dumps([i for i, _ in batch]).decode(),))}
+    if earlier:
+        passed.repeated += sum(i in earlier for i, _ in batch)
+        batch = [item for item in batch if item[0] not in earlier]
+    conn.executemany("INSERT OR IGNORE INTO temp.seen VALUES (?)", [(i,) for i, _ in batch])
+    return batch

@@ -10,7 +10,11 @@ file (``Store.locked`` checks the path still names the file it locked).
 
 Lines that are not records (torn or invalid) are kept by ``rm`` and ``tag`` and dropped
 by ``compact``, which also drops repeated ids (the first one stays); dropped lines are
-appended to ``<store>.torn`` so that nothing is lost.
+appended to ``<store>.torn`` so that nothing is lost: spooled to a temporary file while
+the copy is made (memory stays flat however many there are), appended and fsynced just
+before the rename, and cut back if that append fails. A kill between the two leaves the
+old store whole and the lines in ``.torn`` as well (a second ``compact`` adds them there
+again: a repeat in the quarantine file, never a loss).
 
 Selection is by id and/or a predicate on the parsed record (the command line passes
 ``convo.query.scan.Selector(filters).matches``): both given, both must hold.
@@ -87,13 +91,14 @@ def _physical_lines(f: IO[bytes]) -> Iterator[tuple[int, bytes]]:
 class _Copy:
     """The new store being written, with the index following along."""
 
-    def __init__(self, path: Path, follower: Follower | None):
+    def __init__(self, path: Path, follower: Follower | None, compacting: bool = False):
         fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".rewrite", dir=path.parent)
         self.tmp = Path(name)
         self.out = os.fdopen(fd, "w+b")
         self.pos = 0
         self.follower = follower
-        self.dropped: list[bytes] = []
+        self.compacting = compacting
+        self.dropped: IO[bytes] | None = None  # compact's dropped lines, for <store>.torn
 
     def line(self, offset: int, chunk: bytes, edit: Edit) -> bool:
         """Copy one line through ``edit``; True when it changed."""
@@ -111,8 +116,12 @@ class _Copy:
             self._write(chunk)
             return False
         if new == b"":
-            if body.strip():
-                self.dropped.append(body)
+            if body.strip() and self.compacting:
+                if self.dropped is None:
+                    self.dropped = tempfile.TemporaryFile(  # noqa: SIM115 - closed in close()
+                        dir=self.tmp.parent, prefix=".convo-torn-"
+                    )
+                self.dropped.write(body + b"\n")
             if follower is not None:
                 follower.line(offset, None, record)
             return True
@@ -138,6 +147,9 @@ class _Copy:
         finally:
             with contextlib.suppress(OSError):
                 self.tmp.unlink()
+            if self.dropped is not None:
+                with contextlib.suppress(OSError):
+                    self.dropped.close()
 
 
 def _rewrite(
@@ -159,7 +171,7 @@ def _rewrite(
         result.index = "updated" if follower is not None else (synced.reason or "stale")
         copy: _Copy | None = None
         try:
-            copy = _Copy(path, follower)
+            copy = _Copy(path, follower, compacting)
             with open(path, "rb") as f:
                 lines = _physical_lines(f)
                 for offset, chunk in track(lines) if track is not None else lines:
@@ -197,9 +209,8 @@ def _commit(path: Path, copy: _Copy, follower: Follower | None, compacting: bool
     os.fsync(copy.out.fileno())
     with contextlib.suppress(OSError):
         os.chmod(copy.tmp, path.stat().st_mode & 0o777)
-    if copy.dropped and compacting:
-        with open(f"{path}.torn", "ab") as torn:
-            torn.write(b"".join(b + b"\n" for b in copy.dropped))
+    if copy.dropped is not None:
+        _keep_torn(Path(f"{path}.torn"), copy.dropped)
     if follower is not None:
         end = copy.pos if copy.pos == 0 or _ends_whole(copy.out) else _last_newline(copy.out)
         follower.finish(copy.out, end, 0 if compacting else None)
@@ -207,6 +218,23 @@ def _commit(path: Path, copy: _Copy, follower: Follower | None, compacting: bool
     _fsync_dir(path.parent)
     if follower is not None:
         follower.commit()
+
+
+def _keep_torn(torn: Path, dropped: IO[bytes]) -> None:
+    """Append the spooled ``dropped`` lines to ``torn``, fsynced; all or none (a failed
+    append is cut back, so ``torn`` never ends in half a line)."""
+    import shutil
+
+    dropped.seek(0)
+    with open(torn, "ab", buffering=0) as out:  # unbuffered: nothing written after a cut
+        start = out.seek(0, os.SEEK_END)
+        try:
+            shutil.copyfileobj(dropped, out)
+            os.fsync(out.fileno())
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.ftruncate(out.fileno(), start)
+            raise
 
 
 def _ends_whole(out: IO[bytes]) -> bool:

@@ -71,6 +71,18 @@ def embed(
         f"embedded {r.added} new and {r.changed} changed messages ({r.chunks} chunks), "
         f"{r.removed} removed, {r.unchanged} unchanged; model {r.model}, {r.dims} dims"
     )
+    passed = [
+        f"{r.not_records} line(s) that are not records with an id" if r.not_records else "",
+        f"{r.repeated} later record(s) of an id already read (its first is embedded)"
+        if r.repeated
+        else "",
+        "a last line without its newline (not whole yet)" if r.torn else "",
+    ]
+    if any(passed):
+        say(
+            f"warning: passed over {'; '.join(p for p in passed if p)}"
+            " (`convo validate` names them)"
+        )
     return 0
 
 

@@ -5,7 +5,16 @@ from __future__ import annotations
 import typer
 
 from convo.cli.options import ImportArgs, import_options
-from convo.cli.runtime import Reporter, command, environment, err, outcome, protect_named, state
+from convo.cli.runtime import (
+    Reporter,
+    command,
+    distinct_outputs,
+    environment,
+    err,
+    outcome,
+    protect_named,
+    state,
+)
 
 
 def ingest(
@@ -46,6 +55,7 @@ def ingest(
         save = env.stdout_isatty
         output = None if save else "-"
     protect_named(paths, store)
+    distinct_outputs({"-o": output, "--rejects": rejects, "--warnings": warnings})
     reporter = Reporter(quiet=quiet, rejects_path=rejects, warnings_path=warnings)
     try:
         with progress(env, "importing", enabled=not quiet, paths=paths) as track:
@@ -55,8 +65,10 @@ def ingest(
                 on_reject=reporter.reject, on_warning=reporter.warning, track=track,
                 jobs=jobs, wait=wait, on_wait=reporter.warning,
             )  # fmt: skip
-    finally:
-        reporter.close()
+    except BaseException:
+        reporter.close(failed=True)
+        raise
+    reporter.close()
     if not quiet:
         err(summary.text(reporter.note()))
     return outcome(summary.stats.rejected)

@@ -4,12 +4,15 @@
 Listeners: the ``@`` mentions, else (a reply) the parent's author when the parent was
 read earlier in the input (every Algolia child; a Firebase item whose parent came
 before it), as GitLab discussions name their first author. This needs a map of item id
-to author beside the story map: one dict entry per item read (about 100 bytes in
-CPython), so memory grows with a dump's item count, as the story map's does.
+to author beside the story map.
 
 Algolia trees are walked depth-first with an explicit stack. Firebase items carry only
 ``parent``; their thread is the story when the parent chain was seen earlier in the input
-(a map of item id to story id, a few bytes per item), else left out.
+(a map of item id to story id), else left out.
+
+Both maps are ``convo.core.spillmap.SpillMap``s: the 262,144 items set last in memory,
+older ones in a temporary SQLite table, so memory stays flat however long the dump and
+the answers are the ones a dict gives (``tests/importers/test_forum_memory.py``).
 
 Ids and their scope (docs/ids.md): Hacker News is one site: ``hn:<item id>``, no scope.
 """
@@ -23,6 +26,7 @@ from typing import Any
 from convo.core.errors import RecordError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
+from convo.core.spillmap import SpillMap
 from convo.core.text.html import html_to_text
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
@@ -51,8 +55,12 @@ class _Reader:
     def __init__(self, ctx: ImportContext):
         self.ctx = ctx
         self.tally = Tally(ctx)
-        self.story_of: dict[int, int] = {}
-        self.author_of: dict[int, str] = {}  # item id -> author, for a reply's listener
+        self.story_of: SpillMap[int, int] = SpillMap()
+        self.author_of: SpillMap[int, str] = SpillMap()  # item id -> author, for listeners
+
+    def close(self) -> None:
+        self.story_of.close()
+        self.author_of.close()
 
     def algolia(self, root: dict, where: str) -> Iterator[ConversationMessage]:
         stack: list[tuple[Any, int | None, str]] = [(root, None, where)]
@@ -83,7 +91,7 @@ class _Reader:
                 },
             )
             if story is not None and ident is not None:
-                self.story_of[ident] = story
+                self.story_of.set(ident, story)
             children = item.get("children")
             if isinstance(children, list):
                 for j, child in reversed(list(enumerate(children, 1))):
@@ -104,7 +112,7 @@ class _Reader:
         title = as_str(item.get("title"))
         speaker = self.tally.speaker(author)
         if ident is not None and speaker is not None:
-            self.author_of[ident] = speaker
+            self.author_of.set(ident, speaker)
         msg = message(
             FMT,
             _text(item, title),
@@ -134,7 +142,7 @@ class _Reader:
         elif story is None and parent is not None:
             story = self.story_of.get(parent)
         if story is not None:
-            self.story_of[ident] = story
+            self.story_of.set(ident, story)
         kids = item.get("kids")
         return self._message(
             item,
@@ -178,19 +186,22 @@ def sniff_hackernews(source: Source) -> int:
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     reader = _Reader(ctx)
-    for top, value in json_values(source, ctx):
-        for where, item in items(top, value):
-            if not isinstance(item, dict):
-                ctx.reject(where, "not a Hacker News item (expected an object)", item)
-                continue
-            try:
-                if _is_algolia(item):
-                    yield from reader.algolia(item, where)
-                else:
-                    yield reader.firebase(item, where)
-            except RecordError as e:
-                ctx.reject_error(e, item)
-    reader.tally.finish()
+    try:
+        for top, value in json_values(source, ctx):
+            for where, item in items(top, value):
+                if not isinstance(item, dict):
+                    ctx.reject(where, "not a Hacker News item (expected an object)", item)
+                    continue
+                try:
+                    if _is_algolia(item):
+                        yield from reader.algolia(item, where)
+                    else:
+                        yield reader.firebase(item, where)
+                except RecordError as e:
+                    ctx.reject_error(e, item)
+        reader.tally.finish()
+    finally:
+        reader.close()
 
 
 DESCRIPTION = (

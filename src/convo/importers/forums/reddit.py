@@ -10,9 +10,12 @@ Checked against Reddit's own ``.json`` (docs/formats.md, "Checked against the
 exporters"): Reddit escapes ``&``, ``<`` and ``>`` as entities in ``title`` as in
 ``selftext`` and ``body`` (unless the URL asks ``raw_json=1``), so titles are unescaped
 too. A comment with no mention in its text speaks to the author of the post or comment
-it replies to, when that one is in the same thread file (a Pushshift dump keeps no such
-map: its memory stays flat). A ``more`` stub with ``id`` ``_`` and no children is
-Reddit's "continue this thread" link: the replies below it are on another page.
+it replies to, when that one is in the same thread file or an earlier Thing of a file
+of Things a line (a Pushshift dump of plain objects keeps no such map). The map is a
+``convo.core.spillmap.SpillMap``: past 262,144 messages the older ones go to a
+temporary SQLite table, so memory stays flat with the input. A ``more`` stub with
+``id`` ``_`` and no children is Reddit's "continue this thread" link: the replies below
+it are on another page.
 
 Ids and their scope (docs/ids.md): Reddit fullnames are unique everywhere
 (``reddit:t1_...``, no scope).
@@ -27,6 +30,7 @@ from typing import Any
 from convo.core.errors import InputError, RecordError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
+from convo.core.spillmap import SpillMap
 from convo.core.text.html import html_to_text
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
@@ -96,8 +100,8 @@ class _Reader:
         self.ctx = ctx
         self.tally = Tally(ctx)
         self.n = 0
-        # message id -> author, for a reply's listener (thread files only, see above)
-        self.author_of: dict[str, str] = {}
+        # message id -> author, for a reply's listener (Things only, see above)
+        self.author_of: SpillMap[str, str] = SpillMap()
 
     def _loc(self, fullname: str | None) -> str:
         self.n += 1
@@ -138,7 +142,7 @@ class _Reader:
         if not msg.metadata.recipients and heard is not None and heard != speaker:
             msg.metadata.recipients = [heard]
         if msg.id and speaker:
-            self.author_of[msg.id] = speaker
+            self.author_of.set(msg.id, speaker)
         return msg
 
     def _message(
@@ -284,26 +288,29 @@ def sniff_reddit(source: Source) -> int:
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     reader = _Reader(source, ctx)
-    for where, value in json_values(source, ctx):
-        if where == source.name:  # a whole document: a thread, a Listing or a Thing
-            if (
-                isinstance(value, dict)
-                and "kind" not in value
-                and ("body" in value or "title" in value)
-            ):
+    try:
+        for where, value in json_values(source, ctx):
+            if where == source.name:  # a whole document: a thread, a Listing or a Thing
+                if (
+                    isinstance(value, dict)
+                    and "kind" not in value
+                    and ("body" in value or "title" in value)
+                ):
+                    yield from reader.dump_line(where, value)
+                elif isinstance(value, list | dict):
+                    yield from reader.tree(value, where)
+                else:
+                    raise InputError(
+                        "not a Reddit thread (expected an array of Listings)", where=source.name
+                    )
+                continue
+            try:
                 yield from reader.dump_line(where, value)
-            elif isinstance(value, list | dict):
-                yield from reader.tree(value, where)
-            else:
-                raise InputError(
-                    "not a Reddit thread (expected an array of Listings)", where=source.name
-                )
-            continue
-        try:
-            yield from reader.dump_line(where, value)
-        except RecordError as e:
-            ctx.reject_error(e, value)
-    reader.tally.finish()
+            except RecordError as e:
+                ctx.reject_error(e, value)
+        reader.tally.finish()
+    finally:
+        reader.author_of.close()
 
 
 DESCRIPTION = (

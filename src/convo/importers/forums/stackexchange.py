@@ -22,6 +22,10 @@ Names: ``OwnerDisplayName``/``UserDisplayName`` when the dump kept one, else
 messages: it is read as empty, with a warning only when no Posts.xml or Comments.xml
 is beside it (then its names serve nothing). Times are naive in the dump (documented as
 UTC) and, like every naive time, read in ``--tz`` (default UTC).
+
+What a later row needs of earlier ones (the names of ``Users.xml``, the answers their
+question accepted, each post's thread for ``Comments.xml``) is held in
+``convo.core.spillmap.SpillMap``s, so memory stays flat on a dump of any size.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from typing import Any
 
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
+from convo.core.spillmap import SpillMap
 from convo.core.text.html import html_to_text
 from convo.importers.build import scoped_id, source_scope
 from convo.importers.context import ImportContext
@@ -113,14 +118,14 @@ class _Names:
     """OwnerUserId → DisplayName from Users.xml beside the source (loaded once, if there)."""
 
     def __init__(self, source: Source, ctx: ImportContext):
-        self.map: dict[str, str] = {}
+        self.map: SpillMap[str, str] = SpillMap()
         self.path = _sibling(source, "Users")
         self.ctx = ctx
         self.unresolved = 0
         if self.path is not None:
             for attrs, _ in _rows(source, self.path):
                 if "Id" in attrs and attrs.get("DisplayName"):
-                    self.map[attrs["Id"]] = attrs["DisplayName"]
+                    self.map.set(attrs["Id"], attrs["DisplayName"])
 
     def speaker(self, tally: Tally, display: str | None, user_id: str | None) -> str | None:
         if display:
@@ -143,7 +148,12 @@ class _Names:
 
 
 def _post_message(
-    attrs: dict, accepted: set[str], names: _Names, tally: Tally, ctx: ImportContext, sid: _Ids
+    attrs: dict,
+    accepted: SpillMap[str, int],
+    names: _Names,
+    tally: Tally,
+    ctx: ImportContext,
+    sid: _Ids,
 ) -> ConversationMessage:
     """A question (PostTypeId 1) or answer (2) row as a message."""
     ident, kind, parent = attrs["Id"], attrs["PostTypeId"], attrs.get("ParentId")
@@ -163,13 +173,13 @@ def _post_message(
     )
 
 
-def _post_extra(attrs: dict, accepted: set[str], sid: _Ids) -> dict[str, Any]:
+def _post_extra(attrs: dict, accepted: SpillMap[str, int], sid: _Ids) -> dict[str, Any]:
     kind, answer = attrs["PostTypeId"], attrs.get("AcceptedAnswerId")
     return {
         "post_type": "question" if kind == "1" else "answer",
         "score": as_int(attrs.get("Score")),
         "accepted_answer": sid(answer) if answer else None,
-        "accepted": True if kind == "2" and attrs["Id"] in accepted else None,
+        "accepted": True if kind == "2" and accepted.get(attrs["Id"]) else None,
         "view_count": as_int(attrs.get("ViewCount")),
         "answer_count": as_int(attrs.get("AnswerCount")),
         "user_id": attrs.get("OwnerUserId"),
@@ -181,7 +191,7 @@ def _posts(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     names = _Names(source, ctx)
     tally = Tally(ctx)
     sid = partial(scoped_id, "se", site(source, ctx))
-    accepted: set[str] = set()  # answer ids their question accepted (questions come first)
+    accepted: SpillMap[str, int] = SpillMap()  # answer ids their question accepted (1)
     skipped: dict[str, int] = {}
     for attrs, line in _rows(source):
         ident, kind = attrs.get("Id"), attrs.get("PostTypeId")
@@ -192,7 +202,7 @@ def _posts(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             skipped[kind or "?"] = skipped.get(kind or "?", 0) + 1
             continue
         if kind == "1" and attrs.get("AcceptedAnswerId"):
-            accepted.add(attrs["AcceptedAnswerId"])
+            accepted.set(attrs["AcceptedAnswerId"], 1)
         yield _post_message(attrs, accepted, names, tally, ctx, sid)
     for kind, count in skipped.items():
         ctx.warn(source.name, f"{count} post(s) of PostTypeId {kind} skipped (not Q&A)")
@@ -204,13 +214,13 @@ def _comments(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
     names = _Names(source, ctx)
     tally = Tally(ctx)
     sid = partial(scoped_id, "se", site(source, ctx))
-    thread_of: dict[str, str] = {}
+    thread_of: SpillMap[str, str] = SpillMap()
     orphans = 0
     posts = _sibling(source, "Posts")
     if posts is not None:
         for attrs, _ in _rows(source, posts):
             if attrs.get("Id"):
-                thread_of[attrs["Id"]] = attrs.get("ParentId") or attrs["Id"]
+                thread_of.set(attrs["Id"], attrs.get("ParentId") or attrs["Id"])
     for attrs, line in _rows(source):
         ident, post = attrs.get("Id"), attrs.get("PostId")
         if not ident or not post:
