@@ -210,7 +210,7 @@ def test_semantic_and_similar_rank_as_numpys_path(tmp_path, monkeypatch):
 
     # WordHash is not in the registry: similar() needs no embedder, semantic() is given one
     fast = runs()
-    monkeypatch.setattr(simd, "usable", lambda dims: False)
+    monkeypatch.setattr(simd, "chosen", lambda dims, rows: False)
     plain = runs()
     tol = quantized.slack(64)
     for a, b in zip(fast, plain, strict=True):
@@ -220,3 +220,21 @@ def test_semantic_and_similar_rank_as_numpys_path(tmp_path, monkeypatch):
             assert abs(x.score - y.score) <= tol
             # another id only where its own score ties with this place's (or the last's)
             assert x.id == y.id or abs(mine.get(y.id, a[-1].score) - x.score) <= tol
+
+
+def test_a_large_scan_runs_on_numpy(tmp_path, monkeypatch):
+    """From ``simd.LARGE`` rows the search runs numpy's scan (cheaper there than its
+    import), with the same ranking."""
+    from convo.embed import nearest
+
+    matrix = unit_rows(3, 40, 16, 0, 0)
+    vf = vectors_of(tmp_path, matrix)
+    q = query(3, 16, 1.0)
+    try:
+        small = nearest._best_rows(vf, array("f", q.tolist()), 10)
+        monkeypatch.setattr(simd, "LARGE", 40)
+        monkeypatch.setattr(simd, "top_rows", None)  # not called
+        large = nearest._best_rows(vf, array("f", q.tolist()), 10)
+    finally:
+        vf.close()
+    assert_same_ranking(reference(matrix, q), small[0], large[0], quantized.slack(16))

@@ -5,9 +5,14 @@ Candidates restrict *before* ranking: with a candidate set (the ids the filters 
 query language's field terms select), only their rows are read and scored, so a match
 inside a date range is found however many closer messages lie outside it. Without one,
 every row is scored. Either way the rows are scored from their int8 copy and the few
-that can be among the best again from the float32 rows (``convo.embed.quantized``), so
-the ranking is the float32 one, and memory stays a block and two scores a row. A
-message's score is its best chunk's cosine similarity.
+that can be among the best again from the float32 rows, so the ranking is the float32
+one, and memory stays a block and two scores a row: on simsimd's kernels without numpy
+(``convo.embed.simd``) when simsimd is installed and the rows scanned are fewer than
+``simd.LARGE``, else on numpy (``convo.embed.quantized``, the plain twin the tests hold
+the first to). A message's
+score is its best chunk's cosine similarity: its float32 rows' dot product with the
+query's float32 vector, rounded to 6 decimals (``Scored.score``; the two paths' sums may
+differ in the last of them, ``convo.embed.simd`` says how far).
 """
 
 from __future__ import annotations
@@ -111,7 +116,7 @@ def similar(
                 hint="check the id (`convo show`), or run `convo embed` after an ingest",
             )
         _, row, n = spans[0]
-        if simd.usable(vf.dims):
+        if simd.chosen(vf.dims, vf.rows):
             q: Any = simd.mean_of(vf, row, n)
         else:
             import numpy as np
@@ -160,7 +165,7 @@ def _best_rows(vf: VectorFile, q: Vectors, want: int) -> tuple[Any, Any]:
     numpy), else by ``convo.embed.quantized`` (its plain twin)."""
     from convo.embed import simd
 
-    if simd.usable(vf.dims):
+    if simd.chosen(vf.dims, vf.rows):
         return simd.top_rows(vf, q, want)
     from convo.embed.quantized import top_rows
 
@@ -184,7 +189,7 @@ def _rank_among(
     spans = sorted(vf.spans(c for c in candidates if c != exclude), key=lambda s: s[1])
     if not spans:
         return []
-    if simd.usable(vf.dims):
+    if simd.chosen(vf.dims, sum(s[2] for s in spans)):
         found, scores = simd.best_of_spans(vf, q, [(s[1], s[2]) for s in spans], limit)
         return [
             Scored(spans[i][0], round(score, 6)) for i, score in zip(found, scores, strict=True)

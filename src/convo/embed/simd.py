@@ -4,9 +4,10 @@ float32 rescoring of the few rows that can be among the best. The same ranking a
 
 Why: a fresh ``convo search`` spent 86 to 140 ms of CPU importing numpy, most of its
 150 ms budget (docs/search.md); simsimd (Apache-2.0, in the ``[embed]`` extra) imports
-in about 1 ms. ``usable`` says when this path runs: simsimd installed, and ``dims`` a
+in about 1 ms. ``usable`` says when this path can run: simsimd installed, and ``dims`` a
 multiple of 4 (the records' floats aligned) and at most 1024 (the int8 sums exact in
-float32). Otherwise numpy's path runs, as before.
+float32); ``chosen`` when it does: below ``LARGE`` rows scanned. Otherwise numpy's path
+runs, as before.
 
 The scan. simsimd's int8 kernel needs an int8 query, so the float32 query ``q`` is
 quantised twice (``Query``): ``q = s1 c1 + s2 c2 + d``, ``c2`` the codes of what ``c1``
@@ -49,6 +50,7 @@ from convo.embed import quantized
 if TYPE_CHECKING:
     from convo.embed.vectors import VectorFile
 
+LARGE = 500_000  # rows from which numpy's scan is chosen (``chosen``)
 BLOCK = 1 << 16  # records scored per kernel call (17 MB of codes at 256 dims)
 PAD = 8  # a record's bytes after its codes: its scale and its error
 ULP = 2.0**-24  # float32's unit roundoff
@@ -74,6 +76,16 @@ def floats(q: Any) -> array:
         out.frombytes(view.cast("B"))
         return out
     return array("f", view.tolist())
+
+
+def chosen(dims: int, rows: int) -> bool:
+    """Whether a scan of ``rows`` rows runs here rather than on numpy: when it can
+    (``usable``) and ``rows`` is below ``LARGE``. This path's passes over the scores run
+    in Python, about 0.15 ms of CPU a thousand rows more than numpy's, which import costs
+    about 100 ms: measured on the benchmark store (BENCHMARKS.md), a fresh search of 100k
+    rows took a third less CPU here, one of 1M a tenth more; above ``LARGE`` numpy's
+    path runs, its ranking the same up to ties within ``quantized.slack``."""
+    return usable(dims) and rows < LARGE
 
 
 def _kernels() -> Any:
