@@ -291,14 +291,15 @@ def best_of_spans(
                     scan.add(memoryview(part))
         finally:
             m.close()
-    approx = scan.approx
+    # Rows the copy lacks (past ``have``): their float32 scores stand in for approximate
+    # ones (no further from themselves than any approximation), as numpy's path does.
+    tail = iter(exact(vf, [r for row, n in spans for r in range(max(row, have), row + n)], q))
+    approx = iter(scan.approx)
     best: list[float] = []
-    at = 0
     for row, n in spans:
         inside = max(0, min(n, have - row))
-        # A message with rows the copy lacks: kept whatever its approximate score.
-        best.append(max(approx[at : at + inside]) if inside == n else math.inf)
-        at += inside
+        best.append(max(itertools.chain(itertools.islice(approx, inside),
+                                        itertools.islice(tail, n - inside))))  # fmt: skip
     messages = within(best, scan.width(), limit)
     rows = [r for i in messages for r in range(spans[i][0], spans[i][0] + spans[i][1])]
     found = iter(exact(vf, rows, q))
