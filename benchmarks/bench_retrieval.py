@@ -208,7 +208,7 @@ def warm_search(folder: Path, n: int, rounds: int = 20) -> list[tuple[str, str, 
 
 FLOOR = {  # what every search process does before its own work, cumulatively
     "interpreter start": "pass",
-    "interpreter + numpy's import (no longer a search's)": "import numpy",
+    "interpreter + numpy's import (not paid by a search of fewer than 500k rows)": "import numpy",
     "interpreter + simsimd + the default model and the query's vector, no numpy": (
         "import simsimd; from convo.embed import make; from convo.embed.nearest import"
         f" query_vector; query_vector(make(None), {QUESTION!r})"
