@@ -249,3 +249,17 @@ def test_a_large_scan_runs_on_numpy(tmp_path, monkeypatch):
     finally:
         vf.close()
     assert_same_ranking(reference(matrix, q), small[0], large[0], quantized.slack(16))
+
+
+def test_many_candidates_are_rescored_a_few_at_a_time(tmp_path, monkeypatch):
+    """A query of zeros ties every row: all are rescored, ``GATHER`` rows at a time."""
+    matrix = unit_rows(5, 50, 8, 2, 1)
+    vf = vectors_of(tmp_path, matrix)
+    monkeypatch.setattr(quantized, "GATHER", 7)
+    zero = np.zeros(8, dtype=np.float32)
+    try:
+        rows, scores = simd.top_rows(vf, array("f", bytes(32)), 50)
+        plain, _ = quantized.top_rows(vf, zero, 50)
+    finally:
+        vf.close()
+    assert rows == plain.tolist() == list(range(50)) and scores == [0.0] * 50

@@ -194,8 +194,18 @@ def within(approx: array | list[float], wide: float, want: int) -> list[int]:
 
 
 def exact(vf: VectorFile, rows: list[int], q: array) -> list[float]:
-    """The float32 scores of the rows numbered in ``rows`` (sorted, distinct): each run of
-    adjacent rows read with one ``pread``, scored by simsimd's float32 kernel."""
+    """The float32 scores of the rows numbered in ``rows`` (sorted, distinct), read
+    ``quantized.GATHER`` rows at a time (memory stays flat however many can be among
+    the best)."""
+    out: list[float] = []
+    for at in range(0, len(rows), quantized.GATHER):
+        out += _exact(vf, rows[at : at + quantized.GATHER], q)
+    return out
+
+
+def _exact(vf: VectorFile, rows: list[int], q: array) -> list[float]:
+    """``exact`` for a few rows: each run of adjacent rows read with one ``pread``,
+    scored by simsimd's float32 kernel."""
     simsimd = _kernels()
     if not rows:
         return []
