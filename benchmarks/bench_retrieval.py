@@ -134,7 +134,8 @@ QUESTION = "what did we decide about storing login state?"
 def search_latency(h, folder: Path, n: int) -> list[tuple[str, str, str, bool | None]]:
     """``convo search`` (hybrid, the default with vectors) over a store of about ``n``
     messages in a fresh process, as a user runs it: start-up, the index's keyword lists,
-    numpy, the model, the vectors' scan and the fusion; median and peak memory."""
+    the model, the vectors' scan (simsimd's, no numpy: convo.embed.simd) and the fusion;
+    median and peak memory."""
     store = search_store(folder, n)
     argv = [sys.executable, "-m", "convo", "--store", str(store), "search", QUESTION, "-f", "jsonl"]
     m = h.time_cmd(f"convo search (hybrid) over {n:,} messages", argv, repeat=7)
@@ -207,17 +208,19 @@ def warm_search(folder: Path, n: int, rounds: int = 20) -> list[tuple[str, str, 
 
 FLOOR = {  # what every search process does before its own work, cumulatively
     "interpreter start": "pass",
-    "interpreter + numpy's import": "import numpy",
-    "interpreter + numpy + the default model and the query's vector": (
-        f"from convo.embed import make; make(None).embed({QUESTION!r})"
+    "interpreter + numpy's import (not paid by a search of fewer than 500k rows)": "import numpy",
+    "interpreter + simsimd + the default model and the query's vector, no numpy": (
+        "import simsimd; from convo.embed import make; from convo.embed.nearest import"
+        f" query_vector; query_vector(make(None), {QUESTION!r})"
     ),
 }
 
 
 def search_floor(h) -> list[tuple[str, str, str, bool | None]]:
     """The part of a search's time that is not its search: a fresh interpreter, numpy's
-    import and the default model's load with the query's vector (OpenBLAS on one thread,
-    as ``convo search`` sets it), each a whole command, in turn, 7 rounds; medians."""
+    import (what a search paid before convo.embed.simd) and the default model's load with
+    the query's vector as a search makes it (no numpy), each a whole command, in turn, 7
+    rounds; medians."""
     runs = {f"floor: {label}": [sys.executable, "-c", code] for label, code in FLOOR.items()}
     with_env = {"OPENBLAS_NUM_THREADS": "1"}
     measures = {label: [] for label in runs}

@@ -139,8 +139,9 @@ def test_vectors_from_before_the_int8_copy_are_upgraded_once_with_a_note(store):
 
 
 def test_a_search_by_meaning_starts_without_typer_or_the_tokenizers_library(store):
-    """Not timed: the modules a fresh `convo search` leaves loaded (the fast path, and
-    the query tokenized by convo.embed.bpe)."""
+    """Not timed: the modules a fresh `convo search` leaves loaded (the fast path, the
+    query tokenized by convo.embed.bpe, and no numpy: the query's vector and the scan
+    are convo.embed.simd's, on simsimd)."""
     import json
     import os
     import subprocess
@@ -172,6 +173,8 @@ def test_a_search_by_meaning_starts_without_typer_or_the_tokenizers_library(stor
     for name in (*WRITING_SIDE, "tempfile", "shutil", "bz2", "lzma", "random", "hashlib", "shlex"):
         assert name not in modules, name
     assert "convo.embed.bpe" in modules and "convo.embed.quantized" in modules
+    assert "simsimd" in modules and "convo.embed.simd" in modules  # the [embed] extra's
+    assert not any(m == "numpy" or m.startswith("numpy.") for m in modules)
 
 
 WRITING_SIDE = (

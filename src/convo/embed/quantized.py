@@ -17,7 +17,9 @@ be among the best ``want`` are those within twice that of the ``want``-th best
 approximate score (``within``); only they are read from the float32 file and scored
 exactly (``top_rows``, ``best_of_spans``), usually a few hundred. The result is
 the float32 ranking, ties in row order (``tests/embed/test_quantized.py`` checks it on
-random vectors against a plain float32 scan).
+random vectors against a plain float32 scan). This is numpy's path: a search runs
+``convo.embed.simd`` (the same ranking on simsimd's kernels, without numpy's import)
+when it can, and this one when simsimd is missing or the vectors' dims do not suit it.
 
 The copy is written with the float32 rows, before the catalogue commits them
 (``convo.embed.vectors.Writer``), zeroed with them, and cut with them after an

@@ -16,6 +16,11 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
+import mmap
+import operator
+import struct
+from array import array
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -54,10 +59,31 @@ def load_weights(path: Path) -> Any:
     )
 
 
+class Rows:
+    """The token vectors of a safetensors file read without numpy: ``row(i)``, token
+    ``i``'s values as floats (ids past the last row read the last, as ``embed`` clips)."""
+
+    def __init__(self, path: Path) -> None:
+        with open(path, "rb") as f:
+            size = int.from_bytes(f.read(8), "little")
+            entry = json.loads(f.read(size))[TENSOR]
+            self.count, dims = entry["shape"]
+            code = {"F16": "e", "F32": "f"}[entry["dtype"]]
+            self.format = f"<{dims}{code}"
+            self.width = struct.calcsize(self.format)
+            self.start = 8 + size + entry["data_offsets"][0]
+            self.map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+
+    def row(self, i: int) -> tuple[float, ...]:
+        i = min(max(i, 0), self.count - 1)
+        return struct.unpack_from(self.format, self.map, self.start + i * self.width)
+
+
 class WordLlamaEmbedder:
     def __init__(self) -> None:
         self._folder = package_folder()
-        self._weights = load_weights(self._folder / WEIGHTS)
+        self._matrix: Any = None  # the weights memory-mapped by numpy, on first batch
+        self._rows: Rows | None = None  # the same file read without numpy (embed_query)
         self._table: Any = None
         self._library: Any = None  # the tokenizers library's tokenizer, made on first use
         self._plain: Any = False  # convo.embed.bpe's (None: the file is not of its shape)
@@ -72,6 +98,27 @@ class WordLlamaEmbedder:
 
     def embed(self, text: str) -> Vectors:
         return self.embed_batch([text])[0]
+
+    @property
+    def _weights(self) -> Any:
+        if self._matrix is None:
+            self._matrix = load_weights(self._folder / WEIGHTS)
+        return self._matrix
+
+    def embed_query(self, text: str) -> array:
+        """``embed(text)`` without numpy (a search's query: numpy's import was most of a
+        fresh search's start-up), as an ``array('f')``: the token rows read from the
+        file, summed in float32 in token order as ``embed`` sums them (each sum rounded
+        to float32), then normalised in float64 and rounded to float32; within float32
+        rounding of ``embed``'s (``tests/embed/test_simd.py``)."""
+        if self._rows is None:
+            self._rows = Rows(self._folder / WEIGHTS)
+        rows = self._rows
+        total = array("f", bytes(4 * DIMS))
+        for token in self._encode([text])[0]:
+            total = array("f", map(operator.add, total, rows.row(token)))
+        norm = math.sqrt(math.fsum(v * v for v in total))
+        return array("f", [v / norm for v in total]) if norm else total
 
     def embed_batch(self, texts: Sequence[str]) -> Vectors:
         import numpy as np

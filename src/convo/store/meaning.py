@@ -16,8 +16,10 @@ exact list weighs double, so an exact token the vectors do not rank still comes 
 Each hit says why it matched: ``keyword``, ``meaning`` or ``both``.
 
 The meaning half runs on a second thread while the keyword lists run (``_meaning_beside``):
-loading numpy and the model is most of a search's start-up, and SQLite and numpy let go
-of the interpreter while they work.
+loading the model and embedding the question is a good part of a search's start-up, and
+SQLite and simsimd's kernels (or numpy's, ``convo.embed.simd.usable``) let go of the
+interpreter while they work. With the default model and simsimd installed, a search
+does not import numpy (``convo.embed.simd``).
 
 The embedder is made once per ``Store`` (``Store.embedder``; by default the model the
 vectors were made with) and kept, so a program that searches many times loads it once.
@@ -75,16 +77,16 @@ def ranked(store: Store, free: str, query: Query, mode: str, *, limit: int, trac
 
 def _meaning_beside(store: Store, free: str, query: Query, depth: int) -> Callable[[], list]:
     """Start the meaning half of a hybrid search on a second thread; what gives its
-    nearest ``depth`` messages (or raises its error). The thread loads numpy and the
-    model and embeds ``free`` (about 0.1 s of start-up) while the keyword lists run on
+    nearest ``depth`` messages (or raises its error). The thread loads the model and
+    embeds ``free`` while the keyword lists run on
     this one, in SQLite, which lets go of the interpreter; with no filter it also scans
-    the vectors (numpy lets go too). With filters, the candidates are read from the index
+    the vectors. With filters, the candidates are read from the index
     and scored here, after the keyword lists: the index is read by one thread at a time."""
-    from convo.embed.nearest import semantic
+    from convo.embed.nearest import query_vector, semantic
 
     def vector() -> tuple[Embedder, Any]:
         model = embedder_of(store)
-        return model, model.embed(free)
+        return model, query_vector(model, free)
 
     def nearest(candidates: list[str] | None, made: tuple[Embedder, Any]) -> list:
         return semantic(store.real, free, candidates, depth, embedder=made[0], vector=made[1])
