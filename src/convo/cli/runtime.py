@@ -11,7 +11,6 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from convo.core.errors import ExitCode
@@ -250,6 +249,8 @@ def _open_report(path: str | None, option: str):
 
     guard.check(path)  # never the store, its index or lock, or an input being read
     try:
+        from pathlib import Path
+
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         return open(path, "wb")
     except OSError as e:
