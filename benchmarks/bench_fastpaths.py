@@ -79,6 +79,8 @@ def _without(plan: Any, shortcut: str) -> Any:
         return dataclasses.replace(plan, time_only=False)
     if shortcut == "text_block":  # a block's text word found at once
         return dataclasses.replace(plan, text_only=None)
+    if shortcut == "leaf":  # a negated leaf a block at a time: every line parsed
+        return dataclasses.replace(plan, leaf=None)
     if shortcut == "needles":  # the byte prefilter: every line looked at
         return dataclasses.replace(plan, starts=None, narrows=False)
     raise ValueError(shortcut)
@@ -127,20 +129,25 @@ SCANS = [
     ("raw-byte decisions, `--text budget`", {"texts": ["budget"]}, "decider"),
     ("needle prefilter, `--tag urgent`", {"tags": ["urgent"]}, "needles"),
     ("needle prefilter, `--speaker Quinn`", {"speakers": ["Quinn"]}, "needles"),
+    ("negated leaf a block at a time, `NOT tag:urgent`", {"query": "NOT tag:urgent"}, "leaf"),
+    ("negated leaf a block at a time, `NOT from:Quinn`", {"query": "NOT from:Quinn"}, "leaf"),
 ]
 WHERE = {
     "decider": "query/canonical.py Decider",
     "time_block": "query/linescan.py time_block",
     "text_block": "query/rawtext.py TextWord.block",
     "needles": "query/prefilter.py Needles",
+    "leaf": "query/rawleaf.py LeafBlock",
 }
 
 
 def _scans(h, path: Path) -> None:
     from convo.query.filters import Filters
+    from convo.query.language import parse
+    from convo.query.tree import to_filters
 
     for name, kw, shortcut in SCANS:
-        filters = Filters(**kw)
+        filters = to_filters(parse(kw["query"])) if "query" in kw else Filters(**kw)
         fast, plain = _scanner(path, filters, None), _scanner(path, filters, shortcut)
         _row(h, name, WHERE[shortcut], _pair(fast, plain))
 

@@ -9,6 +9,9 @@ expression means exactly what convo's filter means:
   jq's case-insensitive word test on the speaker.
 - ``--tag urgent``: tags are lower-case ASCII, so case-insensitive equality is ``==``.
 - ``--since 2018-01-01``: timestamps are all ``YYYY-MM-DDTHH:MM:SSZ``; string order is time.
+- ``"forecast quarter"`` (a phrase), ``format:slack``, ``role:user`` (no record has a
+  role or a role-named speaker), ``NOT tag:urgent``, ``from:Quinn OR tag:urgent`` and
+  ``--count --speaker Quinn``: the same rules, combined as jq and SQL combine them.
 - ``--text budget``: text is ASCII words plus non-ASCII letters that do not case-fold to
   ASCII (no ß, no ligatures), so jq's case-insensitive ``test`` of the ASCII word equals
   convo's casefold substring test over subject and chunks. (``ascii_downcase`` +
@@ -80,6 +83,9 @@ WORDS = [
     "Ελληνικά",
 ]
 
+PHRASE = ("forecast", "quarter")  # two words of the vocabulary, in this order
+FORMAT = "slack"
+ROLE = "user"  # no record has a role or a role-named speaker: all are the default
 SPEAKER = "Quinn"
 COMMON = "Wen"  # a first name whose letters occur in ~40% of lines ("went"): the needle cannot skip
 TAG = "urgent"
@@ -102,6 +108,21 @@ def _jq(chunks: str) -> dict[str, str]:
             f' and any(.subject, .{chunks}[] | strings; test("{TEXT}"; "i")))'
         ),
         "common": f"select(.metadata.speaker | {_WORD.format(COMMON.lower())})",
+        "phrase": (
+            f'select([(.subject | strings | select(. != "")), (.{chunks}[] | strings)]'
+            f' | join("\\n") | test("{PHRASE[0]}\\\\s+{PHRASE[1]}"; "i"))'
+        ),
+        "format": f'select(.format == "{FORMAT}")',
+        "role": f'select((.role // "user") == "{ROLE}")',
+        "negation": f'select(.tags | any(. == "{TAG}") | not)',
+        "or": (
+            f"select((.metadata.speaker | {_WORD.format(SPEAKER.lower())})"
+            f' or (.tags | any(. == "{TAG}")))'
+        ),
+        "count": (
+            f"reduce (inputs | select(.metadata.speaker | {_WORD.format(SPEAKER.lower())}))"
+            " as $r (0; . + 1)"
+        ),
     }
 
 
@@ -114,7 +135,14 @@ CONVO = {
     "text": ["--text", TEXT],
     "combined": ["--speaker", SPEAKER, "--since", SINCE, "--text", TEXT],
     "common": ["--speaker", COMMON],
+    "phrase": [f'"{PHRASE[0]} {PHRASE[1]}"'],
+    "format": [f"format:{FORMAT}"],
+    "role": [f"role:{ROLE}"],
+    "negation": [f"NOT tag:{TAG}"],
+    "or": [f"from:{SPEAKER} OR tag:{TAG}"],
+    "count": ["--count", "--speaker", SPEAKER],
 }
+COUNTS = {"count"}  # kinds that print a number of records, not the records
 _DUCK_WORD = r"regexp_matches(metadata.speaker, '(^|\W){}(\W|$)', 'i')"
 
 
@@ -134,6 +162,15 @@ def _duckdb(chunks: str) -> dict[str, str]:
             f" AND {text}"
         ),
         "common": _DUCK_WORD.format(COMMON.lower()),
+        "phrase": (
+            f"regexp_matches(concat_ws(chr(10), nullif(subject, ''), array_to_string({chunks},"
+            f" chr(10))), '{PHRASE[0]}\\s+{PHRASE[1]}', 'i')"
+        ),
+        "format": f"format = '{FORMAT}'",
+        # role: the store has no role column (every record is the default, user): no row
+        "negation": f"NOT list_contains(tags, '{TAG}')",
+        "or": f"{_DUCK_WORD.format(SPEAKER.lower())} OR list_contains(tags, '{TAG}')",
+        "count": _DUCK_WORD.format(SPEAKER.lower()),
     }
 
 
@@ -145,6 +182,12 @@ _DUCK_SCRIPT = (
     "import sys, duckdb; c = duckdb.connect(); c.execute('SET enable_progress_bar = false'); "
     'c.execute("COPY (SELECT * FROM read_json_auto(\'" + sys.argv[1] + "\') WHERE " + sys.argv[2] + '
     "\") TO '/dev/stdout' (FORMAT JSON)\")"
+)
+# The same for a count: the number of matching rows.
+_DUCK_COUNT = (
+    "import sys, duckdb; c = duckdb.connect(); c.execute('SET enable_progress_bar = false'); "
+    'print(c.execute("SELECT count(*) FROM read_json_auto(\'" + sys.argv[1] + "\') WHERE " '
+    "+ sys.argv[2]).fetchone()[0])"
 )
 
 
@@ -211,8 +254,12 @@ def _iso(epoch: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
 
 
-def _digest(argv: list[str]) -> tuple[str, int]:
-    """A hash of the ids of the records ``argv`` prints (in order), and their count."""
+def _digest(argv: list[str], count: bool = False) -> tuple[str, int]:
+    """A hash of the ids of the records ``argv`` prints (in order), and their count;
+    ``count``: ``argv`` prints a number of records, which is both."""
+    if count:
+        out = subprocess.run(argv, capture_output=True, check=False).stdout.strip()
+        return out.decode(), int(out or -1)
     h = hashlib.sha256()
     lines = 0
     with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as p:
@@ -326,10 +373,12 @@ def run(h) -> None:
     for layout, (path, jqs, ducks) in layouts.items():
         for name, args in CONVO.items():
             argvs = [[convo, "query", *args, str(path)]]
+            count = name in COUNTS
             if jq:
-                argvs.append([jq, "-c", jqs[name], str(path)])
-            if duck:
-                argvs.append([sys.executable, "-c", _DUCK_SCRIPT, str(path), ducks[name]])
+                argvs.append([jq, "-n" if count else "-c", jqs[name], str(path)])
+            if duck and name in ducks:
+                script = _DUCK_COUNT if count else _DUCK_SCRIPT
+                argvs.append([sys.executable, "-c", script, str(path), ducks[name]])
             rows[layout, name] = argvs
     runs = _paired(h, rows, repeat=3)
     peak = 0.0
@@ -342,21 +391,25 @@ def run(h) -> None:
             j = _measure(h, f"jq ({name}, {layout}, see below)", runs[layout, name][k])
             k += 1
             h.compare(f"`{flag}` vs jq, {layout}", c, j, target=5, faster=True, quiet=True)
-            same_c, same_j = _digest(rows[layout, name][0]), _digest(rows[layout, name][1])
+            count = name in COUNTS
+            same_c = _digest(rows[layout, name][0], count)
+            same_j = _digest(rows[layout, name][1], count)
             h.row(
                 f"`{flag}` records equal jq's, {layout} ({same_c[1]:,})",
                 "identical" if same_c == same_j else "DIFFERENT",
                 "identical",
                 same_c == same_j,
             )
-        if duck:
+        if duck and name in ducks:
             d = _measure(h, f"DuckDB read_json_auto ({name}, {layout}, see below)",
                          runs[layout, name][k])  # fmt: skip
             if layout == "convo's layout":
                 h.compare(f"`{flag}` vs DuckDB, {layout}", c, d, target=1.5, on_cpu=True)
             else:
                 h.compare(f"`{flag}` vs DuckDB, {layout}", c, d)
-            same_c, same_d = _digest(rows[layout, name][0]), _digest(rows[layout, name][k])
+            count = name in COUNTS
+            same_c = _digest(rows[layout, name][0], count)
+            same_d = _digest(rows[layout, name][k], count)
             h.row(
                 f"`{flag}` records equal DuckDB's, {layout} ({same_d[1]:,})",
                 "identical" if same_c == same_d else "DIFFERENT",
@@ -368,15 +421,16 @@ def run(h) -> None:
     )
     if jq:
         h.note(
-            "jq expressions (`jq -c EXPR store`), each meaning what the convo filter means on "
-            "this data (on the foreign layout `.text_chunks` for `.textChunks`):\n\n"
-            + "\n".join(f"- {k}: `{v}`" for k, v in JQ.items())
+            "jq expressions (`jq -c EXPR store`; for count `jq -n`), each meaning what the "
+            "convo filter means on this data (on the foreign layout `.text_chunks` for "
+            "`.textChunks`):\n\n" + "\n".join(f"- {k}: `{v}`" for k, v in JQ.items())
         )
     if duck:
         h.note(
             "DuckDB: `COPY (SELECT * FROM read_json_auto(store) WHERE COND) TO '/dev/stdout' "
-            "(FORMAT JSON)` in a Python process, with COND (on the foreign layout "
-            "`text_chunks` for `textChunks`):\n\n"
+            "(FORMAT JSON)` in a Python process (for count `SELECT count(*)`), with COND (on "
+            "the foreign layout `text_chunks` for `textChunks`; no role row: the store has no "
+            "role column, every record is the default role, user):\n\n"
             + "\n".join(f"- {k}: `{v}`" for k, v in DUCKDB.items())
             + "\n\nRuns are paired: each round runs convo, jq and DuckDB in turn, so a "
             "ratio compares runs made under the same machine load; medians of 3 rounds. Peak "

@@ -149,6 +149,62 @@ def search_latency(h, folder: Path, n: int) -> list[tuple[str, str, str, bool | 
     ]  # fmt: skip
 
 
+def _cpu_ms(pid: int) -> float | None:
+    """User+sys CPU milliseconds so far of process ``pid`` (all its threads), from
+    /proc; None where there is no /proc."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def warm_search(folder: Path, n: int, rounds: int = 20) -> list[tuple[str, str, str, bool | None]]:
+    """The same search answered by a process that stays up: ``convo serve`` on the store
+    (its ``/api/search`` is ``Store.search``, hybrid, the ids ``convo search -f jsonl``
+    gives), asked ``rounds`` times after one warm-up request; the median wall time of a
+    request from this process, and the server's CPU per search (its /proc counters over
+    the rounds). What a resident search costs, beside the fresh process's rows."""
+    import statistics
+    import time
+    import urllib.parse
+    import urllib.request
+
+    store = search_store(folder, n)
+    argv = [sys.executable, "-m", "convo", "--store", str(store), "serve", "--port", "0"]
+    server = subprocess.Popen(argv, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    try:
+        line = server.stderr.readline() if server.stderr else ""
+        url = line.partition("serving ")[2].partition(" ")[0]
+        if not url.startswith("http://"):
+            raise RuntimeError(f"convo serve did not start: {line}")
+        ask = f"{url}api/search?" + urllib.parse.urlencode({"q": QUESTION, "limit": 20})
+        local = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # no proxy
+        with local.open(ask, timeout=120) as r:  # warm-up: numpy, the model
+            r.read()
+        walls = []
+        before = _cpu_ms(server.pid)
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            with local.open(ask, timeout=120) as r:
+                r.read()
+            walls.append(time.perf_counter() - t0)
+        after = _cpu_ms(server.pid)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    cpu = (
+        ""
+        if before is None or after is None
+        else f" (server CPU {(after - before) / rounds:.0f} ms a search)"
+    )
+    return [
+        (f"the same search answered by a resident `convo serve` over {n:,} messages, p50 of {rounds}",
+         f"{statistics.median(walls) * 1000:.0f} ms{cpu}", "", None),
+    ]  # fmt: skip
+
+
 FLOOR = {  # what every search process does before its own work, cumulatively
     "interpreter start": "pass",
     "interpreter + numpy's import": "import numpy",
@@ -227,6 +283,7 @@ def run(h) -> None:
     rows, notes = measure(h.quick)
     for n in (h.scale(100_000), h.scale(1_000_000)):
         rows += search_latency(h, h.data_dir, n)
+        rows += warm_search(h.data_dir, n)
     rows += search_floor(h)
     for claim, value, target, met in rows:
         print(f"  {claim}: {value}", flush=True)

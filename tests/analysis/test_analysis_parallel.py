@@ -178,3 +178,46 @@ def test_knowledge_in_one_process_tracks_the_records(store):
     knowledge_of_parts(record_parts([str(store)], store=None, stdin_has_data=False), Filters(), summary=False, jobs=1, out=out,
                        track=track)  # fmt: skip
     assert len(seen) == len(out.getvalue().splitlines()) == 600
+
+
+@pytest.mark.parametrize("summary", [False, True])
+def test_knowledge_jobs_1_scans_a_large_file_in_this_process(store, monkeypatch, summary):
+    """``--jobs 1`` means one process: the lines of a file past the scan's size floor are
+    not found on other cores (``query.parallel.ParallelScan``), and the output is the
+    same as with the scan on every core."""
+    import io
+
+    import convo.query.parallel as scan
+    from convo.analysis.knowledge.ranges import knowledge_of_parts
+    from convo.pipeline.inputs import record_parts
+    from convo.query.filters import Filters
+
+    def run() -> bytes:
+        out = io.BytesIO()
+        agg = knowledge_of_parts(
+            record_parts([str(store)], store=None, stdin_has_data=False), Filters(),
+            summary=summary, jobs=1, out=out,
+        )  # fmt: skip
+        return orjson.dumps(agg.to_dict(20)) if agg is not None else out.getvalue()
+
+    monkeypatch.setattr(scan, "MIN_PARALLEL", 1)  # every file is large
+    monkeypatch.setattr(scan, "cpu_count", lambda: 4)
+    started = []
+    real = scan.ParallelScan.__init__
+
+    def spy(self, *args, **kwargs):
+        started.append(args)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(scan.ParallelScan, "__init__", spy)
+    assert run() and started == []
+    from convo.analysis.parallel import selected
+
+    def ids(on_cores: bool) -> list[str]:
+        parts = list(record_parts([str(store)], store=None, stdin_has_data=False))
+        return [r["id"] for r in selected(parts, Filters(), scan_on_cores=on_cores)]
+
+    local = ids(False)
+    assert started == []
+    assert ids(True) == local and len(local) == 600
+    assert started  # the plain reading of a large file: on every core

@@ -148,6 +148,7 @@ def test_a_search_by_meaning_starts_without_typer_or_the_tokenizers_library(stor
     from pathlib import Path
 
     assert run(store, "embed").exit_code == 0
+    assert run(store, "index").exit_code == 0  # a fresh index: the search only reads
     code = (
         "import json, sys; sys.argv = ['convo', *json.loads(sys.argv[1])]\n"
         "from convo.cli.app import main\n"
@@ -165,4 +166,15 @@ def test_a_search_by_meaning_starts_without_typer_or_the_tokenizers_library(stor
     modules = set(json.loads(proc.stderr.rpartition("MODULES ")[2]))
     for name in ("typer", "click", "tokenizers", "rich", "pydantic"):
         assert not any(m == name or m.startswith(name + ".") for m in modules), name
+    # The writing side (appends' lock and id set, the index's ids, the embedding run, a
+    # spool's tempfile and what it brings, OpenSSL's hashes) is not a search's: together
+    # about 8 ms of CPU of a search's start-up, paired runs (BENCHMARKS.md).
+    for name in (*WRITING_SIDE, "tempfile", "shutil", "bz2", "lzma", "random", "hashlib", "shlex"):
+        assert name not in modules, name
     assert "convo.embed.bpe" in modules and "convo.embed.quantized" in modules
+
+
+WRITING_SIDE = (
+    "convo.core.lock", "convo.core.idset", "convo.core.io", "convo.store.dedup",
+    "convo.embed.build", "convo.embed.chunks", "convo.index.build",
+)  # fmt: skip

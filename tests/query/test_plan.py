@@ -18,7 +18,7 @@ from tests.query.test_language import trees
 from convo.index import refresh
 from convo.query.model import Query
 from convo.query.plan import compile_where, explain
-from convo.query.tree import Not, Or, Range, Term
+from convo.query.tree import And, Not, Or, Range, Term
 from convo.store.select import RawFile, count, select
 
 NAMES = [
@@ -217,3 +217,91 @@ def test_a_negated_leaf_counts_as_the_total_less_the_leaf(items, leaf):
         q = Query(Not(leaf))
         counted, _ = count(q, [RawFile(str(path))], store=path)
         assert counted == len(_ids(select(q, [RawFile(str(path))], store=None)))
+
+
+# -- the cost-based shape of a top-level AND (query/drive.py): each full-text leaf drives,
+# is read within the smallest leaf's messages, or is left to the check; every shape gives
+# the scan's answer.
+
+TEXT_LEAVES = st.one_of(
+    st.builds(Term, st.just("words"), st.sampled_from(WORDS)),
+    st.builds(Term, st.just("body"), st.sampled_from([*WORDS, "hello auth"])),
+    st.builds(Term, st.just("phrase"), st.sampled_from(["hello world", "auth tokens", "語 の"])),
+)
+ANDS = st.builds(
+    lambda texts, others: And(tuple(texts + others)),
+    st.lists(TEXT_LEAVES, min_size=1, max_size=2),
+    st.lists(st.one_of(LEAVES, TREES), min_size=1, max_size=3),
+)
+
+
+@given(st.lists(LINES, max_size=20), ANDS, st.sampled_from([None, "restrict", "drop"]),
+       st.sampled_from([2, 4096]), st.sampled_from([None, "-time"]), st.sampled_from([None, 2]),
+       st.integers(0, 20))  # fmt: skip
+def test_every_shape_of_an_and_selects_what_the_scan_does(
+    items, tree, role, first_cap, sort, latest, built
+):
+    """``role``: every full-text leaf that does not drive is read within the driver's
+    messages, or left to the check (None: as the costs say); ``first_cap`` 2: the counts
+    stop at a leaf of 0 or 1 messages, the text leaves then counted to their breakeven."""
+    from unittest import mock
+
+    from convo.query import drive
+
+    forced = {"restrict": lambda *a: True, "drop": lambda *a: False}.get(role or "")
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        mock.patch.object(drive, "restricts", forced or drive.restricts),
+        mock.patch.object(drive, "FIRST_CAP", first_cap),
+    ):
+        path = write_store(Path(tmp) / "s.jsonl", items[:built])
+        assert refresh(path).available
+        with open(path, "ab") as f:
+            f.write(_lines(items[built:]))
+        assert refresh(path).available
+        q = Query(tree, sort=sort, latest=latest)
+        indexed = select(q, [RawFile(str(path))], store=path)
+        expected = _ids(select(q, [RawFile(str(path))], store=None))
+        assert _ids(indexed) == expected, indexed.plan
+        counted, chosen = count(q, [RawFile(str(path))], store=path)
+        assert counted == len(expected), chosen.plan
+
+
+def _shaped(records: list[dict], tree) -> str:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_store(Path(tmp) / "s.jsonl", records)
+        assert refresh(path).available
+        q = Query(tree)
+        counted, chosen = count(q, [RawFile(str(path))], store=path)
+        assert counted == len(_ids(select(q, [RawFile(str(path))], store=None)))
+        return chosen.plan
+
+
+def test_the_smallest_leaf_drives_and_the_costs_choose_the_role():
+    """A word in most messages is read within a rare speaker's messages, or left to the
+    check when its rows would cost more than the lines it spares; a rare word drives."""
+    from unittest import mock
+
+    from convo.query import drive
+
+    records = [
+        {"id": f"m{i}", "timestamp": "2024-01-01T00:00:00Z", "tags": [],
+         "metadata": {"speaker": "Quinn" if i % 50 == 0 else "Bob"},
+         "textChunks": ["the budget" if i % 3 == 0 else "a rare word" if i % 100 == 1 else "x"]}
+        for i in range(300)
+    ]  # fmt: skip
+    common = And((Term("from", "quinn"), Term("words", "budget")))
+    assert "words: read within the messages of from" in _shaped(records, common)
+    with mock.patch.object(drive, "C_SCAN", 1000.0):  # rows dearer than lines: left to the check
+        assert "words: left to the check" in _shaped(records, common)
+    rare = And((Term("from", "bob"), Term("words", "rare")))
+    assert "words:" not in _shaped(records, rare)  # its 3 messages drive, the speaker checked
+
+
+def test_breakeven_is_where_restricting_stops_paying():
+    from convo.query.drive import breakeven, restricts
+
+    for driver, total in [(9882, 1_000_025), (10, 1000), (1, 1), (0, 10), (5, 0), (300, 300)]:
+        n = breakeven(driver, total)
+        assert not restricts(n, driver, total)
+        assert n == 0 or restricts(n - 1, driver, total)

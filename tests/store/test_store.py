@@ -124,7 +124,7 @@ def test_sigkill_during_ingest_never_leaves_a_partial_record(tmp_path):
 
 
 def test_idset_behaves_like_a_set():
-    from convo.store.append import IdSet
+    from convo.core.idset import IdSet
 
     ids = IdSet(capacity=4)
     ref: set[str] = set()

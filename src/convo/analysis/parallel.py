@@ -164,13 +164,18 @@ def _parsed(
 
 
 def selected(
-    parts: list[Any], filters: Filters, on_error=None, people: Any = None
+    parts: list[Any], filters: Filters, on_error=None, people: Any = None, *, scan_on_cores=True
 ) -> Iterator[dict[str, Any]]:
     """The selected records of ``parts`` read in this process (the one-core path), each
-    speaker and listener as their person's name when ``people`` (a core.people.People)."""
+    speaker and listener as their person's name when ``people`` (a core.people.People).
+    A large file's lines are found on every core (``query.parallel.ParallelScan``)
+    unless ``scan_on_cores`` is False (``--jobs 1``: every step in this process)."""
     from convo.query.scan import Selector
 
-    for m in Selector(filters).select_parts(parts, on_error):
+    selector = Selector(filters)
+    if not scan_on_cores:
+        selector.parallel = None
+    for m in selector.select_parts(parts, on_error):
         yield m.record if people is None else people.canonical_record(m.record)
 
 

@@ -9,7 +9,6 @@ packages of the extra themselves, which are on PyPI.
 
 from __future__ import annotations
 
-import shlex
 import sys
 
 from convo.core.errors import UsageError
@@ -44,6 +43,8 @@ def _checkout() -> str | None:
 
 def install_hint(extra: str) -> str:
     """The command that installs ``extra`` into the environment convo runs in."""
+    import shlex
+
     pip = f"{shlex.quote(sys.executable)} -m pip install"
     checkout = _checkout()
     if checkout:

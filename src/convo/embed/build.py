@@ -20,7 +20,7 @@ from typing import IO
 from convo.core.errors import InputError
 from convo.embed import chunks as chunking
 from convo.embed.protocol import Embedder
-from convo.embed.vectors import VectorFile, Writer, mismatch
+from convo.embed.vectors import VectorFile, Writer, mismatch, recorded_choice
 from convo.embed.vectors import drop as drop_vectors
 
 Progress = chunking.Progress
@@ -60,17 +60,6 @@ def embed_on_save(
     finally:
         vf.close()
     return embed_store(store_path, None, progress) if wanted else None
-
-
-def recorded_choice(store: Path) -> str | None:
-    """The ``--model`` choice the store's vectors were made with (None: none recorded)."""
-    vf = VectorFile.existing(store)
-    if vf is None:
-        return None
-    try:
-        return vf.meta.get("choice") or None
-    finally:
-        vf.close()
 
 
 def embed_store(

@@ -208,6 +208,17 @@ class VectorFile:
         return out
 
 
+def recorded_choice(store: str | os.PathLike[str]) -> str | None:
+    """The ``--model`` choice the store's vectors were made with (None: none recorded)."""
+    vf = VectorFile.existing(store)
+    if vf is None:
+        return None
+    try:
+        return vf.meta.get("choice") or None
+    finally:
+        vf.close()
+
+
 class Writer:
     """Appends rows to a ``VectorFile`` under an exclusive lock of its raw file."""
 

@@ -18,7 +18,9 @@ character's folding adds the messages that hold one (``messages_unfolded``).
 Measured on the 1M-message benchmark store (benchmarks/bench_query.py, 264 tokens):
 ``convo query --count -q quinn`` (0.3% of the lines) reads its 2.9k candidates in 0.23 s
 of CPU, the whole command, where the scan took 1.68 s (paired runs); ``-q budget`` (36%)
-would read 362k, so the planner scans instead (``store/select.py``). The lookup reads
+would read 362k, so the planner scans instead (``store/select.py``). Beside a filter
+that selects fewer (``-s Quinn -q budget``), the word's rows are read only among that
+filter's messages (``FullText.source(within)``, chosen by ``convo.query.drive``). The lookup reads
 all of ``fts_terms`` once per one-piece word: about 70 ms of CPU for a vocabulary of
 1M tokens (a synthetic table), nothing to see on the benchmark's.
 """
@@ -26,6 +28,7 @@ all of ``fts_terms`` once per one-piece word: about 70 ms of CPU for a vocabular
 from __future__ import annotations
 
 import sqlite3
+from typing import Any
 
 from convo.index.folding import pieces, reaches_special
 
@@ -53,12 +56,61 @@ def word_query(conn: sqlite3.Connection, word: str) -> str | None:
     return "(" + " OR ".join(_quoted(t) for (t,) in rows) + ")" if rows else ""
 
 
-def candidates(
+class FullText:
+    """The candidates of some words in the full-text index: the messages the FTS5
+    ``match`` finds (None: none) and, when ``unfolded``, those of ``messages_unfolded``."""
+
+    __slots__ = ("match", "unfolded")
+
+    def __init__(self, match: str | None, unfolded: bool):
+        self.match = match
+        self.unfolded = unfolded
+
+    def source(self, within: str | None = None) -> str:
+        """A SELECT of the candidates' ids (its parameters: ``params``). ``within``: a
+        SELECT of ids; only the candidates among them: the full-text rows are read in
+        order and each looked up in that list, built once (``+rowid``: SQLite would
+        otherwise seek the full-text index once per id, about 19 µs each on the
+        1M-message benchmark store, where the read costs about 0.15 µs a row;
+        ``convo.query.drive`` says when that pays)."""
+        parts: list[str] = []
+        if self.match is not None:
+            sql = "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?"
+            parts.append(f"{sql} AND +rowid IN ({within})" if within else sql)
+        if self.unfolded:
+            parts.append(UNFOLDED)
+        return " UNION ".join(parts)
+
+    def params(self, within: tuple[Any, ...] = ()) -> tuple[Any, ...]:
+        """The parameters of ``source`` (``within``: those of its ``within``)."""
+        return () if self.match is None else (self.match, *within)
+
+    def count(self, conn: sqlite3.Connection, cap: int) -> int:
+        """How many candidates, counted up to ``cap`` (a message in both sources twice)."""
+        sources: list[tuple[str, tuple[Any, ...]]] = []
+        if self.match is not None:
+            sources.append(("SELECT 1 FROM messages_fts WHERE messages_fts MATCH ?", (self.match,)))
+        if self.unfolded:
+            sources.append((UNFOLDED, ()))
+        n = 0
+        for source, params in sources:
+            sql = f"SELECT count(*) FROM ({source} LIMIT {int(cap) - n})"
+            n += int(conn.execute(sql, params).fetchone()[0])
+            if n >= cap:
+                break
+        return n
+
+    def cond(self) -> str:
+        """The condition on ``messages m`` selecting the candidates."""
+        return f"m.message_id IN ({self.source()})" if self.match or self.unfolded else "0"
+
+
+def lookup(
     conn: sqlite3.Connection, words: list[str], column: str | None = None
-) -> tuple[str, tuple[str, ...]] | None:
-    """A condition on ``messages m`` (and its parameters) selecting a superset of the
-    messages whose folded text (``column`` of the FTS table, else any) holds every one of
-    ``words`` (case-folded); None when the index narrows nothing."""
+) -> FullText | None:
+    """The full-text candidates of the messages whose folded text (``column`` of the FTS
+    table, else any) holds every one of ``words`` (case-folded): a superset of them; an
+    empty ``FullText`` when no message holds them; None when the index narrows nothing."""
     queries: list[str] = []
     special = nothing_plain = False
     for word in words:
@@ -66,7 +118,7 @@ def candidates(
         if q is None:
             continue
         if q == "" and not reaches_special(word):
-            return "0", ()  # in no message at all
+            return FullText(None, False)  # in no message at all
         special = special or reaches_special(word)
         if q == "":
             nothing_plain = True  # in no message without a SPECIAL character
@@ -76,14 +128,17 @@ def candidates(
         queries = []
     elif not queries:
         return None
-    parts: list[str] = []
-    params: tuple[str, ...] = ()
+    match = None
     if queries:
         match = " AND ".join(queries)
         if column:
             match = "{" + column + "} : (" + match + ")"
-        parts.append("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?")
-        params = (match,)
-    if special:
-        parts.append(UNFOLDED)
-    return f"m.message_id IN ({' UNION '.join(parts)})", params
+    return FullText(match, special)
+
+
+def candidates(
+    conn: sqlite3.Connection, words: list[str], column: str | None = None
+) -> tuple[str, tuple[str, ...]] | None:
+    """``lookup``'s candidates as a condition on ``messages m`` and its parameters."""
+    found = lookup(conn, words, column)
+    return None if found is None else (found.cond(), found.params())

@@ -77,7 +77,8 @@ from convo.query.rawkeys import (
     string_at,
     strings,
 )  # fmt: skip
-from convo.query.rawtext import TextWord
+from convo.query.rawtext import TextWord, text_layout_of
+from convo.query.rawtext import layout as text_lines
 
 RECORD_START = b'{"textChunks":['
 CHUNKS_NAME = b'"textChunks"'
@@ -321,20 +322,10 @@ def block_times(block: bytes, lines: list[bytes]) -> list[bytes] | None:
     Every line must be a record of the first line's ``Layout`` (its separators in the
     patterns: one literal each, which the regex engine searches fast).
     """
-    layout = layout_of(block)
-    if layout is None or b"\r" in block or respelling_escape(block) or has_control(block):
+    if respelling_escape(block):
         return None
-    try:
-        firsts = bytes(map(_FIRST, lines))
-    except IndexError:  # a blank line
-        return None
-    if firsts.strip(b"{"):
-        return None
-    n = len(lines)
-    starts = block.count(b"\n" + layout.start) + 1  # the first line opens with it
-    if starts != n or block.count(layout.chunks) != n:
-        return None  # a line that may not be a record: parsed
-    if layout.other is not None and block.find(layout.other) >= 0:
+    layout = block_records(block, len(lines))
+    if layout is None:
         return None
     found = layout.tail.findall(block)
     if len(found) != len(lines):
@@ -343,6 +334,29 @@ def block_times(block: bytes, lines: list[bytes]) -> list[bytes] | None:
     if b"}" in tails or TIME_NAME in tails:
         return None
     return list(map(_FIRST, found))
+
+
+def block_records(block: bytes, n: int, control: bool | None = None) -> Layout | None:
+    """The ``Layout`` of ``block`` when its ``n`` lines (each ending with a newline, the
+    last too) are records by their bytes (``is_record_line``), in passes over the whole
+    block, not a Python step per line: every line opens with the first line's layout's
+    start and closes with ``}`` (one regex pass over the newlines, ``rawtext.layout``),
+    holds its text array key once (``n`` in all, one at each start), the other spelling
+    nowhere; no raw control byte (``control``: whether the block holds one, when the
+    caller knows). Else None. A line holding an escape that may spell ASCII
+    (``prefilter.RESPELLING``) may hide a key of its own, such as a second text array:
+    the caller rules those lines out, or the whole block (``block_times``)."""
+    layout = layout_of(block)
+    text = text_layout_of(block, 0)
+    if layout is None or text is None or not text_lines(block, 0, len(block), text):
+        return None  # a line that may not be a record: parsed
+    if block.count(layout.chunks) != n:
+        return None
+    if layout.other is not None and block.find(layout.other) >= 0:
+        return None
+    if has_control(block) if control is None else control:
+        return None
+    return layout
 
 
 def time_mask(times: list[bytes], raw_time: RawTime) -> bytes:
@@ -361,4 +375,4 @@ def offsets(lines: list[bytes], start: int = 0) -> list[int]:
     return list(accumulate(map(operator.add, map(len, lines), repeat(1)), initial=start))
 
 
-__all__ = ["Decider", "block_times", "offsets", "time_mask", "time_value"]
+__all__ = ["Decider", "block_records", "block_times", "offsets", "time_mask", "time_value"]

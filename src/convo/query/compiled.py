@@ -15,6 +15,7 @@ from typing import Any
 from convo.query.canonical import Decider
 from convo.query.filters import Check, Filters, checks
 from convo.query.prefilter import SPEAKER, TEXT, LineStarts, Needles, RawTime
+from convo.query.rawleaf import LeafBlock
 from convo.query.rawtext import TextWord
 
 
@@ -31,6 +32,7 @@ class Compiled:
     narrows: bool  # something can reject a needle candidate before the parse
     decider: Decider  # exact decisions on the raw bytes of convo's canonical layout
     text_only: TextWord | None  # one text word is the only filter: blocks decided at once
+    leaf: LeafBlock | None = None  # one negated leaf is the query: blocks decided at once
 
     @classmethod
     def of(cls, filters: Filters) -> Compiled:
@@ -52,7 +54,16 @@ class Compiled:
             narrows=bool(others) or timed or needles.kinds[:1] == [SPEAKER],
             decider=decider,
             text_only=decider.text if text_only else None,
+            leaf=_leaf(filters, found, needles),
         )
 
     def matches(self, record: dict[str, Any]) -> bool:
         return all(check(record) for check in self.checks)
+
+
+def _leaf(filters: Filters, found: list[Check], needles: Needles) -> LeafBlock | None:
+    """The block decision of a query that is one negated leaf, scanned line by line (no
+    needle every match holds): ``NOT tag:urgent``, ``NOT from:Quinn``."""
+    if filters.tree is None or len(found) != 1 or needles.kinds:
+        return None
+    return LeafBlock.of(filters.tree.node)

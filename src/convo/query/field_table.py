@@ -30,11 +30,16 @@ Check = Callable[[dict[str, Any]], bool]
 
 class Sql(NamedTuple):
     """A condition on ``messages m``; ``exact``: it selects exactly what the check does
-    (else a superset of it)."""
+    (else a superset of it). ``rows``: a SELECT of the ids it selects (duplicates
+    allowed; the same parameters), cheaper to count than the condition (the planner's
+    estimates, ``convo.query.drive``); ``fts``: the ``index.substring.FullText`` a text
+    leaf's condition is made of (counted by it)."""
 
     cond: str
     params: tuple[Any, ...] = ()
     exact: bool = True
+    rows: str | None = None
+    fts: Any = None
 
 
 NEVER = Sql("0")
@@ -98,18 +103,15 @@ def _listener_sql(conn: sqlite3.Connection, value: str) -> Sql:
     ids = name_ids(conn, value)
     if not ids:
         return NEVER
-    return Sql(
-        "m.message_id IN (SELECT message_id FROM message_listeners"
-        " WHERE name_id IN (SELECT value FROM json_each(?)))",
-        (_json(ids),),
+    rows = (
+        "SELECT message_id FROM message_listeners WHERE name_id IN (SELECT value FROM json_each(?))"
     )
+    return Sql(f"m.message_id IN ({rows})", (_json(ids),), rows=rows)
 
 
 def _tag_sql(conn: sqlite3.Connection, value: str) -> Sql:
-    return Sql(
-        "m.message_id IN (SELECT message_id FROM message_tags WHERE tag_folded = ?)",
-        (value.casefold(),),
-    )
+    rows = "SELECT message_id FROM message_tags WHERE tag_folded = ?"
+    return Sql(f"m.message_id IN ({rows})", (value.casefold(),), rows=rows)
 
 
 def _thread_sql(conn: sqlite3.Connection, value: str) -> Sql:
@@ -173,12 +175,15 @@ def _text_sql(column: str | None) -> Callable[[sqlite3.Connection, str], Sql]:
     (``convo.index.substring``), each then checked."""
 
     def sql(conn: sqlite3.Connection, value: str) -> Sql:
-        from convo.index.substring import candidates
+        from convo.index.substring import lookup
 
-        found = candidates(conn, value.casefold().split(), column)
+        found = lookup(conn, value.casefold().split(), column)
         if found is None:
             return Sql("1", exact=False)
-        return Sql(found[0], found[1], exact=found[0] == "0")
+        cond = found.cond()
+        if cond == "0":
+            return NEVER
+        return Sql(cond, found.params(), exact=False, fts=found)
 
     return sql
 

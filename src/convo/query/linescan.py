@@ -35,7 +35,7 @@ import orjson
 from convo.core.errors import RecordError
 from convo.core.fields import is_record
 from convo.core.jsonl import Line, parse_record_line
-from convo.query.canonical import NOT_OBJECT, block_times, offsets, time_mask
+from convo.query.canonical import NOT_OBJECT, block_records, block_times, offsets, time_mask
 from convo.query.compiled import Compiled
 from convo.query.matches import Match, Runs
 from convo.query.prefilter import SPEAKER, may_respell, respelling_escape, speaker_may_match
@@ -141,7 +141,9 @@ class BlockScan:
         lines = block.split(b"\n")
         if not lines[-1]:
             lines.pop()
-        if self.time_block(block, lines, start, first):
+        if self.time_block(block, lines, start, first) or self.leaf_block(
+            block, lines, start, first
+        ):
             return len(lines)
         decide = self._line_decider(block)
         last = len(lines) - 1
@@ -196,6 +198,34 @@ class BlockScan:
                 self._parsed(lines[i], first + i, False, at[i])
         elif self.runs is not None:
             self.runs.add_mask(at, mask, first)
+        else:
+            for i in compress(range(len(lines)), mask):
+                self._decided(at[i], at[i + 1] - 1, first + i)
+        return True
+
+    def leaf_block(self, block: bytes, lines: list[bytes], start: int, first: int) -> bool:
+        """The query is one negated leaf (``rawleaf.LeafBlock``): in a block proven to be
+        records only the lines that may hold the leaf are parsed, the others match; False
+        when the block is not so proven (then every line is parsed)."""
+        leaf = self.plan.leaf
+        if leaf is None or self.torn or not lines:
+            return False
+        low, control = lower_checked(block)
+        if block_records(block, len(lines), control) is None:
+            return False
+        at = offsets(lines, start)  # n+1 offsets
+        mask = bytearray(b"\1" * len(lines))
+        candidates = leaf.starts.lines(low, block, 0, len(block))
+        if candidates:
+            index = dict(zip(at, range(len(lines)), strict=False))
+            for s in candidates:
+                i = index[s + start]
+                mask[i] = self.check(lines[i], first + i, False, at[i]) is not None
+        if self.need_record:
+            for i in compress(range(len(lines)), mask):
+                self._parsed(lines[i], first + i, False, at[i])
+        elif self.runs is not None:
+            self.runs.add_mask(at, bytes(mask), first)
         else:
             for i in compress(range(len(lines)), mask):
                 self._decided(at[i], at[i + 1] - 1, first + i)

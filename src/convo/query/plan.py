@@ -41,13 +41,17 @@ class Plan(Slotted):
     is one negated exact leaf (``-tag:urgent``), the leaf's own condition, so that a
     count is the total less the leaf's (``count``) rather than a pass over every row."""
 
-    __slots__ = ("checked", "complement", "cond", "exact", "indexed", "params")
+    __slots__ = (
+        "checked", "complement", "cond", "estimate", "exact", "indexed", "notes", "params",
+    )  # fmt: skip
     cond: str
     params: tuple[Any, ...]
     exact: bool
     indexed: list[str]
     checked: list[str]
     complement: Cond | None
+    estimate: int | None  # at most this many candidates (``convo.query.drive``)
+    notes: list[str]  # how the text leaves are read
 
     def __init__(
         self,
@@ -57,6 +61,8 @@ class Plan(Slotted):
         indexed: list[str] | None = None,
         checked: list[str] | None = None,
         complement: Cond | None = None,
+        estimate: int | None = None,
+        notes: list[str] | None = None,
     ) -> None:
         self.cond = cond
         self.params = params
@@ -64,6 +70,8 @@ class Plan(Slotted):
         self.indexed = [] if indexed is None else indexed
         self.checked = [] if checked is None else checked
         self.complement = complement
+        self.estimate = estimate
+        self.notes = [] if notes is None else notes
 
     @property
     def narrows(self) -> bool:
@@ -71,7 +79,7 @@ class Plan(Slotted):
         return self.cond != TRUE
 
 
-def _and(parts: list[Cond]) -> Cond:
+def conjoin(parts: list[Cond]) -> Cond:
     if any(c == FALSE for c, _ in parts):
         return FALSE, ()
     kept = [(c, p) for c, p in parts if c != TRUE]
@@ -152,7 +160,7 @@ class _Compiler:
             sup, sub = self.both(node.child, not negated)
             return _not(sub), _not(sup)
         parts = [self.both(c, negated) for c in node.children]
-        join = _and if isinstance(node, And) else _or
+        join = conjoin if isinstance(node, And) else _or
         return join([s for s, _ in parts]), join([s for _, s in parts])
 
 
@@ -164,11 +172,26 @@ def compile_where(conn: sqlite3.Connection, node: Node | None) -> Plan:
     (cond, params), _ = compiler.both(node, False)
     plan = compiler.plan
     plan.cond, plan.params = cond, params
+    if isinstance(node, And) and not plan.exact and cond not in (TRUE, FALSE):
+        from convo.query.drive import Part, shape
+
+        parts = [
+            Part(*compiler.both(c, False)[0], compiler.leaves.get(c), _name(c))
+            for c in node.children
+        ]
+        (plan.cond, plan.params), plan.estimate, plan.notes = shape(conn, parts)
     if plan.exact and isinstance(node, Not) and isinstance(node.child, Term | Range):
         leaf = compiler.leaf(node.child)  # NOT ifnull(leaf, 0): the rows where it is not TRUE
         if leaf is not None and leaf.cond not in (TRUE, FALSE):
             plan.complement = (leaf.cond, leaf.params)
     return plan
+
+
+def _name(node: Node) -> str:
+    if isinstance(node, Term):
+        f = FIELDS[node.field]
+        return f.words[0] if f.words else f.name
+    return "date" if isinstance(node, Range) else "a group"
 
 
 def count(reader: Any, plan: Plan) -> int:
@@ -193,7 +216,8 @@ def explain(plan: Plan | None, *, reason: str = "") -> str:
         return f"plan: index (exact: {fields})"
     if not plan.narrows:
         return f"plan: scan (the index holds none of: {', '.join(plan.checked)})"
+    notes = "".join(f"; {n}" for n in plan.notes)
     return (
         f"plan: index (narrowed by: {', '.join(plan.indexed)}; "
-        f"checked on each candidate: {', '.join(plan.checked)})"
+        f"checked on each candidate: {', '.join(plan.checked)}{notes})"
     )

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,17 +24,19 @@ from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
-from convo.core import lock
 from convo.core.errors import InputError, RecordError
-from convo.core.idset import IdSet
-from convo.core.io import os_error
 from convo.core.jsonl import Line, dumps, iter_lines, last_newline
-from convo.store.dedup import IndexIds, after_append, open_ids
 from convo.store.lines import ReadyBlock, ReadyLine
 from convo.store.path import default_store_path, protect_store, real_file
 
 if TYPE_CHECKING:
+    from convo.core.idset import IdSet
     from convo.core.record import ConversationMessage
+    from convo.store.dedup import IndexIds
+
+# Appending's own modules (the lock, the id set, the index's ids, tempfile, hashlib) are
+# imported where an append needs them: a read of the store, `convo search` first of all,
+# loads none of them (tests/cli/test_startup.py).
 
 BATCH_BYTES = 1 << 20
 NOT_APPENDED = "nothing was appended; fix it and re-run"
@@ -69,6 +70,8 @@ def _located(where: str, hint: str = NOT_APPENDED) -> Iterator[None]:
     try:
         yield
     except OSError as e:
+        from convo.core.io import os_error
+
         raise os_error(e, where, hint) from None
 
 
@@ -91,6 +94,8 @@ class StoreFile:
     def ids(self) -> IdSet:
         """Every id in the store (one streaming pass), as a compact set."""
         if not self.path.exists():
+            from convo.core.idset import IdSet
+
             return IdSet()
         with _located(str(self.path), "the store cannot be read"), open(self.real, "rb") as f:
             return _ids_of(f)
@@ -102,6 +107,8 @@ class StoreFile:
         ``wait`` and ``on_wait``: see ``convo.core.lock.hold`` (give up after ``wait``
         seconds; ``on_wait`` says who holds the lock after a second of waiting).
         """
+        from convo.core import lock
+
         where = str(self.path)
         with _located(where):
             self.real.parent.mkdir(parents=True, exist_ok=True)
@@ -180,6 +187,8 @@ class StoreFile:
         wait: float | None,
         on_wait: Waiter | None,
     ) -> AppendResult:
+        from convo.store.dedup import IndexIds, after_append
+
         result = AppendResult()
         where = str(self.path)
         with self.locked(wait=wait, on_wait=on_wait) as fd:
@@ -211,6 +220,8 @@ class StoreFile:
     def _seen_ids(self) -> IdSet | IndexIds:
         """The ids already stored: from the index when it can serve (a save then costs in
         proportion to the new messages), else read from the whole store."""
+        from convo.store.dedup import open_ids
+
         ids = open_ids(self.real)
         if ids is not None:
             return ids
@@ -233,6 +244,8 @@ class StoreFile:
 @contextlib.contextmanager
 def _spool(folder: Path, where: str) -> Iterator[IO[bytes]]:
     """A temporary file next to the store (removed on close, also on Ctrl-C)."""
+    import tempfile
+
     with _located(where):
         folder.mkdir(parents=True, exist_ok=True)
         spool = tempfile.TemporaryFile(dir=folder, prefix=".convo-spool-")  # noqa: SIM115
@@ -289,6 +302,8 @@ def _write_new(
 
 
 def _ids_of(stream) -> IdSet:
+    from convo.core.idset import IdSet
+
     ids = IdSet()
     for line in iter_lines(stream):
         rid = record_id(line.raw)

@@ -112,7 +112,7 @@ def choose_mode(store: Store, mode: str | None) -> tuple[str, str]:
 
 
 def _recorded(store: Store) -> str | None:
-    from convo.embed.build import recorded_choice
+    from convo.embed.vectors import recorded_choice
 
     return recorded_choice(store.real)
 

@@ -53,13 +53,14 @@ class Selection(Slotted):
     the exact check the matches went through, None when the index alone decided (an
     exact plan: the scan's machinery is then never imported)."""
 
-    __slots__ = ("batches", "indexed", "note", "plan", "selector", "skipped")
+    __slots__ = ("batches", "count", "indexed", "note", "plan", "selector", "skipped")
     batches: Batches
     indexed: bool
     plan: str
     note: str
     skipped: int
     selector: Selector | None
+    count: int | None  # ``count``: the number, when SQL counted it (no batches)
 
     def __init__(
         self,
@@ -69,6 +70,7 @@ class Selection(Slotted):
         note: str = "",
         skipped: int = 0,
         selector: Selector | None = None,
+        count: int | None = None,
     ) -> None:
         self.batches = batches
         self.indexed = indexed
@@ -76,6 +78,7 @@ class Selection(Slotted):
         self.note = note
         self.skipped = skipped
         self.selector = selector
+        self.count = count
 
 
 class RawFile:
@@ -102,16 +105,18 @@ def select(
     need_record: bool = True,
     track: Track | None = None,
     selector: Selector | None = None,
+    counting: bool = False,
 ) -> Selection:
     """The records ``query`` picks from ``parts`` (``pipeline.inputs.record_parts``);
     ``store``: the store's path when ``parts`` is the store; ``track`` wraps the lines
     being indexed when a stale index is brought up to date first (a progress line);
     ``selector``: the query's compiled filters when the caller has them (made here when
-    a check or the scan needs them)."""
+    a check or the scan needs them); ``counting``: only the number is wanted (an exact
+    plan's is counted in SQL: ``Selection.count``)."""
     selector = _early(query, selector)
     reason = "the input is not the store"
     if store is not None:
-        found = _indexed(query, selector, store, track)
+        found = _indexed(query, selector, store, track, counting)
         if isinstance(found, Selection):
             return found
         reason = found
@@ -149,30 +154,28 @@ def count(
     query: Query, parts: Iterable[Any], *, store: str | os.PathLike[str] | None = None, on_error=None,
     track: Track | None = None,
 ) -> tuple[int, Selection]:  # fmt: skip
-    """How many records ``select`` would give (counted in SQL when the plan is exact),
-    and the selection's description (its batches are spent)."""
-    selector = _early(query, None)
-    if store is not None:
-        with reader(store, track=track) as r:
-            if isinstance(r, Reader):
-                plan = compile_where(r.conn, query.where)
-                if plan.exact:
-                    n = plan_count(r, plan)
-                    for cap in (query.latest, query.limit):
-                        n = n if cap is None else min(n, cap)
-                    return n, Selection(iter(()), True, explain(plan), "", r.bad_lines)
+    """How many records ``select`` would give (counted in SQL when the plan is exact, else
+    the candidates checked, or the scan), and the selection's description (its batches
+    are spent). The index is opened and the query planned once."""
     chosen = select(
         query, parts, store=store, on_error=on_error, need_record=False, track=track,
-        selector=selector,
+        counting=True,
     )  # fmt: skip
+    if chosen.count is not None:
+        return chosen.count, chosen
     return sum(len(b) for b in chosen.batches), chosen
 
 
 def _indexed(
-    query: Query, selector: Selector | None, store: str | os.PathLike[str], track: Track | None
+    query: Query,
+    selector: Selector | None,
+    store: str | os.PathLike[str],
+    track: Track | None,
+    counting: bool,
 ) -> Selection | str:
-    """Matches through the index, or why not (a string)."""
-    if query.where is None and not query.ordered:
+    """Matches through the index, or why not (a string); ``counting``: an exact plan's
+    count, in ``Selection.count``."""
+    if query.where is None and not query.ordered and not counting:
         return "plan: scan (every message, in store order: a plain read is the fastest)"
     stack = contextlib.ExitStack()
     r = stack.enter_context(reader(store, track=track))
@@ -181,12 +184,10 @@ def _indexed(
         return r
     try:
         plan = compile_where(r.conn, query.where)
-        if not plan.exact and not plan.narrows and not query.ordered:
+        done = _without_lines(r, plan, query, counting)
+        if done is not None:
             stack.close()
-            return explain(plan)
-        if not plan.exact and query.latest is None and _too_many(r, plan):
-            stack.close()
-            return explain(plan, reason=f"over 1/{CANDIDATE_SHARE} of the messages are candidates")
+            return done
         sql_order = {None: "store", "time": "time", "-time": "-time"}[query.sort]
         if query.reverse:
             sql_order = sql_order[1:] if sql_order.startswith("-") else "-" + sql_order
@@ -206,6 +207,21 @@ def _indexed(
     )
 
 
+def _without_lines(r: Reader, plan: Plan, query: Query, counting: bool) -> Selection | str | None:
+    """What the plan answers before any line is read: an exact count (``counting``), or
+    why the scan is chosen; None: the index's lines are read."""
+    if counting and plan.exact:
+        n = plan_count(r, plan)
+        for cap in (query.latest, query.limit):
+            n = n if cap is None else min(n, cap)
+        return Selection(iter(()), True, explain(plan), "", r.bad_lines, count=n)
+    if not plan.exact and not plan.narrows and not query.ordered:
+        return explain(plan)
+    if not plan.exact and query.latest is None and _too_many(r, plan):
+        return explain(plan, reason=f"over 1/{CANDIDATE_SHARE} of the messages are candidates")
+    return None
+
+
 # A candidate the index leaves is read alone (``os.pread``), parsed and checked: about 20 µs
 # of CPU on the 1M-message benchmark store, where the scan (byte prefilter, decisions on
 # raw bytes, every core) spends about 2.4 µs a line. So when the candidates are more than
@@ -217,7 +233,13 @@ CANDIDATE_SHARE = 8
 
 
 def _too_many(r: Reader, plan: Plan) -> bool:
-    return r.messages > 0 and r.at_least(plan.cond, plan.params, r.messages // CANDIDATE_SHARE + 1)
+    """Over 1/``CANDIDATE_SHARE`` of the messages are candidates: the planner's estimate
+    (``query.drive``: its smallest count bounds them) says no without running the
+    condition, else the condition is counted up to that share."""
+    enough = r.messages // CANDIDATE_SHARE + 1
+    if plan.estimate is not None and plan.estimate < enough:
+        return False
+    return r.messages > 0 and r.at_least(plan.cond, plan.params, enough)
 
 
 def _lines(

@@ -63,6 +63,8 @@ from convo.analysis.knowledge.metadata import (
     metadata_plain,
     typeagent_knowledge,
 )
+from convo.analysis.knowledge.spool import SpoolWriter
+from convo.analysis.knowledge.spool import read as spooled
 from convo.analysis.knowledge.text import clean_subject
 from convo.core import fields
 from convo.core.knowledge_schema import KnowledgeResponse
@@ -79,7 +81,6 @@ __all__ = [
 ]
 
 SPOOL_MEMORY = 8 << 20  # bytes kept in memory before extract_all spools to disk
-_SPOOL_BATCH = 256  # spool lines joined into one write
 _CACHE_MAX = 1 << 16  # entries of a cache (bounded memory)
 _DISPLAYS_MAX = 1 << 14  # mail people named by their display (as email.parseaddr's cache)
 _META, _MENTION, _TEXT = 0, 1, 2  # spelling priority of a name
@@ -144,11 +145,20 @@ def _firsts(items: Iterable[str]) -> dict[str, str]:
     """Each topic's key (case-folded, its whitespace one space) -> its first spelling
     (whitespace one space); empty topics are dropped."""
     seen: dict[str, str] = {}
+    keys = _TOPIC_KEYS
     for item in items:
-        item = " ".join(item.split())
-        if item:
-            seen.setdefault(item.casefold(), item)
+        found = keys.get(item)
+        if found is None:  # a message's tags and subject are its conversation's
+            if len(keys) >= _CACHE_MAX:
+                keys.clear()
+            spelling = " ".join(item.split())
+            found = keys[item] = (spelling.casefold(), spelling)
+        if found[1]:
+            seen.setdefault(*found)
     return seen
+
+
+_TOPIC_KEYS: dict[str, tuple[str, str]] = {}  # topic -> (its key, its spelling)
 
 
 class Conversation:
@@ -425,7 +435,10 @@ def without_text(record: dict[str, Any]) -> dict[str, Any]:
     """The record as the second pass needs it: its text is in the analysis already."""
     if "textChunks" not in record and "text_chunks" not in record:
         return record
-    return {k: v for k, v in record.items() if k not in ("textChunks", "text_chunks")}
+    record = record.copy()  # a C copy, then the text out: faster than a comprehension
+    record.pop("textChunks", None)
+    record.pop("text_chunks", None)
+    return record
 
 
 def replay(
@@ -439,24 +452,14 @@ def replay(
         analyses = [conv.observe_record(as_record(r)) for r in records]
         yield from zip((as_record(r) for r in records), analyses, strict=True)
         return
-    import orjson
-
-    dumps, newline = orjson.dumps, orjson.OPT_APPEND_NEWLINE
-    with tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY) as spool:
-        batch: list[bytes] = []  # lines written _SPOOL_BATCH at a time: fewer writes
+    with tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY) as file:
+        spool = SpoolWriter(file)
         for r in records:
             analysis = conv.observe_record(r)
-            batch.append(
-                dumps([r if keep_text else without_text(r), analysis.dump()], option=newline)
-            )
-            if len(batch) >= _SPOOL_BATCH:
-                spool.write(b"".join(batch))
-                batch.clear()
-        spool.write(b"".join(batch))
-        spool.seek(0)
-        for line in spool:
-            r, data = orjson.loads(line)
-            yield r, Analysis.load(data)
+            spool.add(r if keep_text else without_text(r), analysis)
+        spool.close()
+        file.seek(0)
+        yield from spooled(file)
 
 
 def extract_all(

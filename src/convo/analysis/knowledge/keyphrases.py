@@ -420,7 +420,11 @@ def skipped(exclude: Iterable[str]) -> set[str]:
 
 def _is_name(words: list[str], names: Collection[str]) -> bool:
     """A person's name or surname is an entity, not a topic, nor is ``bob wrote``."""
-    return bool(names) and (all(w in names for w in words) or named_verb(words, names))
+    if not names:
+        return False
+    if words and isinstance(names, set | frozenset) and names.isdisjoint(words):
+        return False  # most phrases: no word of a name (one C loop)
+    return all(w in names for w in words) or named_verb(words, names)
 
 
 def _local_scores(
@@ -468,7 +472,9 @@ def top_phrases(
     for text, _, words, n, own in sorted(found, key=_SCORE):
         if text is None:  # never ranked, as every one after it
             break
-        if text in top or text in skip or (top and n == 1) or (names and _is_name(words, names)):
+        if text in top or text in skip or (top and n == 1):
+            continue
+        if names and not names.isdisjoint(words) and _is_name(words, names):
             continue
         top.append(text)
         folded = folded and own

@@ -34,8 +34,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
 
-import orjson
-
 from convo.analysis.knowledge.body_analysis import Analysis
 from convo.analysis.knowledge.dicts import Plain
 from convo.analysis.knowledge.extract import (
@@ -46,6 +44,8 @@ from convo.analysis.knowledge.extract import (
 )
 from convo.analysis.knowledge.lines import Lines, knowledge_line
 from convo.analysis.knowledge.metadata import email_format_names, use_email_format_names
+from convo.analysis.knowledge.spool import SpoolWriter
+from convo.analysis.knowledge.spool import read as spooled
 from convo.analysis.knowledge.summary import Aggregate, aggregate
 from convo.analysis.parallel import (
     RangeReport,
@@ -126,23 +126,23 @@ def _observe_range(step: Step) -> RangeReport:
     use_email_format_names(step.mail)
     conv = Conversation()
     report = RangeReport()
-    with open(step.spool, "wb") as spool:
+    with open(step.spool, "wb") as file:
+        spool = SpoolWriter(file)
         for r in _records(step.task, report):
             analysis = conv.observe_record(r)
             # The record is this loop's own (parsed for it): its text goes in place,
             # what ``without_text`` would copy it for (the analysis holds what was read).
             r.pop("textChunks", None)
             r.pop("text_chunks", None)
-            spool.write(orjson.dumps([r, analysis.dump()], option=orjson.OPT_APPEND_NEWLINE))
+            spool.add(r, analysis)
+        spool.close()
     save(conv, step.out)
     return report
 
 
 def _spooled(path: str) -> Iterator[tuple[dict[str, Any], Analysis]]:
-    with open(path, "rb") as spool:
-        for line in spool:
-            r, data = orjson.loads(line)
-            yield r, Analysis.load(data)
+    with open(path, "rb") as file:
+        yield from spooled(file)
 
 
 def parents_in_range(step: Step) -> dict[str, tuple[dict[str, Any], str]]:
@@ -370,7 +370,7 @@ def knowledge_of_parts(
     if tasks is not None:
         return run(tasks, workers(tasks, jobs), summary=summary, metadata_only=metadata_only,
                    on_error=on_error, out=out, on_progress=on_progress)  # fmt: skip
-    records = selected(parts, filters, on_error, people)
+    records = selected(parts, filters, on_error, people, scan_on_cores=jobs != 1)
     if track is not None:
         records = track(records)
     if summary:

@@ -17,6 +17,7 @@ language costs one dict lookup per word, in C loops.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
+from itertools import repeat
 
 _LISTS = {
     "de": """
@@ -133,7 +134,13 @@ def verbal(words: list[str]) -> bool:
     A single ``-ing`` word is often a thing (``meeting``, ``logging``)."""
     if len(words) == 1:
         return _past(words[0])
+    # Most phrases have a word ending in neither: ruled out by a C loop first.
+    if not all(map(str.endswith, words, _ENDINGS)):
+        return False
     return all(w.endswith("ing") or _past(w) for w in words)
+
+
+_ENDINGS = repeat(("ing", "ed"))
 
 
 _PAST = frozenset(

@@ -252,5 +252,15 @@ _SUBJECT_PREFIX = re.compile(r"^\s*((re|fwd?|aw|wg|sv|vs|tr|antw)\s*(\[\d+\])?\s
 
 
 def clean_subject(subject: str) -> str:
-    """A subject without ``Re:``/``Fwd:`` prefixes and with whitespace collapsed."""
-    return " ".join(_SUBJECT_PREFIX.sub("", subject).split())
+    """A subject without ``Re:``/``Fwd:`` prefixes and with whitespace collapsed
+    (remembered: a thread's messages share their subject)."""
+    found = _CLEAN.get(subject)
+    if found is None:
+        if len(_CLEAN) >= _CLEAN_MAX:
+            _CLEAN.clear()
+        found = _CLEAN[subject] = " ".join(_SUBJECT_PREFIX.sub("", subject).split())
+    return found
+
+
+_CLEAN: dict[str, str] = {}  # subject -> clean_subject(subject)
+_CLEAN_MAX = 4096
