@@ -18,7 +18,8 @@ and gets from that list what a dataclass has: equality with an object of the sam
 pickling and ``copy`` (the fields set again, ``__init__`` not called), and
 ``replace(**changes)``, a copy with some fields changed (``dataclasses.replace``: its
 ``__init__`` called with every field by name). ``Frozen`` adds ``__hash__`` and refuses
-assignment; its ``__init__`` sets the fields with ``_set``.
+assignment; its ``__init__`` sets the fields with ``_set``. ``_fields`` names the
+fields (as a NamedTuple's does).
 ``tests/core/test_slotted.py`` checks these on the classes that use them.
 """
 
