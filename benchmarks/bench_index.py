@@ -302,13 +302,17 @@ def importtime_table(store: Path, runs: int = 5, top: int = 20) -> str:
             f"| {by.get(name, '(top level)')} |"
         )
     ms = lambda *names: sum(total.get(n, 0) for n in names) / 1000  # noqa: E731
+    gone = ("dataclasses", "inspect", "pathlib", "dateutil")
+    convo_own = sum(v for k, v in own.items() if k == "convo" or k.startswith("convo.")) / 1000
     lines += [
         "",
-        f"Of these, `dataclasses` with the `inspect` it imports take {ms('dataclasses', 'inspect'):.1f} ms, "
-        "and the code it generates for each dataclass is in the own time of the modules "
-        "declaring them (`convo.query.tree`'s seven, `convo.cli.options`, "
-        f"`convo.query.field_table`, `convo.query.model`...); `pathlib` takes {ms('pathlib'):.1f} ms; "
-        f"the interpreter's own start (`site`, `encodings`) {ms('site', 'encodings'):.1f} ms.",
+        f"Of these, convo's own modules take {convo_own:.1f} ms (own times, summed); `typing` "
+        f"{ms('typing'):.1f} ms with what it imports (`re`, `collections`...), `sqlite3` "
+        f"{ms('sqlite3'):.1f} ms, the interpreter's own start (`site`, `encodings`) "
+        f"{ms('site', 'encodings'):.1f} ms. Not imported (tests/cli/test_startup.py): "
+        + ", ".join(f"`{n}` {ms(n):.1f} ms" for n in gone)
+        + " (the path's classes are `core.slotted` ones or NamedTuples, its paths strings, "
+        "its local zone `core.timestamps.LocalZone`).",
     ]  # fmt: skip
     return "\n".join(lines)
 

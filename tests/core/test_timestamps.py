@@ -1,10 +1,16 @@
-from datetime import UTC, datetime
+import os
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from convo.core.timestamps import (
+    LocalZone,
     epoch_plus,
     format_timestamp_utc,
     from_epoch,
@@ -13,6 +19,7 @@ from convo.core.timestamps import (
     normalize_timestamp,
     parse_datetime,
     parse_when,
+    to_utc,
 )
 
 NOW = datetime(2024, 3, 10, 12, 30, 0, tzinfo=UTC)
@@ -121,3 +128,71 @@ def test_format_is_fixed_width_and_ordered(dt):
     s = format_timestamp_utc(dt)
     assert len(s) == 20 and s.endswith("Z")
     assert parse_datetime(s) == dt.replace(microsecond=0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(_REAL, _SPELLED), st.sampled_from([None, UTC, timezone(timedelta(hours=-5))]))
+def test_a_day_alone_is_read_as_dateutil_reads_it(parts, zone):
+    """``parse_datetime``'s fast path for a day alone (``--since 2024-03-06``) gives
+    what dateutil's parse gives it, or refuses what dateutil refuses."""
+    from dateutil import parser
+
+    text = "-".join(parts[:3])
+
+    def outcome(fn):
+        try:
+            return fn()
+        except ValueError:
+            return ValueError
+
+    plain = outcome(lambda: to_utc(parser.parse(text), zone))
+    assert outcome(lambda: parse_datetime(text, zone)) == plain
+
+
+# tzlocal's rules, in zones with daylight time (north and south, a half hour's shift),
+# one without, and one whose offset changed (Moscow: tzlocal reads today's offsets).
+_ZONES = ["Europe/Berlin", "America/Sao_Paulo", "Australia/Lord_Howe", "Asia/Kolkata", "Europe/Moscow"]  # fmt: skip
+_LOCAL_CHECK = """
+import sys
+from datetime import UTC, datetime, timedelta
+from dateutil.tz import tzlocal
+from convo.core.timestamps import LocalZone
+
+mine, theirs = LocalZone(), tzlocal()
+assert mine.utcoffset(None) == theirs.utcoffset(None) and mine.dst(None) == theirs.dst(None)
+for start in (datetime(1985, 1, 1), datetime(2019, 1, 1)):
+    for i in range(365 * 24 * 2):  # every half hour of a year, both folds
+        for fold in (0, 1):
+            wall = (start + timedelta(minutes=30 * i)).replace(fold=fold)
+            a, b = wall.replace(tzinfo=mine), wall.replace(tzinfo=theirs)
+            assert (a.utcoffset(), a.dst(), a.tzname(), a.astimezone(UTC)) == (
+                b.utcoffset(), b.dst(), b.tzname(), b.astimezone(UTC)), wall
+            u = wall.replace(tzinfo=UTC)
+            x, y = u.astimezone(mine), u.astimezone(theirs)
+            assert (x.replace(tzinfo=None), x.fold) == (y.replace(tzinfo=None), y.fold), wall
+"""
+
+
+@pytest.mark.parametrize("zone", _ZONES)
+def test_local_zone_is_tzlocal(zone):
+    """``LocalZone`` (the query's local zone, without importing dateutil.tz) answers as
+    dateutil's ``tzlocal`` in the zone ``$TZ`` names: offsets, names, and the wall time
+    of a UTC time with its fold. In a child process: ``$TZ`` is read at start-up."""
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    proc = subprocess.run(
+        [sys.executable, "-c", _LOCAL_CHECK], capture_output=True, text=True, timeout=120,
+        env={**os.environ, "TZ": zone, "PYTHONPATH": src},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_local_zone_reads_a_naive_since(monkeypatch):
+    monkeypatch.setenv("TZ", "Europe/Berlin")
+    time.tzset()
+    try:
+        assert get_zone("local").utcoffset(datetime(2024, 7, 1)) == timedelta(hours=2)
+        assert parse_when("2024-03-06", zone=LocalZone()) == "2024-03-05T23:00:00Z"
+        assert parse_when("2024-07", zone=LocalZone()) == "2024-06-30T22:00:00Z"
+    finally:
+        monkeypatch.undo()
+        time.tzset()

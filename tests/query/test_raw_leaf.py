@@ -5,8 +5,6 @@ odd spacing and later duplicates: the lines of ``test_raw_decisions``."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import orjson
 import pytest
 from hypothesis import given
@@ -42,7 +40,7 @@ QUERIES = [
 def _filters(query: str) -> dict:
     """The query's ``Filters`` as the keyword arguments ``assert_exact`` takes."""
     flt = to_filters(parse(query))
-    return {f.name: getattr(flt, f.name) for f in dataclasses.fields(flt)}
+    return {name: getattr(flt, name) for name in flt._fields}
 
 
 def test_the_leaf_path_is_taken_for_a_negated_tag_or_speaker_only():

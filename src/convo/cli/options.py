@@ -7,6 +7,7 @@ One decorator per group, applied only where it applies:
 - ``@read_options``: inputs (``FILE...``, ``--store``), the import group, filters and
   output options (``-f``, ``--utc``, ``--pager``); the command gets ``args: ReadArgs``.
   ``read_options_for(formats)`` limits ``-f`` to the formats a command can write.
+  (``ImportArgs`` and ``ReadArgs`` are ``cli/read_args.py``'s.)
 
 Typer reads the signature, so a decorator rewrites it; the command's own parameters stay
 in front. Fixed choices are ``click.Choice``\\ s, so ``--help`` lists them.
@@ -15,16 +16,14 @@ in front. Fixed choices are ``click.Choice``\\ s, so ``--help`` lists them.
 from __future__ import annotations
 
 import functools
-import inspect
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import tzinfo
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from convo.cli.choices import Choices, choice_option
+from convo.cli.read_args import ImportArgs, ReadArgs
 
 if TYPE_CHECKING:
-    from convo.cli.order_options import OrderArgs
+    import inspect  # (typer's side only: imported where a parameter is made)
 
 SPEAKER_MODES = ("auto", "voice", "prefix", "none")
 
@@ -41,197 +40,9 @@ def _format_names() -> list[str]:
     return sorted(f.name for f in registry.formats())
 
 
-def zone_of(name: str | None, *, default: tzinfo | None = None) -> tzinfo | None:
-    """``--tz`` as a tzinfo (``convo.query.model.zone_of``)."""
-    from convo.query.model import zone_of as parse_zone
-
-    return parse_zone(name, default=default)
-
-
-@dataclass
-class ImportArgs:
-    """The import-option group: how named files are read, for ingest and read commands."""
-
-    format_name: str | None = None
-    tz: str | None = None
-    start_date: str | None = None
-    speakers: str = "auto"
-    merge: bool = True
-    strip_quotes: bool = False
-    include_thinking: bool = False
-    encoding: str | None = None
-
-    def options(self, *, tags: list[str] | None = None, strict=False, lenient=False):
-        """The ``ImportOptions`` these describe (``tags``/``strict``/``lenient``: ingest's own)."""
-        from convo.importers.context import ImportOptions
-
-        return ImportOptions(**self.values(tags=tags, strict=strict, lenient=lenient))
-
-    def values(
-        self, *, tags: list[str] | None = None, strict=False, lenient=False
-    ) -> dict[str, Any]:
-        """``options()``'s arguments, checked (a usage error for a bad value) without
-        importing the importers."""
-        from datetime import UTC
-
-        from convo.core.errors import UsageError
-        from convo.core.timestamps import parse_datetime
-
-        zone = zone_of(self.tz, default=UTC) or UTC
-        start = None
-        if self.start_date:
-            try:
-                start = parse_datetime(self.start_date, zone)
-            except (ValueError, OverflowError):
-                raise UsageError(
-                    f"unreadable --start-date {self.start_date!r}", hint="e.g. '2024-03-06 10:00'"
-                ) from None
-        if strict and lenient:
-            raise UsageError("--strict and --lenient contradict each other", hint="choose one")
-        if self.encoding is not None:  # (ImportOptions checks it too; this is before any read)
-            from convo.core.encoding import check_encoding
-
-            check_encoding(self.encoding)
-        return dict(
-            tz=zone, start_date=start, speakers=self.speakers, merge=self.merge,
-            strip_quotes=self.strip_quotes, include_thinking=self.include_thinking,
-            tags=list(tags or []), strict=strict, lenient=lenient, encoding=self.encoding,
-        )  # fmt: skip
-
-
-@dataclass
-class ReadArgs:
-    """The read options as given; ``build_query()`` turns them into the ``Query`` every
-    reader runs."""
-
-    inputs: list[str] = field(default_factory=list)
-    store: str | None = None
-    # the filter options as typed (``since``: ``7d``, ``2024-03``): a query.model.Options,
-    # made when a command runs (``read_args``), so ``--help`` imports no query module
-    options: Any = None
-    limit: int | None = None
-    reverse: bool = False
-    format: str | None = None
-    utc: bool = False
-    pager: bool = False
-    imports: ImportArgs = field(default_factory=ImportArgs)
-    query: str = ""  # the query language (convo.query.language), ANDed with the options
-    explain: bool = False  # --explain: say how the query is answered (index or scan)
-    words: list[str] = field(default_factory=list)  # the arguments as given, before the split
-    people: str | None = None  # a people file (--people, $CONVO_PEOPLE)
-
-    @property
-    def tz(self) -> str | None:
-        return self.imports.tz
-
-    def zone(self) -> tzinfo | None:
-        """The zone times are shown and naive ``--since``/``--until`` read in.
-
-        ``--tz`` when given, else UTC with ``--utc``, else local time (None).
-        """
-        from datetime import UTC
-
-        return zone_of(self.tz, default=UTC if self.utc else None)
-
-    def write_options(self):
-        from convo.cli.runtime import state
-        from convo.output.writers import WriteOptions
-
-        columns = state.get("config_columns")  # the config file's (cli/config.py)
-        if columns:
-            from convo.output.writers.columns import parse
-
-            columns = parse(columns)
-        return WriteOptions(utc=self.utc, zone=zone_of(self.tz), columns=columns or None)
-
-    def build_query(self, order: OrderArgs | None = None):
-        """The ``convo.query.model.Query`` of the query and the options (ANDed), built
-        by the one set of rules every command shares (time zone, people)."""
-        from convo.query.model import build
-
-        return build(
-            self.query, self.options, tz=self.tz, utc=self.utc, people=self.load_people(),
-            limit=self.limit, reverse=self.reverse,
-            sort=order.sort if order else None, latest=order.latest if order else None,
-        )  # fmt: skip
-
-    def filters(self):
-        """The ``query.Filters`` the scan runs (``build_query().filters()``)."""
-        return self.build_query().filters()
-
-    def load_people(self):
-        """The people file's ``People`` (None without one)."""
-        if not self.people:
-            return None
-        from convo.core.people import People
-
-        return People.load(self.people)
-
-    def where(self) -> dict[str, Any]:
-        """The store's location and whether ``--store`` named it (``pipeline.inputs``)."""
-        from convo.cli.runtime import state
-
-        return {
-            "store": self.store or state.get("store"),
-            "store_named": bool(self.store) or bool(state.get("store_named")),
-        }
-
-    def parts(self, env, reporter):
-        """The inputs (named files, stdin, else the store) read with the import options
-        (checked now; made when an input is read, so reading the store through its index
-        imports no importer)."""
-        from convo.pipeline.inputs import STDIN_IGNORED, reads_store
-
-        where = self.where()
-        stdin = env.stdin_has_data
-        if stdin and reads_store(
-            self.inputs, store_named=where["store_named"], stdin_has_data=True
-        ):
-            from convo.cli.runtime import err
-            from convo.store.path import default_store_path
-
-            err("note: " + STDIN_IGNORED.format(store=default_store_path(where["store"])))
-        values = self.imports.values()
-
-        def parts():
-            from convo.importers.context import ImportOptions
-            from convo.pipeline.inputs import record_parts
-
-            yield from record_parts(
-                self.inputs, **where, stdin_has_data=stdin,
-                options=ImportOptions(**values), format_name=self.imports.format_name,
-                on_reject=reporter.reject,
-            )  # fmt: skip
-
-        return parts()
-
-    def store_input(self, env):
-        """The store's path when these inputs are the store (it may have an index), else None."""
-        from convo.pipeline.inputs import store_input
-
-        return store_input(self.inputs, **self.where(), stdin_has_data=env.stdin_has_data)
-
-    def matches(self, env, reporter, *, need_record: bool = True, selector=None):
-        """The selected records: these inputs, filters, limit and order applied; bad lines
-        and rejects go to ``reporter``."""
-        from convo.store.select import select
-
-        chosen = select(
-            self.build_query(), self.parts(env, reporter), store=self.store_input(env),
-            on_error=reporter.bad_line, need_record=need_record, selector=selector,
-        )  # fmt: skip
-        self.say_plan(chosen.plan)
-        return (m for batch in chosen.batches for m in batch)
-
-    def say_plan(self, plan: str) -> None:
-        """With ``--explain``: how the query is answered, on stderr."""
-        if self.explain:
-            from convo.cli.runtime import err
-
-            err(plan)
-
-
 def _opt(name: str, annotation: Any, default: Any) -> inspect.Parameter:
+    import inspect
+
     return inspect.Parameter(
         name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
     )
@@ -251,6 +62,8 @@ class Spec(NamedTuple):
     complete: str | None = None  # a function of cli/completion.py: values from the index
 
     def param(self) -> inspect.Parameter:
+        import inspect
+
         import typer
 
         if not self.decls:
@@ -362,6 +175,8 @@ _LISTS = ("inputs", "speakers", "listeners", "tags", "texts", "regexes", "thread
 def _with_params(func, added: list[inspect.Parameter], build: Callable[[dict[str, Any]], dict]):
     """``func`` with ``added`` parameters in its signature; ``build`` turns their values
     (popped from the call's keyword arguments) into the keyword arguments ``func`` gets."""
+    import inspect
+
     sig = inspect.signature(func)
     names = {p.name for p in added}
     # A parameter of ``func`` that an added one declares is that one (``build`` passes it).

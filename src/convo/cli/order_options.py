@@ -4,20 +4,25 @@ and the ``OrderArgs`` they make."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from convo.cli.choices import Choices
 from convo.cli.options import S, Spec, with_params
+from convo.core.slotted import Slotted
 
 
-@dataclass
-class OrderArgs:
+class OrderArgs(Slotted):
     """The order group (``--sort``, ``--latest``, ``--count``) of list, query and show."""
 
-    sort: str | None = None
-    latest: int | None = None
-    count: bool = False
+    __slots__ = ("count", "latest", "sort")
+    sort: str | None
+    latest: int | None
+    count: bool
+
+    def __init__(self, sort: str | None = None, latest: int | None = None, count: bool = False):
+        self.sort = sort
+        self.latest = latest
+        self.count = count
 
 
 def order_options(func):

@@ -12,7 +12,6 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from convo.core.errors import ExitCode
@@ -292,11 +291,11 @@ def distinct_outputs(named: dict[str, str | None]) -> None:
     from convo.core.atomic import resolve_target
     from convo.core.errors import UsageError
 
-    seen: dict[Path, str] = {}
+    seen: dict[str, str] = {}
     for option, path in named.items():
         if not path or path == "-":
             continue
-        target = resolve_target(path)
+        target = str(resolve_target(path))
         with contextlib.suppress(OSError):
             if not stat.S_ISREG(os.stat(target).st_mode):
                 continue

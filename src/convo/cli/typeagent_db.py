@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from convo.cli.options import ReadArgs
+from convo.cli.read_args import ReadArgs
 
 
 def _progress_bar(env) -> tuple[Callable[[int, int], None] | None, Callable[[], None]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+import time
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any
 
@@ -61,9 +62,7 @@ def get_zone(name: str | None) -> tzinfo:
     if not name or name.upper() in ("UTC", "Z"):
         return UTC
     if name.lower() == "local":
-        from dateutil import tz
-
-        return tz.tzlocal()
+        return LocalZone()
     m = re.fullmatch(r"([+-])(\d{1,2}):?(\d{2})?", name)
     if m:
         from datetime import timezone
@@ -80,6 +79,73 @@ def get_zone(name: str | None) -> tzinfo:
             f"unknown time zone {name!r}; use an IANA name like Europe/Berlin, UTC or +02:00"
         )
     return zone
+
+
+class LocalZone(tzinfo):
+    """The system's local zone as the ``time`` module describes it: dateutil's
+    ``tzlocal()`` without importing ``dateutil.tz``.
+
+    Importing ``dateutil.tz`` takes longer than an indexed read's lookup (about 10 ms on
+    a quiet machine: it loads ctypes, zoneinfo and importlib.resources), and every query
+    that reads a naive time (``--since 2024-03-06``) needs the local zone. The rules are
+    ``tzlocal``'s: the standard and daylight offsets of ``time.timezone`` and
+    ``time.altzone``; a wall time is daylight time when ``time.localtime`` says so of it
+    read as standard time; of an ambiguous wall time (the hour repeated when clocks go
+    back) ``fold=0`` is the daylight one. ``tests/core/test_timestamps.py`` holds every
+    method equal to ``tzlocal``'s, ``fromutc``'s fold included, in several zones.
+    """
+
+    def __init__(self) -> None:
+        self._std = timedelta(seconds=-time.timezone)
+        self._dst = timedelta(seconds=-time.altzone) if time.daylight else self._std
+        self._saved = self._dst - self._std
+        self._names = tuple(time.tzname)
+
+    def _naive_is_dst(self, dt: datetime) -> bool:
+        stamp = (dt.replace(tzinfo=None) - _NAIVE_EPOCH).total_seconds()
+        return bool(time.localtime(stamp + time.timezone).tm_isdst)
+
+    def _ambiguous(self, dt: datetime) -> bool:
+        naive = self._naive_is_dst(dt)
+        return not naive and naive != self._naive_is_dst(dt - self._saved)
+
+    def _isdst(self, dt: datetime) -> bool:
+        if not self._saved:
+            return False
+        if self._ambiguous(dt):
+            return not dt.fold
+        return self._naive_is_dst(dt)
+
+    def utcoffset(self, dt: datetime | None) -> timedelta | None:
+        if dt is None:
+            return None if self._saved else self._std
+        return self._dst if self._isdst(dt) else self._std
+
+    def dst(self, dt: datetime | None) -> timedelta | None:
+        if dt is None:
+            return None if self._saved else timedelta(0)
+        return self._saved if self._isdst(dt) else timedelta(0)
+
+    def tzname(self, dt: datetime | None) -> str:
+        return self._names[1 if dt is not None and self._isdst(dt) else 0]
+
+    def fromutc(self, dt: datetime) -> datetime:
+        if dt.tzinfo is not self:
+            raise ValueError("fromutc: dt.tzinfo is not self")
+        # datetime's own algorithm (standard time, then daylight time if the wall time
+        # is in it); of a repeated hour, the wall time reached without daylight time is
+        # the second one (fold=1).
+        wall = dt + self._std
+        daylight = self._isdst(wall.replace(fold=1))
+        if daylight:
+            wall += self._saved
+        return wall.replace(fold=int(not daylight and self._ambiguous(wall)))
+
+    def __repr__(self) -> str:
+        return "LocalZone()"
+
+
+_NAIVE_EPOCH = datetime(1970, 1, 1)
 
 
 def to_utc(dt: datetime, zone: tzinfo | None = None) -> datetime:
@@ -128,6 +194,7 @@ def from_epoch_ms(ms: float | int | str) -> str:
 _ISO_FAST = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})?$"
 )
+_ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 
 
 def parse_datetime(text: str, zone: tzinfo | None = None) -> datetime:
@@ -148,6 +215,12 @@ def parse_datetime(text: str, zone: tzinfo | None = None) -> datetime:
             delta = timedelta(hours=int(off[:2]), minutes=int(off[2:]))
             return (dt - sign * delta).replace(tzinfo=UTC)
         return to_utc(dt, zone)
+    m = _ISO_DATE.fullmatch(text)
+    if m:  # a day (`--since 2024-03-06`): its first moment, as dateutil reads it
+        try:
+            return to_utc(datetime(int(m[1]), int(m[2]), int(m[3])), zone)
+        except (ValueError, OverflowError):
+            raise ValueError(f"unreadable date {text!r}") from None
     from dateutil import parser
 
     try:

@@ -12,7 +12,6 @@ import contextlib
 import os
 import sqlite3
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import IO, Any
 
 from convo.index import schema
@@ -94,7 +93,7 @@ def reader(
     ``update``: a stale index is first brought up to date (not created), when no writer
     holds the store lock.
     """
-    path = Path(store_path)
+    path = os.fspath(store_path)
     if os.environ.get("CONVO_NO_INDEX") == "1":
         yield "disabled by CONVO_NO_INDEX=1"
         return
@@ -108,7 +107,7 @@ def reader(
     meta: dict[str, str] = {}
     try:
         f = open(path, "rb")  # noqa: SIM115 - closed below, after the caller's reads
-        conn = schema.connect(schema.index_path(path), readonly=True)
+        conn = schema.connect(schema.index_file(path), readonly=True)
         conn.execute("BEGIN")
         meta = schema.read_meta(conn)
         state, reason = freshness(meta, f)

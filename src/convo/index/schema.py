@@ -15,7 +15,10 @@ import contextlib
 import functools
 import os
 import sqlite3
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SUFFIX = ".index.sqlite"
 SCHEMA_VERSION = "4"  # 4: fts_terms and messages_unfolded (text words from the index)
@@ -113,8 +116,15 @@ CREATE INDEX IF NOT EXISTS message_tags_by_tag ON message_tags(tag_folded);
 
 def index_path(store_path: str | os.PathLike[str]) -> Path:
     """``<store>.index.sqlite``, beside the store."""
+    from pathlib import Path
+
     p = Path(store_path)
     return p.with_name(p.name + SUFFIX)
+
+
+def index_file(store_path: str | os.PathLike[str]) -> str:
+    """``index_path`` as a string (an indexed read imports no pathlib: store/path.py)."""
+    return os.fspath(store_path) + SUFFIX
 
 
 def connect(path: str | os.PathLike[str], *, readonly: bool = False) -> sqlite3.Connection:

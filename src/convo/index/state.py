@@ -19,35 +19,47 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import IO, Any
 
+from convo.core.slotted import Slotted
 from convo.index import schema
 
 SUM_BYTES = 1 << 16
 Track = Callable[[Iterable[Any]], Iterable[Any]]
 
 
-@dataclass
-class Status:
+class Status(Slotted):
     """What the index knows of the store, without changing anything."""
 
+    __slots__ = ("messages", "reason", "state")
     state: str  # fresh | append | rebuild | missing | unavailable
-    reason: str = ""
-    messages: int = 0
+    reason: str
+    messages: int
+
+    def __init__(self, state: str, reason: str = "", messages: int = 0) -> None:
+        self.state = state
+        self.reason = reason
+        self.messages = messages
 
     @property
     def fresh(self) -> bool:
         return self.state == "fresh"
 
 
-@dataclass
-class SyncResult:
+class SyncResult(Slotted):
+    __slots__ = ("action", "added", "notes", "reason")
     action: str  # fresh | appended | rebuilt | unavailable
-    added: int = 0
-    reason: str = ""
-    notes: list[str] = field(default_factory=list)
+    added: int
+    reason: str
+    notes: list[str]
+
+    def __init__(
+        self, action: str, added: int = 0, reason: str = "", notes: list[str] | None = None
+    ) -> None:
+        self.action = action
+        self.added = added
+        self.reason = reason
+        self.notes = [] if notes is None else notes
 
     @property
     def available(self) -> bool:
@@ -97,14 +109,14 @@ def freshness(meta: dict[str, str], f: IO[bytes]) -> tuple[str, str]:
     return "append", "the store grew" if st.st_size > indexed else "a partial last line was cut"
 
 
-def read_meta(ipath: Path) -> dict[str, str] | None:
+def read_meta(ipath: str | os.PathLike[str]) -> dict[str, str] | None:
     """The index file's meta table; None without a file, {} when it cannot be read."""
-    if not ipath.exists():
+    if not os.path.exists(ipath):
         return None
     conn = None
     try:
         # A journal left by a killed writer is rolled back by the first writable open.
-        hot = Path(f"{ipath}-journal").exists()
+        hot = os.path.exists(f"{os.fspath(ipath)}-journal")
         conn = schema.connect(ipath, readonly=not hot)
         return schema.read_meta(conn)
     except sqlite3.Error:
@@ -115,8 +127,7 @@ def read_meta(ipath: Path) -> dict[str, str] | None:
 
 def status(store_path: str | os.PathLike[str]) -> Status:
     """Whether the index can answer for the store as it is now (read-only)."""
-    ipath = schema.index_path(store_path)
-    meta = read_meta(ipath)
+    meta = read_meta(schema.index_file(store_path))
     if meta is None:
         return Status("missing", "no index")
     if not meta:
@@ -140,14 +151,17 @@ def refresh(
     """``build.sync`` under the store lock; ``unavailable`` when a writer holds it
     (``wait=False``). Never raises for index trouble (see ``build.sync``);
     ``rebuild_all``: see ``build.sync``."""
-    path = Path(store_path)
-    current = status(path)
+    current = status(store_path)
     if current.fresh and not rebuild_all:
         return SyncResult("fresh")
     if current.state == "missing" and not create:
         return SyncResult("unavailable", reason="no index")
+    from pathlib import Path
+
     from convo.index.build import sync
     from convo.index.lock import store_lock
+
+    path = Path(store_path)
 
     with store_lock(path, wait=wait) as not_locked:
         if not_locked:

@@ -9,15 +9,27 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from dataclasses import dataclass, field
 from typing import IO, Any
 
+from convo.core.slotted import Slotted
 
-@dataclass
-class Environment:
-    stdin: IO[Any] = field(default_factory=lambda: sys.stdin)
-    stdout: IO[Any] = field(default_factory=lambda: sys.stdout)
-    stderr: IO[Any] = field(default_factory=lambda: sys.stderr)
+
+class Environment(Slotted):
+    __slots__ = ("stderr", "stdin", "stdout")
+    stdin: IO[Any]
+    stdout: IO[Any]
+    stderr: IO[Any]
+
+    def __init__(
+        self,
+        stdin: IO[Any] | None = None,
+        stdout: IO[Any] | None = None,
+        stderr: IO[Any] | None = None,
+    ) -> None:
+        # The streams of the moment it is made (a test's swapped sys.stdout too).
+        self.stdin = sys.stdin if stdin is None else stdin
+        self.stdout = sys.stdout if stdout is None else stdout
+        self.stderr = sys.stderr if stderr is None else stderr
 
     @property
     def stdin_isatty(self) -> bool:

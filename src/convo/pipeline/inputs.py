@@ -24,8 +24,8 @@ an input is read, so a read the store's index answers does not import it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from convo.core.errors import InputError
@@ -181,16 +181,16 @@ STDIN_IGNORED = (
 
 def store_input(
     inputs: list[str], *, store: str | None, store_named: bool, stdin_has_data: bool
-) -> Path | None:
+) -> str | None:
     """The store file (links followed, where its index lives) when the input rule reads
     an existing store, else None."""
     if not reads_store(inputs, store_named=store_named, stdin_has_data=stdin_has_data):
         return None
-    from convo.store.path import default_store_path, real_file
+    from convo.store.path import real_location, store_location
 
-    path = default_store_path(store)
-    real = real_file(path)
-    return real if path.exists() else None
+    path = store_location(store)
+    real = real_location(path)
+    return real if os.path.exists(path) else None
 
 
 def record_parts(

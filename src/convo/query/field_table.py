@@ -19,8 +19,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from convo.core import fields
 from convo.core.names import NameQuery
@@ -29,8 +28,7 @@ from convo.query.filters import Filters, checks, text_check
 Check = Callable[[dict[str, Any]], bool]
 
 
-@dataclass(frozen=True)
-class Sql:
+class Sql(NamedTuple):
     """A condition on ``messages m``; ``exact``: it selects exactly what the check does
     (else a superset of it). ``rows``: a SELECT of the ids it selects (duplicates
     allowed; the same parameters), cheaper to count than the condition (the planner's
@@ -47,8 +45,7 @@ class Sql:
 NEVER = Sql("0")
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(NamedTuple):
     name: str  # the tree's leaf name
     words: tuple[str, ...]  # its names in the query language (() when it has none)
     usage: str  # how it is written, for help: "from:NAME"

@@ -24,29 +24,67 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from convo.core import fields
 from convo.core.errors import UsageError
 from convo.core.names import NameQuery
+from convo.core.slotted import Slotted
 
 Check = Callable[[dict[str, Any]], bool]
 
 
-@dataclass
-class Filters:
-    speakers: list[str] = field(default_factory=list)
-    listeners: list[str] = field(default_factory=list)
-    tags: list[str] = field(default_factory=list)
-    since: str | None = None  # record timestamp strings: since <= timestamp < until
-    until: str | None = None
-    threads: list[str] = field(default_factory=list)
-    texts: list[str] = field(default_factory=list)
-    regexes: list[str] = field(default_factory=list)
-    limit: int | None = None
-    reverse: bool = False
-    tree: Any = None  # a query.tree.Compiled: then the exact check (see above)
+class Filters(Slotted):
+    __slots__ = (
+        "limit",
+        "listeners",
+        "regexes",
+        "reverse",
+        "since",
+        "speakers",
+        "tags",
+        "texts",
+        "threads",
+        "tree",
+        "until",
+    )  # fmt: skip
+    speakers: list[str]
+    listeners: list[str]
+    tags: list[str]
+    since: str | None  # record timestamp strings: since <= timestamp < until
+    until: str | None
+    threads: list[str]
+    texts: list[str]
+    regexes: list[str]
+    limit: int | None
+    reverse: bool
+    tree: Any  # a query.tree.Compiled: then the exact check (see above)
+
+    def __init__(
+        self,
+        speakers: list[str] | None = None,
+        listeners: list[str] | None = None,
+        tags: list[str] | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        threads: list[str] | None = None,
+        texts: list[str] | None = None,
+        regexes: list[str] | None = None,
+        limit: int | None = None,
+        reverse: bool = False,
+        tree: Any = None,
+    ) -> None:
+        self.speakers = [] if speakers is None else speakers
+        self.listeners = [] if listeners is None else listeners
+        self.tags = [] if tags is None else tags
+        self.since = since
+        self.until = until
+        self.threads = [] if threads is None else threads
+        self.texts = [] if texts is None else texts
+        self.regexes = [] if regexes is None else regexes
+        self.limit = limit
+        self.reverse = reverse
+        self.tree = tree
 
     def is_empty(self) -> bool:
         return not (

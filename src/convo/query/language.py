@@ -19,10 +19,10 @@ error is a ``UsageError`` located at its column: ``query:14: unclosed quote``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 
 from convo.core.errors import UsageError
+from convo.core.slotted import Slotted
 from convo.core.timestamps import parse_when
 from convo.query.field_table import LANGUAGE
 from convo.query.tree import Node, Not, Range, Term, all_of, any_of
@@ -34,12 +34,18 @@ _STOP = ' \t\r\n()"'
 HINT = 'see `convo query --help` (fields, "phrases", OR, NOT, -, parentheses)'
 
 
-@dataclass
-class Token:
+class Token(Slotted):
+    __slots__ = ("col", "kind", "name", "value")
     kind: str  # "(", ")", "-", "AND", "OR", "NOT", "word", "phrase", "field"
     value: str
     col: int  # 1-based
-    name: str = ""  # the field of a "field" token
+    name: str  # the field of a "field" token
+
+    def __init__(self, kind: str, value: str, col: int, name: str = "") -> None:
+        self.kind = kind
+        self.value = value
+        self.col = col
+        self.name = name
 
 
 def error(col: int, what: str, hint: str = HINT) -> UsageError:

@@ -17,11 +17,11 @@ So ``list``, ``query``, ``rm``, ``tag``, ``search``, ``stats``… read one query
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import TYPE_CHECKING, Any
 
 from convo.core.errors import UsageError
+from convo.core.slotted import Frozen, Slotted
 
 if TYPE_CHECKING:
     from convo.core.people import People
@@ -51,29 +51,38 @@ def reading_zone(tz: str | None, utc: bool) -> tzinfo:
 
     zone = zone_of(tz, default=UTC if utc else None)
     if zone is None:
-        from dateutil.tz import tzlocal  # (loaded only when a time is read)
+        from convo.core.timestamps import LocalZone  # (dateutil's, made when a time is read)
 
-        zone = tzlocal()
+        zone = LocalZone()
     return zone
 
 
-@dataclass(frozen=True)
-class Query:
-    """What to select (``where``), in which order, and how many."""
+class Query(Frozen):
+    """What to select (``where``), in which order, and how many; immutable (``replace``
+    makes a changed copy)."""
 
-    where: Node | None = None
-    limit: int | None = None
-    reverse: bool = False
-    sort: str | None = None
-    latest: int | None = None
+    __slots__ = ("latest", "limit", "reverse", "sort", "where")
+    where: Node | None
+    limit: int | None
+    reverse: bool
+    sort: str | None
+    latest: int | None
 
-    def __post_init__(self) -> None:
-        if self.limit is not None and self.limit < 0:
+    def __init__(
+        self,
+        where: Node | None = None,
+        limit: int | None = None,
+        reverse: bool = False,
+        sort: str | None = None,
+        latest: int | None = None,
+    ) -> None:
+        if limit is not None and limit < 0:
             raise UsageError("--limit must be 0 or more")
-        if self.latest is not None and self.latest < 0:
+        if latest is not None and latest < 0:
             raise UsageError("--latest must be 0 or more")
-        if self.sort not in SORTS:
-            raise UsageError(f"unknown sort {self.sort!r}", hint="use time or -time")
+        if sort not in SORTS:
+            raise UsageError(f"unknown sort {sort!r}", hint="use time or -time")
+        self._set(where=where, limit=limit, reverse=reverse, sort=sort, latest=latest)
 
     @property
     def ordered(self) -> bool:
@@ -92,25 +101,43 @@ class Query:
 
     def and_(self, node: Node | None) -> Query:
         """This query with ``node`` ANDed in."""
-        from dataclasses import replace
-
         from convo.query.tree import all_of
 
-        return replace(self, where=all_of([self.where, node]))
+        return self.replace(where=all_of([self.where, node]))
 
 
-@dataclass
-class Options:
+class Options(Slotted):
     """The shared filter options as typed (``since`` as written: ``7d``, ``2024-03``)."""
 
-    speakers: list[str] = field(default_factory=list)
-    listeners: list[str] = field(default_factory=list)
-    tags: list[str] = field(default_factory=list)
-    since: str | None = None
-    until: str | None = None
-    texts: list[str] = field(default_factory=list)
-    regexes: list[str] = field(default_factory=list)
-    threads: list[str] = field(default_factory=list)
+    __slots__ = ("listeners", "regexes", "since", "speakers", "tags", "texts", "threads", "until")
+    speakers: list[str]
+    listeners: list[str]
+    tags: list[str]
+    since: str | None
+    until: str | None
+    texts: list[str]
+    regexes: list[str]
+    threads: list[str]
+
+    def __init__(
+        self,
+        speakers: list[str] | None = None,
+        listeners: list[str] | None = None,
+        tags: list[str] | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        texts: list[str] | None = None,
+        regexes: list[str] | None = None,
+        threads: list[str] | None = None,
+    ) -> None:
+        self.speakers = [] if speakers is None else speakers
+        self.listeners = [] if listeners is None else listeners
+        self.tags = [] if tags is None else tags
+        self.since = since
+        self.until = until
+        self.texts = [] if texts is None else texts
+        self.regexes = [] if regexes is None else regexes
+        self.threads = [] if threads is None else threads
 
     def given(self) -> bool:
         return any((self.speakers, self.listeners, self.tags, self.since, self.until,

@@ -24,9 +24,9 @@ say) must read as "no", as the scan reads it.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, field
 from typing import Any
 
+from convo.core.slotted import Slotted
 from convo.query.field_table import FIELDS, Sql
 from convo.query.tree import And, Node, Not, Range, Term
 
@@ -34,22 +34,44 @@ TRUE, FALSE = "1", "0"
 Cond = tuple[str, tuple[Any, ...]]
 
 
-@dataclass
-class Plan:
+class Plan(Slotted):
     """What the index can say of a query: ``cond``/``params`` select a superset of the
     matches (exactly them when ``exact``); ``indexed`` and ``checked`` name the fields
     the index decides and those checked on each line. ``complement``: for a query that
     is one negated exact leaf (``-tag:urgent``), the leaf's own condition, so that a
     count is the total less the leaf's (``count``) rather than a pass over every row."""
 
-    cond: str = TRUE
-    params: tuple[Any, ...] = ()
-    exact: bool = True
-    indexed: list[str] = field(default_factory=list)
-    checked: list[str] = field(default_factory=list)
-    complement: Cond | None = None
-    estimate: int | None = None  # at most this many candidates (``convo.query.drive``)
-    notes: list[str] = field(default_factory=list)  # how the text leaves are read
+    __slots__ = (
+        "checked", "complement", "cond", "estimate", "exact", "indexed", "notes", "params",
+    )  # fmt: skip
+    cond: str
+    params: tuple[Any, ...]
+    exact: bool
+    indexed: list[str]
+    checked: list[str]
+    complement: Cond | None
+    estimate: int | None  # at most this many candidates (``convo.query.drive``)
+    notes: list[str]  # how the text leaves are read
+
+    def __init__(
+        self,
+        cond: str = TRUE,
+        params: tuple[Any, ...] = (),
+        exact: bool = True,
+        indexed: list[str] | None = None,
+        checked: list[str] | None = None,
+        complement: Cond | None = None,
+        estimate: int | None = None,
+        notes: list[str] | None = None,
+    ) -> None:
+        self.cond = cond
+        self.params = params
+        self.exact = exact
+        self.indexed = [] if indexed is None else indexed
+        self.checked = [] if checked is None else checked
+        self.complement = complement
+        self.estimate = estimate
+        self.notes = [] if notes is None else notes
 
     @property
     def narrows(self) -> bool:

@@ -20,10 +20,10 @@ its bytes only when every branch of an OR would skip it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from convo.core.names import NameQuery
+from convo.core.slotted import Frozen, Slotted
 from convo.query.field_table import FIELDS, FLAT
 from convo.query.filters import Filters, time_check
 
@@ -35,19 +35,25 @@ Check = Callable[[dict[str, Any]], bool]
 LEAF_FIELDS = tuple(f for f in FIELDS if f != "date")
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(Frozen):
+    __slots__ = ("field", "value")
     field: str  # one of LEAF_FIELDS
     value: str
+
+    def __init__(self, field: str, value: str) -> None:
+        self._set(field=field, value=value)
 
     def check(self) -> Check:
         return FIELDS[self.field].check(self.value)
 
 
-@dataclass(frozen=True)
-class Range:
-    since: str | None = None  # record timestamp strings (timestamps.parse_when)
-    until: str | None = None
+class Range(Frozen):
+    __slots__ = ("since", "until")
+    since: str | None  # record timestamp strings (timestamps.parse_when)
+    until: str | None
+
+    def __init__(self, since: str | None = None, until: str | None = None) -> None:
+        self._set(since=since, until=until)
 
     def check(self) -> Check:
         return time_check(self.since, self.until)
@@ -58,25 +64,34 @@ def _joined(join: Callable[[Iterable[bool]], bool], children: tuple[Node, ...]) 
     return lambda r: join(p(r) for p in parts)
 
 
-@dataclass(frozen=True)
-class And:
+class And(Frozen):
+    __slots__ = ("children",)
     children: tuple[Node, ...]
+
+    def __init__(self, children: tuple[Node, ...]) -> None:
+        self._set(children=children)
 
     def check(self) -> Check:
         return _joined(all, self.children)
 
 
-@dataclass(frozen=True)
-class Or:
+class Or(Frozen):
+    __slots__ = ("children",)
     children: tuple[Node, ...]
+
+    def __init__(self, children: tuple[Node, ...]) -> None:
+        self._set(children=children)
 
     def check(self) -> Check:
         return _joined(any, self.children)
 
 
-@dataclass(frozen=True)
-class Not:
+class Not(Frozen):
+    __slots__ = ("child",)
     child: Node
+
+    def __init__(self, child: Node) -> None:
+        self._set(child=child)
 
     def check(self) -> Check:
         inner = self.child.check()
@@ -137,13 +152,23 @@ def with_people(node: Node, people: People) -> Node:
 # -- the flat form, exact or as prefilter hints
 
 
-@dataclass
-class FlatFilters:
+class FlatFilters(Slotted):
     """Filters lists by name, and a time range."""
 
-    lists: dict[str, list[str]] = field(default_factory=dict)
-    since: str | None = None
-    until: str | None = None
+    __slots__ = ("lists", "since", "until")
+    lists: dict[str, list[str]]
+    since: str | None
+    until: str | None
+
+    def __init__(
+        self,
+        lists: dict[str, list[str]] | None = None,
+        since: str | None = None,
+        until: str | None = None,
+    ) -> None:
+        self.lists = {} if lists is None else lists
+        self.since = since
+        self.until = until
 
     def filters(self, **kw: Any) -> Filters:
         given: dict[str, Any] = {**self.lists, **kw}
@@ -245,12 +270,17 @@ def _fewest(flat: FlatFilters) -> list[tuple[str, str]]:
     return [(kind, v) for v in flat.lists[kind]]
 
 
-@dataclass(frozen=True)
-class Compiled:
-    """A tree with its compiled exact check: the ``Filters.tree`` of a query."""
+class Compiled(Frozen):
+    """A tree with its compiled exact check: the ``Filters.tree`` of a query (equal
+    when the trees are)."""
 
+    __slots__ = ("check", "node")
+    _uncompared = ("check",)
     node: Node
-    check: Check = field(compare=False)
+    check: Check
+
+    def __init__(self, node: Node, check: Check) -> None:
+        self._set(node=node, check=check)
 
     @classmethod
     def of(cls, node: Node) -> Compiled:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Iterator, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from convo.store.append import StoreFile
@@ -69,7 +68,7 @@ class Store(StoreFile):
         from convo.query.model import Query, build
 
         if isinstance(query, Query):
-            return replace(query, **order) if order else query
+            return query.replace(**order) if order else query
         return build(query or "", tz=self.tz, utc=self.utc, people=self.people, **order)
 
     def parts(self) -> list[Any]:

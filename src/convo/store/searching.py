@@ -23,7 +23,6 @@ rank (only filters), the matches come newest first whatever the mode.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from convo.core import fields
@@ -172,6 +171,6 @@ def by_id(store: Store, free: str, query: Query) -> list[Hit]:
 def _newest(store: Store, query: Query, limit: int) -> Hits:
     """Only filters: the matching messages, newest first."""
     out = Hits()
-    for record in store.query(replace(query, sort="-time", limit=limit)):
+    for record in store.query(query.replace(sort="-time", limit=limit)):
         out.append(Hit(b"", record, 0.0))
     return out

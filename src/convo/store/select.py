@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from convo.core import fields
+from convo.core.slotted import Slotted
 from convo.index.lookup import Reader, Track, read_spans, reader
 from convo.query.matches import Match
 from convo.query.model import Query
@@ -45,8 +45,7 @@ BATCH = 1000
 Batches = Iterator[list[Match]]
 
 
-@dataclass
-class Selection:
+class Selection(Slotted):
     """The matches in batches; ``indexed`` when the index answered; ``plan``: how (the
     ``--explain`` line); ``note``: empty, or why the index that would have answered could
     not; ``skipped``: lines of the store that are not records, which the index passes
@@ -54,13 +53,32 @@ class Selection:
     the exact check the matches went through, None when the index alone decided (an
     exact plan: the scan's machinery is then never imported)."""
 
+    __slots__ = ("batches", "count", "indexed", "note", "plan", "selector", "skipped")
     batches: Batches
-    indexed: bool = False
-    plan: str = ""
-    note: str = ""
-    skipped: int = 0
-    selector: Selector | None = None
-    count: int | None = None  # ``count``: the number, when SQL counted it (no batches)
+    indexed: bool
+    plan: str
+    note: str
+    skipped: int
+    selector: Selector | None
+    count: int | None  # ``count``: the number, when SQL counted it (no batches)
+
+    def __init__(
+        self,
+        batches: Batches,
+        indexed: bool = False,
+        plan: str = "",
+        note: str = "",
+        skipped: int = 0,
+        selector: Selector | None = None,
+        count: int | None = None,
+    ) -> None:
+        self.batches = batches
+        self.indexed = indexed
+        self.plan = plan
+        self.note = note
+        self.skipped = skipped
+        self.selector = selector
+        self.count = count
 
 
 class RawFile:
@@ -82,7 +100,7 @@ def select(
     query: Query,
     parts: Iterable[Any],
     *,
-    store: Path | None = None,
+    store: str | os.PathLike[str] | None = None,
     on_error=None,
     need_record: bool = True,
     track: Track | None = None,
@@ -133,7 +151,7 @@ def _early(query: Query, selector: Selector | None) -> Selector | None:
 
 
 def count(
-    query: Query, parts: Iterable[Any], *, store: Path | None = None, on_error=None,
+    query: Query, parts: Iterable[Any], *, store: str | os.PathLike[str] | None = None, on_error=None,
     track: Track | None = None,
 ) -> tuple[int, Selection]:  # fmt: skip
     """How many records ``select`` would give (counted in SQL when the plan is exact, else
@@ -149,7 +167,11 @@ def count(
 
 
 def _indexed(
-    query: Query, selector: Selector | None, store: Path, track: Track | None, counting: bool
+    query: Query,
+    selector: Selector | None,
+    store: str | os.PathLike[str],
+    track: Track | None,
+    counting: bool,
 ) -> Selection | str:
     """Matches through the index, or why not (a string); ``counting``: an exact plan's
     count, in ``Selection.count``."""

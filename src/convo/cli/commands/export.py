@@ -21,7 +21,8 @@ import typer
 
 from convo.cli.choices import Choices, choice_option
 from convo.cli.llm_options import EXTRACTOR, LLM_MODEL, LLM_TIMEOUT, LLM_URL, llm_settings
-from convo.cli.options import ReadArgs, read_options
+from convo.cli.options import read_options
+from convo.cli.read_args import ReadArgs
 
 JOBS_HELP = (
     "parquet: convert in N processes (default: the CPU count for JSONL inputs over 64 MB; "

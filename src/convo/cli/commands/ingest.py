@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from convo.cli.options import ImportArgs, import_options
+from convo.cli.options import import_options
+from convo.cli.read_args import ImportArgs
 from convo.cli.runtime import (
     Reporter,
     command,

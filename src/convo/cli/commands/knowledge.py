@@ -12,7 +12,8 @@ from __future__ import annotations
 import typer
 
 from convo.cli.llm_options import EXTRACTOR, LLM_MODEL, LLM_TIMEOUT, LLM_URL, llm_settings
-from convo.cli.options import ReadArgs, read_options_for
+from convo.cli.options import read_options_for
+from convo.cli.read_args import ReadArgs
 from convo.cli.runtime import Reporter, command, environment, flush_stdout, outcome
 
 FORMATS = ("table", "jsonl", "json", "csv")

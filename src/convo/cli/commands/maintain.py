@@ -21,7 +21,7 @@ from typing import Any
 
 import typer
 
-from convo.cli.options import ReadArgs
+from convo.cli.read_args import ReadArgs
 from convo.cli.runtime import err
 
 DRY = typer.Option(False, "--dry-run", help="Show what would change; change nothing.")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from convo.cli.options import ReadArgs, read_options_for
+from convo.cli.options import read_options_for
+from convo.cli.read_args import ReadArgs
 from convo.cli.runtime import Reporter, command, environment, flush_stdout, outcome
 
 FORMATS = ("table", "json", "jsonl", "csv")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from convo.cli.options import ReadArgs, read_options
+from convo.cli.options import read_options
 from convo.cli.order_options import OrderArgs, order_options
+from convo.cli.read_args import ReadArgs
 from convo.cli.runtime import Reporter, command, environment, err, flush_stdout, outcome, state
 
 
@@ -82,14 +83,12 @@ def _default_order(order: OrderArgs, *, show: bool, table: bool) -> OrderArgs:
     it). The config file's ``sort`` replaces the last two."""
     if order.sort is not None or order.latest is not None:
         return order
-    from dataclasses import replace
-
     if show:
-        return replace(order, sort="time")
+        return order.replace(sort="time")
     configured = state.get("config_sort")  # the config file's `sort` (cli/config.py)
     if configured:
-        return replace(order, sort=configured)
-    return replace(order, sort="-time") if table else order
+        return order.replace(sort=configured)
+    return order.replace(sort="-time") if table else order
 
 
 def _report(args: ReadArgs, chosen) -> None:

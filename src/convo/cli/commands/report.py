@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import typer
 
-from convo.cli.options import ReadArgs, read_options_for
+from convo.cli.options import read_options_for
+from convo.cli.read_args import ReadArgs
 
 JOBS_HELP = "Count in N processes (default: the CPU count for large JSONL inputs; 1: here)."
 

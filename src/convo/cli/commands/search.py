@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from convo.cli.options import ReadArgs, Spec
+from convo.cli.options import Spec
+from convo.cli.read_args import ReadArgs
 from convo.cli.runtime import err
 
 if TYPE_CHECKING:
@@ -93,11 +94,9 @@ def output_format(env: Any, args: ReadArgs, command: str = "search") -> str:
 
 def unlimited(args: ReadArgs) -> tuple[Any, int]:
     """The filters as a query without a limit, and the limit (``-n``, else 20)."""
-    from dataclasses import replace
-
     query = args.build_query()
     limit = DEFAULT_LIMIT if query.limit is None else query.limit
-    return replace(query, limit=None), limit
+    return query.replace(limit=None), limit
 
 
 def show_hits(env: Any, hits: Any, fmt: str, *, utc: bool) -> None:

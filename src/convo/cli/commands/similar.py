@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import typer
 
-from convo.cli.options import ReadArgs
+from convo.cli.read_args import ReadArgs
 
 
 def similar(*, args: ReadArgs) -> int:

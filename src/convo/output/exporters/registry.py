@@ -30,11 +30,11 @@ module imports nothing heavy, so the command line can name the formats cheaply.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from convo.core.errors import UsageError
 from convo.core.plugins import PluginRegistry
+from convo.core.slotted import Frozen
 
 if TYPE_CHECKING:
     from convo.output.env import Environment
@@ -48,36 +48,64 @@ ENTRY_POINT_GROUP = "convo.exporters"
 BUILTIN_HOOK = "convo.output.exporters.builtin"
 
 
-@dataclass(frozen=True)
-class Exporter:
+class Exporter(Frozen):
     """One output format (see the module docstring)."""
 
+    __slots__ = (
+        "description",
+        "document",
+        "export",
+        "kind",
+        "name",
+        "raw",
+        "stream",
+        "write_dir",
+        "write_parts",
+        "writer",
+    )  # fmt: skip
     name: str
     kind: Literal["view", "agent", "document", "dataset"]
     description: str
-    export: Callable[[Iterable[Any]], Any] | None = None
-    stream: Callable[[Iterable[dict[str, Any]]], Iterator[Any]] | None = None
-    write_dir: Callable[..., int] | None = None
-    write_parts: Callable[..., int | None] | None = None
-    document: Callable[[], Document] | None = None
-    writer: Callable[[Environment, WriteOptions], RecordWriter] | None = None
-    raw: bool = False
+    export: Callable[[Iterable[Any]], Any] | None
+    stream: Callable[[Iterable[dict[str, Any]]], Iterator[Any]] | None
+    write_dir: Callable[..., int] | None
+    write_parts: Callable[..., int | None] | None
+    document: Callable[[], Document] | None
+    writer: Callable[[Environment, WriteOptions], RecordWriter] | None
+    raw: bool
 
-    def __post_init__(self) -> None:
-        if self.document is not None:
-            make = self.document
+    def __init__(
+        self,
+        name: str,
+        kind: Literal["view", "agent", "document", "dataset"],
+        description: str,
+        export: Callable[[Iterable[Any]], Any] | None = None,
+        stream: Callable[[Iterable[dict[str, Any]]], Iterator[Any]] | None = None,
+        write_dir: Callable[..., int] | None = None,
+        write_parts: Callable[..., int | None] | None = None,
+        document: Callable[[], Document] | None = None,
+        writer: Callable[[Environment, WriteOptions], RecordWriter] | None = None,
+        raw: bool = False,
+    ) -> None:
+        if document is not None:
+            make = document
 
-            def stream(records: Iterable[Any]) -> Iterator[str]:
+            def streamed(records: Iterable[Any]) -> Iterator[str]:
                 from convo.output.exporters.documents import pieces
 
                 return pieces(make(), records)
 
             def whole(messages: Iterable[Any]) -> str:
-                return "".join(stream(messages))
+                return "".join(streamed(messages))
 
-            object.__setattr__(self, "stream", self.stream or stream)
-            object.__setattr__(self, "export", self.export or whole)
-            object.__setattr__(self, "writer", self.writer or _document_writer(make))
+            stream = stream or streamed
+            export = export or whole
+            writer = writer or _document_writer(make)
+        self._set(
+            name=name, kind=kind, description=description, export=export, stream=stream,
+            write_dir=write_dir, write_parts=write_parts, document=document, writer=writer,
+            raw=raw,
+        )  # fmt: skip
 
     @property
     def shown(self) -> bool:

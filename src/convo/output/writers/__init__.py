@@ -9,22 +9,31 @@ module is imported when it is made.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import tzinfo
 from typing import TYPE_CHECKING
+
+from convo.core.slotted import Frozen
 
 if TYPE_CHECKING:
     from convo.output.env import Environment
     from convo.output.writers.base import RecordWriter
 
 
-@dataclass(frozen=True)
-class WriteOptions:
+class WriteOptions(Frozen):
     """What a writer may need besides the stream: the zone times are shown in."""
 
-    utc: bool = False
-    zone: tzinfo | None = None  # None: local time (or UTC with ``utc``)
-    columns: tuple[str, ...] | None = None  # the table's (``writers.columns``); None: default
+    __slots__ = ("columns", "utc", "zone")
+    utc: bool
+    zone: tzinfo | None  # None: local time (or UTC with ``utc``)
+    columns: tuple[str, ...] | None  # the table's (``writers.columns``); None: default
+
+    def __init__(
+        self,
+        utc: bool = False,
+        zone: tzinfo | None = None,
+        columns: tuple[str, ...] | None = None,
+    ) -> None:
+        self._set(utc=utc, zone=zone, columns=columns)
 
 
 def make_writer(name: str, env: Environment, options: WriteOptions) -> RecordWriter:
