@@ -42,39 +42,13 @@ from itertools import chain, compress, groupby, repeat
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from convo.analysis.knowledge.stopwords import FILLER, language, named_verb, verbal
+from convo.analysis.knowledge.stopwords import ENGLISH, language, named_verb, verbal
 from convo.analysis.knowledge.stopwords import STOPWORDS as OTHER_STOPWORDS
 from convo.analysis.knowledge.text import split_pieces
 
 MAX_WORDS = 4
 
-_STOPWORD_TEXT = """
-    a about above after again against all almost along already also although always am among an
-    and another any anybody anyone anything anyway anywhere are aren't around as ask asked at away
-    back be became because become been before behind being below best better between both but by
-    can can't cannot could couldn't did didn't do does doesn't doing don't done down during each
-    either else enough etc even ever every everybody everyone everything few first for from
-    further get gets getting give given go goes going gone good got great had hadn't has hasn't
-    have haven't having he he'd he'll he's her here here's hers herself him himself his how how's
-    however i i'd i'll i'm i've if in indeed instead into is isn't it it'd it'll it's its itself
-    just keep kind last least less let let's lets like likely look looks lot lots made make makes
-    many may maybe me might mine more most much must mustn't my myself need needs never new next
-    no nobody none nor not nothing now of off often oh ok okay old on once one ones only onto or
-    other others otherwise our ours ourselves out over own per perhaps please put quite rather
-    re really right said same say says see seem seems seen shall shan't she she'd she'll she's
-    should shouldn't since so some somebody someone something sometimes soon still such sure take
-    tell than thank thanks that that's the their theirs them themselves then there there's these
-    they they'd they'll they're they've thing things think this those though through thus to today
-    together too tomorrow took toward towards try trying two under until up upon us use used using
-    very via want wanted wants was wasn't way we we'd we'll we're we've well went were weren't what
-    what's whatever when when's where where's whether which while who who's whom whose why why's
-    will with within without won't would wouldn't yes yet you you'd you'll you're you've your
-    yours yourself yourselves yeah yep yup nope hey hi hello bye cheers thx ty lol hmm uh um ah
-    gonna gotta wanna kinda sorta actually basically definitely probably totally pretty stuff
-    anyways also cool nice awesome agree agreed guess mean means know knew think thought feel
-    sounds sound fine hope hopefully let's lemme wait still tbh imo fyi btw pm am
-"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split()) | FILLER
+STOPWORDS = ENGLISH
 
 # A word (group 1), or something that breaks a phrase: punctuation, a spaced dash, a line end.
 _SCAN = re.compile(r"([^\W_][\w'’-]*)|[^\w\s'’-]+|\s-+\s|\n")
