@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from convo.core.errors import RecordError
 from convo.core.fields import original
 from convo.core.io import Source
 from convo.core.record import (
@@ -22,10 +23,12 @@ from convo.core.record import (
     ConversationMessageMeta,
     content_id,
 )
-from convo.importers.agents import finish
+from convo.importers.agents import finish, reader
 from convo.importers.agents.frameworks import AGENT_FORMATS, Thread
 from convo.importers.agents.reader import _Reader, read_agent_messages
 from convo.importers.context import ImportContext
+from convo.pipeline.ingest import Finisher
+from convo.store.lines import jsonl_line
 
 text = st.text(alphabet=st.sampled_from(["a", "é", " ", '"', "\\", "\n", "{", "]"]), max_size=6)
 role = st.sampled_from(["user", "assistant", "system", "tool", "developer", "User", "model", 3])
@@ -92,6 +95,54 @@ def test_plain_message_shortcut_equals_its_converter(role, body, fmt, named):
         plain = finish.convert(dict(obj), fmt, thread(), checked_later=True)
     assert fast.serialize() == plain.serialize()
     assert not (fast.extra or {})  # nothing stored twice
+
+
+def _finished(path, fmt: str) -> tuple[list[bytes], list[str], int]:
+    """The document read as ``fmt`` and finished as the ingest pipeline does: the JSONL
+    lines, the warnings and the number rejected."""
+    warnings: list[str] = []
+    rejected: list = []
+    source = Source(path)
+    ctx = ImportContext(source, on_reject=rejected.append, on_warning=warnings.append)
+    finisher = Finisher(fmt, source.name, [])
+    lines = []
+    for msg in read_agent_messages(source, ctx, fmt):
+        try:
+            lines.append(jsonl_line(finisher(msg)))
+        except RecordError as e:
+            lines.append(repr(e).encode())
+    return lines, warnings, len(rejected)
+
+
+plain_message = st.fixed_dictionaries(
+    {"role": st.sampled_from(["user", "assistant", "system", "tool"]), "content": text}
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    msgs=st.lists(st.one_of(plain_message, plain_message, message), max_size=10),
+    conv=st.fixed_dictionaries({}, optional={"id": text, "tools": st.lists(text, max_size=2)}),
+    shape=st.sampled_from(["document", "after", "array", "jsonl"]),
+    fmt=st.sampled_from(AGENT_FORMATS),
+)
+def test_reader_plain_path_equals_the_long_way(tmp_path_factory, msgs, conv, shape, fmt):
+    """``_conversation``'s one-call path for ``{"role", "content": "text"}`` (finish.
+    plain_message) against every message taken through ``_one`` and ``convert``: the
+    same lines once finished, warnings and rejections."""
+    if shape == "document":
+        data = orjson.dumps({**conv, "messages": msgs}, option=orjson.OPT_INDENT_2)
+    elif shape == "after":
+        data = orjson.dumps({"messages": msgs, **conv}, option=orjson.OPT_INDENT_2)
+    elif shape == "array":
+        data = orjson.dumps([{**conv, "messages": msgs}], option=orjson.OPT_INDENT_2)
+    else:
+        data = b"\n".join(orjson.dumps({**conv, "messages": msgs}) for _ in range(2))
+    path = tmp_path_factory.mktemp("doc") / "c.json"
+    path.write_bytes(data)
+    fast = _finished(path, fmt)
+    with mock.patch.object(reader, "plain_message", lambda obj, fmt, thread: None):
+        assert _finished(path, fmt) == fast
 
 
 def _content_id_part_by_part(msg, occurrence=0, *, conversation=None, timestamp=None) -> str:

@@ -191,15 +191,21 @@ def content_id(
     """
     # The hashed bytes: each field followed by \x1f, each chunk by \x1e, encoded and
     # hashed at once (one call each instead of one a part: the same digest).
-    head = (
+    # One f-string, one chunk without a join: content_id is part of every ingested
+    # message's finishing.
+    chunks = msg.text_chunks
+    one = len(chunks) == 1 and type(chunks[0]) is str  # else join: a TypeError as before
+    data = (
         f"{msg.format or ''}\x1f{msg.thread or conversation or ''}\x1f"
         f"{msg.metadata.speaker or ''}\x1f{timestamp or msg.timestamp or EPOCH_STR}\x1f"
-    )
-    chunks = msg.text_chunks
-    body = "\x1e".join(chunks) + "\x1e" if chunks else ""
-    data = (head + body).encode("utf-8", "surrogatepass")
-    digest = hashlib.blake2b(data, digest_size=12).hexdigest()
+        f"{chunks[0] if one else _SEP.join(chunks)}{_SEP if chunks else ''}"
+    ).encode("utf-8", "surrogatepass")
+    digest = _blake2b(data, digest_size=12).hexdigest()
     return f"h:{digest}-{occurrence}" if occurrence else f"h:{digest}"
+
+
+_SEP = "\x1e"
+_blake2b = hashlib.blake2b
 
 
 _NONE_FIELDS = dict.fromkeys(ConversationMessage.__dataclass_fields__)
@@ -272,13 +278,10 @@ def unchecked_message(
     instead of validating twice (the metadata, then the message). ``fields`` are the
     other dataclass fields by name; those left out are None."""
     meta = _new(ConversationMessageMeta)
-    meta.__dict__.update(speaker=speaker, recipients=recipients)
+    meta.__dict__ = {"speaker": speaker, "recipients": recipients}
     msg = _new(ConversationMessage)
-    d = msg.__dict__
-    d.update(_NONE_FIELDS)
-    d.update(fields)
-    d["text_chunks"] = text_chunks
-    d["metadata"] = meta
+    # One dict made and set, not filled by update() calls (the same keys, in order).
+    msg.__dict__ = {**_NONE_FIELDS, **fields, "text_chunks": text_chunks, "metadata": meta}
     return msg
 
 

@@ -100,7 +100,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -114,7 +114,7 @@ from convo.core.jsonstream import JsonArray
 from convo.core.record import ConversationMessage, ConversationMessageMeta
 from convo.importers.agents.blocks import dumps, jsonable
 from convo.importers.agents.classify import classify, is_container
-from convo.importers.agents.finish import convert
+from convo.importers.agents.finish import convert, plain_message
 from convo.importers.agents.frameworks import AGENT_FORMATS, NotMessage, Thread, TooDeep
 from convo.importers.build import ContentIds, file_scope
 from convo.importers.context import ImportContext
@@ -351,7 +351,23 @@ class _Reader:
         system = conv.get("system")
         if system not in (None, "", []):
             yield self._system_prompt(system, thread, f"{prefix}system")
+        yield from self._messages(messages, thread, prefix, base)
+
+    def _messages(
+        self, messages: Iterable[Any], thread: Thread, prefix: str, base: str | None
+    ) -> Iterator[ConversationMessage]:
+        """A conversation's messages; the commonest in one call (``finish.plain_message``)."""
+        name, fmt = f"{self.source.name}#{prefix}msg-", self.fmt
         for k, item in enumerate(messages, 1):
+            msg = plain_message(item, fmt, thread)
+            if msg is not None:
+                msg.source_id = f"{name}{k}"
+                if not self.warned_time:
+                    self._note_time(msg)
+                if msg.thread:
+                    self.ids.assign_local(msg)
+                yield msg
+                continue
             msg = self._one(item, thread, f"{prefix}msg-{k}", f"{base}#msg-{k}" if base else None)
             if msg is not None:
                 yield msg
