@@ -19,6 +19,7 @@ from convo.core.fields import original
 from convo.core.io import Source
 from convo.core.record import (
     EPOCH_STR,
+    TYPED,
     ConversationMessage,
     ConversationMessageMeta,
     content_id,
@@ -143,6 +144,44 @@ def test_reader_plain_path_equals_the_long_way(tmp_path_factory, msgs, conv, sha
     fast = _finished(path, fmt)
     with mock.patch.object(reader, "plain_message", lambda obj, fmt, thread: None):
         assert _finished(path, fmt) == fast
+
+
+def _finish(msg: ConversationMessage, tags: list) -> object:
+    try:
+        return jsonl_line(Finisher("openai", "f.json", tags)(msg))
+    except RecordError as e:
+        return e.what
+
+
+chat_role = st.sampled_from(["user", "assistant", "tool", "system", "User"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    obj=st.fixed_dictionaries({"role": chat_role, "content": st.one_of(text, st.none())}),
+    party=st.one_of(st.none(), text, st.integers(1, 2)),  # a name from the thread's past
+    thread_id=st.one_of(st.none(), text, st.integers(1, 2)),
+    fmt=st.sampled_from([*AGENT_FORMATS, 5]),
+    tags=st.lists(st.one_of(text, st.integers(0, 2)), max_size=2),
+)
+def test_typed_plain_message_equals_a_checked_one(obj, party, thread_id, fmt, tags):
+    """A message ``finish.plain_message`` marks ``TYPED`` skips the ``Finisher``'s type
+    check: it finishes to the line (or the refusal) of the same message checked, and
+    that line is what pydantic's model validates and writes back."""
+
+    def made() -> ConversationMessage | None:
+        thread = Thread(id=thread_id, last={"user": party, "assistant": party})  # type: ignore[arg-type]
+        return finish.plain_message(dict(obj), fmt, thread)  # type: ignore[arg-type]
+
+    fast, plain = made(), made()
+    if fast is None or plain is None:
+        return
+    plain.__dict__.pop(TYPED, None)
+    line = _finish(fast, tags)
+    assert line == _finish(plain, tags)
+    if isinstance(line, bytes):
+        record = orjson.loads(line)
+        assert ConversationMessage.deserialize(record).serialize() == record
 
 
 def _content_id_part_by_part(msg, occurrence=0, *, conversation=None, timestamp=None) -> str:

@@ -268,6 +268,12 @@ def parse_record(data: dict[str, Any], where: str = "") -> ConversationMessage:
 _OPTIONAL_STR = ("timestamp", "source_id", "id", "format", "thread", "reply_to", "role", "subject")
 _new = object.__new__
 
+#: The ``__dict__`` key (not a field) of a message whose builder made every field of an
+#: exact type, checked as it made it (``convo.importers.agents.finish.plain_message``):
+#: the ingest pipeline's ``Finisher`` takes it off and passes ``typed=True`` to
+#: ``check_message``. Nothing else reads it.
+TYPED = "_typed"
+
 
 def unchecked_message(
     text_chunks: list[str], speaker: str | None, recipients: list[str], fields: dict[str, Any]
@@ -282,6 +288,32 @@ def unchecked_message(
     msg = _new(ConversationMessage)
     # One dict made and set, not filled by update() calls (the same keys, in order).
     msg.__dict__ = {**_NONE_FIELDS, **fields, "text_chunks": text_chunks, "metadata": meta}
+    return msg
+
+
+def chat_message(
+    text: str,
+    role: str,
+    recipients: list[str],
+    fmt: str | None,
+    thread: str | None,
+    *,
+    typed: bool = False,
+) -> ConversationMessage:
+    """``unchecked_message`` of the commonest chat message: one chunk, spoken by its
+    ``role``, no time, id, reply or subject, ``extra`` empty; its dict made at once,
+    not merged (the message a chat import makes most). ``typed``: the caller checked
+    every value's type (``TYPED``)."""
+    meta = _new(ConversationMessageMeta)
+    meta.__dict__ = {"speaker": role, "recipients": recipients}
+    msg = _new(ConversationMessage)
+    d = msg.__dict__ = {
+        "text_chunks": [text], "metadata": meta, "tags": [], "timestamp": None,
+        "source_id": None, "id": None, "format": fmt, "thread": thread, "reply_to": None,
+        "role": role, "subject": None, "extra": {},
+    }  # fmt: skip
+    if typed:
+        d[TYPED] = True
     return msg
 
 
@@ -339,13 +371,19 @@ def _check_each_type(msg: ConversationMessage, where: str) -> None:
         raise _type_error(where, "extra: not an object")
 
 
-def check_message(msg: ConversationMessage, where: str = "") -> ConversationMessage:
+def check_message(
+    msg: ConversationMessage, where: str = "", *, typed: bool = False
+) -> ConversationMessage:
     """The rules a message must meet to be stored: the field types, some text, a
     canonical UTC time.
 
     Normalises the timestamp in place (``+02:00`` becomes ``Z``) and returns the message.
+    ``typed``: the types are known to be right (a ``TYPED`` message, see there): not
+    checked again (on 200k plain OpenAI messages, in-process, 3 paired runs on a loaded
+    machine: the check took 0.25-0.43 s of 2.08-2.48 s of CPU).
     """
-    _check_types(msg, where)
+    if not typed:
+        _check_types(msg, where)
     if not msg.text_chunks:
         raise RecordError(
             "textChunks is empty", where=where, hint="a record needs at least one chunk"

@@ -22,7 +22,7 @@ from pathlib import Path, PurePath
 
 from convo.core.errors import InputError, RecordError
 from convo.core.io import Source, StreamError
-from convo.core.record import ConversationMessage, check_message
+from convo.core.record import TYPED, ConversationMessage, check_message
 from convo.core.timestamps import EPOCH_STR
 from convo.core.walk import UNREADABLE, Entry, Walker
 from convo.importers.build import ContentIds
@@ -256,6 +256,8 @@ class Finisher:
         # were a tenth of the finishing of a plain chat message.
         self.count += 1
         d = msg.__dict__
+        # Tags of the options (any value from the library API) would undo ``TYPED``.
+        typed = d.pop(TYPED, False) and not self.tags
         if not d["format"]:
             msg.format = self.fmt
         if not d["timestamp"]:
@@ -265,8 +267,8 @@ class Finisher:
         self.numbered += 1
         sid = msg.source_id = d["source_id"] or fallback_source_id(self.source_name, self.numbered)
         if not d["id"]:
-            msg.id = self.ids.occurrence(self.ids.base(msg))
-        return check_message(msg, sid)
+            self.ids.assign(msg)
+        return check_message(msg, sid, typed=typed)
 
     def refused(self, ctx: ImportContext, error: RecordError, msg: ConversationMessage) -> None:
         """Report a message ``check_message`` refused (numbered, as the store would see it)."""

@@ -123,6 +123,7 @@ __all__ = ["AGENT_FORMATS", "message_from_object", "read_agent_messages"]
 
 DOC_LIMIT = 512 << 20
 _THREAD_KEYS = ("id", "conversation_id", "thread_id", "session_id", "sessionId")
+_Streamed = Callable[[], Generator[Any, None, None]]  # a conversation's messages, read again
 
 
 # -- library API -----------------------------------------------------------------------
@@ -333,30 +334,15 @@ class _Reader:
         prefix: str,
         line: int | None,
         default_thread: str | None,
-        streamed: Callable[[], Generator[Any, None, None]] | None = None,
+        streamed: _Streamed | None = None,
     ) -> Iterator[ConversationMessage]:
-        """One conversation; ``streamed()`` gives its messages when ``conv`` has none."""
-        tid = next((conv[k] for k in _THREAD_KEYS if isinstance(conv.get(k), (str, int))), None)
-        thread = Thread(id=str(tid) if tid is not None else default_thread)
-        rest = {k: v for k, v in conv.items() if k != "messages"}
-        thread.extra = rest or None
-        if streamed:
-            with contextlib.closing(streamed()) as first_pass:
-                thread.prime(first_pass, self.fmt)
-            messages = streamed()
-        else:
-            messages = conv["messages"]
-            thread.prime(messages, self.fmt)
+        """One conversation; ``streamed()`` gives its messages when ``conv`` has none.
+        The commonest message is made in one call (``finish.plain_message``)."""
+        thread, messages = self._thread(conv, default_thread, streamed)
         base = self.ctx.loc(line) if line is not None else None
         system = conv.get("system")
         if system not in (None, "", []):
             yield self._system_prompt(system, thread, f"{prefix}system")
-        yield from self._messages(messages, thread, prefix, base)
-
-    def _messages(
-        self, messages: Iterable[Any], thread: Thread, prefix: str, base: str | None
-    ) -> Iterator[ConversationMessage]:
-        """A conversation's messages; the commonest in one call (``finish.plain_message``)."""
         name, fmt = f"{self.source.name}#{prefix}msg-", self.fmt
         for k, item in enumerate(messages, 1):
             msg = plain_message(item, fmt, thread)
@@ -371,6 +357,20 @@ class _Reader:
             msg = self._one(item, thread, f"{prefix}msg-{k}", f"{base}#msg-{k}" if base else None)
             if msg is not None:
                 yield msg
+
+    def _thread(
+        self, conv: dict[str, Any], default_thread: str | None, streamed: _Streamed | None
+    ) -> tuple[Thread, Iterable[Any]]:
+        """A conversation's ``Thread`` (primed) and its messages."""
+        tid = next((conv[k] for k in _THREAD_KEYS if isinstance(conv.get(k), (str, int))), None)
+        thread = Thread(id=str(tid) if tid is not None else default_thread)
+        thread.extra = {k: v for k, v in conv.items() if k != "messages"} or None
+        if streamed:
+            with contextlib.closing(streamed()) as first_pass:
+                thread.prime(first_pass, self.fmt)
+            return thread, streamed()
+        thread.prime(conv["messages"], self.fmt)
+        return thread, conv["messages"]
 
     def _system_prompt(self, system: Any, thread: Thread, locator: str) -> ConversationMessage:
         msg = convert(
