@@ -475,3 +475,15 @@ def run(h) -> None:
         "(typer, pydantic and the format registry imported) is measured on a "
         "one-message document and taken out in the row that says so."
     )
+    h.note(
+        "OpenAI messages, what is left above the bare loop: the plain `{role, content: "
+        "text}` message is made in one call and marked typed "
+        "(`importers.agents.finish.plain_message`), so finishing does not check its types "
+        "again; the rest is start-up (typer, pydantic and every format module imported "
+        "for detection: the start-up row), the skim of the array (a walk by Python's `re` "
+        "over the whole array: 0.20-0.26 s in-process, 3 runs on a loaded machine on "
+        "2026-12-03, against 0.11-0.18 s for orjson parsing the same elements; no faster "
+        "walk was found: a quote split and bracket reduction took 0.19-0.23 s) and, per "
+        "message, the content hash and its occurrence counter, the record and its "
+        "`serialize()` dict (the stages row)."
+    )
