@@ -13,6 +13,7 @@ import hashlib
 import operator
 from typing import Any
 
+import orjson
 from pydantic import AliasChoices, ConfigDict, Field, ValidationError
 from pydantic.dataclasses import dataclass
 
@@ -140,11 +141,27 @@ class ConversationMessage:
 
     def serialize(self) -> dict[str, Any]:
         """The JSONL record: TypeAgent's keys first, convo's after, empties omitted."""
+        meta = self.metadata  # [*x]: a copy without a call
+        return self._record([*self.text_chunks], [*meta.recipients], [*self.tags])
+
+    def jsonl(self) -> bytes:
+        """``serialize()`` as its JSONL line (with the newline), the lists not copied:
+        orjson only reads them and nothing keeps the dict. What the ingest sinks write
+        (``pipeline.sinks.write_lines``, ``store.lines.jsonl_line``): on 200k one-document
+        OpenAI messages, in-process, 10 alternating pairs on a loaded machine, the whole
+        ingest took 0.95x the CPU of serialize() with its copies (12.61 s against
+        13.23 s). tests/core/test_record_jsonl.py holds it equal to the copying twin."""
         meta = self.metadata
-        record: dict[str, Any] = {  # [*x]: a copy without a call (once per message written)
-            "textChunks": [*self.text_chunks],
-            "metadata": {"speaker": meta.speaker, "listeners": [*meta.recipients]},
-            "tags": [*self.tags],
+        return _dumps(self._record(self.text_chunks, meta.recipients, self.tags), option=_NEWLINE)
+
+    def _record(
+        self, text_chunks: list[str], listeners: list[str], tags: list[str]
+    ) -> dict[str, Any]:
+        meta = self.metadata
+        record: dict[str, Any] = {
+            "textChunks": text_chunks,
+            "metadata": {"speaker": meta.speaker, "listeners": listeners},
+            "tags": tags,
             "timestamp": self.timestamp or EPOCH_STR,
             "source_id": self.source_id,
             "id": self.id or content_id(self),
@@ -166,6 +183,10 @@ class ConversationMessage:
     def deserialize(data: dict[str, Any]) -> ConversationMessage:
         """Load a convo or TypeAgent record (either key spelling)."""
         return _validate(data)
+
+
+_dumps = orjson.dumps
+_NEWLINE = orjson.OPT_APPEND_NEWLINE
 
 
 def _validate(data: dict[str, Any]) -> ConversationMessage:

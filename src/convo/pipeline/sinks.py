@@ -12,8 +12,6 @@ import tempfile
 from collections.abc import Callable, Iterable
 from typing import Any, BinaryIO
 
-import orjson
-
 from convo.core.atomic import atomic_writer
 from convo.core.io import COPY_BYTES
 from convo.core.record import ConversationMessage
@@ -37,12 +35,8 @@ def write_lines(
     size = 0
     try:
         for msg in messages:
-            # ``jsonl_line`` written out (two calls a line fewer)
-            if type(msg) in READY:
-                line = msg.line  # type: ignore[union-attr]
-            else:
-                record = msg.serialize()  # type: ignore[union-attr]
-                line = orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+            # ``jsonl_line`` written out (a call a line fewer)
+            line = msg.line if type(msg) in READY else msg.jsonl()  # type: ignore[union-attr]
             block.append(line)
             size += len(line)
             if size >= WRITE_BYTES:
