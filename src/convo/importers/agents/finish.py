@@ -105,8 +105,9 @@ def plain_message(obj: Any, fmt: str, thread: Thread) -> ConversationMessage | N
     the values that do not come from ``obj`` are of the right types too, so the
     ``Finisher`` does not check them again. With the record's and the Finisher's
     fewer calls, ``convo ingest`` of a 200k-message ``{"messages": [...]}`` file took
-    0.80× the CPU of the commit before (BENCHMARKS.md, chat JSON: 3 alternating rounds
-    on a loaded machine, a median 2.22 s of CPU a run against 3.10 s)
+    0.80-1.01× the CPU of the commit before in two bench runs of 3 alternating rounds
+    on a loaded machine, and 0.88× over 6 more pairs, every one faster (BENCHMARKS.md,
+    chat JSON)
     (tests/importers/test_agents_stream.py holds it equal to ``_one``, and the ``TYPED``
     message's line equal to the checked one's)."""
     if type(obj) is not dict or len(obj) != 2 or thread.extra or fmt == "autogen":
