@@ -148,7 +148,7 @@ class ConversationMessage:
         """``serialize()`` as its JSONL line (with the newline), the lists not copied:
         orjson only reads them and nothing keeps the dict. What the ingest sinks write
         (``pipeline.sinks.write_lines``, ``store.lines.jsonl_line``): on 200k one-document
-        OpenAI messages, in-process, 10 alternating pairs on a loaded machine, the whole
+        OpenAI messages, in-process, 6 alternating pairs on a loaded machine, the whole
         ingest took 0.95x the CPU of serialize() with its copies (12.61 s against
         13.23 s). tests/core/test_record_jsonl.py holds it equal to the copying twin."""
         meta = self.metadata
