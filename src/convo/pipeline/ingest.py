@@ -252,23 +252,13 @@ class Finisher:
         self.ids = ContentIds(source_name)
 
     def __call__(self, msg: ConversationMessage) -> ConversationMessage:
-        # ``prepare`` then ``number``, written out: once a message, and the two calls
-        # were a tenth of the finishing of a plain chat message.
-        self.count += 1
-        d = msg.__dict__
         # Tags of the options (any value from the library API) would undo ``TYPED``.
-        typed = d.pop(TYPED, False) and not self.tags
-        if not d["format"]:
-            msg.format = self.fmt
-        if not d["timestamp"]:
-            msg.timestamp = EPOCH_STR
-        if self.tags:
-            msg.tags = list(dict.fromkeys([*msg.tags, *self.tags]))
-        self.numbered += 1
-        sid = msg.source_id = d["source_id"] or fallback_source_id(self.source_name, self.numbered)
-        if not d["id"]:
-            self.ids.assign(msg)
-        return check_message(msg, sid, typed=typed)
+        typed = msg.__dict__.pop(TYPED, False) and not self.tags
+        self.prepare(msg)
+        base = None if msg.id else self.ids.base(msg)
+        msg.source_id, new_id = self.number(msg.source_id, base)  # RangeFinisher's too
+        msg.id = new_id or msg.id
+        return check_message(msg, msg.source_id, typed=typed)
 
     def refused(self, ctx: ImportContext, error: RecordError, msg: ConversationMessage) -> None:
         """Report a message ``check_message`` refused (numbered, as the store would see it)."""
