@@ -14,18 +14,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from convo.core.errors import RecordError
 from convo.core.fields import original
 from convo.core.io import Source
 from convo.core.record import (
     EPOCH_STR,
+    TYPED,
     ConversationMessage,
     ConversationMessageMeta,
     content_id,
 )
-from convo.importers.agents import finish
+from convo.importers.agents import finish, reader
 from convo.importers.agents.frameworks import AGENT_FORMATS, Thread
 from convo.importers.agents.reader import _Reader, read_agent_messages
 from convo.importers.context import ImportContext
+from convo.pipeline.ingest import Finisher
+from convo.store.lines import jsonl_line
 
 text = st.text(alphabet=st.sampled_from(["a", "é", " ", '"', "\\", "\n", "{", "]"]), max_size=6)
 role = st.sampled_from(["user", "assistant", "system", "tool", "developer", "User", "model", 3])
@@ -92,6 +96,92 @@ def test_plain_message_shortcut_equals_its_converter(role, body, fmt, named):
         plain = finish.convert(dict(obj), fmt, thread(), checked_later=True)
     assert fast.serialize() == plain.serialize()
     assert not (fast.extra or {})  # nothing stored twice
+
+
+def _finished(path, fmt: str) -> tuple[list[bytes], list[str], int]:
+    """The document read as ``fmt`` and finished as the ingest pipeline does: the JSONL
+    lines, the warnings and the number rejected."""
+    warnings: list[str] = []
+    rejected: list = []
+    source = Source(path)
+    ctx = ImportContext(source, on_reject=rejected.append, on_warning=warnings.append)
+    finisher = Finisher(fmt, source.name, [])
+    lines = []
+    for msg in read_agent_messages(source, ctx, fmt):
+        try:
+            lines.append(jsonl_line(finisher(msg)))
+        except RecordError as e:
+            lines.append(repr(e).encode())
+    return lines, warnings, len(rejected)
+
+
+plain_message = st.fixed_dictionaries(
+    {"role": st.sampled_from(["user", "assistant", "system", "tool"]), "content": text}
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    msgs=st.lists(st.one_of(plain_message, plain_message, message), max_size=10),
+    conv=st.fixed_dictionaries({}, optional={"id": text, "tools": st.lists(text, max_size=2)}),
+    shape=st.sampled_from(["document", "after", "array", "jsonl"]),
+    fmt=st.sampled_from(AGENT_FORMATS),
+)
+def test_reader_plain_path_equals_the_long_way(tmp_path_factory, msgs, conv, shape, fmt):
+    """``_conversation``'s one-call path for ``{"role", "content": "text"}`` (finish.
+    plain_message) against every message taken through ``_one`` and ``convert``: the
+    same lines once finished, warnings and rejections."""
+    if shape == "document":
+        data = orjson.dumps({**conv, "messages": msgs}, option=orjson.OPT_INDENT_2)
+    elif shape == "after":
+        data = orjson.dumps({"messages": msgs, **conv}, option=orjson.OPT_INDENT_2)
+    elif shape == "array":
+        data = orjson.dumps([{**conv, "messages": msgs}], option=orjson.OPT_INDENT_2)
+    else:
+        data = b"\n".join(orjson.dumps({**conv, "messages": msgs}) for _ in range(2))
+    path = tmp_path_factory.mktemp("doc") / "c.json"
+    path.write_bytes(data)
+    fast = _finished(path, fmt)
+    with mock.patch.object(reader, "plain_message", lambda obj, fmt, thread: None):
+        assert _finished(path, fmt) == fast
+
+
+def _finish(msg: ConversationMessage, tags: list) -> object:
+    try:
+        return jsonl_line(Finisher("openai", "f.json", tags)(msg))
+    except RecordError as e:
+        return e.what
+
+
+chat_role = st.sampled_from(["user", "assistant", "tool", "system", "User"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    obj=st.fixed_dictionaries({"role": chat_role, "content": st.one_of(text, st.none())}),
+    party=st.one_of(st.none(), text, st.integers(1, 2)),  # a name from the thread's past
+    thread_id=st.one_of(st.none(), text, st.integers(1, 2)),
+    fmt=st.sampled_from([*AGENT_FORMATS, 5]),
+    tags=st.lists(st.one_of(text, st.integers(0, 2)), max_size=2),
+)
+def test_typed_plain_message_equals_a_checked_one(obj, party, thread_id, fmt, tags):
+    """A message ``finish.plain_message`` marks ``TYPED`` skips the ``Finisher``'s type
+    check: it finishes to the line (or the refusal) of the same message checked, and
+    that line is what pydantic's model validates and writes back."""
+
+    def made() -> ConversationMessage | None:
+        thread = Thread(id=thread_id, last={"user": party, "assistant": party})  # type: ignore[arg-type]
+        return finish.plain_message(dict(obj), fmt, thread)  # type: ignore[arg-type]
+
+    fast, plain = made(), made()
+    if fast is None or plain is None:
+        return
+    plain.__dict__.pop(TYPED, None)
+    line = _finish(fast, tags)
+    assert line == _finish(plain, tags)
+    if isinstance(line, bytes):
+        record = orjson.loads(line)
+        assert ConversationMessage.deserialize(record).serialize() == record
 
 
 def _content_id_part_by_part(msg, occurrence=0, *, conversation=None, timestamp=None) -> str:

@@ -116,8 +116,10 @@ class ContentIds:
     def assign(self, msg: ConversationMessage, timestamp: str | None = None) -> str:
         """The message's id; one without gets its content hash (``timestamp`` replaces the
         message's time in the hash)."""
-        if not msg.id:
-            msg.id = self.occurrence(self.base(msg, timestamp))
+        if not msg.id:  # ``occurrence(base(...))`` written out: once a message ingested
+            base = content_id(msg, conversation=self.file, timestamp=timestamp)
+            k = self._seen.next(base)
+            msg.id = f"{base}-{k}" if k else base
         return msg.id
 
     def base(self, msg: ConversationMessage, timestamp: str | None = None) -> str:

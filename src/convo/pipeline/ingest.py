@@ -22,7 +22,7 @@ from pathlib import Path, PurePath
 
 from convo.core.errors import InputError, RecordError
 from convo.core.io import Source, StreamError
-from convo.core.record import ConversationMessage, check_message
+from convo.core.record import TYPED, ConversationMessage, check_message
 from convo.core.timestamps import EPOCH_STR
 from convo.core.walk import UNREADABLE, Entry, Walker
 from convo.importers.build import ContentIds
@@ -252,11 +252,13 @@ class Finisher:
         self.ids = ContentIds(source_name)
 
     def __call__(self, msg: ConversationMessage) -> ConversationMessage:
+        # Tags of the options (any value from the library API) would undo ``TYPED``.
+        typed = msg.__dict__.pop(TYPED, False) and not self.tags
         self.prepare(msg)
         base = None if msg.id else self.ids.base(msg)
-        msg.source_id, new_id = self.number(msg.source_id, base)
+        msg.source_id, new_id = self.number(msg.source_id, base)  # RangeFinisher's too
         msg.id = new_id or msg.id
-        return check_message(msg, msg.source_id)
+        return check_message(msg, msg.source_id, typed=typed)
 
     def refused(self, ctx: ImportContext, error: RecordError, msg: ConversationMessage) -> None:
         """Report a message ``check_message`` refused (numbered, as the store would see it)."""

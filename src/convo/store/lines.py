@@ -14,8 +14,6 @@ from typing import Any
 
 import orjson
 
-from convo.core.jsonl import dumps
-
 
 class ReadyLine:
     """One finished, checked message as its JSONL line (with its newline)."""
@@ -53,4 +51,4 @@ def jsonl_line(msg: Any) -> bytes:
     """The JSONL line(s) of a message, a ``ReadyLine`` or a ``ReadyBlock`` (with newlines)."""
     if type(msg) in READY:
         return msg.line
-    return dumps(msg.serialize())
+    return msg.jsonl()

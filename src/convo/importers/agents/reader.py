@@ -100,7 +100,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -114,7 +114,7 @@ from convo.core.jsonstream import JsonArray
 from convo.core.record import ConversationMessage, ConversationMessageMeta
 from convo.importers.agents.blocks import dumps, jsonable
 from convo.importers.agents.classify import classify, is_container
-from convo.importers.agents.finish import convert
+from convo.importers.agents.finish import convert, plain_message
 from convo.importers.agents.frameworks import AGENT_FORMATS, NotMessage, Thread, TooDeep
 from convo.importers.build import ContentIds, file_scope
 from convo.importers.context import ImportContext
@@ -123,6 +123,7 @@ __all__ = ["AGENT_FORMATS", "message_from_object", "read_agent_messages"]
 
 DOC_LIMIT = 512 << 20
 _THREAD_KEYS = ("id", "conversation_id", "thread_id", "session_id", "sessionId")
+_Streamed = Callable[[], Generator[Any, None, None]]  # a conversation's messages, read again
 
 
 # -- library API -----------------------------------------------------------------------
@@ -333,28 +334,43 @@ class _Reader:
         prefix: str,
         line: int | None,
         default_thread: str | None,
-        streamed: Callable[[], Generator[Any, None, None]] | None = None,
+        streamed: _Streamed | None = None,
     ) -> Iterator[ConversationMessage]:
-        """One conversation; ``streamed()`` gives its messages when ``conv`` has none."""
-        tid = next((conv[k] for k in _THREAD_KEYS if isinstance(conv.get(k), (str, int))), None)
-        thread = Thread(id=str(tid) if tid is not None else default_thread)
-        rest = {k: v for k, v in conv.items() if k != "messages"}
-        thread.extra = rest or None
-        if streamed:
-            with contextlib.closing(streamed()) as first_pass:
-                thread.prime(first_pass, self.fmt)
-            messages = streamed()
-        else:
-            messages = conv["messages"]
-            thread.prime(messages, self.fmt)
+        """One conversation; ``streamed()`` gives its messages when ``conv`` has none.
+        The commonest message is made in one call (``finish.plain_message``)."""
+        thread, messages = self._thread(conv, default_thread, streamed)
         base = self.ctx.loc(line) if line is not None else None
         system = conv.get("system")
         if system not in (None, "", []):
             yield self._system_prompt(system, thread, f"{prefix}system")
+        name, fmt = f"{self.source.name}#{prefix}msg-", self.fmt
         for k, item in enumerate(messages, 1):
+            msg = plain_message(item, fmt, thread)
+            if msg is not None:
+                msg.source_id = f"{name}{k}"
+                if not self.warned_time:
+                    self._note_time(msg)
+                if msg.thread:
+                    self.ids.assign_local(msg)
+                yield msg
+                continue
             msg = self._one(item, thread, f"{prefix}msg-{k}", f"{base}#msg-{k}" if base else None)
             if msg is not None:
                 yield msg
+
+    def _thread(
+        self, conv: dict[str, Any], default_thread: str | None, streamed: _Streamed | None
+    ) -> tuple[Thread, Iterable[Any]]:
+        """A conversation's ``Thread`` (primed) and its messages."""
+        tid = next((conv[k] for k in _THREAD_KEYS if isinstance(conv.get(k), (str, int))), None)
+        thread = Thread(id=str(tid) if tid is not None else default_thread)
+        thread.extra = {k: v for k, v in conv.items() if k != "messages"} or None
+        if streamed:
+            with contextlib.closing(streamed()) as first_pass:
+                thread.prime(first_pass, self.fmt)
+            return thread, streamed()
+        thread.prime(conv["messages"], self.fmt)
+        return thread, conv["messages"]
 
     def _system_prompt(self, system: Any, thread: Thread, locator: str) -> ConversationMessage:
         msg = convert(
