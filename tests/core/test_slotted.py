@@ -8,8 +8,7 @@ import pickle
 
 import pytest
 
-from convo.cli.order_options import OrderArgs
-from convo.cli.read_args import ImportArgs, ReadArgs
+from convo.cli.read_args import ImportArgs, OrderArgs, ReadArgs
 from convo.core.slotted import Frozen, Slotted
 from convo.index.state import Status, SyncResult
 from convo.output.writers import WriteOptions

@@ -1,6 +1,6 @@
 """The order group of ``list``, ``query`` and ``show`` (``--sort``, ``--latest``,
 ``--count``): its options, declared once as ``cli.options.Spec`` like every other group,
-and the ``OrderArgs`` they make."""
+and the ``OrderArgs`` (``cli/read_args.py``) they make."""
 
 from __future__ import annotations
 
@@ -8,21 +8,7 @@ from typing import Any
 
 from convo.cli.choices import Choices
 from convo.cli.options import S, Spec, with_params
-from convo.core.slotted import Slotted
-
-
-class OrderArgs(Slotted):
-    """The order group (``--sort``, ``--latest``, ``--count``) of list, query and show."""
-
-    __slots__ = ("count", "latest", "sort")
-    sort: str | None
-    latest: int | None
-    count: bool
-
-    def __init__(self, sort: str | None = None, latest: int | None = None, count: bool = False):
-        self.sort = sort
-        self.latest = latest
-        self.count = count
+from convo.cli.read_args import OrderArgs
 
 
 def order_options(func):

@@ -1,5 +1,6 @@
-"""The argument objects of the option groups: ``ImportArgs`` (how named files are read)
-and ``ReadArgs`` (the read options as given, and the ``Query`` they build). The options
+"""The argument objects of the option groups: ``ImportArgs`` (how named files are read),
+``ReadArgs`` (the read options as given, and the ``Query`` they build) and ``OrderArgs``
+(``--sort``, ``--latest``, ``--count``). The options
 themselves, and how typer and ``cli/fast.py`` fill these, are ``cli/options.py``'s.
 Plain classes (``core.slotted``), not dataclasses: a read imports no ``dataclasses``.
 """
@@ -7,12 +8,9 @@ Plain classes (``core.slotted``), not dataclasses: a read imports no ``dataclass
 from __future__ import annotations
 
 from datetime import tzinfo
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from convo.core.slotted import Slotted
-
-if TYPE_CHECKING:
-    from convo.cli.order_options import OrderArgs
 
 
 def zone_of(name: str | None, *, default: tzinfo | None = None) -> tzinfo | None:
@@ -20,6 +18,21 @@ def zone_of(name: str | None, *, default: tzinfo | None = None) -> tzinfo | None
     from convo.query.model import zone_of as parse_zone
 
     return parse_zone(name, default=default)
+
+
+class OrderArgs(Slotted):
+    """The order group (``--sort``, ``--latest``, ``--count``) of list, query and show
+    (its options: ``cli/order_options.py``)."""
+
+    __slots__ = ("count", "latest", "sort")
+    sort: str | None
+    latest: int | None
+    count: bool
+
+    def __init__(self, sort: str | None = None, latest: int | None = None, count: bool = False):
+        self.sort = sort
+        self.latest = latest
+        self.count = count
 
 
 class ImportArgs(Slotted):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from convo.cli.options import read_options
-from convo.cli.order_options import OrderArgs, order_options
-from convo.cli.read_args import ReadArgs
+from convo.cli.order_options import order_options
+from convo.cli.read_args import OrderArgs, ReadArgs
 from convo.cli.runtime import Reporter, command, environment, err, flush_stdout, outcome, state
 
 
