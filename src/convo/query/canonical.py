@@ -77,11 +77,17 @@ from convo.query.rawkeys import (
     string_at,
     strings,
 )  # fmt: skip
-from convo.query.rawtext import TextWord, text_layout_of
+from convo.query.rawtext import (
+    CHUNKS_NAME,
+    TEXT_KEY,
+    TEXT_LAYOUTS,
+    TextLayout,
+    TextWord,
+    text_layout_of,
+)
 from convo.query.rawtext import layout as text_lines
 
-RECORD_START = b'{"textChunks":['
-CHUNKS_NAME = b'"textChunks"'
+RECORD_START = TEXT_KEY  # convo's own record line opens so
 _STAMP = rb'"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"'
 TIME_RX = re.compile(rb',"timestamp":' + _STAMP)
 SPACED_TIME_RX = re.compile(rb', "timestamp": ' + _STAMP)  # Python's json.dumps
@@ -109,13 +115,20 @@ class Layout(NamedTuple):
     tail: re.Pattern[bytes]
 
 
-_PY_CHUNKS = b'"text_chunks"'
-LAYOUTS = (
-    Layout(RECORD_START, CHUNKS_NAME, None, TIME_RX, TIME_TAIL),  # convo (orjson)
-    Layout(b'{"text_chunks": [', _PY_CHUNKS, CHUNKS_NAME, SPACED_TIME_RX, SPACED_TIME_TAIL),
-    Layout(b'{"textChunks": [', CHUNKS_NAME, None, SPACED_TIME_RX, SPACED_TIME_TAIL),
-    Layout(b'{"text_chunks":[', _PY_CHUNKS, CHUNKS_NAME, TIME_RX, TIME_TAIL),
-)
+def _layout(text: TextLayout) -> Layout:
+    """The ``Layout`` of the writer ``text`` describes (its key and separators)."""
+    spaced = text.comma != b","
+    return Layout(
+        text.key,
+        text.name,
+        None if text.name == CHUNKS_NAME else CHUNKS_NAME,
+        SPACED_TIME_RX if spaced else TIME_RX,
+        SPACED_TIME_TAIL if spaced else TIME_TAIL,
+    )
+
+
+# convo's own (orjson) first, then the other spellings and Python's json.dumps separators.
+LAYOUTS = tuple(_layout(text) for text in TEXT_LAYOUTS)
 
 
 def layout_of(buf: bytes, s: int = 0) -> Layout | None:

@@ -57,8 +57,11 @@ class TextLayout(NamedTuple):
     follows the array (``end``: the metadata key), the subject key and the end of
     metadata, with that writer's separators; ``names``: the keys (lower case) that must
     not follow the array (a second text array, or ``textChunks``, which wins over
-    ``text_chunks``: ``core.fields.is_record``)."""
+    ``text_chunks``: ``core.fields.is_record``); ``name``: the array's key as a JSON
+    string (``"textChunks"`` or ``"text_chunks"``). ``canonical.LAYOUTS`` is made from
+    these, so the writers' layouts are listed once."""
 
+    name: bytes
     key: bytes
     end: bytes
     names: tuple[bytes, ...]
@@ -72,6 +75,7 @@ def _text_layout(name: bytes, comma: bytes, colon: bytes) -> TextLayout:
     key = b"{" + name + colon + b"["
     names = (name.lower(), _LOW_CHUNKS_NAME) if name != CHUNKS_NAME else (_LOW_CHUNKS_NAME,)
     return TextLayout(
+        name=name,
         key=key,
         end=b"]" + comma + b'"metadata"' + colon + b"{",
         names=names,
