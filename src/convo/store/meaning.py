@@ -11,7 +11,7 @@ many closer messages lie outside it, and every hit satisfies the filters.
 ``hybrid`` fuses three lists, each ``DEPTH`` deep (``convo.embed.fusion.hybrid``): the
 *exact* list (a message whose id is a token of the text, then those holding every
 token: an error string, a version, a Message-ID), the *loose* list (any content word,
-by BM25) and the nearest in meaning. Fusion keeps a hit that only one list has, and the
+by BM25; only its best ``fusion.LOOSE_DEPTH`` count) and the nearest in meaning. Fusion keeps a hit that only one list has, and the
 exact list weighs double, so an exact token the vectors do not rank still comes first.
 Each hit says why it matched: ``keyword``, ``meaning`` or ``both``.
 
