@@ -119,7 +119,9 @@ def main(argv: list[str] | None = None) -> int:
         scores, questions, store = evaluate_corpus(Path(tmp), embedder, corpus, rounds)
         if args.show:
             evaluate._show(store, questions, embedder, args.k)
-    print(f"{embedder.model_name}: {len(questions)} held-out questions (rounds {rounds}) over {corpus}")
+    print(
+        f"{embedder.model_name}: {len(questions)} held-out questions (rounds {rounds}) over {corpus}"
+    )
     print(evaluate.table(scores, args.k))
     return 0
 
