@@ -21,8 +21,8 @@ outscored the message the vectors put first by a clear margin. Over the real cor
 held-out questions (``tests/corpus/retrieval_questions.json``) that was most of what
 hybrid lost against meaning alone on paraphrases; cutting the any-word list to its head
 raised hybrid recall@10 there from 0.76 to 0.83 (paraphrases 0.57 to 0.68) and left
-convo's own set (``benchmarks/retrieval/``) as it was (0.91, paraphrases 0.76), where
-depths of 20 and 50 both cost paraphrases (docs/search.md has the measurements).
+convo's own set (``benchmarks/retrieval/``) as it was (0.91, paraphrases 0.76), where a
+depth of 20 cost paraphrases (0.70; docs/search.md has the measurements).
 
 Each hit says why it matched: ``keyword``, ``meaning`` or ``both``.
 """
