@@ -17,12 +17,12 @@ though no message holds the whole question.
 The any-word list counts only its best ``LOOSE_DEPTH`` hits. Reciprocal rank fusion
 credits a message for every list it is in, however low: a message that one of a
 question's common words puts 30th in the any-word list, and that the vectors put 20th,
-outscored the message the vectors put first by a clear margin. Over the real corpus's
-held-out questions (``tests/corpus/retrieval_questions.json``) that was most of what
-hybrid lost against meaning alone on paraphrases; cutting the any-word list to its head
-raised hybrid recall@10 there from 0.76 to 0.83 (paraphrases 0.57 to 0.68) and left
-convo's own set (``benchmarks/retrieval/``) as it was (0.91, paraphrases 0.76), where a
-depth of 20 cost paraphrases (0.70; docs/search.md has the measurements).
+outscored the message the vectors put first by a clear margin. Over round 1 of the real
+corpus's held-out questions (``tests/corpus/retrieval_questions.json``) that was most
+of what hybrid lost against meaning alone on paraphrases; cutting the any-word list to
+its head raised hybrid recall@10 there from 0.76 to 0.83 (paraphrases 0.57 to 0.68)
+and left convo's own set (``benchmarks/retrieval/``) as it was (0.91, paraphrases
+0.76), where a depth of 20 cost paraphrases (0.70; docs/search.md has the measurements).
 
 Each hit says why it matched: ``keyword``, ``meaning`` or ``both``.
 """
