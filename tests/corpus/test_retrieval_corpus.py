@@ -35,6 +35,16 @@ def test_the_question_file_is_well_formed():
     for q in questions:
         assert q["question"].strip() and q["answers"], q["id"]
         assert all("#" in a or ":" in a for a in q["answers"]), q["id"]  # FILE#KEY
+        assert q["round"] in (1, 2), q["id"]
+
+
+def test_an_answer_key_no_message_has_is_one_clear_error():
+    import heldout
+
+    q = {"id": "x", "kind": "exact", "question": "q", "answers": ["mbox/a.mbox#msg-9"], "round": 1}
+    assert heldout.resolved([q], {"mbox/a.mbox#msg-9": "<id>"})[0]["answers"] == ["<id>"]
+    with pytest.raises(KeyError, match=re.escape("mbox/a.mbox#msg-9")):
+        heldout.resolved([q], {})
 
 
 @pytest.fixture(scope="module")
