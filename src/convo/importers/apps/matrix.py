@@ -28,7 +28,7 @@ Decisions:
 Memory is flat with the room's length: the two maps a later event may need (MXID ->
 display name; event id -> speaker, for a reply's listener) are
 ``convo.core.spillmap.SpillMap``s, the keys set last in memory and older ones in a
-temporary table (``tests/importers/test_app_memory.py``).
+temporary table (``tests/importers/test_lookup_memory.py``).
 
 Ids and their scope (docs/ids.md): event ids are unique everywhere (``$hash``, or
 ``$x:server`` in old rooms): ``matrix:<event_id>``, no scope.

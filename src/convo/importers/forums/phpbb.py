@@ -12,7 +12,7 @@ plain text.
 Memory is flat with the dataset: what the posts look up (user id -> name, topic id ->
 title and first post, the first post met of each topic) is kept in
 ``convo.core.spillmap.SpillMap``s, the keys set last in memory and older ones in a
-temporary table (``tests/importers/test_forum_memory.py``).
+temporary table (``tests/importers/test_lookup_memory.py``).
 
 Ids and their scope (docs/ids.md): post and topic ids are numbered per board, so an id
 names its board: ``phpbb:<board>:<post id>``, threads ``phpbb:<board>:topic-<topic
