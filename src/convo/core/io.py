@@ -66,6 +66,15 @@ def special_kind(mode: int) -> str | None:
     return _SPECIAL.get(stat.S_IFMT(mode))
 
 
+def _not_written(stream: BinaryIO, where: str) -> None:
+    """``guard.refuse_written``, the stream closed when it refuses."""
+    try:
+        guard.refuse_written(stream.fileno(), where)
+    except BaseException:
+        stream.close()
+        raise
+
+
 def _refuse_device(path: str | os.PathLike[str], where: str) -> bool:
     """Raise for a device or socket (they never end, or cannot be read); True for a FIFO."""
     try:
@@ -95,6 +104,7 @@ def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
         _refuse_device(path, name)
         try:
             stream = open(path, "rb")  # noqa: SIM115 - returned to the caller
+            _not_written(stream, name)
             guard.protect(path, guard.INPUT, fd=stream.fileno())
         except FileNotFoundError:
             raise InputError("no such file", where=name, hint="check the path") from None
@@ -286,6 +296,7 @@ class Source:
             raw = open(self.path, "rb")  # noqa: SIM115 - returned to the caller
         except OSError as e:
             raise InputError(f"cannot read ({e.strerror})", where=self.name) from None
+        _not_written(raw, self.name)
         guard.protect(self.path, guard.INPUT, fd=raw.fileno())
         return raw
 
