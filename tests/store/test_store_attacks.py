@@ -18,6 +18,7 @@ import pytest
 from convo import Store
 from convo.cli.app import app
 from convo.core.errors import InputError
+from convo.store import append as store_append
 
 index_search = importlib.import_module(
     "convo.index.search"
@@ -70,3 +71,26 @@ def test_searching_an_unreadable_store_is_one_located_error(tmp_path, monkeypatc
     assert r.exit_code == 2, r.output
     assert "permission denied" in r.output and "internal error" not in r.output
     assert "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("change", ["tag", "compact", "remove"])
+def test_a_rewrite_that_cannot_open_the_store_says_nothing_was_changed(
+    tmp_path, monkeypatch, change
+):
+    """It said "nothing was appended" (the append's words) for a tag or a compact."""
+    store = Store(tmp_path / "s.jsonl")
+    store.path.write_bytes(_line(1))
+    real_open = os.open
+
+    def refused(path, flags, *args, **kwargs):
+        if str(path) == str(store.real) and flags & os.O_RDWR:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(store_append.os, "open", refused)
+    calls = {"tag": lambda: store.tag("from:A", add=["x"]), "compact": store.compact,
+             "remove": lambda: store.remove("from:A")}  # fmt: skip
+    with pytest.raises(InputError) as e:
+        calls[change]()
+    assert "nothing was changed" in str(e.value) and "appended" not in str(e.value)
+    assert store.path.read_bytes() == _line(1)
