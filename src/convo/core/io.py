@@ -92,10 +92,11 @@ def strip_bom(data: bytes) -> bytes:
     return data[3:] if data.startswith(BOM) else data
 
 
-def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
+def open_binary(path: str | os.PathLike[str], *, snapshot: bool = False) -> BinaryIO:
     """Open a file (``-`` = stdin) for reading bytes; ``.gz`` is decompressed by content.
 
     Devices are refused (``/dev/zero`` never ends); a FIFO named here is read as given.
+    ``snapshot``: read what the file holds when it is opened (``jsonl.committed_end``).
     """
     name = str(path)
     if name == "-":
@@ -117,7 +118,7 @@ def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
     if head == GZIP_MAGIC:
         return inflate(stream, "stdin" if name == "-" else name)
     if name != "-":
-        end = committed_end(stream, path)
+        end = committed_end(stream, path, snapshot=snapshot)
         if end is not None:
             return io.BufferedReader(_Upto(stream, end))
     return stream
