@@ -66,6 +66,12 @@ HOSTILE = [
     BASE + b',"tim\\u0065stamp":"1990-01-01T00:00:00Z"}',
     BASE + b',"t\\u0065xtChunks":["calm"]}',
     BASE + b',"subj\\u0065ct":"budget"}',
+    # metadata's speaker key spaced or escaped, another object's after it: the speaker
+    # is metadata's (the raw speaker check must not read the other one)
+    b'{"textChunks":["x"],"metadata":{"speaker" :"Quinn Smith","listeners":[]},"tags":[],'
+    b'"extra":{"speaker":"Bob"}}',
+    b'{"textChunks":["x"],"metadata":{"sp\\u0065aker":"Quinn Smith","listeners":[]},'
+    b'"tags":[],"extra":{"speaker":"Bob"}}',
 ]
 FILTERS = [
     {"speakers": ["quinn"]},
@@ -177,6 +183,8 @@ PY_HOSTILE = [
             b', "text_chunks": "calm"}',
             b', "x": {"timestamp": "1990-01-01T00:00:00Z"}}', b', "x": "}"}', b"}",
             b', "metadata": {"speaker": "Bob"}}', b', "tags": ["calm"]}',
+            b', "x": {"speaker": "Bob"}}', b', "x": {"speaker":"Bob"}}',
+            b', "x": {"speaker" : "Quinn"}}', b', "x": ["speaker", "Quinn"]}',
         )
     ),
     _py(BASE).replace(b'"text_chunks": [', b'"text_chunks": 7, "x": ['),
@@ -231,6 +239,8 @@ def _line(draw) -> bytes:
         record["subject"] = draw(st.sampled_from(["Re: budget", "hello", "", "BUDGET\u1e97"]))
     if draw(st.booleans()):
         record["extra"] = {"timestamp": "1999-01-01T00:00:00Z", "subject": "budget"}
+        if draw(st.booleans()):  # a speaker key that is not metadata's
+            record["extra"]["speaker"] = draw(st.sampled_from(_SPEAKERS))
     if draw(st.integers(0, 5)) == 0:  # text of another shape: nested, not strings, absent
         record["textChunks"] = draw(st.sampled_from(_CHUNKS))
     style = draw(st.sampled_from(STYLES))
