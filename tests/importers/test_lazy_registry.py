@@ -121,10 +121,10 @@ _BODIES = st.sampled_from(
 
 
 @settings(max_examples=60, deadline=None)
-@given(start=_STARTS, body=_BODIES, cut=st.integers(0, 40), gz=st.booleans())
-def test_gates_are_necessary_on_generated_heads(tmp_path_factory, start, body, cut, gz):
+@given(start=_STARTS, body=_BODIES, cut=st.integers(0, 40), txt=st.booleans())
+def test_gates_are_necessary_on_generated_heads(tmp_path_factory, start, body, cut, txt):
     text = start + body[: len(body) - cut] if cut < len(body) else start
-    path = tmp_path_factory.mktemp("h") / ("x.txt" if gz else "x.json")
+    path = tmp_path_factory.mktemp("h") / ("x.txt" if txt else "x.json")
     path.write_bytes(text.encode("utf-8"))
     source = Source(path)
     assert _unsound(source, _EAGER, _DECLARED) == []
