@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import cached_property
 from typing import Any, BinaryIO
 
 import orjson
@@ -77,23 +78,42 @@ def _paired(depth: int) -> bytes:
 
 SHALLOW = 10  # the deepest element the element and run regexes take at once
 SKIM_DEPTH = 5  # the deepest container a skip steps over in one match
-_PLAIN = re.compile(_paired(SKIM_DEPTH), re.S)
 
-# An array element (a chat message, a conversation: an object with some levels of
-# objects and arrays) with the separator after it, in one match; deeper elements, and
-# ones that run past the buffer, take the bracket loop.
-_ELEMENT = re.compile(rb"(" + _nested(SHALLOW) + rb")[ \t\r\n]*+([,\]])[ \t\r\n]*+", re.S)
+
+class _Patterns:
+    """The nested patterns, each compiled on first use: together 5-6 ms of compiling
+    (measured in-process, ``re.purge()`` before each), paid only by a command that
+    walks such a document, not by every command that imports this module (detection,
+    a JSONL ingest). After the first use each is a plain attribute."""
+
+    @cached_property
+    def plain(self) -> re.Pattern[bytes]:
+        # What a skipped value may hold, nested at most SKIM_DEPTH deep.
+        return re.compile(_paired(SKIM_DEPTH), re.S)
+
+    @cached_property
+    def element(self) -> re.Pattern[bytes]:
+        # An array element (a chat message, a conversation: an object with some levels
+        # of objects and arrays) with the separator after it, in one match; deeper
+        # elements, and ones that run past the buffer, take the bracket loop.
+        return re.compile(rb"(" + _nested(SHALLOW) + rb")[ \t\r\n]*+([,\]])[ \t\r\n]*+", re.S)
+
+    @cached_property
+    def run(self) -> re.Pattern[bytes]:
+        # A run of such elements separated by commas, with the separator after the last.
+        return re.compile(
+            rb"("
+            + _nested(SHALLOW)
+            + rb"(?:[ \t\r\n]*+,[ \t\r\n]*+"
+            + _nested(SHALLOW)
+            + rb")*+)[ \t\r\n]*+([,\]])[ \t\r\n]*+",
+            re.S,
+        )
+
+
+_RE = _Patterns()
 # What follows an object that another object follows in an array: a comma, the brace.
 _NEXT_OBJECT = re.compile(rb"[ \t\r\n]*+,[ \t\r\n]*+\{")
-# A run of such elements separated by commas, with the separator after the last.
-_RUN = re.compile(
-    rb"("
-    + _nested(SHALLOW)
-    + rb"(?:[ \t\r\n]*+,[ \t\r\n]*+"
-    + _nested(SHALLOW)
-    + rb")*+)[ \t\r\n]*+([,\]])[ \t\r\n]*+",
-    re.S,
-)
 
 _QUOTE, _LBRACK, _RBRACK, _LBRACE, _RBRACE = b'"[]{}'
 _COMMA, _COLON = b",:"
@@ -219,7 +239,7 @@ class _Scanner:
         stack = [_CLOSER[buf[self.pos]]]  # opened here: the pattern skips inner ones
         self.pos += 1
         while True:
-            p = _PLAIN.match(buf, self.pos).end()  # type: ignore[union-attr]
+            p = _RE.plain.match(buf, self.pos).end()  # type: ignore[union-attr]
             if p >= len(buf):
                 self.pos = p
                 if not self.fill():
@@ -369,7 +389,7 @@ class JsonArray:
                     if sc.buf[sc.pos] == _RBRACK:
                         raise sc.error("trailing comma")
                     continue
-            whole = _ELEMENT.match(sc.buf, sc.pos)
+            whole = _RE.element.match(sc.buf, sc.pos)
             if whole is not None and whole.end() < len(sc.buf):  # the common element, at once
                 line = sc.line_at(sc.pos)
                 start = sc.base + sc.pos
@@ -398,7 +418,7 @@ class JsonArray:
         (the scanner moved past it); None to take one element the long way.
 
         The run ends at the last ``}`` of the buffer that is followed by ``,`` and ``{``
-        (objects, the common element), else where ``_RUN`` (shallow elements) ends. A
+        (objects, the common element), else where ``_RE.run`` (shallow elements) ends. A
         cut that is not between two elements leaves ``[`` + run + ``]`` unbalanced or
         inside a string, so orjson refuses it: a run orjson reads is whole elements."""
         sc = self._sc
@@ -406,9 +426,9 @@ class JsonArray:
             for cut in self._cuts():
                 if (values := self._parsed(cut)) is not None:
                     return values, self._past_separator(cut)
-        run = _RUN.match(sc.buf, sc.pos)
+        run = _RE.run.match(sc.buf, sc.pos)
         while run is not None and run.end() == len(sc.buf) and sc.fill():
-            run = _RUN.match(sc.buf, sc.pos)  # what follows the run was not read yet
+            run = _RE.run.match(sc.buf, sc.pos)  # what follows the run was not read yet
         if run is None or run.end() >= len(sc.buf):
             return None
         values = self._parsed(run.end(1))

@@ -32,7 +32,7 @@ __all__ = [
     "format_timestamp_utc",
 ]
 
-_CONFIG = ConfigDict(populate_by_name=True, extra="ignore")
+_CONFIG = ConfigDict(populate_by_name=True, extra="ignore", defer_build=True)
 
 
 @dataclass(config=_CONFIG)
