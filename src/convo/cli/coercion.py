@@ -110,18 +110,19 @@ class Plain:
         if kind == "bool":
             return value if t is bool else _SLOW  # typer passes bools through
         if kind == "parse":
-            if t is not str:
-                return _SLOW
-            try:
-                return self.parser(value)
-            except (ValueError, AssertionError):
-                return _SLOW  # pydantic words these errors: typer's path reports them
+            return self._parsed(value) if t is str else _SLOW
         if kind == "strs":
             ok = t in (tuple, list) and all(type(v) is str for v in value)
             return list(value) if ok else _SLOW
         if t is int:  # kind "int"
             return value
         return int(value) if t is str and _INT.fullmatch(value) else _SLOW
+
+    def _parsed(self, value: str) -> Any:
+        try:
+            return self.parser(value)
+        except (ValueError, AssertionError):
+            return _SLOW  # pydantic words these errors: typer's path reports them
 
 
 def install(params: list[Any], func: Callable[..., Any] | None = None) -> None:

@@ -22,7 +22,7 @@ Decisions:
   ``__iter__`` locates them. On 200k small chat messages (28 MB) it took 0.30 s of CPU,
   as much as ``orjson.loads`` of the whole file (0.28 s, 170 MB) and a third of one
   call an element (0.9 s).
-- Skipped values step over whole containers up to ``SKIM_DEPTH`` levels in one regex
+- Skipped values step over whole containers up to ``jsonpatterns.SKIM_DEPTH`` levels in one regex
   match (pairs of brackets checked), not one bracket at a time: a skim of those 28 MB
   took 0.27 s of CPU instead of 0.45 s.
 
@@ -36,82 +36,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import cached_property
 from typing import Any, BinaryIO
 
 import orjson
 
 from convo.core.errors import InputError
+from convo.core.jsonpatterns import Patterns
 
 BLOCK = 1 << 20
 
 _WS = re.compile(rb"[ \t\r\n]*+")
-_STRING = rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
 # The inside of a string, up to its closing quote (or the end of the buffer).
 _STR_BODY = re.compile(rb'[^"\\]*+(?:\\.[^"\\]*+)*+', re.S)
 # A number, true, false or null (checked by orjson when kept).
 _SCALAR = re.compile(rb'[^ \t\r\n,:\[\]{}"]*+')
 
-
-def _nested(depth: int) -> bytes:
-    """A pattern for one whole container nested at most ``depth`` deep, strings skipped
-    whole. Bracket kinds are not paired (``[1}`` matches): it serves only elements that
-    orjson then parses, which refuses them. Every repeat is possessive and its branches
-    start with distinct bytes, so a match is linear in the bytes it covers."""
-    plain = rb'[^"\[\]{}]++|"[^"\\]*+(?:\\.[^"\\]*+)*+"'
-    inner = rb"(?:" + plain + rb")*+"
-    for _ in range(depth - 1):
-        inner = rb"(?:" + plain + rb"|[\[{]" + inner + rb"[\]}])*+"
-    return rb"[\[{]" + inner + rb"[\]}]"
-
-
-def _paired(depth: int) -> bytes:
-    """Plain bytes, whole strings and whole containers nested at most ``depth`` deep with
-    their brackets paired (``[1}`` stops the match): what a skipped value may hold, up
-    to the next bracket that is not part of such a container or an unclosed string."""
-    plain = rb'[^"\[\]{}]++|' + _STRING
-    inner = rb"(?:" + plain + rb")*+"
-    for _ in range(depth):
-        inner = rb"(?:" + plain + rb"|\[" + inner + rb"\]|\{" + inner + rb"\})*+"
-    return inner
-
-
-SHALLOW = 10  # the deepest element the element and run regexes take at once
-SKIM_DEPTH = 5  # the deepest container a skip steps over in one match
-
-
-class _Patterns:
-    """The nested patterns, each compiled on first use: together 5-6 ms of compiling
-    (measured in-process, ``re.purge()`` before each), paid only by a command that
-    walks such a document, not by every command that imports this module (detection,
-    a JSONL ingest). After the first use each is a plain attribute."""
-
-    @cached_property
-    def plain(self) -> re.Pattern[bytes]:
-        # What a skipped value may hold, nested at most SKIM_DEPTH deep.
-        return re.compile(_paired(SKIM_DEPTH), re.S)
-
-    @cached_property
-    def element(self) -> re.Pattern[bytes]:
-        # An array element (a chat message, a conversation: an object with some levels
-        # of objects and arrays) with the separator after it, in one match; deeper
-        # elements, and ones that run past the buffer, take the bracket loop.
-        return re.compile(rb"(" + _nested(SHALLOW) + rb")[ \t\r\n]*+([,\]])[ \t\r\n]*+", re.S)
-
-    @cached_property
-    def run(self) -> re.Pattern[bytes]:
-        # A run of such elements separated by commas, with the separator after the last.
-        return re.compile(
-            rb"("
-            + _nested(SHALLOW)
-            + rb"(?:[ \t\r\n]*+,[ \t\r\n]*+"
-            + _nested(SHALLOW)
-            + rb")*+)[ \t\r\n]*+([,\]])[ \t\r\n]*+",
-            re.S,
-        )
-
-
-_RE = _Patterns()
+_RE = Patterns()
 # What follows an object that another object follows in an array: a comma, the brace.
 _NEXT_OBJECT = re.compile(rb"[ \t\r\n]*+,[ \t\r\n]*+\{")
 

@@ -97,16 +97,21 @@ class Gate:
     named: bool = False
 
     def admits(self, head: Head, patterns: tuple[str, ...]) -> bool:
+        return self._shape_admits(head, patterns) and self._text_admits(head)
+
+    def _shape_admits(self, head: Head, patterns: tuple[str, ...]) -> bool:
+        """``opens``, ``magic`` and ``named``: the head's first bytes and the file's name."""
         if self.opens and not (
             _among(head.first(), self.opens) or _among(head.first_byte(), self.opens)
         ):
             return False
         if self.magic and not head.raw.startswith(self.magic):
             return False
-        if self.named:
-            name = head.source.match_name
-            if not any(fnmatch.fnmatch(name, p) for p in patterns):
-                return False
+        name = head.source.match_name if self.named else ""
+        return not self.named or any(fnmatch.fnmatch(name, p) for p in patterns)
+
+    def _text_admits(self, head: Head) -> bool:
+        """``words``, ``pattern`` and ``raw``: what the head holds."""
         if self.words and not any(w in head.text for w in self.words):
             return False
         if self.pattern and _compiled(self.pattern).search(head.text) is None:
