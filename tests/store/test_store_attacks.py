@@ -115,4 +115,30 @@ def test_a_reader_never_takes_an_append_begun_after_it_opened_for_a_torn_line(tm
         seen += sum(len(b) for b in batches)
     assert errors == []
     assert seen == n  # the store as it was when the scan opened it
-    assert store.count() == n + 1  # a read begun now has the new whole line
+    with pytest.warns(RuntimeWarning, match="1 line"):  # the half line, said once
+        assert store.count() == n + 1  # a read begun now has the new whole line
+
+
+def test_a_library_read_says_once_which_lines_were_skipped(tmp_path):
+    """Nothing lost silently, from Python too: ``Store.query`` and ``count`` skip a line
+    that is not a record and say so in one RuntimeWarning when the read ends (count and
+    the first line's place), not one warning a line."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(_line(1) + b"{not json\n" + _line(2) + b"[1]\n" + _line(3) + b'{"torn')
+    store = Store(path)
+    with pytest.warns(RuntimeWarning) as said:
+        ids = [r["id"] for r in store.query()]
+    assert ids == ["id-1", "id-2", "id-3"]
+    assert len(said) == 1
+    text = str(said[0].message)
+    assert "3 line(s) of" in text and "are not records" in text and ":2" in text and "convo validate" in text
+    with pytest.warns(RuntimeWarning, match="3 line"):
+        assert store.count() == 3
+
+
+def test_a_whole_store_reads_without_a_warning(tmp_path, recwarn):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(_line(1) + _line(2))
+    assert [r["id"] for r in Store(path).query("from:A")] == ["id-1", "id-2"]
+    assert Store(path).count() == 2
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]

@@ -37,6 +37,30 @@ if TYPE_CHECKING:
     from convo.store.select import Selection
 
 
+class _Skipped:
+    """The lines of a library read that are not records: counted, the first kept, said
+    once at the end (Python's warnings: a library does not print)."""
+
+    def __init__(self, path: Any):
+        self.path, self.n, self.first = path, 0, ""
+
+    def __call__(self, error: Exception, line: Any) -> None:
+        self.n += 1
+        self.first = self.first or str(error)
+
+    def warn(self) -> None:
+        if self.n:
+            import warnings
+
+            warnings.warn(
+                f"{self.n} line(s) of {self.path} are not records and were skipped "
+                f"(the first: {self.first}); `convo validate` lists them, `convo compact` sets "
+                "them aside",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+
+
 class Store(StoreFile):
     """The store at ``path`` (``--store``, else ``$CONVO_STORE``, else the XDG default).
 
@@ -91,16 +115,23 @@ class Store(StoreFile):
 
     def query(self, query: Query | str | None = None, **order: Any) -> Iterator[dict[str, Any]]:
         """The records ``query`` selects (``order``: ``limit``, ``reverse``, ``sort``,
-        ``latest``)."""
-        for batch in self.select(self.query_of(query, **order)).batches:
+        ``latest``). Lines of the store that are not records (a torn last line, a
+        hand-edited line) are skipped and, once the read ends, said in one
+        ``RuntimeWarning`` with their count and the first one's place, as the command
+        line says them; ``select(on_error=...)`` sees each."""
+        skipped = _Skipped(self.path)
+        for batch in self.select(self.query_of(query, **order), on_error=skipped).batches:
             for m in batch:
                 yield m.record
+        skipped.warn()
 
     def count(self, query: Query | str | None = None) -> int:
-        """How many records ``query`` selects."""
+        """How many records ``query`` selects (lines that are not records: as ``query``)."""
         from convo.store.select import count
 
-        n, _ = count(self.query_of(query), self.parts(), store=self._indexable())
+        skipped = _Skipped(self.path)
+        n, _ = count(self.query_of(query), self.parts(), store=self._indexable(), on_error=skipped)
+        skipped.warn()
         return n
 
     def get(self, message_id: str) -> dict[str, Any] | None:
