@@ -131,7 +131,12 @@ def test_a_library_read_says_once_which_lines_were_skipped(tmp_path):
     assert ids == ["id-1", "id-2", "id-3"]
     assert len(said) == 1
     text = str(said[0].message)
-    assert "3 line(s) of" in text and "are not records" in text and ":2" in text and "convo validate" in text
+    assert (
+        "3 line(s) of" in text
+        and "are not records" in text
+        and ":2" in text
+        and "convo validate" in text
+    )
     with pytest.warns(RuntimeWarning, match="3 line"):
         assert store.count() == 3
 
