@@ -135,13 +135,14 @@ class WordLlamaEmbedder:
 
     def _encode(self, texts: Sequence[str]) -> list[list[int]]:
         """Each text's token ids: a few texts by ``convo.embed.bpe`` (a search's query,
-        without the library's 0.2 s of start-up), many by the ``tokenizers`` library
-        (faster per text, on every core); the same ids either way."""
+        without the library's 0.2 s of start-up; its tables read from the user's cache,
+        ``convo.embed.bpe_table``), many by the ``tokenizers`` library (faster per text,
+        on every core); the same ids either way."""
         if len(texts) < FEW:
             if self._plain is False:
-                from convo.embed import bpe
+                from convo.embed import bpe_table
 
-                self._plain = bpe.load(self._folder / TOKENIZER)
+                self._plain = bpe_table.load(self._folder / TOKENIZER)
             if self._plain is not None:
                 return [self._plain.encode(t) for t in texts]
         if self._library is None:

@@ -1,0 +1,173 @@
+"""The default model's tokenizer compiled once into a lookup file in the user's cache,
+so a search reads its query's tokens without parsing the tokenizer's JSON.
+
+``convo.embed.bpe`` reads a ``tokenizers`` JSON file (1.8 MB: 32,000 tokens, 61,249
+merges) into dicts on every search: 12 to 23 ms of a fresh search's CPU, on the thread
+whose work is a hybrid search's longest (docs/search.md). Kept as Python objects
+(``marshal``, ``pickle``) the tables cost as much to load, since loading them makes
+their 93,000 strings. This file holds them as two hash tables of UTF-8 bytes
+(``Table``) that a lookup reads in place: loading it is one read and a few
+``memoryview`` casts (under 2 ms), and a query's few hundred lookups cost about a
+microsecond each. The ids are ``bpe.Tokenizer``'s own: the same tokenizer, its
+vocabulary and merge ranks looked up here (``tests/embed/test_bpe_table.py`` checks
+the ids against the JSON tokenizer's on random texts).
+
+The file: ``$XDG_CACHE_HOME/convo/tokenizers/`` (else ``~/.cache/convo/...``), named
+for the source file's path, holding the source's size and modification time (as
+Python's own ``.pyc`` cache is keyed) with its CRC-32, this format's version and the
+machine's byte order; any difference, or a file that does not load, and it is made
+again from the JSON and replaced atomically (a temporary file renamed over it). A
+cache that cannot be written (a read-only home) is not an error: the tokenizer is then
+the JSON one, as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import os
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+from zlib import crc32
+
+from convo.embed import bpe
+
+VERSION = 1
+MAGIC = "convo-bpe-table"
+EMPTY = 0xFFFFFFFF  # a free slot
+
+
+class Table(Mapping[str, int]):
+    """A read-only ``str -> int`` map over bytes: the keys' UTF-8 end to end (``keys``),
+    where each starts (``starts``, one more than the keys), each value (``values``) and
+    an open-addressed table of key numbers (``slots``, a power of two, linear probing
+    from the CRC-32 of the key's bytes)."""
+
+    def __init__(self, keys: bytes, starts: bytes, values: bytes, slots: bytes) -> None:
+        self._keys = keys
+        self._starts = memoryview(starts).cast("I")
+        self._values = memoryview(values).cast("i")
+        self._slots = memoryview(slots).cast("I")
+        self._mask = len(self._slots) - 1
+
+    @classmethod
+    def parts(cls, items: Mapping[str, int]) -> tuple[bytes, bytes, bytes, bytes]:
+        """What ``Table(*parts)`` is made from, for ``items``."""
+        from array import array
+
+        encoded = [k.encode("utf-8", "surrogatepass") for k in items]
+        starts = array("I", [0])
+        for k in encoded:
+            starts.append(starts[-1] + len(k))
+        size = 1 << max(4, (2 * len(encoded)).bit_length())  # at most half full
+        slots = array("I", [EMPTY]) * size
+        mask = size - 1
+        for n, k in enumerate(encoded):
+            i = crc32(k) & mask
+            while slots[i] != EMPTY:
+                i = (i + 1) & mask
+            slots[i] = n
+        values = array("i", items.values())
+        return b"".join(encoded), starts.tobytes(), values.tobytes(), slots.tobytes()
+
+    def _find(self, key: str) -> int:
+        """The key's number, or -1."""
+        if type(key) is not str:
+            return -1
+        b = key.encode("utf-8", "surrogatepass")
+        slots, starts, keys, mask = self._slots, self._starts, self._keys, self._mask
+        i = crc32(b) & mask
+        while True:
+            n = slots[i]
+            if n == EMPTY:
+                return -1
+            if keys[starts[n] : starts[n + 1]] == b:
+                return n
+            i = (i + 1) & mask
+
+    def __contains__(self, key: object) -> bool:
+        return self._find(key) >= 0  # type: ignore[arg-type]
+
+    def __getitem__(self, key: str) -> int:
+        n = self._find(key)
+        if n < 0:
+            raise KeyError(key)
+        return self._values[n]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        n = self._find(key)
+        return default if n < 0 else self._values[n]
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __iter__(self) -> Iterator[str]:
+        starts, keys = self._starts, self._keys
+        for n in range(len(self._values)):
+            yield keys[starts[n] : starts[n + 1]].decode("utf-8", "surrogatepass")
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "convo" / "tokenizers"
+
+
+def cache_file(source: Path) -> Path:
+    """Where ``source``'s table is kept: named for its file and the CRC-32 of its path."""
+    where = os.fspath(source.resolve()).encode("utf-8", "surrogateescape")
+    return cache_dir() / f"{source.stem}-{crc32(where):08x}.bpe"
+
+
+def _key(source: Path) -> tuple[Any, ...]:
+    st = os.stat(source)
+    return (MAGIC, VERSION, sys.byteorder, st.st_size, st.st_mtime_ns)
+
+
+def load(source: Path) -> bpe.Tokenizer | None:
+    """The tokenizer of the ``tokenizers`` JSON file ``source`` (None when it is not of
+    ``convo.embed.bpe``'s shape), from its table when the table is current, else read
+    from the JSON, its table written for the next time."""
+    key = _key(source)
+    cached = cache_file(source)
+    try:
+        return _read(cached, key)
+    except (OSError, ValueError, EOFError, TypeError, KeyError, IndexError):
+        pass  # none yet, stale, or not whole: made again below
+    content = source.read_bytes()
+    import orjson
+
+    plain = bpe.from_config(orjson.loads(content))
+    if plain is not None:
+        # A cache that cannot be written: the JSON tokenizer serves.
+        with contextlib.suppress(OSError):
+            _write(cached, (*key, crc32(content)), plain)
+    return plain
+
+
+def _read(cached: Path, key: tuple[Any, ...]) -> bpe.Tokenizer:
+    head, fields, vocab, ranks = marshal.loads(cached.read_bytes())
+    if tuple(head[: len(key)]) != key:
+        raise ValueError("stale")
+    specials, unk, fuse_unk, byte_fallback, longest = fields
+    return bpe.Tokenizer(
+        Table(*vocab), [], specials, unk, fuse_unk, byte_fallback,
+        ranks=Table(*ranks), longest=longest,
+    )  # fmt: skip
+
+
+def _write(cached: Path, head: tuple[Any, ...], tok: bpe.Tokenizer) -> None:
+    """The table of ``tok``, written to a temporary file beside ``cached`` and renamed
+    over it (a reader sees the old file or the new one, whole)."""
+    fields = (tok.specials, tok.unk, tok.fuse_unk, tok.byte_fallback, tok.longest)
+    data = marshal.dumps((head, fields, Table.parts(tok.vocab), Table.parts(tok.ranks)))
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    tmp = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, cached)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
