@@ -180,3 +180,20 @@ def test_a_query_with_a_current_table_parses_no_json(default_model, monkeypatch,
     model = WordLlamaEmbedder()
     assert model.embed_query(text) == expected
     assert isinstance(model._plain.vocab, bpe_table.Table)
+
+
+def test_an_embed_run_leaves_the_table_made(tmp_path, monkeypatch):
+    """So the first search after `convo embed` does not make it."""
+    pytest.importorskip("wordllama")
+    from convo.embed.build import embed_store
+    from convo.embed.wordllama import TOKENIZER, package_folder
+
+    from .conftest import record, write_store
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    store = tmp_path / "s.jsonl"
+    # more texts than the plain tokenizer takes: embedded by the tokenizers library
+    write_store(store, [record(f"m{i}", f"message number {i}") for i in range(80)])
+    assert not bpe_table.cache_file(package_folder() / TOKENIZER).exists()
+    embed_store(store, "wordllama")
+    assert bpe_table.cache_file(package_folder() / TOKENIZER).exists()
