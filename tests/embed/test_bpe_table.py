@@ -115,6 +115,30 @@ def test_a_damaged_table_is_made_again(small, damage):
     assert cached.read_bytes() == data
 
 
+def test_another_users_table_is_not_read(small, monkeypatch):
+    bpe_table.load(small)
+    assert isinstance(bpe_table.load(small).vocab, bpe_table.Table)  # type: ignore[union-attr]
+    monkeypatch.setattr(os, "getuid", lambda: os.stat(small).st_uid + 1)
+    assert isinstance(bpe_table.load(small).vocab, dict)  # type: ignore[union-attr]
+
+
+def test_a_lookup_ends_in_a_full_table():
+    """Slots all taken (a changed file): a missing key is missing, not a endless probe."""
+    keys, starts, values, slots, probes = bpe_table.Table.parts({"a": 1, "b": 2})
+    full = bytes(slots).replace(b"\xff\xff\xff\xff", (0).to_bytes(4, "little"))
+    table = bpe_table.Table(keys, starts, values, full, probes)
+    assert "zz" not in table and table.get("zz") is None
+
+
+@pytest.mark.parametrize("cut", ["keys", "starts", "slots"])
+def test_parts_of_the_wrong_size_are_refused(cut):
+    keys, starts, values, slots, probes = bpe_table.Table.parts({"a": 1, "bc": 2})
+    parts = {"keys": keys, "starts": starts, "values": values, "slots": slots}
+    parts[cut] = parts[cut][:-4]
+    with pytest.raises(ValueError):
+        bpe_table.Table(*parts.values(), probes)
+
+
 def test_an_unwritable_cache_is_no_error(small, tmp_path, monkeypatch):
     blocked = tmp_path / "file"
     blocked.write_text("a file where the cache folder would be")

@@ -34,7 +34,7 @@ from zlib import crc32
 
 from convo.embed import bpe
 
-VERSION = 1
+VERSION = 2
 MAGIC = "convo-bpe-table"
 EMPTY = 0xFFFFFFFF  # a free slot
 
@@ -43,17 +43,28 @@ class Table(Mapping[str, int]):
     """A read-only ``str -> int`` map over bytes: the keys' UTF-8 end to end (``keys``),
     where each starts (``starts``, one more than the keys), each value (``values``) and
     an open-addressed table of key numbers (``slots``, a power of two, linear probing
-    from the CRC-32 of the key's bytes)."""
+    from the CRC-32 of the key's bytes; no key lies more than ``probes`` slots past its
+    own, so a lookup ends however the file was changed). Parts of the wrong sizes are a
+    ``ValueError``."""
 
-    def __init__(self, keys: bytes, starts: bytes, values: bytes, slots: bytes) -> None:
+    def __init__(self, keys: bytes, starts: bytes, values: bytes, slots: bytes, probes: int):
         self._keys = keys
         self._starts = memoryview(starts).cast("I")
         self._values = memoryview(values).cast("i")
         self._slots = memoryview(slots).cast("I")
         self._mask = len(self._slots) - 1
+        self._probes = range(probes + 1)
+        n = len(self._values)
+        if (
+            len(self._starts) != n + 1
+            or self._starts[n] != len(keys)
+            or len(self._slots) < 2 * n
+            or len(self._slots) & self._mask
+        ):
+            raise ValueError("a table of the wrong shape")
 
     @classmethod
-    def parts(cls, items: Mapping[str, int]) -> tuple[bytes, bytes, bytes, bytes]:
+    def parts(cls, items: Mapping[str, int]) -> tuple[bytes, bytes, bytes, bytes, int]:
         """What ``Table(*parts)`` is made from, for ``items``."""
         from array import array
 
@@ -64,13 +75,17 @@ class Table(Mapping[str, int]):
         size = 1 << max(4, (2 * len(encoded)).bit_length())  # at most half full
         slots = array("I", [EMPTY]) * size
         mask = size - 1
+        probes = 0
         for n, k in enumerate(encoded):
             i = crc32(k) & mask
+            run = 0
             while slots[i] != EMPTY:
                 i = (i + 1) & mask
+                run += 1
             slots[i] = n
+            probes = max(probes, run)
         values = array("i", items.values())
-        return b"".join(encoded), starts.tobytes(), values.tobytes(), slots.tobytes()
+        return b"".join(encoded), starts.tobytes(), values.tobytes(), slots.tobytes(), probes
 
     def _find(self, key: str) -> int:
         """The key's number, or -1."""
@@ -79,13 +94,14 @@ class Table(Mapping[str, int]):
         b = key.encode("utf-8", "surrogatepass")
         slots, starts, keys, mask = self._slots, self._starts, self._keys, self._mask
         i = crc32(b) & mask
-        while True:
+        for _ in self._probes:
             n = slots[i]
             if n == EMPTY:
                 return -1
             if keys[starts[n] : starts[n + 1]] == b:
                 return n
             i = (i + 1) & mask
+        return -1
 
     def __contains__(self, key: object) -> bool:
         return self._find(key) >= 0  # type: ignore[arg-type]
@@ -147,7 +163,13 @@ def load(source: Path) -> bpe.Tokenizer | None:
 
 
 def _read(cached: Path, key: tuple[Any, ...]) -> bpe.Tokenizer:
-    head, fields, vocab, ranks = marshal.loads(cached.read_bytes())
+    """The table's tokenizer; an error when it is not current or not whole, or another
+    user's (``marshal`` is not for data another user could have written)."""
+    with open(cached, "rb") as f:
+        if hasattr(os, "getuid") and os.fstat(f.fileno()).st_uid != os.getuid():
+            raise ValueError("another user's file")
+        data = f.read()
+    head, fields, vocab, ranks = marshal.loads(data)
     if tuple(head[: len(key)]) != key:
         raise ValueError("stale")
     specials, unk, fuse_unk, byte_fallback, longest = fields
