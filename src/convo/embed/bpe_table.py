@@ -6,9 +6,9 @@ merges) into dicts on every search: 12 to 23 ms of a fresh search's CPU, on the 
 whose work is a hybrid search's longest (docs/search.md). Kept as Python objects
 (``marshal``, ``pickle``) the tables cost as much to load, since loading them makes
 their 93,000 strings. This file holds them as two hash tables of UTF-8 bytes
-(``Table``) that a lookup reads in place: loading it is one read and a few
-``memoryview`` casts (under 2 ms), and a query's few hundred lookups cost about a
-microsecond each. The ids are ``bpe.Tokenizer``'s own: the same tokenizer, its
+(``Table``) that a lookup reads in place from the memory-mapped file: loading it is
+a small header and a few ``memoryview`` casts (well under a millisecond), and a
+query's few hundred lookups cost about a microsecond each. The ids are ``bpe.Tokenizer``'s own: the same tokenizer, its
 vocabulary and merge ranks looked up here (``tests/embed/test_bpe_table.py`` checks
 the ids against the JSON tokenizer's on random texts).
 
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import marshal
+import mmap
 import os
 import sys
 from collections.abc import Iterator, Mapping
@@ -34,9 +35,10 @@ from zlib import crc32
 
 from convo.embed import bpe
 
-VERSION = 2
+VERSION = 3
 MAGIC = "convo-bpe-table"
 EMPTY = 0xFFFFFFFF  # a free slot
+Buffer = bytes | memoryview
 
 
 class Table(Mapping[str, int]):
@@ -47,8 +49,8 @@ class Table(Mapping[str, int]):
     own, so a lookup ends however the file was changed). Parts of the wrong sizes are a
     ``ValueError``."""
 
-    def __init__(self, keys: bytes, starts: bytes, values: bytes, slots: bytes, probes: int):
-        self._keys = keys
+    def __init__(self, keys: Buffer, starts: Buffer, values: Buffer, slots: Buffer, probes: int):
+        self._keys = memoryview(keys)
         self._starts = memoryview(starts).cast("I")
         self._values = memoryview(values).cast("i")
         self._slots = memoryview(slots).cast("I")
@@ -122,7 +124,7 @@ class Table(Mapping[str, int]):
     def __iter__(self) -> Iterator[str]:
         starts, keys = self._starts, self._keys
         for n in range(len(self._values)):
-            yield keys[starts[n] : starts[n + 1]].decode("utf-8", "surrogatepass")
+            yield bytes(keys[starts[n] : starts[n + 1]]).decode("utf-8", "surrogatepass")
 
 
 def cache_dir() -> Path:
@@ -163,32 +165,61 @@ def load(source: Path) -> bpe.Tokenizer | None:
 
 
 def _read(cached: Path, key: tuple[Any, ...]) -> bpe.Tokenizer:
-    """The table's tokenizer; an error when it is not current or not whole, or another
-    user's (``marshal`` is not for data another user could have written)."""
+    """The table's tokenizer, its parts read in place from the memory-mapped file (a
+    copy of 2 MB costs a search more in page faults than the rest of the load); an
+    error when it is not current or not whole, or another user's (``marshal`` is not
+    for data another user could have written)."""
     with open(cached, "rb") as f:
         if hasattr(os, "getuid") and os.fstat(f.fileno()).st_uid != os.getuid():
             raise ValueError("another user's file")
-        data = f.read()
-    head, fields, vocab, ranks = marshal.loads(data)
+        m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    size = int.from_bytes(m[:8], "little")
+    head, fields, layout = marshal.loads(m[8 : 8 + size])
     if tuple(head[: len(key)]) != key:
         raise ValueError("stale")
+    view = memoryview(m)
+    vocab, ranks = (_table(view, spans, probes) for spans, probes in layout)
     specials, unk, fuse_unk, byte_fallback, longest = fields
     return bpe.Tokenizer(
-        Table(*vocab), [], specials, unk, fuse_unk, byte_fallback,
-        ranks=Table(*ranks), longest=longest,
-    )  # fmt: skip
+        vocab, [], specials, unk, fuse_unk, byte_fallback, ranks=ranks, longest=longest
+    )
+
+
+def _table(view: memoryview, spans: list[tuple[int, int]], probes: int) -> Table:
+    keys, starts, values, slots = (view[at : at + n] for at, n in spans)
+    return Table(keys, starts, values, slots, probes)
 
 
 def _write(cached: Path, head: tuple[Any, ...], tok: bpe.Tokenizer) -> None:
     """The table of ``tok``, written to a temporary file beside ``cached`` and renamed
     over it (a reader sees the old file or the new one, whole)."""
     fields = (tok.specials, tok.unk, tok.fuse_unk, tok.byte_fallback, tok.longest)
-    data = marshal.dumps((head, fields, Table.parts(tok.vocab), Table.parts(tok.ranks)))
+    tables = [Table.parts(tok.vocab), Table.parts(tok.ranks)]
+    # The file: the header's size (8 bytes), the header (marshal: the key, the
+    # tokenizer's fields and where each table's parts lie), then the parts, 8-aligned.
+    layout: list[tuple[list[tuple[int, int]], int]] = []
+    at = 0
+    for *parts, probes in tables:
+        spans = []
+        for part in parts:
+            spans.append((at, len(part)))
+            at += -(-len(part) // 8) * 8
+        layout.append((spans, probes))
+    start = 0
+    while True:  # the parts after the header, which says where they are
+        placed = [([(a + start, n) for a, n in spans], probes) for spans, probes in layout]
+        header = marshal.dumps((head, fields, placed))
+        if 8 + len(header) <= start:
+            break
+        start = -(-(8 + len(header)) // 8) * 8
     cached.parent.mkdir(parents=True, exist_ok=True)
     tmp = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as f:
-            f.write(data)
+            f.write(len(header).to_bytes(8, "little") + header)
+            for (*parts, _), (spans, _) in zip(tables, placed, strict=True):
+                for part, (offset, _) in zip(parts, spans, strict=True):
+                    f.write(bytes(offset - f.tell()) + part)
         os.replace(tmp, cached)
     finally:
         if tmp.exists():
