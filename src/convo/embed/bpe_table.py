@@ -2,23 +2,23 @@
 so a search reads its query's tokens without parsing the tokenizer's JSON.
 
 ``convo.embed.bpe`` reads a ``tokenizers`` JSON file (1.8 MB: 32,000 tokens, 61,249
-merges) into dicts on every search: 12 to 23 ms of a fresh search's CPU, on the thread
-whose work is a hybrid search's longest (docs/search.md). Kept as Python objects
-(``marshal``, ``pickle``) the tables cost as much to load, since loading them makes
-their 93,000 strings. This file holds them as two hash tables of UTF-8 bytes
-(``Table``) that a lookup reads in place from the memory-mapped file: loading it is
-a small header and a few ``memoryview`` casts (well under a millisecond), and a
-query's few hundred lookups cost about a microsecond each. The ids are ``bpe.Tokenizer``'s own: the same tokenizer, its
+merges) into dicts: 12 to 23 ms of every fresh search's CPU, on the thread whose work
+is a hybrid search's longest (docs/search.md). Kept as Python objects (``marshal``,
+``pickle``) the tables cost as much to load, since loading them makes their 93,000
+strings. This file holds them as two hash tables of UTF-8 bytes (``Table``) that a
+lookup reads in place from the memory-mapped file: loading it is a small header and a
+few ``memoryview`` casts, and a query's few hundred lookups cost about a microsecond
+each (0.4 ms in all). The ids are ``bpe.Tokenizer``'s own: the same algorithm, its
 vocabulary and merge ranks looked up here (``tests/embed/test_bpe_table.py`` checks
 the ids against the JSON tokenizer's on random texts).
 
 The file: ``$XDG_CACHE_HOME/convo/tokenizers/`` (else ``~/.cache/convo/...``), named
-for the source file's path, holding the source's size and modification time (as
-Python's own ``.pyc`` cache is keyed) with its CRC-32, this format's version and the
-machine's byte order; any difference, or a file that does not load, and it is made
-again from the JSON and replaced atomically (a temporary file renamed over it). A
-cache that cannot be written (a read-only home) is not an error: the tokenizer is then
-the JSON one, as before.
+for the source file's path and keyed by the source's size and modification time (as
+Python's own ``.pyc`` files are), this format's version and the machine's byte order
+(the source's CRC-32 is recorded beside them). Any difference, or a file that does not
+load or is another user's, and it is made again from the JSON and replaced atomically
+(a temporary file renamed over it). A cache that cannot be written (a read-only home)
+is not an error: the tokenizer is then the JSON one, as before.
 """
 
 from __future__ import annotations
