@@ -2,7 +2,7 @@
 so a search reads its query's tokens without parsing the tokenizer's JSON.
 
 ``convo.embed.bpe`` reads a ``tokenizers`` JSON file (1.8 MB: 32,000 tokens, 61,249
-merges) into dicts: 12 to 23 ms of every fresh search's CPU, on the thread whose work
+merges) into dicts: 12 to 26 ms of every fresh search's CPU, on the thread whose work
 is a hybrid search's longest (docs/search.md). Kept as Python objects (``marshal``,
 ``pickle``) the tables cost as much to load, since loading them makes their 93,000
 strings. This file holds them as two hash tables of UTF-8 bytes (``Table``) that a
