@@ -10,6 +10,9 @@ vectors) over stores of 100k and 1M messages (the set repeated, indexed, with ra
 vectors of the default model's size: a search's time does not depend on their values),
 each in a fresh process, timed and its memory sampled as every command is
 (``Harness.time_cmd``). Every figure goes through ``Store.search``, what users get.
+The same targets over held-out questions on the real corpus (``benchmarks/retrieval/
+heldout.py``), when the corpus is there (``$CONVO_CORPUS``, else ``shared/corpus``
+beside the checkout).
 """
 
 from __future__ import annotations
@@ -282,8 +285,55 @@ def measure(quick: bool = False) -> tuple[list[tuple[str, str, str, bool | None]
     return rows, notes
 
 
+def heldout_rows() -> tuple[list[tuple[str, str, str, bool | None]], list[str]]:
+    """The issue's targets over the held-out questions on the real corpus
+    (``benchmarks/retrieval/heldout.py``): both rounds together in the rows, each round's
+    table in the notes; none, with a note saying why, when the corpus is absent."""
+    sys.path.insert(0, str(HERE / "retrieval"))
+    import heldout
+
+    from convo.embed import make
+
+    corpus = heldout.corpus_dir()
+    if not corpus.is_dir():
+        return [], [f"Held-out questions on the real corpus: not measured (no corpus at {corpus})."]
+    ev = _evaluate()
+    model = make(None)
+    rows: list[tuple[str, str, str, bool | None]] = []
+    notes = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for rounds in ((1, 2), (1,), (2,)):
+            folder = Path(tmp) / "-".join(map(str, rounds))
+            folder.mkdir()
+            scores, questions, _ = heldout.evaluate_corpus(folder, model, corpus, rounds)
+            label = " and ".join(map(str, rounds))
+            notes.append(
+                f"Held-out questions on the real corpus, round {label} ({len(questions)} "
+                "questions; tests/corpus/retrieval_questions.json). Each cell: recall@10 / MRR.\n\n"
+                + ev.table(scores)
+            )
+            if rounds != (1, 2):
+                continue
+            hybrid, fts = scores["hybrid"], scores["fts"]
+            r_all, r_para = hybrid["all"].recall(10), hybrid["paraphrase"].recall(10)
+            exact_h, exact_f = hybrid["exact"].recall(10), fts["exact"].recall(10)
+            n = len(questions)
+            rows += [
+                (f"held out, real corpus ({n} questions): hybrid recall@10, all", f"{r_all:.2f}",
+                 "≥ 0.85", r_all >= 0.85),
+                (f"held out, real corpus ({n} questions): hybrid recall@10, paraphrases",
+                 f"{r_para:.2f}", "≥ 0.75", r_para >= 0.75),
+                (f"held out, real corpus ({n} questions): hybrid recall@10 on exact tokens, against fts",
+                 f"{exact_h:.2f} vs {exact_f:.2f}", "not below fts", exact_h >= exact_f),
+            ]  # fmt: skip
+    return rows, notes
+
+
 def run(h) -> None:
     rows, notes = measure(h.quick)
+    held_rows, held_notes = heldout_rows()
+    rows += held_rows
+    notes += held_notes
     for n in (h.scale(100_000), h.scale(1_000_000)):
         rows += search_latency(h, h.data_dir, n)
         rows += warm_search(h.data_dir, n)
@@ -297,6 +347,9 @@ def run(h) -> None:
 
 if __name__ == "__main__":
     found, text = measure("--quick" in sys.argv)
+    held_rows, held_notes = heldout_rows()
+    found += held_rows
+    text += held_notes
     print("| claim | measured | target | met |\n|---|---|---|---|")
     for claim, value, target, met in found:
         print(f"| {claim} | {value} | {target} | {'yes' if met else 'no'} |")

@@ -27,7 +27,6 @@ table per family.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import math
 import re
 import sys
@@ -38,7 +37,7 @@ from pathlib import Path
 import orjson
 
 from convo.analysis.knowledge.extract import plain_all
-from convo.importers.registry import get_format
+from convo.importers.registry import Registry, get_format
 from convo.pipeline.ingest import read_messages
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,11 +88,8 @@ def _key(record: dict) -> tuple[str, str]:
 
 @cache
 def _agent_formats() -> frozenset[str]:
-    agents = importlib.import_module("convo.importers.agents")
     return frozenset(
-        fmt.name
-        for module in agents.MODULES
-        for fmt in importlib.import_module(f"{agents.__name__}.{module}").FORMATS
+        d.name for d in Registry().declared() if d.module.startswith("convo.importers.agents.")
     )
 
 

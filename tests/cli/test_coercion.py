@@ -54,7 +54,7 @@ CASES = list(_cases())
 
 def test_every_kind_of_option_is_coerced_here():
     kinds = {c.kind for _, _, c, _ in CASES}
-    assert kinds == {"str", "parse", "strs", "int", "bool"}
+    assert kinds == {"str", "parse", "strs", "int", "bool", "bounded"}
     assert len(CASES) > 150
 
 

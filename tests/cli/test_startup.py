@@ -241,3 +241,43 @@ def test_typer_commands_coerce_without_pydantic(tmp_path, argv):
     assert refresh(store, wait=True).available
     modules = _modules("--store", str(store), *argv)
     assert "typer" in modules and not _loaded(modules, "pydantic")
+
+
+# What `convo ingest chat.json` must not import for a JSON chat format (docs/startup.md
+# has the import times): the email and transcript format modules (detection imports a
+# format's module only when its gate admits the head: importers/gates.py), the mail
+# parser of the standard library, importlib.metadata (pydantic's plug-in loader, reached
+# when a schema is built: the record's is deferred to its first validation, and typer's
+# adapters are not built for options not given: cli/coercion.py), typer's pydantic
+# adapters themselves; for a head that opens an object, the text chat formats too.
+NOT_FOR_A_JSON_CHAT_INGEST = (
+    "convo.importers.email.", "convo.importers.transcripts.", "email", "importlib.metadata",
+    "typer._adapters", "pydantic.plugin._loader", "convo.importers.forums.stackexchange",
+    "convo.importers.forums.phpbb", "convo.importers.apps.chatgpt",
+    "convo.importers.apps.discord",
+)  # fmt: skip
+NOT_FOR_A_JSON_OBJECT = (
+    "convo.importers.apps.whatsapp",
+    "convo.importers.apps.irc",
+    "convo.importers.apps.zoom",
+)
+
+
+@pytest.mark.parametrize(
+    ("doc", "also_not"),
+    [
+        ('{"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]}', NOT_FOR_A_JSON_OBJECT),
+        ('[{"role": "user", "content": [{"type": "text", "text": "hi"}]}]', ()),
+    ],
+)  # fmt: skip
+def test_json_chat_ingest_imports_no_other_family(tmp_path, doc, also_not):
+    path = tmp_path / "chat.json"
+    path.write_text(doc)
+    modules = _modules("ingest", str(path), "-o", str(tmp_path / "out.jsonl"), "--quiet")
+    assert (tmp_path / "out.jsonl").read_text().count("\n") >= 1  # it did import
+    for name in (*NOT_FOR_A_JSON_CHAT_INGEST, *also_not):
+        if name.endswith("."):
+            assert not any(m.startswith(name) for m in modules), name
+        else:
+            assert not _loaded(modules, name), name
+    assert "convo.importers.agents.formats" in modules

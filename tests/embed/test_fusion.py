@@ -1,4 +1,4 @@
-from convo.embed.fusion import exact_query, fuse, hybrid, loose_query, tokens
+from convo.embed.fusion import LOOSE_DEPTH, exact_query, fuse, hybrid, loose_query, tokens
 
 
 def test_a_hit_only_one_list_has_is_kept():
@@ -17,6 +17,15 @@ def test_an_exact_token_the_vectors_do_not_rank_comes_first():
 def test_without_an_exact_match_meaning_and_words_decide():
     out = hybrid(exact=[], loose=["k1", "m1"], meaning=["m1", "m2"], limit=2)
     assert [f.id for f in out] == ["m1", "k1"]
+
+
+def test_the_any_word_list_counts_only_its_head():
+    # m is the vectors' first; w is low in both lists (one common word of the question,
+    # vaguely near in meaning): the credit of two low ranks must not outscore m.
+    loose = [f"k{i}" for i in range(LOOSE_DEPTH)] + ["w"]
+    ids = [f.id for f in hybrid([], loose, ["m", *[f"n{i}" for i in range(18)], "w"], limit=50)]
+    assert ids.index("m") < ids.index("w")  # uncut, w's two low ranks outscored m
+    assert {f.id for f in hybrid([], loose, [], limit=50)} == set(loose[:LOOSE_DEPTH])
 
 
 def test_queries_quote_tokens_and_drop_question_words():

@@ -79,7 +79,7 @@ def test_similar_leaves_the_message_out(store):
 
 
 def test_a_long_message_scores_by_its_best_chunk(store):
-    filler = " ".join(f"filler{i}" for i in range(WORDS * 3))
+    filler = " ".join(f"filler{i}" for i in range(WORDS * 6))
     text = filler + " quarterly budget review" * 30
     append_store(store, [record("long", text)])
     model = WordHash()

@@ -19,15 +19,16 @@ from convo.core.fields import original
 from convo.core.io import Source
 from convo.core.record import (
     EPOCH_STR,
-    TYPED,
     ConversationMessage,
     ConversationMessageMeta,
     content_id,
+    take_typed,
 )
 from convo.importers.agents import finish, reader
 from convo.importers.agents.frameworks import AGENT_FORMATS, Thread
 from convo.importers.agents.reader import _Reader, read_agent_messages
 from convo.importers.context import ImportContext
+from convo.pipeline import ingest
 from convo.pipeline.ingest import Finisher
 from convo.store.lines import jsonl_line
 
@@ -173,10 +174,12 @@ def test_typed_plain_message_equals_a_checked_one(obj, party, thread_id, fmt, ta
         thread = Thread(id=thread_id, last={"user": party, "assistant": party})  # type: ignore[arg-type]
         return finish.plain_message(dict(obj), fmt, thread)  # type: ignore[arg-type]
 
-    fast, plain = made(), made()
-    if fast is None or plain is None:
+    plain = made()
+    if plain is None:
         return
-    plain.__dict__.pop(TYPED, None)
+    take_typed(plain)  # forgotten: checked as any message
+    fast = made()
+    assert fast is not None
     line = _finish(fast, tags)
     assert line == _finish(plain, tags)
     if isinstance(line, bytes):
@@ -240,3 +243,27 @@ def test_bom_and_bad_element_located(tmp_path, first):
     with pytest.raises(InputError) as e:
         list(read_agent_messages(Source(path), ctx, "openai"))
     assert e.value.where == f"{path}:3"
+
+
+def test_a_message_from_the_library_api_carries_no_mark(tmp_path):
+    """The mark of a typed message (``core.record.TYPED``) is not in the message: a
+    library user who calls the importer directly sees only the record's fields, and the
+    pipeline still takes the message as typed."""
+    import dataclasses
+
+    from convo.importers.registry import get_format
+
+    path = tmp_path / "chat.json"
+    path.write_bytes(orjson.dumps({"messages": [{"role": "user", "content": "hi"}] * 3}))
+    source = Source(path)
+    fields = {f.name for f in dataclasses.fields(ConversationMessage)}
+    msgs = []
+    for msg in get_format("openai").read(source, ImportContext(source)):
+        assert set(vars(msg)) == fields
+        msgs.append(msg)
+    assert len(msgs) == 3 and all(set(dataclasses.asdict(m)) == fields for m in msgs)
+    assert take_typed(msgs[-1])  # the last one made is still the one marked
+    with mock.patch("convo.pipeline.ingest.check_message", wraps=ingest.check_message) as check:
+        finished = list(ingest.read_messages(str(path)))
+    assert [set(vars(m)) for m in finished] == [fields] * 3
+    assert [c.kwargs["typed"] for c in check.call_args_list] == [True] * 3

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from convo.core.fields import is_record
 from convo.query.filters import Filters
-from convo.query.prefilter import CASEFOLD_ASCII, RESPELLING
+from convo.query.prefilter import ASCII_ESCAPE, CASEFOLD_ASCII, RESPELLING
+from convo.query.rawtext import _only_harmless_escapes
 from convo.query.scan import Selector, select
 
 BASE = (
@@ -65,6 +66,12 @@ HOSTILE = [
     BASE + b',"tim\\u0065stamp":"1990-01-01T00:00:00Z"}',
     BASE + b',"t\\u0065xtChunks":["calm"]}',
     BASE + b',"subj\\u0065ct":"budget"}',
+    # metadata's speaker key spaced or escaped, another object's after it: the speaker
+    # is metadata's (the raw speaker check must not read the other one)
+    b'{"textChunks":["x"],"metadata":{"speaker" :"Quinn Smith","listeners":[]},"tags":[],'
+    b'"extra":{"speaker":"Bob"}}',
+    b'{"textChunks":["x"],"metadata":{"sp\\u0065aker":"Quinn Smith","listeners":[]},'
+    b'"tags":[],"extra":{"speaker":"Bob"}}',
 ]
 FILTERS = [
     {"speakers": ["quinn"]},
@@ -176,6 +183,8 @@ PY_HOSTILE = [
             b', "text_chunks": "calm"}',
             b', "x": {"timestamp": "1990-01-01T00:00:00Z"}}', b', "x": "}"}', b"}",
             b', "metadata": {"speaker": "Bob"}}', b', "tags": ["calm"]}',
+            b', "x": {"speaker": "Bob"}}', b', "x": {"speaker":"Bob"}}',
+            b', "x": {"speaker" : "Quinn"}}', b', "x": ["speaker", "Quinn"]}',
         )
     ),
     _py(BASE).replace(b'"text_chunks": [', b'"text_chunks": 7, "x": ['),
@@ -230,6 +239,8 @@ def _line(draw) -> bytes:
         record["subject"] = draw(st.sampled_from(["Re: budget", "hello", "", "BUDGET\u1e97"]))
     if draw(st.booleans()):
         record["extra"] = {"timestamp": "1999-01-01T00:00:00Z", "subject": "budget"}
+        if draw(st.booleans()):  # a speaker key that is not metadata's
+            record["extra"]["speaker"] = draw(st.sampled_from(_SPEAKERS))
     if draw(st.integers(0, 5)) == 0:  # text of another shape: nested, not strings, absent
         record["textChunks"] = draw(st.sampled_from(_CHUNKS))
     style = draw(st.sampled_from(STYLES))
@@ -269,6 +280,10 @@ _ESCAPED = [
     (b"textChunks", b"t\\u0065xtChunks"), (b"urgent", b"\\u0075rgent"),
     (b"udget", b"udg\\u0065t"), (b"Wen", b"W\\u0065n"), (b"tags", b"t\\u0061gs"),
     (b"Kelvin", b"\\u212Aelvin"), (b"Stra", b"Str\\u0061"),
+    # Escapes of case-fold letters that spell no letter of most needles ("ſ", "ǰ"):
+    # looked for only when they may (``prefilter.LineStarts.escape_pattern``).
+    (b"urgent", b"urgent\\u017f"), (b"udget", b"udget\\u017F"), (b"Wen", b"\\u01f0Wen"),
+    (b"Quinn", b"Quinn\\u017f"), (b"Went", b"\\u017fWent"),
 ]  # fmt: skip
 
 _DUPLICATES = {
@@ -297,6 +312,8 @@ _FILTERS = st.sampled_from(
         {"speakers": ["quinn"]},
         {"listeners": ["wen"]},
         {"tags": ["urgent"]},
+        {"tags": ["urgents"]},  # "urgent\u017f" folds to it: its escape is looked for
+        {"texts": ["budgets"]},
         {"since": "2018-01-01T00:00:00Z"},
         {"until": "2018-01-01T00:00:00Z"},
         {"since": "2018-01-01T00:00:00Z", "texts": ["budget"]},
@@ -404,6 +421,33 @@ def test_respelling_escapes_are_those_of_ascii_and_case_fold_letters():
         want = cp < 0x80 or chr(cp) in CASEFOLD_ASCII
         for digits in (f"{cp:04x}", f"{cp:04X}", f"{cp:04x}"[:3] + f"{cp:04X}"[3:]):
             assert bool(RESPELLING.fullmatch(b"\\u" + digits.encode())) is want, digits
+
+
+def test_ascii_escapes_are_those_of_ascii_characters():
+    """``prefilter.ASCII_ESCAPE`` matches exactly the escapes of an ASCII character
+    (the only ones that can spell a key), its hex digits in any case."""
+    for cp in range(0x10000):
+        for digits in (f"{cp:04x}", f"{cp:04X}"):
+            escape = b"\\u" + digits.encode()
+            assert bool(ASCII_ESCAPE.match(escape)) is (cp < 0x80), digits
+
+
+_ESCAPE_BYTES = st.lists(
+    st.sampled_from([b"\\", b"u", b"00", b"0", b"7", b"e9", b"df", b"DF", b"17f", b"212a",
+                     b"fb0", b"1e9", b"a", b'"', b" "]),
+    max_size=14,
+).map(b"".join)  # fmt: skip
+
+
+@given(_ESCAPE_BYTES, st.integers(0, 6), st.integers(0, 6))
+def test_property_only_harmless_escapes_is_its_definition(buf, lead, cut):
+    """``rawtext._only_harmless_escapes`` (one regex pass) answers what its definition
+    does: every backslash opens ``\\u`` and no escape may spell ASCII (``RESPELLING``)."""
+    start, end = min(lead, len(buf)), max(min(lead, len(buf)), len(buf) - cut)
+    want = buf.count(b"\\", start, end) == buf.count(b"\\u", start, end) and not (
+        RESPELLING.search(buf, start, end)
+    )
+    assert _only_harmless_escapes(buf, start, end) is bool(want)
 
 
 @pytest.mark.parametrize("rename", [False, True])

@@ -119,6 +119,13 @@ def test_property_a_block_of_one_layout_equals_a_parse(line, query, copies, layo
         ("NOT from:kelvin", ', "metadata": {"speaker": "\u212aelvin"}}'.encode()),
         ("NOT tag:urgent", b', "t\\u0065xtChunks": 5}'),  # no longer a record
         ("NOT tag:urgent", b', "t\\u0065xt_chunks": 5}'),
+        # The escape of a case-fold letter that cannot spell the needle ("ſ" in a
+        # tag, "ǰ" before a name): looked for only when one can (``ASCII_ESCAPE``).
+        ("NOT tag:urgent", b', "tags": ["urgent\\u017f"]}'),
+        ("NOT tag:urgents", b', "tags": ["urgent\\u017f"]}'),  # "ſ" folds to "s"
+        ("NOT tag:urgents", b', "tags": ["urgent\\u017F"]}'),
+        ("NOT from:wen", b', "metadata": {"speaker": "\\u01f0 Wen"}}'),
+        ("NOT from:Quinn", b', "metadata": {"speaker": "\\u017f Quinn"}}'),
     ],
 )
 def test_escapes_in_a_proven_block_are_parsed(plain, query, tail):

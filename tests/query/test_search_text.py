@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from tests.conftest import SAMPLE_DATA, saved_store
 from typer.testing import CliRunner
@@ -53,6 +55,25 @@ def test_field_terms_filter_and_words_rank():
     assert s.pieces == [["jwt"], ["tokens"], ["a", "phrase"]]
     assert split("MENFORCER-276").pieces == [["menforcer", "276"]]
     assert split("undefined symbol: X").filters == ""  # an unknown field is text
+
+
+def test_a_pasted_option_or_negative_number_is_text_not_a_negation():
+    s = split("publish with --source_url and --channel CHANNEL_ID")
+    assert s.filters == "" and ["source_url"] in s.pieces and ["channel"] in s.pieces
+    assert s.free == "publish with --source_url and --channel CHANNEL_ID"
+    assert split("returned -1").filters == "" and ["1"] in split("returned -1").pieces
+    assert split("jwt -budget").filters == 'NOT "budget"'  # one hyphen still leaves out
+
+
+def test_a_pasted_option_finds_the_message_holding_it(tmp_path):
+    path = tmp_path / "s.jsonl"
+    rows = [
+        {"id": "a", "textChunks": ["run it with --source_url=https://x.example please"]},
+        {"id": "b", "textChunks": ["the source is at a url somewhere"]},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    hits = Store(path).search("--source_url", mode="fts")
+    assert [h.record["id"] for h in hits][:1] == ["a"]
 
 
 def test_the_number_of_ranked_pieces_is_bounded():

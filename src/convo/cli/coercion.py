@@ -5,7 +5,8 @@ parameter on first use: a command line of a few options imported pydantic (tens 
 milliseconds) and built a dozen adapters before the command started. convo's options
 are strings, integers, flags and lists of strings; for the values that leave no
 doubt (an option not given, a ``str``, a run of ASCII digits, a tuple of strings)
-``Plain`` returns what typer returns, and hands every other value to the parameter's
+``Plain`` returns what typer returns (a bounded number, ``min=``/``max=``, only when it
+is not given), and hands every other value to the parameter's
 own ``process_value``, so results and error messages are typer's
 (``tests/cli/test_coercion.py`` compares both on every parameter of every command).
 
@@ -43,15 +44,17 @@ def _kind(annotation: Any, info: Any) -> str | None:
     if info is inspect.Parameter.empty or not hasattr(info, "parser"):
         return None  # not declared with typer.Option/typer.Argument
     plain = (
-        getattr(info, "min", None) is None
-        and getattr(info, "max", None) is None
-        and not getattr(info, "clamp", False)
+        not getattr(info, "clamp", False)
         and getattr(info, "click_type", None) is None
         and not getattr(info, "path_type", None)
         and not getattr(info, "resolve_path", False)
     )
     if not plain:
         return None
+    if getattr(info, "min", None) is not None or getattr(info, "max", None) is not None:
+        # A bounded number: only "not given" is decided here (typer checks the bounds),
+        # so a command line without --jobs builds no pydantic adapter for it.
+        return "bounded"
     annotation = _unwrapped(annotation)
     if info.parser is not None:
         return "parse" if annotation is str else None
@@ -100,23 +103,26 @@ class Plain:
 
     def _plain(self, value: Any) -> Any:
         kind, t = self.kind, type(value)
+        if kind == "bounded":
+            return _SLOW
         if kind == "str":
             return value if t is str else _SLOW
         if kind == "bool":
             return value if t is bool else _SLOW  # typer passes bools through
         if kind == "parse":
-            if t is not str:
-                return _SLOW
-            try:
-                return self.parser(value)
-            except (ValueError, AssertionError):
-                return _SLOW  # pydantic words these errors: typer's path reports them
+            return self._parsed(value) if t is str else _SLOW
         if kind == "strs":
             ok = t in (tuple, list) and all(type(v) is str for v in value)
             return list(value) if ok else _SLOW
         if t is int:  # kind "int"
             return value
         return int(value) if t is str and _INT.fullmatch(value) else _SLOW
+
+    def _parsed(self, value: str) -> Any:
+        try:
+            return self.parser(value)
+        except (ValueError, AssertionError):
+            return _SLOW  # pydantic words these errors: typer's path reports them
 
 
 def install(params: list[Any], func: Callable[..., Any] | None = None) -> None:

@@ -37,7 +37,7 @@ def _writer_names() -> list[str]:
 def _format_names() -> list[str]:
     from convo.importers.registry import registry
 
-    return sorted(f.name for f in registry.formats())
+    return sorted(registry.names())  # declared names: no format module imported
 
 
 def _opt(name: str, annotation: Any, default: Any) -> inspect.Parameter:

@@ -12,9 +12,12 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from convo.core.errors import ExitCode
+
+if TYPE_CHECKING:
+    from convo.core.logfile import LineLog
 
 state: dict[str, Any] = {"debug": False, "store": None}
 
@@ -185,12 +188,16 @@ class Reporter:
         self.rejects_path = rejects_path
         self.warnings_path = warnings_path
         self._rejects = _ReportFile.open(rejects_path)
-        try:
-            self._warnings = _ReportFile.open(warnings_path)
-        except BaseException:
-            if self._rejects is not None:
-                self._rejects.finish(failed=True)
-            raise
+        self._warnings: LineLog | None = None
+        if warnings_path:
+            from convo.core.logfile import LineLog
+
+            try:
+                self._warnings = LineLog(warnings_path, "the --warnings file")
+            except BaseException:
+                if self._rejects is not None:
+                    self._rejects.finish(failed=True)
+                raise
 
     def line(self, kind: str, text: str, where: str | None = None) -> None:
         if self._warnings is not None:
@@ -232,9 +239,10 @@ class Reporter:
         return f"{self.warnings} warning(s), not all shown"
 
     def close(self, failed: bool = False) -> None:
-        """Say what was not shown, and put the report files in place: whole, with what the
-        run reported until it ended; a ``failed`` run that wrote nothing into one leaves
-        the file there before as it was (an unreadable input does not empty it)."""
+        """Say what was not shown, and close the report files. The ``--warnings`` file has
+        had each line as it came (``convo.core.logfile``); the ``--rejects`` file, which
+        holds data, is put in place whole, with what the run rejected until it ended (a
+        ``failed`` run that rejected nothing leaves the file there before as it was)."""
         if self.hidden and not self.quiet:
             total = self.shown + self.hidden
             if self.warnings_path:
@@ -244,9 +252,12 @@ class Reporter:
                 if self.rejected and not self.rejects_path:
                     more += ", --rejects FILE the rejected records"
             err(f"warning: {self.hidden} of {total} warnings not shown; {more}")
-        for report in (self._rejects, self._warnings):
-            if report is not None:
-                report.finish(failed)
+        try:
+            if self._warnings is not None:
+                self._warnings.close()
+        finally:
+            if self._rejects is not None:
+                self._rejects.finish(failed)
 
 
 class _Unused(Exception):
@@ -254,7 +265,7 @@ class _Unused(Exception):
 
 
 class _ReportFile:
-    """A JSONL file a ``Reporter`` writes (``--rejects``, ``--warnings``): written through
+    """The JSONL file of ``--rejects``, which a ``Reporter`` writes: written through
     a temporary file renamed when the reporter closes (``convo.core.atomic``), so a run
     killed half-way leaves the previous file whole; never the store, its index or lock,
     or an input being read (a file found in a folder input counts too)."""

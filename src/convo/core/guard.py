@@ -11,6 +11,11 @@ The set is per process: the command line protects the store it names when it sta
 (``convo.store.path.protect_store``), ``convo.store.Store`` protects its
 file, and ``convo.core.io`` protects every file it opens for reading. A rewrite of the
 store itself (``rm``, ``tag``, ``compact``, the memory API's ``replace``) does not ask.
+
+A file written as the run goes (``--warnings``, ``convo.core.logfile``) is the other way
+round: it is emptied when the run starts, so it may not be a file of a folder the run
+reads (``check_emptied``), and while it is written it is never read as an input
+(``writing``; ``refuse_written`` at every open for reading).
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ from convo.core.errors import InputError
 
 _by_inode: dict[tuple[int, int], tuple[str, str]] = {}  # (dev, ino) -> (role, real path)
 _by_path: dict[str, str] = {}
+_written: dict[tuple[int, int], str] = {}  # files being written as the run goes -> role
+_written_fds: dict[int, tuple[int, int]] = {}
 
 INPUT = "an input being read"
 
@@ -52,6 +59,8 @@ def reset() -> None:
     """Forget every protected file (a new command in the same process)."""
     _by_inode.clear()
     _by_path.clear()
+    _written.clear()
+    _written_fds.clear()
 
 
 def role_of(path: str | os.PathLike[str]) -> str | None:
@@ -83,4 +92,58 @@ def check(path: str | os.PathLike[str], where: str | None = None) -> None:
             f"refusing to write over {role}",
             where=where if where is not None else str(path),
             hint="name another file to write",
+        )
+
+
+def check_emptied(path: str | os.PathLike[str], where: str) -> None:
+    """``check``, and for a file that is there and not empty, a located InputError when it
+    lies in a folder named as an input (emptied at the start, it would be lost before
+    the walk reads it)."""
+    check(path, where)
+    real = _real(path)
+    try:
+        st = os.stat(real)
+    except OSError:
+        return
+    if not stat.S_ISREG(st.st_mode) or not st.st_size:
+        return
+    for folder, role in _by_path.items():
+        if (
+            role == INPUT
+            and os.path.isdir(folder)
+            and real.startswith(folder.rstrip(os.sep) + os.sep)
+        ):
+            raise InputError(
+                f"refusing to empty a file of an input folder ({folder})",
+                where=where,
+                hint="name a file outside the folders read, or a new one",
+            )
+
+
+def writing(fd: int, role: str) -> None:
+    """The regular file open at ``fd`` is being written as the run goes (``role``: what
+    it is): no open for reading takes it as an input until ``done_writing``."""
+    st = os.fstat(fd)
+    _written[_key(st)] = role
+    _written_fds[fd] = _key(st)
+
+
+def done_writing(fd: int) -> None:
+    """``fd`` (before it is closed) is no longer written."""
+    key = _written_fds.pop(fd, None)
+    if key is not None:
+        _written.pop(key, None)
+
+
+def refuse_written(fd: int, where: str) -> None:
+    """A located InputError when the file open at ``fd`` is one this run is writing
+    (a folder input holding the ``--warnings`` file would read its own warnings)."""
+    if not _written:
+        return
+    role = _written.get(_key(os.fstat(fd)))
+    if role is not None:
+        raise InputError(
+            f"is {role}, written by this run: not read",
+            where=where,
+            hint="name a file outside the folders read",
         )

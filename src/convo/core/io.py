@@ -66,6 +66,15 @@ def special_kind(mode: int) -> str | None:
     return _SPECIAL.get(stat.S_IFMT(mode))
 
 
+def _not_written(stream: BinaryIO, where: str) -> None:
+    """``guard.refuse_written``, the stream closed when it refuses."""
+    try:
+        guard.refuse_written(stream.fileno(), where)
+    except BaseException:
+        stream.close()
+        raise
+
+
 def _refuse_device(path: str | os.PathLike[str], where: str) -> bool:
     """Raise for a device or socket (they never end, or cannot be read); True for a FIFO."""
     try:
@@ -83,10 +92,11 @@ def strip_bom(data: bytes) -> bytes:
     return data[3:] if data.startswith(BOM) else data
 
 
-def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
+def open_binary(path: str | os.PathLike[str], *, snapshot: bool = False) -> BinaryIO:
     """Open a file (``-`` = stdin) for reading bytes; ``.gz`` is decompressed by content.
 
     Devices are refused (``/dev/zero`` never ends); a FIFO named here is read as given.
+    ``snapshot``: read what the file holds when it is opened (``jsonl.committed_end``).
     """
     name = str(path)
     if name == "-":
@@ -95,6 +105,7 @@ def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
         _refuse_device(path, name)
         try:
             stream = open(path, "rb")  # noqa: SIM115 - returned to the caller
+            _not_written(stream, name)
             guard.protect(path, guard.INPUT, fd=stream.fileno())
         except FileNotFoundError:
             raise InputError("no such file", where=name, hint="check the path") from None
@@ -107,7 +118,7 @@ def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
     if head == GZIP_MAGIC:
         return inflate(stream, "stdin" if name == "-" else name)
     if name != "-":
-        end = committed_end(stream, path)
+        end = committed_end(stream, path, snapshot=snapshot)
         if end is not None:
             return io.BufferedReader(_Upto(stream, end))
     return stream
@@ -286,6 +297,7 @@ class Source:
             raw = open(self.path, "rb")  # noqa: SIM115 - returned to the caller
         except OSError as e:
             raise InputError(f"cannot read ({e.strerror})", where=self.name) from None
+        _not_written(raw, self.name)
         guard.protect(self.path, guard.INPUT, fd=raw.fileno())
         return raw
 

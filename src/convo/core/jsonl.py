@@ -139,18 +139,26 @@ def writer_active(path: str | os.PathLike[str]) -> bool:
     return False
 
 
-def committed_end(stream: IO[bytes], path: str | os.PathLike[str]) -> int | None:
+def committed_end(
+    stream: IO[bytes], path: str | os.PathLike[str], *, snapshot: bool = False
+) -> int | None:
     """Where to stop reading a file that a writer is appending to, or None to read it all.
 
     A last line without a newline is a writer's unfinished line while the writer holds
     the lock (or when the file has grown since): the reader stops after the last
     newline and never reports it as torn. Otherwise it is a real torn line, read as such.
+
+    ``snapshot``: a file that ends in a newline now is read up to here, not to wherever
+    it ends when the reader gets there (the store, scanned while a writer may start an
+    append: its unfinished line was read as a torn one).
     """
     try:
         fd = stream.fileno()
         end = os.fstat(fd).st_size
-        if not stat.S_ISREG(os.fstat(fd).st_mode) or end == 0 or os.pread(fd, 1, end - 1) == b"\n":
+        if not stat.S_ISREG(os.fstat(fd).st_mode) or end == 0:
             return None
+        if os.pread(fd, 1, end - 1) == b"\n":
+            return end if snapshot else None
         if not (writer_active(path) or os.fstat(fd).st_size > end):
             return None
         return last_newline(fd, end)

@@ -22,7 +22,7 @@ Decisions:
   ``__iter__`` locates them. On 200k small chat messages (28 MB) it took 0.30 s of CPU,
   as much as ``orjson.loads`` of the whole file (0.28 s, 170 MB) and a third of one
   call an element (0.9 s).
-- Skipped values step over whole containers up to ``SKIM_DEPTH`` levels in one regex
+- Skipped values step over whole containers up to ``jsonpatterns.SKIM_DEPTH`` levels in one regex
   match (pairs of brackets checked), not one bracket at a time: a skim of those 28 MB
   took 0.27 s of CPU instead of 0.45 s.
 
@@ -41,59 +41,19 @@ from typing import Any, BinaryIO
 import orjson
 
 from convo.core.errors import InputError
+from convo.core.jsonpatterns import Patterns
 
 BLOCK = 1 << 20
 
 _WS = re.compile(rb"[ \t\r\n]*+")
-_STRING = rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
 # The inside of a string, up to its closing quote (or the end of the buffer).
 _STR_BODY = re.compile(rb'[^"\\]*+(?:\\.[^"\\]*+)*+', re.S)
 # A number, true, false or null (checked by orjson when kept).
 _SCALAR = re.compile(rb'[^ \t\r\n,:\[\]{}"]*+')
 
-
-def _nested(depth: int) -> bytes:
-    """A pattern for one whole container nested at most ``depth`` deep, strings skipped
-    whole. Bracket kinds are not paired (``[1}`` matches): it serves only elements that
-    orjson then parses, which refuses them. Every repeat is possessive and its branches
-    start with distinct bytes, so a match is linear in the bytes it covers."""
-    plain = rb'[^"\[\]{}]++|"[^"\\]*+(?:\\.[^"\\]*+)*+"'
-    inner = rb"(?:" + plain + rb")*+"
-    for _ in range(depth - 1):
-        inner = rb"(?:" + plain + rb"|[\[{]" + inner + rb"[\]}])*+"
-    return rb"[\[{]" + inner + rb"[\]}]"
-
-
-def _paired(depth: int) -> bytes:
-    """Plain bytes, whole strings and whole containers nested at most ``depth`` deep with
-    their brackets paired (``[1}`` stops the match): what a skipped value may hold, up
-    to the next bracket that is not part of such a container or an unclosed string."""
-    plain = rb'[^"\[\]{}]++|' + _STRING
-    inner = rb"(?:" + plain + rb")*+"
-    for _ in range(depth):
-        inner = rb"(?:" + plain + rb"|\[" + inner + rb"\]|\{" + inner + rb"\})*+"
-    return inner
-
-
-SHALLOW = 10  # the deepest element the element and run regexes take at once
-SKIM_DEPTH = 5  # the deepest container a skip steps over in one match
-_PLAIN = re.compile(_paired(SKIM_DEPTH), re.S)
-
-# An array element (a chat message, a conversation: an object with some levels of
-# objects and arrays) with the separator after it, in one match; deeper elements, and
-# ones that run past the buffer, take the bracket loop.
-_ELEMENT = re.compile(rb"(" + _nested(SHALLOW) + rb")[ \t\r\n]*+([,\]])[ \t\r\n]*+", re.S)
+_RE = Patterns()
 # What follows an object that another object follows in an array: a comma, the brace.
 _NEXT_OBJECT = re.compile(rb"[ \t\r\n]*+,[ \t\r\n]*+\{")
-# A run of such elements separated by commas, with the separator after the last.
-_RUN = re.compile(
-    rb"("
-    + _nested(SHALLOW)
-    + rb"(?:[ \t\r\n]*+,[ \t\r\n]*+"
-    + _nested(SHALLOW)
-    + rb")*+)[ \t\r\n]*+([,\]])[ \t\r\n]*+",
-    re.S,
-)
 
 _QUOTE, _LBRACK, _RBRACK, _LBRACE, _RBRACE = b'"[]{}'
 _COMMA, _COLON = b",:"
@@ -219,7 +179,7 @@ class _Scanner:
         stack = [_CLOSER[buf[self.pos]]]  # opened here: the pattern skips inner ones
         self.pos += 1
         while True:
-            p = _PLAIN.match(buf, self.pos).end()  # type: ignore[union-attr]
+            p = _RE.plain.match(buf, self.pos).end()  # type: ignore[union-attr]
             if p >= len(buf):
                 self.pos = p
                 if not self.fill():
@@ -369,7 +329,7 @@ class JsonArray:
                     if sc.buf[sc.pos] == _RBRACK:
                         raise sc.error("trailing comma")
                     continue
-            whole = _ELEMENT.match(sc.buf, sc.pos)
+            whole = _RE.element.match(sc.buf, sc.pos)
             if whole is not None and whole.end() < len(sc.buf):  # the common element, at once
                 line = sc.line_at(sc.pos)
                 start = sc.base + sc.pos
@@ -398,7 +358,7 @@ class JsonArray:
         (the scanner moved past it); None to take one element the long way.
 
         The run ends at the last ``}`` of the buffer that is followed by ``,`` and ``{``
-        (objects, the common element), else where ``_RUN`` (shallow elements) ends. A
+        (objects, the common element), else where ``_RE.run`` (shallow elements) ends. A
         cut that is not between two elements leaves ``[`` + run + ``]`` unbalanced or
         inside a string, so orjson refuses it: a run orjson reads is whole elements."""
         sc = self._sc
@@ -406,9 +366,9 @@ class JsonArray:
             for cut in self._cuts():
                 if (values := self._parsed(cut)) is not None:
                     return values, self._past_separator(cut)
-        run = _RUN.match(sc.buf, sc.pos)
+        run = _RE.run.match(sc.buf, sc.pos)
         while run is not None and run.end() == len(sc.buf) and sc.fill():
-            run = _RUN.match(sc.buf, sc.pos)  # what follows the run was not read yet
+            run = _RE.run.match(sc.buf, sc.pos)  # what follows the run was not read yet
         if run is None or run.end() >= len(sc.buf):
             return None
         values = self._parsed(run.end(1))

@@ -32,7 +32,7 @@ __all__ = [
     "format_timestamp_utc",
 ]
 
-_CONFIG = ConfigDict(populate_by_name=True, extra="ignore")
+_CONFIG = ConfigDict(populate_by_name=True, extra="ignore", defer_build=True)
 
 
 @dataclass(config=_CONFIG)
@@ -289,11 +289,36 @@ def parse_record(data: dict[str, Any], where: str = "") -> ConversationMessage:
 _OPTIONAL_STR = ("timestamp", "source_id", "id", "format", "thread", "reply_to", "role", "subject")
 _new = object.__new__
 
-#: The ``__dict__`` key (not a field) of a message whose builder made every field of an
-#: exact type, checked as it made it (``convo.importers.agents.finish.plain_message``):
-#: the ingest pipeline's ``Finisher`` takes it off and passes ``typed=True`` to
-#: ``check_message``. Nothing else reads it.
-TYPED = "_typed"
+
+class _LastTyped:
+    """The message ``chat_message`` last made ``typed``: every field of an exact type,
+    checked as it was made (``convo.importers.agents.finish.plain_message``). The ingest
+    pipeline's ``Finisher`` asks ``take_typed`` of each message it finishes and passes
+    ``typed=True`` to ``check_message`` for that one.
+
+    Kept here, not in the message (a ``__dict__`` key was seen by a library user who
+    called an importer directly, in ``vars(msg)`` and ``dataclasses.asdict``): the
+    Finisher takes each message as its reader yields it, right after making it, so the
+    last one marked is the one it finishes. The test is identity, and the slot holds the
+    message alive, so another message is never taken for it; a message made typed
+    before another (a reader holding two) is only checked as any other is.
+    """
+
+    __slots__ = ("msg",)
+
+    def __init__(self) -> None:
+        self.msg: ConversationMessage | None = None
+
+
+TYPED = _LastTyped()
+
+
+def take_typed(msg: ConversationMessage) -> bool:
+    """Whether ``msg`` is the message last made typed (``TYPED``); it is forgotten then."""
+    if TYPED.msg is msg:
+        TYPED.msg = None
+        return True
+    return False
 
 
 def unchecked_message(
@@ -328,13 +353,13 @@ def chat_message(
     meta = _new(ConversationMessageMeta)
     meta.__dict__ = {"speaker": role, "recipients": recipients}
     msg = _new(ConversationMessage)
-    d = msg.__dict__ = {
+    msg.__dict__ = {
         "text_chunks": [text], "metadata": meta, "tags": [], "timestamp": None,
         "source_id": None, "id": None, "format": fmt, "thread": thread, "reply_to": None,
         "role": role, "subject": None, "extra": {},
     }  # fmt: skip
     if typed:
-        d[TYPED] = True
+        TYPED.msg = msg
     return msg
 
 

@@ -2,10 +2,17 @@
 
 A format is a name, file patterns, a cheap sniff of the first bytes and a streaming
 reader. Each built-in module lists its formats in a ``FORMATS`` tuple; its family package
-(``records``, ``transcripts``, ``email``, ``agents``, ``apps``, ``forums``) names the
-modules in ``MODULES`` and registers them through the same ``register(registry)`` hook
-that third parties expose in the ``convo.importers`` entry-point group, as llm does for
-its plugins.
+(``records``, ``transcripts``, ``email``, ``agents``, ``apps``, ``forums``) declares them
+through the same ``register(registry)`` hook that third parties expose in the
+``convo.importers`` entry-point group, as llm does for its plugins.
+
+A family declares its formats (``Registry.declare``: name, module, patterns, the gates of
+``importers.gates``) rather than importing its modules: a module is imported when a gate
+admits a source (its sniff is asked), when its format is named (``get``) or when every
+format is listed (``formats``). A third party may ``register`` a ``Format`` or
+``declare`` its own in the same way. Detection gives what it gave with every module
+imported (``tests/importers/test_lazy_registry.py``); the start-up it saves is in
+docs/startup.md.
 
 A reader is ``read(source, ctx) -> Iterator[ConversationMessage]``. It yields messages
 with whatever it knows (``id`` from the source when there is one); the ingest pipeline
@@ -20,6 +27,7 @@ import fnmatch
 import importlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import KW_ONLY, dataclass
+from typing import Any
 
 from convo.core.errors import InputError
 from convo.core.io import Source
@@ -27,8 +35,10 @@ from convo.core.plugins import PluginRegistry
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext, ImportOptions
 from convo.importers.fields import Fields
+from convo.importers.gates import Gate, Head
 
 __all__ = [
+    "Declared",
     "Fields",
     "Format",
     "ImportContext",
@@ -94,35 +104,98 @@ class Format:
     fields: Fields | None = None
 
 
-class Registry(PluginRegistry[Format]):
+@dataclass(frozen=True)
+class Declared:
+    """A format known before its module is imported: what detection needs to decide
+    whether to ask its sniff. ``module`` holds the format in its ``FORMATS``; ``gates``
+    are alternatives, one of which admits every source the sniff scores above 0
+    (``importers.gates``; none: the sniff is always asked). ``name``, ``patterns`` and
+    ``directory`` are the format's own (checked against the module by the tests)."""
+
+    name: str
+    module: str
+    patterns: tuple[str, ...]
+    gates: tuple[Gate, ...] = ()
+    directory: bool = False
+
+    def admits(self, head: Head) -> bool:
+        return not self.gates or any(g.admits(head, self.patterns) for g in self.gates)
+
+
+class Registry(PluginRegistry["Format | Declared"]):
     group = "convo.importers"
     builtins = BUILTIN_MODULES
 
+    def declare(self, package: str, entries: Iterable[tuple[Any, ...] | Declared]) -> None:
+        """Declare formats of ``package``'s modules, in order (detection's tie-break order):
+        each entry is ``(module, name, patterns, gates...)`` or, with ``directory=True``,
+        a ``Declared`` itself; ``module`` is relative to ``package``."""
+        for entry in entries:
+            if isinstance(entry, Declared):
+                self.register(entry)
+                continue
+            module, name, patterns, *gates = entry
+            self.register(Declared(name, f"{package}.{module}", tuple(patterns), tuple(gates)))
+
+    def declared(self) -> list[Declared]:
+        """The formats still only declared (their modules not imported)."""
+        return [e for e in self.items() if isinstance(e, Declared)]
+
+    def get(self, name: str) -> Format:
+        entry = super().get(name)
+        if isinstance(entry, Declared):
+            entry = self._resolve(entry)
+        return entry
+
     def formats(self) -> list[Format]:
-        return self.items()
+        """Every format, every module imported (``convo formats``, the --from names' families)."""
+        return [self.get(name) for name in self.names()]
+
+    def _resolve(self, entry: Declared) -> Format:
+        """Import ``entry``'s module; its formats replace their declarations (a format a
+        plug-in registered under the same name since is left alone)."""
+        module = importlib.import_module(entry.module)
+        for fmt in module.FORMATS:
+            current = self._items.get(fmt.name)
+            if isinstance(current, Declared) and current.module == entry.module:
+                self._items[fmt.name] = fmt
+        found = self._items[entry.name]
+        if isinstance(found, Declared):
+            raise LookupError(f"{entry.module} holds no format {entry.name!r} in its FORMATS")
+        return found
 
     def unknown(self, name: str) -> Exception:
         known = ", ".join(sorted(self.names()))
         return InputError(f"unknown format {name!r}", hint=f"choose one of: {known}")
 
     def detect(self, source: Source) -> Format:
-        """The most likely format of ``source``, or an InputError naming the formats tried."""
+        """The most likely format of ``source``, or an InputError naming the formats tried.
+
+        A declared format's module is imported only when one of its gates admits the
+        source; the formats' scores, and so the choice, are those of the eager loop."""
         best: Format | None = None
         best_score = 0
-        for fmt in self.formats():
-            if fmt.directory != source.is_dir:
+        head = Head(source)
+        tried: list[str] = []
+        for name in self.names():
+            entry = self._items[name]
+            if entry.directory != source.is_dir:
                 continue
-            score = fmt.sniff(source)
+            tried.append(name)
+            if isinstance(entry, Declared):
+                if not entry.admits(head):
+                    continue
+                entry = self._resolve(entry)
+            score = entry.sniff(source)
             if score <= 0:
                 continue
-            if any(fnmatch.fnmatch(source.match_name, p) for p in fmt.patterns):
+            if any(fnmatch.fnmatch(source.match_name, p) for p in entry.patterns):
                 score += 5
             if score > best_score:
-                best, best_score = fmt, score
+                best, best_score = entry, score
         if best is None:
-            tried = ", ".join(f.name for f in self.formats() if f.directory == source.is_dir)
             raise InputError(
-                "format not recognised (tried " + tried + ")",
+                "format not recognised (tried " + ", ".join(tried) + ")",
                 where=source.name,
                 hint="name it with --from FORMAT (see `convo formats`)",
             )
@@ -147,12 +220,3 @@ def matches_pattern(source: Source, patterns: tuple[str, ...]) -> bool:
 def head_lines(source: Source, limit: int = 8) -> list[str]:
     """The first ``limit`` non-blank lines of the decoded head (BOM removed), for sniffing."""
     return [x for x in source.head_text().splitlines() if x.strip()][:limit]
-
-
-def register_modules(package: str, names: Iterable[str], registry: Registry) -> None:
-    """Register the ``FORMATS`` of ``package``'s modules, in order (detection's tie-break
-    order). Called from the family packages' ``register`` when the registry loads, not at
-    start-up; a third party registers through its own ``register(registry)`` instead."""
-    for name in names:
-        for fmt in importlib.import_module(f"{package}.{name}").FORMATS:
-            registry.register(fmt)

@@ -308,9 +308,15 @@ def _in_memory(
 
     if not path.exists():
         return Hits()
+    try:
+        f = open(path, "rb")  # noqa: SIM115 - closed by the with below
+    except OSError as e:  # the store unreadable (permissions): one located line
+        from convo.core.io import os_error
+
+        raise os_error(e, str(path), "the store cannot be read") from None
     conn = schema.connect(":memory:")
     try:
-        with open(path, "rb") as f:
+        with f:
             conn.execute("BEGIN")
             schema.create(conn)
             index_lines(conn, path, f, 0, track)

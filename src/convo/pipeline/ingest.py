@@ -22,7 +22,7 @@ from pathlib import Path, PurePath
 
 from convo.core.errors import InputError, RecordError
 from convo.core.io import Source, StreamError
-from convo.core.record import TYPED, ConversationMessage, check_message
+from convo.core.record import ConversationMessage, check_message, take_typed
 from convo.core.timestamps import EPOCH_STR
 from convo.core.walk import UNREADABLE, Entry, Walker
 from convo.importers.build import ContentIds
@@ -253,7 +253,7 @@ class Finisher:
 
     def __call__(self, msg: ConversationMessage) -> ConversationMessage:
         # Tags of the options (any value from the library API) would undo ``TYPED``.
-        typed = msg.__dict__.pop(TYPED, False) and not self.tags
+        typed = take_typed(msg) and not self.tags
         self.prepare(msg)
         base = None if msg.id else self.ids.base(msg)
         msg.source_id, new_id = self.number(msg.source_id, base)  # RangeFinisher's too

@@ -285,6 +285,10 @@ class BlockScan:
         found = text.block(self.buf, low, start, end)
         if found is None:
             return False
+        # The span holds no escape that may spell ASCII (``TextWord.block`` answers only
+        # then): the decider need not look for one in the block again (on the benchmark
+        # store's json.dumps copy that second look cost what the text pass's own did).
+        self.plan.decider.escapes_known(False)
         starts, ends, decided, objects = found
         odd = [] if objects else odd_lines(low, start, end)
         if odd:  # lines that are not objects are parsed, so reported (rare)

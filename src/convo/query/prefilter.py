@@ -6,7 +6,8 @@ Needles are the longest ASCII word of each value (for a tag the whole quoted JSO
 string). Lines holding a ``\\u`` escape of an ASCII character or of one of the few
 non-ASCII letters whose case fold is ASCII (``ß``, ``ſ``, the Kelvin sign, ligatures...),
 or such a letter itself (only those that can spell a needle), may spell the word another
-way and are always parsed (``RESPELLING``). Other escapes (``\\u00e9``, as Python's
+way and are always parsed (``RESPELLING``; the block scan looks only for the escapes
+that may spell its needle, ``LineStarts``). Other escapes (``\\u00e9``, as Python's
 ``json.dumps`` writes every non-ASCII character) spell no ASCII: such a line is skipped
 like any other when it lacks the needle. A needle JSON would escape (``"``, ``\\``,
 controls) disables the prefilter for its kind.
@@ -39,10 +40,24 @@ ASCII = bytes(range(128))
 # store (18k escapes, none of them these) a search takes 1.6 ms of CPU, a flat
 # alternation of the escapes 3.5 ms.
 _H = rb"[0-9a-fA-F]"
-RESPELLING = re.compile(
-    rb"\\u(?:00(?:[0-7]" + _H + rb"|[dD][fF])|01(?:30|49|7[fF]|[fF]0)|1[eE]9[6-9aAeE]"
+RESPELLED = (  # the hex digits of such an escape, after its ``\\u``
+    rb"(?:00(?:[0-7]" + _H + rb"|[dD][fF])|01(?:30|49|7[fF]|[fF]0)|1[eE]9[6-9aAeE]"
     rb"|212[aA]|[fF][bB]0[0-6])"
 )
+RESPELLING = re.compile(rb"\\u" + RESPELLED)
+# An escape of an ASCII character (``\\u0000``-``\\u007f``): the only escapes that can spell
+# a key, a quote, a brace or an ASCII letter (keys are matched exactly, not by case fold).
+# Its literal head ``\\u00`` is what the regex engine searches for, so it stops only there
+# (these and Latin-1's escapes), not at every ``\\u``: on 1 MiB of a ``json.dumps`` store 0.48 ms of CPU,
+# ``RESPELLING`` 0.97-1.10 ms (each the best of 7 to 9 searches of 8 MiB). Looking for
+# these alone where no case-fold letter may spell the needle (``LineStarts``) and in the
+# block time pass (``canonical.block_times``), the copy's 100k-record scan took (CPU in
+# process, 5 alternating rounds, load 4-6) ``--tag urgent`` 145 → 113 ms (1.23× ±6%),
+# ``--since`` 284 → 263 ms (1.04× ±6%: within noise; the narrower look is kept since it
+# is no more code); the whole commands on the 1M-record copy (2 rounds, load 6-8)
+# ``--tag urgent`` 1.82 → 1.41 s of CPU, ``--speaker Quinn`` 1.60 → 1.35 s,
+# ``NOT tag:urgent`` 3.60 → 3.07 s, ``--since`` 3.66 → 3.23 s.
+ASCII_ESCAPE = re.compile(rb"\\u00[0-7]")
 _JSON_ESCAPED = re.compile(rb'["\\/\x00-\x1f]')  # characters JSON may write escaped
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")
 SPEAKER, LISTENER, TAG, TEXT = range(4)
@@ -80,6 +95,12 @@ def respelling_escape(buf: bytes, s: int = 0, e: int | None = None) -> bool:
     return buf.find(b"\\", s, end) >= 0 and RESPELLING.search(buf, s, end) is not None
 
 
+def ascii_escape(buf: bytes) -> bool:
+    """``buf`` holds the escape of an ASCII character (``ASCII_ESCAPE``); a backslash is
+    looked for first (a memchr)."""
+    return buf.find(b"\\") >= 0 and ASCII_ESCAPE.search(buf) is not None
+
+
 def may_respell(raw: bytes) -> bool:
     """The line may spell an ASCII word another way: an escape that may spell ASCII or
     a case-fold letter."""
@@ -89,17 +110,32 @@ def may_respell(raw: bytes) -> bool:
 
 
 def speaker_may_match(low: bytes, s: int, e: int, needles: list[bytes]) -> bool:
-    """False when the line's one raw ``"speaker":"..."`` value holds no needle.
+    """False when the line's one raw ``"speaker"`` value holds no needle.
 
-    Inside JSON strings every quote is escaped, so ``"speaker":"`` is a key; with one
-    such key and no backslash in its value the raw value is the speaker (or, when it is
-    not metadata's, the record has no speaker to match). Anything else: maybe.
+    Inside JSON strings every quote is escaped, so ``"speaker"`` followed by a colon is
+    a key. With one ``"speaker"`` in the line, followed by ``:"`` (convo's layout), no
+    escape of an ASCII character in the line (``ASCII_ESCAPE``: it might spell another
+    such key) and no backslash in the value, the raw value is the speaker (or, when it
+    is not metadata's, the record has no speaker to match). Anything else: maybe. (The
+    first ``"speaker"`` of the line is the one read: a later ``"speaker":"`` in another
+    object says nothing when metadata's key is spaced, ``"speaker" :``, or escaped.)
+
+    Reading Python's ``json.dumps`` spelling too (``: "``), so that a candidate of that
+    layout naming the needle only as a listener is not parsed, measured within noise
+    (``--speaker Quinn`` on the benchmark store's copy, 100k records, scan CPU in
+    process, 5 alternating rounds at load 5-6: 1.03× ±18%; 1.7k such lines per 100k):
+    not added; such a line is parsed.
     """
-    k = low.find(b'"speaker":"', s, e)
-    if k < 0 or low.find(b'"speaker"', k + 1, e) >= 0:  # another, maybe ``"speaker" :``
+    k = low.find(b'"speaker"', s, e)
+    if k < 0 or low.find(b'"speaker"', k + 9, e) >= 0:  # none, or another (any spacing)
         return True
-    q = low.find(b'"', k + 11, e)
-    value = low[k + 11 : q]
+    if not low.startswith(b':"', k + 9):
+        return True
+    if low.find(b"\\", s, e) >= 0 and ASCII_ESCAPE.search(low, s, e) is not None:
+        return True  # an escape may spell a second speaker key
+    v = k + 11
+    q = low.find(b'"', v, e)
+    value = low[v:q]
     if q < 0 or b"\\" in value or may_respell(value):
         return True
     return any(n in value for n in needles)
@@ -172,8 +208,8 @@ class Needles:
 
 class LineStarts:
     """What makes a line a candidate in the block scan: a needle of the first kind, a
-    ``\\u`` escape that may spell ASCII (``RESPELLING``), or a case-fold letter that could
-    spell one of that needle's letters.
+    ``\\u`` escape of an ASCII character (``ASCII_ESCAPE``) or of a case-fold letter
+    that could spell one of that needle's letters (``RESPELLING``), or such a letter.
 
     A name (``--speaker``/``--listener``) matches by whole words (``core.names``), so its
     needle counts only as a whole word of the lower-cased bytes: no ASCII letter, digit
@@ -189,13 +225,22 @@ class LineStarts:
     def __init__(self, needles: Needles):
         first = needles.needles[0]
         self.starts = first
-        self.escapes = False  # the last span ``lines`` scanned held a RESPELLING escape
+        # The last span ``lines`` scanned may hold a RESPELLING escape (True also when
+        # only ``ASCII_ESCAPE`` was looked for and it holds a backslash: each line then
+        # is looked at by whoever needs to know).
+        self.escapes = False
         self.words = needles.kinds[0] in (SPEAKER, LISTENER)
         self.word_patterns = [re.compile(re.escape(n) + rb"(?![a-z0-9_])") for n in first]
         self.respell = [
             t for t in TRIGGER_CHARS
             if any(may_spell(t.decode().casefold(), n.decode(), needles.substring[0]) for n in first)
         ]  # fmt: skip
+        # The escapes that may spell a needle or hide a key: an ASCII character's, and
+        # when a case-fold letter may spell one of its letters, those letters' too
+        # (``RESPELLING``, which holds them all). The escape of a case-fold letter that
+        # cannot (``\\u017f``, "ſ", for ``urgent``) is as harmless as the letter itself,
+        # which ``respell`` leaves out the same way; keys are ASCII and matched exactly.
+        self.escape_pattern = RESPELLING if self.respell else ASCII_ESCAPE
 
     def _extra(self, low: bytes, block: bytes) -> list[bytes]:
         """Respellings present in the block: case-fold letters."""
@@ -221,8 +266,12 @@ class LineStarts:
         extra = self._extra(low, block)
         for respelling in extra:
             _lines_of(low, respelling, start, end, ends)
-        escapes = low.find(b"\\", start, end) >= 0 and _escape_lines(low, start, end, ends)
-        self.escapes = escapes  # the span holds an escape that may spell ASCII
+        pattern = self.escape_pattern
+        backslash = low.find(b"\\", start, end) >= 0
+        escapes = backslash and _escape_lines(low, start, end, ends, pattern)
+        # The span holds (or, when only ASCII_ESCAPE was looked for, may hold) an escape
+        # that may spell ASCII or a case-fold letter (``RESPELLING``).
+        self.escapes = escapes or (backslash and pattern is not RESPELLING)
         if len(self.starts) + len(extra) == 1 and not escapes:
             return ends
         return dict(sorted(ends.items()))
@@ -241,12 +290,15 @@ def _lines_of(low: bytes, needle: bytes, start: int, end: int, ends: dict) -> No
         p = find(needle, e, end)
 
 
-def _escape_lines(low: bytes, start: int, end: int, ends: dict) -> bool:
+def _escape_lines(
+    low: bytes, start: int, end: int, ends: dict, pattern: re.Pattern[bytes] = RESPELLING
+) -> bool:
     """Add to ``ends`` the lines of ``low[start:end]`` holding an escape that may spell
-    ASCII (``RESPELLING``); True when there was one."""
+    ASCII (``pattern``: ``RESPELLING``, or ``ASCII_ESCAPE`` for a needle no case-fold
+    letter may spell); True when there was one."""
     find, rfind = low.find, low.rfind
     e = -1
-    for m in RESPELLING.finditer(low, start, end):
+    for m in pattern.finditer(low, start, end):
         p = m.start()
         if p < e:
             continue  # in a line already taken

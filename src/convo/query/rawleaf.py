@@ -10,9 +10,9 @@ its needle is known without a parse:
   rule, ``prefilter.LineStarts``) has no such speaker: likewise.
 
 Such a line must be a record, and the needle may be spelled another way: ``LineStarts``
-makes a candidate of every line holding the needle, an escape that may spell ASCII
-(``prefilter.RESPELLING``, which may also hide a key) or a case-fold letter that may
-spell one of its letters; the block must be records of one layout by its bytes
+makes a candidate of every line holding the needle, the escape of an ASCII character
+(``prefilter.ASCII_ESCAPE``, which may also hide a key) or a case-fold letter that may
+spell one of its letters, raw or escaped; the block must be records of one layout by its bytes
 (``canonical.block_records``: convo's or Python's ``json.dumps``, with or without
 ``text_chunks``). Then only the candidates are parsed and checked; every other line
 matches. A block not so proven is parsed line by line, as before. As with the raw time

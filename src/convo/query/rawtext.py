@@ -26,7 +26,11 @@ the structure reads as without them, and a hit with no backslash in the 5 bytes 
 it is in the text, not in an escape's digits (else the line is parsed). On the
 benchmark store's ``json.dumps`` copy (``benchmarks/bench_query.py``, 100k records, one
 process) ``--text budget`` took 0.59 s of CPU so, 1.12 s when every line holding the
-word was parsed.
+word was parsed. The escapes are then checked in one regex pass (``_HARMFUL``, not two
+counts and a search), and a span so proven tells the decider it holds no escape that
+may spell ASCII (``linescan.BlockScan.text_block``), which it looked for again: the
+scan of that copy 406 → 294 ms of CPU (5 alternating rounds, 1.39× ±10%, load 4-6);
+the whole command on its 1M-record copy 4.55 → 3.59 s (2 rounds, load 6-7).
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from operator import add, le, lt, not_, sub
 from typing import NamedTuple
 
 from convo.query.filters import Filters, text_terms
-from convo.query.prefilter import TRIGGER_CHARS, ascii_needle, may_spell, respelling_escape
+from convo.query.prefilter import RESPELLED, TRIGGER_CHARS, ascii_needle, may_spell
 from convo.query.rawkeys import after_metadata, only
 
 TEXT_KEY = b'{"textChunks":['
@@ -284,13 +288,20 @@ def _unless_escaped(
     ]
 
 
+# A backslash that does not open a harmless ``\\u`` escape: one not followed by ``u``
+# (an escaped quote or backslash, ``\\n``...), one that ends the span, or an escape that
+# may spell ASCII (``prefilter.RESPELLING``).
+_HARMFUL = re.compile(rb"\\(?:[^u]|u" + RESPELLED + rb"|\Z)")
+
+
 def _only_harmless_escapes(buf: bytes, start: int, end: int) -> bool:
     """Every backslash of ``buf[start:end]`` opens a ``\\u`` escape (so none is escaped
     and no quote is) and none of those may spell ASCII (``prefilter.RESPELLING``):
-    Python's ``json.dumps`` writes every non-ASCII character so."""
-    return buf.count(b"\\", start, end) == buf.count(b"\\u", start, end) and not (
-        respelling_escape(buf, start, end)
-    )
+    Python's ``json.dumps`` writes every non-ASCII character so. One regex pass that
+    stops at each backslash (``_HARMFUL``): on 1 MiB of the benchmark store's
+    ``json.dumps`` copy 1.32 ms of CPU, where counting backslashes and ``\\u`` and
+    then looking for ``RESPELLING`` took 2.46 ms (best of 9 searches of 8 MiB)."""
+    return _HARMFUL.search(buf, start, end) is None
 
 
 def _plain(

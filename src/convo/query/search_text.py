@@ -184,9 +184,21 @@ def _piece(piece: str) -> tuple[str, list[str]]:
     f = _FIELD.fullmatch(piece)
     if f is not None and f[2].lower() in LANGUAGE and _value_ok(f[3]):
         return "filter", [piece]
-    if piece.startswith("-") and len(piece) > 1 and _WORDS.search(piece):
+    if _negation(piece):
         return "filter", ['NOT "' + " ".join(_WORDS.findall(piece[1:])) + '"']
     return "words", [w.casefold() for w in _WORDS.findall(piece)]
+
+
+def _negation(piece: str) -> bool:
+    """``-word`` leaves the word out; ``--flag`` (a command-line option pasted from a
+    message) and ``-1`` (a number) are text to rank."""
+    return (
+        piece.startswith("-")
+        and len(piece) > 1
+        and not piece.startswith("--")
+        and not piece[1].isdigit()
+        and bool(_WORDS.search(piece))
+    )
 
 
 def split(text: str) -> SearchText:

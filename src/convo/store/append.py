@@ -101,19 +101,26 @@ class StoreFile:
             return _ids_of(f)
 
     @contextlib.contextmanager
-    def locked(self, *, wait: float | None = None, on_wait: Waiter | None = None) -> Iterator[int]:
+    def locked(
+        self,
+        *,
+        wait: float | None = None,
+        on_wait: Waiter | None = None,
+        hint: str = NOT_APPENDED,
+    ) -> Iterator[int]:
         """An exclusive lock on the store, yielding an O_APPEND descriptor.
 
         ``wait`` and ``on_wait``: see ``convo.core.lock.hold`` (give up after ``wait``
-        seconds; ``on_wait`` says who holds the lock after a second of waiting).
+        seconds; ``on_wait`` says who holds the lock after a second of waiting);
+        ``hint``: what a store that cannot be opened says (a rewrite's own words).
         """
         from convo.core import lock
 
         where = str(self.path)
-        with _located(where):
+        with _located(where, hint):
             self.real.parent.mkdir(parents=True, exist_ok=True)
         with lock.hold(self.real, where, wait=wait, on_wait=on_wait):
-            with _located(where):
+            with _located(where, hint):
                 fd = os.open(self.real, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
             try:
                 yield fd

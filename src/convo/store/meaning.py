@@ -11,8 +11,9 @@ many closer messages lie outside it, and every hit satisfies the filters.
 ``hybrid`` fuses three lists, each ``DEPTH`` deep (``convo.embed.fusion.hybrid``): the
 *exact* list (a message whose id is a token of the text, then those holding every
 token: an error string, a version, a Message-ID), the *loose* list (any content word,
-by BM25) and the nearest in meaning. Fusion keeps a hit that only one list has, and the
-exact list weighs double, so an exact token the vectors do not rank still comes first.
+by BM25; only its best ``fusion.LOOSE_DEPTH`` count, and only they are read) and the
+nearest in meaning. Fusion keeps a hit that only one list has, and the exact list
+weighs double, so an exact token the vectors do not rank still comes first.
 Each hit says why it matched: ``keyword``, ``meaning`` or ``both``.
 
 The meaning half runs on a second thread while the keyword lists run (``_meaning_beside``):
@@ -128,13 +129,14 @@ def _keyword_lists(
     track,
 ) -> list[list[str]]:  # fmt: skip
     """The exact list (a pasted id, every token, every special token) and the loose one."""
-    from convo.embed.fusion import exact_query, loose_query, special_query
+    from convo.embed.fusion import LOOSE_DEPTH, exact_query, loose_query, special_query
     from convo.store.searching import by_id, keyword
 
     lists: list[list[str]] = [_ids(Hits(by_id(store, free, query)), known), []]
     for n, match in ((0, exact_query(free)), (0, special_query(free)), (1, loose_query(free))):
         if match:
-            hits = keyword(store, match, query, limit=depth, track=track)
+            deep = depth if n == 0 else min(depth, LOOSE_DEPTH)  # only those count
+            hits = keyword(store, match, query, limit=deep, track=track)
             out.note = out.note or hits.note
             lists[n] = list(dict.fromkeys(lists[n] + _ids(hits, known)))
     return lists

@@ -46,6 +46,7 @@ Track = Callable[[Iterator[tuple[int, bytes]]], Iterable[tuple[int, bytes]]]  # 
 BLOCK = 1 << 20
 BOM = b"\xef\xbb\xbf"
 SHOW_IDS = 1000
+NOT_CHANGED = "nothing was changed; fix it and re-run"
 
 
 @dataclass
@@ -164,7 +165,7 @@ def _rewrite(
     if not path.exists():
         result.index = "no store"
         return
-    with store.locked(), _located(str(store.path)):
+    with store.locked(hint=NOT_CHANGED), _located(str(store.path)):
         _remove_stale_copies(path)
         synced = sync(path, create=False)
         follower = Follower.open(path) if synced.available else None
@@ -201,7 +202,7 @@ def _located(where: str) -> Iterator[None]:
     try:
         yield
     except OSError as e:
-        raise os_error(e, where, "nothing was changed; fix it and re-run") from None
+        raise os_error(e, where, NOT_CHANGED) from None
 
 
 def _commit(path: Path, copy: _Copy, follower: Follower | None, compacting: bool) -> None:

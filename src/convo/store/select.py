@@ -91,9 +91,11 @@ class RawFile:
         self.name = path
 
     def open(self):
+        """The file as it is now: a writer's append that starts during the read is not
+        read (its unfinished line would be taken for a torn one)."""
         from convo.core.io import open_binary
 
-        return open_binary(self.path)
+        return open_binary(self.path, snapshot=True)
 
 
 def select(

@@ -9,15 +9,31 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from convo.importers.registry import Registry
 
-# Registration order is detection's tie-break order (and `convo formats`' order): the
-# framework formats first.
-MODULES = ("agentscope_session", "autogen_runtime", "autogen_state", "langgraph_store", "formats", "sharegpt",
-           "hf_chat", "openai_responses", "openai_api", "gemini", "langchain",
-           "vercel_ai")  # fmt: skip
-
 
 def register(registry: Registry) -> None:
-    """Register the agent formats (imported when the registry loads, not at start-up)."""
-    from convo.importers.registry import register_modules
+    """Declare the agent formats (each module imported when a gate admits a source or its
+    format is named: ``importers.gates``)."""
+    from convo.importers.gates import JSON, Gate, json_with
 
-    register_modules(__package__, MODULES, registry)
+    both = ("*.json", "*.jsonl")
+    lines = ("*.json", "*.jsonl", "*.ndjson")
+    sqlite = Gate(magic=(b"SQLite format 3\x00",))
+    autogen_log = Gate(pattern=r'\A\ufeff*(?:Started new session with Session ID:|\{")')
+    # Declaration order is detection's tie-break order (and `convo formats`' order): the
+    # framework formats first.
+    registry.declare(__package__, (
+        ("agentscope_session", "agentscope-session", ("*.json",), json_with('"content"', opens="{")),
+        ("autogen_runtime", "autogen-runtime", ("*.log", "*.db"), sqlite, autogen_log),
+        ("autogen_state", "autogen-state", ("*.json",), json_with('"type"', opens="{")),
+        ("langgraph_store", "langgraph-store", both, json_with('"namespace"')),
+        # formats.FORMATS, one per name of frameworks.AGENT_FORMATS (a heavier module)
+        *(("formats", name, lines, JSON) for name in ("openai", "anthropic", "agentscope", "langmem", "autogen", "jianmu")),
+        ("sharegpt", "sharegpt", both, json_with('"conversations"')),
+        ("hf_chat", "hf-chat", both, json_with('"messages"', '"prompt"')),
+        ("openai_responses", "openai-responses", both, JSON),
+        ("openai_api", "openai-completion", both, json_with('"choices"')),
+        ("openai_api", "openai-assistants", both, json_with('"thread.message"')),
+        ("gemini", "gemini", both, json_with('"parts"')),
+        ("langchain", "langchain", both, json_with('"data"', '"constructor"')),
+        ("vercel_ai", "vercel-ai", both, json_with('"parts"')),
+    ))  # fmt: skip

@@ -48,7 +48,8 @@ Decisions:
   used without agents), or one never followed by a message of its agent (a reflection
   summary at the end of a chat), the completion is a record of its own: first the
   request's messages not seen before in the session (by text, counted, so a repeated
-  "ok" is kept), then the reply: speaker ``source_name`` (else ``assistant``), role
+  "ok" is kept; the counts are the session's texts, which every request of the session
+  repeats whole anyway), then the reply: speaker ``source_name`` (else ``assistant``), role
   assistant, listeners the speaker of the request's last message, id the
   ``invocation_id``, time ``end_time``; the request's messages get its ``start_time``
   (their own time is not logged: they were said by then).

@@ -45,16 +45,19 @@ Decisions:
   skipped and counted in one warning a source.
 - Anything else that is not ``{"type", "data": {...}}`` (or its ``dumpd`` form) is
   rejected with its location.
+- Memory is flat with the input: the map of tool call ids to the message that made
+  them (a tool result's ``replyTo``) is a ``convo.core.spillmap.SpillMap``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
+from convo.core.spillmap import SpillMap
 from convo.importers.agents.blocks import (
     block_chunk,
     normalise_content,
@@ -133,7 +136,25 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """Read; reasoning goes to extra, or to ``[thinking]`` chunks with
     ``ctx.options.include_thinking``."""
     include_thinking = ctx.options.include_thinking
-    calls: dict[str, str] = {}
+    calls: SpillMap[str, str] = SpillMap()  # tool call id -> the message that made it
+    try:
+        n, removes = yield from _messages(source, ctx, calls, include_thinking)
+    finally:
+        calls.close()
+    if removes:
+        ctx.warn(
+            source.name,
+            f"skipped {removes} RemoveMessage entries (LangGraph's instructions to delete a "
+            "message by id: not messages)",
+        )
+    if n:
+        ctx.warn(source.name, "LangChain messages carry no times: messages get the epoch sentinel")
+
+
+def _messages(
+    source: Source, ctx: ImportContext, calls: SpillMap[str, str], include_thinking: bool
+) -> Generator[ConversationMessage, None, tuple[int, int]]:
+    """The messages; returns (messages read, RemoveMessage entries skipped)."""
     n = removes = 0
     for sample, loc in iter_samples(source, ctx):
         where = ctx.loc(loc) if loc != "doc" else source.name
@@ -153,14 +174,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             yield _message(
                 _from_constructor(obj), here, (thread, source.name), calls, include_thinking
             )
-    if removes:
-        ctx.warn(
-            source.name,
-            f"skipped {removes} RemoveMessage entries (LangGraph's instructions to delete a "
-            "message by id: not messages)",
-        )
-    if n:
-        ctx.warn(source.name, "LangChain messages carry no times: messages get the epoch sentinel")
+    return n, removes
 
 
 def _is_remove(obj: Any) -> bool:
@@ -171,7 +185,11 @@ def _is_remove(obj: Any) -> bool:
 
 
 def _message(
-    obj: dict[str, Any], loc: str, where: tuple[str, str], calls: dict[str, str], include: bool
+    obj: dict[str, Any],
+    loc: str,
+    where: tuple[str, str],
+    calls: SpillMap[str, str],
+    include: bool,
 ) -> ConversationMessage:
     """One message; ``where`` = its thread and the source's name."""
     thread, source_name = where
@@ -187,7 +205,7 @@ def _message(
     for call in as_list(data.get("tool_calls")):
         cid = as_str(as_dict(call).get("id"))
         if cid and rec_id:
-            calls[cid] = rec_id
+            calls.set(cid, rec_id)
     kwargs = {
         k: v for k, v in as_dict(data.get("additional_kwargs")).items() if k != "reasoning_content"
     }

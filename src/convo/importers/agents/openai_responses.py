@@ -28,6 +28,8 @@ Decisions:
   thread (``extra.previous_response_id`` kept). Bare item lists have no times: the epoch
   sentinel, with one warning a source; thread = the file.
 - id = ``openai:<item id>`` when the item has one; else the content hash.
+- Memory is flat with the input: the map of ``call_id`` to the call's record (an
+  output's ``replyTo``) is a ``convo.core.spillmap.SpillMap``.
 - An item that is not an object with a known shape is rejected with its location.
 
 Ids and their scope (docs/ids.md): OpenAI's ``resp_``/item ids are unique everywhere
@@ -42,6 +44,7 @@ from typing import Any
 
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
+from convo.core.spillmap import SpillMap
 from convo.core.timestamps import epoch_ts
 from convo.importers.agents.blocks import block_chunk, dumps, parse_arguments
 from convo.importers.agents.samples import iter_samples, key_pattern, sample_values, sub
@@ -98,7 +101,7 @@ class _State:
         self.ctx = ctx
         self.include = include_thinking
         self.pending: list[dict[str, Any]] = []
-        self.calls: dict[str, str] = {}
+        self.calls: SpillMap[str, str] = SpillMap()
         self.untimed = 0
 
 
@@ -107,21 +110,28 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     ``ctx.options.include_thinking``."""
     include_thinking = ctx.options.include_thinking
     st = _State(ctx, include_thinking)
-    for sample, loc in iter_samples(source, ctx):
-        where = ctx.loc(loc) if loc != "doc" else source.name
-        if _is_response(sample):
-            yield from _response(sample, where, st)
-        elif isinstance(sample, dict) and sample.get("object") == "list":
-            yield from _items(
-                as_list(sample.get("data")), where, ctx.thread_of(source.name), None, st
-            )
-        elif isinstance(sample, list):
-            yield from _items(sample, where, ctx.thread_of(source.name), None, st)
-        else:  # one item a line (JSONL) or one item
-            yield from _items([sample], where, ctx.thread_of(source.name), None, st, single=True)
-    yield from _flush(st, source.name, ctx.thread_of(source.name), None)
+    try:
+        for sample, loc in iter_samples(source, ctx):
+            yield from _sample(sample, loc, st)
+        yield from _flush(st, source.name, ctx.thread_of(source.name), None)
+    finally:
+        st.calls.close()
     if st.untimed:
         ctx.warn(source.name, "Responses items carry no times: messages get the epoch sentinel")
+
+
+def _sample(sample: Any, loc: str, st: _State) -> Iterator[ConversationMessage]:
+    ctx = st.ctx
+    source = ctx.source
+    where = ctx.loc(loc) if loc != "doc" else source.name
+    if _is_response(sample):
+        yield from _response(sample, where, st)
+    elif isinstance(sample, dict) and sample.get("object") == "list":
+        yield from _items(as_list(sample.get("data")), where, ctx.thread_of(source.name), None, st)
+    elif isinstance(sample, list):
+        yield from _items(sample, where, ctx.thread_of(source.name), None, st)
+    else:  # one item a line (JSONL) or one item
+        yield from _items([sample], where, ctx.thread_of(source.name), None, st, single=True)
 
 
 def _response(resp: dict[str, Any], where: str, st: _State) -> Iterator[ConversationMessage]:
@@ -243,7 +253,7 @@ def _record(
     rec_id = f"openai:{iid}" if iid else None
     if item["type"] not in ("message", "function_call_output") and call_id:
         rec_id = rec_id or f"openai:{call_id}"
-        st.calls[call_id] = rec_id
+        st.calls.set(call_id, rec_id)
     return message(
         chunks,
         speaker=speaker,

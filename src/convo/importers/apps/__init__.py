@@ -27,16 +27,42 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from convo.importers.registry import Registry
 
-# Registration order is detection's tie-break order (and `convo formats`' order).
-MODULES = ("slack", "discord", "telegram", "messenger", "chatgpt", "teams", "mattermost",
-           "whatsapp", "signal", "instagram", "zoom",
-           "claude_ai", "twitter_dms", "irc", "matrix", "google_chat", "gitter",
-           "vscode_chat", "gemini_activity")  # fmt: skip
-
 
 def register(registry: Registry) -> None:
-    """Register the chat-app export formats (modules are imported when the registry loads,
-    not when convo starts, so `convo --help` stays fast)."""
-    from convo.importers.registry import register_modules
+    """Declare the chat-app export formats (each module imported when a gate admits a
+    source or its format is named, so `convo --help` and a JSON file's detection stay
+    fast: ``importers.gates``)."""
+    from convo.importers.gates import JSON, JSON_OBJECT, Gate, json_with
+    from convo.importers.registry import Declared
 
-    register_modules(__package__, MODULES, registry)
+    zipped = Gate(magic=(b"PK\x03\x04",))
+    marks = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"  # whatsapp._MARKS
+    # irc's own refusal: a head that opens {, <, WEBVTT or a [ not followed by a time.
+    irc = Gate(
+        pattern=r"\A[\ufeff \r\n]*(?![{<]|WEBVTT|\[(?!\d\d(?::| [A-Z][a-z]{2} )))[^\ufeff \r\n]"
+    )
+    # Declaration order is detection's tie-break order (and `convo formats`' order).
+    registry.declare(__package__, (
+        Declared("slack", f"{__package__}.slack", (), directory=True),
+        ("slack", "slack-file", ("*.zip",), zipped, JSON),
+        ("discord", "discord", ("*.json",), json_with('"guild"', opens="{")),
+        ("discord", "discord-text", ("*.txt",), Gate(words=("\u2014", "\u2013"))),
+        ("telegram", "telegram", ("result.json", "*.json"), json_with('"chats"', '"messages"', opens="{")),
+        ("messenger", "messenger", ("message_*.json",), json_with('"messages"', opens="{")),
+        ("chatgpt", "chatgpt", ("conversations.json",), json_with('"mapping"')),
+        ("teams", "teams", ("*.json",), JSON),
+        ("mattermost", "mattermost", ("*.jsonl",), JSON_OBJECT),
+        ("whatsapp", "whatsapp", ("*.txt",), Gate(opens="[0123456789" + marks)),
+        ("whatsapp", "whatsapp-zip", ("*.zip",), zipped),
+        ("signal", "signal", ("chat.md", "data.json", "*.md", "*.txt", "*.json")),
+        ("instagram", "instagram", ("message_*.json",), json_with('"messages"', opens="{")),
+        ("zoom", "zoomchat", ("*.txt",), Gate(opens="0123456789")),
+        ("claude_ai", "claude-ai", ("conversations.json",), json_with('"chat_messages"')),
+        ("twitter_dms", "twitter-dm", ("direct-messages*.js",), Gate(words=("window.YTD.direct_messages",))),
+        ("irc", "irc", ("*.log", "*.txt", "*.weechatlog"), irc),
+        ("matrix", "matrix", ("*.json",), json_with('"messages"', opens="{")),
+        ("google_chat", "google-chat", ("messages.json", "group_info.json", "user_info.json"), JSON_OBJECT),
+        ("gitter", "gitter", ("*.json", "*.jsonl"), json_with('"fromUser"')),
+        ("vscode_chat", "vscode-chat", ("*.json",), json_with('"requests"', opens="{")),
+        ("gemini_activity", "gemini-activity", ("*.json",), json_with('"header"', opens="[")),
+    ))  # fmt: skip

@@ -25,7 +25,8 @@ Decisions:
   millisecond time within the account, made unique across accounts by its text; a later
   Takeout of the same account gives the same ids, so a store keeps each entry once (an
   entry repeated within one file gets ``-1``, ``-2``... and is kept each time).
-- Read oldest first. An entry that is not an object, or has no title, is rejected with
+- Read oldest first: the array, newest first, is loaded whole (memory grows with the
+  file; the map of ids already given, for ``-1``, has one short entry per entry). An entry that is not an object, or has no title, is rejected with
   its location; the rest of the file is read.
 - Detection: a JSON array of My Activity entries (``header``, ``title``, ``time``,
   ``products``) of the Gemini Apps product. Other products' activity is not a

@@ -25,6 +25,11 @@ Decisions:
 - Events still encrypted (``m.room.encrypted``) and redacted messages (no content) are
   rejected with their location; the ``messages`` list is streamed.
 
+Memory is flat with the room's length: the two maps a later event may need (MXID ->
+display name; event id -> speaker, for a reply's listener) are
+``convo.core.spillmap.SpillMap``s, the keys set last in memory and older ones in a
+temporary table (``tests/importers/test_lookup_memory.py``).
+
 Ids and their scope (docs/ids.md): event ids are unique everywhere (``$hash``, or
 ``$x:server`` in old rooms): ``matrix:<event_id>``, no scope.
 """
@@ -37,6 +42,7 @@ from typing import Any
 
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
+from convo.core.spillmap import SpillMap
 from convo.core.timestamps import epoch_ts
 from convo.importers.apps.common import SYSTEM_TAG
 from convo.importers.build import message
@@ -63,32 +69,41 @@ class _Room:
     def __init__(self, head: dict[str, Any], source: Source):
         self.name = as_str(head.get("room_name"))
         self.thread = ""
-        self.names: dict[str, str] = {}
-        self.speakers: dict[str, str] = {}  # event id -> speaker, for reply listeners
+        self.names: SpillMap[str, str] = SpillMap()  # MXID -> display name
+        self.speakers: SpillMap[str, str] = SpillMap()  # event id -> speaker, for listeners
         self.source = source
 
     def speaker(self, mxid: str) -> str:
         return self.names.get(mxid) or mxid
+
+    def close(self) -> None:
+        self.names.close()
+        self.speakers.close()
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     doc = StreamedDoc(source, ("messages",))
     head = doc.expect("not an Element JSON export (no messages list)")
     room = _Room(head, source)
-    for event, line in doc.items():
-        where = ctx.loc(line)
-        ev = as_dict(event)
-        kind = as_str(ev.get("type"))
-        room.thread = room.thread or as_str(ev.get("room_id"))
-        content = ev.get("content")
-        if not kind or not isinstance(content, dict):
-            ctx.reject(where, "not a Matrix event (type and content)", event)
-        elif kind == "m.room.encrypted":
-            ctx.reject(where, "an encrypted event (export with the keys loaded to read it)", event)
-        elif kind == "m.room.message" and not content:
-            ctx.reject(where, "a redacted message (no content left)", event)
-        else:
-            yield _event(ev, kind, content, where, room)
+    try:
+        for event, line in doc.items():
+            where = ctx.loc(line)
+            ev = as_dict(event)
+            kind = as_str(ev.get("type"))
+            room.thread = room.thread or as_str(ev.get("room_id"))
+            content = ev.get("content")
+            if not kind or not isinstance(content, dict):
+                ctx.reject(where, "not a Matrix event (type and content)", event)
+            elif kind == "m.room.encrypted":
+                ctx.reject(
+                    where, "an encrypted event (export with the keys loaded to read it)", event
+                )
+            elif kind == "m.room.message" and not content:
+                ctx.reject(where, "a redacted message (no content left)", event)
+            else:
+                yield _event(ev, kind, content, where, room)
+    finally:
+        room.close()
 
 
 def _relation(content: dict[str, Any]) -> tuple[str, str, str]:
@@ -103,8 +118,8 @@ def _relation(content: dict[str, Any]) -> tuple[str, str, str]:
 def _listeners(content: dict[str, Any], parent: str, room: _Room) -> list[str]:
     mentions = as_list(as_dict(content.get("m.mentions")).get("user_ids"))
     heard = [room.speaker(as_str(u)) for u in mentions]
-    if not heard and parent in room.speakers:
-        heard = [room.speakers[parent]]
+    if not heard and parent:
+        heard = [room.speakers.get(parent) or ""]
     return [x for x in heard if x]
 
 
@@ -113,12 +128,12 @@ def _event(
 ) -> ConversationMessage:
     sender = as_str(ev.get("sender"))
     if kind == "m.room.member" and as_str(content.get("displayname")):
-        room.names[as_str(ev.get("state_key")) or sender] = content["displayname"]
+        room.names.set(as_str(ev.get("state_key")) or sender, content["displayname"])
     rel, target, parent = _relation(content)
     chunks, tags, extra = _content(kind, content, rel, target, ev)
     speaker = room.speaker(sender)
     eid = as_str(ev.get("event_id"))
-    room.speakers[eid] = speaker
+    room.speakers.set(eid, speaker)
     extra.update(sender=sender if speaker != sender else None)
     extra.update(thread_root=target if rel == "m.thread" else None)
     return message(

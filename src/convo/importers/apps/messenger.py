@@ -3,7 +3,7 @@ message schema, which Instagram's DMs share (``convo.importers.apps.instagram``)
 
 A first pass notes each message's byte range and the order; the messages are then read
 again from their ranges, oldest first (stdin/.gz are spooled to a file), so memory stays
-flat. Every string is repaired (UTF-8 bytes escaped as \\u00XX); no ids in the source
+flat but for 16 bytes a message (its byte span, in an ``array``), never the messages. Every string is repaired (UTF-8 bytes escaped as \\u00XX); no ids in the source
 (content hash); two participants -> the other one is the listener. A file without
 ``participants`` (some downloads, hand-cut files) takes its senders as the participants.
 

@@ -105,14 +105,16 @@ FIELDS = Fields(
     "elsewhere, `maildir` (folder and flags)",
 )
 
-MODULES = ("mbox", "eml", "maildir")
-
 
 def register(registry: Registry) -> None:
-    """Register mbox, eml and maildir (their modules load only when a registry does)."""
-    from convo.importers.registry import register_modules
+    """Declare mbox (a ``From `` line first), eml (a line that starts ``Name:`` with a
+    capital, as every known mail header does) and maildir; the email modules load only
+    when a gate admits a source (``importers.gates``)."""
+    from convo.importers.gates import Gate
+    from convo.importers.registry import Declared
 
-    register_modules(__package__, MODULES, registry)
-
-
-__all__ = ["register"]
+    registry.declare(__package__, (
+        ("mbox", "mbox", ("*.mbox", "*.mbx", "*.mbox.gz", "mbox", "Inbox", "*.mboxrd"), Gate(magic=(b"From ",))),
+        ("eml", "eml", ("*.eml", "*.msg.txt"), Gate(raw=rb"(?m)^[A-Z][!-9;-~]*:")),
+        Declared("maildir", f"{__package__}.maildir", ("Maildir", "*.maildir"), directory=True),
+    ))  # fmt: skip

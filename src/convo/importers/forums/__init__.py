@@ -40,13 +40,21 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from convo.importers.registry import Registry
 
-# Registration order is detection's tie-break order (and `convo formats`' order).
-MODULES = ("reddit", "reddit_export", "discourse", "hackernews", "stackexchange", "github",
-           "phpbb", "mastodon", "gitlab")  # fmt: skip
-
 
 def register(registry: Registry) -> None:
-    """Register the forum formats (imported when the registry loads, not at start-up)."""
-    from convo.importers.registry import register_modules
+    """Declare the forum formats (each module imported when a gate admits a source or its
+    format is named: ``importers.gates``)."""
+    from convo.importers.gates import JSON, Gate, json_with
 
-    register_modules(__package__, MODULES, registry)
+    both = ("*.json", "*.jsonl")
+    registry.declare(__package__, (
+        ("reddit", "reddit", ("*.json", "*.jsonl", "*.ndjson"), JSON),
+        ("reddit_export", "reddit-export", ("*.csv",), Gate(pattern=r"\A[^\n]*,")),
+        ("discourse", "discourse", ("*.json",), JSON),
+        ("hackernews", "hackernews", both, JSON),
+        ("stackexchange", "stackexchange", ("*Posts.xml", "*Comments.xml", "*Users.xml"), Gate(opens="<")),
+        ("github", "github", ("*.json",), JSON),
+        ("phpbb", "phpbb", ("*.xml",), Gate(words=("<dataset",))),
+        ("mastodon", "mastodon", ("outbox.json",), json_with('"orderedItems"', opens="{")),
+        ("gitlab", "gitlab", both, json_with('"noteable_', '"iid"')),
+    ))  # fmt: skip

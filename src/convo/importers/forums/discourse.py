@@ -9,6 +9,10 @@ post that names none answers the topic, so it replies to post 1 when that post i
 file. A listing has no post bodies: each topic becomes one message whose text is its
 title (and excerpt), speaker the original poster, listeners the other participants.
 
+Memory grows with the file: a Discourse response is one document read whole (a page
+of the API), and the map of post numbers to ids (a reply's target) has one short entry
+per post of it, a fraction of the parsed document.
+
 Ids and their scope (docs/ids.md): post and topic ids are numbered per Discourse
 instance, so an id names its instance: ``discourse:<host>:post:<id>``, threads
 ``discourse:<host>:<topic id>``, listed topics ``discourse:<host>:topic:<id>``. The

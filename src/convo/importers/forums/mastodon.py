@@ -24,7 +24,9 @@ Decisions:
   root of the reply chain when it is in the archive, else the status itself).
 - visibility in ``extra.visibility`` (public, unlisted, followers, direct) from
   ``to``/``cc``; ``url``, ``sensitive``, ``language`` kept.
-- ``orderedItems`` is streamed one activity at a time.
+- ``orderedItems`` is streamed one activity at a time; the map of each status to the
+  root of its reply chain is a ``convo.core.spillmap.SpillMap`` (older keys in a
+  temporary table), so memory is flat with the archive.
 
 Ids and their scope (docs/ids.md): the status URL names its instance:
 ``mastodon:<URL>``, no further scope.
@@ -39,6 +41,7 @@ from typing import Any
 from convo.core.errors import InputError
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
+from convo.core.spillmap import SpillMap
 from convo.core.text.html import html_to_text
 from convo.core.timestamps import iso_ts
 from convo.importers.build import message
@@ -86,17 +89,20 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     doc = StreamedDoc(source, ("orderedItems",))
     doc.expect("not a Mastodon outbox.json (no orderedItems)")
     owner = _actor_name(source)
-    roots: dict[str, str] = {}
-    for k, (item, line) in enumerate(doc.items(), 1):
-        where = ctx.loc(line)
-        act = as_dict(item)
-        kind = as_str(act.get("type"))
-        if kind == "Create" and isinstance(act.get("object"), dict):
-            yield _note(act, act["object"], where, owner, roots)
-        elif kind == "Announce" and as_str(act.get("object")):
-            yield _boost(act, where, owner)
-        else:
-            ctx.reject(where, f"not a status (activity {kind or '?'} #{k})", item)
+    roots: SpillMap[str, str] = SpillMap()  # status -> the root of its reply chain
+    try:
+        for k, (item, line) in enumerate(doc.items(), 1):
+            where = ctx.loc(line)
+            act = as_dict(item)
+            kind = as_str(act.get("type"))
+            if kind == "Create" and isinstance(act.get("object"), dict):
+                yield _note(act, act["object"], where, owner, roots)
+            elif kind == "Announce" and as_str(act.get("object")):
+                yield _boost(act, where, owner)
+            else:
+                ctx.reject(where, f"not a status (activity {kind or '?'} #{k})", item)
+    finally:
+        roots.close()
 
 
 def _visibility(obj: dict[str, Any]) -> str:
@@ -121,15 +127,19 @@ def _media_chunk(att: dict[str, Any]) -> str:
     return f"[{kind}] {url}" if kind in ("image", "video", "audio") else f"[file {url}]"
 
 
-def _thread_of(obj: dict[str, Any], roots: dict[str, str]) -> str:
+def _thread_of(obj: dict[str, Any], roots: SpillMap[str, str]) -> str:
     oid, parent = as_str(obj.get("id")), as_str(obj.get("inReplyTo"))
     root = roots.get(parent) or parent or oid
-    roots[oid] = root
+    roots.set(oid, root)
     return as_str(obj.get("conversation")) or root
 
 
 def _note(
-    act: dict[str, Any], obj: dict[str, Any], where: str, owner: str | None, roots: dict[str, str]
+    act: dict[str, Any],
+    obj: dict[str, Any],
+    where: str,
+    owner: str | None,
+    roots: SpillMap[str, str],
 ) -> ConversationMessage:
     oid = as_str(obj.get("id"))
     parent = as_str(obj.get("inReplyTo"))

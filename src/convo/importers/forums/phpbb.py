@@ -9,6 +9,11 @@ of the topic met in the file). A posts table without ``post_text`` is refused: t
 nothing to import. Stored text (s9e XML ``<r>..</r>`` or BBCode with entities) becomes
 plain text.
 
+Memory is flat with the dataset: what the posts look up (user id -> name, topic id ->
+title and first post, the first post met of each topic) is kept in
+``convo.core.spillmap.SpillMap``s, the keys set last in memory and older ones in a
+temporary table (``tests/importers/test_lookup_memory.py``).
+
 Ids and their scope (docs/ids.md): post and topic ids are numbered per board, so an id
 names its board: ``phpbb:<board>:<post id>``, threads ``phpbb:<board>:topic-<topic
 id>``. The board is the ``server_name`` of the dataset's ``phpbb_config`` table when it
@@ -27,6 +32,7 @@ from pathlib import Path
 from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
+from convo.core.spillmap import SpillMap
 from convo.core.text.html import html_to_text
 from convo.importers.build import scoped_id, source_scope
 from convo.importers.context import ImportContext
@@ -130,30 +136,50 @@ def sniff_phpbb(source: Source) -> int:
 
 
 class _Board:
-    """What the first pass learns: user id → name, topic id → (title, first post id),
+    """What the first pass learns: user id → name, topic id → title and first post id,
     and the board's ``server_name`` (from ``phpbb_config``)."""
 
     def __init__(self, source: Source, path: Path | None):
-        self.users: dict[str, str] = {}
-        self.topics: dict[str, tuple[str | None, str | None]] = {}
+        self.users: SpillMap[str, str] = SpillMap()
+        self.titles: SpillMap[str, str] = SpillMap()
+        self.firsts: SpillMap[str, str] = SpillMap()
         self.server: str | None = None
+        try:
+            self._read(source, path)
+        except BaseException:
+            self.close()
+            raise
+
+    def _read(self, source: Source, path: Path | None) -> None:
         for table, row, _ in _tables(source, _FIRST_PASS, path):
             if table.name == "phpbb_users" and row.get("user_id") and row.get("username"):
-                self.users[row["user_id"]] = row["username"]
+                self.users.set(row["user_id"], row["username"])
             elif table.name == "phpbb_topics" and row.get("topic_id"):
-                self.topics[row["topic_id"]] = (
-                    row.get("topic_title"),
-                    row.get("topic_first_post_id"),
-                )
+                topic = row["topic_id"]
+                # a topic met twice: the later row wins, both fields (as one dict entry did)
+                for kept, value in (
+                    (self.titles, row.get("topic_title")),
+                    (self.firsts, row.get("topic_first_post_id")),
+                ):
+                    kept.set(topic, "" if value is None else value)
             elif table.name == "phpbb_config" and row.get("config_name") == "server_name":
                 self.server = row.get("config_value")
+
+    def topic(self, topic: str) -> tuple[str | None, str | None]:
+        """(title, first post id) of a topic, None where the dataset has none."""
+        return self.titles.get(topic) or None, self.firsts.get(topic) or None
+
+    def close(self) -> None:
+        self.users.close()
+        self.titles.close()
+        self.firsts.close()
 
 
 _FIRST_PASS = {"phpbb_users", "phpbb_topics", "phpbb_config"}
 _Ids = Callable[[str], str]  # a local id → its scoped id (build.scoped_id with the board)
 
 
-def _poster_name(row: dict, users: dict[str, str]) -> str | None:
+def _poster_name(row: dict, users: SpillMap[str, str]) -> str | None:
     """The name kept on the post (guests), else the user's, else ``user<ID>``."""
     poster = row.get("poster_id")
     name = (row.get("post_username") or "").strip() or users.get(poster or "")
@@ -167,7 +193,7 @@ def _post_message(
     row: dict,
     first: str,
     title: str | None,
-    users: dict[str, str],
+    users: SpillMap[str, str],
     tally: Tally,
     ctx: ImportContext,
     ids: _Ids,
@@ -205,26 +231,34 @@ def _require_text(table: _Table, ctx: ImportContext) -> None:
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     path = source.real_path()  # two passes: stdin and .gz are spooled once
     board = _Board(source, path)
-    ids = partial(
-        scoped_id,
-        FMT,
-        source_scope(source, ctx, board.server, what="board", example="phpbb:<post id>"),
-    )
-    tally = Tally(ctx)
-    first_seen: dict[str, str] = {}
+    first_seen: SpillMap[str, str] = SpillMap()  # topic -> its first post met in the file
     found = False
-    for table, row, line in _tables(source, {"phpbb_posts"}, path):
-        if line < 0:
-            found = True
-            continue
-        _require_text(table, ctx)
-        post, topic = row.get("post_id"), row.get("topic_id")
-        if not post:
-            ctx.reject(ctx.loc(line), "phpbb_posts row without a post_id", row)
-            continue
-        title, first = board.topics.get(topic or "", (None, None))
-        first = first or first_seen.setdefault(topic or "", post)
-        yield _post_message(row, first, title, board.users, tally, ctx, ids)
+    try:
+        ids = partial(
+            scoped_id,
+            FMT,
+            source_scope(source, ctx, board.server, what="board", example="phpbb:<post id>"),
+        )
+        tally = Tally(ctx)
+        for table, row, line in _tables(source, {"phpbb_posts"}, path):
+            if line < 0:
+                found = True
+                continue
+            _require_text(table, ctx)
+            post, topic = row.get("post_id"), row.get("topic_id")
+            if not post:
+                ctx.reject(ctx.loc(line), "phpbb_posts row without a post_id", row)
+                continue
+            title, first = board.topic(topic or "")
+            if not first:
+                first = first_seen.get(topic or "")
+                if first is None:
+                    first = post
+                    first_seen.set(topic or "", post)
+            yield _post_message(row, first, title, board.users, tally, ctx, ids)
+    finally:
+        board.close()
+        first_seen.close()
     if not found:
         raise InputError(
             "no phpbb_posts table in this dataset",

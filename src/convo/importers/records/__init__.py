@@ -7,12 +7,16 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from convo.importers.registry import Registry
 
-MODULES = ("jsonl", "parquet", "typeagent")
-
 
 def register(registry: Registry) -> None:
-    """Register jsonl, parquet, parquet-dataset and typeagent (imported when the registry
-    loads)."""
-    from convo.importers.registry import register_modules
+    """Declare jsonl, parquet, parquet-dataset and typeagent (their modules are imported
+    when a gate admits a source or the format is named: ``importers.gates``)."""
+    from convo.importers.gates import Gate, json_with
+    from convo.importers.registry import Declared
 
-    register_modules(__package__, MODULES, registry)
+    registry.declare(__package__, (
+        ("jsonl", "jsonl", ("*.jsonl", "*.ndjson"), Gate(opens="{")),
+        ("parquet", "parquet", ("*.parquet",), Gate(magic=(b"PAR1",))),
+        Declared("parquet-dataset", f"{__package__}.parquet", (), directory=True),
+        ("typeagent", "typeagent", ("*.json",), json_with('"textChunks"', '"text_chunks"', opens="[")),
+    ))  # fmt: skip

@@ -82,11 +82,15 @@ FIELDS = Fields(
     "numbers merged), `cue_ids` (the cues' own identifiers)",
 )
 
-MODULES = ("vtt", "srt", "sbv")
-
 
 def register(registry: Registry) -> None:
-    """Register the transcript formats (imported when the registry loads)."""
-    from convo.importers.registry import register_modules
+    """Declare the transcript formats: a cue timing (``-->``), the WebVTT header or an SBV
+    timing first, else an empty file so named (their modules load when a gate admits)."""
+    from convo.importers.gates import Gate
 
-    register_modules(__package__, MODULES, registry)
+    named = Gate(named=True)
+    registry.declare(__package__, (
+        ("vtt", "vtt", ("*.vtt", "*.webvtt"), Gate(words=("WEBVTT", "-->")), named),
+        ("srt", "srt", ("*.srt",), Gate(words=("-->",)), named),
+        ("sbv", "sbv", ("*.sbv",), Gate(opens="0123456789"), named),
+    ))  # fmt: skip
