@@ -47,12 +47,20 @@ def runner():
     return CliRunner()
 
 
+@pytest.fixture(scope="session")
+def _cache_home(tmp_path_factory):
+    """One cache folder for the session (the tokenizer's table, convo.embed.bpe_table,
+    made once rather than once a test)."""
+    return tmp_path_factory.mktemp("xdg-cache")
+
+
 @pytest.fixture(autouse=True)
-def _isolated_store(tmp_path, monkeypatch):
-    """Never touch the user's real store; no forced terminal unless a test asks."""
+def _isolated_store(tmp_path, monkeypatch, _cache_home):
+    """Never touch the user's real store or cache; no forced terminal unless a test asks."""
     # The default store (no --store, no $CONVO_STORE) under a private XDG_DATA_HOME.
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))  # no user config
+    monkeypatch.setenv("XDG_CACHE_HOME", str(_cache_home))
     monkeypatch.delenv("CONVO_CONFIG", raising=False)
     monkeypatch.delenv("CONVO_STORE", raising=False)
     monkeypatch.delenv("CONVO_FORCE_TTY", raising=False)

@@ -96,3 +96,35 @@ def test_plain_search_lines_take_the_fast_path(recorded, argv):
 )
 def test_anything_unusual_is_left_to_typer(recorded, argv):
     assert fast.run(argv) is None and recorded == []
+
+
+def test_only_a_search_process_runs_without_the_cycle_collector(tmp_path):
+    """``convo search`` as a process turns the collector off (cli/fast.py); a call of the
+    fast path inside another program leaves it as it was."""
+    import gc
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    store = tmp_path / "s.jsonl"
+    store.write_text('{"id": "a", "textChunks": ["hello there"], "metadata": {}}\n')
+    assert gc.isenabled()
+    fast.run(["--store", str(store), "search", "hello", "-f", "jsonl"])
+    assert gc.isenabled()
+    code = (
+        "import gc, json, sys; sys.argv = ['convo', *json.loads(sys.argv[1])]\n"
+        "from convo.cli.app import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write('\\nGC ' + str(gc.isenabled()))"
+    )
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    argv = ["--store", str(store), "search", "hello", "-f", "jsonl"]
+    proc = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(argv)], capture_output=True, text=True,
+        timeout=60, env={**os.environ, "PYTHONPATH": src},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert '"id":"a"' in proc.stdout
+    assert proc.stderr.rpartition("GC ")[2] == "False"

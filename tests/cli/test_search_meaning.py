@@ -140,8 +140,8 @@ def test_vectors_from_before_the_int8_copy_are_upgraded_once_with_a_note(store):
 
 def test_a_search_by_meaning_starts_without_typer_or_the_tokenizers_library(store):
     """Not timed: the modules a fresh `convo search` leaves loaded (the fast path, the
-    query tokenized by convo.embed.bpe, and no numpy: the query's vector and the scan
-    are convo.embed.simd's, on simsimd)."""
+    query tokenized by convo.embed.bpe from its table, and no numpy: the query's vector
+    and the scan are convo.embed.simd's, on simsimd), and the files it opens."""
     import json
     import os
     import subprocess
@@ -152,8 +152,14 @@ def test_a_search_by_meaning_starts_without_typer_or_the_tokenizers_library(stor
     assert run(store, "index").exit_code == 0  # a fresh index: the search only reads
     code = (
         "import json, sys; sys.argv = ['convo', *json.loads(sys.argv[1])]\n"
+        "opened = []\n"
+        "def hook(event, args):\n"
+        "    if event == 'open' and isinstance(args[0], str):\n"
+        "        opened.append(args[0])\n"
+        "sys.addaudithook(hook)\n"
         "from convo.cli.app import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write('\\nOPENED ' + json.dumps(opened))\n"
         "sys.stderr.write('\\nMODULES ' + json.dumps(sorted(sys.modules)))"
     )
     argv = ["--store", str(store), "search", "where do we store logins?", "-f", "jsonl"]
@@ -164,7 +170,12 @@ def test_a_search_by_meaning_starts_without_typer_or_the_tokenizers_library(stor
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.splitlines()[0])["id"] == "auth"
-    modules = set(json.loads(proc.stderr.rpartition("MODULES ")[2]))
+    before, _, listed = proc.stderr.rpartition("\nMODULES ")
+    modules = set(json.loads(listed))
+    # The tokenizer's JSON is not read: its table, made by `convo embed` (bpe_table).
+    opened = json.loads(before.rpartition("\nOPENED ")[2])
+    assert any(p.endswith(".bpe") for p in opened), opened
+    assert not any(p.endswith("_tokenizer_config.json") for p in opened), opened
     for name in ("typer", "click", "tokenizers", "rich", "pydantic"):
         assert not any(m == name or m.startswith(name + ".") for m in modules), name
     # The writing side (appends' lock and id set, the index's ids, the embedding run, a

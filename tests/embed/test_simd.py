@@ -67,8 +67,9 @@ def test_top_rows_rank_as_numpys(
     lacking(vf, seed % 7)
     try:
         with pytest.MonkeyPatch.context() as mp:
-            if small:  # the copy scanned in blocks of 8 records
+            if small:  # the copy scanned in blocks of 8 records, read by simsimd's passes
                 mp.setattr(simd, "BLOCK", 8)
+                mp.setattr(simd, "FEW", 4)
             rows, scores = simd.top_rows(vf, array("f", q.tolist()), want)
         plain, plain_scores = quantized.top_rows(vf, q, want)
     finally:
@@ -112,6 +113,42 @@ def test_best_of_spans_ranks_as_numpys(tmp_path_factory, seed, n, dims, limit, d
     assert_same_ranking(ref, got, plain.tolist(), quantized.slack(dims))
     for i, score in zip(got, scores, strict=True):
         assert abs(score - ref[i]) <= quantized.slack(dims)
+
+
+FLOAT32S = st.floats(width=32, allow_nan=True, allow_infinity=True, allow_subnormal=True)
+EDGES = st.sampled_from([0.0, -0.0, 2.0**-126, -(2.0**-126), 2.0**-149, -(2.0**-149), 1.0, -1.0])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.one_of(FLOAT32S, EDGES), max_size=80),
+    st.one_of(st.floats(allow_nan=False, allow_infinity=False), EDGES, st.integers(0, 79)),
+    st.integers(0, 10),
+)  # fmt: skip
+def test_at_least_is_the_plain_comparison(values, floor, few):
+    """simsimd's signs then the few compared: the indices the comprehension gives, for
+    any float32 values (NaN, infinities, signed zeros, subnormals) and floors (an entry's
+    own value, one just above or below a float32, zero)."""
+    a = array("f", values)
+    if isinstance(floor, int):  # an entry's own value, or that nudged
+        if not a or a[floor % len(a)] != a[floor % len(a)]:
+            return
+        floor = float(a[floor % len(a)]) + (floor % 3 - 1) * 1e-12
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(simd, "FEW", few)
+        assert simd.at_least(a, floor) == [i for i, v in enumerate(a) if v >= floor]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.floats(0, 2.0**100, width=32, allow_subnormal=True), min_size=1, max_size=300),
+    st.integers(0, 10),
+)
+def test_largest_is_max(values, few):
+    a = array("f", values)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(simd, "FEW", few)
+        assert simd.largest(a) == max(a)
 
 
 @settings(max_examples=40, deadline=None)

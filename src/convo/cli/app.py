@@ -57,7 +57,7 @@ def main() -> None:
 
     catch_signals()
     try:
-        code = run(sys.argv[1:])
+        code = run(sys.argv[1:], process=True)
         if code is None:
             from convo.cli.group import app
 

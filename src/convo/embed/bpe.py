@@ -23,21 +23,26 @@ from __future__ import annotations
 import heapq
 import itertools
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 
 class Tokenizer:
-    def __init__(self, vocab: dict[str, int], merges: list[Any], specials: dict[str, int],
-                 unk: str | None, fuse_unk: bool, byte_fallback: bool) -> None:  # fmt: skip
+    """``vocab``, ``ranks``: dicts, or ``convo.embed.bpe_table``'s tables read in place
+    (then ``ranks`` is given whole, with ``longest``, and ``merges`` is not needed)."""
+
+    def __init__(self, vocab: Mapping[str, int], merges: list[Any], specials: dict[str, int],
+                 unk: str | None, fuse_unk: bool, byte_fallback: bool, *,
+                 ranks: Mapping[str, int] | None = None, longest: int | None = None) -> None:  # fmt: skip
         self.vocab = vocab
         # "a b" strings (or [a, b] pairs, in newer files), in rank order.
         self.merges: list[str] = (
             merges if not merges or isinstance(merges[0], str) else list(map(" ".join, merges))
         )
-        self._ranks: dict[str, int] | None = None  # every merge's rank, made on first need
+        self._ranks = ranks  # every merge's rank, made on first need when not given
         self._passes = 0  # texts encoded with only the ranks they need (``_ranks_for``)
-        self.longest = max(map(len, vocab), default=0)
+        self.longest = max(map(len, vocab), default=0) if longest is None else longest
         self.specials = specials
         self.split = (
             re.compile("|".join(re.escape(s) for s in sorted(specials, key=len, reverse=True)))
@@ -49,7 +54,7 @@ class Tokenizer:
         self.byte_fallback = byte_fallback
 
     @property
-    def ranks(self) -> dict[str, int]:
+    def ranks(self) -> Mapping[str, int]:
         """``"a b" -> rank`` of every merge (built in C, not a loop: 10 to 20 ms)."""
         if self._ranks is None:
             self._ranks = dict(zip(self.merges, itertools.count()))
@@ -78,7 +83,7 @@ class Tokenizer:
         """The piece as the normaliser makes it: ``▁`` before it and for each space."""
         return "▁" + piece.replace(" ", "▁") if piece else ""
 
-    def _ranks_for(self, words: list[str]) -> dict[str, int]:
+    def _ranks_for(self, words: list[str]) -> Mapping[str, int]:
         """The ranks of the merges ``words`` can need: when every character of them is a
         token and the full table is not made yet, only the merges ``a b`` whose ``a``,
         ``b`` and ``ab`` are tokens and ``ab`` is written in a word (each symbol of a word is
@@ -133,7 +138,7 @@ class Tokenizer:
             out.append(self.unk)  # type: ignore[arg-type]
         return out
 
-    def _merged(self, symbols: list[str], ranks: dict[str, int]) -> list[str]:
+    def _merged(self, symbols: list[str], ranks: Mapping[str, int]) -> list[str]:
         """The symbols merged by rank: a heap of (rank, position) of mergeable adjacent
         pairs, stale entries passed over, as the library's ``Word::merge_all``."""
         n = len(symbols)

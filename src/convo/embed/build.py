@@ -102,11 +102,15 @@ def embed_store(
                 raise mismatch(vf, model.model_name, None, store)
             if on_save is not None:
                 vf.set_meta(on_save=int(on_save))
-            return _run(store, vf, writer, model, progress)
+            result = _run(store, vf, writer, model, progress)
         finally:
             writer.close()
     finally:
         vf.close()
+    prepare = getattr(model, "prepare_query", None)
+    if prepare is not None:  # what a search needs made once (the default model's tables)
+        prepare()
+    return result
 
 
 def _run(

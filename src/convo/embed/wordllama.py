@@ -135,15 +135,13 @@ class WordLlamaEmbedder:
 
     def _encode(self, texts: Sequence[str]) -> list[list[int]]:
         """Each text's token ids: a few texts by ``convo.embed.bpe`` (a search's query,
-        without the library's 0.2 s of start-up), many by the ``tokenizers`` library
-        (faster per text, on every core); the same ids either way."""
+        without the library's 0.2 s of start-up; its tables read from the user's cache,
+        ``convo.embed.bpe_table``), many by the ``tokenizers`` library (faster per text,
+        on every core); the same ids either way."""
         if len(texts) < FEW:
-            if self._plain is False:
-                from convo.embed import bpe
-
-                self._plain = bpe.load(self._folder / TOKENIZER)
-            if self._plain is not None:
-                return [self._plain.encode(t) for t in texts]
+            plain = self.prepare_query()
+            if plain is not None:
+                return [plain.encode(t) for t in texts]
         if self._library is None:
             from tokenizers import Tokenizer
 
@@ -151,6 +149,17 @@ class WordLlamaEmbedder:
             self._library.no_padding()
             self._library.no_truncation()
         return [e.ids for e in self._library.encode_batch(list(texts), add_special_tokens=False)]
+
+    def prepare_query(self) -> Any:
+        """The tokenizer of a few texts (``convo.embed.bpe``'s, its tables from the user's
+        cache, ``convo.embed.bpe_table``: made there the first time), or None when the
+        file is not of its shape. ``convo embed`` calls it, so a first search finds the
+        tables made."""
+        if self._plain is False:
+            from convo.embed import bpe_table
+
+            self._plain = bpe_table.load(self._folder / TOKENIZER)
+        return self._plain
 
     def _summed(self, ids: list[Any]) -> Vectors:
         """Each text's token vectors summed: texts of like length in groups of ``GROUP``,
