@@ -216,6 +216,17 @@ WHATSAPP_CASES = [
     # Ambiguous values: the order in which dates run forward wins (3 Feb then 4 Feb: D/M).
     ("3/2/24, 10:00 - Ann: a\n4/2/24, 10:00 - Ben: b\n5/2/24, 10:00 - Ann: c\n1/3/24, 10:00 - Ben: d\n",
      ["2024-02-03T10:00:00Z", "2024-02-04T10:00:00Z", "2024-02-05T10:00:00Z", "2024-03-01T10:00:00Z"]),
+    # Localised and older layouts (as whatsapp-chat-parser's tests list them): Finnish
+    # "klo", "13. 6. 2018." with spaces and no dash, the time followed by a colon.
+    ("13.6.2018 klo 21.25.15 - Ann: hi\n14.6.2018 klo 7.00.00 - Ben: yo\n",
+     ["2018-06-13T21:25:15Z", "2018-06-14T07:00:00Z"]),
+    ("13. 6. 2018. 21:25:15 Ann: hi\n14. 6. 2018. 07:00:00 Ben: yo\n",
+     ["2018-06-13T21:25:15Z", "2018-06-14T07:00:00Z"]),
+    ("13.06.18 21.25.15: Ann: hi\n14.06.18 07.00.00: Ben: a: b\n",
+     ["2018-06-13T21:25:15Z", "2018-06-14T07:00:00Z"]),
+    ("[13.06.18 21:25:15] Ann: hi\n", ["2018-06-13T21:25:15Z"]),
+    ("[3/6/18 1:55:00 p.\u00a0m.] Ann: hi\n[3/7/18 1:56:00 a. m.] Ben: yo\n",
+     ["2018-03-06T13:55:00Z", "2018-03-07T01:56:00Z"]),
 ]  # fmt: skip
 
 
@@ -227,6 +238,47 @@ def test_whatsapp_dates(text, stamps, tmp_path):
     assert not rejects
     assert [r["timestamp"] for r in recs] == stamps
     assert all(r["format"] == "whatsapp" for r in recs)
+
+
+def test_whatsapp_localised_layouts_keep_speakers(tmp_path):
+    p = tmp_path / "chat.txt"
+    p.write_text("13.06.18 21.25.15: Ann: hi\n14.06.18 07.00.00: Ben: a: b\nmore\n")
+    recs, _, _ = ingest(p)
+    assert [r["metadata"]["speaker"] for r in recs] == ["Ann", "Ben"]
+    assert recs[1]["textChunks"] == ["a: b\nmore"]
+
+
+def test_whatsapp_attachment_spellings(tmp_path):
+    """Attachments as exports of several versions and languages write them."""
+    p = tmp_path / "chat.txt"
+    p.write_text(
+        "3/6/18, 1:55 PM - Ann: < attached: 00000042-PHOTO-2020-06-07-15-13-20.jpg >\n"
+        "3/6/18, 1:56 PM - Ben: 2015-08-04-PHOTO-00004762.jpg <\u200eattached>\n"
+        "3/6/18, 1:57 PM - Ann: \u200e4f2680f1db95a8454775cc2eefc95bfc.jpg (Datei angehängt)\n"
+        "Frohe Ostern.\n"
+        "3/6/18, 1:58 PM - Ben: dinner (very good)\n",
+        encoding="utf-8",
+    )
+    recs, _, _ = ingest(p)
+    assert [r.get("extra", {}).get("file") for r in recs] == [
+        "00000042-PHOTO-2020-06-07-15-13-20.jpg",
+        "2015-08-04-PHOTO-00004762.jpg",
+        "4f2680f1db95a8454775cc2eefc95bfc.jpg",
+        None,
+    ]
+    assert recs[2]["textChunks"] == [
+        "4f2680f1db95a8454775cc2eefc95bfc.jpg (Datei angehängt)\nFrohe Ostern."
+    ]
+
+
+def test_whatsapp_bare_layout_is_not_an_iso_log(tmp_path):
+    p = tmp_path / "log.txt"
+    p.write_text("2018-06-13 21:25:15 <ann> bob: hi\n2018-06-13 21:25:16 <bob> ann: yo\n")
+    try:
+        fmt = registry.detect(Source(p)).name
+    except Exception:
+        fmt = None
+    assert fmt != "whatsapp"
 
 
 def test_whatsapp_tz_media_and_system(tmp_path):
