@@ -403,8 +403,48 @@ def test_chatgpt_tool_and_thoughts(tmp_path):
     p.write_bytes(orjson.dumps([conv]))
     recs, _, _ = ingest(p)
     assert recs[0]["textChunks"] == ["print(1)"] and recs[0]["extra"]["recipient"] == "python"
-    assert recs[1]["metadata"]["speaker"] == "python" and recs[1]["role"] == "tool"
-    assert recs[1]["textChunks"] == ["[thought] hmm"] and recs[1]["thread"] == "c1"
+    assert recs[0]["metadata"]["listeners"] == ["python"]
+    assert recs[1]["metadata"] == {"speaker": "python", "listeners": ["assistant"]}
+    assert recs[1]["role"] == "tool" and recs[1]["thread"] == "c1"
+    # Reasoning is private: in extra, never text, unless --include-thinking.
+    assert "hmm" not in " ".join(recs[1]["textChunks"])
+    assert recs[1]["extra"]["thinking"] == [{"summary": "s", "content": "hmm"}]
+    shown, _, _ = ingest(p, options=ImportOptions(include_thinking=True))
+    assert shown[1]["textChunks"] == ["[thinking] hmm"] and "thinking" not in shown[1]["extra"]
+
+
+def _gpt_node(nid, parent, kids, content, **msg):
+    return {"id": nid, "parent": parent, "children": kids, "message": {
+        "id": "m" + nid, "author": {"role": msg.pop("role", "assistant")}, "content": content,
+        "create_time": 1764090230.0, **msg}}  # fmt: skip
+
+
+def test_chatgpt_reasoning_recap_and_citation_tokens(tmp_path):
+    """A thinking model's turn as exports since 2025 write it: the thoughts, a
+    "Thought for 15s" recap, and an answer whose web citations are private-use tokens."""
+    token = "\ue200cite\ue202turn0search0\ue201"
+    refs = [
+        {"matched_text": token, "alt": "([Wiki](https://w.example/a))", "type": "grouped_webpages",
+         "items": [{"title": "Annealing", "url": "https://w.example/a"}]},
+    ]  # fmt: skip
+    mapping = {
+        "u": _gpt_node("u", None, ["r"], {"content_type": "text", "parts": ["anneal?"]}, role="user"),
+        "r": _gpt_node("r", "u", ["a"], {"content_type": "reasoning_recap", "content": "Thought for 15s"}),
+        "a": _gpt_node("a", "r", [], {"content_type": "text", "parts": [f"Heat, cool slowly {token}.\ue203x\ue204"]},
+                       metadata={"content_references": refs}),
+    }  # fmt: skip
+    p = tmp_path / "conversations.json"
+    p.write_bytes(
+        orjson.dumps([{"id": "c", "title": "t", "current_node": "a", "mapping": mapping}])
+    )
+    recs, _, _ = ingest(p)
+    recap, answer = recs[1], recs[2]
+    assert not "".join(recap["textChunks"]).strip()
+    assert recap["extra"]["thinking"] == [{"summary": "Thought for 15s"}]
+    assert answer["textChunks"] == ["Heat, cool slowly ([Wiki](https://w.example/a)).x"]
+    assert answer["extra"]["raw_text"] == [f"Heat, cool slowly {token}.\ue203x\ue204"]
+    assert answer["extra"]["citations"] == [{"title": "Annealing", "url": "https://w.example/a"}]
+    assert answer["replyTo"] == "chatgpt:mr"
 
 
 def test_from_slack_reads_folder_zip_and_day_file(tmp_path, in_root, runner):
