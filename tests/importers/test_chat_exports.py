@@ -193,6 +193,47 @@ def test_telegram_full_export(tmp_path, in_root):
     assert len(recs) == 4 and recs[0]["thread"] == "Auth Team"
 
 
+def test_telegram_polls_contacts_places_games_are_text(tmp_path):
+    """Messages that share a poll, a contact, a place or a game have no text and no file:
+    they were dropped as empty; Telegram Desktop writes each as its own keys."""
+    base = {
+        "type": "message",
+        "date": "2024-01-01T10:00:00",
+        "from": "Ann",
+        "from_id": "user1",
+        "text": "",
+    }
+    shared = [
+        {"poll": {"question": "Lunch?", "closed": False, "total_voters": 2,
+                  "answers": [{"text": "Yes", "voters": 1, "chosen": True}, {"text": "No", "voters": 1, "chosen": False}]}},
+        {"contact_information": {"first_name": "Cy", "last_name": "Dee", "phone_number": "+1 555"}},
+        {"place_name": "Cafe", "address": "Main St 1", "location_information": {"latitude": 52.5, "longitude": 13.4}},
+        {"location_information": {"latitude": 1.5, "longitude": 2.5}, "live_location_period_seconds": 900},
+        {"game_title": "Lumber", "game_description": "chop", "game_link": "https://t.me/b?game=l"},
+        {"invoice_information": {"title": "Tea", "description": "", "amount": 300, "currency": "EUR"}},
+    ]  # fmt: skip
+    msgs = [{**base, "id": i, **extra} for i, extra in enumerate(shared, 1)]
+    msgs.append({"id": 9, "type": "service", "date": "2024-01-01T10:01:00", "actor": "Bob",
+                 "actor_id": "user2", "action": "phone_call", "duration_seconds": 42, "text": ""})  # fmt: skip
+    p = tmp_path / "result.json"
+    p.write_bytes(
+        orjson.dumps({"name": "G", "type": "private_supergroup", "id": 5, "messages": msgs})
+    )
+    recs, _, warnings = ingest(p)
+    assert [r["textChunks"] for r in recs] == [
+        ["[poll] Lunch?: Yes (1), No (1)"],
+        ["[contact] Cy Dee +1 555"],
+        ["[location] Cafe, Main St 1 (52.5, 13.4)"],
+        ["[location] (1.5, 2.5)"],
+        ["[game] Lumber: chop"],
+        ["[invoice] Tea: 300 EUR"],
+        ["[phone_call] 42 s"],
+    ]
+    assert not any("empty" in w for w in warnings)
+    assert recs[0]["extra"]["media"]["poll"]["total_voters"] == 2
+    assert "media" not in recs[-1]["extra"]
+
+
 def test_chatgpt_branch_and_fallback(tmp_path, in_root):
     recs, _, warnings = ingest(CHAT / "chatgpt-conversations.json")
     assert [r["id"] for r in recs] == ["chatgpt:m2", "chatgpt:m4", "chatgpt:m5"]  # m3 is off-branch
