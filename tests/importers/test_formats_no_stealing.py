@@ -75,6 +75,7 @@ BY_FOLDER = {
     "typeagent": "typeagent",
     "teams": "teams",
     "messenger": "messenger",
+    "github": "github",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",
