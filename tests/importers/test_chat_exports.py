@@ -234,6 +234,45 @@ def test_telegram_polls_contacts_places_games_are_text(tmp_path):
     assert "media" not in recs[-1]["extra"]
 
 
+def _dce(mid, author, kind="Default", content="", **more):
+    user = {"id": author, "name": author, "discriminator": "0000", "nickname": author.title(),
+            "isBot": author.endswith("bot")}  # fmt: skip
+    return {"id": mid, "type": kind, "timestamp": "2024-01-01T10:00:00+00:00", "content": content,
+            "author": user, "attachments": [], "embeds": [], "stickers": [], "reactions": [],
+            "mentions": [], **more}  # fmt: skip
+
+
+def test_discord_app_commands_embeds_and_reply_listeners(tmp_path):
+    """DiscordChatExporter writes kinds it has no name for as numbers (an app command's
+    answer is "20"); such a bot answer is often embeds only."""
+    embed = {
+        "title": "Berlin",
+        "description": "Sunny",
+        "fields": [{"name": "Wind", "value": "5 km/h"}],
+    }
+    ann = {"id": "ann", "name": "ann", "nickname": "Ann"}
+    msgs = [
+        _dce("1", "weatherbot", "20", embeds=[embed], interaction={"id": "9", "name": "weather", "user": ann}),
+        _dce("2", "ann", "Reply", "thanks", reference={"type": "Default", "messageId": "1"}),
+        _dce("3", "cy", "ChannelPinnedMessage", "Pinned a message."),
+        _dce("4", "cy", "7", "Joined the server."),
+    ]  # fmt: skip
+    doc = {
+        "guild": {"name": "G"},
+        "channel": {"id": "5", "type": "GuildTextChat", "name": "general"},
+        "messages": msgs,
+    }
+    p = tmp_path / "g.json"
+    p.write_bytes(orjson.dumps(doc))
+    recs, _, _ = ingest(p)
+    bot, reply, pin, join = recs
+    assert bot["textChunks"] == ["[embed] Berlin\nSunny\nWind: 5 km/h"] and bot["tags"] == []
+    assert bot["metadata"]["listeners"] == ["Ann"]
+    assert bot["extra"]["interaction"] == {"name": "weather", "user": "Ann"}
+    assert reply["metadata"]["listeners"] == ["Weatherbot"]
+    assert pin["tags"] == ["system"] and join["tags"] == ["system"]
+
+
 def test_chatgpt_branch_and_fallback(tmp_path, in_root):
     recs, _, warnings = ingest(CHAT / "chatgpt-conversations.json")
     assert [r["id"] for r in recs] == ["chatgpt:m2", "chatgpt:m4", "chatgpt:m5"]  # m3 is off-branch
