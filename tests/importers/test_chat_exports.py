@@ -273,6 +273,26 @@ def test_discord_app_commands_embeds_and_reply_listeners(tmp_path):
     assert pin["tags"] == ["system"] and join["tags"] == ["system"]
 
 
+def test_slackdump_dump_names_its_channel_and_keeps_nested_replies(tmp_path):
+    """``slackdump dump`` writes {"channel_id", "name", "messages"}, each thread's replies
+    nested in the parent: the channel was lost (thread "slack") and the replies dropped."""
+    reply = {"type": "message", "user": "U2", "text": "on it", "ts": "1736554746.482349",
+             "thread_ts": "1736478630.905399", "parent_user_id": "U1"}  # fmt: skip
+    dump = {"channel_id": "C0TEAM", "name": "team", "messages": [
+        {"type": "message", "user": "U1", "text": "who takes this?", "ts": "1736478630.905399",
+         "thread_ts": "1736478630.905399", "reply_count": 1, "slackdump_thread_replies": [reply]},
+        {"type": "message", "user": "U1", "text": "thanks", "ts": "1736560955.039969"},
+    ]}  # fmt: skip
+    p = tmp_path / "C0TEAM.json"
+    p.write_bytes(orjson.dumps(dump))
+    recs, _, _ = ingest(p)
+    assert [r["textChunks"] for r in recs] == [["who takes this?"], ["on it"], ["thanks"]]
+    assert {r["thread"] for r in recs} == {"team"}
+    assert recs[0]["id"] == "slack:C0TEAM:1736478630.905399"
+    assert recs[1]["replyTo"] == "slack:C0TEAM:1736478630.905399"
+    assert "slackdump_thread_replies" not in str(recs[0].get("extra"))
+
+
 def test_chatgpt_branch_and_fallback(tmp_path, in_root):
     recs, _, warnings = ingest(CHAT / "chatgpt-conversations.json")
     assert [r["id"] for r in recs] == ["chatgpt:m2", "chatgpt:m4", "chatgpt:m5"]  # m3 is off-branch

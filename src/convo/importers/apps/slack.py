@@ -37,23 +37,24 @@ Decisions:
 Ids and their scope (docs/ids.md): ``slack:<channel id>:<ts>``: ts is unique to the
 microsecond within a channel, and channel ids are Slack-wide (a shared channel has one
 id in both workspaces, so its messages are the same records); a day file read alone
-names its channel as it can (``channel_name``, the export's folder, else ``slack``).
+names its channel as it can (``channel_name``, the export's folder, else ``slack``; a
+slackdump dump names its own: ``convo.importers.apps.slack_dayfile``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from convo.core.errors import InputError
-from convo.core.io import Source, load_json, parse_json
+from convo.core.io import Source, parse_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
 from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter
 from convo.importers.apps.slack_archive import DirTree, ExportTree, ZipTree
+from convo.importers.apps.slack_dayfile import single_day
 from convo.importers.apps.slack_names import (
     Conv,
     dm_label,
@@ -64,7 +65,7 @@ from convo.importers.apps.slack_names import (
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
-from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head
+from convo.importers.jsoninput import as_dict, as_list, as_str, has_key, json_head
 from convo.importers.registry import Format
 
 META_FILES = ("users.json", "channels.json", "groups.json", "dms.json", "mpims.json")
@@ -190,7 +191,7 @@ def _metadata(
 
 
 def _read_single(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    data, first, has_messages, n = _single_day(source)
+    data, first, has_messages, n, dumped = single_day(source)
     if n and not has_messages:
         ctx.warn(
             source.name,
@@ -205,45 +206,10 @@ def _read_single(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
         if users or convs:  # a day file inside an export folder: its folder is the channel
             folder = source.path.parent.name or folder
     cname = as_str(first.get("channel_name")) or as_str(first.get("channel")) or folder
-    conv = convs.get(cname) or Conv(cname, cname, "channel")
+    conv = dumped or convs.get(cname) or Conv(cname, cname, "channel")
     empty = EmptyCounter()
     yield from _day(data, conv, users, convs, source.name, ctx, empty)
     empty.report(ctx)
-
-
-def _single_day(source: Source) -> tuple[Any, dict[str, Any], bool, int]:
-    """A day file's messages (lazy for a top-level array), its first object, whether it
-    holds messages, and whether it has any elements."""
-    if json_head(source).startswith("["):  # streamed, after a first look
-        doc = StreamedDoc(source, ())
-        doc.head()
-        first, has_messages, n = _first_look(doc)
-        return doc.values(), first, has_messages, n
-    data = load_json(source)
-    if isinstance(data, dict) and ("ts" in data or "messages" in data):
-        data = data.get("messages", [data]) if "ts" not in data else [data]
-    if not isinstance(data, list):
-        raise InputError(
-            "not a Slack message list", where=source.name, hint="expected a JSON array"
-        )
-    first = next((m for m in data if isinstance(m, dict)), {})
-    return data, first, any(not isinstance(m, dict) or "ts" in m for m in data), len(data)
-
-
-def _first_look(doc: Any) -> tuple[dict[str, Any], bool, int]:
-    """A streamed day file's first object, whether it holds messages, and if it is empty."""
-    first: dict[str, Any] | None = None
-    has_messages = False
-    n = 0
-    with contextlib.closing(doc.items()) as items:
-        for m, _ in items:
-            n = 1
-            if first is None and isinstance(m, dict):
-                first = m
-            has_messages = has_messages or not isinstance(m, dict) or "ts" in m
-            if first is not None and has_messages:
-                break
-    return first or {}, has_messages, n
 
 
 def _neighbours(root: Path, ctx: ImportContext) -> tuple[dict[str, str], dict[str, Conv]]:
@@ -469,7 +435,8 @@ FIELDS = Fields(
     thread="the channel's name (a DM: `dm:<member names>`)",
     id="`slack:<channel>:<ts>` (the channel id; a message without `ts`: " + CONTENT_HASH + ")",
     scope="the channel (ts is unique to the microsecond in it; channel ids are Slack-wide); "
-    "a day file read alone: its `channel_name`, the export's folder, else `slack`",
+    "a day file read alone: its `channel_name`, the export's folder, else `slack`; a "
+    "slackdump dump: its `name`",
     reply_to="`slack:<channel>:<thread_ts>` on thread replies",
     tags="`system` on subtype messages (joins, topic changes...)",
     extra="`ts`, `channel_id`, `channel_type`, `user_id`, `bot_id`, `thread_ts`, `reply_count`, "
