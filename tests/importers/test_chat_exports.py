@@ -293,6 +293,31 @@ def test_slackdump_dump_names_its_channel_and_keeps_nested_replies(tmp_path):
     assert "slackdump_thread_replies" not in str(recs[0].get("extra"))
 
 
+def test_slack_bot_named_by_its_bot_add_and_attachment_pretext(tmp_path):
+    """Old exports' integration messages carry only a ``bot_id``; the channel's
+    ``bot_add`` message names the integration. The pretext is shown above the text."""
+    export = tmp_path / "export"
+    (export / "dev").mkdir(parents=True)
+    (export / "users.json").write_bytes(orjson.dumps([{"id": "U1", "name": "hamza"}]))
+    (export / "channels.json").write_bytes(
+        orjson.dumps([{"id": "C1", "name": "dev", "members": ["U1"]}])
+    )
+    day = [
+        {"type": "message", "subtype": "bot_add", "user": "U1", "bot_id": "B0HOOK", "ts": "1452988746.000017",
+         "text": "added an integration to this channel: <https://team.slack.com/services/B0HOOK|github>"},
+        {"type": "message", "subtype": "bot_message", "bot_id": "B0HOOK", "text": "", "ts": "1458980525.000012",
+         "attachments": [{"pretext": "[app:main] 1 new commit by Hamza:", "text": "<https://x.example/c/ea65|ea65>: Fix deps",
+                          "fallback": "[app:main] 1 new commit"}]},
+    ]  # fmt: skip
+    (export / "dev" / "2016-03-26.json").write_bytes(orjson.dumps(day))
+    recs, _, _ = ingest(export)
+    bot = recs[1]
+    assert bot["metadata"]["speaker"] == "github"
+    assert bot["textChunks"] == [
+        "[app:main] 1 new commit by Hamza:\nea65 (https://x.example/c/ea65): Fix deps"
+    ]
+
+
 def test_chatgpt_branch_and_fallback(tmp_path, in_root):
     recs, _, warnings = ingest(CHAT / "chatgpt-conversations.json")
     assert [r["id"] for r in recs] == ["chatgpt:m2", "chatgpt:m4", "chatgpt:m5"]  # m3 is off-branch

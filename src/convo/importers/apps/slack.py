@@ -10,8 +10,9 @@ Decisions:
   ``user`` takes the one its subtype carries (``file_comment``: ``comment.user``;
   ``message_changed``: ``message.user``, whose text it shows; ``message_deleted``:
   ``previous_message.user``). Bots: ``username``, else ``bot_profile.name``, else the
-  name ``bots.json`` (when the export has one) gives the ``bot_id``; a raw id only when
-  nothing names it.
+  name ``bots.json`` (when the export has one) or an earlier ``bot_add`` message
+  (``added an integration to this channel: <...services/B1|github>``) gives the
+  ``bot_id``; a raw id only when nothing names it.
 - ``thread`` = the channel name (DM: the other member's name pair, ``dm:<id>`` when unknown);
   Slack threads show as ``replyTo`` = ``slack:<channel id>:<thread_ts>`` on replies, and
   ``extra.thread_ts`` on parent and replies. ``thread_broadcast`` replies are ordinary replies
@@ -76,6 +77,7 @@ _DAY_NAME = re.compile(r"\d{4}-\d{2}-\d{2}\.json")
 _SLACK_TS = re.compile(r'"(?:ts|thread_ts)"\s*:\s*"\d{9,10}\.\d{6}"')
 _CONV_ID = re.compile(r'"id"\s*:\s*"[CDG][A-Z0-9]{6,}"')
 _TS_TYPES = (str, int, float, type(None))
+_BOT_LINK = re.compile(r"<https?://[^|<>]*/services/(B[A-Z0-9]+)\|([^<>|]{1,80})>")
 _NOT_SYSTEM = {"bot_message", "thread_broadcast", "file_share", "me_message", "file_comment"}
 
 
@@ -259,6 +261,8 @@ def _day(
         if type(m) is not dict or not isinstance(m.get("ts"), _TS_TYPES):
             ctx.reject(loc, "not a Slack message (not an object, or ts not a string)", m)
             continue
+        if m.get("subtype") == "bot_add":
+            _learn_bot(m, users)
         msg = _message(m, conv, users, convs, loc)
         if msg is None:
             empty.n += 1
@@ -267,6 +271,15 @@ def _day(
             what = f"unreadable ts {m['ts']!r}" if m.get("ts") is not None else "no ts"
             ctx.warn(loc, f"{what}; time left unknown")
         yield msg
+
+
+def _learn_bot(m: dict[str, Any], users: dict[str, str]) -> None:
+    """The name a ``bot_add`` message gives its integration (``added an integration to
+    this channel: <https://x.slack.com/services/B0JL|github>``), for the bot's messages
+    after it that carry no name of their own."""
+    link = _BOT_LINK.search(as_str(m.get("text")))
+    if link and link[1] == as_str(m.get("bot_id")) and link[1] not in users:
+        users[link[1]] = link[2]
 
 
 def _subtype_user(m: dict[str, Any]) -> str:
@@ -297,14 +310,13 @@ def _attachments(
     m: dict[str, Any], users: dict[str, str], convs: dict[str, Conv], with_text: bool
 ) -> tuple[list[dict[str, Any]], list[str], list[str]]:
     """Attachments for ``extra``; with ``with_text``, their texts as chunks and mentions."""
-    keys = ("fallback", "title", "title_link", "text", "from_url")
+    keys = ("fallback", "pretext", "title", "title_link", "text", "from_url")
     attachments, chunks, mentioned = [], [], []
     for a in map(as_dict, as_list(m.get("attachments"))):
         attachments.append({k: a.get(k) for k in keys if a.get(k)})
-        if with_text:
-            body, more = render_mrkdwn(
-                as_str(a.get("text")) or as_str(a.get("fallback")), users, convs
-            )
+        if with_text:  # as Slack shows it: the pretext above the attachment's text
+            shown = [as_str(a.get("pretext")), as_str(a.get("text")) or as_str(a.get("fallback"))]
+            body, more = render_mrkdwn("\n".join(x for x in shown if x.strip()), users, convs)
             mentioned += more
             if body.strip():
                 chunks.append(body)
@@ -428,7 +440,8 @@ def _reactions(value: Any, users: dict[str, str]) -> list[dict[str, Any]]:
 
 
 FIELDS = Fields(
-    speaker="the user's display name; bots: `username`, `bot_profile.name` or `bots.json`",
+    speaker="the user's display name; bots: `username`, `bot_profile.name`, `bots.json` or the "
+    "`bot_add` message naming the integration",
     listeners="the `<@U…>` mentions; in a 1:1 DM without mentions, the other member",
     time="`ts`",
     zone="epoch seconds: UTC",
