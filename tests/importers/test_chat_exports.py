@@ -314,7 +314,7 @@ def test_slack_bot_named_by_its_bot_add_and_attachment_pretext(tmp_path):
     bot = recs[1]
     assert bot["metadata"]["speaker"] == "github"
     assert bot["textChunks"] == [
-        "[app:main] 1 new commit by Hamza:\nea65 (https://x.example/c/ea65): Fix deps"
+        "[app:main] 1 new commit by Hamza:\nhttps://x.example/c/ea65: Fix deps"
     ]
 
 
