@@ -14,6 +14,7 @@ from chat_exports_helpers import MY_FORMATS, ingest, stdin_comparable
 
 from conftest import ROOT, assert_golden, records
 from convo.cli.app import app
+from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.timestamps import get_zone
 from convo.importers.apps.common import fix_cp1252_mojibake, fix_latin1_mojibake
@@ -316,6 +317,35 @@ def test_slack_bot_named_by_its_bot_add_and_attachment_pretext(tmp_path):
     assert bot["textChunks"] == [
         "[app:main] 1 new commit by Hamza:\nhttps://x.example/c/ea65: Fix deps"
     ]
+
+
+def test_chatgpt_export_folder_side_files_read_nothing(tmp_path, in_root, runner):
+    """A ChatGPT export holds user.json, message_feedback.json, model_comparisons.json,
+    shared_conversations.json (newer ones export_manifest.json, library_files.json...)
+    beside the conversations: ingesting the folder counted each as unreadable (exit 1)."""
+    export = tmp_path / "chatgpt-export"
+    export.mkdir()
+    shutil.copy(CHAT / "chatgpt-conversations.json", export / "conversations-000.json")
+    sides = {
+        "user.json": {"id": "user-Ab12", "email": "ann@example.com", "chatgpt_plus_user": True, "phone_number": None},
+        "message_feedback.json": [{"id": "f1", "conversation_id": "c1", "rating": "thumbsDown", "content": "{}"}],
+        "model_comparisons.json": [{"id": "m1", "input": {"messages": []}, "output": {}}],
+        "shared_conversations.json": [{"id": "s1", "conversation_id": "c1", "title": "t", "is_anonymous": True}],
+        "export_manifest.json": {"export_files": []},
+        "library_files.json": [],
+    }  # fmt: skip
+    for name, data in sides.items():
+        (export / name).write_bytes(orjson.dumps(data))
+        assert registry.detect(Source(export / name)).name == "chatgpt", name
+    result = runner.invoke(app, ["ingest", str(export), "-o", str(tmp_path / "out.jsonl")])
+    assert result.exit_code == 0, result.output
+    assert "not recognised" not in result.output
+    assert "message_feedback.json holds 1 rating(s)" in result.output
+    assert len(records((tmp_path / "out.jsonl").read_text())) == 3
+    other = tmp_path / "user.json"  # another app's user.json is not ChatGPT's
+    other.write_bytes(orjson.dumps({"id": 1, "name": "x"}))
+    with pytest.raises(InputError):
+        registry.detect(Source(other))
 
 
 def test_chatgpt_branch_and_fallback(tmp_path, in_root):

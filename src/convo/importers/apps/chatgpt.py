@@ -32,7 +32,10 @@ Decisions:
   dropped; the raw text is kept in ``extra.raw_text``, the cited pages in
   ``extra.citations`` (``{title, url}``).
 - The list is streamed one conversation at a time (convo.jsonstream); a file holding one
-  conversation object is read whole.
+  conversation object is read whole. Newer exports split it (``conversations-000.json``
+  ...): each file is read as its own list.
+- The export's other files (``user.json``, ``message_feedback.json``...) are recognised
+  and read no message (``convo.importers.apps.chatgpt_sidecars``).
 
 Ids and their scope (docs/ids.md): message ids are uuids, unique everywhere
 (``chatgpt:<id>``, no scope); without one ``chatgpt:<conversation>:<node>``.
@@ -50,6 +53,7 @@ import orjson
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
+from convo.importers.apps.chatgpt_sidecars import report, sidecar
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
@@ -65,8 +69,10 @@ _TOKEN = re.compile("\ue200[^\ue200\ue201]{0,500}\ue201|[\ue202\ue203\ue204]")
 
 def sniff(source: Source) -> int:
     text = json_head(source)
-    if not text.startswith(("[", "{")) or not has_key(text, "mapping"):
+    if not text.startswith(("[", "{")):
         return 0
+    if not has_key(text, "mapping"):
+        return 80 if sidecar(source) else 0
     if has_key(text, "current_node") or (has_key(text, "children") and has_key(text, "parent")):
         return 90
     if has_key(text, "author") and has_key(text, "content") and has_key(text, "create_time"):
@@ -75,6 +81,10 @@ def sniff(source: Source) -> int:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    kind = sidecar(source)
+    if kind:
+        report(source, kind, ctx)
+        return
     convs: Iterable[Any]
     if json_head(source).startswith("{"):  # one conversation
         convs = [load_json(source)]
