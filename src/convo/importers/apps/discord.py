@@ -8,9 +8,9 @@ Malformed JSON raises a located InputError when met (messages before it are emit
 
 Decisions:
 - speaker = ``author.nickname`` (the server display name) else ``name``; ``mentions``
-  give the listeners, else the author of the message replied to (when among the
-  channel's last ``RECENT`` messages), else in a ``DirectTextChat`` with two authors
-  the other one.
+  give the listeners, else the author of the message replied to (when it is in the file;
+  ``convo.core.spillmap`` keeps memory flat), else in a ``DirectTextChat`` with two
+  authors the other one.
 - Mentions: the exporter writes ``@Name`` in ``content``, but with ``--markdown false``
   (and in older exports or raw API dumps) the tokens stay raw. ``<@id>``/``<@!id>``
   become ``@Name`` from ``mentions``, ``<#id>`` ``#name`` (the export's channel, else
@@ -41,6 +41,7 @@ from typing import Any
 from convo.core.encoding import LineDecoder
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
+from convo.core.spillmap import SpillMap
 from convo.core.timestamps import epoch_ts, format_timestamp_utc, iso_ts
 from convo.importers.apps.common import (
     SYSTEM_TAG,
@@ -71,22 +72,22 @@ def read_discord(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
     channel = _channel(head, doc)
     roles: dict[str, str] = {}
     empty = EmptyCounter()
-    for i, m in enumerate(doc.values(), 1):
-        loc = ctx.loc(f"msg-{i}")
-        if not isinstance(m, dict):
-            ctx.reject(loc, "not a Discord message (not an object)", m)
-            continue
-        msg = _discord_message(m, loc, channel, roles)
-        if msg is None:
-            empty.n += 1
-            continue
-        if msg.timestamp is None:
-            ctx.warn(loc, f"unreadable timestamp {m.get('timestamp')!r}; time left unknown")
-        yield msg
+    try:
+        for i, m in enumerate(doc.values(), 1):
+            loc = ctx.loc(f"msg-{i}")
+            if not isinstance(m, dict):
+                ctx.reject(loc, "not a Discord message (not an object)", m)
+                continue
+            msg = _discord_message(m, loc, channel, roles)
+            if msg is None:
+                empty.n += 1
+                continue
+            if msg.timestamp is None:
+                ctx.warn(loc, f"unreadable timestamp {m.get('timestamp')!r}; time left unknown")
+            yield msg
+    finally:
+        channel.speakers.close()
     empty.report(ctx)
-
-
-RECENT = 50_000  # messages whose authors a reply can name as its listener
 
 
 @dataclass
@@ -96,14 +97,8 @@ class _Channel:
     parties: list[str]  # the two authors of a two-party DirectTextChat, else empty
     names: dict[str, str]  # channel id -> name, for <#id> tokens
     authors: set[str] = field(default_factory=set)  # whose roles are known
-    # message id -> speaker of the latest RECENT messages, for a reply's listener
-    speakers: dict[str, str] = field(default_factory=dict)
-
-    def said(self, mid: str, speaker: str) -> None:
-        """Remember who wrote ``mid`` (the oldest is forgotten past RECENT: memory flat)."""
-        self.speakers[mid] = speaker
-        if len(self.speakers) > RECENT:
-            del self.speakers[next(iter(self.speakers))]
+    # message id -> speaker, for a reply's listener (older ones spill to disk: memory flat)
+    speakers: SpillMap[str, str] = field(default_factory=SpillMap)
 
 
 def _channel(head: dict[str, Any], doc: StreamedDoc) -> _Channel:
@@ -209,7 +204,7 @@ def _discord_message(
     mtype = as_str(m.get("type"))
     mid = as_str(m.get("id"))
     if mid and speaker:
-        channel.said(mid, speaker)
+        channel.speakers.set(mid, speaker)
     stamp = as_str(m.get("timestamp"))
     return message(
         chunks,
