@@ -426,6 +426,20 @@ def test_whatsapp_attachment_spellings(tmp_path):
     ]
 
 
+def test_whatsapp_edited_note_and_document_attachment(tmp_path):
+    """Since 2023 an edited message ends with "<This message was edited>"; iOS writes a
+    shared document as its name (and pages) before the attached marker."""
+    p = tmp_path / "_chat.txt"
+    p.write_text(
+        "[15/08/2023, 09:13:00] Ann: See you at 5 \u200e<This message was edited>\n"
+        "[15/08/2023, 09:19:00] Ben: \u200ereport.pdf \u2022 3 pages \u200e<attached: 00000045-report.pdf>\n",
+        encoding="utf-8",
+    )
+    recs, _, _ = ingest(p)
+    assert recs[0]["textChunks"] == ["See you at 5"] and recs[0]["extra"] == {"edited": True}
+    assert recs[1]["extra"]["file"] == "00000045-report.pdf"
+
+
 def test_whatsapp_bare_layout_is_not_an_iso_log(tmp_path):
     p = tmp_path / "log.txt"
     p.write_text("2018-06-13 21:25:15 <ann> bob: hi\n2018-06-13 21:25:16 <bob> ann: yo\n")

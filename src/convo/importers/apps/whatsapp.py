@@ -33,8 +33,10 @@ Decisions:
   previous speaker's text. A header whose rest has no
   ``Name: `` (Android system lines) and the encryption notice are kept with speaker
   null and the tag ``system``.
-- ``<Media omitted>``, ``image omitted``, ``<attached: f>`` (``< attached: f >``), ``f
-  <attached>`` (older iOS) set ``extra.media``.
+- ``<Media omitted>``, ``image omitted``, ``<attached: f>`` (``< attached: f >``, after a
+  document's name and pages: ``report.pdf • 3 pages <attached: f>``), ``f <attached>``
+  (older iOS) set ``extra.media``. The note an edited message ends with (``<This message
+  was edited>``) is taken off the text: ``extra.edited``.
 - Two speakers in the file: each is the other's listener; else ``@Name`` mentions of known
   speakers are the listeners. No ids in the source (content hash).
 
@@ -89,7 +91,7 @@ _DAMAGED = re.compile(
 )
 _MEDIA = re.compile(
     r"^(?:<Media omitted>|(image|video|audio|sticker|GIF|document|Contact card) omitted|"
-    r"<\s?attached:\s?(.+?)\s?>|(.+) (?:\(file attached\)|<attached>))$",
+    r"(?:[^<>]*\s)?<\s?attached:\s?(.+?)\s?>|(.+) (?:\(file attached\)|<attached>))$",
     re.I,
 )
 # Exports in other languages write their markers translated: Android's "<Media
@@ -132,6 +134,10 @@ _CHAT_FILE = re.compile(
     r"|Chat[ _]WhatsApp[ _]con|Conversa[ _]d[oa][ _]WhatsApp[ _]com|Conversa[ _]no[ _]WhatsApp"
     r"[ _]com|Discussion[ _]WhatsApp[ _]avec|Чат[ _]WhatsApp[ _]с)[ _]*(.*?)\.(?:txt|zip)$",
     re.I,
+)
+# Since 2023 an edited message ends with this note (iOS and Android, in the app's language).
+_EDITED = re.compile(
+    r"\s*<(?:This message was edited|Diese Nachricht wurde bearbeitet|Se editó este mensaje\.)>$"
 )
 _SYSTEM_TEXT = (
     "Messages and calls are end-to-end encrypted",
@@ -318,6 +324,9 @@ def _wa_message(
     name = cur["name"]
     system = name is None or text.startswith(_SYSTEM_TEXT)
     clean = text.translate(_STRIP_MARKS) if not text.isascii() else text
+    edited = _EDITED.search(clean) if clean.endswith(">") else None
+    if edited:
+        clean = clean[: edited.start()]
     kind, file = _media(clean, media)
     if cur["ts"] is None and not cur.get("damaged"):
         ctx.warn(loc, "impossible date; time left unknown")
@@ -336,6 +345,7 @@ def _wa_message(
             "attachment": _attachment(file, media),
             "chat_name": name if system and name else None,
             "damaged_header": True if cur.get("damaged") else None,
+            "edited": True if edited else None,
         },
     )
 
@@ -441,7 +451,7 @@ TXT_FIELDS = Fields(
     scope="the chat the file is named after; `_chat.txt`: its folder too",
     tags="`system` on lines without a `Name: ` and the encryption notice",
     extra="`media` (omitted or attached media), `file`, `chat_name` (a system line "
-    "naming the chat), `damaged_header`",
+    "naming the chat), `damaged_header`, `edited`",
 )
 ZIP_FIELDS = replace(
     TXT_FIELDS,
