@@ -281,3 +281,23 @@ def test_reddit_user_comments_page_speaks_to_the_post_author(tmp_path):
     p.write_text(json.dumps(deleted))
     recs, _, _ = ingest(p)
     assert recs[0]["metadata"]["listeners"] == []
+
+
+def test_hn_algolia_search_answer_reads_its_hits(tmp_path):
+    """``hn.algolia.com/api/v1/search?...`` answers ``{"hits": [...]}``: it was one item
+    "without an id" (rejected); each hit is an item (``objectID``, ``comment_text``)."""
+    story = {"_tags": ["story", "author_dh", "story_8863"], "author": "dh", "children": [9000],
+             "created_at": "2007-04-04T19:16:40Z", "created_at_i": 1175714200, "objectID": "8863",
+             "points": 111, "story_id": 8863, "title": "Dropbox", "url": "http://x.example/"}  # fmt: skip
+    comment = {"_tags": ["comment", "author_pg", "story_8863"], "author": "pg",
+               "comment_text": "It&#x27;s <i>fine</i>.", "created_at_i": 1175792700, "objectID": "9000",
+               "parent_id": 8863, "story_id": 8863, "story_title": "Dropbox"}  # fmt: skip
+    answer = {"hits": [story, comment], "nbHits": 2, "page": 0, "query": "dropbox"}
+    p = tmp_path / "search.json"
+    p.write_text(json.dumps(answer))
+    assert registry.detect(Source(p)).name == "hackernews"
+    recs, rejects, _ = ingest(p)
+    assert not rejects
+    assert [r["id"] for r in recs] == ["hn:8863", "hn:9000"]
+    assert recs[1]["textChunks"] == ["It's fine."] and recs[1]["replyTo"] == "hn:8863"
+    assert recs[1]["metadata"]["listeners"] == ["dh"] and recs[0]["subject"] == "Dropbox"
