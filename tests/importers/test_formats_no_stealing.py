@@ -76,6 +76,7 @@ BY_FOLDER = {
     "teams": "teams",
     "messenger": "messenger",
     "github": "github",
+    "stackexchange_api": "stackexchange-api",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

@@ -41,7 +41,8 @@ if TYPE_CHECKING:
     from convo.importers.registry import Registry
 
 # Registration order is detection's tie-break order (and `convo formats`' order).
-MODULES = ("reddit", "reddit_export", "discourse", "hackernews", "stackexchange", "github",
+MODULES = ("reddit", "reddit_export", "discourse", "hackernews", "stackexchange",
+           "stackexchange_api", "github",
            "phpbb", "mastodon", "gitlab")  # fmt: skip
 
 
