@@ -194,6 +194,23 @@ def test_telegram_full_export(tmp_path, in_root):
     assert len(recs) == 4 and recs[0]["thread"] == "Auth Team"
 
 
+def test_telegram_group_reply_speaks_to_the_replied_sender(tmp_path):
+    msgs = [
+        {"id": 1, "type": "message", "date": "2024-01-01T10:00:00", "from": "Ann", "from_id": "user1",
+         "text": ["ask ", {"type": "mention", "text": "@cy"}]},
+        {"id": 2, "type": "message", "date": "2024-01-01T10:01:00", "from": "Bob", "from_id": "user2",
+         "text": "me too", "reply_to_message_id": 1},
+        {"id": 3, "type": "message", "date": "2024-01-01T10:02:00", "from": "Cy", "from_id": "user3",
+         "text": "hello all"},
+    ]  # fmt: skip
+    p = tmp_path / "result.json"
+    p.write_bytes(
+        orjson.dumps({"name": "G", "type": "private_supergroup", "id": 5, "messages": msgs})
+    )
+    recs, _, _ = ingest(p)
+    assert [r["metadata"]["listeners"] for r in recs] == [["cy"], ["Ann"], []]
+
+
 def test_telegram_polls_contacts_places_games_are_text(tmp_path):
     """Messages that share a poll, a contact, a place or a game have no text and no file:
     they were dropped as empty; Telegram Desktop writes each as its own keys."""

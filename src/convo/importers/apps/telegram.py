@@ -10,7 +10,9 @@ round-trips. Service messages become ``[action] ...`` with the tag ``system`` (a
 ``[phone_call] 42 s``). A poll, a contact, a location or venue, a game and an invoice
 have neither text nor file: each is a chunk (``[poll] Lunch?: Yes (1), No (1)``,
 ``[contact] ...``, ``[location] Cafe, Main St 1 (52.5, 13.4)``), its keys in ``media``.
-``personal_chat``: the listener is the other sender. A message without an id gets the
+``personal_chat``: the listener is the other sender; elsewhere a reply without mentions
+speaks to the sender of the message it answers (when in the chat; a
+``convo.core.spillmap.SpillMap`` keeps memory flat). A message without an id gets the
 content-hash id (``convo.importers.build.ContentIds``).
 
 Ids and their scope (docs/ids.md): id = ``telegram:<chat>:<message id>``. Message ids
@@ -27,13 +29,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
+from convo.core.spillmap import SpillMap
 from convo.core.timestamps import epoch_ts, iso_ts
 from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter, fix_cp1252_mojibake
 from convo.importers.build import message
@@ -107,6 +110,8 @@ class _Chat:
     type: str
     parties: list[str]  # the two senders of a two-party personal chat, else empty
     scope: str  # what the message ids are numbered within (the module docstring)
+    # message id -> sender, for a reply's listener (older ones spill to disk: memory flat)
+    senders: SpillMap[str, str] = field(default_factory=SpillMap)
 
 
 def _telegram_chat(
@@ -134,18 +139,21 @@ def _telegram_chat(
         parties=list(senders) if len(senders) == 2 else [],
         scope=f"{account}/{chat_id}" if account and ctype in _PER_ACCOUNT else chat_id,
     )
-    for i, (m, _) in enumerate(items(), 1):
-        loc = ctx.loc(f"chat-{c}-msg-{i}")
-        if not isinstance(m, dict):
-            ctx.reject(loc, "not a Telegram message (not an object)", m)
-            continue
-        msg = _tg_message(m, loc, info, ctx.options.tz)
-        if msg is None:
-            empty.n += 1
-            continue
-        if msg.timestamp is None:
-            ctx.warn(loc, "no readable date; time left unknown")
-        yield msg
+    try:
+        for i, (m, _) in enumerate(items(), 1):
+            loc = ctx.loc(f"chat-{c}-msg-{i}")
+            if not isinstance(m, dict):
+                ctx.reject(loc, "not a Telegram message (not an object)", m)
+                continue
+            msg = _tg_message(m, loc, info, ctx.options.tz)
+            if msg is None:
+                empty.n += 1
+                continue
+            if msg.timestamp is None:
+                ctx.warn(loc, "no readable date; time left unknown")
+            yield msg
+    finally:
+        info.senders.close()
 
 
 _PER_ACCOUNT = {"personal_chat", "bot_chat", "private_group", "saved_messages"}
@@ -237,10 +245,11 @@ def _tg_message(m: dict[str, Any], loc: str, chat: _Chat, zone: Any) -> Conversa
     if not chunks:
         return None
     rid = as_str(m.get("reply_to_message_id"))
+    heard = _heard(chat, m, speaker, rid)  # first: it remembers this message's sender
     return message(
         chunks,
         speaker=speaker or None,
-        listeners=mentions or [s for s in chat.parties if s != speaker],
+        listeners=mentions or heard,
         timestamp=epoch_ts(m.get("date_unixtime")) or iso_ts(m.get("date"), zone),
         id=_tg_id(chat, m),
         source_id=loc,
@@ -261,6 +270,17 @@ def _tg_message(m: dict[str, Any], loc: str, chat: _Chat, zone: Any) -> Conversa
             "reactions": as_list(m.get("reactions")),
         },
     )
+
+
+def _heard(chat: _Chat, m: dict[str, Any], speaker: str, rid: str) -> list[str]:
+    """Without mentions: the sender of the message replied to, else the other of a
+    two-party personal chat (and remember who sent this one)."""
+    replied = chat.senders.get(rid) if rid else None
+    if speaker and as_str(m.get("id")):
+        chat.senders.set(as_str(m.get("id")), speaker)
+    if replied and replied != speaker:
+        return [replied]
+    return [s for s in chat.parties if s != speaker]
 
 
 def _tg_id(chat: _Chat, m: dict[str, Any]) -> str | None:
@@ -301,7 +321,8 @@ EXAMPLE = (
 )
 FIELDS = Fields(
     speaker="`from` (a service message: `actor`; cp1252 mojibake repaired)",
-    listeners="the users the text mentions, else in a two-party personal chat the other sender",
+    listeners="the users the text mentions, else the sender of the message replied to, else "
+    "in a two-party personal chat the other sender",
     time="`date_unixtime`, else `date`",
     zone="`date_unixtime` is epoch seconds (UTC); the naive `date` is read in `--tz` (default UTC)",
     thread="the chat's name",
