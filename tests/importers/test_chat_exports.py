@@ -605,6 +605,29 @@ def _gpt_node(nid, parent, kids, content, **msg):
         "create_time": 1764090230.0, **msg}}  # fmt: skip
 
 
+def test_chatgpt_canvas_calls_read_as_the_canvas_shows_them(tmp_path):
+    doc = '{"name": "plan", "type": "document", "content": "# Plan\\n1. Tides"}'
+    upd = '{"updates": [{"pattern": ".*", "multiple": true, "replacement": "# Plan\\n1. Tides\\n2. Moon"}]}'
+    mapping = {
+        "c": _gpt_node("c", None, ["u"], {"content_type": "code", "language": "json", "text": doc},
+                       recipient="canmore.create_textdoc"),
+        "u": _gpt_node("u", "c", ["x"], {"content_type": "code", "language": "json", "text": upd},
+                       recipient="canmore.update_textdoc"),
+        "x": _gpt_node("x", "u", [], {"content_type": "code", "text": "not json"}, recipient="canmore.create_textdoc"),
+    }  # fmt: skip
+    p = tmp_path / "conversations.json"
+    p.write_bytes(
+        orjson.dumps([{"id": "c", "title": "t", "current_node": "x", "mapping": mapping}])
+    )
+    recs, _, _ = ingest(p)
+    assert recs[0]["textChunks"] == ["[canvas plan]\n# Plan\n1. Tides"]
+    assert recs[0]["extra"]["raw_text"] == [doc] and recs[0]["metadata"]["listeners"] == [
+        "canmore.create_textdoc"
+    ]
+    assert recs[1]["textChunks"] == ["[canvas update]\n# Plan\n1. Tides\n2. Moon"]
+    assert recs[2]["textChunks"] == ["not json"] and "raw_text" not in recs[2]["extra"]
+
+
 def test_chatgpt_reasoning_recap_and_citation_tokens(tmp_path):
     """A thinking model's turn as exports since 2025 write it: the thoughts, a
     "Thought for 15s" recap, and an answer whose web citations are private-use tokens."""

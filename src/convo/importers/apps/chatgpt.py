@@ -21,7 +21,8 @@ Decisions:
 - A message without ``create_time`` takes the conversation's (``extra.time_from``).
 - Parts that are objects (images, files) become ``[image] asset`` style chunks,
   originals in ``extra.parts``; ``code``/``execution_output`` use ``text``, browsing
-  ``result``; a ``recipient`` other than ``all`` (a tool call) is kept in ``extra``.
+  ``result``; a ``recipient`` other than ``all`` (a tool call) is kept in ``extra``; a
+  canvas call reads as the canvas shows it (``convo.importers.apps.chatgpt_canvas``).
 - Reasoning is private, never text: a ``thoughts`` message's thoughts and a
   ``reasoning_recap`` ("Thought for 15s") go to ``extra.thinking`` (``{summary,
   content}``), the record's text empty; ``--include-thinking`` makes them ``[thinking]
@@ -53,6 +54,7 @@ import orjson
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
+from convo.importers.apps.chatgpt_canvas import canvas_text
 from convo.importers.apps.chatgpt_sidecars import report, sidecar
 from convo.importers.build import message
 from convo.importers.context import ImportContext
@@ -244,12 +246,14 @@ def _shown(msg: dict[str, Any], include_thinking: bool) -> tuple[list[str], dict
     if hidden or not (any(x.strip() for x in chunks) or thinking):
         return None
     chunks, cited = _citations(chunks, meta)
+    chunks, canvas = canvas_text(as_str(msg.get("recipient")), chunks)
     return chunks, {
         "content_type": as_str(content.get("content_type")),
         "model": as_str(meta.get("model_slug")),
         "parts": parts,
         "thinking": thinking,
         **cited,
+        **canvas,
     }
 
 
