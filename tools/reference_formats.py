@@ -82,6 +82,7 @@ SAMPLES = {
     "discourse": "sample_data/forum/discourse-topic.json",
     "hackernews": "sample_data/forum/hn-item.json",
     "stackexchange": "sample_data/forum/stackexchange/Posts.xml",
+    "stackexchange-api": "tests/fixtures/formats/stackexchange_api/questions.json",
     "github": "sample_data/forum/github-issue-comments.json",
     "phpbb": "tests/fixtures/forum/phpbb-posts.xml",
     "mastodon": "tests/fixtures/formats/mastodon/outbox.json",

@@ -14,6 +14,7 @@ from chat_exports_helpers import MY_FORMATS, ingest, stdin_comparable
 
 from conftest import ROOT, assert_golden, records
 from convo.cli.app import app
+from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.timestamps import get_zone
 from convo.importers.apps.common import fix_cp1252_mojibake, fix_latin1_mojibake
@@ -193,6 +194,177 @@ def test_telegram_full_export(tmp_path, in_root):
     assert len(recs) == 4 and recs[0]["thread"] == "Auth Team"
 
 
+def test_telegram_group_reply_speaks_to_the_replied_sender(tmp_path):
+    msgs = [
+        {"id": 1, "type": "message", "date": "2024-01-01T10:00:00", "from": "Ann", "from_id": "user1",
+         "text": ["ask ", {"type": "mention", "text": "@cy"}]},
+        {"id": 2, "type": "message", "date": "2024-01-01T10:01:00", "from": "Bob", "from_id": "user2",
+         "text": "me too", "reply_to_message_id": 1},
+        {"id": 3, "type": "message", "date": "2024-01-01T10:02:00", "from": "Cy", "from_id": "user3",
+         "text": "hello all"},
+    ]  # fmt: skip
+    p = tmp_path / "result.json"
+    p.write_bytes(
+        orjson.dumps({"name": "G", "type": "private_supergroup", "id": 5, "messages": msgs})
+    )
+    recs, _, _ = ingest(p)
+    assert [r["metadata"]["listeners"] for r in recs] == [["cy"], ["Ann"], []]
+
+
+def test_telegram_polls_contacts_places_games_are_text(tmp_path):
+    """Messages that share a poll, a contact, a place or a game have no text and no file:
+    they were dropped as empty; Telegram Desktop writes each as its own keys."""
+    base = {
+        "type": "message",
+        "date": "2024-01-01T10:00:00",
+        "from": "Ann",
+        "from_id": "user1",
+        "text": "",
+    }
+    shared = [
+        {"poll": {"question": "Lunch?", "closed": False, "total_voters": 2,
+                  "answers": [{"text": "Yes", "voters": 1, "chosen": True}, {"text": "No", "voters": 1, "chosen": False}]}},
+        {"contact_information": {"first_name": "Cy", "last_name": "Dee", "phone_number": "+1 555"}},
+        {"place_name": "Cafe", "address": "Main St 1", "location_information": {"latitude": 52.5, "longitude": 13.4}},
+        {"location_information": {"latitude": 1.5, "longitude": 2.5}, "live_location_period_seconds": 900},
+        {"game_title": "Lumber", "game_description": "chop", "game_link": "https://t.me/b?game=l"},
+        {"invoice_information": {"title": "Tea", "description": "", "amount": 300, "currency": "EUR"}},
+    ]  # fmt: skip
+    msgs = [{**base, "id": i, **extra} for i, extra in enumerate(shared, 1)]
+    msgs.append({"id": 9, "type": "service", "date": "2024-01-01T10:01:00", "actor": "Bob",
+                 "actor_id": "user2", "action": "phone_call", "duration_seconds": 42, "text": ""})  # fmt: skip
+    p = tmp_path / "result.json"
+    p.write_bytes(
+        orjson.dumps({"name": "G", "type": "private_supergroup", "id": 5, "messages": msgs})
+    )
+    recs, _, warnings = ingest(p)
+    assert [r["textChunks"] for r in recs] == [
+        ["[poll] Lunch?: Yes (1), No (1)"],
+        ["[contact] Cy Dee +1 555"],
+        ["[location] Cafe, Main St 1 (52.5, 13.4)"],
+        ["[location] (1.5, 2.5)"],
+        ["[game] Lumber: chop"],
+        ["[invoice] Tea: 300 EUR"],
+        ["[phone_call] 42 s"],
+    ]
+    assert not any("empty" in w for w in warnings)
+    assert recs[0]["extra"]["media"]["poll"]["total_voters"] == 2
+    assert "media" not in recs[-1]["extra"]
+
+
+def _dce(mid, author, kind="Default", content="", **more):
+    user = {"id": author, "name": author, "discriminator": "0000", "nickname": author.title(),
+            "isBot": author.endswith("bot")}  # fmt: skip
+    return {"id": mid, "type": kind, "timestamp": "2024-01-01T10:00:00+00:00", "content": content,
+            "author": user, "attachments": [], "embeds": [], "stickers": [], "reactions": [],
+            "mentions": [], **more}  # fmt: skip
+
+
+def test_discord_app_commands_embeds_and_reply_listeners(tmp_path):
+    """DiscordChatExporter writes kinds it has no name for as numbers (an app command's
+    answer is "20"); such a bot answer is often embeds only."""
+    embed = {
+        "title": "Berlin",
+        "description": "Sunny",
+        "fields": [{"name": "Wind", "value": "5 km/h"}],
+    }
+    ann = {"id": "ann", "name": "ann", "nickname": "Ann"}
+    msgs = [
+        _dce("1", "weatherbot", "20", embeds=[embed], interaction={"id": "9", "name": "weather", "user": ann}),
+        _dce("2", "ann", "Reply", "thanks", reference={"type": "Default", "messageId": "1"}),
+        _dce("3", "cy", "ChannelPinnedMessage", "Pinned a message."),
+        _dce("4", "cy", "7", "Joined the server."),
+    ]  # fmt: skip
+    doc = {
+        "guild": {"name": "G"},
+        "channel": {"id": "5", "type": "GuildTextChat", "name": "general"},
+        "messages": msgs,
+    }
+    p = tmp_path / "g.json"
+    p.write_bytes(orjson.dumps(doc))
+    recs, _, _ = ingest(p)
+    bot, reply, pin, join = recs
+    assert bot["textChunks"] == ["[embed] Berlin\nSunny\nWind: 5 km/h"] and bot["tags"] == []
+    assert bot["metadata"]["listeners"] == ["Ann"]
+    assert bot["extra"]["interaction"] == {"name": "weather", "user": "Ann"}
+    assert reply["metadata"]["listeners"] == ["Weatherbot"]
+    assert pin["tags"] == ["system"] and join["tags"] == ["system"]
+
+
+def test_slackdump_dump_names_its_channel_and_keeps_nested_replies(tmp_path):
+    """``slackdump dump`` writes {"channel_id", "name", "messages"}, each thread's replies
+    nested in the parent: the channel was lost (thread "slack") and the replies dropped."""
+    reply = {"type": "message", "user": "U2", "text": "on it", "ts": "1736554746.482349",
+             "thread_ts": "1736478630.905399", "parent_user_id": "U1"}  # fmt: skip
+    dump = {"channel_id": "C0TEAM", "name": "team", "messages": [
+        {"type": "message", "user": "U1", "text": "who takes this?", "ts": "1736478630.905399",
+         "thread_ts": "1736478630.905399", "reply_count": 1, "slackdump_thread_replies": [reply]},
+        {"type": "message", "user": "U1", "text": "thanks", "ts": "1736560955.039969"},
+    ]}  # fmt: skip
+    p = tmp_path / "C0TEAM.json"
+    p.write_bytes(orjson.dumps(dump))
+    recs, _, _ = ingest(p)
+    assert [r["textChunks"] for r in recs] == [["who takes this?"], ["on it"], ["thanks"]]
+    assert {r["thread"] for r in recs} == {"team"}
+    assert recs[0]["id"] == "slack:C0TEAM:1736478630.905399"
+    assert recs[1]["replyTo"] == "slack:C0TEAM:1736478630.905399"
+    assert "slackdump_thread_replies" not in str(recs[0].get("extra"))
+
+
+def test_slack_bot_named_by_its_bot_add_and_attachment_pretext(tmp_path):
+    """Old exports' integration messages carry only a ``bot_id``; the channel's
+    ``bot_add`` message names the integration. The pretext is shown above the text."""
+    export = tmp_path / "export"
+    (export / "dev").mkdir(parents=True)
+    (export / "users.json").write_bytes(orjson.dumps([{"id": "U1", "name": "hamza"}]))
+    (export / "channels.json").write_bytes(
+        orjson.dumps([{"id": "C1", "name": "dev", "members": ["U1"]}])
+    )
+    day = [
+        {"type": "message", "subtype": "bot_add", "user": "U1", "bot_id": "B0HOOK", "ts": "1452988746.000017",
+         "text": "added an integration to this channel: <https://team.slack.com/services/B0HOOK|github>"},
+        {"type": "message", "subtype": "bot_message", "bot_id": "B0HOOK", "text": "", "ts": "1458980525.000012",
+         "attachments": [{"pretext": "[app:main] 1 new commit by Hamza:", "text": "<https://x.example/c/ea65|ea65>: Fix deps",
+                          "fallback": "[app:main] 1 new commit"}]},
+    ]  # fmt: skip
+    (export / "dev" / "2016-03-26.json").write_bytes(orjson.dumps(day))
+    recs, _, _ = ingest(export)
+    bot = recs[1]
+    assert bot["metadata"]["speaker"] == "github"
+    assert bot["textChunks"] == [
+        "[app:main] 1 new commit by Hamza:\nhttps://x.example/c/ea65: Fix deps"
+    ]
+
+
+def test_chatgpt_export_folder_side_files_read_nothing(tmp_path, in_root, runner):
+    """A ChatGPT export holds user.json, message_feedback.json, model_comparisons.json,
+    shared_conversations.json (newer ones export_manifest.json, library_files.json...)
+    beside the conversations: ingesting the folder counted each as unreadable (exit 1)."""
+    export = tmp_path / "chatgpt-export"
+    export.mkdir()
+    shutil.copy(CHAT / "chatgpt-conversations.json", export / "conversations-000.json")
+    sides = {
+        "user.json": {"id": "user-Ab12", "email": "ann@example.com", "chatgpt_plus_user": True, "phone_number": None},
+        "message_feedback.json": [{"id": "f1", "conversation_id": "c1", "rating": "thumbsDown", "content": "{}"}],
+        "model_comparisons.json": [{"id": "m1", "input": {"messages": []}, "output": {}}],
+        "shared_conversations.json": [{"id": "s1", "conversation_id": "c1", "title": "t", "is_anonymous": True}],
+        "export_manifest.json": {"export_files": []},
+        "library_files.json": [],
+    }  # fmt: skip
+    for name, data in sides.items():
+        (export / name).write_bytes(orjson.dumps(data))
+        assert registry.detect(Source(export / name)).name == "chatgpt", name
+    result = runner.invoke(app, ["ingest", str(export), "-o", str(tmp_path / "out.jsonl")])
+    assert result.exit_code == 0, result.output
+    assert "not recognised" not in result.output
+    assert "message_feedback.json holds 1 rating(s)" in result.output
+    assert len(records((tmp_path / "out.jsonl").read_text())) == 3
+    other = tmp_path / "user.json"  # another app's user.json is not ChatGPT's
+    other.write_bytes(orjson.dumps({"id": 1, "name": "x"}))
+    with pytest.raises(InputError):
+        registry.detect(Source(other))
+
+
 def test_chatgpt_branch_and_fallback(tmp_path, in_root):
     recs, _, warnings = ingest(CHAT / "chatgpt-conversations.json")
     assert [r["id"] for r in recs] == ["chatgpt:m2", "chatgpt:m4", "chatgpt:m5"]  # m3 is off-branch
@@ -216,6 +388,17 @@ WHATSAPP_CASES = [
     # Ambiguous values: the order in which dates run forward wins (3 Feb then 4 Feb: D/M).
     ("3/2/24, 10:00 - Ann: a\n4/2/24, 10:00 - Ben: b\n5/2/24, 10:00 - Ann: c\n1/3/24, 10:00 - Ben: d\n",
      ["2024-02-03T10:00:00Z", "2024-02-04T10:00:00Z", "2024-02-05T10:00:00Z", "2024-03-01T10:00:00Z"]),
+    # Localised and older layouts (as whatsapp-chat-parser's tests list them): Finnish
+    # "klo", "13. 6. 2018." with spaces and no dash, the time followed by a colon.
+    ("13.6.2018 klo 21.25.15 - Ann: hi\n14.6.2018 klo 7.00.00 - Ben: yo\n",
+     ["2018-06-13T21:25:15Z", "2018-06-14T07:00:00Z"]),
+    ("13. 6. 2018. 21:25:15 Ann: hi\n14. 6. 2018. 07:00:00 Ben: yo\n",
+     ["2018-06-13T21:25:15Z", "2018-06-14T07:00:00Z"]),
+    ("13.06.18 21.25.15: Ann: hi\n14.06.18 07.00.00: Ben: a: b\n",
+     ["2018-06-13T21:25:15Z", "2018-06-14T07:00:00Z"]),
+    ("[13.06.18 21:25:15] Ann: hi\n", ["2018-06-13T21:25:15Z"]),
+    ("[3/6/18 1:55:00 p.\u00a0m.] Ann: hi\n[3/7/18 1:56:00 a. m.] Ben: yo\n",
+     ["2018-03-06T13:55:00Z", "2018-03-07T01:56:00Z"]),
 ]  # fmt: skip
 
 
@@ -227,6 +410,61 @@ def test_whatsapp_dates(text, stamps, tmp_path):
     assert not rejects
     assert [r["timestamp"] for r in recs] == stamps
     assert all(r["format"] == "whatsapp" for r in recs)
+
+
+def test_whatsapp_localised_layouts_keep_speakers(tmp_path):
+    p = tmp_path / "chat.txt"
+    p.write_text("13.06.18 21.25.15: Ann: hi\n14.06.18 07.00.00: Ben: a: b\nmore\n")
+    recs, _, _ = ingest(p)
+    assert [r["metadata"]["speaker"] for r in recs] == ["Ann", "Ben"]
+    assert recs[1]["textChunks"] == ["a: b\nmore"]
+
+
+def test_whatsapp_attachment_spellings(tmp_path):
+    """Attachments as exports of several versions and languages write them."""
+    p = tmp_path / "chat.txt"
+    p.write_text(
+        "3/6/18, 1:55 PM - Ann: < attached: 00000042-PHOTO-2020-06-07-15-13-20.jpg >\n"
+        "3/6/18, 1:56 PM - Ben: 2015-08-04-PHOTO-00004762.jpg <\u200eattached>\n"
+        "3/6/18, 1:57 PM - Ann: \u200e4f2680f1db95a8454775cc2eefc95bfc.jpg (Datei angehängt)\n"
+        "Frohe Ostern.\n"
+        "3/6/18, 1:58 PM - Ben: dinner (very good)\n",
+        encoding="utf-8",
+    )
+    recs, _, _ = ingest(p)
+    assert [r.get("extra", {}).get("file") for r in recs] == [
+        "00000042-PHOTO-2020-06-07-15-13-20.jpg",
+        "2015-08-04-PHOTO-00004762.jpg",
+        "4f2680f1db95a8454775cc2eefc95bfc.jpg",
+        None,
+    ]
+    assert recs[2]["textChunks"] == [
+        "4f2680f1db95a8454775cc2eefc95bfc.jpg (Datei angehängt)\nFrohe Ostern."
+    ]
+
+
+def test_whatsapp_edited_note_and_document_attachment(tmp_path):
+    """Since 2023 an edited message ends with "<This message was edited>"; iOS writes a
+    shared document as its name (and pages) before the attached marker."""
+    p = tmp_path / "_chat.txt"
+    p.write_text(
+        "[15/08/2023, 09:13:00] Ann: See you at 5 \u200e<This message was edited>\n"
+        "[15/08/2023, 09:19:00] Ben: \u200ereport.pdf \u2022 3 pages \u200e<attached: 00000045-report.pdf>\n",
+        encoding="utf-8",
+    )
+    recs, _, _ = ingest(p)
+    assert recs[0]["textChunks"] == ["See you at 5"] and recs[0]["extra"] == {"edited": True}
+    assert recs[1]["extra"]["file"] == "00000045-report.pdf"
+
+
+def test_whatsapp_bare_layout_is_not_an_iso_log(tmp_path):
+    p = tmp_path / "log.txt"
+    p.write_text("2018-06-13 21:25:15 <ann> bob: hi\n2018-06-13 21:25:16 <bob> ann: yo\n")
+    try:
+        fmt = registry.detect(Source(p)).name
+    except Exception:
+        fmt = None
+    assert fmt != "whatsapp"
 
 
 def test_whatsapp_tz_media_and_system(tmp_path):
@@ -351,8 +589,71 @@ def test_chatgpt_tool_and_thoughts(tmp_path):
     p.write_bytes(orjson.dumps([conv]))
     recs, _, _ = ingest(p)
     assert recs[0]["textChunks"] == ["print(1)"] and recs[0]["extra"]["recipient"] == "python"
-    assert recs[1]["metadata"]["speaker"] == "python" and recs[1]["role"] == "tool"
-    assert recs[1]["textChunks"] == ["[thought] hmm"] and recs[1]["thread"] == "c1"
+    assert recs[0]["metadata"]["listeners"] == ["python"]
+    assert recs[1]["metadata"] == {"speaker": "python", "listeners": ["assistant"]}
+    assert recs[1]["role"] == "tool" and recs[1]["thread"] == "c1"
+    # Reasoning is private: in extra, never text, unless --include-thinking.
+    assert "hmm" not in " ".join(recs[1]["textChunks"])
+    assert recs[1]["extra"]["thinking"] == [{"summary": "s", "content": "hmm"}]
+    shown, _, _ = ingest(p, options=ImportOptions(include_thinking=True))
+    assert shown[1]["textChunks"] == ["[thinking] hmm"] and "thinking" not in shown[1]["extra"]
+
+
+def _gpt_node(nid, parent, kids, content, **msg):
+    return {"id": nid, "parent": parent, "children": kids, "message": {
+        "id": "m" + nid, "author": {"role": msg.pop("role", "assistant")}, "content": content,
+        "create_time": 1764090230.0, **msg}}  # fmt: skip
+
+
+def test_chatgpt_canvas_calls_read_as_the_canvas_shows_them(tmp_path):
+    doc = '{"name": "plan", "type": "document", "content": "# Plan\\n1. Tides"}'
+    upd = '{"updates": [{"pattern": ".*", "multiple": true, "replacement": "# Plan\\n1. Tides\\n2. Moon"}]}'
+    mapping = {
+        "c": _gpt_node("c", None, ["u"], {"content_type": "code", "language": "json", "text": doc},
+                       recipient="canmore.create_textdoc"),
+        "u": _gpt_node("u", "c", ["x"], {"content_type": "code", "language": "json", "text": upd},
+                       recipient="canmore.update_textdoc"),
+        "x": _gpt_node("x", "u", [], {"content_type": "code", "text": "not json"}, recipient="canmore.create_textdoc"),
+    }  # fmt: skip
+    p = tmp_path / "conversations.json"
+    p.write_bytes(
+        orjson.dumps([{"id": "c", "title": "t", "current_node": "x", "mapping": mapping}])
+    )
+    recs, _, _ = ingest(p)
+    assert recs[0]["textChunks"] == ["[canvas plan]\n# Plan\n1. Tides"]
+    assert recs[0]["extra"]["raw_text"] == [doc] and recs[0]["metadata"]["listeners"] == [
+        "canmore.create_textdoc"
+    ]
+    assert recs[1]["textChunks"] == ["[canvas update]\n# Plan\n1. Tides\n2. Moon"]
+    assert recs[2]["textChunks"] == ["not json"] and "raw_text" not in recs[2]["extra"]
+
+
+def test_chatgpt_reasoning_recap_and_citation_tokens(tmp_path):
+    """A thinking model's turn as exports since 2025 write it: the thoughts, a
+    "Thought for 15s" recap, and an answer whose web citations are private-use tokens."""
+    token = "\ue200cite\ue202turn0search0\ue201"
+    refs = [
+        {"matched_text": token, "alt": "([Wiki](https://w.example/a))", "type": "grouped_webpages",
+         "items": [{"title": "Annealing", "url": "https://w.example/a"}]},
+    ]  # fmt: skip
+    mapping = {
+        "u": _gpt_node("u", None, ["r"], {"content_type": "text", "parts": ["anneal?"]}, role="user"),
+        "r": _gpt_node("r", "u", ["a"], {"content_type": "reasoning_recap", "content": "Thought for 15s"}),
+        "a": _gpt_node("a", "r", [], {"content_type": "text", "parts": [f"Heat, cool slowly {token}.\ue203x\ue204"]},
+                       metadata={"content_references": refs}),
+    }  # fmt: skip
+    p = tmp_path / "conversations.json"
+    p.write_bytes(
+        orjson.dumps([{"id": "c", "title": "t", "current_node": "a", "mapping": mapping}])
+    )
+    recs, _, _ = ingest(p)
+    recap, answer = recs[1], recs[2]
+    assert not "".join(recap["textChunks"]).strip()
+    assert recap["extra"]["thinking"] == [{"summary": "Thought for 15s"}]
+    assert answer["textChunks"] == ["Heat, cool slowly ([Wiki](https://w.example/a)).x"]
+    assert answer["extra"]["raw_text"] == [f"Heat, cool slowly {token}.\ue203x\ue204"]
+    assert answer["extra"]["citations"] == [{"title": "Annealing", "url": "https://w.example/a"}]
+    assert answer["replyTo"] == "chatgpt:mr"
 
 
 def test_from_slack_reads_folder_zip_and_day_file(tmp_path, in_root, runner):

@@ -570,3 +570,19 @@ def test_spelled_out_sender_found_by_speaker_filter(tmp_path):
         "listeners": ["dev@lists.example.org"],
     }
     assert recs[1]["metadata"]["speaker"] == "bob@example.net"
+
+
+def test_thunderbird_tags_are_tags(tmp_path):
+    """Thunderbird keeps a message's tags in ``X-Mozilla-Keys`` (space-separated, its
+    built-in ones as ``$label1``...); they were not read."""
+    mbox = (
+        "From - Tue Mar 05 09:12:45 2024\n"
+        "X-Mozilla-Status: 0001\n"
+        "X-Mozilla-Keys: $label1 todo $Forwarded nonjunk                              \n"
+        "Date: Tue, 5 Mar 2024 09:12:45 +0100\nFrom: Ann <ann@example.com>\n"
+        "To: Ben <ben@example.com>\nSubject: Hi\nMessage-ID: <t1@example.com>\n\n"
+        "From now on we meet at 5.\n"
+    )
+    recs, _, _ = _read(_write(tmp_path, "Inbox", mbox))
+    assert recs[0].tags == ["Important", "todo"]
+    assert recs[0].text_chunks == ["From now on we meet at 5."]

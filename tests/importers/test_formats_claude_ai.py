@@ -13,6 +13,7 @@ from __future__ import annotations
 from formats_helpers import FIXTURES, THINKING, detect_name, fresh_registry, run
 
 from conftest import ROOT, assert_golden
+from convo.cli.app import app
 from convo.core.io import Source
 from convo.importers.apps import claude_ai
 from convo.importers.registry import registry
@@ -108,3 +109,25 @@ def test_one_conversation_object(tmp_path):
 
 def test_global_registry_detects():
     assert registry.detect(Source(CURRENT)).name == "claude-ai"
+
+
+def test_export_folder_companions_are_recognised_and_read_nothing(tmp_path, runner):
+    """A claude.ai export holds users.json, projects.json and memories.json beside
+    conversations.json: ingesting the folder exited 1 (projects.json "format not
+    recognised") and took users.json for a Slack export's."""
+    for name in ("users.json", "projects.json", "memories.json"):
+        assert registry.detect(Source(DIR / name)).name == "claude-ai", name
+    recs, rejects, warnings = run(claude_ai.read, DIR / "projects.json")
+    assert not recs and not rejects
+    assert warnings == [
+        "projects.json: claude.ai projects.json holds 2 project(s), 1 with instructions, "
+        "1 document(s), no conversation; not read"
+    ]
+    assert run(claude_ai.read, DIR / "users.json") == ([], [], [])
+    export = tmp_path / "data-2025-01-05"
+    export.mkdir()
+    for name in ("conversations.json", "users.json", "projects.json", "memories.json"):
+        (export / name).write_bytes((DIR / name).read_bytes())
+    result = runner.invoke(app, ["ingest", str(export), "-o", str(tmp_path / "out.jsonl")])
+    assert result.exit_code == 0, result.output
+    assert "Slack" not in result.output and "not recognised" not in result.output

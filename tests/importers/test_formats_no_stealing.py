@@ -75,6 +75,8 @@ BY_FOLDER = {
     "typeagent": "typeagent",
     "teams": "teams",
     "messenger": "messenger",
+    "github": "github",
+    "stackexchange_api": "stackexchange-api",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -251,3 +252,52 @@ def test_reddit_thread_as_reddit_writes_it():
     assert bob["timestamp"] == "2023-11-14T22:15:00Z"
     assert any("'continue this thread' stub" in w for w in warnings)
     assert any("2 comment(s) (2 id(s) listed)" in w for w in warnings)
+
+
+def test_reddit_user_comments_page_speaks_to_the_post_author(tmp_path):
+    """``/user/NAME/comments.json`` lists a user's comments without their posts; each names
+    the post's author (``link_author``) and title (``link_title``)."""
+
+    def t1(cid, parent, author="annlee", link_author="poster1"):
+        return {"kind": "t1", "data": {
+            "id": cid, "name": f"t1_{cid}", "author": author, "parent_id": parent, "link_id": "t3_abc",
+            "link_author": link_author, "link_title": "Tides?", "body": "text", "created_utc": 1700000000.0,
+            "subreddit": "AskReddit", "replies": ""}}  # fmt: skip
+
+    page = {"kind": "Listing", "data": {"children": [t1("c1", "t3_abc"), t1("c2", "t1_zz9")]}}
+    p = tmp_path / "comments.json"
+    p.write_text(json.dumps(page))
+    recs, rejects, _ = ingest(p)
+    assert not rejects
+    assert (
+        recs[0]["metadata"]["listeners"] == ["poster1"]
+        and recs[0]["extra"]["link_title"] == "Tides?"
+    )
+    assert recs[1]["metadata"]["listeners"] == []  # answers a comment not in the file
+    deleted = {
+        "kind": "Listing",
+        "data": {"children": [t1("c3", "t3_abc", link_author="[deleted]")]},
+    }
+    p.write_text(json.dumps(deleted))
+    recs, _, _ = ingest(p)
+    assert recs[0]["metadata"]["listeners"] == []
+
+
+def test_hn_algolia_search_answer_reads_its_hits(tmp_path):
+    """``hn.algolia.com/api/v1/search?...`` answers ``{"hits": [...]}``: it was one item
+    "without an id" (rejected); each hit is an item (``objectID``, ``comment_text``)."""
+    story = {"_tags": ["story", "author_dh", "story_8863"], "author": "dh", "children": [9000],
+             "created_at": "2007-04-04T19:16:40Z", "created_at_i": 1175714200, "objectID": "8863",
+             "points": 111, "story_id": 8863, "title": "Dropbox", "url": "http://x.example/"}  # fmt: skip
+    comment = {"_tags": ["comment", "author_pg", "story_8863"], "author": "pg",
+               "comment_text": "It&#x27;s <i>fine</i>.", "created_at_i": 1175792700, "objectID": "9000",
+               "parent_id": 8863, "story_id": 8863, "story_title": "Dropbox"}  # fmt: skip
+    answer = {"hits": [story, comment], "nbHits": 2, "page": 0, "query": "dropbox"}
+    p = tmp_path / "search.json"
+    p.write_text(json.dumps(answer))
+    assert registry.detect(Source(p)).name == "hackernews"
+    recs, rejects, _ = ingest(p)
+    assert not rejects
+    assert [r["id"] for r in recs] == ["hn:8863", "hn:9000"]
+    assert recs[1]["textChunks"] == ["It's fine."] and recs[1]["replyTo"] == "hn:8863"
+    assert recs[1]["metadata"]["listeners"] == ["dh"] and recs[0]["subject"] == "Dropbox"

@@ -47,6 +47,11 @@ CASES = [
     # forums: ids numbered per site / instance / board / repository
     Case("stackexchange", SE + "stackexchange/Posts.xml", ("Users.xml",)),
     Case("stackexchange", SE + "stackexchange/Comments.xml", ("Posts.xml", "Users.xml")),
+    Case(
+        "stackexchange-api",
+        FORMATS + "stackexchange_api/questions.json",
+        subs=((r"cooking\.stackexchange", "c{t}.stackexchange"),),
+    ),
     Case("discourse", SE + "discourse-topic.json"),  # no avatar host: the folder
     Case("discourse", FORUM + "discourse-posts-latest.json", subs=((r"meta\.example", "{t}.ex"),)),
     Case("discourse", FORUM + "discourse-latest.json", subs=(("/localhost/", "/{t}.example/"),)),

@@ -86,7 +86,8 @@ class Gate:
     ``pattern``: this regular expression is found in the decoded head (``re.search``;
     anchor it with ``\\A``). ``magic``: the raw head (a UTF-8 BOM removed) starts with one
     of these. ``raw``: this bytes regular expression is found in that raw head.
-    ``named``: the file's name matches the format's patterns.
+    ``named``: the file's name matches the format's patterns. ``names``: the file's name
+    matches one of these (a format that also reads side files its patterns do not name).
     """
 
     opens: str = ""
@@ -95,6 +96,7 @@ class Gate:
     magic: tuple[bytes, ...] = ()
     raw: bytes = b""
     named: bool = False
+    names: tuple[str, ...] = ()
 
     def admits(self, head: Head, patterns: tuple[str, ...]) -> bool:
         return self._shape_admits(head, patterns) and self._text_admits(head)
@@ -107,7 +109,9 @@ class Gate:
             return False
         if self.magic and not head.raw.startswith(self.magic):
             return False
-        name = head.source.match_name if self.named else ""
+        name = head.source.match_name
+        if self.names and not any(fnmatch.fnmatch(name, p) for p in self.names):
+            return False
         return not self.named or any(fnmatch.fnmatch(name, p) for p in patterns)
 
     def _text_admits(self, head: Head) -> bool:

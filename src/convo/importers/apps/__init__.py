@@ -41,6 +41,14 @@ def register(registry: Registry) -> None:
     irc = Gate(
         pattern=r"\A[\ufeff \r\n]*(?![{<]|WEBVTT|\[(?!\d\d(?::| [A-Z][a-z]{2} )))[^\ufeff \r\n]"
     )
+    # The side files of an export folder, read (as no messages) by their format's module
+    # (chatgpt_sidecars, claude_ai_sidecars).
+    chatgpt_sides = Gate(opens="[{", names=(
+        "user.json", "user_settings.json", "message_feedback.json", "model_comparisons.json",
+        "shared_conversations.json", "export_manifest.json",
+        "conversation_asset_file_names.json", "library_files.json",
+    ))  # fmt: skip
+    claude_sides = Gate(opens="[{", names=("users.json", "projects.json", "memories.json"))
     # Declaration order is detection's tie-break order (and `convo formats`' order).
     registry.declare(__package__, (
         Declared("slack", f"{__package__}.slack", (), directory=True),
@@ -49,7 +57,7 @@ def register(registry: Registry) -> None:
         ("discord", "discord-text", ("*.txt",), Gate(words=("\u2014", "\u2013"))),
         ("telegram", "telegram", ("result.json", "*.json"), json_with('"chats"', '"messages"', opens="{")),
         ("messenger", "messenger", ("message_*.json",), json_with('"messages"', opens="{")),
-        ("chatgpt", "chatgpt", ("conversations.json",), json_with('"mapping"')),
+        ("chatgpt", "chatgpt", ("conversations.json",), json_with('"mapping"'), chatgpt_sides),
         ("teams", "teams", ("*.json",), JSON),
         ("mattermost", "mattermost", ("*.jsonl",), JSON_OBJECT),
         ("whatsapp", "whatsapp", ("*.txt",), Gate(opens="[0123456789" + marks)),
@@ -57,7 +65,7 @@ def register(registry: Registry) -> None:
         ("signal", "signal", ("chat.md", "data.json", "*.md", "*.txt", "*.json")),
         ("instagram", "instagram", ("message_*.json",), json_with('"messages"', opens="{")),
         ("zoom", "zoomchat", ("*.txt",), Gate(opens="0123456789")),
-        ("claude_ai", "claude-ai", ("conversations.json",), json_with('"chat_messages"')),
+        ("claude_ai", "claude-ai", ("conversations.json",), json_with('"chat_messages"'), claude_sides),
         ("twitter_dms", "twitter-dm", ("direct-messages*.js",), Gate(words=("window.YTD.direct_messages",))),
         ("irc", "irc", ("*.log", "*.txt", "*.weechatlog"), irc),
         ("matrix", "matrix", ("*.json",), json_with('"messages"', opens="{")),

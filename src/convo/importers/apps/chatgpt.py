@@ -12,17 +12,31 @@ Decisions:
   empty message, or hidden ones (``is_visually_hidden_from_conversation``), are skipped
   and counted in one warning.
 - speaker = ``author.name`` else the role (``user``, ``assistant``, ``system``, ``tool``);
-  ``role`` kept; between user and assistant each is the other's listener.
+  ``role`` kept; between user and assistant each is the other's listener; a message
+  addressed to a tool (``recipient`` ``web.run``, ``python``, ``canmore.create_textdoc``)
+  has the tool as listener, and a tool's answer the assistant.
 - ``thread`` = ``conversation_id``/``id`` (else a hash of title and create_time),
   ``subject`` = title, id = ``chatgpt:<message id>`` (``chatgpt:<thread>:<node>`` when the
   message has none), ``replyTo`` = the previous message kept on the branch.
 - A message without ``create_time`` takes the conversation's (``extra.time_from``).
 - Parts that are objects (images, files) become ``[image] asset`` style chunks,
   originals in ``extra.parts``; ``code``/``execution_output`` use ``text``, browsing
-  ``result``, reasoning ``thoughts`` become ``[thought] ...`` chunks; a ``recipient`` other
-  than ``all`` (a tool call) is kept in ``extra``.
+  ``result``; a ``recipient`` other than ``all`` (a tool call) is kept in ``extra``; a
+  canvas call reads as the canvas shows it (``convo.importers.apps.chatgpt_canvas``).
+- Reasoning is private, never text: a ``thoughts`` message's thoughts and a
+  ``reasoning_recap`` ("Thought for 15s") go to ``extra.thinking`` (``{summary,
+  content}``), the record's text empty; ``--include-thinking`` makes them ``[thinking]
+  ...`` chunks.
+- Web citations: the private-use tokens newer exports write in the text
+  (``\ue200cite\ue202turn0search0\ue201``) are replaced by what the app shows, the
+  ``alt`` of the message's ``content_references`` entry (``([Wikipedia](url))``), else
+  dropped; the raw text is kept in ``extra.raw_text``, the cited pages in
+  ``extra.citations`` (``{title, url}``).
 - The list is streamed one conversation at a time (convo.jsonstream); a file holding one
-  conversation object is read whole.
+  conversation object is read whole. Newer exports split it (``conversations-000.json``
+  ...): each file is read as its own list.
+- The export's other files (``user.json``, ``message_feedback.json``...) are recognised
+  and read no message (``convo.importers.apps.chatgpt_sidecars``).
 
 Ids and their scope (docs/ids.md): message ids are uuids, unique everywhere
 (``chatgpt:<id>``, no scope); without one ``chatgpt:<conversation>:<node>``.
@@ -31,6 +45,7 @@ Ids and their scope (docs/ids.md): message ids are uuids, unique everywhere
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -39,6 +54,8 @@ import orjson
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
+from convo.importers.apps.chatgpt_canvas import canvas_text
+from convo.importers.apps.chatgpt_sidecars import report, sidecar
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
@@ -47,12 +64,17 @@ from convo.importers.registry import Format
 
 ROLES = {"system", "user", "assistant", "tool"}
 MAX_DEPTH = 100_000
+# A citation or entity token (U+E200 ... U+E201) and the span marks (U+E203, U+E204)
+# the app renders from ``content_references``.
+_TOKEN = re.compile("\ue200[^\ue200\ue201]{0,500}\ue201|[\ue202\ue203\ue204]")
 
 
 def sniff(source: Source) -> int:
     text = json_head(source)
-    if not text.startswith(("[", "{")) or not has_key(text, "mapping"):
+    if not text.startswith(("[", "{")):
         return 0
+    if not has_key(text, "mapping"):
+        return 80 if sidecar(source) else 0
     if has_key(text, "current_node") or (has_key(text, "children") and has_key(text, "parent")):
         return 90
     if has_key(text, "author") and has_key(text, "content") and has_key(text, "create_time"):
@@ -61,6 +83,10 @@ def sniff(source: Source) -> int:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    kind = sidecar(source)
+    if kind:
+        report(source, kind, ctx)
+        return
     convs: Iterable[Any]
     if json_head(source).startswith("{"):  # one conversation
         convs = [load_json(source)]
@@ -158,6 +184,7 @@ def _conversation(
     out: list[ConversationMessage] = []
     skipped = 0
     prev_id: str | None = None
+    include_thinking = ctx.options.include_thinking
     branch = _branch(conv["mapping"], as_str(conv.get("current_node")))
     off = _with_message(conv["mapping"].values()) - _with_message(branch)
     if off:
@@ -169,22 +196,20 @@ def _conversation(
         msg = node.get("message")
         if not isinstance(msg, dict):
             continue
-        meta = as_dict(msg.get("metadata"))
-        author = as_dict(msg.get("author"))
-        role = as_str(author.get("role"))
-        content = as_dict(msg.get("content"))
-        chunks, parts = _content(content)
-        if not any(x.strip() for x in chunks) or meta.get("is_visually_hidden_from_conversation"):
+        shown = _shown(msg, include_thinking)
+        if shown is None:
             skipped += 1
             continue
+        chunks, more = shown
+        role = as_str(as_dict(msg.get("author")).get("role"))
         mid = as_str(msg.get("id"))
         rec_id = f"chatgpt:{mid}" if mid else f"chatgpt:{thread}:{as_str(node.get('id'))}"
         ts = epoch_ts(msg.get("create_time"))
         out.append(
             message(
                 chunks,
-                speaker=as_str(author.get("name")) or role or None,
-                listeners={"user": ["assistant"], "assistant": ["user"]}.get(role, []),
+                speaker=as_str(as_dict(msg.get("author")).get("name")) or role or None,
+                listeners=_listeners(role, as_str(msg.get("recipient"))),
                 timestamp=ts or conv_time,
                 id=rec_id,
                 source_id=ctx.loc(f"conv-{c}-{as_str(node.get('id'))}"),
@@ -196,15 +221,70 @@ def _conversation(
                 extra={
                     "node": as_str(node.get("id")),
                     "author_role": role if role not in ROLES else None,
-                    "content_type": as_str(content.get("content_type")),
-                    "model": as_str(meta.get("model_slug")),
+                    "content_type": more.pop("content_type"),
+                    "model": more.pop("model"),
                     **_time_extra(msg, ts, conv_time),
-                    "parts": parts,
+                    **more,
                 },
             )
         )
         prev_id = rec_id
     return out, skipped
+
+
+def _shown(msg: dict[str, Any], include_thinking: bool) -> tuple[list[str], dict[str, Any]] | None:
+    """A message's chunks and the extras its content gives, or None when it shows
+    nothing (empty, or hidden from the conversation)."""
+    meta = as_dict(msg.get("metadata"))
+    content = as_dict(msg.get("content"))
+    chunks, parts = _content(content)
+    thinking = _thinking(content)
+    if include_thinking:
+        chunks += [f"[thinking] {t.get('content') or t.get('summary')}" for t in thinking]
+        thinking = []
+    hidden = meta.get("is_visually_hidden_from_conversation")
+    if hidden or not (any(x.strip() for x in chunks) or thinking):
+        return None
+    chunks, cited = _citations(chunks, meta)
+    chunks, canvas = canvas_text(as_str(msg.get("recipient")), chunks)
+    return chunks, {
+        "content_type": as_str(content.get("content_type")),
+        "model": as_str(meta.get("model_slug")),
+        "parts": parts,
+        "thinking": thinking,
+        **cited,
+        **canvas,
+    }
+
+
+def _listeners(role: str, recipient: str) -> list[str]:
+    """The other party: the tool a message is addressed to, the assistant for a tool's
+    answer, else user ↔ assistant."""
+    if recipient and recipient != "all":
+        return [recipient]
+    return {"user": ["assistant"], "assistant": ["user"], "tool": ["assistant"]}.get(role, [])
+
+
+def _citations(chunks: list[str], meta: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+    """Chunks with the app's citation tokens replaced by what it shows (each
+    ``content_references`` entry's ``alt``, else nothing), and the extras that keep the
+    raw text and the cited pages."""
+    if not any("\ue200" in x or "\ue203" in x for x in chunks):
+        return chunks, {}
+    refs = [as_dict(r) for r in as_list(meta.get("content_references"))]
+    alts = {as_str(r.get("matched_text")): as_str(r.get("alt")) for r in refs}
+
+    def shown(m: re.Match[str]) -> str:
+        return alts.get(m[0], "")
+
+    out = [_TOKEN.sub(shown, x) for x in chunks]
+    pages = [
+        {"title": as_str(i.get("title")) or None, "url": as_str(i.get("url"))}
+        for r in refs
+        for i in map(as_dict, as_list(r.get("items")))
+        if as_str(i.get("url"))
+    ]
+    return out, {"raw_text": chunks, "citations": pages}
 
 
 def _with_message(nodes: Iterable[Any]) -> int:
@@ -233,10 +313,10 @@ def _content(content: dict[str, Any]) -> tuple[list[str], list[Any]]:
             chunks.append(_object_part(part))
         elif part is not None:
             chunks.append(orjson.dumps(part).decode())
+    kind = content.get("content_type")
     for key in ("text", "result", "content"):
-        if not chunks and isinstance(content.get(key), str):
+        if not chunks and isinstance(content.get(key), str) and kind != "reasoning_recap":
             chunks.append(content[key])
-    chunks += _thoughts(content)
     return [x for x in chunks if x.strip()], others
 
 
@@ -249,17 +329,27 @@ def _object_part(part: dict[str, Any]) -> str:
     return f"[{kind.replace('_asset_pointer', '')}] {ref}".rstrip()
 
 
-def _thoughts(content: dict[str, Any]) -> list[str]:
-    """Reasoning models' thoughts (``[{summary, content}]``) as ``[thought] ...`` chunks."""
-    bodies = (as_str(as_dict(t).get("content")) for t in as_list(content.get("thoughts")))
-    return [f"[thought] {body}" for body in bodies if body.strip()]
+def _thinking(content: dict[str, Any]) -> list[dict[str, str]]:
+    """Reasoning models' thoughts (``[{summary, content}]``), or a ``reasoning_recap``'s
+    line ("Thought for 15s") as a summary."""
+    if content.get("content_type") == "reasoning_recap":
+        recap = as_str(content.get("content")) or " ".join(
+            x for x in as_list(content.get("parts")) if isinstance(x, str)
+        )
+        return [{"summary": recap}] if recap.strip() else []
+    out = []
+    for t in map(as_dict, as_list(content.get("thoughts"))):
+        kept = {k: as_str(t.get(k)) for k in ("summary", "content") if as_str(t.get(k)).strip()}
+        if kept:
+            out.append(kept)
+    return out
 
 
 DESCRIPTION = "ChatGPT conversations.json (mapping tree, current branch)"
 EXAMPLE = '[{"title": "T", "mapping": {"n1": {"id": "n1", "parent": null, "children": [], ...}}}]'
 FIELDS = Fields(
     speaker="`author.name`, else the role (`user`, `assistant`, `system`, `tool`)",
-    listeners="user ↔ assistant",
+    listeners="user ↔ assistant; a tool call's `recipient`; a tool's answer: the assistant",
     time="the message's `create_time` (else the conversation's, `time_from`)",
     zone="epoch seconds: UTC",
     thread="the conversation's `conversation_id`/`id` (else a hash of title and time)",
@@ -268,7 +358,8 @@ FIELDS = Fields(
     reply_to="the previous message kept on the current branch",
     subject="the conversation's `title`",
     extra="`node`, `content_type`, `model`, `create_time`, `parts` (images, files), "
-    "`recipient` (a tool call)",
+    "`recipient` (a tool call), `thinking` (thoughts, reasoning recap; not text unless "
+    "`--include-thinking`), `raw_text` and `citations` (web citation tokens rendered)",
 )
 
 FORMATS = (

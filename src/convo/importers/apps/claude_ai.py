@@ -34,6 +34,8 @@ Decisions:
   (one holding only thinking is kept, with an empty chunk and its ``extra.thinking``).
 - The list is streamed one conversation at a time; one conversation object (or
   ``{"conversations": [...]}``) is read whole.
+- The export's other files (``users.json``, ``projects.json``, ``memories.json``) are
+  recognised and read no message (``convo.importers.apps.claude_ai_sidecars``).
 
 Ids and their scope (docs/ids.md): message uuids, unique everywhere (``claude-
 ai:<uuid>``, no scope).
@@ -49,6 +51,7 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.blocks import block_chunk
+from convo.importers.apps.claude_ai_sidecars import report, sidecar
 from convo.importers.apps.common import EmptyCounter
 from convo.importers.build import message
 from convo.importers.context import ImportContext
@@ -64,7 +67,7 @@ OTHER = {"user": "assistant", "assistant": "user"}
 def sniff(source: Source) -> int:
     text = json_head_with(source, key="chat_messages")
     if not text:
-        return 0
+        return 80 if sidecar(source) else 0
     if has_key(text, "mapping"):
         return 0  # a ChatGPT export
     if has_key(text, "sender") or has_key(text, "uuid"):
@@ -75,6 +78,10 @@ def sniff(source: Source) -> int:
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """Read an export; thinking goes to extra, or to ``[thinking]`` chunks with
     ``ctx.options.include_thinking``."""
+    kind = sidecar(source)
+    if kind:
+        report(source, kind, ctx)
+        return
     include_thinking = ctx.options.include_thinking
     empty = EmptyCounter()
     for c, conv in enumerate(_conversations(source), 1):

@@ -8,7 +8,9 @@ Malformed JSON raises a located InputError when met (messages before it are emit
 
 Decisions:
 - speaker = ``author.nickname`` (the server display name) else ``name``; ``mentions``
-  give the listeners; in a ``DirectTextChat`` with two authors the other one.
+  give the listeners, else the author of the message replied to (when it is in the file;
+  ``convo.core.spillmap`` keeps memory flat), else in a ``DirectTextChat`` with two
+  authors the other one.
 - Mentions: the exporter writes ``@Name`` in ``content``, but with ``--markdown false``
   (and in older exports or raw API dumps) the tokens stay raw. ``<@id>``/``<@!id>``
   become ``@Name`` from ``mentions``, ``<#id>`` ``#name`` (the export's channel, else
@@ -18,8 +20,9 @@ Decisions:
 - ``thread`` = channel name (a thread export: the thread's name, parent channel in
   ``extra.parent_channel``). A message without an id gets the content-hash id.
 - Replies: ``replyTo`` = ``discord:<reference.messageId>``; forwards keep
-  ``forwardedMessage`` as a ``[forwarded]`` chunk. Types other than Default/Reply are
-  tagged ``system``.
+  ``forwardedMessage`` as a ``[forwarded]`` chunk. System notifications, as the
+  exporter decides them, are tagged ``system``; an embed-only message reads as its
+  embeds (``convo.importers.apps.discord_kinds``).
 - Text copied from the client: see ``read_text`` (M/D/Y dates, Today/Yesterday
   need --start-date, empty ``[time]`` continuations skipped with a warning count).
 
@@ -38,6 +41,7 @@ from typing import Any
 from convo.core.encoding import LineDecoder
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
+from convo.core.spillmap import SpillMap
 from convo.core.timestamps import epoch_ts, format_timestamp_utc, iso_ts
 from convo.importers.apps.common import (
     SYSTEM_TAG,
@@ -45,6 +49,7 @@ from convo.importers.apps.common import (
     mentioned_or_other,
     numbered_lines,
 )
+from convo.importers.apps.discord_kinds import CONTENT_KINDS, embed_text
 from convo.importers.build import ContentIds, message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, NAIVE_IN_TZ, Fields
@@ -67,18 +72,21 @@ def read_discord(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
     channel = _channel(head, doc)
     roles: dict[str, str] = {}
     empty = EmptyCounter()
-    for i, m in enumerate(doc.values(), 1):
-        loc = ctx.loc(f"msg-{i}")
-        if not isinstance(m, dict):
-            ctx.reject(loc, "not a Discord message (not an object)", m)
-            continue
-        msg = _discord_message(m, loc, channel, roles)
-        if msg is None:
-            empty.n += 1
-            continue
-        if msg.timestamp is None:
-            ctx.warn(loc, f"unreadable timestamp {m.get('timestamp')!r}; time left unknown")
-        yield msg
+    try:
+        for i, m in enumerate(doc.values(), 1):
+            loc = ctx.loc(f"msg-{i}")
+            if not isinstance(m, dict):
+                ctx.reject(loc, "not a Discord message (not an object)", m)
+                continue
+            msg = _discord_message(m, loc, channel, roles)
+            if msg is None:
+                empty.n += 1
+                continue
+            if msg.timestamp is None:
+                ctx.warn(loc, f"unreadable timestamp {m.get('timestamp')!r}; time left unknown")
+            yield msg
+    finally:
+        channel.speakers.close()
     empty.report(ctx)
 
 
@@ -89,6 +97,8 @@ class _Channel:
     parties: list[str]  # the two authors of a two-party DirectTextChat, else empty
     names: dict[str, str]  # channel id -> name, for <#id> tokens
     authors: set[str] = field(default_factory=set)  # whose roles are known
+    # message id -> speaker, for a reply's listener (older ones spill to disk: memory flat)
+    speakers: SpillMap[str, str] = field(default_factory=SpillMap)
 
 
 def _channel(head: dict[str, Any], doc: StreamedDoc) -> _Channel:
@@ -169,7 +179,7 @@ def _media(
     ]
     embeds = [e for e in embeds if e]
     if not chunks:
-        chunks += [f"[embed] {e.get('title') or e.get('url')}" for e in embeds]
+        chunks += [embed_text(as_dict(e)) for e in as_list(m.get("embeds")) if as_dict(e)]
     return attachments, embeds
 
 
@@ -187,12 +197,14 @@ def _discord_message(
     if not chunks:
         return None
     speaker = _discord_name(author)
-    listeners = list(mentioned.values())
-    if not listeners and channel.parties:
-        listeners = [a for a in channel.parties if a != speaker]
+    interaction = as_dict(m.get("interaction"))
+    caller = _discord_name(as_dict(interaction.get("user"))) if interaction else ""
     ref = as_dict(m.get("reference"))
+    listeners = _listeners(speaker, list(mentioned.values()), caller, ref, channel)
     mtype = as_str(m.get("type"))
     mid = as_str(m.get("id"))
+    if mid and speaker:
+        channel.speakers.set(mid, speaker)
     stamp = as_str(m.get("timestamp"))
     return message(
         chunks,
@@ -204,7 +216,7 @@ def _discord_message(
         format="discord",
         thread=channel.name,
         reply_to=_reply_to(ref) if ref else None,
-        tags=[SYSTEM_TAG] if mtype not in ("Default", "Reply", "") else [],
+        tags=[] if mtype in CONTENT_KINDS else [SYSTEM_TAG],
         extra={
             "type": mtype,
             **channel.extra,
@@ -220,8 +232,20 @@ def _discord_message(
             "reactions": _reactions(m.get("reactions")),
             "reference": ref,
             "forwarded": as_dict(m.get("forwardedMessage")),
+            "interaction": interaction
+            and {"name": as_str(interaction.get("name")), "user": caller},
         },
     )
+
+
+def _listeners(
+    speaker: str, mentioned: list[str], caller: str, ref: dict[str, Any], channel: _Channel
+) -> list[str]:
+    """The mentioned users, else who ran the app command, else the replied-to author,
+    else the other of a two-party DM."""
+    replied = channel.speakers.get(as_str(ref.get("messageId"))) if _reply_to(ref) else None
+    listeners = mentioned or [x for x in (caller, replied) if x][:1]
+    return listeners or [a for a in channel.parties if a != speaker]
 
 
 def _reactions(value: Any) -> list[dict[str, Any]]:
@@ -423,14 +447,15 @@ TEXT_DESCRIPTION = "Discord chat copied from the client as text (name — date t
 TEXT_EXAMPLE = "alice — 03/06/2024 10:02 AM"
 JSON_FIELDS = Fields(
     speaker="`author.nickname` (the server display name), else `author.name`",
-    listeners="`mentions`; in a DM with two authors, the other one",
+    listeners="`mentions`, else the replied-to author (an app command's answer: who ran it); "
+    "in a DM with two authors, the other one",
     time="`timestamp`",
     zone="the offset the source writes (UTC `Z`); a naive time is read as UTC, not in `--tz`",
     thread="the channel's name (a thread export: the thread's name)",
     id="`discord:<id>` (the snowflake); none: " + CONTENT_HASH,
     scope="none: Discord snowflakes are unique everywhere",
     reply_to="`discord:<reference.messageId>`",
-    tags="`system` on types other than Default and Reply",
+    tags="`system` on system notifications (DiscordChatExporter's RecipientAdd..ThreadCreated)",
     extra="`type`, `guild`, `channel_id`, `author_id`, `timestamp` (as written), `edited`, "
     "`pinned`, `reference`, `reactions`, `attachments`, `stickers`, `embeds`, `raw_content` (when tokens were "
     "rendered), `parent_channel`",

@@ -10,8 +10,9 @@ Decisions:
   ``user`` takes the one its subtype carries (``file_comment``: ``comment.user``;
   ``message_changed``: ``message.user``, whose text it shows; ``message_deleted``:
   ``previous_message.user``). Bots: ``username``, else ``bot_profile.name``, else the
-  name ``bots.json`` (when the export has one) gives the ``bot_id``; a raw id only when
-  nothing names it.
+  name ``bots.json`` (when the export has one) or an earlier ``bot_add`` message
+  (``added an integration to this channel: <...services/B1|github>``) gives the
+  ``bot_id``; a raw id only when nothing names it.
 - ``thread`` = the channel name (DM: the other member's name pair, ``dm:<id>`` when unknown);
   Slack threads show as ``replyTo`` = ``slack:<channel id>:<thread_ts>`` on replies, and
   ``extra.thread_ts`` on parent and replies. ``thread_broadcast`` replies are ordinary replies
@@ -37,23 +38,24 @@ Decisions:
 Ids and their scope (docs/ids.md): ``slack:<channel id>:<ts>``: ts is unique to the
 microsecond within a channel, and channel ids are Slack-wide (a shared channel has one
 id in both workspaces, so its messages are the same records); a day file read alone
-names its channel as it can (``channel_name``, the export's folder, else ``slack``).
+names its channel as it can (``channel_name``, the export's folder, else ``slack``; a
+slackdump dump names its own: ``convo.importers.apps.slack_dayfile``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from convo.core.errors import InputError
-from convo.core.io import Source, load_json, parse_json
+from convo.core.io import Source, parse_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
 from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter
 from convo.importers.apps.slack_archive import DirTree, ExportTree, ZipTree
+from convo.importers.apps.slack_dayfile import single_day
 from convo.importers.apps.slack_names import (
     Conv,
     dm_label,
@@ -64,7 +66,7 @@ from convo.importers.apps.slack_names import (
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
-from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head
+from convo.importers.jsoninput import as_dict, as_list, as_str, has_key, json_head
 from convo.importers.registry import Format
 
 META_FILES = ("users.json", "channels.json", "groups.json", "dms.json", "mpims.json")
@@ -75,6 +77,7 @@ _DAY_NAME = re.compile(r"\d{4}-\d{2}-\d{2}\.json")
 _SLACK_TS = re.compile(r'"(?:ts|thread_ts)"\s*:\s*"\d{9,10}\.\d{6}"')
 _CONV_ID = re.compile(r'"id"\s*:\s*"[CDG][A-Z0-9]{6,}"')
 _TS_TYPES = (str, int, float, type(None))
+_BOT_LINK = re.compile(r"<https?://[^|<>]*/services/(B[A-Z0-9]+)\|([^<>|]{1,80})>")
 _NOT_SYSTEM = {"bot_message", "thread_broadcast", "file_share", "me_message", "file_comment"}
 
 
@@ -190,7 +193,7 @@ def _metadata(
 
 
 def _read_single(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    data, first, has_messages, n = _single_day(source)
+    data, first, has_messages, n, dumped = single_day(source)
     if n and not has_messages:
         ctx.warn(
             source.name,
@@ -205,45 +208,10 @@ def _read_single(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
         if users or convs:  # a day file inside an export folder: its folder is the channel
             folder = source.path.parent.name or folder
     cname = as_str(first.get("channel_name")) or as_str(first.get("channel")) or folder
-    conv = convs.get(cname) or Conv(cname, cname, "channel")
+    conv = dumped or convs.get(cname) or Conv(cname, cname, "channel")
     empty = EmptyCounter()
     yield from _day(data, conv, users, convs, source.name, ctx, empty)
     empty.report(ctx)
-
-
-def _single_day(source: Source) -> tuple[Any, dict[str, Any], bool, int]:
-    """A day file's messages (lazy for a top-level array), its first object, whether it
-    holds messages, and whether it has any elements."""
-    if json_head(source).startswith("["):  # streamed, after a first look
-        doc = StreamedDoc(source, ())
-        doc.head()
-        first, has_messages, n = _first_look(doc)
-        return doc.values(), first, has_messages, n
-    data = load_json(source)
-    if isinstance(data, dict) and ("ts" in data or "messages" in data):
-        data = data.get("messages", [data]) if "ts" not in data else [data]
-    if not isinstance(data, list):
-        raise InputError(
-            "not a Slack message list", where=source.name, hint="expected a JSON array"
-        )
-    first = next((m for m in data if isinstance(m, dict)), {})
-    return data, first, any(not isinstance(m, dict) or "ts" in m for m in data), len(data)
-
-
-def _first_look(doc: Any) -> tuple[dict[str, Any], bool, int]:
-    """A streamed day file's first object, whether it holds messages, and if it is empty."""
-    first: dict[str, Any] | None = None
-    has_messages = False
-    n = 0
-    with contextlib.closing(doc.items()) as items:
-        for m, _ in items:
-            n = 1
-            if first is None and isinstance(m, dict):
-                first = m
-            has_messages = has_messages or not isinstance(m, dict) or "ts" in m
-            if first is not None and has_messages:
-                break
-    return first or {}, has_messages, n
 
 
 def _neighbours(root: Path, ctx: ImportContext) -> tuple[dict[str, str], dict[str, Conv]]:
@@ -293,6 +261,8 @@ def _day(
         if type(m) is not dict or not isinstance(m.get("ts"), _TS_TYPES):
             ctx.reject(loc, "not a Slack message (not an object, or ts not a string)", m)
             continue
+        if m.get("subtype") == "bot_add":
+            _learn_bot(m, users)
         msg = _message(m, conv, users, convs, loc)
         if msg is None:
             empty.n += 1
@@ -301,6 +271,15 @@ def _day(
             what = f"unreadable ts {m['ts']!r}" if m.get("ts") is not None else "no ts"
             ctx.warn(loc, f"{what}; time left unknown")
         yield msg
+
+
+def _learn_bot(m: dict[str, Any], users: dict[str, str]) -> None:
+    """The name a ``bot_add`` message gives its integration (``added an integration to
+    this channel: <https://x.slack.com/services/B0JL|github>``), for the bot's messages
+    after it that carry no name of their own."""
+    link = _BOT_LINK.search(as_str(m.get("text")))
+    if link and link[1] == as_str(m.get("bot_id")) and link[1] not in users:
+        users[link[1]] = link[2]
 
 
 def _subtype_user(m: dict[str, Any]) -> str:
@@ -331,14 +310,13 @@ def _attachments(
     m: dict[str, Any], users: dict[str, str], convs: dict[str, Conv], with_text: bool
 ) -> tuple[list[dict[str, Any]], list[str], list[str]]:
     """Attachments for ``extra``; with ``with_text``, their texts as chunks and mentions."""
-    keys = ("fallback", "title", "title_link", "text", "from_url")
+    keys = ("fallback", "pretext", "title", "title_link", "text", "from_url")
     attachments, chunks, mentioned = [], [], []
     for a in map(as_dict, as_list(m.get("attachments"))):
         attachments.append({k: a.get(k) for k in keys if a.get(k)})
-        if with_text:
-            body, more = render_mrkdwn(
-                as_str(a.get("text")) or as_str(a.get("fallback")), users, convs
-            )
+        if with_text:  # as Slack shows it: the pretext above the attachment's text
+            shown = [as_str(a.get("pretext")), as_str(a.get("text")) or as_str(a.get("fallback"))]
+            body, more = render_mrkdwn("\n".join(x for x in shown if x.strip()), users, convs)
             mentioned += more
             if body.strip():
                 chunks.append(body)
@@ -462,14 +440,16 @@ def _reactions(value: Any, users: dict[str, str]) -> list[dict[str, Any]]:
 
 
 FIELDS = Fields(
-    speaker="the user's display name; bots: `username`, `bot_profile.name` or `bots.json`",
+    speaker="the user's display name; bots: `username`, `bot_profile.name`, `bots.json` or the "
+    "`bot_add` message naming the integration",
     listeners="the `<@U…>` mentions; in a 1:1 DM without mentions, the other member",
     time="`ts`",
     zone="epoch seconds: UTC",
     thread="the channel's name (a DM: `dm:<member names>`)",
     id="`slack:<channel>:<ts>` (the channel id; a message without `ts`: " + CONTENT_HASH + ")",
     scope="the channel (ts is unique to the microsecond in it; channel ids are Slack-wide); "
-    "a day file read alone: its `channel_name`, the export's folder, else `slack`",
+    "a day file read alone: its `channel_name`, the export's folder, else `slack`; a "
+    "slackdump dump: its `name`",
     reply_to="`slack:<channel>:<thread_ts>` on thread replies",
     tags="`system` on subtype messages (joins, topic changes...)",
     extra="`ts`, `channel_id`, `channel_type`, `user_id`, `bot_id`, `thread_ts`, `reply_count`, "

@@ -6,8 +6,13 @@ read whole).
 
 Decisions: ``date_unixtime`` is preferred; else the naive ``date`` is read in ``--tz``.
 Names (chat, sender, actor) with cp1252 mojibake are repaired when the repair
-round-trips. Service messages become ``[action] ...`` with the tag ``system``.
-``personal_chat``: the listener is the other sender. A message without an id gets the
+round-trips. Service messages become ``[action] ...`` with the tag ``system`` (a call's
+``[phone_call] 42 s``). A poll, a contact, a location or venue, a game and an invoice
+have neither text nor file: each is a chunk (``[poll] Lunch?: Yes (1), No (1)``,
+``[contact] ...``, ``[location] Cafe, Main St 1 (52.5, 13.4)``), its keys in ``media``.
+``personal_chat``: the listener is the other sender; elsewhere a reply without mentions
+speaks to the sender of the message it answers (when in the chat; a
+``convo.core.spillmap.SpillMap`` keeps memory flat). A message without an id gets the
 content-hash id (``convo.importers.build.ContentIds``).
 
 Ids and their scope (docs/ids.md): id = ``telegram:<chat>:<message id>``. Message ids
@@ -24,13 +29,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
+from convo.core.spillmap import SpillMap
 from convo.core.timestamps import epoch_ts, iso_ts
 from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter, fix_cp1252_mojibake
 from convo.importers.build import message
@@ -104,6 +110,8 @@ class _Chat:
     type: str
     parties: list[str]  # the two senders of a two-party personal chat, else empty
     scope: str  # what the message ids are numbered within (the module docstring)
+    # message id -> sender, for a reply's listener (older ones spill to disk: memory flat)
+    senders: SpillMap[str, str] = field(default_factory=SpillMap)
 
 
 def _telegram_chat(
@@ -131,18 +139,21 @@ def _telegram_chat(
         parties=list(senders) if len(senders) == 2 else [],
         scope=f"{account}/{chat_id}" if account and ctype in _PER_ACCOUNT else chat_id,
     )
-    for i, (m, _) in enumerate(items(), 1):
-        loc = ctx.loc(f"chat-{c}-msg-{i}")
-        if not isinstance(m, dict):
-            ctx.reject(loc, "not a Telegram message (not an object)", m)
-            continue
-        msg = _tg_message(m, loc, info, ctx.options.tz)
-        if msg is None:
-            empty.n += 1
-            continue
-        if msg.timestamp is None:
-            ctx.warn(loc, "no readable date; time left unknown")
-        yield msg
+    try:
+        for i, (m, _) in enumerate(items(), 1):
+            loc = ctx.loc(f"chat-{c}-msg-{i}")
+            if not isinstance(m, dict):
+                ctx.reject(loc, "not a Telegram message (not an object)", m)
+                continue
+            msg = _tg_message(m, loc, info, ctx.options.tz)
+            if msg is None:
+                empty.n += 1
+                continue
+            if msg.timestamp is None:
+                ctx.warn(loc, "no readable date; time left unknown")
+            yield msg
+    finally:
+        info.senders.close()
 
 
 _PER_ACCOUNT = {"personal_chat", "bot_chat", "private_group", "saved_messages"}
@@ -155,15 +166,66 @@ def _owner(chat_id: str, sender_ids: set[str]) -> str:
     return others.pop() if len(others) == 1 and len(sender_ids - {""}) == 2 else ""
 
 
-_TG_MEDIA = ("photo", "file", "media_type", "mime_type", "duration_seconds", "width", "height",
-             "sticker_emoji", "location_information", "poll", "contact_information")  # fmt: skip
+_TG_MEDIA = ("photo", "file", "file_name", "media_type", "mime_type", "duration_seconds", "width",
+             "height", "sticker_emoji", "performer", "title", "location_information",
+             "place_name", "address", "poll", "contact_information", "contact_vcard",
+             "game_title", "game_description", "game_link", "invoice_information")  # fmt: skip
+
+
+def _poll(m: dict[str, Any]) -> str:
+    poll = as_dict(m.get("poll"))
+    answers = [as_dict(a) for a in as_list(poll.get("answers"))]
+    votes = ", ".join(f"{as_str(a.get('text'))} ({as_str(a.get('voters')) or 0})" for a in answers)
+    return f"[poll] {as_str(poll.get('question'))}: {votes}".rstrip(": ") if poll else ""
+
+
+def _contact(m: dict[str, Any]) -> str:
+    contact = as_dict(m.get("contact_information"))
+    parts = (as_str(contact.get(k)) for k in ("first_name", "last_name", "phone_number"))
+    return "[contact] " + " ".join(x for x in parts if x) if contact else ""
+
+
+def _place(m: dict[str, Any]) -> str:
+    geo = as_dict(m.get("location_information"))
+    place = ", ".join(as_str(m.get(k)) for k in ("place_name", "address") if as_str(m.get(k)))
+    point = f"({as_str(geo.get('latitude'))}, {as_str(geo.get('longitude'))})" if geo else ""
+    return " ".join(x for x in ("[location]", place, point) if x) if geo or place else ""
+
+
+def _game(m: dict[str, Any]) -> str:
+    desc = as_str(m.get("game_description"))
+    title = as_str(m.get("game_title"))
+    return f"[game] {title}" + (f": {desc}" if desc else "") if title else ""
+
+
+def _invoice(m: dict[str, Any]) -> str:
+    invoice = as_dict(m.get("invoice_information"))
+    money = f"{as_str(invoice.get('amount'))} {as_str(invoice.get('currency'))}".strip()
+    return f"[invoice] {as_str(invoice.get('title'))}: {money}" if invoice else ""
+
+
+def _shared(m: dict[str, Any]) -> list[str]:
+    """What a message shares that is neither text nor a file (Telegram Desktop's
+    ``export_output_json.cpp`` writes each as its own keys): a poll, a contact, a
+    location or venue, a game, an invoice."""
+    return [x for x in (f(m) for f in (_poll, _contact, _place, _game, _invoice)) if x]
+
+
+def _media(m: dict[str, Any], service: bool) -> dict[str, Any]:
+    """The media keys of a message (a service message's ``title`` is not media)."""
+    return {} if service else {k: m[k] for k in _TG_MEDIA if m.get(k) not in (None, "")}
 
 
 def _tg_chunks(m: dict[str, Any], text: str, service: bool) -> list[str]:
     chunks = [text] if text.strip() else []
     if service:
         action = as_str(m.get("action")) or "service"
-        detail = as_str(m.get("title")) or ", ".join(as_str(x) for x in as_list(m.get("members")))
+        detail = (
+            as_str(m.get("title"))
+            or as_str(m.get("new_title"))
+            or ", ".join(as_str(x) for x in as_list(m.get("members")))
+            or (f"{as_str(m['duration_seconds'])} s" if m.get("duration_seconds") else "")
+        )
         chunks.insert(0, f"[{action}] {detail}".rstrip())
     if m.get("photo"):
         chunks.append(f"[photo] {as_str(m.get('photo'))}")
@@ -171,7 +233,7 @@ def _tg_chunks(m: dict[str, Any], text: str, service: bool) -> list[str]:
         chunks.append(f"[{as_str(m.get('media_type')) or 'file'}] {as_str(m.get('file'))}")
     if m.get("sticker_emoji") and not m.get("file"):
         chunks.append(f"[sticker] {as_str(m.get('sticker_emoji'))}")
-    return chunks
+    return chunks + _shared(m)
 
 
 def _tg_message(m: dict[str, Any], loc: str, chat: _Chat, zone: Any) -> ConversationMessage | None:
@@ -183,10 +245,11 @@ def _tg_message(m: dict[str, Any], loc: str, chat: _Chat, zone: Any) -> Conversa
     if not chunks:
         return None
     rid = as_str(m.get("reply_to_message_id"))
+    heard = _heard(chat, m, speaker, rid)  # first: it remembers this message's sender
     return message(
         chunks,
         speaker=speaker or None,
-        listeners=mentions or [s for s in chat.parties if s != speaker],
+        listeners=mentions or heard,
         timestamp=epoch_ts(m.get("date_unixtime")) or iso_ts(m.get("date"), zone),
         id=_tg_id(chat, m),
         source_id=loc,
@@ -202,11 +265,22 @@ def _tg_message(m: dict[str, Any], loc: str, chat: _Chat, zone: Any) -> Conversa
             "edited": epoch_ts(m.get("edited_unixtime")) or iso_ts(m.get("edited"), zone),
             "forwarded_from": as_str(m.get("forwarded_from")),
             "via_bot": as_str(m.get("via_bot")),
-            "media": {k: m[k] for k in _TG_MEDIA if m.get(k) not in (None, "")},
+            "media": _media(m, service),
             "links": links,
             "reactions": as_list(m.get("reactions")),
         },
     )
+
+
+def _heard(chat: _Chat, m: dict[str, Any], speaker: str, rid: str) -> list[str]:
+    """Without mentions: the sender of the message replied to, else the other of a
+    two-party personal chat (and remember who sent this one)."""
+    replied = chat.senders.get(rid) if rid else None
+    if speaker and as_str(m.get("id")):
+        chat.senders.set(as_str(m.get("id")), speaker)
+    if replied and replied != speaker:
+        return [replied]
+    return [s for s in chat.parties if s != speaker]
 
 
 def _tg_id(chat: _Chat, m: dict[str, Any]) -> str | None:
@@ -247,7 +321,8 @@ EXAMPLE = (
 )
 FIELDS = Fields(
     speaker="`from` (a service message: `actor`; cp1252 mojibake repaired)",
-    listeners="the users the text mentions, else in a two-party personal chat the other sender",
+    listeners="the users the text mentions, else the sender of the message replied to, else "
+    "in a two-party personal chat the other sender",
     time="`date_unixtime`, else `date`",
     zone="`date_unixtime` is epoch seconds (UTC); the naive `date` is read in `--tz` (default UTC)",
     thread="the chat's name",

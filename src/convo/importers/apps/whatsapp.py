@@ -12,7 +12,10 @@ Decisions:
   ``WhatsApp Chat - Ann.zip``), else none.
 - Both layouts: iOS ``[8/15/23, 9:12:33 AM] Name: text`` and Android
   ``15/08/2023, 21:12 - Name: text``; 12 or 24 h clock, 2- or 4-digit years (``yy`` is
-  20yy), ``/``, ``.`` or ``-`` separators, U+200E/U+202F marks tolerated.
+  20yy), ``/``, ``.`` or ``-`` separators, U+200E/U+202F marks tolerated; localised
+  and older layouts too: a word between date and time (Finnish ``13.6.2018 klo
+  21.25.15 - ``), ``13. 6. 2018. 21:25:15 Name: `` and ``13.06.18 21.25.15: Name: ``
+  (no bracket, no dash: only dotted dates with seconds).
 - Day/month order is decided per file from the values seen: a first field above 12 means
   D/M, a second above 12 means M/D; when no value decides, the order whose dates run
   forward with fewer steps back wins; a tie falls back to M/D for ``/`` dates with AM/PM
@@ -30,7 +33,10 @@ Decisions:
   previous speaker's text. A header whose rest has no
   ``Name: `` (Android system lines) and the encryption notice are kept with speaker
   null and the tag ``system``.
-- ``<Media omitted>``, ``image omitted``, ``<attached: f>`` set ``extra.media``.
+- ``<Media omitted>``, ``image omitted``, ``<attached: f>`` (``< attached: f >``, after a
+  document's name and pages: ``report.pdf • 3 pages <attached: f>``), ``f <attached>``
+  (older iOS) set ``extra.media``. The note an edited message ends with (``<This message
+  was edited>``) is taken off the text: ``extra.edited``.
 - Two speakers in the file: each is the other's listener; else ``@Name`` mentions of known
   speakers are the listeners. No ids in the source (content hash).
 
@@ -64,10 +70,20 @@ from convo.importers.registry import Format, head_lines
 
 _MARKS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
 _STRIP_MARKS = {ord(c): None for c in _MARKS}
-_DATE = r"(\d{1,4})([./-])(\d{1,2})[./-](\d{1,4})"
+# ``13. 6. 2018.`` (Croatian, Serbian, Hungarian) has a space after each dot and one
+# after the year; a word may stand between date and time (Finnish ``13.6.2018 klo 21.25``).
+_DATE = r"(\d{1,4})([./-])\s?(\d{1,2})[./-]\s?(\d{1,4})\.?"
+_AT = r"(?:[^\W\d_]{1,4}\.?\s+)?"
 _TIME = r"(\d{1,2})[:.](\d{2})(?:[:.](\d{2}))?(?:[\s\u202f\u00a0]*([AaPp])\.?\s?[Mm]\.?)?"
-_IOS = re.compile(rf"^[{_MARKS}]*\[{_DATE},?\s+{_TIME}\]\s?(.*)$")
-_ANDROID = re.compile(rf"^[{_MARKS}]*{_DATE},?\s+{_TIME}\s[-–]\s(.*)$")
+_IOS = re.compile(rf"^[{_MARKS}]*\[{_DATE}[,.]?\s+{_AT}{_TIME}\]\s?(.*)$")
+_ANDROID = re.compile(rf"^[{_MARKS}]*{_DATE}[,.]?\s+{_AT}{_TIME}\s[-–]\s(.*)$")
+# Older and some localised exports write neither brackets nor a dash: ``13.06.18
+# 21.25.15: Ann: hi``, ``13. 6. 2018. 21:25:15 Ann: hi``. Only with a dotted date, the
+# seconds and a ``Name: `` after them, so ISO-dated logs (IRC) are never taken for it.
+_BARE = re.compile(
+    rf"^[{_MARKS}]*(\d{{1,2}})(\.)\s?(\d{{1,2}})\.\s?(\d{{2,4}})\.?,?\s+"
+    rf"(\d{{1,2}})[:.](\d{{2}})[:.](\d{{2}})()(?::\s|\s)((?:[^:]{{1,100}}): .*)$"
+)
 # A line that starts like a header but does not parse (``1/23/23, 3:22_AM - User 1: hi``):
 # the date is there, the rest is kept after the first " - " or "] ".
 _DAMAGED = re.compile(
@@ -75,7 +91,7 @@ _DAMAGED = re.compile(
 )
 _MEDIA = re.compile(
     r"^(?:<Media omitted>|(image|video|audio|sticker|GIF|document|Contact card) omitted|"
-    r"<attached: (.+)>|(.+) \(file attached\))$",
+    r"(?:[^<>]*\s)?<\s?attached:\s?(.+?)\s?>|(.+) (?:\(file attached\)|<attached>))$",
     re.I,
 )
 # Exports in other languages write their markers translated: Android's "<Media
@@ -83,7 +99,9 @@ _MEDIA = re.compile(
 # and "FILE (file attached)" (``(Datei angehängt)``, ``(archivo adjunto)``...), iOS's
 # "<attached: FILE>" (``<Anhang: FILE>``, ``<adjunto: FILE>``...). A translated
 # attachment is known by its file: WhatsApp's own media names (``IMG-20230815-WA0001.jpg``,
-# ``00000003-PHOTO-2023-08-15-09-12-40.jpg``), or a file of the export's zip.
+# ``00000003-PHOTO-2023-08-15-09-12-40.jpg``, older iOS's ``2015-08-04-PHOTO-00004762.jpg``,
+# a forwarded file's hash name ``4f2680f1db95a8454775cc2eefc95bfc.jpg``), or a file of
+# the export's zip.
 _OMITTED = frozenset(
     s.casefold()
     for s in (
@@ -102,7 +120,9 @@ _TRANSLATED_ANDROID = re.compile(r"^(\S(?:.*\S)?) \([^()<>]{2,40}\)$")
 _TRANSLATED_IOS = re.compile(r"^<[^<>:]{2,30}:\s?(.+)>$")
 _WA_FILE = re.compile(
     r"^(?:(?:IMG|VID|AUD|PTT|STK|DOC)-\d{8}-WA\d{4,}\.\w{2,5}"
-    r"|\d{8}-[A-Z]+-\d{4}(?:-\d\d){5}\.\w{2,5})$"
+    r"|\d{8}-[A-Z]+-\d{4}(?:-\d\d){5}\.\w{2,5}"
+    r"|\d{4}-\d\d-\d\d-[A-Z]+-\d{8}\.\w{2,5}"  # older iOS: 2015-08-04-PHOTO-00004762.jpg
+    r"|[0-9a-f]{16,64}\.(?i:jpe?g|png|gif|webp|heic|mp4|mov|3gp|opus|ogg|m4a|mp3|aac))$"
 )
 _ZIP_CHAT_NAME = re.compile(rb"(?:^|[\x00-\x1f/])(?:_chat|WhatsApp Chat with [^\x00/]{1,200})\.txt")
 _ZIP_ERRORS = (zipfile.BadZipFile, OSError, ValueError, RuntimeError, NotImplementedError, EOFError)
@@ -115,6 +135,10 @@ _CHAT_FILE = re.compile(
     r"[ _]com|Discussion[ _]WhatsApp[ _]avec|Чат[ _]WhatsApp[ _]с)[ _]*(.*?)\.(?:txt|zip)$",
     re.I,
 )
+# Since 2023 an edited message ends with this note (iOS and Android, in the app's language).
+_EDITED = re.compile(
+    r"\s*<(?:This message was edited|Diese Nachricht wurde bearbeitet|Se editó este mensaje\.)>$"
+)
 _SYSTEM_TEXT = (
     "Messages and calls are end-to-end encrypted",
     "Messages to this chat and calls are",
@@ -122,7 +146,7 @@ _SYSTEM_TEXT = (
 
 
 def _header(line: str) -> re.Match[str] | None:
-    return _IOS.match(line) or _ANDROID.match(line)
+    return _IOS.match(line) or _ANDROID.match(line) or _BARE.match(line)
 
 
 def sniff_whatsapp(source: Source) -> int:
@@ -300,6 +324,9 @@ def _wa_message(
     name = cur["name"]
     system = name is None or text.startswith(_SYSTEM_TEXT)
     clean = text.translate(_STRIP_MARKS) if not text.isascii() else text
+    edited = _EDITED.search(clean) if clean.endswith(">") else None
+    if edited:
+        clean = clean[: edited.start()]
     kind, file = _media(clean, media)
     if cur["ts"] is None and not cur.get("damaged"):
         ctx.warn(loc, "impossible date; time left unknown")
@@ -318,6 +345,7 @@ def _wa_message(
             "attachment": _attachment(file, media),
             "chat_name": name if system and name else None,
             "damaged_header": True if cur.get("damaged") else None,
+            "edited": True if edited else None,
         },
     )
 
@@ -423,7 +451,7 @@ TXT_FIELDS = Fields(
     scope="the chat the file is named after; `_chat.txt`: its folder too",
     tags="`system` on lines without a `Name: ` and the encryption notice",
     extra="`media` (omitted or attached media), `file`, `chat_name` (a system line "
-    "naming the chat), `damaged_header`",
+    "naming the chat), `damaged_header`, `edited`",
 )
 ZIP_FIELDS = replace(
     TXT_FIELDS,

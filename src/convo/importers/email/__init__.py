@@ -64,7 +64,8 @@ Decisions where the spec is silent:
   (``jane@x.org (Doe, Jane)``).
 - Display names that hold address characters (an address, a decoded comma) are quoted:
   ``"Doe, John" <john@x.org>``; a name equal to the address is dropped.
-- Tags: ``X-Gmail-Labels`` and ``Keywords`` (comma lists, quotes respected) and
+- Tags: ``X-Gmail-Labels`` and ``Keywords`` (comma lists, quotes respected), Thunderbird's
+  ``X-Mozilla-Keys`` (``$label1`` is "Important"... as Thunderbird shows it) and
   ``#hashtags`` in the subject and unquoted body (not ``#include``-like or hex colours).
 - ``--strip-quotes`` drops ``>`` lines, the "On ... wrote:" line, everything from an
   Outlook "-----Original Message-----" and a signature from a ``-- `` line on.
@@ -99,7 +100,8 @@ FIELDS = Fields(
     "(with its folder for `Inbox`/`mbox`)",
     reply_to="`In-Reply-To`, else the last id of `References`",
     subject="`Subject`, decoded",
-    tags="`X-Gmail-Labels`, `Keywords` and `#hashtags` in the subject and body",
+    tags="`X-Gmail-Labels`, `Keywords`, Thunderbird's `X-Mozilla-Keys` and `#hashtags` in the "
+    "subject and body",
     extra="`to`/`cc` (the listeners split), `attachments` (`{name, type, size}`), "
     "`envelope` (the mbox `From ` line), `time_source`/`date` when the time came from "
     "elsewhere, `maildir` (folder and flags)",

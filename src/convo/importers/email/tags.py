@@ -1,4 +1,5 @@
-"""Message ids and tags: ``<id>`` tokens, Gmail labels, Keywords and #hashtags."""
+"""Message ids and tags: ``<id>`` tokens, Gmail labels, Keywords, Thunderbird's tags
+(``X-Mozilla-Keys``) and #hashtags."""
 
 from __future__ import annotations
 
@@ -49,12 +50,26 @@ def hashtags(text: str) -> list[str]:
     ]
 
 
+# Thunderbird's tags (``X-Mozilla-Keys``, space-separated keywords): its five built-in
+# ones by the names it shows; the IMAP/junk flags it may keep there are not tags.
+_MOZILLA_LABELS = {"$label1": "Important", "$label2": "Work", "$label3": "Personal",
+                   "$label4": "To Do", "$label5": "Later"}  # fmt: skip
+_MOZILLA_FLAGS = {"$forwarded", "$mdnsent", "$replied", "junk", "nonjunk", "$junk", "$notjunk"}
+
+
+def _mozilla_tags(value: str) -> list[str]:
+    words = decode_words(value).split()
+    return [_MOZILLA_LABELS.get(w.lower(), w) for w in words if w.lower() not in _MOZILLA_FLAGS]
+
+
 def tags_of(h: dict[str, list[str]], subject: str, body: str) -> list[str]:
     tags: list[str] = []
     for value in h.get("x-gmail-labels", ()):
         tags.extend(_split_labels(decode_words(value)))
     for value in h.get("keywords", ()):
         tags.extend(_split_labels(decode_words(value)))
+    for value in h.get("x-mozilla-keys", ()):
+        tags.extend(_mozilla_tags(value))
     tags.extend(hashtags(subject))
     tags.extend(hashtags(_unquoted(body)))
     return list(dict.fromkeys(tags))

@@ -53,6 +53,7 @@ def register(registry: Registry) -> None:
         ("discourse", "discourse", ("*.json",), JSON),
         ("hackernews", "hackernews", both, JSON),
         ("stackexchange", "stackexchange", ("*Posts.xml", "*Comments.xml", "*Users.xml"), Gate(opens="<")),
+        ("stackexchange_api", "stackexchange-api", ("*.json",), json_with('"question_id"', '"answer_id"', '"comment_id"')),
         ("github", "github", ("*.json",), JSON),
         ("phpbb", "phpbb", ("*.xml",), Gate(words=("<dataset",))),
         ("mastodon", "mastodon", ("outbox.json",), json_with('"orderedItems"', opens="{")),

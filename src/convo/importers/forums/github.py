@@ -1,9 +1,14 @@
-"""GitHub REST issues (a list or one issue) and issue comments (API shape).
+"""GitHub REST issues (a list or one issue) and issue comments (API shape), pull request
+reviews and review comments, and the GitHub CLI's ``gh issue view --json`` / ``gh pr view
+--json`` objects (``convo.importers.forums.github_cli``).
 
 The issue is the thread's first message: id and thread ``github:OWNER/REPO#N``, subject
 its title, labels as tags. A comment's id is ``github:OWNER/REPO#N/comment/ID`` and it
 replies to the issue's id, found from ``issue_url`` (or ``pull_request_url`` for review
-comments), so comments imported from another file still hang under their issue.
+comments), so comments imported from another file still hang under their issue; a
+review comment answering another (``in_reply_to_id``) replies to that one. A review
+(``pulls/N/reviews``: ``submitted_at``, ``state``) is ``github:OWNER/REPO#N/review/ID``,
+its text the body, else ``[review APPROVED]``.
 A top-level array (the API's list pages) is streamed item by item (convo.jsonstream).
 
 Ids and their scope (docs/ids.md): the repository scopes the number:
@@ -31,13 +36,13 @@ from convo.importers.forums.common import (
     message,
     record_error,
 )
+from convo.importers.forums.github_cli import HTML_URL, body_text, gh_issue, is_gh_cli
 from convo.importers.jsoninput import sniff_json
 from convo.importers.registry import Format
 
 FMT = "github"
 _API = re.compile(r"https?://[^/]+/(?:api/v3/)?repos/([^/]+/[^/]+)/(?:issues|pulls)/(\d+)")
 _REPO_API = re.compile(r"https?://[^/]+/(?:api/v3/)?repos/([^/]+/[^/]+)/?$")
-_HTML = re.compile(r"https?://[^/]+/([^/]+/[^/]+)/(?:issues|pull)/(\d+)")
 
 
 def _repo(issue: dict) -> str | None:
@@ -47,7 +52,7 @@ def _repo(issue: dict) -> str | None:
             return m.group(1)
     for key in ("url", "html_url"):
         value = as_str(issue.get(key)) or ""
-        m = _API.match(value) or _HTML.match(value)
+        m = _API.match(value) or HTML_URL.match(value)
         if m:
             return m.group(1)
     return None
@@ -55,11 +60,6 @@ def _repo(issue: dict) -> str | None:
 
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
-
-
-def _body(value: Any) -> str:
-    text = as_str(value) or ""
-    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _login(user: Any) -> Any:
@@ -93,7 +93,7 @@ def _issue(issue: dict, where: str, tally: Tally, ctx: ImportContext) -> Convers
     milestone = issue.get("milestone")
     return message(
         FMT,
-        _body(issue.get("body")) or title,
+        body_text(issue.get("body")) or title,
         tally.speaker(_login(issue.get("user"))),
         timestamp=tally.iso(issue.get("created_at")),
         source_id=ctx.loc(f"{repo}#{number}"),
@@ -121,7 +121,7 @@ def _issue(issue: dict, where: str, tally: Tally, ctx: ImportContext) -> Convers
 def _comment(comment: dict, where: str, tally: Tally, ctx: ImportContext) -> ConversationMessage:
     cid = as_int(comment.get("id"))
     link = as_str(comment.get("issue_url")) or as_str(comment.get("pull_request_url")) or ""
-    m = _API.match(link) or _HTML.match(as_str(comment.get("html_url")) or "")
+    m = _API.match(link) or HTML_URL.match(as_str(comment.get("html_url")) or "")
     if cid is None or m is None:
         raise record_error(
             where,
@@ -129,21 +129,27 @@ def _comment(comment: dict, where: str, tally: Tally, ctx: ImportContext) -> Con
             "use the REST API's issue-comments JSON",
         )
     issue = f"github:{m.group(1)}#{m.group(2)}"
+    review = "submitted_at" in comment and "diff_hunk" not in comment
+    state = as_str(comment.get("state")) if review else None
+    answers = as_int(comment.get("in_reply_to_id"))
     return message(
         FMT,
-        _body(comment.get("body")),
+        body_text(comment.get("body")) or (f"[review {state}]" if state else ""),
         tally.speaker(_login(comment.get("user"))),
-        timestamp=tally.iso(comment.get("created_at")),
-        source_id=ctx.loc(f"{m.group(1)}#{m.group(2)}/comment-{cid}"),
-        id=f"{issue}/comment/{cid}",
+        timestamp=tally.iso(comment.get("submitted_at" if review else "created_at")),
+        source_id=ctx.loc(f"{m.group(1)}#{m.group(2)}/{'review' if review else 'comment'}-{cid}"),
+        id=f"{issue}/{'review' if review else 'comment'}/{cid}",
         thread=issue,
-        reply_to=issue,
+        reply_to=f"{issue}/comment/{answers}" if answers is not None else issue,
         extra={
             "html_url": comment.get("html_url"),
             "author_association": comment.get("author_association"),
             "reactions": _reactions(comment.get("reactions")),
             "bot": _bot(comment.get("user")),
             "path": comment.get("path"),
+            "line": comment.get("line"),
+            "review": comment.get("pull_request_review_id"),
+            "state": state,
         },
     )
 
@@ -151,9 +157,14 @@ def _comment(comment: dict, where: str, tally: Tally, ctx: ImportContext) -> Con
 _GITHUB = re.compile(r'"(?:html_url|url|issue_url)"\s*:\s*"https?://(?:api\.)?github\.com/')
 _GITHUB_ISSUE = re.compile(r'github\.com/(?:repos/)?[^/"]+/[^/"]+/(?:issues|pull)s?/\d+')
 _GITHUB_USER = re.compile(r'"user"\s*:\s*\{')
+_GH_AUTHOR = re.compile(r'"author"\s*:\s*\{[^{}]*"login"\s*:')
+_GH_TIME = re.compile(r'"createdAt"\s*:\s*"')
 
 
-_SNIFF = ((90, (_GITHUB, _GITHUB_ISSUE, _GITHUB_USER)),)
+_SNIFF = (
+    (90, (_GITHUB, _GITHUB_ISSUE, _GITHUB_USER)),
+    (88, (_GITHUB, _GITHUB_ISSUE, _GH_AUTHOR, _GH_TIME)),  # gh issue/pr view --json
+)
 
 
 def sniff_github(source: Source) -> int:
@@ -168,6 +179,8 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
                 raise RecordError("not a GitHub issue or comment (expected an object)", where=where)
             if "issue_url" in record or "pull_request_url" in record:
                 yield _comment(record, where, tally, ctx)
+            elif is_gh_cli(record):
+                yield from gh_issue(record, where, tally, ctx)
             elif "number" in record:
                 yield _issue(record, where, tally, ctx)
             else:
@@ -190,20 +203,26 @@ def _records(source: Source, ctx: ImportContext) -> Iterator[tuple[str, Any]]:
         yield from items(top, value)
 
 
-DESCRIPTION = "GitHub REST issues (list or one) and issue comments JSON"
+DESCRIPTION = (
+    "GitHub REST issues (list or one), issue and review comments, reviews JSON; "
+    "`gh issue/pr view --json`"
+)
 EXAMPLE = '[{"number": 12, "title": "...", "user": {"login": "alice"}, "body": "..."}]'
 FIELDS = Fields(
-    speaker="`user.login`",
+    speaker="`user.login` (`gh --json`: `author.login`)",
     listeners="the `@` mentions",
-    time="`created_at`",
+    time="`created_at` (a review: `submitted_at`; `gh --json`: `createdAt`, `submittedAt`)",
     zone=NAIVE_IN_TZ + "; GitHub writes UTC (`Z`)",
     thread="the issue: `github:<owner>/<repo>#<n>`",
-    id="`github:<owner>/<repo>#<n>` (the issue), `github:<owner>/<repo>#<n>/comment/<id>`",
+    id="`github:<owner>/<repo>#<n>` (the issue), `github:<owner>/<repo>#<n>/comment/<id>`, "
+    "a review `.../review/<id>` (`gh --json`: the id in the comment's URL, else its node id)",
     scope="the repository, in the issue's URL",
-    reply_to="a comment: its issue (from `issue_url`)",
+    reply_to="a comment: its issue (from `issue_url`); a review comment: the one it "
+    "answers (`in_reply_to_id`)",
     subject="the issue's `title`",
     tags="the issue's labels",
-    extra="`html_url`, `author_association`, `state`",
+    extra="`html_url`, `author_association`, `state` (an issue's; a review's), `path`, "
+    "`line`, `review` (a review comment's review id)",
 )
 
 FORMATS = (

@@ -1,5 +1,8 @@
 """Hacker News: Algolia ``items/ID`` trees (``children``) and official Firebase items
-(``kids``, ``by``, ``time``), one item, an array, or one a line.
+(``kids``, ``by``, ``time``), one item, an array, or one a line; and Algolia's search
+API answers (``search``, ``search_by_date``: ``{"hits": [...], "nbHits", "query"}``),
+whose hits are read as items: ``objectID`` the id, ``comment_text``/``story_text`` the
+text, the kind from ``_tags``; a story hit's ``children`` are only ids, not read.
 
 Listeners: the ``@`` mentions, else (a reply) the parent's author when the parent was
 read earlier in the input (every Algolia child; a Firebase item whose parent came
@@ -163,6 +166,26 @@ class _Reader:
         )
 
 
+_HIT_KINDS = ("comment", "story", "poll", "pollopt", "job")
+
+
+def _search_hits(value: dict) -> list[Any] | None:
+    """An Algolia search answer's hits as items, or None when ``value`` is no such answer."""
+    hits = value.get("hits")
+    if "id" in value or not isinstance(hits, list):
+        return None
+    return [_hit_item(h) if isinstance(h, dict) else h for h in hits]
+
+
+def _hit_item(hit: dict) -> dict:
+    tags = [t for t in hit.get("_tags") or [] if isinstance(t, str)]
+    kind = next((t for t in tags if t in _HIT_KINDS), None)
+    item = {k: hit.get(k) for k in ("author", "created_at", "created_at_i", "title", "url",
+                                    "points", "parent_id", "story_id")}  # fmt: skip
+    text = hit.get("comment_text") or hit.get("story_text")
+    return {"id": hit.get("objectID"), "type": kind, "text": text, **item}
+
+
 def _is_algolia(item: dict) -> bool:
     return "children" in item or "created_at_i" in item or "author" in item
 
@@ -172,11 +195,14 @@ _HN_ALGOLIA_KEYS = re.compile(r'"(?:story_id|parent_id|points|children)"\s*:')
 _HN_TYPE = re.compile(r'"type"\s*:\s*"(?:story|comment|job|poll|pollopt)"')
 _HN_TIME = re.compile(r'"time"\s*:\s*\d{9,}')
 _HN_KEYS = re.compile(r'"(?:by|kids|parent|descendants)"\s*:')
+_HN_HITS = re.compile(r'"(?:hits|nbHits)"\s*:')
+_HN_TAGS = re.compile(r'"_tags"\s*:\s*\[\s*"(?:story|comment|poll|pollopt|job)"')
 
 
 _SNIFF = (
     (90, (_HN_ALGOLIA, _HN_ALGOLIA_KEYS)),  # an Algolia item tree
     (85, (_HN_TYPE, _HN_TIME, _HN_KEYS)),  # a Firebase item
+    (88, (_HN_HITS, _HN_TAGS, _HN_ALGOLIA)),  # an Algolia search answer
 )
 
 
@@ -188,7 +214,8 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     reader = _Reader(ctx)
     try:
         for top, value in json_values(source, ctx):
-            for where, item in items(top, value):
+            hits = _search_hits(value) if isinstance(value, dict) else None
+            for where, item in items(top, value if hits is None else hits):
                 if not isinstance(item, dict):
                     ctx.reject(where, "not a Hacker News item (expected an object)", item)
                     continue
@@ -205,7 +232,8 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
 
 
 DESCRIPTION = (
-    "Hacker News items: Algolia items/ID trees or Firebase item JSON (one, an array, or one a line)"
+    "Hacker News items: Algolia items/ID trees or Firebase item JSON (one, an array, or one "
+    "a line); Algolia search answers (hits)"
 )
 EXAMPLE = '{"id": 1, "author": "pg", "created_at_i": 1160418111, "children": [...]}'
 FIELDS = Fields(

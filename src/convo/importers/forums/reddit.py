@@ -11,7 +11,9 @@ exporters"): Reddit escapes ``&``, ``<`` and ``>`` as entities in ``title`` as i
 ``selftext`` and ``body`` (unless the URL asks ``raw_json=1``), so titles are unescaped
 too. A comment with no mention in its text speaks to the author of the post or comment
 it replies to, when that one is in the same thread file or an earlier Thing of a file
-of Things a line (a Pushshift dump of plain objects keeps no such map). The map is a
+of Things a line (a Pushshift dump of plain objects keeps no such map); a comment of a
+user's comments page (``/user/NAME/comments.json``: no post in the file) answering the
+post speaks to its ``link_author``, and keeps the post's ``link_title``. The map is a
 ``convo.core.spillmap.SpillMap``: past 262,144 messages the older ones go to a
 temporary SQLite table, so memory stays flat with the input. A ``more`` stub with
 ``id`` ``_`` and no children is Reddit's "continue this thread" link: the replies below
@@ -34,7 +36,15 @@ from convo.core.spillmap import SpillMap
 from convo.core.text.html import html_to_text
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
-from convo.importers.forums.common import Tally, as_int, as_str, json_values, message, unescape
+from convo.importers.forums.common import (
+    DELETED_AUTHORS,
+    Tally,
+    as_int,
+    as_str,
+    json_values,
+    message,
+    unescape,
+)
 from convo.importers.jsoninput import sniff_json
 from convo.importers.registry import Format
 
@@ -78,7 +88,8 @@ def _extra(data: dict, keys: tuple[str, ...]) -> dict[str, Any]:
 
 
 _POST_KEYS = ("score", "subreddit", "permalink", "num_comments", "distinguished", "stickied")
-_COMMENT_KEYS = ("score", "subreddit", "permalink", "distinguished", "stickied", "is_submitter")
+_COMMENT_KEYS = ("score", "subreddit", "permalink", "distinguished", "stickied", "is_submitter",
+                 "link_title")  # fmt: skip
 
 
 # Things still to visit: (thing, id of the message it replies to, location).
@@ -133,6 +144,9 @@ class _Reader:
             extra=_extra(data, _COMMENT_KEYS),
         )
         self.tally.ensure_id(msg)
+        post_author = as_str(data.get("link_author")) or ""  # a user's comments page names it
+        if post_author not in DELETED_AUTHORS and msg.thread and not self.author_of.get(msg.thread):
+            self.author_of.set(msg.thread, post_author)
         return msg
 
     def heard(self, msg: ConversationMessage) -> ConversationMessage:
@@ -322,7 +336,7 @@ EXAMPLE = '[{"kind": "Listing", "data": {"children": [{"kind": "t3", ...}]}}, ..
 FIELDS = Fields(
     speaker="`author` (`[deleted]`: none, counted)",
     listeners="the `u/` and `@` mentions, else (a thread file) the author of the post or "
-    "comment it replies to",
+    "comment it replies to (a user's comments page: the post's `link_author`)",
     time="`created_utc` (else `created`)",
     zone="epoch seconds: UTC",
     thread="the post: `reddit:<fullname>` (`reddit:t3_...`)",

@@ -1,0 +1,59 @@
+"""GitHub pull request reviews, review comments and the GitHub CLI's ``--json`` objects
+(fixtures written for these tests, in the shapes the REST API and ``gh`` write)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from convo.core.io import Source
+from convo.importers.registry import registry
+from convo.pipeline.ingest import Ingest
+
+DIR = Path(__file__).resolve().parent.parent / "fixtures" / "formats" / "github"
+PR = "github:acme/widgets#42"
+
+
+def run(name: str) -> tuple[list[dict], list, list]:
+    rejects: list = []
+    warnings: list = []
+    ingest = Ingest(on_reject=rejects.append, on_warning=warnings.append)
+    return [m.serialize() for m in ingest.messages([DIR / name])], rejects, warnings
+
+
+def test_each_file_is_github():
+    for path in sorted(DIR.iterdir()):
+        assert registry.detect(Source(path)).name == "github", path.name
+
+
+def test_review_comment_replies_to_the_one_it_answers():
+    recs, rejects, _ = run("pr-review-comments.json")
+    assert not rejects
+    first, answer = recs
+    assert first["id"] == f"{PR}/comment/501" and first["replyTo"] == PR
+    assert answer["replyTo"] == f"{PR}/comment/501"
+    assert answer["metadata"] == {"speaker": "jonas", "listeners": ["mira"]}
+    assert first["extra"]["path"] == "widgets/size.py" and first["extra"]["review"] == 9001
+
+
+def test_reviews_have_their_time_state_and_own_ids():
+    recs, _, warnings = run("pr-reviews.json")
+    assert [r["timestamp"] for r in recs] == ["2024-05-02T09:01:00Z", "2024-05-03T08:00:00Z"]
+    assert [r["id"] for r in recs] == [f"{PR}/review/9001", f"{PR}/review/9003"]
+    assert recs[1]["textChunks"] == ["[review APPROVED]"]
+    assert recs[0]["extra"]["state"] == "CHANGES_REQUESTED"
+    assert not any("time" in str(w) for w in warnings)
+
+
+def test_gh_pr_view_json():
+    recs, rejects, _ = run("gh-pr-view.json")
+    assert not rejects
+    pr, comment, review, approval = recs
+    assert pr["id"] == PR and pr["subject"] == "Widget size is 2" and pr["tags"] == ["bug"]
+    assert pr["textChunks"] == ["Sizes are now 2, as the spec says.\n\nCloses #41."]
+    assert pr["metadata"]["speaker"] == "jonas" and pr["timestamp"] == "2024-05-01T17:20:00Z"
+    # The comment's number is in its URL: the REST API's record of it has this id.
+    assert comment["id"] == f"{PR}/comment/2093" and comment["replyTo"] == PR
+    assert review["id"] == f"{PR}/review/PRR_kwDOAAAB"
+    assert review["timestamp"] == "2024-05-02T09:01:00Z"
+    assert approval["textChunks"] == ["[review APPROVED]"]
+    assert {r["thread"] for r in recs} == {PR}

@@ -1,0 +1,51 @@
+"""Stack Exchange API answers (``convo.importers.forums.stackexchange_api``): fixtures
+written in the shape ``api.stackexchange.com/2.3`` returns (the ``items`` wrapper,
+``filter=withbody`` bodies, nested ``answers`` and ``comments``, HTML-escaped titles
+and names)."""
+
+from __future__ import annotations
+
+from formats_helpers import FIXTURES
+
+from convo.core.io import Source
+from convo.importers.registry import registry
+from convo.pipeline.ingest import Ingest
+
+DIR = FIXTURES / "stackexchange_api"
+Q = "se:cooking:5401"
+
+
+def run(name: str) -> tuple[list[dict], list]:
+    rejects: list = []
+    ingest = Ingest(on_reject=rejects.append)
+    return [m.serialize() for m in ingest.messages([DIR / name])], rejects
+
+
+def test_detected():
+    for name in ("questions.json", "comments.json"):
+        assert registry.detect(Source(DIR / name)).name == "stackexchange-api"
+
+
+def test_question_with_answers_and_comments():
+    recs, rejects = run("questions.json")
+    assert not rejects
+    question, comment, answer, thanks = recs
+    assert question["id"] == Q and question["thread"] == Q and question["format"] == "stackexchange"
+    assert question["subject"] == "Salt before or after searing & resting?"
+    assert question["metadata"]["speaker"] == "Mira L'Oie" and question["tags"] == [
+        "python",
+        "json",
+    ]
+    assert question["textChunks"] == ["Should I salt steak before searing, or after?"]
+    assert question["timestamp"] == "2024-05-02T09:00:00Z"
+    assert comment["id"] == "se:cooking:c9001" and comment["replyTo"] == Q
+    assert comment["metadata"]["listeners"] == ["Mira L'Oie"]
+    assert answer["id"] == "se:cooking:5402" and answer["replyTo"] == Q and answer["thread"] == Q
+    assert answer["extra"]["accepted"] is True
+    assert thanks["replyTo"] == "se:cooking:5402" and thanks["metadata"]["listeners"] == ["Jonas"]
+
+
+def test_a_comment_read_alone_keeps_its_post():
+    recs, _ = run("comments.json")
+    assert recs[0]["id"] == "se:cooking:c9003" and recs[0]["replyTo"] == "se:cooking:5402"
+    assert recs[0]["extra"]["post_id"] == 5402 and "thread" not in recs[0]
