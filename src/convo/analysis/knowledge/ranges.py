@@ -346,11 +346,12 @@ def _read(
     parts: list[Any], filters: Filters, on_error, people: Any, jobs: int | None
 ) -> Iterator[dict[str, Any]]:
     """The selected records of ``parts`` read in this process. Files read without
-    filters (nor ``--limit``, ``--reverse``) take the range readers' path (``parallel.whole_files``, as ``convo stats``
-    does): the same records and bad lines as ``parallel.selected``, the lines parsed
-    by one loop (``range_lines``) instead of a scan's layers of generators and matches
-    (measured with cachegrind over 20k generated records: 29k -> 24.5k instructions a
-    record, of a run's 340k)."""
+    filters, ``--limit`` or ``--reverse`` take the range readers' path
+    (``parallel.whole_files``, as ``convo stats`` does): the same records and bad lines
+    as ``parallel.selected``, the lines parsed by one loop (``range_lines``) instead of
+    a scan's layers of generators and matches (cachegrind, 20k records of
+    benchmarks/bench_query.py's store: 29k -> 24.5k instructions a record, of the
+    355k a message costs in all)."""
     plain = filters.is_empty() and filters.limit is None and not filters.reverse
     whole = whole_files(parts, filters, people) if plain else None
     if whole is None:

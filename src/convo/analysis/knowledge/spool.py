@@ -4,6 +4,10 @@ The first pass writes each record (without its text, which the analysis has read
 its ``Analysis.dump()``; the second reads them back in the same order (``extract.replay``
 in one process, ``ranges`` per byte range), so no text is read or analysed twice.
 
+``two_passes`` runs both passes over any records a batch of ``BATCH`` at a time: the
+first pass analyses a batch (``Conversation.observe_records``) and spools it, the
+second reads the spool back a blob (a batch) at a time (``read_batches``).
+
 Format: batches of ``BATCH`` items, each one ``marshal`` blob (a list of ``(record,
 dump)`` pairs) after its length (8 bytes, little-endian). ``marshal`` writes and reads
 plain data (dicts, lists, strings, numbers) faster than ``orjson`` lines and ``pickle``
