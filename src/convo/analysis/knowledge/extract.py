@@ -48,11 +48,11 @@ Content knowledge added on top (decisions where the spec is silent):
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from convo.analysis.knowledge.actions import ask_actions, content_entities, reply_actions
+from convo.analysis.knowledge.batched import analyse_all
 from convo.analysis.knowledge.body_analysis import Analysis, analyse
 from convo.analysis.knowledge.dicts import Plain, action, merge_entities, response
 from convo.analysis.knowledge.email import mail_parts, person_name
@@ -63,8 +63,7 @@ from convo.analysis.knowledge.metadata import (
     metadata_plain,
     typeagent_knowledge,
 )
-from convo.analysis.knowledge.spool import SpoolWriter
-from convo.analysis.knowledge.spool import read as spooled
+from convo.analysis.knowledge.spool import two_passes
 from convo.analysis.knowledge.text import clean_subject
 from convo.core import fields
 from convo.core.knowledge_schema import KnowledgeResponse
@@ -287,7 +286,21 @@ class Conversation:
 
     def observe_record(self, record: dict[str, Any]) -> Analysis:
         """``observe`` for a record dict; returns its analysis (for the second pass)."""
-        speaker, listeners = fields.people(record)
+        return self.observe_records([record])[0]
+
+    def observe_records(self, records: list[dict[str, Any]]) -> list[Analysis]:
+        """``observe_record`` of each in turn (``batched``, ``PhraseStats.observe_many``)."""
+        people = list(map(fields.people, records))
+        analyses = analyse_all(records, [listeners for _, listeners in people])
+        for record, (speaker, listeners), a in zip(records, people, analyses, strict=True):
+            self._learn(record, speaker, listeners, a)
+        self.stats.observe_many([a.candidates for a in analyses])
+        return analyses
+
+    def _learn(
+        self, record: dict[str, Any], speaker: str | None, listeners: list[str], analysis: Analysis
+    ) -> None:
+        """What ``observe_record`` learns of a record but phrase statistics: its names."""
         self.note_parent(record, speaker)
         reply_to = record.get("replyTo", record.get("reply_to"))
         if isinstance(reply_to, str) and reply_to:
@@ -296,15 +309,13 @@ class Conversation:
             names = self._mail_names(speaker, listeners)
         else:
             names = [speaker, *listeners] if speaker else listeners
-        analysis = analyse(record, listeners)
-        self.stats.observe_candidates(analysis.candidates)
         seen = self._meta_seen  # learnt already: learning again changes nothing
         if not seen.issuperset(names):
             for name in names:
                 if name not in seen:
                     self._name(name, _META)
         if not analysis.names_things():
-            return analysis
+            return
         for names, priority in (
             (analysis.mentions, _MENTION), (analysis.emails, _TEXT), (analysis.urls, _TEXT),
         ):  # fmt: skip
@@ -312,7 +323,6 @@ class Conversation:
                 self._name(name, priority)
         for name, _ in analysis.entities:
             self._name(name, _TEXT)
-        return analysis
 
     def extract(
         self, item: dict[str, Any] | ConversationMessage, *, metadata_only: bool = False
@@ -431,16 +441,6 @@ def extract(
     return _extract(as_record(item), None, metadata_only)
 
 
-def without_text(record: dict[str, Any]) -> dict[str, Any]:
-    """The record as the second pass needs it: its text is in the analysis already."""
-    if "textChunks" not in record and "text_chunks" not in record:
-        return record
-    record = record.copy()  # a C copy, then the text out: faster than a comprehension
-    record.pop("textChunks", None)
-    record.pop("text_chunks", None)
-    return record
-
-
 def replay(
     records: Iterable[dict[str, Any]], conv: Conversation, *, keep_text: bool = True
 ) -> Iterator[tuple[dict[str, Any], Analysis]]:
@@ -448,18 +448,20 @@ def replay(
     unless the records are already a list), so nothing is computed twice. With
     ``keep_text=False`` spooled records come back without their text chunks (the
     analysis holds what was read), which halves the spool."""
-    if isinstance(records, list | tuple):
-        analyses = [conv.observe_record(as_record(r)) for r in records]
-        yield from zip((as_record(r) for r in records), analyses, strict=True)
-        return
-    with tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY) as file:
-        spool = SpoolWriter(file)
-        for r in records:
-            analysis = conv.observe_record(r)
-            spool.add(r if keep_text else without_text(r), analysis)
-        spool.close()
-        file.seek(0)
-        yield from spooled(file)
+    for batch, analyses in replay_batches(records, conv, keep_text=keep_text):
+        yield from zip(batch, analyses, strict=True)
+
+
+def replay_batches(
+    records: Iterable[dict[str, Any]], conv: Conversation, *, keep_text: bool = True
+) -> Iterator[tuple[list[dict[str, Any]], list[Analysis]]]:
+    """``replay`` a batch at a time (the spool's): a list of records, their analyses."""
+    if not isinstance(records, list | tuple):
+        yield from two_passes(
+            records, conv.observe_records, keep_text=keep_text, memory=SPOOL_MEMORY
+        )
+    elif batch := list(map(as_record, records)):
+        yield batch, conv.observe_records(batch)
 
 
 def extract_all(

@@ -40,11 +40,12 @@ from convo.analysis.knowledge.extract import (
     Conversation,
     plain_all,
     replay,
+    replay_batches,
     typeagent_knowledge,
 )
 from convo.analysis.knowledge.lines import Lines, knowledge_line
 from convo.analysis.knowledge.metadata import email_format_names, use_email_format_names
-from convo.analysis.knowledge.spool import SpoolWriter
+from convo.analysis.knowledge.spool import BATCH, SpoolWriter, batches, read_batches
 from convo.analysis.knowledge.spool import read as spooled
 from convo.analysis.knowledge.summary import Aggregate, aggregate
 from convo.analysis.parallel import (
@@ -55,6 +56,7 @@ from convo.analysis.parallel import (
     range_lines,
     range_records,
     selected,
+    whole_files,
     workers,
 )
 from convo.core import fields
@@ -128,13 +130,14 @@ def _observe_range(step: Step) -> RangeReport:
     report = RangeReport()
     with open(step.spool, "wb") as file:
         spool = SpoolWriter(file)
-        for r in _records(step.task, report):
-            analysis = conv.observe_record(r)
-            # The record is this loop's own (parsed for it): its text goes in place,
-            # what ``without_text`` would copy it for (the analysis holds what was read).
-            r.pop("textChunks", None)
-            r.pop("text_chunks", None)
-            spool.add(r, analysis)
+        for batch in batches(_records(step.task, report), BATCH):
+            analyses = conv.observe_records(batch)
+            # The records are this loop's own (parsed for it): their text goes in place,
+            # what ``without_text`` would copy them for (the analysis holds what was read).
+            for r in batch:
+                r.pop("textChunks", None)
+                r.pop("text_chunks", None)
+            spool.add_all(batch, analyses)
         spool.close()
     save(conv, step.out)
     return report
@@ -180,7 +183,7 @@ def _extract_range(step: Step) -> RangeReport | None:
         report = None
         merged = _state(step.state)
         if not step.summary:
-            _write_lines(Lines(merged), _spooled(step.spool), step.out)
+            _write_lines(Lines(merged), step.spool, step.out)
             return report
         agg = Aggregate()
         for r, a in _spooled(step.spool):
@@ -190,13 +193,12 @@ def _extract_range(step: Step) -> RangeReport | None:
     return report
 
 
-def _write_lines(
-    lines: Lines, analysed: Iterable[tuple[dict[str, Any], Analysis]], path: str
-) -> None:
-    with open(path, "wb") as out:
-        line = lines.line
-        for record, a in analysed:
-            out.write(line(record, a))
+def _write_lines(lines: Lines, spool: str, path: str) -> None:
+    """The lines of the records of the spool at ``spool`` to ``path``, one write a batch."""
+    line = lines.line
+    with open(spool, "rb") as file, open(path, "wb") as out:
+        for batch, analyses in read_batches(file):
+            out.write(b"".join(map(line, batch, analyses)))
 
 
 def _state(path: str) -> Conversation:
@@ -340,6 +342,31 @@ def _refined(
     return agg
 
 
+def _read(
+    parts: list[Any], filters: Filters, on_error, people: Any, jobs: int | None
+) -> Iterator[dict[str, Any]]:
+    """The selected records of ``parts`` read in this process. Files read without
+    filters, ``--limit`` or ``--reverse`` take the range readers' path
+    (``parallel.whole_files``, as ``convo stats`` does): the same records and bad lines
+    as ``parallel.selected``, the lines parsed by one loop (``range_lines``) instead of
+    a scan's layers of generators and matches (cachegrind, 20k records of
+    benchmarks/bench_query.py's store: 29k -> 24.5k instructions a record, of the
+    355k a message costs in all)."""
+    plain = filters.is_empty() and filters.limit is None and not filters.reverse
+    whole = whole_files(parts, filters, people) if plain else None
+    if whole is None:
+        return selected(parts, filters, on_error, people, scan_on_cores=jobs != 1)
+    return _whole(whole, on_error)
+
+
+def _whole(tasks: list[RangeTask], on_error) -> Iterator[dict[str, Any]]:
+    rebase = Rebase(on_error)
+    for task in tasks:
+        report = RangeReport()
+        yield from range_lines(task, report, _ParseAll())
+        rebase.add(task, report)  # the file's bad lines, with their line numbers
+
+
 def knowledge_of_parts(
     parts: Iterable[Any],
     filters: Filters,
@@ -370,7 +397,7 @@ def knowledge_of_parts(
     if tasks is not None:
         return run(tasks, workers(tasks, jobs), summary=summary, metadata_only=metadata_only,
                    on_error=on_error, out=out, on_progress=on_progress)  # fmt: skip
-    records = selected(parts, filters, on_error, people, scan_on_cores=jobs != 1)
+    records = _read(parts, filters, on_error, people, jobs)
     if track is not None:
         records = track(records)
     if summary:
@@ -381,8 +408,8 @@ def knowledge_of_parts(
             out.write(knowledge_line(record, k))
         return None
     conv = Conversation()
-    lines = Lines(conv)  # used once replay has observed every record
+    line = Lines(conv).line  # used once replay has observed every record
     with fewer_collections():  # as a range's passes: records by the thousand, no cycles
-        for record, a in replay(records, conv, keep_text=False):
-            out.write(lines.line(record, a))
+        for batch, analyses in replay_batches(records, conv, keep_text=False):
+            out.write(b"".join(map(line, batch, analyses)))  # one write a spool batch
     return None

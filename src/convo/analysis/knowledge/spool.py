@@ -4,6 +4,10 @@ The first pass writes each record (without its text, which the analysis has read
 its ``Analysis.dump()``; the second reads them back in the same order (``extract.replay``
 in one process, ``ranges`` per byte range), so no text is read or analysed twice.
 
+``two_passes`` runs both passes over any records a batch of ``BATCH`` at a time: the
+first pass analyses a batch (``Conversation.observe_records``) and spools it, the
+second reads the spool back a blob (a batch) at a time (``read_batches``).
+
 Format: batches of ``BATCH`` items, each one ``marshal`` blob (a list of ``(record,
 dump)`` pairs) after its length (8 bytes, little-endian). ``marshal`` writes and reads
 plain data (dicts, lists, strings, numbers) faster than ``orjson`` lines and ``pickle``
@@ -17,12 +21,16 @@ JSON lines would have turned it.
 from __future__ import annotations
 
 import marshal
-from collections.abc import Iterator
-from typing import IO, Any
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
+from typing import IO, Any, TypeVar
 
 import orjson
 
 from convo.analysis.knowledge.body_analysis import Analysis
+
+T = TypeVar("T")
 
 BATCH = 256  # records per blob: one call to write and to read each
 _HEAD = 8  # bytes of a blob's length
@@ -41,6 +49,12 @@ class SpoolWriter:
         if len(self._batch) >= BATCH:
             self._flush()
 
+    def add_all(self, records: list[dict[str, Any]], analyses: list[Analysis]) -> None:
+        """``add`` of each record with its analysis."""
+        self._batch += zip(records, map(Analysis.dump, analyses), strict=True)
+        if len(self._batch) >= BATCH:
+            self._flush()
+
     def close(self) -> None:
         self._flush()
 
@@ -56,10 +70,53 @@ class SpoolWriter:
         batch.clear()
 
 
+def two_passes(
+    records: Iterable[dict[str, Any]],
+    observe: Callable[[list[dict[str, Any]]], list[Analysis]],
+    *,
+    keep_text: bool,
+    memory: int,
+) -> Iterator[tuple[list[dict[str, Any]], list[Analysis]]]:
+    """Both passes' batches: each batch of ``records`` analysed by ``observe`` and spooled
+    (in memory up to ``memory`` bytes, then on disk; without their text unless
+    ``keep_text``), then, once all are, read back a batch at a time."""
+    with tempfile.SpooledTemporaryFile(max_size=memory) as file:
+        spool = SpoolWriter(file)
+        for batch in batches(records, BATCH):
+            analyses = observe(batch)
+            spool.add_all(batch if keep_text else list(map(without_text, batch)), analyses)
+        spool.close()
+        file.seek(0)
+        yield from read_batches(file)
+
+
+def without_text(record: dict[str, Any]) -> dict[str, Any]:
+    """The record as the second pass needs it: its text is in the analysis already."""
+    if "textChunks" not in record and "text_chunks" not in record:
+        return record
+    record = record.copy()  # a C copy, then the text out: faster than a comprehension
+    record.pop("textChunks", None)
+    record.pop("text_chunks", None)
+    return record
+
+
+def batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """``items`` in lists of ``size`` (the last one shorter)."""
+    it = iter(items)
+    while batch := list(islice(it, size)):
+        yield batch
+
+
 def read(file: IO[bytes]) -> Iterator[tuple[dict[str, Any], Analysis]]:
     """The records and analyses a ``SpoolWriter`` wrote to ``file``, in order (from
     its current position)."""
+    for records, analyses in read_batches(file):
+        yield from zip(records, analyses, strict=True)
+
+
+def read_batches(file: IO[bytes]) -> Iterator[tuple[list[dict[str, Any]], list[Analysis]]]:
+    """``read`` a blob at a time: its records and their analyses, two lists."""
     load = Analysis.load
     while head := file.read(_HEAD):
-        for record, data in marshal.loads(file.read(int.from_bytes(head, "little"))):
-            yield record, load(data)
+        pairs = marshal.loads(file.read(int.from_bytes(head, "little")))
+        yield [r for r, _ in pairs], list(map(load, [d for _, d in pairs]))
