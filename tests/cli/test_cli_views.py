@@ -214,6 +214,13 @@ def test_stats_filters_apply(runner):
     assert data["messages"] == 4
 
 
+@pytest.mark.parametrize("order", [[], ["--reverse"]])
+def test_stats_limit_applies_on_a_file_read_whole(runner, order):
+    """``stats -n 1`` counted every message: the whole-file read (no filter) ignored it."""
+    data = orjson.loads(run(runner, "stats", FIXTURE, "-n", "1", *order, "-f", "json"))
+    assert data["messages"] == 1
+
+
 def test_stats_rejects_markdown(runner):  # csv is a summary format since issue 35
     result = runner.invoke(app, ["stats", FIXTURE, "-f", "markdown"])
     assert result.exit_code == 2

@@ -202,7 +202,10 @@ def _end(path: str) -> int:
 
 def whole_files(parts: list[Any], filters: Filters, people: Any = None) -> list[RangeTask] | None:
     """One task per input covering all of it, when every input is a file ``plan`` could
-    cut (the one-core form of the range readers), else None."""
+    cut (the one-core form of the range readers), else None; None too with ``--limit``
+    or ``--reverse``, which only the ordered read honours."""
+    if filters.limit is not None or filters.reverse:
+        return None
     paths = _files(parts)
     if paths is None:
         return None
