@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import json
 import random
-import tracemalloc
 from pathlib import Path
 
 import pytest
+from memory_helpers import peak_bytes, read_lines
 
 from convo.core import spillmap
-from convo.pipeline.ingest import Ingest
 
 SMALL = 64
 
@@ -103,28 +102,12 @@ READERS = [_hn, _reddit, _posts, _comments]
 IDS = ["hackernews", "reddit-things", "stackexchange-posts", "stackexchange-comments"]
 
 
-def _read(path: Path) -> list[str]:
-    run = Ingest(on_reject=pytest.fail, on_warning=lambda w: None)
-    return [json.dumps(m.serialize()) for m in run.messages([path])]
-
-
-def _peak(path: Path) -> int:
-    run = Ingest(on_reject=pytest.fail, on_warning=lambda w: None)
-    tracemalloc.start()
-    try:
-        count = sum(1 for _ in run.messages([path]))
-        assert count > 0
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 @pytest.mark.parametrize("make", READERS, ids=IDS)
 def test_records_are_the_same_when_the_maps_spill(tmp_path, monkeypatch, make):
     path = make(tmp_path / "items.jsonl", 3_000)
-    whole = _read(path)
+    whole = read_lines(path)
     monkeypatch.setattr(spillmap, "LIMIT", 64)
-    spilled = _read(path)
+    spilled = read_lines(path)
     assert spilled == whole
     records = [json.loads(line) for line in spilled]
     if make in (_hn, _reddit):  # the replies far from their parent still name its author
@@ -142,7 +125,7 @@ def test_memory_is_flat_with_the_number_of_items(tmp_path, monkeypatch, make):
     about 140 bytes an item: 0.6 MB to 1.4 MB more here, the bound holds
     it to 0.2 MB (the peak with the maps bounded is mostly their 4 MiB Bloom filters)."""
     monkeypatch.setattr(spillmap, "LIMIT", SMALL)
-    _peak(make(tmp_path / "warm.jsonl", SMALL * 2))  # imports and caches, not the maps
-    small = _peak(make(tmp_path / "small.jsonl", 500))
-    big = _peak(make(tmp_path / "big.jsonl", 5_000))
+    peak_bytes(make(tmp_path / "warm.jsonl", SMALL * 2))  # imports and caches, not the maps
+    small = peak_bytes(make(tmp_path / "small.jsonl", 500))
+    big = peak_bytes(make(tmp_path / "big.jsonl", 5_000))
     assert big < small * 1.1 + 200_000, (small, big)

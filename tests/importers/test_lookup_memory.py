@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import json
 import random
-import tracemalloc
 from pathlib import Path
 
 import pytest
+from memory_helpers import peak_bytes, read_lines
 
 from convo.core import spillmap
-from convo.pipeline.ingest import Ingest
 
 SMALL = 64
 
@@ -145,27 +144,12 @@ def _file(make, folder: Path, name: str, n: int) -> Path:
     return make(folder / f"in{SUFFIX.get(make, '.jsonl')}", n)
 
 
-def _read(path: Path) -> list[str]:
-    run = Ingest(on_reject=pytest.fail, on_warning=lambda w: None)
-    return [json.dumps(m.serialize()) for m in run.messages([path])]
-
-
-def _peak(path: Path) -> int:
-    run = Ingest(on_reject=pytest.fail, on_warning=lambda w: None)
-    tracemalloc.start()
-    try:
-        assert sum(1 for _ in run.messages([path])) > 0
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 @pytest.mark.parametrize("make", READERS, ids=IDS)
 def test_records_are_the_same_when_the_maps_spill(tmp_path, monkeypatch, make):
     path = _file(make, tmp_path, "a", 3_000)
-    whole = _read(path)
+    whole = read_lines(path)
     monkeypatch.setattr(spillmap, "LIMIT", SMALL)
-    spilled = _read(path)
+    spilled = read_lines(path)
     assert spilled == whole
     records = [json.loads(line) for line in spilled]
     if make is _matrix:  # every reply's listener, the names from the member events
@@ -192,7 +176,7 @@ def test_memory_is_flat_with_the_number_of_records(tmp_path, monkeypatch, make):
     """Ten times the records, about the same traced peak (the maps bounded; the peak is
     mostly their Bloom filters of fixed size)."""
     monkeypatch.setattr(spillmap, "LIMIT", SMALL)
-    _peak(_file(make, tmp_path, "warm", SMALL * 2))  # imports and caches, not the maps
-    small = _peak(_file(make, tmp_path, "small", 500))
-    big = _peak(_file(make, tmp_path, "big", 5_000))
+    peak_bytes(_file(make, tmp_path, "warm", SMALL * 2))  # imports and caches, not the maps
+    small = peak_bytes(_file(make, tmp_path, "small", 500))
+    big = peak_bytes(_file(make, tmp_path, "big", 5_000))
     assert big < small * 1.1 + 200_000, (small, big)
