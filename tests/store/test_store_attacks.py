@@ -147,3 +147,13 @@ def test_a_whole_store_reads_without_a_warning(tmp_path, recwarn):
     assert [r["id"] for r in Store(path).query("from:A")] == ["id-1", "id-2"]
     assert Store(path).count() == 2
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_a_library_read_cut_short_still_says_what_it_skipped(tmp_path):
+    """A caller that stops early (``next``, a ``break``) hears of the lines skipped so far."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"{not json\n" + _line(1) + _line(2))
+    reader = Store(path).query()
+    assert next(reader)["id"] == "id-1"
+    with pytest.warns(RuntimeWarning, match="1 line"):
+        reader.close()

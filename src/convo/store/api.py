@@ -120,10 +120,12 @@ class Store(StoreFile):
         ``RuntimeWarning`` with their count and the first one's place, as the command
         line says them; ``select(on_error=...)`` sees each."""
         skipped = _Skipped(self.path)
-        for batch in self.select(self.query_of(query, **order), on_error=skipped).batches:
-            for m in batch:
-                yield m.record
-        skipped.warn()
+        try:
+            for batch in self.select(self.query_of(query, **order), on_error=skipped).batches:
+                for m in batch:
+                    yield m.record
+        finally:  # a read cut short (a break, next()) says what it met too
+            skipped.warn()
 
     def count(self, query: Query | str | None = None) -> int:
         """How many records ``query`` selects (lines that are not records: as ``query``)."""

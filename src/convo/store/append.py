@@ -65,7 +65,7 @@ def record_id(raw: bytes) -> str | None:
 
 
 @contextlib.contextmanager
-def _located(where: str, hint: str = NOT_APPENDED) -> Iterator[None]:
+def located(where: str, hint: str = NOT_APPENDED) -> Iterator[None]:
     """A failed system call on the store (a full disk, a read-only file system) as one line."""
     try:
         yield
@@ -97,7 +97,7 @@ class StoreFile:
             from convo.core.idset import IdSet
 
             return IdSet()
-        with _located(str(self.path), "the store cannot be read"), open(self.real, "rb") as f:
+        with located(str(self.path), "the store cannot be read"), open(self.real, "rb") as f:
             return _ids_of(f)
 
     @contextlib.contextmanager
@@ -117,10 +117,10 @@ class StoreFile:
         from convo.core import lock
 
         where = str(self.path)
-        with _located(where, hint):
+        with located(where, hint):
             self.real.parent.mkdir(parents=True, exist_ok=True)
         with lock.hold(self.real, where, wait=wait, on_wait=on_wait):
-            with _located(where, hint):
+            with located(where, hint):
                 fd = os.open(self.real, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
             try:
                 yield fd
@@ -161,7 +161,7 @@ class StoreFile:
         """
         where = str(self.path)
         with _spool(self.real.parent, where) as spool:
-            with _located(where):
+            with located(where):
                 n = 0
                 for msg in messages:
                     if isinstance(msg, ReadyLine | ReadyBlock):  # checked where finished
@@ -199,7 +199,7 @@ class StoreFile:
         result = AppendResult()
         where = str(self.path)
         with self.locked(wait=wait, on_wait=on_wait) as fd:
-            with _located(where):
+            with located(where):
                 result.torn_bytes = self._repair_tail(fd)
                 start = os.lseek(fd, 0, os.SEEK_END)
                 seen = self._seen_ids()
@@ -209,7 +209,7 @@ class StoreFile:
                     f"write was moved to {self.real}.torn"
                 )
             try:
-                with _located(where):
+                with located(where):
                     _write_new(fd, items, seen, result, on_added)
             except BaseException:
                 # All or nothing: an error or Ctrl-C part-way leaves the store as it was.
@@ -253,7 +253,7 @@ def _spool(folder: Path, where: str) -> Iterator[IO[bytes]]:
     """A temporary file next to the store (removed on close, also on Ctrl-C)."""
     import tempfile
 
-    with _located(where):
+    with located(where):
         folder.mkdir(parents=True, exist_ok=True)
         spool = tempfile.TemporaryFile(dir=folder, prefix=".convo-spool-")  # noqa: SIM115
     with spool:

@@ -35,11 +35,11 @@ import orjson
 from convo.core import fields
 from convo.core.errors import UsageError
 from convo.core.idset import IdSet
-from convo.core.io import os_error
 from convo.index.build import sync
 from convo.index.rewrite import Follower
 from convo.index.rows import parse as parse_object
 from convo.store.append import StoreFile as Store
+from convo.store.append import located
 
 Matcher = Callable[[dict[str, Any]], bool]
 Track = Callable[[Iterator[tuple[int, bytes]]], Iterable[tuple[int, bytes]]]  # a progress line
@@ -165,7 +165,7 @@ def _rewrite(
     if not path.exists():
         result.index = "no store"
         return
-    with store.locked(hint=NOT_CHANGED), _located(str(store.path)):
+    with store.locked(hint=NOT_CHANGED), located(str(store.path), NOT_CHANGED):
         _remove_stale_copies(path)
         synced = sync(path, create=False)
         follower = Follower.open(path) if synced.available else None
@@ -193,16 +193,6 @@ def _rewrite(
         finally:
             if copy is not None:
                 copy.close()
-
-
-@contextlib.contextmanager
-def _located(where: str) -> Iterator[None]:
-    """A failed write of the copy (a full disk, a quota, a read-only file system) as one
-    located line, as ``ingest --save`` gives; the store is unchanged."""
-    try:
-        yield
-    except OSError as e:
-        raise os_error(e, where, NOT_CHANGED) from None
 
 
 def _commit(path: Path, copy: _Copy, follower: Follower | None, compacting: bool) -> None:

@@ -86,12 +86,16 @@ def site(source: Source, ctx: ImportContext) -> str | None:
     name = source_scope(
         source, ctx, prefix.group(1) if prefix else None, what="site", example="se:<id>"
     )
-    if name is None:
-        return None
+    return None if name is None else site_name(name)
+
+
+def site_name(host: str) -> str:
+    """A site's short name, as ids use it: ``unix.stackexchange.com`` → ``unix``,
+    ``stackoverflow.com`` → ``stackoverflow`` (the API reader's ids must equal these)."""
     for suffix in _SITE_SUFFIXES:
-        if name.endswith(suffix) and len(name) > len(suffix):
-            return name.removesuffix(suffix)
-    return name
+        if host.endswith(suffix) and len(host) > len(suffix):
+            return host.removesuffix(suffix)
+    return host
 
 
 def _rows(source: Source, path: Path | None = None) -> Iterator[tuple[dict, int]]:

@@ -29,23 +29,18 @@ from convo.core.text.html import html_to_text
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
 from convo.importers.forums.common import Tally, as_int, as_str, json_values, message, unescape
-from convo.importers.forums.stackexchange import FMT
+from convo.importers.forums.stackexchange import FMT, site_name
 from convo.importers.jsoninput import sniff_json
 from convo.importers.registry import Format
 
 _HOST = re.compile(r"https?://([^/]+)/")
-_SUFFIXES = (".stackexchange.com", ".com", ".net")
 
 
 def _site(item: dict[str, Any]) -> str | None:
     m = _HOST.match(as_str(item.get("link")) or "")
     if not m:
         return None
-    host = m.group(1).removeprefix("www.")
-    for suffix in _SUFFIXES:
-        if host.endswith(suffix) and len(host) > len(suffix):
-            return host.removesuffix(suffix)
-    return host
+    return site_name(m.group(1).removeprefix("www."))
 
 
 def _owner(item: dict[str, Any]) -> str | None:
