@@ -49,3 +49,17 @@ def test_a_comment_read_alone_keeps_its_post():
     recs, _ = run("comments.json")
     assert recs[0]["id"] == "se:cooking:c9003" and recs[0]["replyTo"] == "se:cooking:5402"
     assert recs[0]["extra"]["post_id"] == 5402 and "thread" not in recs[0]
+
+
+def test_an_item_without_an_id_is_rejected_at_its_place(tmp_path):
+    """The rejection names the element's line, not a fixed ``#item``."""
+    path = tmp_path / "api.json"
+    path.write_text(
+        '{"items": [\n{"question_id": 1, "title": "Q", "link": "https://cooking.stackexchange.com/q/1"},\n'
+        '{"answer_id": 7, "link": "https://cooking.stackexchange.com/a/7"}\n], "quota_max": 300}\n'
+    )
+    rejects: list = []
+    recs = [m.serialize() for m in Ingest(on_reject=rejects.append).messages([path])]
+    assert [r["id"] for r in recs] == ["se:cooking:1"]
+    assert len(rejects) == 1
+    assert "#item" not in str(rejects[0].where) and "api.json" in str(rejects[0].where)

@@ -63,13 +63,14 @@ class _Reader:
         return f"se:{site}:{local}" if site else f"se:{local}"
 
     def post(
-        self, item: dict[str, Any], site: str | None, heard: str | None = None
+        self, item: dict[str, Any], site: str | None, where: str, heard: str | None = None
     ) -> Iterator[ConversationMessage]:
-        """A question or an answer, then what it nests (comments, answers)."""
+        """A question or an answer, then what it nests (comments, answers); ``where``:
+        the element's place, for a rejection."""
         qid = as_int(item.get("question_id"))
         aid = as_int(item.get("answer_id"))
         if qid is None:
-            self.ctx.reject(self.ctx.loc("item"), "Stack Exchange item without an id", item)
+            self.ctx.reject(where, "Stack Exchange item without an id", item)
             return
         thread = self.ident(site, str(qid))
         msg = self._post(item, site, thread, aid)
@@ -79,7 +80,7 @@ class _Reader:
         for c in _objects(item.get("comments")):
             yield self.comment(c, site, thread, speaker)
         for a in _objects(item.get("answers")):
-            yield from self.post(a, site, speaker)
+            yield from self.post(a, site, where, speaker)
 
     def _post(
         self, item: dict[str, Any], site: str | None, thread: str, aid: int | None
@@ -155,7 +156,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             elif "comment_id" in item and "question_id" not in item:
                 yield reader.comment(item, _site(item), None, None)
             else:
-                yield from reader.post(item, _site(item))
+                yield from reader.post(item, _site(item), where)
     reader.tally.finish()
 
 
