@@ -9,6 +9,7 @@ registry and by an eager one, and no gate turns away a source its format's sniff
 from __future__ import annotations
 
 import importlib
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -62,7 +63,23 @@ def test_declarations_are_the_modules_formats_in_order():
     assert [d.name for d in declared] == [f.name for f in eager]
     for d, f in zip(declared, eager, strict=True):
         assert (d.patterns, d.directory) == (f.patterns, f.directory), d.name
+        assert d.family == f.family, d.name
         assert f in importlib.import_module(d.module).FORMATS
+
+
+def test_families_are_the_formats_families_without_importing_a_format_module():
+    """``families()`` (show's views, the web view) reads the declarations; its plain twin
+    is every format's own ``family``, each module imported."""
+    script = (
+        "import sys; from convo.importers.registry import Registry; r = Registry(); "
+        "fams = r.families(); "
+        "loaded = [m for m in sys.modules if m.count('.') >= 3 and m.startswith('convo.importers.')]; "
+        "print(len(loaded), sorted(loaded)[:3])"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.startswith("0 "), out.stdout
+    r = Registry()
+    assert r.families() == {f.name: f.family for f in r.formats()}
 
 
 def test_lazy_detection_equals_eager_detection():

@@ -66,7 +66,7 @@ class Api:
         if self._families is None:
             from convo.importers.registry import registry
 
-            self._families = {f.name: f.family for f in registry.formats()}
+            self._families = registry.families()
         return self._families
 
     def message(self, record: dict[str, Any]) -> dict[str, Any]:

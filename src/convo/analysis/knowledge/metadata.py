@@ -38,7 +38,7 @@ def email_format_names() -> frozenset[str]:
         try:
             from convo.importers.registry import registry
 
-            names = frozenset(f.name for f in registry.formats() if f.family == "email")
+            names = frozenset(n for n, f in registry.families().items() if f == "email")
         except Exception:  # a broken third-party importer: the built-in names only
             names = frozenset()
         _EMAIL_NAMES = names

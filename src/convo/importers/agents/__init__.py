@@ -36,4 +36,4 @@ def register(registry: Registry) -> None:
         ("gemini", "gemini", both, json_with('"parts"')),
         ("langchain", "langchain", both, json_with('"data"', '"constructor"')),
         ("vercel_ai", "vercel-ai", both, json_with('"parts"')),
-    ))  # fmt: skip
+    ), family="chat")  # fmt: skip

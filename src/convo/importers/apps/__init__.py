@@ -73,4 +73,4 @@ def register(registry: Registry) -> None:
         ("gitter", "gitter", ("*.json", "*.jsonl"), json_with('"fromUser"')),
         ("vscode_chat", "vscode-chat", ("*.json",), json_with('"requests"', opens="{")),
         ("gemini_activity", "gemini-activity", ("*.json",), json_with('"header"', opens="[")),
-    ))  # fmt: skip
+    ), family="chat")  # fmt: skip

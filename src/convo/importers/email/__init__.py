@@ -119,4 +119,4 @@ def register(registry: Registry) -> None:
         ("mbox", "mbox", ("*.mbox", "*.mbx", "*.mbox.gz", "mbox", "Inbox", "*.mboxrd"), Gate(magic=(b"From ",))),
         ("eml", "eml", ("*.eml", "*.msg.txt"), Gate(raw=rb"(?m)^[A-Z][!-9;-~]*:")),
         Declared("maildir", f"{__package__}.maildir", ("Maildir", "*.maildir"), directory=True),
-    ))  # fmt: skip
+    ), family="email")  # fmt: skip

@@ -58,4 +58,4 @@ def register(registry: Registry) -> None:
         ("phpbb", "phpbb", ("*.xml",), Gate(words=("<dataset",))),
         ("mastodon", "mastodon", ("outbox.json",), json_with('"orderedItems"', opens="{")),
         ("gitlab", "gitlab", both, json_with('"noteable_', '"iid"')),
-    ))  # fmt: skip
+    ), family="forum")  # fmt: skip

@@ -19,4 +19,4 @@ def register(registry: Registry) -> None:
         ("parquet", "parquet", ("*.parquet",), Gate(magic=(b"PAR1",))),
         Declared("parquet-dataset", f"{__package__}.parquet", (), directory=True),
         ("typeagent", "typeagent", ("*.json",), json_with('"textChunks"', '"text_chunks"', opens="[")),
-    ))  # fmt: skip
+    ), family="records")  # fmt: skip

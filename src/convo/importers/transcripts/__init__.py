@@ -93,4 +93,4 @@ def register(registry: Registry) -> None:
         ("vtt", "vtt", ("*.vtt", "*.webvtt"), Gate(words=("WEBVTT", "-->")), named),
         ("srt", "srt", ("*.srt",), Gate(words=("-->",)), named),
         ("sbv", "sbv", ("*.sbv",), Gate(opens="0123456789"), named),
-    ))  # fmt: skip
+    ), family="transcript")  # fmt: skip

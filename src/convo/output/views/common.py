@@ -89,7 +89,7 @@ def families() -> dict[str, str]:
     """
     from convo.importers.registry import registry
 
-    return {f.name: f.family for f in registry.formats()}
+    return registry.families()
 
 
 def fit(table: Any, console: Any, flexible: tuple[int, ...]) -> Any:
