@@ -14,8 +14,7 @@ the ids against the JSON tokenizer's on random texts).
 
 The file: ``$XDG_CACHE_HOME/convo/tokenizers/`` (else ``~/.cache/convo/...``), named
 for the source file's path and keyed by the source's size and modification time (as
-Python's own ``.pyc`` files are), this format's version and the machine's byte order
-(the source's CRC-32 is recorded beside them). Any difference, or a file that does not
+Python's own ``.pyc`` files are), this format's version and the machine's byte order. Any difference, or a file that does not
 load or is another user's, and it is made again from the JSON and replaced atomically
 (a temporary file renamed over it). A cache that cannot be written (a read-only home)
 is not an error: the tokenizer is then the JSON one, as before.
@@ -153,14 +152,11 @@ def load(source: Path) -> bpe.Tokenizer | None:
         return _read(cached, key)
     except (OSError, ValueError, EOFError, TypeError, KeyError, IndexError):
         pass  # none yet, stale, or not whole: made again below
-    content = source.read_bytes()
-    import orjson
-
-    plain = bpe.from_config(orjson.loads(content))
+    plain = bpe.load(source)
     if plain is not None:
         # A cache that cannot be written: the JSON tokenizer serves.
         with contextlib.suppress(OSError):
-            _write(cached, (*key, crc32(content)), plain)
+            _write(cached, key, plain)
     return plain
 
 
