@@ -45,12 +45,11 @@ class SpoolWriter:
         self._batch: list[tuple[dict[str, Any], list[Any]]] = []
 
     def add(self, record: dict[str, Any], analysis: Analysis) -> None:
-        self._batch.append((record, analysis.dump()))
-        if len(self._batch) >= BATCH:
-            self._flush()
+        """One record with its analysis (``add_all`` of one)."""
+        self.add_all([record], [analysis])
 
     def add_all(self, records: list[dict[str, Any]], analyses: list[Analysis]) -> None:
-        """``add`` of each record with its analysis."""
+        """Each record with its analysis."""
         self._batch += zip(records, map(Analysis.dump, analyses), strict=True)
         if len(self._batch) >= BATCH:
             self._flush()
