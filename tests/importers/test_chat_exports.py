@@ -358,6 +358,7 @@ def test_chatgpt_export_folder_side_files_read_nothing(tmp_path, in_root, runner
     assert result.exit_code == 0, result.output
     assert "not recognised" not in result.output
     assert "message_feedback.json holds 1 rating(s)" in result.output
+    assert "taken as a ChatGPT export's export_manifest.json" in result.output  # never unsaid
     assert len(records((tmp_path / "out.jsonl").read_text())) == 3
     other = tmp_path / "user.json"  # another app's user.json is not ChatGPT's
     other.write_bytes(orjson.dumps({"id": 1, "name": "x"}))

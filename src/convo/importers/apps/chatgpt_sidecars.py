@@ -9,7 +9,8 @@ the compared answers), ``shared_conversations.json`` (shared links),
 They hold no conversation. Ingesting the export folder recognises them (so the run
 does not count them as unreadable files and exit 1) and reads no message from them;
 the feedback and the comparisons, which hold what the user wrote or chose, are named in
-a warning, not dropped unsaid. A file is recognised by its name and, for the generic
+a warning, not dropped unsaid, and every other side file gets one line saying it was
+taken as the export's and not read. A file is recognised by its name and, for the generic
 ``user.json``, by the keys ChatGPT writes in it.
 """
 
@@ -41,8 +42,11 @@ def sidecar(source: Source) -> str:
 
 
 def report(source: Source, kind: str, ctx: ImportContext) -> None:
-    """No messages; a warning for the feedback and the comparisons."""
+    """No messages; one warning a file: what the feedback and the comparisons hold, and
+    that the others (claimed by their name alone: a file of another tool may share it)
+    were taken as the export's and not read."""
     if kind not in _TOLD:
+        ctx.warn(source.name, f"taken as a ChatGPT export's {kind}: no conversation; not read")
         return
     data = load_json(source)
     n = len(data) if isinstance(data, list) else 1
