@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
+import pytest
+
 from convo.core.io import Source
 from convo.importers.registry import registry
 from convo.pipeline.ingest import Ingest
@@ -57,3 +60,17 @@ def test_gh_pr_view_json():
     assert review["timestamp"] == "2024-05-02T09:01:00Z"
     assert approval["textChunks"] == ["[review APPROVED]"]
     assert {r["thread"] for r in recs} == {PR}
+
+
+def test_gh_comments_without_url_or_id_get_content_ids_not_positions(tmp_path):
+    """Without a URL or node id, a comment's id is its content's hash: the position would
+    go to another comment once one before it is deleted upstream."""
+    issue = {"number": 7, "url": "https://github.com/o/r/issues/7", "title": "T", "body": "b",
+             "author": {"login": "ann"}, "createdAt": "2024-01-01T00:00:00Z",
+             "comments": [{"author": {"login": "bob"}, "body": "first", "createdAt": "2024-01-02T00:00:00Z"},
+                          {"author": {"login": "cy"}, "body": "second", "createdAt": "2024-01-03T00:00:00Z"}]}  # fmt: skip
+    path = tmp_path / "gh.json"
+    path.write_bytes(orjson.dumps(issue))
+    ids = [m.serialize()["id"] for m in Ingest(on_reject=pytest.fail).messages([path])]
+    assert ids[0] == "github:o/r#7" and len(set(ids)) == 3
+    assert not any(i.endswith(("/comment/1", "/comment/2")) for i in ids)

@@ -92,7 +92,9 @@ def _reply(
 ) -> ConversationMessage:
     url = as_str(item.get("url")) or ""
     number = _FRAGMENT.search(url)
-    ident = number.group(1) if number else as_str(item.get("id")) or loc.rsplit("-", 1)[-1]
+    # Neither the URL's number nor a node id (gh asked for fewer fields): the content's
+    # hash, not the position, which a comment deleted upstream would give to another.
+    ident = number.group(1) if number else as_str(item.get("id"))
     state = as_str(item.get("state")) if kind == "review" else None
     return message(
         "github",
@@ -100,7 +102,7 @@ def _reply(
         tally.speaker(_login(item.get("author"))),
         timestamp=tally.iso(item.get(time)),
         source_id=loc,
-        id=f"{issue}/{kind}/{ident}",
+        id=f"{issue}/{kind}/{ident}" if ident else None,
         thread=issue,
         reply_to=issue,
         extra={
