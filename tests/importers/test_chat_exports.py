@@ -657,6 +657,22 @@ def test_chatgpt_reasoning_recap_and_citation_tokens(tmp_path):
     assert answer["replyTo"] == "chatgpt:mr"
 
 
+def test_chatgpt_reasoning_recap_in_parts_is_thinking_not_text(tmp_path):
+    """A recap written as ``parts`` (not ``content``) went into the text as well."""
+    mapping = {
+        "u": _gpt_node("u", None, ["r"], {"content_type": "text", "parts": ["anneal?"]}, role="user"),
+        "r": _gpt_node("r", "u", ["a"], {"content_type": "reasoning_recap", "parts": ["Thought for 9s"]}),
+        "a": _gpt_node("a", "r", [], {"content_type": "text", "parts": ["Heat, cool slowly."]}),
+    }  # fmt: skip
+    p = tmp_path / "conversations.json"
+    p.write_bytes(
+        orjson.dumps([{"id": "c", "title": "t", "current_node": "a", "mapping": mapping}])
+    )
+    recs, _, _ = ingest(p)
+    assert all("Thought for" not in "".join(r["textChunks"]) for r in recs)
+    assert any(r.get("extra", {}).get("thinking") == [{"summary": "Thought for 9s"}] for r in recs)
+
+
 def test_from_slack_reads_folder_zip_and_day_file(tmp_path, in_root, runner):
     z = _zip_export(tmp_path)
     for fmt, path in (

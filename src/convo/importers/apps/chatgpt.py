@@ -302,7 +302,11 @@ def _time_extra(msg: dict[str, Any], ts: str | None, conv_time: str | None) -> d
 
 
 def _content(content: dict[str, Any]) -> tuple[list[str], list[Any]]:
-    """Chunks from a message's content, and the non-text parts kept as they are."""
+    """Chunks from a message's content, and the non-text parts kept as they are; none of
+    a ``reasoning_recap``, whose line is thinking (``_thinking``), in ``content`` or in
+    ``parts``."""
+    if content.get("content_type") == "reasoning_recap":
+        return [], []
     chunks: list[str] = []
     others: list[Any] = []
     for part in as_list(content.get("parts")):
@@ -313,9 +317,8 @@ def _content(content: dict[str, Any]) -> tuple[list[str], list[Any]]:
             chunks.append(_object_part(part))
         elif part is not None:
             chunks.append(orjson.dumps(part).decode())
-    kind = content.get("content_type")
     for key in ("text", "result", "content"):
-        if not chunks and isinstance(content.get(key), str) and kind != "reasoning_recap":
+        if not chunks and isinstance(content.get(key), str):
             chunks.append(content[key])
     return [x for x in chunks if x.strip()], others
 
