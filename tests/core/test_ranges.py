@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import itertools
+import os
 
 import pytest
 from hypothesis import given, settings
@@ -312,3 +313,37 @@ def test_fresh_pool_of_one_job_runs_in_this_process():
         assert list(pool.map(_square, range(3), last=True)) == [0, 1, 4]
         with pytest.raises(RuntimeError, match="closed"):
             pool.map(_square, range(3))  # as with workers
+
+
+def test_the_range_readers_ask_the_guard(tmp_path):
+    """A file this run is writing as it goes (the ``--warnings`` log) is not cut or read
+    as an input, and a file cut is an input no output may replace (``core.guard``): the
+    range readers ask as every other open of an input does (``core.io``)."""
+    from convo.core import guard
+    from convo.core.errors import InputError
+    from convo.core.ranges import Range
+
+    data = b"".join(b'{"n": %d}\n' % i for i in range(5000))
+    log, read = tmp_path / "w.jsonl", tmp_path / "a.jsonl"
+    log.write_bytes(data)
+    read.write_bytes(data)
+    guard.reset()
+    fd = os.open(log, os.O_WRONLY | os.O_APPEND)
+    try:
+        guard.writing(fd, "the --warnings file")
+        for attempt in (
+            lambda: split(log, 4, min_size=1000),
+            lambda: open_range(Range(str(log), 0, 10)),
+        ):
+            with pytest.raises(InputError, match="the --warnings file, written by this run"):
+                attempt()
+        assert guard.role_of(read) is None
+        ranges = split(read, 4, min_size=1000)
+        assert guard.role_of(read) == guard.INPUT
+        guard.reset()
+        with open_range(ranges[1]):
+            assert guard.role_of(read) == guard.INPUT
+    finally:
+        guard.done_writing(fd)
+        os.close(fd)
+        guard.reset()

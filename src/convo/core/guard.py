@@ -9,13 +9,14 @@ real path (the index's ``-journal`` need not exist yet).
 
 The set is per process: the command line protects the store it names when it starts
 (``convo.store.path.protect_store``), ``convo.store.Store`` protects its
-file, and ``convo.core.io`` protects every file it opens for reading. A rewrite of the
-store itself (``rm``, ``tag``, ``compact``, the memory API's ``replace``) does not ask.
+file, and every open of an input asks ``reading`` (``convo.core.io``'s, and the range
+readers' of ``convo.core.ranges`` that cut a large file across workers). A rewrite of
+the store itself (``rm``, ``tag``, ``compact``, the memory API's ``replace``) does not ask.
 
 A file written as the run goes (``--warnings``, ``convo.core.logfile``) is the other way
 round: it is emptied when the run starts, so it may not be a file of a folder the run
 reads (``check_emptied``), and while it is written it is never read as an input
-(``writing``; ``refuse_written`` at every open for reading).
+(``writing``; ``reading`` refuses it at every open of an input).
 """
 
 from __future__ import annotations
@@ -133,6 +134,14 @@ def done_writing(fd: int) -> None:
     key = _written_fds.pop(fd, None)
     if key is not None:
         _written.pop(key, None)
+
+
+def reading(fd: int, path: str | os.PathLike[str], where: str) -> None:
+    """The file open at ``fd`` (named ``path``) is about to be read as an input: a located
+    InputError when this run is writing it (``refuse_written``), else it is protected from
+    every output (``protect``). Every open of an input asks this, and nothing else."""
+    refuse_written(fd, where)
+    protect(path, INPUT, fd=fd)
 
 
 def refuse_written(fd: int, where: str) -> None:

@@ -66,10 +66,10 @@ def special_kind(mode: int) -> str | None:
     return _SPECIAL.get(stat.S_IFMT(mode))
 
 
-def _not_written(stream: BinaryIO, where: str) -> None:
-    """``guard.refuse_written``, the stream closed when it refuses."""
+def _reading(stream: BinaryIO, path: str | os.PathLike[str], where: str) -> None:
+    """``guard.reading``, the stream closed when it refuses."""
     try:
-        guard.refuse_written(stream.fileno(), where)
+        guard.reading(stream.fileno(), path, where)
     except BaseException:
         stream.close()
         raise
@@ -105,8 +105,7 @@ def open_binary(path: str | os.PathLike[str], *, snapshot: bool = False) -> Bina
         _refuse_device(path, name)
         try:
             stream = open(path, "rb")  # noqa: SIM115 - returned to the caller
-            _not_written(stream, name)
-            guard.protect(path, guard.INPUT, fd=stream.fileno())
+            _reading(stream, path, name)
         except FileNotFoundError:
             raise InputError("no such file", where=name, hint="check the path") from None
         except IsADirectoryError:
@@ -297,8 +296,7 @@ class Source:
             raw = open(self.path, "rb")  # noqa: SIM115 - returned to the caller
         except OSError as e:
             raise InputError(f"cannot read ({e.strerror})", where=self.name) from None
-        _not_written(raw, self.name)
-        guard.protect(self.path, guard.INPUT, fd=raw.fileno())
+        _reading(raw, self.path, self.name)
         return raw
 
     def _replayable(self, raw: BinaryIO) -> bytes:

@@ -10,6 +10,10 @@ consumer adds the line counts of the ranges before it when it emits results in o
 
 Only regular, uncompressed files are split: a gzip stream has no random access, and a
 FIFO or stdin can be read once.
+
+``split`` (in the parent, before any worker starts) and ``open_range`` ask
+``core.guard.reading`` as every open of an input does: a file this run is writing as it
+goes (the ``--warnings`` log) is refused, and a file cut is an input no output replaces.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
+
+from convo.core import guard
 
 #: How far past a cut point a boundary is looked for before the cut is dropped.
 SEEK_LIMIT = 64 << 20
@@ -74,6 +80,7 @@ def split(
     parts = max(1, min(parts, total // max(1, min_size)))
     cuts = [0]
     with open(name, "rb") as f:
+        guard.reading(f.fileno(), name, name)
         for k in range(1, parts):
             target = max(total * k // parts, cuts[-1] + 1)
             cut = _boundary_after(f, target, total, is_start)
@@ -147,4 +154,9 @@ class _Window(io.RawIOBase):
 def open_range(r: Range) -> BinaryIO:
     """The bytes of ``r`` as a buffered binary stream (close it when done)."""
     raw = io.FileIO(r.path, "rb")  # closed with the stream
+    try:
+        guard.reading(raw.fileno(), r.path, r.path)
+    except BaseException:
+        raw.close()
+        raise
     return io.BufferedReader(_Window(raw, r.start, r.end), buffer_size=_STEP * 4)
