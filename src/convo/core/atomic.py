@@ -1,5 +1,9 @@
 """Files out: ``atomic_writer`` replaces regular files atomically and writes into
-devices and FIFOs, never over them; a failed write is one located line."""
+devices and FIFOs, never over them; a failed write is one located line.
+
+``write_target`` is what every writer of a named file checks first (this one and
+``convo.core.logfile.LineLog``): where the name lands, and that it is not a folder, a
+block device or a socket."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import os
 import stat
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -28,6 +33,35 @@ def resolve_target(path: str | os.PathLike[str]) -> Path:
         return Path(os.path.realpath(path))  # not there yet: the writer reports what fails
 
 
+@dataclass(frozen=True)
+class Target:
+    """Where writing a name lands (``resolve_target``), its mode (None: not there yet) and
+    ``kind``: ``"character device"`` or ``"FIFO"`` (written into), None for a file."""
+
+    path: Path
+    mode: int | None
+    kind: str | None
+
+
+def write_target(path: str | os.PathLike[str], *, hint: str = "name a file to write") -> Target:
+    """The ``Target`` of writing ``path``: an empty name is a UsageError (``hint`` says what
+    to name instead); a folder, a block device or a socket is a located InputError."""
+    shown = str(path)
+    if not shown:
+        raise UsageError("the output file name is empty", hint=hint)
+    target = resolve_target(path)
+    try:
+        mode: int | None = os.stat(target).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise InputError("is a directory", where=shown, hint="name a file to write")
+    kind = special_kind(mode) if mode is not None else None
+    if kind not in (None, "character device", "FIFO"):
+        raise InputError(f"is a {kind}", where=shown, hint="name a file to write")
+    return Target(target, mode, kind)
+
+
 @contextlib.contextmanager
 def atomic_writer(path: str | os.PathLike[str], *, guarded: bool = True) -> Iterator[BinaryIO]:
     """Write ``path`` through a temporary file in the same folder, renamed on success.
@@ -43,26 +77,14 @@ def atomic_writer(path: str | os.PathLike[str], *, guarded: bool = True) -> Iter
     rewrite of the store itself passes False.
     """
     shown = str(path)
-    if not shown:
-        raise UsageError(
-            "the output file name is empty", hint="name a file to write, or - for stdout"
-        )
-    target = resolve_target(path)
-    try:
-        mode = os.stat(target).st_mode
-    except OSError:
-        mode = None
-    if mode is not None and stat.S_ISDIR(mode):
-        raise InputError("is a directory", where=shown, hint="name a file to write")
-    kind = special_kind(mode) if mode is not None else None
-    if kind in ("character device", "FIFO"):
+    found = write_target(path, hint="name a file to write, or - for stdout")
+    target, mode = found.path, found.mode
+    if found.kind is not None:
         with _located_write(shown, every=True):
             device = open(target, "wb")  # noqa: SIM115 - closed just below
         with device, _located_write(shown):
             yield device
         return
-    if kind is not None:
-        raise InputError(f"is a {kind}", where=shown, hint="name a file to write")
     if guarded:
         guard.check(target, shown)
     with _located_write(shown, every=True):

@@ -11,7 +11,8 @@ As for every output, the file may not be the store, its index or lock, or an inp
 (``convo.core.guard``) nor a file of a folder read (emptied, it would be lost), and it is
 never read as an input while it is written (a folder
 input that holds it skips it: ``guard.writing``). A character device or FIFO is written
-into; a block device, socket or directory is refused.
+into; a block device, socket or directory is refused (``core.atomic.write_target``, the
+checks every writer of a named file makes).
 """
 
 from __future__ import annotations
@@ -19,13 +20,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import stat
 from collections.abc import Iterator
 
 from convo.core import guard
-from convo.core.atomic import resolve_target
-from convo.core.errors import InputError, UsageError
-from convo.core.io import os_error, special_kind
+from convo.core.atomic import write_target
+from convo.core.errors import InputError
+from convo.core.io import os_error
 
 
 class LineLog:
@@ -33,22 +33,12 @@ class LineLog:
     ``role`` names the file in errors (``"the --warnings file"``)."""
 
     def __init__(self, path: str, role: str):
-        if not path:
-            raise UsageError("the output file name is empty", hint="name a file to write")
         self.where = path
         self.lines = 0
         self.size = 0  # bytes written: where the last whole line ends
-        target = resolve_target(path)
-        try:
-            mode: int | None = os.stat(target).st_mode
-        except OSError:
-            mode = None
-        if mode is not None and stat.S_ISDIR(mode):
-            raise InputError("is a directory", where=path, hint="name a file to write")
-        kind = special_kind(mode) if mode is not None else None
-        if kind not in (None, "character device", "FIFO"):
-            raise InputError(f"is a {kind}", where=path, hint="name a file to write")
-        self.regular = kind is None
+        found = write_target(path)
+        target = found.path
+        self.regular = found.kind is None
         if self.regular:
             guard.check_emptied(target, path)
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
