@@ -11,6 +11,7 @@ import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.hostile.helpers import record as store_record
 from tests.index.helpers import rec, write_store
 from tests.index.test_rows import hostile
 
@@ -132,3 +133,23 @@ def test_batch_rows_are_row_of(items, escaped):
     rows = [row_of(r) for r in records]
     names = {r.speaker for r in rows if r.speaker} | {x for r in rows for x in r.listeners}
     assert set(batch.names) == names
+
+
+def test_a_killed_rebuilds_files_go_at_the_next_save(tmp_path):
+    """A rebuild killed by SIGKILL leaves its temporary database (the old index stays, so
+    no rebuild comes to remove it): the next update of the index, under the store's lock,
+    removes it."""
+    from convo.store import Store
+
+    store = write_store(tmp_path / "s.jsonl", [rec(i) for i in range(20)])
+    assert refresh(store, wait=True).action == "rebuilt"
+    left = [
+        index_path(store).with_name(index_path(store).name + end)
+        for end in (".tmp-99999", ".tmp-99999.fts")
+    ]
+    for path in left:
+        path.write_bytes(b"x" * 1000)
+    new = [store_record(i) for i in range(100, 103)]
+    Store(store).append([(r["id"], orjson.dumps(r) + b"\n") for r in new])
+    assert not [p.name for p in tmp_path.iterdir() if ".tmp-" in p.name]
+    assert check(store).ok

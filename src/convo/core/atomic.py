@@ -66,7 +66,11 @@ def write_target(path: str | os.PathLike[str], *, hint: str = "name a file to wr
 def atomic_writer(path: str | os.PathLike[str], *, guarded: bool = True) -> Iterator[BinaryIO]:
     """Write ``path`` through a temporary file in the same folder, renamed on success.
 
-    On any error (or Ctrl-C) the temporary file is removed and ``path`` is untouched.
+    On any error (or Ctrl-C, SIGTERM) the temporary file is removed and ``path`` is
+    untouched. A run killed by SIGKILL runs no clean-up: ``path`` is untouched too, and
+    the hidden ``.<name>.*.tmp`` stays (Linux's ``O_TMPFILE``, a file without a name
+    until it is linked, was tried: linking it through ``/proc/self/fd`` failed with
+    EXDEV on this project's machines, so the named file stays the only form).
     A symbolic link is kept and its target replaced. A character device or FIFO
     (``/dev/null``, ``/dev/stdout``, a pipe) is written into, never replaced; a block
     device or socket is refused. A failed write (a full disk, a read-only file system)

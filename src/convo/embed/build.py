@@ -14,7 +14,9 @@ and a torn last line are passed over and counted (``EmbedResult``).
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -94,22 +96,57 @@ def embed_store(
     model, choice = resolve(embedder)
     vf = VectorFile(store, write=True)
     try:
-        writer = Writer(vf)  # holds the lock; meta is read again under it
-        try:
-            if not vf.model:
-                vf.set_meta(model=model.model_name, dims=model.dims, choice=choice, rows=0)
-            elif vf.model != model.model_name:
-                raise mismatch(vf, model.model_name, None, store)
-            if on_save is not None:
-                vf.set_meta(on_save=int(on_save))
-            result = _run(store, vf, writer, model, progress)
-        finally:
-            writer.close()
+        with _located_writes(vf):
+            result = _embed_store(store, vf, model, choice, on_save, progress)
     finally:
         vf.close()
     prepare = getattr(model, "prepare_query", None)
     if prepare is not None:  # what a search needs made once (the default model's tables)
         prepare()
+    return result
+
+
+@contextlib.contextmanager
+def _located_writes(vf: VectorFile) -> Iterator[None]:
+    """A full disk (or a file-size limit) met writing the vectors is one located line: the
+    rows committed so far are kept, the rest cut off by the next run (``embed.vectors``)."""
+    import sqlite3
+
+    from convo.core.io import WRITE_ERRNOS, os_error
+
+    hint = "what was embedded is kept; free some space and run `convo embed` again"
+    try:
+        yield
+    except OSError as e:
+        if e.errno not in WRITE_ERRNOS:
+            raise
+        raise os_error(e, str(vf.matrix_path), hint) from None
+    except sqlite3.OperationalError as e:
+        if str(e) not in ("disk I/O error", "database or disk is full"):
+            raise
+        raise InputError(f"cannot write ({e})", where=str(vf.catalogue_path), hint=hint) from None
+
+
+def _embed_store(
+    store: Path,
+    vf: VectorFile,
+    model: Embedder,
+    choice: str,
+    on_save: bool | None,
+    progress: Progress | None,
+) -> EmbedResult:
+    """``embed_store``'s work on the open vectors (see there)."""
+    writer = Writer(vf)  # holds the lock; meta is read again under it
+    try:
+        if not vf.model:
+            vf.set_meta(model=model.model_name, dims=model.dims, choice=choice, rows=0)
+        elif vf.model != model.model_name:
+            raise mismatch(vf, model.model_name, None, store)
+        if on_save is not None:
+            vf.set_meta(on_save=int(on_save))
+        result = _run(store, vf, writer, model, progress)
+    finally:
+        writer.close()
     return result
 
 

@@ -166,7 +166,9 @@ def _fsync(path: Path) -> None:
 
 def append(store_path: Path, f: IO[bytes], meta: dict[str, str], track: Track | None) -> int:
     """Index the lines appended since the last update, in one transaction."""
-    conn = schema.connect(schema.index_path(store_path))
+    ipath = schema.index_path(store_path)
+    _remove_temporary(ipath)  # a killed rebuild's, kept the old index: gone at the next save
+    conn = schema.connect(ipath)
     try:
         conn.execute("BEGIN IMMEDIATE")
         added, bad, end = index_lines(conn, store_path, f, int(meta["indexed_bytes"]), track)

@@ -7,7 +7,8 @@ refused.
 Appends hold the lock of ``convo.core.lock``, skip ids already present, validate every
 record (``convo.store.validate.check_record``, or ``check_message`` for messages), write
 whole lines and fsync each batch. An append is all-or-nothing: on an error or Ctrl-C the
-file is cut back to where it began. A torn tail left by a killed writer is moved aside to
+file is cut back to where it began, its modification time restored (so the index still
+matches it). A torn tail left by a killed writer is moved aside to
 ``<store>.torn`` (and reported) before the next append, so lines never interleave or split.
 Readers need no lock: ``convo.core.io.open_binary`` (``convo.core.jsonl.committed_end``) stops before a live writer's unfinished
 last line.
@@ -202,6 +203,7 @@ class StoreFile:
             with located(where):
                 result.torn_bytes = self._repair_tail(fd)
                 start = os.lseek(fd, 0, os.SEEK_END)
+                was = os.fstat(fd)
                 seen = self._seen_ids()
             if result.torn_bytes:
                 result.notes.append(
@@ -212,16 +214,23 @@ class StoreFile:
                 with located(where):
                     _write_new(fd, items, seen, result, on_added)
             except BaseException:
-                # All or nothing: an error or Ctrl-C part-way leaves the store as it was.
+                # All or nothing: an error or Ctrl-C part-way leaves the store as it was,
+                # its time too (the index would take the same bytes for an edit and
+                # rebuild: ``convo.index.state.freshness``).
                 with contextlib.suppress(OSError):
                     os.ftruncate(fd, start)
+                    os.utime(fd, ns=(was.st_atime_ns, was.st_mtime_ns))
                     os.fsync(fd)
                 raise
             finally:
                 if isinstance(seen, IndexIds):
                     seen.close()
                 del seen  # the ids of a large save: not held while the index catches up
-            after_append(self.real)  # still under the lock: the index follows the store
+            synced = after_append(self.real)  # still under the lock: the index follows
+            if synced.reason.startswith("cannot update the index"):
+                result.notes.append(
+                    f"{synced.reason}: the next command that reads the store updates it"
+                )
         return result
 
     def _seen_ids(self) -> IdSet | IndexIds:
@@ -256,8 +265,13 @@ def _spool(folder: Path, where: str) -> Iterator[IO[bytes]]:
     with located(where):
         folder.mkdir(parents=True, exist_ok=True)
         spool = tempfile.TemporaryFile(dir=folder, prefix=".convo-spool-")  # noqa: SIM115
-    with spool:
+    try:
         yield spool
+    finally:
+        # Closing flushes what the buffer holds: after a full disk stopped the spool (an
+        # error already on its way), that flush fails again; the file is gone either way.
+        with contextlib.suppress(OSError):
+            spool.close()
 
 
 def _stored(msg: Any, where: str) -> ConversationMessage:

@@ -62,8 +62,16 @@ def _check(path) -> int:
     result = check(path)
     for problem in [*result.problems, *result.notes]:
         err(f"{index_path(path)}: {problem}")
-    verdict = "matches" if result.ok else "does not match"
-    err(f"index {verdict} the store ({result.messages} messages)")
+    if result.ok:
+        err(f"index matches the store ({result.messages} messages)")
+    else:
+        # What to do: a stale index is brought up to date (as any read of the store would);
+        # one that is current and still differs is built again.
+        stale = any(p.startswith("stale:") for p in result.problems)
+        todo = "`convo index` brings it up to date" if stale else "`convo index --rebuild`"
+        missing = result.problems == ["no index"]
+        todo = "`convo index` builds it" if missing else todo
+        err(f"index does not match the store ({result.messages} messages); {todo}")
     vectors_ok = True
     from convo.embed.vectors import paths
 
