@@ -44,6 +44,7 @@ def test_ctrl_c_during_an_append_leaves_the_store_as_it_was(tmp_path, monkeypatc
     st = Store(tmp_path / "s.jsonl")
     st.append(_item(i) for i in range(3))
     before = st.path.read_bytes()
+    os.utime(st.path, ns=(1_000_000_000, 1_000_000_000))  # a time no write can leave
     monkeypatch.setattr(store_mod, "BATCH_BYTES", 200)  # several batches are written
 
     def items():
@@ -54,6 +55,8 @@ def test_ctrl_c_during_an_append_leaves_the_store_as_it_was(tmp_path, monkeypatc
     with pytest.raises(KeyboardInterrupt):
         st.append(items())
     assert st.path.read_bytes() == before
+    # Its time too: the index takes the same size with another time for an edit (rebuilds).
+    assert st.path.stat().st_mtime_ns == 1_000_000_000
     assert st.append(_item(i) for i in range(10, 40)).added == 30  # a re-run completes it
 
 

@@ -219,7 +219,8 @@ class StoreFile:
                 # rebuild: ``convo.index.state.freshness``).
                 with contextlib.suppress(OSError):
                     os.ftruncate(fd, start)
-                    os.utime(fd, ns=(was.st_atime_ns, was.st_mtime_ns))
+                    with contextlib.suppress(OSError):  # not the owner: the time is only a hint
+                        os.utime(fd, ns=(was.st_atime_ns, was.st_mtime_ns))
                     os.fsync(fd)
                 raise
             finally:
