@@ -145,3 +145,12 @@ def test_a_full_disk_under_the_warnings_file_leaves_whole_lines(tmp_path):
     log = (tmp_path / "w.jsonl").read_bytes()
     assert 4000 < len(log) <= 5000 and log.endswith(b"\n")
     assert [orjson.loads(x)["kind"] for x in log.splitlines()] == ["rejected"] * log.count(b"\n")
+
+
+def test_a_full_disk_during_a_parquet_export_is_plain_words_and_leaves_nothing(tmp_path):
+    """Arrow's text named only the errno ("Error writing bytes to file. Detail: [errno
+    27] File too large"); the hidden folder the dataset was written into is removed."""
+    write_store(tmp_path / "s.jsonl", 3000)
+    err = _one_line(_convo(tmp_path, "export", "--to", "parquet", "-o", "out", limit=20_000), 2)
+    assert err == "convo: error: out: cannot write Parquet (file too large)\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["s.jsonl"]  # a read takes no lock

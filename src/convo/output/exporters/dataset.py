@@ -50,16 +50,26 @@ def dataset_folder(out_dir: str | Path) -> Iterator[Path]:
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=parent))
         os.chmod(tmp, target.stat().st_mode & 0o7777 if target.exists() else _new_folder_mode())
     except OSError as e:
-        raise InputError(f"cannot write Parquet ({e.strerror or e})", where=str(target)) from None
+        raise _write_error(e, target) from None
     try:
         yield tmp
         os.replace(tmp, target)  # onto a missing or empty folder
     except OSError as e:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise InputError(f"cannot write Parquet ({e.strerror or e})", where=str(target)) from None
+        raise _write_error(e, target) from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def _write_error(e: OSError, target: Path) -> InputError:
+    """One located line for a failed write of the dataset: a full disk says so in plain
+    words (Arrow's own text, "Error writing bytes to file. Detail: [errno 28] ...", names
+    the errno only)."""
+    from convo.core.io import WRITE_ERRNOS, os_error
+
+    what = os_error(e, str(target)).what if e.errno in WRITE_ERRNOS else e.strerror or str(e)
+    return InputError(f"cannot write Parquet ({what})", where=str(target))
 
 
 def _new_folder_mode() -> int:
