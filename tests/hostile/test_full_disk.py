@@ -154,3 +154,14 @@ def test_a_full_disk_during_a_parquet_export_is_plain_words_and_leaves_nothing(t
     err = _one_line(_convo(tmp_path, "export", "--to", "parquet", "-o", "out", limit=20_000), 2)
     assert err == "convo: error: out: cannot write Parquet (file too large)\n"
     assert [p.name for p in tmp_path.iterdir()] == ["s.jsonl"]  # a read takes no lock
+
+
+def test_full_temporary_files_of_the_workers_are_said_as_such(tmp_path):
+    """``ingest -j 2`` spills each worker's records to ``$TMPDIR``; filling it was reported
+    as a failure to write ``-o`` (here a device, which no file-size limit stops)."""
+    for name in ("a.jsonl", "b.jsonl"):
+        write_store(tmp_path / name, 2000)
+    args = ["ingest", "a.jsonl", "b.jsonl", "-j", "2", "-o", os.devnull, "--quiet"]
+    err = _one_line(_convo(tmp_path, *args, limit=100_000), 2)
+    assert "cannot write the workers' temporary files (file too large)" in err
+    assert "set TMPDIR to a folder with room, or use -j 1" in err

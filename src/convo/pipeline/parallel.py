@@ -16,6 +16,7 @@ at the first rejection.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import pickle
 import shutil
@@ -121,10 +122,33 @@ class Events:
             pickle.dump(("m", block), self.out, protocol=pickle.HIGHEST_PROTOCOL)
 
 
+#: What writing a worker's event file can meet that is no fault of convo's: said as such,
+#: at the folder (a full ``$TMPDIR`` was reported as the ``-o`` file's own failure).
+_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
 def run_unit(
     unit: Unit, options: ImportOptions, format_name: str | None, folder: str
 ) -> UnitResult:
     """Read one unit in a worker; its events go to a file in ``folder``."""
+    try:
+        return _run_unit(unit, options, format_name, folder)
+    except OSError as e:
+        if e.errno not in _FULL:
+            raise
+        from convo.core.io import os_error
+
+        what = os_error(e, folder).what
+        raise InputError(
+            f"cannot write the workers' temporary files ({what})",
+            where=folder,
+            hint="free some space there, set TMPDIR to a folder with room, or use -j 1",
+        ) from None
+
+
+def _run_unit(
+    unit: Unit, options: ImportOptions, format_name: str | None, folder: str
+) -> UnitResult:
     fd, path = tempfile.mkstemp(dir=folder, suffix=".events")
     with os.fdopen(fd, "wb") as out:
         events = Events(out)
