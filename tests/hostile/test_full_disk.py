@@ -163,5 +163,36 @@ def test_full_temporary_files_of_the_workers_are_said_as_such(tmp_path):
         write_store(tmp_path / name, 2000)
     args = ["ingest", "a.jsonl", "b.jsonl", "-j", "2", "-o", os.devnull, "--quiet"]
     err = _one_line(_convo(tmp_path, *args, limit=100_000), 2)
-    assert "cannot write the workers' temporary files (file too large)" in err
+    assert "cannot write temporary files (file too large)" in err
     assert "set TMPDIR to a folder with room, or use -j 1" in err
+
+
+KNOWLEDGE = """
+import sys
+from convo.analysis.knowledge import extract
+
+extract.SPOOL_MEMORY = 4096  # the spool between the passes goes to $TMPDIR at once
+sys.argv = ["convo", "knowledge", sys.argv[1], "-j", "1", "--format", "json"]
+from convo.cli.app import main
+main()
+"""
+
+
+def test_a_full_disk_under_a_spool_in_tmpdir_is_said_as_such(tmp_path):
+    """The knowledge spool (and the other spools of a run in ``$TMPDIR``) meeting a full
+    disk was an internal error."""
+    write_store(tmp_path / "in.jsonl", 2000)
+    proc = subprocess.run(
+        [sys.executable, "-c", KNOWLEDGE, "in.jsonl"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": SRC, "TMPDIR": str(tmp_path)},
+        capture_output=True,
+        preexec_fn=_small_files(50_000),
+        timeout=120,
+    )
+    err = _one_line(proc, 2)
+    assert err == (
+        f"convo: error: {tmp_path}: cannot write temporary files (file too large); "
+        "free some space there, or set TMPDIR to a folder with room\n"
+    )
+    assert [p.name for p in tmp_path.iterdir()] == ["in.jsonl"]

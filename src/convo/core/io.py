@@ -17,8 +17,9 @@ import os
 import stat
 import sys
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO, TypeVar
 
 import orjson
 
@@ -456,3 +457,41 @@ def load_json(source: Source) -> Any:
 
 
 WRITE_ERRNOS = (frozenset(_ERRNO_TEXT) - {errno.ELOOP}) | {errno.ENOENT}  # what a write can meet
+FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})  # a disk that cannot hold more
+SPILL_HINT = "free some space there, or set TMPDIR to a folder with room"
+
+
+@contextlib.contextmanager
+def spilling(folder: str | None = None, hint: str = SPILL_HINT) -> Iterator[None]:
+    """Around the writes of a run's own temporary files (a spool, the workers' results, an
+    external sort): a disk that cannot hold them is one located line at their folder
+    (``$TMPDIR`` unless ``folder``), not an internal error nor the fault of an output
+    being written meanwhile (``atomic_writer`` would name its own file)."""
+    try:
+        yield
+    except OSError as e:
+        if e.errno not in FULL_ERRNOS:
+            raise
+        if folder is None:
+            import tempfile
+
+            folder = tempfile.gettempdir()
+        what = os_error(e, folder).what
+        raise InputError(
+            f"cannot write temporary files ({what})", where=folder, hint=hint
+        ) from None
+
+
+T = TypeVar("T", bound=IO[bytes])
+
+
+@contextlib.contextmanager
+def closed_quietly(file: T) -> Iterator[T]:
+    """``file`` (a run's own temporary file), closed at the end of the block; a failure
+    to close it is dropped: after a full disk stopped its writes (an error on its way
+    already, which ``spilling`` says), its close flushes again and fails again."""
+    try:
+        yield file
+    finally:
+        with contextlib.suppress(OSError):
+            file.close()

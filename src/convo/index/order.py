@@ -11,11 +11,14 @@ Ties in time keep store order (``-time`` is the exact reverse of ``time``).
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import struct
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, TypeVar
+
+from convo.core.io import spilling
 
 T = TypeVar("T")
 RUN_SIZE = 100_000
@@ -41,11 +44,17 @@ def count(items: Iterable[object]) -> int:
 
 
 def _spill(run: list[tuple[str, int, bytes]]) -> IO[bytes]:
-    f = tempfile.TemporaryFile()  # noqa: SIM115 - closed by _read_run
-    for k, pos, payload in run:
-        kb = k.encode()
-        f.write(_HEAD.pack(len(kb), pos, len(payload)) + kb + payload)
-    f.seek(0)
+    with spilling():
+        f = tempfile.TemporaryFile()  # noqa: SIM115 - closed by _read_run
+        try:
+            for k, pos, payload in run:
+                kb = k.encode()
+                f.write(_HEAD.pack(len(kb), pos, len(payload)) + kb + payload)
+            f.seek(0)
+        except BaseException:
+            with contextlib.suppress(OSError):  # its flush fails again on a full disk
+                f.close()
+            raise
     return f
 
 

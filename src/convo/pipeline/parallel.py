@@ -16,7 +16,6 @@ at the first rejection.
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import pickle
 import shutil
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from convo.core.errors import InputError
+from convo.core.io import SPILL_HINT, spilling
 from convo.core.jsonl import dumps
 from convo.core.pool import cpu_count, ordered_map
 from convo.importers.context import ImportOptions
@@ -122,28 +122,13 @@ class Events:
             pickle.dump(("m", block), self.out, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-#: What writing a worker's event file can meet that is no fault of convo's: said as such,
-#: at the folder (a full ``$TMPDIR`` was reported as the ``-o`` file's own failure).
-_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
-
-
 def run_unit(
     unit: Unit, options: ImportOptions, format_name: str | None, folder: str
 ) -> UnitResult:
-    """Read one unit in a worker; its events go to a file in ``folder``."""
-    try:
+    """Read one unit in a worker; its events go to a file in ``folder`` (a full disk
+    there is said as such: it was reported as a failure to write ``-o``)."""
+    with spilling(folder, f"{SPILL_HINT}, or use -j 1"):
         return _run_unit(unit, options, format_name, folder)
-    except OSError as e:
-        if e.errno not in _FULL:
-            raise
-        from convo.core.io import os_error
-
-        what = os_error(e, folder).what
-        raise InputError(
-            f"cannot write the workers' temporary files ({what})",
-            where=folder,
-            hint="free some space there, set TMPDIR to a folder with room, or use -j 1",
-        ) from None
 
 
 def _run_unit(

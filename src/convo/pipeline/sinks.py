@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, BinaryIO
 
 from convo.core.atomic import atomic_writer
-from convo.core.io import COPY_BYTES
+from convo.core.io import COPY_BYTES, closed_quietly, spilling
 from convo.core.record import ConversationMessage
 from convo.store import AppendResult, Store
 from convo.store.lines import READY, ReadyBlock, ReadyLine
@@ -62,8 +62,10 @@ def to_stdout(
 ) -> None:
     """Write JSONL to ``out``; with ``strict`` nothing is written before the input is clean."""
     if strict:
-        with tempfile.TemporaryFile(prefix=".convo-spool-") as spool:
-            write_lines(messages, spool.write)
+        with closed_quietly(tempfile.TemporaryFile(prefix=".convo-spool-")) as spool:
+            with spilling():
+                write_lines(messages, spool.write)
+                spool.flush()
             spool.seek(0)
             for chunk in iter(lambda: spool.read(COPY_BYTES), b""):
                 out.write(chunk)

@@ -263,16 +263,13 @@ def _spool(folder: Path, where: str) -> Iterator[IO[bytes]]:
     """A temporary file next to the store (removed on close, also on Ctrl-C)."""
     import tempfile
 
+    from convo.core.io import closed_quietly
+
     with located(where):
         folder.mkdir(parents=True, exist_ok=True)
         spool = tempfile.TemporaryFile(dir=folder, prefix=".convo-spool-")  # noqa: SIM115
-    try:
+    with closed_quietly(spool):  # a full disk stopped it: its close would fail again
         yield spool
-    finally:
-        # Closing flushes what the buffer holds: after a full disk stopped the spool (an
-        # error already on its way), that flush fails again; the file is gone either way.
-        with contextlib.suppress(OSError):
-            spool.close()
 
 
 def _stored(msg: Any, where: str) -> ConversationMessage:

@@ -29,6 +29,7 @@ from typing import IO, Any, TypeVar
 import orjson
 
 from convo.analysis.knowledge.body_analysis import Analysis
+from convo.core.io import closed_quietly, spilling
 
 T = TypeVar("T")
 
@@ -79,12 +80,14 @@ def two_passes(
     """Both passes' batches: each batch of ``records`` analysed by ``observe`` and spooled
     (in memory up to ``memory`` bytes, then on disk; without their text unless
     ``keep_text``), then, once all are, read back a batch at a time."""
-    with tempfile.SpooledTemporaryFile(max_size=memory) as file:
+    with closed_quietly(tempfile.SpooledTemporaryFile(max_size=memory)) as file:
         spool = SpoolWriter(file)
         for batch in batches(records, BATCH):
             analyses = observe(batch)
-            spool.add_all(batch if keep_text else list(map(without_text, batch)), analyses)
-        spool.close()
+            with spilling():  # past ``memory`` the spool is a file in $TMPDIR
+                spool.add_all(batch if keep_text else list(map(without_text, batch)), analyses)
+        with spilling():
+            spool.close()
         file.seek(0)
         yield from read_batches(file)
 
