@@ -340,3 +340,75 @@ def test_values_hostile_cases(raw) -> None:
     for block in (7, 40, 1 << 20):
         plain, runs = _both(raw, ("messages",), block)
         assert runs == plain
+
+
+# -- skipped arrays: runs of objects checked by orjson against the regex walk (plain twin)
+
+
+def _skims(raw: bytes, path: tuple[str, ...] | None, block: int) -> tuple[Any, Any]:
+    """What the skim with runs (``JsonArray._skip_array``) and the plain walk make of
+    ``raw``: the members, keys, kinds and elements, or the error."""
+    out = []
+    for runs in (False, True):
+        arr = JsonArray(stream(raw), path, where="f", skip=("messages",), block=block)
+        arr.skim_runs = runs
+        try:
+            got = [v for v, _ in arr]
+            out.append((got, arr.members, arr.keys, arr.kinds))
+        except InputError as e:
+            out.append((e.where, e.what))
+    return out[0], out[1]
+
+
+objects = st.lists(
+    st.one_of(st.dictionaries(text, values, max_size=3), values), min_size=0, max_size=12
+)
+
+
+@given(
+    items=objects,
+    ws=st.lists(WS, min_size=1, max_size=4),
+    block=st.sampled_from([1, 3, 16, 64, 4096, 1 << 20]),
+)
+def test_skip_array_same_as_the_walk(items, ws, block) -> None:
+    doc = {"a": 1, "messages": items, "z": [{"x": items}, {"y": 2}], "w": {"v": items}}
+    raw = dumps_ws(doc, ws).encode()
+    for path in (None, ("w", "v"), ("z",)):
+        plain, runs = _skims(raw, path, block)
+        assert runs == plain
+    assert _skims(raw, None, block)[1][1] == {k: v for k, v in doc.items() if k != "messages"}
+
+
+@given(
+    items=st.lists(st.dictionaries(text, values, max_size=3), min_size=1, max_size=6),
+    cut=st.integers(0, 400),
+    junk=st.sampled_from([b"", b"}", b"]", b",", b'"', b"x", b"\xff", b"}, {"]),
+    block=st.sampled_from([5, 64, 1 << 20]),
+)
+def test_skip_array_hostile_same_as_the_walk(items, cut, junk, block) -> None:
+    """Truncated, garbled or invalid input: the skim with runs fails where, and as, the
+    walk does (or both read the same)."""
+    raw = orjson.dumps({"messages": items + items, "after": 1})
+    for broken in (raw[:cut], raw[:cut] + junk + raw[cut:]):
+        plain, runs = _skims(broken, None, block)
+        assert runs == plain
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"messages": [{"a": "}, {"}, {"b": [{"c": 1}, {"d": "x}, {y"}]}, {"e": "}, {"}], "z": 1}',
+        b'{"messages": [{"a": 1} {"b": 2}, {"c": 3}, {"d": 4}], "z": 1}',  # no comma: walked
+        b'{"messages": [{"a": 1}, {"b": tru}, {"c": 3}, {"d": 4}], "z": 1}',  # orjson refuses
+        b'{"messages": [{"a": 1}, 2, {"c": 3}, {"d": 4}], "z": 1}',  # not only objects
+        b'{"messages": [{"a": "' + b"y" * (3 << 20) + b'"}, {"z": 1}, {"q": 2}], "z": 1}',
+        b'{"messages": [' + b'{"a": "xy"}, ' * 50_000 + b'{"b": 1}], "z": [1]}',
+        b'{"messages": [{"a": 1}, {"b": 2},], "z": 1}',  # a trailing comma
+        b'{"messages": [{"a": 1}, {"b": 2}',  # truncated
+        b'{"messages": [{"a": 1}, {"b": 2}]]}',  # a closer too many
+    ],
+)
+def test_skip_array_hostile_cases(raw) -> None:
+    for block in (7, 40, 1 << 16, 1 << 20):
+        plain, runs = _skims(raw, None, block)
+        assert runs == plain

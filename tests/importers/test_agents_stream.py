@@ -263,7 +263,14 @@ def test_a_message_from_the_library_api_carries_no_mark(tmp_path):
         msgs.append(msg)
     assert len(msgs) == 3 and all(set(dataclasses.asdict(m)) == fields for m in msgs)
     assert take_typed(msgs[-1])  # the last one made is still the one marked
-    with mock.patch("convo.pipeline.ingest.check_message", wraps=ingest.check_message) as check:
+    taken = []
+    typed = ingest.Finisher._typed
+
+    def counted(self, msg):
+        taken.append(msg)
+        return typed(self, msg)
+
+    with mock.patch.object(ingest.Finisher, "_typed", counted):
         finished = list(ingest.read_messages(str(path)))
     assert [set(vars(m)) for m in finished] == [fields] * 3
-    assert [c.kwargs["typed"] for c in check.call_args_list] == [True] * 3
+    assert taken == finished  # each taken as typed (Finisher._typed)

@@ -246,7 +246,7 @@ class _Reader:
     def _stream_object(self, opener: Callable[[], BinaryIO]) -> Iterator[ConversationMessage]:
         """A conversation ``{"messages": [...], ...}`` streamed; one message read whole.
 
-        Three passes: the top-level members (the messages skimmed, not parsed), the
+        Three passes: the top-level members (the messages skimmed, not kept), the
         messages up to the first that tells both parties (``Thread.prime``), then all."""
         name = self.source.name
         with opener() as f:
