@@ -15,6 +15,7 @@ from typing import Any
 from convo.query.canonical import Decider
 from convo.query.filters import Check, Filters, checks
 from convo.query.prefilter import SPEAKER, TEXT, LineStarts, Needles, RawTime
+from convo.query.rawfields import FieldBlock
 from convo.query.rawleaf import LeafBlock
 from convo.query.rawtext import TextWord
 
@@ -33,6 +34,7 @@ class Compiled:
     decider: Decider  # exact decisions on the raw bytes of convo's canonical layout
     text_only: TextWord | None  # one text word is the only filter: blocks decided at once
     leaf: LeafBlock | None = None  # one negated leaf is the query: blocks decided at once
+    fields: FieldBlock | None = None  # format:/role: leaves only: blocks decided at once
 
     @classmethod
     def of(cls, filters: Filters) -> Compiled:
@@ -55,6 +57,7 @@ class Compiled:
             decider=decider,
             text_only=decider.text if text_only else None,
             leaf=_leaf(filters, found, needles),
+            fields=FieldBlock.of(filters.tree.node) if filters.tree and len(found) == 1 else None,
         )
 
     def matches(self, record: dict[str, Any]) -> bool:
