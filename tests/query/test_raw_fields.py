@@ -7,18 +7,21 @@ speakers that name a role, unicode), and the lines of ``test_raw_decisions``."""
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
+from unittest import mock
 
 import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tests.query.test_raw_decisions import HOSTILE, PLAIN, PY_HOSTILE, PY_PLAIN, assert_exact
+from tests.query.test_raw_decisions import HOSTILE, PLAIN, PY_HOSTILE, PY_PLAIN
+from tests.query.test_raw_decisions import assert_exact as exact
 
 from convo.core.fields import ROLES
 from convo.query.compiled import Compiled
 from convo.query.language import parse
 from convo.query.linescan import BlockScan
-from convo.query.rawfields import OTHER_ROLES
+from convo.query.rawfields import OTHER_ROLES, FieldBlock
 from convo.query.tree import to_filters
 
 QUERIES = [
@@ -42,6 +45,28 @@ QUERIES = [
 def _filters(query: str) -> dict:
     flt = to_filters(parse(query))
     return {name: getattr(flt, name) for name in flt._fields}
+
+
+@contextmanager
+def _dense_first():
+    """``format:`` decided a block at a time from the first span (a scan takes that path
+    only after a span where its word was dense; the lines here are one span)."""
+    init = FieldBlock.__init__
+
+    def dense(self, *args):
+        init(self, *args)
+        self.dense = True
+
+    with mock.patch.object(FieldBlock, "__init__", dense):
+        yield
+
+
+def assert_exact(lines: list[bytes], filters: dict) -> None:
+    """``test_raw_decisions.assert_exact``, with ``format:``'s word scanned for first and
+    with the block decision first."""
+    exact(lines, filters)
+    with _dense_first():
+        exact(lines, filters)
 
 
 def test_the_block_path_is_taken_for_format_and_role_leaves_only():
@@ -163,6 +188,8 @@ def test_hostile_lines_decide_as_a_parse(query):
 def test_a_proven_block_is_not_parsed(monkeypatch):
     """On a block of plain records the answer comes from the bytes: no line is parsed
     (when the lines pass through unparsed)."""
+    from tests.query.test_raw_decisions import scanned
+
     parsed = []
     check = BlockScan.check
 
@@ -174,12 +201,42 @@ def test_a_proven_block_is_not_parsed(monkeypatch):
     slack = PLAIN.replace(b'"format":"jsonl"', b'"format":"slack"')
     lines = [PLAIN, slack] * 30
     for query in ["role:user", "role:assistant", "NOT format:slack", "format:slack OR role:tool"]:
-        from tests.query.test_raw_decisions import scanned
-
         parsed.clear()
         scanned(lines, _filters(query), need_record=False)
         assert parsed == [], query
-    assert_exact(lines, _filters("NOT format:slack"))
+    with _dense_first():
+        parsed.clear()
+        scanned(lines, _filters("format:slack"), need_record=False)
+        assert parsed == []
+    parsed.clear()
+    scanned(lines, _filters("format:slack"), need_record=False)  # sparse: the word's lines
+    assert parsed == [slack] * 30
+
+
+def test_a_dense_word_switches_to_the_block_decision(monkeypatch):
+    """After a span where ``format:``'s word was on most lines, the next is decided at
+    once; after one where it matched few, the word is scanned for again."""
+    from tests.query.test_raw_decisions import Part
+
+    from convo.query.scan import Selector
+
+    slack = PLAIN.replace(b'"format":"jsonl"', b'"format":"slack"')
+    dense = b"\n".join([slack] * 320 + [PLAIN] * 80) + b"\n"  # over 64 KiB each
+    sparse = b"\n".join([slack] * 16 + [PLAIN] * 384) + b"\n"
+    data = (dense + sparse) * 3
+    sel = Selector(to_filters(parse("format:slack")))
+    sel.block_size = len(dense)  # one span each
+    spans = []
+    field_span = BlockScan.field_span
+
+    def seen(self, *args):
+        spans.append(self.plan.fields.dense)
+        return field_span(self, *args)
+
+    monkeypatch.setattr(BlockScan, "field_span", seen)
+    got = [m.raw for b in sel.batches([Part(data, True)], None, False) for m in b]
+    assert got == [line for line in data.split(b"\n") if line == slack]
+    assert len(spans) == 3  # the span after each dense one
 
 
 # -- property: blocks of one layout, random hostile records ------------------------------

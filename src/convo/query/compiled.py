@@ -57,7 +57,7 @@ class Compiled:
             decider=decider,
             text_only=decider.text if text_only else None,
             leaf=_leaf(filters, found, needles),
-            fields=FieldBlock.of(filters.tree.node) if filters.tree and len(found) == 1 else None,
+            fields=_fields(filters, found),
         )
 
     def matches(self, record: dict[str, Any]) -> bool:
@@ -70,3 +70,11 @@ def _leaf(filters: Filters, found: list[Check], needles: Needles) -> LeafBlock |
     if filters.tree is None or len(found) != 1 or needles.kinds:
         return None
     return LeafBlock.of(filters.tree.node)
+
+
+def _fields(filters: Filters, found: list[Check]) -> FieldBlock | None:
+    """The block decision of a query of ``format:``/``role:`` leaves only (its tree is
+    then the one check: no time range rides beside it)."""
+    if filters.tree is None or len(found) != 1:
+        return None
+    return FieldBlock.of(filters.tree.node)

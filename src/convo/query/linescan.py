@@ -240,7 +240,7 @@ class BlockScan:
         if decided is None:
             return None
         mask, undecided = decided
-        if self.plan.starts is not None:  # ``format:``'s word: the needle scan when sparse
+        if self.plan.starts is not None and end - start >= _SAMPLE:  # the needle scan if sparse
             fields.dense = mask.count(1) >= DENSE * n
         if mask.count(0) == n and not undecided:
             return n
@@ -286,7 +286,7 @@ class BlockScan:
         if text_pass and self.text_block(low, start, end, decide):
             return 0
         ends, odd = self._candidates(low, start, end)
-        if self.plan.fields is not None:  # the next span: decided at once when dense
+        if self.plan.fields is not None and end - start >= _SAMPLE:  # the next span's way
             self.plan.fields.dense = _dense(ends, start, end)
         line_no, pos = first, start
         count = low.count
@@ -416,6 +416,8 @@ class BlockScan:
 # does at about a quarter of them (``format:slack``, a fifth of the lines: 187 ms
 # against 229; four formats ORed, four fifths: 668 against 218).
 DENSE = 0.3
+# Spans shorter than this say nothing of the next (the line cut by a read comes alone).
+_SAMPLE = 1 << 16
 
 
 def _dense(ends: dict[int, int], start: int, end: int) -> bool:

@@ -120,8 +120,9 @@ class FieldBlock:
     def __init__(self, node: Node, fields: set[str]):
         self.format = "format" in fields
         # The last span's lines holding ``format:``'s word were dense (``linescan.DENSE``):
-        # decide the next at once, else let the needle scan parse them. Per process.
-        self.dense = True
+        # decide the next at once, else let the needle scan parse them (as the first
+        # span is: a sparse word costs then what it did without this path). Per process.
+        self.dense = False
         self.role = "role" in fields
         self._answers = _Answers(Tree.of(node).check)
 
