@@ -14,7 +14,15 @@ import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tests.query.test_raw_decisions import HOSTILE, PLAIN, PY_HOSTILE, PY_PLAIN
+from tests.query.test_raw_decisions import (
+    HOSTILE,
+    PLAIN,
+    PY_HOSTILE,
+    PY_PLAIN,
+    Part,
+    expected,
+    scanned,
+)
 from tests.query.test_raw_decisions import assert_exact as exact
 
 from convo.core.fields import ROLES
@@ -22,6 +30,7 @@ from convo.query.compiled import Compiled
 from convo.query.language import parse
 from convo.query.linescan import BlockScan
 from convo.query.rawfields import OTHER_ROLES, FieldBlock
+from convo.query.scan import Selector
 from convo.query.tree import to_filters
 
 QUERIES = [
@@ -188,8 +197,6 @@ def test_hostile_lines_decide_as_a_parse(query):
 def test_a_proven_block_is_not_parsed(monkeypatch):
     """On a block of plain records the answer comes from the bytes: no line is parsed
     (when the lines pass through unparsed)."""
-    from tests.query.test_raw_decisions import scanned
-
     parsed = []
     check = BlockScan.check
 
@@ -216,9 +223,6 @@ def test_a_proven_block_is_not_parsed(monkeypatch):
 def test_a_dense_word_switches_to_the_block_decision(monkeypatch):
     """After a span where ``format:``'s word was on most lines, the next is decided at
     once; after one where it matched few, the word is scanned for again."""
-    from tests.query.test_raw_decisions import Part
-
-    from convo.query.scan import Selector
 
     slack = PLAIN.replace(b'"format":"jsonl"', b'"format":"slack"')
     dense = b"\n".join([slack] * 320 + [PLAIN] * 80) + b"\n"  # over 64 KiB each
@@ -321,3 +325,18 @@ def test_property_odd_lines_among_plain_ones_equal_a_parse(
     filters = _filters(query)
     assert_exact([same] * copies + lines + [same] * copies, filters)
     assert_exact([same] * copies, filters)
+
+
+@pytest.mark.parametrize("query", ["role:user", "NOT format:slack", "format:jsonl"])
+def test_a_last_line_without_a_newline_and_crlf_lines_are_read_as_a_parse(query):
+    """A torn last line, and lines ending with a carriage return (not proven: parsed)."""
+
+    slack = PLAIN.replace(b'"format":"jsonl"', b'"format":"slack"')
+    lines = [PLAIN, slack] * 20
+    want, _ = expected(lines, _filters(query))
+    for data in (b"\n".join(lines), b"\r\n".join(lines) + b"\r\n"):
+        for need_record in (False, True):
+            with _dense_first():
+                sel = Selector(to_filters(parse(query)))
+                got = [m.raw for b in sel.batches([Part(data, True)], None, need_record) for m in b]
+            assert [g.rstrip(b"\r") for g in got] == want, (query, need_record)
