@@ -81,6 +81,8 @@ def _without(plan: Any, shortcut: str) -> Any:
         return dataclasses.replace(plan, text_only=None)
     if shortcut == "leaf":  # a negated leaf a block at a time: every line parsed
         return dataclasses.replace(plan, leaf=None)
+    if shortcut == "fields":  # format:/role: a block at a time: lines parsed
+        return dataclasses.replace(plan, fields=None)
     if shortcut == "needles":  # the byte prefilter: every line looked at
         return dataclasses.replace(plan, starts=None, narrows=False)
     raise ValueError(shortcut)
@@ -131,6 +133,8 @@ SCANS = [
     ("needle prefilter, `--speaker Quinn`", {"speakers": ["Quinn"]}, "needles"),
     ("negated leaf a block at a time, `NOT tag:urgent`", {"query": "NOT tag:urgent"}, "leaf"),
     ("negated leaf a block at a time, `NOT from:Quinn`", {"query": "NOT from:Quinn"}, "leaf"),
+    ("format/role a block at a time, `role:user`", {"query": "role:user"}, "fields"),
+    ("format/role a block at a time, `NOT format:slack`", {"query": "NOT format:slack"}, "fields"),
 ]
 WHERE = {
     "decider": "query/canonical.py Decider",
@@ -138,6 +142,7 @@ WHERE = {
     "text_block": "query/rawtext.py TextWord.block",
     "needles": "query/prefilter.py Needles",
     "leaf": "query/rawleaf.py LeafBlock",
+    "fields": "query/rawfields.py FieldBlock",
 }
 
 

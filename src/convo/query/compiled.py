@@ -15,6 +15,7 @@ from typing import Any
 from convo.query.canonical import Decider
 from convo.query.filters import Check, Filters, checks
 from convo.query.prefilter import SPEAKER, TEXT, LineStarts, Needles, RawTime
+from convo.query.rawfields import FieldBlock
 from convo.query.rawleaf import LeafBlock
 from convo.query.rawtext import TextWord
 
@@ -33,6 +34,7 @@ class Compiled:
     decider: Decider  # exact decisions on the raw bytes of convo's canonical layout
     text_only: TextWord | None  # one text word is the only filter: blocks decided at once
     leaf: LeafBlock | None = None  # one negated leaf is the query: blocks decided at once
+    fields: FieldBlock | None = None  # format:/role: leaves only: blocks decided at once
 
     @classmethod
     def of(cls, filters: Filters) -> Compiled:
@@ -55,6 +57,7 @@ class Compiled:
             decider=decider,
             text_only=decider.text if text_only else None,
             leaf=_leaf(filters, found, needles),
+            fields=_fields(filters, found),
         )
 
     def matches(self, record: dict[str, Any]) -> bool:
@@ -67,3 +70,11 @@ def _leaf(filters: Filters, found: list[Check], needles: Needles) -> LeafBlock |
     if filters.tree is None or len(found) != 1 or needles.kinds:
         return None
     return LeafBlock.of(filters.tree.node)
+
+
+def _fields(filters: Filters, found: list[Check]) -> FieldBlock | None:
+    """The block decision of a query of ``format:``/``role:`` leaves only (its tree is
+    then the one check: no time range rides beside it)."""
+    if filters.tree is None or len(found) != 1:
+        return None
+    return FieldBlock.of(filters.tree.node)

@@ -32,7 +32,8 @@ path, because they gained less than their noise: ``NOT format:slack`` (1.22× ±
 ``role:assistant`` (1.22× ±20%, 1.04× ±8%; 1.04× ±4%, 0.91× ±7%: a record without a
 role is ``user``, so four needles, ``"role"`` and the quoted other roles, had to be
 looked for in every block, each a ``bytes.find`` whose letters are too common in JSON
-to skip ahead: together they cost what the parse did).
+to skip ahead: together they cost what the parse did). Those are now decided a block
+at a time without a parse (``query/rawfields.py``).
 """
 
 from __future__ import annotations

@@ -1,0 +1,200 @@
+"""``format:`` and ``role:`` decided a block at a time on the raw bytes of a record layout.
+
+A query whose leaves are all ``format:`` and ``role:`` (joined by AND, OR, NOT) reads two
+values of a record: its top-level ``format`` and its role (``core.fields.role``: the
+top-level ``role`` when it names one, else metadata's speaker when that names one in
+any case, else ``user``). In a block of records of one layout
+(``canonical.block_records``: convo's own, or Python's ``json.dumps`` separators) both
+are read from the bytes in a few passes over the whole block, no Python step per line,
+and the query is answered once per distinct value by the tree's own check on a record
+holding just that value (so the answer is the exact check's by construction). A block
+the bytes do not prove is scanned as before (``format:``'s word by the needle scan, the
+lines parsed); a line whose format they do not prove is parsed. On a line that is valid
+JSON (as for the other raw decisions, a line decided on its bytes is not validated
+further: ``convo validate`` reports it), with no escape of an ASCII character in the
+block (``prefilter.ASCII_ESCAPE``: it could spell a key or a name another way):
+
+- **format**: one regex pass finds in each line the first ``,"format":`` followed by a
+  JSON string or ``null`` (escapes allowed: the value is decoded as JSON) and the rest
+  of its line up to the closing ``}``; there must be one such match per line. After the
+  key come the line's last ``}`` and no other (the rest holds none), so the object
+  holding the key is the one that brace closes, the top-level one; and the rest holds
+  no other ``"format"``, so the key is the last of its name (the one orjson keeps). A
+  raw quote after a comma opens a string, so the match is a key. (The timestamps of
+  ``canonical.block_times`` are read so.) A line whose rest holds a ``}`` (an ``extra``
+  object, a brace in the subject) or ``"format"`` is parsed.
+- **role**: the block, lower-cased (ASCII), holds no JSON string ``"system"``,
+  ``"assistant"`` or ``"tool"``. Then neither a ``role`` value (matched exactly, so
+  spelled so raw) nor a speaker (lower-cased: no non-ASCII character lower-cases to an
+  ASCII letter of those names; ``K``, the Kelvin sign, is ``k`` and ``İ`` is ``i`` and a
+  combining dot) names a role other than ``user``: every record's role is ``user``,
+  whatever its keys, and the block has one answer. A block holding such a string (a
+  chat export, a speaker named "System") is parsed.
+
+Measured (the gain, and where the path's own time goes): ``FieldBlock``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from itertools import repeat
+from operator import itemgetter
+from typing import Any, NamedTuple
+
+import orjson
+
+from convo.core.fields import ROLES
+from convo.query.canonical import block_records
+from convo.query.prefilter import ascii_escape
+from convo.query.rawkeys import lower_checked
+from convo.query.rawtext import text_layout_of
+from convo.query.tree import And, Node, Not, Or, Term
+from convo.query.tree import Compiled as Tree
+
+FORMAT_NAME = b'"format"'
+USER = "user"
+# The roles a speaker may name that are not the default one, as JSON strings.
+OTHER_ROLES = tuple(b'"' + r.encode() + b'"' for r in ROLES if r != USER)
+_FIELDS = ("format", "role")
+# A JSON string (escapes allowed) or null: the raw bytes of a value, decoded as JSON.
+_VALUE = rb'(null|"[^"\\\n]*(?:\\.[^"\\\n]*)*")'
+_FIRST = itemgetter(0)
+_SECOND = itemgetter(1)
+_CACHE_MAX = 1 << 16  # distinct values remembered (bounded memory)
+
+
+def _format_tail(comma: bytes, colon: bytes) -> re.Pattern[bytes]:
+    """A line's first ``format`` key with a string or null value, and the rest of the
+    line up to its closing brace, in one layout's separators."""
+    return re.compile(re.escape(comma + FORMAT_NAME + colon) + _VALUE + rb"(.*)\}\n")
+
+
+_FORMAT_TAILS = {b",": _format_tail(b",", b":"), b", ": _format_tail(b", ", b": ")}
+
+
+class Decided(NamedTuple):
+    """``FieldBlock.block``'s answer: a 0/1 byte per line (1: it matches) and the lines
+    the bytes did not decide (to parse; their byte is 0)."""
+
+    mask: bytes
+    undecided: list[int]
+
+
+class _Answers(dict):
+    """(raw format, role) -> the tree's answer, computed once per distinct pair (None:
+    the value is not valid UTF-8 or JSON; the parse reports the line)."""
+
+    def __init__(self, check: Callable[[dict[str, Any]], bool]):
+        super().__init__()
+        self.check = check
+
+    def __missing__(self, key: tuple[bytes | None, str | None]) -> bool | None:
+        fmt, role = key
+        record: dict[str, Any] = {"textChunks": []}
+        if role is not None:
+            record["role"] = role
+        answer: bool | None
+        try:
+            if fmt is not None:
+                record["format"] = orjson.loads(fmt)
+        except orjson.JSONDecodeError:
+            answer = None
+        else:
+            answer = bool(self.check(record))
+        if len(self) >= _CACHE_MAX:
+            self.clear()
+        self[key] = answer
+        return answer
+
+
+class FieldBlock:
+    """A query of ``format:``/``role:`` leaves answered a block at a time (see the module
+    docstring).
+
+    Measured against the same scan without it, which parses every line (``role:``,
+    ``NOT format:``) or every line holding ``format:``'s word (``benchmarks/
+    bench_fastpaths.py``'s pairing: CPU of the scan in process, the 100k-record benchmark
+    store's ranges one after another, 5 alternating rounds, noise = half the spread of
+    the ratios; load average 6-7 on 2 cores), convo's layout / its ``json.dumps`` copy:
+    ``role:user`` 1.76× ±3% (190 against 335 ms) / 1.42× ±5%, ``role:assistant`` 1.49×
+    ±1% / 1.18× ±1%, ``NOT format:slack`` 1.58× ±2% / 1.27× ±3%, four formats ORed (their
+    words on four lines in five) 1.91× ±2% / 1.91× ±2%; ``format:slack`` (its word on a
+    fifth of the lines, so the needle scan is kept, ``linescan.DENSE``) 0.98× ±6% / 0.99×
+    ±1%. Whole commands on the 1M-record store (CPU user+sys of every process, 5
+    alternating pairs, load 4-7): ``role:user`` 4.60 → 2.80 s, ``NOT format:slack`` 3.62
+    → 2.54 s, the same output. What the path costs per 100k lines (load 7): the records
+    proof (``block_records``) ~60 ms, the lowering with its control-byte check ~50, the
+    three role names looked for ~85 (a ``bytes.find`` each: their letters are common in
+    JSON), the format regex pass ~55."""
+
+    def __init__(self, node: Node, fields: set[str]):
+        self.format = "format" in fields
+        # The last span's lines holding ``format:``'s word were dense (``linescan.DENSE``):
+        # decide the next at once, else let the needle scan parse them (as the first
+        # span is: a sparse word costs then what it did without this path). Per process.
+        self.dense = False
+        self.role = "role" in fields
+        self._answers = _Answers(Tree.of(node).check)
+
+    @classmethod
+    def of(cls, node: Node | None) -> FieldBlock | None:
+        """The block decision for a tree of ``format:``/``role:`` leaves, else None."""
+        if node is None:
+            return None
+        fields: set[str] = set()
+        if not _leaves(node, fields):
+            return None
+        return cls(node, fields)
+
+    def block(self, block: bytes, n: int) -> Decided | None:
+        """The answer for each of the ``n`` lines of ``block`` (each ending with a
+        newline, the last too), or None when the block is not proven (see the module
+        docstring)."""
+        if self.role:
+            low, control = lower_checked(block)
+            if block_records(block, n, control) is None:
+                return None
+            if any(low.find(r) >= 0 for r in OTHER_ROLES):
+                return None  # a record's role may not be user
+        elif block_records(block, n) is None:
+            return None
+        if ascii_escape(block):
+            return None  # an escape may spell a key or a name: parsed
+        role = USER if self.role else None
+        if not self.format:
+            answer = self._answers[None, role]
+            return None if answer is None else Decided(b"\1" * n if answer else bytes(n), [])
+        text = text_layout_of(block, 0)
+        assert text is not None  # block_records proved the layout
+        found = _FORMAT_TAILS[text.comma].findall(block)
+        if len(found) != n:  # a line without such a key (each match ends its line)
+            return None
+        answers = list(map(self._answers.__getitem__, zip(map(_FIRST, found), repeat(role))))
+        undecided = []
+        tails = b"".join(map(_SECOND, found))
+        if b"}" in tails or FORMAT_NAME in tails:  # the key may be nested, or not the last
+            undecided = [
+                i for i, (_, tail) in enumerate(found) if b"}" in tail or FORMAT_NAME in tail
+            ]
+            for i in undecided:
+                answers[i] = False
+        if None in answers:
+            undecided = sorted({*undecided, *(i for i, a in enumerate(answers) if a is None)})
+        mask = bytes(map(bool, answers))
+        return Decided(mask, undecided)
+
+
+def _leaves(node: Node, fields: set[str]) -> bool:
+    """``node`` is made of ``format:``/``role:`` leaves only (their fields into ``fields``)."""
+    if isinstance(node, Term):
+        fields.add(node.field)
+        return node.field in _FIELDS
+    if isinstance(node, Not):
+        return _leaves(node.child, fields)
+    if isinstance(node, And | Or):
+        return all(_leaves(c, fields) for c in node.children)
+    return False
+
+
+__all__ = ["OTHER_ROLES", "Decided", "FieldBlock"]
