@@ -1,0 +1,57 @@
+"""A new user's first hour: each finding reproduced on the command line."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from conftest import records
+from convo.cli.app import app
+
+REC = (
+    '{"textChunks": ["Shall we use tokens?"], "metadata": {"speaker": "Alice", '
+    '"listeners": ["Bob"]}, "tags": ["urgent"], "timestamp": "2024-03-06T10:00:00Z"}\n'
+)
+
+
+def _convo(*args: str, input: bytes = b"", env: dict | None = None):
+    """convo in its own process, stdin a pipe holding ``input``."""
+    return subprocess.run(
+        [sys.executable, "-m", "convo", *args], input=input, capture_output=True, env=env
+    )
+
+
+def test_an_empty_pipe_is_no_records_not_an_unknown_format(tmp_path):
+    # `convo query tag:none | convo list`: the upstream found nothing; the pipe is still
+    # the input (not $CONVO_STORE's store), and it holds no records.
+    store = tmp_path / "s.jsonl"
+    store.write_text(REC)
+    r = _convo("list", "-f", "jsonl", env={**os.environ, "CONVO_STORE": str(store)})
+    assert (r.returncode, r.stdout) == (0, b""), r.stderr
+    assert b"not recognised" not in r.stderr
+    r = _convo("ingest")
+    assert r.returncode == 0, r.stderr
+    assert b"stdin: empty; nothing imported" in r.stderr
+
+
+def test_an_empty_or_blank_file_is_read_as_no_records(runner, tmp_path):
+    for name, content in (("empty.txt", b""), ("blank.json", b"\n \n"), ("e.jsonl", b"")):
+        path = tmp_path / name
+        path.write_bytes(content)
+        r = runner.invoke(app, ["ingest", str(path)])
+        assert r.exit_code == 0, r.stderr
+        assert f"{path}: empty; nothing imported" in r.stderr
+        assert r.stdout == ""
+        r = runner.invoke(app, ["list", "-f", "jsonl", str(path)])
+        assert (r.exit_code, r.stdout) == (0, ""), r.stderr
+
+
+def test_an_empty_file_in_a_folder_is_not_listed_as_unrecognised(runner, tmp_path):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "a.jsonl").write_text(REC)
+    (tmp_path / "d" / "empty.txt").write_bytes(b"")
+    r = runner.invoke(app, ["ingest", str(tmp_path / "d")])
+    assert r.exit_code == 0, r.stderr
+    assert len(records(r.stdout)) == 1
+    assert "not recognised" not in r.stderr
