@@ -55,3 +55,14 @@ def test_an_empty_file_in_a_folder_is_not_listed_as_unrecognised(runner, tmp_pat
     assert r.exit_code == 0, r.stderr
     assert len(records(r.stdout)) == 1
     assert "not recognised" not in r.stderr
+
+
+def test_tag_without_a_query_shows_a_tag_command_not_rm(runner, tmp_path):
+    store = tmp_path / "s.jsonl"
+    store.write_text(REC)
+    r = runner.invoke(app, ["--store", str(store), "tag", "+todo"])
+    assert r.exit_code == 2
+    assert "nothing selected; give a query (convo tag +todo -- 'tag:inbox')" in r.stderr
+    assert "convo rm" not in r.stderr
+    r = runner.invoke(app, ["--store", str(store), "rm"])
+    assert "give a query (convo rm 'tag:spam')" in r.stderr
