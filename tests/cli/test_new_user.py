@@ -66,3 +66,10 @@ def test_tag_without_a_query_shows_a_tag_command_not_rm(runner, tmp_path):
     assert "convo rm" not in r.stderr
     r = runner.invoke(app, ["--store", str(store), "rm"])
     assert "give a query (convo rm 'tag:spam')" in r.stderr
+
+
+def test_sort_help_says_a_terminal_table_is_newest_first(runner):
+    # The table on a terminal lists the newest first (cli/commands/read.py
+    # _default_order); the help said "Default: input order".
+    r = runner.invoke(app, ["list", "--help"])
+    assert "Default: -time in a table on a terminal, else input order" in " ".join(r.stdout.split())
