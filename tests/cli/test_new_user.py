@@ -89,3 +89,28 @@ def test_a_caption_export_of_an_archive_reads_back(runner, tmp_path):
         r = runner.invoke(app, ["ingest", str(out)])
         assert r.exit_code == 0, r.stderr
         assert [m["metadata"]["speaker"] for m in records(r.stdout)] == ["Bob", "Alice"]
+
+
+def test_a_query_word_of_undecodable_bytes_is_a_usage_error(runner, tmp_path):
+    # A latin-1 "café" in a UTF-8 shell reaches Python as "caf\udce9" (os.fsdecode):
+    # it ended in "internal error (UnicodeEncodeError ...)".
+    store = tmp_path / "s.jsonl"
+    store.write_text(REC)
+    for args in (["-q", "caf\udce9"], ["caf\udce9"], ["-s", "\udcff"], ["--since", "\udcff"]):
+        r = runner.invoke(app, ["--store", str(store), "query", "--count", *args])
+        assert r.exit_code == 2, r.stderr
+        assert "holds bytes that are not utf-8 text; use a UTF-8 locale" in r.stderr
+        assert "internal error" not in r.stderr
+
+
+def test_a_locale_without_the_characters_gets_question_marks_not_an_error(tmp_path):
+    store = tmp_path / "s.jsonl"
+    store.write_text(REC.replace("Shall we use tokens?", "Café at 3 — ok"))
+    env = {**os.environ, "LANG": "C", "LC_ALL": "C", "PYTHONUTF8": "0",
+           "PYTHONCOERCECLOCALE": "0", "PYTHONIOENCODING": ""}  # fmt: skip
+    for view in (["list", "-f", "text"], ["show"]):  # text for the terminal's encoding
+        r = _convo("--store", str(store), *view, env=env)
+        assert r.returncode == 0, r.stderr
+        assert b"Caf? at 3 ? ok" in r.stdout
+    r = _convo("--store", str(store), "list", "-f", "csv", env=env)  # documents: UTF-8
+    assert r.returncode == 0 and "Café at 3 — ok".encode() in r.stdout, r.stderr

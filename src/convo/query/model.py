@@ -160,6 +160,7 @@ def build(
     options = options or Options()
     if not text.strip() and not options.given():
         return Query(**order)
+    _decoded(text, options)
     from convo.query import tree
 
     zone = reading_zone(tz, utc) if (options.since or options.until or text) else None
@@ -172,6 +173,23 @@ def build(
     if node is not None and people is not None:
         node = tree.with_people(node, people)
     return Query(node, **order)
+
+
+def _decoded(text: str, options: Options) -> None:
+    """Bytes the locale could not decode (a latin-1 word in a UTF-8 shell: Python keeps
+    them as lone surrogates, ``os.fsdecode``) match nothing a record holds and cannot be
+    encoded where the text is first used: a usage error that shows them."""
+    import os
+    import sys
+
+    for value in (text, options.since, options.until, *options.speakers, *options.listeners,
+                  *options.tags, *options.texts, *options.regexes, *options.threads):  # fmt: skip
+        if value and any("\ud800" <= c <= "\udfff" for c in value):
+            shown = os.fsencode(value).decode("ascii", "backslashreplace")
+            raise UsageError(
+                f"'{shown}' holds bytes that are not {sys.getfilesystemencoding()} text",
+                hint="use a UTF-8 locale (LANG=C.UTF-8), or convert them to UTF-8 (iconv)",
+            )
 
 
 def _parsed(text: str, zone: tzinfo | None) -> Node | None:
