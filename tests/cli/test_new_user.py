@@ -114,3 +114,27 @@ def test_a_locale_without_the_characters_gets_question_marks_not_an_error(tmp_pa
         assert b"Caf? at 3 ? ok" in r.stdout
     r = _convo("--store", str(store), "list", "-f", "csv", env=env)  # documents: UTF-8
     assert r.returncode == 0 and "Café at 3 — ok".encode() in r.stdout, r.stderr
+
+
+VTT = "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n<v Alice>Hello\n"
+
+
+def test_a_file_name_the_locale_cannot_decode_is_read_and_named(runner, tmp_path):
+    # A latin-1 name under UTF-8 ("caf\xe9.vtt"): the record's source_id could not be
+    # written (internal error "surrogates not allowed"); it holds the bytes as \xe9.
+    folder = tmp_path / os.fsdecode(b"d\xe9")
+    folder.mkdir()
+    name = folder / os.fsdecode(b"caf\xe9.vtt")
+    name.write_text(VTT)
+    (folder / "b.vtt").write_text(VTT.replace("Hello", "Bye"))
+    r = runner.invoke(app, ["ingest", str(name)])
+    assert r.exit_code == 0, r.stderr
+    [rec] = records(r.stdout)
+    assert rec["source_id"] == f"{tmp_path}/d\\xe9/caf\\xe9.vtt#cue-1"
+    r = runner.invoke(app, ["list", "-f", "jsonl", str(name)])
+    assert r.exit_code == 0 and records(r.stdout) == [rec], r.stderr
+    serial = runner.invoke(app, ["ingest", "-j", "1", str(folder)])
+    parallel = runner.invoke(app, ["ingest", "-j", "2", str(folder)])
+    assert serial.exit_code == parallel.exit_code == 0, serial.stderr + parallel.stderr
+    assert serial.stdout == parallel.stdout
+    assert [r["textChunks"] for r in records(serial.stdout)] == [["Bye"], ["Hello"]]
