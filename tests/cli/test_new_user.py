@@ -138,3 +138,13 @@ def test_a_file_name_the_locale_cannot_decode_is_read_and_named(runner, tmp_path
     assert serial.exit_code == parallel.exit_code == 0, serial.stderr + parallel.stderr
     assert serial.stdout == parallel.stdout
     assert [r["textChunks"] for r in records(serial.stdout)] == [["Bye"], ["Hello"]]
+
+
+def test_a_tag_of_undecodable_bytes_is_a_usage_error(runner, tmp_path):
+    store = tmp_path / "s.jsonl"
+    store.write_text(REC)
+    for args in (["tag", "+\udcff", "from:alice"], ["ingest", "-t", "\udcff", "-"]):
+        r = runner.invoke(app, ["--store", str(store), *args], input=REC)
+        assert r.exit_code == 2, r.stderr
+        assert "'\\xff' holds bytes that are not utf-8 text" in r.stderr
+    assert store.read_text() == REC

@@ -176,20 +176,13 @@ def build(
 
 
 def _decoded(text: str, options: Options) -> None:
-    """Bytes the locale could not decode (a latin-1 word in a UTF-8 shell: Python keeps
-    them as lone surrogates, ``os.fsdecode``) match nothing a record holds and cannot be
-    encoded where the text is first used: a usage error that shows them."""
-    import os
-    import sys
+    """Every word of the query and the options is text (``core.errors.check_decoded``)."""
+    from convo.core.errors import check_decoded
 
     for value in (text, options.since, options.until, *options.speakers, *options.listeners,
                   *options.tags, *options.texts, *options.regexes, *options.threads):  # fmt: skip
-        if value and any("\ud800" <= c <= "\udfff" for c in value):
-            shown = os.fsencode(value).decode("ascii", "backslashreplace")
-            raise UsageError(
-                f"'{shown}' holds bytes that are not {sys.getfilesystemencoding()} text",
-                hint="use a UTF-8 locale (LANG=C.UTF-8), or convert them to UTF-8 (iconv)",
-            )
+        if value:
+            check_decoded(value)
 
 
 def _parsed(text: str, zone: tzinfo | None) -> Node | None:
