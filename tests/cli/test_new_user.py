@@ -148,3 +148,12 @@ def test_a_tag_of_undecodable_bytes_is_a_usage_error(runner, tmp_path):
         assert r.exit_code == 2, r.stderr
         assert "'\\xff' holds bytes that are not utf-8 text" in r.stderr
     assert store.read_text() == REC
+
+
+def test_the_query_language_in_help_fits_an_80_column_terminal(runner):
+    # The field table is printed as written (\b): its lines were up to 90 columns, so
+    # an 80-column terminal broke them mid-row.
+    r = runner.invoke(app, ["query", "--help"], env={"COLUMNS": "80"})
+    assert r.exit_code == 0
+    assert "from:NAME, speaker:NAME" in r.stdout
+    assert [line for line in r.stdout.splitlines() if len(line) > 80] == []
