@@ -157,3 +157,14 @@ def test_the_query_language_in_help_fits_an_80_column_terminal(runner):
     assert r.exit_code == 0
     assert "from:NAME, speaker:NAME" in r.stdout
     assert [line for line in r.stdout.splitlines() if len(line) > 80] == []
+
+
+def test_search_without_a_store_says_so(runner, tmp_path):
+    # It printed nothing and exited 0, where every other read command says why.
+    missing = tmp_path / "none.jsonl"
+    for words in (["search", "jwt"], ["search", "-f", "jsonl", "jwt"]):
+        r = runner.invoke(app, ["--store", str(missing), *words])
+        assert r.exit_code == 2
+        assert f"{missing}: no store yet; save messages with `convo ingest --save`" in r.stderr
+    r = _convo("--store", str(missing), "search", "jwt")  # the fast path (cli/fast_search.py)
+    assert r.returncode == 2 and b"no store yet" in r.stderr
