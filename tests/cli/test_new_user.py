@@ -168,3 +168,13 @@ def test_search_without_a_store_says_so(runner, tmp_path):
         assert f"{missing}: no store yet; save messages with `convo ingest --save`" in r.stderr
     r = _convo("--store", str(missing), "search", "jwt")  # the fast path (cli/fast_search.py)
     assert r.returncode == 2 and b"no store yet" in r.stderr
+
+
+def test_a_missing_store_writes_nothing_before_the_error(runner, tmp_path):
+    # `convo export --to openai` wrote "[" and `list -f csv` its header, then the error.
+    missing = tmp_path / "none.jsonl"
+    for args in (["list", "-f", "csv"], ["list", "-f", "json"], ["export", "--to", "openai"],
+                 ["export", "--to", "markdown"], ["stats", "-f", "csv"]):  # fmt: skip
+        r = runner.invoke(app, ["--store", str(missing), *args])
+        assert (r.exit_code, r.stdout) == (2, ""), args
+        assert f"{missing}: the store is empty" in r.stderr
