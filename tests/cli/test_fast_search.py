@@ -23,8 +23,13 @@ DECLS = sorted({d for s in specs() for d in s.decls})
 
 
 @pytest.fixture
-def recorded(monkeypatch):
+def recorded(monkeypatch, tmp_path):
     calls: list[tuple] = []
+    # The stores the lines name exist (search says "no store yet" otherwise), empty.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.jsonl").touch()
+    (tmp_path / "xdg-data" / "convo").mkdir(parents=True)
+    (tmp_path / "xdg-data" / "convo" / "messages.jsonl").touch()
 
     def search(self, text, query=None, **kw):
         asked = sorted((k, v) for k, v in kw.items() if k != "track")  # a progress object

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import io
+import time
 from types import SimpleNamespace
 
+import pytest
 from rich.console import Console
 
 from convo.output import progress as p
@@ -41,6 +43,12 @@ def test_without_proc_the_meter_counts_sources_through(monkeypatch):
     assert meter.position() == 150 and meter.unknown == {"bench.mbox"}
 
 
+@pytest.fixture
+def at_once(monkeypatch):
+    """Bars drawn from the start (short work in these tests draws none otherwise)."""
+    monkeypatch.setattr(p, "DELAY", 0)
+
+
 def _terminal(out: io.StringIO) -> SimpleNamespace:
     """An environment whose stderr is a terminal that writes to ``out``."""
     return SimpleNamespace(
@@ -49,7 +57,7 @@ def _terminal(out: io.StringIO) -> SimpleNamespace:
     )
 
 
-def test_a_terminal_gets_a_byte_bar(tmp_path):
+def test_a_terminal_gets_a_byte_bar(tmp_path, at_once):
     f = tmp_path / "a.jsonl"
     f.write_bytes(b"z" * 2048)
     out = io.StringIO()
@@ -64,7 +72,28 @@ def test_a_terminal_gets_a_byte_bar(tmp_path):
         assert list(track(items)) == items
 
 
-def test_blocks_of_lines_pass_as_their_messages(tmp_path, monkeypatch):
+def test_short_work_draws_no_bar(tmp_path):
+    """A query that a fresh index answers at once flashed "indexing 0/?"; a bar is
+    drawn only once the work has taken ``DELAY`` seconds."""
+    f = tmp_path / "a.jsonl"
+    f.write_bytes(b"z" * 2048)
+    for paths in ([str(f)], None):  # the byte bar, the spinner
+        out = io.StringIO()
+        with p.progress(_terminal(out), "indexing", paths=paths) as track:
+            assert list(track(range(10))) == list(range(10))
+        assert out.getvalue() == ""
+
+
+def test_long_work_draws_the_bar(tmp_path, monkeypatch):
+    monkeypatch.setattr(p, "DELAY", 0.05)
+    out = io.StringIO()
+    with p.progress(_terminal(out), "indexing") as track:
+        for _ in track(range(3)):
+            time.sleep(0.1)
+    assert "indexing" in out.getvalue()
+
+
+def test_blocks_of_lines_pass_as_their_messages(tmp_path, monkeypatch, at_once):
     """A ``ReadyBlock`` (a worker's lines, ``--jobs``) counts as its messages: the bar
     looks at the clock when a block crosses a multiple of CHECK, not every CHECK blocks."""
     from convo.store.lines import ReadyBlock
@@ -94,7 +123,7 @@ def test_with_jobs_the_bar_counts_the_input_through_not_what_the_parent_reads(mo
     assert meter.position() == 250
 
 
-def test_the_bar_shows_messages_rate_and_time(tmp_path):
+def test_the_bar_shows_messages_rate_and_time(tmp_path, at_once):
     from convo.store.lines import ReadyBlock
 
     f = tmp_path / "a.mbox"

@@ -51,11 +51,12 @@ def main() -> None:
     group (or ``cli.runtime.guarded``) turns into exit code 130 (143, 129): see
     ``cli/signals.py``."""
     from convo.cli.fast import run
-    from convo.cli.runtime import err, quiet_broken_pipe
+    from convo.cli.runtime import err, quiet_broken_pipe, tolerant_stdout
     from convo.cli.signals import catch_signals
     from convo.core.errors import interruption
 
     catch_signals()
+    tolerant_stdout()
     try:
         code = run(sys.argv[1:], process=True)
         if code is None:

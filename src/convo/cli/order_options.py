@@ -20,7 +20,7 @@ def order_options(func):
 
 
 ORDER_SPECS = (
-    Spec("sort", S, None, ("--sort",), "Order by time (-time: newest first). Default: input order.", None, Choices(("time", "-time"), "--sort")),
+    Spec("sort", S, None, ("--sort",), "Order by time (-time: newest first). Default: -time in a table on a terminal, else input order (the config file's sort replaces both); show's conversation: time.", None, Choices(("time", "-time"), "--sort")),
     Spec("latest", int | None, None, ("--latest",), "Only the N most recent messages, shown oldest first.", "N"),
     Spec("count", bool, False, ("--count",), "Print how many messages match, not the messages."),
 )  # fmt: skip

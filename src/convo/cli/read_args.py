@@ -240,7 +240,7 @@ class ReadArgs(Slotted):
         """The inputs (named files, stdin, else the store) read with the import options
         (checked now; made when an input is read, so reading the store through its index
         imports no importer)."""
-        from convo.pipeline.inputs import STDIN_IGNORED, reads_store
+        from convo.pipeline.inputs import STDIN_IGNORED, existing_store, reads_store
 
         where = self.where()
         stdin = env.stdin_has_data
@@ -251,6 +251,8 @@ class ReadArgs(Slotted):
             from convo.store.path import default_store_path
 
             err("note: " + STDIN_IGNORED.format(store=default_store_path(where["store"])))
+        if reads_store(self.inputs, store_named=where["store_named"], stdin_has_data=stdin):
+            existing_store(where["store"])  # now: before a writer's header
         values = self.imports.values()
 
         def parts():

@@ -71,6 +71,16 @@ def outcome(rejected: int) -> int:
     return int(ExitCode.REJECTED if rejected else ExitCode.OK)
 
 
+def tolerant_stdout() -> None:
+    """A character the locale's encoding lacks (an em dash or a CJK name under an ASCII
+    or ISO-8859-1 locale) is written as ``?`` rather than ending the command with an
+    internal error; stderr escapes it already (Python's ``backslashreplace``)."""
+    stream = sys.stdout
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+    if encoding not in ("utf8", "utf_8") and hasattr(stream, "reconfigure"):
+        stream.reconfigure(errors="replace")
+
+
 def quiet_broken_pipe() -> None:
     # The reader went away (`| head`): point stdout at /dev/null so the interpreter's
     # final flush does not complain, and end quietly.

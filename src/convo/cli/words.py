@@ -58,11 +58,12 @@ def tag_names(values: list[str]) -> list[str]:
     """Tag names as typed (``core.tagnames``: ``+foo`` is ``foo``), each change said on
     stderr: ``ingest --tag`` and ``convo tag``."""
     from convo.cli.runtime import err
+    from convo.core.errors import check_decoded
     from convo.core.tagnames import tag_name
 
     names = []
     for value in values:
-        name, note = tag_name(value)
+        name, note = tag_name(check_decoded(value))
         if note:
             err(f"note: {note}")
         names.append(name)

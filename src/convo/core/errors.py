@@ -61,6 +61,23 @@ class UsageError(ConvoError):
     """The command line asks for something impossible."""
 
 
+def check_decoded(value: str) -> str:
+    """``value`` (a word from the command line), or a UsageError that shows its bytes
+    when the locale could not decode them (a latin-1 word in a UTF-8 shell: Python keeps
+    them as lone surrogates, ``os.fsdecode``): they match nothing a record holds and
+    cannot be written into one."""
+    if not any("\ud800" <= c <= "\udfff" for c in value):
+        return value
+    import os
+    import sys
+
+    shown = os.fsencode(value).decode("ascii", "backslashreplace")
+    raise UsageError(
+        f"'{shown}' holds bytes that are not {sys.getfilesystemencoding()} text",
+        hint="use a UTF-8 locale (LANG=C.UTF-8), or convert them to UTF-8 (iconv)",
+    )
+
+
 class InputError(ConvoError):
     """An input cannot be read at all (missing, unreadable, undetectable, malformed)."""
 

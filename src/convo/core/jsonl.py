@@ -113,8 +113,31 @@ def _short_json_error(e: Exception) -> str:
 
 
 def dumps(record: dict[str, Any]) -> bytes:
-    """One record as a JSONL line (with its newline)."""
-    return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+    """One record as a JSONL line (with its newline); see ``readable`` for a string
+    JSON cannot hold."""
+    try:
+        return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+    except TypeError:
+        return orjson.dumps(readable(record), option=orjson.OPT_APPEND_NEWLINE)
+
+
+def readable(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings written as text: the bytes of a
+    file name the locale could not decode (a latin-1 name under UTF-8, which Python keeps
+    as surrogates, ``os.fsdecode``) as ``\\xe9``, so a record that names the file (its
+    ``source_id``, a thread or an id made from the name) can be written. Only called when
+    orjson refused the record: other values come back as they are (and fail again)."""
+    if isinstance(value, str):
+        try:
+            raw = value.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a surrogate no decoding made (a JSON "\ud800")
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+        return raw.decode("utf-8", "backslashreplace")
+    if isinstance(value, dict):
+        return {readable(k): readable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [readable(v) for v in value]
+    return value
 
 
 def lock_path(path: str | os.PathLike[str]) -> Path:

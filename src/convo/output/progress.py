@@ -1,4 +1,5 @@
-"""Progress on stderr for long work, only when stderr is a terminal (and transient).
+"""Progress on stderr for long work, only when stderr is a terminal (and transient):
+a bar is drawn once the work has taken ``DELAY`` seconds, so a quick command draws none.
 
 ``progress(env, label, paths=...)``: with the input files known, a real bar: bytes
 through of their total, the rate, the messages so far, the time spent and the time
@@ -28,6 +29,9 @@ T = TypeVar("T")
 EVERY = 1000  # updating rich on every item would cost more than the work
 CHECK = 64  # items between looks at the clock for the byte bar
 TICK = 0.1  # seconds between byte-bar updates
+# Seconds of work before a bar is drawn: a command done sooner (a query that a fresh
+# index answers, a small file) draws none, rather than flashing "indexing 0/?".
+DELAY = 0.5
 
 
 def file_sizes(paths: Sequence[str]) -> dict[str, int]:
@@ -219,7 +223,7 @@ def _byte_bar(env, label: str, meter: ByteMeter):
         TextColumn("{task.fields[messages]:,} msgs"), TimeElapsedColumn(), TextColumn("left"),
         TimeRemainingColumn(),
     )  # fmt: skip
-    with Progress(*columns, console=env.console(stderr=True), transient=True) as bar:
+    with _drawn_later(Progress(*columns, console=env.console(stderr=True), transient=True)) as bar:
         task = bar.add_task(label, total=meter.total, messages=0)
         with _ticking(lambda: bar.update(task, completed=meter.position(ticking=True))):
             yield _tracker(bar, task, meter)
@@ -247,6 +251,23 @@ def _tracker(bar: Any, task: Any, meter: ByteMeter):
         bar.update(task, completed=meter.total, messages=n)
 
     return track
+
+
+@contextlib.contextmanager
+def _drawn_later(bar: Any) -> Iterator[Any]:
+    """``bar`` (a rich ``Progress``, updated from the start) drawn once the work has
+    taken ``DELAY`` seconds, and erased at its end (when it was drawn)."""
+    import threading
+
+    timer = threading.Timer(DELAY, bar.start)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield bar
+    finally:
+        timer.cancel()
+        timer.join()  # a start under way ends before the stop
+        bar.stop()  # nothing when it was never started
 
 
 @contextlib.contextmanager
@@ -287,7 +308,7 @@ def _counter(env, label: str):
         TimeElapsedColumn,
     )
 
-    with Progress(
+    spinner = Progress(
         SpinnerColumn(),
         TextColumn(label),
         MofNCompleteColumn(),
@@ -295,7 +316,8 @@ def _counter(env, label: str):
         TimeElapsedColumn(),
         console=env.console(stderr=True),
         transient=True,
-    ) as bar:
+    )
+    with _drawn_later(spinner) as bar:
         task = bar.add_task(label, total=None, rate="")
 
         def track(items: Iterable[T]) -> Iterator[T]:
@@ -320,7 +342,7 @@ def position_bar(env, label: str, enabled: bool = True):
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
     columns = (TextColumn(label), BarColumn(), DownloadColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=env.console(stderr=True), transient=True) as bar:
+    with _drawn_later(Progress(*columns, console=env.console(stderr=True), transient=True)) as bar:
         task = bar.add_task(label, total=None)
 
         def update(done: int, total: int) -> None:
@@ -383,5 +405,5 @@ def work_bar(env, label: str, enabled: bool = True) -> Iterator[Work]:
 
     columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[what]}"),
                TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())  # fmt: skip
-    with Progress(*columns, console=env.console(stderr=True), transient=True) as bar:
+    with _drawn_later(Progress(*columns, console=env.console(stderr=True), transient=True)) as bar:
         yield Work(bar, label)

@@ -193,6 +193,23 @@ def store_input(
     return real if os.path.exists(path) else None
 
 
+def existing_store(store: str | None) -> str:
+    """The store file a read command reads (``--store``, ``$CONVO_STORE`` or the
+    default), or the InputError that says it is not there: a read command checks it
+    before it writes anything (a CSV header, a JSON array's ``[``)."""
+    from convo.store.path import real_location, store_location
+
+    named = store_location(store)  # strings, no pathlib: an indexed read's start-up
+    real_location(named)  # a folder, a device or a dangling link is an error
+    if not os.path.exists(named):
+        raise InputError(
+            "the store is empty",
+            where=named,
+            hint="add messages with `convo ingest FILE --save`, or name input files",
+        )
+    return named
+
+
 def record_parts(
     inputs: list[str], *, store: str | None, store_named: bool = False, stdin_has_data: bool,
     **read: Any,
@@ -203,17 +220,7 @@ def record_parts(
         if not reads_store(inputs, store_named=store_named, stdin_has_data=stdin_has_data):
             inputs = ["-"]
         else:
-            from convo.store.path import default_store_path, real_file
-
-            named = default_store_path(store)
-            real_file(named)  # a folder, a device or a dangling link is an error
-            if not named.exists():
-                raise InputError(
-                    "the store is empty",
-                    where=str(named),
-                    hint="add messages with `convo ingest FILE --save`, or name input files",
-                )
-            inputs = [str(named)]
+            inputs = [existing_store(store)]
             read["raw_only"] = True
     for path in inputs:
         yield from parts_of(path, **read)

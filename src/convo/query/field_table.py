@@ -232,18 +232,18 @@ def _no_check(value: str) -> Check:
 
 F = Field
 FIELDS: dict[str, Field] = {f.name: f for f in (
-    F("from", ("from", "speaker"), "from:NAME, speaker:NAME", "the speaker, by name, display name, address or whole words (-s)", _flat_check("speakers"), "speakers", "speakers", _speaker_sql),
+    F("from", ("from", "speaker"), "from:NAME, speaker:NAME", "the speaker's name, address or whole words of it (-s)", _flat_check("speakers"), "speakers", "speakers", _speaker_sql),
     F("to", ("to", "listener"), "to:NAME, listener:NAME", "a listener, by the same name rule (-r)", _flat_check("listeners"), "listeners", "listeners", _listener_sql),
     F("tag", ("tag",), "tag:TAG", "a tag, in any case (-t)", _flat_check("tags"), "tags", "tags", _tag_sql),
-    F("date", ("date",), "date:A..B", "A <= time < B, as --since reads them; date:2024-03 is March", _no_check),
-    F("subject", ("subject",), "subject:WORDS", "every word in the subject (any case, part of a word too)", _words_in(_subject), None, "texts", _subject_sql, True),
+    F("date", ("date",), "date:A..B", "A <= time < B, read as --since; date:2024-03 is March", _no_check),
+    F("subject", ("subject",), "subject:WORDS", "every word in the subject, any case, part of a word", _words_in(_subject), None, "texts", _subject_sql, True),
     F("body", ("text",), "text:WORDS", "every word in the text only", _words_in(fields.chunks), None, "texts", _text_sql("text"), True),
     F("thread", ("thread",), "thread:ID", "the thread, or the id of its first message (--thread)", _flat_check("threads"), "threads", None, _thread_sql),
     F("id", ("id",), "id:ID", "one message", _id, None, None, _id_sql),
     F("format", ("format",), "format:NAME", "the input format, as `convo formats` names it", _equal_folded(lambda r: fields.string(r, "format")), None, "texts", _format_sql),
     F("role", ("role",), "role:ROLE", "the chat role: user, assistant, system or tool", _equal_folded(fields.role), None, None, _role_sql),
     F("source", ("source",), "source:PART", "part of the source id (a file name)", _source),
-    F("words", (), "word", "in the text or subject, any case, part of a word too (-q)", _flat_check("texts"), "texts", "texts", _text_sql(None), True),
+    F("words", (), "word", "in the text or subject, any case, part of a word (-q)", _flat_check("texts"), "texts", "texts", _text_sql(None), True),
     F("phrase", (), '"a phrase"', "its words in this order, in the text or subject", _phrase, None, "texts", _text_sql(None), True),
     F("regex", (), "", "a Python regular expression in the text or subject (-e)", _flat_check("regexes"), "regexes"),
 )}  # fmt: skip

@@ -160,6 +160,7 @@ def build(
     options = options or Options()
     if not text.strip() and not options.given():
         return Query(**order)
+    _decoded(text, options)
     from convo.query import tree
 
     zone = reading_zone(tz, utc) if (options.since or options.until or text) else None
@@ -172,6 +173,16 @@ def build(
     if node is not None and people is not None:
         node = tree.with_people(node, people)
     return Query(node, **order)
+
+
+def _decoded(text: str, options: Options) -> None:
+    """Every word of the query and the options is text (``core.errors.check_decoded``)."""
+    from convo.core.errors import check_decoded
+
+    for value in (text, options.since, options.until, *options.speakers, *options.listeners,
+                  *options.tags, *options.texts, *options.regexes, *options.threads):  # fmt: skip
+        if value:
+            check_decoded(value)
 
 
 def _parsed(text: str, zone: tzinfo | None) -> Node | None:

@@ -76,8 +76,11 @@ def _not_an_id(store: Any, query_text: str) -> None:
             )
 
 
-def _selection(args: ReadArgs, store: Any = None) -> tuple[Any, list[str]]:
-    """The query and the ids (``-`` among the words reads ids from stdin)."""
+def _selection(
+    args: ReadArgs, store: Any = None, example: str = "convo rm 'tag:spam'"
+) -> tuple[Any, list[str]]:
+    """The query and the ids (``-`` among the words reads ids from stdin); ``example``:
+    the command's own, for the hint when nothing is selected."""
     from convo.core.errors import UsageError
 
     ids: list[str] = []
@@ -96,9 +99,7 @@ def _selection(args: ReadArgs, store: Any = None) -> tuple[Any, list[str]]:
         _not_an_id(store, args.query)
     query = args.build_query()
     if query.where is None and not ids:
-        raise UsageError(
-            "nothing selected", hint="give a query (convo rm 'tag:spam'), options, or ids on - "
-        )
+        raise UsageError("nothing selected", hint=f"give a query ({example}), options, or ids on -")
     return query, ids
 
 
@@ -183,7 +184,8 @@ def tag(
     add, remove = tag_names(add), tag_names(remove)
     args.inputs, args.query = split_query(rest)
     st = _store(args)
-    query, ids = _selection(args, st)
+    changes = " ".join([*(f"+{t}" for t in add), *(f"-{t}" for t in remove)])
+    query, ids = _selection(args, st, example=f"convo tag {changes} -- 'tag:inbox'")
     with _lines_read("tagging") as track:
         result = st.tag(query, add=add, remove=remove, ids=ids, dry_run=dry_run, track=track)
     if dry_run:

@@ -122,22 +122,22 @@ def query(args: ReadArgs, order: OrderArgs) -> int:
     people, knowledge, export, search, rm, tag) takes the same query.
 
     \b
-    from:NAME, speaker:NAME  the speaker, by name, display name, address or whole words (-s)
+    from:NAME, speaker:NAME  the speaker's name, address or whole words of it (-s)
     to:NAME, listener:NAME   a listener, by the same name rule (-r)
     tag:TAG                  a tag, in any case (-t)
-    date:A..B                A <= time < B, as --since reads them; date:2024-03 is March
-    subject:WORDS            every word in the subject (any case, part of a word too)
+    date:A..B                A <= time < B, read as --since; date:2024-03 is March
+    subject:WORDS            every word in the subject, any case, part of a word
     text:WORDS               every word in the text only
     thread:ID                the thread, or the id of its first message (--thread)
     id:ID                    one message
     format:NAME              the input format, as `convo formats` names it
     role:ROLE                the chat role: user, assistant, system or tool
     source:PART              part of the source id (a file name)
-    word                     in the text or subject, any case, part of a word too (-q)
+    word                     in the text or subject, any case, part of a word (-q)
     "a phrase"               its words in this order, in the text or subject
 
     \b
-    NOT (or a leading -) binds tightest, then AND (implicit), then OR; (parentheses).
+    NOT (or a leading -) binds tightest, then AND (implicit), then OR; ( ) group.
     A query that starts with - goes after --: convo query -- '-tag:spam'.
     A syntax error names its column: convo: error: query:14: unclosed quote.
     Naive dates are read in --tz, else UTC with --utc, else the local zone.

@@ -58,6 +58,10 @@ def search(*, fts: bool = False, mode: str | None = None, args: ReadArgs) -> int
     fmt = output_format(env, args)
     query, limit = unlimited(args)
     store = Store(args.where()["store"], tz=args.tz, utc=args.utc, people=args.load_people())
+    if not store.path.exists():  # as `similar` says (it answered nothing, exit 0)
+        raise UsageError(
+            "no store yet", where=str(store.path), hint="save messages with `convo ingest --save`"
+        )
     with progress(env, "indexing") as track:
         hits = store.search(text, query, limit=limit, fts=fts, mode=mode, track=track)
     if hits.note:

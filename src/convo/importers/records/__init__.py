@@ -15,7 +15,7 @@ def register(registry: Registry) -> None:
     from convo.importers.registry import Declared
 
     registry.declare(__package__, (
-        ("jsonl", "jsonl", ("*.jsonl", "*.ndjson"), Gate(opens="{")),
+        ("jsonl", "jsonl", ("*.jsonl", "*.ndjson"), Gate(opens="{"), Gate(raw=rb"\A\s*\Z")),
         ("parquet", "parquet", ("*.parquet",), Gate(magic=(b"PAR1",))),
         Declared("parquet-dataset", f"{__package__}.parquet", (), directory=True),
         ("typeagent", "typeagent", ("*.json",), json_with('"textChunks"', '"text_chunks"', opens="[")),

@@ -22,6 +22,8 @@ _RECORD_KEY = re.compile(rb'^\s*\{.*"(textChunks|text_chunks)"\s*:', re.S)
 
 def sniff(source: Source) -> int:
     first = strip_bom(source.head).lstrip()
+    if not first:
+        return 1  # empty (or blank): zero records, as an empty pipe upstream gives
     if not first.startswith(b"{"):
         return 0
     line = first.split(b"\n", 1)[0]
@@ -29,8 +31,10 @@ def sniff(source: Source) -> int:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    lines = 0
     with source.open() as stream:
         for line in iter_lines(stream):
+            lines += 1
             where = ctx.loc(line.number)
             line.number = ctx.line(line.number)  # parse_line's errors name the file's line
             try:
@@ -41,6 +45,8 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
                 continue
             del line, data  # a long line's bytes and dict are not kept while it is written
             yield msg
+    if not lines and ctx.start.line == 1:  # the whole file, not a later range of it
+        ctx.warn(source.name, "empty; nothing imported")
 
 
 def record_start(line: bytes) -> bool:

@@ -19,7 +19,10 @@ from convo.core.io import Source, strip_bom
 
 CHUNK = 1 << 20
 MAX_LINE_BYTES = 16 << 20  # a longer "line" is cut: this is not a caption file anyway
-MAX_HOUR_DIGITS = 5  # 100,000 hours (11 years) and more is not a recording: unreadable
+# 1,000,000 hours (114 years) and more is not a timeline: unreadable. Six digits read
+# convo's own VTT/SRT export of an archive that holds unknown times (the 1970 sentinel)
+# and recent ones: its cues count hours from the first message (``output.exporters``).
+MAX_HOUR_DIGITS = 6
 MAX_BLOCK_LINES = 5000  # a "cue" longer than this is not a cue (binary or runaway input)
 
 _TS = r"(?:(\d+):)?(\d{1,2}):(\d{1,2})(?:[.,](\d+))?"
