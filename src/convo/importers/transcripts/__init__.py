@@ -32,7 +32,7 @@ Decisions, where the formats and the brief are silent:
   the listener (TypeAgent's podcast import, a different text format, names every other
   participant; convo follows the transcript importer, whose records TypeAgent loads).
 - Merging: consecutive segments of one named speaker become one message, up to
-  ``MAX_MERGED_CHARS`` of text (a monologue is split there so that memory stays flat).
+  ``merging.MAX_MERGED_CHARS`` of text (a monologue is split there so that memory stays flat).
   Segments without a speaker are never merged (TypeAgent merges them; here a
   speakerless subtitle file would become one huge message).
 - Time: ``timestamp`` = ``--start-date`` (or the epoch sentinel) + the first cue's start,
