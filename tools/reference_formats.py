@@ -37,6 +37,7 @@ SAMPLES = {
     "whisper-cpp": "tests/fixtures/formats/asr/whisper-cpp.json",
     "assemblyai": "tests/fixtures/formats/asr/assemblyai.json",
     "deepgram": "tests/fixtures/formats/asr/deepgram-utterances.json",
+    "aws-transcribe": "tests/fixtures/formats/asr/aws-audio-segments.json",
     "mbox": "sample_data/email/team.mbox",
     "eml": "tests/fixtures/email/named-parts.eml",
     "agentscope-session": "tests/fixtures/formats/agentscope_session/session_2024-05-02.json",

@@ -83,23 +83,13 @@ BY_FILE = {
     "openai_api/completion.json": "openai-completion",
     "openai_api/batch_output.jsonl": "openai-completion",
     "openai_api/thread_messages.json": "openai-assistants",
+    # the speech-to-text fixtures are named for their format (whisper-cli, openai-*: whisper)
     **{
-        f"asr/{name}.json": "whisper"
-        for name in ("whisper-cli", "whisperx", "openai-verbose", "openai-words", "openai-diarized")
-    },
-    **{f"asr/{name}.json": "whisper-cpp" for name in ("whisper-cpp", "whisper-cpp-full")},
-    **{
-        f"asr/{name}.json": "assemblyai"
-        for name in (
-            "assemblyai",
-            "assemblyai-multichannel",
-            "assemblyai-words",
-            "assemblyai-error",
+        f"asr/{p.name}": next(
+            (f for f in ("whisper-cpp", "assemblyai", "deepgram") if p.name.startswith(f)),
+            "aws-transcribe" if p.name.startswith("aws-") else "whisper",
         )
-    },
-    **{
-        f"asr/{name}.json": "deepgram"
-        for name in ("deepgram-utterances", "deepgram-channels", "deepgram-diarized-paragraphs")
+        for p in (FIXTURES / "asr").glob("*.json")
     },
 }
 # Companion files read beside the main one, and counter-examples of existing formats.
@@ -125,7 +115,7 @@ def test_every_new_fixture_is_detected_as_its_format():
     assert set(BY_FOLDER) == {p.name for p in FIXTURES.iterdir() if p.is_dir()}
 
 
-SPEECH = {"whisper", "whisper-cpp", "assemblyai", "deepgram"}
+SPEECH = {"whisper", "whisper-cpp", "assemblyai", "deepgram", "aws-transcribe"}
 
 
 def test_the_speech_formats_take_no_other_file():

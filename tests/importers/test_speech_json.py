@@ -49,6 +49,10 @@ FORMAT_OF = {
     "deepgram-utterances": "deepgram",
     "deepgram-channels": "deepgram",
     "deepgram-diarized-paragraphs": "deepgram",
+    "aws-audio-segments": "aws-transcribe",
+    "aws-items-speaker-segments": "aws-transcribe",
+    "aws-items-plain": "aws-transcribe",
+    "aws-channels": "aws-transcribe",
 }
 
 
@@ -184,6 +188,37 @@ def test_deepgram_utterances_one_channel_carry_no_channel():
     recs, _, _ = run(ASR / "deepgram-utterances.json")
     assert all("channel" not in r["extra"] for r in recs)
     assert recs[1]["extra"]["segment_ids"] == ["c3d3e7f4-ae83-4df8-9a69-dd2e7c3a4b23"]
+
+
+def test_aws_audio_segments_merge_by_speaker_and_keep_their_ids():
+    recs, _, _ = run(ASR / "aws-audio-segments.json")
+    assert turns(recs) == [
+        ("spk_0", "I have been waiting all morning."),
+        ("spk_1", "Sorry about that. Let me check."),
+    ]
+    assert recs[1]["extra"]["segment_ids"] == ["1", "2"]
+
+
+def test_aws_items_take_punctuation_and_the_speaker_of_their_time():
+    recs, _, _ = run(ASR / "aws-items-speaker-segments.json")
+    assert turns(recs) == [("spk_0", "Morning all."), ("spk_1", "Hi, ready.")]
+    recs, _, _ = run(ASR / "aws-items-plain.json")
+    assert turns(recs) == [(None, "Buy milk and"), (None, "call the plumber")]
+
+
+def test_aws_channels_are_kept_and_its_channel_labels_are_not_deepgram():
+    recs, _, _ = run(ASR / "aws-channels.json")
+    assert [r["extra"]["channel"] for r in recs] == ["ch_0", "ch_1"]
+    assert {r["format"] for r in recs} == {"aws-transcribe"}
+
+
+def test_aws_job_not_completed_is_said(tmp_path):
+    p = write(
+        tmp_path,
+        {"jobName": "j", "accountId": "1", "status": "FAILED", "results": {"transcripts": []}},
+    )
+    recs, _, warnings = run(p)
+    assert recs == [] and warnings[0].endswith("transcription job status 'FAILED'")
 
 
 # ---------------------------------------------------------------- bad input

@@ -3,7 +3,8 @@ speech-to-text engines write, into messages, one per speaker turn. ``vtt``, ``sr
 ``sbv`` hold each cue format's sniff, reader and ``FORMATS``; they share ``cues`` (lines ->
 blocks -> timed cues), ``cuetext`` (cue text and speaker prefixes), ``turns`` (speakers
 of cues) and ``sniffing`` (head checks). ``whisper`` (Whisper, WhisperX, the OpenAI
-audio API; whisper.cpp), ``assemblyai`` and ``deepgram`` read speech-to-text JSON through
+audio API; whisper.cpp), ``assemblyai``, ``deepgram`` and ``aws`` (Amazon Transcribe)
+read speech-to-text JSON through
 ``speech`` (segments, offsets, words). Every format merges turns with ``merging``.
 
 Reading is streamed a line at a time (see ``cues``); webvtt-py, which reads a
@@ -52,14 +53,16 @@ Decisions, where the formats and the brief are silent:
   SRT (90); ``H:MM:SS.mmm,H:MM:SS.mmm`` as the first line is SBV (90); header-less cues
   with ``.`` timings are WebVTT (40) unless numbered (SRT, 45). An empty file counts only
   when its name has the format's extension (so it warns "no cues" instead of failing).
-- Speech-to-text JSON (``whisper``, ``whisper-cpp``, ``assemblyai``, ``deepgram``): one
-  segment is one Whisper segment, whisper.cpp ``transcription`` entry, AssemblyAI or
-  Deepgram utterance, or Deepgram paragraph (its sentences joined with a space; used
-  when the response has no ``utterances``). The speaker is the engine's label as it
-  wrote it (``SPEAKER_00``, ``A``, ``0``; Deepgram's integers as text); whisper.cpp's
+- Speech-to-text JSON (``whisper``, ``whisper-cpp``, ``assemblyai``, ``deepgram``,
+  ``aws-transcribe``): one segment is one Whisper segment, whisper.cpp ``transcription``
+  entry, AssemblyAI or Deepgram utterance, Deepgram paragraph (its sentences joined with
+  a space; used when the response has no ``utterances``) or Amazon Transcribe audio
+  segment. The speaker is the engine's label as it wrote it (``SPEAKER_00``, ``A``,
+  ``0``, ``spk_0``; Deepgram's integers as text); whisper.cpp's
   ``?`` (its stereo estimate could not tell) is no speaker; ``--speakers none`` leaves
   labels out. Consecutive segments of one speaker merge as cues do; a ``channel``
-  (AssemblyAI's, or Deepgram's when the file has several channels) goes into ``extra``
+  (AssemblyAI's, Amazon's ``channel_label``, or Deepgram's when the file has several
+  channels) goes into ``extra``
   and segments of different channels never merge. Text is the segment's, trimmed.
   Offsets are seconds (milliseconds in AssemblyAI and whisper.cpp's ``offsets``; its
   ``timestamps`` strings when ``offsets`` is missing), kept as ``extra.start``/``end``;
@@ -68,14 +71,17 @@ Decisions, where the formats and the brief are silent:
   is when the request was made, not when the audio was recorded, so it is not used).
   Ids: ``FILE#segment-N`` (N counts the file's segments from 1, empty ones too),
   ``extra.segments`` and ``extra.segment_ids`` (the engine's ids: Whisper's ``id``,
-  ``seg_001``, Deepgram's utterance ids). A file with words but no segments (the OpenAI
-  API's ``timestamp_granularities=["word"]``, WhisperX ``word_segments``, AssemblyAI
-  without speaker labels, a Deepgram channel without paragraphs) has its words grouped:
+  ``seg_001``, Deepgram's utterance ids, Amazon's segment ids). A file with words but no
+  segments (the OpenAI API's ``timestamp_granularities=["word"]``, WhisperX
+  ``word_segments``, AssemblyAI without speaker labels, a Deepgram channel without
+  paragraphs, Amazon ``items`` without ``audio_segments``, its punctuation items joined
+  to the word before) has its words grouped:
   a group ends after a word ending a sentence (``.?!…``), at a change of speaker or
   channel, at a pause of 2 s or after 100 words; numbered ``FILE#word-N`` (N its first
   word), ``extra.words``. A segment without text is skipped and counted in one warning
   per file; one without a readable start is rejected with its JSON. An AssemblyAI
-  transcript whose ``status`` is not ``completed`` is warned about with its ``error``.
+  transcript whose ``status`` is not ``completed`` is warned about with its ``error``,
+  an Amazon job whose ``status`` is not ``COMPLETED`` likewise.
   Streaming: the segment, utterance or word arrays are read one element at a time
   (``jsoninput.StreamedDoc``), the whole ``text`` and word arrays passed over unkept; a
   Deepgram response without utterances holds one channel at a time.
@@ -86,7 +92,8 @@ Decisions, where the formats and the brief are silent:
   ``transcription`` with ``offsets``/``timestamps``/``systeminfo`` 90. AssemblyAI:
   ``audio_url`` with ``status``/``id`` and a transcript member 85. Deepgram: ``results``
   with ``channels`` and ``alternatives`` 90, or ``metadata`` with ``request_id`` and
-  ``model_info`` 85.
+  ``model_info`` 85. Amazon Transcribe: ``jobName`` with ``results`` and ``transcripts``
+  or ``accountId`` 90.
 - Encodings: a BOM decides (UTF-8, UTF-16 LE/BE); otherwise UTF-8, line by line, and
   the lines that are not UTF-8 in the file's legacy encoding, guessed once and named in
   a warning (``convo.core.encoding``), or ``--encoding``.
@@ -154,4 +161,5 @@ def register(registry: Registry) -> None:
         ("whisper", "whisper-cpp", ("*.json",), json_with('"transcription"', opens="{")),
         ("assemblyai", "assemblyai", ("*.json",), json_with('"audio_url"', opens="{")),
         ("deepgram", "deepgram", ("*.json",), json_with('"results"', opens="{")),
+        ("aws", "aws-transcribe", ("*.json",), json_with('"jobName"', opens="{")),
     ), family="transcript")  # fmt: skip

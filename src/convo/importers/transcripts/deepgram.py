@@ -35,8 +35,8 @@ PATTERNS = ("*.json",)
 
 def sniff_deepgram(source: Source) -> int:
     text = json_head(source)
-    if not text.startswith("{") or not has_key(text, "results"):
-        return 0
+    if not text.startswith("{") or not has_key(text, "results") or has_key(text, "jobName"):
+        return 0  # jobName: Amazon Transcribe's (its channel_labels hold alternatives too)
     if has_key(text, "channels") and has_key(text, "alternatives"):
         return 90
     if has_key(text, "metadata") and has_key(text, "request_id") and has_key(text, "model_info"):
