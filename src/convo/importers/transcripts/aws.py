@@ -15,8 +15,8 @@ file's name (the recording), hashing the offset (``convo.importers.transcripts.m
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Generator, Iterator
+from typing import Any, cast
 
 from convo.core.errors import InputError
 from convo.core.io import Source
@@ -138,7 +138,8 @@ def read_aws(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage
         return
     labels = StreamedDoc(source, ("results", "speaker_labels", "segments"), keep=False)
     labels.head()
-    segments = labels.values() if labels.found else None
+    # values() is a generator: closed below so its stream closes when items end first
+    segments = cast(Generator[Any, None, None], labels.values()) if labels.found else None
     if segments is None:
         labels.close()
     try:
