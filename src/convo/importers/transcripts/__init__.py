@@ -152,12 +152,13 @@ def register(registry: Registry) -> None:
     from convo.importers.gates import Gate, json_with
 
     named = Gate(named=True)
-    whisper = json_with('"segments"', '"words"', '"word_segments"', '"text"', opens="{")
+    whisper = json_with('"segments"', '"word_segments"', '"task"', opens="{")
+    text_first = Gate(pattern=r'\A[\s\ufeff]*\{\s*"text"\s*:')  # openai-whisper's order
     registry.declare(__package__, (
         ("vtt", "vtt", ("*.vtt", "*.webvtt"), Gate(words=("WEBVTT", "-->")), named),
         ("srt", "srt", ("*.srt",), Gate(words=("-->",)), named),
         ("sbv", "sbv", ("*.sbv",), Gate(opens="0123456789"), named),
-        ("whisper", "whisper", ("*.json",), whisper),
+        ("whisper", "whisper", ("*.json",), whisper, text_first),
         ("whisper", "whisper-cpp", ("*.json",), json_with('"transcription"', opens="{")),
         ("assemblyai", "assemblyai", ("*.json",), json_with('"audio_url"', opens="{")),
         ("deepgram", "deepgram", ("*.json",), json_with('"results"', opens="{")),
