@@ -31,6 +31,7 @@ from convo.core.io import Source
 from convo.importers.context import ImportContext, ImportOptions
 from convo.importers.registry import registry
 from convo.importers.transcripts import whisper
+from convo.importers.transcripts.speech import Word, word_groups
 from convo.pipeline.ingest import Ingest
 
 ASR = ROOT / "tests" / "fixtures" / "formats" / "asr"
@@ -335,3 +336,25 @@ def test_streamed_reader_matches_the_whole_document(tmp_path, segments, merge):
     assert len({r["id"] for r in recs}) == len(recs)  # ids never shared
     empty = sum(1 for s in segments if not s["text"].strip())
     assert (f"{p}: skipped {empty} segments without text" in warnings) == bool(empty)
+
+
+_WORD = st.builds(
+    Word,
+    st.text(st.characters(whitelist_categories=("L", "P")), min_size=1, max_size=6),
+    st.integers(0, 20_000),
+    st.integers(0, 20_000),
+    st.sampled_from([None, "A", "B"]),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(words=st.lists(_WORD, max_size=250))
+def test_word_groups_keep_every_word_in_order(words):
+    groups = list(word_groups(iter(words)))
+    assert " ".join(g.text for g in groups).split() == " ".join(w.text for w in words).split()
+    firsts = [g.n for g in groups]
+    assert firsts == sorted(set(firsts)) and (not groups or firsts[0] == 1)
+    sizes = [b - a for a, b in zip(firsts, [*firsts[1:], len(words) + 1], strict=False)]
+    assert all(0 < s <= 100 for s in sizes)
+    for g, a in zip(groups, firsts, strict=True):  # a group is one speaker's
+        assert g.speaker == words[a - 1].speaker
