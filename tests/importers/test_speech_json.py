@@ -239,6 +239,11 @@ def test_untimed_and_wrong_typed_segments_are_rejected_with_their_json(tmp_path)
     assert recs[1]["extra"]["end"] == 3.0  # an end before the start is the start
     assert [r.where for r in rejects] == [f"{p}#segment-2", f"{p}#segment-3", f"{p}#segment-4"]
     assert rejects[0].raw["text"] == " when?"
+    assert [r.reason for r in rejects] == [
+        "segment without a readable start time",
+        "not a segment (not a JSON object)",
+        "segment without a readable start time",
+    ]
     with pytest.raises(StrictAbort):
         run(p, strict=True)
 

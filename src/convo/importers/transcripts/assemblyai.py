@@ -24,6 +24,7 @@ from convo.importers.transcripts.speech import (
     SpokenReader,
     Word,
     label,
+    not_an_object,
     offset_ms,
     word_groups,
 )
@@ -55,7 +56,7 @@ def _extra(item: dict[str, Any]) -> dict[str, Any] | None:
 
 def _utterance(n: int, u: Any) -> Spoken:
     if not isinstance(u, dict):
-        return Spoken(n, "not an utterance", None, None, raw=u)
+        return not_an_object(n, u, "an utterance")
     return Spoken(
         n,
         as_str(u.get("text")),

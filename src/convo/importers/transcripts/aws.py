@@ -30,6 +30,7 @@ from convo.importers.transcripts.speech import (
     SpokenReader,
     Word,
     label,
+    not_an_object,
     offset_ms,
     word_groups,
 )
@@ -53,7 +54,7 @@ def _extra(item: dict[str, Any]) -> dict[str, Any] | None:
 
 def _segment(n: int, seg: Any) -> Spoken:
     if not isinstance(seg, dict):
-        return Spoken(n, "not a segment", None, None, raw=seg)
+        return not_an_object(n, seg, "a segment")
     ident = seg.get("id")
     return Spoken(
         n,

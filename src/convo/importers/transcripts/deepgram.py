@@ -26,6 +26,7 @@ from convo.importers.transcripts.speech import (
     SpokenReader,
     Word,
     label,
+    not_an_object,
     offset_ms,
     word_groups,
 )
@@ -60,7 +61,7 @@ class _Channels:
 
 def _utterance(n: int, u: Any, channels: _Channels) -> Spoken:
     if not isinstance(u, dict):
-        return Spoken(n, "not an utterance", None, None, raw=u)
+        return not_an_object(n, u, "an utterance")
     return Spoken(
         n,
         as_str(u.get("transcript")),

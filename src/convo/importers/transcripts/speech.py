@@ -30,7 +30,8 @@ class Spoken:
     ``n``: its ordinal in the file (1-based, the N of ``FILE#segment-N``); ``start`` and
     ``end``: milliseconds from the start of the recording, None when unreadable;
     ``ident``: the engine's own id; ``extra``: what the turn carries (a channel);
-    ``raw``: the element, kept with a rejection.
+    ``raw``: the element, kept with a rejection; ``problem``: why it cannot be read (it
+    is rejected with that reason).
     """
 
     n: int
@@ -41,6 +42,12 @@ class Spoken:
     ident: str | None = None
     extra: dict[str, Any] | None = None
     raw: Any = None
+    problem: str | None = None
+
+
+def not_an_object(n: int, raw: Any, what: str) -> Spoken:
+    """An array element that is not a JSON object: rejected as such."""
+    return Spoken(n, "", None, None, raw=raw, problem=f"not {what} (not a JSON object)")
 
 
 def offset_ms(value: Any, scale: int = 1000) -> int | None:
@@ -155,15 +162,16 @@ class SpokenReader:
         ctx = self.ctx
         for seg in segments:
             self.seen += 1
+            if seg.problem is not None:
+                ctx.reject(ctx.loc(f"{self.unit}-{seg.n}"), seg.problem, seg.raw)
+                continue
             text = seg.text.strip()
             if not text:
                 self.empty += 1
                 continue
             if seg.start is None:
-                ctx.reject(
-                    ctx.loc(f"{self.unit}-{seg.n}"), f"{self.unit} without a readable start time",
-                    seg.raw, "start and end are offsets in seconds (milliseconds for this engine)",
-                )  # fmt: skip
+                where = ctx.loc(f"{self.unit}-{seg.n}")
+                ctx.reject(where, f"{self.unit} without a readable start time", seg.raw)
                 continue
             end = seg.end if seg.end is not None and seg.end >= seg.start else seg.start
             speaker = seg.speaker if self.named else None

@@ -26,6 +26,7 @@ from convo.importers.transcripts.speech import (
     SpokenReader,
     Word,
     label,
+    not_an_object,
     offset_ms,
     word_groups,
 )
@@ -60,7 +61,7 @@ def sniff_whisper(source: Source) -> int:
 
 def _segment(n: int, seg: Any) -> Spoken:
     if not isinstance(seg, dict):
-        return Spoken(n, "not a segment", None, None, raw=seg)  # rejected: no start time
+        return not_an_object(n, seg, "a segment")
     ident = seg.get("id")
     return Spoken(
         n,
@@ -137,7 +138,7 @@ def _cpp_time(value: Any) -> int | None:
 
 def _cpp_segment(n: int, seg: Any) -> Spoken:
     if not isinstance(seg, dict):
-        return Spoken(n, "not a segment", None, None, raw=seg)
+        return not_an_object(n, seg, "a segment")
     offsets, times = as_dict(seg.get("offsets")), as_dict(seg.get("timestamps"))
     start = offset_ms(offsets.get("from"), 1)
     end = offset_ms(offsets.get("to"), 1)
