@@ -58,42 +58,47 @@ Decisions, where the formats and the brief are silent:
   entry, AssemblyAI or Deepgram utterance, Deepgram paragraph (its sentences joined with
   a space; used when the response has no ``utterances``) or Amazon Transcribe audio
   segment. The speaker is the engine's label as it wrote it (``SPEAKER_00``, ``A``,
-  ``0``, ``spk_0``; Deepgram's integers as text); whisper.cpp's
-  ``?`` (its stereo estimate could not tell) is no speaker; ``--speakers none`` leaves
-  labels out. Consecutive segments of one speaker merge as cues do; a ``channel``
-  (AssemblyAI's, Amazon's ``channel_label``, or Deepgram's when the file has several
-  channels) goes into ``extra``
-  and segments of different channels never merge. Text is the segment's, trimmed.
-  Offsets are seconds (milliseconds in AssemblyAI and whisper.cpp's ``offsets``; its
-  ``timestamps`` strings when ``offsets`` is missing), kept as ``extra.start``/``end``;
-  ``timestamp`` is ``--start-date`` (or the epoch sentinel) + the start, as for cues:
-  none of these files says when the recording started (Deepgram's ``metadata.created``
-  is when the request was made, not when the audio was recorded, so it is not used).
-  Ids: ``FILE#segment-N`` (N counts the file's segments from 1, empty ones too),
+  ``0``, ``spk_0``; Deepgram's integers as text); whisper.cpp's ``?`` (its stereo
+  estimate could not tell) is no speaker; ``--speakers none`` leaves labels out.
+  Consecutive segments of one speaker merge as cues do; a ``channel`` (AssemblyAI's,
+  Amazon's ``channel_label``, or Deepgram's when the file has several channels) goes
+  into ``extra``, and segments of different channels never merge. Text is the
+  segment's, trimmed.
+- Their time: offsets are seconds (milliseconds in AssemblyAI and whisper.cpp's
+  ``offsets``; its ``timestamps`` strings when ``offsets`` is missing), kept as
+  ``extra.start``/``end``; ``timestamp`` is ``--start-date`` (or the epoch sentinel) +
+  the start, as for cues: none of these files says when the recording started
+  (Deepgram's ``metadata.created`` is when the request was made, not when the audio was
+  recorded, so it is not used).
+- Their ids: ``FILE#segment-N`` (N counts the file's segments from 1, empty ones too),
   ``extra.segments`` and ``extra.segment_ids`` (the engine's ids: Whisper's ``id``,
-  ``seg_001``, Deepgram's utterance ids, Amazon's segment ids). A file with words but no
-  segments (the OpenAI API's ``timestamp_granularities=["word"]``, WhisperX
-  ``word_segments``, AssemblyAI without speaker labels, a Deepgram channel without
-  paragraphs, Amazon ``items`` without ``audio_segments``, its punctuation items joined
-  to the word before) has its words grouped:
-  a group ends after a word ending a sentence (``.?!…``), at a change of speaker or
-  channel, at a pause of 2 s or after 100 words; numbered ``FILE#word-N`` (N its first
-  word), ``extra.words``. A segment without text is skipped and counted in one warning
-  per file; one without a readable start is rejected with its JSON. An AssemblyAI
-  transcript whose ``status`` is not ``completed`` is warned about with its ``error``,
-  an Amazon job whose ``status`` is not ``COMPLETED`` likewise.
-  Streaming: the segment, utterance or word arrays are read one element at a time
-  (``jsoninput.StreamedDoc``), the whole ``text`` and word arrays passed over unkept; a
-  Deepgram response without utterances holds one channel at a time.
-- Detection: Whisper's ``segments`` with ``seek``/``avg_logprob``/``no_speech_prob`` (or
-  ``transcript.text.segment``, ``word_segments``) 85; ``segments`` whose head shows
-  ``start``, ``end`` and ``text`` (and no ``results``) 60; a ``.json`` file whose head is
-  all one ``"text"`` string (Whisper writes the whole text first) 30. whisper.cpp:
-  ``transcription`` with ``offsets``/``timestamps``/``systeminfo`` 90. AssemblyAI:
-  ``audio_url`` with ``status``/``id`` and a transcript member 85. Deepgram: ``results``
-  with ``channels`` and ``alternatives`` 90, or ``metadata`` with ``request_id`` and
-  ``model_info`` 85. Amazon Transcribe: ``jobName`` with ``results`` and ``transcripts``
-  or ``accountId`` 90.
+  ``seg_001``, Deepgram's utterance ids, Amazon's segment ids).
+- Words only: a file with words but no segments (the OpenAI API's
+  ``timestamp_granularities=["word"]``, WhisperX ``word_segments``, AssemblyAI without
+  speaker labels, a Deepgram channel without paragraphs, Amazon ``items`` without
+  ``audio_segments``, each punctuation item joined to the word before, the speaker from
+  ``speaker_label`` or else the ``speaker_labels`` segment holding the word's start) has
+  its words grouped: a group ends after a word ending a sentence (``.?!…``), at a change
+  of speaker or channel, at a pause of 2 s, or after 100 words. Groups are numbered
+  ``FILE#word-N`` (N counts words, its first word's) and ``extra.words``.
+- Their bad input: a segment without text is skipped and counted in one warning per
+  file; one without a readable start, or an element that is not an object, is rejected
+  with its JSON. An AssemblyAI transcript whose ``status`` is not ``completed`` is
+  warned about with its ``error``; an Amazon job not ``COMPLETED`` likewise.
+- Their streaming: the segment, utterance or word arrays are read one element at a time
+  (``jsoninput.StreamedDoc``), the whole ``text`` and the word arrays passed over
+  unkept; a Deepgram response without utterances holds one channel at a time.
+- Their detection: Whisper's ``segments`` with ``seek``/``avg_logprob``/
+  ``no_speech_prob`` (or ``transcript.text.segment``, ``word_segments``) 85; WhisperX
+  ``word_segments`` alone, or the OpenAI API's ``task``, ``duration`` and ``words``, 80;
+  ``segments`` whose head shows ``start``, ``end`` and ``text`` (and no ``results``) 60;
+  a ``.json`` file whose head is all one ``"text"`` string (Whisper writes the whole
+  text first) 30. whisper.cpp: ``transcription`` with ``offsets``/``timestamps``/
+  ``systeminfo`` 90. AssemblyAI: ``audio_url`` with ``status``/``id`` and a transcript
+  member 85. Deepgram: ``results`` with ``channels`` and ``alternatives`` 90, or
+  ``metadata`` with ``request_id`` and ``model_info`` 85 (never with ``jobName``).
+  Amazon Transcribe: ``jobName`` with ``results`` and ``transcripts`` or ``accountId``
+  90.
 - Encodings: a BOM decides (UTF-8, UTF-16 LE/BE); otherwise UTF-8, line by line, and
   the lines that are not UTF-8 in the file's legacy encoding, guessed once and named in
   a warning (``convo.core.encoding``), or ``--encoding``.
