@@ -11,7 +11,6 @@ utterance of a speech-to-text engine. ``unit`` names what the numbers count: ``c
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -60,9 +59,9 @@ class TurnMerger:
         start_ms: int,
         end_ms: int,
         extra: dict[str, Any] | None = None,
-    ) -> Iterator[ConversationMessage]:
-        """One segment: merged into the current turn, or the current turn built and a new one
-        begun."""
+    ) -> ConversationMessage | None:
+        """One segment: merged into the current turn (None), or a new turn begun and the
+        finished one's message returned. A plain call, not a generator: it runs once a cue."""
         cur = self.cur
         if (
             cur is not None
@@ -78,18 +77,17 @@ class TurnMerger:
             if cur["ns"][-1] != n:
                 cur["ns"].append(n)
                 cur["ids"].append(ident)
-            return
-        if cur is not None:
-            yield self._build(cur)
+            return None
         self.cur = {
             "speaker": speaker, "texts": [text], "size": len(text), "start": start_ms,
             "end": end_ms, "ns": [n], "ids": [ident], "extra": extra,
         }  # fmt: skip
+        return self._build(cur) if cur is not None else None
 
-    def finish(self) -> Iterator[ConversationMessage]:
-        if self.cur:
-            yield self._build(self.cur)
-            self.cur = None
+    def finish(self) -> ConversationMessage | None:
+        """The last turn's message, if any."""
+        cur, self.cur = self.cur, None
+        return self._build(cur) if cur else None
 
     def _build(self, cur: dict[str, Any]) -> ConversationMessage:
         start = cur["start"]

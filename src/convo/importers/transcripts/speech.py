@@ -175,11 +175,14 @@ class SpokenReader:
                 continue
             end = seg.end if seg.end is not None and seg.end >= seg.start else seg.start
             speaker = seg.speaker if self.named else None
-            yield from self.merger.add(speaker, text, seg.n, seg.ident, seg.start, end, seg.extra)
+            msg = self.merger.add(speaker, text, seg.n, seg.ident, seg.start, end, seg.extra)
+            if msg is not None:
+                yield msg
 
     def finish(self, what: str = "segments") -> Iterator[ConversationMessage]:
         """The last turn; the count of empty segments, or a warning that nothing was imported."""
-        yield from self.merger.finish()
+        if (msg := self.merger.finish()) is not None:
+            yield msg
         ctx = self.ctx
         if self.empty:
             ctx.warn(self.source.name, f"skipped {self.empty} {what} without text")

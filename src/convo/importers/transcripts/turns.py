@@ -56,7 +56,8 @@ class _Turns:
     def finish(self) -> Iterator[ConversationMessage]:
         if not self.decided:
             yield from self._decide()
-        yield from self.merger.finish()
+        if (msg := self.merger.finish()) is not None:
+            yield msg
 
     def _decide(self) -> Iterator[ConversationMessage]:
         self.decided = True
@@ -111,9 +112,9 @@ class _Turns:
     def _emit(
         self, speaker: str | None, lines: list[str], cue: RawCue
     ) -> Iterator[ConversationMessage]:
-        yield from self.merger.add(
-            speaker, "\n".join(lines), cue.n, cue.ident, cue.start_ms, cue.end_ms
-        )
+        msg = self.merger.add(speaker, "\n".join(lines), cue.n, cue.ident, cue.start_ms, cue.end_ms)
+        if msg is not None:
+            yield msg
 
 
 def _rolling_dedupe(lines: list[str], prev: list[str]) -> list[str]:
