@@ -77,11 +77,20 @@ BY_FOLDER = {
     "messenger": "messenger",
     "github": "github",
     "stackexchange_api": "stackexchange-api",
+    "asr": None,  # the speech-to-text JSON formats: see BY_FILE
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",
     "openai_api/batch_output.jsonl": "openai-completion",
     "openai_api/thread_messages.json": "openai-assistants",
+    # the speech-to-text fixtures are named for their format (whisper-cli, openai-*: whisper)
+    **{
+        f"asr/{p.name}": next(
+            (f for f in ("whisper-cpp", "assemblyai", "deepgram") if p.name.startswith(f)),
+            "aws-transcribe" if p.name.startswith("aws-") else "whisper",
+        )
+        for p in (FIXTURES / "asr").glob("*.json")
+    },
 }
 # Companion files read beside the main one, and counter-examples of existing formats.
 SKIP = {"actor.json", "account.js", "group_info.json", "plain-openai.jsonl",
@@ -97,10 +106,28 @@ def test_every_new_fixture_is_detected_as_its_format():
         for path in sorted(p for p in (FIXTURES / folder).rglob("*") if p.is_file()):
             rel = str(path.relative_to(FIXTURES))
             expected = BY_FILE.get(rel, name)
-            if path.name in SKIP or expected is None:
+            if path.name in SKIP or (expected is None and folder != "asr"):
                 continue
             got = _detect(reg, path)
             if got != expected:
                 wrong[rel] = got
     assert wrong == {}
     assert set(BY_FOLDER) == {p.name for p in FIXTURES.iterdir() if p.is_dir()}
+
+
+SPEECH = {"whisper", "whisper-cpp", "assemblyai", "deepgram", "aws-transcribe"}
+
+
+def test_the_speech_formats_take_no_other_file():
+    """No file of the corpus, sample_data/ or the other fixtures is taken for speech-to-text
+    JSON (the ASR fixtures and the sample transcript are theirs)."""
+    from conftest import ROOT as root
+
+    reg = Registry()
+    inputs = _inputs() + sorted(p for p in (root / "tests" / "fixtures").rglob("*") if p.is_file())
+    taken = {
+        str(p): got
+        for p in inputs
+        if "asr" not in p.parts and True and (got := _detect(reg, p)) in SPEECH
+    }
+    assert taken == {}

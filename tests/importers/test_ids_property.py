@@ -220,6 +220,11 @@ CASES = [
     Case("vtt", "sample_data/transcripts/standup.vtt", rename=True),
     Case("srt", "sample_data/transcripts/interview.srt", rename=True),
     Case("sbv", "sample_data/transcripts/lecture.sbv", rename=True),
+    Case("whisper", FORMATS + "asr/whisperx.json", rename=True),
+    Case("whisper-cpp", FORMATS + "asr/whisper-cpp.json", rename=True),
+    Case("assemblyai", FORMATS + "asr/assemblyai.json", rename=True),
+    Case("deepgram", FORMATS + "asr/deepgram-utterances.json", rename=True),
+    Case("aws-transcribe", FORMATS + "asr/aws-audio-segments.json", rename=True),
     # convo's own records carry their ids
     Case("jsonl", "tests/fixtures/views.jsonl", subs=(ID,)),
 ]

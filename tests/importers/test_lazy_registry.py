@@ -133,6 +133,12 @@ _BODIES = st.sampled_from(
         '{"type": "version", "version": 1}\n{"type": "post", "create_at": 1}\n',
         "window.YTD.direct_messages.part0 = []",
         "Conversation: Bob\nType: private\n",
+        '{"text": " hi", "segments": [{"id": 0, "seek": 0, "start": 0.0, "end": 1.0, "text": " hi"}]}',
+        '{"task": "transcribe", "duration": 1.0, "text": "hi", "words": [{"word": "hi", "start": 0}]}',
+        '{"result": {"language": "en"}, "transcription": [{"offsets": {"from": 0, "to": 10}}]}',
+        '{"id": "t", "status": "completed", "audio_url": "u", "utterances": [{"speaker": "A"}]}',
+        '{"metadata": {"channels": 1}, "results": {"channels": [{"alternatives": []}]}}',
+        '{"jobName": "j", "accountId": "1", "results": {"transcripts": [{"transcript": "x"}]}}',
     ]
 )
 

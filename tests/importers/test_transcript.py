@@ -252,7 +252,7 @@ def test_speakerless_cues_are_not_merged(tmp_path):
 
 
 def test_merge_is_capped(tmp_path, monkeypatch):
-    from convo.importers.transcripts import turns as transcript
+    from convo.importers.transcripts import merging as transcript
 
     monkeypatch.setattr(transcript, "MAX_MERGED_CHARS", 10)
     recs, _, _ = vtt(tmp_path, _cues("<v A>aaaa", "<v A>bbbb", "<v A>cccc"))

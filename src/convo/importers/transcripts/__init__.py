@@ -1,7 +1,11 @@
-"""Transcripts (family ``transcript``): WebVTT, SRT and SBV cues into messages, one per
-speaker turn. ``vtt``, ``srt`` and ``sbv`` hold each format's sniff, reader and
-``FORMATS``; they share ``cues`` (lines -> blocks -> timed cues), ``cuetext`` (cue text
-and speaker prefixes), ``turns`` (speakers and merging) and ``sniffing`` (head checks).
+"""Transcripts (family ``transcript``): WebVTT, SRT and SBV cues, and the JSON that
+speech-to-text engines write, into messages, one per speaker turn. ``vtt``, ``srt`` and
+``sbv`` hold each cue format's sniff, reader and ``FORMATS``; they share ``cues`` (lines ->
+blocks -> timed cues), ``cuetext`` (cue text and speaker prefixes), ``turns`` (speakers
+of cues) and ``sniffing`` (head checks). ``whisper`` (Whisper, WhisperX, the OpenAI
+audio API; whisper.cpp), ``assemblyai``, ``deepgram`` and ``aws`` (Amazon Transcribe)
+read speech-to-text JSON through
+``speech`` (segments, offsets, words). Every format merges turns with ``merging``.
 
 Reading is streamed a line at a time (see ``cues``); webvtt-py, which reads a
 whole file into memory and drops malformed cues without saying where, serves as the
@@ -32,7 +36,7 @@ Decisions, where the formats and the brief are silent:
   the listener (TypeAgent's podcast import, a different text format, names every other
   participant; convo follows the transcript importer, whose records TypeAgent loads).
 - Merging: consecutive segments of one named speaker become one message, up to
-  ``MAX_MERGED_CHARS`` of text (a monologue is split there so that memory stays flat).
+  ``merging.MAX_MERGED_CHARS`` of text (a monologue is split there so that memory stays flat).
   Segments without a speaker are never merged (TypeAgent merges them; here a
   speakerless subtitle file would become one huge message).
 - Time: ``timestamp`` = ``--start-date`` (or the epoch sentinel) + the first cue's start,
@@ -49,6 +53,52 @@ Decisions, where the formats and the brief are silent:
   SRT (90); ``H:MM:SS.mmm,H:MM:SS.mmm`` as the first line is SBV (90); header-less cues
   with ``.`` timings are WebVTT (40) unless numbered (SRT, 45). An empty file counts only
   when its name has the format's extension (so it warns "no cues" instead of failing).
+- Speech-to-text JSON (``whisper``, ``whisper-cpp``, ``assemblyai``, ``deepgram``,
+  ``aws-transcribe``): one segment is one Whisper segment, whisper.cpp ``transcription``
+  entry, AssemblyAI or Deepgram utterance, Deepgram paragraph (its sentences joined with
+  a space; used when the response has no ``utterances``) or Amazon Transcribe audio
+  segment. The speaker is the engine's label as it wrote it (``SPEAKER_00``, ``A``,
+  ``0``, ``spk_0``; Deepgram's integers as text); whisper.cpp's ``?`` (its stereo
+  estimate could not tell) is no speaker; ``--speakers none`` leaves labels out.
+  Consecutive segments of one speaker merge as cues do; a ``channel`` (AssemblyAI's,
+  Amazon's ``channel_label``, or Deepgram's when the file has several channels) goes
+  into ``extra``, and segments of different channels never merge. Text is the
+  segment's, trimmed.
+- Their time: offsets are seconds (milliseconds in AssemblyAI and whisper.cpp's
+  ``offsets``; its ``timestamps`` strings when ``offsets`` is missing), kept as
+  ``extra.start``/``end``; ``timestamp`` is ``--start-date`` (or the epoch sentinel) +
+  the start, as for cues: none of these files says when the recording started
+  (Deepgram's ``metadata.created`` is when the request was made, not when the audio was
+  recorded, so it is not used).
+- Their ids: ``FILE#segment-N`` (N counts the file's segments from 1, empty ones too),
+  ``extra.segments`` and ``extra.segment_ids`` (the engine's ids: Whisper's ``id``,
+  ``seg_001``, Deepgram's utterance ids, Amazon's segment ids).
+- Words only: a file with words but no segments (the OpenAI API's
+  ``timestamp_granularities=["word"]``, WhisperX ``word_segments``, AssemblyAI without
+  speaker labels, a Deepgram channel without paragraphs, Amazon ``items`` without
+  ``audio_segments``, each punctuation item joined to the word before, the speaker from
+  ``speaker_label`` or else the ``speaker_labels`` segment holding the word's start) has
+  its words grouped: a group ends after a word ending a sentence (``.?!…``), at a change
+  of speaker or channel, at a pause of 2 s, or after 100 words. Groups are numbered
+  ``FILE#word-N`` (N counts words, its first word's) and ``extra.words``.
+- Their bad input: a segment without text is skipped and counted in one warning per
+  file; one without a readable start, or an element that is not an object, is rejected
+  with its JSON. An AssemblyAI transcript whose ``status`` is not ``completed`` is
+  warned about with its ``error``; an Amazon job not ``COMPLETED`` likewise.
+- Their streaming: the segment, utterance or word arrays are read one element at a time
+  (``jsoninput.StreamedDoc``), the whole ``text`` and the word arrays passed over
+  unkept; a Deepgram response without utterances holds one channel at a time.
+- Their detection: Whisper's ``segments`` with ``seek``/``avg_logprob``/
+  ``no_speech_prob`` (or ``transcript.text.segment``, ``word_segments``) 85; WhisperX
+  ``word_segments`` alone, or the OpenAI API's ``task``, ``duration`` and ``words``, 80;
+  ``segments`` whose head shows ``start``, ``end`` and ``text`` (and no ``results``) 60;
+  a ``.json`` file whose head is all one ``"text"`` string (Whisper writes the whole
+  text first) 30. whisper.cpp: ``transcription`` with ``offsets``/``timestamps``/
+  ``systeminfo`` 90. AssemblyAI: ``audio_url`` with ``status``/``id`` and a transcript
+  member 85. Deepgram: ``results`` with ``channels`` and ``alternatives`` 90, or
+  ``metadata`` with ``request_id`` and ``model_info`` 85 (never with ``jobName``).
+  Amazon Transcribe: ``jobName`` with ``results`` and ``transcripts`` or ``accountId``
+  90.
 - Encodings: a BOM decides (UTF-8, UTF-16 LE/BE); otherwise UTF-8, line by line, and
   the lines that are not UTF-8 in the file's legacy encoding, guessed once and named in
   a warning (``convo.core.encoding``), or ``--encoding``.
@@ -83,14 +133,39 @@ FIELDS = Fields(
 )
 
 
+# What the speech-to-text JSON formats make of their source.
+SPEECH_FIELDS = Fields(
+    speaker="the engine's speaker label as written (`SPEAKER_00`, `A`, `0`); none "
+    "without diarization; `--speakers none` leaves it out",
+    listeners="none (a transcript names no listeners)",
+    time="`--start-date` + the first merged segment's start, to the second; without "
+    "`--start-date` the epoch + the offset (an undated time)",
+    zone="`--start-date` is read in `--tz` (default UTC); offsets have no zone",
+    thread="none",
+    id=CONTENT_HASH + ", hashing the segment offset",
+    scope="the file's name (the recording)",
+    extra="`start` and `end` (seconds from the start of the recording), `segments` (the "
+    "segment numbers merged; `words` for a file of words), `segment_ids` (the engine's "
+    "ids), `channel`",
+)
+
+
 def register(registry: Registry) -> None:
     """Declare the transcript formats: a cue timing (``-->``), the WebVTT header or an SBV
-    timing first, else an empty file so named (their modules load when a gate admits)."""
-    from convo.importers.gates import Gate
+    timing first, else an empty file so named; speech-to-text JSON objects holding their
+    engine's member names (their modules load when a gate admits)."""
+    from convo.importers.gates import Gate, json_with
 
     named = Gate(named=True)
+    whisper = json_with('"segments"', '"word_segments"', '"task"', opens="{")
+    text_first = Gate(pattern=r'\A[\s\ufeff]*\{\s*"text"\s*:')  # openai-whisper's order
     registry.declare(__package__, (
         ("vtt", "vtt", ("*.vtt", "*.webvtt"), Gate(words=("WEBVTT", "-->")), named),
         ("srt", "srt", ("*.srt",), Gate(words=("-->",)), named),
         ("sbv", "sbv", ("*.sbv",), Gate(opens="0123456789"), named),
+        ("whisper", "whisper", ("*.json",), whisper, text_first),
+        ("whisper", "whisper-cpp", ("*.json",), json_with('"transcription"', opens="{")),
+        ("assemblyai", "assemblyai", ("*.json",), json_with('"audio_url"', opens="{")),
+        ("deepgram", "deepgram", ("*.json",), json_with('"results"', opens="{")),
+        ("aws", "aws-transcribe", ("*.json",), json_with('"jobName"', opens="{")),
     ), family="transcript")  # fmt: skip

@@ -1,14 +1,12 @@
-"""Speakers and merging, shared by the three cue formats: cues in, messages out."""
+"""Speakers of cues, shared by the three cue formats: cues in, messages out (merged into
+turns by ``merging``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import timedelta
 
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
-from convo.core.timestamps import epoch_plus, format_timestamp_utc
-from convo.importers.build import ContentIds, message
 from convo.importers.context import ImportContext
 from convo.importers.transcripts.cues import (
     BadBlock,
@@ -20,9 +18,9 @@ from convo.importers.transcripts.cues import (
     vtt_blocks,
 )
 from convo.importers.transcripts.cuetext import Segment, choose_style, prefix_matcher, segments
+from convo.importers.transcripts.merging import TurnMerger
 
 SAMPLE_CUES = 200
-MAX_MERGED_CHARS = 64 * 1024
 
 
 class _Turns:
@@ -34,16 +32,14 @@ class _Turns:
         self.kind = kind
         opts = ctx.options
         self.mode = opts.speakers if opts.speakers in ("voice", "prefix", "none") else "auto"
-        self.merge = opts.merge
-        self.start_date = opts.start_date
         self.style: str | None = None
         self.decided = self.mode in ("voice", "none")
         self.sample: list[tuple[RawCue, list[Segment], bool]] = []
         self.sample_voice = False
         self.prev_speaker: str | None = None
-        self.cur: dict | None = None
-        self.count = 0
-        self.ids = ContentIds(source.name)
+        self.merger = TurnMerger(
+            ctx, source.name, kind, merge=opts.merge, start_date=opts.start_date
+        )
 
     # -- input
     def add(
@@ -60,9 +56,8 @@ class _Turns:
     def finish(self) -> Iterator[ConversationMessage]:
         if not self.decided:
             yield from self._decide()
-        if self.cur:
-            yield self._build(self.cur)
-            self.cur = None
+        if (msg := self.merger.finish()) is not None:
+            yield msg
 
     def _decide(self) -> Iterator[ConversationMessage]:
         self.decided = True
@@ -117,68 +112,9 @@ class _Turns:
     def _emit(
         self, speaker: str | None, lines: list[str], cue: RawCue
     ) -> Iterator[ConversationMessage]:
-        text = "\n".join(lines)
-        cur = self.cur
-        if (
-            cur is not None
-            and self.merge
-            and speaker is not None
-            and speaker == cur["speaker"]
-            and cur["size"] + len(text) <= MAX_MERGED_CHARS
-        ):
-            cur["texts"].append(text)
-            cur["size"] += len(text) + 1
-            cur["end"] = max(cur["end"], cue.end_ms)
-            if cur["cues"][-1] != cue.n:
-                cur["cues"].append(cue.n)
-                cur["ids"].append(cue.ident)
-            return
-        if cur is not None:
-            yield self._build(cur)
-        self.cur = {
-            "speaker": speaker, "texts": [text], "size": len(text), "start": cue.start_ms,
-            "end": cue.end_ms, "cues": [cue.n], "ids": [cue.ident],
-        }  # fmt: skip
-
-    def _build(self, cur: dict) -> ConversationMessage:
-        start = cur["start"]
-        try:
-            if self.start_date is not None:
-                ts = format_timestamp_utc(self.start_date + timedelta(milliseconds=start))
-            else:
-                ts = epoch_plus(start / 1000)
-        except OverflowError:  # --start-date plus the cue's start is past the year 9999
-            ts = None
-            self.ctx.warn(
-                f"{self.name}#cue-{cur['cues'][0]}", "time past the year 9999; left unknown"
-            )
-        extra: dict = {"start": start / 1000, "end": cur["end"] / 1000, "cues": cur["cues"]}
-        if any(i is not None for i in cur["ids"]):
-            extra["cue_ids"] = cur["ids"]
-        self.count += 1
-        texts = cur["texts"]
-        msg = message(
-            " ".join(texts) if len(texts) > 1 else texts[0],
-            speaker=cur["speaker"],
-            timestamp=ts,
-            source_id=f"{self.name}#cue-{cur['cues'][0]}",
-            format=self.kind,
-            extra=extra,
-        )
-        # The id hashes the cue's offset, not --start-date + offset: re-ingesting with
-        # another (or no) --start-date finds the same messages. Without one, the offset
-        # time is ``ts`` (computed once: this runs for every message).
-        offset = ts if ts is not None and self.start_date is None else _offset_time(start)
-        self.ids.assign(msg, timestamp=offset)
-        return msg
-
-
-def _offset_time(ms: int) -> str:
-    """The cue offset as a time after the epoch (what a transcript without a start has)."""
-    try:
-        return epoch_plus(ms / 1000)
-    except OverflowError:
-        return f"+{ms}ms"
+        msg = self.merger.add(speaker, "\n".join(lines), cue.n, cue.ident, cue.start_ms, cue.end_ms)
+        if msg is not None:
+            yield msg
 
 
 def _rolling_dedupe(lines: list[str], prev: list[str]) -> list[str]:
@@ -247,6 +183,6 @@ def read_cues(source: Source, ctx: ImportContext, kind: str) -> Iterator[Convers
         if got is not None:
             yield from turns.add(item, *got)
     yield from turns.finish()
-    if not turns.count:
+    if not turns.merger.count:
         what = "no cues" if not seen_any else "no cues with text"
         ctx.warn(source.name, f"{what}; nothing imported")

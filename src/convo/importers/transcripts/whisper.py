@@ -1,0 +1,178 @@
+"""Whisper JSON transcripts: OpenAI Whisper's ``--output_format json``, WhisperX (and
+faster-whisper front ends that write the same shape), the OpenAI audio API's
+``verbose_json`` and ``diarized_json`` (``whisper``), and whisper.cpp's ``-oj``/``-ojf``
+(``whisper-cpp``). Decisions are in the package docstring.
+
+Ids and their scope (docs/ids.md): the content hash of each turn, its conversation the
+file's name (the recording), hashing the segment's offset
+(``convo.importers.transcripts.merging``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from convo.core.errors import InputError
+from convo.core.io import Source
+from convo.core.record import ConversationMessage
+from convo.importers.context import ImportContext
+from convo.importers.jsoninput import StreamedDoc, as_dict, as_str, has_key, json_head
+from convo.importers.registry import Format
+from convo.importers.transcripts import SPEECH_FIELDS
+from convo.importers.transcripts.speech import (
+    Spoken,
+    SpokenReader,
+    Word,
+    label,
+    not_an_object,
+    offset_ms,
+    word_groups,
+)
+
+PATTERNS = ("*.json",)
+# Top-level members passed over unkept: the whole text, and words (read, when they are
+# all there is, as their own array).
+_BIG = ("text", "words", "word_segments")
+_SEGMENT_MARKS = ('"seek"', '"avg_logprob"', '"no_speech_prob"', '"compression_ratio"',
+                  "transcript.text.segment", '"word_segments"')  # fmt: skip
+_TEXT_FIRST = re.compile(r'\A\{\s*"text"\s*:\s*"(?:[^"\\]|\\.)*\Z', re.S)
+
+
+def sniff_whisper(source: Source) -> int:
+    text = json_head(source)
+    if not text.startswith("{"):
+        return 0
+    if has_key(text, "segments"):
+        if any(m in text for m in _SEGMENT_MARKS):
+            return 85
+        if all(has_key(text, k) for k in ("start", "end", "text")) and not has_key(text, "results"):
+            return 60  # segments with times and text: a Whisper-shaped dump
+        return 0
+    if has_key(text, "word_segments"):
+        return 80  # WhisperX without segments
+    if has_key(text, "task") and has_key(text, "duration") and has_key(text, "words"):
+        return 80  # the OpenAI API's verbose_json with word timestamps only
+    if _TEXT_FIRST.match(text) and source.match_name.endswith(".json"):
+        return 30  # Whisper writes the whole text first: the head ends inside it
+    return 0
+
+
+def _segment(n: int, seg: Any) -> Spoken:
+    if not isinstance(seg, dict):
+        return not_an_object(n, seg, "a segment")
+    ident = seg.get("id")
+    return Spoken(
+        n,
+        as_str(seg.get("text")),
+        offset_ms(seg.get("start")),
+        offset_ms(seg.get("end")),
+        label(seg.get("speaker")),
+        ident=None if ident is None else as_str(ident) or None,
+        raw=seg,
+    )
+
+
+def _word(w: Any) -> Word:
+    w = as_dict(w)
+    return Word(
+        as_str(w.get("word")) or as_str(w.get("text")),
+        offset_ms(w.get("start")),
+        offset_ms(w.get("end")),
+        label(w.get("speaker")),
+    )
+
+
+def read_whisper(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    doc = StreamedDoc(source, ("segments",), skip=_BIG)
+    doc.head()
+    if doc.root != "{":
+        doc.close()
+        raise InputError("not a Whisper transcript (not a JSON object)", where=source.name)
+    reader = SpokenReader(source, ctx, "whisper")
+    if doc.found:
+        yield from reader.read(_segment(n, s) for n, s in enumerate(doc.values(), 1))
+        if reader.seen:
+            yield from reader.finish()
+            return
+    else:
+        doc.close()
+    # No segments (or an empty list): the words, when the file has them.
+    for key in ("words", "word_segments"):
+        words = StreamedDoc(source, (key,), keep=False)
+        words.head()
+        if words.found:
+            reader = SpokenReader(source, ctx, "whisper", unit="word")
+            yield from reader.read(word_groups(_word(w) for w in words.values()))
+            yield from reader.finish("words")
+            return
+        words.close()
+    if not doc.found:
+        raise InputError("not a Whisper transcript (no segments or words list)", where=source.name)
+    yield from reader.finish()
+
+
+# -- whisper.cpp
+
+
+def sniff_whisper_cpp(source: Source) -> int:
+    text = json_head(source)
+    if not text.startswith("{") or not has_key(text, "transcription"):
+        return 0
+    if has_key(text, "offsets") or has_key(text, "timestamps") or has_key(text, "systeminfo"):
+        return 90
+    return 0
+
+
+_CPP_TIME = re.compile(r"\s*(\d+):(\d{1,2}):(\d{1,2})(?:[.,](\d{1,3}))?\s*\Z")
+
+
+def _cpp_time(value: Any) -> int | None:
+    """``00:01:02,500`` (whisper.cpp's ``timestamps``) in milliseconds."""
+    m = _CPP_TIME.match(as_str(value))
+    if not m or int(m[2]) > 59 or int(m[3]) > 59:
+        return None
+    return ((int(m[1]) * 60 + int(m[2])) * 60 + int(m[3])) * 1000 + int((m[4] or "0").ljust(3, "0"))
+
+
+def _cpp_segment(n: int, seg: Any) -> Spoken:
+    if not isinstance(seg, dict):
+        return not_an_object(n, seg, "a segment")
+    offsets, times = as_dict(seg.get("offsets")), as_dict(seg.get("timestamps"))
+    start = offset_ms(offsets.get("from"), 1)
+    end = offset_ms(offsets.get("to"), 1)
+    if start is None:
+        start, end = _cpp_time(times.get("from")), _cpp_time(times.get("to"))
+    speaker = label(seg.get("speaker"))
+    return Spoken(
+        n,
+        as_str(seg.get("text")),
+        start,
+        end,
+        None if speaker == "?" else speaker,  # "?": the stereo estimate could not tell
+        raw={k: v for k, v in seg.items() if k != "tokens"},
+    )
+
+
+def read_whisper_cpp(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    doc = StreamedDoc(source, ("transcription",), skip=("systeminfo",))
+    doc.expect("not a whisper.cpp transcript (no transcription list)")
+    reader = SpokenReader(source, ctx, "whisper-cpp")
+    yield from reader.read(_cpp_segment(n, s) for n, s in enumerate(doc.values(), 1))
+    yield from reader.finish()
+
+
+DESCRIPTION = "Whisper JSON (openai-whisper, WhisperX, OpenAI verbose/diarized_json); speakers"
+EXAMPLE = '{"segments": [{"id": 0, "seek": 0, "start": 0.0, "end": 2.5, "text": " Hello."}]}'
+CPP_DESCRIPTION = "whisper.cpp JSON (-oj, -ojf): transcription segments"
+CPP_EXAMPLE = (
+    '{"transcription": [{"timestamps": {"from": "00:00:00,000", "to": "00:00:02,500"}, '
+    '"offsets": {"from": 0, "to": 2500}, "text": " Hello."}]}'
+)
+FORMATS = (
+    Format("whisper", "transcript", DESCRIPTION, PATTERNS, sniff_whisper, read_whisper, EXAMPLE,
+           fields=SPEECH_FIELDS),
+    Format("whisper-cpp", "transcript", CPP_DESCRIPTION, PATTERNS, sniff_whisper_cpp,
+           read_whisper_cpp, CPP_EXAMPLE, fields=SPEECH_FIELDS),
+)  # fmt: skip

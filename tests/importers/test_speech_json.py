@@ -1,0 +1,365 @@
+"""Speech-to-text JSON transcripts: Whisper (openai-whisper, WhisperX, the OpenAI audio
+API), whisper.cpp, AssemblyAI and Deepgram (``convo.importers.transcripts``).
+
+The fixtures (tests/fixtures/formats/asr/) reproduce the shapes the engines write, as
+their writers and API references define them: openai-whisper's ``WriteJSON`` (the whole
+``text`` first, then ``segments`` with ``seek``/``tokens``/``avg_logprob``), WhisperX's
+``segments`` with ``speaker`` and ``word_segments``, the OpenAI API's ``verbose_json``
+(segments, or ``words`` only) and ``diarized_json`` (``transcript.text.segment``
+segments with ``speaker``), whisper.cpp's ``output_json`` (``transcription`` entries with
+``timestamps``/``offsets``, ``speaker`` under ``-di``, ``tokens`` and
+``speaker_turn_next`` under ``-ojf``/``-tdrz``), AssemblyAI's transcript object
+(``utterances`` in milliseconds, multichannel ``channel``, ``utterances: null`` without
+speaker labels, ``status: error``) and Deepgram's pre-recorded response (``metadata``,
+``results.utterances``, or ``results.channels[].alternatives[].paragraphs``/``words``).
+"""
+
+from __future__ import annotations
+
+import json
+import tracemalloc
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import ROOT, assert_golden
+from convo.core.errors import StrictAbort
+from convo.core.io import Source
+from convo.importers.context import ImportContext, ImportOptions
+from convo.importers.registry import registry
+from convo.importers.transcripts import whisper
+from convo.importers.transcripts.speech import Word, word_groups
+from convo.pipeline.ingest import Ingest
+
+ASR = ROOT / "tests" / "fixtures" / "formats" / "asr"
+FORMAT_OF = {
+    "whisper-cli": "whisper",
+    "whisperx": "whisper",
+    "openai-verbose": "whisper",
+    "openai-words": "whisper",
+    "openai-diarized": "whisper",
+    "whisper-cpp": "whisper-cpp",
+    "whisper-cpp-full": "whisper-cpp",
+    "assemblyai": "assemblyai",
+    "assemblyai-multichannel": "assemblyai",
+    "assemblyai-words": "assemblyai",
+    "assemblyai-error": "assemblyai",
+    "deepgram-utterances": "deepgram",
+    "deepgram-channels": "deepgram",
+    "deepgram-diarized-paragraphs": "deepgram",
+    "aws-audio-segments": "aws-transcribe",
+    "aws-items-speaker-segments": "aws-transcribe",
+    "aws-items-plain": "aws-transcribe",
+    "aws-channels": "aws-transcribe",
+}
+
+
+def run(path: Path | str, fmt: str | None = None, **opts):
+    """Import one file (as ``fmt``, else detected); (records, rejections, warnings)."""
+    rejects: list = []
+    warnings: list = []
+    ing = Ingest(
+        ImportOptions(**opts), format_name=fmt, on_reject=rejects.append,
+        on_warning=warnings.append,
+    )  # fmt: skip
+    recs = [m.serialize() for m in ing.messages([path])]
+    return recs, rejects, warnings
+
+
+def write(tmp_path: Path, doc: object, name: str = "t.json") -> Path:
+    p = tmp_path / name
+    p.write_text(json.dumps(doc))
+    return p
+
+
+def turns(recs) -> list[tuple[str | None, str]]:
+    return [(r["metadata"]["speaker"], r["textChunks"][0]) for r in recs]
+
+
+# ---------------------------------------------------------------- golden files
+
+
+@pytest.mark.parametrize("name", sorted(FORMAT_OF))
+def test_golden(name, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    recs, rejects, _ = run(f"tests/fixtures/formats/asr/{name}.json")
+    assert not rejects
+    assert {r["format"] for r in recs} <= {FORMAT_OF[name]}
+    assert_golden(f"transcript/asr/{name}.jsonl", recs)
+
+
+@pytest.mark.parametrize("name", sorted(FORMAT_OF))
+def test_detected(name):
+    assert registry.detect(Source(ASR / f"{name}.json")).name == FORMAT_OF[name]
+
+
+# ---------------------------------------------------------------- what each engine gives
+
+
+def test_whisperx_speakers_merge_and_a_segment_without_speaker_stands_alone():
+    recs, _, warnings = run(ASR / "whisperx.json")
+    assert turns(recs) == [
+        ("SPEAKER_00", "Welcome to the design review. Today we look at the cache."),
+        ("SPEAKER_01", "Does it evict by size?"),
+        (None, "Mm-hmm."),
+        ("SPEAKER_00", "By size and by age."),
+    ]
+    assert recs[0]["extra"] == {"start": 0.031, "end": 4.0, "segments": [1, 2]}
+    assert not warnings
+
+
+def test_no_merge_and_no_speakers():
+    recs, _, _ = run(ASR / "openai-diarized.json", merge=False)
+    assert [s for s, _ in turns(recs)] == ["A", "B", "B", "A"]
+    recs, _, _ = run(ASR / "openai-diarized.json", speakers="none")
+    assert [s for s, _ in turns(recs)] == [None] * 4  # unnamed segments never merge
+    assert recs[0]["extra"]["segment_ids"] == ["seg_001"]
+
+
+def test_empty_segment_is_counted_once_and_keeps_its_number():
+    recs, rejects, warnings = run(ASR / "whisper-cli.json")
+    assert not rejects
+    assert warnings == [f"{ASR / 'whisper-cli.json'}: skipped 1 segments without text"]
+    assert [r["extra"]["segments"] for r in recs] == [[1], [2], [4]]
+    assert recs[2]["source_id"].endswith("whisper-cli.json#segment-4")
+
+
+def test_start_date_anchors_offsets_and_ids_stay():
+    plain, _, _ = run(ASR / "assemblyai.json")
+    start = datetime(2024, 5, 2, 9, 0, tzinfo=UTC)
+    dated, _, _ = run(ASR / "assemblyai.json", start_date=start)
+    assert [r["timestamp"] for r in plain] == [
+        "1970-01-01T00:00:00Z",
+        "1970-01-01T00:00:01Z",
+        "1970-01-01T00:00:04Z",
+    ]
+    assert [r["timestamp"] for r in dated] == [
+        "2024-05-02T09:00:00Z",
+        "2024-05-02T09:00:01Z",
+        "2024-05-02T09:00:04Z",
+    ]
+    assert [r["id"] for r in plain] == [r["id"] for r in dated]
+
+
+def test_words_only_are_grouped_by_sentence_and_pause():
+    recs, _, _ = run(ASR / "openai-words.json")
+    assert turns(recs) == [(None, "Hi there."), (None, "This is a test"), (None, "of words only")]
+    assert [r["source_id"].rsplit("#", 1)[1] for r in recs] == ["word-1", "word-3", "word-7"]
+    assert recs[2]["extra"] == {"start": 5.0, "end": 9.5, "words": [7]}
+
+
+def test_whisper_cpp_unknown_speaker_and_timestamps_without_offsets():
+    recs, _, _ = run(ASR / "whisper-cpp.json")
+    assert turns(recs)[1:] == [("1", "Agreed."), (None, "[inaudible]")]
+    recs, _, _ = run(ASR / "whisper-cpp-full.json")
+    assert [(r["extra"]["start"], r["extra"]["end"]) for r in recs] == [(0.0, 2.0), (2.0, 3.5)]
+
+
+def test_assemblyai_channels_never_merge_across_and_are_kept():
+    recs, _, _ = run(ASR / "assemblyai-multichannel.json")
+    assert turns(recs) == [
+        ("1", "Support, how can I help?"),
+        ("2", "My order is late. It was due Monday."),
+    ]
+    assert [r["extra"]["channel"] for r in recs] == ["1", "2"]
+
+
+def test_assemblyai_error_status_is_said():
+    recs, _, warnings = run(ASR / "assemblyai-error.json")
+    assert recs == []
+    assert "transcript status 'error': Download error" in warnings[0]
+    assert warnings[1].endswith("no words with text; nothing imported")
+
+
+def test_deepgram_channels_paragraphs_then_words():
+    recs, _, _ = run(ASR / "deepgram-channels.json")
+    assert turns(recs) == [
+        (None, "Thanks for calling. How can I help?"),
+        (None, "My card was charged twice."),
+    ]
+    assert [r["extra"]["channel"] for r in recs] == ["0", "1"]
+    recs, _, _ = run(ASR / "deepgram-diarized-paragraphs.json")
+    assert turns(recs) == [("0", "We need a decision. Let's vote tomorrow."), ("1", "Fine by me.")]
+
+
+def test_deepgram_utterances_one_channel_carry_no_channel():
+    recs, _, _ = run(ASR / "deepgram-utterances.json")
+    assert all("channel" not in r["extra"] for r in recs)
+    assert recs[1]["extra"]["segment_ids"] == ["c3d3e7f4-ae83-4df8-9a69-dd2e7c3a4b23"]
+
+
+def test_aws_audio_segments_merge_by_speaker_and_keep_their_ids():
+    recs, _, _ = run(ASR / "aws-audio-segments.json")
+    assert turns(recs) == [
+        ("spk_0", "I have been waiting all morning."),
+        ("spk_1", "Sorry about that. Let me check."),
+    ]
+    assert recs[1]["extra"]["segment_ids"] == ["1", "2"]
+
+
+def test_aws_items_take_punctuation_and_the_speaker_of_their_time():
+    recs, _, _ = run(ASR / "aws-items-speaker-segments.json")
+    assert turns(recs) == [("spk_0", "Morning all."), ("spk_1", "Hi, ready.")]
+    recs, _, _ = run(ASR / "aws-items-plain.json")
+    assert turns(recs) == [(None, "Buy milk and"), (None, "call the plumber")]
+
+
+def test_aws_channels_are_kept_and_its_channel_labels_are_not_deepgram():
+    recs, _, _ = run(ASR / "aws-channels.json")
+    assert [r["extra"]["channel"] for r in recs] == ["ch_0", "ch_1"]
+    assert {r["format"] for r in recs} == {"aws-transcribe"}
+
+
+def test_aws_job_not_completed_is_said(tmp_path):
+    p = write(
+        tmp_path,
+        {"jobName": "j", "accountId": "1", "status": "FAILED", "results": {"transcripts": []}},
+    )
+    recs, _, warnings = run(p)
+    assert recs == [] and warnings[0].endswith("transcription job status 'FAILED'")
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def test_untimed_and_wrong_typed_segments_are_rejected_with_their_json(tmp_path):
+    doc = {"segments": [
+        {"id": 0, "seek": 0, "start": 0.0, "end": 1.0, "text": " ok"},
+        {"id": 1, "seek": 0, "start": "soon", "end": 2.0, "text": " when?"},
+        "not a segment",
+        {"id": 3, "seek": 0, "start": -1, "end": 2.0, "text": " negative"},
+        {"id": 4, "seek": 0, "start": 3.0, "end": 2.0, "text": " backwards"},
+    ]}  # fmt: skip
+    p = write(tmp_path, doc)
+    recs, rejects, _ = run(p)
+    assert turns(recs) == [(None, "ok"), (None, "backwards")]
+    assert recs[1]["extra"]["end"] == 3.0  # an end before the start is the start
+    assert [r.where for r in rejects] == [f"{p}#segment-2", f"{p}#segment-3", f"{p}#segment-4"]
+    assert rejects[0].raw["text"] == " when?"
+    assert [r.reason for r in rejects] == [
+        "segment without a readable start time",
+        "not a segment (not a JSON object)",
+        "segment without a readable start time",
+    ]
+    with pytest.raises(StrictAbort):
+        run(p, strict=True)
+
+
+def test_not_whisper_is_one_clear_error(tmp_path):
+    from convo.core.errors import InputError
+
+    p = write(tmp_path, {"text": "only text"})
+    with pytest.raises(InputError, match="not a Whisper transcript"):
+        run(p, "whisper")
+
+
+def test_text_first_head_longer_than_the_head_is_still_whisper(tmp_path):
+    long = " word" * 20000  # 100 kB of text before the segments
+    p = write(
+        tmp_path, {"text": long, "segments": [{"id": 0, "start": 0, "end": 1, "text": " hi"}]}
+    )
+    assert registry.detect(Source(p)).name == "whisper"
+    assert whisper.sniff_whisper(Source(p)) == 30
+    recs, _, _ = run(p)
+    assert turns(recs) == [(None, "hi")]
+
+
+def test_a_small_text_object_is_not_whisper(tmp_path):
+    p = write(tmp_path, {"text": "hello"})
+    assert whisper.sniff_whisper(Source(p)) == 0
+
+
+# ---------------------------------------------------------------- memory
+
+
+def _peak(path: Path) -> int:
+    source = Source(path, name=path.name)
+    ctx = ImportContext(source, ImportOptions())
+    tracemalloc.start()
+    n = sum(1 for _ in whisper.read_whisper(source, ctx))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert n == 2000
+    return peak
+
+
+def test_the_whole_text_and_the_words_are_not_held(tmp_path):
+    """The same segments with 24 MB of ``text`` and ``word_segments`` beside them are read
+    in about the same memory: those members are passed over, not kept (measured: +2.5 MB,
+    the scanner's buffers, where the text alone would be 8 MB and the words ~80 MB)."""
+    segs = [
+        {"id": i, "seek": 0, "start": i, "end": i + 1, "text": f" sentence {i}", "tokens": [1, 2]}
+        for i in range(2000)
+    ]
+    small = write(tmp_path, {"segments": segs, "language": "en"}, "small.json")
+    words = [{"word": "w" * 40, "start": 1.0, "end": 2.0, "score": 0.5}] * 200_000
+    big = write(
+        tmp_path, {"text": "x" * 8_000_000, "segments": segs, "word_segments": words}, "big.json"
+    )
+    assert big.stat().st_size > 20_000_000
+    assert _peak(big) < _peak(small) + 4_000_000
+
+
+# ---------------------------------------------------------------- property: the plain twin
+
+
+_SEG = st.fixed_dictionaries({
+    "start": st.one_of(st.integers(0, 10_000), st.floats(0, 1e4, allow_nan=False)),
+    "end": st.integers(0, 10_000),
+    "text": st.one_of(st.just(""), st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)),
+    "speaker": st.one_of(st.none(), st.sampled_from(["SPEAKER_00", "SPEAKER_01"])),
+})  # fmt: skip
+
+
+def _expected(segments: list[dict], merge: bool) -> list[tuple[str | None, str]]:
+    """What the reader should make, from ``json.loads`` of the whole file: the plain twin."""
+    out: list[list] = []
+    for seg in segments:
+        text = seg["text"].strip()
+        if not text:
+            continue
+        if out and merge and seg["speaker"] is not None and out[-1][0] == seg["speaker"]:
+            out[-1][1] += " " + text
+        else:
+            out.append([seg["speaker"], text])
+    return [(s, t) for s, t in out]
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(segments=st.lists(_SEG, max_size=12), merge=st.booleans())
+def test_streamed_reader_matches_the_whole_document(tmp_path, segments, merge):
+    p = tmp_path / "p.json"
+    p.write_text(json.dumps({"text": "", "segments": segments, "language": "en"}))
+    recs, rejects, warnings = run(p, "whisper", merge=merge)
+    assert not rejects
+    assert turns(recs) == _expected(json.loads(p.read_text())["segments"], merge)
+    assert len({r["id"] for r in recs}) == len(recs)  # ids never shared
+    empty = sum(1 for s in segments if not s["text"].strip())
+    assert (f"{p}: skipped {empty} segments without text" in warnings) == bool(empty)
+
+
+_WORD = st.builds(
+    Word,
+    st.text(st.characters(whitelist_categories=("L", "P")), min_size=1, max_size=6),
+    st.integers(0, 20_000),
+    st.integers(0, 20_000),
+    st.sampled_from([None, "A", "B"]),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(words=st.lists(_WORD, max_size=250))
+def test_word_groups_keep_every_word_in_order(words):
+    groups = list(word_groups(iter(words)))
+    assert " ".join(g.text for g in groups).split() == " ".join(w.text for w in words).split()
+    firsts = [g.n for g in groups]
+    assert firsts == sorted(set(firsts)) and (not groups or firsts[0] == 1)
+    sizes = [b - a for a, b in zip(firsts, [*firsts[1:], len(words) + 1], strict=False)]
+    assert all(0 < s <= 100 for s in sizes)
+    for g, a in zip(groups, firsts, strict=True):  # a group is one speaker's
+        assert g.speaker == words[a - 1].speaker
