@@ -77,6 +77,7 @@ BY_FOLDER = {
     "messenger": "messenger",
     "github": "github",
     "stackexchange_api": "stackexchange-api",
+    "otter": "otter",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

@@ -93,4 +93,7 @@ def register(registry: Registry) -> None:
         ("vtt", "vtt", ("*.vtt", "*.webvtt"), Gate(words=("WEBVTT", "-->")), named),
         ("srt", "srt", ("*.srt",), Gate(words=("-->",)), named),
         ("sbv", "sbv", ("*.sbv",), Gate(opens="0123456789"), named),
+        # The text transcripts: each sniff needs an offset (``M:SS``) in the head, or
+        # Google Meet's `` - Transcript`` title; a Teams .docx is a zip.
+        ("otter", "otter", ("*.txt",), Gate(pattern=r"\d:[0-5]\d")),
     ), family="transcript")  # fmt: skip
