@@ -78,6 +78,7 @@ BY_FOLDER = {
     "github": "github",
     "stackexchange_api": "stackexchange-api",
     "otter": "otter",
+    "teams_docx": "teams-docx",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

@@ -100,7 +100,7 @@ def _paragraph(
     if not text:
         ctx.warn(ctx.loc(line), "speaker line without text; skipped")
         return
-    yield turns.build(text, speaker=speaker, offset=offset, line=line)
+    yield turns.build(text, speaker=speaker, offset=offset, where=ctx.loc(line))
 
 
 DESCRIPTION = "Otter.ai text export (`Name  M:SS` lines, then the paragraph)"

@@ -53,19 +53,20 @@ class TextTurns:
         *,
         speaker: str | None,
         offset: int | None,
-        line: int,
+        where: str,
         subject: str | None = None,
         tags: list[str] | None = None,
         extra: dict[str, Any] | None = None,
     ) -> ConversationMessage:
-        """One message of the paragraph ``lines`` (joined with newlines), begun at file line
-        ``line``; ``offset`` in seconds from the start of the recording (None: unknown)."""
-        ts = self._time(offset, line)
+        """One message of the paragraph ``lines`` (joined with newlines), found at ``where``
+        (its ``source_id``); ``offset`` in seconds from the start of the recording (None:
+        unknown)."""
+        ts = self._time(offset, where)
         msg = message(
             "\n".join(lines),
             speaker=speaker,
             timestamp=ts,
-            source_id=self.ctx.loc(line),
+            source_id=where,
             format=self.kind,
             subject=subject,
             tags=tags,
@@ -75,7 +76,7 @@ class TextTurns:
         self.count += 1
         return msg
 
-    def _time(self, offset: int | None, line: int) -> str | None:
+    def _time(self, offset: int | None, where: str) -> str | None:
         if offset is None:
             return None
         if self.start is None:
@@ -83,7 +84,7 @@ class TextTurns:
         try:
             return format_timestamp_utc(self.start + timedelta(seconds=offset))
         except OverflowError:
-            self.ctx.warn(self.ctx.loc(line), "time past the year 9999; left unknown")
+            self.ctx.warn(where, "time past the year 9999; left unknown")
             return None
 
 
