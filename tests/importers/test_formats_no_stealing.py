@@ -79,6 +79,7 @@ BY_FOLDER = {
     "stackexchange_api": "stackexchange-api",
     "otter": "otter",
     "teams_docx": "teams-docx",
+    "google_meet": "google-meet",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

@@ -96,5 +96,6 @@ def register(registry: Registry) -> None:
         # The text transcripts: each sniff needs an offset (``M:SS``) in the head, or
         # Google Meet's `` - Transcript`` title; a Teams .docx is a zip.
         ("otter", "otter", ("*.txt",), Gate(pattern=r"\d:[0-5]\d")),
+        ("meet", "google-meet", ("*.txt",), Gate(words=("- Transcript",))),
         ("teams_docx", "teams-docx", ("*.docx",), Gate(magic=(b"PK\x03\x04",))),
     ), family="transcript")  # fmt: skip
