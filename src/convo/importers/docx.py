@@ -33,43 +33,63 @@ def _local(tag: str) -> str:
     return tag.rpartition(":")[2]
 
 
+class _Paragraphs:
+    """The paragraph being read: its text so far and where the parser is in it."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.depth = 0  # paragraphs open (a text box's paragraphs sit inside another's run)
+        self.in_run = 0
+        self.in_text = False
+        self.parts: list[str] = []
+
+    def take(self) -> tuple[int, str]:
+        self.n += 1
+        text = "".join(self.parts)
+        self.parts = []
+        return self.n, text
+
+    def start(self, name: str) -> tuple[int, str] | None:
+        """An element opens; a paragraph inside another gives the outer text so far."""
+        done = None
+        if name == "p":
+            if self.depth and self.parts:
+                done = self.take()
+            self.depth += 1
+        elif name == "r":
+            self.in_run += 1
+        elif name == "t":
+            self.in_text = True
+        elif self.in_run and name in _BREAKS:
+            self.parts.append(_BREAKS[name])
+        return done
+
+    def end(self, name: str) -> tuple[int, str] | None:
+        """An element closes; a paragraph's end gives the paragraph."""
+        if name == "t":
+            self.in_text = False
+        elif name == "r":
+            self.in_run = max(0, self.in_run - 1)
+        elif name == "p" and self.depth:
+            self.depth -= 1
+            return self.take()
+        return None
+
+
+_BREAKS = {"br": "\n", "cr": "\n", "tab": "\t"}
+
+
 def paragraphs_of(stream: BinaryIO, where: str) -> Iterator[tuple[int, str]]:
     """``(number, text)`` of each paragraph of a ``document.xml`` stream."""
-    n = 0
-    depth = 0  # paragraphs open (a text box's paragraphs sit inside another's run)
-    in_run = 0
-    in_text = False
-    parts: list[str] = []
+    para = _Paragraphs()
     for kind, tag, value, _line in stream_events(stream, where, text=True):
         if kind == "text":
-            if in_text:
-                parts.append(value)
+            if para.in_text:
+                para.parts.append(value)
             continue
-        name = _local(tag)
-        if kind == "start":
-            if name == "p":
-                if depth and parts:  # a paragraph inside another: the outer text so far first
-                    n += 1
-                    yield n, "".join(parts)
-                    parts = []
-                depth += 1
-            elif name == "r":
-                in_run += 1
-            elif name == "t":
-                in_text = True
-            elif in_run and name in ("br", "cr"):
-                parts.append("\n")
-            elif in_run and name == "tab":
-                parts.append("\t")
-        elif name == "t":
-            in_text = False
-        elif name == "r":
-            in_run = max(0, in_run - 1)
-        elif name == "p" and depth:
-            depth -= 1
-            n += 1
-            yield n, "".join(parts)
-            parts = []
+        done = para.start(_local(tag)) if kind == "start" else para.end(_local(tag))
+        if done is not None:
+            yield done
 
 
 def is_docx(source: Source) -> bool:

@@ -127,33 +127,40 @@ class _Reader:
         line = raw.strip()
         if not line or line.startswith(NOTICE):
             return
-        if self.state == "title":
-            if DATE_ONLY.fullmatch(line) and self.day_line is None:
-                self.day_line = n
-                return
-            m = title_of(line)
-            if m is not None:
-                self._title(m, n)
-                self.state = "head"
-                return
-            self.state = "head"  # no title line: read the rest as the body
-        if self.state == "attendees" and line != "Transcript":
-            self.attendees += [x.strip() for x in line.split(",") if x.strip()]
-            self.state = "head"  # one line (a paragraph of the document)
-            return
-        if line == "Attendees" and self.state == "head":
-            self.state = "attendees"
-            return
-        if line == "Transcript" and self.state in ("head", "attendees"):
-            self.state = "body"
+        if self.state != "body" and self._head(n, line):
             return
         self.state = "body"
         mark = MARK.fullmatch(line)
         if mark:
             self.mark = clock_seconds(mark[1])
-            return
-        if ENDED.fullmatch(line):
-            return
+        elif not ENDED.fullmatch(line):
+            yield from self._speaker(n, line, raw)
+
+    def _head(self, n: int, line: str) -> bool:
+        """Whether ``line`` is part of the header (title, date, attendees, headings)."""
+        if self.state == "title":
+            self.state = "head"
+            if DATE_ONLY.fullmatch(line) and self.day_line is None:
+                self.day_line = n
+                self.state = "title"
+                return True
+            m = title_of(line)
+            if m is not None:
+                self._title(m, n)
+                return True
+        if line == "Transcript":
+            self.state = "body"
+            return True
+        if self.state == "attendees":
+            self.attendees += [x.strip() for x in line.split(",") if x.strip()]
+            self.state = "head"  # one line (a paragraph of the document)
+            return True
+        if line == "Attendees" and self.state == "head":
+            self.state = "attendees"
+            return True
+        return False
+
+    def _speaker(self, n: int, line: str, raw: str) -> Iterator[ConversationMessage]:
         m = SPEAKER.fullmatch(line)
         if m is None:
             self.ctx.reject(self.ctx.loc(n), "not a Google Meet transcript line", raw)
