@@ -3,6 +3,12 @@ speaker turn. ``vtt``, ``srt`` and ``sbv`` hold each format's sniff, reader and
 ``FORMATS``; they share ``cues`` (lines -> blocks -> timed cues), ``cuetext`` (cue text
 and speaker prefixes), ``turns`` (speakers and merging) and ``sniffing`` (head checks).
 
+The text transcripts, ``otter`` (Otter.ai's text export), ``teams_docx`` (a Teams
+transcript downloaded as .docx, read by ``convo.importers.docx``) and ``meet`` (a Google
+Meet transcript document as .txt), are not cues: one message a speaker paragraph, timed
+by its offset; they share ``textturns`` and hold their own decisions in their
+docstrings. The rest of this docstring is about the cue formats.
+
 Reading is streamed a line at a time (see ``cues``); webvtt-py, which reads a
 whole file into memory and drops malformed cues without saying where, serves as the
 reference parser in the tests rather than as the reader. The cue block rules are its
