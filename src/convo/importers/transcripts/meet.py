@@ -66,7 +66,8 @@ DATE_ONLY = re.compile(r"[A-Z][a-z]{2,8}\.? \d{1,2}, \d{4}")
 MARK = re.compile(r"\(?(\d{1,3}:[0-5]\d:[0-5]\d)\)?")
 ENDED = re.compile(r"(?:Meeting|Transcription) ended after \d{1,3}:[0-5]\d:[0-5]\d")
 NOTICE = "This editable transcript was computer generated"
-SPEAKER = re.compile(r"(?P<name>[^:\s][^:]{0,99}?): ?(?P<text>.*)")
+# ``Name: text``; a colon not followed by a space (``https://...``) names no one.
+SPEAKER = re.compile(r"(?P<name>[^:\s][^:]{0,99}?):(?: (?P<text>.*))?")
 _GMT = re.compile(r"(?:GMT|UTC)(?:(?P<sign>[+-])(?P<h>\d{1,2})(?::?(?P<m>\d{2}))?)?")
 # Abbreviations with one meaning (``CST``, ``IST`` and ``BST`` have several: not read).
 ZONES = {
@@ -165,7 +166,7 @@ class _Reader:
         if m is None:
             self.ctx.reject(self.ctx.loc(n), "not a Google Meet transcript line", raw)
             return
-        text = m["text"].strip()
+        text = (m["text"] or "").strip()
         if not text:
             self.empty += 1
             return
