@@ -36,6 +36,7 @@ SAMPLES = {
     "otter": "tests/fixtures/formats/otter/garden-club.txt",
     "teams-docx": "tests/fixtures/formats/teams_docx/garden-club.docx",
     "google-meet": "tests/fixtures/formats/google_meet/garden-club-2023.txt",
+    "rev": "tests/fixtures/formats/rev/seed-saving.txt",
     "mbox": "sample_data/email/team.mbox",
     "eml": "tests/fixtures/email/named-parts.eml",
     "agentscope-session": "tests/fixtures/formats/agentscope_session/session_2024-05-02.json",

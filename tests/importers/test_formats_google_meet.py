@@ -147,7 +147,9 @@ def test_any_transcript_reads_back(tmp_path_factory, sections):
 
 def test_a_url_line_names_no_speaker(tmp_path):
     path = tmp_path / "t.txt"
-    path.write_text("Call - Transcript\nAnn: see https://example.com/x\nhttps://example.com/y\nBo:\n")
+    path.write_text(
+        "Call - Transcript\nAnn: see https://example.com/x\nhttps://example.com/y\nBo:\n"
+    )
     recs, rejects, warnings = run(meet.read_meet, path)
     assert [(r["metadata"]["speaker"], r["textChunks"][0]) for r in recs] == [
         ("Ann", "see https://example.com/x")

@@ -80,6 +80,7 @@ BY_FOLDER = {
     "otter": "otter",
     "teams_docx": "teams-docx",
     "google_meet": "google-meet",
+    "rev": "rev",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

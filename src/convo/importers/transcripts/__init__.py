@@ -3,7 +3,8 @@ speaker turn. ``vtt``, ``srt`` and ``sbv`` hold each format's sniff, reader and
 ``FORMATS``; they share ``cues`` (lines -> blocks -> timed cues), ``cuetext`` (cue text
 and speaker prefixes), ``turns`` (speakers and merging) and ``sniffing`` (head checks).
 
-The text transcripts, ``otter`` (Otter.ai's text export), ``teams_docx`` (a Teams
+The text transcripts, ``otter`` (Otter.ai's text export), ``rev`` (Rev.com's),
+``teams_docx`` (a Teams
 transcript downloaded as .docx, read by ``convo.importers.docx``) and ``meet`` (a Google
 Meet transcript document as .txt), are not cues: one message a speaker paragraph, timed
 by its offset; they share ``textturns`` and hold their own decisions in their
@@ -102,6 +103,7 @@ def register(registry: Registry) -> None:
         # The text transcripts: each sniff needs an offset (``M:SS``) in the head, or
         # Google Meet's `` - Transcript`` title; a Teams .docx is a zip.
         ("otter", "otter", ("*.txt",), Gate(pattern=r"\d:[0-5]\d")),
+        ("rev", "rev", ("*.txt",), Gate(pattern=r"\(\d{1,6}:[0-5]\d(?::[0-5]\d)?\):")),
         ("meet", "google-meet", ("*.txt",), Gate(words=("- Transcript",))),
         ("teams_docx", "teams-docx", ("*.docx",), Gate(magic=(b"PK\x03\x04",))),
     ), family="transcript")  # fmt: skip

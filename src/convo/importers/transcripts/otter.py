@@ -43,8 +43,7 @@ from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.registry import Format, head_lines
-from convo.importers.transcripts.cues import text_lines
-from convo.importers.transcripts.textturns import CLOCK, TextTurns, clock_seconds
+from convo.importers.transcripts.textturns import CLOCK, Header, clock_seconds, headed_paragraphs
 
 NAME = "otter"
 PATTERNS = ("*.txt",)
@@ -70,37 +69,17 @@ def sniff_otter(source: Source) -> int:
     return 60 if whole and len(lines) >= 2 else 0
 
 
+def _header(line: str) -> Header | None:
+    m = header(line)
+    return None if m is None else (m["name"], clock_seconds(m["time"]), "")
+
+
+def _footer(line: str) -> bool:
+    return FOOTER.fullmatch(line) is not None
+
+
 def read_otter(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    turns = TextTurns(source, ctx, NAME)
-    cur: tuple[int, str | None, int] | None = None  # (line, speaker, offset)
-    text: list[str] = []
-    for n, raw in text_lines(source, ctx.text_decoder()):
-        line = raw.strip()
-        m = header(line) if line else None
-        if m is not None:
-            if cur is not None:
-                yield from _paragraph(turns, ctx, cur, text)
-            cur, text = (n, m["name"], clock_seconds(m["time"])), []
-        elif not line or FOOTER.fullmatch(line):
-            continue
-        elif cur is None:
-            ctx.reject(ctx.loc(n), "text before the first Otter speaker line", raw)
-        else:
-            text.append(line)
-    if cur is not None:
-        yield from _paragraph(turns, ctx, cur, text)
-    if not turns.count:
-        ctx.warn(source.name, "no Otter paragraphs; nothing imported")
-
-
-def _paragraph(
-    turns: TextTurns, ctx: ImportContext, cur: tuple[int, str | None, int], text: list[str]
-) -> Iterator[ConversationMessage]:
-    line, speaker, offset = cur
-    if not text:
-        ctx.warn(ctx.loc(line), "speaker line without text; skipped")
-        return
-    yield turns.build(text, speaker=speaker, offset=offset, where=ctx.loc(line))
+    return headed_paragraphs(source, ctx, NAME, _header, _footer, "Otter")
 
 
 DESCRIPTION = "Otter.ai text export (`Name  M:SS` lines, then the paragraph)"

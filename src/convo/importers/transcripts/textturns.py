@@ -11,6 +11,7 @@ the same for cues).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -19,6 +20,7 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_plus, format_timestamp_utc
 from convo.importers.build import ContentIds, message
 from convo.importers.context import ImportContext
+from convo.importers.transcripts.cues import text_lines
 
 # ``M:SS``, ``MM:SS`` or ``H:MM:SS`` (any number of hour digits): minutes and seconds < 60.
 CLOCK = r"\d{1,6}:[0-5]\d(?::[0-5]\d)?"
@@ -93,3 +95,55 @@ def _offset_time(seconds: int) -> str:
         return epoch_plus(seconds)
     except OverflowError:
         return f"+{seconds}s"
+
+
+# A paragraph's header line read: (speaker or None, offset in seconds, text on the line).
+Header = tuple[str | None, int, str]
+
+
+def headed_paragraphs(
+    source: Source,
+    ctx: ImportContext,
+    kind: str,
+    header: Callable[[str], Header | None],
+    skip: Callable[[str], bool],
+    what: str,
+) -> Iterator[ConversationMessage]:
+    """The messages of a text transcript made of header lines (``header`` reads one)
+    each followed by its paragraph, streamed line by line (``cues.text_lines``).
+
+    A paragraph's lines (the header's own text first) are joined with newlines, each
+    stripped; blank lines and the lines ``skip`` says are structure (a footer) are
+    dropped; a non-blank line before the first header is rejected with its line; a
+    header without text is skipped with a warning. ``what`` names the format's lines in
+    those reports."""
+    turns = TextTurns(source, ctx, kind)
+    cur: tuple[int, str | None, int] | None = None  # (line, speaker, offset)
+    text: list[str] = []
+    for n, raw in text_lines(source, ctx.text_decoder()):
+        line = raw.strip()
+        got = header(line) if line else None
+        if got is not None:
+            if cur is not None:
+                yield from _paragraph(turns, ctx, cur, text)
+            cur, text = (n, got[0], got[1]), [got[2]] if got[2] else []
+        elif not line or skip(line):
+            continue
+        elif cur is None:
+            ctx.reject(ctx.loc(n), f"text before the first {what} speaker line", raw)
+        else:
+            text.append(line)
+    if cur is not None:
+        yield from _paragraph(turns, ctx, cur, text)
+    if not turns.count:
+        ctx.warn(source.name, f"no {what} paragraphs; nothing imported")
+
+
+def _paragraph(
+    turns: TextTurns, ctx: ImportContext, cur: tuple[int, str | None, int], text: list[str]
+) -> Iterator[ConversationMessage]:
+    line, speaker, offset = cur
+    if not text:
+        ctx.warn(ctx.loc(line), "speaker line without text; skipped")
+        return
+    yield turns.build(text, speaker=speaker, offset=offset, where=ctx.loc(line))
