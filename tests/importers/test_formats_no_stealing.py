@@ -108,3 +108,21 @@ def test_every_new_fixture_is_detected_as_its_format():
                 wrong[rel] = got
     assert wrong == {}
     assert set(BY_FOLDER) == {p.name for p in FIXTURES.iterdir() if p.is_dir()}
+
+
+TEXT_TRANSCRIPTS = {"otter", "rev", "google-meet", "teams-docx"}
+
+
+def test_no_other_file_is_read_as_a_text_transcript():
+    """The text transcripts share ``*.txt`` with whatsapp, irc, signal, zoomchat and
+    discord-text: no file of the corpus, sample_data or another format's fixtures (and
+    no other zip) is taken by one of them."""
+    mine = {"otter", "rev", "google_meet", "teams_docx"}
+    paths = _inputs() + sorted(
+        p
+        for p in FIXTURES.rglob("*")
+        if p.is_file() and p.relative_to(FIXTURES).parts[0] not in mine
+    )
+    reg = Registry()
+    taken = {str(p): name for p in paths if (name := _detect(reg, p)) in TEXT_TRANSCRIPTS}
+    assert taken == {}
