@@ -220,6 +220,9 @@ CASES = [
     Case("vtt", "sample_data/transcripts/standup.vtt", rename=True),
     Case("srt", "sample_data/transcripts/interview.srt", rename=True),
     Case("sbv", "sample_data/transcripts/lecture.sbv", rename=True),
+    Case("otter", FORMATS + "otter/garden-club.txt", rename=True),
+    Case("rev", FORMATS + "rev/seed-saving.txt", rename=True),
+    Case("google-meet", FORMATS + "google_meet/seed-swap-2024.txt", rename=True),
     # convo's own records carry their ids
     Case("jsonl", "tests/fixtures/views.jsonl", subs=(ID,)),
 ]
@@ -248,6 +251,13 @@ def _whatsapp_zip(src: Path, folder: Path, t: str | None) -> Path:
     return out
 
 
+def _renamed_docx(src: Path, folder: Path, t: str | None) -> Path:
+    """A Teams .docx (binary: copied, not rewritten); another meeting is another name."""
+    out = folder / f"{src.stem}{t or ''}{src.suffix}"
+    shutil.copy(src, out)
+    return out
+
+
 def _parquet(dataset: bool) -> Callable[[Path, Path, str | None], Path]:
     """convo's records as Parquet (a dataset folder, or its one file); another export's
     records carry other ids, as another JSONL store's do."""
@@ -273,6 +283,7 @@ def _parquet(dataset: bool) -> Callable[[Path, Path, str | None], Path]:
 CASES += [
     Case("maildir", "sample_data/email/team.mbox", make=_maildir),
     Case("whatsapp-zip", FORMATS + "whatsapp/ios/_chat.txt", make=_whatsapp_zip),
+    Case("teams-docx", FORMATS + "teams_docx/garden-club.docx", make=_renamed_docx),
     Case("parquet", "tests/fixtures/views.jsonl", make=_parquet(dataset=False)),
     Case("parquet-dataset", "tests/fixtures/views.jsonl", make=_parquet(dataset=True)),
 ]
