@@ -156,3 +156,25 @@ def test_a_url_line_names_no_speaker(tmp_path):
     ]
     assert [r.where for r in rejects] == ["t.txt:3"]
     assert warnings == ["t.txt: 1 speaker line(s) without text skipped"]
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_the_document_as_docx_gives_what_the_txt_gives(tmp_path, name):
+    """Google Docs writes a paragraph for each line of the .txt download."""
+    from docx_helpers import write_docx
+
+    text = (DIR / name).read_text(encoding="utf-8-sig")
+    path = write_docx(tmp_path / f"{name[:-4]}.docx", [[x] for x in text.splitlines()])
+    assert registry.detect(Source(path)).name == "google-meet"
+    from_txt, rejects_txt, warnings_txt = run(meet.read_meet, DIR / name)
+    from_docx, rejects_docx, warnings_docx = run(meet.read_meet, path)
+
+    def same(recs):
+        return [{k: v for k, v in r.items() if k not in ("source_id", "id")} for r in recs]
+
+    assert same(from_docx) == same(from_txt)
+    assert [r["source_id"].rpartition("#")[2] for r in from_docx][:1] == [
+        "p-" + from_txt[0]["source_id"].rpartition(":")[2]
+    ]
+    assert len(rejects_docx) == len(rejects_txt)
+    assert len(warnings_docx) == len(warnings_txt)

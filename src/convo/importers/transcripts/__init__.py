@@ -4,11 +4,11 @@ speaker turn. ``vtt``, ``srt`` and ``sbv`` hold each format's sniff, reader and
 and speaker prefixes), ``turns`` (speakers and merging) and ``sniffing`` (head checks).
 
 The text transcripts, ``otter`` (Otter.ai's text export), ``rev`` (Rev.com's),
-``teams_docx`` (a Teams
-transcript downloaded as .docx, read by ``convo.importers.docx``) and ``meet`` (a Google
-Meet transcript document as .txt), are not cues: one message a speaker paragraph, timed
-by its offset; they share ``textturns`` and hold their own decisions in their
-docstrings. The rest of this docstring is about the cue formats.
+``teams_docx`` (a Teams transcript downloaded as .docx, read by
+``convo.importers.docx``) and ``meet`` (a Google Meet transcript document as .txt or
+.docx), are not cues: one message a speaker paragraph, timed by its offset; they share
+``textturns`` and hold their own decisions in their docstrings. The rest of this
+docstring is about the cue formats.
 
 Reading is streamed a line at a time (see ``cues``); webvtt-py, which reads a
 whole file into memory and drops malformed cues without saying where, serves as the
@@ -96,6 +96,7 @@ def register(registry: Registry) -> None:
     from convo.importers.gates import Gate
 
     named = Gate(named=True)
+    zipped = Gate(magic=(b"PK\x03\x04",))
     registry.declare(__package__, (
         ("vtt", "vtt", ("*.vtt", "*.webvtt"), Gate(words=("WEBVTT", "-->")), named),
         ("srt", "srt", ("*.srt",), Gate(words=("-->",)), named),
@@ -104,6 +105,6 @@ def register(registry: Registry) -> None:
         # Google Meet's `` - Transcript`` title; a Teams .docx is a zip.
         ("otter", "otter", ("*.txt",), Gate(pattern=r"\d:[0-5]\d")),
         ("rev", "rev", ("*.txt",), Gate(pattern=r"\(\d{1,6}:[0-5]\d(?::[0-5]\d)?\):")),
-        ("meet", "google-meet", ("*.txt",), Gate(words=("- Transcript",))),
-        ("teams_docx", "teams-docx", ("*.docx",), Gate(magic=(b"PK\x03\x04",))),
+        ("meet", "google-meet", ("*.txt", "*.docx"), Gate(words=("- Transcript",)), zipped),
+        ("teams_docx", "teams-docx", ("*.docx",), zipped),
     ), family="transcript")  # fmt: skip

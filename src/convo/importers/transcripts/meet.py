@@ -1,4 +1,5 @@
-"""Google Meet transcripts (``google-meet``): the Google Doc Meet writes, downloaded as .txt.
+"""Google Meet transcripts (``google-meet``): the Google Doc Meet writes, downloaded as .txt
+or .docx (its paragraphs read by ``convo.importers.docx``, a paragraph a line).
 
 The shape, as parsers of real transcripts read it and as users quote their documents
 (found with the code search):
@@ -36,7 +37,8 @@ Decisions:
   `` - Transcript``; without a date in it, ``Attendees``, a time mark or a ``Name:`` line
   must follow in the head.
 - Streamed line by line (``cues.text_lines``: a BOM decides, else UTF-8 line by line,
-  else the file's legacy encoding, named in a warning, or ``--encoding``).
+  else the file's legacy encoding, named in a warning, or ``--encoding``); a .docx
+  paragraph by paragraph, ``source_id`` ``FILE#p-N`` (N counting every paragraph).
 
 Ids and their scope (docs/ids.md): no ids in the file: the content hash, hashing the
 time mark, its conversation the file's name (the meeting).
@@ -50,14 +52,16 @@ from datetime import UTC, datetime, timedelta, timezone, tzinfo
 
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
+from convo.importers.archives import ZIP_MAGIC
 from convo.importers.context import ImportContext
+from convo.importers.docx import head_paragraphs, is_docx, paragraphs
 from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.registry import Format, head_lines
 from convo.importers.transcripts.cues import text_lines
 from convo.importers.transcripts.textturns import TextTurns, clock_seconds
 
 NAME = "google-meet"
-PATTERNS = ("*.txt",)
+PATTERNS = ("*.txt", "*.docx")
 _STAMP = r"(?P<date>\d{4}[-/]\d{2}[-/]\d{2}) (?:at )?(?P<time>\d{1,2}:\d{2}) (?P<zone>[A-Za-z][\w+:-]{0,11})"
 TITLE_PAREN = re.compile(rf"(?P<title>.*?) ?\({_STAMP}\) - Transcript")
 TITLE_DASH = re.compile(rf"(?P<title>.*?) - {_STAMP} - Transcript")
@@ -98,8 +102,18 @@ def zone_of(name: str) -> tzinfo | None:
     return None if hours is None else timezone(timedelta(hours=hours))
 
 
+def _head(source: Source) -> list[str]:
+    """The first 12 non-blank lines, stripped (a .docx: of its first paragraphs)."""
+    if not source.head.startswith(ZIP_MAGIC):
+        return [x.strip() for x in head_lines(source, 12)]
+    if not is_docx(source):
+        return []
+    paras = head_paragraphs(source, 12)
+    return [y for y in (x.strip() for p in paras for x in p.split("\n")) if y][:12]
+
+
 def sniff_meet(source: Source) -> int:
-    lines = [x.strip() for x in head_lines(source, 12)]
+    lines = _head(source)
     if len(lines) > 1 and DATE_ONLY.fullmatch(lines[0]):
         lines = lines[1:]
     m = title_of(lines[0]) if lines else None
@@ -122,32 +136,32 @@ class _Reader:
         self.attendees: list[str] = []
         self.mark = 0
         self.empty = 0
-        self.day_line: int | None = None  # a line with the date alone (no time of day)
+        self.day_line: str | None = None  # where the date stands alone (no time of day)
 
-    def line(self, n: int, raw: str) -> Iterator[ConversationMessage]:
+    def line(self, where: str, raw: str) -> Iterator[ConversationMessage]:
         line = raw.strip()
         if not line or line.startswith(NOTICE):
             return
-        if self.state != "body" and self._head(n, line):
+        if self.state != "body" and self._head(where, line):
             return
         self.state = "body"
         mark = MARK.fullmatch(line)
         if mark:
             self.mark = clock_seconds(mark[1])
         elif not ENDED.fullmatch(line):
-            yield from self._speaker(n, line, raw)
+            yield from self._speaker(where, line, raw)
 
-    def _head(self, n: int, line: str) -> bool:
+    def _head(self, where: str, line: str) -> bool:
         """Whether ``line`` is part of the header (title, date, attendees, headings)."""
         if self.state == "title":
             self.state = "head"
             if DATE_ONLY.fullmatch(line) and self.day_line is None:
-                self.day_line = n
+                self.day_line = where
                 self.state = "title"
                 return True
             m = title_of(line)
             if m is not None:
-                self._title(m, n)
+                self._title(m, where)
                 return True
         if line == "Transcript":
             self.state = "body"
@@ -161,10 +175,10 @@ class _Reader:
             return True
         return False
 
-    def _speaker(self, n: int, line: str, raw: str) -> Iterator[ConversationMessage]:
+    def _speaker(self, where: str, line: str, raw: str) -> Iterator[ConversationMessage]:
         m = SPEAKER.fullmatch(line)
         if m is None:
-            self.ctx.reject(self.ctx.loc(n), "not a Google Meet transcript line", raw)
+            self.ctx.reject(where, "not a Google Meet transcript line", raw)
             return
         text = (m["text"] or "").strip()
         if not text:
@@ -172,17 +186,17 @@ class _Reader:
             return
         extra = {"attendees": self.attendees} if not self.turns.count else None
         yield self.turns.build(
-            [text], speaker=m["name"].strip(), offset=self.mark, where=self.ctx.loc(n),
+            [text], speaker=m["name"].strip(), offset=self.mark, where=where,
             subject=self.title, extra=extra,
         )  # fmt: skip
 
-    def _title(self, m: re.Match[str], n: int) -> None:
+    def _title(self, m: re.Match[str], where: str) -> None:
         self.title = m["title"].strip() or None
         parts = m.groupdict()
         if not parts.get("date"):
             if self.day_line is not None and self.ctx.options.start_date is None:
                 self.ctx.warn(
-                    self.ctx.loc(self.day_line),
+                    self.day_line,
                     "the transcript's date has no time of day; times are offsets on the "
                     "epoch (give --start-date)",
                 )
@@ -190,28 +204,34 @@ class _Reader:
         zone = zone_of(parts["zone"])
         if zone is None:
             zone = self.ctx.options.tz
-            self.ctx.warn(
-                self.ctx.loc(n), "the title's time zone is not one convo reads; read in --tz"
-            )
+            self.ctx.warn(where, "the title's time zone is not one convo reads; read in --tz")
         try:
             y, mo, d = (int(x) for x in re.split(r"[-/]", parts["date"]))
             h, mi = (int(x) for x in parts["time"].split(":"))
             self.turns.stated_start(datetime(y, mo, d, h, mi, tzinfo=zone))
         except ValueError:
-            self.ctx.warn(self.ctx.loc(n), "the title's date is not a date; times are offsets")
+            self.ctx.warn(where, "the title's date is not a date; times are offsets")
 
 
 def read_meet(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     reader = _Reader(source, ctx)
-    for n, raw in text_lines(source, ctx.text_decoder()):
-        yield from reader.line(n, raw)
+    if source.head.startswith(ZIP_MAGIC):  # the document downloaded as .docx
+        for n, para in paragraphs(source, ctx, "a Google Meet transcript (.txt or .docx)"):
+            where = ctx.loc(f"p-{n}")
+            for raw in para.split("\n"):
+                yield from reader.line(where, raw)
+    else:
+        for n, raw in text_lines(source, ctx.text_decoder()):
+            yield from reader.line(ctx.loc(n), raw)
     if reader.empty:
         ctx.warn(source.name, f"{reader.empty} speaker line(s) without text skipped")
     if not reader.turns.count:
         ctx.warn(source.name, "no transcript lines; nothing imported")
 
 
-DESCRIPTION = "Google Meet transcript (the Google Doc as .txt: `Name: text` lines, time marks)"
+DESCRIPTION = (
+    "Google Meet transcript (the Google Doc as .txt or .docx: `Name: text` lines, time marks)"
+)
 EXAMPLE = (
     "Garden club (2024-05-14 18:02 GMT+1) - Transcript\nAttendees\nDana Whitfield, Marcus Oyelaran"
     "\nTranscript\n00:00:00\n\nDana Whitfield: Welcome, everyone."
