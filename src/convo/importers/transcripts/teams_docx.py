@@ -30,8 +30,9 @@ Decisions:
   text after a ``stopped transcription`` line and before the next speaker line.
 - ``source_id`` is ``FILE#p-N``, N counting every paragraph of the document from 1.
 - Detection: a .docx (a zip holding ``word/document.xml``, read in place) whose first 40
-  paragraphs hold a speaker line. Teams' older transcripts in WebVTT shape pasted into
-  a document are not read (download the .vtt).
+  paragraphs hold a speaker line. Another tool's .docx of the same paragraph shape (an
+  Otter .docx may be one; none was checked) is read as this format. Teams' older
+  transcripts in WebVTT shape pasted into a document are not read (download the .vtt).
 
 Ids and their scope (docs/ids.md): no ids in the file: the content hash, hashing the
 offset, its conversation the file's name (the meeting).
