@@ -124,3 +124,22 @@ def test_any_export_reads_back(tmp_path_factory, turns, footer):
     assert not rejects and not warnings
     got = [(r["metadata"]["speaker"], r["extra"]["start"], r["textChunks"][0]) for r in recs]
     assert got == [(name, float(s), "\n".join(text)) for name, s, text in turns]
+
+
+@pytest.mark.parametrize(
+    "head", ['{"start": "0:03"}\n', "  [Ann]  0:03\nhi\n", "<p>Ann  0:03</p>\n"]
+)
+def test_json_or_markup_is_neither_otter_nor_rev_and_the_gates_agree(tmp_path, head):
+    from convo.importers.gates import Head
+    from convo.importers.transcripts import rev
+
+    path = tmp_path / "x.txt"
+    path.write_text(head + "Bob  0:09\nhello\n")
+    assert otter.sniff_otter(Source(path)) == 0 and rev.sniff_rev(Source(path)) == 0
+    from convo.importers.registry import Registry
+
+    fresh = Registry()
+    fresh.names()  # the built-ins declared, none imported
+    gates = {d.name: d for d in fresh.declared() if d.name in ("otter", "rev")}
+    assert set(gates) == {"otter", "rev"}
+    assert not any(d.admits(Head(Source(path))) for d in gates.values())

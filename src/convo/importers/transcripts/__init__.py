@@ -90,6 +90,12 @@ FIELDS = Fields(
 )
 
 
+# A head whose first character (after whitespace) is no JSON or markup opener, and that
+# holds what the rest of the pattern says (the sniffs of ``otter`` and ``rev`` refuse a
+# first line opening with one of ``{[<``).
+_TEXT_WITH_OFFSET = r"\A\s*(?=[^\s{\[<])(?=[\s\S]*"
+
+
 def register(registry: Registry) -> None:
     """Declare the transcript formats: a cue timing (``-->``), the WebVTT header or an SBV
     timing first, else an empty file so named (their modules load when a gate admits)."""
@@ -101,10 +107,11 @@ def register(registry: Registry) -> None:
         ("vtt", "vtt", ("*.vtt", "*.webvtt"), Gate(words=("WEBVTT", "-->")), named),
         ("srt", "srt", ("*.srt",), Gate(words=("-->",)), named),
         ("sbv", "sbv", ("*.sbv",), Gate(opens="0123456789"), named),
-        # The text transcripts: each sniff needs an offset (``M:SS``) in the head, or
-        # Google Meet's `` - Transcript`` title; a Teams .docx is a zip.
-        ("otter", "otter", ("*.txt",), Gate(pattern=r"\d:[0-5]\d")),
-        ("rev", "rev", ("*.txt",), Gate(pattern=r"\(\d{1,6}:[0-5]\d(?::[0-5]\d)?\):")),
+        # The text transcripts: otter and rev need a head that opens with no JSON or
+        # markup character and holds an offset (``M:SS``); google-meet its
+        # `` - Transcript`` title or a zip, as teams-docx (a Word document).
+        ("otter", "otter", ("*.txt",), Gate(pattern=_TEXT_WITH_OFFSET + r"\d:[0-5]\d)")),
+        ("rev", "rev", ("*.txt",), Gate(pattern=_TEXT_WITH_OFFSET + r"\(\d{1,6}:[0-5]\d)")),
         ("meet", "google-meet", ("*.txt", "*.docx"), Gate(words=("- Transcript",)), zipped),
         ("teams_docx", "teams-docx", ("*.docx",), zipped),
     ), family="transcript")  # fmt: skip

@@ -58,6 +58,8 @@ def header(line: str) -> re.Match[str] | None:
 
 def sniff_otter(source: Source) -> int:
     lines = head_lines(source, 12)
+    if lines and lines[0].lstrip()[:1] in ("{", "[", "<"):
+        return 0  # JSON or markup (the gate in ``transcripts`` says the same)
     if not lines or not header(lines[0]):
         return 0
     heads = sum(1 for x in lines if header(x))

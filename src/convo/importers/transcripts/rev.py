@@ -54,6 +54,8 @@ def header(line: str) -> Header | None:
 
 def sniff_rev(source: Source) -> int:
     lines = head_lines(source, 12)
+    if lines and lines[0].lstrip()[:1] in ("{", "[", "<"):
+        return 0  # JSON or markup (the gate in ``transcripts`` says the same)
     first = header(lines[0]) if lines else None
     if first is None:
         return 0
