@@ -1,4 +1,5 @@
-"""Speaker paragraphs of the text transcripts (Otter, Teams .docx, Google Meet) as messages.
+"""Speaker paragraphs of the text transcripts (Otter, Rev, Teams .docx, Google Meet) as
+messages.
 
 The text formats time a paragraph by an offset from the start of the recording, as a
 cue is timed: the message's time is the start plus the offset, where the start is
@@ -22,7 +23,7 @@ from convo.importers.build import ContentIds, message
 from convo.importers.context import ImportContext
 from convo.importers.transcripts.cues import text_lines
 
-# ``M:SS``, ``MM:SS`` or ``H:MM:SS`` (any number of hour digits): minutes and seconds < 60.
+# ``M:SS``, ``MM:SS`` or ``H:MM:SS`` (up to six hour digits): minutes and seconds < 60.
 CLOCK = r"\d{1,6}:[0-5]\d(?::[0-5]\d)?"
 
 
