@@ -78,6 +78,10 @@ BY_FOLDER = {
     "github": "github",
     "stackexchange_api": "stackexchange-api",
     "asr": None,  # the speech-to-text JSON formats: see BY_FILE
+    "otter": "otter",
+    "teams_docx": "teams-docx",
+    "google_meet": "google-meet",
+    "rev": "rev",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",
@@ -128,6 +132,24 @@ def test_the_speech_formats_take_no_other_file():
     taken = {
         str(p): got
         for p in inputs
-        if "asr" not in p.parts and True and (got := _detect(reg, p)) in SPEECH
+        if "asr" not in p.parts and (got := _detect(reg, p)) in SPEECH
     }
+    assert taken == {}
+
+
+TEXT_TRANSCRIPTS = {"otter", "rev", "google-meet", "teams-docx"}
+
+
+def test_no_other_file_is_read_as_a_text_transcript():
+    """The text transcripts share ``*.txt`` with whatsapp, irc, signal, zoomchat and
+    discord-text: no file of the corpus, sample_data or another format's fixtures (and
+    no other zip) is taken by one of them."""
+    mine = {"otter", "rev", "google_meet", "teams_docx"}
+    paths = _inputs() + sorted(
+        p
+        for p in FIXTURES.rglob("*")
+        if p.is_file() and p.relative_to(FIXTURES).parts[0] not in mine
+    )
+    reg = Registry()
+    taken = {str(p): name for p in paths if (name := _detect(reg, p)) in TEXT_TRANSCRIPTS}
     assert taken == {}

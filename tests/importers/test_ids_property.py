@@ -225,6 +225,9 @@ CASES = [
     Case("assemblyai", FORMATS + "asr/assemblyai.json", rename=True),
     Case("deepgram", FORMATS + "asr/deepgram-utterances.json", rename=True),
     Case("aws-transcribe", FORMATS + "asr/aws-audio-segments.json", rename=True),
+    Case("otter", FORMATS + "otter/garden-club.txt", rename=True),
+    Case("rev", FORMATS + "rev/seed-saving.txt", rename=True),
+    Case("google-meet", FORMATS + "google_meet/seed-swap-2024.txt", rename=True),
     # convo's own records carry their ids
     Case("jsonl", "tests/fixtures/views.jsonl", subs=(ID,)),
 ]
@@ -253,6 +256,13 @@ def _whatsapp_zip(src: Path, folder: Path, t: str | None) -> Path:
     return out
 
 
+def _renamed_docx(src: Path, folder: Path, t: str | None) -> Path:
+    """A Teams .docx (binary: copied, not rewritten); another meeting is another name."""
+    out = folder / f"{src.stem}{t or ''}{src.suffix}"
+    shutil.copy(src, out)
+    return out
+
+
 def _parquet(dataset: bool) -> Callable[[Path, Path, str | None], Path]:
     """convo's records as Parquet (a dataset folder, or its one file); another export's
     records carry other ids, as another JSONL store's do."""
@@ -278,6 +288,7 @@ def _parquet(dataset: bool) -> Callable[[Path, Path, str | None], Path]:
 CASES += [
     Case("maildir", "sample_data/email/team.mbox", make=_maildir),
     Case("whatsapp-zip", FORMATS + "whatsapp/ios/_chat.txt", make=_whatsapp_zip),
+    Case("teams-docx", FORMATS + "teams_docx/garden-club.docx", make=_renamed_docx),
     Case("parquet", "tests/fixtures/views.jsonl", make=_parquet(dataset=False)),
     Case("parquet-dataset", "tests/fixtures/views.jsonl", make=_parquet(dataset=True)),
 ]

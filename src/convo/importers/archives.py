@@ -8,11 +8,12 @@ inflates to.
 
 from __future__ import annotations
 
+import io
 import re
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import IO
+from typing import IO, Any, BinaryIO
 
 from convo.core.errors import InputError
 from convo.importers.context import ImportContext
@@ -127,3 +128,32 @@ def _read(f: IO[bytes], size: int, where: str) -> bytes:
         return f.read(size)
     except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as e:
         raise InputError(f"unreadable zip member ({e})", where=where) from None
+
+
+class _Capped(io.RawIOBase):
+    """A member's stream that fails past ``MEMBER_CAP`` bytes, whatever its header declares."""
+
+    def __init__(self, inner: IO[bytes], where: str):
+        self._inner = inner
+        self._where = where
+        self._read = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        data = _read(self._inner, len(b), self._where)
+        self._read += len(data)
+        if self._read > MEMBER_CAP:
+            raise InputError("zip member larger than declared", where=self._where, hint=_BOMB_HINT)
+        b[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self._inner.close()
+        super().close()
+
+
+def stream_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str) -> BinaryIO:
+    """A member's bytes as a stream (for a streaming parser), at most ``MEMBER_CAP``."""
+    return io.BufferedReader(_Capped(_open_member(zf, info, where), where))

@@ -117,6 +117,11 @@ def iter_events(source: Source, *, text: bool = False, path: Any = None) -> Iter
         raise InputError(f"cannot read ({e.strerror or e})", where=name) from None
 
 
+def stream_events(stream: BinaryIO, name: str, *, text: bool = False) -> Iterator[Event]:
+    """``iter_events`` of an open stream (a zip member's): the caller closes it."""
+    return _events(stream, name, text)
+
+
 def _events(stream: BinaryIO, name: str, want_text: bool) -> Iterator[Event]:
     events: list[Event] = []
     first = stream.read(CHUNK)

@@ -7,6 +7,13 @@ audio API; whisper.cpp), ``assemblyai``, ``deepgram`` and ``aws`` (Amazon Transc
 read speech-to-text JSON through
 ``speech`` (segments, offsets, words). Every format merges turns with ``merging``.
 
+The text transcripts, ``otter`` (Otter.ai's text export), ``rev`` (Rev.com's),
+``teams_docx`` (a Teams transcript downloaded as .docx, read by
+``convo.importers.docx``) and ``meet`` (a Google Meet transcript document as .txt or
+.docx), are not cues: one message a speaker paragraph, timed by its offset; they share
+``textturns`` and hold their own decisions in their docstrings. The rest of this
+docstring is about the cue formats.
+
 Reading is streamed a line at a time (see ``cues``); webvtt-py, which reads a
 whole file into memory and drops malformed cues without saying where, serves as the
 reference parser in the tests rather than as the reader. The cue block rules are its
@@ -148,6 +155,10 @@ SPEECH_FIELDS = Fields(
     "segment numbers merged; `words` for a file of words), `segment_ids` (the engine's "
     "ids), `channel`",
 )
+# A head whose first character (after whitespace) is no JSON or markup opener, and that
+# holds what the rest of the pattern says (the sniffs of ``otter`` and ``rev`` refuse a
+# first line opening with one of ``{[<``).
+_TEXT_WITH_OFFSET = r"\A\s*(?=[^\s{\[<])(?=[\s\S]*"
 
 
 def register(registry: Registry) -> None:
@@ -159,6 +170,7 @@ def register(registry: Registry) -> None:
     named = Gate(named=True)
     whisper = json_with('"segments"', '"word_segments"', '"task"', opens="{")
     text_first = Gate(pattern=r'\A[\s\ufeff]*\{\s*"text"\s*:')  # openai-whisper's order
+    zipped = Gate(magic=(b"PK\x03\x04",))
     registry.declare(__package__, (
         ("vtt", "vtt", ("*.vtt", "*.webvtt"), Gate(words=("WEBVTT", "-->")), named),
         ("srt", "srt", ("*.srt",), Gate(words=("-->",)), named),
@@ -168,4 +180,11 @@ def register(registry: Registry) -> None:
         ("assemblyai", "assemblyai", ("*.json",), json_with('"audio_url"', opens="{")),
         ("deepgram", "deepgram", ("*.json",), json_with('"results"', opens="{")),
         ("aws", "aws-transcribe", ("*.json",), json_with('"jobName"', opens="{")),
+        # The text transcripts: otter and rev need a head that opens with no JSON or
+        # markup character and holds an offset (``M:SS``); google-meet its
+        # `` - Transcript`` title or a zip, as teams-docx (a Word document).
+        ("otter", "otter", ("*.txt",), Gate(pattern=_TEXT_WITH_OFFSET + r"\d:[0-5]\d)")),
+        ("rev", "rev", ("*.txt",), Gate(pattern=_TEXT_WITH_OFFSET + r"\(\d{1,6}:[0-5]\d)")),
+        ("meet", "google-meet", ("*.txt", "*.docx"), Gate(words=("- Transcript",)), zipped),
+        ("teams_docx", "teams-docx", ("*.docx",), zipped),
     ), family="transcript")  # fmt: skip

@@ -1,0 +1,150 @@
+"""Speaker paragraphs of the text transcripts (Otter, Rev, Teams .docx, Google Meet) as
+messages.
+
+The text formats time a paragraph by an offset from the start of the recording, as a
+cue is timed: the message's time is the start plus the offset, where the start is
+``--start-date`` when given, else the meeting's start the file states (Google Meet's
+title, Teams' date line), else the epoch (an undated transcript, as ``vtt`` does).
+``extra.start`` holds the offset in seconds. The id hashes the offset, not the start,
+so re-ingesting with another ``--start-date`` finds the same messages (``turns`` does
+the same for cues).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta
+from typing import Any
+
+from convo.core.io import Source
+from convo.core.record import ConversationMessage
+from convo.core.timestamps import epoch_plus, format_timestamp_utc
+from convo.importers.build import ContentIds, message
+from convo.importers.context import ImportContext
+from convo.importers.transcripts.cues import text_lines
+
+# ``M:SS``, ``MM:SS`` or ``H:MM:SS`` (up to six hour digits): minutes and seconds < 60.
+CLOCK = r"\d{1,6}:[0-5]\d(?::[0-5]\d)?"
+
+
+def clock_seconds(clock: str) -> int:
+    """Seconds of a ``CLOCK`` (``1:02:03`` is 3723, ``2:03`` is 123)."""
+    total = 0
+    for part in clock.split(":"):
+        total = total * 60 + int(part)
+    return total
+
+
+class TextTurns:
+    """Builds the messages of one text transcript, numbering their ids."""
+
+    def __init__(self, source: Source, ctx: ImportContext, kind: str):
+        self.ctx = ctx
+        self.kind = kind
+        self.ids = ContentIds(source.name)
+        self.start: datetime | None = ctx.options.start_date
+        self.count = 0
+
+    def stated_start(self, start: datetime) -> None:
+        """The meeting's start as the file states it; ``--start-date`` wins when given."""
+        if self.ctx.options.start_date is None:
+            self.start = start
+
+    def build(
+        self,
+        lines: list[str],
+        *,
+        speaker: str | None,
+        offset: int | None,
+        where: str,
+        subject: str | None = None,
+        tags: list[str] | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> ConversationMessage:
+        """One message of the paragraph ``lines`` (joined with newlines), found at ``where``
+        (its ``source_id``); ``offset`` in seconds from the start of the recording (None:
+        unknown)."""
+        ts = self._time(offset, where)
+        msg = message(
+            "\n".join(lines),
+            speaker=speaker,
+            timestamp=ts,
+            source_id=where,
+            format=self.kind,
+            subject=subject,
+            tags=tags,
+            extra={"start": None if offset is None else float(offset), **(extra or {})},
+        )
+        self.ids.assign(msg, timestamp=None if offset is None else _offset_time(offset))
+        self.count += 1
+        return msg
+
+    def _time(self, offset: int | None, where: str) -> str | None:
+        if offset is None:
+            return None
+        if self.start is None:
+            return _offset_time(offset)
+        try:
+            return format_timestamp_utc(self.start + timedelta(seconds=offset))
+        except OverflowError:
+            self.ctx.warn(where, "time past the year 9999; left unknown")
+            return None
+
+
+def _offset_time(seconds: int) -> str:
+    try:
+        return epoch_plus(seconds)
+    except OverflowError:
+        return f"+{seconds}s"
+
+
+# A paragraph's header line read: (speaker or None, offset in seconds, text on the line).
+Header = tuple[str | None, int, str]
+
+
+def headed_paragraphs(
+    source: Source,
+    ctx: ImportContext,
+    kind: str,
+    header: Callable[[str], Header | None],
+    skip: Callable[[str], bool],
+    what: str,
+) -> Iterator[ConversationMessage]:
+    """The messages of a text transcript made of header lines (``header`` reads one)
+    each followed by its paragraph, streamed line by line (``cues.text_lines``).
+
+    A paragraph's lines (the header's own text first) are joined with newlines, each
+    stripped; blank lines and the lines ``skip`` says are structure (a footer) are
+    dropped; a non-blank line before the first header is rejected with its line; a
+    header without text is skipped with a warning. ``what`` names the format's lines in
+    those reports."""
+    turns = TextTurns(source, ctx, kind)
+    cur: tuple[int, str | None, int] | None = None  # (line, speaker, offset)
+    text: list[str] = []
+    for n, raw in text_lines(source, ctx.text_decoder()):
+        line = raw.strip()
+        got = header(line) if line else None
+        if got is not None:
+            if cur is not None:
+                yield from _paragraph(turns, ctx, cur, text)
+            cur, text = (n, got[0], got[1]), [got[2]] if got[2] else []
+        elif not line or skip(line):
+            continue
+        elif cur is None:
+            ctx.reject(ctx.loc(n), f"text before the first {what} speaker line", raw)
+        else:
+            text.append(line)
+    if cur is not None:
+        yield from _paragraph(turns, ctx, cur, text)
+    if not turns.count:
+        ctx.warn(source.name, f"no {what} paragraphs; nothing imported")
+
+
+def _paragraph(
+    turns: TextTurns, ctx: ImportContext, cur: tuple[int, str | None, int], text: list[str]
+) -> Iterator[ConversationMessage]:
+    line, speaker, offset = cur
+    if not text:
+        ctx.warn(ctx.loc(line), "speaker line without text; skipped")
+        return
+    yield turns.build(text, speaker=speaker, offset=offset, where=ctx.loc(line))

@@ -1,0 +1,168 @@
+"""Microsoft Teams transcripts as .docx (``convo.importers.transcripts.teams_docx``) and
+the .docx reader under it (``convo.importers.docx``).
+
+The fixture is written by ``docx_helpers`` in the shape parsers of real Teams downloads
+read (found with the code search: python-docx, mammoth and zipfile converters): the
+title, ``May 14, 2024, 6:02PM``, the length, ``started transcription``, then one
+paragraph a turn with the speaker's avatar drawing, ``Name   M:SS``, a ``<w:br/>`` and
+the text; paragraph properties carry tab stops (which are not text).
+"""
+
+from __future__ import annotations
+
+import zipfile
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+from docx_helpers import write_docx
+from formats_helpers import FIXTURES, run
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conftest import assert_golden
+from convo.core.errors import InputError
+from convo.core.io import Source
+from convo.importers import docx
+from convo.importers.context import ImportOptions
+from convo.importers.registry import registry
+from convo.importers.transcripts import teams_docx
+
+FIXTURE = FIXTURES / "teams_docx" / "garden-club.docx"
+TITLE = "Garden club planning-20240514_180203-Meeting Recording"
+
+
+def test_golden():
+    recs, rejects, warnings = run(teams_docx.read_teams_docx, FIXTURE)
+    assert not rejects and not warnings
+    assert_golden("formats/teams_docx/garden-club.jsonl", recs)
+    assert registry.detect(Source(FIXTURE)).name == "teams-docx"
+
+
+def test_turns_events_subject_and_the_stated_date_in_tz():
+    opts = ImportOptions(tz=ZoneInfo("Europe/London"))
+    recs, _, _ = run(teams_docx.read_teams_docx, FIXTURE, opts)
+    got = [(r["metadata"]["speaker"], r["textChunks"][0], r["tags"], r["timestamp"]) for r in recs]
+    assert got == [
+        (None, "Dana Whitfield started transcription", ["system"], "2024-05-14T17:02:00Z"),
+        ("Dana Whitfield", "Okay, I think we are live. Welcome, everyone.", [], "2024-05-14T17:02:03Z"),
+        ("Marcus Oyelaran", "Thanks Dana. Quick question about the seed order:\tis it due Friday?", [],
+         "2024-05-14T17:02:11Z"),
+        ("Dana Whitfield", "Yes, Friday.\nIt goes out on Saturday morning.", [], "2024-05-14T17:02:19Z"),
+        ("Priya Raman", "One more thing & then I have to go.", [], "2024-05-14T18:04:03Z"),
+        (None, "Dana Whitfield stopped transcription", ["system"], "2024-05-14T18:04:03Z"),
+    ]  # fmt: skip
+    assert {r["subject"] for r in recs} == {TITLE}
+    assert [r["source_id"] for r in recs][:3] == [
+        "garden-club.docx#p-5", "garden-club.docx#p-6", "garden-club.docx#p-7"
+    ]  # fmt: skip
+    assert recs[4]["extra"] == {"start": 3723.0}
+
+
+def test_start_date_wins_over_the_header_and_keeps_ids():
+    plain, _, _ = run(teams_docx.read_teams_docx, FIXTURE)
+    start = datetime(2020, 1, 1, tzinfo=UTC)
+    recs, _, _ = run(teams_docx.read_teams_docx, FIXTURE, ImportOptions(start_date=start))
+    assert recs[1]["timestamp"] == "2020-01-01T00:00:03Z"
+    assert [r["id"] for r in recs] == [r["id"] for r in plain]
+
+
+def test_a_date_in_another_language_is_rejected_with_a_hint(tmp_path):
+    path = write_docx(tmp_path / "t.docx", [
+        ["Reunión semanal"], ["14 de mayo de 2024, 18:02"], ["41m 7s"],
+        ["Ana López   0:03\nHola a todos."],
+    ])  # fmt: skip
+    recs, rejects, _ = run(teams_docx.read_teams_docx, path)
+    assert [(r.where, r.raw) for r in rejects] == [("t.docx#p-2", "14 de mayo de 2024, 18:02")]
+    assert "--start-date" in (rejects[0].hint or "")
+    assert [(r["metadata"]["speaker"], r["timestamp"], r["subject"]) for r in recs] == [
+        ("Ana López", "1970-01-01T00:00:03Z", "Reunión semanal")
+    ]
+
+
+def test_text_after_stopped_transcription_is_rejected(tmp_path):
+    path = write_docx(tmp_path / "t.docx", [
+        ["Sync"], ["Ann Lee   0:01\nhi"], ["Ann Lee stopped transcription"], ["stray words"],
+        ["Bo Chen   0:09"],
+    ])  # fmt: skip
+    recs, rejects, warnings = run(teams_docx.read_teams_docx, path)
+    assert [(r.where, r.reason) for r in rejects] == [("t.docx#p-4", "text without a speaker line")]
+    assert warnings == ["t.docx#p-5: speaker line without text; skipped"]
+    assert [r["textChunks"][0] for r in recs] == ["hi", "Ann Lee stopped transcription"]
+
+
+def test_a_word_document_that_is_no_transcript_is_not_detected(tmp_path):
+    path = write_docx(tmp_path / "letter.docx", [["Dear Ann,"], ["The meeting is at 10:30."]])
+    assert teams_docx.sniff_teams_docx(Source(path)) == 0
+    zipped = tmp_path / "other.zip"
+    with zipfile.ZipFile(zipped, "w") as zf:
+        zf.writestr("notes.txt", "Ann   0:03\nhello\n")
+    assert teams_docx.sniff_teams_docx(Source(zipped)) == 0
+
+
+def test_a_damaged_document_is_one_clear_error(tmp_path):
+    path = tmp_path / "t.docx"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("word/document.xml", "<w:document xmlns:w='x'><w:body><w:p><w:t>Ann")
+    with pytest.raises(InputError, match="malformed XML"):
+        run(teams_docx.read_teams_docx, path)
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("word/other.xml", "<x/>")
+    with pytest.raises(InputError, match="not a Word document"):
+        run(teams_docx.read_teams_docx, path)
+
+
+def test_entities_are_refused(tmp_path):
+    path = tmp_path / "t.docx"
+    body = ('<!DOCTYPE d [<!ENTITY x "boom">]><w:document xmlns:w="x"><w:body>'
+            "<w:p><w:r><w:t>&x;</w:t></w:r></w:p></w:body></w:document>")  # fmt: skip
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("word/document.xml", body)
+    with pytest.raises(InputError, match="unsafe XML refused"):
+        run(teams_docx.read_teams_docx, path)
+
+
+def test_paragraph_text_keeps_breaks_and_tabs_and_skips_drawings_and_tab_stops(tmp_path):
+    path = write_docx(
+        tmp_path / "t.docx", [["a\tb", "\nc"], [], ["d"]], avatar=True, tab_stops=True
+    )
+    with zipfile.ZipFile(path) as zf, zf.open("word/document.xml") as f:
+        assert list(docx.paragraphs_of(f, "t")) == [(1, "a\tb\nc"), (2, ""), (3, "d")]
+
+
+_CHARS = st.characters(
+    blacklist_categories=("Cs", "Cc", "Cn"), blacklist_characters="\r"
+) | st.sampled_from("\n\t")
+_RUN = st.text(_CHARS, max_size=12)
+
+
+@given(st.lists(st.lists(_RUN, max_size=3), min_size=1, max_size=6))
+def test_any_paragraphs_read_back(tmp_path_factory, paras):
+    path = write_docx(tmp_path_factory.mktemp("docx") / "t.docx", paras, avatar=True)
+    with zipfile.ZipFile(path) as zf, zf.open("word/document.xml") as f:
+        got = list(docx.paragraphs_of(f, "t"))
+    assert got == [(i, "".join(runs)) for i, runs in enumerate(paras, 1)]
+
+
+_WORD = st.text(st.characters(whitelist_categories=("L",)), min_size=1, max_size=8)
+_NAME = st.lists(_WORD, min_size=1, max_size=3).map(" ".join)
+_TEXT = st.lists(_WORD, min_size=1, max_size=6).map(" ".join)
+
+
+@given(st.lists(st.tuples(_NAME, st.integers(0, 5 * 3600), _TEXT), min_size=1, max_size=6))
+def test_any_turns_read_back(tmp_path_factory, turns):
+    paras = [["Title"], ["March 3, 2025, 9:15AM"], ["1h 2m 3s"]]
+    for name, s, text in turns:
+        h, rest = divmod(s, 3600)
+        clock = f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
+        paras.append([f"{name}   {clock}", "\n" + text])
+    path = write_docx(tmp_path_factory.mktemp("teams") / "t.docx", paras)
+    recs, rejects, warnings = run(teams_docx.read_teams_docx, path)
+    assert not rejects and not warnings
+    assert [(r["metadata"]["speaker"], r["extra"]["start"], r["textChunks"][0]) for r in recs] == [
+        (name, float(s), text) for name, s, text in turns
+    ]
+    start = datetime(2025, 3, 3, 9, 15, tzinfo=UTC).timestamp()
+    assert [datetime.fromisoformat(r["timestamp"]).timestamp() - start for r in recs] == [
+        float(s) for _, s, _ in turns
+    ]
