@@ -165,3 +165,16 @@ def test_a_hybrid_search_whose_two_halves_fail_tells_the_keyword_error(many, mon
         s.search("login cookie", mode="hybrid")
     with pytest.raises(UsageError, match="made by wordhash-64"):  # alone, its error
         Store(many, embedder=WordHash("another-model")).search("login cookie", mode="semantic")
+
+
+def test_a_hybrid_search_no_message_holds_says_its_hits_are_only_near(many):
+    """Words no message holds still give the nearest in meaning, and the search says so;
+    a search with a keyword hit does not."""
+    from convo.store.meaning import NO_KEYWORD
+
+    hits = store_of(many).search("zzzzqqq login", limit=5, mode="hybrid")
+    assert hits and NO_KEYWORD not in (hits.notice or "")
+    nonsense = store_of(many).search("zzzzqqq", limit=5, mode="hybrid")
+    assert nonsense, "the meaning half lists the nearest"
+    assert {h.why for h in nonsense} == {"meaning"}
+    assert NO_KEYWORD in nonsense.notice

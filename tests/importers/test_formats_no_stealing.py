@@ -130,9 +130,7 @@ def test_the_speech_formats_take_no_other_file():
     reg = Registry()
     inputs = _inputs() + sorted(p for p in (root / "tests" / "fixtures").rglob("*") if p.is_file())
     taken = {
-        str(p): got
-        for p in inputs
-        if "asr" not in p.parts and (got := _detect(reg, p)) in SPEECH
+        str(p): got for p in inputs if "asr" not in p.parts and (got := _detect(reg, p)) in SPEECH
     }
     assert taken == {}
 

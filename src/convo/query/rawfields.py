@@ -151,20 +151,30 @@ class FieldBlock:
         """The answer for each of the ``n`` lines of ``block`` (each ending with a
         newline, the last too), or None when the block is not proven (see the module
         docstring)."""
-        if self.role:
-            low, control = lower_checked(block)
-            if block_records(block, n, control) is None:
-                return None
-            if any(low.find(r) >= 0 for r in OTHER_ROLES):
-                return None  # a record's role may not be user
-        elif block_records(block, n) is None:
+        if not self._proven(block, n):
             return None
-        if ascii_escape(block):
-            return None  # an escape may spell a key or a name: parsed
         role = USER if self.role else None
         if not self.format:
             answer = self._answers[None, role]
             return None if answer is None else Decided(b"\1" * n if answer else bytes(n), [])
+        return self._by_format(block, n, role)
+
+    def _proven(self, block: bytes, n: int) -> bool:
+        """Every line of ``block`` is a record of one layout, no escape may spell a key or
+        a name, and (for ``role:``) no record's role can be other than user."""
+        if self.role:
+            low, control = lower_checked(block)
+            if block_records(block, n, control) is None:
+                return False
+            if any(low.find(r) >= 0 for r in OTHER_ROLES):
+                return False  # a record's role may not be user
+        elif block_records(block, n) is None:
+            return False
+        return not ascii_escape(block)  # an escape may spell a key or a name: parsed
+
+    def _by_format(self, block: bytes, n: int, role: str | None) -> Decided | None:
+        """Each line's answer from its top-level ``format`` value; lines whose key may be
+        nested or not the last are left undecided (parsed)."""
         text = text_layout_of(block, 0)
         assert text is not None  # block_records proved the layout
         found = _FORMAT_TAILS[text.comma].findall(block)

@@ -42,6 +42,9 @@ if TYPE_CHECKING:
     from convo.store.api import Store
 
 DEPTH = 50  # hits each list gives the fusion
+# A hybrid search whose words no message holds still lists the nearest in meaning, the
+# first at 100% (scores are shares of the best): say so, or they read as matches.
+NO_KEYWORD = "no message holds these words: these are only the nearest in meaning"
 
 
 def ranked(store: Store, free: str, query: Query, mode: str, *, limit: int, track=None) -> Hits:
@@ -73,6 +76,8 @@ def ranked(store: Store, free: str, query: Query, mode: str, *, limit: int, trac
         fused = [Fused(s.id, s.score, "meaning") for s in meaning[:limit]]
     out.extend(_hits(store, fused, known, free))
     out.mode = mode
+    if mode == "hybrid" and out and not any(lists):
+        out.notice = "; ".join(filter(None, (out.notice, NO_KEYWORD)))
     return out
 
 
