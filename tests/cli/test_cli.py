@@ -307,7 +307,7 @@ def test_folder_walk_detects_each_file_and_reports_skips(runner, tmp_path):
     out = records(r.stdout)
     assert len(out) == 4
     assert out[-1]["source_id"] == f"{tmp_path / 'd'}/sub/b.jsonl#1"
-    assert "notes.bin: rejected: format not recognised" in r.stderr
+    assert "notes.bin: skipped: format not recognised" in r.stderr
     assert "1 file(s) not recognised" in r.stderr
 
 

@@ -41,7 +41,7 @@ def test_other_files_are_listed_and_kept_but_do_not_fail_the_run(runner, folder,
     assert f"1 file(s) not recognised: {folder}/picture.png" in r.stderr
     assert _rejects(rej) == [
         {"where": f"{folder}/picture.png", "reason": "format not recognised",
-         "hint": "not a conversation file type: listed, not counted as rejected", "raw": None}
+         "hint": "not a conversation file type: listed, the run goes on", "raw": None}
     ]  # fmt: skip
 
 

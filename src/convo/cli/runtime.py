@@ -221,11 +221,12 @@ class Reporter:
             self.hidden += 1
 
     def reject(self, rejection) -> None:
-        self.rejected += 1
         from convo.core.errors import with_hint
 
-        text = with_hint(f"{rejection.where}: rejected: {rejection.reason}", rejection.hint)
-        self.line("rejected", text, rejection.where)
+        kind = "rejected" if rejection.counted else "skipped"
+        self.rejected += rejection.counted
+        text = with_hint(f"{rejection.where}: {kind}: {rejection.reason}", rejection.hint)
+        self.line(kind, text, rejection.where)
         if self._rejects is not None:
             from convo.core.jsonl import dumps
 
@@ -342,7 +343,7 @@ def _warning_line(kind: str, text: str, where: str | None) -> bytes:
             where, message = "", text
     else:
         message = text[len(where) + 2 :] if text.startswith(where + ": ") else text
-        message = message.removeprefix("rejected: ")
+        message = message.removeprefix(f"{kind}: ")
     located = _LOCATED.match(where)
     file, line = (located["file"], int(located["line"])) if located else (where, None)
     record = {"kind": kind, "file": file.split("#", 1)[0] or None, "line": line,

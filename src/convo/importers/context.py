@@ -54,6 +54,9 @@ class Rejection:
     reason: str
     hint: str | None = None
     raw: Any = None
+    # False for a file a folder walk passes over (no format claims it and its name is no
+    # conversation file type): kept in ``--rejects`` and reported as skipped, not rejected.
+    counted: bool = True
 
     def to_record(self) -> dict[str, Any]:
         raw = self.raw

@@ -90,7 +90,7 @@ def unrecognised_rejection(name: str) -> Rejection:
             name, NOT_RECOGNISED, "name its format with --from FORMAT (see `convo formats`)"
         )
     return Rejection(
-        name, NOT_RECOGNISED, "not a conversation file type: listed, not counted as rejected"
+        name, NOT_RECOGNISED, "not a conversation file type: listed, the run goes on", counted=False
     )
 
 
