@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from convo.pipeline.inputs import RawFile
-from convo.query import parallel
+from convo.query import matches, parallel
 from convo.query.filters import Filters
 from convo.query.matches import RawBatch, Runs
 from convo.query.scan import Selector, select
@@ -34,6 +34,34 @@ def test_runs_join_adjacent_lines_only():
     ]  # fmt: skip
     assert batch.joined == b"aa\nbb\ncc\ndd\nee\n"
     assert batch[3].where == "f:5"
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 30), st.booleans()), min_size=1, max_size=40),
+    st.integers(1, 100),
+)
+def test_property_runs_grow_only_within_run_max(lines, run_max):
+    """Adjacent lines join a run while it stays within ``RUN_MAX`` (a parallel scan's
+    parent reads a run back in one piece); read back, the runs are the lines added, by
+    ``add`` or ``add_lines``, whatever their sizes."""
+    data = b"".join(b"x" * n + b"\n" for n, _ in lines)
+    runs = Runs(counted=False)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(matches, "RUN_MAX", run_max)
+        at = 0
+        for n, one in lines:
+            if one:
+                runs.add(at, at + n)
+            else:
+                runs.add_lines([at], [at + n])
+            at += n + 1
+    assert all(
+        e - s <= run_max or c == 1
+        for s, e, c in zip(runs.starts, runs.ends, runs.counts, strict=True)
+    )
+    batch = RawBatch(data, 0, runs, 0, len(runs), "f")
+    assert batch.joined == data
+    assert [m.raw for m in batch] == [b"x" * n for n, _ in lines]
 
 
 def test_runs_of_a_mask_and_of_lines_merge_with_the_runs_before():
@@ -183,14 +211,15 @@ def test_property_windows_are_those_of_a_loop_over_the_runs(tmp_path_factory, ru
         try:
             scan = parallel.ParallelScan(None, str(path), "f")  # type: ignore[arg-type]
             got = [
-                (b.window_at, b.window_at + len(b.window), b.lo, b.hi, b.window)
+                (b.window_at, b.runs.ends[b.hi - 1], b.lo, b.hi, b.window)
                 for b in scan._matches(fd, result, 0)
             ]
         finally:
             os.close(fd)
     want = _windows(starts, ends, window, gap)
     assert [g[:4] for g in got] == want
-    assert all(g[4] == data[g[0] : g[1]] for g in got)
+    # Each window is read with the byte after its last run (its newline), if any.
+    assert all(g[4] == data[g[0] : g[1] + 1] for g in got)
 
 
 def _parsed(lines: list[bytes], filters: dict) -> list[bytes]:

@@ -193,7 +193,9 @@ class ParallelScan:
             if k < len(gaps):
                 j = min(j, gaps[k])
             w1 = ends[j - 1]
-            batch = RawBatch(os.pread(fd, w1 - w0, w0), w0, runs, i, j, self.name)
+            # One byte more: the newline after the last run, so that a window of one run
+            # is written as read (``RawBatch.joined``), not copied to add it.
+            batch = RawBatch(os.pread(fd, w1 - w0 + 1, w0), w0, runs, i, j, self.name)
             yield cast(list[Match], batch)  # a list[Match] to every reader (see RawBatch)
             i = j
 
