@@ -129,6 +129,10 @@ _HOSTILE_RECORDS = [
     _with(format="slack\\"),
     _with(format="caf\u00e9"),
     _with(format="CAF\u00c9"),
+    _with(format="\u017flack"),  # casefolds to "slack": a match
+    _with(format="SLAC\u212a"),  # the Kelvin sign: "slack" too
+    _with(format="\u00dflack"),  # "sslack": no match
+    _with(format="slack", textChunks=["\u00dflack \u017flack"]),
     _with(format="jsonl", extra={"format": "slack"}),
     _with(format="slack", extra={"format": "jsonl"}),
     _with(format="slack", extra={"role": "assistant", "metadata": {"speaker": "System"}}),
@@ -174,6 +178,9 @@ _TAILS = [
     b',"role":"assistant"}', b',"role" :"assistant"}', b',"r\\u006fle":"assistant"}',
     b',"f\\u006frmat":"slack"}', b',"metadata":{"speaker":"System"}}',
     b',"x":{"format":"slack"}}', b',"x":"}"}', b',"x":"\\u0053ystem"}',
+    b',"format":"sl\\u0061ck"}', b',"format":"sl\\"ack"}', b',"format":"slack\\\\"}',
+    b',"textChunks":5,"format":"slack"}', b',"text\\u0043hunks":5,"format":"slack"}',
+    b',"text_chunks":5,"format":"slack"}', b',"format":"slack"} ',
 ]  # fmt: skip
 
 
@@ -216,8 +223,9 @@ def test_a_proven_block_is_not_parsed(monkeypatch):
         scanned(lines, _filters("format:slack"), need_record=False)
         assert parsed == []
     parsed.clear()
-    scanned(lines, _filters("format:slack"), need_record=False)  # sparse: the word's lines
-    assert parsed == [slack] * 30
+    # Sparse: the word's lines, each decided by its format value's bytes.
+    scanned(lines, _filters("format:slack"), need_record=False)
+    assert parsed == []
 
 
 def test_a_dense_word_switches_to_the_block_decision(monkeypatch):
@@ -249,7 +257,10 @@ _TEXTS = [
     "hello", 'say "format":"slack"', '{"role":"assistant"}', "format", "role", "}", "{",
     "caf\u00e9", '"tool"', "a\\b", "\u212aelvin", "\u65e5\u672c", "line\nbreak",
 ]  # fmt: skip
-_FORMATS = ["slack", "Slack", "mbox", "jsonl", "caf\u00e9", 'sl"ack', "", None, 5, "format"]
+_FORMATS = [
+    "slack", "Slack", "mbox", "jsonl", "caf\u00e9", 'sl"ack', "", None, 5, "format",
+    "\u017flack", "SLAC\u212a", "\u00dflack", "sl\\ack",
+]  # fmt: skip
 _ROLES = ["user", "assistant", "Assistant", "system", "tool", "bogus", None, 3, ""]
 _SPEAKERS = [
     "Quinn", "System", "ASSISTANT", "tool", "user", "\u212aelvin", "Ass\u0130stant", None, 7,

@@ -286,8 +286,11 @@ class BlockScan:
         if text_pass and self.text_block(low, start, end, decide):
             return 0
         ends, odd = self._candidates(low, start, end)
-        if self.plan.fields is not None and end - start >= _SAMPLE:  # the next span's way
-            self.plan.fields.dense = _dense(ends, start, end)
+        if self.plan.fields is not None:
+            if end - start >= _SAMPLE:  # the next span's way
+                self.plan.fields.dense = _dense(ends, start, end)
+            if lazy and self.field_lines(low, ends, odd, decide):
+                return 0
         line_no, pos = first, start
         count = low.count
         for s, e in ends.items():
@@ -300,6 +303,32 @@ class BlockScan:
         if lazy:
             return 0
         return line_no - first + count(b"\n", pos, end)
+
+    def field_lines(self, low: bytes, ends: dict[int, int], odd: set[int], decide) -> bool:
+        """``format:`` leaves only: the needle scan's candidates decided by their format
+        values' bytes (``rawfields.FieldBlock.lines``), the others parsed. False: look
+        at them one by one instead (records wanted, a torn line, a role read)."""
+        fields, runs = self.plan.fields, self.runs
+        if fields is None or runs is None or self.need_record or self.torn:
+            return False
+        starts, stops = list(ends), list(ends.values())
+        assert self.plan.starts is not None
+        decided = fields.lines(self.buf, starts, stops, self.plan.starts.escapes)
+        if decided is None:
+            return False
+        if True in decided:
+            cuts = map(slice, compress(starts, decided), compress(stops, decided))
+            if has_control(b"".join(map(self.buf.__getitem__, cuts))):
+                return False  # rare: a raw control byte (invalid JSON) in a line to pass on
+        if None not in decided:
+            runs.add_lines(list(compress(starts, decided)), list(compress(stops, decided)))
+            return True
+        for s, e, d in zip(starts, stops, decided, strict=True):
+            if d:
+                runs.add(s, e)
+            elif d is None:
+                self._candidate(low, s, e, 0, s in odd, decide)
+        return True
 
     def _candidate(self, low: bytes, s: int, e: int, number: int, odd: bool, decide) -> None:
         """One line that may match: decided on its bytes, or parsed."""

@@ -39,14 +39,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from itertools import repeat
-from operator import itemgetter
+from operator import itemgetter, sub
 from typing import Any, NamedTuple
 
 import orjson
 
 from convo.core.fields import ROLES
-from convo.query.canonical import block_records
-from convo.query.prefilter import ascii_escape
+from convo.query.canonical import block_records, layout_of
+from convo.query.prefilter import ASCII_ESCAPE, ascii_escape
 from convo.query.rawkeys import lower_checked
 from convo.query.rawtext import text_layout_of
 from convo.query.tree import And, Node, Not, Or, Term
@@ -159,6 +159,21 @@ class FieldBlock:
             return None if answer is None else Decided(b"\1" * n if answer else bytes(n), [])
         return self._by_format(block, n, role)
 
+    def lines(
+        self, buf: bytes, starts: list[int], ends: list[int], escapes: bool
+    ) -> list[bool | None] | None:
+        """The answers of a needle scan's candidate lines ``buf[s:e]`` (no line end),
+        each from its format value's bytes (``lines_formats``): True/False, or None to
+        parse the line. None for a query that reads the role (proven a block at a time
+        only, ``block``)."""
+        if self.role:
+            return None
+        answers = self._answers
+        return [
+            None if v is None else answers[v, None]
+            for v in lines_formats(buf, starts, ends, escapes)
+        ]
+
     def _proven(self, block: bytes, n: int) -> bool:
         """Every line of ``block`` is a record of one layout, no escape may spell a key or
         a name, and (for ``role:``) no record's role can be other than user."""
@@ -195,6 +210,54 @@ class FieldBlock:
         return Decided(mask, undecided)
 
 
+# The ``format`` key as it ends a record line, per layout (its separator after a value).
+FORMAT_KEYS = {b",": b',"format":', b", ": b', "format": '}
+_VALUE_END = b'"}'  # a string value, then the brace closing the line's object
+
+
+def lines_formats(
+    buf: bytes, starts: list[int], ends: list[int], escapes: bool
+) -> list[bytes | None]:
+    """Per line ``buf[s:e]`` (no line end), the raw top-level ``format`` value (a JSON
+    string, its quotes included) when the bytes prove it, else None (parse it).
+
+    A record line of one layout (``canonical.is_record_line``: that of the first line)
+    that ends with ``,"format":"VALUE"}`` (the layout's separators), ``VALUE`` holding no
+    quote (a quote in a string is escaped, so the one before ``VALUE`` opens it, and the
+    comma before the key is no string's): the brace right after the value closes the
+    object holding the key, and the last ``}`` of a valid JSON line closes the top-level
+    object, so the key is a top-level one and the last of that object (the one orjson
+    keeps, whatever keys of that name or escapes come before it). ``escapes``: the lines
+    may hold the escape of an ASCII character (``prefilter.ASCII_ESCAPE``), which could
+    spell a second text array key: such a line is not proven a record (None).
+    """
+    if not starts:
+        return []
+    layout = layout_of(buf, starts[0])
+    text = text_layout_of(buf, starts[0])
+    if layout is None or text is None:
+        return [None] * len(starts)
+    key, chunks, other = FORMAT_KEYS[text.comma], layout.chunks, layout.other
+    # The value's opening quote: the last quote before the one closing it.
+    quotes = list(map(buf.rfind, repeat(b'"'), starts, map(sub, ends, repeat(2))))
+    rows = zip(
+        map(buf.startswith, repeat(layout.start), starts),
+        map(buf.endswith, repeat(_VALUE_END), starts, ends),
+        map(buf.endswith, repeat(key), starts, quotes),
+        map(buf.count, repeat(chunks), starts, ends),
+        map(buf.__getitem__, map(slice, quotes, map(sub, ends, repeat(1)))),
+        strict=True,
+    )
+    found = [v if r and c and k and n == 1 else None for r, c, k, n, v in rows]
+    if other is not None:  # the other spelling of the text array key: it would win
+        absent = map(buf.find, repeat(other), starts, ends)
+        found = [v if a < 0 else None for v, a in zip(found, absent, strict=True)]
+    if escapes:
+        plain = map(ASCII_ESCAPE.search, repeat(buf), starts, ends)
+        found = [v if p is None else None for v, p in zip(found, plain, strict=True)]
+    return found
+
+
 def _leaves(node: Node, fields: set[str]) -> bool:
     """``node`` is made of ``format:``/``role:`` leaves only (their fields into ``fields``)."""
     if isinstance(node, Term):
@@ -207,4 +270,4 @@ def _leaves(node: Node, fields: set[str]) -> bool:
     return False
 
 
-__all__ = ["OTHER_ROLES", "Decided", "FieldBlock"]
+__all__ = ["OTHER_ROLES", "Decided", "FieldBlock", "lines_formats"]
