@@ -15,7 +15,8 @@ order, cheapest first:
   time alone: the block's timestamps in one pass (``canonical.block_times``).
 - ``format:``/``role:`` leaves only (``rawfields.FieldBlock``): a block proven records
   of one layout is decided in a few passes over its bytes (``format:``'s word is
-  scanned for instead while the lines holding it are sparse, ``DENSE``).
+  scanned for instead while the lines holding it are sparse, ``DENSE``, and each line
+  holding it is decided by its format value's bytes, ``field_lines``).
 - Per line: the exact raw-byte decision of ``convo.query.canonical`` when the line is in
   convo's layout, else the other kinds' needles and the raw speaker, else an orjson
   parse and the exact checks. A line decided on its bytes goes out unparsed when the

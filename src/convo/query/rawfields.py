@@ -31,7 +31,12 @@ block (``prefilter.ASCII_ESCAPE``: it could spell a key or a name another way):
   whatever its keys, and the block has one answer. A block holding such a string (a
   chat export, a speaker named "System") is parsed.
 
-Measured (the gain, and where the path's own time goes): ``FieldBlock``.
+While ``format:``'s word is sparse the needle scan finds the lines holding it (a format
+value is a whole-value needle) and each such line is decided by its own bytes instead
+(``lines_formats``: its format is the line's last key), so no line is parsed either.
+
+Measured (the gain, and where the path's own time goes): ``FieldBlock`` and
+``FieldBlock.lines``.
 """
 
 from __future__ import annotations
