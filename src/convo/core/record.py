@@ -10,11 +10,15 @@ TypeAgent's ``deserialize`` ignores the extra keys, so it loads convo's output u
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import operator
 from typing import TYPE_CHECKING, Any
 
 import orjson
+
+try:  # hashlib's own blake2b, without hashlib's OpenSSL (its import is a few ms of start-up)
+    from _blake2 import blake2b
+except ImportError:  # another Python than CPython
+    from hashlib import blake2b
 
 from convo.core.errors import RecordError
 from convo.core.knowledge_schema import Action, ConcreteEntity, KnowledgeResponse
@@ -294,7 +298,7 @@ def content_id(
 
 
 _SEP = "\x1e"
-_SEEDED = hashlib.blake2b(digest_size=12)  # copied, never updated itself
+_SEEDED = blake2b(digest_size=12)  # copied, never updated itself
 
 
 _NONE_FIELDS = dict.fromkeys(ConversationMessage.__dataclass_fields__)
