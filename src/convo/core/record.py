@@ -36,20 +36,25 @@ __all__ = [
 
 
 def _validated_init(self: Any, *args: Any, **kwargs: Any) -> None:
-    """The constructor of both classes: pydantic's validation of the arguments (as a
-    pydantic dataclass's ``__init__`` does), its model built on the first call
-    (``convo.core.record_model``)."""
-    from convo.core.record_model import validate_init
-
-    validate_init(self, args, kwargs)
+    """Both classes' constructor: pydantic's validation, as a pydantic dataclass's."""
+    (_MODEL or _model()).validate_init(self, args, kwargs)
 
 
-# The record's classes are plain dataclasses with pydantic's validation in their
-# constructor and in ``parse_record``: pydantic is imported on the first validation
-# (``convo.core.record_model`` declares the aliases and builds the validator), not with
-# this module. An ingest makes its records without validation (``unchecked_message``,
-# then ``check_message``), so it never imports pydantic; that was about 60 ms of the
-# start-up's CPU (docs/startup.md).
+_MODEL: Any = None  # convo.core.record_model, once a record was validated
+
+
+def _model() -> Any:
+    """``record_model`` imported (with pydantic) and kept in ``_MODEL`` for the next."""
+    global _MODEL
+    from convo.core import record_model
+
+    _MODEL = record_model
+    return record_model
+
+
+# Plain dataclasses, validated by pydantic in their constructor and ``parse_record``:
+# pydantic is imported by the first validation (``record_model``), so an ingest, which
+# validates none (``unchecked_message``, ``check_message``), never imports it (docs/startup.md).
 
 
 @dataclasses.dataclass(init=False)
@@ -249,9 +254,7 @@ _NEWLINE = orjson.OPT_APPEND_NEWLINE
 
 
 def _validate(data: dict[str, Any]) -> ConversationMessage:
-    from convo.core.record_model import validate
-
-    return validate(data)
+    return (_MODEL or _model()).validate(data)
 
 
 def _empty_meta() -> ConversationMessageMeta:
@@ -321,11 +324,13 @@ def parse_record(data: dict[str, Any], where: str = "") -> ConversationMessage:
     The one validator: importers of records, the store, the memory API and the exporters
     all accept records through it, so nothing is stored that ``convo validate`` rejects.
     """
-    from pydantic import ValidationError
-
     try:
         msg = ConversationMessage.deserialize(data)
-    except ValidationError as e:
+    except Exception as e:
+        from pydantic import ValidationError  # loaded by the validation that raised
+
+        if not isinstance(e, ValidationError):
+            raise
         err = e.errors()[0]
         path = ".".join(str(p) for p in err["loc"]) or "record"
         raise RecordError(

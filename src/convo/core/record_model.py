@@ -65,6 +65,7 @@ PLAIN: dict[type, type] = {
 }
 
 _PLAIN_CLASSES = frozenset(PLAIN.values())
+_BY_CLASS: dict[type, SchemaValidator] = {}  # each constructed class's validator
 
 
 def _pointed(value: Any) -> Any:
@@ -101,14 +102,17 @@ def _built(name: str) -> tuple[Any, SchemaValidator]:
 def validate_init(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     """A constructor's validation: the arguments checked and set on ``instance`` (what a
     pydantic dataclass's ``__init__`` does); a pydantic ``ValidationError`` if wrong."""
-    cls = next(c for c in type(instance).__mro__ if c in _PLAIN_CLASSES)  # a subclass's too
-    validator(cls).validate_python(ArgsKwargs(args, kwargs), self_instance=instance)
+    cls = type(instance)
+    checker = _BY_CLASS.get(cls)
+    if checker is None:  # a subclass validates as the record class it extends
+        base = next(c for c in cls.__mro__ if c in _PLAIN_CLASSES)
+        checker = _BY_CLASS[cls] = validator(base)
+    checker.validate_python(ArgsKwargs(args, kwargs), self_instance=instance)
 
 
-def validate(data: Any) -> record.ConversationMessage:
-    """A record dict (either key spelling) as a ``ConversationMessage``, or a pydantic
-    ``ValidationError``."""
-    return validator(record.ConversationMessage).validate_python(data)
+#: A record dict (either key spelling) as a ``record.ConversationMessage``, or a pydantic
+#: ``ValidationError``: the validator's own method, no Python call around it.
+validate = validator(record.ConversationMessage).validate_python
 
 
 def json_schema() -> dict[str, Any]:
