@@ -255,6 +255,9 @@ NOT_FOR_A_JSON_CHAT_INGEST = (
     "typer._adapters", "pydantic.plugin._loader", "convo.importers.forums.stackexchange",
     "convo.importers.forums.phpbb", "convo.importers.apps.chatgpt",
     "convo.importers.apps.discord",
+    # Imported where they are used (a worker's pickles, the index, a hash other than
+    # blake2b, an HTML body), not at start (docs/startup.md).
+    "pickle", "sqlite3", "_hashlib", "html.parser",
 )  # fmt: skip
 NOT_FOR_A_JSON_OBJECT = (
     "convo.importers.apps.whatsapp",
@@ -281,3 +284,23 @@ def test_json_chat_ingest_imports_no_other_family(tmp_path, doc, also_not):
         else:
             assert not _loaded(modules, name), name
     assert "convo.importers.agents.formats" in modules
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        '{"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"}]}',
+        '[{"role": "user", "content": [{"type": "text", "text": "hi"}]}]',
+    ],
+)
+def test_chat_ingest_imports_no_pydantic(tmp_path, doc):
+    """The record's classes are plain dataclasses and an ingest validates its records
+    without pydantic (``check_message``): pydantic is imported on a first validation
+    only (``core/record_model.py``; docs/startup.md has what it cost)."""
+    path = tmp_path / "chat.json"
+    path.write_text(doc)
+    modules = _modules("ingest", str(path), "-o", str(tmp_path / "out.jsonl"), "--quiet")
+    assert (tmp_path / "out.jsonl").read_text().count("\n") == 2 - doc.startswith("[")
+    assert "convo.core.record" in modules
+    assert not _loaded(modules, "pydantic") and not _loaded(modules, "pydantic_core")
+    assert "convo.core.record_model" not in modules

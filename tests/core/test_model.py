@@ -48,10 +48,14 @@ class TestMeta:
         assert meta.dest == ["Bob"]
 
     def test_listeners_alias_on_input(self):
-        meta = ConversationMessageMeta.__pydantic_validator__.validate_python(
+        from pydantic import TypeAdapter
+
+        meta = TypeAdapter(ConversationMessageMeta).validate_python(
             {"speaker": "A", "listeners": ["B"]}
         )
+        assert type(meta) is ConversationMessageMeta
         assert meta.recipients == ["B"]
+        assert ConversationMessageMeta(listeners=["C"]).recipients == ["C"]
 
     def test_knowledge_no_speaker_is_empty(self):
         k = ConversationMessageMeta(None, ["Bob"]).get_knowledge().to_dict()

@@ -42,7 +42,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-import pickle
 import signal
 import struct
 import sys
@@ -214,6 +213,8 @@ def input_of(task: Any) -> str | None:
 
 
 def _send(stream: IO[bytes], value: Any) -> None:
+    import pickle  # here: a run on one core imports no pickle (docs/startup.md)
+
     data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
     stream.write(_SIZE.pack(len(data)) + data)
     stream.flush()
@@ -223,6 +224,8 @@ def _receive(stream: IO[bytes]) -> Any:
     head = stream.read(_SIZE.size)
     if len(head) < _SIZE.size:
         raise EOFError
+    import pickle
+
     return pickle.loads(stream.read(_SIZE.unpack(head)[0]))
 
 

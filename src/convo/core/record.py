@@ -9,16 +9,18 @@ TypeAgent's ``deserialize`` ignores the extra keys, so it loads convo's output u
 
 from __future__ import annotations
 
-import hashlib
+import dataclasses
 import operator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-from pydantic import AliasChoices, ConfigDict, Field, ValidationError
-from pydantic.dataclasses import dataclass
+
+try:  # hashlib's own blake2b, without hashlib's OpenSSL (its import is a few ms of start-up)
+    from _blake2 import blake2b
+except ImportError:  # another Python than CPython
+    from hashlib import blake2b
 
 from convo.core.errors import RecordError
-from convo.core.fields import ROLES
 from convo.core.knowledge_schema import Action, ConcreteEntity, KnowledgeResponse
 from convo.core.timestamps import EPOCH_STR, UNIX_EPOCH, format_timestamp_utc, normalize_timestamp
 
@@ -32,19 +34,51 @@ __all__ = [
     "format_timestamp_utc",
 ]
 
-_CONFIG = ConfigDict(populate_by_name=True, extra="ignore", defer_build=True)
+
+def _validated_init(self: Any, *args: Any, **kwargs: Any) -> None:
+    """Both classes' constructor: pydantic's validation, as a pydantic dataclass's."""
+    (_MODEL or _model()).validate_init(self, args, kwargs)
 
 
-@dataclass(config=_CONFIG)
+_MODEL: Any = None  # convo.core.record_model, once a record was validated
+
+
+def _model() -> Any:
+    """``record_model`` imported (with pydantic) and kept in ``_MODEL`` for the next."""
+    global _MODEL
+    from convo.core import record_model
+
+    _MODEL = record_model
+    return record_model
+
+
+# Plain dataclasses, validated by pydantic in their constructor and ``parse_record``:
+# pydantic is imported by the first validation (``record_model``), so an ingest, which
+# validates none (``unchecked_message``, ``check_message``), never imports it (docs/startup.md).
+
+
+@dataclasses.dataclass(init=False)
 class ConversationMessageMeta:
     """Who spoke and to whom. ``recipients`` is written as ``listeners``."""
 
     speaker: str | None = None
-    recipients: list[str] = Field(
-        default_factory=list,
-        serialization_alias="listeners",
-        validation_alias=AliasChoices("recipients", "listeners"),
-    )
+    recipients: list[str] = dataclasses.field(default_factory=list)
+
+    if TYPE_CHECKING:
+
+        def __init__(
+            self, speaker: str | None = None, recipients: list[str] | None = None, **aliases: Any
+        ) -> None: ...
+
+    else:
+        __init__ = _validated_init
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        """The class as a field of a pydantic model (validated as a record's metadata)."""
+        from convo.core.record_model import core_schema
+
+        return core_schema(cls)
 
     @property
     def source(self) -> str | None:
@@ -87,7 +121,7 @@ class ConversationMessageMeta:
         return {"speaker": self.speaker, "listeners": list(self.recipients)}
 
 
-@dataclass(config=_CONFIG)
+@dataclasses.dataclass(init=False)
 class ConversationMessage:
     """One message from any conversation.
 
@@ -96,25 +130,48 @@ class ConversationMessage:
     ``serialize()`` when left empty (a content hash, and ``"convo"``).
     """
 
-    text_chunks: list[str] = Field(
-        serialization_alias="textChunks",
-        validation_alias=AliasChoices("text_chunks", "textChunks"),
-    )
-    metadata: ConversationMessageMeta = Field(default_factory=ConversationMessageMeta)
-    tags: list[str] = Field(default_factory=list)
+    text_chunks: list[str]
+    metadata: ConversationMessageMeta = dataclasses.field(default_factory=lambda: _empty_meta())
+    tags: list[str] = dataclasses.field(default_factory=list)
     timestamp: str | None = None
     source_id: str | None = None
     id: str | None = None
     format: str | None = None
     thread: str | None = None
-    reply_to: str | None = Field(
-        default=None,
-        serialization_alias="replyTo",
-        validation_alias=AliasChoices("reply_to", "replyTo"),
-    )
+    reply_to: str | None = None
     role: str | None = None
     subject: str | None = None
     extra: dict[str, Any] | None = None
+
+    if TYPE_CHECKING:
+
+        def __init__(
+            self,
+            text_chunks: list[str] | None = None,
+            metadata: ConversationMessageMeta | None = None,
+            tags: list[str] | None = None,
+            timestamp: str | None = None,
+            source_id: str | None = None,
+            id: str | None = None,
+            format: str | None = None,
+            thread: str | None = None,
+            reply_to: str | None = None,
+            role: str | None = None,
+            subject: str | None = None,
+            extra: dict[str, Any] | None = None,
+            **aliases: Any,
+        ) -> None: ...
+
+    else:
+        __init__ = _validated_init
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        """The class as a field of a pydantic model (or in a ``TypeAdapter``): the
+        record's schema, with its aliases (``convo.core.record_model``)."""
+        from convo.core.record_model import core_schema
+
+        return core_schema(cls)
 
     # TypeAgent's IMessage surface
     def get_knowledge(self) -> KnowledgeResponse:
@@ -197,7 +254,14 @@ _NEWLINE = orjson.OPT_APPEND_NEWLINE
 
 
 def _validate(data: dict[str, Any]) -> ConversationMessage:
-    return ConversationMessage.__pydantic_validator__.validate_python(data)  # type: ignore[attr-defined]
+    return (_MODEL or _model()).validate(data)
+
+
+def _empty_meta() -> ConversationMessageMeta:
+    """``ConversationMessageMeta()`` without its validation (no speaker, no listeners)."""
+    meta = _new(ConversationMessageMeta)
+    meta.__dict__ = {"speaker": None, "recipients": []}
+    return meta
 
 
 def content_id(
@@ -237,7 +301,7 @@ def content_id(
 
 
 _SEP = "\x1e"
-_SEEDED = hashlib.blake2b(digest_size=12)  # copied, never updated itself
+_SEEDED = blake2b(digest_size=12)  # copied, never updated itself
 
 
 _NONE_FIELDS = dict.fromkeys(ConversationMessage.__dataclass_fields__)
@@ -248,34 +312,10 @@ TranscriptMessageMeta = ConversationMessageMeta
 
 
 def json_schema() -> dict[str, Any]:
-    """JSON Schema of the record as written (serialization aliases), from the pydantic model."""
-    from pydantic import TypeAdapter
+    """JSON Schema of the record as written (``convo.core.record_model.json_schema``)."""
+    from convo.core.record_model import json_schema as schema
 
-    schema = TypeAdapter(ConversationMessage).json_schema(mode="serialization", by_alias=True)
-    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["title"] = "ConversationMessage"
-    schema["description"] = (
-        "A convo record: TypeAgent's ConversationMessage plus id, format and provenance keys. "
-        "timestamp is YYYY-MM-DDTHH:MM:SSZ (UTC); 1970-01-01T00:00:00Z means unknown."
-    )
-    schema["required"] = sorted(
-        {"textChunks", "metadata", "tags", "timestamp", "source_id", "id", "format"}
-    )
-    props = schema["properties"]
-    props["timestamp"] = {
-        "type": "string",
-        "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$",
-        "description": "UTC, whole seconds; the epoch means unknown",
-    }
-    props["textChunks"]["minItems"] = 1
-    props["id"] = {
-        "type": "string",
-        "description": "stable across re-ingests; the source's own id or h:<hash>",
-    }
-    props["format"] = {"type": "string", "description": "the importer that produced the record"}
-    props["role"] = {"enum": [*ROLES, None], "default": None}
-    schema["$defs"]["ConversationMessageMeta"]["required"] = ["speaker", "listeners"]
-    return schema
+    return schema()
 
 
 def parse_record(data: dict[str, Any], where: str = "") -> ConversationMessage:
@@ -286,7 +326,11 @@ def parse_record(data: dict[str, Any], where: str = "") -> ConversationMessage:
     """
     try:
         msg = ConversationMessage.deserialize(data)
-    except ValidationError as e:
+    except Exception as e:
+        from pydantic import ValidationError  # loaded by the validation that raised
+
+        if not isinstance(e, ValidationError):
+            raise
         err = e.errors()[0]
         path = ".".join(str(p) for p in err["loc"]) or "record"
         raise RecordError(

@@ -15,12 +15,9 @@ import contextlib
 import functools
 import os
 import sqlite3
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from pathlib import Path
+from convo.index.paths import SUFFIX, index_file, index_path  # noqa: F401 (their home was here)
 
-SUFFIX = ".index.sqlite"
 SCHEMA_VERSION = "4"  # 4: fts_terms and messages_unfolded (text words from the index)
 TOKENIZER = "unicode61 remove_diacritics 2"
 WEIGHTS = "2.0, 1.0"  # BM25 column weights: subject, text
@@ -112,19 +109,6 @@ CREATE INDEX IF NOT EXISTS messages_by_role ON messages(role);
 CREATE INDEX IF NOT EXISTS message_listeners_by_name ON message_listeners(name_id);
 CREATE INDEX IF NOT EXISTS message_tags_by_tag ON message_tags(tag_folded);
 """
-
-
-def index_path(store_path: str | os.PathLike[str]) -> Path:
-    """``<store>.index.sqlite``, beside the store."""
-    from pathlib import Path
-
-    p = Path(store_path)
-    return p.with_name(p.name + SUFFIX)
-
-
-def index_file(store_path: str | os.PathLike[str]) -> str:
-    """``index_path`` as a string (an indexed read imports no pathlib: store/path.py)."""
-    return os.fspath(store_path) + SUFFIX
 
 
 def connect(path: str | os.PathLike[str], *, readonly: bool = False) -> sqlite3.Connection:

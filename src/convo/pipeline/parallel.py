@@ -16,8 +16,8 @@ at the first rejection.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
-import pickle
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -98,6 +98,9 @@ class Events:
     Rejection)`` and ``("w", warning)``, in the order they happened."""
 
     def __init__(self, out: BinaryIO):
+        import pickle  # here: a run in one process imports no pickle (docs/startup.md)
+
+        self._dump = functools.partial(pickle.dump, file=out, protocol=pickle.HIGHEST_PROTOCOL)
         self.out = out
         self.lines: list[bytes] = []
         self.fixes: list[tuple[int, Depends]] = []
@@ -113,13 +116,13 @@ class Events:
 
     def event(self, kind: str, value: Any) -> None:
         self.flush()
-        pickle.dump((kind, value), self.out, protocol=pickle.HIGHEST_PROTOCOL)
+        self._dump((kind, value))
 
     def flush(self) -> None:
         if self.lines:
             block = (b"".join(self.lines), self.fixes)
             self.lines, self.fixes, self.size = [], [], 0
-            pickle.dump(("m", block), self.out, protocol=pickle.HIGHEST_PROTOCOL)
+            self._dump(("m", block))
 
 
 def run_unit(
@@ -260,6 +263,8 @@ class ParallelIngest(Ingest):
     ) -> Iterator[ReadyLine | ReadyBlock]:
         """Replay a worker's event file (``Events``), a split file's ranges renumbered;
         a block's ``done`` counts the unit's ``size`` in proportion to the file read."""
+        import pickle
+
         events = max(1, os.path.getsize(path))
         with open(path, "rb") as f:
             while True:

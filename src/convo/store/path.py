@@ -83,7 +83,7 @@ def protect_store(path: str | os.PathLike[str]) -> None:
     (``convo.core.guard``); links followed, as the store's own writes follow them."""
     from convo.core import guard
     from convo.core.jsonl import lock_path
-    from convo.index.schema import index_path
+    from convo.index.paths import index_path
 
     real = os.path.realpath(path)
     guard.protect(real, "the store")
