@@ -125,7 +125,8 @@ def _plain_message(
     checking it later: no id, time, reply or ``extra`` (the record holds all of it).
     ``typed``: mark it ``TYPED`` if the format, the thread and the listener (a name
     from the thread's past messages) are strings (role and text are, by ``_plain_text``)."""
-    listeners = thread.turn(role)  # listeners(role, role), then heard(role, role)
+    listeners = thread.listeners(role, role)
+    thread.heard(role, role)
     tid = thread.id
     typed = (
         typed

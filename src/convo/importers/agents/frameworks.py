@@ -88,26 +88,6 @@ class Thread:
             return []
         return [] if other == speaker else [other]
 
-    def turn(self, role: str) -> list[str]:
-        """``listeners(role, role)``, then ``heard(role, role)``: the listeners of a
-        message its role speaks (``finish.plain_message``'s), in one call that tests
-        the role once. On the 200k roles of a one-document OpenAI file the two calls
-        took 0.040-0.041 s of CPU, this one 0.024-0.025 s (in-process, best of 9, two
-        runs at load 7-12);
-        tests/importers/test_thread_turn.py holds it equal to the two calls."""
-        last = self.last
-        if role == "user":
-            other = last["assistant"] or "assistant"
-            last["user"] = role
-        elif role == "assistant":
-            other = last["user"] or "user"
-            last["assistant"] = role
-        elif role == "tool":
-            other = last["assistant"] or "assistant"
-        else:
-            return []
-        return [] if other == role else [other]
-
     def heard(self, role: str | None, speaker: str | None) -> None:
         if role == "user":
             self.last["user"] = speaker
