@@ -153,7 +153,7 @@ RECORD = st.fixed_dictionaries(
     {"textChunks": st.lists(TEXT, max_size=2),
      "metadata": st.fixed_dictionaries({"speaker": st.sampled_from(["Ann Smith", "Bob"])})},
     optional={"subject": st.sampled_from(["Re: Straße", "deploy  pipeline", "Budget", ""]),
-              "tags": st.lists(st.sampled_from(["strasse", "Review", "ops", " ", 7]))},
+              "tags": st.lists(st.sampled_from(["strasse", "Review", "ops", " ", 7, ["ops"]]))},
 )  # fmt: skip
 
 
@@ -169,6 +169,7 @@ def test_topics_are_the_plain_topics(records):
         topics += [t for t in r.get("tags", []) if isinstance(t, str)] + a.hashtags
         phrases = plain_rank(a.candidates, texts, topics, conv.name_words)
         assert topics_of(r, a, conv) == _dedupe(topics + phrases)
+        assert topics_of(r, a, conv) == _dedupe(topics + phrases)  # remembered tags
 
 
 def test_case_folding_keeps_whitespace_and_makes_none():

@@ -146,10 +146,22 @@ LINE = st.sampled_from([b'{"id":"a","n":1}', b'{"id":"b"}\r', b'{"id":"c"}\r\r',
                         b"[1, 2]", b"not json", b'{"id": "d"', b'"x"', b'{"i\\u0064":"e"}'])  # fmt: skip
 
 
+class _TakesNothing:
+    """A ``parallel.RawReader`` that declines every block and line (the offered path)."""
+
+    def block(self, block: bytes, lines: int) -> bool:
+        return False
+
+    def take(self, line: bytes) -> bool:
+        return False
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(LINE, max_size=12), st.booleans())
 def test_range_lines_read_what_range_records_read(tmp_path_factory, lines, newline):
-    from convo.analysis.knowledge.ranges import _ParseAll
+    """No reader (``convo knowledge``'s parse-all path, nothing counted nor offered) and
+    a reader that takes nothing both read the records, lines and bad lines of
+    ``range_records``."""
     from convo.analysis.parallel import RangeReport, RangeTask, range_lines, range_records
     from convo.core.ranges import Range
     from convo.query.filters import Filters
@@ -157,6 +169,9 @@ def test_range_lines_read_what_range_records_read(tmp_path_factory, lines, newli
     path = tmp_path_factory.mktemp("lines") / "in.jsonl"
     path.write_bytes(b"\n".join(lines) + (b"\n" if newline else b""))
     task = RangeTask(Range(str(path), 0, path.stat().st_size), Filters())
-    fast, plain = RangeReport(), RangeReport()
-    assert list(range_lines(task, fast, _ParseAll())) == list(range_records(task, plain))
+    fast, offered, plain = RangeReport(), RangeReport(), RangeReport()
+    want = list(range_records(task, plain))
+    assert list(range_lines(task, fast, None)) == want
+    assert list(range_lines(task, offered, _TakesNothing())) == want
     assert fast == plain
+    assert offered == plain

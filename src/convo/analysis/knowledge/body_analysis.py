@@ -184,16 +184,23 @@ def _said(
 
 
 def people_only(
-    record: dict[str, Any], a: Analysis, listeners: list[str], asks: bool = True
+    record: dict[str, Any],
+    a: Analysis,
+    listeners: list[str],
+    asks: bool = True,
+    mail: bool | None = None,
 ) -> bool:
     """Whether the message's entities and actions come from its people alone: no
     mention, address or URL in the text, no question to a listener (when ``asks``: a
     summary counts no ``ask`` action), no reply target, not mail (``lines`` and
-    ``summary`` take a shorter path for such a message)."""
+    ``summary`` take a shorter path for such a message; ``mail``: ``is_email(record)``
+    when the caller has it)."""
     if a.names_things() or (asks and a.questions and listeners):
         return False
     reply_to = record.get("replyTo", record.get("reply_to"))
-    return not (isinstance(reply_to, str) and reply_to) and not is_email(record)
+    if isinstance(reply_to, str) and reply_to:
+        return False
+    return not (is_email(record) if mail is None else mail)
 
 
 _ROLES = frozenset(fields.ROLES)

@@ -64,6 +64,7 @@ from convo.analysis.knowledge.metadata import (
     typeagent_knowledge,
 )
 from convo.analysis.knowledge.spool import two_passes
+from convo.analysis.knowledge.tagtopics import firsts, tag_topics, topic_tags
 from convo.analysis.knowledge.text import clean_subject
 from convo.core import fields
 from convo.core.knowledge_schema import KnowledgeResponse
@@ -137,27 +138,7 @@ def _own_name_words(record: dict[str, Any], a: Analysis) -> set[str]:
 
 
 def _dedupe(items: Iterable[str]) -> list[str]:
-    return list(_firsts(items).values())
-
-
-def _firsts(items: Iterable[str]) -> dict[str, str]:
-    """Each topic's key (case-folded, its whitespace one space) -> its first spelling
-    (whitespace one space); empty topics are dropped."""
-    seen: dict[str, str] = {}
-    keys = _TOPIC_KEYS
-    for item in items:
-        found = keys.get(item)
-        if found is None:  # a message's tags and subject are its conversation's
-            if len(keys) >= _CACHE_MAX:
-                keys.clear()
-            spelling = " ".join(item.split())
-            found = keys[item] = (spelling.casefold(), spelling)
-        if found[1]:
-            seen.setdefault(*found)
-    return seen
-
-
-_TOPIC_KEYS: dict[str, tuple[str, str]] = {}  # topic -> (its key, its spelling)
+    return list(firsts(items).values())
 
 
 class Conversation:
@@ -398,32 +379,23 @@ def _extract_plain(
     }
 
 
-# Tags importers give a message to say what kind it is (importers/apps/common.py's
-# SYSTEM_TAG, IRC's actions and notices, bots' and boosts'), not what it is about.
-KIND_TAGS = frozenset({"system", "bot", "boost", "action", "notice"})
-
-
-def topic_tags(tags: Any) -> list[str]:
-    """The tags of a record that are topics: strings, not a ``KIND_TAGS`` one."""
-    if not isinstance(tags, list):
-        return []
-    return [t for t in tags if isinstance(t, str) and t.casefold() not in KIND_TAGS]
-
-
 def topics_of(record: dict[str, Any], a: Analysis, conv: Conversation | None) -> list[str]:
     """A message's topics: its subject, tags, hashtags, then key phrases, deduplicated."""
     subject = record.get("subject")
     tags = record.get("tags")
-    topics = [clean_subject(subject)] if isinstance(subject, str) else []
-    if tags:
-        topics += topic_tags(tags)
-    topics += a.hashtags
-    if conv is None or not conv.stats.docs:
-        names = conv.name_words if conv is not None else _own_name_words(record, a)
-        stats = conv.stats if conv is not None else None
-        topics += rank(a.candidates, stats, exclude=topics, names=names)
-        return _dedupe(topics)
-    seen = _firsts(topics)
+    if conv is not None and conv.stats.docs and subject is None and not a.hashtags:
+        seen = tag_topics(tags)  # most messages: their tags are their first topics
+    else:
+        topics = [clean_subject(subject)] if isinstance(subject, str) else []
+        if tags:
+            topics += topic_tags(tags)
+        topics += a.hashtags
+        if conv is None or not conv.stats.docs:
+            names = conv.name_words if conv is not None else _own_name_words(record, a)
+            stats = conv.stats if conv is not None else None
+            topics += rank(a.candidates, stats, exclude=topics, names=names)
+            return _dedupe(topics)
+        seen = firsts(topics)
     if not a.candidates:
         return list(seen.values())
     # The keys are the phrases ``keyphrases.skipped(topics)`` rules out (case folding

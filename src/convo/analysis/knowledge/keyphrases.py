@@ -409,11 +409,14 @@ def skipped(exclude: Iterable[str]) -> set[str]:
     return {" ".join(x.casefold().split()) for x in exclude}
 
 
+_SETS = (set, frozenset)  # a tuple: ``set | frozenset`` makes a union at every call
+
+
 def _is_name(words: list[str], names: Collection[str]) -> bool:
     """A person's name or surname is an entity, not a topic, nor is ``bob wrote``."""
     if not names:
         return False
-    if words and isinstance(names, set | frozenset) and names.isdisjoint(words):
+    if words and isinstance(names, _SETS) and names.isdisjoint(words):
         return False  # most phrases: no word of a name (one C loop)
     return all(w in names for w in words) or named_verb(words, names)
 
@@ -456,7 +459,7 @@ def top_phrases(
     found = list(map(ranking.phrases.__getitem__, cands))
     long = len(found) >= _LONG and sum(map(_LENGTH, found)) > 150
     want = 5 if long else 3
-    names = names if isinstance(names, set | frozenset) else set(names)
+    names = names if isinstance(names, _SETS) else set(names)
     top: list[str] = []
     folded = True
     # A stable sort: equal scores (the same phrase among them) in order of position.

@@ -35,7 +35,7 @@ from typing import Any
 
 from convo.analysis.knowledge.body_analysis import message_body
 from convo.analysis.knowledge.dicts import Plain, merge_entities
-from convo.analysis.knowledge.extract import topic_tags
+from convo.analysis.knowledge.tagtopics import topic_tags
 from convo.analysis.knowledge.text import clean_subject
 
 MAX_CHARS = 4000

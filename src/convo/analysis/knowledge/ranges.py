@@ -71,21 +71,11 @@ from convo.query.filters import Filters
 _PRELOAD = (__name__,)
 
 
-class _ParseAll:
-    """A ``parallel.RawReader`` that takes no line: ``range_lines`` parses them all."""
-
-    def block(self, block: bytes, lines: int) -> bool:
-        return False
-
-    def take(self, line: bytes) -> bool:
-        return False
-
-
 def _records(task: RangeTask, report: RangeReport) -> Iterator[dict[str, Any]]:
     """The records of a range: without filters straight from ``orjson`` (the records,
     line numbers and bad lines of ``range_records``, without its matches)."""
     if task.filters.is_empty():
-        return range_lines(task, report, _ParseAll())
+        return range_lines(task, report, None)
     return range_records(task, report)
 
 
@@ -363,7 +353,7 @@ def _whole(tasks: list[RangeTask], on_error) -> Iterator[dict[str, Any]]:
     rebase = Rebase(on_error)
     for task in tasks:
         report = RangeReport()
-        yield from range_lines(task, report, _ParseAll())
+        yield from range_lines(task, report, None)
         rebase.add(task, report)  # the file's bad lines, with their line numbers
 
 
