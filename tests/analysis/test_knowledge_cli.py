@@ -92,7 +92,7 @@ def test_bad_lines_are_reported_and_exit_1(runner, tmp_path):
 def test_empty_store_is_a_clean_error(runner):
     result = runner.invoke(app, ["knowledge"])
     assert result.exit_code == 2
-    assert "store is empty" in result.stderr
+    assert "no store yet" in result.stderr
 
 
 HOSTILE = {

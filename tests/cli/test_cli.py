@@ -179,7 +179,7 @@ def test_reads_the_store_when_no_input(runner, data, tmp_path):
 def test_empty_store_is_explained(runner, tmp_path):
     r = run(runner, "--store", str(tmp_path / "none.jsonl"), "list")
     assert r.exit_code == 2
-    assert "the store is empty" in r.stderr and "convo ingest FILE --save" in r.stderr
+    assert "no store yet" in r.stderr and "convo ingest FILE --save" in r.stderr
 
 
 def test_bad_since_is_usage_error(runner, data):

@@ -221,7 +221,9 @@ def test_a_missing_store_is_a_tool_error(tmp_path):
     out = _session(missing, _env(tmp_path), [], [("search", {"text": "x"}), ("stats", {})])
     for result in out["errors"]:
         assert result.is_error
-        assert result.content[0].text.startswith(f"convo: error: {missing}: the store is empty")
+        assert result.content[0].text.startswith(
+            f"convo: error: {missing}: no store yet; create it"
+        )
     assert not missing.exists()  # read-only: nothing created
 
 

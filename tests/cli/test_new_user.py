@@ -165,7 +165,7 @@ def test_search_without_a_store_says_so(runner, tmp_path):
     for words in (["search", "jwt"], ["search", "-f", "jsonl", "jwt"]):
         r = runner.invoke(app, ["--store", str(missing), *words])
         assert r.exit_code == 2
-        assert f"{missing}: no store yet; save messages with `convo ingest --save`" in r.stderr
+        assert f"{missing}: no store yet; create it with `convo ingest FILE --save`" in r.stderr
     r = _convo("--store", str(missing), "search", "jwt")  # the fast path (cli/fast_search.py)
     assert r.returncode == 2 and b"no store yet" in r.stderr
 
@@ -177,4 +177,4 @@ def test_a_missing_store_writes_nothing_before_the_error(runner, tmp_path):
                  ["export", "--to", "markdown"], ["stats", "-f", "csv"]):  # fmt: skip
         r = runner.invoke(app, ["--store", str(missing), *args])
         assert (r.exit_code, r.stdout) == (2, ""), args
-        assert f"{missing}: the store is empty" in r.stderr
+        assert f"{missing}: no store yet" in r.stderr

@@ -85,3 +85,48 @@ def test_content_ids_repeat_counters_survive_the_spill():
     assert ids._seen.spilled
     assert got[5] == f"{got[0]}-1"
     assert len(set(got)) == len(got)
+
+
+_STAMPED = st.lists(st.tuples(st.integers(0, 12), st.integers(0, 3), st.booleans()), max_size=300)
+
+
+@settings(max_examples=80, deadline=None)
+@given(ops=_STAMPED, limit=st.integers(2, 8), ordered=st.integers(1, 8), rising=st.booleans())
+def test_property_stamped_counts_equal_a_plain_dict(ops, limit, ordered, rising):
+    """Keys of a stamp (the stamp is part of the key, as a content hash hashes its time):
+    stamps rising (as a transcript's offsets), going back, or left out; whatever the
+    limits, the counts are a plain dict's."""
+    if rising:
+        ops = sorted(ops, key=lambda op: op[0])
+    stamps = [f"2024-01-01T00:00:{s:02d}Z" for s, _, _ in ops]
+    keys = [f"h:{stamp}:{k}" for stamp, (_, k, _) in zip(stamps, ops, strict=True)]
+    given_stamps = [
+        stamp if keep else None for stamp, (_, _, keep) in zip(stamps, ops, strict=True)
+    ]
+    counts = Counts(limit, ordered)
+    try:
+        got = [counts.next(k, s) for k, s in zip(keys, given_stamps, strict=True)]
+        assert got == _plain(keys)
+        assert len(counts.recent) <= max(limit, 1)
+    finally:
+        counts.close()
+
+
+def test_rising_stamps_keep_only_the_last_keys_and_never_index_them():
+    counts = Counts(limit=1 << 20, ordered_limit=64)
+    for i in range(10_000):
+        stamp = f"{i // 3:08d}"  # three messages a stamp
+        assert counts.next(f"h:{stamp}:{i % 3}", stamp) == 0
+    assert counts.spilled and len(counts.recent) <= 64
+    assert counts.next("h:00003332:0", "00003332") == 1  # the highest stamp: in memory
+    assert counts.next("h:00000001:0", "00000001") == 1  # back in time: the file, indexed
+    assert counts.next("h:00000001:0", "00000001") == 2
+    counts.close()
+
+
+def test_keys_without_rising_stamps_stay_in_memory_up_to_the_limit():
+    counts = Counts(limit=1_000, ordered_limit=64)
+    for i in range(900):  # one stamp for all (a source without times): no early spill
+        counts.next(f"h:{i}", "1970-01-01T00:00:00Z")
+    assert not counts.spilled and len(counts.recent) == 900
+    counts.close()

@@ -10,7 +10,10 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
+
+from convo.core import scratch
 
 from .helpers import write_store
 
@@ -79,11 +82,14 @@ def test_a_killed_parquet_export_leaves_no_dataset_and_a_second_one_is_whole(tmp
     killed = _run(str(store), str(out), code=EXPORT)
     assert killed.returncode == -9, killed.stderr
     assert not out.exists()
-    partial = [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")]
-    assert len(partial) == 1 and partial[0].startswith(".out.")  # hidden, left by SIGKILL
+    partial = [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
+    assert len(partial) == 1 and partial[0].name.startswith(".out.convo-")  # left by SIGKILL
+    stale = time.time() - scratch.STALE_SECONDS - 60
+    os.utime(partial[0], (stale, stale))  # as if the killed run were a while ago
     for target in (out, clean):
         r = _run("--store", str(store), "export", "--to", "parquet", "-o", str(target))
         assert r.returncode == 0, r.stderr
+    assert not partial[0].exists()  # the next export into the folder swept it
 
     def files(folder: Path) -> dict[str, bytes]:
         return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*.parquet")}

@@ -11,13 +11,12 @@ import contextlib
 import errno
 import os
 import stat
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from convo.core import guard
+from convo.core import guard, scratch
 from convo.core.errors import InputError, UsageError
 from convo.core.io import COPY_BYTES, WRITE_ERRNOS, os_error, special_kind
 
@@ -68,7 +67,8 @@ def atomic_writer(path: str | os.PathLike[str], *, guarded: bool = True) -> Iter
 
     On any error (or Ctrl-C, SIGTERM) the temporary file is removed and ``path`` is
     untouched. A run killed by SIGKILL runs no clean-up: ``path`` is untouched too, and
-    the hidden ``.<name>.*.tmp`` stays (Linux's ``O_TMPFILE``, a file without a name
+    the hidden ``.<name>.convo-<pid>-*.tmp`` stays until the next write into that folder
+    sweeps it (``convo.core.scratch``; Linux's ``O_TMPFILE``, a file without a name
     until it is linked, was tried: linking it through ``/proc/self/fd`` failed with
     EXDEV on this project's machines, so the named file stays the only form).
     A symbolic link is kept and its target replaced. A character device or FIFO
@@ -93,7 +93,7 @@ def atomic_writer(path: str | os.PathLike[str], *, guarded: bool = True) -> Iter
         guard.check(target, shown)
     with _located_write(shown, every=True):
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        fd, tmp = scratch.file(target.parent, target.name)
     try:
         with _located_write(shown):
             with os.fdopen(fd, "wb", buffering=COPY_BYTES) as out:

@@ -82,6 +82,18 @@ class InputError(ConvoError):
     """An input cannot be read at all (missing, unreadable, undetectable, malformed)."""
 
 
+class NoStore(InputError):
+    """The store a command reads or changes is not there: one message for every command
+    (read commands, search, similar, embed, index, rm, tag, compact, the MCP tools),
+    exit 2, an input that cannot be read (docs/cli.md's exit codes)."""
+
+    def __init__(self, path: str):
+        super().__init__("no store yet", where=path, hint=NO_STORE_HINT)
+
+
+NO_STORE_HINT = "create it with `convo ingest FILE --save`"
+
+
 class RecordError(ConvoError):
     """One record is bad; the rest of the input goes on (unless ``--strict``)."""
 

@@ -360,9 +360,9 @@ class Source:
         if self.path is not None and not self.gzipped and not self.one_time:
             return self.path
         if self._spooled is None:
-            import tempfile
+            from convo.core import scratch
 
-            fd, tmp = tempfile.mkstemp(prefix="convo-", suffix="-" + (self.match_name or "stdin"))
+            fd, tmp = scratch.file(None, kind="spool", tail="-" + (self.match_name or "stdin"))
             try:
                 with os.fdopen(fd, "wb") as out, self.open() as src:
                     self.broken = _copy_until_broken(src, out)

@@ -99,24 +99,29 @@ class SpillMap(Generic[K, V]):
         row = self._db.execute("SELECT value FROM kept WHERE key = ?", (_sql(key),)).fetchone()
         return None if row is None else _py(row[0])
 
-    def _spill(self) -> None:
+    def store(self, items: dict[K, V]) -> None:
+        """Write ``items`` into the table (newer than what it holds), not into the dict:
+        what ``convo.core.counts`` keeps there itself."""
         if self._db is None:
             self._open()
-        bloom = self._bloom
-        assert bloom is not None
         try:
             with self._db:
                 self._db.executemany(
                     "INSERT INTO kept VALUES (?, ?) "
                     "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    ((_sql(k), _sql(v)) for k, v in self.recent.items()),
+                    ((_sql(k), _sql(v)) for k, v in items.items()),
                 )
         except Exception as e:  # sqlite3.Error, imported lazily
-            raise _no_room(e) from None
-        for key in self.recent:
+            raise no_room(e) from None
+        bloom = self._bloom
+        assert bloom is not None
+        for key in items:
             a, b = _bits(key)
             bloom[a >> 3] |= 1 << (a & 7)
             bloom[b >> 3] |= 1 << (b & 7)
+
+    def _spill(self) -> None:
+        self.store(self.recent)
         self.recent.clear()
 
     def _open(self) -> None:
@@ -129,12 +134,12 @@ class SpillMap(Generic[K, V]):
             db.execute("PRAGMA cache_size = -2048")
             db.execute("CREATE TABLE kept (key PRIMARY KEY, value) WITHOUT ROWID")
         except sqlite3.Error as e:
-            raise _no_room(e) from None
+            raise no_room(e) from None
         self._db = db
         self._bloom = bytearray(BLOOM_BITS >> 3)
 
 
-def _no_room(e: Exception) -> InputError:
+def no_room(e: Exception) -> InputError:
     return InputError(
         f"cannot keep what a large source's later records refer to on disk ({e})",
         hint="set TMPDIR (or SQLITE_TMPDIR) to a folder with free space",

@@ -209,9 +209,12 @@ def _write(cached: Path, head: tuple[Any, ...], tok: bpe.Tokenizer) -> None:
             break
         start = -(-(8 + len(header)) // 8) * 8
     cached.parent.mkdir(parents=True, exist_ok=True)
-    tmp = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
+    from convo.core import scratch  # building the table is rare: not on a search's path
+
+    fd, name = scratch.file(cached.parent, cached.name)
+    tmp = Path(name)
     try:
-        with open(tmp, "wb") as f:
+        with open(fd, "wb") as f:
             f.write(len(header).to_bytes(8, "little") + header)
             for (*parts, _), (spans, _) in zip(tables, placed, strict=True):
                 for part, (offset, _) in zip(parts, spans, strict=True):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from convo.core.errors import InputError
+from convo.core.errors import InputError, NoStore
 from convo.embed import chunks as chunking
 from convo.embed.protocol import Embedder
 from convo.embed.vectors import VectorFile, Writer, mismatch, recorded_choice
@@ -86,9 +86,7 @@ def embed_store(
     store embeds what it added (``embed_on_save``); None leaves that as it was."""
     store = Path(store_path)
     if not store.exists():
-        raise InputError(
-            "no store yet", where=str(store), hint="save messages with `convo ingest --save`"
-        )
+        raise NoStore(str(store))
     if rebuild:
         drop_vectors(store)
     elif embedder is None:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import io
 import re
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
+from convo.core import scratch
 from convo.core.errors import InputError
 from convo.importers.context import ImportContext
 
@@ -98,7 +98,7 @@ def read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str) -> bytes
 def spool_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, suffix: str) -> Path:
     """A member copied to a temporary file (at most ``MEMBER_CAP`` bytes), for readers
     that take two passes; the caller removes it."""
-    fd, tmp = tempfile.mkstemp(prefix="convo-", suffix=suffix)
+    fd, tmp = scratch.file(None, kind="spool", tail="-member" + suffix)
     path = Path(tmp)
     try:
         with open(fd, "wb") as out, _open_member(zf, info, where) as f:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from convo.core.counts import Counts
 from convo.core.record import ConversationMessage, content_id, unchecked_message
+from convo.core.timestamps import EPOCH_STR
 
 if TYPE_CHECKING:
     from convo.core.io import Source
@@ -106,8 +107,9 @@ class ContentIds:
     """Content-hash ids for the messages of one source (see the module docstring).
 
     The occurrence counters are exact and their memory bounded whatever the source's
-    size (``convo.core.counts.Counts``: past 262,144 distinct messages they go to a
-    temporary table on disk)."""
+    size (``convo.core.counts.Counts``, given the time each hash hashes as its stamp:
+    while the times rise, past 4,096 distinct messages the older ones go to a temporary
+    file; else past 262,144 to a temporary table on disk)."""
 
     def __init__(self, source_name: str):
         self.file = file_scope(source_name)
@@ -118,7 +120,7 @@ class ContentIds:
         message's time in the hash)."""
         if not msg.id:  # ``occurrence(base(...))`` written out: once a message ingested
             base = content_id(msg, conversation=self.file, timestamp=timestamp)
-            k = self._seen.next(base)
+            k = self._seen.next(base, timestamp or msg.timestamp or EPOCH_STR)
             msg.id = f"{base}-{k}" if k else base
         return msg.id
 
@@ -140,13 +142,15 @@ class ContentIds:
             base = self.base(msg)
         finally:
             msg.thread = thread
-        msg.id = self.occurrence(base)
+        msg.id = self.occurrence(base, msg.timestamp or EPOCH_STR)
         return msg.id
 
-    def occurrence(self, base: str) -> str:
+    def occurrence(self, base: str, stamp: str | None = None) -> str:
         """``base`` with the counter of its repeats so far (``content_id(msg, k)``'s suffix):
-        identical messages in one source stay apart, and a re-ingest finds the same ids."""
-        k = self._seen.next(base)
+        identical messages in one source stay apart, and a re-ingest finds the same ids.
+        ``stamp``: the time ``base`` hashed, when the caller knows it (memory, see
+        ``convo.core.counts``)."""
+        k = self._seen.next(base, stamp)
         return f"{base}-{k}" if k else base
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from convo.core import fields
-from convo.core.errors import InputError, UsageError
+from convo.core.errors import InputError, NoStore, UsageError
 from convo.mcp import results
 from convo.mcp.tools import BY_NAME, arguments
 from convo.store import Store
@@ -181,8 +181,7 @@ class Archive:
 
     def _exists(self) -> None:
         if not self.store.path.exists():
-            raise InputError("the store is empty", where=str(self.store.path),
-                             hint="add messages with `convo ingest FILE --save`")  # fmt: skip
+            raise NoStore(str(self.store.path))
 
     def _bytes(self) -> int:
         try:

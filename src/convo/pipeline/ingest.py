@@ -280,7 +280,7 @@ class Finisher:
             msg.timestamp = EPOCH_STR
         if not msg.id:
             ids = self.ids
-            msg.id = ids.occurrence(content_id(msg, conversation=ids.file))
+            msg.id = ids.occurrence(content_id(msg, conversation=ids.file), msg.timestamp)
         sid = msg.source_id = msg.source_id or fallback_source_id(self.source_name, self.numbered)
         if msg.timestamp == EPOCH_STR and msg.text_chunks:
             return msg

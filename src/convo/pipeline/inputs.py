@@ -28,7 +28,7 @@ import os
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from convo.core.errors import InputError
+from convo.core.errors import InputError, NoStore
 from convo.store.select import RawFile
 
 if TYPE_CHECKING:
@@ -202,11 +202,7 @@ def existing_store(store: str | None) -> str:
     named = store_location(store)  # strings, no pathlib: an indexed read's start-up
     real_location(named)  # a folder, a device or a dangling link is an error
     if not os.path.exists(named):
-        raise InputError(
-            "the store is empty",
-            where=named,
-            hint="add messages with `convo ingest FILE --save`, or name input files",
-        )
+        raise NoStore(named)
     return named
 
 

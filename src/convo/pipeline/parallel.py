@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from convo.core import scratch
 from convo.core.errors import InputError
 from convo.core.io import SPILL_HINT, spilling
 from convo.core.jsonl import dumps
@@ -213,7 +214,7 @@ class ParallelIngest(Ingest):
         if jobs <= 1 or sum(1 for u in units if u.kind == "read") <= 1:
             yield from super().messages(names)
             return
-        folder = tempfile.mkdtemp(prefix=".convo-jobs-")
+        folder = scratch.folder(None, kind="jobs")
         try:
             name = self.forced.name if self.forced else None
             work = (Job(u, self.options, name, folder) for u in units)

@@ -32,7 +32,7 @@ from typing import IO, Any
 
 import orjson
 
-from convo.core import fields
+from convo.core import fields, scratch
 from convo.core.errors import UsageError
 from convo.core.idset import IdSet
 from convo.index.build import sync
@@ -93,7 +93,7 @@ class _Copy:
     """The new store being written, with the index following along."""
 
     def __init__(self, path: Path, follower: Follower | None, compacting: bool = False):
-        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".rewrite", dir=path.parent)
+        fd, name = scratch.file(path.parent, path.name, "rewrite")
         self.tmp = Path(name)
         self.out = os.fdopen(fd, "w+b")
         self.pos = 0

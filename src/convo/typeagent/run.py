@@ -12,9 +12,9 @@ one code path, and the command's own process never imports TypeAgent.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
-import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 
 import convo
+from convo.core import scratch
 from convo.core.errors import ConvoError, UsageError
 from convo.typeagent.pythons import NEEDS, typeagent_python
 
@@ -60,16 +61,18 @@ def export_database(
     folder = Path(db).resolve().parent
     if not folder.is_dir():
         raise UsageError(f"{db}: no folder {folder}", hint="create it first")
-    with tempfile.NamedTemporaryFile(
-        "wb", dir=folder, prefix=".convo-typeagent-", suffix=".jsonl"
-    ) as spool:
-        n = 0
-        for n, r in enumerate(records, 1):  # noqa: B007 (n counts them)
-            spool.write(orjson.dumps(r) + b"\n")
+    fd, spooled = scratch.file(folder, kind="typeagent", tail="-records.jsonl")
+    try:
+        with os.fdopen(fd, "wb") as spool:
+            n = 0
+            for n, r in enumerate(records, 1):  # noqa: B007 (n counts them)
+                spool.write(orjson.dumps(r) + b"\n")
         if not n:
             return None
-        spool.flush()
-        return _run_child(python, [spool.name, db, name], on_progress, llm, on_warning)
+        return _run_child(python, [spooled, db, name], on_progress, llm, on_warning)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(spooled)
 
 
 def _run_child(

@@ -29,7 +29,6 @@ from __future__ import annotations
 import errno
 import os
 import pickle
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
@@ -59,7 +58,7 @@ from convo.analysis.parallel import (
     whole_files,
     workers,
 )
-from convo.core import fields
+from convo.core import fields, scratch
 from convo.core.collector import fewer_collections
 from convo.core.pool import FreshPool
 from convo.query.filters import Filters
@@ -286,7 +285,7 @@ def run(
     progress = Progress(tasks, 1 if metadata_only else 2, on_progress)
     # The pool first: its workers start and import while the parent lays out the steps.
     with (
-        tempfile.TemporaryDirectory(prefix="convo-knowledge-") as tmp,
+        scratch.held_folder(None, "knowledge") as tmp,
         FreshPool(jobs, _PRELOAD) as pool,
     ):
         rebase = Rebase(on_error)

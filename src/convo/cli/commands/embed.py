@@ -49,7 +49,7 @@ def embed(
     serve_at: str | None = typer.Option(None, "--serve", metavar="HOST:PORT", help=SERVE_HELP),
 ) -> int:
     """Embed the store's new and changed messages, for search by meaning."""
-    from convo.core.errors import UsageError
+    from convo.core.errors import NoStore, UsageError
 
     if serve_at is not None:
         return serve(serve_at, model)
@@ -57,6 +57,8 @@ def embed(
     if rebuild and check_:
         raise UsageError("--rebuild and --check exclude each other", hint="choose one")
     path = store_path(ctx, store)
+    if not path.exists():
+        raise NoStore(str(path))
     if check_:
         return check(path)
     from convo.embed import embed_store

@@ -25,7 +25,7 @@ def index(
     store: str | None = typer.Option(None, "--store", metavar="PATH", help=STORE_HELP),
 ) -> int:
     """Build or update the store's index (search, fast lookups, cheap saves)."""
-    from convo.core.errors import InputError, UsageError
+    from convo.core.errors import InputError, NoStore, UsageError
     from convo.index import drop, index_path, refresh
 
     if sum((rebuild, check_, drop_)) > 1:
@@ -34,12 +34,10 @@ def index(
     if drop_:
         err(f"dropped {index_path(path)}" if drop(path) else "there was no index")
         return 0
+    if not path.exists():
+        raise NoStore(str(path))
     if check_:
         return _check(path)
-    if not path.exists():
-        raise InputError(
-            "no store yet", where=str(path), hint="save messages with `convo ingest --save`"
-        )
     from convo.output.env import Environment
     from convo.output.progress import progress
 

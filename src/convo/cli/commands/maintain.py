@@ -36,10 +36,19 @@ def _lines_read(label: str):
     return progress(environment(), label)
 
 
-def _store(args: ReadArgs):
+def _store(args: ReadArgs, *, plain: bool = False):
+    """The store to change; a missing one is ``NoStore`` (nothing to change, and a
+    mistyped ``--store`` said "removed 0 messages")."""
+    from convo.core.errors import NoStore
     from convo.store import Store
 
-    return Store(args.where()["store"], tz=args.tz, utc=args.utc, people=args.load_people())
+    where = args.where()["store"]
+    st = (
+        Store(where) if plain else Store(where, tz=args.tz, utc=args.utc, people=args.load_people())
+    )
+    if not st.path.exists():
+        raise NoStore(str(st.path))
+    return st
 
 
 def _ids_from_stdin() -> list[str]:
@@ -197,9 +206,7 @@ def tag(
 
 def compact(*, dry_run: bool = DRY, args: ReadArgs) -> int:
     """Drop torn and invalid lines and repeated ids from the store (kept in <store>.torn)."""
-    from convo.store import Store
-
-    st = Store(args.where()["store"])
+    st = _store(args, plain=True)
     with _lines_read("compacting") as track:
         result = st.compact(dry_run=dry_run, track=track)
     verb = "would drop" if dry_run else "dropped"

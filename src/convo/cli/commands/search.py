@@ -39,7 +39,7 @@ OWN_SPECS = (
 
 def search(*, fts: bool = False, mode: str | None = None, args: ReadArgs) -> int:
     """Ranked search of the store by what you type, best first."""
-    from convo.core.errors import UsageError
+    from convo.core.errors import NoStore, UsageError
     from convo.embed.blas import one_thread
     from convo.output.env import Environment
     from convo.output.progress import progress
@@ -59,9 +59,7 @@ def search(*, fts: bool = False, mode: str | None = None, args: ReadArgs) -> int
     query, limit = unlimited(args)
     store = Store(args.where()["store"], tz=args.tz, utc=args.utc, people=args.load_people())
     if not store.path.exists():  # as `similar` says (it answered nothing, exit 0)
-        raise UsageError(
-            "no store yet", where=str(store.path), hint="save messages with `convo ingest --save`"
-        )
+        raise NoStore(str(store.path))
     with progress(env, "indexing") as track:
         hits = store.search(text, query, limit=limit, fts=fts, mode=mode, track=track)
     if hits.note:

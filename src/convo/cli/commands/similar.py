@@ -18,7 +18,7 @@ from convo.cli.read_args import ReadArgs
 def similar(*, args: ReadArgs) -> int:
     """The messages nearest in meaning to message ID, best first."""
     from convo.cli.commands.search import output_format, show_hits, unlimited
-    from convo.core.errors import UsageError
+    from convo.core.errors import NoStore, UsageError
     from convo.embed.blas import one_thread
     from convo.output.env import Environment
     from convo.store import Store
@@ -36,9 +36,7 @@ def similar(*, args: ReadArgs) -> int:
     query, limit = unlimited(args)
     store = Store(args.where()["store"], tz=args.tz, utc=args.utc, people=args.load_people())
     if not store.path.exists():
-        raise UsageError(
-            "no store yet", where=str(store.path), hint="save messages with `convo ingest --save`"
-        )
+        raise NoStore(str(store.path))
     show_hits(env, store.similar(ident, query, limit=limit), fmt, utc=args.utc)
     return 0
 

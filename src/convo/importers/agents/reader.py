@@ -99,7 +99,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from collections.abc import Callable, Generator, Iterable, Iterator
 from functools import partial
 from pathlib import Path
@@ -107,6 +106,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from convo.core import scratch
 from convo.core.errors import InputError, RecordError
 from convo.core.io import Source, open_binary
 from convo.core.jsonl import iter_lines
@@ -470,7 +470,7 @@ def _some(msg: ConversationMessage | None) -> Iterator[ConversationMessage]:
 
 def _spool(head: bytes, lines: Iterator[Any]) -> Path:
     """Standard input's document (its first line already read) in a temporary file."""
-    fd, tmp = tempfile.mkstemp(prefix="convo-", suffix="-stdin.json")
+    fd, tmp = scratch.file(None, kind="spool", tail="-stdin.json")
     with os.fdopen(fd, "wb") as out:
         out.write(head)
         for line in lines:

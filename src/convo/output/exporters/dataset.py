@@ -11,11 +11,11 @@ import contextlib
 import hashlib
 import os
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
+from convo.core import scratch
 from convo.core.errors import InputError, UsageError
 
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
@@ -47,7 +47,7 @@ def dataset_folder(out_dir: str | Path) -> Iterator[Path]:
     parent = target.absolute().parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=parent))
+        tmp = Path(scratch.folder(parent, target.name, "partial"))
         os.chmod(tmp, target.stat().st_mode & 0o7777 if target.exists() else _new_folder_mode())
     except OSError as e:
         raise _write_error(e, target) from None

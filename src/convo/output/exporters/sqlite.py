@@ -30,13 +30,13 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from convo.core import scratch
 from convo.core.atomic import resolve_target
 from convo.core.columns import COLUMN_NAMES, record_values
 from convo.core.errors import InputError
@@ -124,7 +124,7 @@ def _database_beside(path: str) -> Iterator[sqlite3.Connection]:
         raise InputError("is a directory", where=path, hint="name the database file to write")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        fd, tmp = scratch.file(target.parent, target.name)
     except OSError as e:
         raise InputError(e.strerror or str(e), where=path, hint="check the folder") from None
     os.close(fd)
