@@ -267,6 +267,27 @@ def test_text_first_head_longer_than_the_head_is_still_whisper(tmp_path):
     assert turns(recs) == [(None, "hi")]
 
 
+@pytest.mark.parametrize("member", ["segments", "words"])
+def test_openai_api_response_whose_text_outruns_the_head_is_still_whisper(tmp_path, member):
+    """The OpenAI API writes ``task``, ``language``, ``duration`` and the whole ``text``
+    before ``segments`` or ``words``: past an hour of speech the head ends inside the
+    text (a ``verbose_json`` or ``diarized_json``, which has no ``language``)."""
+    long = " word" * 20000  # 100 kB of text before the segments or words
+    if member == "segments":
+        items = [{"id": 0, "seek": 0, "start": 0, "end": 1, "text": " hi", "avg_logprob": -0.1}]
+    else:
+        items = [{"word": "hi", "start": 0.0, "end": 0.5}]
+    p = write(tmp_path, {"task": "transcribe", "duration": 3600.0, "text": long, member: items})
+    assert registry.detect(Source(p)).name == "whisper"
+    recs, _, _ = run(p)
+    assert turns(recs) == [(None, "hi")]
+
+
+def test_a_task_object_without_a_long_text_is_not_whisper(tmp_path):
+    p = write(tmp_path, {"task": "summarise", "duration": 3.0, "text": "hello"})
+    assert whisper.sniff_whisper(Source(p)) == 0
+
+
 def test_a_small_text_object_is_not_whisper(tmp_path):
     p = write(tmp_path, {"text": "hello"})
     assert whisper.sniff_whisper(Source(p)) == 0

@@ -99,6 +99,8 @@ Decisions, where the formats and the brief are silent:
   ``no_speech_prob`` (or ``transcript.text.segment``, ``word_segments``) 85; WhisperX
   ``word_segments`` alone, or the OpenAI API's ``task``, ``duration`` and ``words``, 80;
   ``segments`` whose head shows ``start``, ``end`` and ``text`` (and no ``results``) 60;
+  ``task`` and ``duration`` with the head ending inside a ``text`` string (the API's
+  response past an hour of speech: its whole text comes before the segments) 60;
   a ``.json`` file whose head is all one ``"text"`` string (Whisper writes the whole
   text first) 30. whisper.cpp: ``transcription`` with ``offsets``/``timestamps``/
   ``systeminfo`` 90. AssemblyAI: ``audio_url`` with ``status``/``id`` and a transcript

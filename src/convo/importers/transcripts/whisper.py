@@ -38,6 +38,9 @@ _BIG = ("text", "words", "word_segments")
 _SEGMENT_MARKS = ('"seek"', '"avg_logprob"', '"no_speech_prob"', '"compression_ratio"',
                   "transcript.text.segment", '"word_segments"')  # fmt: skip
 _TEXT_FIRST = re.compile(r'\A\{\s*"text"\s*:\s*"(?:[^"\\]|\\.)*\Z', re.S)
+# The OpenAI API's response: ``task`` (and ``duration``) before the whole ``text``, in
+# which a head cut short ends.
+_TEXT_LAST = re.compile(r'"text"\s*:\s*"(?:[^"\\]|\\.)*\Z', re.S)
 
 
 def sniff_whisper(source: Source) -> int:
@@ -54,6 +57,8 @@ def sniff_whisper(source: Source) -> int:
         return 80  # WhisperX without segments
     if has_key(text, "task") and has_key(text, "duration") and has_key(text, "words"):
         return 80  # the OpenAI API's verbose_json with word timestamps only
+    if has_key(text, "task") and has_key(text, "duration") and _TEXT_LAST.search(text):
+        return 60  # the OpenAI API's verbose or diarized json, its text longer than the head
     if _TEXT_FIRST.match(text) and source.match_name.endswith(".json"):
         return 30  # Whisper writes the whole text first: the head ends inside it
     return 0
