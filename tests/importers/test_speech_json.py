@@ -267,6 +267,22 @@ def test_text_first_head_longer_than_the_head_is_still_whisper(tmp_path):
     assert turns(recs) == [(None, "hi")]
 
 
+@pytest.mark.parametrize("pad", range(6))
+def test_text_first_head_cut_after_an_escape_backslash_is_still_whisper(tmp_path, pad):
+    """openai-whisper writes JSON with ASCII escapes (``json.dump``): a transcript in
+    another script is ``\\uXXXX`` after ``\\uXXXX``, and the 64 KiB head may end just
+    after one's backslash (one cut in six)."""
+    from convo.core.io import HEAD_BYTES
+
+    text = "a" * pad + "\u00e9" * 20000
+    doc = {"text": text, "segments": [{"id": 0, "start": 0, "end": 1, "text": " hi"}]}
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps(doc))  # ensure_ascii, as Whisper's writer
+    ends = {p.read_bytes()[HEAD_BYTES - 1 : HEAD_BYTES]}
+    assert whisper.sniff_whisper(Source(p)) == 30, ends
+    assert registry.detect(Source(p)).name == "whisper"
+
+
 @pytest.mark.parametrize("member", ["segments", "words"])
 def test_openai_api_response_whose_text_outruns_the_head_is_still_whisper(tmp_path, member):
     """The OpenAI API writes ``task``, ``language``, ``duration`` and the whole ``text``

@@ -37,10 +37,11 @@ PATTERNS = ("*.json",)
 _BIG = ("text", "words", "word_segments")
 _SEGMENT_MARKS = ('"seek"', '"avg_logprob"', '"no_speech_prob"', '"compression_ratio"',
                   "transcript.text.segment", '"word_segments"')  # fmt: skip
-_TEXT_FIRST = re.compile(r'\A\{\s*"text"\s*:\s*"(?:[^"\\]|\\.)*\Z', re.S)
+# (A head may end just after an escape's backslash: ``\\?``.)
+_TEXT_FIRST = re.compile(r'\A\{\s*"text"\s*:\s*"(?:[^"\\]|\\.)*\\?\Z', re.S)
 # The OpenAI API's response: ``task`` (and ``duration``) before the whole ``text``, in
 # which a head cut short ends.
-_TEXT_LAST = re.compile(r'"text"\s*:\s*"(?:[^"\\]|\\.)*\Z', re.S)
+_TEXT_LAST = re.compile(r'"text"\s*:\s*"(?:[^"\\]|\\.)*\\?\Z', re.S)
 
 
 def sniff_whisper(source: Source) -> int:
