@@ -87,7 +87,10 @@ Decisions, where the formats and the brief are silent:
   ``speaker_label`` or else the ``speaker_labels`` segment holding the word's start) has
   its words grouped: a group ends after a word ending a sentence (``.?!…``), at a change
   of speaker or channel, at a pause of 2 s, or after 100 words. Groups are numbered
-  ``FILE#word-N`` (N counts words, its first word's) and ``extra.words``.
+  ``FILE#word-N`` (N counts words, its first word's) and ``extra.words``, except
+  Deepgram's: a channel's groups stand beside other channels' paragraphs, so they are
+  numbered as those are, ``FILE#segment-N`` and ``extra.segments`` (N counting the
+  paragraphs and groups of every channel in turn).
 - Their bad input: a segment without text is skipped and counted in one warning per
   file; one without a readable start, or an element that is not an object, is rejected
   with its JSON. An AssemblyAI transcript whose ``status`` is not ``completed`` is
