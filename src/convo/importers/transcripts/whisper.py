@@ -56,12 +56,19 @@ def sniff_whisper(source: Source) -> int:
         return 0
     if has_key(text, "word_segments"):
         return 80  # WhisperX without segments
-    if has_key(text, "task") and has_key(text, "duration") and has_key(text, "words"):
-        return 80  # the OpenAI API's verbose_json with word timestamps only
-    if has_key(text, "task") and has_key(text, "duration") and _TEXT_LAST.search(text):
-        return 60  # the OpenAI API's verbose or diarized json, its text longer than the head
+    if has_key(text, "task") and has_key(text, "duration"):
+        return _api_score(text)
     if _TEXT_FIRST.match(text) and source.match_name.endswith(".json"):
         return 30  # Whisper writes the whole text first: the head ends inside it
+    return 0
+
+
+def _api_score(text: str) -> int:
+    """The score of a head with the OpenAI API's ``task`` and ``duration`` (no segments)."""
+    if has_key(text, "words"):
+        return 80  # verbose_json with word timestamps only
+    if _TEXT_LAST.search(text):
+        return 60  # verbose or diarized json, its text longer than the head
     return 0
 
 
