@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
+import orjson
+
 from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.jsonstream import JsonArray, read_top_level
@@ -58,6 +60,29 @@ def sniff_json(source: Source, rules: tuple[SniffRule, ...]) -> int:
     return 0
 
 
+class MendedArray(JsonArray):
+    """A ``JsonArray`` whose values may hold bytes that are not UTF-8 (a writer that cut a
+    character between two strings, as whisper.cpp does): a value orjson refuses only for
+    them is read with U+FFFD for them and counted in ``mended``; any other fault is still
+    the located error."""
+
+    mended = 0
+
+    def _parse(self, data: bytes, line: int) -> Any:
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            text = data.decode("utf-8", "replace")
+            if text.encode() == data:  # UTF-8 already: another fault
+                return super()._parse(data, line)
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return super()._parse(data, line)
+        self.mended += 1
+        return value
+
+
 class StreamedDoc:
     """A JSON document whose array at ``path`` is read one element at a time.
 
@@ -72,11 +97,14 @@ class StreamedDoc:
         path: tuple[str, ...],
         skip: tuple[str, ...] = (),
         keep: bool = True,
+        mend_utf8: bool = False,
     ):
         self.source = source
         self.path = path
         self.skip = skip
         self.keep = keep
+        self.mend_utf8 = mend_utf8  # see ``MendedArray``; ``mended`` counts the values
+        self.mended = 0
         self.found = False
         self.root = ""
         self.keys: list[str] = []
@@ -88,7 +116,8 @@ class StreamedDoc:
         return self.source.open()
 
     def _array(self, stream: BinaryIO) -> JsonArray:
-        return JsonArray(stream, self.path, where=self.source.name, skip=self.skip, keep=self.keep)
+        kind = MendedArray if self.mend_utf8 else JsonArray
+        return kind(stream, self.path, where=self.source.name, skip=self.skip, keep=self.keep)
 
     def head(self, need: tuple[str, ...] = ()) -> dict[str, Any]:
         stream = self._open()
@@ -128,13 +157,19 @@ class StreamedDoc:
         """Each element with the line it starts on."""
         stream, arr = self._taken()
         with stream:
-            yield from arr
+            try:
+                yield from arr
+            finally:
+                self.mended += getattr(arr, "mended", 0)
 
     def values(self) -> Iterator[Any]:
         """Each element without its line, faster (``JsonArray.values``)."""
         stream, arr = self._taken()
         with stream:
-            yield from arr.values()
+            try:
+                yield from arr.values()
+            finally:
+                self.mended += getattr(arr, "mended", 0)
 
     def close(self) -> None:
         if self._pending is not None:

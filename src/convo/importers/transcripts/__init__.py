@@ -94,7 +94,10 @@ Decisions, where the formats and the brief are silent:
 - Their bad input: a segment without text is skipped and counted in one warning per
   file; one without a readable start, or an element that is not an object, is rejected
   with its JSON. An AssemblyAI transcript whose ``status`` is not ``completed`` is
-  warned about with its ``error``; an Amazon job not ``COMPLETED`` likewise.
+  warned about with its ``error``; an Amazon job not ``COMPLETED`` likewise. Whisper
+  and whisper.cpp JSON whose segments or words hold bytes that are not UTF-8 (whisper.cpp
+  writes a token's bytes as they are and may cut a character between two segments or
+  words) is read with U+FFFD for those bytes, counted in one warning.
 - Their streaming: the segment, utterance or word arrays are read one element at a time
   (``jsoninput.StreamedDoc``), the whole ``text`` and the word arrays passed over
   unkept; a Deepgram response without utterances holds one channel at a time.
