@@ -487,3 +487,18 @@ def test_mended_array_reads_bytes_that_are_not_utf8_as_replacement_and_counts(ru
         read(JsonArray, raw)
     with pytest.raises(InputError, match="f:1: not valid JSON"):
         read(MendedArray, b'{"a": [{"t": "\xc3" "u": 1}]}')
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+@pytest.mark.parametrize("name", ["assemblyai", "deepgram-utterances", "whisper-cli"])
+def test_json_in_utf16_or_utf32_with_its_bom_reads_as_in_utf8(tmp_path, name, encoding):
+    """A response saved by Windows PowerShell 5 (``> out.json``, ``Out-File``) is UTF-16
+    with a BOM: detected by its head, it is read as the UTF-8 file is."""
+    text = (ASR / f"{name}.json").read_text(encoding="utf-8")
+    p = tmp_path / f"{name}.json"
+    bom = "\ufeff" if encoding == "utf-16-be" else ""  # utf-16 and utf-32 write their own
+    p.write_bytes((bom + text).encode(encoding))
+    want, _, _ = run(ASR / f"{name}.json")
+    recs, rejects, _ = run(p)
+    assert not rejects
+    assert [(r["textChunks"], r["id"]) for r in recs] == [(r["textChunks"], r["id"]) for r in want]

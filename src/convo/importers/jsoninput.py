@@ -9,6 +9,8 @@ field reads as empty instead of failing, and stream a large export's array with
 
 from __future__ import annotations
 
+import codecs
+import io
 import re
 from collections.abc import Iterator
 from typing import Any, BinaryIO
@@ -83,12 +85,48 @@ class MendedArray(JsonArray):
         return value
 
 
+# The BOMs of the JSON a Windows shell may write (PowerShell 5's ``>`` and ``Out-File``
+# write UTF-16): UTF-32's little-endian BOM starts with UTF-16's, so it comes first.
+_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
+              (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))  # fmt: skip
+
+
+class _AsUtf8(io.RawIOBase):
+    """A UTF-16 or UTF-32 stream (its BOM first) as UTF-8 bytes, streamed (what cannot be
+    decoded is U+FFFD), so the JSON reader, which reads UTF-8, reads it as it is meant."""
+
+    def __init__(self, raw: BinaryIO, encoding: str):
+        self._raw = raw
+        self._decode = codecs.getincrementaldecoder(encoding)("replace").decode
+        self._out = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        while not self._out:
+            data = self._raw.read(1 << 16)
+            self._out = self._decode(data, final=not data).encode("utf-8")
+            if not data:
+                break
+        n = min(len(b), len(self._out))
+        b[:n] = self._out[:n]
+        self._out = self._out[n:]
+        return n
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
 class StreamedDoc:
     """A JSON document whose array at ``path`` is read one element at a time.
 
     ``head()`` gives the top-level members (a second pass finds those the document puts
     after the array, when one in ``need`` was not before it); ``items()`` may be called
-    more than once (each a pass). Standard input is spooled to a file to allow that.
+    more than once (each a pass). Standard input is spooled to a file to allow that. A
+    document in UTF-16 or UTF-32 with its BOM (as its head was decoded for sniffing) is
+    read through ``_AsUtf8``.
     """
 
     def __init__(
@@ -112,8 +150,12 @@ class StreamedDoc:
 
     def _open(self) -> BinaryIO:
         if self.source.is_stdin:
-            return open(self.source.real_path(), "rb")
-        return self.source.open()
+            stream: BinaryIO = open(self.source.real_path(), "rb")  # noqa: SIM115 - returned
+        else:
+            stream = self.source.open()
+        head = self.source.head
+        wide = next((codec for bom, codec in _WIDE_BOMS if head.startswith(bom)), None)
+        return io.BufferedReader(_AsUtf8(stream, wide)) if wide else stream
 
     def _array(self, stream: BinaryIO) -> JsonArray:
         kind = MendedArray if self.mend_utf8 else JsonArray
