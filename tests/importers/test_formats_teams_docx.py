@@ -130,6 +130,36 @@ def test_paragraph_text_keeps_breaks_and_tabs_and_skips_drawings_and_tab_stops(t
         assert list(docx.paragraphs_of(f, "t")) == [(1, "a\tb\nc"), (2, ""), (3, "d")]
 
 
+def test_a_text_box_is_read_once_not_again_from_its_fallback():
+    """Word writes a text box twice: as DrawingML (``mc:Choice``) and as VML for older
+    readers (``mc:Fallback``). Its paragraphs are read once, and a drawing's own
+    DrawingML text (``a:t``, a shape's label) is no paragraph text."""
+    import io
+
+    box = (
+        "<w:p><w:r><w:t>Alice Smith   0:03</w:t></w:r><w:r><w:br/></w:r><w:r><w:t>Before"
+        '</w:t></w:r><w:r><mc:AlternateContent><mc:Choice Requires="wps"><w:drawing>'
+        "<wps:txbx><w:txbxContent><w:p><w:r><w:t>In the box</w:t></w:r></w:p>"
+        "</w:txbxContent></wps:txbx><a:p><a:r><a:t>shape label</a:t></a:r></a:p></w:drawing>"
+        "</mc:Choice><mc:Fallback><w:pict><v:textbox><w:txbxContent><w:p><w:r><w:t>In the box"
+        "</w:t></w:r></w:p></w:txbxContent></v:textbox></w:pict></mc:Fallback>"
+        "</mc:AlternateContent></w:r><w:r><w:t> after</w:t></w:r></w:p>"
+    )
+    ns = " ".join(
+        f'xmlns:{k}="{v}"'
+        for k, v in {
+            "w": "http://schemas.openxmlformats.org/wordprocessingml/2006/main",
+            "mc": "http://schemas.openxmlformats.org/markup-compatibility/2006",
+            "wps": "http://schemas.microsoft.com/office/word/2010/wordprocessingShape",
+            "a": "http://schemas.openxmlformats.org/drawingml/2006/main",
+            "v": "urn:schemas-microsoft-com:vml",
+        }.items()
+    )
+    xml = f"<w:document {ns}><w:body>{box}</w:body></w:document>".encode()
+    got = [text for _, text in docx.paragraphs_of(io.BytesIO(xml), "t")]
+    assert got == ["Alice Smith   0:03\nBefore", "In the box", " after"]
+
+
 _CHARS = st.characters(
     blacklist_categories=("Cs", "Cc", "Cn"), blacklist_characters="\r"
 ) | st.sampled_from("\n\t")

@@ -204,3 +204,17 @@ def test_utf32_with_bom_is_read(tmp_path, codec, fmt, name, text):
     bom = b"\xff\xfe\x00\x00" if codec.endswith("le") else b"\x00\x00\xfe\xff"
     run = Run(fmt, _write(tmp_path, name, bom + text.encode(codec)))
     assert [(m.metadata.speaker, m.text_chunks) for m in run.messages] == [("Ann", ["héllo"])]
+
+
+@pytest.mark.parametrize("pad", range(4))
+@pytest.mark.parametrize("char", ["\u00e9", "\u4f1a", "\U0001f4ac"])
+def test_a_head_cut_inside_a_character_decodes_as_utf8(pad, char):
+    """The sniffing head ends where ``HEAD_BYTES`` cut it, inside a 2-, 3- or 4-byte
+    character as often as not: the text before the cut is still read as UTF-8 (not as
+    cp1252 mojibake, which sniffers of names and words would not match)."""
+    from convo.core.io import HEAD_BYTES, decode_text
+
+    data = ("a" * pad + char * HEAD_BYTES).encode()[:HEAD_BYTES]
+    text = decode_text(data, errors="replace")
+    assert text.startswith("a" * pad + char * 10)
+    assert set(text[pad:]) == {char}

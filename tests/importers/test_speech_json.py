@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT, assert_golden
-from convo.core.errors import StrictAbort
+from convo.core.errors import InputError, StrictAbort
 from convo.core.io import Source
 from convo.importers.context import ImportContext, ImportOptions
 from convo.importers.registry import registry
@@ -248,6 +248,62 @@ def test_untimed_and_wrong_typed_segments_are_rejected_with_their_json(tmp_path)
         run(p, strict=True)
 
 
+def _cpp_entry(start: int, text: bytes) -> bytes:
+    return (
+        b'{"timestamps": {"from": "00:00:00,000", "to": "00:00:01,000"}, "offsets": {"from": '
+        + str(start).encode() + b', "to": ' + str(start + 1000).encode() + b'}, "text": "'
+        + text + b'", "tokens": [{"text": "' + text + b'", "p": 0.5}]}'
+    )  # fmt: skip
+
+
+def test_whisper_cpp_bytes_that_are_not_utf8_are_replaced_not_fatal(tmp_path):
+    """whisper.cpp writes a token's bytes as they are: a character cut between two
+    segments (CJK, large-v3-turbo's lone lead bytes: whisper.cpp issues 1798, 3760) makes
+    the file invalid UTF-8. The file is read, those bytes as U+FFFD, and said once."""
+    entries = [
+        _cpp_entry(0, "\u4f60".encode() + b"\xe5\xa5"),  # 你 + half of 好
+        _cpp_entry(1000, b"\xbd" + "\u3002".encode()),  # the rest of 好, then 。
+        _cpp_entry(2000, b"\xc3"),  # a lone lead byte, the whole segment
+        _cpp_entry(3000, b" fine"),
+    ]
+    p = tmp_path / "zh.json"
+    p.write_bytes(
+        b'{"systeminfo": "AVX = 1", "transcription": [\n' + b",\n".join(entries) + b"\n]}\n"
+    )
+    assert registry.detect(Source(p)).name == "whisper-cpp"
+    recs, rejects, warnings = run(p)
+    assert [r["textChunks"][0] for r in recs] == ["\u4f60\ufffd", "\ufffd\u3002", "\ufffd", "fine"]
+    assert not rejects
+    said = [w for w in warnings if "UTF-8" in str(w)]
+    assert len(said) == 1 and "3 segments" in str(said[0])
+
+
+def test_whisper_words_not_utf8_are_replaced_not_fatal(tmp_path):
+    """whisper.cpp's server writes the OpenAI API's verbose_json, its words a token each
+    (whisper.cpp issue 3821): half a character is half a word."""
+    head = b'{"task": "transcribe", "language": "zh", "duration": 2.0, "text": "x", "words": ['
+    words = [
+        b'{"word": "\xe4\xbd", "start": 0.0, "end": 0.2}',
+        b'{"word": "\xa0.", "start": 0.2, "end": 0.4}',
+    ]
+    p = tmp_path / "server.json"
+    p.write_bytes(head + b", ".join(words) + b"]}")
+    recs, rejects, warnings = run(p, "whisper")
+    assert not rejects
+    assert [r["textChunks"][0] for r in recs] == ["\ufffd \ufffd."]
+    assert any("2 words" in str(w) and "UTF-8" in str(w) for w in warnings)
+
+
+def test_json_that_is_broken_otherwise_is_still_an_error(tmp_path):
+    from convo.core.errors import InputError
+
+    p = tmp_path / "bad.json"
+    entry = _cpp_entry(0, b"\xc3").replace(b'"p": 0.5', b'"p": 0.5 "q": 1')  # no comma
+    p.write_bytes(b'{"systeminfo": "x", "transcription": [' + entry + b"]}")
+    with pytest.raises(InputError, match="not valid JSON"):
+        run(p, "whisper-cpp")
+
+
 def test_not_whisper_is_one_clear_error(tmp_path):
     from convo.core.errors import InputError
 
@@ -265,6 +321,43 @@ def test_text_first_head_longer_than_the_head_is_still_whisper(tmp_path):
     assert whisper.sniff_whisper(Source(p)) == 30
     recs, _, _ = run(p)
     assert turns(recs) == [(None, "hi")]
+
+
+@pytest.mark.parametrize("pad", range(6))
+def test_text_first_head_cut_after_an_escape_backslash_is_still_whisper(tmp_path, pad):
+    """openai-whisper writes JSON with ASCII escapes (``json.dump``): a transcript in
+    another script is ``\\uXXXX`` after ``\\uXXXX``, and the 64 KiB head may end just
+    after one's backslash (one cut in six)."""
+    from convo.core.io import HEAD_BYTES
+
+    text = "a" * pad + "\u00e9" * 20000
+    doc = {"text": text, "segments": [{"id": 0, "start": 0, "end": 1, "text": " hi"}]}
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps(doc))  # ensure_ascii, as Whisper's writer
+    ends = {p.read_bytes()[HEAD_BYTES - 1 : HEAD_BYTES]}
+    assert whisper.sniff_whisper(Source(p)) == 30, ends
+    assert registry.detect(Source(p)).name == "whisper"
+
+
+@pytest.mark.parametrize("member", ["segments", "words"])
+def test_openai_api_response_whose_text_outruns_the_head_is_still_whisper(tmp_path, member):
+    """The OpenAI API writes ``task``, ``language``, ``duration`` and the whole ``text``
+    before ``segments`` or ``words``: past an hour of speech the head ends inside the
+    text (a ``verbose_json`` or ``diarized_json``, which has no ``language``)."""
+    long = " word" * 20000  # 100 kB of text before the segments or words
+    if member == "segments":
+        items = [{"id": 0, "seek": 0, "start": 0, "end": 1, "text": " hi", "avg_logprob": -0.1}]
+    else:
+        items = [{"word": "hi", "start": 0.0, "end": 0.5}]
+    p = write(tmp_path, {"task": "transcribe", "duration": 3600.0, "text": long, member: items})
+    assert registry.detect(Source(p)).name == "whisper"
+    recs, _, _ = run(p)
+    assert turns(recs) == [(None, "hi")]
+
+
+def test_a_task_object_without_a_long_text_is_not_whisper(tmp_path):
+    p = write(tmp_path, {"task": "summarise", "duration": 3.0, "text": "hello"})
+    assert whisper.sniff_whisper(Source(p)) == 0
 
 
 def test_a_small_text_object_is_not_whisper(tmp_path):
@@ -371,3 +464,41 @@ def test_word_groups_keep_every_word_in_order(words):
     assert all(0 < s <= 100 for s in sizes)
     for g, a in zip(groups, firsts, strict=True):  # a group is one speaker's
         assert g.speaker == words[a - 1].speaker
+
+
+@pytest.mark.parametrize("runs", [False, True])
+def test_mended_array_reads_bytes_that_are_not_utf8_as_replacement_and_counts(runs) -> None:
+    """``MendedArray``: a value refused only for bytes that are not UTF-8 is read with
+    U+FFFD for them (counted); a plain ``JsonArray``, or another fault, is an error."""
+    import io
+
+    from convo.core.jsonstream import JsonArray
+    from convo.importers.jsoninput import MendedArray
+
+    def read(kind, raw):
+        arr = kind(io.BytesIO(raw), ("a",), where="f")
+        return arr, (list(arr.values()) if runs else [v for v, _ in arr])
+
+    raw = b'{"a": [{"t": "ok"}, {"t": "\xe4\xbd"}, {"t": "\xa0!"}, ["\xc3", 1], {"t": "fine"}]}'
+    arr, got = read(MendedArray, raw)
+    assert got == [{"t": "ok"}, {"t": "\ufffd"}, {"t": "\ufffd!"}, ["\ufffd", 1], {"t": "fine"}]
+    assert arr.mended == 3
+    with pytest.raises(InputError, match="not valid JSON"):
+        read(JsonArray, raw)
+    with pytest.raises(InputError, match="f:1: not valid JSON"):
+        read(MendedArray, b'{"a": [{"t": "\xc3" "u": 1}]}')
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+@pytest.mark.parametrize("name", ["assemblyai", "deepgram-utterances", "whisper-cli"])
+def test_json_in_utf16_or_utf32_with_its_bom_reads_as_in_utf8(tmp_path, name, encoding):
+    """A response saved by Windows PowerShell 5 (``> out.json``, ``Out-File``) is UTF-16
+    with a BOM: detected by its head, it is read as the UTF-8 file is."""
+    text = (ASR / f"{name}.json").read_text(encoding="utf-8")
+    p = tmp_path / f"{name}.json"
+    bom = "\ufeff" if encoding == "utf-16-be" else ""  # utf-16 and utf-32 write their own
+    p.write_bytes((bom + text).encode(encoding))
+    want, _, _ = run(ASR / f"{name}.json")
+    recs, rejects, _ = run(p)
+    assert not rejects
+    assert [(r["textChunks"], r["id"]) for r in recs] == [(r["textChunks"], r["id"]) for r in want]

@@ -412,11 +412,12 @@ def decode_text(data: bytes, errors: str = "strict") -> str:
         return data.decode("utf-16", "replace")
     try:
         return data.decode("utf-8")
-    except UnicodeDecodeError:
-        if errors == "replace" and len(data) >= HEAD_BYTES - 4:
-            # A cut in the middle of a multi-byte character at the end of a head.
+    except UnicodeDecodeError as e:
+        if errors == "replace" and len(data) >= HEAD_BYTES - 4 and e.start >= len(data) - 3:
+            # A cut in the middle of a multi-byte character at the end of a head: the
+            # text before that character (the first fault is the cut one).
             with contextlib.suppress(UnicodeDecodeError):
-                return data[:-4].decode("utf-8")
+                return data[: e.start].decode("utf-8")
         return data.decode("cp1252", "replace")
 
 

@@ -201,15 +201,6 @@ class _Scanner:
                 return
 
 
-def _parse(data: bytes, line: int, where: str) -> Any:
-    try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError as e:
-        at = line + (getattr(e, "lineno", 1) or 1) - 1
-        what = str(e).split(":", 1)[0]
-        raise InputError(f"not valid JSON ({what})", where=f"{where}:{at}", hint=_HINT) from None
-
-
 class JsonArray:
     """The array at ``path`` in a JSON document, one ``(element, line)`` at a time.
 
@@ -300,6 +291,15 @@ class JsonArray:
         else:
             self._pass_value()
 
+    def _parse(self, data: bytes, line: int) -> Any:
+        """A value's bytes parsed (``importers.jsoninput`` mends bytes that are not UTF-8)."""
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError as e:
+            at = line + (getattr(e, "lineno", 1) or 1) - 1
+            what = f"not valid JSON ({str(e).split(':', 1)[0]})"
+            raise InputError(what, where=f"{self._sc.where}:{at}", hint=_HINT) from None
+
     def _opened_empty(self, close: int) -> bool:
         """Step past an opening bracket; True when the container closes at once (``[]``)."""
         sc = self._sc
@@ -342,7 +342,7 @@ class JsonArray:
                 data = whole.group(1)
                 self.span = (start, start + len(data))
                 sc.pos = whole.end()
-                yield _parse(data, line, sc.where), line
+                yield self._parse(data, line), line
                 if whole.group(2) == b"]":
                     return
                 if sc.buf[sc.pos] == _RBRACK:
@@ -353,7 +353,7 @@ class JsonArray:
             data = sc.value(keep=True)
             assert data is not None
             self.span = (start, start + len(data))
-            yield _parse(data, line, sc.where), line
+            yield self._parse(data, line), line
             if self._closed_after_item(_RBRACK, "an array element"):
                 return
             if sc.peek() == _RBRACK:
@@ -458,7 +458,7 @@ class JsonArray:
             if sc.peek() != _QUOTE:
                 raise sc.error("expected a key")
             line = sc.line_at(sc.pos)
-            key = _parse(sc.value(keep=True) or b"", line, sc.where)
+            key = self._parse(sc.value(keep=True) or b"", line)
             sc.expect(_COLON, "':' after a key")
             if path and key == path[0] and not self.found:
                 if depth == 0:
@@ -480,7 +480,7 @@ class JsonArray:
             self._pass_value()
         else:
             line = sc.line_at(sc.pos)
-            self.members[key] = _parse(sc.value(keep=True) or b"", line, sc.where)
+            self.members[key] = self._parse(sc.value(keep=True) or b"", line)
 
 
 def iter_items(

@@ -6,7 +6,9 @@ A .docx is a zip (read in place, with the size caps of ``importers.archives``) w
 the document. A paragraph (``<w:p>``) is the text of its runs' ``<w:t>`` elements; a
 line break (``<w:br/>``, ``<w:cr/>``) in a run is a newline and a tab (``<w:tab/>``) in
 a run is a tab (the ``<w:tab>`` stops of a paragraph's properties are not text). Deleted
-text of tracked changes (``<w:delText>``), field codes and drawings give nothing.
+text of tracked changes (``<w:delText>``), field codes and drawings give nothing, but a
+text box's paragraphs (``<w:txbxContent>``) are read, once (not again from the
+``mc:Fallback`` copy Word writes beside them).
 Elements are matched by their local name, whatever prefix the document binds the
 WordprocessingML namespace to. Paragraphs are numbered from 1 in document order, empty
 ones too, so a number names the same paragraph in Word's order.
@@ -82,14 +84,47 @@ _BREAKS = {"br": "\n", "cr": "\n", "tab": "\t"}
 def paragraphs_of(stream: BinaryIO, where: str) -> Iterator[tuple[int, str]]:
     """``(number, text)`` of each paragraph of a ``document.xml`` stream."""
     para = _Paragraphs()
+    hidden = _Hidden()
     for kind, tag, value, _line in stream_events(stream, where, text=True):
         if kind == "text":
-            if para.in_text:
+            if para.in_text and not hidden:
                 para.parts.append(value)
             continue
-        done = para.start(_local(tag)) if kind == "start" else para.end(_local(tag))
+        name = _local(tag)
+        if hidden.step(name, kind == "start"):
+            continue
+        done = para.start(name) if kind == "start" else para.end(name)
         if done is not None:
             yield done
+
+
+class _Hidden:
+    """Whether the parser is in what is no text of the body: a drawing outside its text
+    boxes (a shape's DrawingML text, ``a:p``/``a:t``, whose local names are the body's),
+    or the ``mc:Fallback`` copy of what ``mc:Choice`` holds (Word writes a text box as
+    both, DrawingML and VML)."""
+
+    def __init__(self) -> None:
+        self.fallback = 0
+        self.drawing = 0
+        self.boxes = 0
+
+    def __bool__(self) -> bool:
+        return self.fallback > 0 or self.drawing > self.boxes
+
+    def step(self, name: str, opens: bool) -> bool:
+        """An element opens or closes; True when it is hidden (or hides)."""
+        was = bool(self)
+        by = 1 if opens else -1
+        if name == "Fallback":
+            self.fallback += by
+        elif name == "drawing":
+            self.drawing += by
+        elif name == "txbxContent":
+            self.boxes += by
+        else:
+            return was
+        return True
 
 
 def is_docx(source: Source) -> bool:

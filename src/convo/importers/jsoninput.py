@@ -9,9 +9,13 @@ field reads as empty instead of failing, and stream a large export's array with
 
 from __future__ import annotations
 
+import codecs
+import io
 import re
 from collections.abc import Iterator
 from typing import Any, BinaryIO
+
+import orjson
 
 from convo.core.errors import InputError
 from convo.core.io import Source
@@ -58,12 +62,71 @@ def sniff_json(source: Source, rules: tuple[SniffRule, ...]) -> int:
     return 0
 
 
+class MendedArray(JsonArray):
+    """A ``JsonArray`` whose values may hold bytes that are not UTF-8 (a writer that cut a
+    character between two strings, as whisper.cpp does): a value orjson refuses only for
+    them is read with U+FFFD for them and counted in ``mended``; any other fault is still
+    the located error."""
+
+    mended = 0
+
+    def _parse(self, data: bytes, line: int) -> Any:
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            text = data.decode("utf-8", "replace")
+            if text.encode() == data:  # UTF-8 already: another fault
+                return super()._parse(data, line)
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return super()._parse(data, line)
+        self.mended += 1
+        return value
+
+
+# The BOMs of the JSON a Windows shell may write (PowerShell 5's ``>`` and ``Out-File``
+# write UTF-16): UTF-32's little-endian BOM starts with UTF-16's, so it comes first.
+_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
+              (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))  # fmt: skip
+
+
+class _AsUtf8(io.RawIOBase):
+    """A UTF-16 or UTF-32 stream (its BOM first) as UTF-8 bytes, streamed (what cannot be
+    decoded is U+FFFD), so the JSON reader, which reads UTF-8, reads it as it is meant."""
+
+    def __init__(self, raw: BinaryIO, encoding: str):
+        self._raw = raw
+        self._decode = codecs.getincrementaldecoder(encoding)("replace").decode
+        self._out = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        while not self._out:
+            data = self._raw.read(1 << 16)
+            self._out = self._decode(data, final=not data).encode("utf-8")
+            if not data:
+                break
+        n = min(len(b), len(self._out))
+        b[:n] = self._out[:n]
+        self._out = self._out[n:]
+        return n
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
 class StreamedDoc:
     """A JSON document whose array at ``path`` is read one element at a time.
 
     ``head()`` gives the top-level members (a second pass finds those the document puts
     after the array, when one in ``need`` was not before it); ``items()`` may be called
-    more than once (each a pass). Standard input is spooled to a file to allow that.
+    more than once (each a pass). Standard input is spooled to a file to allow that. A
+    document in UTF-16 or UTF-32 with its BOM (as its head was decoded for sniffing) is
+    read through ``_AsUtf8``.
     """
 
     def __init__(
@@ -72,11 +135,14 @@ class StreamedDoc:
         path: tuple[str, ...],
         skip: tuple[str, ...] = (),
         keep: bool = True,
+        mend_utf8: bool = False,
     ):
         self.source = source
         self.path = path
         self.skip = skip
         self.keep = keep
+        self.mend_utf8 = mend_utf8  # see ``MendedArray``; ``mended`` counts the values
+        self.mended = 0
         self.found = False
         self.root = ""
         self.keys: list[str] = []
@@ -84,11 +150,16 @@ class StreamedDoc:
 
     def _open(self) -> BinaryIO:
         if self.source.is_stdin:
-            return open(self.source.real_path(), "rb")
-        return self.source.open()
+            stream: BinaryIO = open(self.source.real_path(), "rb")  # noqa: SIM115 - returned
+        else:
+            stream = self.source.open()
+        head = self.source.head
+        wide = next((codec for bom, codec in _WIDE_BOMS if head.startswith(bom)), None)
+        return io.BufferedReader(_AsUtf8(stream, wide)) if wide else stream
 
     def _array(self, stream: BinaryIO) -> JsonArray:
-        return JsonArray(stream, self.path, where=self.source.name, skip=self.skip, keep=self.keep)
+        kind = MendedArray if self.mend_utf8 else JsonArray
+        return kind(stream, self.path, where=self.source.name, skip=self.skip, keep=self.keep)
 
     def head(self, need: tuple[str, ...] = ()) -> dict[str, Any]:
         stream = self._open()
@@ -128,13 +199,19 @@ class StreamedDoc:
         """Each element with the line it starts on."""
         stream, arr = self._taken()
         with stream:
-            yield from arr
+            try:
+                yield from arr
+            finally:
+                self.mended += getattr(arr, "mended", 0)
 
     def values(self) -> Iterator[Any]:
         """Each element without its line, faster (``JsonArray.values``)."""
         stream, arr = self._taken()
         with stream:
-            yield from arr.values()
+            try:
+                yield from arr.values()
+            finally:
+                self.mended += getattr(arr, "mended", 0)
 
     def close(self) -> None:
         if self._pending is not None:

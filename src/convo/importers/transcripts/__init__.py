@@ -87,11 +87,17 @@ Decisions, where the formats and the brief are silent:
   ``speaker_label`` or else the ``speaker_labels`` segment holding the word's start) has
   its words grouped: a group ends after a word ending a sentence (``.?!…``), at a change
   of speaker or channel, at a pause of 2 s, or after 100 words. Groups are numbered
-  ``FILE#word-N`` (N counts words, its first word's) and ``extra.words``.
+  ``FILE#word-N`` (N counts words, its first word's) and ``extra.words``, except
+  Deepgram's: a channel's groups stand beside other channels' paragraphs, so they are
+  numbered as those are, ``FILE#segment-N`` and ``extra.segments`` (N counting the
+  paragraphs and groups of every channel in turn).
 - Their bad input: a segment without text is skipped and counted in one warning per
   file; one without a readable start, or an element that is not an object, is rejected
   with its JSON. An AssemblyAI transcript whose ``status`` is not ``completed`` is
-  warned about with its ``error``; an Amazon job not ``COMPLETED`` likewise.
+  warned about with its ``error``; an Amazon job not ``COMPLETED`` likewise. Whisper
+  and whisper.cpp JSON whose segments or words hold bytes that are not UTF-8 (whisper.cpp
+  writes a token's bytes as they are and may cut a character between two segments or
+  words) is read with U+FFFD for those bytes, counted in one warning.
 - Their streaming: the segment, utterance or word arrays are read one element at a time
   (``jsoninput.StreamedDoc``), the whole ``text`` and the word arrays passed over
   unkept; a Deepgram response without utterances holds one channel at a time.
@@ -99,6 +105,8 @@ Decisions, where the formats and the brief are silent:
   ``no_speech_prob`` (or ``transcript.text.segment``, ``word_segments``) 85; WhisperX
   ``word_segments`` alone, or the OpenAI API's ``task``, ``duration`` and ``words``, 80;
   ``segments`` whose head shows ``start``, ``end`` and ``text`` (and no ``results``) 60;
+  ``task`` and ``duration`` with the head ending inside a ``text`` string (the API's
+  response past an hour of speech: its whole text comes before the segments) 60;
   a ``.json`` file whose head is all one ``"text"`` string (Whisper writes the whole
   text first) 30. whisper.cpp: ``transcription`` with ``offsets``/``timestamps``/
   ``systeminfo`` 90. AssemblyAI: ``audio_url`` with ``status``/``id`` and a transcript

@@ -37,7 +37,11 @@ PATTERNS = ("*.json",)
 _BIG = ("text", "words", "word_segments")
 _SEGMENT_MARKS = ('"seek"', '"avg_logprob"', '"no_speech_prob"', '"compression_ratio"',
                   "transcript.text.segment", '"word_segments"')  # fmt: skip
-_TEXT_FIRST = re.compile(r'\A\{\s*"text"\s*:\s*"(?:[^"\\]|\\.)*\Z', re.S)
+# (A head may end just after an escape's backslash: ``\\?``.)
+_TEXT_FIRST = re.compile(r'\A\{\s*"text"\s*:\s*"(?:[^"\\]|\\.)*\\?\Z', re.S)
+# The OpenAI API's response: ``task`` (and ``duration``) before the whole ``text``, in
+# which a head cut short ends.
+_TEXT_LAST = re.compile(r'"text"\s*:\s*"(?:[^"\\]|\\.)*\\?\Z', re.S)
 
 
 def sniff_whisper(source: Source) -> int:
@@ -52,10 +56,19 @@ def sniff_whisper(source: Source) -> int:
         return 0
     if has_key(text, "word_segments"):
         return 80  # WhisperX without segments
-    if has_key(text, "task") and has_key(text, "duration") and has_key(text, "words"):
-        return 80  # the OpenAI API's verbose_json with word timestamps only
+    if has_key(text, "task") and has_key(text, "duration"):
+        return _api_score(text)
     if _TEXT_FIRST.match(text) and source.match_name.endswith(".json"):
         return 30  # Whisper writes the whole text first: the head ends inside it
+    return 0
+
+
+def _api_score(text: str) -> int:
+    """The score of a head with the OpenAI API's ``task`` and ``duration`` (no segments)."""
+    if has_key(text, "words"):
+        return 80  # verbose_json with word timestamps only
+    if _TEXT_LAST.search(text):
+        return 60  # verbose or diarized json, its text longer than the head
     return 0
 
 
@@ -84,8 +97,19 @@ def _word(w: Any) -> Word:
     )
 
 
+def said_mended(doc: StreamedDoc, ctx: ImportContext, what: str) -> None:
+    """One warning for the elements read with bytes that are not UTF-8 as U+FFFD
+    (whisper.cpp writes a token's bytes as they are, and may cut a character in two)."""
+    if doc.mended:
+        ctx.warn(
+            ctx.source.name,
+            f"{doc.mended} {what} held bytes that are not UTF-8 (a character cut in two, "
+            "as whisper.cpp may write it); read as U+FFFD",
+        )
+
+
 def read_whisper(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    doc = StreamedDoc(source, ("segments",), skip=_BIG)
+    doc = StreamedDoc(source, ("segments",), skip=_BIG, mend_utf8=True)
     doc.head()
     if doc.root != "{":
         doc.close()
@@ -93,6 +117,7 @@ def read_whisper(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
     reader = SpokenReader(source, ctx, "whisper")
     if doc.found:
         yield from reader.read(_segment(n, s) for n, s in enumerate(doc.values(), 1))
+        said_mended(doc, ctx, "segments")
         if reader.seen:
             yield from reader.finish()
             return
@@ -100,11 +125,12 @@ def read_whisper(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
         doc.close()
     # No segments (or an empty list): the words, when the file has them.
     for key in ("words", "word_segments"):
-        words = StreamedDoc(source, (key,), keep=False)
+        words = StreamedDoc(source, (key,), keep=False, mend_utf8=True)
         words.head()
         if words.found:
             reader = SpokenReader(source, ctx, "whisper", unit="word")
             yield from reader.read(word_groups(_word(w) for w in words.values()))
+            said_mended(words, ctx, "words")
             yield from reader.finish("words")
             return
         words.close()
@@ -156,10 +182,11 @@ def _cpp_segment(n: int, seg: Any) -> Spoken:
 
 
 def read_whisper_cpp(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    doc = StreamedDoc(source, ("transcription",), skip=("systeminfo",))
+    doc = StreamedDoc(source, ("transcription",), skip=("systeminfo",), mend_utf8=True)
     doc.expect("not a whisper.cpp transcript (no transcription list)")
     reader = SpokenReader(source, ctx, "whisper-cpp")
     yield from reader.read(_cpp_segment(n, s) for n, s in enumerate(doc.values(), 1))
+    said_mended(doc, ctx, "segments")
     yield from reader.finish()
 
 
