@@ -81,3 +81,21 @@ def test_a_file_moved_to_another_folder_keeps_its_ids(tmp_path: Path):
     (a / "ft.jsonl").write_text(text)
     (b / "ft.jsonl").write_text(text)
     assert _read(str(a / "ft.jsonl"), "openai") == _read(str(b / "ft.jsonl"), "openai")
+
+
+def test_two_recordings_saved_as_transcript_json_keep_their_identical_lines(tmp_path: Path):
+    """A speech engine's output saved under one name in two folders (two recordings, both
+    timed from the epoch without ``--start-date``): the same "Okay." by the same label at
+    the same offset is two messages, not one id (``build.GENERIC_NAMES``)."""
+    doc = {
+        "text": " Okay.",
+        "segments": [{"id": 0, "start": 5.0, "end": 5.6, "text": " Okay."}],
+        "language": "en",
+    }
+    ids = []
+    for folder in ("monday", "tuesday"):
+        (tmp_path / folder).mkdir()
+        path = tmp_path / folder / "transcript.json"
+        path.write_text(json.dumps(doc))
+        ids += [i for i, _ in _read(str(path), "whisper")]
+    assert len(ids) == 2 and len(set(ids)) == 2, ids
