@@ -63,6 +63,8 @@ SAMPLES = {
     "gemini": "tests/fixtures/formats/gemini/response.json",
     "langchain": "tests/fixtures/formats/langchain/messages.json",
     "vercel-ai": "tests/fixtures/formats/vercel_ai/chat.json",
+    "codex": "tests/fixtures/formats/codex/"
+    "rollout-2025-10-02T09-14-05-0199a3c2-5e1f-7c3a-9b8e-2f4d6a8c0e11.jsonl",
     "slack": "sample_data/chat/slack-export",
     "slack-file": "sample_data/chat/slack-export/general/2024-03-06.json",
     "discord": "sample_data/chat/discord.json",

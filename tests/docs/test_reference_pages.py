@@ -188,6 +188,15 @@ MORE_SAMPLES = [
     ("sharegpt", "tests/fixtures/formats/sharegpt/sharegpt.jsonl"),
     ("claude-ai", "tests/fixtures/formats/claude_ai/conversations-old.json"),
     ("vercel-ai", "tests/fixtures/formats/vercel_ai/v4-messages.json"),
+    (
+        "codex",
+        "tests/fixtures/formats/codex/rollout-2025-05-02-b2f7e0c4-1a9d-4c3e-8f5a-6d7e8f9a0b1c.json",
+    ),
+    (
+        "codex",
+        "tests/fixtures/formats/codex/"
+        "rollout-2025-07-14T16-02-11-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl",
+    ),
     ("stackexchange", "sample_data/forum/stackexchange/Comments.xml"),
     ("github", "sample_data/forum/github-issue.json"),
     ("twitter-dm", "tests/fixtures/formats/twitter_dm/direct-messages-group.js"),

@@ -82,6 +82,7 @@ BY_FOLDER = {
     "teams_docx": "teams-docx",
     "google_meet": "google-meet",
     "rev": "rev",
+    "codex": "codex",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

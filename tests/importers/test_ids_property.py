@@ -200,6 +200,11 @@ CASES = [
         subs=(('"responseId": "', '"responseId": "{t}'),),
     ),
     Case("vercel-ai", FORMATS + "vercel_ai/chat.json", rename=True, subs=(ID,)),
+    Case(
+        "codex",
+        FORMATS + "codex/rollout-2025-10-02T09-14-05-0199a3c2-5e1f-7c3a-9b8e-2f4d6a8c0e11.jsonl",
+        subs=(ID,),
+    ),
     Case("openai-assistants", FORMATS + "openai_api/thread_messages.json", subs=(ID,)),
     Case("openai-completion", FORMATS + "openai_api/completion.json", subs=(ID,)),
     Case(
