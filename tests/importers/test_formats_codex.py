@@ -13,6 +13,8 @@ line or item.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from formats_helpers import FIXTURES, THINKING, detect_name, fresh_registry, run
 
@@ -146,3 +148,35 @@ def test_other_formats_files_are_not_codex(tmp_path):
     )
     assert codex.sniff(Source(path)) == 0
     assert registry.detect(Source(path)).name == "openai-responses"
+
+
+def test_a_first_line_longer_than_the_sniffing_head(tmp_path):
+    """A session line carrying Codex's whole base instructions can be longer than the
+    head detection reads (64 KiB): the line's start as serde writes it is enough."""
+    meta = {
+        "id": SESSION,
+        "timestamp": "2025-11-20T08:00:00.000Z",
+        "cwd": "/srv/work/kettle",
+        "originator": "codex_cli_rs",
+        "cli_version": "0.63.0",
+        "base_instructions": {"text": "You are Codex. " * 6000},
+    }
+    lines = [
+        {"timestamp": "2025-11-20T08:00:00.010Z", "type": "session_meta", "payload": meta},
+        {
+            "timestamp": "2025-11-20T08:00:03.000Z",
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "hello"}],
+            },
+        },
+    ]
+    path = tmp_path / f"rollout-2025-11-20T08-00-00-{SESSION}.jsonl"
+    path.write_text("".join(json.dumps(x, separators=(",", ":")) + "\n" for x in lines))
+    assert path.stat().st_size > 64 * 1024
+    assert registry.detect(Source(path)).name == "codex"
+    recs, rejects, _ = run(codex.read, path)
+    assert not rejects and [r["textChunks"] for r in recs] == [["hello"]]
+    assert recs[0]["extra"]["session"]["base_instructions"]["text"].startswith("You are Codex.")

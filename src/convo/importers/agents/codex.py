@@ -56,6 +56,7 @@ Decisions:
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -106,18 +107,32 @@ def _generation(value: Any) -> str:
     return ""
 
 
+# The start of a current rollout line as Codex's serde writes it (a first line longer than
+# the sniffing head, a session_meta with long base instructions, does not parse whole).
+_ENVELOPE = re.compile(
+    r'\A\{"timestamp":\s*"[^"]*",\s*"type":\s*"(?:'
+    + "|".join(LINE_TYPES)
+    + r')",\s*"payload":\s*\{'
+)
+_DOCUMENT = re.compile(r'\A\{\s*"session"\s*:\s*\{')  # the TypeScript CLI's, pretty-printed
+
+
+def _head_generation(text: str) -> str:
+    """The generation of a source from its head (``_generation``; "" for none)."""
+    if _ENVELOPE.match(text):
+        return "envelope"
+    try:
+        return _generation(orjson.loads(text.split("\n", 1)[0]))
+    except orjson.JSONDecodeError:
+        pass
+    if _DOCUMENT.match(text) and '"items"' in text and '"instructions"' in text:
+        return "legacy"
+    return ""
+
+
 def sniff(source: Source) -> int:
     text = json_head(source)
-    if not text.startswith("{"):
-        return 0
-    first = text.split("\n", 1)[0]
-    try:
-        value = orjson.loads(first)
-    except orjson.JSONDecodeError:
-        if '"session"' in text[:200] and '"items"' in text:  # the pretty-printed document
-            return 95 if '"instructions"' in text else 0
-        return 0
-    return 95 if _generation(value) else 0
+    return 95 if text.startswith("{") and _head_generation(text) else 0
 
 
 class _State:
@@ -149,12 +164,7 @@ class _State:
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     st = _State(source, ctx)
-    head = json_head(source)
-    first = head.split("\n", 1)[0]
-    try:
-        legacy = _generation(orjson.loads(first)) == "legacy"
-    except orjson.JSONDecodeError:
-        legacy = True  # a pretty-printed document: the TypeScript CLI's
+    legacy = _head_generation(json_head(source)) == "legacy"
     yield from _legacy(source, st) if legacy else _lines(source, st)
     yield from _flush(st)
     if st.skipped:
