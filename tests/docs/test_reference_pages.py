@@ -188,6 +188,8 @@ MORE_SAMPLES = [
     ("sharegpt", "tests/fixtures/formats/sharegpt/sharegpt.jsonl"),
     ("claude-ai", "tests/fixtures/formats/claude_ai/conversations-old.json"),
     ("vercel-ai", "tests/fixtures/formats/vercel_ai/v4-messages.json"),
+    ("gemini-cli", "tests/fixtures/formats/gemini_cli/session-2026-05-04T10-30-7b2e4d1a.jsonl"),
+    ("gemini-cli", "tests/fixtures/formats/gemini_cli/logs.json"),
     (
         "codex",
         "tests/fixtures/formats/codex/rollout-2025-05-02-b2f7e0c4-1a9d-4c3e-8f5a-6d7e8f9a0b1c.json",

@@ -69,5 +69,6 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.langgraph_store",
         "convo.importers.apps.gemini_activity",
         "convo.importers.agents.codex",
+        "convo.importers.agents.gemini_cli",
     )
     return [importlib.import_module(n) for n in names]

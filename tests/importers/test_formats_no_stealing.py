@@ -83,6 +83,7 @@ BY_FOLDER = {
     "google_meet": "google-meet",
     "rev": "rev",
     "codex": "codex",
+    "gemini_cli": "gemini-cli",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

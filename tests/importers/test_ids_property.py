@@ -205,6 +205,16 @@ CASES = [
         FORMATS + "codex/rollout-2025-10-02T09-14-05-0199a3c2-5e1f-7c3a-9b8e-2f4d6a8c0e11.jsonl",
         subs=(ID,),
     ),
+    Case(
+        "gemini-cli",
+        FORMATS + "gemini_cli/session-2025-09-10T08-00-3f9a1c2e.json",
+        subs=(ID, ('"sessionId": "', '"sessionId": "{t}')),
+    ),
+    Case(
+        "gemini-cli",
+        FORMATS + "gemini_cli/logs.json",
+        subs=(('"sessionId": "', '"sessionId": "{t}'),),
+    ),
     Case("openai-assistants", FORMATS + "openai_api/thread_messages.json", subs=(ID,)),
     Case("openai-completion", FORMATS + "openai_api/completion.json", subs=(ID,)),
     Case(
