@@ -90,6 +90,7 @@ SAMPLES = {
     "0b7c6f7e-2c1d-4b4e-9a55-3f1f0c1e2d3a.json",
     "gemini-activity": "tests/fixtures/formats/gemini_activity/Takeout/My Activity/"
     "Gemini Apps/MyActivity.json",
+    "open-webui": "tests/fixtures/formats/open_webui/chat-export-1717405400000.json",
     "reddit": "sample_data/forum/reddit-thread.json",
     "discourse": "sample_data/forum/discourse-topic.json",
     "hackernews": "sample_data/forum/hn-item.json",

@@ -70,5 +70,6 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.gemini_activity",
         "convo.importers.agents.codex",
         "convo.importers.agents.gemini_cli",
+        "convo.importers.apps.open_webui",
     )
     return [importlib.import_module(n) for n in names]

@@ -84,6 +84,7 @@ BY_FOLDER = {
     "rev": "rev",
     "codex": "codex",
     "gemini_cli": "gemini-cli",
+    "open_webui": "open-webui",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

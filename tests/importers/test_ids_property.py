@@ -215,6 +215,11 @@ CASES = [
         FORMATS + "gemini_cli/logs.json",
         subs=(('"sessionId": "', '"sessionId": "{t}'),),
     ),
+    Case(
+        "open-webui",
+        FORMATS + "open_webui/chat-export-1717405400000.json",
+        subs=((r'"([0-9a-f]{8}-[0-9a-f]{4}-)', r'"{t}\g<1>'),),  # every UUID: links kept
+    ),
     Case("openai-assistants", FORMATS + "openai_api/thread_messages.json", subs=(ID,)),
     Case("openai-completion", FORMATS + "openai_api/completion.json", subs=(ID,)),
     Case(
