@@ -91,6 +91,7 @@ SAMPLES = {
     "gemini-activity": "tests/fixtures/formats/gemini_activity/Takeout/My Activity/"
     "Gemini Apps/MyActivity.json",
     "open-webui": "tests/fixtures/formats/open_webui/chat-export-1717405400000.json",
+    "sillytavern": "tests/fixtures/formats/sillytavern/Seraphina - 2024-6-5 @14h 56m 50s 682ms.jsonl",
     "reddit": "sample_data/forum/reddit-thread.json",
     "discourse": "sample_data/forum/discourse-topic.json",
     "hackernews": "sample_data/forum/hn-item.json",

@@ -71,5 +71,6 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.codex",
         "convo.importers.agents.gemini_cli",
         "convo.importers.apps.open_webui",
+        "convo.importers.apps.sillytavern",
     )
     return [importlib.import_module(n) for n in names]

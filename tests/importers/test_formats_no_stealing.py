@@ -85,6 +85,7 @@ BY_FOLDER = {
     "codex": "codex",
     "gemini_cli": "gemini-cli",
     "open_webui": "open-webui",
+    "sillytavern": "sillytavern",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

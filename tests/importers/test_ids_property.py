@@ -220,6 +220,12 @@ CASES = [
         FORMATS + "open_webui/chat-export-1717405400000.json",
         subs=((r'"([0-9a-f]{8}-[0-9a-f]{4}-)', r'"{t}\g<1>'),),  # every UUID: links kept
     ),
+    Case(
+        "sillytavern",
+        FORMATS + "sillytavern/Seraphina - 2024-6-5 @14h 56m 50s 682ms.jsonl",
+        subs=(('"create_date": "', '"create_date": "{t} '),),
+    ),
+    Case("sillytavern", FORMATS + "sillytavern/2024-6-6 @20h 00m 00s 000ms.jsonl", rename=True),
     Case("openai-assistants", FORMATS + "openai_api/thread_messages.json", subs=(ID,)),
     Case("openai-completion", FORMATS + "openai_api/completion.json", subs=(ID,)),
     Case(
