@@ -188,6 +188,11 @@ MORE_SAMPLES = [
     ("sharegpt", "tests/fixtures/formats/sharegpt/sharegpt.jsonl"),
     ("claude-ai", "tests/fixtures/formats/claude_ai/conversations-old.json"),
     ("vercel-ai", "tests/fixtures/formats/vercel_ai/v4-messages.json"),
+    (
+        "cline",
+        "tests/fixtures/formats/cline/roo/3f2e1d0c-9b8a-4765-8432-10fedcba9876/"
+        "api_conversation_history.json",
+    ),
     ("gemini-cli", "tests/fixtures/formats/gemini_cli/session-2026-05-04T10-30-7b2e4d1a.jsonl"),
     ("gemini-cli", "tests/fixtures/formats/gemini_cli/logs.json"),
     (

@@ -72,5 +72,6 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.gemini_cli",
         "convo.importers.apps.open_webui",
         "convo.importers.apps.sillytavern",
+        "convo.importers.agents.cline",
     )
     return [importlib.import_module(n) for n in names]

@@ -86,6 +86,7 @@ BY_FOLDER = {
     "gemini_cli": "gemini-cli",
     "open_webui": "open-webui",
     "sillytavern": "sillytavern",
+    "cline": "cline",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",
