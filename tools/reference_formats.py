@@ -63,6 +63,7 @@ SAMPLES = {
     "gemini": "tests/fixtures/formats/gemini/response.json",
     "langchain": "tests/fixtures/formats/langchain/messages.json",
     "vercel-ai": "tests/fixtures/formats/vercel_ai/chat.json",
+    "aider": "tests/fixtures/formats/aider/kettle/.aider.chat.history.md",
     "cline": "tests/fixtures/formats/cline/tasks/1717405200000/api_conversation_history.json",
     "gemini-cli": "tests/fixtures/formats/gemini_cli/session-2025-09-10T08-00-3f9a1c2e.json",
     "codex": "tests/fixtures/formats/codex/"

@@ -73,5 +73,6 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.open_webui",
         "convo.importers.apps.sillytavern",
         "convo.importers.agents.cline",
+        "convo.importers.agents.aider",
     )
     return [importlib.import_module(n) for n in names]

@@ -87,6 +87,7 @@ BY_FOLDER = {
     "open_webui": "open-webui",
     "sillytavern": "sillytavern",
     "cline": "cline",
+    "aider": "aider",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

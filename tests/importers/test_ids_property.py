@@ -227,6 +227,7 @@ CASES = [
     ),
     Case("sillytavern", FORMATS + "sillytavern/2024-6-6 @20h 00m 00s 000ms.jsonl", rename=True),
     Case("cline", FORMATS + "cline/tasks/1717405200000/api_conversation_history.json", subs=(ID,)),
+    Case("aider", FORMATS + "aider/kettle/.aider.chat.history.md"),
     Case("openai-assistants", FORMATS + "openai_api/thread_messages.json", subs=(ID,)),
     Case("openai-completion", FORMATS + "openai_api/completion.json", subs=(ID,)),
     Case(

@@ -166,12 +166,13 @@ def file_scope(source_name: str) -> str:
 
 # The file names apps give every export of theirs (WhatsApp iOS, Zoom's meeting chat,
 # ChatGPT and claude.ai, Telegram, Google Chat, Messenger and Instagram, signal-export,
-# Mastodon, Stack Exchange, Thunderbird's and mutt's mailboxes): the folder names the
+# Mastodon, Stack Exchange, Thunderbird's and mutt's mailboxes, aider's chat history in
+# every project's root): the folder names the
 # conversation (or the account), not the file.
 GENERIC_NAMES = re.compile(
     r"(?i)^(?:_chat\.txt|meeting_saved_chat\.txt|conversations\.json|result\.json"
     r"|messages\.json|message_\d+\.json|chat\.md|data\.json|outbox\.json"
-    r"|(?:posts|comments)\.xml|inbox|mbox)$"
+    r"|(?:posts|comments)\.xml|inbox|mbox|\.aider\.chat\.history\.md)$"
 )
 
 

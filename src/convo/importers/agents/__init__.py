@@ -1,5 +1,5 @@
 """Agent-framework message logs and LLM API objects: OpenAI, Anthropic, AgentScope,
-LangMem, AutoGen, Jianmu (``formats``), and Codex CLI rollouts, Cline tasks, Gemini CLI sessions, ShareGPT, Hugging Face chat, OpenAI API
+LangMem, AutoGen, Jianmu (``formats``), and Codex CLI rollouts, aider's chat history, Cline tasks, Gemini CLI sessions, ShareGPT, Hugging Face chat, OpenAI API
 objects, Gemini, LangChain and the Vercel AI SDK (one module each)."""
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ def register(registry: Registry) -> None:
         ("autogen_state", "autogen-state", ("*.json",), json_with('"type"', opens="{")),
         ("langgraph_store", "langgraph-store", both, json_with('"namespace"')),
         ("codex", "codex", ("rollout-*.jsonl", "rollout-*.json", "*.jsonl", "*.json"), JSON_OBJECT),
+        ("aider", "aider", (".aider.chat.history.md", "*.md"), Gate(pattern=r"\A[\ufeff\s]*# aider chat started at ")),
         ("cline", "cline", ("api_conversation_history.json", "ui_messages.json", "task_metadata.json", "*.json"), json_with('"role"', '"say"', '"ask"', '"files_in_context"')),
         ("gemini_cli", "gemini-cli", ("session-*.json", "session-*.jsonl", "logs.json", "*.json", "*.jsonl"), json_with('"sessionId"')),
         # formats.FORMATS, one per name of frameworks.AGENT_FORMATS (a heavier module)
