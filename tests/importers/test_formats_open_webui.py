@@ -39,7 +39,10 @@ def test_current_branch_and_mapping():
     ]
     system, asked, answer, again, reply = recs[:5]
     assert system["role"] == "system" and system["textChunks"] == ["You are a patient baker."]
-    assert system["extra"]["conversation"]["meta"] == {"tags": ["baking"]}
+    conversation = system["extra"]["conversation"]
+    assert conversation["meta"] == {"tags": ["baking"]}
+    assert conversation["id"] == "5c2d9e0f-7a6b-4c3d-8e1f-2a3b4c5d6e7f"
+    assert conversation["models"] == ["llama3.1:8b", "qwen3:14b"]
     assert {r["thread"] for r in recs[:5]} == {"open-webui:5c2d9e0f-7a6b-4c3d-8e1f-2a3b4c5d6e7f"}
     assert {r["subject"] for r in recs[:5]} == {"Sourdough starter smell"}
     assert asked["textChunks"] == ["My starter smells like nail polish. Why?", "[image] data URL"]
@@ -75,6 +78,7 @@ def test_reasoning_private_unless_asked():
 def test_older_export_of_bare_chats():
     recs, _, _ = run(open_webui.read, EXPORT)
     asked, answer = recs[5:]
+    assert sorted(asked["extra"]["conversation"]) == ["id", "models", "tags", "timestamp", "title"]
     assert asked["thread"] == "open-webui:9d8c7b6a-5f4e-4d3c-b2a1-0f9e8d7c6b5a"
     assert answer["metadata"]["speaker"] == "mistral:7b"
     assert answer["textChunks"] == [

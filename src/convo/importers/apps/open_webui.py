@@ -137,8 +137,9 @@ class _Chat:
         self.scope = file_local(cid, file_scope(ctx.source.name)) if cid else self.thread
         self.subject = as_str(row.get("title")) or as_str(chat.get("title")) or None
         self.started = _time(row.get("created_at"), ctx) or _time(chat.get("timestamp"), ctx)
-        rest = {k: v for k, v in row.items() if k != "chat"}
-        rest.update({k: v for k, v in chat.items() if k not in ("history", "messages")})
+        tree = ("chat", "history", "messages")
+        rest = {k: v for k, v in chat.items() if k not in tree}
+        rest.update({k: v for k, v in row.items() if k not in tree})  # the row's id wins
         self.conversation: dict[str, Any] | None = rest
 
     def records(self, branch: list[Any]) -> Iterator[ConversationMessage]:
