@@ -180,3 +180,18 @@ def test_a_first_line_longer_than_the_sniffing_head(tmp_path):
     recs, rejects, _ = run(codex.read, path)
     assert not rejects and [r["textChunks"] for r in recs] == [["hello"]]
     assert recs[0]["extra"]["session"]["base_instructions"]["text"].startswith("You are Codex.")
+
+
+def test_a_line_type_newer_than_the_reader_is_counted(tmp_path):
+    lines = [
+        {"timestamp": "2026-03-01T08:00:00.000Z", "type": "session_meta", "payload": {"id": SESSION, "timestamp": "2026-03-01T08:00:00.000Z"}},
+        {"timestamp": "2026-03-01T08:00:01.000Z", "type": "world_state", "payload": {"cwd": "/srv/work"}},
+        {"timestamp": "2026-03-01T08:00:02.000Z", "type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}},
+    ]  # fmt: skip
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    recs, rejects, warnings = run(codex.read, path)
+    assert not rejects and [r["textChunks"] for r in recs] == [["hi"]]
+    assert warnings == [
+        "rollout.jsonl: skipped lines that repeat the items or hold no message: 1 world_state"
+    ]

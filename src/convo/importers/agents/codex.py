@@ -41,7 +41,8 @@ Decisions:
 - ``event_msg`` lines are the UI's copy of the items, and telemetry: ``error`` and
   ``turn_aborted`` become ``system`` records spoken by ``codex`` (tagged ``system``);
   the others are skipped, counted by type in one warning. ``ghost_snapshot`` and
-  ``compaction`` items (encrypted, for the model) and ``record_type`` lines likewise.
+  ``compaction`` items (encrypted, for the model), ``record_type`` lines and line types
+  newer than this reader (``{"timestamp", "type", "payload"}`` of another type) likewise.
 - time = the line's ``timestamp``; the older generations have none a line: the
   session's ``timestamp`` for each of its items.
 - thread = ``codex:<session id>`` (a UUID); without a session line, the file's name.
@@ -195,6 +196,8 @@ def _line(value: Any, where: str, st: _State) -> Iterator[ConversationMessage]:
         yield from _envelope(
             kind, payload, iso_ts(value.get("timestamp"), st.ctx.options.tz), where, st
         )
+    elif isinstance(kind, str) and isinstance(payload, dict) and "timestamp" in value:
+        st.skipped[kind] += 1  # a line type newer than this reader (Codex adds them)
     elif "record_type" in value:
         st.skipped[f"record_type {as_str(value.get('record_type')) or '?'}"] += 1
     elif _generation(value) == "meta":
