@@ -63,6 +63,11 @@ SAMPLES = {
     "gemini": "tests/fixtures/formats/gemini/response.json",
     "langchain": "tests/fixtures/formats/langchain/messages.json",
     "vercel-ai": "tests/fixtures/formats/vercel_ai/chat.json",
+    "aider": "tests/fixtures/formats/aider/kettle/.aider.chat.history.md",
+    "cline": "tests/fixtures/formats/cline/tasks/1717405200000/api_conversation_history.json",
+    "gemini-cli": "tests/fixtures/formats/gemini_cli/session-2025-09-10T08-00-3f9a1c2e.json",
+    "codex": "tests/fixtures/formats/codex/"
+    "rollout-2025-10-02T09-14-05-0199a3c2-5e1f-7c3a-9b8e-2f4d6a8c0e11.jsonl",
     "slack": "sample_data/chat/slack-export",
     "slack-file": "sample_data/chat/slack-export/general/2024-03-06.json",
     "discord": "sample_data/chat/discord.json",
@@ -87,6 +92,8 @@ SAMPLES = {
     "0b7c6f7e-2c1d-4b4e-9a55-3f1f0c1e2d3a.json",
     "gemini-activity": "tests/fixtures/formats/gemini_activity/Takeout/My Activity/"
     "Gemini Apps/MyActivity.json",
+    "open-webui": "tests/fixtures/formats/open_webui/chat-export-1717405400000.json",
+    "sillytavern": "tests/fixtures/formats/sillytavern/Seraphina - 2024-6-5 @14h 56m 50s 682ms.jsonl",
     "reddit": "sample_data/forum/reddit-thread.json",
     "discourse": "sample_data/forum/discourse-topic.json",
     "hackernews": "sample_data/forum/hn-item.json",

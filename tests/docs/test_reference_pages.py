@@ -188,6 +188,22 @@ MORE_SAMPLES = [
     ("sharegpt", "tests/fixtures/formats/sharegpt/sharegpt.jsonl"),
     ("claude-ai", "tests/fixtures/formats/claude_ai/conversations-old.json"),
     ("vercel-ai", "tests/fixtures/formats/vercel_ai/v4-messages.json"),
+    (
+        "cline",
+        "tests/fixtures/formats/cline/roo/3f2e1d0c-9b8a-4765-8432-10fedcba9876/"
+        "api_conversation_history.json",
+    ),
+    ("gemini-cli", "tests/fixtures/formats/gemini_cli/session-2026-05-04T10-30-7b2e4d1a.jsonl"),
+    ("gemini-cli", "tests/fixtures/formats/gemini_cli/logs.json"),
+    (
+        "codex",
+        "tests/fixtures/formats/codex/rollout-2025-05-02-b2f7e0c4-1a9d-4c3e-8f5a-6d7e8f9a0b1c.json",
+    ),
+    (
+        "codex",
+        "tests/fixtures/formats/codex/"
+        "rollout-2025-07-14T16-02-11-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl",
+    ),
     ("stackexchange", "sample_data/forum/stackexchange/Comments.xml"),
     ("github", "sample_data/forum/github-issue.json"),
     ("twitter-dm", "tests/fixtures/formats/twitter_dm/direct-messages-group.js"),

@@ -68,5 +68,11 @@ def new_modules() -> list[Any]:
         "convo.importers.forums.reddit_export",
         "convo.importers.agents.langgraph_store",
         "convo.importers.apps.gemini_activity",
+        "convo.importers.agents.codex",
+        "convo.importers.agents.gemini_cli",
+        "convo.importers.apps.open_webui",
+        "convo.importers.apps.sillytavern",
+        "convo.importers.agents.cline",
+        "convo.importers.agents.aider",
     )
     return [importlib.import_module(n) for n in names]

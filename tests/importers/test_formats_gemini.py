@@ -94,3 +94,15 @@ def test_detect_among_builtins():
 
 def test_global_registry_detects():
     assert registry.detect(Source(DIR / "request.json")).name == "gemini"
+
+
+def test_gemini_cli_checkpoint_with_history():
+    """A Gemini CLI ``/chat save`` checkpoint as the CLI writes it since it keeps the
+    sign-in method (packages/core/src/core/logger.ts ``Checkpoint``: ``history``,
+    ``authType``): the contents are read as a bare list's are."""
+    path = DIR / "checkpoint-garden.json"
+    assert registry.detect(Source(path)).name == "gemini"
+    recs, rejects, _ = run(gemini.read, path)
+    assert not rejects
+    assert [r["metadata"]["speaker"] for r in recs] == ["user", "model", "user", "model"]
+    assert recs[3]["textChunks"] == ["In March."]

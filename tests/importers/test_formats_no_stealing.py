@@ -82,6 +82,12 @@ BY_FOLDER = {
     "teams_docx": "teams-docx",
     "google_meet": "google-meet",
     "rev": "rev",
+    "codex": "codex",
+    "gemini_cli": "gemini-cli",
+    "open_webui": "open-webui",
+    "sillytavern": "sillytavern",
+    "cline": "cline",
+    "aider": "aider",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

@@ -200,6 +200,34 @@ CASES = [
         subs=(('"responseId": "', '"responseId": "{t}'),),
     ),
     Case("vercel-ai", FORMATS + "vercel_ai/chat.json", rename=True, subs=(ID,)),
+    Case(
+        "codex",
+        FORMATS + "codex/rollout-2025-10-02T09-14-05-0199a3c2-5e1f-7c3a-9b8e-2f4d6a8c0e11.jsonl",
+        subs=(ID,),
+    ),
+    Case(
+        "gemini-cli",
+        FORMATS + "gemini_cli/session-2025-09-10T08-00-3f9a1c2e.json",
+        subs=(ID, ('"sessionId": "', '"sessionId": "{t}')),
+    ),
+    Case(
+        "gemini-cli",
+        FORMATS + "gemini_cli/logs.json",
+        subs=(('"sessionId": "', '"sessionId": "{t}'),),
+    ),
+    Case(
+        "open-webui",
+        FORMATS + "open_webui/chat-export-1717405400000.json",
+        subs=((r'"([0-9a-f]{8}-[0-9a-f]{4}-)', r'"{t}\g<1>'),),  # every UUID: links kept
+    ),
+    Case(
+        "sillytavern",
+        FORMATS + "sillytavern/Seraphina - 2024-6-5 @14h 56m 50s 682ms.jsonl",
+        subs=(('"create_date": "', '"create_date": "{t} '),),
+    ),
+    Case("sillytavern", FORMATS + "sillytavern/2024-6-6 @20h 00m 00s 000ms.jsonl", rename=True),
+    Case("cline", FORMATS + "cline/tasks/1717405200000/api_conversation_history.json", subs=(ID,)),
+    Case("aider", FORMATS + "aider/kettle/.aider.chat.history.md"),
     Case("openai-assistants", FORMATS + "openai_api/thread_messages.json", subs=(ID,)),
     Case("openai-completion", FORMATS + "openai_api/completion.json", subs=(ID,)),
     Case(

@@ -170,15 +170,16 @@ def file_scope(source_name: str) -> str:
 
 # The file names apps give every export of theirs (WhatsApp iOS, Zoom's meeting chat,
 # ChatGPT and claude.ai, Telegram, Google Chat, Messenger and Instagram, signal-export,
-# Mastodon, Stack Exchange, Thunderbird's and mutt's mailboxes), and the names speech
-# engines' outputs are saved under (AWS Transcribe's ``asrOutput.json``, a script's
-# ``transcript.json``, an API's ``response.json``): the folder names the conversation (or
-# the account, or the recording), not the file. A transcript without ``--start-date`` is
-# timed from the epoch, so two recordings' "Okay." at 0:05 differ only by their scope.
+# Mastodon, Stack Exchange, Thunderbird's and mutt's mailboxes, aider's chat history in
+# every project's root), and the names speech engines' outputs are saved under (AWS
+# Transcribe's ``asrOutput.json``, a script's ``transcript.json``, an API's
+# ``response.json``): the folder names the conversation (or the account, or the
+# recording), not the file. A transcript without ``--start-date`` is timed from the epoch,
+# so two recordings' "Okay." at 0:05 differ only by their scope.
 GENERIC_NAMES = re.compile(
     r"(?i)^(?:_chat\.txt|meeting_saved_chat\.txt|conversations\.json|result\.json"
     r"|messages\.json|message_\d+\.json|chat\.md|data\.json|outbox\.json"
-    r"|(?:posts|comments)\.xml|inbox|mbox"
+    r"|(?:posts|comments)\.xml|inbox|mbox|\.aider\.chat\.history\.md"
     r"|transcripts?\.json|transcription\.json|asroutput\.json|response\.json|output\.json)$"
 )
 

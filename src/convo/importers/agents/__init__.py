@@ -1,5 +1,5 @@
 """Agent-framework message logs and LLM API objects: OpenAI, Anthropic, AgentScope,
-LangMem, AutoGen, Jianmu (``formats``), and ShareGPT, Hugging Face chat, OpenAI API
+LangMem, AutoGen, Jianmu (``formats``), and Codex CLI rollouts, aider's chat history, Cline tasks, Gemini CLI sessions, ShareGPT, Hugging Face chat, OpenAI API
 objects, Gemini, LangChain and the Vercel AI SDK (one module each)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 def register(registry: Registry) -> None:
     """Declare the agent formats (each module imported when a gate admits a source or its
     format is named: ``importers.gates``)."""
-    from convo.importers.gates import JSON, Gate, json_with
+    from convo.importers.gates import JSON, JSON_OBJECT, Gate, json_with
 
     both = ("*.json", "*.jsonl")
     lines = ("*.json", "*.jsonl", "*.ndjson")
@@ -26,6 +26,10 @@ def register(registry: Registry) -> None:
         ("autogen_runtime", "autogen-runtime", ("*.log", "*.db"), sqlite, autogen_log),
         ("autogen_state", "autogen-state", ("*.json",), json_with('"type"', opens="{")),
         ("langgraph_store", "langgraph-store", both, json_with('"namespace"')),
+        ("codex", "codex", ("rollout-*.jsonl", "rollout-*.json", "*.jsonl", "*.json"), JSON_OBJECT),
+        ("aider", "aider", (".aider.chat.history.md", "*.md"), Gate(pattern=r"\A[\ufeff\s]*# aider chat started at ")),
+        ("cline", "cline", ("api_conversation_history.json", "ui_messages.json", "task_metadata.json", "*.json"), json_with('"role"', '"say"', '"ask"', '"files_in_context"')),
+        ("gemini_cli", "gemini-cli", ("session-*.json", "session-*.jsonl", "logs.json", "*.json", "*.jsonl"), json_with('"sessionId"')),
         # formats.FORMATS, one per name of frameworks.AGENT_FORMATS (a heavier module)
         *(("formats", name, lines, JSON) for name in ("openai", "anthropic", "agentscope", "langmem", "autogen", "jianmu")),
         ("sharegpt", "sharegpt", both, json_with('"conversations"')),

@@ -6,8 +6,10 @@ fields in snake_case): a request ``{"contents": [{"role": "user"|"model", "parts
 [...]}], "systemInstruction": {"parts": [...]}, "tools"}``, a bare list of Content
 objects, a response ``{"candidates": [{"content": {...}, "finishReason"}],
 "usageMetadata", "modelVersion", "responseId", "createTime"?}``, a JSON array of
-streamed response chunks, or JSONL of any of these. Parts: ``text`` (``thought: true``
-marks a thought summary), ``functionCall`` (``name``, ``args``, ``id``),
+streamed response chunks, or JSONL of any of these; and the Gemini CLI's ``/chat save``
+checkpoints (``checkpoint-<tag>.json``: a bare list of Content, or ``{"history": [...],
+"authType"}``, ``authType`` being how the CLI signed in, not kept). Parts: ``text``
+(``thought: true`` marks a thought summary), ``functionCall`` (``name``, ``args``, ``id``),
 ``functionResponse`` (``name``, ``response``), ``inlineData`` (``mimeType``, ``data``),
 ``fileData`` (``mimeType``, ``fileUri``), ``executableCode``, ``codeExecutionResult``;
 ``thoughtSignature`` is opaque.
@@ -87,10 +89,16 @@ def _is_request(obj: Any) -> bool:
     return isinstance(obj, dict) and isinstance(obj.get("contents"), list)
 
 
+def _is_checkpoint(obj: Any) -> bool:
+    """A Gemini CLI ``/chat save`` checkpoint: ``{"history": [Content...], "authType"}``."""
+    history = obj.get("history") if isinstance(obj, dict) else None
+    return isinstance(history, list) and bool(history) and all(_is_content(c) for c in history)
+
+
 def _known(v: Any) -> bool:
     if isinstance(v, list):
         return bool(v) and all(_is_content(x) or _is_response(x) for x in v)
-    return _is_request(v) or _is_response(v) or _is_content(v)
+    return _is_request(v) or _is_response(v) or _is_content(v) or _is_checkpoint(v)
 
 
 def sniff(source: Source) -> int:
@@ -156,6 +164,8 @@ def _sample(
             thread = ctx.thread_of(where)
             yield _record(chunks, extra, "system", "system", sub(ctx, where, "system"), thread)
         contents = sample["contents"]
+    elif _is_checkpoint(sample):
+        contents = sample["history"]
     elif isinstance(sample, list):
         contents = sample
     else:

@@ -1,0 +1,113 @@
+"""Cline, Roo Code and Kilo Code tasks (``convo.importers.agents.cline``).
+
+Fixtures follow cline/cline ``src/shared/messages/content.ts`` (``ClineStorageMessage``:
+Anthropic messages with ``ts``, ``id``, ``modelInfo``, ``metrics``; ``thinking``,
+``tool_use`` and ``tool_result`` blocks, a denied command with ``is_error``, the
+``<environment_details>`` block of each user turn) in a task folder named by its start,
+with the folder's ``ui_messages.json`` (``ClineMessage``) and ``task_metadata.json``;
+and an older task of XML tools in text and no ``ts`` in a Roo Code folder (a UUID).
+"""
+
+from __future__ import annotations
+
+import json
+
+from formats_helpers import FIXTURES, THINKING, detect_name, fresh_registry, run
+
+from conftest import assert_golden
+from convo.core.io import Source
+from convo.importers.agents import cline
+from convo.importers.registry import registry
+
+DIR = FIXTURES / "cline"
+TASK = DIR / "tasks" / "1717405200000"
+HISTORY = TASK / "api_conversation_history.json"
+ROO = DIR / "roo" / "3f2e1d0c-9b8a-4765-8432-10fedcba9876" / "api_conversation_history.json"
+
+
+def test_golden():
+    for path, name in ((HISTORY, "task"), (ROO, "roo-xml-tools")):
+        recs, _, _ = run(cline.read, path)
+        assert_golden(f"formats/cline/{name}.jsonl", recs)
+
+
+def test_task_history():
+    recs, rejects, warnings = run(cline.read, HISTORY)
+    assert [r.where for r in rejects] == [f"{HISTORY.name}#item-7"] and not warnings
+    asked, reads, result, _command, denied, answer = recs
+    assert {r["thread"] for r in recs} == {"cline:1717405200000"}
+    assert asked["textChunks"] == ["<task>\nWhy does boil() never return?\n</task>"]
+    assert asked["extra"]["environment_details"][0].startswith("<environment_details>")
+    assert asked["timestamp"] == "2024-06-03T09:00:00Z"
+    assert reads["id"] == "cline:msg_01XyZ9aBcDeFgHiJkLmNoPqR"
+    assert reads["textChunks"] == [
+        "Let me read the kettle.",
+        '[tool_use read_file] {"path":"src/kettle.ts"}',
+    ]
+    assert reads["extra"]["thinking"] == ["The loop condition must be wrong; read the file."]
+    assert reads["extra"]["metrics"]["cost"] == 0.0167
+    assert reads["extra"]["model"]["modelId"] == "claude-sonnet-4-20250514"
+    assert result["metadata"] == {"speaker": "tool", "listeners": ["assistant"]}
+    assert result["extra"]["original_role"] == "user"
+    assert result["textChunks"][0].startswith("[tool_result read_file] export function boil()")
+    # a result with the user's words beside it is the user's
+    assert denied["metadata"]["speaker"] == "user"
+    assert denied["textChunks"] == [
+        "[tool_result execute_command error] The user denied this operation.",
+        "<feedback>\nDon't run the tests yet.\n</feedback>",
+    ]
+    assert answer["textChunks"] == ["The loop never updates temp; heat() must be called inside it."]
+
+
+def test_thinking_private_unless_asked():
+    recs, _, _ = run(cline.read, HISTORY, THINKING)
+    assert recs[1]["textChunks"][0] == "[thinking] The loop condition must be wrong; read the file."
+    assert "thinking" not in recs[1]["extra"]
+
+
+def test_older_task_without_times():
+    recs, rejects, warnings = run(cline.read, ROO)
+    assert not rejects
+    assert warnings == [f"{ROO.name}: messages without ts (older tasks) get the epoch sentinel"]
+    assert {r["thread"] for r in recs} == {"cline:3f2e1d0c-9b8a-4765-8432-10fedcba9876"}
+    assert recs[1]["textChunks"][0].startswith("<thinking>Find the sensor first.</thinking>")
+
+
+def test_side_files_are_recognised_and_not_read():
+    for name, what in (
+        ("ui_messages.json", "the task panel's copy of the task"),
+        ("task_metadata.json", "the task's files in context and model usage"),
+    ):
+        path = TASK / name
+        assert registry.detect(Source(path)).name == "cline"
+        recs, rejects, warnings = run(cline.read, path)
+        assert not recs and not rejects
+        assert warnings == [
+            f"{name}: {what} ({name}): not read; the task is read from "
+            "api_conversation_history.json"
+        ]
+
+
+def test_two_tasks_with_the_same_words_keep_both(tmp_path):
+    """Every task's file has the same name: the task folder tells their messages apart."""
+    same = [{"role": "user", "content": "<task>\nhi\n</task>", "ts": 1717405200000}]
+    paths = []
+    for task in ("1717405200000", "1717409999000"):
+        (tmp_path / task).mkdir()
+        paths.append(tmp_path / task / "api_conversation_history.json")
+        paths[-1].write_text(json.dumps(same))
+    a, b = ([r["thread"] for r in run(cline.read, p)[0]] for p in paths)
+    assert a == ["cline:1717405200000"] and b == ["cline:1717409999000"]
+
+
+def test_detect_among_builtins():
+    reg = fresh_registry(cline)
+    for path in (HISTORY, ROO):
+        assert detect_name(reg, path) == "cline"
+        assert registry.detect(Source(path)).name == "cline"
+
+
+def test_plain_anthropic_messages_stay_anthropic(tmp_path):
+    path = tmp_path / "messages.json"
+    path.write_text(json.dumps([{"role": "user", "content": [{"type": "text", "text": "hi"}]}]))
+    assert cline.sniff(Source(path)) == 0
