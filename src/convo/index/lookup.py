@@ -63,6 +63,11 @@ class Reader:
         sql = f"SELECT count(*) FROM (SELECT 1 FROM messages m WHERE {cond} LIMIT {int(n)})"
         return int(self.conn.execute(sql, tuple(params)).fetchone()[0]) >= n
 
+    def rows(self, select: str, params: Iterable[Any] = ()) -> int:
+        """How many rows ``select`` (a SELECT on the index) gives."""
+        sql = f"SELECT count(*) FROM ({select})"
+        return int(self.conn.execute(sql, tuple(params)).fetchone()[0])
+
     def count(self, cond: str = "1", params: Iterable[Any] = ()) -> int:
         """How many messages ``cond`` selects. Every message: the count the meta table
         keeps (each build, append and rewrite updates it in the same transaction), not

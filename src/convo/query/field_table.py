@@ -32,14 +32,17 @@ class Sql(NamedTuple):
     """A condition on ``messages m``; ``exact``: it selects exactly what the check does
     (else a superset of it). ``rows``: a SELECT of the ids it selects (duplicates
     allowed; the same parameters), cheaper to count than the condition (the planner's
-    estimates, ``convo.query.drive``); ``fts``: the ``index.substring.FullText`` a text
-    leaf's condition is made of (counted by it)."""
+    estimates, ``convo.query.drive``); ``distinct``: ``rows`` lists each message once,
+    and only messages of the index, so that its length is the leaf's count
+    (``plan.count``); ``fts``: the ``index.substring.FullText`` a text leaf's
+    condition is made of (counted by it)."""
 
     cond: str
     params: tuple[Any, ...] = ()
     exact: bool = True
     rows: str | None = None
     fts: Any = None
+    distinct: bool = False
 
 
 NEVER = Sql("0")
@@ -110,8 +113,10 @@ def _listener_sql(conn: sqlite3.Connection, value: str) -> Sql:
 
 
 def _tag_sql(conn: sqlite3.Connection, value: str) -> Sql:
+    # (message_id, tag_folded) is the table's key, and a message's tags go with it
+    # (``index.writer.delete_message``): its rows are the tag's messages, each once.
     rows = "SELECT message_id FROM message_tags WHERE tag_folded = ?"
-    return Sql(f"m.message_id IN ({rows})", (value.casefold(),), rows=rows)
+    return Sql(f"m.message_id IN ({rows})", (value.casefold(),), rows=rows, distinct=True)
 
 
 def _thread_sql(conn: sqlite3.Connection, value: str) -> Sql:

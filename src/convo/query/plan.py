@@ -39,10 +39,14 @@ class Plan(Slotted):
     matches (exactly them when ``exact``); ``indexed`` and ``checked`` name the fields
     the index decides and those checked on each line. ``complement``: for a query that
     is one negated exact leaf (``-tag:urgent``), the leaf's own condition, so that a
-    count is the total less the leaf's (``count``) rather than a pass over every row."""
+    count is the total less the leaf's (``count``) rather than a pass over every row.
+    ``counted``: for a query that is one exact leaf, or one negated (``complement``),
+    whose messages a SELECT lists each once without reading ``messages`` (``Sql.rows``
+    when ``distinct``: a tag's rows), that SELECT: ``count`` counts its rows."""
 
     __slots__ = (
-        "checked", "complement", "cond", "estimate", "exact", "indexed", "notes", "params",
+        "checked", "complement", "cond", "counted", "estimate", "exact", "indexed", "notes",
+        "params",
     )  # fmt: skip
     cond: str
     params: tuple[Any, ...]
@@ -50,6 +54,7 @@ class Plan(Slotted):
     indexed: list[str]
     checked: list[str]
     complement: Cond | None
+    counted: Cond | None
     estimate: int | None  # at most this many candidates (``convo.query.drive``)
     notes: list[str]  # how the text leaves are read
 
@@ -63,6 +68,7 @@ class Plan(Slotted):
         complement: Cond | None = None,
         estimate: int | None = None,
         notes: list[str] | None = None,
+        counted: Cond | None = None,
     ) -> None:
         self.cond = cond
         self.params = params
@@ -70,6 +76,7 @@ class Plan(Slotted):
         self.indexed = [] if indexed is None else indexed
         self.checked = [] if checked is None else checked
         self.complement = complement
+        self.counted = counted
         self.estimate = estimate
         self.notes = [] if notes is None else notes
 
@@ -184,7 +191,23 @@ def compile_where(conn: sqlite3.Connection, node: Node | None) -> Plan:
         leaf = compiler.leaf(node.child)  # NOT ifnull(leaf, 0): the rows where it is not TRUE
         if leaf is not None and leaf.cond not in (TRUE, FALSE):
             plan.complement = (leaf.cond, leaf.params)
+            plan.counted = _distinct_rows(leaf)
+    if plan.exact and isinstance(node, Term):
+        leaf = compiler.leaf(node)
+        if leaf is not None and leaf.cond not in (TRUE, FALSE):
+            plan.counted = _distinct_rows(leaf)
     return plan
+
+
+def _distinct_rows(leaf: Sql) -> Cond | None:
+    """The leaf's ``rows`` and parameters when they list each of its messages once
+    (``Sql.distinct``). A tag's rows of ``message_tags`` are counted without looking up
+    each message in ``messages``: ``count(*)`` of the 10k messages of ``tag:urgent`` on
+    the 1M-message benchmark store took 0.3 ms of CPU, against 13-19 ms through
+    ``m.message_id IN (...)`` (a seek of ``messages`` per row); as whole processes
+    (Python, sqlite3 and the count alone), 23 against 42 ms of CPU (11 alternating
+    runs, load 1.7)."""
+    return (leaf.rows, leaf.params) if leaf.rows is not None and leaf.distinct else None
 
 
 def _name(node: Node) -> str:
@@ -196,9 +219,12 @@ def _name(node: Node) -> str:
 
 def count(reader: Any, plan: Plan) -> int:
     """How many messages an exact ``plan`` selects on the index ``reader``
-    (``index.lookup.Reader``). A negated leaf is the total (the meta table's count) less
-    the leaf's own count: ``-tag:urgent`` on a 1M-message store reads the 10k rows of
+    (``index.lookup.Reader``); a leaf with distinct rows, their count. A negated leaf is the
+    total (the meta table's count) less the leaf's own count: ``-tag:urgent`` on a 1M-message store reads the 10k rows of
     the tag, not the 990k without it (328 ms → about 80 ms as a whole command)."""
+    if plan.counted is not None:
+        n = int(reader.rows(*plan.counted))
+        return int(reader.count()) - n if plan.complement is not None else n
     if plan.complement is not None:
         return int(reader.count()) - int(reader.count(*plan.complement))
     return int(reader.count(plan.cond, plan.params))
