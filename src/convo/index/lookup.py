@@ -12,10 +12,13 @@ import contextlib
 import os
 import sqlite3
 from collections.abc import Iterable, Iterator
-from typing import IO, Any
 
 from convo.index import schema
 from convo.index.state import Track, freshness, refresh
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 ORDERS = {
     "store": "m.message_id",

@@ -15,7 +15,8 @@ import contextlib
 import functools
 import os
 import sqlite3
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 
 if TYPE_CHECKING:
     from pathlib import Path

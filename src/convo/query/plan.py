@@ -24,14 +24,17 @@ say) must read as "no", as the scan reads it.
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
 
 from convo.core.slotted import Slotted
 from convo.query.field_table import FIELDS, Sql
 from convo.query.tree import And, Node, Not, Range, Term
 
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+if TYPE_CHECKING:
+    from typing import Any
+
 TRUE, FALSE = "1", "0"
-Cond = tuple[str, tuple[Any, ...]]
+Cond = tuple[str, tuple["Any", ...]]
 
 
 class Plan(Slotted):

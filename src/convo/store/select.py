@@ -28,7 +28,6 @@ import contextlib
 import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
 
 from convo.core import fields
 from convo.core.slotted import Slotted
@@ -38,7 +37,11 @@ from convo.query.model import Query
 from convo.query.plan import Plan, compile_where, explain
 from convo.query.plan import count as plan_count
 
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from convo.query.scan import Selector
 
 BATCH = 1000
