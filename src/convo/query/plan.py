@@ -46,13 +46,15 @@ class Plan(Slotted):
     ``counted``: for a query that is one exact leaf, or one negated (``complement``),
     whose messages a SELECT lists each once without reading ``messages`` (``Sql.rows``
     when ``distinct``: a tag's rows), that SELECT: ``count`` counts its rows.
-    ``union``: for an exact OR, a SELECT of the ids of each alternative (``count`` may
+    ``fts``: for a query that is one text leaf, its ``index.substring.FullText`` (its
+    candidates counted from the full-text rows alone). ``union``: for an exact OR, a
+    SELECT of the ids of each alternative (``count`` may
     count their UNION); ``since``: for a date range with one bound, ``(bound, True)``
     for ``>=`` and ``(bound, False)`` for ``<`` (``count`` may count the other side)."""
 
     __slots__ = (
-        "checked", "complement", "cond", "counted", "estimate", "exact", "indexed", "notes",
-        "params", "since", "union",
+        "checked", "complement", "cond", "counted", "estimate", "exact", "fts", "indexed",
+        "notes", "params", "since", "union",
     )  # fmt: skip
     cond: str
     params: tuple[Any, ...]
@@ -63,6 +65,7 @@ class Plan(Slotted):
     counted: Cond | None
     union: list[Cond] | None
     since: tuple[str, bool] | None
+    fts: Any
     estimate: int | None  # at most this many candidates (``convo.query.drive``)
     notes: list[str]  # how the text leaves are read
 
@@ -77,6 +80,9 @@ class Plan(Slotted):
         estimate: int | None = None,
         notes: list[str] | None = None,
         counted: Cond | None = None,
+        union: list[Cond] | None = None,
+        since: tuple[str, bool] | None = None,
+        fts: Any = None,
     ) -> None:
         self.cond = cond
         self.params = params
@@ -85,8 +91,9 @@ class Plan(Slotted):
         self.checked = [] if checked is None else checked
         self.complement = complement
         self.counted = counted
-        self.union = None
-        self.since = None
+        self.union = union
+        self.since = since
+        self.fts = fts
         self.estimate = estimate
         self.notes = [] if notes is None else notes
 
@@ -197,20 +204,28 @@ def compile_where(conn: sqlite3.Connection, node: Node | None) -> Plan:
             for c in node.children
         ]
         (plan.cond, plan.params), plan.estimate, plan.notes = shape(conn, parts)
-    if plan.exact and isinstance(node, Not) and isinstance(node.child, Term | Range):
-        leaf = compiler.leaf(node.child)  # NOT ifnull(leaf, 0): the rows where it is not TRUE
-        if leaf is not None and leaf.cond not in (TRUE, FALSE):
-            plan.complement = (leaf.cond, leaf.params)
-            plan.counted = _distinct_rows(leaf)
-    if plan.exact and isinstance(node, Term):
-        leaf = compiler.leaf(node)
-        if leaf is not None and leaf.cond not in (TRUE, FALSE):
-            plan.counted = _distinct_rows(leaf)
-    if plan.exact and isinstance(node, Range) and bool(node.since) != bool(node.until):
-        plan.since = (node.since, True) if node.since else (str(node.until), False)
-    if plan.exact and isinstance(node, Or) and plan.cond not in (TRUE, FALSE):
-        plan.union = [s for s in (_ids(compiler, c) for c in node.children) if s[0] != FALSE]
+    if plan.exact:
+        _counting(compiler, node, plan)
+    elif isinstance(node, Term):
+        leaf = compiler.leaves.get(node)
+        plan.fts = None if leaf is None else leaf.fts
     return plan
+
+
+def _counting(compiler: _Compiler, node: Node, plan: Plan) -> None:
+    """The ways ``count`` may count the exact ``plan`` of ``node`` other than its
+    condition: ``complement``, ``counted``, ``since``, ``union`` (see ``Plan``)."""
+    negated = isinstance(node, Not)
+    one = node.child if isinstance(node, Not) else node
+    leaf = compiler.leaf(one) if isinstance(one, Term | Range) else None
+    if leaf is not None and leaf.cond not in (TRUE, FALSE):
+        if negated:  # NOT ifnull(leaf, 0): the rows where the leaf is not TRUE
+            plan.complement = (leaf.cond, leaf.params)
+        plan.counted = _distinct_rows(leaf)
+    if isinstance(node, Range) and bool(node.since) != bool(node.until):
+        plan.since = (node.since, True) if node.since else (str(node.until), False)
+    if isinstance(node, Or) and plan.cond not in (TRUE, FALSE):
+        plan.union = [s for s in (_ids(compiler, c) for c in node.children) if s[0] != FALSE]
 
 
 def _ids(compiler: _Compiler, node: Node) -> Cond:
