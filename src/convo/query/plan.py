@@ -48,9 +48,9 @@ class Plan(Slotted):
     when ``distinct``: a tag's rows), that SELECT: ``count`` counts its rows.
     ``fts``: for a query that is one text leaf, its ``index.substring.FullText`` (its
     candidates counted from the full-text rows alone). ``union``: for an exact OR, a
-    SELECT of the ids of each alternative (``count`` may
-    count their UNION); ``since``: for a date range with one bound, ``(bound, True)``
-    for ``>=`` and ``(bound, False)`` for ``<`` (``count`` may count the other side)."""
+    SELECT of the ids of each alternative (``count`` may count their UNION). ``since``:
+    for a date range with one bound, ``(bound, True)`` for ``>=`` and ``(bound,
+    False)`` for ``<`` (``count`` may count the other side)."""
 
     __slots__ = (
         "checked", "complement", "cond", "counted", "estimate", "exact", "fts", "indexed",
@@ -262,9 +262,10 @@ def _name(node: Node) -> str:
 
 def count(reader: Any, plan: Plan) -> int:
     """How many messages an exact ``plan`` selects on the index ``reader``
-    (``index.lookup.Reader``); a leaf with distinct rows, their count. A negated leaf is the
-    total (the meta table's count) less the leaf's own count: ``-tag:urgent`` on a 1M-message store reads the 10k rows of
-    the tag, not the 990k without it (328 ms → about 80 ms as a whole command)."""
+    (``index.lookup.Reader``); a leaf with distinct rows, their count. A negated leaf is
+    the total (the meta table's count) less the leaf's own count: ``-tag:urgent`` on a
+    1M-message store reads the 10k rows of the tag, not the 990k without it (328 ms →
+    about 80 ms as a whole command)."""
     if plan.counted is not None:
         n = int(reader.rows(*plan.counted))
         return int(reader.count()) - n if plan.complement is not None else n
