@@ -11,8 +11,6 @@ Heavy modules load on first use, so ``import convo`` (and ``convo --help``) stay
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from convo.core.lazy import lazy_attributes
 
 __version__ = "0.1.0"
@@ -33,6 +31,8 @@ _LAZY = {
 }
 
 __all__ = ["__version__", *_LAZY]
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 
 if TYPE_CHECKING:
     from convo.core.record import (

@@ -134,6 +134,30 @@ def test_indexed_read_imports_only_what_it_needs(tmp_path, argv):
 
 
 @pytest.mark.parametrize(
+    "argv",
+    [
+        ["query", "--count"],
+        ["query", "--count", "--tag", "x"],
+        ["query", "--count", "--since", "2018-01-01"],
+        ["query", "--count", "--", "role:user", "OR", "-tag:x"],
+        ["query", "--count", "format:mbox"],
+    ],
+)
+def test_indexed_count_imports_no_typing(tmp_path, argv):
+    """The modules of an indexed count import ``typing`` only for the type checker
+    (``TYPE_CHECKING = False``; their small classes are ``core.slotted`` ones, not
+    NamedTuples): ``typing`` with what it alone imports was about 5 ms of CPU of a
+    40-50 ms command (docs/startup.md, "Indexed read")."""
+    store = write_store(tmp_path / "s.jsonl", [rec(i, tags=["x"]) for i in range(5)])
+    from convo.index import refresh
+
+    assert refresh(store, wait=True).available
+    modules = _modules("--store", str(store), *argv)
+    assert "typing" not in modules
+    assert "convo.index.lookup" in modules
+
+
+@pytest.mark.parametrize(
     "words",
     [["format:mbox"], ["date:2018..2031", "tag:x"], ["role:user", "OR", "-tag:x"], ["thread:t1"]],
 )

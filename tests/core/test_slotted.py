@@ -8,10 +8,12 @@ import pickle
 
 import pytest
 
+from convo.cli.options import Spec
 from convo.cli.read_args import ImportArgs, OrderArgs, ReadArgs
 from convo.core.slotted import Frozen, Slotted
 from convo.index.state import Status, SyncResult
 from convo.output.writers import WriteOptions
+from convo.query.field_table import Sql
 from convo.query.filters import Filters
 from convo.query.language import Token
 from convo.query.model import Options, Query
@@ -82,6 +84,8 @@ VALUES = [
     Query(TREE, limit=2, sort="-time", latest=5),
     Options(speakers=["al"], since="7d"),
     Plan("m.format = ?", ("mbox",), indexed=["format"]),
+    Sql("m.role = ?", ("user",), rows="SELECT 1", distinct=True),
+    Spec("tags", str, None, ("--tag", "-t"), "A tag.", "TAG"),
     ImportArgs(tz="UTC", merge=False),
     ReadArgs(inputs=["a"], options=Options(tags=["x"]), imports=ImportArgs(encoding="latin-1")),
     OrderArgs(sort="time", latest=3, count=True),

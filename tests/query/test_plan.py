@@ -305,3 +305,76 @@ def test_breakeven_is_where_restricting_stops_paying():
         n = breakeven(driver, total)
         assert not restricts(n, driver, total)
         assert n == 0 or restricts(n - 1, driver, total)
+
+
+@given(
+    st.lists(LINES, max_size=14), st.lists(LINES, max_size=4), st.sampled_from([*TAGS, "none"]),
+    st.sampled_from([None, "m1", "m2"]), st.sampled_from([(), ("ops",), ("Bug", "bug")]),
+    st.booleans(),
+)  # fmt: skip
+def test_a_tag_is_counted_from_its_rows_as_by_its_condition(
+    items, more, tag, removed, added, negated
+):
+    """``count`` of ``tag:X`` (and ``-tag:X``) counts the tag's rows of ``message_tags``
+    (``plan.counted``): the same number as the condition on ``messages`` (the plain
+    twin), after a build, an append, a removal and a retagging."""
+    from convo.index.lookup import reader
+    from convo.query.plan import count as plan_count
+    from convo.store.api import Store
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_store(Path(tmp) / "s.jsonl", items)
+        assert refresh(path).available
+        with open(path, "ab") as f:
+            f.write(_lines(more))
+        if removed:
+            Store(path).remove(Query(Term("id", removed)))
+        if added:
+            Store(path).tag(Query(Term("id", "m2")), add=added, remove=["security"])
+        assert refresh(path).available
+        tree = Not(Term("tag", tag)) if negated else Term("tag", tag)
+        with reader(path) as r:
+            assert not isinstance(r, str)
+            plan = compile_where(r.conn, tree)
+            assert plan.counted is not None
+            assert plan_count(r, plan) == r.count(plan.cond, plan.params)
+
+
+EXACT_LEAVES = st.one_of(
+    st.builds(Term, st.just("from"), st.sampled_from(QUERIES)),
+    st.builds(Term, st.just("tag"), st.sampled_from([*TAGS, "none"])),
+    st.builds(Term, st.just("format"), st.sampled_from(["slack", "email", "x"])),
+    st.builds(Term, st.just("role"), st.sampled_from(["user", "tool"])),
+    st.builds(Range, st.sampled_from([None, *BOUNDS]), st.sampled_from([None, *BOUNDS])),
+    st.builds(lambda t: Not(Term("tag", t)), st.sampled_from(TAGS)),
+)
+
+
+@given(
+    st.lists(records(), max_size=16),
+    st.one_of(
+        st.builds(lambda cs: Or(tuple(cs)), st.lists(EXACT_LEAVES, min_size=2, max_size=3)),
+        st.builds(Range, st.sampled_from(BOUNDS), st.none()),
+        st.builds(Range, st.none(), st.sampled_from(BOUNDS)),
+    ),
+    st.sampled_from([1, 2, 16]),
+)
+def test_an_or_and_a_date_bound_count_as_their_condition(items, tree, share):
+    """``count`` of an exact OR (the UNION of its alternatives' ids when they are few:
+    ``plan.union``, ``share`` moves that bound) and of a one-sided date range (the
+    smaller side counted: ``plan.since``) equals the condition's count (the plain twin)."""
+    from convo.index.lookup import reader
+    from convo.query import plan as planner
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_store(Path(tmp) / "s.jsonl", items)
+        assert refresh(path).available
+        with reader(path) as r:
+            assert not isinstance(r, str)
+            plan = compile_where(r.conn, tree)
+            assert plan.exact
+            old, planner.UNION_SHARE = planner.UNION_SHARE, share
+            try:
+                assert planner.count(r, plan) == r.count(plan.cond, plan.params)
+            finally:
+                planner.UNION_SHARE = old

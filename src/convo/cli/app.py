@@ -10,9 +10,12 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from convo.cli.group import app
 
 

@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
 
 from convo.cli.options import Spec
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 _INT = re.compile(r"-?[0-9]{1,18}")  # what cli/coercion.py reads without typer
 _STRS = list[str] | None  # a repeatable option's annotation (cli/options.py)

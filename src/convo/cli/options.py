@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from convo.cli.choices import Choices, choice_option
 from convo.cli.read_args import ImportArgs, ReadArgs
+from convo.core.slotted import Frozen
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 
 if TYPE_CHECKING:
     import inspect  # (typer's side only: imported where a parameter is made)
+    from typing import Any
 
 SPEAKER_MODES = ("auto", "voice", "prefix", "none")
 
@@ -48,18 +51,29 @@ def _opt(name: str, annotation: Any, default: Any) -> inspect.Parameter:
     )
 
 
-class Spec(NamedTuple):
+class Spec(Frozen):
     """One shared option (no ``decls``: the FILE... argument), declared once: typer's
-    parameter is made from it (``param``), and so is ``cli/fast.py``'s parse."""
+    parameter is made from it (``param``), and so is ``cli/fast.py``'s parse. (A
+    ``Frozen`` class, not a NamedTuple: ``typing`` stays off an indexed read's start-up.)"""
 
+    __slots__ = ("annotation", "choices", "complete", "decls", "default", "help", "metavar", "name")
     name: str
     annotation: Any
     default: Any
     decls: tuple[str, ...]
     help: str
-    metavar: str | None = None
-    choices: Choices | None = None
-    complete: str | None = None  # a function of cli/completion.py: values from the index
+    metavar: str | None
+    choices: Choices | None
+    complete: str | None  # a function of cli/completion.py: values from the index
+
+    def __init__(
+        self, name: str, annotation: Any, default: Any, decls: tuple[str, ...], help: str,
+        metavar: str | None = None, choices: Choices | None = None, complete: str | None = None,
+    ) -> None:  # fmt: skip
+        self._set(
+            name=name, annotation=annotation, default=default, decls=decls, help=help,
+            metavar=metavar, choices=choices, complete=complete,
+        )  # fmt: skip
 
     def param(self) -> inspect.Parameter:
         import inspect
@@ -90,7 +104,7 @@ def _completion(name: str | None):
     if name is None:
         return None
 
-    def complete(ctx: Any, incomplete: str) -> list[str]:
+    def complete(ctx: object, incomplete: str) -> list[str]:  # (typer reads these at run time)
         from convo.cli import completion
 
         return getattr(completion, name)(ctx, incomplete)
@@ -244,7 +258,7 @@ _TIME_SPECS = (
 
 
 def _long_only(spec: Spec) -> Spec:
-    return spec._replace(decls=tuple(d for d in spec.decls if d.startswith("--")))
+    return spec.replace(decls=tuple(d for d in spec.decls if d.startswith("--")))
 
 
 SELECTION_HELP = (
@@ -257,7 +271,7 @@ def selection_options(func, *, short: bool = True):
     """The query words, ``--store``, the filters (no limit or order) and the zone, for
     commands that change what a query selects (``rm``, ``tag``); ``func(args: ReadArgs)``.
     ``short=False`` keeps long options only (``tag``'s ``-inbox`` is a tag)."""
-    words = INPUT_SPECS[0]._replace(help=SELECTION_HELP, metavar="QUERY")
+    words = INPUT_SPECS[0].replace(help=SELECTION_HELP, metavar="QUERY")
     filters = [s for s in FILTER_SPECS if s.name not in ("limit", "reverse")]
     specs = (words, *INPUT_SPECS[1:], *_TIME_SPECS, *filters)
     if not short:

@@ -4,11 +4,13 @@ and the ``OrderArgs`` (``cli/read_args.py``) they make."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from convo.cli.choices import Choices
 from convo.cli.options import S, Spec, with_params
 from convo.cli.read_args import OrderArgs
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def order_options(func):

@@ -8,9 +8,12 @@ Plain classes (``core.slotted``), not dataclasses: a read imports no ``dataclass
 from __future__ import annotations
 
 from datetime import tzinfo
-from typing import Any
 
 from convo.core.slotted import Slotted
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def zone_of(name: str | None, *, default: tzinfo | None = None) -> tzinfo | None:

@@ -12,11 +12,14 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from convo.core.errors import ExitCode
 
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from convo.core.logfile import LineLog
 
 state: dict[str, Any] = {"debug": False, "store": None}

@@ -20,7 +20,10 @@ from __future__ import annotations
 
 import signal
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 _CAUGHT: list[int] = []  # which of SIGTERM and SIGHUP ``_terminate`` handles (not nohup's)
 _OWED: list[int] = []  # signals whose exception Python dropped, to be sent again

@@ -10,11 +10,13 @@ same record reads the same everywhere.
 
 from __future__ import annotations
 
-from typing import Any
-
 from convo.core.timestamps import EPOCH_STR, is_canonical, is_undated, normalize_timestamp
 
-Record = dict[str, Any]
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+if TYPE_CHECKING:
+    from typing import Any
+
+Record = dict[str, "Any"]
 
 #: The roles a record may carry (``role``), in the order the JSON schema lists them.
 ROLES = ("system", "user", "assistant", "tool")

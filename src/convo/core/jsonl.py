@@ -16,10 +16,12 @@ import os
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 TAIL_CHUNK = 1 << 16
 BOM = b"\xef\xbb\xbf"
@@ -143,6 +145,8 @@ def readable(value: Any) -> Any:
 def lock_path(path: str | os.PathLike[str]) -> Path:
     """The lock file of an appended file (the store): ``.<name>.lock`` beside it (hidden, so
     a folder walk skips it), holding the writer's pid."""
+    from pathlib import Path  # (not at import: an indexed read parses lines, locks none)
+
     p = Path(path)
     return p.with_name(f".{p.name}.lock")
 

@@ -8,7 +8,10 @@ first access imports the one module that defines the attribute and caches the va
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def lazy_attributes(

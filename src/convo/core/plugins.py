@@ -18,7 +18,28 @@ import importlib
 import os
 import sys
 from collections.abc import Iterable
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+if TYPE_CHECKING:
+    from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+    class Named(Protocol):
+        @property
+        def name(self) -> str: ...
+
+    T = TypeVar("T", bound=Named)
+
+    class _Generic(Generic[T]):
+        pass
+else:
+    T = None
+
+    class _Generic:
+        """``PluginRegistry[X]`` at run time: the class itself (``typing.Generic`` would
+        import ``typing`` on the start-up of every command that writes, about 4 ms)."""
+
+        def __class_getitem__(cls, item: object) -> type:
+            return cls
 
 
 def may_declare(group: str) -> bool:
@@ -70,15 +91,7 @@ def load_plugins(registry: Any, group: str, builtins: Iterable[str] = ()) -> Non
         (getattr(hook, "register", None) or hook)(registry)
 
 
-class Named(Protocol):
-    @property
-    def name(self) -> str: ...
-
-
-T = TypeVar("T", bound=Named)
-
-
-class PluginRegistry(Generic[T]):
+class PluginRegistry(_Generic[T]):
     """Items by name, loaded on first use: the ``builtins`` modules, then the entry points
     of ``group`` (``load_plugins``). A registry subclass names its group and built-ins and
     says what an unknown name is (``unknown``); registering a name again replaces it."""

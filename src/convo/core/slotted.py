@@ -25,7 +25,9 @@ fields (as a NamedTuple's does).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+if TYPE_CHECKING:
+    from typing import Any, ClassVar, Self
 
 
 class Slotted:

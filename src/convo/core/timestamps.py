@@ -11,7 +11,10 @@ import functools
 import re
 import time
 from datetime import UTC, date, datetime, timedelta, tzinfo
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 UNIX_EPOCH = datetime(1970, 1, 1, 0, 0, 0, tzinfo=UTC)
 EPOCH_STR = "1970-01-01T00:00:00Z"

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import sys
 import types
-from typing import TYPE_CHECKING
 
 from convo.core.lazy import lazy_attributes
 
@@ -29,6 +28,8 @@ _LAZY = {
     "Status": "state", "SyncResult": "state", "refresh": "state", "status": "state",
     "drop": "build", "sync": "build",
 }  # fmt: skip
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 
 if TYPE_CHECKING:
     from convo.index.build import drop, sync

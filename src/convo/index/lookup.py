@@ -12,10 +12,13 @@ import contextlib
 import os
 import sqlite3
 from collections.abc import Iterable, Iterator
-from typing import IO, Any
 
 from convo.index import schema
 from convo.index.state import Track, freshness, refresh
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 ORDERS = {
     "store": "m.message_id",
@@ -60,7 +63,21 @@ class Reader:
 
     def at_least(self, cond: str, params: Iterable[Any], n: int) -> bool:
         """``cond`` selects ``n`` messages or more (counted up to ``n`` only)."""
+        return self.bounded(cond, params, n) >= n
+
+    def bounded(self, cond: str, params: Iterable[Any], n: int) -> int:
+        """How many messages ``cond`` selects, counted up to ``n``."""
         sql = f"SELECT count(*) FROM (SELECT 1 FROM messages m WHERE {cond} LIMIT {int(n)})"
+        return int(self.conn.execute(sql, tuple(params)).fetchone()[0])
+
+    def rows(self, select: str, params: Iterable[Any] = ()) -> int:
+        """How many rows ``select`` (a SELECT on the index) gives."""
+        sql = f"SELECT count(*) FROM ({select})"
+        return int(self.conn.execute(sql, tuple(params)).fetchone()[0])
+
+    def at_least_rows(self, select: str, params: Iterable[Any], n: int) -> bool:
+        """``select`` (a SELECT on the index) gives ``n`` rows or more (read up to ``n``)."""
+        sql = f"SELECT count(*) FROM (SELECT 1 FROM ({select}) LIMIT {int(n)})"
         return int(self.conn.execute(sql, tuple(params)).fetchone()[0]) >= n
 
     def count(self, cond: str = "1", params: Iterable[Any] = ()) -> int:

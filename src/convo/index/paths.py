@@ -8,7 +8,8 @@ sqlite3 (docs/startup.md).
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -19,13 +19,16 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable, Iterable
-from typing import IO, Any
 
 from convo.core.slotted import Slotted
 from convo.index import schema
 
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+if TYPE_CHECKING:
+    from typing import IO, Any
+
 SUM_BYTES = 1 << 16
-Track = Callable[[Iterable[Any]], Iterable[Any]]
+Track = Callable[[Iterable["Any"]], Iterable["Any"]]
 
 
 class Status(Slotted):

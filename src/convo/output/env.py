@@ -9,9 +9,12 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from typing import IO, Any
 
 from convo.core.slotted import Slotted
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 
 class Environment(Slotted):

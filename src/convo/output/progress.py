@@ -22,9 +22,13 @@ import contextlib
 import os
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, TypeVar
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 EVERY = 1000  # updating rich on every item would cost more than the work
 CHECK = 64  # items between looks at the clock for the byte bar

@@ -26,12 +26,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
 
 from convo.core.errors import InputError, NoStore
 from convo.store.select import RawFile
 
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from convo.core.io import Source
     from convo.core.jsonl import Line
     from convo.importers.context import ImportOptions, Rejection
@@ -82,7 +85,8 @@ def _imported_lines(
         yield Line(n, dumps(msg.serialize())[:-1]), source.name
 
 
-Part = Any  # a raw JSONL source (Source or RawFile: read in blocks) or ready record lines
+if TYPE_CHECKING:
+    Part = Any  # a raw JSONL source (Source or RawFile: read in blocks) or ready record lines
 
 
 def parts_of(

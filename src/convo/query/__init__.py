@@ -7,11 +7,11 @@ byte-level deciders.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from convo.core.lazy import lazy_attributes
 
 _LAZY = {"Filters": "convo.query.filters", "select": "convo.query.scan"}
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 
 if TYPE_CHECKING:
     from convo.query.filters import Filters

@@ -19,42 +19,68 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Callable
-from typing import Any, NamedTuple
 
 from convo.core import fields
 from convo.core.names import NameQuery
+from convo.core.slotted import Frozen
 from convo.query.filters import Filters, checks, text_check
 
-Check = Callable[[dict[str, Any]], bool]
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+if TYPE_CHECKING:
+    from typing import Any
+
+Check = Callable[[dict[str, "Any"]], bool]
 
 
-class Sql(NamedTuple):
+class Sql(Frozen):
     """A condition on ``messages m``; ``exact``: it selects exactly what the check does
     (else a superset of it). ``rows``: a SELECT of the ids it selects (duplicates
     allowed; the same parameters), cheaper to count than the condition (the planner's
-    estimates, ``convo.query.drive``); ``fts``: the ``index.substring.FullText`` a text
-    leaf's condition is made of (counted by it)."""
+    estimates, ``convo.query.drive``); ``distinct``: ``rows`` lists each message once,
+    and only messages of the index, so that its length is the leaf's count
+    (``plan.count``); ``fts``: the ``index.substring.FullText`` a text leaf's
+    condition is made of (counted by it). (``Frozen`` classes here, not NamedTuples:
+    ``typing`` stays off an indexed read's start-up, docs/startup.md.)"""
 
+    __slots__ = ("cond", "distinct", "exact", "fts", "params", "rows")
     cond: str
-    params: tuple[Any, ...] = ()
-    exact: bool = True
-    rows: str | None = None
-    fts: Any = None
+    params: tuple[Any, ...]
+    exact: bool
+    rows: str | None
+    fts: Any
+    distinct: bool
+
+    def __init__(
+        self, cond: str, params: tuple[Any, ...] = (), exact: bool = True,
+        rows: str | None = None, fts: Any = None, distinct: bool = False,
+    ) -> None:  # fmt: skip
+        self._set(cond=cond, params=params, exact=exact, rows=rows, fts=fts, distinct=distinct)
 
 
 NEVER = Sql("0")
 
 
-class Field(NamedTuple):
+class Field(Frozen):
+    __slots__ = ("check", "flat", "help", "name", "needle", "sql", "superset", "usage", "words")
     name: str  # the tree's leaf name
     words: tuple[str, ...]  # its names in the query language (() when it has none)
     usage: str  # how it is written, for help: "from:NAME"
     help: str  # what it matches, one line
     check: Callable[[str], Check]  # the exact check of one value
-    flat: str | None = None  # the Filters list the flat scan fills with it
-    needle: str | None = None  # the prefilter's needle kind for it (see tree._hints)
-    sql: Callable[[sqlite3.Connection, str], Sql] | None = None  # None: not in the index
-    superset: bool = False  # its SQL selects a superset, each candidate then checked
+    flat: str | None  # the Filters list the flat scan fills with it
+    needle: str | None  # the prefilter's needle kind for it (see tree._hints)
+    sql: Callable[[sqlite3.Connection, str], Sql] | None  # None: not in the index
+    superset: bool  # its SQL selects a superset, each candidate then checked
+
+    def __init__(
+        self, name: str, words: tuple[str, ...], usage: str, help: str,
+        check: Callable[[str], Check], flat: str | None = None, needle: str | None = None,
+        sql: Callable[[sqlite3.Connection, str], Sql] | None = None, superset: bool = False,
+    ) -> None:  # fmt: skip
+        self._set(
+            name=name, words=words, usage=usage, help=help, check=check, flat=flat,
+            needle=needle, sql=sql, superset=superset,
+        )  # fmt: skip
 
 
 def _flat_check(kind: str) -> Callable[[str], Check]:
@@ -110,8 +136,10 @@ def _listener_sql(conn: sqlite3.Connection, value: str) -> Sql:
 
 
 def _tag_sql(conn: sqlite3.Connection, value: str) -> Sql:
+    # (message_id, tag_folded) is the table's key, and a message's tags go with it
+    # (``index.writer.delete_message``): its rows are the tag's messages, each once.
     rows = "SELECT message_id FROM message_tags WHERE tag_folded = ?"
-    return Sql(f"m.message_id IN ({rows})", (value.casefold(),), rows=rows)
+    return Sql(f"m.message_id IN ({rows})", (value.casefold(),), rows=rows, distinct=True)
 
 
 def _thread_sql(conn: sqlite3.Connection, value: str) -> Sql:

@@ -24,14 +24,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
 
 from convo.core import fields
 from convo.core.errors import UsageError
 from convo.core.names import NameQuery
 from convo.core.slotted import Slotted
 
-Check = Callable[[dict[str, Any]], bool]
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+if TYPE_CHECKING:
+    from typing import Any
+
+Check = Callable[[dict[str, "Any"]], bool]
 
 
 class Filters(Slotted):

@@ -17,7 +17,10 @@ from array import array
 from collections.abc import Iterator
 from itertools import compress, repeat
 from operator import add, ne, sub
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 from convo.core.heap import MMAP_THRESHOLD
 

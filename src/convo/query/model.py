@@ -18,12 +18,15 @@ So ``list``, ``query``, ``rm``, ``tag``, ``search``, ``stats``… read one query
 from __future__ import annotations
 
 from datetime import tzinfo
-from typing import TYPE_CHECKING, Any
 
 from convo.core.errors import UsageError
 from convo.core.slotted import Frozen, Slotted
 
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from convo.core.people import People
     from convo.query.filters import Filters
     from convo.query.tree import Node

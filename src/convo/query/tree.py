@@ -20,17 +20,20 @@ its bytes only when every branch of an OR would skip it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
 
 from convo.core.names import NameQuery
 from convo.core.slotted import Frozen, Slotted
 from convo.query.field_table import FIELDS, FLAT
 from convo.query.filters import Filters, time_check
 
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from convo.core.people import People  # (loaded with a people file: query.model)
 
-Check = Callable[[dict[str, Any]], bool]
+Check = Callable[[dict[str, "Any"]], bool]
 
 LEAF_FIELDS = tuple(f for f in FIELDS if f != "date")
 

@@ -15,8 +15,6 @@ pydantic.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from convo.core.lazy import lazy_attributes
 
 _LAZY = {
@@ -24,6 +22,8 @@ _LAZY = {
     "AppendResult": "convo.store.append",
     "default_store_path": "convo.store.path",
 }
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 
 if TYPE_CHECKING:
     from convo.store.api import Store

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import TYPE_CHECKING
 
 from convo.core.errors import InputError
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 
 if TYPE_CHECKING:
     from pathlib import Path

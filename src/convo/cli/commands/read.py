@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from convo.cli.options import read_options
 from convo.cli.order_options import order_options
 from convo.cli.read_args import OrderArgs, ReadArgs
 from convo.cli.runtime import Reporter, command, environment, err, flush_stdout, outcome, state
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def run_read(args: ReadArgs, order: OrderArgs, *, show: bool = False) -> int:

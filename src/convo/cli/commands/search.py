@@ -177,7 +177,7 @@ def specs() -> tuple[Spec, ...]:
     """The command's parameters: the words, its own options, then the shared ones it reads."""
     from convo.cli.options import IMPORT_SPECS, INPUT_SPECS, read_specs
 
-    words = INPUT_SPECS[0]._replace(
+    words = INPUT_SPECS[0].replace(
         metavar="TEXT",
         help="What to look for, as you would ask it (a question, an error string, a name); "
         "field terms (from:NAME, tag:TAG, -tag:TAG, date:A..B) filter.",

@@ -46,7 +46,7 @@ def register(app: typer.Typer) -> None:
     from convo.cli.options import INPUT_SPECS, read_args, read_specs, with_params
     from convo.cli.runtime import command
 
-    ident = INPUT_SPECS[0]._replace(
+    ident = INPUT_SPECS[0].replace(
         metavar="ID [QUERY]",
         help="The id of the message to start from, then query terms that restrict the candidates (`convo query --help`).",
     )

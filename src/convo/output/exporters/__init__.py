@@ -51,9 +51,9 @@ The formats are a registry (``convo.output.exporters.registry``); see docs/expor
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from convo.core.lazy import lazy_attributes
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 
 if TYPE_CHECKING:
     from convo.output.exporters.agents import (

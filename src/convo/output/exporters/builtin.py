@@ -8,18 +8,21 @@ imports only the writer it runs (the table writer alone brings rich and the view
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
 
 from convo.core.errors import UsageError
 from convo.output.exporters.registry import Exporter, Registry
 
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from convo.output.env import Environment
     from convo.output.exporters.common import Record
     from convo.output.writers import WriteOptions
     from convo.output.writers.base import RecordWriter
 
-Items = Callable[["Record", Any], list[dict[str, Any]]]
+Items = Callable[["Record", "Any"], list[dict[str, "Any"]]]
 
 
 def _later(module: str, name: str) -> Callable[..., Any]:

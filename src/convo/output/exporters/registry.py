@@ -30,13 +30,16 @@ module imports nothing heavy, so the command line can name the formats cheaply.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Literal
 
 from convo.core.errors import UsageError
 from convo.core.plugins import PluginRegistry
 from convo.core.slotted import Frozen
 
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+
 if TYPE_CHECKING:
+    from typing import Any, Literal
+
     from convo.output.env import Environment
     from convo.output.exporters.documents import Document
     from convo.output.writers import WriteOptions

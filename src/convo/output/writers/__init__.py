@@ -10,9 +10,10 @@ module is imported when it is made.
 from __future__ import annotations
 
 from datetime import tzinfo
-from typing import TYPE_CHECKING
 
 from convo.core.slotted import Frozen
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 
 if TYPE_CHECKING:
     from convo.output.env import Environment

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from convo.query.matches import Match
 
 

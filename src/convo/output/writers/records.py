@@ -6,11 +6,13 @@ characters written as JSON escapes); piped, they are the input lines unchanged.
 
 from __future__ import annotations
 
-from typing import IO, TYPE_CHECKING
-
 from convo.output.writers.base import RecordWriter
 
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+
 if TYPE_CHECKING:
+    from typing import IO
+
     from convo.query.matches import Match
 
 
