@@ -33,7 +33,6 @@ and absent).
 
 from __future__ import annotations
 
-import pickle
 from typing import IO
 
 from convo.core.spillmap import SpillMap, no_room
@@ -144,6 +143,8 @@ class Counts:
             self._reach = (top, below and reach[1])
 
     def _write(self, items: dict[str, int]) -> None:
+        import pickle  # here, not at the top: a chat ingest imports no pickle (test_startup)
+
         try:
             if self._file is None:
                 import tempfile
@@ -156,6 +157,8 @@ class Counts:
     def _index(self) -> None:
         """The spilled dicts in a table, in the order they were written (newer counts
         replace older ones)."""
+        import pickle
+
         table: SpillMap[str, int] = SpillMap(0)
         f, self._file = self._file, None
         if f is not None:
