@@ -68,5 +68,6 @@ def new_modules() -> list[Any]:
         "convo.importers.forums.reddit_export",
         "convo.importers.agents.langgraph_store",
         "convo.importers.apps.gemini_activity",
+        "convo.importers.apps.skype",
     )
     return [importlib.import_module(n) for n in names]

@@ -72,6 +72,7 @@ BY_FOLDER = {
     "reddit_export": "reddit-export",
     "langgraph_store": "langgraph-store",
     "gemini_activity": "gemini-activity",
+    "skype": "skype",
     "typeagent": "typeagent",
     "teams": "teams",
     "messenger": "messenger",
