@@ -69,5 +69,6 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.langgraph_store",
         "convo.importers.apps.gemini_activity",
         "convo.importers.apps.skype",
+        "convo.importers.apps.zulip",
     )
     return [importlib.import_module(n) for n in names]
