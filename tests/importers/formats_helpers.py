@@ -70,5 +70,6 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.gemini_activity",
         "convo.importers.apps.skype",
         "convo.importers.apps.zulip",
+        "convo.importers.apps.rocketchat",
     )
     return [importlib.import_module(n) for n in names]
