@@ -71,5 +71,6 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.skype",
         "convo.importers.apps.zulip",
         "convo.importers.apps.rocketchat",
+        "convo.importers.apps.slackdump",
     )
     return [importlib.import_module(n) for n in names]

@@ -75,6 +75,7 @@ BY_FOLDER = {
     "skype": "skype",
     "zulip": "zulip",
     "rocketchat": "rocketchat",
+    "slackdump": "slackdump",
     "typeagent": "typeagent",
     "teams": "teams",
     "messenger": "messenger",

@@ -1,7 +1,7 @@
 """Chat-app exports (family ``chat``), one module per app: Slack, Discord (DiscordChatExporter
 JSON and text copied from the client), Telegram, Messenger, ChatGPT, Teams, Mattermost,
 WhatsApp (its .txt and "Export chat" .zip), Signal (signal-export and sigtop outputs)
-Zoom chat, Skype, Zulip and Rocket.Chat. Each module holds its sniffers beside its readers (decisions in
+Zoom chat, Skype, Zulip, Rocket.Chat and slackdump's archive chunks. Each module holds its sniffers beside its readers (decisions in
 its docstring) and its ``FORMATS``; this package registers them. Every format is
 detected by content (stdin has no name).
 
@@ -74,6 +74,7 @@ def register(registry: Registry) -> None:
         ("vscode_chat", "vscode-chat", ("*.json",), json_with('"requests"', opens="{")),
         ("gemini_activity", "gemini-activity", ("*.json",), json_with('"header"', opens="[")),
         ("skype", "skype", ("messages.json", "*.json"), json_with('"conversations"', opens="{")),
+        ("slackdump", "slackdump", ("*.json", "*.jsonl"), json_with('"t":', opens="{")),
         ("rocketchat", "rocketchat", ("*.json", "*.jsonl"), json_with('"msg"')),
         ("zulip", "zulip", ("messages-*.json", "*.json", "*.jsonl"), json_with('"zerver_message"', '"sender_full_name"')),
     ), family="chat")  # fmt: skip
