@@ -91,3 +91,78 @@ def test_detect_among_builtins():
 
 def test_global_registry_detects():
     assert registry.detect(Source(PATH)).name == "slackdump"
+
+
+def _database(path, chunks: list[dict]) -> None:
+    """A slackdump.sqlite holding ``chunks`` as slackdump's repository writes them (the
+    tables and columns the reader uses, from its migrations)."""
+    import sqlite3
+
+    con = sqlite3.connect(path)
+    con.executescript(
+        "CREATE TABLE CHUNK (ID INTEGER PRIMARY KEY, UNIX_TS INTEGER, SESSION_ID INTEGER,"
+        " TYPE_ID SMALLINT, NUM_REC INTEGER, FINAL SMALLINT, CHANNEL_ID TEXT);"
+        "CREATE TABLE MESSAGE (ID INTEGER, CHUNK_ID INTEGER, CHANNEL_ID TEXT, TS TEXT,"
+        " PARENT_ID INTEGER, THREAD_TS TEXT, IS_PARENT SMALLINT, IDX INTEGER, TXT TEXT,"
+        " DATA BLOB, PRIMARY KEY (ID, CHUNK_ID));"
+        "CREATE TABLE CHANNEL (ID TEXT, CHUNK_ID INTEGER, NAME TEXT, IDX INTEGER, DATA BLOB);"
+        "CREATE TABLE S_USER (ID TEXT, CHUNK_ID INTEGER, IDX INTEGER, USERNAME TEXT, DATA BLOB);"
+        "CREATE TABLE CHANNEL_USER (CHANNEL_ID TEXT, USER_ID TEXT, CHUNK_ID INTEGER);"
+        "CREATE TABLE WORKSPACE (ID INTEGER PRIMARY KEY, CHUNK_ID INTEGER, TEAM TEXT,"
+        " USERNAME TEXT, TEAM_ID TEXT, USER_ID TEXT, URL TEXT, DATA BLOB);"
+    )
+    for n, c in enumerate(chunks, 1):
+        con.execute(
+            "INSERT INTO CHUNK VALUES (?, ?, 1, ?, 0, 1, ?)", (n, c["ts"], c["t"], c.get("id"))
+        )
+        msgs = c.get("m", [])
+        if c["t"] == 1 and "p" in c:
+            msgs = [c["p"], *msgs]  # the repository stores a thread's parent too
+        for i, m in enumerate(msgs):
+            mid = int(m["ts"].replace(".", ""))
+            con.execute(
+                "INSERT INTO MESSAGE VALUES (?, ?, ?, ?, NULL, ?, 0, ?, ?, ?)",
+                (mid, n, c["id"], m["ts"], m.get("thread_ts"), i, m.get("text"), json.dumps(m)),
+            )
+        for i, u in enumerate(c.get("u", [])):
+            con.execute(
+                "INSERT INTO S_USER VALUES (?, ?, ?, ?, ?)",
+                (u["id"], n, i, u["name"], json.dumps(u)),
+            )
+        if "ci" in c:
+            con.execute(
+                "INSERT INTO CHANNEL VALUES (?, ?, ?, 0, ?)",
+                (c["id"], n, c["ci"].get("name"), json.dumps(c["ci"])),
+            )
+        for u in c.get("cu", []):
+            con.execute("INSERT INTO CHANNEL_USER VALUES (?, ?, ?)", (c["id"], u, n))
+        if "w" in c:
+            w = c["w"]
+            con.execute(
+                "INSERT INTO WORKSPACE VALUES (NULL, ?, ?, ?, ?, ?, ?, ?)",
+                (n, w["team"], w["user"], w["team_id"], w["user_id"], w["url"], json.dumps(w)),
+            )
+    con.commit()
+    con.close()
+
+
+def test_the_sqlite_archive(tmp_path):
+    """The database gives the chunk files' records, each message once (its latest copy:
+    a later chunk fetched it again, edited), in time order per channel."""
+    chunks = _chunks()
+    again = {"t": 0, "ts": 1709890001000000000, "id": "C0OUTING1", "n": 1, "m": [
+        {"type": "message", "user": "U0ANN0001", "text": "Rock pools on Sunday? <@U0BOB0002>",
+         "ts": "1709719200.000100", "thread_ts": "1709719200.000100", "reply_count": 2,
+         "edited": {"user": "U0ANN0001", "ts": "1709720000.000000"}}]}  # fmt: skip
+    db = tmp_path / "slackdump.sqlite"
+    _database(db, [*chunks, again])
+    recs, rejects, _ = run(slackdump.read, db)
+    assert rejects == []
+    assert_golden("formats/slackdump/sqlite.jsonl", recs)
+    files, _, _ = run(slackdump.read, PATH)
+    assert sorted(r["id"] for r in recs) == sorted(r["id"] for r in files)
+    ask = next(r for r in recs if r["id"] == "slack:C0OUTING1:1709719200.000100")
+    assert ask["textChunks"] == ["Rock pools on Sunday? @Bob Kowalski"]
+    assert ask["source_id"] == "slackdump.sqlite#chunk-10.1"
+    assert detect_name(fresh_registry(slackdump), db) == "slackdump"
+    assert registry.detect(Source(db)).name == "slackdump"

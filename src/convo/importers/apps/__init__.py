@@ -36,6 +36,7 @@ def register(registry: Registry) -> None:
     from convo.importers.registry import Declared
 
     zipped = Gate(magic=(b"PK\x03\x04",))
+    sqlite = Gate(magic=(b"SQLite format 3\x00",))
     marks = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"  # whatsapp._MARKS
     # irc's own refusal: a head that opens {, <, WEBVTT or a [ not followed by a time.
     irc = Gate(
@@ -74,7 +75,7 @@ def register(registry: Registry) -> None:
         ("vscode_chat", "vscode-chat", ("*.json",), json_with('"requests"', opens="{")),
         ("gemini_activity", "gemini-activity", ("*.json",), json_with('"header"', opens="[")),
         ("skype", "skype", ("messages.json", "*.json"), json_with('"conversations"', opens="{")),
-        ("slackdump", "slackdump", ("*.json", "*.jsonl"), json_with('"t":', opens="{")),
+        ("slackdump", "slackdump", ("*.json", "*.jsonl", "*.sqlite"), json_with('"t":', opens="{"), sqlite),
         ("rocketchat", "rocketchat", ("*.json", "*.jsonl"), json_with('"msg"')),
         ("zulip", "zulip", ("messages-*.json", "*.json", "*.jsonl"), json_with('"zerver_message"', '"sender_full_name"')),
     ), family="chat")  # fmt: skip

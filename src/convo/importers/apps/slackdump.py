@@ -1,4 +1,10 @@
-"""slackdump's own archive (``slackdump archive``): chunk files (``slackdump``).
+"""slackdump's own archive (``slackdump archive``): its SQLite database and its chunk
+files (``slackdump``).
+
+Current slackdump writes ``slackdump.sqlite`` (tables ``CHUNK``, ``MESSAGE``, ``CHANNEL``,
+``S_USER``, ``CHANNEL_USER``, ``WORKSPACE``, each row's ``DATA`` the API's JSON; read by
+``convo.importers.apps.slackdump_db``, each message's latest copy, channel by channel);
+earlier versions wrote chunk files:
 
 Shape (rusq/slackdump ``cmd/slackdump/internal/man/assets/chunk.md``, ``internal/chunk``):
 gzip-compressed JSONL, one API answer a line: ``{"t": type, "ts": nanoseconds, "id":
@@ -48,6 +54,7 @@ from convo.importers.jsoninput import as_dict, as_list, as_str, json_head
 from convo.importers.registry import Format
 
 NAME = "slackdump"
+_DB_MAGIC = b"SQLite format 3\x00"
 _HISTORY, _THREAD, _USERS, _CHANNELS, _INFO, _WORKSPACE, _MEMBERS = 0, 1, 3, 4, 5, 6, 7
 
 
@@ -61,6 +68,10 @@ def _is_chunk(value: Any) -> bool:
 
 
 def sniff(source: Source) -> int:
+    if source.head.startswith(_DB_MAGIC):
+        from convo.importers.apps import slackdump_db  # sqlite3 only for a database
+
+        return 90 if slackdump_db.is_archive(source) else 0
     head = json_head(source)
     if not head.startswith('{"t":'):
         return 0
@@ -182,6 +193,9 @@ def _ordered(c: dict[str, Any], archive: _Archive) -> tuple[list[Any], list[str]
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    if source.head.startswith(_DB_MAGIC):
+        yield from _read_db(source, ctx)
+        return
     archive = _Archive()
     _beside(source, archive, ctx)
     for _, c in _chunks(source, ctx, report=True):
@@ -203,7 +217,31 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     empty.report(ctx)
 
 
-DESCRIPTION = "slackdump archive chunk files (<channel>.json.gz, users.json.gz; chunks.jsonl.gz)"
+def _read_db(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    """The SQLite archive: what the chunk files hold, each message's latest copy."""
+    from convo.importers.apps import slackdump_db
+
+    archive = _Archive()
+    with slackdump_db.Archive(source) as db:
+        archive.users.update(user_names(db.users()))
+        for ch in db.channels():
+            archive.learn({"t": _INFO, "ci": ch})
+        archive.members.update(db.members())
+        archive.owner = db.owner()
+        empty = EmptyCounter()
+        for cid, rows in db.messages():
+            labels = [label for label, _ in rows]
+            yield from channel_messages(
+                [m for _, m in rows], archive.conv(cid), archive.users, archive.convs,
+                source.name, ctx, empty, labels,
+            )  # fmt: skip
+        empty.report(ctx)
+
+
+DESCRIPTION = (
+    "slackdump archive: slackdump.sqlite, or chunk files (<channel>.json.gz, users.json.gz; "
+    "chunks.jsonl.gz)"
+)
 EXAMPLE = (
     '{"t": 0, "ts": 1737844845379943000, "id": "C0123", "n": 1, "l": true, "m": [{"type": '
     '"message", "user": "U1", "text": "hi <@U2>", "ts": "1737716342.919259"}]}'
@@ -224,5 +262,14 @@ FIELDS = Fields(
 )
 
 FORMATS = (
-    Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE, fields=FIELDS),
+    Format(
+        NAME,
+        "chat",
+        DESCRIPTION,
+        ("*.json", "*.jsonl", "*.sqlite"),
+        sniff,
+        read,
+        EXAMPLE,
+        fields=FIELDS,
+    ),
 )
