@@ -88,6 +88,10 @@ SAMPLES = {
     "matrix": "tests/fixtures/formats/matrix/element-export.json",
     "google-chat": "tests/fixtures/formats/google_chat/Groups/Space AAAAtea/messages.json",
     "gitter": "tests/fixtures/formats/gitter/tea-party.json",
+    "skype": "tests/fixtures/formats/skype/messages.json",
+    "zulip": "tests/fixtures/formats/zulip/api-messages.json",
+    "rocketchat": "tests/fixtures/formats/rocketchat/rest-history.json",
+    "slackdump": "tests/fixtures/formats/slackdump/chunks.jsonl",
     "vscode-chat": "tests/fixtures/formats/vscode_chat/chatSessions/"
     "0b7c6f7e-2c1d-4b4e-9a55-3f1f0c1e2d3a.json",
     "gemini-activity": "tests/fixtures/formats/gemini_activity/Takeout/My Activity/"

@@ -74,5 +74,9 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.sillytavern",
         "convo.importers.agents.cline",
         "convo.importers.agents.aider",
+        "convo.importers.apps.skype",
+        "convo.importers.apps.zulip",
+        "convo.importers.apps.rocketchat",
+        "convo.importers.apps.slackdump",
     )
     return [importlib.import_module(n) for n in names]

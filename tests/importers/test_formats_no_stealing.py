@@ -72,6 +72,10 @@ BY_FOLDER = {
     "reddit_export": "reddit-export",
     "langgraph_store": "langgraph-store",
     "gemini_activity": "gemini-activity",
+    "skype": "skype",
+    "zulip": "zulip",
+    "rocketchat": "rocketchat",
+    "slackdump": "slackdump",
     "typeagent": "typeagent",
     "teams": "teams",
     "messenger": "messenger",
@@ -103,7 +107,7 @@ BY_FILE = {
     },
 }
 # Companion files read beside the main one, and counter-examples of existing formats.
-SKIP = {"actor.json", "account.js", "group_info.json", "plain-openai.jsonl",
+SKIP = {"actor.json", "realm.json", "rocketchat_room.json", "account.js", "group_info.json", "plain-openai.jsonl",
         "00000003-PHOTO-2023-08-15-09-12-40.jpg", "00000009-PHOTO-2023-08-16-10-00-00.jpg",
         "IMG-20230815-WA0001.jpg", "PTT-20230815-WA0002.opus",
         "IMG-20230903-WA0004.jpg", "00000012-PHOTO-2023-09-03-18-07-40.jpg"}  # fmt: skip

@@ -148,6 +148,28 @@ CASES = [
     Case("zoomchat", CHAT + "zoom-chat.txt", rename=True),
     Case("irc", FORMATS + "irc/libera-#tea.log", rename=True),
     Case("gitter", FORMATS + "gitter/tea-party.json", rename=True, subs=(ID,)),
+    # Skype: ids per conversation (a 1:1 chat's: its two accounts)
+    Case(
+        "skype",
+        FORMATS + "skype/messages.json",
+        subs=(("19:4f1c", "19:{t}x"), ('"id": "8:live:bob.k"', '"id": "8:live:bob{t}"')),
+    ),
+    # Zulip: ids per organization
+    Case(
+        "zulip",
+        FORMATS + "zulip/api-messages.json",
+        subs=(('"sender_realm_str": "tide"', '"sender_realm_str": "t{t}"'),),
+    ),
+    # Rocket.Chat: Meteor random ids, unique everywhere
+    Case(
+        "rocketchat", FORMATS + "rocketchat/rest-history.json", subs=(('"_id": "', '"_id": "{t}'),)
+    ),
+    # slackdump: the export's ids, per channel
+    Case(
+        "slackdump",
+        FORMATS + "slackdump/chunks.jsonl",
+        subs=(("C0OUTING1", "C{t}"), ("D0BOBANN1", "D{t}"), ("C0NOTICES", "N{t}")),
+    ),
     Case(
         "google-chat",
         FORMATS + "google_chat/Groups/Space AAAAtea/messages.json",

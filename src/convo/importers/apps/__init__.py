@@ -1,7 +1,8 @@
 """Chat-app exports (family ``chat``), one module per app: Slack, Discord (DiscordChatExporter
 JSON and text copied from the client), Telegram, Messenger, ChatGPT, Teams, Mattermost,
 WhatsApp (its .txt and "Export chat" .zip), Signal (signal-export and sigtop outputs),
-Zoom chat, Open WebUI and SillyTavern. Each module holds its sniffers beside its readers (decisions in
+Zoom chat, Open WebUI, SillyTavern, Skype, Zulip, Rocket.Chat and slackdump's archive.
+Each module holds its sniffers beside its readers (decisions in
 its docstring) and its ``FORMATS``; this package registers them. Every format is
 detected by content (stdin has no name).
 
@@ -36,6 +37,7 @@ def register(registry: Registry) -> None:
     from convo.importers.registry import Declared
 
     zipped = Gate(magic=(b"PK\x03\x04",))
+    sqlite = Gate(magic=(b"SQLite format 3\x00",))
     marks = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"  # whatsapp._MARKS
     # irc's own refusal: a head that opens {, <, WEBVTT or a [ not followed by a time.
     irc = Gate(
@@ -75,4 +77,8 @@ def register(registry: Registry) -> None:
         ("gemini_activity", "gemini-activity", ("*.json",), json_with('"header"', opens="[")),
         ("open_webui", "open-webui", ("*.json",), json_with('"childrenIds"')),
         ("sillytavern", "sillytavern", ("*.jsonl",), json_with('"mes"', '"character_name"', opens="{")),
+        ("skype", "skype", ("messages.json", "*.json"), json_with('"conversations"', opens="{")),
+        ("slackdump", "slackdump", ("*.json", "*.jsonl", "*.sqlite"), json_with('"t":', opens="{"), sqlite),
+        ("rocketchat", "rocketchat", ("*.json", "*.jsonl"), json_with('"msg"')),
+        ("zulip", "zulip", ("messages-*.json", "*.json", "*.jsonl"), json_with('"zerver_message"', '"sender_full_name"')),
     ), family="chat")  # fmt: skip

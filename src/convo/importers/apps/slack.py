@@ -163,7 +163,7 @@ def _read_tree(tree: ExportTree, ctx: ImportContext) -> Iterator[ConversationMes
         except InputError as e:
             ctx.reject(e.where or where, e.what, hint="the day file is not valid JSON")
             continue
-        yield from _day(data, conv, users, convs, where, ctx, empty)
+        yield from channel_messages(data, conv, users, convs, where, ctx, empty)
     empty.report(ctx)
 
 
@@ -210,7 +210,7 @@ def _read_single(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
     cname = as_str(first.get("channel_name")) or as_str(first.get("channel")) or folder
     conv = dumped or convs.get(cname) or Conv(cname, cname, "channel")
     empty = EmptyCounter()
-    yield from _day(data, conv, users, convs, source.name, ctx, empty)
+    yield from channel_messages(data, conv, users, convs, source.name, ctx, empty)
     empty.report(ctx)
 
 
@@ -244,7 +244,7 @@ def _add_conv(convs: dict[str, Conv], c: Any, kind: str) -> None:
     convs.setdefault(conv.name, conv)
 
 
-def _day(
+def channel_messages(
     data: Any,
     conv: Conv,
     users: dict[str, str],
@@ -252,12 +252,16 @@ def _day(
     where: str,
     ctx: ImportContext,
     empty: EmptyCounter,
+    labels: list[str] | None = None,
 ) -> Iterator[ConversationMessage]:
+    """The records of a list of one conversation's messages (a day file; a slackdump
+    archive's chunk: ``convo.importers.apps.slackdump``); ``where#N`` locates the Nth,
+    ``where#LABEL`` with ``labels`` (one a message, when the list is not the source's order)."""
     if not isinstance(data, list | Iterator):
         ctx.reject(where, "a Slack day file must be a JSON array of messages")
         return
     for i, m in enumerate(data, 1):
-        loc = f"{where}#{i}"
+        loc = f"{where}#{labels[i - 1] if labels else i}"
         if type(m) is not dict or not isinstance(m.get("ts"), _TS_TYPES):
             ctx.reject(loc, "not a Slack message (not an object, or ts not a string)", m)
             continue

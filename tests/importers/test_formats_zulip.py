@@ -1,0 +1,88 @@
+"""Zulip messages (``convo.importers.apps.zulip``).
+
+The fixtures follow the REST API's ``GET /messages`` answer (zulip.com/api/get-messages:
+``sender_full_name``, ``sender_realm_str``, ``display_recipient`` as a channel name or a
+direct message's user list, ``subject``, HTML ``content``, ``reactions``,
+``last_edit_timestamp``) and an organization export (``zerver/lib/export.py``:
+``messages-000001.json`` with ``zerver_message`` rows of ``sender``/``recipient`` ids,
+Markdown ``content`` and HTML ``rendered_content``, ``date_sent``; ``realm.json`` beside
+it with ``zerver_userprofile``, ``zerver_recipient``, ``zerver_stream``, ``zerver_realm``).
+Both hold the same three messages, so they must give the same ids and threads.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+from formats_helpers import FIXTURES, detect_name, fresh_registry, run
+
+from conftest import assert_golden
+from convo.core.io import Source
+from convo.importers.apps import zulip
+from convo.importers.registry import registry
+
+API = FIXTURES / "zulip" / "api-messages.json"
+EXPORT = FIXTURES / "zulip" / "export" / "messages-000001.json"
+
+
+def test_api_golden_and_reject():
+    recs, rejects, _ = run(zulip.read, API)
+    assert_golden("formats/zulip/api-messages.jsonl", recs)
+    assert [(r.where, r.reason) for r in rejects] == [
+        ("api-messages.json:74", "not a Zulip message (no id or sender)")
+    ]
+
+
+def test_export_golden_and_reject():
+    recs, rejects, warnings = run(zulip.read, EXPORT)
+    assert_golden("formats/zulip/export-messages.jsonl", recs)
+    assert [(r.where, r.reason) for r in rejects] == [
+        ("messages-000001.json:48", "not a Zulip message (no id or sender)")
+    ]
+    assert warnings == []
+
+
+def test_mapping():
+    recs, _, _ = run(zulip.read, API)
+    ask, answer, dm = recs
+    assert ask["thread"] == "outings > rock pools" and ask["subject"] == "rock pools"
+    assert ask["extra"]["reactions"] == [{"emoji": "+1", "by": ["Bob Kowalski", "user 11"]}]
+    assert answer["metadata"] == {"speaker": "Bob Kowalski", "listeners": ["Ann Lee"]}
+    assert "> Low tide is at 07:10" in answer["textChunks"][0]
+    assert dm["thread"] == "Ann Lee, Bob Kowalski"
+    assert dm["metadata"] == {"speaker": "Ann Lee", "listeners": ["Bob Kowalski"]}
+
+
+def test_the_api_and_the_export_give_one_id_and_thread():
+    api, _, _ = run(zulip.read, API)
+    export, _, _ = run(zulip.read, EXPORT)
+    assert [(r["id"], r["thread"], r["timestamp"]) for r in api] == [
+        (r["id"], r["thread"], r["timestamp"]) for r in export
+    ]
+    assert export[0]["id"] == "zulip:tide:1844"
+
+
+def test_export_without_realm_json(tmp_path):
+    """Without realm.json: user and recipient numbers, the folder as the scope, warned."""
+    alone = tmp_path / "club" / "messages-000001.json"
+    alone.parent.mkdir()
+    shutil.copy(EXPORT, alone)
+    recs, _, warnings = run(zulip.read, alone)
+    assert recs[0]["metadata"]["speaker"] == "user 8"
+    assert recs[0]["thread"] == "recipient 20 > rock pools"
+    assert recs[0]["id"] == "zulip:club:1844"
+    assert warnings == [
+        "messages-000001.json: no realm.json beside it: senders are user numbers, "
+        "channels recipient numbers"
+    ]
+
+
+def test_detect_among_builtins():
+    for path in (API, EXPORT):
+        assert zulip.sniff(Source(path)) >= 90
+        assert detect_name(fresh_registry(zulip), path) == "zulip"
+
+
+def test_global_registry_detects():
+    assert registry.detect(Source(API)).name == "zulip"
+    assert registry.detect(Source(EXPORT)).name == "zulip"
