@@ -142,7 +142,9 @@ def _image_url(part: dict[str, Any]) -> dict[str, Any]:
 
 
 def _input_audio(part: dict[str, Any]) -> dict[str, Any]:
-    inner = part.get("input_audio") or {}
+    inner = part.get("input_audio")
+    if not isinstance(inner, dict):  # not OpenAI's {data, format}: kept as written
+        return dict(part)
     return {"type": "audio", "format": inner.get("format"), "data": inner.get("data")}
 
 
