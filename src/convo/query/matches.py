@@ -18,11 +18,11 @@ from collections.abc import Iterator
 from itertools import compress, repeat
 from operator import add, ne, sub
 
+from convo.core.heap import MMAP_THRESHOLD
+
 TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 if TYPE_CHECKING:
     from typing import Any
-
-from convo.core.heap import MMAP_THRESHOLD
 
 # A run is not grown past this many bytes by joining the lines after it: the parent of a
 # parallel scan reads a run back in one piece (``parallel._matches``), and a piece above
