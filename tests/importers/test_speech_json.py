@@ -57,6 +57,10 @@ FORMAT_OF = {
 }
 
 
+# Fixtures whose transcript gives no message (an engine's error status).
+IMPORTS_NOTHING = {"assemblyai-error"}
+
+
 def run(path: Path | str, fmt: str | None = None, **opts):
     """Import one file (as ``fmt``, else detected); (records, rejections, warnings)."""
     rejects: list = []
@@ -88,7 +92,10 @@ def test_golden(name, monkeypatch):
     recs, rejects, _ = run(f"tests/fixtures/formats/asr/{name}.json")
     assert not rejects
     assert {r["format"] for r in recs} <= {FORMAT_OF[name]}
-    assert_golden(f"transcript/asr/{name}.jsonl", recs)
+    if name in IMPORTS_NOTHING:
+        assert recs == []  # no golden file: an empty one would be a byte copy of any empty file
+    else:
+        assert_golden(f"transcript/asr/{name}.jsonl", recs)
 
 
 @pytest.mark.parametrize("name", sorted(FORMAT_OF))
