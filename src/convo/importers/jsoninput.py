@@ -13,13 +13,33 @@ import codecs
 import io
 import re
 from collections.abc import Iterator
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
 from convo.core.errors import InputError
 from convo.core.io import Source
+from convo.core.jsonl import iter_lines
 from convo.core.jsonstream import JsonArray, read_top_level
+
+if TYPE_CHECKING:
+    from convo.importers.context import ImportContext
+
+
+def json_lines(source: Source, ctx: ImportContext) -> Iterator[tuple[int, str, Any]]:
+    """Each line of a JSONL ``source`` that is JSON: (its number, its locator, its value).
+    A line that is not is rejected at its place ("not JSON", and "the last line, cut
+    short" when it is the file's torn last line), kept whole for ``--rejects``."""
+    with source.open() as stream:
+        for line in iter_lines(stream):
+            where = ctx.loc(line.number)
+            try:
+                value = orjson.loads(line.raw)
+            except orjson.JSONDecodeError:
+                torn = " (the last line, cut short)" if line.torn else ""
+                ctx.reject(where, f"not JSON{torn}", line.raw.decode("utf-8", "replace"))
+                continue
+            yield line.number, where, value
 
 
 def json_head(source: Source) -> str:

@@ -65,14 +65,20 @@ from typing import Any
 import orjson
 
 from convo.core.io import Source
-from convo.core.jsonl import iter_lines
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.blocks import block_chunk, dumps, parse_arguments
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, NAIVE_IN_TZ, Fields
-from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, json_head
+from convo.importers.jsoninput import (
+    StreamedDoc,
+    as_dict,
+    as_list,
+    as_str,
+    json_head,
+    json_lines,
+)
 from convo.importers.registry import Format
 
 NAME = "codex"
@@ -174,17 +180,8 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
 
 
 def _lines(source: Source, st: _State) -> Iterator[ConversationMessage]:
-    ctx = st.ctx
-    with source.open() as stream:
-        for line in iter_lines(stream):
-            where = ctx.loc(line.number)
-            try:
-                value = orjson.loads(line.raw)
-            except orjson.JSONDecodeError:
-                torn = " (the last line, cut short)" if line.torn else ""
-                ctx.reject(where, f"not JSON{torn}", line.raw.decode("utf-8", "replace"))
-                continue
-            yield from _line(value, where, st)
+    for _, where, value in json_lines(source, st.ctx):
+        yield from _line(value, where, st)
 
 
 def _line(value: Any, where: str, st: _State) -> Iterator[ConversationMessage]:

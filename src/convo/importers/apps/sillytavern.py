@@ -38,13 +38,12 @@ from typing import Any
 import orjson
 
 from convo.core.io import Source
-from convo.core.jsonl import iter_lines
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts, naive_ts, parse_any
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, NAIVE_IN_TZ, Fields
-from convo.importers.jsoninput import as_dict, as_list, as_str, json_head
+from convo.importers.jsoninput import as_dict, as_list, as_str, json_head, json_lines
 from convo.importers.registry import Format
 
 NAME = "sillytavern"
@@ -138,21 +137,13 @@ class _Chat:
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     chat = _Chat(source, ctx)
-    with source.open() as stream:
-        for line in iter_lines(stream):
-            where = ctx.loc(line.number)
-            try:
-                value = orjson.loads(line.raw)
-            except orjson.JSONDecodeError:
-                cut = " (the last line, cut short)" if line.torn else ""
-                ctx.reject(where, f"not JSON{cut}", line.raw.decode("utf-8", "replace"))
-                continue
-            if line.number == 1 and _is_header(value):
-                chat.header(value)
-            elif _is_message(value):
-                yield _record(value, where, chat)
-            else:
-                ctx.reject(where, "not a SillyTavern chat message (name, mes)", value)
+    for number, where, value in json_lines(source, ctx):
+        if number == 1 and _is_header(value):
+            chat.header(value)
+        elif _is_message(value):
+            yield _record(value, where, chat)
+        else:
+            ctx.reject(where, "not a SillyTavern chat message (name, mes)", value)
 
 
 def _record(msg: dict[str, Any], where: str, chat: _Chat) -> ConversationMessage:
