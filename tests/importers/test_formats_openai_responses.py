@@ -98,3 +98,17 @@ def test_detect_among_builtins():
 
 def test_global_registry_detects():
     assert registry.detect(Source(DIR / "items.jsonl")).name == "openai-responses"
+
+
+def test_an_inline_image_is_named_not_copied_into_the_text():
+    """A ``data:`` URL (megabytes of base64) is not text a person said."""
+    parts = [
+        {"type": "input_text", "text": "what is this?"},
+        {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="},
+        {"type": "input_image", "image_url": "https://example.com/a.png"},
+    ]
+    assert responses.message_chunks(parts) == [
+        "what is this?",
+        "[image] data URL",
+        "[image] https://example.com/a.png",
+    ]

@@ -68,6 +68,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.blocks import block_chunk, dumps, parse_arguments
+from convo.importers.agents.openai_responses import message_chunks
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, NAIVE_IN_TZ, Fields
@@ -262,7 +263,7 @@ def _item(item: Any, where: str, ts: str | None, st: _State) -> Iterator[Convers
 def _message(item: dict[str, Any], where: str, ts: str | None, st: _State) -> ConversationMessage:
     spelled = as_str(item.get("role")) or "user"
     role = ROLES.get(spelled, spelled)
-    chunks = _parts(item.get("content"))
+    chunks = message_chunks(item.get("content"))
     own = spelled == "user" and bool(chunks) and chunks[0].lstrip().startswith(CONTEXT_OPENERS)
     iid = as_str(item.get("id"))
     rest = {k: v for k, v in item.items() if k not in ("type", "role", "content", "id", "status")}
@@ -302,7 +303,7 @@ def _output(item: dict[str, Any], where: str, ts: str | None, st: _State) -> Con
     text = (
         output
         if isinstance(output, str)
-        else "\n".join(_parts(output))
+        else "\n".join(message_chunks(output))
         if isinstance(output, list)
         else dumps(output)
     )
@@ -381,25 +382,6 @@ def _thought(item: Any) -> dict[str, Any]:
         "encrypted": True if item.get("encrypted_content") else None,
     }
     return {k: v for k, v in out.items() if v}
-
-
-def _parts(content: Any) -> list[str]:
-    if isinstance(content, str):
-        return [content]
-    chunks = []
-    for part in as_list(content):
-        p = as_dict(part)
-        kind = as_str(p.get("type"))
-        if kind in ("input_text", "output_text", "text"):
-            chunks.append(as_str(p.get("text")))
-        elif kind == "input_image":
-            url = as_str(p.get("image_url"))
-            chunks.append(
-                "[image] data URL" if url.startswith("data:") else f"[image] {url}".rstrip()
-            )
-        else:
-            chunks.append(block_chunk(p) if p else dumps(part))
-    return chunks
 
 
 DESCRIPTION = "OpenAI Codex CLI session rollouts (~/.codex/sessions/**/rollout-*.jsonl, .json)"

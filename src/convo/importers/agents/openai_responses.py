@@ -224,7 +224,7 @@ def _parties(item: dict[str, Any], st: _State) -> tuple[str, str | None, list[st
     kind = item["type"]
     if kind == "message":
         spelled = as_str(item.get("role")) or "user"
-        return spelled, ROLES.get(spelled), _message_chunks(item.get("content")), None
+        return spelled, ROLES.get(spelled), message_chunks(item.get("content")), None
     if kind == "function_call_output":
         reply = st.calls.get(as_str(item.get("call_id")))
         return "tool", "tool", [_output_text(item.get("output"))], reply
@@ -269,7 +269,10 @@ def _record(
     )
 
 
-def _message_chunks(content: Any) -> list[str]:
+def message_chunks(content: Any) -> list[str]:
+    """A Responses-API message's ``content`` (a string, or its parts) as text chunks; an
+    inline image (a ``data:`` URL) is named, not copied into the text (the Codex CLI's
+    rollouts carry the same items: ``codex``)."""
     if isinstance(content, str):
         return [content]
     chunks = []
@@ -281,8 +284,9 @@ def _message_chunks(content: Any) -> list[str]:
         elif kind == "refusal":
             chunks.append(f"[refusal] {as_str(p.get('refusal'))}")
         elif kind == "input_image":
+            url = as_str(p.get("image_url")) or as_str(p.get("file_id"))
             chunks.append(
-                f"[image] {as_str(p.get('image_url')) or as_str(p.get('file_id'))}".rstrip()
+                "[image] data URL" if url.startswith("data:") else f"[image] {url}".rstrip()
             )
         elif kind == "input_file":
             label = (
@@ -298,7 +302,7 @@ def _output_text(output: Any) -> str:
     if isinstance(output, str):
         return output
     if isinstance(output, list):
-        return "\n".join(_message_chunks(output))
+        return "\n".join(message_chunks(output))
     return dumps(output)
 
 
