@@ -50,6 +50,7 @@ FORMAT_OF = {
     "deepgram-utterances": "deepgram",
     "deepgram-channels": "deepgram",
     "deepgram-diarized-paragraphs": "deepgram",
+    "deepgram-channels-diarized": "deepgram",
     "aws-audio-segments": "aws-transcribe",
     "aws-items-speaker-segments": "aws-transcribe",
     "aws-items-plain": "aws-transcribe",
@@ -509,3 +510,22 @@ def test_json_in_utf16_or_utf32_with_its_bom_reads_as_in_utf8(tmp_path, name, en
     recs, rejects, _ = run(p)
     assert not rejects
     assert [(r["textChunks"], r["id"]) for r in recs] == [(r["textChunks"], r["id"]) for r in want]
+
+
+def test_deepgram_multichannel_diarized_speakers_are_per_channel(tmp_path):
+    """Deepgram numbers speakers from 0 in each channel: speaker 0 of channel 0 and of
+    channel 1 are two people, so their names carry the channel (utterances and words)."""
+    recs, _, _ = run(ASR / "deepgram-channels-diarized.json")
+    assert turns(recs) == [
+        ("0 (channel 0)", "Support, this is Dana."),
+        ("0 (channel 1)", "Hi, my order is late."),
+        ("1 (channel 1)", "It was due Monday."),
+        ("0 (channel 0)", "Let me check."),
+    ]
+    doc = json.loads((ASR / "deepgram-channels-diarized.json").read_text())
+    del doc["results"]["utterances"]
+    words_only = tmp_path / "words.json"
+    words_only.write_text(json.dumps(doc))
+    recs, _, _ = run(words_only)
+    assert [r["metadata"]["speaker"] for r in recs] == ["0 (channel 0)", "0 (channel 1)"]
+    assert len({r["id"] for r in recs}) == 2

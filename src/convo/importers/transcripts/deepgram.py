@@ -46,7 +46,15 @@ def sniff_deepgram(source: Source) -> int:
 
 
 class _Channels:
-    """Whether the file has several channels (then each turn says its channel)."""
+    """Whether the file has several channels (then each turn says its channel, and a
+    speaker label is qualified by it).
+
+    With ``multichannel`` and ``diarize`` both on, Deepgram numbers the speakers of each
+    channel from 0 again, so speaker ``0`` of channel 0 and speaker ``0`` of channel 1 are
+    two people (two lines of a call). Their names are then ``0 (channel 0)`` and
+    ``0 (channel 1)``: the engine's label, qualified by the channel it was heard on. A
+    file with one channel keeps the bare labels.
+    """
 
     def __init__(self, metadata: dict[str, Any]):
         count = metadata.get("channels")
@@ -58,6 +66,12 @@ class _Channels:
             return None
         return {"channel": ch}
 
+    def speaker(self, channel: Any, speaker: str | None) -> str | None:
+        """The name of ``speaker`` heard on ``channel``: qualified when there are several."""
+        if speaker is None or not self.several or (ch := label(channel)) is None:
+            return speaker
+        return f"{speaker} (channel {ch})"
+
 
 def _utterance(n: int, u: Any, channels: _Channels) -> Spoken:
     if not isinstance(u, dict):
@@ -67,7 +81,7 @@ def _utterance(n: int, u: Any, channels: _Channels) -> Spoken:
         as_str(u.get("transcript")),
         offset_ms(u.get("start")),
         offset_ms(u.get("end")),
-        label(u.get("speaker")),
+        channels.speaker(u.get("channel"), label(u.get("speaker"))),
         ident=as_str(u.get("id")) or None,
         extra=channels.extra(u.get("channel")),
         raw={k: v for k, v in u.items() if k != "words"},
@@ -116,6 +130,7 @@ def _channel_segments(doc: StreamedDoc, channels: _Channels) -> Iterator[Spoken]
         for seg in _alternative(as_dict(alts[0]) if alts else {}, channels.extra(index)):
             n += 1
             seg.n = n
+            seg.speaker = channels.speaker(index, seg.speaker)
             yield seg
 
 
