@@ -529,3 +529,36 @@ def test_deepgram_multichannel_diarized_speakers_are_per_channel(tmp_path):
     recs, _, _ = run(words_only)
     assert [r["metadata"]["speaker"] for r in recs] == ["0 (channel 0)", "0 (channel 1)"]
     assert len({r["id"] for r in recs}) == 2
+
+
+def test_whisperx_unaligned_numerals_stay_in_their_sentence(tmp_path):
+    """WhisperX gives numerals and symbols no start, end or speaker (its aligner has no
+    phonemes for them): such a word stays with the words around it, not a group of its
+    own without a time (which would be rejected) nor a change of speaker."""
+
+    def w(text, start=None, speaker=None):
+        word = {"word": text}
+        if start is not None:
+            word |= {"start": start, "end": start + 0.3, "score": 0.9}
+        if speaker is not None:
+            word["speaker"] = speaker
+        return word
+
+    words = [
+        w("I", 0.0, "SPEAKER_00"),
+        w("paid", 0.4, "SPEAKER_00"),
+        w("100"),
+        w("dollars.", 1.2, "SPEAKER_00"),
+        w("2024"),
+        w("was", 2.0, "SPEAKER_01"),
+        w("fine.", 2.4, "SPEAKER_01"),
+        w("%"),
+    ]
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps({"segments": [], "word_segments": words}))
+    recs, rejects, _ = run(path, "whisper")
+    assert turns(recs) == [
+        ("SPEAKER_00", "I paid 100 dollars."),
+        ("SPEAKER_01", "2024 was fine. %"),
+    ]
+    assert rejects == []  # the trailing "%" joins the sentence before it

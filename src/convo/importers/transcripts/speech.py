@@ -101,11 +101,21 @@ def join_words(words: list[str]) -> str:
 
 def word_groups(words: Iterable[Word], first: int = 1) -> Iterator[Spoken]:
     """Words grouped into segments (see ``PAUSE_MS``); ``n`` is the ordinal of a group's
-    first word (counting from ``first``), so ``FILE#word-N`` points at it."""
+    first word (counting from ``first``), so ``FILE#word-N`` points at it.
+
+    A word with neither times nor a speaker (WhisperX aligns no numerals or symbols:
+    ``100`` has no ``start``, ``end`` or ``speaker``) belongs to the words around it: it
+    neither changes the speaker nor starts a group of its own, which would have no time
+    and be rejected. A group's speaker is that of its first word that has one; words of
+    that kind left alone at the end of the file join the group before them.
+    """
     group: list[Word] = []
+    anchor: Word | None = None  # the group's first word with a time or a speaker
+    done: tuple[list[Word], int, Word | None] | None = None  # the group before, held back
     n = first
     at = first
     for word in words:
+        follows = word.start is None and word.end is None and word.speaker is None
         if group:
             last = group[-1]
             pause = (
@@ -113,31 +123,45 @@ def word_groups(words: Iterable[Word], first: int = 1) -> Iterator[Spoken]:
                 and last.end is not None
                 and word.start - last.end >= PAUSE_MS
             )
+            turn = (
+                not follows
+                and anchor is not None
+                and (word.speaker != anchor.speaker or word.extra != anchor.extra)
+            )
             if (
-                word.speaker != last.speaker
-                or word.extra != last.extra
+                turn
                 or pause
                 or len(group) >= MAX_GROUP_WORDS
                 or last.text.rstrip().endswith(_SENTENCE_ENDS)
             ):
-                yield _group(group, n)
-                group, n = [], at
+                if done is not None:
+                    yield _group(*done)
+                done = (group, n, anchor)
+                group, n, anchor = [], at, None
         group.append(word)
+        if anchor is None and not follows:
+            anchor = word
         at += 1
+    if done is not None and group and anchor is None:
+        done[0].extend(group)  # trailing words without time or speaker
+        group = []
+    if done is not None:
+        yield _group(*done)
     if group:
-        yield _group(group, n)
+        yield _group(group, n, anchor)
 
 
-def _group(words: list[Word], n: int) -> Spoken:
+def _group(words: list[Word], n: int, anchor: Word | None) -> Spoken:
     starts = [w.start for w in words if w.start is not None]
     ends = [w.end for w in words if w.end is not None]
+    first = anchor or words[0]
     return Spoken(
         n,
         join_words([w.text for w in words]),
         starts[0] if starts else None,
         max(ends) if ends else None,
-        words[0].speaker,
-        extra=words[0].extra,
+        first.speaker,
+        extra=first.extra,
         raw=[w.text for w in words],
     )
 
