@@ -112,8 +112,14 @@ def test_a_locale_without_the_characters_gets_question_marks_not_an_error(tmp_pa
         r = _convo("--store", str(store), *view, env=env)
         assert r.returncode == 0, r.stderr
         assert b"Caf? at 3 ? ok" in r.stdout
+        said = [line for line in r.stderr.splitlines() if b"written as '?'" in line]
+        assert said == [
+            b"convo: warning: stdout's encoding (ascii) lacks some characters; they are "
+            b"written as '?' (use a UTF-8 locale, or PYTHONIOENCODING=utf-8)"
+        ]
     r = _convo("--store", str(store), "list", "-f", "csv", env=env)  # documents: UTF-8
     assert r.returncode == 0 and "Café at 3 — ok".encode() in r.stdout, r.stderr
+    assert b"written as" not in r.stderr
 
 
 VTT = "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n<v Alice>Hello\n"

@@ -77,11 +77,33 @@ def outcome(rejected: int) -> int:
 def tolerant_stdout() -> None:
     """A character the locale's encoding lacks (an em dash or a CJK name under an ASCII
     or ISO-8859-1 locale) is written as ``?`` rather than ending the command with an
-    internal error; stderr escapes it already (Python's ``backslashreplace``)."""
+    internal error, and the first such character says so once on stderr (which escapes
+    them already: Python's ``backslashreplace``). JSONL is written as UTF-8 bytes and is
+    not concerned."""
     stream = sys.stdout
     encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
     if encoding not in ("utf8", "utf_8") and hasattr(stream, "reconfigure"):
-        stream.reconfigure(errors="replace")
+        import codecs
+
+        codecs.register_error(_REPLACE, _replace_saying_so)
+        stream.reconfigure(errors=_REPLACE)
+
+
+_REPLACE = "convo-replace"
+_said_replaced: list[bool] = []
+
+
+def _replace_saying_so(err: UnicodeError) -> tuple[str, int]:
+    """``?`` for each character the encoding lacks; the first time, one warning."""
+    if not isinstance(err, UnicodeEncodeError):
+        raise err
+    if not _said_replaced:
+        _said_replaced.append(True)
+        sys.stderr.write(
+            f"convo: warning: stdout's encoding ({err.encoding}) lacks some characters; "
+            "they are written as '?' (use a UTF-8 locale, or PYTHONIOENCODING=utf-8)\n"
+        )
+    return "?" * (err.end - err.start), err.end
 
 
 def quiet_broken_pipe() -> None:
