@@ -49,3 +49,43 @@ def test_a_table_on_a_terminal_keeps_times_and_ids_whole(store):
     rows = [orjson.loads(x) for x in _run(store, "threads", "-n", "3").stdout.splitlines()]
     flat = r.stdout.replace("\n", "").replace(" ", "")
     assert all(row["thread"].replace(" ", "") in flat for row in rows)
+
+
+@pytest.mark.parametrize("index", ["1", ""])
+def test_a_file_without_threads_is_one_conversation(store, index):
+    """A transcript's cues and a WhatsApp chat carry no thread: the file they came from
+    is their conversation, in `threads`, `thread:ID`, `show --thread` and Store.thread,
+    from the index and from the scan alike."""
+    from convo.store import Store
+
+    env = {"CONVO_NO_INDEX": index}
+    rows = [
+        orjson.loads(x) for x in _run(store, "threads", "format:vtt", env=env).stdout.splitlines()
+    ]
+    assert sorted(r["thread"].rsplit("/", 1)[1] for r in rows) == ["retro.vtt", "standup.vtt"]
+    standup = next(r for r in rows if r["thread"].endswith("standup.vtt"))
+    assert standup["messages"] == 7 and standup["participants"][0] == "Alice Smith"
+    n = _run(store, "query", "--count", f"thread:{standup['thread']}", env=env).stdout
+    assert int(n) == 7
+    shown = _run(store, "show", "-f", "jsonl", "--thread", standup["thread"], env=env).stdout
+    cues = [orjson.loads(x) for x in shown.splitlines()]
+    assert len(cues) == 7 and all(c["format"] == "vtt" for c in cues)
+    assert [c["id"] for c in Store(store).thread(cues[3]["id"])] == [c["id"] for c in cues]
+    chat = _run(store, "threads", "format:whatsapp", env=env).stdout.splitlines()
+    assert len(chat) == 1 and orjson.loads(chat[0])["thread"].endswith("whatsapp.txt")
+
+
+def test_a_root_without_a_thread_field_heads_its_replies_thread(tmp_path):
+    """A root that carries no thread, whose replies name its id as their thread (what
+    docs/library.md writes), is listed with them, not under its file."""
+    path = tmp_path / "s.jsonl"
+    recs = [
+        {"textChunks": ["root"], "metadata": {"speaker": "A", "listeners": []}, "tags": [],
+         "timestamp": "2024-01-01T00:00:00Z", "source_id": "x.jsonl:1", "id": "a1"},
+        {"textChunks": ["reply"], "metadata": {"speaker": "B", "listeners": []}, "tags": [],
+         "timestamp": "2024-01-01T00:01:00Z", "source_id": "x.jsonl:2", "id": "b1",
+         "thread": "a1", "replyTo": "a1"},
+    ]  # fmt: skip
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in recs))
+    rows = [orjson.loads(x) for x in _run(path, "threads").stdout.splitlines()]
+    assert [(r["thread"], r["messages"]) for r in rows] == [("a1", 2)]

@@ -32,7 +32,7 @@ def test_row_of_reads_fields_as_the_accessors_do(r):
     assert row.id == fields.record_id(r)
     assert row.timestamp == fields.timestamp(r)
     assert row.speaker == (fields.speaker(r) or None)
-    assert row.thread == fields.string(r, "thread")
+    assert row.thread == fields.conversation(r)
     assert row.format == fields.string(r, "format")
     assert row.role == fields.role(r)
     assert row.subject == fields.string(r, "subject")

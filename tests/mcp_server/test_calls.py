@@ -154,3 +154,21 @@ def test_hostile_arguments_are_one_usage_error(archive, given):
     UnicodeEncodeError from SQLite (an internal error), not one line about the argument."""
     with pytest.raises(UsageError):
         archive.call("search", given)
+
+
+def test_a_cue_s_thread_is_its_transcript(tmp_path):
+    """A transcript's cues carry no thread: get_thread of one gives the cues of its file
+    around it (what an agent asks after a search hit), and names the file as the thread."""
+    path = tmp_path / "store.jsonl"
+    cues = [{**_record(i, f"cue {i}"), "source_id": f"/m/standup.vtt#cue-{i}", "id": f"c{i}"}
+            for i in range(1, 9)]  # fmt: skip
+    other = {**_record(9, "elsewhere"), "source_id": "/m/retro.vtt#cue-1", "id": "r1"}
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in [*cues, other]))
+    for create in (True, False):
+        if create:
+            assert refresh(path, create=True).available
+        got = Archive(Store(path, tz="UTC")).call("get_thread", {"id": "c4", "window": 1})
+        assert [m["id"] for m in got["messages"]] == ["c3", "c4", "c5"]
+        assert got["thread"] == "/m/standup.vtt"
+        if create:
+            (tmp_path / "store.jsonl.index.sqlite").unlink()

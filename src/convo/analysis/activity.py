@@ -88,7 +88,7 @@ class _Counter:
             if speaker in self.speakers:
                 series = self.result.per_speaker.setdefault(speaker, {})
                 series[key] = series.get(key, 0) + 1
-        thread = fields.string(record, "thread")
+        thread = fields.conversation(record)
         if thread is not None:
             self._thread(record, thread, speaker, when)
 

@@ -1,7 +1,8 @@
 """Conversations, one row each: what ``convo threads`` lists.
 
-A message belongs to its ``thread``; a message without one is a conversation of its own
-(keyed by its id), which is also what ``convo show --thread ID`` takes. A row holds the
+A message belongs to its conversation (``fields.conversation``: its ``thread``; for a
+message without one, the file it came from, as a transcript's cues), which is also what
+``convo show --thread ID`` takes. A row holds the
 title (the subject of the thread's first message, else its first words), the
 participants (speakers, the most active first), the message count, the first and
 latest times and the formats. Rows come newest first (by the latest message), ties by
@@ -11,7 +12,7 @@ the first time they were seen. Memory holds one small entry per thread, not mess
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,11 +71,31 @@ def _title(record: dict[str, Any]) -> str:
     return " ".join(fields.text(record).split())[:TITLE_CHARS]
 
 
+def _keyed(records: Iterable[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], str | None]]:
+    """Each record with its conversation, one record behind: a record without a
+    ``thread`` whose id the next record's ``thread`` names is that thread's root (a root
+    often carries no thread field: docs/library.md's example), not its file's."""
+    held: dict[str, Any] | None = None
+    for record in records:
+        if held is not None:
+            yield held, _key(held, record)
+        held = record
+    if held is not None:
+        yield held, _key(held, None)
+
+
+def _key(record: dict[str, Any], after: dict[str, Any] | None) -> str | None:
+    if after is not None and not fields.string(record, "thread"):
+        rid = fields.record_id(record)
+        if rid is not None and fields.string(after, "thread") == rid:
+            return rid
+    return fields.conversation(record)
+
+
 def threads(records: Iterable[dict[str, Any]]) -> list[Thread]:
     """The conversations of ``records``, newest first."""
     found: dict[str, Thread] = {}
-    for record in records:
-        key = fields.string(record, "thread") or fields.record_id(record)
+    for record, key in _keyed(records):
         if key is None:
             continue  # a record without id or thread cannot be shown as a thread
         entry = found.get(key)

@@ -155,7 +155,7 @@ FILTER_SPECS = (
     Spec("until", S, None, ("--until",), "Before this time (exclusive); same forms as --since.", "WHEN"),
     Spec("text", L, None, ("--text", "-q"), "Words that must all occur in the text or subject (case-insensitive); repeat to OR.", "WORDS"),
     Spec("regex", L, None, ("--regex", "-e"), "A Python regular expression searched in the text; repeat to OR.", "REGEX"),
-    Spec("thread", L, None, ("--thread",), "A thread id (or the id of its first message); repeat to OR.", "ID", None, "threads"),
+    Spec("thread", L, None, ("--thread",), "A conversation as `convo threads` lists it: a thread id, or the file of messages without one (or the id of its first message); repeat to OR.", "ID", None, "threads"),
     Spec("limit", int | None, None, ("--limit", "-n"), "At most this many messages.", "N"),
     Spec("reverse", bool, False, ("--reverse",), "Last first (input order reversed)."),
 )  # fmt: skip

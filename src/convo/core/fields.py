@@ -155,6 +155,35 @@ def record_id(record: Record) -> str | None:
     return string(record, "id")
 
 
+def conversation(record: Record) -> str | None:
+    """The conversation a record belongs to: its ``thread``; for a record without one (a
+    transcript's cues, a WhatsApp or Zoom chat, an agent's message list: formats whose
+    file is the conversation) the file it came from (``source_file`` of its
+    ``source_id``); else its id. ``convo threads`` lists these, ``thread:ID`` selects
+    them (the index keeps them in ``messages.thread``), ``convo show`` groups by them and
+    the MCP server's and the web view's threads are them."""
+    thread = string(record, "thread")
+    if thread:
+        return thread
+    source = string(record, "source_id")
+    if source:
+        return source_file(source)
+    return record_id(record)
+
+
+def source_file(source_id: str) -> str:
+    """The file of a ``source_id`` (``FILE#locator``, ``FILE:LINE``, ``FILE:LINE#locator``
+    or ``FILE``): the locator and the line number taken off. A ``#`` followed by a ``/``
+    is part of a folder's name, not a locator."""
+    head, sep, tail = source_id.rpartition("#")
+    if sep and head and "/" not in tail:
+        source_id = head
+    head, sep, tail = source_id.rpartition(":")
+    if sep and head and tail.isascii() and tail.isdigit():
+        source_id = head
+    return source_id
+
+
 def role(record: Record) -> str:
     """The chat role: the record's own, else a role-named speaker, else ``user``."""
     value = record.get("role")

@@ -18,7 +18,8 @@ import sqlite3
 
 from convo.index.paths import SUFFIX, index_file, index_path  # noqa: F401 (their home was here)
 
-SCHEMA_VERSION = "4"  # 4: fts_terms and messages_unfolded (text words from the index)
+SCHEMA_VERSION = "5"  # 4: fts_terms and messages_unfolded (text words from the index);
+# 5: messages.thread is the conversation (fields.conversation: a file for thread-less ones)
 TOKENIZER = "unicode61 remove_diacritics 2"
 WEIGHTS = "2.0, 1.0"  # BM25 column weights: subject, text
 

@@ -141,10 +141,10 @@ class Archive:
         time order; with ``window``, the messages around that message only."""
         self._exists()
         record = self.store.get(ident)
+        found = self.store.thread(ident)
         thread_id = ident
-        if record is not None:
-            thread_id = fields.string(record, "thread") or fields.record_id(record) or ident
-        found = self.store.thread(thread_id)
+        if record is not None and not any(fields.string(r, "thread") == ident for r in found):
+            thread_id = fields.conversation(record) or ident
         if not found:
             raise InputError(f"no thread or message with id {ident!r}",
                              hint="ids and threads come from search and query")  # fmt: skip

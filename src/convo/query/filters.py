@@ -185,6 +185,6 @@ def checks(filters: Filters) -> list[Check]:
     if filters.threads:
         threads = set(filters.threads)
         out.append(
-            lambda r: fields.string(r, "thread") in threads or fields.record_id(r) in threads
+            lambda r: fields.conversation(r) in threads or fields.record_id(r) in threads
         )
     return out

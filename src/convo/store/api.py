@@ -144,12 +144,17 @@ class Store(StoreFile):
         return next(self.query(Query(Term("id", message_id), limit=1)), None)
 
     def thread(self, thread_id: str) -> list[dict[str, Any]]:
-        """The messages of a thread (or of the thread whose first message has this id),
-        in time order."""
+        """The messages of a conversation (``fields.conversation``: a thread, or the file
+        of messages without one), in time order. ``thread_id`` may also be the id of any
+        of its messages."""
+        from convo.core import fields
         from convo.query.model import Query
         from convo.query.tree import Term
 
-        return list(self.query(Query(Term("thread", thread_id), sort="time")))
+        found = list(self.query(Query(Term("thread", thread_id), sort="time")))
+        if len(found) == 1 and (other := fields.conversation(found[0])) not in (None, thread_id):
+            found = list(self.query(Query(Term("thread", other), sort="time")))
+        return found
 
     def search(
         self, text: str, query: Query | str | None = None, *, limit: int = 20,

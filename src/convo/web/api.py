@@ -153,21 +153,9 @@ class Api:
         return {"thread": params.get("id", ""), "messages": out}
 
     def _conversation(self, thread_id: str) -> list[dict[str, Any]]:
-        """``Store.thread``; for a message without a thread (a transcript's cue, a chat
-        without threads), the messages of its source file, in time order."""
-        records = self.store.thread(thread_id)
-        if len(records) != 1 or fields.string(records[0], "thread") is not None:
-            return records
-        source = (fields.string(records[0], "source_id") or "").rpartition("#")[0]
-        if not source:
-            return records
-        query = Query(Term("source", source), sort="time")
-        same = [
-            r
-            for r in self.store.query(query)
-            if (fields.string(r, "source_id") or "").startswith(source + "#")
-        ]
-        return [r for r in same if fields.string(r, "thread") is None] or records
+        """``Store.thread``: a conversation (for a message without a thread, a
+        transcript's cue, the messages of its source file), in time order."""
+        return self.store.thread(thread_id)
 
     def person(self, params: dict[str, str]) -> dict[str, Any]:
         from convo.analysis.knowledge.summary import aggregate

@@ -130,7 +130,7 @@ def query(args: ReadArgs, order: OrderArgs) -> int:
     date:A..B                A <= time < B, read as --since; date:2024-03 is March
     subject:WORDS            every word in the subject, any case, part of a word
     text:WORDS               every word in the text only
-    thread:ID                the thread, or the id of its first message (--thread)
+    thread:ID                a thread, or the file of thread-less messages (--thread)
     id:ID                    one message
     format:NAME              the input format, as `convo formats` names it
     role:ROLE                the chat role: user, assistant, system or tool

@@ -99,24 +99,16 @@ def body(record: dict[str, Any]):
     return Text(printable(shown(fields.text(record))).expandtabs(TAB))
 
 
-def conversation_key(record: dict[str, Any]) -> str:
-    """The conversation a record belongs to: its thread, else its source file."""
-    thread = fields.string(record, "thread")
-    if thread:
-        return "thread:" + thread
-    source = fields.string(record, "source_id") or ""
-    return "file:" + source.split("#", 1)[0]
-
-
 def conversations(records: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """The records grouped by ``conversation_key`` (a reply joins its parent's group when
-    the parent came before it), in the order each group first appears."""
+    """The records grouped by conversation (``fields.conversation``; a reply joins its
+    parent's group when the parent came before it), in the order each group first
+    appears."""
     groups: dict[str, list[dict[str, Any]]] = {}
     group_of: dict[str, str] = {}  # record id -> its group's key
     for r in records:
         parent = fields.string(r, "replyTo")
         key = group_of.get(parent) if parent else None
-        key = key or conversation_key(r)
+        key = key or fields.conversation(r) or ""
         groups.setdefault(key, []).append(r)
         rid = fields.record_id(r)
         if rid is not None:
@@ -127,7 +119,7 @@ def conversations(records: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
 def conversation_label(records: list[dict[str, Any]]) -> str:
     """A conversation's heading: its subject, else its file, else its thread id."""
     subjects = (fields.string(r, "subject") for r in records)
-    name = next((s for s in subjects if s), None) or conversation_key(records[0]).split(":", 1)[1]
+    name = next((s for s in subjects if s), None) or fields.conversation(records[0])
     n = len(records)
     count = f"{n:,} message" + ("s" if n != 1 else "")
     return f"{one_line(name) or '(no source)'} · {count}"
