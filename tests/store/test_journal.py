@@ -313,3 +313,26 @@ def test_a_store_named_by_a_link_is_read_up_to_its_journal(tmp_path):
     assert _seen(link) == _rec(1)
     journal.end(real)
     assert _seen(link) == _rec(1) + _rec(2)
+
+
+@pytest.mark.parametrize("cores", [False, True], ids=["one-core", "several"])
+def test_the_scans_stop_where_the_journal_says(tmp_path, monkeypatch, cores):
+    """The query scan, on one core and cut into ranges for several, reads none of an
+    unfinished save (nor reports its half line as torn)."""
+    from convo.pipeline.inputs import RawFile
+    from convo.query import parallel
+    from convo.query.filters import Filters
+    from convo.query.scan import Selector
+
+    monkeypatch.setattr(parallel, "RANGE", 4_000)  # many ranges on a small file
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(b"".join(_rec(i) for i in range(300)))
+    journal.begin(store, os.stat(store))
+    with open(store, "ab") as f:
+        f.write(b"".join(_rec(i) for i in range(300, 400)) + b'{"id": "m4')
+    sel = Selector(Filters())
+    sel.parallel = 1 if cores else None
+    errors: list = []
+    batches = sel.batches([RawFile(str(store))], lambda e, line: errors.append(e), False)
+    got = [orjson.loads(m.raw)["id"] for batch in batches for m in batch]
+    assert got == [f"m{i}" for i in range(300)] and errors == []
