@@ -207,6 +207,7 @@ class StoreFile:
         where = str(self.path)
         with self.locked(wait=wait, on_wait=on_wait, on_recover=result.notes.append) as fd:
             with located(where):
+                _refuse_foreign(fd, where)
                 result.torn_bytes = self._repair_tail(fd)
                 start = os.lseek(fd, 0, os.SEEK_END)
                 was = os.fstat(fd)
@@ -274,6 +275,25 @@ class StoreFile:
         os.ftruncate(fd, cut)
         os.fsync(fd)
         return len(tail)
+
+
+HEAD_BYTES = 4096
+
+
+def _refuse_foreign(fd: int, where: str) -> None:
+    """Append to nothing but a store: a file that holds something and does not begin with
+    a JSON object (a BOM and blank space aside) is another file named by mistake
+    (``--store notes.txt``, ``$CONVO_STORE`` set to an export folder's PNG...): one
+    located line, nothing written to it, no torn tail moved out of it."""
+    head = os.pread(fd, HEAD_BYTES, 0)
+    body = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not body or body.startswith(b"{"):
+        return  # empty (or blank space only so far), or a store
+    raise InputError(
+        "not a convo store: the file does not begin with a JSON record",
+        where=where,
+        hint="point --store (or $CONVO_STORE) at a JSONL store or a new file; nothing was appended",
+    )
 
 
 @contextlib.contextmanager
