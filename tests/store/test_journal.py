@@ -336,3 +336,15 @@ def test_the_scans_stop_where_the_journal_says(tmp_path, monkeypatch, cores):
     batches = sel.batches([RawFile(str(store))], lambda e, line: errors.append(e), False)
     got = [orjson.loads(m.raw)["id"] for batch in batches for m in batch]
     assert got == [f"m{i}" for i in range(300)] and errors == []
+
+
+@pytest.mark.parametrize("command", [["compact"], ["tag", "+seen", "--", "from:p1"]])
+def test_a_rewrite_undoes_a_killed_save_first_and_says_so(tmp_path, command):
+    store, before = _saved(tmp_path, indexed=True)
+    src = _source(tmp_path / "big.jsonl", 200, 1500)
+    killed = _convo(str(store), str(src), "mid-save", code=CHILD)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    done = _convo("--store", str(store), *command)
+    assert done.returncode == 0 and "an interrupted save (pid" in done.stderr, done.stderr
+    assert _ids(store.read_bytes()) == _ids(before)
+    assert status(store).fresh and check(store).ok
