@@ -201,7 +201,7 @@ def _end(path: str) -> int:
     """Where a reader stops in ``path``: before a live writer's unfinished line
     (``core.jsonl.committed_end``, as ``core.io.open_binary`` reads the file)."""
     with open(path, "rb") as f:
-        end = committed_end(f, path)
+        end = committed_end(f, path, snapshot=True)  # (an append begun after: not read)
         return os.fstat(f.fileno()).st_size if end is None else end
 
 

@@ -1,8 +1,9 @@
 """Streaming JSONL: read lines as bytes (files, ``-``, stdin, ``.gz``), write them atomically.
 
-A file that a writer appends to under its lock (the store) is read only up to its last
-complete line while the append goes on (``committed_end``), so readers never mistake the
-writer's unfinished line for a torn one.
+A file that a writer appends to under its lock (the store) is read only up to where it
+ended before the save began while the save goes on (``committed_end``, the journal of
+``convo.core.journal``), so readers never see half a save nor mistake the writer's
+unfinished line for a torn one.
 
 Lines are kept as the original bytes so that output can pass them through unchanged;
 parsing is left to the caller (the query path parses only lines a byte prefilter keeps).
@@ -19,6 +20,8 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 import orjson
+
+from convo.core.journal import committed_size
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -178,12 +181,19 @@ def committed_end(
     ``snapshot``: a file that ends in a newline now is read up to here, not to wherever
     it ends when the reader gets there (the store, scanned while a writer may start an
     append: its unfinished line was read as a torn one).
+
+    An unfinished save (``convo.core.journal``: its writer live, or killed and not undone
+    yet) is not read at all: the reader stops where the store ended before it.
     """
     try:
         fd = stream.fileno()
-        end = os.fstat(fd).st_size
-        if not stat.S_ISREG(os.fstat(fd).st_mode) or end == 0:
+        st = os.fstat(fd)
+        end = st.st_size
+        if not stat.S_ISREG(st.st_mode) or end == 0:
             return None
+        saved = committed_size(path, st)  # after the fstat: a save begun since is not read
+        if saved is not None:
+            return saved
         if os.pread(fd, 1, end - 1) == b"\n":
             return end if snapshot else None
         if not (writer_active(path) or os.fstat(fd).st_size > end):

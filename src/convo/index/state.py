@@ -166,7 +166,10 @@ def refresh(
 
     path = Path(store_path)
 
-    with store_lock(path, wait=wait) as not_locked:
+    undone: list[str] = []  # a killed save undone as the lock was taken (core.journal)
+    with store_lock(path, wait=wait, on_recover=undone.append) as not_locked:
         if not_locked:
             return SyncResult("unavailable", reason=not_locked)
-        return sync(path, create=create, track=track, rebuild_all=rebuild_all)
+        result = sync(path, create=create, track=track, rebuild_all=rebuild_all)
+    result.notes[:0] = undone
+    return result

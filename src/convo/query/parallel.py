@@ -151,7 +151,7 @@ class ParallelScan:
         locator = LineLocator(lambda: open(self.path, "rb"))  # noqa: SIM115 - closed by it
         try:
             with os.fdopen(os.dup(fd), "rb") as probe:
-                end = committed_end(probe, self.path)
+                end = committed_end(probe, self.path, snapshot=True)
             st = os.fstat(fd)
             end = st.st_size if end is None else end
             ranges = split(

@@ -8,10 +8,13 @@ Appends hold the lock of ``convo.core.lock``, skip ids already present, validate
 record (``convo.store.validate.check_record``, or ``check_message`` for messages), write
 whole lines and fsync each batch. An append is all-or-nothing: on an error or Ctrl-C the
 file is cut back to where it began, its modification time restored (so the index still
-matches it). A torn tail left by a killed writer is moved aside to
-``<store>.torn`` (and reported) before the next append, so lines never interleave or split.
-Readers need no lock: ``convo.core.io.open_binary`` (``convo.core.jsonl.committed_end``) stops before a live writer's unfinished
-last line.
+matches it); under kill -9 the journal of ``convo.core.journal`` (written before the first
+byte, removed when the last one is written: the save is made then; the index follows
+after) lets the next holder of the lock do the same. A torn tail (a store written by
+something else, or a convo older than the journal) is moved aside to ``<store>.torn``
+(and reported) before the next append, so lines never interleave or split.
+Readers need no lock: ``convo.core.io.open_binary`` (``convo.core.jsonl.committed_end``)
+stops where the store ended before an unfinished save.
 """
 
 from __future__ import annotations
@@ -107,12 +110,14 @@ class StoreFile:
         *,
         wait: float | None = None,
         on_wait: Waiter | None = None,
+        on_recover: Waiter | None = None,
         hint: str = NOT_APPENDED,
     ) -> Iterator[int]:
         """An exclusive lock on the store, yielding an O_APPEND descriptor.
 
-        ``wait`` and ``on_wait``: see ``convo.core.lock.hold`` (give up after ``wait``
-        seconds; ``on_wait`` says who holds the lock after a second of waiting);
+        ``wait``, ``on_wait`` and ``on_recover``: see ``convo.core.lock.hold`` (give up
+        after ``wait`` seconds; ``on_wait`` says who holds the lock after a second of
+        waiting; ``on_recover`` that a killed save was undone);
         ``hint``: what a store that cannot be opened says (a rewrite's own words).
         """
         from convo.core import lock
@@ -120,7 +125,7 @@ class StoreFile:
         where = str(self.path)
         with located(where, hint):
             self.real.parent.mkdir(parents=True, exist_ok=True)
-        with lock.hold(self.real, where, wait=wait, on_wait=on_wait):
+        with lock.hold(self.real, where, wait=wait, on_wait=on_wait, on_recover=on_recover):
             with located(where, hint):
                 fd = os.open(self.real, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
             try:
@@ -195,12 +200,14 @@ class StoreFile:
         wait: float | None,
         on_wait: Waiter | None,
     ) -> AppendResult:
+        from convo.core import journal
         from convo.store.dedup import IndexIds, after_append
 
         result = AppendResult()
         where = str(self.path)
-        with self.locked(wait=wait, on_wait=on_wait) as fd:
+        with self.locked(wait=wait, on_wait=on_wait, on_recover=result.notes.append) as fd:
             with located(where):
+                _refuse_foreign(fd, where)
                 result.torn_bytes = self._repair_tail(fd)
                 start = os.lseek(fd, 0, os.SEEK_END)
                 was = os.fstat(fd)
@@ -210,18 +217,30 @@ class StoreFile:
                     f"{self.path}: a torn last line ({result.torn_bytes} bytes) from an interrupted "
                     f"write was moved to {self.real}.torn"
                 )
+            begun = False
+
+            def begin() -> None:  # before the first byte (an all-duplicate save writes none)
+                nonlocal begun
+                begun = True
+                journal.begin(self.real, was)
+
             try:
                 with located(where):
-                    _write_new(fd, items, seen, result, on_added)
+                    _write_new(fd, items, seen, result, on_added, begin)
+                    if begun:
+                        journal.end(self.real)  # the save is made
             except BaseException:
                 # All or nothing: an error or Ctrl-C part-way leaves the store as it was,
                 # its time too (the index would take the same bytes for an edit and
-                # rebuild: ``convo.index.state.freshness``).
+                # rebuild: ``convo.index.state.freshness``). A cut that fails leaves the
+                # journal for the next holder of the lock.
                 with contextlib.suppress(OSError):
                     os.ftruncate(fd, start)
                     with contextlib.suppress(OSError):  # not the owner: the time is only a hint
                         os.utime(fd, ns=(was.st_atime_ns, was.st_mtime_ns))
                     os.fsync(fd)
+                    if begun:
+                        journal.end(self.real)
                 raise
             finally:
                 if isinstance(seen, IndexIds):
@@ -256,6 +275,25 @@ class StoreFile:
         os.ftruncate(fd, cut)
         os.fsync(fd)
         return len(tail)
+
+
+HEAD_BYTES = 4096
+
+
+def _refuse_foreign(fd: int, where: str) -> None:
+    """Append to nothing but a store: a file that holds something and does not begin with
+    a JSON object (a BOM and blank space aside) is another file named by mistake
+    (``--store notes.txt``, ``$CONVO_STORE`` set to an export folder's PNG...): one
+    located line, nothing written to it, no torn tail moved out of it."""
+    head = os.pread(fd, HEAD_BYTES, 0)
+    body = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not body or body.startswith(b"{"):
+        return  # empty (or blank space only so far), or a store
+    raise InputError(
+        "not a convo store: the file does not begin with a JSON record",
+        where=where,
+        hint="point --store (or $CONVO_STORE) at a JSONL store or a new file; nothing was appended",
+    )
 
 
 @contextlib.contextmanager
@@ -300,9 +338,12 @@ def _write_new(
     seen: IdSet | IndexIds,
     result: AppendResult,
     on_added: Callable[[str], None] | None,
+    begin: Callable[[], None],
 ) -> None:
+    """Write the lines whose id is new, a batch at a time; ``begin()`` before the first."""
     buf: list[bytes] = []
     size = 0
+    begun = False
     for rid, line in items:
         if not seen.add(rid):
             result.duplicates += 1
@@ -313,10 +354,15 @@ def _write_new(
         if on_added is not None:
             on_added(rid)
         if size >= BATCH_BYTES:
+            if not begun:
+                begin()
+                begun = True
             _write_all(fd, b"".join(buf))
             buf.clear()
             size = 0
     if buf:
+        if not begun:
+            begin()
         _write_all(fd, b"".join(buf))
 
 

@@ -80,15 +80,17 @@ def real_location(path: str) -> str:
 
 def protect_store(path: str | os.PathLike[str]) -> None:
     """Never let an output (``-o``, ``--rejects``) write over the store at ``path``, its
-    index (with SQLite's ``-journal``, ``-wal`` and ``-shm``) or its lock
-    (``convo.core.guard``); links followed, as the store's own writes follow them."""
+    index (with SQLite's ``-journal``, ``-wal`` and ``-shm``), its lock or its append
+    journal (``convo.core.guard``); links followed, as the store's own writes follow them."""
     from convo.core import guard
+    from convo.core.journal import journal_path
     from convo.core.jsonl import lock_path
     from convo.index.paths import index_path
 
     real = os.path.realpath(path)
     guard.protect(real, "the store")
     guard.protect(lock_path(real), "the store's lock file")
+    guard.protect(journal_path(real), "the store's journal")
     index = index_path(real)
     for companion in ("", "-journal", "-wal", "-shm"):
         guard.protect(f"{index}{companion}", "the store's index")

@@ -58,6 +58,7 @@ class MaintenanceResult:
     dropped_duplicates: int = 0  # compact: repeated ids
     dry_run: bool = False
     index: str = ""  # what happened to the index: updated, or why not
+    notes: list[str] = field(default_factory=list)  # a killed save undone first (core.journal)
 
     def note(self, rid: str | None) -> None:
         self.matched += 1
@@ -165,7 +166,10 @@ def _rewrite(
     if not path.exists():
         result.index = "no store"
         return
-    with store.locked(hint=NOT_CHANGED), located(str(store.path), NOT_CHANGED):
+    with (
+        store.locked(hint=NOT_CHANGED, on_recover=result.notes.append),
+        located(str(store.path), NOT_CHANGED),
+    ):
         _remove_stale_copies(path)
         synced = sync(path, create=False)
         follower = Follower.open(path) if synced.available else None

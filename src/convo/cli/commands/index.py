@@ -44,6 +44,8 @@ def index(
     with progress(Environment(), "indexing") as track:
         # --rebuild builds beside the old index and renames over it: a kill keeps the old
         result = refresh(path, create=True, wait=True, track=track, rebuild_all=rebuild)
+    for note in result.notes:
+        err(note)
     if not result.available:
         raise InputError(f"cannot index ({result.reason})", where=str(path))
     if result.action == "fresh":

@@ -17,12 +17,15 @@ Its options are long ones only, so that ``-inbox`` is a tag, not ``-i nbox``.
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from convo.cli.read_args import ReadArgs
 from convo.cli.runtime import err
+
+if TYPE_CHECKING:
+    from convo.store.rewrite import MaintenanceResult
 
 DRY = typer.Option(False, "--dry-run", help="Show what would change; change nothing.")
 
@@ -139,6 +142,7 @@ def rm(
     if dry_run or ask:
         with _lines_read("reading") as track:
             preview = st.remove(query, ids=ids, dry_run=True, track=track)
+        _say_notes(preview)
         if dry_run:
             _show_ids(preview)
             err(f"would remove {preview.matched} messages from {st.path}")
@@ -151,8 +155,15 @@ def rm(
             return 1
     with _lines_read("removing") as track:
         result = st.remove(query, ids=ids, track=track)
+    _say_notes(result)
     err(f"removed {result.matched} messages from {st.path} (index: {result.index})")
     return 0
+
+
+def _say_notes(result: MaintenanceResult) -> None:
+    """What happened before the rewrite (a killed save undone as the lock was taken)."""
+    for note in result.notes:
+        err(note)
 
 
 def split_tags(words: list[str]) -> tuple[list[str], list[str], list[str]]:
@@ -197,6 +208,7 @@ def tag(
     query, ids = _selection(args, st, example=f"convo tag {changes} -- 'tag:inbox'")
     with _lines_read("tagging") as track:
         result = st.tag(query, add=add, remove=remove, ids=ids, dry_run=dry_run, track=track)
+    _say_notes(result)
     if dry_run:
         _show_ids(result)
     verb = "would retag" if dry_run else "retagged"
@@ -209,6 +221,7 @@ def compact(*, dry_run: bool = DRY, args: ReadArgs) -> int:
     st = _store(args, plain=True)
     with _lines_read("compacting") as track:
         result = st.compact(dry_run=dry_run, track=track)
+    _say_notes(result)
     verb = "would drop" if dry_run else "dropped"
     err(
         f"{verb} {result.dropped_bad} unreadable lines and {result.dropped_duplicates} "
