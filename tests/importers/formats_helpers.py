@@ -78,5 +78,6 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.zulip",
         "convo.importers.apps.rocketchat",
         "convo.importers.apps.slackdump",
+        "convo.importers.agents.pydantic_ai",
     )
     return [importlib.import_module(n) for n in names]

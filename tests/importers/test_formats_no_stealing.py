@@ -92,6 +92,7 @@ BY_FOLDER = {
     "sillytavern": "sillytavern",
     "cline": "cline",
     "aider": "aider",
+    "pydantic_ai": "pydantic-ai",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

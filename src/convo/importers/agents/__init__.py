@@ -29,6 +29,7 @@ def register(registry: Registry) -> None:
         ("codex", "codex", ("rollout-*.jsonl", "rollout-*.json", "*.jsonl", "*.json"), JSON_OBJECT),
         ("aider", "aider", (".aider.chat.history.md", "*.md"), Gate(pattern=r"\A[\ufeff\s]*# aider chat started at ")),
         ("cline", "cline", ("api_conversation_history.json", "ui_messages.json", "task_metadata.json", "*.json"), json_with('"role"', '"say"', '"ask"', '"files_in_context"')),
+        ("pydantic_ai", "pydantic-ai", both, json_with('"part_kind"')),
         ("gemini_cli", "gemini-cli", ("session-*.json", "session-*.jsonl", "logs.json", "*.json", "*.jsonl"), json_with('"sessionId"')),
         # formats.FORMATS, one per name of frameworks.AGENT_FORMATS (a heavier module)
         *(("formats", name, lines, JSON) for name in ("openai", "anthropic", "agentscope", "langmem", "autogen", "jianmu")),
