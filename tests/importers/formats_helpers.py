@@ -79,5 +79,6 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.rocketchat",
         "convo.importers.apps.slackdump",
         "convo.importers.agents.pydantic_ai",
+        "convo.importers.agents.swe_agent",
     )
     return [importlib.import_module(n) for n in names]

@@ -93,6 +93,7 @@ BY_FOLDER = {
     "cline": "cline",
     "aider": "aider",
     "pydantic_ai": "pydantic-ai",
+    "swe_agent": "swe-agent",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",
