@@ -80,5 +80,6 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.slackdump",
         "convo.importers.agents.pydantic_ai",
         "convo.importers.agents.swe_agent",
+        "convo.importers.agents.llamaindex",
     )
     return [importlib.import_module(n) for n in names]

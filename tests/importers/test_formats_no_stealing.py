@@ -94,6 +94,7 @@ BY_FOLDER = {
     "aider": "aider",
     "pydantic_ai": "pydantic-ai",
     "swe_agent": "swe-agent",
+    "llamaindex": "llamaindex",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

@@ -30,6 +30,7 @@ def register(registry: Registry) -> None:
         ("aider", "aider", (".aider.chat.history.md", "*.md"), Gate(pattern=r"\A[\ufeff\s]*# aider chat started at ")),
         ("cline", "cline", ("api_conversation_history.json", "ui_messages.json", "task_metadata.json", "*.json"), json_with('"role"', '"say"', '"ask"', '"files_in_context"')),
         ("pydantic_ai", "pydantic-ai", both, json_with('"part_kind"')),
+        ("llamaindex", "llamaindex", ("chat_store.json", "*.json"), json_with('"store"', '\\"store\\"', opens='{"')),
         ("swe_agent", "swe-agent", ("*.traj", "*.traj.json", "*.json"), json_with('"history"', '"trajectory"', '"attempts"', '"mini_version"', "minisweagent.", opens="{")),
         ("gemini_cli", "gemini-cli", ("session-*.json", "session-*.jsonl", "logs.json", "*.json", "*.jsonl"), json_with('"sessionId"')),
         # formats.FORMATS, one per name of frameworks.AGENT_FORMATS (a heavier module)
