@@ -81,5 +81,6 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.pydantic_ai",
         "convo.importers.agents.swe_agent",
         "convo.importers.agents.llamaindex",
+        "convo.importers.agents.letta",
     )
     return [importlib.import_module(n) for n in names]

@@ -95,6 +95,7 @@ BY_FOLDER = {
     "pydantic_ai": "pydantic-ai",
     "swe_agent": "swe-agent",
     "llamaindex": "llamaindex",
+    "letta": "letta",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",
