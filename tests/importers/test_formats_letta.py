@@ -35,7 +35,7 @@ def test_memgpt_agent():
     recs, rejects, warnings = run(letta.read, V1)
     assert [r.where for r in rejects] == ["memgpt_agent_with_convo.af#messages.10"]
     assert not warnings
-    persona, human, system, boot, ok, login, said, edit, edited, beat, hello = recs
+    persona, human, _system, boot, ok, login, said, edit, edited, beat, hello = recs
     assert (persona["subject"], persona["tags"]) == ("persona", ["memory"])
     assert human["textChunks"] == ["First name: Sarah"]
     assert human["timestamp"] == "2025-04-01T03:51:11Z"  # naive: UTC
@@ -49,7 +49,10 @@ def test_memgpt_agent():
     assert boot["tags"] == ["evicted"] and ok["tags"] == ["evicted"]
     assert (login["metadata"]["speaker"], login["tags"]) == ("letta", ["system"])
     assert said["textChunks"] == ["hi my name is actually sarah not chad "]
-    assert said["extra"]["envelope"] == {"type": "user_message", "time": "2025-03-31 08:51:08 PM PDT-0700"}
+    assert said["extra"]["envelope"] == {
+        "type": "user_message",
+        "time": "2025-03-31 08:51:08 PM PDT-0700",
+    }
     assert edit["textChunks"][0].startswith("[tool_use core_memory_replace] ")
     # v1 names the agent on a tool's answer: the call it answers names the tool
     assert edited["textChunks"][0].startswith("[tool_result core_memory_replace] ")
@@ -88,7 +91,9 @@ def test_two_files_renumbered_ids_stay_apart(tmp_path):
     ids = set()
     for name in ("a.af", "b.af"):
         (tmp_path / name).write_text(json.dumps(doc))
-        ids |= {r["id"] for r in run(letta.read, tmp_path / name)[0] if r["id"].startswith("letta:")}
+        ids |= {
+            r["id"] for r in run(letta.read, tmp_path / name)[0] if r["id"].startswith("letta:")
+        }
     assert len(ids) == 12
 
 

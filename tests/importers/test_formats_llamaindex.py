@@ -39,7 +39,7 @@ def test_blocks_and_tool_calls():
         ("chat_store.json#store.broken", "not a list of chat messages"),
     ]
     assert warnings == ["chat_store.json: a chat store keeps no times: the epoch sentinel"]
-    system, user, call, result, answer, ping, pong = recs
+    system, user, call, result, answer, ping, _pong = recs
     assert system["thread"] == f"llamaindex:{LONG_KEY}"
     # a short key is the store's own: the file (a generic name: with its folder) scopes it
     assert ping["thread"] == "llamaindex:llamaindex/chat_store.json:chat_history"
@@ -85,7 +85,9 @@ def test_two_apps_stores_keep_their_chats_apart(tmp_path):
     for app in ("app-a", "app-b"):
         (tmp_path / app).mkdir()
         path = tmp_path / app / "chat_store.json"
-        path.write_text(json.dumps({"store": {"chat_history": [{"role": "user", "content": "hi"}]}}))
+        path.write_text(
+            json.dumps({"store": {"chat_history": [{"role": "user", "content": "hi"}]}})
+        )
         threads += [r["thread"] for r in run(llamaindex.read, path)[0]]
     assert threads == [
         "llamaindex:app-a/chat_store.json:chat_history",

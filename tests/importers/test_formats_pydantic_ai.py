@@ -112,7 +112,7 @@ def test_history_stored_again_keeps_its_ids(tmp_path):
     first = json.loads(HISTORY.read_text())[:3]
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     a.write_text(json.dumps(first))
-    b.write_text(json.dumps(first + [first[0]]))
+    b.write_text(json.dumps([*first, first[0]]))
     ids_a = {r["id"] for r in run(pydantic_ai.read, a)[0] if not r["id"].startswith("h:")}
     ids_b = {r["id"] for r in run(pydantic_ai.read, b)[0] if not r["id"].startswith("h:")}
     assert ids_a and ids_a <= ids_b

@@ -56,7 +56,7 @@ import orjson
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
-from convo.importers.agents.blocks import block_chunk, dumps, inner_json, tool_use_block
+from convo.importers.agents.blocks import block_chunk, inner_json, tool_use_block, whole_chunk
 from convo.importers.build import message, scoped_id
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
@@ -66,7 +66,9 @@ from convo.importers.registry import Format
 NAME = "letta"
 _V1 = re.compile(r'\A\{\s*"agent_type"\s*:')
 _V2 = re.compile(r'\A\{\s*"agents"\s*:\s*\[')
-_MARK = re.compile(r'"(?:core_memory|memory_blocks|in_context_message_(?:indices|ids)|llm_config)"\s*:')
+_MARK = re.compile(
+    r'"(?:core_memory|memory_blocks|in_context_message_(?:indices|ids)|llm_config)"\s*:'
+)
 REASONING = ("reasoning", "redacted_reasoning", "omitted_reasoning", "summarized_reasoning")
 
 
@@ -85,10 +87,14 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         untimed += rec.timestamp is None
         yield rec
     if untimed:
-        ctx.warn(source.name, "records without created_at (v2's memory blocks) get the epoch sentinel")
+        ctx.warn(
+            source.name, "records without created_at (v2's memory blocks) get the epoch sentinel"
+        )
 
 
-def _agents(source: Source, ctx: ImportContext, doc: dict[str, Any]) -> Iterator[ConversationMessage]:
+def _agents(
+    source: Source, ctx: ImportContext, doc: dict[str, Any]
+) -> Iterator[ConversationMessage]:
     if isinstance(doc.get("agents"), list):  # v2
         blocks = {as_str(as_dict(b).get("id")): as_dict(b) for b in as_list(doc.get("blocks"))}
         for n, agent in enumerate(doc["agents"], 1):
@@ -130,7 +136,9 @@ class _Agent:
             if not isinstance(msg, dict) or not isinstance(msg.get("role"), str):
                 self.ctx.reject(where, "not a Letta message (role, content)", msg)
                 continue
-            evicted = self.windowed and (n if self.by_index else msg.get("id")) not in self.in_context
+            evicted = (
+                self.windowed and (n if self.by_index else msg.get("id")) not in self.in_context
+            )
             yield self._message(msg, where, evicted)
 
     def _block(self, b: dict[str, Any], where: str) -> ConversationMessage:
@@ -158,7 +166,6 @@ class _Agent:
                                  "tool_returns": msg.get("tool_returns")}  # fmt: skip
         if role == "user":
             chunks, envelope = _envelope(texts)
-            chunks += media
             if envelope and envelope.get("type") != "user_message":
                 speaker, tags = NAME, [*tags, "system"]
             extra["envelope"] = envelope
@@ -166,15 +173,12 @@ class _Agent:
             speaker = self.name
             chunks = self._assistant(msg, parts, texts, extra)
         elif role == "tool":
-            call = as_str(msg.get("tool_call_id"))
-            # v1 names the agent on a tool's answer, v2 the tool: the call's name first
-            label = self.tools.get(call) or as_str(msg.get("name")) or call or "?"
-            chunks = [f"[tool_result {label}] " + "\n".join(texts)]
+            chunks = [self._result(msg, texts)]
         else:
-            chunks = texts + media
+            chunks = texts
         rid = as_str(msg.get("id"))
         return message(
-            chunks or [""],
+            [*chunks, *media] or [""],
             speaker=speaker,
             listeners=[self.name] if speaker != self.name else ["user"],
             timestamp=iso_ts(msg.get("created_at"), UTC),
@@ -187,6 +191,12 @@ class _Agent:
             extra=extra,
         )
 
+    def _result(self, msg: dict[str, Any], texts: list[str]) -> str:
+        call = as_str(msg.get("tool_call_id"))
+        # v1 names the agent on a tool's answer, v2 the tool: the call's name first
+        label = self.tools.get(call) or as_str(msg.get("name")) or call
+        return whole_chunk({"type": "tool_result", "name": label, "content": "\n".join(texts)})
+
     def _assistant(
         self, msg: dict[str, Any], parts: list[Any], texts: list[str], extra: dict[str, Any]
     ) -> list[str]:
@@ -198,19 +208,21 @@ class _Agent:
         if calls:  # the text beside a call is the inner monologue
             private = [*texts, *private]
             texts = []
-        chunks = [f"[thinking] {t}" for t in private if t] if include else []
-        chunks += texts
+        private = [t for t in private if t]
+        chunks = [f"[thinking] {t}" for t in private] if include else []
         for call in calls:
             self.tools[as_str(call.get("id"))] = as_str(call.get("name"))
-            said = as_dict(call.get("input")).get("message")
-            if call.get("name") == "send_message" and isinstance(said, str):
-                chunks.append(said)
-            else:
-                raw = call.get("input_raw")
-                chunks.append(f"[tool_use {call.get('name')}] {raw if raw is not None else dumps(call.get('input'))}")
         extra["blocks"] = calls or None
-        extra["thinking"] = [] if include else [t for t in private if t]
-        return chunks
+        extra["thinking"] = [] if include else private
+        return chunks + texts + [_said(call) for call in calls]
+
+
+def _said(call: dict[str, Any]) -> str:
+    """A call's chunk: ``send_message``'s ``message`` (what the person read), else the call."""
+    said = as_dict(call.get("input")).get("message")
+    if call.get("name") == "send_message" and isinstance(said, str):
+        return said
+    return whole_chunk(call)
 
 
 def _envelope(texts: list[str]) -> tuple[list[str], dict[str, Any] | None]:

@@ -36,14 +36,14 @@ Decisions:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
 
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
-from convo.importers.agents.blocks import block_chunk, dumps, parse_arguments, tool_use_block
+from convo.importers.agents.blocks import parse_arguments, tool_use_block, whole_chunk
 from convo.importers.build import file_local, message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
@@ -51,12 +51,19 @@ from convo.importers.jsoninput import as_dict, as_list, as_str, json_head
 from convo.importers.registry import Format
 
 NAME = "llamaindex"
-ROLES = frozenset(("system", "developer", "user", "assistant", "function", "tool", "chatbot", "model"))
+ROLES = frozenset(
+    ("system", "developer", "user", "assistant", "function", "tool", "chatbot", "model")
+)
 OTHER = {"user": ["assistant"], "assistant": ["user"], "chatbot": ["user"], "model": ["user"]}
 _STORE = re.compile(r'\A"?\{\s*\\?"store\\?"\s*:\s*\{')
 _MESSAGE = re.compile(r'\\?"role\\?"\s*:\s*\\?"(?:' + "|".join(ROLES) + r')\\?"')
 _LLAMA = re.compile(r'\\?"(?:additional_kwargs|block_type)\\?"\s*:|SimpleChatStore')
-MEDIA = {"image": "image_mimetype", "audio": "format", "video": "video_mimetype", "document": "document_mimetype"}
+MEDIA = {
+    "image": "image_mimetype",
+    "audio": "format",
+    "video": "video_mimetype",
+    "document": "document_mimetype",
+}
 DATA = {"image": "image", "audio": "audio", "video": "video", "document": "data"}
 
 
@@ -110,16 +117,11 @@ class _Chat:
         role = msg["role"]
         kwargs = dict(as_dict(msg.get("additional_kwargs")))
         blocks = self._blocks(msg, kwargs)
-        thinking = [as_str(b.get("content")) for b in blocks if b.get("type") == "thinking"]
+        thinking = [b["thinking"] for b in blocks if b.get("type") == "thinking" and b["thinking"]]
         include = self.ctx.options.include_thinking
+        chunks = [_chunk(b) for b in blocks if include or b.get("type") != "thinking"]
         if role in ("tool", "function"):
-            call = as_str(kwargs.get("tool_call_id"))
-            name = as_str(kwargs.get("name")) or self.tools.get(call) or call or "?"
-            text = "\n".join(_chunk(b) for b in blocks if b.get("type") != "thinking")
-            chunks = [f"[tool_result {name}] {text}"]
-        else:
-            chunks = [_chunk(b) for b in blocks if include or b.get("type") != "thinking"]
-        plain = all(b.get("type") == "text" for b in blocks)
+            chunks = [self._result(kwargs, chunks)]
         return message(
             chunks or [""],
             speaker=role,
@@ -130,17 +132,27 @@ class _Chat:
             role=role,
             extra={
                 "additional_kwargs": kwargs,
-                "blocks": None if plain else blocks,
-                "thinking": [] if include else [t for t in thinking if t],
+                "blocks": None if all(b.get("type") == "text" for b in blocks) else blocks,
+                "thinking": [] if include else thinking,
             },
         )
+
+    def _result(self, kwargs: dict[str, Any], chunks: list[str]) -> str:
+        """A tool's answer: ``[tool_result NAME] ...`` (its ``name``, else the call's)."""
+        call = as_str(kwargs.get("tool_call_id"))
+        name = as_str(kwargs.get("name")) or self.tools.get(call) or call
+        return whole_chunk({"type": "tool_result", "name": name, "content": "\n".join(chunks)})
 
     def _blocks(self, msg: dict[str, Any], kwargs: dict[str, Any]) -> list[dict[str, Any]]:
         """The message's blocks, normalised (``type``), its OpenAI tool calls after them."""
         raw = msg.get("blocks")
         if raw is None and "content" in msg:  # before 0.12
             content = msg.get("content")
-            raw = [{"block_type": "text", "text": content}] if isinstance(content, str) else as_list(content)
+            raw = (
+                [{"block_type": "text", "text": content}]
+                if isinstance(content, str)
+                else as_list(content)
+            )
         blocks = [_block(as_dict(b)) for b in as_list(raw)]
         calls = kwargs.pop("tool_calls", None)
         for call in as_list(calls):
@@ -153,40 +165,61 @@ class _Chat:
         return [b for b in blocks if b.get("type") != "cache"]
 
 
+def _media(kind: str, b: dict[str, Any]) -> dict[str, Any]:
+    out = {
+        "type": "file" if kind == "document" else kind,
+        "url": as_str(b.get("url")) or as_str(b.get("path")) or None,
+        "media_type": as_str(b.get(MEDIA[kind])) or None,
+        "data": as_str(b.get(DATA[kind])) or None,
+        "title": as_str(b.get("title")) or None,
+    }
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def _cited(kind: str, b: dict[str, Any]) -> dict[str, Any]:
+    inner = b.get("content", b.get("cited_content"))
+    items = inner if isinstance(inner, list) else [inner]
+    text = "\n".join(
+        as_str(as_dict(i).get("text")) if isinstance(i, dict) else as_str(i) for i in items
+    )
+    return {
+        "type": kind,
+        "title": as_str(b.get("title")),
+        "source": as_str(b.get("source")),
+        "text": text,
+    }
+
+
+_BLOCKS: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {
+    "text": lambda _, b: {"type": "text", "text": as_str(b.get("text"))},
+    "thinking": lambda _, b: {"type": "thinking", "thinking": as_str(b.get("content"))},
+    "tool_call": lambda _, b: {
+        "type": "tool_use",
+        "id": as_str(b.get("tool_call_id")) or None,
+        "name": as_str(b.get("tool_name")),
+        **parse_arguments(b.get("tool_kwargs")),
+    },
+    **dict.fromkeys(MEDIA, _media),
+    "citable": _cited,
+    "citation": _cited,
+}
+
+
 def _block(b: dict[str, Any]) -> dict[str, Any]:
+    """A LlamaIndex content block (``block_type``) as a normalised block (``type``)."""
     kind = as_str(b.get("block_type")) or "unknown"
-    if kind == "text":
-        return {"type": "text", "text": as_str(b.get("text"))}
-    if kind == "tool_call":
-        return {"type": "tool_use", "id": as_str(b.get("tool_call_id")) or None,
-                "name": as_str(b.get("tool_name")), **parse_arguments(b.get("tool_kwargs"))}  # fmt: skip
-    if kind == "thinking":
-        return {"type": "thinking", "content": as_str(b.get("content"))}
-    if kind in MEDIA:
-        out = {"type": "file" if kind == "document" else kind,
-               "url": as_str(b.get("url")) or as_str(b.get("path")) or None,
-               "media_type": as_str(b.get(MEDIA[kind])) or None,
-               "data": as_str(b.get(DATA[kind])) or None,
-               "title": as_str(b.get("title")) or None}  # fmt: skip
-        return {k: v for k, v in out.items() if v is not None}
-    if kind in ("citable", "citation"):
-        inner = b.get("content", b.get("cited_content"))
-        items = inner if isinstance(inner, list) else [inner]
-        text = "\n".join(as_str(as_dict(i).get("text")) if isinstance(i, dict) else as_str(i) for i in items)
-        return {"type": kind, "title": as_str(b.get("title")), "source": as_str(b.get("source")), "text": text}
-    return {"type": kind, **{k: v for k, v in b.items() if k != "block_type"}}
+    make = _BLOCKS.get(kind)
+    return (
+        make(kind, b)
+        if make
+        else {"type": kind, **{k: v for k, v in b.items() if k != "block_type"}}
+    )
 
 
 def _chunk(b: dict[str, Any]) -> str:
-    kind = b.get("type")
-    if kind == "tool_use":
-        raw = b.get("input_raw")
-        return f"[tool_use {b.get('name')}] {raw if raw is not None else dumps(b.get('input'))}"
-    if kind == "thinking":
-        return f"[thinking] {b.get('content')}"
-    if kind in ("citable", "citation"):
-        return f"[{kind} {b.get('title') or b.get('source')}] {b.get('text')}"
-    return block_chunk(b)
+    if b.get("type") in ("citable", "citation"):
+        return f"[{b['type']} {b.get('title') or b.get('source')}] {b.get('text')}"
+    return whole_chunk(b)
 
 
 DESCRIPTION = "LlamaIndex chat stores (SimpleChatStore.persist(): chat_store.json)"
@@ -207,5 +240,14 @@ FIELDS = Fields(
 )
 
 FORMATS = (
-    Format(NAME, "chat", DESCRIPTION, ("chat_store.json", "*.json"), sniff, read, EXAMPLE, fields=FIELDS),
+    Format(
+        NAME,
+        "chat",
+        DESCRIPTION,
+        ("chat_store.json", "*.json"),
+        sniff,
+        read,
+        EXAMPLE,
+        fields=FIELDS,
+    ),
 )

@@ -62,7 +62,7 @@ from typing import Any
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
-from convo.importers.agents.blocks import block_chunk, dumps, parse_arguments
+from convo.importers.agents.blocks import block_chunk, dumps, parse_arguments, whole_chunk
 from convo.importers.agents.samples import iter_samples, sample_values, sub
 from convo.importers.build import file_local_id, message
 from convo.importers.context import ImportContext
@@ -87,6 +87,7 @@ LISTENERS = {
     NAME: ["assistant"],
     "assistant": ["user"],
 }
+TEXT_KEYS = {"text": "content", "speech": "transcript"}  # a response part's text
 MEDIA = {"image-url": "image", "audio-url": "audio", "video-url": "video", "document-url": "file"}
 
 
@@ -159,7 +160,11 @@ class _History:
         if said and self.instructions.get(thread) != said:
             self.instructions[thread] = said
             yield self._record(
-                [said], "system", sub(self.ctx, where, "instructions"), thread, stamp,
+                [said],
+                "system",
+                sub(self.ctx, where, "instructions"),
+                thread,
+                stamp,
                 extra={**common, "kind": "instructions"},
             )
         for n, part in enumerate(as_list(msg["parts"]), 1):
@@ -180,18 +185,30 @@ class _History:
         extra: dict[str, Any] = dict(common)
         if kind == "system-prompt":
             extra["dynamic_ref"] = part.get("dynamic_ref")
-            return self._record([as_str(part.get("content"))], "system", where, thread, stamp, extra=extra)
+            return self._record(
+                [as_str(part.get("content"))], "system", where, thread, stamp, extra=extra
+            )
         if kind == "user-prompt":
-            return self._record(_user_content(part.get("content")), "user", where, thread, stamp, extra=extra)
-        if kind in ("tool-return", "retry-prompt") and (kind == "tool-return" or part.get("tool_name")):
+            return self._record(
+                _user_content(part.get("content")), "user", where, thread, stamp, extra=extra
+            )
+        if kind in ("tool-return", "retry-prompt") and (
+            kind == "tool-return" or part.get("tool_name")
+        ):
             return self._tool_result(part, kind, where, thread, stamp, extra)
         if kind == "retry-prompt":
             text = _retry_text(part.get("content"))
-            return self._record([text], NAME, where, thread, stamp, extra=extra, role="user", tags=["system"])
+            return self._record(
+                [text], NAME, where, thread, stamp, extra=extra, role="user", tags=["system"]
+            )
         if kind == "speech":
             speaker = "assistant" if part.get("speaker") == "assistant" else "user"
-            return self._record([as_str(part.get("transcript"))], speaker, where, thread, stamp, extra=extra)
-        self.ctx.reject(where, f"not a request part Pydantic AI writes ({kind or 'no part_kind'})", part)
+            return self._record(
+                [as_str(part.get("transcript"))], speaker, where, thread, stamp, extra=extra
+            )
+        self.ctx.reject(
+            where, f"not a request part Pydantic AI writes ({kind or 'no part_kind'})", part
+        )
         return None
 
     def _tool_result(
@@ -213,9 +230,8 @@ class _History:
         extra.update({"blocks": [block], "tool_call_id": call, "tool_kind": part.get("tool_kind")})
         suffix = "return" if kind == "tool-return" else "retry"
         rid = f"{file_local_id(NAME, call, self.source.name)}:{suffix}" if call else None
-        return self._record(
-            [f"[tool_result {name}{flag}] {text}"], "tool", where, thread, stamp, extra=extra, id=rid
-        )
+        chunk = whole_chunk({**block, "flag": flag.strip()})
+        return self._record([chunk], "tool", where, thread, stamp, extra=extra, id=rid)
 
     def _response(
         self, msg: dict[str, Any], where: str, thread: str, common: dict[str, Any]
@@ -224,7 +240,14 @@ class _History:
         blocks: list[dict[str, Any]] = []
         thinking: list[str] = []
         for part in as_list(msg["parts"]):
-            self._response_part(as_dict(part), chunks, blocks, thinking)
+            block = _response_block(as_dict(part))
+            if block["type"] != "thinking":
+                chunks.append(whole_chunk(block))
+                blocks.append(block)
+            elif block["thinking"] and self.include:
+                chunks.append(f"[thinking] {block['thinking']}")
+            elif block["thinking"]:
+                thinking.append(block["thinking"])
         rid = as_str(msg.get("provider_response_id")) or as_str(msg.get("vendor_id"))
         extra = {
             **common,
@@ -240,46 +263,6 @@ class _History:
             chunks or [""], "assistant", where, thread, msg.get("timestamp"), extra=extra,
             id=file_local_id(NAME, rid, self.source.name) if rid else None,
         )  # fmt: skip
-
-    def _response_part(
-        self, part: dict[str, Any], chunks: list[str], blocks: list[dict[str, Any]],
-        thinking: list[str],
-    ) -> None:  # fmt: skip
-        kind = as_str(part.get("part_kind"))
-        if kind in ("text", "speech"):
-            text = as_str(part.get("content" if kind == "text" else "transcript"))
-            chunks.append(text)
-            blocks.append({"type": "text", "text": text})
-        elif kind in ("tool-call", "builtin-tool-call"):
-            name = as_str(part.get("tool_name"))
-            block = {"type": "tool_use", "id": as_str(part.get("tool_call_id")) or None, "name": name,
-                     **parse_arguments(_args(part.get("args")))}  # fmt: skip
-            if kind == "builtin-tool-call":
-                block["server"] = True
-            raw = block.get("input_raw")
-            chunks.append(f"[tool_use {name}] {raw if raw is not None else dumps(block['input'])}")
-            blocks.append(block)
-        elif kind == "builtin-tool-return":
-            name = as_str(part.get("tool_name")) or "?"
-            content = part.get("content")
-            text = content if isinstance(content, str) else dumps(content)
-            chunks.append(f"[tool_result {name}] {text}")
-            blocks.append({"type": "tool_result", "tool_use_id": as_str(part.get("tool_call_id")) or None,
-                           "name": name, "content": text, "is_error": False})  # fmt: skip
-        elif kind == "thinking":
-            said = as_str(part.get("content"))
-            if said:
-                (chunks if self.include else thinking).append(
-                    f"[thinking] {said}" if self.include else said
-                )
-        else:
-            block = _file_block(as_dict(part.get("content"))) if kind == "file" else None
-            block = block or {k: v for k, v in part.items() if k not in ("provider_details",)}
-            if kind != "file":
-                block["type"] = kind or "unknown"
-                block.pop("part_kind", None)
-            chunks.append(block_chunk(block))
-            blocks.append(block)
 
     def _record(
         self, chunks: list[str], speaker: str, where: str, thread: str, stamp: Any, *,
@@ -310,6 +293,28 @@ class _History:
             self.ctx.warn(name, "messages without a timestamp get the epoch sentinel")
 
 
+def _response_block(part: dict[str, Any]) -> dict[str, Any]:
+    """A response part as a normalised block (``thinking`` kept as one, for the caller)."""
+    kind = as_str(part.get("part_kind"))
+    if kind in TEXT_KEYS:
+        return {"type": "text", "text": as_str(part.get(TEXT_KEYS[kind]))}
+    if kind in ("tool-call", "builtin-tool-call"):
+        server = {"server": True} if kind == "builtin-tool-call" else {}
+        return {"type": "tool_use", "id": as_str(part.get("tool_call_id")) or None,
+                "name": as_str(part.get("tool_name")), **parse_arguments(_args(part.get("args"))),
+                **server}  # fmt: skip
+    if kind == "builtin-tool-return":
+        content = part.get("content")
+        return {"type": "tool_result", "tool_use_id": as_str(part.get("tool_call_id")) or None,
+                "name": as_str(part.get("tool_name")) or "?", "is_error": False,
+                "content": content if isinstance(content, str) else dumps(content)}  # fmt: skip
+    if kind == "thinking":
+        return {"type": "thinking", "thinking": as_str(part.get("content"))}
+    media = _file_block(as_dict(part.get("content"))) if kind == "file" else None
+    rest = {k: v for k, v in part.items() if k not in ("part_kind", "provider_details")}
+    return media or {**rest, "type": kind or "unknown"}
+
+
 def _user_content(content: Any) -> list[str]:
     """A user prompt's chunks: text as is, media named (``[image] URL``, ``[image
     image/png, N bytes]``), cache points dropped."""
@@ -329,7 +334,11 @@ def _user_content(content: Any) -> list[str]:
         elif kind == "text-content":
             chunks.append(as_str(item.get("content")))
         elif kind != "cache-point":
-            chunks.append(block_chunk({"type": kind or "unknown", **{k: v for k, v in item.items() if k != "kind"}}))
+            chunks.append(
+                block_chunk(
+                    {"type": kind or "unknown", **{k: v for k, v in item.items() if k != "kind"}}
+                )
+            )
     return chunks
 
 

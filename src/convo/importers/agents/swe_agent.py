@@ -56,7 +56,7 @@ from typing import Any
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
-from convo.importers.agents.blocks import chunks_of, dumps, normalise_content, tool_use_block
+from convo.importers.agents.blocks import chunks_of, normalise_content, tool_use_block, whole_chunk
 from convo.importers.agents.samples import sub
 from convo.importers.build import message
 from convo.importers.context import ImportContext
@@ -65,11 +65,18 @@ from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, jso
 from convo.importers.registry import Format
 
 NAME = "swe-agent"
-OTHER = {"user": ["assistant"], "system": ["assistant"], "assistant": ["user"], "tool": ["assistant"]}
+OTHER = {
+    "user": ["assistant"],
+    "system": ["assistant"],
+    "assistant": ["user"],
+    "tool": ["assistant"],
+}
 _SWE = re.compile(r'\A\{\s*"(?:trajectory|history|attempts|environment)"\s*:')
 _SWE_ITEM = re.compile(r'"(?:message_type|agent|is_demo)"\s*:|"observation"\s*:[^{]*"thought"\s*:')
 _MINI = re.compile(r'\A\{\s*"(?:info|messages)"\s*:')
-_MINI_MARK = re.compile(r'"mini_version"\s*:|minisweagent\.|"trajectory_format"\s*:\s*"mini-swe-agent')
+_MINI_MARK = re.compile(
+    r'"mini_version"\s*:|minisweagent\.|"trajectory_format"\s*:\s*"mini-swe-agent'
+)
 _SUFFIX = re.compile(r"(?:\.traj(?:\.json)?|\.json)(?:\.gz)?\Z")
 INFO_KEYS = ("exit_status", "submission", "model_stats", "swe_agent_version", "swe_rex_version",
              "mini_version", "best_attempt_idx", "review")  # fmt: skip
@@ -164,7 +171,10 @@ class _Run:
         chunks, extra = self._chunks(item, role)
         tags = ["demo"] if item.get("is_demo") is True else []
         if extra_in.get("exit_status") is not None:
-            chunks = [f"[exit {as_str(extra_in['exit_status'])}]", as_str(extra_in.get("submission"))]
+            chunks = [
+                f"[exit {as_str(extra_in['exit_status'])}]",
+                as_str(extra_in.get("submission")),
+            ]
             tags.append("system")
         extra.update({
             "agent": item.get("agent"),
@@ -191,33 +201,44 @@ class _Run:
         )
 
     def _chunks(self, item: dict[str, Any], role: str) -> tuple[list[str], dict[str, Any]]:
-        include = self.ctx.options.include_thinking
         blocks = normalise_content(item.get("content"))
-        thinking = [as_str(as_dict(b).get("thinking")) for b in as_list(item.get("thinking_blocks"))]
-        thinking += [as_str(item.get("reasoning_content"))]
-        thinking = [t for t in thinking if t]
         if role == "tool":
-            ids = [as_str(i) for i in as_list(item.get("tool_call_ids"))] or [as_str(item.get("tool_call_id"))]
-            label = next((self.tools[i] for i in ids if i in self.tools), "") or (ids[0] or "?")
-            text = "\n".join(c for c in chunks_of(blocks) if c)
-            return [f"[tool_result {label}] {text}"], {"blocks": blocks if len(blocks) > 1 else None}
+            return self._result(item, blocks), {"blocks": blocks if len(blocks) > 1 else None}
         for call in as_list(item.get("tool_calls")):
             block = tool_use_block(as_dict(call))
             self.tools[as_str(block.get("id"))] = as_str(block.get("name"))
             blocks.append(block)
+        thinking = _thinking(item)
+        include = self.ctx.options.include_thinking
         chunks = [f"[thinking] {t}" for t in thinking] if include else []
-        for b in blocks:
-            if b.get("type") == "tool_use":
-                raw = b.get("input_raw")
-                chunks.append(f"[tool_use {b.get('name')}] {raw if raw is not None else dumps(b.get('input'))}")
-            else:
-                chunks.extend(chunks_of([b]))
+        chunks += [whole_chunk(b) for b in blocks]
         text_only = all(b.get("type") == "text" for b in blocks)
-        return chunks, {"blocks": None if text_only else blocks, "thinking": [] if include else thinking}
+        return chunks, {
+            "blocks": None if text_only else blocks,
+            "thinking": [] if include else thinking,
+        }
+
+    def _result(self, item: dict[str, Any], blocks: list[dict[str, Any]]) -> list[str]:
+        """A ``tool`` item: ``[tool_result NAME] output``, NAME the call's it answers."""
+        ids = [as_str(i) for i in as_list(item.get("tool_call_ids"))] or [
+            as_str(item.get("tool_call_id"))
+        ]
+        label = next((self.tools[i] for i in ids if i in self.tools), "") or ids[0]
+        text = "\n".join(c for c in chunks_of(blocks) if c)
+        return [whole_chunk({"type": "tool_result", "name": label, "content": text})]
 
     def finish(self, name: str) -> None:
         if self.untimed:
-            self.ctx.warn(name, "messages without a time (SWE-agent records none) get the epoch sentinel")
+            self.ctx.warn(
+                name, "messages without a time (SWE-agent records none) get the epoch sentinel"
+            )
+
+
+def _thinking(item: dict[str, Any]) -> list[str]:
+    """An assistant item's private reasoning: ``thinking_blocks``, ``reasoning_content``."""
+    said = [as_str(as_dict(b).get("thinking")) for b in as_list(item.get("thinking_blocks"))]
+    said.append(as_str(item.get("reasoning_content")))
+    return [t for t in said if t]
 
 
 def _time(value: Any, ctx: ImportContext) -> str | None:
