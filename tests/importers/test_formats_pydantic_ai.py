@@ -129,3 +129,27 @@ def test_other_kind_documents_are_not_taken(tmp_path):
     path = tmp_path / "x.json"
     path.write_text(json.dumps([{"kind": "request", "parts": [{"type": "text"}]}]))
     assert pydantic_ai.sniff(Source(path)) == 0
+
+
+def test_a_repeated_response_id_is_not_shared(tmp_path):
+    """A local server answering with one constant id: the second answer, of other text,
+    gets its content hash (two messages never share an id); the same answer stored
+    again keeps the id."""
+    answer = {
+        "kind": "response",
+        "provider_response_id": "chatcmpl-123",
+        "timestamp": "2025-01-01T00:00:00Z",
+    }
+    doc = [
+        {**answer, "parts": [{"part_kind": "text", "content": "one"}]},
+        {**answer, "parts": [{"part_kind": "text", "content": "two"}]},
+        {**answer, "parts": [{"part_kind": "text", "content": "one"}]},
+    ]
+    path = tmp_path / "local.json"
+    path.write_text(json.dumps(doc))
+    recs, _, warnings = run(pydantic_ai.read, path)
+    assert [r["id"] for r in recs][::2] == ["pydantic-ai:local.json:chatcmpl-123"] * 2
+    assert recs[1]["id"].startswith("h:")
+    assert warnings == [
+        "local.json: 1 message(s) repeat another's response or tool call id: given their content hash"
+    ]

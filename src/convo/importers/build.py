@@ -26,6 +26,7 @@ document) the id stays ``prefix:local``, and the reader says so once with a warn
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
@@ -152,6 +153,40 @@ class ContentIds:
         ``convo.core.counts``)."""
         k = self._seen.next(base, stamp)
         return f"{base}-{k}" if k else base
+
+
+class OwnIds:
+    """The ids a source gives its messages, held to one message each: an id seen before
+    on a message of other text is not used again (that message gets its content hash,
+    and ``clashes`` counts it), so two different messages never share an id however a
+    source repeats one (a local model server's constant response id, a damaged file).
+    The same text again is the same message stored again: the same id. Memory stays
+    bounded (``core.spillmap``: id -> a hash of the text)."""
+
+    def __init__(self) -> None:
+        from convo.core.spillmap import SpillMap
+
+        self._seen: SpillMap[str, str] = SpillMap()
+        self.clashes = 0
+
+    def checked(self, own: str | None, chunks: list[str]) -> str | None:
+        """``own`` when it names this message (or is new), else None."""
+        if not own:
+            return None
+        digest = hashlib.blake2b(
+            "\x00".join(chunks).encode(errors="replace"), digest_size=8
+        ).hexdigest()
+        seen = self._seen.get(own)
+        if seen is None:
+            self._seen.set(own, digest)
+            return own
+        if seen == digest:
+            return own
+        self.clashes += 1
+        return None
+
+    def close(self) -> None:
+        self._seen.close()
 
 
 def file_scope(source_name: str) -> str:

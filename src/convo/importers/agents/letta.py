@@ -37,7 +37,8 @@ Decisions:
   ``in_context_message_ids``) are tagged ``evicted``.
 - time = ``created_at``; naive times are UTC (Letta writes UTC); none: the epoch sentinel.
 - thread = ``letta:<file>:<agent id or name>`` (ids in the file are renumbered). id =
-  ``letta:<file>:<message id>`` (v2), else the content hash.
+  ``letta:<file>:<message id>`` (v2), else the content hash (also for a message
+  repeating another's id: counted, one warning).
 - ``extra``: ``model``, ``tool_call_id``, ``tool_returns``, ``blocks`` (tool calls
   whole), ``envelope`` (the user message's ``type`` and ``time``), ``limit`` (a block).
 - The file is read whole (one object); an element that is not a message is rejected with
@@ -57,7 +58,7 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.blocks import block_chunk, inner_json, tool_use_block, whole_chunk
-from convo.importers.build import message, scoped_id
+from convo.importers.build import OwnIds, message, scoped_id
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head
@@ -83,9 +84,16 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         ctx.reject(source.name, "not a Letta agent file (an object)", doc)
         return
     untimed = 0
+    own = OwnIds()
     for rec in _agents(source, ctx, doc):
         untimed += rec.timestamp is None
+        rec.id = own.checked(rec.id, rec.text_chunks)
         yield rec
+    own.close()
+    if own.clashes:
+        ctx.warn(
+            source.name, f"{own.clashes} message(s) repeat another's id: given their content hash"
+        )
     if untimed:
         ctx.warn(
             source.name, "records without created_at (v2's memory blocks) get the epoch sentinel"
@@ -119,9 +127,13 @@ class _Agent:
         who = as_str(agent.get("id")) or self.name
         self.thread = f"{NAME}:{ctx.thread_of(source.name)}:{who}"
         ids = agent.get("in_context_message_ids")
-        self.in_context: set[Any] = set(
+        window = (
             as_list(ids) if ids is not None else as_list(agent.get("in_context_message_indices"))
         )
+        # v1 counts messages (ints), v2 names them (strings); anything else names none
+        self.in_context: set[Any] = {
+            x for x in window if isinstance(x, str | int) and not isinstance(x, bool)
+        }
         self.by_index = ids is None
         self.windowed = ids is not None or "in_context_message_indices" in agent
         self.tools: dict[str, str] = {}
@@ -137,7 +149,8 @@ class _Agent:
                 self.ctx.reject(where, "not a Letta message (role, content)", msg)
                 continue
             evicted = (
-                self.windowed and (n if self.by_index else msg.get("id")) not in self.in_context
+                self.windowed
+                and (n if self.by_index else as_str(msg.get("id"))) not in self.in_context
             )
             yield self._message(msg, where, evicted)
 
