@@ -82,5 +82,6 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.swe_agent",
         "convo.importers.agents.llamaindex",
         "convo.importers.agents.letta",
+        "convo.importers.agents.goose",
     )
     return [importlib.import_module(n) for n in names]

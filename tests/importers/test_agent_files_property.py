@@ -1,4 +1,4 @@
-"""Hostile JSON into the agent-file formats (pydantic-ai, swe-agent, llamaindex, letta):
+"""Hostile JSON into the agent-file formats (pydantic-ai, swe-agent, llamaindex, letta, goose):
 each format's own fixtures with values at random places (or one key everywhere) replaced
 by random JSON values, so wrong types reach the fields its reader looks at. A read gives
 messages, rejections or one of convo's own errors, never another exception; every
@@ -32,6 +32,7 @@ CASES = {
     ),
     "llamaindex": ("llamaindex/chat_store.json",),
     "letta": ("letta/memgpt_agent_with_convo.af", "letta/agent-file-v2.af"),
+    "goose": ("goose/20250301_101500.jsonl",),
 }
 SEEDS = [(fmt, rel) for fmt, rels in CASES.items() for rel in rels]
 
@@ -51,8 +52,14 @@ values = st.recursive(
 
 def _load(rel: str) -> Any:
     path = FIXTURES / rel
-    if path.suffix == ".jsonl":
-        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if path.suffix == ".jsonl":  # its lines (one that is not JSON left out)
+        out = []
+        for line in path.read_text().splitlines():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+        return out
     return json.loads(path.read_text())
 
 

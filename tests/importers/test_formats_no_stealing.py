@@ -96,6 +96,7 @@ BY_FOLDER = {
     "swe_agent": "swe-agent",
     "llamaindex": "llamaindex",
     "letta": "letta",
+    "goose": "goose",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",
