@@ -1,6 +1,8 @@
 """Agent-framework message logs and LLM API objects: OpenAI, Anthropic, AgentScope,
 LangMem, AutoGen, Jianmu (``formats``), and Codex CLI rollouts, aider's chat history, Cline tasks, Gemini CLI sessions, ShareGPT, Hugging Face chat, OpenAI API
-objects, Gemini, LangChain and the Vercel AI SDK (one module each)."""
+objects, Gemini, LangChain, the Vercel AI SDK, Pydantic AI message histories, SWE-agent
+trajectories, LlamaIndex chat stores, Letta agent files and Goose sessions (one module
+each)."""
 
 from __future__ import annotations
 
