@@ -71,6 +71,7 @@ SAMPLES = {
     "llamaindex": "tests/fixtures/formats/llamaindex/chat_store.json",
     "letta": "tests/fixtures/formats/letta/memgpt_agent_with_convo.af",
     "goose": "tests/fixtures/formats/goose/20250301_101500.jsonl",
+    "librechat": "tests/fixtures/formats/librechat/flights.json",
     "codex": "tests/fixtures/formats/codex/"
     "rollout-2025-10-02T09-14-05-0199a3c2-5e1f-7c3a-9b8e-2f4d6a8c0e11.jsonl",
     "slack": "sample_data/chat/slack-export",

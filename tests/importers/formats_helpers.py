@@ -83,5 +83,6 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.llamaindex",
         "convo.importers.agents.letta",
         "convo.importers.agents.goose",
+        "convo.importers.apps.librechat",
     )
     return [importlib.import_module(n) for n in names]

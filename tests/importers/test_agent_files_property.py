@@ -1,4 +1,5 @@
-"""Hostile JSON into the agent-file formats (pydantic-ai, swe-agent, llamaindex, letta, goose):
+"""Hostile JSON into this wave's agent and chat-app formats (pydantic-ai, swe-agent,
+llamaindex, letta, goose, librechat):
 each format's own fixtures with values at random places (or one key everywhere) replaced
 by random JSON values, so wrong types reach the fields its reader looks at. A read gives
 messages, rejections or one of convo's own errors, never another exception; every
@@ -33,6 +34,7 @@ CASES = {
     "llamaindex": ("llamaindex/chat_store.json",),
     "letta": ("letta/memgpt_agent_with_convo.af", "letta/agent-file-v2.af"),
     "goose": ("goose/20250301_101500.jsonl",),
+    "librechat": ("librechat/flights.json", "librechat/scifi-tree.json"),
 }
 SEEDS = [(fmt, rel) for fmt, rels in CASES.items() for rel in rels]
 

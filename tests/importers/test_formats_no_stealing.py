@@ -97,6 +97,7 @@ BY_FOLDER = {
     "llamaindex": "llamaindex",
     "letta": "letta",
     "goose": "goose",
+    "librechat": "librechat",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",
