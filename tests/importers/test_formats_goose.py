@@ -41,7 +41,7 @@ def test_session():
     asked, run_it, ran, _view, viewed, missing, failed, answer = recs
     assert {r["thread"] for r in recs} == {"goose:20250301_101500"}
     assert asked["subject"] == "Fix the failing boil test"
-    assert asked["extra"]["session"]["working_dir"] == "/home/ann/kettle"
+    assert asked["extra"]["session"]["working_dir"] == "/Users/ann/kettle"
     assert asked["textChunks"] == [
         "The boil test hangs, can you look?",
         "[image image/png, 72 bytes]",

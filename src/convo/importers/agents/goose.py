@@ -281,7 +281,7 @@ def _time(created: int) -> str | None:
 
 DESCRIPTION = "Goose sessions (~/.local/share/goose/sessions/*.jsonl)"
 EXAMPLE = (
-    '{"working_dir": "/home/ann/app", "description": "Fix the tests", "message_count": 1}\n'
+    '{"working_dir": "/Users/ann/app", "description": "Fix the tests", "message_count": 1}\n'
     '{"role": "user", "created": 1740171566, "content": [{"type": "text", "text": "hi"}], '
     '"metadata": {"userVisible": true, "agentVisible": true}}'
 )
