@@ -153,3 +153,15 @@ def test_a_repeated_response_id_is_not_shared(tmp_path):
     assert warnings == [
         "local.json: 1 message(s) repeat another's response or tool call id: given their content hash"
     ]
+
+
+def test_a_large_history_on_one_line_is_detected(tmp_path):
+    """``all_messages_json()`` writes one line: a history past the sniffing head is cut
+    inside the array, and its keys still name it."""
+    turn = json.loads(HISTORY.read_text())[:2]
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(turn * 200, separators=(",", ":")))
+    assert path.stat().st_size > 64 * 1024
+    assert registry.detect(Source(path)).name == "pydantic-ai"
+    recs, rejects, _ = run(pydantic_ai.read, path)
+    assert not rejects and len(recs) == 1 + 2 * 200 + 200  # instructions once, parts, responses

@@ -57,6 +57,7 @@ Decisions:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import tzinfo
 from typing import Any
@@ -89,6 +90,10 @@ LISTENERS = {
     NAME: ["assistant"],
     "assistant": ["user"],
 }
+_PART_KIND = re.compile(
+    r'"part_kind"\s*:\s*"(?:' + "|".join(sorted(REQUEST_PARTS | RESPONSE_PARTS)) + r')"'
+)
+_KIND = re.compile(r'"kind"\s*:\s*"(?:request|response)"')
 TEXT_KEYS = {"text": "content", "speech": "transcript"}  # a response part's text
 MEDIA = {"image-url": "image", "audio-url": "audio", "video-url": "video", "document-url": "file"}
 
@@ -110,6 +115,8 @@ def sniff(source: Source) -> int:
     if not text:
         return 0
     msgs = [m for v in sample_values(text) for m in _messages(v)][:40]
+    if not msgs:  # a head cut inside one large document (all_messages_json() is one line)
+        return 85 if _PART_KIND.search(text) and _KIND.search(text) else 0
     good = [m for m in msgs if _is_message(m)]
     if not good or len(good) * 2 < len(msgs):
         return 0
