@@ -52,7 +52,8 @@ Decisions:
   ``run_id``, ``metadata``, ``blocks`` (the normalised blocks: tool calls and results
   kept whole for ``convo export``), ``tool_call_id``.
 - A value that is not a message (``kind`` request or response with ``parts``) is rejected
-  with its place; an unknown part kind is read as ``[KIND] {...}``.
+  with its place, and so is a request part of a kind Pydantic AI does not write (each
+  is a record of its own); a response part of another kind is read as ``[KIND] {...}``.
 """
 
 from __future__ import annotations
