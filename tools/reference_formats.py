@@ -66,6 +66,12 @@ SAMPLES = {
     "aider": "tests/fixtures/formats/aider/kettle/.aider.chat.history.md",
     "cline": "tests/fixtures/formats/cline/tasks/1717405200000/api_conversation_history.json",
     "gemini-cli": "tests/fixtures/formats/gemini_cli/session-2025-09-10T08-00-3f9a1c2e.json",
+    "pydantic-ai": "tests/fixtures/formats/pydantic_ai/history.json",
+    "swe-agent": "tests/fixtures/formats/swe_agent/django__django-11099.traj",
+    "llamaindex": "tests/fixtures/formats/llamaindex/chat_store.json",
+    "letta": "tests/fixtures/formats/letta/memgpt_agent_with_convo.af",
+    "goose": "tests/fixtures/formats/goose/20250301_101500.jsonl",
+    "librechat": "tests/fixtures/formats/librechat/flights.json",
     "codex": "tests/fixtures/formats/codex/"
     "rollout-2025-10-02T09-14-05-0199a3c2-5e1f-7c3a-9b8e-2f4d6a8c0e11.jsonl",
     "slack": "sample_data/chat/slack-export",

@@ -78,5 +78,11 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.zulip",
         "convo.importers.apps.rocketchat",
         "convo.importers.apps.slackdump",
+        "convo.importers.agents.pydantic_ai",
+        "convo.importers.agents.swe_agent",
+        "convo.importers.agents.llamaindex",
+        "convo.importers.agents.letta",
+        "convo.importers.agents.goose",
+        "convo.importers.apps.librechat",
     )
     return [importlib.import_module(n) for n in names]

@@ -92,6 +92,12 @@ BY_FOLDER = {
     "sillytavern": "sillytavern",
     "cline": "cline",
     "aider": "aider",
+    "pydantic_ai": "pydantic-ai",
+    "swe_agent": "swe-agent",
+    "llamaindex": "llamaindex",
+    "letta": "letta",
+    "goose": "goose",
+    "librechat": "librechat",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

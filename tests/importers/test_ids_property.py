@@ -250,6 +250,42 @@ CASES = [
     Case("sillytavern", FORMATS + "sillytavern/2024-6-6 @20h 00m 00s 000ms.jsonl", rename=True),
     Case("cline", FORMATS + "cline/tasks/1717405200000/api_conversation_history.json", subs=(ID,)),
     Case("aider", FORMATS + "aider/kettle/.aider.chat.history.md"),
+    Case(
+        "pydantic-ai",
+        FORMATS + "pydantic_ai/history.json",
+        subs=((r'"(conversation_id|provider_response_id|tool_call_id)": "', r'"\g<1>": "{t}'),),
+    ),
+    Case(
+        "pydantic-ai",
+        FORMATS + "pydantic_ai/v0-chat-app.jsonl",
+        rename=True,
+        subs=((r'"tool_call_id": "', r'"tool_call_id": "{t}'),),
+    ),
+    *(
+        Case("swe-agent", FORMATS + f"swe_agent/{name}", rename=True)
+        for name in (
+            "django__django-11099.traj",
+            "swe-agent__test-repo-i1.traj",
+            "retry-loop.traj",
+            "app-crash.traj.json",
+        )
+    ),
+    Case("llamaindex", FORMATS + "llamaindex/chat_store.json", subs=((r'"user-', '"user-{t}'),)),
+    Case("llamaindex", FORMATS + "llamaindex/v0-10-chat_store.json", rename=True),
+    Case("letta", FORMATS + "letta/memgpt_agent_with_convo.af", rename=True),
+    Case("letta", FORMATS + "letta/agent-file-v2.af", rename=True),
+    Case("goose", FORMATS + "goose/20250301_101500.jsonl", rename=True, subs=(ID,)),
+    Case("goose", FORMATS + "goose/20250115_093000.jsonl", rename=True),
+    Case(
+        "librechat",
+        FORMATS + "librechat/flights.json",
+        subs=((r'"([0-9a-f]{8}-[0-9a-f]{4}-)', r'"{t}\g<1>'),),  # every UUID: links kept
+    ),
+    Case(
+        "librechat",
+        FORMATS + "librechat/scifi-tree.json",
+        subs=((r'"([0-9a-f]{8}-[0-9a-f]{4}-)', r'"{t}\g<1>'),),
+    ),
     Case("openai-assistants", FORMATS + "openai_api/thread_messages.json", subs=(ID,)),
     Case("openai-completion", FORMATS + "openai_api/completion.json", subs=(ID,)),
     Case(

@@ -154,6 +154,40 @@ class ContentIds:
         return f"{base}-{k}" if k else base
 
 
+class OwnIds:
+    """The ids a source gives its messages, held to one message each: an id seen before
+    on a message of other text is not used again (that message gets its content hash,
+    and ``clashes`` counts it), so two different messages never share an id however a
+    source repeats one (a local model server's constant response id, a damaged file).
+    The same text again is the same message stored again: the same id. Memory stays
+    bounded (``core.spillmap``: id -> the hash of the text)."""
+
+    def __init__(self) -> None:
+        from convo.core.spillmap import SpillMap
+
+        self._seen: SpillMap[str, int] = SpillMap()
+        self.clashes = 0
+
+    def checked(self, own: str | None, chunks: list[str]) -> str | None:
+        """``own`` when it names this message (or is new), else None."""
+        if not own:
+            return None
+        # the text's hash in this process (a source is read by one process; no hashlib
+        # import on the ingest path: tests/cli/test_startup.py)
+        digest = hash(tuple(chunks))
+        seen = self._seen.get(own)
+        if seen is None:
+            self._seen.set(own, digest)
+            return own
+        if seen == digest:
+            return own
+        self.clashes += 1
+        return None
+
+    def close(self) -> None:
+        self._seen.close()
+
+
 def file_scope(source_name: str) -> str:
     """A source's file name without its folder or a ``.gz`` suffix: the scope of what is
     unique only within one file (the same file from another folder, or compressed, keeps
@@ -174,13 +208,15 @@ def file_scope(source_name: str) -> str:
 # every project's root), and the names speech engines' outputs are saved under (AWS
 # Transcribe's ``asrOutput.json``, a script's ``transcript.json``, an API's
 # ``response.json``): the folder names the conversation (or the account, or the
-# recording), not the file. A transcript without ``--start-date`` is timed from the epoch,
+# recording), not the file. LlamaIndex's ``SimpleChatStore`` persists to
+# ``chat_store.json`` by default. A transcript without ``--start-date`` is timed from the epoch,
 # so two recordings' "Okay." at 0:05 differ only by their scope.
 GENERIC_NAMES = re.compile(
     r"(?i)^(?:_chat\.txt|meeting_saved_chat\.txt|conversations\.json|result\.json"
     r"|messages\.json|message_\d+\.json|chat\.md|data\.json|outbox\.json"
     r"|(?:posts|comments)\.xml|inbox|mbox|\.aider\.chat\.history\.md"
-    r"|transcripts?\.json|transcription\.json|asroutput\.json|response\.json|output\.json)$"
+    r"|transcripts?\.json|transcription\.json|asroutput\.json|response\.json|output\.json"
+    r"|chat_store\.json)$"
 )
 
 

@@ -1,6 +1,8 @@
 """Agent-framework message logs and LLM API objects: OpenAI, Anthropic, AgentScope,
 LangMem, AutoGen, Jianmu (``formats``), and Codex CLI rollouts, aider's chat history, Cline tasks, Gemini CLI sessions, ShareGPT, Hugging Face chat, OpenAI API
-objects, Gemini, LangChain and the Vercel AI SDK (one module each)."""
+objects, Gemini, LangChain, the Vercel AI SDK, Pydantic AI message histories, SWE-agent
+trajectories, LlamaIndex chat stores, Letta agent files and Goose sessions (one module
+each)."""
 
 from __future__ import annotations
 
@@ -29,6 +31,11 @@ def register(registry: Registry) -> None:
         ("codex", "codex", ("rollout-*.jsonl", "rollout-*.json", "*.jsonl", "*.json"), JSON_OBJECT),
         ("aider", "aider", (".aider.chat.history.md", "*.md"), Gate(pattern=r"\A[\ufeff\s]*# aider chat started at ")),
         ("cline", "cline", ("api_conversation_history.json", "ui_messages.json", "task_metadata.json", "*.json"), json_with('"role"', '"say"', '"ask"', '"files_in_context"')),
+        ("pydantic_ai", "pydantic-ai", both, json_with('"part_kind"')),
+        ("llamaindex", "llamaindex", ("chat_store.json", "*.json"), json_with('"store"', '\\"store\\"', opens='{"')),
+        ("letta", "letta", ("*.af", "*.json"), json_with('"core_memory"', '"memory_blocks"', '"in_context_message_indices"', '"in_context_message_ids"', '"llm_config"', opens="{")),
+        ("goose", "goose", ("*.jsonl",), json_with('"created"', opens="{")),
+        ("swe_agent", "swe-agent", ("*.traj", "*.traj.json", "*.json"), json_with('"history"', '"trajectory"', '"attempts"', '"mini_version"', "minisweagent.", opens="{")),
         ("gemini_cli", "gemini-cli", ("session-*.json", "session-*.jsonl", "logs.json", "*.json", "*.jsonl"), json_with('"sessionId"')),
         # formats.FORMATS, one per name of frameworks.AGENT_FORMATS (a heavier module)
         *(("formats", name, lines, JSON) for name in ("openai", "anthropic", "agentscope", "langmem", "autogen", "jianmu")),

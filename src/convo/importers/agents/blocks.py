@@ -287,6 +287,24 @@ def block_chunk(block: dict[str, Any]) -> str:
     return _short(f"[{kind}] {dumps(rest)}" if rest else f"[{kind}]")
 
 
+def whole_chunk(block: dict[str, Any]) -> str:
+    """The chunk of one normalised block with a tool call or result whole, as the
+    session formats write them (``block_chunk`` shortens them): ``[tool_use NAME]
+    {args}``, ``[tool_result NAME] output`` (NAME the tool's name, else the call's id;
+    ``error``, or the outcome a reader puts in ``flag``, after it)."""
+    kind = block_type(block)
+    if kind == "tool_use":
+        args = block["input_raw"] if "input_raw" in block else dumps(block.get("input"))
+        return f"[tool_use {block.get('name')}] {args}"
+    if kind == "tool_result":
+        label = block.get("name") or block.get("tool_use_id") or "?"
+        flag = block.get("flag") or ("error" if block.get("is_error") else "")
+        return (
+            f"[tool_result {label}{' ' + flag if flag else ''}] {result_text(block.get('content'))}"
+        )
+    return block_chunk(block)
+
+
 def chunks_of(blocks: list[dict[str, Any]]) -> list[str]:
     """One chunk a block; a message without content keeps one empty chunk."""
     return [block_chunk(b) for b in blocks] or [""]

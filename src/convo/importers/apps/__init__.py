@@ -1,7 +1,8 @@
 """Chat-app exports (family ``chat``), one module per app: Slack, Discord (DiscordChatExporter
 JSON and text copied from the client), Telegram, Messenger, ChatGPT, Teams, Mattermost,
 WhatsApp (its .txt and "Export chat" .zip), Signal (signal-export and sigtop outputs),
-Zoom chat, Open WebUI, SillyTavern, Skype, Zulip, Rocket.Chat and slackdump's archive.
+Zoom chat, Open WebUI, LibreChat, SillyTavern, Skype, Zulip, Rocket.Chat and slackdump's
+archive.
 Each module holds its sniffers beside its readers (decisions in
 its docstring) and its ``FORMATS``; this package registers them. Every format is
 detected by content (stdin has no name).
@@ -76,6 +77,7 @@ def register(registry: Registry) -> None:
         ("vscode_chat", "vscode-chat", ("*.json",), json_with('"requests"', opens="{")),
         ("gemini_activity", "gemini-activity", ("*.json",), json_with('"header"', opens="[")),
         ("open_webui", "open-webui", ("*.json",), json_with('"childrenIds"')),
+        ("librechat", "librechat", ("*.json",), json_with('"conversationId"', opens="{")),
         ("sillytavern", "sillytavern", ("*.jsonl",), json_with('"mes"', '"character_name"', opens="{")),
         ("skype", "skype", ("messages.json", "*.json"), json_with('"conversations"', opens="{")),
         ("slackdump", "slackdump", ("*.json", "*.jsonl", "*.sqlite"), json_with('"t":', opens="{"), sqlite),
