@@ -109,14 +109,14 @@ FIELDS = Fields(
 
 
 def register(registry: Registry) -> None:
-    """Declare mbox (a ``From `` line first), eml (a line that starts ``Name:`` with a
+    """Declare mbox (a ``From `` line first, blank lines before it allowed), eml (a line that starts ``Name:`` with a
     capital, as every known mail header does) and maildir; the email modules load only
     when a gate admits a source (``importers.gates``)."""
     from convo.importers.gates import Gate
     from convo.importers.registry import Declared
 
     registry.declare(__package__, (
-        ("mbox", "mbox", ("*.mbox", "*.mbx", "*.mbox.gz", "mbox", "Inbox", "*.mboxrd"), Gate(magic=(b"From ",))),
-        ("eml", "eml", ("*.eml", "*.msg.txt"), Gate(raw=rb"(?m)^[A-Z][!-9;-~]*:")),
+        ("mbox", "mbox", ("*.mbox", "*.mbx", "*.mbox.gz", "mbox", "Inbox", "*.mboxrd"), Gate(raw=rb"\A[\r\n\t ]*From ")),
+        ("eml", "eml", ("*.eml", "*.emlx", "*.msg.txt"), Gate(raw=rb"(?m)^[A-Z][!-9;-~]*:")),
         Declared("maildir", f"{__package__}.maildir", ("Maildir", "*.maildir"), directory=True),
     ), family="email")  # fmt: skip

@@ -1,0 +1,77 @@
+"""Mail shapes found by reading real archives against convo's output (audit round 6):
+one fixture of our own per shape, under tests/fixtures/email/, with goldens.
+
+- ``leading-blank-lines.mbox``: blank lines before the first ``From `` line (the shape of
+  Mail::MboxParser's ``t/testbox``); was sniffed as one ``.eml`` message, the rest lost.
+- ``apple-mail.emlx``: Apple Mail's byte count line, the message, its property list;
+  the list was read into the text, the count line warned as a garbled header.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import assert_golden, records
+from convo.cli.app import app
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+@pytest.fixture
+def in_fixtures(monkeypatch):
+    """Relative paths, so golden source_ids do not depend on the checkout."""
+    monkeypatch.chdir(FIXTURES)
+
+
+def _ingest(runner, path: str, *args: str):
+    result = runner.invoke(app, ["ingest", path, "-o", "-", *args])
+    return result, records(result.stdout)
+
+
+def test_blank_lines_before_the_first_from_line(runner, in_fixtures):
+    result, recs = _ingest(runner, "email/leading-blank-lines.mbox")
+    assert result.exit_code == 0, result.output
+    assert [r["format"] for r in recs] == ["mbox"] * 3
+    assert [r["textChunks"][0][:12] for r in recs] == [
+        "An archive w", "Still two me", "Three, and t",
+    ]  # fmt: skip
+    assert "ignored" not in result.stderr  # blank lines are no content lost
+    assert_golden("email/leading-blank-lines.jsonl", recs)
+
+
+def test_blank_lines_count_in_the_line_of_a_warning(runner, tmp_path):
+    path = tmp_path / "m.mbox"
+    path.write_bytes(b"\n\nFrom a@b.org Mon Jan  1 00:00:00 2024\nFrom: a@b.org\n\nhi\n")
+    result, recs = _ingest(runner, str(path))
+    assert len(recs) == 1
+    assert f"{path}:3: no Date header" in result.stderr
+
+
+def test_text_before_the_first_from_line_is_still_told(runner, tmp_path):
+    path = tmp_path / "m.mbox"
+    path.write_bytes(b"junk\nFrom a@b.org Mon Jan  1 00:00:00 2024\nFrom: a@b.org\n\nhi\n")
+    result, recs = _ingest(runner, str(path), "--from", "mbox")
+    assert len(recs) == 1
+    assert "5 bytes before the first 'From ' line ignored" in result.stderr
+
+
+@pytest.mark.parametrize("name", ["apple-mail.emlx", "apple-mail-bad-count.emlx"])
+def test_apple_mail_emlx(runner, in_fixtures, name):
+    result, recs = _ingest(runner, f"email/{name}")
+    assert result.exit_code == 0, result.output
+    assert "garbled" not in result.stderr
+    (rec,) = recs
+    assert rec["textChunks"] == ["Grüße from Mail.app.\n\n> Dan wrote:\n> See you then."]
+    if name == "apple-mail.emlx":
+        assert_golden("email/apple-mail-emlx.jsonl", recs)
+
+
+def test_emlx_is_detected_by_its_name_in_a_folder(runner, tmp_path):
+    folder = tmp_path / "Messages"
+    folder.mkdir()
+    (folder / "12345.emlx").write_bytes((FIXTURES / "email" / "apple-mail.emlx").read_bytes())
+    result, recs = _ingest(runner, str(folder))
+    assert result.exit_code == 0, result.output
+    assert [r["format"] for r in recs] == ["eml"]
