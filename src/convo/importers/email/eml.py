@@ -58,5 +58,14 @@ EXAMPLE = (
     "Subject: Auth refactor\nDate: Wed, 6 Mar 2024 10:00:00 +0000\n\nHi Bob"
 )
 FORMATS = (
-    Format(NAME, "email", DESCRIPTION, ("*.eml", "*.emlx", "*.msg.txt"), sniff, read, EXAMPLE, fields=FIELDS),
+    Format(
+        NAME,
+        "email",
+        DESCRIPTION,
+        ("*.eml", "*.emlx", "*.msg.txt"),
+        sniff,
+        read,
+        EXAMPLE,
+        fields=FIELDS,
+    ),
 )
