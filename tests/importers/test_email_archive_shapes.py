@@ -75,3 +75,20 @@ def test_emlx_is_detected_by_its_name_in_a_folder(runner, tmp_path):
     result, recs = _ingest(runner, str(folder))
     assert result.exit_code == 0, result.output
     assert [r["format"] for r in recs] == ["eml"]
+
+
+def test_latin1_labelled_utf8_and_spelled_out_8bit_address(runner, in_fixtures):
+    """pipermail's ``lucía at example.org (=?UTF-8?Q?Luc=eda?=)`` (perceval's
+    ``mbox_iso8859_encoding.mbox`` shape): the name's bytes, labelled UTF-8, hold no
+    UTF-8 sequence, so they are Latin-1 (cp1252), and so is a body sent the same way;
+    a UTF-8 body with one damaged byte stays UTF-8."""
+    result, recs = _ingest(runner, "email/pipermail-latin1.mbox")
+    assert result.exit_code == 0, result.output
+    assert [r["metadata"]["speaker"] for r in recs] == [
+        "Lucía García <lucía@example.org>",
+        "Bob <bob@example.org>",
+    ]
+    assert recs[0]["subject"] == "[dev] Olá"
+    assert recs[0]["textChunks"] == ["Olá, está tudo bem? A reunião é amanhã."]
+    assert recs[1]["textChunks"] == ["Sí, até amanhã — one damaged byte: \ufffd stays UTF-8."]
+    assert_golden("email/pipermail-latin1.jsonl", recs)

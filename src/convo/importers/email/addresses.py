@@ -28,11 +28,13 @@ def format_address(name: str, addr: str) -> str:
 # Quoted strings and (comments), which may hold commas, are kept whole.
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"?|\((?:[^()\\]|\\.|\([^()]*\))*\)?|[^,"(]+|,')
 _ANGLE = re.compile(r"^(.*?)<([^<>]*)>?\s*$", re.S)
-_OBFUSCATED = re.compile(r"(?<![^\s<(\"])([\w.+%'-]+) at ([\w-]+(?:\.[\w-]+)+)(?=$|[\s>)(])", re.I)
+# A local part: word characters, and raw 8-bit bytes (surrogates) not yet decoded.
+_LOCAL = r"[\w.+%'\udc80-\udcff-]+"
+_OBFUSCATED = re.compile(r"(?<![^\s<(\"])(" + _LOCAL + r") at ([\w-]+(?:\.[\w-]+)+)(?=$|[\s>)(])", re.I)
 # A whole element that is one spelled-out address: ``x at y (Name)``, ``x AT y DOT org``,
 # ``x [at] y.org``; a host of one label is allowed here, where nothing else is written.
 _SPELLED = re.compile(
-    r"^([\w.+%'-]+)\s*(?:\s at \s|\s?[\[(]at[\])]\s?)\s*"
+    r"^(" + _LOCAL + r")\s*(?:\s at \s|\s?[\[(]at[\])]\s?)\s*"
     r"([\w-]+(?:(?:\.|\s+dot\s+|\s?[\[(]dot[\])]\s?)[\w-]+)*)\s*(\(.*\))?$",
     re.I | re.X,
 )

@@ -21,6 +21,11 @@ _CHARSET_ALIASES = {
 _WIDE = ("utf-16", "utf_16", "utf-32", "utf_32", "utf16", "utf32")
 
 _SEVEN_BIT = ("utf-7", "iso2022_jp", "iso2022_jp_2", "iso2022_kr", "hz")
+# One well-formed multi-byte UTF-8 sequence: text labelled UTF-8 that holds one is UTF-8
+# with a damaged byte or two, not text in another charset.
+_UTF8_SEQUENCE = re.compile(
+    rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}"
+)
 
 
 @functools.lru_cache(maxsize=256)
@@ -41,7 +46,9 @@ def decode_bytes(data: bytes, charset: str | None) -> str:
 
     Valid UTF-8 with non-ASCII bytes wins over a declared legacy charset (mail programs
     often label UTF-8 as iso-8859-1 or gb2312, and non-UTF-8 text is almost never valid
-    UTF-8); unknown charsets fall back to UTF-8, then cp1252; bad bytes are replaced.
+    UTF-8); the other way round, bytes labelled UTF-8 that hold not one UTF-8 sequence
+    are cp1252 (pipermail's ``=?UTF-8?Q?Luc=eda?=``, a Latin-1 body sent as UTF-8);
+    unknown charsets fall back to UTF-8, then cp1252; bad bytes are replaced.
     """
     name = _codec(charset)
     ascii_data = data.isascii()
@@ -56,6 +63,8 @@ def decode_bytes(data: bytes, charset: str | None) -> str:
         try:
             return data.decode(name)
         except UnicodeDecodeError:
+            if name == "utf-8" and not _UTF8_SEQUENCE.search(data):
+                return data.decode("cp1252", "replace")  # Latin-1 text labelled UTF-8
             return data.decode(name, "replace")
         except Exception:  # broken codec state (e.g. utf-7 on junk): fall through
             pass
