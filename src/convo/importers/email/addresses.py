@@ -30,7 +30,9 @@ _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"?|\((?:[^()\\]|\\.|\([^()]*\))*\)?|[^,"(
 _ANGLE = re.compile(r"^(.*?)<([^<>]*)>?\s*$", re.S)
 # A local part: word characters, and raw 8-bit bytes (surrogates) not yet decoded.
 _LOCAL = r"[\w.+%'\udc80-\udcff-]+"
-_OBFUSCATED = re.compile(r"(?<![^\s<(\"])(" + _LOCAL + r") at ([\w-]+(?:\.[\w-]+)+)(?=$|[\s>)(])", re.I)
+_OBFUSCATED = re.compile(
+    r"(?<![^\s<(\"])(" + _LOCAL + r") at ([\w-]+(?:\.[\w-]+)+)(?=$|[\s>)(])", re.I
+)
 # A whole element that is one spelled-out address: ``x at y (Name)``, ``x AT y DOT org``,
 # ``x [at] y.org``; a host of one label is allowed here, where nothing else is written.
 _SPELLED = re.compile(
