@@ -92,3 +92,24 @@ def test_latin1_labelled_utf8_and_spelled_out_8bit_address(runner, in_fixtures):
     assert recs[0]["textChunks"] == ["Olá, está tudo bem? A reunião é amanhã."]
     assert recs[1]["textChunks"] == ["Sí, até amanhã — one damaged byte: \ufffd stays UTF-8."]
     assert_golden("email/pipermail-latin1.jsonl", recs)
+
+
+def test_multipart_whose_body_uses_another_boundary(runner, in_fixtures):
+    """The declared boundary never appears; the body's own delimiter lines split it
+    (SpamScope mail-parser's ``mail_malformed_3`` shape), so base64 is not the text."""
+    result, recs = _ingest(runner, "email/boundary-mismatch.eml")
+    assert result.exit_code == 0, result.output
+    assert recs[0]["textChunks"] == [
+        "Olá! The declared boundary is never used.\nThe parts are still read."
+    ]
+    assert_golden("email/boundary-mismatch.jsonl", recs)
+
+
+def test_a_delimiter_like_line_inside_text_is_text(runner, tmp_path):
+    path = tmp_path / "m.eml"
+    path.write_text(
+        "From: a@x.org\nDate: Mon, 4 Mar 2024 10:00:00 +0000\n"
+        'Content-Type: multipart/mixed; boundary="b"\n\nHello,\n--note\nNote: one line only.\n'
+    )
+    _, recs = _ingest(runner, str(path))
+    assert recs[0]["textChunks"] == ["Hello,\n--note\nNote: one line only."]

@@ -42,7 +42,8 @@ Decisions where the spec is silent:
   HTML ones through ``convo.core.text.html``; format=flowed is unflowed. Of a
   multipart/alternative the first readable part counts (text/plain, then HTML, then the
   rest), so a blank text/plain beside real HTML gives the HTML's text. A multipart
-  without a usable boundary is read as text. Every part with a file name or
+  whose body never uses its declared boundary is split at the delimiter lines the body
+  has (``mime._split_at_found_boundary``); one without any is read as text. Every part with a file name or
   ``Content-Disposition: attachment`` goes to ``extra.attachments`` as
   ``{name, type, size}`` (size decoded); multipart containers never do. A
   ``message/rfc822`` part is listed there too and its text follows the body as a
