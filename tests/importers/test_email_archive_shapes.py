@@ -113,3 +113,18 @@ def test_a_delimiter_like_line_inside_text_is_text(runner, tmp_path):
     )
     _, recs = _ingest(runner, str(path))
     assert recs[0]["textChunks"] == ["Hello,\n--note\nNote: one line only."]
+
+
+def test_a_named_text_part_without_disposition_is_read(runner, in_fixtures):
+    """``Content-Type: text/plain; name="msg.txt"`` and no Content-Disposition (VM's
+    parts, CPython's ``Lib/test/test_email/data/msg_44.txt``) is inline text: it was
+    only listed, and the message had no text of its own."""
+    result, recs = _ingest(runner, "email/named-text-no-disposition.eml")
+    assert result.exit_code == 0, result.output
+    assert recs[0]["textChunks"] == [
+        "The whole message is in this named part,\nas the VM mailer writes it."
+    ]
+    assert [a["name"] for a in recs[0]["extra"]["attachments"]] == [
+        "msg.txt", "log.txt", "logo.png",
+    ]  # fmt: skip
+    assert_golden("email/named-text-no-disposition.jsonl", recs)

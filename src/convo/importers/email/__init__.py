@@ -38,7 +38,8 @@ Decisions where the spec is silent:
 - thread = the first id of References (the root), else In-Reply-To, else the message's
   own id; replyTo = In-Reply-To, else the last id of References. Only ``<...>`` tokens
   count, so an In-Reply-To holding a bare address or text gives no replyTo.
-- The body is one text chunk: all non-blank inline text/plain parts (in order), else the
+- The body is one text chunk: all non-blank inline text/plain parts (in order; a named
+  one without a Content-Disposition is inline, RFC 2183's default), else the
   HTML ones through ``convo.core.text.html``; format=flowed is unflowed. Of a
   multipart/alternative the first readable part counts (text/plain, then HTML, then the
   rest), so a blank text/plain beside real HTML gives the HTML's text. A multipart

@@ -140,9 +140,11 @@ def collect_alternative(
 
 def _text_list(body: Body, ctype: str, disp: str, name: str | None) -> list[str] | None:
     """Where an inline part's text goes: plain, HTML (named inline HTML too, as notmuch
-    writes it), or None when the part is not read as text."""
+    writes it), or None when the part is not read as text. A named text/plain part that
+    says nothing of its disposition is inline (RFC 2183's default, as mail programs show
+    it: VM's ``Content-Type: text/plain; name="msg.txt"`` parts, CPython's msg_44.txt)."""
     is_text = ctype.startswith(_TEXTLIKE) and not ctype.startswith(_NOT_TEXT)
-    if (is_text and not name) or (ctype == "text/plain" and disp == "inline"):
+    if (is_text and not name) or (ctype == "text/plain" and disp in ("inline", "")):
         return body.plain
     return body.html if ctype == "text/html" else None
 
