@@ -128,3 +128,14 @@ def test_a_named_text_part_without_disposition_is_read(runner, in_fixtures):
         "msg.txt", "log.txt", "logo.png",
     ]  # fmt: skip
     assert_golden("email/named-text-no-disposition.jsonl", recs)
+
+
+def test_blank_lines_of_whitespace_around_the_text_are_dropped(runner, tmp_path):
+    """An Outlook body that opens with tab-only lines (SpamScope ``mail_test_2``)."""
+    path = tmp_path / "m.eml"
+    path.write_text(
+        "From: a@x.org\nDate: Mon, 4 Mar 2024 10:00:00 +0000\nMessage-ID: <ws@x.org>\n\n"
+        "\t\n\n\t\n\t\tIndented first line\nsecond line  \n \t\n\n"
+    )
+    _, recs = _ingest(runner, str(path))
+    assert recs[0]["textChunks"] == ["\t\tIndented first line\nsecond line"]

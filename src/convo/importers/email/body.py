@@ -6,6 +6,7 @@ leaf parts to ``add_leaf`` and read alternatives with ``collect_alternative``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -53,6 +54,15 @@ def unflow(text: str, delsp: bool = False) -> str:
     return "\n".join(out)
 
 
+_BLANK_HEAD = re.compile(r"\A(?:[ \t\r\f\v]*\n)+")
+
+
+def _trimmed(part: str) -> str:
+    """A text part without its blank lines before and after, whitespace-only ones too
+    (an Outlook body that opens with tab-only lines); the first line keeps its indent."""
+    return _BLANK_HEAD.sub("", part).rstrip()
+
+
 class Body:
     """The text of a message and what was left out of it (attachments)."""
 
@@ -74,7 +84,7 @@ class Body:
         """Non-blank plain parts, else non-blank HTML ones, then forwarded messages; a
         message with no text at all says what it holds instead (see ``holdings``)."""
         parts = [p for p in self.plain if p.strip()] or [p for p in self.html if p.strip()]
-        text = "\n\n".join(p.strip("\n") for p in parts)
+        text = "\n\n".join(_trimmed(p) for p in parts)
         if self.forwarded:
             text = "\n\n".join([text, *self.forwarded]) if text else "\n\n".join(self.forwarded)
         if not text and self.attachments:
