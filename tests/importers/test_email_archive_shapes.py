@@ -139,3 +139,38 @@ def test_blank_lines_of_whitespace_around_the_text_are_dropped(runner, tmp_path)
     )
     _, recs = _ingest(runner, str(path))
     assert recs[0]["textChunks"] == ["\t\tIndented first line\nsecond line"]
+
+
+def test_date_zones_and_unreadable_months(runner, in_fixtures):
+    """``GMT+0800`` is east of Greenwich (dateutil reads it the POSIX way round), and a
+    Date whose month is unreadable falls back to Received rather than to a month and
+    day dateutil took from the day of the import."""
+    result, recs = _ingest(runner, "email/date-zones.mbox")
+    assert result.exit_code == 0, result.output
+    assert [r["timestamp"] for r in recs] == [
+        "2024-01-02T01:15:00Z", "2024-01-02T15:00:00Z", "2024-01-02T08:16:00Z",
+    ]  # fmt: skip
+    assert recs[2]["extra"]["time_source"] == "received"
+    assert "date-zones.mbox:20: unreadable Date header; time taken from the top Received" in (
+        result.stderr
+    )
+    assert_golden("email/date-zones.jsonl", recs)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("Tue, 02 Jan 2024 09:15:00 GMT+0800", "2024-01-02T01:15:00Z"),
+        ("Tue, 02 Jan 2024 09:15:00 GMT-0330", "2024-01-02T12:45:00Z"),
+        ("Tue, 2 Jan 2024 09:15:00 UTC+8", "2024-01-02T01:15:00Z"),
+        ("Tue, 2 Jan 2024 09:15:00 +0000 (GMT+00:00)", "2024-01-02T09:15:00Z"),
+        ("Tuesday, January 2, 2024 9:15 AM", "2024-01-02T09:15:00Z"),
+        ("2 janv. 2024 09:15:00 +0100", None),
+        ("Tue 2024 09:15:00 +0100", None),
+    ],
+)
+def test_mail_date_never_completes_from_today(value, expected):
+    from convo.core.timestamps import format_timestamp_utc, mail_date
+
+    dt = mail_date(value)
+    assert (format_timestamp_utc(dt) if dt else None) == expected
