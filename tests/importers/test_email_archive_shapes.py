@@ -174,3 +174,27 @@ def test_mail_date_never_completes_from_today(value, expected):
 
     dt = mail_date(value)
     assert (format_timestamp_utc(dt) if dt else None) == expected
+
+
+def test_html_mail_divs_are_lines(runner, tmp_path):
+    """Gmail and Apple Mail write a line a ``<div>`` and a blank line ``<div><br></div>``
+    (mikez/emlx ``tests/richtext.emlx``): lines are not spaced apart by blank ones."""
+    path = tmp_path / "m.eml"
+    path.write_text(
+        "From: a@x.org\nDate: Mon, 4 Mar 2024 10:00:00 +0000\nMessage-ID: <div@x.org>\n"
+        "Content-Type: text/html; charset=utf-8\n\n"
+        '<div dir="ltr"><div>Hi Bob,</div><div><br></div><div>&gt; Bob wrote:</div>'
+        "<div>&gt;</div><div>&gt; Thanks!</div><div>line a</div><div>line b</div>"
+        "<p>a paragraph</p></div>\n"
+    )
+    _, recs = _ingest(runner, str(path))
+    assert recs[0]["textChunks"] == [
+        "Hi Bob,\n\n> Bob wrote:\n>\n> Thanks!\nline a\nline b\n\na paragraph"
+    ]
+
+
+def test_divs_stay_paragraphs_outside_mail():
+    from convo.core.text.html import html_to_text
+
+    assert html_to_text("<div>a</div><div>b</div>") == "a\n\nb"
+    assert html_to_text("<div>a</div><div>b</div>", div_lines=True) == "a\nb"

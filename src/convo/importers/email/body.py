@@ -31,7 +31,7 @@ def payload_text(
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if ctype == "text/html":
-        return html_to_text(text)
+        return html_to_text(text, div_lines=True)
     if fmt and fmt.lower() == "flowed":
         text = unflow(text, (delsp or "").lower() == "yes")
     return text
