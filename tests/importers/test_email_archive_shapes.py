@@ -198,3 +198,21 @@ def test_divs_stay_paragraphs_outside_mail():
 
     assert html_to_text("<div>a</div><div>b</div>") == "a\n\nb"
     assert html_to_text("<div>a</div><div>b</div>", div_lines=True) == "a\nb"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (
+            "Bob Dunite <bob@extern> Bobby Dunite <bobby@extern>",
+            ["Bob Dunite <bob@extern>", "Bobby Dunite <bobby@extern>"],
+        ),
+        ("<a@x.org> <b@y.org>", ["a@x.org", "b@y.org"]),
+        ('"Doe, J <j@x>" <j@x.org>', ['"Doe, J <j@x>" <j@x.org>']),
+        ("Alice <alice@x.org>", ["Alice <alice@x.org>"]),
+    ],
+)
+def test_addresses_without_the_comma_between(value, expected):
+    from convo.importers.email.addresses import addresses
+
+    assert addresses([value]) == expected

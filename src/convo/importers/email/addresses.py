@@ -68,8 +68,18 @@ def _unquote(name: str) -> str:
     return name
 
 
+_ANGLED_RUN = re.compile(r"([^<>\"]*)<([^<>]*@[^<>]*)>\s*")
+
+
 def _element_pairs(elem: str) -> list[tuple[str, str]]:
-    """(name, address) pairs of one comma-separated element."""
+    """(name, address) pairs of one comma-separated element; ``A <a@x> B <b@y>`` (the
+    comma left out, enmime's ``malformed-multiple-address-header-values.raw``) is two."""
+    if elem.count("<") > 1 and '"' not in elem:
+        runs = _ANGLED_RUN.findall(elem)
+        if len(runs) > 1 and "".join(n + f"<{a}>" for n, a in runs).replace(" ", "") == (
+            elem.replace(" ", "")
+        ):
+            return [(_unquote(n), a.strip()) for n, a in runs]
     m = _ANGLE.match(elem)
     if m:
         return [(_unquote(m.group(1)), m.group(2).strip())]
