@@ -71,15 +71,23 @@ def _unquote(name: str) -> str:
 _ANGLED_RUN = re.compile(r"([^<>\"]*)<([^<>]*@[^<>]*)>\s*")
 
 
+def _angled_runs(elem: str) -> list[tuple[str, str]] | None:
+    """``A <a@x> B <b@y>`` (the comma left out, enmime's
+    ``malformed-multiple-address-header-values.raw``) as two pairs; None for anything else."""
+    if elem.count("<") < 2 or '"' in elem:
+        return None
+    runs = _ANGLED_RUN.findall(elem)
+    rebuilt = "".join(n + f"<{a}>" for n, a in runs)
+    if len(runs) < 2 or rebuilt.replace(" ", "") != elem.replace(" ", ""):
+        return None
+    return [(_unquote(n), a.strip()) for n, a in runs]
+
+
 def _element_pairs(elem: str) -> list[tuple[str, str]]:
-    """(name, address) pairs of one comma-separated element; ``A <a@x> B <b@y>`` (the
-    comma left out, enmime's ``malformed-multiple-address-header-values.raw``) is two."""
-    if elem.count("<") > 1 and '"' not in elem:
-        runs = _ANGLED_RUN.findall(elem)
-        if len(runs) > 1 and "".join(n + f"<{a}>" for n, a in runs).replace(" ", "") == (
-            elem.replace(" ", "")
-        ):
-            return [(_unquote(n), a.strip()) for n, a in runs]
+    """(name, address) pairs of one comma-separated element (``_angled_runs`` too)."""
+    runs = _angled_runs(elem)
+    if runs:
+        return runs
     m = _ANGLE.match(elem)
     if m:
         return [(_unquote(m.group(1)), m.group(2).strip())]

@@ -60,18 +60,25 @@ def decode_bytes(data: bytes, charset: str | None) -> str:
         except UnicodeDecodeError:
             pass
     if name:
-        try:
-            return data.decode(name)
-        except UnicodeDecodeError:
-            if name == "utf-8" and not _UTF8_SEQUENCE.search(data):
-                return data.decode("cp1252", "replace")  # Latin-1 text labelled UTF-8
-            return data.decode(name, "replace")
-        except Exception:  # broken codec state (e.g. utf-7 on junk): fall through
-            pass
+        text = _decode_declared(data, name)
+        if text is not None:
+            return text
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return data.decode("cp1252", "replace")
+
+
+def _decode_declared(data: bytes, name: str) -> str | None:
+    """``data`` in its declared codec, bad bytes replaced; None when the codec breaks."""
+    try:
+        return data.decode(name)
+    except UnicodeDecodeError:
+        if name == "utf-8" and not _UTF8_SEQUENCE.search(data):
+            return data.decode("cp1252", "replace")  # Latin-1 text labelled UTF-8
+        return data.decode(name, "replace")
+    except Exception:  # broken codec state (e.g. utf-7 on junk): fall through
+        return None
 
 
 def raw_header_text(value: str, charset: str | None = None) -> str:
