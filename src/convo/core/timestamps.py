@@ -409,6 +409,15 @@ _MAIL_TZINFOS = {
 }  # fmt: skip
 
 
+# "GMT+0800", "UTC+8": east of Greenwich, as JavaScript's Date writes it into mail;
+# dateutil reads such a zone the POSIX way round (GMT+8 = UTC-8).
+_MAIL_GMT_OFFSET = re.compile(r"\b(?:GMT|UTC?)\s*([+-])(\d{1,2})(?::?(\d\d))?\b")
+
+
+def _offset(m: re.Match[str]) -> str:
+    return f"{m[1]}{int(m[2]):02d}{m[3] or '00'}"
+
+
 def mail_date(value: str, zone: tzinfo | None = None) -> datetime | None:
     """A ``Date``-like header value as an aware UTC datetime; None when unreadable.
 
@@ -418,7 +427,7 @@ def mail_date(value: str, zone: tzinfo | None = None) -> datetime | None:
     """
     from email.utils import parsedate_tz
 
-    value = _MAIL_FOLD.sub(" ", value).strip()
+    value = _MAIL_GMT_OFFSET.sub(_offset, _MAIL_FOLD.sub(" ", value).strip())
     if not value or not _MAIL_YEAR.search(value):
         return None
     t = parsedate_tz(value)
@@ -432,7 +441,15 @@ def mail_date(value: str, zone: tzinfo | None = None) -> datetime | None:
     return _mail_dateutil(value, zone)
 
 
+# Two defaults that differ in year, month and day: a date dateutil completes from its default
+# (a month it could not read, "2 janv. 2024") reads differently under each.
+_MAIL_DEFAULTS = (datetime(2001, 2, 3), datetime(2002, 3, 4))
+
+
 def _mail_dateutil(value: str, zone: tzinfo | None) -> datetime | None:
+    """dateutil's fuzzy reading, None unless the value gives the year, month and day
+    itself: dateutil fills a missing one from today, which made a time (and the id
+    hashed from it) depend on the day of the import."""
     from dateutil import parser
 
     if _MAIL_NUMERIC_ZONE.search(value):
@@ -440,8 +457,12 @@ def _mail_dateutil(value: str, zone: tzinfo | None) -> datetime | None:
     else:
         text = value.replace("(", " ").replace(")", " ").strip()
     try:
-        dt = parser.parse(text, fuzzy=True, tzinfos=_MAIL_TZINFOS)
-        return to_utc(dt, zone)
+        first, second = (
+            parser.parse(text, fuzzy=True, tzinfos=_MAIL_TZINFOS, default=d) for d in _MAIL_DEFAULTS
+        )
+        if first.date() != second.date():
+            return None
+        return to_utc(first, zone)
     except (ValueError, OverflowError, TypeError, parser.ParserError):
         return None
 

@@ -57,7 +57,7 @@ class IngestStats:
 # the name inside it (``chat.json.gz``).
 CONVERSATION_SUFFIXES = frozenset(
     (".json", ".jsonl", ".ndjson", ".txt", ".xml", ".vtt", ".srt", ".sbv", ".mbox",
-     ".eml", ".zip", ".log")
+     ".eml", ".emlx", ".zip", ".log")
 )  # fmt: skip
 NOT_RECOGNISED = "format not recognised"  # the start of ``registry.detect``'s error
 

@@ -30,8 +30,12 @@ _BLANKS = re.compile(r"\n{3,}")
 MAX_QUOTE_DEPTH = 8
 
 
-def html_to_text(html: str) -> str:
-    """Readable text from an HTML document or fragment (never raises on bad markup)."""
+def html_to_text(html: str, *, div_lines: bool = False) -> str:
+    """Readable text from an HTML document or fragment (never raises on bad markup).
+
+    ``div_lines``: a ``<div>`` is one line, not a paragraph, as mail programs write a
+    message (Gmail, Apple Mail: ``<div>line</div>`` a line, ``<div><br></div>`` the blank
+    line between paragraphs), so consecutive lines are not spaced apart."""
     if not html:
         return ""
     # The converter (html.parser, html.entities) is imported on first use: format
@@ -39,7 +43,7 @@ def html_to_text(html: str) -> str:
     # (about 5 ms of an ingest's start-up, docs/startup.md).
     from convo.core.text.html_converter import Converter
 
-    conv = Converter()
+    conv = Converter(div_lines=div_lines)
     try:
         conv.feed(html)
         conv.close()

@@ -24,8 +24,9 @@ _SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
 class Converter(HTMLParser):
     """The event stream ``html_to_text`` reads (``convo.core.text.html``'s rules)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, div_lines: bool = False) -> None:
         super().__init__(convert_charrefs=True)
+        self.div_lines = div_lines  # a <div> is a line (mail), not a paragraph
         self.out: list[str] = []
         self.skip = 0
         self.pre = 0
@@ -76,8 +77,25 @@ class Converter(HTMLParser):
         else:
             self.out.append("  " * depth + "- ")
 
+    def _paragraph(self, tag: str) -> bool:
+        """Whether ``tag`` is set apart by a blank line (else by a line break)."""
+        if tag == "div":
+            return not self.div_lines
+        return tag in ("p", "pre", "table", "h1", "h2", "h3", "blockquote")
+
+    def _line_break(self) -> None:
+        """A div's edge in ``div_lines`` mode: a line ends here unless one just did."""
+        for chunk in reversed(self.out):
+            if chunk:
+                if not chunk.endswith("\n"):
+                    self._newline()
+                return
+
     def _block_start(self, tag: str) -> None:
-        self._newline(2 if tag in ("p", "div", "pre", "table", "h1", "h2", "h3") else 1)
+        if tag == "div" and self.div_lines:
+            self._line_break()
+            return
+        self._newline(2 if self._paragraph(tag) and tag != "blockquote" else 1)
         if tag == "tr":
             self.cells = 0
         if tag == "pre":
@@ -117,9 +135,10 @@ class Converter(HTMLParser):
         elif tag in _BLOCK:
             if tag == "pre":
                 self.pre = max(0, self.pre - 1)
-            self._newline(
-                2 if tag in ("p", "div", "pre", "table", "h1", "h2", "h3", "blockquote") else 1
-            )
+            if tag == "div" and self.div_lines:
+                self._line_break()
+            else:
+                self._newline(2 if self._paragraph(tag) else 1)
 
     def _link_end(self, href: str | None, start: int) -> None:
         text = "".join(self.out[start:]).strip()

@@ -38,11 +38,13 @@ Decisions where the spec is silent:
 - thread = the first id of References (the root), else In-Reply-To, else the message's
   own id; replyTo = In-Reply-To, else the last id of References. Only ``<...>`` tokens
   count, so an In-Reply-To holding a bare address or text gives no replyTo.
-- The body is one text chunk: all non-blank inline text/plain parts (in order), else the
+- The body is one text chunk: all non-blank inline text/plain parts (in order; a named
+  one without a Content-Disposition is inline, RFC 2183's default), else the
   HTML ones through ``convo.core.text.html``; format=flowed is unflowed. Of a
   multipart/alternative the first readable part counts (text/plain, then HTML, then the
   rest), so a blank text/plain beside real HTML gives the HTML's text. A multipart
-  without a usable boundary is read as text. Every part with a file name or
+  whose body never uses its declared boundary is split at the delimiter lines the body
+  has (``mime._split_at_found_boundary``); one without any is read as text. Every part with a file name or
   ``Content-Disposition: attachment`` goes to ``extra.attachments`` as
   ``{name, type, size}`` (size decoded); multipart containers never do. A
   ``message/rfc822`` part is listed there too and its text follows the body as a
@@ -109,14 +111,14 @@ FIELDS = Fields(
 
 
 def register(registry: Registry) -> None:
-    """Declare mbox (a ``From `` line first), eml (a line that starts ``Name:`` with a
+    """Declare mbox (a ``From `` line first, blank lines before it allowed), eml (a line that starts ``Name:`` with a
     capital, as every known mail header does) and maildir; the email modules load only
     when a gate admits a source (``importers.gates``)."""
     from convo.importers.gates import Gate
     from convo.importers.registry import Declared
 
     registry.declare(__package__, (
-        ("mbox", "mbox", ("*.mbox", "*.mbx", "*.mbox.gz", "mbox", "Inbox", "*.mboxrd"), Gate(magic=(b"From ",))),
-        ("eml", "eml", ("*.eml", "*.msg.txt"), Gate(raw=rb"(?m)^[A-Z][!-9;-~]*:")),
+        ("mbox", "mbox", ("*.mbox", "*.mbx", "*.mbox.gz", "mbox", "Inbox", "*.mboxrd"), Gate(raw=rb"\A[\r\n\t ]*From ")),
+        ("eml", "eml", ("*.eml", "*.emlx", "*.msg.txt"), Gate(raw=rb"(?m)^[A-Z][!-9;-~]*:")),
         Declared("maildir", f"{__package__}.maildir", ("Maildir", "*.maildir"), directory=True),
     ), family="email")  # fmt: skip

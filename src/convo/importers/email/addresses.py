@@ -28,11 +28,15 @@ def format_address(name: str, addr: str) -> str:
 # Quoted strings and (comments), which may hold commas, are kept whole.
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"?|\((?:[^()\\]|\\.|\([^()]*\))*\)?|[^,"(]+|,')
 _ANGLE = re.compile(r"^(.*?)<([^<>]*)>?\s*$", re.S)
-_OBFUSCATED = re.compile(r"(?<![^\s<(\"])([\w.+%'-]+) at ([\w-]+(?:\.[\w-]+)+)(?=$|[\s>)(])", re.I)
+# A local part: word characters, and raw 8-bit bytes (surrogates) not yet decoded.
+_LOCAL = r"[\w.+%'\udc80-\udcff-]+"
+_OBFUSCATED = re.compile(
+    r"(?<![^\s<(\"])(" + _LOCAL + r") at ([\w-]+(?:\.[\w-]+)+)(?=$|[\s>)(])", re.I
+)
 # A whole element that is one spelled-out address: ``x at y (Name)``, ``x AT y DOT org``,
 # ``x [at] y.org``; a host of one label is allowed here, where nothing else is written.
 _SPELLED = re.compile(
-    r"^([\w.+%'-]+)\s*(?:\s at \s|\s?[\[(]at[\])]\s?)\s*"
+    r"^(" + _LOCAL + r")\s*(?:\s at \s|\s?[\[(]at[\])]\s?)\s*"
     r"([\w-]+(?:(?:\.|\s+dot\s+|\s?[\[(]dot[\])]\s?)[\w-]+)*)\s*(\(.*\))?$",
     re.I | re.X,
 )
@@ -64,8 +68,26 @@ def _unquote(name: str) -> str:
     return name
 
 
+_ANGLED_RUN = re.compile(r"([^<>\"]*)<([^<>]*@[^<>]*)>\s*")
+
+
+def _angled_runs(elem: str) -> list[tuple[str, str]] | None:
+    """``A <a@x> B <b@y>`` (the comma left out, enmime's
+    ``malformed-multiple-address-header-values.raw``) as two pairs; None for anything else."""
+    if elem.count("<") < 2 or '"' in elem:
+        return None
+    runs = _ANGLED_RUN.findall(elem)
+    rebuilt = "".join(n + f"<{a}>" for n, a in runs)
+    if len(runs) < 2 or rebuilt.replace(" ", "") != elem.replace(" ", ""):
+        return None
+    return [(_unquote(n), a.strip()) for n, a in runs]
+
+
 def _element_pairs(elem: str) -> list[tuple[str, str]]:
-    """(name, address) pairs of one comma-separated element."""
+    """(name, address) pairs of one comma-separated element (``_angled_runs`` too)."""
+    runs = _angled_runs(elem)
+    if runs:
+        return runs
     m = _ANGLE.match(elem)
     if m:
         return [(_unquote(m.group(1)), m.group(2).strip())]

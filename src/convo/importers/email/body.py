@@ -6,6 +6,7 @@ leaf parts to ``add_leaf`` and read alternatives with ``collect_alternative``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -30,7 +31,7 @@ def payload_text(
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if ctype == "text/html":
-        return html_to_text(text)
+        return html_to_text(text, div_lines=True)
     if fmt and fmt.lower() == "flowed":
         text = unflow(text, (delsp or "").lower() == "yes")
     return text
@@ -51,6 +52,15 @@ def unflow(text: str, delsp: bool = False) -> str:
     if buf:
         out.append(buf)
     return "\n".join(out)
+
+
+_BLANK_HEAD = re.compile(r"\A(?:[ \t\r\f\v]*\n)+")
+
+
+def _trimmed(part: str) -> str:
+    """A text part without its blank lines before and after, whitespace-only ones too
+    (an Outlook body that opens with tab-only lines); the first line keeps its indent."""
+    return _BLANK_HEAD.sub("", part).rstrip()
 
 
 class Body:
@@ -74,7 +84,7 @@ class Body:
         """Non-blank plain parts, else non-blank HTML ones, then forwarded messages; a
         message with no text at all says what it holds instead (see ``holdings``)."""
         parts = [p for p in self.plain if p.strip()] or [p for p in self.html if p.strip()]
-        text = "\n\n".join(p.strip("\n") for p in parts)
+        text = "\n\n".join(_trimmed(p) for p in parts)
         if self.forwarded:
             text = "\n\n".join([text, *self.forwarded]) if text else "\n\n".join(self.forwarded)
         if not text and self.attachments:
@@ -140,9 +150,11 @@ def collect_alternative(
 
 def _text_list(body: Body, ctype: str, disp: str, name: str | None) -> list[str] | None:
     """Where an inline part's text goes: plain, HTML (named inline HTML too, as notmuch
-    writes it), or None when the part is not read as text."""
+    writes it), or None when the part is not read as text. A named text/plain part that
+    says nothing of its disposition is inline (RFC 2183's default, as mail programs show
+    it: VM's ``Content-Type: text/plain; name="msg.txt"`` parts, CPython's msg_44.txt)."""
     is_text = ctype.startswith(_TEXTLIKE) and not ctype.startswith(_NOT_TEXT)
-    if (is_text and not name) or (ctype == "text/plain" and disp == "inline"):
+    if (is_text and not name) or (ctype == "text/plain" and disp in ("inline", "")):
         return body.plain
     return body.html if ctype == "text/html" else None
 

@@ -21,6 +21,11 @@ _CHARSET_ALIASES = {
 _WIDE = ("utf-16", "utf_16", "utf-32", "utf_32", "utf16", "utf32")
 
 _SEVEN_BIT = ("utf-7", "iso2022_jp", "iso2022_jp_2", "iso2022_kr", "hz")
+# One well-formed multi-byte UTF-8 sequence: text labelled UTF-8 that holds one is UTF-8
+# with a damaged byte or two, not text in another charset.
+_UTF8_SEQUENCE = re.compile(
+    rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}"
+)
 
 
 @functools.lru_cache(maxsize=256)
@@ -41,7 +46,9 @@ def decode_bytes(data: bytes, charset: str | None) -> str:
 
     Valid UTF-8 with non-ASCII bytes wins over a declared legacy charset (mail programs
     often label UTF-8 as iso-8859-1 or gb2312, and non-UTF-8 text is almost never valid
-    UTF-8); unknown charsets fall back to UTF-8, then cp1252; bad bytes are replaced.
+    UTF-8); the other way round, bytes labelled UTF-8 that hold not one UTF-8 sequence
+    are cp1252 (pipermail's ``=?UTF-8?Q?Luc=eda?=``, a Latin-1 body sent as UTF-8);
+    unknown charsets fall back to UTF-8, then cp1252; bad bytes are replaced.
     """
     name = _codec(charset)
     ascii_data = data.isascii()
@@ -53,16 +60,25 @@ def decode_bytes(data: bytes, charset: str | None) -> str:
         except UnicodeDecodeError:
             pass
     if name:
-        try:
-            return data.decode(name)
-        except UnicodeDecodeError:
-            return data.decode(name, "replace")
-        except Exception:  # broken codec state (e.g. utf-7 on junk): fall through
-            pass
+        text = _decode_declared(data, name)
+        if text is not None:
+            return text
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return data.decode("cp1252", "replace")
+
+
+def _decode_declared(data: bytes, name: str) -> str | None:
+    """``data`` in its declared codec, bad bytes replaced; None when the codec breaks."""
+    try:
+        return data.decode(name)
+    except UnicodeDecodeError:
+        if name == "utf-8" and not _UTF8_SEQUENCE.search(data):
+            return data.decode("cp1252", "replace")  # Latin-1 text labelled UTF-8
+        return data.decode(name, "replace")
+    except Exception:  # broken codec state (e.g. utf-7 on junk): fall through
+        return None
 
 
 def raw_header_text(value: str, charset: str | None = None) -> str:

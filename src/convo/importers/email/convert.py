@@ -48,9 +48,34 @@ def head_lines(source: Source) -> list[bytes]:
     return strip_bom(source.head).split(b"\n", 220)[:220]
 
 
+_EMLX_COUNT = re.compile(rb"(\d{1,12})[ \t]*\r?\n")
+_PLIST = re.compile(rb"\s*(?:<\?xml|<!DOCTYPE plist|<plist)")
+
+
+def emlx_message(data: bytes) -> bytes | None:
+    """The message of an Apple Mail ``.emlx`` file, None when ``data`` is not one.
+
+    Mail.app writes the message's length in bytes on the first line, then the message
+    (LF line ends), then an XML property list of its flags (mikez/emlx ``emlx/emlx.py``,
+    jwz.org/blog/2005/07/emlx-flags). Where the count does not land on the property list
+    (a file whose line ends were changed), the list's ``<?xml`` line ends the message."""
+    m = _EMLX_COUNT.match(data)
+    if not m or not HEADER.match(data, m.end()):
+        return None
+    start, end = m.end(), m.end() + int(m.group(1))
+    if end > len(data) or (end < len(data) and not _PLIST.match(data, end)):
+        found = data.rfind(b"\n<?xml", start)
+        end = found + 1 if found >= 0 else len(data)
+    return data[start:end]
+
+
 def strip_envelope(data: bytes) -> tuple[bytes, bytes | None]:
-    """(message, mbox ``From `` line or None) of a one-message file."""
+    """(message, mbox ``From `` line or None) of a one-message file; an Apple Mail
+    ``.emlx`` file is its message (``emlx_message``)."""
     data = strip_bom(data)
+    emlx = emlx_message(data)
+    if emlx is not None:
+        return emlx, None
     if data.startswith(b"From "):
         end = data.find(b"\n")
         if end < 0:

@@ -50,11 +50,22 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         yield rec
 
 
-DESCRIPTION = "One RFC 5322 e-mail message a file (.eml); a folder of them works too"
+DESCRIPTION = (
+    "One RFC 5322 e-mail message a file (.eml, Apple Mail .emlx); a folder of them works too"
+)
 EXAMPLE = (
     "From: Alice Smith <alice@example.org>\nTo: bob@example.org\n"
     "Subject: Auth refactor\nDate: Wed, 6 Mar 2024 10:00:00 +0000\n\nHi Bob"
 )
 FORMATS = (
-    Format(NAME, "email", DESCRIPTION, ("*.eml", "*.msg.txt"), sniff, read, EXAMPLE, fields=FIELDS),
+    Format(
+        NAME,
+        "email",
+        DESCRIPTION,
+        ("*.eml", "*.emlx", "*.msg.txt"),
+        sniff,
+        read,
+        EXAMPLE,
+        fields=FIELDS,
+    ),
 )

@@ -37,6 +37,8 @@ _SEPARATOR = re.compile(
 
 def sniff(source: Source) -> int:
     lines = head_lines(source)
+    while lines and not lines[0].strip():
+        lines = lines[1:]  # blank lines before the first "From " line (Mail::MboxParser's testbox)
     if not lines or not lines[0].startswith(b"From "):
         return 0
     good, bad, known = header_block(lines[1:])
@@ -70,7 +72,16 @@ class _Split:
     def __init__(self, mboxrd: bool = False) -> None:
         self.mboxrd = mboxrd  # un-escape ">From " lines (decided per file by is_mboxrd)
         self.preamble = 0  # bytes before the first "From " line
+        self.blank_preamble = True  # ...all of them blank (nothing of the user's lost)
+        self.preamble_lines = 0  # ...and their lines, so that a message's line is right
         self.found = False
+
+    def skip(self, data: bytes) -> None:
+        """Count ``data``, skipped before the first ``From `` line."""
+        self.preamble += len(data)
+        self.preamble_lines += data.count(b"\n")
+        if self.blank_preamble and data.strip():
+            self.blank_preamble = False
 
 
 def iter_mbox(stream: BinaryIO, info: _Split) -> Iterator[tuple[int, bytes, bytes]]:
@@ -85,19 +96,19 @@ def iter_mbox(stream: BinaryIO, info: _Split) -> Iterator[tuple[int, bytes, byte
     while not buf.startswith(b"From "):
         i = buf.find(b"\nFrom ")
         if i >= 0:
-            info.preamble += i + 1
+            info.skip(buf[: i + 1])
             buf = buf[i + 1 :]
             break
         if eof:
-            info.preamble += len(buf)
+            info.skip(buf)
             return
         keep = buf[-6:]
-        info.preamble += max(len(buf) - 6, 0)
+        info.skip(buf[:-6])
         chunk = stream.read(CHUNK)
         eof = not chunk
         buf = keep + chunk
     info.found = True
-    line = 1
+    line = 1 + info.preamble_lines
     start = 0  # where the current message (its envelope line) starts in buf
     search = 0
     while True:
@@ -160,7 +171,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             where=source.name,
             hint="a single message is --from eml",
         )
-    if info.preamble:
+    if info.preamble and not info.blank_preamble:
         ctx.warn(source.name, f"{info.preamble} bytes before the first 'From ' line ignored")
 
 

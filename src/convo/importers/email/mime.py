@@ -160,7 +160,8 @@ def collect_body(msg: Message, body: Body, depth: int = 0) -> None:
     if ctype.startswith("multipart/") or (msg.is_multipart() and ctype != "message/rfc822"):
         payload = msg.get_payload()
         if not isinstance(payload, list):
-            leaf(msg, "text/plain", body)  # no usable boundary: the raw body is its text
+            if not _split_at_found_boundary(msg, ctype, body, depth):
+                leaf(msg, "text/plain", body)  # no usable boundary: the raw body is its text
             return
         if ctype == "multipart/alternative":
             _alternative(payload, body, depth)
@@ -173,6 +174,31 @@ def collect_body(msg: Message, body: Body, depth: int = 0) -> None:
         _attached_message(msg, body, depth)
         return
     leaf(msg, ctype, body)
+
+
+# A delimiter line with a part's header line under it: the boundary a body really uses.
+_DELIMITER = re.compile(rb'^--([^\s"]{1,70})[ \t]*\n(?=[A-Za-z][A-Za-z0-9-]*:)', re.M)
+
+
+def _split_at_found_boundary(msg: Message, ctype: str, body: Body, depth: int) -> bool:
+    """A multipart whose declared boundary its body never uses (spam kits, broken
+    mailers: SpamScope mail-parser's ``tests/mails/mail_malformed_3`` declares
+    ``--=_HsWzsKVZkho``, opens its one part with ``----=_GlSzQZUbRbpVOpy`` and closes it
+    with a third): split at the delimiter line the body has, rather than read base64
+    parts as its text. False when the body has none."""
+    raw = _payload_bytes(msg)
+    found = _DELIMITER.search(raw)
+    if found is None:
+        return False
+    opens = not raw[: found.start()].strip()  # the body starts with it: a part follows
+    if not opens and raw.count(b"\n--" + found.group(1)) < 2:
+        return False  # one delimiter line inside text is no multipart body
+    head = f'Content-Type: {ctype}; boundary="'.encode() + found.group(1) + b'"\n\n'
+    inner = parse_message(head + raw)
+    if not isinstance(inner.get_payload(), list):
+        return False
+    collect_body(inner, body, depth + 1)
+    return True
 
 
 def _alternative(payload: list, body: Body, depth: int) -> None:

@@ -6,6 +6,8 @@ from convo.core.io import Source
 from convo.importers.registry import matches_pattern
 from convo.importers.transcripts.cues import TIMING
 
+SRT_PATTERNS = ("*.srt",)  # srt's names; vtt leaves a header-less file so named to it
+
 
 def is_webvtt(source: Source) -> bool:
     text = source.head_text()

@@ -12,10 +12,15 @@ from functools import partial
 from convo.core.io import Source
 from convo.importers.registry import Format, head_lines
 from convo.importers.transcripts import FIELDS
-from convo.importers.transcripts.sniffing import empty_named, first_timing, is_webvtt
+from convo.importers.transcripts.sniffing import (
+    SRT_PATTERNS,
+    empty_named,
+    first_timing,
+    is_webvtt,
+)
 from convo.importers.transcripts.turns import read_cues
 
-PATTERNS = ("*.srt",)
+PATTERNS = SRT_PATTERNS
 
 
 def sniff_srt(source: Source) -> int:

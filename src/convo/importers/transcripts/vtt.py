@@ -10,9 +10,14 @@ from __future__ import annotations
 from functools import partial
 
 from convo.core.io import Source
-from convo.importers.registry import Format, head_lines
+from convo.importers.registry import Format, head_lines, matches_pattern
 from convo.importers.transcripts import FIELDS
-from convo.importers.transcripts.sniffing import empty_named, first_timing, is_webvtt
+from convo.importers.transcripts.sniffing import (
+    SRT_PATTERNS,
+    empty_named,
+    first_timing,
+    is_webvtt,
+)
 from convo.importers.transcripts.turns import read_cues
 
 PATTERNS = ("*.vtt", "*.webvtt")
@@ -24,7 +29,10 @@ def sniff_vtt(source: Source) -> int:
     lines = head_lines(source)
     hit = first_timing(lines)
     if hit and hit[0] <= 1 and "," not in hit[1].split("-->")[0]:
-        return 40  # cues without the WEBVTT header
+        # Cues without the WEBVTT header: an SRT file's too when it numbers no cues and
+        # its first start has no ",mmm" (go-astisub's missing-sequence-in.srt); its name
+        # says which.
+        return 0 if matches_pattern(source, SRT_PATTERNS) else 40
     return empty_named(source, PATTERNS)
 
 

@@ -1,0 +1,218 @@
+"""Mail shapes found by reading real archives against convo's output (audit round 6):
+one fixture of our own per shape, under tests/fixtures/email/, with goldens.
+
+- ``leading-blank-lines.mbox``: blank lines before the first ``From `` line (the shape of
+  Mail::MboxParser's ``t/testbox``); was sniffed as one ``.eml`` message, the rest lost.
+- ``apple-mail.emlx``: Apple Mail's byte count line, the message, its property list;
+  the list was read into the text, the count line warned as a garbled header.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import assert_golden, records
+from convo.cli.app import app
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+@pytest.fixture
+def in_fixtures(monkeypatch):
+    """Relative paths, so golden source_ids do not depend on the checkout."""
+    monkeypatch.chdir(FIXTURES)
+
+
+def _ingest(runner, path: str, *args: str):
+    result = runner.invoke(app, ["ingest", path, "-o", "-", *args])
+    return result, records(result.stdout)
+
+
+def test_blank_lines_before_the_first_from_line(runner, in_fixtures):
+    result, recs = _ingest(runner, "email/leading-blank-lines.mbox")
+    assert result.exit_code == 0, result.output
+    assert [r["format"] for r in recs] == ["mbox"] * 3
+    assert [r["textChunks"][0][:12] for r in recs] == [
+        "An archive w", "Still two me", "Three, and t",
+    ]  # fmt: skip
+    assert "ignored" not in result.stderr  # blank lines are no content lost
+    assert_golden("email/leading-blank-lines.jsonl", recs)
+
+
+def test_blank_lines_count_in_the_line_of_a_warning(runner, tmp_path):
+    path = tmp_path / "m.mbox"
+    path.write_bytes(b"\n\nFrom a@b.org Mon Jan  1 00:00:00 2024\nFrom: a@b.org\n\nhi\n")
+    result, recs = _ingest(runner, str(path))
+    assert len(recs) == 1
+    assert f"{path}:3: no Date header" in result.stderr
+
+
+def test_text_before_the_first_from_line_is_still_told(runner, tmp_path):
+    path = tmp_path / "m.mbox"
+    path.write_bytes(b"junk\nFrom a@b.org Mon Jan  1 00:00:00 2024\nFrom: a@b.org\n\nhi\n")
+    result, recs = _ingest(runner, str(path), "--from", "mbox")
+    assert len(recs) == 1
+    assert "5 bytes before the first 'From ' line ignored" in result.stderr
+
+
+@pytest.mark.parametrize("name", ["apple-mail.emlx", "apple-mail-bad-count.emlx"])
+def test_apple_mail_emlx(runner, in_fixtures, name):
+    result, recs = _ingest(runner, f"email/{name}")
+    assert result.exit_code == 0, result.output
+    assert "garbled" not in result.stderr
+    (rec,) = recs
+    assert rec["textChunks"] == ["Grüße from Mail.app.\n\n> Dan wrote:\n> See you then."]
+    if name == "apple-mail.emlx":
+        assert_golden("email/apple-mail-emlx.jsonl", recs)
+
+
+def test_emlx_is_detected_by_its_name_in_a_folder(runner, tmp_path):
+    folder = tmp_path / "Messages"
+    folder.mkdir()
+    (folder / "12345.emlx").write_bytes((FIXTURES / "email" / "apple-mail.emlx").read_bytes())
+    result, recs = _ingest(runner, str(folder))
+    assert result.exit_code == 0, result.output
+    assert [r["format"] for r in recs] == ["eml"]
+
+
+def test_latin1_labelled_utf8_and_spelled_out_8bit_address(runner, in_fixtures):
+    """pipermail's ``lucía at example.org (=?UTF-8?Q?Luc=eda?=)`` (perceval's
+    ``mbox_iso8859_encoding.mbox`` shape): the name's bytes, labelled UTF-8, hold no
+    UTF-8 sequence, so they are Latin-1 (cp1252), and so is a body sent the same way;
+    a UTF-8 body with one damaged byte stays UTF-8."""
+    result, recs = _ingest(runner, "email/pipermail-latin1.mbox")
+    assert result.exit_code == 0, result.output
+    assert [r["metadata"]["speaker"] for r in recs] == [
+        "Lucía García <lucía@example.org>",
+        "Bob <bob@example.org>",
+    ]
+    assert recs[0]["subject"] == "[dev] Olá"
+    assert recs[0]["textChunks"] == ["Olá, está tudo bem? A reunião é amanhã."]
+    assert recs[1]["textChunks"] == ["Sí, até amanhã — one damaged byte: \ufffd stays UTF-8."]
+    assert_golden("email/pipermail-latin1.jsonl", recs)
+
+
+def test_multipart_whose_body_uses_another_boundary(runner, in_fixtures):
+    """The declared boundary never appears; the body's own delimiter lines split it
+    (SpamScope mail-parser's ``mail_malformed_3`` shape), so base64 is not the text."""
+    result, recs = _ingest(runner, "email/boundary-mismatch.eml")
+    assert result.exit_code == 0, result.output
+    assert recs[0]["textChunks"] == [
+        "Olá! The declared boundary is never used.\nThe parts are still read."
+    ]
+    assert_golden("email/boundary-mismatch.jsonl", recs)
+
+
+def test_a_delimiter_like_line_inside_text_is_text(runner, tmp_path):
+    path = tmp_path / "m.eml"
+    path.write_text(
+        "From: a@x.org\nDate: Mon, 4 Mar 2024 10:00:00 +0000\n"
+        'Content-Type: multipart/mixed; boundary="b"\n\nHello,\n--note\nNote: one line only.\n'
+    )
+    _, recs = _ingest(runner, str(path))
+    assert recs[0]["textChunks"] == ["Hello,\n--note\nNote: one line only."]
+
+
+def test_a_named_text_part_without_disposition_is_read(runner, in_fixtures):
+    """``Content-Type: text/plain; name="msg.txt"`` and no Content-Disposition (VM's
+    parts, CPython's ``Lib/test/test_email/data/msg_44.txt``) is inline text: it was
+    only listed, and the message had no text of its own."""
+    result, recs = _ingest(runner, "email/named-text-no-disposition.eml")
+    assert result.exit_code == 0, result.output
+    assert recs[0]["textChunks"] == [
+        "The whole message is in this named part,\nas the VM mailer writes it."
+    ]
+    assert [a["name"] for a in recs[0]["extra"]["attachments"]] == [
+        "msg.txt", "log.txt", "logo.png",
+    ]  # fmt: skip
+    assert_golden("email/named-text-no-disposition.jsonl", recs)
+
+
+def test_blank_lines_of_whitespace_around_the_text_are_dropped(runner, tmp_path):
+    """An Outlook body that opens with tab-only lines (SpamScope ``mail_test_2``)."""
+    path = tmp_path / "m.eml"
+    path.write_text(
+        "From: a@x.org\nDate: Mon, 4 Mar 2024 10:00:00 +0000\nMessage-ID: <ws@x.org>\n\n"
+        "\t\n\n\t\n\t\tIndented first line\nsecond line  \n \t\n\n"
+    )
+    _, recs = _ingest(runner, str(path))
+    assert recs[0]["textChunks"] == ["\t\tIndented first line\nsecond line"]
+
+
+def test_date_zones_and_unreadable_months(runner, in_fixtures):
+    """``GMT+0800`` is east of Greenwich (dateutil reads it the POSIX way round), and a
+    Date whose month is unreadable falls back to Received rather than to a month and
+    day dateutil took from the day of the import."""
+    result, recs = _ingest(runner, "email/date-zones.mbox")
+    assert result.exit_code == 0, result.output
+    assert [r["timestamp"] for r in recs] == [
+        "2024-01-02T01:15:00Z", "2024-01-02T15:00:00Z", "2024-01-02T08:16:00Z",
+    ]  # fmt: skip
+    assert recs[2]["extra"]["time_source"] == "received"
+    assert "date-zones.mbox:20: unreadable Date header; time taken from the top Received" in (
+        result.stderr
+    )
+    assert_golden("email/date-zones.jsonl", recs)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("Tue, 02 Jan 2024 09:15:00 GMT+0800", "2024-01-02T01:15:00Z"),
+        ("Tue, 02 Jan 2024 09:15:00 GMT-0330", "2024-01-02T12:45:00Z"),
+        ("Tue, 2 Jan 2024 09:15:00 UTC+8", "2024-01-02T01:15:00Z"),
+        ("Tue, 2 Jan 2024 09:15:00 +0000 (GMT+00:00)", "2024-01-02T09:15:00Z"),
+        ("Tuesday, January 2, 2024 9:15 AM", "2024-01-02T09:15:00Z"),
+        ("2 janv. 2024 09:15:00 +0100", None),
+        ("Tue 2024 09:15:00 +0100", None),
+    ],
+)
+def test_mail_date_never_completes_from_today(value, expected):
+    from convo.core.timestamps import format_timestamp_utc, mail_date
+
+    dt = mail_date(value)
+    assert (format_timestamp_utc(dt) if dt else None) == expected
+
+
+def test_html_mail_divs_are_lines(runner, tmp_path):
+    """Gmail and Apple Mail write a line a ``<div>`` and a blank line ``<div><br></div>``
+    (mikez/emlx ``tests/richtext.emlx``): lines are not spaced apart by blank ones."""
+    path = tmp_path / "m.eml"
+    path.write_text(
+        "From: a@x.org\nDate: Mon, 4 Mar 2024 10:00:00 +0000\nMessage-ID: <div@x.org>\n"
+        "Content-Type: text/html; charset=utf-8\n\n"
+        '<div dir="ltr"><div>Hi Bob,</div><div><br></div><div>&gt; Bob wrote:</div>'
+        "<div>&gt;</div><div>&gt; Thanks!</div><div>line a</div><div>line b</div>"
+        "<p>a paragraph</p></div>\n"
+    )
+    _, recs = _ingest(runner, str(path))
+    assert recs[0]["textChunks"] == [
+        "Hi Bob,\n\n> Bob wrote:\n>\n> Thanks!\nline a\nline b\n\na paragraph"
+    ]
+
+
+def test_divs_stay_paragraphs_outside_mail():
+    from convo.core.text.html import html_to_text
+
+    assert html_to_text("<div>a</div><div>b</div>") == "a\n\nb"
+    assert html_to_text("<div>a</div><div>b</div>", div_lines=True) == "a\nb"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (
+            "Bob Dunite <bob@extern> Bobby Dunite <bobby@extern>",
+            ["Bob Dunite <bob@extern>", "Bobby Dunite <bobby@extern>"],
+        ),
+        ("<a@x.org> <b@y.org>", ["a@x.org", "b@y.org"]),
+        ('"Doe, J <j@x>" <j@x.org>', ['"Doe, J <j@x>" <j@x.org>']),
+        ("Alice <alice@x.org>", ["Alice <alice@x.org>"]),
+    ],
+)
+def test_addresses_without_the_comma_between(value, expected):
+    from convo.importers.email.addresses import addresses
+
+    assert addresses([value]) == expected
