@@ -200,10 +200,14 @@ _ISO_FAST = re.compile(
 _ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 
 
-def parse_datetime(text: str, zone: tzinfo | None = None) -> datetime:
+def parse_datetime(text: str, zone: tzinfo | None = None, *, complete: bool = False) -> datetime:
     """Parse any date/time a source writes; naive values are read in ``zone`` (default UTC).
 
-    ISO 8601 takes a fast path; anything else goes through dateutil. Raises ValueError.
+    ISO 8601 takes a fast path; anything else goes through dateutil. Raises ValueError,
+    also for a value without its own year, month and day (``10:05``, ``March 6``):
+    dateutil would take them from today, and a record's time (and the id hashed from it)
+    would depend on the day of the import. ``complete=True`` (what a person types:
+    ``--since 'March 6'``) lets today complete them.
     """
     text = text.strip()
     m = _ISO_FAST.match(text)
@@ -227,7 +231,12 @@ def parse_datetime(text: str, zone: tzinfo | None = None) -> datetime:
     from dateutil import parser
 
     try:
-        dt = parser.parse(text)
+        if complete:
+            dt = parser.parse(text)
+        else:
+            dt, other = (parser.parse(text, default=d) for d in _DEFAULTS)
+            if dt.date() != other.date():
+                raise ValueError(f"unreadable date {text!r}: no year, month and day of its own")
     except (ValueError, OverflowError) as e:
         raise ValueError(f"unreadable date {text!r}") from e
     return to_utc(dt, zone)
@@ -313,7 +322,7 @@ def parse_when(text: str, *, now: datetime | None = None, zone: tzinfo | None = 
             return format_timestamp_utc(now - timedelta(seconds=int(m[1]) * _UNIT_SECONDS[m[2]]))
         except OverflowError:
             raise ValueError(f"{text!r} reaches before the year 1") from None
-    return format_timestamp_utc(parse_datetime(text, zone))
+    return format_timestamp_utc(parse_datetime(text, zone, complete=True))
 
 
 # Lenient readers for importers: a record timestamp, or None when the value is unusable.
@@ -442,8 +451,9 @@ def mail_date(value: str, zone: tzinfo | None = None) -> datetime | None:
 
 
 # Two defaults that differ in year, month and day: a date dateutil completes from its default
+# (parse_datetime, the mail reader)
 # (a month it could not read, "2 janv. 2024") reads differently under each.
-_MAIL_DEFAULTS = (datetime(2001, 2, 3), datetime(2002, 3, 4))
+_DEFAULTS = (datetime(2001, 2, 3), datetime(2002, 3, 4))
 
 
 def _mail_dateutil(value: str, zone: tzinfo | None) -> datetime | None:
@@ -458,7 +468,7 @@ def _mail_dateutil(value: str, zone: tzinfo | None) -> datetime | None:
         text = value.replace("(", " ").replace(")", " ").strip()
     try:
         first, second = (
-            parser.parse(text, fuzzy=True, tzinfos=_MAIL_TZINFOS, default=d) for d in _MAIL_DEFAULTS
+            parser.parse(text, fuzzy=True, tzinfos=_MAIL_TZINFOS, default=d) for d in _DEFAULTS
         )
         if first.date() != second.date():
             return None
