@@ -78,5 +78,10 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.zulip",
         "convo.importers.apps.rocketchat",
         "convo.importers.apps.slackdump",
+        "convo.importers.transcripts.ass",
+        "convo.importers.transcripts.ttml",
+        "convo.importers.transcripts.youtube",
+        "convo.importers.apps.imessage",
+        "convo.importers.apps.line",
     )
     return [importlib.import_module(n) for n in names]

@@ -92,6 +92,11 @@ BY_FOLDER = {
     "sillytavern": "sillytavern",
     "cline": "cline",
     "aider": "aider",
+    "ass": "ass",
+    "ttml": "ttml",
+    "youtube": "youtube",
+    "imessage": "imessage",
+    "line": "line",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",
