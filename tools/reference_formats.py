@@ -42,6 +42,9 @@ SAMPLES = {
     "teams-docx": "tests/fixtures/formats/teams_docx/garden-club.docx",
     "google-meet": "tests/fixtures/formats/google_meet/garden-club-2023.txt",
     "rev": "tests/fixtures/formats/rev/seed-saving.txt",
+    "ass": "tests/fixtures/formats/ass/aegisub-episode.ass",
+    "ttml": "tests/fixtures/formats/ttml/agents.ttml",
+    "youtube": "tests/fixtures/formats/youtube/seed-talk.en.json3",
     "mbox": "sample_data/email/team.mbox",
     "eml": "tests/fixtures/email/named-parts.eml",
     "agentscope-session": "tests/fixtures/formats/agentscope_session/session_2024-05-02.json",
@@ -90,6 +93,8 @@ SAMPLES = {
     "gitter": "tests/fixtures/formats/gitter/tea-party.json",
     "skype": "tests/fixtures/formats/skype/messages.json",
     "zulip": "tests/fixtures/formats/zulip/api-messages.json",
+    "imessage": "tests/fixtures/formats/imessage/Lena Whitford.txt",
+    "line": "tests/fixtures/formats/line/[LINE] Chat history with Marta.txt",
     "rocketchat": "tests/fixtures/formats/rocketchat/rest-history.json",
     "slackdump": "tests/fixtures/formats/slackdump/chunks.jsonl",
     "vscode-chat": "tests/fixtures/formats/vscode_chat/chatSessions/"
