@@ -111,7 +111,8 @@ def test_line_messages_quotes_events_and_media():
 def test_line_japanese_clock():
     recs, _, _ = run(line.read_line, LINE_JA)
     assert [(r["metadata"]["speaker"], r["timestamp"]) for r in recs] == [
-        ("Jonas", "2024-03-01T09:15:00Z"), ("Marta", "2024-03-01T13:05:00Z")
+        ("Jonas", "2024-03-01T09:15:00Z"),
+        ("Marta", "2024-03-01T13:05:00Z"),
     ]
     assert recs[0]["thread"] == "Jonas"
 
@@ -120,7 +121,9 @@ def test_line_message_before_a_date_is_rejected(tmp_path):
     path = tmp_path / "l.txt"
     path.write_text("09:15\tMarta\thi\n2024/03/01(Fri)\n09:16\tMarta\tthere\n")
     recs, rejects, _ = run(line.read_line, path)
-    assert [(r.where, r.reason) for r in rejects] == [("l.txt:1", "LINE message before any date line")]
+    assert [(r.where, r.reason) for r in rejects] == [
+        ("l.txt:1", "LINE message before any date line")
+    ]
     assert [r["textChunks"][0] for r in recs] == ["there"]
 
 
@@ -178,7 +181,9 @@ def test_any_imessage_export_reads_back(tmp_path_factory, msgs):
     path.write_text("".join(out))
     recs, rejects, warnings = run(imessage.read_imessage, path)
     assert not rejects and not warnings
-    assert [(r["metadata"]["speaker"], r["textChunks"][0], r["timestamp"][11:19]) for r in recs] == [
+    assert [
+        (r["metadata"]["speaker"], r["textChunks"][0], r["timestamp"][11:19]) for r in recs
+    ] == [
         (name, "\n".join(lines), f"{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}")
         for name, s, lines in msgs
     ]
@@ -196,13 +201,18 @@ def test_any_line_export_reads_back(tmp_path_factory, msgs):
     path.write_text("".join(out))
     recs, rejects, warnings = run(line.read_line, path)
     assert not rejects and not warnings
-    assert [(r["metadata"]["speaker"], r["textChunks"][0], r["timestamp"][11:16]) for r in recs] == [
-        (name, "\n".join(lines), f"{m // 60:02d}:{m % 60:02d}") for name, m, lines in msgs
-    ]
+    assert [
+        (r["metadata"]["speaker"], r["textChunks"][0], r["timestamp"][11:16]) for r in recs
+    ] == [(name, "\n".join(lines), f"{m // 60:02d}:{m % 60:02d}") for name, m, lines in msgs]
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.binary(max_size=400), st.sampled_from(["May 17, 2022  5:29:42 PM\n", "[LINE] Chat history with A\n\n2024/03/01(Fri)\n"]))
+@given(
+    st.binary(max_size=400),
+    st.sampled_from(
+        ["May 17, 2022  5:29:42 PM\n", "[LINE] Chat history with A\n\n2024/03/01(Fri)\n"]
+    ),
+)
 def test_hostile_input_never_crashes(tmp_path_factory, noise, head):
     base = tmp_path_factory.mktemp("hostile")
     for read in (imessage.read_imessage, line.read_line):

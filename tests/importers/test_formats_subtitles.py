@@ -98,7 +98,9 @@ def test_ass_without_format_line_and_a_short_dialogue(tmp_path):
     )
     recs, rejects, _ = run(ass.read_ass, path)
     assert [(r["metadata"]["speaker"], r["textChunks"][0]) for r in recs] == [("Al", "Hi, all")]
-    assert [(r.where, r.reason) for r in rejects] == [("s.ass:5", "Dialogue line with 2 of its 10 fields")]
+    assert [(r.where, r.reason) for r in rejects] == [
+        ("s.ass:5", "Dialogue line with 2 of its 10 fields")
+    ]
 
 
 def test_ttml_agents_times_and_bad_cues():
@@ -110,7 +112,9 @@ def test_ttml_agents_times_and_bad_cues():
     ]
     assert recs[1]["extra"]["end"] == 8.5  # begin + dur
     assert recs[0]["extra"]["cue_ids"] == ["c1", "c2"]
-    assert [(r.where, r.reason) for r in rejects] == [("agents.ttml:23", "unreadable begin time 'soon'")]
+    assert [(r.where, r.reason) for r in rejects] == [
+        ("agents.ttml:23", "unreadable begin time 'soon'")
+    ]
     assert warnings == ["agents.ttml: 1 <p> cues without text skipped"]
 
 
@@ -118,7 +122,10 @@ def test_dfxp_ticks_and_bracket_names():
     recs, rejects, warnings = run(ttml.read_ttml, FIXTURES / "ttml" / "netflix-ticks.dfxp")
     assert not rejects and not warnings
     assert [(r["metadata"]["speaker"], r["extra"]["start"]) for r in recs] == [
-        ("Anna", 1.001), (None, 3.503), (None, 5.101), ("Anna", 7.1)
+        ("Anna", 1.001),
+        (None, 3.503),
+        (None, 5.101),
+        ("Anna", 7.1),
     ]
 
 
@@ -142,7 +149,10 @@ def test_ttml_time_containers_add_up(tmp_path):
         "</body></tt>"
     )
     recs, _, _ = run(ttml.read_ttml, path)
-    assert [(r["textChunks"][0], r["extra"]["start"]) for r in recs] == [("late", 16.0), ("early", 11.0)]
+    assert [(r["textChunks"][0], r["extra"]["start"]) for r in recs] == [
+        ("late", 16.0),
+        ("early", 11.0),
+    ]
 
 
 def test_ttml_entities_are_refused(tmp_path):
@@ -238,10 +248,23 @@ _NO_MERGE = _no_merge()
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.binary(max_size=400), st.sampled_from(["[Script Info]\n[Events]\n", "<tt xmlns=\"http://www.w3.org/ns/ttml\">", '{"wireMagic":"pb3","events":[']))
+@given(
+    st.binary(max_size=400),
+    st.sampled_from(
+        [
+            "[Script Info]\n[Events]\n",
+            '<tt xmlns="http://www.w3.org/ns/ttml">',
+            '{"wireMagic":"pb3","events":[',
+        ]
+    ),
+)
 def test_hostile_input_never_crashes(tmp_path_factory, noise, head):
     base = tmp_path_factory.mktemp("hostile")
-    for read, name in ((ass.read_ass, "h.ass"), (ttml.read_ttml, "h.ttml"), (youtube.read_youtube, "h.json3")):
+    for read, name in (
+        (ass.read_ass, "h.ass"),
+        (ttml.read_ttml, "h.ttml"),
+        (youtube.read_youtube, "h.json3"),
+    ):
         path = base / name
         path.write_bytes(head.encode() + noise)
         try:
@@ -253,7 +276,9 @@ def test_hostile_input_never_crashes(tmp_path_factory, noise, head):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 10**8), st.integers(0, 10**5), _TEXT), min_size=1, max_size=8))
+@given(
+    st.lists(st.tuples(st.integers(0, 10**8), st.integers(0, 10**5), _TEXT), min_size=1, max_size=8)
+)
 def test_any_json3_reads_back(tmp_path_factory, events):
     path = tmp_path_factory.mktemp("yt") / "v.json3"
     doc = {"wireMagic": "pb3", "events": [

@@ -218,14 +218,17 @@ def _parts(body: list[str]) -> tuple[str, dict[str, Any], bool]:
     return "\n".join(text).strip(), extra, replied
 
 
-def _build(msg: _Msg, ctx: ImportContext, state: _State, reply_to: str | None) -> ConversationMessage | None:
+def _build(
+    msg: _Msg, ctx: ImportContext, state: _State, reply_to: str | None
+) -> ConversationMessage | None:
     read = _READ.fullmatch(msg.rest)
     ts = naive_ts(msg.when, ctx.options.tz)
     tags: list[str] = []
+    extra: dict[str, Any]
     if _is_announcement(msg):
         action = msg.rest[1:]
         m = _ACTIONS.match(action)
-        speaker = (("Me" if m[1] == "You" else m[1]) if m else None)
+        speaker = ("Me" if m[1] == "You" else m[1]) if m else None
         text, extra, replied = action, {}, False
         tags = ["system"]
     else:
@@ -273,8 +276,7 @@ def read_imessage(source: Source, ctx: ImportContext) -> Iterator[ConversationMe
 DESCRIPTION = "iMessage / SMS chats exported by imessage-exporter -f txt"
 EXAMPLE = "May 17, 2022  5:29:42 PM\nMe\nHello world\n"
 FIELDS = Fields(
-    speaker="the sender line (`Me`, a contact, a number); an announcement's actor (`You` "
-    "as `Me`)",
+    speaker="the sender line (`Me`, a contact, a number); an announcement's actor (`You` as `Me`)",
     listeners="the other sender of a chat of two, else none",
     time="the message's time line (the exporting Mac's local time)",
     zone="naive: read in `--tz` (default UTC)",

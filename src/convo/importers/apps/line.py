@@ -179,38 +179,47 @@ def _build(cur: _Cur, ctx: ImportContext, chat: _Chat, ids: ContentIds) -> Conve
     return msg
 
 
-def read_line(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    chat = _header(source, ctx)
-    ids = ContentIds(source.name)
-    cur: _Cur | None = None
+def _lines(source: Source, ctx: ImportContext) -> Iterator[tuple[int, str]]:
+    """The numbered lines after the header (``[LINE] ...`` and its ``Saved on:`` line)."""
     headed = False
     for n, line in numbered_lines(source, ctx.text_decoder()):
         if n == 1 and title(line) is not None:
             headed = True
-            continue
-        if headed and n == 2 and line_day(line) is None and _MESSAGE.fullmatch(line) is None:
-            continue  # the header's "Saved on:" line
+        elif not (headed and n == 2 and line_day(line) is None and not _MESSAGE.fullmatch(line)):
+            yield n, line
+
+
+def _started(n: int, m: re.Match[str], chat: _Chat, ctx: ImportContext) -> _Cur | None:
+    """A message from its first line; None (rejected) before any date line."""
+    if chat.day is None:
+        ctx.reject(ctx.loc(n), "LINE message before any date line", m[0])
+        return None
+    speaker, tab, text = m["rest"].partition("\t")
+    if not tab:
+        speaker, text = "", m["rest"]
+    return _Cur(n, _time(m, chat.day, ctx), speaker.strip() or None, [text])
+
+
+def read_line(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    chat = _header(source, ctx)
+    ids = ContentIds(source.name)
+    cur: _Cur | None = None
+    for n, line in _lines(source, ctx):
         day = line_day(line) if "\t" not in line else None
         m = _MESSAGE.fullmatch(line) if day is None else None
-        if day is not None or m is not None:
+        if day is None and m is None:
             if cur is not None:
-                yield _build(cur, ctx, chat, ids)
-                cur = None
-            if day is not None:
-                chat.day = day
-                continue
-        if m is not None:
-            if chat.day is None:
-                ctx.reject(ctx.loc(n), "LINE message before any date line", line)
-                continue
-            speaker, _, text = m["rest"].partition("\t")
-            if not _:
-                speaker, text = "", m["rest"]
-            cur = _Cur(n, _time(m, chat.day, ctx), speaker.strip() or None, [text])
-        elif cur is not None:
-            cur.text.append(line)
-        elif line.strip():
-            ctx.reject(ctx.loc(n), "text before the first LINE message", line)
+                cur.text.append(line)
+            elif line.strip():
+                ctx.reject(ctx.loc(n), "text before the first LINE message", line)
+            continue
+        if cur is not None:
+            yield _build(cur, ctx, chat, ids)
+        if day is not None:
+            chat.day, cur = day, None
+        else:
+            assert m is not None
+            cur = _started(n, m, chat, ctx)
     if cur is not None:
         yield _build(cur, ctx, chat, ids)
 

@@ -160,16 +160,15 @@ class _Reader:
     def cues(self) -> Iterator[ReadCue | BadBlock]:
         for kind, tag, value, line in iter_events(self.source, text=True):
             name = _local(tag)
+            got: ReadCue | BadBlock | None = None
             if kind == "start":
                 got = self._start(name, value, line)
-                if got is not None:
-                    yield got
             elif kind == "end":
                 got = self._end(name)
-                if got is not None:
-                    yield got
             else:
                 self._text(value)
+            if got is not None:
+                yield got
 
     def _start(self, name: str, attrs: dict[str, str], line: int) -> BadBlock | None:
         got = {_local(k): v for k, v in attrs.items()}
@@ -251,14 +250,18 @@ class _Reader:
             return BadBlock(cue.n, cue.line, "<p> without a begin time", "".join(cue.text)[:200],
                             "a cue needs begin (on the <p> or its first <span>)")  # fmt: skip
         end = cue.end if cue.end is not None else cue.begin + (cue.dur or 0)
-        lines = [x for x in (_SPACE.sub(" ", ln).strip() for ln in "".join(cue.text).split("\n")) if x]
+        lines = [
+            x for x in (_SPACE.sub(" ", ln).strip() for ln in "".join(cue.text).split("\n")) if x
+        ]
         if not lines:
             self.empty += 1
             return None
         names = [" ".join(self.names.get(a, a).split()) or a for a in cue.agents]
         speaker = ", ".join(dict.fromkeys(names)) or None
         raw = RawCue(cue.n, cue.line, cue.ident, cue.begin, end, [])
-        return ReadCue(raw, [Segment(speaker, lines, voiced=speaker is not None)], speaker is not None)
+        return ReadCue(
+            raw, [Segment(speaker, lines, voiced=speaker is not None)], speaker is not None
+        )
 
 
 def read_ttml(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:

@@ -49,7 +49,9 @@ from convo.importers.transcripts.cuetext import Segment
 from convo.importers.transcripts.turns import ReadCue, read_segmented
 
 PATTERNS = ("*.json3", "*.srv3", "*.srv2", "*.srv1", "*.json", "*.xml")
-_JSON3 = re.compile(r'\A[\s\ufeff]*\{[\s\S]*(?:"wireMagic"\s*:\s*"pb3"|"events"\s*:\s*\[\s*\{[^{}]*"tStartMs")')
+_JSON3 = re.compile(
+    r'\A[\s\ufeff]*\{[\s\S]*(?:"wireMagic"\s*:\s*"pb3"|"events"\s*:\s*\[\s*\{[^{}]*"tStartMs")'
+)
 _XML_ROOT = re.compile(r"\A(?:\s|<\?[^>]*\?>|<!--.*?-->)*<(timedtext|transcript)[\s>]", re.S)
 _SPACE = re.compile(r"[ \t\u00a0\u2000-\u200a\u202f\u3000]+")
 MAX_MS = 10**15
@@ -117,39 +119,58 @@ def _json3_cues(doc: StreamedDoc, count: _Count) -> Iterator[ReadCue | BadBlock]
             yield cue
 
 
+@dataclass
+class _XmlCue:
+    """An srv3 ``<p>`` or srv1/srv2 ``<text>`` being read."""
+
+    n: int
+    line: int
+    start: int
+    end: int
+    srv1: bool
+    appended: bool
+    parts: list[str]
+
+
+def _xml_start(n: int, tag: str, attrs: dict[str, str], line: int) -> _XmlCue | BadBlock:
+    srv1 = "start" in attrs
+    start = _ms(attrs.get("start"), 1000.0) if srv1 else _ms(attrs.get("t"))
+    if start is None:
+        return BadBlock(n, line, f"<{tag}> without a readable start", repr(attrs)[:200])
+    dur = _ms(attrs.get("dur"), 1000.0) if srv1 else _ms(attrs.get("d"))
+    appended = attrs.get("a") == "1" and not srv1
+    return _XmlCue(n, line, start, start + (dur or 0), srv1, appended, [])
+
+
+def _xml_end(cur: _XmlCue, count: _Count) -> ReadCue | None:
+    text = "".join(cur.parts)
+    if cur.appended and not text.strip():
+        return None  # a scrolling window's line break
+    if cur.srv1 and "&" in text:
+        text = html.unescape(text)  # srv1 escapes its text a second time
+    return _cue(cur.n, cur.line, cur.start, cur.end, text, count)
+
+
 def _xml_cues(source: Source, count: _Count) -> Iterator[ReadCue | BadBlock]:
     n = 0
-    cur: tuple[int, int, int, int, bool] | None = None  # n, line, start, end, srv1
-    parts: list[str] = []
-    appended: set[int] = set()
+    cur: _XmlCue | None = None
     for kind, tag, value, line in iter_events(source, text=True):
         if kind == "start" and tag in ("p", "text"):
             n += 1
-            srv1 = "start" in value
-            start = _ms(value.get("start"), 1000.0) if srv1 else _ms(value.get("t"))
-            if start is None:
-                cur = None
-                yield BadBlock(n, line, f"<{tag}> without a readable start", repr(value)[:200])
-                continue
-            dur = _ms(value.get("dur"), 1000.0) if srv1 else _ms(value.get("d"))
-            if value.get("a") == "1" and not srv1:
-                appended.add(n)
-            cur, parts = (n, line, start, start + (dur or 0), srv1), []
-        elif cur is not None and kind == "text":
-            parts.append(value)
-        elif cur is not None and kind == "start" and tag == "br":
-            parts.append("\n")
-        elif cur is not None and kind == "end" and tag in ("p", "text"):
-            text = "".join(parts)
-            if cur[0] in appended and not text.strip():
-                cur = None
-                continue  # a scrolling window's line break
-            if cur[4] and "&" in text:
-                text = html.unescape(text)
-            got = _cue(cur[0], cur[1], cur[2], cur[3], text, count)
-            cur = None
-            if got is not None:
+            got = _xml_start(n, tag, value, line)
+            cur = got if isinstance(got, _XmlCue) else None
+            if isinstance(got, BadBlock):
                 yield got
+        elif cur is None:
+            continue
+        elif kind == "text":
+            cur.parts.append(value)
+        elif kind == "start" and tag == "br":
+            cur.parts.append("\n")
+        elif kind == "end" and tag in ("p", "text"):
+            done, cur = cur, None
+            if (cue := _xml_end(done, count)) is not None:
+                yield cue
 
 
 def read_youtube(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
