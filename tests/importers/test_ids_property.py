@@ -278,6 +278,15 @@ CASES = [
     Case("otter", FORMATS + "otter/garden-club.txt", rename=True),
     Case("rev", FORMATS + "rev/seed-saving.txt", rename=True),
     Case("google-meet", FORMATS + "google_meet/seed-swap-2024.txt", rename=True),
+    Case("ass", FORMATS + "ass/aegisub-episode.ass", rename=True),
+    Case("ttml", FORMATS + "ttml/agents.ttml", rename=True),
+    Case("youtube", FORMATS + "youtube/seed-talk.en.json3", rename=True),
+    Case("imessage", FORMATS + "imessage/Lena Whitford.txt", rename=True),  # the file: the chat
+    Case(
+        "line",
+        FORMATS + "line/[LINE] Chat history with Marta.txt",
+        subs=(("Chat history with Marta", "Chat history with Marta{t}"),),
+    ),  # the header's chat name is the scope
     # convo's own records carry their ids
     Case("jsonl", "tests/fixtures/views.jsonl", subs=(ID,)),
 ]

@@ -14,7 +14,7 @@ conversation Garden``, ``... Ann added Ben to the conversation.``).
   (the exporter's word for the owner there) is ``Me``, the owner's sender line, so one
   person has one name. Listeners: the other sender of a chat of two, else none.
 - Thread: the file's name without ``.txt`` (the exporter names a file after its chat);
-  ids: content hashes, scoped to the file.
+  ids: content hashes, scoped to the thread.
 - Replies: a threaded reply is printed indented by four spaces inside the message it
   answers (its own time, sender and body), and printed again in its place with ``This
   message responded to an earlier message.``. The indented copy is read, with
@@ -33,7 +33,7 @@ conversation Garden``, ``... Ann added Ben to the conversation.``).
   announcement, 85.
 
 Ids and their scope (docs/ids.md): no message ids: the content hash, its conversation
-the file's name.
+the thread (the file's name).
 """
 
 from __future__ import annotations
@@ -282,7 +282,7 @@ FIELDS = Fields(
     zone="naive: read in `--tz` (default UTC)",
     thread="the file's name without `.txt` (the chat)",
     id="no message ids: " + CONTENT_HASH,
-    scope="the file's name",
+    scope="the file's name (the thread)",
     reply_to="a threaded reply (indented under the message it answers): that message",
     extra="`read` (`by`, `after`), `reactions`, `edits`, `effect`, `deleted`, `reply` (a "
     "reply whose message is not in the file)",

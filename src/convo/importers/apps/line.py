@@ -23,7 +23,7 @@ LINE parsers' tests): the app writes it in the phone's language.
   quotes, which are removed (``""`` inside it is a ``"``). A line that starts no
   message continues the previous one.
 - Thread: the chat's name from the header, else the file's name; ids: content hashes,
-  scoped to the file.
+  scoped to the thread.
 - Events (no sender: joins, leaves, unsent messages, calls) are tagged ``system``;
   ``[Photo]``, ``[Sticker]``, ``[Video]``, ``[File]``, ``[Voice message]`` and their
   Japanese and Chinese spellings go to ``extra.media`` as well as staying the text.
@@ -31,7 +31,7 @@ LINE parsers' tests): the app writes it in the phone's language.
   by tab-separated message lines in the head 80.
 
 Ids and their scope (docs/ids.md): no message ids: the content hash, its conversation
-the file's name.
+the thread (the chat's name from the header, else the file's name).
 """
 
 from __future__ import annotations
@@ -233,7 +233,7 @@ FIELDS = Fields(
     zone="naive: read in `--tz` (default UTC)",
     thread="the chat's name from the `[LINE]` header, else the file's name",
     id="no message ids: " + CONTENT_HASH,
-    scope="the file's name",
+    scope="the chat's name (the thread)",
     tags="`system` for events (no sender)",
     extra="`media` (photo, sticker, video, file, voice, location)",
 )
