@@ -11,6 +11,7 @@ none, or a small export built from one of them, as ``BUILT`` says), named on the
 from __future__ import annotations
 
 import inspect
+import io
 import json
 import os
 import re
@@ -133,6 +134,18 @@ def _whatsapp_zip(folder: Path) -> str:
     return name
 
 
+def _skype_tar(folder: Path) -> str:
+    import tarfile
+
+    name = "8_live_ann_export.tar"
+    data = (ROOT / "tests/fixtures/formats/skype/messages.json").read_bytes()
+    with tarfile.open(folder / name, "w") as tf:
+        info = tarfile.TarInfo("messages.json")
+        info.size, info.mtime = len(data), 1_700_000_000
+        tf.addfile(info, io.BytesIO(data))
+    return name
+
+
 def _parquet_dataset(folder: Path) -> str:
     import convo
     from convo.output.exporters.parquet import write_parquet
@@ -153,6 +166,7 @@ _EXPORTED = "written by `convo export --to parquet -o messages sample_data/chat/
 BUILT: dict[str, tuple[Callable[[Path], str], str]] = {
     "maildir": (_maildir, "`tests/fixtures/email/named-parts.eml` in `cur/`"),
     "whatsapp-zip": (_whatsapp_zip, "the files of `tests/fixtures/formats/whatsapp/ios/`"),
+    "skype-tar": (_skype_tar, "`tests/fixtures/formats/skype/messages.json` in a tar"),
     "parquet": (_parquet_file, _EXPORTED),
     "parquet-dataset": (_parquet_dataset, _EXPORTED),
 }

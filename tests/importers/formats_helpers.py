@@ -83,5 +83,6 @@ def new_modules() -> list[Any]:
         "convo.importers.transcripts.youtube",
         "convo.importers.apps.imessage",
         "convo.importers.apps.line",
+        "convo.importers.apps.skype_tar",
     )
     return [importlib.import_module(n) for n in names]

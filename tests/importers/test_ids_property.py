@@ -315,6 +315,23 @@ def _whatsapp_zip(src: Path, folder: Path, t: str | None) -> Path:
     return out
 
 
+def _skype_tar(src: Path, folder: Path, t: str | None) -> Path:
+    """Skype's export .tar holding ``messages.json``; another account's export has other
+    conversations (the ``skype`` case's rewrite)."""
+    import tarfile
+
+    text = src.read_text(encoding="utf-8")
+    if t is not None:
+        text = text.replace("19:4f1c", f"19:{t}x").replace(
+            '"id": "8:live:bob.k"', f'"id": "8:live:bob{t}"'
+        )
+    (folder / "messages.json").write_text(text, encoding="utf-8")
+    out = folder / "8_live_ann_export.tar"
+    with tarfile.open(out, "w") as tf:
+        tf.add(folder / "messages.json", "messages.json")
+    return out
+
+
 def _renamed_docx(src: Path, folder: Path, t: str | None) -> Path:
     """A Teams .docx (binary: copied, not rewritten); another meeting is another name."""
     out = folder / f"{src.stem}{t or ''}{src.suffix}"
@@ -347,6 +364,7 @@ def _parquet(dataset: bool) -> Callable[[Path, Path, str | None], Path]:
 CASES += [
     Case("maildir", "sample_data/email/team.mbox", make=_maildir),
     Case("whatsapp-zip", FORMATS + "whatsapp/ios/_chat.txt", make=_whatsapp_zip),
+    Case("skype-tar", FORMATS + "skype/messages.json", make=_skype_tar),
     Case("teams-docx", FORMATS + "teams_docx/garden-club.docx", make=_renamed_docx),
     Case("parquet", "tests/fixtures/views.jsonl", make=_parquet(dataset=False)),
     Case("parquet-dataset", "tests/fixtures/views.jsonl", make=_parquet(dataset=True)),

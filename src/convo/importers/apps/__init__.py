@@ -1,7 +1,8 @@
 """Chat-app exports (family ``chat``), one module per app: Slack, Discord (DiscordChatExporter
 JSON and text copied from the client), Telegram, Messenger, ChatGPT, Teams, Mattermost,
 WhatsApp (its .txt and "Export chat" .zip), Signal (signal-export and sigtop outputs),
-Zoom chat, Open WebUI, SillyTavern, Skype, Zulip, Rocket.Chat, slackdump's archive,
+Zoom chat, Open WebUI, SillyTavern, Skype (its messages.json, or the export's .tar
+read in place), Zulip, Rocket.Chat, slackdump's archive,
 iMessage (imessage-exporter's text) and LINE's text history.
 Each module holds its sniffers beside its readers (decisions in
 its docstring) and its ``FORMATS``; this package registers them. Every format is
@@ -85,4 +86,5 @@ def register(registry: Registry) -> None:
         ("imessage", "imessage", ("*.txt",), Gate(opens="ADFJMNOS", pattern=(
             r"\A[\ufeff\s]*(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d\d, \d{4} "))),
         ("line", "line", ("*.txt",), Gate(words=("[LINE]", "\t"))),
+        ("skype_tar", "skype-tar", ("*.tar",), Gate(raw=rb"\A[\s\S]{257}ustar")),
     ), family="chat")  # fmt: skip

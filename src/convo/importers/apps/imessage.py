@@ -148,6 +148,8 @@ def _blocks(source: Source, ctx: ImportContext, state: _State) -> Iterator[_Msg]
             cur = _Msg(n, got[0], got[1])
         elif blank and line == NO_ANNOUNCEMENT:
             state.unformatted += 1
+            if cur is not None:
+                cur.body.append("")  # the body's lines keep their numbers
         elif cur is None:
             if line.strip():
                 ctx.reject(ctx.loc(n), "text before the first imessage-exporter time line", line)
