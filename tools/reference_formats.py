@@ -96,6 +96,7 @@ SAMPLES = {
     "zulip": "tests/fixtures/formats/zulip/api-messages.json",
     "imessage": "tests/fixtures/formats/imessage/Lena Whitford.txt",
     "line": "tests/fixtures/formats/line/[LINE] Chat history with Marta.txt",
+    "telegram-html": "tests/fixtures/formats/telegram_html/messages.html",
     "rocketchat": "tests/fixtures/formats/rocketchat/rest-history.json",
     "slackdump": "tests/fixtures/formats/slackdump/chunks.jsonl",
     "vscode-chat": "tests/fixtures/formats/vscode_chat/chatSessions/"

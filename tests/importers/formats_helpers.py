@@ -84,5 +84,6 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.imessage",
         "convo.importers.apps.line",
         "convo.importers.apps.skype_tar",
+        "convo.importers.apps.telegram_html",
     )
     return [importlib.import_module(n) for n in names]

@@ -97,6 +97,7 @@ BY_FOLDER = {
     "youtube": "youtube",
     "imessage": "imessage",
     "line": "line",
+    "telegram_html": "telegram-html",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

@@ -283,6 +283,11 @@ CASES = [
     Case("youtube", FORMATS + "youtube/seed-talk.en.json3", rename=True),
     Case("imessage", FORMATS + "imessage/Lena Whitford.txt", rename=True),  # the file: the chat
     Case(
+        "telegram-html",
+        FORMATS + "telegram_html/messages.html",
+        subs=(("Seed Swap Club\n", "Seed Swap Club {t}\n"),),
+    ),  # the page header's chat name is the scope
+    Case(
         "line",
         FORMATS + "line/[LINE] Chat history with Marta.txt",
         subs=(("Chat history with Marta", "Chat history with Marta{t}"),),

@@ -1,5 +1,6 @@
 """Chat-app exports (family ``chat``), one module per app: Slack, Discord (DiscordChatExporter
-JSON and text copied from the client), Telegram, Messenger, ChatGPT, Teams, Mattermost,
+JSON and text copied from the client), Telegram (result.json and the HTML export),
+Messenger, ChatGPT, Teams, Mattermost,
 WhatsApp (its .txt and "Export chat" .zip), Signal (signal-export and sigtop outputs),
 Zoom chat, Open WebUI, SillyTavern, Skype (its messages.json, or the export's .tar
 read in place), Zulip, Rocket.Chat, slackdump's archive,
@@ -87,4 +88,6 @@ def register(registry: Registry) -> None:
             r"\A[\ufeff\s]*(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d\d, \d{4} "))),
         ("line", "line", ("*.txt",), Gate(words=("[LINE]", "\t"))),
         ("skype_tar", "skype-tar", ("*.tar",), Gate(raw=rb"\A[\s\S]{257}ustar")),
+        ("telegram_html", "telegram-html", ("messages*.html", "*.html"),
+         Gate(opens="<", words=("Exported Data", "chat_page", 'class="message default'))),
     ), family="chat")  # fmt: skip
