@@ -286,6 +286,7 @@ FIELDS = Fields(
     id="no message ids: " + CONTENT_HASH,
     scope="the file's name (the thread)",
     reply_to="a threaded reply (indented under the message it answers): that message",
+    tags="`system` for announcements",
     extra="`read` (`by`, `after`), `reactions`, `edits`, `effect`, `deleted`, `reply` (a "
     "reply whose message is not in the file)",
 )

@@ -250,7 +250,7 @@ class _Page(HTMLParser):
 def _parsed(source: Source) -> Iterator[tuple[_Page, Parsed | tuple[int, str, str]]]:
     """The page's messages (and its message divs without an id) in order."""
     page = _Page()
-    with source.open() as f:
+    with open(source.real_path(), "rb") as f:  # two passes: stdin and .gz are spooled
         decoder = _decoder()
         while True:
             chunk = f.read(CHUNK)
