@@ -178,3 +178,44 @@ def test_a_cut_page_rejects_its_open_message(tmp_path):
     recs, rejects, _ = run(telegram_html.read_telegram_html, path)
     assert [r["textChunks"][0] for r in recs] == ["done"]
     assert [r.reason for r in rejects] == ["Telegram message not finished (the page is cut short)"]
+
+
+def _parsed_senders(path) -> list[str]:
+    """The plain twin of ``_senders``: the parser's senders, first three distinct."""
+    seen: dict[str, None] = {}
+    for _, got in telegram_html._parsed(Source(path)):
+        if isinstance(got, telegram_html.Parsed) and got.sender:
+            seen.setdefault(got.sender)
+    return list(seen)[:3]
+
+
+_NAMEISH = st.text(st.sampled_from("ab &;<>\"'é"), min_size=1, max_size=6)
+
+
+_VIA_SPAN = '<span class="details"> via @bot</span>'
+_FORWARD = (
+    '<div class="forwarded body"><div class="from_name">Orig</div><div class="text">f</div></div>'
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.one_of(st.none(), _WORD, _NAMEISH), st.booleans(), st.booleans()),
+             min_size=1, max_size=8),
+)  # fmt: skip
+def test_the_senders_pass_equals_the_parser(tmp_path_factory, msgs):
+    import html as h
+
+    body = []
+    for k, (name, forwarded, via) in enumerate(msgs, 1):
+        detail = _VIA_SPAN if via else ""
+        sender = f'<div class="from_name">\n{h.escape(name)}{detail}\n</div>' if name else ""
+        fwd = _FORWARD if forwarded else ""
+        body.append(
+            f'<div class="message default clearfix" id="message{k}"><div class="body">'
+            '<div class="pull_right date details" title="01.02.2024 10:00:00">10:00</div>'
+            f'{sender}{fwd}<div class="text">t</div></div></div>'
+        )
+    path = tmp_path_factory.mktemp("senders") / "messages.html"
+    path.write_text(_page(body))
+    assert telegram_html._senders(Source(path)) == _parsed_senders(path)
