@@ -11,6 +11,7 @@ none, or a small export built from one of them, as ``BUILT`` says), named on the
 from __future__ import annotations
 
 import inspect
+import io
 import json
 import os
 import re
@@ -42,6 +43,9 @@ SAMPLES = {
     "teams-docx": "tests/fixtures/formats/teams_docx/garden-club.docx",
     "google-meet": "tests/fixtures/formats/google_meet/garden-club-2023.txt",
     "rev": "tests/fixtures/formats/rev/seed-saving.txt",
+    "ass": "tests/fixtures/formats/ass/aegisub-episode.ass",
+    "ttml": "tests/fixtures/formats/ttml/agents.ttml",
+    "youtube": "tests/fixtures/formats/youtube/seed-talk.en.json3",
     "mbox": "sample_data/email/team.mbox",
     "eml": "tests/fixtures/email/named-parts.eml",
     "agentscope-session": "tests/fixtures/formats/agentscope_session/session_2024-05-02.json",
@@ -96,6 +100,9 @@ SAMPLES = {
     "gitter": "tests/fixtures/formats/gitter/tea-party.json",
     "skype": "tests/fixtures/formats/skype/messages.json",
     "zulip": "tests/fixtures/formats/zulip/api-messages.json",
+    "imessage": "tests/fixtures/formats/imessage/Lena Whitford.txt",
+    "line": "tests/fixtures/formats/line/[LINE] Chat history with Marta.txt",
+    "telegram-html": "tests/fixtures/formats/telegram_html/messages.html",
     "rocketchat": "tests/fixtures/formats/rocketchat/rest-history.json",
     "slackdump": "tests/fixtures/formats/slackdump/chunks.jsonl",
     "vscode-chat": "tests/fixtures/formats/vscode_chat/chatSessions/"
@@ -134,6 +141,18 @@ def _whatsapp_zip(folder: Path) -> str:
     return name
 
 
+def _skype_tar(folder: Path) -> str:
+    import tarfile
+
+    name = "8_live_ann_export.tar"
+    data = (ROOT / "tests/fixtures/formats/skype/messages.json").read_bytes()
+    with tarfile.open(folder / name, "w") as tf:
+        info = tarfile.TarInfo("messages.json")
+        info.size, info.mtime = len(data), 1_700_000_000
+        tf.addfile(info, io.BytesIO(data))
+    return name
+
+
 def _parquet_dataset(folder: Path) -> str:
     import convo
     from convo.output.exporters.parquet import write_parquet
@@ -154,6 +173,7 @@ _EXPORTED = "written by `convo export --to parquet -o messages sample_data/chat/
 BUILT: dict[str, tuple[Callable[[Path], str], str]] = {
     "maildir": (_maildir, "`tests/fixtures/email/named-parts.eml` in `cur/`"),
     "whatsapp-zip": (_whatsapp_zip, "the files of `tests/fixtures/formats/whatsapp/ios/`"),
+    "skype-tar": (_skype_tar, "`tests/fixtures/formats/skype/messages.json` in a tar"),
     "parquet": (_parquet_file, _EXPORTED),
     "parquet-dataset": (_parquet_dataset, _EXPORTED),
 }

@@ -84,5 +84,12 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.letta",
         "convo.importers.agents.goose",
         "convo.importers.apps.librechat",
+        "convo.importers.transcripts.ass",
+        "convo.importers.transcripts.ttml",
+        "convo.importers.transcripts.youtube",
+        "convo.importers.apps.imessage",
+        "convo.importers.apps.line",
+        "convo.importers.apps.skype_tar",
+        "convo.importers.apps.telegram_html",
     )
     return [importlib.import_module(n) for n in names]

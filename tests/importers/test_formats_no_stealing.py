@@ -98,6 +98,12 @@ BY_FOLDER = {
     "letta": "letta",
     "goose": "goose",
     "librechat": "librechat",
+    "ass": "ass",
+    "ttml": "ttml",
+    "youtube": "youtube",
+    "imessage": "imessage",
+    "line": "line",
+    "telegram_html": "telegram-html",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

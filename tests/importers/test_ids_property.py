@@ -314,6 +314,20 @@ CASES = [
     Case("otter", FORMATS + "otter/garden-club.txt", rename=True),
     Case("rev", FORMATS + "rev/seed-saving.txt", rename=True),
     Case("google-meet", FORMATS + "google_meet/seed-swap-2024.txt", rename=True),
+    Case("ass", FORMATS + "ass/aegisub-episode.ass", rename=True),
+    Case("ttml", FORMATS + "ttml/agents.ttml", rename=True),
+    Case("youtube", FORMATS + "youtube/seed-talk.en.json3", rename=True),
+    Case("imessage", FORMATS + "imessage/Lena Whitford.txt", rename=True),  # the file: the chat
+    Case(
+        "telegram-html",
+        FORMATS + "telegram_html/messages.html",
+        subs=(("Seed Swap Club\n", "Seed Swap Club {t}\n"),),
+    ),  # the page header's chat name is the scope
+    Case(
+        "line",
+        FORMATS + "line/[LINE] Chat history with Marta.txt",
+        subs=(("Chat history with Marta", "Chat history with Marta{t}"),),
+    ),  # the header's chat name is the scope
     # convo's own records carry their ids
     Case("jsonl", "tests/fixtures/views.jsonl", subs=(ID,)),
 ]
@@ -339,6 +353,23 @@ def _whatsapp_zip(src: Path, folder: Path, t: str | None) -> Path:
     out = folder / f"WhatsApp Chat - Tea{t or ''}.zip"
     with zipfile.ZipFile(out, "w") as z:
         z.write(src, "_chat.txt")
+    return out
+
+
+def _skype_tar(src: Path, folder: Path, t: str | None) -> Path:
+    """Skype's export .tar holding ``messages.json``; another account's export has other
+    conversations (the ``skype`` case's rewrite)."""
+    import tarfile
+
+    text = src.read_text(encoding="utf-8")
+    if t is not None:
+        text = text.replace("19:4f1c", f"19:{t}x").replace(
+            '"id": "8:live:bob.k"', f'"id": "8:live:bob{t}"'
+        )
+    (folder / "messages.json").write_text(text, encoding="utf-8")
+    out = folder / "8_live_ann_export.tar"
+    with tarfile.open(out, "w") as tf:
+        tf.add(folder / "messages.json", "messages.json")
     return out
 
 
@@ -374,6 +405,7 @@ def _parquet(dataset: bool) -> Callable[[Path, Path, str | None], Path]:
 CASES += [
     Case("maildir", "sample_data/email/team.mbox", make=_maildir),
     Case("whatsapp-zip", FORMATS + "whatsapp/ios/_chat.txt", make=_whatsapp_zip),
+    Case("skype-tar", FORMATS + "skype/messages.json", make=_skype_tar),
     Case("teams-docx", FORMATS + "teams_docx/garden-club.docx", make=_renamed_docx),
     Case("parquet", "tests/fixtures/views.jsonl", make=_parquet(dataset=False)),
     Case("parquet-dataset", "tests/fixtures/views.jsonl", make=_parquet(dataset=True)),

@@ -1,17 +1,24 @@
-"""Zip exports read in place, safely (the one home of the zip rules of every importer).
+"""Zip and tar exports read in place, safely (the one home of the archive rules of every
+importer).
 
 A zip is never extracted. Members with absolute or ``..`` paths are rejected; size caps
 (per member, in total, and a compression-ratio limit, as for .gz in ``convo.core.io``)
 stop zip bombs, both by the sizes the archive declares and by the bytes it really
 inflates to.
+
+A tar (Skype's export) is not compressed, so its sizes are the bytes it holds (a
+``.tar.gz`` is capped by ``convo.core.io``'s gzip caps); the one member a reader wants
+is found by its base name among the regular files with safe names, and copied to a
+temporary file for that reader.
 """
 
 from __future__ import annotations
 
 import io
 import re
+import tarfile
 import zipfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import IO, Any, BinaryIO
 
 from convo.core import scratch
@@ -157,3 +164,52 @@ class _Capped(io.RawIOBase):
 def stream_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str) -> BinaryIO:
     """A member's bytes as a stream (for a streaming parser), at most ``MEMBER_CAP``."""
     return io.BufferedReader(_Capped(_open_member(zf, info, where), where))
+
+
+def is_tar(head: bytes) -> bool:
+    """A POSIX (ustar) or GNU tar header: ``ustar`` at offset 257."""
+    return head[257:262] == b"ustar"
+
+
+def _tar_member(tf: tarfile.TarFile, name: str) -> tarfile.TarInfo | None:
+    """The shallowest regular file whose base name is ``name``, with a safe path."""
+    best: tuple[int, tarfile.TarInfo] | None = None
+    for info in tf:  # one header at a time: the members' data is skipped
+        if info.isfile() and PurePosixPath(info.name).name == name and not unsafe_member(info.name):
+            depth = info.name.strip("/").count("/")
+            if best is None or depth < best[0]:
+                best = (depth, info)
+    return best[1] if best else None
+
+
+def tar_has(path: Path, name: str) -> bool:
+    """Whether the tar at ``path`` holds a regular file called ``name`` (False if unreadable)."""
+    try:
+        with tarfile.open(path, "r:") as tf:
+            return _tar_member(tf, name) is not None
+    except (tarfile.TarError, OSError, ValueError):
+        return False
+
+
+def spool_tar_member(path: Path, where: str, name: str, suffix: str) -> tuple[str, Path] | None:
+    """The member called ``name`` (``_tar_member``) copied to a temporary file: its path in
+    the archive and the copy (the caller removes it); None when the tar has none."""
+    try:
+        with tarfile.open(path, "r:") as tf:
+            info = _tar_member(tf, name)
+            if info is None:
+                return None
+            src = tf.extractfile(info)
+            if src is None:
+                return None
+            fd, tmp = scratch.file(None, kind="spool", tail="-member" + suffix)
+            try:
+                with open(fd, "wb") as out, src:
+                    while chunk := src.read(1 << 20):
+                        out.write(chunk)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+            return info.name, Path(tmp)
+    except (tarfile.TarError, OSError, ValueError, EOFError) as e:
+        raise InputError(f"not a readable tar file ({e})", where=where) from None

@@ -1,8 +1,10 @@
 """Chat-app exports (family ``chat``), one module per app: Slack, Discord (DiscordChatExporter
-JSON and text copied from the client), Telegram, Messenger, ChatGPT, Teams, Mattermost,
+JSON and text copied from the client), Telegram (result.json and the HTML export),
+Messenger, ChatGPT, Teams, Mattermost,
 WhatsApp (its .txt and "Export chat" .zip), Signal (signal-export and sigtop outputs),
-Zoom chat, Open WebUI, LibreChat, SillyTavern, Skype, Zulip, Rocket.Chat and slackdump's
-archive.
+Zoom chat, Open WebUI, LibreChat, SillyTavern, Skype (its messages.json, or the export's .tar
+read in place), Zulip, Rocket.Chat, slackdump's archive,
+iMessage (imessage-exporter's text) and LINE's text history.
 Each module holds its sniffers beside its readers (decisions in
 its docstring) and its ``FORMATS``; this package registers them. Every format is
 detected by content (stdin has no name).
@@ -83,4 +85,10 @@ def register(registry: Registry) -> None:
         ("slackdump", "slackdump", ("*.json", "*.jsonl", "*.sqlite"), json_with('"t":', opens="{"), sqlite),
         ("rocketchat", "rocketchat", ("*.json", "*.jsonl"), json_with('"msg"')),
         ("zulip", "zulip", ("messages-*.json", "*.json", "*.jsonl"), json_with('"zerver_message"', '"sender_full_name"')),
+        ("imessage", "imessage", ("*.txt",), Gate(opens="ADFJMNOS", pattern=(
+            r"\A[\ufeff\s]*(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d\d, \d{4} "))),
+        ("line", "line", ("*.txt",), Gate(words=("[LINE]", "\t"))),
+        ("skype_tar", "skype-tar", ("*.tar",), Gate(raw=rb"\A[\s\S]{257}ustar")),
+        ("telegram_html", "telegram-html", ("messages*.html", "*.html"),
+         Gate(opens="<", words=("Exported Data", "chat_page", 'class="message default'))),
     ), family="chat")  # fmt: skip

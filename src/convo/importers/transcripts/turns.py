@@ -3,7 +3,8 @@ turns by ``merging``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
@@ -158,6 +159,36 @@ def _cue_segments(
     if cue.end_ms < cue.start_ms:
         ctx.warn(ctx.loc(cue.line), f"cue {cue.n} ends before it starts; kept as timed")
     return segs, text.has_voice
+
+
+@dataclass
+class ReadCue:
+    """A timed cue whose text another reader has already cut into segments (``ass``,
+    ``ttml``, ``youtube``): ``has_voice`` says its segments name their speakers."""
+
+    cue: RawCue
+    segments: list[Segment]
+    has_voice: bool
+
+
+def read_segmented(
+    source: Source, ctx: ImportContext, kind: str, items: Iterable[ReadCue | BadBlock]
+) -> Iterator[ConversationMessage]:
+    """Messages of cues read by another format's reader: the cue formats' speakers (a
+    cue without voice gets the file's prefix style) and merging; a ``BadBlock`` is
+    rejected with its line. The reader counts and warns about cues without text."""
+    turns = _Turns(source, ctx, kind)
+    for item in items:
+        if isinstance(item, BadBlock):
+            ctx.reject(ctx.loc(item.line), item.reason, item.raw, item.hint)
+            continue
+        cue = item.cue
+        if cue.end_ms < cue.start_ms:
+            ctx.warn(ctx.loc(cue.line), f"cue {cue.n} ends before it starts; kept as timed")
+        yield from turns.add(cue, item.segments, item.has_voice)
+    yield from turns.finish()
+    if not turns.merger.count:
+        ctx.warn(source.name, "no cues with text; nothing imported")
 
 
 def read_cues(source: Source, ctx: ImportContext, kind: str) -> Iterator[ConversationMessage]:

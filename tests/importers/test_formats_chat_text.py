@@ -1,0 +1,222 @@
+"""iMessage (imessage-exporter ``-f txt``) and LINE chat history text
+(``convo.importers.apps.imessage``, ``convo.importers.apps.line``).
+
+The iMessage fixture reproduces the blocks imessage-exporter's txt exporter and its
+tests write (time line with the double space of ``%l``, read receipts, tapbacks, a
+threaded reply indented under its message and repeated in place, an edit history, an
+effect, a deleted message, an announcement, the exporter's ``Unable to format
+announcement!``). The LINE fixtures reproduce the English (BOM, CRLF, quoted multi-line
+message, 12-hour times, an event without a sender) and Japanese exports.
+"""
+
+from __future__ import annotations
+
+import pytest
+from formats_helpers import FIXTURES, run
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import ROOT, assert_golden, corpus_dir
+from convo.core.errors import InputError
+from convo.core.io import Source
+from convo.core.timestamps import get_zone
+from convo.importers.apps import imessage, line
+from convo.importers.context import ImportOptions
+from convo.importers.registry import Registry, registry
+
+IMESSAGE = FIXTURES / "imessage" / "Lena Whitford.txt"
+LINE_EN = FIXTURES / "line" / "[LINE] Chat history with Marta.txt"
+LINE_JA = FIXTURES / "line" / "ja.txt"
+
+
+@pytest.mark.parametrize(
+    ("read", "path", "golden", "name"),
+    [
+        (imessage.read_imessage, IMESSAGE, "imessage/lena-whitford", "imessage"),
+        (line.read_line, LINE_EN, "line/chat-history-with-marta", "line"),
+        (line.read_line, LINE_JA, "line/ja", "line"),
+    ],
+)
+def test_golden_and_detection(read, path, golden, name):
+    recs, _, _ = run(read, path)
+    assert_golden(f"formats/{golden}.jsonl", recs)
+    assert registry.detect(Source(path)).name == name
+
+
+def test_imessage_blocks_replies_and_exporter_lines():
+    recs, rejects, warnings = run(imessage.read_imessage, IMESSAGE)
+    assert not rejects
+    got = [(r["metadata"]["speaker"], r["textChunks"][0], r["timestamp"]) for r in recs]
+    assert got == [
+        ("Me", "Can you send the seed list?", "2022-05-17T17:29:42Z"),
+        ("Lena Whitford", "Sent! Check your email.\nIt has the tomatoes too.", "2022-05-17T18:02:10Z"),
+        ("Me", "Thanks, got it.\nTwo lines here.", "2022-05-17T18:03:00Z"),
+        ("Lena Whitford", "Lena Whitford named the conversation Seed swap", "2022-05-17T18:10:00Z"),
+        ("Me", "Meet at 7?", "2022-05-17T19:00:01Z"),
+        ("Lena Whitford", "/Users/me/Library/Messages/Attachments/ab/11/IMG_0042.HEIC",
+         "2022-05-18T00:15:00Z"),
+        ("Me", "Did you see this?", "2022-05-18T09:00:00Z"),
+    ]  # fmt: skip
+    assert recs[0]["extra"] == {"read": {"by": "them", "after": "1 hour, 49 seconds"}}
+    assert recs[1]["extra"] == {"reactions": [{"reaction": "Loved", "by": "Me"}]}
+    assert recs[2]["replyTo"] == recs[1]["id"]
+    assert recs[3]["tags"] == ["system"]
+    assert recs[4]["extra"] == {"edits": ["Meet at 6?"], "effect": "Confetti"}
+    assert recs[5]["extra"] == {"deleted": True}
+    assert recs[6]["extra"] == {"reply": True}
+    assert {r["thread"] for r in recs} == {"Lena Whitford"}
+    assert recs[0]["metadata"]["listeners"] == ["Lena Whitford"]
+    assert len({r["id"] for r in recs}) == len(recs)
+    assert warnings == [
+        "Lena Whitford.txt: 1 threaded replies printed twice (under the message they answer "
+        "and in place); read once",
+        "Lena Whitford.txt: 1 'Unable to format announcement!' lines skipped",
+    ]
+
+
+def test_imessage_times_are_read_in_tz():
+    opts = ImportOptions(tz=get_zone("America/Los_Angeles"))
+    recs, _, _ = run(imessage.read_imessage, IMESSAGE, opts)
+    assert recs[0]["timestamp"] == "2022-05-18T00:29:42Z"
+
+
+def test_imessage_text_before_the_first_time_is_rejected(tmp_path):
+    path = tmp_path / "chat.txt"
+    path.write_text("garbage\n\nMay 17, 2022  5:29:42 PM\nMe\nhi\n\n")
+    recs, rejects, _ = run(imessage.read_imessage, path)
+    assert [(r.where, r.reason) for r in rejects] == [
+        ("chat.txt:1", "text before the first imessage-exporter time line")
+    ]
+    assert [r["textChunks"][0] for r in recs] == ["hi"]
+
+
+def test_line_messages_quotes_events_and_media():
+    recs, rejects, warnings = run(line.read_line, LINE_EN)
+    assert not rejects and not warnings
+    got = [(r["metadata"]["speaker"], r["textChunks"][0], r["timestamp"]) for r in recs]
+    assert got == [
+        ("Marta", "Good morning! Seeds arrived?", "2024-03-01T09:15:00Z"),
+        ("Jonas", 'Yes, all of them.\nThe tomatoes look "great".', "2024-03-01T09:16:00Z"),
+        ("Marta", "[Sticker]", "2024-03-01T12:40:00Z"),
+        ("Marta", "[Photo]", "2024-03-01T12:41:00Z"),
+        ("Jonas", "Call me when you are free", "2024-03-02T20:05:00Z"),
+        (None, "Marta unsent a message.", "2024-03-02T20:30:00Z"),
+    ]
+    assert {r["thread"] for r in recs} == {"Marta"}
+    assert recs[0]["metadata"]["listeners"] == ["Jonas"]
+    assert recs[2]["extra"] == {"media": "sticker"}
+    assert recs[5]["tags"] == ["system"] and recs[5]["metadata"]["listeners"] == []
+
+
+def test_line_japanese_clock():
+    recs, _, _ = run(line.read_line, LINE_JA)
+    assert [(r["metadata"]["speaker"], r["timestamp"]) for r in recs] == [
+        ("Jonas", "2024-03-01T09:15:00Z"),
+        ("Marta", "2024-03-01T13:05:00Z"),
+    ]
+    assert recs[0]["thread"] == "Jonas"
+
+
+def test_line_message_before_a_date_is_rejected(tmp_path):
+    path = tmp_path / "l.txt"
+    path.write_text("09:15\tMarta\thi\n2024/03/01(Fri)\n09:16\tMarta\tthere\n")
+    recs, rejects, _ = run(line.read_line, path)
+    assert [(r.where, r.reason) for r in rejects] == [
+        ("l.txt:1", "LINE message before any date line")
+    ]
+    assert [r["textChunks"][0] for r in recs] == ["there"]
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [("2024/03/01(Fri)", (2024, 3, 1)), ("2024.03.01 Friday", (2024, 3, 1)),
+     ("Fri, 03/01/2024", (2024, 3, 1)), ("2024/3/1周五", (2024, 3, 1)),
+     ("2024/13/01(Fri)", None), ("09:15\tMarta\thi", None)],
+)  # fmt: skip
+def test_line_day(text, day):
+    got = line.line_day(text)
+    assert (got and (got.year, got.month, got.day)) == day or got is day
+
+
+MINE = {"imessage", "line"}
+
+
+def test_no_other_file_is_read_as_these_chats():
+    paths = [
+        p
+        for root in (corpus_dir(), ROOT / "sample_data", FIXTURES)
+        if root.is_dir()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not (root == FIXTURES and p.relative_to(FIXTURES).parts[0] in MINE)
+    ]
+    reg = Registry()
+    taken = {}
+    for p in paths:
+        try:
+            name = reg.detect(Source(p)).name
+        except InputError:
+            continue
+        if name in MINE:
+            taken[str(p)] = name
+    assert taken == {}
+
+
+_WORD = st.text(st.characters(whitelist_categories=("L", "Nd")), min_size=1, max_size=8)
+_NAME = st.lists(_WORD, min_size=1, max_size=2).map(" ".join)
+_TEXT = st.lists(_WORD, min_size=1, max_size=5).map(" ".join)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(_NAME, st.integers(0, 86399), st.lists(_TEXT, min_size=1, max_size=3)),
+                min_size=1, max_size=8))  # fmt: skip
+def test_any_imessage_export_reads_back(tmp_path_factory, msgs):
+    path = tmp_path_factory.mktemp("im") / "chat.txt"
+    out = []
+    for name, secs, lines in msgs:
+        h, rest = divmod(secs, 3600)
+        ampm = "PM" if h >= 12 else "AM"
+        h12 = h % 12 or 12
+        out.append(f"Mar 05, 2023 {h12:2d}:{rest // 60:02d}:{rest % 60:02d} {ampm}\n{name}\n"
+                   + "\n".join(lines) + "\n\n")  # fmt: skip
+    path.write_text("".join(out))
+    recs, rejects, warnings = run(imessage.read_imessage, path)
+    assert not rejects and not warnings
+    assert [
+        (r["metadata"]["speaker"], r["textChunks"][0], r["timestamp"][11:19]) for r in recs
+    ] == [
+        (name, "\n".join(lines), f"{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}")
+        for name, s, lines in msgs
+    ]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(_NAME, st.integers(0, 1439), st.lists(_TEXT, min_size=1, max_size=3)),
+                min_size=1, max_size=8))  # fmt: skip
+def test_any_line_export_reads_back(tmp_path_factory, msgs):
+    path = tmp_path_factory.mktemp("line") / "l.txt"
+    out = ["[LINE] Chat history in Club\nSaved on: 2024/03/02 21:15\n\n2024/03/01(Fri)\n"]
+    for name, mins, lines in msgs:
+        body = lines[0] if len(lines) == 1 else '"' + "\n".join(lines) + '"'
+        out.append(f"{mins // 60:02d}:{mins % 60:02d}\t{name}\t{body}\n")
+    path.write_text("".join(out))
+    recs, rejects, warnings = run(line.read_line, path)
+    assert not rejects and not warnings
+    assert [
+        (r["metadata"]["speaker"], r["textChunks"][0], r["timestamp"][11:16]) for r in recs
+    ] == [(name, "\n".join(lines), f"{m // 60:02d}:{m % 60:02d}") for name, m, lines in msgs]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.binary(max_size=400),
+    st.sampled_from(
+        ["May 17, 2022  5:29:42 PM\n", "[LINE] Chat history with A\n\n2024/03/01(Fri)\n"]
+    ),
+)
+def test_hostile_input_never_crashes(tmp_path_factory, noise, head):
+    base = tmp_path_factory.mktemp("hostile")
+    for read in (imessage.read_imessage, line.read_line):
+        path = base / "h.txt"
+        path.write_bytes(head.encode() + noise)
+        recs, _, _ = run(read, path)
+        assert len({r["id"] for r in recs}) == len(recs)
