@@ -86,6 +86,7 @@ class Plan(Slotted):
         union: list[Cond] | None = None,
         since: tuple[str, bool] | None = None,
         fts: Any = None,
+        total: Cond | None = None,
     ) -> None:
         self.cond = cond
         self.params = params
@@ -94,7 +95,7 @@ class Plan(Slotted):
         self.checked = [] if checked is None else checked
         self.complement = complement
         self.counted = counted
-        self.total = None
+        self.total = total
         self.union = union
         self.since = since
         self.fts = fts
