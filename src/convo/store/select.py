@@ -194,8 +194,8 @@ def _decided(words: list[Any], parsed: Callable[[Match], bool]) -> Callable[[Mat
     each leaf decides alone. On the 1M-message benchmark store the 2,904 candidates of
     ``-q quinn`` took 17.5 ms of CPU parsed and checked, 7.3 ms so (``"quinn wrote"``:
     20.6 and 7.5; least of 9, one process, load 9); and a command that parses no line
-    does not import orjson (with dataclasses, uuid and inspect: 57M instructions of the
-    445M of ``query --count -q quinn``, which now takes 271M; docs/startup.md)."""
+    does not import orjson (with dataclasses, uuid and inspect: 57M instructions;
+    ``query --count -q quinn`` went from 447M to 265M, docs/startup.md)."""
 
     def check(m: Match) -> bool:
         raw = m.raw
