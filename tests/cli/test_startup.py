@@ -157,6 +157,25 @@ def test_indexed_count_imports_no_typing(tmp_path, argv):
     assert "convo.index.lookup" in modules
 
 
+@pytest.mark.parametrize("argv", [["-q", "hello"], ['"hello world"'], ["-q", "hello world"]])
+def test_an_indexed_text_count_parses_no_line_it_can_decide(tmp_path, argv):
+    """The candidates of text words and phrases are decided on their bytes
+    (``store.select._check``): no orjson (with the dataclasses, uuid and inspect it
+    imports, about 57M instructions of a command of 270M), no ``typing``."""
+    recs = [rec(i, text="hello world" if i % 20 == 0 else "other") for i in range(40)]
+    keys = ("textChunks", "metadata", "tags", "timestamp")  # in the order convo writes them
+    recs = [{**{k: r.pop(k) for k in keys}, **r} for r in recs]
+    store = write_store(tmp_path / "s.jsonl", recs)
+    from convo.index import refresh
+
+    assert refresh(store, wait=True).available
+    modules = _modules("--store", str(store), "query", "--count", *argv)
+    for name in ("orjson", "typing", "dataclasses", *NOT_FOR_AN_INDEXED_READ):
+        if name != "convo.query.language" or argv[0] == "-q":  # a phrase is the language's
+            assert not _loaded(modules, name), name
+    assert "convo.query.rawtext" in modules
+
+
 @pytest.mark.parametrize(
     "words",
     [["format:mbox"], ["date:2018..2031", "tag:x"], ["role:user", "OR", "-tag:x"], ["thread:t1"]],

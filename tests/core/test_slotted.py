@@ -136,3 +136,28 @@ def test_mutable_defaults_are_not_shared():
     assert Filters().tags is not Filters().tags
     assert ReadArgs().imports is not ReadArgs().imports
     assert Plan().indexed is not Plan().indexed
+
+
+def test_named_tuple_without_typing_is_a_named_tuple():
+    from typing import NamedTuple as Typed
+
+    from convo.core.slotted import NamedTuple
+
+    class Mine(NamedTuple):
+        """Doc."""
+
+        a: int
+        b: str = "x"
+
+        def both(self) -> str:
+            return f"{self.a}{self.b}"
+
+    class Theirs(Typed):
+        a: int
+        b: str = "x"
+
+    mine, theirs = Mine(1), Theirs(1)
+    assert tuple(mine) == tuple(theirs) == (1, "x")
+    assert mine._fields == theirs._fields and mine._replace(b="y") == (1, "y")
+    assert repr(mine) == "Mine(a=1, b='x')" and mine.both() == "1x"
+    assert Mine.__doc__ == "Doc." and Mine.__module__ == __name__

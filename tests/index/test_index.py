@@ -85,6 +85,19 @@ def test_check_finds_a_mismatch(store):
     assert not result.ok and "m2" in result.problems[0]
 
 
+def test_check_finds_a_wrong_format_count(store):
+    refresh(store)
+    assert check(store).ok
+    import sqlite3
+
+    conn = sqlite3.connect(index_path(store))
+    conn.execute("UPDATE value_counts SET n = n + 1 WHERE field = 'format'")
+    conn.commit()
+    conn.close()
+    result = check(store)
+    assert not result.ok and "value_counts: format 'slack'" in result.problems[0]
+
+
 def test_a_broken_index_is_not_an_error(store):
     index_path(store).write_bytes(b"this is not sqlite" * 100)
     assert status(store).state == "rebuild"

@@ -141,6 +141,40 @@ def test_count_of_everything_is_the_tables(items, more, removed):
         with reader(path) as r:
             assert not isinstance(r, str)
             assert r.count() == r.conn.execute("SELECT count(*) FROM messages").fetchone()[0]
+            kept = set(r.conn.execute("SELECT field, value, n FROM value_counts"))
+            assert kept == {
+                (f, v, n)
+                for f in ("format", "role")
+                for v, n in r.conn.execute(
+                    f"SELECT {f}, count(*) FROM messages WHERE {f} IS NOT NULL GROUP BY {f}"
+                )
+            }
+
+
+@given(
+    st.lists(LINES, max_size=12), st.lists(LINES, max_size=4), st.sampled_from([None, "m1", "m2"]),
+    st.sampled_from(["format:slack", "format:EMAIL", "role:tool", "role:user", "format:x"]),
+    st.booleans(),
+)  # fmt: skip
+def test_a_format_or_role_count_is_kept_as_its_rows_change(items, more, removed, leaf, negated):
+    """``value_counts`` (index/schema.py, ``COUNTS``) counts a format or a role as the
+    scan does after a build, an append and a removal (its triggers), alone and negated."""
+    from convo.query.language import parse
+    from convo.store.api import Store
+
+    tree = parse(("-" if negated else "") + leaf)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_store(Path(tmp) / "s.jsonl", items)
+        assert refresh(path).available
+        with open(path, "ab") as f:
+            f.write(_lines(more))
+        if removed:
+            Store(path).remove(Query(Term("id", removed)))
+        assert refresh(path).available
+        q = Query(tree)
+        counted, chosen = count(q, [RawFile(str(path))], store=path)
+        assert chosen.indexed
+        assert counted == len(_ids(select(q, [RawFile(str(path))], store=None)))
 
 
 def _plan(tree):

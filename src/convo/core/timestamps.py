@@ -12,6 +12,8 @@ import re
 import time
 from datetime import UTC, date, datetime, timedelta, tzinfo
 
+from convo.core.lazy import pattern  # compiled on first use: an indexed read uses few
+
 TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 if TYPE_CHECKING:
     from typing import Any
@@ -28,7 +30,7 @@ def is_undated(ts: str) -> bool:
     return ts.startswith(UNDATED_DAY)
 
 
-_EPOCH_TEXT = re.compile(r"\d{9,13}(\.\d+)?")
+_EPOCH_TEXT = pattern(r"\d{9,13}(\.\d+)?")
 
 
 def format_timestamp_utc(dt: datetime) -> str:
@@ -194,10 +196,10 @@ def from_epoch_ms(ms: float | int | str) -> str:
     return format_timestamp_utc(datetime.fromtimestamp(float(ms) / 1000.0, UTC))
 
 
-_ISO_FAST = re.compile(
+_ISO_FAST = pattern(
     r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})?$"
 )
-_ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_ISO_DATE = pattern(r"(\d{4})-(\d{2})-(\d{2})")
 
 
 def parse_datetime(text: str, zone: tzinfo | None = None, *, complete: bool = False) -> datetime:
@@ -242,7 +244,7 @@ def parse_datetime(text: str, zone: tzinfo | None = None, *, complete: bool = Fa
     return to_utc(dt, zone)
 
 
-CANONICAL = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
+CANONICAL = pattern(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 
 
 def is_canonical(value: object) -> bool:
@@ -267,7 +269,7 @@ def normalize_timestamp(value: str | None) -> str:
     return format_timestamp_utc(parse_datetime(value))
 
 
-_RELATIVE = re.compile(
+_RELATIVE = pattern(
     r"(\d+)\s*(s|sec|m|min|h|hr|d|day|days|w|wk|week|weeks|mo|month|months|y|yr|year|years)$"
 )
 _UNIT_SECONDS = {
@@ -279,7 +281,7 @@ _UNIT_SECONDS = {
 }  # fmt: skip
 
 
-_PARTIAL_DATE = re.compile(r"(\d{4})(?:-(\d{1,2}))?")
+_PARTIAL_DATE = pattern(r"(\d{4})(?:-(\d{1,2}))?")
 
 
 def _partial_date(text: str, zone: tzinfo | None) -> str | None:
@@ -340,7 +342,7 @@ def epoch_ts(value: Any, ms: bool = False) -> str | None:
 
 # A UTC ISO time as exporters write it (DiscordChatExporter, JavaScript's toISOString):
 # the record timestamp is its first 19 characters and a Z.
-_ISO_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|\+00:00)")
+_ISO_UTC = pattern(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|\+00:00)")
 
 
 def iso_ts(value: Any, zone: tzinfo | None = None) -> str | None:
@@ -399,16 +401,16 @@ def parse_any(value: Any, zone: tzinfo = UTC) -> str | None:
 # seconds). Each reader returns an aware UTC datetime or None; a date without a year is
 # None, never the current year (dateutil would fill it in).
 
-_MAIL_FOLD = re.compile(r"\r?\n[ \t]*")
-_MAIL_COMMENT = re.compile(r"\([^()]*\)")
-_MAIL_NUMERIC_ZONE = re.compile(r"[+-]\d\d:?\d\d\b")
-_MAIL_UTC_MARK = re.compile(r"\d\s*(?:[+-]00:?00|GMT|UTC?|Z)\s*(?:\(.*\))?\s*$", re.I)
+_MAIL_FOLD = pattern(r"\r?\n[ \t]*")
+_MAIL_COMMENT = pattern(r"\([^()]*\)")
+_MAIL_NUMERIC_ZONE = pattern(r"[+-]\d\d:?\d\d\b")
+_MAIL_UTC_MARK = pattern(r"\d\s*(?:[+-]00:?00|GMT|UTC?|Z)\s*(?:\(.*\))?\s*$", re.I)
 # A year: four digits not part of a time, or two after a day and month ("6 Mar 24").
-_MAIL_YEAR = re.compile(
+_MAIL_YEAR = pattern(
     r"(?<![\d:.+-])\d{4}(?![\d:])|\b\d{1,2}[ -]+[A-Za-z]{3}[a-z]*[ -]+\d\d(?![\d:])", re.ASCII
 )
-_MAIL_ENVELOPE = re.compile(rb"^From \S*\s+(.*\d{1,2}:\d\d.*)$")
-_MAILDIR_TIME = re.compile(r"(\d{9,10})(?:\.|$)")
+_MAIL_ENVELOPE = pattern(rb"^From \S*\s+(.*\d{1,2}:\d\d.*)$")
+_MAILDIR_TIME = pattern(r"(\d{9,10})(?:\.|$)")
 # Zone abbreviations dateutil does not know by itself (seconds east of UTC).
 _MAIL_TZINFOS = {
     "EST": -18000, "EDT": -14400, "CST": -21600, "CDT": -18000, "MST": -25200,

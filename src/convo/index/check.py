@@ -100,6 +100,7 @@ def _compare(path: Path, conn: sqlite3.Connection) -> CheckResult:
         if want != got:
             where = f"byte {want[0]}" if want else f"index row {n}"
             problems.append(f"{where}: store has {_short(want)}, index has {_short(got)}")
+    problems += _counts(conn)
     try:
         conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('integrity-check')")
     except sqlite3.OperationalError as e:
@@ -110,6 +111,23 @@ def _compare(path: Path, conn: sqlite3.Connection) -> CheckResult:
         problems.append(f"full-text index: {e}")
     schema.close_quietly(conn)
     return CheckResult(not problems, n, problems, notes)
+
+
+def _counts(conn: sqlite3.Connection) -> list[str]:
+    """``value_counts`` against the rows it counts (``schema.COUNTED``)."""
+    kept = {(f, v): n for f, v, n in conn.execute("SELECT field, value, n FROM value_counts")}
+    rows = {
+        (f, v): n
+        for f in schema.COUNTED
+        for v, n in conn.execute(
+            f"SELECT {f}, count(*) FROM messages WHERE {f} IS NOT NULL GROUP BY {f}"
+        )
+    }
+    return [
+        f"value_counts: {f} {v!r} counted {kept.get((f, v), 0)}, the rows hold {rows.get((f, v), 0)}"
+        for f, v in sorted(kept.keys() | rows.keys())
+        if kept.get((f, v)) != rows.get((f, v))
+    ]
 
 
 def _short(row: tuple | None) -> str:

@@ -28,9 +28,12 @@ all of ``fts_terms`` once per one-piece word: about 70 ms of CPU for a vocabular
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
 
 from convo.index.folding import pieces, reaches_special
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_TERMS = 500  # more tokens than this hold a word: it narrows too little to OR them
 UNFOLDED = "SELECT message_id FROM messages_unfolded"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
+from collections import Counter
 from typing import cast
 
 from convo.core.names import words
@@ -110,6 +111,11 @@ class Inserter:
             )
         if self.terms:
             c.executemany(_NEW_TERMS_INSERT, fts.numbered(base, batch.subjects, batch.texts))
+        counts = Counter(zip(itertools.repeat("format"), b.formats, strict=False))
+        counts.update(zip(itertools.repeat("role"), b.roles, strict=False))
+        c.executemany(
+            schema.ADD_COUNTS, [(f, v, n) for (f, v), n in counts.items() if v is not None]
+        )
         self.next_id += batch.count
         self.added += batch.count
         self.bad += batch.bad
@@ -134,6 +140,12 @@ def delete_message(conn: sqlite3.Connection, mid: int, row: Row) -> None:
     conn.execute("DELETE FROM message_listeners WHERE message_id = ?", (mid,))
     conn.execute("DELETE FROM message_tags WHERE message_id = ?", (mid,))
     conn.execute("DELETE FROM messages_unfolded WHERE message_id = ?", (mid,))
+    kept = conn.execute("SELECT format, role FROM messages WHERE message_id = ?", (mid,))
+    for values in kept.fetchall():  # its counts in value_counts (schema.COUNTED)
+        for field, value in zip(schema.COUNTED, values, strict=True):
+            if value is not None:
+                conn.execute(schema.TAKE_COUNT, (field, value))
+                conn.execute(schema.DROP_ZERO, (field, value))
     conn.execute("DELETE FROM messages WHERE message_id = ?", (mid,))
 
 

@@ -39,22 +39,29 @@ class Sql(Frozen):
     estimates, ``convo.query.drive``); ``distinct``: ``rows`` lists each message once,
     and only messages of the index, so that its length is the leaf's count
     (``plan.count``); ``fts``: the ``index.substring.FullText`` a text leaf's
-    condition is made of (counted by it). (``Frozen`` classes here, not NamedTuples:
+    condition is made of (counted by it); ``total``: a SELECT of the leaf's count, one
+    number (the same parameters), read from the index's ``value_counts`` rather than
+    counted (``index.schema.COUNTED``). (``Frozen`` classes here, not NamedTuples:
     ``typing`` stays off an indexed read's start-up, docs/startup.md.)"""
 
-    __slots__ = ("cond", "distinct", "exact", "fts", "params", "rows")
+    __slots__ = ("cond", "distinct", "exact", "fts", "params", "rows", "total")
     cond: str
     params: tuple[Any, ...]
     exact: bool
     rows: str | None
     fts: Any
     distinct: bool
+    total: str | None
 
     def __init__(
         self, cond: str, params: tuple[Any, ...] = (), exact: bool = True,
         rows: str | None = None, fts: Any = None, distinct: bool = False,
+        total: str | None = None,
     ) -> None:  # fmt: skip
-        self._set(cond=cond, params=params, exact=exact, rows=rows, fts=fts, distinct=distinct)
+        self._set(
+            cond=cond, params=params, exact=exact, rows=rows, fts=fts, distinct=distinct,
+            total=total,
+        )  # fmt: skip
 
 
 NEVER = Sql("0")
@@ -156,10 +163,25 @@ def _format_sql(conn: sqlite3.Connection, value: str) -> Sql:
     # Formats are few: the stored spellings equal to the value by casefold, looked up on
     # the index of distinct formats, keep the comparison Python's (SQL's folds ASCII only).
     folded = value.casefold()
-    names = [f for f in _formats(conn) if f.casefold() == folded]
+    names = tuple(f for f in _formats(conn) if f.casefold() == folded)
     if not names:
         return NEVER
-    return Sql("m.format IN (SELECT value FROM json_each(?))", (_json(names),))
+    return Sql(f"m.format IN ({_marks(names)})", names, total=_total("format", names))
+
+
+def _marks(values: tuple[str, ...]) -> str:
+    """``?`` per value: a format's few spellings as parameters (``json_each`` of a JSON
+    array would import the json module onto an indexed read's path)."""
+    return ", ".join("?" * len(values))
+
+
+def _total(field: str, values: tuple[str, ...]) -> str:
+    """A SELECT of how many messages have one of ``values`` in ``field`` (its
+    parameters: ``values``), from ``value_counts`` (``index.schema.COUNTED``)."""
+    return (
+        "SELECT ifnull(sum(n), 0) FROM value_counts"
+        f" WHERE field = '{field}' AND value IN ({_marks(values)})"
+    )
 
 
 def _formats(conn: sqlite3.Connection) -> list[str]:
@@ -176,7 +198,8 @@ def _formats(conn: sqlite3.Connection) -> list[str]:
 
 def _role_sql(conn: sqlite3.Connection, value: str) -> Sql:
     # The index stores the canonical role (``fields.role``): lower-case ASCII.
-    return Sql("m.role = ?", (value.casefold(),))
+    role = (value.casefold(),)
+    return Sql("m.role = ?", role, total=_total("role", role))
 
 
 # A subject holding a character outside ASCII, whose case folding SQL's LIKE does not know.

@@ -19,9 +19,9 @@ timestamp (``convo.query.canonical`` decides when a line's raw timestamp is its 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from convo.core.names import NameQuery
+from convo.core.slotted import Slotted
 from convo.query.filters import Filters, text_terms
 
 # The only non-ASCII characters whose case fold contains ASCII letters
@@ -171,18 +171,32 @@ def _word_groups(filters: Filters) -> list[list[list[str]]]:
     ]
 
 
-@dataclass
-class Needles:
+class Needles(Slotted):
     """Per filter kind its needles (lower-case ASCII) and whether they match as substrings.
 
     The scan looks only at lines holding a needle: against looking at every line
     (``benchmarks/bench_fastpaths.py``, CPU, 100k records) ``--tag urgent`` 5.37× (noise
     ±12%), ``--speaker Quinn`` 4.95× (±8%)."""
 
-    kinds: list[int] = field(default_factory=list)
-    needles: list[list[bytes]] = field(default_factory=list)
-    substring: list[bool] = field(default_factory=list)
-    patterns: list[re.Pattern[bytes]] = field(default_factory=list)
+    __slots__ = ("kinds", "needles", "patterns", "substring")
+    kinds: list[int]
+    needles: list[list[bytes]]
+    substring: list[bool]
+    patterns: list[re.Pattern[bytes]]
+
+    def __init__(
+        self,
+        kinds: list[int] | None = None,
+        needles: list[list[bytes]] | None = None,
+        substring: list[bool] | None = None,
+        patterns: list[re.Pattern[bytes]] | None = None,
+    ) -> None:
+        # (a ``Slotted`` class, not a dataclass: an indexed read's check of its
+        # candidates imports this module, docs/startup.md)
+        self.kinds = [] if kinds is None else kinds
+        self.needles = [] if needles is None else needles
+        self.substring = [] if substring is None else substring
+        self.patterns = [] if patterns is None else patterns
 
     @classmethod
     def of(cls, filters: Filters) -> Needles:

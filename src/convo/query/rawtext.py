@@ -38,11 +38,16 @@ from __future__ import annotations
 import re
 from itertools import compress, repeat
 from operator import add, le, lt, not_, sub
-from typing import NamedTuple
 
 from convo.query.filters import Filters, text_terms
 from convo.query.prefilter import RESPELLED, TRIGGER_CHARS, ascii_needle, may_spell
 from convo.query.rawkeys import after_metadata, only
+
+TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # the same class syntax: an indexed read's check of its candidates imports this
+    from convo.core.slotted import NamedTuple
 
 TEXT_KEY = b'{"textChunks":['
 TEXT_END = b'],"metadata":{'  # the "]" ends textChunks: followed by a key, not in a string
@@ -273,6 +278,41 @@ class TextWord:
         return low.find(self.needle, v, q) >= 0
 
 
+class TextPhrase:
+    """A phrase of two or more words (``"quinn wrote"``: the words in order, white space
+    between, in the case-folded subject and text: ``query.field_table._phrase``) found
+    on the bytes of a line of a ``TEXT_LAYOUTS`` layout: True when it is in the line's
+    text array, None otherwise (parse to know; a phrase may also span two chunks or the
+    subject and the text, which are joined by a newline).
+
+    Its words are lower-case ASCII letters and digits, so a hit of ``word\\s+word...``
+    in the lower-cased bytes holds no quote: it lies in one string of the array. With no
+    backslash in the line every byte of it is the character it spells, ASCII, whose
+    ``casefold()`` is its ``lower()``: the exact check's pattern matches there too."""
+
+    def __init__(self, words: list[str]):
+        self.first = TextWord(words[0].encode())
+        self.pattern = re.compile(rb"\s+".join(re.escape(w.encode()) for w in words))
+
+    @classmethod
+    def of(cls, value: str) -> TextPhrase | None:
+        """The decision for the phrase ``value`` when its words allow one."""
+        words = value.casefold().split()
+        if len(words) < 2 or not all(w.isascii() and w.isalnum() for w in words):
+            return None
+        return cls(words)
+
+    def decide(self, buf: bytes, low: bytes, s: int, e: int) -> bool | None:
+        """True: the phrase is in the text of the line ``buf[s:e]``; None: parse."""
+        if buf.find(b"\\", s, e) >= 0:
+            return None
+        text = text_layout_of(buf, s)
+        r = -1 if text is None else self.first.chunks_end(buf, s, e, text)
+        if text is None or r < 0:
+            return None
+        return True if self.pattern.search(low, s + len(text.key), r) else None
+
+
 def _unless_escaped(
     low: bytes, start: int, hits: list[int], tails: list[int], closes: list[int],
     decided: list[bool | None],
@@ -375,6 +415,6 @@ def layout(buf: bytes, start: int, end: int, text: TextLayout = CONVO_TEXT) -> b
 
 
 __all__ = [
-    "TEXT_LAYOUTS", "TextBlock", "TextLayout", "TextWord", "holds_any", "in_key", "layout",
+    "TEXT_LAYOUTS", "TextBlock", "TextLayout", "TextPhrase", "TextWord", "holds_any", "in_key", "layout",
     "text_layout_of",
 ]  # fmt: skip
