@@ -170,7 +170,8 @@ def test_date_zones_and_unreadable_months(runner, in_fixtures):
     ],
 )
 def test_mail_date_never_completes_from_today(value, expected):
-    from convo.core.timestamps import format_timestamp_utc, mail_date
+    from convo.core.maildates import mail_date
+    from convo.core.timestamps import format_timestamp_utc
 
     dt = mail_date(value)
     assert (format_timestamp_utc(dt) if dt else None) == expected

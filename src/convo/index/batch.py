@@ -174,7 +174,7 @@ class _Rows:
         p_length(length)
         p_time(ts)
         p_speaker(None if speaker is None else self.names.setdefault(speaker, speaker))
-        p_thread(_string(get("thread")) or fields.conversation(record))
+        p_thread(fields.conversation(record))
         p_format(fmt if fmt is None else interned.setdefault(fmt, fmt))
         p_role(interned.setdefault(role, role))
         p_subject(subject)

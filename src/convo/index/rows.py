@@ -95,7 +95,7 @@ def row_of(record: dict[str, Any]) -> Row:
         role = low if low in fields.ROLES else "user"
     return Row(
         id=_str(get("id")), timestamp=fields.timestamp(record), speaker=speaker or None,
-        thread=_str(get("thread")) or fields.conversation(record), format=_str(get("format")),
+        thread=fields.conversation(record), format=_str(get("format")),
         role=role,
         subject=_str(get("subject")), listeners=_strs(people, True), tags=_strs(get("tags")),
         text="\n".join(_strs(chunks)),

@@ -184,7 +184,5 @@ def checks(filters: Filters) -> list[Check]:
         out.append(lambda r: any(p.search(fields.searchable_text(r)) for p in pats))
     if filters.threads:
         threads = set(filters.threads)
-        out.append(
-            lambda r: fields.conversation(r) in threads or fields.record_id(r) in threads
-        )
+        out.append(lambda r: fields.conversation(r) in threads or fields.record_id(r) in threads)
     return out

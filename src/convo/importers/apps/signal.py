@@ -48,8 +48,9 @@ from pathlib import PurePath
 from typing import Any
 
 from convo.core.io import Source
+from convo.core.maildates import mail_date
 from convo.core.record import ConversationMessage
-from convo.core.timestamps import format_timestamp_utc, mail_date, naive_ts
+from convo.core.timestamps import format_timestamp_utc, naive_ts
 from convo.importers.apps import signal_json
 from convo.importers.apps.common import SYSTEM_TAG, numbered_lines, other_party
 from convo.importers.build import message

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import datetime, tzinfo
 from typing import Any
 
-from convo.core.timestamps import arrival_time_date, envelope_date, mail_date, received_date
+from convo.core.maildates import arrival_time_date, envelope_date, mail_date, received_date
 from convo.importers.context import ImportContext
 from convo.importers.email.charsets import decode_words
 

@@ -27,8 +27,8 @@ from pathlib import Path
 
 from convo.core.errors import InputError
 from convo.core.io import Source
+from convo.core.maildates import maildir_date
 from convo.core.record import ConversationMessage
-from convo.core.timestamps import maildir_date
 from convo.importers.context import ImportContext
 from convo.importers.email import FIELDS
 from convo.importers.email.convert import EML_LIMIT, convert, strip_envelope

@@ -116,28 +116,11 @@ def word_groups(words: Iterable[Word], first: int = 1) -> Iterator[Spoken]:
     at = first
     for word in words:
         follows = word.start is None and word.end is None and word.speaker is None
-        if group:
-            last = group[-1]
-            pause = (
-                word.start is not None
-                and last.end is not None
-                and word.start - last.end >= PAUSE_MS
-            )
-            turn = (
-                not follows
-                and anchor is not None
-                and (word.speaker != anchor.speaker or word.extra != anchor.extra)
-            )
-            if (
-                turn
-                or pause
-                or len(group) >= MAX_GROUP_WORDS
-                or last.text.rstrip().endswith(_SENTENCE_ENDS)
-            ):
-                if done is not None:
-                    yield _group(*done)
-                done = (group, n, anchor)
-                group, n, anchor = [], at, None
+        if group and _ends_group(group, anchor, word, follows):
+            if done is not None:
+                yield _group(*done)
+            done = (group, n, anchor)
+            group, n, anchor = [], at, None
         group.append(word)
         if anchor is None and not follows:
             anchor = word
@@ -149,6 +132,22 @@ def word_groups(words: Iterable[Word], first: int = 1) -> Iterator[Spoken]:
         yield _group(*done)
     if group:
         yield _group(group, n, anchor)
+
+
+def _ends_group(group: list[Word], anchor: Word | None, word: Word, follows: bool) -> bool:
+    """Whether ``word`` starts a new group: a sentence's end before it, a pause, the
+    group's size, or (unless it ``follows``: no times, no speaker) another speaker or
+    channel than the group's ``anchor``."""
+    last = group[-1]
+    if len(group) >= MAX_GROUP_WORDS or last.text.rstrip().endswith(_SENTENCE_ENDS):
+        return True
+    if word.start is not None and last.end is not None and word.start - last.end >= PAUSE_MS:
+        return True
+    return (
+        not follows
+        and anchor is not None
+        and (word.speaker != anchor.speaker or word.extra != anchor.extra)
+    )
 
 
 def _group(words: list[Word], n: int, anchor: Word | None) -> Spoken:
