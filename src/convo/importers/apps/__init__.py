@@ -60,6 +60,7 @@ def register(registry: Registry) -> None:
         ("slack", "slack-file", ("*.zip",), zipped, JSON),
         ("discord", "discord", ("*.json",), json_with('"guild"', opens="{")),
         ("discord", "discord-text", ("*.txt",), Gate(words=("\u2014", "\u2013"))),
+        ("discord_csv", "discord-csv", ("*.csv",), Gate(pattern=r"\A\ufeff?AuthorID,Author,Date,")),
         ("telegram", "telegram", ("result.json", "*.json"), json_with('"chats"', '"messages"', opens="{")),
         ("messenger", "messenger", ("message_*.json",), json_with('"messages"', opens="{")),
         ("chatgpt", "chatgpt", ("conversations.json",), json_with('"mapping"'), chatgpt_sides),
