@@ -69,7 +69,9 @@ EXTRA CONVENTION (exporters back to each agent format rely on it)
 - LangMem: ``extra["user_id"]``; Jianmu: ``extra["tool"]``.
 - ``extra["lenient"] = True`` marks a non-message object wrapped under ``--lenient``.
 
-Readable chunks: one a block. Text as is; ``[thinking] ...``; ``[tool_use NAME] {json}``;
+Readable chunks: one a block. Text as is; ``[thinking] ...`` only with
+``--include-thinking`` (private reasoning, as every agent reader keeps it: else only in
+``extra.blocks``; a message of thinking alone keeps one empty chunk); ``[tool_use NAME] {json}``;
 ``[tool_result ID] ...`` (``ID error`` when is_error); ``[image] URL`` or ``[image
 image/png, N bytes]``; other types ``[type] {json}``. Non-text chunks are cut at 2000
 characters (the original is in extra); a message with no content keeps one empty chunk.
@@ -402,6 +404,7 @@ class _Reader:
                 zone=self.ctx.options.tz,
                 warn=lambda m: self.ctx.warn(where or self.ctx.loc(locator), m),
                 checked_later=True,
+                include_thinking=self.ctx.options.include_thinking,
             )
         except TooDeep as e:
             self._refuse(obj, locator, where, raw, e)
