@@ -50,9 +50,8 @@ def convert(
 ) -> ConversationMessage:
     """Convert one message object of framework ``fmt``; raises NotMessage (TooDeep).
     ``extra`` keeps only what the record's other fields do not (``_kept``). Validated by
-    pydantic unless ``checked_later`` (the ingest pipeline's ``check_message``).
-    Thinking blocks are chunks only with ``include_thinking`` (an ingest passes
-    ``--include-thinking``; else they stay in ``extra.blocks``)."""
+    pydantic unless ``checked_later`` (the ingest pipeline's ``check_message``). Thinking
+    blocks are chunks only with ``include_thinking`` (else they stay in ``extra.blocks``)."""
     text = _plain_text(obj, fmt)
     if text is not None and checked_later and not thread.extra:
         return _plain_message(obj["role"], text, fmt, thread)
