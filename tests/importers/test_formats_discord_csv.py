@@ -12,13 +12,16 @@ from __future__ import annotations
 import csv
 import io
 
+import pytest
 from formats_helpers import FIXTURES, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import assert_golden
+from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.importers.apps import discord_csv
+from convo.importers.context import ImportContext
 from convo.importers.registry import registry
 
 PATH = (
@@ -54,6 +57,17 @@ def test_only_the_exporters_header_is_claimed(tmp_path):
     p = tmp_path / "people.csv"
     p.write_text("Author,Date,Content\nann,2023-01-01,hi\n", encoding="utf-8")
     assert discord_csv.sniff(Source(p)) == 0
+    with pytest.raises(InputError, match="not a DiscordChatExporter CSV"):
+        list(discord_csv.read(Source(p), ImportContext(Source(p))))
+
+
+def test_a_cell_past_the_csv_limit_is_one_clear_error(tmp_path):
+    p = tmp_path / "x [1].csv"
+    p.write_text(
+        discord_csv.HEADER + '\n"1","a","2023-01-01T00:00:00+00:00","' + "x" * 200_000 + '"\n'
+    )
+    with pytest.raises(InputError, match=r"x \[1\]\.csv:2"):
+        list(discord_csv.read(Source(p), ImportContext(Source(p))))
 
 
 _CELL = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=20)
@@ -64,9 +78,8 @@ _CELL = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=2
 def test_hostile_rows(rows, tmp_path_factory):
     """Any cells: no crash; every non-blank row is imported, rejected or counted empty."""
     buf = io.StringIO()
-    writer = csv.writer(buf, quoting=csv.QUOTE_ALL)
-    writer.writerow(discord_csv.HEADER.split(","))
-    writer.writerows(rows)
+    buf.write(discord_csv.HEADER + "\r\n")  # the exporter writes its header unquoted
+    csv.writer(buf, quoting=csv.QUOTE_ALL).writerows(rows)
     p = tmp_path_factory.mktemp("dce") / "x [1].csv"
     p.write_text(buf.getvalue(), encoding="utf-8")
     recs, rejects, warnings = run(discord_csv.read, p)

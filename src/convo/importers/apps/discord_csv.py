@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from pathlib import PurePath
 from typing import Any
 
+from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
@@ -70,12 +71,20 @@ def _rows(source: Source, ctx: ImportContext) -> Iterator[tuple[int, list[str]]]
             yield line + "\n"
 
     reader = csv.reader(feed())
-    next(reader, None)  # the header
-    start = where["n"] + 1
-    for row in reader:
-        if any(cell.strip() for cell in row):
-            yield start, row
+    start = 1
+    try:
+        next(reader, None)  # the header
         start = where["n"] + 1
+        for row in reader:
+            if any(cell.strip() for cell in row):
+                yield start, row
+            start = where["n"] + 1
+    except csv.Error as e:  # a cell past the csv module's limit (128 KiB): no export's
+        raise InputError(
+            f"not CSV as DiscordChatExporter writes it ({e})",
+            where=f"{source.name}:{start}",
+            hint="export the channel again, or as JSON (--format Json)",
+        ) from None
 
 
 def _thread(source: Source) -> str:
@@ -130,6 +139,12 @@ def _message(
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    if not sniff(source):
+        raise InputError(
+            "not a DiscordChatExporter CSV export",
+            where=source.name,
+            hint=f"the first line must be the export's header row, {HEADER}",
+        )
     authors = _authors(source, ctx)
     thread = _thread(source)
     empty = EmptyCounter()
