@@ -67,13 +67,18 @@ _DAMAGED = re.compile(
 )
 
 
+_LEAD = MARKS + "["
+
+
 def _ascii_head(line: str) -> str:
-    """The line with the Arabic-Indic digits of its head read as ASCII (same length)."""
-    if line.isascii():
+    """The line with the Arabic-Indic digits of its head read as ASCII (same length).
+    Only a line whose first character after marks and ``[`` is such a digit is copied:
+    every header starts with its date (the copy of every line's head cost WhatsApp ingest
+    a quarter of its time)."""
+    first = line[:4].lstrip(_LEAD)[:1]
+    if not first or first not in ARABIC_DIGITS:
         return line
-    head = line[:_HEAD]
-    probe = head.translate(_ASCII_DIGITS)
-    return line if probe == head else probe + line[_HEAD:]
+    return line[:_HEAD].translate(_ASCII_DIGITS) + line[_HEAD:]
 
 
 def header(line: str) -> re.Match[str] | None:
