@@ -82,6 +82,7 @@ SAMPLES = {
     "slack-file": "sample_data/chat/slack-export/general/2024-03-06.json",
     "discord": "sample_data/chat/discord.json",
     "discord-text": "sample_data/chat/discord-text.txt",
+    "discord-csv": "tests/fixtures/formats/discord_csv/Example guild - Text Channels - chill talk [1012224565567875236].csv",
     "telegram": "sample_data/chat/telegram-result.json",
     "messenger": "sample_data/chat/messenger.json",
     "chatgpt": "sample_data/chat/chatgpt-conversations.json",

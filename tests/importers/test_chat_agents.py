@@ -16,7 +16,7 @@ from conftest import ROOT, SAMPLE_DATA, assert_golden, records
 from convo.core.errors import ConvoError, RecordError, StrictAbort
 from convo.core.fields import original, plain_original
 from convo.core.io import Source
-from convo.importers.agents.blocks import parse_arguments
+from convo.importers.agents.blocks import THINKING, parse_arguments
 from convo.importers.agents.reader import message_from_object, read_agent_messages
 from convo.importers.context import ImportContext, ImportOptions
 from convo.importers.registry import registry
@@ -128,7 +128,8 @@ def test_lossless(fmt, monkeypatch):
             assert rec.get("extra", {}).get("original_role", rec["role"]) == obj["role"]
         if isinstance(obj.get("name"), str):
             assert rec["extra"]["name"] == obj["name"] == rec["metadata"]["speaker"]
-        assert len(rec["textChunks"]) == max(1, len(record_blocks(rec)))
+        shown = [b for b in record_blocks(rec) if b["type"] not in THINKING]  # --include-thinking
+        assert len(rec["textChunks"]) == max(1, len(shown))
     # every tool call and tool result, in the blocks and in the chunks
     calls, results = _tool_ids(inputs)
     blocks = [b for r in recs for b in record_blocks(r)]
@@ -152,10 +153,10 @@ def test_anthropic_system_prompt_and_blocks(monkeypatch):
     assert first["extra"]["conversation"]["model"] == "claude-sonnet-4-5"
     assistant = recs[2]
     assert assistant["textChunks"] == [
-        "[thinking] I should search first.",
         "Let me search.",
         '[tool_use search] {"query":"JWT revocation paper"}',
-    ]
+    ]  # private reasoning stays in extra.blocks (--include-thinking makes it a chunk)
+    assert assistant["extra"]["blocks"][0]["type"] == "thinking"
     user = recs[5]["extra"]["blocks"]
     assert user[0] == {
         "type": "tool_result", "tool_use_id": "toolu_02", "content": "HTTP 404", "is_error": True,
@@ -163,6 +164,18 @@ def test_anthropic_system_prompt_and_blocks(monkeypatch):
     assert user[2]["type"] == "image" and user[2]["media_type"] == "image/png"
     assert user[3] == {"type": "image", "url": "https://example.org/cover.jpg"}
     assert recs[5]["textChunks"][0] == "[tool_result toolu_02 error] HTTP 404"
+
+
+def test_thinking_is_a_chunk_only_when_asked(monkeypatch):
+    """Claude Code and Anthropic thinking blocks follow the rule of every agent reader:
+    private reasoning in ``extra.blocks``, a ``[thinking]`` chunk with --include-thinking
+    (a message without an id hashes the text shown, as a Gemini request does)."""
+    plain = _ingest("anthropic.json", monkeypatch)
+    asked = _ingest("anthropic.json", monkeypatch, include_thinking=True)
+    assert asked[2]["textChunks"][0] == "[thinking] I should search first."
+    assert asked[2]["textChunks"][1:] == plain[2]["textChunks"]
+    assert asked[4]["textChunks"][0] == "[redacted_thinking]"
+    assert not any(c.startswith("[") and "thinking]" in c for r in plain for c in r["textChunks"])
 
 
 def test_openai_arguments_and_roles(monkeypatch):

@@ -11,7 +11,7 @@ saved alone (function calls, a ``thought``, a ``FunctionExecutionResultMessage``
 from __future__ import annotations
 
 import pytest
-from formats_helpers import FIXTURES, detect_name, fresh_registry, run
+from formats_helpers import FIXTURES, THINKING, detect_name, fresh_registry, run
 
 from convo.core.errors import InputError
 from convo.importers.agents import autogen_state
@@ -47,10 +47,10 @@ def test_agent_state_reads_its_model_context():
         ("get_weather", "tool"),
         ("weather_agent", "assistant"),
     ]
-    assert recs[2]["textChunks"] == [
-        "[thinking] I should look it up.",
-        '[tool_use get_weather] {"city":"New York"}',
-    ]
+    assert recs[2]["textChunks"] == ['[tool_use get_weather] {"city":"New York"}']
+    assert recs[2]["extra"]["blocks"][0] == {"type": "thinking", "thinking": "I should look it up."}
+    shown, _, _ = run(autogen_state.read, AGENT, THINKING)
+    assert shown[2]["textChunks"][0] == "[thinking] I should look it up."
     assert recs[3]["textChunks"] == ["[tool_result call_4f2a] Sunny, 22 degrees"]
     assert {r["thread"] for r in recs} == {"autogen-state:agent_state/state"}
 

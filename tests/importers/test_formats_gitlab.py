@@ -86,3 +86,18 @@ def test_issues_list_detected_and_one_issue_too(tmp_path):
     assert registry.detect(Source(one)).name == "gitlab"
     recs, _, _ = run(gitlab.read, one)
     assert [r["id"] for r in recs] == ["gitlab:gitlab.example.com:issue/76"]
+
+
+def test_crlf_of_a_browser_becomes_lf(tmp_path):
+    """Text typed in GitLab's web editor keeps its CRLF in the API's JSON, as GitHub's
+    does: the line ends become ``\\n`` (``forums.common.body_text``), as for GitHub."""
+    p = tmp_path / "notes.json"
+    p.write_text(
+        '[{"id": 305, "body": "first line\\r\\n@pipin what do you think?\\r\\n", '
+        '"author": {"username": "jdoe"}, "created_at": "2013-10-02T09:56:03Z", '
+        '"system": false, "noteable_type": "Issue", "noteable_iid": 3, "project_id": 5}]',
+        encoding="utf-8",
+    )
+    recs, _, _ = run(gitlab.read, p)
+    assert recs[0]["textChunks"] == ["first line\n@pipin what do you think?\n"]
+    assert recs[0]["metadata"]["listeners"] == ["pipin"]

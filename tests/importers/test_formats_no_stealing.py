@@ -64,6 +64,9 @@ BY_FOLDER = {
     "signal": "signal",
     "instagram": "instagram",
     "whatsapp": "whatsapp",  # the chat .txt files; their zips are built by the tests
+    "telegram": "telegram",
+    "slack_blocks": "slack-file",
+    "discord_csv": "discord-csv",
     "zoom": "zoomchat",
     "vscode_chat": "vscode-chat",
     "agentscope_session": "agentscope-session",

@@ -107,6 +107,12 @@ CASES = [
     ),
     Case("discord", CHAT + "discord.json", subs=((r'("id"\s*:\s*")(\d)', r"\g<1>{t}\2"),)),
     Case("discord-text", CHAT + "discord-text.txt", rename=True),
+    Case(
+        "discord-csv",
+        FORMATS
+        + "discord_csv/Example guild - Text Channels - chill talk [1012224565567875236].csv",
+        rename=True,
+    ),
     Case("messenger", CHAT + "messenger.json", subs=(('"title": "', '"title": "{t} '),)),
     Case(
         "instagram",

@@ -22,8 +22,8 @@ Decisions:
 - Without a message thread (an agent's state on its own, or a team before its first
   run), each ``llm_context`` is one conversation: a system message ``system``, a user
   message its ``source``, an assistant message its ``source`` (its function calls as
-  ``[tool_use NAME]`` chunks, ``thought`` a ``[thinking]`` chunk as the ``autogen``
-  format writes a ``ThoughtEvent``), each function result a ``tool`` message (speaker:
+  ``[tool_use NAME]`` chunks, ``thought`` a thinking block: a ``[thinking]`` chunk with
+  ``--include-thinking``, as for the ``autogen`` format's ``ThoughtEvent``), each function result a ``tool`` message (speaker:
   the function's name). They are read by the ``openai`` rules and labelled so, as
   ``agentscope-session`` labels its messages ``agentscope``. They carry no times or
   ids: the epoch sentinel and the content hash.

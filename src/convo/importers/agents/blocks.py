@@ -305,8 +305,15 @@ def whole_chunk(block: dict[str, Any]) -> str:
     return block_chunk(block)
 
 
-def chunks_of(blocks: list[dict[str, Any]]) -> list[str]:
-    """One chunk a block; a message without content keeps one empty chunk."""
+THINKING = frozenset(("thinking", "redacted_thinking"))
+
+
+def chunks_of(blocks: list[dict[str, Any]], include_thinking: bool = True) -> list[str]:
+    """One chunk a block (private reasoning, ``THINKING`` blocks, only with
+    ``include_thinking``: else it stays in the blocks ``extra`` keeps); a message without
+    content keeps one empty chunk."""
+    if not include_thinking:
+        blocks = [b for b in blocks if block_type(b) not in THINKING]
     return [block_chunk(b) for b in blocks] or [""]
 
 

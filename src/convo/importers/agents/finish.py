@@ -46,10 +46,12 @@ def convert(
     fallback_role: str = "user",
     warn: Callable[[str], None] | None = None,
     checked_later: bool = False,
+    include_thinking: bool = True,
 ) -> ConversationMessage:
     """Convert one message object of framework ``fmt``; raises NotMessage (TooDeep).
     ``extra`` keeps only what the record's other fields do not (``_kept``). Validated by
-    pydantic unless ``checked_later`` (the ingest pipeline's ``check_message``)."""
+    pydantic unless ``checked_later`` (the ingest pipeline's ``check_message``). Thinking
+    blocks are chunks only with ``include_thinking`` (else they stay in ``extra.blocks``)."""
     text = _plain_text(obj, fmt)
     if text is not None and checked_later and not thread.extra:
         return _plain_message(obj["role"], text, fmt, thread)
@@ -60,7 +62,7 @@ def convert(
         chunks = [text]
     else:
         parts = CONVERTERS[fmt](obj, fallback_role)
-        chunks = _kept(obj, parts)
+        chunks = _kept(obj, parts, include_thinking)
         try:
             timestamp = parse_any(parts.timestamp, zone)
         except ValueError as e:
@@ -137,10 +139,10 @@ def _plain_message(
     return chat_message(text, role, listeners, fmt, tid, typed=typed)
 
 
-def _kept(obj: dict[str, Any], parts: Parts) -> list[str]:
+def _kept(obj: dict[str, Any], parts: Parts, include_thinking: bool = True) -> list[str]:
     """The chunks of ``parts``, its ``extra`` given the blocks and the original message
     unless the chunks and the role say it all."""
-    chunks = chunks_of(parts.blocks)
+    chunks = chunks_of(parts.blocks, include_thinking)
     if not _text_only(parts.blocks):
         parts.extra["blocks"] = parts.blocks
     if obj != plain_original(parts.role, chunks):

@@ -46,12 +46,11 @@ EXTRA CONVENTION (exporters back to each agent format rely on it)
   Left out when it is ``{"role": ROLE, "content": TEXT}`` with the record's own role and
   one chunk: the record stands for it (``convo.core.fields.original`` gives it back).
 - ``extra["blocks"]``: normalised content blocks, left out when they are one text block
-  a chunk (readers make those from the chunks). Anthropic-like dicts:
-  ``{"type": "text", "text"}``, ``{"type": "thinking", "thinking"}``,
-  ``{"type": "redacted_thinking", "data"}``, ``{"type": "refusal", "refusal"}``,
-  ``{"type": "tool_use", "id", "name", "input"}`` (``input`` parsed to an object when
-  the source had a JSON string, double-encoded strings decoded twice; when not valid
-  JSON, ``input`` is ``{}`` and the raw string is in ``input_raw``),
+  a chunk (readers make those from the chunks). Anthropic-like dicts: ``{"type": "text",
+  "text"}``, ``{"type": "thinking", "thinking"}``, ``{"type": "redacted_thinking", "data"}``,
+  ``{"type": "refusal", "refusal"}``, ``{"type": "tool_use", "id", "name", "input"}``
+  (``input`` parsed to an object when the source had a JSON string, double-encoded strings
+  decoded twice; when not valid JSON, ``input`` is ``{}`` and the raw string in ``input_raw``),
   ``{"type": "tool_result", "tool_use_id", "content", "is_error"}`` (+ ``name`` when
   known; ``content`` a string or a list of blocks), ``{"type": "image", "url"}`` or
   ``{"type": "image", "media_type", "data"}`` (data URLs split), ``{"type": "audio"|"video"|
@@ -69,10 +68,10 @@ EXTRA CONVENTION (exporters back to each agent format rely on it)
 - LangMem: ``extra["user_id"]``; Jianmu: ``extra["tool"]``.
 - ``extra["lenient"] = True`` marks a non-message object wrapped under ``--lenient``.
 
-Readable chunks: one a block. Text as is; ``[thinking] ...``; ``[tool_use NAME] {json}``;
-``[tool_result ID] ...`` (``ID error`` when is_error); ``[image] URL`` or ``[image
-image/png, N bytes]``; other types ``[type] {json}``. Non-text chunks are cut at 2000
-characters (the original is in extra); a message with no content keeps one empty chunk.
+Readable chunks: one a block. Text as is; ``[thinking] ...`` (--include-thinking; else in
+``extra.blocks`` only); ``[tool_use NAME] {json}``; ``[tool_result ID] ...`` (``ID error``);
+``[image] URL`` or ``[image image/png, N bytes]``; other types ``[type] {json}``. Non-text
+chunks are cut at 2000 characters (the original is in extra); no content: one empty chunk.
 
 Detection (by content, the first lines or the whole head parsed): Claude Code envelopes
 (``sessionId``/``parentUuid``) → anthropic; ``type`` + ``source`` with an AutoGen class
@@ -402,6 +401,7 @@ class _Reader:
                 zone=self.ctx.options.tz,
                 warn=lambda m: self.ctx.warn(where or self.ctx.loc(locator), m),
                 checked_later=True,
+                include_thinking=self.ctx.options.include_thinking,
             )
         except TooDeep as e:
             self._refuse(obj, locator, where, raw, e)

@@ -55,6 +55,7 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
 from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter
 from convo.importers.apps.slack_archive import DirTree, ExportTree, ZipTree
+from convo.importers.apps.slack_blocks import blocks_text
 from convo.importers.apps.slack_dayfile import single_day
 from convo.importers.apps.slack_names import (
     Conv,
@@ -319,7 +320,10 @@ def _attachments(
     for a in map(as_dict, as_list(m.get("attachments"))):
         attachments.append({k: a.get(k) for k in keys if a.get(k)})
         if with_text:  # as Slack shows it: the pretext above the attachment's text
-            shown = [as_str(a.get("pretext")), as_str(a.get("text")) or as_str(a.get("fallback"))]
+            body = (
+                as_str(a.get("text")) or blocks_text(a.get("blocks")) or as_str(a.get("fallback"))
+            )
+            shown = [as_str(a.get("pretext")), body]
             body, more = render_mrkdwn("\n".join(x for x in shown if x.strip()), users, convs)
             mentioned += more
             if body.strip():
@@ -388,10 +392,13 @@ def _message(
 
 def _shown_text(m: dict[str, Any]) -> str:
     """The text of a message whose own is missing or blank: a ``message_changed`` shows
-    the text of the message it carries."""
+    the text of the message it carries; a message posted as Block Kit ``blocks`` alone
+    (bots, workflows: ``convo.importers.apps.slack_blocks``), theirs."""
     raw = as_str(m.get("text"))
     if not raw.strip() and as_str(m.get("subtype")) == "message_changed":
-        return as_str(as_dict(m.get("message")).get("text"))
+        raw = as_str(as_dict(m.get("message")).get("text"))
+    if not raw.strip() and m.get("blocks"):
+        raw = blocks_text(m.get("blocks"))
     return raw
 
 

@@ -10,6 +10,10 @@ round-trips. Service messages become ``[action] ...`` with the tag ``system`` (a
 ``[phone_call] 42 s``). A poll, a contact, a location or venue, a game and an invoice
 have neither text nor file: each is a chunk (``[poll] Lunch?: Yes (1), No (1)``,
 ``[contact] ...``, ``[location] Cafe, Main St 1 (52.5, 13.4)``), its keys in ``media``.
+A file the export left out (``(File not included. ...)`` in place of its path) is named
+by its ``file_name`` or a sticker's emoji. A reply to another chat's message
+(``reply_to_peer_id``, as a discussion group's comment on its channel's post) has no
+``replyTo`` (the id is that chat's): ``extra.reply_elsewhere``.
 ``personal_chat``: the listener is the other sender; elsewhere a reply without mentions
 speaks to the sender of the message it answers (when in the chat; a
 ``convo.core.spillmap.SpillMap`` keeps memory flat). A message without an id gets the
@@ -216,6 +220,18 @@ def _media(m: dict[str, Any], service: bool) -> dict[str, Any]:
     return {} if service else {k: m[k] for k in _TG_MEDIA if m.get(k) not in (None, "")}
 
 
+def _file_chunk(kind: str, path: str, m: dict[str, Any]) -> str:
+    """``[kind] path``; a file the export left out is written as the reason it was left out
+    (``(File not included. Change data exporting settings to download.)``, export_output_json.cpp's
+    ``pushPath``): then its name, or a sticker's emoji, stands in for the path (the reason
+    stays in ``extra.media``)."""
+    if path.startswith("(File "):
+        path = as_str(m.get("file_name")) or (
+            as_str(m.get("sticker_emoji")) if kind == "sticker" else ""
+        )
+    return f"[{kind}] {path}".rstrip()
+
+
 def _tg_chunks(m: dict[str, Any], text: str, service: bool) -> list[str]:
     chunks = [text] if text.strip() else []
     if service:
@@ -228,9 +244,9 @@ def _tg_chunks(m: dict[str, Any], text: str, service: bool) -> list[str]:
         )
         chunks.insert(0, f"[{action}] {detail}".rstrip())
     if m.get("photo"):
-        chunks.append(f"[photo] {as_str(m.get('photo'))}")
+        chunks.append(_file_chunk("photo", as_str(m.get("photo")), m))
     if m.get("file"):
-        chunks.append(f"[{as_str(m.get('media_type')) or 'file'}] {as_str(m.get('file'))}")
+        chunks.append(_file_chunk(as_str(m.get("media_type")) or "file", as_str(m.get("file")), m))
     if m.get("sticker_emoji") and not m.get("file"):
         chunks.append(f"[sticker] {as_str(m.get('sticker_emoji'))}")
     return chunks + _shared(m)
@@ -244,7 +260,7 @@ def _tg_message(m: dict[str, Any], loc: str, chat: _Chat, zone: Any) -> Conversa
     chunks = _tg_chunks(m, text, service)
     if not chunks:
         return None
-    rid = as_str(m.get("reply_to_message_id"))
+    rid, elsewhere = _reply(m, chat)
     heard = _heard(chat, m, speaker, rid)  # first: it remembers this message's sender
     return message(
         chunks,
@@ -268,8 +284,23 @@ def _tg_message(m: dict[str, Any], loc: str, chat: _Chat, zone: Any) -> Conversa
             "media": _media(m, service),
             "links": links,
             "reactions": as_list(m.get("reactions")),
+            "reply_elsewhere": elsewhere,
         },
     )
+
+
+_PEER = re.compile(r"^(?:user|chat|channel)(\d+)$")
+
+
+def _reply(m: dict[str, Any], chat: _Chat) -> tuple[str, dict[str, str] | None]:
+    """The id of the message of this chat a message replies to, and a reply to another
+    chat's message (``reply_to_peer_id`` beside the id: its numbers are that chat's):
+    ``{"peer", "message_id"}``, for ``extra.reply_elsewhere``."""
+    rid = as_str(m.get("reply_to_message_id"))
+    peer = _PEER.match(as_str(m.get("reply_to_peer_id")))
+    if rid and peer and peer[1] != chat.id:
+        return "", {"peer": peer[0], "message_id": rid}
+    return rid, None
 
 
 def _heard(chat: _Chat, m: dict[str, Any], speaker: str, rid: str) -> list[str]:
@@ -330,10 +361,11 @@ FIELDS = Fields(
     "`telegram:<account>/<chat>:<id>` when the account is known; none: " + CONTENT_HASH,
     scope="supergroups and channels: the chat; chat types numbered per account: the account "
     "(`personal_information.user_id`, else the one sender that is not the chat) and the chat",
-    reply_to="`reply_to_message_id`",
+    reply_to="`reply_to_message_id` (with `reply_to_peer_id`, another chat's message: "
+    "`extra.reply_elsewhere`)",
     tags="`system` on service messages (`[action] ...`)",
     extra="`chat_id`, `chat_type`, `from_id`, `action`, `edited`, `forwarded_from`, "
-    "`via_bot`, `media`, `links`, `reactions`",
+    "`via_bot`, `media`, `links`, `reactions`, `reply_elsewhere`",
 )
 
 FORMATS = (

@@ -11,16 +11,10 @@ Decisions:
 - thread = the chat the file is named after (``WhatsApp Chat with Ann.txt``,
   ``WhatsApp Chat - Ann.zip``), else none.
 - Both layouts: iOS ``[8/15/23, 9:12:33 AM] Name: text`` and Android
-  ``15/08/2023, 21:12 - Name: text``; 12 or 24 h clock, 2- or 4-digit years (``yy`` is
-  20yy), ``/``, ``.`` or ``-`` separators, U+200E/U+202F marks tolerated; localised
-  and older layouts too: a word between date and time (Finnish ``13.6.2018 klo
-  21.25.15 - ``), ``13. 6. 2018. 21:25:15 Name: `` and ``13.06.18 21.25.15: Name: ``
-  (no bracket, no dash: only dotted dates with seconds).
-- Day/month order is decided per file from the values seen: a first field above 12 means
-  D/M, a second above 12 means M/D; when no value decides, the order whose dates run
-  forward with fewer steps back wins; a tie falls back to M/D for ``/`` dates with AM/PM
-  (US) and D/M otherwise, with a warning. Dotted dates are D/M (``03.09.23``). A
-  year-first date is Y/M/D. Exports in other languages: the chat file's translated
+  ``15/08/2023, 21:12 - Name: text``, in the phone's language: the header's date, time,
+  day period (``PM``, ``下午``, ``오후``, ``م``) and Arabic-Indic digits are read by
+  ``convo.importers.apps.whatsapp_header``, which decides the day/month order per file
+  (a warning when it is a guess). Exports in other languages: the chat file's translated
   name (``WhatsApp Chat mit Ann.txt``, ``Chat de WhatsApp con Ann.txt``) names the
   thread, and translated media markers (``<Medien ausgeschlossen>``, ``FILE (Datei
   angehängt)``, ``<Anhang: FILE>``) set ``extra.media`` when the file is WhatsApp's
@@ -32,7 +26,9 @@ Decisions:
   message (time unknown, ``extra.damaged_header``) with a warning, never glued to the
   previous speaker's text. A header whose rest has no
   ``Name: `` (Android system lines) and the encryption notice are kept with speaker
-  null and the tag ``system``.
+  null and the tag ``system``; so are iOS's group events (``[..] Tea Party: \u200eAnn
+  added Ben``), written under the chat's name, which is known as the one the encryption
+  notice is written under whose every other line starts with U+200E and is no media.
 - ``<Media omitted>``, ``image omitted``, ``<attached: f>`` (``< attached: f >``, after a
   document's name and pages: ``report.pdf • 3 pages <attached: f>``), ``f <attached>``
   (older iOS) set ``extra.media``. The note an edited message ends with (``<This message
@@ -52,7 +48,6 @@ import re
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -60,35 +55,16 @@ from convo.core.encoding import LineDecoder
 from convo.core.errors import InputError
 from convo.core.io import Source, decode_text, strip_bom
 from convo.core.record import ConversationMessage
-from convo.core.timestamps import format_timestamp_utc
 from convo.importers.apps.common import SYSTEM_TAG, mentioned_or_other, numbered_lines
+from convo.importers.apps.whatsapp_header import MARKS, DateOrder, damaged, header, rest, when
 from convo.importers.archives import ZIP_MAGIC, open_zip, safe_members, spool_member
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, NAIVE_IN_TZ, Fields
 from convo.importers.registry import Format, head_lines
 
-_MARKS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
+_MARKS = MARKS
 _STRIP_MARKS = {ord(c): None for c in _MARKS}
-# ``13. 6. 2018.`` (Croatian, Serbian, Hungarian) has a space after each dot and one
-# after the year; a word may stand between date and time (Finnish ``13.6.2018 klo 21.25``).
-_DATE = r"(\d{1,4})([./-])\s?(\d{1,2})[./-]\s?(\d{1,4})\.?"
-_AT = r"(?:[^\W\d_]{1,4}\.?\s+)?"
-_TIME = r"(\d{1,2})[:.](\d{2})(?:[:.](\d{2}))?(?:[\s\u202f\u00a0]*([AaPp])\.?\s?[Mm]\.?)?"
-_IOS = re.compile(rf"^[{_MARKS}]*\[{_DATE}[,.]?\s+{_AT}{_TIME}\]\s?(.*)$")
-_ANDROID = re.compile(rf"^[{_MARKS}]*{_DATE}[,.]?\s+{_AT}{_TIME}\s[-–]\s(.*)$")
-# Older and some localised exports write neither brackets nor a dash: ``13.06.18
-# 21.25.15: Ann: hi``, ``13. 6. 2018. 21:25:15 Ann: hi``. Only with a dotted date, the
-# seconds and a ``Name: `` after them, so ISO-dated logs (IRC) are never taken for it.
-_BARE = re.compile(
-    rf"^[{_MARKS}]*(\d{{1,2}})(\.)\s?(\d{{1,2}})\.\s?(\d{{2,4}})\.?,?\s+"
-    rf"(\d{{1,2}})[:.](\d{{2}})[:.](\d{{2}})()(?::\s|\s)((?:[^:]{{1,100}}): .*)$"
-)
-# A line that starts like a header but does not parse (``1/23/23, 3:22_AM - User 1: hi``):
-# the date is there, the rest is kept after the first " - " or "] ".
-_DAMAGED = re.compile(
-    rf"^[{_MARKS}]*\[?\d{{1,4}}[./-]\d{{1,2}}[./-]\d{{1,4}},?\s.{{0,40}}?(?:\]\s?|\s[-–]\s)(.*)$"
-)
 _MEDIA = re.compile(
     r"^(?:<Media omitted>|(image|video|audio|sticker|GIF|document|Contact card) omitted|"
     r"(?:[^<>]*\s)?<\s?attached:\s?(.+?)\s?>|(.+) (?:\(file attached\)|<attached>))$",
@@ -114,6 +90,7 @@ _OMITTED = frozenset(
         "<Media har utelämnats>", "<medier udeladt>", "<media utelatt>", "<Uten vedlegg>",
         "<média vynechány>", "<медіа пропущено>", "<メディアなし>", "<미디어 파일 제외됨>",
         "<省略多媒体文件>", "<忽略多媒體檔>", "<تم استبعاد الوسائط>", "<मीडिया के बिना>",
+        "<رسانه حذف شد>",
     )
 )  # fmt: skip
 _TRANSLATED_ANDROID = re.compile(r"^(\S(?:.*\S)?) \([^()<>]{2,40}\)$")
@@ -139,21 +116,21 @@ _CHAT_FILE = re.compile(
 _EDITED = re.compile(
     r"\s*<(?:This message was edited|Diese Nachricht wurde bearbeitet|Se editó este mensaje\.)>$"
 )
+# The encryption notice, in English and as German, Spanish and Portuguese exports write it.
 _SYSTEM_TEXT = (
     "Messages and calls are end-to-end encrypted",
     "Messages to this chat and calls are",
+    "Nachrichten und Anrufe sind Ende-zu-Ende-verschlüsselt",
+    "Los mensajes y las llamadas están cifrados de extremo a extremo",
+    "As mensagens e as chamadas são protegidas com a criptografia de ponta a ponta",
 )
-
-
-def _header(line: str) -> re.Match[str] | None:
-    return _IOS.match(line) or _ANDROID.match(line) or _BARE.match(line)
 
 
 def sniff_whatsapp(source: Source) -> int:
     lines = head_lines(source, 8)
-    if not lines or not _header(lines[0]):
+    if not lines or not header(lines[0]):
         return 0
-    hits = sum(1 for x in lines if _header(x))
+    hits = sum(1 for x in lines if header(x))
     return 85 if hits >= 2 or len(lines) == 1 else 70
 
 
@@ -164,80 +141,30 @@ def _split(rest: str) -> tuple[str | None, str]:
     return name.strip(_MARKS + " "), text
 
 
-def _scan(source: Source, decode: LineDecoder) -> tuple[str, bool, list[str]]:
-    """One pass: the date order ('DM', 'MD' or 'YMD'), whether it is a guess, the speakers."""
-    order = _DateOrder()
+def _scan(source: Source, decode: LineDecoder) -> tuple[str, bool, list[str], set[str]]:
+    """One pass: the date order ('DM', 'MD' or 'YMD'), whether it is a guess, the
+    speakers, and the chat's name when iOS writes group events under it."""
+    order = DateOrder()
     speakers: list[str] = []
+    notice: set[str] = set()  # who the encryption notice is written under
+    plain: set[str] = set()  # who writes a line no group event could be
     for _, line in numbered_lines(source, decode):
-        m = _header(line)
+        m = header(line)
         if not m:
             continue
-        name, text = _split(m[9])
-        if name and name not in speakers and not text.strip(_MARKS).startswith(_SYSTEM_TEXT):
-            speakers.append(name)
         order.see(m)
-    return *order.verdict(), speakers
-
-
-def _decisive_order(m: re.Match[str]) -> str:
-    """The order a header's date settles alone: a 4-digit first field, a field above 12,
-    or dots (``03.09.23``: day first wherever WhatsApp writes dotted dates, German,
-    Russian, Polish, Turkish, Finnish...)."""
-    if len(m[1]) == 4:
-        return "YMD"
-    if int(m[1]) > 12:
-        return "DM"
-    if int(m[3]) > 12:
-        return "MD"
-    return "DM" if m[2] == "." else ""
-
-
-class _DateOrder:
-    """The day/month order of a file, from the header dates seen one by one."""
-
-    def __init__(self) -> None:
-        self.decided = ""  # set by the first date that settles it
-        self.ampm = self.slash = self.differ = False  # for the tie-break and its warning
-        self.back = {"DM": 0, "MD": 0}  # steps back in time under each reading
-        self.prev: dict[str, tuple[int, int, int] | None] = {"DM": None, "MD": None}
-
-    def see(self, m: re.Match[str]) -> None:
-        if self.decided:
-            return
-        self.decided = _decisive_order(m)
-        if self.decided:
-            return
-        a, b, c = int(m[1]), int(m[3]), int(m[4])
-        self.ampm = self.ampm or bool(m[8])
-        self.slash = self.slash or m[2] == "/"
-        self.differ = self.differ or a != b
-        for key, day in (("DM", (c, b, a)), ("MD", (c, a, b))):
-            last = self.prev[key]
-            if last is not None and day < last:
-                self.back[key] += 1
-            self.prev[key] = day
-
-    def verdict(self) -> tuple[str, bool]:
-        """The order, and whether it is a guess (a tie where day and month differed)."""
-        if self.decided:
-            return self.decided, False
-        if self.back["DM"] != self.back["MD"]:
-            return ("DM" if self.back["DM"] < self.back["MD"] else "MD"), False
-        return ("MD" if self.slash and self.ampm else "DM"), self.differ
-
-
-def _when(m: re.Match[str], order: str, zone: Any) -> str | None:
-    a, b, c = int(m[1]), int(m[3]), int(m[4])
-    y, mo, d = (a, b, c) if order == "YMD" else (c, b, a) if order == "DM" else (c, a, b)
-    if y < 100:
-        y += 2000
-    h, mi, s = int(m[5]), int(m[6]), int(m[7] or 0)
-    if m[8]:
-        h = h % 12 + (12 if m[8].lower() == "p" else 0)
-    try:
-        return format_timestamp_utc(datetime(y, mo, d, h, mi, s, tzinfo=zone))
-    except (ValueError, OverflowError):
-        return None
+        name, text = _split(rest(m, line))
+        if not name:
+            continue
+        if text.strip(_MARKS).startswith(_SYSTEM_TEXT):
+            notice.add(name)
+            continue
+        if name not in speakers:
+            speakers.append(name)
+        if name not in plain and (not text.startswith("\u200e") or _media(text.strip(_MARKS))[0]):
+            plain.add(name)
+    chat = notice - plain
+    return *order.verdict(), [s for s in speakers if s not in chat], chat
 
 
 def read_whatsapp(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
@@ -264,7 +191,7 @@ def read_chat(
     """The messages of a chat .txt; ``media`` lists the files the export holds beside it
     (the .zip's), so each attachment says whether it is there."""
     decode = ctx.text_decoder(source)  # one for both passes: a guessed encoding is told once
-    order, guessed, speakers = _scan(source, decode)
+    order, guessed, speakers, chat = _scan(source, decode)
     if guessed:
         ctx.warn(
             source.name,
@@ -273,9 +200,9 @@ def read_chat(
     zone = ctx.options.tz
     cur: dict[str, Any] | None = None
     for n, line in numbered_lines(source, decode):
-        m = _header(line)
-        damaged = None if m else _DAMAGED.match(line)
-        if not m and not damaged:
+        m = header(line)
+        broken = None if m else damaged(line)
+        if not m and broken is None:
             if cur is not None:
                 cur["text"].append(line)
             elif line.strip():
@@ -283,14 +210,15 @@ def read_chat(
             continue
         if cur is not None:
             yield _wa_message(cur, speakers, ctx, thread, media)
-        if damaged:  # never glued to the previous speaker's text
+        if broken is not None:  # never glued to the previous speaker's text
             ctx.warn(ctx.loc(n), "damaged message header; read as its own message, time unknown")
-            name, text = _split(damaged[1])
+            name, text = _split(broken)
             cur = {"line": n, "name": name, "text": [text], "ts": None, "damaged": True}
             continue
         assert m is not None
-        name, text = _split(m[9])
-        cur = {"line": n, "name": name, "text": [text], "ts": _when(m, order, zone)}
+        name, text = _split(rest(m, line))
+        ts = when(m, order, zone)
+        cur = {"line": n, "name": name, "text": [text], "ts": ts, "event": name in chat}
     if cur is not None:
         yield _wa_message(cur, speakers, ctx, thread, media)
 
@@ -312,6 +240,11 @@ def _media(clean: str, files: Media | None = None) -> tuple[str | None, str | No
     return None, None
 
 
+def _is_system(cur: dict[str, Any], text: str) -> bool:
+    """A line with no ``Name: ``, a group event, or the encryption notice."""
+    return cur["name"] is None or bool(cur.get("event")) or text.startswith(_SYSTEM_TEXT)
+
+
 def _wa_message(
     cur: dict[str, Any],
     speakers: list[str],
@@ -322,7 +255,7 @@ def _wa_message(
     loc = ctx.loc(cur["line"])
     text = "\n".join(cur["text"]).strip(_MARKS + " ")
     name = cur["name"]
-    system = name is None or text.startswith(_SYSTEM_TEXT)
+    system = _is_system(cur, text)
     clean = text.translate(_STRIP_MARKS) if not text.isascii() else text
     edited = _EDITED.search(clean) if clean.endswith(">") else None
     if edited:
@@ -381,7 +314,7 @@ def _chat_member(zf: zipfile.ZipFile, names: list[str]) -> str | None:
         with contextlib.suppress(*_ZIP_ERRORS), zf.open(n) as f:
             head = decode_text(strip_bom(f.read(4096)), "replace")
             first = next((x for x in head.splitlines() if x.strip()), "")
-            if _header(first):
+            if header(first):
                 return n
     return None
 
@@ -449,7 +382,7 @@ TXT_FIELDS = Fields(
     thread="the chat the file is named after (`WhatsApp Chat with Ann.txt`), else none",
     id="no message ids: " + CONTENT_HASH,
     scope="the chat the file is named after; `_chat.txt`: its folder too",
-    tags="`system` on lines without a `Name: ` and the encryption notice",
+    tags="`system` on lines without a `Name: `, iOS group events and the encryption notice",
     extra="`media` (omitted or attached media), `file`, `chat_name` (a system line "
     "naming the chat), `damaged_header`, `edited`",
 )

@@ -64,6 +64,13 @@ def as_str(value: Any) -> str | None:
     return None
 
 
+def body_text(value: Any) -> str:
+    """A body with its line ends made ``\\n`` (the GitHub and GitLab APIs keep the CRLF
+    of text typed in a browser)."""
+    text = as_str(value) or ""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def as_int(value: Any) -> int | None:
     if isinstance(value, bool):
         return None

@@ -31,12 +31,13 @@ from convo.importers.forums.common import (
     Tally,
     as_int,
     as_str,
+    body_text,
     items,
     json_values,
     message,
     record_error,
 )
-from convo.importers.forums.github_cli import HTML_URL, body_text, gh_issue, is_gh_cli
+from convo.importers.forums.github_cli import HTML_URL, gh_issue, is_gh_cli
 from convo.importers.jsoninput import sniff_json
 from convo.importers.registry import Format
 

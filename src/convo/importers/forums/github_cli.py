@@ -19,16 +19,10 @@ from typing import Any
 
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext
-from convo.importers.forums.common import Tally, as_int, as_str, message, record_error
+from convo.importers.forums.common import Tally, as_int, as_str, body_text, message, record_error
 
 HTML_URL = re.compile(r"https?://[^/]+/([^/]+/[^/]+)/(?:issues|pull)/(\d+)")
 _FRAGMENT = re.compile(r"#(?:issuecomment|pullrequestreview|discussion_r)-?(\d+)$")
-
-
-def body_text(value: Any) -> str:
-    """A body with its line ends made ``\\n``."""
-    text = as_str(value) or ""
-    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def is_gh_cli(record: dict[str, Any]) -> bool:

@@ -55,6 +55,7 @@ from convo.importers.apps.common import SYSTEM_TAG
 from convo.importers.build import clean_scope, folder_scope, message, scoped_id, source_scope
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
+from convo.importers.forums.common import body_text
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
 from convo.importers.registry import Format
 
@@ -192,7 +193,7 @@ def _note(
     discussion, host = facts
     author = note["author"]
     speaker = as_str(author.get("username")) or as_str(author.get("name"))
-    body = as_str(note.get("body"))
+    body = body_text(note.get("body"))
     nid = as_str(note.get("id"))
     heard = _heard(body, speaker)
     return message(
@@ -234,7 +235,7 @@ def _issue(issue: dict[str, Any], where: str, host: str | None) -> ConversationM
     is_mr = "source_branch" in issue or "/merge_requests/" in url
     kind = "merge_requests" if is_mr else "issues"
     speaker = as_str(issue["author"].get("username")) or as_str(issue["author"].get("name"))
-    title, body = as_str(issue.get("title")), as_str(issue.get("description"))
+    title, body = as_str(issue.get("title")), body_text(issue.get("description"))
     heard = _heard(body, speaker)
     gid = as_str(issue.get("id"))
     return message(

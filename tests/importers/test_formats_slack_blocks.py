@@ -1,0 +1,38 @@
+"""Slack messages whose content is Block Kit ``blocks`` with an empty ``text``
+(``convo.importers.apps.slack_blocks``): a monitoring bot's header, section with fields
+and context, a workflow's rich text (channel, emoji, ordered list, quote, code), and an
+e-mail integration's attachment holding only blocks, in an export's channel-day file.
+A message with ``text`` keeps it (its blocks repeat it). The fixture is written here in
+the shapes users of Slack's API report (see the module's docstring)."""
+
+from __future__ import annotations
+
+from chat_exports_helpers import ingest
+from formats_helpers import FIXTURES
+
+from conftest import assert_golden
+
+PATH = FIXTURES / "slack_blocks" / "alerts" / "2024-03-06.json"
+
+
+def test_golden():
+    recs, rejects, warnings = ingest(PATH)
+    assert not rejects and not warnings
+    assert {r["format"] for r in recs} == {"slack"}
+    assert_golden("formats/slack/blocks-day.jsonl", recs)
+
+
+def test_blocks_become_the_text():
+    recs, _, _ = ingest(PATH)
+    texts = [r["textChunks"] for r in recs]
+    assert texts[0] == ["Deploy finished, see build 42 (https://ci.example.org/42)"]
+    assert texts[1] == [
+        "Disk almost full\n*db-1* is at 91% & rising, @U01ANN\n*Host:*\ndb-1\n"
+        "Since: 10:01 <UTC>\nrunbook: Disk (https://wiki.example.org/disk)"
+    ]
+    assert recs[1]["metadata"]["listeners"] == ["U01ANN"]
+    assert texts[2] == [
+        "Steps for #C01OPS :wrench:\n1. free space\n2. restart <db>\n"
+        "> never delete WAL files\n```\ndf -h /var\n```"
+    ]
+    assert texts[3] == ["*Invoice 1001* from billing@example.org"]

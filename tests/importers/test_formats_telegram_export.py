@@ -1,0 +1,41 @@
+"""Telegram Desktop result.json details (``convo.importers.apps.telegram``), as Telegram
+Desktop's ``export_output_json.cpp`` writes them: ``reply_to_peer_id`` beside
+``reply_to_message_id`` when the message replied to is in another chat (a discussion
+group's comment on its channel's post), and a file the export left out written as the
+reason in place of its path (``pushPath``: ``(File not included. ...)``, ``(File exceeds
+maximum size. ...)``). The fixture is written here in that shape."""
+
+from __future__ import annotations
+
+from formats_helpers import FIXTURES, run
+
+from conftest import assert_golden
+from convo.core.io import Source
+from convo.importers.apps import telegram
+from convo.importers.registry import registry
+
+PATH = FIXTURES / "telegram" / "discussion-result.json"
+
+
+def test_golden():
+    assert registry.detect(Source(PATH)).name == "telegram"
+    recs, rejects, warnings = run(telegram.read_telegram, PATH)
+    assert not rejects and not warnings
+    assert_golden("formats/telegram/discussion-result.jsonl", recs)
+
+
+def test_reply_to_another_chat_is_not_a_reply_here():
+    recs, _, _ = run(telegram.read_telegram, PATH)
+    comment, answer = recs[1], recs[2]
+    assert "replyTo" not in comment and comment["metadata"]["listeners"] == []
+    assert comment["extra"]["reply_elsewhere"] == {"peer": "channel1779999999", "message_id": "812"}
+    assert answer["replyTo"] == "telegram:1771234567:41"
+    assert answer["metadata"]["listeners"] == ["Mina Park"]
+
+
+def test_left_out_files_are_named_not_their_reason():
+    recs, _, _ = run(telegram.read_telegram, PATH)
+    assert recs[3]["textChunks"] == ["[sticker] 🎉"]
+    assert recs[4]["textChunks"] == ["full notes", "[file] changelog-2.3.pdf"]
+    assert recs[5]["textChunks"] == ["[photo]"]
+    assert recs[5]["extra"]["media"]["photo"].startswith("(File not included.")

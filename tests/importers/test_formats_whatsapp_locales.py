@@ -1,0 +1,133 @@
+"""WhatsApp chat .txt exports in other languages (``convo.importers.apps.whatsapp_header``).
+
+The fixtures under ``fixtures/formats/whatsapp/locales`` are written here after the
+shapes users report: the day period before the time in Korean and Chinese exports
+(``2024. 1. 2. 오후 3:04 - ``, ``[2024/1/2 下午3:06:45] ``, the markers ChatLab's
+WhatsApp parser lists), Arabic exports with Arabic-Indic digits, U+200F marks and the
+Arabic comma (mtln/chat-export's Arabic support), a Persian Android export
+(``۲۰۲۱/۵/۳۰، ۱۸:۴۴ - ``, rwhatsapp issue 28), and iOS group events written under the
+group's name (``[..] Book Club: \\u200eAnn Lee added you``).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC
+
+import pytest
+from formats_helpers import FIXTURES, run
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import assert_golden
+from convo.core.io import Source
+from convo.importers.apps import whatsapp
+from convo.importers.apps.whatsapp_header import header, rest, when
+from convo.importers.registry import registry
+
+DIR = FIXTURES / "whatsapp" / "locales"
+CASES = [
+    ("WhatsApp Chat with 준호.txt", "locales-korean-android.jsonl"),
+    ("chinese-ios.txt", "locales-chinese-ios.jsonl"),
+    ("arabic-android.txt", "locales-arabic-android.jsonl"),
+    ("persian-android.txt", "locales-persian-android.jsonl"),
+    ("ios-group/_chat.txt", "locales-ios-group.jsonl"),
+    ("ios-1to1/_chat.txt", "locales-ios-1to1.jsonl"),
+]
+
+
+@pytest.mark.parametrize(("name", "golden"), CASES)
+def test_golden(name, golden):
+    path = DIR / name
+    assert registry.detect(Source(path)).name == "whatsapp"
+    recs, rejects, warnings = run(whatsapp.read_whatsapp, path)
+    assert not rejects and not warnings
+    assert_golden(f"formats/whatsapp/{golden}", recs)
+
+
+def test_day_period_before_or_after_the_time():
+    """오후/下午/م are PM wherever they stand; 오전/上午/ص are AM (12 is midnight)."""
+    stamps = {
+        "2024. 1. 2. 오후 3:04 - A: x": "2024-01-02T15:04:00Z",
+        "2024. 1. 3. 오전 12:15 - A: x": "2024-01-03T00:15:00Z",
+        "[2024/1/2 下午3:06:45] A: x": "2024-01-02T15:06:45Z",
+        "02/01/2024 03:04 下午 - A: x": "2024-01-02T15:04:00Z",
+        "[2024/01/02 오후 03:06] A: x": "2024-01-02T15:06:00Z",
+        "15/8/2023، 9:12 م - A: x": "2023-08-15T21:12:00Z",
+        "15/8/2023، 9:12 ص - A: x": "2023-08-15T09:12:00Z",
+    }
+    for line, stamp in stamps.items():
+        m = header(line)
+        assert m is not None, line
+        order = "YMD" if len(m["a"]) == 4 else "DM"
+        assert when(m, order, UTC) == stamp, line
+
+
+def test_arabic_digits_read_in_the_header_kept_in_the_text():
+    line = "١٥\u200f/٨\u200f/٢٠٢٣، ٩:١٢ م - سارة: الساعة ١٠"
+    m = header(line)
+    assert m is not None and (m["a"], m["b"], m["c"], m["h"]) == ("15", "8", "2023", "9")
+    assert rest(m, line) == "سارة: الساعة ١٠"
+
+
+def test_a_word_before_the_time_is_not_a_day_period():
+    """Finnish ``klo`` stays a word between date and time; a Korean period is not one."""
+    assert header("13.6.2018 klo 21.25.15 - Ann: hi")["pre"] is None  # type: ignore[index]
+    assert header("2024. 1. 2. 오후 3:04 - A: x")["pre"] == "오후"  # type: ignore[index]
+
+
+def test_translated_encryption_notice_is_system(tmp_path):
+    p = tmp_path / "_chat.txt"
+    p.write_text(
+        "[03.09.23, 18:05:11] Jonas: \u200eNachrichten und Anrufe sind "
+        "Ende-zu-Ende-verschlüsselt. Nur Personen in diesem Chat können sie lesen.\n"
+        "[03.09.23, 18:07:40] Jonas: Hallo\n",
+        encoding="utf-8",
+    )
+    recs, _, _ = run(whatsapp.read_whatsapp, p)
+    assert [r["tags"] for r in recs] == [["system"], []]
+    assert recs[1]["metadata"]["speaker"] == "Jonas"
+
+
+def test_group_events_need_every_line_marked():
+    """A name whose lines are not all U+200E-marked events is a person, even when the
+    encryption notice is written under it (iOS one-to-one chats)."""
+    recs, _, _ = run(whatsapp.read_whatsapp, DIR / "ios-1to1" / "_chat.txt")
+    assert [r["metadata"]["speaker"] for r in recs] == [None, "Ann Lee", "Ben Ode"]
+    recs, _, _ = run(whatsapp.read_whatsapp, DIR / "ios-group" / "_chat.txt")
+    assert {r["metadata"]["speaker"] for r in recs} == {None, "Ann Lee", "Ben Ode"}
+    assert all(r["metadata"]["listeners"] for r in recs if r["metadata"]["speaker"])
+
+
+_PERIODS = {"": None, " AM": False, " PM": True, " 오후": True, " 오전": False, " 下午": True}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    day=st.integers(13, 28),
+    month=st.integers(1, 12),
+    hour=st.integers(1, 12),
+    minute=st.integers(0, 59),
+    period=st.sampled_from(sorted(_PERIODS)),
+    before=st.booleans(),
+    arabic=st.booleans(),
+    text=st.text(min_size=1, max_size=20).filter(lambda t: t.strip() == t and "\n" not in t),
+)
+def test_header_property(day, month, hour, minute, period, before, arabic, text):
+    """Any day period before or after the time, in ASCII or Arabic-Indic digits: the
+    header gives the time it says, and the text after it is the line's own."""
+    clock = f"{hour}:{minute:02d}"
+    word = period.strip()
+    if word and before and not word.isascii():
+        clock = f"{word} {clock}"
+    elif word:
+        clock = f"{clock} {word}"
+    line = f"{day}/{month}/2023, {clock} - Ann: {text}"
+    if arabic:
+        line = line.translate(str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩"))
+        text = text.translate(str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩"))
+    m = header(line)
+    assert m is not None
+    assert rest(m, line) == f"Ann: {text}"
+    pm = _PERIODS[period]
+    h = hour if pm is None else hour % 12 + (12 if pm else 0)
+    assert when(m, "DM", UTC) == f"2023-{month:02d}-{day:02d}T{h:02d}:{minute:02d}:00Z"
