@@ -32,6 +32,15 @@ if TYPE_CHECKING:
     from convo.importers.registry import Registry
 
 
+# What a WhatsApp export's first line opens with: a bracket or a digit, its direction marks
+# (whatsapp_header.MARKS) or an Arabic-Indic or Persian digit (whatsapp_header.ARABIC_DIGITS).
+_WHATSAPP_OPENS = (
+    "[0123456789\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+    "\u0660\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669"
+    "\u06f0\u06f1\u06f2\u06f3\u06f4\u06f5\u06f6\u06f7\u06f8\u06f9"
+)
+
+
 def register(registry: Registry) -> None:
     """Declare the chat-app export formats (each module imported when a gate admits a
     source or its format is named, so `convo --help` and a JSON file's detection stay
@@ -41,10 +50,6 @@ def register(registry: Registry) -> None:
 
     zipped = Gate(magic=(b"PK\x03\x04",))
     sqlite = Gate(magic=(b"SQLite format 3\x00",))
-    marks = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"  # whatsapp_header.MARKS
-    arabic_digits = "\u0660\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669" + (
-        "\u06f0\u06f1\u06f2\u06f3\u06f4\u06f5\u06f6\u06f7\u06f8\u06f9"
-    )  # whatsapp_header.ARABIC_DIGITS
     # irc's own refusal: a head that opens {, <, WEBVTT or a [ not followed by a time.
     irc = Gate(
         pattern=r"\A[\ufeff \r\n]*(?![{<]|WEBVTT|\[(?!\d\d(?::| [A-Z][a-z]{2} )))[^\ufeff \r\n]"
@@ -69,7 +74,7 @@ def register(registry: Registry) -> None:
         ("chatgpt", "chatgpt", ("conversations.json",), json_with('"mapping"'), chatgpt_sides),
         ("teams", "teams", ("*.json",), JSON),
         ("mattermost", "mattermost", ("*.jsonl",), JSON_OBJECT),
-        ("whatsapp", "whatsapp", ("*.txt",), Gate(opens="[0123456789" + marks + arabic_digits)),
+        ("whatsapp", "whatsapp", ("*.txt",), Gate(opens=_WHATSAPP_OPENS)),
         ("whatsapp", "whatsapp-zip", ("*.zip",), zipped),
         ("signal", "signal", ("chat.md", "data.json", "*.md", "*.txt", "*.json")),
         ("instagram", "instagram", ("message_*.json",), json_with('"messages"', opens="{")),
