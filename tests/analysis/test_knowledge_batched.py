@@ -85,7 +85,7 @@ def test_observe_many_is_observe_candidates_of_each(batches, vocabulary):
 
 
 def _state(conv: Conversation) -> tuple:
-    return (conv._names, conv._wanted, conv._parents, conv._aliases, conv.name_words,
+    return (conv._names, conv.wanted, conv._parents, conv._aliases, conv.name_words,
             _counts(conv.stats))  # fmt: skip
 
 

@@ -151,7 +151,7 @@ class Conversation:
     def __init__(self) -> None:
         self.stats = PhraseStats()
         self._names: dict[str, tuple[int, str]] = {}
-        self._wanted: set[str] = set()
+        self.wanted: set[str] = set()  # ids replied to (their parents are looked for)
         self._parents: dict[str, tuple[dict[str, Any], str]] = {}
         self._aliases: dict[str, str] = {}
         self.name_words: set[str] = set()  # words of people's names: not topics
@@ -238,7 +238,7 @@ class Conversation:
             have = self._names.get(key)
             if have is None or their_rank < have[0]:
                 self._names[key] = (their_rank, name)
-        self._wanted |= other._wanted
+        self.wanted |= other.wanted
         self.name_words |= other.name_words
         for rid, parent in other._parents.items():
             self._parents.setdefault(rid, parent)
@@ -247,7 +247,7 @@ class Conversation:
 
     def unresolved(self) -> set[str]:
         """Ids replied to whose message was not seen yet (after a merge of ranges)."""
-        return self._wanted - self._parents.keys()
+        return self.wanted - self._parents.keys()
 
     def note_parents(self, found: dict[str, tuple[dict[str, Any], str]]) -> None:
         for rid, parent in found.items():
@@ -255,7 +255,7 @@ class Conversation:
 
     def note_parent(self, record: dict[str, Any], speaker: str | None = None) -> None:
         rid = record.get("id")
-        if not (isinstance(rid, str) and rid in self._wanted):
+        if not (isinstance(rid, str) and rid in self.wanted):
             return
         speaker = fields.speaker(record) if speaker is None else speaker
         if speaker:
@@ -285,7 +285,7 @@ class Conversation:
         self.note_parent(record, speaker)
         reply_to = record.get("replyTo", record.get("reply_to"))
         if isinstance(reply_to, str) and reply_to:
-            self._wanted.add(reply_to)
+            self.wanted.add(reply_to)
         if is_email(record):
             names = self._mail_names(speaker, listeners)
         else:

@@ -134,7 +134,8 @@ class Lines:
         people = [known[speaker], *map(known.__getitem__, listeners)]
         if not distinct_people(list(map(_KEY, people))):
             return knowledge_line(record, conv.extract_plain(record, a))
-        conv.note_parent(record)
+        if conv.wanted:  # most inputs reply to nothing: no call a message
+            conv.note_parent(record)
         who = people[0][0]
         if listeners:  # each ``_SAY_HEAD + who + _SAY_OBJECT + name + _SAY_TAIL``
             head = b"".join((_SAY_HEAD, who, _SAY_OBJECT))
@@ -167,7 +168,8 @@ class Lines:
         keys.append(message_key)
         if not unmerged(keys):
             return None
-        conv.note_parent(record)
+        if conv.wanted:
+            conv.note_parent(record)
         entities = [e for es, _, _ in people for e in es]
         entities.append(message)
         actions: list[bytes] = []
