@@ -273,37 +273,43 @@ class Conversation:
         """``observe_record`` of each in turn (``batched``, ``PhraseStats.observe_many``)."""
         people = list(map(fields.people, records))
         analyses = analyse_all(records, [listeners for _, listeners in people])
-        for record, (speaker, listeners), a in zip(records, people, analyses, strict=True):
-            self._learn(record, speaker, listeners, a)
+        self._learn_all(records, people, analyses)
         self.stats.observe_many([a.candidates for a in analyses])
         return analyses
 
-    def _learn(
-        self, record: dict[str, Any], speaker: str | None, listeners: list[str], analysis: Analysis
+    def _learn_all(
+        self,
+        records: list[dict[str, Any]],
+        people: list[tuple[str | None, list[str]]],
+        analyses: list[Analysis],
     ) -> None:
-        """What ``observe_record`` learns of a record but phrase statistics: its names."""
-        self.note_parent(record, speaker)
-        reply_to = record.get("replyTo", record.get("reply_to"))
-        if isinstance(reply_to, str) and reply_to:
-            self.wanted.add(reply_to)
-        if is_email(record):
-            names = self._mail_names(speaker, listeners)
-        else:
-            names = [speaker, *listeners] if speaker else listeners
-        seen = self._meta_seen  # learnt already: learning again changes nothing
-        if not seen.issuperset(names):
-            for name in names:
-                if name not in seen:
-                    self._name(name, _META)
-        if not analysis.names_things():
-            return
-        for names, priority in (
-            (analysis.mentions, _MENTION), (analysis.emails, _TEXT), (analysis.urls, _TEXT),
-        ):  # fmt: skip
-            for name in names:  # actions.content_entities, in its order
-                self._name(name, priority)
-        for name, _ in analysis.entities:
-            self._name(name, _TEXT)
+        """What ``observe_records`` learns of each record but phrase statistics: its
+        names and reply target (one loop, no call a record but the rare ones)."""
+        wanted, seen = self.wanted, self._meta_seen
+        for record, (speaker, listeners), a in zip(records, people, analyses, strict=True):
+            if wanted:  # else no parent to note (most inputs reply to nothing)
+                self.note_parent(record, speaker)
+            reply_to = record.get("replyTo")
+            if reply_to is None:
+                reply_to = record.get("reply_to")
+            if isinstance(reply_to, str) and reply_to:
+                wanted.add(reply_to)
+            if is_email(record):
+                names = self._mail_names(speaker, listeners)
+            else:
+                names = [speaker, *listeners] if speaker else listeners
+            if not seen.issuperset(names):  # learnt already: learning again changes nothing
+                for name in names:
+                    if name not in seen:
+                        self._name(name, _META)
+            if a.mentions or a.emails or a.urls or a.entities:  # ``a.names_things()``
+                for names, priority in (
+                    (a.mentions, _MENTION), (a.emails, _TEXT), (a.urls, _TEXT),
+                ):  # fmt: skip
+                    for name in names:  # actions.content_entities, in its order
+                        self._name(name, priority)
+                for name, _ in a.entities:
+                    self._name(name, _TEXT)
 
     def extract(
         self, item: dict[str, Any] | ConversationMessage, *, metadata_only: bool = False
@@ -425,12 +431,17 @@ def replay(
 
 
 def replay_batches(
-    records: Iterable[dict[str, Any]], conv: Conversation, *, keep_text: bool = True
+    records: Iterable[dict[str, Any]],
+    conv: Conversation,
+    *,
+    keep_text: bool = True,
+    own: bool = False,
 ) -> Iterator[tuple[list[dict[str, Any]], list[Analysis]]]:
-    """``replay`` a batch at a time (the spool's): a list of records, their analyses."""
+    """``replay`` a batch at a time (the spool's): a list of records, their analyses
+    (``own``: the records were parsed for this call, ``spool.two_passes`` may change them)."""
     if not isinstance(records, list | tuple):
         yield from two_passes(
-            records, conv.observe_records, keep_text=keep_text, memory=SPOOL_MEMORY
+            records, conv.observe_records, keep_text=keep_text, memory=SPOOL_MEMORY, own=own
         )
     elif batch := list(map(as_record, records)):
         yield batch, conv.observe_records(batch)

@@ -156,7 +156,8 @@ def candidates(text: str, pieces: list[str] | None = None) -> list[str]:
     Each distinct piece of text is read once (``_Pieces``); a message is then C loops
     over its pieces and its runs between breaks.
     """
-    _PIECES.bound()
+    if len(_PIECES) > _CACHE_MAX:
+        _PIECES.bound()
     pieces = split_pieces(text) if pieces is None else pieces
     runs = "".join(map(_PIECES.__getitem__, pieces))
     if _MARK in runs:

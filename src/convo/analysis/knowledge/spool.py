@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import marshal
 import tempfile
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from itertools import islice
+from itertools import islice, repeat
 from typing import IO, Any, TypeVar
 
 import orjson
@@ -84,16 +85,21 @@ def two_passes(
     *,
     keep_text: bool,
     memory: int,
+    own: bool = False,
 ) -> Iterator[tuple[list[dict[str, Any]], list[Analysis]]]:
     """Both passes' batches: each batch of ``records`` analysed by ``observe`` and spooled
     (in memory up to ``memory`` bytes, then on disk; without their text unless
-    ``keep_text``), then, once all are, read back a batch at a time."""
+    ``keep_text``), then, once all are, read back a batch at a time. ``own``: the
+    records are the caller's to change (parsed for this run), so their text is taken
+    out in place (``drop_text``), not copied without it."""
     with closed_quietly(tempfile.SpooledTemporaryFile(max_size=memory)) as file:
         spool = SpoolWriter(file)
         for batch in batches(records, BATCH):
             analyses = observe(batch)
+            if not keep_text:
+                batch = drop_text(batch) if own else list(map(without_text, batch))
             with spilling():  # past ``memory`` the spool is a file in $TMPDIR
-                spool.add_all(batch if keep_text else list(map(without_text, batch)), analyses)
+                spool.add_all(batch, analyses)
         with spilling():
             spool.close()
         file.seek(0)
@@ -108,6 +114,17 @@ def without_text(record: dict[str, Any]) -> dict[str, Any]:
     record.pop("textChunks", None)
     record.pop("text_chunks", None)
     return record
+
+
+def drop_text(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``records``, each without its text chunks (taken out in place by C loops:
+    ``without_text`` copies each record, a call a record)."""
+    deque(map(dict.pop, records, _CHUNKS, _NONE), 0)
+    deque(map(dict.pop, records, _CHUNKS_PY, _NONE), 0)
+    return records
+
+
+_CHUNKS, _CHUNKS_PY, _NONE = repeat("textChunks"), repeat("text_chunks"), repeat(None)
 
 
 def batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
