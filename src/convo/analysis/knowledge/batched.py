@@ -45,18 +45,19 @@ def analyse_all(records: list[dict[str, Any]], heard: list[list[str]]) -> list[A
     for record, h in zip(records, heard, strict=True):
         # The plain message's body is its chunks joined, read here without the calls of
         # ``message_body`` (not a tool's message; text chunks that are a list of
-        # strings, with no ``[``, every one printable and ``_unquoted``: ``body``'s own
-        # first test), and with no ``[`` no chunk is a tool call or an attachment, so
-        # ``_side`` adds nothing (cachegrind, 20k records of benchmarks/bench_query.py's
-        # store, with ``keyphrases``' ASCII case-fold test: 340.7k -> 333.6k
-        # instructions a message).
+        # strings, none starting with ``[``, every one printable and ``_unquoted``: what
+        # ``body`` keeps as it is), and with no chunk starting with ``[`` none is a tool
+        # call or an attachment, so ``_side`` adds nothing (cachegrind, 20k records of
+        # benchmarks/bench_query.py's store, with ``keyphrases``' ASCII case-fold test:
+        # 340.7k -> 333.6k instructions a message).
         chunks: Any = record["textChunks"] if "textChunks" in record else record.get("text_chunks")
         try:
             t = "\n".join(chunks) if type(chunks) is list else ""
         except TypeError:  # not all strings
             t = ""
         if (
-            not t or "[" in t or record.get("role") == "tool" or not _unquoted(t)
+            not t or ("[" in t and (t.startswith("[") or "\n[" in t))
+            or record.get("role") == "tool" or not _unquoted(t)
             or not all(map(str.isprintable, chunks)) or may_be_marked(t)
         ):  # fmt: skip
             a = _side(record, _analyse_body(record, h))
