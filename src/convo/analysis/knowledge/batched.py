@@ -42,14 +42,32 @@ def analyse_all(records: list[dict[str, Any]], heard: list[list[str]]) -> list[A
     listeners)."""
     out: list[Analysis] = []
     add = out.append
-    for record, h in zip(records, heard, strict=True):
-        # The plain message's body is its chunks joined, read here without the calls of
-        # ``message_body`` (not a tool's message; text chunks that are a list of
-        # strings, none starting with ``[``, every one printable and ``_unquoted``: what
-        # ``body`` keeps as it is), and with no chunk starting with ``[`` none is a tool
-        # call or an attachment, so ``_side`` adds nothing (cachegrind, 20k records of
-        # benchmarks/bench_query.py's store, with ``keyphrases``' ASCII case-fold test:
-        # 340.7k -> 333.6k instructions a message).
+    for record, h, t in zip(records, heard, _plain_texts(records), strict=True):
+        if not t:
+            a = _side(record, _analyse_body(record, h))
+        else:  # ``_analyse_body``'s plain path
+            pieces = t.replace("\n", _NL).split() if "\n" in t else t.split()
+            found = find(t, True, pieces)
+            a = Analysis(
+                [], [], [], [], questions(t) if h and "?" in t else [], candidates(t, pieces),
+                found, _said(record, t, found, h, []) if found else [],
+            )  # fmt: skip
+        add(_subject(record, a) if "subject" in record else a)
+    return out
+
+
+def _plain_texts(records: list[dict[str, Any]]) -> list[str]:
+    """The body of each plain message, its chunks joined; "" for any other message.
+
+    Read in one loop without the calls of ``message_body``: not a tool's message, text
+    chunks that are a list of strings, none starting with ``[``, every one printable and
+    ``_unquoted`` (what ``body`` keeps as it is), nothing marked. With no chunk starting
+    with ``[`` none is a tool call or an attachment, so ``_side`` adds nothing either
+    (cachegrind, 20k records of benchmarks/bench_query.py's store, with ``keyphrases``'
+    ASCII case-fold test: 340.7k -> 333.6k instructions a message)."""
+    out: list[str] = []
+    add = out.append
+    for record in records:
         chunks: Any = record["textChunks"] if "textChunks" in record else record.get("text_chunks")
         try:
             t = "\n".join(chunks) if type(chunks) is list else ""
@@ -60,13 +78,6 @@ def analyse_all(records: list[dict[str, Any]], heard: list[list[str]]) -> list[A
             or record.get("role") == "tool" or not _unquoted(t)
             or not all(map(str.isprintable, chunks)) or may_be_marked(t)
         ):  # fmt: skip
-            a = _side(record, _analyse_body(record, h))
-        else:  # ``_analyse_body``'s plain path
-            pieces = t.replace("\n", _NL).split() if "\n" in t else t.split()
-            found = find(t, True, pieces)
-            a = Analysis(
-                [], [], [], [], questions(t) if h and "?" in t else [], candidates(t, pieces),
-                found, _said(record, t, found, h, []) if found else [],
-            )  # fmt: skip
-        add(_subject(record, a) if "subject" in record else a)
+            t = ""
+        add(t)
     return out

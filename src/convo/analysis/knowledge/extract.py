@@ -49,6 +49,7 @@ Content knowledge added on top (decisions where the spec is silent):
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from convo.analysis.knowledge.actions import ask_actions, content_entities, reply_actions
@@ -135,6 +136,9 @@ def _own_name_words(record: dict[str, Any], a: Analysis) -> set[str]:
     for name in (*names, *a.mentions):
         found.update(name_words(name))
     return found
+
+
+_LISTENERS, _CANDIDATES = itemgetter(1), attrgetter("candidates")  # C loops of a batch
 
 
 def _dedupe(items: Iterable[str]) -> list[str]:
@@ -272,9 +276,9 @@ class Conversation:
     def observe_records(self, records: list[dict[str, Any]]) -> list[Analysis]:
         """``observe_record`` of each in turn (``batched``, ``PhraseStats.observe_many``)."""
         people = list(map(fields.people, records))
-        analyses = analyse_all(records, [listeners for _, listeners in people])
+        analyses = analyse_all(records, list(map(_LISTENERS, people)))
         self._learn_all(records, people, analyses)
-        self.stats.observe_many([a.candidates for a in analyses])
+        self.stats.observe_many(list(map(_CANDIDATES, analyses)))
         return analyses
 
     def _learn_all(
@@ -303,13 +307,15 @@ class Conversation:
                     if name not in seen:
                         self._name(name, _META)
             if a.mentions or a.emails or a.urls or a.entities:  # ``a.names_things()``
-                for names, priority in (
-                    (a.mentions, _MENTION), (a.emails, _TEXT), (a.urls, _TEXT),
-                ):  # fmt: skip
-                    for name in names:  # actions.content_entities, in its order
-                        self._name(name, priority)
-                for name, _ in a.entities:
-                    self._name(name, _TEXT)
+                self._learn_content(a)
+
+    def _learn_content(self, a: Analysis) -> None:
+        """The names a message's text gives (``actions.content_entities``, in its order)."""
+        for names, priority in ((a.mentions, _MENTION), (a.emails, _TEXT), (a.urls, _TEXT)):
+            for name in names:
+                self._name(name, priority)
+        for name, _ in a.entities:
+            self._name(name, _TEXT)
 
     def extract(
         self, item: dict[str, Any] | ConversationMessage, *, metadata_only: bool = False

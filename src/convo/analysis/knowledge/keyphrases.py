@@ -336,11 +336,9 @@ class PhraseStats:
         return self._ranking
 
 
-# What a ranking makes of one candidate (a plain tuple: one is made per new candidate):
-# its text with its trailing words of one message trimmed (None: never ranked, a single
-# word too short or in one message only), minus its score (``_NEVER``: never ranked),
-# the words of the text, how many, and whether the text is its own case fold (then
-# ``extract._dedupe`` keeps it as it is).
+# What a ranking makes of a candidate (a tuple, one per new candidate): its text, trailing
+# words of one message trimmed (None: never ranked, a word too short or in one message),
+# minus its score (``_NEVER``: never), its words, how many, whether it is its own fold.
 Phrase = tuple[str | None, float, list[str], int, bool]
 _NEVER = float("inf")  # sorts after every score
 
@@ -369,24 +367,14 @@ class _Phrases(dict[str, Phrase]):
         self.recurring = recurring
 
     def __missing__(self, cand: str) -> Phrase:
-        # Most candidates of three or four words are met once (about 1.7 a message of
-        # benchmarks/bench_query.py's store): one step each, no call but C ones. The
-        # scores are summed by ``reduce`` in order from 0.0, the floats of
-        # ``PhraseStats.word_score`` added one by one; ``verbal`` is asked only of the
-        # words that all end in ``-ing`` or ``-ed`` (its own first test).
         words = cand.split()
-        n = len(words)
-        text = cand
-        short = n <= _SHORT_PHRASE
-        recurring = self.recurring
+        text, n, recurring, short = cand, len(words), self.recurring, len(words) <= _SHORT_PHRASE
         if n > 1 and words[-1] not in recurring:
             words = _trim(words, recurring)
-            text = " ".join(words)
-            n = len(words)
+            text, n = " ".join(words), len(words)
         found: Phrase
         if n > 1 and not (all(map(str.endswith, words, _VERB_ENDINGS)) and verbal(words)):
             total = reduce(add, map(self.scores.get, words, _ONE), 0.0)
-            # An ASCII candidate is its own case fold (its words are lower-case).
             found = (text, -total, words, n, text.isascii() or text.casefold() == text)
         elif len(text) >= 4 and text in recurring and not verbal(words):
             found = (text, -self.scores.get(text, 1.0), words, 1, text.casefold() == text)
@@ -397,8 +385,8 @@ class _Phrases(dict[str, Phrase]):
         return found
 
 
-_VERB_ENDINGS = repeat(("ing", "ed"))  # ``stopwords.verbal``'s first test
-_ONE = repeat(1.0)  # the score of a word not seen
+# ``__missing__`` (3-4 words are mostly met once): ``verbal``'s first test, unseen scores
+_VERB_ENDINGS, _ONE = repeat(("ing", "ed")), repeat(1.0)
 
 
 def _trim(cand: list[str], recurring: frozenset[str]) -> list[str]:

@@ -136,17 +136,27 @@ class Lines:
             or (a.questions and listeners)
         ):  # fmt: skip
             return knowledge_line(record, conv.extract_plain(record, a))
+        return self._chat_line(record, a, speaker, listeners) or knowledge_line(
+            record, conv.extract_plain(record, a)
+        )
+
+    def _chat_line(
+        self, record: dict[str, Any], a: Analysis, speaker: str, listeners: list[str]
+    ) -> bytes | None:
+        """The line of a chat message whose entities and actions are its people's (no
+        reply target, distinct people), from their pieces; None for any other."""
         reply_to = record.get("replyTo")
         if reply_to is None:
             reply_to = record.get("reply_to")
         if isinstance(reply_to, str) and reply_to:
-            return knowledge_line(record, conv.extract_plain(record, a))
+            return None
         known = self._people
         people = [known[speaker], *map(known.__getitem__, listeners)]
         keys = list(map(_KEY, people))  # ``distinct_people(keys)``, without the call
         unique = set(keys)
         if len(unique) != len(keys) or not _ROLES.isdisjoint(unique):
-            return knowledge_line(record, conv.extract_plain(record, a))
+            return None
+        conv = self.conv
         if conv.wanted:  # most inputs reply to nothing: no call a message
             conv.note_parent(record)
         who = people[0][0]
@@ -181,8 +191,7 @@ class Lines:
         keys.append(message_key)
         if not unmerged(keys):
             return None
-        if conv.wanted:
-            conv.note_parent(record)
+        conv.note_parent(record)
         entities = [e for es, _, _ in people for e in es]
         entities.append(message)
         actions: list[bytes] = []
