@@ -16,10 +16,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from convo.analysis.knowledge.batched import analyse_all
-from convo.analysis.knowledge.body_analysis import analyse
+from convo.analysis.knowledge.body_analysis import Analysis, analyse
 from convo.analysis.knowledge.extract import Conversation, replay, replay_batches
 from convo.analysis.knowledge.keyphrases import PhraseStats, candidates
-from convo.analysis.knowledge.spool import BATCH, SpoolWriter, read, read_batches
+from convo.analysis.knowledge.spool import (
+    BATCH,
+    SpoolWriter,
+    drop_text,
+    read,
+    read_batches,
+    without_text,
+)
 from convo.core import fields
 
 # Words and marks each path treats differently: separators and control characters,
@@ -85,7 +92,7 @@ def test_observe_many_is_observe_candidates_of_each(batches, vocabulary):
 
 
 def _state(conv: Conversation) -> tuple:
-    return (conv._names, conv._wanted, conv._parents, conv._aliases, conv.name_words,
+    return (conv._names, conv.wanted, conv._parents, conv._aliases, conv.name_words,
             _counts(conv.stats))  # fmt: skip
 
 
@@ -109,6 +116,36 @@ def test_replay_of_an_iterator_is_replay_of_the_list(rs, keep_text):
     assert from_iter == from_list
     flat = [p for b, a in replay_batches(iter(rs), Conversation()) for p in zip(b, a, strict=True)]
     assert flat == list(replay(iter(rs), Conversation()))
+
+
+@settings(max_examples=100, deadline=None)
+@given(RECORDS)
+def test_dump_all_and_load_all_are_dump_and_load_of_each(rs):
+    analyses = [analyse(r) for r in rs]
+    dumps = Analysis.dump_all(analyses)
+    assert dumps == [a.dump() for a in analyses]
+    assert Analysis.load_all(dumps) == [Analysis.load(d) for d in dumps] == analyses
+
+
+@settings(max_examples=100, deadline=None)
+@given(RECORDS)
+def test_drop_text_is_without_text_in_place(rs):
+    for r in rs[::2]:
+        r["text_chunks"] = ["typeagent's spelling"]
+    copies = list(map(without_text, rs))
+    assert drop_text(rs) is rs
+    assert rs == copies
+    assert not any("textChunks" in r or "text_chunks" in r for r in rs)
+
+
+@settings(max_examples=100, deadline=None)
+@given(RECORDS)
+def test_replay_of_own_records_drops_their_text_as_a_copy_would(rs):
+    theirs = [dict(r) for r in rs]
+    mine = list(replay(iter(theirs), Conversation(), keep_text=False))
+    own = list(replay_batches(iter(rs), Conversation(), keep_text=False, own=True))
+    assert [p for b, a in own for p in zip(b, a, strict=True)] == mine
+    assert all("textChunks" in r for r in theirs)  # a caller's records are copied
 
 
 def test_read_batches_is_read_across_blobs():

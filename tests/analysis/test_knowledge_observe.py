@@ -83,7 +83,7 @@ RECORD = st.fixed_dictionaries(
 
 
 def _state(conv: Conversation) -> tuple:
-    return conv._names, conv._aliases, conv.name_words, conv._wanted
+    return conv._names, conv._aliases, conv.name_words, conv.wanted
 
 
 @settings(max_examples=200, deadline=None)

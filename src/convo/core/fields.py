@@ -23,8 +23,13 @@ ROLES = ("system", "user", "assistant", "tool")
 
 
 def str_list(value: Any) -> list[str]:
-    """The strings of a list; [] for anything that is not a list."""
-    return [x for x in value if isinstance(x, str)] if isinstance(value, list) else []
+    """The strings of a list; [] for anything that is not a list. Filtered by C calls
+    (``str.__instancecheck__`` is ``isinstance(x, str)``), not a comprehension's frame:
+    ``convo knowledge`` reads each record's listeners twice."""
+    return list(filter(_IS_STR, value)) if isinstance(value, list) else []
+
+
+_IS_STR = str.__instancecheck__
 
 
 def string(record: Record, key: str) -> str | None:

@@ -76,6 +76,23 @@ class Analysis:
             return cls([], [], [], [], [], data[0], [], [])
         return cls(*data)
 
+    @staticmethod
+    def dump_all(analyses: list[Analysis]) -> list[list[Any]]:
+        """``[a.dump() for a in analyses]``, one loop without a call a message."""
+        return [
+            [a.candidates]
+            if not (a.urls or a.emails or a.mentions or a.hashtags or a.questions
+                    or a.entities or a.said)
+            else [a.urls, a.emails, a.mentions, a.hashtags, a.questions, a.candidates,
+                  a.entities, a.said]
+            for a in analyses
+        ]  # fmt: skip
+
+    @classmethod
+    def load_all(cls, data: list[list[Any]]) -> list[Analysis]:
+        """``[Analysis.load(d) for d in data]``, one loop without a call a message."""
+        return [cls([], [], [], [], [], d[0], [], []) if len(d) == 1 else cls(*d) for d in data]
+
     def names_things(self) -> bool:
         """Whether the text names something: a mention, address, URL or entity."""
         return bool(self.mentions or self.emails or self.urls or self.entities)

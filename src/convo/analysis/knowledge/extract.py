@@ -49,6 +49,7 @@ Content knowledge added on top (decisions where the spec is silent):
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from convo.analysis.knowledge.actions import ask_actions, content_entities, reply_actions
@@ -137,6 +138,9 @@ def _own_name_words(record: dict[str, Any], a: Analysis) -> set[str]:
     return found
 
 
+_LISTENERS, _CANDIDATES = itemgetter(1), attrgetter("candidates")  # C loops of a batch
+
+
 def _dedupe(items: Iterable[str]) -> list[str]:
     return list(firsts(items).values())
 
@@ -151,7 +155,7 @@ class Conversation:
     def __init__(self) -> None:
         self.stats = PhraseStats()
         self._names: dict[str, tuple[int, str]] = {}
-        self._wanted: set[str] = set()
+        self.wanted: set[str] = set()  # ids replied to (their parents are looked for)
         self._parents: dict[str, tuple[dict[str, Any], str]] = {}
         self._aliases: dict[str, str] = {}
         self.name_words: set[str] = set()  # words of people's names: not topics
@@ -238,7 +242,7 @@ class Conversation:
             have = self._names.get(key)
             if have is None or their_rank < have[0]:
                 self._names[key] = (their_rank, name)
-        self._wanted |= other._wanted
+        self.wanted |= other.wanted
         self.name_words |= other.name_words
         for rid, parent in other._parents.items():
             self._parents.setdefault(rid, parent)
@@ -247,7 +251,7 @@ class Conversation:
 
     def unresolved(self) -> set[str]:
         """Ids replied to whose message was not seen yet (after a merge of ranges)."""
-        return self._wanted - self._parents.keys()
+        return self.wanted - self._parents.keys()
 
     def note_parents(self, found: dict[str, tuple[dict[str, Any], str]]) -> None:
         for rid, parent in found.items():
@@ -255,7 +259,7 @@ class Conversation:
 
     def note_parent(self, record: dict[str, Any], speaker: str | None = None) -> None:
         rid = record.get("id")
-        if not (isinstance(rid, str) and rid in self._wanted):
+        if not (isinstance(rid, str) and rid in self.wanted):
             return
         speaker = fields.speaker(record) if speaker is None else speaker
         if speaker:
@@ -272,37 +276,45 @@ class Conversation:
     def observe_records(self, records: list[dict[str, Any]]) -> list[Analysis]:
         """``observe_record`` of each in turn (``batched``, ``PhraseStats.observe_many``)."""
         people = list(map(fields.people, records))
-        analyses = analyse_all(records, [listeners for _, listeners in people])
-        for record, (speaker, listeners), a in zip(records, people, analyses, strict=True):
-            self._learn(record, speaker, listeners, a)
-        self.stats.observe_many([a.candidates for a in analyses])
+        analyses = analyse_all(records, list(map(_LISTENERS, people)))
+        self._learn_all(records, people, analyses)
+        self.stats.observe_many(list(map(_CANDIDATES, analyses)))
         return analyses
 
-    def _learn(
-        self, record: dict[str, Any], speaker: str | None, listeners: list[str], analysis: Analysis
+    def _learn_all(
+        self,
+        records: list[dict[str, Any]],
+        people: list[tuple[str | None, list[str]]],
+        analyses: list[Analysis],
     ) -> None:
-        """What ``observe_record`` learns of a record but phrase statistics: its names."""
-        self.note_parent(record, speaker)
-        reply_to = record.get("replyTo", record.get("reply_to"))
-        if isinstance(reply_to, str) and reply_to:
-            self._wanted.add(reply_to)
-        if is_email(record):
-            names = self._mail_names(speaker, listeners)
-        else:
-            names = [speaker, *listeners] if speaker else listeners
-        seen = self._meta_seen  # learnt already: learning again changes nothing
-        if not seen.issuperset(names):
+        """What ``observe_records`` learns of each record but phrase statistics: its
+        names and reply target (one loop, no call a record but the rare ones)."""
+        wanted, seen = self.wanted, self._meta_seen
+        for record, (speaker, listeners), a in zip(records, people, analyses, strict=True):
+            if wanted:  # else no parent to note (most inputs reply to nothing)
+                self.note_parent(record, speaker)
+            reply_to = record.get("replyTo")
+            if reply_to is None:
+                reply_to = record.get("reply_to")
+            if isinstance(reply_to, str) and reply_to:
+                wanted.add(reply_to)
+            if is_email(record):
+                names = self._mail_names(speaker, listeners)
+            else:
+                names = [speaker, *listeners] if speaker else listeners
+            if not seen.issuperset(names):  # learnt already: learning again changes nothing
+                for name in names:
+                    if name not in seen:
+                        self._name(name, _META)
+            if a.mentions or a.emails or a.urls or a.entities:  # ``a.names_things()``
+                self._learn_content(a)
+
+    def _learn_content(self, a: Analysis) -> None:
+        """The names a message's text gives (``actions.content_entities``, in its order)."""
+        for names, priority in ((a.mentions, _MENTION), (a.emails, _TEXT), (a.urls, _TEXT)):
             for name in names:
-                if name not in seen:
-                    self._name(name, _META)
-        if not analysis.names_things():
-            return
-        for names, priority in (
-            (analysis.mentions, _MENTION), (analysis.emails, _TEXT), (analysis.urls, _TEXT),
-        ):  # fmt: skip
-            for name in names:  # actions.content_entities, in its order
                 self._name(name, priority)
-        for name, _ in analysis.entities:
+        for name, _ in a.entities:
             self._name(name, _TEXT)
 
     def extract(
@@ -425,12 +437,17 @@ def replay(
 
 
 def replay_batches(
-    records: Iterable[dict[str, Any]], conv: Conversation, *, keep_text: bool = True
+    records: Iterable[dict[str, Any]],
+    conv: Conversation,
+    *,
+    keep_text: bool = True,
+    own: bool = False,
 ) -> Iterator[tuple[list[dict[str, Any]], list[Analysis]]]:
-    """``replay`` a batch at a time (the spool's): a list of records, their analyses."""
+    """``replay`` a batch at a time (the spool's): a list of records, their analyses
+    (``own``: the records were parsed for this call, ``spool.two_passes`` may change them)."""
     if not isinstance(records, list | tuple):
         yield from two_passes(
-            records, conv.observe_records, keep_text=keep_text, memory=SPOOL_MEMORY
+            records, conv.observe_records, keep_text=keep_text, memory=SPOOL_MEMORY, own=own
         )
     elif batch := list(map(as_record, records)):
         yield batch, conv.observe_records(batch)

@@ -38,8 +38,9 @@ from __future__ import annotations
 import re
 from collections import Counter, _count_elements  # type: ignore[attr-defined]
 from collections.abc import Collection, Iterable, Set
+from functools import reduce
 from itertools import chain, compress, groupby, repeat
-from operator import itemgetter
+from operator import add, itemgetter
 from typing import Any, NamedTuple
 
 from convo.analysis.knowledge.stopwords import ENGLISH, language, named_verb, verbal
@@ -155,7 +156,8 @@ def candidates(text: str, pieces: list[str] | None = None) -> list[str]:
     Each distinct piece of text is read once (``_Pieces``); a message is then C loops
     over its pieces and its runs between breaks.
     """
-    _PIECES.bound()
+    if len(_PIECES) > _CACHE_MAX:
+        _PIECES.bound()
     pieces = split_pieces(text) if pieces is None else pieces
     runs = "".join(map(_PIECES.__getitem__, pieces))
     if _MARK in runs:
@@ -334,11 +336,9 @@ class PhraseStats:
         return self._ranking
 
 
-# What a ranking makes of one candidate (a plain tuple: one is made per new candidate):
-# its text with its trailing words of one message trimmed (None: never ranked, a single
-# word too short or in one message only), minus its score (``_NEVER``: never ranked),
-# the words of the text, how many, and whether the text is its own case fold (then
-# ``extract._dedupe`` keeps it as it is).
+# What a ranking makes of a candidate (a tuple, one per new candidate): its text, trailing
+# words of one message trimmed (None: never ranked, a word too short or in one message),
+# minus its score (``_NEVER``: never), its words, how many, whether it is its own fold.
 Phrase = tuple[str | None, float, list[str], int, bool]
 _NEVER = float("inf")  # sorts after every score
 
@@ -368,25 +368,25 @@ class _Phrases(dict[str, Phrase]):
 
     def __missing__(self, cand: str) -> Phrase:
         words = cand.split()
-        text = cand
-        short = len(words) <= _SHORT_PHRASE
-        if len(words) > 1 and words[-1] not in self.recurring:
-            words = _trim(words, self.recurring)
-            text = " ".join(words)
+        text, n, recurring, short = cand, len(words), self.recurring, len(words) <= _SHORT_PHRASE
+        if n > 1 and words[-1] not in recurring:
+            words = _trim(words, recurring)
+            text, n = " ".join(words), len(words)
         found: Phrase
-        if len(words) > 1 and not verbal(words):
-            get = self.scores.get
-            total = 0.0
-            for w in words:  # in order, as PhraseStats.word_score summed (the same float)
-                total += get(w, 1.0)
-            found = (text, -total, words, len(words), text.casefold() == text)
-        elif len(text) >= 4 and text in self.recurring and not verbal(words):
+        if n > 1 and not (all(map(str.endswith, words, _VERB_ENDINGS)) and verbal(words)):
+            total = reduce(add, map(self.scores.get, words, _ONE), 0.0)
+            found = (text, -total, words, n, text.isascii() or text.casefold() == text)
+        elif len(text) >= 4 and text in recurring and not verbal(words):
             found = (text, -self.scores.get(text, 1.0), words, 1, text.casefold() == text)
         else:
             found = (None, _NEVER, words, 1, True)
         if short and len(self) < PHRASES:
             self[cand] = found
         return found
+
+
+# ``__missing__`` (3-4 words are mostly met once): ``verbal``'s first test, unseen scores
+_VERB_ENDINGS, _ONE = repeat(("ing", "ed")), repeat(1.0)
 
 
 def _trim(cand: list[str], recurring: frozenset[str]) -> list[str]:

@@ -25,7 +25,7 @@ from typing import Any
 import orjson
 
 from convo.analysis.knowledge.actions import reply_actions
-from convo.analysis.knowledge.body_analysis import Analysis, distinct_people, people_only
+from convo.analysis.knowledge.body_analysis import Analysis
 from convo.analysis.knowledge.dicts import Plain
 from convo.analysis.knowledge.email import email_fields
 from convo.analysis.knowledge.extract import Conversation, topics_of
@@ -56,6 +56,7 @@ _LINE = (
     b'{"id":%b,"source_id":%b,"knowledge":{"entities":[%b],"actions":[%b],'
     b'"inverse_actions":[],"topics":%b}}\n'
 )
+_ID, _SOURCE, _ENTITIES, _ACTIONS, _TOPICS, _END = _LINE.split(b"%b")
 
 
 def knowledge_line(record: dict[str, Any], k: Plain) -> bytes:
@@ -91,6 +92,7 @@ class _People(dict[str, tuple[bytes, str, bytes, bytes]]):
 
 
 _KEY, _PERSON, _TO = itemgetter(1), itemgetter(2), itemgetter(3)
+_ROLES = frozenset(fields.ROLES)  # ``body_analysis.distinct_people``'s
 
 
 class Lines:
@@ -128,13 +130,35 @@ class Lines:
             return self._mail_line(record, a, speaker) or knowledge_line(
                 record, conv.extract_plain(record, a)
             )
-        if not speaker or mail or not people_only(record, a, listeners, mail=False):
+        # ``people_only(record, a, listeners, mail=False)``, without its calls
+        if (
+            not speaker or mail or a.mentions or a.emails or a.urls or a.entities
+            or (a.questions and listeners)
+        ):  # fmt: skip
             return knowledge_line(record, conv.extract_plain(record, a))
+        return self._chat_line(record, a, speaker, listeners) or knowledge_line(
+            record, conv.extract_plain(record, a)
+        )
+
+    def _chat_line(
+        self, record: dict[str, Any], a: Analysis, speaker: str, listeners: list[str]
+    ) -> bytes | None:
+        """The line of a chat message whose entities and actions are its people's (no
+        reply target, distinct people), from their pieces; None for any other."""
+        reply_to = record.get("replyTo")
+        if reply_to is None:
+            reply_to = record.get("reply_to")
+        if isinstance(reply_to, str) and reply_to:
+            return None
         known = self._people
         people = [known[speaker], *map(known.__getitem__, listeners)]
-        if not distinct_people(list(map(_KEY, people))):
-            return knowledge_line(record, conv.extract_plain(record, a))
-        conv.note_parent(record)
+        keys = list(map(_KEY, people))  # ``distinct_people(keys)``, without the call
+        unique = set(keys)
+        if len(unique) != len(keys) or not _ROLES.isdisjoint(unique):
+            return None
+        conv = self.conv
+        if conv.wanted:  # most inputs reply to nothing: no call a message
+            conv.note_parent(record)
         who = people[0][0]
         if listeners:  # each ``_SAY_HEAD + who + _SAY_OBJECT + name + _SAY_TAIL``
             head = b"".join((_SAY_HEAD, who, _SAY_OBJECT))
@@ -144,13 +168,13 @@ class Lines:
         return self._join(record, a, b",".join(map(_PERSON, people)), actions)
 
     def _join(self, record: dict[str, Any], a: Analysis, entities: bytes, actions: bytes) -> bytes:
-        return _LINE % (
-            orjson.dumps(fields.string(record, "id")),  # ``fields.record_id``
-            orjson.dumps(fields.string(record, "source_id")),
-            entities,
-            actions,
-            orjson.dumps(topics_of(record, a, self.conv)),
-        )
+        rid, sid = record.get("id"), record.get("source_id")  # ``fields.string`` of each
+        return b"".join((  # ``_LINE``, joined: no format string read a line
+            _ID, orjson.dumps(rid if isinstance(rid, str) and rid else None),  # ``record_id``
+            _SOURCE, orjson.dumps(sid if isinstance(sid, str) and sid else None),
+            _ENTITIES, entities, _ACTIONS, actions,
+            _TOPICS, orjson.dumps(topics_of(record, a, self.conv)), _END,
+        ))  # fmt: skip
 
     def _mail_line(self, record: dict[str, Any], a: Analysis, speaker: str) -> bytes | None:
         """The line of a mail message whose text adds nothing (``content_free``), from

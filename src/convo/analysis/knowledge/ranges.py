@@ -399,6 +399,7 @@ def knowledge_of_parts(
     conv = Conversation()
     line = Lines(conv).line  # used once replay has observed every record
     with fewer_collections():  # as a range's passes: records by the thousand, no cycles
-        for batch, analyses in replay_batches(records, conv, keep_text=False):
+        # The records are parsed for this run (``_read``): their text goes in place.
+        for batch, analyses in replay_batches(records, conv, keep_text=False, own=True):
             out.write(b"".join(map(line, batch, analyses)))  # one write a spool batch
     return None
