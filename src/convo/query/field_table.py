@@ -289,7 +289,7 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     F("date", ("date",), "date:A..B", "A <= time < B, read as --since; date:2024-03 is March", _no_check),
     F("subject", ("subject",), "subject:WORDS", "every word in the subject, any case, part of a word", _words_in(_subject), None, "texts", _subject_sql, True),
     F("body", ("text",), "text:WORDS", "every word in the text only", _words_in(fields.chunks), None, "texts", _text_sql("text"), True),
-    F("thread", ("thread",), "thread:ID", "a thread, or the file of thread-less messages (--thread)", _flat_check("threads"), "threads", None, _thread_sql),
+    F("thread", ("thread",), "thread:ID", "a thread, or a file without threads (--thread)", _flat_check("threads"), "threads", None, _thread_sql),
     F("id", ("id",), "id:ID", "one message", _id, None, None, _id_sql),
     F("format", ("format",), "format:NAME", "the input format, as `convo formats` names it", _equal_folded(lambda r: fields.string(r, "format")), None, "texts", _format_sql),
     F("role", ("role",), "role:ROLE", "the chat role: user, assistant, system or tool", _equal_folded(fields.role), None, None, _role_sql),

@@ -130,7 +130,7 @@ def query(args: ReadArgs, order: OrderArgs) -> int:
     date:A..B                A <= time < B, read as --since; date:2024-03 is March
     subject:WORDS            every word in the subject, any case, part of a word
     text:WORDS               every word in the text only
-    thread:ID                a thread, or the file of thread-less messages (--thread)
+    thread:ID                a thread, or a file without threads (--thread)
     id:ID                    one message
     format:NAME              the input format, as `convo formats` names it
     role:ROLE                the chat role: user, assistant, system or tool
