@@ -30,7 +30,7 @@ theirs): one fsync 7.4 ms median, three (the journal and its folder at the start
   journal (and a journal of another inode is stale: removed, nothing cut).
 
 A journal whose record is incomplete was being written when its writer died: nothing was
-appended yet (the store is written only after the journal is fsynced), so it is removed.
+appended yet (the store is written only after the whole journal is), so it is removed.
 """
 
 from __future__ import annotations
