@@ -34,7 +34,6 @@ import html
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import Any
 
 from convo.core.errors import InputError
 from convo.core.io import Source
@@ -46,6 +45,7 @@ from convo.importers.registry import Format
 from convo.importers.transcripts import FIELDS
 from convo.importers.transcripts.cues import BadBlock, RawCue
 from convo.importers.transcripts.cuetext import Segment
+from convo.importers.transcripts.speech import offset_ms
 from convo.importers.transcripts.turns import ReadCue, read_segmented
 
 PATTERNS = ("*.json3", "*.srv3", "*.srv2", "*.srv1", "*.json", "*.xml")
@@ -54,7 +54,6 @@ _JSON3 = re.compile(
 )
 _XML_ROOT = re.compile(r"\A(?:\s|<\?[^>]*\?>|<!--.*?-->)*<(timedtext|transcript)[\s>]", re.S)
 _SPACE = re.compile(r"[ \t\u00a0\u2000-\u200a\u202f\u3000]+")
-MAX_MS = 10**15
 
 
 def sniff_youtube(source: Source) -> int:
@@ -72,20 +71,6 @@ def sniff_youtube(source: Source) -> int:
 def _lines(text: str) -> list[str]:
     lines = (_SPACE.sub(" ", ln).strip() for ln in text.replace("\r", "").split("\n"))
     return [ln for ln in lines if ln]
-
-
-def _ms(value: Any, scale: float = 1.0) -> int | None:
-    """A number (or numeric string) of ``scale`` milliseconds as milliseconds."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, str):
-        try:
-            value = float(value)
-        except ValueError:
-            return None
-    if not isinstance(value, int | float) or not 0 <= value * scale < MAX_MS:
-        return None
-    return round(value * scale)
 
 
 @dataclass
@@ -110,11 +95,11 @@ def _json3_cues(doc: StreamedDoc, count: _Count) -> Iterator[ReadCue | BadBlock]
         text = "".join(as_str(as_dict(s).get("utf8")) for s in segs)
         if ev.get("aAppend") and not text.strip():
             continue  # a scrolling window's line break
-        start = _ms(ev.get("tStartMs"))
+        start = offset_ms(ev.get("tStartMs"), 1)
         if start is None:
             yield BadBlock(n, line, "event without a readable tStartMs", repr(event)[:200])
             continue
-        dur = _ms(ev.get("dDurationMs")) or 0
+        dur = offset_ms(ev.get("dDurationMs"), 1) or 0
         if (cue := _cue(n, line, start, start + dur, text, count)) is not None:
             yield cue
 
@@ -134,10 +119,10 @@ class _XmlCue:
 
 def _xml_start(n: int, tag: str, attrs: dict[str, str], line: int) -> _XmlCue | BadBlock:
     srv1 = "start" in attrs
-    start = _ms(attrs.get("start"), 1000.0) if srv1 else _ms(attrs.get("t"))
+    start = offset_ms(attrs.get("start")) if srv1 else offset_ms(attrs.get("t"), 1)
     if start is None:
         return BadBlock(n, line, f"<{tag}> without a readable start", repr(attrs)[:200])
-    dur = _ms(attrs.get("dur"), 1000.0) if srv1 else _ms(attrs.get("d"))
+    dur = offset_ms(attrs.get("dur")) if srv1 else offset_ms(attrs.get("d"), 1)
     appended = attrs.get("a") == "1" and not srv1
     return _XmlCue(n, line, start, start + (dur or 0), srv1, appended, [])
 
