@@ -69,7 +69,7 @@ def test_summary_names_the_first_few():
 
 def test_conversation_suffixes_are_the_issue_list():
     for suffix in (".json", ".jsonl", ".txt", ".xml", ".vtt", ".srt", ".sbv", ".mbox", ".eml",
-                   ".zip", ".log"):  # fmt: skip
+                   ".zip", ".log", ".ass", ".ssa", ".ttml", ".dfxp", ".srv3", ".traj"):  # fmt: skip
         assert suffix in CONVERSATION_SUFFIXES
         assert is_conversation_file(f"x{suffix.upper()}") and is_conversation_file(f"x{suffix}.gz")
     assert not is_conversation_file("README.md") and not is_conversation_file("a.png")

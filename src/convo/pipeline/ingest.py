@@ -57,7 +57,8 @@ class IngestStats:
 # the name inside it (``chat.json.gz``).
 CONVERSATION_SUFFIXES = frozenset(
     (".json", ".jsonl", ".ndjson", ".txt", ".xml", ".vtt", ".srt", ".sbv", ".mbox",
-     ".eml", ".emlx", ".zip", ".log")
+     ".eml", ".emlx", ".zip", ".log", ".ass", ".ssa", ".ttml", ".dfxp", ".json3", ".srv1",
+     ".srv2", ".srv3", ".traj")
 )  # fmt: skip
 NOT_RECOGNISED = "format not recognised"  # the start of ``registry.detect``'s error
 
