@@ -2,7 +2,7 @@
 JSON and text copied from the client), Telegram (result.json and the HTML export),
 Messenger, ChatGPT, Teams, Mattermost,
 WhatsApp (its .txt and "Export chat" .zip), Signal (signal-export and sigtop outputs),
-Zoom chat, Open WebUI, LibreChat, LM Studio, SillyTavern, Skype (its messages.json, or the export's .tar
+Zoom chat, Open WebUI, LibreChat, Jan, LM Studio, SillyTavern, Skype (its messages.json, or the export's .tar
 read in place), Zulip, Rocket.Chat, slackdump's archive,
 iMessage (imessage-exporter's text) and LINE's text history.
 Each module holds its sniffers beside its readers (decisions in
@@ -89,6 +89,7 @@ def register(registry: Registry) -> None:
         ("gemini_activity", "gemini-activity", ("*.json",), json_with('"header"', opens="[")),
         ("open_webui", "open-webui", ("*.json",), json_with('"childrenIds"')),
         ("librechat", "librechat", ("*.json",), json_with('"conversationId"', opens="{")),
+        ("jan", "jan", ("messages.jsonl", "thread.json", "*.jsonl"), json_with('"thread.message"', '"thread"', opens="{")),
         ("lmstudio", "lmstudio", ("*.conversation.json", "*.json"), json_with('"versions"', opens="{")),
         ("sillytavern", "sillytavern", ("*.jsonl",), json_with('"mes"', '"character_name"', opens="{")),
         ("skype", "skype", ("messages.json", "*.json"), json_with('"conversations"', opens="{")),
