@@ -39,6 +39,7 @@ Decisions:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -55,6 +56,7 @@ from convo.importers.registry import Format
 
 NAME = "llm-logs"
 KEYS = ("conversation_id", "datetime_utc", "response", "prompt")
+_FRACTION = re.compile(r"T\d\d:\d\d:\d\d\.(\d+)")
 
 
 def _is_call(value: Any) -> bool:
@@ -123,8 +125,12 @@ def _finished(started: Any, duration: Any) -> str | None:
         return None
     if not isinstance(duration, int | float) or isinstance(duration, bool) or duration < 0:
         return iso_ts(started, UTC)
+    fraction = _FRACTION.search(started)  # parse_datetime keeps whole seconds
+    micro = int(fraction[1].ljust(6, "0")[:6]) if fraction else 0
     try:
-        when: datetime = parse_datetime(started, UTC) + timedelta(milliseconds=duration)
+        when: datetime = parse_datetime(started, UTC) + timedelta(
+            microseconds=micro, milliseconds=duration
+        )
         return format_timestamp_utc(when)
     except (ValueError, OverflowError):
         return iso_ts(started, UTC)
