@@ -76,6 +76,9 @@ SAMPLES = {
     "letta": "tests/fixtures/formats/letta/memgpt_agent_with_convo.af",
     "goose": "tests/fixtures/formats/goose/20250301_101500.jsonl",
     "librechat": "tests/fixtures/formats/librechat/flights.json",
+    "llm-logs": "tests/fixtures/formats/llm_logs/logs.json",
+    "lmstudio": "tests/fixtures/formats/lmstudio/1742461200000.conversation.json",
+    "jan": "tests/fixtures/formats/jan/threads/0f6c1b9e-2d4a-4c8e-9b1a-7e5d3c2b1a09/messages.jsonl",
     "codex": "tests/fixtures/formats/codex/"
     "rollout-2025-10-02T09-14-05-0199a3c2-5e1f-7c3a-9b8e-2f4d6a8c0e11.jsonl",
     "slack": "sample_data/chat/slack-export",

@@ -91,5 +91,8 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.line",
         "convo.importers.apps.skype_tar",
         "convo.importers.apps.telegram_html",
+        "convo.importers.agents.llm_logs",
+        "convo.importers.apps.lmstudio",
+        "convo.importers.apps.jan",
     )
     return [importlib.import_module(n) for n in names]

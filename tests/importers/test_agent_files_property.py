@@ -1,5 +1,5 @@
 """Hostile JSON into this wave's agent and chat-app formats (pydantic-ai, swe-agent,
-llamaindex, letta, goose, librechat):
+llamaindex, letta, goose, librechat, llm-logs, lmstudio, jan):
 each format's own fixtures with values at random places (or one key everywhere) replaced
 by random JSON values, so wrong types reach the fields its reader looks at. A read gives
 messages, rejections or one of convo's own errors, never another exception; every
@@ -35,6 +35,9 @@ CASES = {
     "letta": ("letta/memgpt_agent_with_convo.af", "letta/agent-file-v2.af"),
     "goose": ("goose/20250301_101500.jsonl",),
     "librechat": ("librechat/flights.json", "librechat/scifi-tree.json"),
+    "llm-logs": ("llm_logs/logs.json", "llm_logs/legacy.json"),
+    "lmstudio": ("lmstudio/1742461200000.conversation.json",),
+    "jan": ("jan/threads/0f6c1b9e-2d4a-4c8e-9b1a-7e5d3c2b1a09/messages.jsonl",),
 }
 SEEDS = [(fmt, rel) for fmt, rels in CASES.items() for rel in rels]
 

@@ -107,6 +107,9 @@ BY_FOLDER = {
     "imessage": "imessage",
     "line": "line",
     "telegram_html": "telegram-html",
+    "llm_logs": "llm-logs",
+    "lmstudio": "lmstudio",
+    "jan": "jan",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",
