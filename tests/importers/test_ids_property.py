@@ -292,15 +292,25 @@ CASES = [
         FORMATS + "librechat/scifi-tree.json",
         subs=((r'"([0-9a-f]{8}-[0-9a-f]{4}-)', r'"{t}\g<1>'),),
     ),
-    Case("llm-logs", FORMATS + "llm_logs/logs.json",
-         subs=(ID, ('"conversation_id": "', '"conversation_id": "{t}'))),  # fmt: skip
-    Case("llm-logs", FORMATS + "llm_logs/legacy.json",
-         subs=(ID, ('"conversation_id": "', '"conversation_id": "{t}'))),  # fmt: skip
+    Case(
+        "llm-logs",
+        FORMATS + "llm_logs/logs.json",
+        subs=(ID, ('"conversation_id": "', '"conversation_id": "{t}')),
+    ),
+    Case(
+        "llm-logs",
+        FORMATS + "llm_logs/legacy.json",
+        subs=(ID, ('"conversation_id": "', '"conversation_id": "{t}')),
+    ),
     Case("lmstudio", FORMATS + "lmstudio/1742461200000.conversation.json", rename=True),
     Case("lmstudio", FORMATS + "lmstudio/1727000000000.conversation.json", rename=True),
     *(
-        Case("jan", FORMATS + f"jan/threads/{folder}/messages.jsonl", ("thread.json",),
-             subs=(ID, ('"thread_id":\\s*"', '"thread_id": "{t}')))  # fmt: skip
+        Case(
+            "jan",
+            FORMATS + f"jan/threads/{folder}/messages.jsonl",
+            ("thread.json",),
+            subs=(ID, ('"thread_id":\\s*"', '"thread_id": "{t}')),
+        )
         for folder in ("0f6c1b9e-2d4a-4c8e-9b1a-7e5d3c2b1a09", "jan_1700000000")
     ),
     Case("openai-assistants", FORMATS + "openai_api/thread_messages.json", subs=(ID,)),

@@ -56,6 +56,7 @@ from convo.importers.registry import Format
 
 NAME = "llm-logs"
 KEYS = ("conversation_id", "datetime_utc", "response", "prompt")
+OTHER = {"tool": "assistant", "user": "assistant", "assistant": "user"}
 _FRACTION = re.compile(r"T\d\d:\d\d:\d\d\.(\d+)")
 
 
@@ -69,7 +70,7 @@ def sniff(source: Source) -> int:
     text = json_head_with(source, '"datetime_utc"', key="conversation_id", opens="[")
     if not text:
         return 0
-    found = sum(f'"{k}"' in text for k in KEYS + ("duration_ms", "options_json", "model"))
+    found = sum(f'"{k}"' in text for k in (*KEYS, "duration_ms", "options_json", "model"))
     return 90 if found >= 6 else 0
 
 
@@ -97,25 +98,34 @@ def _records(
         named.add(conversation)
         subject = as_str(call.get("conversation_name")) or None
     started = iso_ts(call.get("datetime_utc"), UTC)
-    common = {"source_id": where, "format": NAME, "thread": thread}
+    finished = _finished(call.get("datetime_utc"), call.get("duration_ms"))
     results = [_result(as_dict(r)) for r in as_list(call.get("tool_results"))]
-    if results:
-        yield message(results, speaker="tool", listeners=["assistant"], timestamp=started,
-                      id=f"{base}:tools" if base else None, role="tool",
-                      subject=subject, extra={"tool_results": _result_ids(call)}, **common)  # fmt: skip
+    prompt = [as_str(call.get("prompt"))]
+    prompt += [_attachment(as_dict(a)) for a in as_list(call.get("attachments"))]
+    said = [as_str(call.get("response"))]
+    said += [_call(as_dict(c)) for c in as_list(call.get("tool_calls"))]
+    turns = (
+        ("tool", results, started, ":tools", {"tool_results": _result_ids(call)}),
+        ("user", prompt, started, "", _prompt_extra(call)),
+        ("assistant", said, finished, ":response", _response_extra(call)),
+    )
+    for speaker, chunks, when, suffix, extra in turns:
+        if not any(chunks):
+            continue
+        yield message(
+            chunks,
+            speaker=speaker,
+            listeners=[OTHER[speaker]],
+            timestamp=when,
+            id=f"{base}{suffix}" if base else None,
+            source_id=where,
+            format=NAME,
+            thread=thread,
+            subject=subject,
+            role=speaker,
+            extra=extra,
+        )
         subject = None
-    prompt = [as_str(call.get("prompt"))] + [_attachment(as_dict(a)) for a in as_list(call.get("attachments"))]
-    if any(prompt):
-        yield message(prompt, speaker="user", listeners=["assistant"], timestamp=started,
-                      id=base or None, role="user", subject=subject,
-                      extra=_prompt_extra(call), **common)  # fmt: skip
-        subject = None
-    said = [as_str(call.get("response"))] + [_call(as_dict(c)) for c in as_list(call.get("tool_calls"))]
-    if any(said):
-        yield message(said, speaker="assistant", listeners=["user"],
-                      timestamp=_finished(call.get("datetime_utc"), call.get("duration_ms")),
-                      id=f"{base}:response" if base else None, role="assistant",
-                      subject=subject, extra=_response_extra(call), **common)  # fmt: skip
 
 
 def _finished(started: Any, duration: Any) -> str | None:

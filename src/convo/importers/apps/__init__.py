@@ -40,6 +40,10 @@ _WHATSAPP_OPENS = (
     "\u06f0\u06f1\u06f2\u06f3\u06f4\u06f5\u06f6\u06f7\u06f8\u06f9"
 )
 
+# imessage-exporter's first line (a date, `Mar 05, 2024 `); telegram's HTML export's words.
+_IMESSAGE_OPENS = r"\A[\ufeff\s]*(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d\d, \d{4} "
+_TELEGRAM_HTML_WORDS = ("Exported Data", "chat_page", 'class="message default')
+
 
 def register(registry: Registry) -> None:
     """Declare the chat-app export formats (each module imported when a gate admits a
@@ -96,10 +100,8 @@ def register(registry: Registry) -> None:
         ("slackdump", "slackdump", ("*.json", "*.jsonl", "*.sqlite"), json_with('"t":', opens="{"), sqlite),
         ("rocketchat", "rocketchat", ("*.json", "*.jsonl"), json_with('"msg"')),
         ("zulip", "zulip", ("messages-*.json", "*.json", "*.jsonl"), json_with('"zerver_message"', '"sender_full_name"')),
-        ("imessage", "imessage", ("*.txt",), Gate(opens="ADFJMNOS", pattern=(
-            r"\A[\ufeff\s]*(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d\d, \d{4} "))),
+        ("imessage", "imessage", ("*.txt",), Gate(opens="ADFJMNOS", pattern=_IMESSAGE_OPENS)),
         ("line", "line", ("*.txt",), Gate(words=("[LINE]", "\t"))),
         ("skype_tar", "skype-tar", ("*.tar",), Gate(raw=rb"\A[\s\S]{257}ustar")),
-        ("telegram_html", "telegram-html", ("messages*.html", "*.html"),
-         Gate(opens="<", words=("Exported Data", "chat_page", 'class="message default'))),
+        ("telegram_html", "telegram-html", ("messages*.html", "*.html"), Gate(opens="<", words=_TELEGRAM_HTML_WORDS)),
     ), family="chat")  # fmt: skip

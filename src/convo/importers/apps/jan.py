@@ -44,14 +44,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import PurePath
 from typing import Any
 
 from convo.core.errors import ConvoError
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
-from convo.importers.agents.blocks import block_chunk, dumps, normalise_block, result_text, whole_chunk
+from convo.importers.agents.blocks import (
+    block_chunk,
+    dumps,
+    normalise_block,
+    result_text,
+    whole_chunk,
+)
 from convo.importers.agents.samples import sample_values
 from convo.importers.build import GLOBAL_ID_LENGTH, message, scoped_id
 from convo.importers.context import ImportContext
@@ -234,9 +239,19 @@ class _Parts:
             self.think(as_str(text.get("value")) or as_str(p.get("text")))
         elif kind == "tool_call":
             name = as_str(p.get("tool_name")) or as_str(p.get("tool_call_id")) or "?"
-            self.chunks.append(whole_chunk({"type": "tool_use", "name": name, "input": p.get("input") or {}}))
+            self.chunks.append(
+                whole_chunk({"type": "tool_use", "name": name, "input": p.get("input") or {}})
+            )
             if "output" in p:
-                self.chunks.append(whole_chunk({"type": "tool_result", "name": name, "content": result_text(p.get("output"))}))
+                self.chunks.append(
+                    whole_chunk(
+                        {
+                            "type": "tool_result",
+                            "name": name,
+                            "content": result_text(p.get("output")),
+                        }
+                    )
+                )
         elif p:
             self.chunks.append(block_chunk(normalise_block(p)))
         else:
@@ -254,12 +269,25 @@ class _Parts:
         tool = as_dict(call.get("tool"))
         function = as_dict(tool.get("function"))
         name = as_str(function.get("name")) or as_str(tool.get("id")) or "?"
-        self.chunks.append(whole_chunk({"type": "tool_use", "name": name, "input": function.get("arguments") or {}}))
+        self.chunks.append(
+            whole_chunk(
+                {"type": "tool_use", "name": name, "input": function.get("arguments") or {}}
+            )
+        )
         response = as_dict(call.get("response"))
         if response:
             content = response.get("content")
             text = "\n".join(as_str(as_dict(c).get("text")) or dumps(c) for c in as_list(content))
-            self.chunks.append(whole_chunk({"type": "tool_result", "name": name, "content": text, "is_error": response.get("isError") is True}))
+            self.chunks.append(
+                whole_chunk(
+                    {
+                        "type": "tool_result",
+                        "name": name,
+                        "content": text,
+                        "is_error": response.get("isError") is True,
+                    }
+                )
+            )
 
 
 DESCRIPTION = "Jan threads (threads/<id>/messages.jsonl, with thread.json's title)"

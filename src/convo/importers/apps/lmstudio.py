@@ -97,7 +97,9 @@ class _Chat:
         self.head = head
         stem = PurePath(source.name).name.removesuffix(".gz").removesuffix(".json")
         stem = stem.removesuffix(".conversation")
-        self.thread = f"{NAME}:{stem}" if stem and not source.is_stdin else ctx.thread_of(source.name)
+        self.thread = (
+            f"{NAME}:{stem}" if stem and not source.is_stdin else ctx.thread_of(source.name)
+        )
         self.time = epoch_ts(head.get("createdAt"), ms=True)
         self.subject = as_str(head.get("name")) or None
 
@@ -199,18 +201,24 @@ class _Parts:
             elif kind == "toolCallResult":
                 self.chunks.append(self._result(p))
             else:
-                self.chunks.append(block_chunk({**p, "type": kind or "unknown"}) if p else dumps(part))
+                self.chunks.append(
+                    block_chunk({**p, "type": kind or "unknown"}) if p else dumps(part)
+                )
 
     def _request(self, part: dict[str, Any]) -> str:
         name = as_str(part.get("name")) or "?"
         for key in ("toolCallRequestId", "callId"):
             if as_str(part.get(key)):
                 self.names[as_str(part.get(key))] = name
-        return whole_chunk({"type": "tool_use", "name": name, "input": part.get("parameters") or {}})
+        return whole_chunk(
+            {"type": "tool_use", "name": name, "input": part.get("parameters") or {}}
+        )
 
     def _result(self, part: dict[str, Any]) -> str:
         ids = (as_str(part.get(k)) for k in ("toolCallRequestId", "callId"))
-        name = as_str(part.get("name")) or next((self.names[i] for i in ids if i in self.names), "?")
+        name = as_str(part.get("name")) or next(
+            (self.names[i] for i in ids if i in self.names), "?"
+        )
         content = part.get("content")
         text = content if isinstance(content, str) else dumps(content)
         return whole_chunk({"type": "tool_result", "name": name, "content": text})
