@@ -78,6 +78,7 @@ SAMPLES = {
     "librechat": "tests/fixtures/formats/librechat/flights.json",
     "llm-logs": "tests/fixtures/formats/llm_logs/logs.json",
     "lmstudio": "tests/fixtures/formats/lmstudio/1742461200000.conversation.json",
+    "continue": "tests/fixtures/formats/continue_dev/sessions/6f1c8e2a-3b4d-4e5f-8a9b-0c1d2e3f4a5b.json",
     "jan": "tests/fixtures/formats/jan/threads/0f6c1b9e-2d4a-4c8e-9b1a-7e5d3c2b1a09/messages.jsonl",
     "codex": "tests/fixtures/formats/codex/"
     "rollout-2025-10-02T09-14-05-0199a3c2-5e1f-7c3a-9b8e-2f4d6a8c0e11.jsonl",

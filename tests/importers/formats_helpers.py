@@ -94,5 +94,6 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.llm_logs",
         "convo.importers.apps.lmstudio",
         "convo.importers.apps.jan",
+        "convo.importers.apps.continue_dev",
     )
     return [importlib.import_module(n) for n in names]

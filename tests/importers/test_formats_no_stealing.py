@@ -110,6 +110,7 @@ BY_FOLDER = {
     "llm_logs": "llm-logs",
     "lmstudio": "lmstudio",
     "jan": "jan",
+    "continue_dev": "continue",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

@@ -313,6 +313,15 @@ CASES = [
         )
         for folder in ("0f6c1b9e-2d4a-4c8e-9b1a-7e5d3c2b1a09", "jan_1700000000")
     ),
+    *(
+        Case(
+            "continue",
+            FORMATS + f"continue_dev/sessions/{name}.json",
+            ("sessions.json",),
+            subs=(('"sessionId": "', '"sessionId": "{t}'),),
+        )
+        for name in ("6f1c8e2a-3b4d-4e5f-8a9b-0c1d2e3f4a5b", "0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d")
+    ),
     Case("openai-assistants", FORMATS + "openai_api/thread_messages.json", subs=(ID,)),
     Case("openai-completion", FORMATS + "openai_api/completion.json", subs=(ID,)),
     Case(

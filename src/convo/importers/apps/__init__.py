@@ -2,7 +2,7 @@
 JSON and text copied from the client), Telegram (result.json and the HTML export),
 Messenger, ChatGPT, Teams, Mattermost,
 WhatsApp (its .txt and "Export chat" .zip), Signal (signal-export and sigtop outputs),
-Zoom chat, Open WebUI, LibreChat, Jan, LM Studio, SillyTavern, Skype (its messages.json, or the export's .tar
+Zoom chat, Open WebUI, LibreChat, Continue, Jan, LM Studio, SillyTavern, Skype (its messages.json, or the export's .tar
 read in place), Zulip, Rocket.Chat, slackdump's archive,
 iMessage (imessage-exporter's text) and LINE's text history.
 Each module holds its sniffers beside its readers (decisions in
@@ -40,6 +40,8 @@ _WHATSAPP_OPENS = (
     "\u06f0\u06f1\u06f2\u06f3\u06f4\u06f5\u06f6\u06f7\u06f8\u06f9"
 )
 
+# irc's own refusal: a head that opens {, <, WEBVTT or a [ not followed by a time.
+_IRC_OPENS = r"\A[\ufeff \r\n]*(?![{<]|WEBVTT|\[(?!\d\d(?::| [A-Z][a-z]{2} )))[^\ufeff \r\n]"
 # imessage-exporter's first line (a date, `Mar 05, 2024 `); telegram's HTML export's words.
 _IMESSAGE_OPENS = r"\A[\ufeff\s]*(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d\d, \d{4} "
 _TELEGRAM_HTML_WORDS = ("Exported Data", "chat_page", 'class="message default')
@@ -54,10 +56,7 @@ def register(registry: Registry) -> None:
 
     zipped = Gate(magic=(b"PK\x03\x04",))
     sqlite = Gate(magic=(b"SQLite format 3\x00",))
-    # irc's own refusal: a head that opens {, <, WEBVTT or a [ not followed by a time.
-    irc = Gate(
-        pattern=r"\A[\ufeff \r\n]*(?![{<]|WEBVTT|\[(?!\d\d(?::| [A-Z][a-z]{2} )))[^\ufeff \r\n]"
-    )
+    irc = Gate(pattern=_IRC_OPENS)
     # The side files of an export folder, read (as no messages) by their format's module
     # (chatgpt_sidecars, claude_ai_sidecars).
     chatgpt_sides = Gate(opens="[{", names=(
@@ -93,6 +92,7 @@ def register(registry: Registry) -> None:
         ("gemini_activity", "gemini-activity", ("*.json",), json_with('"header"', opens="[")),
         ("open_webui", "open-webui", ("*.json",), json_with('"childrenIds"')),
         ("librechat", "librechat", ("*.json",), json_with('"conversationId"', opens="{")),
+        ("continue_dev", "continue", ("sessions.json", "*.json"), json_with('"workspaceDirectory"')),
         ("jan", "jan", ("messages.jsonl", "thread.json", "*.jsonl"), json_with('"thread.message"', '"thread"', opens="{")),
         ("lmstudio", "lmstudio", ("*.conversation.json", "*.json"), json_with('"versions"', opens="{")),
         ("sillytavern", "sillytavern", ("*.jsonl",), json_with('"mes"', '"character_name"', opens="{")),
