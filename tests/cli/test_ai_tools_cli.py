@@ -1,4 +1,4 @@
-"""LLM CLI logs, LM Studio chats and Jan threads through the command line: detection of
+"""LLM CLI logs, LM Studio chats, Jan threads and Continue sessions through the command line: detection of
 a file and of a Jan data folder (each thread.json named in one warning, no record),
 rejects located, --include-thinking, and hostile titles and texts kept off the terminal."""
 
@@ -24,6 +24,7 @@ def test_each_file_is_detected(runner):
         ("llm_logs/logs.json", "llm-logs", 10),
         ("lmstudio/1742461200000.conversation.json", "lmstudio", 5),
         ("jan/threads/jan_1700000000/messages.jsonl", "jan", 2),
+        ("continue_dev/sessions/0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d.json", "continue", 2),
     ):
         r = run(runner, "ingest", str(FORMATS / rel))
         assert r.exit_code in (0, 1), r.stderr
@@ -67,8 +68,12 @@ def test_hostile_titles_and_texts_do_not_reach_the_terminal(runner, tmp_path):
     logs.write_text(json.dumps([{"id": "01jq3v8k2pa1b2c3d4e5f6g7h8", "model": BAD,
         "prompt": BAD, "response": BAD, "conversation_id": "c", "conversation_name": BAD,
         "duration_ms": 5, "datetime_utc": "2025-01-01T00:00:00+00:00"}]))  # fmt: skip
+    session = tmp_path / "c.json"
+    session.write_text(json.dumps({"sessionId": "6f1c8e2a-3b4d-4e5f-8a9b-0c1d2e3f4a5b",
+        "title": BAD, "workspaceDirectory": BAD, "history": [
+            {"message": {"role": "user", "content": BAD}, "contextItems": [{"name": BAD}]}]}))  # fmt: skip
     store = tmp_path / "s.jsonl"
-    r = run(runner, "--store", str(store), "ingest", "--save", str(chat), str(logs))
+    r = run(runner, "--store", str(store), "ingest", "--save", str(chat), str(logs), str(session))
     assert r.exit_code == 0, r.stderr
     for command in ("show", "list", "threads"):
         r = run(runner, "--store", str(store), command, env=TTY)
