@@ -73,8 +73,12 @@ def test_thinking_private_unless_asked():
 def test_without_the_list_the_time_is_unknown(tmp_path):
     path = tmp_path / CHAT.name
     shutil.copy(CHAT, path)
-    recs, _, _ = run(continue_dev.read, path)
+    recs, _, warnings = run(continue_dev.read, path)
     assert {r["timestamp"] for r in recs} == {"1970-01-01T00:00:00Z"}  # the epoch: unknown
+    assert warnings == [
+        f"{path.name}: no date: no sessions.json beside it lists this session, so its "
+        "messages have no time (the epoch)"
+    ]
 
 
 def test_list_alone_reads_no_message():

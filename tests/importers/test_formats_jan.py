@@ -99,3 +99,16 @@ def test_openai_assistants_messages_are_not_taken():
     path = FIXTURES / "openai_api" / "thread_messages.json"
     assert jan.sniff(Source(path)) == 0
     assert registry.detect(Source(path)).name == "openai-assistants"
+
+
+def test_messages_without_a_time_are_counted(tmp_path):
+    path = tmp_path / "messages.jsonl"
+    lines = OLD.read_text().splitlines()
+    path.write_text(
+        "\n".join(line.replace('"created_at": 1700000012', '"created_at": 0') for line in lines)
+    )
+    recs, _, warnings = run(jan.read, path)
+    assert recs[1]["timestamp"] == "1970-01-01T00:00:00Z"
+    assert warnings == [
+        "messages.jsonl: 1 message(s) without a time (created_at 0 or missing): the epoch"
+    ]

@@ -99,3 +99,15 @@ def test_other_message_objects_are_not_taken(tmp_path):
     path = tmp_path / "chat.json"
     path.write_text(json.dumps({"messages": [{"role": "user", "content": "hi", "versions": 2}]}))
     assert lmstudio.sniff(Source(path)) == 0
+
+
+def test_a_chat_without_created_at_is_warned(tmp_path):
+    doc = json.loads(OLD.read_text())
+    del doc["createdAt"]
+    path = tmp_path / "x.conversation.json"
+    path.write_text(json.dumps(doc))
+    recs, _, warnings = run(lmstudio.read, path)
+    assert {r["timestamp"] for r in recs} == {"1970-01-01T00:00:00Z"}
+    assert warnings == [
+        "x.conversation.json: no createdAt: the chat's messages have no time (the epoch)"
+    ]

@@ -29,7 +29,7 @@ Decisions:
   chunks; thinking at the end of a session: a record of its own).
 - time: Continue keeps none per message; every record has the session's
   ``dateCreated`` from the ``sessions.json`` beside the file (epoch ms), else the
-  epoch (unknown).
+  epoch (unknown; one warning).
 - thread = ``continue:<sessionId>``; subject = ``title``, on the first record, with the
   workspace, mode and model in its ``extra.session``; id = the content hash.
 - ``promptLogs`` (the prompt as sent, again) are not kept; the tool states, a
@@ -97,6 +97,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     # mode, model and usage are written after the history: the head reads past it
     head = doc.expect("expected a Continue session (an object with history)", ("mode",))
     session = _Session(source, ctx, head)
+    if session.time is None:
+        ctx.warn(source.name, f"no date: no {LIST_NAME} beside it lists this session, so its "
+                 "messages have no time (the epoch)")  # fmt: skip
     for item, line in doc.items():
         where = ctx.loc(line)
         if not isinstance(item, dict) or not isinstance(item.get("message"), dict):

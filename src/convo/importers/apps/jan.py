@@ -31,7 +31,7 @@ Decisions:
   ``extra.files``).
 - A message that failed (``status`` error) is tagged ``error`` (``error_code`` in
   ``extra``); one whose streaming was stopped ``stopped``.
-- time = ``created_at`` (ms or s, UTC); 0: unknown (the epoch).
+- time = ``created_at`` (ms or s, UTC); 0: unknown (the epoch; counted in one warning).
 - thread = ``jan:<thread_id>``; subject = the sibling ``thread.json``'s ``title``, on
   the first record; id = ``jan:<id>`` (ULIDs and uuids are unique everywhere; a short
   id: ``jan:<thread>:<id>``, docs/ids.md).
@@ -129,6 +129,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             ctx.reject(where, "not a Jan message (object thread.message, content)", value)
             continue
         yield thread.record(value, where)
+    if thread.undated:
+        ctx.warn(source.name, f"{thread.undated} message(s) without a time (created_at 0 or "
+                 "missing): the epoch")  # fmt: skip
 
 
 def _thread_file(source: Source, text: str) -> bool:
@@ -146,6 +149,7 @@ class _Thread:
     def __init__(self, source: Source, ctx: ImportContext):
         self.ctx = ctx
         self.subject = _title(source)
+        self.undated = 0
 
     def record(self, msg: dict[str, Any], where: str) -> ConversationMessage:
         role = as_str(msg.get("role")) or "assistant"
@@ -161,11 +165,13 @@ class _Thread:
         thread = as_str(msg.get("thread_id"))
         own = as_str(msg.get("id"))
         subject, self.subject = self.subject, None
+        when = _time(msg.get("created_at"))
+        self.undated += when is None
         return message(
             parts.chunks or [""],
             speaker=role,
             listeners=OTHER.get(role, []),
-            timestamp=_time(msg.get("created_at")),
+            timestamp=when,
             id=_id(own, thread) if own else None,
             source_id=where,
             format=NAME,

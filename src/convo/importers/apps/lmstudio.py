@@ -33,7 +33,8 @@ Decisions:
 - The chat's system prompt (``systemPrompt``, else the per-chat prediction field) is a
   first record, speaker ``system``.
 - time: LM Studio keeps no time per message, so every record has the chat's
-  ``createdAt`` (epoch ms, UTC); the records keep the chat's order.
+  ``createdAt`` (epoch ms, UTC; missing: the epoch, one warning); the records keep the
+  chat's order.
 - thread = ``lmstudio:<file>`` (the file's name without ``.conversation.json``: LM
   Studio names a chat by its creation in ms); subject = ``name``, on the first record.
   id = the content hash (messages have no ids).
@@ -78,6 +79,8 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     # messages: the head then reads the members after the array too
     head = doc.expect("expected an LM Studio chat (an object with messages)", ("systemPrompt",))
     chat = _Chat(source, ctx, head)
+    if chat.time is None:
+        ctx.warn(source.name, "no createdAt: the chat's messages have no time (the epoch)")
     system = chat.system_prompt()
     if system:
         yield chat.record("system", system, [], {}, ctx.loc(1))
