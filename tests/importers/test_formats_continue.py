@@ -43,7 +43,7 @@ def test_agent_session():
     assert {r["timestamp"] for r in recs} == {"2025-03-20T09:00:00Z"}  # sessions.json
     assert asked["subject"] == "Fix the hanging boil test"
     assert asked["extra"]["session"] == {
-        "workspace": "file:///home/ann/kettle", "mode": "agent", "model": "Claude Sonnet",
+        "workspace": "file:///Users/ann/kettle", "mode": "agent", "model": "Claude Sonnet",
         "usage": {"totalCost": 0.0123},
     }  # fmt: skip
     assert asked["textChunks"] == [

@@ -46,7 +46,7 @@ def test_calls_become_prompt_response_and_tool_records():
     assert result["id"] == "llm:01jq3v9n5rc3d4e5f6g7h8j9k0:tools"
     assert asked["textChunks"] == [
         "Why does my kettle click off early?",
-        "[attachment image/jpeg] /home/ann/kettle.jpg",
+        "[attachment image/jpeg] /Users/ann/kettle.jpg",
     ]
     assert asked["extra"]["system"] == "Answer in two sentences."
     assert asked["extra"]["fragments"][0]["aliases"] == ["manual"]

@@ -219,8 +219,9 @@ FIELDS = Fields(
     id="`llm:<id>` (the prompt), `llm:<id>:response`, `llm:<id>:tools`; no id: " + CONTENT_HASH,
     scope="none: LLM's ids are ULIDs (a short integer id of the first versions: the file)",
     subject="`conversation_name`, on a conversation's first record",
-    extra="`model`, `system`, `fragments`, `system_fragments`, `attachments`, `options`, "
-    "`schema`, `tool_calls`, token counts, `duration_ms`",
+    extra="`model`, `system`, `fragments`, `system_fragments`, `attachments` (the prompt); "
+    "`options`, `schema`, `tool_calls`, `input_tokens`, `output_tokens`, `token_details`, "
+    "`duration_ms` (the response); `tool_results` (which calls the results answer)",
 )
 
 FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json",), sniff, read, EXAMPLE, fields=FIELDS),)

@@ -257,7 +257,7 @@ def _text(content: Any) -> str:
 DESCRIPTION = "Continue sessions (~/.continue/sessions/*.json)"
 EXAMPLE = (
     '{"sessionId": "6f1c8e2a-3b4d-4e5f-8a9b-0c1d2e3f4a5b", "title": "Fix the tests", '
-    '"workspaceDirectory": "file:///home/ann/kettle", "history": [{"message": {"role": '
+    '"workspaceDirectory": "file:///Users/ann/kettle", "history": [{"message": {"role": '
     '"user", "content": "hi"}, "contextItems": []}]}'
 )
 FIELDS = Fields(
