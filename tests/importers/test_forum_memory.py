@@ -126,7 +126,8 @@ def test_records_are_the_same_when_the_maps_spill(tmp_path, monkeypatch, make):
 
 
 FIRST, LAST = 4_000, 12_000
-PER_ITEM = 12  # bytes of peak an added item may cost (chunk boundaries move the peak)
+PER_ITEM = 24  # bytes of peak an added item may cost (chunk boundaries move the peak;
+# 12.5 was seen once in a whole-suite run, the control's leak is above 60)
 
 
 def _growth(tmp_path: Path, make, limit: int) -> int:
