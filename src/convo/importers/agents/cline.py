@@ -40,7 +40,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
 from convo.importers.agents.blocks import block_chunk, dumps, normalise_content, result_text
-from convo.importers.agents.samples import iter_samples, leading_elements, sample_values
+from convo.importers.agents.samples import iter_samples, sample_values
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
@@ -97,12 +97,13 @@ def sniff(source: Source) -> int:
         return 95
     # a task of any length: its first messages when the head is cut (a task's file is
     # often larger than the head; renamed, it is found by these, not by its name)
-    sampled = sample_values(text)[:40] or leading_elements(text)
+    sampled = sample_values(text)[:40]
     values = [v for v in sampled if isinstance(v, dict)]
     if not values:  # the first message alone is larger than the head
         cline = _CLINE_TS.search(text) is not None or _CLINE_OPENER.match(text) is not None
     else:
-        cline = all(_is_message(v) for v in values) and any("ts" in v for v in values)
+        good = sum(_is_message(v) for v in values)  # a stray element is rejected, not fatal
+        cline = good * 5 >= len(values) * 4 and any("ts" in v for v in values)
     return 90 if cline and _CLINE_TEXT.search(text) else 0
 
 

@@ -59,7 +59,8 @@ def iter_samples(source: Source, ctx: ImportContext) -> Iterator[tuple[Any, str]
 
 
 def sample_values(text: str) -> list[Any]:
-    """Parsed samples from a sniffing head: JSONL lines, or the whole (complete) head."""
+    """Parsed samples from a sniffing head: JSONL lines, the whole (complete) head, or
+    the complete first elements of an array the head cut."""
     text = text.lstrip("\ufeff \t\r\n")
     if not text.startswith(("[", "{")):
         return []
@@ -74,7 +75,9 @@ def sample_values(text: str) -> list[Any]:
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
-        return []
+        # an array larger than the head: its complete first elements (a file of any
+        # size is sniffed by its first messages, whatever its name)
+        return leading_elements(text)
     return value if isinstance(value, list) else [value]
 
 
