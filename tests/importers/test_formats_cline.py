@@ -115,7 +115,9 @@ def test_plain_anthropic_messages_stay_anthropic(tmp_path):
 
 def _long_task(path, first_text: str, n: int = 150) -> None:
     """A task larger than the sniffing head, as Cline writes it (``ts`` after content)."""
-    msgs = [{"role": "user", "content": [{"type": "text", "text": first_text}], "ts": 1717405200000}]
+    msgs = [
+        {"role": "user", "content": [{"type": "text", "text": first_text}], "ts": 1717405200000}
+    ]
     for i in range(1, n):
         role = "assistant" if i % 2 else "user"
         text = f"step {i} " + "x" * 900

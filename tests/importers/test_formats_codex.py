@@ -74,7 +74,7 @@ def test_current_rollout():
     assert patch["textChunks"][0].startswith("[tool_use apply_patch] *** Begin Patch\n")
     assert patch["extra"]["thinking"] == [{"encrypted": True}]
     by_text = {r["textChunks"][0]: r for r in recs}
-    assert by_text["[tool_result call_Lo9Ca1Sh2El3Lc4Al5L6xYz] 1 passed in 0.03s"]["replyTo"] == (
+    assert by_text["[tool_result shell] 1 passed in 0.03s"]["replyTo"] == (
         f"codex:{SESSION}:call_Lo9Ca1Sh2El3Lc4Al5L6xYz"
     )
     aborted = by_text["[turn_aborted] interrupted"]

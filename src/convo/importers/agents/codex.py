@@ -28,7 +28,8 @@ Decisions:
 - One record per item. speaker = the role (``developer`` as spelled, role ``system``);
   tool calls are the assistant's (``[tool_use NAME] {args}``, a shell call's ``{"command":
   [...]}``, a custom tool's input as written); an output is the ``tool``'s
-  (``[tool_result NAME] ...``, the whole output), its ``replyTo`` the call.
+  (``[tool_result NAME] ...``, the whole output; NAME the call's, found by its
+  ``call_id`` earlier in the file, else the ``call_id``), its ``replyTo`` the call.
   Listeners: user ↔ assistant, a tool result → assistant, a call → tool.
 - The user messages Codex writes itself (``<environment_context>``,
   ``<user_instructions>``, ``# AGENTS.md instructions``...) are kept, tagged ``context``.
@@ -67,7 +68,7 @@ import orjson
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
-from convo.importers.agents.blocks import block_chunk, dumps, parse_arguments
+from convo.importers.agents.blocks import CallNames, block_chunk, dumps, parse_arguments
 from convo.importers.agents.openai_responses import message_chunks
 from convo.importers.build import message
 from convo.importers.context import ImportContext
@@ -157,6 +158,7 @@ class _State:
         self.thinking: list[dict[str, Any]] = []
         self.thought_at: tuple[str, str | None] = ("", None)  # the last reasoning's place, time
         self.skipped: Counter[str] = Counter()
+        self.tools = CallNames()  # an output is named by the call it answers
 
     def start(self, meta: dict[str, Any]) -> None:
         sid = as_str(meta.get("id"))
@@ -287,6 +289,7 @@ def _call(
         chunk = f"[tool_use {name}] {as_str(item.get('input'))}"
     else:
         chunk = block_chunk({k: v for k, v in item.items() if k not in ("id", "status")})
+    st.tools.add(call_id, "shell" if kind == "local_shell_call" else name)
     rest = {k: v for k, v in item.items() if k not in ("type", "id")}
     return _made(st, chunk, where, ts, ("assistant", "assistant"), listeners=["tool"],
                  rec_id=st.scoped(call_id) if call_id else None,
@@ -307,7 +310,7 @@ def _output(item: dict[str, Any], where: str, ts: str | None, st: _State) -> Con
         if isinstance(output, list)
         else dumps(output)
     )
-    label = as_str(item.get("name")) or call_id or "?"
+    label = as_str(item.get("name")) or st.tools.get(call_id) or call_id or "?"
     flag = " error" if success is False else ""
     return _made(st, f"[tool_result {label}{flag}] {text}", where, ts, ("tool", "tool"),
                  reply_to=st.scoped(call_id) if call_id else None,

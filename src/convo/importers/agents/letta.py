@@ -49,6 +49,7 @@ Decisions:
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterator
 from datetime import UTC
@@ -74,7 +75,8 @@ _V1 = re.compile(r'\A"?\{' + _WS + r'\\?"agent_type\\?"' + _WS + ":")
 _V2 = re.compile(r'\A"?\{' + _WS + r'\\?"agents\\?"' + _WS + ":" + _WS + r"\[")
 _MARK = re.compile(
     r'\\?"(?:core_memory|memory_blocks|in_context_message_(?:indices|ids)|llm_config)\\?"'
-    + _WS + ":"
+    + _WS
+    + ":"
 )
 REASONING = ("reasoning", "redacted_reasoning", "omitted_reasoning", "summarized_reasoning")
 
@@ -87,10 +89,8 @@ def sniff(source: Source) -> int:
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     doc: Any = load_json(source)
     if isinstance(doc, str):  # the file written as one JSON string
-        try:
+        with contextlib.suppress(orjson.JSONDecodeError):
             doc = orjson.loads(doc)
-        except orjson.JSONDecodeError:
-            pass
     if not isinstance(doc, dict):
         ctx.reject(source.name, "not a Letta agent file (an object)", doc)
         return
