@@ -53,6 +53,10 @@ Decisions:
 - ids: the items carry none (the content hash); a call is ``codex:<session>:<call_id>``,
   which its output replies to (a ``call_id`` is unique only in its session). The
   TypeScript CLI's item ids: ``codex:<session>:<id>``.
+- The prompt history ``~/.codex/history.jsonl`` (``codex-rs/core/src/message_history.rs``
+  ``HistoryEntry``: ``{"session_id", "ts", "text"}``, ``ts`` in epoch seconds), found
+  beside the sessions: each prompt typed a ``user`` record tagged ``prompt-log`` in the
+  thread of its session (the session's rollout holds the same words as a message).
 - A line that is not JSON, or not an object of a known shape, is rejected with its line.
 """
 
@@ -67,7 +71,7 @@ import orjson
 
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
-from convo.core.timestamps import iso_ts
+from convo.core.timestamps import epoch_ts, iso_ts
 from convo.importers.agents.blocks import CallNames, block_chunk, dumps, parse_arguments
 from convo.importers.agents.openai_responses import message_chunks
 from convo.importers.build import message
@@ -101,11 +105,28 @@ CONTEXT_OPENERS = (
 )
 
 
+HISTORY_KEYS = frozenset(("session_id", "ts", "text"))
+
+
+def _is_history_entry(value: Any) -> bool:
+    """A line of ``~/.codex/history.jsonl`` (``message_history.rs``'s ``HistoryEntry``)."""
+    return (
+        isinstance(value, dict)
+        and value.keys() >= HISTORY_KEYS
+        and isinstance(value.get("ts"), int)
+        and isinstance(value.get("text"), str)
+        and not ({"type", "role", "payload"} & value.keys())
+    )
+
+
 def _generation(value: Any) -> str:
     """``envelope``, ``meta`` (the first Rust CLI's first line), ``legacy`` (the
-    TypeScript CLI's document) or "" for a first JSON value of none of these."""
+    TypeScript CLI's document), ``history`` (the prompt history) or "" for a first JSON
+    value of none of these."""
     if not isinstance(value, dict):
         return ""
+    if _is_history_entry(value):
+        return "history"
     if value.get("type") in LINE_TYPES and isinstance(value.get("payload"), dict):
         return "envelope"
     session = value.get("session")
@@ -174,12 +195,36 @@ class _State:
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     st = _State(source, ctx)
-    legacy = _head_generation(json_head(source)) == "legacy"
+    generation = _head_generation(json_head(source))
+    if generation == "history":
+        yield from _history(source, ctx)
+        return
+    legacy = generation == "legacy"
     yield from _legacy(source, st) if legacy else _lines(source, st)
     yield from _flush(st)
     if st.skipped:
         counts = ", ".join(f"{n} {kind}" for kind, n in sorted(st.skipped.items()))
         ctx.warn(source.name, f"skipped lines that repeat the items or hold no message: {counts}")
+
+
+def _history(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    """``~/.codex/history.jsonl``: each prompt typed, in every session."""
+    for _, where, value in json_lines(source, ctx):
+        if not _is_history_entry(value):
+            ctx.reject(where, "not a Codex history entry (session_id, ts, text)", value)
+            continue
+        session = as_str(value["session_id"])
+        yield message(
+            value["text"],
+            speaker="user",
+            listeners=["assistant"],
+            timestamp=epoch_ts(value["ts"]),
+            source_id=where,
+            format=NAME,
+            thread=f"{NAME}:{session}" if session else ctx.thread_of(source.name),
+            role="user",
+            tags=["prompt-log"],
+        )
 
 
 def _lines(source: Source, st: _State) -> Iterator[ConversationMessage]:
@@ -387,7 +432,10 @@ def _thought(item: Any) -> dict[str, Any]:
     return {k: v for k, v in out.items() if v}
 
 
-DESCRIPTION = "OpenAI Codex CLI session rollouts (~/.codex/sessions/**/rollout-*.jsonl, .json)"
+DESCRIPTION = (
+    "OpenAI Codex CLI session rollouts (~/.codex/sessions/**/rollout-*.jsonl, .json) and "
+    "its prompt history (~/.codex/history.jsonl)"
+)
 EXAMPLE = (
     '{"timestamp": "2025-10-29T00:59:38.317Z", "type": "response_item", "payload": '
     '{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Hi"}]}}'
@@ -396,14 +444,17 @@ FIELDS = Fields(
     speaker="the role (`developer` as spelled); tool calls: `assistant`; outputs: `tool`; "
     "a compaction: `summary`; an error or aborted turn: `codex`",
     listeners="user ↔ assistant; a call → tool; a tool result → assistant",
-    time="the line's `timestamp`; the older generations: the session's `timestamp`",
+    time="the line's `timestamp`; the older generations: the session's `timestamp`; the "
+    "prompt history: `ts` (epoch seconds)",
     zone="the offset the source writes (UTC `Z`); " + NAIVE_IN_TZ,
-    thread="`codex:<session id>`; without a session line, the file's name",
+    thread="`codex:<session id>` (the prompt history: each entry's `session_id`); without a "
+    "session line, the file's name",
     id="a call `codex:<session>:<call_id>`; the TypeScript CLI's items "
     "`codex:<session>:<id>`; else " + CONTENT_HASH,
     scope="a `call_id` is unique in its session: the session's UUID scopes it",
     reply_to="an output: its call",
-    tags="`context`: the user messages Codex writes itself; `system`: errors, aborted turns",
+    tags="`context`: the user messages Codex writes itself; `system`: errors, aborted turns; "
+    "`prompt-log`: the prompt history's prompts",
     extra="`session` (the session line), `turn_context`, `model` (the latest turn's); a "
     "call's `type` and `item`; an output's `type` and `call_id`; a message's other members "
     "in `item`, annotated `parts`; an event's `event`; a compaction's `compacted` and "
