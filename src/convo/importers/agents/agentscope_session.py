@@ -44,8 +44,8 @@ from convo.core.errors import InputError
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.importers.agents.reader import read_conversation
-from convo.importers.context import ImportContext
 from convo.importers.build import GLOBAL_ID_LENGTH
+from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
 from convo.importers.jsoninput import as_dict, has_key, json_head_with
 from convo.importers.registry import Format
