@@ -77,9 +77,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             where=source.name,
             hint='a memory\'s state is {"content": [Msg, ...]}',
         )
-    heard = _audiences(memories)
-    done: dict[str, int] = {}  # a message id read: the memory it was read in
-    repeats = 0
+    once = _Once(_audiences(memories), several=len(memories) > 1)
     for n, (path, memory, owner) in enumerate(memories):
         conv: dict[str, Any] = {
             "id": f"{NAME}:{session}/{'.'.join(path) or 'memory'}",
@@ -90,21 +88,38 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             conv["sys_prompt"] = prompt  # extra.conversation of the first message
         prefix = f"{'.'.join(path)}." if path else ""
         for rec in read_conversation(source, ctx, "agentscope", conv, prefix):
-            audience = heard.get(rec.id or "")
-            if audience is not None:
-                if done.setdefault(rec.id or "", n) != n:  # another agent's copy
-                    repeats += 1
-                    continue
-                others = [a for a in audience if a != rec.metadata.speaker]
-                if len(memories) > 1 and others:  # several agents: who holds it heard it
-                    rec.metadata.recipients = others
-            yield rec
-    if repeats:
+            if once.first(rec, n):
+                yield rec
+    if once.repeats:
         ctx.warn(
             source.name,
-            f"{repeats} cop(y/ies) of messages held by several agents' memories read once "
+            f"{once.repeats} cop(y/ies) of messages held by several agents' memories read once "
             "(their listeners: those agents)",
         )
+
+
+class _Once:
+    """Each message several memories hold read once (in the first memory holding it),
+    its listeners the agents holding it (``_audiences``) in a file of several memories."""
+
+    def __init__(self, heard: dict[str, list[str]], *, several: bool):
+        self.heard = heard
+        self.several = several
+        self.read: dict[str, int] = {}  # a message id read: the memory it was read in
+        self.repeats = 0
+
+    def first(self, rec: ConversationMessage, memory: int) -> bool:
+        """Whether ``rec`` is read (not another agent's copy); sets its listeners."""
+        audience = self.heard.get(rec.id or "")
+        if audience is None:
+            return True
+        if self.read.setdefault(rec.id or "", memory) != memory:
+            self.repeats += 1
+            return False
+        others = [a for a in audience if a != rec.metadata.speaker]
+        if self.several and others:  # several agents: who holds it heard it
+            rec.metadata.recipients = others
+        return True
 
 
 def _owner_name(path: tuple[str, ...], owner: dict[str, Any] | None) -> str:
