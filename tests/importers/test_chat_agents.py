@@ -136,11 +136,13 @@ def test_lossless(fmt, monkeypatch):
     assert calls <= {b.get("id") for b in blocks if b["type"] == "tool_use"}
     assert results <= {b.get("tool_use_id") for b in blocks if b["type"] == "tool_result"}
     chunks = "\n".join(c for r in recs for c in r["textChunks"])
+    names = {b["id"]: b["name"] for b in blocks if b["type"] == "tool_use" and b.get("name")}
     for b in blocks:
         if b["type"] == "tool_use":
             assert f"[tool_use {b['name']}]" in chunks
-        if b["type"] == "tool_result" and b["tool_use_id"]:
-            assert f"[tool_result {b['tool_use_id']}" in chunks
+        if b["type"] == "tool_result" and b["tool_use_id"]:  # named by the call it answers
+            label = b.get("name") or names.get(b["tool_use_id"]) or b["tool_use_id"]
+            assert f"[tool_result {label}" in chunks
 
 
 def test_anthropic_system_prompt_and_blocks(monkeypatch):
@@ -163,7 +165,7 @@ def test_anthropic_system_prompt_and_blocks(monkeypatch):
     }  # fmt: skip
     assert user[2]["type"] == "image" and user[2]["media_type"] == "image/png"
     assert user[3] == {"type": "image", "url": "https://example.org/cover.jpg"}
-    assert recs[5]["textChunks"][0] == "[tool_result toolu_02 error] HTTP 404"
+    assert recs[5]["textChunks"][0] == "[tool_result fetch error] HTTP 404"  # named by its call
 
 
 def test_thinking_is_a_chunk_only_when_asked(monkeypatch):
@@ -245,7 +247,8 @@ def test_jianmu_to_text(monkeypatch):
     recs = _ingest("jianmu.json", monkeypatch)
     assert recs[1]["textChunks"] == ["Who wrote the deployment runbook?"]
     # Jianmu's to_text: a dict without a string text/content/data/value is str(dict)
-    expected = "[tool_result tc_9] runbook.md: author Bob\n{'value': 2}\nlines matched"
+    # a result is named by the call it answers (``tc_9``, ``grep_docs`` in the message before)
+    expected = "[tool_result grep_docs] runbook.md: author Bob\n{'value': 2}\nlines matched"
     assert recs[3]["textChunks"] == [expected]
     assert recs[3]["metadata"]["speaker"] == "grep_docs"
     assert recs[4]["textChunks"] == ["Bob wrote it (runbook.md)."]

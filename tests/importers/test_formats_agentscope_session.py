@@ -95,3 +95,38 @@ def test_any_memory_never_crashes(tmp_path_factory, content):
     except InputError:
         return  # no message in the memory at all
     assert len(recs) + len(rejects) == len(content)
+
+
+def _said(mid: str, name: str, text: str, sec: int) -> list:
+    """A message kept beside its marks, as AgentScope 1.x's memory writes it."""
+    msg = {"id": mid, "name": name, "role": "assistant", "content": text, "metadata": None,
+           "timestamp": f"2026-02-09 15:12:{sec:02d}.012"}  # fmt: skip
+    return [msg, []]
+
+
+def test_several_agents_memories_a_broadcast_read_once(tmp_path):
+    """AgentScope's werewolves game saves every player's memory in one checkpoint
+    (``examples/game/werewolves/checkpoints/players_checkpoint.json``): the moderator's
+    announcements are in each player's memory, a private word in one; each message is
+    read once, heard by the players whose memories hold it."""
+    hello = _said("FLiHdrx8dkUWreYegDdJRS", "Moderator", "The game starts.", 4)
+    seer = _said("ceu7EpDjjL9q8pbSz7y9ub", "Moderator", "[Player7 ONLY] you are the seer.", 5)
+    p7 = _said("Zq3kP7saysHiToAllxxxxx", "Player7", "I am a villager.", 9)
+    doc = {
+        "Player7": {"memory": {"content": [hello, seer, p7]}, "name": "Player7", "_sys_prompt": "You play."},
+        "Player5": {"memory": {"content": [hello, p7]}, "name": "Player5", "_sys_prompt": "You play."},
+    }  # fmt: skip
+    path = tmp_path / "players_checkpoint.json"
+    path.write_bytes(orjson.dumps(doc))
+    assert registry.detect(Source(path)).name == "agentscope-session"
+    recs, rejects, warnings = run(agentscope_session.read, path)
+    assert not rejects
+    assert [r["id"] for r in recs] == [hello[0]["id"], seer[0]["id"], p7[0]["id"]]
+    assert [r["metadata"]["listeners"] for r in recs] == [
+        ["Player7", "Player5"], ["Player7"], ["Player5"],
+    ]  # fmt: skip
+    assert {r["thread"] for r in recs} == {"agentscope-session:players_checkpoint/Player7.memory"}
+    assert warnings == [
+        "players_checkpoint.json: 2 cop(y/ies) of messages held by several agents' memories "
+        "read once (their listeners: those agents)"
+    ]

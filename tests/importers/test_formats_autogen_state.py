@@ -51,7 +51,7 @@ def test_agent_state_reads_its_model_context():
     assert recs[2]["extra"]["blocks"][0] == {"type": "thinking", "thinking": "I should look it up."}
     shown, _, _ = run(autogen_state.read, AGENT, THINKING)
     assert shown[2]["textChunks"][0] == "[thinking] I should look it up."
-    assert recs[3]["textChunks"] == ["[tool_result call_4f2a] Sunny, 22 degrees"]
+    assert recs[3]["textChunks"] == ["[tool_result get_weather] Sunny, 22 degrees"]
     assert {r["thread"] for r in recs} == {"autogen-state:agent_state/state"}
 
 

@@ -111,3 +111,33 @@ def test_plain_anthropic_messages_stay_anthropic(tmp_path):
     path = tmp_path / "messages.json"
     path.write_text(json.dumps([{"role": "user", "content": [{"type": "text", "text": "hi"}]}]))
     assert cline.sniff(Source(path)) == 0
+
+
+def _long_task(path, first_text: str, n: int = 150) -> None:
+    """A task larger than the sniffing head, as Cline writes it (``ts`` after content)."""
+    msgs = [
+        {"role": "user", "content": [{"type": "text", "text": first_text}], "ts": 1717405200000}
+    ]
+    for i in range(1, n):
+        role = "assistant" if i % 2 else "user"
+        text = f"step {i} " + "x" * 900
+        msgs.append({"role": role, "content": [{"type": "text", "text": text}],
+                     "ts": 1717405200000 + i * 1000})  # fmt: skip
+    path.write_text(json.dumps(msgs))
+
+
+def test_renamed_long_task_is_cline_by_content(tmp_path):
+    """A task file larger than the head, under another name (a download, a copy), is
+    found by its first messages, not read as plain Anthropic messages without times."""
+    for name, first in (
+        ("cline-task.json", "<task>\nRefactor the deploy scripts.\n</task>"),
+        ("huge-first.json", "<task>\n" + "a long pasted document " * 4000 + "\n</task>"),
+    ):
+        path = tmp_path / name
+        _long_task(path, first)
+        assert path.stat().st_size > 100_000
+        assert registry.detect(Source(path)).name == "cline"
+        recs, rejects, _ = run(cline.read, path)
+        assert not rejects and len(recs) == 150
+        assert recs[0]["timestamp"] == "2024-06-03T09:00:00Z"
+        assert recs[1]["timestamp"] == "2024-06-03T09:00:01Z"

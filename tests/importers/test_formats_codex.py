@@ -74,7 +74,7 @@ def test_current_rollout():
     assert patch["textChunks"][0].startswith("[tool_use apply_patch] *** Begin Patch\n")
     assert patch["extra"]["thinking"] == [{"encrypted": True}]
     by_text = {r["textChunks"][0]: r for r in recs}
-    assert by_text["[tool_result call_Lo9Ca1Sh2El3Lc4Al5L6xYz] 1 passed in 0.03s"]["replyTo"] == (
+    assert by_text["[tool_result shell] 1 passed in 0.03s"]["replyTo"] == (
         f"codex:{SESSION}:call_Lo9Ca1Sh2El3Lc4Al5L6xYz"
     )
     aborted = by_text["[turn_aborted] interrupted"]
@@ -195,3 +195,26 @@ def test_a_line_type_newer_than_the_reader_is_counted(tmp_path):
     assert warnings == [
         "rollout.jsonl: skipped lines that repeat the items or hold no message: 1 world_state"
     ]
+
+
+def test_prompt_history(tmp_path):
+    """``~/.codex/history.jsonl`` (codex-rs ``message_history.rs`` ``HistoryEntry``) sits
+    beside the sessions: found by its lines under any name, each prompt a ``user`` record
+    of its session tagged ``prompt-log``, not "format not recognised" in a folder walk."""
+    path = DIR / "history.jsonl"
+    assert registry.detect(Source(path)).name == "codex"
+    recs, rejects, warnings = run(codex.read, path)
+    assert [r.where for r in rejects] == ["history.jsonl:4"] and not warnings
+    assert [r["textChunks"] for r in recs] == [
+        ["why does boil() never return?"],
+        ["/status"],
+        ["add a --dry-run flag to the deploy script\nand document it"],
+    ]
+    assert recs[0]["thread"] == f"codex:{SESSION}"
+    assert recs[2]["thread"] == "codex:5973b6c0-94b8-487b-a530-2aeb6098ae0e"
+    assert recs[0]["timestamp"] == "2025-10-02T09:14:05Z"
+    assert recs[0]["metadata"] == {"speaker": "user", "listeners": ["assistant"]}
+    assert {r["role"] for r in recs} == {"user"} and all(r["tags"] == ["prompt-log"] for r in recs)
+    renamed = tmp_path / "prompts.jsonl"
+    renamed.write_text(path.read_text())
+    assert registry.detect(Source(renamed)).name == "codex"

@@ -108,3 +108,16 @@ def test_other_agents_documents_are_not_taken(tmp_path):
     path = tmp_path / "x.json"
     path.write_text(json.dumps({"agents": [{"name": "a", "messages": []}]}))
     assert letta.sniff(Source(path)) == 0
+
+
+def test_agent_file_written_as_one_json_string(tmp_path):
+    """letta-ai/agent-file's 1.0 examples (``customer_service.af``) hold the agent file's
+    JSON as one JSON string: read as the file itself, the same records."""
+    plain, _, _ = run(letta.read, V2)
+    text = json.dumps(json.dumps(json.loads(V2.read_text()), indent=2))
+    path = tmp_path / V2.name
+    path.write_text(text)
+    assert text.startswith('"{\\n  \\"agents\\": [')
+    assert registry.detect(Source(path)).name == "letta"
+    recs, rejects, _ = run(letta.read, path)
+    assert not rejects and recs == plain and len(recs) > 2

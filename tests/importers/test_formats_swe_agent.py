@@ -114,3 +114,15 @@ def test_a_plain_history_object_is_not_taken(tmp_path):
     path = tmp_path / "x.json"
     path.write_text(json.dumps({"history": [{"role": "user", "content": "hi"}]}))
     assert swe_agent.sniff(Source(path)) == 0
+
+
+def test_mini_swe_agent_names_its_instance(tmp_path):
+    """mini-SWE-agent 2.x writes ``instance_id`` beside ``messages`` (SWE-agent/mini-swe-agent
+    runs under ``output/``): the thread is the instance whatever the file is called."""
+    doc = json.loads(MINI.read_text())
+    plain, _, _ = run(swe_agent.read, MINI)
+    named = tmp_path / "copy of run 3.traj.json"
+    named.write_text(json.dumps({**doc, "instance_id": "app-crash"}))
+    recs, rejects, _ = run(swe_agent.read, named)
+    assert not rejects and {r["thread"] for r in recs} == {"swe-agent:app-crash"}
+    assert [r["id"] for r in recs] == [r["id"] for r in plain]  # as the file named for it

@@ -33,7 +33,7 @@ def register(registry: Registry) -> None:
         ("cline", "cline", ("api_conversation_history.json", "ui_messages.json", "task_metadata.json", "*.json"), json_with('"role"', '"say"', '"ask"', '"files_in_context"')),
         ("pydantic_ai", "pydantic-ai", both, json_with('"part_kind"')),
         ("llamaindex", "llamaindex", ("chat_store.json", "*.json"), json_with('"store"', '\\"store\\"', opens='{"')),
-        ("letta", "letta", ("*.af", "*.json"), json_with('"core_memory"', '"memory_blocks"', '"in_context_message_indices"', '"in_context_message_ids"', '"llm_config"', opens="{")),
+        ("letta", "letta", ("*.af", "*.json"), json_with('"core_memory"', '"memory_blocks"', '"in_context_message_indices"', '"in_context_message_ids"', '"llm_config"', '\\"llm_config\\"', opens='{"')),
         ("goose", "goose", ("*.jsonl",), json_with('"created"', opens="{")),
         ("llm_logs", "llm-logs", ("*.json",), json_with('"datetime_utc"', opens="[")),
         ("swe_agent", "swe-agent", ("*.traj", "*.traj.json", "*.json"), json_with('"history"', '"trajectory"', '"attempts"', '"mini_version"', "minisweagent.", opens="{")),

@@ -20,10 +20,14 @@ Decisions:
 - thread = ``agentscope-session:<session>/<path>``: the session is the file's name
   without ``.json`` (AgentScope names the file by its session id), the path the keys
   down to the memory (``friday.memory``). id = the ``Msg``'s ``id``, a random
-  22-character shortuuid AgentScope makes for every message: its scope is the world (two
-  agents holding one message, as a broadcast leaves it, give one id, and the store keeps
-  it once). A ``_sys_prompt`` beside the memory is kept in the first message's
-  ``extra.conversation.sys_prompt`` (an instruction set up front, never said at a time).
+  22-character shortuuid AgentScope makes for every message: its scope is the world.
+  Several agents holding one message (a broadcast: the moderator's announcement in each
+  player's memory) is one message, read once, in the first memory holding it (the
+  copies counted in one warning). In a file of several agents' memories a message's
+  listeners are the agents whose memories hold it (but its speaker: a player's own words
+  in its own memory alone keep the other party). A ``_sys_prompt``
+  beside the memory is kept in the first message's ``extra.conversation.sys_prompt``
+  (an instruction set up front, never said at a time).
 - Detection: a JSON object whose head holds a ``"memory": {"content": [`` or a
   ``"content": [`` list of AgentScope messages (their ``name``, ``role`` and AgentScope's
   timestamp or ``invocation_id``); a file without one memory of messages is rejected
@@ -40,9 +44,10 @@ from convo.core.errors import InputError
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.importers.agents.reader import read_conversation
+from convo.importers.build import GLOBAL_ID_LENGTH
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
-from convo.importers.jsoninput import has_key, json_head_with
+from convo.importers.jsoninput import as_dict, has_key, json_head_with
 from convo.importers.registry import Format
 
 NAME = "agentscope-session"
@@ -65,9 +70,15 @@ def sniff(source: Source) -> int:
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     doc = load_json(source)
     session = source.match_name.removesuffix(".json") or source.name
-    found = False
-    for path, memory, owner in _memories(doc, ()):
-        found = True
+    memories = list(_memories(doc, ()))
+    if not memories:
+        raise InputError(
+            "no AgentScope memory of messages in this state file",
+            where=source.name,
+            hint='a memory\'s state is {"content": [Msg, ...]}',
+        )
+    once = _Once(_audiences(memories), several=len(memories) > 1)
+    for n, (path, memory, owner) in enumerate(memories):
         conv: dict[str, Any] = {
             "id": f"{NAME}:{session}/{'.'.join(path) or 'memory'}",
             "messages": [_unmarked(m) for m in memory["content"]],
@@ -76,13 +87,61 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         if isinstance(prompt, str) and prompt.strip():
             conv["sys_prompt"] = prompt  # extra.conversation of the first message
         prefix = f"{'.'.join(path)}." if path else ""
-        yield from read_conversation(source, ctx, "agentscope", conv, prefix)
-    if not found:
-        raise InputError(
-            "no AgentScope memory of messages in this state file",
-            where=source.name,
-            hint='a memory\'s state is {"content": [Msg, ...]}',
+        for rec in read_conversation(source, ctx, "agentscope", conv, prefix):
+            if once.first(rec, n):
+                yield rec
+    if once.repeats:
+        ctx.warn(
+            source.name,
+            f"{once.repeats} cop(y/ies) of messages held by several agents' memories read once "
+            "(their listeners: those agents)",
         )
+
+
+class _Once:
+    """Each message several memories hold read once (in the first memory holding it),
+    its listeners the agents holding it (``_audiences``) in a file of several memories."""
+
+    def __init__(self, heard: dict[str, list[str]], *, several: bool):
+        self.heard = heard
+        self.several = several
+        self.read: dict[str, int] = {}  # a message id read: the memory it was read in
+        self.repeats = 0
+
+    def first(self, rec: ConversationMessage, memory: int) -> bool:
+        """Whether ``rec`` is read (not another agent's copy); sets its listeners."""
+        audience = self.heard.get(rec.id or "")
+        if audience is None:
+            return True
+        if self.read.setdefault(rec.id or "", memory) != memory:
+            self.repeats += 1
+            return False
+        others = [a for a in audience if a != rec.metadata.speaker]
+        if self.several and others:  # several agents: who holds it heard it
+            rec.metadata.recipients = others
+        return True
+
+
+def _owner_name(path: tuple[str, ...], owner: dict[str, Any] | None) -> str:
+    name = owner.get("name") if owner is not None else None
+    return name if isinstance(name, str) and name else (path[0] if path else "")
+
+
+def _audiences(
+    memories: list[tuple[tuple[str, ...], dict[str, Any], dict[str, Any] | None]],
+) -> dict[str, list[str]]:
+    """For each message id AgentScope made (``GLOBAL_ID_LENGTH`` characters or more), the
+    agents whose memories hold it, in the file's order: a broadcast reaches each of them."""
+    heard: dict[str, list[str]] = {}
+    for path, memory, owner in memories:
+        name = _owner_name(path, owner)
+        for item in memory["content"]:
+            msg_id = as_dict(_unmarked(item)).get("id")
+            if isinstance(msg_id, str) and len(msg_id) >= GLOBAL_ID_LENGTH:
+                names = heard.setdefault(msg_id, [])
+                if name and name not in names:
+                    names.append(name)
+    return heard
 
 
 def _unmarked(item: Any) -> Any:
@@ -120,7 +179,8 @@ EXAMPLE = (
 )
 FIELDS = Fields(
     speaker="the `Msg`'s `name`",
-    listeners="the other party of the exchange (user ↔ assistant side)",
+    listeners="the agents whose memories hold the message, but its speaker (a file of "
+    "several agents' memories), else the other party of the exchange (user ↔ assistant side)",
     time="the `Msg`'s `timestamp`",
     zone="AgentScope writes naive local times: read in `--tz` (default UTC)",
     thread="`agentscope-session:<session>/<path>`: the file's name and the keys down to the "

@@ -9,7 +9,7 @@ chunk: text as is, everything else a short bracketed line (``[tool_use search] {
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
@@ -247,7 +247,7 @@ def _tool_use_chunk(block: dict[str, Any]) -> str:
 
 
 def _tool_result_chunk(block: dict[str, Any]) -> str:
-    label = block.get("tool_use_id") or block.get("name") or "?"
+    label = block.get("name") or block.get("tool_use_id") or "?"
     flag = " error" if block.get("is_error") else ""
     return _short(f"[tool_result {label}{flag}] {result_text(block.get('content'))}")
 
@@ -308,13 +308,41 @@ def whole_chunk(block: dict[str, Any]) -> str:
 THINKING = frozenset(("thinking", "redacted_thinking"))
 
 
-def chunks_of(blocks: list[dict[str, Any]], include_thinking: bool = True) -> list[str]:
+def chunks_of(
+    blocks: list[dict[str, Any]],
+    include_thinking: bool = True,
+    tools: Mapping[str, str] | None = None,
+) -> list[str]:
     """One chunk a block (private reasoning, ``THINKING`` blocks, only with
     ``include_thinking``: else it stays in the blocks ``extra`` keeps); a message without
-    content keeps one empty chunk."""
+    content keeps one empty chunk. A tool result without a name is named by the call it
+    answers when ``tools`` (call id → name) knows it (the blocks stay as they are)."""
     if not include_thinking:
         blocks = [b for b in blocks if block_type(b) not in THINKING]
-    return [block_chunk(b) for b in blocks] or [""]
+    return [block_chunk(_named(b, tools) if tools else b) for b in blocks] or [""]
+
+
+class CallNames(dict[str, str]):
+    """The names of a conversation's latest tool calls by call id, so that a result
+    (Anthropic's ``tool_use_id``, OpenAI's ``tool_call_id``, Codex's ``call_id``) is named
+    by the call it answers. Only the latest ``KEPT`` are kept (a result follows its call
+    closely; memory stays flat however long the conversation)."""
+
+    KEPT = 4096
+
+    def add(self, call_id: Any, name: Any) -> None:
+        if isinstance(call_id, str) and call_id and isinstance(name, str) and name:
+            self.pop(call_id, None)
+            self[call_id] = name
+            if len(self) > self.KEPT:
+                del self[next(iter(self))]
+
+
+def _named(block: dict[str, Any], tools: Mapping[str, str]) -> dict[str, Any]:
+    if block.get("type") != "tool_result" or block.get("name"):
+        return block
+    name = tools.get(block.get("tool_use_id"))  # type: ignore[arg-type]
+    return {**block, "name": name} if name else block
 
 
 # Nesting limit for one message (and its conversation's fields): orjson writes at most 254

@@ -55,6 +55,13 @@ SIDE_FILES = {
 }
 LISTENERS = {"user": ["assistant"], "assistant": ["user"], "tool": ["assistant"]}
 _ENVIRONMENT = re.compile(r"\A\s*<environment_details>.*</environment_details>\s*\Z", re.S)
+# Cline's own time, epoch milliseconds, beside a message's role and content
+_CLINE_TS = re.compile(r'"ts"\s*:\s*\d{12,14}\s*[,}]')
+# A task's first message as Cline writes it: the user's ``<task>`` in a text block
+_CLINE_OPENER = re.compile(
+    r'\A\[\s*\{\s*"role"\s*:\s*"user"\s*,\s*"content"\s*:\s*'
+    r'\[\s*\{\s*"type"\s*:\s*"text"\s*,\s*"text"\s*:\s*"<task>'
+)
 _CLINE_TEXT = re.compile(r"<(?:task|environment_details|feedback|answer)>|\[\w+ for '")
 
 
@@ -88,8 +95,15 @@ def sniff(source: Source) -> int:
         return 0
     if source.match_name == HISTORY:
         return 95
-    values = [v for v in sample_values(text)[:40] if isinstance(v, dict)]
-    cline = bool(values) and all(_is_message(v) for v in values) and any("ts" in v for v in values)
+    # a task of any length: its first messages when the head is cut (a task's file is
+    # often larger than the head; renamed, it is found by these, not by its name)
+    sampled = sample_values(text)[:40]
+    values = [v for v in sampled if isinstance(v, dict)]
+    if not values:  # the first message alone is larger than the head
+        cline = _CLINE_TS.search(text) is not None or _CLINE_OPENER.match(text) is not None
+    else:
+        good = sum(_is_message(v) for v in values)  # a stray element is rejected, not fatal
+        cline = good * 5 >= len(values) * 4 and any("ts" in v for v in values)
     return 90 if cline and _CLINE_TEXT.search(text) else 0
 
 

@@ -28,7 +28,8 @@ Decisions:
 - One record per item. speaker = the role (``developer`` as spelled, role ``system``);
   tool calls are the assistant's (``[tool_use NAME] {args}``, a shell call's ``{"command":
   [...]}``, a custom tool's input as written); an output is the ``tool``'s
-  (``[tool_result NAME] ...``, the whole output), its ``replyTo`` the call.
+  (``[tool_result NAME] ...``, the whole output; NAME the call's, found by its
+  ``call_id`` earlier in the file, else the ``call_id``), its ``replyTo`` the call.
   Listeners: user ↔ assistant, a tool result → assistant, a call → tool.
 - The user messages Codex writes itself (``<environment_context>``,
   ``<user_instructions>``, ``# AGENTS.md instructions``...) are kept, tagged ``context``.
@@ -52,6 +53,10 @@ Decisions:
 - ids: the items carry none (the content hash); a call is ``codex:<session>:<call_id>``,
   which its output replies to (a ``call_id`` is unique only in its session). The
   TypeScript CLI's item ids: ``codex:<session>:<id>``.
+- The prompt history ``~/.codex/history.jsonl`` (``codex-rs/core/src/message_history.rs``
+  ``HistoryEntry``: ``{"session_id", "ts", "text"}``, ``ts`` in epoch seconds), found
+  beside the sessions: each prompt typed a ``user`` record tagged ``prompt-log`` in the
+  thread of its session (the session's rollout holds the same words as a message).
 - A line that is not JSON, or not an object of a known shape, is rejected with its line.
 """
 
@@ -66,8 +71,8 @@ import orjson
 
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
-from convo.core.timestamps import iso_ts
-from convo.importers.agents.blocks import block_chunk, dumps, parse_arguments
+from convo.core.timestamps import epoch_ts, iso_ts
+from convo.importers.agents.blocks import CallNames, block_chunk, dumps, parse_arguments
 from convo.importers.agents.openai_responses import message_chunks
 from convo.importers.build import message
 from convo.importers.context import ImportContext
@@ -100,11 +105,28 @@ CONTEXT_OPENERS = (
 )
 
 
+HISTORY_KEYS = frozenset(("session_id", "ts", "text"))
+
+
+def _is_history_entry(value: Any) -> bool:
+    """A line of ``~/.codex/history.jsonl`` (``message_history.rs``'s ``HistoryEntry``)."""
+    return (
+        isinstance(value, dict)
+        and value.keys() >= HISTORY_KEYS
+        and isinstance(value.get("ts"), int)
+        and isinstance(value.get("text"), str)
+        and not ({"type", "role", "payload"} & value.keys())
+    )
+
+
 def _generation(value: Any) -> str:
     """``envelope``, ``meta`` (the first Rust CLI's first line), ``legacy`` (the
-    TypeScript CLI's document) or "" for a first JSON value of none of these."""
+    TypeScript CLI's document), ``history`` (the prompt history) or "" for a first JSON
+    value of none of these."""
     if not isinstance(value, dict):
         return ""
+    if _is_history_entry(value):
+        return "history"
     if value.get("type") in LINE_TYPES and isinstance(value.get("payload"), dict):
         return "envelope"
     session = value.get("session")
@@ -157,6 +179,7 @@ class _State:
         self.thinking: list[dict[str, Any]] = []
         self.thought_at: tuple[str, str | None] = ("", None)  # the last reasoning's place, time
         self.skipped: Counter[str] = Counter()
+        self.tools = CallNames()  # an output is named by the call it answers
 
     def start(self, meta: dict[str, Any]) -> None:
         sid = as_str(meta.get("id"))
@@ -172,12 +195,36 @@ class _State:
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     st = _State(source, ctx)
-    legacy = _head_generation(json_head(source)) == "legacy"
+    generation = _head_generation(json_head(source))
+    if generation == "history":
+        yield from _history(source, ctx)
+        return
+    legacy = generation == "legacy"
     yield from _legacy(source, st) if legacy else _lines(source, st)
     yield from _flush(st)
     if st.skipped:
         counts = ", ".join(f"{n} {kind}" for kind, n in sorted(st.skipped.items()))
         ctx.warn(source.name, f"skipped lines that repeat the items or hold no message: {counts}")
+
+
+def _history(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    """``~/.codex/history.jsonl``: each prompt typed, in every session."""
+    for _, where, value in json_lines(source, ctx):
+        if not _is_history_entry(value):
+            ctx.reject(where, "not a Codex history entry (session_id, ts, text)", value)
+            continue
+        session = as_str(value["session_id"])
+        yield message(
+            value["text"],
+            speaker="user",
+            listeners=["assistant"],
+            timestamp=epoch_ts(value["ts"]),
+            source_id=where,
+            format=NAME,
+            thread=f"{NAME}:{session}" if session else ctx.thread_of(source.name),
+            role="user",
+            tags=["prompt-log"],
+        )
 
 
 def _lines(source: Source, st: _State) -> Iterator[ConversationMessage]:
@@ -287,6 +334,7 @@ def _call(
         chunk = f"[tool_use {name}] {as_str(item.get('input'))}"
     else:
         chunk = block_chunk({k: v for k, v in item.items() if k not in ("id", "status")})
+    st.tools.add(call_id, "shell" if kind == "local_shell_call" else name)
     rest = {k: v for k, v in item.items() if k not in ("type", "id")}
     return _made(st, chunk, where, ts, ("assistant", "assistant"), listeners=["tool"],
                  rec_id=st.scoped(call_id) if call_id else None,
@@ -307,7 +355,7 @@ def _output(item: dict[str, Any], where: str, ts: str | None, st: _State) -> Con
         if isinstance(output, list)
         else dumps(output)
     )
-    label = as_str(item.get("name")) or call_id or "?"
+    label = as_str(item.get("name")) or st.tools.get(call_id) or call_id or "?"
     flag = " error" if success is False else ""
     return _made(st, f"[tool_result {label}{flag}] {text}", where, ts, ("tool", "tool"),
                  reply_to=st.scoped(call_id) if call_id else None,
@@ -384,7 +432,10 @@ def _thought(item: Any) -> dict[str, Any]:
     return {k: v for k, v in out.items() if v}
 
 
-DESCRIPTION = "OpenAI Codex CLI session rollouts (~/.codex/sessions/**/rollout-*.jsonl, .json)"
+DESCRIPTION = (
+    "OpenAI Codex CLI session rollouts (~/.codex/sessions/**/rollout-*.jsonl, .json) and "
+    "its prompt history (~/.codex/history.jsonl)"
+)
 EXAMPLE = (
     '{"timestamp": "2025-10-29T00:59:38.317Z", "type": "response_item", "payload": '
     '{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Hi"}]}}'
@@ -393,14 +444,17 @@ FIELDS = Fields(
     speaker="the role (`developer` as spelled); tool calls: `assistant`; outputs: `tool`; "
     "a compaction: `summary`; an error or aborted turn: `codex`",
     listeners="user ↔ assistant; a call → tool; a tool result → assistant",
-    time="the line's `timestamp`; the older generations: the session's `timestamp`",
+    time="the line's `timestamp`; the older generations: the session's `timestamp`; the "
+    "prompt history: `ts` (epoch seconds)",
     zone="the offset the source writes (UTC `Z`); " + NAIVE_IN_TZ,
-    thread="`codex:<session id>`; without a session line, the file's name",
+    thread="`codex:<session id>` (the prompt history: each entry's `session_id`); without a "
+    "session line, the file's name",
     id="a call `codex:<session>:<call_id>`; the TypeScript CLI's items "
     "`codex:<session>:<id>`; else " + CONTENT_HASH,
     scope="a `call_id` is unique in its session: the session's UUID scopes it",
     reply_to="an output: its call",
-    tags="`context`: the user messages Codex writes itself; `system`: errors, aborted turns",
+    tags="`context`: the user messages Codex writes itself; `system`: errors, aborted turns; "
+    "`prompt-log`: the prompt history's prompts",
     extra="`session` (the session line), `turn_context`, `model` (the latest turn's); a "
     "call's `type` and `item`; an output's `type` and `call_id`; a message's other members "
     "in `item`, annotated `parts`; an event's `event`; a compaction's `compacted` and "

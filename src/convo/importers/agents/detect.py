@@ -14,6 +14,7 @@ import orjson
 from convo.core.io import Source, decode_text
 from convo.importers.agents.blocks import ANTHROPIC_BLOCKS
 from convo.importers.agents.classify import AUTOGEN_TYPES, classify, is_container
+from convo.importers.agents.samples import leading_elements
 
 __all__ = ["sniff_for"]
 
@@ -89,7 +90,8 @@ def _sample_values(text: str) -> list[Any] | None:
         try:
             return [orjson.loads(text)]
         except orjson.JSONDecodeError:
-            return None
+            # an array the head cut: its complete first elements, else the markers
+            return [leading] if (leading := leading_elements(text)) else None
     values = [first]
     for line in lines[1:40]:
         if line.strip():

@@ -62,7 +62,7 @@ def convert(
         chunks = [text]
     else:
         parts = CONVERTERS[fmt](obj, fallback_role)
-        chunks = _kept(obj, parts, include_thinking)
+        chunks = _kept(obj, parts, include_thinking, thread)
         try:
             timestamp = parse_any(parts.timestamp, zone)
         except ValueError as e:
@@ -139,10 +139,15 @@ def _plain_message(
     return chat_message(text, role, listeners, fmt, tid, typed=typed)
 
 
-def _kept(obj: dict[str, Any], parts: Parts, include_thinking: bool = True) -> list[str]:
-    """The chunks of ``parts``, its ``extra`` given the blocks and the original message
-    unless the chunks and the role say it all."""
-    chunks = chunks_of(parts.blocks, include_thinking)
+def _kept(
+    obj: dict[str, Any], parts: Parts, include_thinking: bool = True, thread: Thread | None = None
+) -> list[str]:
+    """The chunks of ``parts`` (a tool result named by its call, as ``thread`` saw it),
+    its ``extra`` given the blocks and the original message unless the chunks and the
+    role say it all."""
+    if thread is not None:
+        thread.called(parts.blocks)
+    chunks = chunks_of(parts.blocks, include_thinking, thread.tools if thread else None)
     if not _text_only(parts.blocks):
         parts.extra["blocks"] = parts.blocks
     if obj != plain_original(parts.role, chunks):

@@ -15,6 +15,7 @@ from typing import Any
 
 from convo.core.errors import RecordError
 from convo.importers.agents.blocks import (
+    CallNames,
     dumps,
     jianmu_to_text,
     normalise_block,
@@ -58,6 +59,13 @@ class Thread:
     extra: dict[str, Any] | None = None  # container fields, attached to the first message
     scope: str | None = None  # the file a short id is unique in (``source_key``)
     last: dict[str, str | None] = field(default_factory=lambda: {"user": None, "assistant": None})
+    tools: CallNames = field(default_factory=CallNames)  # a result named by its call
+
+    def called(self, blocks: list[dict[str, Any]]) -> None:
+        """Remember the names of the tool calls among ``blocks``."""
+        for b in blocks:
+            if b.get("type") == "tool_use":
+                self.tools.add(b.get("id"), b.get("name"))
 
     def prime(self, objs: Iterable[Any], fmt: str) -> None:
         """Know both parties' names before the first reply (a whole conversation at hand);

@@ -41,12 +41,15 @@ Decisions:
   repeating another's id: counted, one warning).
 - ``extra``: ``model``, ``tool_call_id``, ``tool_returns``, ``blocks`` (tool calls
   whole), ``envelope`` (the user message's ``type`` and ``time``), ``limit`` (a block).
-- The file is read whole (one object); an element that is not a message is rejected with
-  its place.
+- The file is read whole (one object, or that object's JSON written as one JSON string,
+  as letta-ai/agent-file's examples ``customer_service.af`` and
+  ``outreach_workflow_agent.af`` are since 1.0); an element that is not a message is
+  rejected with its place.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterator
 from datetime import UTC
@@ -65,10 +68,15 @@ from convo.importers.jsoninput import as_dict, as_list, as_str, json_head
 from convo.importers.registry import Format
 
 NAME = "letta"
-_V1 = re.compile(r'\A\{\s*"agent_type"\s*:')
-_V2 = re.compile(r'\A\{\s*"agents"\s*:\s*\[')
+# The file, or the same file written as one JSON string (the agent-file repository's
+# examples since its "update examples to 1.0": a string holding the JSON, escaped)
+_WS = r"(?:\s|\\[nrt])*"
+_V1 = re.compile(r'\A"?\{' + _WS + r'\\?"agent_type\\?"' + _WS + ":")
+_V2 = re.compile(r'\A"?\{' + _WS + r'\\?"agents\\?"' + _WS + ":" + _WS + r"\[")
 _MARK = re.compile(
-    r'"(?:core_memory|memory_blocks|in_context_message_(?:indices|ids)|llm_config)"\s*:'
+    r'\\?"(?:core_memory|memory_blocks|in_context_message_(?:indices|ids)|llm_config)\\?"'
+    + _WS
+    + ":"
 )
 REASONING = ("reasoning", "redacted_reasoning", "omitted_reasoning", "summarized_reasoning")
 
@@ -79,7 +87,10 @@ def sniff(source: Source) -> int:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    doc = load_json(source)
+    doc: Any = load_json(source)
+    if isinstance(doc, str):  # the file written as one JSON string
+        with contextlib.suppress(orjson.JSONDecodeError):
+            doc = orjson.loads(doc)
     if not isinstance(doc, dict):
         ctx.reject(source.name, "not a Letta agent file (an object)", doc)
         return

@@ -69,7 +69,7 @@ EXTRA CONVENTION (exporters back to each agent format rely on it)
 - ``extra["lenient"] = True`` marks a non-message object wrapped under ``--lenient``.
 
 Readable chunks: one a block. Text as is; ``[thinking] ...`` (--include-thinking; else in
-``extra.blocks`` only); ``[tool_use NAME] {json}``; ``[tool_result ID] ...`` (``ID error``);
+``extra.blocks`` only); ``[tool_use NAME] {json}``; ``[tool_result NAME] ...`` (``NAME error``;
 ``[image] URL`` or ``[image image/png, N bytes]``; other types ``[type] {json}``. Non-text
 chunks are cut at 2000 characters (the original is in extra); no content: one empty chunk.
 

@@ -8,6 +8,7 @@ location (the torn last line of an interrupted write says so); the reader carrie
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -58,7 +59,8 @@ def iter_samples(source: Source, ctx: ImportContext) -> Iterator[tuple[Any, str]
 
 
 def sample_values(text: str) -> list[Any]:
-    """Parsed samples from a sniffing head: JSONL lines, or the whole (complete) head."""
+    """Parsed samples from a sniffing head: JSONL lines, the whole (complete) head, or
+    the complete first elements of an array the head cut."""
     text = text.lstrip("\ufeff \t\r\n")
     if not text.startswith(("[", "{")):
         return []
@@ -73,8 +75,33 @@ def sample_values(text: str) -> list[Any]:
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
-        return []
+        # an array larger than the head: its complete first elements (a file of any
+        # size is sniffed by its first messages, whatever its name)
+        return leading_elements(text)
     return value if isinstance(value, list) else [value]
+
+
+def leading_elements(text: str, limit: int = 40) -> list[Any]:
+    """The complete elements at the start of a JSON array whose head the sniffing limit
+    cut (``sample_values`` parses only a whole head): up to ``limit``, the cut one left
+    out; none when ``text`` does not open an array."""
+    text = text.lstrip("\ufeff \t\r\n")
+    if not text.startswith("["):
+        return []
+    decoder = json.JSONDecoder()
+    out: list[Any] = []
+    i, n = 1, len(text)
+    while len(out) < limit:
+        while i < n and text[i] in " \t\r\n,":
+            i += 1
+        if i >= n or text[i] == "]":
+            break
+        try:
+            value, i = decoder.raw_decode(text, i)
+        except ValueError:
+            break
+        out.append(value)
+    return out
 
 
 def messages_of(value: Any) -> list[Any]:

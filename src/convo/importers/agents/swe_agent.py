@@ -37,8 +37,9 @@ Decisions:
   again (one warning).
 - time: mini-SWE-agent's ``extra.timestamp`` (or a top-level ``timestamp``); SWE-agent
   records no time: the epoch sentinel, one warning a file.
-- thread = ``swe-agent:<instance>`` (the file's name without ``.traj``/``.traj.json``;
-  ``:attempt-N`` per attempt). id = the content hash.
+- thread = ``swe-agent:<instance>``: mini-SWE-agent 2.x's own ``instance_id``, else the
+  file's name without ``.traj``/``.traj.json`` (``:attempt-N`` per attempt). id = the
+  content hash.
 - ``extra``: ``agent``, ``message_type``, ``action``, ``tool_call_ids``, ``blocks``; the
   first record of a thread ``info`` (exit status, submission, model stats, versions;
   mini-SWE-agent's ``config`` left out, as its ``response`` is), mini-SWE-agent's
@@ -100,6 +101,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         if not isinstance(doc, dict):
             ctx.reject(source.name, "not a mini-SWE-agent trajectory (an object)", doc)
             return
+        own = doc.get("instance_id")  # mini-SWE-agent 2.x names its instance: any file name
+        if isinstance(own, str) and own.strip():
+            base = f"{NAME}:{own.strip()}"
         run = _Run(ctx, base, _info(doc.get("info")), doc.get("trajectory_format"))
         yield from run.items(as_list(doc.get("messages")), source.name)
         run.finish(source.name)
@@ -259,8 +263,8 @@ FIELDS = Fields(
     time="mini-SWE-agent's `extra.timestamp`; SWE-agent records none: the epoch sentinel, "
     "with one warning a file",
     zone="epoch seconds: UTC",
-    thread="`swe-agent:<instance>` (the file's name without `.traj`), `:attempt-N` per "
-    "attempt of the retry loop",
+    thread="`swe-agent:<instance>` (mini-SWE-agent 2.x's `instance_id`, else the file's name "
+    "without `.traj`), `:attempt-N` per attempt of the retry loop",
     id=CONTENT_HASH,
     scope="the thread (the instance)",
     tags="`demo` on demonstrations; `system` on mini-SWE-agent's exit message",
