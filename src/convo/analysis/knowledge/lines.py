@@ -31,6 +31,7 @@ from convo.analysis.knowledge.email import email_fields
 from convo.analysis.knowledge.extract import Conversation, topics_of
 from convo.analysis.knowledge.mailpeople import MESSAGE, content_free, mail_person, unmerged
 from convo.analysis.knowledge.metadata import is_email
+from convo.analysis.knowledge.tagtopics import ranked_topics, tag_topics
 from convo.core import fields
 
 _NAMES_MAX = 1 << 14  # people whose JSON name is kept (bounded memory)
@@ -166,6 +167,32 @@ class Lines:
         else:
             actions = _SPEAK % who
         return self._join(record, a, b",".join(map(_PERSON, people)), actions)
+
+    def item_line(self, item: Any, dump: list[Any]) -> bytes:
+        """The line of a spool item of ``packed.pack``: a record with its analysis dumped,
+        or a chat message's tuple with its candidates."""
+        if type(item) is tuple:
+            return self.packed_line(item, dump)
+        return self.line(item, Analysis.load(dump))
+
+    def packed_line(self, item: tuple[Any, ...], cands: list[str]) -> bytes:
+        """The line of a chat message ``packed.pack`` took (``item``) with its key-phrase
+        candidates: ``_chat_line``'s, its tests made in the first pass."""
+        head, speaker, listeners, tags, rid, fmt = item
+        conv = self.conv
+        if conv.wanted:
+            conv.note_speaker(rid, fmt, speaker)
+        known = self._people
+        who = known[speaker]
+        if listeners:
+            people = list(map(known.__getitem__, listeners))
+            head_say = b"".join((_SAY_HEAD, who[0], _SAY_OBJECT))
+            actions = head_say + (b"," + head_say).join(map(_TO, people))
+            entities = b",".join((who[2], *map(_PERSON, people)))
+        else:
+            actions, entities = _SPEAK % who[0], who[2]
+        topics = ranked_topics(tag_topics(tags), cands, conv.stats, conv.name_words)
+        return b"".join((head, entities, _ACTIONS, actions, _TOPICS, orjson.dumps(topics), _END))
 
     def _join(self, record: dict[str, Any], a: Analysis, entities: bytes, actions: bytes) -> bytes:
         rid, sid = record.get("id"), record.get("source_id")  # ``fields.string`` of each
