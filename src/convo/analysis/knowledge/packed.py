@@ -63,23 +63,15 @@ def pack(
     items: list[Any] = []
     dumps: list[Any] = []
     add, dump = items.append, dumps.append
-    folds = _FOLDS
     for record, (speaker, listeners), a in zip(records, people, analyses, strict=True):
         if (
             speaker and not (a.mentions or a.emails or a.urls or a.entities or a.hashtags)
             and not (a.questions and listeners) and record.get("subject") is None
-            and not is_email(record) and _replies_to_nothing(record)
+            and not is_email(record)
         ):  # fmt: skip
-            keys = [folds[speaker], *map(folds.__getitem__, listeners)]
-            unique = set(keys)
-            if len(unique) == len(keys) and _ROLES.isdisjoint(unique):
-                rid, sid = record.get("id"), record.get("source_id")
-                head = b"".join((  # ``Lines._join``'s
-                    _ID, orjson.dumps(rid if isinstance(rid, str) and rid else None),
-                    _SOURCE, orjson.dumps(sid if isinstance(sid, str) and sid else None),
-                    _ENTITIES,
-                ))  # fmt: skip
-                add((head, speaker, listeners, record.get("tags"), rid, record.get("format")))
+            item = _chat_item(record, speaker, listeners)
+            if item is not None:
+                add(item)
                 dump(a.candidates)
                 continue
         add(record)
@@ -87,11 +79,26 @@ def pack(
     return items, dumps
 
 
-def _replies_to_nothing(record: dict[str, Any]) -> bool:
+def _chat_item(record: dict[str, Any], speaker: str, listeners: list[str]) -> tuple[Any, ...] | None:
+    """The tuple of a chat message that replies to nothing and whose people are distinct,
+    none named by a role (their keys: ``_FOLDS``); else None."""
     reply_to = record.get("replyTo")
     if reply_to is None:
         reply_to = record.get("reply_to")
-    return not (isinstance(reply_to, str) and reply_to)
+    if isinstance(reply_to, str) and reply_to:
+        return None
+    folds = _FOLDS
+    keys = [folds[speaker], *map(folds.__getitem__, listeners)]
+    unique = set(keys)
+    if len(unique) != len(keys) or not _ROLES.isdisjoint(unique):
+        return None
+    rid, sid = record.get("id"), record.get("source_id")
+    head = b"".join((  # ``Lines._join``'s
+        _ID, orjson.dumps(rid if isinstance(rid, str) and rid else None),
+        _SOURCE, orjson.dumps(sid if isinstance(sid, str) and sid else None),
+        _ENTITIES,
+    ))  # fmt: skip
+    return (head, speaker, listeners, record.get("tags"), rid, record.get("format"))
 
 
 def lines(records: Iterable[dict[str, Any]], conv: Conversation, memory: int) -> Iterator[bytes]:
