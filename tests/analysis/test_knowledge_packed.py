@@ -1,4 +1,4 @@
-"""The first pass's packed chat messages (``packed``) give the lines the spooled records
+"""The first pass's packed chat and mail messages (``packed``) give the lines the spooled records
 give (``Lines.line`` over ``extract.replay_batches``), byte for byte."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from convo.analysis.knowledge.extract import Conversation, replay_batches
 from convo.analysis.knowledge.lines import Lines
 
 NAMES = ["Alice Smith", "alice smith", "Bob", "BOB", "user", "Assistant", "Zoë Ødegaard",
-         'quote " name', "Carol <carol@x.org>", "none", "", "carol@x.org", "Straße", "STRASSE"]  # fmt: skip
+         'quote " name', "Carol <carol@x.org>", "none", "", "carol@x.org", "Straße", "STRASSE", "Alice Smith <alice@x.org>", "Email <e@x.org>", "email", "<bob@y.org>",
+         "Bob <bob@y.org>", "bob@y.org"]  # fmt: skip
 WORDS = ["deploy", "pipeline", "budget", "review", "alice", "smith", "the", "and", "why?",
          "@bob", "https://x.org/a", "carol@x.org", "#ops", "\n", "Ünïcode", "release",
          "Paris", "notes.md", "fixed", "Bob", "wrote", "[tool]", "release notes draft"]  # fmt: skip
@@ -37,6 +38,10 @@ record = st.fixed_dictionaries(
         "replyTo": st.sampled_from(["m0", "m1", "", None]),
         "reply_to": st.sampled_from(["m2", ""]),
         "role": st.sampled_from(["user", "tool"]),
+        "extra": st.fixed_dictionaries(
+            {},
+            optional={k: st.lists(st.sampled_from(NAMES), max_size=3) for k in ("to", "cc", "bcc")},
+        ),
     },
 )
 
@@ -72,7 +77,7 @@ def test_a_batch_past_the_spool_batch_and_on_disk():
     assert got == plain_lines(copy.deepcopy(records))
 
 
-def test_the_common_chat_message_is_packed_and_the_others_are_not():
+def test_the_common_chat_and_mail_messages_are_packed_and_the_others_are_not():
     conv = Conversation()
     records = [
         {"textChunks": ["deploy the pipeline"], "format": "slack", "id": "a",
@@ -81,10 +86,14 @@ def test_the_common_chat_message_is_packed_and_the_others_are_not():
          "metadata": {"speaker": "Ann", "listeners": ["Bo"]}},
         {"textChunks": ["hi"], "format": "slack", "metadata": {"speaker": "Ann", "listeners": ["ANN"]}},
         {"textChunks": ["hi"], "format": "mbox", "metadata": {"speaker": "Ann", "listeners": []}},
+        {"textChunks": ["hi"], "format": "mbox", "replyTo": "a",
+         "metadata": {"speaker": "Ann", "listeners": []}},
+        {"textChunks": ["hi"], "format": "mbox",
+         "metadata": {"speaker": "Ann <ann@x.org>", "listeners": ["ANN@x.org"]}},
     ]  # fmt: skip
     people = [(r["metadata"]["speaker"], r["metadata"]["listeners"]) for r in records]
     items, dumps = packed.pack(records, people, conv.observe_records(records))
-    assert [type(x) for x in items] == [tuple, dict, dict, dict]
+    assert [type(x) for x in items] == [tuple, dict, dict, tuple, dict, dict]
     assert items[0][1:] == ("Ann", ["Bo"], ["ops"], "a", "slack")
     assert dumps[0] == ["deploy", "pipeline"]
 

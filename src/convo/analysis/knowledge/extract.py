@@ -65,13 +65,8 @@ from convo.analysis.knowledge.metadata import (
     typeagent_knowledge,
 )
 from convo.analysis.knowledge.spool import two_passes
-from convo.analysis.knowledge.tagtopics import (
-    dedupe as _dedupe,
-    firsts,
-    ranked_topics,
-    tag_topics,
-    topic_tags,
-)
+from convo.analysis.knowledge.tagtopics import dedupe as _dedupe
+from convo.analysis.knowledge.tagtopics import first_topics, ranked_topics, topic_tags
 from convo.analysis.knowledge.text import clean_subject
 from convo.core import fields
 from convo.core.knowledge_schema import KnowledgeResponse
@@ -408,19 +403,16 @@ def topics_of(record: dict[str, Any], a: Analysis, conv: Conversation | None) ->
     """A message's topics: its subject, tags, hashtags, then key phrases, deduplicated."""
     subject = record.get("subject")
     tags = record.get("tags")
-    if conv is not None and conv.stats.docs and subject is None and not a.hashtags:
-        seen = tag_topics(tags)  # most messages: their tags are their first topics
-    else:
+    if conv is None or not conv.stats.docs:
         topics = [clean_subject(subject)] if isinstance(subject, str) else []
         if tags:
             topics += topic_tags(tags)
         topics += a.hashtags
-        if conv is None or not conv.stats.docs:
-            names = conv.name_words if conv is not None else _own_name_words(record, a)
-            stats = conv.stats if conv is not None else None
-            topics += rank(a.candidates, stats, exclude=topics, names=names)
-            return _dedupe(topics)
-        seen = firsts(topics)
+        names = conv.name_words if conv is not None else _own_name_words(record, a)
+        stats = conv.stats if conv is not None else None
+        topics += rank(a.candidates, stats, exclude=topics, names=names)
+        return _dedupe(topics)
+    seen = first_topics(subject, tags, a.hashtags)
     return ranked_topics(seen, a.candidates, conv.stats, conv.name_words)
 
 

@@ -30,6 +30,8 @@ import orjson
 from convo.analysis.knowledge.body_analysis import Analysis
 from convo.analysis.knowledge.extract import Conversation
 from convo.analysis.knowledge.lines import _ENTITIES, _ID, _SOURCE, Lines
+from convo.analysis.knowledge.email import email_fields, mail_parts
+from convo.analysis.knowledge.mailpeople import MESSAGE, unmerged
 from convo.analysis.knowledge.metadata import is_email
 from convo.analysis.knowledge.spool import BATCH, SpoolWriter, batches, drop_text, read_blobs
 from convo.core import fields
@@ -64,19 +66,62 @@ def pack(
     dumps: list[Any] = []
     add, dump = items.append, dumps.append
     for record, (speaker, listeners), a in zip(records, people, analyses, strict=True):
+        item = None
         if (
-            speaker and not (a.mentions or a.emails or a.urls or a.entities or a.hashtags)
-            and not (a.questions and listeners) and record.get("subject") is None
-            and not is_email(record)
+            speaker and not (a.mentions or a.emails or a.urls or a.entities)
+            and not (a.questions and listeners)
         ):  # fmt: skip
-            item = _chat_item(record, speaker, listeners)
-            if item is not None:
-                add(item)
-                dump(a.candidates)
-                continue
-        add(record)
-        dump(a.dump())
+            if is_email(record):
+                item = _mail_item(record, speaker, a.hashtags)
+            elif not a.hashtags and record.get("subject") is None:
+                item = _chat_item(record, speaker, listeners)
+        if item is None:
+            add(record)
+            dump(a.dump())
+        else:
+            add(item)
+            dump(a.candidates)
     return items, dumps
+
+
+def _head(record: dict[str, Any]) -> bytes:
+    """A line's start up to its entities: its ids as JSON (``Lines._join``'s)."""
+    rid, sid = record.get("id"), record.get("source_id")
+    return b"".join((
+        _ID, orjson.dumps(rid if isinstance(rid, str) and rid else None),
+        _SOURCE, orjson.dumps(sid if isinstance(sid, str) and sid else None),
+        _ENTITIES,
+    ))  # fmt: skip
+
+
+class _MailKeys(dict[str, tuple[str, ...]]):
+    """An address value -> the keys of its entities (``mailpeople.mail_person``'s: the
+    case folds of its display name and address). At most ``_FOLDS_MAX`` kept."""
+
+    def __missing__(self, value: str) -> tuple[str, ...]:
+        if len(self) >= _FOLDS_MAX:
+            self.clear()
+        keys = self[value] = tuple(x.casefold() for x in mail_parts(value) if x)
+        return keys
+
+
+_MAIL_KEYS = _MailKeys()
+_MESSAGE_KEY = MESSAGE.casefold()
+
+
+def _mail_item(record: dict[str, Any], speaker: str, hashtags: list[str]) -> tuple[Any, ...] | None:
+    """The tuple of a mail message that replies to nothing and whose entities would not
+    merge (``mailpeople.unmerged``); else None."""
+    if record.get("replyTo", record.get("reply_to")):
+        return None
+    sender, to, cc, bcc = email_fields(record)
+    values = [sender, *to, *cc, *bcc]
+    keys = [key for value in values for key in _MAIL_KEYS[value]]
+    keys.append(_MESSAGE_KEY)
+    if not unmerged(keys):
+        return None
+    return (_head(record), speaker, values, len(to), record.get("subject"),
+            record.get("tags"), hashtags, record.get("id"), record.get("format"))  # fmt: skip
 
 
 def _chat_item(record: dict[str, Any], speaker: str, listeners: list[str]) -> tuple[Any, ...] | None:
@@ -92,13 +137,8 @@ def _chat_item(record: dict[str, Any], speaker: str, listeners: list[str]) -> tu
     unique = set(keys)
     if len(unique) != len(keys) or not _ROLES.isdisjoint(unique):
         return None
-    rid, sid = record.get("id"), record.get("source_id")
-    head = b"".join((  # ``Lines._join``'s
-        _ID, orjson.dumps(rid if isinstance(rid, str) and rid else None),
-        _SOURCE, orjson.dumps(sid if isinstance(sid, str) and sid else None),
-        _ENTITIES,
-    ))  # fmt: skip
-    return (head, speaker, listeners, record.get("tags"), rid, record.get("format"))
+    return (_head(record), speaker, listeners, record.get("tags"), record.get("id"),
+            record.get("format"))  # fmt: skip
 
 
 def lines(records: Iterable[dict[str, Any]], conv: Conversation, memory: int) -> Iterator[bytes]:

@@ -8,6 +8,7 @@ from collections.abc import Collection, Iterable
 from typing import Any
 
 from convo.analysis.knowledge.keyphrases import PhraseStats, top_phrases
+from convo.analysis.knowledge.text import clean_subject
 
 _CACHE_MAX = 1 << 16  # entries of a cache (bounded memory)
 
@@ -65,6 +66,18 @@ def tag_topics(tags: Any) -> dict[str, str]:
             _TAG_TOPICS.clear()
         found = _TAG_TOPICS[key] = firsts(topic_tags(tags))
     return found
+
+
+def first_topics(subject: Any, tags: Any, hashtags: list[str]) -> dict[str, str]:
+    """``firsts`` of a message's subject (without ``Re:``), tags and hashtags (read only:
+    it may be ``tag_topics``')."""
+    if subject is None and not hashtags:
+        return tag_topics(tags)  # most messages: their tags are their first topics
+    topics = [clean_subject(subject)] if isinstance(subject, str) else []
+    if tags:
+        topics += topic_tags(tags)
+    topics += hashtags
+    return firsts(topics)
 
 
 def dedupe(items: Iterable[str]) -> list[str]:
