@@ -25,8 +25,10 @@ record = st.fixed_dictionaries(
     {
         "textChunks": st.lists(TEXT, max_size=2),
         "metadata": st.fixed_dictionaries(
-            {"speaker": st.one_of(st.none(), st.sampled_from(NAMES)),
-             "listeners": st.lists(st.sampled_from(NAMES), max_size=3)}  # fmt: skip
+            {
+                "speaker": st.one_of(st.none(), st.sampled_from(NAMES)),
+                "listeners": st.lists(st.sampled_from(NAMES), max_size=3),
+            }
         ),
         "format": st.sampled_from(["slack", "mbox", "discord"]),
         "id": st.one_of(st.none(), st.sampled_from(["m0", "m1", "m2"])),

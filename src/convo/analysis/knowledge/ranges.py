@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
 
+from convo.analysis.knowledge import packed
 from convo.analysis.knowledge.body_analysis import Analysis
 from convo.analysis.knowledge.dicts import Plain
 from convo.analysis.knowledge.extract import (
@@ -40,10 +41,8 @@ from convo.analysis.knowledge.extract import (
     Conversation,
     plain_all,
     replay,
-    replay_batches,
     typeagent_knowledge,
 )
-from convo.analysis.knowledge import packed
 from convo.analysis.knowledge.lines import Lines, knowledge_line
 from convo.analysis.knowledge.metadata import email_format_names, use_email_format_names
 from convo.analysis.knowledge.spool import BATCH, SpoolWriter, batches, read_batches
