@@ -2,7 +2,9 @@
 
 The first pass writes each record (without its text, which the analysis has read) and
 its ``Analysis.dump()``; the second reads them back in the same order (``extract.replay``
-in one process, ``ranges`` per byte range), so no text is read or analysed twice.
+in one process, ``ranges`` per byte range), so no text is read or analysed twice. For
+``convo knowledge -f jsonl`` on one core, ``packed`` spools the common chat and mail
+message as a tuple instead of its record (``add_packed``, ``read_blobs``).
 
 ``two_passes`` runs both passes over any records a batch of ``BATCH`` at a time: the
 first pass analyses a batch (``Conversation.observe_records``) and spools it, the
