@@ -57,7 +57,7 @@ from convo.analysis.knowledge.batched import analyse_all
 from convo.analysis.knowledge.body_analysis import Analysis, analyse
 from convo.analysis.knowledge.dicts import Plain, action, merge_entities, response
 from convo.analysis.knowledge.email import mail_parts, person_name
-from convo.analysis.knowledge.keyphrases import PhraseStats, rank, top_phrases
+from convo.analysis.knowledge.keyphrases import PhraseStats, rank
 from convo.analysis.knowledge.metadata import (
     is_email,
     metadata_knowledge,
@@ -65,7 +65,8 @@ from convo.analysis.knowledge.metadata import (
     typeagent_knowledge,
 )
 from convo.analysis.knowledge.spool import two_passes
-from convo.analysis.knowledge.tagtopics import firsts, tag_topics, topic_tags
+from convo.analysis.knowledge.tagtopics import dedupe as _dedupe
+from convo.analysis.knowledge.tagtopics import first_topics, ranked_topics, topic_tags
 from convo.analysis.knowledge.text import clean_subject
 from convo.core import fields
 from convo.core.knowledge_schema import KnowledgeResponse
@@ -139,10 +140,6 @@ def _own_name_words(record: dict[str, Any], a: Analysis) -> set[str]:
 
 
 _LISTENERS, _CANDIDATES = itemgetter(1), attrgetter("candidates")  # C loops of a batch
-
-
-def _dedupe(items: Iterable[str]) -> list[str]:
-    return list(firsts(items).values())
 
 
 class Conversation:
@@ -257,6 +254,11 @@ class Conversation:
         for rid, parent in found.items():
             self._parents.setdefault(rid, parent)
 
+    def note_speaker(self, rid: Any, fmt: Any, speaker: str) -> None:
+        """``note_parent`` of a record of id ``rid`` and format ``fmt`` from ``speaker``."""
+        if isinstance(rid, str) and rid in self.wanted:
+            self._parents.setdefault(rid, ({"format": fmt}, speaker))
+
     def note_parent(self, record: dict[str, Any], speaker: str | None = None) -> None:
         rid = record.get("id")
         if not (isinstance(rid, str) and rid in self.wanted):
@@ -273,9 +275,15 @@ class Conversation:
         """``observe`` for a record dict; returns its analysis (for the second pass)."""
         return self.observe_records([record])[0]
 
-    def observe_records(self, records: list[dict[str, Any]]) -> list[Analysis]:
-        """``observe_record`` of each in turn (``batched``, ``PhraseStats.observe_many``)."""
-        people = list(map(fields.people, records))
+    def observe_records(
+        self,
+        records: list[dict[str, Any]],
+        people: list[tuple[str | None, list[str]]] | None = None,
+    ) -> list[Analysis]:
+        """``observe_record`` of each in turn (``batched``, ``PhraseStats.observe_many``);
+        ``people``: ``fields.people`` of each, when the caller has them."""
+        if people is None:
+            people = list(map(fields.people, records))
         analyses = analyse_all(records, list(map(_LISTENERS, people)))
         self._learn_all(records, people, analyses)
         self.stats.observe_many(list(map(_CANDIDATES, analyses)))
@@ -395,27 +403,17 @@ def topics_of(record: dict[str, Any], a: Analysis, conv: Conversation | None) ->
     """A message's topics: its subject, tags, hashtags, then key phrases, deduplicated."""
     subject = record.get("subject")
     tags = record.get("tags")
-    if conv is not None and conv.stats.docs and subject is None and not a.hashtags:
-        seen = tag_topics(tags)  # most messages: their tags are their first topics
-    else:
+    if conv is None or not conv.stats.docs:
         topics = [clean_subject(subject)] if isinstance(subject, str) else []
         if tags:
             topics += topic_tags(tags)
         topics += a.hashtags
-        if conv is None or not conv.stats.docs:
-            names = conv.name_words if conv is not None else _own_name_words(record, a)
-            stats = conv.stats if conv is not None else None
-            topics += rank(a.candidates, stats, exclude=topics, names=names)
-            return _dedupe(topics)
-        seen = firsts(topics)
-    if not a.candidates:
-        return list(seen.values())
-    # The keys are the phrases ``keyphrases.skipped(topics)`` rules out (case folding
-    # keeps whitespace and makes none), so a key phrase that is its own case fold is
-    # its own key, a new one: then the topics are the keys' spellings and the phrases.
-    top, folded = top_phrases(a.candidates, conv.stats.ranking(), seen.keys(), conv.name_words)
-    found = [*seen.values(), *top]
-    return found if folded else _dedupe(found)
+        names = conv.name_words if conv is not None else _own_name_words(record, a)
+        stats = conv.stats if conv is not None else None
+        topics += rank(a.candidates, stats, exclude=topics, names=names)
+        return _dedupe(topics)
+    seen = first_topics(subject, tags, a.hashtags)
+    return ranked_topics(seen, a.candidates, conv.stats, conv.name_words)
 
 
 def extract(

@@ -31,8 +31,10 @@ from convo.analysis.knowledge.email import email_fields
 from convo.analysis.knowledge.extract import Conversation, topics_of
 from convo.analysis.knowledge.mailpeople import MESSAGE, content_free, mail_person, unmerged
 from convo.analysis.knowledge.metadata import is_email
+from convo.analysis.knowledge.tagtopics import first_topics, ranked_topics, tag_topics
 from convo.core import fields
 
+_CHAT_ITEM = 6  # the length of ``packed.pack``'s tuple of a chat message (mail's: 9)
 _NAMES_MAX = 1 << 14  # people whose JSON name is kept (bounded memory)
 
 _ENTITY = b'{"name":%b,"type":["person"],"facets":null}'
@@ -167,6 +169,34 @@ class Lines:
             actions = _SPEAK % who
         return self._join(record, a, b",".join(map(_PERSON, people)), actions)
 
+    def item_line(self, item: Any, dump: list[Any]) -> bytes:
+        """The line of a spool item of ``packed.pack``: a record with its analysis dumped,
+        or a chat message's tuple with its candidates."""
+        if type(item) is tuple:
+            if len(item) == _CHAT_ITEM:
+                return self.packed_line(item, dump)
+            return self.packed_mail_line(item, dump)
+        return self.line(item, Analysis.load(dump))
+
+    def packed_line(self, item: tuple[Any, ...], cands: list[str]) -> bytes:
+        """The line of a chat message ``packed.pack`` took (``item``) with its key-phrase
+        candidates: ``_chat_line``'s, its tests made in the first pass."""
+        head, speaker, listeners, tags, rid, fmt = item
+        conv = self.conv
+        if conv.wanted:
+            conv.note_speaker(rid, fmt, speaker)
+        known = self._people
+        who = known[speaker]
+        if listeners:
+            people = list(map(known.__getitem__, listeners))
+            head_say = b"".join((_SAY_HEAD, who[0], _SAY_OBJECT))
+            actions = head_say + (b"," + head_say).join(map(_TO, people))
+            entities = b",".join((who[2], *map(_PERSON, people)))
+        else:
+            actions, entities = _SPEAK % who[0], who[2]
+        topics = ranked_topics(tag_topics(tags), cands, conv.stats, conv.name_words)
+        return b"".join((head, entities, _ACTIONS, actions, _TOPICS, orjson.dumps(topics), _END))
+
     def _join(self, record: dict[str, Any], a: Analysis, entities: bytes, actions: bytes) -> bytes:
         rid, sid = record.get("id"), record.get("source_id")  # ``fields.string`` of each
         return b"".join((  # ``_LINE``, joined: no format string read a line
@@ -176,30 +206,57 @@ class Lines:
             _TOPICS, orjson.dumps(topics_of(record, a, self.conv)), _END,
         ))  # fmt: skip
 
+    def _message_entity(self) -> tuple[bytes, bytes, str]:
+        """The message entity's JSON, its name's JSON and its key."""
+        if self._message is None:
+            name = self.conv.canonical(MESSAGE)
+            entity = {"name": name, "type": ["message"], "facets": None}
+            self._message = (orjson.dumps(entity), orjson.dumps(name), name.casefold())
+        return self._message
+
+    def _mail_pieces(
+        self, people: list[tuple[list[bytes], tuple[str, ...], list[bytes]]], to: int
+    ) -> tuple[list[bytes], list[bytes]]:
+        """The entities' JSON of a mail message's addresses (``_address`` of each: the
+        sender, its ``to`` To recipients, Cc and Bcc) and the message entity, and its
+        ``sent`` and ``received`` actions."""
+        message, email, _ = self._message_entity()
+        entities = [e for es, _, _ in people for e in es]
+        entities.append(message)
+        actions: list[bytes] = []
+        mine = people[0][2]
+        for _, _, theirs in people[1 : 1 + to]:  # TypeAgent's actions, per To recipient
+            actions += [_SENT % (s, email, r) for s in mine for r in theirs]
+            actions += [_RECEIVED % (r, email, s) for r in theirs for s in mine]
+        return entities, actions
+
+    def packed_mail_line(self, item: tuple[Any, ...], cands: list[str]) -> bytes:
+        """The line of a mail message ``packed.pack`` took (``item``) with its key-phrase
+        candidates: ``_mail_line``'s, its tests made in the first pass."""
+        head, speaker, values, to, subject, tags, hashtags, rid, fmt = item
+        conv = self.conv
+        if conv.wanted:
+            conv.note_speaker(rid, fmt, speaker)
+        entities, actions = self._mail_pieces(list(map(self._address, values)), to)
+        seen = first_topics(subject, tags, hashtags)
+        topics = ranked_topics(seen, cands, conv.stats, conv.name_words)
+        return b"".join((
+            head, b",".join(entities), _ACTIONS, b",".join(actions),
+            _TOPICS, orjson.dumps(topics), _END,
+        ))  # fmt: skip
+
     def _mail_line(self, record: dict[str, Any], a: Analysis, speaker: str) -> bytes | None:
         """The line of a mail message whose text adds nothing (``content_free``), from
         its addresses' pieces (``mailpeople``); None when its entities would merge."""
         conv = self.conv
         sender, to, cc, bcc = email_fields(record)
         people = [self._address(v) for v in (sender, *to, *cc, *bcc)]
-        if self._message is None:
-            name = conv.canonical(MESSAGE)
-            entity = {"name": name, "type": ["message"], "facets": None}
-            self._message = (orjson.dumps(entity), orjson.dumps(name), name.casefold())
-        message, email, message_key = self._message
         keys = [key for _, ks, _ in people for key in ks]
-        keys.append(message_key)
+        keys.append(self._message_entity()[2])
         if not unmerged(keys):
             return None
         conv.note_parent(record)
-        entities = [e for es, _, _ in people for e in es]
-        entities.append(message)
-        actions: list[bytes] = []
-        mine = people[0][2]
-        if to:  # TypeAgent's sent and received actions, per To recipient
-            for _, _, theirs in people[1 : 1 + len(to)]:
-                actions += [_SENT % (s, email, r) for s in mine for r in theirs]
-                actions += [_RECEIVED % (r, email, s) for r in theirs for s in mine]
+        entities, actions = self._mail_pieces(people, len(to))
         if record.get("replyTo", record.get("reply_to")):
             who = conv.canonical(conv.mailperson(speaker))
             actions += map(orjson.dumps, reply_actions(record, who, conv, conv.canonical))

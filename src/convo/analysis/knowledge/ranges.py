@@ -33,13 +33,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
 
+from convo.analysis.knowledge import packed
 from convo.analysis.knowledge.body_analysis import Analysis
 from convo.analysis.knowledge.dicts import Plain
 from convo.analysis.knowledge.extract import (
+    SPOOL_MEMORY,
     Conversation,
     plain_all,
     replay,
-    replay_batches,
     typeagent_knowledge,
 )
 from convo.analysis.knowledge.lines import Lines, knowledge_line
@@ -396,10 +397,8 @@ def knowledge_of_parts(
         for record, k in plain_all(records, metadata_only=True):
             out.write(knowledge_line(record, k))
         return None
-    conv = Conversation()
-    line = Lines(conv).line  # used once replay has observed every record
     with fewer_collections():  # as a range's passes: records by the thousand, no cycles
         # The records are parsed for this run (``_read``): their text goes in place.
-        for batch, analyses in replay_batches(records, conv, keep_text=False, own=True):
-            out.write(b"".join(map(line, batch, analyses)))  # one write a spool batch
+        for block in packed.lines(records, Conversation(), SPOOL_MEMORY):
+            out.write(block)  # one write a spool batch
     return None

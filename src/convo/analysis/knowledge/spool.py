@@ -2,7 +2,9 @@
 
 The first pass writes each record (without its text, which the analysis has read) and
 its ``Analysis.dump()``; the second reads them back in the same order (``extract.replay``
-in one process, ``ranges`` per byte range), so no text is read or analysed twice.
+in one process, ``ranges`` per byte range), so no text is read or analysed twice. For
+``convo knowledge -f jsonl`` on one core, ``packed`` spools the common chat and mail
+message as a tuple instead of its record (``add_packed``, ``read_blobs``).
 
 ``two_passes`` runs both passes over any records a batch of ``BATCH`` at a time: the
 first pass analyses a batch (``Conversation.observe_records``) and spools it, the
@@ -60,8 +62,12 @@ class SpoolWriter:
         """Each record with its analysis."""
         if len(records) != len(analyses):
             raise ValueError("a record without its analysis, or an analysis without its record")
-        self._records += records
-        self._dumps += Analysis.dump_all(analyses)
+        self.add_packed(records, Analysis.dump_all(analyses))
+
+    def add_packed(self, items: list[Any], dumps: list[Any]) -> None:
+        """Items with their dumps as they are (``packed.pack``'s: marshal's plain data)."""
+        self._records += items
+        self._dumps += dumps
         if len(self._records) >= BATCH:
             self._flush()
 
@@ -75,9 +81,17 @@ class SpoolWriter:
         try:
             blob = marshal.dumps(batch)
         except ValueError:  # a value marshal cannot write: as JSON would give it
-            blob = marshal.dumps(tuple(orjson.loads(orjson.dumps(items)) for items in batch))
+            blob = marshal.dumps((list(map(_as_json, self._records)), _as_json(self._dumps)))
         self.file.write(len(blob).to_bytes(_HEAD, "little") + blob)
         self._records, self._dumps = [], []
+
+
+def _as_json(value: Any) -> Any:
+    """``value`` as JSON would give it back; a tuple of ``packed.pack`` (its head bytes
+    first) stays one."""
+    if type(value) is tuple:
+        return (value[0], *orjson.loads(orjson.dumps(value[1:])))
+    return orjson.loads(orjson.dumps(value))
 
 
 def two_passes(
@@ -144,6 +158,11 @@ def read(file: IO[bytes]) -> Iterator[tuple[dict[str, Any], Analysis]]:
 
 def read_batches(file: IO[bytes]) -> Iterator[tuple[list[dict[str, Any]], list[Analysis]]]:
     """``read`` a blob at a time: its records and their analyses, two lists."""
-    while head := file.read(_HEAD):
-        records, dumps = marshal.loads(file.read(int.from_bytes(head, "little")))
+    for records, dumps in read_blobs(file):
         yield records, Analysis.load_all(dumps)
+
+
+def read_blobs(file: IO[bytes]) -> Iterator[tuple[list[Any], list[Any]]]:
+    """The two lists of each blob, as written (``add_packed``)."""
+    while head := file.read(_HEAD):
+        yield marshal.loads(file.read(int.from_bytes(head, "little")))

@@ -1,11 +1,14 @@
 """A message's first topics: its tags (not those that say what kind it is), and each
 topic's key, the same for every spelling (``firsts``); ``extract.topics_of`` adds the
-subject, hashtags and key phrases."""
+subject and hashtags, and the key phrases (``ranked_topics``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
+
+from convo.analysis.knowledge.keyphrases import PhraseStats, top_phrases
+from convo.analysis.knowledge.text import clean_subject
 
 _CACHE_MAX = 1 << 16  # entries of a cache (bounded memory)
 
@@ -63,3 +66,36 @@ def tag_topics(tags: Any) -> dict[str, str]:
             _TAG_TOPICS.clear()
         found = _TAG_TOPICS[key] = firsts(topic_tags(tags))
     return found
+
+
+def first_topics(subject: Any, tags: Any, hashtags: list[str]) -> dict[str, str]:
+    """``firsts`` of a message's subject (without ``Re:``), tags and hashtags (read only:
+    it may be ``tag_topics``')."""
+    if subject is None and not hashtags:
+        return tag_topics(tags)  # most messages: their tags are their first topics
+    topics = [clean_subject(subject)] if isinstance(subject, str) else []
+    if tags:
+        topics += topic_tags(tags)
+    topics += hashtags
+    return firsts(topics)
+
+
+def dedupe(items: Iterable[str]) -> list[str]:
+    """The topics ``items``, each key's first spelling (``firsts``)."""
+    return list(firsts(items).values())
+
+
+def ranked_topics(
+    seen: dict[str, str], cands: list[str], stats: PhraseStats, names: Collection[str]
+) -> list[str]:
+    """The topics ``seen`` (``firsts`` of the subject, tags and hashtags) then the best
+    of the key-phrase candidates ``cands`` on the conversation's ``stats`` (words of
+    people's ``names`` are not topics), deduplicated."""
+    if not cands:
+        return list(seen.values())
+    # The keys are the phrases ``keyphrases.skipped(topics)`` rules out (case folding
+    # keeps whitespace and makes none), so a key phrase that is its own case fold is
+    # its own key, a new one: then the topics are the keys' spellings and the phrases.
+    top, folded = top_phrases(cands, stats.ranking(), seen.keys(), names)
+    found = [*seen.values(), *top]
+    return found if folded else dedupe(found)
