@@ -39,11 +39,10 @@ OWN_SPECS = (
 
 def search(*, fts: bool = False, mode: str | None = None, args: ReadArgs) -> int:
     """Ranked search of the store by what you type, best first."""
-    from convo.core.errors import NoStore, UsageError
+    from convo.core.errors import UsageError
     from convo.embed.blas import one_thread
     from convo.output.env import Environment
     from convo.output.progress import progress
-    from convo.store import Store
 
     one_thread()  # before numpy loads: no BLAS thread pool (convo.embed.blas)
     # Every argument is text: search reads the store, never a file.
@@ -57,9 +56,7 @@ def search(*, fts: bool = False, mode: str | None = None, args: ReadArgs) -> int
     env = Environment()
     fmt = output_format(env, args)
     query, limit = unlimited(args)
-    store = Store(args.where()["store"], tz=args.tz, utc=args.utc, people=args.load_people())
-    if not store.path.exists():  # as `similar` says (it answered nothing, exit 0)
-        raise NoStore(str(store.path))
+    store = args.open_store()  # a missing store is NoStore (it answered nothing, exit 0)
     with progress(env, "indexing") as track:
         hits = store.search(text, query, limit=limit, fts=fts, mode=mode, track=track)
     if hits.note:

@@ -18,10 +18,9 @@ from convo.cli.read_args import ReadArgs
 def similar(*, args: ReadArgs) -> int:
     """The messages nearest in meaning to message ID, best first."""
     from convo.cli.commands.search import output_format, show_hits, unlimited
-    from convo.core.errors import NoStore, UsageError
+    from convo.core.errors import UsageError
     from convo.embed.blas import one_thread
     from convo.output.env import Environment
-    from convo.store import Store
 
     one_thread()  # before numpy loads: no BLAS thread pool (convo.embed.blas)
 
@@ -34,9 +33,7 @@ def similar(*, args: ReadArgs) -> int:
     env = Environment()
     fmt = output_format(env, args, "similar")
     query, limit = unlimited(args)
-    store = Store(args.where()["store"], tz=args.tz, utc=args.utc, people=args.load_people())
-    if not store.path.exists():
-        raise NoStore(str(store.path))
+    store = args.open_store()  # a missing store is NoStore (it answered nothing, exit 0)
     show_hits(env, store.similar(ident, query, limit=limit), fmt, utc=args.utc)
     return 0
 
