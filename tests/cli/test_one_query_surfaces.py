@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import orjson
 import pytest
+from tests.cli.test_one_query import PEOPLE
 from tests.conftest import SAMPLE_DATA, saved_store
 from typer.testing import CliRunner
 
@@ -27,22 +28,13 @@ QUERIES = [
     "from:ally", "NOT (from:alice OR format:slack)",
 ]  # fmt: skip
 SEARCHES = ["jwt", "token refresh", "from:alice tag:security", "jwt -from:bob", "sessions"]
-PEOPLE = """
-[people.alice]
-name = "Alice Smith"
-names = ["Alice Smith", "Alice", "alice_dev", "Ally"]
-addresses = ["alice@example.org"]
-"""
 
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
     folder = tmp_path_factory.mktemp("surfaces")
-    path = folder / "store.jsonl"
-    saved_store(path, SAMPLE_DATA)
-    people = folder / "people.toml"
-    people.write_text(PEOPLE)
-    return path, people
+    (folder / "people.toml").write_text(PEOPLE)  # test_one_query's: Ally is Alice
+    return saved_store(folder / "store.jsonl", SAMPLE_DATA), folder / "people.toml"
 
 
 def _cli(store, *argv) -> list[str]:
