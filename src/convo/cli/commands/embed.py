@@ -61,11 +61,11 @@ def embed(
         raise NoStore(str(path))
     if check_:
         return check(path)
+    from convo.cli.runtime import environment
     from convo.embed import embed_store
-    from convo.output.env import Environment
     from convo.output.progress import position_bar
 
-    with position_bar(Environment(), "embedding") as update:
+    with position_bar(environment(), "embedding") as update:
         r = embed_store(path, model, update, rebuild=rebuild, on_save=on_save)
     if on_save is not None:
         say("saves embed what they add" if on_save else "saves no longer embed")

@@ -38,10 +38,10 @@ def index(
         raise NoStore(str(path))
     if check_:
         return _check(path)
-    from convo.output.env import Environment
+    from convo.cli.runtime import environment
     from convo.output.progress import progress
 
-    with progress(Environment(), "indexing") as track:
+    with progress(environment(), "indexing") as track:
         # --rebuild builds beside the old index and renames over it: a kill keeps the old
         result = refresh(path, create=True, wait=True, track=track, rebuild_all=rebuild)
     for note in result.notes:

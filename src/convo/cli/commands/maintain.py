@@ -118,11 +118,11 @@ def rm(
     args: ReadArgs,
 ) -> int:
     """Remove the messages a query selects from the store (and/or ids piped to -)."""
-    from convo.output.env import Environment
+    from convo.cli.runtime import environment
 
     st = args.open_store()
     query, ids = _selection(args, st)
-    env = Environment()
+    env = environment()
     ask = not yes and not dry_run and env.stdin_isatty and env.stderr_isatty
     if dry_run or ask:
         with _lines_read("reading") as track:

@@ -39,9 +39,9 @@ OWN_SPECS = (
 
 def search(*, fts: bool = False, mode: str | None = None, args: ReadArgs) -> int:
     """Ranked search of the store by what you type, best first."""
+    from convo.cli.runtime import environment
     from convo.core.errors import UsageError
     from convo.embed.blas import one_thread
-    from convo.output.env import Environment
     from convo.output.progress import progress
 
     one_thread()  # before numpy loads: no BLAS thread pool (convo.embed.blas)
@@ -53,7 +53,7 @@ def search(*, fts: bool = False, mode: str | None = None, args: ReadArgs) -> int
             "nothing to search for",
             hint="convo search WORDS... (a question, an error string, from:NAME)",
         )
-    env = Environment()
+    env = environment()
     fmt = output_format(env, args)
     query, limit = unlimited(args)
     store = args.open_store()  # a missing store is NoStore (it answered nothing, exit 0)

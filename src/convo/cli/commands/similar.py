@@ -18,9 +18,9 @@ from convo.cli.read_args import ReadArgs
 def similar(*, args: ReadArgs) -> int:
     """The messages nearest in meaning to message ID, best first."""
     from convo.cli.commands.search import output_format, show_hits, unlimited
+    from convo.cli.runtime import environment
     from convo.core.errors import UsageError
     from convo.embed.blas import one_thread
-    from convo.output.env import Environment
 
     one_thread()  # before numpy loads: no BLAS thread pool (convo.embed.blas)
 
@@ -30,7 +30,7 @@ def similar(*, args: ReadArgs) -> int:
         raise UsageError("give a message id", hint="convo similar ID [QUERY] (ids: `convo list`)")
     ident = args.words[0]
     args.inputs, args.query = [], " ".join(args.words[1:])
-    env = Environment()
+    env = environment()
     fmt = output_format(env, args, "similar")
     query, limit = unlimited(args)
     store = args.open_store()  # a missing store is NoStore (it answered nothing, exit 0)
