@@ -35,8 +35,8 @@ from convo.core import fields
 from convo.core.errors import UsageError
 from convo.core.timestamps import offset_text
 from convo.store import Store
+from convo.store.api import SEARCH_LIMIT
 
-DEFAULT_LIMIT = 20  # convo search's
 MAX_LIMIT = 500
 FACETS = 30
 MAX_DEPTH = 8
@@ -234,7 +234,7 @@ def _seconds(value: Any) -> TypeGuard[float]:
 
 def _limit(value: str | None) -> int:
     if not value:
-        return DEFAULT_LIMIT
+        return SEARCH_LIMIT
     try:
         n = int(value)
     except ValueError:

@@ -29,7 +29,6 @@ from convo.cli.runtime import err
 if TYPE_CHECKING:
     import typer
 
-DEFAULT_LIMIT = 20
 # Search's own options; declared once, for typer (``register``) and cli/fast_search.py.
 OWN_SPECS = (
     Spec("fts", bool, False, ("--fts",), 'The text is FTS5 syntax: "a phrase", prefix*, a OR b, NOT, NEAR(a b).'),
@@ -92,9 +91,11 @@ def output_format(env: Any, args: ReadArgs, command: str = "search") -> str:
 
 
 def unlimited(args: ReadArgs) -> tuple[Any, int]:
-    """The filters as a query without a limit, and the limit (``-n``, else 20)."""
+    """The filters as a query without a limit, and the limit (``-n``, else ``Store.search``'s)."""
+    from convo.store.api import SEARCH_LIMIT
+
     query = args.build_query()
-    limit = DEFAULT_LIMIT if query.limit is None else query.limit
+    limit = SEARCH_LIMIT if query.limit is None else query.limit
     return query.replace(limit=None), limit
 
 
