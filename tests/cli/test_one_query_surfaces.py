@@ -137,3 +137,24 @@ def test_servers_and_maintenance_open_the_configured_store(tmp_path, monkeypatch
     assert served.real == path.resolve() and served.tz == "Europe/Berlin"
     r = CliRunner().invoke(app, ["serve", "--tz", "Nowhere/Else"])
     assert r.exit_code == 2 and "bad --tz" in r.stderr
+
+
+def test_search_shows_times_in_the_zone_list_shows_them(store):
+    """``--tz`` (or the config file's) is the zone of the search table's times, as of
+    every read command's; under each hit, the id ``convo show --thread`` takes."""
+    path, _ = store
+    tty = {"CONVO_FORCE_TTY": "1", "COLUMNS": "200"}
+    ids = _cli(store, "search", "-f", "jsonl", "jwt")
+    got = {}
+    for tz in ("Asia/Tokyo", "America/Los_Angeles"):
+        argv = ["--store", str(path), "search", "--tz", tz, "-n", "1", "jwt"]
+        r = CliRunner().invoke(app, argv, env=tty)
+        assert r.exit_code == 0, r.output
+        got[tz] = r.stdout
+    record = next(Store(path).query(f"id:{ids[0]}"))
+    from convo.core.timestamps import get_zone
+    from convo.output.views.common import record_time
+
+    for tz, out in got.items():
+        assert record_time(record, zone=get_zone(tz)) in out
+    assert (record.get("thread") or "") in got["Asia/Tokyo"]

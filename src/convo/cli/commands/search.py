@@ -74,7 +74,7 @@ def search(*, fts: bool = False, mode: str | None = None, args: ReadArgs) -> int
             f"note: more than {hits.window:,} messages match; the {hits.window:,} most recent"
             " were ranked (a phrase, more words or a filter narrows the search)"
         )
-    show_hits(env, hits, fmt, utc=args.utc)
+    show_hits(env, hits, fmt, args)
     return 0
 
 
@@ -99,13 +99,18 @@ def unlimited(args: ReadArgs) -> tuple[Any, int]:
     return query.replace(limit=None), limit
 
 
-def show_hits(env: Any, hits: Any, fmt: str, *, utc: bool) -> None:
-    """The hits as the table, or as JSON(L) records with their score (and the search's
+def show_hits(env: Any, hits: Any, fmt: str, args: ReadArgs) -> None:
+    """The hits as the table (times as every read command shows them: ``--tz``, the
+    config file's, ``--utc``), or as JSON(L) records with their score (and the search's
     notice, once, on stderr)."""
     if hits.notice:
         err(f"note: {hits.notice}")
     if fmt == "table":
-        _table(env, hits, utc=utc)
+        from convo.output.views.search import render
+
+        render(hits, env.console(), args.write_options())
+        if not hits:
+            err("no matches")
     else:
         _json_out(env, hits, fmt)
 
@@ -124,51 +129,6 @@ def _json_out(env: Any, hits: Any, fmt: str) -> None:
         for d in docs:
             out.write(orjson.dumps(d) + b"\n")
     out.flush()
-
-
-def snippet_text(pieces: list[tuple[str, bool]]):
-    """The snippet as rich Text (``output.views.search``)."""
-    from convo.output.views import search
-
-    return search.snippet_text(pieces)
-
-
-def _table(env: Any, hits: Any, *, utc: bool) -> None:
-    from rich.table import Table
-    from rich.text import Text
-
-    from convo.core import fields
-    from convo.core.text.terminal import one_line
-    from convo.output.views.common import record_time
-
-    # Rank, match and time are never cut; the snippet takes the free width, and under it
-    # the thread, whole, as `convo show --thread` takes it.
-    table = Table(show_lines=False, expand=True)
-    table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("match", justify="right", no_wrap=True, min_width=5)
-    why = hits.mode != "fts"
-    if why:
-        table.add_column("why", no_wrap=True, min_width=7)
-    table.add_column("time", no_wrap=True, min_width=19)
-    table.add_column(
-        "speaker", ratio=1, min_width=10, max_width=24, overflow="ellipsis", no_wrap=True
-    )
-    table.add_column("snippet · thread", ratio=4, min_width=20, overflow="fold")
-    from convo.output.views.search import relevance
-
-    percents = relevance([h.score for h in hits])
-    for rank, (h, percent) in enumerate(zip(hits, percents, strict=True), 1):
-        thread = fields.string(h.record, "thread") or fields.record_id(h.record) or ""
-        cells = [Text(str(rank)), Text(f"{percent}%"), *([Text(h.why)] if why else [])]
-        table.add_row(
-            *cells, Text(record_time(h.record, utc=utc)),
-            Text(one_line(fields.speaker_label(h.record), 30)),
-            snippet_text(h.snippet).append("\n" + one_line(thread), style="dim"),
-        )  # fmt: skip
-    console = env.console()
-    console.print(table)
-    if not hits:
-        err("no matches")
 
 
 def specs() -> tuple[Spec, ...]:

@@ -34,7 +34,7 @@ def similar(*, args: ReadArgs) -> int:
     fmt = output_format(env, args, "similar")
     query, limit = unlimited(args)
     store = args.open_store()  # a missing store is NoStore (it answered nothing, exit 0)
-    show_hits(env, store.similar(ident, query, limit=limit), fmt, utc=args.utc)
+    show_hits(env, store.similar(ident, query, limit=limit), fmt, args)
     return 0
 
 
