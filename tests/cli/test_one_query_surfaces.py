@@ -158,3 +158,22 @@ def test_search_shows_times_in_the_zone_list_shows_them(store):
     for tz, out in got.items():
         assert record_time(record, zone=get_zone(tz)) in out
     assert (record.get("thread") or "") in got["Asia/Tokyo"]
+
+
+@pytest.mark.parametrize("q", ["", "tag:security", "from:ally"])
+def test_people_and_stats_through_cli_and_mcp(store, q):
+    """MCP ``people`` and ``stats`` are ``convo people`` and ``convo stats``: the same
+    library calls over the same selection, with the people file."""
+    words = ["--", q] if q else []
+    path, people = store
+    base = ["--store", str(path), "--people", str(people)]
+
+    def cli(*argv: str):
+        r = CliRunner().invoke(app, [*base, *argv, "-f", "json", *words])
+        assert r.exit_code == 0, r.output
+        return orjson.loads(r.stdout)
+
+    archive = Archive(_store(store))
+    named = archive.call("people", {"query": q, "limit": 100})["people"]
+    assert named == cli("people")["identities"][:100]
+    assert archive.call("stats", {"query": q}) == cli("stats")
