@@ -113,6 +113,10 @@ def test_web_meaning_is_convo_search_by_meaning(store, tmp_path):
         cli = [orjson.loads(x)["id"] for x in r.stdout.splitlines()]
         web = Api(Store(copy)).search({"q": q, "mode": "meaning"})["hits"]
         assert cli and cli == [h["id"] for h in web]
+    argv = ["--store", str(copy), "similar", "--explain", "-f", "jsonl", cli[0], "format:slack"]
+    r = CliRunner().invoke(app, argv)
+    assert r.exit_code == 0, r.output
+    assert "plan: search (meaning); filters: scan (no index)" in r.stderr  # a copy, unindexed
 
 
 def test_servers_and_maintenance_open_the_configured_store(tmp_path, monkeypatch):
@@ -177,3 +181,20 @@ def test_people_and_stats_through_cli_and_mcp(store, q):
     named = archive.call("people", {"query": q, "limit": 100})["people"]
     assert named == cli("people")["identities"][:100]
     assert archive.call("stats", {"query": q}) == cli("stats")
+
+
+@pytest.mark.parametrize(
+    ("words", "said"),
+    [(["jwt"], "plan: search (fts); filters: none"),
+     (["jwt", "from:alice"], "plan: search (fts); filters: index (exact: from)"),
+     (["tag:security"], "plan: search (newest first); filters: index (exact: tag)"),
+     (["jwt", "--since", "2024-03"], "plan: search (fts); filters: index (exact: date)")],
+)  # fmt: skip
+def test_search_explains_its_plan_as_every_read_command(store, words, said):
+    path, _ = store
+    CliRunner().invoke(app, ["--store", str(path), "index"])
+    r = CliRunner().invoke(
+        app, ["--store", str(path), "search", "--explain", "-f", "jsonl", *words]
+    )
+    assert r.exit_code == 0, r.output
+    assert said in r.stderr

@@ -174,6 +174,16 @@ class Store(StoreFile):
             self, text, self.query_of(query), limit=limit, fts=fts, mode=mode, track=track
         )  # fmt: skip
 
+    def explain(
+        self, text: str | None, query: Query | str | None = None, *, fts: bool = False,
+        mode: str | None = None,
+    ) -> str:  # fmt: skip
+        """``--explain`` of ``search(text, query)`` (``text`` None: of ``similar``): the
+        ranking, and how the filters' candidates are found."""
+        from convo.store.searching import explain
+
+        return explain(self, text, self.query_of(query), fts=fts, mode=mode)
+
     def similar(
         self, message_id: str, query: Query | str | None = None, *, limit: int = 20
     ) -> Hits:

@@ -58,6 +58,8 @@ def search(*, fts: bool = False, mode: str | None = None, args: ReadArgs) -> int
     store = args.open_store()  # a missing store is NoStore (it answered nothing, exit 0)
     with progress(env, "indexing") as track:
         hits = store.search(text, query, limit=limit, fts=fts, mode=mode, track=track)
+    if args.explain:
+        err(store.explain(text, query, fts=fts, mode=mode))
     if hits.note:
         err(f"note: index not available ({hits.note}); searched without it")
     if hits.dropped:

@@ -18,7 +18,7 @@ from convo.cli.read_args import ReadArgs
 def similar(*, args: ReadArgs) -> int:
     """The messages nearest in meaning to message ID, best first."""
     from convo.cli.commands.search import output_format, show_hits, unlimited
-    from convo.cli.runtime import environment
+    from convo.cli.runtime import environment, err
     from convo.core.errors import UsageError
     from convo.embed.blas import one_thread
 
@@ -34,7 +34,10 @@ def similar(*, args: ReadArgs) -> int:
     fmt = output_format(env, args, "similar")
     query, limit = unlimited(args)
     store = args.open_store()  # a missing store is NoStore (it answered nothing, exit 0)
-    show_hits(env, store.similar(ident, query, limit=limit), fmt, args)
+    hits = store.similar(ident, query, limit=limit)
+    if args.explain:
+        err(store.explain(None, query))
+    show_hits(env, hits, fmt, args)
     return 0
 
 
