@@ -76,7 +76,7 @@ def _check(path) -> int:
     from convo.embed.vectors import paths
 
     if paths(path)[1].exists():  # the vectors too, when the store has some
-        from convo.cli.commands.embed import check as check_vectors
+        from convo.cli.vector_check import check as check_vectors
 
         vectors_ok = check_vectors(path) == 0
     return 0 if result.ok and vectors_ok else 1

@@ -17,7 +17,7 @@ from convo.cli.read_args import ReadArgs
 
 def similar(*, args: ReadArgs) -> int:
     """The messages nearest in meaning to message ID, best first."""
-    from convo.cli.commands.search import output_format, show_hits, unlimited
+    from convo.cli.hits import output_format, show_hits, unlimited
     from convo.cli.runtime import environment, err
     from convo.core.errors import UsageError
     from convo.embed.blas import one_thread
