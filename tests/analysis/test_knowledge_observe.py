@@ -16,10 +16,10 @@ from convo.analysis.knowledge.body_analysis import (
     _MARKER,
     BROADCAST,
     Analysis,
-    _said,
-    _side,
     analyse,
     message_body,
+    said_of,
+    with_side,
 )
 from convo.analysis.knowledge.entities import find
 from convo.analysis.knowledge.extract import Conversation
@@ -49,14 +49,14 @@ def _scanned(record: dict, listeners: list[str]) -> Analysis:
     """``analyse`` with ``scan`` run on every text (the plain rule)."""
     body = _MARKER.sub("", message_body(record))
     if not body:
-        return _side(record, Analysis([], [], [], [], [], [], [], []))
+        return with_side(record, Analysis([], [], [], [], [], [], [], []))
     marked = text.scan(body)
     mentions = [m for m in marked.mentions if m.casefold() not in BROADCAST]
     asked = text.questions(body) if listeners else []
     named = find(marked.plain)
-    return _side(record, Analysis(marked.urls, marked.emails, mentions, marked.hashtags, asked,
+    return with_side(record, Analysis(marked.urls, marked.emails, mentions, marked.hashtags, asked,
                     candidates(marked.plain), named,
-                    _said(record, marked.plain, named, listeners, mentions)))  # fmt: skip
+                    said_of(record, marked.plain, named, listeners, mentions)))  # fmt: skip
 
 
 @settings(max_examples=300, deadline=None)

@@ -89,3 +89,37 @@ def test_a_root_without_a_thread_field_heads_its_replies_thread(tmp_path):
     path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in recs))
     rows = [orjson.loads(x) for x in _run(path, "threads").stdout.splitlines()]
     assert [(r["thread"], r["messages"]) for r in rows] == [("a1", 2)]
+
+
+@pytest.mark.parametrize("command", ["threads", "people", "formats"])
+def test_summary_rows_are_one_list_in_every_format(store, command):
+    """``-f json``, ``jsonl`` and ``csv`` of a summary are one list of rows
+    (``output.views.rows.dicts_bytes``): the same rows, a spreadsheet cell escaped."""
+    import csv
+    import io
+
+    from convo.core.text.markup import csv_cell
+
+    def rows(fmt: str) -> str:
+        return _run(store, command, "-f", fmt).stdout
+
+    lines = [orjson.loads(x) for x in rows("jsonl").splitlines()]
+    whole = orjson.loads(rows("json"))
+    if command == "people":  # its JSON holds persons and merges beside the names
+        whole = whole["identities"]
+    assert lines == whole and lines
+    table = list(csv.reader(io.StringIO(rows("csv"))))
+    assert table[0] == list(lines[0]) and len(table) == len(lines) + 1
+    first = lines[0][table[0][0]]
+    assert table[1][0] == csv_cell(str(first))
+
+
+def test_a_formula_in_a_thread_title_is_text_in_csv(tmp_path):
+    path = tmp_path / "s.jsonl"
+    record = {"textChunks": ["=HYPERLINK(\"http://x\")"], "metadata": {"speaker": "=1+1",
+              "listeners": []}, "tags": [], "timestamp": "2024-01-01T00:00:00Z", "id": "f1",
+              "thread": "t1"}  # fmt: skip
+    path.write_bytes(orjson.dumps(record) + b"\n")
+    out = _run(path, "threads", "-f", "csv").stdout.splitlines()
+    assert out[0] == "thread,title,messages,participants,first,latest,formats"
+    assert "'=HYPERLINK" in out[1] and "'=1+1" in out[1]

@@ -33,6 +33,7 @@ from typing import Any
 from convo.analysis.frequent import Frequent
 from convo.analysis.stats import EPOCH_DAY, real_day
 from convo.core import fields
+from convo.core.timestamps import record_datetime
 
 THREADS = 50
 OPEN_THREADS = 100_000
@@ -78,7 +79,7 @@ class _Counter:
         when = None
         speaker = fields.speaker(record) or "(none)"
         if day != EPOCH_DAY and real_day(day):
-            when = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+            when = record_datetime(stamp)
             local = when.astimezone(self.zone)
             self.result.hours[local.weekday()][local.hour] += 1
             key = self.bucket(day)

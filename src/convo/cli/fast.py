@@ -32,7 +32,7 @@ _STRS = list[str] | None  # a repeatable option's annotation (cli/options.py)
 _GLOBAL_VALUES = {"--store": ("store", "CONVO_STORE"), "--people": ("people", "CONVO_PEOPLE")}
 
 
-class _Decline(Exception):
+class Decline(Exception):
     """Typer must read this command line."""
 
 
@@ -66,12 +66,12 @@ def run(argv: list[str], *, process: bool = False) -> int | None:
 
         specs = read_specs(None) + ORDER_SPECS
         values = parse(specs, rest[1:])
-    except _Decline:
+    except Decline:
         return None
-    return _invoke(func, top, values)
+    return invoke(func, top, values)
 
 
-def _invoke(func: Any, top: dict[str, Any], values: dict[str, Any]) -> int:
+def invoke(func: Any, top: dict[str, Any], values: dict[str, Any]) -> int:
     from convo.cli.options import read_args
     from convo.cli.order_options import order_args
     from convo.cli.runtime import apply_config, guarded, state
@@ -107,7 +107,7 @@ def _global(argv: list[str]) -> tuple[dict[str, Any], list[str]]:
             given.add(name)
             top["store_named"] = top["store_named"] or name == "--store"
         else:
-            raise _Decline
+            raise Decline
         i += 1
     for name, (key, envvar) in _GLOBAL_VALUES.items():
         if name not in given:
@@ -117,13 +117,13 @@ def _global(argv: list[str]) -> tuple[dict[str, Any], list[str]]:
 
 def _value(argv: list[str], i: int) -> str:
     if i >= len(argv) or (argv[i].startswith("-") and argv[i] != "-"):
-        raise _Decline  # missing, or click's reading of it is not obvious
+        raise Decline  # missing, or click's reading of it is not obvious
     return argv[i]
 
 
 def parse(specs: tuple[Spec, ...], argv: list[str]) -> dict[str, Any]:
     """The values of ``specs`` in ``argv`` by parameter name, as typer passes them (lists
-    as lists, absent ones as their defaults); ``_Decline`` when unsure."""
+    as lists, absent ones as their defaults); ``Decline`` when unsure."""
     by_decl = {d: s for s in specs for d in s.decls}
     argument = next(s for s in specs if not s.decls)
     values: dict[str, Any] = {s.name: s.default for s in specs}
@@ -158,13 +158,13 @@ def _option(by_decl: dict[str, Spec], argv: list[str], i: int) -> tuple[Spec, st
         name, eq, value = token.partition("=")
         spec = by_decl.get(name)
         if spec is None or (eq and spec.annotation is bool):
-            raise _Decline
+            raise Decline
         if eq or spec.annotation is bool:
             return spec, value, i + 1
         return spec, _value(argv, i + 1), i + 2
     spec = by_decl.get(token[:2])
     if spec is None or spec.annotation is bool or "=" in token:
-        raise _Decline  # a flag cluster, or -s=x (click reads "=x")
+        raise Decline  # a flag cluster, or -s=x (click reads "=x")
     if len(token) > 2:
         return spec, token[2:], i + 1
     return spec, _value(argv, i + 1), i + 2
@@ -175,9 +175,9 @@ def _coerce(spec: Spec, value: str) -> Any:
         try:
             return spec.choices(value)
         except Exception:
-            raise _Decline from None  # typer words the error
+            raise Decline from None  # typer words the error
     if spec.annotation in (int, int | None):
         if not _INT.fullmatch(value):
-            raise _Decline
+            raise Decline
         return int(value)
     return value

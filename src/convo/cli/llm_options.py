@@ -42,9 +42,9 @@ LLM_TIMEOUT = typer.Option(
 
 
 def _configured(key: str) -> str | None:
-    from convo.cli.runtime import _config_exists
+    from convo.cli.runtime import config_exists
 
-    if not os.environ.get("CONVO_CONFIG") and not _config_exists():
+    if not os.environ.get("CONVO_CONFIG") and not config_exists():
         return None
     from convo.cli import config
 

@@ -288,18 +288,41 @@ def defaulted_read_args(kw: dict[str, Any]) -> dict[str, ReadArgs]:
 
 
 STORE_HELP = "The store file (default: --store of convo, $CONVO_STORE, or the XDG data home)."
+SERVED_TZ_HELP = (
+    "Read naive times of queries in this zone (IANA name); default: the config file's tz, "
+    "else local time."
+)
 
 
 def store_path(ctx: Any, explicit: str | None):
-    """The store a maintenance command (``index``, ``embed``, ``mcp``) works on: its own
-    ``--store`` (``STORE_HELP``), else convo's global ``--store`` (``ctx``, typer's
-    context), else the default; links followed, so the index and lock live beside the
-    target."""
+    """The store a maintenance command (``index``, ``embed``, ``mcp``, ``serve``) works
+    on: its own ``--store`` (``STORE_HELP``), else the one every read command takes
+    (convo's global ``--store``, ``$CONVO_STORE``, the config file's ``store``), else the
+    default; links followed, so the index and lock live beside the target. ``ctx`` is
+    kept for callers; the global choice is the callback's (``cli/group.py``)."""
+    from convo.cli.runtime import state
     from convo.store import Store
 
-    if not explicit and ctx is not None:
-        explicit = ctx.find_root().params.get("store")
-    return Store(explicit).real
+    return Store(explicit or state.get("store")).real
+
+
+def served_store(ctx: Any, explicit: str | None, tz: str | None, utc: bool):
+    """The ``Store`` a server (``convo mcp``, ``convo serve``) answers from, opened as the
+    read commands open theirs: ``store_path``'s store, the people file of
+    ``--people``/``$CONVO_PEOPLE``/the config file, naive query times in ``tz`` (else the
+    config file's ``tz``, else local; ``utc``: UTC). An unknown zone is a usage error
+    now, not on every call."""
+    from convo.cli.runtime import state
+    from convo.core.people import People
+    from convo.query.model import zone_of
+    from convo.store import Store
+
+    tz = tz if tz is not None else state.get("config_tz")
+    if tz is not None:
+        zone_of(tz)
+    people_file = state.get("people")
+    people = People.load(people_file) if people_file else None
+    return Store(store_path(ctx, explicit), tz=tz, utc=utc, people=people)
 
 
 def store_options(func):

@@ -270,6 +270,24 @@ class ReadArgs(Slotted):
 
         return parts()
 
+    def open_store(self, *, plain: bool = False):
+        """The store as a ``Store`` that reads queries as these options do (``--tz`` or
+        the config file's, ``--utc``, the people file; ``plain``: none of them, for
+        ``compact``), for the commands that only read or change the store (``search``,
+        ``similar``, ``rm``, ``tag``, ``compact``); a missing one is ``NoStore`` (a
+        mistyped ``--store`` would otherwise answer "nothing")."""
+        from convo.core.errors import NoStore
+        from convo.store import Store
+
+        where = self.where()["store"]
+        if plain:
+            store = Store(where)
+        else:
+            store = Store(where, tz=self.tz, utc=self.utc, people=self.load_people())
+        if not store.path.exists():
+            raise NoStore(str(store.path))
+        return store
+
     def store_input(self, env):
         """The store's path when these inputs are the store (it may have an index), else None."""
         from convo.pipeline.inputs import store_input

@@ -28,7 +28,7 @@ state: dict[str, Any] = {"debug": False, "store": None}
 def apply_config(into: dict[str, Any]) -> dict[str, str]:
     """The config file's settings (``cli.config``), its zone and order kept in ``into``
     for the commands; what a command line or the environment gives wins."""
-    if not os.environ.get("CONVO_CONFIG") and not _config_exists():
+    if not os.environ.get("CONVO_CONFIG") and not config_exists():
         into["config_tz"] = into["config_sort"] = into["config_columns"] = None
         return {}
     from convo.cli import config
@@ -40,7 +40,7 @@ def apply_config(into: dict[str, Any]) -> dict[str, str]:
     return settings
 
 
-def _config_exists() -> bool:
+def config_exists() -> bool:
     home = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
     return os.path.exists(os.path.join(home, "convo", "config.toml"))
 

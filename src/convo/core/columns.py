@@ -27,6 +27,7 @@ from convo.core.timestamps import (
     epoch_plus,
     format_timestamp_utc,
     is_undated,
+    record_datetime,
 )
 
 # name, kind: "string", "strings" (a list of strings), "timestamp" (seconds, UTC) or
@@ -88,9 +89,7 @@ def undated_offset(ts: str) -> int | None:
     if ts == EPOCH_STR or not is_undated(ts):
         return None
     try:
-        return int(
-            (datetime.fromisoformat(ts[:-1]).replace(tzinfo=UTC) - UNIX_EPOCH).total_seconds()
-        )
+        return int((record_datetime(ts) - UNIX_EPOCH).total_seconds())
     except ValueError:
         return None
 
@@ -99,7 +98,7 @@ def record_row(record: dict[str, Any]) -> dict[str, Any]:
     """One record as a row dict of ``COLUMNS`` (the timestamp an aware datetime or None)."""
     row = dict(zip(COLUMN_NAMES, record_values(record), strict=True))
     if row["timestamp"] is not None:
-        row["timestamp"] = datetime.fromisoformat(row["timestamp"][:-1]).replace(tzinfo=UTC)
+        row["timestamp"] = record_datetime(row["timestamp"])
     return row
 
 

@@ -176,6 +176,17 @@ def conversation(record: Record) -> str | None:
     return record_id(record)
 
 
+def conversation_named(records: list[Record], ident: str) -> str:
+    """The conversation ``Store.thread(ident)`` answered with ``records``: ``ident`` when
+    it names it (a thread, a root message that its replies' ``thread`` names, a file of
+    thread-less messages), else the conversation of the message whose id it is. The MCP
+    server's ``get_thread`` and the web view's ``/api/thread`` say this id."""
+    if any(string(r, "thread") == ident for r in records):
+        return ident
+    named = next((r for r in records if record_id(r) == ident), None)
+    return (conversation(named) if named is not None else None) or ident
+
+
 def source_file(source_id: str) -> str:
     """The file of a ``source_id`` (``FILE#locator``, ``FILE:LINE``, ``FILE:LINE#locator``
     or ``FILE``): the locator and the line number taken off. A ``#`` followed by a ``/``

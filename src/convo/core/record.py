@@ -131,7 +131,7 @@ class ConversationMessage:
     """
 
     text_chunks: list[str]
-    metadata: ConversationMessageMeta = dataclasses.field(default_factory=lambda: _empty_meta())
+    metadata: ConversationMessageMeta = dataclasses.field(default_factory=lambda: empty_meta())
     tags: list[str] = dataclasses.field(default_factory=list)
     timestamp: str | None = None
     source_id: str | None = None
@@ -257,7 +257,7 @@ def _validate(data: dict[str, Any]) -> ConversationMessage:
     return (_MODEL or _model()).validate(data)
 
 
-def _empty_meta() -> ConversationMessageMeta:
+def empty_meta() -> ConversationMessageMeta:
     """``ConversationMessageMeta()`` without its validation (no speaker, no listeners)."""
     meta = _new(ConversationMessageMeta)
     meta.__dict__ = {"speaker": None, "recipients": []}

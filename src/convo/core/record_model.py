@@ -41,7 +41,7 @@ class ConversationMessage:
         serialization_alias="textChunks",
         validation_alias=AliasChoices("text_chunks", "textChunks"),
     )
-    metadata: ConversationMessageMeta = Field(default_factory=record._empty_meta)  # type: ignore[assignment]
+    metadata: ConversationMessageMeta = Field(default_factory=record.empty_meta)  # type: ignore[assignment]
     tags: list[str] = Field(default_factory=list)
     timestamp: str | None = None
     source_id: str | None = None

@@ -51,6 +51,13 @@ def format_timestamp_utc(dt: datetime) -> str:
     )
 
 
+def record_datetime(ts: str) -> datetime:
+    """A record's canonical time (``YYYY-MM-DDTHH:MM:SSZ``, as ``format_timestamp_utc``
+    writes it) as an aware UTC datetime: how views, analyses and exports read a stored
+    time back. ValueError when ``ts`` does not start with a date and time."""
+    return datetime.fromisoformat(ts[:19]).replace(tzinfo=UTC)
+
+
 def offset_text(seconds: float) -> str:
     """``+HH:MM:SS`` for an offset in seconds from a transcript's (unknown) start."""
     total = max(0, int(seconds))

@@ -140,11 +140,8 @@ class Archive:
         """The thread ``ident`` names (a thread id, or any message's id: its thread), in
         time order; with ``window``, the messages around that message only."""
         self._exists()
-        record = self.store.get(ident)
         found = self.store.thread(ident)
-        thread_id = ident
-        if record is not None and not any(fields.string(r, "thread") == ident for r in found):
-            thread_id = fields.conversation(record) or ident
+        thread_id = fields.conversation_named(found, ident)
         if not found:
             raise InputError(f"no thread or message with id {ident!r}",
                              hint="ids and threads come from search and query")  # fmt: skip

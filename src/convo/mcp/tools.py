@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from convo.core.errors import UsageError
+from convo.store.api import SEARCH_LIMIT
 
 MAX_RESULTS = 100  # results per call, at most (issue 38: bounded answers)
 TEXT_LIMIT = 2000  # characters of a message's text per result; the rest by get_message(offset)
@@ -78,7 +79,7 @@ TOOLS = (
                    "vectors (convo embed), else fts. The answer's mode says which ran."},
           "fts": {"type": "boolean", "default": False, "description": "text is SQLite "
                   'FTS5 syntax ("a phrase", prefix*, a OR b, NOT, NEAR(a b)), keyword only.'},
-          **FILTERS, "limit": _limit(20)}, ("text",)),
+          **FILTERS, "limit": _limit(SEARCH_LIMIT)}, ("text",)),
     Tool("query", "List the messages a query selects (no ranking), in store order, or "
          "by time with sort, or the latest N. more is true when more messages match than "
          "were returned. " + MESSAGE,

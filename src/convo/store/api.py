@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 from convo.store.append import StoreFile
 
+SEARCH_LIMIT = 20  # hits when none is asked for: Store.search, convo search, MCP, the web view
+
 if TYPE_CHECKING:
     from convo.core.people import People
     from convo.embed.protocol import Embedder
@@ -157,7 +159,7 @@ class Store(StoreFile):
         return found
 
     def search(
-        self, text: str, query: Query | str | None = None, *, limit: int = 20,
+        self, text: str, query: Query | str | None = None, *, limit: int = SEARCH_LIMIT,
         mode: str | None = None, fts: bool = False, track=None,
     ) -> Hits:  # fmt: skip
         """The best ``limit`` messages for ``text`` (what a person types: field terms
@@ -171,6 +173,16 @@ class Store(StoreFile):
         return search(
             self, text, self.query_of(query), limit=limit, fts=fts, mode=mode, track=track
         )  # fmt: skip
+
+    def explain(
+        self, text: str | None, query: Query | str | None = None, *, fts: bool = False,
+        mode: str | None = None,
+    ) -> str:  # fmt: skip
+        """``--explain`` of ``search(text, query)`` (``text`` None: of ``similar``): the
+        ranking, and how the filters' candidates are found."""
+        from convo.store.searching import explain
+
+        return explain(self, text, self.query_of(query), fts=fts, mode=mode)
 
     def similar(
         self, message_id: str, query: Query | str | None = None, *, limit: int = 20

@@ -174,3 +174,35 @@ def _newest(store: Store, query: Query, limit: int) -> Hits:
     for record in store.query(query.replace(sort="-time", limit=limit)):
         out.append(Hit(b"", record, 0.0))
     return out
+
+
+def explain(
+    store: Store, text: str | None, query: Query, *, fts: bool = False, mode: str | None = None
+) -> str:
+    """``--explain`` of a search (``text`` None: ``similar``): how it ranks, and how the
+    index finds its filters' candidates (``query.plan.explain``'s words)."""
+    ranking = "meaning" if text is None else "fts"
+    if text is not None and not fts:
+        from convo.query.search_text import split
+
+        parts = split(text)
+        if parts.filters:
+            query = query.and_(
+                build(parts.filters, tz=store.tz, utc=store.utc, people=store.people).where
+            )
+        ranking = choose_mode(store, mode)[0] if parts.match() else "newest first"
+    return f"plan: search ({ranking}); filters: {filters_plan(store, query)}"
+
+
+def filters_plan(store: Store, query: Query) -> str:
+    """How the candidates of ``query`` are found: the planner's line without its
+    ``plan:``, or why the index cannot say."""
+    if query.where is None:
+        return "none"
+    from convo.index.lookup import reader
+    from convo.query.plan import explain as planned
+
+    with reader(store.real) as r:
+        if isinstance(r, str):
+            return f"scan ({r})"
+        return planned(compile_where(r.conn, query.where)).removeprefix("plan: ")

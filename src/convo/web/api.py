@@ -34,11 +34,9 @@ from typing import Any, TypeGuard
 from convo.core import fields
 from convo.core.errors import UsageError
 from convo.core.timestamps import offset_text
-from convo.query.model import Query
-from convo.query.tree import Term
 from convo.store import Store
+from convo.store.api import SEARCH_LIMIT
 
-DEFAULT_LIMIT = 20  # convo search's
 MAX_LIMIT = 500
 FACETS = 30
 MAX_DEPTH = 8
@@ -99,32 +97,25 @@ class Api:
             return {"hits": [], "note": ""}
         if params.get("mode") == "meaning":
             return self._meaning(text, limit)
-        hits = self.store.search(text, None, limit=limit)
+        return self._hits(self.store.search(text, None, limit=limit))
+
+    def _meaning(self, text: str, limit: int) -> dict[str, Any]:
+        """``Store.search`` by meaning: ``convo search --mode semantic``'s call, so the
+        ids are that command's (the terms filter first, the other words are embedded)."""
+        if not self.has_vectors():
+            raise UsageError("this store has no vectors", hint="run `convo embed` first")
+        return self._hits(self.store.search(text, None, limit=limit, mode="semantic"))
+
+    def _hits(self, hits: Any) -> dict[str, Any]:
+        """The hits of a search as the page shows them, with the search's notes."""
+        notes = [hits.note and f"index not available ({hits.note}); searched without it",
+                 hits.fallback, hits.notice]  # fmt: skip
         return {
             "hits": [
                 {**self.message(h.record), "score": h.score, "snippet": h.snippet} for h in hits
             ],
-            "note": hits.note,
+            "note": "; ".join(n for n in notes if n),
         }
-
-    def _meaning(self, text: str, limit: int) -> dict[str, Any]:
-        if not self.has_vectors():
-            raise UsageError("this store has no vectors", hint="run `convo embed` first")
-        from convo.embed import semantic
-        from convo.query.search_text import split
-
-        parts = split(text)
-        candidates = None
-        if parts.filters:
-            candidates = [fields.record_id(r) or "" for r in self.store.query(parts.filters)]
-        scored = semantic(self.store.real, parts.match() or text, candidates, limit)
-        out = []
-        for s in scored:
-            record = self.store.get(s.id)
-            if record is not None:
-                snippet = [[" ".join(fields.text(record).split())[:240], False]]
-                out.append({**self.message(record), "score": s.score, "snippet": snippet})
-        return {"hits": out, "note": ""}
 
     def has_vectors(self) -> bool:
         from convo.embed.vectors import paths
@@ -138,7 +129,8 @@ class Api:
         return {"message": self.message(record)}
 
     def thread(self, params: dict[str, str]) -> dict[str, Any]:
-        records = self._conversation(params.get("id", ""))
+        ident = params.get("id", "")
+        records = self.store.thread(ident)  # time order; a cue's: its file's messages
         if not records:
             raise LookupError("no thread with this id")
         depth: dict[str, int] = {}
@@ -150,24 +142,16 @@ class Api:
             if rid is not None:
                 depth.setdefault(rid, d)
             out.append({**self.message(r), "depth": d})
-        return {"thread": params.get("id", ""), "messages": out}
-
-    def _conversation(self, thread_id: str) -> list[dict[str, Any]]:
-        """``Store.thread``: a conversation (for a message without a thread, a
-        transcript's cue, the messages of its source file), in time order."""
-        return self.store.thread(thread_id)
+        return {"thread": fields.conversation_named(records, ident), "messages": out}
 
     def person(self, params: dict[str, str]) -> dict[str, Any]:
         from convo.analysis.knowledge.summary import aggregate
         from convo.analysis.stats import compute
+        from convo.query.model import Options, build
 
         name = params.get("name", "")
-        node: Any = Term("from", name)
-        if self.store.people is not None:  # the person's every alias, as queries do
-            from convo.query.tree import with_people
-
-            node = with_people(node, self.store.people)
-        query = Query(node)
+        # `-s NAME`'s query: the person's every alias with a people file, as queries do
+        query = build(options=Options(speakers=[name]), people=self.store.people)
         stats = compute(self.store.query(query)).to_json()
         if not stats["messages"]:
             raise LookupError("no messages from this person")
@@ -250,7 +234,7 @@ def _seconds(value: Any) -> TypeGuard[float]:
 
 def _limit(value: str | None) -> int:
     if not value:
-        return DEFAULT_LIMIT
+        return SEARCH_LIMIT
     try:
         n = int(value)
     except ValueError:

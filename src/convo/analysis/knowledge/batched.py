@@ -3,8 +3,8 @@
 The plain message (a body with no chunk marker and nothing marked: no URL, address,
 mention or hashtag) is analysed in one loop here, without ``analyse``'s layers of
 calls: its pieces, entities, candidates, questions (only with a ``?`` and a listener)
-and statements (only with an entity); ``_side`` as always; ``_subject`` only when the
-record has a subject. Any other message takes ``body_analysis._analyse_body`` itself.
+and statements (only with an entity); ``with_side`` as always; ``with_subject`` only when the
+record has a subject. Any other message takes ``body_analysis.analyse_body`` itself.
 
 Measured with cachegrind over 20k records of benchmarks/bench_query.py's store:
 ``analyse`` 137k instructions a message, this loop 132k (-3.4%).
@@ -25,14 +25,14 @@ from typing import Any
 
 from convo.analysis.knowledge.body_analysis import (
     Analysis,
-    _analyse_body,
-    _said,
-    _side,
-    _subject,
+    analyse_body,
+    said_of,
+    with_side,
+    with_subject,
 )
 from convo.analysis.knowledge.entities import find
 from convo.analysis.knowledge.keyphrases import candidates
-from convo.analysis.knowledge.text import NEWLINE, _unquoted, may_be_marked, questions
+from convo.analysis.knowledge.text import NEWLINE, may_be_marked, questions, unquoted
 
 _NL = f" {NEWLINE} "  # a line break, as ``text.split_pieces`` makes it
 
@@ -44,15 +44,15 @@ def analyse_all(records: list[dict[str, Any]], heard: list[list[str]]) -> list[A
     add = out.append
     for record, h, t in zip(records, heard, _plain_texts(records), strict=True):
         if not t:
-            a = _side(record, _analyse_body(record, h))
-        else:  # ``_analyse_body``'s plain path
+            a = with_side(record, analyse_body(record, h))
+        else:  # ``analyse_body``'s plain path
             pieces = t.replace("\n", _NL).split() if "\n" in t else t.split()
             found = find(t, True, pieces)
             a = Analysis(
                 [], [], [], [], questions(t) if h and "?" in t else [], candidates(t, pieces),
-                found, _said(record, t, found, h, []) if found else [],
+                found, said_of(record, t, found, h, []) if found else [],
             )  # fmt: skip
-        add(_subject(record, a) if "subject" in record else a)
+        add(with_subject(record, a) if "subject" in record else a)
     return out
 
 
@@ -61,8 +61,8 @@ def _plain_texts(records: list[dict[str, Any]]) -> list[str]:
 
     Read in one loop without the calls of ``message_body``: not a tool's message, text
     chunks that are a list of strings, none starting with ``[``, every one printable and
-    ``_unquoted`` (what ``body`` keeps as it is), nothing marked. With no chunk starting
-    with ``[`` none is a tool call or an attachment, so ``_side`` adds nothing either
+    ``unquoted`` (what ``body`` keeps as it is), nothing marked. With no chunk starting
+    with ``[`` none is a tool call or an attachment, so ``with_side`` adds nothing either
     (cachegrind, 20k records of benchmarks/bench_query.py's store, with ``keyphrases``'
     ASCII case-fold test: 340.7k -> 333.6k instructions a message)."""
     out: list[str] = []
@@ -75,7 +75,7 @@ def _plain_texts(records: list[dict[str, Any]]) -> list[str]:
             t = ""
         if (
             not t or ("[" in t and (t.startswith("[") or "\n[" in t))
-            or record.get("role") == "tool" or not _unquoted(t)
+            or record.get("role") == "tool" or not unquoted(t)
             or not all(map(str.isprintable, chunks)) or may_be_marked(t)
         ):  # fmt: skip
             t = ""

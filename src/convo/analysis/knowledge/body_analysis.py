@@ -98,7 +98,7 @@ class Analysis:
         return bool(self.mentions or self.emails or self.urls or self.entities)
 
 
-def _side(record: dict[str, Any], a: Analysis) -> Analysis:
+def with_side(record: dict[str, Any], a: Analysis) -> Analysis:
     """``a`` with what the record's tool calls, tool results and attachments name
     (``entities.side_text``): URLs, addresses and entities, never topics."""
     chunks = _text_chunks(record)
@@ -129,10 +129,10 @@ _BRACKET = repeat("[")
 def analyse(record: dict[str, Any], listeners: list[str] | None = None) -> Analysis:
     """What content extraction reads of a record (``listeners``: its listeners, when
     the caller has them already)."""
-    return _subject(record, _side(record, _analyse_body(record, listeners)))
+    return with_subject(record, with_side(record, analyse_body(record, listeners)))
 
 
-def _subject(record: dict[str, Any], a: Analysis) -> Analysis:
+def with_subject(record: dict[str, Any], a: Analysis) -> Analysis:
     """``a`` with the entities the record's subject names (an e-mail's or a forum
     topic's title, read with the text), after those of the text."""
     subject = record.get("subject")
@@ -161,7 +161,7 @@ _SUBJECTS_MAX = 4096
 _MARKER = re.compile(r"^\[[a-z][a-z_ ]{0,30}\]", re.M)
 
 
-def _analyse_body(record: dict[str, Any], listeners: list[str] | None) -> Analysis:
+def analyse_body(record: dict[str, Any], listeners: list[str] | None) -> Analysis:
     text = message_body(record)
     if text.startswith("[") or "\n[" in text:
         text = _MARKER.sub("", text)
@@ -174,7 +174,7 @@ def _analyse_body(record: dict[str, Any], listeners: list[str] | None) -> Analys
         named = find(text, True, pieces)
         return Analysis(
             [], [], [], [], asked, candidates(text, pieces), named,
-            _said(record, text, named, heard, []),
+            said_of(record, text, named, heard, []),
         )  # fmt: skip
     marked = scan(text)
     mentions = (
@@ -185,11 +185,11 @@ def _analyse_body(record: dict[str, Any], listeners: list[str] | None) -> Analys
     return Analysis(
         marked.urls, marked.emails, mentions, marked.hashtags, asked,
         candidates(marked.plain, pieces), named,
-        _said(record, marked.plain, named, heard, mentions),
+        said_of(record, marked.plain, named, heard, mentions),
     )  # fmt: skip
 
 
-def _said(
+def said_of(
     record: dict[str, Any], text: str, named: list[list[str]], heard: list[str],
     mentions: list[str],
 ) -> list[list[str]]:  # fmt: skip

@@ -40,11 +40,11 @@ _PAIRS = {")": "(", "]": "[", "}": "{", ">": "<"}
 
 def _untouched(chunk: str) -> bool:
     """``body`` keeps the chunk as it is: no line break (every character printable,
-    which rules out all that ``splitlines`` splits on) and ``_unquoted``."""
-    return chunk.isprintable() and _unquoted(chunk)
+    which rules out all that ``splitlines`` splits on) and ``unquoted``."""
+    return chunk.isprintable() and unquoted(chunk)
 
 
-def _unquoted(text: str) -> bool:
+def unquoted(text: str) -> bool:
     """No quote (``>``), no signature or ``Original Message`` dashes (``--``) and no
     ``wrote:`` (in any case, as ``_QUOTE_INTRO`` matches it: none of its letters has
     another case-insensitive form in ``re``). Found by C scans, not a pattern tried at
@@ -63,7 +63,7 @@ def body(chunks: list[str]) -> str:
     # Most messages: every chunk kept as it is (``_untouched``) and none a media chunk
     # (those start with ``[``), tested on the joined text: its line breaks make no
     # ``[``, ``>``, ``--`` or ``wrote:``.
-    if "[" not in text and all(map(str.isprintable, chunks)) and _unquoted(text):
+    if "[" not in text and all(map(str.isprintable, chunks)) and unquoted(text):
         return text
     return _body_by_chunk(chunks)
 

@@ -60,12 +60,14 @@ def embed(
     if not path.exists():
         raise NoStore(str(path))
     if check_:
+        from convo.cli.vector_check import check
+
         return check(path)
+    from convo.cli.runtime import environment
     from convo.embed import embed_store
-    from convo.output.env import Environment
     from convo.output.progress import position_bar
 
-    with position_bar(Environment(), "embedding") as update:
+    with position_bar(environment(), "embedding") as update:
         r = embed_store(path, model, update, rebuild=rebuild, on_save=on_save)
     if on_save is not None:
         say("saves embed what they add" if on_save else "saves no longer embed")
@@ -108,21 +110,6 @@ def serve(address: str, model: str | None) -> int:
     with server:
         server.serve_forever()
     return 0
-
-
-def check(path) -> int:
-    """``--check``: 0 when the vectors match the store (or there are none), else 1."""
-    from convo.embed import check_vectors
-
-    result = check_vectors(path)
-    if result is None:
-        say("the store has no vectors (run `convo embed`)")
-        return 0
-    for problem in result.problems:
-        say(f"vectors: {problem}")
-    verdict = "match" if result.ok else "do not match"
-    say(f"vectors of {result.model} {verdict} the store ({result.checked} messages)")
-    return 0 if result.ok else 1
 
 
 def register(app: typer.Typer) -> None:

@@ -38,10 +38,10 @@ def index(
         raise NoStore(str(path))
     if check_:
         return _check(path)
-    from convo.output.env import Environment
+    from convo.cli.runtime import environment
     from convo.output.progress import progress
 
-    with progress(Environment(), "indexing") as track:
+    with progress(environment(), "indexing") as track:
         # --rebuild builds beside the old index and renames over it: a kill keeps the old
         result = refresh(path, create=True, wait=True, track=track, rebuild_all=rebuild)
     for note in result.notes:
@@ -76,7 +76,7 @@ def _check(path) -> int:
     from convo.embed.vectors import paths
 
     if paths(path)[1].exists():  # the vectors too, when the store has some
-        from convo.cli.commands.embed import check as check_vectors
+        from convo.cli.vector_check import check as check_vectors
 
         vectors_ok = check_vectors(path) == 0
     return 0 if result.ok and vectors_ok else 1

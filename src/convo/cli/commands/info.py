@@ -17,8 +17,6 @@ def formats(
     ),
 ) -> int:  # fmt: skip
     """List the input formats convo can import, with the files they match (piped: JSONL)."""
-    import orjson
-
     from convo.importers.registry import registry
     from convo.output.views.formats import format_rows, render
 
@@ -28,16 +26,10 @@ def formats(
     if format == "table":
         render(fmts, env.console())
         return 0
-    data = format_rows(fmts)
-    out = env.safe_stdout_bytes()
-    if format == "jsonl":
-        out.write(b"".join(orjson.dumps(d) + b"\n" for d in data))
-    elif format == "csv":
-        from convo.output.views.rows import dicts_csv
+    from convo.output.views.rows import dicts_bytes
 
-        out.write(dicts_csv(data))
-    else:
-        out.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+    data = format_rows(fmts)
+    env.safe_stdout_bytes().write(dicts_bytes(format, data, list(data[0]) if data else []))
     return 0
 
 

@@ -39,21 +39,6 @@ def _lines_read(label: str):
     return progress(environment(), label)
 
 
-def _store(args: ReadArgs, *, plain: bool = False):
-    """The store to change; a missing one is ``NoStore`` (nothing to change, and a
-    mistyped ``--store`` said "removed 0 messages")."""
-    from convo.core.errors import NoStore
-    from convo.store import Store
-
-    where = args.where()["store"]
-    st = (
-        Store(where) if plain else Store(where, tz=args.tz, utc=args.utc, people=args.load_people())
-    )
-    if not st.path.exists():
-        raise NoStore(str(st.path))
-    return st
-
-
 def _ids_from_stdin() -> list[str]:
     """Ids piped in: one a line, or JSONL records (their ``id``)."""
     import orjson
@@ -133,11 +118,11 @@ def rm(
     args: ReadArgs,
 ) -> int:
     """Remove the messages a query selects from the store (and/or ids piped to -)."""
-    from convo.output.env import Environment
+    from convo.cli.runtime import environment
 
-    st = _store(args)
+    st = args.open_store()
     query, ids = _selection(args, st)
-    env = Environment()
+    env = environment()
     ask = not yes and not dry_run and env.stdin_isatty and env.stderr_isatty
     if dry_run or ask:
         with _lines_read("reading") as track:
@@ -203,7 +188,7 @@ def tag(
     add, remove, rest = split_tags(args.words)
     add, remove = tag_names(add), tag_names(remove)
     args.inputs, args.query = split_query(rest)
-    st = _store(args)
+    st = args.open_store()
     changes = " ".join([*(f"+{t}" for t in add), *(f"-{t}" for t in remove)])
     query, ids = _selection(args, st, example=f"convo tag {changes} -- 'tag:inbox'")
     with _lines_read("tagging") as track:
@@ -218,7 +203,7 @@ def tag(
 
 def compact(*, dry_run: bool = DRY, args: ReadArgs) -> int:
     """Drop torn and invalid lines and repeated ids from the store (kept in <store>.torn)."""
-    st = _store(args, plain=True)
+    st = args.open_store(plain=True)
     with _lines_read("compacting") as track:
         result = st.compact(dry_run=dry_run, track=track)
     _say_notes(result)

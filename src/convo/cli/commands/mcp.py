@@ -11,19 +11,18 @@ from __future__ import annotations
 
 import typer
 
-from convo.cli.options import STORE_HELP, store_path
+from convo.cli.options import SERVED_TZ_HELP, STORE_HELP, served_store
 
 SCAN_HELP = (
     "Refuse a call that would read all of a store bigger than this without the index "
     "(stats, knowledge and people always read every selected message): 64M, 1G; 0: no limit."
 )
-TZ_HELP = "Read naive times of queries in this zone (IANA name); default: local time."
 
 
 def mcp(
     ctx: typer.Context,
     store: str | None = typer.Option(None, "--store", metavar="PATH", help=STORE_HELP),
-    tz: str | None = typer.Option(None, "--tz", metavar="ZONE", help=TZ_HELP),
+    tz: str | None = typer.Option(None, "--tz", metavar="ZONE", help=SERVED_TZ_HELP),
     utc: bool = typer.Option(False, "--utc", help="Read naive times of queries as UTC."),
     scan_limit: str = typer.Option("64M", "--scan-limit", metavar="SIZE", help=SCAN_HELP),
 ) -> int:
@@ -33,20 +32,11 @@ def mcp(
     also the resource convo://thread/ID. Add it to a client as the command `convo mcp`
     (docs/mcp.md has the Claude Desktop and VS Code snippets).
     """
-    from convo.cli.runtime import state
     from convo.core.errors import UsageError
-    from convo.core.people import People
     from convo.mcp.calls import Archive
-    from convo.store import Store
 
     limit = _size(scan_limit)
-    people_file = state.get("people")
-    people = People.load(people_file) if people_file else None
-    if tz is not None:
-        from convo.query.model import zone_of
-
-        zone_of(tz)  # an unknown zone is a usage error now, not on every call
-    archive = Archive(Store(store_path(ctx, store), tz=tz, utc=utc, people=people), limit)
+    archive = Archive(served_store(ctx, store, tz, utc), limit)
     try:
         from convo.mcp.server import serve
     except ImportError as e:

@@ -64,11 +64,10 @@ def _serialised(fmt: str, found, likely, persons) -> bytes:
             "merges": [m.to_dict() for m in likely],
         }
         return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
-    if fmt == "csv":
-        from convo.output.views.rows import dicts_csv
+    from convo.output.views.rows import dicts_bytes
 
-        return dicts_csv([i.to_dict() for i in found])
-    return b"".join(orjson.dumps(i.to_dict()) + b"\n" for i in found)
+    rows = [i.to_dict() for i in found]
+    return dicts_bytes(fmt, rows, list(rows[0]) if rows else [])
 
 
 def register(app: typer.Typer) -> None:

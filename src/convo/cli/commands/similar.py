@@ -17,11 +17,10 @@ from convo.cli.read_args import ReadArgs
 
 def similar(*, args: ReadArgs) -> int:
     """The messages nearest in meaning to message ID, best first."""
-    from convo.cli.commands.search import output_format, show_hits, unlimited
-    from convo.core.errors import NoStore, UsageError
+    from convo.cli.hits import output_format, show_hits, unlimited
+    from convo.cli.runtime import environment, err
+    from convo.core.errors import UsageError
     from convo.embed.blas import one_thread
-    from convo.output.env import Environment
-    from convo.store import Store
 
     one_thread()  # before numpy loads: no BLAS thread pool (convo.embed.blas)
 
@@ -31,13 +30,14 @@ def similar(*, args: ReadArgs) -> int:
         raise UsageError("give a message id", hint="convo similar ID [QUERY] (ids: `convo list`)")
     ident = args.words[0]
     args.inputs, args.query = [], " ".join(args.words[1:])
-    env = Environment()
+    env = environment()
     fmt = output_format(env, args, "similar")
     query, limit = unlimited(args)
-    store = Store(args.where()["store"], tz=args.tz, utc=args.utc, people=args.load_people())
-    if not store.path.exists():
-        raise NoStore(str(store.path))
-    show_hits(env, store.similar(ident, query, limit=limit), fmt, utc=args.utc)
+    store = args.open_store()  # a missing store is NoStore (it answered nothing, exit 0)
+    hits = store.similar(ident, query, limit=limit)
+    if args.explain:
+        err(store.explain(None, query))
+    show_hits(env, hits, fmt, args)
     return 0
 
 

@@ -11,6 +11,7 @@ from convo.cli.read_args import ReadArgs
 from convo.cli.runtime import Reporter, command, environment, flush_stdout, outcome
 
 FORMATS = ("table", "jsonl", "json", "csv")
+COLUMNS = ("thread", "title", "messages", "participants", "first", "latest", "formats")
 
 
 def threads(args: ReadArgs) -> int:
@@ -20,8 +21,6 @@ def threads(args: ReadArgs) -> int:
     object a line ({"thread", "title", "messages", "participants", "first", "latest",
     "formats"}); the thread opens with `convo show --thread ID`.
     """
-    import orjson
-
     from convo.analysis.threads import threads as find
 
     env = environment()
@@ -35,33 +34,15 @@ def threads(args: ReadArgs) -> int:
             from convo.output.views.threads import render
 
             render(rows, env.console(), args.write_options())
-        elif fmt == "csv":
-            _csv(env, rows)
         else:
-            out = env.safe_stdout_bytes("json")
+            from convo.output.views.rows import dicts_bytes
+
             docs = [r.to_dict() for r in rows]
-            if fmt == "json":
-                out.write(orjson.dumps(docs, option=orjson.OPT_INDENT_2) + b"\n")
-            else:
-                out.write(b"".join(orjson.dumps(d) + b"\n" for d in docs))
+            env.safe_stdout_bytes("json").write(dicts_bytes(fmt, docs, COLUMNS))
         flush_stdout(env)
     finally:
         reporter.close()
     return outcome(reporter.rejected)
-
-
-def _csv(env, rows) -> None:
-    import csv
-
-    from convo.core.text.markup import csv_cell
-
-    w = csv.writer(env.stdout, lineterminator="\n")
-    w.writerow(["thread", "title", "messages", "participants", "first", "latest", "formats"])
-    for r in rows:
-        d = r.to_dict()
-        cells = [d["thread"], d["title"], str(d["messages"]), "; ".join(d["participants"]),
-                 d["first"] or "", d["latest"] or "", "; ".join(d["formats"])]  # fmt: skip
-        w.writerow([csv_cell(c) for c in cells])
 
 
 def register(app: typer.Typer) -> None:

@@ -50,7 +50,7 @@ def html_to_text(html: str, *, div_lines: bool = False) -> str:
     except (AssertionError, ValueError):  # pragma: no cover - html.parser is very lenient
         pass
     while conv.quotes:  # unclosed quotes end with the document
-        conv._quote_end(conv.quotes.pop())
+        conv.quote_end(conv.quotes.pop())
     return tidy("".join(conv.out))
 
 

@@ -129,7 +129,7 @@ class Converter(HTMLParser):
         elif tag == "a" and self.links:
             self._link_end(*self.links.pop())
         elif tag == "blockquote" and self.quotes:
-            self._quote_end(self.quotes.pop())
+            self.quote_end(self.quotes.pop())
         elif tag == "tr":  # rows follow one another, no blank line between
             return
         elif tag in _BLOCK:
@@ -145,7 +145,7 @@ class Converter(HTMLParser):
         if href and not href.startswith(("#", "javascript:", "mailto:")) and href not in text:
             self.out.append(f" ({href})" if text else href)
 
-    def _quote_end(self, start: int | None) -> None:
+    def quote_end(self, start: int | None) -> None:
         """Prefix every line the quote holds with ``> `` (None: a quote past the depth bound)."""
         if start is not None:
             self.prefixed -= 1

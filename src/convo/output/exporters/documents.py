@@ -31,7 +31,7 @@ from convo.core.text.markup import (
     srt_text,
     vtt_text,
 )
-from convo.core.timestamps import offset_text
+from convo.core.timestamps import offset_text, record_datetime
 from convo.output.exporters.common import (
     EPOCH,
     Record,
@@ -320,10 +320,8 @@ def _seconds(value: Any) -> float | None:
 
 
 def _epoch_seconds(ts: str) -> float:
-    from datetime import datetime
-
     try:
-        return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
+        return record_datetime(ts).timestamp()
     except ValueError:
         return 0.0
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import zlib
-from datetime import UTC, datetime, tzinfo
+from datetime import tzinfo
 from typing import Any
 
 from convo.core import fields
 from convo.core.names import split_name
 from convo.core.text.terminal import printable
-from convo.core.timestamps import offset_text
+from convo.core.timestamps import offset_text, record_datetime
 
 PALETTE = (
     "cyan", "magenta", "green", "yellow", "blue", "bright_red",
@@ -56,8 +56,7 @@ def display_time(ts: str, *, utc: bool = False, zone: tzinfo | None = None) -> s
     if utc and zone is None:
         return printable(ts[:10] + " " + ts[11:19] + "Z", newlines=False)
     try:
-        dt = datetime.fromisoformat(ts[:19]).replace(tzinfo=UTC)
-        return dt.astimezone(zone).strftime("%Y-%m-%d %H:%M:%S")
+        return record_datetime(ts).astimezone(zone).strftime("%Y-%m-%d %H:%M:%S")
     except (ValueError, OverflowError):  # year 1 or 9999 shifted out of range, or garbage
         return printable(ts, newlines=False)
 

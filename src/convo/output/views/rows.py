@@ -36,10 +36,23 @@ def csv_bytes(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> bytes:
     return buf.getvalue().encode()
 
 
-def dicts_csv(items: list[dict[str, Any]]) -> bytes:
-    """Dicts of one shape (their first's keys) as CSV."""
-    header = list(items[0]) if items else []
+def dicts_csv(items: list[dict[str, Any]], header: Sequence[str] | None = None) -> bytes:
+    """Dicts of one shape (``header``, else their first's keys) as CSV."""
+    if header is None:
+        header = list(items[0]) if items else []
     return csv_bytes(header, ([d.get(k) for k in header] for d in items))
+
+
+def dicts_bytes(fmt: str, items: list[dict[str, Any]], header: Sequence[str]) -> bytes:
+    """The rows of a summary (``threads``, ``people``) as ``-f json`` (one indented
+    array), ``jsonl`` (a line a row) or ``csv`` (``header``'s columns)."""
+    import orjson
+
+    if fmt == "csv":
+        return dicts_csv(items, header)
+    if fmt == "json":
+        return orjson.dumps(items, option=orjson.OPT_INDENT_2) + b"\n"
+    return b"".join(orjson.dumps(d) + b"\n" for d in items)
 
 
 STATS_HEADER = ("table", "name", "messages", "words", "first", "last")
