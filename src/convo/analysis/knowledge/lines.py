@@ -58,7 +58,7 @@ _LINE = (
     b'{"id":%b,"source_id":%b,"knowledge":{"entities":[%b],"actions":[%b],'
     b'"inverse_actions":[],"topics":%b}}\n'
 )
-_ID, _SOURCE, _ENTITIES, _ACTIONS, _TOPICS, _END = _LINE.split(b"%b")
+LINE_ID, LINE_SOURCE, LINE_ENTITIES, _ACTIONS, _TOPICS, _END = _LINE.split(b"%b")
 
 
 def knowledge_line(record: dict[str, Any], k: Plain) -> bytes:
@@ -200,9 +200,9 @@ class Lines:
     def _join(self, record: dict[str, Any], a: Analysis, entities: bytes, actions: bytes) -> bytes:
         rid, sid = record.get("id"), record.get("source_id")  # ``fields.string`` of each
         return b"".join((  # ``_LINE``, joined: no format string read a line
-            _ID, orjson.dumps(rid if isinstance(rid, str) and rid else None),  # ``record_id``
-            _SOURCE, orjson.dumps(sid if isinstance(sid, str) and sid else None),
-            _ENTITIES, entities, _ACTIONS, actions,
+            LINE_ID, orjson.dumps(rid if isinstance(rid, str) and rid else None),  # ``record_id``
+            LINE_SOURCE, orjson.dumps(sid if isinstance(sid, str) and sid else None),
+            LINE_ENTITIES, entities, _ACTIONS, actions,
             _TOPICS, orjson.dumps(topics_of(record, a, self.conv)), _END,
         ))  # fmt: skip
 

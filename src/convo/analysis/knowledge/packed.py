@@ -39,7 +39,7 @@ import orjson
 from convo.analysis.knowledge.body_analysis import Analysis
 from convo.analysis.knowledge.email import email_fields, mail_parts
 from convo.analysis.knowledge.extract import Conversation
-from convo.analysis.knowledge.lines import _ENTITIES, _ID, _SOURCE, Lines
+from convo.analysis.knowledge.lines import LINE_ENTITIES, LINE_ID, LINE_SOURCE, Lines
 from convo.analysis.knowledge.mailpeople import MESSAGE, unmerged
 from convo.analysis.knowledge.metadata import is_email
 from convo.analysis.knowledge.spool import BATCH, SpoolWriter, batches, drop_text, read_blobs
@@ -97,9 +97,9 @@ def _head(record: dict[str, Any]) -> bytes:
     """A line's start up to its entities: its ids as JSON (``Lines._join``'s)."""
     rid, sid = record.get("id"), record.get("source_id")
     return b"".join((
-        _ID, orjson.dumps(rid if isinstance(rid, str) and rid else None),
-        _SOURCE, orjson.dumps(sid if isinstance(sid, str) and sid else None),
-        _ENTITIES,
+        LINE_ID, orjson.dumps(rid if isinstance(rid, str) and rid else None),
+        LINE_SOURCE, orjson.dumps(sid if isinstance(sid, str) and sid else None),
+        LINE_ENTITIES,
     ))  # fmt: skip
 
 
