@@ -1,10 +1,10 @@
 """Chat-app exports (family ``chat``), one module per app: Slack, Discord (DiscordChatExporter
-JSON and text copied from the client), Telegram (result.json and the HTML export),
+JSON, CSV and plain-text exports, and text copied from the client), Telegram (result.json and the HTML export),
 Messenger, ChatGPT, Teams, Mattermost,
 WhatsApp (its .txt and "Export chat" .zip), Signal (signal-export and sigtop outputs),
 Zoom chat, Open WebUI, LibreChat, SillyTavern, Skype (its messages.json, or the export's .tar
 read in place), Zulip, Rocket.Chat, slackdump's archive,
-iMessage (imessage-exporter's text) and LINE's text history.
+iMessage (imessage-exporter's text), LINE's and KakaoTalk's text histories.
 Each module holds its sniffers beside its readers (decisions in
 its docstring) and its ``FORMATS``; this package registers them. Every format is
 detected by content (stdin has no name).
@@ -69,6 +69,7 @@ def register(registry: Registry) -> None:
         ("discord", "discord", ("*.json",), json_with('"guild"', opens="{")),
         ("discord", "discord-text", ("*.txt",), Gate(words=("\u2014", "\u2013"))),
         ("discord_csv", "discord-csv", ("*.csv",), Gate(pattern=r"\A\ufeff?AuthorID,Author,Date,")),
+        ("discord_txt", "discord-txt", ("*.txt",), Gate(pattern=r"\A[\ufeff\s]*={62}")),
         ("telegram", "telegram", ("result.json", "*.json"), json_with('"chats"', '"messages"', opens="{")),
         ("messenger", "messenger", ("message_*.json",), json_with('"messages"', opens="{")),
         ("chatgpt", "chatgpt", ("conversations.json",), json_with('"mapping"'), chatgpt_sides),
@@ -97,6 +98,9 @@ def register(registry: Registry) -> None:
         ("imessage", "imessage", ("*.txt",), Gate(opens="ADFJMNOS", pattern=(
             r"\A[\ufeff\s]*(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d\d, \d{4} "))),
         ("line", "line", ("*.txt",), Gate(words=("[LINE]", "\t"))),
+        ("kakaotalk", "kakaotalk", ("KakaoTalk*.txt", "*.txt", "*.csv"),
+         Gate(pattern=r"\A\ufeff?Date,User,Message"), Gate(words=("카카오톡", "KakaoTalk", "-----")),
+         Gate(pattern=r"(?m)^(?:\d{4}(?:년|\.)\s*\d{1,2}(?:월|\.)|[A-Za-z]{3,9}\.? \d{1,2}, \d{4})")),
         ("skype_tar", "skype-tar", ("*.tar",), Gate(raw=rb"\A[\s\S]{257}ustar")),
         ("telegram_html", "telegram-html", ("messages*.html", "*.html"),
          Gate(opens="<", words=("Exported Data", "chat_page", 'class="message default'))),

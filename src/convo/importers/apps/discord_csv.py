@@ -47,7 +47,8 @@ NAME = "discord-csv"
 HEADER = "AuthorID,Author,Date,Content,Attachments,Reactions"
 _FILE = re.compile(r"^(?:.* - )?(.+?) \[\d+\](?: \(part \d+\))?$")
 _REACTION = re.compile(r"(?:^|,)([^,]+?) \((\d+)\)")
-_SYSTEM = re.compile(
+# The fallback sentences of system notifications (also in the text export: discord_txt).
+SYSTEM_SENTENCE = re.compile(
     r"^(?:Pinned a message\.|Started a thread\.|Joined the server\.|Left the group\."
     r"|Added a recipient\.|Removed a recipient\.|Changed the channel icon\."
     r"|Changed the channel name(?:\.|: .*)|Added .+ to the group\.|Removed .+ from the group\."
@@ -120,7 +121,7 @@ def _message(
     chunks = ([content] if content.strip() else []) + [f"[attachment] {u}" for u in files]
     if not chunks:
         return None
-    system = bool(_SYSTEM.match(content)) and not files
+    system = bool(SYSTEM_SENTENCE.match(content)) and not files
     return message(
         chunks,
         speaker=author or None,
