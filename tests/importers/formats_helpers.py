@@ -91,5 +91,7 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.line",
         "convo.importers.apps.skype_tar",
         "convo.importers.apps.telegram_html",
+        "convo.importers.apps.kakaotalk",
+        "convo.importers.apps.discord_txt",
     )
     return [importlib.import_module(n) for n in names]

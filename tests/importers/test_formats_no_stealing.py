@@ -107,6 +107,8 @@ BY_FOLDER = {
     "imessage": "imessage",
     "line": "line",
     "telegram_html": "telegram-html",
+    "kakaotalk": "kakaotalk",
+    "discord_txt": "discord-txt",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

@@ -334,6 +334,16 @@ CASES = [
         FORMATS + "line/[LINE] Chat history with Marta.txt",
         subs=(("Chat history with Marta", "Chat history with Marta{t}"),),
     ),  # the header's chat name is the scope
+    Case(
+        "kakaotalk",
+        FORMATS + "kakaotalk/KakaoTalk Chats with Ann.txt",
+        subs=(("KakaoTalk Chats with Ann", "KakaoTalk Chats with Ann{t}"),),
+    ),  # the header's chat name is the scope
+    Case(
+        "discord-txt",
+        FORMATS + "discord_txt/dm-de.txt",
+        subs=(("Channel: Private / mia", "Channel: Private / mia{t}"),),
+    ),  # the preamble's channel is the scope
     # convo's own records carry their ids
     Case("jsonl", "tests/fixtures/views.jsonl", subs=(ID,)),
 ]
