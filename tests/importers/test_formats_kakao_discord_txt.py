@@ -157,7 +157,9 @@ def test_discord_txt_messages_and_sections():
     ]  # fmt: skip
     assert {r["thread"] for r in recs} == {"general"}
     assert recs[0]["metadata"]["listeners"] == ["bob"]
-    assert recs[0]["extra"] == {"reactions": [{"emoji": "👍", "count": 2}, {"emoji": "🌱", "count": 1}]}
+    assert recs[0]["extra"] == {
+        "reactions": [{"emoji": "👍", "count": 2}, {"emoji": "🌱", "count": 1}]
+    }
     assert recs[1]["extra"]["pinned"] is True
     assert recs[1]["textChunks"][1:] == [
         "[attachment] https://cdn.discordapp.com/attachments/1/2/seeds.jpg",
@@ -195,7 +197,8 @@ def test_discord_txt_ambiguous_order_warns_and_bad_dates_are_rejected(tmp_path):
     )
     recs, rejects, warnings = run(discord_txt.read, path)
     assert [(r["textChunks"][0], r["timestamp"]) for r in recs] == [
-        ("hi", "2024-03-02T10:00:00Z"), ("later", "2024-04-02T10:02:00Z")
+        ("hi", "2024-03-02T10:00:00Z"),
+        ("later", "2024-04-02T10:02:00Z"),
     ]
     assert [(r.where, r.reason) for r in rejects] == [
         ("c.txt:6", "text before the first DiscordChatExporter message header"),
@@ -214,7 +217,9 @@ def test_no_other_file_is_read_as_these_chats():
         if root.is_dir()
         for p in sorted(root.rglob("*"))
         if p.is_file()
-        and not (root == FIXTURES and p.relative_to(FIXTURES).parts[0] in {"kakaotalk", "discord_txt"})
+        and not (
+            root == FIXTURES and p.relative_to(FIXTURES).parts[0] in {"kakaotalk", "discord_txt"}
+        )
     ]
     reg = Registry()
     taken = {}
@@ -247,7 +252,11 @@ def _h12(mins: int) -> str:
 def test_any_kakaotalk_export_reads_back(tmp_path_factory, msgs, mobile):
     path = tmp_path_factory.mktemp("kakao") / "k.txt"
     out = ["모임 님과 카카오톡 대화\n저장한 날짜 : 2024-12-09 21:05:11\n\n"]
-    out.append("2024년 12월 9일 월요일\n" if mobile else "--------------- 2024년 12월 9일 월요일 ---------------\n")
+    out.append(
+        "2024년 12월 9일 월요일\n"
+        if mobile
+        else "--------------- 2024년 12월 9일 월요일 ---------------\n"
+    )
     for name, mins, lines in msgs:
         head = f"2024. 12. 9. {_h12(mins)}, {name} : " if mobile else f"[{name}] [{_h12(mins)}] "
         out.append(head + "\n".join(lines) + "\n")

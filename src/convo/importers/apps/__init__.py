@@ -29,6 +29,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from convo.importers.gates import Gate
     from convo.importers.registry import Registry
 
 
@@ -41,6 +42,22 @@ _WHATSAPP_OPENS = (
 )
 
 
+def _text_gates(gate: type[Gate]) -> tuple[Gate, tuple[Gate, ...]]:
+    """The gates of irc and kakaotalk, whose text files open with no one character."""
+    # irc's own refusal: a head that opens {, <, WEBVTT or a [ not followed by a time.
+    irc = gate(
+        pattern=r"\A[\ufeff \r\n]*(?![{<]|WEBVTT|\[(?!\d\d(?::| [A-Z][a-z]{2} )))[^\ufeff \r\n]"
+    )
+    # kakaotalk: the Mac CSV's header; the header's words or a PC date line's dashes; or
+    # a mobile line's date (2024년 12월, 2024. 12., December 9, 2024).
+    kakaotalk = (
+        gate(pattern=r"\A\ufeff?Date,User,Message"),
+        gate(words=("카카오톡", "KakaoTalk", "-----")),
+        gate(pattern=r"(?m)^(?:\d{4}(?:년|\.)\s*\d{1,2}(?:월|\.)|[A-Za-z]{3,9}\.? \d{1,2}, \d{4})"),
+    )
+    return irc, kakaotalk
+
+
 def register(registry: Registry) -> None:
     """Declare the chat-app export formats (each module imported when a gate admits a
     source or its format is named, so `convo --help` and a JSON file's detection stay
@@ -50,10 +67,7 @@ def register(registry: Registry) -> None:
 
     zipped = Gate(magic=(b"PK\x03\x04",))
     sqlite = Gate(magic=(b"SQLite format 3\x00",))
-    # irc's own refusal: a head that opens {, <, WEBVTT or a [ not followed by a time.
-    irc = Gate(
-        pattern=r"\A[\ufeff \r\n]*(?![{<]|WEBVTT|\[(?!\d\d(?::| [A-Z][a-z]{2} )))[^\ufeff \r\n]"
-    )
+    irc, kakaotalk = _text_gates(Gate)
     # The side files of an export folder, read (as no messages) by their format's module
     # (chatgpt_sidecars, claude_ai_sidecars).
     chatgpt_sides = Gate(opens="[{", names=(
@@ -98,9 +112,7 @@ def register(registry: Registry) -> None:
         ("imessage", "imessage", ("*.txt",), Gate(opens="ADFJMNOS", pattern=(
             r"\A[\ufeff\s]*(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d\d, \d{4} "))),
         ("line", "line", ("*.txt",), Gate(words=("[LINE]", "\t"))),
-        ("kakaotalk", "kakaotalk", ("KakaoTalk*.txt", "*.txt", "*.csv"),
-         Gate(pattern=r"\A\ufeff?Date,User,Message"), Gate(words=("카카오톡", "KakaoTalk", "-----")),
-         Gate(pattern=r"(?m)^(?:\d{4}(?:년|\.)\s*\d{1,2}(?:월|\.)|[A-Za-z]{3,9}\.? \d{1,2}, \d{4})")),
+        ("kakaotalk", "kakaotalk", ("KakaoTalk*.txt", "*.txt", "*.csv"), *kakaotalk),
         ("skype_tar", "skype-tar", ("*.tar",), Gate(raw=rb"\A[\s\S]{257}ustar")),
         ("telegram_html", "telegram-html", ("messages*.html", "*.html"),
          Gate(opens="<", words=("Exported Data", "chat_page", 'class="message default'))),

@@ -48,9 +48,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from itertools import chain
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import chain
 from pathlib import PurePath
 from typing import Any
 
@@ -100,7 +100,9 @@ def _old_time(m: re.Match[str], zone: Any) -> str | None:
     if m["ap"]:
         h = h % 12 + (12 if m["ap"] in ("PM", "pm", "Pm", "pM") else 0)
     try:
-        stamp = datetime(y + 2000 if y < 100 else y, _MONTHS.index(mon) + 1, int(m["d"]), h, int(m["mi"]))
+        stamp = datetime(
+            y + 2000 if y < 100 else y, _MONTHS.index(mon) + 1, int(m["d"]), h, int(m["mi"])
+        )
     except ValueError:
         return None
     return naive_ts(stamp, zone)
@@ -124,7 +126,9 @@ def _preamble(lines: Iterator[tuple[int, str]], chat: _Chat) -> None:
             chat.thread = name
 
 
-def _events(source: Source, ctx: ImportContext, chat: _Chat) -> Iterator[tuple[int, str, re.Match[str] | None]]:
+def _events(
+    source: Source, ctx: ImportContext, chat: _Chat
+) -> Iterator[tuple[int, str, re.Match[str] | None]]:
     """The lines after the preamble, each with its header match (None: not a header),
     up to the postamble (whose count goes to ``chat.exported``)."""
     lines = iter(numbered_lines(source, ctx.text_decoder()))
@@ -152,7 +156,10 @@ def _first_pass(source: Source, ctx: ImportContext) -> _Chat:
                 order.see(d)
     chat.order, guessed = order.verdict()
     if guessed:
-        ctx.warn(source.name, f"day/month order is ambiguous; read as {'D/M' if chat.order == 'DM' else 'M/D'}")
+        ctx.warn(
+            source.name,
+            f"day/month order is ambiguous; read as {'D/M' if chat.order == 'DM' else 'M/D'}",
+        )
     chat.authors = list(authors)
     return chat
 
@@ -182,15 +189,21 @@ def _section(parts: _Parts, name: str, lines: list[str]) -> None:
         parts.embeds.append("\n".join(lines).strip())
     elif name == "{Reactions}":
         text = " ".join(lines)
-        parts.reactions += [{"emoji": m[1], "count": int(m[2] or 1)} for m in _REACTION.finditer(text)]
+        parts.reactions += [
+            {"emoji": m[1], "count": int(m[2] or 1)} for m in _REACTION.finditer(text)
+        ]
 
 
 def _parts(body: list[str]) -> _Parts:
     """A message's body cut into its content and its sections."""
     parts = _Parts()
-    k = next((i for i, ln in enumerate(body) if ln in _SECTIONS and (i == 0 or body[i - 1] == "")), len(body))
+    k = next(
+        (i for i, ln in enumerate(body) if ln in _SECTIONS and (i == 0 or body[i - 1] == "")),
+        len(body),
+    )
     parts.content = body[:k]
-    name, lines = "", []
+    name = ""
+    lines: list[str] = []
     for line in body[k:]:
         if name == "{Forwarded Message}":
             if line.startswith("Originally sent: "):
@@ -217,7 +230,9 @@ def _time(m: re.Match[str], chat: _Chat, ctx: ImportContext) -> str | None:
     return _old_time(old, ctx.options.tz) if old is not None else None
 
 
-def _build(n: int, m: re.Match[str], body: list[str], chat: _Chat, ctx: ImportContext) -> ConversationMessage | str | None:
+def _build(
+    n: int, m: re.Match[str], body: list[str], chat: _Chat, ctx: ImportContext
+) -> ConversationMessage | str | None:
     """The message of a header and its body; why it is rejected; None when empty."""
     stamp = _time(m, chat, ctx)
     if stamp is None:
@@ -256,7 +271,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             if cur is not None:
                 body.append(line)
             elif line.strip():
-                ctx.reject(ctx.loc(n), "text before the first DiscordChatExporter message header", line)
+                ctx.reject(
+                    ctx.loc(n), "text before the first DiscordChatExporter message header", line
+                )
             continue
         if cur is not None:
             got = _build(*cur, body, chat, ctx)
@@ -272,7 +289,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             chat.headers += 1
     empty.report(ctx)
     if chat.exported is not None and chat.exported != chat.headers:
-        ctx.warn(source.name, f"the export says {chat.exported} messages; {chat.headers} headers read")
+        ctx.warn(
+            source.name, f"the export says {chat.exported} messages; {chat.headers} headers read"
+        )
 
 
 DESCRIPTION = "DiscordChatExporter plain-text export (.txt: [date] Author, its sections)"

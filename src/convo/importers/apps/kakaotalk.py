@@ -88,9 +88,7 @@ _TIME = (
     rf"(?:{_SP}*(?P<ap>[AaPp])\.?[Mm]\.?)?"
 )
 _WEEKDAY = r"(?:[월화수목금토일]요일|[A-Za-z]+day)"
-_DAY_LINE = re.compile(
-    rf"-*\s*(?:{_WEEKDAY},?\s*)?{_DATE},?(?:\s*{_WEEKDAY}|\s+{_TIME})?\s*-*"
-)
+_DAY_LINE = re.compile(rf"-*\s*(?:{_WEEKDAY},?\s*)?{_DATE},?(?:\s*{_WEEKDAY}|\s+{_TIME})?\s*-*")
 _PC = re.compile(rf"\[(?P<name>[^\]]*)\] \[{_TIME}\] ?(?P<rest>.*)")
 _MOBILE = re.compile(rf"{_DATE},?(?:\s+at)?\s+{_TIME}(?P<sep>,|:)\s?(?P<rest>.*)")
 _EVENT = re.compile(
@@ -105,6 +103,7 @@ _FILE = re.compile(r"(?:파일|File): .+")
 _PHOTOS = re.compile(r"사진 \d+장|Photos? \d+|\d+ Photos")
 _DELETED = ("삭제된 메시지입니다.", "This message was deleted.", "This message has been deleted.")
 CSV_HEADER = "Date,User,Message"
+_CSV_ROW = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,")
 
 
 def _day(m: re.Match[str]) -> date | None:
@@ -140,10 +139,15 @@ def sniff(source: Source) -> int:
     if not lines:
         return 0
     if lines[0].strip() == CSV_HEADER:
-        return 90 if len(lines) == 1 or re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,", lines[1]) else 0
+        return 90 if len(lines) == 1 or _CSV_ROW.match(lines[1]) else 0
     if len(lines) > 1 and _SAVED.fullmatch(lines[1].strip()) and title(lines[0]) is not None:
         return 95
-    if any(ln.startswith("---") and day_line(ln) and "-----" in ln for ln in lines):
+    return _sniff_cut(lines)
+
+
+def _sniff_cut(lines: list[str]) -> int:
+    """A file without its header: a PC date line and message, or two mobile messages."""
+    if any(ln.startswith("-----") and day_line(ln) for ln in lines):
         return 80 if any(_PC.fullmatch(ln) for ln in lines) else 0
     said = [m for ln in lines if (m := _mobile(ln)) is not None and m["sep"] == ","]
     return 80 if sum(1 for m in said if " : " in m["rest"]) >= 2 else 0
@@ -238,7 +242,7 @@ def _build(cur: _Cur, ctx: ImportContext, chat: _Chat, ids: ContentIds) -> Conve
     return msg
 
 
-def _started(n: int, line: str, chat: _Chat, ctx: ImportContext) -> _Cur | None | bool:
+def _started(n: int, line: str, chat: _Chat, ctx: ImportContext) -> _Cur | bool | None:
     """The message a line starts (None: rejected), else False (the line starts none)."""
     m = _PC.fullmatch(line)
     if m is not None:
