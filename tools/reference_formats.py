@@ -105,6 +105,7 @@ SAMPLES = {
     "imessage": "tests/fixtures/formats/imessage/Lena Whitford.txt",
     "line": "tests/fixtures/formats/line/[LINE] Chat history with Marta.txt",
     "kakaotalk": "tests/fixtures/formats/kakaotalk/pc_ko.txt",
+    "wechat": "tests/fixtures/formats/wechat/种子交换群.txt",
     "telegram-html": "tests/fixtures/formats/telegram_html/messages.html",
     "rocketchat": "tests/fixtures/formats/rocketchat/rest-history.json",
     "slackdump": "tests/fixtures/formats/slackdump/chunks.jsonl",

@@ -93,5 +93,6 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.telegram_html",
         "convo.importers.apps.kakaotalk",
         "convo.importers.apps.discord_txt",
+        "convo.importers.apps.wechat",
     )
     return [importlib.import_module(n) for n in names]

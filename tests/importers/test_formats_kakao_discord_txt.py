@@ -302,5 +302,9 @@ def test_hostile_input_never_crashes(tmp_path_factory, noise, head):
     for read in (kakaotalk.read, discord_txt.read):
         path = base / "h.txt"
         path.write_bytes(head.encode() + noise)
-        recs, _, _ = run(read, path)
+        try:
+            recs, _, _ = run(read, path)
+        except InputError as e:  # one clear line (a CSV the csv module cannot read)
+            assert "not CSV as" in str(e)
+            continue
         assert len({r["id"] for r in recs}) == len(recs)

@@ -109,6 +109,7 @@ BY_FOLDER = {
     "telegram_html": "telegram-html",
     "kakaotalk": "kakaotalk",
     "discord_txt": "discord-txt",
+    "wechat": "wechat",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

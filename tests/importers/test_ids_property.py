@@ -344,6 +344,7 @@ CASES = [
         FORMATS + "discord_txt/dm-de.txt",
         subs=(("Channel: Private / mia", "Channel: Private / mia{t}"),),
     ),  # the preamble's channel is the scope
+    Case("wechat", FORMATS + "wechat/种子交换群.txt", rename=True),  # the file: the chat
     # convo's own records carry their ids
     Case("jsonl", "tests/fixtures/views.jsonl", subs=(ID,)),
 ]

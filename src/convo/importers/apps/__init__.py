@@ -4,7 +4,8 @@ Messenger, ChatGPT, Teams, Mattermost,
 WhatsApp (its .txt and "Export chat" .zip), Signal (signal-export and sigtop outputs),
 Zoom chat, Open WebUI, LibreChat, SillyTavern, Skype (its messages.json, or the export's .tar
 read in place), Zulip, Rocket.Chat, slackdump's archive,
-iMessage (imessage-exporter's text), LINE's and KakaoTalk's text histories.
+iMessage (imessage-exporter's text), LINE's and KakaoTalk's text histories, WeChat
+(WeChatMsg's CSV and TXT).
 Each module holds its sniffers beside its readers (decisions in
 its docstring) and its ``FORMATS``; this package registers them. Every format is
 detected by content (stdin has no name).
@@ -113,6 +114,7 @@ def register(registry: Registry) -> None:
             r"\A[\ufeff\s]*(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d\d, \d{4} "))),
         ("line", "line", ("*.txt",), Gate(words=("[LINE]", "\t"))),
         ("kakaotalk", "kakaotalk", ("KakaoTalk*.txt", "*.txt", "*.csv"), *kakaotalk),
+        ("wechat", "wechat", ("*_utf8.csv", "*.csv", "*.txt"), Gate(pattern=r"\A[\ufeff\s]*(?:localId,TalkerId,|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")),
         ("skype_tar", "skype-tar", ("*.tar",), Gate(raw=rb"\A[\s\S]{257}ustar")),
         ("telegram_html", "telegram-html", ("messages*.html", "*.html"),
          Gate(opens="<", words=("Exported Data", "chat_page", 'class="message default'))),

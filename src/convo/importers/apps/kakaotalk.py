@@ -51,7 +51,6 @@ the thread (the chat's name from the header, else the file's name).
 
 from __future__ import annotations
 
-import csv
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -61,7 +60,7 @@ from pathlib import PurePath
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import naive_ts
-from convo.importers.apps.common import SYSTEM_TAG, numbered_lines, other_party
+from convo.importers.apps.common import SYSTEM_TAG, csv_rows, numbered_lines, other_party
 from convo.importers.build import ContentIds, message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
@@ -103,6 +102,7 @@ _FILE = re.compile(r"(?:파일|File): .+")
 _PHOTOS = re.compile(r"사진 \d+장|Photos? \d+|\d+ Photos")
 _DELETED = ("삭제된 메시지입니다.", "This message was deleted.", "This message has been deleted.")
 CSV_HEADER = "Date,User,Message"
+_MAC = "the KakaoTalk Mac app"
 _CSV_ROW = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,")
 
 
@@ -298,12 +298,16 @@ def _read_text(source: Source, ctx: ImportContext) -> Iterator[ConversationMessa
 def _read_csv(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """The Mac app's CSV: ``Date,User,Message``, one row a message, seconds included."""
     decode = ctx.text_decoder(what="CSV text that is not UTF-8")
-    rows = [(n, row) for n, row in _csv_rows(source, decode)]
-    speakers = list(dict.fromkeys(row[1] for _, row in rows if len(row) > 1 and row[1]))[:3]
     chat = _Chat(PurePath(source.name).name.removesuffix(".gz").removesuffix(".csv"))
-    chat.speakers = speakers
+    seen: dict[str, None] = {}
+    for _, row in csv_rows(source, decode, _MAC, "export the chat again"):
+        if len(row) > 1 and row[1].strip():
+            seen.setdefault(row[1].strip())
+        if len(seen) > 2:
+            break
+    chat.speakers = list(seen)
     ids = ContentIds(source.name)
-    for n, row in rows:
+    for n, row in csv_rows(source, decode, _MAC, "export the chat again"):
         try:
             when = datetime.strptime(row[0].strip(), "%Y-%m-%d %H:%M:%S") if len(row) >= 3 else None
         except ValueError:
@@ -313,24 +317,6 @@ def _read_csv(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
             continue
         ts = naive_ts(when, ctx.options.tz)
         yield _build(_Cur(n, ts, row[1].strip() or None, [",".join(row[2:])]), ctx, chat, ids)
-
-
-def _csv_rows(source: Source, decode: object) -> Iterator[tuple[int, list[str]]]:
-    """(first line, cells) of each data row of the Mac CSV; a cell's line breaks kept."""
-    where = {"n": 0}
-
-    def feed() -> Iterator[str]:
-        for n, line in numbered_lines(source, decode):  # type: ignore[arg-type]
-            where["n"] = n
-            yield line + "\n"
-
-    reader = csv.reader(feed())
-    next(reader, None)
-    start = where["n"] + 1
-    for row in reader:
-        if any(cell.strip() for cell in row):
-            yield start, row
-        start = where["n"] + 1
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
