@@ -1,4 +1,5 @@
-"""KakaoTalk exports and DiscordChatExporter's plain text through the command line."""
+"""KakaoTalk exports, DiscordChatExporter's plain text and WeChatMsg's exports through the
+command line."""
 
 from __future__ import annotations
 
@@ -10,16 +11,17 @@ from convo.cli.app import app
 FIX = ROOT / "tests" / "fixtures" / "formats"
 KAKAO = FIX / "kakaotalk"
 DCE = FIX / "discord_txt"
+WECHAT = FIX / "wechat"
 
 
 def test_a_folder_of_exports_goes_format_by_format(runner, tmp_path):
-    for path in [*KAKAO.glob("*.txt"), *DCE.glob("*.txt")]:
+    for path in [*KAKAO.glob("*.txt"), *DCE.glob("*.txt"), WECHAT / "种子交换群.txt"]:
         shutil.copy(path, tmp_path / f"{path.parent.name}-{path.name}")
     shutil.copy(ROOT / "sample_data" / "chat" / "whatsapp.txt", tmp_path)
     r = runner.invoke(app, ["ingest", str(tmp_path)])
     assert r.exit_code == 0, r.output
     formats = {m["format"] for m in records(r.stdout)}
-    assert formats == {"kakaotalk", "discord", "whatsapp"}
+    assert formats == {"kakaotalk", "discord", "wechat", "whatsapp"}
 
 
 def test_tz_and_from(runner):
@@ -52,3 +54,20 @@ def test_warnings_reach_stderr(runner):
     assert r.exit_code == 0, r.output
     assert "the export says 7 messages; 6 headers read" in r.stderr
     assert len(records(r.stdout)) == 5
+
+
+def test_wechat_csv_keeps_its_instants_and_rejects(runner, tmp_path):
+    rejects = tmp_path / "rejects.jsonl"
+    args = [
+        "ingest",
+        str(WECHAT / "张三_utf8.csv"),
+        "--tz",
+        "Asia/Shanghai",
+        "--rejects",
+        str(rejects),
+    ]
+    r = runner.invoke(app, args)
+    assert r.exit_code == 1
+    recs = records(r.stdout)
+    assert recs[0]["timestamp"] == "2024-03-01T01:15:00Z" and len(recs) == 5
+    assert "张三_utf8.csv:8" in r.stderr
