@@ -84,6 +84,7 @@ SAMPLES = {
     "discord-text": "sample_data/chat/discord-text.txt",
     "discord-csv": "tests/fixtures/formats/discord_csv/Example guild - Text Channels - chill talk [1012224565567875236].csv",
     "discord-txt": "tests/fixtures/formats/discord_txt/Garden club - Text Channels - general [1012224565567721552].txt",
+    "discord-html": "tests/fixtures/formats/discord_html/Garden club - Text Channels - general [1012224565567721552].html",
     "telegram": "sample_data/chat/telegram-result.json",
     "messenger": "sample_data/chat/messenger.json",
     "chatgpt": "sample_data/chat/chatgpt-conversations.json",

@@ -1,4 +1,4 @@
-"""KakaoTalk exports, DiscordChatExporter's plain text and WeChatMsg's exports through the
+"""KakaoTalk exports, DiscordChatExporter's plain text and HTML, and WeChatMsg's exports through the
 command line."""
 
 from __future__ import annotations
@@ -15,11 +15,18 @@ WECHAT = FIX / "wechat"
 
 
 def test_a_folder_of_exports_goes_format_by_format(runner, tmp_path):
-    for path in [*KAKAO.glob("*.txt"), *DCE.glob("*.txt"), WECHAT / "种子交换群.txt"]:
+    html = FIX / "discord_html"
+    for path in [
+        *KAKAO.glob("*.txt"),
+        *DCE.glob("*.txt"),
+        WECHAT / "种子交换群.txt",
+        *html.glob("*.html"),
+    ]:
         shutil.copy(path, tmp_path / f"{path.parent.name}-{path.name}")
     shutil.copy(ROOT / "sample_data" / "chat" / "whatsapp.txt", tmp_path)
     r = runner.invoke(app, ["ingest", str(tmp_path)])
-    assert r.exit_code == 0, r.output
+    assert r.exit_code == 1, r.output  # the HTML page's container without a snowflake
+    assert "is not a Discord snowflake" in r.stderr
     formats = {m["format"] for m in records(r.stdout)}
     assert formats == {"kakaotalk", "discord", "wechat", "whatsapp"}
 

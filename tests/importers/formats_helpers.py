@@ -94,5 +94,6 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.kakaotalk",
         "convo.importers.apps.discord_txt",
         "convo.importers.apps.wechat",
+        "convo.importers.apps.discord_html",
     )
     return [importlib.import_module(n) for n in names]

@@ -110,6 +110,7 @@ BY_FOLDER = {
     "kakaotalk": "kakaotalk",
     "discord_txt": "discord-txt",
     "wechat": "wechat",
+    "discord_html": "discord-html",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

@@ -345,6 +345,11 @@ CASES = [
         subs=(("Channel: Private / mia", "Channel: Private / mia{t}"),),
     ),  # the preamble's channel is the scope
     Case("wechat", FORMATS + "wechat/种子交换群.txt", rename=True),  # the file: the chat
+    Case(
+        "discord-html",
+        FORMATS + "discord_html/Garden club - Text Channels - general [1012224565567721552].html",
+        subs=((r'(data-message-id=")\d{7}', r"\g<1>{t}"),),
+    ),  # snowflakes: the other export's are other snowflakes (still times)
     # convo's own records carry their ids
     Case("jsonl", "tests/fixtures/views.jsonl", subs=(ID,)),
 ]

@@ -1,5 +1,5 @@
 """Chat-app exports (family ``chat``), one module per app: Slack, Discord (DiscordChatExporter
-JSON, CSV and plain-text exports, and text copied from the client), Telegram (result.json and the HTML export),
+JSON, CSV, HTML and plain-text exports, and text copied from the client), Telegram (result.json and the HTML export),
 Messenger, ChatGPT, Teams, Mattermost,
 WhatsApp (its .txt and "Export chat" .zip), Signal (signal-export and sigtop outputs),
 Zoom chat, Open WebUI, LibreChat, SillyTavern, Skype (its messages.json, or the export's .tar
@@ -43,8 +43,8 @@ _WHATSAPP_OPENS = (
 )
 
 
-def _text_gates(gate: type[Gate]) -> tuple[Gate, tuple[Gate, ...]]:
-    """The gates of irc and kakaotalk, whose text files open with no one character."""
+def _text_gates(gate: type[Gate]) -> tuple[Gate, tuple[Gate, ...], Gate]:
+    """The gates of irc, kakaotalk and wechat, whose text files open with no one character."""
     # irc's own refusal: a head that opens {, <, WEBVTT or a [ not followed by a time.
     irc = gate(
         pattern=r"\A[\ufeff \r\n]*(?![{<]|WEBVTT|\[(?!\d\d(?::| [A-Z][a-z]{2} )))[^\ufeff \r\n]"
@@ -56,19 +56,20 @@ def _text_gates(gate: type[Gate]) -> tuple[Gate, tuple[Gate, ...]]:
         gate(words=("카카오톡", "KakaoTalk", "-----")),
         gate(pattern=r"(?m)^(?:\d{4}(?:년|\.)\s*\d{1,2}(?:월|\.)|[A-Za-z]{3,9}\.? \d{1,2}, \d{4})"),
     )
-    return irc, kakaotalk
+    # wechat: WeChatMsg's CSV header, or its TXT's first title line.
+    wechat = gate(pattern=r"\A[\ufeff\s]*(?:localId,TalkerId,|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
+    return irc, kakaotalk, wechat
 
 
 def register(registry: Registry) -> None:
-    """Declare the chat-app export formats (each module imported when a gate admits a
-    source or its format is named, so `convo --help` and a JSON file's detection stay
-    fast: ``importers.gates``)."""
+    """Declare the chat-app export formats, each module imported when a gate admits a source
+    or its format is named (`convo --help` and detection stay fast: ``importers.gates``)."""
     from convo.importers.gates import JSON, JSON_OBJECT, Gate, json_with
     from convo.importers.registry import Declared
 
     zipped = Gate(magic=(b"PK\x03\x04",))
     sqlite = Gate(magic=(b"SQLite format 3\x00",))
-    irc, kakaotalk = _text_gates(Gate)
+    irc, kakaotalk, wechat = _text_gates(Gate)
     # The side files of an export folder, read (as no messages) by their format's module
     # (chatgpt_sidecars, claude_ai_sidecars).
     chatgpt_sides = Gate(opens="[{", names=(
@@ -85,6 +86,7 @@ def register(registry: Registry) -> None:
         ("discord", "discord-text", ("*.txt",), Gate(words=("\u2014", "\u2013"))),
         ("discord_csv", "discord-csv", ("*.csv",), Gate(pattern=r"\A\ufeff?AuthorID,Author,Date,")),
         ("discord_txt", "discord-txt", ("*.txt",), Gate(pattern=r"\A[\ufeff\s]*={62}")),
+        ("discord_html", "discord-html", ("*.html",), Gate(opens="<", words=("chatlog__",))),
         ("telegram", "telegram", ("result.json", "*.json"), json_with('"chats"', '"messages"', opens="{")),
         ("messenger", "messenger", ("message_*.json",), json_with('"messages"', opens="{")),
         ("chatgpt", "chatgpt", ("conversations.json",), json_with('"mapping"'), chatgpt_sides),
@@ -114,7 +116,7 @@ def register(registry: Registry) -> None:
             r"\A[\ufeff\s]*(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d\d, \d{4} "))),
         ("line", "line", ("*.txt",), Gate(words=("[LINE]", "\t"))),
         ("kakaotalk", "kakaotalk", ("KakaoTalk*.txt", "*.txt", "*.csv"), *kakaotalk),
-        ("wechat", "wechat", ("*_utf8.csv", "*.csv", "*.txt"), Gate(pattern=r"\A[\ufeff\s]*(?:localId,TalkerId,|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")),
+        ("wechat", "wechat", ("*_utf8.csv", "*.csv", "*.txt"), wechat),
         ("skype_tar", "skype-tar", ("*.tar",), Gate(raw=rb"\A[\s\S]{257}ustar")),
         ("telegram_html", "telegram-html", ("messages*.html", "*.html"),
          Gate(opens="<", words=("Exported Data", "chat_page", 'class="message default'))),
