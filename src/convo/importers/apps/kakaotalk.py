@@ -36,7 +36,9 @@ Mac — a CSV: ``Date,User,Message`` then ``2024-12-09 14:30:05,"Ann","Hello"``.
   without time that says someone joined, left, was invited or removed
   (``...님이 들어왔습니다.``, ``... joined this chatroom.``), are tagged ``system``
   without a speaker; a PC event takes the time of the message before it. Such a
-  sentence alone on a line of a message over several lines is read as an event too.
+  sentence alone on a line of a message over several lines is read as an event too
+  (the export cannot tell them apart); English invitations, whose wording is ordinary
+  prose, are left to the message they follow.
 - Thread: the chat's name from the header, else the file's name; ids: content hashes,
   scoped to the thread.
 - ``사진``, ``동영상``, ``이모티콘``, ``음성메시지``, ``파일: NAME`` (``Photo``,
@@ -92,7 +94,7 @@ _PC = re.compile(rf"\[(?P<name>[^\]]*)\] \[{_TIME}\] ?(?P<rest>.*)")
 _MOBILE = re.compile(rf"{_DATE},?(?:\s+at)?\s+{_TIME}(?P<sep>,|:)\s?(?P<rest>.*)")
 _EVENT = re.compile(
     r".+님[이을]\s(?:들어왔습니다|나갔습니다|초대(?:했|하였)습니다|내보냈습니다)\."
-    r"|.+ (?:joined|left) (?:this|the) chatroom\.|.+ invited .+\.",
+    r"|.+ (?:joined|left) (?:this|the) chatroom\.",
 )
 _MEDIA = {
     "사진": "photo", "동영상": "video", "이모티콘": "emoticon", "음성메시지": "voice",
