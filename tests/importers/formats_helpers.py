@@ -95,5 +95,9 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.lmstudio",
         "convo.importers.apps.jan",
         "convo.importers.apps.continue_dev",
+        "convo.importers.apps.kakaotalk",
+        "convo.importers.apps.discord_txt",
+        "convo.importers.apps.wechat",
+        "convo.importers.apps.discord_html",
     )
     return [importlib.import_module(n) for n in names]

@@ -111,6 +111,10 @@ BY_FOLDER = {
     "lmstudio": "lmstudio",
     "jan": "jan",
     "continue_dev": "continue",
+    "kakaotalk": "kakaotalk",
+    "discord_txt": "discord-txt",
+    "wechat": "wechat",
+    "discord_html": "discord-html",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

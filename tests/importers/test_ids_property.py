@@ -364,6 +364,22 @@ CASES = [
         FORMATS + "line/[LINE] Chat history with Marta.txt",
         subs=(("Chat history with Marta", "Chat history with Marta{t}"),),
     ),  # the header's chat name is the scope
+    Case(
+        "kakaotalk",
+        FORMATS + "kakaotalk/KakaoTalk Chats with Ann.txt",
+        subs=(("KakaoTalk Chats with Ann", "KakaoTalk Chats with Ann{t}"),),
+    ),  # the header's chat name is the scope
+    Case(
+        "discord-txt",
+        FORMATS + "discord_txt/dm-de.txt",
+        subs=(("Channel: Private / mia", "Channel: Private / mia{t}"),),
+    ),  # the preamble's channel is the scope
+    Case("wechat", FORMATS + "wechat/种子交换群.txt", rename=True),  # the file: the chat
+    Case(
+        "discord-html",
+        FORMATS + "discord_html/Garden club - Text Channels - general [1012224565567721552].html",
+        subs=((r'(data-message-id=")\d{7}', r"\g<1>{t}"),),
+    ),  # snowflakes: the other export's are other snowflakes (still times)
     # convo's own records carry their ids
     Case("jsonl", "tests/fixtures/views.jsonl", subs=(ID,)),
 ]

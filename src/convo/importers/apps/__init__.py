@@ -1,10 +1,11 @@
 """Chat-app exports (family ``chat``), one module per app: Slack, Discord (DiscordChatExporter
-JSON and text copied from the client), Telegram (result.json and the HTML export),
+JSON, CSV, HTML and plain-text exports, and text copied from the client), Telegram (result.json and the HTML export),
 Messenger, ChatGPT, Teams, Mattermost,
 WhatsApp (its .txt and "Export chat" .zip), Signal (signal-export and sigtop outputs),
 Zoom chat, Open WebUI, LibreChat, Continue, Jan, LM Studio, SillyTavern, Skype (its messages.json, or the export's .tar
 read in place), Zulip, Rocket.Chat, slackdump's archive,
-iMessage (imessage-exporter's text) and LINE's text history.
+iMessage (imessage-exporter's text), LINE's and KakaoTalk's text histories, WeChat
+(WeChatMsg's CSV and TXT).
 Each module holds its sniffers beside its readers (decisions in
 its docstring) and its ``FORMATS``; this package registers them. Every format is
 detected by content (stdin has no name).
@@ -29,6 +30,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from convo.importers.gates import Gate
     from convo.importers.registry import Registry
 
 
@@ -45,25 +47,41 @@ _IRC_OPENS = r"\A[\ufeff \r\n]*(?![{<]|WEBVTT|\[(?!\d\d(?::| [A-Z][a-z]{2} )))[^
 # imessage-exporter's first line (a date, `Mar 05, 2024 `); telegram's HTML export's words.
 _IMESSAGE_OPENS = r"\A[\ufeff\s]*(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d\d, \d{4} "
 _TELEGRAM_HTML_WORDS = ("Exported Data", "chat_page", 'class="message default')
+# The side files of a ChatGPT export folder (read as no messages by chatgpt_sidecars).
+_CHATGPT_SIDE_FILES = (
+    "user.json", "user_settings.json", "message_feedback.json", "model_comparisons.json",
+    "shared_conversations.json", "export_manifest.json",
+    "conversation_asset_file_names.json", "library_files.json",
+)  # fmt: skip
+
+
+def _text_gates(gate: type[Gate]) -> tuple[Gate, tuple[Gate, ...], Gate]:
+    """The gates of irc, kakaotalk and wechat, whose text files open with no one character."""
+    irc = gate(pattern=_IRC_OPENS)
+    # kakaotalk: the Mac CSV's header; the header's words or a PC date line's dashes; or
+    # a mobile line's date (2024년 12월, 2024. 12., December 9, 2024).
+    kakaotalk = (
+        gate(pattern=r"\A\ufeff?Date,User,Message"),
+        gate(words=("카카오톡", "KakaoTalk", "-----")),
+        gate(pattern=r"(?m)^(?:\d{4}(?:년|\.)\s*\d{1,2}(?:월|\.)|[A-Za-z]{3,9}\.? \d{1,2}, \d{4})"),
+    )
+    # wechat: WeChatMsg's CSV header, or its TXT's first title line.
+    wechat = gate(pattern=r"\A[\ufeff\s]*(?:localId,TalkerId,|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)")
+    return irc, kakaotalk, wechat
 
 
 def register(registry: Registry) -> None:
-    """Declare the chat-app export formats (each module imported when a gate admits a
-    source or its format is named, so `convo --help` and a JSON file's detection stay
-    fast: ``importers.gates``)."""
+    """Declare the chat-app export formats, each module imported when a gate admits a source
+    or its format is named (`convo --help` and detection stay fast: ``importers.gates``)."""
     from convo.importers.gates import JSON, JSON_OBJECT, Gate, json_with
     from convo.importers.registry import Declared
 
     zipped = Gate(magic=(b"PK\x03\x04",))
     sqlite = Gate(magic=(b"SQLite format 3\x00",))
-    irc = Gate(pattern=_IRC_OPENS)
+    irc, kakaotalk, wechat = _text_gates(Gate)
     # The side files of an export folder, read (as no messages) by their format's module
     # (chatgpt_sidecars, claude_ai_sidecars).
-    chatgpt_sides = Gate(opens="[{", names=(
-        "user.json", "user_settings.json", "message_feedback.json", "model_comparisons.json",
-        "shared_conversations.json", "export_manifest.json",
-        "conversation_asset_file_names.json", "library_files.json",
-    ))  # fmt: skip
+    chatgpt_sides = Gate(opens="[{", names=_CHATGPT_SIDE_FILES)
     claude_sides = Gate(opens="[{", names=("users.json", "projects.json", "memories.json"))
     # Declaration order is detection's tie-break order (and `convo formats`' order).
     registry.declare(__package__, (
@@ -72,6 +90,8 @@ def register(registry: Registry) -> None:
         ("discord", "discord", ("*.json",), json_with('"guild"', opens="{")),
         ("discord", "discord-text", ("*.txt",), Gate(words=("\u2014", "\u2013"))),
         ("discord_csv", "discord-csv", ("*.csv",), Gate(pattern=r"\A\ufeff?AuthorID,Author,Date,")),
+        ("discord_txt", "discord-txt", ("*.txt",), Gate(pattern=r"\A[\ufeff\s]*={62}")),
+        ("discord_html", "discord-html", ("*.html",), Gate(opens="<", words=("chatlog__",))),
         ("telegram", "telegram", ("result.json", "*.json"), json_with('"chats"', '"messages"', opens="{")),
         ("messenger", "messenger", ("message_*.json",), json_with('"messages"', opens="{")),
         ("chatgpt", "chatgpt", ("conversations.json",), json_with('"mapping"'), chatgpt_sides),
@@ -102,6 +122,8 @@ def register(registry: Registry) -> None:
         ("zulip", "zulip", ("messages-*.json", "*.json", "*.jsonl"), json_with('"zerver_message"', '"sender_full_name"')),
         ("imessage", "imessage", ("*.txt",), Gate(opens="ADFJMNOS", pattern=_IMESSAGE_OPENS)),
         ("line", "line", ("*.txt",), Gate(words=("[LINE]", "\t"))),
+        ("kakaotalk", "kakaotalk", ("KakaoTalk*.txt", "*.txt", "*.csv"), *kakaotalk),
+        ("wechat", "wechat", ("*_utf8.csv", "*.csv", "*.txt"), wechat),
         ("skype_tar", "skype-tar", ("*.tar",), Gate(raw=rb"\A[\s\S]{257}ustar")),
         ("telegram_html", "telegram-html", ("messages*.html", "*.html"), Gate(opens="<", words=_TELEGRAM_HTML_WORDS)),
     ), family="chat")  # fmt: skip

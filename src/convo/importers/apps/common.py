@@ -5,11 +5,13 @@ shared by every family."""
 
 from __future__ import annotations
 
+import csv
 import io
 from collections.abc import Iterator
 from typing import Any
 
 from convo.core.encoding import LineDecoder
+from convo.core.errors import InputError
 from convo.core.io import Source, strip_bom
 
 SYSTEM_TAG = "system"
@@ -74,6 +76,34 @@ def numbered_lines(source: Source, decode: LineDecoder) -> Iterator[tuple[int, s
         f.seek(0)
         for n, raw in enumerate(f, 1):
             yield n, decode(strip_bom(raw) if n == 1 else raw).rstrip("\r\n")
+
+
+def csv_rows(
+    source: Source, decode: LineDecoder, what: str, hint: str
+) -> Iterator[tuple[int, list[str]]]:
+    """(first line, cells) of each data row of a CSV export after its header row, a
+    cell's line breaks kept; a row the csv module cannot read (a cell past its 128 KiB
+    limit, a stray carriage return) stops the file with ``not CSV as <what> writes it``."""
+    where = {"n": 0}
+
+    def feed() -> Iterator[str]:
+        for n, line in numbered_lines(source, decode):
+            where["n"] = n
+            yield line + "\n"
+
+    reader = csv.reader(feed())
+    start = 1
+    try:
+        next(reader, None)  # the header
+        start = where["n"] + 1
+        for row in reader:
+            if any(cell.strip() for cell in row):
+                yield start, row
+            start = where["n"] + 1
+    except csv.Error as e:
+        raise InputError(
+            f"not CSV as {what} writes it ({e})", where=f"{source.name}:{start}", hint=hint
+        ) from None
 
 
 def other_party(speakers: list[str], speaker: str | None) -> list[str]:

@@ -27,7 +27,6 @@ the channel (the thread).
 
 from __future__ import annotations
 
-import csv
 import re
 from collections.abc import Iterator
 from pathlib import PurePath
@@ -37,7 +36,7 @@ from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
-from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter, mentioned_or_other, numbered_lines
+from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter, csv_rows, mentioned_or_other
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
@@ -47,7 +46,8 @@ NAME = "discord-csv"
 HEADER = "AuthorID,Author,Date,Content,Attachments,Reactions"
 _FILE = re.compile(r"^(?:.* - )?(.+?) \[\d+\](?: \(part \d+\))?$")
 _REACTION = re.compile(r"(?:^|,)([^,]+?) \((\d+)\)")
-_SYSTEM = re.compile(
+# The fallback sentences of system notifications (also in the text export: discord_txt).
+SYSTEM_SENTENCE = re.compile(
     r"^(?:Pinned a message\.|Started a thread\.|Joined the server\.|Left the group\."
     r"|Added a recipient\.|Removed a recipient\.|Changed the channel icon\."
     r"|Changed the channel name(?:\.|: .*)|Added .+ to the group\.|Removed .+ from the group\."
@@ -63,28 +63,9 @@ def sniff(source: Source) -> int:
 
 def _rows(source: Source, ctx: ImportContext) -> Iterator[tuple[int, list[str]]]:
     """(first line, cells) of every data row; a cell's line breaks kept."""
-    where = {"n": 0}
-
-    def feed() -> Iterator[str]:
-        for n, line in numbered_lines(source, ctx.text_decoder(what="CSV text that is not UTF-8")):
-            where["n"] = n
-            yield line + "\n"
-
-    reader = csv.reader(feed())
-    start = 1
-    try:
-        next(reader, None)  # the header
-        start = where["n"] + 1
-        for row in reader:
-            if any(cell.strip() for cell in row):
-                yield start, row
-            start = where["n"] + 1
-    except csv.Error as e:  # a cell past the csv module's limit (128 KiB): no export's
-        raise InputError(
-            f"not CSV as DiscordChatExporter writes it ({e})",
-            where=f"{source.name}:{start}",
-            hint="export the channel again, or as JSON (--format Json)",
-        ) from None
+    decode = ctx.text_decoder(what="CSV text that is not UTF-8")
+    hint = "export the channel again, or as JSON (--format Json)"
+    return csv_rows(source, decode, "DiscordChatExporter", hint)
 
 
 def _thread(source: Source) -> str:
@@ -120,7 +101,7 @@ def _message(
     chunks = ([content] if content.strip() else []) + [f"[attachment] {u}" for u in files]
     if not chunks:
         return None
-    system = bool(_SYSTEM.match(content)) and not files
+    system = bool(SYSTEM_SENTENCE.match(content)) and not files
     return message(
         chunks,
         speaker=author or None,

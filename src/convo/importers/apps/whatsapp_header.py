@@ -49,6 +49,9 @@ _TIME = (
     rf"(?:(?P<pre>{_PERIOD})\s?)?(?P<h>\d{{1,2}})[:.](?P<mi>\d{{2}})(?:[:.](?P<s>\d{{2}}))?"
     rf"(?:[\s\u202f\u00a0]*{_M}(?:(?P<ap>[AaPp])\.?\s?[Mm]\.?|(?P<post>{_PERIOD})))?{_M}"
 )
+# A date and its time as a header writes them: the short date and time of a locale, which
+# other exports print too (``discord_txt``: DiscordChatExporter's ``g`` format).
+DATE_TIME = rf"{_DATE}{_COMMA}\s+{_AT}{_TIME}"
 _IOS = re.compile(rf"^{_M}\[{_DATE}{_COMMA}\s+{_AT}{_TIME}\]\s?(?P<rest>.*)$")
 _ANDROID = re.compile(rf"^{_M}{_DATE}{_COMMA}\s+{_AT}{_TIME}\s[-–]\s(?P<rest>.*)$")
 # Older and some localised exports write neither brackets nor a dash: ``13.06.18
