@@ -67,6 +67,10 @@ Decisions, where the formats and the brief are silent:
   segment. The speaker is the engine's label as it wrote it (``SPEAKER_00``, ``A``,
   ``0``, ``spk_0``; Deepgram's integers as text); whisper.cpp's ``?`` (its stereo
   estimate could not tell) is no speaker; ``--speakers none`` leaves labels out.
+  whisper.cpp's ``-ml`` pieces (the first 32 segments with text under 12 characters
+  on average: ``-ml 1`` tokens, ``-sow`` words) are grouped as words are (below), their
+  text joined as written; its ``-tdrz`` ``speaker_turn_next`` ends a group and is kept
+  as ``extra.speaker_turn_next``.
   Consecutive segments of one speaker merge as cues do; a ``channel`` (AssemblyAI's,
   Amazon's ``channel_label``, or Deepgram's when the file has several channels) goes
   into ``extra``, and segments of different channels never merge. Text is the
