@@ -79,9 +79,10 @@ def convert(
     listeners = parts.listeners
     if listeners is None:
         listeners = thread.listeners(parts.role, parts.speaker)
-    thread.heard(parts.role, parts.speaker)
+    if "sidechain" not in parts.tags:  # a subagent's exchange is not the two parties'
+        thread.heard(parts.role, parts.speaker)
     fields: dict[str, Any] = {
-        "tags": [],
+        "tags": parts.tags,
         "timestamp": timestamp,
         "id": source_key(fmt, parts.id, thread_id, thread.scope),
         "format": fmt,

@@ -85,7 +85,10 @@ Anthropic: openai wins. Records with ``textChunks`` (convo's JSONL) and ChatGPT 
 
 Coercion: an object that is not a message is rejected (``--strict`` aborts); under
 ``--lenient`` it becomes a text message (its JSON, role user). Claude Code bookkeeping
-entries (file-history-snapshot, queue-operation...) are skipped with a warning.
+entries (file-history-snapshot, queue-operation...) are skipped with a warning; its
+``summary`` lines (conversation titles, no time) are no messages: kept in the next
+message's ``extra.conversation.summaries``, and said when no message follows
+(``convo.importers.agents.frameworks._claude_code``).
 Jianmu content becomes text by Jianmu's own ``Message.to_text`` rules
 (``convo.importers.agents.blocks.jianmu_to_text``). A LangMem ``Message`` (``id``,
 ``content``, ``timestamp``, ``user``) is spoken by its user's name, as role user.
@@ -168,8 +171,21 @@ class _Reader:
         self.ids = ContentIds(source.name)  # content ids of short conversations
         self.warned_time = False
         self.stream_thread = Thread()  # messages a line share one conversation
+        self.titles: tuple[Thread, str] | None = None  # where titles wait for a message
 
     def read(self) -> Iterator[ConversationMessage]:
+        yield from self._read()
+        if self.titles is not None:
+            thread, where = self.titles
+            left = (thread.extra or {}).get("summaries")
+            if left:
+                self.ctx.warn(
+                    where,
+                    f"{len(left)} conversation title(s) (Claude Code summary lines) with no "
+                    "message after them: not imported",
+                )
+
+    def _read(self) -> Iterator[ConversationMessage]:
         with self.source.open() as stream:
             lines = iter_lines(stream)
             first = next(lines, None)
@@ -407,6 +423,12 @@ class _Reader:
             self._refuse(obj, locator, where, raw, e)
             return None
         except NotMessage as e:
+            if e.title is not None:  # kept on the next message of the conversation
+                conv = thread.extra if thread.extra is not None else {}
+                conv.setdefault("summaries", []).append(e.title)
+                thread.extra = conv
+                self.titles = (thread, where or self.ctx.loc(locator))
+                return None
             if e.bookkeeping:
                 self.ctx.warn(where or self.ctx.loc(locator), f"skipped: {e.what}")
                 return None
