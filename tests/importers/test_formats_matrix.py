@@ -99,3 +99,18 @@ def test_golden_relations_redactions_threads_and_undecryptable():
         "element-export-relations.json: not imported as messages: 1 redaction event(s) (the "
         "deletions themselves), 1 reaction(s) taken back (redacted)",
     ]
+
+
+def test_a_redacted_state_event_keeps_what_changed(tmp_path):
+    """Redaction keeps a state event's ``membership``: the join still happened."""
+    import json
+
+    ev = {"type": "m.room.member", "sender": "@a:x.org", "state_key": "@a:x.org",
+          "content": {"membership": "join"}, "origin_server_ts": 1646128700000,
+          "event_id": "$j", "room_id": "!r:x.org",
+          "unsigned": {"redacted_because": {"type": "m.room.redaction", "sender": "@m:x.org"}}}  # fmt: skip
+    p = tmp_path / "room.json"
+    p.write_text(json.dumps({"room_name": "R", "messages": [ev]}))
+    (rec,), rejects, _ = run(matrix.read, p)
+    assert rec["tags"] == ["system"] and rec["textChunks"] == ["[m.room.member] @a:x.org join"]
+    assert not rejects

@@ -141,7 +141,10 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
 
 def _redacted(ev: dict[str, Any], kind: str, content: dict[str, Any]) -> bool:
     """A redacted event: the server's ``redacted_because``, or a message or reaction left
-    with no content (older exports without ``unsigned``)."""
+    with no content (older exports without ``unsigned``). A redacted state event keeps
+    the keys that say what changed (``membership``): it stays a state message."""
+    if "state_key" in ev and content:
+        return False
     if as_dict(ev.get("unsigned")).get("redacted_because"):
         return True
     return not content and kind in ("m.room.message", "m.sticker", "m.reaction")
