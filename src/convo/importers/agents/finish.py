@@ -79,8 +79,7 @@ def convert(
     listeners = parts.listeners
     if listeners is None:
         listeners = thread.listeners(parts.role, parts.speaker)
-    if "sidechain" not in parts.tags:  # a subagent's exchange is not the two parties'
-        thread.heard(parts.role, parts.speaker)
+    thread.heard(parts.role, parts.speaker, aside="sidechain" in parts.tags)
     fields: dict[str, Any] = {
         "tags": parts.tags,
         "timestamp": timestamp,

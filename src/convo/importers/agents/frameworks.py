@@ -63,6 +63,24 @@ class Thread:
     extra: dict[str, Any] | None = None  # container fields, attached to the first message
     scope: str | None = None  # the file a short id is unique in (``source_key``)
     last: dict[str, str | None] = field(default_factory=lambda: {"user": None, "assistant": None})
+    held_at: str | None = None  # where the titles waiting in ``extra`` were read
+
+    def hold(self, title: dict[str, Any], where: str) -> None:
+        """A conversation title (a Claude Code ``summary``) for the next message's
+        ``extra.conversation.summaries``."""
+        conv = self.extra if self.extra is not None else {}
+        conv.setdefault("summaries", []).append(title)
+        self.extra, self.held_at = conv, where
+
+    def said_untaken(self, warn: Callable[[str, str], None]) -> None:
+        """Say the titles no message came after to take them (a file of summaries)."""
+        left = (self.extra or {}).get("summaries") if self.held_at else None
+        if left:
+            warn(
+                self.held_at or "",
+                f"{len(left)} conversation title(s) (Claude Code summary lines) with no "
+                "message after them: not imported",
+            )
 
     def prime(self, objs: Iterable[Any], fmt: str) -> None:
         """Know both parties' names before the first reply (a whole conversation at hand);
@@ -93,7 +111,11 @@ class Thread:
             return []
         return [] if other == speaker else [other]
 
-    def heard(self, role: str | None, speaker: str | None) -> None:
+    def heard(self, role: str | None, speaker: str | None, aside: bool = False) -> None:
+        """``speaker`` spoke as ``role``; ``aside``: not one of the two parties (a
+        Claude Code subagent's exchange)."""
+        if aside:
+            return
         if role == "user":
             self.last["user"] = speaker
         elif role == "assistant":
@@ -264,6 +286,11 @@ def _claude_code_marks(env: dict[str, Any], parts: Parts) -> None:
         parts.reply_to = parts.reply_to or env.get("logicalParentUuid")
         if isinstance(env.get("compactMetadata"), dict):
             parts.extra["compact"] = env["compactMetadata"]
+    _claude_code_voices(env, parts)
+
+
+def _claude_code_voices(env: dict[str, Any], parts: Parts) -> None:
+    """Who speaks a Claude Code line its flags mark: Claude Code itself, or a subagent."""
     if env.get("isMeta") is True or env.get("isCompactSummary") is True:
         parts.tags.append("compact-summary" if env.get("isCompactSummary") is True else "meta")
         if parts.role == "user":

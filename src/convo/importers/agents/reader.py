@@ -86,9 +86,7 @@ Anthropic: openai wins. Records with ``textChunks`` (convo's JSONL) and ChatGPT 
 Coercion: an object that is not a message is rejected (``--strict`` aborts); under
 ``--lenient`` it becomes a text message (its JSON, role user). Claude Code bookkeeping
 entries (file-history-snapshot, queue-operation...) are skipped with a warning; its
-``summary`` lines (conversation titles, no time) are no messages: kept in the next
-message's ``extra.conversation.summaries``, and said when no message follows
-(``convo.importers.agents.frameworks._claude_code``).
+``summary`` lines are titles for the next message (``frameworks._claude_code``).
 Jianmu content becomes text by Jianmu's own ``Message.to_text`` rules
 (``convo.importers.agents.blocks.jianmu_to_text``). A LangMem ``Message`` (``id``,
 ``content``, ``timestamp``, ``user``) is spoken by its user's name, as role user.
@@ -115,7 +113,7 @@ from convo.core.jsonl import iter_lines
 from convo.core.jsonstream import JsonArray
 from convo.core.record import ConversationMessage, ConversationMessageMeta
 from convo.importers.agents.blocks import dumps, jsonable
-from convo.importers.agents.classify import classify, is_container
+from convo.importers.agents.classify import classify, is_container, json_kind
 from convo.importers.agents.finish import convert, plain_message
 from convo.importers.agents.frameworks import AGENT_FORMATS, NotMessage, Thread, TooDeep
 from convo.importers.build import ContentIds, file_scope
@@ -171,21 +169,8 @@ class _Reader:
         self.ids = ContentIds(source.name)  # content ids of short conversations
         self.warned_time = False
         self.stream_thread = Thread()  # messages a line share one conversation
-        self.titles: tuple[Thread, str] | None = None  # where titles wait for a message
 
     def read(self) -> Iterator[ConversationMessage]:
-        yield from self._read()
-        if self.titles is not None:
-            thread, where = self.titles
-            left = (thread.extra or {}).get("summaries")
-            if left:
-                self.ctx.warn(
-                    where,
-                    f"{len(left)} conversation title(s) (Claude Code summary lines) with no "
-                    "message after them: not imported",
-                )
-
-    def _read(self) -> Iterator[ConversationMessage]:
         with self.source.open() as stream:
             lines = iter_lines(stream)
             first = next(lines, None)
@@ -423,11 +408,8 @@ class _Reader:
             self._refuse(obj, locator, where, raw, e)
             return None
         except NotMessage as e:
-            if e.title is not None:  # kept on the next message of the conversation
-                conv = thread.extra if thread.extra is not None else {}
-                conv.setdefault("summaries", []).append(e.title)
-                thread.extra = conv
-                self.titles = (thread, where or self.ctx.loc(locator))
+            if e.title is not None:  # kept for the next message (frameworks._claude_code)
+                thread.hold(e.title, where or self.ctx.loc(locator))
                 return None
             if e.bookkeeping:
                 self.ctx.warn(where or self.ctx.loc(locator), f"skipped: {e.what}")
@@ -478,7 +460,7 @@ class _Reader:
 def _check_message_object(obj: Any) -> None:
     """Raise NotMessage for what is no message object of any framework."""
     if type(obj) is not dict and not isinstance(obj, dict):
-        raise NotMessage(f"a JSON {_kind(obj)}, not a message object")
+        raise NotMessage(f"a JSON {json_kind(obj)}, not a message object")
     if "messages" in obj and is_container(obj):
         raise NotMessage("a conversation nested inside a conversation")
     if "textChunks" in obj:
@@ -500,17 +482,13 @@ def _spool(head: bytes, lines: Iterator[Any]) -> Path:
     return Path(tmp)
 
 
-def _kind(value: Any) -> str:
-    return {str: "string", list: "array", bool: "boolean", type(None): "null"}.get(
-        type(value), "number"
-    )
-
-
 def read_agent_messages(
     source: Source, ctx: ImportContext, fmt: str
 ) -> Iterator[ConversationMessage]:
     """Read ``source`` as agent format ``fmt`` (one of ``AGENT_FORMATS``)."""
-    return _Reader(source, ctx, fmt).read()
+    reader = _Reader(source, ctx, fmt)
+    yield from reader.read()
+    reader.stream_thread.said_untaken(ctx.warn)
 
 
 def read_conversation(

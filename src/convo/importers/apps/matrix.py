@@ -250,11 +250,7 @@ def _content(
         return [_state(kind, content, ev)], [SYSTEM_TAG], extra
     msgtype = as_str(content.get("msgtype")) or ("m.image" if kind == "m.sticker" else "")
     new = as_dict(content.get("m.new_content")) if rel == "m.replace" else {}
-    body = as_str((new or content).get("body"))
-    if as_dict(content.get("m.relates_to")).get("m.in_reply_to"):
-        body = _FALLBACK.sub("", body)
-    if rel == "m.replace" and not new:
-        body = body.removeprefix(" * ").removeprefix("* ")  # an edit's fallback mark
+    body = _body(content, new, rel)
     tags = {"m.emote": ["action"], "m.notice": ["notice"]}.get(msgtype, [])
     if rel == "m.replace":
         tags, extra["replaces"] = [*tags, "edit"], f"{NAME}:{target}"
@@ -267,6 +263,17 @@ def _content(
     html = as_str((new or content).get("formatted_body"))
     extra["html"] = _MX_REPLY.sub("", html) or None  # the reply's quoted fallback dropped
     return chunks, tags, extra
+
+
+def _body(content: dict[str, Any], new: dict[str, Any], rel: str) -> str:
+    """A message's text: an edit's new text, a reply without its quoted fallback lines,
+    an old-style edit (no ``m.new_content``) without its `` * `` mark."""
+    body = as_str((new or content).get("body"))
+    if as_dict(content.get("m.relates_to")).get("m.in_reply_to"):
+        body = _FALLBACK.sub("", body)
+    if rel == "m.replace" and not new:
+        body = body.removeprefix(" * ").removeprefix("* ")
+    return body
 
 
 DESCRIPTION = "Matrix room exported by Element as JSON (room_name, messages: events)"

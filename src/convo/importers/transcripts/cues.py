@@ -275,10 +275,8 @@ def cues(blocks: Iterator[Block], kind: str) -> Iterator[RawCue | BadBlock | Hea
             continue
         at = _timing_at(lines, sbv)
         if at is None and kind == "vtt":
-            if lines[0].startswith(_SKIP_BLOCKS):
-                styled = lines[0].startswith("STYLE")
-                continue  # comments, styles and regions carry no conversation
-            if not timed and _header_block(lines, styled):
+            skip, styled = _vtt_skipped(lines, timed, styled)
+            if skip:
                 continue
         styled = False
         timed = timed or at is not None
@@ -291,6 +289,17 @@ def cues(blocks: Iterator[Block], kind: str) -> Iterator[RawCue | BadBlock | Hea
 # ``X-TIMESTAMP-MAP=``, when a blank line parts them from ``WEBVTT``.
 _HEADER_LINE = re.compile(r"(?i)[ \t]*(?:region|kind|language|x-timestamp-map)[ \t]*[:=]")
 _CSS = re.compile(r"[{}]|/\*|\*/|;[ \t]*$")
+
+
+def _vtt_skipped(lines: list[str], timed: bool, styled: bool) -> tuple[bool, bool]:
+    """Whether an untimed WebVTT block is skipped (comments, styles and regions carry no
+    conversation; ``_header_block``), and whether a block after it may be the rest of a
+    style sheet."""
+    if lines[0].startswith(_SKIP_BLOCKS):
+        return True, lines[0].startswith("STYLE")
+    if not timed and _header_block(lines, styled):
+        return True, styled
+    return False, False
 
 
 def _header_block(lines: list[str], styled: bool) -> bool:
