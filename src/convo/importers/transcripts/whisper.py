@@ -198,6 +198,7 @@ def _cpp_segment(n: int, seg: Any) -> Spoken:
 # are this short on average is read as pieces of sentences and grouped as words are.
 SPLIT_SAMPLE = 32
 SPLIT_MEAN_CHARS = 12
+SPLIT_HELD = 1024  # segments held at most while deciding (empty ones count too)
 
 
 def _pieces(segments: Iterator[Spoken]) -> Iterator[Spoken]:
@@ -212,8 +213,8 @@ def _pieces(segments: Iterator[Spoken]) -> Iterator[Spoken]:
         if seg.problem is None and seg.text.strip():
             sized += 1
             chars += len(seg.text.strip())
-            if sized >= SPLIT_SAMPLE:
-                break
+        if sized >= SPLIT_SAMPLE or len(held) >= SPLIT_HELD:
+            break
     rest = itertools.chain(held, segments)
     if sized < 2 or chars > SPLIT_MEAN_CHARS * sized:
         yield from rest
