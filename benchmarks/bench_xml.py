@@ -2,7 +2,7 @@
 
 expat's time on one attribute value grows with the square of its length, and it rescans
 an unfinished token on every feed (issue 20: a 40 MB attribute took 19.5 s, 300 MB never
-ended). ``convo.importers.forums.xmlstream`` reads as much as is pending and refuses a
+ended). ``convo.importers.xmlstream`` reads as much as is pending and refuses a
 token over 4 MiB with its line; these figures check both claims.
 """
 

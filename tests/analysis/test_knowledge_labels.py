@@ -72,7 +72,9 @@ BASELINE = {
     "transcript": {"precision": 0.89, "recall": 0.71, "types": 0.96, "topic_precision": 0.22, "topic_recall": 0.2, "action_precision": 0.2, "action_recall": 0.12},
     "email": {"precision": 0.9, "recall": 0.75, "types": 0.95, "topic_precision": 0.27, "topic_recall": 0.48, "action_precision": 0.66, "action_recall": 0.26},
     "chat": {"precision": 0.93, "recall": 0.71, "types": 0.92, "topic_precision": 0.24, "topic_recall": 0.22, "action_precision": 0.75, "action_recall": 0.54},
-    "agent": {"precision": 0.93, "recall": 0.73, "types": 0.95, "topic_precision": 0.25, "topic_recall": 0.18, "action_precision": 0.66, "action_recall": 0.28},
+    # agent topic_precision 0.25 -> 0.24: the Claude Code summary line ("Ran the test
+    # suite", a conversation title, topic matched) is no message any more (0.2488 without it).
+    "agent": {"precision": 0.93, "recall": 0.73, "types": 0.95, "topic_precision": 0.24, "topic_recall": 0.18, "action_precision": 0.66, "action_recall": 0.28},
     "forum": {"precision": 0.93, "recall": 0.68, "types": 0.95, "topic_precision": 0.23, "topic_recall": 0.28, "action_precision": 1.0, "action_recall": 0.58},
     "all": {"precision": 0.91, "recall": 0.72, "types": 0.95, "topic_precision": 0.25, "topic_recall": 0.27, "action_precision": 0.68, "action_recall": 0.36},
 }  # fmt: skip

@@ -20,7 +20,7 @@ from convo.importers.agents.blocks import THINKING, parse_arguments
 from convo.importers.agents.reader import message_from_object, read_agent_messages
 from convo.importers.context import ImportContext, ImportOptions
 from convo.importers.registry import registry
-from convo.pipeline.ingest import read_messages
+from convo.pipeline.ingest import Ingest, read_messages
 
 CHAT = SAMPLE_DATA / "chat"
 SAMPLES = {
@@ -67,13 +67,66 @@ def test_golden(fmt, monkeypatch):
 def test_golden_claude_code(monkeypatch):
     recs = _ingest("claude-code-session.jsonl", monkeypatch)
     assert_golden("chat/agent-claude-code.jsonl", recs)
-    assert [r["metadata"]["speaker"] for r in recs] == [
-        "user", "assistant", "user", "assistant", "summary",
-    ]  # fmt: skip
+    # The summary line (a conversation title, no time) is no message: no 1970 record.
+    assert [r["metadata"]["speaker"] for r in recs] == ["user", "assistant", "user", "assistant"]
     assert {r["thread"] for r in recs} == {"sess-42"}
     assert recs[1]["replyTo"] == recs[0]["id"] == "6f1c2a10-0000-4000-8000-000000000001"
     assert recs[0]["timestamp"] == "2025-01-10T09:00:00Z"
-    assert recs[4]["replyTo"] == recs[3]["id"]
+
+
+def test_golden_claude_code_session_as_claude_code_writes_it(monkeypatch):
+    """A session file as Claude Code writes it (``~/.claude/projects/P/SESSION.jsonl``):
+    ``summary`` lines first (titles of the branch ending at ``leafUuid``, one of another
+    file), a Task subagent's ``isSidechain`` lines, an ``isMeta`` caveat, ``/compact``
+    with its ``compact_boundary`` and ``isCompactSummary`` lines, a file-history-snapshot.
+    """
+    monkeypatch.chdir(ROOT)
+    rejects: list = []
+    warnings: list = []
+    name = "tests/fixtures/agents/claude-code/7d3c1f0a-5b2e-4c8d-9a61-2f4e8b0c1d23.jsonl"
+    ing = Ingest(on_reject=rejects.append, on_warning=warnings.append)
+    recs = [m.serialize() for m in ing.messages([name])]
+    assert_golden("chat/agent-claude-code-session.jsonl", recs)
+    assert not rejects
+    assert all(not r["timestamp"].startswith("1970") for r in recs)
+    # The titles ride on the first message, as the conversation's metadata.
+    assert recs[0]["extra"]["conversation"]["summaries"][0] == {
+        "summary": "Fix flaky checkout test",
+        "leafUuid": "00000000-0000-4000-8000-000000000009",
+    }
+    who = [(r["metadata"]["speaker"], r["metadata"]["listeners"], r["tags"]) for r in recs]
+    assert who == [
+        ("user", ["assistant"], []),
+        ("assistant", ["user"], []),
+        ("assistant", ["subagent"], ["sidechain"]),  # the Task prompt: the agent's
+        ("subagent", ["assistant"], ["sidechain"]),
+        ("user", ["assistant"], []),  # the subagent is not the user's party
+        ("system", [], ["meta"]),  # Claude Code's caveat, not the user's words
+        ("user", ["assistant"], []),
+        ("system", [], ["compact"]),
+        ("system", [], ["compact-summary"]),
+        ("assistant", ["user"], []),
+    ]
+    boundary = recs[7]
+    assert boundary["replyTo"] == recs[6]["id"]  # its logicalParentUuid
+    assert boundary["extra"]["compact"] == {"trigger": "manual", "preTokens": 15500}
+    assert [w.split(": ", 1)[1] for w in warnings] == [
+        "skipped: Claude Code file-history-snapshot entry (not a message)"
+    ]
+
+
+def test_claude_code_summary_without_a_message_after_it_is_said(tmp_path):
+    """A file of summary lines only (Claude Code writes such files): no message, and
+    the titles not imported are said."""
+    p = tmp_path / "s.jsonl"
+    p.write_text(
+        '{"type":"summary","summary":"A","leafUuid":"u1"}\n'
+        '{"type":"summary","summary":"B","leafUuid":"u2"}\n'
+    )
+    warnings: list = []
+    recs = list(Ingest(format_name="anthropic", on_warning=warnings.append).messages([p]))
+    assert recs == []
+    assert any("2 conversation title(s)" in w for w in warnings)
 
 
 # -- nothing lost ----------------------------------------------------------------------

@@ -21,19 +21,26 @@ from convo.importers.registry import registry
 PATH = FIXTURES / "matrix" / "element-export.json"
 
 
+RELATIONS = FIXTURES / "matrix" / "element-export-relations.json"
+
+
 def test_golden_and_rejects():
     recs, rejects, warnings = run(matrix.read, PATH)
     assert_golden("formats/matrix/element-export.jsonl", recs)
     assert [r.reason for r in rejects] == [
         "an encrypted event (export with the keys loaded to read it)",
-        "a redacted message (no content left)",
     ]
-    assert all(r.where.startswith("element-export.json:") for r in rejects) and not warnings
+    assert all(r.where.startswith("element-export.json:") for r in rejects)
+    assert warnings == [
+        "element-export.json: 1 deleted (redacted) event(s): kept without text, tagged deleted"
+    ]
 
 
 def test_mapping():
     recs, _, _ = run(matrix.read, PATH)
-    join, _, ask, answer, reaction, emote, image, edit = recs
+    join, _, ask, answer, reaction, emote, image, edit, deleted = recs
+    assert deleted["textChunks"] == [""] and deleted["tags"] == ["deleted"]
+    assert answer["extra"]["html"] == "No room! No room!"  # <mx-reply> fallback dropped
     assert join["tags"] == ["system"] and join["metadata"]["speaker"] == "Alice"
     assert ask["id"] == "matrix:$msg1" and ask["thread"] == "!tea:wonder.land"
     assert ask["subject"] == "Tea Party" and ask["timestamp"] == "2022-03-01T10:00:00Z"
@@ -55,3 +62,55 @@ def test_detect_among_builtins():
 
 def test_global_registry_detects():
     assert registry.detect(Source(PATH)).name == "matrix"
+
+
+def test_golden_relations_redactions_threads_and_undecryptable():
+    """Element's export of a room with a thread (``is_falling_back`` replies), a message
+    deleted by a moderator (``unsigned.redacted_because``, and the ``m.room.redaction``
+    event itself), a reaction taken back, an old-style edit (no ``m.new_content``) and a
+    message Element could not decrypt (its ``m.bad.encrypted`` placeholder)."""
+    recs, rejects, warnings = run(matrix.read, RELATIONS)
+    assert_golden("formats/matrix/element-export-relations.jsonl", recs)
+    by_id = {r["id"]: r for r in recs}
+    # A thread's falling-back reply answers the root; a real reply in a thread its target.
+    assert by_id["matrix:$t1"]["replyTo"] == by_id["matrix:$t2"]["replyTo"] == "matrix:$root"
+    assert by_id["matrix:$t3"]["replyTo"] == "matrix:$t1"
+    assert by_id["matrix:$t3"]["textChunks"] == ["Yours!"]
+    # The deleted message: kept, no text invented, who deleted it and why.
+    gone = by_id["matrix:$gone"]
+    assert gone["textChunks"] == [""] and gone["tags"] == ["deleted"]
+    assert gone["metadata"]["speaker"] == "@cat:cheshire.example"
+    assert gone["extra"] == {
+        "redacted": True, "redacted_by": "@queen:hearts.example",
+        "redacted_at": "2022-03-04T10:01:00Z", "reason": "Treason",
+    }  # fmt: skip
+    assert by_id["matrix:$r1"]["replyTo"] == "matrix:$gone"  # the reply still resolves
+    edit = by_id["matrix:$e1"]
+    assert edit["textChunks"] == ["That was unkind, Your Majesty."] and edit["tags"] == ["edit"]
+    assert edit["extra"]["replaces"] == "matrix:$r1"
+    assert "matrix:$rx" not in by_id and "matrix:$red1" not in by_id
+    assert [(r.where, r.reason) for r in rejects] == [
+        ("element-export-relations.json:53",
+         "an encrypted event (export with the keys loaded to read it)"),
+    ]  # fmt: skip
+    assert warnings == [
+        "element-export-relations.json: 1 deleted (redacted) event(s): kept without text, "
+        "tagged deleted",
+        "element-export-relations.json: not imported as messages: 1 redaction event(s) (the "
+        "deletions themselves), 1 reaction(s) taken back (redacted)",
+    ]
+
+
+def test_a_redacted_state_event_keeps_what_changed(tmp_path):
+    """Redaction keeps a state event's ``membership``: the join still happened."""
+    import json
+
+    ev = {"type": "m.room.member", "sender": "@a:x.org", "state_key": "@a:x.org",
+          "content": {"membership": "join"}, "origin_server_ts": 1646128700000,
+          "event_id": "$j", "room_id": "!r:x.org",
+          "unsigned": {"redacted_because": {"type": "m.room.redaction", "sender": "@m:x.org"}}}  # fmt: skip
+    p = tmp_path / "room.json"
+    p.write_text(json.dumps({"room_name": "R", "messages": [ev]}))
+    (rec,), rejects, _ = run(matrix.read, p)
+    assert rec["tags"] == ["system"] and rec["textChunks"] == ["[m.room.member] @a:x.org join"]
+    assert not rejects

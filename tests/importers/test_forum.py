@@ -141,6 +141,46 @@ def test_pushshift_dump(in_fixtures):
     ]
 
 
+def test_pushshift_dump_replies_speak_to_the_parent_author(in_fixtures):
+    """A Pushshift dump of plain objects (``RS_``/``RC_`` lines, no Reddit Things) gives a
+    reply's listener as the thread file does: the author of its ``parent_id`` when that
+    came earlier in the file; a mention wins; a deleted parent's author is unknown; a
+    parent not in the file gives none."""
+    msgs, rejects, _ = ingest("pushshift-replies.ndjson")
+    assert not rejects
+    assert_golden("forum/pushshift-replies.jsonl", msgs)
+    heard = {m["id"]: m["metadata"]["listeners"] for m in msgs}
+    assert heard == {
+        "reddit:t3_s9": [],
+        "reddit:t1_k1": ["Ann"],  # the post's author
+        "reddit:t1_k2": ["Ben"],  # the comment it answers
+        "reddit:t1_k3": ["Cat"],  # its mention
+        "reddit:t1_k4": ["Ben"],  # a deleted author still answered Ben
+        "reddit:t1_k5": [],  # its parent's author was deleted
+        "reddit:t1_k6": [],  # its parent is not in the file
+    }
+    assert msgs[0]["subject"] == "Which & why?"
+
+
+def test_pushshift_dump_and_thread_file_agree_on_listeners(tmp_path):
+    """The same comments as Reddit Things in a thread file and as Pushshift lines: the
+    same listeners."""
+    lines = (FIXTURES / "pushshift-replies.ndjson").read_text().splitlines()[:4]
+    objs = [json.loads(x) for x in lines]
+    post, comments = objs[0], objs[1:]
+    tree: dict = {"kind": "Listing", "data": {"children": []}}
+    for c in reversed(comments):  # nest each comment under the one before it
+        c = dict(c, replies=tree if tree["data"]["children"] else "")
+        tree = {"kind": "Listing", "data": {"children": [{"kind": "t1", "data": c}]}}
+    thread = [{"kind": "Listing", "data": {"children": [{"kind": "t3", "data": post}]}}, tree]
+    p = tmp_path / "thread.json"
+    p.write_text(json.dumps(thread))
+    from_thread, _, _ = ingest(p)
+    from_dump, _, _ = ingest(FIXTURES / "pushshift-replies.ndjson")
+    listeners = {m["id"]: m["metadata"]["listeners"] for m in from_thread}
+    assert listeners == {m["id"]: m["metadata"]["listeners"] for m in from_dump[:4]}
+
+
 def test_hn_firebase(in_fixtures):
     msgs, rejects, _warnings = ingest("hn-firebase.jsonl")
     assert not rejects

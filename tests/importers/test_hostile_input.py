@@ -13,8 +13,8 @@ import pytest
 from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
+from convo.importers import xmlstream
 from convo.importers.context import ImportContext, ImportOptions, Rejection
-from convo.importers.forums import xmlstream
 from convo.importers.registry import registry
 
 

@@ -43,6 +43,8 @@ FORMAT_OF = {
     "openai-diarized": "whisper",
     "whisper-cpp": "whisper-cpp",
     "whisper-cpp-full": "whisper-cpp",
+    "whisper-cpp-ml1": "whisper-cpp",
+    "whisper-cpp-sow-tdrz": "whisper-cpp",
     "assemblyai": "assemblyai",
     "assemblyai-multichannel": "assemblyai",
     "assemblyai-words": "assemblyai",
@@ -166,6 +168,61 @@ def test_whisper_cpp_unknown_speaker_and_timestamps_without_offsets():
     assert [(r["extra"]["start"], r["extra"]["end"]) for r in recs] == [(0.0, 2.0), (2.0, 3.5)]
 
 
+def test_whisper_cpp_max_len_pieces_are_grouped_into_sentences():
+    """``-ml 1`` (one token a segment: sub-word pieces, punctuation) gives sentences, cut
+    at a pause of 2 s too; each group is numbered by its first piece."""
+    recs, rejects, warnings = run(ASR / "whisper-cpp-ml1.json")
+    assert turns(recs) == [
+        (None, "The cache evicts old entries."),
+        (None, "We ship on Friday"),
+        (None, "if tests pass."),
+        (None, "Questions?"),
+    ]
+    assert [r["extra"]["segments"] for r in recs] == [[1], [8], [13], [17]]
+    assert not rejects and not warnings
+
+
+def test_whisper_cpp_tinydiarize_turn_ends_a_group_and_is_kept():
+    """``-tdrz`` writes ``speaker_turn_next`` (the console's ``[SPEAKER_TURN]``): a turn
+    ends a group even mid-sentence and is kept in ``extra``; it names nobody."""
+    recs, _, _ = run(ASR / "whisper-cpp-sow-tdrz.json")
+    assert turns(recs) == [
+        (None, "Are we ready?"),
+        (None, "Almost, give me five minutes"),
+        (None, "Sure."),
+    ]
+    assert [r["extra"].get("speaker_turn_next") for r in recs] == [True, True, None]
+
+
+def test_whisper_cpp_pieces_with_speakers_merge_into_turns(tmp_path):
+    """``-ml 1 -di``: each piece has the stereo estimate; a speaker's sentences in a row
+    are one turn, another speaker (or ``?``) starts the next; a piece that is not an
+    object is rejected and keeps its number."""
+    pieces = [(" Hello", "0"), (" there.", "0"), (" How", "0"), (" are", "0"), (" you?", "0"),
+              (" Fine,", "1"), (" thanks.", "1"), (" Hm", "?")]  # fmt: skip
+    entries: list = [
+        {"offsets": {"from": i * 300, "to": i * 300 + 300}, "text": t, "speaker": s}
+        for i, (t, s) in enumerate(pieces)
+    ]
+    entries.insert(3, "oops")
+    p = write(tmp_path, {"systeminfo": "AVX = 1", "transcription": entries})
+    recs, rejects, _ = run(p)
+    assert turns(recs) == [
+        ("0", "Hello there. How are you?"),
+        ("1", "Fine, thanks."),
+        (None, "Hm"),
+    ]
+    assert [r["extra"]["segments"] for r in recs] == [[1, 3], [7], [9]]
+    assert [r.where.rsplit("#", 1)[1] for r in rejects] == ["segment-4"]
+
+
+def test_whisper_cpp_whole_segments_are_not_grouped():
+    """Segments as whisper.cpp writes them without ``-ml`` stay one message each (no
+    speaker: never merged), as before."""
+    recs, _, _ = run(ASR / "whisper-cpp-full.json")
+    assert turns(recs) == [(None, "Guten Morgen."), (None, "Hallo zusammen.")]
+
+
 def test_assemblyai_channels_never_merge_across_and_are_kept():
     recs, _, _ = run(ASR / "assemblyai-multichannel.json")
     assert turns(recs) == [
@@ -280,7 +337,8 @@ def test_whisper_cpp_bytes_that_are_not_utf8_are_replaced_not_fatal(tmp_path):
     )
     assert registry.detect(Source(p)).name == "whisper-cpp"
     recs, rejects, warnings = run(p)
-    assert [r["textChunks"][0] for r in recs] == ["\u4f60\ufffd", "\ufffd\u3002", "\ufffd", "fine"]
+    # Pieces this short are -ml pieces: grouped into sentences, joined as written.
+    assert [r["textChunks"][0] for r in recs] == ["\u4f60\ufffd\ufffd\u3002", "\ufffd fine"]
     assert not rejects
     said = [w for w in warnings if "UTF-8" in str(w)]
     assert len(said) == 1 and "3 segments" in str(said[0])
@@ -472,6 +530,32 @@ def test_word_groups_keep_every_word_in_order(words):
     assert all(0 < s <= 100 for s in sizes)
     for g, a in zip(groups, firsts, strict=True):  # a group is one speaker's
         assert g.speaker == words[a - 1].speaker
+
+
+_PIECE = st.fixed_dictionaries({
+    "offsets": st.fixed_dictionaries({"from": st.integers(0, 9000), "to": st.integers(0, 9000)}),
+    "text": st.sampled_from([" so", "ing", ",", ".", " we", "?", " ok", "\u4f60"]),
+    "speaker_turn_next": st.booleans(),
+})  # fmt: skip
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(pieces=st.lists(_PIECE, min_size=2, max_size=60))
+def test_whisper_cpp_pieces_keep_every_character_in_order(tmp_path, pieces):
+    """``-ml`` pieces grouped (``whisper._grouped``): every piece's text in order, nothing
+    rejected, no id shared; a group never runs past a tinydiarize turn."""
+    p = tmp_path / "p.json"
+    p.write_text(json.dumps({"systeminfo": "x", "transcription": pieces}))
+    recs, rejects, _ = run(p, "whisper-cpp")
+    assert not rejects
+    got = "".join(r["textChunks"][0] for r in recs).replace(" ", "")
+    assert got == "".join(x["text"] for x in pieces).replace(" ", "")
+    assert len({r["id"] for r in recs}) == len(recs)
+    firsts = [r["extra"]["segments"][0] for r in recs]
+    for a, b in zip(firsts, [*firsts[1:], len(pieces) + 1], strict=False):
+        assert not any(x["speaker_turn_next"] for x in pieces[a - 1 : b - 2])
 
 
 @pytest.mark.parametrize("runs", [False, True])

@@ -51,6 +51,38 @@ def test_golden_samples(name, monkeypatch):
     assert_golden(f"transcript/{Path(name).stem}.jsonl", recs)
 
 
+def test_golden_styles_and_regions_browsers_play(monkeypatch):
+    """A STYLE sheet holding blank lines (each ends the block, so the sheet's rest is a
+    block of its own), the 2013-2016 drafts' ``Region:`` header lines (in the header and
+    in a block of their own) and REGION blocks: browsers drop those blocks and play the
+    file, so it imports without a rejection, the cues numbered from 1 as webvtt-py reads
+    them."""
+    import webvtt
+
+    monkeypatch.chdir(ROOT)
+    name = "tests/fixtures/transcripts/style-regions.vtt"
+    recs, rejects, warnings = run(name)
+    assert not rejects and not warnings
+    assert_golden("transcript/style-regions.jsonl", recs)
+    assert [r["textChunks"][0] for r in recs] == [c.text for c in webvtt.read(name)]
+
+
+def test_text_before_the_first_cue_that_is_no_header_is_still_rejected(tmp_path):
+    """Only style sheet rests (after STYLE) and old header lines are dropped: other text
+    before the first cue may be a cue that lost its timing line, and after the first cue
+    a ``Region:`` block is text like any other."""
+    body = (
+        "WEBVTT\n\nSTYLE\n::cue { color: red; }\n\nAnn: we start\n\n"
+        "00:00:01.000 --> 00:00:02.000\nhi\n\nRegion: id=x\n"
+    )
+    recs, rejects, _ = vtt(tmp_path, body)
+    assert [r["textChunks"][0] for r in recs] == ["hi"]
+    assert [(r.where.rsplit(":", 1)[1], r.raw) for r in rejects] == [
+        ("6", "Ann: we start"),
+        ("11", "Region: id=x"),
+    ]
+
+
 def test_golden_standup_no_merge_with_start_date(monkeypatch):
     monkeypatch.chdir(ROOT)
     start = datetime(2024, 3, 6, 9, 0, tzinfo=UTC)

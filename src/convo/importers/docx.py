@@ -1,7 +1,7 @@
 """Word .docx documents as paragraphs of plain text, streamed (the one home of .docx reading).
 
 A .docx is a zip (read in place, with the size caps of ``importers.archives``) whose
-``word/document.xml`` holds the body. It is parsed by ``forums.xmlstream`` (expat fed
+``word/document.xml`` holds the body. It is parsed by ``convo.importers.xmlstream`` (expat fed
 64 KiB at a time, entity declarations refused), so memory holds one paragraph, never
 the document. A paragraph (``<w:p>``) is the text of its runs' ``<w:t>`` elements; a
 line break (``<w:br/>``, ``<w:cr/>``) in a run is a newline and a tab (``<w:tab/>``) in
@@ -25,7 +25,7 @@ from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.importers.archives import ZIP_MAGIC, open_zip, safe_members, stream_member
 from convo.importers.context import ImportContext
-from convo.importers.forums.xmlstream import stream_events
+from convo.importers.xmlstream import stream_events
 
 BODY = "word/document.xml"
 _ZIP_ERRORS = (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError)

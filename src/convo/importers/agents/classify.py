@@ -64,6 +64,13 @@ def is_container(obj: Any) -> bool:
     )
 
 
+def json_kind(value: Any) -> str:
+    """What JSON value ``value`` is, in words (for a rejection)."""
+    return {str: "string", list: "array", bool: "boolean", type(None): "null"}.get(
+        type(value), "number"
+    )
+
+
 def is_claude_code(obj: dict[str, Any]) -> bool:
     kind = obj.get("type")
     return isinstance(kind, str) and (

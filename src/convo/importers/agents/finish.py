@@ -79,9 +79,9 @@ def convert(
     listeners = parts.listeners
     if listeners is None:
         listeners = thread.listeners(parts.role, parts.speaker)
-    thread.heard(parts.role, parts.speaker)
+    thread.heard(parts.role, parts.speaker, aside="sidechain" in parts.tags)
     fields: dict[str, Any] = {
-        "tags": [],
+        "tags": parts.tags,
         "timestamp": timestamp,
         "id": source_key(fmt, parts.id, thread_id, thread.scope),
         "format": fmt,

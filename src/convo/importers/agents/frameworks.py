@@ -37,14 +37,19 @@ _AUTOGEN_COMMON = frozenset({"source", "content", "id", "created_at", "type"})
 
 
 class NotMessage(RecordError):
-    """The object is not a message of the expected framework."""
+    """The object is not a message of the expected framework. ``bookkeeping``: an entry
+    the tool writes for itself, skipped with a warning; ``title``: a conversation's
+    title (a Claude Code ``summary``), kept on the next message instead."""
 
-    def __init__(self, what: str, *, bookkeeping: bool = False):
+    def __init__(
+        self, what: str, *, bookkeeping: bool = False, title: dict[str, Any] | None = None
+    ):
         super().__init__(
             what,
             hint="use --lenient to keep such objects as text, or --from to pick the format",
         )
         self.bookkeeping = bookkeeping
+        self.title = title
 
 
 class TooDeep(RecordError):
@@ -60,12 +65,30 @@ class Thread:
     scope: str | None = None  # the file a short id is unique in (``source_key``)
     last: dict[str, str | None] = field(default_factory=lambda: {"user": None, "assistant": None})
     tools: CallNames = field(default_factory=CallNames)  # a result named by its call
+    held_at: str | None = None  # where the titles waiting in ``extra`` were read
 
     def called(self, blocks: list[dict[str, Any]]) -> None:
         """Remember the names of the tool calls among ``blocks``."""
         for b in blocks:
             if b.get("type") == "tool_use":
                 self.tools.add(b.get("id"), b.get("name"))
+
+    def hold(self, title: dict[str, Any], where: str) -> None:
+        """A conversation title (a Claude Code ``summary``) for the next message's
+        ``extra.conversation.summaries``."""
+        conv = self.extra if self.extra is not None else {}
+        conv.setdefault("summaries", []).append(title)
+        self.extra, self.held_at = conv, where
+
+    def said_untaken(self, warn: Callable[[str, str], None]) -> None:
+        """Say the titles no message came after to take them (a file of summaries)."""
+        left = (self.extra or {}).get("summaries") if self.held_at else None
+        if left:
+            warn(
+                self.held_at or "",
+                f"{len(left)} conversation title(s) (Claude Code summary lines) with no "
+                "message after them: not imported",
+            )
 
     def prime(self, objs: Iterable[Any], fmt: str) -> None:
         """Know both parties' names before the first reply (a whole conversation at hand);
@@ -96,7 +119,11 @@ class Thread:
             return []
         return [] if other == speaker else [other]
 
-    def heard(self, role: str | None, speaker: str | None) -> None:
+    def heard(self, role: str | None, speaker: str | None, aside: bool = False) -> None:
+        """``speaker`` spoke as ``role``; ``aside``: not one of the two parties (a
+        Claude Code subagent's exchange)."""
+        if aside:
+            return
         if role == "user":
             self.last["user"] = speaker
         elif role == "assistant":
@@ -116,6 +143,7 @@ class Parts:
     reply_to: Any = None
     thread: Any = None
     listeners: list[str] | None = None  # an explicit addressee (AutoGen handoff target)
+    tags: list[str] = field(default_factory=list)
 
 
 # -- per-framework converters ----------------------------------------------------------
@@ -213,18 +241,30 @@ def anthropic_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
 
 
 def _claude_code(env: dict[str, Any]) -> Parts:
+    """One line of a Claude Code session (``~/.claude/projects/PROJECT/SESSION.jsonl``).
+
+    - ``summary`` (``{"type": "summary", "summary", "leafUuid"}``, no time): the title
+      ``claude --resume`` shows for the conversation branch ending at ``leafUuid``
+      (written at the top of a session file, often for a branch of an earlier file):
+      no message, kept in the next message's ``extra.conversation.summaries``.
+    - ``isSidechain``: a subagent's conversation (the Task tool), whose "user" is the
+      main agent: spoken by ``assistant`` to ``subagent`` and back, tagged ``sidechain``.
+    - ``isMeta`` (text Claude Code puts in the user's turn: caveats, command output)
+      and ``isCompactSummary`` (the summary a compaction starts the new context with):
+      role ``system``, tagged ``meta`` / ``compact-summary``, not spoken by the user.
+    - ``system`` with ``subtype: compact_boundary`` (parentUuid null): a system message
+      tagged ``compact``, replying to its ``logicalParentUuid`` (the last message before).
+    """
     kind = env.get("type")
     stamp = env.get("timestamp")
     if kind == "summary":
         text = env.get("summary")
         if not isinstance(text, str):
             raise NotMessage("a Claude Code summary without text")
-        return Parts(
-            "summary",
-            "system",
-            [{"type": "text", "text": text}],
-            {"claude_code": "summary"},
-            reply_to=env.get("leafUuid"),
+        raise NotMessage(
+            "Claude Code summary (a conversation title, not a message)",
+            bookkeeping=True,
+            title={"summary": text, "leafUuid": env.get("leafUuid")},
         )
     msg = env.get("message")
     if kind == "system" and isinstance(env.get("content"), str):
@@ -240,7 +280,38 @@ def _claude_code(env: dict[str, Any]) -> Parts:
     parts.reply_to = env.get("parentUuid")
     parts.thread = env.get("sessionId")
     parts.timestamp = stamp
+    _claude_code_marks(env, parts)
     return parts
+
+
+def _claude_code_marks(env: dict[str, Any], parts: Parts) -> None:
+    """What Claude Code's flags say of a line (see ``_claude_code``)."""
+    subtype = env.get("subtype")
+    if isinstance(subtype, str) and subtype:
+        parts.extra["subtype"] = subtype
+    if subtype == "compact_boundary":
+        parts.tags.append("compact")
+        parts.reply_to = parts.reply_to or env.get("logicalParentUuid")
+        if isinstance(env.get("compactMetadata"), dict):
+            parts.extra["compact"] = env["compactMetadata"]
+    _claude_code_voices(env, parts)
+
+
+def _claude_code_voices(env: dict[str, Any], parts: Parts) -> None:
+    """Who speaks a Claude Code line its flags mark: Claude Code itself, or a subagent."""
+    if env.get("isMeta") is True or env.get("isCompactSummary") is True:
+        parts.tags.append("compact-summary" if env.get("isCompactSummary") is True else "meta")
+        if parts.role == "user":
+            parts.role = parts.speaker = "system"
+    if env.get("isSidechain") is True:
+        parts.tags.append("sidechain")
+        if parts.role == "user" and parts.speaker == "user":
+            parts.speaker, parts.listeners = "assistant", ["subagent"]
+        elif parts.role == "assistant" and parts.speaker == "assistant":
+            parts.speaker, parts.listeners = "subagent", ["assistant"]
+        agent = env.get("agentId")
+        if isinstance(agent, str) and agent:
+            parts.extra["agent_id"] = agent
 
 
 def agentscope_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:

@@ -85,7 +85,8 @@ Anthropic: openai wins. Records with ``textChunks`` (convo's JSONL) and ChatGPT 
 
 Coercion: an object that is not a message is rejected (``--strict`` aborts); under
 ``--lenient`` it becomes a text message (its JSON, role user). Claude Code bookkeeping
-entries (file-history-snapshot, queue-operation...) are skipped with a warning.
+entries (file-history-snapshot, queue-operation...) are skipped with a warning; its
+``summary`` lines are titles for the next message (``frameworks._claude_code``).
 Jianmu content becomes text by Jianmu's own ``Message.to_text`` rules
 (``convo.importers.agents.blocks.jianmu_to_text``). A LangMem ``Message`` (``id``,
 ``content``, ``timestamp``, ``user``) is spoken by its user's name, as role user.
@@ -112,7 +113,7 @@ from convo.core.jsonl import iter_lines
 from convo.core.jsonstream import JsonArray
 from convo.core.record import ConversationMessage, ConversationMessageMeta
 from convo.importers.agents.blocks import dumps, jsonable
-from convo.importers.agents.classify import classify, is_container
+from convo.importers.agents.classify import classify, is_container, json_kind
 from convo.importers.agents.finish import convert, plain_message
 from convo.importers.agents.frameworks import AGENT_FORMATS, NotMessage, Thread, TooDeep
 from convo.importers.build import ContentIds, file_scope
@@ -407,6 +408,9 @@ class _Reader:
             self._refuse(obj, locator, where, raw, e)
             return None
         except NotMessage as e:
+            if e.title is not None:  # kept for the next message (frameworks._claude_code)
+                thread.hold(e.title, where or self.ctx.loc(locator))
+                return None
             if e.bookkeeping:
                 self.ctx.warn(where or self.ctx.loc(locator), f"skipped: {e.what}")
                 return None
@@ -456,7 +460,7 @@ class _Reader:
 def _check_message_object(obj: Any) -> None:
     """Raise NotMessage for what is no message object of any framework."""
     if type(obj) is not dict and not isinstance(obj, dict):
-        raise NotMessage(f"a JSON {_kind(obj)}, not a message object")
+        raise NotMessage(f"a JSON {json_kind(obj)}, not a message object")
     if "messages" in obj and is_container(obj):
         raise NotMessage("a conversation nested inside a conversation")
     if "textChunks" in obj:
@@ -478,17 +482,13 @@ def _spool(head: bytes, lines: Iterator[Any]) -> Path:
     return Path(tmp)
 
 
-def _kind(value: Any) -> str:
-    return {str: "string", list: "array", bool: "boolean", type(None): "null"}.get(
-        type(value), "number"
-    )
-
-
 def read_agent_messages(
     source: Source, ctx: ImportContext, fmt: str
 ) -> Iterator[ConversationMessage]:
     """Read ``source`` as agent format ``fmt`` (one of ``AGENT_FORMATS``)."""
-    return _Reader(source, ctx, fmt).read()
+    reader = _Reader(source, ctx, fmt)
+    yield from reader.read()
+    reader.stream_thread.said_untaken(ctx.warn)
 
 
 def read_conversation(

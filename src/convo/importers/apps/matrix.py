@@ -1,6 +1,7 @@
 """Matrix rooms exported by Element as JSON ("Export chat" → JSON) (``matrix``).
 
-Shape (matrix-org/matrix-react-sdk ``src/utils/exportUtils/JSONExport.ts``: ``{room_name,
+Shape (matrix-org/matrix-react-sdk, now element-hq/element-web,
+``src/utils/exportUtils/JSONExport.ts``: ``{room_name,
 room_creator, topic, export_date, exported_by, messages: [event, ...]}`` where each event
 is the client-server event JSON of the Matrix spec, spec.matrix.org/latest/client-server-api:
 ``{type, sender, content, origin_server_ts, event_id, room_id, unsigned}``;
@@ -20,10 +21,24 @@ Decisions:
   ``extra.replaces``; a reaction is ``[reaction] KEY`` tagged ``reaction`` replying to its
   target; state events are ``[m.room.member] join`` style messages tagged ``system``.
 - id = ``matrix:<event_id>``; replyTo = the ``m.in_reply_to`` (else thread root /
-  annotated) event; thread = ``room_id`` (else the room name), subject = ``room_name``;
-  ``extra.thread_root`` for threaded messages; timestamp = ``origin_server_ts`` (ms).
-- Events still encrypted (``m.room.encrypted``) and redacted messages (no content) are
-  rejected with their location; the ``messages`` list is streamed.
+  annotated) event, except a thread's ``is_falling_back`` reply (a pointer for clients
+  without threads at the thread's latest event): the thread root; thread = ``room_id``
+  (else the room name), subject = ``room_name``; ``extra.thread_root`` for threaded
+  messages; timestamp = ``origin_server_ts`` (ms).
+- A redacted event (``unsigned.redacted_because``, or a message or reaction with empty
+  content) is a deleted message: kept, so replies to it still point somewhere, with its
+  sender and time and no text (nothing is left to read, and none is invented), tagged
+  ``deleted``, ``extra.redacted_by``/``redacted_at``/``reason`` from the redaction;
+  counted in one warning. The ``m.room.redaction`` events themselves (when an export
+  holds them) and redacted reactions (a reaction taken back) are no messages: counted
+  in a warning. An edit without ``m.new_content``
+  (older clients) loses its `` * `` fallback mark; ``extra.html`` drops the
+  ``<mx-reply>`` quoted fallback.
+- Events still encrypted (``m.room.encrypted``), and those Element could not decrypt
+  (its placeholder ``m.room.message`` with ``msgtype: m.bad.encrypted`` and a
+  ``** Unable to decrypt **`` body, what ``getJSONString`` writes for them: the
+  ``decrypted`` clear event) are rejected with their location; the ``messages`` list is
+  streamed.
 
 Memory is flat with the room's length: the two maps a later event may need (MXID ->
 display name; event id -> speaker, for a reply's listener) are
@@ -54,6 +69,7 @@ from convo.importers.registry import Format
 NAME = "matrix"
 MEDIA = {"m.image": "image", "m.file": "file", "m.video": "video", "m.audio": "audio"}
 _FALLBACK = re.compile(r"\A(?:> .*\n?)+\n?")
+_MX_REPLY = re.compile(r"<mx-reply>.*?</mx-reply>", re.S)
 
 
 def sniff(source: Source) -> int:
@@ -85,6 +101,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     doc = StreamedDoc(source, ("messages",))
     head = doc.expect("not an Element JSON export (no messages list)")
     room = _Room(head, source)
+    deleted = redactions = unreacted = 0
     try:
         for event, line in doc.items():
             where = ctx.loc(line)
@@ -94,24 +111,88 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             content = ev.get("content")
             if not kind or not isinstance(content, dict):
                 ctx.reject(where, "not a Matrix event (type and content)", event)
-            elif kind == "m.room.encrypted":
+            elif kind == "m.room.encrypted" or content.get("msgtype") == "m.bad.encrypted":
                 ctx.reject(
                     where, "an encrypted event (export with the keys loaded to read it)", event
                 )
-            elif kind == "m.room.message" and not content:
-                ctx.reject(where, "a redacted message (no content left)", event)
+            elif kind == "m.room.redaction":
+                redactions += 1  # the deletion itself: said by the message it deleted
+            elif kind == "m.reaction" and _redacted(ev, kind, content):
+                unreacted += 1  # a reaction taken back is no message
+            elif _redacted(ev, kind, content):
+                deleted += 1
+                yield _deleted(ev, kind, where, room)
             else:
                 yield _event(ev, kind, content, where, room)
     finally:
         room.close()
+    if deleted:
+        ctx.warn(
+            source.name,
+            f"{deleted} deleted (redacted) event(s): kept without text, tagged deleted",
+        )
+    if redactions or unreacted:
+        ctx.warn(
+            source.name,
+            f"not imported as messages: {redactions} redaction event(s) (the deletions "
+            f"themselves), {unreacted} reaction(s) taken back (redacted)",
+        )
+
+
+def _redacted(ev: dict[str, Any], kind: str, content: dict[str, Any]) -> bool:
+    """A redacted event: the server's ``redacted_because``, or a message or reaction left
+    with no content (older exports without ``unsigned``). A redacted state event keeps
+    the keys that say what changed (``membership``): it stays a state message."""
+    if "state_key" in ev and content:
+        return False
+    if as_dict(ev.get("unsigned")).get("redacted_because"):
+        return True
+    return not content and kind in ("m.room.message", "m.sticker", "m.reaction")
+
+
+def _deleted(ev: dict[str, Any], kind: str, where: str, room: _Room) -> ConversationMessage:
+    """A redacted event: who sent it and when, no text (none is left), tag ``deleted``,
+    who deleted it and why in ``extra``."""
+    sender = as_str(ev.get("sender"))
+    speaker = room.speaker(sender)
+    eid = as_str(ev.get("event_id"))
+    room.speakers.set(eid, speaker)
+    because = as_dict(as_dict(ev.get("unsigned")).get("redacted_because"))
+    by = as_str(because.get("sender"))
+    return message(
+        "",
+        speaker=speaker or None,
+        timestamp=epoch_ts(ev.get("origin_server_ts"), ms=True),
+        id=f"{NAME}:{eid}" if eid else None,
+        source_id=where,
+        format=NAME,
+        thread=room.thread or room.name or room.source.name,
+        subject=room.name or None,
+        tags=["deleted"],
+        extra={
+            "type": kind if kind != "m.room.message" else None,
+            "sender": sender if speaker != sender else None,
+            "redacted": True,
+            "redacted_by": by or None,
+            "redacted_at": epoch_ts(because.get("origin_server_ts"), ms=True)
+            if because.get("origin_server_ts") is not None
+            else None,
+            "reason": as_str(as_dict(because.get("content")).get("reason")) or None,
+        },
+    )
 
 
 def _relation(content: dict[str, Any]) -> tuple[str, str, str]:
-    """(rel_type, related event, the event replied to / annotated / threaded under)."""
+    """(rel_type, related event, the event replied to / annotated / threaded under).
+
+    In a thread, ``m.in_reply_to`` with ``is_falling_back`` is no reply: clients without
+    threads are pointed at the thread's latest event; the message answers the root."""
     relates = as_dict(content.get("m.relates_to"))
     reply = as_str(as_dict(relates.get("m.in_reply_to")).get("event_id"))
     target = as_str(relates.get("event_id"))
     rel = as_str(relates.get("rel_type"))
+    if rel == "m.thread" and relates.get("is_falling_back") is True:
+        reply = ""
     return rel, target, reply or (target if rel in ("m.annotation", "m.thread") else "")
 
 
@@ -169,11 +250,9 @@ def _content(
         return [_state(kind, content, ev)], [SYSTEM_TAG], extra
     msgtype = as_str(content.get("msgtype")) or ("m.image" if kind == "m.sticker" else "")
     new = as_dict(content.get("m.new_content")) if rel == "m.replace" else {}
-    body = as_str((new or content).get("body"))
-    if as_dict(content.get("m.relates_to")).get("m.in_reply_to"):
-        body = _FALLBACK.sub("", body)
+    body = _body(content, new, rel)
     tags = {"m.emote": ["action"], "m.notice": ["notice"]}.get(msgtype, [])
-    if new:
+    if rel == "m.replace":
         tags, extra["replaces"] = [*tags, "edit"], f"{NAME}:{target}"
     chunks = [body]
     if msgtype in MEDIA:
@@ -181,8 +260,20 @@ def _content(
         chunks = [f"[{MEDIA[msgtype]}] {body} ({url})" if url else f"[{MEDIA[msgtype]}] {body}"]
         extra["info"] = as_dict(content.get("info"))
     extra["msgtype"] = msgtype if msgtype not in ("m.text", "") else None
-    extra["html"] = as_str(content.get("formatted_body")) or None
+    html = as_str((new or content).get("formatted_body"))
+    extra["html"] = _MX_REPLY.sub("", html) or None  # the reply's quoted fallback dropped
     return chunks, tags, extra
+
+
+def _body(content: dict[str, Any], new: dict[str, Any], rel: str) -> str:
+    """A message's text: an edit's new text, a reply without its quoted fallback lines,
+    an old-style edit (no ``m.new_content``) without its `` * `` mark."""
+    body = as_str((new or content).get("body"))
+    if as_dict(content.get("m.relates_to")).get("m.in_reply_to"):
+        body = _FALLBACK.sub("", body)
+    if rel == "m.replace" and not new:
+        body = body.removeprefix(" * ").removeprefix("* ")
+    return body
 
 
 DESCRIPTION = "Matrix room exported by Element as JSON (room_name, messages: events)"
@@ -200,9 +291,10 @@ FIELDS = Fields(
     scope="none: event ids are unique everywhere",
     reply_to="the `m.in_reply_to` event (else the thread root or the annotated event)",
     subject="`room_name`",
-    tags="`action` (`m.emote`), `notice`, `edit`, `reaction`, `system` (state events)",
+    tags="`action` (`m.emote`), `notice`, `edit`, `reaction`, `system` (state events), "
+    "`deleted` (a redacted event, without text)",
     extra="`type`, `msgtype`, `content`, `html` (`formatted_body`), `info` (media), `sender` "
-    "(the MXID), `replaces`, `thread_root`",
+    "(the MXID), `replaces`, `thread_root`, `redacted`, `redacted_by`, `redacted_at`, `reason`",
 )
 
 FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json",), sniff, read, EXAMPLE, fields=FIELDS),)

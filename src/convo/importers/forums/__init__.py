@@ -27,7 +27,7 @@ Decisions where the sources are silent:
   topic as one message: its title as text, the original poster as speaker, the other
   participants as listeners, ``extra.listing`` true.
 - XML (Stack Exchange, phpBB) is streamed through expat with entity declarations refused
-  (see ``xmlstream``).
+  (see ``convo.importers.xmlstream``).
 
 Detection is by content only; each site's module holds its sniff (keys that only that
 source writes) beside its reader, and its ``FORMATS``; this package registers them.

@@ -38,8 +38,8 @@ from convo.importers.build import scoped_id, source_scope
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
 from convo.importers.forums.common import Tally, as_int, message
-from convo.importers.forums.xmlstream import iter_events
 from convo.importers.registry import Format
+from convo.importers.xmlstream import iter_events
 
 FMT = "phpbb"
 _S9E_MARKUP = re.compile(r"<([se])>.*?</\1>", re.S)  # the original BBCode kept beside the text

@@ -10,8 +10,10 @@ Checked against Reddit's own ``.json`` (docs/formats.md, "Checked against the
 exporters"): Reddit escapes ``&``, ``<`` and ``>`` as entities in ``title`` as in
 ``selftext`` and ``body`` (unless the URL asks ``raw_json=1``), so titles are unescaped
 too. A comment with no mention in its text speaks to the author of the post or comment
-it replies to, when that one is in the same thread file or an earlier Thing of a file
-of Things a line (a Pushshift dump of plain objects keeps no such map); a comment of a
+it replies to (its ``parent_id``), when that one came earlier in the same file: a thread
+file, a file of Things a line, or a Pushshift dump of plain objects (its ``RS_``
+submissions and ``RC_`` comments are sorted by time, so a parent comes first; a parent
+later in the file, or in another file, is not known: no listener); a comment of a
 user's comments page (``/user/NAME/comments.json``: no post in the file) answering the
 post speaks to its ``link_author``, and keeps the post's ``link_title``. The map is a
 ``convo.core.spillmap.SpillMap``: past 262,144 messages the older ones go to a
@@ -271,9 +273,9 @@ class _Reader:
         if "kind" in obj and "data" in obj:
             yield from self.tree(obj, where)
         elif "body" in obj or "body_html" in obj:
-            yield self.comment(obj, None, None)
+            yield self.heard(self.comment(obj, None, None))
         elif "title" in obj:
-            yield self.post(obj)
+            yield self.heard(self.post(obj))
         else:
             raise RecordError(
                 "neither a Reddit comment (body) nor a submission (title)",
@@ -335,8 +337,9 @@ PATTERNS = ("*.json", "*.jsonl", "*.ndjson")
 EXAMPLE = '[{"kind": "Listing", "data": {"children": [{"kind": "t3", ...}]}}, ...]'
 FIELDS = Fields(
     speaker="`author` (`[deleted]`: none, counted)",
-    listeners="the `u/` and `@` mentions, else (a thread file) the author of the post or "
-    "comment it replies to (a user's comments page: the post's `link_author`)",
+    listeners="the `u/` and `@` mentions, else the author of the post or comment it "
+    "replies to when that came earlier in the file (a thread or a Pushshift dump; a user's "
+    "comments page: the post's `link_author`)",
     time="`created_utc` (else `created`)",
     zone="epoch seconds: UTC",
     thread="the post: `reddit:<fullname>` (`reddit:t3_...`)",

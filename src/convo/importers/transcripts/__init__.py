@@ -67,6 +67,10 @@ Decisions, where the formats and the brief are silent:
   segment. The speaker is the engine's label as it wrote it (``SPEAKER_00``, ``A``,
   ``0``, ``spk_0``; Deepgram's integers as text); whisper.cpp's ``?`` (its stereo
   estimate could not tell) is no speaker; ``--speakers none`` leaves labels out.
+  whisper.cpp's ``-ml`` pieces (the first 32 segments with text under 12 characters
+  on average: ``-ml 1`` tokens, ``-sow`` words) are grouped as words are (below), their
+  text joined as written; its ``-tdrz`` ``speaker_turn_next`` ends a group and is kept
+  as ``extra.speaker_turn_next``.
   Consecutive segments of one speaker merge as cues do; a ``channel`` (AssemblyAI's,
   Amazon's ``channel_label``, or Deepgram's when the file has several channels) goes
   into ``extra``, and segments of different channels never merge. Text is the
@@ -117,6 +121,11 @@ Decisions, where the formats and the brief are silent:
 - Encodings: a BOM decides (UTF-8, UTF-16 LE/BE); otherwise UTF-8, line by line, and
   the lines that are not UTF-8 in the file's legacy encoding, guessed once and named in
   a warning (``convo.core.encoding``), or ``--encoding``.
+- WebVTT blocks that carry no conversation are skipped as browsers skip them: NOTE,
+  STYLE and REGION blocks, and before the first cue the rest of a style sheet that held
+  a blank line (a blank line ends every block, STYLE too) and the 2013-2016 drafts'
+  ``Region:`` header lines (``Kind:``, ``Language:``, ``X-TIMESTAMP-MAP=`` too) set
+  apart by a blank line (``cues._header_block``).
 - Bad input: a block with text but no timing line, or with an unreadable timing line, is
   rejected with its line; a cue without text is skipped with a warning; a WebVTT file
   without the ``WEBVTT`` header is read anyway with a warning; an empty or header-only

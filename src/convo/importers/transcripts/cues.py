@@ -254,10 +254,13 @@ def parse_timing(line: str, sbv: bool = False) -> tuple[int, int] | None:
 
 
 def cues(blocks: Iterator[Block], kind: str) -> Iterator[RawCue | BadBlock | Header]:
-    """Turn blocks into cues (``kind`` is vtt, srt or sbv); skip NOTE/STYLE/REGION blocks."""
+    """Turn blocks into cues (``kind`` is vtt, srt or sbv); skip NOTE/STYLE/REGION blocks,
+    and in WebVTT the header blocks browsers drop before the first cue (``_header_block``)."""
     sbv = kind == "sbv"
     n = 0
     first = True
+    timed = False  # a cue block seen (WebVTT: the header blocks are over)
+    styled = False  # the block before was a STYLE block or its continuation
     for block in blocks:
         lines = block.lines
         is_first, first = first, False
@@ -271,10 +274,42 @@ def cues(blocks: Iterator[Block], kind: str) -> Iterator[RawCue | BadBlock | Hea
         if not any(x.strip() for x in lines):
             continue
         at = _timing_at(lines, sbv)
-        if at is None and kind == "vtt" and lines[0].startswith(_SKIP_BLOCKS):
-            continue  # comments, styles and regions carry no conversation
+        if at is None and kind == "vtt":
+            skip, styled = _vtt_skipped(lines, timed, styled)
+            if skip:
+                continue
+        styled = False
+        timed = timed or at is not None
         n += 1
         yield _untimed(n, block, sbv) if at is None else _timed(n, block, at, sbv)
+
+
+# The header lines of the 2013-2016 WebVTT drafts (``Region: id=fred width=40% ...``,
+# still written by some tools), YouTube's ``Kind:``/``Language:`` and HLS's
+# ``X-TIMESTAMP-MAP=``, when a blank line parts them from ``WEBVTT``.
+_HEADER_LINE = re.compile(r"(?i)[ \t]*(?:region|kind|language|x-timestamp-map)[ \t]*[:=]")
+_CSS = re.compile(r"[{}]|/\*|\*/|;[ \t]*$")
+
+
+def _vtt_skipped(lines: list[str], timed: bool, styled: bool) -> tuple[bool, bool]:
+    """Whether an untimed WebVTT block is skipped (comments, styles and regions carry no
+    conversation; ``_header_block``), and whether a block after it may be the rest of a
+    style sheet."""
+    if lines[0].startswith(_SKIP_BLOCKS):
+        return True, lines[0].startswith("STYLE")
+    if not timed and _header_block(lines, styled):
+        return True, styled
+    return False, False
+
+
+def _header_block(lines: list[str], styled: bool) -> bool:
+    """Whether an untimed WebVTT block before the first cue is one browsers drop and play
+    the file: the rest of a style sheet that held a blank line (it ends the STYLE block,
+    as every blank line ends a block), or header lines of the old drafts. Any other
+    text there is still rejected (it may be a cue that lost its timing line)."""
+    if styled and any(_CSS.search(x) for x in lines):
+        return True
+    return all(_HEADER_LINE.match(x) for x in lines if x.strip())
 
 
 def _timing_at(lines: list[str], sbv: bool) -> int | None:

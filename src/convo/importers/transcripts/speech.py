@@ -6,7 +6,7 @@ words only, and the reading loop that turns segments into merged turns
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,6 +86,7 @@ class Word:
     end: int | None
     speaker: str | None = None
     extra: dict[str, Any] | None = None
+    turn_next: bool = False  # a speaker turn follows it (whisper.cpp's tinydiarize)
 
 
 def join_words(words: list[str]) -> str:
@@ -99,9 +100,14 @@ def join_words(words: list[str]) -> str:
     return "".join(out).strip()
 
 
-def word_groups(words: Iterable[Word], first: int = 1) -> Iterator[Spoken]:
+def word_groups(
+    words: Iterable[Word], first: int = 1, join: Callable[[list[str]], str] = join_words
+) -> Iterator[Spoken]:
     """Words grouped into segments (see ``PAUSE_MS``); ``n`` is the ordinal of a group's
-    first word (counting from ``first``), so ``FILE#word-N`` points at it.
+    first word (counting from ``first``), so ``FILE#word-N`` points at it. ``join`` makes
+    a group's text of its words' (whisper.cpp's pieces are joined as written). A word
+    followed by a speaker turn (``turn_next``) ends its group, whose ``extra`` then says
+    ``speaker_turn_next``.
 
     A word with neither times nor a speaker (WhisperX aligns no numerals or symbols:
     ``100`` has no ``start``, ``end`` or ``speaker``) belongs to the words around it: it
@@ -118,7 +124,7 @@ def word_groups(words: Iterable[Word], first: int = 1) -> Iterator[Spoken]:
         follows = word.start is None and word.end is None and word.speaker is None
         if group and _ends_group(group, anchor, word, follows):
             if done is not None:
-                yield _group(*done)
+                yield _group(*done, join)
             done = (group, n, anchor)
             group, n, anchor = [], at, None
         group.append(word)
@@ -129,9 +135,9 @@ def word_groups(words: Iterable[Word], first: int = 1) -> Iterator[Spoken]:
         done[0].extend(group)  # trailing words without time or speaker
         group = []
     if done is not None:
-        yield _group(*done)
+        yield _group(*done, join)
     if group:
-        yield _group(group, n, anchor)
+        yield _group(group, n, anchor, join)
 
 
 def _ends_group(group: list[Word], anchor: Word | None, word: Word, follows: bool) -> bool:
@@ -139,6 +145,8 @@ def _ends_group(group: list[Word], anchor: Word | None, word: Word, follows: boo
     group's size, or (unless it ``follows``: no times, no speaker) another speaker or
     channel than the group's ``anchor``."""
     last = group[-1]
+    if last.turn_next:
+        return True
     if len(group) >= MAX_GROUP_WORDS or last.text.rstrip().endswith(_SENTENCE_ENDS):
         return True
     if word.start is not None and last.end is not None and word.start - last.end >= PAUSE_MS:
@@ -150,17 +158,22 @@ def _ends_group(group: list[Word], anchor: Word | None, word: Word, follows: boo
     )
 
 
-def _group(words: list[Word], n: int, anchor: Word | None) -> Spoken:
+def _group(
+    words: list[Word], n: int, anchor: Word | None, join: Callable[[list[str]], str] = join_words
+) -> Spoken:
     starts = [w.start for w in words if w.start is not None]
     ends = [w.end for w in words if w.end is not None]
     first = anchor or words[0]
+    extra = first.extra
+    if words[-1].turn_next:
+        extra = {**(extra or {}), "speaker_turn_next": True}
     return Spoken(
         n,
-        join_words([w.text for w in words]),
+        join([w.text for w in words]),
         starts[0] if starts else None,
         max(ends) if ends else None,
         first.speaker,
-        extra=first.extra,
+        extra=extra,
         raw=[w.text for w in words],
     )
 

@@ -22,7 +22,7 @@ recommendation (``https://www.w3.org/TR/ttml2/``) fixes the shape read here.
   default ``xml:space`` does; ``<br/>`` is a line break; ``<metadata>`` and other
   non-text children are not text. A ``<p>`` without text is skipped and counted in
   one warning.
-- XML is read by ``convo.importers.forums.xmlstream``: streamed, entity declarations
+- XML is read by ``convo.importers.xmlstream``: streamed, entity declarations
   refused, no DTD loaded. Namespaces are matched by the local name (``tt:p`` and ``p``).
 - Detection: a ``<tt`` root element (after the XML declaration and comments) in the
   TTML namespace ``http://www.w3.org/ns/ttml`` or DFXP's ``.../2006/10/ttaf1`` 95; a
@@ -42,12 +42,12 @@ from dataclasses import dataclass, field, replace
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext
-from convo.importers.forums.xmlstream import iter_events
 from convo.importers.registry import Format, matches_pattern
 from convo.importers.transcripts import FIELDS
 from convo.importers.transcripts.cues import BadBlock, RawCue
 from convo.importers.transcripts.cuetext import Segment
 from convo.importers.transcripts.turns import ReadCue, read_segmented
+from convo.importers.xmlstream import iter_events
 
 PATTERNS = ("*.ttml", "*.dfxp", "*.xml", "*.ttml2")
 _ROOT = re.compile(

@@ -3,6 +3,15 @@ faster-whisper front ends that write the same shape), the OpenAI audio API's
 ``verbose_json`` and ``diarized_json`` (``whisper``), and whisper.cpp's ``-oj``/``-ojf``
 (``whisper-cpp``). Decisions are in the package docstring.
 
+whisper.cpp's writer is ``output_json`` in ggerganov/whisper.cpp ``examples/cli/cli.cpp``:
+``-ml N`` cuts a segment into pieces of at most N bytes (``whisper_wrap_segment`` in
+``src/whisper.cpp``: ``-ml 1`` one token a piece, sub-word pieces and punctuation
+without a leading space; ``-sow`` one word), each piece's text its tokens as written;
+the file does not say ``-ml`` was given, so short pieces are recognised by their length
+(``SPLIT_MEAN_CHARS``) and grouped as words are. ``-tdrz`` (tinydiarize) writes
+``speaker_turn_next`` on the segment before a turn (the console prints
+``[SPEAKER_TURN]``); it names nobody, so it ends a group and is kept in ``extra``.
+
 Ids and their scope (docs/ids.md): the content hash of each turn, its conversation the
 file's name (the recording), hashing the segment's offset
 (``convo.importers.transcripts.merging``).
@@ -10,8 +19,9 @@ file's name (the recording), hashing the segment's offset
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from convo.core.errors import InputError
@@ -171,21 +181,80 @@ def _cpp_segment(n: int, seg: Any) -> Spoken:
     if start is None:
         start, end = _cpp_time(times.get("from")), _cpp_time(times.get("to"))
     speaker = label(seg.get("speaker"))
+    turn = seg.get("speaker_turn_next") is True
     return Spoken(
         n,
         as_str(seg.get("text")),
         start,
         end,
         None if speaker == "?" else speaker,  # "?": the stereo estimate could not tell
+        extra={"speaker_turn_next": True} if turn else None,
         raw={k: v for k, v in seg.items() if k != "tokens"},
     )
+
+
+# ``-ml N`` (``--max-len``) cuts each segment into pieces of at most N bytes (``-ml 1``:
+# one token a segment; with ``-sow``, one word): a file whose first segments with text
+# are this short on average is read as pieces of sentences and grouped as words are.
+SPLIT_SAMPLE = 32
+SPLIT_MEAN_CHARS = 12
+SPLIT_HELD = 1024  # segments held at most while deciding (empty ones count too)
+
+
+def _pieces(segments: Iterator[Spoken]) -> Iterator[Spoken]:
+    """whisper.cpp's segments, grouped into sentences when ``-ml`` cut them into pieces
+    (see ``SPLIT_MEAN_CHARS``; the first ``SPLIT_SAMPLE`` segments with text decide,
+    held meanwhile), else as they are."""
+    held: list[Spoken] = []
+    sized = 0
+    chars = 0
+    for seg in segments:
+        held.append(seg)
+        if seg.problem is None and seg.text.strip():
+            sized += 1
+            chars += len(seg.text.strip())
+        if sized >= SPLIT_SAMPLE or len(held) >= SPLIT_HELD:
+            break
+    rest = itertools.chain(held, segments)
+    if sized < 2 or chars > SPLIT_MEAN_CHARS * sized:
+        yield from rest
+        return
+    yield from _grouped(rest)
+
+
+def _grouped(segments: Iterable[Spoken]) -> Iterator[Spoken]:
+    """Pieces grouped as words (``speech.word_groups``: a sentence's end, a pause, another
+    speaker, a tinydiarize turn), their text joined as whisper.cpp wrote it (each piece
+    carries its own leading space), a group numbered by its first piece. A piece that
+    is not an object is rejected as in a file of whole segments; in its group it counts
+    as a piece without text or time (so the numbers stay the file's)."""
+    aside: list[Spoken] = []
+
+    def words() -> Iterator[Word]:
+        for seg in segments:
+            if seg.problem is not None:
+                aside.append(seg)
+                yield Word("", None, None)
+                continue
+            turn = bool(seg.extra and seg.extra.get("speaker_turn_next"))
+            yield Word(seg.text, seg.start, seg.end, seg.speaker, turn_next=turn)
+
+    for group in word_groups(words(), join=_as_written):
+        yield from aside
+        aside.clear()
+        yield group
+    yield from aside
+
+
+def _as_written(pieces: list[str]) -> str:
+    return "".join(pieces).strip()
 
 
 def read_whisper_cpp(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     doc = StreamedDoc(source, ("transcription",), skip=("systeminfo",), mend_utf8=True)
     doc.expect("not a whisper.cpp transcript (no transcription list)")
     reader = SpokenReader(source, ctx, "whisper-cpp")
-    yield from reader.read(_cpp_segment(n, s) for n, s in enumerate(doc.values(), 1))
+    yield from reader.read(_pieces(_cpp_segment(n, s) for n, s in enumerate(doc.values(), 1)))
     said_mended(doc, ctx, "segments")
     yield from reader.finish()
 

@@ -39,7 +39,6 @@ from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext
-from convo.importers.forums.xmlstream import iter_events
 from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str
 from convo.importers.registry import Format
 from convo.importers.transcripts import FIELDS
@@ -47,6 +46,7 @@ from convo.importers.transcripts.cues import BadBlock, RawCue
 from convo.importers.transcripts.cuetext import Segment
 from convo.importers.transcripts.speech import offset_ms
 from convo.importers.transcripts.turns import ReadCue, read_segmented
+from convo.importers.xmlstream import iter_events
 
 PATTERNS = ("*.json3", "*.srv3", "*.srv2", "*.srv1", "*.json", "*.xml")
 _JSON3 = re.compile(

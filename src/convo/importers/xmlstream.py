@@ -1,4 +1,6 @@
-"""Safe streaming XML for forum dumps.
+"""Safe streaming XML, shared by the importers that read XML: the forum dumps
+(Stack Exchange, phpBB), TTML and YouTube timedtext transcripts, and Word documents
+(``convo.importers.docx``).
 
 expat (the parser under ``ElementTree.iterparse``) is driven directly, fed 64 KiB at a
 time, with handlers that refuse any entity declaration (``<!ENTITY``, general or
