@@ -1,21 +1,28 @@
-"""``convo serve [--port N] [--host H]``: a local, read-only web view of the store.
+"""``convo serve [--port N] [--host H] [--store PATH]``: a local, read-only web view.
 
 Search (keywords, and by meaning when the store has vectors) with filter chips, threads,
 messages and people, in a browser; the page and its JSON API are ``convo.web`` (the
 standard library's ``http.server``: see ``convo.web.server`` for why). It binds to
 127.0.0.1; ``--host`` binds elsewhere, with a warning, since anyone who can reach the
-address can read the archive. Ctrl-C stops it.
+address can read the archive. The store is found as ``convo mcp`` finds it (its own
+``--store``, convo's, ``$CONVO_STORE``, the default), and ``--tz``/``--utc`` read the
+naive times of ``date:`` terms as ``mcp``'s do. Ctrl-C stops it.
 """
 
 from __future__ import annotations
 
 import typer
 
+from convo.cli.options import STORE_HELP, store_path
+
 
 def serve(
+    ctx: typer.Context,
     port: int = typer.Option(8642, "--port", "-p", min=0, max=65535, metavar="N", help="The port (0: any free one)."),
     host: str = typer.Option("127.0.0.1", "--host", metavar="ADDR", help="The address to bind (default: this machine only)."),
-    tz: str | None = typer.Option(None, "--tz", metavar="ZONE", help="Zone of naive times in date: terms."),
+    store: str | None = typer.Option(None, "--store", metavar="PATH", help=STORE_HELP),
+    tz: str | None = typer.Option(None, "--tz", metavar="ZONE", help="Zone of naive times in date: terms (default: local time)."),
+    utc: bool = typer.Option(False, "--utc", help="Read naive times in date: terms as UTC."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log every request on stderr."),
 ) -> int:  # fmt: skip
     """Browse and search the store in a local web page (read-only)."""
@@ -27,20 +34,26 @@ def serve(
     from convo.web.server import LOOPBACK, make_server
 
     people = state.get("people")
-    store = Store(state.get("store"), tz=tz, people=People.load(people) if people else None)
+    if tz is not None:
+        from convo.query.model import zone_of
+
+        zone_of(tz)  # an unknown zone is a usage error now, not on every request
+    archive = Store(
+        store_path(ctx, store), tz=tz, utc=utc, people=People.load(people) if people else None
+    )
     if host not in LOOPBACK:
         err(
             f"warning: serving on {host}: anyone who can reach it can read the whole archive "
             "(no login, no TLS)"
         )
     try:
-        server = make_server(Api(store), host, port, verbose=verbose)
+        server = make_server(Api(archive), host, port, verbose=verbose)
     except OSError as e:
         raise UsageError(
             f"cannot listen on {host}:{port} ({e.strerror or e})", hint="choose another --port"
         ) from None
     shown = f"[{host}]" if ":" in host else host
-    err(f"serving http://{shown}:{server.server_address[1]}/ (store {store.path}); Ctrl-C stops")
+    err(f"serving http://{shown}:{server.server_address[1]}/ (store {archive.path}); Ctrl-C stops")
     try:
         server.serve_forever()
     except KeyboardInterrupt:
