@@ -1,4 +1,4 @@
-"""A new user's first looks at a store: the last few messages, the first few."""
+"""What surprised a new user on the command line, each reproduced (branch user7)."""
 
 from __future__ import annotations
 
@@ -32,3 +32,25 @@ def test_the_last_messages_in_store_order_come_from_the_index(tmp_path):
         f.write(extra)
     r = _run("--store", str(store), "list", "-n", "2", "--reverse", "-f", "jsonl")
     assert r.stdout_bytes.splitlines() == [extra.rstrip(b"\n"), lines[-1]]
+
+
+def test_date_yesterday_is_yesterday_only(tmp_path):
+    """`convo query date:yesterday` counted today's messages too (an open range)."""
+    import json
+    from datetime import UTC, datetime, timedelta
+
+    today = datetime.now(UTC).date()
+    days = {"before": today - timedelta(days=2), "yesterday": today - timedelta(days=1),
+            "today": today}  # fmt: skip
+    path = tmp_path / "m.jsonl"
+    rows = [
+        {"id": name, "textChunks": [name], "timestamp": f"{day.isoformat()}T00:00:01Z"}
+        for name, day in days.items()
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    for word in ("yesterday", "today"):
+        r = _run("query", "--tz", "UTC", "-f", "jsonl", f"date:{word}", str(path))
+        assert r.exit_code == 0, r.output
+        assert [json.loads(line)["id"] for line in r.stdout.splitlines()] == [word]
+    r = _run("query", "--tz", "UTC", "--count", f"date:{days['before'].isoformat()}T00", str(path))
+    assert r.stdout.strip() == "1"  # that hour, not from then on
