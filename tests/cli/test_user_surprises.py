@@ -54,3 +54,19 @@ def test_date_yesterday_is_yesterday_only(tmp_path):
         assert [json.loads(line)["id"] for line in r.stdout.splitlines()] == [word]
     r = _run("query", "--tz", "UTC", "--count", f"date:{days['before'].isoformat()}T00", str(path))
     assert r.stdout.strip() == "1"  # that hour, not from then on
+
+
+def test_reverse_turns_the_rows_of_threads_and_people(tmp_path):
+    """`convo threads --reverse` and `convo people --reverse` were accepted and did
+    nothing (the rows are sorted after the read): they turn the rows now, so `-n 3
+    --reverse` is the three oldest threads, the three least active names."""
+    import json
+
+    store = saved_store(tmp_path / "s.jsonl", SAMPLE_DATA)
+    for command in ("threads", "people"):
+        base = ["--store", str(store), command, "-f", "jsonl"]
+        rows = [json.loads(x) for x in _run(*base).stdout.splitlines()]
+        turned = [json.loads(x) for x in _run(*base, "--reverse").stdout.splitlines()]
+        assert len(rows) > 5 and turned == rows[::-1], command
+        last = [json.loads(x) for x in _run(*base, "-n", "3", "--reverse").stdout.splitlines()]
+        assert last == rows[::-1][:3], command
