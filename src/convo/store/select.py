@@ -133,6 +133,19 @@ def select(
     return Selection(batches, plan=plan, note=note, selector=selector)
 
 
+def through_index(
+    query: Query, store: str | os.PathLike[str], *, track: Track | None = None
+) -> Selection | None:
+    """The selection of ``query`` when the store's index answers it (a condition the
+    planner runs in SQL, not the scan), else None. For the commands that otherwise read
+    the whole store on every core and filter it there (``stats``, ``knowledge``): ``convo
+    knowledge id:X`` read 100 MB to find one message (3.9 s; 0.4 s so, load 8)."""
+    if query.where is None:
+        return None
+    found = _indexed(query, None, store, track, False)
+    return found if isinstance(found, Selection) else None
+
+
 def _selector(query: Query) -> Selector:
     from convo.query.scan import Selector
 
