@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typer.testing import CliRunner
 from tests.conftest import SAMPLE_DATA, saved_store
+from typer.testing import CliRunner
 
 from convo.cli.app import app
 

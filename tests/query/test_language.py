@@ -71,9 +71,7 @@ def test_a_day_word_or_a_time_alone_is_that_period_as_notmuch_reads_it():
         "2024-03-08T18:15:00Z", "2024-03-09T18:15:00Z"
     )
     assert parse("date:2024-03-06T10") == Range("2024-03-06T10:00:00Z", "2024-03-06T11:00:00Z")
-    assert parse('date:"2024-03-06 10:00"') == Range(
-        "2024-03-06T10:00:00Z", "2024-03-06T10:01:00Z"
-    )
+    assert parse('date:"2024-03-06 10:00"') == Range("2024-03-06T10:00:00Z", "2024-03-06T10:01:00Z")
     assert parse("date:2024-03-06T10:00:05+01:00") == Range(
         "2024-03-06T09:00:05Z", "2024-03-06T09:00:06Z"
     )

@@ -215,10 +215,10 @@ def _period_end(value: str, zone: tzinfo | None, now: datetime | None = None) ->
     lowered = value.lower()
     if lowered in ("today", "yesterday"):
         zone = zone or UTC
-        day = (now or datetime.now(UTC)).astimezone(zone).date()
+        local = (now or datetime.now(UTC)).astimezone(zone).date()
         if lowered == "today":
-            day += timedelta(days=1)
-        return format_timestamp_utc(datetime(day.year, day.month, day.day, tzinfo=zone))
+            local += timedelta(days=1)
+        return format_timestamp_utc(datetime(local.year, local.month, local.day, tzinfo=zone))
     clock = _CLOCK.fullmatch(value)
     if clock is not None:
         unit = timedelta(seconds=1 if clock[3] else 60 if clock[2] else 3600)

@@ -242,20 +242,29 @@ def _between_filters(kinds: list[tuple[str, list[str]]], i: int) -> bool:
     return 0 < i < len(kinds) - 1 and kinds[i - 1][0] == kinds[i + 1][0] == "filter"
 
 
+def _filters(typed: list[str], kinds: list[tuple[str, list[str]]]) -> str:
+    """The filter pieces as query-language text: an ``OR`` between two of them kept,
+    their parentheses kept when they pair up."""
+    filters: list[str] = []
+    for i, (piece, (kind, found)) in enumerate(zip(typed, kinds, strict=True)):
+        if kind == "filter":
+            filters.extend(found)
+        elif piece == "OR" and _between_filters(kinds, i):
+            filters.append("OR")
+    if not _balanced(filters):  # (from:alice jwt): the parentheses group no filters
+        filters = [f for f in filters if f not in ("(", ")")]
+    return " ".join(filters)
+
+
 def split(text: str) -> SearchText:
     """``text`` as filters and ranked words (see the module docstring)."""
     out = SearchText()
-    filters: list[str] = []
     free: list[str] = []
     seen: set[tuple[str, ...]] = set()
     typed = [m.group(0) for m in _PIECE.finditer(text)]
     kinds = [_piece(p) for p in typed]
     for i, (piece, (kind, found)) in enumerate(zip(typed, kinds, strict=True)):
-        if kind == "filter":
-            filters.extend(found)
-            continue
-        if piece == "OR" and _between_filters(kinds, i):
-            filters.append("OR")
+        if kind == "filter" or (piece == "OR" and _between_filters(kinds, i)):
             continue
         free.append(piece)
         if found and tuple(found) not in seen:
@@ -267,8 +276,6 @@ def split(text: str) -> SearchText:
     if len(out.pieces) > MAX_PIECES:
         out.dropped = len(out.pieces) - MAX_PIECES
         del out.pieces[MAX_PIECES:]
-    if not _balanced(filters):  # (from:alice jwt): the parentheses group no filters
-        filters = [f for f in filters if f not in ("(", ")")]
-    out.filters = " ".join(filters)
+    out.filters = _filters(typed, kinds)
     out.free = " ".join(free)
     return out
