@@ -96,3 +96,19 @@ def test_stats_and_knowledge_of_a_few_messages_use_the_index(tmp_path):
                 assert "plan: index" in indexed.stderr, (args, indexed.stderr)
                 assert indexed.stdout == scanned.stdout, args
                 assert indexed.stdout.strip() not in ("", "[]")
+
+
+def test_search_table_names_the_conversation_to_open(tmp_path):
+    """The table's thread line under a transcript cue was the cue's own id, and `convo
+    show --thread` with it showed that cue alone; it is the conversation now (the file),
+    which opens the whole meeting, as `convo threads` lists it."""
+    store = saved_store(tmp_path / "s.jsonl", SAMPLE_DATA / "transcripts")
+    base = ("--store", str(store))
+    r = CliRunner().invoke(
+        app, [*base, "search", "-f", "table", "action item"], env={"COLUMNS": "400"}
+    )
+    assert r.exit_code == 0, r.output
+    retro = str(SAMPLE_DATA / "transcripts" / "retro.vtt")
+    assert retro in r.stdout, r.stdout
+    shown = _run(*base, "show", "--thread", retro, "-f", "jsonl")
+    assert len(shown.stdout.splitlines()) > 3

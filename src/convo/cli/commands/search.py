@@ -160,7 +160,9 @@ def _table(env: Any, hits: Any, *, utc: bool) -> None:
 
     percents = relevance([h.score for h in hits])
     for rank, (h, percent) in enumerate(zip(hits, percents, strict=True), 1):
-        thread = fields.string(h.record, "thread") or fields.record_id(h.record) or ""
+        # the conversation (the thread, else the file of a transcript's cue): its own id
+        # would open the hit alone
+        thread = fields.conversation(h.record) or ""
         cells = [Text(str(rank)), Text(f"{percent}%"), *([Text(h.why)] if why else [])]
         table.add_row(
             *cells, Text(record_time(h.record, utc=utc)),
