@@ -102,3 +102,12 @@ def test_an_unknown_table_column_is_one_line(configured):
     r = CliRunner().invoke(app, ["list", "--count"])
     assert r.exit_code == 2 and "unknown table column 'sender'" in r.output
     assert "columns: time, speaker, from, to" in r.output and "Traceback" not in r.output
+
+
+def test_the_table_lines_up_every_setting(configured):
+    """`llm_model` (9 letters) pushed its value out of the column of the 7-letter keys."""
+    r = CliRunner().invoke(app, ["config"])
+    rows = r.stdout.splitlines()[1:]
+    assert any(row.startswith("llm_model ") for row in rows)
+    starts = {len(row) - len(row.split(" ", 1)[1].lstrip()) for row in rows}
+    assert len(starts) == 1, r.stdout

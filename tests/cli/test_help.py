@@ -40,3 +40,22 @@ def test_help_has_no_python_types(command):
 def test_fixed_choices_are_listed(command, choices):
     r = CliRunner().invoke(app, [command, "--help"])
     assert choices in r.stdout
+
+
+@pytest.mark.parametrize(
+    ("command", "unlisted", "listed"),
+    [("export", ["--format", "--pager", "--utc"], ["--to", "--explain", "--since"]),
+     ("report", ["--format", "--pager"], ["--utc", "--tz", "--explain"])],
+)  # fmt: skip
+def test_help_lists_no_option_the_command_refuses_or_ignores(command, unlisted, listed):
+    """`convo export --help` listed `-f [table|jsonl|...]  Default: table on a terminal`,
+    which export refuses (its format is --to), and --utc/--pager, which it ignores;
+    report's `-f [html]` said the same. They are accepted still, and -f keeps its hint."""
+    r = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "200"})
+    assert r.exit_code == 0
+    options = set(re.findall(r"(?m)^\s+(?:-\w, )?(--[a-z-]+)", r.stdout))
+    assert not options & set(unlisted), r.stdout
+    assert set(listed) <= options, r.stdout
+    if command == "export":
+        r = CliRunner().invoke(app, ["export", "-f", "json", "--to", "csv"])
+        assert r.exit_code == 2 and "use --to FORMAT" in r.stderr

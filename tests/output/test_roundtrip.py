@@ -15,6 +15,7 @@ import pytest
 
 from conftest import SAMPLE_DATA
 from convo.output import exporters as export
+from convo.output.exporters.registry import registry
 from convo.pipeline.ingest import read_messages
 
 
@@ -64,7 +65,7 @@ def test_same_format_round_trip_keeps_everything(name, fmt):
     path = SAMPLE_DATA / "chat" / name
     msgs = list(read_messages(path))
     assert {m.format for m in msgs} == {fmt}
-    exported = _flatten_export(export.registry.get(fmt).export(msgs))
+    exported = _flatten_export(registry.get(fmt).export(msgs))
     original = _input_messages(path)
     if fmt == "anthropic":
         doc = json.loads(path.read_text())
@@ -138,7 +139,7 @@ MIXED = [name for name, _ in CASES]
 
 
 def _export_file(tmp_path, fmt, messages, n):
-    value = export.registry.get(fmt).export(messages)
+    value = registry.get(fmt).export(messages)
     path = tmp_path / f"export-{n}.json"
     path.write_bytes(orjson.dumps(value))
     return value, path

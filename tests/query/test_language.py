@@ -55,6 +55,31 @@ def test_a_month_alone_is_that_month():
     assert parse("date:..2024") == Range(None, "2024-01-01T00:00:00Z")
 
 
+def test_a_day_word_or_a_time_alone_is_that_period_as_notmuch_reads_it():
+    """`date:yesterday` ran on to now (today's messages too), and `date:2024-03-06T10:00`
+    meant everything after it, where `date:2024-03-06` is that day: a time alone is its
+    hour, minute or second, and the day words are their day; ages and now run on."""
+    from datetime import UTC, datetime
+    from zoneinfo import ZoneInfo
+
+    now = datetime(2024, 3, 10, 3, 0, tzinfo=UTC)
+    day = "2024-03-09T00:00:00Z", "2024-03-10T00:00:00Z"
+    assert parse("date:yesterday", now=now) == Range(*day)
+    assert parse("date:today", now=now) == Range("2024-03-10T00:00:00Z", "2024-03-11T00:00:00Z")
+    kathmandu = ZoneInfo("Asia/Kathmandu")  # +05:45: its yesterday began 18:15 UTC
+    assert parse("date:YESTERDAY", now=now, zone=kathmandu) == Range(
+        "2024-03-08T18:15:00Z", "2024-03-09T18:15:00Z"
+    )
+    assert parse("date:2024-03-06T10") == Range("2024-03-06T10:00:00Z", "2024-03-06T11:00:00Z")
+    assert parse('date:"2024-03-06 10:00"') == Range("2024-03-06T10:00:00Z", "2024-03-06T10:01:00Z")
+    assert parse("date:2024-03-06T10:00:05+01:00") == Range(
+        "2024-03-06T09:00:05Z", "2024-03-06T09:00:06Z"
+    )
+    assert parse("date:7d", now=now) == Range("2024-03-03T03:00:00Z", None)
+    assert parse("date:now", now=now) == Range("2024-03-10T03:00:00Z", None)
+    assert parse("date:2024-03-06T10:00..", now=now) == Range("2024-03-06T10:00:00Z", None)
+
+
 @pytest.mark.parametrize(
     ("query", "col", "what"),
     [

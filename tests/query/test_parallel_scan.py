@@ -182,3 +182,34 @@ def test_closed_pipe_ends_the_workers_quietly(tmp_path):
     assert proc.wait(timeout=60) == 0
     assert first.startswith(b'{"textChunks"')
     assert b"Traceback" not in err
+
+
+def test_the_first_lines_of_a_big_file_are_read_on_one_core(tmp_path, monkeypatch):
+    """`convo list -n 5` (every line, a limit) on a file above MIN_PARALLEL read 16 MiB
+    ranges in a process pool and waited for them: 1 s for five lines. It reads on one
+    core and stops; the output and warnings are the scan's. A filter keeps the pool."""
+    from convo.cli.app import app
+
+    monkeypatch.setattr(parallel, "RANGE", 40_000)
+    monkeypatch.setattr(parallel, "MIN_PARALLEL", 1)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(_data())
+    started: list[str] = []
+    pooled = parallel.ParallelScan.batches
+
+    def batches(self, *a, **kw):
+        started.append(self.path)
+        return pooled(self, *a, **kw)
+
+    monkeypatch.setattr(parallel.ParallelScan, "batches", batches)
+    for n in ("1", "5", "12"):
+        outs = []
+        for floor in (1, 1 << 40):  # as now, and as a file below MIN_PARALLEL reads
+            monkeypatch.setattr(parallel, "MIN_PARALLEL", floor)
+            r = CliRunner().invoke(app, ["list", "-n", n, "-f", "jsonl", str(path)])
+            outs.append((r.exit_code, r.stdout_bytes, r.stderr_bytes))
+        assert outs[0] == outs[1] and len(outs[0][1].splitlines()) == int(n)
+    assert started == []
+    monkeypatch.setattr(parallel, "MIN_PARALLEL", 1)
+    r = CliRunner().invoke(app, ["list", "-n", "5", "-s", "Quinn", "-f", "jsonl", str(path)])
+    assert r.exit_code == 1 and started == [str(path)]  # (exit 1: the file's bad lines)

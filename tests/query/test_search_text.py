@@ -23,7 +23,8 @@ TYPED = [
     "subject:", "from:", "from:\"Alice", "tag:security jwt", "-tag:system jwt",
     "date:2024-03-06 tokens", "what about -budget?", "東京", "Straße", "😊", "SELECT * FROM messages;",
     "'; DROP TABLE messages; --", "\\x00", "a" * 300, "one two three four five six seven",
-    "How do I configure the lecture notes?", "Why was the retro moved?",
+    "How do I configure the lecture notes?", "Why was the retro moved?", "from:bob)",
+    "(from:alice OR from:bob) -jwt", "((tag:security)", "from:(x", ")from:bob(", "OR from:bob",
 ]  # fmt: skip
 
 
@@ -55,6 +56,38 @@ def test_field_terms_filter_and_words_rank():
     assert s.pieces == [["jwt"], ["tokens"], ["a", "phrase"]]
     assert split("MENFORCER-276").pieces == [["menforcer", "276"]]
     assert split("undefined symbol: X").filters == ""  # an unknown field is text
+
+
+def test_or_and_parentheses_between_field_terms_are_the_query_languages():
+    assert split("from:alice OR from:bob").filters == "from:alice OR from:bob"
+    assert split("from:alice OR from:bob").pieces == []
+    s = split("(from:alice OR from:bob) -jwt tokens")
+    assert s.filters == '( from:alice OR from:bob ) NOT "jwt"'
+    assert s.pieces == [["tokens"]]
+    # a parenthesis that groups no field terms is left out, never a syntax error
+    assert split("from:bob)").filters == "from:bob"
+    assert split("(from:alice jwt)").filters == "from:alice"
+    assert split('from:"a (b)" OR tag:x').filters == 'from:"a (b)" OR tag:x'
+    # OR beside words is a word (pieces are ORed anyway)
+    assert split("jwt OR tokens").filters == ""
+
+
+def test_search_ors_field_terms_as_query_does(store):
+    runner = CliRunner()
+
+    def ids(*words: str) -> set[str]:
+        args = ["--store", str(store.path)]
+        r = runner.invoke(app, [*args, *words])
+        assert r.exit_code == 0, r.output
+        return {json.loads(line)["id"] for line in r.stdout.splitlines()}
+
+    for typed in ("from:alice OR from:bob", "(from:alice OR from:bob) -jwt"):
+        searched = ids("search", "-f", "jsonl", "-n", "1000", "--", typed)
+        queried = ids("query", "-f", "jsonl", "--", typed)
+        assert searched == queried and len(queried) > 40, typed
+    assert ids("search", "-f", "jsonl", "-n", "1000", "from:bob)") == ids(
+        "query", "-f", "jsonl", "from:bob"
+    )
 
 
 def test_a_pasted_option_or_negative_number_is_text_not_a_negation():

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import http.client
+import json
+import os
 import threading
 from pathlib import Path
 from urllib.parse import quote
@@ -216,3 +218,32 @@ def test_person_with_a_people_file_counts_every_alias(store):
     merged = Api(Store(store, people=people)).person({"name": "Alice Smith"})
     assert merged["messages"] > alone["messages"]
     assert "Alice" in merged["aliases"]
+
+
+def test_serve_takes_store_and_utc_as_mcp_does(store, tmp_path):
+    """`convo serve --store PATH` (as `convo mcp --store`, `convo index --store`) serves
+    that store, with the global option and $CONVO_STORE unset; --utc reads date: terms
+    as UTC; a bad --tz is one usage error before anything listens."""
+    import subprocess
+    import sys
+    import urllib.request
+
+    env = {k: v for k, v in os.environ.items() if k != "CONVO_STORE"}
+    env["XDG_DATA_HOME"] = str(tmp_path)  # the default store does not exist
+    bad = subprocess.run(
+        [sys.executable, "-m", "convo", "serve", "--store", str(store), "--tz", "Mars/Base"],
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "Mars/Base" in bad.stderr and "Traceback" not in bad.stderr
+    cmd = [sys.executable, "-m", "convo", "serve", "--store", str(store), "--utc", "--port", "0"]
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        assert f"(store {store.resolve()})" in line, line
+        url = line.split()[2].rstrip("/")
+        with urllib.request.urlopen(f"{url}/api/facets", timeout=30) as answer:
+            assert json.load(answer)["messages"] > 0
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -330,11 +330,18 @@ def store_options(func):
     return _with_params(func, _params(INPUT_SPECS[1:]), defaulted_read_args)
 
 
-def read_options_for(formats: Sequence[str] | None):
-    """``read_options`` with ``-f`` limited to ``formats`` (None: every registered writer)."""
+def read_options_for(formats: Sequence[str] | None, hidden: Sequence[str] = ()):
+    """``read_options`` with ``-f`` limited to ``formats`` (None: every registered writer);
+    the options named in ``hidden`` (``format``, ``utc``, ``pager``) are left out of
+    ``--help``, for a command they do not apply to: still accepted, so the command can
+    refuse one with a hint (``export -f``) or a script that passes one keeps working."""
 
     def decorate(func):
-        return _with_params(func, _params(read_specs(formats)), read_args)
+        params = _params(read_specs(formats))
+        for p in params:
+            if p.name in hidden:
+                p.default.hidden = True  # typer's OptionInfo
+        return _with_params(func, params, read_args)
 
     return decorate
 

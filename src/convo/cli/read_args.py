@@ -306,6 +306,24 @@ class ReadArgs(Slotted):
         self.say_plan(chosen.plan)
         return (m for batch in chosen.batches for m in batch)
 
+    def indexed_records(self, env):
+        """The selected records (each name as its person's with a people file) when the
+        inputs are the store and its index answers the query, else None: the caller
+        then reads the inputs whole, on every core (``stats``, ``knowledge``). Call
+        ``parts`` first (it checks the store and says when stdin is left unread)."""
+        store = self.store_input(env)
+        if store is None:
+            return None
+        from convo.store.select import through_index
+
+        chosen = through_index(self.build_query(), store)
+        if chosen is None:
+            return None
+        self.say_plan(chosen.plan)
+        records = (m.record for batch in chosen.batches for m in batch)
+        people = self.load_people()
+        return records if people is None else map(people.canonical_record, records)
+
     def say_plan(self, plan: str) -> None:
         """With ``--explain``: how the query is answered, on stderr."""
         if self.explain:

@@ -70,7 +70,8 @@ MESSAGE = (
 TOOLS = (
     Tool("search", "Search the conversation archive by what you are looking for (a "
          "question, words, an error string, a name), best matches first, with a score. "
-         "Field terms in the text (from:alice, tag:x, date:2024-03..) filter, the other "
+         "Field terms in the text (from:alice, tag:x, date:2024-03..; OR and parentheses "
+         "between them: from:alice OR from:bob) filter, the other "
          "words are ranked (BM25); the other arguments filter before ranking. " + MESSAGE,
          {"text": {"type": "string", "description": "What to look for."},
           "mode": {"type": "string", "enum": ["fts", "semantic", "hybrid"],

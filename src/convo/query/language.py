@@ -4,7 +4,8 @@
 
 - Fields: ``from:``/``speaker:``, ``to:``/``listener:`` (the name rule of ``-s``),
   ``tag:``, ``date:A..B`` (every form ``--since`` takes; either end may be left out;
-  ``date:2024-03`` alone is March), ``subject:``, ``text:`` (the text only), ``thread:``,
+  ``date:2024-03`` alone is March, ``date:yesterday`` yesterday, ``date:2024-03-06T10``
+  that hour), ``subject:``, ``text:`` (the text only), ``thread:``,
   ``id:``, ``format:``, ``role:``, ``source:`` (part of the source id). A value with
   spaces is quoted: ``from:"Alice Smith"``.
 - A bare word searches the text and subject (a case-insensitive substring, as ``-q``);
@@ -23,7 +24,7 @@ from datetime import datetime, timedelta, tzinfo
 
 from convo.core.errors import UsageError
 from convo.core.slotted import Slotted
-from convo.core.timestamps import parse_when
+from convo.core.timestamps import UTC, format_timestamp_utc, parse_when
 from convo.query.field_table import LANGUAGE
 from convo.query.tree import Node, Not, Range, Term, all_of, any_of
 
@@ -189,20 +190,40 @@ class _Parser:
         a, dots, b = tok.value.partition("..")
         try:
             if not dots:
-                return Range(self.when(a), _period_end(a.strip(), self.zone))
+                return Range(self.when(a), _period_end(a.strip(), self.zone, self.now))
             return Range(self.when(a) if a.strip() else None, self.when(b) if b.strip() else None)
         except (ValueError, OverflowError) as e:
             raise error(
                 tok.col, f"bad date:{tok.value} ({e})",
-                "date:A..B with A and B as --since takes them: 2024-03, '2024-03-06 10:00', 7d",
+                'date:A..B with A and B as --since takes them: 2024-03, "2024-03-06 10:00", 7d',
             ) from None  # fmt: skip
 
     def when(self, value: str) -> str:
         return parse_when(value, now=self.now, zone=self.zone)
 
 
-def _period_end(value: str, zone: tzinfo | None) -> str | None:
-    """The first moment after the year, month or day ``value`` names (None otherwise)."""
+# A time to the hour, minute or second (``2024-03-06T10``, ``2024-03-06 10:00``,
+# ``2024-03-06T10:00:00Z``): ``date:`` alone is that hour, minute or second.
+_CLOCK = re.compile(r"\d{4}-\d{2}-\d{2}[T ](\d{2})(:\d{2})?(:\d{2})?(?:Z|[+-]\d{2}:?\d{2})?")
+
+
+def _period_end(value: str, zone: tzinfo | None, now: datetime | None = None) -> str | None:
+    """The first moment after the period ``value`` names alone: a year, month or day, a
+    time's hour, minute or second, ``today`` or ``yesterday`` (as notmuch reads
+    ``date:yesterday``: that day, not from then on); None for ``now`` and ages (``7d``),
+    which run on to now."""
+    lowered = value.lower()
+    if lowered in ("today", "yesterday"):
+        zone = zone or UTC
+        local = (now or datetime.now(UTC)).astimezone(zone).date()
+        if lowered == "today":
+            local += timedelta(days=1)
+        return format_timestamp_utc(datetime(local.year, local.month, local.day, tzinfo=zone))
+    clock = _CLOCK.fullmatch(value)
+    if clock is not None:
+        unit = timedelta(seconds=1 if clock[3] else 60 if clock[2] else 3600)
+        start = datetime.fromisoformat(parse_when(value, zone=zone).replace("Z", "+00:00"))
+        return format_timestamp_utc(start + unit)
     m = _PARTIAL.fullmatch(value)
     if m is None:
         return None

@@ -93,19 +93,33 @@ class Selector:
         return self._limit(self._select(lines, on_error))
 
     def select_parts(self, parts: Iterable[Any], on_error=None, *, need_record=True):
-        """Matching records from ``inputs.record_parts``, limit and order applied."""
-        return self._limit(m for batch in self.batches(parts, on_error, need_record) for m in batch)
+        """Matching records from ``inputs.record_parts``, limit and order applied.
+
+        The first ``--limit`` lines of a selection that takes every line (``convo list
+        -n 5``, ``show -n 3``, ``export -n 10``) are the first lines of the file: one
+        core reads them and stops, where the scan on every core reads whole 16 MiB
+        ranges in each worker and waits for them (a 100 MB store: 0.9-1.4 s against
+        0.1 s, load 5 on 2 cores)."""
+        f = self.filters
+        head = f.limit is not None and not f.reverse and f.is_empty()
+        batches = self.batches(parts, on_error, need_record, parallel=not head)
+        return self._limit(m for batch in batches for m in batch)
 
     def batches(
-        self, parts: Iterable[Any], on_error=None, need_record: bool = True
-    ) -> Iterator[list[Match]]:
+        self, parts: Iterable[Any], on_error=None, need_record: bool = True,
+        parallel: bool = True,
+    ) -> Iterator[list[Match]]:  # fmt: skip
         """Lists of matches (no limit or order): raw sources are scanned in blocks.
 
-        ``need_record=False`` lets a line decided on raw bytes pass without a parse.
+        ``need_record=False`` lets a line decided on raw bytes pass without a parse;
+        ``parallel=False`` reads on this core only.
         """
         for part in parts:
             if hasattr(part, "open"):  # a raw JSONL source
-                yield from self._source_batches(part, on_error, need_record)
+                if parallel:
+                    yield from self._source_batches(part, on_error, need_record)
+                else:
+                    yield from self._local_batches(part, on_error, need_record)
                 continue
             batch: list[Match] = []
             for m in self._select(part, on_error):

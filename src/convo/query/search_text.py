@@ -13,9 +13,14 @@
   ``did``, ``about``) are left out of the ranking when other words remain. ``-word``
   leaves out the messages
   holding the word (a filter, as in ``convo query``).
+- ``OR`` between two field terms ORs them, as in ``convo query``: ``from:alice OR
+  from:bob`` (AND binds tighter: ``from:alice OR from:bob tag:x`` is alice's messages or
+  bob's tagged x). Anywhere else ``OR`` is a word (pieces are ORed anyway).
 - ``word:`` with an unknown field is text (``undefined symbol: SetWarningHandler``);
-  nothing a person types is a syntax error, save an unclosed quote in a field's value,
-  which is read as text too.
+  nothing a person types is a syntax error: a field term with an unclosed quote in its
+  value is read as text too. Parentheses around field terms group them, as in ``convo
+  query`` (``(from:alice OR from:bob) -jwt``); when they do not pair up among the field
+  terms (``(from:alice jwt)``), they are left out.
 
 FTS5's own syntax (``NEAR``, ``prefix*``, column filters) stays available behind
 ``convo search --fts``.
@@ -179,11 +184,33 @@ def _value_ok(value: str) -> bool:
     return bool(value.strip('"').strip()) and value.count('"') % 2 == 0
 
 
-def _piece(piece: str) -> tuple[str, list[str]]:
-    """One piece as ``("filter", [text])`` or ``("words", words)``."""
+def _one_term(piece: str) -> bool:
+    """The query language reads ``piece`` as one field term (``-`` allowed before it):
+    not ``from:bob)`` (a term and a parenthesis), which would be a syntax error."""
+    from convo.core.errors import UsageError
+    from convo.query.language import tokens
+
+    try:
+        kinds = [t.kind for t in tokens(piece)]
+    except UsageError:
+        return False
+    return kinds in (["field"], ["-", "field"])
+
+
+def _filter(piece: str) -> bool:
     f = _FIELD.fullmatch(piece)
-    if f is not None and f[2].lower() in LANGUAGE and _value_ok(f[3]):
-        return "filter", [piece]
+    return f is not None and f[2].lower() in LANGUAGE and _value_ok(f[3]) and _one_term(piece)
+
+
+def _piece(piece: str) -> tuple[str, list[str]]:
+    """One piece as ``("filter", texts)`` or ``("words", words)``; the parentheses around
+    a field term (``(from:alice``, ``from:bob)``) are their own texts."""
+    core = piece.lstrip("(")
+    opened = len(piece) - len(core)
+    core = core.rstrip(")")
+    closed = len(piece) - opened - len(core)
+    if _filter(core):
+        return "filter", ["("] * opened + [core] + [")"] * closed
     if _negation(piece):
         return "filter", ['NOT "' + " ".join(_WORDS.findall(piece[1:])) + '"']
     return "words", [w.casefold() for w in _WORDS.findall(piece)]
@@ -201,18 +228,45 @@ def _negation(piece: str) -> bool:
     )
 
 
+def _balanced(filters: list[str]) -> bool:
+    depth = 0
+    for f in filters:
+        depth += (f == "(") - (f == ")")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _between_filters(kinds: list[tuple[str, list[str]]], i: int) -> bool:
+    """The piece at ``i`` has a filter just before and just after it."""
+    return 0 < i < len(kinds) - 1 and kinds[i - 1][0] == kinds[i + 1][0] == "filter"
+
+
+def _filters(typed: list[str], kinds: list[tuple[str, list[str]]]) -> str:
+    """The filter pieces as query-language text: an ``OR`` between two of them kept,
+    their parentheses kept when they pair up."""
+    filters: list[str] = []
+    for i, (piece, (kind, found)) in enumerate(zip(typed, kinds, strict=True)):
+        if kind == "filter":
+            filters.extend(found)
+        elif piece == "OR" and _between_filters(kinds, i):
+            filters.append("OR")
+    if not _balanced(filters):  # (from:alice jwt): the parentheses group no filters
+        filters = [f for f in filters if f not in ("(", ")")]
+    return " ".join(filters)
+
+
 def split(text: str) -> SearchText:
     """``text`` as filters and ranked words (see the module docstring)."""
     out = SearchText()
-    filters: list[str] = []
     free: list[str] = []
     seen: set[tuple[str, ...]] = set()
-    for m in _PIECE.finditer(text):
-        kind, found = _piece(m.group(0))
-        if kind == "filter":
-            filters.extend(found)
+    typed = [m.group(0) for m in _PIECE.finditer(text)]
+    kinds = [_piece(p) for p in typed]
+    for i, (piece, (kind, found)) in enumerate(zip(typed, kinds, strict=True)):
+        if kind == "filter" or (piece == "OR" and _between_filters(kinds, i)):
             continue
-        free.append(m.group(0))
+        free.append(piece)
         if found and tuple(found) not in seen:
             seen.add(tuple(found))
             out.pieces.append(found)
@@ -222,6 +276,6 @@ def split(text: str) -> SearchText:
     if len(out.pieces) > MAX_PIECES:
         out.dropped = len(out.pieces) - MAX_PIECES
         del out.pieces[MAX_PIECES:]
-    out.filters = " ".join(filters)
+    out.filters = _filters(typed, kinds)
     out.free = " ".join(free)
     return out

@@ -133,6 +133,19 @@ def select(
     return Selection(batches, plan=plan, note=note, selector=selector)
 
 
+def through_index(
+    query: Query, store: str | os.PathLike[str], *, track: Track | None = None
+) -> Selection | None:
+    """The selection of ``query`` when the store's index answers it (a condition the
+    planner runs in SQL, not the scan), else None. For the commands that otherwise read
+    the whole store on every core and filter it there (``stats``, ``knowledge``): ``convo
+    knowledge id:X`` read 100 MB to find one message (3.9 s; 0.4 s so, load 8)."""
+    if query.where is None:
+        return None
+    found = _indexed(query, None, store, track, False)
+    return found if isinstance(found, Selection) else None
+
+
 def _selector(query: Query) -> Selector:
     from convo.query.scan import Selector
 
@@ -254,7 +267,7 @@ def _indexed(
 ) -> Selection | str:
     """Matches through the index, or why not (a string); ``counting``: an exact plan's
     count, in ``Selection.count``."""
-    if query.where is None and not query.ordered and not counting:
+    if query.where is None and not query.ordered and not counting and not _tail(query):
         return "plan: scan (every message, in store order: a plain read is the fastest)"
     stack = contextlib.ExitStack()
     r = stack.enter_context(reader(store, track=track))
@@ -283,6 +296,13 @@ def _indexed(
     return Selection(
         batches(), indexed=True, plan=explain(plan), skipped=r.bad_lines, selector=selector
     )
+
+
+def _tail(query: Query) -> bool:
+    """``--reverse -n N``: the last N lines, which the index finds by their offsets where
+    the scan reads every line before them (``convo list -n 5 --reverse`` on a 100 MB
+    store: 0.1 s against 3.3 s)."""
+    return query.reverse and query.limit is not None
 
 
 def _without_lines(r: Reader, plan: Plan, query: Query, counting: bool) -> Selection | str | None:

@@ -370,6 +370,7 @@ def knowledge_of_parts(
     on_progress=None,
     track=None,
     refine: Callable[[dict[str, Any], Plain], Plain] | None = None,
+    records: Iterable[dict[str, Any]] | None = None,
 ) -> Aggregate | None:
     """``convo knowledge`` as a library call: the summary of the records ``filters``
     select in ``parts`` (``inputs.record_parts``), or their per-message lines written to
@@ -378,16 +379,19 @@ def knowledge_of_parts(
     knowledge)`` (``llm.Refiner``) gives each message's knowledge from convo's, in this
     process (it waits on a model, not on a core). Progress: on several cores
     ``on_progress(done, total)`` hears the input bytes through both passes; in this
-    process ``track(records)`` sees the records as the first pass reads them."""
-    parts = list(parts)
+    process ``track(records)`` sees the records as the first pass reads them.
+    ``records``: the selection already made (the store's index found it; names already
+    their persons'), read in this process instead of ``parts``."""
+    inputs = list(parts) if records is None else []
     if refine is not None and not metadata_only:
-        refined = selected(parts, filters, on_error, people)
+        refined = selected(inputs, filters, on_error, people) if records is None else records
         return _refined(track(refined) if track else refined, refine, summary, out)
-    tasks = plan(parts, filters, jobs, people)
-    if tasks is not None:
-        return run(tasks, workers(tasks, jobs), summary=summary, metadata_only=metadata_only,
-                   on_error=on_error, out=out, on_progress=on_progress)  # fmt: skip
-    records = _read(parts, filters, on_error, people, jobs)
+    if records is None:
+        tasks = plan(inputs, filters, jobs, people)
+        if tasks is not None:
+            return run(tasks, workers(tasks, jobs), summary=summary, metadata_only=metadata_only,
+                       on_error=on_error, out=out, on_progress=on_progress)  # fmt: skip
+        records = _read(inputs, filters, on_error, people, jobs)
     if track is not None:
         records = track(records)
     if summary:

@@ -45,9 +45,10 @@ def config(
     else:
         out = env.stdout
         out.write(printable(f"config file: {settings.path()}", newlines=False) + "\n")
+        width = max((len(key) for key, _, _ in rows), default=0)  # llm_model: 9
         for key, value, source in rows:
             shown = value if value is not None else "(not set)"
-            out.write(printable(f"{key:<7} {shown}  [{source}]", newlines=False) + "\n")
+            out.write(printable(f"{key:<{width}} {shown}  [{source}]", newlines=False) + "\n")
     flush_stdout(env)
     return 0
 

@@ -8,7 +8,8 @@ Agent exporters give JSON (one array, or one value a line with ``--jsonl``); doc
 exporters give text. Exporters with a ``stream`` function stream (memory stays flat); the
 others (anthropic, langmem) build one document and hold the selection in memory.
 ``--format``, ``--utc`` and ``--pager`` from the shared options do not apply (times in
-exports are UTC) and are refused or ignored.
+exports are UTC): ``--help`` does not list them, ``-f`` is refused with a hint, the others
+are ignored.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import typer
 
 from convo.cli.choices import Choices, choice_option
 from convo.cli.llm_options import EXTRACTOR, LLM_MODEL, LLM_TIMEOUT, LLM_URL, llm_settings
-from convo.cli.options import read_options
+from convo.cli.options import read_options_for
 from convo.cli.read_args import ReadArgs
 
 JOBS_HELP = (
@@ -239,4 +240,7 @@ def register(app: typer.Typer) -> None:
     """Add ``export`` to the ``convo`` app (called from cli.py)."""
     from convo.cli.runtime import command
 
-    app.command("export")(command(read_options(export)))
+    app.command("export")(command(read_options_for(None, hidden=NOT_EXPORT)(export)))
+
+
+NOT_EXPORT = ("format", "utc", "pager")  # shared options that do not apply

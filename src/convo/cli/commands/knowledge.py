@@ -54,9 +54,12 @@ def knowledge(
     reporter = Reporter()
     try:
         parts = args.parts(env, reporter)
-        args.say_plan(
-            "plan: scan (knowledge reads every selected message, on every core for a large file)"
-        )
+        indexed = args.indexed_records(env)  # a few messages of the store, by its index
+        if indexed is None:
+            args.say_plan(
+                "plan: scan (knowledge reads every selected message, on every core for a "
+                "large file)"
+            )
         out = env.safe_stdout_bytes()
         # On a terminal's stderr, unless the lines themselves go to that terminal.
         shown = fmt != "jsonl" or not env.stdout_isatty
@@ -65,7 +68,7 @@ def knowledge(
             agg = knowledge_of_parts(
                 parts, args.filters(), summary=fmt != "jsonl", metadata_only=metadata_only,
                 on_error=reporter.bad_line, jobs=jobs, out=out, people=args.load_people(),
-                on_progress=work.bytes, track=work.track, refine=refine,
+                on_progress=work.bytes, track=work.track, refine=refine, records=indexed,
             )  # fmt: skip
         said = refine.warning() if refine is not None else None
         if said:

@@ -28,7 +28,8 @@ def people(args: ReadArgs) -> int:
     this command counts each person once too (a table of persons above the names).
     Piped: JSON ({"persons": [...], "identities": [...], "merges": [...]}); -f jsonl
     and -f csv: one line per name.
-    -n N shows the first N names (the most active); every selected message is counted.
+    -n N shows the first N names (the most active; --reverse: the least active first);
+    every selected message is counted.
     """
 
     from convo.analysis.people import census, merges
@@ -38,10 +39,13 @@ def people(args: ReadArgs) -> int:
     fmt = args.format or ("table" if env.stdout_isatty else "json")
     reporter = Reporter()
     try:
-        rows, args.limit = args.limit, None  # -n: the names shown, as elsewhere the rows
+        # -n and --reverse: the names shown and their order, as elsewhere the rows
+        rows, args.limit = args.limit, None
+        reverse, args.reverse = args.reverse, False
         records = (m.record for m in args.matches(env, reporter))
         found, persons = census(records, args.load_people())
         likely = merges(found)
+        found = found[::-1] if reverse else found
         found = found if rows is None else found[:rows]
         if fmt == "table":
             render(found, likely, env.console(), args.write_options(), persons)

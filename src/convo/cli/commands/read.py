@@ -127,7 +127,7 @@ def query(args: ReadArgs, order: OrderArgs) -> int:
     from:NAME, speaker:NAME  the speaker's name, address or whole words of it (-s)
     to:NAME, listener:NAME   a listener, by the same name rule (-r)
     tag:TAG                  a tag, in any case (-t)
-    date:A..B                A <= time < B, read as --since; date:2024-03 is March
+    date:A..B                A <= time < B, as --since; alone, the period: 2024-03
     subject:WORDS            every word in the subject, any case, part of a word
     text:WORDS               every word in the text only
     thread:ID                a thread, or a file without threads (--thread)

@@ -90,4 +90,5 @@ def _write(data: bytes, output: str | None, env) -> None:
 def register(app: typer.Typer) -> None:
     from convo.cli.runtime import command
 
-    app.command("report")(command(read_options_for(("html",))(report)))
+    # -f (the page is HTML) and --pager (it is written, not shown) are not listed.
+    app.command("report")(command(read_options_for(("html",), hidden=("format", "pager"))(report)))

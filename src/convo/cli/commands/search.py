@@ -88,7 +88,8 @@ def specs() -> tuple[Spec, ...]:
     words = INPUT_SPECS[0].replace(
         metavar="TEXT",
         help="What to look for, as you would ask it (a question, an error string, a name); "
-        "field terms (from:NAME, tag:TAG, -tag:TAG, date:A..B) filter.",
+        "field terms (from:NAME, tag:TAG, -tag:TAG, date:A..B) filter; OR and ( ) between "
+        "field terms as in convo query.",
     )
     # Search reads the store: import options (but --tz, which reads --since/--until),
     # --reverse and --pager do nothing here, so they are not options of it at all.

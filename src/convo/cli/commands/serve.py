@@ -1,4 +1,4 @@
-"""``convo serve [--port N] [--host H]``: a local, read-only web view of the store.
+"""``convo serve [--port N] [--host H] [--store PATH]``: a local, read-only web view.
 
 The store is opened as ``convo mcp`` opens it (``cli.options.served_store``: ``--store``,
 the people file, ``--tz``/``--utc`` or the config file's ``tz``), so both servers and the

@@ -37,13 +37,19 @@ def stats(
     reporter = Reporter()
     try:
         parts = args.parts(env, reporter)
-        args.say_plan(
-            "plan: scan (stats reads every selected message, on every core for a large file)"
-        )
-        result = stats_of_parts(
-            parts, args.filters(), on_error=reporter.bad_line, jobs=jobs,
-            people=args.load_people(),
-        )  # fmt: skip
+        indexed = args.indexed_records(env)
+        if indexed is not None:  # a few messages of the store, found by its index
+            from convo.analysis.stats import compute
+
+            result = compute(indexed)
+        else:
+            args.say_plan(
+                "plan: scan (stats reads every selected message, on every core for a large file)"
+            )
+            result = stats_of_parts(
+                parts, args.filters(), on_error=reporter.bad_line, jobs=jobs,
+                people=args.load_people(),
+            )  # fmt: skip
         if fmt in ("json", "jsonl", "csv"):
             data = result.to_json(top)
             if fmt == "csv":

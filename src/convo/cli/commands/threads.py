@@ -17,7 +17,8 @@ COLUMNS = ("thread", "title", "messages", "participants", "first", "latest", "fo
 def threads(args: ReadArgs) -> int:
     """Conversations, one row each: title, participants, messages, first and latest time.
 
-    Newest first (by the latest message). -n N shows the first N rows. Piped: one JSON
+    Newest first (by the latest message; --reverse: oldest first). -n N shows the first
+    N rows. Piped: one JSON
     object a line ({"thread", "title", "messages", "participants", "first", "latest",
     "formats"}); the thread opens with `convo show --thread ID`.
     """
@@ -27,8 +28,12 @@ def threads(args: ReadArgs) -> int:
     fmt = args.format or ("table" if env.stdout_isatty else "jsonl")
     reporter = Reporter()
     try:
-        rows_wanted, args.limit = args.limit, None  # -n: rows shown, as in people
+        # -n and --reverse: the rows shown and their order, as in people (not the
+        # messages read: every selected message counts in its thread's row)
+        rows_wanted, args.limit = args.limit, None
+        reverse, args.reverse = args.reverse, False
         found = find(m.record for m in args.matches(env, reporter))
+        found = found[::-1] if reverse else found
         rows = found if rows_wanted is None else found[:rows_wanted]
         if fmt == "table":
             from convo.output.views.threads import render
