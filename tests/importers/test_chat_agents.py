@@ -129,6 +129,28 @@ def test_claude_code_summary_without_a_message_after_it_is_said(tmp_path):
     assert any("2 conversation title(s)" in w for w in warnings)
 
 
+
+def test_claude_code_bookkeeping_is_one_warning_a_kind(tmp_path):
+    """A real session holds hundreds of file-history snapshots: one warning a kind, with
+    how many and where the first was, not one a line."""
+    snap = '{"type":"file-history-snapshot","messageId":"m%d","snapshot":{},"isSnapshotUpdate":false}\n'
+    user = (
+        '{"parentUuid":null,"isSidechain":false,"sessionId":"s1","type":"user","uuid":"u1",'
+        '"message":{"role":"user","content":"hi"},"timestamp":"2025-10-01T10:00:01.000Z"}\n'
+    )
+    progress = '{"parentUuid":"u1","sessionId":"s1","type":"progress","data":{},"uuid":"p1"}\n'
+    p = tmp_path / "s.jsonl"
+    p.write_text(snap % 0 + user + "".join(snap % k for k in range(1, 40)) + progress)
+    warnings: list = []
+    recs = list(Ingest(format_name="anthropic", on_warning=warnings.append).messages([p]))
+    assert [m.text_chunks for m in recs] == [["hi"]]
+    assert sorted(w.split(": ", 1)[1] for w in warnings) == [
+        "skipped 40: Claude Code file-history-snapshot entry (not a message), the first here",
+        "skipped: Claude Code progress entry (not a message)",
+    ]
+    assert any(w.startswith(f"{p}:1:") and "snapshot" in w for w in warnings)
+
+
 # -- nothing lost ----------------------------------------------------------------------
 
 

@@ -42,7 +42,7 @@ AUTOGEN_TYPES = frozenset(
         "SelectorEvent",
     }
 )
-# Claude Code session entries that are bookkeeping, not messages: skipped with a warning.
+# Claude Code session entries that are bookkeeping, not messages: skipped, one warning a kind.
 CLAUDE_CODE_BOOKKEEPING = frozenset(
     {"file-history-snapshot", "queue-operation", "progress", "last-prompt"}
 )

@@ -38,7 +38,7 @@ _AUTOGEN_COMMON = frozenset({"source", "content", "id", "created_at", "type"})
 
 class NotMessage(RecordError):
     """The object is not a message of the expected framework. ``bookkeeping``: an entry
-    the tool writes for itself, skipped with a warning; ``title``: a conversation's
+    the tool writes for itself, skipped (one warning a kind); ``title``: a conversation's
     title (a Claude Code ``summary``), kept on the next message instead."""
 
     def __init__(
@@ -66,6 +66,8 @@ class Thread:
     last: dict[str, str | None] = field(default_factory=lambda: {"user": None, "assistant": None})
     tools: CallNames = field(default_factory=CallNames)  # a result named by its call
     held_at: str | None = None  # where the titles waiting in ``extra`` were read
+    # bookkeeping entries skipped, by kind: [how many, where the first was]
+    skipped: dict[str, list[Any]] = field(default_factory=dict)
 
     def called(self, blocks: list[dict[str, Any]]) -> None:
         """Remember the names of the tool calls among ``blocks``."""
@@ -80,8 +82,17 @@ class Thread:
         conv.setdefault("summaries", []).append(title)
         self.extra, self.held_at = conv, where
 
+    def skip(self, what: str, where: str) -> None:
+        """Count a bookkeeping entry (``what``: its kind) skipped at ``where``."""
+        seen = self.skipped.setdefault(what, [0, where])
+        seen[0] += 1
+
     def said_untaken(self, warn: Callable[[str, str], None]) -> None:
-        """Say the titles no message came after to take them (a file of summaries)."""
+        """Say the bookkeeping entries skipped, one warning a kind (a Claude Code session
+        holds hundreds of file-history snapshots), and the titles no message came after to
+        take them (a file of summaries)."""
+        for what, (n, first) in self.skipped.items():
+            warn(first, f"skipped: {what}" if n == 1 else f"skipped {n}: {what}, the first here")
         left = (self.extra or {}).get("summaries") if self.held_at else None
         if left:
             warn(

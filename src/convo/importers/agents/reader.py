@@ -85,7 +85,7 @@ Anthropic: openai wins. Records with ``textChunks`` (convo's JSONL) and ChatGPT 
 
 Coercion: an object that is not a message is rejected (``--strict`` aborts); under
 ``--lenient`` it becomes a text message (its JSON, role user). Claude Code bookkeeping
-entries (file-history-snapshot, queue-operation...) are skipped with a warning; its
+entries (file-history-snapshot, queue-operation...) are skipped, one warning a kind; its
 ``summary`` lines are titles for the next message (``frameworks._claude_code``).
 Jianmu content becomes text by Jianmu's own ``Message.to_text`` rules
 (``convo.importers.agents.blocks.jianmu_to_text``). A LangMem ``Message`` (``id``,
@@ -412,7 +412,7 @@ class _Reader:
                 thread.hold(e.title, where or self.ctx.loc(locator))
                 return None
             if e.bookkeeping:
-                self.ctx.warn(where or self.ctx.loc(locator), f"skipped: {e.what}")
+                self.stream_thread.skip(e.what, where or self.ctx.loc(locator))
                 return None
             if self.ctx.options.lenient:
                 return self._wrap(obj, locator)
