@@ -129,7 +129,6 @@ def test_claude_code_summary_without_a_message_after_it_is_said(tmp_path):
     assert any("2 conversation title(s)" in w for w in warnings)
 
 
-
 def test_claude_code_bookkeeping_is_one_warning_a_kind(tmp_path):
     """A real session holds hundreds of file-history snapshots: one warning a kind, with
     how many and where the first was, not one a line."""
