@@ -107,6 +107,13 @@ def test_errors_and_read_only(base):
     status, _, body = _get(base, "/api/search?q=" + quote('"unclosed'))
     assert status in (200, 400) and body.startswith(b"{")
     assert orjson.loads(_get(base, "/api/search?q=zebra&mode=meaning")[2])["error"]
+    assert orjson.loads(_get(base, "/api/search?q=zebra&mode=semantic")[2])["error"]
+    status, _, body = _get(base, "/api/search?q=zebra&mode=vectors")  # never a silent keyword
+    assert status == 400 and b"unknown search mode" in body
+    fts = orjson.loads(_get(base, "/api/search?q=zebra&mode=fts")[2])["hits"]
+    assert [h["id"] for h in fts] == [
+        h["id"] for h in orjson.loads(_get(base, "/api/search?q=zebra")[2])["hits"]
+    ]
     assert _get(base, "/api/search?q=x", method="POST")[0] == 405
     assert _get(base, "/", host="evil.example:80")[0] == 421  # DNS rebinding
     status, headers, _ = _get(base, "/thread?id=zt")

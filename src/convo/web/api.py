@@ -7,7 +7,9 @@ Routes (all GET; parameters in the query string; ``ROUTES``):
   types: query-language terms filter, the other words are ranked, ``convo search``'s
   rule and its default limit, so the ids are ``convo search -f jsonl``'s); ``meaning``:
   ``convo.embed.semantic`` among the messages the terms select, when the store has
-  vectors (``meaning`` in ``/api/facets`` says whether it has). Hits carry the snippet
+  vectors (``meaning`` in ``/api/facets`` says whether it has); ``convo search
+  --mode``'s ``fts``, ``semantic`` and ``hybrid`` are taken too, any other mode is a
+  400, never a silent keyword search. Hits carry the snippet
   as ``[text, is_hit]`` pieces: the page marks them up as text, never as HTML.
 - ``/api/message?id=ID``: ``Store.get``; ``/api/thread?id=ID``: ``Store.thread`` (time
   order) with each message's reply depth; a message with no thread (a transcript's
@@ -95,9 +97,16 @@ class Api:
         limit = _limit(params.get("limit"))
         if not text:
             return {"hits": [], "note": ""}
-        if params.get("mode") == "meaning":
+        asked = params.get("mode") or "keyword"
+        if asked not in _MODES:
+            raise UsageError(
+                f"unknown search mode {asked!r}",
+                hint="mode is keyword or meaning (or convo search's fts, semantic, hybrid)",
+            )
+        mode = _MODES[asked]
+        if mode == "semantic":
             return self._meaning(text, limit)
-        return self._hits(self.store.search(text, None, limit=limit))
+        return self._hits(self.store.search(text, None, limit=limit, mode=mode))
 
     def _meaning(self, text: str, limit: int) -> dict[str, Any]:
         """``Store.search`` by meaning: ``convo search --mode semantic``'s call, so the
@@ -230,6 +239,12 @@ def _seconds(value: Any) -> TypeGuard[float]:
     """A cue offset: a number of seconds, not a bool, inf or nan."""
     number = isinstance(value, int | float) and not isinstance(value, bool)
     return number and abs(value) < 1e12
+
+
+# The page's modes, and ``convo search --mode``'s spellings of them: keyword is the
+# command's default (hybrid when the store has vectors, else BM25).
+_MODES = {"keyword": None, "meaning": "semantic", "fts": "fts", "semantic": "semantic",
+          "hybrid": "hybrid"}  # fmt: skip
 
 
 def _limit(value: str | None) -> int:
