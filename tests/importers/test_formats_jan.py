@@ -81,9 +81,16 @@ def test_without_thread_json_no_subject(tmp_path):
     assert "subject" not in recs[0]
 
 
-def test_thread_json_alone_reads_no_message():
+def test_thread_json_reads_no_message(tmp_path):
+    """Beside its messages.jsonl it says nothing (that file takes its title); alone it
+    is named in one warning."""
     for folder in DIR.iterdir():
         recs, rejects, warnings = run(jan.read, folder / "thread.json")
+        assert (recs, rejects, warnings) == ([], [], [])
+        alone = tmp_path / folder.name / "thread.json"
+        alone.parent.mkdir()
+        alone.write_bytes((folder / "thread.json").read_bytes())
+        recs, rejects, warnings = run(jan.read, alone)
         assert (recs, rejects) == ([], [])
         assert len(warnings) == 1 and "Jan thread's metadata" in warnings[0]
 

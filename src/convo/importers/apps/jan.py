@@ -35,7 +35,9 @@ Decisions:
 - thread = ``jan:<thread_id>``; subject = the sibling ``thread.json``'s ``title``, on
   the first record; id = ``jan:<id>`` (ULIDs and uuids are unique everywhere; a short
   id: ``jan:<thread>:<id>``, docs/ids.md).
-- ``thread.json`` read alone holds no message: it is recognised and named in a warning
+- ``thread.json`` holds no message: beside its ``messages.jsonl`` it is read as that
+  file's title and says nothing (a data folder of hundreds of threads gives no hundred
+  warnings); alone it is recognised and named in a warning
   (its title goes with ``messages.jsonl``).
 - A line that is not JSON or not a message is rejected with its line.
 """
@@ -120,8 +122,11 @@ def _jan_keys(value: dict[str, Any]) -> bool:
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     if _thread_file(source, json_head(source)):
-        ctx.warn(source.name, "a Jan thread's metadata (its title): read with the "
-                 "messages.jsonl beside it, no messages of its own")  # fmt: skip
+        # beside its messages.jsonl (a data folder's every thread), it is that file's
+        # title, said nothing of; alone, it is named so that nothing looks read
+        if source.path is None or not (source.path.parent / "messages.jsonl").is_file():
+            ctx.warn(source.name, "a Jan thread's metadata (its title) with no "
+                     "messages.jsonl beside it: no messages")  # fmt: skip
         return
     thread = _Thread(source, ctx)
     for _, where, value in json_lines(source, ctx):
