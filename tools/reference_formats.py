@@ -76,6 +76,7 @@ SAMPLES = {
     "letta": "tests/fixtures/formats/letta/memgpt_agent_with_convo.af",
     "goose": "tests/fixtures/formats/goose/20250301_101500.jsonl",
     "librechat": "tests/fixtures/formats/librechat/flights.json",
+    "claude-history": "tests/fixtures/formats/claude_history/history.jsonl",
     "llm-logs": "tests/fixtures/formats/llm_logs/logs.json",
     "lmstudio": "tests/fixtures/formats/lmstudio/1742461200000.conversation.json",
     "continue": "tests/fixtures/formats/continue_dev/sessions/6f1c8e2a-3b4d-4e5f-8a9b-0c1d2e3f4a5b.json",

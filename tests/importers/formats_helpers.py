@@ -99,5 +99,6 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.discord_txt",
         "convo.importers.apps.wechat",
         "convo.importers.apps.discord_html",
+        "convo.importers.agents.claude_history",
     )
     return [importlib.import_module(n) for n in names]

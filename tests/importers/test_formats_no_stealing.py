@@ -115,6 +115,7 @@ BY_FOLDER = {
     "discord_txt": "discord-txt",
     "wechat": "wechat",
     "discord_html": "discord-html",
+    "claude_history": "claude-history",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

@@ -302,6 +302,12 @@ CASES = [
         FORMATS + "llm_logs/legacy.json",
         subs=(ID, ('"conversation_id": "', '"conversation_id": "{t}')),
     ),
+    Case(
+        "claude-history",
+        FORMATS + "claude_history/history.jsonl",
+        # another machine's sessions and projects (a line without a session: its project)
+        subs=(('"sessionId":"', '"sessionId":"{t}'), ('"project":"/Users/', '"project":"/{t}/')),
+    ),
     Case("lmstudio", FORMATS + "lmstudio/1742461200000.conversation.json", rename=True),
     Case("lmstudio", FORMATS + "lmstudio/1727000000000.conversation.json", rename=True),
     *(

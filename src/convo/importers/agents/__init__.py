@@ -1,5 +1,5 @@
 """Agent-framework message logs and LLM API objects: OpenAI, Anthropic, AgentScope,
-LangMem, AutoGen, Jianmu (``formats``), and Codex CLI rollouts, aider's chat history, Cline tasks, Gemini CLI sessions, ShareGPT, Hugging Face chat, OpenAI API
+LangMem, AutoGen, Jianmu (``formats``), and Codex CLI rollouts, Claude Code's prompt history, aider's chat history, Cline tasks, Gemini CLI sessions, ShareGPT, Hugging Face chat, OpenAI API
 objects, Gemini, LangChain, the Vercel AI SDK, Pydantic AI message histories, SWE-agent
 trajectories, LlamaIndex chat stores, Letta agent files, Goose sessions and LLM CLI logs (one
 module each)."""
@@ -29,6 +29,7 @@ def register(registry: Registry) -> None:
         ("autogen_state", "autogen-state", ("*.json",), json_with('"type"', opens="{")),
         ("langgraph_store", "langgraph-store", both, json_with('"namespace"')),
         ("codex", "codex", ("rollout-*.jsonl", "rollout-*.json", "*.jsonl", "*.json"), JSON_OBJECT),
+        ("claude_history", "claude-history", ("history.jsonl", "*.jsonl"), json_with('"display"', opens="{")),
         ("aider", "aider", (".aider.chat.history.md", "*.md"), Gate(pattern=r"\A[\ufeff\s]*# aider chat started at ")),
         ("cline", "cline", ("api_conversation_history.json", "ui_messages.json", "task_metadata.json", "*.json"), json_with('"role"', '"say"', '"ask"', '"files_in_context"')),
         ("pydantic_ai", "pydantic-ai", both, json_with('"part_kind"')),
