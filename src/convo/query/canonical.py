@@ -113,17 +113,20 @@ class Layout(NamedTuple):
     other: bytes | None
     time: re.Pattern[bytes]
     tail: re.Pattern[bytes]
+    lines: re.Pattern[bytes]  # ``tail``, then the next line opens so (or the block ends)
 
 
 def _layout(text: TextLayout) -> Layout:
     """The ``Layout`` of the writer ``text`` describes (its key and separators)."""
     spaced = text.comma != b","
+    tail = SPACED_TIME_TAIL if spaced else TIME_TAIL
     return Layout(
         text.key,
         text.name,
         None if text.name == CHUNKS_NAME else CHUNKS_NAME,
         SPACED_TIME_RX if spaced else TIME_RX,
-        SPACED_TIME_TAIL if spaced else TIME_TAIL,
+        tail,
+        re.compile(tail.pattern + rb"(?=" + re.escape(text.key) + rb"|\Z)"),
     )
 
 
@@ -157,8 +160,8 @@ def is_record_line(buf: bytes, s: int, e: int) -> bool:
 # A line that does not open a JSON object; a lookahead, so that a blank line does not
 # consume the newline of the line after it (which was then never reported).
 NOT_OBJECT = re.compile(rb"\n(?=[^{])")
-_FIRST = operator.itemgetter(0)
-_SECOND = operator.itemgetter(1)
+_GROUP = re.Match.group
+_END = re.Match.end
 _CACHE_MAX = 1 << 16  # distinct values remembered per filter (bounded memory)
 
 
@@ -321,37 +324,47 @@ def time_value(raw: bytes, k: int = 0, e: int | None = None) -> bytes | None:
     return m.group(1)
 
 
-def block_times(block: bytes, lines: list[bytes]) -> list[bytes] | None:
-    """The raw timestamp of each line of ``block`` (``lines``: its lines, each of which
-    ends with a newline in ``block``) when the bytes prove every one, else None.
+def block_times(block: bytes, n: int) -> tuple[list[bytes], list[int]] | None:
+    """The raw timestamp of each of the ``n`` lines of ``block`` (each ending with a
+    newline, the last too) and where each line ends (the offset after its newline), when
+    the bytes prove every one, else None.
 
-    One regex pass finds in each line its first canonical ``,"timestamp":"...Z"`` and
-    what follows it up to the line's closing brace (``[^\\n]*``: the cheapest loop of the
-    regex engine); then all the tails at once must hold no ``}`` and no ``"timestamp"``.
-    So the brace that ends the line is the first ``}`` after the key and closes the
-    object that holds it: the key is a top-level one, and the last of its name (the one
-    orjson keeps). A match per line (a match ends its line) and every line opens an
-    object. (Per line, a regex of plain ``,"key":"value"`` pairs took twice as long.)
-    Every line must be a record of the first line's ``Layout`` (its separators in the
-    patterns: one literal each, which the regex engine searches fast). No line may hold
-    the escape of an ASCII character (``prefilter.ASCII_ESCAPE``), the only escapes that
-    can spell a key, a quote or a brace; the escape of a case-fold letter (in
-    ``prefilter.RESPELLING`` too) cannot, and no time is read by case fold. On the
-    benchmark store's ``json.dumps`` copy, looking for those escapes alone halves the
-    cost of that look (``prefilter.ASCII_ESCAPE``).
+    One regex pass (``Layout.lines``) finds in each line its first canonical
+    ``,"timestamp":"...Z"`` and what follows it up to the line's closing brace
+    (``[^\n]*``: the cheapest loop of the regex engine), followed by the start of the
+    next record line of the first line's ``Layout`` or by the block's end; then all the
+    tails at once must hold no ``}`` and no ``"timestamp"``. So the brace that ends the
+    line is the first ``}`` after the key and closes the object that holds it: the key
+    is a top-level one, and the last of its name (the one orjson keeps). A match ends
+    its line, so ``n`` matches are one per line, and then every line opens and closes
+    as a record of the layout (what ``rawtext.layout``'s newline pass proves) and the
+    match ends are the line ends: the block is not split into lines. Each line holds
+    its text array key once (``n`` in the block) and the other spelling nowhere, and the
+    block no raw control byte (``block_records``' other proofs). No line may hold the
+    escape of an ASCII character (``prefilter.ASCII_ESCAPE``), the only escapes that can
+    spell a key, a quote or a brace; the escape of a case-fold letter (in
+    ``prefilter.RESPELLING`` too) cannot, and no time is read by case fold.
+
+    Measured against the proof it replaced (the block split into lines, its newlines
+    proven by a regex pass, the offsets summed from the lines' lengths): see
+    ``linescan.BlockScan.time_block``.
     """
     if ascii_escape(block):  # the only escapes that may spell a key (matched exactly)
         return None
-    layout = block_records(block, len(lines))
-    if layout is None:
+    layout = layout_of(block)
+    if layout is None or block.count(layout.chunks) != n:
         return None
-    found = layout.tail.findall(block)
-    if len(found) != len(lines):
+    if layout.other is not None and block.find(layout.other) >= 0:
         return None
-    tails = b"".join(map(_SECOND, found))
+    if has_control(block):
+        return None
+    found = list(layout.lines.finditer(block))
+    if len(found) != n:
+        return None
+    tails = b"".join(map(_GROUP, found, repeat(2)))
     if b"}" in tails or TIME_NAME in tails:
         return None
-    return list(map(_FIRST, found))
+    return list(map(_GROUP, found, repeat(1))), list(map(_END, found))
 
 
 def block_records(block: bytes, n: int, control: bool | None = None) -> Layout | None:

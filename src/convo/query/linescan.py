@@ -31,7 +31,8 @@ through, else to ``Match`` objects.
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import compress
+from itertools import compress, repeat
+from operator import add
 from typing import Any, NamedTuple
 
 import orjson
@@ -147,12 +148,13 @@ class BlockScan:
         """Every line of the span, counted; raw decisions first. Returns the line count."""
         buf = self.buf
         block = buf[start:end] if start or end != len(buf) else buf
+        n = self.time_block(block, start, first)
+        if n is not None:
+            return n
         lines = block.split(b"\n")
         if not lines[-1]:
             lines.pop()
-        if self.time_block(block, lines, start, first) or self.leaf_block(
-            block, lines, start, first
-        ):
+        if self.leaf_block(block, lines, start, first):
             return len(lines)
         decide = self._line_decider(block)
         last = len(lines) - 1
@@ -189,21 +191,26 @@ class BlockScan:
         decider.begin(block, low)
         return decider.decide
 
-    def time_block(self, block: bytes, lines: list[bytes], start: int, first: int) -> bool:
+    def time_block(self, block: bytes, start: int, first: int) -> int | None:
         """Time is the only filter: the block decided on raw timestamps in one pass
-        (``canonical.block_times``); False when some line needs a closer look.
+        (``canonical.block_times``), not split into lines; its line count, or None when
+        some line needs a closer look.
 
         Measured against deciding each line (``benchmarks/bench_fastpaths.py``, CPU, 100k
-        records): ``--since`` 1.80× (noise ±8%)."""
-        if not self.plan.time_only or self.torn or not lines:
-            return False
-        times = block_times(block, lines)
-        if times is None:
-            return False
+        records): ``--since`` 1.80× (noise ±8%). Against the proof before it (the block
+        split into lines and their offsets summed, a regex pass over the newlines): see
+        ``docs/query.md`` (scan7)."""
+        if not self.plan.time_only or self.torn or not block.endswith(b"\n"):
+            return None
+        n = block.count(b"\n")
+        found = block_times(block, n)
+        if found is None:
+            return None
+        times, ends = found
         mask = time_mask(times, self.plan.raw_time)
-        at = offsets(lines, start)  # n+1 offsets
-        self._emit(lines, at, mask, first)
-        return True
+        at = [start, *map(add, ends, repeat(start))] if start else [0, *ends]
+        self._emit(None, at, mask, first)
+        return n
 
     def leaf_block(self, block: bytes, lines: list[bytes], start: int, first: int) -> bool:
         """The query is one negated leaf (``rawleaf.LeafBlock``): in a block proven to be
@@ -260,15 +267,18 @@ class BlockScan:
         self._emit(lines, at, mask, first)
         return n
 
-    def _emit(self, lines: list[bytes], at: list[int], mask: bytes, first: int) -> None:
-        """The lines whose ``mask`` byte is 1 match (``at``: their offsets, one more)."""
+    def _emit(self, lines: list[bytes] | None, at: list[int], mask: bytes, first: int) -> None:
+        """The lines whose ``mask`` byte is 1 match (``at``: their offsets, one more;
+        ``lines``: their bytes, or None to cut them from the buffer)."""
         if self.need_record:
-            for i in compress(range(len(lines)), mask):
-                self._parsed(lines[i], first + i if first else 0, False, at[i])
+            buf = self.buf
+            for i in compress(range(len(mask)), mask):
+                raw = lines[i] if lines is not None else buf[at[i] : at[i + 1] - 1]
+                self._parsed(raw, first + i if first else 0, False, at[i])
         elif self.runs is not None:
             self.runs.add_mask(at, mask, first)
         else:
-            for i in compress(range(len(lines)), mask):
+            for i in compress(range(len(mask)), mask):
                 self._decided(at[i], at[i + 1] - 1, first + i if first else 0)
 
     def needles(self, start: int, end: int, first: int, lazy: bool) -> int:
@@ -277,6 +287,8 @@ class BlockScan:
         ``lazy``: lines are not counted; matches get line 0, bad lines number 0, and the
         returned line count is 0. Returns the line count.
         """
+        if lazy and self.value_span(start, end):
+            return 0
         block = self.buf
         text_pass = lazy and self._text_pass()
         if text_pass:  # the control-byte check it needs, in the lowering's pass
@@ -290,7 +302,8 @@ class BlockScan:
         if self.plan.fields is not None:
             if end - start >= _SAMPLE:  # the next span's way
                 self.plan.fields.dense = _dense(ends, start, end)
-            if lazy and self.field_lines(low, ends, odd, decide):
+            escapes = self.plan.starts.escapes if self.plan.starts is not None else True
+            if lazy and self.field_lines(low, ends, odd, decide, escapes):
                 return 0
         line_no, pos = first, start
         count = low.count
@@ -305,16 +318,18 @@ class BlockScan:
             return 0
         return line_no - first + count(b"\n", pos, end)
 
-    def field_lines(self, low: bytes, ends: dict[int, int], odd: set[int], decide) -> bool:
+    def field_lines(
+        self, low: bytes, ends: dict[int, int], odd: set[int], decide, escapes: bool
+    ) -> bool:
         """``format:`` leaves only: the needle scan's candidates decided by their format
         values' bytes (``rawfields.FieldBlock.lines``), the others parsed. False: look
-        at them one by one instead (records wanted, a torn line, a role read)."""
+        at them one by one instead (records wanted, a torn line, a role read).
+        ``escapes``: the lines may hold the escape of an ASCII character."""
         fields, runs = self.plan.fields, self.runs
         if fields is None or runs is None or self.need_record or self.torn:
             return False
         starts, stops = list(ends), list(ends.values())
-        assert self.plan.starts is not None
-        decided = fields.lines(self.buf, starts, stops, self.plan.starts.escapes)
+        decided = fields.lines(self.buf, starts, stops, escapes)
         if decided is None:
             return False
         if True in decided:
@@ -329,6 +344,36 @@ class BlockScan:
                 runs.add(s, e)
             elif d is None:
                 self._candidate(low, s, e, 0, s in odd, decide)
+        return True
+
+    def value_span(self, start: int, end: int) -> bool:
+        """``format:`` leaves naming plain values (``rawfields.ValueLines``): the lines
+        that may hold one are found on the raw bytes, not lower-cased, and decided as
+        the needle scan's are (``field_lines``). False: not such a query, or the lines
+        pass through as records (then the needle scan).
+
+        Measured against the needle scan (``format:slack`` on the benchmark store, its
+        value on a fifth of the lines): see ``docs/query.md`` (scan7)."""
+        fields, plan = self.plan.fields, self.plan
+        if (
+            fields is None or fields.values is None or plan.narrows or self.runs is None
+            or self.need_record or self.torn
+        ):  # fmt: skip
+            return False
+        buf = self.buf
+        ends, escapes = fields.values.lines(buf, start, end)
+        odd = set(odd_lines(buf, start, end))  # (it reads no letter: the raw bytes do)
+        if odd - ends.keys():
+            for s in odd:
+                e = buf.find(b"\n", s, end)
+                ends.setdefault(s, end if e < 0 else e)
+            ends = dict(sorted(ends.items()))
+        if end - start >= _SAMPLE:  # the next span's way
+            fields.dense = _dense(ends, start, end)
+        if self.field_lines(buf, ends, odd, None, escapes):
+            return True
+        for s, e in ends.items():  # rare: a raw control byte in a line to pass on
+            self._candidate(buf, s, e, 0, s in odd, None)
         return True
 
     def _candidate(self, low: bytes, s: int, e: int, number: int, odd: bool, decide) -> None:
