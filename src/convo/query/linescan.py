@@ -40,7 +40,7 @@ import orjson
 from convo.core.errors import RecordError
 from convo.core.fields import is_record
 from convo.core.jsonl import Line, parse_record_line
-from convo.query.canonical import NOT_OBJECT, block_records, block_times, offsets, time_mask
+from convo.query.canonical import block_records, block_times, odd_lines, offsets, time_mask
 from convo.query.compiled import Compiled
 from convo.query.matches import Match, Runs
 from convo.query.prefilter import SPEAKER, may_respell, respelling_escape, speaker_may_match
@@ -59,22 +59,6 @@ class Bad(NamedTuple):
     number: int  # 0: not counted (locate it from ``at``)
     raw: bytes
     torn: bool
-
-
-def odd_lines(low: bytes, start: int, end: int) -> list[int]:
-    """Starts of the lines in ``low[start:end]`` that are not blank and do not open ``{``."""
-    # One regex pass (it skips to each newline with memchr; bytes.count does not).
-    if low.startswith(b"{", start) and NOT_OBJECT.search(low, start, end) is None:
-        return []
-    starts = [start] if low[start : start + 1] != b"{" else []
-    starts.extend(m.start() + 1 for m in NOT_OBJECT.finditer(low, start, end))
-    out = []
-    for s in starts:  # rare: only lines not starting with "{" get here
-        e = low.find(b"\n", s, end)
-        line = low[s : end if e < 0 else e].lstrip()
-        if line and line[:1] != b"{":
-            out.append(s)
-    return out
 
 
 class BlockScan:
@@ -197,9 +181,8 @@ class BlockScan:
         some line needs a closer look.
 
         Measured against deciding each line (``benchmarks/bench_fastpaths.py``, CPU, 100k
-        records): ``--since`` 1.80× (noise ±8%). Against the proof before it (the block
-        split into lines and their offsets summed, a regex pass over the newlines): see
-        ``docs/query.md`` (scan7)."""
+        records): ``--since`` 1.80× (noise ±8%); against the proof before it, in
+        ``canonical.block_times``."""
         if not self.plan.time_only or self.torn or not block.endswith(b"\n"):
             return None
         n = block.count(b"\n")
@@ -318,9 +301,7 @@ class BlockScan:
             return 0
         return line_no - first + count(b"\n", pos, end)
 
-    def field_lines(
-        self, low: bytes, ends: dict[int, int], odd: set[int], decide, escapes: bool
-    ) -> bool:
+    def field_lines(self, low: bytes, ends: dict, odd: set[int], decide, escapes: bool) -> bool:
         """``format:`` leaves only: the needle scan's candidates decided by their format
         values' bytes (``rawfields.FieldBlock.lines``), the others parsed. False: look
         at them one by one instead (records wanted, a torn line, a role read).
@@ -347,27 +328,17 @@ class BlockScan:
         return True
 
     def value_span(self, start: int, end: int) -> bool:
-        """``format:`` leaves naming plain values (``rawfields.ValueLines``): the lines
-        that may hold one are found on the raw bytes, not lower-cased, and decided as
-        the needle scan's are (``field_lines``). False: not such a query, or the lines
-        pass through as records (then the needle scan).
-
-        Measured against the needle scan (``format:slack`` on the benchmark store, its
-        value on a fifth of the lines): see ``docs/query.md`` (scan7)."""
-        fields, plan = self.plan.fields, self.plan
-        if (
-            fields is None or fields.values is None or plan.narrows or self.runs is None
-            or self.need_record or self.torn
-        ):  # fmt: skip
+        """``format:`` leaves naming plain values: the lines that may hold one found on the
+        raw bytes (``rawfields.ValueLines``, measured there), not lower-cased, and decided
+        as the needle scan's are (``field_lines``). False: another query, records wanted."""
+        fields, passing = self.plan.fields, self.runs is not None and not self.need_record
+        if fields is None or fields.values is None or self.plan.narrows or not passing:
+            return False
+        if self.torn:  # the needle scan reads a torn last line
             return False
         buf = self.buf
         ends, escapes = fields.values.lines(buf, start, end)
-        odd = set(odd_lines(buf, start, end))  # (it reads no letter: the raw bytes do)
-        if odd - ends.keys():
-            for s in odd:
-                e = buf.find(b"\n", s, end)
-                ends.setdefault(s, end if e < 0 else e)
-            ends = dict(sorted(ends.items()))
+        ends, odd = _with_odd_lines(buf, ends, start, end)  # (no letter read: raw bytes)
         if end - start >= _SAMPLE:  # the next span's way
             fields.dense = _dense(ends, start, end)
         if self.field_lines(buf, ends, odd, None, escapes):
@@ -455,13 +426,7 @@ class BlockScan:
         # The decider's per-block look for such escapes, answered by this one's: every
         # line it decides is in the span.
         self.plan.decider.escapes_known(self.plan.starts.escapes)
-        odd = set(odd_lines(low, start, end))
-        if odd - ends.keys():
-            for s in odd:
-                e = low.find(b"\n", s, end)
-                ends.setdefault(s, end if e < 0 else e)
-            ends = dict(sorted(ends.items()))
-        return ends, odd
+        return _with_odd_lines(low, ends, start, end)
 
     def may_match(self, low: bytes, s: int, e: int) -> bool:
         """The other kinds' needles, the raw speaker and the raw time allow the line."""
@@ -499,6 +464,17 @@ def _dense(ends: dict[int, int], start: int, end: int) -> bool:
     """The candidate lines ``ends`` are at least ``DENSE`` of ``[start, end)``'s bytes
     (their share of its lines, near enough)."""
     return sum(ends.values()) - sum(ends) >= DENSE * (end - start)
+
+
+def _with_odd_lines(low: bytes, ends: dict[int, int], start: int, end: int):
+    """``ends`` with the span's lines that do not open an object (parsed: reported)."""
+    odd = set(odd_lines(low, start, end))
+    if odd - ends.keys():
+        for s in odd:
+            e = low.find(b"\n", s, end)
+            ends.setdefault(s, end if e < 0 else e)
+        ends = dict(sorted(ends.items()))
+    return ends, odd
 
 
 def _with_odd(low: bytes, end: int, found, odd: list[int]):

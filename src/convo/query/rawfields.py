@@ -267,8 +267,14 @@ class ValueLines:
     are decided by ``FieldBlock.lines`` or parsed, as the needle scan's were.
 
     Against the needle scan (which lower-cases the block and, on a ``json.dumps`` store,
-    looks at every ``\\u`` escape for those that may spell ``s`` or ``k``): see
-    ``linescan.BlockScan.value_span``."""
+    looks at every ``\\u`` escape for those that may spell ``s`` or ``k``; both decide
+    the lines found alike), ``format:slack`` on the benchmark store of
+    ``benchmarks/bench_query.py`` (its value on a fifth of the lines; load 9-12 on 2
+    cores, output identical): instructions of one scan of 40k records (cachegrind) on
+    the ``json.dumps`` copy 809M → 656M, on convo's layout 474M → 466M (there the raw
+    search costs what the lowering and the word's search did: within noise); the whole
+    command on the 1M-record copy 2.83 → 2.25 s of CPU (3 alternating pairs,
+    1.24-1.28×), on convo's layout 2.06 → 1.73 s (1.16-1.23×). ``docs/query.md``."""
 
     def __init__(self, values: set[str]):
         names = b"|".join(re.escape(v.encode()) for v in sorted(values))
