@@ -369,7 +369,8 @@ def block_times(block: bytes, n: int) -> tuple[list[bytes], list[int]] | None:
     identical): the scan of 200k records in process 1.15× (1.09-1.26 over 7 alternating
     pairs) on convo's layout, 1.10× (1.01-1.23) on the ``json.dumps`` copy; instructions
     688M → 674M and 899M → 876M (cachegrind, 40k records); whole commands on the
-    1M-record store 0.99-1.19× and 1.02-1.11× per pair (``docs/query.md``).
+    1M-record store 0.99-1.19× and 1.02-1.11× per pair, at load 2 (output to /dev/null)
+    2.22 → 2.06 s (1.06-1.09×) and 2.90 → 2.53 s (1.12-1.18×) (``docs/query.md``).
     """
     if ascii_escape(block):  # the only escapes that may spell a key (matched exactly)
         return None

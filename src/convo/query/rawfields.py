@@ -274,7 +274,8 @@ class ValueLines:
     the ``json.dumps`` copy 809M → 656M, on convo's layout 474M → 466M (there the raw
     search costs what the lowering and the word's search did: within noise); the whole
     command on the 1M-record copy 2.83 → 2.25 s of CPU (3 alternating pairs,
-    1.24-1.28×), on convo's layout 2.06 → 1.73 s (1.16-1.23×). ``docs/query.md``."""
+    1.24-1.28×), on convo's layout 2.06 → 1.73 s (1.16-1.23×); at load 2, output to
+    /dev/null: 2.28 → 1.80 s (1.24-1.29×) and 1.54 → 1.44 s (1.04-1.10×). ``docs/query.md``."""
 
     def __init__(self, values: set[str]):
         names = b"|".join(re.escape(v.encode()) for v in sorted(values))
