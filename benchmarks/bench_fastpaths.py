@@ -83,6 +83,12 @@ def _without(plan: Any, shortcut: str) -> Any:
         return dataclasses.replace(plan, leaf=None)
     if shortcut == "fields":  # format:/role: a block at a time: lines parsed
         return dataclasses.replace(plan, fields=None)
+    if shortcut == "values":  # format:'s lines found on the raw bytes: the needle scan
+        import copy
+
+        fields = copy.copy(plan.fields)
+        fields.values = None
+        return dataclasses.replace(plan, fields=fields)
     if shortcut == "needles":  # the byte prefilter: every line looked at
         return dataclasses.replace(plan, starts=None, narrows=False)
     raise ValueError(shortcut)
@@ -135,6 +141,7 @@ SCANS = [
     ("negated leaf a block at a time, `NOT from:Quinn`", {"query": "NOT from:Quinn"}, "leaf"),
     ("format/role a block at a time, `role:user`", {"query": "role:user"}, "fields"),
     ("format/role a block at a time, `NOT format:slack`", {"query": "NOT format:slack"}, "fields"),
+    ("format: lines on the raw bytes, `format:slack`", {"query": "format:slack"}, "values"),
 ]
 WHERE = {
     "decider": "query/canonical.py Decider",
@@ -143,6 +150,7 @@ WHERE = {
     "needles": "query/prefilter.py Needles",
     "leaf": "query/rawleaf.py LeafBlock",
     "fields": "query/rawfields.py FieldBlock",
+    "values": "query/rawfields.py ValueLines",
 }
 
 

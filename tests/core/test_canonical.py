@@ -175,8 +175,9 @@ def test_block_times_prove_only_a_top_level_last_timestamp(odd, proved):
     from convo.query.canonical import block_times
 
     block = b"\n".join([_TIMED, odd, _TIMED]) + b"\n"
-    times = block_times(block, block.split(b"\n")[:-1])
-    assert (times == [b"2020-01-02T03:04:05Z"] * 3) if proved else times is None
+    found = block_times(block, 3)
+    ends = [i + 1 for i, c in enumerate(block) if c == 10]
+    assert (found == ([b"2020-01-02T03:04:05Z"] * 3, ends)) if proved else found is None
     lines = [_TIMED, odd, _TIMED]
     for filters in ({"since": "2019-01-01T00:00:00Z"}, {"since": "2021-01-01T00:00:00Z"}):
         for need_record in (False, True):

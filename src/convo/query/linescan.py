@@ -31,7 +31,8 @@ through, else to ``Match`` objects.
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import compress
+from itertools import compress, repeat
+from operator import add
 from typing import Any, NamedTuple
 
 import orjson
@@ -39,7 +40,7 @@ import orjson
 from convo.core.errors import RecordError
 from convo.core.fields import is_record
 from convo.core.jsonl import Line, parse_record_line
-from convo.query.canonical import NOT_OBJECT, block_records, block_times, offsets, time_mask
+from convo.query.canonical import block_records, block_times, odd_lines, offsets, time_mask
 from convo.query.compiled import Compiled
 from convo.query.matches import Match, Runs
 from convo.query.prefilter import SPEAKER, may_respell, respelling_escape, speaker_may_match
@@ -58,22 +59,6 @@ class Bad(NamedTuple):
     number: int  # 0: not counted (locate it from ``at``)
     raw: bytes
     torn: bool
-
-
-def odd_lines(low: bytes, start: int, end: int) -> list[int]:
-    """Starts of the lines in ``low[start:end]`` that are not blank and do not open ``{``."""
-    # One regex pass (it skips to each newline with memchr; bytes.count does not).
-    if low.startswith(b"{", start) and NOT_OBJECT.search(low, start, end) is None:
-        return []
-    starts = [start] if low[start : start + 1] != b"{" else []
-    starts.extend(m.start() + 1 for m in NOT_OBJECT.finditer(low, start, end))
-    out = []
-    for s in starts:  # rare: only lines not starting with "{" get here
-        e = low.find(b"\n", s, end)
-        line = low[s : end if e < 0 else e].lstrip()
-        if line and line[:1] != b"{":
-            out.append(s)
-    return out
 
 
 class BlockScan:
@@ -147,12 +132,13 @@ class BlockScan:
         """Every line of the span, counted; raw decisions first. Returns the line count."""
         buf = self.buf
         block = buf[start:end] if start or end != len(buf) else buf
+        n = self.time_block(block, start, first)
+        if n is not None:
+            return n
         lines = block.split(b"\n")
         if not lines[-1]:
             lines.pop()
-        if self.time_block(block, lines, start, first) or self.leaf_block(
-            block, lines, start, first
-        ):
+        if self.leaf_block(block, lines, start, first):
             return len(lines)
         decide = self._line_decider(block)
         last = len(lines) - 1
@@ -189,21 +175,25 @@ class BlockScan:
         decider.begin(block, low)
         return decider.decide
 
-    def time_block(self, block: bytes, lines: list[bytes], start: int, first: int) -> bool:
+    def time_block(self, block: bytes, start: int, first: int) -> int | None:
         """Time is the only filter: the block decided on raw timestamps in one pass
-        (``canonical.block_times``); False when some line needs a closer look.
+        (``canonical.block_times``), not split into lines; its line count, or None when
+        some line needs a closer look.
 
         Measured against deciding each line (``benchmarks/bench_fastpaths.py``, CPU, 100k
-        records): ``--since`` 1.80× (noise ±8%)."""
-        if not self.plan.time_only or self.torn or not lines:
-            return False
-        times = block_times(block, lines)
-        if times is None:
-            return False
+        records): ``--since`` 1.80× (noise ±8%); against the proof before it, in
+        ``canonical.block_times``."""
+        if not self.plan.time_only or self.torn or not block.endswith(b"\n"):
+            return None
+        n = block.count(b"\n")
+        found = block_times(block, n)
+        if found is None:
+            return None
+        times, ends = found
         mask = time_mask(times, self.plan.raw_time)
-        at = offsets(lines, start)  # n+1 offsets
-        self._emit(lines, at, mask, first)
-        return True
+        at = [start, *map(add, ends, repeat(start))] if start else [0, *ends]
+        self._emit(None, at, mask, first)
+        return n
 
     def leaf_block(self, block: bytes, lines: list[bytes], start: int, first: int) -> bool:
         """The query is one negated leaf (``rawleaf.LeafBlock``): in a block proven to be
@@ -260,15 +250,18 @@ class BlockScan:
         self._emit(lines, at, mask, first)
         return n
 
-    def _emit(self, lines: list[bytes], at: list[int], mask: bytes, first: int) -> None:
-        """The lines whose ``mask`` byte is 1 match (``at``: their offsets, one more)."""
+    def _emit(self, lines: list[bytes] | None, at: list[int], mask: bytes, first: int) -> None:
+        """The lines whose ``mask`` byte is 1 match (``at``: their offsets, one more;
+        ``lines``: their bytes, or None to cut them from the buffer)."""
         if self.need_record:
-            for i in compress(range(len(lines)), mask):
-                self._parsed(lines[i], first + i if first else 0, False, at[i])
+            buf = self.buf
+            for i in compress(range(len(mask)), mask):
+                raw = lines[i] if lines is not None else buf[at[i] : at[i + 1] - 1]
+                self._parsed(raw, first + i if first else 0, False, at[i])
         elif self.runs is not None:
             self.runs.add_mask(at, mask, first)
         else:
-            for i in compress(range(len(lines)), mask):
+            for i in compress(range(len(mask)), mask):
                 self._decided(at[i], at[i + 1] - 1, first + i if first else 0)
 
     def needles(self, start: int, end: int, first: int, lazy: bool) -> int:
@@ -277,6 +270,8 @@ class BlockScan:
         ``lazy``: lines are not counted; matches get line 0, bad lines number 0, and the
         returned line count is 0. Returns the line count.
         """
+        if lazy and self.value_span(start, end):
+            return 0
         block = self.buf
         text_pass = lazy and self._text_pass()
         if text_pass:  # the control-byte check it needs, in the lowering's pass
@@ -290,7 +285,8 @@ class BlockScan:
         if self.plan.fields is not None:
             if end - start >= _SAMPLE:  # the next span's way
                 self.plan.fields.dense = _dense(ends, start, end)
-            if lazy and self.field_lines(low, ends, odd, decide):
+            escapes = self.plan.starts.escapes if self.plan.starts is not None else True
+            if lazy and self.field_lines(low, ends, odd, decide, escapes):
                 return 0
         line_no, pos = first, start
         count = low.count
@@ -305,16 +301,16 @@ class BlockScan:
             return 0
         return line_no - first + count(b"\n", pos, end)
 
-    def field_lines(self, low: bytes, ends: dict[int, int], odd: set[int], decide) -> bool:
+    def field_lines(self, low: bytes, ends: dict, odd: set[int], decide, escapes: bool) -> bool:
         """``format:`` leaves only: the needle scan's candidates decided by their format
         values' bytes (``rawfields.FieldBlock.lines``), the others parsed. False: look
-        at them one by one instead (records wanted, a torn line, a role read)."""
+        at them one by one instead (records wanted, a torn line, a role read).
+        ``escapes``: the lines may hold the escape of an ASCII character."""
         fields, runs = self.plan.fields, self.runs
         if fields is None or runs is None or self.need_record or self.torn:
             return False
         starts, stops = list(ends), list(ends.values())
-        assert self.plan.starts is not None
-        decided = fields.lines(self.buf, starts, stops, self.plan.starts.escapes)
+        decided = fields.lines(self.buf, starts, stops, escapes)
         if decided is None:
             return False
         if True in decided:
@@ -329,6 +325,26 @@ class BlockScan:
                 runs.add(s, e)
             elif d is None:
                 self._candidate(low, s, e, 0, s in odd, decide)
+        return True
+
+    def value_span(self, start: int, end: int) -> bool:
+        """``format:`` leaves naming plain values: the lines that may hold one found on the
+        raw bytes (``rawfields.ValueLines``, measured there), not lower-cased, and decided
+        as the needle scan's are (``field_lines``). False: another query, records wanted."""
+        fields, passing = self.plan.fields, self.runs is not None and not self.need_record
+        if fields is None or fields.values is None or self.plan.narrows or not passing:
+            return False
+        if self.torn:  # the needle scan reads a torn last line
+            return False
+        buf = self.buf
+        ends, escapes = fields.values.lines(buf, start, end)
+        ends, odd = _with_odd_lines(buf, ends, start, end)  # (no letter read: raw bytes)
+        if end - start >= _SAMPLE:  # the next span's way
+            fields.dense = _dense(ends, start, end)
+        if self.field_lines(buf, ends, odd, None, escapes):
+            return True
+        for s, e in ends.items():  # rare: a raw control byte in a line to pass on
+            self._candidate(buf, s, e, 0, s in odd, None)
         return True
 
     def _candidate(self, low: bytes, s: int, e: int, number: int, odd: bool, decide) -> None:
@@ -410,13 +426,7 @@ class BlockScan:
         # The decider's per-block look for such escapes, answered by this one's: every
         # line it decides is in the span.
         self.plan.decider.escapes_known(self.plan.starts.escapes)
-        odd = set(odd_lines(low, start, end))
-        if odd - ends.keys():
-            for s in odd:
-                e = low.find(b"\n", s, end)
-                ends.setdefault(s, end if e < 0 else e)
-            ends = dict(sorted(ends.items()))
-        return ends, odd
+        return _with_odd_lines(low, ends, start, end)
 
     def may_match(self, low: bytes, s: int, e: int) -> bool:
         """The other kinds' needles, the raw speaker and the raw time allow the line."""
@@ -454,6 +464,17 @@ def _dense(ends: dict[int, int], start: int, end: int) -> bool:
     """The candidate lines ``ends`` are at least ``DENSE`` of ``[start, end)``'s bytes
     (their share of its lines, near enough)."""
     return sum(ends.values()) - sum(ends) >= DENSE * (end - start)
+
+
+def _with_odd_lines(low: bytes, ends: dict[int, int], start: int, end: int):
+    """``ends`` with the span's lines that do not open an object (parsed: reported)."""
+    odd = set(odd_lines(low, start, end))
+    if odd - ends.keys():
+        for s in odd:
+            e = low.find(b"\n", s, end)
+            ends.setdefault(s, end if e < 0 else e)
+        ends = dict(sorted(ends.items()))
+    return ends, odd
 
 
 def _with_odd(low: bytes, end: int, found, odd: list[int]):

@@ -44,7 +44,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from itertools import repeat
-from operator import itemgetter, sub
+from operator import add, itemgetter, methodcaller, sub
 from typing import Any, NamedTuple
 
 import orjson
@@ -65,6 +65,7 @@ _FIELDS = ("format", "role")
 # A JSON string (escapes allowed) or null: the raw bytes of a value, decoded as JSON.
 _VALUE = rb'(null|"[^"\\\n]*(?:\\.[^"\\\n]*)*")'
 _FIRST = itemgetter(0)
+_START = methodcaller("start")
 _SECOND = itemgetter(1)
 _CACHE_MAX = 1 << 16  # distinct values remembered (bounded memory)
 
@@ -135,6 +136,10 @@ class FieldBlock:
 
     def __init__(self, node: Node, fields: set[str]):
         self.format = "format" in fields
+        # ``format:``'s candidate lines found on the raw bytes (``ValueLines``), when the
+        # query reads no role and every match has one of a few plain format values.
+        values = None if "role" in fields else format_values(node)
+        self.values = ValueLines.of(values) if values else None
         # The last span's lines holding ``format:``'s word were dense (``linescan.DENSE``):
         # decide the next at once, else let the needle scan parse them (as the first
         # span is: a sparse word costs then what it did without this path). Per process.
@@ -223,6 +228,84 @@ class FieldBlock:
         return Decided(mask, undecided)
 
 
+def format_values(node: Node) -> set[str] | None:
+    """The format values (casefolded) one of which every record ``node`` matches has, or
+    None when there is no such set (a ``NOT``, a ``role:`` leaf beside an OR)."""
+    if isinstance(node, Term):
+        return {node.value.casefold()} if node.field == "format" else None
+    if isinstance(node, Or):
+        out: set[str] = set()
+        for child in node.children:
+            values = format_values(child)
+            if values is None:
+                return None
+            out |= values
+        return out
+    if isinstance(node, And):
+        found = [v for v in map(format_values, node.children) if v is not None]
+        return min(found, key=len) if found else None
+    return None
+
+
+# A format value that is its own bytes and its own case fold (no escape, no upper case,
+# no non-ASCII byte): a raw value of these bytes is a value the query does not name
+# when its bytes are not a named one.
+_PLAIN = rb"[a-z0-9_.-]"
+_PLAIN_VALUE = re.compile(_PLAIN + rb"+")
+
+
+class ValueLines:
+    """The lines of a span that may hold a top-level format one of ``values`` names
+    (plain values, ``_PLAIN``), found on its raw bytes, not lower-cased: a line holding
+    a raw ``"format"`` that is not a key followed by a plain value of another name (in
+    either layout's separators), or the escape of an ASCII character (which may spell
+    the key, ``prefilter.ASCII_ESCAPE``). Any other line cannot match: its top-level
+    format, if it has one, is spelled ``"format"`` (only an ASCII escape spells a key's
+    letters another way) and each such key holds a plain value the query does not
+    name; a value the query names in another case, with a case-fold letter (``ſ``, the
+    Kelvin sign) or an escape is not plain, so its line is a candidate. The candidates
+    are decided by ``FieldBlock.lines`` or parsed, as the needle scan's were.
+
+    Against the needle scan (which lower-cases the block and, on a ``json.dumps`` store,
+    looks at every ``\\u`` escape for those that may spell ``s`` or ``k``; both decide
+    the lines found alike), ``format:slack`` on the benchmark store of
+    ``benchmarks/bench_query.py`` (its value on a fifth of the lines; load 9-12 on 2
+    cores, output identical): instructions of one scan of 40k records (cachegrind) on
+    the ``json.dumps`` copy 809M → 656M, on convo's layout 474M → 466M (there the raw
+    search costs what the lowering and the word's search did: within noise); the whole
+    command on the 1M-record copy 2.83 → 2.25 s of CPU (3 alternating pairs,
+    1.24-1.28×), on convo's layout 2.06 → 1.73 s (1.16-1.23×); at load 2, output to
+    /dev/null: 2.28 → 1.80 s (1.24-1.29×) and 1.54 → 1.44 s (1.04-1.10×). ``docs/query.md``."""
+
+    def __init__(self, values: set[str]):
+        names = b"|".join(re.escape(v.encode()) for v in sorted(values))
+        self.pattern = re.compile(rb'"format"(?!: ?"(?!(?:' + names + rb')")' + _PLAIN + rb'*")')
+
+    @classmethod
+    def of(cls, values: set[str]) -> ValueLines | None:
+        """The finder for ``values``, or None when one is not plain (or is empty)."""
+        if not all(_PLAIN_VALUE.fullmatch(v.encode()) for v in values):
+            return None
+        return cls(values)
+
+    def lines(self, buf: bytes, start: int, end: int) -> tuple[dict[int, int], bool]:
+        """``{line start: line end}`` of the candidate lines of ``buf[start:end]``, in
+        order, and whether the span holds the escape of an ASCII character."""
+        at = list(map(_START, self.pattern.finditer(buf, start, end)))
+        escapes = buf.find(b"\\", start, end) >= 0 and (
+            ASCII_ESCAPE.search(buf, start, end) is not None
+        )
+        if escapes:  # (rare) their lines too
+            at = sorted([*at, *map(_START, ASCII_ESCAPE.finditer(buf, start, end))])
+        # Each hit's line, in C loops (hits in one line give one entry).
+        starts = map(add, map(buf.rfind, repeat(b"\n"), repeat(start), at), repeat(1))
+        stops = map(buf.find, repeat(b"\n"), at, repeat(end))
+        ends = dict(zip(starts, stops, strict=True))
+        if -1 in ends.values() or 0 in ends:  # the span's first line, or its last unended
+            ends = {(s or start): (end if e < 0 else e) for s, e in ends.items()}
+        return ends, escapes
+
+
 # The ``format`` key as it ends a record line, per layout (its separator after a value).
 FORMAT_KEYS = {b",": b',"format":', b", ": b', "format": '}
 _VALUE_END = b'"}'  # a string value, then the brace closing the line's object
@@ -283,4 +366,4 @@ def _leaves(node: Node, fields: set[str]) -> bool:
     return False
 
 
-__all__ = ["OTHER_ROLES", "Decided", "FieldBlock", "lines_formats"]
+__all__ = ["OTHER_ROLES", "Decided", "FieldBlock", "ValueLines", "format_values", "lines_formats"]
