@@ -96,3 +96,21 @@ def test_other_arrays_are_not_taken(tmp_path):
     path.write_text(json.dumps([{"id": 1, "datetime_utc": "2024-01-01", "conversation_id": 2}]))
     assert llm_logs.sniff(Source(path)) == 0
     assert llm_logs.sniff(Source(FIXTURES / "openai_api" / "completion.json")) == 0
+
+
+def test_a_repeated_id_on_other_text_is_not_shared(tmp_path):
+    """A hand-joined or damaged log repeating an id (the first versions' integer ids
+    restart in every database): two different messages never share an id; the same
+    call again keeps it."""
+    calls = json.loads(LEGACY.read_text())[:1]
+    other = {**calls[0], "prompt": "Another one", "response": "4. Scoop"}
+    path = tmp_path / "joined.json"
+    path.write_text(json.dumps([calls[0], other, calls[0]]))
+    recs, rejects, warnings = run(llm_logs.read, path)
+    assert not rejects and len(recs) == 6
+    by_id: dict[str | None, set[str]] = {}
+    for r in recs:
+        by_id.setdefault(r.get("id"), set()).add(r["textChunks"][0])
+    assert all(len(texts) == 1 for texts in by_id.values())
+    assert recs[0]["id"] == recs[4]["id"] == "llm:" + calls[0]["id"]
+    assert warnings and "repeat another's id" in warnings[0]
