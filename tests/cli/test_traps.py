@@ -118,6 +118,20 @@ def test_an_empty_result_on_a_terminal_says_so(tmp_path, args):
     assert "no messages match" not in _invoke(*args, str(path)).stderr  # piped: silent
 
 
+def test_an_unknown_format_or_role_is_named_when_nothing_matched(tmp_path):
+    """``format:mbx`` is no error (stored values are open strings), but a typo must not
+    look like an empty archive: on a terminal, the note names it and a close value."""
+    path = _jsonl(tmp_path / "a.jsonl", [_rec(1), _rec(2)])
+    tty = {"CONVO_FORCE_TTY": "1"}
+    r = _invoke("query", "format:mbx OR role:asistant", str(path), env=tty)
+    assert r.exit_code == 0, r.output
+    assert "no format is named 'mbx' (`convo formats` lists them); did you mean format:mbox?" in r.stderr
+    assert "no role is named 'asistant'" in r.stderr and "role:assistant?" in r.stderr
+    quiet = _invoke("query", "format:slack role:user -tag:x", "-s", "nobody", str(path), env=tty)
+    assert "no messages match" in quiet.stderr and "note:" not in quiet.stderr
+    assert "note:" not in _invoke("query", "format:mbx", str(path)).stderr  # piped: silent
+
+
 @pytest.mark.parametrize("to", ["html", "markdown", "openai"])
 def test_an_empty_export_says_so(tmp_path, to):
     """Trap 4: export wrote an empty page and exited 0 without a word."""

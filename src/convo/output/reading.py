@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 
@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 
     from convo.output.writers.base import RecordWriter
     from convo.query.scan import Selector
+    from convo.query.tree import Node
 
 
 def write_selection(
@@ -50,3 +51,30 @@ def write_selection(
 def nothing_matched(selector: Selector) -> str:
     """What an empty result says on a terminal (an empty screen would say nothing)."""
     return f"no messages match; 0 of {selector.lines_read():,} read"
+
+
+def unknown_values(where: Node | None) -> Iterator[str]:
+    """A hint for each ``format:`` or ``role:`` value no format or role has, said when
+    nothing matched (``format:mbx``): stored values are open strings (a plug-in's
+    format, a record from elsewhere), so such a value is no error, but a typo should
+    not look like an empty archive. The registry is read only then."""
+    from difflib import get_close_matches
+
+    from convo.core.fields import ROLES
+    from convo.query.tree import Term, leaves
+
+    known: dict[str, tuple[str, ...]] = {"role": ROLES}
+    for leaf in leaves(where):
+        if not isinstance(leaf, Term) or leaf.field not in ("format", "role"):
+            continue
+        if leaf.field == "format" and "format" not in known:
+            from convo.importers.registry import registry
+
+            known["format"] = tuple(registry.names())
+        value = leaf.value.casefold()
+        if value in known[leaf.field]:
+            continue
+        close = get_close_matches(value, known[leaf.field], n=1)
+        guess = f"; did you mean {leaf.field}:{close[0]}?" if close else ""
+        listed = "`convo formats` lists them" if leaf.field == "format" else ", ".join(ROLES)
+        yield f"note: no {leaf.field} is named {leaf.value!r} ({listed}){guess}"

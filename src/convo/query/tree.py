@@ -19,7 +19,7 @@ its bytes only when every branch of an OR would skip it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from convo.core.names import NameQuery
 from convo.core.slotted import Frozen, Slotted
@@ -126,6 +126,19 @@ def any_of(nodes: Iterable[Node]) -> Node | None:
 def terms(name: str, values: Iterable[str]) -> Node | None:
     """``-s a -s b`` as a tree: the OR of one term per value."""
     return any_of(Term(name, v) for v in values)
+
+
+def leaves(node: Node | None) -> Iterator[Term | Range]:
+    """The terms and ranges of ``node``, in order (negated ones too)."""
+    if node is None:
+        return
+    if isinstance(node, Term | Range):
+        yield node
+    elif isinstance(node, Not):
+        yield from leaves(node.child)
+    else:
+        for child in node.children:
+            yield from leaves(child)
 
 
 def map_terms(node: Node, fn: Callable[[Term], Node]) -> Node:

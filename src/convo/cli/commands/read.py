@@ -43,7 +43,7 @@ def run_read(args: ReadArgs, order: OrderArgs, *, show: bool = False) -> int:
             env.safe_stdout_bytes().write(b"%d\n" % n)
             flush_stdout(env)
             return outcome(reporter.rejected)
-        from convo.output.reading import nothing_matched, write_selection
+        from convo.output.reading import nothing_matched, unknown_values, write_selection
         from convo.output.writers import is_raw
 
         writer = _writer(args, fmt, env, conversation=conversation)
@@ -61,6 +61,8 @@ def run_read(args: ReadArgs, order: OrderArgs, *, show: bool = False) -> int:
         if not written and env.stdout_isatty:
             scanned = None if chosen.indexed else chosen.selector
             err("no messages match" if scanned is None else nothing_matched(scanned))
+            for hint in unknown_values(query.where):
+                err(hint)
     finally:
         reporter.close()
     return outcome(reporter.rejected + chosen.skipped)
