@@ -125,7 +125,10 @@ def test_an_unknown_format_or_role_is_named_when_nothing_matched(tmp_path):
     tty = {"CONVO_FORCE_TTY": "1"}
     r = _invoke("query", "format:mbx OR role:asistant", str(path), env=tty)
     assert r.exit_code == 0, r.output
-    assert "no format is named 'mbx' (`convo formats` lists them); did you mean format:mbox?" in r.stderr
+    assert (
+        "no format is named 'mbx' (`convo formats` lists them); did you mean format:mbox?"
+        in r.stderr
+    )
     assert "no role is named 'asistant'" in r.stderr and "role:assistant?" in r.stderr
     quiet = _invoke("query", "format:slack role:user -tag:x", "-s", "nobody", str(path), env=tty)
     assert "no messages match" in quiet.stderr and "note:" not in quiet.stderr
