@@ -235,6 +235,30 @@ def test_reingest_with_a_new_tag_says_how_to_tag(tmp_path, runner):
     assert len(notes) == 1 and "convo tag add q1" in notes[0]
 
 
+def test_reingest_with_a_start_date_says_how_to_redate(tmp_path, runner):
+    """A cue's id is its offset's: --start-date cannot re-date stored cues, and says how;
+    after `rm source:`, the same file saves again with the index kept whole (an emptied
+    store's index kept its names, and adding them again was a UNIQUE failure)."""
+    src = tmp_path / "call.vtt"
+    src.write_text(VTT)
+    store = str(tmp_path / "s.jsonl")
+    runner.invoke(app, ["--store", store, "ingest", "--save", str(src)])
+    assert runner.invoke(app, ["--store", store, "index"]).exit_code == 0
+    again = ["--store", store, "ingest", "--save", "--start-date", "2024-05-01T09:00Z", str(src)]
+    result = runner.invoke(app, again)
+    notes = [x for x in result.stderr.splitlines() if "kept their times" in x]
+    assert len(notes) == 1 and "convo rm source:FILE" in notes[0]
+    removed = runner.invoke(app, ["--store", store, "rm", "-y", "source:call.vtt"])
+    assert removed.exit_code == 0, removed.output
+    result = runner.invoke(app, again)
+    assert result.exit_code == 0 and "cannot update the index" not in result.stderr
+    assert "kept their times" not in result.stderr
+    stamps = {r["timestamp"] for r in records((tmp_path / "s.jsonl").read_bytes())}
+    assert all(t.startswith("2024-05-01T09:00") for t in stamps)
+    check = runner.invoke(app, ["--store", store, "index", "--check"])
+    assert check.exit_code == 0 and "index matches the store" in check.stderr
+
+
 # -- the streamed array's one-match fast path (chat ingest speed) reads what orjson reads
 
 DOCS = [

@@ -28,10 +28,12 @@ class Inserter:
         rebuild: bool = False,
     ):  # fmt: skip
         self.conn = conn
-        self.empty = empty  # a new index: no names to look up
         self.side = side  # where the full-text rows go, when not into ``conn``
         self.next_id = (conn.execute("SELECT max(message_id) FROM messages").fetchone()[0] or 0) + 1
         self.next_name = (conn.execute("SELECT max(name_id) FROM names").fetchone()[0] or 0) + 1
+        # an index with no names to look up: a new one, not one whose store `rm` emptied
+        # (its names stay: adding them again was a UNIQUE failure)
+        self.empty = empty and self.next_name == 1
         self.ids: dict[str, int] = {}  # name -> name_id, for the names met so far
         self.added = 0
         self.bad = 0

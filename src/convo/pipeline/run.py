@@ -98,6 +98,16 @@ def kept_tags_note(duplicates: int, tags: list[str]) -> str:
     )
 
 
+def kept_times_note(duplicates: int) -> str:
+    """What a re-ingest with --start-date says: a cue's id is made from its offset, not
+    its date, so the messages already stored keep the times they were saved with."""
+    return (
+        f"{duplicates} message(s) were already in the store and kept their times "
+        "(--start-date applies to new messages only: a cue's id is its offset's); to "
+        "re-date them: convo rm source:FILE, then ingest again"
+    )
+
+
 def run_ingest(
     paths: Iterable[str],
     options: ImportOptions,
@@ -146,6 +156,8 @@ def run_ingest(
         appended = sinks.to_store(messages, st, wait=wait, on_wait=on_wait)
         if options.tags and appended.duplicates and on_warning is not None:
             on_warning(kept_tags_note(appended.duplicates, options.tags))
+        if options.start_date and appended.duplicates and on_warning is not None:
+            on_warning(kept_times_note(appended.duplicates))
         embedded = embed_saved(st, on_warning) if appended.added else None
         return IngestSummary(ingest.stats, str(st.path), appended, embedded)
     if output and output != "-":
