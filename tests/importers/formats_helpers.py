@@ -6,12 +6,43 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hypothesis import strategies as st
+
+from conftest import ROOT, corpus_dir
+from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.importers.context import ImportContext, ImportOptions, Rejection
 from convo.importers.registry import Format, Registry
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "formats"
 THINKING = ImportOptions(include_thinking=True)  # --include-thinking
+
+# Words, names and texts of generated exports (the read-back properties).
+WORD = st.text(st.characters(whitelist_categories=("L", "Nd")), min_size=1, max_size=8)
+NAME = st.lists(WORD, min_size=1, max_size=2).map(" ".join)
+TEXT = st.lists(WORD, min_size=1, max_size=5).map(" ".join)
+
+
+def files_taken(names: set[str], own: set[str]) -> dict[str, str]:
+    """Every file of the corpus, the sample data and the fixtures (save the fixture
+    folders ``own``) that detection gives one of the formats ``names``: {path: format}.
+    A new format's test asserts it is empty (no other file is read as that format)."""
+    roots = (corpus_dir(), ROOT / "sample_data", FIXTURES)
+    reg = Registry()
+    taken = {}
+    for root in roots:
+        if not root.is_dir():
+            continue
+        for p in sorted(root.rglob("*")):
+            if not p.is_file() or (root == FIXTURES and p.relative_to(FIXTURES).parts[0] in own):
+                continue
+            try:
+                name = reg.detect(Source(p)).name
+            except InputError:
+                continue
+            if name in names:
+                taken[str(p)] = name
+    return taken
 
 
 def run(

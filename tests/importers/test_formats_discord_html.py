@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import html
 
-from formats_helpers import FIXTURES, run
+from formats_helpers import FIXTURES, files_taken, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, assert_golden, corpus_dir
-from convo.core.errors import InputError
+from conftest import assert_golden
 from convo.core.io import Source
 from convo.importers.apps import discord_html
-from convo.importers.registry import Registry, registry
+from convo.importers.registry import registry
 
 PAGE = (
     FIXTURES / "discord_html" / "Garden club - Text Channels - general [1012224565567721552].html"
@@ -67,24 +66,7 @@ def test_messages_groups_replies_and_sections():
 
 
 def test_no_other_file_is_read_as_discord_html():
-    paths = [
-        p
-        for root in (corpus_dir(), ROOT / "sample_data", FIXTURES)
-        if root.is_dir()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-        and not (root == FIXTURES and p.relative_to(FIXTURES).parts[0] == "discord_html")
-    ]
-    reg = Registry()
-    taken = {}
-    for p in paths:
-        try:
-            name = reg.detect(Source(p)).name
-        except InputError:
-            continue
-        if name == "discord-html":
-            taken[str(p)] = name
-    assert taken == {}
+    assert files_taken({"discord-html"}, {"discord_html"}) == {}
 
 
 _WORD = st.text(st.characters(whitelist_categories=("L", "Nd", "P")), min_size=1, max_size=8)

@@ -14,17 +14,17 @@ en-US ``g`` date with U+202F, a German dotted one and the 2018 ``dd-MMM-yy`` def
 from __future__ import annotations
 
 import pytest
-from formats_helpers import FIXTURES, run
+from formats_helpers import FIXTURES, NAME, TEXT, files_taken, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, assert_golden, corpus_dir
+from conftest import assert_golden
 from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.timestamps import get_zone
 from convo.importers.apps import discord_txt, kakaotalk
 from convo.importers.context import ImportOptions
-from convo.importers.registry import Registry, registry
+from convo.importers.registry import registry
 
 KAKAO = FIXTURES / "kakaotalk"
 DCE = FIXTURES / "discord_txt"
@@ -211,33 +211,11 @@ MINE = {"kakaotalk", "discord-txt"}
 
 
 def test_no_other_file_is_read_as_these_chats():
-    paths = [
-        p
-        for root in (corpus_dir(), ROOT / "sample_data", FIXTURES)
-        if root.is_dir()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-        and not (
-            root == FIXTURES and p.relative_to(FIXTURES).parts[0] in {"kakaotalk", "discord_txt"}
-        )
-    ]
-    reg = Registry()
-    taken = {}
-    for p in paths:
-        try:
-            name = reg.detect(Source(p)).name
-        except InputError:
-            continue
-        if name in MINE:
-            taken[str(p)] = name
-    assert taken == {}
+    assert files_taken(MINE, {"kakaotalk", "discord_txt"}) == {}
 
 
-_WORD = st.text(st.characters(whitelist_categories=("L", "Nd")), min_size=1, max_size=8)
-_NAME = st.lists(_WORD, min_size=1, max_size=2).map(" ".join)
-_TEXT = st.lists(_WORD, min_size=1, max_size=5).map(" ".join)
 _MSGS = st.lists(
-    st.tuples(_NAME, st.integers(0, 1439), st.lists(_TEXT, min_size=1, max_size=3)),
+    st.tuples(NAME, st.integers(0, 1439), st.lists(TEXT, min_size=1, max_size=3)),
     min_size=1, max_size=8,
 )  # fmt: skip
 

@@ -15,14 +15,14 @@ import json
 from pathlib import Path
 
 import pytest
-from formats_helpers import FIXTURES, run
+from formats_helpers import FIXTURES, TEXT, WORD, files_taken, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, assert_golden, corpus_dir
+from conftest import assert_golden
 from convo.core.errors import InputError
 from convo.core.io import Source
-from convo.importers.registry import Registry, registry
+from convo.importers.registry import registry
 from convo.importers.transcripts import ass, ttml, youtube
 
 CASES = [
@@ -193,31 +193,11 @@ MINE = {"ass", "ttml", "youtube"}
 
 def test_no_other_file_is_read_as_these_subtitles():
     """No file of the corpus, sample_data or another format's fixtures is taken by them."""
-    paths = [
-        p
-        for root in (corpus_dir(), ROOT / "sample_data", FIXTURES)
-        if root.is_dir()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and not (root == FIXTURES and p.relative_to(FIXTURES).parts[0] in MINE)
-    ]
-    reg = Registry()
-    taken = {}
-    for p in paths:
-        try:
-            name = reg.detect(Source(p)).name
-        except InputError:
-            continue
-        if name in MINE:
-            taken[str(p)] = name
-    assert taken == {}
-
-
-_WORD = st.text(st.characters(whitelist_categories=("L", "Nd")), min_size=1, max_size=8)
-_TEXT = st.lists(_WORD, min_size=1, max_size=5).map(" ".join)
+    assert files_taken(MINE, MINE) == {}
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.one_of(st.none(), _WORD), st.integers(0, 10**7), _TEXT),
+@given(st.lists(st.tuples(st.one_of(st.none(), WORD), st.integers(0, 10**7), TEXT),
                 min_size=1, max_size=8))  # fmt: skip
 def test_any_ass_script_reads_back(tmp_path_factory, events):
     path = tmp_path_factory.mktemp("ass") / "s.ass"
@@ -277,7 +257,7 @@ def test_hostile_input_never_crashes(tmp_path_factory, noise, head):
 
 @settings(max_examples=40, deadline=None)
 @given(
-    st.lists(st.tuples(st.integers(0, 10**8), st.integers(0, 10**5), _TEXT), min_size=1, max_size=8)
+    st.lists(st.tuples(st.integers(0, 10**8), st.integers(0, 10**5), TEXT), min_size=1, max_size=8)
 )
 def test_any_json3_reads_back(tmp_path_factory, events):
     path = tmp_path_factory.mktemp("yt") / "v.json3"

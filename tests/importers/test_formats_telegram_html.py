@@ -9,17 +9,16 @@ damaged.
 
 from __future__ import annotations
 
-from formats_helpers import FIXTURES, run
+from formats_helpers import FIXTURES, TEXT, WORD, files_taken, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, assert_golden, corpus_dir
-from convo.core.errors import InputError
+from conftest import assert_golden
 from convo.core.io import Source
 from convo.core.timestamps import get_zone
 from convo.importers.apps import telegram_html
 from convo.importers.context import ImportOptions
-from convo.importers.registry import Registry, registry
+from convo.importers.registry import registry
 
 PAGE = FIXTURES / "telegram_html" / "messages.html"
 
@@ -109,32 +108,11 @@ def test_a_page_without_messages_warns(tmp_path):
 
 
 def test_no_other_file_is_read_as_telegram_html():
-    paths = [
-        p
-        for root in (corpus_dir(), ROOT / "sample_data", FIXTURES)
-        if root.is_dir()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-        and not (root == FIXTURES and p.relative_to(FIXTURES).parts[0] == "telegram_html")
-    ]
-    reg = Registry()
-    taken = {}
-    for p in paths:
-        try:
-            name = reg.detect(Source(p)).name
-        except InputError:
-            continue
-        if name == "telegram-html":
-            taken[str(p)] = name
-    assert taken == {}
-
-
-_WORD = st.text(st.characters(whitelist_categories=("L", "Nd")), min_size=1, max_size=8)
-_TEXT = st.lists(_WORD, min_size=1, max_size=5).map(" ".join)
+    assert files_taken({"telegram-html"}, {"telegram_html"}) == {}
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.one_of(st.none(), _WORD), st.integers(0, 86399), _TEXT),
+@given(st.lists(st.tuples(st.one_of(st.none(), WORD), st.integers(0, 86399), TEXT),
                 min_size=1, max_size=8))  # fmt: skip
 def test_any_page_reads_back(tmp_path_factory, msgs):
     path = tmp_path_factory.mktemp("tg") / "messages.html"
@@ -200,7 +178,7 @@ _FORWARD = (
 
 @settings(max_examples=60, deadline=None)
 @given(
-    st.lists(st.tuples(st.one_of(st.none(), _WORD, _NAMEISH), st.booleans(), st.booleans()),
+    st.lists(st.tuples(st.one_of(st.none(), WORD, _NAMEISH), st.booleans(), st.booleans()),
              min_size=1, max_size=8),
 )  # fmt: skip
 def test_the_senders_pass_equals_the_parser(tmp_path_factory, msgs):

@@ -10,17 +10,17 @@ layouts, placeholders.
 from __future__ import annotations
 
 import pytest
-from formats_helpers import FIXTURES, run
+from formats_helpers import FIXTURES, NAME, TEXT, files_taken, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, assert_golden, corpus_dir
+from conftest import assert_golden
 from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.timestamps import get_zone
 from convo.importers.apps import wechat
 from convo.importers.context import ImportOptions
-from convo.importers.registry import Registry, registry
+from convo.importers.registry import registry
 
 WX = FIXTURES / "wechat"
 CSV = WX / "张三_utf8.csv"
@@ -98,32 +98,11 @@ def test_txt_stray_text_and_bad_times_are_rejected(tmp_path):
 
 
 def test_no_other_file_is_read_as_wechat():
-    paths = [
-        p
-        for root in (corpus_dir(), ROOT / "sample_data", FIXTURES)
-        if root.is_dir()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and not (root == FIXTURES and p.relative_to(FIXTURES).parts[0] == "wechat")
-    ]
-    reg = Registry()
-    taken = {}
-    for p in paths:
-        try:
-            name = reg.detect(Source(p)).name
-        except InputError:
-            continue
-        if name == "wechat":
-            taken[str(p)] = name
-    assert taken == {}
-
-
-_WORD = st.text(st.characters(whitelist_categories=("L", "Nd")), min_size=1, max_size=8)
-_NAME = st.lists(_WORD, min_size=1, max_size=2).map(" ".join)
-_TEXT = st.lists(_WORD, min_size=1, max_size=5).map(" ".join)
+    assert files_taken({"wechat"}, {"wechat"}) == {}
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(_NAME, st.integers(0, 86399), st.lists(_TEXT, min_size=1, max_size=3)),
+@given(st.lists(st.tuples(NAME, st.integers(0, 86399), st.lists(TEXT, min_size=1, max_size=3)),
                 min_size=1, max_size=8))  # fmt: skip
 def test_any_wechat_txt_reads_back(tmp_path_factory, msgs):
     path = tmp_path_factory.mktemp("wx") / "w.txt"
