@@ -119,3 +119,18 @@ def test_messages_without_a_time_are_counted(tmp_path):
     assert warnings == [
         "messages.jsonl: 1 message(s) without a time (created_at 0 or missing): the epoch"
     ]
+
+
+def test_a_repeated_id_on_other_text_is_not_shared(tmp_path):
+    """A damaged or hand-joined messages.jsonl repeating an id (a 0.4 short id such as
+    `0`): two different messages never share an id; the same line again keeps it."""
+    import json
+
+    first, second = NEW.read_text().splitlines()[:2]
+    other = {**json.loads(second), "id": json.loads(first)["id"]}
+    path = tmp_path / "messages.jsonl"
+    path.write_text("\n".join([first, json.dumps(other), first]) + "\n")
+    recs, rejects, warnings = run(jan.read, path)
+    assert not rejects and len(recs) == 3
+    assert recs[0]["id"] == recs[2]["id"] != recs[1]["id"]
+    assert any("repeat another's id" in w for w in warnings)
