@@ -131,5 +131,6 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.wechat",
         "convo.importers.apps.discord_html",
         "convo.importers.agents.claude_history",
+        "convo.importers.agents.openhands",
     )
     return [importlib.import_module(n) for n in names]

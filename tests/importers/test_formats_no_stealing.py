@@ -116,6 +116,7 @@ BY_FOLDER = {
     "wechat": "wechat",
     "discord_html": "discord-html",
     "claude_history": "claude-history",
+    "openhands": "openhands",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

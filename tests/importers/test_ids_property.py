@@ -282,6 +282,12 @@ CASES = [
     Case("letta", FORMATS + "letta/agent-file-v2.af", rename=True),
     Case("goose", FORMATS + "goose/20250301_101500.jsonl", rename=True, subs=(ID,)),
     Case("goose", FORMATS + "goose/20250115_093000.jsonl", rename=True),
+    Case("openhands", FORMATS + "openhands/opendevin-2024.json", rename=True),
+    Case(
+        "openhands",
+        FORMATS + "openhands/trajectory-1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f.json",
+        rename=True,
+    ),
     Case(
         "librechat",
         FORMATS + "librechat/flights.json",
