@@ -99,7 +99,11 @@ def test_2024_trajectory():
     assert recs[1]["textChunks"][0] == "I'll write the haiku with Python."
     assert recs[4]["textChunks"] == ["[tool_result run] steam curls from the cup"]
     assert recs[4]["tags"] == []
-    assert recs[5]["textChunks"] == ["The haiku is in haiku.txt.", "All done!", '[finish] {"outputs":{}}']
+    assert recs[5]["textChunks"] == [
+        "The haiku is in haiku.txt.",
+        "All done!",
+        '[finish] {"outputs":{}}',
+    ]
 
 
 def test_file_store_events_and_their_cache_page_agree():
@@ -155,3 +159,12 @@ def test_detected_among_builtins():
 
 def test_no_other_file_is_read_as_openhands():
     assert files_taken({"openhands"}, {"openhands"}) == {}
+
+
+def test_a_generic_file_name_keeps_its_folder(tmp_path):
+    (tmp_path / "run1").mkdir()
+    path = tmp_path / "run1" / "output.json"
+    path.write_text(OLD.read_text())
+    recs, _, _ = _read(path)
+    assert recs[0]["thread"] == "openhands:run1/output"
+    assert recs[0]["id"] == "openhands:run1/output:0"

@@ -1,8 +1,8 @@
 """Agent-framework message logs and LLM API objects: OpenAI, Anthropic, AgentScope,
 LangMem, AutoGen, Jianmu (``formats``), and Codex CLI rollouts, Claude Code's prompt history, aider's chat history, Cline tasks, Gemini CLI sessions, ShareGPT, Hugging Face chat, OpenAI API
 objects, Gemini, LangChain, the Vercel AI SDK, Pydantic AI message histories, SWE-agent
-trajectories, LlamaIndex chat stores, Letta agent files, Goose sessions, OpenHands event streams and LLM CLI logs (one
-module each)."""
+trajectories, LlamaIndex chat stores, Letta agent files, Goose sessions, OpenHands event streams and LLM CLI logs
+(one module each)."""
 
 from __future__ import annotations
 

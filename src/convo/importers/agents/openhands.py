@@ -60,7 +60,7 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
 from convo.importers.agents.blocks import block_chunk, dumps, normalise_block, whole_chunk
-from convo.importers.build import OwnIds, message
+from convo.importers.build import OwnIds, file_scope, message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, json_head
@@ -68,7 +68,12 @@ from convo.importers.registry import Format
 
 NAME = "openhands"
 SOURCES = ("user", "agent", "environment")
-OTHER = {"user": ["assistant"], "assistant": ["user"], "tool": ["assistant"], "system": ["assistant"]}
+OTHER = {
+    "user": ["assistant"],
+    "assistant": ["user"],
+    "tool": ["assistant"],
+    "system": ["assistant"],
+}
 # an event's own keys, in event_to_dict's order: id, timestamp, source, message, ...
 _EVENT = re.compile(
     r'\{\s*"id"\s*:\s*-?\d+\s*,\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*"source"\s*:\s*'
@@ -124,11 +129,13 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
 
 def conversation(source: Source) -> str:
     """The conversation a file belongs to: the folder above ``events/`` or
-    ``event_cache/``, else the file's name (``trajectory-<id>.json``, ``<sid>.json``)."""
+    ``event_cache/``, else the file's name (``trajectory-<id>.json``, ``<sid>.json``;
+    a name such as ``output.json`` with its folder: ``build.file_scope``)."""
     path = PurePath(source.path) if source.path is not None else PurePath(source.name)
     if path.parent.name in ("events", "event_cache") and path.parent.parent.name:
         return path.parent.parent.name
-    stem = path.name.removesuffix(".gz").removesuffix(".json")
+    name = file_scope(source.name)  # a name apps give every file keeps its folder
+    stem = name.removesuffix(".json")
     return stem.removeprefix("trajectory-") or stem
 
 
@@ -193,18 +200,9 @@ def _action(event: dict[str, Any], origin: str) -> Parts:
     args = as_dict(event.get("args"))
     speaker = "user" if origin == "user" else "assistant"
     if kind == "message":
-        chunks = [as_str(args.get("content")) or as_str(event.get("message"))]
-        images = args.get("image_urls", args.get("images_urls"))
-        chunks += [_image(url) for url in as_list(images)]
-        chunks += [f"[file] {as_str(url)}" for url in as_list(args.get("file_urls"))]
-        return speaker, chunks, [], {}
+        return speaker, _said(event, args), [], {}
     if kind == "system":
-        tools = [as_str(as_dict(as_dict(t).get("function")).get("name")) for t in as_list(args.get("tools"))]
-        return "system", [as_str(args.get("content"))], ["system"], {
-            "tools": [t for t in tools if t] or None,
-            "openhands_version": args.get("openhands_version"),
-            "agent_class": args.get("agent_class"),
-        }  # fmt: skip
+        return "system", [as_str(args.get("content"))], ["system"], _system(args)
     thought = as_str(args.get("thought"))
     if kind == "finish":
         said = as_str(args.get("final_thought")) or as_str(event.get("message"))
@@ -214,6 +212,26 @@ def _action(event: dict[str, Any], origin: str) -> Parts:
     rest = {k: v for k, v in args.items() if k != "thought"}
     call = whole_chunk({"type": "tool_use", "name": kind, "input": rest})
     return speaker, [thought, call] if thought else [call], [], {}
+
+
+def _said(event: dict[str, Any], args: dict[str, Any]) -> list[str]:
+    """A message's text, then its images and files named."""
+    chunks = [as_str(args.get("content")) or as_str(event.get("message"))]
+    images = args.get("image_urls", args.get("images_urls"))
+    chunks += [_image(url) for url in as_list(images)]
+    return chunks + [f"[file] {as_str(url)}" for url in as_list(args.get("file_urls"))]
+
+
+def _system(args: dict[str, Any]) -> dict[str, Any]:
+    """The system prompt's extra: its tools' names (not their schemas), version, agent."""
+    tools = [
+        as_str(as_dict(as_dict(t).get("function")).get("name")) for t in as_list(args.get("tools"))
+    ]
+    return {
+        "tools": [t for t in tools if t] or None,
+        "openhands_version": args.get("openhands_version"),
+        "agent_class": args.get("agent_class"),
+    }
 
 
 def _observation(event: dict[str, Any]) -> Parts:
