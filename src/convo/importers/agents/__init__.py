@@ -1,8 +1,8 @@
 """Agent-framework message logs and LLM API objects: OpenAI, Anthropic, AgentScope,
 LangMem, AutoGen, Jianmu (``formats``), and Codex CLI rollouts, Claude Code's prompt history, aider's chat history, Cline tasks, Gemini CLI sessions, ShareGPT, Hugging Face chat, OpenAI API
 objects, Gemini, LangChain, the Vercel AI SDK, Pydantic AI message histories, SWE-agent
-trajectories, LlamaIndex chat stores, Letta agent files, Goose sessions, OpenHands event streams and LLM CLI logs
-(one module each)."""
+trajectories, LlamaIndex chat stores, Letta agent files, Goose sessions, OpenHands event streams, Cursor's chats and LLM CLI
+logs (one module each)."""
 
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ def register(registry: Registry) -> None:
         ("llm_logs", "llm-logs", ("*.json",), json_with('"datetime_utc"', opens="[")),
         ("swe_agent", "swe-agent", ("*.traj", "*.traj.json", "*.json"), json_with('"history"', '"trajectory"', '"attempts"', '"mini_version"', "minisweagent.", opens="{")),
         ("openhands", "openhands", ("*.json",), json_with('"observation"', '"action"')),
+        ("cursor", "cursor", ("state.vscdb", "*.vscdb"), sqlite),
         ("gemini_cli", "gemini-cli", ("session-*.json", "session-*.jsonl", "logs.json", "*.json", "*.jsonl"), json_with('"sessionId"')),
         # formats.FORMATS, one per name of frameworks.AGENT_FORMATS (a heavier module)
         *(("formats", name, lines, JSON) for name in ("openai", "anthropic", "agentscope", "langmem", "autogen", "jianmu")),
