@@ -132,5 +132,6 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.discord_html",
         "convo.importers.agents.claude_history",
         "convo.importers.agents.openhands",
+        "convo.importers.agents.cursor",
     )
     return [importlib.import_module(n) for n in names]

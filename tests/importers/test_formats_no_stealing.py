@@ -117,6 +117,7 @@ BY_FOLDER = {
     "discord_html": "discord-html",
     "claude_history": "claude-history",
     "openhands": "openhands",
+    "cursor": "cursor",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

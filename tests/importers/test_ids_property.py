@@ -466,7 +466,27 @@ def _parquet(dataset: bool) -> Callable[[Path, Path, str | None], Path]:
     return make
 
 
+def _cursor(src: Path, folder: Path, t: str | None) -> Path:
+    """Cursor's global database (built: binary); another person's has other composer ids
+    (UUIDs Cursor makes)."""
+    import sqlite3
+
+    from cursor_db import C1, C2, C3, build_global
+
+    out = build_global(folder / src.name)
+    if t is not None:
+        con = sqlite3.connect(out)
+        for composer in (C1, C2, C3):
+            con.execute(
+                "UPDATE cursorDiskKV SET key = replace(key, ?, ?)", (composer, t + composer)
+            )
+        con.commit()
+        con.close()
+    return out
+
+
 CASES += [
+    Case("cursor", FORMATS + "cursor/globalStorage/state.vscdb", make=_cursor),
     Case("maildir", "sample_data/email/team.mbox", make=_maildir),
     Case("whatsapp-zip", FORMATS + "whatsapp/ios/_chat.txt", make=_whatsapp_zip),
     Case("skype-tar", FORMATS + "skype/messages.json", make=_skype_tar),

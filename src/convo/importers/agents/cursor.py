@@ -245,9 +245,8 @@ class _Chat:
             if bubble is None:
                 self.db.empty += 1
                 continue
-            if not isinstance(bubble, dict) or (
-                bubble.get("type") not in SPEAKERS or isinstance(bubble.get("type"), bool)
-            ):
+            kind = bubble.get("type") if isinstance(bubble, dict) else None
+            if not isinstance(kind, int | str) or isinstance(kind, bool) or kind not in SPEAKERS:
                 self.db.ctx.reject(where, "not a Cursor message (type 1 or 2)", bubble)
                 continue
             yield self._record(bubble, where, tags)
@@ -360,7 +359,9 @@ def _tool(tool: dict[str, Any]) -> list[str]:
             args = orjson.loads(raw)
         except orjson.JSONDecodeError:
             args = raw
-    call = whole_chunk({"type": "tool_use", "name": name, "input": args if args is not None else {}})
+    call = whole_chunk(
+        {"type": "tool_use", "name": name, "input": args if args is not None else {}}
+    )
     result = tool.get("result")
     status = as_str(tool.get("status")) or as_str(as_dict(tool.get("additionalData")).get("status"))
     failed = status == "error"
@@ -413,5 +414,7 @@ FIELDS = Fields(
 )
 
 FORMATS = (
-    Format(NAME, "chat", DESCRIPTION, ("state.vscdb", "*.vscdb"), sniff, read, EXAMPLE, fields=FIELDS),
+    Format(
+        NAME, "chat", DESCRIPTION, ("state.vscdb", "*.vscdb"), sniff, read, EXAMPLE, fields=FIELDS
+    ),
 )
