@@ -76,6 +76,7 @@ SAMPLES = {
     "letta": "tests/fixtures/formats/letta/memgpt_agent_with_convo.af",
     "goose": "tests/fixtures/formats/goose/20250301_101500.jsonl",
     "openhands": "tests/fixtures/formats/openhands/trajectory-1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f.json",
+    "cursor": "tests/fixtures/formats/cursor/globalStorage/state.vscdb",
     "librechat": "tests/fixtures/formats/librechat/flights.json",
     "claude-history": "tests/fixtures/formats/claude_history/history.jsonl",
     "llm-logs": "tests/fixtures/formats/llm_logs/logs.json",

@@ -34,7 +34,7 @@ def _db(path: Path, tables: tuple[str, ...]) -> sqlite3.Connection:
 
 def _put(con: sqlite3.Connection, table: str, key: str, value: object) -> None:
     raw = value if isinstance(value, bytes) else json.dumps(value).encode()
-    con.execute(f"INSERT INTO {table} VALUES (?, ?)", (key, raw))  # noqa: S608
+    con.execute(f"INSERT INTO {table} VALUES (?, ?)", (key, raw))
 
 
 def build_global(path: Path) -> Path:

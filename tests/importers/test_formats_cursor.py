@@ -10,7 +10,7 @@ import json
 import sqlite3
 
 import pytest
-from cursor_db import B, C1, C2, SECRET, build_global, build_workspace
+from cursor_db import C1, C2, SECRET, B, build_global, build_workspace
 from formats_helpers import FIXTURES, THINKING, detect_name, files_taken, fresh_registry, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

@@ -168,7 +168,7 @@ class _Db:
 
     def _value(self, table: str, key: str) -> tuple[bool, Any]:
         """(found, value) of one key; a value that is not JSON is rejected (found False)."""
-        row = self.con.execute(f"SELECT value FROM {table} WHERE key = ?", (key,)).fetchone()  # noqa: S608 - the two table names are constants
+        row = self.con.execute(f"SELECT value FROM {table} WHERE key = ?", (key,)).fetchone()
         if row is None:
             return False, None
         try:
@@ -308,17 +308,24 @@ class _Chat:
             role=speaker,
             tags=tags,
             extra={
-                "bubble_id": bubble_id or None,
-                "request_id": bubble.get("requestId"),
-                "model": as_str(as_dict(bubble.get("modelInfo")).get("modelName"))
-                or as_str(bubble.get("modelType"))
-                or self.model,
+                **_extra(bubble, bubble_id, self.model),
                 "time_from": "conversation" if not when and self.started else None,
                 "thinking": None if include else thinking or None,
-                "files": _files(bubble) or None,
-                "tokens": bubble.get("tokenCount") or None,
             },
         )
+
+
+def _extra(bubble: dict[str, Any], bubble_id: str, model: str | None) -> dict[str, Any]:
+    """A bubble's ids, model (its own, else the composer's), attached files and tokens."""
+    return {
+        "bubble_id": bubble_id or None,
+        "request_id": bubble.get("requestId"),
+        "model": as_str(as_dict(bubble.get("modelInfo")).get("modelName"))
+        or as_str(bubble.get("modelType"))
+        or model,
+        "files": _files(bubble) or None,
+        "tokens": bubble.get("tokenCount") or None,
+    }
 
 
 def _thinking(bubble: dict[str, Any]) -> list[str]:

@@ -1,7 +1,7 @@
-"""OpenHands through the command line: a trajectory detected and its stray element
-located (exit 1), the file store's conversation folder (one event a file and the cache
-page holding the same events: one copy saved), a torn file in one clear line, and
-hostile texts kept off the terminal."""
+"""OpenHands and Cursor through the command line: a trajectory detected and its stray
+element located (exit 1), the file store's conversation folder (one event a file and the
+cache page holding the same events: one copy saved), a torn file in one clear line,
+Cursor's User folder walked, and hostile texts kept off the terminal."""
 
 from __future__ import annotations
 
@@ -65,6 +65,39 @@ def test_hostile_texts_do_not_reach_the_terminal(runner, tmp_path):
     r = run(runner, "--store", str(store), "ingest", "--save", str(path))
     assert r.exit_code == 0, r.stderr
     assert len(records(store.read_bytes())) == 3
+    for command in ("show", "list", "threads"):
+        r = run(runner, "--store", str(store), command, env=TTY)
+        assert r.exit_code == 0, (command, r.stderr)
+        assert "\x1b]" not in r.stdout and "\x1b[2J" not in r.stdout
+
+
+CURSOR = ROOT / "tests" / "fixtures" / "formats" / "cursor"
+
+
+def test_cursor_user_folder(runner, tmp_path):
+    """Cursor's User folder walked: both databases read, rejects located, the warnings."""
+    shutil.copytree(CURSOR, tmp_path / "User")
+    r = run(runner, "ingest", str(tmp_path / "User"))
+    assert r.exit_code == 1
+    recs = records(r.stdout_bytes)
+    assert len(recs) == 10 and {x["format"] for x in recs} == {"cursor"}
+    assert "state.vscdb:bubbleId:3f1e2d4c-5b6a-4789-8a0b-1c2d3e4f5a6b:" in r.stderr
+    assert "1 Cursor message(s) stored empty (null)" in r.stderr
+
+
+def test_cursor_hostile_text_stays_off_the_terminal(runner, tmp_path):
+    import sqlite3
+
+    path = tmp_path / "state.vscdb"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE cursorDiskKV (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+    con.execute("INSERT INTO cursorDiskKV VALUES ('composerData:c', ?)", (json.dumps(
+        {"name": BAD, "conversation": [{"type": 1, "bubbleId": BAD, "text": BAD}]}),))  # fmt: skip
+    con.commit()
+    con.close()
+    store = tmp_path / "s.jsonl"
+    r = run(runner, "--store", str(store), "ingest", "--save", str(path))
+    assert r.exit_code == 0, r.stderr
     for command in ("show", "list", "threads"):
         r = run(runner, "--store", str(store), command, env=TTY)
         assert r.exit_code == 0, (command, r.stderr)
