@@ -1,7 +1,8 @@
-"""OpenHands and Cursor through the command line: a trajectory detected and its stray
-element located (exit 1), the file store's conversation folder (one event a file and the
-cache page holding the same events: one copy saved), a torn file in one clear line,
-Cursor's User folder walked, and hostile texts kept off the terminal."""
+"""OpenHands, Cursor and Copilot CLI through the command line: a trajectory detected and
+its stray element located (exit 1), the file store's conversation folder (one event a
+file and the cache page holding the same events: one copy saved), a torn file in one
+clear line, Cursor's User folder and Copilot's session-state walked, and hostile texts
+kept off the terminal."""
 
 from __future__ import annotations
 
@@ -97,6 +98,36 @@ def test_cursor_hostile_text_stays_off_the_terminal(runner, tmp_path):
     con.close()
     store = tmp_path / "s.jsonl"
     r = run(runner, "--store", str(store), "ingest", "--save", str(path))
+    assert r.exit_code == 0, r.stderr
+    for command in ("show", "list", "threads"):
+        r = run(runner, "--store", str(store), command, env=TTY)
+        assert r.exit_code == 0, (command, r.stderr)
+        assert "\x1b]" not in r.stdout and "\x1b[2J" not in r.stdout
+
+
+COPILOT = ROOT / "tests" / "fixtures" / "formats" / "copilot_cli" / "session-state"
+
+
+def test_copilot_session_state_folder(runner, tmp_path):
+    shutil.copytree(COPILOT, tmp_path / "session-state")
+    r = run(runner, "ingest", str(tmp_path / "session-state"))
+    assert r.exit_code == 1
+    recs = records(r.stdout_bytes)
+    assert len(recs) == 12 and {x["format"] for x in recs} == {"copilot-cli"}
+    assert "events.jsonl:10: rejected: not JSON" in r.stderr
+    assert "session events skipped (the UI's state)" in r.stderr
+
+
+def test_copilot_hostile_text_stays_off_the_terminal(runner, tmp_path):
+    path = tmp_path / "events.jsonl"
+    path.write_text(
+        json.dumps({"type": "user.message", "id": BAD, "timestamp": BAD, "parentId": None,
+                    "data": {"content": BAD, "attachments": [{"type": BAD, BAD: BAD}]}}) + "\n"
+        + json.dumps({"type": "session.error", "id": "x", "timestamp": "2026-01-01T00:00:00Z",
+                      "parentId": None, "data": {"errorType": BAD, "message": BAD}}) + "\n"
+    )  # fmt: skip
+    store = tmp_path / "s.jsonl"
+    r = run(runner, "--store", str(store), "ingest", "--save", "--from", "copilot-cli", str(path))
     assert r.exit_code == 0, r.stderr
     for command in ("show", "list", "threads"):
         r = run(runner, "--store", str(store), command, env=TTY)

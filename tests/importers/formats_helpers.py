@@ -133,5 +133,6 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.claude_history",
         "convo.importers.agents.openhands",
         "convo.importers.agents.cursor",
+        "convo.importers.agents.copilot_cli",
     )
     return [importlib.import_module(n) for n in names]

@@ -118,6 +118,7 @@ BY_FOLDER = {
     "claude_history": "claude-history",
     "openhands": "openhands",
     "cursor": "cursor",
+    "copilot_cli": "copilot-cli",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

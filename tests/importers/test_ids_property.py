@@ -283,6 +283,13 @@ CASES = [
     Case("goose", FORMATS + "goose/20250301_101500.jsonl", rename=True, subs=(ID,)),
     Case("goose", FORMATS + "goose/20250115_093000.jsonl", rename=True),
     Case("openhands", FORMATS + "openhands/opendevin-2024.json", rename=True),
+    *(
+        Case("copilot-cli", FORMATS + f"copilot_cli/session-state/{rel}", subs=(ID,))
+        for rel in (
+            "51854430-83f7-4543-a9bf-ec76ead71f59/events.jsonl",
+            "7a22dab8-b57b-472a-b1ce-21f691cb0cf5.jsonl",
+        )
+    ),
     Case(
         "openhands",
         FORMATS + "openhands/trajectory-1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f.json",
