@@ -2,7 +2,7 @@
 LangMem, AutoGen, Jianmu (``formats``), and Codex CLI rollouts, Claude Code's prompt history, aider's chat history, Cline tasks, Gemini CLI sessions, ShareGPT, Hugging Face chat, OpenAI API
 objects, Gemini, LangChain, the Vercel AI SDK, Pydantic AI message histories, SWE-agent
 trajectories, LlamaIndex chat stores, Letta agent files, Goose sessions, OpenHands event streams, Cursor's chats, GitHub
-Copilot CLI sessions and LLM CLI logs (one module each)."""
+Copilot CLI sessions, Zed's saved conversations and LLM CLI logs (one module each)."""
 
 from __future__ import annotations
 
@@ -40,6 +40,7 @@ def register(registry: Registry) -> None:
         ("swe_agent", "swe-agent", ("*.traj", "*.traj.json", "*.json"), json_with('"history"', '"trajectory"', '"attempts"', '"mini_version"', "minisweagent.", opens="{")),
         ("openhands", "openhands", ("*.json",), json_with('"observation"', '"action"')),
         ("cursor", "cursor", ("state.vscdb", "*.vscdb"), sqlite),
+        ("zed", "zed", ("*.zed.json", "*.json"), json_with('"zed"', opens="{")),
         ("copilot_cli", "copilot-cli", ("events.jsonl", "*.jsonl"), json_with('"parentId"', opens="{")),
         ("gemini_cli", "gemini-cli", ("session-*.json", "session-*.jsonl", "logs.json", "*.json", "*.jsonl"), json_with('"sessionId"')),
         # formats.FORMATS, one per name of frameworks.AGENT_FORMATS (a heavier module)
