@@ -77,6 +77,7 @@ SAMPLES = {
     "goose": "tests/fixtures/formats/goose/20250301_101500.jsonl",
     "openhands": "tests/fixtures/formats/openhands/trajectory-1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f.json",
     "cursor": "tests/fixtures/formats/cursor/globalStorage/state.vscdb",
+    "zed": "tests/fixtures/formats/zed/conversations/Kettle clicks off early - 1.zed.json",
     "copilot-cli": "tests/fixtures/formats/copilot_cli/session-state/"
     "51854430-83f7-4543-a9bf-ec76ead71f59/events.jsonl",
     "librechat": "tests/fixtures/formats/librechat/flights.json",

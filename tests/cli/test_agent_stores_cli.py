@@ -1,8 +1,8 @@
-"""OpenHands, Cursor and Copilot CLI through the command line: a trajectory detected and
-its stray element located (exit 1), the file store's conversation folder (one event a
-file and the cache page holding the same events: one copy saved), a torn file in one
-clear line, Cursor's User folder and Copilot's session-state walked, and hostile texts
-kept off the terminal."""
+"""OpenHands, Cursor, Copilot CLI and Zed through the command line: a trajectory
+detected and its stray element located (exit 1), the file store's conversation folder
+(one event a file and the cache page holding the same events: one copy saved), a torn
+file in one clear line, Cursor's User folder, Copilot's session-state and Zed's
+conversations walked, and hostile texts kept off the terminal."""
 
 from __future__ import annotations
 
@@ -128,6 +128,37 @@ def test_copilot_hostile_text_stays_off_the_terminal(runner, tmp_path):
     )  # fmt: skip
     store = tmp_path / "s.jsonl"
     r = run(runner, "--store", str(store), "ingest", "--save", "--from", "copilot-cli", str(path))
+    assert r.exit_code == 0, r.stderr
+    for command in ("show", "list", "threads"):
+        r = run(runner, "--store", str(store), command, env=TTY)
+        assert r.exit_code == 0, (command, r.stderr)
+        assert "\x1b]" not in r.stdout and "\x1b[2J" not in r.stdout
+
+
+ZED = ROOT / "tests" / "fixtures" / "formats" / "zed" / "conversations"
+
+
+def test_zed_conversations_folder(runner, tmp_path):
+    shutil.copytree(ZED, tmp_path / "conversations")
+    r = run(runner, "ingest", str(tmp_path / "conversations"))
+    assert r.exit_code == 1
+    recs = records(r.stdout_bytes)
+    assert len(recs) == 7 and {x["format"] for x in recs} == {"zed"}
+    assert "Kettle clicks off early - 1.zed.json:messages[5]: rejected:" in r.stderr
+    assert "Zed records no times" in r.stderr
+
+
+def test_zed_hostile_text_stays_off_the_terminal(runner, tmp_path):
+    text = f"{BAD}\n{BAD}\n"
+    path = tmp_path / "x.zed.json"
+    path.write_text(json.dumps({"id": BAD, "zed": "context", "version": "0.4.0", "text": text,
+        "summary": BAD, "messages": [
+            {"id": {"replica_id": 0, "value": 0}, "start": 0, "metadata": {"role": "user", "status": "Done"}},
+            {"id": {"replica_id": 0, "value": 1}, "start": len(BAD.encode()) + 1,
+             "metadata": {"role": "assistant", "status": {"Error": BAD}}}],
+        "slash_command_output_sections": [{"range": {"start": 0, "end": 3}, "label": BAD, "icon": BAD}]}))  # fmt: skip
+    store = tmp_path / "s.jsonl"
+    r = run(runner, "--store", str(store), "ingest", "--save", str(path))
     assert r.exit_code == 0, r.stderr
     for command in ("show", "list", "threads"):
         r = run(runner, "--store", str(store), command, env=TTY)

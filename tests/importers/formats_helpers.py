@@ -134,5 +134,6 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.openhands",
         "convo.importers.agents.cursor",
         "convo.importers.agents.copilot_cli",
+        "convo.importers.agents.zed",
     )
     return [importlib.import_module(n) for n in names]

@@ -1,6 +1,6 @@
 """Hostile JSON into this wave's agent and chat-app formats (pydantic-ai, swe-agent,
 llamaindex, letta, goose, librechat, llm-logs, lmstudio, jan,
-continue, openhands, copilot-cli):
+continue, openhands, copilot-cli, zed):
 each format's own fixtures with values at random places (or one key everywhere) replaced
 by random JSON values, so wrong types reach the fields its reader looks at. A read gives
 messages, rejections or one of convo's own errors, never another exception; every
@@ -44,6 +44,10 @@ CASES = {
         "openhands/trajectory-1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f.json",
         "openhands/opendevin-2024.json",
         "openhands/sessions/9f8e7d6c5b4a39281706f5e4d3c2b1a0/events/2.json",
+    ),
+    "zed": (
+        "zed/conversations/Kettle clicks off early - 1.zed.json",
+        "zed/conversations/Pelican pouches - 1.zed.json",
     ),
     "copilot-cli": ("copilot_cli/session-state/51854430-83f7-4543-a9bf-ec76ead71f59/events.jsonl",),
 }

@@ -119,6 +119,7 @@ BY_FOLDER = {
     "openhands": "openhands",
     "cursor": "cursor",
     "copilot_cli": "copilot-cli",
+    "zed": "zed",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

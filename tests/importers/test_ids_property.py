@@ -284,6 +284,10 @@ CASES = [
     Case("goose", FORMATS + "goose/20250115_093000.jsonl", rename=True),
     Case("openhands", FORMATS + "openhands/opendevin-2024.json", rename=True),
     *(
+        Case("zed", FORMATS + f"zed/conversations/{name}", subs=(('"id": "', '"id": "{t}'),))
+        for name in ("Kettle clicks off early - 1.zed.json", "Pelican pouches - 1.zed.json")
+    ),
+    *(
         Case("copilot-cli", FORMATS + f"copilot_cli/session-state/{rel}", subs=(ID,))
         for rel in (
             "51854430-83f7-4543-a9bf-ec76ead71f59/events.jsonl",

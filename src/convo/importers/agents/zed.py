@@ -75,14 +75,17 @@ def _ranges(sections: Any) -> list[tuple[int, int, dict[str, Any]]]:
     for section in as_list(sections):
         section = as_dict(section)
         span = as_dict(section.get("range"))
-        start, end = span.get("start"), span.get("end")
-        if _offset(start) and _offset(end) and start <= end:
+        start, end = _offset(span.get("start")), _offset(span.get("end"))
+        if start is not None and end is not None and start <= end:
             out.append((start, end, section))
     return out
 
 
-def _offset(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+def _offset(value: Any) -> int | None:
+    """A byte offset (a non-negative integer), else None."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return None
 
 
 class _Conversation:
@@ -106,12 +109,13 @@ class _Conversation:
         for n, item in enumerate(as_list(self.doc.get("messages"))):
             item = as_dict(item)
             where = f"{self.source.name}:messages[{n}]"
-            raw_id, start = item.get("id"), item.get("start")
+            raw_id, start = item.get("id"), _offset(item.get("start"))
             meta = item.get("metadata")
             if meta is None and isinstance(raw_id, int):
                 meta = metadata.get(str(raw_id))
             meta = as_dict(meta)
-            if not _offset(start) or meta.get("role") not in OTHER:
+            role = meta.get("role")
+            if start is None or not isinstance(role, str) or role not in OTHER:
                 self.ctx.reject(where, "not a Zed message (start, a role in its metadata)", item)
                 continue
             local = (
@@ -170,14 +174,10 @@ class _Conversation:
         role = meta["role"]
         chunks, thinking = self._cut(start, end, role)
         status = meta.get("status")
-        error = as_str(as_dict(status).get("Error")) if isinstance(status, dict) else None
-        if isinstance(status, dict):
+        failed = isinstance(status, dict)
+        error = as_str(as_dict(status).get("Error")) if failed else None
+        if failed:
             chunks.append(f"[error] {error}".rstrip())
-        labels = [
-            {"label": as_str(s.get("label")), "icon": as_str(s.get("icon")) or None}
-            for a, _, s in self.commands
-            if start <= a < end
-        ]
         own = f"{NAME}:{self.scope}:{local}" if self.scope and local else None
         return message(
             chunks or [""],
@@ -190,16 +190,27 @@ class _Conversation:
             thread=self.thread,
             subject=subject,
             role=role,
-            tags=["error"] if isinstance(status, dict) else [],
+            tags=["error"] if failed else [],
             extra={
                 "error": error,
                 "status": status if isinstance(status, str) and status != "Done" else None,
-                "sections": labels or None,
+                "sections": self._labels(start, end) or None,
                 "thinking": thinking or None,
-                "version": as_str(self.doc.get("version")) or None if subject else None,
-                "model": self.doc.get("model") if subject else None,
+                **(self._first() if subject else {}),
             },
         )
+
+    def _labels(self, start: int, end: int) -> list[dict[str, Any]]:
+        """The slash command sections starting in the message: label and icon."""
+        return [
+            {"label": as_str(s.get("label")), "icon": as_str(s.get("icon")) or None}
+            for a, _, s in self.commands
+            if start <= a < end
+        ]
+
+    def _first(self) -> dict[str, Any]:
+        """What the first record carries of the conversation: its version and model."""
+        return {"version": as_str(self.doc.get("version")) or None, "model": self.doc.get("model")}
 
 
 DESCRIPTION = "Zed's saved assistant conversations (~/.config/zed/conversations/*.zed.json)"
