@@ -106,10 +106,14 @@ def test_2024_trajectory():
     ]
 
 
-def test_file_store_events_and_their_cache_page_agree():
+def test_file_store_events_and_their_cache_page_agree(tmp_path):
     files = sorted((STORE / "events").glob("*.json"), key=lambda p: int(p.stem))
     one = [rec for p in files for rec in _read(p)[0]]
-    page, rejects, _ = _read(STORE / "event_cache" / "0-25.json")
+    # the page alone (no events/ beside it) gives the same records
+    alone = tmp_path / STORE.name / "event_cache" / "0-25.json"
+    alone.parent.mkdir(parents=True)
+    alone.write_bytes((STORE / "event_cache" / "0-25.json").read_bytes())
+    page, rejects, _ = _read(alone)
     assert not rejects
     assert one == [{**r, "source_id": o["source_id"]} for r, o in zip(page, one, strict=True)]
     assert {r["thread"] for r in one} == {f"openhands:{STORE.name}"}
@@ -119,6 +123,14 @@ def test_file_store_events_and_their_cache_page_agree():
     kept = browse["extra"]["extras"]
     assert "screenshot" not in kept and "dom_object" not in kept and "set_of_marks" not in kept
     assert kept["open_pages_urls"] == ["https://example.com"]
+
+
+def test_a_cache_page_beside_its_events_is_not_read_twice():
+    recs, _, warnings = _read(STORE / "event_cache" / "0-25.json")
+    assert recs == []
+    assert [w.split(": ", 1)[1] for w in warnings] == [
+        "4 event(s) of this cache page have their own file in events/ beside it: read from there"
+    ]
 
 
 def test_naive_times_in_tz():

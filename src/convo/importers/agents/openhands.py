@@ -39,6 +39,8 @@ Decisions:
 - time = ``timestamp``, naive, in ``--tz`` (else UTC).
 - thread = ``openhands:<conversation>``: the folder above ``events/`` or
   ``event_cache/``, else the file's name without ``trajectory-`` and ``.json``.
+- An ``event_cache/`` page is a copy of ``events/``: an event whose own file is in the
+  ``events/`` folder beside it is read from there, not twice (one warning).
 - id = ``openhands:<conversation>:<event id>`` (an event id is unique in its
   conversation; an event file and its cache page give the same record, the same id);
   a repeated one on other text (``build.OwnIds``), or none: the content hash.
@@ -53,7 +55,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any
 
 from convo.core.io import Source, load_json
@@ -118,13 +120,32 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         return
     doc = StreamedDoc(source, ("trajectory",) if _WRAPPED.match(text) else ())
     doc.expect("expected an OpenHands trajectory (a JSON array of events)")
+    events = _events_beside(source)
     for item, line in doc.items():
         where = ctx.loc(line)
         if not is_event(item):
             ctx.reject(where, "not an OpenHands event (action or observation)", item)
             continue
+        if events is not None and _in(events, item.get("id")):
+            stream.elsewhere += 1
+            continue
         yield stream.record(item, where)
     stream.finish()
+
+
+def _events_beside(source: Source) -> Path | None:
+    """The ``events/`` folder beside an ``event_cache/`` page, when there is one."""
+    if source.path is None or source.path.parent.name != "event_cache":
+        return None
+    folder = source.path.parent.parent / "events"
+    return folder if folder.is_dir() else None
+
+
+def _in(folder: Path, number: Any) -> bool:
+    """Whether the event ``number`` has its own file in ``folder`` (read from there)."""
+    if not isinstance(number, int) or isinstance(number, bool):
+        return False
+    return (folder / f"{number}.json").is_file()
 
 
 def conversation(source: Source) -> str:
@@ -152,6 +173,7 @@ class _Stream:
             self.scope = conversation(source)
             self.thread = f"{NAME}:{self.scope}"
         self.own = OwnIds()
+        self.elsewhere = 0  # a cache page's events that have their own file beside
 
     def record(self, event: dict[str, Any], where: str) -> ConversationMessage:
         origin = as_str(event.get("source"))
@@ -187,6 +209,9 @@ class _Stream:
 
     def finish(self) -> None:
         self.own.close()
+        if self.elsewhere:
+            self.ctx.warn(self.source.name, f"{self.elsewhere} event(s) of this cache page have "
+                          "their own file in events/ beside it: read from there")  # fmt: skip
         if self.own.clashes:
             self.ctx.warn(self.source.name, f"{self.own.clashes} event(s) repeat another's id: "
                           "given their content hash")  # fmt: skip
