@@ -129,11 +129,11 @@ class _Conversation:
 
     def records(self) -> Iterator[ConversationMessage]:
         found = self._messages()
-        subject = as_str(self.doc.get("summary")) or None
+        summary = as_str(self.doc.get("summary")) or None
         for i, (start, local, meta, where) in enumerate(found):
             end = found[i + 1][0] if i + 1 < len(found) else len(self.text)
-            yield self._record(start, max(start, end), local, meta, where, subject)
-            subject = None
+            first = i == 0
+            yield self._record(start, max(start, end), local, meta, where, first, summary)
         self.own.close()
         if found:
             self.ctx.warn(self.source.name, "Zed records no times: its messages have none")
@@ -169,7 +169,8 @@ class _Conversation:
         local: str,
         meta: dict[str, Any],
         where: str,
-        subject: str | None,
+        first: bool,
+        summary: str | None,
     ) -> ConversationMessage:
         role = meta["role"]
         chunks, thinking = self._cut(start, end, role)
@@ -188,7 +189,7 @@ class _Conversation:
             source_id=where,
             format=NAME,
             thread=self.thread,
-            subject=subject,
+            subject=summary if first else None,
             role=role,
             tags=["error"] if failed else [],
             extra={
@@ -196,7 +197,7 @@ class _Conversation:
                 "status": status if isinstance(status, str) and status != "Done" else None,
                 "sections": self._labels(start, end) or None,
                 "thinking": thinking or None,
-                **(self._first() if subject else {}),
+                **(self._first() if first else {}),
             },
         )
 
