@@ -20,7 +20,7 @@ from tests.query.test_raw_fields import _render
 from convo.query.compiled import Compiled
 from convo.query.language import parse
 from convo.query.linescan import BlockScan
-from convo.query.rawtext import _SPACE, TextPhrase
+from convo.query.rawphrase import _SPACE, TextPhrase
 from convo.query.tree import to_filters
 
 QUERIES = ['"forecast quarter"', '"Quarter  FORECAST q4"', '"q4 q4"', '"st quarter"']
@@ -52,7 +52,10 @@ def _record(draw) -> dict:
         chunks.append(_text(draw) if draw(st.integers(0, 5)) else draw(st.sampled_from(_OTHER)))
     record: dict = {
         "textChunks": chunks,
-        "metadata": {"speaker": draw(st.sampled_from(["Bob", "Forecast Quarter"])), "listeners": []},
+        "metadata": {
+            "speaker": draw(st.sampled_from(["Bob", "Forecast Quarter"])),
+            "listeners": [],
+        },
         "tags": draw(st.lists(st.sampled_from(["q4", "forecast quarter"]), max_size=1)),
         "timestamp": "2020-01-01T00:00:00Z",
         "source_id": "s",
@@ -60,7 +63,9 @@ def _record(draw) -> dict:
         "format": "jsonl",
     }
     if draw(st.booleans()):
-        record["subject"] = _text(draw) if draw(st.integers(0, 5)) else draw(st.sampled_from(_OTHER))
+        record["subject"] = (
+            _text(draw) if draw(st.integers(0, 5)) else draw(st.sampled_from(_OTHER))
+        )
     if draw(st.integers(0, 4)) == 0:
         record["extra"] = {"subject": _text(draw)}
     return record

@@ -17,8 +17,9 @@ from convo.query.filters import Check, Filters, checks
 from convo.query.prefilter import SPEAKER, TEXT, LineStarts, Needles, RawTime
 from convo.query.rawfields import FieldBlock
 from convo.query.rawleaf import LeafBlock
+from convo.query.rawphrase import TextPhrase
+from convo.query.rawtext import TextWord
 from convo.query.tree import Term
-from convo.query.rawtext import TextPhrase, TextWord
 
 
 @dataclass
