@@ -77,7 +77,7 @@ def _without(plan: Any, shortcut: str) -> Any:
         return dataclasses.replace(plan, decider=off, text_only=None, time_only=False)
     if shortcut == "time_block":  # a block's timestamps in one pass
         return dataclasses.replace(plan, time_only=False)
-    if shortcut == "text_block":  # a block's text word found at once
+    if shortcut in ("text_block", "phrase_block"):  # a block's text word or phrase at once
         return dataclasses.replace(plan, text_only=None)
     if shortcut == "leaf":  # a negated leaf a block at a time: every line parsed
         return dataclasses.replace(plan, leaf=None)
@@ -135,6 +135,7 @@ SCANS = [
     ("raw-byte decisions, `--since 2018-01-01`", {"since": "2018-01-01T00:00:00Z"}, "decider"),
     ("block text word, `--text budget`", {"texts": ["budget"]}, "text_block"),
     ("raw-byte decisions, `--text budget`", {"texts": ["budget"]}, "decider"),
+    ('block phrase, `"forecast quarter"`', {"query": '"forecast quarter"'}, "phrase_block"),
     ("needle prefilter, `--tag urgent`", {"tags": ["urgent"]}, "needles"),
     ("needle prefilter, `--speaker Quinn`", {"speakers": ["Quinn"]}, "needles"),
     ("negated leaf a block at a time, `NOT tag:urgent`", {"query": "NOT tag:urgent"}, "leaf"),
@@ -147,6 +148,7 @@ WHERE = {
     "decider": "query/canonical.py Decider",
     "time_block": "query/linescan.py time_block",
     "text_block": "query/rawtext.py TextWord.block",
+    "phrase_block": "query/rawtext.py TextPhrase.block",
     "needles": "query/prefilter.py Needles",
     "leaf": "query/rawleaf.py LeafBlock",
     "fields": "query/rawfields.py FieldBlock",

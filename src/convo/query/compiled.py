@@ -17,7 +17,9 @@ from convo.query.filters import Check, Filters, checks
 from convo.query.prefilter import SPEAKER, TEXT, LineStarts, Needles, RawTime
 from convo.query.rawfields import FieldBlock
 from convo.query.rawleaf import LeafBlock
+from convo.query.rawphrase import TextPhrase
 from convo.query.rawtext import TextWord
+from convo.query.tree import Term
 
 
 @dataclass
@@ -32,7 +34,8 @@ class Compiled:
     others: list[list[bytes]]  # needles of the kinds after the first
     narrows: bool  # something can reject a needle candidate before the parse
     decider: Decider  # exact decisions on the raw bytes of convo's canonical layout
-    text_only: TextWord | None  # one text word is the only filter: blocks decided at once
+    # one text word, or one phrase, is the only filter: blocks decided at once
+    text_only: TextWord | TextPhrase | None
     leaf: LeafBlock | None = None  # one negated leaf is the query: blocks decided at once
     fields: FieldBlock | None = None  # format:/role: leaves only: blocks decided at once
 
@@ -63,13 +66,21 @@ class Compiled:
             others=others,
             narrows=bool(others) or timed or needles.kinds[:1] == [SPEAKER],
             decider=decider,
-            text_only=decider.text if text_only else None,
+            text_only=decider.text if text_only else _phrase(filters, found, needles),
             leaf=_leaf(filters, found, needles),
             fields=fields,
         )
 
     def matches(self, record: dict[str, Any]) -> bool:
         return all(check(record) for check in self.checks)
+
+
+def _phrase(filters: Filters, found: list[Check], needles: Needles) -> TextPhrase | None:
+    """The block decision of a query that is one phrase (``"forecast quarter"``)."""
+    node = filters.tree.node if filters.tree is not None else None
+    if len(found) != 1 or needles.kinds != [TEXT] or not isinstance(node, Term):
+        return None
+    return TextPhrase.of(node.value) if node.field == "phrase" else None
 
 
 def _leaf(filters: Filters, found: list[Check], needles: Needles) -> LeafBlock | None:

@@ -193,7 +193,8 @@ def _text_words(query: Query) -> list[Any] | None:
     if not words and not phrases:
         return None
     from convo.query.filters import Filters
-    from convo.query.rawtext import TextPhrase, TextWord
+    from convo.query.rawphrase import TextPhrase
+    from convo.query.rawtext import TextWord
 
     decided: list[Any] = [TextWord.of(Filters(texts=[w])) for w in dict.fromkeys(words)]
     decided += [TextPhrase.of(p) for p in dict.fromkeys(phrases)]
