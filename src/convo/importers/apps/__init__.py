@@ -1,5 +1,6 @@
 """Chat-app exports (family ``chat``), one module per app: Slack, Discord (DiscordChatExporter
-JSON, CSV, HTML and plain-text exports, and text copied from the client), Telegram (result.json and the HTML export),
+JSON, CSV, HTML and plain-text exports, text copied from the client, and Discord's own data
+package), Telegram (result.json and the HTML export),
 Messenger, ChatGPT, Teams, Mattermost,
 WhatsApp (its .txt and "Export chat" .zip), Signal (signal-export and sigtop outputs),
 Zoom chat, Open WebUI, LibreChat, Continue, Jan, LM Studio, SillyTavern, Skype (its messages.json, or the export's .tar
@@ -92,6 +93,9 @@ def register(registry: Registry) -> None:
         ("discord_csv", "discord-csv", ("*.csv",), Gate(pattern=r"\A\ufeff?AuthorID,Author,Date,")),
         ("discord_txt", "discord-txt", ("*.txt",), Gate(pattern=r"\A[\ufeff\s]*={62}")),
         ("discord_html", "discord-html", ("*.html",), Gate(opens="<", words=("chatlog__",))),
+        ("discord_package", "discord-package", ("messages.csv", "messages.json", "channel.json", "index.json"),
+         Gate(pattern=r"\A\ufeff?ID,Timestamp,Contents,Attachments"), json_with('"Contents"', opens="["),
+         Gate(opens="{", names=("channel.json", "index.json"))),
         ("telegram", "telegram", ("result.json", "*.json"), json_with('"chats"', '"messages"', opens="{")),
         ("messenger", "messenger", ("message_*.json",), json_with('"messages"', opens="{")),
         ("chatgpt", "chatgpt", ("conversations.json",), json_with('"mapping"'), chatgpt_sides),
@@ -107,6 +111,7 @@ def register(registry: Registry) -> None:
         ("irc", "irc", ("*.log", "*.txt", "*.weechatlog"), irc),
         ("matrix", "matrix", ("*.json",), json_with('"messages"', opens="{")),
         ("google_chat", "google-chat", ("messages.json", "group_info.json", "user_info.json"), JSON_OBJECT),
+        ("hangouts", "hangouts", ("Hangouts.json", "*.json"), json_with('"conversation_state"', '"conversations"', opens="{")),
         ("gitter", "gitter", ("*.json", "*.jsonl"), json_with('"fromUser"')),
         ("vscode_chat", "vscode-chat", ("*.json",), json_with('"requests"', opens="{")),
         ("gemini_activity", "gemini-activity", ("*.json",), json_with('"header"', opens="[")),
