@@ -6,7 +6,8 @@ WhatsApp (its .txt and "Export chat" .zip), Signal (signal-export and sigtop out
 Zoom chat, Open WebUI, LibreChat, Continue, Jan, LM Studio, SillyTavern, Skype (its messages.json, or the export's .tar
 read in place), Zulip, Rocket.Chat, slackdump's archive,
 iMessage (imessage-exporter's text), LINE's and KakaoTalk's text histories, WeChat
-(WeChatMsg's CSV and TXT).
+(WeChatMsg's CSV and TXT), Google Hangouts (Takeout's Hangouts.json) and LinkedIn's
+messages.csv.
 Each module holds its sniffers beside its readers (decisions in
 its docstring) and its ``FORMATS``; this package registers them. Every format is
 detected by content (stdin has no name).
@@ -111,6 +112,7 @@ def register(registry: Registry) -> None:
         ("irc", "irc", ("*.log", "*.txt", "*.weechatlog"), irc),
         ("matrix", "matrix", ("*.json",), json_with('"messages"', opens="{")),
         ("google_chat", "google-chat", ("messages.json", "group_info.json", "user_info.json"), JSON_OBJECT),
+        ("linkedin", "linkedin", ("messages.csv", "*.csv"), Gate(pattern=r"(?i)\A\ufeff?[^\n]*\bCONTENT\b[^\n]*\n")),
         ("hangouts", "hangouts", ("Hangouts.json", "*.json"), json_with('"conversation_state"', '"conversations"', opens="{")),
         ("gitter", "gitter", ("*.json", "*.jsonl"), json_with('"fromUser"')),
         ("vscode_chat", "vscode-chat", ("*.json",), json_with('"requests"', opens="{")),
