@@ -116,6 +116,9 @@ BY_FOLDER = {
     "wechat": "wechat",
     "discord_html": "discord-html",
     "claude_history": "claude-history",
+    "discord_package": "discord-package",
+    "hangouts": "hangouts",
+    "linkedin": "linkedin",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",
@@ -131,7 +134,7 @@ BY_FILE = {
     },
 }
 # Companion files read beside the main one, and counter-examples of existing formats.
-SKIP = {"actor.json", "realm.json", "rocketchat_room.json", "account.js", "group_info.json", "plain-openai.jsonl",
+SKIP = {"actor.json", "user.json", "realm.json", "rocketchat_room.json", "account.js", "group_info.json", "plain-openai.jsonl",
         "00000003-PHOTO-2023-08-15-09-12-40.jpg", "00000009-PHOTO-2023-08-16-10-00-00.jpg",
         "IMG-20230815-WA0001.jpg", "PTT-20230815-WA0002.opus",
         "IMG-20230903-WA0004.jpg", "00000012-PHOTO-2023-09-03-18-07-40.jpg"}  # fmt: skip
