@@ -1,6 +1,6 @@
 """Hostile JSON into this wave's agent and chat-app formats (pydantic-ai, swe-agent,
 llamaindex, letta, goose, librechat, llm-logs, lmstudio, jan,
-continue):
+continue, discord-package, hangouts):
 each format's own fixtures with values at random places (or one key everywhere) replaced
 by random JSON values, so wrong types reach the fields its reader looks at. A read gives
 messages, rejections or one of convo's own errors, never another exception; every
@@ -40,6 +40,8 @@ CASES = {
     "lmstudio": ("lmstudio/1742461200000.conversation.json",),
     "jan": ("jan/threads/0f6c1b9e-2d4a-4c8e-9b1a-7e5d3c2b1a09/messages.jsonl",),
     "continue": ("continue_dev/sessions/6f1c8e2a-3b4d-4e5f-8a9b-0c1d2e3f4a5b.json",),
+    "discord-package": ("discord_package/package/messages/c1012224565567721552/messages.json",),
+    "hangouts": ("hangouts/Hangouts.json", "hangouts/Hangouts-2014.json"),
 }
 SEEDS = [(fmt, rel) for fmt, rels in CASES.items() for rel in rels]
 
