@@ -248,7 +248,6 @@ FIELDS = Fields(
     id="`discord:<ID>` (the snowflake, as DiscordChatExporter's JSON export), else "
     + CONTENT_HASH,
     scope="none for snowflakes; the thread for content hashes",
-    tags="none",
     extra="`channel_id`, `channel_type`, `guild`, `attachments` (URLs)",
 )
 

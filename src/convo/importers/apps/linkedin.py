@@ -164,6 +164,7 @@ FIELDS = Fields(
     thread="`CONVERSATION TITLE`, else the conversation's people (`FROM` and `TO`) sorted",
     id="no message ids: " + CONTENT_HASH,
     scope="the thread",
+    subject="`SUBJECT` (InMails; `RE:` on replies)",
     tags="`draft` (`IS MESSAGE DRAFT`), `system` on LinkedIn's own notices",
     extra="`conversation_id`, `folder`, `sender_url`, `recipient_urls`, `attachments`",
 )
