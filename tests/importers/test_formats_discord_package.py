@@ -52,7 +52,9 @@ def test_newer_package_mapping_rejects_and_empties():
     assert files["textChunks"][0].startswith("[attachment] https://cdn.discordapp.com/")
     assert len(files["extra"]["attachments"]) == 2  # separated by a space
     assert mixed["textChunks"][0] == "café はい مرحبا"
-    assert mixed["extra"]["guild"] == "Garden club" and mixed["extra"]["channel_type"] == "GUILD_TEXT"
+    assert (
+        mixed["extra"]["guild"] == "Garden club" and mixed["extra"]["channel_type"] == "GUILD_TEXT"
+    )
     assert [(r.where, r.reason) for r in rejects] == [
         ("messages.json:26", "Timestamp 'yesterday' is not a time")
     ]
@@ -94,7 +96,13 @@ def test_older_csv_package():
 
 
 def test_detection_and_side_files():
-    for path in (GUILD, DM, OLD_GUILD, NEW / "index.json", NEW / "c446865271341187072" / "channel.json"):
+    for path in (
+        GUILD,
+        DM,
+        OLD_GUILD,
+        NEW / "index.json",
+        NEW / "c446865271341187072" / "channel.json",
+    ):
         assert registry.detect(Source(path)).name == "discord-package"
     for side in (NEW / "index.json", OLD / "464051583559139340" / "channel.json"):
         assert run(discord_package.read, side) == ([], [], [])

@@ -43,11 +43,16 @@ def test_one_to_one_chat():
         ("Ann Müller", ["[call started]"]),
         ("Ann Müller", ["[call ended, 120 s]"]),
     ]
-    assert dm[0]["timestamp"] == "2015-01-01T00:00:00Z" and dm[1]["timestamp"] == "2015-01-01T00:01:00Z"
+    assert (
+        dm[0]["timestamp"] == "2015-01-01T00:00:00Z"
+        and dm[1]["timestamp"] == "2015-01-01T00:01:00Z"
+    )
     assert dm[0]["metadata"]["listeners"] == ["Maple Owl"]
     assert dm[0]["id"] == "hangouts:UgwDmAnnMe4AaABAQ:7-H0Z7-aaa1"
     assert dm[0]["extra"]["formatting"] == ["🎉"]
-    assert dm[3]["extra"]["medium"] == "GOOGLE_VOICE_MEDIUM" and dm[3]["extra"]["event_type"] == "SMS"
+    assert (
+        dm[3]["extra"]["medium"] == "GOOGLE_VOICE_MEDIUM" and dm[3]["extra"]["event_type"] == "SMS"
+    )
     assert dm[4]["tags"] == dm[5]["tags"] == ["system"]
     assert [r.reason for r in rejects] == [
         "timestamp 'not-a-time' is not microseconds since the epoch",

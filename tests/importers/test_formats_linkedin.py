@@ -42,7 +42,10 @@ def test_newest_columns():
     ]
     assert {r["thread"] for r in chat} == {"Jane Doe, MBA, Maple Owl"}
     assert chat[0]["textChunks"] == ["Hi Maple,\nthanks for connecting — café on Friday?"]
-    assert chat[1]["textChunks"][1] == "[attachment] https://www.linkedin.com/dms/prv/vid/C4D06AQ/cv.pdf"
+    assert (
+        chat[1]["textChunks"][1]
+        == "[attachment] https://www.linkedin.com/dms/prv/vid/C4D06AQ/cv.pdf"
+    )
     assert chat[1]["extra"]["folder"] == "SENT"
     group = [r for r in recs if r["thread"] == "Seed swap group"]
     assert [r["metadata"]["listeners"] for r in group] == [
@@ -51,7 +54,9 @@ def test_newest_columns():
     ]
     assert group[1]["tags"] == ["draft"]
     inmail, notice = recs[4:6]
-    assert inmail["subject"] == "Opportunity at Kew" and inmail["thread"] == "Maple Owl, Recruiter Ré"
+    assert (
+        inmail["subject"] == "Opportunity at Kew" and inmail["thread"] == "Maple Owl, Recruiter Ré"
+    )
     assert notice["tags"] == ["system"]
     assert [(r.where, r.reason) for r in rejects] == [
         ("messages.csv:10", "DATE 'last Tuesday' is not a time")
@@ -104,9 +109,9 @@ def test_any_export_reads_back(tmp_path_factory, rows, header):
     path.write_text(out.getvalue(), encoding="utf-8")
     recs, rejects, warnings = run(linkedin.read, path)
     assert not rejects and not warnings
-    assert [(r["metadata"]["speaker"], r["metadata"]["listeners"], r["textChunks"]) for r in recs] == [
-        (s, [t] if t != s else [], [x]) for s, t, x in rows
-    ]
+    assert [
+        (r["metadata"]["speaker"], r["metadata"]["listeners"], r["textChunks"]) for r in recs
+    ] == [(s, [t] if t != s else [], [x]) for s, t, x in rows]
     assert len({r["id"] for r in recs}) == len(recs)
 
 

@@ -72,6 +72,21 @@ def _text_gates(gate: type[Gate]) -> tuple[Gate, tuple[Gate, ...], Gate]:
     return irc, kakaotalk, wechat
 
 
+# Discord's own data package: its messages files and the side files read beside them.
+_DISCORD_PACKAGE_FILES = ("messages.csv", "messages.json", "channel.json", "index.json")
+
+
+def _discord_package_gates() -> tuple[Gate, ...]:
+    """messages.csv's header, messages.json's array of Contents, channel.json/index.json."""
+    from convo.importers.gates import Gate, json_with
+
+    return (
+        Gate(pattern=r"\A\ufeff?ID,Timestamp,Contents,Attachments"),
+        json_with('"Contents"', opens="["),
+        Gate(opens="{", names=("channel.json", "index.json")),
+    )
+
+
 def register(registry: Registry) -> None:
     """Declare the chat-app export formats, each module imported when a gate admits a source
     or its format is named (`convo --help` and detection stay fast: ``importers.gates``)."""
@@ -94,9 +109,7 @@ def register(registry: Registry) -> None:
         ("discord_csv", "discord-csv", ("*.csv",), Gate(pattern=r"\A\ufeff?AuthorID,Author,Date,")),
         ("discord_txt", "discord-txt", ("*.txt",), Gate(pattern=r"\A[\ufeff\s]*={62}")),
         ("discord_html", "discord-html", ("*.html",), Gate(opens="<", words=("chatlog__",))),
-        ("discord_package", "discord-package", ("messages.csv", "messages.json", "channel.json", "index.json"),
-         Gate(pattern=r"\A\ufeff?ID,Timestamp,Contents,Attachments"), json_with('"Contents"', opens="["),
-         Gate(opens="{", names=("channel.json", "index.json"))),
+        ("discord_package", "discord-package", _DISCORD_PACKAGE_FILES, *_discord_package_gates()),
         ("telegram", "telegram", ("result.json", "*.json"), json_with('"chats"', '"messages"', opens="{")),
         ("messenger", "messenger", ("message_*.json",), json_with('"messages"', opens="{")),
         ("chatgpt", "chatgpt", ("conversations.json",), json_with('"mapping"'), chatgpt_sides),

@@ -54,7 +54,7 @@ from convo.importers.apps.common import EmptyCounter, csv_rows
 from convo.importers.build import OwnIds, message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
-from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head_with
+from convo.importers.jsoninput import StreamedDoc, as_dict, as_str, has_key, json_head_with
 from convo.importers.registry import Format, head_lines
 
 NAME = "discord-package"
@@ -98,20 +98,23 @@ class _Channel:
         folder = source.path.parent if source.path is not None and not source.is_stdin else None
         info = _json_beside(folder, CHANNEL)
         self.id = as_str(info.get("id")) or (folder.name.lstrip("c") if folder else "")
-        guild = as_dict(info.get("guild"))
-        self.guild = as_str(guild.get("name"))
+        self.guild = as_str(as_dict(info.get("guild")).get("name"))
         self.type = as_str(info.get("type"))
-        index = _json_beside(folder.parent if folder else None, INDEX)
-        label = as_str(index.get(self.id)) if self.id else ""
+        label = _label(folder, self.id)
         name = as_str(info.get("name"))
         named = f"{name} in {self.guild}" if name and self.guild else name
-        self.thread = (label if label not in ("", "None") else "") or named
-        self.thread = self.thread or (folder.name if folder else source.name)
+        self.thread = label or named or (folder.name if folder else source.name)
         dm = _DM.match(label)
         self.listeners = [dm[1]] if dm else []
         self.owner = _owner(folder.parent.parent if folder else None)
         if self.owner is None:
             ctx.warn(source.name, "no account/user.json two folders up: the author is unknown")
+
+
+def _label(folder: Path | None, channel: str) -> str:
+    """``index.json``'s label of the channel ("" for none, null or ``"None"``)."""
+    label = as_str(_json_beside(folder.parent if folder else None, INDEX).get(channel))
+    return "" if label == "None" else label
 
 
 def _json_beside(folder: Path | None, name: str) -> dict[str, Any]:
@@ -164,7 +167,10 @@ def _rows(source: Source, ctx: ImportContext) -> Iterator[tuple[str, Any]]:
     decode = ctx.text_decoder(what="CSV text that is not UTF-8")
     hint = "the package's messages.csv, as Discord wrote it"
     for n, cells in csv_rows(source, decode, "Discord's data package", hint):
-        yield ctx.loc(n), dict(zip(("ID", "Timestamp", "Contents", "Attachments"), cells))
+        yield (
+            ctx.loc(n),
+            dict(zip(("ID", "Timestamp", "Contents", "Attachments"), cells, strict=False)),
+        )
 
 
 def _message(row: Any, where: str, chan: _Channel) -> ConversationMessage | str | None:
@@ -245,8 +251,7 @@ FIELDS = Fields(
     zone="UTC (the package writes UTC; an offset given is kept)",
     thread="`index.json`'s label of the channel (`general in Garden club`), else "
     "`channel.json`'s `name` in its guild, else the folder's name",
-    id="`discord:<ID>` (the snowflake, as DiscordChatExporter's JSON export), else "
-    + CONTENT_HASH,
+    id="`discord:<ID>` (the snowflake, as DiscordChatExporter's JSON export), else " + CONTENT_HASH,
     scope="none for snowflakes; the thread for content hashes",
     extra="`channel_id`, `channel_type`, `guild`, `attachments` (URLs)",
 )

@@ -144,7 +144,9 @@ def _system(event: dict[str, Any], conv: _Conversation) -> str:
     if change:
         who = ", ".join(conv.name(p) for p in as_list(change.get("participant_id")))
         if as_str(change.get("type")) == "LEAVE":
-            return "[left]" if who in ("", conv.name(event.get("sender_id"))) else f"[removed {who}]"
+            return (
+                "[left]" if who in ("", conv.name(event.get("sender_id"))) else f"[removed {who}]"
+            )
         return f"[added {who}]"
     return ""
 
@@ -225,7 +227,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         ctx.warn(source.name, f"skipped events with no message text: {kinds}")
 
 
-DESCRIPTION = "Google Hangouts in Google Takeout (Hangouts.json, both the 2018+ and the older layout)"
+DESCRIPTION = (
+    "Google Hangouts in Google Takeout (Hangouts.json, both the 2018+ and the older layout)"
+)
 EXAMPLE = (
     '{"conversations": [{"conversation": {"conversation_id": {"id": "Ugx"}, "conversation": '
     '{"participant_data": [{"id": {"gaia_id": "1"}, "fallback_name": "Ann"}]}}, "events": '

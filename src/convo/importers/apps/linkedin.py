@@ -60,7 +60,11 @@ def _header(source: Source) -> dict[str, int]:
     cells = next(csv.reader([lines[0].lstrip("\ufeff")]), [])
     columns = {c.strip().upper(): i for i, c in enumerate(cells)}
     known = all(c in columns for c in _NEEDED)
-    return columns if known and ("CONVERSATION ID" in columns or "SENDER PROFILE URL" in columns) else {}
+    return (
+        columns
+        if known and ("CONVERSATION ID" in columns or "SENDER PROFILE URL" in columns)
+        else {}
+    )
 
 
 def sniff(source: Source) -> int:
@@ -78,7 +82,9 @@ def _listeners(to: str, urls: list[str]) -> list[str]:
     return [to] if to else []
 
 
-def _message(row: list[str], where: str, columns: dict[str, int]) -> ConversationMessage | str | None:
+def _message(
+    row: list[str], where: str, columns: dict[str, int]
+) -> ConversationMessage | str | None:
     """A row's message, else why it is rejected, else None (nothing in it)."""
     cell = lambda name: _cell(row, columns, name)  # noqa: E731 - one row's reader
     sender, date = cell("FROM"), cell("DATE")
@@ -170,5 +176,7 @@ FIELDS = Fields(
 )
 
 FORMATS = (
-    Format(NAME, "chat", DESCRIPTION, ("messages.csv", "*.csv"), sniff, read, EXAMPLE, fields=FIELDS),
+    Format(
+        NAME, "chat", DESCRIPTION, ("messages.csv", "*.csv"), sniff, read, EXAMPLE, fields=FIELDS
+    ),
 )
