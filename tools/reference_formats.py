@@ -108,6 +108,7 @@ SAMPLES = {
     "google-chat": "tests/fixtures/formats/google_chat/Groups/Space AAAAtea/messages.json",
     "hangouts": "tests/fixtures/formats/hangouts/Hangouts-2014.json",
     "linkedin": "tests/fixtures/formats/linkedin/LinkedIn-2020/messages.csv",
+    "snapchat": "tests/fixtures/formats/snapchat/mydata_2021/json/chat_history.json",
     "gitter": "tests/fixtures/formats/gitter/tea-party.json",
     "skype": "tests/fixtures/formats/skype/messages.json",
     "zulip": "tests/fixtures/formats/zulip/api-messages.json",

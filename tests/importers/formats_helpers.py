@@ -141,5 +141,6 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.discord_package",
         "convo.importers.apps.hangouts",
         "convo.importers.apps.linkedin",
+        "convo.importers.apps.snapchat",
     )
     return [importlib.import_module(n) for n in names]

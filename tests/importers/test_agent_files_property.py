@@ -1,6 +1,6 @@
 """Hostile JSON into this wave's agent and chat-app formats (pydantic-ai, swe-agent,
 llamaindex, letta, goose, librechat, llm-logs, lmstudio, jan,
-continue, discord-package, hangouts):
+continue, discord-package, hangouts, snapchat):
 each format's own fixtures with values at random places (or one key everywhere) replaced
 by random JSON values, so wrong types reach the fields its reader looks at. A read gives
 messages, rejections or one of convo's own errors, never another exception; every
@@ -42,6 +42,10 @@ CASES = {
     "continue": ("continue_dev/sessions/6f1c8e2a-3b4d-4e5f-8a9b-0c1d2e3f4a5b.json",),
     "discord-package": ("discord_package/package/messages/c1012224565567721552/messages.json",),
     "hangouts": ("hangouts/Hangouts.json", "hangouts/Hangouts-2014.json"),
+    "snapchat": (
+        "snapchat/mydata_2024/messages/json/chat_history.json",
+        "snapchat/mydata_2021/json/chat_history.json",
+    ),
 }
 SEEDS = [(fmt, rel) for fmt, rels in CASES.items() for rel in rels]
 

@@ -119,6 +119,7 @@ BY_FOLDER = {
     "discord_package": "discord-package",
     "hangouts": "hangouts",
     "linkedin": "linkedin",
+    "snapchat": "snapchat",
 }
 BY_FILE = {
     "openai_api/completion.json": "openai-completion",

@@ -398,6 +398,11 @@ CASES = [
         FORMATS + "linkedin/Basic_LinkedInDataExport_06-01-2024/messages.csv",
         subs=(("Maple Owl", "Maple Owl {t}"), ("Seed swap group", "Seed swap group {t}")),
     ),  # no ids: the thread (a group's title, else the people) scopes: other conversations
+    Case(
+        "snapchat",
+        FORMATS + "snapchat/mydata_2024/messages/json/chat_history.json",
+        subs=(("ann.lee", "ann.lee{t}"), ("Garden crew", "Garden crew {t}")),
+    ),  # no ids: the thread (a group's title, else the friend) scopes: other conversations
     # convo's own records carry their ids
     Case("jsonl", "tests/fixtures/views.jsonl", subs=(ID,)),
 ]

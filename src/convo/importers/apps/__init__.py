@@ -6,8 +6,8 @@ WhatsApp (its .txt and "Export chat" .zip), Signal (signal-export and sigtop out
 Zoom chat, Open WebUI, LibreChat, Continue, Jan, LM Studio, SillyTavern, Skype (its messages.json, or the export's .tar
 read in place), Zulip, Rocket.Chat, slackdump's archive,
 iMessage (imessage-exporter's text), LINE's and KakaoTalk's text histories, WeChat
-(WeChatMsg's CSV and TXT), Google Hangouts (Takeout's Hangouts.json) and LinkedIn's
-messages.csv.
+(WeChatMsg's CSV and TXT), Google Hangouts (Takeout's Hangouts.json), LinkedIn's
+messages.csv and Snapchat's chat_history.json.
 Each module holds its sniffers beside its readers (decisions in
 its docstring) and its ``FORMATS``; this package registers them. Every format is
 detected by content (stdin has no name).
@@ -87,6 +87,17 @@ def _discord_package_gates() -> tuple[Gate, ...]:
     )
 
 
+def _data_downloads() -> tuple[tuple[str, str, tuple[str, ...], Gate], ...]:
+    """LinkedIn's messages.csv, Snapchat's chat history, Google Hangouts' Takeout file."""
+    from convo.importers.gates import Gate, json_with
+
+    return (
+        ("linkedin", "linkedin", ("messages.csv", "*.csv"), Gate(pattern=r"(?i)\A\ufeff?[^\n]*\bCONTENT\b[^\n]*\n")),
+        ("snapchat", "snapchat", ("chat_history.json", "snap_history.json", "*.json"), json_with('"Media Type"', opens="{")),
+        ("hangouts", "hangouts", ("Hangouts.json", "*.json"), json_with('"conversation_state"', '"conversations"', opens="{")),
+    )  # fmt: skip
+
+
 def register(registry: Registry) -> None:
     """Declare the chat-app export formats, each module imported when a gate admits a source
     or its format is named (`convo --help` and detection stay fast: ``importers.gates``)."""
@@ -125,8 +136,7 @@ def register(registry: Registry) -> None:
         ("irc", "irc", ("*.log", "*.txt", "*.weechatlog"), irc),
         ("matrix", "matrix", ("*.json",), json_with('"messages"', opens="{")),
         ("google_chat", "google-chat", ("messages.json", "group_info.json", "user_info.json"), JSON_OBJECT),
-        ("linkedin", "linkedin", ("messages.csv", "*.csv"), Gate(pattern=r"(?i)\A\ufeff?[^\n]*\bCONTENT\b[^\n]*\n")),
-        ("hangouts", "hangouts", ("Hangouts.json", "*.json"), json_with('"conversation_state"', '"conversations"', opens="{")),
+        *_data_downloads(),
         ("gitter", "gitter", ("*.json", "*.jsonl"), json_with('"fromUser"')),
         ("vscode_chat", "vscode-chat", ("*.json",), json_with('"requests"', opens="{")),
         ("gemini_activity", "gemini-activity", ("*.json",), json_with('"header"', opens="[")),
