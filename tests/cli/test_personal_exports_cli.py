@@ -1,5 +1,5 @@
-"""Discord's data package, Google Hangouts' Takeout file and LinkedIn's messages.csv
-through the command line."""
+"""Discord's data package, Google Hangouts' Takeout file, LinkedIn's messages.csv and
+Snapchat's chat history through the command line."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ LINKEDIN = FIX / "linkedin" / "Basic_LinkedInDataExport_06-01-2024" / "messages.
 def test_formats_lists_them(runner):
     r = runner.invoke(app, ["formats"])
     assert r.exit_code == 0, r.output
-    for name in ("discord-package", "hangouts", "linkedin"):
+    for name in ("discord-package", "hangouts", "linkedin", "snapchat"):
         assert name in r.stdout
 
 
@@ -66,3 +66,14 @@ def test_from_names_the_format_and_refuses_another_file(runner):
     r = runner.invoke(app, ["ingest", str(HANGOUTS), "--from", "linkedin"])
     assert r.exit_code != 0
     assert "not a LinkedIn messages.csv" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_snapchat_history_with_a_rejected_row(runner, tmp_path):
+    path = FIX / "snapchat" / "mydata_2024" / "messages" / "json" / "chat_history.json"
+    rejects = tmp_path / "rejects.jsonl"
+    r = runner.invoke(app, ["ingest", str(path), "--rejects", str(rejects)])
+    assert r.exit_code == 1
+    assert "chat_history.json#ann.lee[5]" in r.stderr
+    recs = records(r.stdout)
+    assert len(recs) == 8 and {m["format"] for m in recs} == {"snapchat"}
+    assert len(records(rejects.read_bytes())) == 2
