@@ -7,7 +7,8 @@ separated by spaces, an empty message, a time that does not read, a non-ASCII ow
 name) and ``old_package/`` the older one (``messages.csv`` with CRLF rows, a quoted
 cell with a comma and a line break, offsets ``+00:00`` and ``+02:00``, a bare-id channel
 folder beside a ``c``-prefixed one, numeric channel types, an owner with a
-discriminator).
+discriminator and no ``global_name``, whose friend's ``global_name`` follows and is not
+taken for the owner's).
 """
 
 from __future__ import annotations

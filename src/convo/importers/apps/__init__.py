@@ -92,7 +92,7 @@ def _data_downloads() -> tuple[tuple[str, str, tuple[str, ...], Gate], ...]:
     from convo.importers.gates import Gate, json_with
 
     return (
-        ("linkedin", "linkedin", ("messages.csv", "*.csv"), Gate(pattern=r"(?i)\A\ufeff?[^\n]*\bCONTENT\b[^\n]*\n")),
+        ("linkedin", "linkedin", ("messages.csv", "*.csv"), Gate(pattern=r"(?i)\A\ufeff?[^\n]*\bCONTENT\b")),
         ("snapchat", "snapchat", ("chat_history.json", "snap_history.json", "*.json"), json_with('"Media Type"', opens="{")),
         ("hangouts", "hangouts", ("Hangouts.json", "*.json"), json_with('"conversation_state"', '"conversations"', opens="{")),
     )  # fmt: skip

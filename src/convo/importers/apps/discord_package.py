@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from convo.core.errors import InputError
-from convo.core.io import Source, load_json
+from convo.core.io import Source, load_json, open_binary
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.apps.common import EmptyCounter, csv_rows
@@ -70,7 +70,7 @@ _USER_HEAD = 256 * 1024  # user.json's top-level names come first; the file can 
 
 def sniff(source: Source) -> int:
     lines = head_lines(source, 1)
-    if lines and lines[0].lstrip("\ufeff").strip() == HEADER:
+    if lines and lines[0].lstrip("\ufeff").rstrip() == HEADER:
         return 95
     text = json_head_with(source, key="Contents", opens="[")
     if text and has_key(text, "ID") and has_key(text, "Timestamp"):
@@ -137,17 +137,25 @@ def _owner(root: Path | None) -> str | None:
     for folder in ("account", "Account"):
         path = root / folder / "user.json"
         if path.is_file():
-            with open(path, "rb") as f:
-                head = f.read(_USER_HEAD).decode("utf-8", "replace")
+            try:
+                with open_binary(path) as f:
+                    head = f.read(_USER_HEAD).decode("utf-8", "replace")
+            except (InputError, OSError):
+                return None
             break
     else:
         return None
     import json
 
+    nested = re.search(r"[\[{]", head.lstrip()[1:])  # top-level names only: friends' follow
+    head = head.lstrip()[: nested.start() + 1] if nested else head
     found = {}
     for key in ("global_name", "username"):
         m = re.search(_TOP_STRING.format(key), head)
-        found[key] = json.loads(f'"{m[1]}"') if m else ""
+        try:
+            found[key] = str(json.loads(f'"{m[1]}"')) if m else ""
+        except ValueError:  # an escape JSON does not know: the name as written
+            found[key] = m[1] if m else ""
     disc = re.search(r'"discriminator"\s*:\s*"?(\d+)', head)
     name = found["global_name"] or found["username"]
     if name and not found["global_name"] and disc and int(disc[1]):
