@@ -11,6 +11,7 @@ HTML entities.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 from formats_helpers import FIXTURES, NAME, TEXT, assert_one_text_an_id, files_taken, run
 from hypothesis import given, settings
@@ -18,7 +19,9 @@ from hypothesis import strategies as st
 
 from conftest import assert_golden
 from convo.core.io import Source
+from convo.core.timestamps import iso_ts
 from convo.importers.apps import snapchat
+from convo.importers.apps.common import utc_named
 from convo.importers.registry import registry
 
 NEW = FIXTURES / "snapchat" / "mydata_2024" / "messages" / "json" / "chat_history.json"
@@ -121,3 +124,10 @@ def test_hostile_input_never_crashes(tmp_path_factory, noise, cut):
     except ConvoError:
         return
     assert_one_text_an_id(recs)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.datetimes(min_value=datetime(1971, 1, 1), max_value=datetime(2200, 1, 1)))
+def test_the_utc_suffix_fast_path_reads_as_dateutil_does(when):
+    text = when.strftime("%Y-%m-%d %H:%M:%S") + " UTC"
+    assert iso_ts(utc_named(text)) == iso_ts(text)

@@ -40,7 +40,7 @@ from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
-from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter, csv_rows
+from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter, csv_rows, utc_named
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
@@ -90,7 +90,7 @@ def _message(
     sender, date = cell("FROM"), cell("DATE")
     if not sender and not date:
         return f"a row of {len(row)} cells without FROM and DATE"
-    stamp = iso_ts(date)
+    stamp = iso_ts(utc_named(date))
     if stamp is None:
         return f"DATE {date[:40]!r} is not a time"
     content = _cell_raw(row, columns, "CONTENT")

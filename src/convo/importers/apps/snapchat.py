@@ -46,7 +46,7 @@ from convo.core.errors import InputError
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
-from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter, other_party
+from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter, other_party, utc_named
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
@@ -120,7 +120,7 @@ def _chunks(row: dict[str, Any], old: bool) -> tuple[list[str], list[str], bool]
 def _message(row: Any, where: str, chat: _Chat, old: bool) -> ConversationMessage | str | None:
     if not isinstance(row, dict):
         return "not a Snapchat chat item (not an object)"
-    stamp = iso_ts(as_str(row.get("Created")))
+    stamp = iso_ts(utc_named(as_str(row.get("Created"))))
     if stamp is None:
         return f"Created {as_str(row.get('Created'))[:40]!r} is not a time"
     chunks, ids, notice = _chunks(row, old)
