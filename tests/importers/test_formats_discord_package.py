@@ -109,6 +109,13 @@ def test_detection_and_side_files():
         assert run(discord_package.read, side) == ([], [], [])
 
 
+def test_an_empty_channel_reads_as_no_messages(tmp_path):
+    path = tmp_path / "messages.json"
+    path.write_text("[]\n")
+    assert registry.detect(Source(path)).name == "discord-package"
+    assert run(discord_package.read, path)[:2] == ([], [])
+
+
 def test_a_lone_channel_json_says_it_holds_no_messages(tmp_path):
     lone = tmp_path / "channel.json"
     lone.write_text('{"id": "1", "type": "DM"}')

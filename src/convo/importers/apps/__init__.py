@@ -83,6 +83,7 @@ def _discord_package_gates() -> tuple[Gate, ...]:
     return (
         Gate(pattern=r"\A\ufeff?ID,Timestamp,Contents,Attachments"),
         json_with('"Contents"', opens="["),
+        Gate(opens="[", names=("messages.json",)),  # an empty channel's []
         Gate(opens="{", names=("channel.json", "index.json")),
     )
 

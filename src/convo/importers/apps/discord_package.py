@@ -75,6 +75,8 @@ def sniff(source: Source) -> int:
     text = json_head_with(source, key="Contents", opens="[")
     if text and has_key(text, "ID") and has_key(text, "Timestamp"):
         return 90
+    if source.match_name == "messages.json" and source.head_text().strip() == "[]":
+        return 50  # a channel the owner wrote nothing left in: no messages, not unrecognised
     return 80 if _sidecar(source) else 0
 
 
