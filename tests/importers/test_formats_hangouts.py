@@ -54,9 +54,9 @@ def test_one_to_one_chat():
         dm[3]["extra"]["medium"] == "GOOGLE_VOICE_MEDIUM" and dm[3]["extra"]["event_type"] == "SMS"
     )
     assert dm[4]["tags"] == dm[5]["tags"] == ["system"]
-    assert [r.reason for r in rejects] == [
-        "timestamp 'not-a-time' is not microseconds since the epoch",
-        "not a Hangouts conversation (not an object)",
+    assert [(r.where, r.reason) for r in rejects] == [
+        ("Hangouts.json:3 event 8", "timestamp 'not-a-time' is not microseconds since the epoch"),
+        ("Hangouts.json:712", "not a Hangouts conversation (not an object)"),
     ]
     assert warnings == [
         "Hangouts.json: skipped events with no message text: 1 OTR_MODIFICATION, "

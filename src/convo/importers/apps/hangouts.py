@@ -32,7 +32,8 @@ Decisions:
   ``off_the_record``, ``formatting`` (the bold/italic spans' texts), attachments.
 - the top-level list is streamed, one conversation at a time (a file of many years is
   gigabytes; one conversation's events are held while it is read); a conversation or an
-  event that is not an object, an event without a readable timestamp, is rejected.
+  event that is not an object, an event without a readable timestamp, is rejected (an
+  event at its conversation's line and its number there: ``Hangouts.json:3 event 8``).
 
 Ids and their scope (docs/ids.md): ``hangouts:<conversation id>:<event_id>`` (event ids
 are the conversation's; the conversation id is unique everywhere); an event without its
@@ -208,10 +209,10 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             ctx.reject(where, "not a Hangouts conversation (not an object)", item)
             continue
         conv = _Conversation(item)
-        for event in conv.events:
+        for k, event in enumerate(conv.events):
             got = _event(event, where, conv)
-            if isinstance(got, str):
-                ctx.reject(where, got, event)
+            if isinstance(got, str):  # the conversation's line, and the event's place in it
+                ctx.reject(f"{where} event {k + 1}", got, event)
             elif got is None:
                 kind = as_str(as_dict(event).get("event_type")) or "no type"
                 skipped[kind] = skipped.get(kind, 0) + 1
