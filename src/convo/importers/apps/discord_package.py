@@ -134,35 +134,42 @@ _TOP_STRING = r'"{}"\s*:\s*"((?:[^"\\]|\\.)*)"'
 
 def _owner(root: Path | None) -> str | None:
     """The package owner's name from the head of ``account/user.json`` (or ``Account/``)."""
-    if root is None:
-        return None
-    for folder in ("account", "Account"):
-        path = root / folder / "user.json"
-        if path.is_file():
-            try:
-                with open_binary(path) as f:
-                    head = f.read(_USER_HEAD).decode("utf-8", "replace")
-            except (InputError, OSError):
-                return None
-            break
-    else:
-        return None
-    import json
-
+    head = _user_head(root)
     nested = re.search(r"[\[{]", head.lstrip()[1:])  # top-level names only: friends' follow
     head = head.lstrip()[: nested.start() + 1] if nested else head
-    found = {}
-    for key in ("global_name", "username"):
-        m = re.search(_TOP_STRING.format(key), head)
-        try:
-            found[key] = str(json.loads(f'"{m[1]}"')) if m else ""
-        except ValueError:  # an escape JSON does not know: the name as written
-            found[key] = m[1] if m else ""
+    found = {key: _top_string(head, key) for key in ("global_name", "username")}
     disc = re.search(r'"discriminator"\s*:\s*"?(\d+)', head)
     name = found["global_name"] or found["username"]
     if name and not found["global_name"] and disc and int(disc[1]):
         name = f"{name}#{disc[1]}"
     return name or None
+
+
+def _user_head(root: Path | None) -> str:
+    """The first ``_USER_HEAD`` bytes of the package's ``user.json``; "" when there is none."""
+    for folder in ("account", "Account"):
+        path = root / folder / "user.json" if root is not None else None
+        if path is not None and path.is_file():
+            try:
+                with open_binary(path) as f:
+                    return f.read(_USER_HEAD).decode("utf-8", "replace")
+            except (InputError, OSError):
+                return ""
+    return ""
+
+
+def _top_string(head: str, key: str) -> str:
+    """The string value of ``key`` in ``head`` (its escapes read; one JSON does not know
+    kept as written), "" when absent."""
+    import json
+
+    m = re.search(_TOP_STRING.format(key), head)
+    if not m:
+        return ""
+    try:
+        return str(json.loads(f'"{m[1]}"'))
+    except ValueError:
+        return m[1]
 
 
 def _rows(source: Source, ctx: ImportContext) -> Iterator[tuple[str, Any]]:
