@@ -45,6 +45,13 @@ def files_taken(names: set[str], own: set[str]) -> dict[str, str]:
     return taken
 
 
+def assert_one_text_an_id(recs: list[dict[str, Any]]) -> None:
+    """No two different messages share an id (the same message twice may: docs/ids.md)."""
+    seen: dict[str, Any] = {}
+    for r in recs:
+        assert seen.setdefault(r["id"], r["textChunks"]) == r["textChunks"], r["id"]
+
+
 def run(
     read: Callable[..., Any], path: str | Path, options: ImportOptions | None = None, **kw: Any
 ) -> tuple[list[dict[str, Any]], list[Rejection], list[str]]:
@@ -135,5 +142,9 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.cursor",
         "convo.importers.agents.copilot_cli",
         "convo.importers.agents.zed",
+        "convo.importers.apps.discord_package",
+        "convo.importers.apps.hangouts",
+        "convo.importers.apps.linkedin",
+        "convo.importers.apps.snapchat",
     )
     return [importlib.import_module(n) for n in names]

@@ -1,6 +1,6 @@
 """Hostile JSON into this wave's agent and chat-app formats (pydantic-ai, swe-agent,
 llamaindex, letta, goose, librechat, llm-logs, lmstudio, jan,
-continue, openhands, copilot-cli, zed):
+continue, openhands, copilot-cli, zed, discord-package, hangouts, snapchat):
 each format's own fixtures with values at random places (or one key everywhere) replaced
 by random JSON values, so wrong types reach the fields its reader looks at. A read gives
 messages, rejections or one of convo's own errors, never another exception; every
@@ -50,6 +50,12 @@ CASES = {
         "zed/conversations/Pelican pouches - 1.zed.json",
     ),
     "copilot-cli": ("copilot_cli/session-state/51854430-83f7-4543-a9bf-ec76ead71f59/events.jsonl",),
+    "discord-package": ("discord_package/package/messages/c1012224565567721552/messages.json",),
+    "hangouts": ("hangouts/Hangouts.json", "hangouts/Hangouts-2014.json"),
+    "snapchat": (
+        "snapchat/mydata_2024/messages/json/chat_history.json",
+        "snapchat/mydata_2021/json/chat_history.json",
+    ),
 }
 SEEDS = [(fmt, rel) for fmt, rels in CASES.items() for rel in rels]
 

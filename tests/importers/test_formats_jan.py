@@ -134,3 +134,11 @@ def test_a_repeated_id_on_other_text_is_not_shared(tmp_path):
     assert not rejects and len(recs) == 3
     assert recs[0]["id"] == recs[2]["id"] != recs[1]["id"]
     assert any("repeat another's id" in w for w in warnings)
+
+
+def test_a_tool_output_list_holding_other_values_reads():
+    """The mutated-file property found a tool's ``output`` list holding ``null``: it
+    crashed the block reader; its strings read as they are, other values as JSON."""
+    from convo.importers.agents.blocks import result_text
+
+    assert result_text([None, "plain", 3]) == "null\nplain\n3"

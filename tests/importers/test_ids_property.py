@@ -403,6 +403,23 @@ CASES = [
         FORMATS + "discord_html/Garden club - Text Channels - general [1012224565567721552].html",
         subs=((r'(data-message-id=")\d{7}', r"\g<1>{t}"),),
     ),  # snowflakes: the other export's are other snowflakes (still times)
+    Case(
+        "discord-package",
+        FORMATS + "discord_package/package/messages/c1012224565567721552/messages.json",
+        ("channel.json",),
+        subs=((r'("ID": )\d{7}', r"\g<1>{t}"),),
+    ),  # snowflakes: another package's messages are other snowflakes
+    Case("hangouts", FORMATS + "hangouts/Hangouts.json", subs=((r"\bUg([wx])", r"Ug\g<1>{t}"),)),
+    Case(
+        "linkedin",
+        FORMATS + "linkedin/Basic_LinkedInDataExport_06-01-2024/messages.csv",
+        subs=(("Maple Owl", "Maple Owl {t}"), ("Seed swap group", "Seed swap group {t}")),
+    ),  # no ids: the thread (a group's title, else the people) scopes: other conversations
+    Case(
+        "snapchat",
+        FORMATS + "snapchat/mydata_2024/messages/json/chat_history.json",
+        subs=(("ann.lee", "ann.lee{t}"), ("Garden crew", "Garden crew {t}")),
+    ),  # no ids: the thread (a group's title, else the friend) scopes: other conversations
     # convo's own records carry their ids
     Case("jsonl", "tests/fixtures/views.jsonl", subs=(ID,)),
 ]

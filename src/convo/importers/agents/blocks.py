@@ -230,8 +230,11 @@ def _size(data: Any) -> str:
 def result_text(content: Any) -> str:
     if isinstance(content, str):
         return content
-    if isinstance(content, list):
-        return "\n".join(block_chunk(b) for b in content)
+    if isinstance(content, list):  # a damaged list's strings as they are, other values as JSON
+        return "\n".join(
+            block_chunk(b) if isinstance(b, dict) else b if isinstance(b, str) else dumps(b)
+            for b in content
+        )
     return dumps(content)
 
 

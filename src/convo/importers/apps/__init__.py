@@ -1,11 +1,13 @@
 """Chat-app exports (family ``chat``), one module per app: Slack, Discord (DiscordChatExporter
-JSON, CSV, HTML and plain-text exports, and text copied from the client), Telegram (result.json and the HTML export),
+JSON, CSV, HTML and plain-text exports, text copied from the client, and Discord's own data
+package), Telegram (result.json and the HTML export),
 Messenger, ChatGPT, Teams, Mattermost,
 WhatsApp (its .txt and "Export chat" .zip), Signal (signal-export and sigtop outputs),
 Zoom chat, Open WebUI, LibreChat, Continue, Jan, LM Studio, SillyTavern, Skype (its messages.json, or the export's .tar
 read in place), Zulip, Rocket.Chat, slackdump's archive,
 iMessage (imessage-exporter's text), LINE's and KakaoTalk's text histories, WeChat
-(WeChatMsg's CSV and TXT).
+(WeChatMsg's CSV and TXT), Google Hangouts (Takeout's Hangouts.json), LinkedIn's
+messages.csv and Snapchat's chat_history.json.
 Each module holds its sniffers beside its readers (decisions in
 its docstring) and its ``FORMATS``; this package registers them. Every format is
 detected by content (stdin has no name).
@@ -70,6 +72,33 @@ def _text_gates(gate: type[Gate]) -> tuple[Gate, tuple[Gate, ...], Gate]:
     return irc, kakaotalk, wechat
 
 
+# Discord's own data package: its messages files and the side files read beside them.
+_DISCORD_PACKAGE_FILES = ("messages.csv", "messages.json", "channel.json", "index.json")
+
+
+def _discord_package_gates() -> tuple[Gate, ...]:
+    """messages.csv's header, messages.json's array of Contents, channel.json/index.json."""
+    from convo.importers.gates import Gate, json_with
+
+    return (
+        Gate(pattern=r"\A\ufeff?ID,Timestamp,Contents,Attachments"),
+        json_with('"Contents"', opens="["),
+        Gate(opens="[", names=("messages.json",)),  # an empty channel's []
+        Gate(opens="{", names=("channel.json", "index.json")),
+    )
+
+
+def _data_downloads() -> tuple[tuple[str, str, tuple[str, ...], Gate], ...]:
+    """LinkedIn's messages.csv, Snapchat's chat history, Google Hangouts' Takeout file."""
+    from convo.importers.gates import Gate, json_with
+
+    return (
+        ("linkedin", "linkedin", ("messages.csv", "*.csv"), Gate(pattern=r"(?i)\A\ufeff?[^\n]*\bCONTENT\b")),
+        ("snapchat", "snapchat", ("chat_history.json", "snap_history.json", "*.json"), json_with('"Media Type"', opens="{")),
+        ("hangouts", "hangouts", ("Hangouts.json", "*.json"), json_with('"conversation_state"', '"conversations"', opens="{")),
+    )  # fmt: skip
+
+
 def register(registry: Registry) -> None:
     """Declare the chat-app export formats, each module imported when a gate admits a source
     or its format is named (`convo --help` and detection stay fast: ``importers.gates``)."""
@@ -92,6 +121,7 @@ def register(registry: Registry) -> None:
         ("discord_csv", "discord-csv", ("*.csv",), Gate(pattern=r"\A\ufeff?AuthorID,Author,Date,")),
         ("discord_txt", "discord-txt", ("*.txt",), Gate(pattern=r"\A[\ufeff\s]*={62}")),
         ("discord_html", "discord-html", ("*.html",), Gate(opens="<", words=("chatlog__",))),
+        ("discord_package", "discord-package", _DISCORD_PACKAGE_FILES, *_discord_package_gates()),
         ("telegram", "telegram", ("result.json", "*.json"), json_with('"chats"', '"messages"', opens="{")),
         ("messenger", "messenger", ("message_*.json",), json_with('"messages"', opens="{")),
         ("chatgpt", "chatgpt", ("conversations.json",), json_with('"mapping"'), chatgpt_sides),
@@ -107,6 +137,7 @@ def register(registry: Registry) -> None:
         ("irc", "irc", ("*.log", "*.txt", "*.weechatlog"), irc),
         ("matrix", "matrix", ("*.json",), json_with('"messages"', opens="{")),
         ("google_chat", "google-chat", ("messages.json", "group_info.json", "user_info.json"), JSON_OBJECT),
+        *_data_downloads(),
         ("gitter", "gitter", ("*.json", "*.jsonl"), json_with('"fromUser"')),
         ("vscode_chat", "vscode-chat", ("*.json",), json_with('"requests"', opens="{")),
         ("gemini_activity", "gemini-activity", ("*.json",), json_with('"header"', opens="[")),

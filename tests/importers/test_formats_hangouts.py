@@ -1,0 +1,155 @@
+"""Google Hangouts in Google Takeout (``convo.importers.apps.hangouts``).
+
+``Hangouts.json`` is the 2018+ layout: a one-to-one chat (segments with bold
+formatting, a link, line breaks with and without their text, a photo, an SMS through
+Google Voice, a call started and ended, an off-the-record switch, an event whose
+timestamp does not read, a message of blanks) and a named group (a participant without
+``fallback_name``, a join, a place, a rename, a leave), then an element that is not a
+conversation. ``Hangouts-2014.json`` is the older ``conversation_state`` layout.
+"""
+
+from __future__ import annotations
+
+import json
+
+from formats_helpers import FIXTURES, NAME, TEXT, assert_one_text_an_id, files_taken, run
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import assert_golden
+from convo.core.io import Source
+from convo.importers.apps import hangouts
+from convo.importers.registry import registry
+
+NEW = FIXTURES / "hangouts" / "Hangouts.json"
+OLD = FIXTURES / "hangouts" / "Hangouts-2014.json"
+
+
+def test_goldens_and_detection():
+    for path, golden in ((NEW, "hangouts"), (OLD, "hangouts-2014")):
+        recs, _, _ = run(hangouts.read, path)
+        assert_golden(f"formats/hangouts/{golden}.jsonl", recs)
+        assert registry.detect(Source(path)).name == "hangouts"
+
+
+def test_one_to_one_chat():
+    recs, rejects, warnings = run(hangouts.read, NEW)
+    dm = [r for r in recs if r["thread"] == "Ann Müller"]
+    assert [(r["metadata"]["speaker"], r["textChunks"]) for r in dm] == [
+        ("Ann Müller", ["Happy new year! 🎉\nSecond line"]),
+        ("Maple Owl", ["see kew.org\ntomorrow?"]),
+        ("Ann Müller", ["[photo] https://lh3.googleusercontent.com/original.jpg"]),
+        ("Maple Owl", ["sent as a text"]),
+        ("Ann Müller", ["[call started]"]),
+        ("Ann Müller", ["[call ended, 120 s]"]),
+    ]
+    assert (
+        dm[0]["timestamp"] == "2015-01-01T00:00:00Z"
+        and dm[1]["timestamp"] == "2015-01-01T00:01:00Z"
+    )
+    assert dm[0]["metadata"]["listeners"] == ["Maple Owl"]
+    assert dm[0]["id"] == "hangouts:UgwDmAnnMe4AaABAQ:7-H0Z7-aaa1"
+    assert dm[0]["extra"]["formatting"] == ["🎉"]
+    assert (
+        dm[3]["extra"]["medium"] == "GOOGLE_VOICE_MEDIUM" and dm[3]["extra"]["event_type"] == "SMS"
+    )
+    assert dm[4]["tags"] == dm[5]["tags"] == ["system"]
+    assert [(r.where, r.reason) for r in rejects] == [
+        ("Hangouts.json:3 event 8", "timestamp 'not-a-time' is not microseconds since the epoch"),
+        ("Hangouts.json:712", "not a Hangouts conversation (not an object)"),
+    ]
+    assert warnings == [
+        "Hangouts.json: skipped events with no message text: 1 OTR_MODIFICATION, "
+        "1 REGULAR_CHAT_MESSAGE"
+    ]
+
+
+def test_named_group():
+    recs, _, _ = run(hangouts.read, NEW)
+    group = [r for r in recs if r["thread"] == "Tea party ☕"]
+    ghost = "gaia:104000000000000000009"
+    assert [(r["metadata"]["speaker"], r["textChunks"][0]) for r in group] == [
+        ("Bob", f"[added Ann Müller, {ghost}]"),
+        (ghost, "no name given for me"),
+        ("Ann Müller", "meet here"),
+        ("Maple Owl", "[renamed the conversation to Tea party ☕]"),
+        ("Bob", "[left]"),
+    ]
+    assert group[2]["textChunks"][1] == "[place_v2] https://maps.google.com/maps?q=Kew"
+    assert group[1]["metadata"]["listeners"] == ["Maple Owl", "Ann Müller", "Bob"]
+
+
+def test_older_layout():
+    recs, rejects, warnings = run(hangouts.read, OLD)
+    assert (rejects, warnings) == ([], [])
+    assert [(r["metadata"]["speaker"], r["thread"], r["textChunks"]) for r in recs] == [
+        ("Bob", "Bob", ["from 2014\nünïcode ✓"]),
+        ("Maple Owl", "Bob", ["reply"]),
+    ]
+    assert recs[0]["timestamp"] == "2014-10-04T00:00:00Z"
+
+
+def test_no_other_file_is_read_as_hangouts():
+    assert files_taken({"hangouts"}, {"hangouts"}) == {}
+
+
+def test_an_event_id_repeated_on_other_text_is_not_shared(tmp_path):
+    doc = json.loads(OLD.read_text(encoding="utf-8"))
+    events = doc["conversation_state"][0]["conversation_state"]["event"]
+    events[1]["event_id"] = events[0]["event_id"]
+    path = tmp_path / "Hangouts.json"
+    path.write_text(json.dumps(doc))
+    recs, _, warnings = run(hangouts.read, path)
+    assert recs[0]["id"] != recs[1]["id"]
+    assert any("repeat another's event_id" in w for w in warnings)
+
+
+def _doc(convs: list[tuple[str, list[tuple[int, str]]]]) -> dict:
+    out = []
+    for k, (name, events) in enumerate(convs):
+        parts = [{"id": {"gaia_id": str(i)}, "fallback_name": f"{name} {i}"} for i in range(2)]
+        out.append({
+            "conversation": {"conversation_id": {"id": f"Ugx{k}"},
+                             "conversation": {"id": {"id": f"Ugx{k}"}, "participant_data": parts}},
+            "events": [
+                {"sender_id": {"gaia_id": str(who % 2)}, "timestamp": str(1_500_000_000_000_000 + j),
+                 "event_id": f"e{j}", "event_type": "REGULAR_CHAT_MESSAGE",
+                 "chat_message": {"message_content": {"segment": [{"type": "TEXT", "text": text}]}}}
+                for j, (who, text) in enumerate(events)
+            ],
+        })  # fmt: skip
+    return {"conversations": out}
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(
+        st.tuples(NAME, st.lists(st.tuples(st.integers(0, 1), TEXT), min_size=1, max_size=5)),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_any_takeout_reads_back(tmp_path_factory, convs):
+    path = tmp_path_factory.mktemp("hangouts") / "Hangouts.json"
+    path.write_text(json.dumps(_doc(convs), ensure_ascii=False), encoding="utf-8")
+    recs, rejects, warnings = run(hangouts.read, path)
+    assert not rejects and not warnings
+    assert [(r["metadata"]["speaker"], r["textChunks"][0]) for r in recs] == [
+        (f"{name} {who % 2}", text) for name, events in convs for who, text in events
+    ]
+    assert len({r["id"] for r in recs}) == len(recs)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.binary(max_size=400), st.integers(0, 3000))
+def test_hostile_input_never_crashes(tmp_path_factory, noise, cut):
+    from convo.core.errors import ConvoError
+
+    raw = NEW.read_bytes()
+    path = tmp_path_factory.mktemp("hostile") / "Hangouts.json"
+    path.write_bytes(raw[: max(len(raw) - cut, 60)] + noise)
+    try:
+        recs, _, _ = run(hangouts.read, path)
+    except ConvoError:
+        return
+    assert_one_text_an_id(recs)
