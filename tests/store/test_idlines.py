@@ -17,17 +17,18 @@ from convo.store import Store
 from convo.store.idlines import needles, pieces, required_ids
 from convo.store.rewrite import remove, tag
 
-IDS = ["m1", "m10", "a/b", 'q"x', "é1", "t\\1", "m", "ü/ß"]
+IDS = ["k1", "k10", "a/b", 'q"x', "é1", "t\\1", "zz", "ü/ß", "y2", "w3"]
 
 
 def _line(i: int, rid: str, style: int) -> bytes:
     record = {
-        "textChunks": [f"text {i} \u00e9 m1 \\u0041"],
+        # some texts hold a backslash and u (an escape's look-alike: parsed), or an id
+        "textChunks": [f"text {i} \u00e9" + (" k1 \\u0041" if i % 4 == 3 else "")],
         "metadata": {"speaker": "Alice", "listeners": []},
         "tags": ["inbox"] if i % 2 else [],
         "timestamp": f"2024-01-0{1 + i % 9}T00:00:00Z",
         "id": rid,
-        "extra": {"id": IDS[(i + 3) % len(IDS)]},
+        "extra": {"id": IDS[(i + 3) % len(IDS)]} if i % 3 == 0 else {},
     }
     if style == 0:
         return orjson.dumps(record)
@@ -36,7 +37,7 @@ def _line(i: int, rid: str, style: int) -> bytes:
     if style == 2:  # spaces, and / written \\/ as some writers do
         return json.dumps(record, ensure_ascii=False, indent=None).replace("/", "\\/").encode()
     # an id spelled with an escape of an ASCII character
-    return orjson.dumps(record).replace(b'"id":"m', b'"id":"\\u006d', 1)
+    return orjson.dumps(record).replace(b'"id":"k', b'"id":"\\u006b', 1)
 
 
 LINES = st.lists(
@@ -78,8 +79,18 @@ def _outcome(path, result):
     newline=st.booleans(),
     indexed=st.booleans(),
     op=st.sampled_from(["rm", "tag", "untag"]),
+    block=st.sampled_from([7, 64, 300, 1 << 20]),  # reads that end inside lines, or none
 )
-def test_fast_path_is_the_plain_copy(tmp_path_factory, items, wanted, bom, newline, indexed, op):
+def test_fast_path_is_the_plain_copy(
+    tmp_path_factory, items, wanted, bom, newline, indexed, op, block
+):
+    from unittest import mock
+
+    with mock.patch("convo.store.idlines.BLOCK", block):
+        _same_as_plain(tmp_path_factory, items, wanted, bom, newline, indexed, op)
+
+
+def _same_as_plain(tmp_path_factory, items, wanted, bom, newline, indexed, op):
     out = []
     for fast in (True, False):
         path = tmp_path_factory.mktemp("s") / "s.jsonl"
@@ -100,6 +111,41 @@ def test_fast_path_is_the_plain_copy(tmp_path_factory, items, wanted, bom, newli
         if indexed:  # the index followed alike (a partial last line: stale, both)
             out[-1] += (_rows(path), check(path).ok or not newline)
     assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("op", ["rm", "tag"])
+@pytest.mark.parametrize("where", [0, 2, 5])
+def test_the_index_follows_runs_copied_unread(tmp_path_factory, op, where):
+    """A change, then runs of unread lines (to the end, and between changes): every row
+    after it moves, as the plain copy moves it."""
+    items = [("zz", 0)] * 6
+    items[where] = ("k1", 0)
+    items[(where + 3) % 6] = ("y2", 0)
+    _same_as_plain(tmp_path_factory, items, {"k1", "y2"}, False, True, True, op)
+    _same_as_plain(tmp_path_factory, items, {"k1"}, False, True, True, op)
+
+
+REST = b'"textChunks":["t"],"metadata":{"speaker":"A"},"timestamp":"2024-01-01T00:00:00Z"}'
+
+
+@pytest.mark.parametrize(
+    ("spelled", "rid"),
+    [
+        (b'"\\u006b1"', "k1"),  # an ASCII letter escaped
+        (b'"a\\/b"', "a/b"),  # a solidus escaped
+        (b'"\\u00e91"', "\u00e91"),  # a non-ASCII letter escaped
+        (b'"\\u00fc\\/\\u00df"', "\u00fc/\u00df"),  # both
+        (b'"q\\u0022x"', 'q"x'),  # a quote escaped another way
+    ],
+)
+@pytest.mark.parametrize("op", ["rm", "tag"])
+def test_an_id_spelled_with_escapes_is_found(tmp_path_factory, spelled, rid, op):
+    line = b'{"id":' + spelled + b"," + REST
+    other = b'{"id":"zz",' + REST
+    assert orjson.loads(line)["id"] == rid
+    for items in ([line, other, other], [other, line, other]):
+        _same_as_plain(tmp_path_factory, items, {rid}, False, True, True, op)
+        _same_as_plain(tmp_path_factory, items, {rid}, False, True, False, op)
 
 
 def test_pieces_cover_the_file_and_mark_the_lines(tmp_path):
