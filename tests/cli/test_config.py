@@ -111,3 +111,16 @@ def test_the_table_lines_up_every_setting(configured):
     assert any(row.startswith("llm_model ") for row in rows)
     starts = {len(row) - len(row.split(" ", 1)[1].lstrip()) for row in rows}
     assert len(starts) == 1, r.stdout
+
+
+def test_config_names_the_default_store(tmp_path, monkeypatch):
+    """With no store set anywhere, config names the file the commands use (the XDG
+    default), not "(not set)": where is my store? is what a user asks it."""
+    monkeypatch.delenv("CONVO_STORE", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    data = orjson.loads(CliRunner().invoke(app, ["config", "-f", "json"]).stdout)["settings"]
+    expected = str(tmp_path / "data" / "convo" / "messages.jsonl")
+    assert data["store"] == {"value": expected, "from": "default"}
+    r = CliRunner().invoke(app, ["list", "--count"])
+    assert expected in r.stderr  # the commands use that very file (none there yet)

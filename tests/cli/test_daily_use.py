@@ -219,14 +219,29 @@ def test_warnings_not_shown_can_be_kept_in_a_file(tmp_path):
     kept = tmp_path / "w.jsonl"
     r = _invoke("ingest", str(src), "-o", str(tmp_path / "out.jsonl"), "--warnings", str(kept))
     assert r.exit_code == 1, r.output
-    assert f"10 of 30 warnings not shown; all are in {kept}" in r.stderr
+    assert f"10 of 30 not shown (30 rejected); all are in {kept}" in r.stderr
     lines = _lines(kept.read_text())
     assert len(lines) == 30
     assert lines[0]["kind"] == "rejected" and lines[0]["file"] == str(src)
     assert [x["line"] for x in lines] == list(range(2, 32))
     assert not lines[0]["message"].startswith("rejected")
     r = _invoke("ingest", str(src), "-o", str(tmp_path / "out.jsonl"))
-    assert "10 of 30 warnings not shown; --warnings FILE keeps them all" in r.stderr
+    assert "10 of 30 not shown (30 rejected); --warnings FILE keeps them all" in r.stderr
+
+
+def test_the_hidden_count_adds_up_to_the_summary(tmp_path):
+    """The line of what was not shown names its kinds, whose numbers are the summary's
+    (rejected N, N warning(s)): not "85 warnings" beside "66 warning(s)"."""
+    (tmp_path / "notes.png").write_bytes(b"\x89PNG")
+    bad = b"".join(b'{"not": "a message %d"}\n' % i for i in range(25))
+    good = orjson.dumps(_rec(1, "2024-03-06T10:00:00Z")) + b"\n"
+    (tmp_path / "bad.jsonl").write_bytes(good + bad)
+    for i in range(10):  # a warning each: no time
+        (tmp_path / f"c{i}.json").write_text(f'[{{"role": "user", "content": "hi {i}"}}]')
+    r = _invoke("ingest", str(tmp_path), "-o", str(tmp_path / "out.jsonl"))
+    assert r.exit_code == 1, r.output
+    assert "16 of 36 not shown (25 rejected, 1 skipped, 10 warnings)" in r.stderr
+    assert "rejected 25 " in r.stderr and "10 warning(s), not all shown" in r.stderr
 
 
 # -- 5: tables -----------------------------------------------------------------------------------

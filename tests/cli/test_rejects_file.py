@@ -197,3 +197,28 @@ def test_strict_keeps_the_record_it_stopped_at(runner, tmp_path):
     )
     assert r.exit_code == 1 and not (tmp_path / "o.jsonl").exists()
     assert _rejects(rej) == _expected(str(a), a, bad)[:1]
+
+
+def test_the_rejects_file_named_as_an_input_says_how_to_fix_it(runner, tmp_path):
+    """Ingesting the --rejects file itself (the natural "fix it and re-ingest") names
+    it and gives the command that extracts the raws, not "--from FORMAT"; the raws,
+    fixed, ingest; a --warnings file is named as one too."""
+    src, _ = _file(tmp_path / "in.jsonl", 8)
+    rejects, warnings = tmp_path / "rejects.jsonl", tmp_path / "warnings.jsonl"
+    store = tmp_path / "s.jsonl"
+    r = runner.invoke(
+        app, ["--store", str(store), "ingest", str(src), "--save", "--rejects", str(rejects),
+              "--warnings", str(warnings)],
+    )  # fmt: skip
+    assert r.exit_code == 1, r.output
+    again = runner.invoke(app, ["--store", str(store), "ingest", str(rejects), "--save"])
+    assert again.exit_code == 2
+    assert "it is a --rejects file" in again.stderr and ".raw" in again.stderr
+    assert "--from FORMAT" not in again.stderr
+    fixed = tmp_path / "fixed.jsonl"  # what the hint's jq command writes, each raw fixed
+    raws = [orjson.loads(x)["raw"] for x in rejects.read_bytes().splitlines()]
+    fixed.write_text("".join(GOOD.decode() % (100 + i) + "\n" for i, _ in enumerate(raws)))
+    r = runner.invoke(app, ["--store", str(store), "ingest", str(fixed), "--save"])
+    assert r.exit_code == 0, r.output
+    w = runner.invoke(app, ["ingest", str(warnings)])
+    assert w.exit_code == 2 and "it is a --warnings file" in w.stderr

@@ -87,7 +87,12 @@ def test_similar(store):
     docs = jsonl(run(store, "similar", "auth", "from:bob", "-f", "jsonl"))
     assert [d["id"] for d in docs] == ["lunch"]
     r = run(store, "similar", "nope")
-    assert r.exit_code == 2 and "message 'nope' has no vectors" in r.stderr
+    assert r.exit_code == 2 and "no message with id 'nope'" in r.stderr
+    # a message removed keeps its vectors until the next embed: not similar to it
+    assert run(store, "rm", "--yes", "id:budget").exit_code == 0
+    r = run(store, "similar", "budget")
+    assert r.exit_code == 2 and "no message with id 'budget'" in r.stderr
+    assert "budget" not in {d["id"] for d in jsonl(run(store, "similar", "auth"))}
     r = run(store, "similar")
     assert r.exit_code == 2 and "give a message id" in r.stderr
 

@@ -104,7 +104,7 @@ def test_similar_among_the_filtered(many):
     assert "r0" not in ids(hits) and len(hits) == 5 and {h.why for h in hits} == {"meaning"}
     bobs = s.similar("r0", "from:bob", limit=50)
     assert bobs and all(h.record["metadata"]["speaker"] == "Bob" for h in bobs)
-    with pytest.raises(UsageError, match="has no vectors"):
+    with pytest.raises(UsageError, match="no message with id 'nope'"):
         s.similar("nope")
 
 

@@ -122,6 +122,8 @@ def test_rewrites_pass_their_lines_through_a_progress_track(store):
     assert st.remove("from:nobody", track=track).matched == 0 and len(seen) == n
     seen.clear()
     st.tag("from:alice", add=["t"], dry_run=True, track=track)
+    assert seen == []  # the index answered the dry run: no line read
+    st.tag("from:alice", add=["t"], track=track)
     assert len(seen) == n
     seen.clear()
     st.compact(dry_run=True, track=track)

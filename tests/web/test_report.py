@@ -102,6 +102,83 @@ def test_offline_and_byte_identical(runner, store, tmp_path):
     assert c != a  # the weekday x hour grid moves with the zone
 
 
+class StoreReads:
+    """A spy on ``open`` of one file: how many times its bytes were read whole."""
+
+    def __init__(self, path: Path):
+        self.path, self.size, self.opened, self.read = str(path), path.stat().st_size, 0, []
+
+    def install(self, monkeypatch) -> None:
+        import builtins
+
+        real = builtins.open
+
+        def spy(file, *args, **kwargs):
+            f = real(file, *args, **kwargs)
+            if str(file) != self.path:
+                return f
+            self.opened += 1
+            self.read.append(0)
+            n = len(self.read) - 1
+            read, readinto = f.read, getattr(f, "readinto", None)
+
+            def counted(*a):
+                data = read(*a)
+                self.read[n] += len(data)
+                return data
+
+            def counted_into(buf):
+                got = readinto(buf)
+                self.read[n] += got or 0
+                return got
+
+            f.read = counted
+            if readinto is not None:
+                f.readinto = counted_into
+            return f
+
+        monkeypatch.setattr(builtins, "open", spy)
+
+    def whole(self) -> int:
+        return sum(1 for n in self.read if n >= self.size)
+
+
+@pytest.mark.parametrize("query", ["from:alice OR format:slack", "date:2024..", "id:{id}"])
+def test_an_indexed_selection_is_read_once(runner, store, tmp_path, monkeypatch, query):
+    """The index answers the query: the store is not read whole (three times before),
+    the records come from one lookup, and the page is the one the three-pass scan makes
+    of the same file named as an input."""
+    first = json.loads(
+        runner.invoke(app, ["--store", str(store), "list", "-n", "1", "-f", "jsonl"]).stdout
+    )
+    query = query.format(id=first["id"])
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(store.read_bytes())
+    scanned = runner.invoke(app, ["report", str(copy), query, "--tz", "UTC", "-o", "-"])
+    assert scanned.exit_code == 0, scanned.output
+    spy = StoreReads(store)
+    spy.install(monkeypatch)
+    r = runner.invoke(
+        app, ["--store", str(store), "report", query, "--tz", "UTC", "-o", "-", "--explain"]
+    )
+    monkeypatch.undo()
+    assert r.exit_code == 0, r.output
+    assert "plan: index" in r.stderr
+    assert spy.whole() == 0, spy.read
+    assert spy.opened <= 2, spy.read  # the index's freshness check, then one lookup
+    assert r.stdout == scanned.stdout
+
+
+def test_a_scanned_selection_is_read_three_times(runner, store, tmp_path, monkeypatch):
+    """The spy sees the scan's passes (so the test above counts what it claims to)."""
+    spy = StoreReads(store)
+    spy.install(monkeypatch)
+    r = runner.invoke(app, ["--store", str(store), "report", "-q", "the", "-o", "-"])
+    monkeypatch.undo()
+    assert r.exit_code == 0, r.output
+    assert spy.whole() >= 3, spy.read
+
+
 def test_names_are_escaped(runner, tmp_path):
     bad = '{"textChunks":["hi"],"metadata":{"speaker":"<img src=x onerror=alert(1)>","listeners":["Bob"]},"tags":["<b>"],"timestamp":"2024-01-01T10:00:00Z","source_id":"x#1","id":"1","format":"convo","thread":"t","subject":"<script>alert(1)</script>"}\n'
     src = tmp_path / "bad.jsonl"

@@ -68,7 +68,11 @@ def _band(seconds: float) -> int:
 
 
 class _Counter:
-    def __init__(self, zone: tzinfo, speakers: set[str], bucket: Callable[[str], str]):
+    """``speakers`` None: a series for every speaker."""
+
+    def __init__(
+        self, zone: tzinfo, speakers: set[str] | None, bucket: Callable[[str], str]
+    ) -> None:
         self.result = Activity()
         self.zone, self.speakers, self.bucket = zone, speakers, bucket
         self.last: OrderedDict[str, tuple[str, datetime]] = OrderedDict()
@@ -86,7 +90,7 @@ class _Counter:
             fmt = fields.string(record, "format") or "(none)"
             series = self.result.per_format.setdefault(fmt, {})
             series[key] = series.get(key, 0) + 1
-            if speaker in self.speakers:
+            if self.speakers is None or speaker in self.speakers:
                 series = self.result.per_speaker.setdefault(speaker, {})
                 series[key] = series.get(key, 0) + 1
         thread = fields.conversation(record)
@@ -123,3 +127,34 @@ def activity(
     for record in records:
         counter.add(record)
     return counter.result
+
+
+class DailyActivity:
+    """``activity`` in the same pass as ``stats``, before the timeline's unit and the
+    busiest speakers are known: ``add`` each record, then ``finish(bucket, speakers)``.
+    The series are counted by day for every speaker (at most one entry per speaker and
+    day, never one per message) and folded into ``bucket`` at the end; the result equals
+    ``activity(records, zone, speakers, bucket)`` (``tests/web/test_report.py``)."""
+
+    def __init__(self, zone: tzinfo) -> None:
+        self._counter = _Counter(zone, None, str)
+
+    def add(self, record: dict[str, Any]) -> None:
+        self._counter.add(record)
+
+    def finish(self, bucket: Callable[[str], str], speakers: Iterable[str]) -> Activity:
+        result = self._counter.result
+        keep = set(speakers)
+        result.per_format = {k: _fold(v, bucket) for k, v in result.per_format.items()}
+        result.per_speaker = {
+            k: _fold(v, bucket) for k, v in result.per_speaker.items() if k in keep
+        }
+        return result
+
+
+def _fold(days: dict[str, int], bucket: Callable[[str], str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for day, n in days.items():
+        key = bucket(day)
+        out[key] = out.get(key, 0) + n
+    return out

@@ -100,6 +100,10 @@ def in_effect(given: dict[str, str | None]) -> list[tuple[str, str | None, str]]
             out.append((key, os.environ[env], f"${env}"))
         elif key in found:
             out.append((key, found[key], str(path())))
+        elif key == "store":  # where the commands read and write with none of the above
+            from convo.store.path import store_location
+
+            out.append((key, store_location(None), "default"))
         else:
             out.append((key, None, "default"))
     return out

@@ -219,6 +219,7 @@ class Reporter:
         self.shown = 0
         self.hidden = 0
         self.rejected = 0
+        self.skipped = 0  # files a folder walk passed over (reported, not counted)
         self.warnings = 0  # warning lines, rejects not counted
         self.rejects_path = rejects_path
         self.warnings_path = warnings_path
@@ -250,6 +251,7 @@ class Reporter:
 
         kind = "rejected" if rejection.counted else "skipped"
         self.rejected += rejection.counted
+        self.skipped += not rejection.counted
         text = with_hint(f"{rejection.where}: {kind}: {rejection.reason}", rejection.hint)
         self.line(kind, text, rejection.where)
         if self._rejects is not None:
@@ -287,7 +289,11 @@ class Reporter:
                 more = "--warnings FILE keeps them all (JSONL)"
                 if self.rejected and not self.rejects_path:
                     more += ", --rejects FILE the rejected records"
-            err(f"warning: {self.hidden} of {total} warnings not shown; {more}")
+            # The kinds, so the numbers meet the summary's "rejected N" and "N warning(s)".
+            kinds = [(self.rejected, "rejected"), (self.skipped, "skipped"),
+                     (self.warnings, "warnings")]  # fmt: skip
+            of = ", ".join(f"{n} {name}" for n, name in kinds if n)
+            err(f"warning: {self.hidden} of {total} not shown ({of}); {more}")
         try:
             if self._warnings is not None:
                 self._warnings.close()

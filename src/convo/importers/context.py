@@ -65,6 +65,33 @@ class Rejection:
         return {"where": self.where, "reason": self.reason, "hint": self.hint, "raw": raw}
 
 
+REJECTS_KEYS = ("where", "reason", "hint", "raw")  # a --rejects line (Rejection.to_record)
+WARNINGS_KEYS = ("kind", "file", "line", "message", "where")  # a --warnings line
+FIX_REJECTS = (
+    "it is a --rejects file: fix each line's raw, then ingest the raws: "
+    "jq -r '.raw | if type == \"string\" then . else tojson end' {name} > fixed.jsonl"
+)
+
+
+def run_file_hint(first_line: str, name: str) -> str | None:
+    """What to do with a file convo wrote about a run (``--rejects``, ``--warnings``)
+    named as an input: no format reads it, and "name it with --from" would not help."""
+    import orjson
+
+    try:
+        value = orjson.loads(first_line)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    keys = tuple(value)
+    if keys == REJECTS_KEYS:
+        return FIX_REJECTS.format(name=name)
+    if keys == WARNINGS_KEYS:
+        return "it is a --warnings file (what a run reported), not conversations"
+    return None
+
+
 class ImportContext:
     """Per-source state a reader reports to: rejections and warnings, counted and located."""
 

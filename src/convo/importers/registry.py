@@ -213,9 +213,21 @@ class Registry(PluginRegistry["Format | Declared"]):
             raise InputError(
                 "format not recognised (tried " + ", ".join(tried) + ")",
                 where=source.name,
-                hint="name it with --from FORMAT (see `convo formats`)",
+                hint=_hint(source),
             )
         return best
+
+
+def _hint(source: Source) -> str:
+    """How to read a source no format recognised."""
+    if not source.is_dir:
+        from convo.importers.context import run_file_hint
+
+        lines = head_lines(source, 1)
+        hint = run_file_hint(lines[0], source.name) if lines else None
+        if hint is not None:
+            return hint
+    return "name it with --from FORMAT (see `convo formats`)"
 
 
 registry = Registry()

@@ -4,7 +4,8 @@ Maintenance (``convo.store.rewrite``) copies the store line by line to a new fil
 dropping or changing some lines. ``Follower`` is told about each line and, in one index
 transaction, deletes the rows of dropped lines, updates changed tags, and moves the byte
 offsets of later rows by how much the new file is shorter or longer so far (one UPDATE
-per run of rows with the same shift). ``commit`` is called after the new file was
+per run of rows with the same shift; ``gap``: a run of lines copied unread, one step).
+``commit`` is called after the new file was
 renamed over the store: a kill in between leaves an index that names the old file's
 inode, which is seen as stale and rebuilt.
 """
@@ -27,12 +28,12 @@ class Follower:
 
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
-        self._rows = iter(
-            conn.execute(
-                "SELECT message_id, byte_offset FROM messages ORDER BY message_id"
-            ).fetchall()
-        )
-        self._next = next(self._rows, None)
+        rows = conn.execute(
+            "SELECT message_id, byte_offset FROM messages ORDER BY message_id"
+        ).fetchall()
+        self._ids = [r[0] for r in rows]
+        self._offsets = [r[1] for r in rows]  # ascending: rows are added in file order
+        self._i = 0  # the first row not passed yet
         self._run: list[int] = []  # [first id, last id, shift]
         self.removed = 0
 
@@ -50,11 +51,25 @@ class Follower:
             return None
 
     def _message_at(self, offset: int) -> int | None:
-        while self._next is not None and self._next[1] < offset:
-            self._next = next(self._rows, None)
-        if self._next is not None and self._next[1] == offset:
-            return int(self._next[0])
+        offsets, i = self._offsets, self._i
+        while i < len(offsets) and offsets[i] < offset:
+            i += 1
+        self._i = i
+        if i < len(offsets) and offsets[i] == offset:
+            return int(self._ids[i])
         return None
+
+    def gap(self, old_start: int, old_end: int, delta: int) -> None:
+        """The whole lines of the old store from ``old_start`` to ``old_end``, copied
+        as they are, ``delta`` bytes later in the new file (``store.idlines``)."""
+        from bisect import bisect_left
+
+        first = bisect_left(self._offsets, old_start, self._i)
+        last = bisect_left(self._offsets, old_end, first) - 1
+        if last >= first:
+            self._shift(int(self._ids[first]), delta)
+            self._shift(int(self._ids[last]), delta)
+        self._i = last + 1 if last >= first else first
 
     def line(
         self,

@@ -204,11 +204,19 @@ class Store(StoreFile):
         dry_run: bool = False, track=None,
     ) -> MaintenanceResult:  # fmt: skip
         """Remove the messages ``query`` (and ``ids``, when given) select; ``track``
-        wraps the lines read (a progress line), in ``remove``, ``tag`` and ``compact``."""
+        wraps the lines read (a progress line), in ``remove``, ``tag`` and ``compact``.
+        A dry run the index answers reads no line of the store (``_preview``)."""
         from convo.store.rewrite import remove
 
-        matcher = self._matcher(query)
-        return remove(self, ids=ids, matcher=matcher, dry_run=dry_run, track=track)
+        q = self.query_of(query)
+        if dry_run and (preview := self._preview(q, ids)) is not None:
+            from convo.store.rewrite import removed
+
+            return removed(preview)
+        return remove(
+            self, ids=ids, matcher=self._matcher(q), dry_run=dry_run, track=track,
+            within=_required(q),
+        )  # fmt: skip
 
     def tag(
         self, query: Query | str | None = None, *, add: Sequence[str] = (),
@@ -216,11 +224,14 @@ class Store(StoreFile):
         track=None,
     ) -> MaintenanceResult:  # fmt: skip
         """Add the tags ``add`` to and remove ``remove`` from the selected messages."""
-        from convo.store.rewrite import tag
+        from convo.store.rewrite import retagged, tag
 
+        q = self.query_of(query)
+        if dry_run and (preview := self._preview(q, ids)) is not None:
+            return retagged(preview, add, remove)
         return tag(
-            self, add=add, remove=remove, ids=ids, matcher=self._matcher(query),
-            dry_run=dry_run, track=track,
+            self, add=add, remove=remove, ids=ids, matcher=self._matcher(q),
+            dry_run=dry_run, track=track, within=_required(q),
         )  # fmt: skip
 
     def compact(self, *, dry_run: bool = False, track=None) -> MaintenanceResult:
@@ -228,6 +239,22 @@ class Store(StoreFile):
         from convo.store.rewrite import compact
 
         return compact(self, dry_run=dry_run, track=track)
+
+    def _preview(self, q: Query, ids: Collection[str]) -> list[dict[str, Any]] | None:
+        """The records a dry run of ``rm`` or ``tag`` selects, when the store's index
+        answers ``q`` (``store.select.through_index``; ``ids`` checked on them), else
+        None (the dry run reads the store as the change would)."""
+        if not self.path.exists():
+            return None
+        from convo.core import fields
+        from convo.store.select import through_index
+
+        chosen = through_index(q, self.real)
+        if chosen is None:
+            return None
+        records = (m.record for batch in chosen.batches for m in batch)
+        wanted = set(ids)
+        return [r for r in records if not wanted or fields.record_id(r) in wanted]
 
     def _matcher(self, query: Query | str | None):
         """The exact check of ``query``, or None when it selects everything."""
@@ -237,3 +264,10 @@ class Store(StoreFile):
         from convo.query.scan import Selector
 
         return Selector(q.filters()).matches
+
+
+def _required(q: Query) -> frozenset[str] | None:
+    """The ids every record ``q`` selects has one of (``store.idlines``), or None."""
+    from convo.store.idlines import required_ids
+
+    return required_ids(q.where)

@@ -149,11 +149,20 @@ def _keyword_lists(
 
 def similar(store: Store, message_id: str, query: Query, *, limit: int) -> Hits:
     """The ``limit`` messages nearest in meaning to message ``message_id`` (itself left
-    out) among those ``query`` selects."""
+    out) among those ``query`` selects. A message the store does not hold is an error,
+    though its vectors may be there still (``convo rm`` leaves them to the next ``convo
+    embed``): "similar to what is gone" would answer from a message nobody can see."""
     from convo.embed.fusion import Fused
     from convo.embed.nearest import similar as nearest
 
     notice = _upgraded(store)
+    if store.get(message_id) is None:
+        from convo.core.errors import UsageError
+
+        raise UsageError(
+            f"no message with id {message_id!r}", where=str(store.path),
+            hint="ids come from `convo search` and `convo query`",
+        )  # fmt: skip
     found = nearest(store.real, message_id, candidate_ids(store, query), limit)
     out = Hits(_hits(store, [Fused(s.id, s.score, "meaning") for s in found], {}, ""))
     out.notice = notice

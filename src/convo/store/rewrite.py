@@ -17,7 +17,10 @@ old store whole and the lines in ``.torn`` as well (a second ``compact`` adds th
 again: a repeat in the quarantine file, never a loss).
 
 Selection is by id and/or a predicate on the parsed record (the command line passes
-``convo.query.scan.Selector(filters).matches``): both given, both must hold.
+``convo.query.scan.Selector(filters).matches``): both given, both must hold. When every
+selected record has one of a few ids (``ids``, or ``within``: the ids a query requires,
+``store.idlines.required_ids``), only the lines that may hold one are parsed; the rest
+are copied as they are (``convo.store.idlines``).
 """
 
 from __future__ import annotations
@@ -42,7 +45,8 @@ from convo.store.append import StoreFile as Store
 from convo.store.append import located
 
 Matcher = Callable[[dict[str, Any]], bool]
-Track = Callable[[Iterator[tuple[int, bytes]]], Iterable[tuple[int, bytes]]]  # a progress line
+Piece = tuple[int, bytes, bool]  # offset, bytes, whether it is one line to edit
+Track = Callable[[Iterator[Piece]], Iterable[Piece]]  # a progress line
 BLOCK = 1 << 20
 BOM = b"\xef\xbb\xbf"
 SHOW_IDS = 1000
@@ -90,6 +94,17 @@ def _physical_lines(f: IO[bytes]) -> Iterator[tuple[int, bytes]]:
         yield at - len(carry), carry
 
 
+def _pieces(f: IO[bytes], ids: Collection[str] | None) -> Iterator[Piece]:
+    """``(offset, bytes, is a line to edit)``: every line, or with ``ids`` the lines that
+    may hold one and the runs of lines between (``store.idlines``)."""
+    from convo.store import idlines
+
+    found = idlines.needles(ids) if ids is not None else None
+    if found is None:
+        return ((offset, chunk, True) for offset, chunk in _physical_lines(f))
+    return idlines.pieces(f, found)
+
+
 class _Copy:
     """The new store being written, with the index following along."""
 
@@ -134,6 +149,22 @@ class _Copy:
         self._write(new + b"\n")
         return True
 
+    def all(self, pieces: Iterator[Piece], edit: Edit, track: Track | None) -> int:
+        """Copy ``pieces`` (``_pieces``); the number of lines changed."""
+        changed = 0
+        for offset, chunk, line in track(pieces) if track is not None else pieces:
+            if line:
+                changed += self.line(offset, chunk, edit)
+            else:
+                self.gap(offset, chunk)
+        return changed
+
+    def gap(self, offset: int, data: bytes) -> None:
+        """Copy whole lines that no edit touches, unparsed (``store.idlines.pieces``)."""
+        if self.follower is not None:
+            self.follower.gap(offset, offset + len(data), self.pos - offset)
+        self._write(data)
+
     def _write(self, data: bytes) -> None:
         self.out.write(data)
         self.pos += len(data)
@@ -156,9 +187,10 @@ class _Copy:
 
 def _rewrite(
     store: Store, edit: Edit, result: MaintenanceResult, *, compacting: bool,
-    track: Track | None = None,
+    track: Track | None = None, ids: Collection[str] | None = None,
 ) -> None:  # fmt: skip
-    """Copy the store through ``edit`` and rename the copy over it (not on a dry run).
+    """Copy the store through ``edit`` and rename the copy over it (not on a dry run);
+    ``ids``: every line ``edit`` changes holds one of them (the others are copied unread).
 
     A store named through a symbolic link is rewritten where the link points
     (``Store.real``), with its lock and index beside it: the link stays a link."""
@@ -178,9 +210,7 @@ def _rewrite(
         try:
             copy = _Copy(path, follower, compacting)
             with open(path, "rb") as f:
-                lines = _physical_lines(f)
-                for offset, chunk in track(lines) if track is not None else lines:
-                    result.changed += copy.line(offset, chunk, edit)
+                result.changed += copy.all(_pieces(f, ids), edit, track)
             if result.dry_run or not result.changed:
                 result.changed = 0 if result.dry_run else result.changed
                 if follower is not None:
@@ -259,6 +289,12 @@ def _remove_stale_copies(path: Path) -> None:
             old.unlink()
 
 
+def _needed(ids: Collection[str], within: Collection[str] | None) -> Collection[str] | None:
+    """The fewer of the two id sets every selected record is in (None: no such set)."""
+    sets = [x for x in (ids or None, within) if x is not None]
+    return min(sets, key=len) if sets else None
+
+
 def _selector(ids: Collection[str], matcher: Matcher | None) -> Matcher:
     if not ids and matcher is None:
         raise UsageError("nothing selected", hint="name ids or give filters (--speaker, --tag...)")
@@ -279,8 +315,10 @@ def remove(
     matcher: Matcher | None = None,
     dry_run: bool = False,
     track: Track | None = None,
+    within: Collection[str] | None = None,
 ) -> MaintenanceResult:
-    """Remove the selected records (``track`` wraps the lines read: a progress line)."""
+    """Remove the selected records (``track`` wraps the lines read: a progress line;
+    ``within``: ids every record ``matcher`` accepts has one of, when known)."""
     selected = _selector(ids, matcher)
     result = MaintenanceResult(dry_run=dry_run)
 
@@ -290,7 +328,7 @@ def remove(
         result.note(fields.record_id(record))
         return b""
 
-    _rewrite(store, edit, result, compacting=False, track=track)
+    _rewrite(store, edit, result, compacting=False, track=track, ids=_needed(ids, within))
     return result
 
 
@@ -303,34 +341,65 @@ def tag(
     matcher: Matcher | None = None,
     dry_run: bool = False,
     track: Track | None = None,
+    within: Collection[str] | None = None,
 ) -> MaintenanceResult:
     """Add the tags ``add`` to and remove ``remove`` (case-insensitively) from the selected
     records' tags; a record counts when one of its tags changes."""
-    names = [*add, *remove]
-    if not names or any(not n.strip() for n in names):
-        raise UsageError("empty tag", hint="name the tag to add or remove")
+    change = _retag(add, remove)
     selected = _selector(ids, matcher)
     result = MaintenanceResult(dry_run=dry_run)
-    gone = {n.casefold() for n in remove}
 
     def edit(body: bytes, record: dict[str, Any] | None) -> bytes | None:
         if record is None or not selected(record):
             return None
-        tags = fields.tags(record)
+        kept = change(fields.tags(record))
+        if kept is None:
+            return None  # already as asked
+        result.note(fields.record_id(record))
+        record["tags"] = kept
+        return orjson.dumps(record)
+
+    _rewrite(store, edit, result, compacting=False, track=track, ids=_needed(ids, within))
+    return result
+
+
+def removed(records: Iterable[dict[str, Any]]) -> MaintenanceResult:
+    """A dry run of ``remove`` over ``records``, the selection already made."""
+    result = MaintenanceResult(dry_run=True, index="unchanged")
+    for record in records:
+        result.note(fields.record_id(record))
+    return result
+
+
+def retagged(
+    records: Iterable[dict[str, Any]], add: Sequence[str], remove: Sequence[str]
+) -> MaintenanceResult:
+    """A dry run of ``tag`` over ``records``, the selection already made."""
+    change = _retag(add, remove)
+    result = MaintenanceResult(dry_run=True, index="unchanged")
+    for record in records:
+        if change(fields.tags(record)) is not None:
+            result.note(fields.record_id(record))
+    return result
+
+
+def _retag(add: Sequence[str], remove: Sequence[str]) -> Callable[[list[str]], list[str] | None]:
+    """The tags after the change, or None when they stay as they are."""
+    names = [*add, *remove]
+    if not names or any(not n.strip() for n in names):
+        raise UsageError("empty tag", hint="name the tag to add or remove")
+    gone = {n.casefold() for n in remove}
+
+    def change(tags: list[str]) -> list[str] | None:
         kept = [t for t in tags if t.casefold() not in gone]
         have = {t.casefold() for t in kept}
         for name in add:
             if name.casefold() not in have and name.casefold() not in gone:
                 kept.append(name)
                 have.add(name.casefold())
-        if kept == tags:
-            return None  # already as asked
-        result.note(fields.record_id(record))
-        record["tags"] = kept
-        return orjson.dumps(record)
+        return None if kept == tags else kept
 
-    _rewrite(store, edit, result, compacting=False, track=track)
-    return result
+    return change
 
 
 def compact(

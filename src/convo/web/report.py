@@ -1,12 +1,18 @@
 """``convo report``: one self-contained HTML page of analytics over any mix of platforms.
 
 ``report_of_parts(parts, filters, zone=..., zone_name=...)`` reads the selection three
-times: ``convo.analysis.stats`` (the same call as ``convo stats``, so the totals, the
+times (each pass on every core for a large file): ``convo.analysis.stats`` (the same call as ``convo stats``, so the totals, the
 speaker, tag and format tables and the timeline are ``convo stats -f json``'s numbers),
 ``convo.analysis.knowledge`` (``convo knowledge``'s summary: who talks to whom, each
 speaker's topics) and ``convo.analysis.activity`` (the weekday x hour grid in ``zone``,
 series per person and per format, response times, busiest threads). Each pass keeps its
 bounded summaries only, so memory does not grow with the store.
+
+``report_of_records(records, zone=..., zone_name=...)`` makes the same page in one read of
+records already selected (the store's index answered the query: ``convo report id:X``
+read the whole store three times before): the three analyses take each record as it
+passes (``activity.DailyActivity``: the series by day, folded into the timeline's unit at
+the end).
 
 The page: inline SVG charts (``convo.web.svg``) and tables, one ``<style>`` allowed by its
 hash in a Content-Security-Policy that forbids everything else (no script, no image, no
@@ -22,9 +28,9 @@ from collections.abc import Iterable, Sequence
 from datetime import tzinfo
 from typing import Any
 
-from convo.analysis.activity import RESPONSE_BANDS, Activity, activity
+from convo.analysis.activity import RESPONSE_BANDS, Activity, DailyActivity, activity
 from convo.analysis.parallel import selected
-from convo.analysis.stats import bucket_of, stats_of_parts
+from convo.analysis.stats import Stats, bucket_of, stats_of_parts
 from convo.core.text.markup import html_text
 from convo.web import svg
 
@@ -172,3 +178,27 @@ def report_of_parts(
         selected(parts, filters, None, people), zone, busiest, lambda d: bucket_of(d, unit)
     )
     return render(stats, knowledge, act, title=title, zone=zone_name)
+
+
+def report_of_records(
+    records: Iterable[dict[str, Any]], *, zone: tzinfo, zone_name: str,
+    title: str = "convo report",
+) -> str:  # fmt: skip
+    """The report page of ``records`` (names already their persons'), read once: the
+    page ``report_of_parts`` makes of the same selection."""
+    from convo.analysis.knowledge.summary import aggregate
+
+    stats, daily = Stats(), DailyActivity(zone)
+
+    def passing() -> Iterable[dict[str, Any]]:
+        for record in records:
+            stats.add(record)  # before the knowledge pass takes the record's text
+            daily.add(record)
+            yield record
+
+    knowledge = aggregate(passing()).to_dict(TOP)
+    counts = stats.to_json()
+    unit = counts["timeline"]["unit"]
+    busiest = [r["name"] for r in counts["speakers"][:SERIES]]
+    act = daily.finish(lambda d: bucket_of(d, unit), busiest)
+    return render(counts, knowledge, act, title=title, zone=zone_name)

@@ -4,8 +4,9 @@ Inputs, the query and the filters are every read command's (``@read_options``); 
 numbers are ``convo stats``'s and ``convo knowledge``'s for the same selection
 (``convo.web.report``). Times of day are in ``--tz`` (else UTC with ``--utc``, else the
 local zone); the zone is named on the page, and the same input and zone give the same
-bytes. The selection is read three times, so the input must be the store or named files:
-stdin is refused (save it first). ``-o FILE`` is written atomically; ``-o -`` or a pipe
+bytes. A selection the store's index answers is read once (``web.report.report_of_records``);
+otherwise the selection is read three times, so the input must be the store or named
+files: stdin is refused (save it first). ``-o FILE`` is written atomically; ``-o -`` or a pipe
 takes the page on stdout; a terminal never gets raw HTML.
 """
 
@@ -60,7 +61,7 @@ def report(
 def _page(args: ReadArgs, env, reporter, title: str, jobs: int | None) -> str:
     from datetime import UTC
 
-    from convo.web.report import report_of_parts
+    from convo.web.report import report_of_parts, report_of_records
 
     zone = args.zone()
     if zone is None:  # the local zone, named
@@ -68,9 +69,13 @@ def _page(args: ReadArgs, env, reporter, title: str, jobs: int | None) -> str:
 
         zone = datetime.now().astimezone().tzinfo or UTC
     name = args.tz or ("UTC" if args.utc else str(zone))
+    parts = args.parts(env, reporter)
+    indexed = args.indexed_records(env)  # the store's index found the selection: read once
+    if indexed is not None:
+        return report_of_records(indexed, zone=zone, zone_name=name, title=title)
     args.say_plan("plan: scan (report reads every selected message three times)")
     return report_of_parts(
-        args.parts(env, reporter), args.filters(), zone=zone, zone_name=name, title=title,
+        parts, args.filters(), zone=zone, zone_name=name, title=title,
         people=args.load_people(), on_error=reporter.bad_line, jobs=jobs,
     )  # fmt: skip
 
