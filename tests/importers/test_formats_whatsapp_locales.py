@@ -5,8 +5,12 @@ shapes users report: the day period before the time in Korean and Chinese export
 (``2024. 1. 2. 오후 3:04 - ``, ``[2024/1/2 下午3:06:45] ``, the markers ChatLab's
 WhatsApp parser lists), Arabic exports with Arabic-Indic digits, U+200F marks and the
 Arabic comma (mtln/chat-export's Arabic support), a Persian Android export
-(``۲۰۲۱/۵/۳۰، ۱۸:۴۴ - ``, rwhatsapp issue 28), and iOS group events written under the
-group's name (``[..] Book Club: \\u200eAnn Lee added you``).
+(``۲۰۲۱/۵/۳۰، ۱۸:۴۴ - ``, rwhatsapp issue 28), iOS group events written under the
+group's name (``[..] Book Club: \\u200eAnn Lee added you``), and a German iOS group
+(``ios-de-events``) as real exports write it: events under the member they are about
+(``[..] Ali: \\u200eLeon hat Ali hinzugefügt.``), and U+200E before the header of each
+attachment, whose marker is translated (``Bild weggelassen``, ``Stundenplan.pdf •
+\\u200e2 Seiten \\u200eDokument weggelassen``) or follows a caption.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ CASES = [
     ("persian-android.txt", "locales-persian-android.jsonl"),
     ("ios-group/_chat.txt", "locales-ios-group.jsonl"),
     ("ios-1to1/_chat.txt", "locales-ios-1to1.jsonl"),
+    ("ios-de-events/_chat.txt", "locales-ios-de-events.jsonl"),
 ]
 
 
@@ -96,6 +101,58 @@ def test_group_events_need_every_line_marked():
     recs, _, _ = run(whatsapp.read_whatsapp, DIR / "ios-group" / "_chat.txt")
     assert {r["metadata"]["speaker"] for r in recs} == {None, "Ann Lee", "Ben Ode"}
     assert all(r["metadata"]["listeners"] for r in recs if r["metadata"]["speaker"])
+
+
+def test_ios_member_events_are_system_lines():
+    """An event iOS writes under the member it is about has no speaker, as Android
+    writes the same event without a name; a deleted message keeps its sender."""
+    recs, _, _ = run(whatsapp.read_whatsapp, DIR / "ios-de-events" / "_chat.txt")
+    by_text = {r["textChunks"][0]: r for r in recs}
+    for text in (
+        "Leon hat die Gruppe erstellt.",
+        "Leon hat Ali hinzugefügt.",
+        "~\u202fNico hat die Gruppe verlassen.",
+    ):
+        assert by_text[text]["metadata"]["speaker"] is None, text
+        assert by_text[text]["tags"] == ["system"], text
+        assert "chat_name" not in by_text[text].get("extra", {}), text
+    deleted = by_text["Diese Nachricht wurde gelöscht."]
+    assert deleted["metadata"]["speaker"] == "Ali" and deleted["tags"] == []
+    speakers = {r["metadata"]["speaker"] for r in recs}
+    assert speakers == {None, "Leon", "Ali", "~\u202fNico"}
+
+
+def test_ios_attachments_in_any_language():
+    """U+200E before the header marks an attachment: the translated phrase's noun is its
+    kind, a document's name its file, a caption stays text and is no file."""
+    recs, _, _ = run(whatsapp.read_whatsapp, DIR / "ios-de-events" / "_chat.txt")
+    media = [
+        (r["metadata"]["speaker"], r["extra"]["media"], r["extra"].get("file"))
+        for r in recs
+        if "media" in r.get("extra", {})
+    ]
+    assert media == [
+        ("Ali", "image", None),
+        ("Leon", "document", "Stundenplan.pdf"),
+        ("Ali", "image", None),  # "Das ist der Raum\nzweiter Stock \u200eBild weggelassen"
+        ("~\u202fNico", "file", "00000034-PHOTO-2023-09-27-09-30-40.jpg"),
+        ("Leon", "sticker", None),
+    ]
+
+
+def test_a_marked_line_that_does_not_name_its_member_keeps_the_speaker(tmp_path):
+    """Only the member's own name makes a U+200E text an event: a call or a poll stays
+    the sender's, and a name without letters or digits never matches."""
+    p = tmp_path / "_chat.txt"
+    p.write_text(
+        "[21/11/25, 9:33:35] Ann: \u200eVoice call, \u200eNo answer\n"
+        "[21/11/25, 9:34:00] .: \u200eThis message was deleted.\n"
+        "[21/11/25, 9:35:00] Ben: \u200ePOLL:\nLunch?\n\u200eOPTION: yes (1 vote)\n",
+        encoding="utf-8",
+    )
+    recs, _, _ = run(whatsapp.read_whatsapp, p)
+    assert [r["metadata"]["speaker"] for r in recs] == ["Ann", ".", "Ben"]
+    assert all(not r["tags"] for r in recs)
 
 
 _PERIODS = {"": None, " AM": False, " PM": True, " 오후": True, " 오전": False, " 下午": True}

@@ -30,8 +30,17 @@ Decisions:
   added Ben``), written under the chat's name, which is known as the one the encryption
   notice is written under whose every other line starts with U+200E and is no media.
 - ``<Media omitted>``, ``image omitted``, ``<attached: f>`` (``< attached: f >``, after a
-  document's name and pages: ``report.pdf • 3 pages <attached: f>``), ``f <attached>``
-  (older iOS) set ``extra.media``. The note an edited message ends with (``<This message
+  document's name and pages: ``report.pdf • 3 pages <attached: f>``; after a caption, on
+  its last line), ``f <attached>`` (older iOS) set ``extra.media``. iOS writes U+200E
+  before the header of every attachment (``\u200e[1/6/22, 12:12:19] Ann: \u200eaudio
+  omitido``), so such a message in any language is media: its kind from the phrase's
+  noun (``Bild weggelassen``, ``imagen omitida``, ``afbeelding weggelaten``; else
+  ``media``), its file from ``<Anhang: f>`` at the end or the document's name before
+  the phrase (``notes.pdf • 5 pages \u200edocument omitted``).
+- iOS writes a group event under the member it is about (``[..] Ali: \u200eLeon added
+  Ali``, ``[..] Leon: \u200eLeon left``, the security-code notice): a text that starts
+  with U+200E, is no media and names the header's member is such an event, speaker
+  null and tagged ``system``, as Android writes the same event without a name. The note an edited message ends with (``<This message
   was edited>``) is taken off the text: ``extra.edited``.
 - Two speakers in the file: each is the other's listener; else ``@Name`` mentions of known
   speakers are the listeners. No ids in the source (content hash).
@@ -112,6 +121,27 @@ _CHAT_FILE = re.compile(
     r"[ _]com|Discussion[ _]WhatsApp[ _]avec|Чат[ _]WhatsApp[ _]с)[ _]*(.*?)\.(?:txt|zip)$",
     re.I,
 )
+# iOS's attachment tag at the end of a message, after a caption (``This is Mila
+# \u200e<attached: 00000034-PHOTO-2026-02-16-12-33-47.jpg>``), in the app's language.
+_TAG_END = re.compile(r"(?:^|\s)<\s?([^\W\d_][^<>:\n]{1,29}):\s?([^<>\n]+?)\s?>$")
+# The noun of iOS's "KIND omitted" phrase (``Bild weggelassen``, ``imagen omitida``,
+# ``afbeelding weggelaten``, ``imagem ocultada``), as the phrases chat-analytics and
+# whatsapp parsers list them; any other phrase of an attachment is kind ``media``.
+_IOS_KINDS = {
+    **dict.fromkeys(("image", "bild", "imagen", "imagem", "afbeelding", "immagine",
+                     "foto", "photo", "obrázek", "obraz", "görüntü", "изображение",
+                     "зображення", "billede", "bilde"), "image"),
+    **dict.fromkeys(("video", "vídeo", "vidéo", "videonotiz", "видео", "відео"), "video"),
+    **dict.fromkeys(("audio", "áudio", "аудио", "аудіо"), "audio"),
+    **dict.fromkeys(("sticker", "figurinha", "autocollant", "стикер", "naklejka"), "sticker"),
+    "gif": "gif",
+    **dict.fromkeys(("document", "dokument", "documento", "документ", "dokumentti"),
+                    "document"),
+    **dict.fromkeys(("contact", "kontaktkarte", "tarjeta", "cartão", "contactkaart",
+                     "scheda", "carte"), "contact card"),
+}  # fmt: skip
+_PAGES = re.compile(r"\s*•[^•]*$")
+_FILE_NAME = re.compile(r"\S\.[A-Za-z0-9]{1,5}$")
 # Since 2023 an edited message ends with this note (iOS and Android, in the app's language).
 _EDITED = re.compile(
     r"\s*<(?:This message was edited|Diese Nachricht wurde bearbeitet|Se editó este mensaje\.)>$"
@@ -145,7 +175,8 @@ def _scan(source: Source, decode: LineDecoder) -> tuple[str, bool, list[str], se
     """One pass: the date order ('DM', 'MD' or 'YMD'), whether it is a guess, the
     speakers, and the chat's name when iOS writes group events under it."""
     order = DateOrder()
-    speakers: list[str] = []
+    speakers: list[str] = []  # in order of first line, events about them too
+    talks: set[str] = set()  # who writes a line that is no event about them
     notice: set[str] = set()  # who the encryption notice is written under
     plain: set[str] = set()  # who writes a line no group event could be
     for _, line in numbered_lines(source, decode):
@@ -161,10 +192,13 @@ def _scan(source: Source, decode: LineDecoder) -> tuple[str, bool, list[str], se
             continue
         if name not in speakers:
             speakers.append(name)
+        if _member_event(line, name, text):
+            continue  # no speaker (``_wa_message``)
+        talks.add(name)
         if name not in plain and (not text.startswith("\u200e") or _media(text.strip(_MARKS))[0]):
             plain.add(name)
     chat = notice - plain
-    return *order.verdict(), [s for s in speakers if s not in chat], chat
+    return *order.verdict(), [s for s in speakers if s in talks and s not in chat], chat
 
 
 def read_whatsapp(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
@@ -219,6 +253,8 @@ def read_chat(
         name, text = _split(rest(m, line))
         ts = when(m, order, zone)
         cur = {"line": n, "name": name, "text": [text], "ts": ts, "event": name in chat}
+        if line.startswith("\u200e"):  # iOS: the header of an attachment
+            cur["attachment"] = True
     if cur is not None:
         yield _wa_message(cur, speakers, ctx, thread, media)
 
@@ -237,7 +273,53 @@ def _media(clean: str, files: Media | None = None) -> tuple[str | None, str | No
     named = _TRANSLATED_ANDROID.match(first) or _TRANSLATED_IOS.match(first)
     if named and (_WA_FILE.match(named[1]) or (files is not None and named[1] in files.sizes)):
         return "file", named[1]
+    tag = _TAG_END.search(clean.rstrip())  # after a caption
+    if tag and (
+        tag[1].casefold() == "attached"
+        or _WA_FILE.match(tag[2])
+        or (files is not None and tag[2] in files.sizes)
+    ):
+        return "file", tag[2]
     return None, None
+
+
+def _ios_attachment(text: str, files: Media | None) -> tuple[str, str | None]:
+    """The kind and file of a message iOS marks as an attachment (U+200E before its
+    header) whose text ``_media`` does not know: ``<Anhang: f>`` at its end, else the
+    "KIND omitted" phrase in the app's language, after a document's name and pages
+    (``notes.pdf • \u200e5 pages \u200edocument omitted``)."""
+    clean = text.translate(_STRIP_MARKS)
+    tag = _TAG_END.search(clean.rstrip())
+    if tag:
+        return "file", tag[2]
+    last = text.rsplit("\n", 1)[-1]  # a caption comes first
+    before, _, phrase = last.rpartition("\u200e")
+    phrase = phrase.translate(_STRIP_MARKS).strip()
+    words = phrase.split()
+    if not words or len(words) > 5 or "<" in phrase or "://" in phrase:
+        return "media", None
+    kind = _IOS_KINDS.get(words[0].casefold(), "media")
+    before = before.translate(_STRIP_MARKS).strip()
+    doc = _PAGES.sub("", before).strip()
+    if not (kind == "document" or doc != before or _FILE_NAME.search(doc)):
+        doc = ""  # a caption, not the document's name
+    return kind, doc or None
+
+
+def _names_member(name: str, text: str) -> bool:
+    """Whether an iOS event's text names the member it is written under."""
+    if not any(c.isalnum() for c in name):
+        return False
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+
+
+def _member_event(line: str, name: str, text: str) -> bool:
+    """An iOS group event written under the member it is about (a one-line look, for
+    ``_scan``): U+200E before the text, not before the header, no media, the name in it."""
+    if not text.startswith("\u200e") or line.startswith("\u200e"):
+        return False
+    clean = text.translate(_STRIP_MARKS).strip()
+    return _media(clean)[0] is None and _names_member(name, clean)
 
 
 def _is_system(cur: dict[str, Any], text: str) -> bool:
@@ -261,6 +343,18 @@ def _wa_message(
     if edited:
         clean = clean[: edited.start()]
     kind, file = _media(clean, media)
+    if kind is None and cur.get("attachment") and not system:
+        kind, file = _ios_attachment(text, media)
+    member_event = (
+        kind is None
+        and not system
+        and not cur.get("attachment")
+        and name is not None
+        and cur["text"][0].startswith("\u200e")
+        and _names_member(name, clean)
+    )
+    if member_event:  # an iOS group event written under the member it is about
+        system = True
     if cur["ts"] is None and not cur.get("damaged"):
         ctx.warn(loc, "impossible date; time left unknown")
     return message(
@@ -276,7 +370,7 @@ def _wa_message(
             "media": kind,
             "file": file,
             "attachment": _attachment(file, media),
-            "chat_name": name if system and name else None,
+            "chat_name": name if system and name and not member_event else None,
             "damaged_header": True if cur.get("damaged") else None,
             "edited": True if edited else None,
         },
