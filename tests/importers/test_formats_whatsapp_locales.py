@@ -37,6 +37,7 @@ CASES = [
     ("ios-group/_chat.txt", "locales-ios-group.jsonl"),
     ("ios-1to1/_chat.txt", "locales-ios-1to1.jsonl"),
     ("ios-de-events/_chat.txt", "locales-ios-de-events.jsonl"),
+    ("ios-nl/_chat.txt", "locales-ios-nl.jsonl"),
 ]
 
 
@@ -138,6 +139,24 @@ def test_ios_attachments_in_any_language():
         ("~\u202fNico", "file", "00000034-PHOTO-2023-09-27-09-30-40.jpg"),
         ("Leon", "sticker", None),
     ]
+
+
+def test_ios_notice_and_edited_note_in_any_language():
+    """An iOS export's first line, U+200E before its text, is the encryption notice in
+    whatever language, so its name is the chat's and its events are system lines; the
+    edited note is taken off in Dutch, Portuguese and German (with its full stop)."""
+    recs, _, _ = run(whatsapp.read_whatsapp, DIR / "ios-nl" / "_chat.txt")
+    assert [(r["metadata"]["speaker"], r["tags"]) for r in recs] == [
+        (None, ["system"]), (None, ["system"]), (None, ["system"]),
+        ("~\u202fMartine", []), ("Robin", []), ("Robin", []),
+    ]  # fmt: skip
+    assert recs[2]["extra"] == {"chat_name": "Familiedag"}
+    assert recs[3]["textChunks"] == ["Lieve familie,\nZondag zien we elkaar!"]
+    assert recs[3]["extra"] == {"edited": True}
+    assert recs[3]["metadata"]["listeners"] == ["Robin"]
+    assert recs[5]["extra"] == {"media": "image"}
+    for note in ("Diese Nachricht wurde bearbeitet.", "Mensagem editada"):
+        assert whatsapp._EDITED.search(f"ok \u200e<{note}>".replace("\u200e", ""))
 
 
 def test_a_marked_line_that_does_not_name_its_member_keeps_the_speaker(tmp_path):

@@ -144,7 +144,8 @@ _PAGES = re.compile(r"\s*•[^•]*$")
 _FILE_NAME = re.compile(r"\S\.[A-Za-z0-9]{1,5}$")
 # Since 2023 an edited message ends with this note (iOS and Android, in the app's language).
 _EDITED = re.compile(
-    r"\s*<(?:This message was edited|Diese Nachricht wurde bearbeitet|Se editó este mensaje\.)>$"
+    r"\s*<(?:This message was edited|Diese Nachricht wurde bearbeitet\.?|Se editó este mensaje\.?"
+    r"|Mensagem editada|Dit bericht is bewerkt)>$"
 )
 # The encryption notice, in English and as German, Spanish and Portuguese exports write it.
 _SYSTEM_TEXT = (
@@ -179,15 +180,17 @@ def _scan(source: Source, decode: LineDecoder) -> tuple[str, bool, list[str], se
     talks: set[str] = set()  # who writes a line that is no event about them
     notice: set[str] = set()  # who the encryption notice is written under
     plain: set[str] = set()  # who writes a line no group event could be
+    first = True
     for _, line in numbered_lines(source, decode):
         m = header(line)
         if not m:
             continue
         order.see(m)
         name, text = _split(rest(m, line))
+        was_first, first = first, False
         if not name:
             continue
-        if text.strip(_MARKS).startswith(_SYSTEM_TEXT):
+        if text.strip(_MARKS).startswith(_SYSTEM_TEXT) or (was_first and _notice(line, text)):
             notice.add(name)
             continue
         if name not in speakers:
@@ -199,6 +202,21 @@ def _scan(source: Source, decode: LineDecoder) -> tuple[str, bool, list[str], se
             plain.add(name)
     chat = notice - plain
     return *order.verdict(), [s for s in speakers if s in talks and s not in chat], chat
+
+
+_NOTICE_LENGTH = 60  # the shortest notice (Dutch) has 117 characters
+
+
+def _notice(line: str, text: str) -> bool:
+    """An iOS export's first line, U+200E before its text and none before the header:
+    the encryption notice, in whatever language (``[..] Familiedag: \u200eBerichten en
+    oproepen worden end-to-end versleuteld. Alleen mensen in deze chat...``); its two
+    sentences are longer than a call or a deleted message an export cut short may
+    begin with (``\u200eVoice call, \u200eNo answer``)."""
+    if not text.startswith("\u200e") or line.startswith("\u200e"):
+        return False
+    clean = text.translate(_STRIP_MARKS).strip()
+    return len(clean) >= _NOTICE_LENGTH and _media(clean)[0] is None
 
 
 def read_whatsapp(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
@@ -233,6 +251,7 @@ def read_chat(
         )
     zone = ctx.options.tz
     cur: dict[str, Any] | None = None
+    seen = False  # a message header yet
     for n, line in numbered_lines(source, decode):
         m = header(line)
         broken = None if m else damaged(line)
@@ -253,6 +272,9 @@ def read_chat(
         name, text = _split(rest(m, line))
         ts = when(m, order, zone)
         cur = {"line": n, "name": name, "text": [text], "ts": ts, "event": name in chat}
+        if not seen and name and _notice(line, text):
+            cur["event"] = True  # the encryption notice, in any language
+        seen = True
         if line.startswith("\u200e"):  # iOS: the header of an attachment
             cur["attachment"] = True
     if cur is not None:

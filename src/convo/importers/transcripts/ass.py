@@ -131,8 +131,8 @@ def _cue(line_no: int, value: str, ev: _Events) -> ReadCue | BadBlock | None:
     if not lines:
         ev.empty += 1
         return None
-    name = " ".join(got.get("name", "").split())
-    name = None if not name or name == _NO_ACTOR else name
+    actor = " ".join(got.get("name", "").split())
+    name = None if not actor or actor == _NO_ACTOR else actor
     cue = RawCue(ev.n, line_no, None, start, end, [])
     return ReadCue(cue, [Segment(name, lines, voiced=name is not None)], name is not None)
 
