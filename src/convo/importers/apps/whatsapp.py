@@ -56,7 +56,7 @@ import contextlib
 import re
 import zipfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -66,6 +66,12 @@ from convo.core.io import Source, decode_text, strip_bom
 from convo.core.record import ConversationMessage
 from convo.importers.apps.common import SYSTEM_TAG, mentioned_or_other, numbered_lines
 from convo.importers.apps.whatsapp_header import MARKS, DateOrder, damaged, header, rest, when
+from convo.importers.apps.whatsapp_media import (
+    Media,
+    attachment_of,
+    ios_attachment,
+    media_of,
+)
 from convo.importers.archives import ZIP_MAGIC, open_zip, safe_members, spool_member
 from convo.importers.build import message
 from convo.importers.context import ImportContext
@@ -74,42 +80,6 @@ from convo.importers.registry import Format, head_lines
 
 _MARKS = MARKS
 _STRIP_MARKS = {ord(c): None for c in _MARKS}
-_MEDIA = re.compile(
-    r"^(?:<Media omitted>|(image|video|audio|sticker|GIF|document|Contact card) omitted|"
-    r"(?:[^<>]*\s)?<\s?attached:\s?(.+?)\s?>|(.+) (?:\(file attached\)|<attached>))$",
-    re.I,
-)
-# Exports in other languages write their markers translated: Android's "<Media
-# omitted>" (the strings WhatsApp writes, as chat-analytics' WhatsApp parser lists them)
-# and "FILE (file attached)" (``(Datei angehängt)``, ``(archivo adjunto)``...), iOS's
-# "<attached: FILE>" (``<Anhang: FILE>``, ``<adjunto: FILE>``...). A translated
-# attachment is known by its file: WhatsApp's own media names (``IMG-20230815-WA0001.jpg``,
-# ``00000003-PHOTO-2023-08-15-09-12-40.jpg``, older iOS's ``2015-08-04-PHOTO-00004762.jpg``,
-# a forwarded file's hash name ``4f2680f1db95a8454775cc2eefc95bfc.jpg``), or a file of
-# the export's zip.
-_OMITTED = frozenset(
-    s.casefold()
-    for s in (
-        "<Medien ausgeschlossen>", "<Medien weggelassen>", "<Multimedia omitido>",
-        "<Archivo omitido>", "<Médias omis>", "<Fichier omis>", "<Media omessi>",
-        "<Media omesso>", "<Mídia oculta>", "<Mídia omitida>", "<ficheiro não revelado>",
-        "<Media weggelaten>", "<без медиафайлов>", "<Файл пропущен>", "<medya dahil edilmedi>",
-        "<Medya atlanmış>", "<pominięto multimedia>", "<pliki pominięto>",
-        "<media tidak disertakan>", "<Media disingkirkan>", "<media utelämnat>",
-        "<Media har utelämnats>", "<medier udeladt>", "<media utelatt>", "<Uten vedlegg>",
-        "<média vynechány>", "<медіа пропущено>", "<メディアなし>", "<미디어 파일 제외됨>",
-        "<省略多媒体文件>", "<忽略多媒體檔>", "<تم استبعاد الوسائط>", "<मीडिया के बिना>",
-        "<رسانه حذف شد>",
-    )
-)  # fmt: skip
-_TRANSLATED_ANDROID = re.compile(r"^(\S(?:.*\S)?) \([^()<>]{2,40}\)$")
-_TRANSLATED_IOS = re.compile(r"^<[^<>:]{2,30}:\s?(.+)>$")
-_WA_FILE = re.compile(
-    r"^(?:(?:IMG|VID|AUD|PTT|STK|DOC)-\d{8}-WA\d{4,}\.\w{2,5}"
-    r"|\d{8}-[A-Z]+-\d{4}(?:-\d\d){5}\.\w{2,5}"
-    r"|\d{4}-\d\d-\d\d-[A-Z]+-\d{8}\.\w{2,5}"  # older iOS: 2015-08-04-PHOTO-00004762.jpg
-    r"|[0-9a-f]{16,64}\.(?i:jpe?g|png|gif|webp|heic|mp4|mov|3gp|opus|ogg|m4a|mp3|aac))$"
-)
 _ZIP_CHAT_NAME = re.compile(rb"(?:^|[\x00-\x1f/])(?:_chat|WhatsApp Chat with [^\x00/]{1,200})\.txt")
 _ZIP_ERRORS = (zipfile.BadZipFile, OSError, ValueError, RuntimeError, NotImplementedError, EOFError)
 # The chat's export file name in the app's languages (as chat-analytics lists them), with
@@ -121,27 +91,6 @@ _CHAT_FILE = re.compile(
     r"[ _]com|Discussion[ _]WhatsApp[ _]avec|Чат[ _]WhatsApp[ _]с)[ _]*(.*?)\.(?:txt|zip)$",
     re.I,
 )
-# iOS's attachment tag at the end of a message, after a caption (``This is Mila
-# \u200e<attached: 00000034-PHOTO-2026-02-16-12-33-47.jpg>``), in the app's language.
-_TAG_END = re.compile(r"(?:^|\s)<\s?([^\W\d_][^<>:\n]{1,29}):\s?([^<>\n]+?)\s?>$")
-# The noun of iOS's "KIND omitted" phrase (``Bild weggelassen``, ``imagen omitida``,
-# ``afbeelding weggelaten``, ``imagem ocultada``), as the phrases chat-analytics and
-# whatsapp parsers list them; any other phrase of an attachment is kind ``media``.
-_IOS_KINDS = {
-    **dict.fromkeys(("image", "bild", "imagen", "imagem", "afbeelding", "immagine",
-                     "foto", "photo", "obrázek", "obraz", "görüntü", "изображение",
-                     "зображення", "billede", "bilde"), "image"),
-    **dict.fromkeys(("video", "vídeo", "vidéo", "videonotiz", "видео", "відео"), "video"),
-    **dict.fromkeys(("audio", "áudio", "аудио", "аудіо"), "audio"),
-    **dict.fromkeys(("sticker", "figurinha", "autocollant", "стикер", "naklejka"), "sticker"),
-    "gif": "gif",
-    **dict.fromkeys(("document", "dokument", "documento", "документ", "dokumentti"),
-                    "document"),
-    **dict.fromkeys(("contact", "kontaktkarte", "tarjeta", "cartão", "contactkaart",
-                     "scheda", "carte"), "contact card"),
-}  # fmt: skip
-_PAGES = re.compile(r"\s*•[^•]*$")
-_FILE_NAME = re.compile(r"\S\.[A-Za-z0-9]{1,5}$")
 # Since 2023 an edited message ends with this note (iOS and Android, in the app's language).
 _EDITED = re.compile(
     r"\s*<(?:This message was edited|Diese Nachricht wurde bearbeitet\.?|Se editó este mensaje\.?"
@@ -198,7 +147,7 @@ def _scan(source: Source, decode: LineDecoder) -> tuple[str, bool, list[str], se
         if _member_event(line, name, text):
             continue  # no speaker (``_wa_message``)
         talks.add(name)
-        if name not in plain and (not text.startswith("\u200e") or _media(text.strip(_MARKS))[0]):
+        if name not in plain and (not text.startswith("\u200e") or media_of(text.strip(_MARKS))[0]):
             plain.add(name)
     chat = notice - plain
     return *order.verdict(), [s for s in speakers if s in talks and s not in chat], chat
@@ -216,7 +165,7 @@ def _notice(line: str, text: str) -> bool:
     if not text.startswith("\u200e") or line.startswith("\u200e"):
         return False
     clean = text.translate(_STRIP_MARKS).strip()
-    return len(clean) >= _NOTICE_LENGTH and _media(clean)[0] is None
+    return len(clean) >= _NOTICE_LENGTH and media_of(clean)[0] is None
 
 
 def read_whatsapp(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
@@ -269,63 +218,24 @@ def read_chat(
             cur = {"line": n, "name": name, "text": [text], "ts": None, "damaged": True}
             continue
         assert m is not None
-        name, text = _split(rest(m, line))
-        ts = when(m, order, zone)
-        cur = {"line": n, "name": name, "text": [text], "ts": ts, "event": name in chat}
-        if not seen and name and _notice(line, text):
-            cur["event"] = True  # the encryption notice, in any language
+        cur = _started(n, line, m, when(m, order, zone), chat, first=not seen)
         seen = True
-        if line.startswith("\u200e"):  # iOS: the header of an attachment
-            cur["attachment"] = True
     if cur is not None:
         yield _wa_message(cur, speakers, ctx, thread, media)
 
 
-def _media(clean: str, files: Media | None = None) -> tuple[str | None, str | None]:
-    """The media kind and file name a media placeholder names (else None, None); a
-    translated one (``_OMITTED``, ``_TRANSLATED_*``) too, when its file is WhatsApp's
-    media name or one of the export's ``files``."""
-    first = clean.strip().split("\n", 1)[0]  # a caption may follow
-    media = _MEDIA.match(first)
-    if media:
-        kind = (media[1] or ("file" if (media[2] or media[3]) else "media")).lower()
-        return kind, media[2] or media[3]
-    if first.casefold() in _OMITTED:
-        return "media", None
-    named = _TRANSLATED_ANDROID.match(first) or _TRANSLATED_IOS.match(first)
-    if named and (_WA_FILE.match(named[1]) or (files is not None and named[1] in files.sizes)):
-        return "file", named[1]
-    tag = _TAG_END.search(clean.rstrip())  # after a caption
-    if tag and (
-        tag[1].casefold() == "attached"
-        or _WA_FILE.match(tag[2])
-        or (files is not None and tag[2] in files.sizes)
-    ):
-        return "file", tag[2]
-    return None, None
-
-
-def _ios_attachment(text: str, files: Media | None) -> tuple[str, str | None]:
-    """The kind and file of a message iOS marks as an attachment (U+200E before its
-    header) whose text ``_media`` does not know: ``<Anhang: f>`` at its end, else the
-    "KIND omitted" phrase in the app's language, after a document's name and pages
-    (``notes.pdf • \u200e5 pages \u200edocument omitted``)."""
-    clean = text.translate(_STRIP_MARKS)
-    tag = _TAG_END.search(clean.rstrip())
-    if tag:
-        return "file", tag[2]
-    last = text.rsplit("\n", 1)[-1]  # a caption comes first
-    before, _, phrase = last.rpartition("\u200e")
-    phrase = phrase.translate(_STRIP_MARKS).strip()
-    words = phrase.split()
-    if not words or len(words) > 5 or "<" in phrase or "://" in phrase:
-        return "media", None
-    kind = _IOS_KINDS.get(words[0].casefold(), "media")
-    before = before.translate(_STRIP_MARKS).strip()
-    doc = _PAGES.sub("", before).strip()
-    if not (kind == "document" or doc != before or _FILE_NAME.search(doc)):
-        doc = ""  # a caption, not the document's name
-    return kind, doc or None
+def _started(
+    n: int, line: str, m: re.Match[str], ts: str | None, chat: set[str], first: bool
+) -> dict[str, Any]:
+    """The message a header line starts: a group event when written under the chat's
+    name, or when it is the first line and the encryption notice in any language; an
+    attachment when iOS writes U+200E before the header."""
+    name, text = _split(rest(m, line))
+    event = name in chat or bool(first and name and _notice(line, text))
+    cur = {"line": n, "name": name, "text": [text], "ts": ts, "event": event}
+    if line.startswith("\u200e"):
+        cur["attachment"] = True
+    return cur
 
 
 def _names_member(name: str, text: str) -> bool:
@@ -341,12 +251,35 @@ def _member_event(line: str, name: str, text: str) -> bool:
     if not text.startswith("\u200e") or line.startswith("\u200e"):
         return False
     clean = text.translate(_STRIP_MARKS).strip()
-    return _media(clean)[0] is None and _names_member(name, clean)
+    return media_of(clean)[0] is None and _names_member(name, clean)
 
 
 def _is_system(cur: dict[str, Any], text: str) -> bool:
     """A line with no ``Name: ``, a group event, or the encryption notice."""
     return cur["name"] is None or bool(cur.get("event")) or text.startswith(_SYSTEM_TEXT)
+
+
+def _kind(
+    cur: dict[str, Any], text: str, clean: str, system: bool, media: Media | None
+) -> tuple[str | None, str | None]:
+    """The media kind and file of a message: its placeholder, else, when iOS marks it
+    as an attachment, the attachment in whatever language."""
+    kind, file = media_of(clean, media)
+    if kind is None and cur.get("attachment") and not system:
+        return ios_attachment(text, media)
+    return kind, file
+
+
+def _about_member(cur: dict[str, Any], clean: str) -> bool:
+    """An iOS group event written under the member it is about: no attachment, U+200E
+    before the text, the header's name in it."""
+    name = cur["name"]
+    return (
+        not cur.get("attachment")
+        and name is not None
+        and cur["text"][0].startswith("\u200e")
+        and _names_member(name, clean)
+    )
 
 
 def _wa_message(
@@ -364,58 +297,31 @@ def _wa_message(
     edited = _EDITED.search(clean) if clean.endswith(">") else None
     if edited:
         clean = clean[: edited.start()]
-    kind, file = _media(clean, media)
-    if kind is None and cur.get("attachment") and not system:
-        kind, file = _ios_attachment(text, media)
-    member_event = (
-        kind is None
-        and not system
-        and not cur.get("attachment")
-        and name is not None
-        and cur["text"][0].startswith("\u200e")
-        and _names_member(name, clean)
-    )
+    kind, file = _kind(cur, text, clean, system, media)
+    member_event = kind is None and not system and _about_member(cur, clean)
     if member_event:  # an iOS group event written under the member it is about
         system = True
     if cur["ts"] is None and not cur.get("damaged"):
         ctx.warn(loc, "impossible date; time left unknown")
+    speaker, tags = (None, [SYSTEM_TAG]) if system else (name, [])
     return message(
         clean or text,
-        speaker=None if system else name,
-        listeners=[] if system else mentioned_or_other(speakers, name, clean),
+        speaker=speaker,
+        listeners=mentioned_or_other(speakers, speaker, clean) if speaker else [],
         timestamp=cur["ts"],
         source_id=loc,
         format="whatsapp",
         thread=thread,
-        tags=[SYSTEM_TAG] if system else [],
+        tags=tags,
         extra={
             "media": kind,
             "file": file,
-            "attachment": _attachment(file, media),
-            "chat_name": name if system and name and not member_event else None,
-            "damaged_header": True if cur.get("damaged") else None,
+            "attachment": attachment_of(file, media),
+            "chat_name": name if system and not member_event else None,
+            "damaged_header": cur.get("damaged"),
             "edited": True if edited else None,
         },
     )
-
-
-@dataclass
-class Media:
-    """The files an export holds beside its chat .txt (name -> size), and those named."""
-
-    sizes: dict[str, int]
-    used: set[str] = field(default_factory=set)
-
-
-def _attachment(file: str | None, media: Media | None) -> dict[str, Any] | None:
-    """The exported file a message attaches: its size, or ``missing`` when the export
-    does not hold it (exported "without media"); None outside a .zip."""
-    if not file or media is None:
-        return None
-    if file in media.sizes:
-        media.used.add(file)
-        return {"name": file, "size": media.sizes[file]}
-    return {"name": file, "missing": True}
 
 
 def _chat_member(zf: zipfile.ZipFile, names: list[str]) -> str | None:
