@@ -25,8 +25,9 @@ Decisions:
   like a header but does not parse (``1/23/23, 3:22_AM - Ann: hi``): that is its own
   message (time unknown, ``extra.damaged_header``) with a warning, never glued to the
   previous speaker's text. A header whose rest has no
-  ``Name: `` (Android system lines) and the encryption notice are kept with speaker
-  null and the tag ``system``; so are iOS's group events (``[..] Tea Party: \u200eAnn
+  ``Name: `` (Android system lines) and the encryption notice (four languages by its
+  words; in any language as an iOS export's first line, U+200E before a text longer
+  than a call or a deleted message) are kept with speaker null and the tag ``system``; so are iOS's group events (``[..] Tea Party: \u200eAnn
   added Ben``), written under the chat's name, which is known as the one the encryption
   notice is written under whose every other line starts with U+200E and is no media.
 - ``<Media omitted>``, ``image omitted``, ``<attached: f>`` (``< attached: f >``, after a
@@ -96,7 +97,8 @@ _EDITED = re.compile(
     r"\s*<(?:This message was edited|Diese Nachricht wurde bearbeitet\.?|Se editó este mensaje\.?"
     r"|Mensagem editada|Dit bericht is bewerkt)>$"
 )
-# The encryption notice, in English and as German, Spanish and Portuguese exports write it.
+# The encryption notice, in English and as German, Spanish and Portuguese exports write it
+# (iOS's in any language: ``_notice``).
 _SYSTEM_TEXT = (
     "Messages and calls are end-to-end encrypted",
     "Messages to this chat and calls are",
