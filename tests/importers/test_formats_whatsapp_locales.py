@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from conftest import assert_golden
 from convo.core.io import Source
-from convo.importers.apps import whatsapp
+from convo.importers.apps import whatsapp, whatsapp_media
 from convo.importers.apps.whatsapp_header import header, rest, when
 from convo.importers.registry import registry
 
@@ -172,6 +172,26 @@ def test_a_marked_line_that_does_not_name_its_member_keeps_the_speaker(tmp_path)
     recs, _, _ = run(whatsapp.read_whatsapp, p)
     assert [r["metadata"]["speaker"] for r in recs] == ["Ann", ".", "Ben"]
     assert all(not r["tags"] for r in recs)
+
+
+_PHRASES = {
+    "Bild weggelassen": "image", "imagen omitida": "image", "afbeelding weggelaten": "image",
+    "audio omitido": "audio", "Sticker weggelassen": "sticker", "GIF omitido": "gif",
+    "Video weggelassen": "video", "Kontaktkarte ausgelassen": "contact card",
+}  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    caption=st.text(st.characters(blacklist_characters="<>\u200e\n", codec="utf-8"), max_size=30),
+    phrase=st.sampled_from(sorted(_PHRASES)),
+)
+def test_ios_attachment_phrase_after_any_caption(caption, phrase):
+    """The phrase after the last U+200E gives the kind whatever caption comes first
+    (dots and bullets too); a caption is never taken for a document's name."""
+    kind, file = whatsapp_media.ios_attachment(f"{caption} \u200e{phrase}", None)
+    assert kind == _PHRASES[phrase]
+    assert file is None
 
 
 _PERIODS = {"": None, " AM": False, " PM": True, " 오후": True, " 오전": False, " 下午": True}

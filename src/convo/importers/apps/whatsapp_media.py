@@ -150,6 +150,7 @@ def ios_attachment(text: str, files: Media | None) -> tuple[str, str | None]:
     kind = _IOS_KINDS.get(words[0].casefold(), "media")
     before = before.translate(_STRIP_MARKS).strip()
     doc = _PAGES.sub("", before).strip()
-    if not (kind == "document" or doc != before or _FILE_NAME.search(doc)):
+    named = kind == "document" or (kind == "media" and (doc != before or _FILE_NAME.search(doc)))
+    if not named:
         doc = ""  # a caption, not the document's name
     return kind, doc or None
