@@ -34,6 +34,7 @@ LINE_JA = FIXTURES / "line" / "ja.txt"
         (imessage.read_imessage, IMESSAGE, "imessage/lena-whitford", "imessage"),
         (line.read_line, LINE_EN, "line/chat-history-with-marta", "line"),
         (line.read_line, LINE_JA, "line/ja", "line"),
+        (line.read_line, FIXTURES / "line" / "zh-tw.txt", "line/zh-tw", "line"),
     ],
 )
 def test_golden_and_detection(read, path, golden, name):
@@ -116,6 +117,21 @@ def test_line_japanese_clock():
     assert recs[0]["thread"] == "Jonas"
 
 
+def test_line_taiwan_spelling_and_date_lines():
+    """Taiwan's exports spell the header ``與NAME的聊天紀錄`` (紀, not 記) and may write the
+    weekday after the date without brackets (``2024/1/4週四``): the thread was the whole
+    header and every message was rejected as before any date line."""
+    recs, rejects, warnings = run(line.read_line, FIXTURES / "line" / "zh-tw.txt")
+    assert not rejects and not warnings
+    assert [(r["metadata"]["speaker"], r["timestamp"]) for r in recs] == [
+        ("王大明", "2024-01-04T10:00:00Z"), ("王小華", "2024-01-04T10:02:00Z"),
+        ("王大明", "2024-01-05T13:05:00Z"), ("王小華", "2024-01-05T13:06:00Z"),
+    ]  # fmt: skip
+    assert {r["thread"] for r in recs} == {"王小華"}
+    assert recs[0]["metadata"]["listeners"] == ["王小華"]
+    assert recs[2]["textChunks"] == ["還好，\n明天再說"]
+
+
 def test_line_message_before_a_date_is_rejected(tmp_path):
     path = tmp_path / "l.txt"
     path.write_text("09:15\tMarta\thi\n2024/03/01(Fri)\n09:16\tMarta\tthere\n")
@@ -130,6 +146,7 @@ def test_line_message_before_a_date_is_rejected(tmp_path):
     ("text", "day"),
     [("2024/03/01(Fri)", (2024, 3, 1)), ("2024.03.01 Friday", (2024, 3, 1)),
      ("Fri, 03/01/2024", (2024, 3, 1)), ("2024/3/1周五", (2024, 3, 1)),
+     ("2024/3/1週五", (2024, 3, 1)),
      ("2024/13/01(Fri)", None), ("09:15\tMarta\thi", None)],
 )  # fmt: skip
 def test_line_day(text, day):

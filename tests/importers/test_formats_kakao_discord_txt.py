@@ -39,6 +39,7 @@ DCE_EN = DCE / "Garden club - Text Channels - general [1012224565567721552].txt"
         (kakaotalk.read, KAKAO / "android_ko.txt", "kakaotalk/android_ko", "kakaotalk"),
         (kakaotalk.read, KAKAO / "ios_ko.txt", "kakaotalk/ios_ko", "kakaotalk"),
         (kakaotalk.read, KAKAO / "ios_en.txt", "kakaotalk/ios_en", "kakaotalk"),
+        (kakaotalk.read, KAKAO / "android_en_2014.txt", "kakaotalk/android_en_2014", "kakaotalk"),
         (kakaotalk.read, KAKAO / "mac.csv", "kakaotalk/mac", "kakaotalk"),
         (discord_txt.read, DCE_EN, "discord_txt/garden-general", "discord-txt"),
         (discord_txt.read, DCE / "dm-de.txt", "discord_txt/dm-de", "discord-txt"),
@@ -53,6 +54,19 @@ def test_golden_and_detection(read, path, golden, name):
 
 def _said(recs):
     return [(r["metadata"]["speaker"], r["textChunks"][0], r["timestamp"]) for r in recs]
+
+
+def test_kakaotalk_english_2014_time_before_date():
+    """2014's English export writes the time first (``9:46AM, February 20, 2014, Ben :
+    hi``, under the date line ``9:46AM, February 20, 2014``): every line was rejected."""
+    recs, rejects, warnings = run(kakaotalk.read, KAKAO / "android_en_2014.txt")
+    assert not rejects and not warnings
+    assert _said(recs) == [
+        ("Ben", "Are you there?", "2014-02-20T09:46:00Z"),
+        ("Ann", "Yes, on the train\nback at six", "2014-02-20T09:47:00Z"),
+        ("Ben", "(emoticon)", "2014-02-21T13:05:00Z"),
+    ]
+    assert recs[0]["thread"] == "Ben" and recs[0]["metadata"]["listeners"] == ["Ann"]
 
 
 def test_kakaotalk_pc_korean():

@@ -75,6 +75,17 @@ def test_ssa_without_names_uses_the_prefix_style():
     ]  # fmt: skip
 
 
+def test_ssa_ntp_is_no_speaker():
+    """``NTP`` in ``Name`` is the placeholder SSA writers (Subtitle Edit, converters)
+    put on a line without an actor: no speaker, so its cues are not merged as one."""
+    recs, rejects, warnings = run(ass.read_ass, FIXTURES / "ass" / "subtitle-edit-ntp.ssa")
+    assert not rejects and not warnings
+    assert [(r["metadata"]["speaker"], r["textChunks"][0]) for r in recs] == [
+        (None, "The ferry leaves at nine."), (None, "Bring a coat, the wind is cold."),
+        ("Guide", "Tickets, please!"),
+    ]  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("raw", "lines"),
     [

@@ -98,6 +98,32 @@ def test_a_page_opening_with_a_joined_message(tmp_path):
     ]
 
 
+def test_a_joined_message_continues_the_previous_pages_last_sender(tmp_path):
+    """Telegram splits a chat into pages of 1,000 messages; a page may open with a joined
+    message, whose sender is the last one of the page before, read from beside it."""
+    (tmp_path / "messages.html").write_text(
+        _page(
+            [
+                _msg(998, "Ann", "06.03.2024 08:58:00", "hi"),
+                _msg(999, "Ben", "06.03.2024 08:59:00", "hello"),
+                '<div class="message default clearfix" id="message1000"><div class="body">'
+                '<div class="forwarded body"><div class="from_name">Cara</div></div>'
+                '<div class="text">forwarded</div></div></div>',
+            ]
+        )
+    )
+    (tmp_path / "messages2.html").write_text(
+        _page([_msg(1001, None, "06.03.2024 09:00:00", "still Ben")])
+    )
+    (tmp_path / "messages3.html").write_text(
+        _page([_msg(2001, None, "06.03.2024 09:05:00", "Ben again")])
+    )
+    for name, said in (("messages2.html", "still Ben"), ("messages3.html", "Ben again")):
+        recs, _, warnings = run(telegram_html.read_telegram_html, tmp_path / name)
+        assert [(r["metadata"]["speaker"], r["textChunks"][0]) for r in recs] == [("Ben", said)]
+        assert not warnings
+
+
 def test_a_page_without_messages_warns(tmp_path):
     path = tmp_path / "messages.html"
     path.write_text(_page([]))

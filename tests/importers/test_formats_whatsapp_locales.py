@@ -5,8 +5,12 @@ shapes users report: the day period before the time in Korean and Chinese export
 (``2024. 1. 2. 오후 3:04 - ``, ``[2024/1/2 下午3:06:45] ``, the markers ChatLab's
 WhatsApp parser lists), Arabic exports with Arabic-Indic digits, U+200F marks and the
 Arabic comma (mtln/chat-export's Arabic support), a Persian Android export
-(``۲۰۲۱/۵/۳۰، ۱۸:۴۴ - ``, rwhatsapp issue 28), and iOS group events written under the
-group's name (``[..] Book Club: \\u200eAnn Lee added you``).
+(``۲۰۲۱/۵/۳۰، ۱۸:۴۴ - ``, rwhatsapp issue 28), iOS group events written under the
+group's name (``[..] Book Club: \\u200eAnn Lee added you``), and a German iOS group
+(``ios-de-events``) as real exports write it: events under the member they are about
+(``[..] Ali: \\u200eLeon hat Ali hinzugefügt.``), and U+200E before the header of each
+attachment, whose marker is translated (``Bild weggelassen``, ``Stundenplan.pdf •
+\\u200e2 Seiten \\u200eDokument weggelassen``) or follows a caption.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from hypothesis import strategies as st
 
 from conftest import assert_golden
 from convo.core.io import Source
-from convo.importers.apps import whatsapp
+from convo.importers.apps import whatsapp, whatsapp_media
 from convo.importers.apps.whatsapp_header import header, rest, when
 from convo.importers.registry import registry
 
@@ -32,6 +36,8 @@ CASES = [
     ("persian-android.txt", "locales-persian-android.jsonl"),
     ("ios-group/_chat.txt", "locales-ios-group.jsonl"),
     ("ios-1to1/_chat.txt", "locales-ios-1to1.jsonl"),
+    ("ios-de-events/_chat.txt", "locales-ios-de-events.jsonl"),
+    ("ios-nl/_chat.txt", "locales-ios-nl.jsonl"),
 ]
 
 
@@ -96,6 +102,96 @@ def test_group_events_need_every_line_marked():
     recs, _, _ = run(whatsapp.read_whatsapp, DIR / "ios-group" / "_chat.txt")
     assert {r["metadata"]["speaker"] for r in recs} == {None, "Ann Lee", "Ben Ode"}
     assert all(r["metadata"]["listeners"] for r in recs if r["metadata"]["speaker"])
+
+
+def test_ios_member_events_are_system_lines():
+    """An event iOS writes under the member it is about has no speaker, as Android
+    writes the same event without a name; a deleted message keeps its sender."""
+    recs, _, _ = run(whatsapp.read_whatsapp, DIR / "ios-de-events" / "_chat.txt")
+    by_text = {r["textChunks"][0]: r for r in recs}
+    for text in (
+        "Leon hat die Gruppe erstellt.",
+        "Leon hat Ali hinzugefügt.",
+        "~\u202fNico hat die Gruppe verlassen.",
+    ):
+        assert by_text[text]["metadata"]["speaker"] is None, text
+        assert by_text[text]["tags"] == ["system"], text
+        assert "chat_name" not in by_text[text].get("extra", {}), text
+    deleted = by_text["Diese Nachricht wurde gelöscht."]
+    assert deleted["metadata"]["speaker"] == "Ali" and deleted["tags"] == []
+    speakers = {r["metadata"]["speaker"] for r in recs}
+    assert speakers == {None, "Leon", "Ali", "~\u202fNico"}
+
+
+def test_ios_attachments_in_any_language():
+    """U+200E before the header marks an attachment: the translated phrase's noun is its
+    kind, a document's name its file, a caption stays text and is no file."""
+    recs, _, _ = run(whatsapp.read_whatsapp, DIR / "ios-de-events" / "_chat.txt")
+    media = [
+        (r["metadata"]["speaker"], r["extra"]["media"], r["extra"].get("file"))
+        for r in recs
+        if "media" in r.get("extra", {})
+    ]
+    assert media == [
+        ("Ali", "image", None),
+        ("Leon", "document", "Stundenplan.pdf"),
+        ("Ali", "image", None),  # "Das ist der Raum\nzweiter Stock \u200eBild weggelassen"
+        ("~\u202fNico", "file", "00000034-PHOTO-2023-09-27-09-30-40.jpg"),
+        ("Leon", "sticker", None),
+    ]
+
+
+def test_ios_notice_and_edited_note_in_any_language():
+    """An iOS export's first line, U+200E before its text, is the encryption notice in
+    whatever language, so its name is the chat's and its events are system lines; the
+    edited note is taken off in Dutch, Portuguese and German (with its full stop)."""
+    recs, _, _ = run(whatsapp.read_whatsapp, DIR / "ios-nl" / "_chat.txt")
+    assert [(r["metadata"]["speaker"], r["tags"]) for r in recs] == [
+        (None, ["system"]), (None, ["system"]), (None, ["system"]),
+        ("~\u202fMartine", []), ("Robin", []), ("Robin", []),
+    ]  # fmt: skip
+    assert recs[2]["extra"] == {"chat_name": "Familiedag"}
+    assert recs[3]["textChunks"] == ["Lieve familie,\nZondag zien we elkaar!"]
+    assert recs[3]["extra"] == {"edited": True}
+    assert recs[3]["metadata"]["listeners"] == ["Robin"]
+    assert recs[5]["extra"] == {"media": "image"}
+    for note in ("Diese Nachricht wurde bearbeitet.", "Mensagem editada"):
+        assert whatsapp._EDITED.search(f"ok \u200e<{note}>".replace("\u200e", ""))
+
+
+def test_a_marked_line_that_does_not_name_its_member_keeps_the_speaker(tmp_path):
+    """Only the member's own name makes a U+200E text an event: a call or a poll stays
+    the sender's, and a name without letters or digits never matches."""
+    p = tmp_path / "_chat.txt"
+    p.write_text(
+        "[21/11/25, 9:33:35] Ann: \u200eVoice call, \u200eNo answer\n"
+        "[21/11/25, 9:34:00] .: \u200eThis message was deleted.\n"
+        "[21/11/25, 9:35:00] Ben: \u200ePOLL:\nLunch?\n\u200eOPTION: yes (1 vote)\n",
+        encoding="utf-8",
+    )
+    recs, _, _ = run(whatsapp.read_whatsapp, p)
+    assert [r["metadata"]["speaker"] for r in recs] == ["Ann", ".", "Ben"]
+    assert all(not r["tags"] for r in recs)
+
+
+_PHRASES = {
+    "Bild weggelassen": "image", "imagen omitida": "image", "afbeelding weggelaten": "image",
+    "audio omitido": "audio", "Sticker weggelassen": "sticker", "GIF omitido": "gif",
+    "Video weggelassen": "video", "Kontaktkarte ausgelassen": "contact card",
+}  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    caption=st.text(st.characters(blacklist_characters="<>\u200e\n", codec="utf-8"), max_size=30),
+    phrase=st.sampled_from(sorted(_PHRASES)),
+)
+def test_ios_attachment_phrase_after_any_caption(caption, phrase):
+    """The phrase after the last U+200E gives the kind whatever caption comes first
+    (dots and bullets too); a caption is never taken for a document's name."""
+    kind, file = whatsapp_media.ios_attachment(f"{caption} \u200e{phrase}", None)
+    assert kind == _PHRASES[phrase]
+    assert file is None
 
 
 _PERIODS = {"": None, " AM": False, " PM": True, " 오후": True, " 오전": False, " 下午": True}

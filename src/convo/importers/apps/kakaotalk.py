@@ -20,7 +20,8 @@ Mobile (Android, iOS) — a date line, then each message with its whole date:
     2024년 12월 9일 월요일                  (2024. 12. 9. 월요일; Monday, December 9, 2024)
     2024년 12월 9일 오후 2:30, 홍길동 : 안녕   (Android; 2024. 12. 9. 14:30, ... 24-hour)
     2024. 12. 9. 오후 2:31, 김철수 : 네        (iOS)
-    December 9, 2024, 2:32 PM, Ann : Hello   (English; Dec 9, 2024 at 2:32 PM, ...)
+    December 9, 2024, 2:32 PM, Ann : Hello   (English; Dec 9, 2024 at 2:32 PM, ...;
+                                              2014's: 2:32PM, December 9, 2024, ...)
     2024. 12. 9. 오후 2:33: 홍길동님이 나갔습니다.  (an event: ``:`` after the time)
 
 Mac — a CSV: ``Date,User,Message`` then ``2024-12-09 14:30:05,"Ann","Hello"``.
@@ -92,6 +93,10 @@ _WEEKDAY = r"(?:[월화수목금토일]요일|[A-Za-z]+day)"
 _DAY_LINE = re.compile(rf"-*\s*(?:{_WEEKDAY},?\s*)?{_DATE},?(?:\s*{_WEEKDAY}|\s+{_TIME})?\s*-*")
 _PC = re.compile(rf"\[(?P<name>[^\]]*)\] \[{_TIME}\] ?(?P<rest>.*)")
 _MOBILE = re.compile(rf"{_DATE},?(?:\s+at)?\s+{_TIME}(?P<sep>,|:)\s?(?P<rest>.*)")
+# Older English exports (2014) write the time first: "9:46AM, February 20, 2014, Ann : hi",
+# under a date line "9:46AM, February 20, 2014".
+_MOBILE_TIME_FIRST = re.compile(rf"{_TIME},\s*{_DATE}(?P<sep>,|:)\s?(?P<rest>.*)")
+_DAY_LINE_TIME_FIRST = re.compile(rf"{_TIME},\s*{_DATE}")
 _EVENT = re.compile(
     r".+님[이을]\s(?:들어왔습니다|나갔습니다|초대(?:했|하였)습니다|내보냈습니다)\."
     r"|.+ (?:joined|left) (?:this|the) chatroom\.",
@@ -123,7 +128,7 @@ def _day(m: re.Match[str]) -> date | None:
 
 def day_line(line: str) -> date | None:
     """The day of a date line (PC's dashed one, or mobile's), else None."""
-    m = _DAY_LINE.fullmatch(line.strip())
+    m = _DAY_LINE.fullmatch(line.strip()) or _DAY_LINE_TIME_FIRST.fullmatch(line.strip())
     return _day(m) if m is not None else None
 
 
@@ -157,7 +162,7 @@ def _sniff_cut(lines: list[str]) -> int:
 
 def _mobile(line: str) -> re.Match[str] | None:
     """A mobile message line: its date, time and ``, Name : text`` (or an event's)."""
-    m = _MOBILE.fullmatch(line)
+    m = _MOBILE.fullmatch(line) or _MOBILE_TIME_FIRST.fullmatch(line)
     return m if m is not None and _day(m) is not None else None
 
 

@@ -7,7 +7,8 @@ LINE parsers' tests): the app writes it in the phone's language.
     [LINE] Chat history with Marta           (JA: [LINE] Martaとのトーク履歴)
     Saved on: 2024/03/02 21:15               (JA: 保存日時：2024/03/02 21:15)
 
-    2024/03/01(Fri)                          (also 2024.03.01 Friday, Fri, 03/01/2024)
+    2024/03/01(Fri)                          (also 2024.03.01 Friday, Fri, 03/01/2024,
+                                              2024/1/2週二)
     09:15<TAB>Marta<TAB>Good morning!        (times also 9:15AM, 午前9:15, 上午09:15)
     09:16<TAB>Jonas<TAB>"Two lines,
     in quotes"
@@ -57,11 +58,11 @@ _TITLES = (
     (re.compile(r"Chat history in (.+)"), False),
     (re.compile(r"(.+)とのトーク履歴"), True),
     (re.compile(r"(.+)のトーク履歴"), False),
-    (re.compile(r"[与與](.+)的聊天[记記][录錄]"), True),
-    (re.compile(r"(.+)的聊天[记記][录錄]"), False),
+    (re.compile(r"[与與](.+)的聊天[记記紀][录錄]"), True),  # 紀錄: Taiwan's spelling too
+    (re.compile(r"(.+)的聊天[记記紀][录錄]"), False),
 )
 _DAYS = (
-    re.compile(r"(?P<y>\d{4})[/.](?P<m>\d{1,2})[/.](?P<d>\d{1,2})(?:[ (（].*|周.*|星期.*)?"),
+    re.compile(r"(?P<y>\d{4})[/.](?P<m>\d{1,2})[/.](?P<d>\d{1,2})(?:[ (（].*|[周週].*|星期.*)?"),
     re.compile(r"[A-Za-z]{3,9},? (?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4})"),
 )
 _MESSAGE = re.compile(

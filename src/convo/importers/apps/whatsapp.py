@@ -25,13 +25,23 @@ Decisions:
   like a header but does not parse (``1/23/23, 3:22_AM - Ann: hi``): that is its own
   message (time unknown, ``extra.damaged_header``) with a warning, never glued to the
   previous speaker's text. A header whose rest has no
-  ``Name: `` (Android system lines) and the encryption notice are kept with speaker
-  null and the tag ``system``; so are iOS's group events (``[..] Tea Party: \u200eAnn
+  ``Name: `` (Android system lines) and the encryption notice (four languages by its
+  words; in any language as an iOS export's first line, U+200E before a text longer
+  than a call or a deleted message) are kept with speaker null and the tag ``system``; so are iOS's group events (``[..] Tea Party: \u200eAnn
   added Ben``), written under the chat's name, which is known as the one the encryption
   notice is written under whose every other line starts with U+200E and is no media.
 - ``<Media omitted>``, ``image omitted``, ``<attached: f>`` (``< attached: f >``, after a
-  document's name and pages: ``report.pdf • 3 pages <attached: f>``), ``f <attached>``
-  (older iOS) set ``extra.media``. The note an edited message ends with (``<This message
+  document's name and pages: ``report.pdf • 3 pages <attached: f>``; after a caption, on
+  its last line), ``f <attached>`` (older iOS) set ``extra.media``. iOS writes U+200E
+  before the header of every attachment (``\u200e[1/6/22, 12:12:19] Ann: \u200eaudio
+  omitido``), so such a message in any language is media: its kind from the phrase's
+  noun (``Bild weggelassen``, ``imagen omitida``, ``afbeelding weggelaten``; else
+  ``media``), its file from ``<Anhang: f>`` at the end or the document's name before
+  the phrase (``notes.pdf • 5 pages \u200edocument omitted``).
+- iOS writes a group event under the member it is about (``[..] Ali: \u200eLeon added
+  Ali``, ``[..] Leon: \u200eLeon left``, the security-code notice): a text that starts
+  with U+200E, is no media and names the header's member is such an event, speaker
+  null and tagged ``system``, as Android writes the same event without a name. The note an edited message ends with (``<This message
   was edited>``) is taken off the text: ``extra.edited``.
 - Two speakers in the file: each is the other's listener; else ``@Name`` mentions of known
   speakers are the listeners. No ids in the source (content hash).
@@ -47,7 +57,7 @@ import contextlib
 import re
 import zipfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -57,6 +67,12 @@ from convo.core.io import Source, decode_text, strip_bom
 from convo.core.record import ConversationMessage
 from convo.importers.apps.common import SYSTEM_TAG, mentioned_or_other, numbered_lines
 from convo.importers.apps.whatsapp_header import MARKS, DateOrder, damaged, header, rest, when
+from convo.importers.apps.whatsapp_media import (
+    Media,
+    attachment_of,
+    ios_attachment,
+    media_of,
+)
 from convo.importers.archives import ZIP_MAGIC, open_zip, safe_members, spool_member
 from convo.importers.build import message
 from convo.importers.context import ImportContext
@@ -65,42 +81,6 @@ from convo.importers.registry import Format, head_lines
 
 _MARKS = MARKS
 _STRIP_MARKS = {ord(c): None for c in _MARKS}
-_MEDIA = re.compile(
-    r"^(?:<Media omitted>|(image|video|audio|sticker|GIF|document|Contact card) omitted|"
-    r"(?:[^<>]*\s)?<\s?attached:\s?(.+?)\s?>|(.+) (?:\(file attached\)|<attached>))$",
-    re.I,
-)
-# Exports in other languages write their markers translated: Android's "<Media
-# omitted>" (the strings WhatsApp writes, as chat-analytics' WhatsApp parser lists them)
-# and "FILE (file attached)" (``(Datei angehängt)``, ``(archivo adjunto)``...), iOS's
-# "<attached: FILE>" (``<Anhang: FILE>``, ``<adjunto: FILE>``...). A translated
-# attachment is known by its file: WhatsApp's own media names (``IMG-20230815-WA0001.jpg``,
-# ``00000003-PHOTO-2023-08-15-09-12-40.jpg``, older iOS's ``2015-08-04-PHOTO-00004762.jpg``,
-# a forwarded file's hash name ``4f2680f1db95a8454775cc2eefc95bfc.jpg``), or a file of
-# the export's zip.
-_OMITTED = frozenset(
-    s.casefold()
-    for s in (
-        "<Medien ausgeschlossen>", "<Medien weggelassen>", "<Multimedia omitido>",
-        "<Archivo omitido>", "<Médias omis>", "<Fichier omis>", "<Media omessi>",
-        "<Media omesso>", "<Mídia oculta>", "<Mídia omitida>", "<ficheiro não revelado>",
-        "<Media weggelaten>", "<без медиафайлов>", "<Файл пропущен>", "<medya dahil edilmedi>",
-        "<Medya atlanmış>", "<pominięto multimedia>", "<pliki pominięto>",
-        "<media tidak disertakan>", "<Media disingkirkan>", "<media utelämnat>",
-        "<Media har utelämnats>", "<medier udeladt>", "<media utelatt>", "<Uten vedlegg>",
-        "<média vynechány>", "<медіа пропущено>", "<メディアなし>", "<미디어 파일 제외됨>",
-        "<省略多媒体文件>", "<忽略多媒體檔>", "<تم استبعاد الوسائط>", "<मीडिया के बिना>",
-        "<رسانه حذف شد>",
-    )
-)  # fmt: skip
-_TRANSLATED_ANDROID = re.compile(r"^(\S(?:.*\S)?) \([^()<>]{2,40}\)$")
-_TRANSLATED_IOS = re.compile(r"^<[^<>:]{2,30}:\s?(.+)>$")
-_WA_FILE = re.compile(
-    r"^(?:(?:IMG|VID|AUD|PTT|STK|DOC)-\d{8}-WA\d{4,}\.\w{2,5}"
-    r"|\d{8}-[A-Z]+-\d{4}(?:-\d\d){5}\.\w{2,5}"
-    r"|\d{4}-\d\d-\d\d-[A-Z]+-\d{8}\.\w{2,5}"  # older iOS: 2015-08-04-PHOTO-00004762.jpg
-    r"|[0-9a-f]{16,64}\.(?i:jpe?g|png|gif|webp|heic|mp4|mov|3gp|opus|ogg|m4a|mp3|aac))$"
-)
 _ZIP_CHAT_NAME = re.compile(rb"(?:^|[\x00-\x1f/])(?:_chat|WhatsApp Chat with [^\x00/]{1,200})\.txt")
 _ZIP_ERRORS = (zipfile.BadZipFile, OSError, ValueError, RuntimeError, NotImplementedError, EOFError)
 # The chat's export file name in the app's languages (as chat-analytics lists them), with
@@ -114,9 +94,11 @@ _CHAT_FILE = re.compile(
 )
 # Since 2023 an edited message ends with this note (iOS and Android, in the app's language).
 _EDITED = re.compile(
-    r"\s*<(?:This message was edited|Diese Nachricht wurde bearbeitet|Se editó este mensaje\.)>$"
+    r"\s*<(?:This message was edited|Diese Nachricht wurde bearbeitet\.?|Se editó este mensaje\.?"
+    r"|Mensagem editada|Dit bericht is bewerkt)>$"
 )
-# The encryption notice, in English and as German, Spanish and Portuguese exports write it.
+# The encryption notice, in English and as German, Spanish and Portuguese exports write it
+# (iOS's in any language: ``_notice``).
 _SYSTEM_TEXT = (
     "Messages and calls are end-to-end encrypted",
     "Messages to this chat and calls are",
@@ -145,26 +127,47 @@ def _scan(source: Source, decode: LineDecoder) -> tuple[str, bool, list[str], se
     """One pass: the date order ('DM', 'MD' or 'YMD'), whether it is a guess, the
     speakers, and the chat's name when iOS writes group events under it."""
     order = DateOrder()
-    speakers: list[str] = []
+    speakers: list[str] = []  # in order of first line, events about them too
+    talks: set[str] = set()  # who writes a line that is no event about them
     notice: set[str] = set()  # who the encryption notice is written under
     plain: set[str] = set()  # who writes a line no group event could be
+    first = True
     for _, line in numbered_lines(source, decode):
         m = header(line)
         if not m:
             continue
         order.see(m)
         name, text = _split(rest(m, line))
+        was_first, first = first, False
         if not name:
             continue
-        if text.strip(_MARKS).startswith(_SYSTEM_TEXT):
+        if text.strip(_MARKS).startswith(_SYSTEM_TEXT) or (was_first and _notice(line, text)):
             notice.add(name)
             continue
         if name not in speakers:
             speakers.append(name)
-        if name not in plain and (not text.startswith("\u200e") or _media(text.strip(_MARKS))[0]):
+        if _member_event(line, name, text):
+            continue  # no speaker (``_wa_message``)
+        talks.add(name)
+        if name not in plain and (not text.startswith("\u200e") or media_of(text.strip(_MARKS))[0]):
             plain.add(name)
     chat = notice - plain
-    return *order.verdict(), [s for s in speakers if s not in chat], chat
+    return *order.verdict(), [s for s in speakers if s in talks and s not in chat], chat
+
+
+_NOTICE_LENGTH = 60  # the shortest notice (Dutch) has 117 characters
+
+
+def _notice(line: str, text: str) -> bool:
+    """An iOS export's first line, U+200E before its text and none before the header:
+    the encryption notice, in whatever language (``[..] Familiedag: \u200eBerichten en
+    oproepen worden end-to-end versleuteld. Alleen mensen in deze chat...``); its two
+    sentences are longer than a call or a deleted message an export cut short may
+    begin with (``\u200eVoice call, \u200eNo answer``)."""
+    if not text.startswith("\u200e") or line.startswith("\u200e"):
+        return False
+    clean = text.translate(_STRIP_MARKS).strip()
+    return len(clean) >= _NOTICE_LENGTH and media_of(clean)[0] is None
 
 
 def read_whatsapp(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
@@ -199,6 +202,7 @@ def read_chat(
         )
     zone = ctx.options.tz
     cur: dict[str, Any] | None = None
+    seen = False  # a message header yet
     for n, line in numbered_lines(source, decode):
         m = header(line)
         broken = None if m else damaged(line)
@@ -216,33 +220,68 @@ def read_chat(
             cur = {"line": n, "name": name, "text": [text], "ts": None, "damaged": True}
             continue
         assert m is not None
-        name, text = _split(rest(m, line))
-        ts = when(m, order, zone)
-        cur = {"line": n, "name": name, "text": [text], "ts": ts, "event": name in chat}
+        cur = _started(n, line, m, when(m, order, zone), chat, first=not seen)
+        seen = True
     if cur is not None:
         yield _wa_message(cur, speakers, ctx, thread, media)
 
 
-def _media(clean: str, files: Media | None = None) -> tuple[str | None, str | None]:
-    """The media kind and file name a media placeholder names (else None, None); a
-    translated one (``_OMITTED``, ``_TRANSLATED_*``) too, when its file is WhatsApp's
-    media name or one of the export's ``files``."""
-    first = clean.strip().split("\n", 1)[0]  # a caption may follow
-    media = _MEDIA.match(first)
-    if media:
-        kind = (media[1] or ("file" if (media[2] or media[3]) else "media")).lower()
-        return kind, media[2] or media[3]
-    if first.casefold() in _OMITTED:
-        return "media", None
-    named = _TRANSLATED_ANDROID.match(first) or _TRANSLATED_IOS.match(first)
-    if named and (_WA_FILE.match(named[1]) or (files is not None and named[1] in files.sizes)):
-        return "file", named[1]
-    return None, None
+def _started(
+    n: int, line: str, m: re.Match[str], ts: str | None, chat: set[str], first: bool
+) -> dict[str, Any]:
+    """The message a header line starts: a group event when written under the chat's
+    name, or when it is the first line and the encryption notice in any language; an
+    attachment when iOS writes U+200E before the header."""
+    name, text = _split(rest(m, line))
+    event = name in chat or bool(first and name and _notice(line, text))
+    cur = {"line": n, "name": name, "text": [text], "ts": ts, "event": event}
+    if line.startswith("\u200e"):
+        cur["attachment"] = True
+    return cur
+
+
+def _names_member(name: str, text: str) -> bool:
+    """Whether an iOS event's text names the member it is written under."""
+    if not any(c.isalnum() for c in name):
+        return False
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+
+
+def _member_event(line: str, name: str, text: str) -> bool:
+    """An iOS group event written under the member it is about (a one-line look, for
+    ``_scan``): U+200E before the text, not before the header, no media, the name in it."""
+    if not text.startswith("\u200e") or line.startswith("\u200e"):
+        return False
+    clean = text.translate(_STRIP_MARKS).strip()
+    return media_of(clean)[0] is None and _names_member(name, clean)
 
 
 def _is_system(cur: dict[str, Any], text: str) -> bool:
     """A line with no ``Name: ``, a group event, or the encryption notice."""
     return cur["name"] is None or bool(cur.get("event")) or text.startswith(_SYSTEM_TEXT)
+
+
+def _kind(
+    cur: dict[str, Any], text: str, clean: str, system: bool, media: Media | None
+) -> tuple[str | None, str | None]:
+    """The media kind and file of a message: its placeholder, else, when iOS marks it
+    as an attachment, the attachment in whatever language."""
+    kind, file = media_of(clean, media)
+    if kind is None and cur.get("attachment") and not system:
+        return ios_attachment(text, media)
+    return kind, file
+
+
+def _about_member(cur: dict[str, Any], clean: str) -> bool:
+    """An iOS group event written under the member it is about: no attachment, U+200E
+    before the text, the header's name in it."""
+    name = cur["name"]
+    return (
+        not cur.get("attachment")
+        and name is not None
+        and cur["text"][0].startswith("\u200e")
+        and _names_member(name, clean)
+    )
 
 
 def _wa_message(
@@ -260,46 +299,31 @@ def _wa_message(
     edited = _EDITED.search(clean) if clean.endswith(">") else None
     if edited:
         clean = clean[: edited.start()]
-    kind, file = _media(clean, media)
+    kind, file = _kind(cur, text, clean, system, media)
+    member_event = kind is None and not system and _about_member(cur, clean)
+    if member_event:  # an iOS group event written under the member it is about
+        system = True
     if cur["ts"] is None and not cur.get("damaged"):
         ctx.warn(loc, "impossible date; time left unknown")
+    speaker, tags = (None, [SYSTEM_TAG]) if system else (name, [])
     return message(
         clean or text,
-        speaker=None if system else name,
-        listeners=[] if system else mentioned_or_other(speakers, name, clean),
+        speaker=speaker,
+        listeners=mentioned_or_other(speakers, speaker, clean) if speaker else [],
         timestamp=cur["ts"],
         source_id=loc,
         format="whatsapp",
         thread=thread,
-        tags=[SYSTEM_TAG] if system else [],
+        tags=tags,
         extra={
             "media": kind,
             "file": file,
-            "attachment": _attachment(file, media),
-            "chat_name": name if system and name else None,
-            "damaged_header": True if cur.get("damaged") else None,
+            "attachment": attachment_of(file, media),
+            "chat_name": name if system and not member_event else None,
+            "damaged_header": cur.get("damaged"),
             "edited": True if edited else None,
         },
     )
-
-
-@dataclass
-class Media:
-    """The files an export holds beside its chat .txt (name -> size), and those named."""
-
-    sizes: dict[str, int]
-    used: set[str] = field(default_factory=set)
-
-
-def _attachment(file: str | None, media: Media | None) -> dict[str, Any] | None:
-    """The exported file a message attaches: its size, or ``missing`` when the export
-    does not hold it (exported "without media"); None outside a .zip."""
-    if not file or media is None:
-        return None
-    if file in media.sizes:
-        media.used.add(file)
-        return {"name": file, "size": media.sizes[file]}
-    return {"name": file, "missing": True}
 
 
 def _chat_member(zf: zipfile.ZipFile, names: list[str]) -> str | None:

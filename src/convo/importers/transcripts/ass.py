@@ -13,7 +13,10 @@ Without a ``Format:`` line the ASS order above is assumed.
   ``Dialogue``, ``Comment`` and the rest). Its ``Start``/``End`` (``H:MM:SS.cc``,
   centiseconds) are the offsets; the cue formats' decisions apply (the package
   docstring): ``--start-date``, merging of one speaker's cues, ``--no-merge``.
-- Speaker: the ``Name`` field (Aegisub's "Actor"), as written. A file whose
+- Speaker: the ``Name`` field (Aegisub's "Actor"), as written; ``NTP`` is no name but
+  the placeholder SSA writers put there for a line without an actor (Subtitle Edit's
+  ``src/libse/SubtitleFormats/SubStationAlpha.cs``: ``var actor = "NTP"``, and the
+  ``*Default,NTP,0000,0000,0000,,`` lines of many converters). A file whose
   ``Name`` fields are all empty (most fansubs) gets the cue formats' prefix styles
   (``- Name:``, ``Name:``...), decided on its first cues; the ``Style`` is never a
   speaker (``Default``, ``Top``, ``Signs``).
@@ -55,6 +58,7 @@ from convo.importers.transcripts.turns import ReadCue, read_segmented
 PATTERNS = ("*.ass", "*.ssa")
 DEFAULT_FIELDS = ("layer", "start", "end", "style", "name", "marginl", "marginr",
                   "marginv", "effect", "text")  # fmt: skip
+_NO_ACTOR = "NTP"  # SSA writers' placeholder Name for a line without an actor
 _EVENT_KINDS = ("dialogue", "comment", "picture", "sound", "movie", "command")
 _LINE = re.compile(r"[ \t]*([A-Za-z]+)[ \t]*:[ \t]?(.*)")
 _TIME = re.compile(r"[ \t]*(\d{1,6}):(\d{1,2}):(\d{1,2})(?:[.,](\d{1,3})\d*)?[ \t]*\Z")
@@ -127,7 +131,8 @@ def _cue(line_no: int, value: str, ev: _Events) -> ReadCue | BadBlock | None:
     if not lines:
         ev.empty += 1
         return None
-    name = " ".join(got.get("name", "").split()) or None
+    actor = " ".join(got.get("name", "").split())
+    name = None if not actor or actor == _NO_ACTOR else actor
     cue = RawCue(ev.n, line_no, None, start, end, [])
     return ReadCue(cue, [Segment(name, lines, voiced=name is not None)], name is not None)
 
