@@ -123,6 +123,7 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.skype_tar",
         "convo.importers.apps.telegram_html",
         "convo.importers.agents.llm_logs",
+        "convo.importers.agents.llm_logsdb",
         "convo.importers.apps.lmstudio",
         "convo.importers.apps.jan",
         "convo.importers.apps.continue_dev",

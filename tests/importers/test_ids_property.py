@@ -460,7 +460,30 @@ def _parquet(dataset: bool) -> Callable[[Path, Path, str | None], Path]:
     return make
 
 
+def _llm_db(src: Path, folder: Path, t: str | None) -> Path:
+    """LLM's logs.db; another one has other ULIDs (turns, responses, conversations) and,
+    for the pre-0.5 table's integer ids, another file name."""
+    import sqlite3
+
+    dst = folder / (src.name if t is None else f"{src.stem}-{t}.db")
+    shutil.copy(src, dst)
+    if t is not None:
+        con = sqlite3.connect(dst)
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        for table, cols in (("turns", ("id", "thread_id")), ("threads", ("id",)),
+                            ("turn_fragments", ("turn_id",)), ("turn_tools", ("turn_id",)),
+                            ("responses", ("id", "conversation_id")), ("conversations", ("id",))):  # fmt: skip
+            if table in tables:
+                sets = ", ".join(f"{c} = {c} || '{t}'" for c in cols)
+                con.execute(f"UPDATE {table} SET {sets}")
+        con.commit()
+        con.close()
+    return dst
+
+
 CASES += [
+    Case("llm-logsdb", FORMATS + "llm_logsdb/logs-0.36.db", make=_llm_db),
+    Case("llm-logsdb", FORMATS + "llm_logsdb/logs-0.13.db", make=_llm_db),
     Case("maildir", "sample_data/email/team.mbox", make=_maildir),
     Case("whatsapp-zip", FORMATS + "whatsapp/ios/_chat.txt", make=_whatsapp_zip),
     Case("skype-tar", FORMATS + "skype/messages.json", make=_skype_tar),
