@@ -48,6 +48,7 @@ SAMPLES = {
     "youtube": "tests/fixtures/formats/youtube/seed-talk.en.json3",
     "mbox": "sample_data/email/team.mbox",
     "eml": "tests/fixtures/email/named-parts.eml",
+    "msg": "tests/fixtures/formats/msg/quarterly.msg",
     "agentscope-session": "tests/fixtures/formats/agentscope_session/session_2024-05-02.json",
     "autogen-state": "tests/fixtures/formats/autogen_state/team_state.json",
     "autogen-runtime": "tests/fixtures/formats/autogen_runtime/runtime.log",

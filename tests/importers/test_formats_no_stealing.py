@@ -109,6 +109,7 @@ BY_FOLDER = {
     "telegram_html": "telegram-html",
     "llm_logs": "llm-logs",
     "llm_logsdb": "llm-logsdb",  # its .json files: see BY_FILE
+    "msg": "msg",  # and the .eml of the same message: see BY_FILE
     "lmstudio": "lmstudio",
     "jan": "jan",
     "continue_dev": "continue",
@@ -123,6 +124,7 @@ BY_FILE = {
     "openai_api/batch_output.jsonl": "openai-completion",
     "openai_api/thread_messages.json": "openai-assistants",
     **{f"llm_logsdb/{p.name}": "llm-logs" for p in (FIXTURES / "llm_logsdb").glob("*.json")},
+    "msg/quarterly.eml": "eml",
     # the speech-to-text fixtures are named for their format (whisper-cli, openai-*: whisper)
     **{
         f"asr/{p.name}": next(

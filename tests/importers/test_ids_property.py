@@ -481,7 +481,24 @@ def _llm_db(src: Path, folder: Path, t: str | None) -> Path:
     return dst
 
 
+def _msg(src: Path, folder: Path, t: str | None) -> Path:
+    """An Outlook .msg (tests/importers/msg_writer.py); another one has another
+    Message-ID, in its headers as in its properties."""
+    from msg_writer import Props, message
+
+    dst = folder / src.name
+    if t is None:
+        shutil.copy(src, dst)
+        return dst
+    mid = f"<{t}@example.org>"
+    head = f"Message-ID: {mid}\r\nFrom: Ann <ann@example.org>\r\nSubject: Hi\r\n\r\n"
+    strings = {0x001A: "IPM.Note", 0x007D: head, 0x1035: mid, 0x1000: "Hello"}
+    dst.write_bytes(message(Props(strings=strings)))
+    return dst
+
+
 CASES += [
+    Case("msg", FORMATS + "msg/quarterly.msg", make=_msg),
     Case("llm-logsdb", FORMATS + "llm_logsdb/logs-0.36.db", make=_llm_db),
     Case("llm-logsdb", FORMATS + "llm_logsdb/logs-0.13.db", make=_llm_db),
     Case("maildir", "sample_data/email/team.mbox", make=_maildir),
