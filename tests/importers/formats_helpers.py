@@ -125,6 +125,7 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.llm_logs",
         "convo.importers.agents.llm_logsdb",
         "convo.importers.email.msg",
+        "convo.importers.agents.aistudio",
         "convo.importers.apps.lmstudio",
         "convo.importers.apps.jan",
         "convo.importers.apps.continue_dev",

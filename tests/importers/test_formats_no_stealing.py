@@ -110,6 +110,7 @@ BY_FOLDER = {
     "llm_logs": "llm-logs",
     "llm_logsdb": "llm-logsdb",  # its .json files: see BY_FILE
     "msg": "msg",  # and the .eml of the same message: see BY_FILE
+    "aistudio": "aistudio",
     "lmstudio": "lmstudio",
     "jan": "jan",
     "continue_dev": "continue",

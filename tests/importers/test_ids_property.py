@@ -498,6 +498,7 @@ def _msg(src: Path, folder: Path, t: str | None) -> Path:
 
 
 CASES += [
+    Case("aistudio", FORMATS + "aistudio/untimed.json", rename=True),
     Case("msg", FORMATS + "msg/quarterly.msg", make=_msg),
     Case("llm-logsdb", FORMATS + "llm_logsdb/logs-0.36.db", make=_llm_db),
     Case("llm-logsdb", FORMATS + "llm_logsdb/logs-0.13.db", make=_llm_db),

@@ -1,7 +1,7 @@
 """Agent-framework message logs and LLM API objects: OpenAI, Anthropic, AgentScope,
 LangMem, AutoGen, Jianmu (``formats``), and Codex CLI rollouts, Claude Code's prompt history, aider's chat history, Cline tasks, Gemini CLI sessions, ShareGPT, Hugging Face chat, OpenAI API
 objects, Gemini, LangChain, the Vercel AI SDK, Pydantic AI message histories, SWE-agent
-trajectories, LlamaIndex chat stores, Letta agent files, Goose sessions and LLM CLI logs and its database (one
+trajectories, LlamaIndex chat stores, Letta agent files, Goose sessions, LLM CLI logs and its database, and Google AI Studio prompts (one
 module each)."""
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ def register(registry: Registry) -> None:
         ("goose", "goose", ("*.jsonl",), json_with('"created"', opens="{")),
         ("llm_logs", "llm-logs", ("*.json",), json_with('"datetime_utc"', opens="[")),
         ("llm_logsdb", "llm-logsdb", ("logs.db", "*.db"), sqlite),
+        ("aistudio", "aistudio", ("*.json",), json_with('"chunkedPrompt"', opens="{")),
         ("swe_agent", "swe-agent", ("*.traj", "*.traj.json", "*.json"), json_with('"history"', '"trajectory"', '"attempts"', '"mini_version"', "minisweagent.", opens="{")),
         ("gemini_cli", "gemini-cli", ("session-*.json", "session-*.jsonl", "logs.json", "*.json", "*.jsonl"), json_with('"sessionId"')),
         # formats.FORMATS, one per name of frameworks.AGENT_FORMATS (a heavier module)
