@@ -126,6 +126,7 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.llm_logsdb",
         "convo.importers.email.msg",
         "convo.importers.agents.aistudio",
+        "convo.importers.apps.grok",
         "convo.importers.apps.lmstudio",
         "convo.importers.apps.jan",
         "convo.importers.apps.continue_dev",

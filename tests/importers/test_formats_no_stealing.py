@@ -111,6 +111,7 @@ BY_FOLDER = {
     "llm_logsdb": "llm-logsdb",  # its .json files: see BY_FILE
     "msg": "msg",  # and the .eml of the same message: see BY_FILE
     "aistudio": "aistudio",
+    "grok": "grok",
     "lmstudio": "lmstudio",
     "jan": "jan",
     "continue_dev": "continue",

@@ -499,6 +499,15 @@ def _msg(src: Path, folder: Path, t: str | None) -> Path:
 
 CASES += [
     Case("aistudio", FORMATS + "aistudio/untimed.json", rename=True),
+    Case(
+        "grok",
+        FORMATS + "grok/prod-grok-backend.json",
+        subs=(
+            ID,
+            (r'("_?id"\s*:\s*")', r"\g<1>{t}"),
+            (r'("parent_response_id"\s*:\s*")', r"\g<1>{t}"),
+        ),
+    ),
     Case("msg", FORMATS + "msg/quarterly.msg", make=_msg),
     Case("llm-logsdb", FORMATS + "llm_logsdb/logs-0.36.db", make=_llm_db),
     Case("llm-logsdb", FORMATS + "llm_logsdb/logs-0.13.db", make=_llm_db),
