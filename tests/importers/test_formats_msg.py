@@ -4,7 +4,9 @@ The fixtures are written by ``tests/importers/msg_writer.py`` (MS-CFB and MS-OXM
 ``quarterly.msg`` is ``quarterly.eml`` as Outlook keeps a received message (the headers
 it arrived with in 0x007D, the plain body, the recipients and the attachment as
 properties); ``draft.msg`` a message never sent (no headers: only properties).
-``python tests/importers/test_formats_msg.py`` writes them again.
+``python tests/importers/test_formats_msg.py`` writes them again. (Checked once by hand
+with an independent reader, extract-msg 0.57: subject, sender, To/Cc, date, Message-ID,
+body and the attachment's name read back as written.)
 """
 
 from __future__ import annotations
