@@ -108,6 +108,10 @@ BY_FOLDER = {
     "line": "line",
     "telegram_html": "telegram-html",
     "llm_logs": "llm-logs",
+    "llm_logsdb": "llm-logsdb",  # its .json files: see BY_FILE
+    "msg": "msg",  # and the .eml of the same message: see BY_FILE
+    "aistudio": "aistudio",
+    "grok": "grok",
     "lmstudio": "lmstudio",
     "jan": "jan",
     "continue_dev": "continue",
@@ -129,6 +133,8 @@ BY_FILE = {
     "openai_api/completion.json": "openai-completion",
     "openai_api/batch_output.jsonl": "openai-completion",
     "openai_api/thread_messages.json": "openai-assistants",
+    **{f"llm_logsdb/{p.name}": "llm-logs" for p in (FIXTURES / "llm_logsdb").glob("*.json")},
+    "msg/quarterly.eml": "eml",
     # the speech-to-text fixtures are named for their format (whisper-cli, openai-*: whisper)
     **{
         f"asr/{p.name}": next(
@@ -139,7 +145,7 @@ BY_FILE = {
     },
 }
 # Companion files read beside the main one, and counter-examples of existing formats.
-SKIP = {"actor.json", "user.json", "realm.json", "rocketchat_room.json", "account.js", "group_info.json", "plain-openai.jsonl",
+SKIP = {"legacy.py.txt", "actor.json", "user.json", "realm.json", "rocketchat_room.json", "account.js", "group_info.json", "plain-openai.jsonl",
         "00000003-PHOTO-2023-08-15-09-12-40.jpg", "00000009-PHOTO-2023-08-16-10-00-00.jpg",
         "IMG-20230815-WA0001.jpg", "PTT-20230815-WA0002.opus",
         "IMG-20230903-WA0004.jpg", "00000012-PHOTO-2023-09-03-18-07-40.jpg"}  # fmt: skip

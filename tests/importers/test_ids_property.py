@@ -513,7 +513,57 @@ def _cursor(src: Path, folder: Path, t: str | None) -> Path:
     return out
 
 
+def _llm_db(src: Path, folder: Path, t: str | None) -> Path:
+    """LLM's logs.db; another one has other ULIDs (turns, responses, conversations) and,
+    for the pre-0.5 table's integer ids, another file name."""
+    import sqlite3
+
+    dst = folder / (src.name if t is None else f"{src.stem}-{t}.db")
+    shutil.copy(src, dst)
+    if t is not None:
+        con = sqlite3.connect(dst)
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        for table, cols in (("turns", ("id", "thread_id")), ("threads", ("id",)),
+                            ("turn_fragments", ("turn_id",)), ("turn_tools", ("turn_id",)),
+                            ("responses", ("id", "conversation_id")), ("conversations", ("id",))):  # fmt: skip
+            if table in tables:
+                sets = ", ".join(f"{c} = {c} || '{t}'" for c in cols)
+                con.execute(f"UPDATE {table} SET {sets}")
+        con.commit()
+        con.close()
+    return dst
+
+
+def _msg(src: Path, folder: Path, t: str | None) -> Path:
+    """An Outlook .msg (tests/importers/msg_writer.py); another one has another
+    Message-ID, in its headers as in its properties."""
+    from msg_writer import Props, message
+
+    dst = folder / src.name
+    if t is None:
+        shutil.copy(src, dst)
+        return dst
+    mid = f"<{t}@example.org>"
+    head = f"Message-ID: {mid}\r\nFrom: Ann <ann@example.org>\r\nSubject: Hi\r\n\r\n"
+    strings = {0x001A: "IPM.Note", 0x007D: head, 0x1035: mid, 0x1000: "Hello"}
+    dst.write_bytes(message(Props(strings=strings)))
+    return dst
+
+
 CASES += [
+    Case("aistudio", FORMATS + "aistudio/untimed.json", rename=True),
+    Case(
+        "grok",
+        FORMATS + "grok/prod-grok-backend.json",
+        subs=(
+            ID,
+            (r'("_?id"\s*:\s*")', r"\g<1>{t}"),
+            (r'("parent_response_id"\s*:\s*")', r"\g<1>{t}"),
+        ),
+    ),
+    Case("msg", FORMATS + "msg/quarterly.msg", make=_msg),
+    Case("llm-logsdb", FORMATS + "llm_logsdb/logs-0.36.db", make=_llm_db),
+    Case("llm-logsdb", FORMATS + "llm_logsdb/logs-0.13.db", make=_llm_db),
     Case("cursor", FORMATS + "cursor/globalStorage/state.vscdb", make=_cursor),
     Case("maildir", "sample_data/email/team.mbox", make=_maildir),
     Case("whatsapp-zip", FORMATS + "whatsapp/ios/_chat.txt", make=_whatsapp_zip),

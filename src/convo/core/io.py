@@ -1,10 +1,10 @@
 """Files in: the ``Source`` importers read, byte streams, JSON documents.
 
 Every file convo reads or writes is opened here. ``Source`` gives a cheap head for
-sniffing and a stream (``.gz`` decompressed under size and ratio caps, stdin and FIFOs
-replayable); ``decode_text`` reads heads for sniffing (``convo.core.encoding`` decides
-what readers decode); ``load_json`` reads a whole JSON document under one size cap
-(formats whose documents are large stream them with ``convo.core.jsonstream`` instead).
+sniffing and a stream (``.gz`` and ``.zst`` decompressed under size and ratio caps:
+``convo.core.compression``; stdin and FIFOs replayable); ``decode_text`` reads heads for
+sniffing (``convo.core.encoding`` decides what readers decode); ``load_json`` reads a
+whole JSON document under one size cap (large ones: ``convo.core.jsonstream``).
 Writing files is ``convo.core.atomic``.
 """
 
@@ -17,19 +17,19 @@ import os
 import stat
 import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, BinaryIO, TypeVar
 
 import orjson
 
 from convo.core import guard
+from convo.core.compression import decompressor, strip_compressed
 from convo.core.errors import InputError
 from convo.core.jsonl import committed_end
 
 HEAD_BYTES = 64 * 1024
 BOM = b"\xef\xbb\xbf"
-GZIP_MAGIC = b"\x1f\x8b"
 MAX_DOCUMENT_BYTES = 512 << 20  # a single JSON document larger than this is refused, not swapped
 GZIP_CAP = 4 << 30  # a .gz stream, uncompressed (the zip importer's total cap)
 GZIP_RATIO_CAP = 200  # uncompressed / compressed, checked above GZIP_RATIO_FLOOR
@@ -94,7 +94,7 @@ def strip_bom(data: bytes) -> bytes:
 
 
 def open_binary(path: str | os.PathLike[str], *, snapshot: bool = False) -> BinaryIO:
-    """Open a file (``-`` = stdin) for reading bytes; ``.gz`` is decompressed by content.
+    """Open a file (``-`` = stdin) for reading bytes; ``.gz``, ``.zst`` decompressed by content.
 
     Devices are refused (``/dev/zero`` never ends); a FIFO named here is read as given.
     ``snapshot``: read what the file holds when it is opened (``jsonl.committed_end``).
@@ -114,9 +114,8 @@ def open_binary(path: str | os.PathLike[str], *, snapshot: bool = False) -> Bina
         except OSError as e:
             raise InputError(f"cannot open ({e.strerror})", where=name) from None
     peek = getattr(stream, "peek", None)
-    head = peek(2)[:2] if peek else b""
-    if head == GZIP_MAGIC:
-        return inflate(stream, "stdin" if name == "-" else name)
+    if (unpack := decompressor(peek(4)[:4] if peek else b"")) is not None:
+        return unpack(stream, "stdin" if name == "-" else name)
     if name != "-":
         end = committed_end(stream, path, snapshot=snapshot)
         if end is not None:
@@ -254,10 +253,10 @@ class Source:
     """One input: a file, a directory, standard input or a FIFO.
 
     ``name`` is what ``source_id`` and error messages show. ``head`` holds the first
-    64 KiB (decompressed for ``.gz``), for sniffing. ``open()`` gives the whole content
-    from the start as a binary stream; for stdin and a FIFO it can be called once.
-    Character and block devices are refused (``/dev/zero`` would never end).
-    ``broken`` holds the StreamError where a spooled ``.gz`` broke off.
+    64 KiB (decompressed), for sniffing. ``open()`` gives the whole content from the start
+    as a binary stream; for stdin and a FIFO it can be called once. Devices are refused.
+    ``gzipped``: compressed (gzip or zstd, which ``unpack`` reads), so not seekable;
+    ``broken`` holds the StreamError where a spooled one broke off.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, name: str | None = None):
@@ -266,13 +265,14 @@ class Source:
         self.name = name or ("stdin" if self.is_stdin else str(path))
         self.is_dir = bool(self.path and self.path.is_dir())
         self.gzipped = False
+        self.unpack: Callable[[BinaryIO, str], BinaryIO] = inflate
         self.broken: StreamError | None = None
         self.one_time = self.is_stdin  # stdin or a FIFO: one stream, its head replayed
         self._once: BinaryIO | None = None
         self._spooled: Path | None = None
         self.head = b"" if self.is_dir else self._read_head()
         base = self.path.name if self.path else ""
-        self.match_name = base[:-3] if self.gzipped and base.endswith(".gz") else base
+        self.match_name = strip_compressed(base) if self.gzipped else base
 
     def _read_head(self) -> bytes:
         if self.is_stdin:
@@ -285,8 +285,8 @@ class Source:
             return self._replayable(self._open_raw())
         with self._open_raw() as f:
             head = f.read(HEAD_BYTES)
-        if head[:2] == GZIP_MAGIC:
-            self.gzipped = True
+        if (unpack := decompressor(head)) is not None:
+            self.gzipped, self.unpack = True, unpack
             with self.open() as g:
                 head, _ = _read_upto(g, HEAD_BYTES)
         return head
@@ -304,11 +304,12 @@ class Source:
         """Read the head of a one-time stream and keep a stream that gives it back first."""
         first = raw.read(HEAD_BYTES)
         replay: BinaryIO = io.BufferedReader(_Replay(first, raw))
-        if first[:2] != GZIP_MAGIC:
+        unpack = decompressor(first)
+        if unpack is None:
             self._once = replay
             return first
-        self.gzipped = True
-        stream = inflate(replay, self.name)
+        self.gzipped, self.unpack = True, unpack
+        stream = unpack(replay, self.name)
         head, _ = _read_upto(stream, HEAD_BYTES)
         self._once = io.BufferedReader(_Replay(head, stream))
         return head
@@ -322,7 +323,7 @@ class Source:
         assert self.path is not None
         raw = self._open_raw()
         if self.gzipped:
-            return inflate(raw, self.name)
+            return self.unpack(raw, self.name)
         end = committed_end(raw, self.path)  # stop before a live append's unfinished line
         return raw if end is None else io.BufferedReader(_Upto(raw, end))
 

@@ -30,6 +30,7 @@ import re
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
+from convo.core.compression import strip_compressed
 from convo.core.counts import Counts
 from convo.core.record import ConversationMessage, content_id, unchecked_message
 from convo.core.timestamps import EPOCH_STR
@@ -189,13 +190,13 @@ class OwnIds:
 
 
 def file_scope(source_name: str) -> str:
-    """A source's file name without its folder or a ``.gz`` suffix: the scope of what is
-    unique only within one file (the same file from another folder, or compressed, keeps
+    """A source's file name without its folder or a ``.gz``/``.zst`` suffix: the scope of
+    what is unique only within one file (the same file from another folder, or compressed, keeps
     its ids). A name an app gives every export (``_chat.txt``, ``meeting_saved_chat.txt``,
     ``result.json``: ``GENERIC_NAMES``) says nothing of the conversation, so there the
     folder it sits in is kept too (``WhatsApp Chat - Ann/_chat.txt``), the folder
     name as the last resort of a scope (docs/ids.md)."""
-    name = (PurePath(source_name).name or source_name).removesuffix(".gz")
+    name = strip_compressed(PurePath(source_name).name or source_name)
     if GENERIC_NAMES.match(name):
         folder = Path(source_name).absolute().parent.name
         return f"{folder}/{name}" if folder else name

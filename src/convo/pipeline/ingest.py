@@ -53,8 +53,8 @@ class IngestStats:
 
 
 # Files a folder walk expects to hold conversations: one of these that no format
-# recognises is counted as rejected (exit 1), not merely listed. A ``.gz`` is judged by
-# the name inside it (``chat.json.gz``).
+# recognises is counted as rejected (exit 1), not merely listed. A ``.gz`` or ``.zst`` is
+# judged by the name inside it (``chat.json.gz``).
 CONVERSATION_SUFFIXES = frozenset(
     (".json", ".jsonl", ".ndjson", ".txt", ".xml", ".vtt", ".srt", ".sbv", ".mbox",
      ".eml", ".emlx", ".zip", ".log", ".ass", ".ssa", ".ttml", ".dfxp", ".json3", ".srv1",
@@ -66,7 +66,7 @@ NOT_RECOGNISED = "format not recognised"  # the start of ``registry.detect``'s e
 def is_conversation_file(name: str) -> bool:
     """The file's extension is one conversations come in (``CONVERSATION_SUFFIXES``)."""
     path = PurePath(name)
-    if path.suffix.lower() == ".gz":
+    if path.suffix.lower() in (".gz", ".zst"):
         path = PurePath(path.stem)
     return path.suffix.lower() in CONVERSATION_SUFFIXES
 

@@ -2,7 +2,8 @@
 LangMem, AutoGen, Jianmu (``formats``), and Codex CLI rollouts, Claude Code's prompt history, aider's chat history, Cline tasks, Gemini CLI sessions, ShareGPT, Hugging Face chat, OpenAI API
 objects, Gemini, LangChain, the Vercel AI SDK, Pydantic AI message histories, SWE-agent
 trajectories, LlamaIndex chat stores, Letta agent files, Goose sessions, OpenHands event streams, Cursor's chats, GitHub
-Copilot CLI sessions, Zed's saved conversations and LLM CLI logs (one module each)."""
+Copilot CLI sessions, Zed's saved conversations, LLM CLI logs and its database, and Google AI Studio
+prompts (one module each)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,8 @@ def register(registry: Registry) -> None:
         ("letta", "letta", ("*.af", "*.json"), json_with('"core_memory"', '"memory_blocks"', '"in_context_message_indices"', '"in_context_message_ids"', '"llm_config"', '\\"llm_config\\"', opens='{"')),
         ("goose", "goose", ("*.jsonl",), json_with('"created"', opens="{")),
         ("llm_logs", "llm-logs", ("*.json",), json_with('"datetime_utc"', opens="[")),
+        ("llm_logsdb", "llm-logsdb", ("logs.db", "*.db"), sqlite),
+        ("aistudio", "aistudio", ("*.json",), json_with('"chunkedPrompt"', opens="{")),
         ("swe_agent", "swe-agent", ("*.traj", "*.traj.json", "*.json"), json_with('"history"', '"trajectory"', '"attempts"', '"mini_version"', "minisweagent.", opens="{")),
         ("openhands", "openhands", ("*.json",), json_with('"observation"', '"action"')),
         ("cursor", "cursor", ("state.vscdb", "*.vscdb"), sqlite),

@@ -84,7 +84,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         if not _is_call(item):
             ctx.reject(where, "not an LLM log entry (prompt, response)", item)
             continue
-        for rec in _records(item, where, named, source.name):
+        for rec in call_records(item, where, named, source.name):
             rec.id = own.checked(rec.id, rec.text_chunks)
             yield rec
     own.close()
@@ -94,9 +94,11 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         )
 
 
-def _records(
+def call_records(
     call: dict[str, Any], where: str, named: set[str], file: str
 ) -> Iterator[ConversationMessage]:
+    """One call's records (``named``: the conversations whose subject was given);
+    ``convo.importers.agents.llm_logsdb`` reads the database's calls through it too."""
     own = as_str(call.get("id"))
     base = file_local_id("llm", own, file) if own else ""
     conversation = as_str(call.get("conversation_id"))

@@ -133,6 +133,7 @@ def register(registry: Registry) -> None:
         ("instagram", "instagram", ("message_*.json",), json_with('"messages"', opens="{")),
         ("zoom", "zoomchat", ("*.txt",), Gate(opens="0123456789")),
         ("claude_ai", "claude-ai", ("conversations.json",), json_with('"chat_messages"'), claude_sides),
+        ("grok", "grok", ("prod-grok-backend.json", "*.json"), json_with('"responses"', opens="{")),
         ("twitter_dms", "twitter-dm", ("direct-messages*.js",), Gate(words=("window.YTD.direct_messages",))),
         ("irc", "irc", ("*.log", "*.txt", "*.weechatlog"), irc),
         ("matrix", "matrix", ("*.json",), json_with('"messages"', opens="{")),

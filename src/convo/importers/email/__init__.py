@@ -1,4 +1,5 @@
-"""The email importers: ``mbox`` (mboxo/mboxrd, Thunderbird), ``eml`` and ``maildir``.
+"""The email importers: ``mbox`` (mboxo/mboxrd, Thunderbird), ``eml``, ``maildir`` and
+``msg`` (Outlook's OLE files, made into the message they stand for and read as ``eml``).
 
 Each message becomes one record: speaker = the decoded ``From`` as ``Name <address>``,
 listeners = To then Cc (decoded, in order, duplicates dropped; the split is kept in
@@ -112,7 +113,7 @@ FIELDS = Fields(
 
 def register(registry: Registry) -> None:
     """Declare mbox (a ``From `` line first, blank lines before it allowed), eml (a line that starts ``Name:`` with a
-    capital, as every known mail header does) and maildir; the email modules load only
+    capital, as every known mail header does), maildir and msg (an OLE file); the email modules load only
     when a gate admits a source (``importers.gates``)."""
     from convo.importers.gates import Gate
     from convo.importers.registry import Declared
@@ -121,4 +122,5 @@ def register(registry: Registry) -> None:
         ("mbox", "mbox", ("*.mbox", "*.mbx", "*.mbox.gz", "mbox", "Inbox", "*.mboxrd"), Gate(raw=rb"\A[\r\n\t ]*From ")),
         ("eml", "eml", ("*.eml", "*.emlx", "*.msg.txt"), Gate(raw=rb"(?m)^[A-Z][!-9;-~]*:")),
         Declared("maildir", f"{__package__}.maildir", ("Maildir", "*.maildir"), directory=True),
+        ("msg", "msg", ("*.msg",), Gate(magic=(bytes.fromhex("D0CF11E0A1B11AE1"),))),
     ), family="email")  # fmt: skip

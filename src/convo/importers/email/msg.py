@@ -1,0 +1,243 @@
+"""Outlook's ``.msg`` files (``msg``): one message saved from Outlook (drag and drop,
+Save As), an OLE compound file.
+
+Shape (Microsoft's [MS-OXMSG] and [MS-CFB] specifications): a ``__properties_version1.0``
+stream of 16-byte entries (tag, flags, an inline value or a size) and a
+``__substg1.0_<id><type>`` stream per string (``001F`` UTF-16LE, ``001E`` 8-bit) or
+binary (``0102``) property; ``__recip_version1.0_#N`` storages (``PidTagRecipientType``
+0x0C15: 1 To, 2 Cc, 3 Bcc; display name 0x3001, address 0x3003, SMTP address 0x39FE) and
+``__attach_version1.0_#N`` storages (long name 0x3707, name 0x3704, MIME type 0x370E,
+data 0x3701). The message: class 0x001A (``IPM.Note``...), subject 0x0037, sender name
+0x0C1A and addresses 0x0C1F/0x5D01, the headers it arrived with 0x007D
+(``PidTagTransportMessageHeaders``), ``Message-ID`` 0x1035, ``In-Reply-To`` 0x1042,
+``References`` 0x1039, times 0x0039 (submitted) and 0x0E06 (delivered), plain body
+0x1000, HTML body 0x1013.
+
+The message is made into the RFC 5322 message it stands for and read by the eml reader
+(``convo.importers.email.convert``), so an .msg and the .eml of the same mail give the
+same record (speaker, listeners, subject, ids, thread, time, tags, attachments):
+
+- the headers are the ones it arrived with (0x007D) less their ``Content-*`` and
+  ``MIME-Version`` (they describe a body the .msg no longer holds); a message never sent
+  (a draft, a sent item saved from Outlook) gets headers made from its properties:
+  ``From`` (sender name and SMTP address), ``To``/``Cc`` (the recipients by type),
+  ``Subject``, ``Date`` (submitted, else delivered), the ids;
+- the body is the plain text (0x1000), else the HTML (0x1013); a body held only as
+  compressed RTF is not read (a warning says so); attachments become MIME parts with
+  their names, types and bytes, so they are listed as the eml reader lists them.
+
+Why olefile (a dependency): it is pure Python, one module, BSD-licensed and maintained
+(decalage2/olefile), reads every CFB version and refuses malformed files with its own
+errors; ``extract-msg`` would bring a dozen dependencies (RTF, HTML, compression) for the
+few properties read here.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from email.header import Header
+from email.message import EmailMessage
+from email.utils import format_datetime, formataddr
+from typing import Any
+
+from convo.core.errors import InputError
+from convo.core.io import Source
+from convo.core.record import ConversationMessage
+from convo.importers.context import ImportContext
+from convo.importers.email import FIELDS
+from convo.importers.email.convert import convert
+from convo.importers.email.record import Origin
+from convo.importers.registry import Format
+
+NAME = "msg"
+OLE_MAGIC = bytes.fromhex("D0CF11E0A1B11AE1")
+MSG_LIMIT = 256 << 20  # a .msg is read whole (OLE): its attachments up to this
+_HINT = "save the message from Outlook as .msg, or as .eml"
+_CONTENT = re.compile(rb"(?im)^(?:content-[!-9;-~]*|mime-version):.*(?:\r?\n[ \t].*)*\r?\n")
+_EPOCH = datetime(1601, 1, 1, tzinfo=UTC)
+_TYPES = {1: "To", 2: "Cc"}
+
+
+def _ole(source: Source) -> Any:
+    import olefile
+
+    try:
+        return olefile.OleFileIO(str(source.real_path()))
+    except (OSError, ValueError, struct.error, IndexError) as e:
+        raise InputError(f"not a readable Outlook .msg file ({e})", where=source.name,
+                         hint=_HINT) from None  # fmt: skip
+
+
+def sniff(source: Source) -> int:
+    """An OLE compound file holding a message class (0x001A) that starts ``IPM.``."""
+    if not source.head.startswith(OLE_MAGIC):
+        return 0
+    try:
+        ole = _ole(source)
+    except InputError:
+        return 0
+    try:
+        kind = _Props(ole, []).string(0x001A)
+    except Exception:  # a damaged file is not this format's to claim
+        return 0
+    finally:
+        ole.close()
+    return 95 if kind.upper().startswith("IPM.") else 0
+
+
+class _Props:
+    """The properties of one object (the message, a recipient, an attachment)."""
+
+    def __init__(self, ole: Any, path: list[str]):
+        self.ole, self.path = ole, path
+        self._fixed: dict[int, tuple[int, bytes]] | None = None
+
+    def _stream(self, name: str) -> bytes | None:
+        where = [*self.path, name]
+        return self.ole.openstream(where).read() if self.ole.exists(where) else None
+
+    def string(self, pid: int) -> str:
+        raw = self._stream(f"__substg1.0_{pid:04X}001F")
+        if raw is not None:
+            return raw.decode("utf-16-le", "replace").rstrip("\0")
+        raw = self._stream(f"__substg1.0_{pid:04X}001E")
+        return raw.decode("cp1252", "replace").rstrip("\0") if raw is not None else ""
+
+    def binary(self, pid: int) -> bytes | None:
+        return self._stream(f"__substg1.0_{pid:04X}0102")
+
+    def fixed(self, pid: int) -> tuple[int, bytes] | None:
+        if self._fixed is None:
+            raw = self._stream("__properties_version1.0") or b""
+            start = 32 if not self.path else 8
+            self._fixed = {}
+            for at in range(start, len(raw) - 15, 16):
+                tag, _, value = struct.unpack_from("<II8s", raw, at)
+                self._fixed[tag >> 16] = (tag & 0xFFFF, value)
+        return self._fixed.get(pid)
+
+    def long(self, pid: int) -> int | None:
+        got = self.fixed(pid)
+        return struct.unpack("<i", got[1][:4])[0] if got and got[0] == 0x0003 else None
+
+    def time(self, pid: int) -> datetime | None:
+        got = self.fixed(pid)
+        if not got or got[0] != 0x0040:
+            return None
+        ticks = struct.unpack("<Q", got[1])[0]
+        try:
+            return _EPOCH + timedelta(microseconds=ticks // 10)
+        except OverflowError:
+            return None
+
+
+def _children(ole: Any, prefix: str) -> list[str]:
+    names = {e[0] for e in ole.listdir(streams=True, storages=True) if e[0].startswith(prefix)}
+    return sorted(names)
+
+
+def _header(value: str) -> str:
+    return value if value.isascii() else Header(value, "utf-8").encode()
+
+
+def _address(name: str, addr: str) -> str:
+    if not addr:
+        return _header(name)
+    return formataddr((name, addr), charset="utf-8") if name else addr
+
+
+def _made_headers(props: _Props, people: dict[str, list[str]]) -> bytes:
+    """The headers of a message that has none of its own (never sent)."""
+    sender = props.string(0x5D01) or props.string(0x0C1F) or props.string(0x0065)
+    lines = []
+    if sender or props.string(0x0C1A):
+        lines.append(f"From: {_address(props.string(0x0C1A) or props.string(0x0042), sender)}")
+    for kind, addrs in people.items():
+        lines.append(f"{kind}: {', '.join(addrs)}")
+    subject = props.string(0x0037)
+    if subject:
+        lines.append(f"Subject: {_header(subject)}")
+    when = props.time(0x0039) or props.time(0x0E06)
+    if when is not None:
+        lines.append(f"Date: {format_datetime(when)}")
+    for name, pid in (("Message-ID", 0x1035), ("In-Reply-To", 0x1042), ("References", 0x1039)):
+        value = props.string(pid)
+        if value:
+            lines.append(f"{name}: {value}")
+    return "".join(f"{x}\r\n" for x in lines).encode("ascii", "replace")
+
+
+def _recipients(ole: Any) -> dict[str, list[str]]:
+    people: dict[str, list[str]] = {}
+    for storage in _children(ole, "__recip_version1.0_#"):
+        r = _Props(ole, [storage])
+        kind = _TYPES.get(r.long(0x0C15) or 1)
+        if kind is None:
+            continue  # Bcc: not in the headers the message was sent with
+        addr = r.string(0x39FE) or r.string(0x3003)
+        people.setdefault(kind, []).append(_address(r.string(0x3001), addr))
+    return people
+
+
+def _body(ole: Any, props: _Props, ctx: ImportContext, where: str) -> EmailMessage:
+    part = EmailMessage()
+    text = props.string(0x1000)
+    html = props.binary(0x1013)
+    if text:
+        part.set_content(text.replace("\r\n", "\n"), cte="8bit")
+    elif html:
+        part.set_content(html.decode("utf-8", "replace"), subtype="html", cte="8bit")
+    else:
+        part.set_content("", cte="8bit")
+        if props.binary(0x1009):
+            ctx.warn(where, "the body is held only as compressed RTF: not read")
+    for storage in _children(ole, "__attach_version1.0_#"):
+        a = _Props(ole, [storage])
+        name = a.string(0x3707) or a.string(0x3704) or None
+        kind = a.string(0x370E) or "application/octet-stream"
+        main, _, sub = kind.partition("/")
+        part.add_attachment(a.binary(0x3701) or b"", maintype=main, subtype=sub or "octet-stream",
+                            filename=name)  # fmt: skip
+    return part
+
+
+def message_bytes(source: Source, ctx: ImportContext, where: str) -> bytes:
+    """The RFC 5322 message an .msg stands for (see the module docstring)."""
+    ole = _ole(source)
+    try:
+        props = _Props(ole, [])
+        if not props.string(0x001A):
+            raise InputError("not an Outlook message (no message class, 0x001A)",
+                             where=source.name, hint=_HINT)  # fmt: skip
+        sent = props.string(0x007D).encode("utf-8", "replace")
+        head = _CONTENT.sub(b"", sent.rstrip(b"\r\n") + b"\r\n") if sent.strip() else b""
+        if not head:
+            head = _made_headers(props, _recipients(ole))
+        body = _body(ole, props, ctx, where)
+    finally:
+        ole.close()
+    return head + body.as_bytes()
+
+
+def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    if source.path is not None and not source.gzipped and source.path.stat().st_size > MSG_LIMIT:
+        raise InputError(f"larger than {MSG_LIMIT >> 20} MiB", where=source.name, hint=_HINT)
+    where = ctx.loc("msg-1")
+    try:
+        data = message_bytes(source, ctx, where)
+    except InputError:
+        raise
+    except (OSError, ValueError, struct.error, IndexError, KeyError) as e:
+        raise InputError(f"not a readable Outlook .msg file ({e})", where=source.name,
+                         hint=_HINT) from None  # fmt: skip
+    rec = convert(data, ctx, Origin(NAME, "msg-1", where))
+    if rec is not None:
+        yield rec
+
+
+DESCRIPTION = "Outlook .msg (one message saved from Outlook: OLE, MS-OXMSG)"
+EXAMPLE = "message.msg (an OLE compound file: __substg1.0_0037001F the subject...)"
+FORMATS = (Format(NAME, "email", DESCRIPTION, ("*.msg",), sniff, read, EXAMPLE, fields=FIELDS),)
