@@ -25,7 +25,7 @@ from convo.core.io import Source, StreamError
 from convo.core.record import TYPED, ConversationMessage, check_message, content_id, take_typed
 from convo.core.timestamps import EPOCH_STR
 from convo.core.walk import UNREADABLE, Entry, Walker
-from convo.importers.build import ContentIds
+from convo.importers.build import ContentIds, OwnIds
 from convo.importers.context import (
     ImportContext,
     ImportOptions,
@@ -228,7 +228,11 @@ class Ingest:
                 ctx.reject(
                     source.broken.where or source.name, source.broken.what, hint=source.broken.hint
                 )
+            if finish.clashes:
+                ctx.warn(source.name, f"{finish.clashes} message(s) repeat the id of another "
+                         "message (other text, speaker or time): given their content hash")  # fmt: skip
         finally:
+            finish.close()
             self.stats.rejected += ctx.rejected
             self.stats.warnings += ctx.warnings
             self.stats.formats[fmt.name] = self.stats.formats.get(fmt.name, 0) + finish.count
@@ -242,6 +246,12 @@ class Finisher:
     depends on the messages before it in the source: the ``source_id`` fallback (the
     n-th message) and the occurrence counter of a content-hash id (``ContentIds``).
     Then ``check_message``, the one validation (readers build records without pydantic's).
+
+    An id the reader gives is held to one message in the source (``build.OwnIds`` over
+    text, speaker and time, for every format): an id an export repeats on another
+    message (an edited message exported again, a damaged or hand-joined file) gives that
+    message its content hash, counted in ``clashes`` (the reader's source warns once).
+    A range of a split file (``RangeFinisher``) holds its own range to it.
     """
 
     def __init__(self, fmt: str, source_name: str, tags: list[str]):
@@ -251,6 +261,22 @@ class Finisher:
         self.count = 0  # messages prepared
         self.numbered = 0
         self.ids = ContentIds(source_name)
+        self._own: OwnIds | None = None  # made at the first id a reader gives
+        self.clashes = 0
+
+    def _own_id(self, msg: ConversationMessage) -> None:
+        """Keep ``msg.id`` only if no other message of the source had it (``OwnIds``)."""
+        own = self._own
+        if own is None:
+            own = self._own = OwnIds()
+        if own.checked(msg.id, msg.text_chunks, msg.speaker, msg.timestamp) is None:
+            msg.id = None
+            self.clashes += 1
+
+    def close(self) -> None:
+        if self._own is not None:
+            self._own.close()
+            self._own = None
 
     def __call__(self, msg: ConversationMessage) -> ConversationMessage:
         if TYPED.msg is msg and not self.tags and type(self) is Finisher:
@@ -259,6 +285,8 @@ class Finisher:
         # Tags of the options (any value from the library API) would undo ``TYPED``.
         typed = take_typed(msg) and not self.tags
         self.prepare(msg)
+        if msg.id:
+            self._own_id(msg)
         base = None if msg.id else self.ids.base(msg)
         msg.source_id, new_id = self.number(msg.source_id, base)  # RangeFinisher's too
         msg.id = new_id or msg.id
@@ -279,6 +307,8 @@ class Finisher:
             msg.format = self.fmt
         if not msg.timestamp:
             msg.timestamp = EPOCH_STR
+        if msg.id:
+            self._own_id(msg)
         if not msg.id:
             ids = self.ids
             msg.id = ids.occurrence(content_id(msg, conversation=ids.file), msg.timestamp)
