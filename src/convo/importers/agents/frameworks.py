@@ -90,7 +90,11 @@ class Thread:
     def said_untaken(self, warn: Callable[[str, str], None]) -> None:
         """Say the bookkeeping entries skipped, one warning a kind (a Claude Code session
         holds hundreds of file-history snapshots), and the titles no message came after to
-        take them (a file of summaries)."""
+        take them (a file of summaries). Those are not kept: Claude Code writes a title
+        at the top of a session file for the branch ending at its ``leafUuid``, often a
+        branch of an earlier file, so a file of titles alone holds no message of theirs,
+        and a message already read has gone on (the reader streams: a record is not
+        changed after it is yielded)."""
         for what, (n, first) in self.skipped.items():
             warn(first, f"skipped: {what}" if n == 1 else f"skipped {n}: {what}, the first here")
         left = (self.extra or {}).get("summaries") if self.held_at else None
@@ -98,7 +102,8 @@ class Thread:
             warn(
                 self.held_at or "",
                 f"{len(left)} conversation title(s) (Claude Code summary lines) with no "
-                "message after them: not imported",
+                "message after them: not imported (each titles the branch ending at its "
+                "leafUuid, a message of another session file)",
             )
 
     def prime(self, objs: Iterable[Any], fmt: str) -> None:
@@ -248,6 +253,12 @@ def anthropic_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
     role, speaker = _role(obj, extra, fallback_role)
     blocks = normalise_content(obj.get("content"))
     speaker = _named(obj, extra, speaker)
+    if role == "user" and blocks and all(b.get("type") == "tool_result" for b in blocks):
+        # the Messages API sends tool results in a user turn: the tool speaks them, to
+        # the assistant, as in every agent format (docs/formats.md, "tool results")
+        extra.setdefault("original_role", "user")
+        role = "tool"
+        speaker = speaker if "name" in extra else "tool"
     return Parts(speaker, role, blocks, extra, id=obj.get("id"))
 
 
@@ -318,6 +329,8 @@ def _claude_code_voices(env: dict[str, Any], parts: Parts) -> None:
         parts.tags.append("sidechain")
         if parts.role == "user" and parts.speaker == "user":
             parts.speaker, parts.listeners = "assistant", ["subagent"]
+        elif parts.role == "tool":  # the subagent's own calls answered
+            parts.listeners = ["subagent"]
         elif parts.role == "assistant" and parts.speaker == "assistant":
             parts.speaker, parts.listeners = "subagent", ["assistant"]
         agent = env.get("agentId")
@@ -333,6 +346,11 @@ def agentscope_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
     speaker = _named(obj, extra, speaker)
     blocks = normalise_content(obj.get("content"))
     _keep_metadata(obj.get("metadata"), extra)
+    if role != "tool" and blocks and all(b.get("type") == "tool_result" for b in blocks):
+        # a ReAct agent's results, a Msg("system", [ToolResultBlock], "system"): role
+        # ``tool``, spoken as the Msg names it (docs/formats.md, "tool results")
+        extra.setdefault("original_role", obj.get("role"))
+        role = "tool"
     return Parts(speaker, role, blocks, extra, timestamp=obj.get("timestamp"), id=obj.get("id"))
 
 
