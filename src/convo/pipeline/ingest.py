@@ -265,22 +265,25 @@ class Finisher:
         self.count = 0  # messages prepared
         self.numbered = 0
         self.ids = ContentIds(source_name)
-        self._own: SpillMap[str, int] | None = None  # made at the first id a reader gives
+        self._own: SpillMap[int, int] | None = None  # made at the first id a reader gives
         self.clashes = 0
 
     def _own_id(self, msg: ConversationMessage) -> None:
         """Keep ``msg.id`` only if no other message of the source had it: ``build.OwnIds``'s
-        rule over text, speaker and time, on its map (``core.spillmap``). It costs about
-        1.2 us of CPU a message with an id (200k: 0.23-0.26 s in process; a plain dict
-        0.85 us): ingesting 200k of convo's own JSONL records, the cheapest reader, took
-        2.21 s of CPU against 1.92 s without it (medians of 3 alternating, load 11)."""
+        rule over text, speaker and time, on a map of the id's hash (``core.spillmap``:
+        bounded, past 262,144 ids the older go to disk). Its cost, on the cheapest
+        reader (`convo ingest --from jsonl` of 200k of convo's own records with ids, load
+        10-11): about 1.2 us of CPU a message (user time 4.0-4.2 s against 3.6-3.7 s on
+        main), and 15 MB more at the peak (56 MB against 41 MB); a map limited to 16,384
+        ids spilled and cost more CPU (4.6-4.9 s) to save 4 MB (52 MB)."""
         own = self._own
         if own is None:
             from convo.core.spillmap import SpillMap
 
             own = self._own = SpillMap()
-        key = msg.id
-        assert key is not None
+        # the id's hash, not the id: a key a few bytes long whatever the id's length
+        # (two ids whose 64-bit hashes meet would cost the later one its id, not a loss)
+        key = hash(msg.id)
         digest = hash((*msg.text_chunks, msg.speaker, msg.timestamp))
         seen = own.get(key)
         if seen is None:
@@ -301,7 +304,7 @@ class Finisher:
         # Tags of the options (any value from the library API) would undo ``TYPED``.
         typed = take_typed(msg) and not self.tags
         self.prepare(msg)
-        if msg.id:
+        if msg.id and not msg.id.startswith("h:"):  # a content hash is its message's
             self._own_id(msg)
         base = None if msg.id else self.ids.base(msg)
         msg.source_id, new_id = self.number(msg.source_id, base)  # RangeFinisher's too
@@ -323,7 +326,7 @@ class Finisher:
             msg.format = self.fmt
         if not msg.timestamp:
             msg.timestamp = EPOCH_STR
-        if msg.id:
+        if msg.id and not msg.id.startswith("h:"):  # a content hash is its message's
             self._own_id(msg)
         if not msg.id:
             ids = self.ids
