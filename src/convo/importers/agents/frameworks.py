@@ -90,21 +90,15 @@ class Thread:
     def said_untaken(self, warn: Callable[[str, str], None]) -> None:
         """Say the bookkeeping entries skipped, one warning a kind (a Claude Code session
         holds hundreds of file-history snapshots), and the titles no message came after to
-        take them (a file of summaries). Those are not kept: Claude Code writes a title
-        at the top of a session file for the branch ending at its ``leafUuid``, often a
-        branch of an earlier file, so a file of titles alone holds no message of theirs,
-        and a message already read has gone on (the reader streams: a record is not
-        changed after it is yielded)."""
+        take them (a file of titles, each for a ``leafUuid`` of another session file;
+        a message read before has gone on: the reader streams)."""
         for what, (n, first) in self.skipped.items():
             warn(first, f"skipped: {what}" if n == 1 else f"skipped {n}: {what}, the first here")
         left = (self.extra or {}).get("summaries") if self.held_at else None
         if left:
-            warn(
-                self.held_at or "",
-                f"{len(left)} conversation title(s) (Claude Code summary lines) with no "
-                "message after them: not imported (each titles the branch ending at its "
-                "leafUuid, a message of another session file)",
-            )
+            warn(self.held_at or "", f"{len(left)} conversation title(s) (Claude Code summary "
+                 "lines) with no message after them: not imported (each titles the branch "
+                 "ending at its leafUuid, a message of another session file)")  # fmt: skip
 
     def prime(self, objs: Iterable[Any], fmt: str) -> None:
         """Know both parties' names before the first reply (a whole conversation at hand);
@@ -254,8 +248,7 @@ def anthropic_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
     blocks = normalise_content(obj.get("content"))
     speaker = _named(obj, extra, speaker)
     if role == "user" and blocks and all(b.get("type") == "tool_result" for b in blocks):
-        # the Messages API sends tool results in a user turn: the tool speaks them, to
-        # the assistant, as in every agent format (docs/formats.md, "tool results")
+        # results sent in a user turn are the tool's (docs/formats.md, "Tool results")
         extra.setdefault("original_role", "user")
         role = "tool"
         speaker = speaker if "name" in extra else "tool"
@@ -347,8 +340,7 @@ def agentscope_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
     blocks = normalise_content(obj.get("content"))
     _keep_metadata(obj.get("metadata"), extra)
     if role != "tool" and blocks and all(b.get("type") == "tool_result" for b in blocks):
-        # a ReAct agent's results, a Msg("system", [ToolResultBlock], "system"): role
-        # ``tool``, spoken as the Msg names it (docs/formats.md, "tool results")
+        # Msg("system", [ToolResultBlock], "system"): role tool, the speaker as named
         extra.setdefault("original_role", obj.get("role"))
         role = "tool"
     return Parts(speaker, role, blocks, extra, timestamp=obj.get("timestamp"), id=obj.get("id"))
