@@ -68,7 +68,10 @@ def test_golden_claude_code(monkeypatch):
     recs = _ingest("claude-code-session.jsonl", monkeypatch)
     assert_golden("chat/agent-claude-code.jsonl", recs)
     # The summary line (a conversation title, no time) is no message: no 1970 record.
-    assert [r["metadata"]["speaker"] for r in recs] == ["user", "assistant", "user", "assistant"]
+    # the tool's result (a user turn in the Messages API) is the tool's, not the user's
+    assert [r["metadata"]["speaker"] for r in recs] == ["user", "assistant", "tool", "assistant"]
+    assert [r["role"] for r in recs] == ["user", "assistant", "tool", "assistant"]
+    assert recs[2]["extra"]["original_role"] == "user"
     assert {r["thread"] for r in recs} == {"sess-42"}
     assert recs[1]["replyTo"] == recs[0]["id"] == "6f1c2a10-0000-4000-8000-000000000001"
     assert recs[0]["timestamp"] == "2025-01-10T09:00:00Z"
@@ -100,7 +103,7 @@ def test_golden_claude_code_session_as_claude_code_writes_it(monkeypatch):
         ("assistant", ["user"], []),
         ("assistant", ["subagent"], ["sidechain"]),  # the Task prompt: the agent's
         ("subagent", ["assistant"], ["sidechain"]),
-        ("user", ["assistant"], []),  # the subagent is not the user's party
+        ("tool", ["assistant"], []),  # the Task tool's result: the subagent is no party
         ("system", [], ["meta"]),  # Claude Code's caveat, not the user's words
         ("user", ["assistant"], []),
         ("system", [], ["compact"]),

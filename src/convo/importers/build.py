@@ -169,13 +169,14 @@ class OwnIds:
         self._seen: SpillMap[str, int] = SpillMap()
         self.clashes = 0
 
-    def checked(self, own: str | None, chunks: list[str]) -> str | None:
-        """``own`` when it names this message (or is new), else None."""
+    def checked(self, own: str | None, chunks: list[str], *more: object) -> str | None:
+        """``own`` when it names this message (or is new), else None. ``more``: what
+        else tells two messages apart (the pipeline's check: the speaker and the time)."""
         if not own:
             return None
         # the text's hash in this process (a source is read by one process; no hashlib
         # import on the ingest path: tests/cli/test_startup.py)
-        digest = hash(tuple(chunks))
+        digest = hash((tuple(chunks), *more)) if more else hash(tuple(chunks))
         seen = self._seen.get(own)
         if seen is None:
             self._seen.set(own, digest)

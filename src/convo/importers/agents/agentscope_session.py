@@ -187,7 +187,8 @@ FIELDS = Fields(
     "memory (`friday.memory`)",
     id="the `Msg`'s `id` as it is (`<id>`; a 22-character shortuuid)",
     scope="the world: AgentScope makes a random id for every message",
-    extra="as the `agentscope` format (`original`, `blocks`, `name`); a `_sys_prompt` in "
+    extra="as the `agentscope` format (`original`, `blocks`, `name`, `original_role`: a "
+    "Msg of tool results is role `tool`); a `_sys_prompt` in "
     "the first message's `conversation` (`sys_prompt`)",
 )
 

@@ -90,16 +90,15 @@ class Thread:
     def said_untaken(self, warn: Callable[[str, str], None]) -> None:
         """Say the bookkeeping entries skipped, one warning a kind (a Claude Code session
         holds hundreds of file-history snapshots), and the titles no message came after to
-        take them (a file of summaries)."""
+        take them (a file of titles, each for a ``leafUuid`` of another session file;
+        a message read before has gone on: the reader streams)."""
         for what, (n, first) in self.skipped.items():
             warn(first, f"skipped: {what}" if n == 1 else f"skipped {n}: {what}, the first here")
         left = (self.extra or {}).get("summaries") if self.held_at else None
         if left:
-            warn(
-                self.held_at or "",
-                f"{len(left)} conversation title(s) (Claude Code summary lines) with no "
-                "message after them: not imported",
-            )
+            warn(self.held_at or "", f"{len(left)} conversation title(s) (Claude Code summary "
+                 "lines) with no message after them: not imported (each titles the branch "
+                 "ending at its leafUuid, a message of another session file)")  # fmt: skip
 
     def prime(self, objs: Iterable[Any], fmt: str) -> None:
         """Know both parties' names before the first reply (a whole conversation at hand);
@@ -248,6 +247,11 @@ def anthropic_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
     role, speaker = _role(obj, extra, fallback_role)
     blocks = normalise_content(obj.get("content"))
     speaker = _named(obj, extra, speaker)
+    if role == "user" and blocks and all(b.get("type") == "tool_result" for b in blocks):
+        # results sent in a user turn are the tool's (docs/formats.md, "Tool results")
+        extra.setdefault("original_role", "user")
+        role = "tool"
+        speaker = speaker if "name" in extra else "tool"
     return Parts(speaker, role, blocks, extra, id=obj.get("id"))
 
 
@@ -318,6 +322,8 @@ def _claude_code_voices(env: dict[str, Any], parts: Parts) -> None:
         parts.tags.append("sidechain")
         if parts.role == "user" and parts.speaker == "user":
             parts.speaker, parts.listeners = "assistant", ["subagent"]
+        elif parts.role == "tool":  # the subagent's own calls answered
+            parts.listeners = ["subagent"]
         elif parts.role == "assistant" and parts.speaker == "assistant":
             parts.speaker, parts.listeners = "subagent", ["assistant"]
         agent = env.get("agentId")
@@ -333,6 +339,10 @@ def agentscope_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
     speaker = _named(obj, extra, speaker)
     blocks = normalise_content(obj.get("content"))
     _keep_metadata(obj.get("metadata"), extra)
+    if role != "tool" and blocks and all(b.get("type") == "tool_result" for b in blocks):
+        # Msg("system", [ToolResultBlock], "system"): role tool, the speaker as named
+        extra.setdefault("original_role", obj.get("role"))
+        role = "tool"
     return Parts(speaker, role, blocks, extra, timestamp=obj.get("timestamp"), id=obj.get("id"))
 
 

@@ -115,13 +115,24 @@ def _agents(
     source: Source, ctx: ImportContext, doc: dict[str, Any]
 ) -> Iterator[ConversationMessage]:
     if isinstance(doc.get("agents"), list):  # v2
-        blocks = {as_str(as_dict(b).get("id")): as_dict(b) for b in as_list(doc.get("blocks"))}
+        listed = [as_dict(b) for b in as_list(doc.get("blocks"))]
+        blocks = {as_str(b.get("id")): b for b in listed}
+        taken: set[str] = set()
         for n, agent in enumerate(doc["agents"], 1):
             if not isinstance(agent, dict):
                 ctx.reject(ctx.loc(f"agents.{n}"), "not a Letta agent", agent)
                 continue
-            mine = [blocks[i] for i in map(as_str, as_list(agent.get("block_ids"))) if i in blocks]
-            yield from _Agent(source, ctx, agent, f"agents.{n}.").records(mine)
+            names = [i for i in map(as_str, as_list(agent.get("block_ids"))) if i in blocks]
+            taken.update(names)
+            yield from _Agent(source, ctx, agent, f"agents.{n}.").records(
+                [blocks[i] for i in names]
+            )
+        # a block no agent names (or one without an id, which none can) is said, not
+        # dropped unsaid: the file's memory is read through its agents
+        left = sum(1 for b in listed if not as_str(b.get("id")) or as_str(b.get("id")) not in taken)
+        if left:
+            ctx.warn(source.name, f"{left} memory block(s) that no agent's block_ids names: "
+                     "not imported")  # fmt: skip
     else:
         yield from _Agent(source, ctx, doc, "").records(as_list(doc.get("core_memory")))
 

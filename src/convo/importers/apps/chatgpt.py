@@ -203,7 +203,10 @@ def _conversation(
         chunks, more = shown
         role = as_str(as_dict(msg.get("author")).get("role"))
         mid = as_str(msg.get("id"))
-        rec_id = f"chatgpt:{mid}" if mid else f"chatgpt:{thread}:{as_str(node.get('id'))}"
+        node_id = as_str(node.get("id"))
+        # no id of either kind: the content hash (``chatgpt:<thread>:`` would be every
+        # such message's)
+        rec_id = f"chatgpt:{mid}" if mid else f"chatgpt:{thread}:{node_id}" if node_id else None
         ts = epoch_ts(msg.get("create_time"))
         out.append(
             message(

@@ -136,9 +136,16 @@ def _events(
     blank = True
     for n, line in lines:
         if blank and line == RULE:
-            got = _EXPORTED.fullmatch(next(lines, (0, ""))[1].strip())
-            chat.exported = int(re.sub(r"\D", "", got[1]) or 0) if got else None
-            return
+            after = next(lines, None)
+            got = _EXPORTED.fullmatch(after[1].strip()) if after is not None else None
+            if after is None or got is not None:
+                chat.exported = int(re.sub(r"\D", "", got[1]) or 0) if got else None
+                return
+            # a rule that opens no postamble (a preamble written twice, a hand-joined
+            # file): its lines are read on (text, or reported), not the rest of the file
+            # taken as the postamble and dropped unsaid
+            yield n, line, None
+            n, line = after
         m = _HEADER.fullmatch(line) if blank else None
         yield n, line, m if m is not None and _date_match(m["date"]) else None
         blank = line == ""

@@ -379,7 +379,10 @@ def _sigtop_text(lines: list[str]) -> tuple[str, str | None]:
     edits = [x for x in lines if x.startswith("|")]
     quote = [x[2:] if x.startswith("> ") else x[1:] for x in lines if x.startswith(">")]
     body = [x for x in lines if not x.startswith((">", "|"))]
-    text = _newest_version(edits) if edits else "\n".join(body).strip()
+    text = "\n".join(body).strip()
+    if edits:  # the newest version; lines outside the history (a damaged or joined
+        # file's) are kept before it, not dropped unsaid
+        text = "\n".join(x for x in (text, _newest_version(edits)) if x)
     return text, "\n".join(x for x in quote if not _FIELD.match(x)).strip() or None
 
 
