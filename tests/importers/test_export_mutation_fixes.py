@@ -1,7 +1,8 @@
 """What the mutated-export property (test_export_mutations_property.py) found, pinned:
 an id a source repeats on another message (every format, in the pipeline), a
 DiscordChatExporter preamble written twice, a Letta memory block no agent names, a
-sigtop message whose fields were joined to the one before."""
+sigtop message whose fields were joined to the one before, a sigtop body line beginning
+``From:`` before the next header."""
 
 from __future__ import annotations
 
@@ -70,3 +71,16 @@ def test_sigtop_lines_outside_an_edit_history_are_kept(tmp_path):
     recs, _, _ = run(signal.read, path)
     text = "\n".join(c for r in recs for c in r["textChunks"])
     assert "Lovely!" in text and "See you at ten" in text
+
+
+def test_a_sigtop_body_line_beginning_from_before_a_header_stays_text(tmp_path):
+    """A body paragraph ``From: ...`` right before the next message's ``From:`` line was
+    taken for that message's header and its sender lost (a message has one sender)."""
+    src = (FIXTURES / "signal" / "sigtop-bob.txt").read_text().splitlines(keepends=True)
+    at = next(i for i, x in enumerate(src) if x == "From: You\n")
+    src.insert(at, "From: the pier, not the beach\n")
+    path = tmp_path / "sigtop-bob.txt"
+    path.write_text("".join(src))
+    recs, _, _ = run(signal.read, path)
+    assert any("From: the pier, not the beach" in c for r in recs for c in r["textChunks"])
+    assert "You" in {r["metadata"]["speaker"] for r in recs}

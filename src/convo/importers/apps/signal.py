@@ -212,6 +212,9 @@ def _sigtop_messages(
     in_fields = False
     prev_blank = True
     for n, line, nxt in _with_next(lines):
+        if cur is not None and prev_blank and _two_senders(line, nxt):
+            cur.text.append(line)  # a message has one sender: this is the last one's text
+            continue
         if _starts_sigtop(line, nxt, prev_blank):
             if cur is not None:
                 yield cur
@@ -242,6 +245,13 @@ def _with_next(lines: Iterator[tuple[int, str]]) -> Iterator[tuple[int, str, str
 def _starts_sigtop(line: str, nxt: str, prev_blank: bool) -> bool:
     m = _FIELD.match(line) if prev_blank else None
     return bool(m and (m[1] == "Type" or (m[1] == "From" and _FIELD.match(nxt))))
+
+
+def _two_senders(line: str, nxt: str) -> bool:
+    """A ``From:`` line right before another one: the first is a body line that begins
+    with ``From:`` (the next message's block opens at the second)."""
+    m, after = _FIELD.match(line), _FIELD.match(nxt)
+    return bool(m and after and m[1] == "From" and after[1] == "From")
 
 
 def _add_sigtop_line(cur: _Msg, line: str, in_fields: bool) -> bool:
