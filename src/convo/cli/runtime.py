@@ -9,11 +9,11 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import re
 import sys
 from collections.abc import Callable
 
 from convo.core.errors import ExitCode
+from convo.core.lazy import pattern
 
 TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 
@@ -354,7 +354,7 @@ def distinct_outputs(named: dict[str, str | None]) -> None:
         seen[target] = option
 
 
-_LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+)(?::\d+)?$")
+_LOCATED = pattern(r"^(?P<file>.+?):(?P<line>\d+)(?::\d+)?$")
 
 
 def _warning_line(kind: str, text: str, where: str | None) -> bytes:
