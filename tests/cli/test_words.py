@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from convo.cli.fast import plain_int
 from convo.cli.words import PATHLIKE, pathlike
-from convo.query.field_table import _like
 from convo.core.errors import UsageError
+from convo.query.field_table import _like
 from convo.query.language import tokens
 
 PATHLIKE_RE = re.compile(PATHLIKE.pattern, re.IGNORECASE)

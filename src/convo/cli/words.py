@@ -15,13 +15,14 @@ _IGNORECASE = 2  # re.IGNORECASE (``re`` itself is imported when the pattern is 
 
 # A word with no query syntax that reads as a path: a missing file is then an error
 # ("no such file"), not a search for its name. To search such a word, quote it: '"x.json"'.
+_EXTENSIONS = (
+    "jsonl", "ndjson", "json", "mbox", "eml", "vtt", "srt", "sbv", "txt", "xml", "csv", "html",
+    "parquet", "zip",
+)  # fmt: skip
 PATHLIKE = pattern(
     r"[^\s:\"()]*/[^\s:\"()]*"
-    r"|[^\s:\"()/]+\.(jsonl|ndjson|json|mbox|eml|vtt|srt|sbv|txt|xml|csv|html|parquet|zip)(\.gz)?",
+    r"|[^\s:\"()/]+\.(" + "|".join(_EXTENSIONS) + r")(\.gz)?",
     _IGNORECASE,
-)
-_EXTENSIONS = frozenset(
-    "jsonl ndjson json mbox eml vtt srt sbv txt xml csv html parquet zip".split()
 )
 # The ASCII characters the pattern's classes leave out: \s (str.isspace) and :"()
 _NOT_IN_A_PATH = frozenset([*(chr(i) for i in range(128) if chr(i).isspace()), *':"()'])

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from convo.core.lazy import pattern
 
-
 _WORD = pattern(r"\w+")  # compiled on first use: no `re` for a query without names
 _SEEN_MAX = 1 << 16
 
