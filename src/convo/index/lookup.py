@@ -101,6 +101,31 @@ def read_spans(f: IO[bytes], spans: Iterable[tuple[int, int]]) -> Iterator[bytes
         yield raw[:-1] if raw.endswith(b"\r") else raw
 
 
+def _open(
+    path: str,
+) -> tuple[sqlite3.Connection | None, IO[bytes] | None, dict[str, str], str, str]:
+    """The store and its index opened, a read transaction begun on the index, and
+    whether the index is fresh for the open store (``state.freshness``)."""
+    conn = None
+    f = None
+    meta: dict[str, str] = {}
+    try:
+        f = open(path, "rb")  # noqa: SIM115 - closed by the caller, after its reads
+        conn = schema.connect(schema.index_file(path), readonly=True)
+        conn.execute("BEGIN")
+        meta = schema.read_meta(conn)
+        state, reason = freshness(meta, f)
+    except (OSError, sqlite3.Error) as e:
+        state, reason = "unavailable", f"the index cannot be read ({e})"
+    return conn, f, meta, state, reason
+
+
+def _close(conn: sqlite3.Connection | None, f: IO[bytes] | None) -> None:
+    schema.close_quietly(conn)
+    if f is not None:
+        f.close()
+
+
 @contextlib.contextmanager
 def reader(
     store_path: str | os.PathLike[str], *, track: Track | None = None, update: bool = True
@@ -109,30 +134,27 @@ def reader(
 
     ``update``: a stale index is first brought up to date (not created), when no writer
     holds the store lock.
+
+    The index is opened once when it is fresh: the freshness that decides is the one
+    read inside the read transaction (as before), and only an index found not fresh
+    there goes to ``state.refresh`` (which opens it again to check and update it) and
+    is then opened anew. Checking through ``refresh`` first opened every fresh index
+    twice: 1.8M of the 109M instructions of ``convo query --count format:mbox`` on a
+    1M-message store (docs/startup.md, "Third pass").
     """
     path = os.fspath(store_path)
     if os.environ.get("CONVO_NO_INDEX") == "1":
         yield "disabled by CONVO_NO_INDEX=1"
         return
-    if update:
+    conn, f, meta, state, reason = _open(path)
+    if update and state != "fresh":
+        _close(conn, f)
         result = refresh(path, create=False, track=track)
         if not result.available:
             yield result.reason
             return
-    conn = None
-    f = None
-    meta: dict[str, str] = {}
-    try:
-        f = open(path, "rb")  # noqa: SIM115 - closed below, after the caller's reads
-        conn = schema.connect(schema.index_file(path), readonly=True)
-        conn.execute("BEGIN")
-        meta = schema.read_meta(conn)
-        state, reason = freshness(meta, f)
-    except (OSError, sqlite3.Error) as e:
-        state, reason = "unavailable", f"the index cannot be read ({e})"
+        conn, f, meta, state, reason = _open(path)
     try:
         yield Reader(conn, f, meta) if state == "fresh" and conn and f else (reason or "stale")
     finally:
-        schema.close_quietly(conn)
-        if f is not None:
-            f.close()
+        _close(conn, f)
