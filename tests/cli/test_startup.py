@@ -193,7 +193,8 @@ def test_indexed_count_imports_no_typing(tmp_path, argv):
 def test_indexed_read_imports_no_re_enum_or_signal_wrapper(tmp_path, argv):
     """``re`` (with ``enum``, its flags' class), and the ``signal`` module (the
     ``_signal`` functions wrapped in three IntEnums) are not imported by an indexed count
-    or latest: together 22M of its 131M instructions (docs/startup.md, "Third pass").
+    or latest, nor ``contextlib`` by a count: together 28M of the 131M instructions of
+    ``query --count format:mbox`` (docs/startup.md, "Third pass").
     Their patterns are compiled on first use (``core.lazy.pattern``), a path-like word
     and a field's name are checked by hand (``tests/cli/test_words.py`` holds each check
     equal to its pattern), the exit codes are plain ints."""
@@ -204,6 +205,10 @@ def test_indexed_read_imports_no_re_enum_or_signal_wrapper(tmp_path, argv):
     modules = _modules_without_json("--store", str(store), *argv)
     for name in ("re", "enum", "signal"):
         assert name not in modules, name
+    if argv[0] == "query":  # a count (stderr not a terminal): no progress bar's module,
+        # no contextlib (``index.lookup.Opened``, ``cli.commands.read._NoBar``)
+        for name in ("contextlib", "convo.output.progress"):
+            assert name not in modules, name
     assert "convo.index.lookup" in modules
 
 

@@ -24,7 +24,6 @@ by (timestamp, position), shown oldest first (newest first with ``-time``). Then
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -269,16 +268,16 @@ def _indexed(
     count, in ``Selection.count``."""
     if query.where is None and not query.ordered and not counting and not _tail(query):
         return "plan: scan (every message, in store order: a plain read is the fastest)"
-    stack = contextlib.ExitStack()
-    r = stack.enter_context(reader(store, track=track))
+    opened = reader(store, track=track)  # closed here, or after the last batch
+    r = opened.__enter__()
     if isinstance(r, str):
-        stack.close()
+        opened.close()
         return r
     try:
         plan = compile_where(r.conn, query.where)
         done = _without_lines(r, plan, query, counting)
         if done is not None:
-            stack.close()
+            opened.close()
             return done
         sql_order = {None: "store", "time": "time", "-time": "-time"}[query.sort]
         if query.reverse:
@@ -286,12 +285,14 @@ def _indexed(
         check = None if plan.exact else (_on_record(selector) if selector else _check(query))
         lines = _lines(r, plan, query, check, sql_order)
     except BaseException:
-        stack.close()
+        opened.close()
         raise
 
     def batches() -> Batches:
-        with stack:
+        try:
             yield from _chunks(lines)
+        finally:
+            opened.close()
 
     return Selection(
         batches(), indexed=True, plan=explain(plan), skipped=r.bad_lines, selector=selector
