@@ -207,7 +207,8 @@ def test_indexed_read_imports_no_re_enum_or_signal_wrapper(tmp_path, argv):
         assert name not in modules, name
     if argv[0] == "query":  # a count (stderr not a terminal): no progress bar's module,
         # no contextlib (``index.lookup.Opened``, ``cli.commands.read._NoBar``)
-        for name in ("contextlib", "convo.output.progress"):
+        # nor the matches' module, which only lines read need (``store.select``)
+        for name in ("contextlib", "convo.output.progress", "convo.query.matches", "array"):
             assert name not in modules, name
     assert "convo.index.lookup" in modules
 

@@ -31,7 +31,6 @@ from collections.abc import Callable, Iterable, Iterator
 from convo.core import fields
 from convo.core.slotted import Slotted
 from convo.index.lookup import Reader, Track, read_spans, reader
-from convo.query.matches import Match
 from convo.query.model import Query
 from convo.query.plan import Plan, compile_where, explain
 from convo.query.plan import count as plan_count
@@ -41,10 +40,13 @@ TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 if TYPE_CHECKING:
     from typing import Any
 
+    from convo.query.matches import Match
     from convo.query.scan import Selector
 
 BATCH = 1000
-Batches = Iterator[list[Match]]
+# ``query.matches`` (with ``array`` and ``core.heap``) is imported where a line is read:
+# a count answered in SQL reads none (docs/startup.md, "Third pass").
+Batches = Iterator[list["Match"]]
 
 
 class Selection(Slotted):
@@ -364,6 +366,8 @@ def _lines(
                 plan.cond, plan.params, query.latest, newest_first=order.startswith("-")
             )
             spans = spans if query.limit is None else spans[: query.limit]
+        from convo.query.matches import Match
+
         return (Match(raw, None, name) for raw in read_spans(r.f, spans))  # parsed when needed
     assert check is not None  # a superset: each candidate is checked
     checked = _checked(check, name)
@@ -385,6 +389,8 @@ def _on_record(selector: Selector) -> Callable[[Match], bool]:
 def _checked(
     matches: Callable[[Match], bool], name: str
 ) -> Callable[[Iterable[bytes]], Iterator[Match]]:
+    from convo.query.matches import Match
+
     def run(lines: Iterable[bytes]) -> Iterator[Match]:
         for raw in lines:
             m = Match(raw, None, name)
@@ -432,5 +438,7 @@ def _pack(m: Match) -> bytes:
 
 
 def _unpack(payload: bytes) -> Match:
+    from convo.query.matches import Match
+
     line, name, raw = payload.split(b"\0", 2)
     return Match(raw, None, name.decode("utf-8", "surrogateescape"), int(line))
