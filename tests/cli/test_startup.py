@@ -46,6 +46,29 @@ def _modules(*argv: str, env: dict[str, str] | None = None) -> set[str]:
     return set(json.loads(proc.stderr.rpartition("MODULES ")[2]))
 
 
+# ``_RUN`` imports json, and json imports re: this one passes the arguments as they are.
+_RUN_WITHOUT_JSON = """
+import sys
+sys.argv = ["convo", *sys.argv[1:]]
+from convo.cli.app import main
+try:
+    main()
+except SystemExit:
+    pass
+sys.stderr.write("\\nMODULES " + " ".join(sorted(sys.modules)))
+"""
+
+
+def _modules_without_json(*argv: str) -> set[str]:
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    proc = subprocess.run(
+        [sys.executable, "-c", _RUN_WITHOUT_JSON, *argv],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": src},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return set(proc.stderr.rpartition("MODULES ")[2].split())
+
+
 def _loaded(modules: set[str], name: str) -> bool:
     return name in modules or any(m.startswith(name + ".") for m in modules)
 
@@ -154,6 +177,39 @@ def test_indexed_count_imports_no_typing(tmp_path, argv):
     assert refresh(store, wait=True).available
     modules = _modules("--store", str(store), *argv)
     assert "typing" not in modules
+    assert "convo.index.lookup" in modules
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["query", "--count"],
+        ["query", "--count", "format:mbox"],
+        ["query", "--count", "role:user"],
+        ["query", "--count", "--tag", "x"],
+        ["list", "--latest", "3", "-f", "jsonl"],
+    ],
+)
+def test_indexed_read_imports_no_re_enum_or_signal_wrapper(tmp_path, argv):
+    """``re`` (with ``enum``, its flags' class), and the ``signal`` module (the
+    ``_signal`` functions wrapped in three IntEnums) are not imported by an indexed count
+    or latest, nor ``contextlib`` by a count: together 28M of the 131M instructions of
+    ``query --count format:mbox`` (docs/startup.md, "Third pass").
+    Their patterns are compiled on first use (``core.lazy.pattern``), a path-like word
+    and a field's name are checked by hand (``tests/cli/test_words.py`` holds each check
+    equal to its pattern), the exit codes are plain ints."""
+    store = write_store(tmp_path / "s.jsonl", [rec(i, tags=["x"]) for i in range(5)])
+    from convo.index import refresh
+
+    assert refresh(store, wait=True).available
+    modules = _modules_without_json("--store", str(store), *argv)
+    for name in ("re", "enum", "signal"):
+        assert name not in modules, name
+    if argv[0] == "query":  # a count (stderr not a terminal): no progress bar's module,
+        # no contextlib (``index.lookup.Opened``, ``cli.commands.read._NoBar``)
+        # nor the matches' module, which only lines read need (``store.select``)
+        for name in ("contextlib", "convo.output.progress", "convo.query.matches", "array"):
+            assert name not in modules, name
     assert "convo.index.lookup" in modules
 
 

@@ -217,3 +217,40 @@ def test_readable_read_only_for_datasette(store):
     )
     assert len(conn.execute(sql).fetchall()) == 3
     conn.close()
+
+
+def test_a_reader_opens_a_fresh_index_once_and_never_answers_from_a_stale_one(store, monkeypatch):
+    """``lookup.reader`` decides freshness inside its read transaction and only then
+    (not fresh) refreshes and opens again (docs/startup.md, "Third pass"): a fresh index
+    is opened once; an index older than the store (appended, or edited in place with
+    the same size) never answers: with ``update`` it is brought up to date first, without
+    it the reader is the reason."""
+    from convo.index import lookup, schema
+
+    refresh(store)
+    opened: list[str] = []
+    connect = schema.connect
+    monkeypatch.setattr(
+        schema, "connect", lambda p, **kw: opened.append(str(p)) or connect(p, **kw)
+    )
+    with lookup.reader(store) as r:
+        assert not isinstance(r, str) and r.count() == 10
+    assert len(opened) == 1
+
+    with open(store, "ab") as f:
+        f.write(orjson.dumps(rec(99)) + b"\n")
+    with lookup.reader(store, update=False) as r:
+        assert isinstance(r, str)
+    with lookup.reader(store) as r:
+        assert not isinstance(r, str) and r.count() == 11
+
+    st = store.stat()
+    store.write_bytes(store.read_bytes().replace(b"message number 5", b"message NUMBER 5"))
+    os.utime(store, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    with lookup.reader(store, update=False) as r:
+        assert isinstance(r, str)
+    with lookup.reader(store) as r:
+        assert not isinstance(r, str)
+        spans = list(r.spans("m.message_id IN (SELECT message_id FROM messages)"))
+        assert len(spans) == 11
+    assert check(store).ok

@@ -8,15 +8,17 @@ the Typer app (``cli/group.py``), also reachable here as ``app`` (loaded on firs
 from __future__ import annotations
 
 import os
-import signal
 import sys
 
 TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 
 if TYPE_CHECKING:
+    import signal
     from typing import Any
 
     from convo.cli.group import app
+else:
+    import _signal as signal  # not its enum wrapper (cli/signals.py)
 
 
 def _interrupted_at_start(_signum, _frame) -> None:  # pragma: no cover - timing dependent

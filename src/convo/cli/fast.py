@@ -19,7 +19,6 @@ same command parsed by typer, 1.60× less wall time (noise ±22%).
 from __future__ import annotations
 
 import os
-import re
 
 from convo.cli.options import Spec
 
@@ -27,7 +26,6 @@ TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 if TYPE_CHECKING:
     from typing import Any
 
-_INT = re.compile(r"-?[0-9]{1,18}")  # what cli/coercion.py reads without typer
 _STRS = list[str] | None  # a repeatable option's annotation (cli/options.py)
 _GLOBAL_VALUES = {"--store": ("store", "CONVO_STORE"), "--people": ("people", "CONVO_PEOPLE")}
 
@@ -170,6 +168,15 @@ def _option(by_decl: dict[str, Spec], argv: list[str], i: int) -> tuple[Spec, st
     return spec, _value(argv, i + 1), i + 2
 
 
+def plain_int(value: str) -> bool:
+    """``value`` is what ``cli/coercion.py`` reads as a number without typer: the regular
+    expression ``-?[0-9]{1,18}`` in full, checked without ``re`` (not imported by an
+    indexed read: docs/startup.md, "Third pass"; ``tests/cli/test_fast.py`` holds them
+    equal)."""
+    digits = value[1:] if value.startswith("-") else value
+    return 0 < len(digits) <= 18 and all("0" <= c <= "9" for c in digits)
+
+
 def _coerce(spec: Spec, value: str) -> Any:
     if spec.choices is not None:
         try:
@@ -177,7 +184,7 @@ def _coerce(spec: Spec, value: str) -> Any:
         except Exception:
             raise Decline from None  # typer words the error
     if spec.annotation in (int, int | None):
-        if not _INT.fullmatch(value):
+        if not plain_int(value):
             raise Decline
         return int(value)
     return value

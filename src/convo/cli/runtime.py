@@ -6,14 +6,13 @@ without an import cycle (the app imports the commands to register them).
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
-import re
 import sys
 from collections.abc import Callable
 
 from convo.core.errors import ExitCode
+from convo.core.lazy import pattern
 
 TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 
@@ -349,9 +348,11 @@ def distinct_outputs(named: dict[str, str | None]) -> None:
         if not path or path == "-":
             continue
         target = str(resolve_target(path))
-        with contextlib.suppress(OSError):
+        try:  # (not contextlib.suppress: no contextlib on an indexed read, docs/startup.md)
             if not stat.S_ISREG(os.stat(target).st_mode):
                 continue
+        except OSError:
+            pass
         if target in seen:
             raise UsageError(
                 f"{seen[target]} and {option} name the same file ({path})",
@@ -360,7 +361,7 @@ def distinct_outputs(named: dict[str, str | None]) -> None:
         seen[target] = option
 
 
-_LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+)(?::\d+)?$")
+_LOCATED = pattern(r"^(?P<file>.+?):(?P<line>\d+)(?::\d+)?$")
 
 
 def _warning_line(kind: str, text: str, where: str | None) -> bytes:

@@ -9,15 +9,39 @@ than a silent empty answer: an option after ``--`` (read as a query word), and
 
 from __future__ import annotations
 
-import re
+from convo.core.lazy import pattern
+
+_IGNORECASE = 2  # re.IGNORECASE (``re`` itself is imported when the pattern is used)
 
 # A word with no query syntax that reads as a path: a missing file is then an error
 # ("no such file"), not a search for its name. To search such a word, quote it: '"x.json"'.
-PATHLIKE = re.compile(
+_EXTENSIONS = (
+    "jsonl", "ndjson", "json", "mbox", "eml", "vtt", "srt", "sbv", "txt", "xml", "csv", "html",
+    "parquet", "zip",
+)  # fmt: skip
+PATHLIKE = pattern(
     r"[^\s:\"()]*/[^\s:\"()]*"
-    r"|[^\s:\"()/]+\.(jsonl|ndjson|json|mbox|eml|vtt|srt|sbv|txt|xml|csv|html|parquet|zip)(\.gz)?",
-    re.IGNORECASE,
+    r"|[^\s:\"()/]+\.(" + "|".join(_EXTENSIONS) + r")(\.gz)?",
+    _IGNORECASE,
 )
+# The ASCII characters the pattern's classes leave out: \s (str.isspace) and :"()
+_NOT_IN_A_PATH = frozenset([*(chr(i) for i in range(128) if chr(i).isspace()), *':"()'])
+
+
+def pathlike(word: str) -> bool:
+    """``PATHLIKE.fullmatch(word)``, without ``re`` for an ASCII word (an indexed read
+    imports no ``re``: docs/startup.md, "Third pass"); ``tests/cli/test_words.py`` holds
+    both equal. A word outside ASCII goes to the pattern (its case-insensitive match
+    knows letters such as U+017F that ``str.lower`` does not fold)."""
+    if not word.isascii():
+        return PATHLIKE.fullmatch(word) is not None
+    if any(c in _NOT_IN_A_PATH for c in word):
+        return False
+    if "/" in word:
+        return True
+    # an extension after a non-empty stem, then .gz or not ("gz" is no extension itself)
+    stem, dot, ext = word.lower().removesuffix(".gz").rpartition(".")
+    return bool(dot and stem and ext in _EXTENSIONS)
 
 
 def split_query(words: list[str]) -> tuple[list[str], str]:
@@ -34,7 +58,7 @@ def split_query(words: list[str]) -> tuple[list[str], str]:
                 f"{w} after -- would be read as a query word",
                 hint="options go before --: convo query --count -- '-tag:spam'",
             )
-        if w == "-" or os.path.exists(w) or PATHLIKE.fullmatch(w):
+        if w == "-" or os.path.exists(w) or pathlike(w):
             inputs.append(w)
         else:
             query.append(w)

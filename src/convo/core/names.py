@@ -7,9 +7,9 @@ The filters, the views and the index all match names through ``NameQuery``.
 
 from __future__ import annotations
 
-import re
+from convo.core.lazy import pattern
 
-_WORD = re.compile(r"\w+")
+_WORD = pattern(r"\w+")  # compiled on first use: no `re` for a query without names
 _SEEN_MAX = 1 << 16
 
 

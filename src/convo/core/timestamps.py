@@ -8,7 +8,6 @@ epoch sentinel (TypeAgent's rule).
 from __future__ import annotations
 
 import functools
-import re
 import time
 from datetime import UTC, date, datetime, timedelta, tzinfo
 
@@ -75,6 +74,8 @@ def get_zone(name: str | None) -> tzinfo:
         return UTC
     if name.lower() == "local":
         return LocalZone()
+    import re  # (not at import: docs/startup.md, "Third pass")
+
     m = re.fullmatch(r"([+-])(\d{1,2}):?(\d{2})?", name)
     if m:
         from datetime import timezone

@@ -16,7 +16,6 @@ on the lines the rest of the query leaves (or by the scan).
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections.abc import Callable
 
@@ -207,7 +206,8 @@ _NON_ASCII = "m.subject GLOB '*[^' || char(1) || '-' || char(127) || ']*'"
 
 
 def _like(word: str) -> str:
-    return "%" + re.sub(r"([\\%_])", r"\\\1", word) + "%"
+    escaped = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return "%" + escaped + "%"  # (was re.sub(r"([\\%_])", r"\\\1", word): no `re`)
 
 
 def _subject_sql(conn: sqlite3.Connection, value: str) -> Sql:
@@ -256,6 +256,8 @@ def _phrase(value: str) -> Check:
     words = value.casefold().split()
     if len(words) < 2:
         return text_check([words])
+    import re  # (not at import: docs/startup.md, "Third pass")
+
     pattern = re.compile(r"\s+".join(re.escape(w) for w in words))
     return lambda r: pattern.search(fields.searchable_text(r).casefold()) is not None
 

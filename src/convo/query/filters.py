@@ -22,7 +22,6 @@ lines that may match.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from convo.core import fields
@@ -32,6 +31,7 @@ from convo.core.slotted import Slotted
 
 TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 if TYPE_CHECKING:
+    import re
     from typing import Any
 
 Check = Callable[[dict[str, "Any"]], bool]
@@ -142,6 +142,8 @@ def time_check(since: str | None, until: str | None) -> Check:
 
 
 def _regexes(values: list[str]) -> list[re.Pattern[str]]:
+    import re  # only for --regex (docs/startup.md, "Third pass")
+
     try:
         return [re.compile(r) for r in values]
     except re.error as e:

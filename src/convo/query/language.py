@@ -19,19 +19,21 @@ error is a ``UsageError`` located at its column: ``query:14: unclosed quote``.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime, timedelta, tzinfo
 
 from convo.core.errors import UsageError
+from convo.core.lazy import pattern
 from convo.core.slotted import Slotted
 from convo.core.timestamps import UTC, format_timestamp_utc, parse_when
 from convo.query.field_table import LANGUAGE
 from convo.query.tree import Node, Not, Range, Term, all_of, any_of
 
 FIELDS = LANGUAGE  # the language's field names -> the tree's leaf names
-_FIELD = re.compile(r"([A-Za-z_]+):(.*)", re.S)
-_PARTIAL = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
+_PARTIAL = pattern(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
 _STOP = ' \t\r\n()"'
+# A field's name, before its colon (the language's regular expression was
+# ``([A-Za-z_]+):(.*)``; no `re` for a query: docs/startup.md, "Third pass").
+_FIELD_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 HINT = 'see `convo query --help` (fields, "phrases", OR, NOT, -, parentheses)'
 
 
@@ -91,21 +93,22 @@ def _word(text: str, i: int, out: list[Token]) -> int:
     if word in ("AND", "OR", "NOT"):
         out.append(Token(word, word, i + 1))
         return j
-    m = _FIELD.fullmatch(word)
-    if m is None:
+    field, colon, value = word.partition(":")
+    if not (colon and field and all(c in _FIELD_LETTERS for c in field)):
         out.append(Token("word", word, i + 1))
         return j
-    name = FIELDS.get(m[1].lower())
+    name = FIELDS.get(field.lower())
     if name is None:
         known = ", ".join(f"{f}:" for f in FIELDS)
         raise error(
-            i + 1, f"unknown field {m[1]}:", f'fields: {known}; quote a word with a colon: "{word}"'
+            i + 1,
+            f"unknown field {field}:",
+            f'fields: {known}; quote a word with a colon: "{word}"',
         )
-    value = m[2]
     if not value and j < len(text) and text[j] == '"':
         value, j = _quoted(text, j)
     if not value.strip():
-        raise error(i + 1, f"{m[1]}: needs a value", f'e.g. {m[1]}:word or {m[1]}:"two words"')
+        raise error(i + 1, f"{field}: needs a value", f'e.g. {field}:word or {field}:"two words"')
     out.append(Token("field", value, i + 1, name))
     return j
 
@@ -204,7 +207,7 @@ class _Parser:
 
 # A time to the hour, minute or second (``2024-03-06T10``, ``2024-03-06 10:00``,
 # ``2024-03-06T10:00:00Z``): ``date:`` alone is that hour, minute or second.
-_CLOCK = re.compile(r"\d{4}-\d{2}-\d{2}[T ](\d{2})(:\d{2})?(:\d{2})?(?:Z|[+-]\d{2}:?\d{2})?")
+_CLOCK = pattern(r"\d{4}-\d{2}-\d{2}[T ](\d{2})(:\d{2})?(:\d{2})?(?:Z|[+-]\d{2}:?\d{2})?")
 
 
 def _period_end(value: str, zone: tzinfo | None, now: datetime | None = None) -> str | None:

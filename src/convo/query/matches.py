@@ -12,13 +12,13 @@ through (a run is one slice, not a line each). On the benchmark store (BENCHMARK
 
 from __future__ import annotations
 
-import re
 from array import array
 from collections.abc import Iterator
 from itertools import compress, repeat
 from operator import add, ne, sub
 
 from convo.core.heap import MMAP_THRESHOLD
+from convo.core.lazy import pattern
 
 TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 # faulted in and zeroed. Measured on ``role:user`` over the 1M-record benchmark store
 # (every line matches: one run per 16 MiB range before), the parent's CPU 0.81 → 0.2 s.
 RUN_MAX = MMAP_THRESHOLD // 2
-_ONES = re.compile(rb"\x01+")  # runs of matched lines in a mask of 0/1 bytes
+_ONES = pattern(rb"\x01+")  # runs of matched lines in a mask of 0/1 bytes
 
 
 class Match:

@@ -24,7 +24,6 @@ by (timestamp, position), shown oldest first (newest first with ``-time``). Then
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -32,7 +31,6 @@ from collections.abc import Callable, Iterable, Iterator
 from convo.core import fields
 from convo.core.slotted import Slotted
 from convo.index.lookup import Reader, Track, read_spans, reader
-from convo.query.matches import Match
 from convo.query.model import Query
 from convo.query.plan import Plan, compile_where, explain
 from convo.query.plan import count as plan_count
@@ -42,10 +40,13 @@ TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 if TYPE_CHECKING:
     from typing import Any
 
+    from convo.query.matches import Match
     from convo.query.scan import Selector
 
 BATCH = 1000
-Batches = Iterator[list[Match]]
+# ``query.matches`` (with ``array`` and ``core.heap``) is imported where a line is read:
+# a count answered in SQL reads none (docs/startup.md, "Third pass").
+Batches = Iterator[list["Match"]]
 
 
 class Selection(Slotted):
@@ -270,16 +271,16 @@ def _indexed(
     count, in ``Selection.count``."""
     if query.where is None and not query.ordered and not counting and not _tail(query):
         return "plan: scan (every message, in store order: a plain read is the fastest)"
-    stack = contextlib.ExitStack()
-    r = stack.enter_context(reader(store, track=track))
+    opened = reader(store, track=track)  # closed here, or after the last batch
+    r = opened.__enter__()
     if isinstance(r, str):
-        stack.close()
+        opened.close()
         return r
     try:
         plan = compile_where(r.conn, query.where)
         done = _without_lines(r, plan, query, counting)
         if done is not None:
-            stack.close()
+            opened.close()
             return done
         sql_order = {None: "store", "time": "time", "-time": "-time"}[query.sort]
         if query.reverse:
@@ -287,12 +288,14 @@ def _indexed(
         check = None if plan.exact else (_on_record(selector) if selector else _check(query))
         lines = _lines(r, plan, query, check, sql_order)
     except BaseException:
-        stack.close()
+        opened.close()
         raise
 
     def batches() -> Batches:
-        with stack:
+        try:
             yield from _chunks(lines)
+        finally:
+            opened.close()
 
     return Selection(
         batches(), indexed=True, plan=explain(plan), skipped=r.bad_lines, selector=selector
@@ -364,6 +367,8 @@ def _lines(
                 plan.cond, plan.params, query.latest, newest_first=order.startswith("-")
             )
             spans = spans if query.limit is None else spans[: query.limit]
+        from convo.query.matches import Match
+
         return (Match(raw, None, name) for raw in read_spans(r.f, spans))  # parsed when needed
     assert check is not None  # a superset: each candidate is checked
     checked = _checked(check, name)
@@ -385,6 +390,8 @@ def _on_record(selector: Selector) -> Callable[[Match], bool]:
 def _checked(
     matches: Callable[[Match], bool], name: str
 ) -> Callable[[Iterable[bytes]], Iterator[Match]]:
+    from convo.query.matches import Match
+
     def run(lines: Iterable[bytes]) -> Iterator[Match]:
         for raw in lines:
             m = Match(raw, None, name)
@@ -432,5 +439,7 @@ def _pack(m: Match) -> bytes:
 
 
 def _unpack(payload: bytes) -> Match:
+    from convo.query.matches import Match
+
     line, name, raw = payload.split(b"\0", 2)
     return Match(raw, None, name.decode("utf-8", "surrogateescape"), int(line))

@@ -21,7 +21,6 @@ def run_read(args: ReadArgs, order: OrderArgs, *, show: bool = False) -> int:
     would precede it), and an exact indexed read imports neither the scan
     (``convo.query.scan``) nor the filters' checks: ``tests/cli/test_startup.py``.
     """
-    from convo.output.progress import progress
     from convo.store import select as selection
 
     env = environment()
@@ -35,7 +34,7 @@ def run_read(args: ReadArgs, order: OrderArgs, *, show: bool = False) -> int:
         parts = args.parts(env, reporter)
         store = args.store_input(env)
         if order.count:
-            with progress(env, "indexing") as track:  # a stale index is updated first
+            with _indexing(env) as track:  # a stale index is updated first
                 n, chosen = selection.count(
                     query, parts, store=store, on_error=reporter.bad_line, track=track
                 )
@@ -47,7 +46,7 @@ def run_read(args: ReadArgs, order: OrderArgs, *, show: bool = False) -> int:
         from convo.output.writers import is_raw
 
         writer = _writer(args, fmt, env, conversation=conversation)
-        with progress(env, "indexing") as track:
+        with _indexing(env) as track:
             chosen = selection.select(
                 query, parts, store=store, on_error=reporter.bad_line,
                 need_record=not is_raw(fmt), track=track,
@@ -66,6 +65,27 @@ def run_read(args: ReadArgs, order: OrderArgs, *, show: bool = False) -> int:
     finally:
         reporter.close()
     return outcome(reporter.rejected + chosen.skipped)
+
+
+class _NoBar:
+    """What ``output.progress.progress`` is when stderr is not a terminal (nothing
+    tracked), without importing that module and ``contextlib``: 5M of the 107M
+    instructions of an indexed count (docs/startup.md, "Third pass")."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _indexing(env: Any) -> Any:
+    """The progress of bringing a stale index up to date: a bar on a terminal's stderr."""
+    if not env.stderr_isatty:
+        return _NoBar()
+    from convo.output.progress import progress
+
+    return progress(env, "indexing")
 
 
 def _writer(args: ReadArgs, fmt: str, env: Any, *, conversation: bool) -> Any:
