@@ -8,18 +8,16 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import quote
 
 import orjson
 
 from convo.core.errors import InputError
 from convo.core.io import Source
-
-_DB_MAGIC = b"SQLite format 3\x00"
+from convo.importers import sqlitedb
 
 
 def is_db(source: Source) -> bool:
-    return source.head.startswith(_DB_MAGIC)
+    return sqlitedb.is_sqlite(source)
 
 
 def db_rows(source: Source) -> Iterator[tuple[str, str | None, dict[str, Any] | None]]:
@@ -27,16 +25,13 @@ def db_rows(source: Source) -> Iterator[tuple[str, str | None, dict[str, Any] | 
     ``timestamp``), events (``timestamp``) and chat completions (``end_time``, when
     the file logger writes them); each with its session (events: the session of their
     agent's row, the latest one at or before the event)."""
-    import sqlite3
-
-    uri = f"file:{quote(str(source.real_path()))}?mode=ro&immutable=1"
     try:
-        con = sqlite3.connect(uri, uri=True)
-    except sqlite3.Error as e:
+        con = sqlitedb.connect(source)
+    except sqlitedb.ERRORS as e:
         raise InputError(f"cannot open the SQLite log ({e})", where=source.name) from None
     try:
         yield from _merged(con)
-    except sqlite3.Error as e:
+    except sqlitedb.ERRORS as e:
         raise InputError(
             f"not an AutoGen SQLite log ({e})",
             where=source.name,

@@ -55,7 +55,6 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import closing
 from typing import Any
-from urllib.parse import quote
 
 import orjson
 
@@ -63,6 +62,7 @@ from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
+from convo.importers import sqlitedb
 from convo.importers.agents.blocks import dumps, whole_chunk
 from convo.importers.build import OwnIds, message
 from convo.importers.context import ImportContext
@@ -71,7 +71,6 @@ from convo.importers.jsoninput import as_dict, as_list, as_str
 from convo.importers.registry import Format
 
 NAME = "cursor"
-MAGIC = b"SQLite format 3\x00"
 PANEL = "workbench.panel.aichat.view.aichat.chatdata"
 OTHER = {"user": ["assistant"], "assistant": ["user"]}
 SPEAKERS = {1: "user", 2: "assistant", "user": "user", "ai": "assistant"}
@@ -79,7 +78,7 @@ SPEAKERS = {1: "user", 2: "assistant", "user": "user", "ai": "assistant"}
 
 def sniff(source: Source) -> int:
     head = source.head
-    if not head.startswith(MAGIC):
+    if not head.startswith(sqlitedb.MAGIC):
         return 0
     if b"cursorDiskKV" in head:
         return 90
@@ -91,26 +90,21 @@ def sniff(source: Source) -> int:
 def _connect(source: Source) -> sqlite3.Connection:
     """The database read-only; a WAL file beside it is read too when SQLite can, else the
     file alone (``immutable``: Cursor's latest writes may be missed)."""
-    path = quote(str(source.real_path()))
     try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        con = sqlitedb.connect(source, immutable=False)
         con.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
         return con
-    except sqlite3.Error:
-        return sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
-
-
-def _tables(con: sqlite3.Connection) -> set[str]:
-    return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlitedb.ERRORS:
+        return sqlitedb.connect(source)
 
 
 def _has_panel(source: Source) -> bool:
     try:
         with closing(_connect(source)) as con:
-            if "ItemTable" not in _tables(con):
+            if "ItemTable" not in sqlitedb.tables(con):
                 return False
             row = con.execute("SELECT 1 FROM ItemTable WHERE key = ?", (PANEL,)).fetchone()
-    except sqlite3.Error:
+    except sqlitedb.ERRORS:
         return False
     return row is not None
 
@@ -118,8 +112,8 @@ def _has_panel(source: Source) -> bool:
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     try:
         con = _connect(source)
-        tables = _tables(con)
-    except sqlite3.Error as e:
+        tables = sqlitedb.tables(con)
+    except sqlitedb.ERRORS as e:
         raise InputError(f"cannot open the Cursor database ({e})", where=source.name) from None
     db = _Db(source, ctx, con)
     try:
@@ -127,7 +121,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             yield from db.composers()
         if "ItemTable" in tables:
             yield from db.panel()
-    except sqlite3.Error as e:
+    except sqlitedb.ERRORS as e:
         raise InputError(
             f"not a readable Cursor database ({e})",
             where=source.name,
@@ -187,6 +181,10 @@ class _Db:
             "AND key < 'composerData;' ORDER BY key"
         )
         for key, raw in rows:
+            if not isinstance(key, str) or not key.startswith("composerData:"):
+                # only a damaged index gives a row its range does not hold
+                self.ctx.reject(self._where(str(key)), "not a composerData key", raw)
+                continue
             try:
                 data = _json(raw)
             except ValueError as e:
@@ -195,7 +193,7 @@ class _Db:
             if not isinstance(data, dict):
                 self.ctx.reject(self._where(key), "not a Cursor composer (an object)", data)
                 continue
-            yield from _Chat(self, key.split(":", 1)[1], data).records()
+            yield from _Chat(self, key.partition(":")[2], data).records()
 
     def bubble_keys(self, composer: str) -> list[str]:
         prefix = f"bubbleId:{composer}:"

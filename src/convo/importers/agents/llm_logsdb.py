@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import quote
 
 from convo.core.errors import InputError
 from convo.core.io import Source
@@ -39,7 +38,7 @@ from convo.importers.context import ImportContext
 from convo.importers.registry import Format
 
 NAME = "llm-logsdb"
-DB_MAGIC = b"SQLite format 3\x00"
+DB_MAGIC = b"SQLite format 3\x00"  # sqlitedb.MAGIC, without importing sqlite3 to sniff
 _HINT = "name LLM's logs.db (`llm logs path`), or read `llm logs --json -n 0` instead"
 _TABLES = {"responses", "turns", "logs", "log"}
 
@@ -48,51 +47,39 @@ def sniff(source: Source) -> int:
     """SQLite whose schema has LLM's migrations table (``_llm_migrations``) and its
     calls' tables. The schema can sit anywhere in the file (sqlite-utils' ``transform``
     makes each table again), so the database is opened, as slackdump's is."""
-    import sqlite3
-
     if not source.head.startswith(DB_MAGIC):
         return 0
+    from convo.importers import sqlitedb
+
     try:
         con = _connect(source)
         try:
-            tables = _tables(con)
+            tables = sqlitedb.tables(con)
         finally:
             con.close()
-    except (sqlite3.Error, UnicodeDecodeError, InputError):
+    except (*sqlitedb.ERRORS, InputError):
         return 0
     return 95 if "_llm_migrations" in tables and tables & _TABLES else 0
 
 
-def _tables(con: Any) -> set[str]:
-    return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-
-
 def _connect(source: Source) -> Any:
-    import sqlite3
+    from convo.importers import sqlitedb
 
     if not source.head.startswith(DB_MAGIC):
         raise InputError("not an SQLite database", where=source.name, hint=_HINT)
-    uri = f"file:{quote(str(source.real_path()))}?mode=ro&immutable=1"
     try:
-        con = sqlite3.connect(uri, uri=True)
-    except sqlite3.Error as e:
+        return sqlitedb.connect(source)
+    except sqlitedb.ERRORS as e:
         raise InputError(f"cannot open the database ({e})", where=source.name) from None
-    con.text_factory = _text  # text that is not UTF-8 (a damaged page): replaced, not raised
-    return con
-
-
-def _text(data: bytes) -> str:
-    return data.decode("utf-8", "replace")
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    import sqlite3
+    from convo.importers import sqlitedb
 
     con = _connect(source)
     try:
         yield from _read(con, source, ctx)
-    except (sqlite3.Error, UnicodeDecodeError) as e:  # the latter: SQLite's message of a
-        # damaged schema, which Python cannot decode
+    except sqlitedb.ERRORS as e:
         raise InputError(
             f"not a readable LLM logs database ({e})", where=source.name, hint=_HINT
         ) from None
@@ -101,7 +88,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
 
 
 def _read(con: Any, source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    tables = _tables(con)
+    from convo.importers import sqlitedb
+
+    tables = sqlitedb.tables(con)
     if not tables & _TABLES:
         raise InputError("not an LLM logs database (no responses or turns)", where=source.name,
                          hint=_HINT)  # fmt: skip

@@ -14,30 +14,25 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import quote
 
 import orjson
 
 from convo.core.errors import InputError
 from convo.core.io import Source
+from convo.importers import sqlitedb
 
 _TABLES = {"CHUNK", "MESSAGE", "CHANNEL", "S_USER"}
 _BATCH = 1000  # messages handed to the reader at once (memory bounded by it)
 
 
-def _connect(source: Source) -> sqlite3.Connection:
-    uri = f"file:{quote(str(source.real_path()))}?mode=ro&immutable=1"
-    return sqlite3.connect(uri, uri=True)
-
-
 def is_archive(source: Source) -> bool:
     try:
-        con = _connect(source)
+        con = sqlitedb.connect(source)
         try:
             names = {r[0].upper() for r in con.execute("SELECT name FROM sqlite_master")}
         finally:
             con.close()
-    except sqlite3.Error:
+    except sqlitedb.ERRORS:
         return False
     return names >= _TABLES
 
@@ -56,8 +51,8 @@ class Archive:
     def __init__(self, source: Source):
         self.source = source
         try:
-            self.con = _connect(source)
-        except sqlite3.Error as e:
+            self.con = sqlitedb.connect(source)
+        except sqlitedb.ERRORS as e:
             raise InputError(f"cannot open the SQLite archive ({e})", where=source.name) from None
 
     def __enter__(self) -> Archive:
@@ -67,7 +62,7 @@ class Archive:
         self, kind: type[BaseException] | None, e: BaseException | None, *_: object
     ) -> None:
         self.con.close()
-        if isinstance(e, sqlite3.Error):
+        if isinstance(e, sqlitedb.ERRORS):
             raise InputError(
                 f"not a slackdump archive ({e})",
                 where=self.source.name,

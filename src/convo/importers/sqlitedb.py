@@ -1,0 +1,45 @@
+"""SQLite files a format reads (slackdump's ``slackdump.sqlite``, AutoGen's and LLM's
+``logs.db``, Cursor's ``state.vscdb``): the one way they are opened and their failures
+caught.
+
+- Opened read-only and immutable (``mode=ro&immutable=1``): nothing is written beside
+  the file (no journal, no WAL), and a database on a read-only disk opens.
+- ``ERRORS`` is what a damaged file raises: ``sqlite3.Error``, and ``UnicodeDecodeError``,
+  which Python raises instead when SQLite's own message about a damaged schema holds
+  bytes that are not UTF-8 (found by overwriting bytes of each reader's fixtures at
+  random: tests/importers/test_sqlite_damage.py). Every reader turns one into a single
+  ``InputError`` naming the file.
+- Text a damaged page holds that is not UTF-8 is replaced, not raised
+  (``text_factory``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from urllib.parse import quote
+
+from convo.core.io import Source
+
+MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
+ERRORS = (sqlite3.Error, UnicodeDecodeError)
+
+
+def is_sqlite(source: Source) -> bool:
+    return source.head.startswith(MAGIC)
+
+
+def connect(source: Source, *, immutable: bool = True) -> sqlite3.Connection:
+    """``source``'s database, read-only; ``immutable=False`` reads a WAL file beside it
+    too (a live application's latest writes) and needs a writable folder for its lock."""
+    uri = f"file:{quote(str(source.real_path()))}?mode=ro"
+    con = sqlite3.connect(uri + "&immutable=1" if immutable else uri, uri=True)
+    con.text_factory = _text
+    return con
+
+
+def tables(con: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
