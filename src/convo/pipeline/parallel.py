@@ -225,8 +225,6 @@ class ParallelIngest(Ingest):
             name = self.forced.name if self.forced else None
             work = (Job(u, self.options, name, folder) for u in units)
             for unit, result in zip(units, ordered_map(run_job, work, jobs), strict=True):
-                if unit.part is None or unit.part.index == 0:
-                    self._end_file()
                 yield from self._replay(unit, result)
             self._end_file()
         finally:
@@ -257,6 +255,8 @@ class ParallelIngest(Ingest):
             self._fail(unit, unit.reason, unit.path, unit.hint)
 
     def _replay(self, unit: Unit, result: UnitResult | None) -> Iterator[Any]:
+        if unit.part is None or unit.part.index == 0:
+            self._end_file()  # a split file before this unit has had its last range
         if result is None:
             self._entry(unit)
             return
