@@ -54,6 +54,7 @@ from itertools import chain
 from pathlib import PurePath
 from typing import Any
 
+from convo.core.compression import strip_compressed
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import naive_ts
@@ -172,7 +173,7 @@ def _first_pass(source: Source, ctx: ImportContext) -> _Chat:
 
 
 def _file_thread(source: Source) -> str:
-    stem = PurePath(source.name.removesuffix(".gz")).stem
+    stem = PurePath(strip_compressed(source.name)).stem
     m = _FILE.match(stem)
     return m[1] if m else stem
 

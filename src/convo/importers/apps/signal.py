@@ -47,6 +47,7 @@ from datetime import datetime
 from pathlib import PurePath
 from typing import Any
 
+from convo.core.compression import strip_compressed
 from convo.core.io import Source
 from convo.core.maildates import mail_date
 from convo.core.record import ConversationMessage
@@ -119,7 +120,7 @@ def sniff(source: Source) -> int:
 def _thread(source: Source, title: str | None = None) -> str:
     if title:
         return title
-    path = PurePath(source.name)
+    path = PurePath(strip_compressed(source.name))
     if path.name in ("chat.md", "data.json", "index.md") and path.parent.name:
         return path.parent.name
     return path.stem or source.name
