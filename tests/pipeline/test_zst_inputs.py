@@ -186,3 +186,19 @@ def test_every_format_s_fixture_compressed_gives_its_records(tmp_path, suffix):
         compared += bool(want)
     assert not fails
     assert compared > 100
+
+
+@pytest.mark.parametrize("command", [["stats"], ["knowledge"], ["query", "--count"]])
+def test_the_analyses_read_a_zst_file_as_its_records(runner, tmp_path, command):
+    """``stats`` and ``knowledge`` cut a named file into ranges read raw unless it is
+    compressed (``core.ranges.splittable``): a .zst was cut too, its bytes rejected as
+    lines and no message counted."""
+    path = tmp_path / "a.jsonl.zst"
+    path.write_bytes(_zst(_jsonl(3)))
+    r = runner.invoke(app, [*command, str(path), "-f", "json"])
+    assert r.exit_code == 0, r.stderr
+    assert "rejected" not in r.stderr
+    if command[0] == "stats":
+        assert orjson.loads(r.stdout)["messages"] == 3
+    elif command[0] == "query":
+        assert r.stdout.strip() == "3"
