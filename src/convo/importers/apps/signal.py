@@ -53,7 +53,7 @@ from convo.core.maildates import mail_date
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import format_timestamp_utc, naive_ts
 from convo.importers.apps import signal_json
-from convo.importers.apps.common import SYSTEM_TAG, numbered_lines, other_party
+from convo.importers.apps.common import SYSTEM_TAG, numbered_lines, other_party, written_count
 from convo.importers.build import message
 from convo.importers.context import ImportContext, ImportOptions
 from convo.importers.fields import CONTENT_HASH, Fields
@@ -404,7 +404,7 @@ def _sigtop_time(value: str) -> str | None:
 
 def _sigtop_attachment(value: str) -> dict[str, Any]:
     m = _SIGTOP_ATTACHMENT.match(value)
-    return {"name": m[1], "type": m[2], "size": int(m[3])} if m else {"name": value}
+    return {"name": m[1], "type": m[2], "size": written_count(m[3])} if m else {"name": value}
 
 
 def _sigtop_reaction(value: str) -> dict[str, str] | None:
