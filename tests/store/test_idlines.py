@@ -197,3 +197,28 @@ def test_a_dry_run_the_index_answers_reads_no_line(tmp_path, monkeypatch):
     assert store.tag("id:m10", add=["x"], dry_run=True).matched == 1
     assert store.tag("id:m10", add=["inbox"], dry_run=True).matched == 0  # it has it
     assert store.tag("id:m1 OR id:m10", remove=["INBOX"], dry_run=True).ids == ["m10"]
+
+
+def test_a_dry_run_from_the_index_holds_no_selection(tmp_path):
+    """The dry run the index answers counts the records as they pass (its first
+    ``SHOW_IDS`` ids kept, as the copy's dry run): it held every selected record, memory
+    growing with the selection."""
+    import tracemalloc
+
+    path = tmp_path / "s.jsonl"
+    text = "x" * 400
+    with path.open("wb") as f:
+        for i in range(20_000):
+            f.write(orjson.dumps({"textChunks": [f"{text} {i}"], "metadata": {"speaker": "Ann",
+                    "listeners": []}, "tags": [], "timestamp": "2024-01-01T00:00:00Z",
+                    "source_id": f"s#{i}", "id": f"m{i}", "format": "jsonl"}) + b"\n")  # fmt: skip
+    refresh(path)
+    store = Store(path)
+    tracemalloc.start()
+    try:
+        rm = store.remove("from:Ann", dry_run=True)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert rm.matched == 20_000 and len(rm.ids) == 1000 and rm.changed == 0
+    assert peak < 4 << 20, peak  # the 20,000 records parsed: about 14 MB held
