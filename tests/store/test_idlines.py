@@ -222,3 +222,41 @@ def test_a_dry_run_from_the_index_holds_no_selection(tmp_path):
         tracemalloc.stop()
     assert rm.matched == 20_000 and len(rm.ids) == 1000 and rm.changed == 0
     assert peak < 4 << 20, peak  # the 20,000 records parsed: about 14 MB held
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([b"", b"x", b'"id":"m1"', b"\\u006d1", b"long" * 9, b"\xef\xbb\xbfa"]),
+        max_size=12,
+    ),  # fmt: skip
+    st.booleans(),
+    st.integers(1, 40),
+)
+def test_lines_and_pieces_cover_any_file_at_any_block_size(lines, newline, block):
+    """``rewrite._physical_lines`` and ``idlines.pieces``, both on ``query.blocks.
+    iter_spans``: every byte once, at its offset, in order; a candidate piece is one line
+    and the lines that may hold the id are all candidates, whatever the read size."""
+    import io
+    from unittest import mock
+
+    import convo.store.idlines as idlines_mod
+    import convo.store.rewrite as rewrite_mod
+
+    data = b"\n".join(lines) + (b"\n" if newline and lines else b"")
+    with (
+        mock.patch.object(rewrite_mod, "BLOCK", block),
+        mock.patch.object(idlines_mod, "BLOCK", block),
+    ):
+        got = list(rewrite_mod._physical_lines(io.BytesIO(data)))
+        found = needles(["m1"])
+        assert found is not None
+        cut = list(pieces(io.BytesIO(data), found))
+    assert [line for _, line in got] == data.splitlines(keepends=True)
+    assert all(data[o : o + len(c)] == c for o, c in got)
+    assert b"".join(c for _, c, _ in cut) == data
+    assert all(data[o : o + len(c)] == c for o, c, _ in cut)
+    marked = [c for _, c, line in cut if line]
+    assert all(c.count(b"\n") <= 1 and (c.endswith(b"\n") or c is cut[-1][1]) for c in marked)
+    want = [x for x in data.splitlines(keepends=True) if b"m1" in x or b"\\u00" in x]
+    assert [c for c in marked if not c.startswith(b"\xef\xbb\xbf") or c in want] == want
