@@ -229,7 +229,7 @@ def test_a_dry_run_from_the_index_holds_no_selection(tmp_path):
     st.lists(
         st.sampled_from([b"", b"x", b'"id":"m1"', b"\\u006d1", b"long" * 9, b"\xef\xbb\xbfa"]),
         max_size=12,
-    ),  # fmt: skip
+    ),
     st.booleans(),
     st.integers(1, 40),
 )
