@@ -254,7 +254,8 @@ class Finisher:
     over text, speaker and time, for every format): an id an export repeats on another
     message (an edited message exported again, a damaged or hand-joined file) gives that
     message its content hash, counted in ``clashes`` (the reader's source warns once).
-    A range of a split file (``RangeFinisher``) holds its own range to it.
+    A range of a split file (``RangeFinisher``) notes its ids instead, for
+    ``pipeline.split.FileNumbers`` to hold the whole file to it.
     """
 
     def __init__(self, fmt: str, source_name: str, tags: list[str]):
