@@ -336,3 +336,17 @@ def test_an_id_repeated_in_a_later_range_gets_the_content_hash(tmp_path: Path) -
     assert ids[3] == "dup" and ids[390].startswith("h:") and len(set(ids)) == 400
     assert warnings[-1] == f"{path}: 1 message(s) repeat the id of another message (other text, speaker or time): given their content hash"  # fmt: skip
     assert stats.warnings == 1
+
+
+def test_a_message_id_two_ranges_of_a_mailbox_give_is_held_as_one_process_holds_it(tmp_path):
+    import re
+
+    path = mbox_file(tmp_path / "dup.mbox", 300)
+    text = path.read_text()
+    ids = re.findall(r"(?im)^Message-ID: (.*)$", text)
+    path.write_text(text.replace(ids[250], ids[5]))
+    assert _parts(path) > 10
+    out, _, warnings, _ = _same([path])
+    assert sum("repeat the id" in w for w in warnings) == 1
+    records = [orjson.loads(x) for x in out.splitlines()]
+    assert sum(r["id"] == ids[5] for r in records) == 1
