@@ -350,3 +350,14 @@ def test_a_message_id_two_ranges_of_a_mailbox_give_is_held_as_one_process_holds_
     assert sum("repeat the id" in w for w in warnings) == 1
     records = [orjson.loads(x) for x in out.splitlines()]
     assert sum(r["id"] == ids[5] for r in records) == 1
+
+
+def test_own_digest_takes_any_text():
+    """A message the check will refuse (a lone surrogate in its text) is digested too: it
+    was orjson's TypeError before the refusal (an internal error)."""
+    from convo.importers.build import message
+    from convo.pipeline.split import own_digest
+
+    a = message(["a\udc80b"], speaker="x", timestamp="2024-01-01T00:00:00Z", id="z")
+    b = message(["a\udc81b"], speaker="x", timestamp="2024-01-01T00:00:00Z", id="z")
+    assert own_digest(a) != own_digest(b) and own_digest(a) == own_digest(a)

@@ -139,7 +139,9 @@ def own_digest(msg: ConversationMessage) -> int:
     and time), the same in every process (``hash`` of a string is not, unforked)."""
     import hashlib
 
-    data = orjson.dumps([msg.text_chunks, msg.speaker, msg.timestamp])
+    # repr, not JSON: a message ``check_message`` will refuse (a lone surrogate in its
+    # text) is digested too, as one process hashes it before the check
+    data = repr((msg.text_chunks, msg.speaker, msg.timestamp)).encode("utf-8", "surrogatepass")
     return int.from_bytes(hashlib.blake2b(data, digest_size=7).digest(), "big")
 
 
