@@ -148,7 +148,7 @@ WHERE = {
     "decider": "query/canonical.py Decider",
     "time_block": "query/linescan.py time_block",
     "text_block": "query/rawtext.py TextWord.block",
-    "phrase_block": "query/rawtext.py TextPhrase.block",
+    "phrase_block": "query/rawphrase.py TextPhrase.block",
     "needles": "query/prefilter.py Needles",
     "leaf": "query/rawleaf.py LeafBlock",
     "fields": "query/rawfields.py FieldBlock",

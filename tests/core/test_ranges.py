@@ -8,6 +8,7 @@ import itertools
 import os
 
 import pytest
+import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -63,6 +64,12 @@ def test_gzip_and_missing_files_are_not_splittable(tmp_path):
     gz = tmp_path / "a.jsonl.gz"
     gz.write_bytes(gzip.compress(b"{}\n"))
     assert not splittable(gz)
+    zst = tmp_path / "a.jsonl.zst"
+    zst.write_bytes(zstandard.ZstdCompressor().compress(b"{}\n"))
+    assert not splittable(zst)  # its bytes were cut as lines (convo stats read garbage)
+    plain = tmp_path / "a.jsonl"
+    plain.write_bytes(b"{}\n")
+    assert splittable(plain)
     assert not splittable(tmp_path / "nope")
     assert not splittable(tmp_path)
 

@@ -191,3 +191,37 @@ def test_hostile_values_never_crash_nor_share_ids(tmp_path_factory, composers, b
         if msg.id:
             by_id.setdefault(msg.id, set()).add(json.dumps(msg.text_chunks))
     assert {i: t for i, t in by_id.items() if len(t) > 1} == {}
+
+
+def test_every_connection_opened_is_closed(monkeypatch):
+    """The WAL-reading connection whose first query fails, and the one whose table list
+    fails, are closed (they were left to the garbage collector)."""
+    from convo.importers import sqlitedb
+
+    opened: list = []
+    real_connect = sqlitedb.connect
+
+    class Tracked:
+        def __init__(self, con):
+            self.con, self.closed = con, False
+
+        def execute(self, *a):
+            if not opened.index(self):  # the first connection (the WAL's): its query fails
+                raise sqlite3.OperationalError("unable to open the WAL")
+            return self.con.execute(*a)
+
+        def close(self):
+            self.closed = True
+            self.con.close()
+
+    def connect(source, **kw):
+        opened.append(Tracked(real_connect(source, **kw)))
+        return opened[-1]
+
+    monkeypatch.setattr(sqlitedb, "connect", connect)
+    monkeypatch.setattr(
+        sqlitedb, "tables", lambda con: (_ for _ in ()).throw(sqlite3.DatabaseError("x"))
+    )
+    with pytest.raises(InputError, match="cannot open the Cursor database"):
+        run(cursor.read, GLOBAL)
+    assert len(opened) == 2 and all(t.closed for t in opened)

@@ -120,3 +120,23 @@ def test_hostile_input_never_crashes(tmp_path_factory, noise, cut):
     path.write_bytes(page[: len(page) - cut] + noise)
     recs, _, _ = run(discord_html.read, path)
     assert len({r["id"] for r in recs}) == len(recs)
+
+
+def test_counts_too_long_to_be_counts_are_no_error(tmp_path):
+    """The export's count and a reaction's, as digits ``int`` refuses (4,300 or more):
+    a ValueError escaped as an internal error; now no count is claimed (a reaction: 1)."""
+    src = (
+        FIXTURES
+        / "discord_html"
+        / "Garden club - Text Channels - general [1012224565567721552].html"
+    )
+    text = src.read_text(encoding="utf-8")
+    text = text.replace("Exported 6 message(s)", f"Exported {'9' * 5000} message(s)")
+    text = text.replace('reaction-count">2<', f'reaction-count">{"9" * 5000}<')
+    path = tmp_path / "g.html"
+    path.write_text(text, encoding="utf-8")
+    recs, rejects, warnings = run(discord_html.read, path)
+    plain, plain_rejects, _ = run(discord_html.read, src)
+    assert len(recs) == len(plain) and len(rejects) == len(plain_rejects) and not warnings
+    counts = [x["count"] for r in recs for x in (r.get("extra") or {}).get("reactions", [])]
+    assert 1 in counts

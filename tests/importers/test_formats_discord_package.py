@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from formats_helpers import FIXTURES, TEXT, assert_one_text_an_id, files_taken, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -205,3 +206,19 @@ def test_hostile_input_never_crashes(tmp_path_factory, noise, cut, as_csv):
     except ConvoError:
         return
     assert_one_text_an_id(recs)
+
+
+@pytest.mark.parametrize(
+    ("disc", "owner"),
+    [("1234", "ann#1234"), ("0", "ann"), ("0000", "ann"), ("1" * 5000, "ann#" + "1" * 5000)],
+)
+def test_the_owner_s_discriminator(tmp_path, disc, owner):
+    """A discriminator of zeros is none (the new usernames); a 5,000-digit one was
+    ``int``'s ValueError, a traceback."""
+    from convo.importers.apps.discord_package import _owner
+
+    (tmp_path / "account").mkdir()
+    (tmp_path / "account" / "user.json").write_text(
+        json.dumps({"username": "ann", "discriminator": disc})
+    )
+    assert _owner(tmp_path) == owner

@@ -106,3 +106,18 @@ def test_gemini_cli_checkpoint_with_history():
     assert not rejects
     assert [r["metadata"]["speaker"] for r in recs] == ["user", "model", "user", "model"]
     assert recs[3]["textChunks"] == ["In March."]
+
+
+@pytest.mark.parametrize("bad", [None, 5, True, [], {}, {"text": None}, {"text": 5}])
+def test_a_damaged_streamed_part_is_no_error(tmp_path, bad):
+    """A streamed response's part that is not an object, or whose text is not a string:
+    joining it to the text before was a TypeError (an internal error)."""
+    import json
+
+    doc = json.loads((DIR / "stream.json").read_text(encoding="utf-8"))
+    doc[0]["candidates"][0]["content"]["parts"].append(bad)
+    doc[1]["candidates"][0]["content"]["parts"].insert(0, bad)
+    path = tmp_path / "stream.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    recs, rejects, _ = run(gemini.read, path)
+    assert recs or rejects  # read, or the candidate rejected: no exception

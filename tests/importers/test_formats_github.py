@@ -74,3 +74,20 @@ def test_gh_comments_without_url_or_id_get_content_ids_not_positions(tmp_path):
     ids = [m.serialize()["id"] for m in Ingest(on_reject=pytest.fail).messages([path])]
     assert ids[0] == "github:o/r#7" and len(set(ids)) == 3
     assert not any(i.endswith(("/comment/1", "/comment/2")) for i in ids)
+
+
+@pytest.mark.parametrize("number", ["9" * 5000, "\u00b2", "\u0663"])
+def test_a_number_int_refuses_is_no_error(tmp_path, number):
+    """``forums.common.as_int`` of a 5,000-digit string was ``int``'s ValueError (an
+    internal error; ``isdecimal`` lets it through); a number that is no ASCII number is
+    none."""
+    from convo.importers.forums.common import as_int
+
+    assert as_int(number) is None
+    doc = orjson.loads((DIR / "gh-pr-view.json").read_bytes())
+    doc["number"] = number
+    path = tmp_path / "gh-pr-view.json"
+    path.write_bytes(orjson.dumps(doc))
+    rejects: list = []
+    recs = [m.serialize() for m in Ingest(on_reject=rejects.append).messages([path])]
+    assert recs or rejects

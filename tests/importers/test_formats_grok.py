@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from formats_helpers import FIXTURES, TEXT, THINKING, detect_name, files_taken, fresh_registry, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -85,3 +86,25 @@ def test_every_response_comes_back(tmp_path, said):
     assert [r["metadata"]["speaker"] for r in recs] == [
         "user" if s == "human" else "grok" for s, _ in said
     ]
+
+
+@pytest.mark.parametrize("long", ["\u00b2", "9" * 5000, "--1", "12a", True, None])
+def test_a_number_long_that_is_no_number_is_no_time(tmp_path, long):
+    """``$numberLong`` as ``str.isdigit`` passes it (``"²"``) or too long for ``int``: an
+    internal error before, now a response without a time (the epoch sentinel)."""
+    responses = [{"response": {"_id": "r1", "sender": "human", "message": "hi",
+                               "create_time": {"$date": {"$numberLong": long}}}}]  # fmt: skip
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps({"conversations": [
+        {"conversation": {"id": "c", "title": "t"}, "responses": responses}]}))  # fmt: skip
+    recs, rejects, _ = run(grok.read, path)
+    assert not rejects
+    assert [(r["textChunks"], r["timestamp"]) for r in recs] == [(["hi"], "1970-01-01T00:00:00Z")]
+
+
+def test_as_digits():
+    from convo.importers.jsoninput import as_digits
+
+    assert [as_digits(v) for v in ("17", "-17", 17, "0" * 19)] == [17, -17, 17, 0]
+    bad = ("", "-", "\u00b2", "\u0663", "1" * 20, "1.5", " 1", "1_0", 1.5, True, None, [1])
+    assert [as_digits(v) for v in bad] == [None] * len(bad)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from formats_helpers import FIXTURES, NAME, TEXT, assert_one_text_an_id, files_taken, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -153,3 +154,18 @@ def test_hostile_input_never_crashes(tmp_path_factory, noise, cut):
     except ConvoError:
         return
     assert_one_text_an_id(recs)
+
+
+@pytest.mark.parametrize("stamp", ["\u00b2", "9" * 400, "9" * 5000, "-5", "1_500", "--1"])
+def test_a_timestamp_that_is_no_microseconds_is_a_rejection(tmp_path, stamp):
+    """``str.isdigit`` passes ``"²"`` and a number too long for a float or for ``int`` of a
+    string: each was an internal error (a traceback's one line), now the event's reject."""
+    doc = _doc([("Ann", [(0, "hi"), (1, "hello")])])
+    doc["conversations"][0]["events"][0]["timestamp"] = stamp
+    path = tmp_path / "Hangouts.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    recs, rejects, _ = run(hangouts.read, path)
+    assert [r["textChunks"] for r in recs] == [["hello"]]
+    assert [r.reason for r in rejects] == [
+        f"timestamp {stamp[:30]!r} is not microseconds since the epoch"
+    ]

@@ -300,3 +300,21 @@ def test_hostile_input_never_crashes(tmp_path_factory, noise, head):
             assert "not CSV as" in str(e)
             continue
         assert len({r["id"] for r in recs}) == len(recs)
+
+
+def test_discord_txt_counts_too_long_to_be_counts_are_no_error(tmp_path):
+    """The postamble's count and a reaction's as digits ``int`` refuses (4,300 or more):
+    a ValueError escaped as an internal error; now no count is claimed (a reaction: 1)."""
+    text = DCE_EN.read_text(encoding="utf-8").replace(
+        "Exported 7 message(s)", f"Exported {'9' * 5000} message(s)"
+    )
+    text = text.replace("👍 (2) 🌱", f"👍 ({'9' * 5000}) 🌱")
+    path = tmp_path / "x - general [1].txt"
+    path.write_text(text, encoding="utf-8")
+    recs, rejects, warnings = run(discord_txt.read, path)
+    assert len(recs) == len(run(discord_txt.read, DCE_EN)[0]) and not rejects
+    assert not [w for w in warnings if "the export says" in w]
+    assert recs[0]["extra"]["reactions"] == [
+        {"emoji": "👍", "count": 1},
+        {"emoji": "🌱", "count": 1},
+    ]

@@ -194,3 +194,18 @@ def test_any_subject_and_body_read_back(subject, body):
 if __name__ == "__main__":
     MSG.write_bytes(quarterly())
     DRAFT.write_bytes(draft())
+
+
+def test_a_line_break_in_a_property_makes_no_header():
+    """A message without the headers it was sent with has them made from its properties:
+    a subject or a name holding a line break stays one header (it forged the message's
+    id and sender)."""
+    props = Props(strings={0x001A: "IPM.Note", 0x1000: "body", 0x5D01: "ann@example.org",
+                           0x0037: "hi\r\nFrom: Mallory <m@evil.example>\r\nMessage-ID: <forged@x>",
+                           0x0C1A: "Ann\r\nTo: x@y"})  # fmt: skip
+    path = Path(tempfile.mkdtemp()) / "x.msg"
+    path.write_bytes(message(props))
+    (rec,), _, _ = run(msg.read, path)
+    assert rec["metadata"] == {"speaker": '"Ann To: x@y" <ann@example.org>', "listeners": []}
+    assert rec["id"] != "<forged@x>"
+    assert rec["subject"] == "hi From: Mallory <m@evil.example> Message-ID: <forged@x>"

@@ -279,3 +279,16 @@ def test_chat_md_exported_sticker_and_image_after_a_bang(tmp_path):
         "sticker_path": "../exported_stickers/9f3c/12.webp",
     }
     assert missing["textChunks"] == ["[attachment] (attachment not exported)"]
+
+
+def test_a_sigtop_attachment_size_too_long_to_be_a_size(tmp_path):
+    """``(image/jpeg, 99...9 bytes)`` with 5,000 digits was ``int``'s ValueError, an
+    internal error; the size is then unknown."""
+    path = tmp_path / "sigtop-bob.txt"
+    path.write_text((DIR / "sigtop-bob.txt").read_text(encoding="utf-8").replace(
+        "20480 bytes", "9" * 5000 + " bytes"), encoding="utf-8")  # fmt: skip
+    recs, rejects, _ = run(signal.read, path)
+    assert not rejects
+    assert recs[0]["extra"]["attachments"] == [
+        {"name": "harbour.jpg", "type": "image/jpeg", "size": None}
+    ]

@@ -63,3 +63,14 @@ def test_an_item_without_an_id_is_rejected_at_its_place(tmp_path):
     assert [r["id"] for r in recs] == ["se:cooking:1"]
     assert len(rejects) == 1
     assert "#item" not in str(rejects[0].where) and "api.json" in str(rejects[0].where)
+
+
+def test_tags_that_are_no_list_are_none(tmp_path):
+    """``"tags": 5`` (or true, or a number) was iterated: a TypeError, an internal error."""
+    path = tmp_path / "api.json"
+    path.write_text(
+        '{"items": [{"question_id": 1, "title": "Q", "tags": 5, '
+        '"link": "https://cooking.stackexchange.com/q/1"}], "quota_max": 300}\n'
+    )
+    recs = [m.serialize() for m in Ingest().messages([path])]
+    assert [(r["id"], r["tags"]) for r in recs] == [("se:cooking:1", [])]

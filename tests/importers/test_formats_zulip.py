@@ -86,3 +86,30 @@ def test_detect_among_builtins():
 def test_global_registry_detects():
     assert registry.detect(Source(API)).name == "zulip"
     assert registry.detect(Source(EXPORT)).name == "zulip"
+
+
+def test_an_unreadable_time_is_a_reject_not_an_error(tmp_path):
+    """``parse_any``'s ValueError escaped the reader (an internal error): an unreadable
+    send time rejects its message, an unreadable edit time is no edit time."""
+    import json
+
+    doc = json.loads(API.read_text(encoding="utf-8"))
+    first, second = doc["messages"][0], doc["messages"][1]
+    first["timestamp"] = "\u00b2"
+    second["last_edit_timestamp"] = "2024-13-45T99:99:99Z"
+    path = tmp_path / "api.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    recs, rejects, _ = run(zulip.read, path)
+    plain, plain_rejects, _ = run(zulip.read, API)
+    assert len(recs) == len(plain) - 1 and len(rejects) == len(plain_rejects) + 1
+    assert any("unreadable time" in r.reason for r in rejects)
+    assert "edited" not in (recs[0].get("extra") or {})
+
+    export = tmp_path / "export"
+    shutil.copytree(EXPORT.parent, export)
+    page = export / EXPORT.name
+    data = json.loads(page.read_text(encoding="utf-8"))
+    data["zerver_message"][0]["date_sent"] = True
+    page.write_text(json.dumps(data), encoding="utf-8")
+    recs, rejects, _ = run(zulip.read, page)
+    assert any("unreadable time" in r.reason for r in rejects)

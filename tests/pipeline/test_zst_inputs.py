@@ -138,3 +138,67 @@ def test_any_stream_reads_back_or_breaks_cleanly(data, frames, cut):
     except StreamError:
         pass
     assert data.startswith(got)
+
+
+FORMATS = Path(__file__).resolve().parent.parent / "fixtures" / "formats"
+
+
+def _read(path: Path) -> list[dict]:
+    from convo.pipeline.ingest import Ingest
+
+    out = []
+    for m in Ingest(on_reject=lambda r: None, on_warning=lambda w: None).messages([path]):
+        rec = m.serialize()
+        rec["source_id"] = rec["source_id"].replace(".zst", "").replace(".gz", "")
+        out.append(rec)
+    return out
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".zst"])
+def test_every_format_s_fixture_compressed_gives_its_records(tmp_path, suffix):
+    """A compressed file is the file it holds: the same threads and ids (so the plain and
+    the compressed copy of one export are one conversation in the store), whatever the
+    reader takes from the file's name. Readers stripped ``.gz`` by hand, so ``.zst``
+    files got the name with ``.txt.zst`` as their thread and other ids."""
+    import gzip
+
+    pack = gzip.compress if suffix == ".gz" else _zst
+    compared, fails = 0, []
+    for n, src in enumerate(sorted(FORMATS.rglob("*"))):
+        if (
+            not src.is_file()
+            or src.suffix in (".gz", ".zst", ".zip", ".docx")
+            or src.stat().st_size > 1 << 20
+        ):
+            continue
+        folder = tmp_path / str(n) / src.parent.relative_to(FORMATS)
+        folder.mkdir(parents=True)
+        plain, packed = folder / src.name, folder / (src.name + suffix)
+        plain.write_bytes(src.read_bytes())
+        try:
+            want = _read(plain)
+        except Exception:  # not a file read alone (a side file, a folder's part)
+            continue
+        packed.write_bytes(pack(src.read_bytes()))
+        plain.unlink()
+        if _read(packed) != want:
+            fails.append(src.relative_to(FORMATS).as_posix())
+        compared += bool(want)
+    assert not fails
+    assert compared > 100
+
+
+@pytest.mark.parametrize("command", [["stats"], ["knowledge"], ["query", "--count"]])
+def test_the_analyses_read_a_zst_file_as_its_records(runner, tmp_path, command):
+    """``stats`` and ``knowledge`` cut a named file into ranges read raw unless it is
+    compressed (``core.ranges.splittable``): a .zst was cut too, its bytes rejected as
+    lines and no message counted."""
+    path = tmp_path / "a.jsonl.zst"
+    path.write_bytes(_zst(_jsonl(3)))
+    r = runner.invoke(app, [*command, str(path), "-f", "json"])
+    assert r.exit_code == 0, r.stderr
+    assert "rejected" not in r.stderr
+    if command[0] == "stats":
+        assert orjson.loads(r.stdout)["messages"] == 3
+    elif command[0] == "query":
+        assert r.stdout.strip() == "3"

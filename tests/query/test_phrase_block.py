@@ -1,4 +1,4 @@
-"""A phrase alone decided a block at a time (``query/rawtext.py TextPhrase.block``,
+"""A phrase alone decided a block at a time (``query/rawphrase.py TextPhrase.block``,
 ``linescan.BlockScan.text_block``) selects what a parse selects and what its plain twin
 (the needle scan, every candidate parsed) selects: white space of every kind, raw and
 escaped, phrases across chunks, across the subject and the text, beside values that are

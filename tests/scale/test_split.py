@@ -293,3 +293,71 @@ def test_save_with_jobs_2_is_the_store_of_jobs_1(tmp_path: Path) -> None:
     assert stores[0] == stores[1]
     assert summaries[:2] == summaries[2:]
     assert summaries[1][0].added == 0 and summaries[1][0].duplicates == summaries[0][0].added
+
+
+def _record(i: int, rid: str, text: str | None = None) -> bytes:
+    return dumps({"textChunks": [text or f"message {i} " + "x" * 40],
+                  "metadata": {"speaker": "Ann", "listeners": []}, "tags": [],
+                  "timestamp": "2024-01-01T00:00:00Z", "source_id": f"s#{i}", "id": rid,
+                  "format": "jsonl"})  # fmt: skip
+
+
+@given(st.lists(st.tuples(st.integers(0, 399), st.sampled_from(["a", "b", "c"]),
+                          st.sampled_from(["one", "two"])), max_size=12))  # fmt: skip
+@settings(max_examples=15, deadline=None)
+def test_an_id_two_ranges_give_two_messages_is_not_shared(tmp_path_factory, dups) -> None:
+    """The pipeline holds a reader's id to one message of the file (``Finisher``): a range
+    cannot see the others', so ``FileNumbers`` decides; the ids, and the file's one
+    warning, are one process's, and no two different messages share an id."""
+    path = tmp_path_factory.mktemp("own") / "own.jsonl"
+    given_ids = {i: (rid, text) for i, rid, text in dups}
+    with path.open("wb") as f:
+        for i in range(400):
+            rid, text = given_ids.get(i, (f"m{i}", None))
+            f.write(_record(i, rid, text))
+    assert _parts(path) > 10
+    out, _, warnings, stats = _same([path])
+    records = [orjson.loads(x) for x in out.splitlines()]
+    by_id: dict[str, set] = {}
+    for r in records:
+        by_id.setdefault(r["id"], set()).add(tuple(r["textChunks"]))
+    assert all(len(texts) == 1 for texts in by_id.values())
+    clashes = [w for w in warnings if "repeat the id" in w]
+    assert len(clashes) == any(r["id"].startswith("h:") for r in records)
+    assert stats.warnings == len(warnings)
+
+
+def test_an_id_repeated_in_a_later_range_gets_the_content_hash(tmp_path: Path) -> None:
+    path = tmp_path / "dup.jsonl"
+    path.write_bytes(b"".join(_record(i, "dup" if i in (3, 390) else f"m{i}") for i in range(400)))
+    assert _parts(path) > 10
+    out, _, warnings, stats = _same([path])
+    ids = [orjson.loads(x)["id"] for x in out.splitlines()]
+    assert ids[3] == "dup" and ids[390].startswith("h:") and len(set(ids)) == 400
+    assert warnings[-1] == f"{path}: 1 message(s) repeat the id of another message (other text, speaker or time): given their content hash"  # fmt: skip
+    assert stats.warnings == 1
+
+
+def test_a_message_id_two_ranges_of_a_mailbox_give_is_held_as_one_process_holds_it(tmp_path):
+    import re
+
+    path = mbox_file(tmp_path / "dup.mbox", 300)
+    text = path.read_text()
+    ids = re.findall(r"(?im)^Message-ID: (.*)$", text)
+    path.write_text(text.replace(ids[250], ids[5]))
+    assert _parts(path) > 10
+    out, _, warnings, _ = _same([path])
+    assert sum("repeat the id" in w for w in warnings) == 1
+    records = [orjson.loads(x) for x in out.splitlines()]
+    assert sum(r["id"] == ids[5] for r in records) == 1
+
+
+def test_own_digest_takes_any_text():
+    """A message the check will refuse (a lone surrogate in its text) is digested too: it
+    was orjson's TypeError before the refusal (an internal error)."""
+    from convo.importers.build import message
+    from convo.pipeline.split import own_digest
+
+    a = message(["a\udc80b"], speaker="x", timestamp="2024-01-01T00:00:00Z", id="z")
+    b = message(["a\udc81b"], speaker="x", timestamp="2024-01-01T00:00:00Z", id="z")
+    assert own_digest(a) != own_digest(b) and own_digest(a) == own_digest(a)

@@ -197,3 +197,66 @@ def test_a_dry_run_the_index_answers_reads_no_line(tmp_path, monkeypatch):
     assert store.tag("id:m10", add=["x"], dry_run=True).matched == 1
     assert store.tag("id:m10", add=["inbox"], dry_run=True).matched == 0  # it has it
     assert store.tag("id:m1 OR id:m10", remove=["INBOX"], dry_run=True).ids == ["m10"]
+
+
+def test_a_dry_run_from_the_index_holds_no_selection(tmp_path):
+    """The dry run the index answers counts the records as they pass (its first
+    ``SHOW_IDS`` ids kept, as the copy's dry run): it held every selected record, memory
+    growing with the selection."""
+    import tracemalloc
+
+    path = tmp_path / "s.jsonl"
+    text = "x" * 400
+    with path.open("wb") as f:
+        for i in range(20_000):
+            f.write(orjson.dumps({"textChunks": [f"{text} {i}"], "metadata": {"speaker": "Ann",
+                    "listeners": []}, "tags": [], "timestamp": "2024-01-01T00:00:00Z",
+                    "source_id": f"s#{i}", "id": f"m{i}", "format": "jsonl"}) + b"\n")  # fmt: skip
+    refresh(path)
+    store = Store(path)
+    tracemalloc.start()
+    try:
+        rm = store.remove("from:Ann", dry_run=True)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert rm.matched == 20_000 and len(rm.ids) == 1000 and rm.changed == 0
+    assert peak < 4 << 20, peak  # the 20,000 records parsed: about 14 MB held
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([b"", b"x", b'"id":"m1"', b"\\u006d1", b"long" * 9, b"\xef\xbb\xbfa"]),
+        max_size=12,
+    ),
+    st.booleans(),
+    st.integers(1, 40),
+)
+def test_lines_and_pieces_cover_any_file_at_any_block_size(lines, newline, block):
+    """``rewrite._physical_lines`` and ``idlines.pieces``, both on ``query.blocks.
+    iter_spans``: every byte once, at its offset, in order; a candidate piece is one line
+    and the lines that may hold the id are all candidates, whatever the read size."""
+    import io
+    from unittest import mock
+
+    import convo.store.idlines as idlines_mod
+    import convo.store.rewrite as rewrite_mod
+
+    data = b"\n".join(lines) + (b"\n" if newline and lines else b"")
+    with (
+        mock.patch.object(rewrite_mod, "BLOCK", block),
+        mock.patch.object(idlines_mod, "BLOCK", block),
+    ):
+        got = list(rewrite_mod._physical_lines(io.BytesIO(data)))
+        found = needles(["m1"])
+        assert found is not None
+        cut = list(pieces(io.BytesIO(data), found))
+    assert [line for _, line in got] == data.splitlines(keepends=True)
+    assert all(data[o : o + len(c)] == c for o, c in got)
+    assert b"".join(c for _, c, _ in cut) == data
+    assert all(data[o : o + len(c)] == c for o, c, _ in cut)
+    marked = [c for _, c, line in cut if line]
+    assert all(c.count(b"\n") <= 1 and (c.endswith(b"\n") or c is cut[-1][1]) for c in marked)
+    want = [x for x in data.splitlines(keepends=True) if b"m1" in x or b"\\u00" in x]
+    assert [c for c in marked if not c.startswith(b"\xef\xbb\xbf") or c in want] == want

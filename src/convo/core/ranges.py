@@ -48,13 +48,17 @@ class Range:
 
 
 def splittable(path: str | os.PathLike[str]) -> bool:
-    """A regular file that is not gzip-compressed."""
+    """A regular file that is not compressed (gzip or zstd: ``core.compression``, whose
+    bytes are no lines to cut)."""
+    from convo.core.compression import GZIP_MAGIC, ZSTD_MAGIC
+
     p = Path(path)
     try:
         if not p.is_file():
             return False
         with open(p, "rb") as f:
-            return f.read(2) != b"\x1f\x8b"
+            head = f.read(4)
+        return not head.startswith((GZIP_MAGIC, ZSTD_MAGIC))
     except OSError:
         return False
 

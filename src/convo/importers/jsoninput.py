@@ -250,6 +250,19 @@ def as_str(value: Any) -> str:
     return ""
 
 
+def as_digits(value: Any) -> int | None:
+    """An integer a JSON value writes as ASCII digits (a string, ``"1718000000000"``:
+    MongoDB's ``$numberLong``, Google's microseconds; or a number), an optional minus
+    before them, at most 19 (a time in any unit); else None. ``str.isdigit`` is no test:
+    it passes ``"²"``, which ``int`` refuses, and a 5,000-digit string ``int`` refuses
+    too."""
+    text = as_str(value) if isinstance(value, str | int) else ""
+    digits = text[1:] if text.startswith("-") else text
+    if not (0 < len(digits) <= 19 and digits.isascii() and digits.isdigit()):
+        return None
+    return int(text)
+
+
 def as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 

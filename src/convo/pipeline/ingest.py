@@ -233,8 +233,7 @@ class Ingest:
                     source.broken.where or source.name, source.broken.what, hint=source.broken.hint
                 )
             if finish.clashes:
-                ctx.warn(source.name, f"{finish.clashes} message(s) repeat the id of another "
-                         "message (other text, speaker or time): given their content hash")  # fmt: skip
+                ctx.warn(source.name, clash_warning(finish.clashes))
         finally:
             finish.close()
             self.stats.rejected += ctx.rejected
@@ -255,7 +254,8 @@ class Finisher:
     over text, speaker and time, for every format): an id an export repeats on another
     message (an edited message exported again, a damaged or hand-joined file) gives that
     message its content hash, counted in ``clashes`` (the reader's source warns once).
-    A range of a split file (``RangeFinisher``) holds its own range to it.
+    A range of a split file (``RangeFinisher``) notes its ids instead, for
+    ``pipeline.split.FileNumbers`` to hold the whole file to it.
     """
 
     def __init__(self, fmt: str, source_name: str, tags: list[str]):
@@ -356,6 +356,14 @@ class Finisher:
         self.numbered += 1
         sid = source_id or fallback_source_id(self.source_name, self.numbered)
         return sid, None if base is None else self.ids.occurrence(base)
+
+
+def clash_warning(clashes: int) -> str:
+    """The warning of a source whose reader gave ``clashes`` messages an id another had."""
+    return (
+        f"{clashes} message(s) repeat the id of another message (other text, speaker or "
+        "time): given their content hash"
+    )
 
 
 def fallback_source_id(source_name: str, n: int) -> str:

@@ -31,7 +31,13 @@ from convo.core.io import SPILL_HINT, spilling
 from convo.core.jsonl import dumps
 from convo.core.pool import cpu_count, ordered_map
 from convo.importers.context import ImportOptions
-from convo.pipeline.ingest import NOT_RECOGNISED, Ingest, IngestStats, unrecognised_file
+from convo.pipeline.ingest import (
+    NOT_RECOGNISED,
+    Ingest,
+    IngestStats,
+    clash_warning,
+    unrecognised_file,
+)
 from convo.pipeline.plan import Unit, plan_units
 from convo.pipeline.split import (
     Depends,
@@ -220,8 +226,22 @@ class ParallelIngest(Ingest):
             work = (Job(u, self.options, name, folder) for u in units)
             for unit, result in zip(units, ordered_map(run_job, work, jobs), strict=True):
                 yield from self._replay(unit, result)
+            self._end_file()
         finally:
+            self._end_file(warn=False)
             shutil.rmtree(folder, ignore_errors=True)
+
+    def _end_file(self, *, warn: bool = True) -> None:
+        """After a split file's last range: the one warning of the ids its ranges gave
+        messages another had (``FileNumbers.clashes``), as one process gives it."""
+        numbers, self._file = self._file, None
+        if numbers is None:
+            return
+        numbers.close()
+        if warn and numbers.clashes:
+            self.stats.warnings += 1
+            if self._on_warning:
+                self._on_warning(f"{numbers.name}: {clash_warning(numbers.clashes)}")
 
     def _entry(self, unit: Unit) -> None:
         """An entry Ingest._walk reports instead of reading."""
@@ -235,12 +255,14 @@ class ParallelIngest(Ingest):
             self._fail(unit, unit.reason, unit.path, unit.hint)
 
     def _replay(self, unit: Unit, result: UnitResult | None) -> Iterator[Any]:
+        if unit.part is None or unit.part.index == 0:
+            self._end_file()  # a split file before this unit has had its last range
         if result is None:
             self._entry(unit)
             return
         part = unit.part
         if part is not None and part.index == 0:
-            self._file = FileNumbers(unit.path)
+            self._file = FileNumbers(unit.path)  # the file before it ended (``_end_file``)
         numbers = self._file if part is not None else None
         size = part.range.size if part is not None else _size(unit.path)
         try:
@@ -256,7 +278,7 @@ class ParallelIngest(Ingest):
             numbers.next_range(result.numbered)
         _merge(self.stats, result.stats, sources=part is None or part.index == 0)
         if result.error is not None:
-            self._file = None
+            self._end_file(warn=False)
             self._fail(unit, *result.error)
 
     def _events(

@@ -20,7 +20,11 @@ What a range cannot know alone is settled before or after it is read:
   fallback ``name#N``, a content id's occurrence counter; ``Depends``); the parent's
   ``FileNumbers`` goes over the ranges in order and renumbers only those, a message
   ``check_message`` refused included (its rejection carries it as ``Refused``), so
-  the ``source_id``s, ids and rejects are those of one process.
+  the ``source_id``s, ids and rejects are those of one process. An id the reader gave
+  is held to one message of the whole file (``Finisher``'s own-id rule): a range notes
+  each such id with a digest of its message (``Depends.own``) and ``FileNumbers``
+  decides, in file order, which keep it, so an id two ranges give two messages is not
+  shared, and the file's one clash warning follows its last range.
 
 ``uneven`` says whether cutting is worth its counting pass: units that already spread
 evenly over the workers (a folder of many similar files) are read whole.
@@ -33,6 +37,7 @@ are read whole.
 
 from __future__ import annotations
 
+import copy
 import heapq
 import io
 import os
@@ -48,7 +53,8 @@ from convo.core.io import Source
 from convo.core.jsonl import committed_end, dumps
 from convo.core.pool import ordered_map
 from convo.core.ranges import Range, open_range, split, splittable
-from convo.core.record import ConversationMessage
+from convo.core.record import ConversationMessage, parse_record
+from convo.core.spillmap import SpillMap
 from convo.importers.build import ContentIds
 from convo.importers.context import ImportContext, Position, Rejection
 from convo.importers.registry import Format, registry
@@ -79,12 +85,14 @@ class Depends:
     """The numbers of a range's message that depend on the ranges before it: its place in
     the range (``number``, which gives the ``name#N`` fallback when ``needs_sid``) and, for
     a content id, its hash before the occurrence counter (``base``) and the id the range
-    gave it (``local_id``)."""
+    gave it (``local_id``); for an id the reader gave, that id and the digest of the
+    message's text, speaker and time (``own``: ``FileNumbers`` keeps it or not)."""
 
     number: int
     needs_sid: bool
     base: str | None
     local_id: str | None
+    own: tuple[str, int] | None = None  # the reader's id and its message's digest
 
 
 @dataclass(frozen=True)
@@ -101,15 +109,22 @@ class RangeFinisher(Finisher):
     of the last message's numbers ``FileNumbers`` may change (None: nothing)."""
 
     depends: Depends | None = None
+    _claim: tuple[str, int] | None = None
 
     def __call__(self, msg: ConversationMessage) -> ConversationMessage:
-        self.depends = None
+        self.depends = self._claim = None
         return super().__call__(msg)
+
+    def _own_id(self, msg: ConversationMessage) -> None:
+        """Note the reader's id (``Depends.own``): whether an earlier message of the file
+        had it is for ``FileNumbers`` to say, which sees every range."""
+        assert msg.id is not None
+        self._claim = (msg.id, own_digest(msg))
 
     def number(self, source_id: str | None, base: str | None) -> tuple[str, str | None]:
         sid, new_id = super().number(source_id, base)
-        if not source_id or base is not None:
-            self.depends = Depends(self.numbered, not source_id, base, new_id)
+        if not source_id or base is not None or self._claim is not None:
+            self.depends = Depends(self.numbered, not source_id, base, new_id, self._claim)
         return sid, new_id
 
     def refused(self, ctx: ImportContext, error: RecordError, msg: ConversationMessage) -> None:
@@ -117,6 +132,17 @@ class RangeFinisher(Finisher):
             super().refused(ctx, error, msg)
         else:
             ctx.reject_error(error, Refused(msg, self.depends))
+
+
+def own_digest(msg: ConversationMessage) -> int:
+    """What tells two messages with one id apart (``Finisher``'s rule: the text, speaker
+    and time), the same in every process (``hash`` of a string is not, unforked)."""
+    import hashlib
+
+    # repr, not JSON: a message ``check_message`` will refuse (a lone surrogate in its
+    # text) is digested too, as one process hashes it before the check
+    data = repr((msg.text_chunks, msg.speaker, msg.timestamp)).encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.blake2b(data, digest_size=7).digest(), "big")
 
 
 class FileNumbers:
@@ -129,26 +155,54 @@ class FileNumbers:
         self.name = name
         self.ids = ContentIds(name)
         self.before = 0  # messages numbered in the ranges before this one
+        self.own: SpillMap[str, int] = SpillMap()  # the reader's ids -> the first digest
+        self.clashes = 0  # messages whose reader's id an earlier message had
 
     def next_range(self, numbered: int) -> None:
         self.before += numbered
 
-    def changes(self, dep: Depends) -> tuple[str | None, str | None]:
-        """The message's ``source_id`` and ``id`` where they differ from its range's."""
+    def close(self) -> None:
+        self.own.close()
+
+    def changes(
+        self, dep: Depends, message: Callable[[], ConversationMessage]
+    ) -> tuple[str | None, str | None]:
+        """The message's ``source_id`` and ``id`` where they differ from its range's
+        (``message``: the message as its range finished it, asked for when its own id
+        goes to an earlier message of the file)."""
         sid = None
         if dep.needs_sid and self.before:
             sid = fallback_source_id(self.name, self.before + dep.number)
-        if dep.base is None:
+        base = dep.base
+        if dep.own is not None:
+            own, digest = dep.own
+            seen = self.own.get(own)
+            if seen is None:
+                self.own.set(own, digest)
+            elif seen != digest:
+                self.clashes += 1
+                msg = message()
+                msg.id = None
+                base = self.ids.base(msg)
+        if base is None:
             return sid, None
-        new_id = self.ids.occurrence(dep.base)
+        new_id = self.ids.occurrence(base)
         return sid, None if new_id == dep.local_id else new_id
 
     def line(self, line: bytes, dep: Depends) -> bytes:
         """A JSONL line of the range, numbered for the file."""
-        sid, new_id = self.changes(dep)
+        record: dict[str, Any] | None = None
+
+        def message() -> ConversationMessage:
+            nonlocal record
+            record = orjson.loads(line)
+            return parse_record(record, self.name)
+
+        sid, new_id = self.changes(dep, message)
         if sid is None and new_id is None:
             return line
-        record = orjson.loads(line)
+        if record is None:
+            record = orjson.loads(line)
         record["source_id"] = sid or record["source_id"]
         record["id"] = new_id or record["id"]
         return dumps(record)
@@ -158,7 +212,7 @@ class FileNumbers:
         refused = rejection.raw
         assert isinstance(refused, Refused)
         msg = refused.msg
-        sid, new_id = self.changes(refused.depends)
+        sid, new_id = self.changes(refused.depends, lambda: copy.copy(msg))
         msg.source_id = sid or msg.source_id
         msg.id = new_id or msg.id
         # check_message was given the message's source_id as the place.

@@ -240,10 +240,11 @@ class Store(StoreFile):
 
         return compact(self, dry_run=dry_run, track=track)
 
-    def _preview(self, q: Query, ids: Collection[str]) -> list[dict[str, Any]] | None:
-        """The records a dry run of ``rm`` or ``tag`` selects, when the store's index
-        answers ``q`` (``store.select.through_index``; ``ids`` checked on them), else
-        None (the dry run reads the store as the change would)."""
+    def _preview(self, q: Query, ids: Collection[str]) -> Iterator[dict[str, Any]] | None:
+        """The records a dry run of ``rm`` or ``tag`` selects, as they are read, when the
+        store's index answers ``q`` (``store.select.through_index``; ``ids`` checked on
+        them), else None (the dry run reads the store as the change would). Not a list:
+        the dry run keeps their count and first ids only, whatever the selection's size."""
         if not self.path.exists():
             return None
         from convo.core import fields
@@ -254,7 +255,7 @@ class Store(StoreFile):
             return None
         records = (m.record for batch in chosen.batches for m in batch)
         wanted = set(ids)
-        return [r for r in records if not wanted or fields.record_id(r) in wanted]
+        return (r for r in records if not wanted or fields.record_id(r) in wanted)
 
     def _matcher(self, query: Query | str | None):
         """The exact check of ``query``, or None when it selects everything."""

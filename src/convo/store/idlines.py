@@ -66,18 +66,18 @@ class Needles:
     def __init__(self, literals: list[bytes], ascii_escape: bool) -> None:
         self.literals, self.ascii_escape = literals, ascii_escape
 
-    def starts(self, buf: bytes, pos: int) -> list[int]:
-        """Where a needle starts in ``buf`` from ``pos``, ascending."""
+    def starts(self, buf: bytes, pos: int, end: int) -> list[int]:
+        """Where a needle lies in ``buf[pos:end]`` (its start), ascending."""
         hits: list[int] = []
         for needle in self.literals:
-            i = buf.find(needle, pos)
+            i = buf.find(needle, pos, end)
             while i >= 0:
                 hits.append(i)
-                i = buf.find(needle, i + 1)
+                i = buf.find(needle, i + 1, end)
         if self.ascii_escape:
             from convo.query.prefilter import ASCII_ESCAPE
 
-            hits.extend(m.start() for m in ASCII_ESCAPE.finditer(buf, pos))
+            hits.extend(m.start() for m in ASCII_ESCAPE.finditer(buf, pos, end))
         hits.sort()
         return hits
 
@@ -105,41 +105,33 @@ def needles(ids: Collection[str]) -> Needles | None:
 def pieces(f: IO[bytes], found: Needles) -> Iterator[tuple[int, bytes, bool]]:
     """``(offset, bytes, candidate)`` covering the file ``f`` in order: a candidate is one
     line (with its newline; the last may lack one), the rest runs of whole lines. A
-    first line that starts with a byte-order mark is a candidate (the copy handles it)."""
-    at = 0
-    carry = b""
-    while True:
-        data = f.read(BLOCK)
-        if not data:
-            break
-        buf = carry + data if carry else data
-        base = at - len(carry)
-        at += len(data)
-        end = buf.rfind(b"\n") + 1
-        if end == 0:
-            carry = buf
-            continue
-        yield from _split(buf[:end] if end < len(buf) else buf, base, found)
-        carry = buf[end:]
-    if carry:
-        yield from _split(carry, at - len(carry), found)
+    first line that starts with a byte-order mark is a candidate (the copy handles it).
+    The file is read as ``query.blocks.iter_spans`` gives whole lines (a long line joined
+    once, not copied again at every read)."""
+    from convo.query.blocks import iter_spans
+
+    for buf, start, end, _torn, at in iter_spans(f, BLOCK, bom=False):
+        yield from _split(buf, start, end, at, found)
 
 
-def _split(buf: bytes, base: int, found: Needles) -> Iterator[tuple[int, bytes, bool]]:
-    pos = 0  # where the run of lines not yet given starts
-    if base == 0 and buf.startswith(BOM):
-        nl = buf.find(b"\n")
-        pos = len(buf) if nl < 0 else nl + 1
-        yield 0, buf[:pos], True
-    for s in found.starts(buf, pos):
+def _split(
+    buf: bytes, start: int, end: int, at: int, found: Needles
+) -> Iterator[tuple[int, bytes, bool]]:
+    """The pieces of the whole lines ``buf[start:end]`` (``buf`` is at offset ``at``)."""
+    pos = start  # where the run of lines not yet given starts
+    if at + start == 0 and buf.startswith(BOM, start, end):
+        nl = buf.find(b"\n", start, end)
+        pos = end if nl < 0 else nl + 1
+        yield at + start, buf[start:pos], True
+    for s in found.starts(buf, pos, end):
         if s < pos:
             continue  # in the line given last
-        start = buf.rfind(b"\n", 0, s) + 1
-        nl = buf.find(b"\n", s)
-        end = len(buf) if nl < 0 else nl + 1
-        if start > pos:
-            yield base + pos, buf[pos:start], False
-        yield base + start, buf[start:end], True
-        pos = end
-    if pos < len(buf):
-        yield base + pos, buf[pos:], False
+        first = buf.rfind(b"\n", start, s) + 1 or start
+        nl = buf.find(b"\n", s, end)
+        last = end if nl < 0 else nl + 1
+        if first > pos:
+            yield at + pos, buf[pos:first], False
+        yield at + first, buf[first:last], True
+        pos = last
+    if pos < end:
+        yield at + pos, buf[pos:end], False

@@ -75,23 +75,18 @@ Edit = Callable[[bytes, dict[str, Any] | None], bytes | None]
 
 
 def _physical_lines(f: IO[bytes]) -> Iterator[tuple[int, bytes]]:
-    """``(offset, bytes)`` of every line including its newline (the last may lack one)."""
-    at = 0
-    carry = b""
-    while True:
-        data = f.read(BLOCK)
-        if not data:
-            break
-        buf = carry + data if carry else data
-        base = at - len(carry)
-        at += len(data)
-        pos = 0
-        while (nl := buf.find(b"\n", pos)) >= 0:
-            yield base + pos, buf[pos : nl + 1]
+    """``(offset, bytes)`` of every line including its newline (the last may lack one),
+    from the spans of whole lines ``query.blocks.iter_spans`` reads (``store.idlines``
+    reads the same)."""
+    from convo.query.blocks import iter_spans
+
+    for buf, start, end, _torn, at in iter_spans(f, BLOCK, bom=False):
+        pos = start
+        while (nl := buf.find(b"\n", pos, end)) >= 0:
+            yield at + pos, buf[pos : nl + 1]
             pos = nl + 1
-        carry = buf[pos:]
-    if carry:
-        yield at - len(carry), carry
+        if pos < end:
+            yield at + pos, buf[pos:end]
 
 
 def _pieces(f: IO[bytes], ids: Collection[str] | None) -> Iterator[Piece]:

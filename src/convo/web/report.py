@@ -12,7 +12,9 @@ bounded summaries only, so memory does not grow with the store.
 records already selected (the store's index answered the query: ``convo report id:X``
 read the whole store three times before): the three analyses take each record as it
 passes (``activity.DailyActivity``: the series by day, folded into the timeline's unit at
-the end).
+the end). Its memory is not the scan's bounded summaries: a count for every speaker and
+day of the selection (never one per message), since the busiest speakers are known only
+at the end.
 
 The page: inline SVG charts (``convo.web.svg``) and tables, one ``<style>`` allowed by its
 hash in a Content-Security-Policy that forbids everything else (no script, no image, no

@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from pathlib import PurePath
 from typing import Any
 
+from convo.core.compression import strip_compressed
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
@@ -98,7 +99,7 @@ def _turns(doc: dict[str, Any], ctx: ImportContext) -> list[_Turn]:
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     doc = as_dict(load_json(source))
-    stem = PurePath(source.name).name
+    stem = strip_compressed(PurePath(source.name).name)
     title = stem[:-5] if stem.endswith(".json") else stem
     thread = f"aistudio:{file_scope(source.name)}"
     turns = _turns(doc, ctx)

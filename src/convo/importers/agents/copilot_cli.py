@@ -47,6 +47,7 @@ from collections.abc import Iterator
 from pathlib import PurePath
 from typing import Any
 
+from convo.core.compression import strip_compressed
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
@@ -103,7 +104,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
 def _fallback_thread(source: Source) -> str:
     """The session's folder (``session-state/<id>/events.jsonl``), else the file's name."""
     path = PurePath(source.name)
-    stem = path.name.removesuffix(".gz").removesuffix(".jsonl")
+    stem = strip_compressed(path.name).removesuffix(".jsonl")
     if stem == "events" and path.parent.name:
         return path.parent.name
     return stem

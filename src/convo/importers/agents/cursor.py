@@ -90,11 +90,14 @@ def sniff(source: Source) -> int:
 def _connect(source: Source) -> sqlite3.Connection:
     """The database read-only; a WAL file beside it is read too when SQLite can, else the
     file alone (``immutable``: Cursor's latest writes may be missed)."""
+    con = None
     try:
         con = sqlitedb.connect(source, immutable=False)
         con.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
         return con
     except sqlitedb.ERRORS:
+        if con is not None:
+            con.close()  # (the WAL could not be read: the file alone, below)
         return sqlitedb.connect(source)
 
 
@@ -110,10 +113,13 @@ def _has_panel(source: Source) -> bool:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    con = None
     try:
         con = _connect(source)
         tables = sqlitedb.tables(con)
     except sqlitedb.ERRORS as e:
+        if con is not None:
+            con.close()
         raise InputError(f"cannot open the Cursor database ({e})", where=source.name) from None
     db = _Db(source, ctx, con)
     try:

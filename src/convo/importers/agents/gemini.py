@@ -226,14 +226,19 @@ def _merge_stream(chunks: list[dict[str, Any]]) -> dict[str, Any]:
             slot["content"]["role"] = content.get("role", slot["content"]["role"])
             for part in as_list(content.get("parts")):
                 parts = slot["content"]["parts"]
-                same = parts and set(parts[-1]) == {"text"} and set(as_dict(part)) == {"text"}
-                if same:
-                    parts[-1] = {"text": parts[-1]["text"] + as_str(part["text"])}
+                if _text_only(parts[-1] if parts else None) and _text_only(part):
+                    parts[-1] = {"text": parts[-1]["text"] + part["text"]}
                 else:
                     parts.append(part)
             slot.update({k: v for k, v in c.items() if k != "content"})
     merged["candidates"] = [by_index[i] for i in sorted(by_index)]
     return merged
+
+
+def _text_only(part: Any) -> bool:
+    """A streamed part that is text alone (joined to the text before it); a damaged one
+    (not an object, its text not a string) is kept apart for the reader to judge."""
+    return isinstance(part, dict) and set(part) == {"text"} and isinstance(part["text"], str)
 
 
 def _response(

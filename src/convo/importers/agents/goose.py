@@ -45,6 +45,7 @@ from datetime import UTC
 from pathlib import PurePath
 from typing import Any
 
+from convo.core.compression import strip_compressed
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
@@ -127,7 +128,7 @@ class _Session:
     def __init__(self, source: Source, ctx: ImportContext):
         self.source = source
         self.ctx = ctx
-        stem = PurePath(source.name).name.removesuffix(".gz").removesuffix(".jsonl")
+        stem = strip_compressed(PurePath(source.name).name).removesuffix(".jsonl")
         self.thread = (
             f"{NAME}:{stem}" if stem and not source.is_stdin else ctx.thread_of(source.name)
         )

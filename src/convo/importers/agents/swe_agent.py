@@ -54,6 +54,7 @@ from collections.abc import Iterator
 from pathlib import PurePath
 from typing import Any
 
+from convo.core.compression import strip_compressed
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
@@ -78,7 +79,7 @@ _MINI = re.compile(r'\A\{\s*"(?:info|messages)"\s*:')
 _MINI_MARK = re.compile(
     r'"mini_version"\s*:|minisweagent\.|"trajectory_format"\s*:\s*"mini-swe-agent'
 )
-_SUFFIX = re.compile(r"(?:\.traj(?:\.json)?|\.json)(?:\.gz)?\Z")
+_SUFFIX = re.compile(r"(?:\.traj(?:\.json)?|\.json)\Z")
 INFO_KEYS = ("exit_status", "submission", "model_stats", "swe_agent_version", "swe_rex_version",
              "mini_version", "best_attempt_idx", "review")  # fmt: skip
 
@@ -94,7 +95,7 @@ def sniff(source: Source) -> int:
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     text = json_head(source)
-    instance = _SUFFIX.sub("", PurePath(source.name).name)
+    instance = _SUFFIX.sub("", strip_compressed(PurePath(source.name).name))
     base = f"{NAME}:{instance}" if instance and not source.is_stdin else ctx.thread_of(source.name)
     if _MINI.match(text) and not _SWE.match(text):
         doc = load_json(source)

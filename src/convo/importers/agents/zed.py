@@ -41,6 +41,7 @@ from collections.abc import Iterator
 from pathlib import PurePath
 from typing import Any
 
+from convo.core.compression import strip_compressed
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.importers.build import OwnIds, message
@@ -52,7 +53,7 @@ from convo.importers.registry import Format
 NAME = "zed"
 OTHER = {"user": ["assistant"], "assistant": ["user"], "system": ["assistant"]}
 _HEAD = re.compile(r'"zed"\s*:\s*"context"')
-_SUFFIX = re.compile(r"(?: - \d+)?\.zed\.json(?:\.gz)?\Z")
+_SUFFIX = re.compile(r"(?: - \d+)?\.zed\.json\Z")
 
 
 def sniff(source: Source) -> int:
@@ -95,7 +96,7 @@ class _Conversation:
         self.doc = doc
         self.text = doc["text"].encode("utf-8", "surrogatepass")
         own = as_str(doc.get("id"))
-        stem = _SUFFIX.sub("", PurePath(source.name).name)
+        stem = _SUFFIX.sub("", strip_compressed(PurePath(source.name).name))
         self.scope = own or None
         self.thread = f"{NAME}:{own or stem}" if (own or stem) and not source.is_stdin else ctx.thread_of(source.name)  # fmt: skip
         self.commands = _ranges(doc.get("slash_command_output_sections"))

@@ -114,6 +114,14 @@ def utc_named(text: str) -> str:
     return text[:-4] + "Z" if text.endswith(" UTC") else text
 
 
+def written_count(text: str, default: int | None = None) -> int | None:
+    """A count as an export writes it (``1,234``, ``1 234``, ``3``): its digits as a
+    number; ``default`` when it has none, or more than 18 (no count is that large, and
+    ``int`` of 4,300 digits raises)."""
+    digits = "".join(c for c in text if c.isdecimal())
+    return int(digits) if 0 < len(digits) <= 18 else default
+
+
 def other_party(speakers: list[str], speaker: str | None) -> list[str]:
     """The listener of a two-person chat: the one not speaking; in a group, nobody."""
     return [s for s in speakers if s != speaker] if len(speakers) == 2 else []

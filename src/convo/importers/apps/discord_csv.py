@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from pathlib import PurePath
 from typing import Any
 
+from convo.core.compression import strip_compressed
 from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
@@ -69,7 +70,7 @@ def _rows(source: Source, ctx: ImportContext) -> Iterator[tuple[int, list[str]]]
 
 
 def _thread(source: Source) -> str:
-    stem = PurePath(source.name).stem
+    stem = PurePath(strip_compressed(source.name)).stem
     m = _FILE.match(stem)
     return m[1] if m else stem
 

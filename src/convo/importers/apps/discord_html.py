@@ -51,7 +51,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.spillmap import SpillMap
 from convo.core.timestamps import format_timestamp_utc
-from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter
+from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter, written_count
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
@@ -189,7 +189,7 @@ class _Page(HTMLParser):
         elif role == "preamble" and self.cur is None and self.preamble:
             self.preamble[-1] += data
         elif role == "postamble" and (m := _EXPORTED.search(data)):
-            self.exported = int(re.sub(r"\D", "", m[1]) or 0)
+            self.exported = written_count(m[1])
         elif self.cur is not None and role not in (None, "skip"):
             outer = next((r for r in roles if r != "mention"), None)
             self._into(self.cur, role, outer, data)
@@ -210,8 +210,7 @@ class _Page(HTMLParser):
         elif outer == "forward":
             cur.forwarded.append(data)
         elif role == "count" and cur.reactions:
-            digits = re.sub(r"\D", "", data)
-            cur.reactions[-1]["count"] = int(digits) if digits else 1
+            cur.reactions[-1]["count"] = written_count(data, 1)
 
     def _finish(self) -> None:
         if self.cur is not None:

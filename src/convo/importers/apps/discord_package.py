@@ -138,9 +138,10 @@ def _owner(root: Path | None) -> str | None:
     nested = re.search(r"[\[{]", head.lstrip()[1:])  # top-level names only: friends' follow
     head = head.lstrip()[: nested.start() + 1] if nested else head
     found = {key: _top_string(head, key) for key in ("global_name", "username")}
-    disc = re.search(r'"discriminator"\s*:\s*"?(\d+)', head)
+    disc = re.search(r'"discriminator"\s*:\s*"?([0-9]+)', head)
     name = found["global_name"] or found["username"]
-    if name and not found["global_name"] and disc and int(disc[1]):
+    # "0" (the new usernames) is none; not ``int``: a 5,000-digit one raised ValueError
+    if name and not found["global_name"] and disc and disc[1].strip("0"):
         name = f"{name}#{disc[1]}"
     return name or None
 

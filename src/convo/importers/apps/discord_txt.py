@@ -54,10 +54,17 @@ from itertools import chain
 from pathlib import PurePath
 from typing import Any
 
+from convo.core.compression import strip_compressed
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import naive_ts
-from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter, mentioned_or_other, numbered_lines
+from convo.importers.apps.common import (
+    SYSTEM_TAG,
+    EmptyCounter,
+    mentioned_or_other,
+    numbered_lines,
+    written_count,
+)
 from convo.importers.apps.discord_csv import SYSTEM_SENTENCE
 from convo.importers.apps.whatsapp_header import DATE_TIME, DateOrder, when
 from convo.importers.build import ContentIds, message
@@ -139,7 +146,7 @@ def _events(
             after = next(lines, None)
             got = _EXPORTED.fullmatch(after[1].strip()) if after is not None else None
             if after is None or got is not None:
-                chat.exported = int(re.sub(r"\D", "", got[1]) or 0) if got else None
+                chat.exported = written_count(got[1]) if got else None
                 return
             # a rule that opens no postamble (a preamble written twice, a hand-joined
             # file): its lines are read on (text, or reported), not the rest of the file
@@ -172,7 +179,7 @@ def _first_pass(source: Source, ctx: ImportContext) -> _Chat:
 
 
 def _file_thread(source: Source) -> str:
-    stem = PurePath(source.name.removesuffix(".gz")).stem
+    stem = PurePath(strip_compressed(source.name)).stem
     m = _FILE.match(stem)
     return m[1] if m else stem
 
@@ -197,7 +204,8 @@ def _section(parts: _Parts, name: str, lines: list[str]) -> None:
     elif name == "{Reactions}":
         text = " ".join(lines)
         parts.reactions += [
-            {"emoji": m[1], "count": int(m[2] or 1)} for m in _REACTION.finditer(text)
+            {"emoji": m[1], "count": written_count(m[2] or "1", 1)}
+            for m in _REACTION.finditer(text)
         ]
 
 

@@ -43,7 +43,14 @@ from convo.core.timestamps import iso_ts
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
-from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, json_head_with
+from convo.importers.jsoninput import (
+    StreamedDoc,
+    as_dict,
+    as_digits,
+    as_list,
+    as_str,
+    json_head_with,
+)
 from convo.importers.registry import Format
 
 NAME = "grok"
@@ -61,7 +68,7 @@ def _time(value: Any) -> str | None:
     date = as_dict(value).get("$date", value)
     longs = as_dict(date).get("$numberLong")
     if longs is not None:
-        date = int(longs) if str(longs).lstrip("-").isdigit() else None
+        date = as_digits(longs)
     if isinstance(date, int | float) and not isinstance(date, bool):
         return iso_ts(_ms_iso(date))
     return iso_ts(date)

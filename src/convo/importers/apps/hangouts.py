@@ -53,7 +53,15 @@ from convo.importers.apps.common import SYSTEM_TAG
 from convo.importers.build import OwnIds, message
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
-from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head_with
+from convo.importers.jsoninput import (
+    StreamedDoc,
+    as_dict,
+    as_digits,
+    as_list,
+    as_str,
+    has_key,
+    json_head_with,
+)
 from convo.importers.registry import Format
 
 NAME = "hangouts"
@@ -157,7 +165,8 @@ def _event(event: Any, where: str, conv: _Conversation) -> ConversationMessage |
     if not isinstance(event, dict):
         return "not a Hangouts event (not an object)"
     raw_time = as_str(event.get("timestamp"))
-    stamp = epoch_ts(int(raw_time) / 1e6) if raw_time.isdigit() else None
+    micros = as_digits(raw_time)
+    stamp = epoch_ts(micros / 1e6) if micros is not None and micros >= 0 else None
     if stamp is None:
         return f"timestamp {raw_time[:30]!r} is not microseconds since the epoch"
     chunks, formatted, files = _content(event)

@@ -45,6 +45,7 @@ from datetime import datetime
 from pathlib import PurePath
 from typing import Any
 
+from convo.core.compression import strip_compressed
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import naive_ts
@@ -257,7 +258,7 @@ def _build(
 
 
 def read_imessage(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    thread = PurePath(source.name).name.removesuffix(".gz").removesuffix(".txt")
+    thread = strip_compressed(PurePath(source.name).name).removesuffix(".txt")
     state = _State(ContentIds(source.name), thread, _senders(source, ctx))
     for block in _blocks(source, ctx, state):
         _split_replies(block)

@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import PurePath
 
+from convo.core.compression import strip_compressed
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import naive_ts
@@ -209,7 +210,7 @@ def _sender(line: str) -> str | None:
 
 def _first_pass(source: Source, ctx: ImportContext) -> _Chat:
     """The chat's name, and its first three senders."""
-    chat = _Chat(PurePath(source.name).name.removesuffix(".gz").removesuffix(".txt"))
+    chat = _Chat(strip_compressed(PurePath(source.name).name).removesuffix(".txt"))
     seen: dict[str, None] = {}
     for n, line in numbered_lines(source, ctx.text_decoder()):
         if n == 1 and (got := title(line)) is not None:
@@ -305,7 +306,7 @@ def _read_text(source: Source, ctx: ImportContext) -> Iterator[ConversationMessa
 def _read_csv(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """The Mac app's CSV: ``Date,User,Message``, one row a message, seconds included."""
     decode = ctx.text_decoder(what="CSV text that is not UTF-8")
-    chat = _Chat(PurePath(source.name).name.removesuffix(".gz").removesuffix(".csv"))
+    chat = _Chat(strip_compressed(PurePath(source.name).name).removesuffix(".csv"))
     seen: dict[str, None] = {}
     for _, row in csv_rows(source, decode, _MAC, "export the chat again"):
         if len(row) > 1 and row[1].strip():

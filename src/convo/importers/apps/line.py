@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import PurePath
 
+from convo.core.compression import strip_compressed
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import naive_ts
@@ -134,7 +135,7 @@ class _Chat:
 
 def _header(source: Source, ctx: ImportContext) -> _Chat:
     """The chat's name and kind, and its first three senders (a first pass)."""
-    chat = _Chat(PurePath(source.name).name.removesuffix(".gz").removesuffix(".txt"), False)
+    chat = _Chat(strip_compressed(PurePath(source.name).name).removesuffix(".txt"), False)
     seen: dict[str, None] = {}
     for n, line in numbered_lines(source, ctx.text_decoder()):
         if n == 1 and (got := title(line)) is not None:

@@ -47,6 +47,7 @@ from collections.abc import Iterator
 from pathlib import PurePath
 from typing import Any
 
+from convo.core.compression import strip_compressed
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
@@ -98,7 +99,7 @@ class _Chat:
     def __init__(self, source: Source, ctx: ImportContext, head: dict[str, Any]):
         self.ctx = ctx
         self.head = head
-        stem = PurePath(source.name).name.removesuffix(".gz").removesuffix(".json")
+        stem = strip_compressed(PurePath(source.name).name).removesuffix(".json")
         stem = stem.removesuffix(".conversation")
         self.thread = (
             f"{NAME}:{stem}" if stem and not source.is_stdin else ctx.thread_of(source.name)

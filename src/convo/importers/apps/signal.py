@@ -47,12 +47,13 @@ from datetime import datetime
 from pathlib import PurePath
 from typing import Any
 
+from convo.core.compression import strip_compressed
 from convo.core.io import Source
 from convo.core.maildates import mail_date
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import format_timestamp_utc, naive_ts
 from convo.importers.apps import signal_json
-from convo.importers.apps.common import SYSTEM_TAG, numbered_lines, other_party
+from convo.importers.apps.common import SYSTEM_TAG, numbered_lines, other_party, written_count
 from convo.importers.build import message
 from convo.importers.context import ImportContext, ImportOptions
 from convo.importers.fields import CONTENT_HASH, Fields
@@ -119,7 +120,7 @@ def sniff(source: Source) -> int:
 def _thread(source: Source, title: str | None = None) -> str:
     if title:
         return title
-    path = PurePath(source.name)
+    path = PurePath(strip_compressed(source.name))
     if path.name in ("chat.md", "data.json", "index.md") and path.parent.name:
         return path.parent.name
     return path.stem or source.name
@@ -403,7 +404,7 @@ def _sigtop_time(value: str) -> str | None:
 
 def _sigtop_attachment(value: str) -> dict[str, Any]:
     m = _SIGTOP_ATTACHMENT.match(value)
-    return {"name": m[1], "type": m[2], "size": int(m[3])} if m else {"name": value}
+    return {"name": m[1], "type": m[2], "size": written_count(m[3])} if m else {"name": value}
 
 
 def _sigtop_reaction(value: str) -> dict[str, str] | None:

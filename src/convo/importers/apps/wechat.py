@@ -48,6 +48,7 @@ from datetime import datetime
 from pathlib import PurePath
 from typing import Any
 
+from convo.core.compression import strip_compressed
 from convo.core.encoding import LineDecoder
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
@@ -88,7 +89,7 @@ def sniff(source: Source) -> int:
 
 
 def _thread(source: Source) -> str:
-    stem = PurePath(source.name.removesuffix(".gz")).stem
+    stem = PurePath(strip_compressed(source.name)).stem
     return stem.removesuffix("_utf8")
 
 

@@ -104,7 +104,12 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             scope = source_scope(
                 source, ctx, realm, what="Zulip organization", example="zulip:<id>"
             )
-        yield _api_message(item, where, scope)
+        try:
+            made = _api_message(item, where, scope)
+        except ValueError as e:  # parse_any: an unreadable time
+            ctx.reject(where, str(e), item)
+            continue
+        yield made
 
 
 def _samples(source: Source, ctx: ImportContext) -> Iterator[tuple[Any, str]]:
@@ -148,6 +153,15 @@ def _api_thread(to: Any, topic: str, speaker: str) -> tuple[str, list[str]]:
     return (f"{as_str(to)} > {topic}" if topic else as_str(to)), []
 
 
+def _edited(value: Any) -> str | None:
+    """When a message was last edited; None when unknown or unreadable (the message
+    itself is kept)."""
+    try:
+        return parse_any(value)
+    except ValueError:
+        return None
+
+
 def _api_message(m: dict[str, Any], where: str, scope: str | None) -> ConversationMessage:
     speaker = as_str(m.get("sender_full_name")) or f"user {as_str(m.get('sender_id'))}"
     content = as_str(m.get("content"))
@@ -169,7 +183,7 @@ def _api_message(m: dict[str, Any], where: str, scope: str | None) -> Conversati
         extra={
             "email": as_str(m.get("sender_email")),
             "stream_id": m.get("stream_id"),
-            "edited": parse_any(m.get("last_edit_timestamp")),
+            "edited": _edited(m.get("last_edit_timestamp")),
             "client": as_str(m.get("client")),
             "reactions": _reactions(m.get("reactions")),
         },
@@ -234,7 +248,12 @@ def _read_export(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
         if not isinstance(m, dict) or "id" not in m or not isinstance(m.get("sender"), int):
             ctx.reject(where, "not a Zulip message (no id or sender)", m)
             continue
-        yield _export_message(m, where, scope, realm)
+        try:
+            made = _export_message(m, where, scope, realm)
+        except ValueError as e:  # parse_any: an unreadable time
+            ctx.reject(where, str(e), m)
+            continue
+        yield made
 
 
 def _export_thread(m: dict[str, Any], realm: _Realm, speaker: str) -> tuple[str, list[str]]:
@@ -272,7 +291,7 @@ def _export_message(
         thread=thread,
         subject=topic or None,
         extra={
-            "edited": parse_any(m.get("last_edit_time")),
+            "edited": _edited(m.get("last_edit_time")),
             "has_attachment": True if m.get("has_attachment") else None,
         },
     )

@@ -59,6 +59,7 @@ _HINT = "save the message from Outlook as .msg, or as .eml"
 _CONTENT = re.compile(rb"(?im)^(?:content-[!-9;-~]*|mime-version):.*(?:\r?\n[ \t].*)*\r?\n")
 _EPOCH = datetime(1601, 1, 1, tzinfo=UTC)
 _TYPES = {1: "To", 2: "Cc"}
+_BREAKS = re.compile(r"[\r\n]+")
 
 
 def _ole(source: Source) -> Any:
@@ -139,11 +140,20 @@ def _children(ole: Any, prefix: str) -> list[str]:
     return sorted(names)
 
 
+def _one_line(value: str) -> str:
+    """A property's text as one header line: a line break in it would end the header
+    and begin another (a subject holding ``\r\nMessage-ID: <x>`` gave the message that
+    id, ``\r\nFrom:`` another sender)."""
+    return _BREAKS.sub(" ", value)
+
+
 def _header(value: str) -> str:
+    value = _one_line(value)
     return value if value.isascii() else Header(value, "utf-8").encode()
 
 
 def _address(name: str, addr: str) -> str:
+    name, addr = _one_line(name), _one_line(addr)
     if not addr:
         return _header(name)
     return formataddr((name, addr), charset="utf-8") if name else addr
@@ -164,7 +174,7 @@ def _made_headers(props: _Props, people: dict[str, list[str]]) -> bytes:
     if when is not None:
         lines.append(f"Date: {format_datetime(when)}")
     for name, pid in (("Message-ID", 0x1035), ("In-Reply-To", 0x1042), ("References", 0x1039)):
-        value = props.string(pid)
+        value = _one_line(props.string(pid))
         if value:
             lines.append(f"{name}: {value}")
     return "".join(f"{x}\r\n" for x in lines).encode("ascii", "replace")

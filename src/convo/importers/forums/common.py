@@ -16,6 +16,7 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts, iso_ts
 from convo.importers import build
 from convo.importers.context import ImportContext
+from convo.importers.jsoninput import as_digits
 
 __all__ = [
     "DELETED_AUTHORS",
@@ -76,9 +77,8 @@ def as_int(value: Any) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    # isdecimal, not isdigit: "²" is a digit that int() refuses.
-    if isinstance(value, str) and value.strip().lstrip("-").isdecimal():
-        return int(value)
+    if isinstance(value, str):  # ASCII digits, at most 19: "²" and 5,000 digits int() refuses
+        return as_digits(value.strip())
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return None

@@ -30,7 +30,7 @@ from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
 from convo.importers.forums.common import Tally, as_int, as_str, json_values, message, unescape
 from convo.importers.forums.stackexchange import FMT, site_name
-from convo.importers.jsoninput import sniff_json
+from convo.importers.jsoninput import as_list, sniff_json
 from convo.importers.registry import Format
 
 _HOST = re.compile(r"https?://([^/]+)/")
@@ -97,7 +97,7 @@ class _Reader:
             thread=thread,
             reply_to=thread if aid is not None else None,
             subject=title,
-            tags=[t for t in item.get("tags") or [] if isinstance(t, str)],
+            tags=[t for t in as_list(item.get("tags")) if isinstance(t, str)],
             extra={
                 "score": item.get("score"),
                 "accepted": True if item.get("is_accepted") is True else None,
