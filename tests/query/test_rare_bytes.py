@@ -22,6 +22,7 @@ from convo.query.filters import Filters
 from convo.query.language import parse
 from convo.query.prefilter import ASCII_ESCAPE
 from convo.query.rawkeys import has_control
+from convo.query.rawtext import CHUNKS_NAME
 from convo.query.scan import Selector
 from convo.query.tree import to_filters
 
@@ -32,6 +33,7 @@ _ALPHABET = [
     b"\\", b"u", b"0", b"7", b"8", b"e", b"{", b"}", b"\n", b"\r", b"\t", b" ", b'"',
     b"\x00", b"\x01", b"\x08", b"\x0b", b"\x0c", b"\x0e", b"\x1f", b"\x7f", b"\xc3\xa9",
     b"\xef\xbb\xbf", b"\\u00", b"\\u0041", b"\\u00e9", b"\\u007d", b"\n{", b"\n\n",
+    b'"textChunks"', b"textChunks", b'"textChunks',
 ]  # fmt: skip
 
 
@@ -45,11 +47,12 @@ def _engine(on: bool):
         rarebytes.activate(was)
 
 
-def _regexes(buf: bytes, start: int, end: int) -> int:
-    return (
+def _regexes(buf: bytes, start: int, end: int, look: int) -> int:
+    return look & (
         rarebytes.ESCAPE * (ASCII_ESCAPE.search(buf, start, end) is not None)
         + rarebytes.ODD * (NOT_OBJECT.search(buf, start, end) is not None)
         + rarebytes.CONTROL * has_control(buf[start:end])
+        + rarebytes.CHUNKS * (buf.find(CHUNKS_NAME, start, end) >= 0)
     )
 
 
@@ -64,6 +67,9 @@ def test_each_kind_is_found_and_nothing_else():
         assert rarebytes.found(b'{"a": "\x00"}') == rarebytes.CONTROL
         assert rarebytes.found(b'{"a":\t1}\r\n{}') == 0  # tab, CR: not control bytes
         assert rarebytes.found(b"{}\n x", 0, 3) == 0  # the span only
+        text = b'{"text_chunks": [], "textChunks": 1}'
+        assert rarebytes.found(text, look=rarebytes.LOOKS[2]) == rarebytes.CHUNKS
+        assert rarebytes.found(text) == 0  # not looked for
     with _engine(False):
         assert rarebytes.found(b"\x00") is None
 
@@ -75,8 +81,9 @@ def test_property_found_is_what_the_regexes_find(pieces, data):
     start = data.draw(st.integers(0, len(buf)))
     end = data.draw(st.integers(start, len(buf)))
     with _engine(True):
-        assert rarebytes.found(buf, start, end) == _regexes(buf, start, end)
-        assert rarebytes.found(buf) == _regexes(buf, 0, len(buf))
+        for look in rarebytes.LOOKS:
+            assert rarebytes.found(buf, start, end, look) == _regexes(buf, start, end, look)
+            assert rarebytes.found(buf, look=look) == _regexes(buf, 0, len(buf), look)
 
 
 _PLAIN = {
@@ -94,6 +101,7 @@ _TAILS = [
     b"", b',"x":"a\\u007d"', b',"f\\u006frmat":"slack"', b',"\\u0066ormat":"mbox"',
     b',"t\\u0069mestamp":"1990-01-01T00:00:00Z"', b',"x":"\x01"', b',"x":"caf\\u00e9"',
     b',"x":{"format":"slack"}', b',"format":"mbox"', b',"x":"\\u0000"', b"} ",
+    b',"textChunks":5', b',"text_chunks":5', b',"x":"textChunks"',
 ]  # fmt: skip
 _ODD = [b"", b"not json", b"[1]", b"  ", b"\r", b"\xef\xbb\xbf{}"]
 _QUERIES = ["format:slack", "format:mbox OR format:slack", "--since", "--until"]
@@ -185,8 +193,8 @@ def test_the_scans_look_with_the_engine(monkeypatch):
     calls: list[int | None] = []
 
     def counted(found):
-        def inner(*args):
-            calls.append(found(*args))
+        def inner(*args, **kwargs):
+            calls.append(found(*args, **kwargs))
             return calls[-1]
 
         return inner

@@ -63,7 +63,7 @@ from typing import NamedTuple
 from convo.core.names import NameQuery
 from convo.query.filters import Filters
 from convo.query.prefilter import RawTime, ascii_escape, respelling_escape
-from convo.query.rarebytes import CONTROL, ESCAPE, ODD
+from convo.query.rarebytes import CHUNKS, CONTROL, ESCAPE, ODD
 from convo.query.rarebytes import found as rare_found
 from convo.query.rawkeys import (
     META_KEY,
@@ -359,6 +359,24 @@ def with_odd_lines(low: bytes, ends: dict, start: int, end: int, kinds: int | No
     return ends, odd
 
 
+def _plain_block(block: bytes, layout: Layout) -> bool:
+    """``block`` holds no escape of an ASCII character, no raw control byte and not the
+    other spelling of the text array key: looked for in one pass when the engine is in
+    use (``rarebytes``), else by the regexes and searches."""
+    other = layout.other
+    look = ESCAPE | CONTROL | (CHUNKS if other == CHUNKS_NAME else 0)
+    kinds = rare_found(block, look=look)
+    if kinds is not None:
+        if other is not None and not look & CHUNKS and block.find(other) >= 0:
+            return False
+        return not kinds
+    if ascii_escape(block):  # the only escapes that may spell a key (matched exactly)
+        return False
+    if other is not None and block.find(other) >= 0:
+        return False
+    return not has_control(block)
+
+
 def block_times(block: bytes, n: int) -> tuple[list[bytes], list[int]] | None:
     """The raw timestamp of each of the ``n`` lines of ``block`` (each ending with a
     newline, the last too) and where each line ends (the offset after its newline), when
@@ -389,18 +407,10 @@ def block_times(block: bytes, n: int) -> tuple[list[bytes], list[int]] | None:
     1M-record store 0.99-1.19× and 1.02-1.11× per pair, at load 2 (output to /dev/null)
     2.22 → 2.06 s (1.06-1.09×) and 2.90 → 2.53 s (1.12-1.18×) (``docs/query.md``).
     """
-    kinds = rare_found(block)  # the escapes and the control bytes in one pass (rarebytes)
-    if kinds is None:
-        if ascii_escape(block):  # the only escapes that may spell a key (matched exactly)
-            return None
-    elif kinds & (ESCAPE | CONTROL):
-        return None
     layout = layout_of(block)
-    if layout is None or block.count(layout.chunks) != n:
+    if layout is None or not _plain_block(block, layout):
         return None
-    if layout.other is not None and block.find(layout.other) >= 0:
-        return None
-    if kinds is None and has_control(block):
+    if block.count(layout.chunks) != n:
         return None
     found = list(layout.lines.finditer(block))
     if len(found) != n:
