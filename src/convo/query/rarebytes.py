@@ -24,6 +24,12 @@ way it went before (the regex finds where). Its patterns are those of the regexe
 above, in byte mode, so "found" means exactly what the regex's search finding one
 means (a property test, ``tests/query/test_rare_bytes.py``).
 
+Whole commands on that 1M-record store (CPU of every process, 5 alternating pairs
+against main, medians, load 2.1-4.6, ``docs/query.md``): ``format:slack`` on the copy
+1.80 → 1.52 s (per pair 0.79-0.90), on convo's layout 1.39 → 1.18 s (0.85-0.88);
+``--since 2018-01-01`` 2.61 → 2.22 s (0.81-0.94) and 1.99 → 1.84 s (0.89-1.00). Against
+jq's CPU on the copy: 4.1× → 5.2× and 4.5× → 5.4× (issue 41 asks 5×).
+
 It is used only in the workers of a parallel scan (``parallel.scan_range``), where the
 file is at least ``parallel.MIN_PARALLEL`` (64 MiB) and the import (about 5 ms once
 ``typing`` is loaded, as the scan has it) is paid once, by the parent before it forks;
