@@ -40,11 +40,12 @@ _ALPHABET = [
 @contextmanager
 def _engine(on: bool):
     """Scans in this process with the engine (``on``) or with the regexes only."""
-    was = rarebytes.activate(on)
+    rarebytes.load()
+    rarebytes.activate(on)
     try:
         yield
     finally:
-        rarebytes.activate(was)
+        rarebytes.activate(False)
 
 
 def _regexes(buf: bytes, start: int, end: int, look: int) -> int:

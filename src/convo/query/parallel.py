@@ -104,7 +104,7 @@ def _plan(filters: Filters) -> Compiled:
 def scan_range(task: Task) -> RangeResult:
     """Scan one range (in a worker): offsets of its matches, its bad lines, its lines."""
     keep_freed()  # the blocks' buffers (core/heap.py)
-    rarebytes.activate()  # a worker: the rare bytes in one pass (loaded by the parent)
+    rarebytes.activate()  # a worker: the rare bytes in one pass, when the parent loaded it
     plan = _plan(task.filters)
     lazy = plan.starts is not None
     rng = task.range
@@ -164,7 +164,8 @@ class ParallelScan:
                 for r in ranges
             ]
             jobs = min(cpu_count(), len(tasks))
-            rarebytes.load()  # once, here: the workers fork with it (query/rarebytes.py)
+            if self.plan.time_only or (self.plan.fields and self.plan.fields.values):
+                rarebytes.load()  # once, here: the workers fork with it (query/rarebytes.py)
             keep_freed()  # the windows read back (core/heap.py)
             base = 0
             for result in ordered_map(scan_range, tasks, jobs):

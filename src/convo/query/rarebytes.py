@@ -93,11 +93,12 @@ def load() -> bool:
 
 
 def activate(on: bool = True) -> bool:
-    """Use the engine in this process from now on (a scan worker: one thread, its own
-    scratch space), loading it when needed; ``on=False`` stops (tests). Whether it is
-    used."""
+    """Use the engine in this process from now on, when it is loaded here (a scan
+    worker forked after ``load``: one thread, its own scratch space; a scan that does
+    not look for rare bytes does not load it); ``on=False`` stops (tests). Whether it
+    is used."""
     global _active
-    _active = on and load()
+    _active = on and bool(_engine)
     return _active
 
 
