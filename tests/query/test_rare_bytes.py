@@ -208,3 +208,32 @@ def test_the_scans_look_with_the_engine(monkeypatch):
             calls.clear()
             got, _ = _scan(b"\n".join(lines) + b"\n", query, False, True)
             assert len(got) == 20 and calls and 0 in calls, query
+
+
+@pytest.mark.parametrize("query", _QUERIES)
+def test_a_parallel_scan_with_the_engine_equals_one_core(tmp_path, monkeypatch, query):
+    """The workers of a parallel scan use the engine its parent loaded; the one-core scan
+    in this process keeps the regexes: the same lines, numbers and reports."""
+    from tests.query.test_parallel_scan import _scan as scan_file
+
+    from convo.query import parallel
+
+    monkeypatch.setattr(parallel, "RANGE", 40_000)  # many ranges on a small file
+    lines = []
+    for i in range(3000):
+        record = {**_PLAIN, "format": ["slack", "mbox"][i % 2]}
+        record["timestamp"] = f"20{10 + i % 15}-01-01T00:00:00Z"
+        tail = _TAILS[i // 97 % len(_TAILS)] if i % 97 == 0 else b""  # most blocks plain
+        lines.append(_render(record, ["orjson", "python"][i // 1500], tail))
+    lines[700] = b"not json"
+    lines[2100] = b""
+    data = b"\xef\xbb\xbf" + b"\n".join(lines[:1000]) + b"\r\n" + b"\n".join(lines[1000:])
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(data)
+    filters = {name: getattr(_filters(query), name) for name in _filters(query)._fields}
+    rarebytes.activate(False)
+    for need_record in (False, True):
+        one = scan_file(path, filters, cores=False, need_record=need_record)
+        many = scan_file(path, filters, cores=True, need_record=need_record)
+        assert many == one
+    assert rarebytes.load() and rarebytes.found(b"\\u0041") is None  # loaded, not used here
