@@ -75,6 +75,14 @@ def test_each_kind_is_found_and_nothing_else():
         assert rarebytes.found(b"\x00") is None
 
 
+def test_only_the_thread_that_activated_it_uses_it():
+    from concurrent.futures import ThreadPoolExecutor
+
+    with _engine(True), ThreadPoolExecutor(1) as other:
+        assert rarebytes.found(b"\x00") == rarebytes.CONTROL
+        assert other.submit(rarebytes.found, b"\x00").result() is None  # the regexes
+
+
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.sampled_from(_ALPHABET), max_size=40), st.data())
 def test_property_found_is_what_the_regexes_find(pieces, data):

@@ -40,6 +40,7 @@ package is the ``fast`` extra (``pip install 'convo-tools[fast]'``).
 
 from __future__ import annotations
 
+from threading import get_ident
 from typing import Any
 
 from convo.query.rawtext import CHUNKS_NAME
@@ -65,6 +66,7 @@ LOOKS = (ESCAPE | ODD | CONTROL, ESCAPE | CONTROL, ESCAPE | CONTROL | CHUNKS)
 
 _engine: Any = None  # {look: (database, scratch)} once loaded; False: the package is missing
 _active = False
+_owner = 0  # the thread that activated it
 
 
 def load() -> bool:
@@ -97,15 +99,16 @@ def activate(on: bool = True) -> bool:
     worker forked after ``load``: one thread, its own scratch space; a scan that does
     not look for rare bytes does not load it); ``on=False`` stops (tests). Whether it
     is used."""
-    global _active
+    global _active, _owner
     _active = on and bool(_engine)
+    _owner = get_ident()  # its scratch space is this thread's only
     return _active
 
 
 def found(buf: bytes, start: int = 0, end: int | None = None, look: int = LOOKS[0]) -> int | None:
     """Which of the kinds in ``look`` (one of ``LOOKS``) ``buf[start:end]`` holds (their
-    sum), or None when the engine is not in use here (look with the regexes)."""
-    if not _active:
+    sum), or None when the engine is not in use in this thread (look with the regexes)."""
+    if not _active or get_ident() != _owner:
         return None
     db, scratch = _engine[look]
     kinds = [0]
