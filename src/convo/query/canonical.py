@@ -63,6 +63,8 @@ from typing import NamedTuple
 from convo.core.names import NameQuery
 from convo.query.filters import Filters
 from convo.query.prefilter import RawTime, ascii_escape, respelling_escape
+from convo.query.rarebytes import CHUNKS, CONTROL, ESCAPE, ODD
+from convo.query.rarebytes import found as rare_found
 from convo.query.rawkeys import (
     META_KEY,
     META_NAME,
@@ -162,10 +164,13 @@ def is_record_line(buf: bytes, s: int, e: int) -> bool:
 NOT_OBJECT = re.compile(rb"\n(?=[^{])")
 
 
-def odd_lines(low: bytes, start: int, end: int) -> list[int]:
-    """Starts of the lines in ``low[start:end]`` that are not blank and do not open ``{``."""
+def odd_lines(low: bytes, start: int, end: int, kinds: int | None = None) -> list[int]:
+    """Starts of the lines in ``low[start:end]`` that are not blank and do not open ``{``.
+    ``kinds``: what ``rarebytes.found`` found in that span, when it looked."""
     # One regex pass (it skips to each newline with memchr; bytes.count does not).
-    if low.startswith(b"{", start) and NOT_OBJECT.search(low, start, end) is None:
+    if low.startswith(b"{", start) and (
+        NOT_OBJECT.search(low, start, end) is None if kinds is None else not kinds & ODD
+    ):
         return []
     starts = [start] if low[start : start + 1] != b"{" else []
     starts.extend(m.start() + 1 for m in NOT_OBJECT.finditer(low, start, end))
@@ -342,6 +347,36 @@ def time_value(raw: bytes, k: int = 0, e: int | None = None) -> bytes | None:
     return m.group(1)
 
 
+def with_odd_lines(low: bytes, ends: dict, start: int, end: int, kinds: int | None = None):
+    """``ends`` with the span's lines that do not open an object (parsed: reported);
+    ``kinds``: what ``rarebytes.found`` found in the span, when it looked."""
+    odd = set(odd_lines(low, start, end, kinds))
+    if odd - ends.keys():
+        for s in odd:
+            e = low.find(b"\n", s, end)
+            ends.setdefault(s, end if e < 0 else e)
+        ends = dict(sorted(ends.items()))
+    return ends, odd
+
+
+def _plain_block(block: bytes, layout: Layout) -> bool:
+    """``block`` holds no escape of an ASCII character, no raw control byte and not the
+    other spelling of the text array key: looked for in one pass when the engine is in
+    use (``rarebytes``), else by the regexes and searches."""
+    other = layout.other
+    look = ESCAPE | CONTROL | (CHUNKS if other == CHUNKS_NAME else 0)
+    kinds = rare_found(block, look=look)
+    if kinds is not None:
+        if other is not None and not look & CHUNKS and block.find(other) >= 0:
+            return False
+        return not kinds
+    if ascii_escape(block):  # the only escapes that may spell a key (matched exactly)
+        return False
+    if other is not None and block.find(other) >= 0:
+        return False
+    return not has_control(block)
+
+
 def block_times(block: bytes, n: int) -> tuple[list[bytes], list[int]] | None:
     """The raw timestamp of each of the ``n`` lines of ``block`` (each ending with a
     newline, the last too) and where each line ends (the offset after its newline), when
@@ -372,14 +407,10 @@ def block_times(block: bytes, n: int) -> tuple[list[bytes], list[int]] | None:
     1M-record store 0.99-1.19× and 1.02-1.11× per pair, at load 2 (output to /dev/null)
     2.22 → 2.06 s (1.06-1.09×) and 2.90 → 2.53 s (1.12-1.18×) (``docs/query.md``).
     """
-    if ascii_escape(block):  # the only escapes that may spell a key (matched exactly)
-        return None
     layout = layout_of(block)
-    if layout is None or block.count(layout.chunks) != n:
+    if layout is None or not _plain_block(block, layout):
         return None
-    if layout.other is not None and block.find(layout.other) >= 0:
-        return None
-    if has_control(block):
+    if block.count(layout.chunks) != n:
         return None
     found = list(layout.lines.finditer(block))
     if len(found) != n:
@@ -431,4 +462,5 @@ def offsets(lines: list[bytes], start: int = 0) -> list[int]:
 
 __all__ = [
     "Decider", "block_records", "block_times", "odd_lines", "offsets", "time_mask", "time_value",
+    "with_odd_lines",
 ]  # fmt: skip

@@ -40,10 +40,18 @@ import orjson
 from convo.core.errors import RecordError
 from convo.core.fields import is_record
 from convo.core.jsonl import Line, parse_record_line
-from convo.query.canonical import block_records, block_times, odd_lines, offsets, time_mask
+from convo.query.canonical import (
+    block_records,
+    block_times,
+    odd_lines,
+    offsets,
+    time_mask,
+    with_odd_lines,
+)
 from convo.query.compiled import Compiled
 from convo.query.matches import Match, Runs
 from convo.query.prefilter import SPEAKER, may_respell, respelling_escape, speaker_may_match
+from convo.query.rarebytes import CONTROL, found
 from convo.query.rawkeys import has_control, lower_checked
 
 ErrorHandler = Callable[[RecordError, Line], None] | None
@@ -301,11 +309,12 @@ class BlockScan:
             return 0
         return line_no - first + count(b"\n", pos, end)
 
-    def field_lines(self, low: bytes, ends: dict, odd: set[int], decide, escapes: bool) -> bool:
+    def field_lines(self, low: bytes, ends: dict, odd: set, decide, escapes, control=True) -> bool:
         """``format:`` leaves only: the needle scan's candidates decided by their format
         values' bytes (``rawfields.FieldBlock.lines``), the others parsed. False: look
         at them one by one instead (records wanted, a torn line, a role read).
-        ``escapes``: the lines may hold the escape of an ASCII character."""
+        ``escapes``: the lines may hold the escape of an ASCII character; ``control``:
+        they may hold a raw control byte (False: their span was proven to hold none)."""
         fields, runs = self.plan.fields, self.runs
         if fields is None or runs is None or self.need_record or self.torn:
             return False
@@ -313,7 +322,7 @@ class BlockScan:
         decided = fields.lines(self.buf, starts, stops, escapes)
         if decided is None:
             return False
-        if True in decided:
+        if True in decided and control:
             cuts = map(slice, compress(starts, decided), compress(stops, decided))
             if has_control(b"".join(map(self.buf.__getitem__, cuts))):
                 return False  # rare: a raw control byte (invalid JSON) in a line to pass on
@@ -337,11 +346,13 @@ class BlockScan:
         if self.torn:  # the needle scan reads a torn last line
             return False
         buf = self.buf
-        ends, escapes = fields.values.lines(buf, start, end)
-        ends, odd = _with_odd_lines(buf, ends, start, end)  # (no letter read: raw bytes)
+        kinds = found(buf, start, end)  # escapes, odd lines, control bytes: one pass
+        ends, escapes = fields.values.lines(buf, start, end, kinds)
+        ends, odd = with_odd_lines(buf, ends, start, end, kinds)  # (raw bytes: no letter read)
         if end - start >= _SAMPLE:  # the next span's way
             fields.dense = _dense(ends, start, end)
-        if self.field_lines(buf, ends, odd, None, escapes):
+        control = kinds is None or bool(kinds & CONTROL)
+        if self.field_lines(buf, ends, odd, None, escapes, control):
             return True
         for s, e in ends.items():  # rare: a raw control byte in a line to pass on
             self._candidate(buf, s, e, 0, s in odd, None)
@@ -426,7 +437,7 @@ class BlockScan:
         # The decider's per-block look for such escapes, answered by this one's: every
         # line it decides is in the span.
         self.plan.decider.escapes_known(self.plan.starts.escapes)
-        return _with_odd_lines(low, ends, start, end)
+        return with_odd_lines(low, ends, start, end)
 
     def may_match(self, low: bytes, s: int, e: int) -> bool:
         """The other kinds' needles, the raw speaker and the raw time allow the line."""
@@ -464,17 +475,6 @@ def _dense(ends: dict[int, int], start: int, end: int) -> bool:
     """The candidate lines ``ends`` are at least ``DENSE`` of ``[start, end)``'s bytes
     (their share of its lines, near enough)."""
     return sum(ends.values()) - sum(ends) >= DENSE * (end - start)
-
-
-def _with_odd_lines(low: bytes, ends: dict[int, int], start: int, end: int):
-    """``ends`` with the span's lines that do not open an object (parsed: reported)."""
-    odd = set(odd_lines(low, start, end))
-    if odd - ends.keys():
-        for s in odd:
-            e = low.find(b"\n", s, end)
-            ends.setdefault(s, end if e < 0 else e)
-        ends = dict(sorted(ends.items()))
-    return ends, odd
 
 
 def _with_odd(low: bytes, end: int, found, odd: list[int]):

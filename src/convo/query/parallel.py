@@ -55,6 +55,7 @@ from convo.core.heap import keep_freed
 from convo.core.jsonl import committed_end
 from convo.core.pool import cpu_count, ordered_map
 from convo.core.ranges import Range, open_range, split, splittable
+from convo.query import rarebytes
 from convo.query.blocks import BLOCK, LineLocator, iter_spans
 from convo.query.compiled import Compiled
 from convo.query.filters import Filters
@@ -103,6 +104,7 @@ def _plan(filters: Filters) -> Compiled:
 def scan_range(task: Task) -> RangeResult:
     """Scan one range (in a worker): offsets of its matches, its bad lines, its lines."""
     keep_freed()  # the blocks' buffers (core/heap.py)
+    rarebytes.activate()  # a worker: the rare bytes in one pass, when the parent loaded it
     plan = _plan(task.filters)
     lazy = plan.starts is not None
     rng = task.range
@@ -162,6 +164,8 @@ class ParallelScan:
                 for r in ranges
             ]
             jobs = min(cpu_count(), len(tasks))
+            if self.plan.time_only or (self.plan.fields and self.plan.fields.values):
+                rarebytes.load()  # once, here: the workers fork with it (query/rarebytes.py)
             keep_freed()  # the windows read back (core/heap.py)
             base = 0
             for result in ordered_map(scan_range, tasks, jobs):

@@ -52,6 +52,7 @@ import orjson
 from convo.core.fields import ROLES
 from convo.query.canonical import block_records, layout_of
 from convo.query.prefilter import ASCII_ESCAPE, ascii_escape
+from convo.query.rarebytes import ESCAPE
 from convo.query.rawkeys import lower_checked
 from convo.query.rawtext import text_layout_of
 from convo.query.tree import And, Node, Not, Or, Term
@@ -288,13 +289,19 @@ class ValueLines:
             return None
         return cls(values)
 
-    def lines(self, buf: bytes, start: int, end: int) -> tuple[dict[int, int], bool]:
+    def lines(
+        self, buf: bytes, start: int, end: int, kinds: int | None = None
+    ) -> tuple[dict[int, int], bool]:
         """``{line start: line end}`` of the candidate lines of ``buf[start:end]``, in
-        order, and whether the span holds the escape of an ASCII character."""
+        order, and whether the span holds the escape of an ASCII character (``kinds``:
+        what ``rarebytes.found`` found in the span, when it looked)."""
         at = list(map(_START, self.pattern.finditer(buf, start, end)))
-        escapes = buf.find(b"\\", start, end) >= 0 and (
-            ASCII_ESCAPE.search(buf, start, end) is not None
-        )
+        if kinds is None:
+            escapes = buf.find(b"\\", start, end) >= 0 and (
+                ASCII_ESCAPE.search(buf, start, end) is not None
+            )
+        else:
+            escapes = bool(kinds & ESCAPE)
         if escapes:  # (rare) their lines too
             at = sorted([*at, *map(_START, ASCII_ESCAPE.finditer(buf, start, end))])
         # Each hit's line, in C loops (hits in one line give one entry).
