@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from contextlib import contextmanager
 
+# A dependency on this machine's architecture (pyproject.toml): missing, the module fails.
+import hyperscan
 import orjson
 import pytest
 from hypothesis import given, settings
@@ -25,8 +27,6 @@ from convo.query.rawkeys import has_control
 from convo.query.rawtext import CHUNKS_NAME
 from convo.query.scan import Selector
 from convo.query.tree import to_filters
-
-pytest.importorskip("hyperscan")
 
 # Bytes that make or break the three patterns, and their neighbours.
 _ALPHABET = [
@@ -245,3 +245,17 @@ def test_a_parallel_scan_with_the_engine_equals_one_core(tmp_path, monkeypatch, 
         many = scan_file(path, filters, cores=True, need_record=need_record)
         assert many == one
     assert rarebytes.load() and rarebytes.found(b"\\u0041") is None  # loaded, not used here
+
+
+def test_an_engine_that_cannot_run_here_leaves_the_regexes(monkeypatch):
+    """Hyperscan refuses a CPU without SSSE3 when it compiles; a broken install fails to
+    import: either way the scan keeps its regexes, no error reaches the user."""
+
+    def refuse() -> None:
+        raise hyperscan.error("HS_ARCH_ERROR")  # what the engine raises on such a CPU
+
+    monkeypatch.setattr(rarebytes, "_engine", None)
+    monkeypatch.setattr(rarebytes, "_compiled", refuse)
+    assert rarebytes.load() is False
+    assert rarebytes.activate() is False and rarebytes.found(b"\\u0041") is None
+    rarebytes.activate(False)

@@ -35,7 +35,8 @@ file is at least ``parallel.MIN_PARALLEL`` (64 MiB) and the import (about 5 ms o
 ``typing`` is loaded, as the scan has it) is paid once, by the parent before it forks;
 a one-core scan, a small file, or a machine without the package keeps the regexes.
 Not installed: ``found`` answers None and every caller keeps its regex pass. The
-package is the ``fast`` extra (``pip install 'convo-tools[fast]'``).
+package is a dependency on the machines PyPI has its wheels for (x86-64, ARM64:
+``pyproject.toml``), so a plain install gets it.
 """
 
 from __future__ import annotations
@@ -72,26 +73,32 @@ _owner = 0  # the thread that activated it
 def load() -> bool:
     """Import the engine and compile the patterns, once per process (a parallel scan's
     parent does it before its workers fork, so they inherit it). False when the
-    package is not installed."""
+    package is not installed or cannot run here (Hyperscan refuses a CPU without SSSE3
+    with its own error at compile time): the regexes do the work then."""
     global _engine
     if _engine is None:
         try:
-            import hyperscan
-        except ImportError:
+            _engine = _compiled()
+        except Exception:  # any failure of an optional engine: the regexes do the work
             _engine = False
-            return False
-        _engine = {}
-        for look in LOOKS:
-            ids = [k for k in PATTERNS if look & k]
-            db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-            db.compile(
-                expressions=[PATTERNS[i] for i in ids],
-                ids=ids,
-                elements=len(ids),
-                flags=[hyperscan.HS_FLAG_SINGLEMATCH] * len(ids),
-            )
-            _engine[look] = (db, hyperscan.Scratch(db))
     return _engine is not False
+
+
+def _compiled() -> dict[int, tuple[Any, Any]]:
+    import hyperscan
+
+    engine = {}
+    for look in LOOKS:
+        ids = [k for k in PATTERNS if look & k]
+        db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        db.compile(
+            expressions=[PATTERNS[i] for i in ids],
+            ids=ids,
+            elements=len(ids),
+            flags=[hyperscan.HS_FLAG_SINGLEMATCH] * len(ids),
+        )
+        engine[look] = (db, hyperscan.Scratch(db))
+    return engine
 
 
 def activate(on: bool = True) -> bool:
