@@ -57,7 +57,9 @@ def sniff(source: Source) -> int:
             tables = sqlitedb.tables(con)
         finally:
             con.close()
-    except (*sqlitedb.ERRORS, InputError):
+    except InputError:
+        return 0
+    except sqlitedb.ERRORS:
         return 0
     return 95 if "_llm_migrations" in tables and tables & _TABLES else 0
 
