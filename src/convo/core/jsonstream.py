@@ -232,6 +232,7 @@ class JsonArray:
         self.kinds: dict[str, str] = {}
         self.span = (0, 0)
         self.found = False
+        self._reopen = False  # the array at the path was empty: a later same-named one is read
         self.root = ""
         self._sc = _Scanner(stream, where, block)
         self._path = path
@@ -282,9 +283,11 @@ class JsonArray:
         """The value at the scanner: navigate ``path`` into it, or skip it."""
         sc = self._sc
         c = sc.peek()
-        if path == () and c == _LBRACK and not self.found:
-            self.found = True
-            yield _START
+        if path == () and c == _LBRACK and (not self.found or self._reopen):
+            if not self.found:
+                self.found = True
+                yield _START
+            self._reopen = False
             yield from self._elements()
         elif c == _LBRACE and (path or (path is None and depth == 0)):
             yield from self._object(path, depth)
@@ -323,6 +326,10 @@ class JsonArray:
     def _elements(self) -> Iterator[Any]:
         sc = self._sc
         if self._opened_empty(_RBRACK):
+            # An empty array, then a member of the same name that holds the elements: a
+            # Mastodon archive's outbox.json writes ``"orderedItems":[]`` before the real
+            # one (the last of duplicate keys is the value, as ``json.loads`` reads it).
+            self._reopen = True
             return
         while True:
             if self._runs and sc.base + sc.pos >= self._careful_until:
@@ -460,7 +467,7 @@ class JsonArray:
             line = sc.line_at(sc.pos)
             key = self._parse(sc.value(keep=True) or b"", line)
             sc.expect(_COLON, "':' after a key")
-            if path and key == path[0] and not self.found:
+            if path and key == path[0] and (not self.found or self._reopen):
                 if depth == 0:
                     self.keys.append(key)
                 yield from self._at(path[1:], depth + 1)
