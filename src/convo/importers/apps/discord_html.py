@@ -155,6 +155,16 @@ class _Page(HTMLParser):
         role = next(
             (_ROLES[c] for c in classes if c in _ROLES), "title" if tag == "title" else None
         )
+        if not self._structure(a, classes) and role == "preamble" and self.cur is None:
+            self.preamble.append("")
+        if self.cur is not None:
+            self._attributes(tag, a, classes, role)
+        if tag not in _VOID:
+            self.stack.append((tag, role))
+
+    def _structure(self, a: dict[str, str], classes: list[str]) -> bool:
+        """A message group, a message or (2019-2022) a group's reply link begins: noted;
+        whether it was one of them."""
         if "chatlog__message-group" in classes:
             self._finish()
             self.groups += 1
@@ -169,12 +179,9 @@ class _Page(HTMLParser):
             self.cur.reply, self.group_reply = self.group_reply, None
         elif "chatlog__reference-link" in classes and (m := _REPLY.search(a.get("onclick", ""))):
             self.group_reply = m[1]  # the 2019-2022 layout: the group's first message replies
-        elif role == "preamble" and self.cur is None:
-            self.preamble.append("")
-        if self.cur is not None:
-            self._attributes(tag, a, classes, role)
-        if tag not in _VOID:
-            self.stack.append((tag, role))
+        else:
+            return False
+        return True
 
     def _attributes(
         self, tag: str, a: dict[str, str], classes: list[str], role: str | None
@@ -213,14 +220,17 @@ class _Page(HTMLParser):
         elif role == "postamble" and (m := _EXPORTED.search(data)):
             self.exported = int(re.sub(r"\D", "", m[1]) or 0)
         elif role in ("author", "tag") and self.cur is None:  # the 2019-2022 group header
-            author, bot = self.group_author
-            if role == "author":
-                self.group_author = (data.strip() or author, bot)
-            else:
-                self.group_author = (author, bot or data.strip() in ("BOT", "SERVER"))
+            self._group_header(role, data)
         elif self.cur is not None and role not in (None, "skip"):
             outer = next((r for r in roles if r != "mention"), None)
             self._into(self.cur, role, outer, data)
+
+    def _group_header(self, role: str, data: str) -> None:
+        author, bot = self.group_author
+        if role == "author":
+            self.group_author = (data.strip() or author, bot)
+        else:
+            self.group_author = (author, bot or data.strip() in ("BOT", "SERVER"))
 
     def _into(self, cur: _Msg, role: str, outer: str | None, data: str) -> None:
         if role == "author":
