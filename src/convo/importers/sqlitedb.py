@@ -11,17 +11,31 @@ caught.
   ``InputError`` naming the file.
 - Text a damaged page holds that is not UTF-8 is replaced, not raised
   (``text_factory``).
+- ``sqlite3`` is imported when a database is opened or ``ERRORS`` first read, not when
+  a format's module is imported to sniff another file (a JSON chat loads no sqlite3:
+  tests/cli/test_startup.py).
 """
 
 from __future__ import annotations
 
-import sqlite3
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from convo.core.io import Source
 
+if TYPE_CHECKING:
+    import sqlite3
+
 MAGIC = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
-ERRORS = (sqlite3.Error, UnicodeDecodeError)
+
+
+def __getattr__(name: str) -> Any:
+    """``ERRORS`` (``sqlite3`` imported on first use)."""
+    if name == "ERRORS":
+        import sqlite3
+
+        return (sqlite3.Error, UnicodeDecodeError)
+    raise AttributeError(name)
 
 
 def is_sqlite(source: Source) -> bool:
@@ -31,6 +45,8 @@ def is_sqlite(source: Source) -> bool:
 def connect(source: Source, *, immutable: bool = True) -> sqlite3.Connection:
     """``source``'s database, read-only; ``immutable=False`` reads a WAL file beside it
     too (a live application's latest writes) and needs a writable folder for its lock."""
+    import sqlite3
+
     uri = f"file:{quote(str(source.real_path()))}?mode=ro"
     con = sqlite3.connect(uri + "&immutable=1" if immutable else uri, uri=True)
     con.text_factory = _text
