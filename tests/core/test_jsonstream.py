@@ -412,3 +412,14 @@ def test_skip_array_hostile_cases(raw) -> None:
     for block in (7, 40, 1 << 16, 1 << 20):
         plain, runs = _skims(raw, None, block)
         assert runs == plain
+
+
+def test_an_empty_array_then_a_member_of_the_same_name() -> None:
+    """Duplicate keys: the last is the value (as orjson and json read them); after an
+    empty array at the path, the next member of that name is the array read."""
+    doc = b'{"a": 1, "items": [], "b": 2, "items": [{"x": 1}, {"x": 2}], "c": 3}'
+    arr = JsonArray(io.BytesIO(doc), ("items",))
+    assert [x for x, _ in arr] == orjson.loads(doc)["items"]
+    assert arr.found and arr.members == {"a": 1, "b": 2, "c": 3}
+    first = b'{"items": [{"x": 1}], "items": [{"x": 2}]}'
+    assert [x for x, _ in JsonArray(io.BytesIO(first), ("items",))] == [{"x": 1}]  # kept

@@ -204,6 +204,22 @@ def test_every_named_part_is_listed_containers_never():
     assert names == ["inline-notes.txt", "logo.png"]
 
 
+def test_an_attached_message_sent_base64_is_read():
+    """Swift Mailer encodes a forwarded message/rfc822 part base64: its text was the
+    base64 lines (144 kB of them on a real message); now the message they hold."""
+    msg, _ = _one("attached-message-base64.eml")
+    assert msg.text_chunks == [
+        "See below.\n\n---------- Forwarded message ----------\n"
+        "From: Rosa Lind <rosa@example.org>\nDate: Sat, 25 May 2019 07:48:22 +0000\n"
+        "Subject: Greenhouse keys\n\nThe keys are under the pot, été."
+    ]
+    att = msg.extra["attachments"]
+    assert [(a["name"], a.get("from")) for a in att] == [
+        ("keys.eml", "Rosa Lind <rosa@example.org>"),
+        ("map.txt", None),
+    ]
+
+
 # --------------------------------------------------------------------------- 6. speaker
 
 

@@ -84,3 +84,15 @@ def test_a_sigtop_body_line_beginning_from_before_a_header_stays_text(tmp_path):
     recs, _, _ = run(signal.read, path)
     assert any("From: the pier, not the beach" in c for r in recs for c in r["textChunks"])
     assert "You" in {r["metadata"]["speaker"] for r in recs}
+
+
+def test_a_sigtop_edit_history_whose_version_line_repeats_keeps_its_newest_text(tmp_path):
+    """A ``| Version: N`` line repeated before the history (a damaged file's) ended the
+    newest version before its text: the edited message lost its words unsaid."""
+    src = (FIXTURES / "signal" / "sigtop-bob.txt").read_text().splitlines(keepends=True)
+    at = next(i for i, x in enumerate(src) if x.startswith("| Version: "))
+    src.insert(at, src[at])
+    path = tmp_path / "sigtop-bob.txt"
+    path.write_text("".join(src))
+    recs, _, _ = run(signal.read, path)
+    assert any("See you at ten" in c for r in recs for c in r["textChunks"])

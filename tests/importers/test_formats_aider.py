@@ -74,6 +74,37 @@ def test_text_before_any_session(tmp_path):
     assert aider.sniff(Source(path)) == 0  # detection needs the header first
 
 
+def test_a_model_switch_and_a_command_with_a_message(tmp_path):
+    """``/model`` prints the new ``Main model:``: later answers are that model's (all were
+    the banner's); ``/code msg`` is written twice, the command and then the message aider
+    runs (a real history: every ``/code`` turn said its words twice)."""
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(
+        "# aider chat started at 2025-05-04 17:02:36\n\n"
+        "> Aider v0.82.2  \n> Main model: gemini/gemini-2.5-pro with diff-fenced edit format  \n"
+        "> Weak model: openai/qwen3:4b  \n\n"
+        "#### /code add a lid  \n\n#### add a lid  \n\nDone: the lid is on.\n\n"
+        "#### /model openai/qwen3:32b  \n\n"
+        "> Aider v0.82.2  \n> Main model: openai/qwen3:32b with whole edit format  \n\n"
+        "#### /ask why a lid?  \n#### and a spout?  \n\n#### why a lid?  \n#### and a spout?  \n\n"
+        "Steam stays in.\n\n#### /code a lid  \n#### twice  \n\nOk.\n",
+        encoding="utf-8",
+    )
+    recs, _, _ = run(path, name=path.name)
+    assert [(r["role"], r["textChunks"][0], r.get("extra", {}).get("model")) for r in recs] == [
+        ("system", "Aider v0.82.2\nMain model: gemini/gemini-2.5-pro with diff-fenced edit format"
+         "\nWeak model: openai/qwen3:4b", None),
+        ("user", "/code add a lid", None),
+        ("assistant", "Done: the lid is on.", "gemini/gemini-2.5-pro"),
+        ("user", "/model openai/qwen3:32b", None),
+        ("system", "Aider v0.82.2\nMain model: openai/qwen3:32b with whole edit format", None),
+        ("user", "/ask why a lid?\nand a spout?", None),
+        ("assistant", "Steam stays in.", "openai/qwen3:32b"),
+        ("user", "/code a lid\ntwice", None),  # no echo: both lines kept
+        ("assistant", "Ok.", "openai/qwen3:32b"),
+    ]  # fmt: skip
+
+
 def test_detect_among_builtins():
     assert detect_name(fresh_registry(aider), HISTORY) == "aider"
     assert registry.detect(Source(HISTORY)).name == "aider"

@@ -142,11 +142,63 @@ def test_line_message_before_a_date_is_rejected(tmp_path):
     assert [r["textChunks"][0] for r in recs] == ["there"]
 
 
+def test_line_japanese_era_dates(tmp_path):
+    """A phone set to the Japanese calendar dates its lines ``R7/02/09(日)`` (Reiwa 7,
+    2025): every message of such an export was rejected as before any date line."""
+    path = tmp_path / "era.txt"
+    path.write_text(
+        "[LINE] 園芸部のトーク履歴\n保存日時：R8/04/11 20:01\n\n"
+        "R7/02/09(日)\n15:18\t佐藤\t[写真]\n15:20\t鈴木\tきれい\n\n"
+        "R7/02/11(火)\n09:05\t佐藤\tおはよう\n",
+        encoding="utf-8",
+    )
+    recs, rejects, _ = run(line.read_line, path)
+    assert not rejects
+    assert [(r["timestamp"], r["metadata"]["speaker"]) for r in recs] == [
+        ("2025-02-09T15:18:00Z", "佐藤"), ("2025-02-09T15:20:00Z", "鈴木"),
+        ("2025-02-11T09:05:00Z", "佐藤"),
+    ]  # fmt: skip
+    assert {r["thread"] for r in recs} == {"園芸部"}
+
+
+def test_line_english_dates_in_the_phones_order(tmp_path):
+    """``Www, a/b/yyyy`` is month first in the US and day first elsewhere: the file's
+    date lines say which (``Sun, 26/04/2026`` was no date line, all its messages
+    rejected); an ambiguous first date is read in the order a later one shows."""
+    path = tmp_path / "dmy.txt"
+    path.write_text(
+        "[LINE] Chat history with Plot 9\nSaved on: 26/04/2026, 04:36PM\n\n"
+        "Fri, 03/04/2026\n9:00AM\tAlex\tcompost day\n"
+        "Sun, 26/04/2026\n04:35PM\tAlex\tramen?\n04:36PM\tMaya\t[Sticker]\n",
+        encoding="utf-8",
+    )
+    recs, rejects, _ = run(line.read_line, path)
+    assert not rejects
+    assert [r["timestamp"] for r in recs] == [
+        "2026-04-03T09:00:00Z", "2026-04-26T16:35:00Z", "2026-04-26T16:36:00Z",
+    ]  # fmt: skip
+    us = tmp_path / "mdy.txt"
+    us.write_text("[LINE] Chat history with Ann\n\nTue, 03/04/2026\n9:00AM\tAnn\thi\n")
+    assert run(line.read_line, us)[0][0]["timestamp"] == "2026-03-04T09:00:00Z"
+
+
+def test_line_thai_header_names_the_chat(tmp_path):
+    path = tmp_path / "th.txt"
+    path.write_text(
+        "[LINE] ประวัติการแชทกับ ชมรมสวน\nบันทึกวันที่ 2024/01/15 10:30\n\n"
+        "2024/01/15 จันทร์\n10:30\tก้อย\tสวัสดี\n",
+        encoding="utf-8",
+    )
+    recs, _, _ = run(line.read_line, path)
+    assert [(r["thread"], r["metadata"]["speaker"]) for r in recs] == [("ชมรมสวน", "ก้อย")]
+
+
 @pytest.mark.parametrize(
     ("text", "day"),
     [("2024/03/01(Fri)", (2024, 3, 1)), ("2024.03.01 Friday", (2024, 3, 1)),
      ("Fri, 03/01/2024", (2024, 3, 1)), ("2024/3/1周五", (2024, 3, 1)),
-     ("2024/3/1週五", (2024, 3, 1)),
+     ("2024/3/1週五", (2024, 3, 1)), ("R7/02/09(日)", (2025, 2, 9)), ("H30/12/31(月)", (2018, 12, 31)),
+     ("Sun, 26/04/2026", (2026, 4, 26)),
      ("2024/13/01(Fri)", None), ("09:15\tMarta\thi", None)],
 )  # fmt: skip
 def test_line_day(text, day):

@@ -65,6 +65,57 @@ def test_messages_groups_replies_and_sections():
     assert not warnings  # six containers, as the postamble says
 
 
+OLD_PAGE = (
+    FIXTURES
+    / "discord_html"
+    / "Allotment society - Archived - seed-swap [1012224565567721999].html"
+)
+
+
+def test_the_2019_to_2022_layout():
+    """DiscordChatExporter 2.15 to 2.3x: ``div.chatlog__message`` in a group whose header
+    (author, bot tag, the replied-to message) comes before its messages (every message was
+    lost, without a word: the 2021 page of a real export read as none)."""
+    recs, rejects, warnings = run(discord_html.read, OLD_PAGE)
+    assert registry.detect(Source(OLD_PAGE)).name == "discord-html"
+    assert not rejects and not warnings  # the postamble's four
+    assert [(r["metadata"]["speaker"], r["textChunks"], r["timestamp"]) for r in recs] == [
+        ("Dana", ["@everyone the swap opens at noon.\nBring labels."], "2021-04-10T14:00:05Z"),
+        (
+            "Dana",
+            [
+                "@Eli can you bring the squash seeds?",
+                "[attachment] seed-swap.html_Files/squash.jpg",
+            ],
+            "2021-04-10T14:02:30Z",
+        ),
+        ("Eli", ["Noted, I will be there 🌱"], "2021-04-10T14:05:00Z"),
+        ("SeedBot", ["Swap reminder\nNoon at the shed."], "2021-04-10T14:09:10Z"),
+    ]
+    assert recs[0]["metadata"]["listeners"] == []  # @everyone is the channel
+    assert recs[0]["extra"] == {"reactions": [{"emoji": "👍", "count": 3}]}
+    assert recs[1]["metadata"]["listeners"] == ["Eli"]
+    assert recs[1]["extra"]["pinned"] is recs[1]["extra"]["edited"] is True
+    assert recs[2]["replyTo"] == recs[0]["id"] and recs[2]["metadata"]["listeners"] == ["Dana"]
+    assert "replyTo" not in recs[3] and recs[3]["extra"]["bot"] is True
+    assert {r["thread"] for r in recs} == {"seed-swap"}
+
+
+def test_a_page_of_groups_without_messages_is_warned(tmp_path):
+    """Pages from before July 2019 have no element a message (no ids): said, not silent."""
+    path = tmp_path / "p.html"
+    path.write_text(
+        '<!DOCTYPE html><html><body><div class="chatlog"><div class="chatlog__message-group">'
+        '<div class="chatlog__messages"><span class="chatlog__author-name" title="a#1">a</span>'
+        '<div class="chatlog__content"><span class="markdown">hi</span></div></div></div>'
+        "</div></body></html>",
+        encoding="utf-8",
+    )
+    recs, _, warnings = run(discord_html.read, path)
+    assert recs == []
+    assert warnings == ["p.html: message groups but no messages in a layout this reader knows"]
+
+
 def test_no_other_file_is_read_as_discord_html():
     assert files_taken({"discord-html"}, {"discord_html"}) == {}
 

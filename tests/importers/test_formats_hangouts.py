@@ -105,6 +105,22 @@ def test_an_event_id_repeated_on_other_text_is_not_shared(tmp_path):
     assert any("repeat another's event_id" in w for w in warnings)
 
 
+def test_a_voicemail_says_so(tmp_path):
+    """A Google Voice voicemail is an event ``VOICEMAIL`` whose recording is a
+    ``PLUS_AUDIO_V2`` item (a real Takeout): it read ``[plus_audio_v2] URL``."""
+    doc = _doc([("Ann", [(0, "hi")])])
+    event = doc["conversations"][0]["events"][0]
+    event["event_type"] = "VOICEMAIL"
+    event["chat_message"]["message_content"] = {"attachment": [{"embed_item": {
+        "type": ["PLUS_AUDIO_V2"],
+        "plus_audio_v2": {"url": "https://example.com/v.mp3", "duration": "4000"},
+    }}]}  # fmt: skip
+    path = tmp_path / "Hangouts.json"
+    path.write_text(json.dumps(doc))
+    recs, _, _ = run(hangouts.read, path)
+    assert recs[0]["textChunks"] == ["[voicemail, 4 s] https://example.com/v.mp3"]
+
+
 def _doc(convs: list[tuple[str, list[tuple[int, str]]]]) -> dict:
     out = []
     for k, (name, events) in enumerate(convs):

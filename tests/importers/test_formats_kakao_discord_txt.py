@@ -132,6 +132,34 @@ def test_kakaotalk_times_are_read_in_tz():
     assert recs[0]["timestamp"] == "2024-12-09T00:05:00Z"
 
 
+@pytest.mark.parametrize(
+    ("first", "thread"),
+    [
+        ("\ufeff동네 텃밭 (12명) 카카오톡 대화", "동네 텃밭"),
+        ("텃밭 모임방 31 카카오톡 대화", "텃밭 모임방 31"),
+    ],
+)
+def test_kakaotalk_group_room_header(tmp_path, first, thread):
+    """A group room's export names the room without 님과 (2013-2017 Android exports):
+    both header lines were rejected as text before the first message."""
+    path = tmp_path / "KakaoTalkChats.txt"
+    path.write_text(
+        f"{first}\n저장한 날짜 : 2017년 1월 6일 오후 7:55\n\n\n"
+        "2016년 11월 11일 오후 10:07\n"
+        "2016년 11월 11일 오후 10:07, 하늘님이 들어왔습니다.\n"
+        "2016년 11월 11일 오후 10:08, 하늘 : 상추 모종 남았나요?\n",
+        encoding="utf-8",
+    )
+    recs, rejects, _ = run(kakaotalk.read, path)
+    assert not rejects
+    assert [(r["metadata"]["speaker"], r["textChunks"][0]) for r in recs] == [
+        (None, "하늘님이 들어왔습니다."),
+        ("하늘", "상추 모종 남았나요?"),
+    ]
+    assert {r["thread"] for r in recs} == {thread}
+    assert registry.detect(Source(path)).name == "kakaotalk"
+
+
 def test_kakaotalk_message_before_a_date_is_rejected(tmp_path):
     path = tmp_path / "k.txt"
     path.write_text(

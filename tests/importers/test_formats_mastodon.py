@@ -65,3 +65,16 @@ def test_detect_among_builtins():
 
 def test_global_registry_detects():
     assert registry.detect(Source(PATH)).name == "mastodon"
+
+
+def test_an_empty_ordered_items_before_the_real_one(tmp_path):
+    """A real archive writes ``"orderedItems":[]`` and then ``"orderedItems":[...]`` (the
+    last of duplicate keys is the value): its 1,586 statuses read as none, unsaid."""
+    doc = PATH.read_text(encoding="utf-8")
+    at = doc.index('"orderedItems"')
+    path = tmp_path / "outbox.json"
+    path.write_text(doc[:at] + '"orderedItems": [], ' + doc[at:], encoding="utf-8")
+    recs, rejects, _ = run(mastodon.read, path)
+    expected, expected_rejects, _ = run(mastodon.read, PATH)
+    assert len(recs) == len(expected) > 0 and len(rejects) == len(expected_rejects)
+    assert [r["id"] for r in recs] == [r["id"] for r in expected]

@@ -82,6 +82,29 @@ def _msg(n: int, name: str | None, title: str, text: str) -> str:
     )
 
 
+def test_a_reply_is_heard_by_the_sender_replied_to(tmp_path):
+    """A group's reply names its listener, the sender of the message it answers, as the
+    JSON export of the same chat does (``telegram``); the HTML gave none (a real 2017
+    supergroup page: 406 of its 458 replies)."""
+    reply = _msg(13, "Cy", "06.03.2024 09:02:00", "here").replace(
+        '<div class="text">',
+        '<div class="reply_to details">In reply to <a href="#go_to_message11">this</a></div>'
+        '<div class="text">',
+    )
+    path = tmp_path / "messages.html"
+    path.write_text(
+        _page([_msg(11, "Ann", "06.03.2024 09:00:00", "seeds?"),
+               _msg(12, "Bo", "06.03.2024 09:01:00", "soon"), reply,
+               _msg(14, "Ann", "06.03.2024 09:03:00", "thanks")]),
+        encoding="utf-8",
+    )  # fmt: skip
+    recs, _, _ = run(telegram_html.read_telegram_html, path)
+    assert [(r["metadata"]["speaker"], r["metadata"]["listeners"]) for r in recs] == [
+        ("Ann", []), ("Bo", []), ("Cy", ["Ann"]), ("Ann", []),
+    ]  # fmt: skip
+    assert recs[2]["replyTo"] == recs[0]["id"]
+
+
 def test_a_page_opening_with_a_joined_message(tmp_path):
     path = tmp_path / "messages2.html"
     path.write_text(_page([_msg(1001, None, "06.03.2024 09:00:00", "still me"),

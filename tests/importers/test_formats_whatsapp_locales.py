@@ -120,7 +120,7 @@ def test_ios_member_events_are_system_lines():
     deleted = by_text["Diese Nachricht wurde gelöscht."]
     assert deleted["metadata"]["speaker"] == "Ali" and deleted["tags"] == []
     speakers = {r["metadata"]["speaker"] for r in recs}
-    assert speakers == {None, "Leon", "Ali", "~\u202fNico"}
+    assert speakers == {None, "Leon", "Ali", "~Nico"}  # as mentioned: @~Nico
 
 
 def test_ios_attachments_in_any_language():
@@ -136,7 +136,7 @@ def test_ios_attachments_in_any_language():
         ("Ali", "image", None),
         ("Leon", "document", "Stundenplan.pdf"),
         ("Ali", "image", None),  # "Das ist der Raum\nzweiter Stock \u200eBild weggelassen"
-        ("~\u202fNico", "file", "00000034-PHOTO-2023-09-27-09-30-40.jpg"),
+        ("~Nico", "file", "00000034-PHOTO-2023-09-27-09-30-40.jpg"),
         ("Leon", "sticker", None),
     ]
 
@@ -148,7 +148,7 @@ def test_ios_notice_and_edited_note_in_any_language():
     recs, _, _ = run(whatsapp.read_whatsapp, DIR / "ios-nl" / "_chat.txt")
     assert [(r["metadata"]["speaker"], r["tags"]) for r in recs] == [
         (None, ["system"]), (None, ["system"]), (None, ["system"]),
-        ("~\u202fMartine", []), ("Robin", []), ("Robin", []),
+        ("~Martine", []), ("Robin", []), ("Robin", []),
     ]  # fmt: skip
     assert recs[2]["extra"] == {"chat_name": "Familiedag"}
     assert recs[3]["textChunks"] == ["Lieve familie,\nZondag zien we elkaar!"]
@@ -172,6 +172,30 @@ def test_a_marked_line_that_does_not_name_its_member_keeps_the_speaker(tmp_path)
     recs, _, _ = run(whatsapp.read_whatsapp, p)
     assert [r["metadata"]["speaker"] for r in recs] == ["Ann", ".", "Ben"]
     assert all(not r["tags"] for r in recs)
+
+
+def test_a_member_not_in_contacts_is_named_as_mentioned(tmp_path):
+    """iOS writes a member the exporter has not saved as ``~\u202fName`` and mentions
+    them as ``@\u2068~Name\u2069``: the speaker is ``~Name`` (no invisible space), the
+    mention finds them, a contact of the same name stays another person, and an event
+    under them that names them is a system line (real class and family chats)."""
+    p = tmp_path / "_chat.txt"
+    p.write_text(
+        "[02.10.23, 08:00:00] Ina: Who brings the ball?\n"
+        "[02.10.23, 08:01:00] ~\u202fIna: I do, @\u2068Ina\u2069\n"
+        "[02.10.23, 08:02:00] Ina: thanks @\u2068~Ina\u2069 and @\u2068~Ola Berg\u2069\n"
+        "[02.10.23, 08:03:00] ~\u202fOla Berg: \u200eIna hat ~\u202fOla Berg hinzugefügt.\n"
+        "[02.10.23, 08:04:00] ~\u202fOla Berg: hallo\n",
+        encoding="utf-8",
+    )
+    recs, _, _ = run(whatsapp.read_whatsapp, p)
+    assert [(r["metadata"]["speaker"], r["metadata"]["listeners"], r["tags"]) for r in recs] == [
+        ("Ina", [], []),
+        ("~Ina", ["Ina"], []),
+        ("Ina", ["~Ina", "~Ola Berg"], []),
+        (None, [], ["system"]),
+        ("~Ola Berg", [], []),
+    ]
 
 
 _PHRASES = {

@@ -45,3 +45,38 @@ def test_header_less_cues_named_otherwise_stay_vtt(runner, tmp_path, name, fmt):
 def test_header_less_cues_on_stdin_stay_vtt(runner):
     _, recs = _ingest(runner, "-", stdin=UNNUMBERED.read_bytes())
     assert {r["format"] for r in recs} == {"vtt"}
+
+
+_PAREN_LINES = (
+    "WEBVTT\n\n"
+    "00:00:02.000 --> 00:00:05.000\n(Rosa Lind)\nShall we start with the seed order\n\n"
+    "00:00:05.000 --> 00:00:08.000\n(Rosa Lind)\nfor the spring beds?\n-\n \n(Tom Reyes)\nYes, the list is ready\n\n"
+    "00:00:08.000 --> 00:00:10.000\n(Tom Reyes)\n(laughs) mostly beans\n\n"
+)
+
+
+def test_a_name_line_in_parentheses_is_the_speaker(runner, tmp_path):
+    """Google Meet's captions put ``(Name)`` on its own line before the words, and a cue
+    where two speak has ``-`` and a line with a space between them: the name was text
+    and the two speakers one message (danyelf/parse-vtt's readme shows the shape)."""
+    path = tmp_path / "meet.vtt"
+    path.write_text(_PAREN_LINES, encoding="utf-8")
+    result, recs = _ingest(runner, str(path))
+    assert result.exit_code == 0, result.output
+    assert [(r["metadata"]["speaker"], r["textChunks"]) for r in recs] == [
+        ("Rosa Lind", ["Shall we start with the seed order for the spring beds?"]),
+        ("Tom Reyes", ["Yes, the list is ready (laughs) mostly beans"]),
+    ]
+
+
+def test_sound_cues_in_parentheses_are_no_speakers(runner, tmp_path):
+    """``(laughs)``, ``(door closes)`` lines are descriptions, never speakers."""
+    path = tmp_path / "sdh.vtt"
+    cues = "".join(
+        f"00:00:0{i}.000 --> 00:00:0{i}.900\n({sound})\nwords {i}\n\n"
+        for i, sound in enumerate(["laughs", "door closes", "laughs", "sighs"])
+    )
+    path.write_text("WEBVTT\n\n" + cues, encoding="utf-8")
+    _, recs = _ingest(runner, str(path), "--no-merge")
+    assert {r["metadata"]["speaker"] for r in recs} == {None}
+    assert recs[0]["textChunks"] == ["(laughs)\nwords 0"]

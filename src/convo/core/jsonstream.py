@@ -10,7 +10,7 @@ Decisions:
   below the top level) are only checked for balanced brackets and closed strings.
 - Top-level members other than the path's first key are parsed and kept in
   ``members`` (they are small in the formats this serves); ``skip`` names members to
-  pass over without keeping. With duplicate keys the first array on the path wins.
+  pass over without keeping. With duplicate keys the first non-empty array on the path wins.
 - Malformed JSON is an ``InputError`` located ``name:LINE`` (1-based), raised when it is
   met: elements before it have already been yielded.
 - A leading UTF-8 BOM is ignored.
@@ -47,14 +47,11 @@ from convo.core.jsonpatterns import Patterns
 BLOCK = 1 << 20
 
 _WS = re.compile(rb"[ \t\r\n]*+")
-# The inside of a string, up to its closing quote (or the end of the buffer).
-_STR_BODY = re.compile(rb'[^"\\]*+(?:\\.[^"\\]*+)*+', re.S)
-# A number, true, false or null (checked by orjson when kept).
-_SCALAR = re.compile(rb'[^ \t\r\n,:\[\]{}"]*+')
+_STR_BODY = re.compile(rb'[^"\\]*+(?:\\.[^"\\]*+)*+', re.S)  # a string's inside, to its quote
+_SCALAR = re.compile(rb'[^ \t\r\n,:\[\]{}"]*+')  # a number, true, false, null (orjson checks)
 
 _RE = Patterns()
-# What follows an object that another object follows in an array: a comma, the brace.
-_NEXT_OBJECT = re.compile(rb"[ \t\r\n]*+,[ \t\r\n]*+\{")
+_NEXT_OBJECT = re.compile(rb"[ \t\r\n]*+,[ \t\r\n]*+\{")  # after an object another follows
 
 _QUOTE, _LBRACK, _RBRACK, _LBRACE, _RBRACE = b'"[]{}'
 _COMMA, _COLON = b",:"
@@ -232,6 +229,7 @@ class JsonArray:
         self.kinds: dict[str, str] = {}
         self.span = (0, 0)
         self.found = False
+        self._reopen = False  # the array on the path was empty (Mastodon's outbox.json)
         self.root = ""
         self._sc = _Scanner(stream, where, block)
         self._path = path
@@ -282,9 +280,10 @@ class JsonArray:
         """The value at the scanner: navigate ``path`` into it, or skip it."""
         sc = self._sc
         c = sc.peek()
-        if path == () and c == _LBRACK and not self.found:
-            self.found = True
-            yield _START
+        if path == () and c == _LBRACK and (not self.found or self._reopen):
+            first, self.found, self._reopen = not self.found, True, False
+            if first:
+                yield _START
             yield from self._elements()
         elif c == _LBRACE and (path or (path is None and depth == 0)):
             yield from self._object(path, depth)
@@ -323,6 +322,7 @@ class JsonArray:
     def _elements(self) -> Iterator[Any]:
         sc = self._sc
         if self._opened_empty(_RBRACK):
+            self._reopen = True  # the elements may follow in a later member of its name
             return
         while True:
             if self._runs and sc.base + sc.pos >= self._careful_until:
@@ -460,7 +460,7 @@ class JsonArray:
             line = sc.line_at(sc.pos)
             key = self._parse(sc.value(keep=True) or b"", line)
             sc.expect(_COLON, "':' after a key")
-            if path and key == path[0] and not self.found:
+            if path and key == path[0] and (not self.found or self._reopen):
                 if depth == 0:
                     self.keys.append(key)
                 yield from self._at(path[1:], depth + 1)

@@ -12,8 +12,11 @@ with two spaces (a Markdown line break).
 Decisions:
 - One record per turn: the user's lines, the answer, and each run of aider's lines.
   speaker: ``user``; the answer ``assistant`` (the model named by the banner's ``Model:``
-  / ``Main model:`` line in ``extra.model``); aider's lines ``aider`` (role system,
-  tagged ``system``). Listeners: user ↔ assistant.
+  / ``Main model:`` line in ``extra.model``, the latest: ``/model`` prints the new one);
+  aider's lines ``aider`` (role system, tagged ``system``). Listeners: user ↔ assistant.
+- ``/code message`` (``/ask``, ``/architect``...): aider runs the message as the next
+  input, so the history has it twice (``#### /code fix it``, ``#### fix it``); the
+  command line is the turn's text, once.
 - A ``#### `` or ``> `` line inside an answer is the answer's (a Markdown heading or
   quote) unless it ends with aider's two spaces.
 - time: the session's start for each of its records (the file has no other times; naive,
@@ -40,6 +43,9 @@ from convo.importers.registry import Format
 NAME = "aider"
 _STARTED = re.compile(r"# aider chat started at (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\s*")
 _MODEL = re.compile(r"(?:Main model|Model): (\S+)")
+# ``/code``, ``/ask``, ``/architect``... with a message: aider runs the message as the
+# next input, so the history holds the command line and then the message once more.
+_COMMAND = re.compile(r"/[a-z][\w-]* (\S.*)")
 KINDS = {"user": ("user", "user", ["assistant"]), "aider": ("aider", "system", []),
          "assistant": ("assistant", "assistant", ["user"])}  # fmt: skip
 
@@ -87,9 +93,10 @@ class _Turns:
         self.kind = ""
         if not text.strip():
             return
-        if kind == "aider" and self.model is None:
-            found = _MODEL.search(text)
-            self.model = found.group(1) if found else None
+        if kind == "aider" and (found := _MODEL.search(text)):
+            self.model = found.group(1)  # the banner's, or the one ``/model`` switched to
+        if kind == "user":
+            text = _without_echo(text)
         speaker, role, listeners = KINDS[kind]
         self.untimed += self.started is None
         yield message(
@@ -104,6 +111,16 @@ class _Turns:
             tags=["system"] if kind == "aider" else None,
             extra={"model": self.model} if kind == "assistant" else None,
         )
+
+
+def _without_echo(text: str) -> str:
+    """A ``/code message`` turn without the message aider wrote again after it."""
+    lines = text.split("\n")
+    half = len(lines) // 2
+    m = _COMMAND.fullmatch(lines[0])
+    if m and len(lines) % 2 == 0 and [m[1], *lines[1:half]] == lines[half:]:
+        return "\n".join(lines[:half])
+    return text
 
 
 def _kind(line: str, current: str) -> tuple[str, str]:
@@ -148,7 +165,7 @@ FIELDS = Fields(
     id=CONTENT_HASH,
     scope="the thread: the project's folder and the session's start",
     tags="`system` on aider's own lines",
-    extra="`model` (the banner's model) on answers",
+    extra="`model` (the banner's model, or the one `/model` switched to) on answers",
 )
 
 FORMATS = (

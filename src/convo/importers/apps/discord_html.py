@@ -16,7 +16,14 @@ mentions ``span.chatlog__markdown-mention``), ``(edited)`` beside it; then
 ``div.chatlog__forwarded``, ``div.chatlog__attachment`` (a link, image, video or
 audio source), ``div.chatlog__embed``, ``div.chatlog__sticker`` (``title`` its
 name) and ``div.chatlog__reaction`` (the emoji's ``alt``, ``span.chatlog__reaction-
-count``). ``PostambleTemplate.cshtml`` closes with ``Exported N message(s)``. Dates
+count``). ``PostambleTemplate.cshtml`` closes with ``Exported N message(s)``.
+Versions from 2019 to 2022 (before ``Update HTML layout and styles``) wrote the same
+in other classes: a group's header (``span.chatlog__author-name``, ``span.chatlog__bot-
+tag``, the replied-to message's ``.chatlog__reference-link``) comes before its messages,
+each a ``div.chatlog__message`` (``--pinned``) with its ``data-message-id``; the text is
+``div.markdown`` > ``span.preserve-whitespace``, mentions ``span.mention``, emoji
+``img.emoji``. Older pages (before July 2019) have no element a message and no id;
+they are not read, and a warning says so. Dates
 are written in the exporter's locale (and a group's later messages show only a time),
 so they are not read: a Discord message id (a snowflake) holds its time.
 
@@ -26,7 +33,8 @@ Decisions:
   time = the snowflake's (milliseconds since 2015-01-01 UTC, shifted 22 bits), so an
   instant with no ``--tz``; a container whose id is not a snowflake is rejected.
 - speaker = the author's display name (the group's header); listeners = the mentioned
-  users, else the replied-to author, else the other of a page with two authors; thread
+  users (not ``@everyone``, ``@here``), else the replied-to author, else the other of a
+  page with two authors; thread
   = the channel (the preamble's last ``/`` part), else the page's title.
 - text = the markdown's text (line breaks kept); a forwarded message a
   ``[forwarded]`` chunk; each attachment an ``[attachment] URL`` chunk; embeds' text
@@ -77,12 +85,14 @@ _VOID = {
 }
 _REPLY = re.compile(r"'(\d+)'")
 _EXPORTED = re.compile(r"Exported\s+([\d,.\s\u00a0\u202f']+)\s+message\(s\)")
-_AUTHORS = re.compile(r'class="chatlog__(?:system-notification-)?author"[^>]*>([^<]*)<')
+_AUTHORS = re.compile(r'class="chatlog__(?:system-notification-)?author(?:-name)?"[^>]*>([^<]*)<')
 # The element classes whose text is captured, and as what (the innermost one wins).
 _ROLES = {
     "chatlog__author": "author",
+    "chatlog__author-name": "author",
     "chatlog__system-notification-author": "author",
     "chatlog__author-tag": "tag",
+    "chatlog__bot-tag": "tag",
     "chatlog__system-notification-content": "system",
     "chatlog__edited-timestamp": "skip",
     "chatlog__embed": "embed",
@@ -93,7 +103,10 @@ _ROLES = {
     "chatlog__content": "content",
     "chatlog__attachment": "attachment",
     "chatlog__markdown-mention": "mention",
+    "mention": "mention",
 }
+# ``@everyone`` and ``@here`` address the channel, not a user.
+_CHANNEL_MENTIONS = ("everyone", "here")
 
 
 @dataclass
@@ -126,6 +139,8 @@ class _Page(HTMLParser):
         self.exported: int | None = None
         self.cur: _Msg | None = None
         self.group_author: tuple[str | None, bool] = (None, False)
+        self.group_reply: str | None = None
+        self.groups = 0
         self.stack: list[tuple[str, str | None]] = []  # (tag, role) of each open element
 
     def _roles(self) -> Iterator[str]:
@@ -140,19 +155,33 @@ class _Page(HTMLParser):
         role = next(
             (_ROLES[c] for c in classes if c in _ROLES), "title" if tag == "title" else None
         )
-        if "chatlog__message-group" in classes:
-            self.group_author = (None, False)
-        elif "chatlog__message-container" in classes:
-            self._finish()
-            pinned = "chatlog__message-container--pinned" in classes
-            self.cur = _Msg(self.getpos()[0], a.get("data-message-id", ""), pinned)
-            self.cur.author, self.cur.bot = self.group_author
-        elif role == "preamble" and self.cur is None:
+        if not self._structure(a, classes) and role == "preamble" and self.cur is None:
             self.preamble.append("")
         if self.cur is not None:
             self._attributes(tag, a, classes, role)
         if tag not in _VOID:
             self.stack.append((tag, role))
+
+    def _structure(self, a: dict[str, str], classes: list[str]) -> bool:
+        """A message group, a message or (2019-2022) a group's reply link begins: noted;
+        whether it was one of them."""
+        if "chatlog__message-group" in classes:
+            self._finish()
+            self.groups += 1
+            self.group_author, self.group_reply = (None, False), None
+        elif "chatlog__message-container" in classes or (
+            "chatlog__message" in classes and "data-message-id" in a  # the 2019-2022 layout
+        ):
+            self._finish()
+            pinned = any(c.endswith("--pinned") for c in classes)
+            self.cur = _Msg(self.getpos()[0], a.get("data-message-id", ""), pinned)
+            self.cur.author, self.cur.bot = self.group_author
+            self.cur.reply, self.group_reply = self.group_reply, None
+        elif "chatlog__reference-link" in classes and (m := _REPLY.search(a.get("onclick", ""))):
+            self.group_reply = m[1]  # the 2019-2022 layout: the group's first message replies
+        else:
+            return False
+        return True
 
     def _attributes(
         self, tag: str, a: dict[str, str], classes: list[str], role: str | None
@@ -163,7 +192,7 @@ class _Page(HTMLParser):
         inside = self._role()
         if tag == "br" and inside in ("content", "forward"):
             (cur.content if inside == "content" else cur.forwarded).append("\n")
-        elif tag == "img" and "chatlog__emoji" in classes:
+        elif tag == "img" and ("chatlog__emoji" in classes or "emoji" in classes):
             if inside is None and cur.reactions:
                 cur.reactions[-1]["emoji"] = a.get("alt", "")
             elif inside in ("content", "forward", "mention"):
@@ -190,9 +219,18 @@ class _Page(HTMLParser):
             self.preamble[-1] += data
         elif role == "postamble" and (m := _EXPORTED.search(data)):
             self.exported = written_count(m[1])
+        elif role in ("author", "tag") and self.cur is None:  # the 2019-2022 group header
+            self._group_header(role, data)
         elif self.cur is not None and role not in (None, "skip"):
             outer = next((r for r in roles if r != "mention"), None)
             self._into(self.cur, role, outer, data)
+
+    def _group_header(self, role: str, data: str) -> None:
+        author, bot = self.group_author
+        if role == "author":
+            self.group_author = (data.strip() or author, bot)
+        else:
+            self.group_author = (author, bot or data.strip() in ("BOT", "SERVER"))
 
     def _into(self, cur: _Msg, role: str, outer: str | None, data: str) -> None:
         if role == "author":
@@ -205,8 +243,9 @@ class _Page(HTMLParser):
             cur.embeds[-1].append(data)
         elif outer in ("content", "system"):
             cur.content.append(data)
-            if role == "mention" and data.strip().startswith("@"):
-                cur.mentions.append(data.strip()[1:])
+            name = data.strip()[1:]
+            if role == "mention" and data.strip().startswith("@") and name not in _CHANNEL_MENTIONS:
+                cur.mentions.append(name)
         elif outer == "forward":
             cur.forwarded.append(data)
         elif role == "count" and cur.reactions:
@@ -246,9 +285,8 @@ def _mark(cur: _Msg, a: dict[str, str], classes: list[str], role: str | None) ->
         cur.embeds.append([])
 
 
-def _messages(source: Source) -> Iterator[tuple[_Page, _Msg]]:
+def _messages(source: Source, page: _Page) -> Iterator[_Msg]:
     """The page's messages in order, each once the next one has begun (or the page ended)."""
-    page = _Page()
     with open(source.real_path(), "rb") as f:  # two passes: stdin and .gz are spooled
         decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
         while True:
@@ -256,7 +294,7 @@ def _messages(source: Source) -> Iterator[tuple[_Page, _Msg]]:
             page.feed(decoder.decode(chunk, final=not chunk))
             if not chunk:
                 page.close()
-            yield from ((page, done) for done in page.done)
+            yield from page.done
             page.done.clear()
             if not chunk:
                 return
@@ -371,8 +409,8 @@ def _thread(page: _Page, source: Source) -> str:
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     run = _Run("", _authors(source))
     empty = EmptyCounter()
-    page: _Page | None = None
-    for page, m in _messages(source):
+    page = _Page()
+    for m in _messages(source, page):
         run.thread = run.thread or _thread(page, source)
         run.count += 1
         if _snowflake_time(m.id) is None:
@@ -384,7 +422,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         else:
             yield msg
     empty.report(ctx)
-    if page is not None and page.exported is not None and page.exported != run.count:
+    if page.groups and not run.count:
+        ctx.warn(source.name, "message groups but no messages in a layout this reader knows")
+    if page.exported is not None and page.exported != run.count:
         ctx.warn(source.name, f"the export says {page.exported} messages; {run.count} read")
 
 

@@ -23,7 +23,8 @@ Decisions:
 - thread = the group's ``name``, else the names of the participants other than the
   account (``self_read_state``), joined with ``, ``; ``extra.conversation_id`` keeps the id.
 - text = the segments joined (a line break as ``\\n``, a link as its text); each
-  attachment a ``[photo] URL`` (``[<type>] URL``) chunk. A call, a rename and a
+  attachment a ``[photo] URL`` (``[audio] URL``, ``[<type>] URL``) chunk; a Google Voice
+  voicemail (``VOICEMAIL``, its recording ``PLUS_AUDIO_V2``) ``[voicemail, N s] URL``. A call, a rename and a
   membership change are messages tagged ``system`` (``[call ended, 120 s]``,
   ``[renamed the conversation to X]``, ``[added Ann]``); other events without a message
   (``OTR_MODIFICATION``...) and messages with no text are counted in one warning.
@@ -108,6 +109,9 @@ class _Conversation:
         return self.names.get(gaia) or (f"gaia:{gaia}" if gaia else "")
 
 
+_LABELS = {"PLUS_PHOTO": "photo", "PLUS_AUDIO_V2": "audio"}
+
+
 def _content(event: dict[str, Any]) -> tuple[list[str], list[str], list[dict[str, Any]]]:
     """(chunks, formatted texts, attachments) of a chat message."""
     content = as_dict(as_dict(event.get("chat_message")).get("message_content"))
@@ -122,20 +126,28 @@ def _content(event: dict[str, Any]) -> tuple[list[str], list[str], list[dict[str
     chunks = ["".join(parts)] if "".join(parts).strip() else []
     files: list[dict[str, Any]] = []
     for att in map(as_dict, as_list(content.get("attachment"))):
-        item = as_dict(att.get("embed_item"))
-        kinds = [as_str(k) for k in as_list(item.get("type"))]
-        kind = kinds[0] if kinds else "ATTACHMENT"
-        body = next((as_dict(v) for k, v in item.items() if isinstance(v, dict)), {})
-        url = (
-            as_str(body.get("original_content_url"))
-            or as_str(body.get("url"))
-            or as_str(as_dict(body.get("thumbnail")).get("url"))
-            or as_str(body.get("name"))
-        )
-        label = "photo" if kind == "PLUS_PHOTO" else kind.lower()
-        chunks.append(f"[{label}] {url}".rstrip())
-        files.append({"type": kind, "url": url})
+        chunk, file = _attachment(as_dict(att.get("embed_item")), event)
+        chunks.append(chunk)
+        files.append(file)
     return chunks, formatted, files
+
+
+def _attachment(item: dict[str, Any], event: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """An attachment's chunk (``[photo] URL``) and its entry in ``extra``."""
+    kinds = [as_str(k) for k in as_list(item.get("type"))]
+    kind = kinds[0] if kinds else "ATTACHMENT"
+    body = next((as_dict(v) for k, v in item.items() if isinstance(v, dict)), {})
+    url = (
+        as_str(body.get("original_content_url"))
+        or as_str(body.get("url"))
+        or as_str(as_dict(body.get("thumbnail")).get("url"))
+        or as_str(body.get("name"))
+    )
+    label = _LABELS.get(kind, kind.lower())
+    if as_str(event.get("event_type")) == "VOICEMAIL":
+        ms = as_str(body.get("duration"))
+        label = f"voicemail, {int(ms) // 1000} s" if ms.isdigit() else "voicemail"
+    return f"[{label}] {url}".rstrip(), {"type": kind, "url": url}
 
 
 def _system(event: dict[str, Any], conv: _Conversation) -> str:

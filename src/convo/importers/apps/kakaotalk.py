@@ -7,6 +7,7 @@ m00nlygreat/katalk's ``export2csv.py``): the app writes it in the phone's langua
 its layout depends on where it was saved.
 
     홍길동 님과 카카오톡 대화                        (EN: KakaoTalk Chats with Ann)
+    교사모임 (17명) 카카오톡 대화                     (a group room, its member count)
     저장한 날짜 : 2024-12-09 14:30:00               (EN: Date Saved : ...)
 
 PC (Windows) — a dashed date line, then ``[Name] [time] text``:
@@ -73,6 +74,8 @@ from convo.importers.registry import Format, head_lines
 NAME = "kakaotalk"
 _TITLES = (
     re.compile(r"(.+?)\s*님과(?:의)?\s*카카오톡\s*대화"),
+    # a group room: its name, the member count in brackets after it (2013-2017 exports)
+    re.compile(r"(.+?)(?:\s*\(\d+명\))?\s+카카오톡\s*대화"),
     re.compile(r"KakaoTalk Chats with\s+(.+)", re.I),
 )
 _SAVED = re.compile(r"(?:저장한\s*날짜|Date Saved|Saved Date)\s*:.*", re.I)

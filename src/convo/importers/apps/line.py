@@ -8,7 +8,7 @@ LINE parsers' tests): the app writes it in the phone's language.
     Saved on: 2024/03/02 21:15               (JA: 保存日時：2024/03/02 21:15)
 
     2024/03/01(Fri)                          (also 2024.03.01 Friday, Fri, 03/01/2024,
-                                              2024/1/2週二)
+                                              Sun, 26/04/2026, 2024/1/2週二, R7/02/09(日))
     09:15<TAB>Marta<TAB>Good morning!        (times also 9:15AM, 午前9:15, 上午09:15)
     09:16<TAB>Jonas<TAB>"Two lines,
     in quotes"
@@ -16,7 +16,8 @@ LINE parsers' tests): the app writes it in the phone's language.
 
 - Speaker: the name between the tabs. Listeners: the other sender of a chat of two
   (``Chat history with``, or ``...とのトーク履歴``), else none.
-- Time: the date line's day and the message's ``HH:MM`` (a 12-hour clock with
+- Time: the date line's day (``Www, a/b/yyyy`` in the order the file's date lines show,
+  month first when none does; ``R7/02/09`` a Japanese era's year) and the message's ``HH:MM`` (a 12-hour clock with
   ``AM``/``PM`` or 午前/午後/上午/下午 too), local to the phone and without a zone:
   read in ``--tz``. LINE writes no seconds. A message before any date line is
   rejected with its line.
@@ -57,6 +58,7 @@ _HEADER = re.compile(r"\[LINE\] ?(.*)")
 _TITLES = (
     (re.compile(r"Chat history with (.+)"), True),
     (re.compile(r"Chat history in (.+)"), False),
+    (re.compile(r"ประวัติการ(?:แชท|สนทนา)กับ ?(.+)"), False),  # Thai
     (re.compile(r"(.+)とのトーク履歴"), True),
     (re.compile(r"(.+)のトーク履歴"), False),
     (re.compile(r"[与與](.+)的聊天[记記紀][录錄]"), True),  # 紀錄: Taiwan's spelling too
@@ -64,8 +66,12 @@ _TITLES = (
 )
 _DAYS = (
     re.compile(r"(?P<y>\d{4})[/.](?P<m>\d{1,2})[/.](?P<d>\d{1,2})(?:[ (（].*|[周週].*|星期.*)?"),
-    re.compile(r"[A-Za-z]{3,9},? (?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4})"),
+    # a Japanese phone set to the Japanese calendar: R7/02/09(日) is Reiwa 7, 2025
+    re.compile(r"(?P<era>[RH])(?P<y>\d{1,2})[/.](?P<m>\d{1,2})[/.](?P<d>\d{1,2})(?:[ (（].*)?"),
 )
+# English exports write the day in the phone's order: Mon, 11/03/2025 or Sun, 26/04/2026.
+_SLASHED_DAY = re.compile(r"[A-Za-z]{3,9},? (?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{4})")
+_ERAS = {"R": 2018, "H": 1988}  # Reiwa from 2019, Heisei from 1989
 _MESSAGE = re.compile(
     r"(?P<ampm1>午前|午後|上午|下午)?\s?(?P<h>\d{1,2}):(?P<mi>\d{2})\s?(?P<ampm2>[AaPp][Mm])?\t(?P<rest>.*)"
 )
@@ -80,16 +86,35 @@ _MEDIA = {
 }  # fmt: skip
 
 
-def line_day(line: str) -> date | None:
-    """The day of a LINE date line, else None."""
-    for pattern in _DAYS:
-        m = pattern.fullmatch(line.strip())
+def line_day(line: str, day_first: bool = False) -> date | None:
+    """The day of a LINE date line, else None; ``day_first``: an English export's
+    ``Www, dd/mm/yyyy`` (else ``mm/dd``; a first number over 12 is a day whatever it)."""
+    text = line.strip()
+    try:
+        for pattern in _DAYS:
+            m = pattern.fullmatch(text)
+            if m is not None:
+                era = m.groupdict().get("era")
+                year = int(m["y"]) + (_ERAS[era] if era else 0)
+                return date(year, int(m["m"]), int(m["d"]))
+        m = _SLASHED_DAY.fullmatch(text)
         if m is not None:
-            try:
-                return date(int(m["y"]), int(m["m"]), int(m["d"]))
-            except ValueError:
-                return None
+            a, b = int(m["a"]), int(m["b"])
+            day, month = (a, b) if day_first or a > 12 else (b, a)
+            return date(int(m["y"]), month, day)
+    except ValueError:
+        return None
     return None
+
+
+def _day_order(line: str) -> bool | None:
+    """Whether a ``Www, a/b/yyyy`` date line shows the day first (True), the month first
+    (False), or neither (None)."""
+    m = _SLASHED_DAY.fullmatch(line.strip())
+    if m is None:
+        return None
+    a, b = int(m["a"]), int(m["b"])
+    return True if a > 12 >= b else False if b > 12 >= a else None
 
 
 def title(line: str) -> tuple[str, bool] | None:
@@ -131,21 +156,26 @@ class _Chat:
     two: bool
     day: date | None = None
     speakers: list[str] = field(default_factory=list)
+    day_first: bool | None = None  # the order of an English export's date lines, once seen
 
 
 def _header(source: Source, ctx: ImportContext) -> _Chat:
-    """The chat's name and kind, and its first three senders (a first pass)."""
+    """The chat's name and kind, its first three senders and the order of its ``Www,
+    a/b/yyyy`` date lines (a first pass, to where it knows them)."""
     chat = _Chat(strip_compressed(PurePath(source.name).name).removesuffix(".txt"), False)
     seen: dict[str, None] = {}
+    slashed = False  # an English export's date lines: read on to one that shows the order
     for n, line in numbered_lines(source, ctx.text_decoder()):
         if n == 1 and (got := title(line)) is not None:
             chat.thread, chat.two = got[0] or chat.thread, got[1]
             continue
+        if "\t" not in line and chat.day_first is None and _SLASHED_DAY.fullmatch(line.strip()):
+            slashed, chat.day_first = True, _day_order(line)
         m = _MESSAGE.fullmatch(line)
         if m is not None and "\t" in m["rest"] and (name := m["rest"].split("\t", 1)[0].strip()):
             seen.setdefault(name)
-            if len(seen) > 2:
-                break
+        if len(seen) > 2 and (not slashed or chat.day_first is not None):
+            break
     chat.speakers = list(seen)
     return chat
 
@@ -207,7 +237,7 @@ def read_line(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
     ids = ContentIds(source.name)
     cur: _Cur | None = None
     for n, line in _lines(source, ctx):
-        day = line_day(line) if "\t" not in line else None
+        day = line_day(line, bool(chat.day_first)) if "\t" not in line else None
         m = _MESSAGE.fullmatch(line) if day is None else None
         if day is None and m is None:
             if cur is not None:

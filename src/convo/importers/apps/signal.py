@@ -413,13 +413,15 @@ def _sigtop_reaction(value: str) -> dict[str, str] | None:
 
 
 def _newest_version(edits: list[str]) -> str:
-    """The body of the first (newest) version of sigtop's ``|``-prefixed edit history."""
+    """The body of the first (newest) version of sigtop's ``|``-prefixed edit history
+    (a version with no text, as a damaged file's repeated ``Version:`` line, gives way to
+    the next)."""
     body: list[str] = []
     seen_version = False
     for raw in edits:
         line = raw[2:] if raw.startswith("| ") else raw[1:]
         if line.startswith("Version: "):
-            if seen_version:
+            if seen_version and any(x.strip() for x in body):
                 break
             seen_version = True
         elif not _FIELD.match(line) and not line.startswith(">"):

@@ -10,8 +10,10 @@ them: ``div.message``, ``div.from_name``, ``div.pull_right.date.details[title]``
   ``div.from_name`` (without a ``via @bot`` detail); a message that continues a sender
   from the file before (``messages2.html`` opening with a joined message) is the last
   sender of that page (``messages.html`` beside it, read once more by a regular
-  expression); without that page its speaker is unknown, counted in one warning. Listeners: the other sender of a chat of two (a
-  first pass over the file finds its senders), else none.
+  expression); without that page its speaker is unknown, counted in one warning.
+  Listeners: the sender of the message replied to (when it is in the file read so
+  far), else the other sender of a chat of two (a first pass over the file finds its
+  senders), else none: as ``telegram`` reads the JSON export of the same chat.
 - Time: the date's ``title``, ``05.03.2024 10:15:30 UTC+01:00`` (its offset; an old
   export's time without one is read in ``--tz``). Service messages (``message
   service``: joins, pins, calls) carry no time of their own and get the previous
@@ -52,6 +54,7 @@ from typing import Any
 
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
+from convo.core.spillmap import SpillMap
 from convo.core.timestamps import format_timestamp_utc, naive_ts
 from convo.importers.apps.common import SYSTEM_TAG, other_party
 from convo.importers.build import clean_scope, message, scoped_id
@@ -287,6 +290,7 @@ class _Run:
     last_time: str | None = None
     orphans: int = 0
     count: int = 0
+    senders: SpillMap[str, str] = field(default_factory=SpillMap)  # message id: its sender
 
 
 # A sender's name as tdesktop writes it (a forward's original sender is inside
@@ -364,6 +368,19 @@ def _who(p: Parsed, run: _Run, ctx: ImportContext) -> tuple[str | None, str | No
     return speaker, ts
 
 
+def _listeners(p: Parsed, speaker: str | None, run: _Run) -> list[str]:
+    """The sender of the message replied to, else the other of two senders (and remember
+    who sent this one)."""
+    if not speaker:
+        return []
+    replied = run.senders.get(p.reply) if p.reply else None
+    if p.id:
+        run.senders.set(p.id, speaker)
+    if replied and replied != speaker:
+        return [replied]
+    return other_party(run.speakers, speaker)
+
+
 def _build(p: Parsed, run: _Run, ctx: ImportContext) -> ConversationMessage | None:
     if p.service and p.id.startswith("-"):
         return None  # a day separator
@@ -371,7 +388,7 @@ def _build(p: Parsed, run: _Run, ctx: ImportContext) -> ConversationMessage | No
     text = "\n".join(t for t in p.text if t) or p.media.get("title") or p.media.get("href") or ""
     run.count += 1
     return message(
-        text, speaker=speaker, listeners=other_party(run.speakers, speaker) if speaker else [],
+        text, speaker=speaker, listeners=_listeners(p, speaker, run),
         timestamp=ts, id=scoped_id("telegram-html", run.scope, p.id),
         source_id=ctx.loc(p.line), format="telegram", thread=run.chat,
         reply_to=scoped_id("telegram-html", run.scope, p.reply) if p.reply else None,
@@ -409,7 +426,7 @@ EXAMPLE = (
 )
 FIELDS = Fields(
     speaker="`div.from_name` (a joined message: the previous sender's)",
-    listeners="the other sender of a chat of two, else none",
+    listeners="the sender of the message replied to, else the other sender of a chat of two, else none",
     time="the date's `title` (`dd.mm.yyyy HH:MM:SS UTC+hh:mm`); service messages: the "
     "previous message's",
     zone="the title's `UTC+hh:mm`; an old export's time without one in `--tz`",

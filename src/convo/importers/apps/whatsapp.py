@@ -43,6 +43,8 @@ Decisions:
   with U+200E, is no media and names the header's member is such an event, speaker
   null and tagged ``system``, as Android writes the same event without a name. The note an edited message ends with (``<This message
   was edited>``) is taken off the text: ``extra.edited``.
+- A member not in the exporter's contacts is ``~\u202fName`` in iOS headers and
+  ``@~Name`` in mentions: the speaker is ``~Name``, apart from a contact ``Name``.
 - Two speakers in the file: each is the other's listener; else ``@Name`` mentions of known
   speakers are the listeners. No ids in the source (content hash).
 
@@ -116,11 +118,18 @@ def sniff_whatsapp(source: Source) -> int:
     return 85 if hits >= 2 or len(lines) == 1 else 70
 
 
+# A member who is not in the exporter's contacts: iOS writes ``~`` and a narrow no-break
+# space before the name they chose (``[..] ~\u202fAnn: hi``) and mentions them as
+# ``@~Ann``: the speaker is ``~Ann``, as mentioned, and stays apart from a contact
+# ``Ann`` (another person: a real class chat had both).
+_NOT_A_CONTACT = re.compile(r"^~[\u202f\u00a0 ]+(?=\S)")
+
+
 def _split(rest: str) -> tuple[str | None, str]:
     name, sep, text = rest.partition(": ")
     if not sep or len(name) > 100 or '"' in name or "\u201c" in name:
         return None, rest  # a system line ('X changed the subject to "a: b"')
-    return name.strip(_MARKS + " "), text
+    return _NOT_A_CONTACT.sub("~", name.strip(_MARKS + " "), count=1), text
 
 
 def _scan(source: Source, decode: LineDecoder) -> tuple[str, bool, list[str], set[str]]:
@@ -244,7 +253,8 @@ def _names_member(name: str, text: str) -> bool:
     """Whether an iOS event's text names the member it is written under."""
     if not any(c.isalnum() for c in name):
         return False
-    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+    bare = name.removeprefix("~")  # the text writes a non-contact ``~\u202fAnn``
+    return re.search(rf"(?<!\w){re.escape(bare)}(?!\w)", text) is not None
 
 
 def _member_event(line: str, name: str, text: str) -> bool:

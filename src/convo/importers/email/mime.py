@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import binascii
 import functools
 import re
 from collections.abc import Callable
@@ -246,7 +247,7 @@ def attached_size(inner: Message) -> int:
 def _attached_message(part: Message, body: Body, depth: int) -> None:
     """message/rfc822: listed as an attachment; its text follows as a forwarded block."""
     payload = part.get_payload()
-    inner = payload[0] if isinstance(payload, list) and payload else None
+    inner = _base64_message(part, payload[0] if isinstance(payload, list) and payload else None)
     if not isinstance(inner, Message):
         body.attachments.append(
             {"name": _filename(part), "type": "message/rfc822", "size": len(_payload_bytes(part))}
@@ -256,6 +257,24 @@ def _attached_message(part: Message, body: Body, depth: int) -> None:
     inner_body = Body(body.encoding)
     collect_body(inner, inner_body, depth + 1)
     attached(body, _filename(part), headers(inner), inner_body, size)
+
+
+def _base64_message(part: Message, inner: Any) -> Any:
+    """An attached message sent base64 (RFC 2046 allows only 7bit, 8bit and binary; Swift
+    Mailer writes it so: php-mime-mail-parser's ``tests/mails/issue274.eml``): compat32
+    reads the encoded lines as a message without headers, whose text is base64; the
+    decoded bytes are the message. Anything else is ``inner`` as it was."""
+    cte = str(part.get("content-transfer-encoding", "")).strip().lower()
+    if cte != "base64" or not isinstance(inner, Message) or inner.keys():
+        return inner
+    raw = inner.get_payload()
+    if not isinstance(raw, str):
+        return inner
+    try:
+        data = binascii.a2b_base64(raw.encode("ascii", "surrogateescape"))
+    except (binascii.Error, ValueError):
+        return inner
+    return parse_message(data) if data.strip() else inner
 
 
 def attached(

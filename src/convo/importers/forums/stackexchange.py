@@ -147,7 +147,7 @@ class _Names:
             where = str(self.path) if self.path else "no Users.xml beside the file"
             self.ctx.warn(
                 self.ctx.source.name,
-                f"{self.unresolved} author(s) not resolved ({where}); shown as user<ID>",
+                f"the author of {self.unresolved} post(s) not resolved ({where}); shown as user<ID>",
             )
 
 

@@ -122,6 +122,7 @@ _COLON = re.compile(r"([^:\[\]<>]{1,60}?)[ \t]?:[ \t]+(\S.*)$")
 _DASH = re.compile(r"[-–][ \t]*([^:]{1,50}?)[ \t]?:[ \t]+(\S.*)$")
 _BROADCAST = re.compile(r">>+[ \t]*(?:([^:]{1,50}?)[ \t]?:[ \t]+)?(.*)$")
 _BRACKET = re.compile(r"\[([^\[\]]{1,40})\][ \t]*(\S.*)$")
+_PAREN = re.compile(r"\(([^()]{1,40})\)$")
 _NAME_CHARS = re.compile(r"[^\W_][\w'’.\-]*(?:[ \t]+(?:\(\w+\)|[\w'’.\-]+)){0,5}")
 
 
@@ -140,7 +141,7 @@ def valid_name(name: str, *, capitalised: bool = False) -> bool:
     return True
 
 
-STYLES = ("broadcast", "colon", "dash", "bracket")
+STYLES = ("broadcast", "colon", "dash", "bracket", "paren")
 
 PrefixMatch = tuple[str | None, str]
 PrefixMatcher = Callable[[str, bool], PrefixMatch | None]
@@ -185,12 +186,24 @@ def _bracket(line: str, first_line: bool) -> PrefixMatch | None:
     return None
 
 
+def _paren(line: str, first_line: bool) -> PrefixMatch | None:
+    """``(Name)`` alone on a line, the text on the lines after it; a cue where two speak
+    has ``-`` and a line with a space between them (Google Meet's captions, as
+    danyelf/parse-vtt's ``readme.md`` shows them). A capitalised name, so ``(laughs)``
+    is no speaker."""
+    m = _PAREN.match(line)
+    if m and valid_name(m.group(1).strip(), capitalised=True):
+        return m.group(1).strip(), ""
+    return None
+
+
 def _no_prefix(line: str, first_line: bool) -> None:
     return None
 
 
 _MATCHERS: dict[str, PrefixMatcher] = {
     "broadcast": _broadcast, "colon": _colon, "dash": _dash, "bracket": _bracket,
+    "paren": _paren,
 }  # fmt: skip
 
 
@@ -252,14 +265,15 @@ def _label_used_twice(count: int, names: dict[str | None, int], total: int) -> b
 _CONSISTENT: dict[str, Callable[[int, dict[str | None, int], int], bool]] = {
     "colon": _names_open_most_cues, "dash": _names_open_most_cues,
     "broadcast": _marks_two_cues, "bracket": _label_used_twice,
+    "paren": _names_open_most_cues,
 }  # fmt: skip
 
 
 def choose_style(samples: list[list[str]], forced: bool) -> str | None:
     """The prefix style a file uses consistently, judged on its first cues' lines.
 
-    Colon and dash prefixes must open at least half the cues (Zoom prefixes nearly every
-    cue) and names must repeat; ``>>`` must mark at least two cues; ``[Name]`` labels
+    Colon and dash prefixes and ``(Name)`` lines must open at least half the cues (Zoom
+    prefixes nearly every cue) and names must repeat; ``>>`` must mark at least two cues; ``[Name]`` labels
     (sparse in Netflix files) need a name used twice. ``forced`` (``--speakers prefix``)
     takes the most frequent style without these thresholds.
     """

@@ -98,7 +98,8 @@ class _Turns:
         for i, line in enumerate(lines):
             got = match(line, i == 0)
             if got is None:
-                group.append(line)
+                if style != "paren" or line != "-":  # the line between two speakers
+                    group.append(line)
                 continue
             if group:
                 yield from self._emit(speaker, group, cue)
