@@ -167,6 +167,41 @@ def _scans(h, path: Path) -> None:
         _row(h, name, WHERE[shortcut], _pair(fast, plain))
 
 
+RARE = [
+    ("rare bytes in one Hyperscan pass, `format:slack`", {"query": "format:slack"}),
+    ("rare bytes in one Hyperscan pass, `--since 2018-01-01`", {"since": "2018-01-01T00:00:00Z"}),
+]
+
+
+def _rare(h, path: Path, layout: str) -> None:
+    """The workers' one pass for the rare bytes (``query/rarebytes.py``) against the
+    regexes it stands in for: the same scan with the engine unloaded for the plain twin
+    (``scan_range`` turns it on whenever it is loaded)."""
+    from convo.query import rarebytes
+    from convo.query.filters import Filters
+    from convo.query.language import parse
+    from convo.query.tree import to_filters
+
+    if not rarebytes.load():
+        h.row(
+            "rare bytes in one Hyperscan pass", "hyperscan cannot run here", "gain > noise", False
+        )
+        return
+    for name, kw in RARE:
+        filters = to_filters(parse(kw["query"])) if "query" in kw else Filters(**kw)
+        fast = _scanner(path, filters, None)
+
+        def plain(fast: Callable[[], list[int]] = fast) -> list[int]:
+            engine = rarebytes._engine
+            rarebytes._engine = False
+            try:
+                return fast()
+            finally:
+                rarebytes._engine = engine
+
+        _row(h, f"{name}, {layout}", "query/rarebytes.py", _pair(fast, plain))
+
+
 # records -------------------------------------------------------------------------------
 
 
@@ -336,6 +371,9 @@ def run(h) -> None:
     small = h.data("fastpaths-2000.jsonl", lambda p: bench_query.generate(p, 2_000))
     mbox = h.data("fastpaths-2000.mbox", bench_email.generate(2_000))
     _scans(h, control)
+    copy = h.data(f"control-{n}-dumps.jsonl", lambda p: bench_query.foreign(control, p))
+    _rare(h, control, "convo's layout")
+    _rare(h, copy, "`json.dumps` copy")
     records = _records(control, n)
     _validation(h, records)
     _arrow(h, records)
@@ -345,7 +383,8 @@ def run(h) -> None:
     _email(h, mbox)
     _cli(h, small)
     h.note(
-        f"Scans over the {n:,}-record control file (convo's layout, one process); records "
+        f"Scans over the {n:,}-record control file (convo's layout, one process; the rare "
+        "bytes' rows also on its `json.dumps` copy, bench_query.py's `foreign`); records "
         "from it for validation, Arrow batches and timestamps; 2,000 generated mail "
         "messages (bench_email.py); the command-line pair on a 2,000-record file, 9 "
         f"alternating rounds of whole processes. {ROUNDS} alternating rounds otherwise, "
