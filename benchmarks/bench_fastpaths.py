@@ -108,11 +108,19 @@ def _scanner(path: Path, filters: Any, shortcut: str | None) -> Callable[[], lis
     tasks = [parallel.Task(filters, r, (st.st_dev, st.st_ino), False, BLOCK) for r in ranges]
 
     def scan() -> list[int]:
+        """The selected lines as merged byte spans (start, end, start, end...): the
+        runs themselves may be cut elsewhere (a block scan ends its runs at its block's
+        end, a line-by-line scan does not) for the same lines."""
         parallel._compiled.clear()
         parallel._compiled[repr(filters)] = plan  # what ``scan_range`` uses
         out: list[int] = []
         for task in tasks:
-            out.extend(parallel.scan_range(task).runs.starts)
+            runs = parallel.scan_range(task).runs
+            for start, end in zip(runs.starts, runs.ends, strict=True):
+                if out and out[-1] + 1 >= start:  # adjacent: the newline between them
+                    out[-1] = end
+                else:
+                    out += (start, end)
         return out
 
     return scan
