@@ -106,9 +106,7 @@ def test_a_line_in_parentheses_alone_in_its_cue_is_no_speaker(runner, tmp_path):
     parenthesised line is a caption of its own, not the speaker of the cues after it."""
     path = tmp_path / "talk.vtt"
     texts = ["(Standing Ovation)", "Thank you all for coming", "(Standing Ovation)", "It is good"]
-    cues = "".join(
-        f"00:00:0{i}.000 --> 00:00:0{i}.900\n{text}\n\n" for i, text in enumerate(texts)
-    )
+    cues = "".join(f"00:00:0{i}.000 --> 00:00:0{i}.900\n{text}\n\n" for i, text in enumerate(texts))
     path.write_text("WEBVTT\n\n" + cues, encoding="utf-8")
     _, recs = _ingest(runner, str(path), "--no-merge")
     assert [(r["metadata"]["speaker"], r["textChunks"]) for r in recs] == [
