@@ -205,3 +205,17 @@ def test_an_author_cut_by_a_read_keeps_its_whole_name(tmp_path, monkeypatch):
             cut, _, _ = run(discord_html.read, page)
             monkeypatch.undo()
             assert cut == whole, (page.name, name)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 3000))
+def test_any_read_size_gives_the_records_of_one_read(size):
+    """The page read ``size`` bytes at a time reads as it does in one read (the fast
+    path, 64 KiB feeds, against its plain twin): whatever a feed's end cuts."""
+    import unittest.mock
+
+    for page in (PAGE, OLD_PAGE):
+        with unittest.mock.patch.object(discord_html, "_CHUNK", 1 << 30):
+            whole = run(discord_html.read, page)
+        with unittest.mock.patch.object(discord_html, "_CHUNK", size):
+            assert run(discord_html.read, page) == whole, page.name
