@@ -423,3 +423,13 @@ def test_an_empty_array_then_a_member_of_the_same_name() -> None:
     assert arr.found and arr.members == {"a": 1, "b": 2, "c": 3}
     first = b'{"items": [{"x": 1}], "items": [{"x": 2}]}'
     assert [x for x, _ in JsonArray(io.BytesIO(first), ("items",))] == [{"x": 1}]  # kept
+
+
+def test_a_later_array_at_the_path_is_passed_over_not_kept() -> None:
+    """After the array read, a later member of its name is passed over: it was parsed
+    whole into ``members`` (a second ``orderedItems`` of any size held in memory at once,
+    where ``members`` holds the small members beside the array)."""
+    doc = b'{"items": [{"x": 1}], "b": 2, "items": [{"x": 2}, {"x": 3}], "c": 3}'
+    arr = JsonArray(io.BytesIO(doc), ("items",))
+    assert [x for x, _ in arr] == [{"x": 1}]
+    assert arr.members == {"b": 2, "c": 3} and arr.keys == ["items", "b", "items", "c"]

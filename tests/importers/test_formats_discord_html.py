@@ -191,3 +191,31 @@ def test_counts_too_long_to_be_counts_are_no_error(tmp_path):
     assert len(recs) == len(plain) and len(rejects) == len(plain_rejects) and not warnings
     counts = [x["count"] for r in recs for x in (r.get("extra") or {}).get("reactions", [])]
     assert 1 in counts
+
+
+def test_an_author_cut_by_a_read_keeps_its_whole_name(tmp_path, monkeypatch):
+    """The page is fed 64 KiB at a time and the parser hands text over at a feed's end:
+    an author's name cut there was its last piece alone (``Da`` + ``na`` read ``na``)."""
+    for page in (PAGE, OLD_PAGE):
+        text = page.read_bytes()  # (``_CHUNK`` counts bytes)
+        whole, _, _ = run(discord_html.read, page)
+        for name in {r["metadata"]["speaker"] for r in whole if r["metadata"]["speaker"]}:
+            at = text.index(f">{html.escape(name, quote=False)}<".encode()) + 2  # a letter in
+            monkeypatch.setattr(discord_html, "_CHUNK", at)
+            cut, _, _ = run(discord_html.read, page)
+            monkeypatch.undo()
+            assert cut == whole, (page.name, name)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 3000))
+def test_any_read_size_gives_the_records_of_one_read(size):
+    """The page read ``size`` bytes at a time reads as it does in one read (the fast
+    path, 64 KiB feeds, against its plain twin): whatever a feed's end cuts."""
+    import unittest.mock
+
+    for page in (PAGE, OLD_PAGE):
+        with unittest.mock.patch.object(discord_html, "_CHUNK", 1 << 30):
+            whole = run(discord_html.read, page)
+        with unittest.mock.patch.object(discord_html, "_CHUNK", size):
+            assert run(discord_html.read, page) == whole, page.name

@@ -121,6 +121,23 @@ def test_a_voicemail_says_so(tmp_path):
     assert recs[0]["textChunks"] == ["[voicemail, 4 s] https://example.com/v.mp3"]
 
 
+@pytest.mark.parametrize("duration", ["\u00b2", "9" * 5000, "-4000", "4.5", None])
+def test_a_voicemail_without_a_length_in_milliseconds_says_none(tmp_path, duration):
+    """``str.isdigit`` passes ``"\u00b2"``, which ``int`` refuses, as it refuses 5,000
+    digits: each was an internal error (a traceback) where the text says no length."""
+    doc = _doc([("Ann", [(0, "hi")])])
+    event = doc["conversations"][0]["events"][0]
+    event["event_type"] = "VOICEMAIL"
+    event["chat_message"]["message_content"] = {"attachment": [{"embed_item": {
+        "type": ["PLUS_AUDIO_V2"],
+        "plus_audio_v2": {"url": "https://example.com/v.mp3", "duration": duration},
+    }}]}  # fmt: skip
+    path = tmp_path / "Hangouts.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    recs, _, _ = run(hangouts.read, path)
+    assert recs[0]["textChunks"] == ["[voicemail] https://example.com/v.mp3"]
+
+
 def _doc(convs: list[tuple[str, list[tuple[int, str]]]]) -> dict:
     out = []
     for k, (name, events) in enumerate(convs):

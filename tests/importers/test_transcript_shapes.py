@@ -80,3 +80,35 @@ def test_sound_cues_in_parentheses_are_no_speakers(runner, tmp_path):
     _, recs = _ingest(runner, str(path), "--no-merge")
     assert {r["metadata"]["speaker"] for r in recs} == {None}
     assert recs[0]["textChunks"] == ["(laughs)\nwords 0"]
+
+
+@pytest.mark.parametrize(
+    "sounds",
+    [["Applause", "Music", "Applause", "Music"], ["MUSIC", "APPLAUSE", "MUSIC", "LAUGHTER"],
+     ["Upbeat Music", "Laughter", "Crowd Cheering", "Laughter"]],
+)  # fmt: skip
+def test_capitalised_sound_cues_in_parentheses_are_no_speakers(runner, tmp_path, sounds):
+    """Captions write sounds capitalised too (``(Applause)``, SDH's ``(MUSIC)``): they
+    were taken for Google Meet's names, each cue's words given to ``Applause``."""
+    path = tmp_path / "talk.vtt"
+    cues = "".join(
+        f"00:00:0{i}.000 --> 00:00:0{i}.900\n({sound})\nwords {i}\n\n"
+        for i, sound in enumerate(sounds)
+    )
+    path.write_text("WEBVTT\n\n" + cues, encoding="utf-8")
+    _, recs = _ingest(runner, str(path), "--no-merge")
+    assert {r["metadata"]["speaker"] for r in recs} == {None}
+    assert recs[0]["textChunks"] == [f"({sounds[0]})\nwords 0"]
+
+
+def test_a_line_in_parentheses_alone_in_its_cue_is_no_speaker(runner, tmp_path):
+    """Google Meet writes the words after the name, in the cue; a cue that is only a
+    parenthesised line is a caption of its own, not the speaker of the cues after it."""
+    path = tmp_path / "talk.vtt"
+    texts = ["(Standing Ovation)", "Thank you all for coming", "(Standing Ovation)", "It is good"]
+    cues = "".join(f"00:00:0{i}.000 --> 00:00:0{i}.900\n{text}\n\n" for i, text in enumerate(texts))
+    path.write_text("WEBVTT\n\n" + cues, encoding="utf-8")
+    _, recs = _ingest(runner, str(path), "--no-merge")
+    assert [(r["metadata"]["speaker"], r["textChunks"]) for r in recs] == [
+        (None, [text]) for text in texts
+    ]

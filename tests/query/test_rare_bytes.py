@@ -259,3 +259,99 @@ def test_an_engine_that_cannot_run_here_leaves_the_regexes(monkeypatch):
     assert rarebytes.load() is False
     assert rarebytes.activate() is False and rarebytes.found(b"\\u0041") is None
     rarebytes.activate(False)
+
+
+def _found_in_a_child() -> int | None:
+    """What a forked scan worker finds, as ``parallel.scan_range`` uses the engine."""
+    rarebytes.activate()
+    return rarebytes.found(b"\x00")
+
+
+def _scan_long(big: bytes, started, out: dict, errors: list) -> None:
+    rarebytes.activate()
+    try:
+        started.set()
+        out["long"] = rarebytes.found(big)
+    except Exception as e:  # what another thread's use of its scratch space does
+        errors.append(e)
+    finally:
+        rarebytes.activate(False)
+
+
+def _while_a_thread_scans(then):
+    """``then()`` while another thread is inside the engine's scan (it releases the GIL
+    there); what each got, and the errors."""
+    import threading
+    import time
+
+    assert rarebytes.load()
+    big = b"{" * (256 << 20)  # about 30 ms of scanning (the sleep below: 5)
+    started, out, errors = threading.Event(), {}, []
+    worker = threading.Thread(target=_scan_long, args=(big, started, out, errors))
+    worker.start()
+    started.wait()
+    time.sleep(0.005)
+    try:
+        out["then"] = then()
+    except Exception as e:
+        errors.append(e)
+    finally:
+        worker.join()
+    return out, errors
+
+
+def test_threads_that_scan_at_once_each_have_their_own_scratch_space():
+    """The web view and the MCP server run queries in threads, and a range the parallel
+    scan cannot cut is scanned in the calling thread: one scratch space for all was
+    hyperscan's ``ScratchInUseError`` (a traceback) when two threads scanned at once."""
+
+    def short() -> int | None:
+        rarebytes.activate()
+        try:
+            return rarebytes.found(b"\x00")
+        finally:
+            rarebytes.activate(False)
+
+    out, errors = _while_a_thread_scans(short)
+    assert not errors and out == {"long": 0, "then": rarebytes.CONTROL}
+
+
+def test_a_process_forked_while_a_thread_scans_makes_its_own_scratch_space():
+    """A scan worker forked while another thread of the parent is inside a scan inherits
+    that scratch space marked in use: it makes its own."""
+    import os
+
+    def fork() -> bytes:
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: its answer on the pipe, and out (no pytest teardown)
+            try:
+                os.write(w, repr(_found_in_a_child()).encode())
+            except BaseException as e:
+                os.write(w, type(e).__name__.encode())
+            finally:
+                os._exit(0)
+        os.close(w)
+        try:
+            return os.read(r, 200)
+        finally:
+            os.close(r)
+            os.waitpid(pid, 0)
+
+    out, errors = _while_a_thread_scans(fork)
+    assert not errors and out == {"long": 0, "then": str(rarebytes.CONTROL).encode()}
+
+
+def test_a_range_scanned_in_the_calling_thread_leaves_its_later_scans_as_they_were(tmp_path):
+    """A file the parallel scan does not cut (one range) is scanned by the calling thread
+    itself: the engine serves that range, and the thread's later scans are as before."""
+    from tests.query.test_parallel_scan import _scan as scan_file
+
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"\n".join([_render(_PLAIN, "python", b"")] * 50) + b"\n")
+    filters = _filters("format:slack")
+    fields = {name: getattr(filters, name) for name in filters._fields}
+    rarebytes.load()
+    got, _, _ = scan_file(path, fields, cores=True, need_record=False)
+    assert len(got) == 50
+    assert rarebytes.found(b"\x00") is None

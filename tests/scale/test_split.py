@@ -361,3 +361,22 @@ def test_own_digest_takes_any_text():
     a = message(["a\udc80b"], speaker="x", timestamp="2024-01-01T00:00:00Z", id="z")
     b = message(["a\udc81b"], speaker="x", timestamp="2024-01-01T00:00:00Z", id="z")
     assert own_digest(a) != own_digest(b) and own_digest(a) == own_digest(a)
+
+
+def test_an_id_repeated_with_a_time_in_another_zone_gets_one_process_s_hash(tmp_path):
+    """The content hash a clashing message gets is one process's: ``Finisher`` hashes the
+    time the reader gave, the split file's parent the finished record's (``FileNumbers``);
+    the same while the readers of split formats write times in UTC (``parse_record``
+    turns ``+02:00`` into ``Z``), which this holds them to."""
+    path = tmp_path / "dup.jsonl"
+
+    def line(i: int) -> bytes:
+        record = orjson.loads(_record(i, "dup" if i in (3, 390) else f"m{i}"))
+        if i == 390:
+            record["timestamp"] = "2024-01-01T02:00:00+02:00"
+        return dumps(record)
+
+    path.write_bytes(b"".join(map(line, range(400))))
+    assert _parts(path) > 10
+    out, _, _, _ = _same([path])
+    assert orjson.loads(out.splitlines()[390])["id"].startswith("h:")

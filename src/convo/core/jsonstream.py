@@ -8,9 +8,9 @@ Decisions:
 - ``path`` is a tuple of object keys leading to the array (``()``: the document is the
   array). Elements are checked by orjson; bytes that are skipped (values off the path
   below the top level) are only checked for balanced brackets and closed strings.
-- Top-level members other than the path's first key are parsed and kept in
-  ``members`` (they are small in the formats this serves); ``skip`` names members to
-  pass over without keeping. With duplicate keys the first non-empty array on the path wins.
+- Top-level members other than the path's first key (a later one too: never kept) are
+  parsed and kept in ``members`` (small in the formats this serves); ``skip`` names members
+  to pass over unkept. With duplicate keys the first non-empty array on the path wins.
 - Malformed JSON is an ``InputError`` located ``name:LINE`` (1-based), raised when it is
   met: elements before it have already been yielded.
 - A leading UTF-8 BOM is ignored.
@@ -476,7 +476,7 @@ class JsonArray:
         sc = self._sc
         self.keys.append(key)
         self.kinds[key] = chr(sc.peek() or 32)
-        if key in self._skip or not self._keep:
+        if key in self._skip or not self._keep or key in (self._path or ())[:1]:
             self._pass_value()
         else:
             line = sc.line_at(sc.pos)

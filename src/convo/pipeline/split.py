@@ -44,7 +44,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 import orjson
 
@@ -80,8 +80,7 @@ def read_range(
         yield msg, finish.depends
 
 
-@dataclass(frozen=True)
-class Depends:
+class Depends(NamedTuple):
     """The numbers of a range's message that depend on the ranges before it: its place in
     the range (``number``, which gives the ``name#N`` fallback when ``needs_sid``) and, for
     a content id, its hash before the occurrence counter (``base``) and the id the range
@@ -93,6 +92,8 @@ class Depends:
     base: str | None
     local_id: str | None
     own: tuple[str, int] | None = None  # the reader's id and its message's digest
+    # A tuple, not a dataclass: every message with an id has one, pickled to the parent
+    # (a frozen dataclass pickles through ``copyreg``).
 
 
 @dataclass(frozen=True)

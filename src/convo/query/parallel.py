@@ -104,7 +104,13 @@ def _plan(filters: Filters) -> Compiled:
 def scan_range(task: Task) -> RangeResult:
     """Scan one range (in a worker): offsets of its matches, its bad lines, its lines."""
     keep_freed()  # the blocks' buffers (core/heap.py)
-    rarebytes.activate()  # a worker: the rare bytes in one pass, when the parent loaded it
+    # The rare bytes in one pass when the parent loaded the engine, for this range only:
+    # a file of one range is scanned in the calling thread, whose other scans keep theirs.
+    with rarebytes.active():
+        return _scan_range(task)
+
+
+def _scan_range(task: Task) -> RangeResult:
     plan = _plan(task.filters)
     lazy = plan.starts is not None
     rng = task.range

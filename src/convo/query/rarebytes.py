@@ -30,10 +30,14 @@ against main, medians, load 2.1-4.6, ``docs/query.md``): ``format:slack`` on the
 ``--since 2018-01-01`` 2.61 → 2.22 s (0.81-0.94) and 1.99 → 1.84 s (0.89-1.00). Against
 jq's CPU on the copy: 4.1× → 5.2× and 4.5× → 5.4× (issue 41 asks 5×).
 
-It is used only in the workers of a parallel scan (``parallel.scan_range``), where the
-file is at least ``parallel.MIN_PARALLEL`` (64 MiB) and the import (about 5 ms once
-``typing`` is loaded, as the scan has it) is paid once, by the parent before it forks;
-a one-core scan, a small file, or a machine without the package keeps the regexes.
+It is used only while a parallel scan scans a range (``parallel.scan_range``: in its
+workers, or in the calling thread when the file is one range), where the file is at
+least ``parallel.MIN_PARALLEL`` (64 MiB) and the import (about 5 ms once ``typing`` is
+loaded, as the scan has it) is paid once, by the parent before it forks; a one-core
+scan, a small file, or a machine without the package keeps the regexes. A scan writes
+its scratch space and the engine releases the GIL while it scans, so each thread, and
+each process (a fork inherits a space another thread may have been using), has its
+own; the databases are shared.
 Not installed: ``found`` answers None and every caller keeps its regex pass. The
 package is a dependency on the machines PyPI has its wheels for (x86-64, ARM64:
 ``pyproject.toml``), so a plain install gets it.
@@ -41,7 +45,10 @@ package is a dependency on the machines PyPI has its wheels for (x86-64, ARM64:
 
 from __future__ import annotations
 
-from threading import get_ident
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from convo.query.rawtext import CHUNKS_NAME
@@ -65,9 +72,10 @@ PATTERNS = {
 #: more, and the text key 0.32 ms on convo's layout, where no one looks for it).
 LOOKS = (ESCAPE | ODD | CONTROL, ESCAPE | CONTROL, ESCAPE | CONTROL | CHUNKS)
 
-_engine: Any = None  # {look: (database, scratch)} once loaded; False: the package is missing
-_active = False
-_owner = 0  # the thread that activated it
+_engine: Any = None  # {look: (database, unused scratch to clone)} once loaded; False: missing
+# This thread's use of it: ``on`` (activated here), ``spaces`` ({look: (database, scratch)},
+# its own scratch spaces) and ``pid`` (the process they were made in).
+_here = threading.local()
 
 
 def load() -> bool:
@@ -97,27 +105,52 @@ def _compiled() -> dict[int, tuple[Any, Any]]:
             elements=len(ids),
             flags=[hyperscan.HS_FLAG_SINGLEMATCH] * len(ids),
         )
-        engine[look] = (db, hyperscan.Scratch(db))
+        engine[look] = (db, hyperscan.Scratch(db))  # never scanned with: only cloned
     return engine
 
 
 def activate(on: bool = True) -> bool:
-    """Use the engine in this process from now on, when it is loaded here (a scan
-    worker forked after ``load``: one thread, its own scratch space; a scan that does
-    not look for rare bytes does not load it); ``on=False`` stops (tests). Whether it
-    is used."""
-    global _active, _owner
-    _active = on and bool(_engine)
-    _owner = get_ident()  # its scratch space is this thread's only
-    return _active
+    """Use the engine in this thread from now on, when it is loaded in this process;
+    ``on=False`` stops. Whether it is used. ``active()`` does it for a block of work."""
+    _here.on = on and bool(_engine)
+    return _here.on
+
+
+@contextmanager
+def active() -> Iterator[bool]:
+    """The engine used by this thread inside the block (when loaded), as before it
+    after: a range scanned in the parent itself (one range, so no worker) leaves the
+    parent's scans as they were."""
+    was = getattr(_here, "on", False)
+    try:
+        yield activate()
+    finally:
+        _here.on = was
+
+
+def _space(look: int) -> tuple[Any, Any]:
+    """The database of ``look`` and this thread's scratch space for it. A scan writes
+    its scratch space (Hyperscan refuses one in use: ``ScratchInUseError``), and the
+    engine releases the GIL while it scans, so every thread has its own (the web view
+    and the MCP server answer from threads); a process forked while another thread
+    scanned inherits that space marked in use, so a new process makes its own too."""
+    pid = os.getpid()
+    if getattr(_here, "pid", None) != pid:
+        _here.pid, _here.spaces = pid, {}
+    spaces = _here.spaces
+    space = spaces.get(look)
+    if space is None:
+        db, unused = _engine[look]
+        space = spaces[look] = (db, unused.clone())
+    return space
 
 
 def found(buf: bytes, start: int = 0, end: int | None = None, look: int = LOOKS[0]) -> int | None:
     """Which of the kinds in ``look`` (one of ``LOOKS``) ``buf[start:end]`` holds (their
     sum), or None when the engine is not in use in this thread (look with the regexes)."""
-    if not _active or get_ident() != _owner:
+    if not getattr(_here, "on", False):
         return None
-    db, scratch = _engine[look]
+    db, scratch = _space(look)
     kinds = [0]
 
     def hit(ident: int, _at: int, _to: int, _flags: int, _context: object) -> None:
@@ -129,4 +162,7 @@ def found(buf: bytes, start: int = 0, end: int | None = None, look: int = LOOKS[
     return kinds[0]
 
 
-__all__ = ["CHUNKS", "CONTROL", "ESCAPE", "LOOKS", "ODD", "PATTERNS", "activate", "found", "load"]
+__all__ = [
+    "CHUNKS", "CONTROL", "ESCAPE", "LOOKS", "ODD", "PATTERNS", "activate", "active", "found",
+    "load",
+]  # fmt: skip

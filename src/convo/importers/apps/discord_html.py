@@ -142,6 +142,7 @@ class _Page(HTMLParser):
         self.group_reply: str | None = None
         self.groups = 0
         self.stack: list[tuple[str, str | None]] = []  # (tag, role) of each open element
+        self._pending: list[str] = []  # the text since the last tag, as fed
 
     def _roles(self) -> Iterator[str]:
         return (role for _, role in reversed(self.stack) if role)
@@ -150,6 +151,7 @@ class _Page(HTMLParser):
         return next(self._roles(), None)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._flush()
         a = {k: v or "" for k, v in attrs}
         classes = a.get("class", "").split()
         role = next(
@@ -201,6 +203,7 @@ class _Page(HTMLParser):
             cur.attachments[-1] = _url(tag, a)
 
     def handle_endtag(self, tag: str) -> None:
+        self._flush()
         if tag in _VOID:
             return
         if any(t == tag for t, _ in self.stack):
@@ -208,7 +211,16 @@ class _Page(HTMLParser):
                 pass
 
     def handle_data(self, data: str) -> None:
-        self._text(data)
+        # The parser hands text over at the end of each feed (``_CHUNK``): a text a read
+        # cuts comes in pieces, read once whole at the next tag (an author's name was
+        # its last piece alone).
+        self._pending.append(data)
+
+    def _flush(self) -> None:
+        if self._pending:
+            data = "".join(self._pending)
+            self._pending.clear()
+            self._text(data)
 
     def _text(self, data: str) -> None:
         roles = list(self._roles())
@@ -258,6 +270,7 @@ class _Page(HTMLParser):
 
     def close(self) -> None:
         super().close()
+        self._flush()
         self._finish()
 
 

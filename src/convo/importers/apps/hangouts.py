@@ -145,8 +145,8 @@ def _attachment(item: dict[str, Any], event: dict[str, Any]) -> tuple[str, dict[
     )
     label = _LABELS.get(kind, kind.lower())
     if as_str(event.get("event_type")) == "VOICEMAIL":
-        ms = as_str(body.get("duration"))
-        label = f"voicemail, {int(ms) // 1000} s" if ms.isdigit() else "voicemail"
+        ms = as_digits(body.get("duration"))  # not str.isdigit: "²" passes it
+        label = f"voicemail, {ms // 1000} s" if ms is not None and ms >= 0 else "voicemail"
     return f"[{label}] {url}".rstrip(), {"type": kind, "url": url}
 
 

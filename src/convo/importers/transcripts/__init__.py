@@ -28,8 +28,9 @@ Decisions, where the formats and the brief are silent:
   line of a cue), ``- Name: text``, ``>> NAME: text`` (broadcast; a bare ``>>`` is a new,
   unnamed speaker) or ``[Name] text`` (Netflix; only capitalised labels followed by text,
   so ``[ríe]`` and ``[music]`` are not speakers) or a ``(Name)`` line before the words
-  (Google Meet's captions; capitalised, so ``(laughs)`` is none; the ``-`` line between
-  two speakers of a cue goes). Cues without a prefix continue the
+  (Google Meet's captions; capitalised, so ``(laughs)`` is none, nor a sound such as
+  ``(Applause)``, and with words after it in its cue; the ``-`` line between two
+  speakers of a cue goes). Cues without a prefix continue the
   previous speaker, except in the ``[Name]`` style, where labels are sparse and an
   unlabelled line has no known speaker. Names keep their spelling (``Ashlee Kupor (SL)``).
   ``voice`` uses only voice tags, ``prefix`` only prefixes (without the consistency

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 # WebVTT: '<' opens a tag that runs to '>' (or the end of the cue text).
@@ -123,6 +123,14 @@ _DASH = re.compile(r"[-–][ \t]*([^:]{1,50}?)[ \t]?:[ \t]+(\S.*)$")
 _BROADCAST = re.compile(r">>+[ \t]*(?:([^:]{1,50}?)[ \t]?:[ \t]+)?(.*)$")
 _BRACKET = re.compile(r"\[([^\[\]]{1,40})\][ \t]*(\S.*)$")
 _PAREN = re.compile(r"\(([^()]{1,40})\)$")
+# Words of the sounds captions write in parentheses, capitalised as a name is
+# (``(Applause)``, SDH's ``(MUSIC PLAYING)``): such a line is never a ``(Name)``.
+_SOUNDS = frozenset((
+    "applause", "beeping", "booing", "cheering", "cheers", "chuckles", "chuckling", "clapping",
+    "coughing", "coughs", "crosstalk", "crying", "gasps", "groans", "inaudible", "indistinct",
+    "laughing", "laughs", "laughter", "music", "noise", "playing", "screaming", "sighs",
+    "silence", "singing", "static", "whispering",
+))  # fmt: skip
 _NAME_CHARS = re.compile(r"[^\W_][\w'’.\-]*(?:[ \t]+(?:\(\w+\)|[\w'’.\-]+)){0,5}")
 
 
@@ -190,10 +198,12 @@ def _paren(line: str, first_line: bool) -> PrefixMatch | None:
     """``(Name)`` alone on a line, the text on the lines after it; a cue where two speak
     has ``-`` and a line with a space between them (Google Meet's captions, as
     danyelf/parse-vtt's ``readme.md`` shows them). A capitalised name, so ``(laughs)``
-    is no speaker."""
+    is no speaker, nor a sound (``_SOUNDS``: ``(Applause)``); and words must follow it
+    in the cue (``line_prefixes``)."""
     m = _PAREN.match(line)
-    if m and valid_name(m.group(1).strip(), capitalised=True):
-        return m.group(1).strip(), ""
+    name = m.group(1).strip() if m else ""
+    if valid_name(name, capitalised=True) and not _SOUNDS.intersection(name.lower().split()):
+        return name, ""
     return None
 
 
@@ -212,6 +222,18 @@ def prefix_matcher(style: str) -> PrefixMatcher:
     return _MATCHERS.get(style, _no_prefix)
 
 
+def line_prefixes(style: str, lines: list[str]) -> Iterator[tuple[str, PrefixMatch | None]]:
+    """Each line of a cue and its prefix in ``style`` (``match_prefix``). A ``(Name)``
+    line is one only when words follow it in the cue, as Google Meet writes them: one
+    that ends its cue is a caption of its own (``(Standing Ovation)``), not the speaker
+    of the cues after it."""
+    match = prefix_matcher(style)
+    last = len(lines) - 1
+    for i, line in enumerate(lines):
+        got = match(line, i == 0)
+        yield line, None if style == "paren" and i == last else got
+
+
 def match_prefix(style: str, line: str, first_line: bool) -> PrefixMatch | None:
     """``(speaker, rest)`` when ``line`` opens with this style's prefix, else None.
 
@@ -222,13 +244,11 @@ def match_prefix(style: str, line: str, first_line: bool) -> PrefixMatch | None:
 
 def _tally(style: str, samples: list[list[str]]) -> tuple[int, dict[str | None, int]]:
     """How many sample cues have a line with this style's prefix, and how often each name."""
-    match = prefix_matcher(style)
     names: dict[str | None, int] = {}
     count = 0
     for lines in samples:
         hit = False
-        for i, line in enumerate(lines):
-            got = match(line, i == 0)
+        for _, got in line_prefixes(style, lines):
             if got is not None:
                 hit = True
                 names[got[0]] = names.get(got[0], 0) + 1

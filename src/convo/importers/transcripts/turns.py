@@ -18,7 +18,7 @@ from convo.importers.transcripts.cues import (
     text_lines,
     vtt_blocks,
 )
-from convo.importers.transcripts.cuetext import Segment, choose_style, prefix_matcher, segments
+from convo.importers.transcripts.cuetext import Segment, choose_style, line_prefixes, segments
 from convo.importers.transcripts.merging import TurnMerger
 
 SAMPLE_CUES = 200
@@ -92,11 +92,9 @@ class _Turns:
     def _prefixed(self, lines: list[str], cue: RawCue) -> Iterator[ConversationMessage]:
         style = self.style
         assert style is not None
-        match = prefix_matcher(style)
         speaker = None if style == "bracket" else self.prev_speaker
         group: list[str] = []
-        for i, line in enumerate(lines):
-            got = match(line, i == 0)
+        for line, got in line_prefixes(style, lines):
             if got is None:
                 if style != "paren" or line != "-":  # the line between two speakers
                     group.append(line)
