@@ -57,6 +57,21 @@ def test_text_before_the_first_from_line_is_still_told(runner, tmp_path):
     assert "5 bytes before the first 'From ' line ignored" in result.stderr
 
 
+def test_a_bom_before_the_first_from_line(runner, tmp_path):
+    """A mailbox saved by a Windows editor starts with a UTF-8 BOM (MimeKit's
+    ``unmunged.mbox``): its first message was skipped as bytes before the first
+    ``From `` line; an unescaped ``From Russia`` body line stays text."""
+    path = tmp_path / "m.mbox"
+    path.write_bytes(
+        b"\xef\xbb\xbfFrom -\nFrom: a@b.org\nSubject: one\n\nFilms:\n\nFrom Paris with care\n\n"
+        b"From -\nFrom: c@d.org\nSubject: two\n\nsecond\n"
+    )
+    result, recs = _ingest(runner, str(path))
+    assert [r["subject"] for r in recs] == ["one", "two"]
+    assert "From Paris with care" in recs[0]["textChunks"][0]
+    assert "ignored" not in result.stderr
+
+
 @pytest.mark.parametrize("name", ["apple-mail.emlx", "apple-mail-bad-count.emlx"])
 def test_apple_mail_emlx(runner, in_fixtures, name):
     result, recs = _ingest(runner, f"email/{name}")
