@@ -72,6 +72,26 @@ def test_a_bom_before_the_first_from_line(runner, tmp_path):
     assert "ignored" not in result.stderr
 
 
+def test_a_header_folded_without_leading_space(runner, tmp_path):
+    """A long header value an Exchange server folded without the continuation's white
+    space (MimeKit's issue358.txt): the stray line ended the headers, so the
+    multipart's Content-Type and every header after it were read as the text."""
+    path = tmp_path / "m.eml"
+    path.write_bytes(
+        b"From: Ann <ann@example.org>\r\nTo: bob@example.org\r\nSubject: Minutes\r\n"
+        b"Date: Wed, 15 Nov 2017 14:16:14 +0000\r\n"
+        b"x-diagnostics: 1;AM4PR01;6:1Y77VdiYZvwhWtdzFszn6F8yBYOr9DiSFIBUW\r\n"
+        b"P8FxVksOO2tmFWl+LxT0Acgv7RaCFBKFmzA31fwJabrvuEaFINDvMVgEV9Cc41b\r\n"
+        b"x-antispam: SSOS;\r\nMIME-Version: 1.0\r\n"
+        b'Content-Type: multipart/alternative; boundary="b1"\r\n\r\n'
+        b"--b1\r\nContent-Type: text/plain\r\n\r\nThe minutes are attached.\r\n"
+        b"--b1\r\nContent-Type: text/html\r\n\r\n<p>The minutes are attached.</p>\r\n--b1--\r\n"
+    )
+    result, recs = _ingest(runner, str(path))
+    assert recs[0]["textChunks"] == ["The minutes are attached."]
+    assert "folded without leading space" in result.stderr
+
+
 @pytest.mark.parametrize("name", ["apple-mail.emlx", "apple-mail-bad-count.emlx"])
 def test_apple_mail_emlx(runner, in_fixtures, name):
     result, recs = _ingest(runner, f"email/{name}")
