@@ -92,6 +92,23 @@ def test_a_header_folded_without_leading_space(runner, tmp_path):
     assert "folded without leading space" in result.stderr
 
 
+def test_an_html_part_names_its_charset_in_a_meta_tag(runner, tmp_path):
+    """An HTML part whose Content-Type names no charset declares it in the page (as in
+    enmime's non-mime-missing-charset.raw): ``<meta charset="windows-1250">`` is read,
+    not guessed (and warned about as a part without a charset)."""
+    html = (
+        '<html><head><meta charset="windows-1250"/></head><body>Cena: 5 €, žluťoučký</body></html>'
+    )
+    path = tmp_path / "m.eml"
+    path.write_bytes(
+        b"From: ann@example.org\nDate: Sun, 14 Oct 2012 16:09:01 -0700\nSubject: t\n"
+        b"Content-Type: text/html\n\n" + html.encode("cp1250") + b"\n"
+    )
+    result, recs = _ingest(runner, str(path))
+    assert recs[0]["textChunks"] == ["Cena: 5 €, žluťoučký"]
+    assert "without a charset" not in result.stderr  # declared, not guessed
+
+
 @pytest.mark.parametrize("name", ["apple-mail.emlx", "apple-mail-bad-count.emlx"])
 def test_apple_mail_emlx(runner, in_fixtures, name):
     result, recs = _ingest(runner, f"email/{name}")

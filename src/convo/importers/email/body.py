@@ -25,7 +25,7 @@ def payload_text(
 ) -> str:
     """A decoded text part: charset (a guess for a part without one kept in ``body``), line
     ends, HTML to text, format=flowed."""
-    text, guess = decode_part(data, charset, body.encoding)
+    text, guess = decode_part(data, charset, body.encoding, ctype == "text/html")
     if guess is not None:
         body.guesses.append(guess)
     if "\r" in text:
