@@ -126,7 +126,7 @@ def test_me_poll_previews_and_formulas():
     formula reads as its TeX once."""
     recs, rejects, _ = run(zulip.read, WIDGETS)
     assert rejects == []
-    me, poll, image, previews, formula = recs
+    me, poll, image, previews, formula, mention = recs
     assert me["textChunks"] == ["is packing the nets"] and me["tags"] == ["action"]
     assert poll["textChunks"] == [
         "[poll] Which beach on Saturday?: North cove (1), South cove (0), Either (1)"
@@ -138,6 +138,8 @@ def test_me_poll_previews_and_formulas():
     ]
     assert formula["textChunks"] == ["Height is $$h^2$$ metres."]
     assert all(r["tags"] == [] for r in (poll, image, previews, formula))
+    # rendered with the name Ann had when it was sent: named as she speaks in the file
+    assert mention["metadata"]["listeners"] == ["Ann Lee"]
 
 
 def test_export_me_message(tmp_path):

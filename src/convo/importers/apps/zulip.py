@@ -23,7 +23,10 @@ Decisions:
 - speaker = ``sender_full_name`` (the export: the sender's ``full_name`` in realm.json,
   else ``user <id>``, warned once when realm.json is not beside the file); listeners =
   the mentioned users (``<span class="user-mention" data-user-id>``), else a direct
-  message's other users.
+  message's other users. A mention is rendered with the name its user had when it was
+  sent (``@Brooke Jarrett  (S2'18)``): it is named as the user speaks in the file (the
+  ``sender_full_name`` of their messages so far, their reactions' ``full_name``), else
+  as rendered.
 - text = the HTML (``content`` when it is HTML, the export's ``rendered_content``)
   through ``html_to_text``; Markdown as written when there is no HTML. The previews
   Zulip adds below a message (``message_inline_image``, ``message_embed``: an image or
@@ -109,6 +112,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     else:
         items = _samples(source, ctx)
     scope: str | None = ""
+    names: dict[int, str] = {}  # user id -> full name, from the senders and reactions so far
     for item, where in items:
         if not _is_api_message(item):
             ctx.reject(where, "not a Zulip message (no id or sender)", item)
@@ -118,8 +122,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             scope = source_scope(
                 source, ctx, realm, what="Zulip organization", example="zulip:<id>"
             )
+        _learn_names(item, names)
         try:
-            made = _api_message(item, where, scope)
+            made = _api_message(item, where, scope, names)
         except ValueError as e:  # parse_any: an unreadable time
             ctx.reject(where, str(e), item)
             continue
@@ -148,7 +153,7 @@ def _mentions(html: str, names: dict[int, str] | None = None) -> list[str]:
     """The users an HTML message mentions (``@**Name**`` rendered), by name."""
     out = []
     for uid, shown in _MENTION.findall(html):
-        name = (names or {}).get(int(uid)) or shown.strip()
+        name = (names or {}).get(int(uid)) or " ".join(shown.split())
         if name and uid != "*":
             out.append(name)
     return out
@@ -272,13 +277,30 @@ def _edited(value: Any) -> str | None:
         return None
 
 
-def _api_message(m: dict[str, Any], where: str, scope: str | None) -> ConversationMessage:
+def _learn_names(m: Any, names: dict[int, str]) -> None:
+    """The names a message tells of its users (its sender, its reactions' users), so a
+    mention reads as the name its user speaks under, not as rendered when it was sent."""
+    if not isinstance(m, dict):
+        return
+    people = [(m.get("sender_id"), m.get("sender_full_name"))]
+    people += [
+        (as_dict(r).get("user_id"), as_dict(as_dict(r).get("user")).get("full_name"))
+        for r in as_list(m.get("reactions"))
+    ]
+    for uid, name in people:
+        if isinstance(uid, int) and as_str(name):
+            names[uid] = as_str(name)
+
+
+def _api_message(
+    m: dict[str, Any], where: str, scope: str | None, names: dict[int, str]
+) -> ConversationMessage:
     speaker = as_str(m.get("sender_full_name")) or f"user {as_str(m.get('sender_id'))}"
     content = as_str(m.get("content"))
     is_html = as_str(m.get("content_type")) == "text/html" or content.lstrip().startswith("<")
     topic = as_str(m.get("subject")) or as_str(m.get("topic"))
     thread, others = _api_thread(m.get("display_recipient"), topic, speaker)
-    heard = _mentions(content) if is_html else []
+    heard = _mentions(content, names) if is_html else []
     mid = as_str(m.get("id"))
     action = m.get("is_me_message") is True or (is_html and _ME_HTML.match(content) is not None)
     if action:
