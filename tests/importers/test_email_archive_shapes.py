@@ -109,6 +109,23 @@ def test_an_html_part_names_its_charset_in_a_meta_tag(runner, tmp_path):
     assert "without a charset" not in result.stderr  # declared, not guessed
 
 
+def test_a_content_type_parameter_without_its_semicolon(runner, tmp_path):
+    """``Content-Type: application/pdf name="x.pdf"`` (a booking site's mail, in enmime's
+    tests): the attachment's type was the whole value, name and all."""
+    path = tmp_path / "m.eml"
+    path.write_bytes(
+        b"From: ann@example.org\nDate: Sun, 14 Oct 2012 16:09:01 -0700\nSubject: t\n"
+        b'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="b"\n\n'
+        b"--b\nContent-Type: text/plain\n\nYour invoice.\n"
+        b'--b\nContent-Type: application/pdf name="inv 7.pdf"\nContent-Transfer-Encoding: base64\n\n'
+        b"JVBERi0xLjIK\n--b--\n"
+    )
+    result, recs = _ingest(runner, str(path))
+    assert [(a["name"], a["type"]) for a in recs[0]["extra"]["attachments"]] == [
+        ("inv 7.pdf", "application/pdf")
+    ]
+
+
 @pytest.mark.parametrize("name", ["apple-mail.emlx", "apple-mail-bad-count.emlx"])
 def test_apple_mail_emlx(runner, in_fixtures, name):
     result, recs = _ingest(runner, f"email/{name}")

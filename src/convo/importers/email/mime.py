@@ -125,7 +125,8 @@ def _content_type(part: Message) -> str:
     value = part.get("Content-Type")
     if value is None:
         return part.get_default_type()
-    ctype = str(value).split(";", 1)[0].strip().lower()
+    # the first word: a parameter written without its ";" is not part of the type
+    ctype = (str(value).split(";", 1)[0].split() or [""])[0].lower()
     if ctype == "text":
         return "text/plain"
     if ctype.count("/") != 1:
