@@ -120,7 +120,7 @@ def test_a_content_type_parameter_without_its_semicolon(runner, tmp_path):
         b'--b\nContent-Type: application/pdf name="inv 7.pdf"\nContent-Transfer-Encoding: base64\n\n'
         b"JVBERi0xLjIK\n--b--\n"
     )
-    result, recs = _ingest(runner, str(path))
+    _, recs = _ingest(runner, str(path))
     assert [(a["name"], a["type"]) for a in recs[0]["extra"]["attachments"]] == [
         ("inv 7.pdf", "application/pdf")
     ]
