@@ -126,6 +126,27 @@ def test_a_content_type_parameter_without_its_semicolon(runner, tmp_path):
     ]
 
 
+def test_a_parts_parameter_on_a_line_of_its_own(runner, tmp_path):
+    """A part's Content-Type whose next parameter starts a line without indent (enmime's
+    bad-header-wrap.raw): the stray line ended the part's headers, so its
+    Content-Disposition (and the attachment's name) was lost."""
+    path = tmp_path / "m.eml"
+    path.write_bytes(
+        b"From: ann@example.org\nDate: Sun, 14 Oct 2012 16:09:01 -0700\nSubject: t\n"
+        b'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="b"\n\n'
+        b"--b\nContent-Type: text/plain\n\nThe archive.\n"
+        b'--b\nContent-Type: application/zip; x-unix-mode=0600;\nname="logs.zip"\n'
+        b'Content-Disposition: attachment; filename="logs.zip"\n'
+        b"Content-Transfer-Encoding: base64\n\nUEsDBA==\n--b--\n"
+    )
+    result, recs = _ingest(runner, str(path))
+    assert recs[0]["textChunks"] == ["The archive."]
+    assert [(a["name"], a.get("disposition")) for a in recs[0]["extra"]["attachments"]] == [
+        ("logs.zip", "attachment")
+    ]
+    assert "folded without leading space" in result.stderr
+
+
 @pytest.mark.parametrize("name", ["apple-mail.emlx", "apple-mail-bad-count.emlx"])
 def test_apple_mail_emlx(runner, in_fixtures, name):
     result, recs = _ingest(runner, f"email/{name}")

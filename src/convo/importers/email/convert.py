@@ -117,12 +117,23 @@ _BROKEN_FOLD = re.compile(rb"(\r?\n)([A-Za-z0-9+/=]{16,})(\r?\n)(?=[!-9;-~]+:)")
 _HEADER_END = re.compile(rb"\r?\n\r?\n")
 
 
+# A Content-Type or Content-Disposition whose next parameter starts a line of its own
+# (enmime's bad-header-wrap.raw: ``x-unix-mode=0600;`` then ``name="a.zip"``), in any part.
+_BROKEN_PARAM = re.compile(
+    rb"(?im)^(content-(?:type|disposition)[ \t]*:[^\n]*;[ \t]*\r?\n)(?=[\w*.-]+[ \t]*=)"
+)
+
+
 def _mend_folds(data: bytes) -> tuple[bytes, int]:
-    """``data`` with broken folds of its header block indented (and how many)."""
+    """``data`` with broken folds of its header block, and of its parts' Content-Type and
+    Content-Disposition parameters, indented (and how many)."""
     end = _HEADER_END.search(data)
     cut = end.start() + 1 if end else len(data)
     head, mended = _BROKEN_FOLD.subn(rb"\1 \2\3", data[:cut])
-    return (head + data[cut:], mended) if mended else (data, 0)
+    if mended:
+        data = head + data[cut:]
+    data, params = _BROKEN_PARAM.subn(rb"\1 ", data)
+    return data, mended + params
 
 
 def _parse_stdlib(
