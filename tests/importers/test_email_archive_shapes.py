@@ -147,6 +147,29 @@ def test_a_parts_parameter_on_a_line_of_its_own(runner, tmp_path):
     assert "folded without leading space" in result.stderr
 
 
+@pytest.mark.parametrize(
+    "envelope", [b">From - Fri Dec 13 15:01:21 1996", b"From bob@x Fri Dec 13"]
+)
+def test_a_forwarded_message_saved_with_its_envelope_line(runner, tmp_path, envelope):
+    """Netscape forwarded a stored message with its mailbox's envelope line first
+    (MimeKit's content-length.mbox, 1997): the forwarded From, Date and Subject were
+    read as its text; they are its headers."""
+    path = tmp_path / "m.eml"
+    path.write_bytes(
+        b"From: jay@example.org\nDate: Fri, 07 Mar 1997 02:50:39 -0800\nSubject: fwd\n"
+        b'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="b"\n\n'
+        b"--b\nContent-Type: text/plain\n\nsee below\n"
+        b'--b\nContent-Type: message/rfc822; name="old.msg"\n\n' + envelope + b"\n"
+        b"Date: Fri, 13 Dec 1996 15:09:42 -0800\nFrom: Bob <bob@example.org>\n"
+        b"Subject: the plan\n\nThe plan is on.\n--b--\n"
+    )
+    _, recs = _ingest(runner, str(path))
+    assert recs[0]["textChunks"][0] == (
+        "see below\n\n---------- Forwarded message ----------\nFrom: Bob <bob@example.org>\n"
+        "Date: Fri, 13 Dec 1996 15:09:42 -0800\nSubject: the plan\n\nThe plan is on."
+    )
+
+
 @pytest.mark.parametrize("name", ["apple-mail.emlx", "apple-mail-bad-count.emlx"])
 def test_apple_mail_emlx(runner, in_fixtures, name):
     result, recs = _ingest(runner, f"email/{name}")
