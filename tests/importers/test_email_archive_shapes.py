@@ -170,6 +170,35 @@ def test_a_forwarded_message_saved_with_its_envelope_line(runner, tmp_path, enve
     )
 
 
+@pytest.mark.parametrize(
+    ("ctype", "body", "text"),
+    [
+        (
+            b"text/enriched",
+            b"Hi,\n\n<bold>the config</bold> is:\n\n<fontfamily><param>Courier New</param>"
+            b'<<Server\nport="8007"></fontfamily>\n',
+            'Hi,\nthe config is:\n<Server port="8007">',
+        ),
+        (
+            b"text/richtext",
+            b"<bigger>\n Nathaniel,\n<nl>\n<nl>\nthe size is\ntwice <lt>fs><comment>x</comment>.\n",
+            "Nathaniel,\n\nthe size is twice <fs>.",
+        ),
+    ],
+)
+def test_enriched_and_richtext_mail(runner, tmp_path, ctype, body, text):
+    """text/enriched (Eudora, 2001: a ponymail corpus message) and text/richtext
+    (NeXTMail, 1992: MimeKit's content-length.mbox) read as text, their formatting
+    commands (``<bigger>``, ``<fontfamily><param>...``, ``<nl>``) were text."""
+    path = tmp_path / "m.eml"
+    path.write_bytes(
+        b"From: ann@example.org\nDate: Fri, 25 Sep 1992 14:13:02 -0700\nSubject: t\n"
+        b"MIME-Version: 1.0\nContent-Type: " + ctype + b"\n\n" + body
+    )
+    _, recs = _ingest(runner, str(path))
+    assert recs[0]["textChunks"] == [text]
+
+
 @pytest.mark.parametrize("name", ["apple-mail.emlx", "apple-mail-bad-count.emlx"])
 def test_apple_mail_emlx(runner, in_fixtures, name):
     result, recs = _ingest(runner, f"email/{name}")

@@ -32,6 +32,10 @@ def payload_text(
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if ctype == "text/html":
         return html_to_text(text, div_lines=True)
+    if ctype in ("text/enriched", "text/richtext"):
+        from convo.importers.email.enriched import enriched_to_text, richtext_to_text
+
+        return (enriched_to_text if ctype == "text/enriched" else richtext_to_text)(text)
     if fmt and fmt.lower() == "flowed":
         text = unflow(text, (delsp or "").lower() == "yes")
     return text
