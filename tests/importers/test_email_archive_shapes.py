@@ -199,6 +199,22 @@ def test_enriched_and_richtext_mail(runner, tmp_path, ctype, body, text):
     assert recs[0]["textChunks"] == [text]
 
 
+def test_white_space_before_the_first_header(runner, tmp_path):
+    """A message whose first header line is indented (enmime's bad-header-start.raw):
+    that header (its From) was lost as a continuation of nothing."""
+    path = tmp_path / "m.eml"
+    path.write_bytes(
+        b" From: Ann <ann@example.org>\nSubject: plain\nDate: Thu, 18 Oct 2012 22:48:39 -0700\n"
+        b"To: bob@example.org\n\nhello\n"
+    )
+    result, recs = _ingest(runner, str(path))
+    assert recs[0]["metadata"] == {
+        "speaker": "Ann <ann@example.org>",
+        "listeners": ["bob@example.org"],
+    }
+    assert "white space before the first header line ignored" in result.stderr
+
+
 @pytest.mark.parametrize("name", ["apple-mail.emlx", "apple-mail-bad-count.emlx"])
 def test_apple_mail_emlx(runner, in_fixtures, name):
     result, recs = _ingest(runner, f"email/{name}")

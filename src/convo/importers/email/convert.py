@@ -140,6 +140,11 @@ def _parse_stdlib(
     data: bytes, ctx: ImportContext, where: str
 ) -> tuple[dict[str, list[str]], Body] | None:
     """(headers, body) by compat32, for messages the fast path leaves; None = rejected."""
+    if data[:1] in (b" ", b"\t") and HEADER.match(data.lstrip(b" \t")):
+        # white space before the first header (enmime's bad-header-start.raw): compat32
+        # took that header for a continuation of none, and lost it (the From line)
+        data = data.lstrip(b" \t")
+        ctx.warn(where, "white space before the first header line ignored")
     data, mended = _mend_folds(data)
     if mended:
         ctx.warn(where, f"{mended} header line(s) folded without leading space read as continued")
