@@ -57,6 +57,164 @@ def test_text_before_the_first_from_line_is_still_told(runner, tmp_path):
     assert "5 bytes before the first 'From ' line ignored" in result.stderr
 
 
+def test_a_bom_before_the_first_from_line(runner, tmp_path):
+    """A mailbox saved by a Windows editor starts with a UTF-8 BOM (MimeKit's
+    ``unmunged.mbox``): its first message was skipped as bytes before the first
+    ``From `` line; an unescaped ``From Russia`` body line stays text."""
+    path = tmp_path / "m.mbox"
+    path.write_bytes(
+        b"\xef\xbb\xbfFrom -\nFrom: a@b.org\nSubject: one\n\nFilms:\n\nFrom Paris with care\n\n"
+        b"From -\nFrom: c@d.org\nSubject: two\n\nsecond\n"
+    )
+    result, recs = _ingest(runner, str(path))
+    assert [r["subject"] for r in recs] == ["one", "two"]
+    assert "From Paris with care" in recs[0]["textChunks"][0]
+    assert "ignored" not in result.stderr
+
+
+def test_a_header_folded_without_leading_space(runner, tmp_path):
+    """A long header value an Exchange server folded without the continuation's white
+    space (MimeKit's issue358.txt): the stray line ended the headers, so the
+    multipart's Content-Type and every header after it were read as the text."""
+    path = tmp_path / "m.eml"
+    path.write_bytes(
+        b"From: Ann <ann@example.org>\r\nTo: bob@example.org\r\nSubject: Minutes\r\n"
+        b"Date: Wed, 15 Nov 2017 14:16:14 +0000\r\n"
+        b"x-diagnostics: 1;AM4PR01;6:1Y77VdiYZvwhWtdzFszn6F8yBYOr9DiSFIBUW\r\n"
+        b"P8FxVksOO2tmFWl+LxT0Acgv7RaCFBKFmzA31fwJabrvuEaFINDvMVgEV9Cc41b\r\n"
+        b"x-antispam: SSOS;\r\nMIME-Version: 1.0\r\n"
+        b'Content-Type: multipart/alternative; boundary="b1"\r\n\r\n'
+        b"--b1\r\nContent-Type: text/plain\r\n\r\nThe minutes are attached.\r\n"
+        b"--b1\r\nContent-Type: text/html\r\n\r\n<p>The minutes are attached.</p>\r\n--b1--\r\n"
+    )
+    result, recs = _ingest(runner, str(path))
+    assert recs[0]["textChunks"] == ["The minutes are attached."]
+    assert "folded without leading space" in result.stderr
+
+
+def test_an_html_part_names_its_charset_in_a_meta_tag(runner, tmp_path):
+    """An HTML part whose Content-Type names no charset declares it in the page (as in
+    enmime's non-mime-missing-charset.raw): ``<meta charset="windows-1250">`` is read,
+    not guessed (and warned about as a part without a charset)."""
+    html = (
+        '<html><head><meta charset="windows-1250"/></head><body>Cena: 5 €, žluťoučký</body></html>'
+    )
+    path = tmp_path / "m.eml"
+    path.write_bytes(
+        b"From: ann@example.org\nDate: Sun, 14 Oct 2012 16:09:01 -0700\nSubject: t\n"
+        b"Content-Type: text/html\n\n" + html.encode("cp1250") + b"\n"
+    )
+    result, recs = _ingest(runner, str(path))
+    assert recs[0]["textChunks"] == ["Cena: 5 €, žluťoučký"]
+    assert "without a charset" not in result.stderr  # declared, not guessed
+
+
+def test_a_content_type_parameter_without_its_semicolon(runner, tmp_path):
+    """``Content-Type: application/pdf name="x.pdf"`` (a booking site's mail, in enmime's
+    tests): the attachment's type was the whole value, name and all."""
+    path = tmp_path / "m.eml"
+    path.write_bytes(
+        b"From: ann@example.org\nDate: Sun, 14 Oct 2012 16:09:01 -0700\nSubject: t\n"
+        b'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="b"\n\n'
+        b"--b\nContent-Type: text/plain\n\nYour invoice.\n"
+        b'--b\nContent-Type: application/pdf name="inv 7.pdf"\nContent-Transfer-Encoding: base64\n\n'
+        b"JVBERi0xLjIK\n--b--\n"
+    )
+    _, recs = _ingest(runner, str(path))
+    assert [(a["name"], a["type"]) for a in recs[0]["extra"]["attachments"]] == [
+        ("inv 7.pdf", "application/pdf")
+    ]
+
+
+def test_a_parts_parameter_on_a_line_of_its_own(runner, tmp_path):
+    """A part's Content-Type whose next parameter starts a line without indent (enmime's
+    bad-header-wrap.raw): the stray line ended the part's headers, so its
+    Content-Disposition (and the attachment's name) was lost."""
+    path = tmp_path / "m.eml"
+    path.write_bytes(
+        b"From: ann@example.org\nDate: Sun, 14 Oct 2012 16:09:01 -0700\nSubject: t\n"
+        b'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="b"\n\n'
+        b"--b\nContent-Type: text/plain\n\nThe archive.\n"
+        b'--b\nContent-Type: application/zip; x-unix-mode=0600;\nname="logs.zip"\n'
+        b'Content-Disposition: attachment; filename="logs.zip"\n'
+        b"Content-Transfer-Encoding: base64\n\nUEsDBA==\n--b--\n"
+    )
+    result, recs = _ingest(runner, str(path))
+    assert recs[0]["textChunks"] == ["The archive."]
+    assert [(a["name"], a.get("disposition")) for a in recs[0]["extra"]["attachments"]] == [
+        ("logs.zip", "attachment")
+    ]
+    assert "folded without leading space" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "envelope", [b">From - Fri Dec 13 15:01:21 1996", b"From bob@x Fri Dec 13"]
+)
+def test_a_forwarded_message_saved_with_its_envelope_line(runner, tmp_path, envelope):
+    """Netscape forwarded a stored message with its mailbox's envelope line first
+    (MimeKit's content-length.mbox, 1997): the forwarded From, Date and Subject were
+    read as its text; they are its headers."""
+    path = tmp_path / "m.eml"
+    path.write_bytes(
+        b"From: jay@example.org\nDate: Fri, 07 Mar 1997 02:50:39 -0800\nSubject: fwd\n"
+        b'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="b"\n\n'
+        b"--b\nContent-Type: text/plain\n\nsee below\n"
+        b'--b\nContent-Type: message/rfc822; name="old.msg"\n\n' + envelope + b"\n"
+        b"Date: Fri, 13 Dec 1996 15:09:42 -0800\nFrom: Bob <bob@example.org>\n"
+        b"Subject: the plan\n\nThe plan is on.\n--b--\n"
+    )
+    _, recs = _ingest(runner, str(path))
+    assert recs[0]["textChunks"][0] == (
+        "see below\n\n---------- Forwarded message ----------\nFrom: Bob <bob@example.org>\n"
+        "Date: Fri, 13 Dec 1996 15:09:42 -0800\nSubject: the plan\n\nThe plan is on."
+    )
+
+
+@pytest.mark.parametrize(
+    ("ctype", "body", "text"),
+    [
+        (
+            b"text/enriched",
+            b"Hi,\n\n<bold>the config</bold> is:\n\n<fontfamily><param>Courier New</param>"
+            b'<<Server\nport="8007"></fontfamily>\n',
+            'Hi,\nthe config is:\n<Server port="8007">',
+        ),
+        (
+            b"text/richtext",
+            b"<bigger>\n Nathaniel,\n<nl>\n<nl>\nthe size is\ntwice <lt>fs><comment>x</comment>.\n",
+            "Nathaniel,\n\nthe size is twice <fs>.",
+        ),
+    ],
+)
+def test_enriched_and_richtext_mail(runner, tmp_path, ctype, body, text):
+    """text/enriched (Eudora, 2001: a ponymail corpus message) and text/richtext
+    (NeXTMail, 1992: MimeKit's content-length.mbox) read as text, their formatting
+    commands (``<bigger>``, ``<fontfamily><param>...``, ``<nl>``) were text."""
+    path = tmp_path / "m.eml"
+    path.write_bytes(
+        b"From: ann@example.org\nDate: Fri, 25 Sep 1992 14:13:02 -0700\nSubject: t\n"
+        b"MIME-Version: 1.0\nContent-Type: " + ctype + b"\n\n" + body
+    )
+    _, recs = _ingest(runner, str(path))
+    assert recs[0]["textChunks"] == [text]
+
+
+def test_white_space_before_the_first_header(runner, tmp_path):
+    """A message whose first header line is indented (enmime's bad-header-start.raw):
+    that header (its From) was lost as a continuation of nothing."""
+    path = tmp_path / "m.eml"
+    path.write_bytes(
+        b" From: Ann <ann@example.org>\nSubject: plain\nDate: Thu, 18 Oct 2012 22:48:39 -0700\n"
+        b"To: bob@example.org\n\nhello\n"
+    )
+    result, recs = _ingest(runner, str(path))
+    assert recs[0]["metadata"] == {
+        "speaker": "Ann <ann@example.org>",
+        "listeners": ["bob@example.org"],
+    }
+    assert "white space before the first header line ignored" in result.stderr
+
+
 @pytest.mark.parametrize("name", ["apple-mail.emlx", "apple-mail-bad-count.emlx"])
 def test_apple_mail_emlx(runner, in_fixtures, name):
     result, recs = _ingest(runner, f"email/{name}")

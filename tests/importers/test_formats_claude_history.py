@@ -80,3 +80,32 @@ def test_a_prompt_joins_its_session_in_a_store(tmp_path):
     threads = {r["thread"] for r in recs if r["format"] == "anthropic"}
     assert SESSION in threads
     assert sum(r["thread"] == SESSION for r in recs if r["format"] == "claude-history") == 6
+
+
+def test_a_subagents_metadata_is_recognised_and_holds_no_message(tmp_path, runner):
+    """Claude Code 2.1 keeps a subagent's transcript and metadata beside the session:
+    ``<session>/subagents/agent-<id>.jsonl`` and ``agent-<id>.meta.json``. Ingesting the
+    project folder counted the metadata as an unreadable conversation file (exit 1)."""
+    import json
+
+    from convo.cli.app import app
+
+    sub = tmp_path / "s-1" / "subagents"
+    sub.mkdir(parents=True)
+    line = {
+        "type": "user", "uuid": "u-1", "parentUuid": None, "isSidechain": True,
+        "sessionId": "s-1", "timestamp": "2026-06-15T10:00:12.000Z", "agentId": "a1",
+        "message": {"role": "user", "content": "List the jobs in src/jobs."},
+    }  # fmt: skip
+    (sub / "agent-a1.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    meta = sub / "agent-a1.meta.json"
+    meta.write_text(
+        json.dumps({"agentType": "Explore", "description": "List jobs", "toolUseId": "toolu_1"}),
+        encoding="utf-8",
+    )
+    assert registry.detect(Source(meta)).name == "claude-history"
+    assert run(claude_history.read, meta)[0] == []
+    result = runner.invoke(app, ["ingest", str(tmp_path), "-o", "-"])
+    assert result.exit_code == 0, result.stderr
+    assert "not recognised" not in result.stderr
+    assert [json.loads(x)["format"] for x in result.stdout.splitlines()] == ["anthropic"]

@@ -37,3 +37,28 @@ def test_blocks_become_the_text():
         "> never delete WAL files\n```\ndf -h /var\n```"
     ]
     assert texts[3] == ["*Invoice 1001* from billing@example.org"]
+
+
+def test_a_file_shares_username_names_its_user(tmp_path):
+    """An older export's ``file_share`` carries the person's ``username`` beside the
+    ``user`` id (a 2018 export in zulip's Slack import tests): read alone, that share was
+    spoken by ``k._``, the same person's next message by ``U6006P1CN``, and the share's
+    ``<@U6006P1CN> uploaded a file`` made its own speaker a listener."""
+    import json
+
+    day = [
+        {"type": "message", "subtype": "file_share", "user": "U6006P1CN", "username": "kay",
+         "text": "<@U6006P1CN> uploaded a file: <https://x.slack.com/files/U6006P1CN/F1/a.md|a.md>",
+         "file": {"id": "F1", "name": "a.md", "title": "a.md"}, "ts": "1516457078.000065"},
+        {"type": "message", "user": "U6006P1CN", "text": "see the snippet", "ts": "1516457212.000035"},
+        {"type": "message", "subtype": "bot_message", "bot_id": "B1", "username": "deploys",
+         "text": "shipped", "ts": "1516457300.000001"},
+    ]  # fmt: skip
+    path = tmp_path / "2018-01-20.json"
+    path.write_text(json.dumps(day), encoding="utf-8")
+    recs, _, _ = ingest(path)
+    assert [r["metadata"] for r in recs] == [
+        {"speaker": "kay", "listeners": []},
+        {"speaker": "kay", "listeners": []},
+        {"speaker": "deploys", "listeners": []},
+    ]

@@ -113,3 +113,46 @@ def test_an_unreadable_time_is_a_reject_not_an_error(tmp_path):
     page.write_text(json.dumps(data), encoding="utf-8")
     recs, rejects, _ = run(zulip.read, page)
     assert any("unreadable time" in r.reason for r in rejects)
+
+
+WIDGETS = FIXTURES / "zulip" / "api-widgets.json"
+
+
+def test_me_poll_previews_and_formulas():
+    """Shapes of real API answers (a 2017-2020 organization's channels): a ``/me``
+    message is an action; a poll reads its question and the votes its submessages leave
+    (a vote of -1 withdraws one, options added later count); the server's image and link
+    previews are not text, except an image the message does not link otherwise; a KaTeX
+    formula reads as its TeX once."""
+    recs, rejects, _ = run(zulip.read, WIDGETS)
+    assert rejects == []
+    me, poll, image, previews, formula, mention = recs
+    assert me["textChunks"] == ["is packing the nets"] and me["tags"] == ["action"]
+    assert poll["textChunks"] == [
+        "[poll] Which beach on Saturday?: North cove (1), South cove (0), Either (1)"
+    ]
+    assert poll["extra"]["poll"]["question"] == "Which beach on Saturday?"
+    assert image["textChunks"] == ["[image] https://pics.example.org/crab.jpg"]
+    assert previews["textChunks"] == [
+        "The tide table: https://tides.example.org/week and our map (/user_uploads/4/ab/map.png)"
+    ]
+    assert formula["textChunks"] == ["Height is $$h^2$$ metres."]
+    assert all(r["tags"] == [] for r in (poll, image, previews, formula))
+    # rendered with the name Ann had when it was sent: named as she speaks in the file
+    assert mention["metadata"]["listeners"] == ["Ann Lee"]
+
+
+def test_export_me_message(tmp_path):
+    """The export has no ``is_me_message``: Zulip's rule (Markdown ``/me `` rendered as
+    ``<p>/me ``) tells it."""
+    import json
+
+    export = tmp_path / "export"
+    shutil.copytree(EXPORT.parent, export)
+    page = export / EXPORT.name
+    data = json.loads(page.read_text(encoding="utf-8"))
+    row = data["zerver_message"][0]
+    row["content"], row["rendered_content"] = "/me waves", "<p>/me waves</p>"
+    page.write_text(json.dumps(data), encoding="utf-8")
+    recs, _, _ = run(zulip.read, page)
+    assert recs[0]["textChunks"] == ["waves"] and recs[0]["tags"] == ["action"]

@@ -99,3 +99,17 @@ def test_two_recordings_saved_as_transcript_json_keep_their_identical_lines(tmp_
         path.write_text(json.dumps(doc))
         ids += [i for i, _ in _read(str(path), "whisper")]
     assert len(ids) == 2 and len(set(ids)) == 2, ids
+
+
+def test_two_meetings_saved_as_transcript_vtt_keep_their_identical_lines(tmp_path: Path):
+    """Zoom transcripts saved as ``transcript.vtt`` (as most real ones found in public
+    repositories are) in two folders, both timed from the epoch: the host's same
+    "Okay, we're recording." at the same offset is two messages, not one id."""
+    vtt = "WEBVTT\n\n1\n00:00:04.800 --> 00:00:07.400\nAnn Lee: Okay, we're recording.\n"
+    ids = []
+    for folder in ("standup-0301", "standup-0308"):
+        (tmp_path / folder).mkdir()
+        path = tmp_path / folder / "transcript.vtt"
+        path.write_text(vtt)
+        ids += [i for i, _ in _read(str(path), "vtt")]
+    assert len(ids) == 2 and len(set(ids)) == 2, ids

@@ -210,14 +210,17 @@ def file_scope(source_name: str) -> str:
 # every project's root), and the names speech engines' outputs are saved under (AWS
 # Transcribe's ``asrOutput.json``, a script's ``transcript.json``, an API's
 # ``response.json``): the folder names the conversation (or the account, or the
-# recording), not the file. LlamaIndex's ``SimpleChatStore`` persists to
+# recording), not the file; so do the Zoom, Teams and Whisper subtitles users save as
+# ``transcript.vtt`` (four of five real Zoom transcripts found in public repositories,
+# unseen round 10) or ``transcript.srt``. LlamaIndex's ``SimpleChatStore`` persists to
 # ``chat_store.json`` by default. A transcript without ``--start-date`` is timed from the epoch,
 # so two recordings' "Okay." at 0:05 differ only by their scope.
 GENERIC_NAMES = re.compile(
     r"(?i)^(?:_chat\.txt|meeting_saved_chat\.txt|conversations\.json|result\.json"
     r"|messages\.json|message_\d+\.json|chat\.md|data\.json|outbox\.json"
     r"|(?:posts|comments)\.xml|inbox|mbox|\.aider\.chat\.history\.md"
-    r"|transcripts?\.json|transcription\.json|asroutput\.json|response\.json|output\.json"
+    r"|transcripts?\.(?:json|vtt|srt)|transcription\.json|asroutput\.json|response\.json"
+    r"|output\.json"
     r"|chat_store\.json)$"
 )
 

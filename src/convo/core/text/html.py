@@ -13,6 +13,9 @@ their target when it differs from the text (``text (url)``), images show their a
 - Avatars (``class="avatar"``) are dropped; an emoji image (``class="emoji"``) is its
   text (``:smile:``), not ``[image ...]``.
 - A table is one line per row, cells joined by `` | `` (``a | b``).
+- A KaTeX formula (Zulip's ``$$...$$``: MathML holding a TeX annotation, beside an
+  ``aria-hidden`` drawing of it) reads as its TeX between ``$$``, once; other MathML is
+  left out, as before.
 
 Why not inscriptis (evaluated on the forum fixtures and Stack Exchange bodies): it took
 the same time, but by default it prints a quote as plain indented-less text, so the

@@ -19,6 +19,13 @@ _BLOCK = {
 _SKIP = {"script", "style", "head", "template", "noscript", "svg", "math"}
 _VOID_BREAK = {"br"}
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
+_TEX = "application/x-tex"
+
+
+def _katex_drawing(attrs: dict[str, str | None]) -> bool:
+    """KaTeX's visual copy of a formula (``<span class="katex-html" aria-hidden="true">``,
+    beside the MathML whose TeX annotation is read instead)."""
+    return attrs.get("aria-hidden") == "true" and "katex-html" in (attrs.get("class") or "").split()
 
 
 class Converter(HTMLParser):
@@ -35,11 +42,42 @@ class Converter(HTMLParser):
         self.quotes: list[int | None] = []  # per open blockquote: where its text starts
         self.cells = 0  # cells so far in the current table row
         self.prefixed = 0  # open quotes that will prefix their lines (at most MAX_QUOTE_DEPTH)
+        self.tex: list[str] | None = None  # a formula's TeX being read (KaTeX's annotation)
+        self.hidden = 0  # open spans of KaTeX's drawing of a formula (left out)
 
     def _newline(self, n: int = 1) -> None:
         self.out.append("\n" * n)
 
+    def _formula_start(self, tag: str, attrs: list[tuple[str, str | None]]) -> bool:
+        """Whether ``tag`` is taken by a KaTeX formula: its drawing (left out) or its
+        TeX annotation (read)."""
+        if self.hidden:
+            self.hidden += tag == "span"
+            return True
+        if tag == "annotation" and self.skip and dict(attrs).get("encoding") == _TEX:
+            self.tex = []
+            return True
+        if tag == "span" and _katex_drawing(dict(attrs)):
+            self.hidden = 1
+            return True
+        return False
+
+    def _formula_end(self, tag: str) -> bool:
+        """Whether the end of ``tag`` is a KaTeX formula's (its TeX written out)."""
+        if self.hidden:
+            self.hidden -= tag == "span"
+            return True
+        if tag == "annotation" and self.tex is not None:
+            formula = " ".join("".join(self.tex).split())
+            self.tex = None
+            if formula:
+                self.out.append(f"$${formula}$$")
+            return True
+        return False
+
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self._formula_start(tag, attrs):
+            return
         if tag in _SKIP:
             self.skip += 1
             return
@@ -118,6 +156,8 @@ class Converter(HTMLParser):
             self.out.append(f"[image {src}]")
 
     def handle_endtag(self, tag: str) -> None:
+        if self._formula_end(tag):
+            return
         if tag in _SKIP:
             self.skip = max(0, self.skip - 1)
             return
@@ -133,12 +173,15 @@ class Converter(HTMLParser):
         elif tag == "tr":  # rows follow one another, no blank line between
             return
         elif tag in _BLOCK:
-            if tag == "pre":
-                self.pre = max(0, self.pre - 1)
-            if tag == "div" and self.div_lines:
-                self._line_break()
-            else:
-                self._newline(2 if self._paragraph(tag) else 1)
+            self._block_end(tag)
+
+    def _block_end(self, tag: str) -> None:
+        if tag == "pre":
+            self.pre = max(0, self.pre - 1)
+        if tag == "div" and self.div_lines:
+            self._line_break()
+        else:
+            self._newline(2 if self._paragraph(tag) else 1)
 
     def _link_end(self, href: str | None, start: int) -> None:
         text = "".join(self.out[start:]).strip()
@@ -155,7 +198,10 @@ class Converter(HTMLParser):
         self._newline(2)
 
     def handle_data(self, data: str) -> None:
-        if self.skip:
+        if self.tex is not None:
+            self.tex.append(data)
+            return
+        if self.hidden or self.skip:
             return
         if self.pre:
             self.out.append(data)

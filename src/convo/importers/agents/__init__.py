@@ -30,7 +30,7 @@ def register(registry: Registry) -> None:
         ("autogen_state", "autogen-state", ("*.json",), json_with('"type"', opens="{")),
         ("langgraph_store", "langgraph-store", both, json_with('"namespace"')),
         ("codex", "codex", ("rollout-*.jsonl", "rollout-*.json", "*.jsonl", "*.json"), JSON_OBJECT),
-        ("claude_history", "claude-history", ("history.jsonl", "*.jsonl"), json_with('"display"', opens="{")),
+        ("claude_history", "claude-history", ("history.jsonl", "*.jsonl", "agent-*.meta.json"), json_with('"display"', '"agentType"', opens="{")),
         ("aider", "aider", (".aider.chat.history.md", "*.md"), Gate(pattern=r"\A[\ufeff\s]*# aider chat started at ")),
         ("cline", "cline", ("api_conversation_history.json", "ui_messages.json", "task_metadata.json", "*.json"), json_with('"role"', '"say"', '"ask"', '"files_in_context"')),
         ("pydantic_ai", "pydantic-ai", both, json_with('"part_kind"')),

@@ -31,6 +31,11 @@ Decisions:
 - id: none of its own: the content hash (docs/ids.md). ``extra.project``: the project.
 - A line that is not JSON or not a history entry (``display`` text and a ``timestamp``)
   is rejected with its line.
+- A subagent's metadata beside its transcript (Claude Code 2.1:
+  ``<session>/subagents/agent-<id>.meta.json``, ``{"agentType", "description",
+  "toolUseId"}``, as daaain/claude-code-log's test data holds it) is recognised and
+  holds no message: ingesting a project folder counted it as an unreadable file (exit 1).
+  The transcript beside it (``agent-<id>.jsonl``) is the ``anthropic`` format's.
 """
 
 from __future__ import annotations
@@ -47,7 +52,14 @@ from convo.core.timestamps import epoch_ts
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
-from convo.importers.jsoninput import as_dict, as_str, json_head, json_lines
+from convo.importers.jsoninput import (
+    as_dict,
+    as_str,
+    has_key,
+    json_head,
+    json_head_with,
+    json_lines,
+)
 from convo.importers.registry import Format
 
 NAME = "claude-history"
@@ -67,7 +79,20 @@ def is_entry(value: Any) -> bool:
     )
 
 
+_SUBAGENT_META = re.compile(r"agent-[\w.-]+\.meta\.json")
+
+
+def subagent_meta(source: Source) -> bool:
+    """Whether ``source`` is a subagent's ``agent-<id>.meta.json`` (its name and keys)."""
+    if not _SUBAGENT_META.fullmatch(source.match_name):
+        return False
+    text = json_head_with(source, key="agentType", opens="{")
+    return bool(text) and has_key(text, "toolUseId")
+
+
 def sniff(source: Source) -> int:
+    if subagent_meta(source):
+        return 80
     head = json_head(source)
     if not head.startswith("{"):
         return 0
@@ -78,6 +103,8 @@ def sniff(source: Source) -> int:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    if subagent_meta(source):
+        return  # a subagent's metadata: no message
     for _, where, value in json_lines(source, ctx):
         if not is_entry(value):
             ctx.reject(where, "not a Claude Code history entry (display, timestamp)", value)
@@ -141,6 +168,6 @@ FIELDS = Fields(
 )
 
 FORMATS = (
-    Format(NAME, "chat", DESCRIPTION, ("history.jsonl", "*.jsonl"), sniff, read, EXAMPLE,
+    Format(NAME, "chat", DESCRIPTION, ("history.jsonl", "*.jsonl", "agent-*.meta.json"), sniff, read, EXAMPLE,
            fields=FIELDS),
 )  # fmt: skip

@@ -6,7 +6,8 @@ folder per conversation with a ``YYYY-MM-DD.json`` array of messages per day.
 
 Decisions:
 - speaker = the user's display name (profile ``display_name``, else ``real_name``, else
-  ``name``; ``user_profile`` embedded in a message fills gaps). A message without a
+  ``name``; ``user_profile`` embedded in a message fills gaps, and so does a person's
+  ``username`` on an older export's ``file_share``, for that user's later messages too). A message without a
   ``user`` takes the one its subtype carries (``file_comment``: ``comment.user``;
   ``message_changed``: ``message.user``, whose text it shows; ``message_deleted``:
   ``previous_message.user``). Bots: ``username``, else ``bot_profile.name``, else the

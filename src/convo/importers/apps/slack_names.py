@@ -43,6 +43,17 @@ def display_name(u: dict[str, Any]) -> str:
     return ""
 
 
+def _person_username(m: dict[str, Any], uid: str) -> str:
+    """A person's name on an older export's file share (``"user": "U6006P1CN",
+    "username": "k._"``), learnt as that user's name from here on, so the user has one
+    name (and the share's "<@U6006P1CN> uploaded a file" no self-listener); "" for a
+    bot's (``bot_id``, ``bot_message``) or none."""
+    name = as_str(m.get("username")).strip()
+    if uid and name and not m.get("bot_id") and m.get("subtype") != "bot_message":
+        return name
+    return ""
+
+
 def speaker_name(m: dict[str, Any], users: dict[str, str], uid: str) -> str | None:
     """The speaker of message ``m`` by user id ``uid`` when ``users`` does not name it
     (``users`` learns a name its ``user_profile`` gives)."""
@@ -60,6 +71,10 @@ def speaker_name(m: dict[str, Any], users: dict[str, str], uid: str) -> str | No
     if uid == "USLACKBOT":
         return "Slackbot"
     bot_id = as_str(m.get("bot_id"))
+    name = _person_username(m, uid)
+    if name:
+        users[uid] = name
+        return name
     for v in (m.get("username"), as_dict(m.get("bot_profile")).get("name"), users.get(bot_id)):
         if isinstance(v, str) and v.strip():
             return v.strip()

@@ -23,9 +23,25 @@ Decisions:
 - speaker = ``sender_full_name`` (the export: the sender's ``full_name`` in realm.json,
   else ``user <id>``, warned once when realm.json is not beside the file); listeners =
   the mentioned users (``<span class="user-mention" data-user-id>``), else a direct
-  message's other users.
+  message's other users. A mention is rendered with the name its user had when it was
+  sent (``@Brooke Jarrett  (S2'18)``): it is named as the user speaks in the file (the
+  ``sender_full_name`` of their messages so far, their reactions' ``full_name``), else
+  as rendered.
 - text = the HTML (``content`` when it is HTML, the export's ``rendered_content``)
-  through ``html_to_text``; Markdown as written when there is no HTML.
+  through ``html_to_text``; Markdown as written when there is no HTML. The previews
+  Zulip adds below a message (``message_inline_image``, ``message_embed``: an image or
+  a page the message links to, rendered by the server) are not text: an image whose link
+  the message does not show reads ``[image] URL``, the rest is left out. A formula reads
+  as its TeX (``$$\\langle F \\rangle$$``, from KaTeX's annotation), not twice over as
+  KaTeX's MathML and its drawing.
+- A ``/me`` message (``is_me_message``; the export: ``content`` starting ``/me `` and
+  rendered ``<p>/me ``, Zulip's ``Message.is_status_message``) is tagged ``action``, its
+  text what follows ``/me`` (as IRC's and Matrix's actions).
+- A poll (``/poll``: a widget whose question, options and votes are the message's
+  ``submessages``, ``web/shared/src/poll_data.ts``) reads ``[poll] question: option
+  (votes), ...`` with the votes as they stand after every change (a vote of ``-1``
+  withdraws one), in ``extra.poll`` too; the ``/poll`` command text it replaces is
+  left out.
 - thread = ``<channel> > <topic>`` (Zulip's own narrow), a direct message's users'
   names joined by ``, ``; subject = the topic.
 - time = ``timestamp`` / ``date_sent``; reactions, ``edited`` (the last edit time),
@@ -39,6 +55,7 @@ names the organization: ``zulip:<realm>:<id>`` with ``sender_realm_str`` (the AP
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -95,6 +112,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     else:
         items = _samples(source, ctx)
     scope: str | None = ""
+    names: dict[int, str] = {}  # user id -> full name, from the senders and reactions so far
     for item, where in items:
         if not _is_api_message(item):
             ctx.reject(where, "not a Zulip message (no id or sender)", item)
@@ -104,8 +122,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             scope = source_scope(
                 source, ctx, realm, what="Zulip organization", example="zulip:<id>"
             )
+        _learn_names(item, names)
         try:
-            made = _api_message(item, where, scope)
+            made = _api_message(item, where, scope, names)
         except ValueError as e:  # parse_any: an unreadable time
             ctx.reject(where, str(e), item)
             continue
@@ -134,14 +153,110 @@ def _mentions(html: str, names: dict[int, str] | None = None) -> list[str]:
     """The users an HTML message mentions (``@**Name**`` rendered), by name."""
     out = []
     for uid, shown in _MENTION.findall(html):
-        name = (names or {}).get(int(uid)) or shown.strip()
+        name = (names or {}).get(int(uid)) or " ".join(shown.split())
         if name and uid != "*":
             out.append(name)
     return out
 
 
 def _text(html: str, markdown: str) -> str:
-    return html_to_text(html) if html else markdown
+    return html_to_text(_without_previews(html)) if html else markdown
+
+
+_ME_HTML = re.compile(r"<p>/me ")
+_PREVIEW = re.compile(r'<div class="(?:[\w-]+ )*(message_inline_image|message_embed)(?: [\w-]+)*">')
+_HREF = re.compile(r'<a [^>]*?href="([^"]*)"')
+
+
+def _without_previews(html: str) -> str:
+    """The message without the previews Zulip's server adds below it (an inline image,
+    a link's embed): an image whose link the message does not show stays as ``[image]
+    URL`` (a message of a bare image link is rendered as its preview alone)."""
+    if "message_inline_image" not in html and "message_embed" not in html:
+        return html
+    parts: list[str] = []
+    images: list[tuple[int, str]] = []  # (where in parts, the image's link)
+    pos = 0
+    for hit in _PREVIEW.finditer(html):
+        if hit.start() < pos:  # inside a preview already cut
+            continue
+        end = _div_end(html, hit.start())
+        parts.append(html[pos : hit.start()])
+        link = _HREF.search(html, hit.end(), end)
+        if hit[1] == "message_inline_image" and link:
+            images.append((len(parts), link[1]))
+            parts.append("")
+        pos = end
+    parts.append(html[pos:])
+    shown = set(_HREF.findall("".join(parts)))
+    for k, href in images:
+        if href not in shown:
+            parts[k] = f"<p>[image] {href}</p>"
+            shown.add(href)
+    return "".join(parts)
+
+
+_DIV_TAG = re.compile(r"<(/?)div\b")
+
+
+def _div_end(html: str, start: int) -> int:
+    """Where the ``<div>`` opening at ``start`` closes (the end of the text when it
+    does not)."""
+    depth = 0
+    for tag in _DIV_TAG.finditer(html, start):
+        depth += -1 if tag[1] else 1
+        if depth == 0:
+            close = html.find(">", tag.end())
+            return len(html) if close < 0 else close + 1
+    return len(html)
+
+
+def _poll(value: Any) -> dict[str, Any] | None:
+    """A poll widget's question and options with their votes, from the message's
+    ``submessages`` in order (Zulip's ``poll_data.ts``: options ``canned,<n>`` from the
+    widget's ``extra_data``, ``<sender>,<idx>`` added later; a vote of ``1`` adds the
+    sender's vote, ``-1`` takes it back; a ``question`` event renames the poll)."""
+    events = _widget_events(value)
+    if not events or as_str(events[0][1].get("widget_type")) != "poll":
+        return None
+    data = as_dict(events[0][1].get("extra_data"))
+    question = as_str(data.get("question"))
+    options = {f"canned,{k}": as_str(o) for k, o in enumerate(as_list(data.get("options")))}
+    voters: dict[str, set[Any]] = {key: set() for key in options}
+    for sender, e in events[1:]:
+        kind = as_str(e.get("type"))
+        if kind == "question":
+            question = as_str(e.get("question")) or question
+        elif kind == "new_option":
+            key = f"{as_str(sender)},{as_str(e.get('idx'))}"
+            options[key] = as_str(e.get("option"))
+            voters.setdefault(key, set())
+        elif kind == "vote" and as_str(e.get("key")) in voters:
+            (
+                voters[as_str(e.get("key"))].discard
+                if e.get("vote") == -1
+                else voters[as_str(e.get("key"))].add
+            )(sender)
+    return {
+        "question": question,
+        "options": [{"option": o, "votes": len(voters[k])} for k, o in options.items()],
+    }
+
+
+def _widget_events(value: Any) -> list[tuple[Any, dict[str, Any]]]:
+    """(sender, event) of each of a message's ``submessages`` whose content is JSON."""
+    events = []
+    for s in map(as_dict, as_list(value)):
+        try:
+            events.append((s.get("sender_id"), as_dict(json.loads(as_str(s.get("content"))))))
+        except ValueError:
+            continue
+    return events
+
+
+def _poll_line(poll: dict[str, Any]) -> str:
+    votes = ", ".join(f"{o['option']} ({o['votes']})" for o in poll["options"])
+    return f"[poll] {poll['question']}: {votes}".rstrip(": ")
 
 
 def _api_thread(to: Any, topic: str, speaker: str) -> tuple[str, list[str]]:
@@ -162,16 +277,38 @@ def _edited(value: Any) -> str | None:
         return None
 
 
-def _api_message(m: dict[str, Any], where: str, scope: str | None) -> ConversationMessage:
+def _learn_names(m: Any, names: dict[int, str]) -> None:
+    """The names a message tells of its users (its sender, its reactions' users), so a
+    mention reads as the name its user speaks under, not as rendered when it was sent."""
+    if not isinstance(m, dict):
+        return
+    people = [(m.get("sender_id"), m.get("sender_full_name"))]
+    people += [
+        (as_dict(r).get("user_id"), as_dict(as_dict(r).get("user")).get("full_name"))
+        for r in as_list(m.get("reactions"))
+    ]
+    for uid, name in people:
+        if isinstance(uid, int) and as_str(name):
+            names[uid] = as_str(name)
+
+
+def _api_message(
+    m: dict[str, Any], where: str, scope: str | None, names: dict[int, str]
+) -> ConversationMessage:
     speaker = as_str(m.get("sender_full_name")) or f"user {as_str(m.get('sender_id'))}"
     content = as_str(m.get("content"))
     is_html = as_str(m.get("content_type")) == "text/html" or content.lstrip().startswith("<")
     topic = as_str(m.get("subject")) or as_str(m.get("topic"))
     thread, others = _api_thread(m.get("display_recipient"), topic, speaker)
-    heard = _mentions(content) if is_html else []
+    heard = _mentions(content, names) if is_html else []
     mid = as_str(m.get("id"))
+    action = m.get("is_me_message") is True or (is_html and _ME_HTML.match(content) is not None)
+    if action:
+        content = _ME_HTML.sub("<p>", content, count=1) if is_html else content.removeprefix("/me ")
+    poll = _poll(m.get("submessages"))
+    text = _text(content, "") if is_html else content
     return message(
-        _text(content, "") if is_html else content,
+        [_poll_line(poll)] if poll else text,
         speaker=speaker,
         listeners=heard or others,
         timestamp=parse_any(m.get("timestamp")),
@@ -180,7 +317,9 @@ def _api_message(m: dict[str, Any], where: str, scope: str | None) -> Conversati
         format=NAME,
         thread=thread or None,
         subject=topic or None,
+        tags=["action"] if action else None,
         extra={
+            "poll": poll,
             "email": as_str(m.get("sender_email")),
             "stream_id": m.get("stream_id"),
             "edited": _edited(m.get("last_edit_timestamp")),
@@ -278,10 +417,14 @@ def _export_message(
     sender = m["sender"]
     speaker = realm.users.get(sender) or f"user {sender}"
     html = as_str(m.get("rendered_content"))
+    markdown = as_str(m.get("content"))
+    action = markdown.startswith("/me ") and (not html or _ME_HTML.match(html) is not None)
+    if action:
+        html, markdown = _ME_HTML.sub("<p>", html, count=1), markdown[4:]
     thread, others = _export_thread(m, realm, speaker)
     topic = as_str(m.get("subject"))
     return message(
-        _text(html, as_str(m.get("content"))),
+        _text(html, markdown),
         speaker=speaker,
         listeners=_mentions(html, realm.users) or others,
         timestamp=parse_any(m.get("date_sent")),
@@ -290,6 +433,7 @@ def _export_message(
         format=NAME,
         thread=thread,
         subject=topic or None,
+        tags=["action"] if action else None,
         extra={
             "edited": _edited(m.get("last_edit_time")),
             "has_attachment": True if m.get("has_attachment") else None,
@@ -314,7 +458,7 @@ FIELDS = Fields(
     scope="the organization (`sender_realm_str`, realm.json's `string_id`, else the "
     "folder): message ids are numbered per server",
     subject="the topic",
-    extra="`email`, `stream_id`, `edited`, `client`, `reactions`, `has_attachment`",
+    extra="`email`, `stream_id`, `edited`, `client`, `reactions`, `poll`, `has_attachment`",
 )
 
 FORMATS = (

@@ -25,13 +25,17 @@ def payload_text(
 ) -> str:
     """A decoded text part: charset (a guess for a part without one kept in ``body``), line
     ends, HTML to text, format=flowed."""
-    text, guess = decode_part(data, charset, body.encoding)
+    text, guess = decode_part(data, charset, body.encoding, ctype == "text/html")
     if guess is not None:
         body.guesses.append(guess)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if ctype == "text/html":
         return html_to_text(text, div_lines=True)
+    if ctype in ("text/enriched", "text/richtext"):
+        from convo.importers.email.enriched import enriched_to_text, richtext_to_text
+
+        return (enriched_to_text if ctype == "text/enriched" else richtext_to_text)(text)
     if fmt and fmt.lower() == "flowed":
         text = unflow(text, (delsp or "").lower() == "yes")
     return text

@@ -102,18 +102,30 @@ def raw_header_text(value: str, charset: str | None = None) -> str:
 
 
 _UNDECLARED = ("", "us-ascii", "ascii")  # a part's charset that says nothing of 8-bit bytes
+# An HTML part's own declaration (``<meta charset="windows-1250">``, or http-equiv's
+# ``content="text/html; charset=..."``), for a part whose Content-Type names none
+# (enmime's non-mime-missing-charset.raw: a cp1250 euro sign read as U+0080).
+_META_CHARSET = re.compile(
+    rb"""(?i)<meta\b[^>]{0,200}?charset\s*=\s*["']?([A-Za-z0-9_.:-]{1,40})"""
+)
 
 
-def decode_part(data: bytes, charset: str | None, override: str | None) -> tuple[str, Guess | None]:
+def decode_part(
+    data: bytes, charset: str | None, override: str | None, html: bool = False
+) -> tuple[str, Guess | None]:
     """A text part's bytes: in its declared charset (``decode_bytes``); a part that declares
-    none (or US-ASCII, which 8-bit bytes contradict) is UTF-8 when it is, else read in
-    ``override`` (``--encoding``), else in a guessed encoding, returned to be told."""
+    none (or US-ASCII, which 8-bit bytes contradict) is UTF-8 when it is, else (``html``)
+    in the charset its ``<meta charset>`` names, else read in ``override``
+    (``--encoding``), else in a guessed encoding, returned to be told."""
     if (charset or "").strip("\"' ").lower() not in _UNDECLARED or data.isascii():
         return decode_bytes(data, charset), None
     try:
         return data.decode("utf-8"), None
     except UnicodeDecodeError:
         pass
+    meta = _META_CHARSET.search(data, 0, 4096) if html else None
+    if meta and _codec(meta[1].decode("ascii")):
+        return decode_bytes(data, meta[1].decode("ascii")), None
     if override:
         return data.decode(override, "replace"), None
     guess = guess_encoding(data)

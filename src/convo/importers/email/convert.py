@@ -109,10 +109,45 @@ def convert(
     return _with_extra(record, extra)
 
 
+# A header value folded without the white space a continuation line starts with (an
+# Exchange server's x-microsoft-exchange-diagnostics, as in MimeKit's test issue358.txt):
+# a run of base64-like characters alone on a line, with a header line after it. compat32
+# took it for the start of the body, and the rest of the headers (Content-Type too) for text.
+_BROKEN_FOLD = re.compile(rb"(\r?\n)([A-Za-z0-9+/=]{16,})(\r?\n)(?=[!-9;-~]+:)")
+_HEADER_END = re.compile(rb"\r?\n\r?\n")
+
+
+# A Content-Type or Content-Disposition whose next parameter starts a line of its own
+# (enmime's bad-header-wrap.raw: ``x-unix-mode=0600;`` then ``name="a.zip"``), in any part.
+_BROKEN_PARAM = re.compile(
+    rb"(?im)^(content-(?:type|disposition)[ \t]*:[^\n]*;[ \t]*\r?\n)(?=[\w*.-]+[ \t]*=)"
+)
+
+
+def _mend_folds(data: bytes) -> tuple[bytes, int]:
+    """``data`` with broken folds of its header block, and of its parts' Content-Type and
+    Content-Disposition parameters, indented (and how many)."""
+    end = _HEADER_END.search(data)
+    cut = end.start() + 1 if end else len(data)
+    head, mended = _BROKEN_FOLD.subn(rb"\1 \2\3", data[:cut])
+    if mended:
+        data = head + data[cut:]
+    data, params = _BROKEN_PARAM.subn(rb"\1 ", data)
+    return data, mended + params
+
+
 def _parse_stdlib(
     data: bytes, ctx: ImportContext, where: str
 ) -> tuple[dict[str, list[str]], Body] | None:
     """(headers, body) by compat32, for messages the fast path leaves; None = rejected."""
+    if data[:1] in (b" ", b"\t") and HEADER.match(data.lstrip(b" \t")):
+        # white space before the first header (enmime's bad-header-start.raw): compat32
+        # took that header for a continuation of none, and lost it (the From line)
+        data = data.lstrip(b" \t")
+        ctx.warn(where, "white space before the first header line ignored")
+    data, mended = _mend_folds(data)
+    if mended:
+        ctx.warn(where, f"{mended} header line(s) folded without leading space read as continued")
     msg = parse_message(data)
     if not msg.keys() and b"\n" in data:
         # A garbled first line hides the header block behind it: skip it and retry.

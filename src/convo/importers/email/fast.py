@@ -91,7 +91,12 @@ def _params(value: str) -> tuple[str, dict[str, str] | None]:
     """(main value lower-cased, parameters by lower-case name); parameters None when
     one uses RFC 2231 (a ``*`` in its name), which the standard library decodes."""
     main, sep, rest = value.partition(";")
-    ctype = main.strip().lower()
+    # A parameter written without its ";" (enmime's mime-bad-content-type.raw:
+    # 'application/pdf name="x.pdf"') is a parameter, not part of the type.
+    ctype, *more = main.split(None, 1) or [""]
+    ctype, missed = ctype.lower(), more[0] if more else ""
+    if "=" in missed:
+        sep, rest = ";", f"{missed};{rest}"
     params: dict[str, str] = {}
     if sep:
         for m in _PARAM.finditer(";" + rest):

@@ -56,6 +56,7 @@ def is_separator(line: bytes) -> bool:
 
 
 CHUNK = 1 << 20
+_BOM = b"\xef\xbb\xbf"
 _UNESCAPE = re.compile(rb"^>(>*From )", re.M)
 _RD_EVIDENCE = re.compile(rb"^>>+From ", re.M)
 
@@ -84,13 +85,19 @@ class _Split:
             self.blank_preamble = False
 
 
+def _without_bom(block: bytes) -> bytes:
+    """The first block without a UTF-8 BOM (a mailbox saved by a Windows editor, as
+    MimeKit's test ``unmunged.mbox``): its first message was skipped as a preamble."""
+    return block[len(_BOM) :] if block.startswith(_BOM) else block
+
+
 def iter_mbox(stream: BinaryIO, info: _Split) -> Iterator[tuple[int, bytes, bytes]]:
     """(line number, envelope line, message bytes) for each message of an mbox stream.
 
     Reads 1 MiB blocks and looks for ``\nFrom `` with ``bytes.find``: only candidate
     lines are examined, and only one message (plus a block) is held at a time.
     """
-    buf = stream.read(CHUNK)
+    buf = _without_bom(stream.read(CHUNK))
     eof = not buf
     # The preamble: anything before the first line that starts with "From ".
     while not buf.startswith(b"From "):

@@ -125,7 +125,8 @@ def _content_type(part: Message) -> str:
     value = part.get("Content-Type")
     if value is None:
         return part.get_default_type()
-    ctype = str(value).split(";", 1)[0].strip().lower()
+    # the first word: a parameter written without its ";" is not part of the type
+    ctype = (str(value).split(";", 1)[0].split() or [""])[0].lower()
     if ctype == "text":
         return "text/plain"
     if ctype.count("/") != 1:
@@ -248,6 +249,7 @@ def _attached_message(part: Message, body: Body, depth: int) -> None:
     """message/rfc822: listed as an attachment; its text follows as a forwarded block."""
     payload = part.get_payload()
     inner = _base64_message(part, payload[0] if isinstance(payload, list) and payload else None)
+    inner = _without_envelope(inner)
     if not isinstance(inner, Message):
         body.attachments.append(
             {"name": _filename(part), "type": "message/rfc822", "size": len(_payload_bytes(part))}
@@ -257,6 +259,26 @@ def _attached_message(part: Message, body: Body, depth: int) -> None:
     inner_body = Body(body.encoding)
     collect_body(inner, inner_body, depth + 1)
     attached(body, _filename(part), headers(inner), inner_body, size)
+
+
+_HEADER_LINE = re.compile(r"[!-9;-~]+:")
+
+
+def _without_envelope(inner: Any) -> Any:
+    """An attached message saved with its mailbox's envelope line first (Netscape
+    forwarding a stored message: ``>From - Fri Dec 13 15:01:21 1996``, in MimeKit's
+    content-length.mbox): compat32 reads no header after that line, so the forwarded
+    message's From, Date and Subject were text. Its headers are read from the next line.
+    Anything else is ``inner`` as it was."""
+    if not isinstance(inner, Message) or inner.keys():
+        return inner
+    raw = inner.get_payload()
+    if not isinstance(raw, str):
+        return inner
+    first, _, rest = raw.partition("\n")
+    if not first.lstrip(">").startswith("From ") or not _HEADER_LINE.match(rest):
+        return inner
+    return parse_message(rest.encode("ascii", "surrogateescape"))
 
 
 def _base64_message(part: Message, inner: Any) -> Any:

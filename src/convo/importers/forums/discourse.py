@@ -1,10 +1,13 @@
 """Discourse: a topic (``/t/{id}.json``), its posts (``/t/{id}/posts.json``: the same
 ``post_stream.posts``), the latest posts across topics (``/posts.json``:
-``latest_posts``, each post naming its ``topic_id``/``topic_title``) and topic listings
-(``/latest.json``, private-message lists: ``topic_list.topics``).
+``latest_posts``, each post naming its ``topic_id``/``topic_title``), a search's answer
+(``/search.json``: ``posts`` of several topics, each with a ``blurb`` excerpt instead of
+``cooked``, the topics' titles in ``topics``; a scraper's ``{"posts": [...]}`` of whole
+posts too) and topic listings (``/latest.json``, private-message lists:
+``topic_list.topics``).
 
 A post's text is ``raw`` when it is a string (the author's markdown), else ``cooked`` HTML
-as readable text. ``reply_to_post_number`` points at a post number of the same topic; a
+as readable text (an uploaded image's lightbox caption, its file name and size, left out). ``reply_to_post_number`` points at a post number of the same topic; a
 post that names none answers the topic, so it replies to post 1 when that post is in the
 file. A listing has no post bodies: each topic becomes one message whose text is its
 title (and excerpt), speaker the original poster, listeners the other participants.
@@ -68,14 +71,22 @@ def _tags(value: Any) -> list[str]:
     return out
 
 
+# The caption Discourse draws over an uploaded image (``<div class="lightbox-wrapper">``):
+# its file name and ``829×327 12.9 KB``, no words of the post (the image reads ``[alt]``).
+# (The caption holds no <div>: the scan stops at the next one, linear on hostile input.)
+_LIGHTBOX_META = re.compile(r'<div class="meta">(?:[^<]++|<(?!/?div\b))*+</div>')
+
+
 def _text(post: dict) -> str:
     raw = post.get("raw")
     if isinstance(raw, str) and raw.strip():
         return raw
     cooked = post.get("cooked")
-    text = html_to_text(cooked) if isinstance(cooked, str) else ""
+    text = html_to_text(_LIGHTBOX_META.sub("", cooked)) if isinstance(cooked, str) else ""
     if not text and isinstance(post.get("action_code"), str):
         return f"[{post['action_code']}]"
+    if not text and isinstance(post.get("blurb"), str):  # a search hit: its excerpt
+        return html_to_text(post["blurb"]) if "<" in post["blurb"] else post["blurb"].strip()
     return text
 
 
@@ -206,7 +217,28 @@ def _post_extra(post: dict, number: int | None, missing: bool) -> dict[str, Any]
         "deleted": True if deleted else None,
         "topic_slug": post.get("topic_slug"),
         "topic_title": post.get("topic_title") if number != 1 else None,
+        "excerpt": True
+        if not post.get("cooked") and not post.get("raw") and post.get("blurb")
+        else None,
     }
+
+
+def _search(doc: dict, source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    """``/search.json`` (and a list of posts saved as ``{"posts": [...]}``): posts of
+    several topics, a search hit's text its ``blurb`` (an excerpt), its topic's title
+    from the answer's ``topics`` (older answers: ``topic_title_headline``)."""
+    titles = {
+        as_int(t.get("id")): as_str(t.get("title"))
+        for t in doc.get("topics") or []
+        if isinstance(t, dict) and as_int(t.get("id")) is not None
+    }
+    posts = []
+    for post in doc["posts"]:
+        if isinstance(post, dict) and "topic_title" not in post:
+            title = titles.get(as_int(post.get("topic_id"))) or post.get("topic_title_headline")
+            post = {**post, "topic_title": title} if title else post
+        posts.append(post)
+    yield from _post_list(posts, {}, source, ctx)
 
 
 def _listing(doc: dict, source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
@@ -287,6 +319,8 @@ def _topic(
 _DISCOURSE_POSTS = re.compile(r'"post_stream"\s*:\s*\{')
 _DISCOURSE_POST_KEYS = re.compile(r'"(?:post_number|cooked|topic_id)"\s*:')
 _DISCOURSE_LATEST = re.compile(r'"latest_posts"\s*:\s*\[')
+_DISCOURSE_SEARCH = re.compile(r'^\s*\{\s*"posts"\s*:\s*\[')
+_DISCOURSE_SEARCH_KEYS = re.compile(r'"(?:topic_id|blurb|avatar_template)"\s*:')
 _DISCOURSE_LIST = re.compile(r'"topic_list"\s*:\s*\{')
 _DISCOURSE_LIST_KEYS = re.compile(r'"(?:topics|posters|highest_post_number|bumped_at)"\s*:')
 
@@ -295,6 +329,7 @@ _SNIFF = (
     (95, (_DISCOURSE_POSTS, _DISCOURSE_POST_KEYS)),  # a topic or its posts
     (95, (_DISCOURSE_LATEST, _DISCOURSE_POST_KEYS)),  # /posts.json
     (90, (_DISCOURSE_LIST, _DISCOURSE_LIST_KEYS)),  # a topic listing
+    (85, (_DISCOURSE_SEARCH, _DISCOURSE_POST_KEYS, _DISCOURSE_SEARCH_KEYS)),  # /search.json
 )
 
 
@@ -310,6 +345,8 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         yield from _latest(doc, source, ctx)
     elif isinstance(doc, dict) and "topic_list" in doc:
         yield from _listing(doc, source, ctx)
+    elif isinstance(doc, dict) and isinstance(doc.get("posts"), list):
+        yield from _search(doc, source, ctx)
     else:
         raise InputError(
             "not a Discourse topic, posts or topic list (no post_stream, latest_posts or topic_list)",
@@ -319,7 +356,8 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
 
 
 DESCRIPTION = (
-    "Discourse topic JSON (/t/ID.json), posts (/t/ID/posts.json, /posts.json) or topic lists"
+    "Discourse topic JSON (/t/ID.json), posts (/t/ID/posts.json, /posts.json), search "
+    "answers (/search.json) or topic lists"
 )
 EXAMPLE = '{"post_stream": {"posts": [{"id": 83, "post_number": 1, "cooked": "<p>Hi</p>"}]}}'
 FIELDS = Fields(
@@ -335,7 +373,8 @@ FIELDS = Fields(
     subject="the topic's title, on post 1",
     tags="the topic's tags",
     extra="`post_number`, `name` (the display name), `score`, `likes`, `accepted_answer`, "
-    "`post_type`, `topic_slug`, `topic_title`, `deleted`, `listing`",
+    "`post_type`, `topic_slug`, `topic_title`, `deleted`, `listing`, `excerpt` (a search "
+    "hit's text is its excerpt)",
 )
 
 FORMATS = (
