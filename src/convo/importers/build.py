@@ -161,12 +161,15 @@ class OwnIds:
     and ``clashes`` counts it), so two different messages never share an id however a
     source repeats one (a local model server's constant response id, a damaged file).
     The same text again is the same message stored again: the same id. Memory stays
-    bounded (``core.spillmap``: id -> the hash of the text)."""
+    bounded (``core.spillmap``: the id's hash -> the hash of the text; a key a few bytes
+    long whatever the id's length: two ids whose 64-bit hashes meet would cost the later
+    one its id, not a loss). The one home of the rule: the readers' checks, the
+    pipeline's ``Finisher`` and a split file's ``pipeline.split.FileNumbers`` use it."""
 
     def __init__(self) -> None:
         from convo.core.spillmap import SpillMap
 
-        self._seen: SpillMap[str, int] = SpillMap()
+        self._seen: SpillMap[int, int] = SpillMap()
         self.clashes = 0
 
     def checked(self, own: str | None, chunks: list[str], *more: object) -> str | None:
@@ -177,14 +180,20 @@ class OwnIds:
         # the text's hash in this process (a source is read by one process; no hashlib
         # import on the ingest path: tests/cli/test_startup.py)
         digest = hash((tuple(chunks), *more)) if more else hash(tuple(chunks))
-        seen = self._seen.get(own)
+        return own if self.claim(own, digest) else None
+
+    def claim(self, own: str, digest: int) -> bool:
+        """Whether ``own`` may name the message ``digest`` stands for: the first message
+        to give it, or the same message again; else False and ``clashes`` counts it."""
+        key = hash(own)
+        seen = self._seen.get(key)
         if seen is None:
-            self._seen.set(own, digest)
-            return own
+            self._seen.set(key, digest)
+            return True
         if seen == digest:
-            return own
+            return True
         self.clashes += 1
-        return None
+        return False
 
     def close(self) -> None:
         self._seen.close()

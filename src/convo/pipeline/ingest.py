@@ -19,14 +19,13 @@ import functools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING
 
 from convo.core.errors import InputError, RecordError
 from convo.core.io import Source, StreamError
 from convo.core.record import TYPED, ConversationMessage, check_message, content_id, take_typed
 from convo.core.timestamps import EPOCH_STR
 from convo.core.walk import UNREADABLE, Entry, Walker
-from convo.importers.build import ContentIds
+from convo.importers.build import ContentIds, OwnIds
 from convo.importers.context import (
     ImportContext,
     ImportOptions,
@@ -35,9 +34,6 @@ from convo.importers.context import (
     iter_dir_entries,
 )
 from convo.importers.registry import Format, registry
-
-if TYPE_CHECKING:
-    from convo.core.spillmap import SpillMap
 
 
 @dataclass
@@ -265,32 +261,25 @@ class Finisher:
         self.count = 0  # messages prepared
         self.numbered = 0
         self.ids = ContentIds(source_name)
-        self._own: SpillMap[int, int] | None = None  # made at the first id a reader gives
-        self.clashes = 0
+        self._own: OwnIds | None = None  # made at the first id a reader gives
+
+    @property
+    def clashes(self) -> int:
+        """Messages whose reader's id another message of the source had."""
+        return 0 if self._own is None else self._own.clashes
 
     def _own_id(self, msg: ConversationMessage) -> None:
-        """Keep ``msg.id`` only if no other message of the source had it: ``build.OwnIds``'s
-        rule over text, speaker and time, on a map of the id's hash (``core.spillmap``:
-        bounded, past 262,144 ids the older go to disk). Its cost, on the cheapest
+        """Keep ``msg.id`` only if no other message of the source had it: ``build.OwnIds``
+        over text, speaker and time (``core.spillmap``: bounded, past 262,144 ids the
+        older go to disk). Its cost, on the cheapest
         reader (`convo ingest --from jsonl` of 200k of convo's own records with ids, load
         10-11): about 1.2 us of CPU a message (user time 4.0-4.2 s against 3.6-3.7 s on
         main), and 15 MB more at the peak (56 MB against 41 MB); a map limited to 16,384
         ids spilled and cost more CPU (4.6-4.9 s) to save 4 MB (52 MB)."""
         own = self._own
         if own is None:
-            from convo.core.spillmap import SpillMap
-
-            own = self._own = SpillMap()
-        # the id's hash, not the id: a key a few bytes long whatever the id's length
-        # (two ids whose 64-bit hashes meet would cost the later one its id, not a loss)
-        key = hash(msg.id)
-        digest = hash((*msg.text_chunks, msg.speaker, msg.timestamp))
-        seen = own.get(key)
-        if seen is None:
-            own.set(key, digest)
-        elif seen != digest:
-            msg.id = None
-            self.clashes += 1
+            own = self._own = OwnIds()
+        msg.id = own.checked(msg.id, msg.text_chunks, msg.speaker, msg.timestamp)
 
     def close(self) -> None:
         if self._own is not None:

@@ -54,8 +54,7 @@ from convo.core.jsonl import committed_end, dumps
 from convo.core.pool import ordered_map
 from convo.core.ranges import Range, open_range, split, splittable
 from convo.core.record import ConversationMessage, parse_record
-from convo.core.spillmap import SpillMap
-from convo.importers.build import ContentIds
+from convo.importers.build import ContentIds, OwnIds
 from convo.importers.context import ImportContext, Position, Rejection
 from convo.importers.registry import Format, registry
 from convo.pipeline.ingest import Finisher, fallback_source_id, refused_raw
@@ -156,8 +155,12 @@ class FileNumbers:
         self.name = name
         self.ids = ContentIds(name)
         self.before = 0  # messages numbered in the ranges before this one
-        self.own: SpillMap[str, int] = SpillMap()  # the reader's ids -> the first digest
-        self.clashes = 0  # messages whose reader's id an earlier message had
+        self.own = OwnIds()  # the reader's ids, held to one message of the file
+
+    @property
+    def clashes(self) -> int:
+        """Messages whose reader's id an earlier message of the file had."""
+        return self.own.clashes
 
     def next_range(self, numbered: int) -> None:
         self.before += numbered
@@ -175,16 +178,10 @@ class FileNumbers:
         if dep.needs_sid and self.before:
             sid = fallback_source_id(self.name, self.before + dep.number)
         base = dep.base
-        if dep.own is not None:
-            own, digest = dep.own
-            seen = self.own.get(own)
-            if seen is None:
-                self.own.set(own, digest)
-            elif seen != digest:
-                self.clashes += 1
-                msg = message()
-                msg.id = None
-                base = self.ids.base(msg)
+        if dep.own is not None and not self.own.claim(*dep.own):
+            msg = message()
+            msg.id = None
+            base = self.ids.base(msg)
         if base is None:
             return sid, None
         new_id = self.ids.occurrence(base)
