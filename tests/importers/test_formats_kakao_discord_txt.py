@@ -346,3 +346,24 @@ def test_discord_txt_counts_too_long_to_be_counts_are_no_error(tmp_path):
         {"emoji": "👍", "count": 1},
         {"emoji": "🌱", "count": 1},
     ]
+
+
+def test_discord_txt_reads_on_after_a_postamble(tmp_path):
+    """A second export joined after the first's postamble (a hand-joined file; the
+    mutated-export property found it): its messages were dropped unsaid, the reader
+    stopping at the first postamble. Now they are read, and the postambles' counts add
+    up (the fixture's own says 7 for its 6 headers: 7 + 1 against 6 + 1)."""
+    text = DCE_EN.read_text(encoding="utf-8")
+    path = tmp_path / "x - general [1].txt"
+    rule = "=" * 62
+    tail = (
+        f"[3/1/2024 9:15 PM] mia\nis read, not dropped\n\n\n{rule}\nExported 1 message(s)\n{rule}\n"
+    )
+    path.write_text(text + tail, encoding="utf-8")
+    one, _, _ = run(discord_txt.read, DCE_EN)
+    recs, rejects, warnings = run(discord_txt.read, path)
+    assert len(recs) == len(one) + 1 and not rejects
+    assert recs[-1]["metadata"]["speaker"] == "mia"
+    assert recs[-1]["textChunks"] == ["is read, not dropped"]
+    said = [w.split(": ", 1)[1] for w in warnings if "the export says" in w]
+    assert said == ["the export says 8 messages; 7 headers read"]

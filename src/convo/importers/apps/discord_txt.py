@@ -37,8 +37,9 @@ Decisions:
   (``{"emoji", "count"}``) go to ``extra``; an embed-only message reads as its embeds; a
   forwarded message's text is a ``[forwarded]`` chunk. The fallback sentences of system
   notifications are tagged ``system``; ``pinned`` in ``extra``. A message with nothing
-  in it is counted and skipped. When the postamble's count differs from the headers
-  read, a warning says so.
+  in it is counted and skipped. When the postambles' count (a hand-joined file has
+  several, and what follows one is read on) differs from the headers read, a warning
+  says so.
 
 Ids and their scope (docs/ids.md): no message ids: the content hash, its conversation
 the channel (the thread). Records say ``discord``, as the CSV export's do.
@@ -137,22 +138,35 @@ def _events(
     source: Source, ctx: ImportContext, chat: _Chat
 ) -> Iterator[tuple[int, str, re.Match[str] | None]]:
     """The lines after the preamble, each with its header match (None: not a header),
-    up to the postamble (whose count goes to ``chat.exported``)."""
+    the postambles left out (their counts go to ``chat.exported``)."""
     lines = iter(numbered_lines(source, ctx.text_decoder()))
     _preamble(lines, chat)
+    chat.exported = None  # counted again on each pass
     blank = True
     for n, line in lines:
         if blank and line == RULE:
             after = next(lines, None)
-            got = _EXPORTED.fullmatch(after[1].strip()) if after is not None else None
-            if after is None or got is not None:
-                chat.exported = written_count(got[1]) if got else None
+            if after is None:
                 return
-            # a rule that opens no postamble (a preamble written twice, a hand-joined
-            # file): its lines are read on (text, or reported), not the rest of the file
-            # taken as the postamble and dropped unsaid
-            yield n, line, None
-            n, line = after
+            got = _EXPORTED.fullmatch(after[1].strip())
+            if got is None:
+                # a rule that opens no postamble (a preamble written twice, a hand-joined
+                # file): its lines are read on (text, or reported), not the rest of the
+                # file taken as the postamble and dropped unsaid
+                yield n, line, None
+                n, line = after
+            else:
+                # the postamble: what follows it (a hand-joined file, an export pasted
+                # after it) is read on too, and the postambles' counts add up to what
+                # the file says it holds
+                if (count := written_count(got[1])) is not None:
+                    chat.exported = (chat.exported or 0) + count
+                closing = next(lines, None)
+                if closing is None:
+                    return
+                if closing[1] == RULE:
+                    continue  # blank stays True: a header may follow
+                n, line = closing
         m = _HEADER.fullmatch(line) if blank else None
         yield n, line, m if m is not None and _date_match(m["date"]) else None
         blank = line == ""
