@@ -62,3 +62,47 @@ class IdSet:
         for key in old:
             if key:
                 self._insert(key)
+
+
+class IdStamps(IdSet):
+    """``IdSet`` with a 64-bit value beside each id: the stamp of the message it names
+    (``convo.store.dedup``: a save tells a repeated message from another one given the
+    same id). 16 bytes an id at most two thirds full, as the set's table is 8."""
+
+    def __init__(self, capacity: int = 1 << 12):
+        super().__init__(capacity)
+        self._values = array("Q", bytes(8 * capacity))
+
+    def setdefault(self, rid: str, value: int) -> int | None:
+        """The value ``rid`` has, else None after adding it with ``value``."""
+        if (self._n + 1) * 3 > len(self._table) * 2:
+            self._grow()
+        key = self._key(rid)
+        i = self._slot(key)
+        if self._table[i] == key:
+            return self._values[i]
+        self._table[i] = key
+        self._values[i] = value
+        self._n += 1
+        return None
+
+    def get(self, rid: str) -> int | None:
+        """The value ``rid`` has, None when it is not in the set."""
+        key = self._key(rid)
+        i = self._slot(key)
+        return self._values[i] if self._table[i] == key else None
+
+    def add(self, rid: str) -> bool:
+        return self.setdefault(rid, 0) is None
+
+    def _grow(self) -> None:
+        old, values = self._table, self._values
+        size = 2 * len(old)
+        self._table = array("Q", bytes(8 * size))
+        self._values = array("Q", bytes(8 * size))
+        self._mask = size - 1
+        for key, value in zip(old, values, strict=True):
+            if key:
+                i = self._slot(key)
+                self._table[i] = key
+                self._values[i] = value

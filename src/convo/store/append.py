@@ -4,7 +4,9 @@ Where it lives (``convo.store.path``): ``--store PATH``, else ``$CONVO_STORE``,
 else ``$XDG_DATA_HOME/convo/messages.jsonl``; links followed, anything but a regular file
 refused.
 
-Appends hold the lock of ``convo.core.lock``, skip ids already present, validate every
+Appends hold the lock of ``convo.core.lock``, skip ids already present (an id the store
+holds for another message, of another time and text, is saved under the message's
+content hash instead: ``convo.store.dedup``), validate every
 record (``convo.store.validate.check_record``, or ``check_message`` for messages), write
 whole lines and fsync each batch. An append is all-or-nothing: on an error or Ctrl-C the
 file is cut back to where it began, its modification time restored (so the index still
@@ -36,7 +38,7 @@ from convo.store.path import default_store_path, protect_store, real_file
 if TYPE_CHECKING:
     from convo.core.idset import IdSet
     from convo.core.record import ConversationMessage
-    from convo.store.dedup import IndexIds
+    from convo.store.dedup import HeldIds, IndexIds
 
 # Appending's own modules (the lock, the id set, the index's ids, tempfile, hashlib) are
 # imported where an append needs them: a read of the store, `convo search` first of all,
@@ -53,6 +55,7 @@ class AppendResult:
     added: int = 0
     duplicates: int = 0
     torn_bytes: int = 0  # bytes of a torn tail moved to <store>.torn
+    renamed: int = 0  # added under their content hash: their id names another message
     notes: list[str] = field(default_factory=list)
 
 
@@ -66,6 +69,14 @@ def record_id(raw: bytes) -> str | None:
         rid = value.get("id")
         return rid if isinstance(rid, str) else None
     return None
+
+
+def renamed_note(n: int) -> str:
+    """What a save says of the messages it stored under their content hash."""
+    return (
+        f"{n} message(s) saved under their content hash: the store holds their id for "
+        "another message (of another time and text)"
+    )
 
 
 @contextlib.contextmanager
@@ -180,7 +191,7 @@ class StoreFile:
                 spool.seek(0)
             return self._append(_spooled(spool), None, wait, on_wait)
 
-    def _checked(self, n: int, rid: str, line: bytes) -> tuple[str, bytes]:
+    def _checked(self, n: int, rid: str, line: bytes) -> tuple[str, bytes, int]:
         from convo.store.validate import check_record  # (pydantic: not for reads)
 
         where = f"{self.path} (record {n} of the append)"
@@ -191,11 +202,13 @@ class StoreFile:
             check_record(Line(n, body), "")
         except RecordError as e:
             raise RecordError(e.what, where=where, hint=NOT_APPENDED) from None
-        return rid, line
+        from convo.store.dedup import line_stamp
+
+        return rid, line, line_stamp(line)
 
     def _append(
         self,
-        items: Iterable[tuple[str, bytes]],
+        items: Iterable[tuple[str, bytes, int]],
         on_added: Callable[[str], None] | None,
         wait: float | None,
         on_wait: Waiter | None,
@@ -253,16 +266,25 @@ class StoreFile:
                 )
         return result
 
-    def _seen_ids(self) -> IdSet | IndexIds:
-        """The ids already stored: from the index when it can serve (a save then costs in
+    def _seen_ids(self) -> HeldIds | IndexIds:
+        """The ids already stored, with what tells their messages apart
+        (``store.dedup``): from the index when it can serve (a save then costs in
         proportion to the new messages), else read from the whole store."""
-        from convo.store.dedup import open_ids
+        from convo.store.dedup import HeldIds, open_ids, stamp
 
         ids = open_ids(self.real)
         if ids is not None:
             return ids
+        held = HeldIds()
         with open(self.real, "rb") as f:
-            return _ids_of(f)
+            for line in iter_lines(f):
+                try:
+                    value = orjson.loads(line.raw)
+                except orjson.JSONDecodeError:
+                    continue
+                if isinstance(value, dict) and isinstance(rid := value.get("id"), str):
+                    held.setdefault(rid, stamp(value))
+        return held
 
     def _repair_tail(self, fd: int) -> int:
         end = os.lseek(fd, 0, os.SEEK_END)
@@ -325,27 +347,43 @@ def _stored(msg: Any, where: str) -> ConversationMessage:
     return msg
 
 
-def _spooled(stream: IO[bytes]) -> Iterator[tuple[str, bytes]]:
+def _spooled(stream: IO[bytes]) -> Iterator[tuple[str, bytes, int]]:
+    """``(id, line, stamp)`` of each spooled record (``store.dedup.stamp``)."""
+    from convo.store.dedup import stamp
+
     for line in iter_lines(stream):
-        rid = record_id(line.raw)
-        if rid is not None:
-            yield rid, line.raw + b"\n"
+        try:
+            value = orjson.loads(line.raw)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(value, dict) and isinstance(rid := value.get("id"), str):
+            yield rid, line.raw + b"\n", stamp(value)
 
 
 def _write_new(
     fd: int,
-    items: Iterable[tuple[str, bytes]],
-    seen: IdSet | IndexIds,
+    items: Iterable[tuple[str, bytes, int]],
+    seen: HeldIds | IndexIds,
     result: AppendResult,
     on_added: Callable[[str], None] | None,
     begin: Callable[[], None],
 ) -> None:
-    """Write the lines whose id is new, a batch at a time; ``begin()`` before the first."""
+    """Write the lines whose id is new, a batch at a time; ``begin()`` before the first.
+    A line whose id the store holds for another message goes under its content hash
+    (``store.dedup``; a duplicate if the store holds that too)."""
+    from convo.store.dedup import NEW, OTHER, renamed
+
     buf: list[bytes] = []
     size = 0
     begun = False
-    for rid, line in items:
-        if not seen.add(rid):
+    for rid, line, stamp in items:
+        verdict = seen.admit(rid, stamp)
+        if verdict == OTHER:
+            rid, line = renamed(line, f"message {rid}")
+            verdict = seen.admit(rid, stamp)
+            if verdict == NEW:
+                result.renamed += 1
+        if verdict != NEW:
             result.duplicates += 1
             continue
         buf.append(line)
@@ -364,6 +402,8 @@ def _write_new(
         if not begun:
             begin()
         _write_all(fd, b"".join(buf))
+    if result.renamed:
+        result.notes.append(renamed_note(result.renamed))
 
 
 def _ids_of(stream) -> IdSet:

@@ -5,25 +5,112 @@ normally) and returns ``IndexIds``, a drop-in for ``convo.core.idset.IdSet``
 (``in``, ``add``, ``len``): each id costs one indexed lookup, so a save costs in
 proportion to the new messages. ``after_append`` then indexes the lines just written.
 Neither raises: None / an ``unavailable`` result means "use the old way".
+
+A repeated id is not always a repeated message (docs/ids.md): two sources can give one id
+to two messages (mail test suites reuse a ``Message-ID``; a hand-joined export; a tool
+numbering from 1 in a file that was renamed). ``admit`` tells them apart by the
+message's ``stamp`` (its time to the second and its text): ``SAME`` is the message the
+store holds under that id (perhaps edited since, or its time rendered another way: the
+store keeps the one it has), ``NEW`` an id it does not hold, and ``OTHER`` a message of
+another time (neither the epoch) *and* another text, which the save stores under its
+content hash (``renamed``) instead of dropping it as a duplicate. Both must differ: an
+edit keeps its time, and the same message exported with its time in another zone or
+precision keeps its text, so neither splits one message in two; a message that
+differs in both is another one. The store's compaction (``store.rewrite.compact``) holds
+a store to the same rule.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from convo.core.idset import IdSet
+import orjson
+
+from convo.core.idset import IdStamps
+from convo.core.jsonl import dumps
 from convo.index import schema
 from convo.index.state import SyncResult, Track, status
 
+NEW, SAME, OTHER = 0, 1, 2  # what ``admit`` says of an id and the message it comes with
+
+_M32 = (1 << 32) - 1
+_EPOCH_SECOND = "1970-01-01T00:00:00"
+
+
+def _when(timestamp: object) -> int:
+    """A record's time to the second as 32 bits of a hash, 0 for the epoch or none."""
+    if not isinstance(timestamp, str) or not timestamp or timestamp.startswith(_EPOCH_SECOND):
+        return 0
+    return (hash(timestamp[:19]) & _M32) or 1
+
+
+def stamp(record: Mapping[str, Any]) -> int:
+    """What tells two messages given one id apart: the time to the second (the high 32
+    bits; 0 when there is none) and the text (the low 32), as hashes of this process
+    (compared only within it)."""
+    chunks = record.get("textChunks")
+    if chunks is None:
+        chunks = record.get("text_chunks")  # a store written by another tool
+    try:
+        text = hash(tuple(chunks)) if isinstance(chunks, list) else hash(chunks)
+    except TypeError:  # not a valid record's text; the store's validation says so
+        text = hash(repr(chunks))
+    return _when(record.get("timestamp")) << 32 | (text & _M32)
+
+
+def line_stamp(line: bytes) -> int:
+    """``stamp`` of a JSONL line (0, "nothing known", when it is not a record)."""
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return 0
+    return stamp(record) if isinstance(record, dict) else 0
+
+
+def other_message(held: int, new: int) -> bool:
+    """Whether stamps ``held`` and ``new`` are two messages: both timed, at other
+    seconds, with other texts (see the module docstring)."""
+    held_time, new_time = held >> 32, new >> 32
+    return bool(held_time and new_time and held_time != new_time and (held ^ new) & _M32)
+
+
+def renamed(line: bytes, where: str = "") -> tuple[str, bytes]:
+    """A record's line under its content hash (``core.record.content_id``, the id of a
+    message without one: a re-ingest finds the same), for an id the store holds for
+    another message."""
+    from convo.core.record import content_id, parse_record
+
+    record = orjson.loads(line)
+    msg = parse_record(record, where)
+    msg.id = None
+    rid = content_id(msg)
+    record["id"] = rid
+    return rid, dumps(record)
+
+
+class HeldIds(IdStamps):
+    """The ids of a store read line by line (no index), each with its message's stamp."""
+
+    def admit(self, rid: str, new: int) -> int:
+        """``NEW`` (now held), ``SAME`` or ``OTHER`` (module docstring)."""
+        held = self.setdefault(rid, new)
+        if held is None:
+            return NEW
+        return OTHER if other_message(held, new) else SAME
+
 
 class IndexIds:
-    """The store's ids as the index knows them, plus the ids added through ``add``."""
+    """The store's ids as the index knows them, plus the ids added through ``add`` and
+    ``admit``."""
 
-    def __init__(self, conn: sqlite3.Connection, count: int):
+    def __init__(self, conn: sqlite3.Connection, count: int, store: Path):
         self.conn = conn
-        self.new = IdSet()  # a large save's new ids: ~16 bytes each, not a set of str
+        self.store = store
+        self.new = HeldIds()  # a large save's new ids: ~16 bytes each, not a set of str
         self._count = count
 
     def __contains__(self, rid: str) -> bool:
@@ -37,6 +124,26 @@ class IndexIds:
         if rid in self:
             return False
         return self.new.add(rid)
+
+    def admit(self, rid: str, new: int) -> int:
+        """``NEW`` (now held), ``SAME`` or ``OTHER`` (module docstring). A stored id
+        costs one indexed lookup; its line is read only when its time differs."""
+        if rid in self.new:
+            return self.new.admit(rid, new)
+        row = self.conn.execute(
+            "SELECT timestamp, byte_offset, byte_length FROM messages WHERE id = ? LIMIT 1",
+            (rid,),
+        ).fetchone()
+        if row is None:
+            self.new.setdefault(rid, new)
+            return NEW
+        when = _when(row[0])
+        if not when or not new >> 32 or when == new >> 32:
+            return SAME
+        with open(self.store, "rb") as f:  # the store's bytes, fixed while the lock is held
+            f.seek(row[1])
+            held = line_stamp(f.read(row[2]))
+        return OTHER if other_message(held, new) else SAME
 
     def __len__(self) -> int:
         return self._count + len(self.new)
@@ -71,7 +178,7 @@ def open_ids(
         n = schema.read_meta(conn).get("messages", "0")  # kept by every update: no count(*)
     except sqlite3.Error:
         return None
-    return IndexIds(conn, int(n))
+    return IndexIds(conn, int(n), path)
 
 
 def after_append(store_path: str | os.PathLike[str]) -> SyncResult:

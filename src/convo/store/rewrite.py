@@ -37,7 +37,6 @@ import orjson
 
 from convo.core import fields, scratch
 from convo.core.errors import UsageError
-from convo.core.idset import IdSet
 from convo.index.build import sync
 from convo.index.rewrite import Follower
 from convo.index.rows import parse as parse_object
@@ -60,6 +59,7 @@ class MaintenanceResult:
     ids: list[str] = field(default_factory=list)  # the first SHOW_IDS matched ids
     dropped_bad: int = 0  # compact: lines that were not records
     dropped_duplicates: int = 0  # compact: repeated ids
+    renamed: int = 0  # compact: an id repeated on another message, now its content hash
     dry_run: bool = False
     index: str = ""  # what happened to the index: updated, or why not
     notes: list[str] = field(default_factory=list)  # a killed save undone first (core.journal)
@@ -400,9 +400,15 @@ def _retag(add: Sequence[str], remove: Sequence[str]) -> Callable[[list[str]], l
 def compact(
     store: Store, *, dry_run: bool = False, track: Track | None = None
 ) -> MaintenanceResult:
-    """Drop lines that are not records (torn or invalid), blank lines and repeated ids."""
+    """Drop lines that are not records (torn or invalid), blank lines and repeated ids.
+
+    A repeated id on another message (of another time and text: ``store.dedup``, the rule
+    a save follows; a store written by something else, or by a convo before it) is not a
+    repeat: that message is kept under its content hash (``renamed``)."""
+    from convo.store.dedup import NEW, OTHER, HeldIds, renamed, stamp
+
     result = MaintenanceResult(dry_run=dry_run)
-    seen = IdSet()
+    seen = HeldIds()
 
     def edit(body: bytes, record: dict[str, Any] | None) -> bytes | None:
         if record is None:
@@ -410,7 +416,17 @@ def compact(
                 result.dropped_bad += 1
             return b""
         rid = record.get("id")
-        if isinstance(rid, str) and not seen.add(rid):
+        if not isinstance(rid, str):
+            return None
+        mark = stamp(record)
+        verdict = seen.admit(rid, mark)
+        if verdict == OTHER:
+            new_id, line = renamed(body, f"{store.path} (message {rid})")
+            if seen.admit(new_id, mark) == NEW:
+                result.renamed += 1
+                result.note(new_id)
+                return line.rstrip(b"\n")
+        if verdict != NEW:
             result.dropped_duplicates += 1
             result.note(rid)
             return b""

@@ -208,9 +208,15 @@ def compact(*, dry_run: bool = DRY, args: ReadArgs) -> int:
         result = st.compact(dry_run=dry_run, track=track)
     _say_notes(result)
     verb = "would drop" if dry_run else "dropped"
+    renamed = ""
+    if result.renamed:
+        renamed = (
+            f"; {'would give' if dry_run else 'gave'} {result.renamed} message(s) whose id "
+            "another message had (of another time and text) their content hash"
+        )
     err(
         f"{verb} {result.dropped_bad} unreadable lines and {result.dropped_duplicates} "
-        f"repeated ids from {st.path} (index: {result.index})"
+        f"repeated ids from {st.path}{renamed} (index: {result.index})"
     )
     return 0
 

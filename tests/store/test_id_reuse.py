@@ -1,0 +1,193 @@
+"""An id the store holds for another message: saved under its content hash, never dropped.
+
+Mail test suites reuse one ``Message-ID`` for different mails; a hand-joined export or a
+tool numbering from 1 can do the same. Before this rule, the second such message was
+counted a duplicate and lost with no word (``store.dedup``, docs/ids.md).
+"""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from convo.cli.app import app
+from convo.core.idset import IdStamps
+from convo.store import Store
+from convo.store.dedup import NEW, OTHER, SAME, HeldIds, other_message, stamp
+
+MAIL = """From: {sender}
+To: someone@example.org
+Date: {date}
+Subject: {subject}
+Message-ID: <reused@example.org>
+
+{body}
+"""
+
+
+def mail(
+    folder,
+    name,
+    *,
+    sender="ann@example.org",
+    date="Mon, 1 Jan 2024 10:00:00 +0000",
+    subject="one",
+    body="first body",
+):
+    path = folder / name
+    path.write_text(MAIL.format(sender=sender, date=date, subject=subject, body=body))
+    return path
+
+
+@pytest.fixture
+def mails(tmp_path):
+    a = mail(tmp_path, "a.eml")
+    b = mail(
+        tmp_path,
+        "b.eml",
+        sender="cy@example.net",
+        date="Tue, 2 Jan 2024 11:00:00 +0000",
+        subject="two",
+        body="second body",
+    )
+    return a, b
+
+
+def records(path):
+    return [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
+
+
+def save(runner, store, *files):
+    r = runner.invoke(app, ["--store", str(store), "ingest", "--save", *map(str, files)])
+    assert r.exit_code == 0, r.output
+    return r.output
+
+
+@pytest.mark.parametrize("index", ["1", "0"], ids=["index", "no-index"])
+def test_another_message_under_a_stored_id_is_saved_under_its_content_hash(
+    runner, tmp_path, mails, monkeypatch, index
+):
+    if index == "0":
+        monkeypatch.setenv("CONVO_NO_INDEX", "1")
+    store = tmp_path / "s.jsonl"
+    a, b = mails
+    assert "new 1, duplicates 0" in save(runner, store, a)
+    out = save(runner, store, b)
+    assert "new 1, duplicates 0" in out
+    assert "1 message(s) saved under their content hash" in out
+    held = records(store)
+    assert [r["textChunks"] for r in held] == [["first body"], ["second body"]]
+    assert held[0]["id"] == "<reused@example.org>"
+    assert held[1]["id"].startswith("h:")
+    # a re-ingest of either adds nothing and says nothing of content hashes
+    for f in (b, a, b):
+        out = save(runner, store, f)
+        assert "new 0, duplicates 1" in out and "content hash" not in out
+    assert len(records(store)) == 2
+
+
+def test_two_sources_of_one_save(runner, tmp_path, mails):
+    store = tmp_path / "s.jsonl"
+    out = save(runner, store, *mails)
+    assert "new 2, duplicates 0" in out and "1 message(s) saved under their content hash" in out
+    assert "new 0, duplicates 2" in save(runner, store, *reversed(mails))
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"body": "first body, edited"}, "an edit keeps its time"),
+        ({"date": "Mon, 1 Jan 2024 12:00:00 +0200"}, "one instant in another zone"),
+        ({"date": "Mon, 1 Jan 2024 13:00:00 +0000"}, "a time rendered otherwise, same text"),
+        ({"sender": "Ann <ann@example.org>", "subject": "Re: one"}, "other headers"),
+    ],
+)
+def test_the_same_message_again_is_a_duplicate(runner, tmp_path, change, why):
+    store = tmp_path / "s.jsonl"
+    first = mail(tmp_path, "a.eml")
+    (tmp_path / "again").mkdir()
+    again = mail(tmp_path / "again", "a.eml", **change)
+    save(runner, store, first)
+    assert "new 0, duplicates 1" in save(runner, store, again), why
+    assert records(store)[0]["textChunks"] == ["first body"]  # the store keeps the one it has
+
+
+def test_an_undated_message_is_not_told_apart_by_time(tmp_path):
+    base = {
+        "id": "m1",
+        "format": "jsonl",
+        "source_id": "x#1",
+        "metadata": {"speaker": "a", "listeners": []},
+        "tags": [],
+    }
+    dated = dict(base, timestamp="2024-01-01T00:00:00Z", textChunks=["one"])
+    undated = dict(base, timestamp="1970-01-01T00:00:00Z", textChunks=["two"])
+    st_ = Store(tmp_path / "s.jsonl")
+    result = st_.append(
+        [("m1", orjson.dumps(dated) + b"\n"), ("m1", orjson.dumps(undated) + b"\n")]
+    )
+    assert (result.added, result.duplicates, result.renamed) == (1, 1, 0)
+
+
+def test_the_store_api_renames_and_reports(tmp_path):
+    base = {
+        "format": "jsonl",
+        "source_id": "x#1",
+        "metadata": {"speaker": "a", "listeners": []},
+        "tags": [],
+    }
+    one = dict(base, id="m1", timestamp="2024-01-01T00:00:00Z", textChunks=["one"])
+    two = dict(base, id="m1", timestamp="2024-02-01T00:00:00Z", textChunks=["two"])
+    store = Store(tmp_path / "s.jsonl")
+    added = []
+    result = store.append(
+        [("m1", orjson.dumps(r) + b"\n") for r in (one, two, two)], on_added=added.append
+    )
+    assert (result.added, result.duplicates, result.renamed) == (2, 1, 1)
+    assert added[0] == "m1" and added[1].startswith("h:")
+    assert any("content hash" in n for n in result.notes)
+    assert [r["id"] for r in records(store.path)] == added
+
+
+def test_compact_renames_another_message_and_drops_a_repeat(runner, tmp_path, mails):
+    out = tmp_path / "joined.jsonl"
+    r = runner.invoke(app, ["ingest", "-o", str(out), *map(str, mails), str(mails[0])])
+    assert r.exit_code == 0, r.output
+    assert [x["id"] for x in records(out)] == ["<reused@example.org>"] * 3
+    r = runner.invoke(app, ["--store", str(out), "compact"])
+    assert r.exit_code == 0, r.output
+    assert "dropped 0 unreadable lines and 1 repeated ids" in r.output
+    assert "gave 1 message(s) whose id another message had" in r.output
+    held = records(out)
+    assert [x["textChunks"] for x in held] == [["first body"], ["second body"]]
+    assert held[1]["id"].startswith("h:")
+    # the renamed message is the one a save of b.eml would give: nothing new
+    assert "new 0, duplicates 2" in save(runner, out, *mails)
+
+
+def test_verdicts():
+    held = HeldIds()
+    a = stamp({"timestamp": "2024-01-01T00:00:00Z", "textChunks": ["a"]})
+    a_later_ms = stamp({"timestamp": "2024-01-01T00:00:00.250Z", "textChunks": ["a"]})
+    b = stamp({"timestamp": "2024-01-02T00:00:00Z", "text_chunks": ["b"]})
+    assert held.admit("x", a) == NEW
+    assert held.admit("x", a_later_ms) == SAME
+    assert held.admit("x", b) == OTHER
+    assert not other_message(0, b) and not other_message(b, 0)
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from("abcdefgh"), st.integers(0, (1 << 64) - 1)), max_size=300)
+)
+def test_id_stamps_is_a_dict(ops):
+    """``IdStamps.setdefault`` answers as ``dict.setdefault`` does (across growth)."""
+    ids, plain = IdStamps(capacity=4), {}
+    for n, (key, value) in enumerate(ops):
+        rid = f"{key}{n % 37}"
+        expected = plain.get(rid)
+        plain.setdefault(rid, value)
+        assert ids.setdefault(rid, value) == expected
+        assert ids.get(rid) == plain[rid]
+    assert len(ids) == len(plain)
