@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from conftest import SAMPLE_DATA, corpus_dir
 from convo.core.jsonl import dumps
-from convo.core.record import content_id
+from convo.core.record import content_id, parse_record
 from convo.importers.context import ImportOptions
 from convo.pipeline.ingest import Ingest
 from convo.pipeline.parallel import ParallelIngest
@@ -380,3 +380,58 @@ def test_an_id_repeated_with_a_time_in_another_zone_gets_one_process_s_hash(tmp_
     assert _parts(path) > 10
     out, _, _, _ = _same([path])
     assert orjson.loads(out.splitlines()[390])["id"].startswith("h:")
+
+
+def _timed(i: int, rid: str, text: str, when: str) -> bytes:
+    return dumps({"textChunks": [text], "metadata": {"speaker": "Ann", "listeners": []},
+                  "tags": [], "timestamp": when, "source_id": f"s#{i}", "id": rid,
+                  "format": "jsonl"})  # fmt: skip
+
+
+TIMES = ["2024-01-01T00:00:00Z", "2024-02-01T00:00:00Z", "1970-01-01T00:00:00Z"]
+
+
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(0, 199),
+                          st.sampled_from(["x", "y"]), st.sampled_from(["one", "two"]),
+                          st.sampled_from(TIMES)), max_size=10))  # fmt: skip
+@settings(max_examples=15, deadline=None)
+def test_an_id_two_sources_give_two_messages_is_not_shared(tmp_path_factory, dups) -> None:
+    """Across the sources of one run (``core.stamps.RunIds``): split files (a, c) and a
+    file read whole (b), in workers and in one process, give the same ids, and no id
+    names two messages of other times and texts."""
+    from convo.core.stamps import other_message, record_stamp
+
+    folder = tmp_path_factory.mktemp("cross")
+    given_ids = {(f, i): rest for f, i, *rest in dups}
+    paths = []
+    for name, n in (("a", 200), ("b", 4), ("c", 200)):
+        path = folder / f"{name}.jsonl"
+        with path.open("wb") as f:
+            for i in range(n):
+                rid, text, when = given_ids.get(
+                    (name, i), (f"{name}{i}", f"m{i} " + "x" * 40, TIMES[0])
+                )
+                f.write(_timed(i, rid, text, when))
+        paths.append(path)
+    assert _parts(paths[0]) > 5 and _parts(paths[1]) == 0
+    out, _, warnings, stats = _same(paths)
+    held: dict[str, int] = {}
+    for record in map(orjson.loads, out.splitlines()):
+        mark = record_stamp(record)
+        first = held.setdefault(record["id"], mark)
+        assert not other_message(first, mark)
+    assert stats.warnings == len(warnings)
+
+
+def test_an_id_an_earlier_file_gave_another_message_gets_the_content_hash(tmp_path) -> None:
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_bytes(b"".join(_timed(i, f"a{i}", f"m{i} " + "x" * 40, TIMES[0]) for i in range(200)))
+    b.write_bytes(
+        _timed(0, "a150", "other", TIMES[1]) + _timed(1, "a151", "m151 " + "x" * 40, TIMES[1])
+    )
+    assert _parts(a) > 5
+    out, _, warnings, _ = _same([a, b])
+    records = [orjson.loads(x) for x in out.splitlines()]
+    assert records[200]["id"] == content_id(parse_record(records[200], "")) != "a150"
+    assert records[201]["id"] == "a151"  # the same text at another time: the same message
+    assert warnings == [f"{b}: 1 message(s) give an id an earlier input gave another message (of another time and text): given their content hash"]  # fmt: skip

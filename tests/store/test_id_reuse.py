@@ -14,8 +14,10 @@ from hypothesis import strategies as st
 
 from convo.cli.app import app
 from convo.core.idset import IdStamps
+from convo.core.stamps import other_message
+from convo.core.stamps import record_stamp as stamp
 from convo.store import Store
-from convo.store.dedup import NEW, OTHER, SAME, HeldIds, other_message, stamp
+from convo.store.dedup import NEW, OTHER, SAME, HeldIds
 
 MAIL = """From: {sender}
 To: someone@example.org
@@ -88,10 +90,22 @@ def test_another_message_under_a_stored_id_is_saved_under_its_content_hash(
     assert len(records(store)) == 2
 
 
-def test_two_sources_of_one_save(runner, tmp_path, mails):
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_two_sources_of_one_ingest(runner, tmp_path, mails, jobs):
+    """The sources of one run are held to the same rule (``core.stamps.RunIds``), in one
+    process and in workers: the same ids as two saves give."""
     store = tmp_path / "s.jsonl"
-    out = save(runner, store, *mails)
-    assert "new 2, duplicates 0" in out and "1 message(s) saved under their content hash" in out
+    out = tmp_path / "out.jsonl"
+    r = runner.invoke(
+        app, ["ingest", "--jobs", jobs, "-o", str(out), *map(str, mails), str(mails[0])]
+    )
+    assert r.exit_code == 0, r.output
+    assert r.output.count("give an id an earlier input gave another message") == 1
+    ids = [x["id"] for x in records(out)]
+    assert ids[0] == ids[2] == "<reused@example.org>" and ids[1].startswith("h:")
+    said = save(runner, store, *mails)
+    assert "new 2, duplicates 0" in said and "1 message(s) saved under their content hash" in said
+    assert [x["id"] for x in records(store)] == ids[:2]
     assert "new 0, duplicates 2" in save(runner, store, *reversed(mails))
 
 
@@ -152,9 +166,14 @@ def test_the_store_api_renames_and_reports(tmp_path):
 
 
 def test_compact_renames_another_message_and_drops_a_repeat(runner, tmp_path, mails):
-    out = tmp_path / "joined.jsonl"
-    r = runner.invoke(app, ["ingest", "-o", str(out), *map(str, mails), str(mails[0])])
-    assert r.exit_code == 0, r.output
+    out = tmp_path / "joined.jsonl"  # joined by hand: each file ingested on its own
+    parts = []
+    for n, f in enumerate([*mails, mails[0]]):
+        part = tmp_path / f"part{n}.jsonl"
+        r = runner.invoke(app, ["ingest", "-o", str(part), str(f)])
+        assert r.exit_code == 0, r.output
+        parts.append(part.read_bytes())
+    out.write_bytes(b"".join(parts))
     assert [x["id"] for x in records(out)] == ["<reused@example.org>"] * 3
     r = runner.invoke(app, ["--store", str(out), "compact"])
     assert r.exit_code == 0, r.output

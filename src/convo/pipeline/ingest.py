@@ -7,6 +7,10 @@ content-hash id (``convo.importers.build.ContentIds``) where the source has no i
 own, and the one validation (``convo.core.record.check_message``): a message that fails
 it is rejected with its place, like a bad input record.
 
+An id is held to one message within a source (``Finisher``) and across the sources of
+the run (``core.stamps.RunIds``: an id an earlier source gave a message of another time
+and text gives this one its content hash, and the source warns once with the count).
+
 In a folder, a file no format recognises is listed (``stats.unrecognised``) and reported
 as a rejection for ``--rejects``; one whose extension conversations come in
 (``CONVERSATION_SUFFIXES``) also counts as rejected, so the run exits 1.
@@ -16,13 +20,14 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
 from convo.core.errors import InputError, RecordError
 from convo.core.io import Source, StreamError
 from convo.core.record import TYPED, ConversationMessage, check_message, content_id, take_typed
+from convo.core.stamps import RunIds, id_key, stamp
 from convo.core.timestamps import EPOCH_STR
 from convo.core.walk import UNREADABLE, Entry, Walker
 from convo.importers.build import ContentIds, OwnIds
@@ -105,18 +110,40 @@ class Ingest:
         format_name: str | None = None,
         on_reject: Callable[[Rejection], None] | None = None,
         on_warning: Callable[[str], None] | None = None,
+        cross: bool | None = None,
     ):
+        """``cross``: hold ids across sources (``RunIds``): None when a run has more than
+        one (``one_source``), True always (a worker, whose parent holds them across
+        units), False never (a save: the store decides under its lock, knowing what it
+        holds already)."""
         self.options = options or ImportOptions()
         self.forced: Format | None = registry.get(format_name) if format_name else None
         self.stats = IngestStats()
         self._on_reject = on_reject
         self._on_warning = on_warning
+        self.cross = cross
+        self.crossing = bool(cross)  # this run's: ``cross`` decided by ``messages``
+        self.run_ids: RunIds | None = None  # made at the first id a reader gives
+        self.last_own: tuple[int, int] | None = None  # the last message's id key and stamp
 
     def messages(self, paths: Iterable[str | Path]) -> Iterator[ConversationMessage]:
         """Messages of every input. With one input, an unreadable one is an InputError;
         with several (or inside a folder) it is reported, counted as rejected, and the
         others are still read, unless ``--strict``."""
         paths = list(paths)
+        self.crossing = self.cross if self.cross is not None else not one_source(paths)
+        try:
+            yield from self._messages(paths)
+        finally:
+            self.close_run()
+
+    def close_run(self) -> None:
+        """Forget the run's ids (``RunIds``: a temporary table past its bound)."""
+        if self.run_ids is not None:
+            self.run_ids.close()
+            self.run_ids = None
+
+    def _messages(self, paths: list[str | Path]) -> Iterator[ConversationMessage]:
         for path in paths:
             with self._isolated(len(paths) > 1):
                 source = Source(path)
@@ -211,7 +238,9 @@ class Ingest:
             on_warning=self._on_warning,
             start=start,
         )
+        whole = finish is None and self.crossing  # a range's: the split file's parent's
         finish = finish or Finisher(fmt.name, source.name, self.options.tags)
+        number, crossed = self.stats.sources, 0
         try:
             try:
                 for msg in fmt.read(source, ctx):
@@ -221,6 +250,9 @@ class Ingest:
                         finish.refused(ctx, e, msg)
                         continue
                     self.stats.imported += 1
+                    self.last_own = None
+                    if whole and msg.id and not msg.id.startswith("h:"):
+                        crossed += self._cross(number, msg)
                     yield msg
             except StreamError as e:  # a truncated .gz: what came before it is kept
                 ctx.reject(e.where or source.name, e.what, hint=e.hint)
@@ -230,12 +262,29 @@ class Ingest:
                 )
             if finish.clashes:
                 ctx.warn(source.name, clash_warning(finish.clashes))
+            if crossed:
+                ctx.warn(source.name, crossed_warning(crossed))
         finally:
             finish.close()
             self.stats.rejected += ctx.rejected
             self.stats.warnings += ctx.warnings
             self.stats.formats[fmt.name] = self.stats.formats.get(fmt.name, 0) + finish.count
             source.close()
+
+    def _cross(self, number: int, msg: ConversationMessage) -> int:
+        """Hold ``msg``'s id against the earlier sources' (``RunIds``): 1 when another
+        message had it and ``msg`` now has its content hash, else 0 (and ``last_own``
+        is its id key and stamp, for a worker's parent to hold it across units)."""
+        assert msg.id is not None
+        run = self.run_ids
+        if run is None:
+            run = self.run_ids = RunIds()
+        key, mark = id_key(msg.id), stamp(msg.timestamp, msg.text_chunks)
+        if run.claim(number, key, mark):
+            self.last_own = (key, mark)
+            return 0
+        msg.id = content_id(msg)
+        return 1
 
 
 class Finisher:
@@ -352,6 +401,23 @@ def clash_warning(clashes: int) -> str:
     return (
         f"{clashes} message(s) repeat the id of another message (other text, speaker or "
         "time): given their content hash"
+    )
+
+
+def one_source(paths: Sequence[str | Path]) -> bool:
+    """Whether ``paths`` are one source (a file or standard input): nothing to hold its
+    ids against, so a run of one file pays nothing for ``RunIds``."""
+    import os
+
+    return len(paths) == 1 and not os.path.isdir(paths[0])
+
+
+def crossed_warning(crossed: int) -> str:
+    """The warning of a source that gave ``crossed`` messages an id an earlier source of
+    the run gave another message."""
+    return (
+        f"{crossed} message(s) give an id an earlier input gave another message (of another "
+        "time and text): given their content hash"
     )
 
 

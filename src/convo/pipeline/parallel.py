@@ -6,8 +6,10 @@ plain ``Ingest`` over that one path or range, which writes its messages (as JSON
 bytes), rejections and warnings, in order, to an event file. The parent replays the
 event files in unit order, handing the lines on as they are (``store.lines``) but for
 the few messages of a split file whose numbers depend on the ranges before theirs
-(``pipeline.split.FileNumbers``), so the messages, ids, rejects, warnings and the summary are
-exactly those of one process (``--jobs 1``); at most ``2 × jobs`` units are in flight,
+(``pipeline.split.FileNumbers``), and but for an id an earlier unit gave another message
+(each id a worker kept comes with its key and stamp, which the parent holds across units
+as one process holds it across sources: ``core.stamps.RunIds``), so the messages, ids,
+rejects, warnings and the summary are exactly those of one process (``--jobs 1``); at most ``2 × jobs`` units are in flight,
 so memory and disk stay bounded by a few units. ``--strict``, standard input and a
 single unit run in-process: there is nothing to parallelise, and a strict run must stop
 at the first rejection.
@@ -30,12 +32,15 @@ from convo.core.errors import InputError
 from convo.core.io import SPILL_HINT, spilling
 from convo.core.jsonl import dumps
 from convo.core.pool import cpu_count, ordered_map
+from convo.core.stamps import RunIds, renamed
 from convo.importers.context import ImportOptions
 from convo.pipeline.ingest import (
     NOT_RECOGNISED,
     Ingest,
     IngestStats,
     clash_warning,
+    crossed_warning,
+    one_source,
     unrecognised_file,
 )
 from convo.pipeline.plan import Unit, plan_units
@@ -90,19 +95,22 @@ class Job:
     options: ImportOptions
     format_name: str | None
     folder: str
+    cross: bool = True  # hold ids across sources: the worker sends its kept ids' stamps
 
 
 def run_job(job: Job) -> UnitResult | None:
     """A worker's unit: None for one that is not read (the parent reports it)."""
     if job.unit.kind != "read":
         return None
-    return run_unit(job.unit, job.options, job.format_name, job.folder)
+    return run_unit(job.unit, job.options, job.format_name, job.folder, job.cross)
 
 
 class Events:
-    """A worker's event file: ``("m", (lines, fixes))`` for a block of message lines (with
-    ``(index, Depends)`` for each line a ``FileNumbers`` may renumber), ``("r",
-    Rejection)`` and ``("w", warning)``, in the order they happened."""
+    """A worker's event file: ``("m", (lines, fixes, owns))`` for a block of message lines
+    (with ``(index, Depends)`` for each line a ``FileNumbers`` may renumber, and
+    ``(index, id key, stamp)`` for each line whose id the worker kept from its reader,
+    ``Ingest.last_own``), ``("r", Rejection)`` and ``("w", warning)``, in the order they
+    happened."""
 
     def __init__(self, out: BinaryIO):
         import pickle  # here: a run in one process imports no pickle (docs/startup.md)
@@ -111,11 +119,19 @@ class Events:
         self.out = out
         self.lines: list[bytes] = []
         self.fixes: list[tuple[int, Depends]] = []
+        self.owns: list[tuple[int, int, int]] = []
         self.size = 0
 
-    def message(self, line: bytes, depends: Depends | None = None) -> None:
+    def message(
+        self,
+        line: bytes,
+        depends: Depends | None = None,
+        own: tuple[int, int] | None = None,
+    ) -> None:
         if depends is not None:
             self.fixes.append((len(self.lines), depends))
+        if own is not None:
+            self.owns.append((len(self.lines), *own))
         self.lines.append(line)
         self.size += len(line)
         if self.size >= BLOCK_BYTES:
@@ -127,22 +143,26 @@ class Events:
 
     def flush(self) -> None:
         if self.lines:
-            block = (b"".join(self.lines), self.fixes)
-            self.lines, self.fixes, self.size = [], [], 0
+            block = (b"".join(self.lines), self.fixes, self.owns)
+            self.lines, self.fixes, self.owns, self.size = [], [], [], 0
             self._dump(("m", block))
 
 
 def run_unit(
-    unit: Unit, options: ImportOptions, format_name: str | None, folder: str
+    unit: Unit,
+    options: ImportOptions,
+    format_name: str | None,
+    folder: str,
+    cross: bool | None = True,
 ) -> UnitResult:
     """Read one unit in a worker; its events go to a file in ``folder`` (a full disk
     there is said as such: it was reported as a failure to write ``-o``)."""
     with spilling(folder, f"{SPILL_HINT}, or use -j 1"):
-        return _run_unit(unit, options, format_name, folder)
+        return _run_unit(unit, options, format_name, folder, cross)
 
 
 def _run_unit(
-    unit: Unit, options: ImportOptions, format_name: str | None, folder: str
+    unit: Unit, options: ImportOptions, format_name: str | None, folder: str, cross: bool | None
 ) -> UnitResult:
     fd, path = tempfile.mkstemp(dir=folder, suffix=".events")
     with os.fdopen(fd, "wb") as out:
@@ -152,12 +172,13 @@ def _run_unit(
             format_name=format_name,
             on_reject=lambda r: events.event("r", r),
             on_warning=lambda w: events.event("w", w),
+            cross=cross,
         )
         error, numbered = None, 0
         try:
             if unit.part is None:
                 for msg in ingest.messages([unit.path]):
-                    events.message(dumps(msg.serialize()))
+                    events.message(dumps(msg.serialize()), own=ingest.last_own)
             else:  # one range: renumbered by the parent (see the module docstring)
                 finish = RangeFinisher(unit.part.format, unit.path, options.tags)
                 for msg, depends in read_range(ingest, unit, finish):
@@ -206,6 +227,8 @@ class ParallelIngest(Ingest):
         self.blocks = blocks
         self._file: FileNumbers | None = None  # numbers the split file being replayed
         self.done = 0  # input bytes of the units replayed (``ReadyBlock.done``)
+        self._unit = 0  # the number of the unit (a split file: of its file) replayed
+        self._crossed = 0  # its messages given their content hash (``RunIds``)
 
     def messages(self, paths: Iterable[str | Path]) -> Iterator[Any]:
         names = [str(p) for p in paths]
@@ -220,16 +243,31 @@ class ParallelIngest(Ingest):
         if jobs <= 1 or sum(1 for u in units if u.kind == "read") <= 1:
             yield from super().messages(names)
             return
+        self.crossing = self.cross if self.cross is not None else not one_source(names)
+        yield from self._pooled(units, jobs)
+
+    def _pooled(self, units: list[Unit], jobs: int) -> Iterator[Any]:
+        """The units read in ``jobs`` workers, replayed in order."""
         folder = scratch.folder(None, kind="jobs")
         try:
             name = self.forced.name if self.forced else None
-            work = (Job(u, self.options, name, folder) for u in units)
+            work = (Job(u, self.options, name, folder, self.crossing) for u in units)
             for unit, result in zip(units, ordered_map(run_job, work, jobs), strict=True):
                 yield from self._replay(unit, result)
             self._end_file()
         finally:
             self._end_file(warn=False)
+            self.close_run()
             shutil.rmtree(folder, ignore_errors=True)
+
+    def _crossed_warning(self, name: str, *, warn: bool = True) -> None:
+        """A unit's (or split file's) one warning of the messages it gave an id an
+        earlier unit gave another message, as one process gives it at the source's end."""
+        crossed, self._crossed = self._crossed, 0
+        if warn and crossed:
+            self.stats.warnings += 1
+            if self._on_warning:
+                self._on_warning(f"{name}: {crossed_warning(crossed)}")
 
     def _end_file(self, *, warn: bool = True) -> None:
         """After a split file's last range: the one warning of the ids its ranges gave
@@ -242,6 +280,8 @@ class ParallelIngest(Ingest):
             self.stats.warnings += 1
             if self._on_warning:
                 self._on_warning(f"{numbers.name}: {clash_warning(numbers.clashes)}")
+        self._crossed += numbers.crossed
+        self._crossed_warning(numbers.name, warn=warn)
 
     def _entry(self, unit: Unit) -> None:
         """An entry Ingest._walk reports instead of reading."""
@@ -261,8 +301,7 @@ class ParallelIngest(Ingest):
             self._entry(unit)
             return
         part = unit.part
-        if part is not None and part.index == 0:
-            self._file = FileNumbers(unit.path)  # the file before it ended (``_end_file``)
+        self._start(unit)
         numbers = self._file if part is not None else None
         size = part.range.size if part is not None else _size(unit.path)
         try:
@@ -277,9 +316,21 @@ class ParallelIngest(Ingest):
         if numbers is not None:
             numbers.next_range(result.numbered)
         _merge(self.stats, result.stats, sources=part is None or part.index == 0)
+        if part is None:
+            self._crossed_warning(unit.path)
         if result.error is not None:
             self._end_file(warn=False)
             self._fail(unit, *result.error)
+
+    def _start(self, unit: Unit) -> None:
+        """Number a unit that starts a source (a whole unit, a split file's first range),
+        for ``RunIds``; a split file's first range starts its ``FileNumbers``."""
+        part = unit.part
+        if part is None or part.index == 0:
+            self._unit += 1
+        if part is not None and part.index == 0:
+            run = self.run_ids = (self.run_ids or RunIds()) if self.crossing else None
+            self._file = FileNumbers(unit.path, run, self._unit)  # the file before it ended
 
     def _events(
         self, path: str, numbers: FileNumbers | None, size: int
@@ -296,19 +347,9 @@ class ParallelIngest(Ingest):
                 except EOFError:
                     return
                 if kind == "m":
-                    block, fixes = value
+                    block, fixes, owns = value
                     done = self.done + size * f.tell() // events
-                    if self.blocks and not fixes:
-                        yield ReadyBlock(block, block.count(b"\n"), done)
-                        continue
-                    lines = block.splitlines(keepends=True)  # orjson escapes \r: only \n ends
-                    for i, depends in fixes:
-                        assert numbers is not None
-                        lines[i] = numbers.line(lines[i], depends)
-                    if self.blocks:
-                        yield ReadyBlock(b"".join(lines), len(lines), done)
-                    else:
-                        yield from map(ReadyLine, lines)
+                    yield from self._block(block, fixes, owns, numbers, done)
                 elif kind == "r":
                     if isinstance(value.raw, Refused):
                         assert numbers is not None
@@ -317,6 +358,41 @@ class ParallelIngest(Ingest):
                         self._on_reject(value)
                 elif kind == "w" and self._on_warning:
                     self._on_warning(value)
+
+    def _block(
+        self,
+        block: bytes,
+        fixes: list[tuple[int, Depends]],
+        owns: list[tuple[int, int, int]],
+        numbers: FileNumbers | None,
+        done: int,
+    ) -> Iterator[ReadyLine | ReadyBlock]:
+        """A block of a worker's lines, renumbered where ``fixes`` and ``owns`` say."""
+        crossed = self._cross_units(owns)
+        if self.blocks and not fixes and not crossed:
+            yield ReadyBlock(block, block.count(b"\n"), done)
+            return
+        lines = block.splitlines(keepends=True)  # orjson escapes \r: only \n ends
+        for i, depends in fixes:
+            assert numbers is not None
+            lines[i] = numbers.line(lines[i], depends)
+        for i in crossed:
+            lines[i] = renamed(lines[i])[1]
+        if self.blocks:
+            yield ReadyBlock(b"".join(lines), len(lines), done)
+        else:
+            yield from map(ReadyLine, lines)
+
+    def _cross_units(self, owns: list[tuple[int, int, int]]) -> list[int]:
+        """The lines of a block whose id an earlier unit gave another message (their
+        worker kept it: ``Ingest.last_own``), counted for the unit's warning."""
+        if not owns:
+            return []
+        run = self.run_ids = self.run_ids or RunIds()
+        unit = self._unit
+        crossed = [i for i, key, mark in owns if not run.claim(unit, key, mark)]
+        self._crossed += len(crossed)
+        return crossed
 
     def _fail(self, unit: Unit, what: str, where: str | None, hint: str | None) -> None:
         """An unreadable unit: the run's error, or (isolated) one counted rejection."""

@@ -135,19 +135,16 @@ def run_ingest(
     the same output.
     """
     ingest: Ingest | ParallelIngest
+    common: dict[str, Any] = dict(
+        format_name=format_name,
+        on_reject=on_reject,
+        on_warning=on_warning,
+        cross=False if save else None,  # a save: the store holds ids across sources
+    )
     if jobs == 1:
-        ingest = Ingest(
-            options, format_name=format_name, on_reject=on_reject, on_warning=on_warning
-        )
-    else:
-        ingest = ParallelIngest(
-            options,
-            format_name=format_name,
-            on_reject=on_reject,
-            on_warning=on_warning,
-            jobs=jobs,
-            blocks=True,  # every sink writes a worker's lines as they are
-        )
+        ingest = Ingest(options, **common)
+    else:  # ``blocks``: every sink writes a worker's lines as they are
+        ingest = ParallelIngest(options, **common, jobs=jobs, blocks=True)
     messages: Iterable[ConversationMessage] = ingest.messages(paths)
     if track is not None:
         messages = track(messages)

@@ -24,7 +24,9 @@ What a range cannot know alone is settled before or after it is read:
   is held to one message of the whole file (``Finisher``'s own-id rule): a range notes
   each such id with a digest of its message (``Depends.own``) and ``FileNumbers``
   decides, in file order, which keep it, so an id two ranges give two messages is not
-  shared, and the file's one clash warning follows its last range.
+  shared, and the file's one clash warning follows its last range. An id it keeps is
+  then held against the run's earlier sources (``core.stamps.RunIds``, with the
+  message's stamp in ``Depends.own``), as one process holds it.
 
 ``uneven`` says whether cutting is worth its counting pass: units that already spread
 evenly over the workers (a folder of many similar files) are read whole.
@@ -53,7 +55,8 @@ from convo.core.io import Source
 from convo.core.jsonl import committed_end, dumps
 from convo.core.pool import ordered_map
 from convo.core.ranges import Range, open_range, split, splittable
-from convo.core.record import ConversationMessage, parse_record
+from convo.core.record import ConversationMessage, content_id, parse_record
+from convo.core.stamps import RunIds, id_key, stamp
 from convo.importers.build import ContentIds, OwnIds
 from convo.importers.context import ImportContext, Position, Rejection
 from convo.importers.registry import Format, registry
@@ -90,7 +93,7 @@ class Depends(NamedTuple):
     needs_sid: bool
     base: str | None
     local_id: str | None
-    own: tuple[str, int] | None = None  # the reader's id and its message's digest
+    own: tuple[str, int, int] | None = None  # the reader's id, its message's digest and stamp
     # A tuple, not a dataclass: every message with an id has one, pickled to the parent
     # (a frozen dataclass pickles through ``copyreg``).
 
@@ -109,7 +112,7 @@ class RangeFinisher(Finisher):
     of the last message's numbers ``FileNumbers`` may change (None: nothing)."""
 
     depends: Depends | None = None
-    _claim: tuple[str, int] | None = None
+    _claim: tuple[str, int, int] | None = None
 
     def __call__(self, msg: ConversationMessage) -> ConversationMessage:
         self.depends = self._claim = None
@@ -119,7 +122,7 @@ class RangeFinisher(Finisher):
         """Note the reader's id (``Depends.own``): whether an earlier message of the file
         had it is for ``FileNumbers`` to say, which sees every range."""
         assert msg.id is not None
-        self._claim = (msg.id, own_digest(msg))
+        self._claim = (msg.id, *own_digest(msg))
 
     def number(self, source_id: str | None, base: str | None) -> tuple[str, str | None]:
         sid, new_id = super().number(source_id, base)
@@ -134,26 +137,21 @@ class RangeFinisher(Finisher):
             ctx.reject_error(error, Refused(msg, self.depends))
 
 
-def own_digest(msg: ConversationMessage) -> int:
-    """What tells two messages with one id apart (``Finisher``'s rule: the text, speaker
-    and time), the same in every process (``hash`` of a string is not, unforked): 64
-    bits, CRC-32 beside Adler-32 of the fields' UTF-8, a lone surrogate included (a
-    message ``check_message`` will refuse is digested too, as one process hashes it
-    before the check). Compared only where two messages of a file give one id; a false
-    match would let the later keep it (two independent-enough 32-bit checksums: a
-    chance well under one in four billion a repeated id). On the
-    first 30 MB of the benchmark's mbox it took 2.5 us a message against 6.0 us for
-    blake2b over the fields' ``repr`` (20k mails of about 560 characters)."""
+def own_digest(msg: ConversationMessage) -> tuple[int, int]:
+    """What tells two messages with one id apart: within the file (``Finisher``'s rule:
+    the text, speaker and time; 64 bits, CRC-32 of the speaker and time beside CRC-32 of
+    the text) and across sources (``core.stamps.stamp``, sharing the text's CRC), the same
+    in every process (``hash`` of a string is not, unforked). Any text is digested, a lone
+    surrogate too (a message ``check_message`` will refuse is digested, as one process
+    hashes it before the check). On the first 30 MB of the benchmark's mbox the digest
+    took 2.5 us a message against 6.0 us for blake2b over the fields' ``repr`` (20k mails
+    of about 560 characters)."""
     import zlib
 
+    mark = stamp(msg.timestamp, msg.text_chunks)
     chunks = msg.text_chunks
-    try:
-        text = chunks[0] if len(chunks) == 1 and type(chunks[0]) is str else "\x1e".join(chunks)
-        fields = f"{len(chunks)}\x1f{msg.speaker}\x1f{msg.timestamp}\x1f{text}"
-    except TypeError:  # not a list of strings: the check refuses it, the digest still holds
-        fields = repr((chunks, msg.speaker, msg.timestamp))
-    data = fields.encode("utf-8", "surrogatepass")
-    return zlib.crc32(data) << 32 | zlib.adler32(data)
+    head = f"{len(chunks) if isinstance(chunks, list) else -1}\x1f{msg.speaker}\x1f{msg.timestamp}"
+    return zlib.crc32(head.encode("utf-8", "surrogatepass")) << 32 | mark & 0xFFFFFFFF, mark
 
 
 class FileNumbers:
@@ -162,11 +160,13 @@ class FileNumbers:
     differ from its range's numbers: a ``name#N`` fallback after the first range, a
     content id repeated in an earlier range."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, run: RunIds | None = None, source: int = 0):
         self.name = name
         self.ids = ContentIds(name)
         self.before = 0  # messages numbered in the ranges before this one
         self.own = OwnIds()  # the reader's ids, held to one message of the file
+        self.run, self.source = run, source  # the run's ids, held across its sources
+        self.crossed = 0  # messages whose id an earlier source gave another message
 
     @property
     def clashes(self) -> int:
@@ -180,19 +180,29 @@ class FileNumbers:
         self.own.close()
 
     def changes(
-        self, dep: Depends, message: Callable[[], ConversationMessage]
+        self, dep: Depends, message: Callable[[], ConversationMessage], *, cross: bool = True
     ) -> tuple[str | None, str | None]:
         """The message's ``source_id`` and ``id`` where they differ from its range's
         (``message``: the message as its range finished it, asked for when its own id
-        goes to an earlier message of the file)."""
+        goes to an earlier message of the file, or of an earlier source when ``cross``:
+        a message the check refused is not held across sources, as in one process)."""
         sid = None
         if dep.needs_sid and self.before:
             sid = fallback_source_id(self.name, self.before + dep.number)
         base = dep.base
-        if dep.own is not None and not self.own.claim(*dep.own):
-            msg = message()
-            msg.id = None
-            base = self.ids.base(msg)
+        if dep.own is not None:
+            own, digest, mark = dep.own
+            if not self.own.claim(own, digest):
+                msg = message()
+                msg.id = None
+                base = self.ids.base(msg)
+            elif (
+                cross
+                and self.run is not None
+                and not self.run.claim(self.source, id_key(own), mark)
+            ):
+                self.crossed += 1
+                return sid, content_id(message())
         if base is None:
             return sid, None
         new_id = self.ids.occurrence(base)
@@ -221,7 +231,7 @@ class FileNumbers:
         refused = rejection.raw
         assert isinstance(refused, Refused)
         msg = refused.msg
-        sid, new_id = self.changes(refused.depends, lambda: copy.copy(msg))
+        sid, new_id = self.changes(refused.depends, lambda: copy.copy(msg), cross=False)
         msg.source_id = sid or msg.source_id
         msg.id = new_id or msg.id
         # check_message was given the message's source_id as the place.

@@ -10,7 +10,11 @@ export), and one range of a large mbox or JSONL file (``pipeline.split``; the li
 records of each range are counted by a Spark job, and ``spark.ranges`` numbers the
 messages of a split file as one process does). The units are distributed over ``partitions`` Spark partitions and each executor
 runs convo's own importers on its units, exactly as ``convo ingest`` does for that input,
-so ids, ``source_id`` and content are the same records ``convo ingest`` produces. The
+so ids, ``source_id`` and content are the same records ``convo ingest`` produces, but
+for one thing: an id that a split file's ranges, or two units, give to two different
+messages is kept as each unit gives it (``convo ingest`` holds an id to one message
+across ranges and sources: docs/ids.md; on Spark no executor sees the others, and no
+pass after the read holds them yet), so such an id can name two rows here. The
 records DataFrame has the columns of the Parquet export (``convo.core.columns``); the
 rejects DataFrame has ``source``, ``where``, ``reason``, ``hint`` and ``raw``.
 

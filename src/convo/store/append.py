@@ -270,7 +270,8 @@ class StoreFile:
         """The ids already stored, with what tells their messages apart
         (``store.dedup``): from the index when it can serve (a save then costs in
         proportion to the new messages), else read from the whole store."""
-        from convo.store.dedup import HeldIds, open_ids, stamp
+        from convo.core.stamps import record_stamp
+        from convo.store.dedup import HeldIds, open_ids
 
         ids = open_ids(self.real)
         if ids is not None:
@@ -283,7 +284,7 @@ class StoreFile:
                 except orjson.JSONDecodeError:
                     continue
                 if isinstance(value, dict) and isinstance(rid := value.get("id"), str):
-                    held.setdefault(rid, stamp(value))
+                    held.setdefault(rid, record_stamp(value))
         return held
 
     def _repair_tail(self, fd: int) -> int:
@@ -348,8 +349,8 @@ def _stored(msg: Any, where: str) -> ConversationMessage:
 
 
 def _spooled(stream: IO[bytes]) -> Iterator[tuple[str, bytes, int]]:
-    """``(id, line, stamp)`` of each spooled record (``store.dedup.stamp``)."""
-    from convo.store.dedup import stamp
+    """``(id, line, stamp)`` of each spooled record (``core.stamps.record_stamp``)."""
+    from convo.core.stamps import record_stamp
 
     for line in iter_lines(stream):
         try:
@@ -357,7 +358,7 @@ def _spooled(stream: IO[bytes]) -> Iterator[tuple[str, bytes, int]]:
         except orjson.JSONDecodeError:
             continue
         if isinstance(value, dict) and isinstance(rid := value.get("id"), str):
-            yield rid, line.raw + b"\n", stamp(value)
+            yield rid, line.raw + b"\n", record_stamp(value)
 
 
 def _write_new(
@@ -371,7 +372,8 @@ def _write_new(
     """Write the lines whose id is new, a batch at a time; ``begin()`` before the first.
     A line whose id the store holds for another message goes under its content hash
     (``store.dedup``; a duplicate if the store holds that too)."""
-    from convo.store.dedup import NEW, OTHER, renamed
+    from convo.core.stamps import renamed
+    from convo.store.dedup import NEW, OTHER
 
     buf: list[bytes] = []
     size = 0

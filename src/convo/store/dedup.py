@@ -6,90 +6,38 @@ normally) and returns ``IndexIds``, a drop-in for ``convo.core.idset.IdSet``
 proportion to the new messages. ``after_append`` then indexes the lines just written.
 Neither raises: None / an ``unavailable`` result means "use the old way".
 
-A repeated id is not always a repeated message (docs/ids.md): two sources can give one id
-to two messages (mail test suites reuse a ``Message-ID``; a hand-joined export; a tool
-numbering from 1 in a file that was renamed). ``admit`` tells them apart by the
-message's ``stamp`` (its time to the second and its text): ``SAME`` is the message the
-store holds under that id (perhaps edited since, or its time rendered another way: the
-store keeps the one it has), ``NEW`` an id it does not hold, and ``OTHER`` a message of
-another time (neither the epoch) *and* another text, which the save stores under its
-content hash (``renamed``) instead of dropping it as a duplicate. Both must differ: an
-edit keeps its time, and the same message exported with its time in another zone or
-precision keeps its text, so neither splits one message in two; a message that
-differs in both is another one. The store's compaction (``store.rewrite.compact``) holds
-a store to the same rule.
+A repeated id is not always a repeated message: two sources can give one id to two
+messages (``core.stamps`` has the rule and why). ``admit`` tells them apart by the
+message's stamp: ``SAME`` is the message the store holds under that id (perhaps edited
+since, or its time rendered another way: the store keeps the one it has), ``NEW`` an id
+it does not hold, and ``OTHER`` another message, which the save stores under its content
+hash (``renamed``) instead of dropping it as a duplicate. The store's compaction
+(``store.rewrite.compact``) holds a store to the same rule.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import orjson
 
 from convo.core.idset import IdStamps
-from convo.core.jsonl import dumps
+from convo.core.stamps import other_message, record_stamp, when
 from convo.index import schema
 from convo.index.state import SyncResult, Track, status
 
 NEW, SAME, OTHER = 0, 1, 2  # what ``admit`` says of an id and the message it comes with
 
-_M32 = (1 << 32) - 1
-_EPOCH_SECOND = "1970-01-01T00:00:00"
-
-
-def _when(timestamp: object) -> int:
-    """A record's time to the second as 32 bits of a hash, 0 for the epoch or none."""
-    if not isinstance(timestamp, str) or not timestamp or timestamp.startswith(_EPOCH_SECOND):
-        return 0
-    return (hash(timestamp[:19]) & _M32) or 1
-
-
-def stamp(record: Mapping[str, Any]) -> int:
-    """What tells two messages given one id apart: the time to the second (the high 32
-    bits; 0 when there is none) and the text (the low 32), as hashes of this process
-    (compared only within it)."""
-    chunks = record.get("textChunks")
-    if chunks is None:
-        chunks = record.get("text_chunks")  # a store written by another tool
-    try:
-        text = hash(tuple(chunks)) if isinstance(chunks, list) else hash(chunks)
-    except TypeError:  # not a valid record's text; the store's validation says so
-        text = hash(repr(chunks))
-    return _when(record.get("timestamp")) << 32 | (text & _M32)
-
 
 def line_stamp(line: bytes) -> int:
-    """``stamp`` of a JSONL line (0, "nothing known", when it is not a record)."""
+    """``record_stamp`` of a JSONL line (0, "nothing known", when it is not a record)."""
     try:
         record = orjson.loads(line)
     except orjson.JSONDecodeError:
         return 0
-    return stamp(record) if isinstance(record, dict) else 0
-
-
-def other_message(held: int, new: int) -> bool:
-    """Whether stamps ``held`` and ``new`` are two messages: both timed, at other
-    seconds, with other texts (see the module docstring)."""
-    held_time, new_time = held >> 32, new >> 32
-    return bool(held_time and new_time and held_time != new_time and (held ^ new) & _M32)
-
-
-def renamed(line: bytes, where: str = "") -> tuple[str, bytes]:
-    """A record's line under its content hash (``core.record.content_id``, the id of a
-    message without one: a re-ingest finds the same), for an id the store holds for
-    another message."""
-    from convo.core.record import content_id, parse_record
-
-    record = orjson.loads(line)
-    msg = parse_record(record, where)
-    msg.id = None
-    rid = content_id(msg)
-    record["id"] = rid
-    return rid, dumps(record)
+    return record_stamp(record) if isinstance(record, dict) else 0
 
 
 class HeldIds(IdStamps):
@@ -137,8 +85,8 @@ class IndexIds:
         if row is None:
             self.new.setdefault(rid, new)
             return NEW
-        when = _when(row[0])
-        if not when or not new >> 32 or when == new >> 32:
+        held_when = when(row[0])
+        if not held_when or not new >> 32 or held_when == new >> 32:
             return SAME
         with open(self.store, "rb") as f:  # the store's bytes, fixed while the lock is held
             f.seek(row[1])

@@ -405,7 +405,8 @@ def compact(
     A repeated id on another message (of another time and text: ``store.dedup``, the rule
     a save follows; a store written by something else, or by a convo before it) is not a
     repeat: that message is kept under its content hash (``renamed``)."""
-    from convo.store.dedup import NEW, OTHER, HeldIds, renamed, stamp
+    from convo.core.stamps import record_stamp, renamed
+    from convo.store.dedup import NEW, OTHER, HeldIds
 
     result = MaintenanceResult(dry_run=dry_run)
     seen = HeldIds()
@@ -418,7 +419,7 @@ def compact(
         rid = record.get("id")
         if not isinstance(rid, str):
             return None
-        mark = stamp(record)
+        mark = record_stamp(record)
         verdict = seen.admit(rid, mark)
         if verdict == OTHER:
             new_id, line = renamed(body, f"{store.path} (message {rid})")
