@@ -191,3 +191,46 @@ def test_id_stamps_is_a_dict(ops):
         assert ids.setdefault(rid, value) == expected
         assert ids.get(rid) == plain[rid]
     assert len(ids) == len(plain)
+
+
+def _record(rid, when, text, **kw):
+    return {
+        "id": rid,
+        "format": "jsonl",
+        "source_id": "x#1",
+        "metadata": {"speaker": "a", "listeners": []},
+        "tags": [],
+        "timestamp": when,
+        "textChunks": [text],
+        **kw,
+    }
+
+
+def _write(path, recs):
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in recs))
+    return path
+
+
+def test_compact_with_an_index_gives_the_index_the_new_id(runner, tmp_path):
+    """The index follows a compaction's rename: its row names the content hash (and the
+    thread a record without one takes from its id), as a rebuild would."""
+    from convo.index.check import check
+
+    store = _write(
+        tmp_path / "s.jsonl",
+        [
+            _record("X", "2024-01-01T10:00:00Z", "a"),
+            _record("Y", "2024-01-01T10:00:00Z", "y"),
+            _record("X", "2024-02-01T10:00:00Z", "b", source_id=None),
+        ],
+    )
+    assert runner.invoke(app, ["--store", str(store), "index"]).exit_code == 0
+    r = runner.invoke(app, ["--store", str(store), "compact"])
+    assert r.exit_code == 0, r.output
+    assert "gave 1 message(s)" in r.output and "(index: updated)" in r.output
+    assert records(store)[2]["id"].startswith("h:")
+    result = check(store)
+    assert result.ok, result.problems
+    # the renamed message, saved again under its content hash: nothing new
+    again = Store(store).append([(records(store)[2]["id"], store.read_bytes().splitlines(True)[2])])
+    assert (again.added, again.duplicates) == (0, 1)

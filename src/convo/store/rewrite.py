@@ -40,6 +40,7 @@ from convo.core.errors import UsageError
 from convo.index.build import sync
 from convo.index.rewrite import Follower
 from convo.index.rows import parse as parse_object
+from convo.index.rows import row_of
 from convo.store.append import StoreFile as Store
 from convo.store.append import located
 
@@ -140,7 +141,7 @@ class _Copy:
         if follower is not None:
             after = parse_object(new)
             tags = fields.str_list(after.get("tags")) if after is not None else []
-            follower.line(offset, self.pos, record, len(new), tags)
+            follower.line(offset, self.pos, record, len(new), tags, _new_id(record, after))
         self._write(new + b"\n")
         return True
 
@@ -178,6 +179,16 @@ class _Copy:
             if self.dropped is not None:
                 with contextlib.suppress(OSError):
                     self.dropped.close()
+
+
+def _new_id(
+    record: dict[str, Any] | None, after: dict[str, Any] | None
+) -> tuple[str | None, str | None] | None:
+    """The index's ``(id, thread)`` of an edited line whose id changed, else None."""
+    if record is None or after is None or record.get("id") == after.get("id"):
+        return None
+    row = row_of(after)
+    return row.id, row.thread
 
 
 def _rewrite(
