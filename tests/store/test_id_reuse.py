@@ -234,3 +234,29 @@ def test_compact_with_an_index_gives_the_index_the_new_id(runner, tmp_path):
     # the renamed message, saved again under its content hash: nothing new
     again = Store(store).append([(records(store)[2]["id"], store.read_bytes().splitlines(True)[2])])
     assert (again.added, again.duplicates) == (0, 1)
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        {"textChunks": ["b", 5]},  # a record (textChunks a list) convo validate rejects
+        {"metadata": "nobody"},
+    ],
+    ids=["non-string-chunk", "metadata-not-an-object"],
+)
+def test_compact_of_a_repeated_id_on_a_record_that_cannot_be_renamed(runner, tmp_path, other):
+    """A repeat that is another message but not a valid one has no content hash: it is
+    dropped as a repeated id (kept in <store>.torn), as before the rule; compact does
+    not stop on it."""
+    store = _write(
+        tmp_path / "s.jsonl",
+        [
+            _record("X", "2024-01-01T10:00:00Z", "a"),
+            _record("X", "2024-02-01T10:00:00Z", "b", **other),
+        ],
+    )
+    r = runner.invoke(app, ["--store", str(store), "compact"])
+    assert r.exit_code == 0, r.output
+    assert "dropped 0 unreadable lines and 1 repeated ids" in r.output
+    assert [x["textChunks"] for x in records(store)] == [["a"]]
+    assert b'"b"' in (tmp_path / "s.jsonl.torn").read_bytes()
