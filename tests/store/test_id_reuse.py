@@ -260,3 +260,55 @@ def test_compact_of_a_repeated_id_on_a_record_that_cannot_be_renamed(runner, tmp
     assert "dropped 0 unreadable lines and 1 repeated ids" in r.output
     assert [x["textChunks"] for x in records(store)] == [["a"]]
     assert b'"b"' in (tmp_path / "s.jsonl.torn").read_bytes()
+
+
+_TIMES = [
+    "2024-01-01T10:00:00Z",
+    "2024-01-01T10:00:05Z",
+    "2024-02-01T10:00:00Z",
+    EPOCH := "1970-01-01T00:00:00Z",
+]
+# what a store written by another tool may hold: one instant in another zone or precision,
+# an unreadable time, a time that is not a string
+_FOREIGN_TIMES = [
+    *_TIMES,
+    "2024-01-01T12:00:00+02:00",
+    "2024-01-01T10:00:00.700Z",
+    "yesterday",
+    "1970-01-01T05:00:00+05:00",
+    1704103200,
+]
+_records = st.builds(
+    _record, st.sampled_from(["X", "Y"]), st.sampled_from(_TIMES), st.sampled_from("ab")
+)
+_foreign = st.builds(
+    _record, st.sampled_from(["X", "Y"]), st.sampled_from(_FOREIGN_TIMES), st.sampled_from("ab")
+)
+
+
+def _saved(tmp, before, saves, index):
+    """``(results, store bytes)`` of ``saves`` on a store holding ``before``."""
+    import os
+
+    path = _write(tmp / f"{index}.jsonl", before)
+    old = os.environ.get("CONVO_NO_INDEX")
+    os.environ["CONVO_NO_INDEX"] = "0" if index else "1"
+    try:
+        results = []
+        for batch in saves:
+            r = Store(path).append([(x["id"], orjson.dumps(x) + b"\n") for x in batch])
+            results.append((r.added, r.duplicates, r.renamed))
+    finally:
+        os.environ.pop("CONVO_NO_INDEX") if old is None else os.environ.update(CONVO_NO_INDEX=old)
+    return results, path.read_bytes()
+
+
+@given(
+    before=st.lists(_foreign, max_size=4),
+    saves=st.lists(st.lists(_records, min_size=1, max_size=4), min_size=1, max_size=3),
+)
+def test_the_index_and_the_scan_decide_alike(tmp_path_factory, before, saves):
+    """A save decides a held id the same whether the index answers (one lookup, the
+    stored line read when the times differ) or the store is read line by line."""
+    tmp = tmp_path_factory.mktemp("paths")
+    assert _saved(tmp, before, saves, True) == _saved(tmp, before, saves, False)

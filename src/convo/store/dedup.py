@@ -24,31 +24,33 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from convo.core import fields
 from convo.core.idset import IdStamps
 from convo.core.jsonl import dumps
+from convo.core.timestamps import EPOCH_STR
 from convo.index import schema
 from convo.index.state import SyncResult, Track, status
 
 NEW, SAME, OTHER = 0, 1, 2  # what ``admit`` says of an id and the message it comes with
 
 _M32 = (1 << 32) - 1
-_EPOCH_SECOND = "1970-01-01T00:00:00"
 
 
-def _when(timestamp: object) -> int:
-    """A record's time to the second as 32 bits of a hash, 0 for the epoch or none."""
-    if not isinstance(timestamp, str) or not timestamp or timestamp.startswith(_EPOCH_SECOND):
+def _when(canonical: str) -> int:
+    """A record's time to the second (``core.fields.timestamp``: UTC, the form the index
+    keeps) as 32 bits of a hash, 0 for the epoch (no time, or an unreadable one). One
+    instant spelled in another zone or precision is one time, in the index and out."""
+    if canonical == EPOCH_STR:
         return 0
-    return (hash(timestamp[:19]) & _M32) or 1
+    return (hash(canonical) & _M32) or 1
 
 
-def stamp(record: Mapping[str, Any]) -> int:
+def stamp(record: dict[str, Any]) -> int:
     """What tells two messages given one id apart: the time to the second (the high 32
     bits; 0 when there is none) and the text (the low 32), as hashes of this process
     (compared only within it)."""
@@ -59,7 +61,7 @@ def stamp(record: Mapping[str, Any]) -> int:
         text = hash(tuple(chunks)) if isinstance(chunks, list) else hash(chunks)
     except TypeError:  # not a valid record's text; the store's validation says so
         text = hash(repr(chunks))
-    return _when(record.get("timestamp")) << 32 | (text & _M32)
+    return _when(fields.timestamp(record)) << 32 | (text & _M32)
 
 
 def line_stamp(line: bytes) -> int:
