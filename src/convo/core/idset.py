@@ -6,6 +6,12 @@ import hashlib
 from array import array
 
 
+def zeros(n: int) -> array[int]:
+    """``n`` zeroed 64-bit slots, made in place: no bytes object of their size beside
+    them (which, while a table grows, held the peak at twice the table's memory)."""
+    return array("Q", [0]) * n
+
+
 class IdSet:
     """A set of ids kept as 64-bit hashes in one open-addressing array.
 
@@ -16,7 +22,7 @@ class IdSet:
     """
 
     def __init__(self, capacity: int = 1 << 12):
-        self._table = array("Q", bytes(8 * capacity))
+        self._table = zeros(capacity)
         self._mask = capacity - 1
         self._n = 0
 
@@ -56,7 +62,7 @@ class IdSet:
 
     def _grow(self) -> None:
         old = self._table
-        self._table = array("Q", bytes(16 * len(old)))
+        self._table = zeros(2 * len(old))
         self._mask = len(self._table) - 1
         self._n = 0
         for key in old:
@@ -71,7 +77,7 @@ class IdStamps(IdSet):
 
     def __init__(self, capacity: int = 1 << 12):
         super().__init__(capacity)
-        self._values = array("Q", bytes(8 * capacity))
+        self._values = zeros(capacity)
 
     def setdefault(self, rid: str, value: int) -> int | None:
         """The value ``rid`` has, else None after adding it with ``value``."""
@@ -98,8 +104,8 @@ class IdStamps(IdSet):
     def _grow(self) -> None:
         old, values = self._table, self._values
         size = 2 * len(old)
-        self._table = array("Q", bytes(8 * size))
-        self._values = array("Q", bytes(8 * size))
+        self._table = zeros(size)
+        self._values = zeros(size)
         self._mask = size - 1
         for key, value in zip(old, values, strict=True):
             if key:

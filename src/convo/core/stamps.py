@@ -20,7 +20,6 @@ folder's files are read in worker processes; their parent compares what they sen
 from __future__ import annotations
 
 import zlib
-from collections.abc import Mapping
 from typing import Any
 
 _M32 = (1 << 32) - 1
@@ -49,13 +48,18 @@ def stamp(timestamp: object, chunks: object) -> int:
     return when(timestamp) << 32 | zlib.crc32(_utf8(text))
 
 
-def record_stamp(record: Mapping[str, Any]) -> int:
+def record_stamp(record: dict[str, Any]) -> int:
     """``stamp`` of a JSONL record (its text under ``textChunks``, or ``text_chunks`` as
-    a store written by another tool has it)."""
+    a store written by another tool has it), its time read as the index reads it
+    (``core.fields.timestamp``: UTC; one instant spelled in another zone or precision
+    is one time, an unreadable one none), so a save decides alike with the index and
+    without it."""
+    from convo.core import fields
+
     chunks = record.get("textChunks")
     if chunks is None:
         chunks = record.get("text_chunks")
-    return stamp(record.get("timestamp"), chunks)
+    return stamp(fields.timestamp(record), chunks)
 
 
 def other_message(held: int, new: int) -> bool:

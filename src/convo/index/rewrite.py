@@ -78,8 +78,10 @@ class Follower:
         record: dict[str, Any] | None,
         new_length: int | None = None,
         new_tags: list[str] | None = None,
+        new_id: tuple[str | None, str | None] | None = None,
     ) -> None:
-        """One line of the old store: kept at ``new_offset`` (None: dropped)."""
+        """One line of the old store: kept at ``new_offset`` (None: dropped); ``new_id``:
+        its new ``(id, thread)`` when an edit changed its id (compact's content hash)."""
         mid = self._message_at(old_offset)
         if mid is None:
             return
@@ -94,6 +96,10 @@ class Follower:
             )
         if new_tags is not None:
             set_tags(self.conn, mid, new_tags)
+        if new_id is not None:
+            self.conn.execute(
+                "UPDATE messages SET id = ?, thread = ? WHERE message_id = ?", (*new_id, mid)
+            )
         self._shift(mid, new_offset - old_offset)
 
     def _shift(self, mid: int, delta: int) -> None:

@@ -58,7 +58,7 @@ class IndexIds:
     def __init__(self, conn: sqlite3.Connection, count: int, store: Path):
         self.conn = conn
         self.store = store
-        self.new = HeldIds()  # a large save's new ids: ~16 bytes each, not a set of str
+        self.new = HeldIds()  # a large save's new ids: ~16-32 bytes each, not a dict of str
         self._count = count
 
     def __contains__(self, rid: str) -> bool:

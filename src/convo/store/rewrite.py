@@ -31,17 +31,21 @@ import tempfile
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
 from convo.core import fields, scratch
-from convo.core.errors import UsageError
+from convo.core.errors import RecordError, UsageError
 from convo.index.build import sync
 from convo.index.rewrite import Follower
 from convo.index.rows import parse as parse_object
+from convo.index.rows import row_of
 from convo.store.append import StoreFile as Store
 from convo.store.append import located
+
+if TYPE_CHECKING:
+    from convo.store.dedup import HeldIds
 
 Matcher = Callable[[dict[str, Any]], bool]
 Piece = tuple[int, bytes, bool]  # offset, bytes, whether it is one line to edit
@@ -140,7 +144,7 @@ class _Copy:
         if follower is not None:
             after = parse_object(new)
             tags = fields.str_list(after.get("tags")) if after is not None else []
-            follower.line(offset, self.pos, record, len(new), tags)
+            follower.line(offset, self.pos, record, len(new), tags, _new_id(record, after))
         self._write(new + b"\n")
         return True
 
@@ -178,6 +182,30 @@ class _Copy:
             if self.dropped is not None:
                 with contextlib.suppress(OSError):
                     self.dropped.close()
+
+
+def _renamed(body: bytes, seen: HeldIds, mark: int) -> tuple[str, bytes] | None:
+    """Compact's ``(id, line)`` of another message under a held id: its content hash, if
+    that is new. None (a repeated id, dropped) when it is held too, or when the record is
+    not one convo can hash (``convo validate`` rejects it: no content hash to give)."""
+    from convo.core.stamps import renamed
+    from convo.store.dedup import NEW
+
+    try:
+        new_id, line = renamed(body)
+    except RecordError:
+        return None
+    return (new_id, line.rstrip(b"\n")) if seen.admit(new_id, mark) == NEW else None
+
+
+def _new_id(
+    record: dict[str, Any] | None, after: dict[str, Any] | None
+) -> tuple[str | None, str | None] | None:
+    """The index's ``(id, thread)`` of an edited line whose id changed, else None."""
+    if record is None or after is None or record.get("id") == after.get("id"):
+        return None
+    row = row_of(after)
+    return row.id, row.thread
 
 
 def _rewrite(
@@ -405,7 +433,7 @@ def compact(
     A repeated id on another message (of another time and text: ``store.dedup``, the rule
     a save follows; a store written by something else, or by a convo before it) is not a
     repeat: that message is kept under its content hash (``renamed``)."""
-    from convo.core.stamps import record_stamp, renamed
+    from convo.core.stamps import record_stamp
     from convo.store.dedup import NEW, OTHER, HeldIds
 
     result = MaintenanceResult(dry_run=dry_run)
@@ -421,12 +449,10 @@ def compact(
             return None
         mark = record_stamp(record)
         verdict = seen.admit(rid, mark)
-        if verdict == OTHER:
-            new_id, line = renamed(body, f"{store.path} (message {rid})")
-            if seen.admit(new_id, mark) == NEW:
-                result.renamed += 1
-                result.note(new_id)
-                return line.rstrip(b"\n")
+        if verdict == OTHER and (line := _renamed(body, seen, mark)) is not None:
+            result.renamed += 1
+            result.note(line[0])
+            return line[1]
         if verdict != NEW:
             result.dropped_duplicates += 1
             result.note(rid)
