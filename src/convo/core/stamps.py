@@ -22,8 +22,14 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
+try:  # hashlib's own blake2b, without hashlib's OpenSSL (as core.record takes it)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import blake2b
+
 _M32 = (1 << 32) - 1
 _EPOCH_SECOND = "1970-01-01T00:00:00"
+_KEYED = blake2b(digest_size=8)  # copied, never updated itself
 
 
 def _utf8(text: str) -> bytes:
@@ -87,11 +93,12 @@ def renamed(line: bytes, where: str = "") -> tuple[str, bytes]:
 
 
 def id_key(rid: str) -> int:
-    """An id as 64 bits, the same in every process: CRC-32 beside Adler-32 of its UTF-8
-    (two ids that meet are taken for one: the later message's stamp is then compared
-    with the earlier's, at odds of about one in 2^64 a pair)."""
-    data = _utf8(rid)
-    return zlib.crc32(data) << 32 | zlib.adler32(data)
+    """An id as 64 bits, the same in every process: BLAKE2b of its UTF-8 (two ids whose
+    keys meet, at odds of about one in 2^64 a pair, are taken for one: the later
+    message would get its content hash if its stamp is another's; nothing is lost)."""
+    h = _KEYED.copy()
+    h.update(_utf8(rid))
+    return int.from_bytes(h.digest(), "little")
 
 
 class RunIds:
