@@ -12,7 +12,7 @@ import pytest
 
 from conftest import SAMPLE_DATA, corpus_dir
 from convo.core.columns import row_record
-from convo.pipeline.ingest import read_messages
+from convo.pipeline.ingest import Ingest, read_messages
 
 
 @pytest.fixture(scope="module")
@@ -46,9 +46,13 @@ def _spark_records(df) -> dict[str, dict]:
 def test_sample_data_same_records_as_ingest(spark) -> None:
     from convo.spark import ingest
 
-    records, rejects = ingest(spark, str(SAMPLE_DATA))
+    got = ingest(spark, str(SAMPLE_DATA))
+    records, rejects = got
     assert _spark_records(records) == _ingested(SAMPLE_DATA)
     assert rejects.count() == 0
+    warnings: list[str] = []
+    list(Ingest(on_warning=warnings.append).messages([SAMPLE_DATA]))
+    assert sorted(r["warning"] for r in got.warnings.collect()) == sorted(warnings) != []
 
 
 def test_corpus_same_records_as_ingest(spark) -> None:
@@ -94,11 +98,13 @@ def test_unknown_option_is_a_usage_error(spark) -> None:
         ingest(spark, str(SAMPLE_DATA), colour="red")
 
 
-def test_spark_submit_entry_point_writes_parquet(spark, tmp_path: Path) -> None:
+def test_spark_submit_entry_point_writes_parquet(spark, tmp_path: Path, capsys) -> None:
     from convo.spark.__main__ import main
 
     out = tmp_path / "out"
     assert main([str(SAMPLE_DATA), str(out)]) == 0
+    said = capsys.readouterr().err.splitlines()
+    assert said and all(line.startswith("convo: warning: ") for line in said)
     back = spark.read.parquet(str(out))
     assert back.count() == len(_ingested(SAMPLE_DATA))
     assert {"format", "month", "speaker", "extra"} <= set(back.columns)
@@ -125,7 +131,6 @@ def test_split_files_same_records_as_ingest(spark, tmp_path: Path) -> None:
 def _one_process(paths) -> tuple[list[bytes], list[str]]:
     """``convo ingest --jobs 1``: the records (as sorted lines) and warnings (sorted)."""
     from convo.core.jsonl import dumps
-    from convo.pipeline.ingest import Ingest
 
     warnings: list[str] = []
     ingest = Ingest(on_warning=warnings.append)

@@ -10,13 +10,18 @@ export), and one range of a large mbox or JSONL file (``pipeline.split``; the li
 records of each range are counted by a Spark job, and ``spark.ranges`` numbers the
 messages of a split file as one process does). The units are distributed over ``partitions`` Spark partitions and each executor
 runs convo's own importers on its units, exactly as ``convo ingest`` does for that input,
-so ids, ``source_id`` and content are the same records ``convo ingest`` produces, but
-for one thing: an id that a split file's ranges, or two units, give to two different
-messages is kept as each unit gives it (``convo ingest`` holds an id to one message
-across ranges and sources: docs/ids.md; on Spark no executor sees the others, and no
-pass after the read holds them yet), so such an id can name two rows here. The
+so ids, ``source_id`` and content are the same records ``convo ingest`` produces. What
+no executor sees alone is decided on the driver's plan over every executor's rows: the
+numbers of a split file's messages (``spark.ranges``), and an id a reader gives, held to
+one message of its file and of the run as ``convo ingest`` holds it (docs/ids.md;
+``spark.ids``: an id a split file's ranges give two messages, or an earlier source gave
+a message of another time and text, gives the later message its content hash). The
 records DataFrame has the columns of the Parquet export (``convo.core.columns``); the
-rejects DataFrame has ``source``, ``where``, ``reason``, ``hint`` and ``raw``.
+rejects DataFrame has ``source``, ``where``, ``reason``, ``hint`` and ``raw``; the
+warnings DataFrame (``ingest(...).warnings``; the pair unpacks as before) has
+``source`` and ``warning``, the line ``convo ingest`` prints after ``warning:``: the
+readers' warnings and each source's one warning of the ids it gave another message.
+(Unlike ``convo ingest``, a file or folder entry skipped is a reject row, as before.)
 
 Paths must be readable by the executors under the same name (a local path in local mode,
 a shared file system on a cluster). convo must be importable on the executors
