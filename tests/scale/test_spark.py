@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import SAMPLE_DATA, corpus_dir
 from convo.core.columns import row_record
@@ -198,3 +200,21 @@ def test_ids_held_as_one_process_holds_them(spark, tmp_path: Path) -> None:
     assert _on_spark(spark, [a, b, c], part_size=2048) == want
     # one input: nothing held across sources, a split file's ids still held
     assert _on_spark(spark, [a], part_size=2048) == _one_process([a])
+
+
+@given(st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 59), st.sampled_from(["a", "b", "c"]),
+                          st.integers(0, 59), st.sampled_from(["x", "y"]),
+                          st.sampled_from([JAN, FEB, EPOCH])), max_size=10))  # fmt: skip
+@settings(
+    max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_ids_any_repeats_held_as_one_process(spark, tmp_path_factory, dups) -> None:
+    """Ids repeated anywhere in two split files (a, c) and a whole one (b): the records
+    and warnings of ``convo ingest --jobs 1``."""
+    folder = tmp_path_factory.mktemp("ids")
+    given_ids: dict[str, dict[int, tuple]] = {}
+    for name, i, of, j, text, when in dups:
+        given_ids.setdefault(name, {})[i] = (f"{of}{j}", text, when)
+    paths = [_write(folder / f"{name}.jsonl", 4 if name == "b" else 60, given_ids.get(name, {}))
+             for name in "abc"]  # fmt: skip
+    assert _on_spark(spark, paths, part_size=2048) == _one_process(paths)
