@@ -31,6 +31,10 @@ Then two window passes of the driver's plan decide, over every executor's rows:
    other texts), marked ``_crossed``. ``RunIds`` keeps the first stamp of an id for the
    whole run, so the first row is the one to compare with: no chains.
 
+What is not held as in one process: a message ``check_message`` refuses in a range is
+a reject, not a row, so it claims no id of its file here (``FileNumbers.rejection``
+claims it), nor counts among its file's content ids.
+
 ``warnings`` gives each source's one warning of each rule, the text ``convo ingest``
 prints (``clash_warning``, ``crossed_warning``), from the counts of the marked rows.
 The cost on the executors: a CRC pair and one or two content hashes per message with an
