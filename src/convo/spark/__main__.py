@@ -1,7 +1,8 @@
 """``spark-submit SCRIPT INPUTS... OUTPUT``, SCRIPT this file (``python -m convo.spark
 --script`` prints its path), or ``python -m convo.spark INPUTS... OUTPUT``: import
 on the cluster and write the records as a Parquet dataset partitioned like
-``convo export --to parquet``; rejects go to ``OUTPUT/_rejects`` (JSON lines) when any.
+``convo export --to parquet``; rejects go to ``OUTPUT/_rejects`` (JSON lines) when any,
+warnings to standard error as ``convo ingest`` prints them.
 
 Exit codes follow ``convo ingest``: 0 all imported, 1 some records rejected, 2 an error.
 """
@@ -52,12 +53,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.tz:
         options["tz"] = args.tz
     try:
-        records, rejects = ingest(
+        ingested = ingest(
             spark, args.inputs, format=args.format, partitions=args.partitions, **options
         )
+        records, rejects = ingested
         partition_by = [c for c in args.partition_by.split(",") if c]
         writer = records.write.mode("errorifexists")
         (writer.partitionBy(*partition_by) if partition_by else writer).parquet(args.output)
+        for row in ingested.warnings.collect():
+            print(f"convo: warning: {row['warning']}", file=sys.stderr)
         rejected = rejects.count()
         if rejected:
             rejects.write.mode("errorifexists").json(f"{args.output.rstrip('/')}/_rejects")

@@ -9,30 +9,39 @@ then holds ``name#``) and whether its id is a content hash (``_content``). ``num
 then gives every message of a split file what ``Finisher.number`` gives it in one
 process: ``name#N`` from the messages per range (a small count collected on the
 driver), and the content-id occurrence counter from a window over each file's messages
-of one content hash, in file order. (A message ``check_message`` refuses in a range is
-reported at the file, or its own ``source_id``: its ``N`` is not known on the executor.)
+of one content hash, in file order. Before that window, ``spark.ids.in_file`` gives a
+message whose reader's id an earlier message of the file had its content hash, which
+the window then counts as one process does. Every row also has its source's place in
+the run (``_src``) and the id helper columns of ``spark.ids``; a row of a unit read
+whole has ``_file`` NULL, ``_part`` 0 and its place in the unit (``_seq``). (A message
+``check_message`` refuses in a range is reported at the file, or its own ``source_id``:
+its ``N`` is not known on the executor; nor does it hold its id there.)
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from convo.core.columns import COLUMN_NAMES
-
 HELPERS = (("_file", "long"), ("_part", "long"), ("_seq", "long"), ("_sid", "boolean"),
-           ("_content", "boolean"))  # fmt: skip
+           ("_content", "boolean"), ("_src", "long"), ("_own", "boolean"),
+           ("_digest", "long"), ("_base", "string"), ("_clash", "boolean"),
+           ("_when", "long"), ("_text", "long"), ("_hash", "string"))  # fmt: skip
 NO_HELPERS = dict.fromkeys(name for name, _ in HELPERS)
 
 
 def helper_fields(t: Any) -> list[Any]:
     """The helper columns as Spark ``StructField``s (``t`` is ``pyspark.sql.types``)."""
-    kinds = {"long": t.LongType(), "boolean": t.BooleanType()}
+    kinds = {"long": t.LongType(), "boolean": t.BooleanType(), "string": t.StringType()}
     return [t.StructField(name, kinds[kind], True) for name, kind in HELPERS]
 
 
-def tag(row: dict[str, Any], file: int, part: int, seq: int, sid: bool, content: bool) -> None:
-    """Mark ``row``, the ``seq``-th message of range ``part`` of a split file."""
-    row.update(_file=file, _part=part, _seq=seq, _sid=sid, _content=content)
+def tag(row: dict[str, Any], source: int, part: int | None, seq: int) -> None:
+    """Mark ``row``, the ``seq``-th message of range ``part`` of a split file (``part``
+    None: of a unit read whole) whose first unit is the ``source``-th of the run (its
+    ``_sid`` and ``_content`` set, or None: False)."""
+    row.update(_file=None if part is None else source, _part=part or 0, _seq=seq,
+               _sid=bool(row["_sid"]), _content=bool(row["_content"]), _src=source,
+               _clash=False)  # fmt: skip
 
 
 def _offsets(counts: list[Any]) -> list[tuple[int, int, int]]:
@@ -46,11 +55,13 @@ def _offsets(counts: list[Any]) -> list[tuple[int, int, int]]:
 
 
 def numbered(spark: Any, records: Any) -> Any:
-    """``records`` (with the helper columns) numbered, without the helper columns."""
+    """``records`` (with the helper columns, which it keeps) numbered."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    whole = records.filter(F.col("_file").isNull()).select(*COLUMN_NAMES)
+    from convo.spark.ids import in_file
+
+    whole = records.filter(F.col("_file").isNull())
     split = records.filter(F.col("_file").isNotNull())
     counts = split.groupBy("_file", "_part").count().collect()
     if not counts:
@@ -61,6 +72,7 @@ def numbered(spark: Any, records: Any) -> Any:
     split = split.withColumn(
         "source_id", F.when(F.col("_sid"), F.concat("source_id", n)).otherwise(F.col("source_id"))
     )
+    split = in_file(split)
     k = F.row_number().over(Window.partitionBy("_file", "id").orderBy("_part", "_seq")) - 1
     content = split.filter(F.col("_content")).withColumn("_k", k)
     content = content.withColumn(
@@ -68,4 +80,5 @@ def numbered(spark: Any, records: Any) -> Any:
         .otherwise(F.col("id")),
     )  # fmt: skip
     rest = split.filter(~F.col("_content"))
-    return whole.unionByName(content.select(*COLUMN_NAMES)).unionByName(rest.select(*COLUMN_NAMES))
+    columns = records.columns
+    return whole.unionByName(content.select(*columns)).unionByName(rest.select(*columns))
