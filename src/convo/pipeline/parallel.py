@@ -316,8 +316,8 @@ class ParallelIngest(Ingest):
         if numbers is not None:
             numbers.next_range(result.numbered)
         _merge(self.stats, result.stats, sources=part is None or part.index == 0)
-        if part is None:
-            self._crossed_warning(unit.path)
+        if part is None:  # one process stops at a source's error, before its warnings
+            self._crossed_warning(unit.path, warn=result.error is None)
         if result.error is not None:
             self._end_file(warn=False)
             self._fail(unit, *result.error)
