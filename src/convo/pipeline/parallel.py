@@ -32,7 +32,8 @@ from convo.core.errors import InputError
 from convo.core.io import SPILL_HINT, spilling
 from convo.core.jsonl import dumps
 from convo.core.pool import cpu_count, ordered_map
-from convo.core.stamps import RunIds, renamed
+from convo.core.record import ConversationMessage
+from convo.core.stamps import RunIds, id_key, renamed, stamp
 from convo.importers.context import ImportOptions
 from convo.pipeline.ingest import (
     NOT_RECOGNISED,
@@ -148,6 +149,19 @@ class Events:
             self._dump(("m", block))
 
 
+class UnitIngest(Ingest):
+    """The ``Ingest`` of a worker's unit, which is one source (``plan_units``: a file, a
+    folder a format reads whole): each id its reader gives is noted with its message's
+    stamp in ``last_own`` (sent with its line, ``Events.owns``), for the parent to hold
+    against the earlier units' (``ParallelIngest._cross_units``); the worker holds none
+    (a ``RunIds`` of its one source would refuse nothing)."""
+
+    def _cross(self, number: int, msg: ConversationMessage) -> int:
+        assert msg.id is not None
+        self.last_own = (id_key(msg.id), stamp(msg.timestamp, msg.text_chunks))
+        return 0
+
+
 def run_unit(
     unit: Unit,
     options: ImportOptions,
@@ -167,7 +181,7 @@ def _run_unit(
     fd, path = tempfile.mkstemp(dir=folder, suffix=".events")
     with os.fdopen(fd, "wb") as out:
         events = Events(out)
-        ingest = Ingest(
+        ingest = UnitIngest(
             options,
             format_name=format_name,
             on_reject=lambda r: events.event("r", r),
