@@ -107,3 +107,44 @@ def _reference_stamp(timestamp: object, chunks: object) -> int:
 @settings(max_examples=200, deadline=None)
 def test_stamp_is_the_same_as_first_written(timestamp, chunks) -> None:
     assert stamp(timestamp, chunks) == _reference_stamp(timestamp, chunks)
+
+
+def test_one_folder_a_format_reads_whole_holds_nothing(tmp_path):
+    """A Slack export (a folder one format reads) is one source, as one file is."""
+    import shutil
+
+    from conftest import SAMPLE_DATA
+
+    export = tmp_path / "slack"
+    shutil.copytree(SAMPLE_DATA / "chat" / "slack-export", export)
+    ingest = Ingest()
+    seen = [ingest.run_ids is None for _ in ingest.messages([export])]
+    assert seen and all(seen) and not ingest.crossing
+    ingest = Ingest()
+    list(ingest.messages([export, export]))  # two: held across them
+    assert ingest.crossing
+
+
+def test_a_read_command_reads_a_folder_as_its_files_named(tmp_path):
+    """``convo query FOLDER`` gives the ids ``convo query FILE FILE`` gives: a read
+    command holds no id across its inputs (an ingest does, and says so)."""
+    import json
+
+    from conftest import SAMPLE_DATA
+    from convo.pipeline.inputs import record_lines
+
+    export = json.loads((SAMPLE_DATA / "chat" / "discord.json").read_text())
+    folder = tmp_path / "f"
+    folder.mkdir()
+    (folder / "a.json").write_text(json.dumps(export))
+    for m in export["messages"]:
+        m["content"] += " edited"
+        m["timestamp"] = "2030-01-01T00:00:00+00:00"
+    (folder / "b.json").write_text(json.dumps(export))
+
+    def ids(inputs):
+        lines = record_lines([str(p) for p in inputs], store=None, stdin_has_data=False)
+        return [json.loads(line.raw)["id"] for line, _ in lines]
+
+    named = ids([folder / "a.json", folder / "b.json"])
+    assert ids([folder]) == named and not any(i.startswith("h:") for i in named)

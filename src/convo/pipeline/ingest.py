@@ -153,6 +153,8 @@ class Ingest:
                         assert source.path is not None
                         yield from self._walk(source, Walker(source.path))
                         continue
+                    if len(paths) == 1 and self.cross is None:
+                        self.crossing = False  # one folder a format reads whole: one source
                     yield from self.read_source(source, fmt)
                 else:
                     yield from self.read_source(source, self.forced or registry.detect(source))
@@ -404,7 +406,8 @@ def clash_warning(clashes: int) -> str:
 
 def one_source(paths: Sequence[str | Path]) -> bool:
     """Whether ``paths`` are one source (a file or standard input): nothing to hold its
-    ids against, so a run of one file pays nothing for ``RunIds``."""
+    ids against, so a run of one file pays nothing for ``RunIds`` (nor does one folder a
+    format reads whole, a Slack export: ``Ingest._messages`` finds it one source)."""
     import os
 
     return len(paths) == 1 and not os.path.isdir(paths[0])
