@@ -110,7 +110,7 @@ class Events:
     """A worker's event file: ``("m", (lines, fixes, owns))`` for a block of message lines
     (with ``(index, Depends)`` for each line a ``FileNumbers`` may renumber, and
     ``(index, id key, stamp)`` for each line whose id the worker kept from its reader,
-    ``Ingest.last_own``), ``("r", Rejection)`` and ``("w", warning)``, in the order they
+    ``UnitIngest.last_own``), ``("r", Rejection)`` and ``("w", warning)``, in the order they
     happened."""
 
     def __init__(self, out: BinaryIO):
@@ -399,7 +399,7 @@ class ParallelIngest(Ingest):
 
     def _cross_units(self, owns: list[tuple[int, int, int]]) -> list[int]:
         """The lines of a block whose id an earlier unit gave another message (their
-        worker kept it: ``Ingest.last_own``), counted for the unit's warning."""
+        worker kept it: ``UnitIngest.last_own``), counted for the unit's warning."""
         if not owns:
             return []
         run = self.run_ids = self.run_ids or RunIds()
