@@ -435,3 +435,22 @@ def test_an_id_an_earlier_file_gave_another_message_gets_the_content_hash(tmp_pa
     assert records[200]["id"] == content_id(parse_record(records[200], "")) != "a150"
     assert records[201]["id"] == "a151"  # the same text at another time: the same message
     assert warnings == [f"{b}: 1 message(s) give an id an earlier input gave another message (of another time and text): given their content hash"]  # fmt: skip
+
+
+def test_a_file_that_breaks_off_gives_no_warning_of_its_ids_as_in_one_process(tmp_path) -> None:
+    """A file whose read fails part-way (a JSON export cut short) is one rejection: the
+    messages before the break are kept, and, as one process stops there, its warnings
+    (its own clashes, the ids an earlier input gave other messages) are not given."""
+    import json
+
+    export = json.loads((SAMPLE_DATA / "chat" / "discord.json").read_text())
+    (tmp_path / "a.json").write_text(json.dumps(export))
+    for m in export["messages"]:
+        m["content"] += " edited"
+        m["timestamp"] = "2030-01-01T00:00:00+00:00"
+    cut = json.dumps(export, indent=1)
+    (tmp_path / "b.json").write_text(cut[:-60])
+    paths = [tmp_path / "a.json", tmp_path / "b.json"]
+    out, rejects, warnings, stats = _same(paths)
+    assert len(out.splitlines()) == 9 and [r["where"] for r in rejects] == [f"{paths[1]}:175"]
+    assert warnings == [] and stats.warnings == 0

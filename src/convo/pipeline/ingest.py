@@ -113,9 +113,9 @@ class Ingest:
         cross: bool | None = None,
     ):
         """``cross``: hold ids across sources (``RunIds``): None when a run has more than
-        one (``one_source``), True always (a worker, whose parent holds them across
-        units), False never (a save: the store decides under its lock, knowing what it
-        holds already)."""
+        one (``one_source``), True always (a worker's ``UnitIngest``, whose parent holds
+        them across units), False never (a save: the store decides under its lock,
+        knowing what it holds already)."""
         self.options = options or ImportOptions()
         self.forced: Format | None = registry.get(format_name) if format_name else None
         self.stats = IngestStats()
@@ -124,7 +124,7 @@ class Ingest:
         self.cross = cross
         self.crossing = bool(cross)  # this run's: ``cross`` decided by ``messages``
         self.run_ids: RunIds | None = None  # made at the first id a reader gives
-        self.last_own: tuple[int, int] | None = None  # the last message's id key and stamp
+        self.last_own: tuple[int, int] | None = None  # a worker's: its last id's key, stamp
 
     def messages(self, paths: Iterable[str | Path]) -> Iterator[ConversationMessage]:
         """Messages of every input. With one input, an unreadable one is an InputError;
@@ -153,6 +153,8 @@ class Ingest:
                         assert source.path is not None
                         yield from self._walk(source, Walker(source.path))
                         continue
+                    if len(paths) == 1 and self.cross is None:
+                        self.crossing = False  # one folder a format reads whole: one source
                     yield from self.read_source(source, fmt)
                 else:
                     yield from self.read_source(source, self.forced or registry.detect(source))
@@ -273,15 +275,13 @@ class Ingest:
 
     def _cross(self, number: int, msg: ConversationMessage) -> int:
         """Hold ``msg``'s id against the earlier sources' (``RunIds``): 1 when another
-        message had it and ``msg`` now has its content hash, else 0 (and ``last_own``
-        is its id key and stamp, for a worker's parent to hold it across units)."""
+        message had it and ``msg`` now has its content hash, else 0. (A worker's
+        ``UnitIngest`` only notes the id's key and stamp: its parent holds them.)"""
         assert msg.id is not None
         run = self.run_ids
         if run is None:
             run = self.run_ids = RunIds()
-        key, mark = id_key(msg.id), stamp(msg.timestamp, msg.text_chunks)
-        if run.claim(number, key, mark):
-            self.last_own = (key, mark)
+        if run.claim(number, id_key(msg.id), stamp(msg.timestamp, msg.text_chunks)):
             return 0
         msg.id = content_id(msg)
         return 1
@@ -406,7 +406,8 @@ def clash_warning(clashes: int) -> str:
 
 def one_source(paths: Sequence[str | Path]) -> bool:
     """Whether ``paths`` are one source (a file or standard input): nothing to hold its
-    ids against, so a run of one file pays nothing for ``RunIds``."""
+    ids against, so a run of one file pays nothing for ``RunIds`` (nor does one folder a
+    format reads whole, a Slack export: ``Ingest._messages`` finds it one source)."""
     import os
 
     return len(paths) == 1 and not os.path.isdir(paths[0])

@@ -119,7 +119,9 @@ def parts_of(
         from convo.core.jsonl import Line, dumps
         from convo.pipeline.ingest import Ingest
 
-        ingest = Ingest(options, format_name=format_name, on_reject=on_reject)
+        # Each file as it is, as when named one by one: a read command shows what its
+        # inputs say (no id is given its content hash for another file's message).
+        ingest = Ingest(options, format_name=format_name, on_reject=on_reject, cross=False)
         yield (
             (Line(n, dumps(msg.serialize())[:-1]), source.name)
             for n, msg in enumerate(ingest.messages([path]), 1)

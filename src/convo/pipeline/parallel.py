@@ -32,7 +32,8 @@ from convo.core.errors import InputError
 from convo.core.io import SPILL_HINT, spilling
 from convo.core.jsonl import dumps
 from convo.core.pool import cpu_count, ordered_map
-from convo.core.stamps import RunIds, renamed
+from convo.core.record import ConversationMessage
+from convo.core.stamps import RunIds, id_key, renamed, stamp
 from convo.importers.context import ImportOptions
 from convo.pipeline.ingest import (
     NOT_RECOGNISED,
@@ -109,7 +110,7 @@ class Events:
     """A worker's event file: ``("m", (lines, fixes, owns))`` for a block of message lines
     (with ``(index, Depends)`` for each line a ``FileNumbers`` may renumber, and
     ``(index, id key, stamp)`` for each line whose id the worker kept from its reader,
-    ``Ingest.last_own``), ``("r", Rejection)`` and ``("w", warning)``, in the order they
+    ``UnitIngest.last_own``), ``("r", Rejection)`` and ``("w", warning)``, in the order they
     happened."""
 
     def __init__(self, out: BinaryIO):
@@ -148,6 +149,19 @@ class Events:
             self._dump(("m", block))
 
 
+class UnitIngest(Ingest):
+    """The ``Ingest`` of a worker's unit, which is one source (``plan_units``: a file, a
+    folder a format reads whole): each id its reader gives is noted with its message's
+    stamp in ``last_own`` (sent with its line, ``Events.owns``), for the parent to hold
+    against the earlier units' (``ParallelIngest._cross_units``); the worker holds none
+    (a ``RunIds`` of its one source would refuse nothing)."""
+
+    def _cross(self, number: int, msg: ConversationMessage) -> int:
+        assert msg.id is not None
+        self.last_own = (id_key(msg.id), stamp(msg.timestamp, msg.text_chunks))
+        return 0
+
+
 def run_unit(
     unit: Unit,
     options: ImportOptions,
@@ -167,7 +181,7 @@ def _run_unit(
     fd, path = tempfile.mkstemp(dir=folder, suffix=".events")
     with os.fdopen(fd, "wb") as out:
         events = Events(out)
-        ingest = Ingest(
+        ingest = UnitIngest(
             options,
             format_name=format_name,
             on_reject=lambda r: events.event("r", r),
@@ -316,8 +330,8 @@ class ParallelIngest(Ingest):
         if numbers is not None:
             numbers.next_range(result.numbered)
         _merge(self.stats, result.stats, sources=part is None or part.index == 0)
-        if part is None:
-            self._crossed_warning(unit.path)
+        if part is None:  # one process stops at a source's error, before its warnings
+            self._crossed_warning(unit.path, warn=result.error is None)
         if result.error is not None:
             self._end_file(warn=False)
             self._fail(unit, *result.error)
@@ -385,7 +399,7 @@ class ParallelIngest(Ingest):
 
     def _cross_units(self, owns: list[tuple[int, int, int]]) -> list[int]:
         """The lines of a block whose id an earlier unit gave another message (their
-        worker kept it: ``Ingest.last_own``), counted for the unit's warning."""
+        worker kept it: ``UnitIngest.last_own``), counted for the unit's warning."""
         if not owns:
             return []
         run = self.run_ids = self.run_ids or RunIds()
