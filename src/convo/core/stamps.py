@@ -152,7 +152,7 @@ class RunIds:
     def claim(self, source: int, key: int, mark: int) -> bool:
         key = key or 1  # 0 marks an empty slot (key 0 and key 1 are one id)
         keys, mask = self._keys, self._mask
-        i = (key >> 32 ^ key) & mask  # the CRC half spreads ids; Adler-32's low bits do not
+        i = (key >> 32 ^ key) & mask  # both halves of the key (BLAKE2b: any bits would do)
         while (k := keys[i]) != key:
             if not k:
                 return self._new(i, source, key, mark)
