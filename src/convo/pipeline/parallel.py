@@ -9,8 +9,8 @@ the few messages of a split file whose numbers depend on the ranges before their
 (``pipeline.split.FileNumbers``), and but for an id an earlier unit gave another message
 (each id a worker kept comes with its key and stamp, which the parent holds across units
 as one process holds it across sources: ``core.stamps.RunIds``), so the messages, ids,
-rejects, warnings and the summary are exactly those of one process (``--jobs 1``); at most ``2 × jobs`` units are in flight,
-so memory and disk stay bounded by a few units. ``--strict``, standard input and a
+rejects, warnings and the summary are exactly those of one process (``--jobs 1``); at
+most ``2 × jobs`` units are in flight, so memory and disk stay bounded by a few units. ``--strict``, standard input and a
 single unit run in-process: there is nothing to parallelise, and a strict run must stop
 at the first rejection.
 """
