@@ -35,15 +35,16 @@ class IntMap:
     ``executemany`` of the spill, and 700,000 claims cost 3.8-4.6 us each against
     1.9-2.0 us in the table (below the limit both are the dict: 0.4-0.5 us)."""
 
-    TABLE = 1 << 21
-    LIMIT = 1 << 18
+    def __init__(self, limit: int | None = None, table: int | None = None) -> None:
+        """``limit``: keys in the dict (``core.spillmap.LIMIT``, the one bound of what
+        a map keeps in memory); ``table``: slots of the table (8 × ``limit``)."""
+        from convo.core import spillmap
 
-    def __init__(self, limit: int = LIMIT, table: int = TABLE) -> None:
+        self._limit = spillmap.LIMIT if limit is None else limit
+        self._table = 8 * max(self._limit, 1) if table is None else table
         self._recent: dict[int, int] | None = {}
-        self._limit = limit
         self._keys = self._values = zeros(1)
         self._mask = self._n = 0
-        self._table = table
         self._more: Any = None  # a SpillMap of the keys past a full table
         self._spilled = 0  # the keys it holds
 
@@ -112,6 +113,7 @@ class IntMap:
         size = 1 << 3
         while size * 2 < len(recent) * 3 + 3:
             size *= 2
+        self._table = max(self._table, size)
         self._recent = None
         self._keys, self._values = zeros(1), zeros(1)
         self._grow(max(size, 2), recent.items())

@@ -139,14 +139,16 @@ def run_unit(
     warning) for each warning. Rows are tagged for ``spark.ranges.numbered`` and
     ``spark.ids`` (``file``: the unit's source's place in the run, a range's the index of
     its file's first unit; ``cross``: the run holds ids across sources)."""
-    from convo.pipeline.ingest import Ingest
+    # A unit is one source: its ids are noted (``last_own``), the driver's plan holds
+    # them across sources (``spark.ids.across``), as a worker's parent does.
+    from convo.pipeline.parallel import UnitIngest
 
     if unit.kind != "read":
         yield ("x", _reject_row(unit, _unread(unit)))
         return
     rejects: list[Rejection] = []
     warnings: list[str] = []
-    ingest = Ingest(
+    ingest = UnitIngest(
         options,
         format_name=format_name,
         on_reject=rejects.append,
