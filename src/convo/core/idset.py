@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+from array import array
 
-from convo.core.intmap import zeros
+
+def zeros(n: int) -> array[int]:
+    """``n`` zeroed 64-bit slots, made in place: no bytes object of their size beside
+    them (which, while a table grows, held the peak at twice the table's memory)."""
+    return array("Q", [0]) * n
 
 
 class IdSet:

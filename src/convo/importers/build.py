@@ -155,24 +155,21 @@ class ContentIds:
         return f"{base}-{k}" if k else base
 
 
-_M64 = (1 << 64) - 1
-
-
 class OwnIds:
     """The ids a source gives its messages, held to one message each: an id seen before
     on a message of other text is not used again (that message gets its content hash,
     and ``clashes`` counts it), so two different messages never share an id however a
     source repeats one (a local model server's constant response id, a damaged file).
     The same text again is the same message stored again: the same id. Memory stays
-    bounded (``core.intmap``: the id's hash -> the hash of the text, 16 bytes a key
-    whatever the id's length, past 1.4M keys on disk: two ids whose 64-bit hashes meet
-    would cost the later one its id, not a loss). The one home of the rule: the readers' checks, the
+    bounded (``core.spillmap``: the id's hash -> the hash of the text; a key a few bytes
+    long whatever the id's length: two ids whose 64-bit hashes meet would cost the later
+    one its id, not a loss). The one home of the rule: the readers' checks, the
     pipeline's ``Finisher`` and a split file's ``pipeline.split.FileNumbers`` use it."""
 
     def __init__(self) -> None:
-        from convo.core.intmap import IntMap
+        from convo.core.spillmap import SpillMap
 
-        self._seen = IntMap()
+        self._seen: SpillMap[int, int] = SpillMap()
         self.clashes = 0
 
     def checked(self, own: str | None, chunks: list[str], *more: object) -> str | None:
@@ -188,8 +185,12 @@ class OwnIds:
     def claim(self, own: str, digest: int) -> bool:
         """Whether ``own`` may name the message ``digest`` stands for: the first message
         to give it, or the same message again; else False and ``clashes`` counts it."""
-        seen = self._seen.setdefault(hash(own), digest)
-        if seen is None or seen == digest & _M64:  # kept modulo 2^64 (a negative hash)
+        key = hash(own)
+        seen = self._seen.get(key)
+        if seen is None:
+            self._seen.set(key, digest)
+            return True
+        if seen == digest:
             return True
         self.clashes += 1
         return False

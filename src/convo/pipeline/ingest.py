@@ -319,8 +319,8 @@ class Finisher:
 
     def _own_id(self, msg: ConversationMessage) -> None:
         """Keep ``msg.id`` only if no other message of the source had it: ``build.OwnIds``
-        over text, speaker and time (``core.intmap``: a dict up to 262,144 ids, a
-        compact table past them, bounded memory). Its cost, on the cheapest
+        over text, speaker and time (``core.spillmap``: bounded, past 262,144 ids the
+        older go to disk). Its cost, on the cheapest
         reader (`convo ingest --from jsonl` of 200k of convo's own records with ids, load
         10-11): about 1.2 us of CPU a message (user time 4.0-4.2 s against 3.6-3.7 s on
         main), and 15 MB more at the peak (56 MB against 41 MB); a map limited to 16,384
