@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-import hashlib
 from array import array
 
+try:  # hashlib's own blake2b, without hashlib's OpenSSL (as core.record takes it)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import blake2b
 
-def zeros(n: int) -> array[int]:
-    """``n`` zeroed 64-bit slots, made in place: no bytes object of their size beside
-    them (which, while a table grows, held the peak at twice the table's memory)."""
-    return array("Q", [0]) * n
+
+def zeros(n: int, code: str = "Q") -> array[int]:
+    """``n`` zeroed slots (64-bit unless ``code`` says), made in place: no bytes object
+    of their size beside them (which, while a table grows, held the peak at twice the
+    table's memory)."""
+    return array(code, [0]) * n
 
 
 class IdSet:
@@ -31,7 +36,7 @@ class IdSet:
 
     @staticmethod
     def _key(rid: str) -> int:
-        digest = hashlib.blake2b(rid.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+        digest = blake2b(rid.encode("utf-8", "surrogatepass"), digest_size=8).digest()
         return int.from_bytes(digest, "little") or 1  # 0 marks an empty slot
 
     def _slot(self, key: int) -> int:

@@ -20,8 +20,9 @@ folder's files are read in worker processes; their parent compares what they sen
 from __future__ import annotations
 
 import zlib
-from array import array
 from typing import TYPE_CHECKING, Any
+
+from convo.core.idset import zeros
 
 if TYPE_CHECKING:
     from convo.core.spillmap import SpillMap
@@ -113,11 +114,6 @@ def id_key(rid: str) -> int:
     h = _KEYED.copy()
     h.update(_utf8(rid))
     return int.from_bytes(h.digest(), "little")
-
-
-def zeros(n: int, code: str = "Q") -> array[int]:
-    """``n`` zeroed slots (``core.idset.zeros``: made in place)."""
-    return array(code, [0]) * n
 
 
 class RunIds:

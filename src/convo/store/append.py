@@ -270,7 +270,6 @@ class StoreFile:
         """The ids already stored, with what tells their messages apart
         (``store.dedup``): from the index when it can serve (a save then costs in
         proportion to the new messages), else read from the whole store."""
-        from convo.core.stamps import record_stamp
         from convo.store.dedup import HeldIds, open_ids
 
         ids = open_ids(self.real)
@@ -278,13 +277,8 @@ class StoreFile:
             return ids
         held = HeldIds()
         with open(self.real, "rb") as f:
-            for line in iter_lines(f):
-                try:
-                    value = orjson.loads(line.raw)
-                except orjson.JSONDecodeError:
-                    continue
-                if isinstance(value, dict) and isinstance(rid := value.get("id"), str):
-                    held.setdefault(rid, record_stamp(value))
+            for rid, _line, mark in _spooled(f):
+                held.setdefault(rid, mark)
         return held
 
     def _repair_tail(self, fd: int) -> int:
@@ -349,7 +343,8 @@ def _stored(msg: Any, where: str) -> ConversationMessage:
 
 
 def _spooled(stream: IO[bytes]) -> Iterator[tuple[str, bytes, int]]:
-    """``(id, line, stamp)`` of each spooled record (``core.stamps.record_stamp``)."""
+    """``(id, line, stamp)`` of each record of a spool or the store (lines that are not
+    records skipped; ``core.stamps.record_stamp``)."""
     from convo.core.stamps import record_stamp
 
     for line in iter_lines(stream):
