@@ -60,6 +60,8 @@ _CONTENT = re.compile(rb"(?im)^(?:content-[!-9;-~]*|mime-version):.*(?:\r?\n[ \t
 _EPOCH = datetime(1601, 1, 1, tzinfo=UTC)
 _TYPES = {1: "To", 2: "Cc"}
 _BREAKS = re.compile(r"[\r\n]+")
+# What olefile raises on a damaged file (a sector number past any index: OverflowError)
+_DAMAGED = (OSError, ValueError, struct.error, IndexError, KeyError, OverflowError)
 
 
 def _ole(source: Source) -> Any:
@@ -67,7 +69,7 @@ def _ole(source: Source) -> Any:
 
     try:
         return olefile.OleFileIO(str(source.real_path()))
-    except (OSError, ValueError, struct.error, IndexError) as e:
+    except _DAMAGED as e:
         raise InputError(f"not a readable Outlook .msg file ({e})", where=source.name,
                          hint=_HINT) from None  # fmt: skip
 
@@ -240,7 +242,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         data = message_bytes(source, ctx, where)
     except InputError:
         raise
-    except (OSError, ValueError, struct.error, IndexError, KeyError) as e:
+    except _DAMAGED as e:
         raise InputError(f"not a readable Outlook .msg file ({e})", where=source.name,
                          hint=_HINT) from None  # fmt: skip
     rec = convert(data, ctx, Origin(NAME, "msg-1", where))
