@@ -55,6 +55,25 @@ def test_a_memory_saved_alone(tmp_path):
     assert [r["thread"] for r in recs] == ["agentscope-session:s1/memory"] * 2
 
 
+def test_every_message_of_a_marked_pair_is_read(tmp_path):
+    """AgentScope keeps a message beside its marks (``[Msg, [mark, ...]]``); a pair that
+    holds a second message (a file edited by hand) reads it too, not only the first
+    (found by test_export_mutations_property.py: the second was dropped unsaid)."""
+    doc = orjson.loads(PATH.read_bytes())
+    pair = doc["jarvis"]["memory"]["content"][1]
+    edited = {**pair[0], "content": "Zebrafinch since the outage."}
+    pair.insert(0, edited)
+    path = tmp_path / "s2.json"
+    path.write_bytes(orjson.dumps(doc))
+    recs, _, _ = run(agentscope_session.read, path)
+    texts = [r["textChunks"] for r in recs if r["thread"].endswith("jarvis.memory")]
+    assert texts == [
+        ["Jarvis, any alerts?"],
+        ["Zebrafinch since the outage."],
+        ["None since the outage."],
+    ]
+
+
 def test_a_state_without_messages_is_refused(tmp_path):
     path = tmp_path / "empty.json"
     path.write_text('{"friday": {"name": "Friday", "memory": {"content": []}}}')

@@ -83,6 +83,24 @@ def test_text_before_the_first_cue_that_is_no_header_is_still_rejected(tmp_path)
     ]
 
 
+def test_a_comment_holding_cue_text_is_said(tmp_path):
+    """A NOTE block runs to the next blank line, so a cue's text after a NOTE line without
+    the blank (a copy of the header pasted into a cue) is a comment: players show none of
+    it and convo reads none of it, but says so with its line (found by
+    test_export_mutations_property.py). A comment of prose alone is no news."""
+    body = (
+        "WEBVTT\n\nNOTE recorded in the team room\nby Ann\n\n"
+        "00:00:01.000 --> 00:00:02.000\n<v Ann>hi</v>\n\n"
+        "NOTE lost its blank line\n<v Carol>the changelog is ready</v>\n\n"
+        "00:00:03.000 --> 00:00:04.000\n<v Bob>bye</v>\n"
+    )
+    recs, rejects, warnings = vtt(tmp_path, body)
+    assert turns(recs) == [("Ann", "hi"), ("Bob", "bye")] and not rejects
+    assert len(warnings) == 1
+    assert warnings[0].startswith(f"{tmp_path / 't.vtt'}:10: a NOTE comment holds cue text")
+    assert "'<v Carol>the changelog is ready</v>'" in warnings[0]
+
+
 def test_golden_standup_no_merge_with_start_date(monkeypatch):
     monkeypatch.chdir(ROOT)
     start = datetime(2024, 3, 6, 9, 0, tzinfo=UTC)

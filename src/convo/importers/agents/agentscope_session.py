@@ -81,7 +81,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     for n, (path, memory, owner) in enumerate(memories):
         conv: dict[str, Any] = {
             "id": f"{NAME}:{session}/{'.'.join(path) or 'memory'}",
-            "messages": [_unmarked(m) for m in memory["content"]],
+            "messages": list(_unmarked(memory["content"])),
         }
         prompt = owner.get("_sys_prompt") if owner is not None else None
         if isinstance(prompt, str) and prompt.strip():
@@ -135,8 +135,8 @@ def _audiences(
     heard: dict[str, list[str]] = {}
     for path, memory, owner in memories:
         name = _owner_name(path, owner)
-        for item in memory["content"]:
-            msg_id = as_dict(_unmarked(item)).get("id")
+        for item in _unmarked(memory["content"]):
+            msg_id = as_dict(item).get("id")
             if isinstance(msg_id, str) and len(msg_id) >= GLOBAL_ID_LENGTH:
                 names = heard.setdefault(msg_id, [])
                 if name and name not in names:
@@ -144,16 +144,20 @@ def _audiences(
     return heard
 
 
-def _unmarked(item: Any) -> Any:
-    """A message kept beside its marks (``[Msg, [marks]]``) as the message alone."""
-    if isinstance(item, list) and item and isinstance(item[0], dict):
-        return item[0]
-    return item
+def _unmarked(content: list[Any]) -> Iterator[Any]:
+    """A memory's items without their marks: a message kept beside its marks (``[Msg,
+    [marks]]``) is the message alone. Every object of such a pair is a message read (a
+    pair is AgentScope's one message and its list of marks; an object in another place
+    of it, as a file edited by hand holds, is read too, never dropped unsaid)."""
+    for item in content:
+        if isinstance(item, list) and item and isinstance(item[0], dict):
+            yield from (x for x in item if isinstance(x, dict))
+        else:
+            yield item
 
 
 def _is_msg(item: Any) -> bool:
-    m = _unmarked(item)
-    return isinstance(m, dict) and "role" in m and "content" in m and "name" in m
+    return isinstance(item, dict) and "role" in item and "content" in item and "name" in item
 
 
 def _memories(
@@ -163,7 +167,7 @@ def _memories(
     if not isinstance(node, dict) or len(path) > MAX_DEPTH:
         return
     content = node.get("content")
-    if isinstance(content, list) and content and any(_is_msg(x) for x in content):
+    if isinstance(content, list) and content and any(_is_msg(x) for x in _unmarked(content)):
         yield path, node, owner
         return
     for key, value in node.items():

@@ -128,7 +128,9 @@ Decisions, where the formats and the brief are silent:
   STYLE and REGION blocks, and before the first cue the rest of a style sheet that held
   a blank line (a blank line ends every block, STYLE too) and the 2013-2016 drafts'
   ``Region:`` header lines (``Kind:``, ``Language:``, ``X-TIMESTAMP-MAP=`` too) set
-  apart by a blank line (``cues._header_block``).
+  apart by a blank line (``cues._header_block``). A NOTE block holding cue text (a
+  voice span: a cue's text after a NOTE line without its blank line) is a comment all
+  the same, as players read it, and the reader warns with its line (``cues.Comment``).
 - Bad input: a block with text but no timing line, or with an unreadable timing line, is
   rejected with its line; a cue without text is skipped with a warning; a WebVTT file
   without the ``WEBVTT`` header is read anyway with a warning; an empty or header-only

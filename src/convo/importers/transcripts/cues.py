@@ -75,6 +75,21 @@ class Header:
     lines: list[str]
 
 
+@dataclass
+class Comment:
+    """A WebVTT comment (``NOTE``) block that holds cue text: a voice span, as a cue whose
+    blank line before its timing was lost (or a ``NOTE`` line pasted above a cue's text)
+    leaves it. A comment runs to the next blank line, so browsers and convo read none of
+    it; the reader warns with its line, so the words are not lost unsaid."""
+
+    line: int
+    text: str  # the first line holding cue text
+
+
+# Cue text's markup that no comment writer needs: a voice span (``<v Name>``, ``</v>``).
+_CUE_TEXT = re.compile(r"<v[ .\t][^>]*>|</v>")
+
+
 def text_lines(source: Source, decode: LineDecoder | None = None) -> Iterator[tuple[int, str]]:
     """Numbered lines of text, without line ends.
 
@@ -253,9 +268,10 @@ def parse_timing(line: str, sbv: bool = False) -> tuple[int, int] | None:
     return start, end
 
 
-def cues(blocks: Iterator[Block], kind: str) -> Iterator[RawCue | BadBlock | Header]:
-    """Turn blocks into cues (``kind`` is vtt, srt or sbv); skip NOTE/STYLE/REGION blocks,
-    and in WebVTT the header blocks browsers drop before the first cue (``_header_block``)."""
+def cues(blocks: Iterator[Block], kind: str) -> Iterator[RawCue | BadBlock | Header | Comment]:
+    """Turn blocks into cues (``kind`` is vtt, srt or sbv); skip NOTE/STYLE/REGION blocks
+    (a ``Comment`` for a NOTE holding cue text, for a warning), and in WebVTT the header
+    blocks browsers drop before the first cue (``_header_block``)."""
     sbv = kind == "sbv"
     n = 0
     first = True
@@ -277,11 +293,21 @@ def cues(blocks: Iterator[Block], kind: str) -> Iterator[RawCue | BadBlock | Hea
         if at is None and kind == "vtt":
             skip, styled = _vtt_skipped(lines, timed, styled)
             if skip:
+                yield from _comment(block)
                 continue
         styled = False
         timed = timed or at is not None
         n += 1
         yield _untimed(n, block, sbv) if at is None else _timed(n, block, at, sbv)
+
+
+def _comment(block: Block) -> Iterator[Comment]:
+    """The ``Comment`` of a skipped block that is a NOTE holding cue text (none else)."""
+    if block.lines[0].startswith("NOTE"):
+        for i, line in enumerate(block.lines):
+            if _CUE_TEXT.search(line):
+                yield Comment(block.line + i, line)
+                return
 
 
 # The header lines of the 2013-2016 WebVTT drafts (``Region: id=fred width=40% ...``,

@@ -11,6 +11,7 @@ from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext
 from convo.importers.transcripts.cues import (
     BadBlock,
+    Comment,
     Header,
     RawCue,
     cues,
@@ -205,6 +206,13 @@ def read_cues(source: Source, ctx: ImportContext, kind: str) -> Iterator[Convers
         if first and kind == "vtt":
             ctx.warn(ctx.loc(1), "no WEBVTT header; reading the cues anyway")
         first = False
+        if isinstance(item, Comment):
+            ctx.warn(
+                ctx.loc(item.line),
+                f"a NOTE comment holds cue text ({item.text.strip()[:60]!r}): not read, as players "
+                "do not show it (a comment runs to the next blank line)",
+            )
+            continue
         seen_any = True
         if isinstance(item, BadBlock):
             ctx.reject(ctx.loc(item.line), item.reason, item.raw, item.hint)
