@@ -80,6 +80,17 @@ def test_a_day_word_or_a_time_alone_is_that_period_as_notmuch_reads_it():
     assert parse("date:2024-03-06T10:00..", now=now) == Range("2024-03-06T10:00:00Z", None)
 
 
+def test_after_and_before_are_the_ends_of_a_date_range():
+    """Gmail's and Slack's words, as their users type them: ``after:A`` is ``date:A..``
+    (from A on, as --since), ``before:B`` is ``date:..B`` (B excluded, as --until)."""
+    assert parse("after:2024-03-06") == Range("2024-03-06T00:00:00Z", None)
+    assert parse("before:2024-03") == Range(None, "2024-03-01T00:00:00Z")
+    assert parse("after:2024/03/06 before:2024/03/08") == parse(
+        "date:2024-03-06.. date:..2024-03-08"
+    )
+    assert parse('AFTER:"2024-03-06 10:00"') == Range("2024-03-06T10:00:00Z", None)
+
+
 @pytest.mark.parametrize(
     ("query", "col", "what"),
     [
@@ -90,6 +101,7 @@ def test_a_day_word_or_a_time_alone_is_that_period_as_notmuch_reads_it():
         ("nosuch:x", 1, "unknown field nosuch:"),
         ("a from:", 3, "from: needs a value"),
         ("date:blursday..", 1, "bad date:blursday.."),
+        ("a after:2024..2025", 3, "after: takes one time"),
         ("()", 2, "empty parentheses"),
         ("NOT", 4, "NOT needs something after it"),
     ],

@@ -5,7 +5,7 @@
 - Fields: ``from:``/``speaker:``, ``to:``/``listener:`` (the name rule of ``-s``),
   ``tag:``, ``date:A..B`` (every form ``--since`` takes; either end may be left out;
   ``date:2024-03`` alone is March, ``date:yesterday`` yesterday, ``date:2024-03-06T10``
-  that hour), ``subject:``, ``text:`` (the text only), ``thread:``,
+  that hour; ``after:A`` is ``date:A..`` and ``before:B`` ``date:..B``), ``subject:``, ``text:`` (the text only), ``thread:``,
   ``id:``, ``format:``, ``role:``, ``source:`` (part of the source id). A value with
   spaces is quoted: ``from:"Alice Smith"``.
 - A bare word searches the text and subject (a case-insensitive substring, as ``-q``);
@@ -34,6 +34,11 @@ _STOP = ' \t\r\n()"'
 # A field's name, before its colon (the language's regular expression was
 # ``([A-Za-z_]+):(.*)``; no `re` for a query: docs/startup.md, "Third pass").
 _FIELD_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+# The words that name one end of a ``date:`` range: ``after:A`` is from A on (``A <= time``,
+# as ``--since``), ``before:B`` before B (``time < B``, as ``--until``), as Gmail's
+# search reads them (Slack's ``after:`` starts the day after its date: convo keeps one
+# rule, ``--since``'s).
+_DATE_SIDES = {"after": "{}..", "before": "..{}"}
 HINT = 'see `convo query --help` (fields, "phrases", OR, NOT, -, parentheses)'
 
 
@@ -109,8 +114,19 @@ def _word(text: str, i: int, out: list[Token]) -> int:
         value, j = _quoted(text, j)
     if not value.strip():
         raise error(i + 1, f"{field}: needs a value", f'e.g. {field}:word or {field}:"two words"')
-    out.append(Token("field", value, i + 1, name))
+    out.append(Token("field", _date_side(field, value, i + 1), i + 1, name))
     return j
+
+
+def _date_side(field: str, value: str, col: int) -> str:
+    """The value of a field as ``date:`` reads it: ``after:A`` is ``date:A..``,
+    ``before:B`` ``date:..B`` (``_DATE_SIDES``); any other field's as it is."""
+    side = _DATE_SIDES.get(field.lower())
+    if side is None:
+        return value
+    if ".." in value:
+        raise error(col, f"{field}: takes one time", f"date:A..B takes two: {field}:{value}")
+    return side.format(value)
 
 
 class _Parser:
