@@ -192,6 +192,7 @@ class StoreFile:
             return self._append(_spooled(spool), None, wait, on_wait)
 
     def _checked(self, n: int, rid: str, line: bytes) -> tuple[str, bytes, int]:
+        from convo.core.stamps import record_stamp
         from convo.store.validate import check_record  # (pydantic: not for reads)
 
         where = f"{self.path} (record {n} of the append)"
@@ -199,12 +200,10 @@ class StoreFile:
         if b"\n" in body or not line.endswith(b"\n"):
             raise InputError("not one line ending in a newline", where=where, hint=NOT_APPENDED)
         try:
-            check_record(Line(n, body), "")
+            record = check_record(Line(n, body), "")
         except RecordError as e:
             raise RecordError(e.what, where=where, hint=NOT_APPENDED) from None
-        from convo.store.dedup import line_stamp
-
-        return rid, line, line_stamp(line)
+        return rid, line, record_stamp(record)
 
     def _append(
         self,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from convo.core.errors import RecordError
 from convo.core.jsonl import Line, parse_record_line
@@ -12,14 +13,14 @@ from convo.importers.context import Rejection
 CONVO_KEYS = ("id", "format", "source_id")
 
 
-def check_record(line: Line, name: str, *, require_convo: bool = True) -> None:
-    """Raise a located RecordError if the line is not a valid record."""
+def check_record(line: Line, name: str, *, require_convo: bool = True) -> dict[str, Any]:
+    """The line's record; a located RecordError if it is not a valid one."""
     where = f"{name}:{line.number}"
     data = parse_record_line(line, name)
     ts = data.get("timestamp")
     parse_record(data, where)
     if not require_convo:
-        return
+        return data
     missing = [k for k in CONVO_KEYS if k not in data]
     if missing:
         raise RecordError(
@@ -37,6 +38,7 @@ def check_record(line: Line, name: str, *, require_convo: bool = True) -> None:
         raise RecordError(
             "metadata.listeners missing", where=where, hint="write listeners (may be [])"
         )
+    return data
 
 
 def validate_lines(
