@@ -58,6 +58,7 @@ BY_FOLDER = {
     "irc": "irc",
     "matrix": "matrix",
     "google_chat": "google-chat",
+    "google_chat_locales": "google-chat",
     "gitlab": "gitlab",
     "gitter": "gitter",
     "openai_api": None,  # two formats: see BY_FILE
