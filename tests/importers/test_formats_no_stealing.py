@@ -59,6 +59,7 @@ BY_FOLDER = {
     "matrix": "matrix",
     "google_chat": "google-chat",
     "google_chat_locales": "google-chat",
+    "slack_huddle": "slack-file",
     "gitlab": "gitlab",
     "gitter": "gitter",
     "openai_api": None,  # two formats: see BY_FILE
