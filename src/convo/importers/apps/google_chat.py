@@ -125,7 +125,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             continue
         rec = _message(msg, where, name or source.name, seen)
         if rec is None:
-            empty.n += 1
+            empty.skip(where)
             continue
         if rec.timestamp is None:
             ctx.warn(where, f"unreadable created_date {as_str(msg.get('created_date'))[:80]!r}")

@@ -194,7 +194,7 @@ def _messenger_messages(
         if not chunks and (m.get("isUnsent") is True or m.get("type") == "placeholder"):
             chunks = ["[unsent]"]  # the E2EE download keeps an unsent message, textless
         if not chunks:
-            empty.n += 1
+            empty.skip(loc)
             continue
         millis = _millis(m)
         ts = epoch_ts(millis, ms=True)

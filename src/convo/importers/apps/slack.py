@@ -273,7 +273,7 @@ def channel_messages(
             _learn_bot(m, users)
         msg = _message(m, conv, users, convs, loc)
         if msg is None:
-            empty.n += 1
+            empty.skip(loc)
             continue
         if msg.timestamp is None:
             what = f"unreadable ts {m['ts']!r}" if m.get("ts") is not None else "no ts"

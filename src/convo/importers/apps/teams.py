@@ -191,7 +191,7 @@ def _teams_message(
     attachments = _attachments(m)
     chunks += attachment_chunks(m)
     if not chunks:
-        empty.n += 1
+        empty.skip(loc)
         return
     thread = _teams_thread(m)
     quoted = quote(m)

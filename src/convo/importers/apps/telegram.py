@@ -169,7 +169,7 @@ def _skipped(m: dict[str, Any], loc: str, ctx: ImportContext, empty: EmptyCounte
     if m.get("type") == "unsupported":
         ctx.warn(loc, "a message Telegram Desktop could not export (type unsupported)")
     else:
-        empty.n += 1
+        empty.skip(loc)
 
 
 _PER_ACCOUNT = {"personal_chat", "bot_chat", "private_group", "saved_messages"}
