@@ -400,6 +400,16 @@ WHATSAPP_CASES = [
     ("[13.06.18 21:25:15] Ann: hi\n", ["2018-06-13T21:25:15Z"]),
     ("[3/6/18 1:55:00 p.\u00a0m.] Ann: hi\n[3/7/18 1:56:00 a. m.] Ben: yo\n",
      ["2018-03-06T13:55:00Z", "2018-03-07T01:56:00Z"]),
+    # The exports of 2012-2014 (nmoya/whatsapp-parser's list): slashes, the seconds, a
+    # colon after the time; and a dot after the time of year-first exports (chat-miner
+    # pull request 54).
+    ("3/24/14, 1:59:59 PM: Ann: hi\n3/25/14, 9:00:00 AM: Ben: a: b\n",
+     ["2014-03-24T13:59:59Z", "2014-03-25T09:00:00Z"]),
+    ("09/12/2012 17:03:48: Ann: hi\n13/12/2012 17:04:00: Ben: yo\n",
+     ["2012-12-09T17:03:48Z", "2012-12-13T17:04:00Z"]),
+    ("24/3/14, 13:59:59: Ann: hi\n", ["2014-03-24T13:59:59Z"]),
+    ("2022/12/14, 13:34. - Ann: hi\n2022/12/24, 11:33. - Ben: yo\n",
+     ["2022-12-14T13:34:00Z", "2022-12-24T11:33:00Z"]),
 ]  # fmt: skip
 
 
@@ -419,6 +429,15 @@ def test_whatsapp_localised_layouts_keep_speakers(tmp_path):
     recs, _, _ = ingest(p)
     assert [r["metadata"]["speaker"] for r in recs] == ["Ann", "Ben"]
     assert recs[1]["textChunks"] == ["a: b\nmore"]
+
+
+def test_whatsapp_blank_lines_after_a_message_are_not_its_text(tmp_path):
+    """A blank line before the next header (joweich/chat-miner's ``test_dateformat6``)
+    ends no message with a newline; a blank line inside one stays."""
+    p = tmp_path / "chat.txt"
+    p.write_text("21/10/21, 15:21:45 - Ann: one\n\ntwo\n\n\n22/10/21, 15:21:46 - Ben: yo\n \n")
+    recs, _, _ = ingest(p)
+    assert [r["textChunks"] for r in recs] == [["one\n\ntwo"], ["yo"]]
 
 
 def test_whatsapp_attachment_spellings(tmp_path):

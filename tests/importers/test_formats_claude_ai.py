@@ -36,7 +36,10 @@ def test_old_shape_golden_rejects_and_empty_warning():
         "conversations-old.json#conv-3",
         "conversations-old.json#conv-4.msg-1",
     ]
-    assert warnings == ["conversations-old.json: skipped 1 empty messages (no text, no media)"]
+    assert warnings == [
+        "conversations-old.json: skipped 1 empty messages (no text, no media) "
+        "(at conversations-old.json#conv-1.msg-3)"
+    ]
 
 
 def test_thinking_never_in_text_by_default():

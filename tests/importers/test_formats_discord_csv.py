@@ -35,7 +35,9 @@ def test_golden():
     assert registry.detect(Source(PATH)).name == "discord-csv"
     recs, rejects, warnings = run(discord_csv.read, PATH)
     assert [r.where.rsplit(":", 1)[1] for r in rejects] == ["8"]
-    assert warnings == [f"{PATH.name}: skipped 1 empty messages (no text, no media)"]
+    assert warnings == [
+        f"{PATH.name}: skipped 1 empty messages (no text, no media) (at {PATH.name}:7)"
+    ]
     assert_golden("formats/discord/csv-chill-talk.jsonl", recs)
 
 

@@ -9,6 +9,7 @@ no-break space newer exports put before AM/PM, ``topic_id``, ``message_id``,
 
 from __future__ import annotations
 
+import pytest
 from formats_helpers import FIXTURES, detect_name, fresh_registry, run
 
 from conftest import assert_golden
@@ -27,7 +28,7 @@ def test_space_golden_reject_and_deleted():
     assert [(r.where, r.reason) for r in rejects] == [
         ("messages.json:36", "not a Google Chat message (no creator)")
     ]
-    assert warnings == ["messages.json: skipped 1 deleted or empty messages"]
+    assert warnings == ["messages.json: skipped 1 deleted or empty messages (at messages.json:21)"]
 
 
 def test_mapping():
@@ -116,3 +117,42 @@ def test_other_group_info_and_user_info_files_are_not_taken(tmp_path):
         path = tmp_path / name
         path.write_text(body)
         assert google_chat.sniff(Source(path)) == 0
+
+
+LOCALES = FIXTURES / "google_chat_locales" / "DM 7rTqAAAAE" / "messages.json"
+
+
+def test_dates_in_the_accounts_language():
+    """Takeout writes ``created_date`` in the account's language (a Hungarian export:
+    ``2015. február 15., vasárnap 21:54:36 UTC``, mrwoof/google-chat-takeout-reader issue
+    3): read, and a date that cannot be read is warned with its place (it was None,
+    silently)."""
+    recs, rejects, warnings = run(google_chat.read, LOCALES)
+    assert not rejects
+    stamps = [r["timestamp"] for r in recs]
+    assert stamps == ["2015-02-15T21:54:36Z", "2015-02-16T08:05:09Z", "1970-01-01T00:00:00Z"]
+    assert len(warnings) == 1 and "unreadable created_date" in warnings[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "stamp"),
+    [
+        ("Saturday, July 9, 2022 at 2:03:54\u202fPM UTC", "2022-07-09T14:03:54Z"),
+        ("Friday, 13 May 2022 at 17:13:43 UTC", "2022-05-13T17:13:43Z"),
+        ("Dienstag, 1. März 2022 um 10:00:00 UTC", "2022-03-01T10:00:00Z"),
+        ("mardi 5 avril 2022 à 10:00:00 UTC", "2022-04-05T10:00:00Z"),
+        ("martes, 5 de abril de 2022, 10:00:00 UTC", "2022-04-05T10:00:00Z"),
+        ("maandag 4 april 2022 om 10:00:00 UTC", "2022-04-04T10:00:00Z"),
+        ("maanantai 4. huhtikuuta 2022 klo 10.00.00 UTC", "2022-04-04T10:00:00Z"),
+        ("wtorek, 1 marca 2022 10:00:00 UTC", "2022-03-01T10:00:00Z"),
+        ("1 марта 2022 г., 10:00:00 UTC", "2022-03-01T10:00:00Z"),
+        ("середа, 4 травня 2022 р. о 10:00:00 UTC", "2022-05-04T10:00:00Z"),
+        ("2022年3月1日星期二 下午2:03:54 UTC", "2022-03-01T14:03:54Z"),
+        ("2022. 3. 1. 화요일 오후 2:03:54 UTC", "2022-03-01T14:03:54Z"),
+        ("sexta-feira, 13 de maio de 2022 10:00:00 UTC+02:00", "2022-05-13T08:00:00Z"),
+        ("2022 10:00:00 UTC", None),  # no month: never a guess
+        ("5 mars avril 2022 10:00:00 UTC", None),  # two months
+    ],
+)
+def test_localized_takeout_dates(text, stamp):
+    assert google_chat.created(text) == stamp

@@ -36,7 +36,9 @@ def test_golden_and_mapping():
         "[link] https://www.instagram.com/p/Cv1a2b3c4d5/",
         "Sunset at the pier",
     ]
-    assert share["extra"]["reactions"] == [{"reaction": "❤", "actor": "ben.odé"}]
+    assert share["extra"]["reactions"] == [
+        {"reaction": "❤", "actor": "ben.odé", "timestamp": 1692091000}
+    ]
 
 
 def test_detected_by_the_download_layout(tmp_path):
@@ -77,3 +79,25 @@ def test_a_file_without_participants_is_detected_and_read(tmp_path):
     bare = tmp_path / "bare.json"
     bare.write_text('{"messages": [{"sender_name": "a", "timestamp_ms": 1, "content": "hi"}]}')
     assert registry.detect(Source(bare)).name == "messenger"
+
+
+CALLS = INBOX / "anasouza_17841400000000000" / "message_1.json"
+
+
+def test_calls_without_a_sentence_and_reaction_times():
+    """A real download's message keys (a 54,100-message Instagram export described by its
+    reader's notes): ``call_duration`` on 40 messages, some without ``content``, and a
+    ``timestamp`` on most reactions. A call without a sentence was skipped as empty:
+    now ``[call] 754 s`` (``0``: missed); the duration and the reaction's time are kept."""
+    recs, rejects, warnings = run(instagram.read, CALLS)
+    assert not rejects and not warnings
+    assert [r["textChunks"] for r in recs] == [
+        ["oi, tudo bem? vamos ligar"],
+        ["Audio call ended"],
+        ["[call] 754 s"],
+        ["[call] missed"],
+    ]
+    assert recs[0]["extra"]["reactions"] == [
+        {"reaction": "\u2764\ufe0f", "actor": "Raphael", "timestamp": 1755000050}
+    ]
+    assert recs[1]["extra"]["call_duration"] == 754

@@ -61,7 +61,9 @@ def test_newest_columns():
     assert [(r.where, r.reason) for r in rejects] == [
         ("messages.csv:10", "DATE 'last Tuesday' is not a time")
     ]
-    assert warnings == ["messages.csv: skipped 1 empty messages (no text, no media)"]
+    assert warnings == [
+        "messages.csv: skipped 1 empty messages (no text, no media) (at messages.csv:9)"
+    ]
 
 
 def test_older_columns_one_thread_for_a_reply():

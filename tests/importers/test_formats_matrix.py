@@ -114,3 +114,18 @@ def test_a_redacted_state_event_keeps_what_changed(tmp_path):
     (rec,), rejects, _ = run(matrix.read, p)
     assert rec["tags"] == ["system"] and rec["textChunks"] == ["[m.room.member] @a:x.org join"]
     assert not rejects
+
+
+def test_polls_read_as_the_text_they_carry():
+    """A poll (Element's unstable ``org.matrix.msc3381.poll.start`` and the spec's
+    ``m.poll.start``) read ``[org.matrix.msc3381.poll.start]``, its question and answers
+    lost: now the text the event carries for clients without polls (MSC1767's
+    ``org.matrix.msc1767.text``, ``m.text``'s plain representation), tagged ``poll``."""
+    recs, rejects, warnings = run(matrix.read, FIXTURES / "matrix" / "element-export-polls.json")
+    assert not rejects and not warnings
+    assert [(r["textChunks"], r["tags"]) for r in recs[1:]] == [
+        (["Watering rota: which day?\n1. Tuesday\n2. Saturday"], ["poll"]),
+        (["Compost delivery?\n1. Yes\n2. No"], ["poll"]),
+        (["Ended poll"], ["poll"]),
+    ]
+    assert recs[1]["metadata"]["speaker"] == "Ines"

@@ -58,6 +58,8 @@ BY_FOLDER = {
     "irc": "irc",
     "matrix": "matrix",
     "google_chat": "google-chat",
+    "google_chat_locales": "google-chat",
+    "slack_huddle": "slack-file",
     "gitlab": "gitlab",
     "gitter": "gitter",
     "openai_api": None,  # two formats: see BY_FILE

@@ -31,9 +31,10 @@ def test_golden_rejects_and_warnings():
         ("messages.json:180", "not a Skype conversation (not an object)"),
     ]
     assert warnings == [
-        "messages.json: skipped 1 empty server-generated messages",
-        "messages.json: skipped 1 deleted messages (no content left)",
-        "messages.json: skipped 1 older copies of edited messages (the newest kept)",
+        "messages.json: skipped 1 empty server-generated messages (at messages.json:103#msg-5)",
+        "messages.json: skipped 1 deleted messages (no content left) (at messages.json:5#msg-1)",
+        "messages.json: skipped 1 older copies of edited messages (the newest kept) "
+        "(at messages.json:5#msg-5)",
     ]
 
 

@@ -39,7 +39,9 @@ def test_golden_reject_and_warning():
     recs, rejects, warnings = run(slackdump.read, PATH)
     assert_golden("formats/slackdump/chunks.jsonl", recs)
     assert [(r.where, r.reason) for r in rejects] == [("chunks.jsonl:7", "not a slackdump chunk")]
-    assert warnings == ["chunks.jsonl: skipped 1 empty messages (no text, no media)"]
+    assert warnings == [
+        "chunks.jsonl: skipped 1 empty messages (no text, no media) (at chunks.jsonl:4#4)"
+    ]
 
 
 def test_mapping():

@@ -57,7 +57,10 @@ def test_newer_layout():
         "not a Snapchat chat item (not an object)",
     ]
     assert rejects[0].where.endswith("chat_history.json#ann.lee[5]")
-    assert warnings == ["chat_history.json: skipped 1 empty messages (no text, no media)"]
+    assert warnings == [
+        "chat_history.json: skipped 1 empty messages (no text, no media) "
+        "(at chat_history.json#ann.lee[4])"
+    ]
     assert len({r["id"] for r in recs}) == len(recs)
 
 

@@ -87,3 +87,25 @@ def test_a_time_without_offset_is_read_in_tz(tmp_path: Path):
     assert [r["timestamp"] for r in recs] == ["2024-03-06T08:00:00Z", "2024-03-06T10:00:00Z"]
     recs, _, _ = run(teams.read_teams, path)
     assert [r["timestamp"] for r in recs] == ["2024-03-06T10:00:00Z", "2024-03-06T10:00:00Z"]
+
+
+def test_quotes_forwards_cards_and_files():
+    """Graph's ``chatMessageAttachment`` kinds, as real answers hold them (a quoted reply
+    ``messageReference`` whose body is only ``<attachment id>``; a forwarded message's
+    ``originalMessageContent``; an adaptive card): each read "[attachment] None" (a
+    forward's text lost); now a quote is the reply, heard by the quoted sender, a
+    forward and a card are their text, a file its name."""
+    recs, rejects, warnings = run(teams.read_teams, FIXTURES / "teams" / "graph-attachments.json")
+    assert not rejects and not warnings
+    assert [r["textChunks"] for r in recs] == [
+        ["Budget draft is in the channel files.", "[attachment] budget-2025.xlsx"],
+        ["Row 14 looks off to me"],
+        ["[forwarded from Dana Kim] Finance review moved to Thursday"],
+        ["[card] Approval needed / Budget 2025, 3 reviewers / Open"],
+        ["Fixed, thanks Lee Park"],
+    ]
+    first = recs[0]["id"]
+    assert recs[1]["replyTo"] == first and recs[1]["metadata"]["listeners"] == ["Noor Haddad"]
+    assert recs[1]["extra"]["quoted"]["preview"] == "Budget draft is in the channel files."
+    # quoting her own message while mentioning Lee: the mention is the listener
+    assert recs[4]["replyTo"] == first and recs[4]["metadata"]["listeners"] == ["Lee Park"]

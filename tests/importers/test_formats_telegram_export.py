@@ -39,3 +39,30 @@ def test_left_out_files_are_named_not_their_reason():
     assert recs[4]["textChunks"] == ["full notes", "[file] changelog-2.3.pdf"]
     assert recs[5]["textChunks"] == ["[photo]"]
     assert recs[5]["extra"]["media"]["photo"].startswith("(File not included.")
+
+
+SERVICE = FIXTURES / "telegram" / "service-result.json"
+
+
+def test_service_messages_keep_what_the_export_says():
+    """As ``export_output_json.cpp`` writes them: a join by link names its ``inviter``, a
+    group call's length is ``duration`` (not ``duration_seconds``), a poll answer added is
+    ``answer``, a custom action has ``information_text`` and no ``action``, a pin its
+    ``message_id``; a name written ``null`` beside its id is a deleted account (the app's
+    "Deleted Account"), and a message Desktop could not export (``unsupported``) is
+    warned with its place, not counted as empty."""
+    recs, rejects, warnings = run(telegram.read_telegram, SERVICE)
+    assert not rejects
+    assert [(r["metadata"]["speaker"], r["textChunks"]) for r in recs] == [
+        ("Rosa Vidal", ["[join_group_by_link] from Hiking Club"]),
+        ("Deleted Account", ["see you at the trailhead"]),
+        ("Rosa Vidal", ["[remove_members] Deleted Account"]),
+        ("Rosa Vidal", ["[group_call] 95 s"]),
+        ("Tomas Berg", ['[poll_append_answer] "Sunday"']),
+        ("Tomas Berg", ["[service] Tomas Berg boosted the group"]),
+        ("Rosa Vidal", ["[pin_message]"]),
+    ]
+    assert recs[1]["extra"]["from_id"] == "user5550002"
+    assert recs[2]["extra"]["members"] == ["Deleted Account"]
+    assert recs[6]["extra"]["message_id"] == "11"
+    assert len(warnings) == 1 and "chat-1-msg-8" in warnings[0] and "unsupported" in warnings[0]

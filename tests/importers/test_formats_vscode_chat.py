@@ -28,7 +28,9 @@ PATH = FIXTURES / "vscode_chat" / "chatSessions" / "0b7c6f7e-2c1d-4b4e-9a55-3f1f
 def test_golden_and_mapping():
     recs, rejects, warnings = run(vscode_chat.read, PATH)
     assert not rejects
-    assert warnings == [f"{PATH.name}: skipped 1 requests with neither text nor answer"]
+    assert warnings == [
+        f"{PATH.name}: skipped 1 requests with neither text nor answer (at {PATH.name}#request-3)"
+    ]
     assert_golden("formats/vscode_chat/session.jsonl", recs)
     ask, answer, _ask2, answer2 = recs
     assert ask["metadata"] == {"speaker": "annlee", "listeners": ["GitHub Copilot"]}

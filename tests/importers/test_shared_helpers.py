@@ -82,3 +82,32 @@ def test_format_takes_seven_fields_in_order_and_the_rest_by_keyword():
     assert fmt.sniff is sniff and fmt.read is read and fmt.directory
     with pytest.raises(TypeError):
         Format("x", "chat", "about x", ("*.x",), sniff, read, "x: hi", True)  # type: ignore[misc]
+
+
+def test_skipped_messages_are_warned_with_where_the_first_ones_are(tmp_path):
+    """Every record not imported is reported with its place: the count, and the first
+    three locations (then ``...``)."""
+    from convo.importers.apps.common import EmptyCounter
+
+    (tmp_path / "chat.json").write_text("[]")
+
+    class Ctx:
+        source = Source(tmp_path / "chat.json")
+        warnings: list[tuple[str, str]] = []
+
+        def warn(self, where: str, text: str) -> None:
+            self.warnings.append((where, text))
+
+    ctx = Ctx()
+    empty = EmptyCounter()
+    empty.report(ctx)
+    assert ctx.warnings == []
+    for n in (3, 9, 12, 40):
+        empty.skip(f"chat.json:{n}")
+    empty.report(ctx, "deleted messages")
+    assert ctx.warnings == [
+        (
+            str(tmp_path / "chat.json"),
+            "skipped 4 deleted messages (at chat.json:3, chat.json:9, chat.json:12, ...)",
+        )
+    ]

@@ -154,7 +154,7 @@ def _conversation(
             continue
         chunks, extra = _content(msg, thinking)
         if not any(x.strip() for x in chunks) and not extra["thinking"]:
-            empty.n += 1
+            empty.skip(where)
             continue
         rec = _record(msg, k, where, cv, chunks, extra, prev)
         prev = rec.id

@@ -134,11 +134,23 @@ def mentioned_or_other(speakers: list[str], speaker: str | None, text: str) -> l
 
 
 class EmptyCounter:
-    """Counts messages skipped for having no text at all; warns once per source."""
+    """Counts messages skipped for having no text at all; warns once per source, naming
+    where the first ones are (``FILE#msg-3``, ``FILE:12``), so each can be found."""
+
+    SHOWN = 3  # locations named in the warning
 
     def __init__(self) -> None:
         self.n = 0
+        self.first: list[str] = []
+
+    def skip(self, where: str) -> None:
+        """One more skipped message, at ``where``."""
+        self.n += 1
+        if len(self.first) < self.SHOWN:
+            self.first.append(where)
 
     def report(self, ctx: Any, what: str = "empty messages (no text, no media)") -> None:
         if self.n:
-            ctx.warn(ctx.source.name, f"skipped {self.n} {what}")
+            more = ", ..." if self.n > len(self.first) else ""
+            at = f" (at {', '.join(self.first)}{more})" if self.first else ""
+            ctx.warn(ctx.source.name, f"skipped {self.n} {what}{at}")

@@ -80,7 +80,7 @@ def read_discord(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
                 continue
             msg = _discord_message(m, loc, channel, roles)
             if msg is None:
-                empty.n += 1
+                empty.skip(loc)
                 continue
             if msg.timestamp is None:
                 ctx.warn(loc, f"unreadable timestamp {m.get('timestamp')!r}; time left unknown")
@@ -426,7 +426,7 @@ def _discord_text_message(
 ) -> Iterator[ConversationMessage]:
     text = "\n".join(cur["text"]).strip()
     if not text:
-        empty.n += 1
+        empty.skip(ctx.loc(cur["line"]))
         return
     name = cur["name"]
     yield message(

@@ -136,7 +136,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         if isinstance(got, str):
             ctx.reject(loc, got, ",".join(row))
         elif got is None:
-            empty.n += 1
+            empty.skip(loc)
         else:
             yield got
     empty.report(ctx)

@@ -431,7 +431,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             continue
         msg = _build(m, run, ctx)
         if msg is None:
-            empty.n += 1
+            empty.skip(ctx.loc(m.line))
         else:
             yield msg
     empty.report(ctx)

@@ -246,7 +246,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         if isinstance(got, str):
             ctx.reject(where, got, row)
         elif got is None:
-            empty.n += 1
+            empty.skip(where)
         else:
             got.id = own.checked(got.id, got.text_chunks)
             yield got

@@ -309,7 +309,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             if isinstance(got, str):
                 ctx.reject(ctx.loc(cur[0]), got, cur[1][0])
             elif got is None:
-                empty.n += 1
+                empty.skip(ctx.loc(cur[0]))
             else:
                 ids.assign(got)
                 yield got

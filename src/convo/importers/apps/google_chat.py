@@ -16,7 +16,8 @@ Decisions:
 - text = ``text``; attached files ``[file NAME]`` chunks; a quoted message's text in
   ``extra.quoted``; reactions, annotations and the author's email in ``extra``.
 - timestamp = ``created_date`` (its " at " and narrow spaces normalised, then read as any
-  date); thread = the group's ``name`` (else its folder name, ``DM xxx`` / ``Space xxx``),
+  date; in the account's language when not English: ``2015. február 15., vasárnap
+  21:54:36 UTC``, ``takeout_dates``; one it cannot read is warned); thread = the group's ``name`` (else its folder name, ``DM xxx`` / ``Space xxx``),
   ``extra.topic_id`` keeps the Space thread; id = ``gchat:<message_id>``.
 - A deleted or empty message (no text, no file) is skipped and counted in one warning;
   something that is not a message object is rejected. ``messages`` is streamed.
@@ -43,6 +44,7 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.apps.common import EmptyCounter
+from convo.importers.apps.takeout_dates import localized_date
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
@@ -82,9 +84,11 @@ def _sidecar(source: Source) -> str:
 
 
 def created(value: Any) -> str | None:
-    """``Tuesday, March 1, 2022 at 10:00:00\u202fAM UTC`` as a record timestamp."""
+    """``Tuesday, March 1, 2022 at 10:00:00\u202fAM UTC`` as a record timestamp; a date
+    in the account's other language (``2015. február 15., vasárnap 21:54:36 UTC``) by
+    ``takeout_dates``."""
     text = as_str(value).replace("\u202f", " ").replace("\u00a0", " ")
-    return iso_ts(_AT.sub(r"\1 ", text))
+    return iso_ts(_AT.sub(r"\1 ", text)) or localized_date(text)
 
 
 def _group(source: Source) -> tuple[str, list[str]]:
@@ -121,8 +125,10 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             continue
         rec = _message(msg, where, name or source.name, seen)
         if rec is None:
-            empty.n += 1
+            empty.skip(where)
             continue
+        if rec.timestamp is None:
+            ctx.warn(where, f"unreadable created_date {as_str(msg.get('created_date'))[:80]!r}")
         yield rec
     empty.report(ctx, "deleted or empty messages")
 
@@ -187,7 +193,8 @@ FIELDS = Fields(
     speaker="`creator.name` (else the email)",
     listeners="the group's other members from `group_info.json` (else the others seen "
     "writing so far)",
-    time="`created_date` (`Tuesday, March 1, 2022 at 10:00:00 AM UTC`)",
+    time="`created_date` (`Tuesday, March 1, 2022 at 10:00:00 AM UTC`, or in the account's "
+    "language: `2015. február 15., vasárnap 21:54:36 UTC`)",
     zone="the zone the date names (UTC); a date without one is read as UTC",
     thread="the group's `name` (else its folder, `DM xxx` / `Space xxx`)",
     id="`gchat:<message_id>`",

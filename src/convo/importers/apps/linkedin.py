@@ -148,7 +148,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         if isinstance(got, str):
             ctx.reject(where, got, ",".join(row))
         elif got is None:
-            empty.n += 1
+            empty.skip(where)
         else:
             yield got
     empty.report(ctx)

@@ -19,7 +19,10 @@ Decisions:
   ``[image] NAME (mxc://...)``-style chunks; ``m.emote`` tagged ``action``, ``m.notice``
   ``notice``; an edit (``m.replace``) carries the new text, tag ``edit`` and
   ``extra.replaces``; a reaction is ``[reaction] KEY`` tagged ``reaction`` replying to its
-  target; state events are ``[m.room.member] join`` style messages tagged ``system``.
+  target; state events are ``[m.room.member] join`` style messages tagged ``system``;
+  other events read as the text they carry for clients that cannot show them (a poll's
+  question and answers, ``m.text``/``org.matrix.msc1767.text``; tagged ``poll``), else
+  as ``[type]`` tagged ``system``.
 - id = ``matrix:<event_id>``; replyTo = the ``m.in_reply_to`` (else thread root /
   annotated) event, except a thread's ``is_falling_back`` reply (a pointer for clients
   without threads at the thread's latest event): the thread root; thread = ``room_id``
@@ -247,7 +250,7 @@ def _content(
         return [f"[reaction] {key}"], ["reaction"], extra
     if kind not in ("m.room.message", "m.sticker"):
         extra["content"] = content
-        return [_state(kind, content, ev)], [SYSTEM_TAG], extra
+        return *_other(kind, content, ev), extra
     msgtype = as_str(content.get("msgtype")) or ("m.image" if kind == "m.sticker" else "")
     new = as_dict(content.get("m.new_content")) if rel == "m.replace" else {}
     body = _body(content, new, rel)
@@ -263,6 +266,28 @@ def _content(
     html = as_str((new or content).get("formatted_body"))
     extra["html"] = _MX_REPLY.sub("", html) or None  # the reply's quoted fallback dropped
     return chunks, tags, extra
+
+
+def _other(kind: str, content: dict[str, Any], ev: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The chunks and tags of an event that is no message: a poll, its end... (an
+    extensible event) as its own text; a state or other event as ``[type] ...``."""
+    text = "" if "state_key" in ev else _text_fallback(content)
+    if text:
+        return [text], ["poll"] if ".poll." in kind else []
+    return [_state(kind, content, ev)], [SYSTEM_TAG]
+
+
+def _text_fallback(content: dict[str, Any]) -> str:
+    """The text an extensible event (MSC1767) carries for clients that cannot show it: a
+    poll's question and answers (``m.poll.start``, ``org.matrix.msc3381.poll.start``),
+    a poll's end. ``m.text`` is a list of representations (the plain one first, else
+    the first); the unstable ``org.matrix.msc1767.text`` a string; else ``body``."""
+    for key in ("m.text", "org.matrix.msc1767.message"):
+        reps = [as_dict(r) for r in as_list(content.get(key))]
+        plain = [r for r in reps if as_str(r.get("mimetype")) in ("", "text/plain")] or reps
+        if plain and as_str(plain[0].get("body")).strip():
+            return as_str(plain[0].get("body"))
+    return as_str(content.get("org.matrix.msc1767.text")) or as_str(content.get("body"))
 
 
 def _body(content: dict[str, Any], new: dict[str, Any], rel: str) -> str:

@@ -147,13 +147,23 @@ def _chunks(m: dict[str, Any], content: str) -> tuple[list[str], dict[str, Any]]
     sticker = as_dict(m.get("sticker"))
     if sticker:
         chunks.append(f"[sticker] {as_str(sticker.get('uri'))}")
-    share = as_dict(m.get("share"))
+    chunks += _shared(as_dict(m.get("share")), content)
+    if not chunks and "call_duration" in m:  # a call the download wrote without a sentence
+        seconds = m.get("call_duration")
+        missed = m.get("missed") is True or seconds == 0
+        chunks.append("[call] missed" if missed else f"[call] {as_str(seconds)} s")
+    return chunks, media
+
+
+def _shared(share: dict[str, Any], content: str) -> list[str]:
+    """A shared post's link and caption, when the text does not hold them already."""
+    out = []
     if share.get("link") and as_str(share.get("link")) not in content:
-        chunks.append(f"[link] {as_str(share.get('link'))}")
+        out.append(f"[link] {as_str(share.get('link'))}")
     shared = fix_latin1_mojibake(as_str(share.get("share_text")))
     if shared.strip() and shared not in content:
-        chunks.append(shared)  # the caption of a shared post
-    return chunks, media
+        out.append(shared)  # the caption of a shared post
+    return out
 
 
 def _messenger_messages(
@@ -184,7 +194,7 @@ def _messenger_messages(
         if not chunks and (m.get("isUnsent") is True or m.get("type") == "placeholder"):
             chunks = ["[unsent]"]  # the E2EE download keeps an unsent message, textless
         if not chunks:
-            empty.n += 1
+            empty.skip(loc)
             continue
         millis = _millis(m)
         ts = epoch_ts(millis, ms=True)
@@ -206,16 +216,24 @@ def _messenger_messages(
                 "sticker": sticker,
                 "share": share,
                 "unsent": True if unsent or m.get("type") == "placeholder" else None,
-                "reactions": [
-                    {
-                        "reaction": fix(as_str(r.get("reaction"))),
-                        "actor": fix(as_str(r.get("actor"))),
-                    }
-                    for r in map(as_dict, as_list(m.get("reactions")))
-                ],
+                "call_duration": m.get("call_duration"),
+                "missed": m.get("missed"),
+                "reactions": [_reaction(r) for r in map(as_dict, as_list(m.get("reactions")))],
             },
         )
     empty.report(ctx)
+
+
+def _reaction(r: dict[str, Any]) -> dict[str, Any]:
+    """A reaction: its emoji and who reacted (mojibake repaired), and its time when the
+    download writes one (Instagram's, for some: ``timestamp`` in seconds)."""
+    out: dict[str, Any] = {
+        "reaction": fix_latin1_mojibake(as_str(r.get("reaction"))),
+        "actor": fix_latin1_mojibake(as_str(r.get("actor"))),
+    }
+    if r.get("timestamp") is not None:
+        out["timestamp"] = r.get("timestamp")
+    return out
 
 
 DESCRIPTION = (
@@ -235,7 +253,9 @@ FIELDS = Fields(
     id="no message ids: " + CONTENT_HASH,
     scope="the thread's `title`; without one the folder (`message_N.json` is a name every "
     "download has)",
-    extra="`timestamp_ms`, `media` (photos, videos, audio, files), `reactions`, `share`",
+    extra="`timestamp_ms`, `media` (photos, videos, audio, files), `reactions` (with their "
+    "`timestamp` when written), `share`, `call_duration` and `missed` (a call without a "
+    "sentence reads `[call] 42 s`)",
 )
 
 FORMATS = (

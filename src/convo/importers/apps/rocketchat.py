@@ -99,7 +99,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
                 ctx.reject(here, "not a Rocket.Chat message (no msg and sender)", item)
                 continue
             if item.get("t") == "rm" or item.get("_hidden"):
-                skipped.n += 1
+                skipped.skip(here)
                 continue
             yield _message(item, here, rooms, stem)
     skipped.report(ctx, "removed messages and older copies of edited ones")

@@ -164,7 +164,7 @@ def _conversation(
         if not isinstance(m, dict) or not as_str(m.get("from")):
             ctx.reject(here, "not a Skype message (no from)", m)
         elif k in older:
-            skipped.older.n += 1
+            skipped.older.skip(here)
         elif (rec := _message(m, here, chat, skipped)) is not None:
             yield rec
 
@@ -178,14 +178,14 @@ def _name(identity: str, names: dict[str, str]) -> str:
     return names.get(identity) or _account(identity)
 
 
-def _skipped(props: dict[str, Any], content: str, skipped: _Skipped) -> bool:
+def _skipped(props: dict[str, Any], content: str, skipped: _Skipped, where: str) -> bool:
     """Whether the message is deleted or empty (and counted so)."""
     if props.get("deletetime"):
-        skipped.deleted.n += 1
+        skipped.deleted.skip(where)
         return True
     if not content.strip():
         counter = skipped.empty if props.get("isserversidegenerated") else skipped.deleted
-        counter.n += 1
+        counter.skip(where)
         return True
     return False
 
@@ -205,12 +205,12 @@ def _message(
     props = as_dict(m.get("properties"))
     kind = as_str(m.get("messagetype"))
     content = as_str(m.get("content"))
-    if _skipped(props, content, skipped):
+    if _skipped(props, content, skipped, where):
         return None
     parts = _Parts(content)
     text, system, extra = _text(kind, content, parts, chat.names)
     if not text.strip() and not extra:
-        skipped.deleted.n += 1  # only the edit mark was left
+        skipped.deleted.skip(where)  # only the edit mark was left
         return None
     speaker = _name(sender, chat.names)
     quoted = as_str(parts.attrs("quote").get("messageid"))

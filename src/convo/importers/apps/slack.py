@@ -18,8 +18,8 @@ Decisions:
   Slack threads show as ``replyTo`` = ``slack:<channel id>:<thread_ts>`` on replies, and
   ``extra.thread_ts`` on parent and replies. ``thread_broadcast`` replies are ordinary replies
   with ``extra.subtype``; their embedded ``root`` copy is not emitted twice.
-- Subtype messages (joins, topic changes, pins...) are kept, with ``extra.subtype`` and the
-  tag ``system``; ``bot_message``/``file_share``/``me_message``/``thread_broadcast`` are not
+- Subtype messages (joins, topic changes, pins, huddles: ``slack_huddle``) are kept, with
+  ``extra.subtype`` and the tag ``system``; ``bot_message``/``file_share``/``me_message``/``thread_broadcast`` are not
   tagged ``system``.
 - mrkdwn: ``<@U1>`` and ``<@U1|name>`` become ``@Name`` (and Name a listener),
   ``<#C1|x>`` ``#x``, ``<url|label>`` ``label (url)``, ``<!here>``/``<!channel>``/
@@ -58,6 +58,8 @@ from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter
 from convo.importers.apps.slack_archive import DirTree, ExportTree, ZipTree
 from convo.importers.apps.slack_blocks import blocks_text
 from convo.importers.apps.slack_dayfile import single_day
+from convo.importers.apps.slack_huddle import SLACKBOT, huddle, starter
+from convo.importers.apps.slack_huddle import SUBTYPE as HUDDLE
 from convo.importers.apps.slack_names import (
     Conv,
     dm_label,
@@ -271,7 +273,7 @@ def channel_messages(
             _learn_bot(m, users)
         msg = _message(m, conv, users, convs, loc)
         if msg is None:
-            empty.n += 1
+            empty.skip(loc)
             continue
         if msg.timestamp is None:
             what = f"unreadable ts {m['ts']!r}" if m.get("ts") is not None else "no ts"
@@ -290,7 +292,7 @@ def _learn_bot(m: dict[str, Any], users: dict[str, str]) -> None:
 
 def _subtype_user(m: dict[str, Any]) -> str:
     """The user of a message, or of the object its subtype carries when it has none."""
-    uid = as_str(m.get("user"))
+    uid = starter(m) or as_str(m.get("user"))
     if uid:
         return uid
     for key in ("comment", "message", "previous_message", "file"):
@@ -351,7 +353,7 @@ def _message(
     m: dict[str, Any], conv: Conv, users: dict[str, str], convs: dict[str, Conv], loc: str
 ) -> ConversationMessage | None:
     uid = m.get("user")
-    if type(uid) is not str or not uid:
+    if type(uid) is not str or not uid or uid == SLACKBOT:  # a huddle: who started it
         uid = _subtype_user(m)
     # first: it learns names from user_profile for the text (a known user's name is final)
     speaker = users.get(uid)
@@ -424,6 +426,10 @@ def _more(
         chunks += file_chunks + more_chunks
         mentioned = mentioned + more
     subtype = as_str(m.get("subtype"))
+    if subtype == HUDDLE:
+        chunk, people, extra["huddle"] = huddle(m, users)
+        chunks.append(chunk)
+        mentioned = mentioned + [p for p in people if p != users.get(extra["user_id"])]
     thread_ts = as_str(m.get("thread_ts"))
     edited = as_dict(m.get("edited"))
     extra["subtype"] = subtype

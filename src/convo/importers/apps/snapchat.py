@@ -171,7 +171,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             if isinstance(got, str):
                 ctx.reject(f"{where}[{k}]", got, row)
             elif got is None:
-                empty.n += 1
+                empty.skip(f"{where}[{k}]")
             else:
                 yield got
     empty.report(ctx)

@@ -10,7 +10,9 @@ Keys are read whatever the case of their first letter (``_pascal``).
 A top-level array streams in two passes (who is in each chat, then messages); an object
 wrapping the list (``value``/``messages``) is read whole (``convo.core.io.load_json``).
 
-Decisions: HTML bodies through ``html_to_text``; ``From: null`` events become
+Decisions: HTML bodies through ``html_to_text``; attachments by
+``convo.importers.apps.teams_attachments`` (a quoted message is the reply, heard by its
+sender; a forwarded message and a card are their text; a file its name); ``From: null`` events become
 ``[system event] <kind>`` tagged ``system``; ``thread`` = ChatId (or channel id); in a
 1:1 chat (``@unq.gbl.spaces``) the listener is the other person seen in that chat.
 Messages are emitted in file order.
@@ -35,6 +37,8 @@ from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
 from convo.core.timestamps import iso_ts
 from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter
+from convo.importers.apps.teams_attachments import chunks as attachment_chunks
+from convo.importers.apps.teams_attachments import quote
 from convo.importers.build import message, scoped_id
 from convo.importers.context import ImportContext
 from convo.importers.fields import NAIVE_IN_TZ, Fields
@@ -185,17 +189,20 @@ def _teams_message(
         chunks.insert(0, event)
         speaker = speaker or initiator
     attachments = _attachments(m)
-    chunks += [f"[attachment] {a.get('Name') or a.get('ContentUrl')}" for a in attachments]
+    chunks += attachment_chunks(m)
     if not chunks:
-        empty.n += 1
+        empty.skip(loc)
         return
     thread = _teams_thread(m)
+    quoted = quote(m)
     listeners = _listeners(m, thread, speaker, system, members)
+    if not _mentioned(m) and quoted.get("sender") not in (None, speaker):
+        listeners = [quoted["sender"]]  # a reply quoting a message speaks to its sender
     zone = ctx.options.tz
     ts = iso_ts(m.get("CreatedDateTime"), zone)
     if ts is None:
         ctx.warn(loc, "no readable CreatedDateTime; time left unknown")
-    reply = as_str(m.get("ReplyToId"))
+    reply = as_str(m.get("ReplyToId")) or quoted.get("message_id", "")
     yield message(
         chunks,
         speaker=speaker or None,
@@ -208,7 +215,7 @@ def _teams_message(
         reply_to=scoped_id("teams", _teams_chat(m), reply) if reply else None,
         subject=as_str(m.get("Subject")),
         tags=[SYSTEM_TAG] if system else [],
-        extra=_teams_extra(m, attachments, zone),
+        extra={**_teams_extra(m, attachments, zone), "quoted": quoted or None},
     )
 
 
@@ -244,10 +251,12 @@ FIELDS = Fields(
     id="`teams:<chat>:<Id>` (`Id` is the creation time in milliseconds); a message naming "
     "no chat: `teams:<Id>`",
     scope="the chat or channel (`ChatId`, `ChannelIdentity.ChannelId`)",
-    reply_to="`teams:<chat>:<ReplyToId>`",
+    reply_to="`teams:<chat>:<ReplyToId>`, else the message a reply quotes (a "
+    "`messageReference` attachment's `messageId`)",
     subject="`Subject`",
     tags="`system` on events (`From: null`: `[system event] <kind>`)",
-    extra="`message_type`, `created`, `edited`, `deleted`, `importance`, `attachments`, `reactions`",
+    extra="`message_type`, `created`, `edited`, `deleted`, `importance`, `attachments`, "
+    "`reactions`, `quoted` (`message_id`, `sender`, `preview`)",
 )
 
 FORMATS = (

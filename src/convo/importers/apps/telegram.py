@@ -6,8 +6,11 @@ read whole).
 
 Decisions: ``date_unixtime`` is preferred; else the naive ``date`` is read in ``--tz``.
 Names (chat, sender, actor) with cp1252 mojibake are repaired when the repair
-round-trips. Service messages become ``[action] ...`` with the tag ``system`` (a call's
-``[phone_call] 42 s``). A poll, a contact, a location or venue, a game and an invoice
+round-trips; a name Telegram Desktop writes as ``null`` beside its sender id is
+``Deleted Account``, as the app shows it. Service messages become ``[action] ...`` with
+the tag ``system`` (a call's ``[phone_call] 42 s``, ``[join_group_by_link] from Club``,
+a custom action's ``information_text``), the members and a pinned ``message_id`` in
+``extra``. A poll, a contact, a location or venue, a game and an invoice
 have neither text nor file: each is a chunk (``[poll] Lunch?: Yes (1), No (1)``,
 ``[contact] ...``, ``[location] Cafe, Main St 1 (52.5, 13.4)``), its keys in ``media``.
 A file the export left out (``(File not included. ...)`` in place of its path) is named
@@ -151,13 +154,22 @@ def _telegram_chat(
                 continue
             msg = _tg_message(m, loc, info, ctx.options.tz)
             if msg is None:
-                empty.n += 1
+                _skipped(m, loc, ctx, empty)
                 continue
             if msg.timestamp is None:
                 ctx.warn(loc, "no readable date; time left unknown")
             yield msg
     finally:
         info.senders.close()
+
+
+def _skipped(m: dict[str, Any], loc: str, ctx: ImportContext, empty: EmptyCounter) -> None:
+    """A message with nothing to read: one Desktop could not export is warned with its
+    place (``"type": "unsupported"``, only its id written), an empty one counted."""
+    if m.get("type") == "unsupported":
+        ctx.warn(loc, "a message Telegram Desktop could not export (type unsupported)")
+    else:
+        empty.skip(loc)
 
 
 _PER_ACCOUNT = {"personal_chat", "bot_chat", "private_group", "saved_messages"}
@@ -232,17 +244,42 @@ def _file_chunk(kind: str, path: str, m: dict[str, Any]) -> str:
     return f"[{kind}] {path}".rstrip()
 
 
+# Telegram Desktop writes ``null`` for a name it does not have (``StringAllowNull``): a
+# deleted account, as the app and the HTML export name it.
+DELETED = "Deleted Account"
+
+
+def _members(m: dict[str, Any]) -> list[str]:
+    return [fix_cp1252_mojibake(as_str(x)) or DELETED for x in as_list(m.get("members"))]
+
+
+def _service_chunk(m: dict[str, Any]) -> str:
+    """``[action] detail``: the title, else the members, else a call's length; then who
+    invited a member who joined by link, a poll answer added or removed, and a custom
+    action's own text (``information_text``, written without ``action``)."""
+    seconds = m.get("duration_seconds") or m.get("duration")  # a group call: ``duration``
+    detail = (
+        as_str(m.get("title"))
+        or as_str(m.get("new_title"))
+        or ", ".join(_members(m))
+        or (f"{as_str(seconds)} s" if seconds else "")
+    )
+    inviter = fix_cp1252_mojibake(as_str(m.get("inviter")))
+    answer = as_str(m.get("answer"))
+    parts = [
+        f"[{as_str(m.get('action')) or 'service'}]",
+        detail,
+        f"from {inviter}" if inviter else "",
+        f'"{answer}"' if answer else "",
+        as_str(m.get("information_text")),
+    ]
+    return " ".join(p for p in parts if p)
+
+
 def _tg_chunks(m: dict[str, Any], text: str, service: bool) -> list[str]:
     chunks = [text] if text.strip() else []
     if service:
-        action = as_str(m.get("action")) or "service"
-        detail = (
-            as_str(m.get("title"))
-            or as_str(m.get("new_title"))
-            or ", ".join(as_str(x) for x in as_list(m.get("members")))
-            or (f"{as_str(m['duration_seconds'])} s" if m.get("duration_seconds") else "")
-        )
-        chunks.insert(0, f"[{action}] {detail}".rstrip())
+        chunks.insert(0, _service_chunk(m))
     if m.get("photo"):
         chunks.append(_file_chunk("photo", as_str(m.get("photo")), m))
     if m.get("file"):
@@ -252,10 +289,19 @@ def _tg_chunks(m: dict[str, Any], text: str, service: bool) -> list[str]:
     return chunks + _shared(m)
 
 
+def _sender(m: dict[str, Any], service: bool) -> str:
+    """``from`` (a service message's ``actor``); a sender id whose name is ``null`` is a
+    deleted account."""
+    name = fix_cp1252_mojibake(as_str(m.get("actor") if service else m.get("from")))
+    if not name and as_str(m.get("actor_id") if service else m.get("from_id")):
+        return DELETED
+    return name
+
+
 def _tg_message(m: dict[str, Any], loc: str, chat: _Chat, zone: Any) -> ConversationMessage | None:
     """One message, or None when it has neither text nor media."""
     service = as_str(m.get("type")) == "service"
-    speaker = fix_cp1252_mojibake(as_str(m.get("actor") if service else m.get("from")))
+    speaker = _sender(m, service)
     text, mentions, links = _tg_text(m.get("text"))
     chunks = _tg_chunks(m, text, service)
     if not chunks:
@@ -278,6 +324,8 @@ def _tg_message(m: dict[str, Any], loc: str, chat: _Chat, zone: Any) -> Conversa
             "chat_type": chat.type,
             "from_id": as_str(m.get("actor_id") if service else m.get("from_id")),
             "action": as_str(m.get("action")) if service else None,
+            "members": _members(m) if service else None,
+            "message_id": as_str(m.get("message_id")) if service else None,
             "edited": epoch_ts(m.get("edited_unixtime")) or iso_ts(m.get("edited"), zone),
             "forwarded_from": as_str(m.get("forwarded_from")),
             "via_bot": as_str(m.get("via_bot")),
@@ -364,7 +412,8 @@ FIELDS = Fields(
     reply_to="`reply_to_message_id` (with `reply_to_peer_id`, another chat's message: "
     "`extra.reply_elsewhere`)",
     tags="`system` on service messages (`[action] ...`)",
-    extra="`chat_id`, `chat_type`, `from_id`, `action`, `edited`, `forwarded_from`, "
+    extra="`chat_id`, `chat_type`, `from_id`, `action`, `members`, `message_id` (a pin's), "
+    "`edited`, `forwarded_from`, "
     "`via_bot`, `media`, `links`, `reactions`, `reply_elsewhere`",
 )
 

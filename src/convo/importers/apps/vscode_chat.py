@@ -82,7 +82,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         asked = _asked(req, requester, answerer, where, (thread, subject))
         answer = _answer(req, answerer, requester, where, (thread, subject), ctx)
         if asked is None and answer is None:
-            empty.n += 1
+            empty.skip(where)
             continue
         if asked is not None:
             yield asked

@@ -302,7 +302,7 @@ def _wa_message(
     media: Media | None,
 ) -> ConversationMessage:
     loc = ctx.loc(cur["line"])
-    text = "\n".join(cur["text"]).strip(_MARKS + " ")
+    text = "\n".join(cur["text"]).strip(_MARKS + " \n")
     name = cur["name"]
     system = _is_system(cur, text)
     clean = text.translate(_STRIP_MARKS) if not text.isascii() else text

@@ -49,17 +49,23 @@ _TIME = (
     rf"(?:(?P<pre>{_PERIOD})\s?)?(?P<h>\d{{1,2}})[:.](?P<mi>\d{{2}})(?:[:.](?P<s>\d{{2}}))?"
     rf"(?:[\s\u202f\u00a0]*{_M}(?:(?P<ap>[AaPp])\.?\s?[Mm]\.?|(?P<post>{_PERIOD})))?{_M}"
 )
+# A dot after a 24 h time before the dash (``2022/12/14, 13:34. - ``: year-first exports
+# as joweich/chat-miner's pull request 54 quotes them).
+_DOT = r"\.?"
 # A date and its time as a header writes them: the short date and time of a locale, which
 # other exports print too (``discord_txt``: DiscordChatExporter's ``g`` format).
 DATE_TIME = rf"{_DATE}{_COMMA}\s+{_AT}{_TIME}"
 _IOS = re.compile(rf"^{_M}\[{_DATE}{_COMMA}\s+{_AT}{_TIME}\]\s?(?P<rest>.*)$")
-_ANDROID = re.compile(rf"^{_M}{_DATE}{_COMMA}\s+{_AT}{_TIME}\s[-–]\s(?P<rest>.*)$")
+_ANDROID = re.compile(rf"^{_M}{_DATE}{_COMMA}\s+{_AT}{_TIME}{_DOT}\s[-–]\s(?P<rest>.*)$")
 # Older and some localised exports write neither brackets nor a dash: ``13.06.18
-# 21.25.15: Ann: hi``, ``13. 6. 2018. 21:25:15 Ann: hi``. Only with a dotted date, the
+# 21.25.15: Ann: hi``, ``13. 6. 2018. 21:25:15 Ann: hi``, and the exports of 2012-2014
+# ``3/24/14, 1:59:59 PM: Ann: hi``, ``09/12/2012 17:03:48: Ann: hi`` (as nmoya/
+# whatsapp-parser lists them). Only with a day or month first (dots or slashes), the
 # seconds and a ``Name: `` after them, so ISO-dated logs (IRC) are never taken for it.
 _BARE = re.compile(
-    rf"^{_M}(?P<a>\d{{1,2}})(?P<sep>\.)\s?(?P<b>\d{{1,2}})\.\s?(?P<c>\d{{2,4}})\.?,?\s+"
-    rf"(?P<h>\d{{1,2}})[:.](?P<mi>\d{{2}})[:.](?P<s>\d{{2}})(?P<pre>)(?P<ap>)(?P<post>)"
+    rf"^{_M}(?P<a>\d{{1,2}})(?P<sep>[./])\s?(?P<b>\d{{1,2}})(?P=sep)\s?(?P<c>\d{{2,4}})\.?,?\s+"
+    rf"(?P<h>\d{{1,2}})[:.](?P<mi>\d{{2}})[:.](?P<s>\d{{2}})(?P<pre>)"
+    rf"(?:[\s\u202f\u00a0]?(?P<ap>[AaPp])\.?\s?[Mm]\.?)?(?P<post>)"
     rf"(?::\s|\s)(?P<rest>(?:[^:]{{1,100}}): .*)$"
 )
 # A line that starts like a header but does not parse (``1/23/23, 3:22_AM - User 1: hi``):
