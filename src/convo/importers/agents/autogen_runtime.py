@@ -88,7 +88,8 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.autogen_logsdb import db_rows, is_db
 from convo.importers.agents.blocks import chunks_of, jsonable, tool_use_block
-from convo.importers.agents.frameworks import NotMessage, Parts, openai_parts
+from convo.importers.agents.frameworks import openai_parts
+from convo.importers.agents.parts import NotMessage, Parts
 from convo.importers.apps.common import numbered_lines
 from convo.importers.build import file_scope, message
 from convo.importers.context import ImportContext

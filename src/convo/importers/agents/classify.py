@@ -71,6 +71,13 @@ def json_kind(value: Any) -> str:
     )
 
 
+# The Claude Agent SDK's messages (``claude -p --output-format stream-json``, the SDK's
+# ``query()``, claude-code-action's execution file): ``session_id`` in snake case, and
+# ``parent_tool_use_id`` on a turn, a ``subtype`` on a system line or the result.
+CLAUDE_SDK_TURNS = frozenset({"user", "assistant", "stream_event", "tool_progress"})
+CLAUDE_SDK_NOTICES = frozenset({"system", "result"})
+
+
 def is_claude_code(obj: dict[str, Any]) -> bool:
     kind = obj.get("type")
     return isinstance(kind, str) and (
@@ -78,7 +85,18 @@ def is_claude_code(obj: dict[str, Any]) -> bool:
         or "parentUuid" in obj
         or "leafUuid" in obj
         or (kind in CLAUDE_CODE_BOOKKEEPING and "role" not in obj)
+        or is_claude_sdk(obj)
     )
+
+
+def is_claude_sdk(obj: dict[str, Any]) -> bool:
+    """A message of the Claude Agent SDK's stream (see ``CLAUDE_SDK_TURNS``)."""
+    kind = obj.get("type")
+    if not isinstance(obj.get("session_id"), str) or "role" in obj:
+        return False
+    if kind in CLAUDE_SDK_TURNS:
+        return "parent_tool_use_id" in obj
+    return kind in CLAUDE_SDK_NOTICES and isinstance(obj.get("subtype"), str)
 
 
 def classify(obj: Any, *, loose: bool = False) -> str | None:

@@ -125,6 +125,7 @@ def _candidates(values: list[Any]) -> Iterator[tuple[Any, dict[str, Any] | None]
 # the first group needs no role, the second only counts once a role is seen.
 _ENVELOPE_MARKERS: tuple[tuple[Callable[[str], bool], str, int], ...] = (
     (lambda t: '"sessionId"' in t and '"parentUuid"' in t, "anthropic", 80),
+    (lambda t: '"session_id"' in t and '"parent_tool_use_id"' in t, "anthropic", 80),
     (lambda t: _AUTOGEN.search(t) is not None and '"source"' in t, "autogen", 80),
     (lambda t: re.search(r'"__module__"\s*:\s*"agentscope', t) is not None, "agentscope", 85),
 )

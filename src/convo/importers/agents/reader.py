@@ -74,19 +74,19 @@ Readable chunks: one a block. Text as is; ``[thinking] ...`` (--include-thinking
 chunks are cut at 2000 characters (the original is in extra); no content: one empty chunk.
 
 Detection (by content, the first lines or the whole head parsed): Claude Code envelopes
-(``sessionId``/``parentUuid``) → anthropic; ``type`` + ``source`` with an AutoGen class
-name → autogen; ``__module__`` agentscope, ``invocation_id``, or name+role+content with an
-AgentScope timestamp → agentscope; a ``tool`` key or dict content → jianmu; message
-``metadata`` with ``user_id``/``timestamp``, or a thread with ``id`` and ``metadata`` →
-langmem; Anthropic-only blocks (tool_use, tool_result, thinking, image source) → anthropic;
-any other role+content → openai. Plain role+text messages are valid in both OpenAI and
-Anthropic: openai wins. Records with ``textChunks`` (convo's JSONL) and ChatGPT exports
-(``mapping``) are never claimed.
+(``sessionId``/``parentUuid``; the SDK's ``session_id`` with ``parent_tool_use_id`` or
+``subtype``) → anthropic; ``type`` + ``source`` with an AutoGen class name → autogen;
+``__module__`` agentscope, ``invocation_id``, or name+role+content with an AgentScope
+timestamp → agentscope; a ``tool`` key or dict content → jianmu; message ``metadata``
+with ``user_id``/``timestamp``, or a thread with ``id`` and ``metadata`` → langmem;
+Anthropic-only blocks (tool_use, tool_result, thinking, image source) → anthropic; any
+other role+content → openai (plain role+text, valid in both, is openai). Records with
+``textChunks`` (convo's JSONL) and ChatGPT exports (``mapping``) are never claimed.
 
 Coercion: an object that is not a message is rejected (``--strict`` aborts); under
 ``--lenient`` it becomes a text message (its JSON, role user). Claude Code bookkeeping
 entries (file-history-snapshot, queue-operation...) are skipped, one warning a kind; its
-``summary`` lines are titles for the next message (``frameworks._claude_code``).
+``summary`` lines are titles for the next message (``claude_code._claude_code``).
 Jianmu content becomes text by Jianmu's own ``Message.to_text`` rules
 (``convo.importers.agents.blocks.jianmu_to_text``). A LangMem ``Message`` (``id``,
 ``content``, ``timestamp``, ``user``) is spoken by its user's name, as role user.
@@ -115,7 +115,7 @@ from convo.core.record import ConversationMessage, ConversationMessageMeta
 from convo.importers.agents.blocks import dumps, jsonable
 from convo.importers.agents.classify import classify, is_container, json_kind
 from convo.importers.agents.finish import convert, plain_message
-from convo.importers.agents.frameworks import AGENT_FORMATS, NotMessage, Thread, TooDeep
+from convo.importers.agents.parts import AGENT_FORMATS, NotMessage, Thread, TooDeep
 from convo.importers.build import ContentIds, file_scope
 from convo.importers.context import ImportContext
 
@@ -408,7 +408,7 @@ class _Reader:
             self._refuse(obj, locator, where, raw, e)
             return None
         except NotMessage as e:
-            if e.title is not None:  # kept for the next message (frameworks._claude_code)
+            if e.title is not None:  # kept for the next message (claude_code._claude_code)
                 thread.hold(e.title, where or self.ctx.loc(locator))
                 return None
             if e.bookkeeping:
