@@ -62,20 +62,7 @@ def openai_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
     _need_content(obj, "a chat message")
     extra: dict[str, Any] = {}
     role, speaker = _role(obj, extra, fallback_role)
-    content = obj.get("content")
-    blocks: list[dict[str, Any]]
-    if role == "tool" and (obj.get("tool_call_id") or obj.get("role") == "function"):
-        result: dict[str, Any] = {
-            "type": "tool_result",
-            "tool_use_id": obj.get("tool_call_id"),
-            "content": normalise_result(content),
-            "is_error": bool(obj.get("is_error", False)),
-        }
-        if isinstance(obj.get("name"), str):
-            result["name"] = obj["name"]
-        blocks = [result]
-    else:
-        blocks = normalise_content(content)
+    blocks = _openai_content(obj, role)
     if isinstance(obj.get("refusal"), str) and obj["refusal"]:
         blocks.append({"type": "refusal", "refusal": obj["refusal"]})
     calls = obj.get("tool_calls")
@@ -87,6 +74,32 @@ def openai_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
         blocks.append({"type": "audio", **obj["audio"]})
     speaker = _named(obj, extra, speaker if role != "tool" else "tool")
     return Parts(speaker, role, blocks, extra, id=obj.get("id"))
+
+
+def _openai_content(obj: dict[str, Any], role: str | None) -> list[dict[str, Any]]:
+    """A chat message's content as blocks: a tool's answer as ``tool_result`` blocks."""
+    content = obj.get("content")
+    responses = obj.get("tool_responses")  # AutoGen 0.2: the results of several calls
+    if role == "tool" and isinstance(responses, list) and responses:
+        return [_tool_response(r) for r in responses]
+    if role == "tool" and (obj.get("tool_call_id") or obj.get("role") == "function"):
+        result: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": obj.get("tool_call_id"),
+            "content": normalise_result(content),
+            "is_error": bool(obj.get("is_error", False)),
+        }
+        if isinstance(obj.get("name"), str):
+            result["name"] = obj["name"]
+        return [result]
+    return normalise_content(content)
+
+
+def _tool_response(response: Any) -> dict[str, Any]:
+    """One of AutoGen 0.2's ``tool_responses`` (``{tool_call_id, role, content}``)."""
+    r = response if isinstance(response, dict) else {"content": response}
+    return {"type": "tool_result", "tool_use_id": r.get("tool_call_id"),
+            "content": normalise_result(r.get("content")), "is_error": False}  # fmt: skip
 
 
 def langmem_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
