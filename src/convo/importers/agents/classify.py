@@ -64,6 +64,53 @@ def is_container(obj: Any) -> bool:
     )
 
 
+def batch_request(value: Any) -> Any:
+    """A batch request line as the conversation it sends: OpenAI's Batch API input
+    (``{"custom_id", "method", "url", "body": {"model", "messages"}}``) or Anthropic's
+    Message Batches request (``{"custom_id", "params": {"model", "system"?, "messages"}}``).
+    The body, its id the ``custom_id`` (the thread of its answer in the batch's output),
+    the request's other members under ``batch``. An Anthropic batch's result line
+    (``{"custom_id", "result": {"type": "succeeded", "message"}}``) is that message in
+    that thread. Any other value as it is (``batch_failure`` tells a failed request's)."""
+    if not isinstance(value, dict) or "custom_id" not in value or "messages" in value:
+        return value
+    result = value.get("result")
+    if isinstance(result, dict) and isinstance(result.get("message"), dict):
+        return {"id": value["custom_id"], "messages": [result["message"]]}  # Anthropic's
+    key = "body" if isinstance(value.get("body"), dict) else "params"
+    body = value.get(key)
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+        return value
+    rest = {k: v for k, v in value.items() if k not in (key, "custom_id")}
+    if key == "params":  # Anthropic's: told apart from OpenAI's by the member's name
+        rest["params"] = True
+    return {"id": value["custom_id"], **body, "batch": rest or None}
+
+
+def batch_failure(value: Any) -> str | None:
+    """Why an Anthropic batch's result line holds no message (``errored``, ``expired``,
+    ``canceled``), else None."""
+    if not isinstance(value, dict) or "custom_id" not in value:
+        return None
+    result = value.get("result")
+    if (
+        not isinstance(result, dict)
+        or "message" in result
+        or not isinstance(result.get("type"), str)
+    ):
+        return None
+    error = result.get("error")
+    inner = error.get("error") if isinstance(error, dict) else None
+    said = inner.get("message") if isinstance(inner, dict) else None
+    return f"batch request {result['type']}" + (f" ({said})" if isinstance(said, str) else "")
+
+
+def batch_line(value: Any) -> tuple[Any, str | None]:
+    """(``batch_request(value)``, ``batch_failure(value)``): a line as a reader takes it."""
+    failed = batch_failure(value)
+    return (value if failed else batch_request(value)), failed
+
+
 def json_kind(value: Any) -> str:
     """What JSON value ``value`` is, in words (for a rejection)."""
     return {str: "string", list: "array", bool: "boolean", type(None): "null"}.get(

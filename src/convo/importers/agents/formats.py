@@ -22,14 +22,15 @@ from convo.importers.registry import Format
 
 _DESCRIPTIONS = {
     "openai": (
-        "OpenAI chat messages (role, content parts, tool_calls) and fine-tuning JSONL",
+        "OpenAI chat messages (role, content parts, tool_calls), fine-tuning and Batch API "
+        "input JSONL",
         '[{"role": "user", "name": "Alice", "content": "Weather in Paris?"}, '
         '{"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function", '
         '"function": {"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}}]}]',
     ),
     "anthropic": (
-        "Anthropic messages with content blocks; Claude Code session JSONL and its "
-        "Agent SDK's stream (claude -p --output-format stream-json)",
+        "Anthropic messages with content blocks, Message Batches requests and results; Claude "
+        "Code session JSONL and its Agent SDK's stream (claude -p --output-format stream-json)",
         '{"system": "Be brief.", "messages": [{"role": "assistant", "content": '
         '[{"type": "tool_use", "id": "toolu_1", "name": "search", "input": {"q": "jwt"}}]}]}',
     ),
