@@ -25,7 +25,7 @@ from convo.core.record import (
     take_typed,
 )
 from convo.importers.agents import finish, reader
-from convo.importers.agents.frameworks import AGENT_FORMATS, Thread
+from convo.importers.agents.parts import AGENT_FORMATS, Thread
 from convo.importers.agents.reader import _Reader, read_agent_messages
 from convo.importers.context import ImportContext
 from convo.pipeline import ingest

@@ -47,7 +47,7 @@ def test_golden_and_mapping():
     ]
     assert [r["thread"] for r in recs] == [S1] * 4 + [S2] * 6
     assert recs[1]["textChunks"] == ['[tool_use calculator] {"expr":"17 * 23"}']
-    assert recs[2]["role"] == "tool" and recs[2]["textChunks"] == ["391"]
+    assert recs[2]["role"] == "tool" and recs[2]["textChunks"] == ["[tool_result calculator] 391"]
     assert recs[3]["textChunks"] == ["17 × 23 = 391. That's all — TERMINATE"]
     assert recs[0]["timestamp"] == "2024-06-03T09:15:02Z"
     call = recs[1]["extra"]["completions"][0]

@@ -218,3 +218,34 @@ def test_prompt_history(tmp_path):
     renamed = tmp_path / "prompts.jsonl"
     renamed.write_text(path.read_text())
     assert registry.detect(Source(renamed)).name == "codex"
+
+
+def test_codex_exec_json_output():
+    """``codex exec --json`` (``codex-rs/exec/src/exec_events.rs``: ``ThreadEvent``) was
+    "format not recognised": each completed item is read, its earlier states skipped."""
+    path = DIR / "exec-json.jsonl"
+    assert registry.detect(Source(path)).name == "codex"
+    recs, rejects, warnings = run(codex.read, path)
+    got = [(r["metadata"]["speaker"], r["metadata"]["listeners"], r["textChunks"]) for r in recs]
+    assert got == [
+        ("assistant", ["tool"], ['[tool_use shell] {"command":"bash -lc \'grep -n boil kettle/heat.py\'"}']),
+        ("tool", ["assistant"], ["[tool_result shell] 12:def boil(kettle):\n"]),
+        ("assistant", ["tool"], ['[tool_use shell] {"command":"bash -lc \'pytest -q\'"}']),
+        ("tool", ["assistant"], ["[tool_result shell error] 1 failed\n"]),
+        ("assistant", ["tool"], ['[tool_use apply_patch] {"changes":[{"path":"/home/ann/kettle/kettle/heat.py","kind":"update"}]}']),
+        ("assistant", ["tool"], ['[tool_use docs.search] {"query":"heat()"}']),
+        ("tool", ["assistant"], ["[tool_result docs.search] heat(kettle) warms the water"]),
+        ("assistant", ["tool"], ['[tool_use web_search] {"query":"pytest -q exit code 1"}']),
+        ("assistant", ["user"], ["[todo_list]", "[x] Find the loop", "[x] Call heat()"]),
+        ("assistant", ["user"], ["The boil loop now calls heat(); the test passes."]),
+        ("assistant", ["user"], ["Done."]),  # an older version's item_type
+        ("codex", [], ["[turn.failed] stream disconnected before completion"]),
+    ]  # fmt: skip
+    assert {r["thread"] for r in recs} == {"codex:0199b7d1-2c3e-7a4f-8b5c-6d7e8f901a2b"}
+    assert recs[0]["extra"]["thinking"] == ["**Looking for the boil loop**"]
+    assert all(r["timestamp"].startswith("1970") for r in recs)  # no times: warned
+    assert [r.where for r in rejects] == ["exec-json.jsonl:18"]
+    assert any(w.endswith("2 item.started, 1 item.updated, 1 turn.completed, 2 turn.started")
+               for w in warnings)  # fmt: skip
+    think, _, _ = run(codex.read, path, THINKING)
+    assert think[0]["textChunks"] == ["[thinking] **Looking for the boil loop**"]

@@ -145,3 +145,43 @@ def test_detect_among_builtins():
     for path in (DOC, LINES, LOGS):
         assert detect_name(reg, path) == "gemini-cli"
         assert registry.detect(Source(path)).name == "gemini-cli"
+
+
+def test_headless_stream_json():
+    """``gemini -p --output-format stream-json`` (``packages/core/src/output/types.ts``)
+    was read as ``anthropic``: no times, the answer one record a piece, the tool events
+    rejected. Now the session file's reading: an answer's pieces and its tools' chunks are
+    one ``gemini`` record, the next answer another."""
+    path = DIR / "stream-json.jsonl"
+    assert registry.detect(Source(path)).name == "gemini-cli"
+    recs, rejects, warnings = run(gemini_cli.read, path)
+    got = [(r["metadata"]["speaker"], r["role"], r["timestamp"], r["textChunks"]) for r in recs]
+    assert got == [
+        ("user", "user", "2025-11-04T10:00:00Z", ["Why does the kettle not boil?"]),
+        ("gemini", "assistant", "2025-11-04T10:00:02Z", [
+            "Let me read the file.",
+            '[tool_use read_file] {"absolute_path":"/home/ann/kettle/heat.py"}',
+            "[tool_result read_file] def boil(k):\n    pass\n",
+            '[tool_use run_shell_command] {"command":"pytest -q"}',
+            "[tool_result run_shell_command error] exit code 1",
+        ]),
+        ("gemini-cli", "system", "2025-11-04T10:00:03Z", ["[warning] Loop detected, stopping execution"]),
+        ("gemini", "assistant", "2025-11-04T10:00:04Z", ["boil() never calls heat(); add the call."]),
+    ]  # fmt: skip
+    assert {r["thread"] for r in recs} == {"gemini-cli:c7e1f0a2-1b3d-4e5f-8a9b-0c1d2e3f4a5b"}
+    assert recs[0]["metadata"]["listeners"] == ["gemini"]
+    assert recs[1]["extra"]["model"] == "gemini-2.5-pro"
+    assert [r.where for r in rejects] == ["stream-json.jsonl:13"]
+    assert warnings == ["stream-json.jsonl: skipped events that hold no message: 1 init, 1 result"]
+
+
+def test_headless_json_output():
+    """``--output-format json``: the answer (pretty-printed, no time), or the error."""
+    path = DIR / "json-output.json"
+    assert registry.detect(Source(path)).name == "gemini-cli"
+    recs, rejects, _ = run(gemini_cli.read, path)
+    assert not rejects
+    assert [(r["metadata"]["speaker"], r["textChunks"]) for r in recs] == [
+        ("gemini", ["boil() never calls heat(); add the call."])
+    ]
+    assert recs[0]["thread"] == "gemini-cli:c7e1f0a2-1b3d-4e5f-8a9b-0c1d2e3f4a5b"

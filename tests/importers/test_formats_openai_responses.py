@@ -112,3 +112,23 @@ def test_an_inline_image_is_named_not_copied_into_the_text():
         "[image] data URL",
         "[image] https://example.com/a.png",
     ]
+
+
+def test_a_function_call_output_is_labelled_by_its_call(tmp_path):
+    """An output read as bare text (``Sunny, 22C``): no ``[tool_result NAME]`` label as
+    every other agent reader writes (and the tool-results convention looks for). The
+    OpenAI Agents SDK's ``to_input_list()`` mixes such items with role-only messages."""
+    path = tmp_path / "input_list.json"
+    path.write_bytes(orjson.dumps([
+        {"content": "Weather in Oslo?", "role": "user"},
+        {"arguments": '{"city":"Oslo"}', "call_id": "call_1", "name": "get_weather",
+         "type": "function_call", "id": "fc_1", "status": "completed"},
+        {"call_id": "call_1", "output": "Rain, 9C", "type": "function_call_output"},
+        {"call_id": "call_2", "output": "orphan", "type": "function_call_output"},
+    ]))  # fmt: skip
+    recs, _, _ = run(responses.read, path)
+    assert [r["textChunks"] for r in recs[2:]] == [
+        ["[tool_result get_weather] Rain, 9C"],
+        ["[tool_result call_2] orphan"],
+    ]
+    assert recs[2]["replyTo"] == "openai:fc_1" and "output" not in recs[2]["extra"]["item"]

@@ -66,7 +66,11 @@ def test_trajectory():
     ]
     assert asked["timestamp"] == "2025-07-02T10:15:02Z"
     assert state["textChunks"] == ["[agent_state_changed running]"]
-    assert state["tags"] == ["system"] and state["metadata"]["speaker"] == "tool"
+    assert state["tags"] == ["system"] and state["metadata"] == {
+        "speaker": "openhands",
+        "listeners": [],
+    }
+    assert state["role"] == "system"  # the agent's state, no tool's answer
     assert ran["metadata"]["speaker"] == "assistant"
     assert ran["textChunks"][0] == "Let me run the tests first."
     assert ran["textChunks"][1].startswith('[tool_use run] {"command":"cd /workspace/kettle')
@@ -84,7 +88,7 @@ def test_trajectory():
     assert edit["textChunks"][0].startswith('[tool_use edit] {"path":"/workspace/kettle/boil.py"')
     assert edited["extra"]["extras"]["diff"].startswith("--- a")
     assert error["textChunks"] == [
-        "[tool_result error error] ERROR: file not found: tests/test_kettle.py"
+        "[tool_result run error] ERROR: file not found: tests/test_kettle.py"  # its cause: run
     ]
     assert said["textChunks"] == ["The boil test passes now: the loop ran one degree short."]
     assert done["textChunks"][0] == "Fixed the off-by-one in boil.py."

@@ -45,8 +45,8 @@ def register(registry: Registry) -> None:
         ("cursor", "cursor", ("state.vscdb", "*.vscdb"), sqlite),
         ("zed", "zed", ("*.zed.json", "*.json"), json_with('"zed"', opens="{")),
         ("copilot_cli", "copilot-cli", ("events.jsonl", "*.jsonl"), json_with('"parentId"', opens="{")),
-        ("gemini_cli", "gemini-cli", ("session-*.json", "session-*.jsonl", "logs.json", "*.json", "*.jsonl"), json_with('"sessionId"')),
-        # formats.FORMATS, one per name of frameworks.AGENT_FORMATS (a heavier module)
+        ("gemini_cli", "gemini-cli", ("session-*.json", "session-*.jsonl", "logs.json", "*.json", "*.jsonl"), json_with('"sessionId"', '"session_id"', '"response"')),
+        # formats.FORMATS, one per name of parts.AGENT_FORMATS (a heavier module)
         *(("formats", name, lines, JSON) for name in ("openai", "anthropic", "agentscope", "langmem", "autogen", "jianmu")),
         ("sharegpt", "sharegpt", both, json_with('"conversations"')),
         ("hf_chat", "hf-chat", both, json_with('"messages"', '"prompt"')),

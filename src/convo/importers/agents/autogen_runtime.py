@@ -88,7 +88,8 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.autogen_logsdb import db_rows, is_db
 from convo.importers.agents.blocks import chunks_of, jsonable, tool_use_block
-from convo.importers.agents.frameworks import NotMessage, Parts, openai_parts
+from convo.importers.agents.frameworks import openai_parts
+from convo.importers.agents.parts import NotMessage, Parts, Thread
 from convo.importers.apps.common import numbered_lines
 from convo.importers.build import file_scope, message
 from convo.importers.context import ImportContext
@@ -191,6 +192,7 @@ class _Session:
         self.told = False  # the first message (with extra.conversation) was written
         self.pending: dict[str, list[dict[str, Any]]] = {}  # agent -> completions
         self.seen: Counter[str] = Counter()  # texts said in the session
+        self.calls = Thread()  # a tool's answer named by the call it answers
 
 
 class _Reader:
@@ -294,9 +296,10 @@ class _Reader:
             return
         receiver, sender = _str(obj.get("source_name")), _str(state.get("sender"))
         speaker = _str(msg.get("name")) or sender
-        chunks = chunks_of(parts.blocks)
-        text = "\n".join(chunks)
         s = self._current()
+        s.calls.called(parts.blocks)
+        chunks = chunks_of(parts.blocks, tools=s.calls.tools)
+        text = "\n".join(chunks)
         s.talked = True
         if self._relayed(speaker, text, receiver):
             return

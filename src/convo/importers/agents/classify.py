@@ -64,11 +64,65 @@ def is_container(obj: Any) -> bool:
     )
 
 
+def batch_request(value: Any) -> Any:
+    """A batch request line as the conversation it sends: OpenAI's Batch API input
+    (``{"custom_id", "method", "url", "body": {"model", "messages"}}``) or Anthropic's
+    Message Batches request (``{"custom_id", "params": {"model", "system"?, "messages"}}``).
+    The body, its id the ``custom_id`` (the thread of its answer in the batch's output),
+    the request's other members under ``batch``. An Anthropic batch's result line
+    (``{"custom_id", "result": {"type": "succeeded", "message"}}``) is that message in
+    that thread. Any other value as it is (``batch_failure`` tells a failed request's)."""
+    if not isinstance(value, dict) or "custom_id" not in value or "messages" in value:
+        return value
+    result = value.get("result")
+    if isinstance(result, dict) and isinstance(result.get("message"), dict):
+        return {"id": value["custom_id"], "messages": [result["message"]]}  # Anthropic's
+    key = "body" if isinstance(value.get("body"), dict) else "params"
+    body = value.get(key)
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+        return value
+    rest = {k: v for k, v in value.items() if k not in (key, "custom_id")}
+    if key == "params":  # Anthropic's: told apart from OpenAI's by the member's name
+        rest["params"] = True
+    return {"id": value["custom_id"], **body, "batch": rest or None}
+
+
+def batch_failure(value: Any) -> str | None:
+    """Why an Anthropic batch's result line holds no message (``errored``, ``expired``,
+    ``canceled``), else None."""
+    if not isinstance(value, dict) or "custom_id" not in value:
+        return None
+    result = value.get("result")
+    if (
+        not isinstance(result, dict)
+        or "message" in result
+        or not isinstance(result.get("type"), str)
+    ):
+        return None
+    error = result.get("error")
+    inner = error.get("error") if isinstance(error, dict) else None
+    said = inner.get("message") if isinstance(inner, dict) else None
+    return f"batch request {result['type']}" + (f" ({said})" if isinstance(said, str) else "")
+
+
+def batch_line(value: Any) -> tuple[Any, str | None]:
+    """(``batch_request(value)``, ``batch_failure(value)``): a line as a reader takes it."""
+    failed = batch_failure(value)
+    return (value if failed else batch_request(value)), failed
+
+
 def json_kind(value: Any) -> str:
     """What JSON value ``value`` is, in words (for a rejection)."""
     return {str: "string", list: "array", bool: "boolean", type(None): "null"}.get(
         type(value), "number"
     )
+
+
+# The Claude Agent SDK's messages (``claude -p --output-format stream-json``, the SDK's
+# ``query()``, claude-code-action's execution file): ``session_id`` in snake case, and
+# ``parent_tool_use_id`` on a turn, a ``subtype`` on a system line or the result.
+CLAUDE_SDK_TURNS = frozenset({"user", "assistant", "stream_event", "tool_progress"})
+CLAUDE_SDK_NOTICES = frozenset({"system", "result"})
 
 
 def is_claude_code(obj: dict[str, Any]) -> bool:
@@ -78,7 +132,18 @@ def is_claude_code(obj: dict[str, Any]) -> bool:
         or "parentUuid" in obj
         or "leafUuid" in obj
         or (kind in CLAUDE_CODE_BOOKKEEPING and "role" not in obj)
+        or is_claude_sdk(obj)
     )
+
+
+def is_claude_sdk(obj: dict[str, Any]) -> bool:
+    """A message of the Claude Agent SDK's stream (see ``CLAUDE_SDK_TURNS``)."""
+    kind = obj.get("type")
+    if not isinstance(obj.get("session_id"), str) or "role" in obj:
+        return False
+    if kind in CLAUDE_SDK_TURNS:
+        return "parent_tool_use_id" in obj
+    return kind in CLAUDE_SDK_NOTICES and isinstance(obj.get("subtype"), str)
 
 
 def classify(obj: Any, *, loose: bool = False) -> str | None:

@@ -24,6 +24,9 @@ Shape (openai/codex ``codex-rs/protocol/src/protocol.rs``: ``RolloutLine``, ``Ro
 - the TypeScript CLI (April to May 2025): one JSON document ``{"session": {"timestamp",
   "id", "instructions"}, "items": [...]}`` (``codex-cli/src/utils/storage/save-rollout.ts``).
 
+``codex exec --json``'s events (``thread.started``, ``item.completed``...) are read by
+``convo.importers.agents.codex_exec``.
+
 Decisions:
 - One record per item. speaker = the role (``developer`` as spelled, role ``system``);
   tool calls are the assistant's (``[tool_use NAME] {args}``, a shell call's ``{"command":
@@ -72,6 +75,7 @@ import orjson
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts, iso_ts
+from convo.importers.agents import codex_exec
 from convo.importers.agents.blocks import CallNames, block_chunk, dumps, parse_arguments
 from convo.importers.agents.openai_responses import message_chunks
 from convo.importers.build import message
@@ -121,12 +125,14 @@ def _is_history_entry(value: Any) -> bool:
 
 def _generation(value: Any) -> str:
     """``envelope``, ``meta`` (the first Rust CLI's first line), ``legacy`` (the
-    TypeScript CLI's document), ``history`` (the prompt history) or "" for a first JSON
-    value of none of these."""
+    TypeScript CLI's document), ``history`` (the prompt history), ``exec`` (``codex exec
+    --json``'s events) or "" for a first JSON value of none of these."""
     if not isinstance(value, dict):
         return ""
     if _is_history_entry(value):
         return "history"
+    if codex_exec.is_exec_event(value, first=True):
+        return "exec"
     if value.get("type") in LINE_TYPES and isinstance(value.get("payload"), dict):
         return "envelope"
     session = value.get("session")
@@ -196,8 +202,8 @@ class _State:
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     st = _State(source, ctx)
     generation = _head_generation(json_head(source))
-    if generation == "history":
-        yield from _history(source, ctx)
+    if generation in ("history", "exec"):
+        yield from (_history if generation == "history" else codex_exec.read)(source, ctx)
         return
     legacy = generation == "legacy"
     yield from _legacy(source, st) if legacy else _lines(source, st)
@@ -433,8 +439,8 @@ def _thought(item: Any) -> dict[str, Any]:
 
 
 DESCRIPTION = (
-    "OpenAI Codex CLI session rollouts (~/.codex/sessions/**/rollout-*.jsonl, .json) and "
-    "its prompt history (~/.codex/history.jsonl)"
+    "OpenAI Codex CLI session rollouts (~/.codex/sessions/**/rollout-*.jsonl, .json), "
+    "its prompt history (~/.codex/history.jsonl) and codex exec --json output"
 )
 EXAMPLE = (
     '{"timestamp": "2025-10-29T00:59:38.317Z", "type": "response_item", "payload": '
@@ -447,8 +453,8 @@ FIELDS = Fields(
     time="the line's `timestamp`; the older generations: the session's `timestamp`; the "
     "prompt history: `ts` (epoch seconds)",
     zone="the offset the source writes (UTC `Z`); " + NAIVE_IN_TZ,
-    thread="`codex:<session id>` (the prompt history: each entry's `session_id`); without a "
-    "session line, the file's name",
+    thread="`codex:<session id>` (the prompt history: each entry's `session_id`; exec "
+    "output: `thread_id`); without a session line, the file's name",
     id="a call `codex:<session>:<call_id>`; the TypeScript CLI's items "
     "`codex:<session>:<id>`; else " + CONTENT_HASH,
     scope="a `call_id` is unique in its session: the session's UUID scopes it",

@@ -13,7 +13,7 @@ import orjson
 
 from convo.core.io import Source, decode_text
 from convo.importers.agents.blocks import ANTHROPIC_BLOCKS
-from convo.importers.agents.classify import AUTOGEN_TYPES, classify, is_container
+from convo.importers.agents.classify import AUTOGEN_TYPES, batch_request, classify, is_container
 from convo.importers.agents.samples import leading_elements
 
 __all__ = ["sniff_for"]
@@ -72,6 +72,8 @@ def _count_formats(values: list[Any]) -> tuple[dict[str, int], int]:
         fmt = classify(obj)
         if fmt == "openai" and container is not None and _langmem_thread(container):
             fmt = "langmem"
+        if fmt == "openai" and container is not None and "params" in (container.get("batch") or ()):
+            fmt = "anthropic"  # an Anthropic batch request: its API's, plain text or not
         if fmt:
             found[fmt] = found.get(fmt, 0) + 1
     return found, total
@@ -104,7 +106,7 @@ def _sample_values(text: str) -> list[Any] | None:
 
 def _candidates(values: list[Any]) -> Iterator[tuple[Any, dict[str, Any] | None]]:
     n = 0
-    for value in values:
+    for value in map(batch_request, values):
         items: list[tuple[Any, dict[str, Any] | None]]
         if is_container(value):
             items = [(m, value) for m in value["messages"]]
@@ -125,6 +127,7 @@ def _candidates(values: list[Any]) -> Iterator[tuple[Any, dict[str, Any] | None]
 # the first group needs no role, the second only counts once a role is seen.
 _ENVELOPE_MARKERS: tuple[tuple[Callable[[str], bool], str, int], ...] = (
     (lambda t: '"sessionId"' in t and '"parentUuid"' in t, "anthropic", 80),
+    (lambda t: '"session_id"' in t and '"parent_tool_use_id"' in t, "anthropic", 80),
     (lambda t: _AUTOGEN.search(t) is not None and '"source"' in t, "autogen", 80),
     (lambda t: re.search(r'"__module__"\s*:\s*"agentscope', t) is not None, "agentscope", 85),
 )

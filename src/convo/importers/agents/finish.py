@@ -18,7 +18,8 @@ from convo.core.record import (
 )
 from convo.core.timestamps import parse_any
 from convo.importers.agents.blocks import MAX_DEPTH, chunks_of, depth_check, jsonable
-from convo.importers.agents.frameworks import CONVERTERS, Parts, Thread, TooDeep
+from convo.importers.agents.frameworks import CONVERTERS
+from convo.importers.agents.parts import NotMessage, Parts, Thread, TooDeep
 from convo.importers.build import GLOBAL_ID_LENGTH, scoped_id
 
 
@@ -99,6 +100,25 @@ def convert(
     )
 
 
+def _check_repeat(parts: Parts, thread: Thread) -> None:
+    """Raise NotMessage (bookkeeping) when ``parts`` repeats what the assistant said
+    since the last other turn (a Claude Code run's result); keep that text otherwise."""
+    if parts.repeats is not None:
+        if thread.said and "".join(parts.repeats.split()) == thread.said:
+            raise NotMessage(
+                "Claude Code result (its text repeats the last answer; its figures "
+                "are not imported)",
+                bookkeeping=True,
+            )
+        return
+    if parts.role == "assistant" and "sidechain" not in parts.tags:
+        said = "".join(b["text"] for b in parts.blocks if b.get("type") == "text"
+                       and isinstance(b.get("text"), str))  # fmt: skip
+        thread.said += "".join(said.split())
+    elif parts.role in ("user", "tool"):
+        thread.said = ""
+
+
 def plain_message(obj: Any, fmt: str, thread: Thread) -> ConversationMessage | None:
     """``convert(obj, fmt, thread, checked_later=True)`` when ``obj`` is the commonest
     message, ``{"role": ROLE, "content": "text"}`` (``_plain_text``) and no conversation
@@ -146,6 +166,7 @@ def _kept(
     its ``extra`` given the blocks and the original message unless the chunks and the
     role say it all."""
     if thread is not None:
+        _check_repeat(parts, thread)
         thread.called(parts.blocks)
     chunks = chunks_of(parts.blocks, include_thinking, thread.tools if thread else None)
     if not _text_only(parts.blocks):

@@ -14,7 +14,7 @@ from functools import partial
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.importers.agents.detect import sniff_for
-from convo.importers.agents.frameworks import AGENT_FORMATS
+from convo.importers.agents.parts import AGENT_FORMATS
 from convo.importers.agents.reader import read_agent_messages
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, NAIVE_IN_TZ, Fields
@@ -22,13 +22,15 @@ from convo.importers.registry import Format
 
 _DESCRIPTIONS = {
     "openai": (
-        "OpenAI chat messages (role, content parts, tool_calls) and fine-tuning JSONL",
+        "OpenAI chat messages (role, content parts, tool_calls), fine-tuning and Batch API "
+        "input JSONL",
         '[{"role": "user", "name": "Alice", "content": "Weather in Paris?"}, '
         '{"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function", '
         '"function": {"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}}]}]',
     ),
     "anthropic": (
-        "Anthropic messages with content blocks; Claude Code session JSONL",
+        "Anthropic messages with content blocks, Message Batches requests and results; Claude "
+        "Code session JSONL and its Agent SDK's stream (claude -p --output-format stream-json)",
         '{"system": "Be brief.", "messages": [{"role": "assistant", "content": '
         '[{"type": "tool_use", "id": "toolu_1", "name": "search", "input": {"q": "jwt"}}]}]}',
     ),
@@ -98,7 +100,8 @@ _FIELDS = {
         time="Claude Code's `timestamp`; API messages have none: the epoch sentinel, with one "
         "warning a source",
         zone="the offset the source writes; " + NAIVE_IN_TZ,
-        thread="Claude Code's `sessionId`, else the conversation's id" + _LINE,
+        thread="Claude Code's `sessionId` (the SDK's `session_id`), else the conversation's id"
+        + _LINE,
         id="Claude Code: the `uuid`; otherwise " + _ID,
         scope=_SCOPE,
         reply_to="Claude Code's `parentUuid`",

@@ -4,18 +4,16 @@
 role, content blocks and ``extra``; ``convo.importers.agents.finish.convert`` turns that
 into a message within a ``Thread`` (which knows the conversation id and the two
 parties, for listeners). The conventions (speaker, role, listeners, ids, ``extra``) are
-documented in ``convo.importers.agents.reader``.
+documented in ``convo.importers.agents.reader``; Claude Code's envelopes are read in
+``convo.importers.agents.claude_code``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
-from convo.core.errors import RecordError
 from convo.importers.agents.blocks import (
-    CallNames,
     dumps,
     jianmu_to_text,
     normalise_block,
@@ -23,137 +21,12 @@ from convo.importers.agents.blocks import (
     normalise_result,
     tool_use_block,
 )
-from convo.importers.agents.classify import (
-    CLAUDE_CODE_BOOKKEEPING,
-    MESSAGE_KEYS,
-    ROLE_MAP,
-    is_claude_code,
-    peek_party,
-)
+from convo.importers.agents.classify import MESSAGE_KEYS, ROLE_MAP, is_claude_code
+from convo.importers.agents.claude_code import claude_code_parts
+from convo.importers.agents.parts import NotMessage, Parts
 
-AGENT_FORMATS = ("openai", "anthropic", "agentscope", "langmem", "autogen", "jianmu")
 # AutoGen fields that are not type-specific (everything else is copied to extra).
 _AUTOGEN_COMMON = frozenset({"source", "content", "id", "created_at", "type"})
-
-
-class NotMessage(RecordError):
-    """The object is not a message of the expected framework. ``bookkeeping``: an entry
-    the tool writes for itself, skipped (one warning a kind); ``title``: a conversation's
-    title (a Claude Code ``summary``), kept on the next message instead."""
-
-    def __init__(
-        self, what: str, *, bookkeeping: bool = False, title: dict[str, Any] | None = None
-    ):
-        super().__init__(
-            what,
-            hint="use --lenient to keep such objects as text, or --from to pick the format",
-        )
-        self.bookkeeping = bookkeeping
-        self.title = title
-
-
-class TooDeep(RecordError):
-    """A message nested beyond ``MAX_DEPTH``: rejected, never wrapped under --lenient."""
-
-
-@dataclass
-class Thread:
-    """One conversation: its id, container fields and the two parties seen so far."""
-
-    id: str | None = None
-    extra: dict[str, Any] | None = None  # container fields, attached to the first message
-    scope: str | None = None  # the file a short id is unique in (``source_key``)
-    last: dict[str, str | None] = field(default_factory=lambda: {"user": None, "assistant": None})
-    tools: CallNames = field(default_factory=CallNames)  # a result named by its call
-    held_at: str | None = None  # where the titles waiting in ``extra`` were read
-    # bookkeeping entries skipped, by kind: [how many, where the first was]
-    skipped: dict[str, list[Any]] = field(default_factory=dict)
-
-    def called(self, blocks: list[dict[str, Any]]) -> None:
-        """Remember the names of the tool calls among ``blocks``."""
-        for b in blocks:
-            if b.get("type") == "tool_use":
-                self.tools.add(b.get("id"), b.get("name"))
-
-    def hold(self, title: dict[str, Any], where: str) -> None:
-        """A conversation title (a Claude Code ``summary``) for the next message's
-        ``extra.conversation.summaries``."""
-        conv = self.extra if self.extra is not None else {}
-        conv.setdefault("summaries", []).append(title)
-        self.extra, self.held_at = conv, where
-
-    def skip(self, what: str, where: str) -> None:
-        """Count a bookkeeping entry (``what``: its kind) skipped at ``where``."""
-        seen = self.skipped.setdefault(what, [0, where])
-        seen[0] += 1
-
-    def said_untaken(self, warn: Callable[[str, str], None]) -> None:
-        """Say the bookkeeping entries skipped, one warning a kind (a Claude Code session
-        holds hundreds of file-history snapshots), and the titles no message came after to
-        take them (a file of titles, each for a ``leafUuid`` of another session file;
-        a message read before has gone on: the reader streams)."""
-        for what, (n, first) in self.skipped.items():
-            warn(first, f"skipped: {what}" if n == 1 else f"skipped {n}: {what}, the first here")
-        left = (self.extra or {}).get("summaries") if self.held_at else None
-        if left:
-            warn(self.held_at or "", f"{len(left)} conversation title(s) (Claude Code summary "
-                 "lines) with no message after them: not imported (each titles the branch "
-                 "ending at its leafUuid, a message of another session file)")  # fmt: skip
-
-    def prime(self, objs: Iterable[Any], fmt: str) -> None:
-        """Know both parties' names before the first reply (a whole conversation at hand);
-        stops reading ``objs`` once both are known (nothing later would change them)."""
-        for obj in objs:
-            if not isinstance(obj, dict):
-                continue
-            side, name = peek_party(obj, fmt)
-            if side and name and self.last.get(side) is None:
-                self.last[side] = name
-                if self.primed:
-                    return
-
-    @property
-    def primed(self) -> bool:
-        """Both parties' names are known."""
-        return self.last["user"] is not None and self.last["assistant"] is not None
-
-    def listeners(self, role: str | None, speaker: str | None) -> list[str]:
-        """The other party of the two-party exchange (see ``convo.importers.agents.reader``)."""
-        if role == "user":
-            other = self.last["assistant"] or "assistant"
-        elif role in ("assistant", "tool"):
-            other = self.last["user"] or "user"
-            if role == "tool":
-                other = self.last["assistant"] or "assistant"
-        else:
-            return []
-        return [] if other == speaker else [other]
-
-    def heard(self, role: str | None, speaker: str | None, aside: bool = False) -> None:
-        """``speaker`` spoke as ``role``; ``aside``: not one of the two parties (a
-        Claude Code subagent's exchange)."""
-        if aside:
-            return
-        if role == "user":
-            self.last["user"] = speaker
-        elif role == "assistant":
-            self.last["assistant"] = speaker
-
-
-@dataclass
-class Parts:
-    """What a framework converter found, before the shared finishing."""
-
-    speaker: str | None
-    role: str | None
-    blocks: list[dict[str, Any]]
-    extra: dict[str, Any]
-    timestamp: Any = None
-    id: Any = None
-    reply_to: Any = None
-    thread: Any = None
-    listeners: list[str] | None = None  # an explicit addressee (AutoGen handoff target)
-    tags: list[str] = field(default_factory=list)
 
 
 # -- per-framework converters ----------------------------------------------------------
@@ -189,20 +62,7 @@ def openai_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
     _need_content(obj, "a chat message")
     extra: dict[str, Any] = {}
     role, speaker = _role(obj, extra, fallback_role)
-    content = obj.get("content")
-    blocks: list[dict[str, Any]]
-    if role == "tool" and (obj.get("tool_call_id") or obj.get("role") == "function"):
-        result: dict[str, Any] = {
-            "type": "tool_result",
-            "tool_use_id": obj.get("tool_call_id"),
-            "content": normalise_result(content),
-            "is_error": bool(obj.get("is_error", False)),
-        }
-        if isinstance(obj.get("name"), str):
-            result["name"] = obj["name"]
-        blocks = [result]
-    else:
-        blocks = normalise_content(content)
+    blocks = _openai_content(obj, role)
     if isinstance(obj.get("refusal"), str) and obj["refusal"]:
         blocks.append({"type": "refusal", "refusal": obj["refusal"]})
     calls = obj.get("tool_calls")
@@ -214,6 +74,32 @@ def openai_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
         blocks.append({"type": "audio", **obj["audio"]})
     speaker = _named(obj, extra, speaker if role != "tool" else "tool")
     return Parts(speaker, role, blocks, extra, id=obj.get("id"))
+
+
+def _openai_content(obj: dict[str, Any], role: str | None) -> list[dict[str, Any]]:
+    """A chat message's content as blocks: a tool's answer as ``tool_result`` blocks."""
+    content = obj.get("content")
+    responses = obj.get("tool_responses")  # AutoGen 0.2: the results of several calls
+    if role == "tool" and isinstance(responses, list) and responses:
+        return [_tool_response(r) for r in responses]
+    if role == "tool" and (obj.get("tool_call_id") or obj.get("role") == "function"):
+        result: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": obj.get("tool_call_id"),
+            "content": normalise_result(content),
+            "is_error": bool(obj.get("is_error", False)),
+        }
+        if isinstance(obj.get("name"), str):
+            result["name"] = obj["name"]
+        return [result]
+    return normalise_content(content)
+
+
+def _tool_response(response: Any) -> dict[str, Any]:
+    """One of AutoGen 0.2's ``tool_responses`` (``{tool_call_id, role, content}``)."""
+    r = response if isinstance(response, dict) else {"content": response}
+    return {"type": "tool_result", "tool_use_id": r.get("tool_call_id"),
+            "content": normalise_result(r.get("content")), "is_error": False}  # fmt: skip
 
 
 def langmem_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
@@ -240,7 +126,7 @@ def langmem_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
 
 def anthropic_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
     if is_claude_code(obj):
-        return _claude_code(obj)
+        return claude_code_parts(obj, anthropic_parts)
     if "content" not in obj:
         raise NotMessage("a message without content")
     extra: dict[str, Any] = {}
@@ -253,82 +139,6 @@ def anthropic_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
         role = "tool"
         speaker = speaker if "name" in extra else "tool"
     return Parts(speaker, role, blocks, extra, id=obj.get("id"))
-
-
-def _claude_code(env: dict[str, Any]) -> Parts:
-    """One line of a Claude Code session (``~/.claude/projects/PROJECT/SESSION.jsonl``).
-
-    - ``summary`` (``{"type": "summary", "summary", "leafUuid"}``, no time): the title
-      ``claude --resume`` shows for the conversation branch ending at ``leafUuid``
-      (written at the top of a session file, often for a branch of an earlier file):
-      no message, kept in the next message's ``extra.conversation.summaries``.
-    - ``isSidechain``: a subagent's conversation (the Task tool), whose "user" is the
-      main agent: spoken by ``assistant`` to ``subagent`` and back, tagged ``sidechain``.
-    - ``isMeta`` (text Claude Code puts in the user's turn: caveats, command output)
-      and ``isCompactSummary`` (the summary a compaction starts the new context with):
-      role ``system``, tagged ``meta`` / ``compact-summary``, not spoken by the user.
-    - ``system`` with ``subtype: compact_boundary`` (parentUuid null): a system message
-      tagged ``compact``, replying to its ``logicalParentUuid`` (the last message before).
-    """
-    kind = env.get("type")
-    stamp = env.get("timestamp")
-    if kind == "summary":
-        text = env.get("summary")
-        if not isinstance(text, str):
-            raise NotMessage("a Claude Code summary without text")
-        raise NotMessage(
-            "Claude Code summary (a conversation title, not a message)",
-            bookkeeping=True,
-            title={"summary": text, "leafUuid": env.get("leafUuid")},
-        )
-    msg = env.get("message")
-    if kind == "system" and isinstance(env.get("content"), str):
-        msg = {"role": "system", "content": env["content"]}
-    if not isinstance(msg, dict):
-        if kind in CLAUDE_CODE_BOOKKEEPING:
-            raise NotMessage(f"Claude Code {kind} entry (not a message)", bookkeeping=True)
-        raise NotMessage(f"a Claude Code {kind!r} entry without a message object")
-    role_default = kind if kind in ("user", "assistant", "system") else "user"
-    parts = anthropic_parts(msg, role_default)
-    parts.extra["claude_code"] = kind
-    parts.id = env.get("uuid") or msg.get("id")
-    parts.reply_to = env.get("parentUuid")
-    parts.thread = env.get("sessionId")
-    parts.timestamp = stamp
-    _claude_code_marks(env, parts)
-    return parts
-
-
-def _claude_code_marks(env: dict[str, Any], parts: Parts) -> None:
-    """What Claude Code's flags say of a line (see ``_claude_code``)."""
-    subtype = env.get("subtype")
-    if isinstance(subtype, str) and subtype:
-        parts.extra["subtype"] = subtype
-    if subtype == "compact_boundary":
-        parts.tags.append("compact")
-        parts.reply_to = parts.reply_to or env.get("logicalParentUuid")
-        if isinstance(env.get("compactMetadata"), dict):
-            parts.extra["compact"] = env["compactMetadata"]
-    _claude_code_voices(env, parts)
-
-
-def _claude_code_voices(env: dict[str, Any], parts: Parts) -> None:
-    """Who speaks a Claude Code line its flags mark: Claude Code itself, or a subagent."""
-    if env.get("isMeta") is True or env.get("isCompactSummary") is True:
-        parts.tags.append("compact-summary" if env.get("isCompactSummary") is True else "meta")
-        if parts.role == "user":
-            parts.role = parts.speaker = "system"
-    if env.get("isSidechain") is True:
-        parts.tags.append("sidechain")
-        if parts.role == "user" and parts.speaker == "user":
-            parts.speaker, parts.listeners = "assistant", ["subagent"]
-        elif parts.role == "tool":  # the subagent's own calls answered
-            parts.listeners = ["subagent"]
-        elif parts.role == "assistant" and parts.speaker == "assistant":
-            parts.speaker, parts.listeners = "subagent", ["assistant"]
-        agent = env.get("agentId")
-        if isinstance(agent, str) and agent:
-            parts.extra["agent_id"] = agent
 
 
 def agentscope_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:

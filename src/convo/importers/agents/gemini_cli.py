@@ -19,7 +19,8 @@ and ``chatRecordingTypes.ts``; ``packages/core/src/core/logger.ts``):
 - ``logs.json``: the prompts typed, ``[{sessionId, messageId, timestamp, type: "user",
   message}]`` (the CLI's up-arrow history).
 
-The ``/chat save`` checkpoints (``checkpoint-<tag>.json``: Gemini API contents, bare or
+The headless output (``gemini -p --output-format stream-json`` or ``json``) is read by
+``convo.importers.agents.gemini_cli_stream``. The ``/chat save`` checkpoints (``checkpoint-<tag>.json``: Gemini API contents, bare or
 ``{"history": [...]}``) are read by ``gemini``.
 
 Decisions:
@@ -59,6 +60,7 @@ from convo.core.jsonl import iter_lines
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.blocks import dumps
+from convo.importers.agents.gemini_cli_stream import headless_kind, read_headless
 from convo.importers.agents.samples import sample_values
 from convo.importers.build import GLOBAL_ID_LENGTH, message
 from convo.importers.context import ImportContext
@@ -87,6 +89,8 @@ def _is_log_entry(value: Any) -> bool:
 
 def sniff(source: Source) -> int:
     text = json_head(source)
+    if text.startswith("{") and headless_kind(text):
+        return 95
     if not text.startswith(("{", "[")) or '"sessionId"' not in text:
         return 0
     if text.startswith("{"):
@@ -122,6 +126,10 @@ class _Session:
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     text = json_head(source)
+    headless = headless_kind(text) if text.startswith("{") else ""
+    if headless:
+        yield from read_headless(source, ctx, headless)
+        return
     if text.startswith("["):
         yield from _logs(source, ctx)
         return
@@ -431,7 +439,10 @@ def _call_chunks(call: dict[str, Any]) -> list[str]:
     return out
 
 
-DESCRIPTION = "Gemini CLI sessions (~/.gemini/tmp/*/chats/session-*.json, .jsonl) and logs.json"
+DESCRIPTION = (
+    "Gemini CLI sessions (~/.gemini/tmp/*/chats/session-*.json, .jsonl), logs.json and "
+    "headless output (gemini -p --output-format stream-json or json)"
+)
 EXAMPLE = (
     '{"sessionId": "9c2b8f0e-3d4a-4f5b-8c6d-7e8f9a0b1c2d", "projectHash": "5e1f...", '
     '"startTime": "2025-09-10T08:00:00.000Z", "messages": [{"id": "3f0c...", '
@@ -440,11 +451,11 @@ EXAMPLE = (
 FIELDS = Fields(
     speaker="the type: `user`, `gemini`; the CLI's notices (info, error, warning): `gemini-cli`",
     listeners="user ↔ gemini; notices: none",
-    time="the message's `timestamp`",
+    time="the message's `timestamp` (headless: the event's; `json` output has none)",
     zone="the offset the source writes (UTC `Z`); " + NAIVE_IN_TZ,
-    thread="`gemini-cli:<sessionId>`",
+    thread="`gemini-cli:<sessionId>` (headless: `session_id`)",
     id="`gemini-cli:<id>` (a random UUID); a short one `gemini-cli:<session>:<id>`; a "
-    "logged prompt `gemini-cli:<session>:log-<messageId>`",
+    "logged prompt `gemini-cli:<session>:log-<messageId>`; headless output: content hashes",
     scope="none for UUIDs; short ids and logged prompts: the session",
     subject="the session's `summary`",
     tags="`system` and the type on the CLI's notices; `prompt-log` on logs.json's prompts",

@@ -24,7 +24,9 @@ Decisions:
 - Text: a string content as is; content blocks one chunk each (``[tool_use NAME] {...}``,
   ``[image] URL``... as the agent readers write them); ``tool_calls`` not already among
   the blocks become ``[tool_use NAME] {...}`` chunks; ``invalid_tool_calls`` are kept in
-  ``extra``. A tool message's ``replyTo`` is the ai message that made the call.
+  ``extra``. A tool message is ``[tool_result NAME] ...`` (NAME its ``name``, else the
+  call's; `` error`` for ``status: error``), its ``replyTo`` the ai message that made the
+  call.
 - Private reasoning (``thinking`` / ``reasoning`` blocks, ``additional_kwargs.
   reasoning_content``) goes to ``extra.thinking``, never the text (``[thinking]``
   chunks with ``ImportOptions.include_thinking``, ``--include-thinking``).
@@ -200,12 +202,11 @@ def _message(
         as_str(data.get("role")) if spelled == "chat" else spelled
     )
     chunks, thinking = _chunks(data, include)
+    if role == "tool":
+        chunks = _result_chunks(data, chunks, calls)
     mid = as_str(data.get("id"))
     rec_id = file_local_id(NAME, mid, source_name) if mid else None
-    for call in as_list(data.get("tool_calls")):
-        cid = as_str(as_dict(call).get("id"))
-        if cid and rec_id:
-            calls.set(cid, rec_id)
+    _note_calls(data, rec_id, calls)
     kwargs = {
         k: v for k, v in as_dict(data.get("additional_kwargs")).items() if k != "reasoning_content"
     }
@@ -232,6 +233,24 @@ def _message(
             "usage_metadata": as_dict(data.get("usage_metadata")),
         },
     )
+
+
+def _result_chunks(data: dict[str, Any], chunks: list[str], calls: SpillMap[str, str]) -> list[str]:
+    """A tool message's text as every agent reader labels a result: ``[tool_result NAME]``."""
+    called = as_str(data.get("tool_call_id"))
+    label = as_str(data.get("name")) or calls.get(f"name:{called}") or called or "?"
+    flag = " error" if data.get("status") == "error" else ""
+    return [f"[tool_result {label}{flag}] " + "\n".join(chunks)]
+
+
+def _note_calls(data: dict[str, Any], rec_id: str | None, calls: SpillMap[str, str]) -> None:
+    """Remember the message that made each tool call, and the call's name."""
+    for call in as_list(data.get("tool_calls")):
+        cid, name = as_str(as_dict(call).get("id")), as_str(as_dict(call).get("name"))
+        if cid and rec_id:
+            calls.set(cid, rec_id)
+        if cid and name:
+            calls.set(f"name:{cid}", name)
 
 
 def _chunks(data: dict[str, Any], include: bool) -> tuple[list[str], list[str]]:

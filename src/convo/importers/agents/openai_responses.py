@@ -16,7 +16,8 @@ built-in tool calls (``web_search_call``, ``file_search_call``, ``computer_call`
 Decisions:
 - One record per item. speaker = role (``developer`` as spelled, role ``system``);
   function calls and built-in tool calls are the assistant's (``[tool_use NAME] {...}``,
-  ``[web_search_call] {...}``); a ``function_call_output`` is the ``tool``'s, its
+  ``[web_search_call] {...}``); a ``function_call_output`` is the ``tool``'s
+  (``[tool_result NAME] output``, NAME the call's, else the ``call_id``), its
   ``replyTo`` the call with the same ``call_id``. Listeners: user ↔ assistant, a tool
   result → assistant.
 - Reasoning is private: a ``reasoning`` item is attached to the next record's
@@ -46,7 +47,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.spillmap import SpillMap
 from convo.core.timestamps import epoch_ts
-from convo.importers.agents.blocks import block_chunk, dumps, parse_arguments
+from convo.importers.agents.blocks import CallNames, block_chunk, dumps, parse_arguments
 from convo.importers.agents.samples import iter_samples, key_pattern, sample_values, sub
 from convo.importers.build import message
 from convo.importers.context import ImportContext
@@ -102,6 +103,7 @@ class _State:
         self.include = include_thinking
         self.pending: list[dict[str, Any]] = []
         self.calls: SpillMap[str, str] = SpillMap()
+        self.tools = CallNames()  # an output is named by the call it answers
         self.untimed = 0
 
 
@@ -226,8 +228,10 @@ def _parties(item: dict[str, Any], st: _State) -> tuple[str, str | None, list[st
         spelled = as_str(item.get("role")) or "user"
         return spelled, ROLES.get(spelled), message_chunks(item.get("content")), None
     if kind == "function_call_output":
-        reply = st.calls.get(as_str(item.get("call_id")))
-        return "tool", "tool", [_output_text(item.get("output"))], reply
+        call_id = as_str(item.get("call_id"))
+        label = st.tools.get(call_id) or call_id or "?"
+        text = f"[tool_result {label}] {_output_text(item.get('output'))}"
+        return "tool", "tool", [text], st.calls.get(call_id)
     return "assistant", "assistant", [_call_chunk(item)], None
 
 
@@ -236,7 +240,7 @@ def _item_extra(item: dict[str, Any], speaker: str, role: str | None) -> dict[st
     drop = {"type", "role", "content", "id"} | ({"status"} if kind == "message" else set())
     rest = {k: v for k, v in item.items() if k not in drop}
     if isinstance(rest.get("output"), str):
-        del rest["output"]  # the record's text, exactly
+        del rest["output"]  # the record's text after its ``[tool_result NAME]`` label
     return {
         "type": kind if kind != "message" else None,
         "original_role": speaker if kind == "message" and speaker != role else None,
@@ -254,6 +258,7 @@ def _record(
     if item["type"] not in ("message", "function_call_output") and call_id:
         rec_id = rec_id or f"openai:{call_id}"
         st.calls.set(call_id, rec_id)
+        st.tools.add(call_id, as_str(item.get("name")) or item["type"])
     return message(
         chunks,
         speaker=speaker,

@@ -31,10 +31,11 @@ Decisions:
   ``user``) or the assistant's (``agent``) text, its images and files named; the system
   prompt is ``system``'s (tagged ``system``; the tools' names in ``extra.tools``); any
   other action is the assistant's ``thought`` then ``[tool_use TYPE] {args}`` (whole);
-  an observation is the ``tool``'s ``[tool_result TYPE] content`` (``error`` after the
-  name for an ``error`` observation, ``success: false`` or a non-zero exit code), an
-  ``agent_state_changed`` ``[agent_state_changed STATE]`` tagged ``system``; a
-  screenshot is named, not kept.
+  an observation is the ``tool``'s ``[tool_result TYPE] content``, TYPE the action's it
+  answers (its ``cause``), else its own (``error`` after the name for an ``error``
+  observation, ``success: false`` or a non-zero exit code), an ``agent_state_changed``
+  ``openhands``'s ``[agent_state_changed STATE]`` (role ``system``, no listener, tagged
+  ``system``); a screenshot is named, not kept.
 - listeners the other party (the tool's output → the assistant).
 - time = ``timestamp``, naive, in ``--tz`` (else UTC).
 - thread = ``openhands:<conversation>``: the folder above ``events/`` or
@@ -61,7 +62,13 @@ from typing import Any
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
-from convo.importers.agents.blocks import block_chunk, dumps, normalise_block, whole_chunk
+from convo.importers.agents.blocks import (
+    CallNames,
+    block_chunk,
+    dumps,
+    normalise_block,
+    whole_chunk,
+)
 from convo.importers.build import OwnIds, file_scope, message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
@@ -75,6 +82,7 @@ OTHER = {
     "assistant": ["user"],
     "tool": ["assistant"],
     "system": ["assistant"],
+    "openhands": [],  # its own notices (the agent's state)
 }
 # an event's own keys, in event_to_dict's order: id, timestamp, source, message, ...
 _EVENT = re.compile(
@@ -173,14 +181,18 @@ class _Stream:
             self.scope = conversation(source)
             self.thread = f"{NAME}:{self.scope}"
         self.own = OwnIds()
+        self.kinds = CallNames()  # an action's type by its event id (what an observation answers)
         self.elsewhere = 0  # a cache page's events that have their own file beside
 
     def record(self, event: dict[str, Any], where: str) -> ConversationMessage:
         origin = as_str(event.get("source"))
         if "action" in event and isinstance(event.get("action"), str):
             speaker, chunks, tags, extra = _action(event, origin)
+            self.kinds.add(str(event.get("id")), event["action"])
         else:
-            speaker, chunks, tags, extra = _observation(event)
+            speaker, chunks, tags, extra = _observation(
+                event, self.kinds.get(str(event.get("cause")))
+            )
         number = event.get("id")
         own = (
             f"{NAME}:{self.scope}:{number}"
@@ -196,7 +208,7 @@ class _Stream:
             source_id=where,
             format=NAME,
             thread=self.thread,
-            role=speaker,
+            role="system" if speaker == "openhands" else speaker,
             tags=tags,
             extra={**_common(event, origin), **extra},
         )
@@ -259,7 +271,8 @@ def _system(args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _observation(event: dict[str, Any]) -> Parts:
+def _observation(event: dict[str, Any], called: str | None) -> Parts:
+    """An observation: ``called`` is the type of the action it answers (its ``cause``)."""
     kind = as_str(event.get("observation"))
     extras = as_dict(event.get("extras"))
     kept = {k: v for k, v in extras.items() if k not in DROPPED}
@@ -267,14 +280,14 @@ def _observation(event: dict[str, Any]) -> Parts:
         state = as_str(extras.get("agent_state")) or "?"
         said = as_str(event.get("content"))
         chunk = f"[agent_state_changed {state}] {said}".rstrip()
-        return "tool", [chunk], ["system"], {"extras": kept or None}
+        return "openhands", [chunk], ["system"], {"extras": kept or None}
     code = as_dict(extras.get("metadata")).get("exit_code", extras.get("exit_code"))
     failed = (
         kind == "error"
         or event.get("success") is False
         or (isinstance(code, int) and code not in (0, -1))
     )
-    chunks = [whole_chunk({"type": "tool_result", "name": kind or "?",
+    chunks = [whole_chunk({"type": "tool_result", "name": called or kind or "?",
                            "content": as_str(event.get("content")), "is_error": failed})]  # fmt: skip
     if extras.get("screenshot"):
         chunks.append(_image(extras["screenshot"]))
@@ -314,8 +327,9 @@ EXAMPLE = (
 )
 FIELDS = Fields(
     speaker="`user` (a message the person sent), `assistant` (the agent's messages and "
-    "actions), `tool` (observations), `system` (the system prompt)",
-    listeners="the other party; an observation → the assistant",
+    "actions), `tool` (observations), `system` (the system prompt), `openhands` (the agent's "
+    "state changes, role `system`)",
+    listeners="the other party; an observation → the assistant; `openhands`'s notices: none",
     time="`timestamp`",
     zone="naive local times: `--tz`, else UTC",
     thread="`openhands:<conversation>` (the folder above `events/`, else the file's name)",

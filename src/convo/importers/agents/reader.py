@@ -2,7 +2,8 @@
 
 Each format reads one JSON array of messages, one object with a ``messages`` list (a
 conversation: OpenAI fine-tuning line, Anthropic request with ``system``, LangMem thread
-``{id, messages, metadata}``, AutoGen TaskResult), a list of such conversations, one bare
+``{id, messages, metadata}``, AutoGen TaskResult; a batch line, ``classify.batch_request``,
+as the conversation it holds), a list of such conversations, one bare
 message, or JSONL with one message or one conversation a line (Claude Code sessions,
 AutoGen dumps, fine-tuning files). JSONL streams line by line; a JSON array (of messages
 or of conversations, one conversation at a time) and a ``{"messages": [...]}`` document
@@ -74,19 +75,19 @@ Readable chunks: one a block. Text as is; ``[thinking] ...`` (--include-thinking
 chunks are cut at 2000 characters (the original is in extra); no content: one empty chunk.
 
 Detection (by content, the first lines or the whole head parsed): Claude Code envelopes
-(``sessionId``/``parentUuid``) → anthropic; ``type`` + ``source`` with an AutoGen class
-name → autogen; ``__module__`` agentscope, ``invocation_id``, or name+role+content with an
-AgentScope timestamp → agentscope; a ``tool`` key or dict content → jianmu; message
-``metadata`` with ``user_id``/``timestamp``, or a thread with ``id`` and ``metadata`` →
-langmem; Anthropic-only blocks (tool_use, tool_result, thinking, image source) → anthropic;
-any other role+content → openai. Plain role+text messages are valid in both OpenAI and
-Anthropic: openai wins. Records with ``textChunks`` (convo's JSONL) and ChatGPT exports
-(``mapping``) are never claimed.
+(``sessionId``/``parentUuid``; the SDK's ``session_id`` with ``parent_tool_use_id`` or
+``subtype``) → anthropic; ``type`` + ``source`` with an AutoGen class name → autogen;
+``__module__`` agentscope, ``invocation_id``, or name+role+content with an AgentScope
+timestamp → agentscope; a ``tool`` key or dict content → jianmu; message ``metadata``
+with ``user_id``/``timestamp``, or a thread with ``id`` and ``metadata`` → langmem;
+Anthropic-only blocks (tool_use, tool_result, thinking, image source) → anthropic; any
+other role+content → openai (plain role+text, valid in both, is openai). Records with
+``textChunks`` (convo's JSONL) and ChatGPT exports (``mapping``) are never claimed.
 
 Coercion: an object that is not a message is rejected (``--strict`` aborts); under
 ``--lenient`` it becomes a text message (its JSON, role user). Claude Code bookkeeping
 entries (file-history-snapshot, queue-operation...) are skipped, one warning a kind; its
-``summary`` lines are titles for the next message (``frameworks._claude_code``).
+``summary`` lines are titles for the next message (``claude_code._claude_code``).
 Jianmu content becomes text by Jianmu's own ``Message.to_text`` rules
 (``convo.importers.agents.blocks.jianmu_to_text``). A LangMem ``Message`` (``id``,
 ``content``, ``timestamp``, ``user``) is spoken by its user's name, as role user.
@@ -98,7 +99,6 @@ location, never wrapped under ``--lenient`` (see ``convo.importers.agents.blocks
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Callable, Generator, Iterable, Iterator
 from functools import partial
 from pathlib import Path
@@ -106,16 +106,16 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from convo.core import scratch
 from convo.core.errors import InputError, RecordError
 from convo.core.io import Source, open_binary
 from convo.core.jsonl import iter_lines
 from convo.core.jsonstream import JsonArray
 from convo.core.record import ConversationMessage, ConversationMessageMeta
 from convo.importers.agents.blocks import dumps, jsonable
-from convo.importers.agents.classify import classify, is_container, json_kind
+from convo.importers.agents.classify import batch_line, classify, is_container, json_kind
 from convo.importers.agents.finish import convert, plain_message
-from convo.importers.agents.frameworks import AGENT_FORMATS, NotMessage, Thread, TooDeep
+from convo.importers.agents.parts import AGENT_FORMATS, NotMessage, Thread, TooDeep
+from convo.importers.agents.samples import spool_stdin
 from convo.importers.build import ContentIds, file_scope
 from convo.importers.context import ImportContext
 
@@ -205,7 +205,7 @@ class _Reader:
             return
         spool: Path | None = None
         if self.source.is_stdin:  # read again in passes: keep it on disk
-            spool = _spool(head, lines)
+            spool = spool_stdin(head, lines)
         opener: Callable[[], BinaryIO] = (
             partial(open_binary, spool) if spool is not None else self.source.open
         )
@@ -305,6 +305,10 @@ class _Reader:
 
     def _line(self, number: int, value: Any, raw: bytes) -> Iterator[ConversationMessage]:
         where = self.ctx.loc(number)
+        value, failed = batch_line(value)
+        if failed:
+            self.ctx.reject(where, failed, raw)
+            return
         if is_container(value):
             yield from self._conversation(
                 value,
@@ -408,7 +412,7 @@ class _Reader:
             self._refuse(obj, locator, where, raw, e)
             return None
         except NotMessage as e:
-            if e.title is not None:  # kept for the next message (frameworks._claude_code)
+            if e.title is not None:  # kept for the next message (claude_code._claude_code)
                 thread.hold(e.title, where or self.ctx.loc(locator))
                 return None
             if e.bookkeeping:
@@ -470,16 +474,6 @@ def _check_message_object(obj: Any) -> None:
 def _some(msg: ConversationMessage | None) -> Iterator[ConversationMessage]:
     if msg is not None:
         yield msg
-
-
-def _spool(head: bytes, lines: Iterator[Any]) -> Path:
-    """Standard input's document (its first line already read) in a temporary file."""
-    fd, tmp = scratch.file(None, kind="spool", tail="-stdin.json")
-    with os.fdopen(fd, "wb") as out:
-        out.write(head)
-        for line in lines:
-            out.write(b"\n" + line.raw)
-    return Path(tmp)
 
 
 def read_agent_messages(

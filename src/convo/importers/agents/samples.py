@@ -9,12 +9,15 @@ location (the torn last line of an interrupted write says so); the reader carrie
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import orjson
 
+from convo.core import scratch
 from convo.core.errors import RecordError
 from convo.core.io import Source, load_json
 from convo.core.jsonl import iter_lines, parse_line
@@ -121,3 +124,13 @@ def key_pattern(key: str, values: tuple[str, ...]) -> re.Pattern[str]:
 def sub(ctx: ImportContext, where: str, part: str) -> str:
     """The locator of ``part`` inside ``where`` (``FILE#part`` when ``where`` is the file)."""
     return ctx.loc(part) if where == ctx.source.name else f"{where}.{part}"
+
+
+def spool_stdin(head: bytes, lines: Iterator[Any]) -> Path:
+    """Standard input's document (its first line already read) in a temporary file."""
+    fd, tmp = scratch.file(None, kind="spool", tail="-stdin.json")
+    with os.fdopen(fd, "wb") as out:
+        out.write(head)
+        for line in lines:
+            out.write(b"\n" + line.raw)
+    return Path(tmp)

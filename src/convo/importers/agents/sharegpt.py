@@ -14,7 +14,8 @@ Decisions (the chat family's, as the agent readers do):
 - listeners: a user turn → the assistant side's speaker (first seen, else ``gpt``), an
   assistant turn → the user side's (else ``human``), a tool turn → the assistant side.
 - text = ``value`` (non-string values as JSON); a ``function_call`` value that is JSON
-  ``{"name", "arguments"}`` becomes ``[tool_use NAME] {...}``.
+  ``{"name", "arguments"}`` becomes ``[tool_use NAME] {...}``, a tool turn's value
+  ``[tool_result NAME] ...`` (NAME the latest call's, else ``from`` as spelled).
 - A top-level ``system`` prompt becomes a first system message (``extra.system_prompt``);
   the sample's other members (``id``, ``tools``, ``images``...) go to
   ``extra.conversation`` on its first message.
@@ -132,6 +133,7 @@ def _sample(
             extra={"system_prompt": True, "conversation": rest},
         )
         first = False
+    called = ""  # the name of the latest function call, which an observation answers
     for k, turn in enumerate(turns, 1):
         loc = sub(ctx, where, f"msg-{k}")
         if not isinstance(turn, dict) or not as_str(turn.get("from")):
@@ -140,8 +142,9 @@ def _sample(
         spelled = as_str(turn["from"])
         role = ROLE.get(spelled)
         extras = {k2: v for k2, v in turn.items() if k2 not in ("from", "value")}
+        text, called = _labelled(spelled, role, _text(spelled, turn.get("value")), called)
         yield message(
-            _text(spelled, turn.get("value")),
+            text,
             speaker=spelled,
             listeners=sides.listeners(role),
             id=file_local_id(NAME, f"{sid}:{k}", ctx.source.name) if sid else None,
@@ -156,6 +159,16 @@ def _sample(
             },
         )
         first = False
+
+
+def _labelled(spelled: str, role: str | None, text: str, called: str) -> tuple[str, str]:
+    """(the turn's text, the latest call's name): a tool's answer labelled
+    ``[tool_result NAME]`` by the call before it, as every agent reader labels one."""
+    if spelled == "function_call" and text.startswith("[tool_use "):
+        return text, text[len("[tool_use ") :].split("]", 1)[0]
+    if role == "tool":
+        return f"[tool_result {called or spelled}] {text}", called
+    return text, called
 
 
 def _text(spelled: str, value: Any) -> str:
