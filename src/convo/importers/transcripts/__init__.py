@@ -115,7 +115,8 @@ Decisions, where the formats and the brief are silent:
   ``task`` and ``duration`` with the head ending inside a ``text`` string (the API's
   response past an hour of speech: its whole text comes before the segments) 60;
   a ``.json`` file whose head is all one ``"text"`` string (Whisper writes the whole
-  text first) 30. whisper.cpp: ``transcription`` with ``offsets``/``timestamps``/
+  text first) 30; the Hugging Face pipeline's ``chunks`` (or insanely-fast-whisper's
+  ``speakers``) whose head shows a ``"timestamp": [start, end]`` pair 75. whisper.cpp: ``transcription`` with ``offsets``/``timestamps``/
   ``systeminfo`` 90. AssemblyAI: ``audio_url`` with ``status``/``id`` and a transcript
   member 85. Deepgram: ``results`` with ``channels`` and ``alternatives`` 90, or
   ``metadata`` with ``request_id`` and ``model_info`` 85 (never with ``jobName``).
@@ -190,7 +191,9 @@ def register(registry: Registry) -> None:
     from convo.importers.gates import Gate, json_with
 
     named = Gate(named=True)
-    whisper = json_with('"segments"', '"word_segments"', '"task"', opens="{")
+    whisper = json_with(
+        '"segments"', '"word_segments"', '"task"', '"chunks"', '"speakers"', opens="{"
+    )
     text_first = Gate(pattern=r'\A[\s\ufeff]*\{\s*"text"\s*:')  # openai-whisper's order
     zipped = Gate(magic=(b"PK\x03\x04",))
     registry.declare(__package__, (
