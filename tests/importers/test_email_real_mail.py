@@ -174,6 +174,19 @@ def test_mboxrd_by_name_alone(tmp_path):
     assert msg.text_chunks == ["From the start, as the writer left it."]
 
 
+def test_mboxrd_by_its_envelope_line():
+    """public-inbox (lore.kernel.org's ``t.mbox.gz``) and b4 write mboxrd with the envelope
+    ``From mboxrd@z Thu Jan  1 00:00:00 1970`` (b4's ``test_headers_are_not_escaped``):
+    a body's ``From now on`` was read as written, ``>From now on``."""
+    msgs, _ = _read(FIXTURES / "lore-mboxrd.mbox")
+    assert msgs[0].text_chunks[0].startswith("From now on the packets go in the tin.\n")
+    assert msgs[1].text_chunks[0].splitlines()[2] == ">From now on the packets go in the tin."
+    assert msgs[1].metadata.recipients == [
+        "Ann Lee <ann@example.org>",
+        "garden-devel@lists.example.org",
+    ]
+
+
 def test_mboxo_double_escape_past_the_head_stays(tmp_path):
     """A '>>From' line after the first 64 KiB does not make a file mboxrd: decided first."""
     filler = "".join(

@@ -23,8 +23,9 @@ Decisions where the spec is silent:
   both give the same records on the whole corpus.
 - CRLF line ends are read as LF (so text attachment sizes count LF line ends).
 - mboxo or mboxrd is decided per file, before the first message (streaming allows no
-  look at the whole file): a file is mboxrd when it is named ``*.mboxrd`` or a
-  ``>>From `` line stands in its first 64 KiB (``mbox.is_mboxrd``). In an mboxrd file one
+  look at the whole file): a file is mboxrd when it is named ``*.mboxrd``, its first
+  envelope is ``From mboxrd@...`` (public-inbox, b4) or a ``>>From `` line stands in
+  its first 64 KiB (``mbox.is_mboxrd``). In an mboxrd file one
   ``>`` is removed from every ``>+From `` line; in any other file (mboxo: writers escape
   ``From `` but leave ``>From `` alone, so the escaping cannot be undone) every line stays
   as written, as ``mailbox.mbox`` reads it. ``>From:`` (a quoted header) is never touched.
