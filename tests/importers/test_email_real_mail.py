@@ -202,6 +202,32 @@ def test_mboxo_double_escape_past_the_head_stays(tmp_path):
 # --------------------------------------------------------------------------- 5. attachments
 
 
+@pytest.mark.parametrize("name", ["smime-opaque-signed.eml", "smime-opaque-signed-ber.eml"])
+def test_opaque_signed_smime_is_read(name):
+    """An opaque-signed S/MIME message (``smime.p7m`` of ``smime-type=signed-data``, as
+    Outlook sends with clear-text signing off; DER, and BER as ``openssl cms -stream``
+    writes it) read ``[encrypted: ...]``: its text, in the CMS SignedData in the clear,
+    was lost. Now the signed entity is the body; the part is listed."""
+    msg, _ = _one(name)
+    assert msg.text_chunks == ["The packets are dry. \u2713\nSee you Sunday."]
+    (part,) = msg.extra["attachments"]
+    assert part["name"] == "smime.p7m" and part["type"].endswith("pkcs7-mime")
+
+
+def test_enveloped_smime_and_damaged_signed_data_stay_encrypted(tmp_path):
+    from convo.importers.email.smime import signed_content
+
+    raw = (FIXTURES / "smime-opaque-signed.eml").read_bytes()
+    head, _, blob = raw.partition(b"\n\n")
+    cut = head + b"\n\n" + blob[: len(blob) // 2]  # a truncated blob: no content to read
+    p = tmp_path / "cut.eml"
+    p.write_bytes(cut)
+    msg, _ = _one_at(p)
+    assert msg.text_chunks == ["[encrypted: application/x-pkcs7-mime]"]
+    assert signed_content(b"\x30\x80" * 40) is None  # nested without end: no crash
+    assert signed_content(b"") is None
+
+
 def test_attached_text_only_says_so():
     msg, _ = _one("only-attached-text.eml")
     assert msg.text_chunks == ["[attachment notes.txt, text/plain]"]
