@@ -59,6 +59,7 @@ FORMAT_OF = {
     "aws-channels": "aws-transcribe",
     "hf-insanely-fast-whisper": "whisper",
     "hf-word-chunks": "whisper",
+    "revai": "revai",
 }
 
 
@@ -389,6 +390,21 @@ def test_hugging_face_pipeline_chunks_and_speakers():
     recs, rejects, _ = run(ASR / "hf-word-chunks.json")
     assert not rejects
     assert turns(recs) == [(None, "Seeds go in after the frost."), (None, "Not before.")]
+
+
+def test_rev_ai_monologues():
+    """Rev.ai's transcript JSON (``monologues`` of ``elements``: ``text`` words with
+    ``ts``/``end_ts``, ``punct`` spaces and marks, ``unknown`` tags; a speaker number, or
+    ``speaker_info.display_name`` when named) was "format not recognised"."""
+    recs, rejects, warnings = run(ASR / "revai.json")
+    assert not rejects
+    assert any("skipped 1 monologues without text" in w for w in warnings)  # a tag alone
+    assert turns(recs) == [
+        ("0", "Morning, all. Seeds first?"),
+        ("Bea Ross", "<inaudible> Yes. The packets are dry."),
+    ]
+    assert (recs[0]["extra"]["start"], recs[0]["extra"]["end"]) == (0.42, 2.3)
+    assert recs[1]["extra"]["monologues"] == [2, 3]
 
 
 def test_empty_speakers_read_the_chunks(tmp_path):

@@ -3,8 +3,8 @@ speech-to-text engines write, into messages, one per speaker turn. ``vtt``, ``sr
 ``sbv`` hold each cue format's sniff, reader and ``FORMATS``; they share ``cues`` (lines ->
 blocks -> timed cues), ``cuetext`` (cue text and speaker prefixes), ``turns`` (speakers
 of cues) and ``sniffing`` (head checks). ``whisper`` (Whisper, WhisperX, the OpenAI
-audio API; whisper.cpp), ``assemblyai``, ``deepgram`` and ``aws`` (Amazon Transcribe)
-read speech-to-text JSON through
+audio API; whisper.cpp), ``assemblyai``, ``deepgram``, ``aws`` (Amazon Transcribe) and
+``revai`` (Rev.ai) read speech-to-text JSON through
 ``speech`` (segments, offsets, words). Every format merges turns with ``merging``.
 
 The text transcripts, ``otter`` (Otter.ai's text export), ``rev`` (Rev.com's),
@@ -64,10 +64,10 @@ Decisions, where the formats and the brief are silent:
   with ``.`` timings are WebVTT (40) unless numbered (SRT, 45). An empty file counts only
   when its name has the format's extension (so it warns "no cues" instead of failing).
 - Speech-to-text JSON (``whisper``, ``whisper-cpp``, ``assemblyai``, ``deepgram``,
-  ``aws-transcribe``): one segment is one Whisper segment, whisper.cpp ``transcription``
-  entry, AssemblyAI or Deepgram utterance, Deepgram paragraph (its sentences joined with
-  a space; used when the response has no ``utterances``) or Amazon Transcribe audio
-  segment. The speaker is the engine's label as it wrote it (``SPEAKER_00``, ``A``,
+  ``aws-transcribe``, ``revai``): one segment is one Whisper segment, whisper.cpp
+  ``transcription`` entry, AssemblyAI or Deepgram utterance, Deepgram paragraph (its
+  sentences joined with a space; used when the response has no ``utterances``), Amazon
+  Transcribe audio segment or Rev.ai monologue. The speaker is the engine's label as it wrote it (``SPEAKER_00``, ``A``,
   ``0``, ``spk_0``; Deepgram's integers as text); whisper.cpp's ``?`` (its stereo
   estimate could not tell) is no speaker; ``--speakers none`` leaves labels out.
   whisper.cpp's ``-ml`` pieces (the first 32 segments with text under 12 characters
@@ -121,7 +121,7 @@ Decisions, where the formats and the brief are silent:
   member 85. Deepgram: ``results`` with ``channels`` and ``alternatives`` 90, or
   ``metadata`` with ``request_id`` and ``model_info`` 85 (never with ``jobName``).
   Amazon Transcribe: ``jobName`` with ``results`` and ``transcripts`` or ``accountId``
-  90.
+  90. Rev.ai: ``monologues`` with ``elements`` and ``ts`` or ``speaker`` 85.
 - Encodings: a BOM decides (UTF-8, UTF-16 LE/BE); otherwise UTF-8, line by line, and
   the lines that are not UTF-8 in the file's legacy encoding, guessed once and named in
   a warning (``convo.core.encoding``), or ``--encoding``.
@@ -175,8 +175,8 @@ SPEECH_FIELDS = Fields(
     id=CONTENT_HASH + ", hashing the segment offset",
     scope="the file's name (the recording)",
     extra="`start` and `end` (seconds from the start of the recording), `segments` (the "
-    "segment numbers merged; `words` for a file of words), `segment_ids` (the engine's "
-    "ids), `channel`",
+    "segment numbers merged; `words` for a file of words, `chunks` for the Hugging Face "
+    "pipeline's, `monologues` for Rev.ai's), `segment_ids` (the engine's ids), `channel`",
 )
 # A head whose first character (after whitespace) is no JSON or markup opener, and that
 # holds what the rest of the pattern says (the sniffs of ``otter`` and ``rev`` refuse a
@@ -212,6 +212,7 @@ def register(registry: Registry) -> None:
         ("assemblyai", "assemblyai", ("*.json",), json_with('"audio_url"', opens="{")),
         ("deepgram", "deepgram", ("*.json",), json_with('"results"', opens="{")),
         ("aws", "aws-transcribe", ("*.json",), json_with('"jobName"', opens="{")),
+        ("revai", "revai", ("*.json",), json_with('"monologues"', opens="{")),
         # The text transcripts: otter and rev need a head that opens with no JSON or
         # markup character and holds an offset (``M:SS``); google-meet its
         # `` - Transcript`` title or a zip, as teams-docx (a Word document).
