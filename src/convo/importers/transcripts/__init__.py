@@ -22,8 +22,9 @@ reference parser in the tests rather than as the reader. The cue block rules are
 Decisions, where the formats and the brief are silent:
 
 - Speakers (``--speakers auto``): a cue's ``<v Name>`` spans, every one of them, each its
-  own segment; text outside any span in a voiced cue has no speaker. A cue without voice
-  tags uses the file's name-prefix style, decided on its first 200 cues with text
+  own segment; text outside any span in a voiced cue has no speaker. A WebVTT cue whose
+  identifier is Webex's ``12 "Ann Lee" (3330436864)`` is spoken by that name, as a voice
+  (``1 "" (0)``: no speaker). A cue without voice tags uses the file's name-prefix style, decided on its first 200 cues with text
   (``cuetext.choose_style``; memory stays bounded): ``Name: text`` (Zoom, first
   line of a cue), ``- Name: text``, ``>> NAME: text`` (broadcast; a bare ``>>`` is a new,
   unnamed speaker) or ``[Name] text`` (Netflix; only capitalised labels followed by text,
@@ -149,7 +150,7 @@ if TYPE_CHECKING:
 
 # What every format of the family makes of its source (importers.fields).
 FIELDS = Fields(
-    speaker="a cue's `<v Name>` voice (WebVTT), else the file's name-prefix style "
+    speaker="a cue's `<v Name>` voice (WebVTT; Webex's `N \"Name\" (id)` cue identifier), else the file's name-prefix style "
     "(`Name:`, `- Name:`, `>> NAME:`, `[Name]`), else none; `--speakers` chooses",
     listeners="none (a transcript names no listeners)",
     time="`--start-date` + the first merged cue's start, to the second; without "
