@@ -117,6 +117,26 @@ def test_a_draft_is_read_from_its_properties():
     )  # fmt: skip
 
 
+def test_a_draft_without_a_sent_time_takes_its_creation_time(tmp_path):
+    """A message never sent nor delivered (TeamMsgExtractor/msg-extractor's
+    ``example-msg-files/strangeDate.msg``: its only times 0x3007 and 0x3008, no sender)
+    had no time (epoch): the .msg's creation time is the last resort, said."""
+    props = Props(
+        strings={0x001A: "IPM.Note", 0x0037: "Seed order", 0x1000: "Two packets of beans.\r\n"},
+        times={
+            0x3007: datetime(2016, 2, 23, 14, 57, 50, tzinfo=UTC),
+            0x3008: datetime(2016, 2, 24, 9, 0, tzinfo=UTC),
+        },
+    )
+    path = tmp_path / "unsent.msg"
+    path.write_bytes(message(props, _recipients()[:1]))
+    (rec,), rejects, warnings = run(msg.read, path)
+    assert not rejects
+    assert rec["timestamp"] == "2016-02-23T14:57:50Z"
+    assert rec["extra"]["time_source"] == "msg-created"
+    assert any("time taken from the .msg's creation time" in w for w in warnings)
+
+
 def test_bcc_is_not_a_listener():
     (rec,), _, _ = run(msg.read, DRAFT)
     assert "Eve" not in str(rec)  # not in the headers a sent message carries either

@@ -31,7 +31,8 @@ Decisions where the spec is silent:
   as written, as ``mailbox.mbox`` reads it. ``>From:`` (a quoted header) is never touched.
 - The mbox ``From `` line is kept in ``extra.envelope``. When no ``Date`` header is
   readable, the time comes from ``Resent-Date``, the topmost readable ``Received``,
-  ``X-OriginalArrivalTime``, the ``From `` line, then a Maildir file name, with a warning
+  ``X-OriginalArrivalTime``, the ``From `` line, then a Maildir file name or an .msg's
+  creation time (a draft), with a warning
   and ``extra.time_source`` saying which (``dates``); the unreadable value is kept in
   ``extra.date``. No time at all: epoch + a warning. A date without a year is unreadable
   (never the current year). Dates without a zone are read in ``--tz``; ``-0000`` is UTC.
@@ -97,7 +98,8 @@ FIELDS = Fields(
     "address, with a warning)",
     listeners="`To`, then `Cc` (decoded, in order, duplicates dropped)",
     time="`Date` (else `Resent-Date`, `Received`, `X-OriginalArrivalTime`, the mbox `From ` "
-    "line, a Maildir file name, with a warning; none: the epoch sentinel)",
+    "line, a Maildir file name, an .msg's creation time, with a warning; none: the epoch "
+    "sentinel)",
     zone="the date's own offset (`-0000` is UTC); " + NAIVE_IN_TZ,
     thread="the first id of `References` (the root), else `In-Reply-To`, else the "
     "message's own `Message-ID` (none without one)",

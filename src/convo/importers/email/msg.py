@@ -21,7 +21,9 @@ same record (speaker, listeners, subject, ids, thread, time, tags, attachments):
   ``MIME-Version`` (they describe a body the .msg no longer holds); a message never sent
   (a draft, a sent item saved from Outlook) gets headers made from its properties:
   ``From`` (sender name and SMTP address), ``To``/``Cc`` (the recipients by type),
-  ``Subject``, ``Date`` (submitted, else delivered), the ids;
+  ``Subject``, ``Date`` (submitted, else delivered), the ids; a message with no time
+  at all (a draft: TeamMsgExtractor/msg-extractor's ``example-msg-files/strangeDate.msg``)
+  takes the .msg's creation time 0x3007, warned and named in ``extra.time_source``;
 - the body is the plain text (0x1000), else the HTML (0x1013); a body held only as
   compressed RTF is not read (a warning says so); attachments become MIME parts with
   their names, types and bytes, so they are listed as the eml reader lists them.
@@ -216,8 +218,9 @@ def _body(ole: Any, props: _Props, ctx: ImportContext, where: str) -> EmailMessa
     return part
 
 
-def message_bytes(source: Source, ctx: ImportContext, where: str) -> bytes:
-    """The RFC 5322 message an .msg stands for (see the module docstring)."""
+def message_bytes(source: Source, ctx: ImportContext, where: str) -> tuple[bytes, datetime | None]:
+    """The RFC 5322 message an .msg stands for (see the module docstring), and the time
+    the .msg was created (``PidTagCreationTime``), for a message that has no other."""
     ole = _ole(source)
     try:
         props = _Props(ole, [])
@@ -229,9 +232,10 @@ def message_bytes(source: Source, ctx: ImportContext, where: str) -> bytes:
         if not head:
             head = _made_headers(props, _recipients(ole))
         body = _body(ole, props, ctx, where)
+        created = props.time(0x3007)
     finally:
         ole.close()
-    return head + body.as_bytes()
+    return head + body.as_bytes(), created
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
@@ -239,13 +243,14 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         raise InputError(f"larger than {MSG_LIMIT >> 20} MiB", where=source.name, hint=_HINT)
     where = ctx.loc("msg-1")
     try:
-        data = message_bytes(source, ctx, where)
+        data, created = message_bytes(source, ctx, where)
     except InputError:
         raise
     except _DAMAGED as e:
         raise InputError(f"not a readable Outlook .msg file ({e})", where=source.name,
                          hint=_HINT) from None  # fmt: skip
-    rec = convert(data, ctx, Origin(NAME, "msg-1", where))
+    origin = Origin(NAME, "msg-1", where, arrival=created, arrival_source="msg-created")
+    rec = convert(data, ctx, origin)
     if rec is not None:
         yield rec
 
