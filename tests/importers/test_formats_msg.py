@@ -137,6 +137,60 @@ def test_a_draft_without_a_sent_time_takes_its_creation_time(tmp_path):
     assert any("time taken from the .msg's creation time" in w for w in warnings)
 
 
+def test_an_attached_outlook_item_and_a_bounce_report(tmp_path):
+    """An Outlook item attached to an .msg (a mail forwarded as an attachment: the
+    ``__substg1.0_3701000D`` storage, as in Aspose.Email's ``Examples/Data/Email/failed.msg``
+    and ``Outlook/WithEmbeddedMsg.msg``) was an empty, unnamed attachment, its text lost;
+    a ``message/delivery-status`` attachment (the bounce's report) stopped the whole
+    import with an internal error. The attached item's own headers property there is a
+    cut piece of the original (a body after it, no header first): its properties are
+    read instead."""
+    returned = Props(
+        strings={
+            0x001A: "IPM.Note",
+            0x0037: "Seed order",
+            0x0C1A: "Ann Lee",
+            0x5D01: "ann@example.org",
+            0x007D: 'ipart/alternative; boundary="b1"\r\nReturn-Path: ann@example.org\r\n\r\n--b1\r\n',
+            0x1035: "<order-1@example.org>",
+            0x1000: "Two packets of beans, please.\r\n",
+        },
+        times={0x0039: datetime(2024, 3, 6, 9, 0, tzinfo=UTC)},
+    )
+    report = Props(
+        strings={0x3707: "details.txt", 0x370E: "message/delivery-status"},
+        binaries={0x3701: b"Reporting-MTA: dns;mail.example.org\r\n\r\nAction: failed\r\n"},
+    )
+    item = Props(strings={0x3001: "Seed order (1 KB)"}, longs={0x3705: 5},
+                 embedded=(returned, _recipients()[:1], []))  # fmt: skip
+    props = Props(
+        strings={
+            0x001A: "REPORT.IPM.Note.NDR",
+            0x0037: "Undeliverable: Seed order",
+            0x0C1A: "Mail Delivery System",
+            0x5D01: "postmaster@example.org",
+            0x1000: "Delivery has failed to these recipients: bob@example.org\r\n",
+        },
+        times={0x0E06: datetime(2024, 3, 6, 9, 1, tzinfo=UTC)},
+    )
+    path = tmp_path / "bounce.msg"
+    path.write_bytes(message(props, _recipients()[:1], [report, item]))
+    (rec,), rejects, _ = run(msg.read, path)
+    assert not rejects
+    text = rec["textChunks"][0]
+    assert text.startswith("Delivery has failed to these recipients: bob@example.org")
+    assert "From: Ann Lee <ann@example.org>" in text and text.endswith(
+        "Two packets of beans, please."
+    )
+    assert "ipart/alternative" not in text
+    attached = rec["extra"]["attachments"]
+    assert [(a["name"], a["type"]) for a in attached] == [
+        ("details.txt", "text/plain"),
+        ("Seed order (1 KB)", "message/rfc822"),
+    ]
+    assert attached[1]["subject"] == "Seed order"
+
+
 def test_bcc_is_not_a_listener():
     (rec,), _, _ = run(msg.read, DRAFT)
     assert "Eve" not in str(rec)  # not in the headers a sent message carries either
