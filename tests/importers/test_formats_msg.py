@@ -191,6 +191,28 @@ def test_an_attached_outlook_item_and_a_bounce_report(tmp_path):
     assert attached[1]["subject"] == "Seed order"
 
 
+def test_exchange_addresses_and_an_address_with_its_name(tmp_path):
+    """An item sent inside an Exchange organisation names its sender by an Exchange
+    address (``/o=.../cn=Recipients/cn=...``, address type ``EX``, no SMTP address:
+    Aspose.Email's ``Meeting with Recurring Occurrences.msg``): it was the speaker's
+    address, ``Kashif Iqbal </o=Aspose/...>``. Another writer's address property holds
+    ``Name <address>`` (``appointment-draft.msg``): the speaker began with a quote."""
+    dn = "/o=Garden/ou=Exchange Administrative Group (FYDIBOHF23SPDLT)/cn=Recipients/cn=Ann Lee"
+    props = Props(
+        strings={0x001A: "IPM.Schedule.Meeting.Request", 0x0037: "Seed swap", 0x0C1A: "Ann Lee",
+                 0x0C1F: dn, 0x0C1E: "EX", 0x1000: "Sunday at ten.\r\n"},
+        times={0x0039: datetime(2024, 3, 6, 9, 0, tzinfo=UTC)},
+    )  # fmt: skip
+    bob = Props(strings={0x3001: "Bob Ray", 0x3003: "/o=Garden/ou=First/cn=Recipients/cn=bob"},
+                longs={0x0C15: 1})  # fmt: skip
+    cat = Props(strings={0x3001: "cat@example.org <cat@example.org>",
+                         0x3003: "cat@example.org <cat@example.org>"}, longs={0x0C15: 2})  # fmt: skip
+    path = tmp_path / "meeting.msg"
+    path.write_bytes(message(props, [bob, cat]))
+    (rec,), _, _ = run(msg.read, path)
+    assert rec["metadata"] == {"speaker": "Ann Lee", "listeners": ["Bob Ray", "cat@example.org"]}
+
+
 def test_bcc_is_not_a_listener():
     (rec,), _, _ = run(msg.read, DRAFT)
     assert "Eve" not in str(rec)  # not in the headers a sent message carries either

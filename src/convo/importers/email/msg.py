@@ -20,7 +20,8 @@ same record (speaker, listeners, subject, ids, thread, time, tags, attachments):
 - the headers are the ones it arrived with (0x007D) less their ``Content-*`` and
   ``MIME-Version`` (they describe a body the .msg no longer holds); a message never sent
   (a draft, a sent item saved from Outlook) gets headers made from its properties:
-  ``From`` (sender name and SMTP address), ``To``/``Cc`` (the recipients by type),
+  ``From`` (sender name and SMTP address; an Exchange address ``/o=.../cn=...``, no
+  mail address, leaves the name alone), ``To``/``Cc`` (the recipients by type),
   ``Subject``, ``Date`` (submitted, else delivered), the ids; a message with no time
   at all (a draft: TeamMsgExtractor/msg-extractor's ``example-msg-files/strangeDate.msg``)
   takes the .msg's creation time 0x3007, warned and named in ``extra.time_source``;
@@ -50,7 +51,7 @@ from email.header import Header
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email.policy import default
-from email.utils import format_datetime, formataddr
+from email.utils import format_datetime, formataddr, parseaddr
 from typing import Any
 
 from convo.core.errors import InputError
@@ -68,6 +69,7 @@ MSG_LIMIT = 256 << 20  # a .msg is read whole (OLE): its attachments up to this
 _HINT = "save the message from Outlook as .msg, or as .eml"
 _CONTENT = re.compile(rb"(?im)^(?:content-[!-9;-~]*|mime-version):.*(?:\r?\n[ \t].*)*\r?\n")
 _HEADER_FIRST = re.compile(rb"[!-9;-~]+:")
+_EXCHANGE_DN = re.compile(r"/o=", re.I)
 _EPOCH = datetime(1601, 1, 1, tzinfo=UTC)
 _TYPES = {1: "To", 2: "Cc"}
 _BREAKS = re.compile(r"[\r\n]+")
@@ -175,10 +177,17 @@ def _header(value: str) -> str:
 
 
 def _address(name: str, addr: str) -> str:
-    name, addr = _one_line(name), _one_line(addr)
+    name, addr = _one_line(name).strip(), _one_line(addr).strip()
+    if _EXCHANGE_DN.match(addr):
+        addr = ""  # an Exchange address (``/o=Org/ou=.../cn=Recipients/cn=ann``): no mail address
+    if "<" in addr:  # a property holding ``Name <ann@example.org>`` (some writers')
+        named, addr = parseaddr(addr)
+        name = name if name and "<" not in name else named
+    if "<" in name and (got := parseaddr(name))[1] and got[1] == addr:
+        name = got[0]
     if not addr:
         return _header(name)
-    return formataddr((name, addr), charset="utf-8") if name else addr
+    return formataddr((name, addr), charset="utf-8") if name and name != addr else addr
 
 
 def _made_headers(props: _Props, people: dict[str, list[str]]) -> bytes:
