@@ -228,6 +228,51 @@ def test_enveloped_smime_and_damaged_signed_data_stay_encrypted(tmp_path):
     assert signed_content(b"") is None
 
 
+def test_a_message_sent_whole_in_tnef_is_read():
+    """Exchange sends some mail whole in TNEF (``Content-Type: application/ms-tnef``,
+    Aspose.Email's ``Examples/Data/Email/tnefWithMsgInside.eml``): the text, in
+    ``attMsgProps``' ``PidTagHtml``, was lost (``[attachment winmail.dat, ...]``) and the
+    attachments inside were not listed."""
+    msg, _ = _one("tnef-whole-message.eml")
+    assert msg.text_chunks == ["The seed packets are in the shed.\n\nAnn"]
+    assert msg.extra["attachments"] == [
+        {"name": "winmail.dat", "type": "application/ms-tnef", "size": 516},
+        {"name": "planting-plan.csv", "type": "text/csv", "size": 18, "in": "winmail.dat"},
+    ]
+
+
+def test_tnef_beside_a_text_part_adds_no_text(tmp_path):
+    """The usual shape (a text part and ``winmail.dat``): the text part is the text."""
+    raw = (FIXTURES / "tnef-whole-message.eml").read_text()
+    head, _, b64 = raw.partition("\n\n")
+    head = head.replace(
+        'Content-Type: application/ms-tnef; name="winmail.dat"\nContent-Transfer-Encoding: base64\n',
+        "",
+    )
+    p = tmp_path / "mixed.eml"
+    p.write_text(
+        head + '\nContent-Type: multipart/mixed; boundary="b"\n\n--b\nContent-Type: text/plain\n\n'
+        "Packets in the shed.\n--b\nContent-Type: application/ms-tnef; name=winmail.dat\n"
+        "Content-Transfer-Encoding: base64\n\n" + b64 + "--b--\n"
+    )
+    msg, _ = _one_at(p)
+    assert msg.text_chunks == ["Packets in the shed."]
+    assert [a["name"] for a in msg.extra["attachments"]] == ["winmail.dat", "planting-plan.csv"]
+
+
+def test_damaged_tnef_is_no_crash():
+    from convo.importers.email.tnef import read_tnef
+
+    raw = (FIXTURES / "tnef-whole-message.eml").read_text().partition("\n\n")[2]
+    import base64
+
+    data = base64.b64decode(raw)
+    for cut in range(0, len(data), 7):
+        got = read_tnef(data[:cut])
+        assert got is None or isinstance(got.attachments, list)
+    assert read_tnef(b"not tnef") is None
+
+
 def test_attached_text_only_says_so():
     msg, _ = _one("only-attached-text.eml")
     assert msg.text_chunks == ["[attachment notes.txt, text/plain]"]

@@ -53,7 +53,9 @@ Decisions where the spec is silent:
   ``message/rfc822`` part is listed there too and its text follows the body as a
   "Forwarded message" block. An opaque-signed S/MIME part (``smime.p7m`` holding a CMS
   ``SignedData``) is listed and the entity it signs read in its place (``smime``; the
-  signature is not checked). A message with no readable text says what it holds:
+  signature is not checked). A TNEF part (``winmail.dat``, ``tnef``) lists the
+  attachments it holds (``in``: its name) and gives the text of a message that has no
+  other (Exchange's mail sent whole in TNEF). A message with no readable text says what it holds:
   ``[encrypted: application/pgp-encrypted]``, ``[signed: ...]`` or one
   ``[attachment NAME, TYPE]`` line per attachment.
 - Charsets: valid UTF-8 wins over a declared legacy charset (mislabelled mail); unknown
