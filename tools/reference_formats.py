@@ -39,6 +39,7 @@ SAMPLES = {
     "assemblyai": "tests/fixtures/formats/asr/assemblyai.json",
     "deepgram": "tests/fixtures/formats/asr/deepgram-utterances.json",
     "aws-transcribe": "tests/fixtures/formats/asr/aws-audio-segments.json",
+    "revai": "tests/fixtures/formats/asr/revai.json",
     "otter": "tests/fixtures/formats/otter/garden-club.txt",
     "teams-docx": "tests/fixtures/formats/teams_docx/garden-club.docx",
     "google-meet": "tests/fixtures/formats/google_meet/garden-club-2023.txt",

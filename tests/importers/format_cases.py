@@ -354,6 +354,7 @@ CASES = [
     Case("assemblyai", FORMATS + "asr/assemblyai.json", rename=True),
     Case("deepgram", FORMATS + "asr/deepgram-utterances.json", rename=True),
     Case("aws-transcribe", FORMATS + "asr/aws-audio-segments.json", rename=True),
+    Case("revai", FORMATS + "asr/revai.json", rename=True),
     Case("otter", FORMATS + "otter/garden-club.txt", rename=True),
     Case("rev", FORMATS + "rev/seed-saving.txt", rename=True),
     Case("google-meet", FORMATS + "google_meet/seed-swap-2024.txt", rename=True),

@@ -7,7 +7,8 @@ Two layers, each from its specification:
   name length, then upper-cased name; here a chain of right siblings), streams under the
   4096-byte cutoff in the mini stream (64-byte mini sectors chained by the mini FAT).
 - MS-OXMSG (a message in it): ``__properties_version1.0`` (a 32-byte header at the top,
-  8 bytes in a recipient or attachment; then 16-byte entries: tag, flags, value or
+  24 in an attached item's ``__substg1.0_3701000D`` storage, 8 bytes in a recipient or
+  attachment; then 16-byte entries: tag, flags, value or
   size), ``__substg1.0_<tag>`` streams for strings (``001F``: UTF-16LE) and binaries
   (``0102``), ``__recip_version1.0_#N`` and ``__attach_version1.0_#N`` storages, and the
   ``__nameid_version1.0`` storage every message has.
@@ -145,6 +146,9 @@ class Props:
     binaries: dict[int, bytes] = field(default_factory=dict)
     longs: dict[int, int] = field(default_factory=dict)
     times: dict[int, datetime] = field(default_factory=dict)
+    # an attachment's: the Outlook item it holds (its properties, recipients, attachments),
+    # written as the ``__substg1.0_3701000D`` storage (a 24-byte properties header)
+    embedded: tuple[Props, list[Props], list[Props]] | None = None
 
     def nodes(self, header: bytes) -> list[Node]:
         out: list[Node] = []
@@ -161,7 +165,27 @@ class Props:
         for pid, when in self.times.items():
             table += struct.pack("<IIQ", pid << 16 | PT_SYSTIME, 6, _filetime(when))
         out.append(Node("__properties_version1.0", bytes(table)))
+        if self.embedded is not None:
+            inner, recips, attached = self.embedded
+            head = struct.pack(
+                "<8sIIII", b"", len(recips), len(attached), len(recips), len(attached)
+            )
+            item = Node("__substg1.0_3701000D", kids=inner.nodes(head))
+            item.kids += _children(recips, attached)
+            out.append(item)
         return out
+
+
+def _children(recipients: list[Props], attachments: list[Props]) -> list[Node]:
+    kids = [
+        Node(f"__recip_version1.0_#{i:08X}", kids=r.nodes(b"\0" * 8))
+        for i, r in enumerate(recipients)
+    ]
+    kids += [
+        Node(f"__attach_version1.0_#{i:08X}", kids=a.nodes(b"\0" * 8))
+        for i, a in enumerate(attachments)
+    ]
+    return kids
 
 
 def message(
@@ -176,8 +200,5 @@ def message(
     nameid = Node("__nameid_version1.0")
     nameid.kids = [Node(f"__substg1.0_000{n}0102", b"") for n in (2, 3, 4)]
     root.kids.append(nameid)
-    for i, r in enumerate(recipients):
-        root.kids.append(Node(f"__recip_version1.0_#{i:08X}", kids=r.nodes(b"\0" * 8)))
-    for i, a in enumerate(attachments):
-        root.kids.append(Node(f"__attach_version1.0_#{i:08X}", kids=a.nodes(b"\0" * 8)))
+    root.kids += _children(list(recipients), list(attachments))
     return compound_file(root)

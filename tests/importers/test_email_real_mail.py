@@ -174,6 +174,19 @@ def test_mboxrd_by_name_alone(tmp_path):
     assert msg.text_chunks == ["From the start, as the writer left it."]
 
 
+def test_mboxrd_by_its_envelope_line():
+    """public-inbox (lore.kernel.org's ``t.mbox.gz``) and b4 write mboxrd with the envelope
+    ``From mboxrd@z Thu Jan  1 00:00:00 1970`` (b4's ``test_headers_are_not_escaped``):
+    a body's ``From now on`` was read as written, ``>From now on``."""
+    msgs, _ = _read(FIXTURES / "lore-mboxrd.mbox")
+    assert msgs[0].text_chunks[0].startswith("From now on the packets go in the tin.\n")
+    assert msgs[1].text_chunks[0].splitlines()[2] == ">From now on the packets go in the tin."
+    assert msgs[1].metadata.recipients == [
+        "Ann Lee <ann@example.org>",
+        "garden-devel@lists.example.org",
+    ]
+
+
 def test_mboxo_double_escape_past_the_head_stays(tmp_path):
     """A '>>From' line after the first 64 KiB does not make a file mboxrd: decided first."""
     filler = "".join(
@@ -187,6 +200,77 @@ def test_mboxo_double_escape_past_the_head_stays(tmp_path):
 
 
 # --------------------------------------------------------------------------- 5. attachments
+
+
+@pytest.mark.parametrize("name", ["smime-opaque-signed.eml", "smime-opaque-signed-ber.eml"])
+def test_opaque_signed_smime_is_read(name):
+    """An opaque-signed S/MIME message (``smime.p7m`` of ``smime-type=signed-data``, as
+    Outlook sends with clear-text signing off; DER, and BER as ``openssl cms -stream``
+    writes it) read ``[encrypted: ...]``: its text, in the CMS SignedData in the clear,
+    was lost. Now the signed entity is the body; the part is listed."""
+    msg, _ = _one(name)
+    assert msg.text_chunks == ["The packets are dry. \u2713\nSee you Sunday."]
+    (part,) = msg.extra["attachments"]
+    assert part["name"] == "smime.p7m" and part["type"].endswith("pkcs7-mime")
+
+
+def test_enveloped_smime_and_damaged_signed_data_stay_encrypted(tmp_path):
+    from convo.importers.email.smime import signed_content
+
+    raw = (FIXTURES / "smime-opaque-signed.eml").read_bytes()
+    head, _, blob = raw.partition(b"\n\n")
+    cut = head + b"\n\n" + blob[: len(blob) // 2]  # a truncated blob: no content to read
+    p = tmp_path / "cut.eml"
+    p.write_bytes(cut)
+    msg, _ = _one_at(p)
+    assert msg.text_chunks == ["[encrypted: application/x-pkcs7-mime]"]
+    assert signed_content(b"\x30\x80" * 40) is None  # nested without end: no crash
+    assert signed_content(b"") is None
+
+
+def test_a_message_sent_whole_in_tnef_is_read():
+    """Exchange sends some mail whole in TNEF (``Content-Type: application/ms-tnef``,
+    Aspose.Email's ``Examples/Data/Email/tnefWithMsgInside.eml``): the text, in
+    ``attMsgProps``' ``PidTagHtml``, was lost (``[attachment winmail.dat, ...]``) and the
+    attachments inside were not listed."""
+    msg, _ = _one("tnef-whole-message.eml")
+    assert msg.text_chunks == ["The seed packets are in the shed.\n\nAnn"]
+    assert msg.extra["attachments"] == [
+        {"name": "winmail.dat", "type": "application/ms-tnef", "size": 516},
+        {"name": "planting-plan.csv", "type": "text/csv", "size": 18, "in": "winmail.dat"},
+    ]
+
+
+def test_tnef_beside_a_text_part_adds_no_text(tmp_path):
+    """The usual shape (a text part and ``winmail.dat``): the text part is the text."""
+    raw = (FIXTURES / "tnef-whole-message.eml").read_text()
+    head, _, b64 = raw.partition("\n\n")
+    head = head.replace(
+        'Content-Type: application/ms-tnef; name="winmail.dat"\nContent-Transfer-Encoding: base64\n',
+        "",
+    )
+    p = tmp_path / "mixed.eml"
+    p.write_text(
+        head + '\nContent-Type: multipart/mixed; boundary="b"\n\n--b\nContent-Type: text/plain\n\n'
+        "Packets in the shed.\n--b\nContent-Type: application/ms-tnef; name=winmail.dat\n"
+        "Content-Transfer-Encoding: base64\n\n" + b64 + "--b--\n"
+    )
+    msg, _ = _one_at(p)
+    assert msg.text_chunks == ["Packets in the shed."]
+    assert [a["name"] for a in msg.extra["attachments"]] == ["winmail.dat", "planting-plan.csv"]
+
+
+def test_damaged_tnef_is_no_crash():
+    from convo.importers.email.tnef import read_tnef
+
+    raw = (FIXTURES / "tnef-whole-message.eml").read_text().partition("\n\n")[2]
+    import base64
+
+    data = base64.b64decode(raw)
+    for cut in range(0, len(data), 7):
+        got = read_tnef(data[:cut])
+        assert got is None or isinstance(got.attachments, list)
+    assert read_tnef(b"not tnef") is None
 
 
 def test_attached_text_only_says_so():

@@ -117,6 +117,102 @@ def test_a_draft_is_read_from_its_properties():
     )  # fmt: skip
 
 
+def test_a_draft_without_a_sent_time_takes_its_creation_time(tmp_path):
+    """A message never sent nor delivered (TeamMsgExtractor/msg-extractor's
+    ``example-msg-files/strangeDate.msg``: its only times 0x3007 and 0x3008, no sender)
+    had no time (epoch): the .msg's creation time is the last resort, said."""
+    props = Props(
+        strings={0x001A: "IPM.Note", 0x0037: "Seed order", 0x1000: "Two packets of beans.\r\n"},
+        times={
+            0x3007: datetime(2016, 2, 23, 14, 57, 50, tzinfo=UTC),
+            0x3008: datetime(2016, 2, 24, 9, 0, tzinfo=UTC),
+        },
+    )
+    path = tmp_path / "unsent.msg"
+    path.write_bytes(message(props, _recipients()[:1]))
+    (rec,), rejects, warnings = run(msg.read, path)
+    assert not rejects
+    assert rec["timestamp"] == "2016-02-23T14:57:50Z"
+    assert rec["extra"]["time_source"] == "msg-created"
+    assert any("time taken from the .msg's creation time" in w for w in warnings)
+
+
+def test_an_attached_outlook_item_and_a_bounce_report(tmp_path):
+    """An Outlook item attached to an .msg (a mail forwarded as an attachment: the
+    ``__substg1.0_3701000D`` storage, as in Aspose.Email's ``Examples/Data/Email/failed.msg``
+    and ``Outlook/WithEmbeddedMsg.msg``) was an empty, unnamed attachment, its text lost;
+    a ``message/delivery-status`` attachment (the bounce's report) stopped the whole
+    import with an internal error. The attached item's own headers property there is a
+    cut piece of the original (a body after it, no header first): its properties are
+    read instead."""
+    returned = Props(
+        strings={
+            0x001A: "IPM.Note",
+            0x0037: "Seed order",
+            0x0C1A: "Ann Lee",
+            0x5D01: "ann@example.org",
+            0x007D: 'ipart/alternative; boundary="b1"\r\nReturn-Path: ann@example.org\r\n\r\n--b1\r\n',
+            0x1035: "<order-1@example.org>",
+            0x1000: "Two packets of beans, please.\r\n",
+        },
+        times={0x0039: datetime(2024, 3, 6, 9, 0, tzinfo=UTC)},
+    )
+    report = Props(
+        strings={0x3707: "details.txt", 0x370E: "message/delivery-status"},
+        binaries={0x3701: b"Reporting-MTA: dns;mail.example.org\r\n\r\nAction: failed\r\n"},
+    )
+    item = Props(strings={0x3001: "Seed order (1 KB)"}, longs={0x3705: 5},
+                 embedded=(returned, _recipients()[:1], []))  # fmt: skip
+    props = Props(
+        strings={
+            0x001A: "REPORT.IPM.Note.NDR",
+            0x0037: "Undeliverable: Seed order",
+            0x0C1A: "Mail Delivery System",
+            0x5D01: "postmaster@example.org",
+            0x1000: "Delivery has failed to these recipients: bob@example.org\r\n",
+        },
+        times={0x0E06: datetime(2024, 3, 6, 9, 1, tzinfo=UTC)},
+    )
+    path = tmp_path / "bounce.msg"
+    path.write_bytes(message(props, _recipients()[:1], [report, item]))
+    (rec,), rejects, _ = run(msg.read, path)
+    assert not rejects
+    text = rec["textChunks"][0]
+    assert text.startswith("Delivery has failed to these recipients: bob@example.org")
+    assert "From: Ann Lee <ann@example.org>" in text and text.endswith(
+        "Two packets of beans, please."
+    )
+    assert "ipart/alternative" not in text
+    attached = rec["extra"]["attachments"]
+    assert [(a["name"], a["type"]) for a in attached] == [
+        ("details.txt", "text/plain"),
+        ("Seed order (1 KB)", "message/rfc822"),
+    ]
+    assert attached[1]["subject"] == "Seed order"
+
+
+def test_exchange_addresses_and_an_address_with_its_name(tmp_path):
+    """An item sent inside an Exchange organisation names its sender by an Exchange
+    address (``/o=.../cn=Recipients/cn=...``, address type ``EX``, no SMTP address:
+    Aspose.Email's ``Meeting with Recurring Occurrences.msg``): it was the speaker's
+    address, ``Kashif Iqbal </o=Aspose/...>``. Another writer's address property holds
+    ``Name <address>`` (``appointment-draft.msg``): the speaker began with a quote."""
+    dn = "/o=Garden/ou=Exchange Administrative Group (FYDIBOHF23SPDLT)/cn=Recipients/cn=Ann Lee"
+    props = Props(
+        strings={0x001A: "IPM.Schedule.Meeting.Request", 0x0037: "Seed swap", 0x0C1A: "Ann Lee",
+                 0x0C1F: dn, 0x0C1E: "EX", 0x1000: "Sunday at ten.\r\n"},
+        times={0x0039: datetime(2024, 3, 6, 9, 0, tzinfo=UTC)},
+    )  # fmt: skip
+    bob = Props(strings={0x3001: "Bob Ray", 0x3003: "/o=Garden/ou=First/cn=Recipients/cn=bob"},
+                longs={0x0C15: 1})  # fmt: skip
+    cat = Props(strings={0x3001: "cat@example.org <cat@example.org>",
+                         0x3003: "cat@example.org <cat@example.org>"}, longs={0x0C15: 2})  # fmt: skip
+    path = tmp_path / "meeting.msg"
+    path.write_bytes(message(props, [bob, cat]))
+    (rec,), _, _ = run(msg.read, path)
+    assert rec["metadata"] == {"speaker": "Ann Lee", "listeners": ["Bob Ray", "cat@example.org"]}
+
+
 def test_bcc_is_not_a_listener():
     (rec,), _, _ = run(msg.read, DRAFT)
     assert "Eve" not in str(rec)  # not in the headers a sent message carries either

@@ -140,7 +140,7 @@ BY_FILE = {
     # the speech-to-text fixtures are named for their format (whisper-cli, openai-*: whisper)
     **{
         f"asr/{p.name}": next(
-            (f for f in ("whisper-cpp", "assemblyai", "deepgram") if p.name.startswith(f)),
+            (f for f in ("whisper-cpp", "assemblyai", "deepgram", "revai") if p.name.startswith(f)),
             "aws-transcribe" if p.name.startswith("aws-") else "whisper",
         )
         for p in (FIXTURES / "asr").glob("*.json")
@@ -169,7 +169,7 @@ def test_every_new_fixture_is_detected_as_its_format():
     assert set(BY_FOLDER) == {p.name for p in FIXTURES.iterdir() if p.is_dir()}
 
 
-SPEECH = {"whisper", "whisper-cpp", "assemblyai", "deepgram", "aws-transcribe"}
+SPEECH = {"whisper", "whisper-cpp", "assemblyai", "deepgram", "aws-transcribe", "revai"}
 
 
 def test_the_speech_formats_take_no_other_file():

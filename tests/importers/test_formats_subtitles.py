@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from conftest import assert_golden
 from convo.core.errors import InputError
 from convo.core.io import Source
+from convo.importers.context import ImportOptions
 from convo.importers.registry import registry
 from convo.importers.transcripts import ass, ttml, youtube
 
@@ -146,6 +147,7 @@ def test_dfxp_ticks_and_bracket_names():
         ("00:00:01.5", 1500), ("01:02:03", 3723000), ("00:00:01:15", 1500), ("2.5s", 2500),
         ("1500ms", 1500), ("2m", 120000), ("1h", 3600000), ("30f", 1000),
         ("10000000t", 1000), ("00:61:00", None), ("soon", None), ("", None),
+        ("19.764", 19764), ("1:00.998", 60998), ("3:58", 238000), ("1:61.5", None),
     ],
 )  # fmt: skip
 def test_ttml_time(text, ms):
@@ -163,6 +165,28 @@ def test_ttml_time_containers_add_up(tmp_path):
     assert [(r["textChunks"][0], r["extra"]["start"]) for r in recs] == [
         ("late", 16.0),
         ("early", 11.0),
+    ]
+
+
+def test_apple_music_ttml_times_are_on_the_document(tmp_path):
+    """Apple Music's lyrics TTML (pysubs2's ``tests/data/ttml_example_apple.ttml``):
+    bare seconds and ``M:SS.fff``, every ``<p>`` timed from the start (its ``<div>``
+    repeats the first ``begin``): all its cues were rejected as unreadable."""
+    path = tmp_path / "lyrics.ttml"
+    path.write_text(
+        '<tt xmlns="http://www.w3.org/ns/ttml" xmlns:itunes="http://music.apple.com/lyric-ttml-internal"'
+        ' xmlns:ttm="http://www.w3.org/ns/ttml#metadata" itunes:timing="Word"><head><metadata>'
+        '<ttm:agent type="person" xml:id="v1"><ttm:name type="full">The Band</ttm:name></ttm:agent>'
+        '</metadata></head><body dur="1:30.000"><div begin="12.5" end="1:05.250">'
+        '<p begin="12.5" end="14.1" ttm:agent="v1"><span begin="12.5" end="13.0">Morning</span>\n'
+        '<span begin="13.0" end="14.1">light</span></p>'
+        '<p begin="1:02.750" end="1:05.250" ttm:agent="v1">Evening</p></div></body></tt>'
+    )
+    recs, rejects, _ = run(ttml.read_ttml, path, ImportOptions(merge=False))
+    assert not rejects
+    assert [(r["metadata"]["speaker"], r["textChunks"][0], r["extra"]["start"]) for r in recs] == [
+        ("The Band", "Morning light", 12.5),
+        ("The Band", "Evening", 62.75),
     ]
 
 

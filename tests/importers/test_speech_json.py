@@ -57,6 +57,9 @@ FORMAT_OF = {
     "aws-items-speaker-segments": "aws-transcribe",
     "aws-items-plain": "aws-transcribe",
     "aws-channels": "aws-transcribe",
+    "hf-insanely-fast-whisper": "whisper",
+    "hf-word-chunks": "whisper",
+    "revai": "revai",
 }
 
 
@@ -368,6 +371,48 @@ def test_json_that_is_broken_otherwise_is_still_an_error(tmp_path):
     p.write_bytes(b'{"systeminfo": "x", "transcription": [' + entry + b"]}")
     with pytest.raises(InputError, match="not valid JSON"):
         run(p, "whisper-cpp")
+
+
+def test_hugging_face_pipeline_chunks_and_speakers():
+    """insanely-fast-whisper's ``output.json`` (Vaibhavs10/insanely-fast-whisper
+    ``utils/result.py``: ``speakers``, ``chunks``, ``text``; a diarized turn is
+    ``{speaker, text, timestamp: [start, end]}``, the last end ``null``) and the Hugging
+    Face ASR pipeline's ``return_timestamps="word"`` chunks were "format not recognised"."""
+    recs, rejects, _ = run(ASR / "hf-insanely-fast-whisper.json")
+    assert not rejects
+    assert turns(recs) == [
+        ("SPEAKER_01", "Morning, all. Shall we go through the seed order first?"),
+        ("SPEAKER_00", "Yes. The tomato packets came in yesterday. Two of them were damp."),
+        ("SPEAKER_01", "Then we send those back."),
+    ]
+    assert [r["source_id"].rpartition("#")[2] for r in recs] == ["chunk-1", "chunk-2", "chunk-4"]
+    assert recs[-1]["extra"]["start"] == recs[-1]["extra"]["end"] == 8.9  # end null
+    recs, rejects, _ = run(ASR / "hf-word-chunks.json")
+    assert not rejects
+    assert turns(recs) == [(None, "Seeds go in after the frost."), (None, "Not before.")]
+
+
+def test_rev_ai_monologues():
+    """Rev.ai's transcript JSON (``monologues`` of ``elements``: ``text`` words with
+    ``ts``/``end_ts``, ``punct`` spaces and marks, ``unknown`` tags; a speaker number, or
+    ``speaker_info.display_name`` when named) was "format not recognised"."""
+    recs, rejects, warnings = run(ASR / "revai.json")
+    assert not rejects
+    assert any("skipped 1 monologues without text" in w for w in warnings)  # a tag alone
+    assert turns(recs) == [
+        ("0", "Morning, all. Seeds first?"),
+        ("Bea Ross", "<inaudible> Yes. The packets are dry."),
+    ]
+    assert (recs[0]["extra"]["start"], recs[0]["extra"]["end"]) == (0.42, 2.3)
+    assert recs[1]["extra"]["monologues"] == [2, 3]
+
+
+def test_empty_speakers_read_the_chunks(tmp_path):
+    chunks = [{"timestamp": [0.0, 2.0], "text": " The frost came early."}]
+    p = write(tmp_path, {"speakers": [], "chunks": chunks, "text": " The frost came early."})
+    assert registry.detect(Source(p)).name == "whisper"
+    recs, _, _ = run(p)
+    assert turns(recs) == [(None, "The frost came early.")]
 
 
 def test_not_whisper_is_one_clear_error(tmp_path):

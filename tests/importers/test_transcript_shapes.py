@@ -1,6 +1,8 @@
 """Subtitle shapes found by reading real files against convo's output (audit round 6):
 one fixture of our own per shape, under tests/fixtures/transcripts/, with goldens.
 
+- ``webex.vtt``: Webex names each cue's speaker in its identifier (``2 "Ann Lee"
+  (1262511360)``; ``1 "" (0)`` when it could not tell); the speakers were lost.
 - ``unnumbered-cues.srt``: SRT cues without index numbers whose first start has no
   ``,mmm`` (go-astisub's ``testdata/missing-sequence-in.srt``); was read as header-less
   WebVTT (``format: vtt`` and a "no WEBVTT header" warning) although named ``.srt``.
@@ -112,3 +114,29 @@ def test_a_line_in_parentheses_alone_in_its_cue_is_no_speaker(runner, tmp_path):
     assert [(r["metadata"]["speaker"], r["textChunks"]) for r in recs] == [
         (None, [text]) for text in texts
     ]
+
+
+def test_webex_names_the_speaker_in_the_cue_identifier(runner, monkeypatch):
+    monkeypatch.chdir(FIXTURES)
+    result, recs = _ingest(runner, "transcripts/webex.vtt")
+    assert result.exit_code == 0, result.output
+    assert [(r["metadata"]["speaker"], r["textChunks"]) for r in recs] == [
+        (None, ["Okay, I think we are recording now."]),
+        ("Rosa Lind (she/her)", ["Morning, everyone. Seeds first. Then the rota."]),
+        ("Tom Reyes", ["Tom: the list is ready."]),  # the name is the identifier's, not a prefix
+    ]
+    assert recs[1]["extra"]["cue_ids"] == [
+        '2 "Rosa Lind (she/her)" (1262511360)',
+        '3 "Rosa Lind (she/her)" (1262511360)',
+    ]
+    assert_golden("transcript/webex.jsonl", recs)
+
+
+def test_a_cue_identifier_of_other_words_names_no_one(runner, tmp_path):
+    path = tmp_path / "ids.vtt"
+    path.write_text(
+        'WEBVTT\n\nintro "quoted"\n00:00:01.000 --> 00:00:02.000\nHello\n\n'
+        '7 "Ann" (x)\n00:00:02.000 --> 00:00:03.000\nHi\n'
+    )
+    _, recs = _ingest(runner, str(path))
+    assert [r["metadata"]["speaker"] for r in recs] == [None, None]

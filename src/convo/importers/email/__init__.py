@@ -23,14 +23,16 @@ Decisions where the spec is silent:
   both give the same records on the whole corpus.
 - CRLF line ends are read as LF (so text attachment sizes count LF line ends).
 - mboxo or mboxrd is decided per file, before the first message (streaming allows no
-  look at the whole file): a file is mboxrd when it is named ``*.mboxrd`` or a
-  ``>>From `` line stands in its first 64 KiB (``mbox.is_mboxrd``). In an mboxrd file one
+  look at the whole file): a file is mboxrd when it is named ``*.mboxrd``, its first
+  envelope is ``From mboxrd@...`` (public-inbox, b4) or a ``>>From `` line stands in
+  its first 64 KiB (``mbox.is_mboxrd``). In an mboxrd file one
   ``>`` is removed from every ``>+From `` line; in any other file (mboxo: writers escape
   ``From `` but leave ``>From `` alone, so the escaping cannot be undone) every line stays
   as written, as ``mailbox.mbox`` reads it. ``>From:`` (a quoted header) is never touched.
 - The mbox ``From `` line is kept in ``extra.envelope``. When no ``Date`` header is
   readable, the time comes from ``Resent-Date``, the topmost readable ``Received``,
-  ``X-OriginalArrivalTime``, the ``From `` line, then a Maildir file name, with a warning
+  ``X-OriginalArrivalTime``, the ``From `` line, then a Maildir file name or an .msg's
+  creation time (a draft), with a warning
   and ``extra.time_source`` saying which (``dates``); the unreadable value is kept in
   ``extra.date``. No time at all: epoch + a warning. A date without a year is unreadable
   (never the current year). Dates without a zone are read in ``--tz``; ``-0000`` is UTC.
@@ -49,7 +51,11 @@ Decisions where the spec is silent:
   ``Content-Disposition: attachment`` goes to ``extra.attachments`` as
   ``{name, type, size}`` (size decoded); multipart containers never do. A
   ``message/rfc822`` part is listed there too and its text follows the body as a
-  "Forwarded message" block. A message with no readable text says what it holds:
+  "Forwarded message" block. An opaque-signed S/MIME part (``smime.p7m`` holding a CMS
+  ``SignedData``) is listed and the entity it signs read in its place (``smime``; the
+  signature is not checked). A TNEF part (``winmail.dat``, ``tnef``) lists the
+  attachments it holds (``in``: its name) and gives the text of a message that has no
+  other (Exchange's mail sent whole in TNEF). A message with no readable text says what it holds:
   ``[encrypted: application/pgp-encrypted]``, ``[signed: ...]`` or one
   ``[attachment NAME, TYPE]`` line per attachment.
 - Charsets: valid UTF-8 wins over a declared legacy charset (mislabelled mail); unknown
@@ -94,7 +100,8 @@ FIELDS = Fields(
     "address, with a warning)",
     listeners="`To`, then `Cc` (decoded, in order, duplicates dropped)",
     time="`Date` (else `Resent-Date`, `Received`, `X-OriginalArrivalTime`, the mbox `From ` "
-    "line, a Maildir file name, with a warning; none: the epoch sentinel)",
+    "line, a Maildir file name, an .msg's creation time, with a warning; none: the epoch "
+    "sentinel)",
     zone="the date's own offset (`-0000` is UTC); " + NAIVE_IN_TZ,
     thread="the first id of `References` (the root), else `In-Reply-To`, else the "
     "message's own `Message-ID` (none without one)",

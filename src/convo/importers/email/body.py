@@ -70,7 +70,16 @@ def _trimmed(part: str) -> str:
 class Body:
     """The text of a message and what was left out of it (attachments)."""
 
-    __slots__ = ("attachments", "charsets", "encoding", "forwarded", "guesses", "html", "plain")
+    __slots__ = (
+        "attachments",
+        "charsets",
+        "enclosed",
+        "encoding",
+        "forwarded",
+        "guesses",
+        "html",
+        "plain",
+    )  # fmt: skip
 
     def __init__(self, encoding: str | None = None) -> None:
         self.encoding = encoding  # --encoding: parts without a charset are read in it
@@ -80,14 +89,20 @@ class Body:
         self.attachments: list[dict[str, Any]] = []
         self.forwarded: list[str] = []
         self.charsets: list[str | None] = []  # declared by the text parts, in order
+        self.enclosed: list[str] = []  # the text of a TNEF part (``tnef``): when no other
 
     def has_text(self) -> bool:
-        return any(p.strip() for p in (*self.plain, *self.html, *self.forwarded))
+        return any(p.strip() for p in (*self.plain, *self.html, *self.forwarded, *self.enclosed))
 
     def text(self) -> str:
-        """Non-blank plain parts, else non-blank HTML ones, then forwarded messages; a
-        message with no text at all says what it holds instead (see ``holdings``)."""
-        parts = [p for p in self.plain if p.strip()] or [p for p in self.html if p.strip()]
+        """Non-blank plain parts, else non-blank HTML ones, else the text a TNEF part
+        holds, then forwarded messages; a message with no text at all says what it holds
+        instead (see ``holdings``)."""
+        parts = (
+            [p for p in self.plain if p.strip()]
+            or [p for p in self.html if p.strip()]
+            or [p for p in self.enclosed if p.strip()]
+        )
         text = "\n\n".join(_trimmed(p) for p in parts)
         if self.forwarded:
             text = "\n\n".join([text, *self.forwarded]) if text else "\n\n".join(self.forwarded)
@@ -100,6 +115,7 @@ class Body:
         self.html.extend(other.html)
         self.attachments.extend(other.attachments)
         self.forwarded.extend(other.forwarded)
+        self.enclosed.extend(other.enclosed)
         self.charsets.extend(other.charsets)
         self.guesses.extend(other.guesses)
 
@@ -192,3 +208,24 @@ def add_leaf(
     if cid:
         info["content_id"] = cid
     body.attachments.append(info)
+    if ctype in _TNEF:
+        _enclosed(data, name, body)
+
+
+_TNEF = ("application/ms-tnef", "application/vnd.ms-tnef")
+
+
+def _enclosed(data: bytes, name: str | None, body: Body) -> None:
+    """A TNEF part's text (read when the message has no other) and attachments, each
+    listed with ``in``: the TNEF part's name."""
+    from convo.importers.email.tnef import read_tnef
+
+    got = read_tnef(data)
+    if got is None:
+        return
+    if got.plain and got.plain.strip():
+        body.enclosed.append(got.plain.replace("\r\n", "\n"))
+    elif got.html:
+        body.enclosed.append(payload_text(got.html, "text/html", None, None, None, body))
+    for attached in got.attachments:
+        body.attachments.append({**attached, "in": name or "winmail.dat"})

@@ -2,7 +2,8 @@
 
 Order when every ``Date`` header is missing or unreadable: ``Resent-Date``, the topmost
 readable ``Received`` header (the last hop, nearest to delivery), Exchange's
-``X-OriginalArrivalTime``, the mbox ``From_`` line, the Maildir file name's delivery time.
+``X-OriginalArrivalTime``, the mbox ``From_`` line, the Maildir file name's delivery time
+or an Outlook .msg's creation time (a draft, never sent, has no other).
 The record says which in ``extra.time_source`` and a warning says so.
 """
 
@@ -27,11 +28,16 @@ _LABELS = {
     "x-originalarrivaltime": "X-OriginalArrivalTime",
     "envelope": "the mbox From line",
     "maildir": "the Maildir file name",
+    "msg-created": "the .msg's creation time (PidTagCreationTime)",
 }
 
 
 def _fallback_time(
-    h: dict[str, list[str]], zone: tzinfo | None, envelope: bytes | None, arrival: datetime | None
+    h: dict[str, list[str]],
+    zone: tzinfo | None,
+    envelope: bytes | None,
+    arrival: datetime | None,
+    arrival_source: str,
 ) -> tuple[datetime | None, str]:
     """(time, which source) from the headers after Date, the envelope and the file name."""
     for key, read in _HEADER_SOURCES:
@@ -42,7 +48,7 @@ def _fallback_time(
     dt = envelope_date(envelope, zone) if envelope else None
     if dt is not None:
         return dt, "envelope"
-    return arrival, "maildir" if arrival is not None else ""
+    return arrival, arrival_source if arrival is not None else ""
 
 
 def message_time(
@@ -52,6 +58,7 @@ def message_time(
     extra: dict[str, Any],
     envelope: bytes | None,
     arrival: datetime | None = None,
+    arrival_source: str = "maildir",
 ) -> datetime | None:
     """The message's time in UTC; a missing or unreadable Date is warned about."""
     dates = [v for v in h.get("date", ()) if v.strip()]
@@ -59,7 +66,7 @@ def message_time(
         dt = mail_date(value, ctx.options.tz)
         if dt is not None:
             return dt
-    dt, source = _fallback_time(h, ctx.options.tz, envelope, arrival)
+    dt, source = _fallback_time(h, ctx.options.tz, envelope, arrival, arrival_source)
     if dates:
         extra["date"] = decode_words(dates[0])
     said = "unreadable Date header" if dates else "no Date header"

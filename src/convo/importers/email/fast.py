@@ -23,7 +23,7 @@ from email.message import Message
 
 from convo.importers.email.body import Body, add_leaf, collect_alternative
 from convo.importers.email.charsets import decode_words
-from convo.importers.email.mime import SIZING, attached, leaf
+from convo.importers.email.mime import OPAQUE_SIGNED, SIZING, attached, leaf
 
 # A header line and its continuation lines (the raw value keeps them, as compat32's does).
 _HEADERS = re.compile(r"^([\x21-\x39\x3b-\x7e]+):[ \t]*(.*(?:\n[ \t].*)*)", re.M)
@@ -128,8 +128,8 @@ def _collect(h: dict[str, list[str]], data: bytes, body: Body, depth: int) -> No
     if ctype == "message/rfc822":
         _attached(h, data, params, body, depth)
         return
-    if ctype.startswith("message/"):
-        raise _Fallback
+    if ctype.startswith("message/") or ctype in OPAQUE_SIGNED:
+        raise _Fallback  # an opaque-signed S/MIME part: read by ``mime``
     disp_values = h.get("content-disposition")
     disp, dparams = _params(disp_values[0]) if disp_values else ("", {})
     if params is None or dparams is None:

@@ -59,12 +59,17 @@ CHUNK = 1 << 20
 _BOM = b"\xef\xbb\xbf"
 _UNESCAPE = re.compile(rb"^>(>*From )", re.M)
 _RD_EVIDENCE = re.compile(rb"^>>+From ", re.M)
+_RD_ENVELOPE = re.compile(rb"From mboxrd@\S* ")
 
 
 def is_mboxrd(source: Source) -> bool:
-    """Whether ``source`` is an mboxrd file: named ``*.mboxrd``, or a ``>>From `` line in
-    its first 64 KiB (an mboxo writer never makes one of a ``>From `` line)."""
-    return source.match_name.endswith(".mboxrd") or bool(_RD_EVIDENCE.search(source.head))
+    """Whether ``source`` is an mboxrd file: named ``*.mboxrd``, its first envelope line
+    ``From mboxrd@...`` (public-inbox's and lore.kernel.org's ``t.mbox.gz`` and b4
+    write ``From mboxrd@z Thu Jan  1 00:00:00 1970``), or a ``>>From `` line in its first 64 KiB (an mboxo writer never makes one
+    of a ``>From `` line)."""
+    if source.match_name.endswith(".mboxrd") or _RD_EVIDENCE.search(source.head):
+        return True
+    return _RD_ENVELOPE.match(_without_bom(source.head).lstrip(b"\r\n\t ")) is not None
 
 
 class _Split:

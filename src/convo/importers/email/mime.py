@@ -15,6 +15,7 @@ from typing import Any
 from convo.importers.email.addresses import addresses
 from convo.importers.email.body import Body, add_leaf, collect_alternative
 from convo.importers.email.charsets import decode_words, raw_header_text
+from convo.importers.email.smime import signed_content
 
 _PARSER = BytesParser(policy=compat32)
 _ONE_LINE = re.compile(r"[\x20-\x7e\t]*")
@@ -33,6 +34,8 @@ class _Sizing(Compat32):
 
 
 SIZING = _Sizing()
+# S/MIME in one part (RFC 8551): enveloped (encrypted) or opaque-signed data.
+OPAQUE_SIGNED = ("application/pkcs7-mime", "application/x-pkcs7-mime")
 
 
 def parse_message(data: bytes) -> Message:
@@ -175,7 +178,25 @@ def collect_body(msg: Message, body: Body, depth: int = 0) -> None:
     if ctype == "message/rfc822":
         _attached_message(msg, body, depth)
         return
+    if ctype in OPAQUE_SIGNED and _opaque_signed(msg, body, depth):
+        return
     leaf(msg, ctype, body)
+
+
+def _opaque_signed(part: Message, body: Body, depth: int) -> bool:
+    """An opaque-signed S/MIME part (``smime.p7m`` holding ``SignedData``): listed as an
+    attachment, the entity it signs read in its place. False when it holds none
+    (encrypted, damaged): then it is a leaf as any other."""
+    blob = _payload_bytes(part)
+    inner = signed_content(blob)
+    if inner is None:
+        return False
+    info: dict[str, Any] = {"name": _filename(part), "type": _content_type(part), "size": len(blob)}
+    if disp := _disposition(part):
+        info["disposition"] = disp
+    body.attachments.append(info)
+    collect_body(parse_message(inner), body, depth + 1)
+    return True
 
 
 # A delimiter line with a part's header line under it: the boundary a body really uses.

@@ -20,11 +20,20 @@ same record (speaker, listeners, subject, ids, thread, time, tags, attachments):
 - the headers are the ones it arrived with (0x007D) less their ``Content-*`` and
   ``MIME-Version`` (they describe a body the .msg no longer holds); a message never sent
   (a draft, a sent item saved from Outlook) gets headers made from its properties:
-  ``From`` (sender name and SMTP address), ``To``/``Cc`` (the recipients by type),
-  ``Subject``, ``Date`` (submitted, else delivered), the ids;
+  ``From`` (sender name and SMTP address; an Exchange address ``/o=.../cn=...``, no
+  mail address, leaves the name alone), ``To``/``Cc`` (the recipients by type),
+  ``Subject``, ``Date`` (submitted, else delivered), the ids; a message with no time
+  at all (a draft: TeamMsgExtractor/msg-extractor's ``example-msg-files/strangeDate.msg``)
+  takes the .msg's creation time 0x3007, warned and named in ``extra.time_source``;
 - the body is the plain text (0x1000), else the HTML (0x1013); a body held only as
   compressed RTF is not read (a warning says so); attachments become MIME parts with
-  their names, types and bytes, so they are listed as the eml reader lists them.
+  their names, types and bytes, so they are listed as the eml reader lists them; an
+  attached Outlook item (``__substg1.0_3701000D``: a mail forwarded as an attachment, a
+  bounce's returned original) is made into its own message the same way (five deep at
+  most) and attached as ``message/rfc822``, so its text follows as a forwarded block;
+  an attached ``message/`` type other than ``rfc822`` (a bounce's ``delivery-status``)
+  is attached as text; a headers property that does not start with a header (a cut
+  piece of a returned original) is not used.
 
 Why olefile (a dependency): it is pure Python, one module, BSD-licensed and maintained
 (decalage2/olefile), reads every CFB version and refuses malformed files with its own
@@ -40,7 +49,9 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.header import Header
 from email.message import EmailMessage
-from email.utils import format_datetime, formataddr
+from email.parser import BytesParser
+from email.policy import default
+from email.utils import format_datetime, formataddr, parseaddr
 from typing import Any
 
 from convo.core.errors import InputError
@@ -57,6 +68,8 @@ OLE_MAGIC = bytes.fromhex("D0CF11E0A1B11AE1")
 MSG_LIMIT = 256 << 20  # a .msg is read whole (OLE): its attachments up to this
 _HINT = "save the message from Outlook as .msg, or as .eml"
 _CONTENT = re.compile(rb"(?im)^(?:content-[!-9;-~]*|mime-version):.*(?:\r?\n[ \t].*)*\r?\n")
+_HEADER_FIRST = re.compile(rb"[!-9;-~]+:")
+_EXCHANGE_DN = re.compile(r"/o=", re.I)
 _EPOCH = datetime(1601, 1, 1, tzinfo=UTC)
 _TYPES = {1: "To", 2: "Cc"}
 _BREAKS = re.compile(r"[\r\n]+")
@@ -94,8 +107,11 @@ def sniff(source: Source) -> int:
 class _Props:
     """The properties of one object (the message, a recipient, an attachment)."""
 
-    def __init__(self, ole: Any, path: list[str]):
+    def __init__(self, ole: Any, path: list[str], header: int | None = None):
         self.ole, self.path = ole, path
+        # The fixed-size entries start after a header: 32 bytes in the file's message,
+        # 24 in an attached message's, 8 in a recipient's or an attachment's.
+        self.header = header if header is not None else (32 if not path else 8)
         self._fixed: dict[int, tuple[int, bytes]] | None = None
 
     def _stream(self, name: str) -> bytes | None:
@@ -115,9 +131,8 @@ class _Props:
     def fixed(self, pid: int) -> tuple[int, bytes] | None:
         if self._fixed is None:
             raw = self._stream("__properties_version1.0") or b""
-            start = 32 if not self.path else 8
             self._fixed = {}
-            for at in range(start, len(raw) - 15, 16):
+            for at in range(self.header, len(raw) - 15, 16):
                 tag, _, value = struct.unpack_from("<II8s", raw, at)
                 self._fixed[tag >> 16] = (tag & 0xFFFF, value)
         return self._fixed.get(pid)
@@ -137,8 +152,15 @@ class _Props:
             return None
 
 
-def _children(ole: Any, prefix: str) -> list[str]:
-    names = {e[0] for e in ole.listdir(streams=True, storages=True) if e[0].startswith(prefix)}
+def _children(ole: Any, prefix: str, under: list[str] | None = None) -> list[str]:
+    """The names of the storages directly in ``under`` (the root) that start ``prefix``."""
+    at = under or []
+    depth = len(at)
+    names = {
+        e[depth]
+        for e in ole.listdir(streams=True, storages=True)
+        if len(e) > depth and e[:depth] == at and e[depth].startswith(prefix)
+    }
     return sorted(names)
 
 
@@ -155,10 +177,17 @@ def _header(value: str) -> str:
 
 
 def _address(name: str, addr: str) -> str:
-    name, addr = _one_line(name), _one_line(addr)
+    name, addr = _one_line(name).strip(), _one_line(addr).strip()
+    if _EXCHANGE_DN.match(addr):
+        addr = ""  # an Exchange address (``/o=Org/ou=.../cn=Recipients/cn=ann``): no mail address
+    if "<" in addr:  # a property holding ``Name <ann@example.org>`` (some writers')
+        named, addr = parseaddr(addr)
+        name = name if name and "<" not in name else named
+    if "<" in name and (got := parseaddr(name))[1] and got[1] == addr:
+        name = got[0]
     if not addr:
         return _header(name)
-    return formataddr((name, addr), charset="utf-8") if name else addr
+    return formataddr((name, addr), charset="utf-8") if name and name != addr else addr
 
 
 def _made_headers(props: _Props, people: dict[str, list[str]]) -> bytes:
@@ -182,10 +211,10 @@ def _made_headers(props: _Props, people: dict[str, list[str]]) -> bytes:
     return "".join(f"{x}\r\n" for x in lines).encode("ascii", "replace")
 
 
-def _recipients(ole: Any) -> dict[str, list[str]]:
+def _recipients(ole: Any, root: list[str]) -> dict[str, list[str]]:
     people: dict[str, list[str]] = {}
-    for storage in _children(ole, "__recip_version1.0_#"):
-        r = _Props(ole, [storage])
+    for storage in _children(ole, "__recip_version1.0_#", root):
+        r = _Props(ole, [*root, storage])
         kind = _TYPES.get(r.long(0x0C15) or 1)
         if kind is None:
             continue  # Bcc: not in the headers the message was sent with
@@ -194,7 +223,7 @@ def _recipients(ole: Any) -> dict[str, list[str]]:
     return people
 
 
-def _body(ole: Any, props: _Props, ctx: ImportContext, where: str) -> EmailMessage:
+def _body(ole: Any, props: _Props, ctx: ImportContext, where: str, depth: int = 0) -> EmailMessage:
     part = EmailMessage()
     text = props.string(0x1000)
     html = props.binary(0x1013)
@@ -206,32 +235,69 @@ def _body(ole: Any, props: _Props, ctx: ImportContext, where: str) -> EmailMessa
         part.set_content("", cte="8bit")
         if props.binary(0x1009):
             ctx.warn(where, "the body is held only as compressed RTF: not read")
-    for storage in _children(ole, "__attach_version1.0_#"):
-        a = _Props(ole, [storage])
-        name = a.string(0x3707) or a.string(0x3704) or None
-        kind = a.string(0x370E) or "application/octet-stream"
-        main, _, sub = kind.partition("/")
-        part.add_attachment(a.binary(0x3701) or b"", maintype=main, subtype=sub or "octet-stream",
-                            filename=name)  # fmt: skip
+    for storage in _children(ole, "__attach_version1.0_#", props.path):
+        _attach(part, ole, [*props.path, storage], ctx, where, depth)
     return part
 
 
-def message_bytes(source: Source, ctx: ImportContext, where: str) -> bytes:
-    """The RFC 5322 message an .msg stands for (see the module docstring)."""
+_EMBEDDED = "__substg1.0_3701000D"  # an attached Outlook item (PidTagAttachDataObject)
+_NESTING = 5  # attached messages read this deep; deeper ones are listed by name
+
+
+def _attach(
+    part: EmailMessage, ole: Any, path: list[str], ctx: ImportContext, where: str, depth: int
+) -> None:
+    """One attachment storage as a MIME part: an attached Outlook item (an .msg inside
+    the .msg: a mail forwarded as an attachment) as the ``message/rfc822`` it stands
+    for, an attached ``.eml`` (``message/rfc822`` bytes) likewise, other types as their
+    bytes. A ``message/`` type of another kind (a bounce's ``delivery-status``) is text:
+    the standard library cannot write its bytes as that type."""
+    a = _Props(ole, path)
+    name = a.string(0x3707) or a.string(0x3704) or a.string(0x3001) or None
+    kind = (a.string(0x370E) or "application/octet-stream").strip().lower()
+    main, _, sub = kind.partition("/")
+    inner: bytes | None = None
+    if ole.exists([*path, _EMBEDDED]) and depth < _NESTING:
+        inner, _ = _message(ole, [*path, _EMBEDDED], ctx, where, depth + 1)
+    elif kind == "message/rfc822":
+        inner = a.binary(0x3701)
+    if inner is not None:
+        parsed = BytesParser(policy=default).parsebytes(inner)
+        part.add_attachment(parsed, filename=name)
+        return
+    if main in ("message", "multipart"):
+        main, sub = ("text", "plain") if main == "message" else ("application", "octet-stream")
+    part.add_attachment(a.binary(0x3701) or b"", maintype=main or "application",
+                        subtype=sub or "octet-stream", filename=name)  # fmt: skip
+
+
+def _message(
+    ole: Any, root: list[str], ctx: ImportContext, where: str, depth: int = 0
+) -> tuple[bytes, datetime | None]:
+    """The RFC 5322 message the Outlook item at ``root`` stands for, and its creation time."""
+    props = _Props(ole, root, 32 if not root else 24)
+    sent = props.string(0x007D).encode("utf-8", "replace").lstrip(b"\r\n")
+    if not _HEADER_FIRST.match(sent):
+        sent = b""  # not a header block (a bounce's attached original: a cut piece of it)
+    sent = sent.split(b"\r\n\r\n", 1)[0]  # a body after the headers is not the item's
+    head = _CONTENT.sub(b"", sent.rstrip(b"\r\n") + b"\r\n") if sent.strip() else b""
+    if not head:
+        head = _made_headers(props, _recipients(ole, root))
+    body = _body(ole, props, ctx, where, depth)
+    return head + body.as_bytes(), props.time(0x3007)
+
+
+def message_bytes(source: Source, ctx: ImportContext, where: str) -> tuple[bytes, datetime | None]:
+    """The RFC 5322 message an .msg stands for (see the module docstring), and the time
+    the .msg was created (``PidTagCreationTime``), for a message that has no other."""
     ole = _ole(source)
     try:
-        props = _Props(ole, [])
-        if not props.string(0x001A):
+        if not _Props(ole, []).string(0x001A):
             raise InputError("not an Outlook message (no message class, 0x001A)",
                              where=source.name, hint=_HINT)  # fmt: skip
-        sent = props.string(0x007D).encode("utf-8", "replace")
-        head = _CONTENT.sub(b"", sent.rstrip(b"\r\n") + b"\r\n") if sent.strip() else b""
-        if not head:
-            head = _made_headers(props, _recipients(ole))
-        body = _body(ole, props, ctx, where)
+        return _message(ole, [], ctx, where)
     finally:
         ole.close()
-    return head + body.as_bytes()
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
@@ -239,13 +305,14 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         raise InputError(f"larger than {MSG_LIMIT >> 20} MiB", where=source.name, hint=_HINT)
     where = ctx.loc("msg-1")
     try:
-        data = message_bytes(source, ctx, where)
+        data, created = message_bytes(source, ctx, where)
     except InputError:
         raise
     except _DAMAGED as e:
         raise InputError(f"not a readable Outlook .msg file ({e})", where=source.name,
                          hint=_HINT) from None  # fmt: skip
-    rec = convert(data, ctx, Origin(NAME, "msg-1", where))
+    origin = Origin(NAME, "msg-1", where, arrival=created, arrival_source="msg-created")
+    rec = convert(data, ctx, origin)
     if rec is not None:
         yield rec
 

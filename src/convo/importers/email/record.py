@@ -34,13 +34,15 @@ def _threading(h: dict[str, list[str]]) -> tuple[str | None, str | None, str | N
 @dataclass(frozen=True)
 class Origin:
     """Where a message comes from: its format, ``msg-N`` locator, the location warnings
-    name, the mbox ``From `` line and a delivery time its container knows (Maildir)."""
+    name, the mbox ``From `` line and a time its container knows (a Maildir file name's
+    delivery time, an .msg's creation time), the last resort when no header has one."""
 
     fmt: str
     locator: str
     where: str
     envelope: bytes | None = None
     arrival: datetime | None = None
+    arrival_source: str = "maildir"  # what ``arrival`` is (``dates._LABELS``)
 
 
 def build_record(
@@ -57,7 +59,7 @@ def build_record(
     senders, listeners = people(h, extra, cs)
     speaker = senders[0] if senders else stand_in_speaker(h, envelope, cs, ctx, where, extra)
     timestamp = None
-    dt = message_time(h, ctx, where, extra, envelope, origin.arrival)
+    dt = message_time(h, ctx, where, extra, envelope, origin.arrival, origin.arrival_source)
     if dt is not None:
         try:
             timestamp = format_timestamp_utc(dt)

@@ -3,8 +3,8 @@ speech-to-text engines write, into messages, one per speaker turn. ``vtt``, ``sr
 ``sbv`` hold each cue format's sniff, reader and ``FORMATS``; they share ``cues`` (lines ->
 blocks -> timed cues), ``cuetext`` (cue text and speaker prefixes), ``turns`` (speakers
 of cues) and ``sniffing`` (head checks). ``whisper`` (Whisper, WhisperX, the OpenAI
-audio API; whisper.cpp), ``assemblyai``, ``deepgram`` and ``aws`` (Amazon Transcribe)
-read speech-to-text JSON through
+audio API; whisper.cpp), ``assemblyai``, ``deepgram``, ``aws`` (Amazon Transcribe) and
+``revai`` (Rev.ai) read speech-to-text JSON through
 ``speech`` (segments, offsets, words). Every format merges turns with ``merging``.
 
 The text transcripts, ``otter`` (Otter.ai's text export), ``rev`` (Rev.com's),
@@ -22,8 +22,9 @@ reference parser in the tests rather than as the reader. The cue block rules are
 Decisions, where the formats and the brief are silent:
 
 - Speakers (``--speakers auto``): a cue's ``<v Name>`` spans, every one of them, each its
-  own segment; text outside any span in a voiced cue has no speaker. A cue without voice
-  tags uses the file's name-prefix style, decided on its first 200 cues with text
+  own segment; text outside any span in a voiced cue has no speaker. A WebVTT cue whose
+  identifier is Webex's ``12 "Ann Lee" (3330436864)`` is spoken by that name, as a voice
+  (``1 "" (0)``: no speaker). A cue without voice tags uses the file's name-prefix style, decided on its first 200 cues with text
   (``cuetext.choose_style``; memory stays bounded): ``Name: text`` (Zoom, first
   line of a cue), ``- Name: text``, ``>> NAME: text`` (broadcast; a bare ``>>`` is a new,
   unnamed speaker) or ``[Name] text`` (Netflix; only capitalised labels followed by text,
@@ -64,10 +65,10 @@ Decisions, where the formats and the brief are silent:
   with ``.`` timings are WebVTT (40) unless numbered (SRT, 45). An empty file counts only
   when its name has the format's extension (so it warns "no cues" instead of failing).
 - Speech-to-text JSON (``whisper``, ``whisper-cpp``, ``assemblyai``, ``deepgram``,
-  ``aws-transcribe``): one segment is one Whisper segment, whisper.cpp ``transcription``
-  entry, AssemblyAI or Deepgram utterance, Deepgram paragraph (its sentences joined with
-  a space; used when the response has no ``utterances``) or Amazon Transcribe audio
-  segment. The speaker is the engine's label as it wrote it (``SPEAKER_00``, ``A``,
+  ``aws-transcribe``, ``revai``): one segment is one Whisper segment, whisper.cpp
+  ``transcription`` entry, AssemblyAI or Deepgram utterance, Deepgram paragraph (its
+  sentences joined with a space; used when the response has no ``utterances``), Amazon
+  Transcribe audio segment or Rev.ai monologue. The speaker is the engine's label as it wrote it (``SPEAKER_00``, ``A``,
   ``0``, ``spk_0``; Deepgram's integers as text); whisper.cpp's ``?`` (its stereo
   estimate could not tell) is no speaker; ``--speakers none`` leaves labels out.
   whisper.cpp's ``-ml`` pieces (the first 32 segments with text under 12 characters
@@ -115,12 +116,13 @@ Decisions, where the formats and the brief are silent:
   ``task`` and ``duration`` with the head ending inside a ``text`` string (the API's
   response past an hour of speech: its whole text comes before the segments) 60;
   a ``.json`` file whose head is all one ``"text"`` string (Whisper writes the whole
-  text first) 30. whisper.cpp: ``transcription`` with ``offsets``/``timestamps``/
+  text first) 30; the Hugging Face pipeline's ``chunks`` (or insanely-fast-whisper's
+  ``speakers``) whose head shows a ``"timestamp": [start, end]`` pair 75. whisper.cpp: ``transcription`` with ``offsets``/``timestamps``/
   ``systeminfo`` 90. AssemblyAI: ``audio_url`` with ``status``/``id`` and a transcript
   member 85. Deepgram: ``results`` with ``channels`` and ``alternatives`` 90, or
   ``metadata`` with ``request_id`` and ``model_info`` 85 (never with ``jobName``).
   Amazon Transcribe: ``jobName`` with ``results`` and ``transcripts`` or ``accountId``
-  90.
+  90. Rev.ai: ``monologues`` with ``elements`` and ``ts`` or ``speaker`` 85.
 - Encodings: a BOM decides (UTF-8, UTF-16 LE/BE); otherwise UTF-8, line by line, and
   the lines that are not UTF-8 in the file's legacy encoding, guessed once and named in
   a warning (``convo.core.encoding``), or ``--encoding``.
@@ -148,7 +150,7 @@ if TYPE_CHECKING:
 
 # What every format of the family makes of its source (importers.fields).
 FIELDS = Fields(
-    speaker="a cue's `<v Name>` voice (WebVTT), else the file's name-prefix style "
+    speaker="a cue's `<v Name>` voice (WebVTT; Webex's `N \"Name\" (id)` cue identifier), else the file's name-prefix style "
     "(`Name:`, `- Name:`, `>> NAME:`, `[Name]`), else none; `--speakers` chooses",
     listeners="none (a transcript names no listeners)",
     time="`--start-date` + the first merged cue's start, to the second; without "
@@ -174,8 +176,8 @@ SPEECH_FIELDS = Fields(
     id=CONTENT_HASH + ", hashing the segment offset",
     scope="the file's name (the recording)",
     extra="`start` and `end` (seconds from the start of the recording), `segments` (the "
-    "segment numbers merged; `words` for a file of words), `segment_ids` (the engine's "
-    "ids), `channel`",
+    "segment numbers merged; `words` for a file of words, `chunks` for the Hugging Face "
+    "pipeline's, `monologues` for Rev.ai's), `segment_ids` (the engine's ids), `channel`",
 )
 # A head whose first character (after whitespace) is no JSON or markup opener, and that
 # holds what the rest of the pattern says (the sniffs of ``otter`` and ``rev`` refuse a
@@ -190,7 +192,9 @@ def register(registry: Registry) -> None:
     from convo.importers.gates import Gate, json_with
 
     named = Gate(named=True)
-    whisper = json_with('"segments"', '"word_segments"', '"task"', opens="{")
+    whisper = json_with(
+        '"segments"', '"word_segments"', '"task"', '"chunks"', '"speakers"', opens="{"
+    )
     text_first = Gate(pattern=r'\A[\s\ufeff]*\{\s*"text"\s*:')  # openai-whisper's order
     zipped = Gate(magic=(b"PK\x03\x04",))
     registry.declare(__package__, (
@@ -209,6 +213,7 @@ def register(registry: Registry) -> None:
         ("assemblyai", "assemblyai", ("*.json",), json_with('"audio_url"', opens="{")),
         ("deepgram", "deepgram", ("*.json",), json_with('"results"', opens="{")),
         ("aws", "aws-transcribe", ("*.json",), json_with('"jobName"', opens="{")),
+        ("revai", "revai", ("*.json",), json_with('"monologues"', opens="{")),
         # The text transcripts: otter and rev need a head that opens with no JSON or
         # markup character and holds an offset (``M:SS``); google-meet its
         # `` - Transcript`` title or a zip, as teams-docx (a Word document).

@@ -11,7 +11,10 @@ recommendation (``https://www.w3.org/TR/ttml2/``) fixes the shape read here.
   ``ttp:frameRate`` times ``ttp:frameRateMultiplier``, else 30 a second); offsets
   ``12.5s``, ``1500ms``, ``2m``, ``1h``, ``25f`` and ``90000000t`` (ticks at
   ``ttp:tickRate``, else the frame rate, else 1 a second: Netflix writes
-  ``ttp:tickRate="10000000"``). A cue without a readable ``begin`` is rejected with
+  ``ttp:tickRate="10000000"``); outside the recommendation, Apple Music's lyrics TTML
+  writes ``M:SS.fff`` and bare seconds (``19.764``), read as such, and times every
+  element from the document's start (a ``<p>`` repeats its ``<div>``'s ``begin``): in a
+  file declaring its ``http://music.apple.com/`` namespace no parent's is added. A cue without a readable ``begin`` is rejected with
   its line.
 - Speaker: ``ttm:agent`` on the ``<p>`` (else on its first ``<span>`` that has one),
   the agent's ``<ttm:name>`` from the head's ``<ttm:agent xml:id=...>`` (its id when it
@@ -55,7 +58,10 @@ _ROOT = re.compile(
 )
 _NAMESPACE = re.compile(r"http://www\.w3\.org/(?:ns/ttml|2006/(?:10|04)/ttaf1)")
 _CLOCK = re.compile(r"(\d+):(\d{2}):(\d{2})(?:(\.\d+)|:(\d+(?:\.\d+)?))?\Z")
-_OFFSET = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s|f|t)\Z")
+# Apple Music's lyrics TTML (``itunes:timing``) writes ``M:SS.fff`` and bare seconds.
+_SHORT_CLOCK = re.compile(r"(\d+):(\d{2})(\.\d+)?\Z")
+_APPLE = "http://music.apple.com/"
+_OFFSET = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s|f|t)?\Z")
 _SPACE = re.compile(r"[ \t\r\n]+")
 _SKIPPED = frozenset(("metadata", "set", "animate", "image", "audio", "font", "data",
                       "chunk", "source", "style", "region", "layout"))  # fmt: skip
@@ -117,10 +123,15 @@ def ttml_time(text: str | None, rates: Rates) -> int | None:
         secs = int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3])
         frac = float(m[4]) if m[4] else float(m[5]) / rates.frame if m[5] else 0.0
         return round((secs + frac) * 1000)
+    m = _SHORT_CLOCK.match(text)
+    if m is not None:
+        if int(m[2]) > 59:
+            return None
+        return round((int(m[1]) * 60 + int(m[2]) + float(m[3] or 0)) * 1000)
     m = _OFFSET.match(text)
     if m is None:
         return None
-    value, unit = float(m[1]), m[2]
+    value, unit = float(m[1]), m[2] or "s"
     scale = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001, "f": 1 / rates.frame,
              "t": 1 / (rates.tick or 1.0)}[unit]  # fmt: skip
     ms = value * scale * 1000
@@ -141,6 +152,11 @@ class _Cue:
     text: list[str] = field(default_factory=list)
 
 
+def _on_the_document(attrs: dict[str, str]) -> bool:
+    """Whether the root declares Apple's namespace, whose times are all on the document."""
+    return any(k.startswith("xmlns") and v.startswith(_APPLE) for k, v in attrs.items())
+
+
 class _Reader:
     """The document's events into cues: agents from the head, time containers, ``<p>``s."""
 
@@ -152,6 +168,7 @@ class _Reader:
         self.agent: str | None = None  # the ``ttm:agent`` being read in the head
         self.in_name = False
         self.parents: list[int] = []  # the begin of each open element around a <p>
+        self.absolute = False  # Apple Music's times are on the document, not the parents
         self.cue: _Cue | None = None
         self.skip_depth = 0  # inside non-text children of a <p>
         self.n = 0
@@ -174,6 +191,7 @@ class _Reader:
         got = {_local(k): v for k, v in attrs.items()}
         if name == "tt":
             self.rates = Rates.of(attrs)
+            self.absolute = _on_the_document(attrs)
         elif name == "agent" and self.cue is None:
             self.agent = got.get("id")
             if self.agent:
@@ -186,7 +204,7 @@ class _Reader:
         elif name == "p":
             return self._open_p(got, line)
         elif name in ("body", "div"):
-            base = self.parents[-1] if self.parents else 0
+            base = self.parents[-1] if self.parents and not self.absolute else 0
             self.parents.append(base + (ttml_time(got.get("begin"), self.rates) or 0))
         return None
 
@@ -207,7 +225,7 @@ class _Reader:
 
     def _open_p(self, got: dict[str, str], line: int) -> BadBlock | None:
         self.n += 1
-        base = self.parents[-1] if self.parents else 0
+        base = self.parents[-1] if self.parents and not self.absolute else 0
         begin = ttml_time(got.get("begin"), self.rates)
         end = ttml_time(got.get("end"), self.rates)
         dur = ttml_time(got.get("dur"), self.rates)

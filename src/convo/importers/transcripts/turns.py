@@ -3,6 +3,7 @@ turns by ``merging``)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -158,7 +159,24 @@ def _cue_segments(
         return None
     if cue.end_ms < cue.start_ms:
         ctx.warn(ctx.loc(cue.line), f"cue {cue.n} ends before it starts; kept as timed")
+    if kind == "vtt" and not text.has_voice and (named := _identified(cue, segs)) is not None:
+        return named, True
     return segs, text.has_voice
+
+
+# Webex names the speaker in the cue identifier: ``12 "Ann Lee" (3330436864)``, the
+# number in parentheses Webex's id of the attendee; ``1 "" (0)`` when it could not tell.
+_WEBEX_IDENT = re.compile(r'\d+[ \t]+"([^"]*)"(?:[ \t]+\(\d*\))?[ \t]*\Z')
+
+
+def _identified(cue: RawCue, segs: list[Segment]) -> list[Segment] | None:
+    """The cue's text as one segment spoken by the name its identifier gives (Webex), else
+    None. An empty name is no speaker, as a cue of a voiced file without a voice."""
+    m = _WEBEX_IDENT.match(cue.ident or "")
+    if m is None:
+        return None
+    lines = [ln for s in segs for ln in s.lines]
+    return [Segment(" ".join(m[1].split()) or None, lines, voiced=True)]
 
 
 @dataclass

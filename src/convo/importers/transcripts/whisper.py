@@ -1,6 +1,9 @@
 """Whisper JSON transcripts: OpenAI Whisper's ``--output_format json``, WhisperX (and
 faster-whisper front ends that write the same shape), the OpenAI audio API's
-``verbose_json`` and ``diarized_json`` (``whisper``), and whisper.cpp's ``-oj``/``-ojf``
+``verbose_json`` and ``diarized_json``, the Hugging Face ASR pipeline's
+``return_timestamps`` output (``chunks`` of ``{timestamp: [start, end], text}``; word
+chunks grouped as whisper.cpp's pieces are) and insanely-fast-whisper's ``output.json``
+(its diarized ``speakers`` turns read instead of the chunks they repeat) (``whisper``), and whisper.cpp's ``-oj``/``-ojf``
 (``whisper-cpp``). Decisions are in the package docstring.
 
 whisper.cpp's writer is ``output_json`` in ggerganov/whisper.cpp ``examples/cli/cli.cpp``:
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from convo.core.errors import InputError
@@ -35,6 +38,7 @@ from convo.importers.transcripts.speech import (
     Spoken,
     SpokenReader,
     Word,
+    join_words,
     label,
     not_an_object,
     offset_ms,
@@ -52,6 +56,11 @@ _TEXT_FIRST = re.compile(r'\A\{\s*"text"\s*:\s*"(?:[^"\\]|\\.)*\\?\Z', re.S)
 # The OpenAI API's response: ``task`` (and ``duration``) before the whole ``text``, in
 # which a head cut short ends.
 _TEXT_LAST = re.compile(r'"text"\s*:\s*"(?:[^"\\]|\\.)*\\?\Z', re.S)
+# The Hugging Face ASR pipeline's ``return_timestamps`` output (insanely-fast-whisper's
+# ``output.json``): each chunk's ``timestamp`` a pair, its end ``null`` when cut short.
+_NUMBER = r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
+_PAIRS = re.compile(r'"(?:chunks|speakers)"\s*:')
+_PAIR = re.compile(rf'"timestamp"\s*:\s*\[\s*{_NUMBER}\s*,\s*(?:{_NUMBER}|null)\s*\]')
 
 
 def sniff_whisper(source: Source) -> int:
@@ -66,6 +75,8 @@ def sniff_whisper(source: Source) -> int:
         return 0
     if has_key(text, "word_segments"):
         return 80  # WhisperX without segments
+    if _PAIRS.search(text) and _PAIR.search(text):
+        return 75  # the Hugging Face pipeline's chunks (insanely-fast-whisper)
     if has_key(text, "task") and has_key(text, "duration"):
         return _api_score(text)
     if _TEXT_FIRST.match(text) and source.match_name.endswith(".json"):
@@ -94,6 +105,23 @@ def _segment(n: int, seg: Any) -> Spoken:
         label(seg.get("speaker")),
         ident=None if ident is None else as_str(ident) or None,
         raw=seg,
+    )
+
+
+def _chunk(n: int, chunk: Any) -> Spoken:
+    """A Hugging Face pipeline chunk (or insanely-fast-whisper's speaker turn):
+    ``{"timestamp": [start, end], "text"}``, a ``speaker`` when diarized."""
+    if not isinstance(chunk, dict):
+        return not_an_object(n, chunk, "a chunk")
+    pair = chunk.get("timestamp")
+    start, end = pair if isinstance(pair, list) and len(pair) == 2 else (None, None)
+    return Spoken(
+        n,
+        as_str(chunk.get("text")),
+        offset_ms(start),
+        offset_ms(end),
+        label(chunk.get("speaker")),
+        raw=chunk,
     )
 
 
@@ -133,6 +161,20 @@ def read_whisper(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
             return
     else:
         doc.close()
+    # No segments: the Hugging Face pipeline's speaker turns, else its chunks.
+    for key in ("speakers", "chunks"):
+        chunks = StreamedDoc(source, (key,), keep=False, mend_utf8=True)
+        chunks.head()
+        if not chunks.found:
+            chunks.close()
+            continue
+        reader = SpokenReader(source, ctx, "whisper", unit="chunk")
+        spoken = (_chunk(n, c) for n, c in enumerate(chunks.values(), 1))
+        yield from reader.read(spoken if key == "speakers" else _pieces(spoken, join_words))
+        said_mended(chunks, ctx, key)
+        if reader.seen:
+            yield from reader.finish(key)
+            return
     # No segments (or an empty list): the words, when the file has them.
     for key in ("words", "word_segments"):
         words = StreamedDoc(source, (key,), keep=False, mend_utf8=True)
@@ -201,10 +243,13 @@ SPLIT_MEAN_CHARS = 12
 SPLIT_HELD = 1024  # segments held at most while deciding (empty ones count too)
 
 
-def _pieces(segments: Iterator[Spoken]) -> Iterator[Spoken]:
+def _pieces(
+    segments: Iterator[Spoken], join: Callable[[list[str]], str] | None = None
+) -> Iterator[Spoken]:
     """whisper.cpp's segments, grouped into sentences when ``-ml`` cut them into pieces
     (see ``SPLIT_MEAN_CHARS``; the first ``SPLIT_SAMPLE`` segments with text decide,
-    held meanwhile), else as they are."""
+    held meanwhile), else as they are. The Hugging Face pipeline's word chunks
+    (``return_timestamps="word"``) are such pieces too, joined by ``join``."""
     held: list[Spoken] = []
     sized = 0
     chars = 0
@@ -219,10 +264,10 @@ def _pieces(segments: Iterator[Spoken]) -> Iterator[Spoken]:
     if sized < 2 or chars > SPLIT_MEAN_CHARS * sized:
         yield from rest
         return
-    yield from _grouped(rest)
+    yield from _grouped(rest, join or _as_written)
 
 
-def _grouped(segments: Iterable[Spoken]) -> Iterator[Spoken]:
+def _grouped(segments: Iterable[Spoken], join: Callable[[list[str]], str]) -> Iterator[Spoken]:
     """Pieces grouped as words (``speech.word_groups``: a sentence's end, a pause, another
     speaker, a tinydiarize turn), their text joined as whisper.cpp wrote it (each piece
     carries its own leading space), a group numbered by its first piece. A piece that
@@ -239,7 +284,7 @@ def _grouped(segments: Iterable[Spoken]) -> Iterator[Spoken]:
             turn = bool(seg.extra and seg.extra.get("speaker_turn_next"))
             yield Word(seg.text, seg.start, seg.end, seg.speaker, turn_next=turn)
 
-    for group in word_groups(words(), join=_as_written):
+    for group in word_groups(words(), join=join):
         yield from aside
         aside.clear()
         yield group
@@ -259,7 +304,10 @@ def read_whisper_cpp(source: Source, ctx: ImportContext) -> Iterator[Conversatio
     yield from reader.finish()
 
 
-DESCRIPTION = "Whisper JSON (openai-whisper, WhisperX, OpenAI verbose/diarized_json); speakers"
+DESCRIPTION = (
+    "Whisper JSON (openai-whisper, WhisperX, OpenAI verbose/diarized_json, Hugging Face "
+    "pipeline chunks, insanely-fast-whisper); speakers"
+)
 EXAMPLE = '{"segments": [{"id": 0, "seek": 0, "start": 0.0, "end": 2.5, "text": " Hello."}]}'
 CPP_DESCRIPTION = "whisper.cpp JSON (-oj, -ojf): transcription segments"
 CPP_EXAMPLE = (
