@@ -368,6 +368,29 @@ def test_reddit_link_post_url_is_unescaped(tmp_path):
     assert rec["extra"]["url"] == "https://i.example/d2?fit=max&h=1536"
 
 
+@pytest.mark.parametrize("wrap", [lambda objs: objs, lambda objs: {"data": objs, "metadata": {}}])
+def test_reddit_pushshift_objects_in_an_array_or_an_api_answer(tmp_path, wrap):
+    """Pushshift objects (a Thing's ``data`` alone, string ``created_utc`` as in the
+    2015 dumps) saved as a JSON array, or as the Pushshift/Arctic Shift API answers them
+    (``{"data": [...]}``): each was rejected as a "Thing without a data object"."""
+    objs = [
+        {"id": "15qzk2", "author": "ann", "title": "New year", "selftext": "Hi &amp; bye",
+         "is_self": True, "created_utc": "1356998655", "subreddit": "videos"},
+        {"id": "cnas8z", "name": "t1_cnas8z", "author": "ben", "body": "Same &gt; here",
+         "link_id": "t3_15qzk2", "parent_id": "t3_15qzk2", "created_utc": "1420070400",
+         "subreddit": "videos", "subreddit_id": "t5_2qh1e"},
+    ]  # fmt: skip
+    p = tmp_path / "input"
+    p.write_text(json.dumps(wrap(objs)))
+    assert registry.detect(Source(p)).name == "reddit"
+    recs, rejects, _ = ingest(p)
+    assert rejects == []
+    assert [r["id"] for r in recs] == ["reddit:t3_15qzk2", "reddit:t1_cnas8z"]
+    assert [r["textChunks"] for r in recs] == [["Hi & bye"], ["Same > here"]]
+    assert recs[1]["metadata"] == {"speaker": "ben", "listeners": ["ann"]}
+    assert recs[1]["timestamp"] == "2015-01-01T00:00:00Z"
+
+
 def test_hn_algolia_search_answer_reads_its_hits(tmp_path):
     """``hn.algolia.com/api/v1/search?...`` answers ``{"hits": [...]}``: it was one item
     "without an id" (rejected); each hit is an item (``objectID``, ``comment_text``)."""

@@ -27,7 +27,9 @@ message (``first_message_name``, else the message itself), replyTo the ``parent_
 the ids ``reddit-export`` gives the same messages. An inbox's comment replies name no
 ``link_id``: the post is the one their ``context`` link names, and ``dest`` (the
 account they answered) is their listener. An ``/api/morechildren`` answer
-(``{"json": {"data": {"things": [...]}}}``) is read as its Things. Reddit escapes
+(``{"json": {"data": {"things": [...]}}}``) is read as its Things; Pushshift objects
+saved as a JSON array, or as the Pushshift and Arctic Shift APIs answer them
+(``{"data": [...]}``), as the lines of a dump. Reddit escapes
 ``&``, ``<`` and ``>`` in a link post's ``url`` too: unescaped.
 
 Ids and their scope (docs/ids.md): Reddit fullnames are unique everywhere
@@ -267,6 +269,11 @@ class _Reader:
         stack = _roots(value, where)
         while stack:
             thing, parent, loc = stack.pop()
+            if isinstance(thing, dict) and "kind" not in thing:  # an array of plain objects
+                msg = self.plain(thing)
+                if msg is not None:
+                    yield msg
+                    continue
             data = self._data(thing, loc)
             if data is None:
                 continue
@@ -325,16 +332,25 @@ class _Reader:
             self.ctx.warn(loc, "comment 'replies' is neither a Listing nor empty; ignored")
         return []
 
+    def plain(self, obj: dict) -> ConversationMessage | None:
+        """A Pushshift-style object (a Thing's ``data`` alone): a private message
+        (``t4_`` name), a comment (``body``) or a submission (``title``); else None."""
+        if (as_str(obj.get("name")) or "").startswith("t4_"):
+            return self.heard(self.private(obj, None))
+        if "body" in obj or "body_html" in obj:
+            return self.heard(self.comment(obj, None, None))
+        if "title" in obj:
+            return self.heard(self.post(obj))
+        return None
+
     def dump_line(self, where: str, obj: dict) -> Iterator[ConversationMessage]:
         """One Pushshift object: a comment (``body``) or a submission (``title``)."""
         if "kind" in obj and "data" in obj:
             yield from self.tree(obj, where)
-        elif (as_str(obj.get("name")) or "").startswith("t4_"):
-            yield self.heard(self.private(obj, None))
-        elif "body" in obj or "body_html" in obj:
-            yield self.heard(self.comment(obj, None, None))
-        elif "title" in obj:
-            yield self.heard(self.post(obj))
+            return
+        msg = self.plain(obj)
+        if msg is not None:
+            yield msg
         else:
             raise RecordError(
                 "neither a Reddit comment (body) nor a submission (title)",
@@ -363,11 +379,14 @@ def sniff_reddit(source: Source) -> int:
 
 def _things(value: Any) -> Any:
     """The Things of an ``/api/morechildren`` answer (``{"json": {"data": {"things":
-    [...]}}}``, the comments behind a ``more`` stub), else the value as it is."""
+    [...]}}}``, the comments behind a ``more`` stub), the objects of a Pushshift or
+    Arctic Shift API answer (``{"data": [...]}``), else the value as it is."""
     if isinstance(value, dict) and isinstance(value.get("json"), dict):
         data = value["json"].get("data")
         if isinstance(data, dict) and isinstance(data.get("things"), list):
             return data["things"]
+    if isinstance(value, dict) and "kind" not in value and isinstance(value.get("data"), list):
+        return value["data"]
     return value
 
 
