@@ -55,6 +55,7 @@ BY_FOLDER = {
     "vercel_ai": "vercel-ai",
     "mastodon": "mastodon",
     "twitter_dm": "twitter-dm",
+    "twitter": "twitter",
     "irc": "irc",
     "matrix": "matrix",
     "google_chat": "google-chat",
