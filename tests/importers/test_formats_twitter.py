@@ -5,7 +5,9 @@ Fixtures follow the archive as its readers read real ones (timhutton/twitter-arc
 the bare tweet, ``created_at`` as ``Tue Mar 19 14:05:17 +0000 2019``, t.co ``urls``, one
 t.co link for all of ``extended_entities.media``; a test fixture of a 2025 archive's
 ``tweets.js``: ``edit_info``, string counts and indices): a thread of two, a reply with
-a photo and a video, a retweet, an edited tweet; a 2019 ``tweet.js`` without
+a photo and a video, a retweet, an edited tweet, a long post cut in ``tweets.js`` whose
+whole text is in ``note-tweet.js`` (linked by its time alone, as the archive's readers
+match them); a 2019 ``tweet.js`` without
 ``account.js``; ``deleted-tweets.js``.
 """
 
@@ -23,7 +25,7 @@ DIR = FIXTURES / "twitter"
 def test_tweets_js():
     recs, rejects, warnings = run(twitter.read, DIR / "tweets.js")
     assert not rejects and not warnings
-    rt, first, second, reply, tweet, edited = recs  # oldest first (the file is newest first)
+    rt, first, second, reply, tweet, edited, long = recs  # oldest first (newest first in the file)
     assert rt["tags"] == ["retweet"] and rt["metadata"]["listeners"] == ["carol_c"]
     assert first["metadata"] == {"speaker": "tidewatcher", "listeners": []}
     assert second["replyTo"] == first["id"] == second["thread"] == first["thread"]
@@ -41,7 +43,11 @@ def test_tweets_js():
     assert reply["extra"]["source"] == "Twitter for Android"
     assert edited["extra"]["edit_of"] == "1700000000000000300"
     assert edited["thread"] == tweet["thread"] == tweet["id"] == "twitter:1700000000000000300"
-    assert len({r["id"] for r in recs}) == 6
+    assert len({r["id"] for r in recs}) == 7
+    # a long post: cut with "…" in tweets.js, whole in note-tweet.js (linked by its time)
+    assert long["textChunks"][0].endswith("which is why a storm surge can raise it by a metre.")
+    assert "high & rising" in long["textChunks"][0]
+    assert long["extra"]["note_tweet_id"] == "1800000000000000999"
 
 
 def test_2019_tweet_js_without_account_js():

@@ -32,6 +32,11 @@ Decisions:
   oldest first.
 - ``favorite_count``, ``retweet_count``, ``lang``, ``source`` (the client's name),
   ``edit_of`` (an edit's first version), ``deleted_at`` and the media in ``extra``.
+- A long post (a "note tweet") is cut in ``tweets.js`` (its text ends ``…`` and a link):
+  its whole text is in ``note-tweet.js`` beside the file, linked to the tweet by its time
+  alone (``createdAt``, to the second); the tweet reads the note of its second whose text
+  starts as its own does (one note of that second: that one), ``note_tweet_id`` in
+  ``extra``.
 - The file is read whole (at most 512 MiB): the JSON after the ``= `` assignment.
 
 Ids and their scope (docs/ids.md): Twitter's ids are unique everywhere
@@ -119,8 +124,48 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             continue
         rows.append((iso_ts(tweet.get("created_at")) or "", k, tweet, loc))
     parents = {_ident(t): _parent(t) for _, _, t, _ in rows}
-    for _, _, tweet, loc in sorted(rows, key=lambda r: (r[0], -r[1])):
-        yield _message(tweet, loc, owner, _root(_edit_of(tweet) or _ident(tweet), parents))
+    notes = _notes(source)
+    for when, _, tweet, loc in sorted(rows, key=lambda r: (r[0], -r[1])):
+        root = _root(_edit_of(tweet) or _ident(tweet), parents)
+        yield _message(tweet, loc, owner, root, notes.get(when, []))
+
+
+def _notes(source: Source) -> dict[str, list[tuple[str, str]]]:
+    """The long posts of ``note-tweet.js`` beside the file, by their time: {time: [(note
+    id, text)]} (``{"noteTweet": {"noteTweetId", "createdAt", "core": {"text",
+    "urls"}}}``; the archive links a note to its tweet by nothing but the time)."""
+    if source.path is None or source.is_stdin:
+        return {}
+    path = source.path.parent / "note-tweet.js"
+    if not path.is_file() or path == source.path:
+        return {}
+    try:
+        _, value = load_ytd(Source(path))
+    except InputError:
+        return {}
+    out: dict[str, list[tuple[str, str]]] = {}
+    for item in as_list(value):
+        note = as_dict(as_dict(item).get("noteTweet"))
+        core = as_dict(note.get("core"))
+        text = _expanded(as_str(core.get("text")), core.get("urls"), "expandedUrl")
+        when = iso_ts(note.get("createdAt"))
+        if when and text:
+            out.setdefault(when, []).append((as_str(note.get("noteTweetId")), text))
+    return out
+
+
+_TRUNCATED = re.compile(r"(?s)(.*?)\u2026(?:\s+https?://\S+)?\s*$")
+
+
+def _note_for(text: str, notes: list[tuple[str, str]]) -> tuple[str, str] | None:
+    """The note a truncated tweet (its text cut with ``…``, then the note's link) was
+    posted as: the one of its second whose text starts as the tweet's does."""
+    m = _TRUNCATED.fullmatch(text)
+    if m is None or not notes:
+        return None
+    start = " ".join(m[1].split())[:60]
+    same = [n for n in notes if " ".join(n[1].split()).startswith(start)]
+    return same[0] if same else (notes[0] if len(notes) == 1 else None)
 
 
 def _root(ident: str, parents: dict[str, str]) -> str:
@@ -156,12 +201,20 @@ def _count(value: Any) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-def _text(tweet: dict[str, Any], media: list[dict[str, Any]]) -> str:
-    text = _ESCAPED.sub(lambda m: _PLAIN[m[1]], as_str(tweet.get("full_text") or tweet.get("text")))
-    for u in as_list(as_dict(tweet.get("entities")).get("urls")):
+def _expanded(text: str, urls: Any, key: str) -> str:
+    """The text with ``&amp;``, ``&lt;``, ``&gt;`` unescaped and each t.co link replaced
+    by its expanded URL (``key``)."""
+    text = _ESCAPED.sub(lambda m: _PLAIN[m[1]], text)
+    for u in as_list(urls):
         link = as_dict(u)
-        if as_str(link.get("url")) and as_str(link.get("expanded_url")):
-            text = text.replace(link["url"], link["expanded_url"])
+        if as_str(link.get("url")) and as_str(link.get(key)):
+            text = text.replace(link["url"], link[key])
+    return text
+
+
+def _text(tweet: dict[str, Any], media: list[dict[str, Any]]) -> str:
+    urls = as_dict(tweet.get("entities")).get("urls")
+    text = _expanded(as_str(tweet.get("full_text") or tweet.get("text")), urls, "expanded_url")
     for medium in media:
         if as_str(medium.get("url")):
             text = text.replace(medium["url"], "")
@@ -184,10 +237,14 @@ def _tags(tweet: dict[str, Any], text: str) -> list[str]:
     return [t for t in tags if t]
 
 
-def _message(tweet: dict[str, Any], loc: str, owner: str, root: str) -> ConversationMessage:
+def _message(
+    tweet: dict[str, Any], loc: str, owner: str, root: str, notes: list[tuple[str, str]]
+) -> ConversationMessage:
     ident, parent = _ident(tweet), _parent(tweet)
     media = _media(tweet)
     text = _text(tweet, media)
+    note = _note_for(text, notes)
+    text = note[1] if note else text
     deleted = tweet.get("deleted_at")
     return message(
         [text, *(_media_chunk(m) for m in media)] if media else text,
@@ -208,6 +265,7 @@ def _message(tweet: dict[str, Any], loc: str, owner: str, root: str) -> Conversa
             "edit_of": _edit_of(tweet) or None,
             "deleted_at": iso_ts(deleted) or as_str(deleted) or None,
             "media": media,
+            "note_tweet_id": note[0] if note else None,
         },
     )
 
@@ -228,7 +286,8 @@ FIELDS = Fields(
     scope="none: Twitter's ids are unique everywhere",
     reply_to="`twitter:<in_reply_to_status_id_str>`",
     tags="the hashtags; `retweet`, `deleted`",
-    extra="`favorite_count`, `retweet_count`, `lang`, `source`, `edit_of`, `deleted_at`, `media`",
+    extra="`favorite_count`, `retweet_count`, `lang`, `source`, `edit_of`, `deleted_at`, "
+    "`media`, `note_tweet_id` (a long post's whole text is from `note-tweet.js`)",
 )
 
 FORMATS = (
