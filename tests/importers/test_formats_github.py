@@ -91,3 +91,19 @@ def test_a_number_int_refuses_is_no_error(tmp_path, number):
     rejects: list = []
     recs = [m.serialize() for m in Ingest(on_reject=rejects.append).messages([path])]
     assert recs or rejects
+
+
+def test_pull_requests_of_pulls_are_issues_not_comments():
+    """``GET /repos/O/R/pulls`` (and ``pulls/N``, as PyGithub's recorded
+    ``PullRequest.setUp.txt`` has it) gives each pull request an ``issue_url``: it was read
+    as a comment on itself (``#42/comment/<id>``, its title and labels lost)."""
+    recs, rejects, _ = run("pulls.json")
+    assert not rejects
+    first, draft = recs
+    assert first["id"] == first["thread"] == PR and "replyTo" not in first
+    assert first["subject"] == "Widgets: measure in mm" and first["tags"] == ["size"]
+    assert first["textChunks"] == ["Sizes were in inches.\n\ncc @jonas"]
+    assert first["metadata"] == {"speaker": "mira", "listeners": ["jonas"]}
+    assert first["extra"]["pull_request"] is True
+    assert first["extra"]["merged_at"] == "2012-05-27T10:29:07Z"
+    assert draft["id"] == "github:acme/widgets#43" and draft["textChunks"] == ["Draft: colours"]

@@ -2,7 +2,8 @@
 reviews and review comments, and the GitHub CLI's ``gh issue view --json`` / ``gh pr view
 --json`` objects (``convo.importers.forums.github_cli``).
 
-The issue is the thread's first message: id and thread ``github:OWNER/REPO#N``, subject
+The issue is the thread's first message (a pull request of ``pulls`` or ``pulls/N`` too:
+it carries an ``issue_url`` as comments do, and a ``number`` as issues do): id and thread ``github:OWNER/REPO#N``, subject
 its title, labels as tags. A comment's id is ``github:OWNER/REPO#N/comment/ID`` and it
 replies to the issue's id, found from ``issue_url`` (or ``pull_request_url`` for review
 comments), so comments imported from another file still hang under their issue; a
@@ -105,7 +106,10 @@ def _issue(issue: dict, where: str, tally: Tally, ctx: ImportContext) -> Convers
         extra={
             "number": number,
             "state": issue.get("state"),
-            "pull_request": True if isinstance(issue.get("pull_request"), dict) else None,
+            "pull_request": True
+            if isinstance(issue.get("pull_request"), dict) or "diff_url" in issue
+            else None,
+            "merged_at": issue.get("merged_at"),
             "html_url": issue.get("html_url"),
             "comments": issue.get("comments") or None,
             "author_association": issue.get("author_association"),
@@ -178,12 +182,12 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         try:
             if not isinstance(record, dict):
                 raise RecordError("not a GitHub issue or comment (expected an object)", where=where)
-            if "issue_url" in record or "pull_request_url" in record:
-                yield _comment(record, where, tally, ctx)
-            elif is_gh_cli(record):
+            if is_gh_cli(record):
                 yield from gh_issue(record, where, tally, ctx)
-            elif "number" in record:
+            elif "number" in record:  # an issue, or a pull request (``pulls``: its issue_url)
                 yield _issue(record, where, tally, ctx)
+            elif "issue_url" in record or "pull_request_url" in record:
+                yield _comment(record, where, tally, ctx)
             else:
                 raise RecordError(
                     "neither a GitHub issue (number) nor a comment (issue_url)", where=where
@@ -205,8 +209,8 @@ def _records(source: Source, ctx: ImportContext) -> Iterator[tuple[str, Any]]:
 
 
 DESCRIPTION = (
-    "GitHub REST issues (list or one), issue and review comments, reviews JSON; "
-    "`gh issue/pr view --json`"
+    "GitHub REST issues and pull requests (list or one), issue and review comments, reviews "
+    "JSON; `gh issue/pr view --json`"
 )
 EXAMPLE = '[{"number": 12, "title": "...", "user": {"login": "alice"}, "body": "..."}]'
 FIELDS = Fields(
@@ -222,8 +226,8 @@ FIELDS = Fields(
     "answers (`in_reply_to_id`)",
     subject="the issue's `title`",
     tags="the issue's labels",
-    extra="`html_url`, `author_association`, `state` (an issue's; a review's), `path`, "
-    "`line`, `review` (a review comment's review id)",
+    extra="`html_url`, `author_association`, `state` (an issue's; a review's), "
+    "`pull_request`, `merged_at`, `path`, `line`, `review` (a review comment's review id)",
 )
 
 FORMATS = (
