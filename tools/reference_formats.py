@@ -113,6 +113,7 @@ SAMPLES = {
     "zoomchat": "sample_data/chat/zoom-chat.txt",
     "claude-ai": "tests/fixtures/formats/claude_ai/conversations.json",
     "twitter-dm": "tests/fixtures/formats/twitter_dm/direct-messages.js",
+    "twitter": "tests/fixtures/formats/twitter/tweets.js",
     "irc": "tests/fixtures/formats/irc/#tea.log",
     "matrix": "tests/fixtures/formats/matrix/element-export.json",
     "google-chat": "tests/fixtures/formats/google_chat/Groups/Space AAAAtea/messages.json",

@@ -172,6 +172,14 @@ CASES = [
         subs=((r'"event_id": "\$', '"event_id": "$x{t}'),),
     ),
     Case("twitter-dm", FORMATS + "twitter_dm/direct-messages.js", ("account.js",), subs=(ID,)),
+    Case(
+        "twitter",
+        FORMATS + "twitter/tweets.js",
+        ("account.js",),
+        subs=(
+            (r'("(?:id|id_str|in_reply_to_status_id_str|initialTweetId)"\s*:\s*")', r"\g<1>{t}"),
+        ),
+    ),
     Case("signal", FORMATS + "signal/Aya/chat.md"),  # the chat is the folder
     Case("signal", FORMATS + "signal/sigtop-bob.json", subs=(ID,)),
     Case(

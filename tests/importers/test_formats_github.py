@@ -91,3 +91,65 @@ def test_a_number_int_refuses_is_no_error(tmp_path, number):
     rejects: list = []
     recs = [m.serialize() for m in Ingest(on_reject=rejects.append).messages([path])]
     assert recs or rejects
+
+
+def test_pull_requests_of_pulls_are_issues_not_comments():
+    """``GET /repos/O/R/pulls`` (and ``pulls/N``, as PyGithub's recorded
+    ``PullRequest.setUp.txt`` has it) gives each pull request an ``issue_url``: it was read
+    as a comment on itself (``#42/comment/<id>``, its title and labels lost)."""
+    recs, rejects, _ = run("pulls.json")
+    assert not rejects
+    first, draft = recs
+    assert first["id"] == first["thread"] == PR and "replyTo" not in first
+    assert first["subject"] == "Widgets: measure in mm" and first["tags"] == ["size"]
+    assert first["textChunks"] == ["Sizes were in inches.\n\ncc @jonas"]
+    assert first["metadata"] == {"speaker": "mira", "listeners": ["jonas"]}
+    assert first["extra"]["pull_request"] is True
+    assert first["extra"]["merged_at"] == "2012-05-27T10:29:07Z"
+    assert draft["id"] == "github:acme/widgets#43" and draft["textChunks"] == ["Draft: colours"]
+
+
+def test_an_issue_timeline_keeps_its_events():
+    """``issues/N/timeline`` (as PyGithub's recorded ``Issue.testGetTimeline.txt`` has
+    it): every item but the comments was rejected ("neither a GitHub issue nor a
+    comment"). Events are now messages tagged ``system`` in the issue's thread (the one
+    its comments name: events name none), a commit under its author's name."""
+    recs, rejects, _ = run("issue-timeline.json")
+    assert not rejects
+    assert [r["textChunks"][0] for r in recs] == [
+        "[subscribed]",
+        "[assigned jonas]",
+        "On it.\n",
+        "[labeled size]",
+        "[cross-referenced from https://github.com/acme/widgets/pull/57]",
+        "[committed 1a2b3c4] Measure widgets in mm",
+        "[closed 1a2b3c4]",
+    ]
+    assert {r["thread"] for r in recs} == {PR}
+    assert recs[0]["id"] == "github:event/15819975" and recs[0]["tags"] == ["system"]
+    assert recs[1]["metadata"]["speaker"] is None  # the ghost user: a deleted account
+    assert recs[5]["metadata"]["speaker"] == "Jonas Berg"
+    assert recs[5]["timestamp"] == "2018-08-25T09:00:00Z"
+    assert len({r["id"] for r in recs}) == 7
+
+
+def test_activity_events_give_their_messages():
+    """The Events API and GH Archive's dumps (``{"type": "IssueCommentEvent", "payload":
+    ...}``, PyGithub's recorded ``Event.setUp.txt`` and ``Github.testGetEvents.txt``):
+    every event was rejected. The issue opened, the comment (a 2012 event's names no
+    ``issue_url``: its issue's) and the review are read; a push, a star and an issue closed
+    hold no new message: one warning counts them."""
+    recs, rejects, warnings = run("events.jsonl")
+    assert not rejects
+    issue, comment, review = recs
+    assert issue["id"] == "github:acme/widgets#29" and issue["metadata"]["speaker"] == "jonas"
+    assert issue["subject"] == "Publish version 0.7" and issue["tags"] == ["release"]
+    assert issue["textChunks"] == ["Tag and upload."]  # as opened, not as closed
+    assert comment["id"] == "github:acme/widgets#29/comment/5820199"
+    assert comment["replyTo"] == issue["id"]
+    assert review["id"] == f"{PR}/review/1100000001"
+    assert review["textChunks"] == ["[review approved]"]
+    assert any(
+        "3 activity event(s)" in w and "PushEvent 1" in w and "IssuesEvent closed 1" in w
+        for w in warnings
+    )

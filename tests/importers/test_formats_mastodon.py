@@ -78,3 +78,25 @@ def test_an_empty_ordered_items_before_the_real_one(tmp_path):
     expected, expected_rejects, _ = run(mastodon.read, PATH)
     assert len(recs) == len(expected) > 0 and len(rejects) == len(expected_rejects)
     assert [r["id"] for r in recs] == [r["id"] for r in expected]
+
+
+def test_polls_and_quote_posts():
+    """A poll (a ``Question``, as three in a real 2021 archive) read as its question
+    alone, its options and votes lost; a Mastodon 4.4 quote post (a real 2026 archive)
+    kept only the ``RE: URL`` line of its text."""
+    recs, rejects, _ = run(mastodon.read, FIXTURES / "mastodon" / "polls" / "outbox.json")
+    assert rejects == []
+    single, multiple, quote = recs
+    assert single["textChunks"] == ["Rock pools or sand?", "[poll] Rock pools (2), Sand (1)"]
+    assert single["extra"]["poll"] == {
+        "options": [{"option": "Rock pools", "votes": 2}, {"option": "Sand", "votes": 1}],
+        "multiple": False,
+        "voters": 3,
+        "end": "2021-06-09T06:27:26Z",
+    }
+    assert multiple["textChunks"][1] == "[poll] Cockle (3), Whelk (2)"
+    assert multiple["extra"]["poll"]["multiple"] is True
+    assert quote["textChunks"] == ["RE: https://shore.example/@bo/116560803301030000\n\nAgreed."]
+    assert (
+        quote["extra"]["quote"] == "https://shore.example/ap/users/99/statuses/116560803301030000"
+    )

@@ -55,6 +55,7 @@ BY_FOLDER = {
     "vercel_ai": "vercel-ai",
     "mastodon": "mastodon",
     "twitter_dm": "twitter-dm",
+    "twitter": "twitter",
     "irc": "irc",
     "matrix": "matrix",
     "google_chat": "google-chat",
@@ -147,7 +148,7 @@ BY_FILE = {
     },
 }
 # Companion files read beside the main one, and counter-examples of existing formats.
-SKIP = {"legacy.py.txt", "actor.json", "user.json", "realm.json", "rocketchat_room.json", "account.js", "group_info.json", "plain-openai.jsonl",
+SKIP = {"legacy.py.txt", "actor.json", "user.json", "realm.json", "rocketchat_room.json", "account.js", "note-tweet.js", "group_info.json", "plain-openai.jsonl",
         "00000003-PHOTO-2023-08-15-09-12-40.jpg", "00000009-PHOTO-2023-08-16-10-00-00.jpg",
         "IMG-20230815-WA0001.jpg", "PTT-20230815-WA0002.opus",
         "IMG-20230903-WA0004.jpg", "00000012-PHOTO-2023-09-03-18-07-40.jpg"}  # fmt: skip

@@ -323,6 +323,74 @@ def test_reddit_user_comments_page_speaks_to_the_post_author(tmp_path):
     assert recs[0]["metadata"]["listeners"] == []
 
 
+def test_reddit_inbox_reads_private_messages_and_replies():
+    """``/message/inbox.json`` (as turnage/graw's ``inbox.json`` fixture has it): private
+    messages (``t4``) were rejected as an unsupported kind; an inbox comment reply had no
+    thread and no listener. Now a ``t4`` speaks to its ``dest`` in the conversation of its
+    ``first_message_name`` (the ids ``reddit-export`` gives), nested replies too."""
+    recs, rejects, _ = ingest(FIXTURES / "reddit-inbox.json", base=FIXTURES)
+    assert rejects == []
+    reply, pm, first, answer = recs
+    assert reply["metadata"] == {"speaker": "harbourmaster", "listeners": ["tidewatcher"]}
+    assert reply["thread"] == reply["replyTo"] == "reddit:t3_3qq8zz"
+    assert reply["textChunks"] == ["Check the > access log first"]
+    assert pm["id"] == "reddit:t4_4dw002" and pm["thread"] == "reddit:t4_4dw001"
+    assert pm["replyTo"] == "reddit:t4_4dw001" and pm["subject"] == "re: tide tables"
+    assert pm["metadata"] == {"speaker": "saltmarsh", "listeners": ["tidewatcher"]}
+    assert pm["textChunks"] == ["Yes, got it & thanks."]
+    assert first["thread"] == first["id"] == "reddit:t4_3z1ucp" and "replyTo" not in first
+    assert answer["thread"] == answer["replyTo"] == "reddit:t4_3z1ucp"
+    assert answer["metadata"] == {"speaker": "tidewatcher", "listeners": ["saltmarsh"]}
+    assert answer["timestamp"] == "2015-08-21T20:13:18Z"
+
+
+def test_reddit_morechildren_answer_reads_its_things():
+    """``/api/morechildren`` answers ``{"json": {"data": {"things": [...]}}}`` (graw's
+    ``more.json``): it was one "Reddit Thing without a data object"."""
+    recs, rejects, warnings = ingest(FIXTURES / "reddit-morechildren.json", base=FIXTURES)
+    assert rejects == []
+    assert [r["id"] for r in recs] == ["reddit:t1_fvb001", "reddit:t1_fvb002"]
+    assert recs[0]["textChunks"] == ["Low tide at 6 & high at noon."]
+    assert recs[1]["metadata"]["listeners"] == ["reefwalker"]
+    assert all(r["thread"] == "reddit:t3_hb04a7" for r in recs)
+    assert any("3 comment(s) (2 id(s) listed)" in w for w in warnings)
+
+
+def test_reddit_link_post_url_is_unescaped(tmp_path):
+    """Reddit escapes ``&`` in a link post's ``url`` as in its other strings."""
+    post = {"kind": "t3", "data": {"id": "58t9kn", "name": "t3_58t9kn", "author": "ann",
+            "title": "Out", "selftext": "", "is_self": False, "subreddit": "pics",
+            "url": "https://i.example/d2?fit=max&amp;h=1536", "created_utc": 1477145169}}  # fmt: skip
+    p = tmp_path / "post.json"
+    p.write_text(json.dumps({"kind": "Listing", "data": {"children": [post]}}))
+    (rec,), _, _ = ingest(p)
+    assert rec["textChunks"] == ["Out\nhttps://i.example/d2?fit=max&h=1536"]
+    assert rec["extra"]["url"] == "https://i.example/d2?fit=max&h=1536"
+
+
+@pytest.mark.parametrize("wrap", [lambda objs: objs, lambda objs: {"data": objs, "metadata": {}}])
+def test_reddit_pushshift_objects_in_an_array_or_an_api_answer(tmp_path, wrap):
+    """Pushshift objects (a Thing's ``data`` alone, string ``created_utc`` as in the
+    2015 dumps) saved as a JSON array, or as the Pushshift/Arctic Shift API answers them
+    (``{"data": [...]}``): each was rejected as a "Thing without a data object"."""
+    objs = [
+        {"id": "15qzk2", "author": "ann", "title": "New year", "selftext": "Hi &amp; bye",
+         "is_self": True, "created_utc": "1356998655", "subreddit": "videos"},
+        {"id": "cnas8z", "name": "t1_cnas8z", "author": "ben", "body": "Same &gt; here",
+         "link_id": "t3_15qzk2", "parent_id": "t3_15qzk2", "created_utc": "1420070400",
+         "subreddit": "videos", "subreddit_id": "t5_2qh1e"},
+    ]  # fmt: skip
+    p = tmp_path / "input"
+    p.write_text(json.dumps(wrap(objs)))
+    assert registry.detect(Source(p)).name == "reddit"
+    recs, rejects, _ = ingest(p)
+    assert rejects == []
+    assert [r["id"] for r in recs] == ["reddit:t3_15qzk2", "reddit:t1_cnas8z"]
+    assert [r["textChunks"] for r in recs] == [["Hi & bye"], ["Same > here"]]
+    assert recs[1]["metadata"] == {"speaker": "ben", "listeners": ["ann"]}
+    assert recs[1]["timestamp"] == "2015-01-01T00:00:00Z"
+
+
 def test_hn_algolia_search_answer_reads_its_hits(tmp_path):
     """``hn.algolia.com/api/v1/search?...`` answers ``{"hits": [...]}``: it was one item
     "without an id" (rejected); each hit is an item (``objectID``, ``comment_text``)."""

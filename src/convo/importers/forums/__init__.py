@@ -1,4 +1,5 @@
-"""The forum family: Reddit, Discourse, Hacker News, Stack Exchange, GitHub, phpBB.
+"""The forum family: Reddit, Discourse, Hacker News, Stack Exchange, GitHub, phpBB, and
+the social posts of Mastodon and X/Twitter archives.
 
 Every post is a message whose speaker is its author (deleted/removed/missing authors
 become null, counted and warned once per file), listeners are the ``@``-mentioned users
@@ -58,4 +59,5 @@ def register(registry: Registry) -> None:
         ("phpbb", "phpbb", ("*.xml",), Gate(words=("<dataset",))),
         ("mastodon", "mastodon", ("outbox.json",), json_with('"orderedItems"', opens="{")),
         ("gitlab", "gitlab", both, json_with('"noteable_', '"iid"')),
+        ("twitter", "twitter", ("tweets*.js", "tweet.js", "deleted-tweets*.js", "community-tweet*.js"), Gate(words=("window.YTD.",))),
     ), family="forum")  # fmt: skip

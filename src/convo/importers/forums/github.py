@@ -2,7 +2,8 @@
 reviews and review comments, and the GitHub CLI's ``gh issue view --json`` / ``gh pr view
 --json`` objects (``convo.importers.forums.github_cli``).
 
-The issue is the thread's first message: id and thread ``github:OWNER/REPO#N``, subject
+The issue is the thread's first message (a pull request of ``pulls`` or ``pulls/N`` too:
+it carries an ``issue_url`` as comments do, and a ``number`` as issues do): id and thread ``github:OWNER/REPO#N``, subject
 its title, labels as tags. A comment's id is ``github:OWNER/REPO#N/comment/ID`` and it
 replies to the issue's id, found from ``issue_url`` (or ``pull_request_url`` for review
 comments), so comments imported from another file still hang under their issue; a
@@ -10,6 +11,9 @@ review comment answering another (``in_reply_to_id``) replies to that one. A rev
 (``pulls/N/reviews``: ``submitted_at``, ``state``) is ``github:OWNER/REPO#N/review/ID``,
 its text the body, else ``[review APPROVED]``.
 A top-level array (the API's list pages) is streamed item by item (convo.jsonstream).
+Issue events (a timeline's, kept as ``system`` messages) and activity events (the
+Events API, GH Archive: read as the message they carry, if any) are
+``convo.importers.forums.github_events``'s.
 
 Ids and their scope (docs/ids.md): the repository scopes the number:
 ``github:OWNER/REPO#N``, comments ``.../comment/ID``.
@@ -18,6 +22,7 @@ Ids and their scope (docs/ids.md): the repository scopes the number:
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,6 +30,7 @@ from convo.core.errors import RecordError
 from convo.core.io import Source, strip_bom
 from convo.core.jsonstream import JsonArray
 from convo.core.record import ConversationMessage
+from convo.importers.apps.common import SYSTEM_TAG
 from convo.importers.context import ImportContext
 from convo.importers.fields import NAIVE_IN_TZ, Fields
 from convo.importers.forums.common import (
@@ -38,6 +44,15 @@ from convo.importers.forums.common import (
     record_error,
 )
 from convo.importers.forums.github_cli import HTML_URL, gh_issue, is_gh_cli
+from convo.importers.forums.github_events import (
+    activity_message,
+    event_speaker,
+    event_text,
+    event_time,
+    is_activity,
+    is_issue_event,
+    skipped_note,
+)
 from convo.importers.jsoninput import sniff_json
 from convo.importers.registry import Format
 
@@ -105,7 +120,10 @@ def _issue(issue: dict, where: str, tally: Tally, ctx: ImportContext) -> Convers
         extra={
             "number": number,
             "state": issue.get("state"),
-            "pull_request": True if isinstance(issue.get("pull_request"), dict) else None,
+            "pull_request": True
+            if isinstance(issue.get("pull_request"), dict) or "diff_url" in issue
+            else None,
+            "merged_at": issue.get("merged_at"),
             "html_url": issue.get("html_url"),
             "comments": issue.get("comments") or None,
             "author_association": issue.get("author_association"),
@@ -162,9 +180,15 @@ _GH_AUTHOR = re.compile(r'"author"\s*:\s*\{[^{}]*"login"\s*:')
 _GH_TIME = re.compile(r'"createdAt"\s*:\s*"')
 
 
+_GH_EVENT = re.compile(r'"type"\s*:\s*"[A-Za-z]+Event"')
+_GH_PAYLOAD = re.compile(r'"payload"\s*:\s*\{')
+_GH_REPO = re.compile(r'"repo"\s*:\s*\{[^{}]*"url"\s*:\s*"https?://api\.github\.com/repos/')
+
+
 _SNIFF = (
     (90, (_GITHUB, _GITHUB_ISSUE, _GITHUB_USER)),
     (88, (_GITHUB, _GITHUB_ISSUE, _GH_AUTHOR, _GH_TIME)),  # gh issue/pr view --json
+    (85, (_GH_EVENT, _GH_PAYLOAD, _GH_REPO)),  # activity events (Events API, GH Archive)
 )
 
 
@@ -172,25 +196,90 @@ def sniff_github(source: Source) -> int:
     return sniff_json(source, _SNIFF)
 
 
+class _Reader:
+    """One file's records; issue events wait (up to ``_PENDING``) for the issue a later
+    comment names, as a timeline's events name none."""
+
+    def __init__(self, ctx: ImportContext):
+        self.ctx = ctx
+        self.tally = Tally(ctx)
+        self.skipped: Counter[str] = Counter()
+        self.issue: str | None = None
+        self.pending: list[ConversationMessage] = []
+
+    def record(self, record: Any, where: str) -> Iterator[ConversationMessage]:
+        if not isinstance(record, dict):
+            raise RecordError("not a GitHub issue or comment (expected an object)", where=where)
+        if is_activity(record):
+            found = activity_message(record, self.skipped)
+            if found is None:
+                return
+            record = found
+        if is_gh_cli(record):
+            yield from gh_issue(record, where, self.tally, self.ctx)
+        elif "number" in record:  # an issue, or a pull request (``pulls``: its issue_url)
+            yield from self.known(_issue(record, where, self.tally, self.ctx))
+        elif "issue_url" in record or "pull_request_url" in record:
+            yield from self.known(_comment(record, where, self.tally, self.ctx))
+        elif record.get("event") == "line-commented":  # a timeline's review comments
+            for k, comment in enumerate(_list(record.get("comments")), 1):
+                yield from self.record(comment, f"{where}/{k}")
+        elif is_issue_event(record):
+            yield from self.event(record, where)
+        else:
+            raise RecordError(
+                "neither a GitHub issue (number) nor a comment (issue_url)", where=where
+            )
+
+    def known(self, msg: ConversationMessage) -> list[ConversationMessage]:
+        """The message, after the events that waited for its issue."""
+        self.issue = msg.thread or self.issue
+        waiting, self.pending = self.pending, []
+        for event in waiting:
+            event.thread = event.reply_to = self.issue
+        return [*waiting, msg]
+
+    def event(self, record: dict[str, Any], where: str) -> Iterator[ConversationMessage]:
+        issue = record.get("issue")
+        number = as_int(issue.get("number")) if isinstance(issue, dict) else None
+        repo = _repo(issue) if isinstance(issue, dict) else None
+        thread = f"github:{repo}#{number}" if repo and number is not None else self.issue
+        ident = as_int(record.get("id"))
+        msg = message(
+            FMT,
+            event_text(record),
+            self.tally.speaker(event_speaker(record)),
+            timestamp=self.tally.iso(event_time(record)),
+            source_id=self.ctx.loc(f"event-{ident}") if ident is not None else where,
+            id=f"github:event/{ident}" if ident is not None else None,
+            thread=thread,
+            reply_to=thread,
+            tags=[SYSTEM_TAG],
+            extra={"event": record.get("event"), "commit_id": record.get("commit_id")},
+        )
+        if thread is None and len(self.pending) < _PENDING:
+            self.pending.append(msg)
+            return
+        yield msg
+
+    def finish(self) -> Iterator[ConversationMessage]:
+        yield from self.pending  # events of an issue the file never named: no thread
+        if self.skipped:
+            self.ctx.warn(self.ctx.source.name, skipped_note(self.skipped))
+        self.tally.finish()
+
+
+_PENDING = 10_000
+
+
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    tally = Tally(ctx)
+    reader = _Reader(ctx)
     for where, record in _records(source, ctx):
         try:
-            if not isinstance(record, dict):
-                raise RecordError("not a GitHub issue or comment (expected an object)", where=where)
-            if "issue_url" in record or "pull_request_url" in record:
-                yield _comment(record, where, tally, ctx)
-            elif is_gh_cli(record):
-                yield from gh_issue(record, where, tally, ctx)
-            elif "number" in record:
-                yield _issue(record, where, tally, ctx)
-            else:
-                raise RecordError(
-                    "neither a GitHub issue (number) nor a comment (issue_url)", where=where
-                )
+            yield from reader.record(record, where)
         except RecordError as e:
             ctx.reject_error(e, record)
-    tally.finish()
+    yield from reader.finish()
 
 
 def _records(source: Source, ctx: ImportContext) -> Iterator[tuple[str, Any]]:
@@ -205,12 +294,14 @@ def _records(source: Source, ctx: ImportContext) -> Iterator[tuple[str, Any]]:
 
 
 DESCRIPTION = (
-    "GitHub REST issues (list or one), issue and review comments, reviews JSON; "
+    "GitHub REST issues and pull requests (list or one), issue and review comments, reviews, "
+    "issue timelines and events JSON; activity events (Events API, GH Archive); "
     "`gh issue/pr view --json`"
 )
 EXAMPLE = '[{"number": 12, "title": "...", "user": {"login": "alice"}, "body": "..."}]'
 FIELDS = Fields(
-    speaker="`user.login` (`gh --json`: `author.login`)",
+    speaker="`user.login` (`gh --json`: `author.login`; an event: its `actor`, a commit "
+    "its author's name)",
     listeners="the `@` mentions",
     time="`created_at` (a review: `submitted_at`; `gh --json`: `createdAt`, `submittedAt`)",
     zone=NAIVE_IN_TZ + "; GitHub writes UTC (`Z`)",
@@ -221,9 +312,10 @@ FIELDS = Fields(
     reply_to="a comment: its issue (from `issue_url`); a review comment: the one it "
     "answers (`in_reply_to_id`)",
     subject="the issue's `title`",
-    tags="the issue's labels",
-    extra="`html_url`, `author_association`, `state` (an issue's; a review's), `path`, "
-    "`line`, `review` (a review comment's review id)",
+    tags="the issue's labels; `system` on issue events (`[labeled bug]`, `[closed]`...)",
+    extra="`html_url`, `author_association`, `state` (an issue's; a review's), "
+    "`pull_request`, `merged_at`, `path`, `line`, `review` (a review comment's review id), "
+    "`event`, `commit_id` (an issue event's)",
 )
 
 FORMATS = (

@@ -17,6 +17,11 @@ Decisions:
 - text = the HTML ``content`` as text (mention and hashtag links as their text); attachments ``[image] URL`` / ``[video] URL`` /
   ``[file URL]`` chunks (alt texts in ``extra.attachments``). A content warning
   (``summary``) is the ``subject``. Hashtags are ``tags`` (without ``#``).
+- A poll (a ``Question`` object: ``oneOf``, or ``anyOf`` for several choices, each
+  option a ``Note`` whose ``replies.totalItems`` are its votes) adds the chunk
+  ``[poll] option (votes), ...``; options, voters and end time in ``extra.poll``. A quote
+  post's quoted status (``quote``, ``quoteUri``, ``_misskey_quote``) is ``extra.quote``
+  (its text keeps Mastodon's ``RE: URL`` line).
 - A boost becomes ``[boost] URL`` with the tag ``boost``; other activity types
   (``Delete``...) are rejected with their location.
 - timestamp = ``published``; id = ``mastodon:<object id>`` (the status URL);
@@ -56,6 +61,8 @@ _MENTION = re.compile(
     r'<a\b[^>]*class="[^"]*\b(?:mention|hashtag)\b[^"]*"[^>]*>(.*?)</a>', re.S | re.I
 )
 PUBLIC = "https://www.w3.org/ns/activitystreams#Public"
+# A quote post's quoted status (Mastodon 4.4+: ``quote``; FEP-e232 ``quoteUri``; Misskey).
+_QUOTE_KEYS = ("quote", "quoteUri", "_misskey_quote")
 
 
 def sniff(source: Source) -> int:
@@ -127,6 +134,32 @@ def _media_chunk(att: dict[str, Any]) -> str:
     return f"[{kind}] {url}" if kind in ("image", "video", "audio") else f"[file {url}]"
 
 
+def _poll(obj: dict[str, Any]) -> dict[str, Any] | None:
+    """A poll (a ``Question``): its options (``oneOf``, ``anyOf`` when several may be
+    chosen) with their votes (``replies.totalItems``), voters and end time."""
+    multiple = "anyOf" in obj
+    options = [as_dict(o) for o in as_list(obj.get("anyOf" if multiple else "oneOf"))]
+    if not options:
+        return None
+    return {
+        "options": [
+            {"option": as_str(o.get("name")), "votes": as_dict(o.get("replies")).get("totalItems")}
+            for o in options
+        ],
+        "multiple": multiple,
+        "voters": obj.get("votersCount"),
+        "end": as_str(obj.get("endTime")) or None,
+    }
+
+
+def _poll_line(poll: dict[str, Any]) -> str:
+    votes = (
+        f"{o['option']} ({o['votes']})" if isinstance(o["votes"], int) else o["option"]
+        for o in poll["options"]
+    )
+    return "[poll] " + ", ".join(votes)
+
+
 def _thread_of(obj: dict[str, Any], roots: SpillMap[str, str]) -> str:
     oid, parent = as_str(obj.get("id")), as_str(obj.get("inReplyTo"))
     root = roots.get(parent) or parent or oid
@@ -146,7 +179,10 @@ def _note(
     tags = as_list(obj.get("tag"))
     attachments = [as_dict(a) for a in as_list(obj.get("attachment"))]
     chunks = [html_to_text(_MENTION.sub(r"\1", as_str(obj.get("content"))))]
+    poll = _poll(obj)
+    chunks += [_poll_line(poll)] if poll else []
     chunks += [_media_chunk(a) for a in attachments]
+    quote = next((as_str(obj.get(k)) for k in _QUOTE_KEYS if as_str(obj.get(k))), None)
     actor = as_str(act.get("actor")) or as_str(obj.get("attributedTo"))
     return message(
         chunks,
@@ -167,6 +203,8 @@ def _note(
             "sensitive": obj.get("sensitive") or None,
             "language": next(iter(as_dict(obj.get("contentMap"))), None),
             "attachments": attachments,
+            "poll": poll,
+            "quote": quote,
         },
     )
 
@@ -205,8 +243,8 @@ FIELDS = Fields(
     reply_to="`mastodon:<inReplyTo>`",
     subject="the content warning (`summary`)",
     tags="the hashtags (without `#`); `boost` on boosts",
-    extra="`url`, `actor`, `visibility`, `sensitive`, `language`, `attachments`, `boosted` "
-    "(a boost's status)",
+    extra="`url`, `actor`, `visibility`, `sensitive`, `language`, `attachments`, `poll`, "
+    "`quote` (the status quoted), `boosted` (a boost's status)",
 )
 
 FORMATS = (

@@ -21,6 +21,17 @@ temporary SQLite table, so memory stays flat with the input. A ``more`` stub wit
 ``id`` ``_`` and no children is Reddit's "continue this thread" link: the replies below
 it are on another page.
 
+An inbox (``/message/inbox.json``, ``sent.json``, ``messages.json``) holds private
+messages, ``t4`` Things: from ``author`` to ``dest``, thread the conversation's first
+message (``first_message_name``, else the message itself), replyTo the ``parent_id``;
+the ids ``reddit-export`` gives the same messages. An inbox's comment replies name no
+``link_id``: the post is the one their ``context`` link names, and ``dest`` (the
+account they answered) is their listener. An ``/api/morechildren`` answer
+(``{"json": {"data": {"things": [...]}}}``) is read as its Things; Pushshift objects
+saved as a JSON array, or as the Pushshift and Arctic Shift APIs answer them
+(``{"data": [...]}``), as the lines of a dump. Reddit escapes
+``&``, ``<`` and ``>`` in a link post's ``url`` too: unescaped.
+
 Ids and their scope (docs/ids.md): Reddit fullnames are unique everywhere
 (``reddit:t1_...``, no scope).
 """
@@ -55,7 +66,7 @@ FMT = "reddit"
 
 def _fullname(data: dict, prefix: str) -> str | None:
     name = as_str(data.get("name"))
-    if name and name.startswith(("t1_", "t3_")):
+    if name and name.startswith(("t1_", "t3_", "t4_")):
         return name
     ident = as_str(data.get("id"))
     return f"{prefix}{ident}" if ident else None
@@ -63,7 +74,24 @@ def _fullname(data: dict, prefix: str) -> str | None:
 
 def _ref(fullname: Any) -> str | None:
     name = as_str(fullname)
-    return f"reddit:{name}" if name and name.startswith(("t1_", "t3_")) else None
+    return f"reddit:{name}" if name and name.startswith(("t1_", "t3_", "t4_")) else None
+
+
+_POST_URL = re.compile(r"/comments/([0-9a-z]+)")
+
+
+def _post_of(data: dict) -> str | None:
+    """The post a comment belongs to: its ``link_id``, else the post its ``permalink`` or
+    ``context`` (an inbox reply's link) names, else its parent when that is the post."""
+    ref = _ref(data.get("link_id"))
+    if ref:
+        return ref
+    for key in ("permalink", "context"):
+        m = _POST_URL.search(as_str(data.get(key)) or "")
+        if m:
+            return f"reddit:t3_{m[1]}"
+    parent = _ref(data.get("parent_id"))
+    return parent if parent and parent.startswith("reddit:t3_") else None
 
 
 def _body(data: dict) -> str:
@@ -124,7 +152,7 @@ class _Reader:
         fullname = _fullname(data, "t3_")
         title = unescape(as_str(data.get("title")) or "")
         text = unescape(as_str(data.get("selftext")) or "")
-        url = as_str(data.get("url"))
+        url = unescape(as_str(data.get("url")) or "") or None
         if not text:
             is_self = data.get("is_self") is True
             text = f"{title}\n{url}" if url and not is_self and title else (title or url or "")
@@ -137,19 +165,46 @@ class _Reader:
 
     def comment(self, data: dict, parent: str | None, thread: str | None) -> ConversationMessage:
         fullname = _fullname(data, "t1_")
+        thread = _post_of(data) or thread
         msg = self._message(
             data,
             fullname,
             _body(data),
-            thread=_ref(data.get("link_id")) or thread,
+            thread=thread,
             reply_to=parent or _ref(data.get("parent_id")) or thread,
             extra=_extra(data, _COMMENT_KEYS),
         )
+        self._to_dest(msg, data)
         self.tally.ensure_id(msg)
         post_author = as_str(data.get("link_author")) or ""  # a user's comments page names it
         if post_author not in DELETED_AUTHORS and msg.thread and not self.author_of.get(msg.thread):
             self.author_of.set(msg.thread, post_author)
         return msg
+
+    def private(self, data: dict, parent: str | None) -> ConversationMessage:
+        """A private message (``t4``, of ``/message/inbox.json`` or ``sent.json``): from
+        ``author`` to ``dest``, in the conversation of its ``first_message_name``."""
+        fullname = _fullname(data, "t4_")
+        msg = self._message(
+            data,
+            fullname,
+            _body(data),
+            reply_to=parent or _ref(data.get("parent_id")),
+            subject=unescape(as_str(data.get("subject")) or "") or None,
+            extra=_extra(data, ("subreddit", "distinguished")),
+        )
+        own = self.tally.ensure_id(msg)
+        msg.thread = _ref(data.get("first_message_name")) or own
+        self._to_dest(msg, data)
+        return msg
+
+    @staticmethod
+    def _to_dest(msg: ConversationMessage, data: dict) -> None:
+        """An inbox item's ``dest`` (the account it was sent to) is its first listener."""
+        dest = (as_str(data.get("dest")) or "").strip()
+        if dest and dest not in DELETED_AUTHORS and dest != msg.metadata.speaker:
+            others = [x for x in msg.metadata.recipients if x != dest]
+            msg.metadata.recipients = [dest, *others]
 
     def heard(self, msg: ConversationMessage) -> ConversationMessage:
         """A reply in a thread file without mentions speaks to the author it answers."""
@@ -214,6 +269,11 @@ class _Reader:
         stack = _roots(value, where)
         while stack:
             thing, parent, loc = stack.pop()
+            if isinstance(thing, dict) and "kind" not in thing:  # an array of plain objects
+                msg = self.plain(thing)
+                if msg is not None:
+                    yield msg
+                    continue
             data = self._data(thing, loc)
             if data is None:
                 continue
@@ -228,6 +288,10 @@ class _Reader:
                 msg = self.heard(self.comment(data, parent or None, post_id))
                 yield msg
                 stack.extend(self._replies(data, msg.id, loc))
+            elif kind == "t4":
+                msg = self.heard(self.private(data, parent or None))
+                yield msg
+                stack.extend(self._replies(data, msg.id, loc))
             elif kind == "more":
                 self.more(loc, data)
             else:
@@ -235,7 +299,7 @@ class _Reader:
                     loc,
                     f"unsupported Reddit Thing kind {as_str(kind) or type(kind).__name__!r}",
                     thing,
-                    hint="convo reads posts (t3) and comments (t1)",
+                    hint="convo reads posts (t3), comments (t1) and private messages (t4)",
                 )
 
     def _data(self, thing: Any, loc: str) -> dict | None:
@@ -268,14 +332,25 @@ class _Reader:
             self.ctx.warn(loc, "comment 'replies' is neither a Listing nor empty; ignored")
         return []
 
+    def plain(self, obj: dict) -> ConversationMessage | None:
+        """A Pushshift-style object (a Thing's ``data`` alone): a private message
+        (``t4_`` name), a comment (``body``) or a submission (``title``); else None."""
+        if (as_str(obj.get("name")) or "").startswith("t4_"):
+            return self.heard(self.private(obj, None))
+        if "body" in obj or "body_html" in obj:
+            return self.heard(self.comment(obj, None, None))
+        if "title" in obj:
+            return self.heard(self.post(obj))
+        return None
+
     def dump_line(self, where: str, obj: dict) -> Iterator[ConversationMessage]:
         """One Pushshift object: a comment (``body``) or a submission (``title``)."""
         if "kind" in obj and "data" in obj:
             yield from self.tree(obj, where)
-        elif "body" in obj or "body_html" in obj:
-            yield self.heard(self.comment(obj, None, None))
-        elif "title" in obj:
-            yield self.heard(self.post(obj))
+            return
+        msg = self.plain(obj)
+        if msg is not None:
+            yield msg
         else:
             raise RecordError(
                 "neither a Reddit comment (body) nor a submission (title)",
@@ -286,7 +361,7 @@ class _Reader:
 
 _REDDIT_LISTING = re.compile(r'"kind"\s*:\s*"Listing"')
 _REDDIT_THING = re.compile(
-    r'"kind"\s*:\s*"(?:t1|t3|more)"\s*,\s*"data"|"data"\s*:\s*\{[^{}]*"subreddit'
+    r'"kind"\s*:\s*"(?:t1|t3|t4|more)"\s*,\s*"data"|"data"\s*:\s*\{[^{}]*"subreddit'
 )
 _REDDIT_DUMP = re.compile(r'"subreddit"\s*:')
 _REDDIT_DUMP_KEYS = re.compile(r'"(?:link_id|parent_id|selftext|subreddit_id|num_comments)"\s*:')
@@ -302,11 +377,25 @@ def sniff_reddit(source: Source) -> int:
     return sniff_json(source, _SNIFF)
 
 
+def _things(value: Any) -> Any:
+    """The Things of an ``/api/morechildren`` answer (``{"json": {"data": {"things":
+    [...]}}}``, the comments behind a ``more`` stub), the objects of a Pushshift or
+    Arctic Shift API answer (``{"data": [...]}``), else the value as it is."""
+    if isinstance(value, dict) and isinstance(value.get("json"), dict):
+        data = value["json"].get("data")
+        if isinstance(data, dict) and isinstance(data.get("things"), list):
+            return data["things"]
+    if isinstance(value, dict) and "kind" not in value and isinstance(value.get("data"), list):
+        return value["data"]
+    return value
+
+
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     reader = _Reader(source, ctx)
     try:
         for where, value in json_values(source, ctx):
             if where == source.name:  # a whole document: a thread, a Listing or a Thing
+                value = _things(value)
                 if (
                     isinstance(value, dict)
                     and "kind" not in value
@@ -330,23 +419,24 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
 
 
 DESCRIPTION = (
-    "Reddit thread JSON (.json of a thread) or Pushshift comment/submission "
-    "dumps, one object a line"
+    "Reddit thread JSON (.json of a thread), listings (a user's page, an inbox of private "
+    "messages) or Pushshift comment/submission dumps, one object a line"
 )
 PATTERNS = ("*.json", "*.jsonl", "*.ndjson")
 EXAMPLE = '[{"kind": "Listing", "data": {"children": [{"kind": "t3", ...}]}}, ...]'
 FIELDS = Fields(
     speaker="`author` (`[deleted]`: none, counted)",
-    listeners="the `u/` and `@` mentions, else the author of the post or comment it "
-    "replies to when that came earlier in the file (a thread or a Pushshift dump; a user's "
-    "comments page: the post's `link_author`)",
+    listeners="an inbox item's `dest`, then the `u/` and `@` mentions, else the author of "
+    "the post or comment it replies to when that came earlier in the file (a thread or a "
+    "Pushshift dump; a user's comments page: the post's `link_author`)",
     time="`created_utc` (else `created`)",
     zone="epoch seconds: UTC",
-    thread="the post: `reddit:<fullname>` (`reddit:t3_...`)",
-    id="`reddit:<fullname>` (`t3_` posts, `t1_` comments)",
+    thread="the post: `reddit:<fullname>` (`reddit:t3_...`); a private message: its "
+    "conversation's first (`first_message_name`)",
+    id="`reddit:<fullname>` (`t3_` posts, `t1_` comments, `t4_` private messages)",
     scope="none: Reddit fullnames are unique everywhere",
-    reply_to="the parent comment, else the post",
-    subject="the post's `title`",
+    reply_to="the parent comment (a private message: its `parent_id`), else the post",
+    subject="the post's `title`; a private message's `subject`",
     extra="`score`, `subreddit`, `flair`, `permalink`, `num_comments`, `distinguished`, "
     "`stickied`, `is_submitter`",
 )

@@ -1,0 +1,79 @@
+"""X/Twitter archive posts (``convo.importers.forums.twitter``).
+
+Fixtures follow the archive as its readers read real ones (timhutton/twitter-archive-parser
+``parser.py``: ``tweet.js``, ``tweets.js``, ``tweets-part*.js``, ``{"tweet": {...}}`` or
+the bare tweet, ``created_at`` as ``Tue Mar 19 14:05:17 +0000 2019``, t.co ``urls``, one
+t.co link for all of ``extended_entities.media``; a test fixture of a 2025 archive's
+``tweets.js``: ``edit_info``, string counts and indices): a thread of two, a reply with
+a photo and a video, a retweet, an edited tweet, a long post cut in ``tweets.js`` whose
+whole text is in ``note-tweet.js`` (linked by its time alone, as the archive's readers
+match them); a 2019 ``tweet.js`` without
+``account.js``; ``deleted-tweets.js``.
+"""
+
+from __future__ import annotations
+
+from formats_helpers import FIXTURES, detect_name, files_taken, fresh_registry, run
+
+from convo.core.io import Source
+from convo.importers.forums import twitter
+from convo.importers.registry import registry
+
+DIR = FIXTURES / "twitter"
+
+
+def test_tweets_js():
+    recs, rejects, warnings = run(twitter.read, DIR / "tweets.js")
+    assert not rejects and not warnings
+    rt, first, second, reply, tweet, edited, long = recs  # oldest first (newest first in the file)
+    assert rt["tags"] == ["retweet"] and rt["metadata"]["listeners"] == ["carol_c"]
+    assert first["metadata"] == {"speaker": "tidewatcher", "listeners": []}
+    assert second["replyTo"] == first["id"] == second["thread"] == first["thread"]
+    assert second["metadata"]["listeners"] == []  # a reply to oneself
+    assert reply["textChunks"] == [
+        "@saltmarsh @tidewatcher Low water & crabs > sand #rockpools, see "
+        "https://tides.example.org/table?port=12&day=6",
+        "[image] https://pbs.twimg.com/media/FjAaAaAaAaA.jpg",
+        "[video] https://video.twimg.com/ext_tw_video/1600000000000000102/pu/vid/1280x720/high.mp4?tag=12",
+    ]
+    assert reply["metadata"] == {"speaker": "tidewatcher", "listeners": ["saltmarsh"]}
+    assert reply["replyTo"] == reply["thread"] == "twitter:1600000000000000100"
+    assert reply["tags"] == ["rockpools"] and reply["timestamp"] == "2022-12-06T10:30:00Z"
+    assert reply["extra"]["favorite_count"] == 5
+    assert reply["extra"]["source"] == "Twitter for Android"
+    assert edited["extra"]["edit_of"] == "1700000000000000300"
+    assert edited["thread"] == tweet["thread"] == tweet["id"] == "twitter:1700000000000000300"
+    assert len({r["id"] for r in recs}) == 7
+    # a long post: cut with "…" in tweets.js, whole in note-tweet.js (linked by its time)
+    assert long["textChunks"][0].endswith("which is why a storm surge can raise it by a metre.")
+    assert "high & rising" in long["textChunks"][0]
+    assert long["extra"]["note_tweet_id"] == "1800000000000000999"
+
+
+def test_2019_tweet_js_without_account_js():
+    recs, rejects, warnings = run(twitter.read, DIR / "tweet-2019" / "tweet.js")
+    assert [r["metadata"] for r in recs] == [
+        {"speaker": None, "listeners": ["saltmarsh"]},  # no in_reply_to_screen_name
+        {"speaker": None, "listeners": []},
+    ]
+    assert recs[0]["replyTo"] == recs[0]["thread"] == "twitter:1100000000000000001"
+    assert [(r.where, r.reason) for r in rejects] == [
+        ("tweet.js#tweet-3", "not a tweet (no id_str)")
+    ]
+    assert any("no account.js" in w for w in warnings)
+
+
+def test_deleted_tweets():
+    (rec,), _, _ = run(twitter.read, DIR / "deleted-tweets.js")
+    assert rec["tags"] == ["deleted"] and rec["extra"]["deleted_at"] == "2023-04-25T09:10:00Z"
+
+
+def test_detection():
+    reg = fresh_registry(twitter)
+    for name in ("tweets.js", "deleted-tweets.js", "tweet-2019/tweet.js"):
+        assert detect_name(reg, DIR / name) == "twitter"
+        assert registry.detect(Source(DIR / name)).name == "twitter"
+    assert files_taken({"twitter"}, {"twitter"}) == {}
+    assert (
+        registry.detect(Source(FIXTURES / "twitter_dm" / "direct-messages.js")).name == "twitter-dm"
+    )
