@@ -228,6 +228,20 @@ def test_same_format_is_lossless_from_original(fmt):
     assert out[-1] != {"role": "user", "content": "ignored"}  # another format's original unused
 
 
+@pytest.mark.parametrize("fmt", ["openai", "anthropic", "agentscope", "langmem"])
+def test_a_block_a_format_cannot_carry_keeps_its_text(fmt):
+    """An AutoGen memory block ("[memory] Alice prefers quiet hotels") was exported as
+    "[memory]", its content lost; a refusal as "[refusal]". Each is now the text convo
+    reads for it."""
+    recs = [
+        rec(1, "assistant", "[memory] Alice prefers quiet hotels",
+            [{"type": "memory", "content": "Alice prefers quiet hotels", "mime_type": "text/plain"}]),
+        rec(2, "assistant", "[refusal] I cannot help", [{"type": "refusal", "refusal": "I cannot help"}]),
+    ]  # fmt: skip
+    out = json.dumps(ex.registry.get(fmt).export(recs))
+    assert "Alice prefers quiet hotels" in out and "I cannot help" in out
+
+
 def test_constructed_messages_export():
     msgs = [system("sys"), human("hi", name="Bob"), ai("", tool_calls=[{"id": "c", "name": "f", "input": {"x": 1}}]),
             tool("3", tool_call_id="c", name="f")]  # fmt: skip

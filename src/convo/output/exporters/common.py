@@ -23,7 +23,7 @@ from convo.core.fields import (
 from convo.core.fields import extra as extra_of
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import EPOCH_STR, is_canonical, normalize_timestamp
-from convo.importers.agents.blocks import RECORD_DEPTH, too_deep
+from convo.importers.agents.blocks import RECORD_DEPTH, block_chunk, too_deep
 
 Record = dict[str, Any]
 TYPEAGENT_KEYS = ("textChunks", "metadata", "tags", "timestamp", "source_id")
@@ -176,10 +176,16 @@ def result_text(content: Any) -> str:
     return "" if content is None else json_text(content)
 
 
+_MEDIA = frozenset(("image", "audio", "video", "file"))
+
+
 def media_text(b: Any) -> str:
-    """A short readable stand-in for a block a format cannot carry."""
+    """A short readable stand-in for a block a format cannot carry: a medium's kind and
+    where it is; any other block (a memory, a refusal) the text convo reads for it."""
     if not isinstance(b, dict):
         return str(b)
+    if b.get("type") not in _MEDIA:
+        return block_chunk(b)
     what = b.get("url") or b.get("name") or b.get("filename") or b.get("media_type") or ""
     return f"[{b.get('type', 'block')}] {what}".rstrip()
 
