@@ -204,6 +204,26 @@ def test_jianmu_and_typeagent():
     assert ta[1] == {k: v for k, v in m.serialize().items() if k in TYPEAGENT_KEYS}
 
 
+def test_jianmu_keeps_the_speaker_of_another_format_and_reads_its_blocks_back(tmp_path):
+    """convo export --to jianmu of the sample store, read back: 36 of 142 speakers kept
+    (AutoGen's "planner" became "assistant": only extra.name was written as the name),
+    and a thinking block or an image came back as its Python repr in the text."""
+    from convo.pipeline.ingest import read_messages
+
+    recs = [rec(1, "assistant", "Flights found.", speaker="planner"),
+            rec(2, "assistant", "Let me check.", CONVO[2]["extra"]["blocks"][:2]),
+            rec(3, "user", "Look", [{"type": "text", "text": "Look"},
+                                    {"type": "image", "url": "https://x.test/p.png"}])]  # fmt: skip
+    out = ex.to_jianmu(recs)
+    assert out[0]["name"] == "planner"
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(out))
+    back = [m.serialize() for m in read_messages(path, format="jianmu")]
+    assert back[0]["metadata"]["speaker"] == "planner"
+    assert back[1]["textChunks"] == ["Let me check."]  # the thinking stays out of the text
+    assert back[2]["textChunks"] == ["Look", "[image] https://x.test/p.png"]
+
+
 @pytest.mark.parametrize(
     "fmt", ["openai", "anthropic", "agentscope", "autogen", "langmem", "jianmu"]
 )

@@ -10,8 +10,8 @@ from typing import Any
 import orjson
 
 from convo.core.errors import RecordError
+from convo.core.fields import agent_name as name  # the name agent formats write
 from convo.core.fields import (
-    ROLES,
     chunks,
     listeners,
     original,
@@ -29,7 +29,17 @@ Record = dict[str, Any]
 TYPEAGENT_KEYS = ("textChunks", "metadata", "tags", "timestamp", "source_id")
 EPOCH = EPOCH_STR
 # the accessors the exporters read records with, re-exported from convo.core.fields
-__all__ = ["chunks", "extra_of", "listeners", "original", "role", "speaker", "text", "timestamp"]
+__all__ = [
+    "chunks",
+    "extra_of",
+    "listeners",
+    "name",
+    "original",
+    "role",
+    "speaker",
+    "text",
+    "timestamp",
+]
 
 
 # reading records (fields through convo.core.fields, the one accessor set) ---------------
@@ -119,14 +129,6 @@ def _canonical(stamp: str) -> bool:
         return is_canonical(stamp) and normalize_timestamp(stamp) == stamp
     except (ValueError, OverflowError):
         return False
-
-
-def name(rec: Record) -> str | None:
-    n = extra_of(rec).get("name")
-    if isinstance(n, str) and n:
-        return n
-    s = speaker(rec)
-    return s if s and s.lower() not in ROLES else None
 
 
 def blocks(rec: Record) -> list[dict[str, Any]]:
