@@ -305,6 +305,44 @@ def test_srt_and_vtt_cues_never_go_back_and_undated_ones_last(tmp_path):
         assert all(times[i][0] >= times[i - 1][1] for i in range(1, len(times)))
 
 
+def test_srt_and_vtt_of_dated_and_undated_messages_read_back_whole(tmp_path):
+    """A store mixing dated messages and undated ones (the 1970 sentinel) in turn: each
+    switch to a dated message kept its 54-year "spacing" from the undated one before, so
+    the cue times grew by 54 years a switch, past the hours convo reads back: 91 of 144
+    messages of a mixed store were rejected as unreadable cue timings."""
+    recs = [_rec(i, "2024-03-06T10:00:00Z" if i % 2 else "1970-01-01T00:00:00Z",
+                 speaker="Alice" if i % 3 else "Bob") for i in range(1, 15)]  # fmt: skip
+    src = tmp_path / "mixed.jsonl"
+    src.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in recs))
+    for fmt in ("srt", "vtt"):
+        out = tmp_path / f"out.{fmt}"
+        r = _invoke("export", "--to", fmt, str(src), "-o", str(out))
+        assert r.exit_code == 0, r.output
+        hours = [int(t.split(":")[0]) for t in _srt_times(out.read_text())[-1]]
+        assert max(hours) < 1_000  # 14 messages: nothing like decades of cues
+        back = _invoke("query", "--no-merge", str(out), "-f", "jsonl")
+        assert back.exit_code == 0, back.output
+        got = [orjson.loads(line) for line in back.stdout.splitlines()]
+        assert [(g["metadata"]["speaker"], g["textChunks"]) for g in got] == [
+            ("Alice" if i % 3 else "Bob", [f"message {i}"]) for i in range(1, 15)
+        ]
+
+
+def test_srt_and_vtt_cues_stay_within_the_hours_convo_reads(tmp_path):
+    """Messages 175 years apart (a bad Date header) made a cue at 1534032:00:00 that
+    convo's own readers reject; the export clamps at 999999:59:59.999, which they read."""
+    recs = [_rec(1, "2024-01-01T00:00:00Z"), _rec(2, "2199-01-01T00:00:00Z")]
+    src = tmp_path / "far.jsonl"
+    src.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in recs))
+    for fmt in ("srt", "vtt"):
+        out = tmp_path / f"far.{fmt}"
+        assert _invoke("export", "--to", fmt, str(src), "-o", str(out)).exit_code == 0
+        assert "999999:59:59" in out.read_text()
+        back = _invoke("query", "--no-merge", str(out), "-f", "jsonl")
+        assert back.exit_code == 0, back.output
+        assert len(back.stdout.splitlines()) == 2
+
+
 def test_srt_keeps_ampersands_and_angles_as_written(tmp_path):
     src = tmp_path / "x.jsonl"
     src.write_bytes(orjson.dumps(_rec(1, "2024-03-06T10:00:00Z",

@@ -71,6 +71,21 @@ def test_snippet_marks_hits(store):
     assert "".join(t for t, _ in hits[0].snippet).startswith("…") is False
 
 
+def test_snippet_keeps_what_comes_before_the_first_word():
+    """A snippet from the start of the text keeps the characters before its first word:
+    "@bob", "[draft]" and "#42" were shown as "bob", "draft]" and "42"."""
+    from convo.index.search import snippet, terms
+
+    for text in ("@bob can you look", "[draft] the plan", "#42 is fixed", '"Quoted" words'):
+        record = {"textChunks": [text], "metadata": {}}
+        pieces = snippet(record, terms("look plan fixed words"), "look plan fixed words")
+        assert "".join(t for t, _ in pieces) == text
+    # a window cut further in still starts at a word, after its ellipsis
+    long = {"textChunks": [" ".join(f"w{i}" for i in range(60)) + " target"], "metadata": {}}
+    pieces = snippet(long, ["target"], "target")
+    assert pieces[0] == ("…", False) and pieces[1][0].startswith("w")
+
+
 @pytest.mark.parametrize("bad", ['"unbalanced', "budget AND", "(budget", "nosuchcol:x", "   "])
 def test_syntax_errors_are_one_usage_error(store, bad):
     with pytest.raises(UsageError) as e:

@@ -204,6 +204,26 @@ def test_jianmu_and_typeagent():
     assert ta[1] == {k: v for k, v in m.serialize().items() if k in TYPEAGENT_KEYS}
 
 
+def test_jianmu_keeps_the_speaker_of_another_format_and_reads_its_blocks_back(tmp_path):
+    """convo export --to jianmu of the sample store, read back: 36 of 142 speakers kept
+    (AutoGen's "planner" became "assistant": only extra.name was written as the name),
+    and a thinking block or an image came back as its Python repr in the text."""
+    from convo.pipeline.ingest import read_messages
+
+    recs = [rec(1, "assistant", "Flights found.", speaker="planner"),
+            rec(2, "assistant", "Let me check.", CONVO[2]["extra"]["blocks"][:2]),
+            rec(3, "user", "Look", [{"type": "text", "text": "Look"},
+                                    {"type": "image", "url": "https://x.test/p.png"}])]  # fmt: skip
+    out = ex.to_jianmu(recs)
+    assert out[0]["name"] == "planner"
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(out))
+    back = [m.serialize() for m in read_messages(path, format="jianmu")]
+    assert back[0]["metadata"]["speaker"] == "planner"
+    assert back[1]["textChunks"] == ["Let me check."]  # the thinking stays out of the text
+    assert back[2]["textChunks"] == ["Look", "[image] https://x.test/p.png"]
+
+
 @pytest.mark.parametrize(
     "fmt", ["openai", "anthropic", "agentscope", "autogen", "langmem", "jianmu"]
 )
@@ -226,6 +246,20 @@ def test_same_format_is_lossless_from_original(fmt):
         out = out[0]["messages"]
     assert out[0] == original_user
     assert out[-1] != {"role": "user", "content": "ignored"}  # another format's original unused
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic", "agentscope", "langmem"])
+def test_a_block_a_format_cannot_carry_keeps_its_text(fmt):
+    """An AutoGen memory block ("[memory] Alice prefers quiet hotels") was exported as
+    "[memory]", its content lost; a refusal as "[refusal]". Each is now the text convo
+    reads for it."""
+    recs = [
+        rec(1, "assistant", "[memory] Alice prefers quiet hotels",
+            [{"type": "memory", "content": "Alice prefers quiet hotels", "mime_type": "text/plain"}]),
+        rec(2, "assistant", "[refusal] I cannot help", [{"type": "refusal", "refusal": "I cannot help"}]),
+    ]  # fmt: skip
+    out = json.dumps(ex.registry.get(fmt).export(recs))
+    assert "Alice prefers quiet hotels" in out and "I cannot help" in out
 
 
 def test_constructed_messages_export():

@@ -85,6 +85,16 @@ def speaker(record: Record) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def agent_name(record: Record) -> str | None:
+    """The name an agent format gives a message (``name``): the one it came with
+    (``extra.name``), else its speaker unless that is a role (``assistant``)."""
+    n = extra(record).get("name")
+    if isinstance(n, str) and n:
+        return n
+    s = speaker(record)
+    return s if s and s.lower() not in ROLES else None
+
+
 NO_SPEAKER = "(none)"  # how every view, table and summary shows a missing speaker
 
 

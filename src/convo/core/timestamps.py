@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 UNIX_EPOCH = datetime(1970, 1, 1, 0, 0, 0, tzinfo=UTC)
 EPOCH_STR = "1970-01-01T00:00:00Z"
 UNDATED_DAY = "1970-01-01"  # a time on this day is unknown: the sentinel, or epoch + offset
+# A cue time's hours (WebVTT, SRT, SBV) have at most this many digits: 1,000,000 hours
+# (114 years) and more is not a timeline. The readers reject a longer one as unreadable,
+# and convo's VTT/SRT export never writes one (``output.exporters.documents``).
+CUE_HOUR_DIGITS = 6
 
 
 def is_undated(ts: str) -> bool:

@@ -159,7 +159,8 @@ def snippet(record: dict[str, Any], query_terms: list[str], query: str) -> list[
     if not spans:
         return [(" ".join(text.split())[:200], False)]
     pieces: list[tuple[str, bool]] = [("…" if lo else "", False)]
-    pos = spans[lo][0]
+    # from the start of the text, what comes before its first word too ("@bob", "[draft]")
+    pos = spans[lo][0] if lo else len(text) - len(text.lstrip())
     for i in range(lo, hi):
         s, e = spans[i]
         pieces.append((_SPACES.sub(" ", text[pos:s]), False))

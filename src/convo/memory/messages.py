@@ -116,7 +116,7 @@ def _optional(
     """The optional ``Message`` fields (empty ones are left out by the caller)."""
     result = results[0] if results else {}
     return {
-        "name": fields.string(extra, "name"),
+        "name": fields.agent_name(rec),
         "tool": fields.string(extra, "tool") or result.get("name"),
         "tool_call_id": result.get("tool_use_id"),
         "tool_calls": [_call(b) for b in calls],

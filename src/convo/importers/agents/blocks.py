@@ -441,6 +441,24 @@ def jianmu_to_text(value: Any) -> str:
     return str(value)
 
 
+_JIANMU_BLOCKS = frozenset(("text", "thinking", "redacted_thinking", "refusal", "image", "audio",
+                            "video", "file", "memory"))  # fmt: skip
+
+
+def jianmu_body(content: Any, as_text: bool) -> tuple[list[dict[str, Any]], str]:
+    """A Jianmu message's content as ``(blocks, text)``: by Jianmu's ``to_text`` (no
+    blocks), except a list of typed blocks, which ``to_text`` would show as their reprs
+    (``convo export --to jianmu`` writes a message with thinking or media so): those
+    blocks, or with ``as_text`` (a tool's result) their chunks as the text."""
+    typed = isinstance(content, list) and content and all(
+        isinstance(p, dict) and p.get("type") in _JIANMU_BLOCKS for p in content
+    )  # fmt: skip
+    if not typed:
+        return [], jianmu_to_text(content)
+    blocks = [normalise_block(p) for p in content]
+    return ([], "\n".join(block_chunk(b) for b in blocks)) if as_text else (blocks, "")
+
+
 def jsonable(value: Any) -> Any:
     """A JSON-safe copy (bytes to text or base64) for objects given through the Python API."""
     if isinstance(value, dict):

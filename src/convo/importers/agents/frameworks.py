@@ -15,7 +15,7 @@ from typing import Any
 
 from convo.importers.agents.blocks import (
     dumps,
-    jianmu_to_text,
+    jianmu_body,
     normalise_block,
     normalise_content,
     normalise_result,
@@ -267,8 +267,7 @@ def jianmu_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
     tool = obj.get("tool")
     if tool is not None:
         extra["tool"] = tool
-    blocks: list[dict[str, Any]] = []
-    text = jianmu_to_text(obj.get("content"))
+    blocks, text = jianmu_body(obj.get("content"), as_text=role == "tool")
     if role == "tool" and (obj.get("tool_call_id") or tool):
         blocks.append(
             {

@@ -16,13 +16,10 @@ from dataclasses import dataclass, field
 
 from convo.core.encoding import LineDecoder
 from convo.core.io import Source, strip_bom
+from convo.core.timestamps import CUE_HOUR_DIGITS
 
 CHUNK = 1 << 20
 MAX_LINE_BYTES = 16 << 20  # a longer "line" is cut: this is not a caption file anyway
-# 1,000,000 hours (114 years) and more is not a timeline: unreadable. Six digits read
-# convo's own VTT/SRT export of an archive that holds unknown times (the 1970 sentinel)
-# and recent ones: its cues count hours from the first message (``output.exporters``).
-MAX_HOUR_DIGITS = 6
 MAX_BLOCK_LINES = 5000  # a "cue" longer than this is not a cue (binary or runaway input)
 
 _TS = r"(?:(\d+):)?(\d{1,2}):(\d{1,2})(?:[.,](\d+))?"
@@ -240,7 +237,7 @@ def _next_cue_index(block: list[str], sbv: bool) -> list[str]:
 
 def _ms(h: str | None, m: str, s: str, frac: str | None) -> int | None:
     mi, se = int(m), int(s)
-    if mi > 59 or se > 59 or (h and len(h) > MAX_HOUR_DIGITS):
+    if mi > 59 or se > 59 or (h and len(h) > CUE_HOUR_DIGITS):
         return None
     if not frac:
         ms = 0

@@ -10,8 +10,8 @@ from typing import Any
 import orjson
 
 from convo.core.errors import RecordError
+from convo.core.fields import agent_name as name  # the name agent formats write
 from convo.core.fields import (
-    ROLES,
     chunks,
     listeners,
     original,
@@ -23,13 +23,23 @@ from convo.core.fields import (
 from convo.core.fields import extra as extra_of
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import EPOCH_STR, is_canonical, normalize_timestamp
-from convo.importers.agents.blocks import RECORD_DEPTH, too_deep
+from convo.importers.agents.blocks import RECORD_DEPTH, block_chunk, too_deep
 
 Record = dict[str, Any]
 TYPEAGENT_KEYS = ("textChunks", "metadata", "tags", "timestamp", "source_id")
 EPOCH = EPOCH_STR
 # the accessors the exporters read records with, re-exported from convo.core.fields
-__all__ = ["chunks", "extra_of", "listeners", "original", "role", "speaker", "text", "timestamp"]
+__all__ = [
+    "chunks",
+    "extra_of",
+    "listeners",
+    "name",
+    "original",
+    "role",
+    "speaker",
+    "text",
+    "timestamp",
+]
 
 
 # reading records (fields through convo.core.fields, the one accessor set) ---------------
@@ -121,14 +131,6 @@ def _canonical(stamp: str) -> bool:
         return False
 
 
-def name(rec: Record) -> str | None:
-    n = extra_of(rec).get("name")
-    if isinstance(n, str) and n:
-        return n
-    s = speaker(rec)
-    return s if s and s.lower() not in ROLES else None
-
-
 def blocks(rec: Record) -> list[dict[str, Any]]:
     bs = extra_of(rec).get("blocks")
     if isinstance(bs, list):
@@ -176,10 +178,16 @@ def result_text(content: Any) -> str:
     return "" if content is None else json_text(content)
 
 
+_MEDIA = frozenset(("image", "audio", "video", "file"))
+
+
 def media_text(b: Any) -> str:
-    """A short readable stand-in for a block a format cannot carry."""
+    """A short readable stand-in for a block a format cannot carry: a medium's kind and
+    where it is; any other block (a memory, a refusal) the text convo reads for it."""
     if not isinstance(b, dict):
         return str(b)
+    if b.get("type") not in _MEDIA:
+        return block_chunk(b)
     what = b.get("url") or b.get("name") or b.get("filename") or b.get("media_type") or ""
     return f"[{b.get('type', 'block')}] {what}".rstrip()
 

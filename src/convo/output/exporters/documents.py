@@ -31,7 +31,7 @@ from convo.core.text.markup import (
     srt_text,
     vtt_text,
 )
-from convo.core.timestamps import offset_text, record_datetime
+from convo.core.timestamps import CUE_HOUR_DIGITS, is_undated, offset_text, record_datetime
 from convo.output.exporters.common import (
     EPOCH,
     Record,
@@ -330,8 +330,9 @@ def one_line(s: str) -> str:
     return " ".join(str(s).split())
 
 
-# Cue times beyond webvtt-py's limit (ten-digit hours), or not numbers, are clamped.
-_MAX_SECONDS = 9_999_999_999 * 3600.0
+# Cue times beyond the hours convo reads back (``CUE_HOUR_DIGITS``: 999,999:59:59.999),
+# or not numbers, are clamped.
+_MAX_SECONDS = 10**CUE_HOUR_DIGITS * 3600.0 - 0.001
 
 
 def _vtt_time(s: float) -> str:
@@ -349,20 +350,25 @@ MIN_CUE = 2.0  # seconds: the shortest cue whose end is guessed
 
 def _raw_times(
     messages: Iterable[ConversationMessage | Record],
-) -> Iterator[Timed]:
+) -> Iterator[tuple[float, float | None, Record, str]]:
     """Each record with its start/end seconds as written: ``extra`` start/end, else the
-    timestamp relative to the first one."""
-    first: float | None = None
+    timestamp relative to the first one of its clock; and that clock: ``cue`` (a
+    transcript's own offsets), ``undated`` (the epoch sentinel, or epoch + an offset) or
+    ``dated`` (an undated time is decades before any dated one: neither is the other's
+    first)."""
+    first: dict[str, float] = {}
     for m in messages:
         rec = as_record(m)
         extra = extra_of(rec)
         start = _seconds(extra.get("start"))
         end = _seconds(extra.get("end"))
         if start is None:
-            t = _epoch_seconds(timestamp(rec))
-            first = t if first is None else first
-            start = t - first
-        yield start, end, rec
+            ts = timestamp(rec)
+            t = _epoch_seconds(ts)
+            clock = "undated" if is_undated(ts) else "dated"
+            yield t - first.setdefault(clock, t), end, rec, clock
+        else:
+            yield start, end, rec, "cue"
 
 
 def _guess_end(start: float, rec: Record) -> float:
@@ -373,22 +379,27 @@ def _timed(messages: Iterable[ConversationMessage | Record]) -> Iterator[Timed]:
     """Each record with its cue's start and end seconds, on one timeline that never goes
     back: a record that would start before, or with, the cue before it (another
     conversation, an undated message) starts where that cue ends, and the records after
-    it keep their spacing. A cue without an end lasts until the next one, at least
+    it keep their spacing. So does a dated record after an undated one (or the reverse:
+    their times are decades apart, and a store that mixes them would add those decades
+    at every switch). A cue without an end lasts until the next one, at least
     ``MIN_CUE`` seconds (longer for long text)."""
     shift = 0.0
     pending: Timed | None = None
-    for raw_start, raw_end, rec in _raw_times(messages):
+    p_clock = ""
+    for raw_start, raw_end, rec, clock in _raw_times(messages):
         start = raw_start + shift
         if pending is not None:
             p_start, p_end, p_rec = pending
+            other = clock != p_clock and "undated" in (clock, p_clock)
             if p_end is None or p_end <= p_start:
-                p_end = start if start > p_start else _guess_end(p_start, p_rec)
+                p_end = start if start > p_start and not other else _guess_end(p_start, p_rec)
             yield p_start, p_end, p_rec
-            if start <= p_start:  # back in time: continue after the cue before
+            if start <= p_start or other:  # back in time, or another clock: after the cue
                 shift += p_end - start
                 start = p_end
         end = None if raw_end is None else raw_end + (start - raw_start)
         pending = (start, end, rec)
+        p_clock = clock
     if pending is not None:
         p_start, p_end, p_rec = pending
         if p_end is None or p_end <= p_start:
