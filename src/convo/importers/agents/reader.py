@@ -88,8 +88,9 @@ Coercion: an object that is not a message is rejected (``--strict`` aborts); und
 ``--lenient`` it becomes a text message (its JSON, role user). Claude Code bookkeeping
 entries (file-history-snapshot, queue-operation...) are skipped, one warning a kind; its
 ``summary`` lines are titles for the next message (``claude_code._claude_code``).
-Jianmu content becomes text by Jianmu's own ``Message.to_text`` rules, typed blocks
-(``export --to jianmu``'s thinking, media) blocks (``blocks.jianmu_body``). A LangMem ``Message`` (``id``,
+Jianmu content becomes text by Jianmu's own ``Message.to_text`` rules, its typed blocks
+(``export --to jianmu``'s thinking, media) blocks again (``blocks.jianmu_body``). A
+LangMem ``Message`` (``id``,
 ``content``, ``timestamp``, ``user``) is spoken by its user's name, as role user.
 
 Nesting: a message nested more than ``MAX_DEPTH`` (200) levels is rejected with its
