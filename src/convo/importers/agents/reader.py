@@ -90,8 +90,8 @@ entries (file-history-snapshot, queue-operation...) are skipped, one warning a k
 ``summary`` lines are titles for the next message (``claude_code._claude_code``).
 Jianmu content becomes text by Jianmu's own ``Message.to_text`` rules, its typed blocks
 (``export --to jianmu``'s thinking, media) blocks again (``blocks.jianmu_body``). A
-LangMem ``Message`` (``id``,
-``content``, ``timestamp``, ``user``) is spoken by its user's name, as role user.
+LangMem ``Message`` (``id``, ``content``, ``timestamp``, ``user``) is spoken by its
+user's name, as role user.
 
 Nesting: a message nested more than ``MAX_DEPTH`` (200) levels is rejected with its
 location, never wrapped under ``--lenient`` (see ``convo.importers.agents.blocks``).
