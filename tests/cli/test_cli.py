@@ -119,12 +119,23 @@ def test_ingest_unknown_format_names_choices(runner, data):
     assert r.exit_code == 2 and "unknown format 'nope'; choose one of:" in r.stderr
 
 
-def test_ingest_undetectable_lists_formats_tried(runner, tmp_path):
-    p = tmp_path / "x.bin"
-    p.write_bytes(b"\x00\x01garbage")
-    r = run(runner, "ingest", str(p))
-    assert r.exit_code == 2
-    assert "format not recognised (tried jsonl" in r.stderr and "--from FORMAT" in r.stderr
+def test_ingest_undetectable_says_what_the_file_looks_like(runner, tmp_path):
+    """One line that says what the file looks like, not the names of 120 formats."""
+    cases = {
+        "x.bin": (b"\x00\x01garbage", "reads binary data"),
+        "x.txt": (b"\n  hello world\x1b[31m\nmore\n", "reads text starting 'hello world\\x1b[31m'"),
+        "x.json": (b'{"foo": 1, "bar": {"baz": [1]}}', "reads a JSON object holding the keys "
+                   "'foo', 'bar', 'baz'"),
+        "y.json": (b"[1, 2]", "reads a JSON array;"),
+    }  # fmt: skip
+    for name, (body, said) in cases.items():
+        p = tmp_path / name
+        p.write_bytes(body)
+        r = run(runner, "ingest", str(p))
+        assert r.exit_code == 2
+        assert "format not recognised: none of the " in r.stderr and said in r.stderr, r.stderr
+        assert "--from FORMAT" in r.stderr and len(r.stderr.splitlines()) == 1
+        assert "\x1b" not in r.stderr
 
 
 def test_query_pipeline_filters(runner, data):

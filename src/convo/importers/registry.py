@@ -31,6 +31,7 @@ from typing import Any
 
 from convo.core.errors import InputError
 from convo.core.io import Source
+from convo.core.lazy import pattern
 from convo.core.plugins import PluginRegistry
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext, ImportOptions
@@ -211,11 +212,34 @@ class Registry(PluginRegistry["Format | Declared"]):
                 best, best_score = entry, score
         if best is None:
             raise InputError(
-                "format not recognised (tried " + ", ".join(tried) + ")",
+                f"format not recognised: none of the {len(tried)} formats reads {_looks(source)}",
                 where=source.name,
                 hint=_hint(source),
             )
         return best
+
+
+_KEY = pattern(r'"([^"\\\x00-\x1f]{1,40})"\s*:')
+
+
+def _looks(source: Source) -> str:
+    """What a source no format read looks like, from its head, for the error: a folder,
+    binary data, a JSON object or array with its first keys, else its first line (every
+    format's name would be a list of 120 that says nothing of the file)."""
+    if source.is_dir:
+        return "this folder"
+    head = source.head
+    if not head.strip():
+        return "an empty file"
+    if b"\x00" in head[:4096]:
+        return "binary data"
+    text = source.head_text().lstrip()
+    if text[:1] in "[{":
+        keys = list(dict.fromkeys(_KEY.findall(text[:65536])))[:6]
+        what = "a JSON object" if text[0] == "{" else "a JSON array"
+        return f"{what} holding the keys {', '.join(map(repr, keys))}" if keys else what
+    first = next((x for x in text.splitlines() if x.strip()), "")
+    return f"text starting {first.strip()[:60]!r}"
 
 
 def _hint(source: Source) -> str:
