@@ -711,3 +711,25 @@ def test_formats_lists_chat_exports(runner):
     assert result.exit_code == 0
     for name in MY_FORMATS:
         assert name in result.output
+
+
+def test_discord_text_headers_of_the_2023_client(tmp_path):
+    """Since 2023 the client writes a header's date as its locale's short date with a
+    comma (``M/D/YY, h:mm AM``, ``Intl``'s short style) where it wrote ``MM/DD/YYYY
+    h:mm AM``: such a copy was "format not recognised"."""
+    p = tmp_path / "chat.txt"
+    p.write_text(
+        "alice \u2014 1/2/24, 2:38 PM\nhello there\n"
+        "bob \u2014 12/30/23, 11:05 AM\nhi!\n[11:06 AM]\nsecond one\n"
+        "alice \u2014 01/03/2024 9:00 AM\nold style\n",
+        encoding="utf-8",
+    )
+    recs, rejects, warnings = ingest(p)
+    assert not rejects and not warnings
+    assert {r["format"] for r in recs} == {"discord-text"}
+    assert [(r["metadata"]["speaker"], r["timestamp"], r["textChunks"]) for r in recs] == [
+        ("alice", "2024-01-02T14:38:00Z", ["hello there"]),
+        ("bob", "2023-12-30T11:05:00Z", ["hi!"]),
+        ("bob", "2023-12-30T11:06:00Z", ["second one"]),
+        ("alice", "2024-01-03T09:00:00Z", ["old style"]),
+    ]
