@@ -84,3 +84,13 @@ def test_a_forum_topic_is_no_reply_to_its_first_message():
     assert reply["replyTo"] == "telegram:1806543210:3"
     assert reply["metadata"]["listeners"] == ["Ben Ruiz"]
     assert "replyTo" not in general and "topic" not in general["extra"]
+
+
+def test_a_channel_posts_signature_and_saved_from_are_kept():
+    """``export_output_json.cpp`` writes a channel post's signature as ``author`` and the
+    chat a message was saved from as ``saved_from``: both were dropped."""
+    recs, rejects, _ = run(telegram.read_telegram, FIXTURES / "telegram" / "channel-result.json")
+    assert not rejects
+    assert recs[0]["metadata"]["speaker"] == "Harbour News"
+    assert recs[0]["extra"]["author"] == "Lena Park"
+    assert recs[1]["extra"]["saved_from"] == "Port Authority"

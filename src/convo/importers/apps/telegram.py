@@ -334,6 +334,8 @@ def _tg_message(m: dict[str, Any], loc: str, chat: _Chat, zone: Any) -> Conversa
             "message_id": as_str(m.get("message_id")) if service else None,
             "edited": epoch_ts(m.get("edited_unixtime")) or iso_ts(m.get("edited"), zone),
             "forwarded_from": as_str(m.get("forwarded_from")),
+            "saved_from": as_str(m.get("saved_from")),
+            "author": as_str(m.get("author")),  # a channel post's signature
             "via_bot": as_str(m.get("via_bot")),
             "media": _media(m, service),
             "links": links,
@@ -433,7 +435,7 @@ FIELDS = Fields(
     "`extra.reply_elsewhere`)",
     tags="`system` on service messages (`[action] ...`)",
     extra="`chat_id`, `chat_type`, `from_id`, `action`, `members`, `message_id` (a pin's), "
-    "`edited`, `forwarded_from`, "
+    "`edited`, `forwarded_from`, `saved_from`, `author` (a channel post's signature), "
     "`via_bot`, `media`, `links`, `reactions`, `reply_elsewhere`, `topic` (a forum's: `id`, "
     "`title`)",
 )
