@@ -366,11 +366,16 @@ def test_chatgpt_export_folder_side_files_read_nothing(tmp_path, in_root, runner
         registry.detect(Source(other))
 
 
+PATH_N1 = "sample_data/chat/chatgpt-conversations.json#conv-1-n1"
+
+
 def test_chatgpt_branch_and_fallback(tmp_path, in_root):
     recs, _, warnings = ingest(CHAT / "chatgpt-conversations.json")
     assert [r["id"] for r in recs] == ["chatgpt:m2", "chatgpt:m4", "chatgpt:m5"]  # m3 is off-branch
     assert recs[2]["replyTo"] == "chatgpt:m4" and recs[0]["subject"] == "JWT vs sessions"
-    assert any("skipped 1" in w for w in warnings)
+    assert any(
+        w.endswith("skipped 1 empty or hidden messages (at " + PATH_N1 + ")") for w in warnings
+    )
     data = orjson.loads((CHAT / "chatgpt-conversations.json").read_bytes())
     del data[0]["current_node"]
     data[0]["mapping"]["n0"]["parent"] = "n5"  # a cycle must not hang
