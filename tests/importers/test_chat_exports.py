@@ -366,11 +366,16 @@ def test_chatgpt_export_folder_side_files_read_nothing(tmp_path, in_root, runner
         registry.detect(Source(other))
 
 
+PATH_N1 = "sample_data/chat/chatgpt-conversations.json#conv-1-n1"
+
+
 def test_chatgpt_branch_and_fallback(tmp_path, in_root):
     recs, _, warnings = ingest(CHAT / "chatgpt-conversations.json")
     assert [r["id"] for r in recs] == ["chatgpt:m2", "chatgpt:m4", "chatgpt:m5"]  # m3 is off-branch
     assert recs[2]["replyTo"] == "chatgpt:m4" and recs[0]["subject"] == "JWT vs sessions"
-    assert any("skipped 1" in w for w in warnings)
+    assert any(
+        w.endswith("skipped 1 empty or hidden messages (at " + PATH_N1 + ")") for w in warnings
+    )
     data = orjson.loads((CHAT / "chatgpt-conversations.json").read_bytes())
     del data[0]["current_node"]
     data[0]["mapping"]["n0"]["parent"] = "n5"  # a cycle must not hang
@@ -711,3 +716,25 @@ def test_formats_lists_chat_exports(runner):
     assert result.exit_code == 0
     for name in MY_FORMATS:
         assert name in result.output
+
+
+def test_discord_text_headers_of_the_2023_client(tmp_path):
+    """Since 2023 the client writes a header's date as its locale's short date with a
+    comma (``M/D/YY, h:mm AM``, ``Intl``'s short style) where it wrote ``MM/DD/YYYY
+    h:mm AM``: such a copy was "format not recognised"."""
+    p = tmp_path / "chat.txt"
+    p.write_text(
+        "alice \u2014 1/2/24, 2:38 PM\nhello there\n"
+        "bob \u2014 12/30/23, 11:05 AM\nhi!\n[11:06 AM]\nsecond one\n"
+        "alice \u2014 01/03/2024 9:00 AM\nold style\n",
+        encoding="utf-8",
+    )
+    recs, rejects, warnings = ingest(p)
+    assert not rejects and not warnings
+    assert {r["format"] for r in recs} == {"discord-text"}
+    assert [(r["metadata"]["speaker"], r["timestamp"], r["textChunks"]) for r in recs] == [
+        ("alice", "2024-01-02T14:38:00Z", ["hello there"]),
+        ("bob", "2023-12-30T11:05:00Z", ["hi!"]),
+        ("bob", "2023-12-30T11:06:00Z", ["second one"]),
+        ("alice", "2024-01-03T09:00:00Z", ["old style"]),
+    ]

@@ -70,7 +70,8 @@ def test_imessage_blocks_replies_and_exporter_lines():
     assert warnings == [
         "Lena Whitford.txt: 1 threaded replies printed twice (under the message they answer "
         "and in place); read once",
-        "Lena Whitford.txt: 1 'Unable to format announcement!' lines skipped",
+        "Lena Whitford.txt: skipped 1 'Unable to format announcement!' lines (nothing else "
+        "written) (at Lena Whitford.txt:30)",
     ]
 
 

@@ -61,6 +61,7 @@ BY_FOLDER = {
     "google_chat": "google-chat",
     "google_chat_locales": "google-chat",
     "slack_huddle": "slack-file",
+    "slack_export_files": "slack-file",
     "gitlab": "gitlab",
     "gitter": "gitter",
     "openai_api": None,  # two formats: see BY_FILE

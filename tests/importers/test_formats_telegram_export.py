@@ -66,3 +66,31 @@ def test_service_messages_keep_what_the_export_says():
     assert recs[2]["extra"]["members"] == ["Deleted Account"]
     assert recs[6]["extra"]["message_id"] == "11"
     assert len(warnings) == 1 and "chat-1-msg-8" in warnings[0] and "unsupported" in warnings[0]
+
+
+def test_a_forum_topic_is_no_reply_to_its_first_message():
+    """In a forum, Telegram gives every message of a topic that is no reply the topic's
+    ``topic_created`` message as its ``reply_to_msg_id`` (tdesktop: "In a topic every
+    message 'replies' to the topic itself"), and the export writes it as
+    ``reply_to_message_id``: such a message replied to the topic's creator. Now it is no
+    reply, ``extra.topic`` names the topic; a real reply in it stays one."""
+    recs, rejects, warnings = run(
+        telegram.read_telegram, FIXTURES / "telegram" / "forum-result.json"
+    )
+    assert not rejects and not warnings
+    in_topic, reply, general = recs[2], recs[3], recs[4]
+    assert "replyTo" not in in_topic and in_topic["metadata"]["listeners"] == []
+    assert in_topic["extra"]["topic"] == {"id": "2", "title": "3D printing"}
+    assert reply["replyTo"] == "telegram:1806543210:3"
+    assert reply["metadata"]["listeners"] == ["Ben Ruiz"]
+    assert "replyTo" not in general and "topic" not in general["extra"]
+
+
+def test_a_channel_posts_signature_and_saved_from_are_kept():
+    """``export_output_json.cpp`` writes a channel post's signature as ``author`` and the
+    chat a message was saved from as ``saved_from``: both were dropped."""
+    recs, rejects, _ = run(telegram.read_telegram, FIXTURES / "telegram" / "channel-result.json")
+    assert not rejects
+    assert recs[0]["metadata"]["speaker"] == "Harbour News"
+    assert recs[0]["extra"]["author"] == "Lena Park"
+    assert recs[1]["extra"]["saved_from"] == "Port Authority"

@@ -90,3 +90,22 @@ def test_from_layouts_never_keep_from_in_the_speaker(a, b, private, layout):
     assert got is not None
     assert got.name == a and not got.name.startswith("From ")
     assert got.to == (b if private else "") and got.private is private
+
+
+def test_reactions_and_replies_answer_the_message_they_quote():
+    """Zoom 5.13+ writes a reaction as ``Reacted to "<first 20 characters>..." with 👍``
+    and a reply as ``Replying to "..."`` then its text (as real meeting chats quoted in
+    public notes show): the reaction was a message to no one, the reply kept the quote
+    line as its text. Now both reply to the newest message the quote starts and speak
+    to its sender; a quote of nothing in the file answers nothing."""
+    recs, rejects, warnings = run(zoom.read_zoom, DIR / "zoom5-reactions.txt")
+    assert not rejects and not warnings
+    rule, value, reaction, gc, reaction2, reply, lost = recs
+    assert reaction["tags"] == ["reaction"] and reaction["replyTo"] == value["id"]
+    assert reaction["metadata"]["listeners"] == ["Owen Hart"]
+    assert reaction["extra"]["reaction"] == {"emoji": "👍", "to": '"This value defines ...'}
+    assert reaction2["replyTo"] == gc["id"] and reaction2["metadata"]["listeners"] == ["Riya Das"]
+    assert reply["textChunks"] == ["then keep MAY for now"]
+    assert reply["replyTo"] == rule["id"] and reply["metadata"]["listeners"] == ["Riya Das"]
+    assert reply["extra"]["replying_to"] == "If we return the err..."
+    assert "replyTo" not in lost and lost["metadata"]["listeners"] == []

@@ -56,6 +56,7 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
 from convo.importers.apps.chatgpt_canvas import canvas_text
 from convo.importers.apps.chatgpt_sidecars import report, sidecar
+from convo.importers.apps.common import EmptyCounter
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
@@ -97,17 +98,14 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         # (13 kB here), and parsing runs of them measured 3-7% more CPU (5 paired rounds
         # over 3,700 conversations, December 2026).
         convs = (conv for conv, _ in doc.items())
-    skipped = 0
+    skipped = EmptyCounter()
     for c, conv in enumerate(convs, 1):
         loc = ctx.loc(f"conv-{c}")
         if not isinstance(conv, dict) or not isinstance(conv.get("mapping"), dict):
             ctx.reject(loc, "not a ChatGPT conversation (no mapping)", conv)
             continue
-        out, n = _conversation(conv, c, ctx)
-        skipped += n
-        yield from out
-    if skipped:
-        ctx.warn(source.name, f"skipped {skipped} empty or hidden messages")
+        yield from _conversation(conv, c, ctx, skipped)
+    skipped.report(ctx, "empty or hidden messages")
 
 
 def _branch(mapping: dict[str, Any], current: str) -> list[dict[str, Any]]:
@@ -176,13 +174,12 @@ def _thread_id(conv: dict[str, Any], title: str) -> str:
 
 
 def _conversation(
-    conv: dict[str, Any], c: int, ctx: ImportContext
-) -> tuple[list[ConversationMessage], int]:
+    conv: dict[str, Any], c: int, ctx: ImportContext, skipped: EmptyCounter
+) -> list[ConversationMessage]:
     title = as_str(conv.get("title"))
     thread = _thread_id(conv, title)
     conv_time = epoch_ts(conv.get("create_time"))
     out: list[ConversationMessage] = []
-    skipped = 0
     prev_id: str | None = None
     include_thinking = ctx.options.include_thinking
     branch = _branch(conv["mapping"], as_str(conv.get("current_node")))
@@ -198,7 +195,7 @@ def _conversation(
             continue
         shown = _shown(msg, include_thinking)
         if shown is None:
-            skipped += 1
+            skipped.skip(ctx.loc(f"conv-{c}-{as_str(node.get('id'))}"))
             continue
         chunks, more = shown
         role = as_str(as_dict(msg.get("author")).get("role"))
@@ -232,7 +229,7 @@ def _conversation(
             )
         )
         prev_id = rec_id
-    return out, skipped
+    return out
 
 
 def _shown(msg: dict[str, Any], include_thinking: bool) -> tuple[list[str], dict[str, Any]] | None:

@@ -288,7 +288,9 @@ def _discord_name(author: dict[str, Any]) -> str:
     return as_str(author.get("nickname")) or as_str(author.get("name"))
 
 
-_DT_DAY = r"(?:(\d{1,2})/(\d{1,2})/(\d{4})|(Today|Yesterday) at)"
+# ``03/06/2024 10:02 AM`` (the client before 2023), ``3/6/24, 10:02 AM`` (since: a
+# two-digit year and a comma), ``Today at 10:02 AM``.
+_DT_DAY = r"(?:(\d{1,2})/(\d{1,2})/(\d{4}|\d{2}),?|(Today|Yesterday) at)"
 _DT_TIME = r"(\d{1,2}):(\d{2})(?:\s*([AaPp])[Mm])?"
 _DISCORD_HEAD = re.compile(rf"^(\S.{{0,80}}?) [—–] {_DT_DAY} {_DT_TIME}\s*$")
 _DISCORD_CONT = re.compile(rf"^\[{_DT_TIME}\]\s*$")
@@ -302,7 +304,8 @@ def sniff_text(source: Source) -> int:
 
 
 def read_text(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    """Messages under ``name — MM/DD/YYYY h:mm AM`` headers and ``[h:mm AM]`` continuations.
+    """Messages under ``name — MM/DD/YYYY h:mm AM`` headers (``M/D/YY, h:mm AM`` since the
+    2023 client) and ``[h:mm AM]`` continuations.
 
     Dates are M/D/Y (the US client); ``Today``/``Yesterday`` are relative to --start-date's
     day, and unknown (with a warning) without it; their ids hash the label and the clock,
@@ -398,13 +401,15 @@ def _discord_text_speakers(source: Source, decode: LineDecoder) -> list[str]:
 
 
 def _header_day(head: re.Match[str], start: datetime | None) -> date | None:
-    """A header's day: M/D/Y, or Today/Yesterday counted from --start-date (else unknown)."""
+    """A header's day: M/D/Y (a two-digit year is 20yy), or Today/Yesterday counted from
+    --start-date (else unknown)."""
     if head[5]:
         if start is None:
             return None
         return start.date() - timedelta(days=1 if head[5] == "Yesterday" else 0)
+    year = int(head[4])
     try:
-        return date(int(head[4]), int(head[2]), int(head[3]))
+        return date(year + 2000 if year < 100 else year, int(head[2]), int(head[3]))
     except ValueError:
         return None
 

@@ -49,7 +49,7 @@ from convo.core.compression import strip_compressed
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import naive_ts
-from convo.importers.apps.common import numbered_lines, other_party
+from convo.importers.apps.common import EmptyCounter, numbered_lines, other_party
 from convo.importers.build import ContentIds, message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
@@ -120,7 +120,7 @@ class _State:
     speakers: list[str]
     pending: dict[tuple[str, str, str], int] = field(default_factory=dict)
     twice: int = 0
-    unformatted: int = 0
+    unformatted: EmptyCounter = field(default_factory=EmptyCounter)
 
 
 def _senders(source: Source, ctx: ImportContext) -> list[str]:
@@ -148,7 +148,7 @@ def _blocks(source: Source, ctx: ImportContext, state: _State) -> Iterator[_Msg]
                 yield cur
             cur = _Msg(n, got[0], got[1])
         elif blank and line == NO_ANNOUNCEMENT:
-            state.unformatted += 1
+            state.unformatted.skip(ctx.loc(n))
             if cur is not None:
                 cur.body.append("")  # the body's lines keep their numbers
         elif cur is None:
@@ -272,8 +272,7 @@ def read_imessage(source: Source, ctx: ImportContext) -> Iterator[ConversationMe
     if state.twice:
         ctx.warn(source.name, f"{state.twice} threaded replies printed twice (under the "
                  "message they answer and in place); read once")  # fmt: skip
-    if state.unformatted:
-        ctx.warn(source.name, f"{state.unformatted} 'Unable to format announcement!' lines skipped")
+    state.unformatted.report(ctx, "'Unable to format announcement!' lines (nothing else written)")
 
 
 DESCRIPTION = "iMessage / SMS chats exported by imessage-exporter -f txt"

@@ -58,6 +58,7 @@ from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter
 from convo.importers.apps.slack_archive import DirTree, ExportTree, ZipTree
 from convo.importers.apps.slack_blocks import blocks_text
 from convo.importers.apps.slack_dayfile import single_day
+from convo.importers.apps.slack_files import CANVAS, META_FILES, is_metadata, other_file
 from convo.importers.apps.slack_huddle import SLACKBOT, huddle, starter
 from convo.importers.apps.slack_huddle import SUBTYPE as HUDDLE
 from convo.importers.apps.slack_names import (
@@ -73,13 +74,11 @@ from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, has_key, json_head
 from convo.importers.registry import Format
 
-META_FILES = ("users.json", "channels.json", "groups.json", "dms.json", "mpims.json")
 # The conversation lists of an export and the kind of conversation each holds.
 _META_KINDS = (("channels", "channel"), ("groups", "group"), ("dms", "dm"), ("mpims", "mpim"))
 _DAY_FILE = re.compile(r"(?:^|/)([^/]+)/(\d{4}-\d{2}-\d{2})\.json$")
 _DAY_NAME = re.compile(r"\d{4}-\d{2}-\d{2}\.json")
 _SLACK_TS = re.compile(r'"(?:ts|thread_ts)"\s*:\s*"\d{9,10}\.\d{6}"')
-_CONV_ID = re.compile(r'"id"\s*:\s*"[CDG][A-Z0-9]{6,}"')
 _TS_TYPES = (str, int, float, type(None))
 _BOT_LINK = re.compile(r"<https?://[^|<>]*/services/(B[A-Z0-9]+)\|([^<>|]{1,80})>")
 _NOT_SYSTEM = {"bot_message", "thread_broadcast", "file_share", "me_message", "file_comment"}
@@ -113,17 +112,9 @@ def sniff_file(source: Source) -> int:
         return 0
     if _SLACK_TS.search(text) and (has_key(text, "text") or has_key(text, "subtype")):
         return 85
-    if text.startswith("[") and _is_metadata(text, source.match_name):
+    if text.startswith("[") and is_metadata(text, source.match_name):
         return 60
-    return 0
-
-
-def _is_metadata(text: str, name: str) -> bool:
-    if name in META_FILES:
-        return True
-    if has_key(text, "members") and has_key(text, "created") and _CONV_ID.search(text):
-        return True
-    return has_key(text, "team_id") and has_key(text, "profile") and has_key(text, "real_name")
+    return 60 if other_file(source.match_name, text) else 0
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
@@ -157,6 +148,9 @@ def _read_tree(tree: ExportTree, ctx: ImportContext) -> Iterator[ConversationMes
             where=tree.name,
             hint="is this a Slack export?",
         )
+    canvases = [p for p in paths if PurePosixPath(p).name == CANVAS]
+    if canvases:
+        ctx.warn(tree.name, f"{len(canvases)} channel canvas(es) ({CANVAS}) not read: no messages")
     empty = EmptyCounter()
     for rel in days:
         folder = PurePosixPath(rel).parent.name
@@ -197,6 +191,9 @@ def _metadata(
 
 
 def _read_single(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    if what := other_file(source.match_name, json_head(source)):
+        ctx.warn(source.name, f"a Slack export's {what}, no messages; ingest the export folder")
+        return
     data, first, has_messages, n, dumped = single_day(source)
     if n and not has_messages:
         ctx.warn(

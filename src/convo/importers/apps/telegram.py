@@ -16,7 +16,9 @@ have neither text nor file: each is a chunk (``[poll] Lunch?: Yes (1), No (1)``,
 A file the export left out (``(File not included. ...)`` in place of its path) is named
 by its ``file_name`` or a sticker's emoji. A reply to another chat's message
 (``reply_to_peer_id``, as a discussion group's comment on its channel's post) has no
-``replyTo`` (the id is that chat's): ``extra.reply_elsewhere``.
+``replyTo`` (the id is that chat's): ``extra.reply_elsewhere``. In a forum, a message
+that points at its topic's ``topic_created`` message (every message of a topic that is
+no reply) is no reply: ``extra.topic`` names the topic.
 ``personal_chat``: the listener is the other sender; elsewhere a reply without mentions
 speaks to the sender of the message it answers (when in the chat; a
 ``convo.core.spillmap.SpillMap`` keeps memory flat). A message without an id gets the
@@ -119,6 +121,8 @@ class _Chat:
     scope: str  # what the message ids are numbered within (the module docstring)
     # message id -> sender, for a reply's listener (older ones spill to disk: memory flat)
     senders: SpillMap[str, str] = field(default_factory=SpillMap)
+    # a forum's topics: the id of each ``topic_created`` message -> the topic's title
+    topics: dict[str, str] = field(default_factory=dict)
 
 
 def _telegram_chat(
@@ -307,6 +311,8 @@ def _tg_message(m: dict[str, Any], loc: str, chat: _Chat, zone: Any) -> Conversa
     if not chunks:
         return None
     rid, elsewhere = _reply(m, chat)
+    topic = _topic(m, chat, rid)
+    rid = "" if topic else rid  # a message in a topic points at it: no reply
     heard = _heard(chat, m, speaker, rid)  # first: it remembers this message's sender
     return message(
         chunks,
@@ -328,11 +334,14 @@ def _tg_message(m: dict[str, Any], loc: str, chat: _Chat, zone: Any) -> Conversa
             "message_id": as_str(m.get("message_id")) if service else None,
             "edited": epoch_ts(m.get("edited_unixtime")) or iso_ts(m.get("edited"), zone),
             "forwarded_from": as_str(m.get("forwarded_from")),
+            "saved_from": as_str(m.get("saved_from")),
+            "author": as_str(m.get("author")),  # a channel post's signature
             "via_bot": as_str(m.get("via_bot")),
             "media": _media(m, service),
             "links": links,
             "reactions": as_list(m.get("reactions")),
             "reply_elsewhere": elsewhere,
+            "topic": topic,
         },
     )
 
@@ -349,6 +358,19 @@ def _reply(m: dict[str, Any], chat: _Chat) -> tuple[str, dict[str, str] | None]:
     if rid and peer and peer[1] != chat.id:
         return "", {"peer": peer[0], "message_id": rid}
     return rid, None
+
+
+def _topic(m: dict[str, Any], chat: _Chat, rid: str) -> dict[str, str] | None:
+    """The forum topic a message is in, when it points at the topic's ``topic_created``
+    message: Telegram gives every message of a topic that is no reply the topic's first
+    message as its ``reply_to_msg_id`` (MTProto's ``forum_topic`` flag, which the export
+    does not write), so it is no reply to that message nor speaks to its creator. A
+    ``topic_created`` message is remembered here."""
+    if as_str(m.get("action")) == "topic_created" and as_str(m.get("id")):
+        chat.topics[as_str(m.get("id"))] = as_str(m.get("title"))
+    if rid and rid in chat.topics:
+        return {"id": rid, "title": chat.topics[rid]}
+    return None
 
 
 def _heard(chat: _Chat, m: dict[str, Any], speaker: str, rid: str) -> list[str]:
@@ -413,8 +435,9 @@ FIELDS = Fields(
     "`extra.reply_elsewhere`)",
     tags="`system` on service messages (`[action] ...`)",
     extra="`chat_id`, `chat_type`, `from_id`, `action`, `members`, `message_id` (a pin's), "
-    "`edited`, `forwarded_from`, "
-    "`via_bot`, `media`, `links`, `reactions`, `reply_elsewhere`",
+    "`edited`, `forwarded_from`, `saved_from`, `author` (a channel post's signature), "
+    "`via_bot`, `media`, `links`, `reactions`, `reply_elsewhere`, `topic` (a forum's: `id`, "
+    "`title`)",
 )
 
 FORMATS = (

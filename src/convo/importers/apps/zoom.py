@@ -18,6 +18,10 @@ for undated transcripts). A line whose time is damaged
 ``extra.damaged_header``), never glued to the previous speaker's text. Ids hash the
 offset, not the day, so re-ingesting with another ``--start-date`` finds the same messages.
 
+A reaction (``Reacted to "Garbage collection i..." with 👍``) is tagged ``reaction`` and a
+reply's ``Replying to "..."`` line leaves its text for ``extra.replying_to``; both reply
+to the message their quote starts (the newest such) and speak to its sender.
+
 Ids and their scope (docs/ids.md): no message ids: the content hash of the offset, its
 conversation the file's name; ``meeting_saved_chat.txt`` is a name every meeting has, so
 its folder (the meeting's) is hashed with it.
@@ -26,6 +30,7 @@ its folder (the meeting's) is hashed with it.
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -94,12 +99,13 @@ def read_zoom(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
         base = datetime(start.year, start.month, start.day, tzinfo=zone)
     cur: dict[str, Any] | None = None
     ids = ContentIds(source.name)
+    quoted = _Quoted()
     for n, line in numbered_lines(source, ctx.text_decoder()):
         m = chat_line(line)
         damaged = None if m else _DAMAGED.match(line)
         if damaged:  # never glued to the previous speaker's text
             if cur is not None:
-                yield _zoom_message(cur, ctx, ids)
+                yield _zoom_message(cur, ctx, ids, quoted)
             ctx.warn(ctx.loc(n), "damaged chat line time; read as its own message, time unknown")
             cur = _damaged(n, damaged[1])
             continue
@@ -110,10 +116,10 @@ def read_zoom(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
                 ctx.reject(ctx.loc(n), "text before the first Zoom chat line", line)
             continue
         if cur is not None:
-            yield _zoom_message(cur, ctx, ids)
+            yield _zoom_message(cur, ctx, ids, quoted)
         cur = _started(n, m, base)
     if cur is not None:
-        yield _zoom_message(cur, ctx, ids)
+        yield _zoom_message(cur, ctx, ids, quoted)
 
 
 def _started(n: int, m: _ChatLine, base: datetime | None) -> dict[str, Any]:
@@ -143,21 +149,77 @@ def _damaged(n: int, rest: str) -> dict[str, Any]:
             "text": [text.lstrip("\t ") if sep else rest], "offset": None, "secs": None}  # fmt: skip
 
 
-def _zoom_message(cur: dict[str, Any], ctx: ImportContext, ids: ContentIds) -> ConversationMessage:
+# Zoom 5.13+ writes a reaction and a reply as text quoting the message they answer, cut
+# to 20 characters and ``...`` (``Reacted to "Garbage collection i..." with 👍``;
+# ``Replying to "To be clear, I'm one..."`` then the reply's text on the next lines), in
+# every layout (meeting notes and archivers quoting real chats).
+_REACTED = re.compile(r'Reacted to "(.*)" with (\S+)')
+_REPLYING = re.compile(r'Replying to "(.*)"')
+
+
+class _Quoted:
+    """The recent messages a reaction or reply may quote: (text, speaker, id), newest
+    last; a quote is the start of a message's text (``...`` when cut)."""
+
+    KEPT = 500  # a reaction answers a recent message; a file of reactions stays linear
+
+    def __init__(self) -> None:
+        self.recent: deque[tuple[str, str | None, str]] = deque(maxlen=self.KEPT)
+
+    def find(self, quote: str) -> tuple[str | None, str] | None:
+        """The speaker and id of the newest message ``quote`` starts."""
+        cut = quote.endswith("...")
+        start = quote[:-3] if cut else quote
+        for text, speaker, mid in reversed(self.recent):
+            if (text.startswith(start) if cut else text == quote) and start:
+                return speaker, mid
+        return None
+
+
+def _answer(text: str, cur: dict[str, Any], quoted: _Quoted) -> tuple[str, dict[str, Any]]:
+    """A reaction or reply's text, and what it answers: its ``replyTo``, listener, tags
+    and ``extra`` (``reaction``, ``replying_to``); ({} when the text answers nothing)."""
+    first, _, rest = text.partition("\n")
+    reacted = _REACTED.fullmatch(first) if not rest else None
+    replying = None if reacted else _REPLYING.fullmatch(first)
+    if not reacted and not replying:
+        return text, {}
+    match = reacted or replying
+    assert match is not None
+    found = quoted.find(match[1])
+    out: dict[str, Any] = {"reply_to": found[1] if found else None}
+    if found and found[0] and found[0] != cur["name"] and not cur["to"]:
+        out["listeners"] = [found[0]]
+    if reacted:
+        out.update(tags=["reaction"], extra={"reaction": {"emoji": reacted[2], "to": reacted[1]}})
+        return text, out
+    out["extra"] = {"replying_to": match[1]}
+    return rest.strip("\n"), out
+
+
+def _zoom_message(
+    cur: dict[str, Any], ctx: ImportContext, ids: ContentIds, quoted: _Quoted
+) -> ConversationMessage:
+    text, answer = _answer("\n".join(cur["text"]).strip(), cur, quoted)
     msg = message(
-        "\n".join(cur["text"]).strip(),
+        text,
         speaker=cur["name"] or None,
-        listeners=cur["to"],
+        listeners=answer.get("listeners", cur["to"]),
         timestamp=cur["ts"],
         source_id=ctx.loc(cur["line"]),
         format="zoomchat",
+        reply_to=answer.get("reply_to"),
+        tags=answer.get("tags"),
         extra={
             "offset": cur["offset"],
             "private": cur.get("private"),
             "damaged_header": True if cur["ts"] is None else None,
+            **answer.get("extra", {}),
         },
     )
     ids.assign(msg, timestamp=None if cur["secs"] is None else epoch_plus(cur["secs"]))
+    if msg.id and "reaction" not in answer.get("extra", {}):
+        quoted.recent.append((text, cur["name"] or None, msg.id))
     return msg
 
 
@@ -172,7 +234,10 @@ FIELDS = Fields(
     thread="none",
     id="no message ids: " + CONTENT_HASH + ", hashing the offset (not the day)",
     scope="the file's name; `meeting_saved_chat.txt`: its folder too",
-    extra="`offset`, `private` (a private message), `damaged_header`",
+    reply_to="the message a reaction's or reply's quote starts (the newest such)",
+    tags="`reaction` on a reaction",
+    extra="`offset`, `private` (a private message), `damaged_header`, `reaction` (`emoji`, "
+    "`to`), `replying_to`",
 )
 
 FORMATS = (
