@@ -135,7 +135,8 @@ Decisions, where the formats and the brief are silent:
   voice span: a cue's text after a NOTE line without its blank line) is a comment all
   the same, as players read it, and the reader warns with its line (``cues.Comment``).
 - Bad input: a block with text but no timing line, or with an unreadable timing line, is
-  rejected with its line; a cue without text is skipped with a warning; a WebVTT file
+  rejected with its line (in SRT, text after a blank line inside a cue, not an index
+  number or a timing line, is that cue's text, as players read it); a cue without text is skipped with a warning; a WebVTT file
   without the ``WEBVTT`` header is read anyway with a warning; an empty or header-only
   file gives no messages and a warning.
 """
