@@ -213,6 +213,21 @@ def test_exchange_addresses_and_an_address_with_its_name(tmp_path):
     assert rec["metadata"] == {"speaker": "Ann Lee", "listeners": ["Bob Ray", "cat@example.org"]}
 
 
+@pytest.mark.parametrize("kind", ["IPM.Contact", "IPM.DistList"])
+def test_a_contact_card_is_no_message(tmp_path, kind):
+    """Outlook saves contact cards and groups as .msg too (Aspose.Email's
+    ``Outlook/Contact.msg``, ``NewGroup.msg``, ``Gmail/contact.msg``): each was a record
+    of empty text (or the card's notes) spoken by its owner; now nothing, said."""
+    props = Props(strings={0x001A: kind, 0x0037: "Ann Lee", 0x0C1A: "Bob Ray", 0x1000: "Notes"})
+    path = tmp_path / "card.msg"
+    path.write_bytes(message(props))
+    recs, rejects, warnings = run(msg.read, path)
+    assert recs == [] and not rejects
+    assert warnings == [
+        "card.msg: an Outlook contact card or contact group, not a message: nothing imported"
+    ]
+
+
 def test_bcc_is_not_a_listener():
     (rec,), _, _ = run(msg.read, DRAFT)
     assert "Eve" not in str(rec)  # not in the headers a sent message carries either

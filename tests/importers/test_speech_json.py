@@ -60,6 +60,8 @@ FORMAT_OF = {
     "hf-insanely-fast-whisper": "whisper",
     "hf-word-chunks": "whisper",
     "revai": "revai",
+    "aws-call-analytics": "aws-transcribe",
+    "aws-contact-lens": "aws-transcribe",
 }
 
 
@@ -405,6 +407,34 @@ def test_rev_ai_monologues():
     ]
     assert (recs[0]["extra"]["start"], recs[0]["extra"]["end"]) == (0.42, 2.3)
     assert recs[1]["extra"]["monologues"] == [2, 3]
+
+
+def test_call_analytics_and_contact_lens_turns():
+    """Amazon Transcribe Call Analytics and Amazon Connect Contact Lens write their own
+    JSON (``JobStatus``, ``Participants``, ``Transcript`` of turns: ``Content``,
+    ``BeginOffsetMillis``, ``ParticipantRole`` or ``ParticipantId``, ``Sentiment``; AWS's
+    API references): it was "format not recognised"."""
+    recs, rejects, _ = run(ASR / "aws-call-analytics.json")
+    assert not rejects
+    assert turns(recs) == [
+        ("AGENT", "Thank you for calling the seed line, this is Ann."),
+        ("CUSTOMER", "Hi Ann, my beans never came up."),
+        ("AGENT", "I'm sorry to hear that."),
+    ]
+    assert recs[1]["extra"] == {
+        "start": 3.4,
+        "end": 5.9,
+        "turns": [2],
+        "turn_ids": ["c1"],
+        "sentiment": "NEGATIVE",
+    }
+    recs, rejects, _ = run(ASR / "aws-contact-lens.json")
+    assert not rejects
+    assert turns(recs) == [
+        ("AGENT", "Garden centre, Bea speaking."),
+        ("CUSTOMER", "Hello, the seed trays arrived cracked. Both of them."),
+        ("AGENT", "I will refund them today."),
+    ]
 
 
 def test_empty_speakers_read_the_chunks(tmp_path):

@@ -3,6 +3,9 @@ one fixture of our own per shape, under tests/fixtures/transcripts/, with golden
 
 - ``webex.vtt``: Webex names each cue's speaker in its identifier (``2 "Ann Lee"
   (1262511360)``; ``1 "" (0)`` when it could not tell); the speakers were lost.
+- ``blank-line-in-cue.srt``: a blank line inside a cue's text (writers that keep the
+  paragraphs of a transcript); the text after it was rejected as a block without a
+  timing line. Players (ffmpeg) read it as the cue's.
 - ``unnumbered-cues.srt``: SRT cues without index numbers whose first start has no
   ``,mmm`` (go-astisub's ``testdata/missing-sequence-in.srt``); was read as header-less
   WebVTT (``format: vtt`` and a "no WEBVTT header" warning) although named ``.srt``.
@@ -140,3 +143,16 @@ def test_a_cue_identifier_of_other_words_names_no_one(runner, tmp_path):
     )
     _, recs = _ingest(runner, str(path))
     assert [r["metadata"]["speaker"] for r in recs] == [None, None]
+
+
+def test_a_blank_line_inside_an_srt_cue_continues_it(runner, monkeypatch):
+    monkeypatch.chdir(FIXTURES)
+    result, recs = _ingest(runner, "transcripts/blank-line-in-cue.srt", "--no-merge")
+    assert result.exit_code == 0, result.output
+    assert [r["textChunks"] for r in recs] == [
+        ["Morning, all."],
+        ["The seed order came in,\nbut two packets were damp."],
+        ["42"],  # a number alone as a cue's text is still its text
+        ["We send those back."],
+    ]
+    assert [r["extra"]["start"] for r in recs] == [1.0, 3.5, 7.5, 9.5]

@@ -35,6 +35,10 @@ same record (speaker, listeners, subject, ids, thread, time, tags, attachments):
   is attached as text; a headers property that does not start with a header (a cut
   piece of a returned original) is not used.
 
+An Outlook contact card (``IPM.Contact``) or contact group (``IPM.DistList``) saved as
+.msg holds no conversation: it is recognised, warned about and imports nothing (notes,
+tasks and appointments are read as messages: their text is someone's).
+
 Why olefile (a dependency): it is pure Python, one module, BSD-licensed and maintained
 (decalage2/olefile), reads every CFB version and refuses malformed files with its own
 errors; ``extract-msg`` would bring a dozen dependencies (RTF, HTML, compression) for the
@@ -70,6 +74,7 @@ _HINT = "save the message from Outlook as .msg, or as .eml"
 _CONTENT = re.compile(rb"(?im)^(?:content-[!-9;-~]*|mime-version):.*(?:\r?\n[ \t].*)*\r?\n")
 _HEADER_FIRST = re.compile(rb"[!-9;-~]+:")
 _EXCHANGE_DN = re.compile(r"/o=", re.I)
+_CARDS = ("IPM.CONTACT", "IPM.DISTLIST")  # message classes of items no one said
 _EPOCH = datetime(1601, 1, 1, tzinfo=UTC)
 _TYPES = {1: "To", 2: "Cc"}
 _BREAKS = re.compile(r"[\r\n]+")
@@ -287,14 +292,20 @@ def _message(
     return head + body.as_bytes(), props.time(0x3007)
 
 
-def message_bytes(source: Source, ctx: ImportContext, where: str) -> tuple[bytes, datetime | None]:
+def message_bytes(
+    source: Source, ctx: ImportContext, where: str
+) -> tuple[bytes, datetime | None] | None:
     """The RFC 5322 message an .msg stands for (see the module docstring), and the time
-    the .msg was created (``PidTagCreationTime``), for a message that has no other."""
+    the .msg was created (``PidTagCreationTime``), for a message that has no other;
+    None for a contact card or a contact group, which no one said."""
     ole = _ole(source)
     try:
-        if not _Props(ole, []).string(0x001A):
+        kind = _Props(ole, []).string(0x001A)
+        if not kind:
             raise InputError("not an Outlook message (no message class, 0x001A)",
                              where=source.name, hint=_HINT)  # fmt: skip
+        if kind.upper().startswith(_CARDS):
+            return None
         return _message(ole, [], ctx, where)
     finally:
         ole.close()
@@ -305,12 +316,18 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         raise InputError(f"larger than {MSG_LIMIT >> 20} MiB", where=source.name, hint=_HINT)
     where = ctx.loc("msg-1")
     try:
-        data, created = message_bytes(source, ctx, where)
+        made = message_bytes(source, ctx, where)
     except InputError:
         raise
     except _DAMAGED as e:
         raise InputError(f"not a readable Outlook .msg file ({e})", where=source.name,
                          hint=_HINT) from None  # fmt: skip
+    if made is None:
+        ctx.warn(
+            source.name, "an Outlook contact card or contact group, not a message: nothing imported"
+        )
+        return
+    data, created = made
     origin = Origin(NAME, "msg-1", where, arrival=created, arrival_source="msg-created")
     rec = convert(data, ctx, origin)
     if rec is not None:

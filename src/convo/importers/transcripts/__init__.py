@@ -122,7 +122,8 @@ Decisions, where the formats and the brief are silent:
   member 85. Deepgram: ``results`` with ``channels`` and ``alternatives`` 90, or
   ``metadata`` with ``request_id`` and ``model_info`` 85 (never with ``jobName``).
   Amazon Transcribe: ``jobName`` with ``results`` and ``transcripts`` or ``accountId``
-  90. Rev.ai: ``monologues`` with ``elements`` and ``ts`` or ``speaker`` 85.
+  90; Call Analytics and Contact Lens: ``JobStatus`` and ``LanguageCode`` with a
+  ``ParticipantRole``/``ParticipantId``/``BeginOffsetMillis`` 85. Rev.ai: ``monologues`` with ``elements`` and ``ts`` or ``speaker`` 85.
 - Encodings: a BOM decides (UTF-8, UTF-16 LE/BE); otherwise UTF-8, line by line, and
   the lines that are not UTF-8 in the file's legacy encoding, guessed once and named in
   a warning (``convo.core.encoding``), or ``--encoding``.
@@ -134,7 +135,8 @@ Decisions, where the formats and the brief are silent:
   voice span: a cue's text after a NOTE line without its blank line) is a comment all
   the same, as players read it, and the reader warns with its line (``cues.Comment``).
 - Bad input: a block with text but no timing line, or with an unreadable timing line, is
-  rejected with its line; a cue without text is skipped with a warning; a WebVTT file
+  rejected with its line (in SRT, text after a blank line inside a cue, not an index
+  number or a timing line, is that cue's text, as players read it); a cue without text is skipped with a warning; a WebVTT file
   without the ``WEBVTT`` header is read anyway with a warning; an empty or header-only
   file gives no messages and a warning.
 """
@@ -177,7 +179,8 @@ SPEECH_FIELDS = Fields(
     scope="the file's name (the recording)",
     extra="`start` and `end` (seconds from the start of the recording), `segments` (the "
     "segment numbers merged; `words` for a file of words, `chunks` for the Hugging Face "
-    "pipeline's, `monologues` for Rev.ai's), `segment_ids` (the engine's ids), `channel`",
+    "pipeline's, `monologues` for Rev.ai's, `turns` for Call Analytics'), `segment_ids` "
+    "(the engine's ids; `turn_ids`), `channel`, `sentiment` (Call Analytics)",
 )
 # A head whose first character (after whitespace) is no JSON or markup opener, and that
 # holds what the rest of the pattern says (the sniffs of ``otter`` and ``rev`` refuse a
@@ -212,7 +215,7 @@ def register(registry: Registry) -> None:
         ("whisper", "whisper-cpp", ("*.json",), json_with('"transcription"', opens="{")),
         ("assemblyai", "assemblyai", ("*.json",), json_with('"audio_url"', opens="{")),
         ("deepgram", "deepgram", ("*.json",), json_with('"results"', opens="{")),
-        ("aws", "aws-transcribe", ("*.json",), json_with('"jobName"', opens="{")),
+        ("aws", "aws-transcribe", ("*.json",), json_with('"jobName"', '"JobStatus"', opens="{")),
         ("revai", "revai", ("*.json",), json_with('"monologues"', opens="{")),
         # The text transcripts: otter and rev need a head that opens with no JSON or
         # markup character and holds an offset (``M:SS``); google-meet its

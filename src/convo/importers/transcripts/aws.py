@@ -1,6 +1,12 @@
 """Amazon Transcribe batch output JSON (``aws-transcribe``): ``jobName``, ``accountId``,
 ``status`` and ``results``. Decisions are in the package docstring.
 
+Transcribe Call Analytics output and Amazon Connect's Contact Lens output
+(``JobStatus``, ``LanguageCode``, ``Participants``, ``Transcript``: one turn an object,
+``Content``, ``BeginOffsetMillis``/``EndOffsetMillis``, the speaker its
+``ParticipantRole``, ``AGENT``/``CUSTOMER``, else its ``ParticipantId``; ``Sentiment``
+kept in ``extra.sentiment``) are read too, the turns streamed (``#turn-N``).
+
 ``results.audio_segments`` (written by Transcribe since 2023: one segment a pause or a
 change of speaker, with its ``transcript``) is streamed one segment at a time. Without
 it, ``results.items`` (words and punctuation) are streamed and grouped as words
@@ -40,7 +46,14 @@ PATTERNS = ("*.json",)
 
 def sniff_aws(source: Source) -> int:
     text = json_head(source)
-    if not text.startswith("{") or not has_key(text, "results"):
+    if not text.startswith("{"):
+        return 0
+    if has_key(text, "JobStatus") and has_key(text, "LanguageCode"):
+        # Call Analytics / Contact Lens: their participants' roles, or the transcript
+        if any(has_key(text, k) for k in ("ParticipantRole", "ParticipantId", "BeginOffsetMillis")):
+            return 85
+        return 0
+    if not has_key(text, "results"):
         return 0
     if has_key(text, "jobName") and (has_key(text, "transcripts") or has_key(text, "accountId")):
         return 90
@@ -115,7 +128,39 @@ def _words(items: Iterator[Any], speaker_at: _SpeakerAt | None) -> Iterator[Word
         yield pending
 
 
+def _turn(n: int, turn: Any) -> Spoken:
+    """One turn of a Call Analytics or Contact Lens transcript."""
+    if not isinstance(turn, dict):
+        return not_an_object(n, turn, "a turn")
+    ident = turn.get("Id")
+    sentiment = label(turn.get("Sentiment"))
+    return Spoken(
+        n,
+        as_str(turn.get("Content")),
+        offset_ms(turn.get("BeginOffsetMillis"), 1),
+        offset_ms(turn.get("EndOffsetMillis"), 1),
+        label(turn.get("ParticipantRole")) or label(turn.get("ParticipantId")),
+        ident=None if ident is None else as_str(ident) or None,
+        extra={"sentiment": sentiment} if sentiment else None,
+        raw={k: v for k, v in turn.items() if k != "LoudnessScores"},
+    )
+
+
+def _read_analytics(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    doc = StreamedDoc(source, ("Transcript",))
+    head = doc.expect("not an Amazon Transcribe output (no results, no Transcript)", ("JobStatus",))
+    status = as_str(head.get("JobStatus"))
+    if status and status.upper() != "COMPLETED":
+        ctx.warn(source.name, f"transcription job status {status!r}")
+    reader = SpokenReader(source, ctx, "aws-transcribe", unit="turn")
+    yield from reader.read(_turn(n, t) for n, t in enumerate(doc.values(), 1))
+    yield from reader.finish("turns")
+
+
 def read_aws(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    if has_key(json_head(source), "JobStatus"):
+        yield from _read_analytics(source, ctx)
+        return
     doc = StreamedDoc(source, ("results", "audio_segments"))
     head = doc.head(("status",))
     if doc.root != "{" or "results" not in doc.keys:
@@ -152,7 +197,10 @@ def read_aws(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage
     yield from reader.finish("words")
 
 
-DESCRIPTION = "Amazon Transcribe JSON: audio segments, else items; speaker labels, channels"
+DESCRIPTION = (
+    "Amazon Transcribe JSON: audio segments, else items; speaker labels, channels; Call "
+    "Analytics and Contact Lens turns"
+)
 EXAMPLE = (
     '{"jobName": "call", "accountId": "111122223333", "status": "COMPLETED", "results": '
     '{"transcripts": [{"transcript": "Hello."}], "audio_segments": [{"id": 0, '

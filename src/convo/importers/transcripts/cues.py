@@ -228,6 +228,33 @@ def plain_blocks(lines: Iterator[tuple[int, str]], sbv: bool = False) -> Iterato
         yield Block(start, block, overflow)
 
 
+def srt_paragraphs(blocks: Iterator[Block]) -> Iterator[Block]:
+    """SRT blocks with a cue's text that a blank line split rejoined: a block without a
+    timing line whose first line is no index number, after a cue with text, is that
+    cue's next paragraph, as players read it (ffmpeg's SubRip demuxer ends a cue at a
+    blank line followed by a number and a timing line). One block is held at a time."""
+    held: Block | None = None
+    for block in blocks:
+        if held is not None and _continues(held, block):
+            held = Block(held.line, [*held.lines, "", *block.lines])
+            continue
+        if held is not None:
+            yield held
+        held = block
+    if held is not None:
+        yield held
+
+
+def _continues(cue: Block, block: Block) -> bool:
+    """Whether ``block`` is more text of ``cue`` (see ``srt_paragraphs``)."""
+    at = _timing_at(cue.lines, False)
+    if at is None or len(cue.lines) <= at + 1 or cue.overflow or block.overflow:
+        return False  # not a cue with text
+    if _timing_at(block.lines, False) is not None or _DIGITS.match(block.lines[0]):
+        return False  # a cue of its own, or a numbered cue that lost its timing line
+    return len(cue.lines) + len(block.lines) < MAX_BLOCK_LINES
+
+
 def _next_cue_index(block: list[str], sbv: bool) -> list[str]:
     """Pop the SRT index number ending ``block``: it numbers the next cue, so starts that block."""
     if not sbv and len(block) > 1 and _DIGITS.match(block[-1]):

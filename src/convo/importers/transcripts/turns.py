@@ -17,6 +17,7 @@ from convo.importers.transcripts.cues import (
     RawCue,
     cues,
     plain_blocks,
+    srt_paragraphs,
     text_lines,
     vtt_blocks,
 )
@@ -212,6 +213,8 @@ def read_segmented(
 def read_cues(source: Source, ctx: ImportContext, kind: str) -> Iterator[ConversationMessage]:
     lines = text_lines(source, ctx.text_decoder())
     blocks = vtt_blocks(lines) if kind == "vtt" else plain_blocks(lines, sbv=kind == "sbv")
+    if kind == "srt":
+        blocks = srt_paragraphs(blocks)
     turns = _Turns(source, ctx, kind)
     roll = _RollUp()
     seen_any = False
