@@ -44,6 +44,7 @@ SAMPLES = {
     "teams-docx": "tests/fixtures/formats/teams_docx/garden-club.docx",
     "google-meet": "tests/fixtures/formats/google_meet/garden-club-2023.txt",
     "rev": "tests/fixtures/formats/rev/seed-saving.txt",
+    "md-transcript": "tests/fixtures/formats/md_transcript/garden-sync.md",
     "ass": "tests/fixtures/formats/ass/aegisub-episode.ass",
     "ttml": "tests/fixtures/formats/ttml/agents.ttml",
     "youtube": "tests/fixtures/formats/youtube/seed-talk.en.json3",

@@ -365,6 +365,7 @@ CASES = [
     Case("revai", FORMATS + "asr/revai.json", rename=True),
     Case("otter", FORMATS + "otter/garden-club.txt", rename=True),
     Case("rev", FORMATS + "rev/seed-saving.txt", rename=True),
+    Case("md-transcript", FORMATS + "md_transcript/garden-sync.md", rename=True),
     Case("google-meet", FORMATS + "google_meet/seed-swap-2024.txt", rename=True),
     Case("ass", FORMATS + "ass/aegisub-episode.ass", rename=True),
     Case("ttml", FORMATS + "ttml/agents.ttml", rename=True),

@@ -93,6 +93,7 @@ BY_FOLDER = {
     "teams_docx": "teams-docx",
     "google_meet": "google-meet",
     "rev": "rev",
+    "md_transcript": "md-transcript",
     "codex": "codex",
     "gemini_cli": "gemini-cli",
     "open_webui": "open-webui",
@@ -187,14 +188,14 @@ def test_the_speech_formats_take_no_other_file():
     assert taken == {}
 
 
-TEXT_TRANSCRIPTS = {"otter", "rev", "google-meet", "teams-docx"}
+TEXT_TRANSCRIPTS = {"otter", "rev", "md-transcript", "google-meet", "teams-docx"}
 
 
 def test_no_other_file_is_read_as_a_text_transcript():
     """The text transcripts share ``*.txt`` with whatsapp, irc, signal, zoomchat and
     discord-text: no file of the corpus, sample_data or another format's fixtures (and
     no other zip) is taken by one of them."""
-    mine = {"otter", "rev", "google_meet", "teams_docx"}
+    mine = {"otter", "rev", "md_transcript", "google_meet", "teams_docx"}
     paths = _inputs() + sorted(
         p
         for p in FIXTURES.rglob("*")

@@ -16,7 +16,7 @@ from docx_helpers import write_docx
 from convo.core import counts, spillmap
 from convo.core.io import Source
 from convo.importers.context import ImportContext
-from convo.importers.transcripts import meet, otter, rev, teams_docx
+from convo.importers.transcripts import markdown_turns, meet, otter, rev, teams_docx
 
 SMALL = 64
 
@@ -32,6 +32,16 @@ def _rev(path: Path, n: int) -> Path:
     with path.open("w") as f:
         for i in range(n):
             f.write(f"Speaker {i % 7} ({i // 60:02d}:{i % 60:02d}):\nparagraph {i}\n\n")
+    return path
+
+
+def _md(path: Path, n: int) -> Path:
+    with path.open("w") as f:
+        f.write("# Call\n\n## Transcript\n\n")
+        for i in range(n):
+            f.write(f"**Speaker {i % 7} ({i // 60:02d}:{i % 60:02d}):**  \nparagraph {i}\n\n")
+            if i % 100 == 99:
+                f.write("## Part\n\nnotes\n\n")  # the document's lines, counted
     return path
 
 
@@ -64,11 +74,12 @@ def peak_bytes(read, path: Path) -> int:
 
 
 @pytest.mark.parametrize(
-    ("make", "suffix"), [(_otter, ".txt"), (_rev, ".txt"), (_meet, ".txt"), (_teams, ".docx")]
+    ("make", "suffix"),
+    [(_otter, ".txt"), (_rev, ".txt"), (_md, ".md"), (_meet, ".txt"), (_teams, ".docx")],
 )
 def test_memory_is_flat_with_the_number_of_paragraphs(tmp_path, monkeypatch, make, suffix):
-    read = {_otter: otter.read_otter, _rev: rev.read_rev, _meet: meet.read_meet,
-            _teams: teams_docx.read_teams_docx}[make]  # fmt: skip
+    read = {_otter: otter.read_otter, _rev: rev.read_rev, _md: markdown_turns.read,
+            _meet: meet.read_meet, _teams: teams_docx.read_teams_docx}[make]  # fmt: skip
     monkeypatch.setattr(spillmap, "LIMIT", SMALL)
     monkeypatch.setattr(counts, "LIMIT", SMALL)
     small_file = make(tmp_path / f"small{suffix}", 500)

@@ -8,7 +8,7 @@ audio API; whisper.cpp), ``assemblyai``, ``deepgram``, ``aws`` (Amazon Transcrib
 ``speech`` (segments, offsets, words). Every format merges turns with ``merging``.
 
 The text transcripts, ``otter`` (Otter.ai's text export), ``rev`` (Rev.com's),
-``teams_docx`` (a Teams transcript downloaded as .docx, read by
+``markdown_turns`` (Rev's headers in bold in a Markdown note), ``teams_docx`` (a Teams transcript downloaded as .docx, read by
 ``convo.importers.docx``) and ``meet`` (a Google Meet transcript document as .txt or
 .docx), are not cues: one message a speaker paragraph, timed by its offset; they share
 ``textturns`` and hold their own decisions in their docstrings. The rest of this
@@ -222,6 +222,8 @@ def register(registry: Registry) -> None:
         # `` - Transcript`` title or a zip, as teams-docx (a Word document).
         ("otter", "otter", ("*.txt",), Gate(pattern=_TEXT_WITH_OFFSET + r"\d:[0-5]\d)")),
         ("rev", "rev", ("*.txt",), Gate(pattern=_TEXT_WITH_OFFSET + r"\(\d{1,6}:[0-5]\d)")),
+        ("markdown_turns", "md-transcript", ("*.md", "*.markdown", "*.txt"),
+         Gate(pattern=r"\*\*[^*\n]{1,80}\(\d{1,6}:[0-5]\d(?::[0-5]\d)?\)")),
         ("meet", "google-meet", ("*.txt", "*.docx"), Gate(words=("- Transcript",)), zipped),
         ("teams_docx", "teams-docx", ("*.docx",), zipped),
     ), family="transcript")  # fmt: skip

@@ -109,6 +109,8 @@ def headed_paragraphs(
     header: Callable[[str], Header | None],
     skip: Callable[[str], bool],
     what: str,
+    *,
+    document: Callable[[str], bool] | None = None,
 ) -> Iterator[ConversationMessage]:
     """The messages of a text transcript made of header lines (``header`` reads one)
     each followed by its paragraph, streamed line by line (``cues.text_lines``).
@@ -117,10 +119,16 @@ def headed_paragraphs(
     stripped; blank lines and the lines ``skip`` says are structure (a footer) are
     dropped; a non-blank line before the first header is rejected with its line; a
     header without text is skipped with a warning. ``what`` names the format's lines in
-    those reports."""
+    those reports.
+
+    ``document`` (a transcript inside a document: Markdown) says which lines are the
+    document's own (a heading): one ends the paragraph before it, and the lines outside
+    every paragraph (the title, notes, a summary before the first header, a section
+    after the last) are not rejected but counted in one warning with the first's line."""
     turns = TextTurns(source, ctx, kind)
     cur: tuple[int, str | None, int] | None = None  # (line, speaker, offset)
     text: list[str] = []
+    outside = _Outside(source, ctx, what, document)
     for n, raw in text_lines(source, ctx.text_decoder()):
         line = raw.strip()
         got = header(line) if line else None
@@ -130,14 +138,59 @@ def headed_paragraphs(
             cur, text = (n, got[0], got[1]), [got[2]] if got[2] else []
         elif not line or skip(line):
             continue
-        elif cur is None:
-            ctx.reject(ctx.loc(n), f"text before the first {what} speaker line", raw)
+        elif outside.takes(n, raw, cur is not None):
+            if cur is not None:
+                yield from _paragraph(turns, ctx, cur, text)
+                cur, text = None, []
         else:
             text.append(line)
     if cur is not None:
         yield from _paragraph(turns, ctx, cur, text)
+    outside.report()
     if not turns.count:
         ctx.warn(source.name, f"no {what} paragraphs; nothing imported")
+
+
+class _Outside:
+    """The lines outside every paragraph: without ``document``, a line before the first
+    header is rejected; with it, a line before the first header or one ``document``
+    says is the document's (and those after it, to the next header) is counted for one
+    warning (``headed_paragraphs``)."""
+
+    def __init__(
+        self,
+        source: Source,
+        ctx: ImportContext,
+        what: str,
+        document: Callable[[str], bool] | None,
+    ):
+        self.document = document
+        self.ctx = ctx
+        self.what = what
+        self.first = 0
+        self.count = 0
+
+    def takes(self, n: int, raw: str, in_paragraph: bool) -> bool:
+        """Whether line ``n`` is outside every paragraph (rejected or counted); a True in
+        a paragraph ends it."""
+        if self.document is None:
+            if in_paragraph:
+                return False
+            self.ctx.reject(self.ctx.loc(n), f"text before the first {self.what} speaker line", raw)
+            return True
+        if in_paragraph and not self.document(raw.strip()):
+            return False
+        self.first = self.first or n
+        self.count += 1
+        return True
+
+    def report(self) -> None:
+        if self.count:
+            self.ctx.warn(
+                self.ctx.loc(self.first),
+                f"{self.count} line(s) of the document outside the {self.what} speaker "
+                "turns (its title, notes, headings) not read as messages",
+            )
 
 
 def _paragraph(
