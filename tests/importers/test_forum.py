@@ -409,3 +409,24 @@ def test_hn_algolia_search_answer_reads_its_hits(tmp_path):
     assert [r["id"] for r in recs] == ["hn:8863", "hn:9000"]
     assert recs[1]["textChunks"] == ["It's fine."] and recs[1]["replyTo"] == "hn:8863"
     assert recs[1]["metadata"]["listeners"] == ["dh"] and recs[0]["subject"] == "Dropbox"
+
+
+def test_discourse_cooked_mentions_oneboxes_and_reply_listeners():
+    """A topic's ``cooked`` posts as Discourse writes them: a mention link read
+    ``@sam (/u/sam)``, a link's onebox preview added the page's title and description
+    (none of them the author's words), and a reply (``reply_to_user``, a quote) had no
+    listener. Now ``@sam``, the previewed URL, and the author replied to."""
+    recs, rejects, _ = ingest(FIXTURES / "discourse-topic-cooked.json", base=FIXTURES)
+    assert rejects == []
+    first, reply, poll, closed = recs
+    assert first["textChunks"] == [
+        'Has anyone tried @sam\'s approach? :thinking:\n\nprint("hi & bye")'
+    ]
+    assert first["metadata"] == {"speaker": "ann", "listeners": ["sam"]}
+    assert first["subject"] == "Tides & times"
+    assert reply["textChunks"] == [
+        "ann:\n\n> Has anyone tried\n\nYes, works fine.\n\nhttps://example.org/post"
+    ]
+    assert reply["metadata"] == {"speaker": "bo", "listeners": ["ann"]}
+    assert poll["metadata"]["listeners"] == ["ann"]  # answers the topic: its first post
+    assert closed["textChunks"] == ["[closed.enabled]"] and closed["metadata"]["listeners"] == []
