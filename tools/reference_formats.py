@@ -143,6 +143,7 @@ SAMPLES = {
     "github": "sample_data/forum/github-issue-comments.json",
     "phpbb": "tests/fixtures/forum/phpbb-posts.xml",
     "mastodon": "tests/fixtures/formats/mastodon/outbox.json",
+    "mastodon-api": "tests/fixtures/formats/mastodon_api/statuses.json",
     "gitlab": "tests/fixtures/formats/gitlab/issue_notes.json",
 }
 

@@ -171,6 +171,11 @@ CASES = [
         FORMATS + "matrix/element-export.json",
         subs=((r'"event_id": "\$', '"event_id": "$x{t}'),),
     ),
+    Case(
+        "mastodon-api",
+        FORMATS + "mastodon_api/statuses.json",
+        subs=((r"tide\.example", "{t}.example"),),
+    ),
     Case("twitter-dm", FORMATS + "twitter_dm/direct-messages.js", ("account.js",), subs=(ID,)),
     Case(
         "twitter",

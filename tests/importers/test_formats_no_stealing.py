@@ -54,6 +54,7 @@ BY_FOLDER = {
     "langchain": "langchain",
     "vercel_ai": "vercel-ai",
     "mastodon": "mastodon",
+    "mastodon_api": "mastodon-api",
     "twitter_dm": "twitter-dm",
     "twitter": "twitter",
     "irc": "irc",
