@@ -144,6 +144,7 @@ SAMPLES = {
     "phpbb": "tests/fixtures/forum/phpbb-posts.xml",
     "mastodon": "tests/fixtures/formats/mastodon/outbox.json",
     "mastodon-api": "tests/fixtures/formats/mastodon_api/statuses.json",
+    "bluesky": "tests/fixtures/formats/bluesky/author-feed.json",
     "gitlab": "tests/fixtures/formats/gitlab/issue_notes.json",
 }
 

@@ -172,6 +172,11 @@ CASES = [
         subs=((r'"event_id": "\$', '"event_id": "$x{t}'),),
     ),
     Case(
+        "bluesky",
+        FORMATS + "bluesky/author-feed.json",
+        subs=((r"did:plc:", "did:plc:{t}"),),
+    ),
+    Case(
         "mastodon-api",
         FORMATS + "mastodon_api/statuses.json",
         subs=((r"tide\.example", "{t}.example"),),

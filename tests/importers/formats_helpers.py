@@ -94,6 +94,7 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.vercel_ai",
         "convo.importers.forums.mastodon",
         "convo.importers.forums.mastodon_api",
+        "convo.importers.forums.bluesky",
         "convo.importers.apps.twitter_dms",
         "convo.importers.forums.twitter",
         "convo.importers.apps.irc",

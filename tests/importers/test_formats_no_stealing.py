@@ -55,6 +55,7 @@ BY_FOLDER = {
     "vercel_ai": "vercel-ai",
     "mastodon": "mastodon",
     "mastodon_api": "mastodon-api",
+    "bluesky": "bluesky",
     "twitter_dm": "twitter-dm",
     "twitter": "twitter",
     "irc": "irc",

@@ -59,6 +59,7 @@ def register(registry: Registry) -> None:
         ("phpbb", "phpbb", ("*.xml",), Gate(words=("<dataset",))),
         ("mastodon", "mastodon", ("outbox.json",), json_with('"orderedItems"', opens="{")),
         ("mastodon_api", "mastodon-api", ("*.json",), json_with('"acct"')),
+        ("bluesky", "bluesky", ("*.json",), json_with('"at://did:')),
         ("gitlab", "gitlab", both, json_with('"noteable_', '"iid"')),
         ("twitter", "twitter", ("tweets*.js", "tweet.js", "deleted-tweets*.js", "community-tweet*.js"), Gate(words=("window.YTD.",))),
     ), family="forum")  # fmt: skip
