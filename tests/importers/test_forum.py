@@ -430,3 +430,15 @@ def test_discourse_cooked_mentions_oneboxes_and_reply_listeners():
     assert reply["metadata"] == {"speaker": "bo", "listeners": ["ann"]}
     assert poll["metadata"]["listeners"] == ["ann"]  # answers the topic: its first post
     assert closed["textChunks"] == ["[closed.enabled]"] and closed["metadata"]["listeners"] == []
+
+
+def test_hn_long_link_reads_its_url_once(tmp_path):
+    """Hacker News cuts a long link's text (``https://x/long_na...``): it read
+    ``https://x/long_na... (https://x/long_name)``; now the URL once."""
+    item = {"by": "ann", "id": 9224, "parent": 8863, "time": 1175786918, "type": "comment",
+            "text": 'See <a href="https:&#x2F;&#x2F;en.wikipedia.org&#x2F;wiki&#x2F;Tide_tables_of_the_north_sea" '
+                    'rel="nofollow">https:&#x2F;&#x2F;en.wikipedia.org&#x2F;wiki&#x2F;Tide_tables_of_t...</a>.'}  # fmt: skip
+    p = tmp_path / "item.json"
+    p.write_text(json.dumps(item))
+    (rec,), _, _ = ingest(p)
+    assert rec["textChunks"] == ["See https://en.wikipedia.org/wiki/Tide_tables_of_the_north_sea."]
