@@ -442,3 +442,26 @@ def test_hn_long_link_reads_its_url_once(tmp_path):
     p.write_text(json.dumps(item))
     (rec,), _, _ = ingest(p)
     assert rec["textChunks"] == ["See https://en.wikipedia.org/wiki/Tide_tables_of_the_north_sea."]
+
+
+def test_stackexchange_dump_tables_without_messages(tmp_path):
+    """A data dump's folder holds Votes, Badges, PostHistory, PostLinks and Tags beside
+    Posts, Comments and Users: each was "format not recognised" and counted as rejected
+    (an .xml file), so ingesting a whole dump failed. They are the dump's tables now:
+    beside Posts.xml silent, PostHistory (the posts' revisions) always said."""
+    dump = tmp_path / "cooking.stackexchange.com"
+    shutil.copytree(FIXTURES / "stackexchange-dump", dump)
+    for name in ("Posts.xml", "Comments.xml", "Users.xml"):
+        shutil.copy(SAMPLE_DATA / "forum" / "stackexchange" / name, dump / name)
+    for name in ("Votes.xml", "Badges.xml", "PostHistory.xml", "PostLinks.xml", "Tags.xml"):
+        assert registry.detect(Source(dump / name)).name == "stackexchange"
+    recs, rejects, warnings = ingest(dump)
+    assert rejects == [] and recs
+    said = [w for w in warnings if "holds no messages" in w]
+    assert len(said) == 1 and "PostHistory.xml (1 post revisions)" in said[0]
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copy(dump / "Votes.xml", alone / "Votes.xml")
+    recs, rejects, warnings = ingest(alone / "Votes.xml")
+    assert recs == [] and rejects == []
+    assert any("Votes.xml (1 votes) holds no messages" in w for w in warnings)

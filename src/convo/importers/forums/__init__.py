@@ -53,7 +53,7 @@ def register(registry: Registry) -> None:
         ("reddit_export", "reddit-export", ("*.csv",), Gate(pattern=r"\A[^\n]*,")),
         ("discourse", "discourse", ("*.json",), JSON),
         ("hackernews", "hackernews", both, JSON),
-        ("stackexchange", "stackexchange", ("*Posts.xml", "*Comments.xml", "*Users.xml"), Gate(opens="<")),
+        ("stackexchange", "stackexchange", ("*Posts.xml", "*Comments.xml", "*Users.xml", "*Votes.xml", "*Badges.xml", "*PostHistory.xml", "*PostLinks.xml", "*Tags.xml"), Gate(opens="<")),
         ("stackexchange_api", "stackexchange-api", ("*.json",), json_with('"question_id"', '"answer_id"', '"comment_id"')),
         ("github", "github", ("*.json",), JSON),
         ("phpbb", "phpbb", ("*.xml",), Gate(words=("<dataset",))),
