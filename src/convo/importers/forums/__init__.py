@@ -57,7 +57,7 @@ def register(registry: Registry) -> None:
         ("stackexchange_api", "stackexchange-api", ("*.json",), json_with('"question_id"', '"answer_id"', '"comment_id"')),
         ("github", "github", ("*.json",), JSON),
         ("phpbb", "phpbb", ("*.xml",), Gate(words=("<dataset",))),
-        ("mastodon", "mastodon", ("outbox.json",), json_with('"orderedItems"', opens="{")),
+        ("mastodon", "mastodon", ("outbox.json", "actor.json", "likes.json", "bookmarks.json"), json_with('"orderedItems"', '"outbox"', opens="{")),
         ("mastodon_api", "mastodon-api", ("*.json",), json_with('"acct"')),
         ("bluesky", "bluesky", ("*.json",), json_with('"at://did:')),
         ("gitlab", "gitlab", both, json_with('"noteable_', '"iid"')),
