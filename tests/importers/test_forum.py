@@ -465,3 +465,15 @@ def test_stackexchange_dump_tables_without_messages(tmp_path):
     recs, rejects, warnings = ingest(alone / "Votes.xml")
     assert recs == [] and rejects == []
     assert any("Votes.xml (1 votes) holds no messages" in w for w in warnings)
+
+
+def test_hn_algolia_poll_reads_its_options():
+    """An Algolia ``items/ID`` poll lists its ``pollopt`` items in ``options`` (every item
+    has the key, empty): they were left out, unsaid; now read before the comments,
+    replying to the poll, their votes as ``points``."""
+    recs, rejects, _ = ingest(FIXTURES / "hn-algolia-poll.json", base=FIXTURES)
+    assert rejects == []
+    assert [r["id"] for r in recs] == ["hn:126809", "hn:126810", "hn:126811", "hn:126900"]
+    assert recs[1]["replyTo"] == "hn:126809" and recs[1]["extra"]["points"] == 335
+    assert recs[2]["textChunks"] == ["No, I like them."]
+    assert all(r["thread"] == "hn:126809" for r in recs)
