@@ -415,7 +415,8 @@ def test_discourse_cooked_mentions_oneboxes_and_reply_listeners():
     """A topic's ``cooked`` posts as Discourse writes them: a mention link read
     ``@sam (/u/sam)``, a link's onebox preview added the page's title and description
     (none of them the author's words), and a reply (``reply_to_user``, a quote) had no
-    listener. Now ``@sam``, the previewed URL, and the author replied to."""
+    listener; a poll read as its option list and voter count. Now ``@sam``, the previewed
+    URL, the author replied to, and ``[poll] option (votes), ...``."""
     recs, rejects, _ = ingest(FIXTURES / "discourse-topic-cooked.json", base=FIXTURES)
     assert rejects == []
     first, reply, poll, closed = recs
@@ -429,6 +430,10 @@ def test_discourse_cooked_mentions_oneboxes_and_reply_listeners():
     ]
     assert reply["metadata"] == {"speaker": "bo", "listeners": ["ann"]}
     assert poll["metadata"]["listeners"] == ["ann"]  # answers the topic: its first post
+    # a poll: one line, the votes from the post's ``polls`` (it read "- Rocks\n- Sand\n\n3\n\nvoters")
+    assert poll["textChunks"] == [
+        "Which is better?\n\n[poll] Rocks (2), Sand & shells (1)\n\nVote!"
+    ]
     assert closed["textChunks"] == ["[closed.enabled]"] and closed["metadata"]["listeners"] == []
 
 

@@ -30,6 +30,7 @@ with a warning).
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -99,11 +100,61 @@ def _onebox(m: re.Match[str]) -> str:
     return f"<p>{(src[1] or src[2]) if src else ''}</p>"
 
 
-def cooked_text(cooked: str) -> str:
+# A poll (``<div class="poll" data-poll-name="poll">``: its options an ``<li
+# data-poll-option-id>`` each, then a ``poll-info`` of voters and buttons).
+_DIV = re.compile(r"<(/?)div\b[^>]*+>", re.I)
+_POLL = re.compile(r'<div\b[^>]*\bclass="poll\b[^"]*"[^>]*+>', re.I)
+_POLL_NAME = re.compile(r'data-poll-name="([^"]*)"')
+_POLL_OPTION = re.compile(r"<li\b[^>]*\bdata-poll-option-id[^>]*>((?:[^<]++|<(?!/li\b))*+)</li>")
+
+
+def _div_end(html: str, start: int) -> int:
+    """Where the ``<div>`` opened just before ``start`` closes (the text's end if never)."""
+    depth = 1
+    for m in _DIV.finditer(html, start):
+        depth += -1 if m[1] else 1
+        if depth == 0:
+            return m.end()
+    return len(html)
+
+
+def _poll_votes(polls: Any) -> dict[str, dict[str, Any]]:
+    """The post's ``polls`` (name -> option text -> votes), when the topic JSON has them."""
+    out: dict[str, dict[str, Any]] = {}
+    for poll in polls if isinstance(polls, list) else []:
+        if isinstance(poll, dict):
+            options = [o for o in poll.get("options") or [] if isinstance(o, dict)]
+            out[as_str(poll.get("name")) or "poll"] = {
+                html_to_text(as_str(o.get("html")) or ""): o.get("votes") for o in options
+            }
+    return out
+
+
+def _polls(cooked: str, polls: Any) -> str:
+    """The cooked HTML with each poll as one ``[poll] option (votes), ...`` line (the
+    votes from the post's ``polls`` when given) instead of its list and voter counts."""
+    votes = _poll_votes(polls)
+    out, pos = [], 0
+    for m in _POLL.finditer(cooked):
+        if m.start() < pos:
+            continue  # inside a poll already replaced
+        end = _div_end(cooked, m.end())
+        block = cooked[m.start() : end]
+        name = _POLL_NAME.search(m[0])
+        counts = votes.get(name[1] if name else "poll", {})
+        options = [html_to_text(o) for o in _POLL_OPTION.findall(block)]
+        said = [f"{o} ({counts[o]})" if isinstance(counts.get(o), int) else o for o in options]
+        out += [cooked[pos : m.start()], f"<p>[poll] {html.escape(', '.join(said))}</p>"]
+        pos = end
+    return "".join(out) + cooked[pos:] if out else cooked
+
+
+def cooked_text(cooked: str, polls: Any = None) -> str:
     """A post's ``cooked`` HTML as text: mentions as ``@name``, a link's preview as its
-    URL, an uploaded image's lightbox caption (its file name and size) left out."""
+    URL, an uploaded image's lightbox caption (its file name and size) left out, a poll
+    as one ``[poll]`` line."""
     cooked = _MENTION.sub(r"\1", _ONEBOX.sub(_onebox, _LIGHTBOX_META.sub("", cooked)))
-    return html_to_text(cooked)
+    return html_to_text(_polls(cooked, polls) if "poll" in cooked else cooked)
 
 
 def _text(post: dict) -> str:
@@ -111,7 +162,7 @@ def _text(post: dict) -> str:
     if isinstance(raw, str) and raw.strip():
         return raw
     cooked = post.get("cooked")
-    text = cooked_text(cooked) if isinstance(cooked, str) else ""
+    text = cooked_text(cooked, post.get("polls")) if isinstance(cooked, str) else ""
     if not text and isinstance(post.get("action_code"), str):
         return f"[{post['action_code']}]"
     if not text and isinstance(post.get("blurb"), str):  # a search hit: its excerpt
