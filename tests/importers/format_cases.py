@@ -172,6 +172,12 @@ CASES = [
         subs=((r'"event_id": "\$', '"event_id": "$x{t}'),),
     ),
     Case(
+        "discourse-archive",
+        FORMATS + "discourse_archive/user_archive-tidewatcher-240601-101500-77/user_archive.csv",
+        ("preferences.json",),
+        subs=((r"sea\.example", "{t}.example"),),
+    ),
+    Case(
         "bluesky",
         FORMATS + "bluesky/author-feed.json",
         subs=((r"did:plc:", "did:plc:{t}"),),

@@ -56,6 +56,7 @@ BY_FOLDER = {
     "mastodon": "mastodon",
     "mastodon_api": "mastodon-api",
     "bluesky": "bluesky",
+    "discourse_archive": "discourse-archive",
     "twitter_dm": "twitter-dm",
     "twitter": "twitter",
     "irc": "irc",
