@@ -145,6 +145,10 @@ SAMPLES = {
     "github": "sample_data/forum/github-issue-comments.json",
     "phpbb": "tests/fixtures/forum/phpbb-posts.xml",
     "mastodon": "tests/fixtures/formats/mastodon/outbox.json",
+    "mastodon-api": "tests/fixtures/formats/mastodon_api/statuses.json",
+    "bluesky": "tests/fixtures/formats/bluesky/author-feed.json",
+    "discourse-archive": "tests/fixtures/formats/discourse_archive/"
+    "user_archive-tidewatcher-240601-101500-77/user_archive.csv",
     "gitlab": "tests/fixtures/formats/gitlab/issue_notes.json",
 }
 

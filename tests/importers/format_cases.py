@@ -171,6 +171,22 @@ CASES = [
         FORMATS + "matrix/element-export.json",
         subs=((r'"event_id": "\$', '"event_id": "$x{t}'),),
     ),
+    Case(
+        "discourse-archive",
+        FORMATS + "discourse_archive/user_archive-tidewatcher-240601-101500-77/user_archive.csv",
+        ("preferences.json",),
+        subs=((r"sea\.example", "{t}.example"),),
+    ),
+    Case(
+        "bluesky",
+        FORMATS + "bluesky/author-feed.json",
+        subs=((r"did:plc:", "did:plc:{t}"),),
+    ),
+    Case(
+        "mastodon-api",
+        FORMATS + "mastodon_api/statuses.json",
+        subs=((r"tide\.example", "{t}.example"),),
+    ),
     Case("twitter-dm", FORMATS + "twitter_dm/direct-messages.js", ("account.js",), subs=(ID,)),
     Case(
         "twitter",

@@ -59,7 +59,8 @@ def test_without_actor_json_the_username_speaks(tmp_path):
 
 def test_detect_among_builtins():
     assert mastodon.sniff(Source(PATH)) >= 90
-    assert mastodon.sniff(Source(FIXTURES / "mastodon" / "actor.json")) == 0
+    # the archive's actor.json is recognised (it holds no message: read as none)
+    assert 0 < mastodon.sniff(Source(FIXTURES / "mastodon" / "actor.json")) < 90
     assert detect_name(fresh_registry(mastodon), PATH) == "mastodon"
 
 
@@ -100,3 +101,27 @@ def test_polls_and_quote_posts():
     assert (
         quote["extra"]["quote"] == "https://shore.example/ap/users/99/statuses/116560803301030000"
     )
+
+
+def test_the_archive_folder_reads_without_rejections(tmp_path):
+    """An archive as extracted (hikurry/Mastodon-archive): ``actor.json``, ``likes.json``
+    and ``bookmarks.json`` beside ``outbox.json`` were "format not recognised", counted
+    as rejected (JSON files), so ingesting the folder exited 1. They are the archive's
+    now: silent beside outbox.json, said once alone."""
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    shutil.copy(PATH, folder / "outbox.json")
+    shutil.copy(PATH.with_name("actor.json"), folder / "actor.json")
+    ctx = '"@context": "https://www.w3.org/ns/activitystreams"'
+    for name in ("likes", "bookmarks"):
+        (folder / f"{name}.json").write_text(
+            f'{{{ctx}, "id": "{name}.json", "type": "OrderedCollection", "totalItems": 1, '
+            '"orderedItems": ["https://other.example/users/bob/statuses/200"]}'
+        )
+    for name in ("actor.json", "likes.json", "bookmarks.json"):
+        assert registry.detect(Source(folder / name)).name == "mastodon"
+        recs, rejects, warnings = run(mastodon.read, folder / name)
+        assert recs == [] and rejects == [] and warnings == []
+    (folder / "outbox.json").unlink()
+    _, _, warnings = run(mastodon.read, folder / "likes.json")
+    assert len(warnings) == 1 and "likes.json holds no messages" in warnings[0]

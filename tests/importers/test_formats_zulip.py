@@ -156,3 +156,39 @@ def test_export_me_message(tmp_path):
     page.write_text(json.dumps(data), encoding="utf-8")
     recs, _, _ = run(zulip.read, page)
     assert recs[0]["textChunks"] == ["waves"] and recs[0]["tags"] == ["action"]
+
+
+def test_an_export_folder_reads_without_rejections(tmp_path):
+    """An organization export holds, beside ``messages-*.json``, ``realm.json``,
+    ``attachment.json``, ``analytics.json``, ``migration_status.json`` (zulip's
+    ``import_fixtures/migration_status.json``: ``migrations_by_app``) and the
+    ``records.json`` of ``avatars/``, ``uploads/``: each was "format not recognised" and
+    counted as rejected (JSON files), even realm.json. They are the export's files now:
+    no messages, silent beside the messages, said once alone."""
+    folder = tmp_path / "zulip-export-x1"
+    shutil.copytree(EXPORT.parent, folder)
+    (folder / "attachment.json").write_text(
+        '{"zerver_attachment": [], "zerver_attachment_messages": []}'
+    )
+    (folder / "analytics.json").write_text(
+        '{"analytics_realmcount": [], "analytics_usercount": []}'
+    )
+    (folder / "migration_status.json").write_text(
+        '{"migrations_by_app": {"analytics": ["[X] 0001_initial"]}, "zulip_version": "9.0"}'
+    )
+    (folder / "avatars").mkdir()
+    (folder / "avatars" / "records.json").write_text(
+        '[{"path": "2/ab.png", "s3_path": "2/ab.png", "realm_id": 2, "user_profile_id": 8, '
+        '"content_type": "image/png"}]'
+    )
+    quiet = ["realm.json", "attachment.json", "analytics.json", "migration_status.json",
+             "avatars/records.json"]  # fmt: skip
+    for name in quiet:
+        assert registry.detect(Source(folder / name)).name == "zulip", name
+        recs, rejects, warnings = run(zulip.read, folder / name)
+        assert (recs, rejects, warnings) == ([], [], []), name
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copy(folder / "realm.json", alone / "realm.json")
+    _, _, warnings = run(zulip.read, alone / "realm.json")
+    assert len(warnings) == 1 and "without messages" in warnings[0]

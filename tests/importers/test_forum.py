@@ -409,3 +409,76 @@ def test_hn_algolia_search_answer_reads_its_hits(tmp_path):
     assert [r["id"] for r in recs] == ["hn:8863", "hn:9000"]
     assert recs[1]["textChunks"] == ["It's fine."] and recs[1]["replyTo"] == "hn:8863"
     assert recs[1]["metadata"]["listeners"] == ["dh"] and recs[0]["subject"] == "Dropbox"
+
+
+def test_discourse_cooked_mentions_oneboxes_and_reply_listeners():
+    """A topic's ``cooked`` posts as Discourse writes them: a mention link read
+    ``@sam (/u/sam)``, a link's onebox preview added the page's title and description
+    (none of them the author's words), and a reply (``reply_to_user``, a quote) had no
+    listener; a poll read as its option list and voter count. Now ``@sam``, the previewed
+    URL, the author replied to, and ``[poll] option (votes), ...``."""
+    recs, rejects, _ = ingest(FIXTURES / "discourse-topic-cooked.json", base=FIXTURES)
+    assert rejects == []
+    first, reply, poll, closed = recs
+    assert first["textChunks"] == [
+        'Has anyone tried @sam\'s approach? :thinking:\n\nprint("hi & bye")'
+    ]
+    assert first["metadata"] == {"speaker": "ann", "listeners": ["sam"]}
+    assert first["subject"] == "Tides & times"
+    assert reply["textChunks"] == [
+        "ann:\n\n> Has anyone tried\n\nYes, works fine.\n\nhttps://example.org/post"
+    ]
+    assert reply["metadata"] == {"speaker": "bo", "listeners": ["ann"]}
+    assert poll["metadata"]["listeners"] == ["ann"]  # answers the topic: its first post
+    # a poll: one line, the votes from the post's ``polls`` (it read "- Rocks\n- Sand\n\n3\n\nvoters")
+    assert poll["textChunks"] == [
+        "Which is better?\n\n[poll] Rocks (2), Sand & shells (1)\n\nVote!"
+    ]
+    assert closed["textChunks"] == ["[closed.enabled]"] and closed["metadata"]["listeners"] == []
+
+
+def test_hn_long_link_reads_its_url_once(tmp_path):
+    """Hacker News cuts a long link's text (``https://x/long_na...``): it read
+    ``https://x/long_na... (https://x/long_name)``; now the URL once."""
+    item = {"by": "ann", "id": 9224, "parent": 8863, "time": 1175786918, "type": "comment",
+            "text": 'See <a href="https:&#x2F;&#x2F;en.wikipedia.org&#x2F;wiki&#x2F;Tide_tables_of_the_north_sea" '
+                    'rel="nofollow">https:&#x2F;&#x2F;en.wikipedia.org&#x2F;wiki&#x2F;Tide_tables_of_t...</a>.'}  # fmt: skip
+    p = tmp_path / "item.json"
+    p.write_text(json.dumps(item))
+    (rec,), _, _ = ingest(p)
+    assert rec["textChunks"] == ["See https://en.wikipedia.org/wiki/Tide_tables_of_the_north_sea."]
+
+
+def test_stackexchange_dump_tables_without_messages(tmp_path):
+    """A data dump's folder holds Votes, Badges, PostHistory, PostLinks and Tags beside
+    Posts, Comments and Users: each was "format not recognised" and counted as rejected
+    (an .xml file), so ingesting a whole dump failed. They are the dump's tables now:
+    beside Posts.xml silent, PostHistory (the posts' revisions) always said."""
+    dump = tmp_path / "cooking.stackexchange.com"
+    shutil.copytree(FIXTURES / "stackexchange-dump", dump)
+    for name in ("Posts.xml", "Comments.xml", "Users.xml"):
+        shutil.copy(SAMPLE_DATA / "forum" / "stackexchange" / name, dump / name)
+    for name in ("Votes.xml", "Badges.xml", "PostHistory.xml", "PostLinks.xml", "Tags.xml"):
+        assert registry.detect(Source(dump / name)).name == "stackexchange"
+    recs, rejects, warnings = ingest(dump)
+    assert rejects == [] and recs
+    said = [w for w in warnings if "holds no messages" in w]
+    assert len(said) == 1 and "PostHistory.xml (1 post revisions)" in said[0]
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copy(dump / "Votes.xml", alone / "Votes.xml")
+    recs, rejects, warnings = ingest(alone / "Votes.xml")
+    assert recs == [] and rejects == []
+    assert any("Votes.xml (1 votes) holds no messages" in w for w in warnings)
+
+
+def test_hn_algolia_poll_reads_its_options():
+    """An Algolia ``items/ID`` poll lists its ``pollopt`` items in ``options`` (every item
+    has the key, empty): they were left out, unsaid; now read before the comments,
+    replying to the poll, their votes as ``points``."""
+    recs, rejects, _ = ingest(FIXTURES / "hn-algolia-poll.json", base=FIXTURES)
+    assert rejects == []
+    assert [r["id"] for r in recs] == ["hn:126809", "hn:126810", "hn:126811", "hn:126900"]
+    assert recs[1]["replyTo"] == "hn:126809" and recs[1]["extra"]["points"] == 335
+    assert recs[2]["textChunks"] == ["No, I like them."]
+    assert all(r["thread"] == "hn:126809" for r in recs)

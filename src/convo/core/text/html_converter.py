@@ -28,6 +28,18 @@ def _katex_drawing(attrs: dict[str, str | None]) -> bool:
     return attrs.get("aria-hidden") == "true" and "katex-html" in (attrs.get("class") or "").split()
 
 
+_SCHEME = re.compile(r"^(?:https?://)?(?:www\.)?", re.I)
+
+
+def _shortened(text: str, href: str) -> bool:
+    """Whether a link's text is its URL cut short with an ellipsis (``…`` or ``...``), as
+    Hacker News writes a long link: the URL alone then says it, once."""
+    cut = text.removesuffix("...").removesuffix("\u2026")
+    if cut == text or len(cut) < 8 or any(c.isspace() for c in cut):
+        return False
+    return _SCHEME.sub("", href).startswith(_SCHEME.sub("", cut))
+
+
 class Converter(HTMLParser):
     """The event stream ``html_to_text`` reads (``convo.core.text.html``'s rules)."""
 
@@ -186,7 +198,11 @@ class Converter(HTMLParser):
     def _link_end(self, href: str | None, start: int) -> None:
         text = "".join(self.out[start:]).strip()
         if href and not href.startswith(("#", "javascript:", "mailto:")) and href not in text:
-            self.out.append(f" ({href})" if text else href)
+            if _shortened(text, href):  # Hacker News' "https://x/long_na..." for the URL
+                del self.out[start:]
+                self.out.append(href)
+            else:
+                self.out.append(f" ({href})" if text else href)
 
     def quote_end(self, start: int | None) -> None:
         """Prefix every line the quote holds with ``> `` (None: a quote past the depth bound)."""

@@ -151,7 +151,7 @@ def register(registry: Registry) -> None:
         ("skype", "skype", ("messages.json", "*.json"), json_with('"conversations"', opens="{")),
         ("slackdump", "slackdump", ("*.json", "*.jsonl", "*.sqlite"), json_with('"t":', opens="{"), sqlite),
         ("rocketchat", "rocketchat", ("*.json", "*.jsonl"), json_with('"msg"')),
-        ("zulip", "zulip", ("messages-*.json", "*.json", "*.jsonl"), json_with('"zerver_message"', '"sender_full_name"')),
+        ("zulip", "zulip", ("messages-*.json", "*.json", "*.jsonl"), json_with('"zerver_message"', '"sender_full_name"', '"zerver_', '"analytics_', '"migrations_by_app"', '"s3_path"')),
         ("imessage", "imessage", ("*.txt",), Gate(opens="ADFJMNOS", pattern=_IMESSAGE_OPENS)),
         ("line", "line", ("*.txt",), Gate(words=("[LINE]", "\t"))),
         ("kakaotalk", "kakaotalk", ("KakaoTalk*.txt", "*.txt", "*.csv"), *kakaotalk),

@@ -67,6 +67,7 @@ from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
 from convo.core.timestamps import parse_any
 from convo.importers.agents.samples import iter_samples, messages_of
+from convo.importers.apps.zulip_files import EXPORT_FILES, export_file
 from convo.importers.build import message, scoped_id, source_scope
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
@@ -86,7 +87,7 @@ def sniff(source: Source) -> int:
         has_key(text, "display_recipient") or has_key(text, "sender_realm_str")
     ):
         return 90
-    return 0
+    return 80 if EXPORT_FILES.search(text) else 0
 
 
 @dataclass
@@ -101,6 +102,8 @@ class _Realm:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    if export_file(source, ctx):
+        return
     head = json_head_with(source)
     if head.startswith("{") and has_key(head, "zerver_message"):
         yield from _read_export(source, ctx)

@@ -7,9 +7,12 @@ posts too) and topic listings (``/latest.json``, private-message lists:
 ``topic_list.topics``).
 
 A post's text is ``raw`` when it is a string (the author's markdown), else ``cooked`` HTML
-as readable text (an uploaded image's lightbox caption, its file name and size, left out). ``reply_to_post_number`` points at a post number of the same topic; a
-post that names none answers the topic, so it replies to post 1 when that post is in the
-file. A listing has no post bodies: each topic becomes one message whose text is its
+as readable text (an uploaded image's lightbox caption, its file name and size, left out;
+a mention link as ``@name``; a link's onebox preview as the URL it previews).
+``reply_to_post_number`` points at a post number of the same topic; a post that names
+none answers the topic, so it replies to post 1 when that post is in the file. A reply
+without mentions speaks to the author it answers (``reply_to_user``, else the author of
+the post it replies to when that is in the file), as Reddit and Hacker News replies do. A listing has no post bodies: each topic becomes one message whose text is its
 title (and excerpt), speaker the original poster, listeners the other participants.
 
 Memory grows with the file: a Discourse response is one document read whole (a page
@@ -27,6 +30,7 @@ with a warning).
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -77,12 +81,88 @@ def _tags(value: Any) -> list[str]:
 _LIGHTBOX_META = re.compile(r'<div class="meta">(?:[^<]++|<(?!/?div\b))*+</div>')
 
 
+# A mention (``<a class="mention" href="/u/sam">@sam</a>``, a group's ``mention-group``)
+# and a tag or category link (``hashtag-cooked``) read as their text, not "@sam (/u/sam)".
+_MENTION = re.compile(
+    r'<a\b[^>]*\bclass="(?:mention|mention-group|hashtag-cooked)\b[^"]*"[^>]*>'
+    r"((?:[^<]++|<(?!/?a\b))*+)</a>"
+)
+# A link's preview (``<aside class="onebox ..." data-onebox-src="URL">``: the page's
+# title, description and image, none of the post's words) reads as the URL it previews.
+_ONEBOX = re.compile(
+    r'<aside\b[^>]*\bclass="onebox\b[^"]*"[^>]*>(?:[^<]++|<(?!/?aside\b))*+</aside>'
+)
+_ONEBOX_SRC = re.compile(r'data-onebox-src="([^"]*)"|\bhref="([^"]*)"')
+
+
+def _onebox(m: re.Match[str]) -> str:
+    src = _ONEBOX_SRC.search(m[0])
+    return f"<p>{(src[1] or src[2]) if src else ''}</p>"
+
+
+# A poll (``<div class="poll" data-poll-name="poll">``: its options an ``<li
+# data-poll-option-id>`` each, then a ``poll-info`` of voters and buttons).
+_DIV = re.compile(r"<(/?)div\b[^>]*+>", re.I)
+_POLL = re.compile(r'<div\b[^>]*\bclass="poll\b[^"]*"[^>]*+>', re.I)
+_POLL_NAME = re.compile(r'data-poll-name="([^"]*)"')
+_POLL_OPTION = re.compile(r"<li\b[^>]*\bdata-poll-option-id[^>]*>((?:[^<]++|<(?!/li\b))*+)</li>")
+
+
+def _div_end(html: str, start: int) -> int:
+    """Where the ``<div>`` opened just before ``start`` closes (the text's end if never)."""
+    depth = 1
+    for m in _DIV.finditer(html, start):
+        depth += -1 if m[1] else 1
+        if depth == 0:
+            return m.end()
+    return len(html)
+
+
+def _poll_votes(polls: Any) -> dict[str, dict[str, Any]]:
+    """The post's ``polls`` (name -> option text -> votes), when the topic JSON has them."""
+    out: dict[str, dict[str, Any]] = {}
+    for poll in polls if isinstance(polls, list) else []:
+        if isinstance(poll, dict):
+            options = [o for o in poll.get("options") or [] if isinstance(o, dict)]
+            out[as_str(poll.get("name")) or "poll"] = {
+                html_to_text(as_str(o.get("html")) or ""): o.get("votes") for o in options
+            }
+    return out
+
+
+def _polls(cooked: str, polls: Any) -> str:
+    """The cooked HTML with each poll as one ``[poll] option (votes), ...`` line (the
+    votes from the post's ``polls`` when given) instead of its list and voter counts."""
+    votes = _poll_votes(polls)
+    out, pos = [], 0
+    for m in _POLL.finditer(cooked):
+        if m.start() < pos:
+            continue  # inside a poll already replaced
+        end = _div_end(cooked, m.end())
+        block = cooked[m.start() : end]
+        name = _POLL_NAME.search(m[0])
+        counts = votes.get(name[1] if name else "poll", {})
+        options = [html_to_text(o) for o in _POLL_OPTION.findall(block)]
+        said = [f"{o} ({counts[o]})" if isinstance(counts.get(o), int) else o for o in options]
+        out += [cooked[pos : m.start()], f"<p>[poll] {html.escape(', '.join(said))}</p>"]
+        pos = end
+    return "".join(out) + cooked[pos:] if out else cooked
+
+
+def cooked_text(cooked: str, polls: Any = None) -> str:
+    """A post's ``cooked`` HTML as text: mentions as ``@name``, a link's preview as its
+    URL, an uploaded image's lightbox caption (its file name and size) left out, a poll
+    as one ``[poll]`` line."""
+    cooked = _MENTION.sub(r"\1", _ONEBOX.sub(_onebox, _LIGHTBOX_META.sub("", cooked)))
+    return html_to_text(_polls(cooked, polls) if "poll" in cooked else cooked)
+
+
 def _text(post: dict) -> str:
     raw = post.get("raw")
     if isinstance(raw, str) and raw.strip():
         return raw
     cooked = post.get("cooked")
-    text = html_to_text(_LIGHTBOX_META.sub("", cooked)) if isinstance(cooked, str) else ""
+    text = cooked_text(cooked, post.get("polls")) if isinstance(cooked, str) else ""
     if not text and isinstance(post.get("action_code"), str):
         return f"[{post['action_code']}]"
     if not text and isinstance(post.get("blurb"), str):  # a search hit: its excerpt
@@ -129,12 +209,16 @@ def _post_list(
     title = as_str(doc.get("title")) if "title" in doc else None
     tags = _tags(doc.get("tags"))
     numbers: dict[tuple[str | None, int], str] = {}
+    authors: dict[str, str] = {}  # post id -> its author, for a reply's listener
     for post in posts:
         if isinstance(post, dict) and as_int(post.get("id")) is not None:
             number = as_int(post.get("post_number"))
             if number is not None:
                 topic = as_str(post.get("topic_id")) or as_str(doc.get("id"))
                 numbers[(topic, number)] = ids(f"post:{as_int(post['id'])}")
+                author = as_str(post.get("username"))
+                if author:
+                    authors[numbers[(topic, number)]] = author
     unresolved = 0
     for i, post in enumerate(posts, 1):
         where = ctx.loc(f"post-{i}")
@@ -144,7 +228,7 @@ def _post_list(
             ctx.reject_error(e, post)
             continue
         unresolved += missing
-        yield msg
+        yield _heard(msg, post, authors)
     if unresolved:
         ctx.warn(source.name, f"{unresolved} reply target(s) not in this file (replyTo left out)")
     tally.finish()
@@ -184,6 +268,18 @@ def _post(
         ),
         int(missing),
     )
+
+
+def _heard(msg: ConversationMessage, post: dict, authors: dict[str, str]) -> ConversationMessage:
+    """A reply without mentions speaks to the author it answers: ``reply_to_user``, else
+    the author of the post it replies to when that is in the file."""
+    replied = post.get("reply_to_user")
+    heard = as_str(replied.get("username")) if isinstance(replied, dict) else None
+    heard = heard or (authors.get(msg.reply_to) if msg.reply_to else None)
+    small_action = isinstance(post.get("action_code"), str)  # "closed", "pinned": no one
+    if not msg.metadata.recipients and heard and heard != msg.metadata.speaker and not small_action:
+        msg.metadata.recipients = [heard]
+    return msg
 
 
 def _reply_to(
@@ -362,7 +458,8 @@ DESCRIPTION = (
 EXAMPLE = '{"post_stream": {"posts": [{"id": 83, "post_number": 1, "cooked": "<p>Hi</p>"}]}}'
 FIELDS = Fields(
     speaker="`username` (a listed topic: the original poster)",
-    listeners="the `@` mentions (a listed topic: the other participants)",
+    listeners="the `@` mentions, else the author replied to (`reply_to_user`, else the "
+    "author of the post it replies to in the file); a listed topic: the other participants",
     time="`created_at`",
     zone=NAIVE_IN_TZ + "; Discourse writes UTC (`Z`)",
     thread="`discourse:<host>:<topic>`",

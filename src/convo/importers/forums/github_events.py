@@ -38,7 +38,7 @@ _CARRIES = {
     "IssuesEvent": "issue",
     "PullRequestEvent": "pull_request",
 }
-_OPENED = ("opened", "reopened_as_new", None)
+_OPENED = ("opened", None)
 
 
 def is_activity(record: dict[str, Any]) -> bool:

@@ -9,7 +9,8 @@ read earlier in the input (every Algolia child; a Firebase item whose parent cam
 before it), as GitLab discussions name their first author. This needs a map of item id
 to author beside the story map.
 
-Algolia trees are walked depth-first with an explicit stack. Firebase items carry only
+Algolia trees are walked depth-first with an explicit stack; a poll's ``options`` (its
+``pollopt`` items) before its ``children``. Firebase items carry only
 ``parent``; their thread is the story when the parent chain was seen earlier in the input
 (a map of item id to story id), else left out.
 
@@ -95,10 +96,10 @@ class _Reader:
             )
             if story is not None and ident is not None:
                 self.story_of.set(ident, story)
-            children = item.get("children")
-            if isinstance(children, list):
-                for j, child in reversed(list(enumerate(children, 1))):
-                    stack.append((child, ident, f"{loc}/{j}"))
+            # a poll's options (``pollopt`` items) come before its comments
+            nested = [*_list(item.get("options")), *_list(item.get("children"))]
+            for j, child in reversed(list(enumerate(nested, 1))):
+                stack.append((child, ident, f"{loc}/{j}"))
 
     def _message(
         self,
@@ -164,6 +165,10 @@ class _Reader:
                 "deleted": True if item.get("deleted") is True else None,
             },
         )
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 _HIT_KINDS = ("comment", "story", "poll", "pollopt", "job")

@@ -29,6 +29,9 @@ Decisions:
   root of the reply chain when it is in the archive, else the status itself).
 - visibility in ``extra.visibility`` (public, unlisted, followers, direct) from
   ``to``/``cc``; ``url``, ``sensitive``, ``language`` kept.
+- The archive's ``actor.json``, ``likes.json`` and ``bookmarks.json`` are recognised and
+  hold no messages (the likes and bookmarks are status URLs, no text): beside
+  ``outbox.json`` nothing is said, alone one warning.
 - ``orderedItems`` is streamed one activity at a time; the map of each status to the
   root of its reply chain is a ``convo.core.spillmap.SpillMap`` (older keys in a
   temporary table), so memory is flat with the archive.
@@ -52,7 +55,14 @@ from convo.core.timestamps import iso_ts
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
-from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, json_head_with
+from convo.importers.jsoninput import (
+    StreamedDoc,
+    as_dict,
+    as_list,
+    as_str,
+    has_key,
+    json_head_with,
+)
 from convo.importers.registry import Format
 
 NAME = "mastodon"
@@ -65,13 +75,39 @@ PUBLIC = "https://www.w3.org/ns/activitystreams#Public"
 _QUOTE_KEYS = ("quote", "quoteUri", "_misskey_quote")
 
 
+# The archive's other files: its actor (``"outbox": "outbox.json"``), the statuses it
+# liked and bookmarked (``likes.json``, ``bookmarks.json``: status URLs, no text).
+_ACTOR = re.compile(r'"outbox"\s*:\s*"outbox\.json"')
+_URL_LISTS = re.compile(r'"id"\s*:\s*"(likes|bookmarks)\.json"')
+
+
 def sniff(source: Source) -> int:
-    text = json_head_with(source, key="orderedItems", opens="{")
-    if not text:
+    text = json_head_with(source, opens="{")
+    if "activitystreams" not in text:
         return 0
-    if "activitystreams" in text and ('"Create"' in text or '"Announce"' in text):
+    if has_key(text, "orderedItems") and ('"Create"' in text or '"Announce"' in text):
         return 90
+    if _ACTOR.search(text) or (_URL_LISTS.search(text) and has_key(text, "orderedItems")):
+        return 85
     return 0
+
+
+def _companion(source: Source, ctx: ImportContext) -> bool:
+    """Whether the source is the archive's ``actor.json``, ``likes.json`` or
+    ``bookmarks.json`` (no messages): said once, unless ``outbox.json`` is beside it."""
+    text = json_head_with(source, opens="{")
+    lists = _URL_LISTS.search(text)
+    if not lists and not _ACTOR.search(text):
+        return False
+    beside = source.path is not None and (source.path.parent / "outbox.json").is_file()
+    if not beside:
+        what = f"the URLs of the statuses in its {lists[1]}" if lists else "the account"
+        ctx.warn(
+            source.name,
+            f"a Mastodon archive's {lists[1] + '.json' if lists else 'actor.json'} holds no "
+            f"messages ({what}): the messages are in outbox.json",
+        )
+    return True
 
 
 def _actor_name(source: Source) -> str | None:
@@ -93,6 +129,8 @@ def _username(actor_url: str) -> str:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    if _companion(source, ctx):
+        return
     doc = StreamedDoc(source, ("orderedItems",))
     doc.expect("not a Mastodon outbox.json (no orderedItems)")
     owner = _actor_name(source)
@@ -248,5 +286,14 @@ FIELDS = Fields(
 )
 
 FORMATS = (
-    Format(NAME, "forum", DESCRIPTION, ("outbox.json",), sniff, read, EXAMPLE, fields=FIELDS),
+    Format(
+        NAME,
+        "forum",
+        DESCRIPTION,
+        ("outbox.json", "actor.json", "likes.json", "bookmarks.json"),
+        sniff,
+        read,
+        EXAMPLE,
+        fields=FIELDS,
+    ),
 )

@@ -65,7 +65,9 @@ def _sibling(source: Source, kind: str) -> Path | None:
     if source.path is None or source.gzipped:
         return None
     name = source.path.name
-    m = re.match(r"(?i)(.*)(posts|comments|users)\.xml$", name)
+    m = re.match(
+        r"(?i)(.*)(posts|comments|users|votes|badges|posthistory|postlinks|tags)\.xml$", name
+    )
     candidates = []
     if m:
         candidates.append(source.path.with_name(f"{m.group(1)}{kind}.xml"))
@@ -259,13 +261,24 @@ def _comments(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
 
 
 _SE_ROOTS = {"posts": "PostTypeId=", "comments": "PostId=", "users": "Reputation="}
+# The dump's other tables: no messages (PostHistory: the posts' revisions, whose last is
+# the post Posts.xml holds). Each is recognised, so a dump's folder reads without a
+# "format not recognised" for them, and said once.
+_SE_TABLES = {
+    "votes": ("VoteTypeId=", "votes"),
+    "badges": ("TagBased=", "badges"),
+    "posthistory": ("PostHistoryTypeId=", "post revisions"),
+    "postlinks": ("LinkTypeId=", "post links"),
+    "tags": ("TagName=", "tags"),
+}
 
 
 def sniff_stackexchange(source: Source) -> int:
     text = source.head_text()
     if not text.lstrip().startswith("<"):
         return 0
-    marker = _SE_ROOTS.get(root_tag(text))
+    root = root_tag(text)
+    marker = _SE_ROOTS.get(root) or _SE_TABLES.get(root, ("", ""))[0]
     return 90 if marker and "<row " in text and marker in text else 0
 
 
@@ -282,12 +295,23 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             f"Users.xml ({count} users) holds no messages; it names the authors of "
             "Posts.xml and Comments.xml beside it",
         )
+    elif root in _SE_TABLES:
+        if root != "posthistory" and _sibling(source, "Posts"):
+            return  # a table of the dump beside its Posts.xml: nothing to say
+        count = sum(1 for _ in _rows(source))
+        name = source.path.name if source.path else root
+        ctx.warn(
+            source.name,
+            f"{name} ({count} {_SE_TABLES[root][1]}) holds no messages: a Stack Exchange "
+            "dump's table, not read",
+        )
     else:
         yield from _posts(source, ctx)
 
 
 DESCRIPTION = "Stack Exchange data dump Posts.xml / Comments.xml (names from Users.xml beside them)"
-PATTERNS = ("*Posts.xml", "*Comments.xml", "*Users.xml")
+PATTERNS = ("*Posts.xml", "*Comments.xml", "*Users.xml", "*Votes.xml", "*Badges.xml",
+            "*PostHistory.xml", "*PostLinks.xml", "*Tags.xml")  # fmt: skip
 EXAMPLE = '<posts><row Id="1" PostTypeId="1" Body="..." /></posts>'
 FIELDS = Fields(
     speaker="`OwnerDisplayName`/`UserDisplayName`, else the name in `Users.xml` beside the "

@@ -154,18 +154,20 @@ def _notes(source: Source) -> dict[str, list[tuple[str, str]]]:
     return out
 
 
-_TRUNCATED = re.compile(r"(?s)(.*?)\u2026(?:\s+https?://\S+)?\s*$")
+_TRUNCATED = re.compile(r"(?s)(.*?)\u2026(\s+https?://\S+)?\s*$")
 
 
 def _note_for(text: str, notes: list[tuple[str, str]]) -> tuple[str, str] | None:
     """The note a truncated tweet (its text cut with ``…``, then the note's link) was
     posted as: the one of its second whose text starts as the tweet's does."""
     m = _TRUNCATED.fullmatch(text)
-    if m is None or not notes:
+    if m is None or not notes or text.startswith("RT @"):  # a retweet is cut, not a note
         return None
     start = " ".join(m[1].split())[:60]
     same = [n for n in notes if " ".join(n[1].split()).startswith(start)]
-    return same[0] if same else (notes[0] if len(notes) == 1 else None)
+    if same:
+        return same[0]
+    return notes[0] if len(notes) == 1 and m[2] else None  # cut, then the note's link
 
 
 def _root(ident: str, parents: dict[str, str]) -> str:
