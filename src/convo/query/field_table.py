@@ -288,7 +288,7 @@ FIELDS: dict[str, Field] = {f.name: f for f in (
     F("from", ("from", "speaker"), "from:NAME, speaker:NAME", "the speaker's name, address or whole words of it (-s)", _flat_check("speakers"), "speakers", "speakers", _speaker_sql),
     F("to", ("to", "listener"), "to:NAME, listener:NAME", "a listener, by the same name rule (-r)", _flat_check("listeners"), "listeners", "listeners", _listener_sql),
     F("tag", ("tag",), "tag:TAG", "a tag, in any case (-t)", _flat_check("tags"), "tags", "tags", _tag_sql),
-    F("date", ("date", "after", "before"), "date:A..B, after:A, before:B", "A <= time < B, as --since; alone, the period: 2024-03", _no_check),
+    F("date", ("date", "after", "before"), "date:A..B", "A <= time < B (after:A, before:B); alone: 2024-03", _no_check),
     F("subject", ("subject",), "subject:WORDS", "every word in the subject, any case, part of a word", _words_in(_subject), None, "texts", _subject_sql, True),
     F("body", ("text",), "text:WORDS", "every word in the text only", _words_in(fields.chunks), None, "texts", _text_sql("text"), True),
     F("thread", ("thread",), "thread:ID", "a thread, or a file without threads (--thread)", _flat_check("threads"), "threads", None, _thread_sql),

@@ -146,19 +146,19 @@ def query(args: ReadArgs, order: OrderArgs) -> int:
     people, knowledge, export, search, rm, tag) takes the same query.
 
     \b
-    from:NAME, speaker:NAME       the speaker's name, address or whole words of it (-s)
-    to:NAME, listener:NAME        a listener, by the same name rule (-r)
-    tag:TAG                       a tag, in any case (-t)
-    date:A..B, after:A, before:B  A <= time < B, as --since; alone, the period: 2024-03
-    subject:WORDS                 every word in the subject, any case, part of a word
-    text:WORDS                    every word in the text only
-    thread:ID                     a thread, or a file without threads (--thread)
-    id:ID                         one message
-    format:NAME                   the input format, as `convo formats` names it
-    role:ROLE                     the chat role: user, assistant, system or tool
-    source:PART                   part of the source id (a file name)
-    word                          in the text or subject, any case, part of a word (-q)
-    "a phrase"                    its words in this order, in the text or subject
+    from:NAME, speaker:NAME  the speaker's name, address or whole words of it (-s)
+    to:NAME, listener:NAME   a listener, by the same name rule (-r)
+    tag:TAG                  a tag, in any case (-t)
+    date:A..B                A <= time < B (after:A, before:B); alone: 2024-03
+    subject:WORDS            every word in the subject, any case, part of a word
+    text:WORDS               every word in the text only
+    thread:ID                a thread, or a file without threads (--thread)
+    id:ID                    one message
+    format:NAME              the input format, as `convo formats` names it
+    role:ROLE                the chat role: user, assistant, system or tool
+    source:PART              part of the source id (a file name)
+    word                     in the text or subject, any case, part of a word (-q)
+    "a phrase"               its words in this order, in the text or subject
 
     \b
     NOT (or a leading -) binds tightest, then AND (implicit), then OR; ( ) group.
