@@ -36,7 +36,7 @@ def register(registry: Registry) -> None:
         ("pydantic_ai", "pydantic-ai", both, json_with('"part_kind"')),
         ("llamaindex", "llamaindex", ("chat_store.json", "*.json"), json_with('"store"', '\\"store\\"', opens='{"')),
         ("letta", "letta", ("*.af", "*.json"), json_with('"core_memory"', '"memory_blocks"', '"in_context_message_indices"', '"in_context_message_ids"', '"llm_config"', '\\"llm_config\\"', opens='{"')),
-        ("goose", "goose", ("*.jsonl",), json_with('"created"', opens="{")),
+        ("goose", "goose", ("*.jsonl", "sessions.db", "*.db"), json_with('"created"', opens="{"), sqlite),
         ("llm_logs", "llm-logs", ("*.json",), json_with('"datetime_utc"', opens="[")),
         ("llm_logsdb", "llm-logsdb", ("logs.db", "*.db"), sqlite),
         ("aistudio", "aistudio", ("*.json",), json_with('"chunkedPrompt"', opens="{")),
