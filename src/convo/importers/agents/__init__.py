@@ -49,7 +49,7 @@ def register(registry: Registry) -> None:
         # formats.FORMATS, one per name of parts.AGENT_FORMATS (a heavier module)
         *(("formats", name, lines, JSON) for name in ("openai", "anthropic", "agentscope", "langmem", "autogen", "jianmu")),
         ("sharegpt", "sharegpt", both, json_with('"conversations"')),
-        ("hf_chat", "hf-chat", both, json_with('"messages"', '"prompt"')),
+        ("hf_chat", "hf-chat", both, json_with('"messages"', '"prompt"', '"chosen"', '"instruction"')),
         ("openai_responses", "openai-responses", both, JSON),
         ("openai_api", "openai-completion", both, json_with('"choices"')),
         ("openai_api", "openai-assistants", both, json_with('"thread.message"')),
