@@ -121,6 +121,7 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.llamaindex",
         "convo.importers.agents.letta",
         "convo.importers.agents.goose",
+        "convo.importers.agents.ollama",
         "convo.importers.apps.librechat",
         "convo.importers.transcripts.ass",
         "convo.importers.transcripts.ttml",

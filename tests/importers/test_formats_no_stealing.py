@@ -100,6 +100,7 @@ BY_FOLDER = {
     "llamaindex": "llamaindex",
     "letta": "letta",
     "goose": "goose",
+    "ollama": "ollama",
     "librechat": "librechat",
     "ass": "ass",
     "ttml": "ttml",

@@ -91,7 +91,7 @@ def _is_metadata(value: Any) -> bool:
 
 
 def sniff(source: Source) -> int:
-    if source.head.startswith(b"SQLite format 3\x00"):
+    if source.head.startswith(goose_db.MAGIC):
         return 90 if goose_db.is_goose_db(source) else 0
     return _sniff_lines(json_head(source))
 
@@ -117,7 +117,7 @@ def _sniff_lines(text: str) -> int:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    if source.head.startswith(b"SQLite format 3\x00"):
+    if source.head.startswith(goose_db.MAGIC):
         yield from _read_db(source, ctx)
         return
     session = _Session(source, ctx)
@@ -134,16 +134,22 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
 
 def _read_db(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """Goose's ``sessions.db`` (``goose_db``): each session as a session file."""
-    for sid, meta, messages in goose_db.sessions(source):
-        session = _Session(source, ctx)
-        session.thread = f"{NAME}:{sid}"
-        title = meta.pop("name", None) or meta.get("description")
-        session.meta = {**meta, "description": title} if title else meta
-        for where, msg in messages:
-            if _is_message(msg):
-                yield session.record(msg, where)
-            else:
-                ctx.reject(where, "not a Goose message (role, created, content)", list(msg))
+    session: _Session | None = None
+    for sid, meta, where, msg in goose_db.sessions(source):
+        if where is None:  # a session starts
+            if session is not None:
+                session.finish()
+            session = _Session(source, ctx)
+            session.thread = f"{NAME}:{sid}"
+            title = meta.get("name") or meta.get("description")
+            session.meta = {k: v for k, v in meta.items() if k != "name"}
+            if title:
+                session.meta["description"] = title
+        elif session is not None and _is_message(msg):
+            yield session.record(msg, where)
+        else:
+            ctx.reject(where, "not a Goose message (role, created, content)", msg)
+    if session is not None:
         session.finish()
 
 

@@ -30,6 +30,7 @@ from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.importers import sqlitedb
 
+MAGIC = sqlitedb.MAGIC
 MESSAGE_COLUMNS = frozenset({"session_id", "role", "content_json", "created_timestamp"})
 _SKIPPED = frozenset({"id", "extension_data", "recipe_json", "user_recipe_values_json"})
 
@@ -58,9 +59,11 @@ def _columns(con: Any, table: str) -> set[str]:
     return {r[1] for r in con.execute(f"PRAGMA table_info({table})")}
 
 
-def sessions(source: Source) -> Iterator[tuple[str, dict[str, Any], Iterator[Any]]]:
-    """Each session: (its id, its columns, its messages as session-file lines: (place,
-    message dict or the row's raw content when it is not a JSON list))."""
+def sessions(source: Source) -> Iterator[tuple[str, dict[str, Any], str | None, Any]]:
+    """Each session, then each of its messages: (the session's id, its columns, None,
+    None) first, then (the id, its columns, the message's place, the message as a
+    session file's line, or the row itself when its content is not a JSON list). Read
+    here whole, so a damaged file is one InputError."""
     try:
         con = sqlitedb.connect(source)
     except sqlitedb.ERRORS as e:
@@ -73,7 +76,7 @@ def sessions(source: Source) -> Iterator[tuple[str, dict[str, Any], Iterator[Any
         con.close()
 
 
-def _sessions(con: Any, name: str) -> Iterator[tuple[str, dict[str, Any], Iterator[Any]]]:
+def _sessions(con: Any, name: str) -> Iterator[tuple[str, dict[str, Any], str | None, Any]]:
     cols = [r[1] for r in con.execute("PRAGMA table_info(sessions)")]
     order = "created_at, id" if "created_at" in cols else "id"
     rows = [dict(zip(cols, r, strict=True)) for r in con.execute(f"SELECT * FROM sessions ORDER BY {order}")]  # fmt: skip
@@ -81,10 +84,14 @@ def _sessions(con: Any, name: str) -> Iterator[tuple[str, dict[str, Any], Iterat
     for row in rows:
         sid = str(row["id"])
         meta = {k: v for k, v in row.items() if k not in _SKIPPED and v not in (None, "", "{}")}
-        yield sid, meta, _messages(con, name, sid)
-    for (sid,) in con.execute("SELECT DISTINCT session_id FROM messages ORDER BY session_id"):
-        if str(sid) not in known:
-            yield str(sid), {}, _messages(con, name, str(sid))
+        yield sid, meta, None, None
+        for where, msg in _messages(con, name, sid):
+            yield sid, meta, where, msg
+    others = con.execute("SELECT DISTINCT session_id FROM messages ORDER BY session_id")
+    for sid in [str(s) for (s,) in others.fetchall() if str(s) not in known]:
+        yield sid, {}, None, None
+        for where, msg in _messages(con, name, sid):
+            yield sid, {}, where, msg
 
 
 def _messages(con: Any, name: str, sid: str) -> Iterator[tuple[str, Any]]:
@@ -97,6 +104,7 @@ def _messages(con: Any, name: str, sid: str) -> Iterator[tuple[str, Any]]:
         (sid,),
     ):
         rid, own, role, content, created, metadata = row
+        row = sqlitedb.row_value(row)
         where = f"{name}#messages-{rid}"
         parsed = _json(content)
         if not isinstance(parsed, list):
