@@ -266,6 +266,7 @@ CASES = [
     Case("letta", FORMATS + "letta/agent-file-v2.af", rename=True),
     Case("goose", FORMATS + "goose/20250301_101500.jsonl", rename=True, subs=(ID,)),
     Case("goose", FORMATS + "goose/20250115_093000.jsonl", rename=True),
+    Case("ollama", FORMATS + "ollama/chat-stream.jsonl", rename=True),
     Case("openhands", FORMATS + "openhands/opendevin-2024.json", rename=True),
     *(
         Case("zed", FORMATS + f"zed/conversations/{name}", subs=(('"id": "', '"id": "{t}'),))
