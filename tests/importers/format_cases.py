@@ -267,6 +267,8 @@ CASES = [
     Case("goose", FORMATS + "goose/20250301_101500.jsonl", rename=True, subs=(ID,)),
     Case("goose", FORMATS + "goose/20250115_093000.jsonl", rename=True),
     Case("ollama", FORMATS + "ollama/chat-stream.jsonl", rename=True),
+    Case("crewai", FORMATS + "crewai/crew_log.json", rename=True),
+    Case("crewai", FORMATS + "crewai/logs.txt", rename=True),
     Case("openhands", FORMATS + "openhands/opendevin-2024.json", rename=True),
     *(
         Case("zed", FORMATS + f"zed/conversations/{name}", subs=(('"id": "', '"id": "{t}'),))

@@ -122,6 +122,7 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.letta",
         "convo.importers.agents.goose",
         "convo.importers.agents.ollama",
+        "convo.importers.agents.crewai",
         "convo.importers.apps.librechat",
         "convo.importers.transcripts.ass",
         "convo.importers.transcripts.ttml",

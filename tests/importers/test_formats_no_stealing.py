@@ -101,6 +101,7 @@ BY_FOLDER = {
     "letta": "letta",
     "goose": "goose",
     "ollama": "ollama",
+    "crewai": "crewai",
     "librechat": "librechat",
     "ass": "ass",
     "ttml": "ttml",

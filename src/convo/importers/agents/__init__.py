@@ -1,7 +1,7 @@
 """Agent-framework message logs and LLM API objects: OpenAI, Anthropic, AgentScope,
 LangMem, AutoGen, Jianmu (``formats``), and Codex CLI rollouts, Claude Code's prompt history, aider's chat history, Cline tasks, Gemini CLI sessions, ShareGPT, Hugging Face chat, OpenAI API
 objects, Gemini, LangChain, the Vercel AI SDK, Pydantic AI message histories, SWE-agent
-trajectories, LlamaIndex chat stores, Letta agent files, Goose sessions, OpenHands event streams, Ollama's chats, Cursor's chats, GitHub
+trajectories, LlamaIndex chat stores, Letta agent files, Goose sessions, OpenHands event streams, Ollama's chats, CrewAI's run logs, Cursor's chats, GitHub
 Copilot CLI sessions, Zed's saved conversations, LLM CLI logs and its database, and Google AI Studio
 prompts (one module each)."""
 
@@ -45,6 +45,7 @@ def register(registry: Registry) -> None:
         ("cursor", "cursor", ("state.vscdb", "*.vscdb"), sqlite),
         ("zed", "zed", ("*.zed.json", "*.json"), json_with('"zed"', opens="{")),
         ("copilot_cli", "copilot-cli", ("events.jsonl", "*.jsonl"), json_with('"parentId"', opens="{")),
+        ("crewai", "crewai", ("*.json", "*.txt", "logs.txt"), json_with('"agent"', '"task"', opens="["), Gate(pattern=r'\A\ufeff*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d: (?:task_name|agent|task)="')),
         ("ollama", "ollama", ("db.sqlite", "*.sqlite", "*.json", "*.jsonl"), sqlite, json_with('"done"')),
         ("gemini_cli", "gemini-cli", ("session-*.json", "session-*.jsonl", "logs.json", "*.json", "*.jsonl"), json_with('"sessionId"', '"session_id"', '"response"')),
         # formats.FORMATS, one per name of parts.AGENT_FORMATS (a heavier module)
