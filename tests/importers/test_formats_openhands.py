@@ -214,3 +214,18 @@ def test_v1_events_of_the_agent_sdk(tmp_path):
     assert warnings == [
         f"{files[4].name}: skipped events that hold no message: 1 ConversationStateUpdateEvent"
     ]
+
+
+def test_a_v1_conversation_folder_reads_cleanly():
+    """Ingesting a V1 conversation's folder: ``base_state.json`` (the agent's settings) is
+    recognised and reads no message, so the run rejects nothing."""
+    from convo.pipeline.ingest import Ingest
+
+    rejects: list = []
+    warnings: list = []
+    folder = FIXTURES / "openhands/v1"
+    recs = list(
+        Ingest(on_reject=rejects.append, on_warning=warnings.append).messages([str(folder)])
+    )
+    assert len(recs) == 6 and not rejects
+    assert any("base_state.json: the agent's settings, no message" in w for w in warnings)

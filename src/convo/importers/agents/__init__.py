@@ -41,7 +41,7 @@ def register(registry: Registry) -> None:
         ("llm_logsdb", "llm-logsdb", ("logs.db", "*.db"), sqlite),
         ("aistudio", "aistudio", ("*.json",), json_with('"chunkedPrompt"', opens="{")),
         ("swe_agent", "swe-agent", ("*.traj", "*.traj.json", "*.json"), json_with('"history"', '"trajectory"', '"attempts"', '"mini_version"', "minisweagent.", opens="{")),
-        ("openhands", "openhands", ("*.json",), json_with('"observation"', '"action"', '"kind"')),
+        ("openhands", "openhands", ("*.json", "base_state.json"), json_with('"observation"', '"action"', '"kind"', '"agent"')),
         ("cursor", "cursor", ("state.vscdb", "*.vscdb"), sqlite),
         ("zed", "zed", ("*.zed.json", "*.json"), json_with('"zed"', opens="{")),
         ("copilot_cli", "copilot-cli", ("events.jsonl", "*.jsonl"), json_with('"parentId"', opens="{")),

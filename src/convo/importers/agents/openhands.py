@@ -114,8 +114,19 @@ def is_event(value: Any) -> bool:
     )
 
 
+def _is_base_state(source: Source, text: str) -> bool:
+    """V1's ``base_state.json`` beside ``events/`` (the conversation's agent settings)."""
+    return (
+        source.match_name == "base_state.json"
+        and bool(re.match(r'\A\{\s*"', text))
+        and ('"agent"' in text)
+    )
+
+
 def sniff(source: Source) -> int:
     text = json_head(source)
+    if _is_base_state(source, text):
+        return 90
     if text.startswith(("{", "[")) and _V1.search(text[:4096]):
         return 90
     if not text.startswith(("{", "[")) or not _EVENT.search(text[:4096]):
@@ -130,6 +141,9 @@ def sniff(source: Source) -> int:
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     stream = _Stream(source, ctx)
     text = json_head(source)
+    if _is_base_state(source, text):  # recognised, so a conversation folder reads cleanly
+        ctx.warn(source.name, "OpenHands base_state.json: the agent's settings, no message")
+        return
     if text.startswith("{") and not _WRAPPED.match(text):
         value = load_json(source)  # one event a file: events/<id>.json
         if is_event(value):

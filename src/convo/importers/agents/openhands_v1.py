@@ -5,7 +5,9 @@ Shape (OpenHands/software-agent-sdk ``openhands-sdk/openhands/sdk/event/``: ``ba
 environment}, a ``kind`` naming the class; ``llm_convertible/message.py``,
 ``action.py``, ``observation.py``, ``system.py``): the CLI and the V1 app keep one
 event a file, ``~/.openhands/conversations/<id>/events/event-NNNNN-<uuid>.json``
-(a cloud download: ``event_NNNNNN_<uuid>.json`` in a zip, with ``meta.json``).
+(a cloud download: ``event_NNNNNN_<uuid>.json`` in a zip, with ``meta.json``), the
+conversation's agent settings in ``base_state.json`` beside ``events/`` (recognised,
+no message: a warning says so).
 
 - ``MessageEvent``: ``llm_message`` {``role``, ``content``: [{``type``: text, ``text``} |
   {``type``: image, ``image_urls``}], ``reasoning_content``, ``thinking_blocks``},
