@@ -31,7 +31,7 @@ def register(registry: Registry) -> None:
         ("langgraph_store", "langgraph-store", both, json_with('"namespace"')),
         ("codex", "codex", ("rollout-*.jsonl", "rollout-*.json", "*.jsonl", "*.json"), JSON_OBJECT),
         ("claude_history", "claude-history", ("history.jsonl", "*.jsonl", "agent-*.meta.json"), json_with('"display"', '"agentType"', opens="{")),
-        ("aider", "aider", (".aider.chat.history.md", "*.md"), Gate(pattern=r"\A[\ufeff\s]*# aider chat started at ")),
+        ("aider", "aider", (".aider.chat.history.md", "*.md", ".aider.input.history"), Gate(pattern=r"\A[\ufeff\s]*# (?:aider chat started at |\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\r?\n\+)")),
         ("cline", "cline", ("api_conversation_history.json", "ui_messages.json", "task_metadata.json", "*.json"), json_with('"role"', '"say"', '"ask"', '"files_in_context"')),
         ("pydantic_ai", "pydantic-ai", both, json_with('"part_kind"')),
         ("llamaindex", "llamaindex", ("chat_store.json", "*.json"), json_with('"store"', '\\"store\\"', opens='{"')),
