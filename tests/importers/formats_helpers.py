@@ -123,6 +123,7 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.goose",
         "convo.importers.agents.ollama",
         "convo.importers.agents.crewai",
+        "convo.importers.agents.specstory",
         "convo.importers.apps.librechat",
         "convo.importers.transcripts.ass",
         "convo.importers.transcripts.ttml",

@@ -102,6 +102,7 @@ BY_FOLDER = {
     "goose": "goose",
     "ollama": "ollama",
     "crewai": "crewai",
+    "specstory": "specstory",
     "librechat": "librechat",
     "ass": "ass",
     "ttml": "ttml",
