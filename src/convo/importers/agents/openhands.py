@@ -389,4 +389,7 @@ FIELDS = Fields(
     "`openhands_version`, `agent_class`",
 )
 
-FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json",), sniff, read, EXAMPLE, fields=FIELDS),)
+FORMATS = (
+    Format(NAME, "chat", DESCRIPTION, ("*.json", "base_state.json"), sniff, read, EXAMPLE,
+           fields=FIELDS),
+)  # fmt: skip
