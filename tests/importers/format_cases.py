@@ -290,6 +290,15 @@ CASES = [
     Case("letta", FORMATS + "letta/agent-file-v2.af", rename=True),
     Case("goose", FORMATS + "goose/20250301_101500.jsonl", rename=True, subs=(ID,)),
     Case("goose", FORMATS + "goose/20250115_093000.jsonl", rename=True),
+    Case("ollama", FORMATS + "ollama/chat-stream.jsonl", rename=True),
+    Case("crewai", FORMATS + "crewai/crew_log.json", rename=True),
+    Case("crewai", FORMATS + "crewai/logs.txt", rename=True),
+    Case("specstory", FORMATS + "specstory/2025-04-24_13-10-01-untitled.md", rename=True),
+    Case(
+        "specstory",
+        FORMATS + "specstory/2025-12-02_12-49Z-kettle-cleanup.md",
+        subs=(("7b2c3d4e", "{t}"),),
+    ),
     Case("openhands", FORMATS + "openhands/opendevin-2024.json", rename=True),
     *(
         Case("zed", FORMATS + f"zed/conversations/{name}", subs=(('"id": "', '"id": "{t}'),))

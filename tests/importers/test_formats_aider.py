@@ -108,3 +108,21 @@ def test_a_model_switch_and_a_command_with_a_message(tmp_path):
 def test_detect_among_builtins():
     assert detect_name(fresh_registry(aider), HISTORY) == "aider"
     assert registry.detect(Source(HISTORY)).name == "aider"
+
+
+def test_input_history_beside_the_chat_history():
+    """``.aider.input.history`` (prompt_toolkit's FileHistory: ``# <time>`` then ``+``
+    lines) sits beside every chat history: it was "format not recognised", so ingesting a
+    project folder exited 1. Each input is a prompt-log record at its own time."""
+    path = HISTORY.parent / ".aider.input.history"
+    assert registry.detect(Source(path)).name == "aider"
+    recs, rejects, _ = run(path, name="kettle/.aider.input.history")
+    assert [(r["timestamp"], r["textChunks"], r["tags"]) for r in recs] == [
+        ("2024-06-03T10:00:00Z", ["fix the boil loop"], ["prompt-log"]),
+        ("2024-06-03T10:05:12Z", ["/add kettle.py"], ["prompt-log"]),
+        ("2024-06-03T10:06:00Z", ["make the test\nwait for the boil"], ["prompt-log"]),
+    ]
+    assert {r["thread"] for r in recs} == {"aider:kettle/.aider.input.history"}
+    assert [(r.where, r.reason) for r in rejects] == [
+        ("kettle/.aider.input.history:11", "not a line of aider's input history (+text)")
+    ]

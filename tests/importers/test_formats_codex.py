@@ -249,3 +249,24 @@ def test_codex_exec_json_output():
                for w in warnings)  # fmt: skip
     think, _, _ = run(codex.read, path, THINKING)
     assert think[0]["textChunks"] == ["[thinking] **Looking for the boil loop**"]
+
+
+def test_a_subagents_rollout_skips_its_copy_of_the_parent():
+    """A subagent's rollout (2026, paginated: an ``ordinal`` a line) starts with a copy
+    of its parent's: the parent's session_meta and lines up to
+    ``subagent_history_start_ordinal``. They were read again into the subagent's
+    thread (the parent's prompt twice in the store); now skipped, counted."""
+    path = DIR / "rollout-2026-09-01T10-00-05-019f3a2b-4c5d-7e6f-8a9b-0c1d2e3f4a5b.jsonl"
+    assert registry.detect(Source(path)).name == "codex"
+    recs, rejects, warnings = run(codex.read, path)
+    assert not rejects
+    assert [r["textChunks"] for r in recs] == [
+        ["Find the cutoff constant"],
+        ['[tool_use shell] {"command":["rg","CUTOFF"]}'],
+        ["[tool_result shell] kettle/thermo.py:8:CUTOFF = 90"],
+        ["CUTOFF = 90 in kettle/thermo.py:8."],
+    ]
+    assert {r["thread"] for r in recs} == {"codex:019f3a2b-4c5d-7e6f-8a9b-0c1d2e3f4a5b"}
+    assert recs[0]["extra"]["session"]["agent_nickname"] == "Gauss"  # its own, not the parent's
+    assert recs[0]["extra"]["turn_context"]["model"] == "gpt-5.3-codex-mini"
+    assert any(w.endswith("4 lines copied from the parent's rollout") for w in warnings)

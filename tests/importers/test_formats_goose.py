@@ -112,3 +112,69 @@ def test_openai_messages_are_not_taken(tmp_path):
         '{"role": "user", "content": "hi"}\n{"role": "assistant", "content": "hello"}\n'
     )
     assert goose.sniff(Source(path)) == 0
+
+
+def _sessions_db(path):
+    """The session file as Goose 1.10+ keeps it after importing it: ``sessions.db``
+    (``session_manager.rs``, schema 13), plus a row whose content is damaged."""
+    import sqlite3
+
+    con = sqlite3.connect(path)
+    con.executescript(
+        "CREATE TABLE sessions (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '', "
+        "description TEXT NOT NULL DEFAULT '', user_set_name BOOLEAN DEFAULT FALSE, "
+        "session_type TEXT NOT NULL DEFAULT 'user', working_dir TEXT NOT NULL, "
+        "created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, updated_at TIMESTAMP, "
+        "extension_data TEXT DEFAULT '{}', total_tokens INTEGER, provider_name TEXT, "
+        "goose_mode TEXT NOT NULL DEFAULT 'auto');"
+        "CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, message_id TEXT, "
+        "session_id TEXT NOT NULL REFERENCES sessions(id), role TEXT NOT NULL, "
+        "content_json TEXT NOT NULL, created_timestamp INTEGER NOT NULL, "
+        "timestamp TIMESTAMP DEFAULT CURRENT_TIMESTAMP, tokens INTEGER, metadata_json TEXT);"
+        "CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at TIMESTAMP);"
+    )
+    con.execute(
+        "INSERT INTO sessions (id, name, description, working_dir, created_at, total_tokens, "
+        "provider_name) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        ("20250301_101500", "Fix the failing boil test", "", "/Users/ann/kettle",
+         "2025-03-01 10:15:00", 5120, "anthropic"),
+    )  # fmt: skip
+    for line in SESSION.read_text().splitlines()[1:]:
+        try:
+            msg = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if "created" not in msg:
+            continue
+        con.execute(
+            "INSERT INTO messages (message_id, session_id, role, content_json, "
+            "created_timestamp, metadata_json) VALUES (?, ?, ?, ?, ?, ?)",
+            (msg.get("id"), "20250301_101500", msg["role"], json.dumps(msg["content"]),
+             msg["created"], json.dumps(msg.get("metadata")) if "metadata" in msg else None),
+        )  # fmt: skip
+    con.execute(
+        "INSERT INTO messages (session_id, role, content_json, created_timestamp) "
+        "VALUES ('20250301_101500', 'user', 'not json', 1740820999)"
+    )
+    con.commit()
+    con.close()
+
+
+def test_the_sqlite_store_gives_the_session_files_records(tmp_path):
+    """Goose keeps its sessions in ``sessions.db`` since 1.10 (it imports the old files):
+    the database was "format not recognised"; now each session reads as its file did."""
+    db = tmp_path / "sessions.db"
+    _sessions_db(db)
+    assert registry.detect(Source(db)).name == "goose"
+    recs, rejects, _ = run(goose.read, db)
+    from_file, _, _ = run(goose.read, SESSION)
+    keys = ("textChunks", "metadata", "timestamp", "id", "thread", "role", "tags")
+    assert [{k: r.get(k) for k in keys} for r in recs] == [
+        {k: r.get(k) for k in keys} for r in from_file
+    ]
+    assert recs[0]["subject"] == "Fix the failing boil test"
+    assert recs[0]["extra"]["session"]["working_dir"] == "/Users/ann/kettle"
+    assert recs[0]["source_id"] == "sessions.db#messages-1"
+    # the file's line that is no message is a row here too; the damaged row is said
+    assert [r.reason for r in rejects] == ["not a Goose message (role, created, content)"] * 2
+    assert rejects[-1].where == f"sessions.db#messages-{len(recs) + 2}"

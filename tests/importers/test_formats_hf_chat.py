@@ -62,3 +62,62 @@ def test_normalise_keeps_text_when_both():
 
 def test_global_registry_detects():
     assert registry.detect(Source(DIR / "chat.jsonl")).name == "hf-chat"
+
+
+def test_trl_dataset_formats():
+    """TRL's other dataset formats (huggingface.co/docs/trl/dataset_formats) were
+    "format not recognised": prompt-completion (conversational and standard),
+    preference with an explicit or implicit prompt. The rejected answer is kept in the
+    conversation's columns, not made a turn."""
+    path = DIR / "trl-formats.jsonl"
+    assert registry.detect(Source(path)).name == "hf-chat"
+    recs, rejects, _ = run(hf_chat.read, path)
+    got = [
+        (
+            r["thread"],
+            r["metadata"]["speaker"],
+            r["textChunks"],
+            r.get("extra", {}).get("completion"),
+        )
+        for r in recs
+    ]
+    assert got == [
+        ("pc-1", "user", ["What colour is the sky?"], None),
+        ("pc-1", "assistant", ["Blue, on a clear day."], True),
+        ("std-1", "user", ["The kettle boils at"], None),
+        ("std-1", "assistant", [" 100 degrees Celsius."], True),
+        ("pref-1", "user", ["Is the kettle safe?"], None),
+        ("pref-1", "assistant", ["Yes, it switches off on its own."], True),
+        ("pref-2", "user", ["Descale how often?"], None),
+        ("pref-2", "assistant", ["Monthly."], None),
+    ]  # fmt: skip
+    assert recs[4]["extra"]["conversation"]["rejected"][0]["content"] == "Who knows."
+    assert recs[6]["extra"]["conversation"] == {
+        "id": "pref-2",
+        "rejected": [
+            {"role": "user", "content": "Descale how often?"},
+            {"role": "assistant", "content": "Never."},
+        ],
+    }
+    assert "original" not in recs[2].get("extra", {})  # a string column: no message object
+    assert [r.where for r in rejects] == ["trl-formats.jsonl#line-5"]
+
+
+def test_alpaca_format():
+    """Alpaca (LLaMA-Factory's ``alpaca`` format: instruction, input, output, system,
+    history) was "format not recognised"."""
+    path = DIR / "alpaca.json"
+    assert registry.detect(Source(path)).name == "hf-chat"
+    recs, rejects, _ = run(hf_chat.read, path)
+    assert not rejects
+    assert [(r["metadata"]["speaker"], r["textChunks"]) for r in recs] == [
+        ("user", ["Give two tips for descaling a kettle."]),
+        ("assistant", ["1. Use citric acid.\n2. Rinse twice."]),
+        ("system", ["You translate."]),
+        ("user", ["Translate to French: hello"]),
+        ("assistant", ["Bonjour"]),
+        ("user", ["Translate to French.\nThe kettle is hot."]),
+        ("assistant", ["La bouilloire est chaude."]),
+    ]
+    assert len({r["thread"] for r in recs}) == 2
+    assert all("conversation" not in r.get("extra", {}) for r in recs)

@@ -184,3 +184,48 @@ def test_a_generic_file_name_keeps_its_folder(tmp_path):
     recs, _, _ = _read(path)
     assert recs[0]["thread"] == "openhands:run1/output"
     assert recs[0]["id"] == "openhands:run1/output:0"
+
+
+def test_v1_events_of_the_agent_sdk(tmp_path):
+    """OpenHands V1 (the software-agent-sdk: the CLI's and the V1 app's
+    ``conversations/<id>/events/event-NNNNN-<uuid>.json``, a ``kind`` a class) was
+    "format not recognised"; its state events now are known and skipped, counted."""
+    import convo
+
+    folder = FIXTURES / "openhands/v1/5f0c2a1e9b8d4c7a8e6f1d2c3b4a5968/events"
+    files = sorted(folder.glob("*.json"))
+    assert {registry.detect(Source(p)).name for p in files} == {"openhands"}
+    recs = [m.serialize() for p in files for m in convo.read_messages(p, format="openhands")]
+    got = [(r["metadata"]["speaker"], r["role"], r["textChunks"]) for r in recs]
+    assert got == [
+        ("system", "system", ["You are OpenHands agent, a helpful AI assistant."]),
+        ("user", "user", ["Why does the kettle test fail?"]),
+        ("assistant", "assistant", ["Run the tests.", '[tool_use terminal] {"command":"pytest -q","is_input":false,"timeout":null,"reset":false}']),
+        ("tool", "tool", ["[tool_result terminal error] 1 failed"]),
+        ("tool", "tool", ["[tool_result file_editor error] Missing required argument 'path'"]),
+        ("assistant", "assistant", ['[tool_use finish] {"message":"The boil loop stopped one degree early; fixed."}']),
+    ]  # fmt: skip
+    assert {r["thread"] for r in recs} == {"openhands:5f0c2a1e9b8d4c7a8e6f1d2c3b4a5968"}
+    assert recs[1]["id"] == "openhands:da96f16f-8302-481e-8137-c14f5ee2da6a"
+    assert recs[2]["extra"]["thinking"] == ["pytest first"]
+    assert recs[5]["extra"]["thinking"] == ["The fix is in; done."]
+    assert recs[0]["extra"]["tools"] == ["terminal"]
+    _, _, warnings = run(openhands.read, files[4])
+    assert warnings == [
+        f"{files[4].name}: skipped events that hold no message: 1 ConversationStateUpdateEvent"
+    ]
+
+
+def test_a_v1_conversation_folder_reads_cleanly():
+    """Ingesting a V1 conversation's folder: ``base_state.json`` (the agent's settings) is
+    recognised and reads no message, so the run rejects nothing."""
+    from convo.pipeline.ingest import Ingest
+
+    rejects: list = []
+    warnings: list = []
+    folder = FIXTURES / "openhands/v1"
+    recs = list(
+        Ingest(on_reject=rejects.append, on_warning=warnings.append).messages([str(folder)])
+    )
+    assert len(recs) == 6 and not rejects
+    assert any("base_state.json: the agent's settings, no message" in w for w in warnings)

@@ -1,5 +1,6 @@
 """A damaged SQLite file, for every format that reads one (slackdump, AutoGen's logs.db,
-Cursor's state.vscdb; LLM's logs.db has its own in test_formats_llm_logsdb.py): bytes
+Cursor's state.vscdb, Goose's sessions.db, Ollama's db.sqlite; LLM's logs.db has its own
+in test_formats_llm_logsdb.py): bytes
 overwritten at random past the header give records, or one InputError naming the file;
 never another exception. Before ``importers.sqlitedb`` held the readers' errors, files
 of these escaped as tracebacks: ``UnicodeDecodeError`` (SQLite's message of a damaged
@@ -13,6 +14,8 @@ from pathlib import Path
 
 import pytest
 import test_formats_autogen_runtime as autogen
+import test_formats_goose as goose
+import test_formats_ollama as ollama
 import test_formats_slackdump as slackdump
 
 import convo
@@ -30,10 +33,18 @@ def _database(fmt: str, folder: Path) -> Path:
         path = folder / "logs.db"
         autogen._logs_db(path)
         return path
+    if fmt == "goose":
+        path = folder / "sessions.db"
+        goose._sessions_db(path)
+        return path
+    if fmt == "ollama":
+        path = folder / "db.sqlite"
+        ollama._app_db(path)
+        return path
     return CURSOR
 
 
-@pytest.mark.parametrize("fmt", ["slackdump", "autogen-runtime", "cursor"])
+@pytest.mark.parametrize("fmt", ["slackdump", "autogen-runtime", "cursor", "goose", "ollama"])
 def test_damaged_databases_read_or_are_one_input_error(tmp_path, fmt):
     data = _database(fmt, tmp_path).read_bytes()
     rng = random.Random(1)

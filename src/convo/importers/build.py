@@ -215,8 +215,8 @@ def file_scope(source_name: str) -> str:
 
 # The file names apps give every export of theirs (WhatsApp iOS, Zoom's meeting chat,
 # ChatGPT and claude.ai, Telegram, Google Chat, Messenger and Instagram, signal-export,
-# Mastodon, Stack Exchange, Thunderbird's and mutt's mailboxes, aider's chat history in
-# every project's root), and the names speech engines' outputs are saved under (AWS
+# Mastodon, Stack Exchange, Thunderbird's and mutt's mailboxes, aider's chat and input
+# histories in every project's root), and the names speech engines' outputs are saved under (AWS
 # Transcribe's ``asrOutput.json``, a script's ``transcript.json``, an API's
 # ``response.json``): the folder names the conversation (or the account, or the
 # recording), not the file; so do the Zoom, Teams and Whisper subtitles users save as
@@ -227,7 +227,7 @@ def file_scope(source_name: str) -> str:
 GENERIC_NAMES = re.compile(
     r"(?i)^(?:_chat\.txt|meeting_saved_chat\.txt|conversations\.json|result\.json"
     r"|messages\.json|message_\d+\.json|chat\.md|data\.json|outbox\.json"
-    r"|(?:posts|comments)\.xml|inbox|mbox|\.aider\.chat\.history\.md"
+    r"|(?:posts|comments)\.xml|inbox|mbox|\.aider\.(?:chat\.history\.md|input\.history)"
     r"|transcripts?\.(?:json|vtt|srt)|transcription\.json|asroutput\.json|response\.json"
     r"|output\.json"
     r"|chat_store\.json)$"

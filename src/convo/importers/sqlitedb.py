@@ -60,5 +60,10 @@ def tables(con: sqlite3.Connection) -> set[str]:
     return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
+def row_value(row: Any) -> list[Any]:
+    """A row as a rejection keeps it (JSON): its bytes named by their length."""
+    return [f"<{len(v)} bytes>" if isinstance(v, bytes) else v for v in row]
+
+
 def _text(data: bytes) -> str:
     return data.decode("utf-8", "replace")

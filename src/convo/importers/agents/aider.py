@@ -23,6 +23,10 @@ Decisions:
   read in ``--tz``); lines before any session header: the epoch sentinel, with one warning.
 - thread = ``aider:<file>@<start>`` (the file with its folder: every project's history
   has the same name, docs/ids.md); ids: the content hash.
+- ``.aider.input.history`` beside it (prompt_toolkit's ``FileHistory``: ``# <local
+  time>``, then the input's lines each after a ``+``): each input a ``user`` record at its
+  own time, tagged ``prompt-log`` (the chat history holds the same words as its turns),
+  thread ``aider:<file>`` (with its folder); any other line is rejected with its place.
 """
 
 from __future__ import annotations
@@ -50,11 +54,20 @@ KINDS = {"user": ("user", "user", ["assistant"]), "aider": ("aider", "system", [
          "assistant": ("assistant", "assistant", ["user"])}  # fmt: skip
 
 
+# ``.aider.input.history``: prompt_toolkit's ``FileHistory`` (``# <datetime.now()>``, then
+# each line of the input with ``+`` before it), beside the chat history.
+_INPUT_TIME = re.compile(r"# (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:\.\d+)?\s*")
+
+
+def _input_history(source: Source) -> bool:
+    """Whether ``source`` is an input history (a ``# <time>`` line, then a ``+`` line)."""
+    first, _, rest = source.head_text().lstrip("\ufeff\r\n ").partition("\n")
+    return _INPUT_TIME.fullmatch(first) is not None and rest.startswith("+")
+
+
 def sniff(source: Source) -> int:
     text = source.head_text().lstrip("\ufeff\r\n ")
-    if _STARTED.match(text):
-        return 95
-    return 0
+    return 95 if _STARTED.match(text) or _input_history(source) else 0
 
 
 class _Turns:
@@ -135,6 +148,9 @@ def _kind(line: str, current: str) -> tuple[str, str]:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    if _input_history(source):
+        yield from _inputs(source, ctx)
+        return
     turns = _Turns(source, ctx)
     for number, line in numbered_lines(source, ctx.text_decoder()):
         started = _STARTED.fullmatch(line)
@@ -151,7 +167,37 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         ctx.warn(source.name, "lines before any session header get the epoch sentinel")
 
 
-DESCRIPTION = "aider chat history (.aider.chat.history.md)"
+def _inputs(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    """``.aider.input.history``: each input typed, a ``user`` record tagged ``prompt-log``
+    (the chat history holds the same words as its turns) at its own time."""
+    thread = f"{NAME}:{file_scope(source.name)}"
+    when: str | None = None
+    lines: list[str] = []
+    start = 0
+
+    def made() -> ConversationMessage:
+        return message("\n".join(lines), speaker="user", listeners=["assistant"],
+                       timestamp=naive_ts(datetime.strptime(when, "%Y-%m-%d %H:%M:%S"),
+                                          ctx.options.tz) if when else None,
+                       source_id=ctx.loc(start), format=NAME, thread=thread, role="user",
+                       tags=["prompt-log"])  # fmt: skip
+
+    for number, line in numbered_lines(source, ctx.text_decoder()):
+        stamp = _INPUT_TIME.fullmatch(line)
+        if stamp:
+            if lines:
+                yield made()
+            when, lines, start = stamp.group(1), [], number
+        elif line.startswith("+"):
+            start = start or number
+            lines.append(line[1:])
+        elif line.strip():
+            ctx.reject(ctx.loc(number), "not a line of aider's input history (+text)", line)
+    if lines:
+        yield made()
+
+
+DESCRIPTION = "aider chat history (.aider.chat.history.md) and input history (.aider.input.history)"
 EXAMPLE = (
     "# aider chat started at 2024-06-03 10:00:00\n\n> Aider v0.40.0  \n\n"
     "#### fix the boil loop  \n\nThe loop never heats; call heat() in it."
@@ -159,16 +205,17 @@ EXAMPLE = (
 FIELDS = Fields(
     speaker="`user` (`#### ` lines), `assistant` (the answer), `aider` (its `> ` lines)",
     listeners="user ↔ assistant; aider's lines: none",
-    time="the session's start (`# aider chat started at ...`) for each of its records",
+    time="the session's start (`# aider chat started at ...`) for each of its records; an "
+    "input's own time in the input history",
     zone="aider writes local times: " + NAIVE_IN_TZ,
-    thread="`aider:<file>@<start>` (the file with its folder)",
+    thread="`aider:<file>@<start>` (the file with its folder); the input history `aider:<file>`",
     id=CONTENT_HASH,
     scope="the thread: the project's folder and the session's start",
-    tags="`system` on aider's own lines",
+    tags="`system` on aider's own lines; `prompt-log` on the input history's inputs",
     extra="`model` (the banner's model, or the one `/model` switched to) on answers",
 )
 
 FORMATS = (
-    Format(NAME, "chat", DESCRIPTION, (".aider.chat.history.md", "*.md"), sniff, read, EXAMPLE,
-           fields=FIELDS),
+    Format(NAME, "chat", DESCRIPTION, (".aider.chat.history.md", "*.md", ".aider.input.history"),
+           sniff, read, EXAMPLE, fields=FIELDS),
 )  # fmt: skip

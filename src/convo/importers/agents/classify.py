@@ -139,8 +139,11 @@ def is_claude_code(obj: dict[str, Any]) -> bool:
 def is_claude_sdk(obj: dict[str, Any]) -> bool:
     """A message of the Claude Agent SDK's stream (see ``CLAUDE_SDK_TURNS``)."""
     kind = obj.get("type")
-    if not isinstance(obj.get("session_id"), str) or "role" in obj:
-        return False
+    if (
+        not isinstance(obj.get("session_id"), str)
+        or {"role", "sessionId", "parentUuid"} & obj.keys()
+    ):
+        return False  # a session file's line may carry session_id too (Claude Code 2.1)
     if kind in CLAUDE_SDK_TURNS:
         return "parent_tool_use_id" in obj
     return kind in CLAUDE_SDK_NOTICES and isinstance(obj.get("subtype"), str)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from convo.importers.agents.classify import CLAUDE_CODE_BOOKKEEPING, is_claude_sdk
+from convo.importers.agents.classify import is_claude_sdk
 from convo.importers.agents.parts import NotMessage, Parts
 
 Inner = Callable[[dict[str, Any], str], Parts]
@@ -33,6 +33,13 @@ def _claude_code(env: dict[str, Any], inner: Inner) -> Parts:
       role ``system``, tagged ``meta`` / ``compact-summary``, not spoken by the user.
     - ``system`` with ``subtype: compact_boundary`` (parentUuid null): a system message
       tagged ``compact``, replying to its ``logicalParentUuid`` (the last message before).
+    - ``attachment`` (Claude Code 2.1): a ``queued_command`` is a prompt typed while the
+      agent worked, taken into the running turn: the user's message (tagged ``queued``;
+      another ``commandMode`` or ``origin``, as a task notification, Claude Code's:
+      role ``system``); other attachments (hook output, reminders) are no message.
+    - Any other line without a message (``system`` notices without ``content``, as
+      ``turn_duration`` and ``stop_hook_summary``; ``custom-title``, ``pr-link`` and other
+      bookkeeping of newer versions): skipped, one warning a kind.
     """
     kind = env.get("type")
     stamp = env.get("timestamp")
@@ -45,15 +52,20 @@ def _claude_code(env: dict[str, Any], inner: Inner) -> Parts:
             bookkeeping=True,
             title={"summary": text, "leafUuid": env.get("leafUuid")},
         )
-    msg = env.get("message")
+    msg = _queued(env) if kind == "attachment" else env.get("message")
     if kind == "system" and isinstance(env.get("content"), str):
         msg = {"role": "system", "content": env["content"]}
     if not isinstance(msg, dict):
-        if kind in CLAUDE_CODE_BOOKKEEPING:
-            raise NotMessage(f"Claude Code {kind} entry (not a message)", bookkeeping=True)
-        raise NotMessage(f"a Claude Code {kind!r} entry without a message object")
+        if kind in ("user", "assistant"):  # a turn whose message is damaged
+            raise NotMessage(f"a Claude Code {kind!r} entry without a message object")
+        what = kind if kind != "attachment" else f"attachment {_attachment_kind(env)}"
+        if kind == "system" and isinstance(env.get("subtype"), str):
+            what = f"system {env['subtype']}"
+        raise NotMessage(f"Claude Code {what} entry (not a message)", bookkeeping=True)
     role_default = kind if kind in ("user", "assistant", "system") else "user"
     parts = inner(msg, role_default)
+    if kind == "attachment":
+        parts.tags.append("queued")
     parts.extra["claude_code"] = kind
     parts.id = env.get("uuid") or msg.get("id")
     parts.reply_to = env.get("parentUuid")
@@ -61,6 +73,28 @@ def _claude_code(env: dict[str, Any], inner: Inner) -> Parts:
     parts.timestamp = stamp
     _claude_code_marks(env, parts)
     return parts
+
+
+def _attachment_kind(env: dict[str, Any]) -> str:
+    attachment = env.get("attachment")
+    kind = attachment.get("type") if isinstance(attachment, dict) else None
+    return kind if isinstance(kind, str) and kind else "?"
+
+
+def _queued(env: dict[str, Any]) -> dict[str, Any] | None:
+    """A ``queued_command`` attachment's prompt as the message it is: the user's when typed
+    by the person (``commandMode`` ``prompt``, no ``origin`` or a ``human`` one), else a
+    system message (a task's notification, a peer's hand-back); None for the others."""
+    attachment = env.get("attachment")
+    if _attachment_kind(env) != "queued_command" or not isinstance(attachment, dict):
+        return None
+    prompt = attachment.get("prompt")
+    if not isinstance(prompt, str):
+        return None
+    origin = attachment.get("origin")
+    who = origin.get("kind") if isinstance(origin, dict) else None
+    typed = attachment.get("commandMode", "prompt") == "prompt" and who in (None, "human")
+    return {"role": "user" if typed else "system", "content": prompt}
 
 
 def _claude_sdk(env: dict[str, Any], inner: Inner) -> Parts:

@@ -60,6 +60,11 @@ Decisions:
   ``HistoryEntry``: ``{"session_id", "ts", "text"}``, ``ts`` in epoch seconds), found
   beside the sessions: each prompt typed a ``user`` record tagged ``prompt-log`` in the
   thread of its session (the session's rollout holds the same words as a message).
+- A subagent's rollout (2026: ``session_meta`` with ``thread_source`` ``subagent`` and
+  ``subagent_history_start_ordinal``, each line its ``ordinal``) starts with a copy of
+  its parent's (the parent's ``session_meta``, then its lines): the lines between its
+  own ``session_meta`` and that ordinal are skipped, counted (the parent's rollout holds
+  them). A fork without that ordinal is read whole.
 - A line that is not JSON, or not an object of a known shape, is rejected with its line.
 """
 
@@ -146,7 +151,7 @@ def _generation(value: Any) -> str:
 # The start of a current rollout line as Codex's serde writes it (a first line longer than
 # the sniffing head, a session_meta with long base instructions, does not parse whole).
 _ENVELOPE = re.compile(
-    r'\A\{"timestamp":\s*"[^"]*",\s*"type":\s*"(?:'
+    r'\A\{"timestamp":\s*"[^"]*",\s*(?:"ordinal":\s*\d+,\s*)?"type":\s*"(?:'
     + "|".join(LINE_TYPES)
     + r')",\s*"payload":\s*\{'
 )
@@ -186,12 +191,15 @@ class _State:
         self.thought_at: tuple[str, str | None] = ("", None)  # the last reasoning's place, time
         self.skipped: Counter[str] = Counter()
         self.tools = CallNames()  # an output is named by the call it answers
+        self.copied = -1  # a subagent's rollout: the lines before this ordinal copy its parent's
 
     def start(self, meta: dict[str, Any]) -> None:
         sid = as_str(meta.get("id"))
         if sid and not self.session:
             self.session = sid
             self.thread = f"{NAME}:{sid}"
+            start = meta.get("subagent_history_start_ordinal")
+            self.copied = start if isinstance(start, int) and not isinstance(start, bool) else -1
         self.time = iso_ts(meta.get("timestamp"), self.ctx.options.tz) or self.time
         self.pending["session"] = {k: v for k, v in meta.items() if v not in (None, "", {}, [])}
 
@@ -243,6 +251,10 @@ def _line(value: Any, where: str, st: _State) -> Iterator[ConversationMessage]:
         st.ctx.reject(where, "not a Codex rollout line (a JSON object)", value)
         return
     kind, payload = value.get("type"), value.get("payload")
+    ordinal = value.get("ordinal")
+    if isinstance(ordinal, int) and 0 < ordinal < st.copied:
+        st.skipped["lines copied from the parent's rollout"] += 1
+        return
     if kind in LINE_TYPES and isinstance(payload, dict):
         yield from _envelope(
             kind, payload, iso_ts(value.get("timestamp"), st.ctx.options.tz), where, st

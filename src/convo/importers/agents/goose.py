@@ -1,4 +1,5 @@
-"""Goose sessions (``goose``): ``~/.local/share/goose/sessions/<session>.jsonl``.
+"""Goose sessions (``goose``): ``~/.local/share/goose/sessions/<session>.jsonl``; its
+SQLite store (``sessions.db``, Goose 1.10 on) is read as those files by ``goose_db``.
 
 Shape (block/goose ``crates/goose/src/session/legacy.rs``, which reads the files Goose
 wrote before its SQLite store and still imports; messages from
@@ -49,6 +50,7 @@ from convo.core.compression import strip_compressed
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
+from convo.importers.agents import goose_db
 from convo.importers.agents.blocks import block_chunk, dumps, whole_chunk
 from convo.importers.agents.samples import sample_values
 from convo.importers.build import OwnIds, file_local_id, message
@@ -89,7 +91,12 @@ def _is_metadata(value: Any) -> bool:
 
 
 def sniff(source: Source) -> int:
-    text = json_head(source)
+    if source.head.startswith(goose_db.MAGIC):
+        return 90 if goose_db.is_goose_db(source) else 0
+    return _sniff_lines(json_head(source))
+
+
+def _sniff_lines(text: str) -> int:
     if not text.startswith("{"):
         return 0
     values = sample_values(text)
@@ -110,6 +117,9 @@ def sniff(source: Source) -> int:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    if source.head.startswith(goose_db.MAGIC):
+        yield from _read_db(source, ctx)
+        return
     session = _Session(source, ctx)
     for number, where, value in json_lines(source, ctx):
         if number == 1 and _is_metadata(value):
@@ -120,6 +130,27 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             continue
         yield session.record(value, where)
     session.finish()
+
+
+def _read_db(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    """Goose's ``sessions.db`` (``goose_db``): each session as a session file."""
+    session: _Session | None = None
+    for sid, meta, where, msg in goose_db.sessions(source):
+        if where is None:  # a session starts
+            if session is not None:
+                session.finish()
+            session = _Session(source, ctx)
+            session.thread = f"{NAME}:{sid}"
+            title = meta.get("name") or meta.get("description")
+            session.meta = {k: v for k, v in meta.items() if k != "name"}
+            if title:
+                session.meta["description"] = title
+        elif session is not None and _is_message(msg):
+            yield session.record(msg, where)
+        else:
+            ctx.reject(where, "not a Goose message (role, created, content)", msg)
+    if session is not None:
+        session.finish()
 
 
 class _Session:
@@ -280,7 +311,7 @@ def _time(created: int) -> str | None:
         return None
 
 
-DESCRIPTION = "Goose sessions (~/.local/share/goose/sessions/*.jsonl)"
+DESCRIPTION = "Goose sessions (~/.local/share/goose/sessions/*.jsonl, and sessions.db since 1.10)"
 EXAMPLE = (
     '{"working_dir": "/Users/ann/app", "description": "Fix the tests", "message_count": 1}\n'
     '{"role": "user", "created": 1740171566, "content": [{"type": "text", "text": "hi"}], '
@@ -291,7 +322,7 @@ FIELDS = Fields(
     listeners="the other party; a tool's output → the assistant",
     time="`created` (epoch seconds)",
     zone="epoch seconds: UTC",
-    thread="`goose:<session>` (the file's name)",
+    thread="`goose:<session>` (the file's name; in sessions.db the session's id, the same)",
     id="`goose:<id>` when the message has one (short: `goose:<file>:<id>`), else " + CONTENT_HASH,
     scope="the session (its file)",
     subject="the session's `description`, on its first message",
@@ -300,4 +331,7 @@ FIELDS = Fields(
     "`--include-thinking`",
 )
 
-FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.jsonl",), sniff, read, EXAMPLE, fields=FIELDS),)
+FORMATS = (
+    Format(NAME, "chat", DESCRIPTION, ("*.jsonl", "sessions.db", "*.db"), sniff, read, EXAMPLE,
+           fields=FIELDS),
+)  # fmt: skip

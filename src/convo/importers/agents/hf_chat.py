@@ -1,4 +1,13 @@
-"""Hugging Face chat datasets whose content parts carry ``value`` (``hf-chat``).
+"""Hugging Face chat datasets (``hf-chat``): TRL's dataset formats other than plain
+``messages``, Alpaca's, and messages whose content parts carry ``value``.
+
+TRL's prompt-completion (``{"prompt", "completion"}``) and preference (``{"prompt",
+"chosen", "rejected"}``, or ``chosen``/``rejected`` with the prompt inside) samples,
+conversational (lists of messages) or standard (strings: the prompt the user's turn,
+the completion the assistant's), are the prompt then the completion or the chosen
+answer; the rejected one stays in ``extra.conversation``. Alpaca samples
+(``instruction``, ``input``, ``output``, ``system``, ``history``; ``_alpaca``) are read as
+LLaMA-Factory reads them. A turn made from a string has no ``extra.original``.
 
 Shape: TRL's conversational dataset format (huggingface.co/docs/trl/dataset_formats:
 ``{"messages": [{"role", "content"}]}``, or ``{"prompt": [...], "completion": [...]}``),
@@ -69,24 +78,81 @@ def _value_parts(messages: Any) -> bool:
     return False
 
 
-def _turns(sample: Any) -> list[Any] | None:
+# The columns a sample's turns are made of (the rest go to ``extra.conversation``).
+TURN_COLUMNS = frozenset(
+    {"messages", "prompt", "completion", "chosen", "instruction", "input", "output", "history"}
+)
+
+
+class _Made(dict[str, Any]):
+    """A turn made from a string column (no message object of the dataset's)."""
+
+
+def _said(role: str, text: Any) -> list[dict[str, Any]]:
+    """A column as turns: a conversational one as it is, a string one as one turn."""
+    if isinstance(text, list):
+        return list(text)
+    return [_Made(role=role, content=text)] if isinstance(text, str) else []
+
+
+def _turns(sample: Any) -> tuple[list[Any], int] | None:
+    """(the sample's turns, how many of them are its prompt) for TRL's dataset formats
+    (``messages``; ``prompt`` with ``completion``, or with ``chosen`` and ``rejected``;
+    ``chosen`` alone, its prompt implicit), conversational or standard (strings), and
+    the Alpaca format (``instruction``, ``input``, ``output``, ``system``, ``history``)."""
     if not isinstance(sample, dict):
         return None
     if isinstance(sample.get("messages"), list):
-        return list(sample["messages"])
-    if isinstance(sample.get("prompt"), list) and isinstance(sample.get("completion"), list):
-        return [*sample["prompt"], *sample["completion"]]
+        return list(sample["messages"]), len(sample["messages"])
+    answer = sample.get("completion", sample.get("chosen"))
+    if isinstance(answer, (list, str)) and "prompt" in sample:
+        prompt = _said("user", sample["prompt"])
+        return [*prompt, *_said("assistant", answer)], len(prompt)
+    if isinstance(sample.get("chosen"), list) and isinstance(sample.get("rejected"), list):
+        return list(sample["chosen"]), len(sample["chosen"])
+    if isinstance(sample.get("instruction"), str) and isinstance(sample.get("output"), str):
+        return _alpaca(sample)
     return None
+
+
+def _alpaca(sample: dict[str, Any]) -> tuple[list[Any], int]:
+    """An Alpaca sample as LLaMA-Factory reads it (``data/README.md``, ``converter.py``):
+    ``system``, each ``history`` pair, then ``instruction`` and ``input`` (joined by a
+    line break) as the user's turn and ``output`` as the answer."""
+    turns: list[Any] = _said("system", sample.get("system")) if sample.get("system") else []
+    for pair in sample.get("history") or []:
+        if isinstance(pair, list) and len(pair) == 2:
+            turns += [*_said("user", pair[0]), *_said("assistant", pair[1])]
+        else:
+            turns.append(pair)  # rejected with its place
+    asked = "\n".join(
+        t for t in (sample["instruction"], sample.get("input")) if isinstance(t, str) and t
+    )
+    turns.append(_Made(role="user", content=asked))
+    return [*turns, _Made(role="assistant", content=sample["output"])], len(turns)
 
 
 def sniff(source: Source) -> int:
     text = json_head_with(source)
-    if '"messages"' not in text and '"prompt"' not in text:
+    if not any(f'"{k}"' in text for k in ("messages", "prompt", "chosen", "instruction")):
         return 0
     values = sample_values(text)
-    if values:
-        return 85 if any(_value_parts(_turns(v)) for v in values[:40]) else 0
+    samples = [s for v in values[:40] for s in (v if isinstance(v, list) else [v])][:40]
+    if samples:
+        return _sniff_samples(samples)
     return 80 if _VALUE_PART.search(text) and '"role"' in text else 0
+
+
+def _sniff_samples(samples: list[Any]) -> int:
+    """85 for ``value`` parts; 80 when most samples are of TRL's other shapes or
+    Alpaca's (no other format reads them)."""
+    turns = [_turns(s) for s in samples]
+    if any(t is not None and _value_parts(t[0]) for t in turns):
+        return 85
+    found = [
+        s for s, t in zip(samples, turns, strict=True) if t is not None and "messages" not in s
+    ]
+    return 80 if found and len(found) * 2 >= len(samples) else 0
 
 
 def normalise(msg: dict[str, Any]) -> dict[str, Any]:
@@ -126,11 +192,16 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
 
 
 def _sample(
-    sample: dict[str, Any], turns: list[Any], where: str, ctx: ImportContext, ids: ContentIds
+    sample: dict[str, Any],
+    turns_of: tuple[list[Any], int],
+    where: str,
+    ctx: ImportContext,
+    ids: ContentIds,
 ) -> Iterator[ConversationMessage]:
     thread = as_str(sample.get("id")) or ctx.thread_of(where)
-    rest = {k: v for k, v in sample.items() if k not in ("messages", "prompt", "completion")}
-    n_prompt = len(turns) - len(sample["completion"]) if "messages" not in sample else len(turns)
+    taken = TURN_COLUMNS | ({"system"} if "instruction" in sample else set())  # Alpaca's
+    rest = {k: v for k, v in sample.items() if k not in taken}
+    turns, n_prompt = turns_of
     first = True
     for k, turn in enumerate(turns, 1):
         loc = sub(ctx, where, f"msg-{k}")
@@ -143,7 +214,8 @@ def _sample(
             ctx.reject(loc, e.what, turn, e.hint)
             continue
         extra = dict(msg.extra or {})
-        extra["original"] = turn
+        if not isinstance(turn, _Made):
+            extra["original"] = turn
         if k > n_prompt:
             extra["completion"] = True
         if first and rest:
@@ -155,7 +227,10 @@ def _sample(
         yield msg
 
 
-DESCRIPTION = 'Hugging Face chat datasets with {"type": "text", "value": ...} parts'
+DESCRIPTION = (
+    "Hugging Face chat datasets: TRL's prompt-completion and preference formats, Alpaca, "
+    'and messages with {"type": "text", "value": ...} parts'
+)
 EXAMPLE = '{"messages": [{"role": "user", "content": [{"type": "text", "value": "Hi"}]}]}'
 FIELDS = Fields(
     speaker="the role (as an OpenAI message: `name`, else the role)",

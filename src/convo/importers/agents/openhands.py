@@ -1,4 +1,5 @@
 """OpenHands event streams (``openhands``): a saved trajectory, or the file store's events.
+V1's events (the agent SDK's, a ``kind`` a class) are read by ``openhands_v1``.
 
 Shape (All-Hands-AI/OpenHands ``openhands/events/serialization/event.py``
 ``event_to_dict`` / ``event_to_trajectory``; the types in ``openhands/core/schema/
@@ -69,6 +70,7 @@ from convo.importers.agents.blocks import (
     normalise_block,
     whole_chunk,
 )
+from convo.importers.agents.openhands_v1 import is_v1_event, v1_parts
 from convo.importers.build import OwnIds, file_scope, message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
@@ -90,6 +92,12 @@ _EVENT = re.compile(
     r'"(?:user|agent|environment)"'
 )
 _KIND = re.compile(r'"(?:action|observation)"\s*:\s*"[a-z_]+"')
+# a V1 event (openhands_v1): its kind and its source, in either order
+_V1 = re.compile(
+    r'"kind"\s*:\s*"[A-Z]\w*(?:Event|Observation)".{0,4000}?"source"\s*:\s*"(?:user|agent|environment)"'
+    r'|"source"\s*:\s*"(?:user|agent|environment)".{0,4000}?"kind"\s*:\s*"[A-Z]\w*(?:Event|Observation)"',
+    re.S,
+)
 _WRAPPED = re.compile(r'\A\{\s*"trajectory"\s*:\s*\[')
 # the browser's objects and the screenshot (event_to_trajectory drops them too)
 DROPPED = frozenset({
@@ -100,13 +108,27 @@ DROPPED = frozenset({
 
 
 def is_event(value: Any) -> bool:
-    return isinstance(value, dict) and (
-        isinstance(value.get("action"), str) or isinstance(value.get("observation"), str)
+    return is_v1_event(value) or (
+        isinstance(value, dict)
+        and (isinstance(value.get("action"), str) or isinstance(value.get("observation"), str))
+    )
+
+
+def _is_base_state(source: Source, text: str) -> bool:
+    """V1's ``base_state.json`` beside ``events/`` (the conversation's agent settings)."""
+    return (
+        source.match_name == "base_state.json"
+        and bool(re.match(r'\A\{\s*"', text))
+        and ('"agent"' in text)
     )
 
 
 def sniff(source: Source) -> int:
     text = json_head(source)
+    if _is_base_state(source, text):
+        return 90
+    if text.startswith(("{", "[")) and _V1.search(text[:4096]):
+        return 90
     if not text.startswith(("{", "[")) or not _EVENT.search(text[:4096]):
         return 0
     if not _KIND.search(text):
@@ -119,12 +141,16 @@ def sniff(source: Source) -> int:
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     stream = _Stream(source, ctx)
     text = json_head(source)
+    if _is_base_state(source, text):  # recognised, so a conversation folder reads cleanly
+        ctx.warn(source.name, "OpenHands base_state.json: the agent's settings, no message")
+        return
     if text.startswith("{") and not _WRAPPED.match(text):
         value = load_json(source)  # one event a file: events/<id>.json
         if is_event(value):
-            yield stream.record(value, source.name)
+            yield from _some(stream.record(value, source.name))
         else:
             ctx.reject(source.name, "not an OpenHands event (action or observation)", value)
+        stream.finish()
         return
     doc = StreamedDoc(source, ("trajectory",) if _WRAPPED.match(text) else ())
     doc.expect("expected an OpenHands trajectory (a JSON array of events)")
@@ -137,7 +163,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         if events is not None and _in(events, item.get("id")):
             stream.elsewhere += 1
             continue
-        yield stream.record(item, where)
+        yield from _some(stream.record(item, where))
     stream.finish()
 
 
@@ -183,10 +209,17 @@ class _Stream:
         self.own = OwnIds()
         self.kinds = CallNames()  # an action's type by its event id (what an observation answers)
         self.elsewhere = 0  # a cache page's events that have their own file beside
+        self.skipped: dict[str, int] = {}  # V1 events of no message, by kind
 
-    def record(self, event: dict[str, Any], where: str) -> ConversationMessage:
+    def record(self, event: dict[str, Any], where: str) -> ConversationMessage | None:
         origin = as_str(event.get("source"))
-        if "action" in event and isinstance(event.get("action"), str):
+        if is_v1_event(event):
+            parts = v1_parts(event, self.ctx.options.include_thinking)
+            if parts is None:
+                self.skipped[event["kind"]] = self.skipped.get(event["kind"], 0) + 1
+                return None
+            speaker, chunks, tags, extra = parts
+        elif "action" in event and isinstance(event.get("action"), str):
             speaker, chunks, tags, extra = _action(event, origin)
             self.kinds.add(str(event.get("id")), event["action"])
         else:
@@ -197,6 +230,8 @@ class _Stream:
         own = (
             f"{NAME}:{self.scope}:{number}"
             if self.scope and isinstance(number, int) and not isinstance(number, bool)
+            else f"{NAME}:{number}"  # a V1 event's UUID
+            if isinstance(number, str) and len(number) >= 16
             else None
         )
         return message(
@@ -221,6 +256,9 @@ class _Stream:
 
     def finish(self) -> None:
         self.own.close()
+        if self.skipped:
+            counts = ", ".join(f"{n} {kind}" for kind, n in sorted(self.skipped.items()))
+            self.ctx.warn(self.source.name, f"skipped events that hold no message: {counts}")
         if self.elsewhere:
             self.ctx.warn(self.source.name, f"{self.elsewhere} event(s) of this cache page have "
                           "their own file in events/ beside it: read from there")  # fmt: skip
@@ -301,6 +339,11 @@ def _image(url: Any) -> str:
     return block_chunk(normalise_block({"type": "image_url", "image_url": {"url": text}}))
 
 
+def _some(msg: ConversationMessage | None) -> Iterator[ConversationMessage]:
+    if msg is not None:
+        yield msg
+
+
 def _common(event: dict[str, Any], origin: str) -> dict[str, Any]:
     call = as_dict(event.get("tool_call_metadata"))
     metrics = as_dict(event.get("llm_metrics"))
@@ -309,7 +352,9 @@ def _common(event: dict[str, Any], origin: str) -> dict[str, Any]:
         "event_id": event.get("id"),
         "cause": event.get("cause"),
         "action": event.get("action") if isinstance(event.get("action"), str) else None,
-        "observation": event.get("observation") if "action" not in event else None,
+        "observation": event.get("observation")
+        if "action" not in event and isinstance(event.get("observation"), str)
+        else None,
         "source": origin or None,
         "function_name": call.get("function_name"),
         "tool_call_id": call.get("tool_call_id"),
@@ -319,7 +364,10 @@ def _common(event: dict[str, Any], origin: str) -> dict[str, Any]:
     }
 
 
-DESCRIPTION = "OpenHands trajectories and event files (sessions/<id>/events/*.json)"
+DESCRIPTION = (
+    "OpenHands trajectories and event files (sessions/<id>/events/*.json; V1's "
+    "conversations/<id>/events/event-*.json)"
+)
 EXAMPLE = (
     '[{"id": 0, "timestamp": "2025-03-01T10:15:00.123456", "source": "user", '
     '"message": "Fix the tests", "action": "message", "args": {"content": "Fix the tests", '
@@ -341,4 +389,7 @@ FIELDS = Fields(
     "`openhands_version`, `agent_class`",
 )
 
-FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json",), sniff, read, EXAMPLE, fields=FIELDS),)
+FORMATS = (
+    Format(NAME, "chat", DESCRIPTION, ("*.json", "base_state.json"), sniff, read, EXAMPLE,
+           fields=FIELDS),
+)  # fmt: skip
