@@ -538,3 +538,16 @@ def test_parallel_ingest_says_how_much_input_is_through(tmp_path):
     done = [b.done for b in ingest.messages(paths) if isinstance(b, ReadyBlock)]
     assert done and done == sorted(done) and 0 < done[0] <= total // 4
     assert ingest.done == total
+
+
+def test_similar_takes_no_option_that_would_do_nothing(tmp_path):
+    """`convo similar ID --reverse` (or --from, --no-merge...) was accepted and did
+    nothing: similar reads the store only, as search does, which has none of them."""
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(orjson.dumps(_rec(1, "2024-03-06T10:00:00Z")) + b"\n")
+    for argv in (["--reverse"], ["--from", "mbox"], ["--no-merge"], ["--pager"],
+                 ["--strip-quotes"], ["--encoding", "latin-1"]):  # fmt: skip
+        for command in ("similar", "search"):
+            r = _invoke("--store", str(store), command, "m1", *argv)
+            assert r.exit_code == 2 and "No such option" in r.stderr, (command, argv, r.output)
+    assert "--tz" in _invoke("similar", "--help").stdout  # it reads --since/--until

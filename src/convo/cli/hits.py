@@ -10,6 +10,16 @@ from convo.cli.read_args import ReadArgs
 from convo.cli.runtime import err
 
 
+def shared_specs() -> tuple[Any, ...]:
+    """The shared read options search and similar take, after their words. They read the
+    store: the import options (but --tz, which reads --since/--until), --reverse and
+    --pager would do nothing, so they are not options of them at all."""
+    from convo.cli.options import IMPORT_SPECS, read_specs
+
+    unused = {"reverse", "pager", *(s.name for s in IMPORT_SPECS if s.name != "tz")}
+    return tuple(s for s in read_specs(("table", "jsonl", "json"))[1:] if s.name not in unused)
+
+
 def output_format(env: Any, args: ReadArgs, command: str = "search") -> str:
     """``--format``, else a table on a terminal and JSONL in a pipe (only these three)."""
     from convo.core.errors import UsageError
