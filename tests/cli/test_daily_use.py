@@ -551,3 +551,19 @@ def test_similar_takes_no_option_that_would_do_nothing(tmp_path):
             r = _invoke("--store", str(store), command, "m1", *argv)
             assert r.exit_code == 2 and "No such option" in r.stderr, (command, argv, r.output)
     assert "--tz" in _invoke("similar", "--help").stdout  # it reads --since/--until
+
+
+def test_an_empty_filter_option_is_a_usage_error_not_every_message(tmp_path):
+    """`convo rm -q "$WORD" --yes` with WORD unset removed every message (the empty
+    substring is in every text); -s '' matched every message with a speaker, -e '' every
+    one, --since '' none were filtered. The query language says `from: needs a value`."""
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(b"".join(orjson.dumps(_rec(i, "2024-03-06T10:00:00Z")) + b"\n"
+                               for i in (1, 2)))  # fmt: skip
+    for option in ("-q", "-s", "-r", "-t", "-e", "--thread", "--since", "--until"):
+        for value in ("", "  "):
+            for command in (["rm", "--yes"], ["query", "--count"]):
+                r = _invoke("--store", str(store), *command, option, value)
+                assert r.exit_code == 2, (option, value, command, r.output)
+                assert "needs a value" in r.stderr, r.stderr
+    assert len(store.read_bytes().splitlines()) == 2

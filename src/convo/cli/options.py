@@ -244,8 +244,23 @@ def read_args(kw: dict[str, Any]) -> dict[str, ReadArgs]:
     values["people"] = values.get("people") or state.get("people")  # the command's, else convo's
     from convo.query.model import Options
 
+    _no_empty_filter(values)
     values["options"] = Options(**{k: values.pop(k) for k in FILTER_KEYS})
     return {"args": ReadArgs(**values, imports=imports)}
+
+
+def _no_empty_filter(values: dict[str, Any]) -> None:
+    """An empty filter option (``-q ''``, ``--since "$UNSET"``) is a usage error, as
+    ``from:`` without a value is: it would match every message (the empty substring, a
+    name of no words) or none of the filtering would happen, and ``rm`` would take all."""
+    from convo.core.errors import UsageError
+
+    for spec in FILTER_SPECS:
+        value = values.get(_READ_KEYS[spec.name])
+        given = value if isinstance(value, list) else [] if value is None else [value]
+        if any(isinstance(v, str) and not v.strip() for v in given):
+            flag = spec.decls[0]
+            raise UsageError(f"{flag} needs a value", hint=f"e.g. {flag} {spec.metavar}")
 
 
 FILTER_KEYS = ("speakers", "listeners", "tags", "since", "until", "texts", "regexes", "threads")
