@@ -567,3 +567,19 @@ def test_an_empty_filter_option_is_a_usage_error_not_every_message(tmp_path):
                 assert r.exit_code == 2, (option, value, command, r.output)
                 assert "needs a value" in r.stderr, r.stderr
     assert len(store.read_bytes().splitlines()) == 2
+
+
+def test_a_negated_field_glued_to_a_short_option_is_said(tmp_path):
+    """`convo query -speaker:bob` reached convo as --speaker 'peaker:bob' and matched
+    nothing, silently (so did -role:, -text:, -thread:, -subject:); only -tag: and -to:
+    were told to go after --."""
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(orjson.dumps(_rec(1, "2024-03-06T10:00:00Z")) + b"\n")
+    for word, reads in (("-speaker:bob", "--speaker 'peaker:bob'"),
+                        ("-role:tool", "--listener 'ole:tool'"),
+                        ("-text:jwt", "--tag 'ext:jwt'"), ("-tag:spam", "--tag 'ag:spam'")):  # fmt: skip
+        r = _invoke("--store", str(store), "query", "--count", word)
+        assert r.exit_code == 2 and f"reads as {reads}" in r.stderr, r.output
+        assert f"convo query -- '{word}'" in r.stderr
+    # a value that is no field stays a value
+    assert _invoke("--store", str(store), "query", "--count", "-s", "Alice").stdout == "1\n"

@@ -238,7 +238,7 @@ def read_args(kw: dict[str, Any]) -> dict[str, ReadArgs]:
 
     values["words"] = list(values["inputs"])
     values["inputs"], values["query"] = split_query(values["inputs"])
-    no_glued_query(values["tags"])
+    no_glued_query(values)
     from convo.cli.runtime import state
 
     values["people"] = values.get("people") or state.get("people")  # the command's, else convo's

@@ -65,17 +65,28 @@ def split_query(words: list[str]) -> tuple[list[str], str]:
     return inputs, " ".join(query)
 
 
-def no_glued_query(tags: list[str]) -> None:
-    """``convo list -tag:spam`` reaches us as ``--tag 'ag:spam'`` (``-t`` and its value
-    glued): say so rather than match nothing."""
-    from convo.core.errors import UsageError
+_GLUED = (("-s", "--speaker", "speakers"), ("-r", "--listener", "listeners"),
+           ("-t", "--tag", "tags"))  # fmt: skip
 
-    for t in tags:
-        if t.startswith(("ag:", "o:")):
-            raise UsageError(
-                f"-t{t} reads as --tag {t!r}",
-                hint="a query that starts with - goes after --: convo query -- '-t" + t + "'",
-            )
+
+def no_glued_query(values: dict[str, list[str]]) -> None:
+    """``convo list -tag:spam`` reaches us as ``--tag 'ag:spam'`` (``-t`` and its value
+    glued), ``-speaker:bob`` as ``--speaker 'peaker:bob'``, ``-role:tool`` as
+    ``--listener 'ole:tool'``: a short option whose letter and value spell a field of
+    the query language is that field negated; say so rather than match nothing."""
+    for short, long, key in _GLUED:
+        for value in values.get(key) or ():
+            field, colon, _ = (short[1] + value).partition(":")
+            if not colon:
+                continue
+            from convo.core.errors import UsageError
+            from convo.query.field_table import LANGUAGE
+
+            if field.lower() in LANGUAGE:
+                raise UsageError(
+                    f"{short}{value} reads as {long} {value!r}",
+                    hint=f"a query that starts with - goes after --: convo query -- '{short}{value}'",
+                )
 
 
 def tag_names(values: list[str]) -> list[str]:
