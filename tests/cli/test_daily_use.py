@@ -583,3 +583,14 @@ def test_a_negated_field_glued_to_a_short_option_is_said(tmp_path):
         assert f"convo query -- '{word}'" in r.stderr
     # a value that is no field stays a value
     assert _invoke("--store", str(store), "query", "--count", "-s", "Alice").stdout == "1\n"
+
+
+def test_threads_and_people_help_says_what_n_and_reverse_do():
+    """`convo people --help` and `convo threads --help` said -n was "At most this many
+    messages" and --reverse "input order reversed": both take rows (every selected
+    message counts), as their own text above says."""
+    for command, rows in (("people", "names"), ("threads", "conversations")):
+        text = " ".join(_invoke(command, "--help").stdout.split())
+        assert "At most this many messages" not in text, command
+        assert f"At most this many {rows}" in text, command
+        assert "input order reversed" not in text, command

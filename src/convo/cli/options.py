@@ -345,14 +345,22 @@ def store_options(func):
     return _with_params(func, _params(INPUT_SPECS[1:]), defaulted_read_args)
 
 
-def read_options_for(formats: Sequence[str] | None, hidden: Sequence[str] = ()):
+def read_options_for(
+    formats: Sequence[str] | None,
+    hidden: Sequence[str] = (),
+    helps: dict[str, str] | None = None,
+):
     """``read_options`` with ``-f`` limited to ``formats`` (None: every registered writer);
     the options named in ``hidden`` (``format``, ``utc``, ``pager``) are left out of
     ``--help``, for a command they do not apply to: still accepted, so the command can
-    refuse one with a hint (``export -f``) or a script that passes one keeps working."""
+    refuse one with a hint (``export -f``) or a script that passes one keeps working.
+    ``helps``: an option's own help in this command (``limit``: rows, not messages)."""
 
     def decorate(func):
-        params = _params(read_specs(formats))
+        given = helps or {}
+        specs = read_specs(formats)
+        params = _params(tuple(s.replace(help=given[s.name]) if s.name in given else s
+                               for s in specs))  # fmt: skip
         for p in params:
             if p.name in hidden:
                 p.default.hidden = True  # typer's OptionInfo
