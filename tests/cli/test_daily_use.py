@@ -594,3 +594,25 @@ def test_threads_and_people_help_says_what_n_and_reverse_do():
         assert "At most this many messages" not in text, command
         assert f"At most this many {rows}" in text, command
         assert "input order reversed" not in text, command
+
+
+def test_utc_on_the_command_line_beats_the_config_files_zone(tmp_path):
+    """With tz = "Asia/Tokyo" in the config file, `convo query --utc` showed Tokyo times
+    and read date:2024-03-06T10 in Tokyo: the file's zone took --tz's place and --tz
+    wins over --utc. The command line wins over the file; the file's zone still reads
+    naive times in source files."""
+    config = tmp_path / "config.toml"
+    config.write_text('tz = "Asia/Tokyo"\n')
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(orjson.dumps(_rec(1, "2024-03-06T10:00:00Z")) + b"\n")
+    env = {"CONVO_CONFIG": str(config)}
+    base = ["--store", str(store), "query"]
+    r = _invoke(*base, "--utc", "-f", "text", env=env)
+    assert r.stdout.startswith("2024-03-06 10:00:00Z"), r.output
+    assert _invoke(*base, "--utc", "--count", "date:2024-03-06T10", env=env).stdout == "1\n"
+    assert _invoke(*base, "-f", "text", env=env).stdout.startswith("2024-03-06 19:00:00")
+    # the file's zone still reads a source file's naive times (WhatsApp's local times)
+    chat = tmp_path / "chat.txt"
+    chat.write_text("06/03/2024, 19:00 - Ann: hi\n")
+    r = _invoke("query", str(chat), "--utc", "-f", "jsonl", env=env)
+    assert orjson.loads(r.stdout)["timestamp"] == "2024-03-06T10:00:00Z", r.output

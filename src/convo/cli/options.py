@@ -134,7 +134,8 @@ def _import_args(kw: dict[str, Any]) -> ImportArgs:
 
     tz = kw.pop("tz")  # given (even empty, an error later), else the config file's
     return ImportArgs(
-        format_name=kw.pop("from_"), tz=tz if tz is not None else state.get("config_tz"), start_date=kw.pop("start_date"),
+        format_name=kw.pop("from_"), tz=tz if tz is not None else state.get("config_tz"),
+        tz_from_config=tz is None and state.get("config_tz") is not None, start_date=kw.pop("start_date"),
         speakers=kw.pop("speakers_mode"), merge=not kw.pop("no_merge"),
         strip_quotes=kw.pop("strip_quotes"), include_thinking=kw.pop("include_thinking"),
         encoding=kw.pop("encoding"),
@@ -324,15 +325,16 @@ def store_path(ctx: Any, explicit: str | None):
 def served_store(ctx: Any, explicit: str | None, tz: str | None, utc: bool):
     """The ``Store`` a server (``convo mcp``, ``convo serve``) answers from, opened as the
     read commands open theirs: ``store_path``'s store, the people file of
-    ``--people``/``$CONVO_PEOPLE``/the config file, naive query times in ``tz`` (else the
-    config file's ``tz``, else local; ``utc``: UTC). An unknown zone is a usage error
-    now, not on every call."""
+    ``--people``/``$CONVO_PEOPLE``/the config file, naive query times in ``tz`` (else UTC
+    with ``utc``, else the config file's ``tz``, else local). An unknown zone is a usage
+    error now, not on every call."""
     from convo.cli.runtime import state
     from convo.core.people import People
     from convo.query.model import zone_of
     from convo.store import Store
 
-    tz = tz if tz is not None else state.get("config_tz")
+    if tz is None and not utc:  # --utc on the command line wins over the file's zone
+        tz = state.get("config_tz")
     if tz is not None:
         zone_of(tz)
     people_file = state.get("people")
