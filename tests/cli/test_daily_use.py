@@ -616,3 +616,23 @@ def test_utc_on_the_command_line_beats_the_config_files_zone(tmp_path):
     chat.write_text("06/03/2024, 19:00 - Ann: hi\n")
     r = _invoke("query", str(chat), "--utc", "-f", "jsonl", env=env)
     assert orjson.loads(r.stdout)["timestamp"] == "2024-03-06T10:00:00Z", r.output
+
+
+def test_a_narrow_terminal_leaves_columns_out_rather_than_cut_dates(tmp_path):
+    """At 50 columns `convo stats` and `convo people` showed the last day as "2024-0":
+    rich shaved every column once the names were as narrow as they go. The rightmost
+    columns are now left out, and a line says which."""
+    import re
+
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(b"".join(orjson.dumps(_rec(i, f"2024-0{i}-13T10:00:00Z",
+                                                  speaker="Alice Smith")) + b"\n"
+                               for i in (3, 6)))  # fmt: skip
+    for width in ("40", "50", "60", "80"):
+        tty = {"CONVO_FORCE_TTY": "1", "COLUMNS": width, "NO_COLOR": "1", "TZ": "UTC"}
+        for command in ("stats", "people"):
+            out = _plain(_invoke("--store", str(store), command, env=tty).stdout)
+            cut = re.findall(r"\b2024-\d?\d?(?:-\d?)?(?=\s|$)", out)
+            assert cut == [], (command, width, out)
+            if width in ("40", "50"):
+                assert "left out" in " ".join(out.split()), (command, width, out)
