@@ -636,3 +636,16 @@ def test_a_narrow_terminal_leaves_columns_out_rather_than_cut_dates(tmp_path):
             assert cut == [], (command, width, out)
             if width in ("40", "50"):
                 assert "left out" in " ".join(out.split()), (command, width, out)
+
+
+def test_threads_on_a_narrow_terminal_keeps_the_thread_id_readable(tmp_path):
+    """At 40 columns `convo threads` folded the thread id (what `show --thread` takes)
+    one letter a line, its header too: title and participants took the width."""
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(orjson.dumps(_rec(1, "2024-03-06T10:00:00Z", thread="auth-42"))
+                      + b"\n")  # fmt: skip
+    for width in ("40", "50"):
+        tty = {"CONVO_FORCE_TTY": "1", "COLUMNS": width, "NO_COLOR": "1"}
+        out = _plain(_invoke("--store", str(store), "threads", env=tty).stdout)
+        assert "auth-42" in out and " thread" in out, out
+        assert "left out" in " ".join(out.split()), out
