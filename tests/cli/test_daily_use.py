@@ -649,3 +649,20 @@ def test_threads_on_a_narrow_terminal_keeps_the_thread_id_readable(tmp_path):
         out = _plain(_invoke("--store", str(store), "threads", env=tty).stdout)
         assert "auth-42" in out and " thread" in out, out
         assert "left out" in " ".join(out.split()), out
+
+
+def test_a_transcripts_overlapping_cues_keep_their_times_in_a_caption_export(tmp_path):
+    """sample_data's standup.vtt has one cue with two voices (two messages at 17.2 s):
+    `convo export --to vtt` moved the second after the first and every later cue 3.6 s
+    late, out of step with the recording. Cues of one transcript keep their own times
+    (WebVTT and SRT allow overlapping cues); another conversation still starts after."""
+    vtt = tmp_path / "standup.vtt"
+    vtt.write_text("WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n<v Ann>Hello.\n\n"
+                   "00:00:05.000 --> 00:00:08.000\n<v Bob>I can review it.\n<v Ann>Thanks.\n\n"
+                   "00:00:09.000 --> 00:00:12.000\n<v Bob>Will do.\n")  # fmt: skip
+    for fmt in ("vtt", "srt"):
+        r = _invoke("export", "--to", fmt, "--no-merge", str(vtt))
+        assert r.exit_code == 0, r.output
+        times = [(a.replace(",", "."), b.replace(",", ".")) for a, b in _srt_times(r.stdout)]
+        assert times == [("00:00:01.000", "00:00:04.000"), ("00:00:05.000", "00:00:08.000"),
+                         ("00:00:05.000", "00:00:08.000"), ("00:00:09.000", "00:00:12.000")], fmt  # fmt: skip
