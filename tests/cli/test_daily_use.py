@@ -581,6 +581,9 @@ def test_a_negated_field_glued_to_a_short_option_is_said(tmp_path):
         r = _invoke("--store", str(store), "query", "--count", word)
         assert r.exit_code == 2 and f"reads as {reads}" in r.stderr, r.output
         assert f"convo query -- '{word}'" in r.stderr
+    # -from:alice reaches -f (--format) as 'rom:alice': a bad format, said so
+    r = _invoke("--store", str(store), "query", "--count", "-from:alice")
+    assert r.exit_code == 2 and "convo query -- '-from:alice'" in r.stderr, r.output
     # a value that is no field stays a value
     assert _invoke("--store", str(store), "query", "--count", "-s", "Alice").stdout == "1\n"
 

@@ -76,17 +76,27 @@ def no_glued_query(values: dict[str, list[str]]) -> None:
     the query language is that field negated; say so rather than match nothing."""
     for short, long, key in _GLUED:
         for value in values.get(key) or ():
-            field, colon, _ = (short[1] + value).partition(":")
-            if not colon:
-                continue
-            from convo.core.errors import UsageError
-            from convo.query.field_table import LANGUAGE
+            said = glued_field(short[1], value, long)
+            if said:
+                from convo.core.errors import UsageError
 
-            if field.lower() in LANGUAGE:
-                raise UsageError(
-                    f"{short}{value} reads as {long} {value!r}",
-                    hint=f"a query that starts with - goes after --: convo query -- '{short}{value}'",
-                )
+                what, _, hint = said.partition("; ")
+                raise UsageError(what, hint=hint)
+
+
+def glued_field(letter: str, value: str, option: str = "") -> str | None:
+    """What to say when option ``-LETTER``'s ``value`` and its letter spell a field of
+    the query language (``-from:alice`` read as ``-f 'rom:alice'``), else None."""
+    field, colon, _ = (letter + value).partition(":")
+    if not colon:
+        return None
+    from convo.query.field_table import LANGUAGE
+
+    if field.lower() not in LANGUAGE:
+        return None
+    word = f"-{letter}{value}"
+    reads = f"{option or '-' + letter} {value!r}"
+    return f"{word} reads as {reads}; a query that starts with - goes after --: convo query -- '{word}'"
 
 
 def tag_names(values: list[str]) -> list[str]:
