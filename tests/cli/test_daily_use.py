@@ -669,3 +669,14 @@ def test_a_transcripts_overlapping_cues_keep_their_times_in_a_caption_export(tmp
         times = [(a.replace(",", "."), b.replace(",", ".")) for a, b in _srt_times(r.stdout)]
         assert times == [("00:00:01.000", "00:00:04.000"), ("00:00:05.000", "00:00:08.000"),
                          ("00:00:05.000", "00:00:08.000"), ("00:00:09.000", "00:00:12.000")], fmt  # fmt: skip
+
+
+def test_a_search_with_no_hits_on_a_terminal_is_one_line(tmp_path):
+    """`convo search nosuchword` on a terminal drew the table's frame with no row and
+    then said "no matches"; the read commands say "no messages match", and nothing else."""
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(orjson.dumps(_rec(1, "2024-03-06T10:00:00Z")) + b"\n")
+    tty = {"CONVO_FORCE_TTY": "1", "COLUMNS": "80", "NO_COLOR": "1"}
+    r = _invoke("--store", str(store), "search", "nosuchwordxyz", "--mode", "fts", env=tty)
+    assert r.exit_code == 0 and r.stdout == "", r.stdout
+    assert "no messages match" in r.stderr

@@ -48,11 +48,12 @@ def show_hits(env: Any, hits: Any, fmt: str, args: ReadArgs) -> None:
     if hits.notice:
         err(f"note: {hits.notice}")
     if fmt == "table":
+        if not hits:  # as the read commands say it, without a table of no rows
+            err("no messages match")
+            return
         from convo.output.views.search import render
 
         render(hits, env.console(), args.write_options())
-        if not hits:
-            err("no matches")
     else:
         _json_out(env, hits, fmt)
 
