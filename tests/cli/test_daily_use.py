@@ -680,3 +680,19 @@ def test_a_search_with_no_hits_on_a_terminal_is_one_line(tmp_path):
     r = _invoke("--store", str(store), "search", "nosuchwordxyz", "--mode", "fts", env=tty)
     assert r.exit_code == 0 and r.stdout == "", r.stdout
     assert "no messages match" in r.stderr
+
+
+def test_rm_and_tag_read_the_ids_of_a_json_array_on_stdin(tmp_path):
+    """`convo query ... -f json | convo rm - --dry-run` said "would remove 0 messages"
+    (exit 0): each line of the pretty-printed array was taken for an id."""
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(b"".join(orjson.dumps(_rec(i, "2024-03-06T10:00:00Z")) + b"\n"
+                               for i in (1, 2, 3)))  # fmt: skip
+    listed = _invoke("--store", str(store), "query", "-f", "json", "id:m1 OR id:m3").stdout
+    r = _invoke("--store", str(store), "rm", "-", "--dry-run", input=listed)
+    assert r.exit_code == 0 and r.stdout.split() == ["m1", "m3"], r.output
+    r = _invoke("--store", str(store), "tag", "+seen", "-", input=listed)
+    assert r.exit_code == 0, r.output
+    assert _invoke("--store", str(store), "query", "--count", "tag:seen").stdout == "2\n"
+    r = _invoke("--store", str(store), "rm", "-", "--dry-run", input='[{"id": ')
+    assert r.exit_code == 2 and "not a JSON array" in r.stderr
