@@ -696,3 +696,19 @@ def test_rm_and_tag_read_the_ids_of_a_json_array_on_stdin(tmp_path):
     assert _invoke("--store", str(store), "query", "--count", "tag:seen").stdout == "2\n"
     r = _invoke("--store", str(store), "rm", "-", "--dry-run", input='[{"id": ')
     assert r.exit_code == 2 and "not a JSON array" in r.stderr
+
+
+def test_a_missing_file_of_any_input_type_is_an_error_not_a_search_for_its_name(tmp_path):
+    """`convo query chat.db` (iMessage's database, not there) printed 0, exit 0: the
+    word was searched for in the store, since only some input extensions (.json, .vtt...)
+    made a word an input; .db, .docx, .msg, .ass, .traj, .zst... did not."""
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(orjson.dumps(_rec(1, "2024-03-06T10:00:00Z")) + b"\n")
+    for word in ("chat.db", "slackdump.sqlite", "meeting.docx", "mail.msg", "mail.emlx",
+                 "talk.ass", "run.traj", "server.log", "dump.ndjson.zst"):  # fmt: skip
+        r = _invoke("--store", str(store), "query", "--count", str(tmp_path / "none" / word))
+        assert r.exit_code == 2, (word, r.output)
+        r = _invoke("--store", str(store), "query", "--count", word)
+        assert r.exit_code == 2 and "no such file" in r.stderr, (word, r.output)
+    for word in ("v2.4", "node.js", "message"):  # words still
+        assert _invoke("--store", str(store), "query", "--count", word).exit_code == 0, word

@@ -9,19 +9,18 @@ than a silent empty answer: an option after ``--`` (read as a query word), and
 
 from __future__ import annotations
 
+from convo.core.filetypes import COMPRESSED, INPUT_SUFFIXES
 from convo.core.lazy import pattern
 
 _IGNORECASE = 2  # re.IGNORECASE (``re`` itself is imported when the pattern is used)
 
 # A word with no query syntax that reads as a path: a missing file is then an error
 # ("no such file"), not a search for its name. To search such a word, quote it: '"x.json"'.
-_EXTENSIONS = (
-    "jsonl", "ndjson", "json", "mbox", "eml", "vtt", "srt", "sbv", "txt", "xml", "csv", "html",
-    "parquet", "zip",
-)  # fmt: skip
+_EXTENSIONS = tuple(sorted(s[1:] for s in INPUT_SUFFIXES))  # the files convo reads
+_COMPRESSED = tuple(s[1:] for s in COMPRESSED)
 PATHLIKE = pattern(
     r"[^\s:\"()]*/[^\s:\"()]*"
-    r"|[^\s:\"()/]+\.(" + "|".join(_EXTENSIONS) + r")(\.gz)?",
+    r"|[^\s:\"()/]+\.(" + "|".join(_EXTENSIONS) + r")(\.(" + "|".join(_COMPRESSED) + r"))?",
     _IGNORECASE,
 )
 # The ASCII characters the pattern's classes leave out: \s (str.isspace) and :"()
@@ -39,8 +38,13 @@ def pathlike(word: str) -> bool:
         return False
     if "/" in word:
         return True
-    # an extension after a non-empty stem, then .gz or not ("gz" is no extension itself)
-    stem, dot, ext = word.lower().removesuffix(".gz").rpartition(".")
+    # an extension after a non-empty stem, then .gz, .zst or not (neither is one itself)
+    lower = word.lower()
+    for suffix in COMPRESSED:
+        if lower.endswith(suffix):
+            lower = lower[: -len(suffix)]
+            break
+    stem, dot, ext = lower.rpartition(".")
     return bool(dot and stem and ext in _EXTENSIONS)
 
 
