@@ -538,3 +538,177 @@ def test_parallel_ingest_says_how_much_input_is_through(tmp_path):
     done = [b.done for b in ingest.messages(paths) if isinstance(b, ReadyBlock)]
     assert done and done == sorted(done) and 0 < done[0] <= total // 4
     assert ingest.done == total
+
+
+def test_similar_takes_no_option_that_would_do_nothing(tmp_path):
+    """`convo similar ID --reverse` (or --from, --no-merge...) was accepted and did
+    nothing: similar reads the store only, as search does, which has none of them."""
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(orjson.dumps(_rec(1, "2024-03-06T10:00:00Z")) + b"\n")
+    for argv in (["--reverse"], ["--from", "mbox"], ["--no-merge"], ["--pager"],
+                 ["--strip-quotes"], ["--encoding", "latin-1"]):  # fmt: skip
+        for command in ("similar", "search"):
+            r = _invoke("--store", str(store), command, "m1", *argv)
+            assert r.exit_code == 2 and "No such option" in r.stderr, (command, argv, r.output)
+    assert "--tz" in _invoke("similar", "--help").stdout  # it reads --since/--until
+
+
+def test_an_empty_filter_option_is_a_usage_error_not_every_message(tmp_path):
+    """`convo rm -q "$WORD" --yes` with WORD unset removed every message (the empty
+    substring is in every text); -s '' matched every message with a speaker, -e '' every
+    one, --since '' none were filtered. The query language says `from: needs a value`."""
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(b"".join(orjson.dumps(_rec(i, "2024-03-06T10:00:00Z")) + b"\n"
+                               for i in (1, 2)))  # fmt: skip
+    for option in ("-q", "-s", "-r", "-t", "-e", "--thread", "--since", "--until"):
+        for value in ("", "  "):
+            for command in (["rm", "--yes"], ["query", "--count"]):
+                r = _invoke("--store", str(store), *command, option, value)
+                assert r.exit_code == 2, (option, value, command, r.output)
+                assert "needs a value" in r.stderr, r.stderr
+    assert len(store.read_bytes().splitlines()) == 2
+
+
+def test_a_negated_field_glued_to_a_short_option_is_said(tmp_path):
+    """`convo query -speaker:bob` reached convo as --speaker 'peaker:bob' and matched
+    nothing, silently (so did -role:, -text:, -thread:, -subject:); only -tag: and -to:
+    were told to go after --."""
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(orjson.dumps(_rec(1, "2024-03-06T10:00:00Z")) + b"\n")
+    for word, reads in (("-speaker:bob", "--speaker 'peaker:bob'"),
+                        ("-role:tool", "--listener 'ole:tool'"),
+                        ("-text:jwt", "--tag 'ext:jwt'"), ("-tag:spam", "--tag 'ag:spam'")):  # fmt: skip
+        r = _invoke("--store", str(store), "query", "--count", word)
+        assert r.exit_code == 2 and f"reads as {reads}" in r.stderr, r.output
+        assert f"convo query -- '{word}'" in r.stderr
+    # -from:alice reaches -f (--format) as 'rom:alice': a bad format, said so
+    r = _invoke("--store", str(store), "query", "--count", "-from:alice")
+    assert r.exit_code == 2 and "convo query -- '-from:alice'" in r.stderr, r.output
+    # a value that is no field stays a value
+    assert _invoke("--store", str(store), "query", "--count", "-s", "Alice").stdout == "1\n"
+
+
+def test_threads_and_people_help_says_what_n_and_reverse_do():
+    """`convo people --help` and `convo threads --help` said -n was "At most this many
+    messages" and --reverse "input order reversed": both take rows (every selected
+    message counts), as their own text above says."""
+    for command, rows in (("people", "names"), ("threads", "conversations")):
+        text = " ".join(_invoke(command, "--help").stdout.split())
+        assert "At most this many messages" not in text, command
+        assert f"At most this many {rows}" in text, command
+        assert "input order reversed" not in text, command
+
+
+def test_utc_on_the_command_line_beats_the_config_files_zone(tmp_path):
+    """With tz = "Asia/Tokyo" in the config file, `convo query --utc` showed Tokyo times
+    and read date:2024-03-06T10 in Tokyo: the file's zone took --tz's place and --tz
+    wins over --utc. The command line wins over the file; the file's zone still reads
+    naive times in source files."""
+    config = tmp_path / "config.toml"
+    config.write_text('tz = "Asia/Tokyo"\n')
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(orjson.dumps(_rec(1, "2024-03-06T10:00:00Z")) + b"\n")
+    env = {"CONVO_CONFIG": str(config)}
+    base = ["--store", str(store), "query"]
+    r = _invoke(*base, "--utc", "-f", "text", env=env)
+    assert r.stdout.startswith("2024-03-06 10:00:00Z"), r.output
+    assert _invoke(*base, "--utc", "--count", "date:2024-03-06T10", env=env).stdout == "1\n"
+    assert _invoke(*base, "-f", "text", env=env).stdout.startswith("2024-03-06 19:00:00")
+    # the file's zone still reads a source file's naive times (WhatsApp's local times)
+    chat = tmp_path / "chat.txt"
+    chat.write_text("06/03/2024, 19:00 - Ann: hi\n")
+    r = _invoke("query", str(chat), "--utc", "-f", "jsonl", env=env)
+    assert orjson.loads(r.stdout)["timestamp"] == "2024-03-06T10:00:00Z", r.output
+
+
+def test_a_narrow_terminal_leaves_columns_out_rather_than_cut_dates(tmp_path):
+    """At 50 columns `convo stats` and `convo people` showed the last day as "2024-0":
+    rich shaved every column once the names were as narrow as they go. The rightmost
+    columns are now left out, and a line says which."""
+    import re
+
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(b"".join(orjson.dumps(_rec(i, f"2024-0{i}-13T10:00:00Z",
+                                                  speaker="Alice Smith")) + b"\n"
+                               for i in (3, 6)))  # fmt: skip
+    for width in ("40", "50", "60", "80"):
+        tty = {"CONVO_FORCE_TTY": "1", "COLUMNS": width, "NO_COLOR": "1", "TZ": "UTC"}
+        for command in ("stats", "people"):
+            out = _plain(_invoke("--store", str(store), command, env=tty).stdout)
+            cut = re.findall(r"\b2024-\d?\d?(?:-\d?)?(?=\s|$)", out)
+            assert cut == [], (command, width, out)
+            if width in ("40", "50"):
+                assert "left out" in " ".join(out.split()), (command, width, out)
+
+
+def test_threads_on_a_narrow_terminal_keeps_the_thread_id_readable(tmp_path):
+    """At 40 columns `convo threads` folded the thread id (what `show --thread` takes)
+    one letter a line, its header too: title and participants took the width."""
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(orjson.dumps(_rec(1, "2024-03-06T10:00:00Z", thread="auth-42"))
+                      + b"\n")  # fmt: skip
+    for width in ("40", "50"):
+        tty = {"CONVO_FORCE_TTY": "1", "COLUMNS": width, "NO_COLOR": "1"}
+        out = _plain(_invoke("--store", str(store), "threads", env=tty).stdout)
+        assert "auth-42" in out and " thread" in out, out
+        assert "left out" in " ".join(out.split()), out
+
+
+def test_a_transcripts_overlapping_cues_keep_their_times_in_a_caption_export(tmp_path):
+    """sample_data's standup.vtt has one cue with two voices (two messages at 17.2 s):
+    `convo export --to vtt` moved the second after the first and every later cue 3.6 s
+    late, out of step with the recording. Cues of one transcript keep their own times
+    (WebVTT and SRT allow overlapping cues); another conversation still starts after."""
+    vtt = tmp_path / "standup.vtt"
+    vtt.write_text("WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n<v Ann>Hello.\n\n"
+                   "00:00:05.000 --> 00:00:08.000\n<v Bob>I can review it.\n<v Ann>Thanks.\n\n"
+                   "00:00:09.000 --> 00:00:12.000\n<v Bob>Will do.\n")  # fmt: skip
+    for fmt in ("vtt", "srt"):
+        r = _invoke("export", "--to", fmt, "--no-merge", str(vtt))
+        assert r.exit_code == 0, r.output
+        times = [(a.replace(",", "."), b.replace(",", ".")) for a, b in _srt_times(r.stdout)]
+        assert times == [("00:00:01.000", "00:00:04.000"), ("00:00:05.000", "00:00:08.000"),
+                         ("00:00:05.000", "00:00:08.000"), ("00:00:09.000", "00:00:12.000")], fmt  # fmt: skip
+
+
+def test_a_search_with_no_hits_on_a_terminal_is_one_line(tmp_path):
+    """`convo search nosuchword` on a terminal drew the table's frame with no row and
+    then said "no matches"; the read commands say "no messages match", and nothing else."""
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(orjson.dumps(_rec(1, "2024-03-06T10:00:00Z")) + b"\n")
+    tty = {"CONVO_FORCE_TTY": "1", "COLUMNS": "80", "NO_COLOR": "1"}
+    r = _invoke("--store", str(store), "search", "nosuchwordxyz", "--mode", "fts", env=tty)
+    assert r.exit_code == 0 and r.stdout == "", r.stdout
+    assert "no messages match" in r.stderr
+
+
+def test_rm_and_tag_read_the_ids_of_a_json_array_on_stdin(tmp_path):
+    """`convo query ... -f json | convo rm - --dry-run` said "would remove 0 messages"
+    (exit 0): each line of the pretty-printed array was taken for an id."""
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(b"".join(orjson.dumps(_rec(i, "2024-03-06T10:00:00Z")) + b"\n"
+                               for i in (1, 2, 3)))  # fmt: skip
+    listed = _invoke("--store", str(store), "query", "-f", "json", "id:m1 OR id:m3").stdout
+    r = _invoke("--store", str(store), "rm", "-", "--dry-run", input=listed)
+    assert r.exit_code == 0 and r.stdout.split() == ["m1", "m3"], r.output
+    r = _invoke("--store", str(store), "tag", "+seen", "-", input=listed)
+    assert r.exit_code == 0, r.output
+    assert _invoke("--store", str(store), "query", "--count", "tag:seen").stdout == "2\n"
+    r = _invoke("--store", str(store), "rm", "-", "--dry-run", input='[{"id": ')
+    assert r.exit_code == 2 and "not a JSON array" in r.stderr
+
+
+def test_a_missing_file_of_any_input_type_is_an_error_not_a_search_for_its_name(tmp_path):
+    """`convo query chat.db` (iMessage's database, not there) printed 0, exit 0: the
+    word was searched for in the store, since only some input extensions (.json, .vtt...)
+    made a word an input; .db, .docx, .msg, .ass, .traj, .zst... did not."""
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(orjson.dumps(_rec(1, "2024-03-06T10:00:00Z")) + b"\n")
+    for word in ("chat.db", "slackdump.sqlite", "meeting.docx", "mail.msg", "mail.emlx",
+                 "talk.ass", "run.traj", "server.log", "dump.ndjson.zst"):  # fmt: skip
+        r = _invoke("--store", str(store), "query", "--count", str(tmp_path / "none" / word))
+        assert r.exit_code == 2, (word, r.output)
+        r = _invoke("--store", str(store), "query", "--count", word)
+        assert r.exit_code == 2 and "no such file" in r.stderr, (word, r.output)
+    for word in ("v2.4", "node.js", "message"):  # words still
+        assert _invoke("--store", str(store), "query", "--count", word).exit_code == 0, word

@@ -29,7 +29,7 @@ def options(draw) -> list[str]:
     argv: list[str] = []
     for flag, values in (
         ("--speaker", QUERIES), ("--listener", QUERIES), ("--tag", [*TAGS, "o", "SECURITY"]),
-        ("--thread", ["m1", "t9", ""]), ("--text", ["hello", "zzz"]),
+        ("--thread", ["m1", "t9"]), ("--text", ["hello", "zzz"]),  # an empty value: exit 2
     ):  # fmt: skip
         for v in draw(st.lists(st.sampled_from(values), max_size=2 if flag != "--text" else 1)):
             argv += [flag, v]

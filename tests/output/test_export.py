@@ -262,6 +262,18 @@ def test_a_block_a_format_cannot_carry_keeps_its_text(fmt):
     assert "Alice prefers quiet hotels" in out and "I cannot help" in out
 
 
+def test_redacted_thinking_is_thinking():
+    """OpenAI, LangMem and AutoGen leave thinking out, but a redacted_thinking block was
+    written as the text "[redacted_thinking]", which a re-import then showed as the
+    message's text; Anthropic, whose block it is, wrote it as that text too."""
+    r = rec(1, "assistant", "Hello", [{"type": "redacted_thinking", "data": "EmwKAhgB"},
+                                      {"type": "text", "text": "Hello"}])  # fmt: skip
+    for fmt in ("openai", "langmem", "autogen"):
+        assert "redacted" not in json.dumps(ex.registry.get(fmt).export([r])), fmt
+    blocks = ex.to_anthropic([r])["messages"][0]["content"]
+    assert blocks[0] == {"type": "redacted_thinking", "data": "EmwKAhgB"}
+
+
 def test_constructed_messages_export():
     msgs = [system("sys"), human("hi", name="Bob"), ai("", tool_calls=[{"id": "c", "name": "f", "input": {"x": 1}}]),
             tool("3", tool_call_id="c", name="f")]  # fmt: skip

@@ -96,6 +96,8 @@ def test_thread_message_person_facets(store, base):
     person = orjson.loads(_get(base, "/api/person?name=" + quote("Alice Smith"))[2])
     assert person["messages"] > 0 and person["topics"]
     assert "Alice Smith <alice@example.org>" in person["aliases"]
+    # no name: an error, not every message with a speaker (147 of the sample's 159)
+    assert _get(base, "/api/person?name=")[0] == 400
     facets = orjson.loads(_get(base, "/api/facets")[2])
     assert facets["speakers"][0]["messages"] >= facets["speakers"][-1]["messages"]
     assert facets["meaning"] is False

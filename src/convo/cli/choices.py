@@ -37,6 +37,12 @@ class Choices:
             return folded[value.casefold()]
         import typer
 
+        if self.what == "--format":  # -from:alice reaches -f as 'rom:alice'
+            from convo.cli.words import glued_field
+
+            glued = glued_field("f", value)
+            if glued:
+                raise typer.BadParameter(glued)
         raise typer.BadParameter(f"unknown {self.what} {value!r}; choose one of: {'|'.join(names)}")
 
     def complete(self, incomplete: str) -> list[str]:

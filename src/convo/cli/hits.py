@@ -10,6 +10,16 @@ from convo.cli.read_args import ReadArgs
 from convo.cli.runtime import err
 
 
+def shared_specs() -> tuple[Any, ...]:
+    """The shared read options search and similar take, after their words. They read the
+    store: the import options (but --tz, which reads --since/--until), --reverse and
+    --pager would do nothing, so they are not options of them at all."""
+    from convo.cli.options import IMPORT_SPECS, read_specs
+
+    unused = {"reverse", "pager", *(s.name for s in IMPORT_SPECS if s.name != "tz")}
+    return tuple(s for s in read_specs(("table", "jsonl", "json"))[1:] if s.name not in unused)
+
+
 def output_format(env: Any, args: ReadArgs, command: str = "search") -> str:
     """``--format``, else a table on a terminal and JSONL in a pipe (only these three)."""
     from convo.core.errors import UsageError
@@ -38,11 +48,12 @@ def show_hits(env: Any, hits: Any, fmt: str, args: ReadArgs) -> None:
     if hits.notice:
         err(f"note: {hits.notice}")
     if fmt == "table":
+        if not hits:  # as the read commands say it, without a table of no rows
+            err("no messages match")
+            return
         from convo.output.views.search import render
 
         render(hits, env.console(), args.write_options())
-        if not hits:
-            err("no matches")
     else:
         _json_out(env, hits, fmt)
 

@@ -134,7 +134,8 @@ def _import_args(kw: dict[str, Any]) -> ImportArgs:
 
     tz = kw.pop("tz")  # given (even empty, an error later), else the config file's
     return ImportArgs(
-        format_name=kw.pop("from_"), tz=tz if tz is not None else state.get("config_tz"), start_date=kw.pop("start_date"),
+        format_name=kw.pop("from_"), tz=tz if tz is not None else state.get("config_tz"),
+        tz_from_config=tz is None and state.get("config_tz") is not None, start_date=kw.pop("start_date"),
         speakers=kw.pop("speakers_mode"), merge=not kw.pop("no_merge"),
         strip_quotes=kw.pop("strip_quotes"), include_thinking=kw.pop("include_thinking"),
         encoding=kw.pop("encoding"),
@@ -238,14 +239,29 @@ def read_args(kw: dict[str, Any]) -> dict[str, ReadArgs]:
 
     values["words"] = list(values["inputs"])
     values["inputs"], values["query"] = split_query(values["inputs"])
-    no_glued_query(values["tags"])
+    no_glued_query(values)
     from convo.cli.runtime import state
 
     values["people"] = values.get("people") or state.get("people")  # the command's, else convo's
     from convo.query.model import Options
 
+    _no_empty_filter(values)
     values["options"] = Options(**{k: values.pop(k) for k in FILTER_KEYS})
     return {"args": ReadArgs(**values, imports=imports)}
+
+
+def _no_empty_filter(values: dict[str, Any]) -> None:
+    """An empty filter option (``-q ''``, ``--since "$UNSET"``) is a usage error, as
+    ``from:`` without a value is: it would match every message (the empty substring, a
+    name of no words) or none of the filtering would happen, and ``rm`` would take all."""
+    from convo.core.errors import UsageError
+
+    for spec in FILTER_SPECS:
+        value = values.get(_READ_KEYS[spec.name])
+        given = value if isinstance(value, list) else [] if value is None else [value]
+        if any(isinstance(v, str) and not v.strip() for v in given):
+            flag = spec.decls[0]
+            raise UsageError(f"{flag} needs a value", hint=f"e.g. {flag} {spec.metavar}")
 
 
 FILTER_KEYS = ("speakers", "listeners", "tags", "since", "until", "texts", "regexes", "threads")
@@ -309,15 +325,16 @@ def store_path(ctx: Any, explicit: str | None):
 def served_store(ctx: Any, explicit: str | None, tz: str | None, utc: bool):
     """The ``Store`` a server (``convo mcp``, ``convo serve``) answers from, opened as the
     read commands open theirs: ``store_path``'s store, the people file of
-    ``--people``/``$CONVO_PEOPLE``/the config file, naive query times in ``tz`` (else the
-    config file's ``tz``, else local; ``utc``: UTC). An unknown zone is a usage error
-    now, not on every call."""
+    ``--people``/``$CONVO_PEOPLE``/the config file, naive query times in ``tz`` (else UTC
+    with ``utc``, else the config file's ``tz``, else local). An unknown zone is a usage
+    error now, not on every call."""
     from convo.cli.runtime import state
     from convo.core.people import People
     from convo.query.model import zone_of
     from convo.store import Store
 
-    tz = tz if tz is not None else state.get("config_tz")
+    if tz is None and not utc:  # --utc on the command line wins over the file's zone
+        tz = state.get("config_tz")
     if tz is not None:
         zone_of(tz)
     people_file = state.get("people")
@@ -330,14 +347,22 @@ def store_options(func):
     return _with_params(func, _params(INPUT_SPECS[1:]), defaulted_read_args)
 
 
-def read_options_for(formats: Sequence[str] | None, hidden: Sequence[str] = ()):
+def read_options_for(
+    formats: Sequence[str] | None,
+    hidden: Sequence[str] = (),
+    helps: dict[str, str] | None = None,
+):
     """``read_options`` with ``-f`` limited to ``formats`` (None: every registered writer);
     the options named in ``hidden`` (``format``, ``utc``, ``pager``) are left out of
     ``--help``, for a command they do not apply to: still accepted, so the command can
-    refuse one with a hint (``export -f``) or a script that passes one keeps working."""
+    refuse one with a hint (``export -f``) or a script that passes one keeps working.
+    ``helps``: an option's own help in this command (``limit``: rows, not messages)."""
 
     def decorate(func):
-        params = _params(read_specs(formats))
+        given = helps or {}
+        specs = read_specs(formats)
+        params = _params(tuple(s.replace(help=given[s.name]) if s.name in given else s
+                               for s in specs))  # fmt: skip
         for p in params:
             if p.name in hidden:
                 p.default.hidden = True  # typer's OptionInfo

@@ -50,9 +50,11 @@ class ImportArgs(Slotted):
         "start_date",
         "strip_quotes",
         "tz",
+        "tz_from_config",
     )  # fmt: skip
     format_name: str | None
     tz: str | None
+    tz_from_config: bool  # the config file's zone, not --tz: --utc wins over it
     start_date: str | None
     speakers: str
     merge: bool
@@ -70,9 +72,11 @@ class ImportArgs(Slotted):
         strip_quotes: bool = False,
         include_thinking: bool = False,
         encoding: str | None = None,
+        tz_from_config: bool = False,
     ) -> None:
         self.format_name = format_name
         self.tz = tz
+        self.tz_from_config = tz_from_config
         self.start_date = start_date
         self.speakers = speakers
         self.merge = merge
@@ -185,16 +189,25 @@ class ReadArgs(Slotted):
 
     @property
     def tz(self) -> str | None:
+        """The zone of naive times: in source files, and (``shown_tz``) of the view."""
         return self.imports.tz
+
+    @property
+    def shown_tz(self) -> str | None:
+        """The zone times are shown and naive query times read in, by name: ``--tz``,
+        else the config file's unless ``--utc`` (the command line wins over the file),
+        else None (UTC with ``--utc``, else local time)."""
+        return None if self.utc and self.imports.tz_from_config else self.tz
 
     def zone(self) -> tzinfo | None:
         """The zone times are shown and naive ``--since``/``--until`` read in.
 
-        ``--tz`` when given, else UTC with ``--utc``, else local time (None).
+        ``--tz`` when given, else UTC with ``--utc``, else the config file's, else local
+        time (None).
         """
         from datetime import UTC
 
-        return zone_of(self.tz, default=UTC if self.utc else None)
+        return zone_of(self.shown_tz, default=UTC if self.utc else None)
 
     def write_options(self):
         from convo.cli.runtime import state
@@ -205,7 +218,7 @@ class ReadArgs(Slotted):
             from convo.output.writers.columns import parse
 
             columns = parse(columns)
-        return WriteOptions(utc=self.utc, zone=zone_of(self.tz), columns=columns or None)
+        return WriteOptions(utc=self.utc, zone=zone_of(self.shown_tz), columns=columns or None)
 
     def build_query(self, order: OrderArgs | None = None):
         """The ``convo.query.model.Query`` of the query and the options (ANDed), built
@@ -213,7 +226,7 @@ class ReadArgs(Slotted):
         from convo.query.model import build
 
         return build(
-            self.query, self.options, tz=self.tz, utc=self.utc, people=self.load_people(),
+            self.query, self.options, tz=self.shown_tz, utc=self.utc, people=self.load_people(),
             limit=self.limit, reverse=self.reverse,
             sort=order.sort if order else None, latest=order.latest if order else None,
         )  # fmt: skip
@@ -283,7 +296,7 @@ class ReadArgs(Slotted):
         if plain:
             store = Store(where)
         else:
-            store = Store(where, tz=self.tz, utc=self.utc, people=self.load_people())
+            store = Store(where, tz=self.shown_tz, utc=self.utc, people=self.load_people())
         if not store.path.exists():
             raise NoStore(str(store.path))
         return store

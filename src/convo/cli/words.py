@@ -9,19 +9,18 @@ than a silent empty answer: an option after ``--`` (read as a query word), and
 
 from __future__ import annotations
 
+from convo.core.filetypes import COMPRESSED, INPUT_SUFFIXES
 from convo.core.lazy import pattern
 
 _IGNORECASE = 2  # re.IGNORECASE (``re`` itself is imported when the pattern is used)
 
 # A word with no query syntax that reads as a path: a missing file is then an error
 # ("no such file"), not a search for its name. To search such a word, quote it: '"x.json"'.
-_EXTENSIONS = (
-    "jsonl", "ndjson", "json", "mbox", "eml", "vtt", "srt", "sbv", "txt", "xml", "csv", "html",
-    "parquet", "zip",
-)  # fmt: skip
+_EXTENSIONS = tuple(sorted(s[1:] for s in INPUT_SUFFIXES))  # the files convo reads
+_COMPRESSED = tuple(s[1:] for s in COMPRESSED)
 PATHLIKE = pattern(
     r"[^\s:\"()]*/[^\s:\"()]*"
-    r"|[^\s:\"()/]+\.(" + "|".join(_EXTENSIONS) + r")(\.gz)?",
+    r"|[^\s:\"()/]+\.(" + "|".join(_EXTENSIONS) + r")(\.(" + "|".join(_COMPRESSED) + r"))?",
     _IGNORECASE,
 )
 # The ASCII characters the pattern's classes leave out: \s (str.isspace) and :"()
@@ -39,8 +38,13 @@ def pathlike(word: str) -> bool:
         return False
     if "/" in word:
         return True
-    # an extension after a non-empty stem, then .gz or not ("gz" is no extension itself)
-    stem, dot, ext = word.lower().removesuffix(".gz").rpartition(".")
+    # an extension after a non-empty stem, then .gz, .zst or not (neither is one itself)
+    lower = word.lower()
+    for suffix in COMPRESSED:
+        if lower.endswith(suffix):
+            lower = lower[: -len(suffix)]
+            break
+    stem, dot, ext = lower.rpartition(".")
     return bool(dot and stem and ext in _EXTENSIONS)
 
 
@@ -65,17 +69,38 @@ def split_query(words: list[str]) -> tuple[list[str], str]:
     return inputs, " ".join(query)
 
 
-def no_glued_query(tags: list[str]) -> None:
-    """``convo list -tag:spam`` reaches us as ``--tag 'ag:spam'`` (``-t`` and its value
-    glued): say so rather than match nothing."""
-    from convo.core.errors import UsageError
+_GLUED = (("-s", "--speaker", "speakers"), ("-r", "--listener", "listeners"),
+           ("-t", "--tag", "tags"))  # fmt: skip
 
-    for t in tags:
-        if t.startswith(("ag:", "o:")):
-            raise UsageError(
-                f"-t{t} reads as --tag {t!r}",
-                hint="a query that starts with - goes after --: convo query -- '-t" + t + "'",
-            )
+
+def no_glued_query(values: dict[str, list[str]]) -> None:
+    """``convo list -tag:spam`` reaches us as ``--tag 'ag:spam'`` (``-t`` and its value
+    glued), ``-speaker:bob`` as ``--speaker 'peaker:bob'``, ``-role:tool`` as
+    ``--listener 'ole:tool'``: a short option whose letter and value spell a field of
+    the query language is that field negated; say so rather than match nothing."""
+    for short, long, key in _GLUED:
+        for value in values.get(key) or ():
+            said = glued_field(short[1], value, long)
+            if said:
+                from convo.core.errors import UsageError
+
+                what, _, hint = said.partition("; ")
+                raise UsageError(what, hint=hint)
+
+
+def glued_field(letter: str, value: str, option: str = "") -> str | None:
+    """What to say when option ``-LETTER``'s ``value`` and its letter spell a field of
+    the query language (``-from:alice`` read as ``-f 'rom:alice'``), else None."""
+    field, colon, _ = (letter + value).partition(":")
+    if not colon:
+        return None
+    from convo.query.field_table import LANGUAGE
+
+    if field.lower() not in LANGUAGE:
+        return None
+    word = f"-{letter}{value}"
+    reads = f"{option or '-' + letter} {value!r}"
+    return f"{word} reads as {reads}; a query that starts with - goes after --: convo query -- '{word}'"
 
 
 def tag_names(values: list[str]) -> list[str]:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
 from convo.core.errors import InputError, RecordError
+from convo.core.filetypes import COMPRESSED, CONVERSATION_SUFFIXES
 from convo.core.io import Source, StreamError
 from convo.core.record import TYPED, ConversationMessage, check_message, content_id, take_typed
 from convo.core.stamps import RunIds, id_key, stamp
@@ -57,21 +58,16 @@ class IngestStats:
         return self.imported + self.rejected
 
 
-# Files a folder walk expects to hold conversations: one of these that no format
-# recognises is counted as rejected (exit 1), not merely listed. A ``.gz`` or ``.zst`` is
-# judged by the name inside it (``chat.json.gz``).
-CONVERSATION_SUFFIXES = frozenset(
-    (".json", ".jsonl", ".ndjson", ".txt", ".xml", ".vtt", ".srt", ".sbv", ".mbox",
-     ".eml", ".emlx", ".zip", ".log", ".ass", ".ssa", ".ttml", ".dfxp", ".json3", ".srv1",
-     ".srv2", ".srv3", ".traj")
-)  # fmt: skip
+# Files a folder walk expects to hold conversations (``core.filetypes``): one of these
+# that no format recognises is counted as rejected (exit 1), not merely listed. A ``.gz``
+# or ``.zst`` is judged by the name inside it (``chat.json.gz``).
 NOT_RECOGNISED = "format not recognised"  # the start of ``registry.detect``'s error
 
 
 def is_conversation_file(name: str) -> bool:
     """The file's extension is one conversations come in (``CONVERSATION_SUFFIXES``)."""
     path = PurePath(name)
-    if path.suffix.lower() in (".gz", ".zst"):
+    if path.suffix.lower() in COMPRESSED:
         path = PurePath(path.stem)
     return path.suffix.lower() in CONVERSATION_SUFFIXES
 

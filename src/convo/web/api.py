@@ -159,6 +159,8 @@ class Api:
         from convo.query.model import Options, build
 
         name = params.get("name", "")
+        if not name.strip():  # `-s ''` would be every message with a speaker
+            raise UsageError("a person needs a name", hint="/api/person?name=NAME")
         # `-s NAME`'s query: the person's every alias with a people file, as queries do
         query = build(options=Options(speakers=[name]), people=self.store.people)
         stats = compute(self.store.query(query)).to_json()

@@ -40,14 +40,18 @@ def _lines_read(label: str):
 
 
 def _ids_from_stdin() -> list[str]:
-    """Ids piped in: one a line, or JSONL records (their ``id``)."""
+    """Ids piped in: one a line, JSONL records (their ``id``), or one JSON array of
+    records (``-f json``; its lines are not ids)."""
     import orjson
 
-    ids = []
-    for line in sys.stdin.buffer:
+    ids: list[str] = []
+    lines = iter(sys.stdin.buffer)
+    for line in lines:
         line = line.strip()
         if not line:
             continue
+        if line.startswith(b"[") and not ids:
+            return _ids_of_array(line + b"".join(lines))
         if line.startswith(b"{"):
             try:
                 rid = orjson.loads(line).get("id")
@@ -58,6 +62,23 @@ def _ids_from_stdin() -> list[str]:
             continue
         ids.append(line.decode("utf-8", "surrogateescape"))
     return ids
+
+
+def _ids_of_array(data: bytes) -> list[str]:
+    """The ids of the records of a JSON array (what ``convo query -f json`` writes)."""
+    import orjson
+
+    from convo.core.errors import UsageError
+
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        raise UsageError(
+            "standard input starts with [ but is not a JSON array",
+            hint="pipe ids, JSONL records (-f jsonl) or a JSON array of records (-f json)",
+        ) from None
+    items = value if isinstance(value, list) else []
+    return [r["id"] for r in items if isinstance(r, dict) and isinstance(r.get("id"), str)]
 
 
 def _not_an_id(store: Any, query_text: str) -> None:

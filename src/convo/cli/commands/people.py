@@ -75,4 +75,8 @@ def _serialised(fmt: str, found, likely, persons) -> bytes:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("people")(command(read_options_for(FORMATS)(people)))
+    helps = {
+        "limit": "At most this many names, the most active (rows; every selected message counts).",
+        "reverse": "The least active names first.",
+    }
+    app.command("people")(command(read_options_for(FORMATS, helps=helps)(people)))

@@ -68,7 +68,7 @@ def _page(args: ReadArgs, env, reporter, title: str, jobs: int | None) -> str:
         from datetime import datetime
 
         zone = datetime.now().astimezone().tzinfo or UTC
-    name = args.tz or ("UTC" if args.utc else str(zone))
+    name = args.shown_tz or ("UTC" if args.utc else str(zone))
     parts = args.parts(env, reporter)
     indexed = args.indexed_records(env)  # the store's index found the selection: read once
     if indexed is not None:

@@ -83,7 +83,8 @@ def search(*, fts: bool = False, mode: str | None = None, args: ReadArgs) -> int
 
 def specs() -> tuple[Spec, ...]:
     """The command's parameters: the words, its own options, then the shared ones it reads."""
-    from convo.cli.options import IMPORT_SPECS, INPUT_SPECS, read_specs
+    from convo.cli.hits import shared_specs
+    from convo.cli.options import INPUT_SPECS
 
     words = INPUT_SPECS[0].replace(
         metavar="TEXT",
@@ -91,11 +92,7 @@ def specs() -> tuple[Spec, ...]:
         "field terms (from:NAME, tag:TAG, -tag:TAG, date:A..B) filter; OR and ( ) between "
         "field terms as in convo query.",
     )
-    # Search reads the store: import options (but --tz, which reads --since/--until),
-    # --reverse and --pager do nothing here, so they are not options of it at all.
-    unused = {"reverse", "pager", *(s.name for s in IMPORT_SPECS if s.name != "tz")}
-    shared = (s for s in read_specs(("table", "jsonl", "json"))[1:] if s.name not in unused)
-    return (words, *OWN_SPECS, *shared)
+    return (words, *OWN_SPECS, *shared_specs())
 
 
 def arguments(kw: dict[str, Any]) -> dict[str, Any]:

@@ -43,12 +43,13 @@ def similar(*, args: ReadArgs) -> int:
 
 def register(app: typer.Typer) -> None:
     """Add ``similar`` to the ``convo`` app (shared filters from ``read_options``)."""
-    from convo.cli.options import INPUT_SPECS, read_args, read_specs, with_params
+    from convo.cli.hits import shared_specs
+    from convo.cli.options import INPUT_SPECS, defaulted_read_args, with_params
     from convo.cli.runtime import command
 
     ident = INPUT_SPECS[0].replace(
         metavar="ID [QUERY]",
         help="The id of the message to start from, then query terms that restrict the candidates (`convo query --help`).",
     )
-    specs = (ident, *read_specs(("table", "jsonl", "json"))[1:])
-    app.command("similar")(command(with_params(similar, specs, read_args)))
+    specs = (ident, *shared_specs())
+    app.command("similar")(command(with_params(similar, specs, defaulted_read_args)))

@@ -51,4 +51,8 @@ def threads(args: ReadArgs) -> int:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("threads")(command(read_options_for(FORMATS)(threads)))
+    helps = {
+        "limit": "At most this many conversations (rows; every selected message counts).",
+        "reverse": "Oldest first (by the latest message).",
+    }
+    app.command("threads")(command(read_options_for(FORMATS, helps=helps)(threads)))

@@ -11,6 +11,7 @@ from typing import Any
 
 from convo.core import fields
 from convo.core.record import ConversationMessage, parse_record
+from convo.importers.agents.blocks import THINKING
 from convo.memory.messages import to_dict
 from convo.output.exporters.common import (
     TYPEAGENT_KEYS,
@@ -73,7 +74,7 @@ def openai_items(rec: Record, _ctx: Any = None) -> list[dict[str, Any]]:
     out = [_openai_result(b) for b in bs if b["type"] == "tool_result"]
     if r == "tool":
         return out or [{"role": "tool", "tool_call_id": "", "content": text(rec)}]
-    rest = [b for b in bs if b["type"] not in ("tool_result", "thinking")]
+    rest = [b for b in bs if b["type"] != "tool_result" and b["type"] not in THINKING]
     if not rest and out:
         return out
     out.append(_openai_message(rec, r, rest))
@@ -114,6 +115,7 @@ def _anthropic_image(b: dict[str, Any]) -> dict[str, Any]:
 _ANTHROPIC_BLOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "text": lambda b: {"type": "text", "text": b.get("text", "")},
     "thinking": lambda b: {k: v for k, v in b.items() if k in ("type", "thinking", "signature")},
+    "redacted_thinking": lambda b: {"type": "redacted_thinking", "data": b.get("data", "")},
     "tool_use": lambda b: {"type": "tool_use", "id": b.get("id", ""), "name": b.get("name", ""),
                            "input": b.get("input") if isinstance(b.get("input"), dict) else {}},
     "tool_result": _anthropic_tool_result,
@@ -272,7 +274,7 @@ def _autogen_split(bs: Blocks) -> tuple[list[str], Blocks, Blocks, Blocks]:
     thoughts = texts_of(bs, "thinking")
     calls = [b for b in bs if b["type"] == "tool_use"]
     results = [b for b in bs if b["type"] == "tool_result"]
-    rest = [b for b in bs if b["type"] not in ("thinking", "tool_use", "tool_result")]
+    rest = [b for b in bs if b["type"] not in ("tool_use", "tool_result", *THINKING)]
     if calls:
         thoughts += [b.get("text", "") if b["type"] == "text" else media_text(b) for b in rest]
         rest = []

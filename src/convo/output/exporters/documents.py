@@ -21,7 +21,7 @@ from webvtt import Caption
 from webvtt.vtt import WebVTTCueBlock
 
 from convo.core import fields
-from convo.core.fields import NO_SPEAKER, undated_offset
+from convo.core.fields import NO_SPEAKER, conversation, undated_offset
 from convo.core.record import ConversationMessage
 from convo.core.text.markup import (
     csv_cell,
@@ -381,8 +381,10 @@ def _timed(messages: Iterable[ConversationMessage | Record]) -> Iterator[Timed]:
     conversation, an undated message) starts where that cue ends, and the records after
     it keep their spacing. So does a dated record after an undated one (or the reverse:
     their times are decades apart, and a store that mixes them would add those decades
-    at every switch). A cue without an end lasts until the next one, at least
-    ``MIN_CUE`` seconds (longer for long text)."""
+    at every switch). A cue of the same transcript as the cue before that starts with it
+    or while it lasts keeps its time (two voices at once: WebVTT and SRT allow cues to
+    overlap), so the cues after it stay in step with the recording. A cue without an end
+    lasts until the next one, at least ``MIN_CUE`` seconds (longer for long text)."""
     shift = 0.0
     pending: Timed | None = None
     p_clock = ""
@@ -394,7 +396,7 @@ def _timed(messages: Iterable[ConversationMessage | Record]) -> Iterator[Timed]:
             if p_end is None or p_end <= p_start:
                 p_end = start if start > p_start and not other else _guess_end(p_start, p_rec)
             yield p_start, p_end, p_rec
-            if start <= p_start or other:  # back in time, or another clock: after the cue
+            if other or _goes_back(start, p_start, p_rec, rec):  # after the cue before
                 shift += p_end - start
                 start = p_end
         end = None if raw_end is None else raw_end + (start - raw_start)
@@ -405,6 +407,17 @@ def _timed(messages: Iterable[ConversationMessage | Record]) -> Iterator[Timed]:
         if p_end is None or p_end <= p_start:
             p_end = _guess_end(p_start, p_rec)
         yield p_start, p_end, p_rec
+
+
+def _goes_back(start: float, p_start: float, before: Record, rec: Record) -> bool:
+    """Whether ``rec``, at ``start``, goes back from the cue before (at ``p_start``):
+    before it, or with it unless both are cues of one transcript (their own ``extra``
+    start and end, one conversation: two voices at once)."""
+    if start != p_start:
+        return start < p_start
+    if any(_seconds(extra_of(r).get(k)) is None for r in (before, rec) for k in ("start", "end")):
+        return True
+    return conversation(before) != conversation(rec)
 
 
 def _caption(n: int, item: Timed, *, voice: bool) -> Caption:

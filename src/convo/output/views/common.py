@@ -96,7 +96,9 @@ def fit(table: Any, console: Any, flexible: tuple[int, ...]) -> Any:
     text: they end in ``…``), in that order, each down to its ``min_width``. Times and
     counts keep their width: rich alone would shave every column evenly, cutting a date
     to ``2026-04`` without a mark. A column that wraps counts at its longest word, at
-    most a third of the width (it wraps into what is left). Returns the table."""
+    most a third of the width (it wraps into what is left). When that is not enough (a
+    terminal under 60 columns), the rightmost other columns are left out, and the
+    caption says which. Returns the table."""
     from rich.measure import Measurement
 
     options = console.options.update_width(1 << 16)  # the natural widths, uncut
@@ -109,19 +111,35 @@ def fit(table: Any, console: Any, flexible: tuple[int, ...]) -> Any:
             high = min(high, column.max_width)
         return Measurement(min(low, high), high)
 
-    sizes = [measure(c) for c in table.columns]
-    overhead = Measurement.get(console, options, table).maximum - sum(m.maximum for m in sizes)
-    share = console.width // 3  # a wrapping column folds a longer word
-    need = overhead + sum(
-        m.maximum if c.no_wrap else min(m.minimum, share)
-        for c, m in zip(table.columns, sizes, strict=True)
-    )
-    excess = need - console.width
+    def excess() -> int:
+        sizes = [measure(c) for c in table.columns]
+        overhead = Measurement.get(console, options, table).maximum - sum(m.maximum for m in sizes)
+        share = console.width // 3  # a wrapping column folds a longer word
+        need = overhead + sum(
+            m.maximum if c.no_wrap else min(m.minimum, share)
+            for c, m in zip(table.columns, sizes, strict=True)
+        )
+        return need - console.width
+
+    over = excess()
     for i in flexible:
-        if excess <= 0:
+        if over <= 0:
             break
-        column, natural = table.columns[i], sizes[i].maximum
-        narrower = max(column.min_width or 1, natural - excess)
-        excess -= natural - narrower
+        column, natural = table.columns[i], measure(table.columns[i]).maximum
+        narrower = max(column.min_width or 1, natural - over)
+        over -= natural - narrower
         column.max_width = narrower
+    kept = [table.columns[i] for i in flexible]
+    left_out = []
+    while over > 0:
+        rest = [c for c in table.columns if all(c is not k for k in kept)]
+        if not rest:
+            break
+        table.columns.remove(rest[-1])
+        left_out.append(str(rest[-1].header))
+        over = excess()
+    if left_out:
+        note = (f"{', '.join(reversed(left_out))} left out: {console.width} columns are too"
+                " few (-f csv or json has them)")  # fmt: skip
+        table.caption = f"{table.caption}\n{note}" if table.caption else note
     return table

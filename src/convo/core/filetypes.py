@@ -1,0 +1,22 @@
+"""The file name suffixes of conversation files: one home for the two rules that use them.
+
+``CONVERSATION_SUFFIXES``: files a folder walk expects to hold conversations (one of
+these that no format recognises is counted as rejected, ``pipeline.ingest``).
+``INPUT_SUFFIXES``: those and the other files convo reads that a person names on the
+command line (a database, a Word or Outlook file, a CSV or HTML export, Parquet); a word
+ending in one reads as an input, so a missing file is an error, not a search for its
+name (``cli.words``). ``COMPRESSED``: the suffixes read through a decompressor, judged by
+the name inside (``chat.json.gz``). Plain tuples: the read path imports this and nothing.
+"""
+
+from __future__ import annotations
+
+CONVERSATION_SUFFIXES = frozenset(
+    (".json", ".jsonl", ".ndjson", ".txt", ".xml", ".vtt", ".srt", ".sbv", ".mbox",
+     ".eml", ".emlx", ".zip", ".log", ".ass", ".ssa", ".ttml", ".dfxp", ".json3", ".srv1",
+     ".srv2", ".srv3", ".traj")
+)  # fmt: skip
+INPUT_SUFFIXES = CONVERSATION_SUFFIXES | frozenset(
+    (".csv", ".html", ".parquet", ".msg", ".docx", ".db", ".sqlite", ".tar")
+)
+COMPRESSED = (".gz", ".zst")
