@@ -249,3 +249,16 @@ def test_codex_exec_json_output():
                for w in warnings)  # fmt: skip
     think, _, _ = run(codex.read, path, THINKING)
     assert think[0]["textChunks"] == ["[thinking] **Looking for the boil loop**"]
+
+
+def test_codex_exec_line_with_a_type_of_another_json_type_is_rejected(tmp_path):
+    """A line whose ``type`` is an object or a list (hostile or damaged output) was an
+    internal error (``unhashable type``) that stopped the whole file: it is rejected
+    with its line, the others read."""
+    path = tmp_path / "exec.jsonl"
+    lines = (DIR / "exec-json.jsonl").read_text().splitlines()
+    lines[2:2] = ['{"type": {"item.completed": 1}, "item": {}}', '{"type": ["error"]}']
+    path.write_text("\n".join(lines) + "\n")
+    recs, rejects, _ = run(codex.read, path)
+    assert [r.where for r in rejects] == ["exec.jsonl:3", "exec.jsonl:4", "exec.jsonl:20"]
+    assert len(recs) == 12
