@@ -152,6 +152,8 @@ def test_dates_in_the_accounts_language():
         ("sexta-feira, 13 de maio de 2022 10:00:00 UTC+02:00", "2022-05-13T08:00:00Z"),
         ("2022 10:00:00 UTC", None),  # no month: never a guess
         ("5 mars avril 2022 10:00:00 UTC", None),  # two months
+        ("Tuesday, March 1, 2022 at 10:00:00 AM UTC+24", None),  # no zone: was a ValueError
+        ("2015. február 15., vasárnap 21:54:36 GMT-99:99", None),
     ],
 )
 def test_localized_takeout_dates(text, stamp):

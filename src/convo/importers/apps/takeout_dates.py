@@ -72,13 +72,17 @@ def _month_name(text: str) -> int | None:
     return found.pop() if len(found) == 1 else None
 
 
-def _zone(text: str) -> tzinfo | None:
+def _zone(text: str, default: tzinfo) -> tzinfo | None:
+    """The zone ``text`` names (``default`` when none); None when it names none there
+    is."""
     m = _ZONE.search(text)
     if m is None:
-        return None
+        return default
     if not m["sign"]:
         return UTC
     minutes = int(m["zh"]) * 60 + int(m["zm"] or 0)
+    if minutes >= 24 * 60:
+        return None  # ``UTC+24``, ``GMT-99:99``: the date is not read (was a ValueError)
     return timezone(timedelta(minutes=minutes if m["sign"] == "+" else -minutes))
 
 
@@ -99,7 +103,9 @@ def localized_date(value: str, zone: tzinfo = UTC) -> str | None:
     if time is None:
         return None
     rest = value[: time.start()] + " " + value[time.end() :]
-    zone_in = _zone(rest)
+    zone_in = _zone(rest, zone)
+    if zone_in is None:
+        return None
     rest = _ZONE.sub(" ", rest)
     year = _YEAR.findall(rest)
     if len(year) != 1:
@@ -120,7 +126,7 @@ def localized_date(value: str, zone: tzinfo = UTC) -> str | None:
     try:
         stamp = datetime(
             int(year[0]), month, int(numbers[0]), hour, int(time["mi"]), int(time["s"]),
-            tzinfo=zone_in or zone,
+            tzinfo=zone_in,
         )  # fmt: skip
     except ValueError:
         return None
