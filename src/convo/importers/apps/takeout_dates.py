@@ -42,20 +42,21 @@ _STEMS = {stem: n for n, names in enumerate(_MONTHS, 1) for stem in names.split(
 # The longest stem decides ("červn" June before "čer"...).
 _BY_LENGTH = sorted(_STEMS, key=len, reverse=True)
 # Weekdays that start like a month: Spanish and Italian Tuesday (``martes``,
-# ``martedì``), French (``mardi``), Dutch and Finnish Monday (``maandag``,
-# ``maanantai``), Ukrainian Wednesday (``середа``).
-_WEEKDAYS = ("marte", "mard", "maan", "серед")
+# ``martedì``), French (``mardi``), Romanian (``marți``), Dutch and Finnish Monday
+# (``maandag``, ``maanantai``), Ukrainian Wednesday (``середа``).
+_WEEKDAYS = ("marte", "mard", "maan", "серед", "marț", "marţ")
 
 _TIME = re.compile(
     r"(?:(?P<pre>上午|下午|午前|午後|오전|오후)\s*)?(?P<h>\d{1,2})[:.](?P<mi>\d{2})[:.](?P<s>\d{2})"
-    r"(?:\s*(?P<ap>[AaPp])\.?\s?[Mm]\.?(?![A-Za-z])|\s*(?P<post>上午|下午|午前|午後|오전|오후))?"
+    r"(?:\s*(?P<ap>[AaPp])\.?\s?[Mm]\.?(?![A-Za-z])"
+    r"|\s*(?P<post>上午|下午|午前|午後|오전|오후|[πμ]\.\s?μ\.))?"
 )
 _ZONE = re.compile(r"\b(?:UTC|GMT)(?:\s*(?P<sign>[+-])(?P<zh>\d{1,2})(?::?(?P<zm>\d{2}))?)?")
 _YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
 _CJK_MONTH = re.compile(r"(?<!\d)(\d{1,2})\s*(?:月|월)")
 _NUMBER = re.compile(r"(?<!\d)(\d{1,2})(?!\d)")
 _WORD = re.compile(r"[^\W\d_]+")
-_PM = ("下午", "午後", "오후")
+_PM = ("下午", "午後", "오후", "μ.μ.")  # Greek: π.μ. and μ.μ. (before and after noon)
 
 
 def _month_name(text: str) -> int | None:
@@ -93,7 +94,7 @@ def _hour(m: re.Match[str]) -> int | None:
         return hour
     if not 1 <= hour <= 12:
         return None
-    pm = period in _PM or period in "pP"
+    pm = period.replace(" ", "") in _PM or period in "pP"
     return hour % 12 + (12 if pm else 0)
 
 
