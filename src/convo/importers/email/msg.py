@@ -153,15 +153,15 @@ class _Props:
 
 
 def _children(ole: Any, prefix: str, under: list[str] | None = None) -> list[str]:
-    """The names of the storages directly in ``under`` (the root) that start ``prefix``."""
-    at = under or []
-    depth = len(at)
-    names = {
-        e[depth]
-        for e in ole.listdir(streams=True, storages=True)
-        if len(e) > depth and e[:depth] == at and e[depth].startswith(prefix)
-    }
-    return sorted(names)
+    """The names of the storages directly in ``under`` (the root) that start ``prefix``:
+    from the directory tree olefile built, where ``under`` is (a listing of the whole file
+    for each attached item made 250 attached items take 4 s, 1,000 a minute)."""
+    entry = ole.root
+    for name in under or []:
+        entry = entry.kids_dict.get(name.lower())
+        if entry is None:
+            return []
+    return sorted({kid.name for kid in entry.kids if kid.name.startswith(prefix)})
 
 
 def _one_line(value: str) -> str:
