@@ -332,3 +332,18 @@ def test_many_attached_items_list_the_file_once(tmp_path, monkeypatch):
     assert len(rec["extra"]["attachments"]) == 60
     assert rec["extra"]["attachments"][59]["name"] == "item 59"
     assert listed <= 2
+
+
+def test_a_directory_chained_too_deep_for_olefile_is_one_line(tmp_path):
+    """olefile walks a storage's children recursively: a directory written as one chain
+    of right siblings (this writer's way, not Outlook's balanced tree) 1,200 long
+    exceeded Python's recursion limit, an internal error even in detection. Now the file
+    is not recognised, or with --from msg one InputError line."""
+    items = [Props(strings={0x3707: f"a{i}.txt", 0x370E: "text/plain"}, binaries={0x3701: b"x"})
+             for i in range(1200)]  # fmt: skip
+    top = Props(strings={0x001A: "IPM.Note", 0x1000: "body", 0x5D01: "bob@example.org"})
+    path = tmp_path / "chained.msg"
+    path.write_bytes(message(top, [], items))
+    assert msg.sniff(Source(path)) == 0
+    with pytest.raises(InputError, match=r"not a readable Outlook \.msg file"):
+        run(msg.read, path)

@@ -74,7 +74,10 @@ _EPOCH = datetime(1601, 1, 1, tzinfo=UTC)
 _TYPES = {1: "To", 2: "Cc"}
 _BREAKS = re.compile(r"[\r\n]+")
 # What olefile raises on a damaged file (a sector number past any index: OverflowError)
-_DAMAGED = (OSError, ValueError, struct.error, IndexError, KeyError, OverflowError)
+# RecursionError: olefile walks a storage's children recursively, so a directory written
+# as a chain of right siblings (not the balanced tree Outlook writes) a thousand long
+# exceeds Python's limit.
+_DAMAGED = (OSError, ValueError, struct.error, IndexError, KeyError, OverflowError, RecursionError)
 
 
 def _ole(source: Source) -> Any:
