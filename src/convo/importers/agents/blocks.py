@@ -459,7 +459,7 @@ def jianmu_body(content: Any, as_text: bool) -> tuple[list[dict[str, Any]], str]
     (``convo export --to jianmu`` writes a message with thinking or media so): those
     blocks, or with ``as_text`` (a tool's result) their chunks as the text."""
     typed = isinstance(content, list) and content and all(
-        isinstance(p, dict) and p.get("type") in _JIANMU_BLOCKS for p in content
+        isinstance(p, dict) and block_type(p) in _JIANMU_BLOCKS for p in content
     )  # fmt: skip
     if not typed:
         return [], jianmu_to_text(content)
