@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 
 from convo.core.text.html import html_to_text
+from convo.importers.agents.blocks import too_deep
 from convo.importers.jsoninput import as_dict, as_list, as_str
 
 QUOTE = "messageReference"
@@ -38,7 +39,9 @@ def content(a: dict[str, Any]) -> dict[str, Any]:
             value = orjson.loads(value)
         except orjson.JSONDecodeError:
             return {}
-    return _pascal(value) if isinstance(value, dict) else {}
+    if not isinstance(value, dict) or too_deep(value):
+        return {}  # too deep: its keys and texts are walked recursively (a RecursionError)
+    return _pascal(value)
 
 
 def _pascal(value: Any) -> Any:
