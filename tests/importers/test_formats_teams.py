@@ -123,3 +123,15 @@ def test_a_card_nested_too_deep_keeps_the_file(tmp_path: Path):
     recs, rejects, _ = run(teams.read_teams, path)
     assert not rejects and len(recs) == 5
     assert recs[3]["textChunks"] == ["[card]"]
+
+
+def test_a_message_nested_too_deep_keeps_the_file(tmp_path: Path):
+    """A message holding a value nested 600 deep: reading its keys as PascalCase walked
+    it all, a RecursionError that stopped the whole import. Keys that deep are left as
+    they are; every message is read."""
+    doc = json.loads((FIXTURES / "teams" / "graph-attachments.json").read_text())
+    doc["value"][0]["importance"] = json.loads('{"a":' * 600 + "1" + "}" * 600)
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps(doc))
+    recs, _, _ = run(teams.read_teams, path)
+    assert len(recs) == 5
