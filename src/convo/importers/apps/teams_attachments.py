@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 
 from convo.core.text.html import html_to_text
-from convo.importers.agents.blocks import MAX_DEPTH, too_deep
+from convo.importers.agents.blocks import MAX_DEPTH, inner_json, too_deep
 from convo.importers.jsoninput import as_dict, as_list, as_str
 
 QUOTE = "messageReference"
@@ -36,7 +36,7 @@ def content(a: dict[str, Any]) -> dict[str, Any]:
     value = a.get("Content")
     if isinstance(value, str) and value.lstrip().startswith("{"):
         try:
-            value = orjson.loads(value)
+            value = inner_json(value)  # the depth rule of JSON inside a string
         except orjson.JSONDecodeError:
             return {}
     if not isinstance(value, dict) or too_deep(value):
