@@ -71,3 +71,28 @@ def test_deep_sharegpt_function_call_is_kept(runner, tmp_path):
         app, ["ingest", "--from", "sharegpt", str(src), "-o", str(tmp_path / "o.jsonl")]
     )
     assert r.exit_code == 0, r.output
+
+
+@pytest.mark.parametrize(
+    "fmt, doc",
+    [
+        # a thread's score, a codex exec command's exit code: a value of the input that
+        # the reader keeps in ``extra``, nested 700 deep (orjson reads 1024, writes 254)
+        ("reddit", [{"kind": "Listing", "data": {"children": [{"kind": "t3", "data": {
+            "id": "p1", "name": "t3_p1", "title": "Hi", "author": "ann", "created_utc": 1,
+            "subreddit": "x", "score": "DEEP"}}]}}]),
+        ("codex", {"type": "item.completed", "item": {
+            "id": "item_0", "type": "command_execution", "command": "ls",
+            "aggregated_output": "a", "exit_code": "DEEP", "status": "completed"}}),
+    ],
+)  # fmt: skip
+def test_a_record_too_deep_to_write_is_one_line(runner, tmp_path, fmt, doc):
+    """A reader that keeps an input's value nested 700 deep in a record's ``extra``: the
+    record could not be written (orjson stops at 254 levels) and the fallback for odd
+    strings recursed past Python's limit, an internal error. Now one line naming it."""
+    deep = b"[" * 700 + b"]" * 700
+    src = tmp_path / ("in.jsonl" if fmt == "codex" else "in.json")
+    src.write_bytes(orjson.dumps(doc).replace(b'"DEEP"', deep))
+    r = runner.invoke(app, ["ingest", "--from", fmt, str(src), "-o", str(tmp_path / "o.jsonl")])
+    assert "internal error" not in r.output
+    assert "nested more than 254 levels deep" in r.output and str(src) in r.output

@@ -591,3 +591,45 @@ CASES += [
     Case("parquet", "tests/fixtures/views.jsonl", make=_parquet(dataset=False)),
     Case("parquet-dataset", "tests/fixtures/views.jsonl", make=_parquet(dataset=True)),
 ]
+
+# The readings this wave added to existing formats: each variant its own case, so the
+# id and mutated-export properties run over it too.
+MID = (r"(?im)^(message-id:\s*<)", r"\g<1>{t}.")
+SESSION = (r'("session_id"\s*:\s*")', r"\g<1>{t}")
+UUID = (r'("uuid"\s*:\s*")', r"\g<1>{t}")
+CUSTOM = (r'("custom_id"\s*:\s*")', r"\g<1>{t}")  # unique in its batch only
+AGENTS = "tests/fixtures/agents/"
+CASES += [
+    Case("codex", FORMATS + "codex/exec-json.jsonl", subs=(('"thread_id":"', '"thread_id":"{t}'),)),
+    Case("gemini-cli", FORMATS + "gemini_cli/stream-json.jsonl", subs=(SESSION,)),
+    Case("gemini-cli", FORMATS + "gemini_cli/json-output.json", subs=(SESSION,)),
+    Case("anthropic", AGENTS + "claude-sdk/stream-json.jsonl", subs=(SESSION, UUID)),
+    Case("anthropic", AGENTS + "batch/anthropic-batch-requests.jsonl", subs=(CUSTOM,)),
+    Case("anthropic", AGENTS + "batch/anthropic-batch-results.jsonl", subs=(CUSTOM, ID)),
+    Case("openai", AGENTS + "batch/openai-batch-input.jsonl", subs=(CUSTOM,)),
+    Case("whisper", FORMATS + "asr/hf-insanely-fast-whisper.json", rename=True),
+    Case("whisper", FORMATS + "asr/hf-word-chunks.json", rename=True),
+    Case("github", FORMATS + "github/events.jsonl", subs=(("acme/widgets", "acme/w{t}"), ID)),
+    Case(
+        "github",
+        FORMATS + "github/issue-timeline.json",
+        subs=(("acme/widgets", "acme/w{t}"), (r'("id"\s*:\s*)(\d)', r"\g<1>{t}\2")),
+    ),
+    Case("github", FORMATS + "github/pulls.json", subs=(("acme/widgets", "acme/w{t}"),)),
+    Case("reddit", FORUM + "reddit-inbox.json", subs=((r"\bt([1-6])_", r"t\g<1>_{t}"), ID)),
+    Case("reddit", FORUM + "reddit-morechildren.json", subs=((r"\bt([1-6])_", r"t\g<1>_{t}"), ID)),
+    Case(
+        "twitter",
+        FORMATS + "twitter/deleted-tweets.js",
+        subs=((r'("id(?:_str)?"\s*:\s*")', r"\g<1>{t}"),),
+    ),
+    Case(
+        "twitter",
+        FORMATS + "twitter/tweet-2019/tweet.js",
+        subs=((r'("id(?:_str)?"\s*:\s*")', r"\g<1>{t}"),),
+    ),
+    Case("eml", "tests/fixtures/email/smime-opaque-signed.eml", subs=(MID,)),
+    Case("eml", "tests/fixtures/email/smime-opaque-signed-ber.eml", subs=(MID,)),
+    Case("eml", "tests/fixtures/email/tnef-whole-message.eml", subs=(MID,)),
+    Case("vtt", "tests/fixtures/transcripts/webex.vtt", rename=True),
+]

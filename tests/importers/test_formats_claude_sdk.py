@@ -83,3 +83,16 @@ def test_a_result_alone_is_the_answer_and_a_failed_run_a_notice(tmp_path):
     assert [(r["metadata"]["speaker"], r["role"], r["textChunks"], r["tags"]) for r in recs] == [
         ("claude-code", "system", ["[error error_max_turns]"], ["error"])
     ]
+
+
+def test_a_tool_result_whose_call_id_is_an_object_keeps_the_file(tmp_path):
+    """A ``tool_use_id`` that is an object or a list (hostile or damaged output) was an
+    internal error (``unhashable type``, naming the result by its call) that stopped the
+    whole file: the result is read as one whose call is unknown (``?``)."""
+    path = tmp_path / "stream.jsonl"
+    path.write_text(
+        STREAM.read_text().replace('"tool_use_id":"toolu_01Task"', '"tool_use_id":{"x":1}')
+    )
+    recs, _ = _read(path)
+    assert len(recs) == 7
+    assert recs[4]["textChunks"] == ["[tool_result ?] kettle/heat.py:12"]

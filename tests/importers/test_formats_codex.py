@@ -270,3 +270,16 @@ def test_a_subagents_rollout_skips_its_copy_of_the_parent():
     assert recs[0]["extra"]["session"]["agent_nickname"] == "Gauss"  # its own, not the parent's
     assert recs[0]["extra"]["turn_context"]["model"] == "gpt-5.3-codex-mini"
     assert any(w.endswith("4 lines copied from the parent's rollout") for w in warnings)
+
+
+def test_codex_exec_line_with_a_type_of_another_json_type_is_rejected(tmp_path):
+    """A line whose ``type`` is an object or a list (hostile or damaged output) was an
+    internal error (``unhashable type``) that stopped the whole file: it is rejected
+    with its line, the others read."""
+    path = tmp_path / "exec.jsonl"
+    lines = (DIR / "exec-json.jsonl").read_text().splitlines()
+    lines[2:2] = ['{"type": {"item.completed": 1}, "item": {}}', '{"type": ["error"]}']
+    path.write_text("\n".join(lines) + "\n")
+    recs, rejects, _ = run(codex.read, path)
+    assert [r.where for r in rejects] == ["exec.jsonl:3", "exec.jsonl:4", "exec.jsonl:20"]
+    assert len(recs) == 12

@@ -185,3 +185,15 @@ def test_headless_json_output():
         ("gemini", ["boil() never calls heat(); add the call."])
     ]
     assert recs[0]["thread"] == "gemini-cli:c7e1f0a2-1b3d-4e5f-8a9b-0c1d2e3f4a5b"
+
+
+def test_headless_stream_line_with_a_type_of_another_json_type_is_rejected(tmp_path):
+    """A line whose ``type`` is an object (hostile or damaged output) was an internal
+    error (``unhashable type``) that stopped the whole file: now rejected with its line."""
+    path = tmp_path / "stream.jsonl"
+    lines = (DIR / "stream-json.jsonl").read_text().splitlines()
+    lines[1:1] = ['{"type": {"message": 1}, "timestamp": "2025-11-04T10:00:00Z"}']
+    path.write_text("\n".join(lines) + "\n")
+    recs, rejects, _ = run(gemini_cli.read, path)
+    assert [r.where for r in rejects] == ["stream.jsonl:2", "stream.jsonl:14"]
+    assert len(recs) == 4

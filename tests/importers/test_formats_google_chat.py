@@ -152,6 +152,13 @@ def test_dates_in_the_accounts_language():
         ("sexta-feira, 13 de maio de 2022 10:00:00 UTC+02:00", "2022-05-13T08:00:00Z"),
         ("2022 10:00:00 UTC", None),  # no month: never a guess
         ("5 mars avril 2022 10:00:00 UTC", None),  # two months
+        ("Tuesday, March 1, 2022 at 10:00:00 AM UTC+24", None),  # no zone: was a ValueError
+        # Greek writes 12-hour times (π.μ., μ.μ.): the afternoon was read as the morning
+        ("Τρίτη, 1 Μαρτίου 2022 - 2:03:54 μ.μ. UTC", "2022-03-01T14:03:54Z"),
+        ("Τρίτη, 1 Μαρτίου 2022 - 12:03:54 π.μ. UTC", "2022-03-01T00:03:54Z"),
+        # Romanian Tuesday starts as March does: a date of another month was unreadable
+        ("marți, 5 aprilie 2022, 10:00:00 UTC", "2022-04-05T10:00:00Z"),
+        ("2015. február 15., vasárnap 21:54:36 GMT-99:99", None),
     ],
 )
 def test_localized_takeout_dates(text, stamp):

@@ -190,6 +190,21 @@ def test_apple_music_ttml_times_are_on_the_document(tmp_path):
     ]
 
 
+@pytest.mark.parametrize("clock", ["9" * 400 + ":00", "9" * 400 + ":00:00.5"])
+def test_a_clock_time_too_large_for_a_float_is_rejected(tmp_path, clock):
+    """A clock time of a 400-digit hour or minute (the ``M:SS`` Apple's lyrics write,
+    and the full clock) was an internal error (an int too large for a float): now an
+    unreadable begin, rejected with its place, the other cues read."""
+    path = tmp_path / "huge.ttml"
+    path.write_text(
+        '<tt xmlns="http://www.w3.org/ns/ttml"><body><div>'
+        f'<p begin="{clock}" end="2s">Hello</p><p begin="1s" end="2s">ok</p></div></body></tt>'
+    )
+    recs, rejects, _ = run(ttml.read_ttml, path)
+    assert [r["textChunks"] for r in recs] == [["ok"]]
+    assert len(rejects) == 1 and "unreadable begin" in rejects[0].reason
+
+
 def test_ttml_entities_are_refused(tmp_path):
     path = tmp_path / "bomb.ttml"
     path.write_text(

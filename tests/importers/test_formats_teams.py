@@ -109,3 +109,29 @@ def test_quotes_forwards_cards_and_files():
     assert recs[1]["extra"]["quoted"]["preview"] == "Budget draft is in the channel files."
     # quoting her own message while mentioning Lee: the mention is the listener
     assert recs[4]["replyTo"] == first and recs[4]["metadata"]["listeners"] == ["Lee Park"]
+
+
+def test_a_card_nested_too_deep_keeps_the_file(tmp_path: Path):
+    """A card's ``Content`` (a JSON string) nested 500 deep: its keys and texts were
+    walked recursively, a RecursionError that stopped the whole import. Now the card is
+    read as one without text; the other messages are read."""
+    doc = json.loads((FIXTURES / "teams" / "graph-attachments.json").read_text())
+    card = next(a for m in doc["value"] for a in m["attachments"] if ".card." in a["contentType"])
+    card["content"] = '{"a":' * 500 + '{"text": "deep"}' + "}" * 500
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps(doc))
+    recs, rejects, _ = run(teams.read_teams, path)
+    assert not rejects and len(recs) == 5
+    assert recs[3]["textChunks"] == ["[card]"]
+
+
+def test_a_message_nested_too_deep_keeps_the_file(tmp_path: Path):
+    """A message holding a value nested 600 deep: reading its keys as PascalCase walked
+    it all, a RecursionError that stopped the whole import. Keys that deep are left as
+    they are; every message is read."""
+    doc = json.loads((FIXTURES / "teams" / "graph-attachments.json").read_text())
+    doc["value"][0]["importance"] = json.loads('{"a":' * 600 + "1" + "}" * 600)
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps(doc))
+    recs, _, _ = run(teams.read_teams, path)
+    assert len(recs) == 5

@@ -39,6 +39,29 @@ FORMATS = sorted(
     if not f.directory and f.read.__module__.startswith(OWNED_MODULES)
 )
 FORUM_FIXTURES = ROOT / "tests" / "fixtures" / "forum"
+# Shapes the sample data does not hold, read by readers of existing formats: their
+# fixtures seed the mutations too (a JSON lines file: each line a document).
+SHAPES = (
+    "agents/batch/anthropic-batch-requests.jsonl",
+    "agents/batch/anthropic-batch-results.jsonl",
+    "agents/batch/openai-batch-input.jsonl",
+    "agents/batch/openai-batch-output.jsonl",
+    "agents/claude-sdk/stream-json.jsonl",
+    "formats/codex/exec-json.jsonl",
+    "formats/gemini_cli/stream-json.jsonl",
+    "formats/gemini_cli/json-output.json",
+    "formats/asr/hf-insanely-fast-whisper.json",
+    "formats/asr/hf-word-chunks.json",
+    "formats/asr/revai.json",
+    "formats/github/events.jsonl",
+    "formats/github/issue-timeline.json",
+    "formats/github/pulls.json",
+    "formats/slack_huddle/standup/2024-05-06.json",
+    "formats/teams/graph-attachments.json",
+    "formats/telegram/service-result.json",
+    "formats/mastodon/polls/outbox.json",
+    "formats/matrix/element-export-polls.json",
+)
 
 
 def _seed_documents() -> list[Any]:
@@ -51,6 +74,13 @@ def _seed_documents() -> list[Any]:
                 docs.append(orjson.loads(path.read_bytes()))
             except orjson.JSONDecodeError:
                 continue
+    for name in SHAPES:
+        lines = (ROOT / "tests" / "fixtures" / name).read_bytes().splitlines()
+        for line in lines if name.endswith(".jsonl") else [b"".join(lines)]:
+            try:
+                docs.append(orjson.loads(line))
+            except orjson.JSONDecodeError:
+                continue  # a damaged line the fixture holds on purpose
     return docs
 
 

@@ -23,6 +23,23 @@ from convo.importers.registry import registry
 FILE_FORMATS = sorted(f.name for f in registry.formats() if not f.directory)
 
 
+# Shapes the sample data does not hold (X archive posts, S/MIME and TNEF mail, Webex
+# and Apple TTML cues, the agents' headless outputs): their fixtures are seeds too.
+SHAPES = (
+    "formats/twitter/tweets.js",
+    "formats/twitter/tweet-2019/tweet.js",
+    "email/smime-opaque-signed.eml",
+    "email/smime-opaque-signed-ber.eml",
+    "email/tnef-whole-message.eml",
+    "email/lore-mboxrd.mbox",
+    "transcripts/webex.vtt",
+    "formats/codex/exec-json.jsonl",
+    "formats/gemini_cli/stream-json.jsonl",
+    "agents/claude-sdk/stream-json.jsonl",
+    "formats/asr/revai.json",
+)
+
+
 def _seeds() -> list[bytes]:
     """Real bytes to mutate: every sample file (small), so mutations hit deep parser paths."""
     seeds = [b""]
@@ -30,6 +47,7 @@ def _seeds() -> list[bytes]:
         for p in sorted(SAMPLE_DATA.rglob("*")):
             if p.is_file() and p.stat().st_size < 200_000:
                 seeds.append(p.read_bytes())
+    seeds += [(SAMPLE_DATA.parent / "tests" / "fixtures" / name).read_bytes() for name in SHAPES]
     return seeds
 
 

@@ -224,6 +224,28 @@ def test_jianmu_keeps_the_speaker_of_another_format_and_reads_its_blocks_back(tm
     assert back[2]["textChunks"] == ["Look", "[image] https://x.test/p.png"]
 
 
+@pytest.mark.parametrize("fmt", ["openai", "anthropic", "agentscope", "autogen", "langmem"])
+def test_a_block_typed_by_an_object_exports(fmt):
+    """A tool result's content block whose ``type`` is an object or a list (a damaged
+    store) was an internal error (``unhashable type``) since a block a format cannot
+    carry is written as the text convo reads for it: now that text."""
+    bad = [{"type": {"a": 1}, "text": "x"}, {"type": ["image"]}]
+    r = rec(1, "tool", "x", [{"type": "tool_result", "tool_use_id": "t1", "content": bad}])
+    assert ex.registry.get(fmt).export([r])
+
+
+def test_jianmu_content_typed_by_an_object_reads(tmp_path):
+    """A Jianmu message whose content is a list with a block typed by an object: an
+    internal error (``unhashable type``) since typed blocks are read back; now the
+    content is read as Jianmu's ``to_text`` reads it."""
+    from convo.pipeline.ingest import read_messages
+
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps([{"id": "j1", "role": "user", "content": [{"type": {"x": 1}}]},
+                                {"id": "j2", "role": "user", "content": [{"type": ["text"]}]}]))  # fmt: skip
+    assert len(list(read_messages(path, format="jianmu"))) == 2
+
+
 @pytest.mark.parametrize(
     "fmt", ["openai", "anthropic", "agentscope", "autogen", "langmem", "jianmu"]
 )

@@ -119,11 +119,29 @@ def _short_json_error(e: Exception) -> str:
 
 def dumps(record: dict[str, Any]) -> bytes:
     """One record as a JSONL line (with its newline); see ``readable`` for a string
-    JSON cannot hold."""
+    JSON cannot hold. A record nested deeper than orjson writes (254 levels: a reader
+    kept a deeper value of its input in ``extra``) is a RecordError naming it, not an
+    internal error."""
     try:
         return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
-    except TypeError:
-        return orjson.dumps(readable(record), option=orjson.OPT_APPEND_NEWLINE)
+    except TypeError as e:
+        if _TOO_DEEP not in str(e):
+            try:
+                return orjson.dumps(readable(record), option=orjson.OPT_APPEND_NEWLINE)
+            except (TypeError, RecursionError) as again:
+                if isinstance(again, TypeError) and _TOO_DEEP not in str(again):
+                    raise
+    from convo.core.errors import RecordError
+
+    source_id = record.get("source_id")
+    raise RecordError(
+        "the record is nested more than 254 levels deep: not written",
+        where=source_id if isinstance(source_id, str) else None,
+        hint="its input holds a value nested that deep",
+    )
+
+
+_TOO_DEEP = "Recursion limit reached"  # orjson's words for a value nested too deep
 
 
 def readable(value: Any) -> Any:

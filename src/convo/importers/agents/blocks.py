@@ -14,6 +14,8 @@ from typing import Any
 
 import orjson
 
+from convo.importers.jsoninput import as_str
+
 SHORT = 2000  # longest readable chunk for a non-text block; the original stays in extra
 
 # Anthropic-only block types (OpenAI parts never use them): decide openai vs anthropic.
@@ -249,8 +251,14 @@ def _tool_use_chunk(block: dict[str, Any]) -> str:
     return _short(f"[tool_use {block.get('name')}] {args}")
 
 
+def _result_label(block: dict[str, Any]) -> str:
+    """A tool result's label: the tool's name, else the call's id, else ``?`` (an object
+    or a list there is no name: its repr is not written)."""
+    return as_str(block.get("name")) or as_str(block.get("tool_use_id")) or "?"
+
+
 def _tool_result_chunk(block: dict[str, Any]) -> str:
-    label = block.get("name") or block.get("tool_use_id") or "?"
+    label = _result_label(block)
     flag = " error" if block.get("is_error") else ""
     return _short(f"[tool_result {label}{flag}] {result_text(block.get('content'))}")
 
@@ -300,7 +308,7 @@ def whole_chunk(block: dict[str, Any]) -> str:
         args = block["input_raw"] if "input_raw" in block else dumps(block.get("input"))
         return f"[tool_use {block.get('name')}] {args}"
     if kind == "tool_result":
-        label = block.get("name") or block.get("tool_use_id") or "?"
+        label = _result_label(block)
         flag = block.get("flag") or ("error" if block.get("is_error") else "")
         return (
             f"[tool_result {label}{' ' + flag if flag else ''}] {result_text(block.get('content'))}"
@@ -344,7 +352,7 @@ class CallNames(dict[str, str]):
 def _named(block: dict[str, Any], tools: Mapping[str, str]) -> dict[str, Any]:
     if block.get("type") != "tool_result" or block.get("name"):
         return block
-    name = tools.get(block.get("tool_use_id"))  # type: ignore[arg-type]
+    name = tools.get(as_str(block.get("tool_use_id")))  # an object: no call's id
     return {**block, "name": name} if name else block
 
 
@@ -451,7 +459,7 @@ def jianmu_body(content: Any, as_text: bool) -> tuple[list[dict[str, Any]], str]
     (``convo export --to jianmu`` writes a message with thinking or media so): those
     blocks, or with ``as_text`` (a tool's result) their chunks as the text."""
     typed = isinstance(content, list) and content and all(
-        isinstance(p, dict) and p.get("type") in _JIANMU_BLOCKS for p in content
+        isinstance(p, dict) and block_type(p) in _JIANMU_BLOCKS for p in content
     )  # fmt: skip
     if not typed:
         return [], jianmu_to_text(content)

@@ -67,8 +67,8 @@ _ANSWERS = ("agent_message", "assistant_message")
 def is_exec_event(value: Any, *, first: bool = False) -> bool:
     """A ``codex exec --json`` line; ``first``: one that starts such a file (an event
     with the member it carries: ``turn.started`` has none, and is no start)."""
-    if not isinstance(value, dict) or value.get("type") not in EVENTS:
-        return False
+    if not isinstance(value, dict) or as_str(value.get("type")) not in EVENTS:
+        return False  # as_str: a type of another JSON type (an object) is no event
     members = {"thread_id", "item", "usage", "error", "message", "item_id"}
     return not first or bool(members & value.keys())
 

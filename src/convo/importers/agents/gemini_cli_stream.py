@@ -131,7 +131,7 @@ def read_json_output(value: dict[str, Any], source: Source, ctx: ImportContext,
 def read_stream(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     st = _Stream(source, ctx)
     for _, where, value in json_lines(source, ctx):
-        if not isinstance(value, dict) or value.get("type") not in EVENTS:
+        if not isinstance(value, dict) or as_str(value.get("type")) not in EVENTS:
             ctx.reject(where, "not a Gemini CLI stream-json event (type, timestamp)", value)
             continue
         yield from _event(value, where, iso_ts(value.get("timestamp"), ctx.options.tz), st)

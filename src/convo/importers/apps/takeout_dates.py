@@ -42,20 +42,21 @@ _STEMS = {stem: n for n, names in enumerate(_MONTHS, 1) for stem in names.split(
 # The longest stem decides ("červn" June before "čer"...).
 _BY_LENGTH = sorted(_STEMS, key=len, reverse=True)
 # Weekdays that start like a month: Spanish and Italian Tuesday (``martes``,
-# ``martedì``), French (``mardi``), Dutch and Finnish Monday (``maandag``,
-# ``maanantai``), Ukrainian Wednesday (``середа``).
-_WEEKDAYS = ("marte", "mard", "maan", "серед")
+# ``martedì``), French (``mardi``), Romanian (``marți``), Dutch and Finnish Monday
+# (``maandag``, ``maanantai``), Ukrainian Wednesday (``середа``).
+_WEEKDAYS = ("marte", "mard", "maan", "серед", "marț", "marţ")
 
 _TIME = re.compile(
     r"(?:(?P<pre>上午|下午|午前|午後|오전|오후)\s*)?(?P<h>\d{1,2})[:.](?P<mi>\d{2})[:.](?P<s>\d{2})"
-    r"(?:\s*(?P<ap>[AaPp])\.?\s?[Mm]\.?(?![A-Za-z])|\s*(?P<post>上午|下午|午前|午後|오전|오후))?"
+    r"(?:\s*(?P<ap>[AaPp])\.?\s?[Mm]\.?(?![A-Za-z])"
+    r"|\s*(?P<post>上午|下午|午前|午後|오전|오후|[πμ]\.\s?μ\.))?"
 )
 _ZONE = re.compile(r"\b(?:UTC|GMT)(?:\s*(?P<sign>[+-])(?P<zh>\d{1,2})(?::?(?P<zm>\d{2}))?)?")
 _YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
 _CJK_MONTH = re.compile(r"(?<!\d)(\d{1,2})\s*(?:月|월)")
 _NUMBER = re.compile(r"(?<!\d)(\d{1,2})(?!\d)")
 _WORD = re.compile(r"[^\W\d_]+")
-_PM = ("下午", "午後", "오후")
+_PM = ("下午", "午後", "오후", "μ.μ.")  # Greek: π.μ. and μ.μ. (before and after noon)
 
 
 def _month_name(text: str) -> int | None:
@@ -72,13 +73,17 @@ def _month_name(text: str) -> int | None:
     return found.pop() if len(found) == 1 else None
 
 
-def _zone(text: str) -> tzinfo | None:
+def _zone(text: str, default: tzinfo) -> tzinfo | None:
+    """The zone ``text`` names (``default`` when none); None when it names none there
+    is."""
     m = _ZONE.search(text)
     if m is None:
-        return None
+        return default
     if not m["sign"]:
         return UTC
     minutes = int(m["zh"]) * 60 + int(m["zm"] or 0)
+    if minutes >= 24 * 60:
+        return None  # ``UTC+24``, ``GMT-99:99``: the date is not read (was a ValueError)
     return timezone(timedelta(minutes=minutes if m["sign"] == "+" else -minutes))
 
 
@@ -89,7 +94,7 @@ def _hour(m: re.Match[str]) -> int | None:
         return hour
     if not 1 <= hour <= 12:
         return None
-    pm = period in _PM or period in "pP"
+    pm = period.replace(" ", "") in _PM or period in "pP"
     return hour % 12 + (12 if pm else 0)
 
 
@@ -99,7 +104,9 @@ def localized_date(value: str, zone: tzinfo = UTC) -> str | None:
     if time is None:
         return None
     rest = value[: time.start()] + " " + value[time.end() :]
-    zone_in = _zone(rest)
+    zone_in = _zone(rest, zone)
+    if zone_in is None:
+        return None
     rest = _ZONE.sub(" ", rest)
     year = _YEAR.findall(rest)
     if len(year) != 1:
@@ -120,7 +127,7 @@ def localized_date(value: str, zone: tzinfo = UTC) -> str | None:
     try:
         stamp = datetime(
             int(year[0]), month, int(numbers[0]), hour, int(time["mi"]), int(time["s"]),
-            tzinfo=zone_in or zone,
+            tzinfo=zone_in,
         )  # fmt: skip
     except ValueError:
         return None

@@ -5,7 +5,7 @@ PowerShell SDK's ``Get-MgChatMessage | ConvertTo-Json``: ``Id``, ``CreatedDateTi
 ``From.User.DisplayName``) and the Graph REST API's own camelCase (``GET
 /chats/{id}/messages``, Graph Explorer, ``m365 teams chat message list``: ``id``,
 ``createdDateTime``, ``from.user.displayName``, pages as ``{"@odata.context", "value"}``).
-Keys are read whatever the case of their first letter (``_pascal``).
+Keys are read whatever the case of their first letter (``teams_attachments.pascal``).
 
 A top-level array streams in two passes (who is in each chat, then messages); an object
 wrapping the list (``value``/``messages``) is read whole (``convo.core.io.load_json``).
@@ -38,7 +38,7 @@ from convo.core.text.html import html_to_text
 from convo.core.timestamps import iso_ts
 from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter
 from convo.importers.apps.teams_attachments import chunks as attachment_chunks
-from convo.importers.apps.teams_attachments import quote
+from convo.importers.apps.teams_attachments import pascal, quote
 from convo.importers.build import message, scoped_id
 from convo.importers.context import ImportContext
 from convo.importers.fields import NAIVE_IN_TZ, Fields
@@ -66,19 +66,6 @@ _SNIFF_KEYS = (
 )
 
 
-def _pascal(value: Any) -> Any:
-    """``value`` with every object key's first letter in upper case (``createdDateTime``
-    → ``CreatedDateTime``; ``@odata.type`` as it is): the Graph API's camelCase read as
-    the PascalCase exports are."""
-    if isinstance(value, dict):
-        return {
-            (k[:1].upper() + k[1:] if k[:1].islower() else k): _pascal(v) for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [_pascal(v) for v in value]
-    return value
-
-
 def read_teams(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     data: Any
     if json_head_with(source, opens="["):  # a list of messages: streamed, in two passes
@@ -93,7 +80,7 @@ def read_teams(source: Source, ctx: ImportContext) -> Iterator[ConversationMessa
             raise InputError("not a Teams export (expected a list of messages)", where=source.name)
 
     def messages() -> Iterable[Any]:
-        return map(_pascal, data if data is not None else doc.values())
+        return map(pascal, data if data is not None else doc.values())
 
     # Who takes part in each chat, to name the other party of a 1:1 chat.
     members: dict[str, list[str]] = {}

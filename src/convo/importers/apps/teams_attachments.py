@@ -1,5 +1,5 @@
 """What a Teams message's ``attachments`` say (Graph's ``chatMessageAttachment``), for
-``convo.importers.apps.teams``; keys already read as PascalCase (``teams._pascal``).
+``convo.importers.apps.teams``; keys already read as PascalCase (``pascal``).
 
 - ``messageReference``: a reply that quotes a message of the chat (Graph's
   ``replyWithQuote``; the body holds only ``<attachment id=...>`` where the quote is
@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 
 from convo.core.text.html import html_to_text
+from convo.importers.agents.blocks import MAX_DEPTH, inner_json, too_deep
 from convo.importers.jsoninput import as_dict, as_list, as_str
 
 QUOTE = "messageReference"
@@ -35,17 +36,28 @@ def content(a: dict[str, Any]) -> dict[str, Any]:
     value = a.get("Content")
     if isinstance(value, str) and value.lstrip().startswith("{"):
         try:
-            value = orjson.loads(value)
+            value = inner_json(value)  # the depth rule of JSON inside a string
         except orjson.JSONDecodeError:
             return {}
-    return _pascal(value) if isinstance(value, dict) else {}
+    if not isinstance(value, dict) or too_deep(value):
+        return {}  # too deep: its keys and texts are walked recursively (a RecursionError)
+    return pascal(value)
 
 
-def _pascal(value: Any) -> Any:
+def pascal(value: Any, depth: int = 0) -> Any:
+    """``value`` with every object key's first letter in upper case (``createdDateTime``
+    → ``CreatedDateTime``; ``@odata.type`` as it is): the Graph API's camelCase read as
+    the PascalCase exports are. Values nested deeper than ``MAX_DEPTH`` are left as they
+    are (no message's fields are there; walking them all was a RecursionError)."""
+    if depth > MAX_DEPTH:
+        return value
     if isinstance(value, dict):
-        return {(k[:1].upper() + k[1:]): _pascal(v) for k, v in value.items()}
+        return {
+            (k[:1].upper() + k[1:] if k[:1].islower() else k): pascal(v, depth + 1)
+            for k, v in value.items()
+        }
     if isinstance(value, list):
-        return [_pascal(v) for v in value]
+        return [pascal(v, depth + 1) for v in value]
     return value
 
 

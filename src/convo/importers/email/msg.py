@@ -79,7 +79,10 @@ _EPOCH = datetime(1601, 1, 1, tzinfo=UTC)
 _TYPES = {1: "To", 2: "Cc"}
 _BREAKS = re.compile(r"[\r\n]+")
 # What olefile raises on a damaged file (a sector number past any index: OverflowError)
-_DAMAGED = (OSError, ValueError, struct.error, IndexError, KeyError, OverflowError)
+# RecursionError: olefile walks a storage's children recursively, so a directory written
+# as a chain of right siblings (not the balanced tree Outlook writes) a thousand long
+# exceeds Python's limit.
+_DAMAGED = (OSError, ValueError, struct.error, IndexError, KeyError, OverflowError, RecursionError)
 
 
 def _ole(source: Source) -> Any:
@@ -158,15 +161,15 @@ class _Props:
 
 
 def _children(ole: Any, prefix: str, under: list[str] | None = None) -> list[str]:
-    """The names of the storages directly in ``under`` (the root) that start ``prefix``."""
-    at = under or []
-    depth = len(at)
-    names = {
-        e[depth]
-        for e in ole.listdir(streams=True, storages=True)
-        if len(e) > depth and e[:depth] == at and e[depth].startswith(prefix)
-    }
-    return sorted(names)
+    """The names of the storages directly in ``under`` (the root) that start ``prefix``:
+    from the directory tree olefile built, where ``under`` is (a listing of the whole file
+    for each attached item made 250 attached items take 4 s, 1,000 a minute)."""
+    entry = ole.root
+    for name in under or []:
+        entry = entry.kids_dict.get(name.lower())
+        if entry is None:
+            return []
+    return sorted({kid.name for kid in entry.kids if kid.name.startswith(prefix)})
 
 
 def _one_line(value: str) -> str:

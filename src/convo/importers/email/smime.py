@@ -22,9 +22,10 @@ class _Bad(Exception):
     """Not the BER this reader walks."""
 
 
-def _element(b: bytes, i: int, depth: int = 0) -> tuple[int, int, int, int]:
-    """(tag, content start, content end, next element) of the element at ``i``."""
-    if depth > _MAX_DEPTH or i + 2 > len(b):
+def _header(b: bytes, i: int) -> tuple[int, int, int | None]:
+    """(tag, content start, content end) of the element at ``i``; the end is None for an
+    indefinite length (its content ends at the end-of-contents octets)."""
+    if i + 2 > len(b):
         raise _Bad
     tag = b[i]
     i += 1
@@ -36,15 +37,10 @@ def _element(b: bytes, i: int, depth: int = 0) -> tuple[int, int, int, int]:
         raise _Bad
     first = b[i]
     i += 1
-    if first == 0x80:  # indefinite: the children up to the end-of-contents octets
-        if not tag & 0x20:
+    if first == 0x80:
+        if not tag & 0x20:  # a primitive element has a definite length
             raise _Bad
-        j = i
-        while b[j : j + 2] != b"\0\0":
-            j = _element(b, j, depth + 1)[3]
-            if j >= len(b):
-                raise _Bad
-        return tag, i, j, j + 2
+        return tag, i, None
     if first & 0x80:
         count = first & 0x7F
         if count > 4 or i + count > len(b):
@@ -55,54 +51,89 @@ def _element(b: bytes, i: int, depth: int = 0) -> tuple[int, int, int, int]:
         length = first
     if i + length > len(b):
         raise _Bad
-    return tag, i, i + length, i + length
+    return tag, i, i + length
 
 
-def _children(b: bytes, start: int, end: int) -> list[tuple[int, int, int]]:
-    """(tag, content start, content end) of each element between ``start`` and ``end``."""
-    out = []
-    i = start
-    while i < end and b[i : i + 2] != b"\0\0":
-        tag, s, e, i = _element(b, i)
-        out.append((tag, s, e))
-    return out
+def _ended(b: bytes, i: int, end: int | None) -> bool:
+    """Whether the content that ``end`` bounds (None: up to end-of-contents) ends at ``i``."""
+    if end is not None:
+        return i >= end
+    if i + 2 > len(b):
+        raise _Bad  # an indefinite length without its end-of-contents
+    return b[i : i + 2] == b"\0\0"
 
 
-def _octets(b: bytes, tag: int, start: int, end: int, depth: int = 0) -> bytes:
-    """An OCTET STRING's content, its constructed pieces joined."""
-    if tag == 0x04:
-        return b[start:end]
+def _skip(b: bytes, i: int, depth: int = 0) -> int:
+    """The place after the element at ``i`` (each byte of it looked at once)."""
+    _, start, end = _header(b, i)
+    if end is not None:
+        return end
+    if depth > _MAX_DEPTH:
+        raise _Bad
+    j = start
+    while not _ended(b, j, None):
+        j = _skip(b, j, depth + 1)
+    return j + 2
+
+
+def _child(b: bytes, parent: tuple[int, int | None], at: int, tag: int) -> tuple[int, int | None]:
+    """(content start, end) of the ``at``-th child of ``parent`` (its content's start and
+    end), which must have ``tag``; the children before it are skipped."""
+    i, end = parent
+    for _ in range(at):
+        if _ended(b, i, end):
+            raise _Bad
+        i = _skip(b, i)
+    if _ended(b, i, end):
+        raise _Bad
+    found, start, stop = _header(b, i)
+    if found != tag:
+        raise _Bad
+    return start, stop
+
+
+def _octets(b: bytes, i: int, out: list[bytes], depth: int = 0) -> int:
+    """An OCTET STRING's content (its constructed pieces in order) added to ``out``;
+    returns the place after it."""
+    tag, start, end = _header(b, i)
+    if tag == 0x04 and end is not None:  # (a primitive's length is always definite)
+        out.append(b[start:end])
+        return end
     if tag != 0x24 or depth > _MAX_DEPTH:
         raise _Bad
-    return b"".join(_octets(b, t, s, e, depth + 1) for t, s, e in _children(b, start, end))
+    j = start
+    while not _ended(b, j, end):
+        j = _octets(b, j, out, depth + 1)
+    return j + 2 if end is None else end
 
 
-def _only(found: list[tuple[int, int, int]], tag: int, at: int = 0) -> tuple[int, int]:
-    if len(found) <= at or found[at][0] != tag:
-        raise _Bad
-    return found[at][1], found[at][2]
+def _oid(b: bytes, found: tuple[int, int | None]) -> bytes:
+    return b[found[0] : found[1]]
 
 
 def signed_content(blob: bytes) -> bytes | None:
     """The MIME entity an opaque ``SignedData`` blob holds; None when ``blob`` is not one
-    (encrypted, damaged) or holds no content (a detached signature)."""
+    (encrypted, damaged) or holds no content (a detached signature).
+
+    The whole blob is walked once (a truncated one is damaged), then only the path to the
+    content: no element is walked twice, so the time is linear in the blob's size."""
     try:
-        tag, s, e, _ = _element(blob, 0)
+        tag, start, end = _header(blob, 0)
         if tag != 0x30:
             return None
-        info = _children(blob, s, e)
-        oid = _only(info, 0x06)
-        if blob[oid[0] : oid[1]] != _SIGNED_DATA:
+        _skip(blob, 0)
+        info = (start, end)
+        if _oid(blob, _child(blob, info, 0, 0x06)) != _SIGNED_DATA:
             return None
-        signed = _only(_children(blob, *_only(info, 0xA0, 1)), 0x30)
-        encap = _only(_children(blob, *signed), 0x30, 2)  # version, digest algorithms, this
-        parts = _children(blob, *encap)
-        oid = _only(parts, 0x06)
-        if blob[oid[0] : oid[1]] != _DATA:
+        signed = _child(blob, _child(blob, info, 1, 0xA0), 0, 0x30)
+        encap = _child(blob, signed, 2, 0x30)  # version, digest algorithms, this
+        if _oid(blob, _child(blob, encap, 0, 0x06)) != _DATA:
             return None
-        inner = _children(blob, *_only(parts, 0xA0, 1))
-        if not inner:
-            return None
-        return _octets(blob, *inner[0]) or None
-    except (_Bad, IndexError, RecursionError):
+        i, stop = _child(blob, encap, 1, 0xA0)
+        if _ended(blob, i, stop):
+            return None  # no content: a detached signature
+        out: list[bytes] = []
+        _octets(blob, i, out)
+        return b"".join(out) or None
+    except (_Bad, RecursionError):
         return None

@@ -122,12 +122,12 @@ def ttml_time(text: str | None, rates: Rates) -> int | None:
             return None
         secs = int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3])
         frac = float(m[4]) if m[4] else float(m[5]) / rates.frame if m[5] else 0.0
-        return round((secs + frac) * 1000)
+        return _clock_ms(secs, frac)
     m = _SHORT_CLOCK.match(text)
     if m is not None:
         if int(m[2]) > 59:
             return None
-        return round((int(m[1]) * 60 + int(m[2]) + float(m[3] or 0)) * 1000)
+        return _clock_ms(int(m[1]) * 60 + int(m[2]), float(m[3] or 0))
     m = _OFFSET.match(text)
     if m is None:
         return None
@@ -135,7 +135,16 @@ def ttml_time(text: str | None, rates: Rates) -> int | None:
     scale = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001, "f": 1 / rates.frame,
              "t": 1 / (rates.tick or 1.0)}[unit]  # fmt: skip
     ms = value * scale * 1000
-    return round(ms) if ms < 1e15 else None
+    return round(ms) if ms < _MAX_MS else None
+
+
+_MAX_MS = 1e15  # later than this (31,000 years) is no time of a recording
+
+
+def _clock_ms(secs: int, frac: float) -> int | None:
+    """A clock time's milliseconds; None past ``_MAX_MS`` (a 400-digit hour was an
+    internal error: an int too large for a float)."""
+    return round((secs + frac) * 1000) if secs < _MAX_MS / 1000 else None
 
 
 @dataclass

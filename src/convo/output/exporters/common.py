@@ -186,8 +186,8 @@ def media_text(b: Any) -> str:
     where it is; any other block (a memory, a refusal) the text convo reads for it."""
     if not isinstance(b, dict):
         return str(b)
-    if b.get("type") not in _MEDIA:
-        return block_chunk(b)
+    if not isinstance(b.get("type"), str) or b["type"] not in _MEDIA:
+        return block_chunk(b)  # (a type of another JSON type: the block's JSON)
     what = b.get("url") or b.get("name") or b.get("filename") or b.get("media_type") or ""
     return f"[{b.get('type', 'block')}] {what}".rstrip()
 
