@@ -79,11 +79,12 @@ def numbered_lines(source: Source, decode: LineDecoder) -> Iterator[tuple[int, s
 
 
 def csv_rows(
-    source: Source, decode: LineDecoder, what: str, hint: str
+    source: Source, decode: LineDecoder, what: str, hint: str, header: list[str] | None = None
 ) -> Iterator[tuple[int, list[str]]]:
     """(first line, cells) of each data row of a CSV export after its header row, a
     cell's line breaks kept; a row the csv module cannot read (a cell past its 128 KiB
-    limit, a stray carriage return) stops the file with ``not CSV as <what> writes it``."""
+    limit, a stray carriage return) stops the file with ``not CSV as <what> writes it``.
+    ``header``, when given, receives the header row's cells (stripped, a BOM removed)."""
     where = {"n": 0}
 
     def feed() -> Iterator[str]:
@@ -94,7 +95,9 @@ def csv_rows(
     reader = csv.reader(feed())
     start = 1
     try:
-        next(reader, None)  # the header
+        cols = next(reader, None)  # the header
+        if header is not None and cols is not None:
+            header[:] = [c.strip().lstrip("\ufeff") for c in cols]
         start = where["n"] + 1
         for row in reader:
             if any(cell.strip() for cell in row):

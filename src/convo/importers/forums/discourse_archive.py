@@ -31,7 +31,6 @@ Ids and their scope (docs/ids.md): the host in each post's URL.
 
 from __future__ import annotations
 
-import csv
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -41,7 +40,7 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
 from convo.core.timestamps import iso_ts
-from convo.importers.apps.common import numbered_lines
+from convo.importers.apps.common import csv_rows
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
 from convo.importers.forums.common import message
@@ -92,24 +91,13 @@ def _user(source: Source) -> str | None:
 
 
 def _rows(source: Source, ctx: ImportContext) -> Iterator[tuple[int, dict[str, str]]]:
-    """(line, row by column) for every data row; a cell's line breaks joined."""
-    where = {"n": 0}
-
-    def feed() -> Iterator[str]:
-        for n, line in numbered_lines(source, ctx.text_decoder(what="CSV text that is not UTF-8")):
-            where["n"] = n
-            yield line + "\n"
-
-    reader = csv.reader(feed())
-    header = next(reader, None)
-    if header is None:
-        return
-    cols = [c.strip().lstrip("\ufeff") for c in header]
-    start = where["n"] + 1
-    for row in reader:
-        if any(cell.strip() for cell in row):
-            yield start, dict(zip(cols, row, strict=False))
-        start = where["n"] + 1
+    """(line, row by column) for every data row; a cell's line breaks joined (a row the
+    csv module cannot read stops the file with its line: ``apps.common.csv_rows``)."""
+    cols: list[str] = []
+    decode = ctx.text_decoder(what="CSV text that is not UTF-8")
+    hint = "download the archive again from your Discourse profile"
+    for n, row in csv_rows(source, decode, "Discourse's user archive", hint, header=cols):
+        yield n, dict(zip(cols, row, strict=False))
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
