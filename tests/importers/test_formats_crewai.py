@@ -48,3 +48,26 @@ def test_text_log_of_the_first_versions():
         ("Researcher", ['The cutoff is 90 C, "too low".\nRaise it.']),  # the output in `task`
     ]
     assert [r["source_id"] for r in recs] == ["logs.txt:1", "logs.txt:4"]
+
+
+def test_an_entry_cut_before_its_closing_quote_keeps_its_text(tmp_path):
+    """A text log cut mid-entry (a crash; or another entry's first line pasted in) left a
+    field without its closing quote: the field regex found no end, and the entry's text
+    was dropped unsaid (test_export_mutations_property.py). The open field now takes the
+    rest of the entry, anything else no field holds goes to extra.unparsed, and either
+    is warned with the entry's place."""
+    path = tmp_path / "crew.txt"
+    path.write_text(
+        '2024-05-01 09:00:00: agent="Researcher", task="Summarise.", status="started"\n\n'
+        '2024-05-01 09:00:30: agent="Researcher", task="The cutoff is 90 C, "too low".\n'
+        '2024-05-01 09:01:00: agent="Researcher", status="completed", output="Raised it."\n'
+    )
+    recs, rejects, warnings = run(crewai.read, path)
+    assert not rejects
+    assert [r["textChunks"] for r in recs] == [
+        ["Summarise."],
+        ['The cutoff is 90 C, "too low".'],
+        ["Raised it."],
+    ]
+    assert recs[1]["metadata"]["speaker"] == "Researcher"
+    assert [w.split(": ", 1)[0] for w in warnings] == ["crew.txt:3"]

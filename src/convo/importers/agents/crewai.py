@@ -50,6 +50,8 @@ _TIME = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
 _LINE = re.compile(r"(?P<time>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d): (?P<rest>(?:" + "|".join(sorted(KEYS)) + r')=".*)')  # fmt: skip
 # a field of a text entry: KEY=" up to the quote that a known key's ", KEY=" follows
 _FIELD = re.compile(r'(\w+)="(.*?)"(?=, (?:' + "|".join(sorted(KEYS)) + r')="|\s*$)', re.S)
+# a field whose closing quote never came: KEY=" and the rest of the entry
+_OPEN = re.compile(r"(" + "|".join(sorted(KEYS)) + r')="(.*?)"?', re.S)
 
 
 def _is_entry(value: Any) -> bool:
@@ -101,16 +103,42 @@ def _text_entries(source: Source, ctx: ImportContext) -> Iterator[tuple[str, dic
                 ctx.reject(ctx.loc(number), "text before the first CrewAI log entry", line)
             continue
         if start:
-            yield start, _fields(lines)
+            yield start, _fields(lines, start, ctx)
         start, lines = ctx.loc(number), [found["time"] + "\x00" + found["rest"]]
     if start:
-        yield start, _fields(lines)
+        yield start, _fields(lines, start, ctx)
 
 
-def _fields(lines: list[str]) -> dict[str, Any]:
+def _fields(lines: list[str], where: str, ctx: ImportContext) -> dict[str, Any]:
+    """An entry's ``KEY="value"`` fields. Text no field holds (an entry cut before its
+    closing quote, as a log a crash cut, or another entry's line inside it; a key given
+    twice) is not dropped: a field left open takes the rest of the entry, anything else
+    is kept in ``unparsed`` (a repeated key's earlier value as ``KEY=value``), and
+    either is warned with the entry's place."""
     time, _, rest = "\n".join(lines).partition("\x00")
-    fields: dict[str, Any] = {k: v for k, v in _FIELD.findall(rest.rstrip("\n"))}
-    return {"timestamp": time, **fields}
+    rest = rest.rstrip("\n")
+    fields: dict[str, Any] = {"timestamp": time}
+    left: list[str] = []
+    pos = 0
+    for m in _FIELD.finditer(rest):
+        left.append(rest[pos : m.start()])
+        if m[1] in fields:  # a key again (two entries run together): the first's kept
+            left.append(f"{m[1]}={fields[m[1]]}")
+        fields[m[1]] = m[2]
+        pos = m.end()
+    left.append(rest[pos:])
+    gaps = [g.strip(", \n") for g in left if g.strip(", \n")]
+    if gaps:
+        tail = _OPEN.fullmatch(gaps[-1])
+        if tail is not None and tail[1] not in fields:
+            fields[tail[1]] = tail[2]
+            gaps.pop()
+        if gaps:
+            fields["unparsed"] = "\n".join(gaps)
+        ctx.warn(where, 'an entry\'s text outside its KEY="value" fields (a field left '
+                 "open, a line cut in) kept: the open field to the entry's end, the rest "
+                 "in extra.unparsed")  # fmt: skip
+    return fields
 
 
 def _parts(entry: dict[str, Any]) -> tuple[Any, tuple[str, list[str]], str, list[str]]:
