@@ -86,11 +86,16 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
                 ctx.reject(where, "not a CrewAI log entry (timestamp, agent or task)", sample)
         return
     for where, entry in _text_entries(source, ctx):
+        if entry is None:
+            continue  # rejected where it starts
         yield _record(entry, where, thread, ctx)
 
 
-def _text_entries(source: Source, ctx: ImportContext) -> Iterator[tuple[str, dict[str, Any]]]:
-    """Each entry of a text log with its first line's place; the lines it spans joined."""
+def _text_entries(
+    source: Source, ctx: ImportContext
+) -> Iterator[tuple[str, dict[str, Any] | None]]:
+    """Each entry of a text log with its first line's place, the lines it spans joined;
+    None for one whose fields do not read back as written (rejected with its text)."""
     start, lines = "", []
     for number, line in numbered_lines(source, ctx.text_decoder()):
         found = _LINE.fullmatch(line)
@@ -101,16 +106,20 @@ def _text_entries(source: Source, ctx: ImportContext) -> Iterator[tuple[str, dic
                 ctx.reject(ctx.loc(number), "text before the first CrewAI log entry", line)
             continue
         if start:
-            yield start, _fields(lines)
+            yield start, _fields(start, lines, ctx)
         start, lines = ctx.loc(number), [found["time"] + "\x00" + found["rest"]]
     if start:
-        yield start, _fields(lines)
+        yield start, _fields(start, lines, ctx)
 
 
-def _fields(lines: list[str]) -> dict[str, Any]:
+def _fields(where: str, lines: list[str], ctx: ImportContext) -> dict[str, Any] | None:
     time, _, rest = "\n".join(lines).partition("\x00")
-    fields: dict[str, Any] = {k: v for k, v in _FIELD.findall(rest.rstrip("\n"))}
-    return {"timestamp": time, **fields}
+    rest = rest.rstrip()
+    pairs = _FIELD.findall(rest)
+    if ", ".join(f'{k}="{v}"' for k, v in pairs) != rest:  # a quote unclosed, a lost field
+        ctx.reject(where, 'a CrewAI log entry whose key="value" fields do not read', rest)
+        return None
+    return {"timestamp": time, **dict(pairs)}
 
 
 def _parts(entry: dict[str, Any]) -> tuple[Any, tuple[str, list[str]], str, list[str]]:
