@@ -100,9 +100,15 @@ def convert(
     )
 
 
+_SAID_LIMIT = 1 << 20  # a run's answer held past this is not compared (memory stays flat)
+
+
 def _check_repeat(parts: Parts, thread: Thread) -> None:
     """Raise NotMessage (bookkeeping) when ``parts`` repeats what the assistant said
-    since the last other turn (a Claude Code run's result); keep that text otherwise."""
+    since the last other turn (a Claude Code run's result); keep that text otherwise.
+    Only Claude Code's lines are kept for it, and no more than ``_SAID_LIMIT``."""
+    if "claude_code" not in parts.extra:
+        return
     if parts.repeats is not None:
         if thread.said and "".join(parts.repeats.split()) == thread.said:
             raise NotMessage(
@@ -114,7 +120,8 @@ def _check_repeat(parts: Parts, thread: Thread) -> None:
     if parts.role == "assistant" and "sidechain" not in parts.tags:
         said = "".join(b["text"] for b in parts.blocks if b.get("type") == "text"
                        and isinstance(b.get("text"), str))  # fmt: skip
-        thread.said += "".join(said.split())
+        if len(thread.said) < _SAID_LIMIT:
+            thread.said += "".join(said.split())
     elif parts.role in ("user", "tool"):
         thread.said = ""
 
