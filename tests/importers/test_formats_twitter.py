@@ -122,3 +122,20 @@ def test_a_long_reply_chain_is_walked_once():
     assert Counted.looked < 3 * n
     loop = Counted({"a": "b", "b": "a"})
     assert twitter._root("a", loop, {}) in ("a", "b")
+
+
+def test_counts_and_links_of_other_json_types(tmp_path):
+    """``"favorite_count": "²"`` (``str.isdigit`` passes it, ``int`` refuses it) and a
+    link whose ``expanded_url`` is a number were internal errors that stopped the file:
+    now no count, and the number's text."""
+    import json
+
+    tweet = {"id_str": "1", "full_text": "see https://t.co/ab", "favorite_count": "²",
+             "retweet_count": "9" * 5000, "created_at": "Wed Oct 12 09:30:00 +0000 2022",
+             "entities": {"urls": [{"url": "https://t.co/ab", "expanded_url": 42}]}}  # fmt: skip
+    path = tmp_path / "tweets.js"
+    path.write_text("window.YTD.tweets.part0 = " + json.dumps([{"tweet": tweet}]))
+    (rec,), _, _ = run(twitter.read, path)
+    assert rec["textChunks"] == ["see 42"]
+    extra = rec.get("extra", {})
+    assert "favorite_count" not in extra and "retweet_count" not in extra

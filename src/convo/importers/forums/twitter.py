@@ -57,7 +57,7 @@ from convo.importers.apps.twitter_dms import archive_owner, expanded, load_ytd
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
-from convo.importers.jsoninput import as_dict, as_list, as_str, json_head
+from convo.importers.jsoninput import as_dict, as_digits, as_list, as_str, json_head
 from convo.importers.registry import Format
 
 NAME = "twitter"
@@ -183,15 +183,10 @@ def _media_chunk(medium: dict[str, Any]) -> str:
     if kind in ("video", "animated_gif"):
         variants = [as_dict(v) for v in as_list(as_dict(medium.get("video_info")).get("variants"))]
         mp4 = [v for v in variants if as_str(v.get("content_type")) == "video/mp4"]
-        best = max(mp4, key=lambda v: _count(v.get("bitrate")) or 0, default={})
+        best = max(mp4, key=lambda v: as_digits(v.get("bitrate")) or 0, default={})
         url = as_str(best.get("url")) or as_str(medium.get("media_url_https"))
         return f"[video] {url}"
     return f"[image] {as_str(medium.get('media_url_https')) or as_str(medium.get('media_url'))}"
-
-
-def _count(value: Any) -> int | None:
-    text = as_str(value)
-    return int(text) if text.isdigit() else None
 
 
 def _text(tweet: dict[str, Any], media: list[dict[str, Any]]) -> str:
@@ -245,8 +240,8 @@ def _message(
         reply_to=f"twitter:{parent}" if parent else None,
         tags=_tags(tweet, text),
         extra={
-            "favorite_count": _count(tweet.get("favorite_count")),
-            "retweet_count": _count(tweet.get("retweet_count")),
+            "favorite_count": as_digits(tweet.get("favorite_count")),
+            "retweet_count": as_digits(tweet.get("retweet_count")),
             "lang": as_str(tweet.get("lang")) or None,
             "source": _TAG.sub("", as_str(tweet.get("source"))) or None,
             "edit_of": _edit_of(tweet) or None,
