@@ -100,11 +100,20 @@ def convert(
     )
 
 
+# The most of the assistant's text kept to tell a repeated result by (a result longer
+# than this is kept, repeated or not).
+SAID_MAX = 1 << 20
+
+
 def _check_repeat(parts: Parts, thread: Thread) -> None:
     """Raise NotMessage (bookkeeping) when ``parts`` repeats what the assistant said
-    since the last other turn (a Claude Code run's result); keep that text otherwise."""
+    since the last other turn (a Claude Code run's result); keep that text otherwise.
+    The text is kept in pieces, joined only for a result: adding each message to one
+    string copied it all again, so a conversation of 40,000 assistant messages in a row
+    took a minute (quadratic)."""
     if parts.repeats is not None:
-        if thread.said and "".join(parts.repeats.split()) == thread.said:
+        said = "".join(thread.said) if thread.said_size <= SAID_MAX else ""
+        if said and "".join(parts.repeats.split()) == said:
             raise NotMessage(
                 "Claude Code result (its text repeats the last answer; its figures "
                 "are not imported)",
@@ -114,9 +123,12 @@ def _check_repeat(parts: Parts, thread: Thread) -> None:
     if parts.role == "assistant" and "sidechain" not in parts.tags:
         said = "".join(b["text"] for b in parts.blocks if b.get("type") == "text"
                        and isinstance(b.get("text"), str))  # fmt: skip
-        thread.said += "".join(said.split())
+        piece = "".join(said.split())
+        if thread.said_size <= SAID_MAX:
+            thread.said.append(piece)
+        thread.said_size += len(piece)
     elif parts.role in ("user", "tool"):
-        thread.said = ""
+        thread.said, thread.said_size = [], 0
 
 
 def plain_message(obj: Any, fmt: str, thread: Thread) -> ConversationMessage | None:
