@@ -260,6 +260,22 @@ def test_tnef_beside_a_text_part_adds_no_text(tmp_path):
     assert [a["name"] for a in msg.extra["attachments"]] == ["winmail.dat", "planting-plan.csv"]
 
 
+def test_a_damaged_tnef_part_is_warned(tmp_path):
+    """A winmail.dat cut short gave what came before the cut, silently: the files after
+    it were not listed and nothing said so. Now a warning names the part."""
+    import base64
+
+    raw = (FIXTURES / "tnef-whole-message.eml").read_text()
+    head, _, b64 = raw.partition("\n\n")
+    data = base64.b64decode(b64)
+    p = tmp_path / "cut.eml"
+    p.write_text(head + "\n\n" + base64.encodebytes(data[: len(data) - 40]).decode())
+    _, warnings = _one_at(p)
+    assert any("TNEF part winmail.dat is damaged" in w for w in warnings)
+    _, warned = _one("tnef-whole-message.eml")
+    assert not any("TNEF" in w for w in warned)
+
+
 def test_damaged_tnef_is_no_crash():
     from convo.importers.email.tnef import read_tnef
 

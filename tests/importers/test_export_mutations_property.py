@@ -47,7 +47,8 @@ WORD = re.compile(r"[^\W\d_]{3,}")
 
 
 def _kind(path: Path) -> str:
-    """How a file changes: ``json`` (one document), ``jsonl`` (a value a line), ``text``,
+    """How a file changes: ``json`` (one document), ``ytd`` (an X archive's part: a
+    JSON array after its ``window.YTD`` line), ``jsonl`` (a value a line), ``text``,
     or ``binary`` (copied as it is: a Word document, and HTML and XML exports, whose
     lines are no units: a div repeated by lines is no export's shape)."""
     try:
@@ -55,6 +56,8 @@ def _kind(path: Path) -> str:
     except (UnicodeDecodeError, OSError):
         return "binary"
     stripped = text.lstrip()
+    if _YTD.match(stripped):
+        return "ytd"
     if stripped.startswith("From "):
         return "mbox"
     if re.match(r"(?i)[a-z-]+: ", stripped) and "\nMessage-ID:" in text:
@@ -74,6 +77,11 @@ def _kind(path: Path) -> str:
         except json.JSONDecodeError:
             pass
     return "text"
+
+
+# An X (Twitter) archive's part: ``window.YTD.<name>.part0 = `` and a JSON array, changed
+# as the array (its lines are no units: a line repeated gives an object a key twice).
+_YTD = re.compile(r"window\.YTD\.\w+\.part\d+\s*=\s*")
 
 
 def _lists(value: Any, path: tuple = ()) -> list[tuple]:
@@ -212,6 +220,14 @@ def changed(draw: st.DrawFn, path: Path) -> tuple[str, list[str]]:
             doc, what = draw(json_change(doc))
             done.append(what)
         return json.dumps(doc, ensure_ascii=False, indent=1), done
+    if kind == "ytd":
+        prefix = _YTD.match(text.lstrip())
+        assert prefix is not None
+        doc = json.loads(text.lstrip()[prefix.end() :])
+        for _ in range(draw(st.integers(1, 3))):
+            doc, what = draw(json_change(doc))
+            done.append(what)
+        return prefix[0] + json.dumps(doc, ensure_ascii=False, indent=1), done
     if kind == "jsonl":
         rows = [json.loads(ln) for ln in text.splitlines() if ln.strip()]
         for _ in range(draw(st.integers(1, 3))):
@@ -276,9 +292,15 @@ def _read(case: Case, paths: list[Path]) -> tuple[list[Any], list[Rejection], li
 
 def _words(msgs: list[Any]) -> Counter[str]:
     """The words of the messages' texts and extras (a reader keeps some there: LM Studio's
-    other versions), case-folded (a header line read as text keeps its word)."""
-    texts = (t for m in msgs for t in (*m.text_chunks, *_prose(m.extra)))
+    other versions), case-folded (a header line read as text keeps its word), links
+    left out (``_URL``)."""
+    texts = (_URL.sub(" ", t) for m in msgs for t in (*m.text_chunks, *_prose(m.extra)))
     return Counter(w.casefold() for t in texts for w in WORD.findall(t))
+
+
+# A link's words are not counted: a link entry repeated with one word edited (an X
+# archive's two expansions of one t.co link) can expand it only one way.
+_URL = re.compile(r"\bhttps?://\S+")
 
 
 def _lost(before: list[Any], after: list[Any]) -> dict[str, int]:

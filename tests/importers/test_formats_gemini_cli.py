@@ -197,3 +197,28 @@ def test_headless_stream_line_with_a_type_of_another_json_type_is_rejected(tmp_p
     recs, rejects, _ = run(gemini_cli.read, path)
     assert [r.where for r in rejects] == ["stream.jsonl:2", "stream.jsonl:14"]
     assert len(recs) == 4
+
+
+def test_headless_stream_keeps_the_latest_tool_names_only(tmp_path):
+    """The stream's tool names were a dict of every call in the file (memory growing
+    with the calls); now ``CallNames``, the latest calls' names as every other agent
+    reader keeps them: a result still finds its call's name."""
+    from convo.importers.agents.blocks import CallNames
+
+    lines = [json.dumps({"type": "init", "timestamp": "2025-11-04T10:00:00.000Z",
+                         "session_id": "s1", "model": "gemini-2.5-pro"})]  # fmt: skip
+    for i in range(CallNames.KEPT + 10):
+        lines.append(json.dumps({"type": "tool_use", "timestamp": "2025-11-04T10:00:01.000Z",
+                                 "tool_name": f"t{i}", "tool_id": f"c{i}", "parameters": {}}))  # fmt: skip
+    lines.append(json.dumps({"type": "tool_result", "timestamp": "2025-11-04T10:00:02.000Z",
+                             "tool_id": f"c{CallNames.KEPT + 9}", "status": "success",
+                             "output": "ok"}))  # fmt: skip
+    path = tmp_path / "stream.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    from convo.importers.agents import gemini_cli_stream
+    from convo.importers.context import ImportContext
+
+    st = gemini_cli_stream._Stream(Source(path), ImportContext(Source(path)))
+    assert isinstance(st.names, CallNames)
+    recs, _, _ = run(gemini_cli.read, path)
+    assert recs[-1]["textChunks"][-1] == f"[tool_result t{CallNames.KEPT + 9}] ok"

@@ -100,17 +100,22 @@ def convert(
     )
 
 
-_SAID_LIMIT = 1 << 20  # a run's answer held past this is not compared (memory stays flat)
+# The most of the assistant's text kept to tell a repeated result by (a result longer
+# than this is kept, repeated or not).
+SAID_MAX = 1 << 20
 
 
 def _check_repeat(parts: Parts, thread: Thread) -> None:
     """Raise NotMessage (bookkeeping) when ``parts`` repeats what the assistant said
     since the last other turn (a Claude Code run's result); keep that text otherwise.
-    Only Claude Code's lines are kept for it, and no more than ``_SAID_LIMIT``."""
+    Only Claude Code's lines are kept for it, in pieces joined only for a result (adding
+    each message to one string copied it all again: a conversation of 40,000 assistant
+    messages in a row took a minute, quadratic), and no more than ``SAID_MAX``."""
     if "claude_code" not in parts.extra:
         return
     if parts.repeats is not None:
-        if thread.said and "".join(parts.repeats.split()) == thread.said:
+        said = "".join(thread.said) if thread.said_size <= SAID_MAX else ""
+        if said and "".join(parts.repeats.split()) == said:
             raise NotMessage(
                 "Claude Code result (its text repeats the last answer; its figures "
                 "are not imported)",
@@ -120,10 +125,12 @@ def _check_repeat(parts: Parts, thread: Thread) -> None:
     if parts.role == "assistant" and "sidechain" not in parts.tags:
         said = "".join(b["text"] for b in parts.blocks if b.get("type") == "text"
                        and isinstance(b.get("text"), str))  # fmt: skip
-        if len(thread.said) < _SAID_LIMIT:
-            thread.said += "".join(said.split())
+        piece = "".join(said.split())
+        if thread.said_size <= SAID_MAX:
+            thread.said.append(piece)
+        thread.said_size += len(piece)
     elif parts.role in ("user", "tool"):
-        thread.said = ""
+        thread.said, thread.said_size = [], 0
 
 
 def plain_message(obj: Any, fmt: str, thread: Thread) -> ConversationMessage | None:

@@ -41,7 +41,7 @@ from convo.core.io import Source
 from convo.core.jsonstream import read_top_level
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
-from convo.importers.agents.blocks import dumps
+from convo.importers.agents.blocks import CallNames, dumps
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.jsoninput import as_dict, as_str, json_lines
@@ -90,7 +90,7 @@ class _Stream:
         self.thread = ctx.thread_of(source.name)
         self.model: str | None = None
         self.answer: _Answer | None = None
-        self.names: dict[str, str] = {}  # tool_id -> tool_name
+        self.names = CallNames()  # tool_id -> tool_name (the latest: memory stays flat)
         self.skipped: Counter[str] = Counter()
 
     def made(self, text: str | list[str], where: str, ts: str | None, who: str,
@@ -183,7 +183,7 @@ def _tool_chunk(value: dict[str, Any], st: _Stream) -> str:
     tool_id = as_str(value.get("tool_id"))
     if value["type"] == "tool_use":
         name = as_str(value.get("tool_name")) or "?"
-        st.names[tool_id] = name
+        st.names.add(tool_id, name)
         return f"[tool_use {name}] {dumps(value.get('parameters') or {})}"
     name = st.names.get(tool_id) or tool_id or "?"
     if value.get("status") == "error":

@@ -45,7 +45,10 @@ class Thread:
     last: dict[str, str | None] = field(default_factory=lambda: {"user": None, "assistant": None})
     tools: CallNames = field(default_factory=CallNames)  # a result named by its call
     held_at: str | None = None  # where the titles waiting in ``extra`` were read
-    said: str = ""  # the assistant's text since the last other turn (a repeated result)
+    # the assistant's text since the last other turn, its spaces out, in pieces (a result
+    # that repeats it is skipped: ``finish``), and its length
+    said: list[str] = field(default_factory=list)
+    said_size: int = 0
     # bookkeeping entries skipped, by kind: [how many, where the first was]
     skipped: dict[str, list[Any]] = field(default_factory=dict)
 

@@ -177,8 +177,9 @@ def expanded(text: str, urls: Any, key: str, dropped: Iterable[str] = ()) -> str
     links: dict[str, str] = {}
     for u in as_list(urls):
         link = as_dict(u)
-        if as_str(link.get("url")) and as_str(link.get(key)):
-            links.setdefault(link["url"], link[key])
+        url, full = as_str(link.get("url")), as_str(link.get(key))
+        if url and full:
+            links.setdefault(url, full)
     for url in dropped:
         links.setdefault(url, "")
     text = _ESCAPED.sub(lambda m: _PLAIN[m[1]], text)

@@ -73,6 +73,7 @@ class Body:
     __slots__ = (
         "attachments",
         "charsets",
+        "damaged",
         "enclosed",
         "encoding",
         "forwarded",
@@ -90,6 +91,7 @@ class Body:
         self.forwarded: list[str] = []
         self.charsets: list[str | None] = []  # declared by the text parts, in order
         self.enclosed: list[str] = []  # the text of a TNEF part (``tnef``): when no other
+        self.damaged: list[str] = []  # the TNEF parts read only up to their damage
 
     def has_text(self) -> bool:
         return any(p.strip() for p in (*self.plain, *self.html, *self.forwarded, *self.enclosed))
@@ -116,6 +118,7 @@ class Body:
         self.attachments.extend(other.attachments)
         self.forwarded.extend(other.forwarded)
         self.enclosed.extend(other.enclosed)
+        self.damaged.extend(other.damaged)
         self.charsets.extend(other.charsets)
         self.guesses.extend(other.guesses)
 
@@ -229,3 +232,5 @@ def _enclosed(data: bytes, name: str | None, body: Body) -> None:
         body.enclosed.append(payload_text(got.html, "text/html", None, None, None, body))
     for attached in got.attachments:
         body.attachments.append({**attached, "in": name or "winmail.dat"})
+    if got.damaged:
+        body.damaged.append(name or "winmail.dat")

@@ -56,6 +56,8 @@ def build_record(
         ctx.tell_guess(where, guess, "8-bit header bytes without a charset")
     for part in body.guesses:
         ctx.tell_guess(where, part, "a text part without a charset")
+    for name in body.damaged:
+        ctx.warn(where, f"TNEF part {name} is damaged: what follows the damage is not read")
     senders, listeners = people(h, extra, cs)
     speaker = senders[0] if senders else stand_in_speaker(h, envelope, cs, ctx, where, extra)
     timestamp = None

@@ -9,7 +9,8 @@ attributes ``attBody`` (0x800C) or ``attMsgProps`` (0x9003: MAPI properties, of 
 properties (0x9005: the long name 0x3707, the MIME type 0x370E). A body held only as
 compressed RTF (0x1009) is not read, as in ``msg``.
 
-Only this is read; a damaged or truncated stream gives what was read before the damage.
+Only this is read; a damaged or truncated stream gives what was read before the damage
+(``Tnef.damaged``: the reader warns).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class Tnef:
     plain: str | None = None
     html: bytes | None = None
     attachments: list[dict[str, Any]] = field(default_factory=list)
+    damaged: bool = False  # the stream broke: what follows the damage is not read
 
 
 def _pad4(n: int) -> int:
@@ -122,7 +124,7 @@ def read_tnef(data: bytes) -> Tnef | None:
             elif attachment is not None:
                 _attachment_attribute(attachment, attr, value)
     except (_Damaged, struct.error, UnicodeError):
-        pass
+        got.damaged = True
     return got
 
 

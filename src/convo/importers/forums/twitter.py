@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from convo.core.errors import InputError
@@ -57,7 +58,7 @@ from convo.importers.apps.twitter_dms import archive_owner, expanded, load_ytd
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
-from convo.importers.jsoninput import as_dict, as_list, as_str, json_head
+from convo.importers.jsoninput import as_dict, as_digits, as_list, as_str, json_head
 from convo.importers.registry import Format
 
 NAME = "twitter"
@@ -111,13 +112,44 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     roots: dict[str, str] = {}
     for when, _, tweet, loc in sorted(rows, key=lambda r: (r[0], -r[1])):
         root = _root(_edit_of(tweet) or _ident(tweet), parents, roots)
-        yield _message(tweet, loc, owner, root, (when, notes.get(when, [])))
+        yield _message(tweet, loc, owner, root, (when, notes.get(when)))
 
 
-def _notes(source: Source) -> dict[str, list[tuple[str, str]]]:
-    """The long posts of ``note-tweet.js`` beside the file, by their time: {time: [(note
-    id, text)]} (``{"noteTweet": {"noteTweetId", "createdAt", "core": {"text",
-    "urls"}}}``; the archive links a note to its tweet by nothing but the time)."""
+_START = 60  # the characters (spaces squeezed) a truncated tweet and its note share
+
+
+@dataclass
+class _Notes:
+    """The long posts of one second: (note id, text) and their starts, spaces squeezed
+    (each squeezed once; a tweet finds its note by its start, not by a scan of them all:
+    4,000 long posts of one second took 8 s, quadratic)."""
+
+    posts: list[tuple[str, str]] = field(default_factory=list)
+    starts: list[str] = field(default_factory=list)
+    first: dict[str, int] = field(default_factory=dict)  # a whole start -> its first post
+
+    def add(self, ident: str, text: str) -> None:
+        start = " ".join(text.split())[:_START]
+        self.first.setdefault(start, len(self.posts))
+        self.posts.append((ident, text))
+        self.starts.append(start)
+
+    def find(self, start: str, only: bool = True) -> tuple[str, str] | None:
+        """The post whose text starts with ``start``; else, with ``only``, the only one
+        of the second."""
+        if len(start) == _START:
+            at = self.first.get(start)
+        else:  # a short start: a prefix of some
+            at = next((i for i, s in enumerate(self.starts) if s.startswith(start)), None)
+        if at is not None:
+            return self.posts[at]
+        return self.posts[0] if only and len(self.posts) == 1 else None
+
+
+def _notes(source: Source) -> dict[str, _Notes]:
+    """The long posts of ``note-tweet.js`` beside the file, by their time (``{"noteTweet":
+    {"noteTweetId", "createdAt", "core": {"text", "urls"}}}``; the archive links a note
+    to its tweet by nothing but the time)."""
     if source.path is None or source.is_stdin:
         return {}
     path = source.path.parent / "note-tweet.js"
@@ -127,31 +159,31 @@ def _notes(source: Source) -> dict[str, list[tuple[str, str]]]:
         _, value = load_ytd(Source(path))
     except InputError:
         return {}
-    out: dict[str, list[tuple[str, str]]] = {}
+    out: dict[str, _Notes] = {}
     for item in as_list(value):
         note = as_dict(as_dict(item).get("noteTweet"))
         core = as_dict(note.get("core"))
         text = expanded(as_str(core.get("text")), core.get("urls"), "expandedUrl")
         when = iso_ts(note.get("createdAt"))
         if when and text:
-            out.setdefault(when, []).append((as_str(note.get("noteTweetId")), text))
+            out.setdefault(when, _Notes()).add(as_str(note.get("noteTweetId")), text)
     return out
 
 
 _TRUNCATED = re.compile(r"(?s)(.*?)\u2026(\s+https?://\S+)?\s*$")
 
 
-def _note_for(text: str, notes: list[tuple[str, str]]) -> tuple[str, str] | None:
+def _note_for(text: str, notes: _Notes | None) -> tuple[str, str] | None:
     """The note a truncated tweet (its text cut with ``…``, then the note's link) was
     posted as: the one of its second whose text starts as the tweet's does."""
-    m = _TRUNCATED.fullmatch(text)
-    if m is None or not notes or text.startswith("RT @"):  # a retweet is cut, not a note
+    if notes is None:
         return None
-    start = " ".join(m[1].split())[:60]
-    same = [n for n in notes if " ".join(n[1].split()).startswith(start)]
-    if same:
-        return same[0]
-    return notes[0] if len(notes) == 1 and m[2] else None  # cut, then the note's link
+    m = _TRUNCATED.fullmatch(text)
+    if m is None or text.startswith("RT @"):  # a retweet is cut, not a note
+        return None
+    # the only long post of its second, when no start matches: only if the note's link
+    # follows the cut
+    return notes.find(" ".join(m[1].split())[:_START], only=m[2] is not None)
 
 
 def _root(ident: str, parents: dict[str, str], roots: dict[str, str]) -> str:
@@ -185,15 +217,10 @@ def _media_chunk(medium: dict[str, Any]) -> str:
     if kind in ("video", "animated_gif"):
         variants = [as_dict(v) for v in as_list(as_dict(medium.get("video_info")).get("variants"))]
         mp4 = [v for v in variants if as_str(v.get("content_type")) == "video/mp4"]
-        best = max(mp4, key=lambda v: _count(v.get("bitrate")) or 0, default={})
+        best = max(mp4, key=lambda v: as_digits(v.get("bitrate")) or 0, default={})
         url = as_str(best.get("url")) or as_str(medium.get("media_url_https"))
         return f"[video] {url}"
     return f"[image] {as_str(medium.get('media_url_https')) or as_str(medium.get('media_url'))}"
-
-
-def _count(value: Any) -> int | None:
-    text = as_str(value)
-    return int(text) if text.isdigit() else None
 
 
 def _text(tweet: dict[str, Any], media: list[dict[str, Any]]) -> str:
@@ -224,7 +251,7 @@ def _message(
     loc: str,
     owner: str,
     root: str,
-    posted: tuple[str, list[tuple[str, str]]],
+    posted: tuple[str, _Notes | None],
 ) -> ConversationMessage:
     """A tweet's record; ``posted``: its time (read once: ``created_at`` takes dateutil)
     and the long posts of that second."""
@@ -247,8 +274,8 @@ def _message(
         reply_to=f"twitter:{parent}" if parent else None,
         tags=_tags(tweet, text),
         extra={
-            "favorite_count": _count(tweet.get("favorite_count")),
-            "retweet_count": _count(tweet.get("retweet_count")),
+            "favorite_count": as_digits(tweet.get("favorite_count")),
+            "retweet_count": as_digits(tweet.get("retweet_count")),
             "lang": as_str(tweet.get("lang")) or None,
             "source": _TAG.sub("", as_str(tweet.get("source"))) or None,
             "edit_of": _edit_of(tweet) or None,
