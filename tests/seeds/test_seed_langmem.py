@@ -83,3 +83,38 @@ def test_thread_metadata_survives_the_cli_pipe(tmp_path, runner):
     assert thread["id"] == "thread-1"
     assert thread["metadata"] == {"project": "onboarding"}
     assert thread["messages"] == THREAD["messages"]
+
+
+def test_exported_openai_message_carries_timestamp_and_user_id(tmp_path):
+    """OpenAIMessage metadata: "一个可选的 user_id 字段" and "一个可选的 timestamp 字段": a
+    message from another format is written with its time (and user id) in ``metadata``,
+    so export → import keeps the time, not the epoch sentinel."""
+    path = write(tmp_path, {"messages": [
+        {"id": "a1", "name": "Alice", "role": "user", "content": "hi",
+         "metadata": {"topic": "tea"}, "timestamp": "2024-05-02 14:30:01.000"},
+        {"id": "a2", "name": "Friday", "role": "assistant", "content": "hello",
+         "metadata": {}, "timestamp": "2024-05-02 14:30:02.000"},
+    ]}, name="agentscope.json")  # fmt: skip
+    got = list(read_messages(path, format="agentscope"))
+    got[0].extra["user_id"] = "user-alice"
+    (thread,) = ex.to_langmem(got)
+    first, second = thread["messages"]
+    assert first["metadata"] == {"topic": "tea", "user_id": "user-alice",
+                                 "timestamp": "2024-05-02T14:30:01Z"}  # fmt: skip
+    assert second["metadata"] == {"timestamp": "2024-05-02T14:30:02Z"}
+    back = list(read_messages(write(tmp_path, thread), format="langmem"))
+    assert [(m.speaker, m.role, m.text_chunks, m.timestamp) for m in back] == [
+        (m.speaker, m.role, m.text_chunks, m.timestamp) for m in got
+    ]
+    assert back[0].extra["user_id"] == "user-alice"
+
+
+def test_exported_message_without_time_has_no_epoch_timestamp():
+    """timestamp is optional; the epoch sentinel marks a message that had none, and is
+    not written as one."""
+    from convo.core.record import ConversationMessage, ConversationMessageMeta
+
+    m = ConversationMessage(text_chunks=["x"], metadata=ConversationMessageMeta(speaker="u"),
+                            role="user")  # fmt: skip
+    (thread,) = ex.to_langmem([m])
+    assert "metadata" not in thread["messages"][0]

@@ -11,6 +11,7 @@ from typing import Any
 
 from convo.core import fields
 from convo.core.record import ConversationMessage, parse_record
+from convo.core.timestamps import EPOCH_STR
 from convo.importers.agents.blocks import THINKING
 from convo.memory.messages import to_dict
 from convo.output.exporters.common import (
@@ -337,11 +338,28 @@ def _langmem_message(rec: Record) -> list[dict[str, Any]]:
     if orig is not None:
         return [orig]
     items = openai_items(rec)
-    if rec.get("id"):
-        last = len(items) - 1
-        for i, item in enumerate(items):
+    meta = _langmem_metadata(rec)
+    last = len(items) - 1
+    for i, item in enumerate(items):
+        if rec.get("id"):
             item["id"] = str(rec["id"]) if i == last else f"{rec['id']}#{i}"
+        if meta:
+            item["metadata"] = dict(meta)
     return items
+
+
+def _langmem_metadata(rec: Record) -> dict[str, Any]:
+    """An ``OpenAIMessage``'s ``metadata``: the message's own, its ``user_id`` and its
+    ``timestamp`` (left out when it is the epoch sentinel, a time the source did not have)."""
+    extra = extra_of(rec)
+    own = extra.get("metadata")
+    meta = dict(own) if isinstance(own, dict) else {}
+    if extra.get("user_id") is not None:
+        meta.setdefault("user_id", extra["user_id"])
+    stamp = timestamp(rec)
+    if stamp != EPOCH_STR:
+        meta.setdefault("timestamp", stamp)
+    return meta
 
 
 def _thread_metadata(rec: Record) -> dict[str, Any]:
