@@ -163,10 +163,20 @@ def _autogen_calls(content: Any, obj: dict[str, Any]) -> list[dict[str, Any]] | 
 
 
 def _autogen_code_result(content: Any, obj: dict[str, Any]) -> list[dict[str, Any]] | None:
-    if content is not None or not isinstance(obj.get("result"), str):
+    """A ``CodeExecutionEvent``'s ``result``: a ``CodeResult`` dumps as ``{exit_code,
+    output}`` (its text, as the event's ``to_text``), a failing exit code an error."""
+    result = obj.get("result")
+    if content is not None:
+        return None
+    if isinstance(result, dict) and isinstance(result.get("output"), str):
+        code = result.get("exit_code")
+        output, failed = result["output"], isinstance(code, int) and code != 0
+    elif isinstance(result, str):
+        output, failed = result, False
+    else:
         return None
     return [{"type": "tool_result", "tool_use_id": None, "name": "code_execution",
-             "content": obj["result"], "is_error": False}]  # fmt: skip
+             "content": output, "is_error": failed}]  # fmt: skip
 
 
 def _each(convert_item: Callable[[Any], dict[str, Any]]):
