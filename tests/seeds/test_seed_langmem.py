@@ -118,3 +118,15 @@ def test_exported_message_without_time_has_no_epoch_timestamp():
                             role="user")  # fmt: skip
     (thread,) = ex.to_langmem([m])
     assert "metadata" not in thread["messages"][0]
+
+
+def test_openai_message_without_role_is_recognised(tmp_path):
+    """``class OpenAIMessage(TypedDict, total=False)``: every key is optional, the role too;
+    a thread of such messages (their metadata with user_id/timestamp) is read as LangMem
+    without --from, the role the user's."""
+    thread = {"id": "t3", "messages": [
+        {"content": "I moved to Lyon.",
+         "metadata": {"user_id": "u-9", "timestamp": "2024-06-03T10:00:00Z"}}]}  # fmt: skip
+    (got,) = read_messages(write(tmp_path, thread))
+    assert (got.format, got.role, got.extra["user_id"]) == ("langmem", "user", "u-9")
+    assert got.timestamp == "2024-06-03T10:00:00Z" and got.text_chunks == ["I moved to Lyon."]

@@ -175,9 +175,17 @@ def _by_envelope(obj: dict[str, Any]) -> str | None:
     module = obj.get("__module__")
     if (isinstance(module, str) and "agentscope" in module) or obj.get("__name__") == "Msg":
         return "agentscope"
-    if "role" not in obj and isinstance(obj.get("user"), dict) and "content" in obj:
-        return "langmem"  # a LangMem Message: id, content, timestamp, user
+    if "role" not in obj and "content" in obj:
+        if isinstance(obj.get("user"), dict):
+            return "langmem"  # a LangMem Message: id, content, timestamp, user
+        if _langmem_metadata(obj.get("metadata")):
+            return "langmem"  # an OpenAIMessage (total=False: its role may be absent)
     return None
+
+
+def _langmem_metadata(meta: Any) -> bool:
+    """LangMem's message metadata: its ``user_id`` or ``timestamp``."""
+    return isinstance(meta, dict) and ("user_id" in meta or "timestamp" in meta)
 
 
 def _agentscope_time(obj: dict[str, Any]) -> bool:
@@ -191,8 +199,7 @@ def _by_fields(obj: dict[str, Any]) -> str:
         return "agentscope"
     if "tool" in obj or isinstance(obj.get("content"), dict):
         return "jianmu"
-    meta = obj.get("metadata")
-    if isinstance(meta, dict) and ("user_id" in meta or "timestamp" in meta):
+    if _langmem_metadata(obj.get("metadata")):
         return "langmem"
     if obj.get("type") == "message" or _has_blocks(obj.get("content"), ANTHROPIC_BLOCKS):
         return "anthropic"
