@@ -347,3 +347,23 @@ def test_async_twin(path):
     everything, last, seen = asyncio.run(main())
     assert texts(everything) == ["b", "c"] and texts(last) == ["c"]
     assert [to_text(e.message) for e in seen] == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "s", "arguments": "{}"}}]},
+        {"id": "m7", "role": "tool", "content": "42", "tool_call_id": "c1", "name": "calc"},
+    ],
+)  # fmt: skip
+def test_coerced_dict_is_the_message_it_describes(payload):
+    """StrictMessageCoercer: a dict → ``Message(**payload)``; ``content`` is "plain text
+    or a structured list of multimodal blocks" and ``to_dict`` returns it as set: a list of
+    text blocks stays a list, tool_calls stay as given, ``id`` is always there."""
+    got = to_dict(StrictMessageCoercer().coerce(payload))
+    assert got["id"] == payload.get("id", got["id"]) and got["id"]
+    assert {k: v for k, v in got.items() if k != "id"} == {
+        k: v for k, v in payload.items() if k != "id"
+    }
