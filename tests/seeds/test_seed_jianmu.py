@@ -367,3 +367,19 @@ def test_coerced_dict_is_the_message_it_describes(payload):
     assert {k: v for k, v in got.items() if k != "id"} == {
         k: v for k, v in payload.items() if k != "id"
     }
+
+
+def test_to_dict_carries_a_time_the_source_did_not_hold(path):
+    """Message ``metadata``: "Arbitrary structured metadata", where convo reads and writes
+    the time (``metadata.timestamp``). A time the record has but the source did not hold
+    (given here, or set by the store on append) is written there, so export → import keeps
+    it; a source that had one is given back unchanged."""
+    assert to_dict(human("x", id="m1", timestamp="2024-03-06T14:30:00Z")) == {
+        "id": "m1", "role": "user", "content": "x",
+        "metadata": {"timestamp": "2024-03-06T14:30:00Z"}}  # fmt: skip
+    own = {"timestamp": "2024-03-06T14:30:00+02:00", "a": 1}
+    assert to_dict(human("x", id="m2", metadata=own))["metadata"] == own
+    store = JsonlMessageStore(path)
+    store.append(human("hello", metadata={"a": 1}))
+    (stored,) = store.get_messages()
+    assert to_dict(stored)["metadata"] == {"a": 1, "timestamp": stored.timestamp}
