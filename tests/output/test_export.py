@@ -267,7 +267,7 @@ def test_same_format_is_lossless_from_original(fmt):
         out = out["messages"]
     elif fmt == "langmem":
         out = out[0]["messages"]
-    if fmt == "jianmu":  # the record's time, which this original lacks, is kept (metadata)
+    if fmt in ("jianmu", "langmem"):  # the record's time, which this original lacks, is kept
         original_user = {**original_user, "metadata": {"timestamp": r["timestamp"]}}
     assert out[0] == original_user
     assert out[-1] != {"role": "user", "content": "ignored"}  # another format's original unused

@@ -130,3 +130,21 @@ def test_openai_message_without_role_is_recognised(tmp_path):
     (got,) = read_messages(write(tmp_path, thread))
     assert (got.format, got.role, got.extra["user_id"]) == ("langmem", "user", "u-9")
     assert got.timestamp == "2024-06-03T10:00:00Z" and got.text_chunks == ["I moved to Lyon."]
+
+
+def test_a_time_set_after_import_is_exported(tmp_path):
+    """OpenAIMessage ``metadata``: "一个可选的 timestamp 字段"; Message: ``timestamp``. A
+    source message with no time, given one afterwards (the message store's append time),
+    is written back with it, where each shape holds it; with a time, unchanged."""
+    thread = {"id": "t4", "messages": [
+        {"role": "user", "content": "a", "metadata": {"user_id": "u"}},
+        {"id": "6f1c4c1e-0000-4000-8000-000000000003", "content": "b", "user": {"id": "u"}},
+        THREAD["messages"][1],
+    ]}  # fmt: skip
+    got = list(read_messages(write(tmp_path, thread), format="langmem"))
+    for m in got[:2]:
+        m.timestamp = "2024-06-04T00:00:00Z"
+    a, b, c = ex.to_langmem(got)[0]["messages"]
+    assert a["metadata"] == {"user_id": "u", "timestamp": "2024-06-04T00:00:00Z"}
+    assert b["timestamp"] == "2024-06-04T00:00:00Z" and "metadata" not in b
+    assert c == THREAD["messages"][1]

@@ -36,7 +36,9 @@ Decisions where the frameworks leave room:
   first-seen order (records without one share the thread ``default``); messages are
   OpenAI-style dicts with ``id`` (what LangChain's ``convert_to_messages`` accepts) and,
   as LangMem's ``OpenAIMessage``, ``metadata`` with ``user_id`` and ``timestamp`` (none
-  for the epoch sentinel) beside the message's own metadata.
+  for the epoch sentinel) beside the message's own metadata. A LangMem message is given
+  back as read, with the record's time added when it held none (a ``Message``'s
+  ``timestamp``, an ``OpenAIMessage``'s ``metadata.timestamp``).
 - Jianmu: ``Message.to_dict()`` exactly (``convo.memory.messages.to_dict``): ``id``,
   ``role``, ``content`` (a string, or the blocks when there is anything but text), and
   ``name``, ``tool``, ``tool_call_id``, ``tool_calls``, ``metadata`` when set; the time is

@@ -336,7 +336,7 @@ def to_autogen(messages: Iterable[ConversationMessage | Record]) -> list[dict[st
 def _langmem_message(rec: Record) -> list[dict[str, Any]]:
     orig = original(rec, "langmem")
     if orig is not None:
-        return [orig]
+        return [_langmem_time(orig, timestamp(rec))]
     items = openai_items(rec)
     meta = _langmem_metadata(rec)
     last = len(items) - 1
@@ -346,6 +346,20 @@ def _langmem_message(rec: Record) -> list[dict[str, Any]]:
         if meta:
             item["metadata"] = dict(meta)
     return items
+
+
+def _langmem_time(orig: Any, stamp: str) -> Any:
+    """A source message given back, with the record's time when the source held none (a
+    time set after the import, by the message store): a ``Message``'s ``timestamp``, an
+    ``OpenAIMessage``'s ``metadata.timestamp``."""
+    if not isinstance(orig, dict) or stamp == EPOCH_STR or "timestamp" in orig:
+        return orig
+    meta = orig.get("metadata")
+    if isinstance(meta, dict) and "timestamp" in meta:
+        return orig
+    if "role" not in orig and isinstance(orig.get("user"), dict):
+        return {**orig, "timestamp": stamp}
+    return {**orig, "metadata": {**(meta if isinstance(meta, dict) else {}), "timestamp": stamp}}
 
 
 def _langmem_metadata(rec: Record) -> dict[str, Any]:
