@@ -21,7 +21,7 @@ from convo.importers.agents.blocks import (
     normalise_result,
     tool_use_block,
 )
-from convo.importers.agents.classify import MESSAGE_KEYS, ROLE_MAP, is_claude_code
+from convo.importers.agents.classify import MESSAGE_KEYS, ROLE_MAP, autogen_wrapped, is_claude_code
 from convo.importers.agents.claude_code import claude_code_parts
 from convo.importers.agents.parts import NotMessage, Parts
 
@@ -200,6 +200,15 @@ def _autogen_default(content: Any) -> list[dict[str, Any]]:
 
 
 def autogen_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
+    inner = autogen_wrapped(obj)
+    if inner is None:
+        return _autogen_message(obj)
+    parts = _autogen_message(inner)  # a container model's message field
+    parts.extra["container"] = {k: v for k, v in obj.items() if k != "message"}
+    return parts
+
+
+def _autogen_message(obj: dict[str, Any]) -> Parts:
     kind, source = obj.get("type"), obj.get("source")
     if not isinstance(kind, str) or not isinstance(source, str):
         raise NotMessage("an AutoGen message needs a string 'type' and 'source'")
