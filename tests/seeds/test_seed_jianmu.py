@@ -383,3 +383,30 @@ def test_to_dict_carries_a_time_the_source_did_not_hold(path):
     store.append(human("hello", metadata={"a": 1}))
     (stored,) = store.get_messages()
     assert to_dict(stored)["metadata"] == {"a": 1, "timestamp": stored.timestamp}
+
+
+def test_to_dict_keeps_tool_results_of_a_mixed_turn(tmp_path):
+    """Message ``content``: "a structured list of multimodal blocks". A user turn that
+    holds tool results beside text and media (Anthropic's) keeps them as blocks, in order,
+    so export → import keeps the turn's text."""
+    import orjson
+
+    from convo.output import exporters as ex
+    from convo.pipeline.ingest import read_messages
+
+    src = tmp_path / "anthropic.json"
+    src.write_bytes(orjson.dumps({"messages": [
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "t1", "name": "fetch", "input": {"u": "x"}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "HTTP 404", "is_error": True},
+            {"type": "text", "text": "Here is the cover instead."},
+            {"type": "image", "source": {"type": "url", "url": "https://example.org/c.jpg"}}]},
+    ]}))  # fmt: skip
+    got = list(read_messages(src, format="anthropic"))
+    out = ex.to_jianmu(got)
+    assert [b["type"] for b in out[1]["content"]] == ["tool_result", "text", "image"]
+    dst = tmp_path / "jianmu.json"
+    dst.write_bytes(orjson.dumps(out))
+    back = list(read_messages(dst, format="jianmu"))
+    assert [(m.role, m.text_chunks) for m in back] == [(m.role, m.text_chunks) for m in got]

@@ -103,7 +103,7 @@ def to_dict(msg: ConversationMessage | dict[str, Any]) -> dict[str, Any]:
     results = [b for b in blocks if b["type"] == "tool_result"]
     calls = [b for b in blocks if b["type"] == "tool_use"]
     data: dict[str, Any] = {"id": fields.record_id(rec) or "", "role": fields.role(rec)}
-    data["content"] = _content(blocks, results)
+    data["content"] = _content(blocks, results, data["role"])
     optional = _optional(rec, extra, results, calls)
     data.update((k, v) for k, v in optional.items() if v)
     return data
@@ -126,9 +126,12 @@ def _optional(
     }
 
 
-def _content(blocks: list[dict[str, Any]], results: list[dict[str, Any]]) -> Any:
-    """A string when the message is only text (tool results included), else its blocks."""
+def _content(blocks: list[dict[str, Any]], results: list[dict[str, Any]], role: Any) -> Any:
+    """A string when the message is only text (a tool's results included), else its
+    blocks; another role's tool results (an Anthropic user turn) stay blocks, in order."""
     rest = [b for b in blocks if b["type"] not in ("tool_result", "tool_use")]
+    if results and role != "tool":
+        return [b for b in blocks if b["type"] != "tool_use"]
     if any(b["type"] != "text" for b in rest):
         return rest
     texts = [str(b.get("text", "")) for b in rest]

@@ -40,9 +40,10 @@ Decisions where the frameworks leave room:
   back as read, with the record's time added when it held none (a ``Message``'s
   ``timestamp``, an ``OpenAIMessage``'s ``metadata.timestamp``).
 - Jianmu: ``Message.to_dict()`` exactly (``convo.memory.messages.to_dict``): ``id``,
-  ``role``, ``content`` (a string, or the blocks when there is anything but text), and
-  ``name``, ``tool``, ``tool_call_id``, ``tool_calls``, ``metadata`` when set; the time is
-  ``metadata.timestamp`` (what the Jianmu importer reads).
+  ``role``, ``content`` (a string, or the blocks when there is anything but text, or a
+  tool result in a turn of another role), and ``name``, ``tool``, ``tool_call_id``,
+  ``tool_calls``, ``metadata`` when set; the time is ``metadata.timestamp`` (what the
+  Jianmu importer reads).
 - ``typeagent``: exactly ``ConversationMessage.serialize()`` restricted to TypeAgent's keys.
 - LangMem threads keep their own ``metadata`` (the importer keeps it on the thread's
   first message, ``extra["conversation"]``).
