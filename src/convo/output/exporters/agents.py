@@ -212,7 +212,7 @@ def _agentscope_block(b: dict[str, Any], rec: Record, tools: ToolNames) -> dict[
     t = b["type"]
     if t == "text":
         return {"type": "text", "text": b.get("text", "")}
-    if t == "thinking":
+    if t in ("thinking", "redacted_thinking"):  # redacted: nothing readable in it
         return {"type": "thinking", "thinking": b.get("thinking", "")}
     if t == "tool_use":
         return _agentscope_tool_use(b)
