@@ -105,3 +105,21 @@ def test_blocks_rebuilt_for_agentscope_from_another_format(tmp_path):
     assert result == {"type": "tool_result", "id": "t1", "name": "search", "output": "found"}
     assert image == {"type": "image", "source": {"type": "base64", "media_type": "image/png",
                                                  "data": "iVBO"}}  # fmt: skip
+
+
+def test_redacted_thinking_is_a_thinking_block(tmp_path):
+    """Supported content block types: ``thinking`` is the model's reasoning; Anthropic's
+    redacted thinking is written as one (nothing readable in it), not as a text block
+    that would become the message's text on import."""
+    path = tmp_path / "anthropic.json"
+    path.write_bytes(orjson.dumps({"messages": [{"role": "assistant", "content": [
+        {"type": "redacted_thinking", "data": "EmwKAhgB"},
+        {"type": "text", "text": "Done."}]}]}))  # fmt: skip
+    got = list(read_messages(path, format="anthropic"))
+    (out,) = ex.to_agentscope(got)
+    assert out["content"] == [
+        {"type": "thinking", "thinking": ""},
+        {"type": "text", "text": "Done."},
+    ]
+    back = ingest(tmp_path, [out])
+    assert [m.text_chunks for m in back] == [m.text_chunks for m in got]

@@ -103,3 +103,41 @@ def test_thought_and_multimodal(tmp_path):
     media, thought = ingest(tmp_path, [CHAT_MESSAGES[1], AGENT_EVENTS[2]])
     assert [b["type"] for b in media.extra["blocks"]] == ["text", "image"]
     assert thought.extra["blocks"] == [{"type": "thinking", "thinking": "I should multiply."}]
+
+
+@pytest.mark.parametrize(("exit_code", "failed"), [(0, False), (1, True)])
+def test_code_execution_event_text_is_its_result(tmp_path, exit_code, failed):
+    """The base classes "Convert content to string": a CodeExecutionEvent has no content,
+    its text is its ``result`` (a CodeResult, dumped as ``{exit_code, output}``); a failing
+    exit code is an error. The dump is written back unchanged."""
+    item = dump("CodeExecutionEvent", 15, None, retry_attempt=0,
+                result={"exit_code": exit_code, "output": "1\n", "code_file": None})  # fmt: skip
+    del item["content"]  # AutoGen's CodeExecutionEvent has no content field
+    (msg,) = ingest(tmp_path, [item])
+    (block,) = msg.extra["blocks"]
+    assert block["type"] == "tool_result" and block["content"] == "1\n"
+    assert block["is_error"] is failed
+    assert "1" in msg.text_chunks[0]
+    assert ex.to_autogen([msg]) == [item]
+
+
+@pytest.mark.parametrize("as_lines", [True, False])
+def test_container_model_serialisation_is_read(tmp_path, as_lines):
+    """ "Many existing code uses containers like this: ``class AppMessage(BaseModel): name:
+    str; message: ChatMessage`` ... ``m.model_dump_json()``": such dumps are read as the
+    messages they hold, type-specific fields kept (HandoffMessage.target), and written back
+    unchanged."""
+    items = [{"name": "app", "message": m} for m in CHAT_MESSAGES]
+    path = tmp_path / ("app.jsonl" if as_lines else "app.json")
+    if as_lines:
+        path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in items))
+    else:
+        path.write_bytes(orjson.dumps(items))
+    got = list(read_messages(path))
+    assert [m.format for m in got] == ["autogen"] * len(items)
+    assert [m.id for m in got] == [m["id"] for m in CHAT_MESSAGES]
+    handoff = got[3]
+    assert handoff.extra["target"] == "coder" and handoff.metadata.recipients == ["coder"]
+    assert handoff.extra["container"] == {"name": "app"}
+    assert (got[0].role, got[0].speaker, got[0].timestamp) == ("user", "user", T.format(1))
+    assert ex.to_autogen(got) == items

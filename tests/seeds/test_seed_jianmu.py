@@ -347,3 +347,66 @@ def test_async_twin(path):
     everything, last, seen = asyncio.run(main())
     assert texts(everything) == ["b", "c"] and texts(last) == ["c"]
     assert [to_text(e.message) for e in seen] == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "s", "arguments": "{}"}}]},
+        {"id": "m7", "role": "tool", "content": "42", "tool_call_id": "c1", "name": "calc"},
+    ],
+)  # fmt: skip
+def test_coerced_dict_is_the_message_it_describes(payload):
+    """StrictMessageCoercer: a dict → ``Message(**payload)``; ``content`` is "plain text
+    or a structured list of multimodal blocks" and ``to_dict`` returns it as set: a list of
+    text blocks stays a list, tool_calls stay as given, ``id`` is always there."""
+    got = to_dict(StrictMessageCoercer().coerce(payload))
+    assert got["id"] == payload.get("id", got["id"]) and got["id"]
+    assert {k: v for k, v in got.items() if k != "id"} == {
+        k: v for k, v in payload.items() if k != "id"
+    }
+
+
+def test_to_dict_carries_a_time_the_source_did_not_hold(path):
+    """Message ``metadata``: "Arbitrary structured metadata", where convo reads and writes
+    the time (``metadata.timestamp``). A time the record has but the source did not hold
+    (given here, or set by the store on append) is written there, so export → import keeps
+    it; a source that had one is given back unchanged."""
+    assert to_dict(human("x", id="m1", timestamp="2024-03-06T14:30:00Z")) == {
+        "id": "m1", "role": "user", "content": "x",
+        "metadata": {"timestamp": "2024-03-06T14:30:00Z"}}  # fmt: skip
+    own = {"timestamp": "2024-03-06T14:30:00+02:00", "a": 1}
+    assert to_dict(human("x", id="m2", metadata=own))["metadata"] == own
+    store = JsonlMessageStore(path)
+    store.append(human("hello", metadata={"a": 1}))
+    (stored,) = store.get_messages()
+    assert to_dict(stored)["metadata"] == {"a": 1, "timestamp": stored.timestamp}
+
+
+def test_to_dict_keeps_tool_results_of_a_mixed_turn(tmp_path):
+    """Message ``content``: "a structured list of multimodal blocks". A user turn that
+    holds tool results beside text and media (Anthropic's) keeps them as blocks, in order,
+    so export → import keeps the turn's text."""
+    import orjson
+
+    from convo.output import exporters as ex
+    from convo.pipeline.ingest import read_messages
+
+    src = tmp_path / "anthropic.json"
+    src.write_bytes(orjson.dumps({"messages": [
+        {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "t1", "name": "fetch", "input": {"u": "x"}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "HTTP 404", "is_error": True},
+            {"type": "text", "text": "Here is the cover instead."},
+            {"type": "image", "source": {"type": "url", "url": "https://example.org/c.jpg"}}]},
+    ]}))  # fmt: skip
+    got = list(read_messages(src, format="anthropic"))
+    out = ex.to_jianmu(got)
+    assert [b["type"] for b in out[1]["content"]] == ["tool_result", "text", "image"]
+    dst = tmp_path / "jianmu.json"
+    dst.write_bytes(orjson.dumps(out))
+    back = list(read_messages(dst, format="jianmu"))
+    assert [(m.role, m.text_chunks) for m in back] == [(m.role, m.text_chunks) for m in got]

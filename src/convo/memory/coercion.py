@@ -16,7 +16,10 @@
 
 A dict is read as a message when it is a convo/TypeAgent record (``textChunks``) or a
 message of any agent format convo imports (OpenAI, Anthropic, AgentScope, LangMem,
-AutoGen, Jianmu), through the same code as ``convo ingest``.
+AutoGen, Jianmu), through the same code as ``convo ingest``. A dict that is a Jianmu
+``Message`` as it stands (only ``Message`` fields, one of its roles, text or text blocks) is
+read as Jianmu's ``Message(**payload)``: a fresh id when it has none, and ``to_dict`` gives
+the dict back (a list of text blocks stays a list).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from convo.core.fields import ROLES
 from convo.core.record import ConversationMessage, parse_record
 from convo.importers.agents.blocks import RECORD_DEPTH, too_deep
 from convo.importers.agents.reader import message_from_object
-from convo.memory.messages import message, to_text
+from convo.memory.messages import MESSAGE_FIELDS, message, to_text
 
 __all__ = [
     "InvalidMessage",
@@ -57,12 +60,36 @@ def from_dict(payload: dict[str, Any]) -> ConversationMessage:
             raise RecordError(f"nested more than {RECORD_DEPTH} levels deep")
         if "textChunks" in payload or "text_chunks" in payload:
             return parse_record(payload, where="message")
+        if _jianmu_message(payload):
+            rest = {k: v for k, v in payload.items() if k not in ("role", "content")}
+            return message(payload["role"], payload["content"], **rest)
         return message_from_object(payload)
     except RecordError as e:
         raise InvalidMessage(
             f"Invalid message payload dict: {e.what}",
             hint=e.hint or "a message dict needs a role and content",
         ) from None
+
+
+def _jianmu_message(payload: dict[str, Any]) -> bool:
+    """A dict that is a Jianmu ``Message`` as it stands (only its fields, one of its roles,
+    text or a list of text blocks): read as ``Message(**payload)``, so ``to_dict`` gives it
+    back. Other block lists (tool calls, media) go through the format readers, which keep
+    each block's structure."""
+    content = payload.get("content")
+    if isinstance(content, list):
+        text_only = all(_text_block(item) for item in content)
+    else:
+        text_only = isinstance(content, str)
+    return text_only and set(payload) <= set(MESSAGE_FIELDS) and payload.get("role") in ROLES
+
+
+def _text_block(item: Any) -> bool:
+    if isinstance(item, str):
+        return True
+    return (
+        isinstance(item, dict) and item.get("type") == "text" and isinstance(item.get("text"), str)
+    )
 
 
 class StrictMessageCoercer:

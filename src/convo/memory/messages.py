@@ -21,7 +21,9 @@ block, ``tool_calls`` → ``tool_use`` blocks, ``metadata`` → ``extra["metadat
   items are ``{"id", "name", "input"}`` (or OpenAI's ``{"id", "function": {...}}``).
 - ``to_dict(message)`` is Jianmu's ``Message.to_dict()``: ``id``, ``role``, ``content``
   always, ``name``, ``tool``, ``tool_call_id``, ``tool_calls``, ``metadata`` when set. A
-  message read from Jianmu (or built here) gives its source dict back unchanged.
+  message read from Jianmu (or built here) gives its source dict back unchanged, but for
+  a time the record has and the source did not hold (``timestamp=`` here, or the one the
+  message store gives): it is added as ``metadata.timestamp``, where the importer reads it.
 """
 
 from __future__ import annotations
@@ -96,12 +98,12 @@ def to_dict(msg: ConversationMessage | dict[str, Any]) -> dict[str, Any]:
     extra = fields.extra(rec)
     orig = fields.original(rec, "jianmu")
     if isinstance(orig, dict):
-        return dict(orig)
+        return _with_time(dict(orig), fields.timestamp(rec))
     blocks = _blocks(rec, extra)
     results = [b for b in blocks if b["type"] == "tool_result"]
     calls = [b for b in blocks if b["type"] == "tool_use"]
     data: dict[str, Any] = {"id": fields.record_id(rec) or "", "role": fields.role(rec)}
-    data["content"] = _content(blocks, results)
+    data["content"] = _content(blocks, results, data["role"])
     optional = _optional(rec, extra, results, calls)
     data.update((k, v) for k, v in optional.items() if v)
     return data
@@ -124,9 +126,12 @@ def _optional(
     }
 
 
-def _content(blocks: list[dict[str, Any]], results: list[dict[str, Any]]) -> Any:
-    """A string when the message is only text (tool results included), else its blocks."""
+def _content(blocks: list[dict[str, Any]], results: list[dict[str, Any]], role: Any) -> Any:
+    """A string when the message is only text (a tool's results included), else its
+    blocks; another role's tool results (an Anthropic user turn) stay blocks, in order."""
     rest = [b for b in blocks if b["type"] not in ("tool_result", "tool_use")]
+    if results and role != "tool":
+        return [b for b in blocks if b["type"] != "tool_use"]
     if any(b["type"] != "text" for b in rest):
         return rest
     texts = [str(b.get("text", "")) for b in rest]
@@ -146,6 +151,16 @@ def _blocks(rec: dict[str, Any], extra: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _result_text(content: Any) -> str:
     return content if isinstance(content, str) else to_text(content)
+
+
+def _with_time(data: dict[str, Any], stamp: str) -> dict[str, Any]:
+    """A source message given back, with the record's time in ``metadata.timestamp`` when
+    the source had none there (a time set on the record, or by the message store)."""
+    meta = data.get("metadata")
+    if stamp == EPOCH_STR or (isinstance(meta, dict) and "timestamp" in meta):
+        return data
+    data["metadata"] = {**(meta if isinstance(meta, dict) else {}), "timestamp": stamp}
+    return data
 
 
 def _metadata(rec: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:

@@ -450,13 +450,14 @@ def jianmu_to_text(value: Any) -> str:
 
 
 _JIANMU_BLOCKS = frozenset(("text", "thinking", "redacted_thinking", "refusal", "image", "audio",
-                            "video", "file", "memory"))  # fmt: skip
+                            "video", "file", "memory", "tool_result"))  # fmt: skip
 
 
 def jianmu_body(content: Any, as_text: bool) -> tuple[list[dict[str, Any]], str]:
     """A Jianmu message's content as ``(blocks, text)``: by Jianmu's ``to_text`` (no
     blocks), except a list of typed blocks, which ``to_text`` would show as their reprs
-    (``convo export --to jianmu`` writes a message with thinking or media so): those
+    (``convo export --to jianmu`` writes a message with thinking, media or, in a turn of
+    another role, tool results so): those
     blocks, or with ``as_text`` (a tool's result) their chunks as the text."""
     typed = isinstance(content, list) and content and all(
         isinstance(p, dict) and block_type(p) in _JIANMU_BLOCKS for p in content

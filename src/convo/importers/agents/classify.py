@@ -172,12 +172,35 @@ def _by_envelope(obj: dict[str, Any]) -> str | None:
         return "anthropic"
     if isinstance(kind, str) and "source" in obj and (kind in AUTOGEN_TYPES or _autogen_name(kind)):
         return "autogen"
+    if autogen_wrapped(obj) is not None:
+        return "autogen"
     module = obj.get("__module__")
     if (isinstance(module, str) and "agentscope" in module) or obj.get("__name__") == "Msg":
         return "agentscope"
-    if "role" not in obj and isinstance(obj.get("user"), dict) and "content" in obj:
-        return "langmem"  # a LangMem Message: id, content, timestamp, user
+    if "role" not in obj and "content" in obj:
+        if isinstance(obj.get("user"), dict):
+            return "langmem"  # a LangMem Message: id, content, timestamp, user
+        if _langmem_metadata(obj.get("metadata")):
+            return "langmem"  # an OpenAIMessage (total=False: its role may be absent)
     return None
+
+
+def _langmem_metadata(meta: Any) -> bool:
+    """LangMem's message metadata: its ``user_id`` or ``timestamp``."""
+    return isinstance(meta, dict) and ("user_id" in meta or "timestamp" in meta)
+
+
+def autogen_wrapped(obj: dict[str, Any]) -> dict[str, Any] | None:
+    """The AutoGen message a container model holds as its ``message`` field, else None:
+    ``class AppMessage(BaseModel): name: str; message: ChatMessage`` dumps as ``{"name",
+    "message": {...the message's dump}}``, the serialisation the ``ChatMessage`` union keeps."""
+    inner = obj.get("message")
+    if "type" in obj or "role" in obj or "content" in obj or not isinstance(inner, dict):
+        return None
+    kind = inner.get("type")
+    if not isinstance(kind, str) or not isinstance(inner.get("source"), str):
+        return None
+    return inner if kind in AUTOGEN_TYPES or _autogen_name(kind) else None
 
 
 def _agentscope_time(obj: dict[str, Any]) -> bool:
@@ -191,8 +214,7 @@ def _by_fields(obj: dict[str, Any]) -> str:
         return "agentscope"
     if "tool" in obj or isinstance(obj.get("content"), dict):
         return "jianmu"
-    meta = obj.get("metadata")
-    if isinstance(meta, dict) and ("user_id" in meta or "timestamp" in meta):
+    if _langmem_metadata(obj.get("metadata")):
         return "langmem"
     if obj.get("type") == "message" or _has_blocks(obj.get("content"), ANTHROPIC_BLOCKS):
         return "anthropic"

@@ -21,7 +21,7 @@ from convo.importers.agents.blocks import (
     normalise_result,
     tool_use_block,
 )
-from convo.importers.agents.classify import MESSAGE_KEYS, ROLE_MAP, is_claude_code
+from convo.importers.agents.classify import MESSAGE_KEYS, ROLE_MAP, autogen_wrapped, is_claude_code
 from convo.importers.agents.claude_code import claude_code_parts
 from convo.importers.agents.parts import NotMessage, Parts
 
@@ -163,10 +163,20 @@ def _autogen_calls(content: Any, obj: dict[str, Any]) -> list[dict[str, Any]] | 
 
 
 def _autogen_code_result(content: Any, obj: dict[str, Any]) -> list[dict[str, Any]] | None:
-    if content is not None or not isinstance(obj.get("result"), str):
+    """A ``CodeExecutionEvent``'s ``result``: a ``CodeResult`` dumps as ``{exit_code,
+    output}`` (its text, as the event's ``to_text``), a failing exit code an error."""
+    result = obj.get("result")
+    if content is not None:
+        return None
+    if isinstance(result, dict) and isinstance(result.get("output"), str):
+        code = result.get("exit_code")
+        output, failed = result["output"], isinstance(code, int) and code != 0
+    elif isinstance(result, str):
+        output, failed = result, False
+    else:
         return None
     return [{"type": "tool_result", "tool_use_id": None, "name": "code_execution",
-             "content": obj["result"], "is_error": False}]  # fmt: skip
+             "content": output, "is_error": failed}]  # fmt: skip
 
 
 def _each(convert_item: Callable[[Any], dict[str, Any]]):
@@ -190,6 +200,15 @@ def _autogen_default(content: Any) -> list[dict[str, Any]]:
 
 
 def autogen_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
+    inner = autogen_wrapped(obj)
+    if inner is None:
+        return _autogen_message(obj)
+    parts = _autogen_message(inner)  # a container model's message field
+    parts.extra["container"] = {k: v for k, v in obj.items() if k != "message"}
+    return parts
+
+
+def _autogen_message(obj: dict[str, Any]) -> Parts:
     kind, source = obj.get("type"), obj.get("source")
     if not isinstance(kind, str) or not isinstance(source, str):
         raise NotMessage("an AutoGen message needs a string 'type' and 'source'")

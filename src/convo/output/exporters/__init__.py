@@ -34,11 +34,16 @@ Decisions where the frameworks leave room:
   ``TextMessage``. ``metadata`` values must be strings there, so only the original's are kept.
 - LangMem: a list of threads ``{id, messages, metadata}``, one per ``thread`` value in
   first-seen order (records without one share the thread ``default``); messages are
-  OpenAI-style dicts with ``id`` (what LangChain's ``convert_to_messages`` accepts).
+  OpenAI-style dicts with ``id`` (what LangChain's ``convert_to_messages`` accepts) and,
+  as LangMem's ``OpenAIMessage``, ``metadata`` with ``user_id`` and ``timestamp`` (none
+  for the epoch sentinel) beside the message's own metadata. A LangMem message is given
+  back as read, with the record's time added when it held none (a ``Message``'s
+  ``timestamp``, an ``OpenAIMessage``'s ``metadata.timestamp``).
 - Jianmu: ``Message.to_dict()`` exactly (``convo.memory.messages.to_dict``): ``id``,
-  ``role``, ``content`` (a string, or the blocks when there is anything but text), and
-  ``name``, ``tool``, ``tool_call_id``, ``tool_calls``, ``metadata`` when set; the time is
-  ``metadata.timestamp`` (what the Jianmu importer reads).
+  ``role``, ``content`` (a string, or the blocks when there is anything but text, or a
+  tool result in a turn of another role), and ``name``, ``tool``, ``tool_call_id``,
+  ``tool_calls``, ``metadata`` when set; the time is ``metadata.timestamp`` (what the
+  Jianmu importer reads).
 - ``typeagent``: exactly ``ConversationMessage.serialize()`` restricted to TypeAgent's keys.
 - LangMem threads keep their own ``metadata`` (the importer keeps it on the thread's
   first message, ``extra["conversation"]``).

@@ -11,6 +11,7 @@ from typing import Any
 
 from convo.core import fields
 from convo.core.record import ConversationMessage, parse_record
+from convo.core.timestamps import EPOCH_STR
 from convo.importers.agents.blocks import THINKING
 from convo.memory.messages import to_dict
 from convo.output.exporters.common import (
@@ -211,7 +212,7 @@ def _agentscope_block(b: dict[str, Any], rec: Record, tools: ToolNames) -> dict[
     t = b["type"]
     if t == "text":
         return {"type": "text", "text": b.get("text", "")}
-    if t == "thinking":
+    if t in ("thinking", "redacted_thinking"):  # redacted: nothing readable in it
         return {"type": "thinking", "thinking": b.get("thinking", "")}
     if t == "tool_use":
         return _agentscope_tool_use(b)
@@ -335,13 +336,44 @@ def to_autogen(messages: Iterable[ConversationMessage | Record]) -> list[dict[st
 def _langmem_message(rec: Record) -> list[dict[str, Any]]:
     orig = original(rec, "langmem")
     if orig is not None:
-        return [orig]
+        return [_langmem_time(orig, timestamp(rec))]
     items = openai_items(rec)
-    if rec.get("id"):
-        last = len(items) - 1
-        for i, item in enumerate(items):
+    meta = _langmem_metadata(rec)
+    last = len(items) - 1
+    for i, item in enumerate(items):
+        if rec.get("id"):
             item["id"] = str(rec["id"]) if i == last else f"{rec['id']}#{i}"
+        if meta:
+            item["metadata"] = dict(meta)
     return items
+
+
+def _langmem_time(orig: Any, stamp: str) -> Any:
+    """A source message given back, with the record's time when the source held none (a
+    time set after the import, by the message store): a ``Message``'s ``timestamp``, an
+    ``OpenAIMessage``'s ``metadata.timestamp``."""
+    if not isinstance(orig, dict) or stamp == EPOCH_STR or "timestamp" in orig:
+        return orig
+    meta = orig.get("metadata")
+    if isinstance(meta, dict) and "timestamp" in meta:
+        return orig
+    if "role" not in orig and isinstance(orig.get("user"), dict):
+        return {**orig, "timestamp": stamp}
+    return {**orig, "metadata": {**(meta if isinstance(meta, dict) else {}), "timestamp": stamp}}
+
+
+def _langmem_metadata(rec: Record) -> dict[str, Any]:
+    """An ``OpenAIMessage``'s ``metadata``: the message's own, its ``user_id`` and its
+    ``timestamp`` (left out when it is the epoch sentinel, a time the source did not have)."""
+    extra = extra_of(rec)
+    own = extra.get("metadata")
+    meta = dict(own) if isinstance(own, dict) else {}
+    if extra.get("user_id") is not None:
+        meta.setdefault("user_id", extra["user_id"])
+    stamp = timestamp(rec)
+    if stamp != EPOCH_STR:
+        meta.setdefault("timestamp", stamp)
+    return meta
 
 
 def _thread_metadata(rec: Record) -> dict[str, Any]:
