@@ -3,10 +3,13 @@
 A package lists ``{attribute: module}`` and sets ``__getattr__ = lazy_attributes(...)``
 (PEP 562): ``import convo`` or a submodule import then runs no heavy module, and the
 first access imports the one module that defines the attribute and caches the value.
+An attribute named as a submodule is (``keep_names``) is kept from the submodule.
 """
 
 from __future__ import annotations
 
+import sys
+import types
 from collections.abc import Callable, Mapping
 
 TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
@@ -32,6 +35,24 @@ def lazy_attributes(
         return value
 
     return __getattr__
+
+
+def keep_names(package: str, names: frozenset[str]) -> None:
+    """Keep ``names`` of ``package`` (a function, a registry) from the submodules of the
+    same names: importing a submodule binds it to its package's attribute, so that once
+    anything had imported ``convo.index.check``, ``convo.index.check`` was the module and
+    not the function, and ``convo.output.exporters.registry`` the module and not the
+    registry, depending on what had been imported before. That binding is skipped for
+    ``names`` (the submodules stay in ``sys.modules``); a lazy name is then imported by
+    ``lazy_attributes`` on first use as any other."""
+
+    class _Package(types.ModuleType):
+        def __setattr__(self, name: str, value: object) -> None:
+            if name in names and isinstance(value, types.ModuleType):
+                return
+            super().__setattr__(name, value)
+
+    sys.modules[package].__class__ = _Package
 
 
 class LazyPattern:

@@ -13,10 +13,7 @@ falls back to scanning the JSONL.
 
 from __future__ import annotations
 
-import sys
-import types
-
-from convo.core.lazy import lazy_attributes
+from convo.core.lazy import keep_names, lazy_attributes
 
 # Every name loads on first use: an indexed read imports the modules it uses (lookup,
 # state, schema), not the checker, the full-text search or the writing side (build).
@@ -45,19 +42,7 @@ __getattr__ = lazy_attributes(
 )
 
 
-class _Package(types.ModuleType):
-    """``check`` and ``search`` name both a function and its submodule: importing the
-    submodule would bind the module to the package's attribute, so that binding is
-    skipped and ``convo.index.check`` stays the function (as when it was bound here
-    eagerly); the submodules stay in ``sys.modules``."""
-
-    def __setattr__(self, name: str, value: object) -> None:
-        if name in ("check", "search") and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
+keep_names(__name__, frozenset({"check", "search"}))  # functions named as their modules
 
 __all__ = [
     "CheckResult",

@@ -56,7 +56,7 @@ The formats are a registry (``convo.output.exporters.registry``); see docs/expor
 
 from __future__ import annotations
 
-from convo.core.lazy import lazy_attributes
+from convo.core.lazy import keep_names, lazy_attributes
 
 TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 
@@ -88,6 +88,7 @@ _LAZY = {
 
 
 __getattr__ = lazy_attributes("convo.output.exporters", _LAZY, globals())
+keep_names(__name__, frozenset({"registry"}))  # the registry, named as its module
 
 
 __all__ = [
