@@ -194,6 +194,24 @@ def test_line_thai_header_names_the_chat(tmp_path):
     assert [(r["thread"], r["metadata"]["speaker"]) for r in recs] == [("ชมรมสวน", "ก้อย")]
 
 
+def test_line_sender_named_like_a_clock_half(tmp_path):
+    """The clock's ``AM``/``PM`` follows the time after a space or nothing, never a tab:
+    ``00:00<TAB>PM<TAB>0`` is a message of a sender named PM (it was read as 12:00 from
+    a sender named 0, with no text)."""
+    path = tmp_path / "l.txt"
+    path.write_text(
+        "[LINE] Chat history in Club\n\n2024/03/01(Fri)\n00:00\tPM\t0\n"
+        "09:15 PM\tAM\thi\n09:16PM\tMarta\tyo\n",
+        encoding="utf-8",
+    )
+    recs, rejects, _ = run(line.read_line, path)
+    assert not rejects
+    assert [(r["metadata"]["speaker"], r["textChunks"][0], r["timestamp"]) for r in recs] == [
+        ("PM", "0", "2024-03-01T00:00:00Z"), ("AM", "hi", "2024-03-01T21:15:00Z"),
+        ("Marta", "yo", "2024-03-01T21:16:00Z"),
+    ]  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("text", "day"),
     [("2024/03/01(Fri)", (2024, 3, 1)), ("2024.03.01 Friday", (2024, 3, 1)),

@@ -73,8 +73,9 @@ _DAYS = (
 _SLASHED_DAY = re.compile(r"[A-Za-z]{3,9},? (?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{4})")
 _ERAS = {"R": 2018, "H": 1988}  # Reiwa from 2019, Heisei from 1989
 _MESSAGE = re.compile(
-    r"(?P<ampm1>午前|午後|上午|下午)?\s?(?P<h>\d{1,2}):(?P<mi>\d{2})\s?(?P<ampm2>[AaPp][Mm])?\t(?P<rest>.*)"
-)
+    r"(?P<ampm1>午前|午後|上午|下午)?[ \u00a0\u202f]?(?P<h>\d{1,2}):(?P<mi>\d{2})"
+    r"[ \u00a0\u202f]?(?P<ampm2>[AaPp][Mm])?\t(?P<rest>.*)"
+)  # the AM/PM only after a space, never a tab: "00:00<TAB>PM<TAB>hi" is a sender named PM
 _PM = ("午後", "下午", "pm")
 _MEDIA = {
     "[Photo]": "photo", "[写真]": "photo", "[照片]": "photo",
