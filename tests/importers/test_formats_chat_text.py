@@ -212,6 +212,27 @@ def test_line_sender_named_like_a_clock_half(tmp_path):
     ]  # fmt: skip
 
 
+def test_line_clock_past_midnight_and_times_that_do_not_read(tmp_path):
+    """``24:53`` under a day's date line (a LINE parser's tests read it) was a message
+    at 1970-01-01, unsaid: it is 00:53 of the next day; a time that does not read
+    (``25:10``) rejects its message and the lines continuing it."""
+    path = tmp_path / "l.txt"
+    path.write_text(
+        "2018/04/19(Thu)\n23:59\tKai\tlate\n24:53\tKai\tstill up\n"
+        "25:10\tKai\tbroken\nsecond line\n05:06\tMio\tmorning\n",
+        encoding="utf-8",
+    )
+    recs, rejects, _ = run(line.read_line, path)
+    assert [(r["textChunks"][0], r["timestamp"]) for r in recs] == [
+        ("late", "2018-04-19T23:59:00Z"), ("still up", "2018-04-20T00:53:00Z"),
+        ("morning", "2018-04-19T05:06:00Z"),
+    ]  # fmt: skip
+    assert [(r.where, r.reason) for r in rejects] == [
+        ("l.txt:4", "LINE message time is not a time of day"),
+        ("l.txt:5", "continues a rejected LINE message"),
+    ]
+
+
 @pytest.mark.parametrize(
     ("text", "day"),
     [("2024/03/01(Fri)", (2024, 3, 1)), ("2024.03.01 Friday", (2024, 3, 1)),

@@ -19,8 +19,10 @@ LINE parsers' tests): the app writes it in the phone's language.
 - Time: the date line's day (``Www, a/b/yyyy`` in the order the file's date lines show,
   month first when none does; ``R7/02/09`` a Japanese era's year) and the message's ``HH:MM`` (a 12-hour clock with
   ``AM``/``PM`` or 午前/午後/上午/下午 too), local to the phone and without a zone:
-  read in ``--tz``. LINE writes no seconds. A message before any date line is
-  rejected with its line.
+  read in ``--tz``. LINE writes no seconds. ``24:53`` (a clock past midnight under
+  the day before) is 00:53 of the next day. A message before any date line, or whose
+  time does not read (``25:10``), is rejected with its line, and so are the lines
+  that continue it.
 - Text: the rest of the line; a message over several lines is wrapped in double
   quotes, which are removed (``""`` inside it is a ``"``). A line that starts no
   message continues the previous one.
@@ -41,7 +43,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import PurePath
 
 from convo.core.compression import strip_compressed
@@ -182,14 +184,19 @@ def _header(source: Source, ctx: ImportContext) -> _Chat:
 
 
 def _time(m: re.Match[str], day: date, ctx: ImportContext) -> str | None:
+    """The message's time on the date line's day; ``24:53`` (a clock past midnight, as
+    some versions write a message after midnight under the day before) is 00:53 of the
+    next day; None for a time of day that does not read (``25:10``, ``9:75``)."""
     hour, minute = int(m["h"]), int(m["mi"])
     ampm = (m["ampm1"] or m["ampm2"] or "").lower()
     if ampm:
         hour = hour % 12 + (12 if ampm in _PM else 0)
+    late = hour == 24 and not ampm
     try:
-        return naive_ts(datetime(day.year, day.month, day.day, hour, minute), ctx.options.tz)
+        when = datetime(day.year, day.month, day.day, 0 if late else hour, minute)
     except ValueError:
         return None
+    return naive_ts(when + timedelta(days=1) if late else when, ctx.options.tz)
 
 
 def _text(lines: list[str]) -> str:
@@ -223,20 +230,26 @@ def _lines(source: Source, ctx: ImportContext) -> Iterator[tuple[int, str]]:
 
 
 def _started(n: int, m: re.Match[str], chat: _Chat, ctx: ImportContext) -> _Cur | None:
-    """A message from its first line; None (rejected) before any date line."""
+    """A message from its first line; None (rejected) before any date line or when its
+    time does not read."""
     if chat.day is None:
         ctx.reject(ctx.loc(n), "LINE message before any date line", m[0])
+        return None
+    ts = _time(m, chat.day, ctx)
+    if ts is None:
+        ctx.reject(ctx.loc(n), "LINE message time is not a time of day", m[0])
         return None
     speaker, tab, text = m["rest"].partition("\t")
     if not tab:
         speaker, text = "", m["rest"]
-    return _Cur(n, _time(m, chat.day, ctx), speaker.strip() or None, [text])
+    return _Cur(n, ts, speaker.strip() or None, [text])
 
 
 def read_line(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     chat = _header(source, ctx)
     ids = ContentIds(source.name)
     cur: _Cur | None = None
+    rejected = False  # the message the lines continue was rejected
     for n, line in _lines(source, ctx):
         day = line_day(line, bool(chat.day_first)) if "\t" not in line else None
         m = _MESSAGE.fullmatch(line) if day is None else None
@@ -244,15 +257,21 @@ def read_line(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
             if cur is not None:
                 cur.text.append(line)
             elif line.strip():
-                ctx.reject(ctx.loc(n), "text before the first LINE message", line)
+                why = (
+                    "continues a rejected LINE message"
+                    if rejected
+                    else "text before the first LINE message"
+                )
+                ctx.reject(ctx.loc(n), why, line)
             continue
         if cur is not None:
             yield _build(cur, ctx, chat, ids)
         if day is not None:
-            chat.day, cur = day, None
+            chat.day, cur, rejected = day, None, False
         else:
             assert m is not None
             cur = _started(n, m, chat, ctx)
+            rejected = cur is None
     if cur is not None:
         yield _build(cur, ctx, chat, ids)
 
