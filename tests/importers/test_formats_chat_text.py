@@ -233,6 +233,26 @@ def test_line_clock_past_midnight_and_times_that_do_not_read(tmp_path):
     ]
 
 
+def test_line_english_header_without_its_tag_and_bare_media_words(tmp_path):
+    """LINE parsers (ChatLab's ``line-native-txt``) read an English header without its
+    ``[LINE]`` and bare ``Photos``/``Stickers`` texts: the header and its saved-date line
+    were rejected as text before any message and the chat named by its file."""
+    path = tmp_path / "export.txt"
+    path.write_text(
+        "Chat history with Ann\nSaved on: 2024/03/02 21:15\n\nFri, 03/01/2024\n"
+        "09:15\tAnn\tPhotos\n09:16\tMe\tStickers\n09:17\tMe\t[Notes] list\n",
+        encoding="utf-8",
+    )
+    recs, rejects, _ = run(line.read_line, path)
+    assert not rejects
+    assert {r["thread"] for r in recs} == {"Ann"}
+    assert [r["extra"]["media"] for r in recs] == ["photo", "sticker", "note"]
+    assert registry.detect(Source(path)).name == "line"
+    other = tmp_path / "notes.txt"
+    other.write_text("Chat history with Ann\n(Last 3 messages):\n\nhi\n", encoding="utf-8")
+    assert line.sniff_line(Source(other)) == 0
+
+
 @pytest.mark.parametrize(
     ("text", "day"),
     [("2024/03/01(Fri)", (2024, 3, 1)), ("2024.03.01 Friday", (2024, 3, 1)),

@@ -29,10 +29,13 @@ LINE parsers' tests): the app writes it in the phone's language.
 - Thread: the chat's name from the header, else the file's name; ids: content hashes,
   scoped to the thread.
 - Events (no sender: joins, leaves, unsent messages, calls) are tagged ``system``;
-  ``[Photo]``, ``[Sticker]``, ``[Video]``, ``[File]``, ``[Voice message]`` and their
-  Japanese and Chinese spellings go to ``extra.media`` as well as staying the text.
-- Detection: the ``[LINE]`` header 95; without it (a cut file), a date line followed
-  by tab-separated message lines in the head 80.
+  ``[Photo]``, ``[Sticker]``, ``[Video]``, ``[File]``, ``[Voice message]``,
+  ``[Notes]`` and their Japanese and Chinese spellings, and a newer English export's
+  bare ``Photos``, ``Stickers``, ``Videos``, ``Audio`` (the whole text), go to
+  ``extra.media`` as well as staying the text.
+- Detection: the ``[LINE]`` header 95 (an English ``Chat history with NAME`` without
+  its ``[LINE]`` when a ``Saved on:`` line follows); without it (a cut file), a date
+  line followed by tab-separated message lines in the head 80.
 
 Ids and their scope (docs/ids.md): no message ids: the content hash, its conversation
 the thread (the chat's name from the header, else the file's name).
@@ -86,7 +89,11 @@ _MEDIA = {
     "[File]": "file", "[ファイル]": "file", "[文件]": "file", "[檔案]": "file",
     "[Voice message]": "voice", "[ボイスメッセージ]": "voice", "[语音信息]": "voice",
     "[語音訊息]": "voice", "[Location]": "location", "[位置情報]": "location",
+    "[位置]": "location", "[Notes]": "note", "[记事本]": "note", "[記事本]": "note",
+    "[ノート]": "note",
 }  # fmt: skip
+# Newer English exports name a media message by a bare word (the whole text).
+_MEDIA_WORDS = {"Photos": "photo", "Stickers": "sticker", "Videos": "video", "Audio": "voice"}
 
 
 def line_day(line: str, day_first: bool = False) -> date | None:
@@ -121,9 +128,14 @@ def _day_order(line: str) -> bool | None:
 
 
 def title(line: str) -> tuple[str, bool] | None:
-    """The chat's name and whether it is a chat of two, from the ``[LINE]`` header line."""
+    """The chat's name and whether it is a chat of two, from the ``[LINE]`` header line
+    (an English one also without its ``[LINE]``: ``Chat history with NAME``)."""
     m = _HEADER.match(line.lstrip("\ufeff"))
     if m is None:
+        for pattern, two in _TITLES[:2]:
+            t = pattern.fullmatch(line.lstrip("\ufeff").strip())
+            if t is not None:
+                return t[1].strip(), two
         return None
     for pattern, two in _TITLES:
         t = pattern.fullmatch(m[1].strip())
@@ -136,8 +148,10 @@ def sniff_line(source: Source) -> int:
     lines = [ln for ln in head_lines(source, 12) if ln.strip()]
     if not lines:
         return 0
-    if title(lines[0]) is not None:
+    if _HEADER.match(lines[0].lstrip("\ufeff")) is not None:
         return 95
+    if title(lines[0]) is not None:  # without [LINE]: only with its saved-date line
+        return 95 if len(lines) > 1 and lines[1].startswith("Saved on:") else 0
     for k, ln in enumerate(lines[:-1]):
         if line_day(ln) is not None:
             m = _MESSAGE.fullmatch(lines[k + 1])
@@ -208,7 +222,9 @@ def _text(lines: list[str]) -> str:
 
 def _build(cur: _Cur, ctx: ImportContext, chat: _Chat, ids: ContentIds) -> ConversationMessage:
     text = _text(cur.text)
-    media = next((kind for mark, kind in _MEDIA.items() if text.startswith(mark)), None)
+    media = _MEDIA_WORDS.get(text) or next(
+        (kind for mark, kind in _MEDIA.items() if text.startswith(mark)), None
+    )
     msg = message(
         text, speaker=cur.speaker,
         listeners=other_party(chat.speakers, cur.speaker) if cur.speaker else [],
@@ -287,7 +303,7 @@ FIELDS = Fields(
     id="no message ids: " + CONTENT_HASH,
     scope="the chat's name (the thread)",
     tags="`system` for events (no sender)",
-    extra="`media` (photo, sticker, video, file, voice, location)",
+    extra="`media` (photo, sticker, video, file, voice, location, note)",
 )
 FORMATS = (
     Format("line", "chat", DESCRIPTION, ("*.txt",), sniff_line, read_line, EXAMPLE,
