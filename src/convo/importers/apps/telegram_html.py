@@ -474,7 +474,8 @@ FIELDS = Fields(
     scope="the chat's name (the page header)",
     reply_to="the message `div.reply_to` links to",
     tags="`system` for service messages",
-    extra="`forwarded_from`, `media` (`href`, `title`, `description`)",
+    extra="`forwarded_from`, `media` (`href`, `title`, `description`), `time_source` (`day`: a "
+    "service message dated by its day separator)",
 )
 FORMATS = (
     Format("telegram-html", "chat", DESCRIPTION, ("messages*.html", "*.html"),
