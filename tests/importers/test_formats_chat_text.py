@@ -194,6 +194,65 @@ def test_line_thai_header_names_the_chat(tmp_path):
     assert [(r["thread"], r["metadata"]["speaker"]) for r in recs] == [("ชมรมสวน", "ก้อย")]
 
 
+def test_line_sender_named_like_a_clock_half(tmp_path):
+    """The clock's ``AM``/``PM`` follows the time after a space or nothing, never a tab:
+    ``00:00<TAB>PM<TAB>0`` is a message of a sender named PM (it was read as 12:00 from
+    a sender named 0, with no text)."""
+    path = tmp_path / "l.txt"
+    path.write_text(
+        "[LINE] Chat history in Club\n\n2024/03/01(Fri)\n00:00\tPM\t0\n"
+        "09:15 PM\tAM\thi\n09:16PM\tMarta\tyo\n",
+        encoding="utf-8",
+    )
+    recs, rejects, _ = run(line.read_line, path)
+    assert not rejects
+    assert [(r["metadata"]["speaker"], r["textChunks"][0], r["timestamp"]) for r in recs] == [
+        ("PM", "0", "2024-03-01T00:00:00Z"), ("AM", "hi", "2024-03-01T21:15:00Z"),
+        ("Marta", "yo", "2024-03-01T21:16:00Z"),
+    ]  # fmt: skip
+
+
+def test_line_clock_past_midnight_and_times_that_do_not_read(tmp_path):
+    """``24:53`` under a day's date line (a LINE parser's tests read it) was a message
+    at 1970-01-01, unsaid: it is 00:53 of the next day; a time that does not read
+    (``25:10``) rejects its message and the lines continuing it."""
+    path = tmp_path / "l.txt"
+    path.write_text(
+        "2018/04/19(Thu)\n23:59\tKai\tlate\n24:53\tKai\tstill up\n"
+        "25:10\tKai\tbroken\nsecond line\n05:06\tMio\tmorning\n",
+        encoding="utf-8",
+    )
+    recs, rejects, _ = run(line.read_line, path)
+    assert [(r["textChunks"][0], r["timestamp"]) for r in recs] == [
+        ("late", "2018-04-19T23:59:00Z"), ("still up", "2018-04-20T00:53:00Z"),
+        ("morning", "2018-04-19T05:06:00Z"),
+    ]  # fmt: skip
+    assert [(r.where, r.reason) for r in rejects] == [
+        ("l.txt:4", "LINE message time is not a time of day"),
+        ("l.txt:5", "continues a rejected LINE message"),
+    ]
+
+
+def test_line_english_header_without_its_tag_and_bare_media_words(tmp_path):
+    """LINE parsers (ChatLab's ``line-native-txt``) read an English header without its
+    ``[LINE]`` and bare ``Photos``/``Stickers`` texts: the header and its saved-date line
+    were rejected as text before any message and the chat named by its file."""
+    path = tmp_path / "export.txt"
+    path.write_text(
+        "Chat history with Ann\nSaved on: 2024/03/02 21:15\n\nFri, 03/01/2024\n"
+        "09:15\tAnn\tPhotos\n09:16\tMe\tStickers\n09:17\tMe\t[Notes] list\n",
+        encoding="utf-8",
+    )
+    recs, rejects, _ = run(line.read_line, path)
+    assert not rejects
+    assert {r["thread"] for r in recs} == {"Ann"}
+    assert [r["extra"]["media"] for r in recs] == ["photo", "sticker", "note"]
+    assert registry.detect(Source(path)).name == "line"
+    other = tmp_path / "notes.txt"
+    other.write_text("Chat history with Ann\n(Last 3 messages):\n\nhi\n", encoding="utf-8")
+    assert line.sniff_line(Source(other)) == 0
+
+
 @pytest.mark.parametrize(
     ("text", "day"),
     [("2024/03/01(Fri)", (2024, 3, 1)), ("2024.03.01 Friday", (2024, 3, 1)),

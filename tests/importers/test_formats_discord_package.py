@@ -143,6 +143,35 @@ def test_the_whole_messages_folder_ingests_with_nothing_unrecognised():
     assert len(recs) == 11 and {r.format for r in recs} == {"discord"}
 
 
+def test_the_whole_package_ingests_with_nothing_unrecognised(tmp_path):
+    """A package holds account/, activity/, servers/ beside messages/ (discord_data's
+    layout): ingesting the package's folder left account/user.json, servers/index.json,
+    each server's guild.json and audit-log.json and the activity events unrecognised
+    (exit 1). They hold no messages, and read as none."""
+    import shutil
+
+    from convo.pipeline.ingest import Ingest
+
+    root = tmp_path / "package"
+    shutil.copytree(ROOT / "package", root)
+    server = root / "servers" / "1012224565567721000"
+    server.mkdir(parents=True)
+    (root / "servers" / "index.json").write_text('{"1012224565567721000": "Garden club"}')
+    (server / "guild.json").write_text('{"id": "1012224565567721000", "name": "Garden club"}')
+    (server / "audit-log.json").write_text("[]")
+    events = root / "activity" / "analytics"
+    events.mkdir(parents=True)
+    (events / "events-2024-00000-of-00001.json").write_text(
+        '{"event_type": "launch_success", "event_id": "AQ", "timestamp": "2024-01-01"}\n'
+    )
+    run_ = Ingest()
+    recs = list(run_.messages([root]))
+    assert run_.stats.unrecognised == []
+    assert recs and {r.format for r in recs} == {"discord"}
+    for side in (root / "account" / "user.json", server / "guild.json"):
+        assert run(discord_package.read, side) == ([], [], [])
+
+
 def test_no_other_file_is_read_as_discord_package():
     assert files_taken({"discord-package"}, {"discord_package"}) == {}
 

@@ -111,6 +111,31 @@ def test_kakaotalk_mobile_layouts():
     ]
 
 
+def test_kakaotalk_times_that_do_not_read_are_rejected(tmp_path):
+    """A message whose time does not read was dated 1970-01-01 with no warning: it is
+    rejected with its line, and the lines continuing it as such."""
+    pc = tmp_path / "pc.txt"
+    pc.write_text(
+        "--------------- 2024년 12월 9일 월요일 ---------------\n"
+        "[Ann] [오후 13:30] 깨진 시간\n둘째 줄\n[Bob] [오후 2:31] 네\n",
+        encoding="utf-8",
+    )
+    recs, rejects, _ = run(kakaotalk.read, pc)
+    assert [(r["textChunks"][0], r["timestamp"]) for r in recs] == [("네", "2024-12-09T14:31:00Z")]
+    assert [(r.where, r.reason) for r in rejects] == [
+        ("pc.txt:2", "KakaoTalk message time is not a time of day"),
+        ("pc.txt:3", "continues a rejected KakaoTalk message"),
+    ]
+    mobile = tmp_path / "m.txt"
+    mobile.write_text(
+        "2024년 12월 9일 월요일\n2024년 12월 9일 25:30, Ann : 안녕\n2024년 12월 9일 14:31, Bob : 네\n",
+        encoding="utf-8",
+    )
+    recs, rejects, _ = run(kakaotalk.read, mobile)
+    assert [r["textChunks"][0] for r in recs] == ["네"]
+    assert [r.where for r in rejects] == ["m.txt:2"]
+
+
 def test_kakaotalk_english_pc_and_mac_csv():
     recs, _, _ = run(kakaotalk.read, KAKAO / "KakaoTalk Chats with Ann.txt")
     assert recs[1]["textChunks"] == ["Morning. Two lines:\n\nthe second after a blank one"]

@@ -130,3 +130,25 @@ def test_hostile_input_never_crashes(tmp_path_factory, noise, cut):
     except ConvoError:
         return
     assert_one_text_an_id(recs)
+
+
+def test_an_inmail_or_sponsored_html_body_is_read_as_text(tmp_path):
+    """Sponsored messages and InMails hold HTML (``<p class="spinmail-quill-editor__spin-
+    break">``, ``&nbsp;``, links): the markup was the record's text. Now its text, the HTML
+    kept in ``extra.html``."""
+    path = tmp_path / "messages.csv"
+    path.write_text(
+        "CONVERSATION ID,CONVERSATION TITLE,FROM,SENDER PROFILE URL,TO,RECIPIENT PROFILE URLS,"
+        "DATE,SUBJECT,CONTENT,FOLDER\n"
+        "2-sp,Sponsored Conversation,Kew Gardens,,Maple Owl,https://www.linkedin.com/in/maple,"
+        '2024-05-01 08:00:00 UTC,,"<p class=""spinmail-quill-editor__spin-break"">Hi&nbsp;Maple!'
+        '</p><p class=""spinmail-quill-editor__spin-break""><br></p><p>Seeds &amp; '
+        '<a href=""https://example.org/s"">bulbs</a>.</p>",INBOX\n',
+        encoding="utf-8",
+    )
+    recs, rejects, _ = run(linkedin.read, path)
+    assert not rejects
+    text = recs[0]["textChunks"][0]
+    assert "<" not in text and "&" not in text.replace("Seeds & ", "")
+    assert text.startswith("Hi Maple!") and "Seeds & bulbs" in text
+    assert recs[0]["extra"]["html"].startswith('<p class="spinmail-quill-editor__spin-break">')

@@ -56,3 +56,27 @@ def test_detection():
     for name in ("statuses.json", "tide.example.user.ann.json"):
         assert registry.detect(Source(DIR / name)).name == "mastodon-api"
     assert files_taken({"mastodon-api"}, {"mastodon_api"}) == {}
+
+
+def test_direct_conversations_are_read_as_their_last_status(tmp_path):
+    """``/api/v1/conversations`` answers a list of direct conversations (``accounts``,
+    ``last_status``): every item was rejected as not a status. Each is now its last
+    status, a direct message heard by its mentions."""
+    path = tmp_path / "conversations.json"
+    path.write_text(
+        '[{"id": "41", "unread": false, "accounts": [{"id": "482", "username": "ann", '
+        '"acct": "ann@o.example"}], "last_status": {"id": "1032", "uri": '
+        '"https://m.example/users/kai/statuses/1032", "created_at": "2019-12-05T06:04:43.000Z", '
+        '"in_reply_to_id": null, "visibility": "direct", "spoiler_text": "", "content": '
+        '"<p><span class=\\"h-card\\"><a href=\\"https://o.example/@ann\\" class=\\"u-url '
+        'mention\\">@<span>ann</span></a></span> seeds?</p>", "account": {"id": "1", '
+        '"username": "kai", "acct": "kai", "display_name": "Kai"}, "mentions": [{"acct": '
+        '"ann@o.example"}], "media_attachments": [], "tags": []}}, '
+        '{"id": "42", "unread": true, "accounts": [], "last_status": null}]',
+        encoding="utf-8",
+    )
+    recs, rejects, _ = run(mastodon_api.read, path)
+    assert [(r["metadata"]["speaker"], r["metadata"]["listeners"], r["textChunks"][0])
+            for r in recs] == [("Kai", ["@ann@o.example"], "@ann seeds?")]  # fmt: skip
+    assert recs[0]["extra"]["visibility"] == "direct"
+    assert [r.where for r in rejects] == ["conversations.json#status-2"]

@@ -90,3 +90,20 @@ def test_detect_among_builtins():
 def test_global_registry_detects():
     for path in (REST, MONGO, DOWNLOAD):
         assert registry.detect(Source(path)).name == "rocketchat"
+
+
+def test_a_message_without_its_time_is_warned_about(tmp_path):
+    """A message whose ``ts`` is missing or does not read was dated 1970-01-01 with no
+    word: it is kept, warned about at its place."""
+    path = tmp_path / "h.json"
+    path.write_text(
+        '{"messages": [{"_id": "a1", "rid": "r", "msg": "no ts", "u": {"_id": "u", '
+        '"username": "ann"}}, {"_id": "a2", "rid": "r", "msg": "ok", '
+        '"ts": "2024-03-06T10:00:00.000Z", "u": {"_id": "u", "username": "ann"}}], '
+        '"success": true}',
+        encoding="utf-8",
+    )
+    recs, rejects, warnings = run(rocketchat.read, path)
+    assert not rejects
+    assert sorted(r["textChunks"][0] for r in recs) == ["no ts", "ok"]
+    assert len(warnings) == 1 and warnings[0].endswith("no readable ts; time left unknown")

@@ -78,6 +78,25 @@ def test_the_two_sides_of_a_chat_share_ids(tmp_path):
     assert [r["id"] for r in mine[:5]] == [r["id"] for r in theirs[:5]]
 
 
+def test_a_message_without_a_time_is_warned_about(tmp_path):
+    """A message whose ``originalarrivaltime`` is missing or does not read was dated
+    1970-01-01 with no word: it is kept, with a warning at its place."""
+    path = tmp_path / "messages.json"
+    path.write_text(
+        '{"userId": "8:me", "exportDate": "2023-05-01T10:00", "conversations": [{"id": "8:bea",'
+        ' "displayName": "Bea", "properties": {}, "MessageList": ['
+        '{"id": "1", "originalarrivaltime": "", "messagetype": "Text", "content": "one",'
+        ' "conversationid": "8:bea", "from": "8:bea"},'
+        '{"id": "2", "originalarrivaltime": "2023-04-01T10:00:00.000Z", "messagetype": "Text",'
+        ' "content": "two", "conversationid": "8:bea", "from": "8:bea"}]}]}',
+        encoding="utf-8",
+    )
+    recs, rejects, warnings = run(skype.read, path)
+    assert not rejects
+    assert [r["textChunks"][0] for r in recs] == ["one", "two"]
+    assert warnings == ["messages.json:1#msg-1: no readable originalarrivaltime; time left unknown"]
+
+
 def test_detect_among_builtins():
     assert skype.sniff(Source(PATH)) >= 90
     assert detect_name(fresh_registry(skype), PATH) == "skype"

@@ -33,7 +33,7 @@ def test_messages_joined_senders_replies_and_media():
     recs, rejects, warnings = run(telegram_html.read_telegram_html, PAGE)
     got = [(r["metadata"]["speaker"], r["textChunks"][0], r["timestamp"]) for r in recs]
     assert got == [
-        (None, "Marta created group «Seed Swap Club»", "1970-01-01T00:00:00Z"),
+        (None, "Marta created group «Seed Swap Club»", "2024-03-05T00:00:00Z"),
         (
             "Marta",
             "Welcome! Bring your tomato seeds.\nSwap on Sunday & here.",
@@ -103,6 +103,36 @@ def test_a_reply_is_heard_by_the_sender_replied_to(tmp_path):
         ("Ann", []), ("Bo", []), ("Cy", ["Ann"]), ("Ann", []),
     ]  # fmt: skip
     assert recs[2]["replyTo"] == recs[0]["id"]
+
+
+def _service(n: int, text: str) -> str:
+    return (
+        f'<div class="message service" id="message{n}"><div class="body details">{text}</div></div>'
+    )
+
+
+def test_a_service_message_takes_its_day_separators_day(tmp_path):
+    """A service message has no time of its own and took the previous message's: the
+    group's creation, first of its export, was dated 1970-01-01 unsaid, and a service
+    message after a new day's separator had the day before's time. Now the separator's
+    day (tdesktop writes it ``4 March 2024`` in English) at the previous offset."""
+    path = tmp_path / "messages.html"
+    path.write_text(
+        _page([_service(-1, "4 March 2024"), _service(1, "Ann created group «Club»"),
+               _msg(2, "Ann", "04.03.2024 10:15:30 UTC+01:00", "hi"),
+               _service(3, "Ann pinned «hi»"), _service(-2, "6 March 2024"),
+               _service(4, "Bo joined group by link")]),
+        encoding="utf-8",
+    )  # fmt: skip
+    recs, _, warnings = run(telegram_html.read_telegram_html, path)
+    assert not warnings
+    assert [(r["timestamp"], (r.get("extra") or {}).get("time_source")) for r in recs] == [
+        ("2024-03-04T00:00:00Z", "day"), ("2024-03-04T09:15:30Z", None),
+        ("2024-03-04T09:15:30Z", None), ("2024-03-05T23:00:00Z", "day"),
+    ]  # fmt: skip
+    path.write_text(_page([_service(1, "Ann created group «Club»")]), encoding="utf-8")
+    recs, _, warnings = run(telegram_html.read_telegram_html, path)
+    assert warnings == ["messages.html: 1 service messages before any date; their time is unknown"]
 
 
 def test_a_page_opening_with_a_joined_message(tmp_path):

@@ -85,3 +85,18 @@ def test_the_archives_html_escaping_is_undone(tmp_path):
     (rec,), _, _ = run(twitter_dms.read, path)
     assert rec["textChunks"] == ["Tom & Jerry <3 -> &quot;ok&quot;"]
     assert rec["extra"]["text"] == "Tom &amp; Jerry &lt;3 -&gt; &quot;ok&quot;"
+
+
+def test_an_event_without_its_time_is_warned_about(tmp_path):
+    """A message without ``createdAt`` was dated 1970-01-01 with no word: it is kept,
+    warned about at its place."""
+    path = tmp_path / "direct-messages.js"
+    path.write_text(
+        'window.YTD.direct_messages.part0 = [{"dmConversation": {"conversationId": "1-2", '
+        '"messages": [{"messageCreate": {"recipientId": "2", "reactions": [], "urls": [], '
+        '"text": "no time", "mediaUrls": [], "senderId": "1", "id": "99"}}]}}]',
+        encoding="utf-8",
+    )
+    recs, rejects, warnings = run(twitter_dms.read, path)
+    assert not rejects and [r["textChunks"][0] for r in recs] == ["no time"]
+    assert warnings == ["direct-messages.js#conv-1.msg-1: no readable createdAt; time left unknown"]

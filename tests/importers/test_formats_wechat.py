@@ -86,6 +86,24 @@ def test_txt_blocks_and_system_messages():
     assert recs[0]["timestamp"] == "2024-03-01T01:15:00Z"
 
 
+def test_txt_replies_and_link_cards():
+    """``exporter_txt.py``'s ``refermsg`` writes the quoted message after a reply's text
+    (``引用:NAME:TEXT``, ``引用:未知``), its ``share_card`` a link's fields on lines
+    indented as its source is: the quote was read as the reply's text, the card's
+    indentation and its trailing blank-looking line kept."""
+    recs, rejects, warnings = run(wechat.read, WX / "Lena.txt")
+    assert not rejects and not warnings
+    assert [(r["metadata"]["speaker"], r["textChunks"][0], r.get("extra")) for r in recs] == [
+        ("Lena", "明天交换种子吗？", None),
+        ("Me", "好啊\n几点？", {"quote": {"speaker": "Lena", "text": "明天交换种子吗？"}}),
+        ("Lena", "七点", {"quote": {"text": "未知"}}),
+        ("Lena", "[链接]:title:春季播种指南\ndescription:番茄与辣椒\n"
+         "url:https://mp.weixin.qq.com/s/seedguide\nname:None",
+         {"link": {"title": "春季播种指南", "description": "番茄与辣椒",
+                   "url": "https://mp.weixin.qq.com/s/seedguide"}}),
+    ]  # fmt: skip
+
+
 def test_txt_stray_text_and_bad_times_are_rejected(tmp_path):
     path = tmp_path / "w.txt"
     path.write_text("stray\n\n2024-02-30 10:00:00 A\nno such day\n\n2024-03-01 10:00:00 A\nhi\n")

@@ -192,3 +192,20 @@ def test_an_export_folder_reads_without_rejections(tmp_path):
     shutil.copy(folder / "realm.json", alone / "realm.json")
     _, _, warnings = run(zulip.read, alone / "realm.json")
     assert len(warnings) == 1 and "without messages" in warnings[0]
+
+
+def test_a_message_without_its_time_is_rejected(tmp_path):
+    """A message without ``timestamp`` was dated 1970-01-01 with no word (one whose time
+    did not read was rejected): it is rejected too."""
+    path = tmp_path / "m.json"
+    path.write_text(
+        '{"result": "success", "messages": [{"id": 1, "sender_full_name": "Ann", '
+        '"sender_email": "a@x.org", "content": "no time", "type": "stream", '
+        '"display_recipient": "general", "subject": "t"}, {"id": 2, "sender_full_name": '
+        '"Ann", "sender_email": "a@x.org", "content": "ok", "type": "stream", '
+        '"display_recipient": "general", "subject": "t", "timestamp": 1709719200}]}',
+        encoding="utf-8",
+    )
+    recs, rejects, _ = run(zulip.read, path)
+    assert [r["textChunks"][0] for r in recs] == ["ok"]
+    assert [r.reason for r in rejects] == ["Zulip message without a timestamp"]

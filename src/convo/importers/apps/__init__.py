@@ -77,7 +77,8 @@ _DISCORD_PACKAGE_FILES = ("messages.csv", "messages.json", "channel.json", "inde
 
 
 def _discord_package_gates() -> tuple[Gate, ...]:
-    """messages.csv's header, messages.json's array of Contents, channel.json/index.json."""
+    """messages.csv's header, messages.json's array of Contents, channel.json/index.json,
+    the package's other files (user.json, guild.json, audit-log.json, events-*.json)."""
     from convo.importers.gates import Gate, json_with
 
     return (
@@ -85,6 +86,8 @@ def _discord_package_gates() -> tuple[Gate, ...]:
         json_with('"Contents"', opens="["),
         Gate(opens="[", names=("messages.json",)),  # an empty channel's []
         Gate(opens="{", names=("channel.json", "index.json")),
+        # the package's files without messages: account/user.json, servers/*, analytics
+        Gate(opens="{[", names=("user.json", "guild.json", "audit-log.json", "events-*.json")),
     )
 
 

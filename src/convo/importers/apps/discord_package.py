@@ -29,6 +29,9 @@ Decisions:
   neither (an embed or a sticker only: the package keeps no trace of them) is counted
   and skipped. ``extra``: ``channel_id``, ``channel_type``, ``guild``, ``attachments``.
 - a row whose ``Timestamp`` does not read is rejected with its line.
+- ``account/user.json``, ``servers/index.json``, ``servers/<id>/guild.json`` and
+  ``audit-log.json`` and the ``activity/*/events-*.json`` analytics hold no messages:
+  recognised by their folders and heads, and read as none.
 - ``channel.json`` and ``index.json`` are the package's own files: detected so that a
   whole package folder ingests with nothing unrecognised, and read as no messages (a
   ``channel.json`` with no messages file beside it says so in a warning).
@@ -43,7 +46,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from convo.core.errors import InputError
@@ -61,6 +64,11 @@ NAME = "discord-package"
 HEADER = "ID,Timestamp,Contents,Attachments"
 CHANNEL = "channel.json"
 INDEX = "index.json"
+# The package's other files, holding no messages: recognised, so that a whole package
+# ingests without "format not recognised" (discord_data's layout: account, activity,
+# messages, programs, servers).
+ACCOUNT, SERVERS, ACTIVITY = "account", "servers", "activity"
+_EVENTS = re.compile(r"events-[\w-]+\.json")
 _MESSAGE_FILES = ("messages.csv", "messages.json")
 _INDEX_HEAD = re.compile(r'\A\s*\{\s*(?:\}|"\d{5,}"\s*:\s*(?:"|null))')
 _SNOWFLAKE = re.compile(r"\d{1,20}")
@@ -80,16 +88,36 @@ def sniff(source: Source) -> int:
     return 80 if _sidecar(source) else 0
 
 
+def _folders(source: Source) -> list[str]:
+    """The folders ``source`` is in, lowercased, nearest first (its path, else its name:
+    a member of an archive)."""
+    where = source.path if source.path is not None and not source.is_stdin else None
+    return [p.lower() for p in reversed(PurePath(where or source.name).parts[:-1])]
+
+
 def _sidecar(source: Source) -> str:
-    """``channel.json`` or ``index.json`` when ``source`` is one (by its name and its
-    head); "" otherwise."""
-    name = source.match_name
+    """``channel.json`` or ``index.json`` when ``source`` is one, or another of the
+    package's files that hold no messages (``_other_file``); "" otherwise."""
+    name, folders = source.match_name, _folders(source)
     if name == CHANNEL:
         text = json_head_with(source, key="type", opens="{")
         return CHANNEL if text and has_key(text, "id") and not has_key(text, "messages") else ""
     if name == INDEX and _INDEX_HEAD.match(source.head_text()):
-        parent = source.path.parent.name.lower() if source.path is not None else ""
-        return INDEX if parent == "messages" else ""
+        parent = folders[0] if folders else ""
+        return INDEX if parent == "messages" else SERVERS if parent == "servers" else ""
+    return _other_file(source, name, folders)
+
+
+def _other_file(source: Source, name: str, folders: list[str]) -> str:
+    """``account/user.json``, ``servers/<id>/guild.json`` and ``audit-log.json``,
+    ``activity/*/events-*.json``: by the file's name, its folders and its head."""
+    head = source.head_text().lstrip("\ufeff").lstrip()
+    if name == "user.json" and folders[:1] == ["account"]:
+        return ACCOUNT if head.startswith("{") and has_key(head, "username") else ""
+    if name in ("guild.json", "audit-log.json") and folders[1:2] == ["servers"]:
+        return SERVERS if head.startswith(("{", "[")) else ""
+    if _EVENTS.fullmatch(name) and "activity" in folders[:2]:
+        return ACTIVITY if head.startswith("{") and has_key(head, "event_type") else ""
     return ""
 
 

@@ -32,7 +32,8 @@ Mac — a CSV: ``Date,User,Message`` then ``2024-12-09 14:30:05,"Ann","Hello"``.
 - Time: the date line's day and the message's time (``오전``/``오후``, ``AM``/``PM``,
   or a 24-hour clock), or the message's own date; local to the phone and without a
   zone: read in ``--tz``. Only the Mac CSV has seconds. A message before any date line
-  (PC) is rejected with its line.
+  (PC), or whose time does not read (``[25:30]``, ``오후 13:05``), is rejected with its
+  line, and so are the lines that continue it.
 - Text: the rest of the line; a line that starts no message continues the previous one.
 - Events: a mobile line with ``:`` (or no `` : ``) after its time, and on PC a line
   without time that says someone joined, left, was invited or removed
@@ -170,6 +171,10 @@ def _mobile(line: str) -> re.Match[str] | None:
     return m if m is not None and _day(m) is not None else None
 
 
+_NO_CLOCK = "KakaoTalk message time is not a time of day"
+_BEFORE = "text before the first KakaoTalk message"
+
+
 def _clock(m: re.Match[str]) -> tuple[int, int] | None:
     hour, minute = int(m["h"]), int(m["mi"])
     period = m["pre"] or m["ap"]
@@ -260,12 +265,18 @@ def _started(n: int, line: str, chat: _Chat, ctx: ImportContext) -> _Cur | bool 
         if chat.day is None:
             ctx.reject(ctx.loc(n), "KakaoTalk message before any date line", line)
             return None
+        if _clock(m) is None:
+            ctx.reject(ctx.loc(n), _NO_CLOCK, line)
+            return None
         chat.clock = _clock(m) or chat.clock
         return _Cur(n, _stamp(chat.day, _clock(m), ctx), m["name"].strip() or None, [m["rest"]])
     m = _mobile(line)
     if m is not None:
         day = _day(m)
         assert day is not None
+        if _clock(m) is None:
+            ctx.reject(ctx.loc(n), _NO_CLOCK, line)
+            return None
         chat.day, chat.clock = day, _clock(m) or chat.clock
         name, text = _name_text(m["rest"]) if m["sep"] == "," else (None, m["rest"])
         return _Cur(n, _stamp(day, _clock(m), ctx), name, [text], event=name is None)
@@ -288,6 +299,7 @@ def _read_text(source: Source, ctx: ImportContext) -> Iterator[ConversationMessa
     chat = _first_pass(source, ctx)
     ids = ContentIds(source.name)
     cur: _Cur | None = None
+    rejected = False  # the message the lines continue was rejected
     for n, line in _lines(source, ctx):
         day = day_line(line) if not _mobile(line) else None
         started = _started(n, line, chat, ctx) if day is None else None
@@ -295,11 +307,13 @@ def _read_text(source: Source, ctx: ImportContext) -> Iterator[ConversationMessa
             if cur is not None:
                 cur.text.append(line)
             elif line.strip():
-                ctx.reject(ctx.loc(n), "text before the first KakaoTalk message", line)
+                why = "continues a rejected KakaoTalk message" if rejected else _BEFORE
+                ctx.reject(ctx.loc(n), why, line)
             continue
         if cur is not None:
             yield _build(cur, ctx, chat, ids)
         cur = started if isinstance(started, _Cur) else None
+        rejected = day is None and started is None
         if day is not None:
             chat.day, chat.clock = day, (0, 0)
     if cur is not None:

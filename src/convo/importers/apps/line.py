@@ -19,18 +19,23 @@ LINE parsers' tests): the app writes it in the phone's language.
 - Time: the date line's day (``Www, a/b/yyyy`` in the order the file's date lines show,
   month first when none does; ``R7/02/09`` a Japanese era's year) and the message's ``HH:MM`` (a 12-hour clock with
   ``AM``/``PM`` or 午前/午後/上午/下午 too), local to the phone and without a zone:
-  read in ``--tz``. LINE writes no seconds. A message before any date line is
-  rejected with its line.
+  read in ``--tz``. LINE writes no seconds. ``24:53`` (a clock past midnight under
+  the day before) is 00:53 of the next day. A message before any date line, or whose
+  time does not read (``25:10``), is rejected with its line, and so are the lines
+  that continue it.
 - Text: the rest of the line; a message over several lines is wrapped in double
   quotes, which are removed (``""`` inside it is a ``"``). A line that starts no
   message continues the previous one.
 - Thread: the chat's name from the header, else the file's name; ids: content hashes,
   scoped to the thread.
 - Events (no sender: joins, leaves, unsent messages, calls) are tagged ``system``;
-  ``[Photo]``, ``[Sticker]``, ``[Video]``, ``[File]``, ``[Voice message]`` and their
-  Japanese and Chinese spellings go to ``extra.media`` as well as staying the text.
-- Detection: the ``[LINE]`` header 95; without it (a cut file), a date line followed
-  by tab-separated message lines in the head 80.
+  ``[Photo]``, ``[Sticker]``, ``[Video]``, ``[File]``, ``[Voice message]``,
+  ``[Notes]`` and their Japanese and Chinese spellings, and a newer English export's
+  bare ``Photos``, ``Stickers``, ``Videos``, ``Audio`` (the whole text), go to
+  ``extra.media`` as well as staying the text.
+- Detection: the ``[LINE]`` header 95 (an English ``Chat history with NAME`` without
+  its ``[LINE]`` when a ``Saved on:`` line follows); without it (a cut file), a date
+  line followed by tab-separated message lines in the head 80.
 
 Ids and their scope (docs/ids.md): no message ids: the content hash, its conversation
 the thread (the chat's name from the header, else the file's name).
@@ -41,7 +46,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import PurePath
 
 from convo.core.compression import strip_compressed
@@ -73,8 +78,9 @@ _DAYS = (
 _SLASHED_DAY = re.compile(r"[A-Za-z]{3,9},? (?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{4})")
 _ERAS = {"R": 2018, "H": 1988}  # Reiwa from 2019, Heisei from 1989
 _MESSAGE = re.compile(
-    r"(?P<ampm1>午前|午後|上午|下午)?\s?(?P<h>\d{1,2}):(?P<mi>\d{2})\s?(?P<ampm2>[AaPp][Mm])?\t(?P<rest>.*)"
-)
+    r"(?P<ampm1>午前|午後|上午|下午)?[ \u00a0\u202f]?(?P<h>\d{1,2}):(?P<mi>\d{2})"
+    r"[ \u00a0\u202f]?(?P<ampm2>[AaPp][Mm])?\t(?P<rest>.*)"
+)  # the AM/PM only after a space, never a tab: "00:00<TAB>PM<TAB>hi" is a sender named PM
 _PM = ("午後", "下午", "pm")
 _MEDIA = {
     "[Photo]": "photo", "[写真]": "photo", "[照片]": "photo",
@@ -83,7 +89,11 @@ _MEDIA = {
     "[File]": "file", "[ファイル]": "file", "[文件]": "file", "[檔案]": "file",
     "[Voice message]": "voice", "[ボイスメッセージ]": "voice", "[语音信息]": "voice",
     "[語音訊息]": "voice", "[Location]": "location", "[位置情報]": "location",
+    "[位置]": "location", "[Notes]": "note", "[记事本]": "note", "[記事本]": "note",
+    "[ノート]": "note",
 }  # fmt: skip
+# Newer English exports name a media message by a bare word (the whole text).
+_MEDIA_WORDS = {"Photos": "photo", "Stickers": "sticker", "Videos": "video", "Audio": "voice"}
 
 
 def line_day(line: str, day_first: bool = False) -> date | None:
@@ -118,9 +128,14 @@ def _day_order(line: str) -> bool | None:
 
 
 def title(line: str) -> tuple[str, bool] | None:
-    """The chat's name and whether it is a chat of two, from the ``[LINE]`` header line."""
+    """The chat's name and whether it is a chat of two, from the ``[LINE]`` header line
+    (an English one also without its ``[LINE]``: ``Chat history with NAME``)."""
     m = _HEADER.match(line.lstrip("\ufeff"))
     if m is None:
+        for pattern, two in _TITLES[:2]:
+            t = pattern.fullmatch(line.lstrip("\ufeff").strip())
+            if t is not None:
+                return t[1].strip(), two
         return None
     for pattern, two in _TITLES:
         t = pattern.fullmatch(m[1].strip())
@@ -133,8 +148,10 @@ def sniff_line(source: Source) -> int:
     lines = [ln for ln in head_lines(source, 12) if ln.strip()]
     if not lines:
         return 0
-    if title(lines[0]) is not None:
+    if _HEADER.match(lines[0].lstrip("\ufeff")) is not None:
         return 95
+    if title(lines[0]) is not None:  # without [LINE]: only with its saved-date line
+        return 95 if len(lines) > 1 and lines[1].startswith("Saved on:") else 0
     for k, ln in enumerate(lines[:-1]):
         if line_day(ln) is not None:
             m = _MESSAGE.fullmatch(lines[k + 1])
@@ -181,14 +198,19 @@ def _header(source: Source, ctx: ImportContext) -> _Chat:
 
 
 def _time(m: re.Match[str], day: date, ctx: ImportContext) -> str | None:
+    """The message's time on the date line's day; ``24:53`` (a clock past midnight, as
+    some versions write a message after midnight under the day before) is 00:53 of the
+    next day; None for a time of day that does not read (``25:10``, ``9:75``)."""
     hour, minute = int(m["h"]), int(m["mi"])
     ampm = (m["ampm1"] or m["ampm2"] or "").lower()
     if ampm:
         hour = hour % 12 + (12 if ampm in _PM else 0)
+    late = hour == 24 and not ampm
     try:
-        return naive_ts(datetime(day.year, day.month, day.day, hour, minute), ctx.options.tz)
+        when = datetime(day.year, day.month, day.day, 0 if late else hour, minute)
     except ValueError:
         return None
+    return naive_ts(when + timedelta(days=1) if late else when, ctx.options.tz)
 
 
 def _text(lines: list[str]) -> str:
@@ -200,7 +222,9 @@ def _text(lines: list[str]) -> str:
 
 def _build(cur: _Cur, ctx: ImportContext, chat: _Chat, ids: ContentIds) -> ConversationMessage:
     text = _text(cur.text)
-    media = next((kind for mark, kind in _MEDIA.items() if text.startswith(mark)), None)
+    media = _MEDIA_WORDS.get(text) or next(
+        (kind for mark, kind in _MEDIA.items() if text.startswith(mark)), None
+    )
     msg = message(
         text, speaker=cur.speaker,
         listeners=other_party(chat.speakers, cur.speaker) if cur.speaker else [],
@@ -222,20 +246,26 @@ def _lines(source: Source, ctx: ImportContext) -> Iterator[tuple[int, str]]:
 
 
 def _started(n: int, m: re.Match[str], chat: _Chat, ctx: ImportContext) -> _Cur | None:
-    """A message from its first line; None (rejected) before any date line."""
+    """A message from its first line; None (rejected) before any date line or when its
+    time does not read."""
     if chat.day is None:
         ctx.reject(ctx.loc(n), "LINE message before any date line", m[0])
+        return None
+    ts = _time(m, chat.day, ctx)
+    if ts is None:
+        ctx.reject(ctx.loc(n), "LINE message time is not a time of day", m[0])
         return None
     speaker, tab, text = m["rest"].partition("\t")
     if not tab:
         speaker, text = "", m["rest"]
-    return _Cur(n, _time(m, chat.day, ctx), speaker.strip() or None, [text])
+    return _Cur(n, ts, speaker.strip() or None, [text])
 
 
 def read_line(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     chat = _header(source, ctx)
     ids = ContentIds(source.name)
     cur: _Cur | None = None
+    rejected = False  # the message the lines continue was rejected
     for n, line in _lines(source, ctx):
         day = line_day(line, bool(chat.day_first)) if "\t" not in line else None
         m = _MESSAGE.fullmatch(line) if day is None else None
@@ -243,15 +273,21 @@ def read_line(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
             if cur is not None:
                 cur.text.append(line)
             elif line.strip():
-                ctx.reject(ctx.loc(n), "text before the first LINE message", line)
+                why = (
+                    "continues a rejected LINE message"
+                    if rejected
+                    else "text before the first LINE message"
+                )
+                ctx.reject(ctx.loc(n), why, line)
             continue
         if cur is not None:
             yield _build(cur, ctx, chat, ids)
         if day is not None:
-            chat.day, cur = day, None
+            chat.day, cur, rejected = day, None, False
         else:
             assert m is not None
             cur = _started(n, m, chat, ctx)
+            rejected = cur is None
     if cur is not None:
         yield _build(cur, ctx, chat, ids)
 
@@ -267,7 +303,7 @@ FIELDS = Fields(
     id="no message ids: " + CONTENT_HASH,
     scope="the chat's name (the thread)",
     tags="`system` for events (no sender)",
-    extra="`media` (photo, sticker, video, file, voice, location)",
+    extra="`media` (photo, sticker, video, file, voice, location, note)",
 )
 FORMATS = (
     Format("line", "chat", DESCRIPTION, ("*.txt",), sniff_line, read_line, EXAMPLE,

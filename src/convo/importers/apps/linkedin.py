@@ -17,12 +17,14 @@ Decisions:
   (``FROM`` and ``TO``, sorted, joined with ``, ``): the same for both directions of a
   chat, and for a reply whose ``SUBJECT`` says ``RE:``; ``extra.conversation_id`` keeps
   LinkedIn's id.
-- text = ``CONTENT`` (InMail bodies keep their HTML as written), each attachment an
+- text = ``CONTENT``; an InMail or sponsored message's HTML body (``<p class=
+  "spinmail-quill-editor__spin-break">...``) as text, the HTML in ``extra.html``; each
+  attachment an
   ``[attachment] URL`` chunk; ``SUBJECT`` is the record's subject. A row with neither
   is counted and skipped. A draft (``IS MESSAGE DRAFT`` ``Yes``) is tagged ``draft``;
   LinkedIn's own notices (``Message request accepted``...) are tagged ``system``.
 - extra: ``conversation_id``, ``folder``, ``sender_url``, ``recipient_urls``,
-  ``attachments``.
+  ``attachments``, ``html``.
 - a row without ``FROM`` and ``DATE`` cells, or whose ``DATE`` does not read, is
   rejected with its line.
 
@@ -39,6 +41,7 @@ from collections.abc import Iterator
 from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
+from convo.core.text.html import html_to_text
 from convo.core.timestamps import iso_ts
 from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter, csv_rows, utc_named
 from convo.importers.build import message
@@ -48,6 +51,9 @@ from convo.importers.registry import Format, head_lines
 
 NAME = "linkedin"
 _NEEDED = ("FROM", "DATE", "CONTENT")
+# An HTML body: InMail and sponsored messages (``<p class="spinmail-quill-editor__spin-
+# break">Hi&nbsp;there!</p>...``).
+_HTML_BODY = re.compile(r"\A\s*<(?:p|div|span|br|ul|ol|table)\b[^>]*>", re.I)
 _URLS = re.compile(r"https?://\S+?(?=[,;\s]|$)")
 _NOTICES = frozenset({"Message request accepted", "A LinkedIn member left the conversation."})
 
@@ -94,6 +100,9 @@ def _message(
     if stamp is None:
         return f"DATE {date[:40]!r} is not a time"
     content = _cell_raw(row, columns, "CONTENT")
+    html = content if _HTML_BODY.match(content) else ""
+    if html:  # an InMail or sponsored message: its body is HTML
+        content = html_to_text(html)
     files = _URLS.findall(cell("ATTACHMENTS"))
     chunks = ([content] if content.strip() else []) + [f"[attachment] {u}" for u in files]
     if not chunks:
@@ -120,6 +129,7 @@ def _message(
             "sender_url": cell("SENDER PROFILE URL"),
             "recipient_urls": urls,
             "attachments": files,
+            "html": html or None,
         },
     )
 
@@ -172,7 +182,8 @@ FIELDS = Fields(
     scope="the thread",
     subject="`SUBJECT` (InMails; `RE:` on replies)",
     tags="`draft` (`IS MESSAGE DRAFT`), `system` on LinkedIn's own notices",
-    extra="`conversation_id`, `folder`, `sender_url`, `recipient_urls`, `attachments`",
+    extra="`conversation_id`, `folder`, `sender_url`, `recipient_urls`, `attachments`, `html` "
+    "(an InMail or sponsored message's HTML body)",
 )
 
 FORMATS = (

@@ -34,7 +34,8 @@ Decisions:
   file name without extension; replyTo = ``rocketchat:<tmid>`` for a thread reply.
 - A removed message (``t: rm``) and an edit's hidden older copy are skipped and counted
   in one warning; an item without ``msg`` and ``u``/``username`` is rejected with its
-  location.
+  location; one whose ``ts`` is missing or does not read is kept without a time,
+  warned about at its place.
 
 Ids and their scope (docs/ids.md): message ``_id``s are Meteor random ids (17
 characters of 55 symbols, about 99 bits), unique across servers in practice:
@@ -101,6 +102,8 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             if item.get("t") == "rm" or item.get("_hidden"):
                 skipped.skip(here)
                 continue
+            if _time(item.get("ts")) is None:
+                ctx.warn(here, "no readable ts; time left unknown")
             yield _message(item, here, rooms, stem)
     skipped.report(ctx, "removed messages and older copies of edited ones")
 

@@ -33,7 +33,9 @@ Decisions:
   server-generated one with no content are skipped and counted in one warning; an
   older copy of an edited message (the same id, seen after its newest copy) is
   skipped and counted too. A message without ``from`` or a conversation that is not an
-  object is rejected with its location (``file:line`` of its conversation).
+  object is rejected with its location (``file:line`` of its conversation); one whose
+  ``originalarrivaltime`` is missing or does not read is kept without a time, warned
+  about at its place.
 
 Ids and their scope (docs/ids.md): a message id is unique within its conversation, so
 the id names the conversation: ``skype:<conversation id>:<id>``; a 1:1 chat's id names
@@ -166,6 +168,8 @@ def _conversation(
         elif k in older:
             skipped.older.skip(here)
         elif (rec := _message(m, here, chat, skipped)) is not None:
+            if iso_ts(m.get("originalarrivaltime")) is None:
+                ctx.warn(here, "no readable originalarrivaltime; time left unknown")
             yield rec
 
 

@@ -17,8 +17,12 @@ them: ``div.message``, ``div.from_name``, ``div.pull_right.date.details[title]``
 - Time: the date's ``title``, ``05.03.2024 10:15:30 UTC+01:00`` (its offset; an old
   export's time without one is read in ``--tz``). Service messages (``message
   service``: joins, pins, calls) carry no time of their own and get the previous
-  message's, tagged ``system``; the day separators between them (negative ids) are no
-  messages.
+  message's, tagged ``system``; the day separators between them (negative ids,
+  ``4 March 2024``: English month names whatever the app's language) are no messages,
+  but a service message after a separator of a day no dated message had yet (a group's
+  creation opens its first page) gets that day's start, at the previous time's offset
+  (else in ``--tz``), ``extra.time_source`` ``day``; one before any date is warned
+  about.
 - Text: ``div.text`` as text (``<br>`` a line break, links and emphasis as their text).
   A forwarded message's text is its own; its original sender goes to
   ``extra.forwarded_from``. Media (``div.media_wrap``): the file's link, title and
@@ -66,6 +70,10 @@ CHUNK = 64 * 1024
 _TITLE = re.compile(
     r"(\d{2})\.(\d{2})\.(\d{4}) (\d{2}):(\d{2}):(\d{2})(?: UTC([+-])(\d{2}):(\d{2}))?"
 )
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
+           "September", "October", "November", "December")  # fmt: skip
+# A day separator's text: tdesktop's FormatDateText, English whatever the app's language.
+_DAY = re.compile(r"(\d{1,2}) (" + "|".join(_MONTHS) + r") (\d{4})")
 _REPLY = re.compile(r"go_to_message(-?\d+)")
 _ID = re.compile(r"message(-?\d+)\Z")
 _SPACE = re.compile(r"[ \t\r\n\u00a0]+")
@@ -288,6 +296,9 @@ class _Run:
     scope: str | None = None
     last_sender: str | None = None
     last_time: str | None = None
+    last_title: str = ""  # the date title the last time was read from
+    day: str = ""  # the latest day separator's day, as a title writes it: dd.mm.yyyy
+    untimed: int = 0  # service messages with no time: before any dated message or day
     orphans: int = 0
     count: int = 0
     senders: SpillMap[str, str] = field(default_factory=SpillMap)  # message id: its sender
@@ -354,17 +365,39 @@ def _senders(source: Source) -> list[str]:
     return list(seen)
 
 
+def _separator(p: Parsed, run: _Run) -> None:
+    """Keep a day separator's day (``4 March 2024``) for the service messages after it."""
+    m = _DAY.fullmatch(" ".join(" ".join(p.text).split()))
+    if m is not None:
+        run.day = f"{int(m[1]):02d}.{_MONTHS.index(m[2]) + 1:02d}.{m[3]}"
+
+
+def _service_time(run: _Run, ctx: ImportContext) -> tuple[str | None, bool]:
+    """A service message's time (it has none of its own) and whether it is only its
+    day's: the previous message's time when that is on the latest day separator's day
+    (or there is no separator), else that day's start, at the previous time's offset."""
+    if not run.day or (run.last_time and run.last_title.startswith(run.day)):
+        return run.last_time, False
+    offset = _TITLE.fullmatch(run.last_title)
+    zone = f" UTC{offset[7]}{offset[8]}:{offset[9]}" if offset and offset[7] else ""
+    return telegram_time(f"{run.day} 00:00:00{zone}", ctx), True
+
+
 def _who(p: Parsed, run: _Run, ctx: ImportContext) -> tuple[str | None, str | None]:
     """The speaker and time of a message: a service message has neither (it takes the
-    previous message's time); a joined one continues the previous sender."""
+    previous message's time, else its day's); a joined one continues the previous
+    sender."""
     if p.service:
-        return None, run.last_time
+        ts, _ = _service_time(run, ctx)
+        run.untimed += ts is None
+        return None, ts
     if p.sender is None and p.joined and run.last_sender is None:
         run.orphans += 1
     speaker = p.sender or (run.last_sender if p.joined else None)
     run.last_sender = speaker
     ts = telegram_time(p.time or "", ctx)
-    run.last_time = ts or run.last_time
+    if ts:
+        run.last_time, run.last_title = ts, (p.time or "").strip()
     return speaker, ts
 
 
@@ -383,7 +416,9 @@ def _listeners(p: Parsed, speaker: str | None, run: _Run) -> list[str]:
 
 def _build(p: Parsed, run: _Run, ctx: ImportContext) -> ConversationMessage | None:
     if p.service and p.id.startswith("-"):
+        _separator(p, run)
         return None  # a day separator
+    day_only = p.service and _service_time(run, ctx)[1]
     speaker, ts = _who(p, run, ctx)
     text = "\n".join(t for t in p.text if t) or p.media.get("title") or p.media.get("href") or ""
     run.count += 1
@@ -393,7 +428,8 @@ def _build(p: Parsed, run: _Run, ctx: ImportContext) -> ConversationMessage | No
         source_id=ctx.loc(p.line), format="telegram", thread=run.chat,
         reply_to=scoped_id("telegram-html", run.scope, p.reply) if p.reply else None,
         tags=[SYSTEM_TAG] if p.service else None,
-        extra={"forwarded_from": p.forwarded_from, "media": p.media or None},
+        extra={"forwarded_from": p.forwarded_from, "media": p.media or None,
+               "time_source": "day" if day_only and ts else None},
     )  # fmt: skip
 
 
@@ -416,6 +452,9 @@ def read_telegram_html(source: Source, ctx: ImportContext) -> Iterator[Conversat
     elif run.orphans:
         ctx.warn(source.name, f"{run.orphans} messages continue a sender from the export's "
                  "previous page; their speaker is unknown")  # fmt: skip
+    if run is not None and run.untimed:
+        ctx.warn(source.name, f"{run.untimed} service messages before any date; their time "
+                 "is unknown")  # fmt: skip
 
 
 DESCRIPTION = "Telegram Desktop HTML export (messages.html, messages2.html...)"
@@ -428,14 +467,15 @@ FIELDS = Fields(
     speaker="`div.from_name` (a joined message: the previous sender's)",
     listeners="the sender of the message replied to, else the other sender of a chat of two, else none",
     time="the date's `title` (`dd.mm.yyyy HH:MM:SS UTC+hh:mm`); service messages: the "
-    "previous message's",
+    "previous message's, or the start of the day separator's day before them",
     zone="the title's `UTC+hh:mm`; an old export's time without one in `--tz`",
     thread="the chat's name in the page header",
     id="`telegram-html:<chat name>:<id>`",
     scope="the chat's name (the page header)",
     reply_to="the message `div.reply_to` links to",
     tags="`system` for service messages",
-    extra="`forwarded_from`, `media` (`href`, `title`, `description`)",
+    extra="`forwarded_from`, `media` (`href`, `title`, `description`), `time_source` (`day`: a "
+    "service message dated by its day separator)",
 )
 FORMATS = (
     Format("telegram-html", "chat", DESCRIPTION, ("messages*.html", "*.html"),

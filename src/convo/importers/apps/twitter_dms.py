@@ -24,7 +24,8 @@ Decisions:
 - Conversation events (joins, leaves, renames) are kept as messages tagged ``system``
   (``[participantsJoin] 123, 456``); an event that is none of these is rejected.
 - thread = ``conversationId``, subject = the group ``name``; id = ``twitter:<id>``;
-  timestamp = ``createdAt``; each conversation in time order (oldest first).
+  timestamp = ``createdAt`` (an event without a readable one is kept without a time,
+  warned about at its place); each conversation in time order (oldest first).
 - The file is read whole (at most 512 MiB): the JSON after the ``= `` assignment.
 
 Ids and their scope (docs/ids.md): Twitter's message ids are unique everywhere
@@ -135,6 +136,8 @@ def _conversation(
             continue
         rows.append((iso_ts(body.get("createdAt")) or "", -k, kind, body, loc))
     for ts, _, kind, body, loc in sorted(rows, key=lambda r: (r[0], r[1])):
+        if not ts:
+            ctx.warn(loc, "no readable createdAt; time left unknown")
         yield _event(kind, body, ts, loc, cv)
 
 

@@ -31,6 +31,10 @@ Decisions:
   ``type``/``subtype``. In the TXT, a title line with no text after it is a system
   message of the first versions (its text the title's rest), and a line of the shape of
   a title after a blank line starts a message (a message's own text cannot hold one).
+  A reply's quoted message, written after its text as ``引用:NAME:TEXT`` (``引用:未知``),
+  goes to ``extra.quote`` (``speaker``, ``text``); a shared link's card (``[链接]:title:
+  ...`` then ``description:``, ``url:``, ``name:`` lines, indented by the writer) loses
+  that indentation and its fields go to ``extra.link``.
 - a CSV row whose times do not read, or too short, is rejected with its line; so is
   TXT text before the first title line.
 
@@ -69,6 +73,8 @@ _PLACEHOLDERS = {
 _APP = {"6": "[文件]", "3": "[音乐分享]", "5": "[链接]", "57": "[引用]", "19": "[聊天记录]",
         "2000": "[转账]", "33": "[小程序]", "36": "[小程序]"}  # fmt: skip
 _SYSTEM_TYPES = ("10000", "10002")
+_CARD = "[链接]:title:"  # a shared link's first line (its other lines indented)
+_QUOTE = "引用:"  # a reply's quoted message, after its text
 _REVOKE = re.compile(r'<!\[CDATA\[|\s*<a href="weixin://revoke_edit_click">[^<]*</a>|\]\]>')
 
 
@@ -211,19 +217,50 @@ def _blocks(
         yield cur[0], cur[1], body
 
 
+def _card(body: list[str]) -> tuple[list[str], dict[str, Any]]:
+    """A shared link's card (``[链接]:title:...``, then ``description:``, ``url:`` and
+    ``name:`` lines, each indented by the writer's source): its lines unindented, and
+    its fields for ``extra.link``; other bodies as they are."""
+    lines = [ln.strip() for ln in body]
+    if not lines or not lines[0].startswith(_CARD):
+        return body, {}
+    fields: dict[str, Any] = {"title": lines[0].removeprefix(_CARD)}
+    for ln in lines[1:]:
+        key, colon, value = ln.partition(":")
+        if colon and key in ("description", "url", "name") and value not in ("", "None"):
+            fields[key] = value
+    return lines, {"link": fields}
+
+
+def _quote(text: str) -> tuple[str, dict[str, Any]]:
+    """A reply's text and its quote: the exporter writes the quoted message after the
+    reply's text as ``引用:NAME:TEXT`` (``引用:未知`` when it is not known)."""
+    lines = text.split("\n")
+    k = next((k for k in range(len(lines) - 1, 0, -1) if lines[k].startswith(_QUOTE)), None)
+    if k is None:
+        return text, {}
+    quoted = "\n".join(lines[k:]).removeprefix(_QUOTE)
+    name, colon, said = quoted.partition(":")
+    quote = {"speaker": name, "text": said} if colon else {"text": quoted}
+    return "\n".join(lines[:k]).rstrip(), {"quote": quote}
+
+
 def _txt_row(n: int, m: re.Match[str], body: list[str], ctx: ImportContext) -> _Row:
     ts = (
         naive_ts(datetime.strptime(m["t"], "%Y-%m-%d %H:%M:%S"), ctx.options.tz)
         if _valid(m["t"])
         else None
     )
+    body, extra = _card(body)
     text = "\n".join(body).strip("\n")
     rest = (m["rest"] or "").strip()
     if not text.strip():  # the first versions' system line: the time and the text
         return _Row(n, ts, None, rest, system=True)
     if not rest:  # the time alone: a system message
         return _Row(n, ts, None, text, system=True)
-    return _Row(n, ts, rest, text)
+    if not extra:
+        text, extra = _quote(text)
+    return _Row(n, ts, rest, text, extra=extra)
 
 
 def _valid(stamp: str) -> bool:
@@ -271,7 +308,8 @@ FIELDS = Fields(
     id="no message ids (the database's `localId` repeats across its files): " + CONTENT_HASH,
     scope="the chat (the thread)",
     tags="`system` for system messages (`Type` 10000/10002; a title without a name)",
-    extra="the CSV's `local_id`; `type`/`subtype` for messages other than text",
+    extra="the CSV's `local_id`; `type`/`subtype` for messages other than text; the TXT's "
+    "`quote` (a reply's quoted message) and `link` (a shared link's card)",
 )
 FORMATS = (
     Format(NAME, "chat", DESCRIPTION, ("*_utf8.csv", "*.csv", "*.txt"), sniff, read, EXAMPLE,

@@ -46,7 +46,8 @@ Decisions:
   names joined by ``, ``; subject = the topic.
 - time = ``timestamp`` / ``date_sent``; reactions, ``edited`` (the last edit time),
   the client, the channel id in ``extra``.
-- An item that is not a message (no id or no sender) is rejected with its location.
+- An item that is not a message (no id or no sender), or without its time (``timestamp``,
+  ``date_sent``) or whose time does not read, is rejected with its location.
 
 Ids and their scope (docs/ids.md): message ids are numbered per Zulip server, so the id
 names the organization: ``zulip:<realm>:<id>`` with ``sender_realm_str`` (the API) or
@@ -126,6 +127,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
                 source, ctx, realm, what="Zulip organization", example="zulip:<id>"
             )
         _learn_names(item, names)
+        if item.get("timestamp") is None:
+            ctx.reject(where, "Zulip message without a timestamp", item)
+            continue
         try:
             made = _api_message(item, where, scope, names)
         except ValueError as e:  # parse_any: an unreadable time
@@ -389,6 +393,9 @@ def _read_export(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
         where = ctx.loc(line)
         if not isinstance(m, dict) or "id" not in m or not isinstance(m.get("sender"), int):
             ctx.reject(where, "not a Zulip message (no id or sender)", m)
+            continue
+        if m.get("date_sent") is None:
+            ctx.reject(where, "Zulip message without a date_sent", m)
             continue
         try:
             made = _export_message(m, where, scope, realm)

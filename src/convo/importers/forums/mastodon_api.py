@@ -1,6 +1,8 @@
 """Mastodon REST API statuses (``mastodon-api``): a list of statuses
 (``/api/v1/accounts/:id/statuses``, a timeline, ``/api/v1/favourites``...), a thread
-(``/api/v1/statuses/:id/context``: ``ancestors`` and ``descendants``), and the file of
+(``/api/v1/statuses/:id/context``: ``ancestors`` and ``descendants``), the direct
+conversations (``/api/v1/conversations``: ``[{id, unread, accounts, last_status}]``,
+each read as its ``last_status``, the only status it holds), and the file of
 kensanata/mastodon-archive (``<instance>.user.<name>.json``: ``account``, ``statuses``,
 ``favourites``, ``bookmarks``, ``mentions`` (notifications holding a ``status``); times
 written by Python's ``isoformat``).
@@ -74,7 +76,11 @@ def _statuses(doc: Any) -> Iterator[tuple[str, Any]]:
     """(tag, status) for every status of a list, a context or the archive tool's file."""
     if isinstance(doc, list):
         for item in doc:
-            yield "", item
+            conversation = as_dict(item)  # /api/v1/conversations: a direct conversation
+            if "last_status" in conversation and "accounts" in conversation:
+                yield "", conversation["last_status"]
+            else:
+                yield "", item
         return
     obj = as_dict(doc)
     if any(isinstance(obj.get(key), list) for key, _ in _LISTS):
