@@ -375,3 +375,24 @@ def test_addresses_without_the_comma_between(value, expected):
     from convo.importers.email.addresses import addresses
 
     assert addresses([value]) == expected
+
+
+def test_pipermail_scrubbed_attachment_notes_leave_the_text(runner, in_fixtures):
+    """Mailman 2's Scrubber notes (``-------------- next part --------------`` then
+    ``An HTML attachment was scrubbed...``, ``A non-text attachment ...``) are attachments,
+    not text; a text part after the line stays, and so does a note with words after it."""
+    result, recs = _ingest(runner, "email/pipermail-scrubbed.mbox")
+    assert result.exit_code == 0, result.output
+    texts = [r["textChunks"][0] for r in recs]
+    assert texts[0] == "Hello all, the release is Friday."
+    assert texts[1].endswith("The second text part: kept, it is what Bob wrote.")
+    assert "next part" not in texts[1]
+    assert texts[2] == "[attachment attachment.html, text/html]"
+    assert texts[3].startswith("Forwarding the minutes.\n\nAn HTML attachment was scrubbed")
+    names = [[a["name"] for a in r["extra"]["attachments"]] for r in recs]
+    assert names == [
+        ["attachment.html"], ["build.log", "signature.asc"], ["attachment.html"],
+        ["attachment.eml"],
+    ]  # fmt: skip
+    assert recs[1]["extra"]["attachments"][1]["size"] == 833
+    assert_golden("email/pipermail-scrubbed.jsonl", recs)

@@ -9,12 +9,13 @@ from typing import Any
 from convo.core.record import ConversationMessage, ConversationMessageMeta
 from convo.core.timestamps import format_timestamp_utc
 from convo.importers.context import ImportContext
-from convo.importers.email.body import Body
+from convo.importers.email.body import Body, holdings
 from convo.importers.email.charsets import decode_words, header_charset
 from convo.importers.email.dates import message_time
 from convo.importers.email.mime import first
 from convo.importers.email.people import people, stand_in_speaker
 from convo.importers.email.quotes import strip_quotes
+from convo.importers.email.scrubbed import take_scrubbed
 from convo.importers.email.tags import message_ids, tags_of
 
 
@@ -69,11 +70,14 @@ def build_record(
             timestamp = None
     msg_id, reply_to, thread = _threading(h)
     subject = decode_words(first(h, "subject"), cs) or None
-    text = body.text()
+    text, scrubbed = take_scrubbed(body.text())
+    attachments = [*body.attachments, *scrubbed]
+    if scrubbed and not text:
+        text = holdings(attachments)
     if ctx.options.strip_quotes:
         text = strip_quotes(text)
-    if body.attachments:
-        extra["attachments"] = body.attachments
+    if attachments:
+        extra["attachments"] = attachments
     if envelope:
         extra["envelope"] = envelope.rstrip(b"\r\n").decode("utf-8", "replace")
     return ConversationMessage(
