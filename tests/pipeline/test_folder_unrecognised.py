@@ -97,3 +97,24 @@ def test_strict_stops_at_an_unrecognised_conversation_file(runner, folder):
     r = runner.invoke(app, ["ingest", str(folder), "-o", "-", "--strict"])
     assert r.exit_code == 2 and "chat.json: format not recognised" in r.stderr
     assert r.stdout == ""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_apple_mail_mbox_folder_files_beside_the_mailbox_are_passed_over(runner, tmp_path, jobs):
+    """Apple Mail's export is a ``Name.mbox`` folder: ``mbox`` and ``table_of_contents``
+    (its store: ``Info.plist`` too). Those hold no message: not listed as unread files;
+    the same names elsewhere still are."""
+    box = tmp_path / "Mail" / "Inbox.mbox"
+    box.mkdir(parents=True)
+    (box / "mbox").write_bytes(
+        b"From a@b.org Mon Jan  1 00:00:00 2024\nFrom: a@b.org\nDate: Mon, 1 Jan 2024 00:00:00"
+        b" +0000\nMessage-ID: <1@b.org>\n\nhi\n"
+    )
+    (box / "table_of_contents").write_bytes(b"\x00\x00\x00\x02\x00\xff toc")
+    (box / "Info.plist").write_bytes(b'<?xml version="1.0" encoding="UTF-8"?>\n<plist/>\n')
+    (tmp_path / "Mail" / "Info.plist").write_bytes(b'<?xml version="1.0"?>\n<plist/>\n')
+    r = runner.invoke(app, ["ingest", str(tmp_path / "Mail"), "-o", "-", "-j", jobs])
+    assert r.exit_code == 0, r.output
+    assert len(records(r.stdout)) == 1
+    assert f"1 file(s) not recognised: {tmp_path}/Mail/Info.plist" in r.stderr
+    assert "table_of_contents" not in r.stderr

@@ -20,3 +20,19 @@ INPUT_SUFFIXES = CONVERSATION_SUFFIXES | frozenset(
     (".csv", ".html", ".parquet", ".msg", ".docx", ".db", ".sqlite", ".tar")
 )
 COMPRESSED = (".gz", ".zst")
+
+# Files a mail client keeps beside its mailboxes, holding no message: Apple Mail's
+# ``Name.mbox`` folder (an export has ``mbox`` and ``table_of_contents``; Mail's own
+# store ``Info.plist`` too, and ``Messages/*.emlx``). A folder walk passes over them, as
+# over hidden files, rather than listing them as files it could not read.
+APPLE_MAIL_SIDECARS = frozenset(("table_of_contents", "Info.plist"))
+
+
+def is_mail_sidecar(parts: tuple[str, ...]) -> bool:
+    """``parts`` (a path's) name a file Apple Mail keeps in a ``.mbox`` folder beside
+    the messages (``APPLE_MAIL_SIDECARS``)."""
+    return (
+        len(parts) >= 2
+        and parts[-1] in APPLE_MAIL_SIDECARS
+        and any(p.lower().endswith(".mbox") for p in parts[:-1])
+    )
