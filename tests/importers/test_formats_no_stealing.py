@@ -146,6 +146,7 @@ BY_FILE = {
     "openai_api/thread_messages.json": "openai-assistants",
     **{f"llm_logsdb/{p.name}": "llm-logs" for p in (FIXTURES / "llm_logsdb").glob("*.json")},
     "msg/quarterly.eml": "eml",
+    "asr/whisper.tsv": "whisper-tsv",
     # the speech-to-text fixtures are named for their format (whisper-cli, openai-*: whisper)
     **{
         f"asr/{p.name}": next(

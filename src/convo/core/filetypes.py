@@ -17,7 +17,7 @@ CONVERSATION_SUFFIXES = frozenset(
      ".srv2", ".srv3", ".traj")
 )  # fmt: skip
 INPUT_SUFFIXES = CONVERSATION_SUFFIXES | frozenset(
-    (".csv", ".html", ".parquet", ".msg", ".docx", ".db", ".sqlite", ".tar")
+    (".csv", ".tsv", ".html", ".parquet", ".msg", ".docx", ".db", ".sqlite", ".tar")
 )
 COMPRESSED = (".gz", ".zst")
 

@@ -217,6 +217,7 @@ def register(registry: Registry) -> None:
         ("deepgram", "deepgram", ("*.json",), json_with('"results"', opens="{")),
         ("aws", "aws-transcribe", ("*.json",), json_with('"jobName"', '"JobStatus"', opens="{")),
         ("revai", "revai", ("*.json",), json_with('"monologues"', opens="{")),
+        ("whisper_tsv", "whisper-tsv", ("*.tsv",), Gate(pattern=r"(?i)\A\ufeff?[a-z]+\t[a-z]+\t")),
         # The text transcripts: otter and rev need a head that opens with no JSON or
         # markup character and holds an offset (``M:SS``); google-meet its
         # `` - Transcript`` title or a zip, as teams-docx (a Word document).
