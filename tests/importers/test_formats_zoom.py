@@ -109,3 +109,18 @@ def test_reactions_and_replies_answer_the_message_they_quote():
     assert reply["replyTo"] == rule["id"] and reply["metadata"]["listeners"] == ["Riya Das"]
     assert reply["extra"]["replying_to"] == "If we return the err..."
     assert "replyTo" not in lost and lost["metadata"]["listeners"] == []
+
+
+def test_start_date_is_the_day_of_tz_not_of_utc(runner, tmp_path):
+    """``--start-date 2024-05-14 --tz Europe/Oslo``: the chat's clock is Oslo's on the
+    14th (it was read on the UTC day of Oslo's midnight, the 13th, and as UTC)."""
+    from conftest import records
+    from convo.cli.app import app
+
+    path = tmp_path / "meeting_saved_chat.txt"
+    path.write_text("14:03:25\tAlice Smith:\thi\n", encoding="utf-8")
+    args = ["ingest", str(path), "-o", "-", "--start-date", "2024-05-14"]
+    oslo = records(runner.invoke(app, [*args, "--tz", "Europe/Oslo"]).stdout)
+    utc = records(runner.invoke(app, args).stdout)
+    assert [r["timestamp"] for r in oslo] == ["2024-05-14T12:03:25Z"]
+    assert [r["timestamp"] for r in utc] == ["2024-05-14T14:03:25Z"]
