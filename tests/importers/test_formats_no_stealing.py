@@ -75,6 +75,7 @@ BY_FOLDER = {
     "slack_blocks": "slack-file",
     "discord_csv": "discord-csv",
     "zoom": "zoomchat",
+    "zoom_cc": "zoom-cc",
     "vscode_chat": "vscode-chat",
     "agentscope_session": "agentscope-session",
     "autogen_runtime": "autogen-runtime",
@@ -195,14 +196,14 @@ def test_the_speech_formats_take_no_other_file():
     assert taken == {}
 
 
-TEXT_TRANSCRIPTS = {"otter", "rev", "md-transcript", "google-meet", "teams-docx"}
+TEXT_TRANSCRIPTS = {"otter", "rev", "md-transcript", "google-meet", "teams-docx", "zoom-cc"}
 
 
 def test_no_other_file_is_read_as_a_text_transcript():
     """The text transcripts share ``*.txt`` with whatsapp, irc, signal, zoomchat and
     discord-text: no file of the corpus, sample_data or another format's fixtures (and
     no other zip) is taken by one of them."""
-    mine = {"otter", "rev", "md_transcript", "google_meet", "teams_docx"}
+    mine = {"otter", "rev", "md_transcript", "google_meet", "teams_docx", "zoom_cc"}
     paths = _inputs() + sorted(
         p
         for p in FIXTURES.rglob("*")

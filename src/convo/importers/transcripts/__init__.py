@@ -225,6 +225,9 @@ def register(registry: Registry) -> None:
         ("rev", "rev", ("*.txt",), Gate(pattern=_TEXT_WITH_OFFSET + r"\(\d{1,6}:[0-5]\d)")),
         ("markdown_turns", "md-transcript", ("*.md", "*.markdown", "*.txt"),
          Gate(pattern=r"\*\*[^*\n]{1,80}\(\d{1,6}:[0-5]\d(?::[0-5]\d)?\)")),
+        ("zoom_captions", "zoom-cc", ("meeting_saved_closed_caption.txt", "closed_caption.txt",
+                                      "*.txt"),
+         Gate(pattern=r"\A[\s\ufeff]*\[[^\[\]\n]{1,120}\][ \t]+\d{1,2}:[0-5]\d:[0-5]\d[ \t]*\r?\n")),
         ("meet", "google-meet", ("*.txt", "*.docx"), Gate(words=("- Transcript",)), zipped),
         ("teams_docx", "teams-docx", ("*.docx",), zipped),
     ), family="transcript")  # fmt: skip
