@@ -396,3 +396,15 @@ def test_pipermail_scrubbed_attachment_notes_leave_the_text(runner, in_fixtures)
     ]  # fmt: skip
     assert recs[1]["extra"]["attachments"][1]["size"] == 833
     assert_golden("email/pipermail-scrubbed.jsonl", recs)
+
+
+def test_thunderbird_expunged_messages_are_marked_deleted(runner, in_fixtures):
+    """Thunderbird keeps a deleted message (a moved one's old copy, an old draft) in the
+    mbox until the folder is compacted, its ``X-Mozilla-Status`` flags holding 0x0008:
+    read, but tagged ``deleted`` (``extra.deleted``); the ids stay unique."""
+    result, recs = _ingest(runner, "email/thunderbird-expunged.mbox")
+    assert result.exit_code == 0, result.output
+    assert [r["textChunks"][0] for r in recs] == ["First draft.", "Second draft, the kept one."]
+    assert [r["tags"] for r in recs] == [["deleted"], ["Important", "urgent"]]
+    assert [(r.get("extra") or {}).get("deleted") for r in recs] == [True, None]
+    assert len({r["id"] for r in recs}) == 2

@@ -16,7 +16,7 @@ from convo.importers.email.mime import first
 from convo.importers.email.people import people, stand_in_speaker
 from convo.importers.email.quotes import strip_quotes
 from convo.importers.email.scrubbed import take_scrubbed
-from convo.importers.email.tags import message_ids, tags_of
+from convo.importers.email.tags import expunged, message_ids, tags_of
 
 
 def _threading(h: dict[str, list[str]]) -> tuple[str | None, str | None, str | None]:
@@ -44,6 +44,21 @@ class Origin:
     envelope: bytes | None = None
     arrival: datetime | None = None
     arrival_source: str = "maildir"  # what ``arrival`` is (``dates._LABELS``)
+
+
+def _add_extra(
+    extra: dict[str, Any],
+    h: dict[str, list[str]],
+    attachments: list[dict[str, Any]],
+    envelope: bytes | None,
+) -> None:
+    """The attachments, Thunderbird's deleted flag and the mbox ``From `` line."""
+    if attachments:
+        extra["attachments"] = attachments
+    if expunged(h):
+        extra["deleted"] = True
+    if envelope:
+        extra["envelope"] = envelope.rstrip(b"\r\n").decode("utf-8", "replace")
 
 
 def build_record(
@@ -76,10 +91,7 @@ def build_record(
         text = holdings(attachments)
     if ctx.options.strip_quotes:
         text = strip_quotes(text)
-    if attachments:
-        extra["attachments"] = attachments
-    if envelope:
-        extra["envelope"] = envelope.rstrip(b"\r\n").decode("utf-8", "replace")
+    _add_extra(extra, h, attachments, envelope)
     return ConversationMessage(
         text_chunks=[text],
         metadata=ConversationMessageMeta(speaker=speaker, recipients=listeners),
