@@ -41,6 +41,7 @@ SAMPLES = {
     "aws-transcribe": "tests/fixtures/formats/asr/aws-audio-segments.json",
     "revai": "tests/fixtures/formats/asr/revai.json",
     "whisper-tsv": "tests/fixtures/formats/asr/whisper.tsv",
+    "whisper-txt": "tests/fixtures/formats/asr/whisper-cli-stdout.txt",
     "otter": "tests/fixtures/formats/otter/garden-club.txt",
     "teams-docx": "tests/fixtures/formats/teams_docx/garden-club.docx",
     "google-meet": "tests/fixtures/formats/google_meet/garden-club-2023.txt",

@@ -390,6 +390,7 @@ CASES = [
     Case("aws-transcribe", FORMATS + "asr/aws-audio-segments.json", rename=True),
     Case("revai", FORMATS + "asr/revai.json", rename=True),
     Case("whisper-tsv", FORMATS + "asr/whisper.tsv", rename=True),
+    Case("whisper-txt", FORMATS + "asr/whisper-cli-stdout.txt", rename=True),
     Case("otter", FORMATS + "otter/garden-club.txt", rename=True),
     Case("rev", FORMATS + "rev/seed-saving.txt", rename=True),
     Case("md-transcript", FORMATS + "md_transcript/garden-sync.md", rename=True),

@@ -148,6 +148,7 @@ BY_FILE = {
     **{f"llm_logsdb/{p.name}": "llm-logs" for p in (FIXTURES / "llm_logsdb").glob("*.json")},
     "msg/quarterly.eml": "eml",
     "asr/whisper.tsv": "whisper-tsv",
+    "asr/whisper-cli-stdout.txt": "whisper-txt",
     # the speech-to-text fixtures are named for their format (whisper-cli, openai-*: whisper)
     **{
         f"asr/{p.name}": next(

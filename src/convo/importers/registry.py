@@ -223,7 +223,9 @@ _KEY = pattern(r'"([^"\\\x00-\x1f]{1,40})"\s*:')
 
 
 # A JSON array's start: not ``[Alice Smith] 14:03:25`` or ``[00:00.000 --> ...]``.
-_JSON_ARRAY = pattern(r'\[\s*(?:[{\["\]]|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\s*[,\]\n]|true|false|null|\Z)')
+_JSON_ARRAY = pattern(
+    r'\[\s*(?:[{\["\]]|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\s*[,\]\n]|true|false|null|\Z)'
+)
 
 
 def _looks(source: Source) -> str:
