@@ -117,6 +117,7 @@ SAMPLES = {
     "instagram": "tests/fixtures/formats/instagram/your_instagram_activity/messages/inbox/"
     "annlee_17843210987654321/message_1.json",
     "zoomchat": "sample_data/chat/zoom-chat.txt",
+    "txt-transcript": "tests/fixtures/formats/txt_transcript/seed-swap.txt",
     "zoom-cc": "tests/fixtures/formats/zoom_cc/meeting_saved_closed_caption.txt",
     "claude-ai": "tests/fixtures/formats/claude_ai/conversations.json",
     "twitter-dm": "tests/fixtures/formats/twitter_dm/direct-messages.js",

@@ -76,6 +76,7 @@ BY_FOLDER = {
     "discord_csv": "discord-csv",
     "zoom": "zoomchat",
     "zoom_cc": "zoom-cc",
+    "txt_transcript": "txt-transcript",
     "vscode_chat": "vscode-chat",
     "agentscope_session": "agentscope-session",
     "autogen_runtime": "autogen-runtime",
@@ -197,14 +198,30 @@ def test_the_speech_formats_take_no_other_file():
     assert taken == {}
 
 
-TEXT_TRANSCRIPTS = {"otter", "rev", "md-transcript", "google-meet", "teams-docx", "zoom-cc"}
+TEXT_TRANSCRIPTS = {
+    "otter",
+    "rev",
+    "md-transcript",
+    "google-meet",
+    "teams-docx",
+    "zoom-cc",
+    "txt-transcript",
+}
 
 
 def test_no_other_file_is_read_as_a_text_transcript():
     """The text transcripts share ``*.txt`` with whatsapp, irc, signal, zoomchat and
     discord-text: no file of the corpus, sample_data or another format's fixtures (and
     no other zip) is taken by one of them."""
-    mine = {"otter", "rev", "md_transcript", "google_meet", "teams_docx", "zoom_cc"}
+    mine = {
+        "otter",
+        "rev",
+        "md_transcript",
+        "google_meet",
+        "teams_docx",
+        "zoom_cc",
+        "txt_transcript",
+    }
     paths = _inputs() + sorted(
         p
         for p in FIXTURES.rglob("*")
