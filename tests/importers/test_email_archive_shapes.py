@@ -408,3 +408,16 @@ def test_thunderbird_expunged_messages_are_marked_deleted(runner, in_fixtures):
     assert [r["tags"] for r in recs] == [["deleted"], ["Important", "urgent"]]
     assert [(r.get("extra") or {}).get("deleted") for r in recs] == [True, None]
     assert len({r["id"] for r in recs}) == 2
+
+
+def test_apple_mail_partial_emlx_lists_the_attachment_stored_apart(runner, in_fixtures):
+    """Apple Mail's ``.partial.emlx``: the attachment's part keeps its headers, its
+    content moved to ``Attachments/``, ``X-Apple-Content-Length`` its length: listed as
+    stored apart, not as a file of 0 bytes."""
+    result, recs = _ingest(runner, "email/apple-mail.partial.emlx")
+    assert result.exit_code == 0, result.output
+    assert recs[0]["textChunks"] == ["See the report."]
+    assert recs[0]["extra"]["attachments"] == [
+        {"name": "report.pdf", "type": "application/pdf", "size": None,
+         "disposition": "attachment", "stored_apart": True, "apple_content_length": 48211},
+    ]  # fmt: skip

@@ -30,9 +30,10 @@ APPLE_MAIL_SIDECARS = frozenset(("table_of_contents", "Info.plist"))
 
 def is_mail_sidecar(parts: tuple[str, ...]) -> bool:
     """``parts`` (a path's) name a file Apple Mail keeps in a ``.mbox`` folder beside
-    the messages (``APPLE_MAIL_SIDECARS``)."""
-    return (
-        len(parts) >= 2
-        and parts[-1] in APPLE_MAIL_SIDECARS
-        and any(p.lower().endswith(".mbox") for p in parts[:-1])
-    )
+    the messages (``APPLE_MAIL_SIDECARS``), or an attachment it stored apart from its
+    ``.partial.emlx`` (``…/Data/N/Attachments/<message>/<part>/<file>``, listed by the
+    message as ``stored_apart``)."""
+    boxes = [i for i, p in enumerate(parts[:-1]) if p.lower().endswith(".mbox")]
+    if not boxes:
+        return False
+    return parts[-1] in APPLE_MAIL_SIDECARS or "Attachments" in parts[boxes[0] + 1 : -1]
