@@ -171,3 +171,26 @@ def test_an_srt_speaker_on_a_line_of_its_own(runner, monkeypatch):
         ("MAN", "Your car was gone."),
         ("MAN", "WARNING:"),
     ]
+
+
+def test_whisperx_diarized_subtitles_name_their_speakers(runner, monkeypatch, tmp_path):
+    """WhisperX writes a diarized segment's speaker as ``[SPEAKER_00]: `` before its
+    text (its ``SubtitlesWriter``): the speaker, and no ``: `` left in the text; two
+    cues of two speakers are enough."""
+    monkeypatch.chdir(FIXTURES)
+    result, recs = _ingest(runner, "transcripts/whisperx-diarized.srt")
+    assert result.exit_code == 0, result.output
+    assert [(r["metadata"]["speaker"], r["textChunks"][0]) for r in recs] == [
+        ("SPEAKER_00", "Hello, everyone."), ("SPEAKER_01", "Hi there."),
+        ("SPEAKER_00", "Let us start."),
+    ]  # fmt: skip
+    vtt = tmp_path / "talk.vtt"
+    vtt.write_text(
+        "WEBVTT\n\n00:00.000 --> 00:02.500\n[SPEAKER_00]: Hello.\n\n"
+        "00:02.500 --> 00:05.000\n[SPEAKER_01]: Hi.\n",
+        encoding="utf-8",
+    )
+    _, recs = _ingest(runner, str(vtt))
+    assert [(r["metadata"]["speaker"], r["textChunks"][0]) for r in recs] == [
+        ("SPEAKER_00", "Hello."), ("SPEAKER_01", "Hi."),
+    ]  # fmt: skip

@@ -122,7 +122,9 @@ _COLON = re.compile(r"([^:\[\]<>]{1,60}?)[ \t]?:[ \t]+(\S.*)$")
 _COLON_ALONE = re.compile(r"([^:\[\]<>]{1,60}?)[ \t]?:[ \t]*$")
 _DASH = re.compile(r"[-–][ \t]*([^:]{1,50}?)[ \t]?:[ \t]+(\S.*)$")
 _BROADCAST = re.compile(r">>+[ \t]*(?:([^:]{1,50}?)[ \t]?:[ \t]+)?(.*)$")
-_BRACKET = re.compile(r"\[([^\[\]]{1,40})\][ \t]*(\S.*)$")
+_BRACKET = re.compile(r"\[([^\[\]]{1,40})\]:?[ \t]*(\S.*)$")
+# WhisperX's subtitles and text: ``[SPEAKER_00]: text`` (its ``SubtitlesWriter``).
+_BRACKET_COLON = re.compile(r"\[([^\[\]:]{1,60})\]:[ \t]+(\S.*)$")
 _PAREN = re.compile(r"\(([^()]{1,40})\)$")
 # Words of the sounds captions write in parentheses, capitalised as a name is
 # (``(Applause)``, SDH's ``(MUSIC PLAYING)``): such a line is never a ``(Name)``.
@@ -157,12 +159,16 @@ PrefixMatcher = Callable[[str, bool], PrefixMatch | None]
 
 
 def _colon(line: str, first_line: bool) -> PrefixMatch | None:
-    """``Name: text``, on the first line of a cue only (Zoom); or ``NAME:`` alone on that
+    """``Name: text``, on the first line of a cue only (Zoom), ``[Name]: text`` (WhisperX's
+    diarized subtitles: ``[SPEAKER_00]: text``); or ``NAME:`` alone on that
     line, the words on the lines after it (subtitles for the deaf: ``MAN:``, then what
     he says), capitalised so ``and he said:`` is no speaker."""
     if not first_line:
         return None
     m = _COLON.match(line)
+    if m and valid_name(m.group(1).strip()):
+        return m.group(1).strip(), m.group(2)
+    m = _BRACKET_COLON.match(line)
     if m and valid_name(m.group(1).strip()):
         return m.group(1).strip(), m.group(2)
     m = _COLON_ALONE.match(line)
