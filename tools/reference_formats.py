@@ -118,6 +118,7 @@ SAMPLES = {
     "annlee_17843210987654321/message_1.json",
     "zoomchat": "sample_data/chat/zoom-chat.txt",
     "txt-transcript": "tests/fixtures/formats/txt_transcript/seed-swap.txt",
+    "fathom": "tests/fixtures/formats/fathom/weekly-sync.txt",
     "zoom-cc": "tests/fixtures/formats/zoom_cc/meeting_saved_closed_caption.txt",
     "claude-ai": "tests/fixtures/formats/claude_ai/conversations.json",
     "twitter-dm": "tests/fixtures/formats/twitter_dm/direct-messages.js",

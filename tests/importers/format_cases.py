@@ -137,6 +137,7 @@ CASES = [
     Case("whatsapp", FORMATS + "whatsapp/android/WhatsApp Chat with Ben Ode.txt", rename=True),
     Case("zoomchat", CHAT + "zoom-chat.txt", rename=True),
     Case("txt-transcript", FORMATS + "txt_transcript/seed-swap.txt", rename=True),
+    Case("fathom", FORMATS + "fathom/weekly-sync.txt", rename=True),
     Case("zoom-cc", "tests/fixtures/formats/zoom_cc/meeting_saved_closed_caption.txt"),
     Case("irc", FORMATS + "irc/libera-#tea.log", rename=True),
     Case("gitter", FORMATS + "gitter/tea-party.json", rename=True, subs=(ID,)),

@@ -77,6 +77,7 @@ BY_FOLDER = {
     "zoom": "zoomchat",
     "zoom_cc": "zoom-cc",
     "txt_transcript": "txt-transcript",
+    "fathom": "fathom",
     "vscode_chat": "vscode-chat",
     "agentscope_session": "agentscope-session",
     "autogen_runtime": "autogen-runtime",
