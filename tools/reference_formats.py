@@ -40,6 +40,8 @@ SAMPLES = {
     "deepgram": "tests/fixtures/formats/asr/deepgram-utterances.json",
     "aws-transcribe": "tests/fixtures/formats/asr/aws-audio-segments.json",
     "revai": "tests/fixtures/formats/asr/revai.json",
+    "whisper-tsv": "tests/fixtures/formats/asr/whisper.tsv",
+    "whisper-txt": "tests/fixtures/formats/asr/whisper-cli-stdout.txt",
     "otter": "tests/fixtures/formats/otter/garden-club.txt",
     "teams-docx": "tests/fixtures/formats/teams_docx/garden-club.docx",
     "google-meet": "tests/fixtures/formats/google_meet/garden-club-2023.txt",
@@ -115,6 +117,9 @@ SAMPLES = {
     "instagram": "tests/fixtures/formats/instagram/your_instagram_activity/messages/inbox/"
     "annlee_17843210987654321/message_1.json",
     "zoomchat": "sample_data/chat/zoom-chat.txt",
+    "txt-transcript": "tests/fixtures/formats/txt_transcript/seed-swap.txt",
+    "fathom": "tests/fixtures/formats/fathom/weekly-sync.txt",
+    "zoom-cc": "tests/fixtures/formats/zoom_cc/meeting_saved_closed_caption.txt",
     "claude-ai": "tests/fixtures/formats/claude_ai/conversations.json",
     "twitter-dm": "tests/fixtures/formats/twitter_dm/direct-messages.js",
     "twitter": "tests/fixtures/formats/twitter/tweets.js",

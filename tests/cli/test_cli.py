@@ -127,6 +127,8 @@ def test_ingest_undetectable_says_what_the_file_looks_like(runner, tmp_path):
         "x.json": (b'{"foo": 1, "bar": {"baz": [1]}}', "reads a JSON object holding the keys "
                    "'foo', 'bar', 'baz'"),
         "y.json": (b"[1, 2]", "reads a JSON array;"),
+        # a bracket that opens no JSON (a caption's speaker, a Whisper time) is text
+        "z.txt": (b"[Ann Lee] said\nhi\n", "reads text starting '[Ann Lee] said'"),
     }  # fmt: skip
     for name, (body, said) in cases.items():
         p = tmp_path / name

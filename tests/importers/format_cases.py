@@ -136,6 +136,9 @@ CASES = [
     Case("whatsapp", FORMATS + "whatsapp/ios/_chat.txt"),  # a name every export has: the folder
     Case("whatsapp", FORMATS + "whatsapp/android/WhatsApp Chat with Ben Ode.txt", rename=True),
     Case("zoomchat", CHAT + "zoom-chat.txt", rename=True),
+    Case("txt-transcript", FORMATS + "txt_transcript/seed-swap.txt", rename=True),
+    Case("fathom", FORMATS + "fathom/weekly-sync.txt", rename=True),
+    Case("zoom-cc", "tests/fixtures/formats/zoom_cc/meeting_saved_closed_caption.txt"),
     Case("irc", FORMATS + "irc/libera-#tea.log", rename=True),
     Case("gitter", FORMATS + "gitter/tea-party.json", rename=True, subs=(ID,)),
     # Skype: ids per conversation (a 1:1 chat's: its two accounts)
@@ -388,6 +391,8 @@ CASES = [
     Case("deepgram", FORMATS + "asr/deepgram-utterances.json", rename=True),
     Case("aws-transcribe", FORMATS + "asr/aws-audio-segments.json", rename=True),
     Case("revai", FORMATS + "asr/revai.json", rename=True),
+    Case("whisper-tsv", FORMATS + "asr/whisper.tsv", rename=True),
+    Case("whisper-txt", FORMATS + "asr/whisper-cli-stdout.txt", rename=True),
     Case("otter", FORMATS + "otter/garden-club.txt", rename=True),
     Case("rev", FORMATS + "rev/seed-saving.txt", rename=True),
     Case("md-transcript", FORMATS + "md_transcript/garden-sync.md", rename=True),

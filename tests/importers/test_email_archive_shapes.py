@@ -375,3 +375,49 @@ def test_addresses_without_the_comma_between(value, expected):
     from convo.importers.email.addresses import addresses
 
     assert addresses([value]) == expected
+
+
+def test_pipermail_scrubbed_attachment_notes_leave_the_text(runner, in_fixtures):
+    """Mailman 2's Scrubber notes (``-------------- next part --------------`` then
+    ``An HTML attachment was scrubbed...``, ``A non-text attachment ...``) are attachments,
+    not text; a text part after the line stays, and so does a note with words after it."""
+    result, recs = _ingest(runner, "email/pipermail-scrubbed.mbox")
+    assert result.exit_code == 0, result.output
+    texts = [r["textChunks"][0] for r in recs]
+    assert texts[0] == "Hello all, the release is Friday."
+    assert texts[1].endswith("The second text part: kept, it is what Bob wrote.")
+    assert "next part" not in texts[1]
+    assert texts[2] == "[attachment attachment.html, text/html]"
+    assert texts[3].startswith("Forwarding the minutes.\n\nAn HTML attachment was scrubbed")
+    names = [[a["name"] for a in r["extra"]["attachments"]] for r in recs]
+    assert names == [
+        ["attachment.html"], ["build.log", "signature.asc"], ["attachment.html"],
+        ["attachment.eml"],
+    ]  # fmt: skip
+    assert recs[1]["extra"]["attachments"][1]["size"] == 833
+    assert_golden("email/pipermail-scrubbed.jsonl", recs)
+
+
+def test_thunderbird_expunged_messages_are_marked_deleted(runner, in_fixtures):
+    """Thunderbird keeps a deleted message (a moved one's old copy, an old draft) in the
+    mbox until the folder is compacted, its ``X-Mozilla-Status`` flags holding 0x0008:
+    read, but tagged ``deleted`` (``extra.deleted``); the ids stay unique."""
+    result, recs = _ingest(runner, "email/thunderbird-expunged.mbox")
+    assert result.exit_code == 0, result.output
+    assert [r["textChunks"][0] for r in recs] == ["First draft.", "Second draft, the kept one."]
+    assert [r["tags"] for r in recs] == [["deleted"], ["Important", "urgent"]]
+    assert [(r.get("extra") or {}).get("deleted") for r in recs] == [True, None]
+    assert len({r["id"] for r in recs}) == 2
+
+
+def test_apple_mail_partial_emlx_lists_the_attachment_stored_apart(runner, in_fixtures):
+    """Apple Mail's ``.partial.emlx``: the attachment's part keeps its headers, its
+    content moved to ``Attachments/``, ``X-Apple-Content-Length`` its length: listed as
+    stored apart, not as a file of 0 bytes."""
+    result, recs = _ingest(runner, "email/apple-mail.partial.emlx")
+    assert result.exit_code == 0, result.output
+    assert recs[0]["textChunks"] == ["See the report."]
+    assert recs[0]["extra"]["attachments"] == [
+        {"name": "report.pdf", "type": "application/pdf", "size": None,
+         "disposition": "attachment", "stored_apart": True, "apple_content_length": 48211},
+    ]  # fmt: skip

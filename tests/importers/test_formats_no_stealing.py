@@ -75,6 +75,9 @@ BY_FOLDER = {
     "slack_blocks": "slack-file",
     "discord_csv": "discord-csv",
     "zoom": "zoomchat",
+    "zoom_cc": "zoom-cc",
+    "txt_transcript": "txt-transcript",
+    "fathom": "fathom",
     "vscode_chat": "vscode-chat",
     "agentscope_session": "agentscope-session",
     "autogen_runtime": "autogen-runtime",
@@ -146,6 +149,8 @@ BY_FILE = {
     "openai_api/thread_messages.json": "openai-assistants",
     **{f"llm_logsdb/{p.name}": "llm-logs" for p in (FIXTURES / "llm_logsdb").glob("*.json")},
     "msg/quarterly.eml": "eml",
+    "asr/whisper.tsv": "whisper-tsv",
+    "asr/whisper-cli-stdout.txt": "whisper-txt",
     # the speech-to-text fixtures are named for their format (whisper-cli, openai-*: whisper)
     **{
         f"asr/{p.name}": next(
@@ -194,14 +199,30 @@ def test_the_speech_formats_take_no_other_file():
     assert taken == {}
 
 
-TEXT_TRANSCRIPTS = {"otter", "rev", "md-transcript", "google-meet", "teams-docx"}
+TEXT_TRANSCRIPTS = {
+    "otter",
+    "rev",
+    "md-transcript",
+    "google-meet",
+    "teams-docx",
+    "zoom-cc",
+    "txt-transcript",
+}
 
 
 def test_no_other_file_is_read_as_a_text_transcript():
     """The text transcripts share ``*.txt`` with whatsapp, irc, signal, zoomchat and
     discord-text: no file of the corpus, sample_data or another format's fixtures (and
     no other zip) is taken by one of them."""
-    mine = {"otter", "rev", "md_transcript", "google_meet", "teams_docx"}
+    mine = {
+        "otter",
+        "rev",
+        "md_transcript",
+        "google_meet",
+        "teams_docx",
+        "zoom_cc",
+        "txt_transcript",
+    }
     paths = _inputs() + sorted(
         p
         for p in FIXTURES.rglob("*")

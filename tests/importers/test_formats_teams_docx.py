@@ -196,3 +196,15 @@ def test_any_turns_read_back(tmp_path_factory, turns):
     assert [datetime.fromisoformat(r["timestamp"]).timestamp() - start for r in recs] == [
         float(s) for _, s, _ in turns
     ]
+
+
+def test_an_otter_docx_footer_is_no_turns_words(tmp_path):
+    """An Otter .docx (read by this format: its paragraphs are Teams') ends with
+    ``Transcribed by https://otter.ai``: structure, not the last speaker's words."""
+    path = write_docx(tmp_path / "otter.docx", [
+        ["Dana Whitfield  0:03\nWelcome, everyone."], ["Marcus Oyelaran  0:09"], ["Thanks, Dana."],
+        ["Transcribed by https://otter.ai"],
+    ])  # fmt: skip
+    recs, rejects, _ = run(teams_docx.read_teams_docx, path)
+    assert rejects == []
+    assert [r["textChunks"] for r in recs] == [["Welcome, everyone."], ["Thanks, Dana."]]

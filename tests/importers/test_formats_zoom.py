@@ -109,3 +109,43 @@ def test_reactions_and_replies_answer_the_message_they_quote():
     assert reply["replyTo"] == rule["id"] and reply["metadata"]["listeners"] == ["Riya Das"]
     assert reply["extra"]["replying_to"] == "If we return the err..."
     assert "replyTo" not in lost and lost["metadata"]["listeners"] == []
+
+
+def test_start_date_is_the_day_of_tz_not_of_utc(runner, tmp_path):
+    """``--start-date 2024-05-14 --tz Europe/Oslo``: the chat's clock is Oslo's on the
+    14th (it was read on the UTC day of Oslo's midnight, the 13th, and as UTC)."""
+    from conftest import records
+    from convo.cli.app import app
+
+    path = tmp_path / "meeting_saved_chat.txt"
+    path.write_text("14:03:25\tAlice Smith:\thi\n", encoding="utf-8")
+    args = ["ingest", str(path), "-o", "-", "--start-date", "2024-05-14"]
+    oslo = records(runner.invoke(app, [*args, "--tz", "Europe/Oslo"]).stdout)
+    utc = records(runner.invoke(app, args).stdout)
+    assert [r["timestamp"] for r in oslo] == ["2024-05-14T12:03:25Z"]
+    assert [r["timestamp"] for r in utc] == ["2024-05-14T14:03:25Z"]
+
+
+CC = DIR.parent / "zoom_cc" / "meeting_saved_closed_caption.txt"
+
+
+def test_saved_captions_speakers_clock_and_midnight(runner):
+    """Zoom's ``meeting_saved_closed_caption.txt`` (``[Name] HH:MM:SS``, then the words):
+    the clock on ``--start-date``'s day in ``--tz``; past midnight the next day; a
+    header without words is warned."""
+    from conftest import records
+    from convo.cli.app import app
+
+    args = ["ingest", str(CC), "-o", "-", "--start-date", "2024-12-31", "--tz", "Europe/Oslo"]
+    result = runner.invoke(app, args)
+    recs = records(result.stdout)
+    assert result.exit_code == 0, result.output
+    assert {r["format"] for r in recs} == {"zoom-cc"}
+    assert [(r["metadata"]["speaker"], r["textChunks"][0], r["timestamp"]) for r in recs] == [
+        ("Dana Whitfield", "Welcome, everyone, to the late seed swap.", "2024-12-31T22:58:40Z"),
+        ("Marcus Oyelaran", "Thanks, Dana.\nI brought the bean seeds.", "2024-12-31T22:59:12Z"),
+        ("Dana Whitfield", "Happy new day, then.", "2024-12-31T23:00:05Z"),
+    ]
+    assert "speaker line without text" in result.stderr
+    assert len({r["id"] for r in recs}) == 3
+    assert registry.detect(Source(CC)).name == "zoom-cc"

@@ -16,7 +16,17 @@ from docx_helpers import write_docx
 from convo.core import counts, spillmap
 from convo.core.io import Source
 from convo.importers.context import ImportContext
-from convo.importers.transcripts import markdown_turns, meet, otter, rev, teams_docx
+from convo.importers.transcripts import (
+    bracket_turns,
+    markdown_turns,
+    meet,
+    otter,
+    rev,
+    teams_docx,
+    whisper_tsv,
+    whisper_txt,
+    zoom_captions,
+)
 
 SMALL = 64
 
@@ -61,6 +71,40 @@ def _teams(path: Path, n: int) -> Path:
     return write_docx(path, paras)
 
 
+def _zoom_cc(path: Path, n: int) -> Path:
+    with path.open("w") as f:
+        for i in range(n):
+            f.write(
+                f"[Speaker {i % 7}] {10 + i // 3600}:{i // 60 % 60:02d}:{i % 60:02d}\nline {i}\n\n"
+            )
+    return path
+
+
+def _timed(path: Path, n: int) -> Path:
+    with path.open("w") as f:
+        for i in range(n):
+            f.write(
+                f"[{i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}] Speaker {i % 7}: line {i}\n"
+            )
+    return path
+
+
+def _tsv(path: Path, n: int) -> Path:
+    with path.open("w") as f:
+        f.write("start\tend\ttext\n")
+        for i in range(n):
+            f.write(f"{i * 1000}\t{i * 1000 + 900}\tsegment {i}\n")
+    return path
+
+
+def _cli(path: Path, n: int) -> Path:
+    with path.open("w") as f:
+        for i in range(n):
+            t = f"{i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}"
+            f.write(f"[{t}.000 --> {t}.900]  (speaker {i % 2}) segment {i}\n")
+    return path
+
+
 def peak_bytes(read, path: Path) -> int:
     """The traced peak while ``read`` gives the records of ``path`` (none rejected)."""
     source = Source(path)
@@ -75,11 +119,23 @@ def peak_bytes(read, path: Path) -> int:
 
 @pytest.mark.parametrize(
     ("make", "suffix"),
-    [(_otter, ".txt"), (_rev, ".txt"), (_md, ".md"), (_meet, ".txt"), (_teams, ".docx")],
+    [
+        (_otter, ".txt"),
+        (_rev, ".txt"),
+        (_md, ".md"),
+        (_meet, ".txt"),
+        (_teams, ".docx"),
+        (_zoom_cc, ".txt"),
+        (_timed, ".txt"),
+        (_tsv, ".tsv"),
+        (_cli, ".txt"),
+    ],
 )
 def test_memory_is_flat_with_the_number_of_paragraphs(tmp_path, monkeypatch, make, suffix):
     read = {_otter: otter.read_otter, _rev: rev.read_rev, _md: markdown_turns.read,
-            _meet: meet.read_meet, _teams: teams_docx.read_teams_docx}[make]  # fmt: skip
+            _meet: meet.read_meet, _teams: teams_docx.read_teams_docx,
+            _zoom_cc: zoom_captions.read_zoom_cc, _timed: bracket_turns.read_txt_transcript,
+            _tsv: whisper_tsv.read_whisper_tsv, _cli: whisper_txt.read_whisper_txt}[make]  # fmt: skip
     monkeypatch.setattr(spillmap, "LIMIT", SMALL)
     monkeypatch.setattr(counts, "LIMIT", SMALL)
     small_file = make(tmp_path / f"small{suffix}", 500)

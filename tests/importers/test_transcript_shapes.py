@@ -156,3 +156,41 @@ def test_a_blank_line_inside_an_srt_cue_continues_it(runner, monkeypatch):
         ["We send those back."],
     ]
     assert [r["extra"]["start"] for r in recs] == [1.0, 3.5, 7.5, 9.5]
+
+
+def test_an_srt_speaker_on_a_line_of_its_own(runner, monkeypatch):
+    """Subtitles for the deaf name a speaker on a line of its own (``MAN:``), the words on
+    the next lines; a cue that holds only such a line is words, no speaker."""
+    monkeypatch.chdir(FIXTURES)
+    result, recs = _ingest(runner, "transcripts/speaker-own-line.srt", "--no-merge")
+    assert result.exit_code == 0, result.output
+    assert [(r["metadata"]["speaker"], r["textChunks"][0]) for r in recs] == [
+        ("MAN", "Where were you last night?"),
+        ("WOMAN", "At home.\nAlone."),
+        ("WOMAN", "I swear it."),  # a cue without a name: the speaker before goes on
+        ("MAN", "Your car was gone."),
+        ("MAN", "WARNING:"),
+    ]
+
+
+def test_whisperx_diarized_subtitles_name_their_speakers(runner, monkeypatch, tmp_path):
+    """WhisperX writes a diarized segment's speaker as ``[SPEAKER_00]: `` before its
+    text (its ``SubtitlesWriter``): the speaker, and no ``: `` left in the text; two
+    cues of two speakers are enough."""
+    monkeypatch.chdir(FIXTURES)
+    result, recs = _ingest(runner, "transcripts/whisperx-diarized.srt")
+    assert result.exit_code == 0, result.output
+    assert [(r["metadata"]["speaker"], r["textChunks"][0]) for r in recs] == [
+        ("SPEAKER_00", "Hello, everyone."), ("SPEAKER_01", "Hi there."),
+        ("SPEAKER_00", "Let us start."),
+    ]  # fmt: skip
+    vtt = tmp_path / "talk.vtt"
+    vtt.write_text(
+        "WEBVTT\n\n00:00.000 --> 00:02.500\n[SPEAKER_00]: Hello.\n\n"
+        "00:02.500 --> 00:05.000\n[SPEAKER_01]: Hi.\n",
+        encoding="utf-8",
+    )
+    _, recs = _ingest(runner, str(vtt))
+    assert [(r["metadata"]["speaker"], r["textChunks"][0]) for r in recs] == [
+        ("SPEAKER_00", "Hello."), ("SPEAKER_01", "Hi."),
+    ]  # fmt: skip

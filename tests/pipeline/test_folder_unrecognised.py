@@ -97,3 +97,41 @@ def test_strict_stops_at_an_unrecognised_conversation_file(runner, folder):
     r = runner.invoke(app, ["ingest", str(folder), "-o", "-", "--strict"])
     assert r.exit_code == 2 and "chat.json: format not recognised" in r.stderr
     assert r.stdout == ""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_apple_mail_mbox_folder_files_beside_the_mailbox_are_passed_over(runner, tmp_path, jobs):
+    """Apple Mail's export is a ``Name.mbox`` folder: ``mbox`` and ``table_of_contents``
+    (its store: ``Info.plist`` too). Those hold no message: not listed as unread files;
+    the same names elsewhere still are."""
+    box = tmp_path / "Mail" / "Inbox.mbox"
+    box.mkdir(parents=True)
+    (box / "mbox").write_bytes(
+        b"From a@b.org Mon Jan  1 00:00:00 2024\nFrom: a@b.org\nDate: Mon, 1 Jan 2024 00:00:00"
+        b" +0000\nMessage-ID: <1@b.org>\n\nhi\n"
+    )
+    (box / "table_of_contents").write_bytes(b"\x00\x00\x00\x02\x00\xff toc")
+    (box / "Info.plist").write_bytes(b'<?xml version="1.0" encoding="UTF-8"?>\n<plist/>\n')
+    (tmp_path / "Mail" / "Info.plist").write_bytes(b'<?xml version="1.0"?>\n<plist/>\n')
+    r = runner.invoke(app, ["ingest", str(tmp_path / "Mail"), "-o", "-", "-j", jobs])
+    assert r.exit_code == 0, r.output
+    assert len(records(r.stdout)) == 1
+    assert f"1 file(s) not recognised: {tmp_path}/Mail/Info.plist" in r.stderr
+    assert "table_of_contents" not in r.stderr
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_apple_mail_attachments_stored_apart_are_passed_over(runner, tmp_path, jobs):
+    """Apple Mail's store keeps a ``.partial.emlx`` message's attachments in
+    ``Data/N/Attachments/<message>/<part>/``: the message lists them; the files (a
+    ``.txt`` among them) are not conversations of their own."""
+    data = tmp_path / "V10" / "INBOX.mbox" / "ABC" / "Data" / "1"
+    (data / "Messages").mkdir(parents=True)
+    (data / "Attachments" / "123" / "2").mkdir(parents=True)
+    msg = b"From: a@b.org\nDate: Mon, 1 Jan 2024 00:00:00 +0000\nMessage-ID: <1@b.org>\n\nhi\n"
+    (data / "Messages" / "123.partial.emlx").write_bytes(b"%d\n" % len(msg) + msg)
+    (data / "Attachments" / "123" / "2" / "notes.txt").write_bytes(b"shopping list\n")
+    r = runner.invoke(app, ["ingest", str(tmp_path / "V10"), "-o", "-", "-j", jobs])
+    assert r.exit_code == 0, r.output
+    assert len(records(r.stdout)) == 1
+    assert "not recognised" not in r.stderr

@@ -17,6 +17,23 @@ CONVERSATION_SUFFIXES = frozenset(
      ".srv2", ".srv3", ".traj")
 )  # fmt: skip
 INPUT_SUFFIXES = CONVERSATION_SUFFIXES | frozenset(
-    (".csv", ".html", ".parquet", ".msg", ".docx", ".db", ".sqlite", ".tar")
+    (".csv", ".tsv", ".html", ".parquet", ".msg", ".docx", ".db", ".sqlite", ".tar")
 )
 COMPRESSED = (".gz", ".zst")
+
+# Files a mail client keeps beside its mailboxes, holding no message: Apple Mail's
+# ``Name.mbox`` folder (an export has ``mbox`` and ``table_of_contents``; Mail's own
+# store ``Info.plist`` too, and ``Messages/*.emlx``). A folder walk passes over them, as
+# over hidden files, rather than listing them as files it could not read.
+APPLE_MAIL_SIDECARS = frozenset(("table_of_contents", "Info.plist"))
+
+
+def is_mail_sidecar(parts: tuple[str, ...]) -> bool:
+    """``parts`` (a path's) name a file Apple Mail keeps in a ``.mbox`` folder beside
+    the messages (``APPLE_MAIL_SIDECARS``), or an attachment it stored apart from its
+    ``.partial.emlx`` (``…/Data/N/Attachments/<message>/<part>/<file>``, listed by the
+    message as ``stored_apart``)."""
+    boxes = [i for i, p in enumerate(parts[:-1]) if p.lower().endswith(".mbox")]
+    if not boxes:
+        return False
+    return parts[-1] in APPLE_MAIL_SIDECARS or "Attachments" in parts[boxes[0] + 1 : -1]

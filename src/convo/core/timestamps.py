@@ -165,6 +165,13 @@ class LocalZone(tzinfo):
 _NAIVE_EPOCH = datetime(1970, 1, 1)
 
 
+def local_midnight(moment: datetime, zone: tzinfo) -> datetime:
+    """The start of ``moment``'s day in ``zone`` (``--start-date`` is kept in UTC: its
+    day is the one ``--tz`` names, so ``2024-05-14`` in Oslo is not the 13th)."""
+    local = moment.astimezone(zone) if moment.tzinfo else moment.replace(tzinfo=zone)
+    return datetime(local.year, local.month, local.day, tzinfo=zone)
+
+
 def to_utc(dt: datetime, zone: tzinfo | None = None) -> datetime:
     """Make ``dt`` aware (reading a naive one in ``zone``, default UTC) and convert to UTC."""
     if dt.tzinfo is None or dt.tzinfo.utcoffset(dt) is None:

@@ -213,7 +213,8 @@ def file_scope(source_name: str) -> str:
     return name
 
 
-# The file names apps give every export of theirs (WhatsApp iOS, Zoom's meeting chat,
+# The file names apps give every export of theirs (WhatsApp iOS, Zoom's meeting chat and
+# saved captions,
 # ChatGPT and claude.ai, Telegram, Google Chat, Messenger and Instagram, signal-export,
 # Mastodon, Stack Exchange, Thunderbird's and mutt's mailboxes, aider's chat and input
 # histories in every project's root), and the names speech engines' outputs are saved under (AWS
@@ -225,7 +226,8 @@ def file_scope(source_name: str) -> str:
 # ``chat_store.json`` by default. A transcript without ``--start-date`` is timed from the epoch,
 # so two recordings' "Okay." at 0:05 differ only by their scope.
 GENERIC_NAMES = re.compile(
-    r"(?i)^(?:_chat\.txt|meeting_saved_chat\.txt|conversations\.json|result\.json"
+    r"(?i)^(?:_chat\.txt|meeting_saved_(?:closed_caption|chat)\.txt|closed_caption\.txt"
+    r"|conversations\.json|result\.json"
     r"|messages\.json|message_\d+\.json|chat\.md|data\.json|outbox\.json"
     r"|(?:posts|comments)\.xml|inbox|mbox|\.aider\.(?:chat\.history\.md|input\.history)"
     r"|transcripts?\.(?:json|vtt|srt)|transcription\.json|asroutput\.json|response\.json"

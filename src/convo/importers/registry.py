@@ -222,6 +222,12 @@ class Registry(PluginRegistry["Format | Declared"]):
 _KEY = pattern(r'"([^"\\\x00-\x1f]{1,40})"\s*:')
 
 
+# A JSON array's start: not ``[Alice Smith] 14:03:25`` or ``[00:00.000 --> ...]``.
+_JSON_ARRAY = pattern(
+    r'\[\s*(?:[{\["\]]|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\s*[,\]\n]|true|false|null|\Z)'
+)
+
+
 def _looks(source: Source) -> str:
     """What a source no format read looks like, from its head, for the error: a folder,
     binary data, a JSON object or array with its first keys, else its first line (every
@@ -234,7 +240,7 @@ def _looks(source: Source) -> str:
     if b"\x00" in head[:4096]:
         return "binary data"
     text = source.head_text().lstrip()
-    if text[:1] in "[{":
+    if text[:1] == "{" or _JSON_ARRAY.match(text):
         keys = list(dict.fromkeys(_KEY.findall(text[:65536])))[:6]
         what = "a JSON object" if text[0] == "{" else "a JSON array"
         return f"{what} holding the keys {', '.join(map(repr, keys))}" if keys else what

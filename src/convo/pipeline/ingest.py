@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
 from convo.core.errors import InputError, RecordError
-from convo.core.filetypes import COMPRESSED, CONVERSATION_SUFFIXES
+from convo.core.filetypes import COMPRESSED, CONVERSATION_SUFFIXES, is_mail_sidecar
 from convo.core.io import Source, StreamError
 from convo.core.record import TYPED, ConversationMessage, check_message, content_id, take_typed
 from convo.core.stamps import RunIds, id_key, stamp
@@ -196,6 +196,8 @@ class Ingest:
                     strict = self.options.strict and is_conversation_file(child.name)
                     if strict or not e.what.startswith(NOT_RECOGNISED):
                         raise  # --strict stops at it, as at any rejection
+                    if is_mail_sidecar(path.parts):
+                        continue  # no messages in it: passed over, as hidden files are
                     unrecognised_file(self.stats, child.name, self._on_reject)
                     continue
                 yield from self.read_source(child, fmt)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from convo.core.errors import InputError
+from convo.core.filetypes import is_mail_sidecar
 from convo.core.io import Source
 from convo.core.ranges import Range
 from convo.core.walk import UNREADABLE, Entry, Walker
@@ -83,7 +84,8 @@ def _child_unit(child: Source, forced: Format | None, walker: Walker, out: list[
             registry.detect(child)
             out.append(Unit(child.name))
         except InputError as e:
-            out.append(Unit(child.name, "skip", reason=e.what))
+            if child.path is None or not is_mail_sidecar(child.path.parts):
+                out.append(Unit(child.name, "skip", reason=e.what))  # a sidecar: passed over
 
 
 def _walk(folder: Source, forced: Format | None, walker: Walker, out: list[Unit]) -> None:

@@ -38,7 +38,7 @@ from typing import Any
 
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
-from convo.core.timestamps import epoch_plus, format_timestamp_utc
+from convo.core.timestamps import epoch_plus, format_timestamp_utc, local_midnight
 from convo.importers.apps.common import numbered_lines
 from convo.importers.build import ContentIds, message
 from convo.importers.context import ImportContext
@@ -93,10 +93,7 @@ def sniff_zoom(source: Source) -> int:
 
 def read_zoom(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     start = ctx.options.start_date
-    base = None
-    if start is not None:
-        zone = start.tzinfo or ctx.options.tz
-        base = datetime(start.year, start.month, start.day, tzinfo=zone)
+    base = None if start is None else local_midnight(start, ctx.options.tz)
     cur: dict[str, Any] | None = None
     ids = ContentIds(source.name)
     quoted = _Quoted()

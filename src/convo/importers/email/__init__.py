@@ -111,9 +111,10 @@ FIELDS = Fields(
     reply_to="`In-Reply-To`, else the last id of `References`",
     subject="`Subject`, decoded",
     tags="`X-Gmail-Labels`, `Keywords`, Thunderbird's `X-Mozilla-Keys` and `#hashtags` in the "
-    "subject and body",
+    "subject and body; `deleted` for a message Thunderbird's `X-Mozilla-Status` says was deleted",
     extra="`to`/`cc` (the listeners split), `attachments` (`{name, type, size}`), "
-    "`envelope` (the mbox `From ` line), `time_source`/`date` when the time came from "
+    "`stored_apart`/`apple_content_length` (an Apple Mail `.partial.emlx`'s attachment), "
+    "`envelope` (the mbox `From ` line), `deleted` (Thunderbird's expunged flag), `time_source`/`date` when the time came from "
     "elsewhere, `maildir` (folder and flags)",
 )
 

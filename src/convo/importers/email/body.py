@@ -218,6 +218,20 @@ def add_leaf(
 _TNEF = ("application/ms-tnef", "application/vnd.ms-tnef")
 
 
+def stored_apart(body: Body, apple_length: str | None) -> None:
+    """Apple Mail's ``.partial.emlx``: an attachment's part keeps its headers, its content
+    removed to the ``Attachments`` folder beside ``Messages``, and
+    ``X-Apple-Content-Length`` says how long it was. Its entry (the last one) says so
+    (``stored_apart``, ``apple_content_length``) rather than a size of 0."""
+    if not apple_length or not body.attachments or body.attachments[-1].get("size"):
+        return
+    info = body.attachments[-1]
+    info["size"] = None
+    info["stored_apart"] = True
+    length = apple_length.strip()
+    info["apple_content_length"] = int(length) if length.isdecimal() else length
+
+
 def _enclosed(data: bytes, name: str | None, body: Body) -> None:
     """A TNEF part's text (read when the message has no other) and attachments, each
     listed with ``in``: the TNEF part's name."""

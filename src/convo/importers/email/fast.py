@@ -21,7 +21,7 @@ import functools
 import re
 from email.message import Message
 
-from convo.importers.email.body import Body, add_leaf, collect_alternative
+from convo.importers.email.body import Body, add_leaf, collect_alternative, stored_apart
 from convo.importers.email.charsets import decode_words
 from convo.importers.email.mime import OPAQUE_SIGNED, SIZING, attached, leaf
 
@@ -148,6 +148,8 @@ def _collect(h: dict[str, list[str]], data: bytes, body: Body, depth: int) -> No
         lambda: (params.get("charset"), params.get("format"), params.get("delsp")),
         decode_words(cid[0]).strip() if cid else None,
     )
+    apple = h.get("x-apple-content-length")
+    stored_apart(body, apple[0] if apple else None)
 
 
 def _collect_multipart(

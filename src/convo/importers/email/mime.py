@@ -13,7 +13,7 @@ from email.utils import collapse_rfc2231_value, unquote
 from typing import Any
 
 from convo.importers.email.addresses import addresses
-from convo.importers.email.body import Body, add_leaf, collect_alternative
+from convo.importers.email.body import Body, add_leaf, collect_alternative, stored_apart
 from convo.importers.email.charsets import decode_words, raw_header_text
 from convo.importers.email.smime import signed_content
 
@@ -254,6 +254,8 @@ def leaf(
         ),
         decode_words(str(cid)).strip() if cid else None,
     )
+    apple = part.get("X-Apple-Content-Length")
+    stored_apart(body, str(apple) if apple is not None else None)
     return name
 
 

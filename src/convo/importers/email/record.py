@@ -9,13 +9,14 @@ from typing import Any
 from convo.core.record import ConversationMessage, ConversationMessageMeta
 from convo.core.timestamps import format_timestamp_utc
 from convo.importers.context import ImportContext
-from convo.importers.email.body import Body
+from convo.importers.email.body import Body, holdings
 from convo.importers.email.charsets import decode_words, header_charset
 from convo.importers.email.dates import message_time
 from convo.importers.email.mime import first
 from convo.importers.email.people import people, stand_in_speaker
 from convo.importers.email.quotes import strip_quotes
-from convo.importers.email.tags import message_ids, tags_of
+from convo.importers.email.scrubbed import take_scrubbed
+from convo.importers.email.tags import expunged, message_ids, tags_of
 
 
 def _threading(h: dict[str, list[str]]) -> tuple[str | None, str | None, str | None]:
@@ -45,6 +46,21 @@ class Origin:
     arrival_source: str = "maildir"  # what ``arrival`` is (``dates._LABELS``)
 
 
+def _add_extra(
+    extra: dict[str, Any],
+    h: dict[str, list[str]],
+    attachments: list[dict[str, Any]],
+    envelope: bytes | None,
+) -> None:
+    """The attachments, Thunderbird's deleted flag and the mbox ``From `` line."""
+    if attachments:
+        extra["attachments"] = attachments
+    if expunged(h):
+        extra["deleted"] = True
+    if envelope:
+        extra["envelope"] = envelope.rstrip(b"\r\n").decode("utf-8", "replace")
+
+
 def build_record(
     h: dict[str, list[str]], body: Body, ctx: ImportContext, origin: Origin
 ) -> ConversationMessage:
@@ -69,13 +85,13 @@ def build_record(
             timestamp = None
     msg_id, reply_to, thread = _threading(h)
     subject = decode_words(first(h, "subject"), cs) or None
-    text = body.text()
+    text, scrubbed = take_scrubbed(body.text())
+    attachments = [*body.attachments, *scrubbed]
+    if scrubbed and not text:
+        text = holdings(attachments)
     if ctx.options.strip_quotes:
         text = strip_quotes(text)
-    if body.attachments:
-        extra["attachments"] = body.attachments
-    if envelope:
-        extra["envelope"] = envelope.rstrip(b"\r\n").decode("utf-8", "replace")
+    _add_extra(extra, h, attachments, envelope)
     return ConversationMessage(
         text_chunks=[text],
         metadata=ConversationMessageMeta(speaker=speaker, recipients=listeners),

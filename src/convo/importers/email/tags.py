@@ -62,8 +62,23 @@ def _mozilla_tags(value: str) -> list[str]:
     return [_MOZILLA_LABELS.get(w.lower(), w) for w in words if w.lower() not in _MOZILLA_FLAGS]
 
 
+_EXPUNGED = 0x0008  # nsMsgMessageFlags::Expunged: deleted, kept until the folder is compacted
+
+
+def expunged(h: dict[str, list[str]]) -> bool:
+    """Thunderbird's ``X-Mozilla-Status`` (four hex digits of flags) says the message was
+    deleted: it stays in the mbox file, unseen in Thunderbird, until the folder is
+    compacted (a moved message's old copy, an old draft)."""
+    for value in h.get("x-mozilla-status", ()):
+        try:
+            return bool(int(value.strip()[:4], 16) & _EXPUNGED)
+        except ValueError:
+            return False
+    return False
+
+
 def tags_of(h: dict[str, list[str]], subject: str, body: str) -> list[str]:
-    tags: list[str] = []
+    tags: list[str] = ["deleted"] if expunged(h) else []
     for value in h.get("x-gmail-labels", ()):
         tags.extend(_split_labels(decode_words(value)))
     for value in h.get("keywords", ()):

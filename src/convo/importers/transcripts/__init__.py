@@ -180,7 +180,8 @@ SPEECH_FIELDS = Fields(
     extra="`start` and `end` (seconds from the start of the recording), `segments` (the "
     "segment numbers merged; `words` for a file of words, `chunks` for the Hugging Face "
     "pipeline's, `monologues` for Rev.ai's, `turns` for Call Analytics'), `segment_ids` "
-    "(the engine's ids; `turn_ids`), `channel`, `sentiment` (Call Analytics)",
+    "(the engine's ids; `turn_ids`), `channel`, `sentiment` (Call Analytics), "
+    "`speaker_turn_next` (whisper.cpp's `-tdrz`)",
 )
 # A head whose first character (after whitespace) is no JSON or markup opener, and that
 # holds what the rest of the pattern says (the sniffs of ``otter`` and ``rev`` refuse a
@@ -217,6 +218,7 @@ def register(registry: Registry) -> None:
         ("deepgram", "deepgram", ("*.json",), json_with('"results"', opens="{")),
         ("aws", "aws-transcribe", ("*.json",), json_with('"jobName"', '"JobStatus"', opens="{")),
         ("revai", "revai", ("*.json",), json_with('"monologues"', opens="{")),
+        ("whisper_tsv", "whisper-tsv", ("*.tsv",), Gate(pattern=r"(?i)\A\ufeff?[a-z]+\t[a-z]+\t")),
         # The text transcripts: otter and rev need a head that opens with no JSON or
         # markup character and holds an offset (``M:SS``); google-meet its
         # `` - Transcript`` title or a zip, as teams-docx (a Word document).
@@ -224,6 +226,15 @@ def register(registry: Registry) -> None:
         ("rev", "rev", ("*.txt",), Gate(pattern=_TEXT_WITH_OFFSET + r"\(\d{1,6}:[0-5]\d)")),
         ("markdown_turns", "md-transcript", ("*.md", "*.markdown", "*.txt"),
          Gate(pattern=r"\*\*[^*\n]{1,80}\(\d{1,6}:[0-5]\d(?::[0-5]\d)?\)")),
+        ("whisper_txt", "whisper-txt", ("*.txt", "*.log"),
+         Gate(pattern=r"\A[\s\ufeff]*(?:\x1b\[[0-9;]*m)*\[(?:\d{1,3}:)?\d{1,2}:\d\d[.,]\d{3}\s*-->")),
+        ("bracket_turns", "txt-transcript", ("*.txt", "*.md"),
+         Gate(pattern=r"\A[\s\ufeff]*\[\d{1,6}:[0-5]\d(?::[0-5]\d)?\][ \t]+[^:\n]{1,80}:")),
+        ("fathom", "fathom", ("*.txt", "*.md"),
+         Gate(pattern=r"(?m)^[ \t]*\d{1,6}:[0-5]\d(?::[0-5]\d)?[ \t]+-[ \t]+\S")),
+        ("zoom_captions", "zoom-cc", ("meeting_saved_closed_caption.txt", "closed_caption.txt",
+                                      "*.txt"),
+         Gate(pattern=r"\A[\s\ufeff]*\[[^\[\]\n]{1,120}\][ \t]+\d{1,2}:[0-5]\d:[0-5]\d[ \t]*\r?\n")),
         ("meet", "google-meet", ("*.txt", "*.docx"), Gate(words=("- Transcript",)), zipped),
         ("teams_docx", "teams-docx", ("*.docx",), zipped),
     ), family="transcript")  # fmt: skip

@@ -119,9 +119,12 @@ def _marked_up(raw: str, tag_re: re.Pattern[str]) -> CueText:
 # ---------------------------------------------------------------- name prefixes
 
 _COLON = re.compile(r"([^:\[\]<>]{1,60}?)[ \t]?:[ \t]+(\S.*)$")
+_COLON_ALONE = re.compile(r"([^:\[\]<>]{1,60}?)[ \t]?:[ \t]*$")
 _DASH = re.compile(r"[-–][ \t]*([^:]{1,50}?)[ \t]?:[ \t]+(\S.*)$")
 _BROADCAST = re.compile(r">>+[ \t]*(?:([^:]{1,50}?)[ \t]?:[ \t]+)?(.*)$")
-_BRACKET = re.compile(r"\[([^\[\]]{1,40})\][ \t]*(\S.*)$")
+_BRACKET = re.compile(r"\[([^\[\]]{1,40})\]:?[ \t]*(\S.*)$")
+# WhisperX's subtitles and text: ``[SPEAKER_00]: text`` (its ``SubtitlesWriter``).
+_BRACKET_COLON = re.compile(r"\[([^\[\]:]{1,60})\]:[ \t]+(\S.*)$")
 _PAREN = re.compile(r"\(([^()]{1,40})\)$")
 # Words of the sounds captions write in parentheses, capitalised as a name is
 # (``(Applause)``, SDH's ``(MUSIC PLAYING)``): such a line is never a ``(Name)``.
@@ -156,12 +159,21 @@ PrefixMatcher = Callable[[str, bool], PrefixMatch | None]
 
 
 def _colon(line: str, first_line: bool) -> PrefixMatch | None:
-    """``Name: text``, on the first line of a cue only (Zoom)."""
+    """``Name: text``, on the first line of a cue only (Zoom), ``[Name]: text`` (WhisperX's
+    diarized subtitles: ``[SPEAKER_00]: text``); or ``NAME:`` alone on that
+    line, the words on the lines after it (subtitles for the deaf: ``MAN:``, then what
+    he says), capitalised so ``and he said:`` is no speaker."""
     if not first_line:
         return None
     m = _COLON.match(line)
     if m and valid_name(m.group(1).strip()):
         return m.group(1).strip(), m.group(2)
+    m = _BRACKET_COLON.match(line)
+    if m and valid_name(m.group(1).strip()):
+        return m.group(1).strip(), m.group(2)
+    m = _COLON_ALONE.match(line)
+    if m and valid_name(m.group(1).strip(), capitalised=True):
+        return m.group(1).strip(), ""
     return None
 
 
@@ -224,14 +236,15 @@ def prefix_matcher(style: str) -> PrefixMatcher:
 
 def line_prefixes(style: str, lines: list[str]) -> Iterator[tuple[str, PrefixMatch | None]]:
     """Each line of a cue and its prefix in ``style`` (``match_prefix``). A ``(Name)``
-    line is one only when words follow it in the cue, as Google Meet writes them: one
-    that ends its cue is a caption of its own (``(Standing Ovation)``), not the speaker
-    of the cues after it."""
+    or ``NAME:`` line is one only when words follow it in the cue, as Google Meet and
+    subtitles write them: one that ends its cue is a caption of its own (``(Standing
+    Ovation)``, ``WARNING:``), not the speaker of the cues after it."""
     match = prefix_matcher(style)
     last = len(lines) - 1
+    alone = style in ("paren", "colon")
     for i, line in enumerate(lines):
         got = match(line, i == 0)
-        yield line, None if style == "paren" and i == last else got
+        yield line, None if alone and i == last and got is not None and not got[1] else got
 
 
 def match_prefix(style: str, line: str, first_line: bool) -> PrefixMatch | None:

@@ -31,7 +31,8 @@ Decisions:
 - ``source_id`` is ``FILE#p-N``, N counting every paragraph of the document from 1.
 - Detection: a .docx (a zip holding ``word/document.xml``, read in place) whose first 40
   paragraphs hold a speaker line. Another tool's .docx of the same paragraph shape (an
-  Otter .docx may be one; none was checked) is read as this format. Teams' older
+  Otter .docx) is read as this format; Otter's footer paragraph ``Transcribed by
+  https://otter.ai`` is structure, not the last turn's words. Teams' older
   transcripts in WebVTT shape pasted into a document are not read (download the .vtt).
 
 Ids and their scope (docs/ids.md): no ids in the file: the content hash, hashing the
@@ -50,7 +51,7 @@ from convo.importers.context import ImportContext
 from convo.importers.docx import head_paragraphs, is_docx, paragraphs
 from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.registry import Format
-from convo.importers.transcripts.otter import header
+from convo.importers.transcripts.otter import FOOTER, header
 from convo.importers.transcripts.textturns import TextTurns, clock_seconds
 
 NAME = "teams-docx"
@@ -114,6 +115,8 @@ class _Reader:
         lines = [x for x in (y.strip() for y in text.split("\n")) if x]
         if not lines:
             return
+        if len(lines) == 1 and FOOTER.fullmatch(lines[0]):
+            return  # an Otter .docx's "Transcribed by https://otter.ai": no words of a turn
         where = self.ctx.loc(f"p-{n}")
         if len(lines) == 1 and EVENT.fullmatch(lines[0]):
             yield from self.flush()

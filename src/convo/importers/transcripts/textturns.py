@@ -111,6 +111,7 @@ def headed_paragraphs(
     what: str,
     *,
     document: Callable[[str], bool] | None = None,
+    start: datetime | None = None,
 ) -> Iterator[ConversationMessage]:
     """The messages of a text transcript made of header lines (``header`` reads one)
     each followed by its paragraph, streamed line by line (``cues.text_lines``).
@@ -124,8 +125,12 @@ def headed_paragraphs(
     ``document`` (a transcript inside a document: Markdown) says which lines are the
     document's own (a heading): one ends the paragraph before it, and the lines outside
     every paragraph (the title, notes, a summary before the first header, a section
-    after the last) are not rejected but counted in one warning with the first's line."""
+    after the last) are not rejected but counted in one warning with the first's line.
+    ``start``: what offsets count from, instead of ``--start-date`` (a day's midnight,
+    for a transcript timed by the clock)."""
     turns = TextTurns(source, ctx, kind)
+    if start is not None:
+        turns.start = start
     cur: tuple[int, str | None, int] | None = None  # (line, speaker, offset)
     text: list[str] = []
     outside = _Outside(source, ctx, what, document)

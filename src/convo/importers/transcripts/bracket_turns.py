@@ -1,0 +1,88 @@
+"""Transcripts as timed text lines (``txt-transcript``): ``[00:01:23] Name: text``.
+
+The shape, as the plain-text transcript exports of meeting and transcription tools write
+it (found with the code search: the TXT exporters of transcription apps, ``[HH:MM:SS]
+Speaker: text`` a segment, and the parsers of meeting-tool exports that read it): the
+offset from the start of the recording in brackets (``HH:MM:SS``, ``MM:SS``, or
+``H:MM:SS``), the speaker and a colon, the words; the words may go on over the next
+lines, up to the next such line.
+
+Decisions (as ``rev``, whose reader this shares, ``textturns.headed_paragraphs``):
+
+- One message a line (and the lines after it that are no header); the speaker as
+  written. Time: the offset on ``--start-date``, else on the epoch; ``extra.start`` holds
+  the offset in seconds.
+- A non-blank line before the first header is rejected with its line; a header without
+  words is skipped with a warning.
+- Detection: the first non-blank line is a header and a second is in the head (or the
+  head is the whole file), 70. IRC logs' ``[10:00] <nick> text`` has no colon after a
+  name; discord-txt's ``[3/1/2024 9:15 AM] ann`` no time alone in its brackets.
+
+Ids and their scope (docs/ids.md): no ids in the file: the content hash, hashing the
+offset, its conversation the file's name (the recording).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from convo.core.io import Source
+from convo.core.record import ConversationMessage
+from convo.importers.context import ImportContext
+from convo.importers.fields import CONTENT_HASH, Fields
+from convo.importers.registry import Format, head_lines
+from convo.importers.transcripts.cuetext import valid_name
+from convo.importers.transcripts.textturns import CLOCK, Header, clock_seconds, headed_paragraphs
+
+NAME = "txt-transcript"
+PATTERNS = ("*.txt", "*.md")
+HEADER = re.compile(
+    rf"\[(?P<time>{CLOCK})\][ \t]+(?P<name>[^:\[\]<>]{{1,80}}?)[ \t]?:(?:[ \t]+(?P<text>.*))?"
+)
+
+
+def header(line: str) -> Header | None:
+    """A turn's line read (speaker, offset, words on the line), else None."""
+    m = HEADER.fullmatch(line.strip())
+    if m is None or not valid_name(m["name"].strip()):
+        return None
+    return m["name"].strip(), clock_seconds(m["time"]), (m["text"] or "").strip()
+
+
+def sniff_txt_transcript(source: Source) -> int:
+    lines = head_lines(source, 12)
+    first = header(lines[0]) if lines else None
+    if first is None:
+        return 0
+    if sum(1 for x in lines if header(x)) >= 2:
+        return 70
+    whole = len(source.head) < 4096 and len(lines) < 12
+    return 55 if whole and (len(lines) >= 2 or first[2]) else 0
+
+
+def _never(_line: str) -> bool:
+    return False
+
+
+def read_txt_transcript(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    return headed_paragraphs(source, ctx, NAME, header, _never, "transcript")
+
+
+DESCRIPTION = "Transcripts as timed text lines (`[00:01:23] Name: text`: meeting and transcription tools' TXT exports)"
+EXAMPLE = "[00:00:00] Dana Whitfield: Welcome, everyone.\n[00:00:05] Marcus Oyelaran: Thanks."
+FIELDS = Fields(
+    speaker="the name after the bracketed offset, as written",
+    listeners="none (a transcript names no listeners)",
+    time="`--start-date` + the line's offset, to the second; without it the epoch + "
+    "the offset (an undated time)",
+    zone="`--start-date` is read in `--tz` (default UTC); offsets have no zone",
+    thread="none",
+    id=CONTENT_HASH + ", hashing the offset",
+    scope="the file's name (the recording)",
+    extra="`start` (the offset in seconds)",
+)
+FORMATS = (
+    Format(NAME, "transcript", DESCRIPTION, PATTERNS, sniff_txt_transcript, read_txt_transcript,
+           EXAMPLE, fields=FIELDS),
+)  # fmt: skip

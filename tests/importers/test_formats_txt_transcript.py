@@ -1,0 +1,32 @@
+"""Transcripts as timed text lines (``txt-transcript``): ``[HH:MM:SS] Name: text``, the
+TXT exports of meeting and transcription tools."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import records
+from convo.cli.app import app
+
+TXT = Path(__file__).resolve().parent.parent / "fixtures" / "formats" / "txt_transcript"
+
+
+def test_timed_lines_speakers_offsets_and_continuations(runner):
+    result = runner.invoke(app, ["ingest", str(TXT / "seed-swap.txt"), "-o", "-"])
+    recs = records(result.stdout)
+    assert result.exit_code == 0, result.output
+    assert {r["format"] for r in recs} == {"txt-transcript"}
+    assert [(r["metadata"]["speaker"], r["textChunks"][0], r["extra"]["start"]) for r in recs] == [
+        ("Dana Whitfield", "Welcome, everyone, to the seed swap.", 0.0),
+        ("Marcus Oyelaran", "Thanks, Dana. I brought beans:\nrunner beans and two kinds of bush beans.", 6.0),
+        ("Dana Whitfield", "That is all for today.", 3723.0),
+    ]  # fmt: skip
+    assert "speaker line without text" in result.stderr
+    assert len({r["id"] for r in recs}) == 3
+
+
+def test_irc_and_discord_brackets_are_not_taken(runner, tmp_path):
+    irc = tmp_path / "chan.txt"
+    irc.write_text("[10:00] <alice> hi: there\n[10:01] <bob> yo\n", encoding="utf-8")
+    recs = records(runner.invoke(app, ["ingest", str(irc), "-o", "-"]).stdout)
+    assert {r["format"] for r in recs} == {"irc"}
