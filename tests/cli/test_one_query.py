@@ -152,3 +152,16 @@ def test_n_limits_the_rows_people_shows(store):
     names = orjson.loads(_run(store, "people", "-f", "json").stdout)["identities"]
     two = orjson.loads(_run(store, "people", "-f", "json", "-n", "2").stdout)["identities"]
     assert len(names) > 2 and two == names[:2]
+
+
+def test_a_range_that_ends_before_it_starts_is_a_usage_error(store):
+    """``--since`` not before ``--until`` (swapped, or the same day with the exclusive
+    end) answered 0 without a word; every command now says why (one line, exit 2)."""
+    path, _ = store
+    for argv in (["query", "--count", "--since", "2025", "--until", "2024"],
+                 ["stats", "--since", "2024-03-06", "--until", "2024-03-06"],
+                 ["rm", "--dry-run", "--since", "2024-03-07", "--until", "2024-03-06"]):  # fmt: skip
+        r = CliRunner().invoke(app, ["--store", str(path), *argv])
+        assert r.exit_code == 2, r.output
+        assert "is not before --until" in r.stderr and "--until is exclusive" in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1

@@ -102,6 +102,8 @@ def test_after_and_before_are_the_ends_of_a_date_range():
         ("a from:", 3, "from: needs a value"),
         ("date:blursday..", 1, "bad date:blursday.."),
         ("a after:2024..2025", 3, "after: takes one time"),
+        ("date:2025..2024", 1, "date:2025..2024 ends before it starts"),
+        ("x date:2024-03-06..2024-03-06", 3, "date:2024-03-06..2024-03-06 ends before"),
         ("()", 2, "empty parentheses"),
         ("NOT", 4, "NOT needs something after it"),
     ],

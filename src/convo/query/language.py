@@ -210,12 +210,21 @@ class _Parser:
         try:
             if not dots:
                 return Range(self.when(a), _period_end(a.strip(), self.zone, self.now))
-            return Range(self.when(a) if a.strip() else None, self.when(b) if b.strip() else None)
+            since, until = (
+                (self.when(a) if a.strip() else None),
+                (self.when(b) if b.strip() else None),
+            )
         except (ValueError, OverflowError) as e:
             raise error(
                 tok.col, f"bad date:{tok.value} ({e})",
                 'date:A..B with A and B as --since takes them: 2024-03, "2024-03-06 10:00", 7d',
             ) from None  # fmt: skip
+        if since and until and since >= until:
+            raise error(
+                tok.col, f"date:{tok.value} ends before it starts: no time is in it",
+                "date:A..B is A <= time < B (date:2024-03-06..2024-03-07 is one day)",
+            )  # fmt: skip
+        return Range(since, until)
 
     def when(self, value: str) -> str:
         return parse_when(value, now=self.now, zone=self.zone)

@@ -211,4 +211,11 @@ def _range(options: Options, zone: tzinfo | None) -> Node | None:
             hint="use an ISO date (2024, 2024-03, 2024-03-06), a time, 'yesterday' "
             "or an age like 7d, 2w, 3h",
         ) from None
+    if since and until and since >= until:
+        raise UsageError(
+            f"--since {options.since} is not before --until {options.until}: no time is "
+            "in that range",
+            hint="--until is exclusive (--since 2024-03-06 --until 2024-03-07 is one day); "
+            "swap them if they are the wrong way round",
+        )
     return Range(since, until) if since or until else None
