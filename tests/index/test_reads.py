@@ -33,9 +33,11 @@ def options(draw) -> list[str]:
     ):  # fmt: skip
         for v in draw(st.lists(st.sampled_from(values), max_size=2 if flag != "--text" else 1)):
             argv += [flag, v]
-    for flag in ("--since", "--until"):
-        if draw(st.booleans()):
-            argv += [flag, draw(st.sampled_from(BOUNDS))]
+    since, until = (draw(st.one_of(st.none(), st.sampled_from(BOUNDS))) for _ in range(2))
+    if since is not None and until is not None and since >= until:
+        since, until = (until, since) if since > until else (since, None)  # an empty range: exit 2
+    argv += ["--since", since] if since is not None else []
+    argv += ["--until", until] if until is not None else []
     sort = draw(st.sampled_from([None, "time", "-time"]))
     argv += ["--sort", sort] if sort else []
     for flag in ("--latest", "--limit"):
