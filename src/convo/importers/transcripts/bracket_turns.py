@@ -33,7 +33,13 @@ from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.registry import Format, head_lines
 from convo.importers.transcripts.cuetext import valid_name
-from convo.importers.transcripts.textturns import CLOCK, Header, clock_seconds, headed_paragraphs
+from convo.importers.transcripts.textturns import (
+    CLOCK,
+    Header,
+    clock_seconds,
+    headed_paragraphs,
+    never,
+)
 
 NAME = "txt-transcript"
 PATTERNS = ("*.txt", "*.md")
@@ -61,12 +67,8 @@ def sniff_txt_transcript(source: Source) -> int:
     return 55 if whole and (len(lines) >= 2 or first[2]) else 0
 
 
-def _never(_line: str) -> bool:
-    return False
-
-
 def read_txt_transcript(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    return headed_paragraphs(source, ctx, NAME, header, _never, "transcript")
+    return headed_paragraphs(source, ctx, NAME, header, never, "transcript")
 
 
 DESCRIPTION = "Transcripts as timed text lines (`[00:01:23] Name: text`: meeting and transcription tools' TXT exports)"

@@ -31,7 +31,13 @@ from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.registry import Format, head_lines
-from convo.importers.transcripts.textturns import CLOCK, Header, clock_seconds, headed_paragraphs
+from convo.importers.transcripts.textturns import (
+    CLOCK,
+    Header,
+    clock_seconds,
+    headed_paragraphs,
+    never,
+)
 
 NAME = "fathom"
 PATTERNS = ("*.txt", "*.md")
@@ -52,12 +58,8 @@ def sniff_fathom(source: Source) -> int:
     return 60 if lines and header(lines[0]) and heads >= 2 else 0
 
 
-def _never(_line: str) -> bool:
-    return False
-
-
 def read_fathom(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    return headed_paragraphs(source, ctx, NAME, header, _never, "Fathom", document=_never)
+    return headed_paragraphs(source, ctx, NAME, header, never, "Fathom", document=never)
 
 
 DESCRIPTION = (

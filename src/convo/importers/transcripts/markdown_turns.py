@@ -35,7 +35,13 @@ from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.registry import Format
-from convo.importers.transcripts.textturns import CLOCK, Header, clock_seconds, headed_paragraphs
+from convo.importers.transcripts.textturns import (
+    CLOCK,
+    Header,
+    clock_seconds,
+    headed_paragraphs,
+    never,
+)
 
 NAME = "md-transcript"
 PATTERNS = ("*.md", "*.markdown", "*.txt")
@@ -78,13 +84,9 @@ def sniff(source: Source) -> int:
     return 60 if whole and found == 1 else 0
 
 
-def _never(_line: str) -> bool:
-    return False
-
-
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     return headed_paragraphs(
-        source, ctx, NAME, header, _never, "Markdown transcript", document=_document
+        source, ctx, NAME, header, never, "Markdown transcript", document=_document
     )
 
 

@@ -37,7 +37,13 @@ from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.registry import Format, head_lines
-from convo.importers.transcripts.textturns import CLOCK, Header, clock_seconds, headed_paragraphs
+from convo.importers.transcripts.textturns import (
+    CLOCK,
+    Header,
+    clock_seconds,
+    headed_paragraphs,
+    never,
+)
 
 NAME = "rev"
 PATTERNS = ("*.txt",)
@@ -65,12 +71,8 @@ def sniff_rev(source: Source) -> int:
     return 60 if whole and (len(lines) >= 2 or first[2]) else 0
 
 
-def _never(_line: str) -> bool:
-    return False
-
-
 def read_rev(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    return headed_paragraphs(source, ctx, NAME, header, _never, "Rev")
+    return headed_paragraphs(source, ctx, NAME, header, never, "Rev")
 
 
 DESCRIPTION = "Rev.com text transcript (`Speaker 1 (00:00):`, then the paragraph)"

@@ -98,6 +98,11 @@ def _offset_time(seconds: int) -> str:
         return f"+{seconds}s"
 
 
+def never(_line: str) -> bool:
+    """The ``skip`` (or ``document``) of a transcript that has no such lines."""
+    return False
+
+
 # A paragraph's header line read: (speaker or None, offset in seconds, text on the line).
 Header = tuple[str | None, int, str]
 
