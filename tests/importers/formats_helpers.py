@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
 
 from conftest import ROOT, corpus_dir
-from convo.core.errors import InputError
+from convo.core.errors import InputError, RecordError
 from convo.core.io import Source
+from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext, ImportOptions, Rejection
 from convo.importers.registry import Format, Registry
 
@@ -62,6 +63,25 @@ def run(
     ctx = ImportContext(source, options, on_reject=rejects.append, on_warning=warnings.append)
     recs = [m.serialize() for m in read(source, ctx, **kw)]
     return recs, rejects, warnings
+
+
+def finished(
+    fmt: str, source: Source, msgs: Iterable[ConversationMessage]
+) -> Iterator[tuple[ConversationMessage, RecordError | None]]:
+    """Each message as the pipeline finishes it (``pipeline.ingest.Finisher``: a reader's
+    id held to one message of the source, then the store's check): (the message, None),
+    or (the message, the error of the check refusing it)."""
+    from convo.pipeline.ingest import Finisher
+
+    finish = Finisher(fmt, source.name, [])
+    try:
+        for msg in msgs:
+            try:
+                yield finish(msg), None
+            except RecordError as e:
+                yield msg, e
+    finally:
+        finish.close()
 
 
 def fresh_registry(*modules: Any) -> Registry:

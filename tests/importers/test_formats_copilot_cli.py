@@ -14,12 +14,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from chat_exports_helpers import ingest
 from formats_helpers import FIXTURES, THINKING, detect_name, files_taken, fresh_registry, run
 
 from conftest import assert_golden
 from convo.core.io import Source
 from convo.importers.agents import copilot_cli
 from convo.importers.registry import registry
+from convo.pipeline.ingest import clash_warning
 
 DIR = FIXTURES / "copilot_cli" / "session-state"
 SID = "51854430-83f7-4543-a9bf-ec76ead71f59"
@@ -112,9 +114,9 @@ def test_a_repeated_id_on_other_text(tmp_path):
     third["id"] = json.loads(lines[1])["id"]
     path = tmp_path / "s.jsonl"
     path.write_text("\n".join([*lines[:2], json.dumps(third)]) + "\n")
-    recs, _, warnings = run(copilot_cli.read, path)
+    recs, _, warnings = ingest(path, "copilot-cli")
     assert recs[1]["id"].startswith("h:")
-    assert warnings == ["s.jsonl: 1 event(s) repeat another's id: given their content hash"]
+    assert warnings == [f"{path}: {clash_warning(1)}"]
 
 
 def test_detected_among_builtins():

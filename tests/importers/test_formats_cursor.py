@@ -10,18 +10,27 @@ import json
 import sqlite3
 
 import pytest
+from chat_exports_helpers import ingest
 from cursor_db import C1, C2, SECRET, B, build_global, build_workspace
-from formats_helpers import FIXTURES, THINKING, detect_name, files_taken, fresh_registry, run
+from formats_helpers import (
+    FIXTURES,
+    THINKING,
+    detect_name,
+    files_taken,
+    finished,
+    fresh_registry,
+    run,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import assert_golden
-from convo.core.errors import InputError, RecordError
+from convo.core.errors import InputError
 from convo.core.io import Source
-from convo.core.record import check_message
 from convo.importers.agents import cursor
 from convo.importers.context import ImportContext, ImportOptions
 from convo.importers.registry import registry
+from convo.pipeline.ingest import clash_warning
 
 DIR = FIXTURES / "cursor"
 GLOBAL = DIR / "globalStorage" / "state.vscdb"
@@ -133,10 +142,10 @@ def test_a_repeated_bubble_id_on_other_text(tmp_path):
     con.execute("INSERT INTO cursorDiskKV VALUES ('composerData:c', ?)", (value,))
     con.commit()
     con.close()
-    recs, _, warnings = run(cursor.read, path)
+    recs, _, warnings = ingest(path, "cursor")
     ids = [r["id"] for r in recs if r["thread"] == "cursor:c"]
     assert ids[0] == "cursor:c:x" and ids[1].startswith("h:")
-    assert "state.vscdb: 1 message(s) repeat another's id: given their content hash" in warnings
+    assert f"{path}: {clash_warning(1)}" in warnings
 
 
 def test_no_other_file_is_read_as_cursor():
@@ -165,7 +174,8 @@ _values = st.recursive(
 )
 def test_hostile_values_never_crash_nor_share_ids(tmp_path_factory, composers, bubbles, panel):
     """Any JSON under Cursor's keys: messages, rejections or warnings, never another
-    exception; every message passes the store's check; no id names two texts."""
+    exception; every message passes the store's check; once finished as the pipeline
+    does (its own-id rule), no id names two texts."""
     path = tmp_path_factory.mktemp("h") / "state.vscdb"
     con = sqlite3.connect(path)
     con.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
@@ -183,11 +193,9 @@ def test_hostile_values_never_crash_nor_share_ids(tmp_path_factory, composers, b
     source = Source(path)
     ctx = ImportContext(source, ImportOptions())
     by_id: dict[str, set[str]] = {}
-    for msg in cursor.read(source, ctx):
-        try:
-            check_message(msg, "")
-        except RecordError as e:
-            assert "text" in str(e), e
+    for msg, error in finished("cursor", source, cursor.read(source, ctx)):
+        if error is not None:
+            assert "text" in str(error), error
         if msg.id:
             by_id.setdefault(msg.id, set()).add(json.dumps(msg.text_chunks))
     assert {i: t for i, t in by_id.items() if len(t) > 1} == {}

@@ -13,12 +13,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from chat_exports_helpers import ingest
 from formats_helpers import FIXTURES, THINKING, detect_name, fresh_registry, run
 
 from conftest import assert_golden
 from convo.core.io import Source
 from convo.importers.agents import goose
 from convo.importers.registry import registry
+from convo.pipeline.ingest import clash_warning
 
 DIR = FIXTURES / "goose"
 SESSION = DIR / "20250301_101500.jsonl"
@@ -178,3 +180,31 @@ def test_the_sqlite_store_gives_the_session_files_records(tmp_path):
     # the file's line that is no message is a row here too; the damaged row is said
     assert [r.reason for r in rejects] == ["not a Goose message (role, created, content)"] * 2
     assert rejects[-1].where == f"sessions.db#messages-{len(recs) + 2}"
+
+
+def test_a_message_id_another_session_of_the_db_gave_other_text(tmp_path):
+    """A ``sessions.db`` holds every session: a ``message_id`` a second session repeats
+    on other text is held to the first message by the pipeline's rule over the whole
+    file (the reader once held its ids per session only, so it never saw this clash):
+    the content hash, one warning naming the file."""
+    import sqlite3
+
+    db = tmp_path / "sessions.db"
+    _sessions_db(db)
+    con = sqlite3.connect(db)
+    con.execute(
+        "INSERT INTO sessions (id, name, working_dir) VALUES ('20250302_080000', 'Two', '/')"
+    )
+    con.execute(
+        "INSERT INTO messages (message_id, session_id, role, content_json, created_timestamp) "
+        "VALUES (?, '20250302_080000', 'user', ?, 1740902400)",
+        ("msg_0198a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", json.dumps([{"type": "text", "text": "Other"}])),
+    )  # fmt: skip
+    con.commit()
+    con.close()
+    recs, _, warnings = ingest(db, "goose")
+    same = [r for r in recs if r["id"] == "goose:msg_0198a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"]
+    assert [r["thread"] for r in same] == ["goose:20250301_101500"]
+    other = next(r for r in recs if r["thread"] == "goose:20250302_080000")
+    assert other["textChunks"] == ["Other"] and other["id"].startswith("h:")
+    assert f"{db}: {clash_warning(1)}" in warnings

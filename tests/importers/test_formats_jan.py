@@ -14,12 +14,14 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from chat_exports_helpers import ingest
 from formats_helpers import FIXTURES, THINKING, detect_name, fresh_registry, run
 
 from conftest import assert_golden
 from convo.core.io import Source
 from convo.importers.apps import jan
 from convo.importers.registry import registry
+from convo.pipeline.ingest import clash_warning
 
 DIR = FIXTURES / "jan" / "threads"
 NEW = DIR / "0f6c1b9e-2d4a-4c8e-9b1a-7e5d3c2b1a09" / "messages.jsonl"
@@ -130,10 +132,10 @@ def test_a_repeated_id_on_other_text_is_not_shared(tmp_path):
     other = {**json.loads(second), "id": json.loads(first)["id"]}
     path = tmp_path / "messages.jsonl"
     path.write_text("\n".join([first, json.dumps(other), first]) + "\n")
-    recs, rejects, warnings = run(jan.read, path)
+    recs, rejects, warnings = ingest(path, "jan")
     assert not rejects and len(recs) == 3
     assert recs[0]["id"] == recs[2]["id"] != recs[1]["id"]
-    assert any("repeat another's id" in w for w in warnings)
+    assert f"{path}: {clash_warning(1)}" in warnings
 
 
 def test_a_tool_output_list_holding_other_values_reads():

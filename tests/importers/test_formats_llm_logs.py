@@ -12,12 +12,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from chat_exports_helpers import ingest
 from formats_helpers import FIXTURES, detect_name, fresh_registry, run
 
 from conftest import assert_golden
 from convo.core.io import Source
 from convo.importers.agents import llm_logs
 from convo.importers.registry import registry
+from convo.pipeline.ingest import clash_warning
 
 DIR = FIXTURES / "llm_logs"
 LOGS = DIR / "logs.json"
@@ -106,11 +108,11 @@ def test_a_repeated_id_on_other_text_is_not_shared(tmp_path):
     other = {**calls[0], "prompt": "Another one", "response": "4. Scoop"}
     path = tmp_path / "joined.json"
     path.write_text(json.dumps([calls[0], other, calls[0]]))
-    recs, rejects, warnings = run(llm_logs.read, path)
+    recs, rejects, warnings = ingest(path, "llm-logs")
     assert not rejects and len(recs) == 6
     by_id: dict[str | None, set[str]] = {}
     for r in recs:
         by_id.setdefault(r.get("id"), set()).add(r["textChunks"][0])
     assert all(len(texts) == 1 for texts in by_id.values())
     assert recs[0]["id"] == recs[4]["id"] == "llm:" + calls[0]["id"]
-    assert warnings and "repeat another's id" in warnings[0]
+    assert warnings == [f"{path}: {clash_warning(2)}"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from chat_exports_helpers import ingest
 from formats_helpers import FIXTURES, detect_name, files_taken, fresh_registry, run
 
 from conftest import assert_golden
@@ -23,6 +24,7 @@ from convo.core.io import Source
 from convo.importers.agents import openhands
 from convo.importers.context import ImportContext, ImportOptions
 from convo.importers.registry import registry
+from convo.pipeline.ingest import clash_warning
 
 DIR = FIXTURES / "openhands"
 SID = "1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f"
@@ -150,10 +152,10 @@ def test_wrapped_trajectory_and_a_repeated_id(tmp_path):
     path = tmp_path / "t.json"
     path.write_text(json.dumps({"trajectory": events}))
     assert detect_name(fresh_registry(openhands), path) == "openhands"
-    recs, rejects, warnings = run(openhands.read, path)
+    recs, rejects, warnings = ingest(path, "openhands")
     assert not rejects and len(recs) == 6
     assert recs[0]["id"] == "openhands:t:0" and recs[2]["id"].startswith("h:")
-    assert warnings == ["t.json: 1 event(s) repeat another's id: given their content hash"]
+    assert warnings == [f"{path}: {clash_warning(1)}"]
 
 
 def test_a_file_that_is_not_an_event_is_rejected(tmp_path):

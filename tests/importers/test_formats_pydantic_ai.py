@@ -16,12 +16,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from chat_exports_helpers import ingest
 from formats_helpers import FIXTURES, THINKING, detect_name, fresh_registry, run
 
 from conftest import assert_golden
 from convo.core.io import Source
 from convo.importers.agents import pydantic_ai
 from convo.importers.registry import registry
+from convo.pipeline.ingest import clash_warning
 
 DIR = FIXTURES / "pydantic_ai"
 HISTORY = DIR / "history.json"
@@ -133,8 +135,8 @@ def test_other_kind_documents_are_not_taken(tmp_path):
 
 def test_a_repeated_response_id_is_not_shared(tmp_path):
     """A local server answering with one constant id: the second answer, of other text,
-    gets its content hash (two messages never share an id); the same answer stored
-    again keeps the id."""
+    gets its content hash (two messages never share an id: the pipeline's rule, with
+    its warning naming the file); the same answer stored again keeps the id."""
     answer = {
         "kind": "response",
         "provider_response_id": "chatcmpl-123",
@@ -147,12 +149,10 @@ def test_a_repeated_response_id_is_not_shared(tmp_path):
     ]
     path = tmp_path / "local.json"
     path.write_text(json.dumps(doc))
-    recs, _, warnings = run(pydantic_ai.read, path)
+    recs, _, warnings = ingest(path, "pydantic-ai")
     assert [r["id"] for r in recs][::2] == ["pydantic-ai:local.json:chatcmpl-123"] * 2
     assert recs[1]["id"].startswith("h:")
-    assert warnings == [
-        "local.json: 1 message(s) repeat another's response or tool call id: given their content hash"
-    ]
+    assert warnings == [f"{path}: {clash_warning(1)}"]
 
 
 def test_a_large_history_on_one_line_is_detected(tmp_path):

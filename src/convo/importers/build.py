@@ -163,8 +163,9 @@ class OwnIds:
     The same text again is the same message stored again: the same id. Memory stays
     bounded (``core.spillmap``: the id's hash -> the hash of the text; a key a few bytes
     long whatever the id's length: two ids whose 64-bit hashes meet would cost the later
-    one its id, not a loss). The one home of the rule: the readers' checks, the
-    pipeline's ``Finisher`` and a split file's ``pipeline.split.FileNumbers`` use it."""
+    one its id, not a loss). The one home of the rule: the pipeline's ``Finisher`` (every
+    reader's ids, each source) and a split file's ``pipeline.split.FileNumbers`` use it;
+    a reader does not hold its ids again."""
 
     def __init__(self) -> None:
         from convo.core.spillmap import SpillMap

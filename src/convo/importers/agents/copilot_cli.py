@@ -32,7 +32,7 @@ Decisions:
   the arguments); the other types are skipped, counted by type in one warning.
 - time = ``timestamp``. thread = ``copilot-cli:<sessionId>`` (``session.start``; else
   the session's folder, or the file's name). id = ``copilot-cli:<event id>`` (a UUID; a
-  repeated one on other text: the content hash).
+  repeated one on another message: the content hash, the pipeline's rule).
 - The first record carries ``session.start``'s data in ``extra.session``; a
   sub-agent's events their ``agentId`` in ``extra.agent_id``.
 - A line that is not JSON or not an event (``type``, ``data``) is rejected with its
@@ -53,7 +53,7 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
 from convo.importers.agents.blocks import CallNames, block_chunk, whole_chunk
 from convo.importers.agents.samples import sample_values
-from convo.importers.build import OwnIds, message
+from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head, json_lines
@@ -123,7 +123,6 @@ class _Session:
         self.tools = CallNames()
         self.reasoning: list[str] = []
         self.skipped: Counter[str] = Counter()
-        self.own = OwnIds()
 
     def event(self, event: dict[str, Any], where: str) -> ConversationMessage | None:
         kind, data = event["type"], event["data"]
@@ -167,7 +166,7 @@ class _Session:
             speaker=speaker,
             listeners=OTHER[speaker],
             timestamp=_time(event.get("timestamp")),
-            id=self.own.checked(f"{NAME}:{own}" if own else None, chunks),
+            id=f"{NAME}:{own}" if own else None,
             source_id=where,
             format=NAME,
             thread=self.thread,
@@ -186,15 +185,12 @@ class _Session:
         return [], thinking
 
     def finish(self) -> None:
-        self.own.close()
         name = self.source.name
         if self.reasoning:
             self.ctx.warn(name, f"{len(self.reasoning)} reasoning block(s) no message follows: not kept")  # fmt: skip
         if self.skipped:
             kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.skipped.items()))
             self.ctx.warn(name, f"session events skipped (the UI's state): {kinds}")
-        if self.own.clashes:
-            self.ctx.warn(name, f"{self.own.clashes} event(s) repeat another's id: given their content hash")  # fmt: skip
 
 
 Made = tuple[str, list[str], list[str], dict[str, Any]]

@@ -64,7 +64,7 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
 from convo.importers import sqlitedb
 from convo.importers.agents.blocks import dumps, whole_chunk
-from convo.importers.build import OwnIds, message
+from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str
@@ -158,7 +158,6 @@ class _Db:
         self.source = source
         self.ctx = ctx
         self.con = con
-        self.own = OwnIds()
         self.empty = 0
         self.missing = 0
         self.bad: set[str] = set()  # keys rejected (not JSON): not counted missing too
@@ -220,14 +219,10 @@ class _Db:
             yield from _Chat(self, as_str(tab.get("tabId")), tab, panel=True).records()
 
     def finish(self) -> None:
-        self.own.close()
         if self.empty:
             self.ctx.warn(self.source.name, f"{self.empty} Cursor message(s) stored empty (null): nothing to read")  # fmt: skip
         if self.missing:
             self.ctx.warn(self.source.name, f"{self.missing} message(s) a composer lists are not in the database")  # fmt: skip
-        if self.own.clashes:
-            self.ctx.warn(self.source.name, f"{self.own.clashes} message(s) repeat another's id: "
-                          "given their content hash")  # fmt: skip
 
 
 class _Chat:
@@ -304,7 +299,7 @@ class _Chat:
             speaker=speaker,
             listeners=OTHER[speaker],
             timestamp=when or self.started,
-            id=self.db.own.checked(own, chunks),
+            id=own,
             source_id=where,
             format=NAME,
             thread=self.thread,

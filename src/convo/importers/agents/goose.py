@@ -31,8 +31,8 @@ Decisions:
 - time = ``created`` (epoch seconds, UTC).
 - thread = ``goose:<session>`` (the file's name without ``.jsonl``: Goose names sessions
   by their start, ``20250301_101500``, or as the person asked). id = ``goose:<id>``
-  when the message has one (newer versions; a repeated one on other text: the content
-  hash), else the content hash.
+  when the message has one (newer versions; one repeated on another message: the
+  content hash, the pipeline's rule), else the content hash.
 - The metadata line: ``description`` is the first message's subject, the rest in its
   ``extra.session``.
 - A line that is not JSON or not a message is rejected with its line.
@@ -53,7 +53,7 @@ from convo.core.timestamps import parse_any
 from convo.importers.agents import goose_db
 from convo.importers.agents.blocks import block_chunk, dumps, whole_chunk
 from convo.importers.agents.samples import sample_values
-from convo.importers.build import OwnIds, file_local_id, message
+from convo.importers.build import file_local_id, message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head, json_lines
@@ -129,7 +129,6 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             ctx.reject(where, "not a Goose message (role, created, content)", value)
             continue
         yield session.record(value, where)
-    session.finish()
 
 
 def _read_db(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
@@ -137,8 +136,6 @@ def _read_db(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage
     session: _Session | None = None
     for sid, meta, where, msg in goose_db.sessions(source):
         if where is None:  # a session starts
-            if session is not None:
-                session.finish()
             session = _Session(source, ctx)
             session.thread = f"{NAME}:{sid}"
             title = meta.get("name") or meta.get("description")
@@ -149,8 +146,6 @@ def _read_db(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage
             yield session.record(msg, where)
         else:
             ctx.reject(where, "not a Goose message (role, created, content)", msg)
-    if session is not None:
-        session.finish()
 
 
 class _Session:
@@ -166,7 +161,6 @@ class _Session:
         self.meta: dict[str, Any] | None = None
         self.first = True
         self.tools: dict[str, str] = {}
-        self.own = OwnIds()
 
     def record(self, msg: dict[str, Any], where: str) -> ConversationMessage:
         role = msg["role"]
@@ -188,9 +182,7 @@ class _Session:
             speaker=speaker,
             listeners=OTHER.get(speaker, []),
             timestamp=_time(msg["created"]),
-            id=self.own.checked(
-                file_local_id(NAME, own, self.source.name) if own else None, chunks
-            ),
+            id=file_local_id(NAME, own, self.source.name) if own else None,
             source_id=where,
             format=NAME,
             thread=self.thread,
@@ -247,12 +239,6 @@ class _Session:
         return whole_chunk(
             {"type": "tool_result", "name": name, "content": text, "is_error": error}
         )
-
-    def finish(self) -> None:
-        self.own.close()
-        if self.own.clashes:
-            self.ctx.warn(self.source.name, f"{self.own.clashes} message(s) repeat another's id: "
-                          "given their content hash")  # fmt: skip
 
 
 def _content_text(c: dict[str, Any]) -> str:

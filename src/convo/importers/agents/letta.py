@@ -38,7 +38,7 @@ Decisions:
 - time = ``created_at``; naive times are UTC (Letta writes UTC); none: the epoch sentinel.
 - thread = ``letta:<file>:<agent id or name>`` (ids in the file are renumbered). id =
   ``letta:<file>:<message id>`` (v2), else the content hash (also for a message
-  repeating another's id: counted, one warning).
+  repeating another's id: the pipeline's rule, one warning; docs/ids.md).
 - ``extra``: ``model``, ``tool_call_id``, ``tool_returns``, ``blocks`` (tool calls
   whole), ``envelope`` (the user message's ``type`` and ``time``), ``limit`` (a block).
 - The file is read whole (one object, or that object's JSON written as one JSON string,
@@ -61,7 +61,7 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.blocks import block_chunk, inner_json, tool_use_block, whole_chunk
-from convo.importers.build import OwnIds, message, scoped_id
+from convo.importers.build import message, scoped_id
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head
@@ -95,16 +95,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         ctx.reject(source.name, "not a Letta agent file (an object)", doc)
         return
     untimed = 0
-    own = OwnIds()
     for rec in _agents(source, ctx, doc):
         untimed += rec.timestamp is None
-        rec.id = own.checked(rec.id, rec.text_chunks)
         yield rec
-    own.close()
-    if own.clashes:
-        ctx.warn(
-            source.name, f"{own.clashes} message(s) repeat another's id: given their content hash"
-        )
     if untimed:
         ctx.warn(
             source.name, "records without created_at (v2's memory blocks) get the epoch sentinel"

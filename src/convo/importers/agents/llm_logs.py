@@ -48,7 +48,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import format_timestamp_utc, iso_ts, parse_datetime
 from convo.importers.agents.blocks import whole_chunk
-from convo.importers.build import OwnIds, file_local, file_local_id, file_scope, message
+from convo.importers.build import file_local, file_local_id, file_scope, message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, json_head_with
@@ -78,20 +78,12 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     doc = StreamedDoc(source, ())
     doc.expect("expected the JSON array `llm logs --json` writes")
     named: set[str] = set()
-    own = OwnIds()  # a damaged or hand-joined log repeating an id: its content hash
     for item, line in doc.items():
         where = ctx.loc(line)
         if not _is_call(item):
             ctx.reject(where, "not an LLM log entry (prompt, response)", item)
             continue
-        for rec in call_records(item, where, named, source.name):
-            rec.id = own.checked(rec.id, rec.text_chunks)
-            yield rec
-    own.close()
-    if own.clashes:
-        ctx.warn(
-            source.name, f"{own.clashes} record(s) repeat another's id: given their content hash"
-        )
+        yield from call_records(item, where, named, source.name)
 
 
 def call_records(

@@ -33,7 +33,6 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.importers.agents import llm_logs
 from convo.importers.agents.llm_dbrows import calls
-from convo.importers.build import OwnIds
 from convo.importers.context import ImportContext
 from convo.importers.registry import Format
 
@@ -97,16 +96,8 @@ def _read(con: Any, source: Source, ctx: ImportContext) -> Iterator[Conversation
         raise InputError("not an LLM logs database (no responses or turns)", where=source.name,
                          hint=_HINT)  # fmt: skip
     named: set[str] = set()
-    own = OwnIds()
     for item, where in calls(con, tables):
-        for rec in llm_logs.call_records(item, ctx.loc(where), named, source.name):
-            rec.id = own.checked(rec.id, rec.text_chunks)
-            yield rec
-    own.close()
-    if own.clashes:
-        ctx.warn(
-            source.name, f"{own.clashes} record(s) repeat another's id: given their content hash"
-        )
+        yield from llm_logs.call_records(item, ctx.loc(where), named, source.name)
 
 
 DESCRIPTION = "LLM CLI database (simonw/llm: logs.db, every schema version)"

@@ -45,7 +45,8 @@ Decisions:
   ``events/`` folder beside it is read from there, not twice (one warning).
 - id = ``openhands:<conversation>:<event id>`` (an event id is unique in its
   conversation; an event file and its cache page give the same record, the same id);
-  a repeated one on other text (``build.OwnIds``), or none: the content hash.
+  one repeated on another message (the pipeline's rule, docs/ids.md), or none: the
+  content hash.
 - ``extra``: ``event_id``, ``cause``, ``action`` or ``observation``, ``source``, the
   tool call's ``function_name`` and ``tool_call_id``, an observation's ``extras`` (the
   screenshot and the browser's page objects left out), ``llm_metrics``' cost and tokens.
@@ -71,7 +72,7 @@ from convo.importers.agents.blocks import (
     whole_chunk,
 )
 from convo.importers.agents.openhands_v1 import is_v1_event, v1_parts
-from convo.importers.build import OwnIds, file_scope, message
+from convo.importers.build import file_scope, message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, json_head
@@ -206,7 +207,6 @@ class _Stream:
         else:
             self.scope = conversation(source)
             self.thread = f"{NAME}:{self.scope}"
-        self.own = OwnIds()
         self.kinds = CallNames()  # an action's type by its event id (what an observation answers)
         self.elsewhere = 0  # a cache page's events that have their own file beside
         self.skipped: dict[str, int] = {}  # V1 events of no message, by kind
@@ -239,7 +239,7 @@ class _Stream:
             speaker=speaker,
             listeners=OTHER[speaker],
             timestamp=self._time(event.get("timestamp")),
-            id=self.own.checked(own, chunks),
+            id=own,
             source_id=where,
             format=NAME,
             thread=self.thread,
@@ -255,16 +255,12 @@ class _Stream:
             return None
 
     def finish(self) -> None:
-        self.own.close()
         if self.skipped:
             counts = ", ".join(f"{n} {kind}" for kind, n in sorted(self.skipped.items()))
             self.ctx.warn(self.source.name, f"skipped events that hold no message: {counts}")
         if self.elsewhere:
             self.ctx.warn(self.source.name, f"{self.elsewhere} event(s) of this cache page have "
                           "their own file in events/ beside it: read from there")  # fmt: skip
-        if self.own.clashes:
-            self.ctx.warn(self.source.name, f"{self.own.clashes} event(s) repeat another's id: "
-                          "given their content hash")  # fmt: skip
 
 
 Parts = tuple[str, list[str], list[str], dict[str, Any]]

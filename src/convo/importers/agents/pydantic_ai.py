@@ -46,8 +46,8 @@ Decisions:
   else the file's name. id = ``pydantic-ai:<provider_response_id>`` for a response, a
   tool return ``pydantic-ai:<tool_call_id>:return``, else the content hash; a history
   stored again after a later run gives the same ids (the store keeps one copy); an id
-  repeated on a message of other text (a server's constant response id) is not used
-  again: that message gets its content hash (counted, one warning).
+  repeated on another message (a server's constant response id) is not used again:
+  that message gets its content hash, one warning (the pipeline's rule, docs/ids.md).
 - ``extra``: ``model`` (``model_name``), ``provider``, ``usage``, ``finish_reason``,
   ``run_id``, ``metadata``, ``blocks`` (the normalised blocks: tool calls and results
   kept whole for ``convo export``), ``tool_call_id``.
@@ -68,7 +68,7 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.blocks import block_chunk, dumps, parse_arguments, whole_chunk
 from convo.importers.agents.samples import iter_samples, sample_values, sub
-from convo.importers.build import OwnIds, file_local_id, message
+from convo.importers.build import file_local_id, message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, NAIVE_IN_TZ, Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head_with
@@ -151,7 +151,6 @@ class _History:
         self.instructions: dict[str, str] = {}  # thread -> its last instructions
         self.untimed = 0
         self.deltas = 0
-        self.own = OwnIds()
 
     def records(self, msg: dict[str, Any], where: str) -> Iterator[ConversationMessage]:
         conversation = as_str(msg.get("conversation_id"))
@@ -287,7 +286,7 @@ class _History:
             speaker=speaker,
             listeners=LISTENERS.get(speaker, []),
             timestamp=ts,
-            id=self.own.checked(id, chunks),
+            id=id,
             source_id=where,
             format=NAME,
             thread=thread,
@@ -298,10 +297,6 @@ class _History:
 
     def finish(self) -> None:
         name = self.source.name
-        self.own.close()
-        if self.own.clashes:
-            self.ctx.warn(name, f"{self.own.clashes} message(s) repeat another's response or "
-                          "tool call id: given their content hash")  # fmt: skip
         if self.deltas:
             self.ctx.warn(name, f"{self.deltas} tool-availability-delta part(s) not read (no text)")
         if self.untimed:

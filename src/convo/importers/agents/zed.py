@@ -44,7 +44,7 @@ from typing import Any
 from convo.core.compression import strip_compressed
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
-from convo.importers.build import OwnIds, message
+from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head
@@ -101,7 +101,6 @@ class _Conversation:
         self.thread = f"{NAME}:{own or stem}" if (own or stem) and not source.is_stdin else ctx.thread_of(source.name)  # fmt: skip
         self.commands = _ranges(doc.get("slash_command_output_sections"))
         self.thoughts = _ranges(doc.get("thought_process_output_sections"))
-        self.own = OwnIds()
 
     def _messages(self) -> list[tuple[int, str, dict[str, Any], str]]:
         """(start, local id, metadata, where) of each message with its metadata, by start."""
@@ -135,12 +134,8 @@ class _Conversation:
             end = found[i + 1][0] if i + 1 < len(found) else len(self.text)
             first = i == 0
             yield self._record(start, max(start, end), local, meta, where, first, summary)
-        self.own.close()
         if found:
             self.ctx.warn(self.source.name, "Zed records no times: its messages have none")
-        if self.own.clashes:
-            self.ctx.warn(self.source.name, f"{self.own.clashes} message(s) repeat another's id: "
-                          "given their content hash")  # fmt: skip
 
     def _cut(self, start: int, end: int, role: str) -> tuple[list[str], list[str]]:
         """The message's chunks and its private thinking (the thought sections inside)."""
@@ -186,7 +181,7 @@ class _Conversation:
             speaker=role,
             listeners=OTHER[role],
             timestamp=None,
-            id=self.own.checked(own, chunks),
+            id=own,
             source_id=where,
             format=NAME,
             thread=self.thread,

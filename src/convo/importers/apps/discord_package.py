@@ -39,7 +39,8 @@ Decisions:
 Ids and their scope (docs/ids.md): ``discord:<ID>``, the snowflake DiscordChatExporter's
 JSON export gives the same message (so the two exports of one message are one record);
 an ``ID`` that is not a snowflake: the content hash, scoped by the thread. An ``ID`` the
-file repeats on other text gets the content hash (``build.OwnIds``), with a warning.
+file repeats on another message gets the content hash, with a warning (the pipeline's
+rule, docs/ids.md).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ from convo.core.io import Source, load_json, open_binary
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.apps.common import EmptyCounter, csv_rows
-from convo.importers.build import OwnIds, message
+from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import StreamedDoc, as_dict, as_str, has_key, json_head_with
@@ -267,7 +268,6 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             "{ID, Timestamp, Contents, Attachments}",
         )
     chan = _Channel(source, ctx)
-    own = OwnIds()
     empty = EmptyCounter()
     for where, row in _rows(source, ctx):
         got = _message(row, where, chan)
@@ -276,12 +276,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         elif got is None:
             empty.skip(where)
         else:
-            got.id = own.checked(got.id, got.text_chunks)
             yield got
-    own.close()
-    if own.clashes:
-        ctx.warn(source.name, f"{own.clashes} message(s) repeat another's ID: given their "
-                 "content hash")  # fmt: skip
     empty.report(ctx, "messages with neither text nor attachment (embeds, stickers)")
 
 

@@ -51,7 +51,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
 from convo.importers.apps.common import SYSTEM_TAG
-from convo.importers.build import OwnIds, message
+from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
 from convo.importers.jsoninput import (
@@ -222,7 +222,6 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     key = _OLD if has_key(json_head_with(source, opens="{"), _OLD) else _NEW
     doc = StreamedDoc(source, (key,))
     doc.expect(f"not a Google Hangouts Takeout file (no {key} list)")
-    own = OwnIds()
     skipped: dict[str, int] = {}
     for item, line in doc.items():
         where = ctx.loc(line)
@@ -238,12 +237,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
                 kind = as_str(as_dict(event).get("event_type")) or "no type"
                 skipped[kind] = skipped.get(kind, 0) + 1
             else:
-                got.id = own.checked(got.id, got.text_chunks)
                 yield got
-    own.close()
-    if own.clashes:
-        ctx.warn(source.name, f"{own.clashes} event(s) repeat another's event_id: given "
-                 "their content hash")  # fmt: skip
     if skipped:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(skipped.items()))
         ctx.warn(source.name, f"skipped events with no message text: {kinds}")

@@ -60,7 +60,7 @@ from convo.importers.agents.blocks import (
     whole_chunk,
 )
 from convo.importers.agents.samples import sample_values
-from convo.importers.build import GLOBAL_ID_LENGTH, OwnIds, message, scoped_id
+from convo.importers.build import GLOBAL_ID_LENGTH, message, scoped_id
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head, json_lines
@@ -129,19 +129,11 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
                      "messages.jsonl beside it: no messages")  # fmt: skip
         return
     thread = _Thread(source, ctx)
-    own = OwnIds()  # a damaged or hand-joined file repeating an id: its content hash
     for _, where, value in json_lines(source, ctx):
         if not _is_message(value):
             ctx.reject(where, "not a Jan message (object thread.message, content)", value)
             continue
-        rec = thread.record(value, where)
-        rec.id = own.checked(rec.id, rec.text_chunks)
-        yield rec
-    own.close()
-    if own.clashes:
-        ctx.warn(
-            source.name, f"{own.clashes} message(s) repeat another's id: given their content hash"
-        )
+        yield thread.record(value, where)
     if thread.undated:
         ctx.warn(source.name, f"{thread.undated} message(s) without a time (created_at 0 or "
                  "missing): the epoch")  # fmt: skip

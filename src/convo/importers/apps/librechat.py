@@ -45,7 +45,7 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.blocks import block_chunk, dumps, whole_chunk
-from convo.importers.build import OwnIds, file_local_id, message
+from convo.importers.build import file_local_id, message
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head
@@ -92,25 +92,17 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         "endpoint": doc.get("endpoint"),
         "options": doc.get("options"),
     }
-    own = OwnIds()
     for msg, where in found:
         if not _is_message(msg):
             ctx.reject(where, "not a LibreChat message (messageId)", msg)
             continue
         hears = hearers.get(msg["messageId"], [])
         rec = _record(msg, where, thread, hears, ctx.options.include_thinking, source.name)
-        rec.id = own.checked(rec.id, rec.text_chunks)
         if first:
             rec.subject = first.pop("title") or None
             rec.extra = {**(rec.extra or {}), "conversation": {k: v for k, v in first.items() if v}}
             first = {}
         yield rec
-    own.close()
-    if own.clashes:
-        ctx.warn(
-            source.name,
-            f"{own.clashes} message(s) repeat another's messageId: given their content hash",
-        )
 
 
 def _hearers(messages: list[dict[str, Any]]) -> dict[str, list[str]]:
