@@ -31,7 +31,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
-from convo.importers.registry import Format, head_lines
+from convo.importers.registry import Format
 from convo.importers.transcripts.cuetext import valid_name
 from convo.importers.transcripts.textturns import (
     CLOCK,
@@ -39,6 +39,7 @@ from convo.importers.transcripts.textturns import (
     clock_seconds,
     headed_paragraphs,
     never,
+    sniff_headed,
 )
 
 NAME = "txt-transcript"
@@ -57,14 +58,7 @@ def header(line: str) -> Header | None:
 
 
 def sniff_txt_transcript(source: Source) -> int:
-    lines = head_lines(source, 12)
-    first = header(lines[0]) if lines else None
-    if first is None:
-        return 0
-    if sum(1 for x in lines if header(x)) >= 2:
-        return 70
-    whole = len(source.head) < 4096 and len(lines) < 12
-    return 55 if whole and (len(lines) >= 2 or first[2]) else 0
+    return sniff_headed(source, header, 70, 55)
 
 
 def read_txt_transcript(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:

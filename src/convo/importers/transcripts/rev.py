@@ -36,13 +36,14 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
-from convo.importers.registry import Format, head_lines
+from convo.importers.registry import Format
 from convo.importers.transcripts.textturns import (
     CLOCK,
     Header,
     clock_seconds,
     headed_paragraphs,
     never,
+    sniff_headed,
 )
 
 NAME = "rev"
@@ -59,16 +60,8 @@ def header(line: str) -> Header | None:
 
 
 def sniff_rev(source: Source) -> int:
-    lines = head_lines(source, 12)
-    if lines and lines[0].lstrip()[:1] in ("{", "[", "<"):
-        return 0  # JSON or markup (the gate in ``transcripts`` says the same)
-    first = header(lines[0]) if lines else None
-    if first is None:
-        return 0
-    if sum(1 for x in lines if header(x)) >= 2:
-        return 80
-    whole = len(source.head) < 4096 and len(lines) < 12
-    return 60 if whole and (len(lines) >= 2 or first[2]) else 0
+    # not JSON nor markup (the gate in ``transcripts`` says the same)
+    return sniff_headed(source, header, 80, 60, refuse="{[<")
 
 
 def read_rev(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:

@@ -21,6 +21,7 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_plus, format_timestamp_utc
 from convo.importers.build import ContentIds, message
 from convo.importers.context import ImportContext
+from convo.importers.registry import head_lines
 from convo.importers.transcripts.cues import text_lines
 
 # ``M:SS``, ``MM:SS`` or ``H:MM:SS`` (up to six hour digits): minutes and seconds < 60.
@@ -105,6 +106,32 @@ def never(_line: str) -> bool:
 
 # A paragraph's header line read: (speaker or None, offset in seconds, text on the line).
 Header = tuple[str | None, int, str]
+
+
+def sniff_headed(
+    source: Source,
+    header: Callable[[str], Header | None],
+    found: int,
+    whole: int,
+    *,
+    refuse: str = "",
+) -> int:
+    """The score of a text transcript whose turns each open with a header line (``header``
+    reads one) in the first 12 non-blank lines of the head: the first is a header and a
+    second is there too, ``found``; the head is the whole file (under 4 KiB, under 12
+    lines), its first line a header with words or followed by another line, ``whole``;
+    else 0. A first line opening with a character of ``refuse`` (``{[<``: JSON or
+    markup) is none."""
+    lines = head_lines(source, 12)
+    if not lines or (refuse and lines[0].lstrip()[:1] in refuse):
+        return 0
+    first = header(lines[0])
+    if first is None:
+        return 0
+    if sum(1 for x in lines if header(x)) >= 2:
+        return found
+    alone = len(source.head) < 4096 and len(lines) < 12
+    return whole if alone and (len(lines) >= 2 or first[2]) else 0
 
 
 def headed_paragraphs(
