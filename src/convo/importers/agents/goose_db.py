@@ -26,7 +26,6 @@ from typing import Any
 
 import orjson
 
-from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.importers import sqlitedb
 
@@ -37,26 +36,15 @@ _SKIPPED = frozenset({"id", "extension_data", "recipe_json", "user_recipe_values
 
 def is_goose_db(source: Source) -> bool:
     """SQLite holding Goose's ``sessions`` and ``messages`` tables."""
-    if not sqlitedb.is_sqlite(source):
-        return False
-    try:
-        con = sqlitedb.connect(source)
-    except sqlitedb.ERRORS:
-        return False
-    try:
-        if not {"sessions", "messages"} <= sqlitedb.tables(con):
-            return False
-        return _columns(con, "messages") >= MESSAGE_COLUMNS and "working_dir" in _columns(
-            con, "sessions"
-        )
-    except sqlitedb.ERRORS:
-        return False
-    finally:
-        con.close()
+    return sqlitedb.holds(source, _goose_tables)
 
 
-def _columns(con: Any, table: str) -> set[str]:
-    return {r[1] for r in con.execute(f"PRAGMA table_info({table})")}
+def _goose_tables(con: Any) -> bool:
+    return (
+        {"sessions", "messages"} <= sqlitedb.tables(con)
+        and sqlitedb.columns(con, "messages") >= MESSAGE_COLUMNS
+        and "working_dir" in sqlitedb.columns(con, "sessions")
+    )
 
 
 def sessions(source: Source) -> Iterator[tuple[str, dict[str, Any], str | None, Any]]:
@@ -64,16 +52,9 @@ def sessions(source: Source) -> Iterator[tuple[str, dict[str, Any], str | None, 
     None) first, then (the id, its columns, the message's place, the message as a
     session file's line, or the row itself when its content is not a JSON list). Read
     here whole, so a damaged file is one InputError."""
-    try:
-        con = sqlitedb.connect(source)
-    except sqlitedb.ERRORS as e:
-        raise InputError(f"cannot open Goose's sessions.db ({e})", where=source.name) from None
-    try:
-        yield from _sessions(con, source.name)
-    except sqlitedb.ERRORS as e:
-        raise InputError(f"not Goose's sessions.db ({e})", where=source.name) from None
-    finally:
-        con.close()
+    return sqlitedb.read_whole(
+        source, lambda con: _sessions(con, source.name), "Goose's sessions.db"
+    )
 
 
 def _sessions(con: Any, name: str) -> Iterator[tuple[str, dict[str, Any], str | None, Any]]:
@@ -95,7 +76,7 @@ def _sessions(con: Any, name: str) -> Iterator[tuple[str, dict[str, Any], str | 
 
 
 def _messages(con: Any, name: str, sid: str) -> Iterator[tuple[str, Any]]:
-    cols = _columns(con, "messages")
+    cols = sqlitedb.columns(con, "messages")
     mid = "message_id" if "message_id" in cols else "NULL"
     meta = "metadata_json" if "metadata_json" in cols else "NULL"
     for row in con.execute(

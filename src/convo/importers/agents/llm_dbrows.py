@@ -28,6 +28,8 @@ from typing import Any
 
 import orjson
 
+from convo.importers.sqlitedb import columns
+
 CHUNK = 256  # legacy calls whose extras are fetched by one query each
 MEMO = 50_000  # message rows remembered while walking chains (then forgotten)
 
@@ -40,10 +42,6 @@ def lenient_json(value: Any) -> Any:
         return orjson.loads(value)
     except orjson.JSONDecodeError:
         return value
-
-
-def columns(con: Any, table: str) -> set[str]:
-    return {r[1] for r in con.execute(f'PRAGMA table_info("{table}")')}
 
 
 def _dicts(cur: Any) -> Iterator[dict[str, Any]]:

@@ -24,7 +24,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from convo.importers.agents.llm_dbrows import MEMO, columns, lenient_json
+from convo.importers.agents.llm_dbrows import MEMO, lenient_json
+from convo.importers.sqlitedb import columns
 
 _TURNS = (
     "SELECT turns.*, {name} AS conversation_name, {schema} AS _schema FROM turns{join} "

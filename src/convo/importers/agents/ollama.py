@@ -39,7 +39,6 @@ from typing import Any
 
 import orjson
 
-from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
@@ -69,23 +68,16 @@ def _is_answer(value: Any) -> bool:
     )
 
 
+_APP_TABLES = frozenset({"chats", "messages", "tool_calls"})
+_APP_COLUMNS = frozenset({"chat_id", "role", "content", "thinking"})
+
+
 def _is_app_db(source: Source) -> bool:
-    if not sqlitedb.is_sqlite(source):
-        return False
-    try:
-        con = sqlitedb.connect(source)
-    except sqlitedb.ERRORS:
-        return False
-    try:
-        tables = sqlitedb.tables(con)
-        if not {"chats", "messages", "tool_calls"} <= tables:
-            return False
-        cols = {r[1] for r in con.execute("PRAGMA table_info(messages)")}
-        return {"chat_id", "role", "content", "thinking"} <= cols
-    except sqlitedb.ERRORS:
-        return False
-    finally:
-        con.close()
+    return sqlitedb.holds(source, _app_tables)
+
+
+def _app_tables(con: Any) -> bool:
+    return sqlitedb.tables(con) >= _APP_TABLES and sqlitedb.columns(con, "messages") >= _APP_COLUMNS
 
 
 def sniff(source: Source) -> int:
@@ -108,20 +100,11 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
 
 
 def _read_db(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    try:
-        con = sqlitedb.connect(source)
-    except sqlitedb.ERRORS as e:
-        raise InputError(f"cannot open Ollama's db.sqlite ({e})", where=source.name) from None
-    try:
-        yield from _chats(con, source, ctx)
-    except sqlitedb.ERRORS as e:
-        raise InputError(f"not Ollama's db.sqlite ({e})", where=source.name) from None
-    finally:
-        con.close()
+    return sqlitedb.read_whole(source, lambda con: _chats(con, source, ctx), "Ollama's db.sqlite")
 
 
 def _chats(con: Any, source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    cols = {r[1] for r in con.execute("PRAGMA table_info(messages)")}
+    cols = sqlitedb.columns(con, "messages")
     result = "tool_result" if "tool_result" in cols else "NULL"
     attached = "attachments" in sqlitedb.tables(con)
     chats = con.execute("SELECT id, title FROM chats ORDER BY created_at, id").fetchall()
