@@ -23,6 +23,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+import orjson
+
 from convo.core.io import Source
 
 if TYPE_CHECKING:
@@ -58,6 +60,21 @@ def connect(source: Source, *, immutable: bool = True) -> sqlite3.Connection:
 
 def tables(con: sqlite3.Connection) -> set[str]:
     return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def columns(con: sqlite3.Connection, table: str) -> set[str]:
+    """The column names of ``table`` (none when there is no such table)."""
+    return {r[1] for r in con.execute(f'PRAGMA table_info("{table}")')}
+
+
+def lenient_json(value: Any) -> Any:
+    """A JSON column's value decoded; text that is not JSON, and other values, as they are."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return value
 
 
 def row_value(row: Any) -> list[Any]:

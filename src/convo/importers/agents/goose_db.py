@@ -24,8 +24,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
-
 from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.importers import sqlitedb
@@ -46,17 +44,12 @@ def is_goose_db(source: Source) -> bool:
     try:
         if not {"sessions", "messages"} <= sqlitedb.tables(con):
             return False
-        return _columns(con, "messages") >= MESSAGE_COLUMNS and "working_dir" in _columns(
-            con, "sessions"
-        )
+        found = sqlitedb.columns(con, "messages")
+        return found >= MESSAGE_COLUMNS and "working_dir" in sqlitedb.columns(con, "sessions")
     except sqlitedb.ERRORS:
         return False
     finally:
         con.close()
-
-
-def _columns(con: Any, table: str) -> set[str]:
-    return {r[1] for r in con.execute(f"PRAGMA table_info({table})")}
 
 
 def sessions(source: Source) -> Iterator[tuple[str, dict[str, Any], str | None, Any]]:
@@ -95,7 +88,7 @@ def _sessions(con: Any, name: str) -> Iterator[tuple[str, dict[str, Any], str | 
 
 
 def _messages(con: Any, name: str, sid: str) -> Iterator[tuple[str, Any]]:
-    cols = _columns(con, "messages")
+    cols = sqlitedb.columns(con, "messages")
     mid = "message_id" if "message_id" in cols else "NULL"
     meta = "metadata_json" if "metadata_json" in cols else "NULL"
     for row in con.execute(
@@ -106,22 +99,13 @@ def _messages(con: Any, name: str, sid: str) -> Iterator[tuple[str, Any]]:
         rid, own, role, content, created, metadata = row
         row = sqlitedb.row_value(row)
         where = f"{name}#messages-{rid}"
-        parsed = _json(content)
+        parsed = sqlitedb.lenient_json(content)
         if not isinstance(parsed, list):
             yield where, row
             continue
         msg: dict[str, Any] = {"role": role, "created": created, "content": parsed}
         if own:
             msg["id"] = own
-        if isinstance(_json(metadata), dict):
-            msg["metadata"] = _json(metadata)
+        if isinstance(sqlitedb.lenient_json(metadata), dict):
+            msg["metadata"] = sqlitedb.lenient_json(metadata)
         yield where, msg
-
-
-def _json(text: Any) -> Any:
-    if not isinstance(text, str):
-        return text
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return text
