@@ -110,7 +110,7 @@ class _Inflate(io.RawIOBase):
         import gzip  # (loaded here, and tempfile in real_path: a plain file needs neither)
 
         self._in = _Counted(compressed)
-        self._gzip = gzip.GzipFile(fileobj=self._in, mode="rb")  # type: ignore[arg-type]
+        self._gzip = gzip.GzipFile(fileobj=self._in, mode="rb")
         self._name = name
         self._out = 0
 
