@@ -40,26 +40,23 @@ Cond = tuple[str, tuple["Any", ...]]
 
 def conjoin(parts: list[Cond]) -> Cond:
     """The AND of ``parts``, TRUE and FALSE folded away."""
-    if any(c == FALSE for c, _ in parts):
-        return FALSE, ()
-    kept = [(c, p) for c, p in parts if c != TRUE]
-    if not kept:
-        return TRUE, ()
-    if len(kept) == 1:
-        return kept[0]
-    return "(" + " AND ".join(c for c, _ in kept) + ")", tuple(x for _, p in kept for x in p)
+    return _join(parts, " AND ", FALSE, TRUE)
 
 
 def disjoin(parts: list[Cond]) -> Cond:
     """The OR of ``parts``, TRUE and FALSE folded away."""
-    if any(c == TRUE for c, _ in parts):
-        return TRUE, ()
-    kept = [(c, p) for c, p in parts if c != FALSE]
+    return _join(parts, " OR ", TRUE, FALSE)
+
+
+def _join(parts: list[Cond], op: str, absorbing: str, neutral: str) -> Cond:
+    if any(c == absorbing for c, _ in parts):
+        return absorbing, ()
+    kept = [(c, p) for c, p in parts if c != neutral]
     if not kept:
-        return FALSE, ()
+        return neutral, ()
     if len(kept) == 1:
         return kept[0]
-    return "(" + " OR ".join(c for c, _ in kept) + ")", tuple(x for _, p in kept for x in p)
+    return "(" + op.join(c for c, _ in kept) + ")", tuple(x for _, p in kept for x in p)
 
 
 def negate(part: Cond) -> Cond:

@@ -41,7 +41,7 @@ def db_rows(source: Source) -> Iterator[tuple[str, str | None, dict[str, Any] | 
 
 
 def _merged(con: Any) -> Iterator[tuple[str, str | None, dict[str, Any] | None]]:
-    cols = {r[1] for r in con.execute("PRAGMA table_info(chat_completions)")}
+    cols = sqlitedb.columns(con, "chat_completions")
     sessions: dict[int, list[tuple[str, str]]] = {}
     for agent_id, sid, ts in con.execute(
         "SELECT agent_id, session_id, timestamp FROM agents ORDER BY timestamp"

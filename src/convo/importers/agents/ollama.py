@@ -37,8 +37,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
-
 from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
@@ -51,6 +49,7 @@ from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head
 from convo.importers.registry import Format
+from convo.importers.sqlitedb import lenient_json
 
 NAME = "ollama"
 OTHER = {"user": ["assistant"], "assistant": ["user"], "tool": ["assistant"]}
@@ -80,7 +79,7 @@ def _is_app_db(source: Source) -> bool:
         tables = sqlitedb.tables(con)
         if not {"chats", "messages", "tool_calls"} <= tables:
             return False
-        cols = {r[1] for r in con.execute("PRAGMA table_info(messages)")}
+        cols = sqlitedb.columns(con, "messages")
         return {"chat_id", "role", "content", "thinking"} <= cols
     except sqlitedb.ERRORS:
         return False
@@ -121,7 +120,7 @@ def _read_db(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage
 
 
 def _chats(con: Any, source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    cols = {r[1] for r in con.execute("PRAGMA table_info(messages)")}
+    cols = sqlitedb.columns(con, "messages")
     result = "tool_result" if "tool_result" in cols else "NULL"
     attached = "attachments" in sqlitedb.tables(con)
     chats = con.execute("SELECT id, title FROM chats ORDER BY created_at, id").fetchall()
@@ -177,7 +176,7 @@ def _app_message(
         subject=subject or None,
         role=role if role in ("system", "user", "assistant", "tool") else None,
         extra={"model": model or None, "thinking": thoughts or None,
-               "tool_result": _json(result) if result and role != "tool" else None},
+               "tool_result": lenient_json(result) if result and role != "tool" else None},
     )  # fmt: skip
 
 
@@ -188,26 +187,17 @@ def _app_chunks(
     the results the app kept with them; ``calls`` gets the calls' names."""
     chunks: list[str] = []
     if role == "tool":
-        said = content or (dumps(_json(result)) if result else "")
+        said = content or (dumps(lenient_json(result)) if result else "")
         chunks.append(f"[tool_result {calls[-1] if calls else 'tool'}] {said}")
     elif content:
         chunks.append(content)
     for name, args, output in tools:
         label = as_str(name) or "?"
         calls.append(label)
-        chunks.append(f"[tool_use {label}] {dumps(_json(args)) if args else '{}'}")
+        chunks.append(f"[tool_use {label}] {dumps(lenient_json(args)) if args else '{}'}")
         if output:
-            chunks.append(f"[tool_result {label}] {_text(_json(output))}")
+            chunks.append(f"[tool_result {label}] {_text(lenient_json(output))}")
     return chunks
-
-
-def _json(text: Any) -> Any:
-    if not isinstance(text, str):
-        return text
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return text
 
 
 def _text(value: Any) -> str:
