@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from convo.embed import check_vectors, embed_store, quantized, semantic
-from convo.embed.quantized import best_of_spans, quantize, record, scores_of, top_rows, upgrade
-from convo.embed.vectors import VectorFile, Writer, quantized_path
+from convo.embed.quantized import best_of_spans, quantize, record, scores_of, top_rows
+from convo.embed.vectors import VectorFile, Writer, quantized_path, upgrade
 
 from .conftest import WordHash, append_store, write_store
 from .conftest import record as message

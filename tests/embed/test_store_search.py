@@ -159,12 +159,12 @@ def test_a_default_search_whose_model_fails_answers_by_keyword(many):
 
 
 def test_a_hybrid_search_whose_two_halves_fail_tells_the_keyword_error(many, monkeypatch):
-    import convo.store.searching
+    import convo.store.meaning
 
     def broken(*_args, **_kwargs):
         raise UsageError("the keyword half failed")
 
-    monkeypatch.setattr(convo.store.searching, "keyword", broken)
+    monkeypatch.setattr(convo.store.meaning, "keyword", broken)
     s = Store(many, embedder=WordHash("another-model"))  # the meaning half fails too
     with pytest.raises(UsageError, match="the keyword half failed"):
         s.search("login cookie", mode="hybrid")

@@ -16,9 +16,11 @@ from hypothesis import strategies as st
 
 from conftest import records
 from convo.cli.app import app
+from convo.core import compression
 from convo.core import io as cio
+from convo.core.compression import StreamError
 from convo.core.errors import InputError
-from convo.core.io import Source, StreamError, open_binary
+from convo.core.io import Source, open_binary
 
 REC = {"textChunks": ["hello"], "metadata": {"speaker": "A", "listeners": []}, "tags": [],
        "timestamp": "2024-03-06T10:02:30Z", "source_id": "x#1", "id": "r{}", "format": "jsonl"}  # fmt: skip
@@ -66,7 +68,7 @@ def test_corrupt_gz_is_a_located_error_not_a_crash(runner, tmp_path):
 
 
 def test_gzip_bomb_stops_at_the_ratio_cap(runner, tmp_path, monkeypatch):
-    monkeypatch.setattr(cio, "GZIP_RATIO_FLOOR", 1 << 20)
+    monkeypatch.setattr(compression, "GZIP_RATIO_FLOOR", 1 << 20)
     comp = zlib.compressobj(9, zlib.DEFLATED, 31)
     parts = [comp.compress(_jsonl(1))]
     zeros = bytes(1 << 20)
@@ -83,8 +85,8 @@ def test_gzip_bomb_stops_at_the_ratio_cap(runner, tmp_path, monkeypatch):
 
 
 def test_inflate_reports_the_cap_as_a_stream_error(monkeypatch):
-    monkeypatch.setattr(cio, "GZIP_CAP", 1000)
-    stream = cio.inflate(io.BytesIO(gzip.compress(b"x\n" * 5000)), "mem.gz")
+    monkeypatch.setattr(compression, "GZIP_CAP", 1000)
+    stream = compression.inflate(io.BytesIO(gzip.compress(b"x\n" * 5000)), "mem.gz")
     with pytest.raises(StreamError, match="larger than"):
         stream.read()
 

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 from conftest import assert_golden, records
 from convo.cli.app import app
-from convo.core import io as cio
-from convo.core.compression import unzstd
-from convo.core.io import Source, StreamError, open_binary
+from convo.core import compression
+from convo.core.compression import StreamError, unzstd
+from convo.core.io import Source, open_binary
 
 FORUM = Path(__file__).resolve().parent.parent / "fixtures" / "forum"
 DUMP = FORUM / "RC_2024-03.zst"  # pushshift-comments.jsonl, as Pushshift writes: --long=31
@@ -109,7 +109,7 @@ def test_garbage_after_the_magic_is_one_line(runner, tmp_path):
 
 
 def test_the_caps_hold_for_zstd(monkeypatch):
-    monkeypatch.setattr(cio, "GZIP_RATIO_FLOOR", 1 << 20)
+    monkeypatch.setattr(compression, "GZIP_RATIO_FLOOR", 1 << 20)
     bomb = _zst(b"\n" * (64 << 20), level=19)
     stream = _unzstd(bomb)
     with pytest.raises(StreamError, match="compressed more than"):

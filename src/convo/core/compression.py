@@ -1,37 +1,54 @@
-"""Which compression a stream has (gzip, zstd), and zstd streams (``.zst``) read as they
-come, for every format ``convo.core.io`` opens (gzip's reader is ``convo.core.io.inflate``).
+"""Compressed streams: which compression a stream has (gzip, zstd), and each one read as
+it comes under the same caps, for every format ``convo.core.io`` opens.
+
+A decompressed stream larger than ``GZIP_CAP``, or more than ``GZIP_RATIO_CAP`` times
+its compressed bytes once past ``GZIP_RATIO_FLOOR``, is a bomb; a break (a truncated or
+corrupt stream) is a ``StreamError`` too, raised after what came before it was read.
+``inflate`` reads gzip (``read1`` one chunk at a time, so the bytes before a truncation
+reach the reader before the error does).
 
 Pushshift's Reddit dumps (``RC_2023-01.zst``, ``<subreddit>_comments.zst``) are JSONL
 compressed by ``zstd --long=31``: a window of up to 2 GiB, which a decompressor refuses
 unless told (``zstd -d`` needs ``--long=31`` for them too). The stream is read a piece
 at a time across frames (some dumps are several frames joined), so memory stays flat:
-the window the file declares, plus one piece's output. (``convo.core.io`` imports this
-module, so its names are imported here where they are used.)
+the window the file declares, plus one piece's output.
 
 The ``zstandard`` package (PyPI, the bindings to the reference C library; Python 3.14's
 ``compression.zstd`` is the same library, and this Python may be older) is a dependency
-of convo for this. The caps are the gzip ones (``convo.core.io.GZIP_CAP`` and the ratio
-cap): a break or a bomb is a ``StreamError`` after what came before it was read.
+of convo for this.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import zlib
 from collections.abc import Callable
 from typing import Any, BinaryIO
+
+from convo.core.errors import InputError
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"  # a frame's magic number, little-endian 0xFD2FB528
 MAX_WINDOW = 1 << 31  # Pushshift's --long=31; the format's own limit for 64-bit readers
 PIECE = 4096  # compressed bytes a frame is fed at a time (see _Unzstd)
+GZIP_CAP = 4 << 30  # a compressed stream, uncompressed (the zip importer's total cap)
+GZIP_RATIO_CAP = 200  # uncompressed / compressed, checked above GZIP_RATIO_FLOOR
+GZIP_RATIO_FLOOR = 16 << 20
+BUFFER = 1 << 20  # what the buffered reader over a decompressed stream asks at a time
+
+
+class StreamError(InputError):
+    """An input broke off part-way (a truncated or corrupt ``.gz``, a decompression bomb).
+
+    What was read before it is good: the ingest keeps those records and rejects the rest
+    with this error's location.
+    """
 
 
 def decompressor(head: bytes) -> Callable[[BinaryIO, str], BinaryIO] | None:
     """How to read a stream that starts with ``head`` (4 bytes): gzip, zstd, else None."""
     if head[:2] == GZIP_MAGIC:
-        from convo.core.io import inflate
-
         return inflate
     return unzstd if head[:4] == ZSTD_MAGIC else None
 
@@ -39,6 +56,90 @@ def decompressor(head: bytes) -> Callable[[BinaryIO, str], BinaryIO] | None:
 def strip_compressed(name: str) -> str:
     """A file name without a ``.gz`` or ``.zst`` suffix (the name of what it holds)."""
     return name.removesuffix(".gz").removesuffix(".zst")
+
+
+def _over_caps(out: int, compressed: int) -> bool:
+    """``out`` decompressed bytes of ``compressed`` ones pass a cap (see the docstring)."""
+    return out > GZIP_CAP or (out > GZIP_RATIO_FLOOR and out > GZIP_RATIO_CAP * max(compressed, 1))
+
+
+def _bomb(kind: str, name: str) -> StreamError:
+    return StreamError(
+        f"{kind} stream larger than {GZIP_CAP >> 30} GiB or compressed more than "
+        f"{GZIP_RATIO_CAP}:1",
+        where=name,
+        hint=f"possible {kind} bomb; decompress it yourself if it is genuine",
+    )
+
+
+def _broken(kind: str, out: int, why: str, name: str) -> StreamError:
+    return StreamError(
+        f"broken {kind} stream after {out} bytes ({why})",
+        where=name,
+        hint="the file is truncated or corrupt; what came before it was read",
+    )
+
+
+class _Counted(io.RawIOBase):
+    """A pass-through stream that counts the bytes read (the compressed side of a .gz)."""
+
+    def __init__(self, inner: BinaryIO):
+        self._inner = inner
+        self.count = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        data = self._inner.read(len(b))
+        n = len(data)
+        b[:n] = data
+        self.count += n
+        return n
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._inner.close()
+        super().close()
+
+
+class _Inflate(io.RawIOBase):
+    """A gzip stream under the caps; a break is a StreamError."""
+
+    def __init__(self, compressed: BinaryIO, name: str):
+        import gzip  # (loaded here, and tempfile in real_path: a plain file needs neither)
+
+        self._in = _Counted(compressed)
+        self._gzip = gzip.GzipFile(fileobj=self._in, mode="rb")
+        self._name = name
+        self._out = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        import gzip
+
+        try:
+            data = self._gzip.read1(len(b))
+        except (EOFError, gzip.BadGzipFile, zlib.error) as e:
+            raise _broken("gzip", self._out, str(e), self._name) from None
+        n = len(data)
+        b[:n] = data
+        self._out += n
+        if _over_caps(self._out, self._in.count):
+            raise _bomb("gzip", self._name)
+        return n
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._gzip.close()
+        super().close()
+
+
+def inflate(compressed: BinaryIO, name: str) -> BinaryIO:
+    """A buffered, capped, decompressed view of a gzip stream (see ``_Inflate``)."""
+    return io.BufferedReader(_Inflate(compressed, name), BUFFER)
 
 
 class _Unzstd(io.RawIOBase):
@@ -77,8 +178,6 @@ class _Unzstd(io.RawIOBase):
 
     def _next(self) -> bytes:
         """The next decompressed bytes (b"" at the end), the caps checked."""
-        from convo.core import io as cio
-
         while True:
             if self._failed is not None:
                 raise self._failed
@@ -90,16 +189,8 @@ class _Unzstd(io.RawIOBase):
             self._count += len(piece)
             data = self._decompress(piece)
             self._out += len(data)
-            if self._out > cio.GZIP_CAP or (
-                self._out > cio.GZIP_RATIO_FLOOR
-                and self._out > cio.GZIP_RATIO_CAP * max(self._count, 1)
-            ):
-                raise cio.StreamError(
-                    f"zstd stream larger than {cio.GZIP_CAP >> 30} GiB or compressed more "
-                    f"than {cio.GZIP_RATIO_CAP}:1",
-                    where=self._name,
-                    hint="possible zstd bomb; decompress it yourself if it is genuine",
-                )
+            if _over_caps(self._out, self._count):
+                raise _bomb("zstd", self._name)
             if data:
                 return data
 
@@ -119,13 +210,7 @@ class _Unzstd(io.RawIOBase):
         return b"".join(out)
 
     def _broken(self, why: str, more: int = 0) -> Exception:
-        from convo.core import io as cio
-
-        return cio.StreamError(
-            f"broken zstd stream after {self._out + more} bytes ({why})",
-            where=self._name,
-            hint="the file is truncated or corrupt; what came before it was read",
-        )
+        return _broken("zstd", self._out + more, why, self._name)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
@@ -135,4 +220,4 @@ class _Unzstd(io.RawIOBase):
 
 def unzstd(compressed: BinaryIO, name: str) -> BinaryIO:
     """A buffered, capped, decompressed view of a zstd stream (see ``_Unzstd``)."""
-    return io.BufferedReader(_Unzstd(compressed, name), 1 << 20)
+    return io.BufferedReader(_Unzstd(compressed, name), BUFFER)

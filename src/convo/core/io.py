@@ -16,7 +16,6 @@ import io
 import os
 import stat
 import sys
-import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, BinaryIO, TypeVar
@@ -24,16 +23,13 @@ from typing import IO, Any, BinaryIO, TypeVar
 import orjson
 
 from convo.core import guard
-from convo.core.compression import decompressor, strip_compressed
+from convo.core.compression import StreamError, decompressor, inflate, strip_compressed
 from convo.core.errors import InputError
 from convo.core.jsonl import committed_end
 
 HEAD_BYTES = 64 * 1024
 BOM = b"\xef\xbb\xbf"
 MAX_DOCUMENT_BYTES = 512 << 20  # a single JSON document larger than this is refused, not swapped
-GZIP_CAP = 4 << 30  # a .gz stream, uncompressed (the zip importer's total cap)
-GZIP_RATIO_CAP = 200  # uncompressed / compressed, checked above GZIP_RATIO_FLOOR
-GZIP_RATIO_FLOOR = 16 << 20
 COPY_BYTES = 1 << 20
 
 _ERRNO_TEXT = {
@@ -46,14 +42,6 @@ _SPECIAL = {
     stat.S_IFCHR: "character device", stat.S_IFBLK: "block device",
     stat.S_IFIFO: "FIFO", stat.S_IFSOCK: "socket",
 }  # fmt: skip
-
-
-class StreamError(InputError):
-    """An input broke off part-way (a truncated or corrupt ``.gz``, a decompression bomb).
-
-    What was read before it is good: the ingest keeps those records and rejects the rest
-    with this error's location.
-    """
 
 
 def os_error(e: OSError, where: str, hint: str | None = None) -> InputError:
@@ -157,21 +145,6 @@ class _Replay(_Wrapped):
         return n
 
 
-class _Counted(_Wrapped):
-    """A pass-through stream that counts the bytes read (the compressed side of a .gz)."""
-
-    def __init__(self, inner: BinaryIO):
-        super().__init__(inner)
-        self.count = 0
-
-    def readinto(self, b: Any) -> int:
-        data = self._inner.read(len(b))
-        n = len(data)
-        b[:n] = data
-        self.count += n
-        return n
-
-
 class _Upto(_Wrapped):
     """A file read up to ``end`` bytes (its committed part)."""
 
@@ -185,52 +158,6 @@ class _Upto(_Wrapped):
         n = self._inner.readinto(memoryview(b)[: min(len(b), self._left)])  # type: ignore[attr-defined]
         self._left -= n
         return n
-
-
-class _Inflate(_Wrapped):
-    """A gzip stream under ``GZIP_CAP`` and ``GZIP_RATIO_CAP``; a break is a StreamError.
-
-    ``read1`` decompresses one chunk at a time, so the bytes before a truncation reach
-    the reader before the error does.
-    """
-
-    def __init__(self, compressed: BinaryIO, name: str):
-        import gzip  # (loaded here, and tempfile in real_path: a plain file needs neither)
-
-        self._in = _Counted(compressed)
-        super().__init__(gzip.GzipFile(fileobj=self._in, mode="rb"))  # type: ignore[arg-type]
-        self._name = name
-        self._out = 0
-
-    def readinto(self, b: Any) -> int:
-        import gzip
-
-        try:
-            data = self._inner.read1(len(b))  # type: ignore[attr-defined]
-        except (EOFError, gzip.BadGzipFile, zlib.error) as e:
-            raise StreamError(
-                f"broken gzip stream after {self._out} bytes ({e})",
-                where=self._name,
-                hint="the file is truncated or corrupt; what came before it was read",
-            ) from None
-        n = len(data)
-        b[:n] = data
-        self._out += n
-        if self._out > GZIP_CAP or (
-            self._out > GZIP_RATIO_FLOOR and self._out > GZIP_RATIO_CAP * max(self._in.count, 1)
-        ):
-            raise StreamError(
-                f"gzip stream larger than {GZIP_CAP >> 30} GiB or compressed more than "
-                f"{GZIP_RATIO_CAP}:1",
-                where=self._name,
-                hint="possible gzip bomb; decompress it yourself if it is genuine",
-            )
-        return n
-
-
-def inflate(compressed: BinaryIO, name: str) -> BinaryIO:
-    """A buffered, capped, decompressed view of a gzip stream (see ``_Inflate``)."""
-    return io.BufferedReader(_Inflate(compressed, name), COPY_BYTES)
 
 
 def _read_upto(stream: BinaryIO, size: int) -> tuple[bytes, StreamError | None]:

@@ -24,8 +24,8 @@ when it can, and this one when simsimd is missing or the vectors' dims do not su
 The copy is written with the float32 rows, before the catalogue commits them
 (``convo.embed.vectors.Writer``), zeroed with them, and cut with them after an
 interrupted run. Vectors made before the copy existed are upgraded by the next writer
-(``convo embed``, or a search that finds no other writer: ``upgrade``); until then the
-rows the copy lacks are scored from the float32 file, exactly as before.
+(``convo embed``, or a search that finds no other writer: ``vectors.upgrade``); until
+then the rows the copy lacks are scored from the float32 file, exactly as before.
 """
 
 from __future__ import annotations
@@ -111,34 +111,6 @@ def catch_up(vf: VectorFile, f: IO[bytes], upto: int) -> int:
         f.write(quantize(vf.read_rows(start, min(GATHER, upto - start))).tobytes())
     f.flush()
     return upto - have
-
-
-def upgrade(store_path: str | os.PathLike[str]) -> int:
-    """Rows of the float32 file given their int8 record, when some lacked one (vectors made
-    before the copy existed, or an older run cut short) and no writer holds the lock: a
-    search's one-time upgrade; 0 when nothing was missing, or it could not be done now
-    (the search then scores those rows from the float32 file)."""
-    from convo.core.errors import UsageError
-    from convo.embed.vectors import VectorFile, Writer
-
-    vf = VectorFile.existing(store_path)
-    if vf is None:
-        return 0
-    try:
-        try:
-            with open(vf.quantized_path, "rb") as f:
-                if rows_in(f, vf.dims) >= vf.rows:
-                    return 0
-        except FileNotFoundError:
-            pass
-        try:
-            writer = Writer(vf)
-        except (UsageError, OSError):
-            return 0  # another writer runs, or the folder is read-only
-        writer.close()
-        return writer.upgraded
-    finally:
-        vf.close()
 
 
 class Copy:

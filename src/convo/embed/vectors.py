@@ -293,6 +293,32 @@ class Writer:
                 os.pwrite(self.q.fileno(), bytes(n * size), row * size)
 
 
+def upgrade(store_path: str | os.PathLike[str]) -> int:
+    """Rows of the float32 file given their int8 record (``convo.embed.quantized``) by a
+    ``Writer``, when some lacked one (vectors made before the copy existed, or an older
+    run cut short) and no writer holds the lock: a search's one-time upgrade; 0 when
+    nothing was missing, or it could not be done now (the search then scores those rows
+    from the float32 file)."""
+    vf = VectorFile.existing(store_path)
+    if vf is None:
+        return 0
+    try:
+        try:
+            with open(vf.quantized_path, "rb") as f:
+                if quantized.rows_in(f, vf.dims) >= vf.rows:
+                    return 0
+        except FileNotFoundError:
+            pass
+        try:
+            writer = Writer(vf)
+        except (UsageError, OSError):
+            return 0  # another writer runs, or the folder is read-only
+        writer.close()
+        return writer.upgraded
+    finally:
+        vf.close()
+
+
 def mismatch(vf: VectorFile, model: str, dims: int | None, store: Path) -> UsageError:
     """The error for vectors made by another model than the one asked for (an embed that
     would add to them, a search that would compare with them)."""

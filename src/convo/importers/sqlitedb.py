@@ -24,6 +24,8 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
+import orjson
+
 from convo.core.errors import InputError
 from convo.core.io import Source
 
@@ -107,6 +109,16 @@ def tables(con: sqlite3.Connection) -> set[str]:
 def columns(con: sqlite3.Connection, table: str) -> set[str]:
     """The column names of ``table`` (none when there is no such table)."""
     return {r[1] for r in con.execute(f'PRAGMA table_info("{table}")')}
+
+
+def lenient_json(value: Any) -> Any:
+    """A JSON column's value decoded; text that is not JSON, and other values, as they are."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return value
 
 
 def row_value(row: Any) -> list[Any]:

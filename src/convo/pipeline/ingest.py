@@ -24,9 +24,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
+from convo.core.compression import StreamError
 from convo.core.errors import InputError, RecordError
 from convo.core.filetypes import COMPRESSED, CONVERSATION_SUFFIXES, is_mail_sidecar
-from convo.core.io import Source, StreamError
+from convo.core.io import Source
 from convo.core.record import TYPED, ConversationMessage, check_message, content_id, take_typed
 from convo.core.stamps import RunIds, id_key, stamp
 from convo.core.timestamps import EPOCH_STR

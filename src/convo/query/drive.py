@@ -43,10 +43,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from convo.query.field_table import Sql
-from convo.query.plan import conjoin
-
-Cond = tuple[str, tuple[Any, ...]]
+from convo.query.field_table import FALSE, TRUE, Cond, Sql, conjoin
 
 C_SCAN = 0.15  # µs of CPU: one full-text row read and looked up in the driver's ids
 C_LINE = 14.0  # µs of CPU: one candidate line read, parsed and checked
@@ -65,7 +62,7 @@ class Part:
     @property
     def text(self) -> bool:
         """A full-text leaf (its role is chosen here)."""
-        return self.sql is not None and self.sql.fts is not None and self.cond not in ("0", "1")
+        return self.sql is not None and self.sql.fts is not None and self.cond not in (FALSE, TRUE)
 
     def ids(self) -> Cond:
         """A SELECT of the ids of its messages (duplicates allowed), and its parameters:
@@ -82,7 +79,9 @@ class Part:
     def countable(self) -> bool:
         """An index can count it: an exact leaf, or a full-text one."""
         return (
-            self.sql is not None and (self.sql.exact or self.text) and self.cond not in ("0", "1")
+            self.sql is not None
+            and (self.sql.exact or self.text)
+            and self.cond not in (FALSE, TRUE)
         )
 
 

@@ -31,6 +31,42 @@ if TYPE_CHECKING:
 Check = Callable[[dict[str, "Any"]], bool]
 
 
+# A condition on ``messages m`` is SQL text and its parameters. TRUE and FALSE are folded
+# away when conditions are combined, so the planner (``convo.query.plan``) and the cost
+# shape of an AND (``convo.query.drive``) can tell a leaf that narrows nothing.
+TRUE, FALSE = "1", "0"
+Cond = tuple[str, tuple["Any", ...]]
+
+
+def conjoin(parts: list[Cond]) -> Cond:
+    """The AND of ``parts``, TRUE and FALSE folded away."""
+    return _join(parts, " AND ", FALSE, TRUE)
+
+
+def disjoin(parts: list[Cond]) -> Cond:
+    """The OR of ``parts``, TRUE and FALSE folded away."""
+    return _join(parts, " OR ", TRUE, FALSE)
+
+
+def _join(parts: list[Cond], op: str, absorbing: str, neutral: str) -> Cond:
+    if any(c == absorbing for c, _ in parts):
+        return absorbing, ()
+    kept = [(c, p) for c, p in parts if c != neutral]
+    if not kept:
+        return neutral, ()
+    if len(kept) == 1:
+        return kept[0]
+    return "(" + op.join(c for c, _ in kept) + ")", tuple(x for _, p in kept for x in p)
+
+
+def negate(part: Cond) -> Cond:
+    """NOT ``part`` (TRUE and FALSE swap)."""
+    c, p = part
+    if c in (TRUE, FALSE):
+        return (FALSE if c == TRUE else TRUE), ()
+    return f"NOT {c}", p
+
+
 class Sql(Frozen):
     """A condition on ``messages m``; ``exact``: it selects exactly what the check does
     (else a superset of it). ``rows``: a SELECT of the ids it selects (duplicates
@@ -63,7 +99,7 @@ class Sql(Frozen):
         )  # fmt: skip
 
 
-NEVER = Sql("0")
+NEVER = Sql(FALSE)
 
 
 class Field(Frozen):
@@ -215,7 +251,7 @@ def _subject_sql(conn: sqlite3.Connection, value: str) -> Sql:
     non-ASCII subject as a candidate: a superset the check then decides."""
     words = value.casefold().split()
     if not words:
-        return Sql("1", exact=False)
+        return Sql(TRUE, exact=False)
     likes = " AND ".join("m.subject LIKE ? ESCAPE '\\'" for _ in words)
     return Sql(f"(({likes}) OR {_NON_ASCII})", tuple(_like(w) for w in words), exact=False)
 
@@ -230,9 +266,9 @@ def _text_sql(column: str | None) -> Callable[[sqlite3.Connection, str], Sql]:
 
         found = lookup(conn, value.casefold().split(), column)
         if found is None:
-            return Sql("1", exact=False)
+            return Sql(TRUE, exact=False)
         cond = found.cond()
-        if cond == "0":
+        if cond == FALSE:
             return NEVER
         return Sql(cond, found.params(), exact=False, fts=found)
 

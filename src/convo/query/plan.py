@@ -26,15 +26,12 @@ from __future__ import annotations
 import sqlite3
 
 from convo.core.slotted import Slotted
-from convo.query.field_table import FIELDS, Sql
+from convo.query.field_table import FALSE, FIELDS, TRUE, Cond, Sql, conjoin, disjoin, negate
 from convo.query.tree import And, Node, Not, Or, Range, Term
 
 TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 if TYPE_CHECKING:
     from typing import Any
-
-TRUE, FALSE = "1", "0"
-Cond = tuple[str, tuple["Any", ...]]
 
 
 class Plan(Slotted):
@@ -108,35 +105,6 @@ class Plan(Slotted):
         return self.cond != TRUE
 
 
-def conjoin(parts: list[Cond]) -> Cond:
-    if any(c == FALSE for c, _ in parts):
-        return FALSE, ()
-    kept = [(c, p) for c, p in parts if c != TRUE]
-    if not kept:
-        return TRUE, ()
-    if len(kept) == 1:
-        return kept[0]
-    return "(" + " AND ".join(c for c, _ in kept) + ")", tuple(x for _, p in kept for x in p)
-
-
-def _or(parts: list[Cond]) -> Cond:
-    if any(c == TRUE for c, _ in parts):
-        return TRUE, ()
-    kept = [(c, p) for c, p in parts if c != FALSE]
-    if not kept:
-        return FALSE, ()
-    if len(kept) == 1:
-        return kept[0]
-    return "(" + " OR ".join(c for c, _ in kept) + ")", tuple(x for _, p in kept for x in p)
-
-
-def _not(part: Cond) -> Cond:
-    c, p = part
-    if c in (TRUE, FALSE):
-        return (FALSE if c == TRUE else TRUE), ()
-    return f"NOT {c}", p
-
-
 class _Compiler:
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
@@ -187,9 +155,9 @@ class _Compiler:
             return c, (c if sql.exact else (FALSE, ()))
         if isinstance(node, Not):
             sup, sub = self.both(node.child, not negated)
-            return _not(sub), _not(sup)
+            return negate(sub), negate(sup)
         parts = [self.both(c, negated) for c in node.children]
-        join = conjoin if isinstance(node, And) else _or
+        join = conjoin if isinstance(node, And) else disjoin
         return join([s for s, _ in parts]), join([s for _, s in parts])
 
 

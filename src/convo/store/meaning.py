@@ -5,7 +5,7 @@ Candidates first: when the query filters, the ids of the messages it selects
 (``candidate_ids``: one SQL query when the planner's condition is exact, else the
 planner's superset checked message by message) are the only rows the vectors score
 (``convo.embed.nearest``), and the keyword lists run under the same filters
-(``convo.store.searching.keyword``). So a match inside a date range is found however
+(``convo.store.keyword``). So a match inside a date range is found however
 many closer messages lie outside it, and every hit satisfies the filters.
 
 ``hybrid`` fuses three lists, each ``DEPTH`` deep (``convo.embed.fusion.hybrid``): the
@@ -36,6 +36,7 @@ from convo.core import fields
 from convo.index.search import Hit, Hits
 from convo.query.model import Query
 from convo.query.tree import terms as any_term
+from convo.store.keyword import by_id, keyword
 
 if TYPE_CHECKING:
     from convo.embed.protocol import Embedder
@@ -135,7 +136,6 @@ def _keyword_lists(
 ) -> list[list[str]]:  # fmt: skip
     """The exact list (a pasted id, every token, every special token) and the loose one."""
     from convo.embed.fusion import LOOSE_DEPTH, exact_query, loose_query, special_query
-    from convo.store.searching import by_id, keyword
 
     lists: list[list[str]] = [_ids(Hits(by_id(store, free, query)), known), []]
     for n, match in ((0, exact_query(free)), (0, special_query(free)), (1, loose_query(free))):
@@ -172,7 +172,7 @@ def similar(store: Store, message_id: str, query: Query, *, limit: int) -> Hits:
 
 def _upgraded(store: Store) -> str:
     """Give vectors made before their int8 copy existed that copy, once; what to say."""
-    from convo.embed.quantized import upgrade
+    from convo.embed.vectors import upgrade
 
     n = upgrade(store.real)
     return f"gave the store's vectors their int8 search copy ({n:,} rows; once)" if n else ""

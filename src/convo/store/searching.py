@@ -4,11 +4,8 @@ The text is split into filters and free text (``convo.query.search_text``); the 
 AND with the given query and restrict the candidates *before* anything is ranked (a
 match in a date range is found however many better matches lie outside it). Three modes:
 
-- ``fts``: BM25 over the index's full text (``convo.index.search``). The planner
-  (``convo.query.plan``) compiles the filters to the index's SQL; when the plan is a
-  superset (text words, a regex), each hit is checked exactly and the ranking runs over
-  every candidate. A token of the text that is a message's id (a pasted Message-ID: the
-  full-text index holds subjects and text, not ids) puts that message first.
+- ``fts``: BM25 over the index's full text among the candidates, a message whose id
+  the text names first (``convo.store.keyword``).
 - ``semantic``: the nearest in meaning among the candidates (``convo.store.meaning``).
 - ``hybrid``: keyword and meaning fused (``convo.store.meaning``).
 
@@ -23,23 +20,18 @@ rank (only filters), the matches come newest first whatever the mode.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from convo.core import fields
 from convo.core.errors import UsageError
 from convo.index.search import HINT, Hit, Hits
-from convo.index.search import search as fts_search
 from convo.query.model import Query, build
 from convo.query.plan import compile_where
-from convo.query.tree import all_of
-from convo.query.tree import terms as any_term
+from convo.store.keyword import keyword
 
 if TYPE_CHECKING:
     from convo.store.api import Store
 
-ALL = 10**9
 MODES = ("fts", "semantic", "hybrid")
-MAX_ID_TOKENS = 32  # tokens of a question looked up as message ids at most
 
 
 def search(
@@ -115,57 +107,6 @@ def _recorded(store: Store) -> str | None:
     from convo.embed.vectors import recorded_choice
 
     return recorded_choice(store.real)
-
-
-def keyword(
-    store: Store, match: str, query: Query, *, limit: int, track=None, free: str = ""
-) -> Hits:
-    """BM25's best ``limit`` for the FTS5 ``match`` among the messages ``query`` selects;
-    first, the messages whose id is a token of ``free``."""
-    exact = True
-
-    def narrow(conn) -> tuple[str, tuple[Any, ...]]:
-        nonlocal exact
-        plan = compile_where(conn, query.where)
-        exact = plan.exact
-        return plan.cond, plan.params
-
-    hits, note = fts_search(store.real, match, narrow, limit=limit, track=track)
-    if not exact:  # a superset: rank every candidate, keep the best that match exactly
-        from convo.query.scan import Selector
-
-        matches = Selector(query.filters()).matches
-        hits, note = fts_search(store.real, match, narrow, limit=ALL, track=track)
-        hits[:] = [h for h in hits if matches(h.record)][:limit]
-    named = by_id(store, free, query)
-    if named:
-        top = max((h.score for h in hits), default=1.0)
-        for h in named:
-            h.score = top
-        seen = {fields.record_id(h.record) for h in named}
-        kept = [h for h in hits if fields.record_id(h.record) not in seen]
-        hits[:] = (named + kept)[:limit]
-    hits.note = note
-    return hits
-
-
-def by_id(store: Store, free: str, query: Query) -> list[Hit]:
-    """The messages ``query`` selects whose id is ``free`` or one of its tokens (ids
-    hold punctuation or digits: plain words are not looked up)."""
-    from convo.embed.fusion import tokens
-
-    found = [t for t in (free.strip(), *tokens(free)) if t and not t.isalpha()]
-    wanted = list(dict.fromkeys(found))[:MAX_ID_TOKENS]
-    if not wanted:
-        return []
-    where = all_of([any_term("id", wanted), query.where])
-    order = {ident: n for n, ident in enumerate(wanted)}
-    out: list[Hit] = []
-    for batch in store.select(Query(where)).batches:
-        for m in batch:
-            out.append(Hit(m.raw, m.record, 0.0, query=free))
-    out.sort(key=lambda h: order.get(fields.record_id(h.record) or "", len(order)))
-    return out
 
 
 def _newest(store: Store, query: Query, limit: int) -> Hits:

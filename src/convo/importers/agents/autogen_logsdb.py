@@ -9,11 +9,10 @@ import heapq
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
-
 from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.importers import sqlitedb
+from convo.importers.sqlitedb import lenient_json
 
 
 def is_db(source: Source) -> bool:
@@ -85,18 +84,9 @@ def _session_of(sessions: dict[int, list[tuple[str, str]]], agent: Any, when: An
     return before[-1] if before else (seen[0][1] if seen else None)
 
 
-def _json(text: Any) -> Any:
-    if not isinstance(text, str):
-        return text
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return text
-
-
 def _agent_row(r: tuple[Any, ...]) -> dict[str, Any]:
     return {"id": r[1], "agent_name": r[4], "wrapper_id": r[2], "session_id": r[3],
-            "agent_type": r[5], "current_time": r[6], "args": _json(r[7])}  # fmt: skip
+            "agent_type": r[5], "current_time": r[6], "args": lenient_json(r[7])}  # fmt: skip
 
 
 def _event_row(r: tuple[Any, ...]) -> dict[str, Any]:
@@ -105,6 +95,6 @@ def _event_row(r: tuple[Any, ...]) -> dict[str, Any]:
 
 
 def _completion_row(r: tuple[Any, ...]) -> dict[str, Any]:
-    return {"invocation_id": r[1], "client_id": r[2], "wrapper_id": r[3], "request": _json(r[5]),
-            "response": _json(r[6]), "is_cached": r[7], "cost": r[8], "source_name": r[9],
-            "start_time": r[10], "end_time": r[11]}  # fmt: skip
+    return {"invocation_id": r[1], "client_id": r[2], "wrapper_id": r[3],
+            "request": lenient_json(r[5]), "response": lenient_json(r[6]), "is_cached": r[7],
+            "cost": r[8], "source_name": r[9], "start_time": r[10], "end_time": r[11]}  # fmt: skip

@@ -24,8 +24,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
-
 from convo.core.io import Source
 from convo.importers import sqlitedb
 
@@ -87,22 +85,13 @@ def _messages(con: Any, name: str, sid: str) -> Iterator[tuple[str, Any]]:
         rid, own, role, content, created, metadata = row
         row = sqlitedb.row_value(row)
         where = f"{name}#messages-{rid}"
-        parsed = _json(content)
+        parsed = sqlitedb.lenient_json(content)
         if not isinstance(parsed, list):
             yield where, row
             continue
         msg: dict[str, Any] = {"role": role, "created": created, "content": parsed}
         if own:
             msg["id"] = own
-        if isinstance(_json(metadata), dict):
-            msg["metadata"] = _json(metadata)
+        if isinstance(sqlitedb.lenient_json(metadata), dict):
+            msg["metadata"] = sqlitedb.lenient_json(metadata)
         yield where, msg
-
-
-def _json(text: Any) -> Any:
-    if not isinstance(text, str):
-        return text
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return text

@@ -26,22 +26,10 @@ import heapq
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
-
-from convo.importers.sqlitedb import columns
+from convo.importers.agents.llm_turns import Turns
+from convo.importers.sqlitedb import columns, lenient_json
 
 CHUNK = 256  # legacy calls whose extras are fetched by one query each
-MEMO = 50_000  # message rows remembered while walking chains (then forgotten)
-
-
-def lenient_json(value: Any) -> Any:
-    """A JSON column's value decoded; text that is not JSON as it is."""
-    if not isinstance(value, str):
-        return value
-    try:
-        return orjson.loads(value)
-    except orjson.JSONDecodeError:
-        return value
 
 
 def _dicts(cur: Any) -> Iterator[dict[str, Any]]:
@@ -201,6 +189,4 @@ def _tool_result(row: dict[str, Any]) -> dict[str, Any]:
 def _turn_calls(con: Any, tables: set[str]) -> Iterator[tuple[dict[str, Any], str]]:
     if not {"turns", "messages", "parts"} <= tables:
         return
-    from convo.importers.agents.llm_turns import Turns
-
     yield from Turns(con, tables).calls()

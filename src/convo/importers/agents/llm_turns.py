@@ -16,7 +16,7 @@
   fragments the turn's ``turn_fragments`` by kind.
 
 Messages are shared between turns (content-addressed): the chain walks keep a bounded
-memo of message rows (``llm_dbrows.MEMO``), so memory stays flat.
+memo of message rows (``MEMO``), so memory stays flat.
 """
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from convo.importers.agents.llm_dbrows import MEMO, lenient_json
-from convo.importers.sqlitedb import columns
+from convo.importers.sqlitedb import columns, lenient_json
+
+MEMO = 50_000  # message rows remembered while walking chains (then forgotten)
 
 _TURNS = (
     "SELECT turns.*, {name} AS conversation_name, {schema} AS _schema FROM turns{join} "

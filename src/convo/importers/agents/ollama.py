@@ -37,8 +37,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
-
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
@@ -50,6 +48,7 @@ from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.jsoninput import as_dict, as_list, as_str, json_head
 from convo.importers.registry import Format
+from convo.importers.sqlitedb import lenient_json
 
 NAME = "ollama"
 OTHER = {"user": ["assistant"], "assistant": ["user"], "tool": ["assistant"]}
@@ -160,7 +159,7 @@ def _app_message(
         subject=subject or None,
         role=role if role in ("system", "user", "assistant", "tool") else None,
         extra={"model": model or None, "thinking": thoughts or None,
-               "tool_result": _json(result) if result and role != "tool" else None},
+               "tool_result": lenient_json(result) if result and role != "tool" else None},
     )  # fmt: skip
 
 
@@ -171,26 +170,17 @@ def _app_chunks(
     the results the app kept with them; ``calls`` gets the calls' names."""
     chunks: list[str] = []
     if role == "tool":
-        said = content or (dumps(_json(result)) if result else "")
+        said = content or (dumps(lenient_json(result)) if result else "")
         chunks.append(f"[tool_result {calls[-1] if calls else 'tool'}] {said}")
     elif content:
         chunks.append(content)
     for name, args, output in tools:
         label = as_str(name) or "?"
         calls.append(label)
-        chunks.append(f"[tool_use {label}] {dumps(_json(args)) if args else '{}'}")
+        chunks.append(f"[tool_use {label}] {dumps(lenient_json(args)) if args else '{}'}")
         if output:
-            chunks.append(f"[tool_result {label}] {_text(_json(output))}")
+            chunks.append(f"[tool_result {label}] {_text(lenient_json(output))}")
     return chunks
-
-
-def _json(text: Any) -> Any:
-    if not isinstance(text, str):
-        return text
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return text
 
 
 def _text(value: Any) -> str:
