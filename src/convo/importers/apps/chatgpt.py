@@ -23,10 +23,17 @@ Decisions:
   originals in ``extra.parts``; ``code``/``execution_output`` use ``text``, browsing
   ``result``; a ``recipient`` other than ``all`` (a tool call) is kept in ``extra``; a
   canvas call reads as the canvas shows it (``convo.importers.apps.chatgpt_canvas``).
+- Custom instructions and memory (``user_editable_context``, ``model_editable_context``,
+  hidden before a conversation) are no turn: what they hold is kept in the next
+  message's ``extra.context`` (``convo.importers.apps.chatgpt_kinds``).
+- A quote's source (``tether_quote``) is kept in ``extra.quote``; a ``system_error`` is
+  tagged ``error``, its name in ``extra.error``.
 - Reasoning is private, never text: a ``thoughts`` message's thoughts and a
   ``reasoning_recap`` ("Thought for 15s") go to ``extra.thinking`` (``{summary,
   content}``), the record's text empty; ``--include-thinking`` makes them ``[thinking]
-  ...`` chunks.
+  ...`` chunks. The o1/o3-mini/pro reasoning written as a tool's message (``a8km123``,
+  ``metadata.finished_text``) is such a thought: the assistant's, its name kept as
+  ``extra.author_name``.
 - Web citations: the private-use tokens newer exports write in the text
   (``\ue200cite\ue202turn0search0\ue201``) are replaced by what the app shows, the
   ``alt`` of the message's ``content_references`` entry (``([Wikipedia](url))``), else
@@ -55,6 +62,13 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
 from convo.importers.apps.chatgpt_canvas import canvas_text
+from convo.importers.apps.chatgpt_kinds import (
+    as_reasoning,
+    content_extras,
+    editable_context,
+    is_reasoning,
+    media_ref,
+)
 from convo.importers.apps.chatgpt_sidecars import report, sidecar
 from convo.importers.apps.common import EmptyCounter
 from convo.importers.build import message
@@ -178,10 +192,7 @@ def _conversation(
 ) -> list[ConversationMessage]:
     title = as_str(conv.get("title"))
     thread = _thread_id(conv, title)
-    conv_time = epoch_ts(conv.get("create_time"))
     out: list[ConversationMessage] = []
-    prev_id: str | None = None
-    include_thinking = ctx.options.include_thinking
     branch = _branch(conv["mapping"], as_str(conv.get("current_node")))
     off = _with_message(conv["mapping"].values()) - _with_message(branch)
     if off:
@@ -189,47 +200,78 @@ def _conversation(
             ctx.loc(f"conv-{c}"),
             f"{off} message(s) on other branches (earlier edits, regenerations) not read",
         )
+    conv_time = epoch_ts(conv.get("create_time"))
+    prev_id: str | None = None
+    context: list[dict[str, Any]] = []  # custom instructions, memory: on the next message
     for node in branch:
         msg = node.get("message")
         if not isinstance(msg, dict):
             continue
-        shown = _shown(msg, include_thinking)
+        where = ctx.loc(f"conv-{c}-{as_str(node.get('id'))}")
+        held = editable_context(msg)
+        if held is not None:
+            if held:
+                context.append(held)
+            else:
+                skipped.skip(where)
+            continue
+        if is_reasoning(msg):
+            msg = as_reasoning(msg)
+        shown = _shown(msg, ctx.options.include_thinking)
         if shown is None:
-            skipped.skip(ctx.loc(f"conv-{c}-{as_str(node.get('id'))}"))
+            skipped.skip(where)
             continue
         chunks, more = shown
-        role = as_str(as_dict(msg.get("author")).get("role"))
         mid = as_str(msg.get("id"))
         node_id = as_str(node.get("id"))
         # no id of either kind: the content hash (``chatgpt:<thread>:`` would be every
         # such message's)
         rec_id = f"chatgpt:{mid}" if mid else f"chatgpt:{thread}:{node_id}" if node_id else None
-        ts = epoch_ts(msg.get("create_time"))
-        out.append(
-            message(
-                chunks,
-                speaker=as_str(as_dict(msg.get("author")).get("name")) or role or None,
-                listeners=_listeners(role, as_str(msg.get("recipient"))),
-                timestamp=ts or conv_time,
-                id=rec_id,
-                source_id=ctx.loc(f"conv-{c}-{as_str(node.get('id'))}"),
-                format="chatgpt",
-                thread=thread,
-                reply_to=prev_id,
-                subject=title,
-                role=role if role in ROLES else None,
-                extra={
-                    "node": as_str(node.get("id")),
-                    "author_role": role if role not in ROLES else None,
-                    "content_type": more.pop("content_type"),
-                    "model": more.pop("model"),
-                    **_time_extra(msg, ts, conv_time),
-                    **more,
-                },
-            )
-        )
+        more.update(node=node_id, context=context or None, author_name=msg.get("author_name"))
+        context = []
+        out.append(_record(msg, chunks, more, rec_id, where, (thread, title, prev_id, conv_time)))
         prev_id = rec_id
+    for _ in context:  # no message after them to keep them
+        skipped.skip(ctx.loc(f"conv-{c}"))
     return out
+
+
+def _record(
+    msg: dict[str, Any],
+    chunks: list[str],
+    more: dict[str, Any],
+    rec_id: str | None,
+    where: str,
+    conv: tuple[str, str, str | None, str | None],
+) -> ConversationMessage:
+    """One message's record; ``conv`` is its thread, title, the message it replies to
+    and the conversation's time."""
+    thread, title, prev_id, conv_time = conv
+    role = as_str(as_dict(msg.get("author")).get("role"))
+    ts = epoch_ts(msg.get("create_time"))
+    tags = more.pop("tags")
+    return message(
+        chunks,
+        speaker=as_str(as_dict(msg.get("author")).get("name")) or role or None,
+        listeners=_listeners(role, as_str(msg.get("recipient"))),
+        timestamp=ts or conv_time,
+        id=rec_id,
+        source_id=where,
+        format="chatgpt",
+        thread=thread,
+        reply_to=prev_id,
+        subject=title,
+        role=role if role in ROLES else None,
+        tags=tags,
+        extra={
+            "node": more.pop("node"),
+            "author_role": role if role not in ROLES else None,
+            "content_type": more.pop("content_type"),
+            "model": more.pop("model"),
+            **_time_extra(msg, ts, conv_time),
+            **more,
+        },
+    )
 
 
 def _shown(msg: dict[str, Any], include_thinking: bool) -> tuple[list[str], dict[str, Any]] | None:
@@ -247,13 +289,16 @@ def _shown(msg: dict[str, Any], include_thinking: bool) -> tuple[list[str], dict
         return None
     chunks, cited = _citations(chunks, meta)
     chunks, canvas = canvas_text(as_str(msg.get("recipient")), chunks)
+    kinds, tags = content_extras(content)
     return chunks, {
+        "tags": tags,
         "content_type": as_str(content.get("content_type")),
         "model": as_str(meta.get("model_slug")),
         "parts": parts,
         "thinking": thinking,
         **cited,
         **canvas,
+        **kinds,
     }
 
 
@@ -327,9 +372,8 @@ def _object_part(part: dict[str, Any]) -> str:
     """An object part's text, else an ``[image] asset`` style reference to it."""
     if isinstance(part.get("text"), str):
         return str(part["text"])
-    kind = as_str(part.get("content_type")) or "part"
-    ref = as_str(part.get("asset_pointer")) or as_str(part.get("name")) or as_str(part.get("url"))
-    return f"[{kind.replace('_asset_pointer', '')}] {ref}".rstrip()
+    kind, ref = media_ref(part)
+    return f"[{kind}] {ref}".rstrip()
 
 
 def _thinking(content: dict[str, Any]) -> list[dict[str, str]]:
@@ -361,8 +405,9 @@ FIELDS = Fields(
     reply_to="the previous message kept on the current branch",
     subject="the conversation's `title`",
     extra="`node`, `content_type`, `model`, `create_time`, `parts` (images, files), "
-    "`recipient` (a tool call), `thinking` (thoughts, reasoning recap; not text unless "
-    "`--include-thinking`), `raw_text` and `citations` (web citation tokens rendered)",
+    "`recipient` (a tool call), `thinking` (thoughts, reasoning recap, `a8km123` reasoning; "
+    "not text unless `--include-thinking`), `raw_text` and `citations` (web citation tokens "
+    "rendered), `context` (custom instructions, memory), `quote`, `error`",
 )
 
 FORMATS = (
