@@ -7,7 +7,10 @@ of them read through convo): custom instructions (``user_editable_context``, hid
 o3-mini's reasoning written as a tool's message (``a8km123`` with ``initial_text`` /
 ``finished_text``), a voice message (``audio_transcription`` with a
 ``real_time_user_audio_video_asset_pointer``), a ``tether_quote`` from an uploaded file, a
-``system_error`` and an empty ``model_editable_context``.
+``system_error`` and an empty ``model_editable_context``; an uploaded spreadsheet beside
+an image (``metadata.attachments``, 100 such files in that archive); the agent's browser
+(``computer_output``) and a page the search read (``sonic_webpage``), as readers of
+2025-2026 exports describe them.
 """
 
 from __future__ import annotations
@@ -23,6 +26,28 @@ def _by_node() -> dict[str, dict]:
     recs, rejects, _ = run(chatgpt.read, EXPORT)
     assert not rejects
     return {r["extra"]["node"][-1]: r for r in recs}
+
+
+def test_uploaded_files_are_named_images_once():
+    first = _by_node()["2"]
+    assert first["textChunks"] == [
+        "[image] file-service://file-7qkL9gt4xpKVpRTg6darsj",
+        "How do I sync a folder on my PC with OneDrive?",
+        "[file water-bill.xlsx]",
+    ]
+    assert [a["name"] for a in first["extra"]["attachments"]] == ["screen.png", "water-bill.xlsx"]
+
+
+def test_agent_browser_and_search_page():
+    recs = _by_node()
+    browser, page = recs["a"], recs["b"]
+    assert browser["textChunks"] == [
+        "[page] OneDrive help https://support.example.com/onedrive",
+        "[screenshot] sediment://file_00000000e82072308cd29db53edad777",
+    ]
+    assert browser["metadata"] == {"speaker": "computer.do", "listeners": ["assistant"]}
+    assert page["textChunks"] == ["Select the OneDrive cloud icon, then Settings."]
+    assert page["extra"]["quote"]["url"] == "https://support.example.com/onedrive"
 
 
 def test_custom_instructions_are_kept_on_the_next_message_not_a_turn():
@@ -75,5 +100,5 @@ def test_quote_source_and_system_error():
 
 def test_empty_context_and_hidden_system_are_counted():
     recs, _, warnings = run(chatgpt.read, EXPORT)
-    assert len(recs) == 6
+    assert len(recs) == 8
     assert len(warnings) == 1 and "skipped 2 empty or hidden messages" in warnings[0]

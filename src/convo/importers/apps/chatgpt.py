@@ -19,6 +19,8 @@ Decisions:
   ``subject`` = title, id = ``chatgpt:<message id>`` (``chatgpt:<thread>:<node>`` when the
   message has none), ``replyTo`` = the previous message kept on the branch.
 - A message without ``create_time`` takes the conversation's (``extra.time_from``).
+- Files the user uploaded (``metadata.attachments``) are ``[file NAME]`` chunks, but
+  for the images the parts show.
 - Parts that are objects (images, files) become ``[image] asset`` style chunks,
   originals in ``extra.parts``; ``code``/``execution_output`` use ``text``, browsing
   ``result``; a ``recipient`` other than ``all`` (a tool call) is kept in ``extra``; a
@@ -64,9 +66,11 @@ from convo.core.timestamps import epoch_ts
 from convo.importers.apps.chatgpt_canvas import canvas_text
 from convo.importers.apps.chatgpt_kinds import (
     as_reasoning,
+    attachments,
     content_extras,
     editable_context,
     is_reasoning,
+    kind_chunks,
     media_ref,
 )
 from convo.importers.apps.chatgpt_sidecars import report, sidecar
@@ -280,6 +284,8 @@ def _shown(msg: dict[str, Any], include_thinking: bool) -> tuple[list[str], dict
     meta = as_dict(msg.get("metadata"))
     content = as_dict(msg.get("content"))
     chunks, parts = _content(content)
+    files, attached = attachments(meta, parts)
+    chunks += files
     thinking = _thinking(content)
     if include_thinking:
         chunks += [f"[thinking] {t.get('content') or t.get('summary')}" for t in thinking]
@@ -295,6 +301,7 @@ def _shown(msg: dict[str, Any], include_thinking: bool) -> tuple[list[str], dict
         "content_type": as_str(content.get("content_type")),
         "model": as_str(meta.get("model_slug")),
         "parts": parts,
+        "attachments": attached,
         "thinking": thinking,
         **cited,
         **canvas,
@@ -362,9 +369,11 @@ def _content(content: dict[str, Any]) -> tuple[list[str], list[Any]]:
             chunks.append(_object_part(part))
         elif part is not None:
             chunks.append(orjson.dumps(part).decode())
-    for key in ("text", "result", "content"):
+    for key in ("text", "result", "content", "output_str"):
         if not chunks and isinstance(content.get(key), str):
             chunks.append(content[key])
+    if not chunks:
+        chunks = kind_chunks(content)
     return [x for x in chunks if x.strip()], others
 
 
@@ -407,7 +416,8 @@ FIELDS = Fields(
     extra="`node`, `content_type`, `model`, `create_time`, `parts` (images, files), "
     "`recipient` (a tool call), `thinking` (thoughts, reasoning recap, `a8km123` reasoning; "
     "not text unless `--include-thinking`), `raw_text` and `citations` (web citation tokens "
-    "rendered), `context` (custom instructions, memory), `quote`, `error`",
+    "rendered), `context` (custom instructions, memory), `attachments` (uploaded files), "
+    "`quote`, `error`",
 )
 
 FORMATS = (

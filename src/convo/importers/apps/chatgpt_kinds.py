@@ -11,7 +11,14 @@
   conversation; ``editable_context`` gives what they hold, kept in the next message's
   ``extra.context``.
 - A ``tether_quote`` (a quote from a page or an uploaded file: ``title``, ``url``,
-  ``domain``) and a ``system_error`` (``name``): ``content_extras``.
+  ``domain``), a ``sonic_webpage`` (a page the search read, the same keys) and a
+  ``system_error`` (``name``): ``content_extras``.
+- Contents without text: the agent's browser (``computer_output``: a screenshot and the
+  page's ``state``) and the desktop app's paired windows (``app_pairing_content``:
+  ``workspaces`` and ``context_parts``) read as what they show: ``kind_chunks``.
+- Files the user uploaded (``metadata.attachments``: ``id``, ``name``, ``mime_type``,
+  ``size``) are ``[file NAME]`` chunks, but for images the message's parts already
+  show: ``attachments``.
 """
 
 from __future__ import annotations
@@ -79,7 +86,7 @@ def content_extras(content: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """A quote's source (``quote``: title, url, domain) and an error's name (``error``,
     tagged ``error``)."""
     kind = content.get("content_type")
-    if kind == "tether_quote":
+    if kind in ("tether_quote", "sonic_webpage"):
         quote = {
             k: as_str(content.get(k)) for k in ("title", "url", "domain") if as_str(content.get(k))
         }
@@ -104,3 +111,39 @@ def media_ref(part: dict[str, Any]) -> tuple[str, str]:
         return ("video" if refs[1] or frames else "audio"), shown
     ref = as_str(part.get("asset_pointer")) or as_str(part.get("name")) or as_str(part.get("url"))
     return kind.replace("_asset_pointer", ""), ref
+
+
+def kind_chunks(content: dict[str, Any]) -> list[str]:
+    """The chunks of a content that has no text: a browser's page and screenshot, a
+    paired app's windows and the text it gave."""
+    kind = content.get("content_type")
+    if kind == "computer_output":
+        state = as_dict(content.get("state"))
+        shot = as_str(as_dict(content.get("screenshot")).get("asset_pointer"))
+        page = " ".join(x for x in (as_str(state.get("title")), as_str(state.get("url"))) if x)
+        return [
+            x
+            for x in (f"[page] {page}" if page else "", f"[screenshot] {shot}" if shot else "")
+            if x
+        ]
+    if kind == "app_pairing_content":
+        windows = [
+            f"[app {as_str(w.get('app_name')) or 'window'}] {as_str(w.get('title'))}".rstrip()
+            for w in map(as_dict, as_list(content.get("workspaces")))
+        ]
+        texts = [as_str(as_dict(p).get("text")) for p in as_list(content.get("context_parts"))]
+        return windows + [t for t in texts if t.strip()]
+    return []
+
+
+def attachments(meta: dict[str, Any], parts: list[Any]) -> tuple[list[str], list[Any]]:
+    """``[file NAME]`` chunks for the files a message's ``metadata.attachments`` lists
+    that its parts do not show, and the list kept as it is."""
+    listed = [a for a in as_list(meta.get("attachments")) if isinstance(a, dict)]
+    shown = " ".join(as_str(as_dict(p).get("asset_pointer")) for p in parts)
+    chunks = [
+        f"[file {as_str(a.get('name')) or as_str(a.get('id'))}]"
+        for a in listed
+        if not (as_str(a.get("id")) and as_str(a.get("id")) in shown)
+    ]
+    return [c for c in chunks if c != "[file ]"], listed
