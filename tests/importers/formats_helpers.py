@@ -157,5 +157,6 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.hangouts",
         "convo.importers.apps.linkedin",
         "convo.importers.apps.snapchat",
+        "convo.importers.apps.deepseek",
     )
     return [importlib.import_module(n) for n in names]

@@ -126,6 +126,8 @@ BY_FOLDER = {
     "msg": "msg",  # and the .eml of the same message: see BY_FILE
     "aistudio": "aistudio",
     "grok": "grok",
+    "deepseek": "deepseek",
+    "chatgpt": "chatgpt",
     "lmstudio": "lmstudio",
     "jan": "jan",
     "continue_dev": "continue",

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
@@ -75,6 +75,7 @@ from convo.importers.apps.chatgpt_kinds import (
 )
 from convo.importers.apps.chatgpt_sidecars import report, sidecar
 from convo.importers.apps.common import EmptyCounter
+from convo.importers.apps.mapping_tree import mapping_branch, with_message
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
@@ -82,7 +83,6 @@ from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has
 from convo.importers.registry import Format
 
 ROLES = {"system", "user", "assistant", "tool"}
-MAX_DEPTH = 100_000
 # A citation or entity token (U+E200 ... U+E201) and the span marks (U+E203, U+E204)
 # the app renders from ``content_references``.
 _TOKEN = re.compile("\ue200[^\ue200\ue201]{0,500}\ue201|[\ue202\ue203\ue204]")
@@ -94,6 +94,8 @@ def sniff(source: Source) -> int:
         return 0
     if not has_key(text, "mapping"):
         return 80 if sidecar(source) else 0
+    if has_key(text, "fragments") and not has_key(text, "author"):
+        return 0  # DeepSeek's export (deepseek)
     if has_key(text, "current_node") or (has_key(text, "children") and has_key(text, "parent")):
         return 90
     if has_key(text, "author") and has_key(text, "content") and has_key(text, "create_time"):
@@ -126,60 +128,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     skipped.report(ctx, "empty or hidden messages")
 
 
-def _branch(mapping: dict[str, Any], current: str) -> list[dict[str, Any]]:
-    """Nodes from the root to the current node (or to the last leaf); all of them in
-    ``create_time`` order when the mapping has no links."""
-    if not _linked(mapping):
-        return _by_time(mapping)
-    if current in mapping:
-        return _walk(mapping, current, lambda node: as_str(node.get("parent")) or None)[::-1]
-    roots = [k for k, v in mapping.items() if as_str(as_dict(v).get("parent")) not in mapping]
-    return _walk(mapping, roots[0] if roots else None, lambda node: _last_child(node, mapping))
-
-
-def _linked(mapping: dict[str, Any]) -> bool:
-    """Whether any node names a parent or a child that the mapping holds."""
-    for node in map(as_dict, mapping.values()):
-        if as_str(node.get("parent")) in mapping:
-            return True
-        if any(as_str(k) in mapping for k in as_list(node.get("children"))):
-            return True
-    return len(mapping) < 2
-
-
-def _by_time(mapping: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every node, by its message's ``create_time`` (stable; an untimed node sorts with the
-    node before it)."""
-    keyed = []
-    last = float("-inf")
-    for i, node in enumerate(map(as_dict, mapping.values())):
-        t = as_dict(node.get("message")).get("create_time")
-        if isinstance(t, int | float) and not isinstance(t, bool):
-            last = float(t)
-        keyed.append((last, i, node))
-    keyed.sort(key=lambda x: (x[0], x[1]))
-    return [node for _, _, node in keyed]
-
-
-def _walk(
-    mapping: dict[str, Any], start: str | None, step: Callable[[dict[str, Any]], str | None]
-) -> list[dict[str, Any]]:
-    """The nodes met from ``start`` following ``step``; stops at a cycle or MAX_DEPTH."""
-    path: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    node_id = start
-    while node_id and node_id in mapping and node_id not in seen and len(seen) < MAX_DEPTH:
-        seen.add(node_id)
-        node = as_dict(mapping[node_id])
-        path.append(node)
-        node_id = step(node)
-    return path
-
-
-def _last_child(node: dict[str, Any], mapping: dict[str, Any]) -> str | None:
-    """The latest edit under ``node``: its last child that the mapping holds."""
-    kids = [as_str(k) for k in as_list(node.get("children")) if as_str(k) in mapping]
-    return kids[-1] if kids else None
+def _create_time(node: dict[str, Any]) -> float | None:
+    t = as_dict(node.get("message")).get("create_time")
+    return float(t) if isinstance(t, int | float) and not isinstance(t, bool) else None
 
 
 def _thread_id(conv: dict[str, Any], title: str) -> str:
@@ -197,8 +148,8 @@ def _conversation(
     title = as_str(conv.get("title"))
     thread = _thread_id(conv, title)
     out: list[ConversationMessage] = []
-    branch = _branch(conv["mapping"], as_str(conv.get("current_node")))
-    off = _with_message(conv["mapping"].values()) - _with_message(branch)
+    branch = mapping_branch(conv["mapping"], as_str(conv.get("current_node")), _create_time)
+    off = with_message(conv["mapping"].values()) - with_message(branch)
     if off:
         ctx.warn(
             ctx.loc(f"conv-{c}"),
@@ -337,10 +288,6 @@ def _citations(chunks: list[str], meta: dict[str, Any]) -> tuple[list[str], dict
         if as_str(i.get("url"))
     ]
     return out, {"raw_text": chunks, "citations": pages}
-
-
-def _with_message(nodes: Iterable[Any]) -> int:
-    return sum(1 for node in nodes if isinstance(as_dict(node).get("message"), dict))
 
 
 def _time_extra(msg: dict[str, Any], ts: str | None, conv_time: str | None) -> dict[str, Any]:
