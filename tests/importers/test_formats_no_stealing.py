@@ -127,6 +127,7 @@ BY_FOLDER = {
     "aistudio": "aistudio",
     "grok": "grok",
     "deepseek": "deepseek",
+    "api_log": "api-log",
     "chatgpt": "chatgpt",
     "lmstudio": "lmstudio",
     "jan": "jan",
