@@ -128,6 +128,7 @@ BY_FOLDER = {
     "grok": "grok",
     "deepseek": "deepseek",
     "api_log": "api-log",
+    "open_webui_db": "open-webui",
     "chatgpt": "chatgpt",
     "lmstudio": "lmstudio",
     "jan": "jan",

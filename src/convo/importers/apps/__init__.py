@@ -156,7 +156,7 @@ def register(registry: Registry) -> None:
         ("gitter", "gitter", ("*.json", "*.jsonl"), json_with('"fromUser"')),
         ("vscode_chat", "vscode-chat", ("*.json",), json_with('"requests"', opens="{")),
         ("gemini_activity", "gemini-activity", ("*.json",), json_with('"header"', opens="[")),
-        ("open_webui", "open-webui", ("*.json",), json_with('"childrenIds"')),
+        ("open_webui", "open-webui", ("*.json", "webui.db"), json_with('"childrenIds"'), sqlite),
         ("librechat", "librechat", ("*.json",), json_with('"conversationId"', opens="{")),
         ("continue_dev", "continue", ("sessions.json", "*.json"), json_with('"workspaceDirectory"')),
         ("jan", "jan", ("messages.jsonl", "thread.json", "*.jsonl"), json_with('"thread.message"', '"thread"', opens="{")),
