@@ -58,3 +58,27 @@ def test_a_line_that_is_no_call_is_rejected(tmp_path):
     path.write_text(LOG.read_text().splitlines()[0] + '\n{"request": {"model": "x"}}\n')
     recs, rejects, _ = run(api_log.read, path)
     assert len(recs) == 3 and [r.where for r in rejects] == ["calls.jsonl:2"]
+
+
+def test_responses_api_calls():
+    """A Responses API log: ``input`` as a string with ``instructions``, a call going on
+    from ``previous_response_id`` (only the new input sent), reasoning in the output, and
+    a function call whose next request sends the whole history again."""
+    recs, rejects, warnings = run(api_log.read, FIXTURES / "api_log" / "responses_calls.jsonl")
+    assert not rejects and not warnings
+    got = [(r["metadata"]["speaker"], r["textChunks"][0]) for r in recs]
+    assert got == [
+        ("system", "Answer in one line."),
+        ("user", "What is the capital of France?"),
+        ("assistant", "Paris."),
+        ("user", "And of Italy?"),
+        ("assistant", "Rome."),
+        ("user", "Weather in Oslo?"),
+        ("assistant", '[tool_use get_weather] {"city":"Oslo"}'),
+        ("tool", "[tool_result get_weather] 4 C, rain"),
+        ("assistant", "4 C and raining in Oslo."),
+    ]
+    assert {r["format"] for r in recs} == {"openai-responses"}
+    assert recs[3]["thread"] == recs[0]["thread"] != recs[5]["thread"]  # previous_response_id
+    assert recs[4]["extra"]["thinking"] == [{"id": "rs_1", "summary": ["Simple geography."]}]
+    assert recs[7]["replyTo"] == "openai:fc_1" and recs[2]["timestamp"] == "2025-06-01T09:00:01Z"

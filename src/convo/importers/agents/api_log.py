@@ -8,7 +8,11 @@ Decisions:
 - The answer says the API: a ``chat.completion`` (``choices``) is OpenAI's, a
   ``message`` with content blocks Anthropic's; the request's messages are read as that
   API's (records labelled ``openai`` / ``anthropic``, as the messages themselves would
-  be), the answer as the assistant's (the first choice; the others in ``extra``).
+  be), the answer as the assistant's (the first choice). A Responses API answer
+  (``"object": "response"``) has its request's ``input`` and ``instructions`` and its
+  ``output`` items read by ``openai_responses`` (records labelled
+  ``openai-responses``); a call naming its ``previous_response_id`` goes on that
+  response's conversation.
 - Each call sends the whole conversation again. Calls whose first messages (up to the
   first user message) are the same are one conversation, ``thread`` =
   ``api-log:<file>:<hash of those>``: a call's messages already read from an earlier
@@ -35,6 +39,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
 from convo.importers.agents.finish import convert
+from convo.importers.agents.openai_responses import ItemReader
 from convo.importers.agents.parts import NotMessage, Thread
 from convo.importers.build import ContentIds, file_scope
 from convo.importers.context import ImportContext
@@ -61,9 +66,16 @@ def _call(value: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
     if not isinstance(value, dict):
         return None
     request, response = value.get("request"), value.get("response")
-    if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
+    if not isinstance(request, dict) or not isinstance(response, dict):
         return None
-    return (request, response) if isinstance(response, dict) else None
+    if isinstance(request.get("messages"), list) or _responses(response):
+        return request, response
+    return None
+
+
+def _responses(response: dict[str, Any]) -> bool:
+    """A Responses API answer (``{"object": "response", "output": [items]}``)."""
+    return response.get("object") == "response" or isinstance(response.get("output"), list)
 
 
 def _api(response: dict[str, Any]) -> str:
@@ -71,6 +83,18 @@ def _api(response: dict[str, Any]) -> str:
     if response.get("type") == "message" and isinstance(response.get("content"), list):
         return "anthropic"
     return "openai"
+
+
+def _item_digest(item: Any) -> bytes:
+    """What tells a Responses item sent again (its texts, call and output), not its
+    ``id`` or ``status`` (left out when an application builds the next input itself)."""
+    i = as_dict(item)
+    content = i.get("content")
+    if isinstance(content, list):
+        content = [as_dict(p).get("text") for p in content]
+    kept = [i.get("type") or "message", i.get("role"), content]
+    kept += [i.get(k) for k in ("name", "arguments", "call_id", "output", "summary")]
+    return hashlib.blake2b(orjson.dumps(_bare(kept), default=str), digest_size=8).digest()
 
 
 # What tells a message sent again from another: the SDK's answer carries members the
@@ -114,6 +138,8 @@ class _Conversations:
         self.ids = ContentIds(source.name)
         self.seen: dict[str, list[bytes]] = {}
         self.threads: dict[str, Thread] = {}
+        self.items_reader = ItemReader(ctx)
+        self.responses_by_id: dict[str, str] = {}  # a Responses answer's id → its thread
 
     def key(self, request: dict[str, Any]) -> str:
         msgs = as_list(request.get("messages"))
@@ -123,6 +149,9 @@ class _Conversations:
 
     def call(self, value: dict[str, Any], where: str) -> Iterator[ConversationMessage]:
         request, response = _call(value) or ({}, {})
+        if _responses(response):
+            yield from self.responses_call(request, response, value, where)
+            return
         key = self.key(request)
         thread = self.threads.setdefault(key, Thread(id=f"{NAME}:{self.file}:{key}"))
         fmt = _api(response)
@@ -150,6 +179,38 @@ class _Conversations:
         yield from self._one(
             answer, fmt, thread, f"{where}#response", answer_time, response.get("id"), extra
         )
+
+    def responses_call(
+        self, request: dict[str, Any], response: dict[str, Any], value: dict[str, Any], where: str
+    ) -> Iterator[ConversationMessage]:
+        """A Responses API call: its ``input`` (a string or items; ``instructions`` a
+        first system item) and its ``output`` items, read by ``openai_responses``. A call
+        continuing an earlier response (``previous_response_id``) sends only what is
+        new, in that response's thread."""
+        items = request.get("input")
+        items = [{"role": "user", "content": items}] if isinstance(items, str) else as_list(items)
+        if isinstance(request.get("instructions"), str) and request["instructions"].strip():
+            items = [{"role": "system", "content": request["instructions"]}, *items]
+        prev = self.responses_by_id.get(str(request.get("previous_response_id")))
+        digests = [_item_digest(i) for i in items]
+        first_user = next((k for k, i in enumerate(items) if as_dict(i).get("role") == "user"), 0)
+        key = (
+            prev or hashlib.blake2b(b"".join(digests[: first_user + 1]), digest_size=6).hexdigest()
+        )
+        start = 0 if prev else _common(self.seen.get(key, []), digests)
+        thread = f"{NAME}:{self.file}:{key}"
+        answer_time = _time(response.get("created_at")) or _time(value.get("timestamp"))
+        line_time = _time(value.get("timestamp")) or answer_time
+        yield from self.items_reader.items(items[start:], f"{where}#input", thread, line_time)
+        output = as_list(response.get("output"))
+        yield from self.items_reader.items(output, f"{where}#response", thread, answer_time)
+        self.seen[key] = [
+            *(self.seen.get(key, []) if prev else []),
+            *digests,
+            *map(_item_digest, output),
+        ]
+        if isinstance(response.get("id"), str):
+            self.responses_by_id[response["id"]] = key
 
     def _answer(self, response: dict[str, Any], fmt: str) -> dict[str, Any] | None:
         if fmt == "anthropic":
@@ -193,14 +254,19 @@ def _time(value: Any) -> str | None:
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     convs = _Conversations(source, ctx)
-    for _, where, value in json_lines(source, ctx):
-        if _call(value) is None:
-            ctx.reject(where, "not a logged API call ({request: {messages}, response})", value)
-            continue
-        yield from convs.call(value, where)
+    try:
+        for _, where, value in json_lines(source, ctx):
+            if _call(value) is None:
+                ctx.reject(where, "not a logged API call ({request: {messages}, response})", value)
+                continue
+            yield from convs.call(value, where)
+    finally:
+        convs.items_reader.close()
 
 
-DESCRIPTION = "Logs of chat API calls: JSONL of {request: {messages}, response} (OpenAI, Anthropic)"
+DESCRIPTION = (
+    "Logs of chat API calls: JSONL of {request, response} (OpenAI chat and Responses, Anthropic)"
+)
 EXAMPLE = (
     '{"timestamp": "2025-05-01T10:00:00Z", "request": {"model": "gpt-4o-mini", "messages": '
     '[{"role": "user", "content": "Hi"}]}, "response": {"object": "chat.completion", '
@@ -212,7 +278,8 @@ FIELDS = Fields(
     time="the answer's `created`, else the line's `timestamp`; added messages the line's",
     zone="epoch seconds and ISO times with an offset: UTC; a naive ISO time in `--tz`",
     thread="`api-log:<file>:<hash of the first messages>`: the calls of one conversation",
-    id="the answer's own id (`openai:chatcmpl-...`, `anthropic:msg_...`), else the content hash",
+    id="the answer's own id (`openai:chatcmpl-...`, `anthropic:msg_...`; Responses items: "
+    "`openai:<item id>`), else the content hash",
     scope="the file (the thread is the file's)",
     extra="`call` on the answer (model, usage, id); as the API's messages: `blocks` (tool "
     "calls and results, media), `original` (the message as sent, when the record does not "
