@@ -94,6 +94,8 @@ SAMPLES = {
     "llm-logsdb": "tests/fixtures/formats/llm_logsdb/logs-0.36.db",
     "aistudio": "tests/fixtures/formats/aistudio/Kettle troubleshooting.json",
     "grok": "tests/fixtures/formats/grok/prod-grok-backend.json",
+    "deepseek": "tests/fixtures/formats/deepseek/conversations.json",
+    "api-log": "tests/fixtures/formats/api_log/openai_calls.jsonl",
     "lmstudio": "tests/fixtures/formats/lmstudio/1742461200000.conversation.json",
     "continue": "tests/fixtures/formats/continue_dev/sessions/6f1c8e2a-3b4d-4e5f-8a9b-0c1d2e3f4a5b.json",
     "jan": "tests/fixtures/formats/jan/threads/0f6c1b9e-2d4a-4c8e-9b1a-7e5d3c2b1a09/messages.jsonl",

@@ -585,6 +585,8 @@ CASES += [
             (r'("parent_response_id"\s*:\s*")', r"\g<1>{t}"),
         ),
     ),
+    Case("deepseek", FORMATS + "deepseek/conversations.json", subs=(ID,)),
+    Case("api-log", FORMATS + "api_log/chat_calls.jsonl", rename=True, subs=(ID,)),
     Case("msg", FORMATS + "msg/quarterly.msg", make=_msg),
     Case("llm-logsdb", FORMATS + "llm_logsdb/logs-0.36.db", make=_llm_db),
     Case("llm-logsdb", FORMATS + "llm_logsdb/logs-0.13.db", make=_llm_db),

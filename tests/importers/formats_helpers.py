@@ -177,5 +177,7 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.hangouts",
         "convo.importers.apps.linkedin",
         "convo.importers.apps.snapchat",
+        "convo.importers.apps.deepseek",
+        "convo.importers.agents.api_log",
     )
     return [importlib.import_module(n) for n in names]

@@ -61,3 +61,36 @@ def test_a_turn_without_its_message_is_still_rejected(tmp_path):
     assert [r.reason for r in rejects] == [
         "not a message (anthropic): a Claude Code 'user' entry without a message object"
     ]
+
+
+QUEUE = ROOT / "tests/fixtures/agents/claude-code-queue/7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f.jsonl"
+
+
+def test_prompts_typed_while_the_agent_worked():
+    """The prompt queue as real sessions log it: 2.1.39 (marot/spotter
+    ``test/fixtures/transcripts``: ``enqueue`` with the text, ``remove`` without it, the
+    prompt in no other line, recalled by the compaction's summary) and 2.1.28x
+    (``remove`` with its ``content`` and ``reason`` ``absorbed_mid_turn``; a
+    ``queued_command`` attachment; a prompt taken back). The typed prompts were lost,
+    counted only as skipped queue lines."""
+    rejects: list = []
+    warnings: list = []
+    ing = Ingest(on_reject=rejects.append, on_warning=warnings.append)
+    recs = [m.serialize() for m in ing.messages([str(QUEUE)])]
+    assert not rejects
+    queued = [
+        (r["textChunks"], r["timestamp"], r["extra"]["claude_code"])
+        for r in recs
+        if "queued" in r["tags"]
+    ]
+    assert queued == [
+        (["check again"], "2026-02-11T20:51:12Z", "queue-operation"),  # absorbed (2.1.39)
+        (["use the 1.7 l model"], "2026-09-24T23:09:10Z", "queue-operation"),  # absorbed_mid_turn
+        (["commit it"], "2026-09-24T23:10:00Z", "attachment"),  # its attachment, once
+    ]  # fmt: skip
+    assert all(r["metadata"]["speaker"] == "user" for r in recs if "queued" in r["tags"])
+    # the task notification queued, then delivered as a turn of its own: once
+    assert sum("<task-notification>" in r["textChunks"][0] for r in recs) == 1
+    said = [w.split(": ", 1)[1] for w in warnings]
+    assert any(s.startswith("1 queued prompt(s) taken back") for s in said)  # "never mind"
+    assert any(s.startswith("1 queued prompt(s) never delivered") for s in said)  # "and push"

@@ -134,3 +134,31 @@ def test_export_folder_companions_are_recognised_and_read_nothing(tmp_path, runn
     result = runner.invoke(app, ["ingest", str(export), "-o", str(tmp_path / "out.jsonl")])
     assert result.exit_code == 0, result.output
     assert "Slack" not in result.output and "not recognised" not in result.output
+
+
+def test_2025_shapes_paste_search_budget_artifacts():
+    """Shapes of exports since 2025 as readers of real ones capture them: a long paste
+    stored as an attachment without a name (its text the user's words), ``web_search``
+    results as ``knowledge`` items, ``token_budget`` checkpoints (times only) between
+    tool calls, and ``artifacts`` calls (create, then update)."""
+    recs, rejects, warnings = run(claude_ai.read, DIR / "conversations-2025.json")
+    assert not rejects and not warnings
+    ask, found, again, page = recs
+    assert ask["textChunks"] == ["research x", "a long pasted text"]
+    assert found["textChunks"] == [
+        '[tool_use web_search] {"query":"x"}',
+        "[tool_result web_search] [knowledge] X - Wikipedia https://en.wikipedia.org/wiki/X"
+        "\nX is a letter.",
+        "X is a letter.",
+    ]
+    assert any(b.get("type") == "token_budget" for b in found["extra"]["blocks"])
+    assert found["extra"]["thinking"] == [
+        {"thinking": "I should search.", "summaries": ["Planning search"]}
+    ]
+    assert again["textChunks"] == ["Write it up as a page", "[file letters.png]"]
+    assert page["textChunks"][:2] == [
+        "Here is the page.",
+        "[artifact The letter X]\n# X\n\nX is the 24th letter.",
+    ]
+    assert page["textChunks"][3] == "[artifact update letter-x]\ntwenty-fourth"
+    assert page["replyTo"] == again["id"]

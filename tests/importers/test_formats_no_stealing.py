@@ -126,6 +126,10 @@ BY_FOLDER = {
     "msg": "msg",  # and the .eml of the same message: see BY_FILE
     "aistudio": "aistudio",
     "grok": "grok",
+    "deepseek": "deepseek",
+    "api_log": "api-log",
+    "open_webui_db": "open-webui",
+    "chatgpt": "chatgpt",
     "lmstudio": "lmstudio",
     "jan": "jan",
     "continue_dev": "continue",

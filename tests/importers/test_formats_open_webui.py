@@ -120,3 +120,23 @@ def test_one_chat_and_a_chat_without_history(tmp_path):
 def test_detect_among_builtins():
     assert detect_name(fresh_registry(open_webui), EXPORT) == "open-webui"
     assert registry.detect(Source(EXPORT)).name == "open-webui"
+
+
+DB = FIXTURES / "open_webui_db" / "webui.db"
+
+
+def test_webui_db_reads_as_the_export_does():
+    """Open WebUI's own database (``webui.db``: the ``chat`` table of
+    ``backend/open_webui/models/chats.py``, its ``chat`` column the export's JSON), which
+    a self-hosted instance's owner has rather than an export, was "format not
+    recognised" (an SQLite file)."""
+    assert registry.detect(Source(DB)).name == "open-webui"
+    recs, rejects, _ = run(open_webui.read, DB)
+    assert [r.where for r in rejects] == ["webui.db#chat-bad-row"]  # its JSON damaged
+    exported, _, _ = run(open_webui.read, EXPORT)
+    chat = recs[0]["thread"]
+    same = [r for r in exported if r["thread"] == chat]
+    assert [(r["id"], r["textChunks"], r["timestamp"]) for r in recs] == [
+        (r["id"], r["textChunks"], r["timestamp"]) for r in same
+    ]
+    assert recs[1]["source_id"].startswith("webui.db#chat-5c2d9e0f-")

@@ -22,6 +22,7 @@ import convo
 from convo.core.errors import ConvoError
 
 CURSOR = Path(__file__).parent.parent / "fixtures/formats/cursor/globalStorage/state.vscdb"
+WEBUI = Path(__file__).parent.parent / "fixtures/formats/open_webui_db/webui.db"
 
 
 def _database(fmt: str, folder: Path) -> Path:
@@ -41,10 +42,12 @@ def _database(fmt: str, folder: Path) -> Path:
         path = folder / "db.sqlite"
         ollama._app_db(path)
         return path
-    return CURSOR
+    return WEBUI if fmt == "open-webui" else CURSOR
 
 
-@pytest.mark.parametrize("fmt", ["slackdump", "autogen-runtime", "cursor", "goose", "ollama"])
+@pytest.mark.parametrize(
+    "fmt", ["slackdump", "autogen-runtime", "cursor", "goose", "ollama", "open-webui"]
+)
 def test_damaged_databases_read_or_are_one_input_error(tmp_path, fmt):
     data = _database(fmt, tmp_path).read_bytes()
     rng = random.Random(1)

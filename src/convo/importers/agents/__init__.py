@@ -48,6 +48,7 @@ def register(registry: Registry) -> None:
         ("copilot_cli", "copilot-cli", ("events.jsonl", "*.jsonl"), json_with('"parentId"', opens="{")),
         ("crewai", "crewai", ("*.json", "*.txt", "logs.txt"), json_with('"agent"', '"task"', opens="["), Gate(pattern=r'\A\ufeff*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d: (?:task_name|agent|task)="')),
         ("ollama", "ollama", ("db.sqlite", "*.sqlite", "*.json", "*.jsonl"), sqlite, json_with('"done"')),
+        ("api_log", "api-log", ("*.jsonl", "*.json", "*.log"), json_with('"request"', opens="{")),
         ("gemini_cli", "gemini-cli", ("session-*.json", "session-*.jsonl", "logs.json", "*.json", "*.jsonl"), json_with('"sessionId"', '"session_id"', '"response"')),
         # formats.FORMATS, one per name of parts.AGENT_FORMATS (a heavier module)
         *(("formats", name, lines, JSON) for name in ("openai", "anthropic", "agentscope", "langmem", "autogen", "jianmu")),

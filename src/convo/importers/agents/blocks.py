@@ -273,6 +273,15 @@ def _media_chunk(block: dict[str, Any]) -> str:
     return f"[{kind} {desc}]" if desc else f"[{kind}]"
 
 
+def _page_chunk(block: dict[str, Any]) -> str:
+    """A page a search found (claude.ai's ``knowledge``, the API's
+    ``web_search_result``): its title and address, then the text it gave (never an
+    encrypted copy, favicons or other metadata: those stay in the block)."""
+    head = " ".join(x for x in (as_str(block.get("title")), as_str(block.get("url"))) if x)
+    text = as_str(block.get("text"))
+    return _short(f"[{block['type']}] {head}".rstrip() + (f"\n{text}" if text.strip() else ""))
+
+
 _CHUNKS: dict[str, Callable[[dict[str, Any]], str]] = {
     "text": lambda b: _as_text(b.get("text")),
     "thinking": lambda b: "[thinking] " + _as_text(b.get("thinking")),
@@ -285,6 +294,8 @@ _CHUNKS: dict[str, Callable[[dict[str, Any]], str]] = {
     "video": _media_chunk,
     "file": _media_chunk,
     "memory": lambda b: _short("[memory] " + _as_text(b.get("content"))),
+    "knowledge": _page_chunk,
+    "web_search_result": _page_chunk,
 }
 
 

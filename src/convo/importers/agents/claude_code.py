@@ -37,21 +37,16 @@ def _claude_code(env: dict[str, Any], inner: Inner) -> Parts:
       agent worked, taken into the running turn: the user's message (tagged ``queued``;
       another ``commandMode`` or ``origin``, as a task notification, Claude Code's:
       role ``system``); other attachments (hook output, reminders) are no message.
+    - ``queue-operation``: the prompt queue (``convo.importers.agents.claude_queue``): a
+      prompt taken into the running turn with no line of its own is read as the
+      ``queued_command`` attachment newer versions write for it.
     - Any other line without a message (``system`` notices without ``content``, as
       ``turn_duration`` and ``stop_hook_summary``; ``custom-title``, ``pr-link`` and other
       bookkeeping of newer versions): skipped, one warning a kind.
     """
     kind = env.get("type")
     stamp = env.get("timestamp")
-    if kind == "summary":
-        text = env.get("summary")
-        if not isinstance(text, str):
-            raise NotMessage("a Claude Code summary without text")
-        raise NotMessage(
-            "Claude Code summary (a conversation title, not a message)",
-            bookkeeping=True,
-            title={"summary": text, "leafUuid": env.get("leafUuid")},
-        )
+    _kept_elsewhere(env, kind)
     msg = _queued(env) if kind == "attachment" else env.get("message")
     if kind == "system" and isinstance(env.get("content"), str):
         msg = {"role": "system", "content": env["content"]}
@@ -66,13 +61,29 @@ def _claude_code(env: dict[str, Any], inner: Inner) -> Parts:
     parts = inner(msg, role_default)
     if kind == "attachment":
         parts.tags.append("queued")
-    parts.extra["claude_code"] = kind
+    parts.extra["claude_code"] = "queue-operation" if env.get("queueOperation") else kind
     parts.id = env.get("uuid") or msg.get("id")
     parts.reply_to = env.get("parentUuid")
     parts.thread = env.get("sessionId")
     parts.timestamp = stamp
     _claude_code_marks(env, parts)
     return parts
+
+
+def _kept_elsewhere(env: dict[str, Any], kind: Any) -> None:
+    """Raise for a line kept apart from the messages: a ``summary`` (a title for the
+    next message) and a ``queue-operation`` (for the thread's prompt queue)."""
+    if kind == "summary":
+        text = env.get("summary")
+        if not isinstance(text, str):
+            raise NotMessage("a Claude Code summary without text")
+        raise NotMessage(
+            "Claude Code summary (a conversation title, not a message)",
+            bookkeeping=True,
+            title={"summary": text, "leafUuid": env.get("leafUuid")},
+        )
+    if kind == "queue-operation":
+        raise NotMessage("Claude Code queue-operation entry (not a message)", queue=env)
 
 
 def _attachment_kind(env: dict[str, Any]) -> str:

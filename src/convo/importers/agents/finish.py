@@ -17,7 +17,7 @@ from convo.core.record import (
     unchecked_message,
 )
 from convo.core.timestamps import parse_any
-from convo.importers.agents.blocks import MAX_DEPTH, chunks_of, depth_check, jsonable
+from convo.importers.agents.blocks import MAX_DEPTH, chunks_of, depth_check, dumps, jsonable
 from convo.importers.agents.frameworks import CONVERTERS
 from convo.importers.agents.parts import NotMessage, Parts, Thread, TooDeep
 from convo.importers.build import GLOBAL_ID_LENGTH, scoped_id
@@ -228,4 +228,21 @@ def _text_only(blocks: list[dict[str, Any]]) -> bool:
     "text": CHUNK}`` a chunk (``convo.output.exporters.common.blocks``)."""
     return bool(blocks) and all(
         len(b) == 2 and b.get("type") == "text" and type(b.get("text")) is str for b in blocks
+    )
+
+
+def wrapped(obj: Any, fmt: str, source_id: str) -> ConversationMessage:
+    """An object that is no message kept as the user's text (``--lenient``)."""
+    text = dumps(obj)
+    return ConversationMessage(
+        text_chunks=[text],
+        metadata=ConversationMessageMeta(speaker="user"),
+        role="user",
+        format=fmt,
+        source_id=source_id,
+        extra={
+            "lenient": True,
+            "original": jsonable(obj),
+            "blocks": [{"type": "text", "text": text}],
+        },
     )

@@ -107,6 +107,24 @@ class _State:
         self.untimed = 0
 
 
+class ItemReader:
+    """Responses items read into records by another reader (``api_log``: a logged call's
+    input and output), with this module's rules; ``close()`` when done."""
+
+    def __init__(self, ctx: ImportContext):
+        self.st = _State(ctx, ctx.options.include_thinking)
+
+    def items(
+        self, items: list[Any], where: str, thread: str, ts: str | None
+    ) -> Iterator[ConversationMessage]:
+        items = [{"role": "user", "content": items}] if isinstance(items, str) else items
+        yield from _items(items, where, thread, ts, self.st)
+        yield from _flush(self.st, where, thread, ts)
+
+    def close(self) -> None:
+        self.st.calls.close()
+
+
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """Read; reasoning goes to extra, or to ``[thinking]`` chunks with
     ``ctx.options.include_thinking``."""

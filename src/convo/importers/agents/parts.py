@@ -10,7 +10,8 @@ from typing import Any
 
 from convo.core.errors import RecordError
 from convo.importers.agents.blocks import CallNames
-from convo.importers.agents.classify import peek_party
+from convo.importers.agents.classify import is_container, json_kind, peek_party
+from convo.importers.agents.claude_queue import PromptQueue
 
 AGENT_FORMATS = ("openai", "anthropic", "agentscope", "langmem", "autogen", "jianmu")
 
@@ -18,10 +19,16 @@ AGENT_FORMATS = ("openai", "anthropic", "agentscope", "langmem", "autogen", "jia
 class NotMessage(RecordError):
     """The object is not a message of the expected framework. ``bookkeeping``: an entry
     the tool writes for itself, skipped (one warning a kind); ``title``: a conversation's
-    title (a Claude Code ``summary``), kept on the next message instead."""
+    title (a Claude Code ``summary``), kept on the next message instead; ``queue``: a
+    Claude Code ``queue-operation`` line, for the thread's ``PromptQueue``."""
 
     def __init__(
-        self, what: str, *, bookkeeping: bool = False, title: dict[str, Any] | None = None
+        self,
+        what: str,
+        *,
+        bookkeeping: bool = False,
+        title: dict[str, Any] | None = None,
+        queue: dict[str, Any] | None = None,
     ):
         super().__init__(
             what,
@@ -29,6 +36,17 @@ class NotMessage(RecordError):
         )
         self.bookkeeping = bookkeeping
         self.title = title
+        self.queue = queue
+
+
+def check_message_object(obj: Any) -> None:
+    """Raise NotMessage for what is no message object of any framework."""
+    if type(obj) is not dict and not isinstance(obj, dict):
+        raise NotMessage(f"a JSON {json_kind(obj)}, not a message object")
+    if "messages" in obj and is_container(obj):
+        raise NotMessage("a conversation nested inside a conversation")
+    if "textChunks" in obj:
+        raise NotMessage("a convo record, not an agent message (use --from jsonl)")
 
 
 class TooDeep(RecordError):
@@ -51,6 +69,7 @@ class Thread:
     said_size: int = 0
     # bookkeeping entries skipped, by kind: [how many, where the first was]
     skipped: dict[str, list[Any]] = field(default_factory=dict)
+    queued: PromptQueue = field(default_factory=PromptQueue)  # Claude Code's typed-ahead prompts
 
     def called(self, blocks: list[dict[str, Any]]) -> None:
         """Remember the names of the tool calls among ``blocks``."""
@@ -77,6 +96,7 @@ class Thread:
         a message read before has gone on: the reader streams)."""
         for what, (n, first) in self.skipped.items():
             warn(first, f"skipped: {what}" if n == 1 else f"skipped {n}: {what}, the first here")
+        self.queued.report(warn)
         left = (self.extra or {}).get("summaries") if self.held_at else None
         if left:
             warn(self.held_at or "", f"{len(left)} conversation title(s) (Claude Code summary "

@@ -111,11 +111,16 @@ from convo.core.errors import InputError, RecordError
 from convo.core.io import Source, open_binary
 from convo.core.jsonl import iter_lines
 from convo.core.jsonstream import JsonArray
-from convo.core.record import ConversationMessage, ConversationMessageMeta
-from convo.importers.agents.blocks import dumps, jsonable
-from convo.importers.agents.classify import batch_line, classify, is_container, json_kind
-from convo.importers.agents.finish import convert, plain_message
-from convo.importers.agents.parts import AGENT_FORMATS, NotMessage, Thread, TooDeep
+from convo.core.record import ConversationMessage
+from convo.importers.agents.classify import batch_line, classify, is_container
+from convo.importers.agents.finish import convert, plain_message, wrapped
+from convo.importers.agents.parts import (
+    AGENT_FORMATS,
+    NotMessage,
+    Thread,
+    TooDeep,
+    check_message_object,
+)
 from convo.importers.agents.samples import spool_stdin
 from convo.importers.build import ContentIds, file_scope
 from convo.importers.context import ImportContext
@@ -397,8 +402,10 @@ class _Reader:
     ) -> ConversationMessage | None:
         """One message object; None when it is rejected or skipped (reported at ``where``,
         by default ``FILE#locator``)."""
+        if thread.queued.pending and isinstance(obj, dict):
+            thread.queued.delivered(obj)
         try:
-            _check_message_object(obj)
+            check_message_object(obj)
             thread.scope = self.file
             msg = convert(
                 obj,
@@ -413,22 +420,34 @@ class _Reader:
             self._refuse(obj, locator, where, raw, e)
             return None
         except NotMessage as e:
-            if e.title is not None:  # kept for the next message (claude_code._claude_code)
-                thread.hold(e.title, where or self.ctx.loc(locator))
-                return None
-            if e.bookkeeping:
-                self.stream_thread.skip(e.what, where or self.ctx.loc(locator))
-                return None
-            if self.ctx.options.lenient:
-                return self._wrap(obj, locator)
-            self._refuse(obj, locator, where, raw, e)
-            return None
+            return self._not_message(e, obj, thread, locator, where, raw)
         msg.source_id = f"{self.source.name}#{locator}"
         if msg.timestamp is None and not self.warned_time:
             self._note_time(msg)
         if msg.thread and not msg.id:
             self.ids.assign_local(msg)
         return msg
+
+    def _not_message(
+        self, e: NotMessage, obj: Any, thread: Thread, locator: str, where: str | None, raw: Any
+    ) -> ConversationMessage | None:
+        """What an object that is no message gives: a Claude Code queue line the message
+        it delivered (``claude_queue``), a title held for the next message, a skipped
+        entry counted, under --lenient a wrapped object, else a rejection."""
+        where = where or self.ctx.loc(locator)
+        if e.queue is not None:
+            self.stream_thread.skip(e.what, where)
+            taken = thread.queued.operation(e.queue, where)
+            return None if taken is None else self._one(taken, thread, locator, where, raw)
+        if e.title is not None:  # kept for the next message (claude_code._claude_code)
+            thread.hold(e.title, where)
+        elif e.bookkeeping:
+            self.stream_thread.skip(e.what, where)
+        elif self.ctx.options.lenient:
+            return wrapped(obj, self.fmt, f"{self.source.name}#{locator}")
+        else:
+            self._refuse(obj, locator, where, raw, e)
+        return None
 
     def _refuse(
         self, obj: Any, locator: str, where: str | None, raw: Any, e: NotMessage | TooDeep
@@ -438,21 +457,6 @@ class _Reader:
             where, f"not a message ({self.fmt}): {e.what}", obj if raw is None else raw, e.hint
         )
 
-    def _wrap(self, obj: Any, locator: str) -> ConversationMessage:
-        text = dumps(obj)
-        return ConversationMessage(
-            text_chunks=[text],
-            metadata=ConversationMessageMeta(speaker="user"),
-            role="user",
-            format=self.fmt,
-            source_id=f"{self.source.name}#{locator}",
-            extra={
-                "lenient": True,
-                "original": jsonable(obj),
-                "blocks": [{"type": "text", "text": text}],
-            },
-        )
-
     def _note_time(self, msg: ConversationMessage) -> None:
         if msg.timestamp is None and not self.warned_time:
             self.warned_time = True
@@ -460,16 +464,6 @@ class _Reader:
                 self.source.name,
                 "some messages carry no time; they get the epoch sentinel 1970-01-01T00:00:00Z",
             )
-
-
-def _check_message_object(obj: Any) -> None:
-    """Raise NotMessage for what is no message object of any framework."""
-    if type(obj) is not dict and not isinstance(obj, dict):
-        raise NotMessage(f"a JSON {json_kind(obj)}, not a message object")
-    if "messages" in obj and is_container(obj):
-        raise NotMessage("a conversation nested inside a conversation")
-    if "textChunks" in obj:
-        raise NotMessage("a convo record, not an agent message (use --from jsonl)")
 
 
 def _some(msg: ConversationMessage | None) -> Iterator[ConversationMessage]:

@@ -1,7 +1,7 @@
 """Chat-app exports (family ``chat``), one module per app: Slack, Discord (DiscordChatExporter
 JSON, CSV, HTML and plain-text exports, text copied from the client, and Discord's own data
 package), Telegram (result.json and the HTML export),
-Messenger, ChatGPT, Teams, Mattermost,
+Messenger, ChatGPT, DeepSeek, Teams, Mattermost,
 WhatsApp (its .txt and "Export chat" .zip), Signal (signal-export and sigtop outputs),
 Zoom chat, Open WebUI, LibreChat, Continue, Jan, LM Studio, SillyTavern, Skype (its messages.json, or the export's .tar
 read in place), Zulip, Rocket.Chat, slackdump's archive,
@@ -29,7 +29,7 @@ warning per source. Records are built by ``convo.importers.build.message``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from convo.importers.gates import Gate
@@ -102,6 +102,17 @@ def _data_downloads() -> tuple[tuple[str, str, tuple[str, ...], Gate], ...]:
     )  # fmt: skip
 
 
+def _mapping_exports(chatgpt_sides: Gate) -> tuple[tuple[Any, ...], ...]:
+    """ChatGPT's and DeepSeek's exports (a ``mapping`` tree each), and their side files."""
+    from convo.importers.gates import Gate, json_with
+
+    deepseek_user = Gate(opens="{", names=("user.json",))
+    return (
+        ("chatgpt", "chatgpt", ("conversations.json",), json_with('"mapping"'), chatgpt_sides),
+        ("deepseek", "deepseek", ("conversations.json", "user.json"), json_with('"fragments"'), deepseek_user),
+    )  # fmt: skip
+
+
 def register(registry: Registry) -> None:
     """Declare the chat-app export formats, each module imported when a gate admits a source
     or its format is named (`convo --help` and detection stay fast: ``importers.gates``)."""
@@ -127,7 +138,7 @@ def register(registry: Registry) -> None:
         ("discord_package", "discord-package", _DISCORD_PACKAGE_FILES, *_discord_package_gates()),
         ("telegram", "telegram", ("result.json", "*.json"), json_with('"chats"', '"messages"', opens="{")),
         ("messenger", "messenger", ("message_*.json",), json_with('"messages"', opens="{")),
-        ("chatgpt", "chatgpt", ("conversations.json",), json_with('"mapping"'), chatgpt_sides),
+        *_mapping_exports(chatgpt_sides),
         ("teams", "teams", ("*.json",), JSON),
         ("mattermost", "mattermost", ("*.jsonl",), JSON_OBJECT),
         ("whatsapp", "whatsapp", ("*.txt",), Gate(opens=_WHATSAPP_OPENS)),
@@ -145,7 +156,7 @@ def register(registry: Registry) -> None:
         ("gitter", "gitter", ("*.json", "*.jsonl"), json_with('"fromUser"')),
         ("vscode_chat", "vscode-chat", ("*.json",), json_with('"requests"', opens="{")),
         ("gemini_activity", "gemini-activity", ("*.json",), json_with('"header"', opens="[")),
-        ("open_webui", "open-webui", ("*.json",), json_with('"childrenIds"')),
+        ("open_webui", "open-webui", ("*.json", "webui.db"), json_with('"childrenIds"'), sqlite),
         ("librechat", "librechat", ("*.json",), json_with('"conversationId"', opens="{")),
         ("continue_dev", "continue", ("sessions.json", "*.json"), json_with('"workspaceDirectory"')),
         ("jan", "jan", ("messages.jsonl", "thread.json", "*.jsonl"), json_with('"thread.message"', '"thread"', opens="{")),

@@ -19,14 +19,23 @@ Decisions:
   ``subject`` = title, id = ``chatgpt:<message id>`` (``chatgpt:<thread>:<node>`` when the
   message has none), ``replyTo`` = the previous message kept on the branch.
 - A message without ``create_time`` takes the conversation's (``extra.time_from``).
+- Files the user uploaded (``metadata.attachments``) are ``[file NAME]`` chunks, but
+  for the images the parts show.
 - Parts that are objects (images, files) become ``[image] asset`` style chunks,
   originals in ``extra.parts``; ``code``/``execution_output`` use ``text``, browsing
   ``result``; a ``recipient`` other than ``all`` (a tool call) is kept in ``extra``; a
   canvas call reads as the canvas shows it (``convo.importers.apps.chatgpt_canvas``).
+- Custom instructions and memory (``user_editable_context``, ``model_editable_context``,
+  hidden before a conversation) are no turn: what they hold is kept in the next
+  message's ``extra.context`` (``convo.importers.apps.chatgpt_kinds``).
+- A quote's source (``tether_quote``) is kept in ``extra.quote``; a ``system_error`` is
+  tagged ``error``, its name in ``extra.error``.
 - Reasoning is private, never text: a ``thoughts`` message's thoughts and a
   ``reasoning_recap`` ("Thought for 15s") go to ``extra.thinking`` (``{summary,
   content}``), the record's text empty; ``--include-thinking`` makes them ``[thinking]
-  ...`` chunks.
+  ...`` chunks. The o1/o3-mini/pro reasoning written as a tool's message (``a8km123``,
+  ``metadata.finished_text``) is such a thought: the assistant's, its name kept as
+  ``extra.author_name``.
 - Web citations: the private-use tokens newer exports write in the text
   (``\ue200cite\ue202turn0search0\ue201``) are replaced by what the app shows, the
   ``alt`` of the message's ``content_references`` entry (``([Wikipedia](url))``), else
@@ -46,7 +55,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
@@ -55,8 +64,18 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
 from convo.importers.apps.chatgpt_canvas import canvas_text
+from convo.importers.apps.chatgpt_kinds import (
+    as_reasoning,
+    attachments,
+    content_extras,
+    editable_context,
+    is_reasoning,
+    kind_chunks,
+    media_ref,
+)
 from convo.importers.apps.chatgpt_sidecars import report, sidecar
 from convo.importers.apps.common import EmptyCounter
+from convo.importers.apps.mapping_tree import mapping_branch, with_message
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
@@ -64,7 +83,6 @@ from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has
 from convo.importers.registry import Format
 
 ROLES = {"system", "user", "assistant", "tool"}
-MAX_DEPTH = 100_000
 # A citation or entity token (U+E200 ... U+E201) and the span marks (U+E203, U+E204)
 # the app renders from ``content_references``.
 _TOKEN = re.compile("\ue200[^\ue200\ue201]{0,500}\ue201|[\ue202\ue203\ue204]")
@@ -76,6 +94,8 @@ def sniff(source: Source) -> int:
         return 0
     if not has_key(text, "mapping"):
         return 80 if sidecar(source) else 0
+    if has_key(text, "fragments") and not has_key(text, "author"):
+        return 0  # DeepSeek's export (deepseek)
     if has_key(text, "current_node") or (has_key(text, "children") and has_key(text, "parent")):
         return 90
     if has_key(text, "author") and has_key(text, "content") and has_key(text, "create_time"):
@@ -108,60 +128,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     skipped.report(ctx, "empty or hidden messages")
 
 
-def _branch(mapping: dict[str, Any], current: str) -> list[dict[str, Any]]:
-    """Nodes from the root to the current node (or to the last leaf); all of them in
-    ``create_time`` order when the mapping has no links."""
-    if not _linked(mapping):
-        return _by_time(mapping)
-    if current in mapping:
-        return _walk(mapping, current, lambda node: as_str(node.get("parent")) or None)[::-1]
-    roots = [k for k, v in mapping.items() if as_str(as_dict(v).get("parent")) not in mapping]
-    return _walk(mapping, roots[0] if roots else None, lambda node: _last_child(node, mapping))
-
-
-def _linked(mapping: dict[str, Any]) -> bool:
-    """Whether any node names a parent or a child that the mapping holds."""
-    for node in map(as_dict, mapping.values()):
-        if as_str(node.get("parent")) in mapping:
-            return True
-        if any(as_str(k) in mapping for k in as_list(node.get("children"))):
-            return True
-    return len(mapping) < 2
-
-
-def _by_time(mapping: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every node, by its message's ``create_time`` (stable; an untimed node sorts with the
-    node before it)."""
-    keyed = []
-    last = float("-inf")
-    for i, node in enumerate(map(as_dict, mapping.values())):
-        t = as_dict(node.get("message")).get("create_time")
-        if isinstance(t, int | float) and not isinstance(t, bool):
-            last = float(t)
-        keyed.append((last, i, node))
-    keyed.sort(key=lambda x: (x[0], x[1]))
-    return [node for _, _, node in keyed]
-
-
-def _walk(
-    mapping: dict[str, Any], start: str | None, step: Callable[[dict[str, Any]], str | None]
-) -> list[dict[str, Any]]:
-    """The nodes met from ``start`` following ``step``; stops at a cycle or MAX_DEPTH."""
-    path: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    node_id = start
-    while node_id and node_id in mapping and node_id not in seen and len(seen) < MAX_DEPTH:
-        seen.add(node_id)
-        node = as_dict(mapping[node_id])
-        path.append(node)
-        node_id = step(node)
-    return path
-
-
-def _last_child(node: dict[str, Any], mapping: dict[str, Any]) -> str | None:
-    """The latest edit under ``node``: its last child that the mapping holds."""
-    kids = [as_str(k) for k in as_list(node.get("children")) if as_str(k) in mapping]
-    return kids[-1] if kids else None
+def _create_time(node: dict[str, Any]) -> float | None:
+    t = as_dict(node.get("message")).get("create_time")
+    return float(t) if isinstance(t, int | float) and not isinstance(t, bool) else None
 
 
 def _thread_id(conv: dict[str, Any], title: str) -> str:
@@ -178,58 +147,86 @@ def _conversation(
 ) -> list[ConversationMessage]:
     title = as_str(conv.get("title"))
     thread = _thread_id(conv, title)
-    conv_time = epoch_ts(conv.get("create_time"))
     out: list[ConversationMessage] = []
-    prev_id: str | None = None
-    include_thinking = ctx.options.include_thinking
-    branch = _branch(conv["mapping"], as_str(conv.get("current_node")))
-    off = _with_message(conv["mapping"].values()) - _with_message(branch)
+    branch = mapping_branch(conv["mapping"], as_str(conv.get("current_node")), _create_time)
+    off = with_message(conv["mapping"].values()) - with_message(branch)
     if off:
         ctx.warn(
             ctx.loc(f"conv-{c}"),
             f"{off} message(s) on other branches (earlier edits, regenerations) not read",
         )
+    conv_time = epoch_ts(conv.get("create_time"))
+    prev_id: str | None = None
+    context: list[dict[str, Any]] = []  # custom instructions, memory: on the next message
     for node in branch:
         msg = node.get("message")
         if not isinstance(msg, dict):
             continue
-        shown = _shown(msg, include_thinking)
+        where = ctx.loc(f"conv-{c}-{as_str(node.get('id'))}")
+        held = editable_context(msg)
+        if held is not None:
+            if held:
+                context.append(held)
+            else:
+                skipped.skip(where)
+            continue
+        if is_reasoning(msg):
+            msg = as_reasoning(msg)
+        shown = _shown(msg, ctx.options.include_thinking)
         if shown is None:
-            skipped.skip(ctx.loc(f"conv-{c}-{as_str(node.get('id'))}"))
+            skipped.skip(where)
             continue
         chunks, more = shown
-        role = as_str(as_dict(msg.get("author")).get("role"))
         mid = as_str(msg.get("id"))
         node_id = as_str(node.get("id"))
         # no id of either kind: the content hash (``chatgpt:<thread>:`` would be every
         # such message's)
         rec_id = f"chatgpt:{mid}" if mid else f"chatgpt:{thread}:{node_id}" if node_id else None
-        ts = epoch_ts(msg.get("create_time"))
-        out.append(
-            message(
-                chunks,
-                speaker=as_str(as_dict(msg.get("author")).get("name")) or role or None,
-                listeners=_listeners(role, as_str(msg.get("recipient"))),
-                timestamp=ts or conv_time,
-                id=rec_id,
-                source_id=ctx.loc(f"conv-{c}-{as_str(node.get('id'))}"),
-                format="chatgpt",
-                thread=thread,
-                reply_to=prev_id,
-                subject=title,
-                role=role if role in ROLES else None,
-                extra={
-                    "node": as_str(node.get("id")),
-                    "author_role": role if role not in ROLES else None,
-                    "content_type": more.pop("content_type"),
-                    "model": more.pop("model"),
-                    **_time_extra(msg, ts, conv_time),
-                    **more,
-                },
-            )
-        )
+        more.update(node=node_id, context=context or None, author_name=msg.get("author_name"))
+        context = []
+        out.append(_record(msg, chunks, more, rec_id, where, (thread, title, prev_id, conv_time)))
         prev_id = rec_id
+    for _ in context:  # no message after them to keep them
+        skipped.skip(ctx.loc(f"conv-{c}"))
     return out
+
+
+def _record(
+    msg: dict[str, Any],
+    chunks: list[str],
+    more: dict[str, Any],
+    rec_id: str | None,
+    where: str,
+    conv: tuple[str, str, str | None, str | None],
+) -> ConversationMessage:
+    """One message's record; ``conv`` is its thread, title, the message it replies to
+    and the conversation's time."""
+    thread, title, prev_id, conv_time = conv
+    role = as_str(as_dict(msg.get("author")).get("role"))
+    ts = epoch_ts(msg.get("create_time"))
+    tags = more.pop("tags")
+    return message(
+        chunks,
+        speaker=as_str(as_dict(msg.get("author")).get("name")) or role or None,
+        listeners=_listeners(role, as_str(msg.get("recipient"))),
+        timestamp=ts or conv_time,
+        id=rec_id,
+        source_id=where,
+        format="chatgpt",
+        thread=thread,
+        reply_to=prev_id,
+        subject=title,
+        role=role if role in ROLES else None,
+        tags=tags,
+        extra={
+            "node": more.pop("node"),
+            "author_role": role if role not in ROLES else None,
+            "content_type": more.pop("content_type"),
+            "model": more.pop("model"),
+            **_time_extra(msg, ts, conv_time),
+            **more,
+        },
+    )
 
 
 def _shown(msg: dict[str, Any], include_thinking: bool) -> tuple[list[str], dict[str, Any]] | None:
@@ -238,6 +235,8 @@ def _shown(msg: dict[str, Any], include_thinking: bool) -> tuple[list[str], dict
     meta = as_dict(msg.get("metadata"))
     content = as_dict(msg.get("content"))
     chunks, parts = _content(content)
+    files, attached = attachments(meta, parts)
+    chunks += files
     thinking = _thinking(content)
     if include_thinking:
         chunks += [f"[thinking] {t.get('content') or t.get('summary')}" for t in thinking]
@@ -247,13 +246,17 @@ def _shown(msg: dict[str, Any], include_thinking: bool) -> tuple[list[str], dict
         return None
     chunks, cited = _citations(chunks, meta)
     chunks, canvas = canvas_text(as_str(msg.get("recipient")), chunks)
+    kinds, tags = content_extras(content)
     return chunks, {
+        "tags": tags,
         "content_type": as_str(content.get("content_type")),
         "model": as_str(meta.get("model_slug")),
         "parts": parts,
+        "attachments": attached,
         "thinking": thinking,
         **cited,
         **canvas,
+        **kinds,
     }
 
 
@@ -287,10 +290,6 @@ def _citations(chunks: list[str], meta: dict[str, Any]) -> tuple[list[str], dict
     return out, {"raw_text": chunks, "citations": pages}
 
 
-def _with_message(nodes: Iterable[Any]) -> int:
-    return sum(1 for node in nodes if isinstance(as_dict(node).get("message"), dict))
-
-
 def _time_extra(msg: dict[str, Any], ts: str | None, conv_time: str | None) -> dict[str, Any]:
     """``extra``'s tool-call recipient and the message's own time (or that it took the
     conversation's)."""
@@ -317,9 +316,11 @@ def _content(content: dict[str, Any]) -> tuple[list[str], list[Any]]:
             chunks.append(_object_part(part))
         elif part is not None:
             chunks.append(orjson.dumps(part).decode())
-    for key in ("text", "result", "content"):
+    for key in ("text", "result", "content", "output_str"):
         if not chunks and isinstance(content.get(key), str):
             chunks.append(content[key])
+    if not chunks:
+        chunks = kind_chunks(content)
     return [x for x in chunks if x.strip()], others
 
 
@@ -327,9 +328,8 @@ def _object_part(part: dict[str, Any]) -> str:
     """An object part's text, else an ``[image] asset`` style reference to it."""
     if isinstance(part.get("text"), str):
         return str(part["text"])
-    kind = as_str(part.get("content_type")) or "part"
-    ref = as_str(part.get("asset_pointer")) or as_str(part.get("name")) or as_str(part.get("url"))
-    return f"[{kind.replace('_asset_pointer', '')}] {ref}".rstrip()
+    kind, ref = media_ref(part)
+    return f"[{kind}] {ref}".rstrip()
 
 
 def _thinking(content: dict[str, Any]) -> list[dict[str, str]]:
@@ -361,8 +361,10 @@ FIELDS = Fields(
     reply_to="the previous message kept on the current branch",
     subject="the conversation's `title`",
     extra="`node`, `content_type`, `model`, `create_time`, `parts` (images, files), "
-    "`recipient` (a tool call), `thinking` (thoughts, reasoning recap; not text unless "
-    "`--include-thinking`), `raw_text` and `citations` (web citation tokens rendered)",
+    "`recipient` (a tool call), `thinking` (thoughts, reasoning recap, `a8km123` reasoning; "
+    "not text unless `--include-thinking`), `raw_text` and `citations` (web citation tokens "
+    "rendered), `context` (custom instructions, memory), `attachments` (uploaded files), "
+    "`quote`, `error`",
 )
 
 FORMATS = (

@@ -21,9 +21,13 @@ Decisions:
 - timestamp = message ``created_at`` (else the conversation's, ``extra.time_from``).
 - Chunks: with ``content`` blocks, one chunk a block (``text`` as is, ``tool_use`` /
   ``tool_result`` as ``[tool_use NAME] {...}`` / ``[tool_result NAME] ...`` lines, other
-  block types ``[type] {...}``); without blocks, ``text``. Attachments become
-  ``[attachment NAME]`` chunks (their ``extracted_content`` in ``extra.attachments``),
-  files ``[file NAME]`` chunks. Non-text blocks are kept verbatim in ``extra.blocks``.
+  block types ``[type] {...}``); without blocks, ``text``. An artifact reads as the
+  artifact panel shows it (``convo.importers.apps.claude_ai_artifacts``); a search
+  result's pages as ``[knowledge] TITLE URL`` and their text; ``token_budget`` blocks
+  (budget checkpoints between tool calls: times only) show nothing. Attachments become
+  ``[attachment NAME]`` chunks (their ``extracted_content`` in ``extra.attachments``), but
+  a long paste (an attachment without a name) is a chunk of its text; files
+  ``[file NAME]`` chunks. Non-text blocks are kept verbatim in ``extra.blocks``.
 - Thinking is private: never in the text by default. Its text (and summaries) go to
   ``extra.thinking``. ``ImportOptions.include_thinking`` (``--include-thinking``) puts
   each thinking block in its own ``[thinking] ...`` chunk instead.
@@ -51,6 +55,7 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.blocks import block_chunk
+from convo.importers.apps.claude_ai_artifacts import artifact_text
 from convo.importers.apps.claude_ai_sidecars import report, sidecar
 from convo.importers.apps.common import EmptyCounter
 from convo.importers.build import message
@@ -224,9 +229,12 @@ class _Blocks:
                 self.chunks.append(f"[thinking] {body}" if body else f"[{kind}]")
             else:
                 self.thoughts.append(_thought(b, kind))
+        elif kind == "token_budget":  # a budget checkpoint: times only, nothing shown
+            self.blocks.append(block)
         else:
             self.blocks.append(block)
-            self.chunks.append(block_chunk(_labelled(b)) if b else f"[block] {block!r}")
+            shown = artifact_text(b) if kind == "tool_use" else None
+            self.chunks.append(shown or (block_chunk(_labelled(b)) if b else f"[block] {block!r}"))
 
 
 def _content(msg: dict[str, Any], include_thinking: bool) -> tuple[list[str], dict[str, Any]]:
@@ -237,7 +245,7 @@ def _content(msg: dict[str, Any], include_thinking: bool) -> tuple[list[str], di
         acc.add(block)
     chunks = acc.chunks if content else [as_str(msg.get("text"))]
     attachments = [as_dict(a) for a in as_list(msg.get("attachments"))]
-    chunks += [f"[attachment {as_str(a.get('file_name')) or '?'}]" for a in attachments]
+    chunks += [_attachment_chunk(a) for a in attachments]
     files = as_list(msg.get("files")) or as_list(msg.get("files_v2"))
     chunks += [f"[file {as_str(as_dict(f).get('file_name')) or '?'}]" for f in files]
     edited = msg.get("updated_at") != msg.get("created_at")
@@ -250,6 +258,14 @@ def _content(msg: dict[str, Any], include_thinking: bool) -> tuple[list[str], di
         "updated_at": msg.get("updated_at") if edited else None,
     }
     return [x for x in chunks if x.strip()], extra
+
+
+def _attachment_chunk(att: dict[str, Any]) -> str:
+    """``[attachment NAME]``; a long paste (an attachment without a name, its text in
+    ``extracted_content``) is the user's words: its text."""
+    name = as_str(att.get("file_name"))
+    pasted = as_str(att.get("extracted_content"))
+    return f"[attachment {name}]" if name or not pasted.strip() else pasted
 
 
 def _thought(block: dict[str, Any], kind: str) -> dict[str, Any]:

@@ -1,5 +1,7 @@
 """Open WebUI chat exports (``open-webui``): Settings → Chats → Export, or a chat's
-Download → Export chat (.json).
+Download → Export chat (.json); and its own database, ``webui.db`` (the ``chat`` table,
+``backend/open_webui/models/chats.py`` ``Chat``: one row a chat, its ``chat`` column the
+same JSON as the export's, read the same way, ``FILE#chat-<id>`` its place).
 
 Shape (open-webui/open-webui ``src/lib/components/chat/Settings/Chats.svelte``
 ``exportChats``: ``JSON.stringify(await getAllChats())``, the rows of
@@ -43,9 +45,11 @@ from typing import Any
 
 import orjson
 
+from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
+from convo.importers import sqlitedb
 from convo.importers.agents.blocks import dumps, parse_arguments
 from convo.importers.agents.samples import iter_samples, sub
 from convo.importers.build import GLOBAL_ID_LENGTH, file_local, file_scope, message
@@ -66,6 +70,8 @@ _ATTR = re.compile(r"""(\w+)=(?:"([^"]*)"|'([^']*)')""")
 
 
 def sniff(source: Source) -> int:
+    if sqlitedb.is_sqlite(source):
+        return 90 if _is_webui_db(source) else 0
     text = json_head(source)
     if not text.startswith(("[", "{")):
         return 0
@@ -87,10 +93,62 @@ def _chat_of(sample: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
     return None
 
 
+def _is_webui_db(source: Source) -> bool:
+    """Open WebUI's own database (``webui.db``): its ``chat`` table of chat JSON."""
+    try:
+        con = sqlitedb.connect(source)
+    except sqlitedb.ERRORS:
+        return False
+    try:
+        cols = {r[1] for r in con.execute("PRAGMA table_info(chat)")}
+        return {"id", "user_id", "title", "chat", "created_at"} <= cols
+    except sqlitedb.ERRORS:
+        return False
+    finally:
+        con.close()
+
+
+def _db_rows(source: Source, ctx: ImportContext) -> Iterator[tuple[Any, str]]:
+    """Each row of ``webui.db``'s ``chat`` table as the export writes it (its JSON
+    columns decoded), oldest first; a row whose chat is not JSON is rejected."""
+    try:
+        con = sqlitedb.connect(source)
+    except sqlitedb.ERRORS as e:
+        raise InputError(f"cannot open Open WebUI's webui.db ({e})", where=source.name) from None
+    try:
+        cur = con.execute("SELECT * FROM chat ORDER BY created_at, id")
+        names = [d[0] for d in cur.description]
+        for values in cur:
+            row = dict(zip(names, values, strict=True))
+            loc = f"chat-{row.get('id')}"
+            try:
+                row.update(
+                    {k: orjson.loads(row[k]) for k in _JSON_COLUMNS if isinstance(row.get(k), str)}
+                )
+            except orjson.JSONDecodeError:
+                ctx.reject(
+                    f"{source.name}#{loc}",
+                    "an Open WebUI chat row whose JSON is damaged",
+                    sqlitedb.row_value(values),
+                )
+                continue
+            yield row, loc
+    except sqlitedb.ERRORS as e:
+        raise InputError(f"not Open WebUI's webui.db ({e})", where=source.name) from None
+    finally:
+        con.close()
+
+
+_JSON_COLUMNS = ("chat", "meta", "variables", "tasks")
+
+
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     other = 0
-    for sample, loc in iter_samples(source, ctx):
+    rows = _db_rows(source, ctx) if sqlitedb.is_sqlite(source) else iter_samples(source, ctx)
+    for sample, loc in rows:
         where = ctx.loc(loc) if loc != "doc" else source.name
+        if sqlitedb.is_sqlite(source):
+            where = f"{source.name}#{loc}"
         found = _chat_of(sample)
         if found is None:
             ctx.reject(where, "not an Open WebUI chat (chat.history.messages)", sample)
@@ -320,4 +378,6 @@ FIELDS = Fields(
     "in `thinking` unless `--include-thinking`",
 )
 
-FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json",), sniff, read, EXAMPLE, fields=FIELDS),)
+FORMATS = (
+    Format(NAME, "chat", DESCRIPTION, ("*.json", "webui.db"), sniff, read, EXAMPLE, fields=FIELDS),
+)

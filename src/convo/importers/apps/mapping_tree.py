@@ -1,0 +1,84 @@
+"""A conversation kept as a tree of nodes by id (``mapping``: ``{id: {id, parent,
+children, message}}``), as ChatGPT and DeepSeek export theirs: every edit of a prompt and
+every regenerated answer is a branch; the app shows one.
+
+``mapping_branch`` gives the nodes of the branch shown: from the root to the current
+node when the export names it (ChatGPT's ``current_node``), else down the last child
+(the latest edit or regeneration) from the root; a mapping whose nodes name no parent
+or child the mapping holds (rewritten by other tools) is read whole, in time order.
+``with_message`` counts the nodes holding a message, to tell how many other branches
+hold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from convo.importers.jsoninput import as_dict, as_list, as_str
+
+MAX_DEPTH = 100_000
+
+
+def mapping_branch(
+    mapping: dict[str, Any], current: str, time_of: Callable[[dict[str, Any]], float | None]
+) -> list[dict[str, Any]]:
+    """Nodes from the root to the current node (or to the last leaf); all of them in
+    ``time_of`` order when the mapping has no links."""
+    if not _linked(mapping):
+        return _by_time(mapping, time_of)
+    if current in mapping:
+        return _walk(mapping, current, lambda node: as_str(node.get("parent")) or None)[::-1]
+    roots = [k for k, v in mapping.items() if as_str(as_dict(v).get("parent")) not in mapping]
+    return _walk(mapping, roots[0] if roots else None, lambda node: _last_child(node, mapping))
+
+
+def with_message(nodes: Iterable[Any]) -> int:
+    """How many of ``nodes`` hold a message."""
+    return sum(1 for node in nodes if isinstance(as_dict(node).get("message"), dict))
+
+
+def _linked(mapping: dict[str, Any]) -> bool:
+    """Whether any node names a parent or a child that the mapping holds."""
+    for node in map(as_dict, mapping.values()):
+        if as_str(node.get("parent")) in mapping:
+            return True
+        if any(as_str(k) in mapping for k in as_list(node.get("children"))):
+            return True
+    return len(mapping) < 2
+
+
+def _by_time(
+    mapping: dict[str, Any], time_of: Callable[[dict[str, Any]], float | None]
+) -> list[dict[str, Any]]:
+    """Every node, by ``time_of`` (stable; an untimed node sorts with the node before it)."""
+    keyed = []
+    last = float("-inf")
+    for i, node in enumerate(map(as_dict, mapping.values())):
+        t = time_of(node)
+        if t is not None:
+            last = t
+        keyed.append((last, i, node))
+    keyed.sort(key=lambda x: (x[0], x[1]))
+    return [node for _, _, node in keyed]
+
+
+def _walk(
+    mapping: dict[str, Any], start: str | None, step: Callable[[dict[str, Any]], str | None]
+) -> list[dict[str, Any]]:
+    """The nodes met from ``start`` following ``step``; stops at a cycle or MAX_DEPTH."""
+    path: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    node_id = start
+    while node_id and node_id in mapping and node_id not in seen and len(seen) < MAX_DEPTH:
+        seen.add(node_id)
+        node = as_dict(mapping[node_id])
+        path.append(node)
+        node_id = step(node)
+    return path
+
+
+def _last_child(node: dict[str, Any], mapping: dict[str, Any]) -> str | None:
+    """The latest edit under ``node``: its last child that the mapping holds."""
+    kids = [as_str(k) for k in as_list(node.get("children")) if as_str(k) in mapping]
+    return kids[-1] if kids else None
