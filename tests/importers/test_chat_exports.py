@@ -359,7 +359,7 @@ def test_chatgpt_export_folder_side_files_read_nothing(tmp_path, in_root, runner
     assert "not recognised" not in result.output
     assert "message_feedback.json holds 1 rating(s)" in result.output
     assert "taken as a ChatGPT export's export_manifest.json" in result.output  # never unsaid
-    assert len(records((tmp_path / "out.jsonl").read_text())) == 3
+    assert len(records((tmp_path / "out.jsonl").read_text())) == 4  # the off-branch answer too
     other = tmp_path / "user.json"  # another app's user.json is not ChatGPT's
     other.write_bytes(orjson.dumps({"id": 1, "name": "x"}))
     with pytest.raises(InputError):
@@ -371,8 +371,11 @@ PATH_N1 = "sample_data/chat/chatgpt-conversations.json#conv-1-n1"
 
 def test_chatgpt_branch_and_fallback(tmp_path, in_root):
     recs, _, warnings = ingest(CHAT / "chatgpt-conversations.json")
-    assert [r["id"] for r in recs] == ["chatgpt:m2", "chatgpt:m4", "chatgpt:m5"]  # m3 is off-branch
+    # the branch shown, then m3 (an earlier answer, off it), tagged, replying to its parent
+    assert [r["id"] for r in recs] == ["chatgpt:m2", "chatgpt:m4", "chatgpt:m5", "chatgpt:m3"]
     assert recs[2]["replyTo"] == "chatgpt:m4" and recs[0]["subject"] == "JWT vs sessions"
+    assert recs[3]["tags"] == ["off-branch"] and recs[3]["replyTo"] == "chatgpt:m2"
+    assert not any("off-branch" in r["tags"] for r in recs[:3])
     assert any(
         w.endswith("skipped 1 empty or hidden messages (at " + PATH_N1 + ")") for w in warnings
     )

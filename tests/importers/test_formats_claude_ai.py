@@ -78,6 +78,7 @@ def test_mapping_of_fields():
     assert answer["replyTo"] == "claude-ai:c0000000-0000-4000-8000-000000000001"
     # the edited attempt is kept, marked off the current branch; both reply to the answer
     assert edited["extra"]["off_branch"] is True and "off_branch" not in final["extra"]
+    assert edited["tags"] == ["off-branch"] and final["tags"] == []
     assert final["replyTo"] == answer["id"]
     assert final["textChunks"][1:] == ["[attachment packing.md]", "[file suitcase.png]"]
     assert final["extra"]["attachments"][0]["extracted_content"].startswith("- umbrella")

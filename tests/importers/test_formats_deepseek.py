@@ -43,6 +43,8 @@ def test_the_branch_shown_with_speakers_times_and_replies():
         ("6", "assistant", ["It says the 10-year yield hit 4.5%."]),
         ("7", "user", ["Thanks"]),
         ("8", "assistant", [""]),  # cut off after its thinking
+        ("2", "assistant", ["服务器繁忙，请稍后再试。"]),  # "server busy": regenerated
+        ("3", "user", ["try again"]),
     ]
     first, answer = recs[0], recs[1]
     assert first["metadata"]["listeners"] == ["assistant"] and first["role"] == "user"
@@ -57,8 +59,13 @@ def test_the_branch_shown_with_speakers_times_and_replies():
     assert recs[3]["extra"]["tools"] == [
         {"type": "TOOL_OPEN", "content": "https://news.example/markets"}
     ]
-    # the "server busy" answer and the prompt after it are another branch: counted
-    assert any("2 message(s) on other branches" in w for w in warnings)
+    # the "server busy" answer and the prompt after it are another branch: kept after the
+    # branch shown, tagged, each replying to its parent on the tree
+    busy, retry = recs[6], recs[7]
+    assert busy["tags"] == retry["tags"] == ["off-branch"]
+    assert not any("off-branch" in r["tags"] for r in recs[:6])
+    assert busy["replyTo"] == f"deepseek:{CONV}:1" and retry["replyTo"] == busy["id"]
+    assert not any("other branches" in w for w in warnings)
     assert any("skipped 1 messages without fragments" in w for w in warnings)
 
 

@@ -34,10 +34,12 @@ def test_golden():
 def test_current_branch_and_mapping():
     recs, rejects, warnings = run(open_webui.read, EXPORT)
     assert [r.where for r in rejects] == [f"{NAME}#item-2.msg-3", f"{NAME}#item-3"]
-    assert warnings == [
-        f"{NAME}: skipped 1 messages on other branches (regenerated answers, edits)"
-    ]
-    system, asked, answer, again, reply = recs[:5]
+    assert warnings == []
+    system, asked, answer, again, reply, first_try = recs[:6]
+    # the first answer, regenerated, is kept after the branch shown, tagged, replying to
+    # the prompt it answered
+    assert first_try["tags"] == ["off-branch"] and first_try["replyTo"] == asked["id"]
+    assert not any("off-branch" in r["tags"] for r in recs[:5])
     assert system["role"] == "system" and system["textChunks"] == ["You are a patient baker."]
     conversation = system["extra"]["conversation"]
     assert conversation["meta"] == {"tags": ["baking"]}
@@ -77,7 +79,7 @@ def test_reasoning_private_unless_asked():
 
 def test_older_export_of_bare_chats():
     recs, _, _ = run(open_webui.read, EXPORT)
-    asked, answer = recs[5:]
+    asked, answer = recs[6:]
     assert sorted(asked["extra"]["conversation"]) == ["id", "models", "tags", "timestamp", "title"]
     assert asked["thread"] == "open-webui:9d8c7b6a-5f4e-4d3c-b2a1-0f9e8d7c6b5a"
     assert answer["metadata"]["speaker"] == "mistral:7b"

@@ -185,7 +185,7 @@ def test_chatgpt_mapping_without_links_is_read_in_create_time_order(tmp_path):
     assert not rejects
 
 
-def test_chatgpt_other_branches_are_counted(tmp_path):
+def test_chatgpt_other_branches_are_kept_tagged(tmp_path):
     def node(nid, parent, kids, text):
         return {"id": nid, "parent": parent, "children": kids, "message": {
             "id": "m" + nid, "author": {"role": "user"}, "create_time": 1700000000,
@@ -196,8 +196,10 @@ def test_chatgpt_other_branches_are_counted(tmp_path):
         "b2": node("b2", "a", [], "second try"),
     }}  # fmt: skip
     recs, _, warnings = ingest(_write(tmp_path / "conversations.json", [conv]))
-    assert [r["textChunks"] for r in recs] == [["q"], ["second try"]]
-    assert any("1 message(s) on other branches" in w for w in warnings)
+    assert [r["textChunks"] for r in recs] == [["q"], ["second try"], ["first try"]]
+    assert [r["tags"] for r in recs] == [[], [], ["off-branch"]]
+    assert recs[2]["replyTo"] == recs[1]["replyTo"] == recs[0]["id"]
+    assert not any("other branches" in w for w in warnings)
 
 
 # -- trap 8: ids do not depend on --start-date; a re-ingest with --tag says what happened

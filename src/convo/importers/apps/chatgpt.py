@@ -3,8 +3,10 @@
 Decisions:
 - The current branch is walked from ``current_node`` up to the root; without a (known)
   ``current_node`` the last child is followed down from the root (the latest edit).
-  Messages on other branches (earlier edits, regenerated answers) are not read and are
-  counted in one warning.
+  Messages on other branches (earlier edits, regenerated answers) follow it, tagged
+  ``off-branch``, each replying to its nearest kept ancestor
+  (``convo.importers.apps.mapping_tree``): ``-tag:off-branch`` gives the conversation
+  as the app shows it.
 - A mapping without ``parent``/``children`` links (exports rewritten by other tools) is
   read whole, in ``create_time`` order (a node without one keeps its place after the
   node before it), so no turn is dropped.
@@ -17,7 +19,8 @@ Decisions:
   has the tool as listener, and a tool's answer the assistant.
 - ``thread`` = ``conversation_id``/``id`` (else a hash of title and create_time),
   ``subject`` = title, id = ``chatgpt:<message id>`` (``chatgpt:<thread>:<node>`` when the
-  message has none), ``replyTo`` = the previous message kept on the branch.
+  message has none), ``replyTo`` = the previous message kept on the branch (on another branch: the nearest
+  kept ancestor).
 - A message without ``create_time`` takes the conversation's (``extra.time_from``).
 - Files the user uploaded (``metadata.attachments``) are ``[file NAME]`` chunks, but
   for the images the parts show.
@@ -74,8 +77,8 @@ from convo.importers.apps.chatgpt_kinds import (
     media_ref,
 )
 from convo.importers.apps.chatgpt_sidecars import report, sidecar
-from convo.importers.apps.common import EmptyCounter
-from convo.importers.apps.mapping_tree import mapping_branch, with_message
+from convo.importers.apps.common import OFF_BRANCH, EmptyCounter
+from convo.importers.apps.mapping_tree import mapping_branch, nearest, other_branches
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
@@ -148,20 +151,20 @@ def _conversation(
     title = as_str(conv.get("title"))
     thread = _thread_id(conv, title)
     out: list[ConversationMessage] = []
-    branch = mapping_branch(conv["mapping"], as_str(conv.get("current_node")), _create_time)
-    off = with_message(conv["mapping"].values()) - with_message(branch)
-    if off:
-        ctx.warn(
-            ctx.loc(f"conv-{c}"),
-            f"{off} message(s) on other branches (earlier edits, regenerations) not read",
-        )
+    mapping = conv["mapping"]
+    branch = mapping_branch(mapping, as_str(conv.get("current_node")), _create_time)
     conv_time = epoch_ts(conv.get("create_time"))
+    kept: dict[str, str] = {}  # node key -> its record's id, for the other branches' replyTo
+    keys = {id(node): key for key, node in mapping.items()}
     prev_id: str | None = None
     context: list[dict[str, Any]] = []  # custom instructions, memory: on the next message
-    for node in branch:
+    walk = [(node, False) for node in branch]
+    walk += [(node, True) for _, node in other_branches(mapping, branch)]
+    for node, off in walk:
         msg = node.get("message")
         if not isinstance(msg, dict):
             continue
+        key = keys.get(id(node), "")
         where = ctx.loc(f"conv-{c}-{as_str(node.get('id'))}")
         held = editable_context(msg)
         if held is not None:
@@ -183,9 +186,15 @@ def _conversation(
         # such message's)
         rec_id = f"chatgpt:{mid}" if mid else f"chatgpt:{thread}:{node_id}" if node_id else None
         more.update(node=node_id, context=context or None, author_name=msg.get("author_name"))
+        if off:
+            more["tags"] = [*more["tags"], OFF_BRANCH]
         context = []
-        out.append(_record(msg, chunks, more, rec_id, where, (thread, title, prev_id, conv_time)))
-        prev_id = rec_id
+        reply = nearest(mapping, key, kept) if off else prev_id
+        out.append(_record(msg, chunks, more, rec_id, where, (thread, title, reply, conv_time)))
+        if rec_id is not None:
+            kept[key] = rec_id
+        if not off:
+            prev_id = rec_id
     for _ in context:  # no message after them to keep them
         skipped.skip(ctx.loc(f"conv-{c}"))
     return out
@@ -348,7 +357,7 @@ def _thinking(content: dict[str, Any]) -> list[dict[str, str]]:
     return out
 
 
-DESCRIPTION = "ChatGPT conversations.json (mapping tree, current branch)"
+DESCRIPTION = "ChatGPT conversations.json (mapping tree; other branches tagged off-branch)"
 EXAMPLE = '[{"title": "T", "mapping": {"n1": {"id": "n1", "parent": null, "children": [], ...}}}]'
 FIELDS = Fields(
     speaker="`author.name`, else the role (`user`, `assistant`, `system`, `tool`)",
@@ -358,8 +367,9 @@ FIELDS = Fields(
     thread="the conversation's `conversation_id`/`id` (else a hash of title and time)",
     id="`chatgpt:<id>` (the message's uuid), else `chatgpt:<thread>:<node>`",
     scope="none: message ids are uuids",
-    reply_to="the previous message kept on the current branch",
+    reply_to="the previous message kept on the current branch (off it: the nearest kept ancestor)",
     subject="the conversation's `title`",
+    tags="`off-branch` on a message of a branch the app does not show (an earlier edit, a regenerated answer); `error` on a `system_error`",
     extra="`node`, `content_type`, `model`, `create_time`, `parts` (images, files), "
     "`recipient` (a tool call), `thinking` (thoughts, reasoning recap, `a8km123` reasoning; "
     "not text unless `--include-thinking`), `raw_text` and `citations` (web citation tokens "

@@ -32,7 +32,8 @@ Decisions:
   ``extra.thinking``. ``ImportOptions.include_thinking`` (``--include-thinking``) puts
   each thinking block in its own ``[thinking] ...`` chunk instead.
 - Messages off the current branch (edits; known from ``current_leaf_message_uuid`` and
-  parent links) are kept, marked ``extra.off_branch = true``.
+  parent links) are kept, tagged ``off-branch`` (``-tag:off-branch``: the conversation
+  as the app shows it) and marked ``extra.off_branch = true``.
 - Text-block ``citations`` are kept in ``extra.citations``.
 - A message with no text, block, attachment or file is skipped, counted in one warning
   (one holding only thinking is kept, with an empty chunk and its ``extra.thinking``).
@@ -57,7 +58,7 @@ from convo.core.timestamps import iso_ts
 from convo.importers.agents.blocks import block_chunk
 from convo.importers.apps.claude_ai_artifacts import artifact_text
 from convo.importers.apps.claude_ai_sidecars import report, sidecar
-from convo.importers.apps.common import EmptyCounter
+from convo.importers.apps.common import OFF_BRANCH, EmptyCounter
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
@@ -180,10 +181,11 @@ def _record(
     sender = as_str(msg.get("sender"))
     role = ROLES.get(sender)
     ts = iso_ts(msg.get("created_at"))
+    off = cv.branch is not None and uuid not in cv.branch
     extra.update(
         sender=sender if sender not in ("user", "assistant") else None,
         time_from="conversation" if ts is None and cv.time else None,
-        off_branch=True if cv.branch is not None and uuid not in cv.branch else None,
+        off_branch=True if off else None,
         conversation=_conv_extra(cv.conv) if k == 1 else None,
     )
     return message(
@@ -198,6 +200,7 @@ def _record(
         reply_to=f"{NAME}:{parent}" if parent in cv.known else prev,
         subject=cv.title,
         role=role,
+        tags=[OFF_BRANCH] if off else None,
         extra=extra,
     )
 
@@ -303,6 +306,7 @@ FIELDS = Fields(
     scope="none: message uuids are unique everywhere",
     reply_to="the parent message when it is in the conversation, else the previous one",
     subject="the conversation's `name`",
+    tags="`off-branch` on a message of a branch the app does not show (an earlier edit, a regenerated answer)",
     extra="`sender`, `blocks` (non-text blocks), `attachments`, `files`, `citations`, "
     "`off_branch`, `conversation` (on a conversation's first message); "
     "thinking in `thinking` unless `--include-thinking`",

@@ -15,6 +15,10 @@ from convo.core.errors import InputError
 from convo.core.io import Source, strip_bom
 
 SYSTEM_TAG = "system"
+#: A chat export's message on a branch the app does not show (an earlier edit, a
+#: regenerated answer): kept, so nothing the user wrote is dropped; ``-tag:off-branch``
+#: gives the conversation as the app shows it (chatgpt, deepseek, claude-ai, open-webui).
+OFF_BRANCH = "off-branch"
 # UTF-32's little-endian BOM starts with UTF-16's: test it first.
 UTF32_BOMS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")

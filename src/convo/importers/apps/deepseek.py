@@ -14,7 +14,8 @@ tools' ``TOOL_SEARCH``, ``TOOL_OPEN``, ``READ_LINK``.
 Decisions:
 - The branch shown is read: from the root down the last child (the latest edit or
   regeneration), as ``convo.importers.apps.mapping_tree`` walks ChatGPT's; messages on
-  other branches are counted in one warning.
+  other branches follow it, tagged ``off-branch``, each replying to its nearest kept
+  ancestor (``-tag:off-branch`` gives the conversation as the app shows it).
 - speaker = role: ``user`` for a message of ``REQUEST`` fragments, else ``assistant``;
   each is the other's listener. The model in ``extra.model``.
 - Text: the ``REQUEST`` / ``RESPONSE`` contents, one chunk a fragment; uploaded files
@@ -25,7 +26,7 @@ Decisions:
   know, with text, is a ``[TYPE] text`` chunk (not dropped).
 - thread = the conversation's ``id``, subject = ``title``, id = ``deepseek:<conversation
   id>:<node id>`` (node ids are numbers within a conversation), replyTo = the previous
-  message on the branch; time = the message's ``inserted_at`` (else the
+  message on the branch (off it: the nearest kept ancestor); time = the message's ``inserted_at`` (else the
   conversation's, ``extra.time_from``).
 - A message without fragments or files is skipped, counted in one warning.
 - ``user.json`` (the account) is recognised and read as no message.
@@ -41,8 +42,8 @@ from typing import Any
 from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
-from convo.importers.apps.common import EmptyCounter
-from convo.importers.apps.mapping_tree import mapping_branch, with_message
+from convo.importers.apps.common import OFF_BRANCH, EmptyCounter
+from convo.importers.apps.mapping_tree import mapping_branch, nearest, other_branches
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
@@ -114,15 +115,18 @@ def _conversation(
 ) -> Iterator[ConversationMessage]:
     thread, title = _thread(conv), as_str(conv.get("title"))
     conv_time = iso_ts(conv.get("inserted_at"))
-    branch = mapping_branch(conv["mapping"], "", _inserted)
-    off = with_message(conv["mapping"].values()) - with_message(branch)
-    if off:
-        ctx.warn(ctx.loc(f"conv-{c}"), f"{off} message(s) on other branches (earlier edits, regenerations) not read")  # fmt: skip
+    mapping = conv["mapping"]
+    branch = mapping_branch(mapping, "", _inserted)
+    keys = {id(node): key for key, node in mapping.items()}
+    kept: dict[str, str] = {}  # node key -> its record's id, for the other branches' replyTo
     prev: str | None = None
-    for node in branch:
+    walk = [(node, False) for node in branch]
+    walk += [(node, True) for _, node in other_branches(mapping, branch)]
+    for node, off in walk:
         msg = node.get("message")
         if not isinstance(msg, dict):
             continue
+        key = keys.get(id(node), "")
         where = ctx.loc(f"conv-{c}-{as_str(node.get('id'))}")
         chunks, extra = _content(msg, ctx.options.include_thinking)
         if not chunks and not extra["thinking"]:
@@ -142,12 +146,15 @@ def _conversation(
             source_id=where,
             format=NAME,
             thread=thread,
-            reply_to=prev,
+            reply_to=nearest(mapping, key, kept) if off else prev,
             subject=title,
             role=role,
+            tags=[OFF_BRANCH] if off else None,
             extra=extra,
         )
-        prev = rec_id
+        kept[key] = rec_id
+        if not off:
+            prev = rec_id
 
 
 class _Fragments:
@@ -222,8 +229,9 @@ FIELDS = Fields(
     thread="the conversation's `id` (else a hash of title and time)",
     id="`deepseek:<conversation id>:<node id>`",
     scope="the conversation: node ids are its numbers",
-    reply_to="the previous message on the branch shown (the latest edit)",
+    reply_to="the previous message on the branch shown (the latest edit); off it: the nearest kept ancestor",
     subject="the conversation's `title`",
+    tags="`off-branch` on a message of a branch the app does not show (an earlier edit, a regenerated answer)",
     extra="`model`, `node`, `files`, `citations` (search results), `tools` (the tools' "
     "fragments); `thinking` (`THINK`) unless `--include-thinking`",
 )

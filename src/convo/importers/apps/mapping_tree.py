@@ -6,8 +6,11 @@ every regenerated answer is a branch; the app shows one.
 node when the export names it (ChatGPT's ``current_node``), else down the last child
 (the latest edit or regeneration) from the root; a mapping whose nodes name no parent
 or child the mapping holds (rewritten by other tools) is read whole, in time order.
-``with_message`` counts the nodes holding a message, to tell how many other branches
-hold.
+``other_branches`` gives the nodes holding a message that the branch shown leaves out
+(earlier edits of a prompt, regenerated answers): the readers keep them too, tagged
+``off-branch`` (``apps.common.OFF_BRANCH``), each replying to its nearest kept ancestor
+(``nearest``), so a query with ``-tag:off-branch`` gives the conversation as the app shows
+it and nothing the user wrote is dropped (the rule claude-ai's reader keeps as well).
 """
 
 from __future__ import annotations
@@ -36,6 +39,45 @@ def mapping_branch(
 def with_message(nodes: Iterable[Any]) -> int:
     """How many of ``nodes`` hold a message."""
     return sum(1 for node in nodes if isinstance(as_dict(node).get("message"), dict))
+
+
+def other_branches(
+    mapping: dict[str, Any], branch: list[dict[str, Any]]
+) -> list[tuple[str, dict[str, Any]]]:
+    """``(key, node)`` of each node holding a message that ``branch`` leaves out, parents
+    before children: depth first from the roots, children in their listed order, then any
+    node no root reaches (a cycle) in the mapping's order."""
+    on = {id(node) for node in branch}
+    seen: set[str] = set()
+    order: list[str] = []
+    roots = [k for k, v in mapping.items() if as_str(as_dict(v).get("parent")) not in mapping]
+    for start in [*roots, *mapping]:
+        stack = [start]
+        while stack:
+            key = stack.pop()
+            if key in seen or key not in mapping:
+                continue
+            seen.add(key)
+            order.append(key)
+            kids = [as_str(k) for k in as_list(as_dict(mapping[key]).get("children"))]
+            stack.extend(reversed([k for k in kids if k in mapping and k not in seen]))
+    return [
+        (key, node)
+        for key in order
+        if id(node := as_dict(mapping[key])) not in on and isinstance(node.get("message"), dict)
+    ]
+
+
+def nearest(mapping: dict[str, Any], key: str, kept: dict[str, str]) -> str | None:
+    """The id ``kept`` gives the nearest ancestor of node ``key`` it holds, else None."""
+    seen: set[str] = set()
+    parent = as_str(as_dict(mapping.get(key)).get("parent"))
+    while parent in mapping and parent not in seen:
+        if parent in kept:
+            return kept[parent]
+        seen.add(parent)
+        parent = as_str(as_dict(mapping[parent]).get("parent"))
+    return None
 
 
 def _linked(mapping: dict[str, Any]) -> bool:

@@ -19,7 +19,8 @@ holds ``<details type="reasoning">`` (the model's thinking, each line quoted wit
 Decisions:
 - The current branch is read, walked from ``history.currentId`` up ``parentId`` to the
   root (a chat without ``history``: its ``messages`` list); messages on other branches
-  (regenerated answers, edits, other models' answers) are counted in one warning.
+  (regenerated answers, edits, other models' answers) follow it, tagged ``off-branch``
+  (``-tag:off-branch``: the chat as the app shows it), each replying to its parent.
 - speaker: a user message ``user``; an answer its ``modelName``, else ``model``, else
   ``assistant``; each the other's listener (a user message: the model that answered it).
   The chat's system prompt (``params.system``) is a first ``system`` message.
@@ -52,6 +53,7 @@ from convo.core.timestamps import parse_any
 from convo.importers import sqlitedb
 from convo.importers.agents.blocks import dumps, parse_arguments
 from convo.importers.agents.samples import iter_samples, sub
+from convo.importers.apps.common import OFF_BRANCH
 from convo.importers.build import GLOBAL_ID_LENGTH, file_local, file_scope, message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
@@ -143,7 +145,6 @@ _JSON_COLUMNS = ("chat", "meta", "variables", "tasks")
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    other = 0
     rows = _db_rows(source, ctx) if sqlitedb.is_sqlite(source) else iter_samples(source, ctx)
     for sample, loc in rows:
         where = ctx.loc(loc) if loc != "doc" else source.name
@@ -154,22 +155,17 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             ctx.reject(where, "not an Open WebUI chat (chat.history.messages)", sample)
             continue
         row, chat = found
-        branch, skipped = _branch(chat)
-        other += skipped
-        yield from _Chat(row, chat, where, ctx).records(branch)
-    if other:
-        ctx.warn(
-            source.name,
-            f"skipped {other} messages on other branches (regenerated answers, edits)",
-        )
+        branch, others = _branch(chat)
+        yield from _Chat(row, chat, where, ctx).records(branch, others)
 
 
-def _branch(chat: dict[str, Any]) -> tuple[list[Any], int]:
-    """The current branch, root first, and how many messages it leaves out."""
+def _branch(chat: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    """The current branch, root first, and the messages of the other branches (in the
+    history's order)."""
     history = as_dict(chat.get("history"))
     messages = history.get("messages")
     if not isinstance(messages, dict):
-        return as_list(chat.get("messages")), 0
+        return as_list(chat.get("messages")), []
     current = history.get("currentId")
     if not isinstance(current, str) or current not in messages:
         current = next(reversed(messages), None)  # the newest message
@@ -180,7 +176,7 @@ def _branch(chat: dict[str, Any]) -> tuple[list[Any], int]:
         branch.append(messages[current])
         current = as_dict(messages[current]).get("parentId")
     branch.reverse()
-    return branch, len(messages) - len(branch)
+    return branch, [m for key, m in messages.items() if key not in seen]
 
 
 class _Chat:
@@ -200,7 +196,7 @@ class _Chat:
         rest.update({k: v for k, v in row.items() if k not in tree})  # the row's id wins
         self.conversation: dict[str, Any] | None = rest
 
-    def records(self, branch: list[Any]) -> Iterator[ConversationMessage]:
+    def records(self, branch: list[Any], others: list[Any]) -> Iterator[ConversationMessage]:
         system = as_str(
             as_dict(self.conversation and self.conversation.get("params")).get("system")
         )
@@ -217,6 +213,19 @@ class _Chat:
                 continue
             following = as_dict(branch[k]) if k < len(branch) else {}
             yield self._message(m, role, following, here)
+        by_id = {as_str(as_dict(m).get("id")): as_dict(m) for m in others}
+        for k, msg in enumerate(others, len(branch) + 1):
+            here = sub(self.ctx, self.where, f"msg-{k}")
+            m = as_dict(msg)
+            role = as_str(m.get("role"))
+            if role not in ROLES:
+                self.ctx.reject(here, "not an Open WebUI message (role user, assistant)", msg)
+                continue
+            kids = [as_str(c) for c in as_list(m.get("childrenIds"))]
+            following = next((by_id[c] for c in kids if c in by_id), {})
+            record = self._message(m, role, following, here)
+            record.tags = [*record.tags, OFF_BRANCH]
+            yield record
 
     def _message(
         self, m: dict[str, Any], role: str, following: dict[str, Any], here: str
@@ -373,6 +382,7 @@ FIELDS = Fields(
     "chat id: in its file)",
     reply_to="the message's `parentId`",
     subject="the chat's title",
+    tags="`off-branch` on a message of a branch the app does not show (an earlier edit, a regenerated answer)",
     extra="`model`, `usage` (`info`), `sources`, `annotation` (a rating), `status`; "
     "`conversation` (the chat's row and settings, on its first record); the reasoning "
     "in `thinking` unless `--include-thinking`",
