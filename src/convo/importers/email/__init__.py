@@ -29,6 +29,14 @@ Decisions where the spec is silent:
   ``>`` is removed from every ``>+From `` line; in any other file (mboxo: writers escape
   ``From `` but leave ``>From `` alone, so the escaping cannot be undone) every line stays
   as written, as ``mailbox.mbox`` reads it. ``>From:`` (a quoted header) is never touched.
+- mboxcl2 (Solaris/SVR4 mail, Dovecot, mutt: a ``Content-Length`` header and body
+  ``From `` lines left unescaped): a message's ``Content-Length`` is used only when it
+  runs past a separator line and lands exactly where mutt's ``mbox_parse_mailbox``
+  checks, on a separator line after the body and its blank line (or none) or on the
+  end of the file; any other (a stale length, one past the end, one over 128 MiB) is
+  ignored and the message ends at the next separator line. ``--jobs`` cuts a file at
+  separator lines only when no trusted length runs over one (``mbox.spans_separators``,
+  asked of every range by ``pipeline.split``); else the file is read whole.
 - The mbox ``From `` line is kept in ``extra.envelope``. When no ``Date`` header is
   readable, the time comes from ``Resent-Date``, the topmost readable ``Received``,
   ``X-OriginalArrivalTime``, the ``From `` line, then a Maildir file name or an .msg's
