@@ -46,8 +46,12 @@ Decisions where the spec is silent:
   (never the current year). Dates without a zone are read in ``--tz``; ``-0000`` is UTC.
 - No usable ``From``: the speaker is ``Sender``, else ``Reply-To``, else the ``From ``
   line's address, with a warning and ``extra.speaker_source``; none of them: a warning.
-- thread = the first id of References (the root), else In-Reply-To, else the message's
-  own id; replyTo = In-Reply-To, else the last id of References. Only ``<...>`` tokens
+- thread = Gmail's conversation, ``gmail:<hex>``, when the message carries Gmail
+  Takeout's ``X-GM-THRID`` (the conversation the Gmail user saw: Gmail also joins a
+  reply whose client wrote no References, and parts a new subject from its old
+  conversation; the hex is the Gmail API's ``threadId`` and the id in the
+  conversation's web address); else the first id of References (the root), else
+  In-Reply-To, else the message's own id; replyTo = In-Reply-To, else the last id of References. Only ``<...>`` tokens
   count, so an In-Reply-To holding a bare address or text gives no replyTo.
 - The body is one text chunk: all non-blank inline text/plain parts (in order; a named
   one without a Content-Disposition is inline, RFC 2183's default), else the
@@ -111,7 +115,8 @@ FIELDS = Fields(
     "line, a Maildir file name, an .msg's creation time, with a warning; none: the epoch "
     "sentinel)",
     zone="the date's own offset (`-0000` is UTC); " + NAIVE_IN_TZ,
-    thread="the first id of `References` (the root), else `In-Reply-To`, else the "
+    thread="Gmail's conversation `gmail:<hex>` (Gmail Takeout's `X-GM-THRID`), else the first "
+    "id of `References` (the root), else `In-Reply-To`, else the "
     "message's own `Message-ID` (none without one)",
     id="the `Message-ID` (`<<id>>`); without one, " + CONTENT_HASH,
     scope="none: a Message-ID is unique everywhere; a content hash: the file's name "
