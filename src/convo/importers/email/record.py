@@ -19,7 +19,6 @@ from convo.importers.email.quotes import strip_quotes
 from convo.importers.email.scrubbed import take_scrubbed
 from convo.importers.email.tags import expunged, message_ids, tags_of
 
-
 _GMAIL_THREAD = re.compile(r"\s*<?(\d{1,20})>?\s*")
 
 
