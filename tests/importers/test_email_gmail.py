@@ -12,13 +12,17 @@ from convo.importers.context import ImportContext, ImportOptions
 from convo.importers.email.record import gmail_thread
 from convo.importers.registry import detect
 
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "email" / "gmail-takeout-threads.mbox"
+FIXTURE = (
+    Path(__file__).resolve().parent.parent / "fixtures" / "email" / "gmail-takeout-threads.mbox"
+)
 
 
 def test_takeout_threads_are_gmail_s_conversations():
     source = Source(FIXTURE)
     rejects, warnings = [], []
-    ctx = ImportContext(source, ImportOptions(), on_reject=rejects.append, on_warning=warnings.append)
+    ctx = ImportContext(
+        source, ImportOptions(), on_reject=rejects.append, on_warning=warnings.append
+    )
     msgs = list(detect(source).read(source, ctx))
     assert not rejects and not warnings
     dinner = f"gmail:{1781234567890000001:x}"
@@ -56,3 +60,19 @@ def test_without_gmail_s_thread_references_decide(tmp_path):
     ctx = ImportContext(source, ImportOptions())
     (msg,) = detect(source).read(source, ctx)
     assert msg.thread == "<1@x>" and msg.reply_to == "<1b@x>"
+
+
+def test_takeout_s_envelope_names_nobody(tmp_path):
+    """Takeout's ``From <message id>@xxx`` line is no sender: a message without From (a
+    chat saved under the Chat label) has no speaker rather than ``1434640893@xxx``."""
+    p = tmp_path / "chats.mbox"
+    p.write_text(
+        "From 1434640893123456789@xxx Wed Jun 05 12:37:24 +0000 2013\n"
+        "X-GM-THRID: 1434640893123456789\nX-Gmail-Labels: Chat\n\nhello\n"
+    )
+    source = Source(p)
+    warnings = []
+    ctx = ImportContext(source, ImportOptions(), on_warning=warnings.append)
+    (msg,) = detect(source).read(source, ctx)
+    assert msg.speaker is None and msg.timestamp == "2013-06-05T12:37:24Z"
+    assert any("speaker unknown" in str(w) for w in warnings)
