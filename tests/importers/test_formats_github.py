@@ -153,3 +153,44 @@ def test_activity_events_give_their_messages():
         "3 activity event(s)" in w and "PushEvent 1" in w and "IssuesEvent closed 1" in w
         for w in warnings
     )
+
+
+def test_a_graphql_discussion_is_a_thread_of_comments_and_replies():
+    """``gh api graphql``'s discussion (``data.repository.discussion``): comments and
+    replies are connections (``nodes``), ids in ``#discussioncomment-ID``."""
+    recs, rejects, warnings = run("discussion-graphql.json")
+    assert not rejects
+    d = "github:acme/widgets#4521"
+    assert [(r["id"], r.get("replyTo"), r["metadata"]["speaker"]) for r in recs] == [
+        (d, None, "alice"),
+        (f"{d}/comment/8765431", d, "bob"),
+        (f"{d}/comment/8765500", f"{d}/comment/8765431", "alice"),
+        (f"{d}/comment/8765602", d, None),
+    ]
+    assert {r["thread"] for r in recs} == {d}
+    assert recs[0]["subject"] == "How do I stream responses?" and recs[0]["tags"] == ["Q&A"]
+    assert recs[0]["metadata"]["listeners"] == ["maintainer"]
+    assert recs[0]["textChunks"][0].endswith("\n\n@maintainer any idea?")  # CRLF made LF
+    assert recs[3]["tags"] == ["answer"] and recs[1]["timestamp"] == "2024-03-05T11:00:00Z"
+    assert any("deleted or unknown authors" in str(w) for w in warnings)
+
+
+def test_a_page_of_discussions_with_edges(tmp_path):
+    node = {
+        "number": 7, "title": "Idea", "body": "What if?", "createdAt": "2024-01-01T00:00:00Z",
+        "url": "https://github.com/acme/widgets/discussions/7", "author": {"login": "carol"},
+        "comments": {"edges": [{"node": {
+            "id": "DC_x", "body": "Yes", "createdAt": "2024-01-02T00:00:00Z",
+            "author": {"login": "dan"}, "url": "https://github.com/acme/widgets/discussions/7"}}]},
+    }  # fmt: skip
+    path = tmp_path / "page.json"
+    page = {"data": {"repository": {"discussions": {"edges": [{"node": node}]}}}}
+    path.write_bytes(orjson.dumps(page))
+    assert registry.detect(Source(path)).name == "github"
+    rejects: list = []
+    recs = [m.serialize() for m in Ingest(on_reject=rejects.append).messages([path])]
+    assert not rejects
+    assert [r["id"] for r in recs] == [
+        "github:acme/widgets#7",
+        "github:acme/widgets#7/comment/DC_x",
+    ]
