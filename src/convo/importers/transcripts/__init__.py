@@ -39,8 +39,9 @@ Decisions, where the formats and the brief are silent:
 - Text: tags dropped, ``<rt>`` ruby annotations with their content; SSA ``{\\an8}`` codes
   dropped in SRT; HTML entities decoded; spaces tidied; a cue's lines are joined with
   ``\\n`` and merged cues with a space, as TypeAgent's ``ingest_vtt_transcript`` does
-  (one text chunk per message). Rolling YouTube captions (the file header has ``Kind:``
-  or cues carry karaoke timestamps) drop leading lines that repeat the previous cue's
+  (one text chunk per message). Rolling YouTube captions (the file header has ``Kind:``,
+  cues carry karaoke timestamps, or a cue of at most 50 ms shows again the previous
+  cue's last line, the freeze YouTube writes between rolls, kept in SubRip conversions) drop leading lines that repeat the previous cue's
   last lines; a cue left empty by that is a duplicate and vanishes without a warning.
 - Listeners: none, as TypeAgent's ``ingest_vtt_transcript`` writes them
   (``recipients=[]``), so a two-speaker interview does not name the other speaker as
