@@ -157,6 +157,7 @@ SAMPLES = {
     "bluesky": "tests/fixtures/formats/bluesky/author-feed.json",
     "discourse-archive": "tests/fixtures/formats/discourse_archive/"
     "user_archive-tidewatcher-240601-101500-77/user_archive.csv",
+    "discourse-raw": "tests/fixtures/formats/discourse_raw/839.md",
     "gitlab": "tests/fixtures/formats/gitlab/issue_notes.json",
 }
 

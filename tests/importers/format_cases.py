@@ -39,6 +39,7 @@ CASES = [
     Case("discourse", SE + "discourse-topic.json"),  # no avatar host: the folder
     Case("discourse", FORUM + "discourse-posts-latest.json", subs=((r"meta\.example", "{t}.ex"),)),
     Case("discourse", FORUM + "discourse-latest.json", subs=(("/localhost/", "/{t}.example/"),)),
+    Case("discourse-raw", FORMATS + "discourse_raw/839.md", rename=True),
     Case("phpbb", FORUM + "phpbb-posts.xml"),
     Case("gitlab", FORMATS + "gitlab/issue_notes.json", subs=((r"gitlab\.example", "{t}.ex"),)),
     Case("gitlab", FORMATS + "gitlab/mr_discussions.json"),

@@ -57,6 +57,7 @@ BY_FOLDER = {
     "mastodon_api": "mastodon-api",
     "bluesky": "bluesky",
     "discourse_archive": "discourse-archive",
+    "discourse_raw": "discourse-raw",
     "twitter_dm": "twitter-dm",
     "twitter": "twitter",
     "irc": "irc",
