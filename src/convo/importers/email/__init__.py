@@ -140,7 +140,7 @@ def register(registry: Registry) -> None:
     from convo.importers.registry import Declared
 
     registry.declare(__package__, (
-        ("mbox", "mbox", ("*.mbox", "*.mbx", "*.mbox.gz", "mbox", "Inbox", "*.mboxrd"), Gate(raw=rb"\A[\r\n\t ]*From ")),
+        ("mbox", "mbox", ("*.mbox", "*.mbx", "*.mbox.gz", "mbox", "Inbox", "*.mboxrd", "*.zip"), Gate(raw=rb"\A[\r\n\t ]*From "), Gate(magic=(b"PK\x03\x04",))),
         ("eml", "eml", ("*.eml", "*.emlx", "*.msg.txt"), Gate(raw=rb"(?m)^[A-Z][!-9;-~]*:")),
         Declared("maildir", f"{__package__}.maildir", ("Maildir", "*.maildir"), directory=True),
         ("msg", "msg", ("*.msg",), Gate(magic=(bytes.fromhex("D0CF11E0A1B11AE1"),))),

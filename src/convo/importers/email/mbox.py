@@ -8,15 +8,17 @@ name every account's has).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
 from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
+from convo.importers.archives import ZIP_MAGIC
 from convo.importers.context import ImportContext
 from convo.importers.email import FIELDS
 from convo.importers.email.convert import convert, head_lines, header_block
+from convo.importers.email.mbox_zip import mailboxes_in, read_zipped
 from convo.importers.email.record import Origin
 from convo.importers.registry import Format
 
@@ -36,6 +38,8 @@ _SEPARATOR = re.compile(
 
 
 def sniff(source: Source) -> int:
+    if source.head.startswith(ZIP_MAGIC):
+        return 80 if mailboxes_in(source) else 0
     lines = head_lines(source)
     while lines and not lines[0].strip():
         lines = lines[1:]  # blank lines before the first "From " line (Mail::MboxParser's testbox)
@@ -255,16 +259,15 @@ def _message(raw: bytes, mboxrd: bool) -> tuple[bytes, bytes]:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    """Stream an mbox: split on separator lines, unescape ``>From``, parse each message."""
+    """Stream an mbox: split on separator lines, unescape ``>From``, parse each message
+    (a zip of mailboxes: each of them, ``mbox_zip``)."""
+    if source.head.startswith(ZIP_MAGIC):
+        yield from read_zipped(source, ctx, lambda f, prefix, where: _messages(
+            f, _Split(), ctx, prefix, lambda line: f"{where}:{line}"))  # fmt: skip
+        return
     info = _Split(is_mboxrd(source))  # on the whole file's head, also for one range of it
-    n = ctx.start.record
     with source.open() as stream:
-        for line, envelope, data in iter_mbox(stream, info):
-            n += 1
-            where = ctx.loc(line)
-            rec = convert(data, ctx, Origin(NAME, f"msg-{n}", where, envelope))
-            if rec is not None:
-                yield rec
+        yield from _messages(stream, info, ctx, "", ctx.loc, ctx.start.record)
     if not info.found:
         raise InputError(
             "not an mbox (no 'From ' separator line)",
@@ -275,8 +278,27 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         ctx.warn(source.name, f"{info.preamble} bytes before the first 'From ' line ignored")
 
 
-DESCRIPTION = "Unix mailbox (mboxo/mboxrd, Thunderbird, Gmail Takeout; .mbox.gz too)"
-PATTERNS = ("*.mbox", "*.mbx", "*.mbox.gz", "mbox", "Inbox", "*.mboxrd")
+def _messages(
+    stream: BinaryIO,
+    info: _Split,
+    ctx: ImportContext,
+    prefix: str,
+    place: Callable[[int], str],
+    n: int = 0,
+) -> Iterator[ConversationMessage]:
+    """The records of one mailbox stream, ``msg-N`` from ``n`` + 1 (after ``prefix``)."""
+    for line, envelope, data in iter_mbox(stream, info):
+        n += 1
+        rec = convert(data, ctx, Origin(NAME, f"{prefix}msg-{n}", place(line), envelope))
+        if rec is not None:
+            yield rec
+
+
+DESCRIPTION = (
+    "Unix mailbox (mboxo/mboxrd, Thunderbird, Gmail Takeout; .mbox.gz too; a zip of mailboxes: "
+    "groups.io)"
+)
+PATTERNS = ("*.mbox", "*.mbx", "*.mbox.gz", "mbox", "Inbox", "*.mboxrd", "*.zip")
 EXAMPLE = (
     "From alice@example.org Wed Mar  6 10:00:00 2024\n"
     "From: Alice Smith <alice@example.org>\nSubject: Auth refactor\n\nHi Bob"
