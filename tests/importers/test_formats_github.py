@@ -194,3 +194,30 @@ def test_a_page_of_discussions_with_edges(tmp_path):
         "github:acme/widgets#7",
         "github:acme/widgets#7/comment/DC_x",
     ]
+
+
+def test_the_migration_archive_reads_as_the_rest_api_does():
+    """GitHub's migration archive ("Export account data", ``ghe-migrator``): objects
+    tagged with ``type``, everything named by URL (``user`` a profile URL or, in archives
+    made by migration tools, a bare name)."""
+    issues, rejects, _ = run("archive-issues_000001.json")
+    comments, rejects2, _ = run("archive-issue_comments_000001.json")
+    assert not rejects and not rejects2
+    issue = "github:sagemath/sagetest#8497"
+    assert issues[0]["id"] == issue and issues[0]["metadata"]["speaker"] == "zimmermann6"
+    assert issues[0]["tags"] == ["component: symbolics", "minor"]
+    assert [(c["id"], c["replyTo"], c["metadata"]["speaker"]) for c in comments] == [
+        (f"{issue}/comment/76556", issue, "zimmermann6"), (f"{issue}/comment/76557", issue, "burcin")
+    ]  # fmt: skip
+    prs, rejects3, warnings = run("archive-pull_requests_000001.json")
+    assert not rejects3
+    assert [r["id"] for r in prs] == [
+        PR,
+        f"{PR}/comment/501",
+        f"{PR}/comment/502",
+        f"{PR}/review/9001",
+    ]
+    assert prs[2]["replyTo"] == f"{PR}/comment/501" and prs[3]["textChunks"] == [
+        "[review APPROVED]"
+    ]
+    assert warnings and "repository 1" in str(warnings[-1])

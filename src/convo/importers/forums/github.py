@@ -44,6 +44,7 @@ from convo.importers.forums.common import (
     message,
     record_error,
 )
+from convo.importers.forums.github_archive import archive_message, archive_note, is_archive
 from convo.importers.forums.github_cli import HTML_URL, gh_issue, is_gh_cli
 from convo.importers.forums.github_discussions import (
     discussion,
@@ -194,9 +195,13 @@ _GH_REPO = re.compile(r'"repo"\s*:\s*\{[^{}]*"url"\s*:\s*"https?://api\.github\.
 _GITHUB_DISCUSSION = re.compile(r'"url"\s*:\s*"https?://github\.com/[^/"]+/[^/"]+/discussions/\d+')
 
 
+_ARCHIVE_TYPE = re.compile(r'"type"\s*:\s*"(?:issue|issue_comment|pull_request[a-z_]*)"')
+
+
 _SNIFF = (
     (90, (_GITHUB, _GITHUB_ISSUE, _GITHUB_USER)),
     (88, (_GITHUB_DISCUSSION, _GH_AUTHOR, _GH_TIME)),  # GraphQL discussions
+    (86, (_ARCHIVE_TYPE, _GITHUB_ISSUE)),  # the migration archive (account export)
     (88, (_GITHUB, _GITHUB_ISSUE, _GH_AUTHOR, _GH_TIME)),  # gh issue/pr view --json
     (85, (_GH_EVENT, _GH_PAYLOAD, _GH_REPO)),  # activity events (Events API, GH Archive)
 )
@@ -214,6 +219,7 @@ class _Reader:
         self.ctx = ctx
         self.tally = Tally(ctx)
         self.skipped: Counter[str] = Counter()
+        self.archived: Counter[str] = Counter()  # the migration archive's other objects
         self.issue: str | None = None
         self.pending: list[ConversationMessage] = []
 
@@ -225,7 +231,11 @@ class _Reader:
             if found is None:
                 return
             record = found
-        if is_discussion(record):
+        if is_archive(record):
+            found = archive_message(record, where, self.tally, self.ctx, self.archived)
+            if found is not None:
+                yield from self.known(found)
+        elif is_discussion(record):
             yield from self.known_all(discussion(record, where, self.tally, self.ctx))
         elif is_gh_cli(record):
             yield from gh_issue(record, where, self.tally, self.ctx)
@@ -284,6 +294,8 @@ class _Reader:
         yield from self.pending  # events of an issue the file never named: no thread
         if self.skipped:
             self.ctx.warn(self.ctx.source.name, skipped_note(self.skipped))
+        if self.archived:
+            self.ctx.warn(self.ctx.source.name, archive_note(self.archived))
         self.tally.finish()
 
 
@@ -315,7 +327,8 @@ def _records(source: Source, ctx: ImportContext) -> Iterator[tuple[str, Any]]:
 DESCRIPTION = (
     "GitHub REST issues and pull requests (list or one), issue and review comments, reviews, "
     "issue timelines and events JSON; activity events (Events API, GH Archive); "
-    "`gh issue/pr view --json`; GitHub Discussions from the GraphQL API"
+    "`gh issue/pr view --json`; GitHub Discussions from the GraphQL API; the migration archive "
+    '("Export account data": `issues_000001.json`, `issue_comments_000001.json`...)'
 )
 EXAMPLE = '[{"number": 12, "title": "...", "user": {"login": "alice"}, "body": "..."}]'
 FIELDS = Fields(
