@@ -232,9 +232,9 @@ class _Reader:
                 return
             record = found
         if is_archive(record):
-            found = archive_message(record, where, self.tally, self.ctx, self.archived)
-            if found is not None:
-                yield from self.known(found)
+            msg = archive_message(record, where, self.tally, self.ctx, self.archived)
+            if msg is not None:
+                yield from self.known(msg)
         elif is_discussion(record):
             yield from self.known_all(discussion(record, where, self.tally, self.ctx))
         elif is_gh_cli(record):
