@@ -30,3 +30,18 @@ def test_irc_and_discord_brackets_are_not_taken(runner, tmp_path):
     irc.write_text("[10:00] <alice> hi: there\n[10:01] <bob> yo\n", encoding="utf-8")
     recs = records(runner.invoke(app, ["ingest", str(irc), "-o", "-"]).stdout)
     assert {r["format"] for r in recs} == {"irc"}
+
+
+def test_timed_lines_without_speakers(runner):
+    """``[MM:SS] text`` (youtube-transcript-api's segments as its users write them): no
+    speaker, and a colon in the words names no one once the file started without."""
+    result = runner.invoke(app, ["ingest", str(TXT / "timestamped-text.txt"), "-o", "-"])
+    recs = records(result.stdout)
+    assert result.exit_code == 0, result.output
+    assert {r["format"] for r in recs} == {"txt-transcript"}
+    assert [(r["metadata"]["speaker"], r["textChunks"][0], r["extra"]["start"]) for r in recs] == [
+        (None, "so today we are building a tiny house", 0.0),
+        (None, "and it has to be done in thirty days", 4.0),
+        (None, "step one: the floor\nwhich takes a while", 9.0),
+        (None, "that is a wrap", 3725.0),
+    ]  # fmt: skip

@@ -10,7 +10,9 @@ lines, up to the next such line.
 Decisions (as ``rev``, whose reader this shares, ``textturns.headed_paragraphs``):
 
 - One message a line (and the lines after it that are no header); the speaker as
-  written. Time: the offset on ``--start-date``, else on the epoch; ``extra.start`` holds
+  written. A file whose first line names no one (``[00:04] words``: timestamped text
+  without speakers, as youtube-transcript-api's users write ``[MM:SS] text``) is read
+  as lines without speakers throughout, a colon in the words naming no one. Time: the offset on ``--start-date``, else on the epoch; ``extra.start`` holds
   the offset in seconds.
 - A non-blank line before the first header is rejected with its line; a header without
   words is skipped with a warning.
@@ -48,6 +50,11 @@ HEADER = re.compile(
 )
 
 
+# A line of a transcript without speakers: ``[01:02] words`` (not IRC's ``<nick>``,
+# ``* nick`` or ``-!-`` lines).
+BARE = re.compile(rf"\[(?P<time>{CLOCK})\][ \t]+(?P<text>[^<*\-\s].*)")
+
+
 def header(line: str) -> Header | None:
     """A turn's line read (speaker, offset, words on the line), else None."""
     m = HEADER.fullmatch(line.strip())
@@ -56,25 +63,49 @@ def header(line: str) -> Header | None:
     return m["name"].strip(), clock_seconds(m["time"]), (m["text"] or "").strip()
 
 
+class _Lines:
+    """The file's header lines, read in one style decided by the first: ``Name: text``
+    lines, or lines without speakers (``[00:04] text``, the timestamped text that
+    youtube-transcript-api's users and caption tools write), where a colon in the words
+    names no one."""
+
+    def __init__(self) -> None:
+        self.bare: bool | None = None
+
+    def __call__(self, line: str) -> Header | None:
+        if self.bare is not True and (named := header(line)) is not None:
+            self.bare = False
+            return named
+        if self.bare is False:
+            return None
+        m = BARE.fullmatch(line.strip())
+        if m is None:
+            return None
+        self.bare = True
+        return None, clock_seconds(m["time"]), m["text"].strip()
+
+
 def sniff_txt_transcript(source: Source) -> int:
     lines = head_lines(source, 12)
-    first = header(lines[0]) if lines else None
+    read = _Lines()
+    first = read(lines[0]) if lines else None
     if first is None:
         return 0
-    if sum(1 for x in lines if header(x)) >= 2:
-        return 70
+    if sum(1 for x in lines[1:] if read(x)) >= 1:
+        return 70 if first[0] is not None else 65
     whole = len(source.head) < 4096 and len(lines) < 12
-    return 55 if whole and (len(lines) >= 2 or first[2]) else 0
+    return 55 if whole and (len(lines) >= 2 or first[2]) and first[0] is not None else 0
 
 
 def read_txt_transcript(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    return headed_paragraphs(source, ctx, NAME, header, never, "transcript")
+    return headed_paragraphs(source, ctx, NAME, _Lines(), never, "transcript")
 
 
 DESCRIPTION = "Transcripts as timed text lines (`[00:01:23] Name: text`: meeting and transcription tools' TXT exports)"
 EXAMPLE = "[00:00:00] Dana Whitfield: Welcome, everyone.\n[00:00:05] Marcus Oyelaran: Thanks."
 FIELDS = Fields(
-    speaker="the name after the bracketed offset, as written",
+    speaker="the name after the bracketed offset, as written; none in a file of lines "
+    "without names (`[00:04] words`)",
     listeners="none (a transcript names no listeners)",
     time="`--start-date` + the line's offset, to the second; without it the epoch + "
     "the offset (an undated time)",
