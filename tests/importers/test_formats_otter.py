@@ -184,3 +184,34 @@ def test_a_first_line_no_date_or_heading_follows_is_still_rejected(tmp_path):
     path.write_text("My notes\nAnn  0:01\nhello\n")
     recs, rejects, _ = run(otter.read_otter, path)
     assert [r.raw for r in rejects] == ["My notes"] and "subject" not in recs[0]
+
+
+def test_youtube_s_transcript_panel_pasted_as_text():
+    """YouTube's transcript panel copied (``Transcript``, ``Search in video``, each offset
+    then ``4 seconds`` a screen reader says, then the caption), as a transcript tool's
+    tests paste it: the offset-only layout, its panel lines and spelled offsets passed
+    over."""
+    path = DIR / "youtube-panel-paste.txt"
+    assert registry.detect(Source(path)).name == "otter"
+    recs, rejects, warnings = run(otter.read_otter, path)
+    assert not rejects and not warnings
+    assert [(r["textChunks"][0], r["extra"]["start"]) for r in recs] == [
+        ("so today we're building a tiny house", 0.0), ("[Music]", 4.0),
+        ("and it has to be done\nin thirty days", 7.0), ("that's a wrap", 3765.0),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("line", "seconds"),
+    [("4 seconds", 4), ("1 minute, 2 seconds", 62), ("2 minutes", 120),
+     ("1 hour, 2 minutes, 45 seconds", 3765), ("4 apples", None), ("seconds", None)],
+)  # fmt: skip
+def test_spelled_offsets(line, seconds):
+    assert otter.spelled_seconds(line) == seconds
+
+
+def test_a_spelled_line_that_is_not_the_offset_stays(tmp_path):
+    path = tmp_path / "t.txt"
+    path.write_text("0:04\n5 seconds\nlater\n\n0:09\nmore\n")
+    recs, _, _ = run(otter.read_otter, path)
+    assert recs[0]["textChunks"] == ["5 seconds\nlater"]

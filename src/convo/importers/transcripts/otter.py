@@ -10,6 +10,10 @@ transcript formatters, tests with Otter fixtures):
 - with speaker names left out of the export, the offset alone (``0:15``);
 - the paragraph on the next line(s), then a blank line;
 - optionally the footer ``Transcribed by https://otter.ai``;
+- the same offset-only layout is what YouTube's transcript panel gives pasted as text
+  (``Transcript``, ``Search in video``, then each offset, the words a screen reader
+  says for it, ``4 seconds``, and the caption): read alike, the panel's lines and the
+  spelled offsets (equal to the offset above them) passed over as structure;
 - above the first paragraph, in an export with its title (the .docx, and text
   exports with it), Otter's header: the title, a date line (``Tue, 5/14 6:02PM •
   12:40``), ``SUMMARY KEYWORDS`` and ``SPEAKERS`` with a line each
@@ -65,7 +69,7 @@ def sniff_otter(source: Source) -> int:
     lines = head_lines(source, 18)
     if lines and lines[0].lstrip()[:1] in ("{", "[", "<"):
         return 0  # JSON or markup (the gate in ``transcripts`` says the same)
-    lines = _after_header(lines)
+    lines = _after_header(lines[2:] if lines[:2] == list(PANEL) else lines)
     if not lines or not header(lines[0]):
         return 0
     heads = sum(1 for x in lines if header(x))
@@ -93,13 +97,49 @@ def _header(line: str) -> Header | None:
     return None if m is None else (m["name"], clock_seconds(m["time"]), "")
 
 
-def _footer(line: str) -> bool:
-    return FOOTER.fullmatch(line) is not None
+# YouTube's transcript panel pasted as text: the same offset-only layout, under the
+# panel's own lines, each offset followed by the words a screen reader says for it.
+PANEL = ("Transcript", "Search in video")
+_SPELLED = re.compile(
+    r"(?=\d)(?:(?P<h>\d+) hours?)?(?:,? ?(?P<m>\d+) minutes?)?(?:,? ?(?P<s>\d+) seconds?)?"
+)
+
+
+def spelled_seconds(line: str) -> int | None:
+    """``4 seconds``, ``1 minute, 2 seconds``, ``1 hour, 2 minutes, 45 seconds`` in
+    seconds; None for any other line."""
+    m = _SPELLED.fullmatch(line)
+    if m is None or not (m["h"] or m["m"] or m["s"]):
+        return None
+    return int(m["h"] or 0) * 3600 + int(m["m"] or 0) * 60 + int(m["s"] or 0)
+
+
+class _Lines:
+    """The header lines and the structure lines (the footer; a pasted YouTube panel's
+    own lines before the first offset, and the spelled offset after one)."""
+
+    def __init__(self) -> None:
+        self.started = False
+        self.offset: int | None = None  # an offset-only header's, for the next line
+
+    def header(self, line: str) -> Header | None:
+        got = _header(line)
+        if got is not None:
+            self.started = True
+            self.offset = got[1] if got[0] is None else None
+        return got
+
+    def skip(self, line: str) -> bool:
+        offset, self.offset = self.offset, None
+        if FOOTER.fullmatch(line) is not None or (not self.started and line in PANEL):
+            return True
+        return offset is not None and spelled_seconds(line) == offset
 
 
 def read_otter(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    lines = _Lines()
     return headed_paragraphs(
-        source, ctx, NAME, _header, _footer, "Otter", preamble=OtterHeader(ctx)
+        source, ctx, NAME, lines.header, lines.skip, "Otter", preamble=OtterHeader(ctx)
     )
 
 
