@@ -215,3 +215,13 @@ def test_a_spelled_line_that_is_not_the_offset_stays(tmp_path):
     path.write_text("0:04\n5 seconds\nlater\n\n0:09\nmore\n")
     recs, _, _ = run(otter.read_otter, path)
     assert recs[0]["textChunks"] == ["5 seconds\nlater"]
+
+
+def test_a_date_line_with_a_month_name(tmp_path):
+    path = tmp_path / "call.txt"
+    path.write_text(
+        "Sync\nMon, Mar 4, 2024 9:58AM • 1:02:03\n\nAnn  0:01\nhello\n", encoding="utf-8"
+    )
+    recs, rejects, warnings = run(otter.read_otter, path)
+    assert not rejects and not warnings
+    assert recs[0]["timestamp"] == "2024-03-04T09:58:01Z" and recs[0]["subject"] == "Sync"

@@ -15,7 +15,8 @@ speakers, each under a capitalised heading.
     ...
 
 The date line is the weekday, the month and day (``M/D``; ``M/D/YYYY`` for another
-year), the time the recording started (12-hour clock) and, after a bullet, its length.
+year; or ``Mar 4, 2024``), the time the recording started (12-hour clock) and, after a
+bullet, its length.
 
 Decisions:
 
@@ -40,9 +41,11 @@ from typing import Any
 
 from convo.importers.context import ImportContext
 
+MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 DATE = re.compile(
-    r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? (?P<month>\d{1,2})/(?P<day>\d{1,2})"
-    r"(?:/(?P<year>\d{4}|\d{2}))?,? (?P<h>\d{1,2}):(?P<mi>[0-5]\d) ?(?P<half>[AaPp][Mm])"
+    r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? (?:(?P<month>\d{1,2})/(?P<day>\d{1,2})"
+    r"(?:/(?P<year>\d{4}|\d{2}))?|(?P<mname>[A-Z][a-z]{2})[a-z]*\.? (?P<mday>\d{1,2})"
+    r"(?:, (?P<myear>\d{4}))?),? (?P<h>\d{1,2}):(?P<mi>[0-5]\d) ?(?P<half>[AaPp][Mm])"
     r"(?: *[•·|-] *(?:\d{1,3}:)?\d{1,2}:[0-5]\d)?"
 )
 SECTIONS = {"SUMMARY KEYWORDS": "keywords", "KEYWORDS": "keywords", "SPEAKERS": "speakers"}
@@ -92,18 +95,7 @@ class OtterHeader:
             self.title = None
 
     def _date(self, line: str, where: str) -> None:
-        m = DATE.fullmatch(line)
-        assert m is not None
-        hour = int(m["h"])
-        start = None
-        if m["year"] and 1 <= hour <= 12:
-            year = int(m["year"]) + (2000 if len(m["year"]) == 2 else 0)
-            hour = hour % 12 + (12 if m["half"].lower() == "pm" else 0)
-            try:
-                start = datetime(year, int(m["month"]), int(m["day"]), hour, int(m["mi"]),
-                                 tzinfo=self.ctx.options.tz)  # fmt: skip
-            except ValueError:
-                start = None
+        start = _start(line, self.ctx)
         if start is not None:
             self.start = start
             return
@@ -121,3 +113,26 @@ class OtterHeader:
             return None
         self._given = True
         return self._extra
+
+
+def _start(line: str, ctx: ImportContext) -> datetime | None:
+    """The recording's start from a date line with its year (``Thu, 12/3/2020
+    10:36AM``, ``Mon, Mar 4, 2024 9:58AM``), in ``--tz``; None without a year."""
+    m = DATE.fullmatch(line)
+    if m is None:
+        return None
+    year_text = m["year"] or m["myear"]
+    hour = int(m["h"])
+    if not year_text or not 1 <= hour <= 12:
+        return None
+    year = int(year_text) + (2000 if len(year_text) == 2 else 0)
+    hour = hour % 12 + (12 if m["half"].lower() == "pm" else 0)
+    if m["mname"]:
+        name = m["mname"].lower()
+        month, day = (MONTHS.index(name) + 1 if name in MONTHS else 0), int(m["mday"])
+    else:
+        month, day = int(m["month"]), int(m["day"])
+    try:
+        return datetime(year, month, day, hour, int(m["mi"]), tzinfo=ctx.options.tz)
+    except ValueError:
+        return None
