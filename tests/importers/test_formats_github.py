@@ -221,3 +221,21 @@ def test_the_migration_archive_reads_as_the_rest_api_does():
         "[review APPROVED]"
     ]
     assert warnings and "repository 1" in str(warnings[-1])
+
+
+def test_graphql_issues_keep_their_comments_and_labels(tmp_path):
+    """``gh api graphql``'s issues (comments and labels as connections, ``{nodes}``): the
+    answer was rejected whole, and its nodes saved alone lost every comment and label."""
+    recs, rejects, _ = run("graphql-issues.json")
+    assert not rejects
+    issue = "github:acme/widgets#12"
+    assert [(r["id"], r.get("replyTo")) for r in recs] == [
+        (issue, None), (f"{issue}/comment/1001", issue), (f"{issue}/comment/1002", issue)
+    ]  # fmt: skip
+    assert recs[0]["tags"] == ["bug"] and recs[1]["metadata"]["speaker"] == "bob"
+    nodes = tmp_path / "nodes.json"
+    nodes.write_bytes(orjson.dumps(orjson.loads((DIR / "graphql-issues.json").read_bytes())
+                                   ["data"]["repository"]["issues"]["nodes"]))  # fmt: skip
+    rejects2: list = []
+    again = [m.serialize() for m in Ingest(on_reject=rejects2.append).messages([nodes])]
+    assert [r["id"] for r in again] == [r["id"] for r in recs] and not rejects2

@@ -45,12 +45,8 @@ from convo.importers.forums.common import (
     record_error,
 )
 from convo.importers.forums.github_archive import archive_message, archive_note, is_archive
-from convo.importers.forums.github_cli import HTML_URL, gh_issue, is_gh_cli
-from convo.importers.forums.github_discussions import (
-    discussion,
-    graphql_discussions,
-    is_discussion,
-)
+from convo.importers.forums.github_cli import HTML_URL, gh_issue, graphql_nodes, is_gh_cli
+from convo.importers.forums.github_discussions import discussion, is_discussion
 from convo.importers.forums.github_events import (
     activity_message,
     event_speaker,
@@ -320,14 +316,15 @@ def _records(source: Source, ctx: ImportContext) -> Iterator[tuple[str, Any]]:
                 yield f"{source.name}#item-{i}", item
         return
     for top, value in json_values(source, ctx):
-        found = graphql_discussions(value)
+        found = graphql_nodes(value)
         yield from items(top, value) if found is None else items(f"{top}#data", found)
 
 
 DESCRIPTION = (
     "GitHub REST issues and pull requests (list or one), issue and review comments, reviews, "
     "issue timelines and events JSON; activity events (Events API, GH Archive); "
-    "`gh issue/pr view --json`; GitHub Discussions from the GraphQL API; the migration archive "
+    "`gh issue/pr view --json`; the GraphQL API's discussions, issues and pull requests; the "
+    "migration archive "
     '("Export account data": `issues_000001.json`, `issue_comments_000001.json`...)'
 )
 EXAMPLE = '[{"number": 12, "title": "...", "user": {"login": "alice"}, "body": "..."}]'

@@ -25,6 +25,7 @@ from typing import Any
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext
 from convo.importers.forums.common import Tally, as_int, as_str, body_text, message, record_error
+from convo.importers.forums.github_cli import connection
 
 DISCUSSION_URL = re.compile(r"https?://[^/]+/([^/]+/[^/]+)/discussions/(\d+)")
 _COMMENT = re.compile(r"#discussioncomment-(\d+)$")
@@ -36,30 +37,6 @@ def is_discussion(record: dict[str, Any]) -> bool:
     if record.get("__typename") == "Discussion":
         return True
     return "number" in record and DISCUSSION_URL.match(as_str(record.get("url")) or "") is not None
-
-
-def graphql_discussions(value: Any) -> list[Any] | None:
-    """The discussions of a GraphQL answer (``data.repository.discussion`` or
-    ``...discussions``), None when ``value`` is no such answer."""
-    data = value.get("data") if isinstance(value, dict) else None
-    repo = data.get("repository") if isinstance(data, dict) else None
-    if not isinstance(repo, dict):
-        return None
-    if isinstance(repo.get("discussion"), dict):
-        return [repo["discussion"]]
-    if isinstance(repo.get("discussions"), dict):
-        return connection(repo["discussions"])
-    return None
-
-
-def connection(value: Any) -> list[dict[str, Any]]:
-    """The objects of a GraphQL connection (``nodes``, or ``edges`` of ``node``) or list."""
-    if isinstance(value, dict):
-        nodes = value.get("nodes")
-        if nodes is None and isinstance(value.get("edges"), list):
-            nodes = [e.get("node") for e in value["edges"] if isinstance(e, dict)]
-        value = nodes
-    return [x for x in value if isinstance(x, dict)] if isinstance(value, list) else []
 
 
 def _login(value: Any) -> str | None:
