@@ -45,3 +45,20 @@ def test_timed_lines_without_speakers(runner):
         (None, "step one: the floor\nwhich takes a while", 9.0),
         (None, "that is a wrap", 3725.0),
     ]  # fmt: skip
+
+
+def test_times_beside_the_words_from_the_first_minute(runner, tmp_path):
+    """YouTube's transcript panel pasted with each time beside its words (``0:03 general
+    kenobi``, as a transcript tool's tests paste it): taken only when the file starts in
+    its first minute, so a note's ``10:30 Meeting: budget`` is not."""
+    paste = tmp_path / "paste.txt"
+    paste.write_text("0:00 hello there\n0:03 general kenobi\n1:02:03 bye\n", encoding="utf-8")
+    result = runner.invoke(app, ["ingest", str(paste), "-o", "-"])
+    recs = records(result.stdout)
+    assert result.exit_code == 0, result.output
+    assert [(r["metadata"]["speaker"], r["textChunks"][0], r["extra"]["start"]) for r in recs] == [
+        (None, "hello there", 0.0), (None, "general kenobi", 3.0), (None, "bye", 3723.0)
+    ]  # fmt: skip
+    notes = tmp_path / "notes.txt"
+    notes.write_text("10:30 Meeting: budget\n10:45 ann: ok\n", encoding="utf-8")
+    assert runner.invoke(app, ["ingest", str(notes), "-o", "-"]).exit_code != 0

@@ -230,7 +230,8 @@ def register(registry: Registry) -> None:
         ("whisper_txt", "whisper-txt", ("*.txt", "*.log"),
          Gate(pattern=r"\A[\s\ufeff]*(?:\x1b\[[0-9;]*m)*\[(?:\d{1,3}:)?\d{1,2}:\d\d[.,]\d{3}\s*-->")),
         ("bracket_turns", "txt-transcript", ("*.txt", "*.md"),
-         Gate(pattern=r"\A[\s\ufeff]*\[\d{1,6}:[0-5]\d(?::[0-5]\d)?\][ \t]+[^<*\-\s]")),
+         Gate(pattern=r"\A[\s\ufeff]*(?:\[\d{1,6}:[0-5]\d(?::[0-5]\d)?\][ \t]+[^<*\-\s]"
+                      r"|(?:0{1,2}:){0,2}0?0:[0-5]\d[ \t]+[^\-\s])")),
         ("fathom", "fathom", ("*.txt", "*.md"),
          Gate(pattern=r"(?m)^[ \t]*\d{1,6}:[0-5]\d(?::[0-5]\d)?[ \t]+-[ \t]+\S")),
         ("zoom_captions", "zoom-cc", ("meeting_saved_closed_caption.txt", "closed_caption.txt",

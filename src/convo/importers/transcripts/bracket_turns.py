@@ -12,7 +12,9 @@ Decisions (as ``rev``, whose reader this shares, ``textturns.headed_paragraphs``
 - One message a line (and the lines after it that are no header); the speaker as
   written. A file whose first line names no one (``[00:04] words``: timestamped text
   without speakers, as youtube-transcript-api's users write ``[MM:SS] text``) is read
-  as lines without speakers throughout, a colon in the words naming no one. Time: the offset on ``--start-date``, else on the epoch; ``extra.start`` holds
+  as lines without speakers throughout, a colon in the words naming no one; so is
+  one whose times stand without brackets (``0:03 words``: YouTube's transcript panel
+  pasted) when its first line is within the first minute. Time: the offset on ``--start-date``, else on the epoch; ``extra.start`` holds
   the offset in seconds.
 - A non-blank line before the first header is rejected with its line; a header without
   words is skipped with a warning.
@@ -53,6 +55,11 @@ HEADER = re.compile(
 # A line of a transcript without speakers: ``[01:02] words`` (not IRC's ``<nick>``,
 # ``* nick`` or ``-!-`` lines).
 BARE = re.compile(rf"\[(?P<time>{CLOCK})\][ \t]+(?P<text>[^<*\-\s].*)")
+# The same without brackets (``0:03 general kenobi``: YouTube's transcript panel pasted
+# with the time beside the words), taken only when the file's first line is within its
+# first minute, so that a chat log's or a note's ``10:30 Meeting: ...`` never is.
+INLINE = re.compile(rf"(?P<time>{CLOCK})[ \t]+(?P<text>[^\-\s].*)")
+FIRST_MINUTE = re.compile(r"(?:0{1,2}:){0,2}0?0:[0-5]\d")
 
 
 def header(line: str) -> Header | None:
@@ -71,6 +78,7 @@ class _Lines:
 
     def __init__(self) -> None:
         self.bare: bool | None = None
+        self.inline: bool | None = None  # the times without brackets (decided once)
 
     def __call__(self, line: str) -> Header | None:
         if self.bare is not True and (named := header(line)) is not None:
@@ -79,6 +87,11 @@ class _Lines:
         if self.bare is False:
             return None
         m = BARE.fullmatch(line.strip())
+        if m is None and (self.bare or self.inline is not False):
+            m = INLINE.fullmatch(line.strip())
+            if m is not None and self.inline is None:
+                self.inline = FIRST_MINUTE.fullmatch(m["time"]) is not None
+            m = m if self.inline else None
         if m is None:
             return None
         self.bare = True
