@@ -119,6 +119,7 @@ SAMPLES = {
     "zoomchat": "sample_data/chat/zoom-chat.txt",
     "txt-transcript": "tests/fixtures/formats/txt_transcript/seed-swap.txt",
     "fathom": "tests/fixtures/formats/fathom/weekly-sync.txt",
+    "transcriptonic": "tests/fixtures/formats/transcriptonic/garden-club.txt",
     "zoom-cc": "tests/fixtures/formats/zoom_cc/meeting_saved_closed_caption.txt",
     "claude-ai": "tests/fixtures/formats/claude_ai/conversations.json",
     "twitter-dm": "tests/fixtures/formats/twitter_dm/direct-messages.js",

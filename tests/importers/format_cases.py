@@ -139,6 +139,7 @@ CASES = [
     Case("zoomchat", CHAT + "zoom-chat.txt", rename=True),
     Case("txt-transcript", FORMATS + "txt_transcript/seed-swap.txt", rename=True),
     Case("fathom", FORMATS + "fathom/weekly-sync.txt", rename=True),
+    Case("transcriptonic", FORMATS + "transcriptonic/garden-club.txt", rename=True),
     Case("zoom-cc", "tests/fixtures/formats/zoom_cc/meeting_saved_closed_caption.txt"),
     Case("irc", FORMATS + "irc/libera-#tea.log", rename=True),
     Case("gitter", FORMATS + "gitter/tea-party.json", rename=True, subs=(ID,)),

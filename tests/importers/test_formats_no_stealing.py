@@ -79,6 +79,7 @@ BY_FOLDER = {
     "zoom_cc": "zoom-cc",
     "txt_transcript": "txt-transcript",
     "fathom": "fathom",
+    "transcriptonic": "transcriptonic",
     "vscode_chat": "vscode-chat",
     "agentscope_session": "agentscope-session",
     "autogen_runtime": "autogen-runtime",

@@ -232,6 +232,8 @@ def register(registry: Registry) -> None:
         ("bracket_turns", "txt-transcript", ("*.txt", "*.md"),
          Gate(pattern=r"\A[\s\ufeff]*(?:\[\d{1,6}:[0-5]\d(?::[0-5]\d)?\][ \t]+[^<*\-\s]"
                       r"|(?:0{1,2}:){0,2}0?0:[0-5]\d[ \t]+[^\-\s])")),
+        ("transcriptonic", "transcriptonic", ("*.txt",),
+         Gate(pattern=r"\A[\s\ufeff]*[^\n]{1,200} \(\d{1,4}[/.\-]\d{1,2}[/.\-]\d{1,4},?\s+\d{1,2}[:.]\d\d")),
         ("fathom", "fathom", ("*.txt", "*.md"),
          Gate(pattern=r"(?m)^[ \t]*\d{1,6}:[0-5]\d(?::[0-5]\d)?[ \t]+-[ \t]+\S")),
         ("zoom_captions", "zoom-cc", ("meeting_saved_closed_caption.txt", "closed_caption.txt",
