@@ -57,3 +57,23 @@ def test_other_members_are_named_in_a_warning_and_a_zip_without_mailboxes_is_not
     from convo.importers.email import mbox as mbox_format
 
     assert mbox_format.sniff(Source(other)) == 0
+
+
+def test_a_mailbox_may_be_larger_than_a_member_read_whole(tmp_path, monkeypatch):
+    """A mailbox is streamed a message at a time: the cap of members read whole (a
+    Takeout mailbox is often over it) is not its cap."""
+    from convo.importers import archives
+
+    monkeypatch.setattr(archives, "MEMBER_CAP", 64)
+    mbox = (FIXTURES / "gmail-takeout-threads.mbox").read_bytes()
+    path = _zip(
+        tmp_path / "takeout.zip", {"Takeout/Mail/All mail Including Spam and Trash.mbox": mbox}
+    )
+    name, msgs, rejects, _ = _read(path)
+    assert name == "mbox" and len(msgs) == 4 and not rejects
+    refused: list = []
+    source = Source(path)
+    ctx = ImportContext(source, ImportOptions(), on_reject=refused.append)
+    with zipfile.ZipFile(path) as zf:
+        assert archives.safe_members(zf, str(path), ctx, "a zip") == {}  # read whole: refused
+    assert refused and "too large" in refused[0].reason

@@ -4,6 +4,8 @@ mailed or downloaded. Each member named ``*.mbox`` (or ``mbox``) is streamed fro
 zip in place (``importers.archives``: safe names, size and ratio caps) and read as the
 ``mbox`` reader reads a file; the records' ``source_id`` is ``ZIP#MEMBER#msg-N``, a
 place in them ``ZIP#MEMBER:LINE``. Other members are not mail (listed in one warning).
+A mailbox is read a message at a time, so one may be as large as the whole zip may
+(``archives.STREAMED_CAP``: a Takeout mailbox of some GiB), not ``MEMBER_CAP``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,13 @@ from typing import BinaryIO
 
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
-from convo.importers.archives import ZIP_MAGIC, open_zip, safe_members, stream_member
+from convo.importers.archives import (
+    STREAMED_CAP,
+    ZIP_MAGIC,
+    open_zip,
+    safe_members,
+    stream_member,
+)
 from convo.importers.context import ImportContext
 
 HINT = "a zip of mailboxes (*.mbox)"
@@ -44,7 +52,7 @@ def zipped_mailboxes(
 ) -> Iterator[tuple[str, zipfile.ZipInfo, zipfile.ZipFile]]:
     """(member name, member, open zip) of each mailbox in the zip ``source``."""
     with contextlib.closing(open_zip(source.real_path(), source.name)) as zf:
-        members = safe_members(zf, source.name, ctx, HINT)
+        members = safe_members(zf, source.name, ctx, HINT, STREAMED_CAP)  # streamed
         others = sorted(n for n in members if not is_mailbox(n))
         if others:
             ctx.warn(source.name, f"{len(others)} zip member(s) not mailboxes, not read "
@@ -63,5 +71,5 @@ def read_zipped(
     locator prefix, place prefix)``."""
     for name, info, zf in zipped_mailboxes(source, ctx):
         where = f"{source.name}#{name}"
-        with contextlib.closing(stream_member(zf, info, where)) as stream:
+        with contextlib.closing(stream_member(zf, info, where, STREAMED_CAP)) as stream:
             yield from read_stream(stream, f"{name}#", where)
