@@ -62,3 +62,20 @@ def test_times_beside_the_words_from_the_first_minute(runner, tmp_path):
     notes = tmp_path / "notes.txt"
     notes.write_text("10:30 Meeting: budget\n10:45 ann: ok\n", encoding="utf-8")
     assert runner.invoke(app, ["ingest", str(notes), "-o", "-"]).exit_code != 0
+
+
+def test_a_title_block_above_the_turns_is_counted_not_rejected(runner, tmp_path):
+    """A summary tool's heading above the turns (``Meeting Transcript``, ``Date: ...``,
+    ``Duration: ...``, as a meeting-notes skill's example input in a public repository
+    shows an export): the file was not recognised; the lines are one warning."""
+    path = tmp_path / "sync.txt"
+    path.write_text(
+        "Meeting Transcript\nDate: January 27, 2025\nDuration: 45 minutes\n\n"
+        "[00:00] Sarah: Okay, let's get started.\n\n[00:15] Mike: I'm here.\n",
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["ingest", str(path), "-o", "-"])
+    recs = records(result.stdout)
+    assert result.exit_code == 0, result.output
+    assert [r["metadata"]["speaker"] for r in recs] == ["Sarah", "Mike"]
+    assert "3 line(s) of the document outside the transcript speaker turns" in result.stderr

@@ -230,7 +230,8 @@ def register(registry: Registry) -> None:
         ("whisper_txt", "whisper-txt", ("*.txt", "*.log"),
          Gate(pattern=r"\A[\s\ufeff]*(?:\x1b\[[0-9;]*m)*\[(?:\d{1,3}:)?\d{1,2}:\d\d[.,]\d{3}\s*-->")),
         ("bracket_turns", "txt-transcript", ("*.txt", "*.md"),
-         Gate(pattern=r"\A[\s\ufeff]*(?:\[\d{1,6}:[0-5]\d(?::[0-5]\d)?\][ \t]+[^<*\-\s]"
+         Gate(pattern=r"\A[\s\ufeff]*(?:[^\n]{0,120}\n[\s]*){0,4}"
+                      r"(?:\[\d{1,6}:[0-5]\d(?::[0-5]\d)?\][ \t]+[^<*\-\s]"
                       r"|(?:0{1,2}:){0,2}0?0:[0-5]\d[ \t]+[^\-\s])")),
         ("transcriptonic", "transcriptonic", ("*.txt",),
          Gate(pattern=r"\A[\s\ufeff]*[^\n]{1,200} \(\d{1,4}[/.\-]\d{1,2}[/.\-]\d{1,4},?\s+\d{1,2}[:.]\d\d")),

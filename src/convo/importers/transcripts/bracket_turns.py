@@ -16,10 +16,13 @@ Decisions (as ``rev``, whose reader this shares, ``textturns.headed_paragraphs``
   one whose times stand without brackets (``0:03 words``: YouTube's transcript panel
   pasted) when its first line is within the first minute. Time: the offset on ``--start-date``, else on the epoch; ``extra.start`` holds
   the offset in seconds.
-- A non-blank line before the first header is rejected with its line; a header without
+- Lines before the first header (a title, ``Date: ...``, ``Duration: ...``: a summary
+  tool's heading above the turns) are counted in one warning with the first's line,
+  as ``fathom`` and ``md-transcript`` count a document's own lines; a header without
   words is skipped with a warning.
-- Detection: the first non-blank line is a header and a second is in the head (or the
-  head is the whole file), 70. IRC logs' ``[10:00] <nick> text`` has no colon after a
+- Detection: the first non-blank line (after up to four short title lines, when two
+  turns follow them) is a header and a second is in the head (or the head is the whole
+  file), 70. IRC logs' ``[10:00] <nick> text`` has no colon after a
   name; discord-txt's ``[3/1/2024 9:15 AM] ann`` no time alone in its brackets.
 
 Ids and their scope (docs/ids.md): no ids in the file: the content hash, hashing the
@@ -98,8 +101,12 @@ class _Lines:
         return None, clock_seconds(m["time"]), m["text"].strip()
 
 
+TITLE_LINES = 4  # the most lines of a title block above the first turn (``Date: ...``)
+
+
 def sniff_txt_transcript(source: Source) -> int:
-    lines = head_lines(source, 12)
+    lines = head_lines(source, 12 + TITLE_LINES)
+    lines = lines[_title_lines(lines) :][:12]
     read = _Lines()
     first = read(lines[0]) if lines else None
     if first is None:
@@ -110,8 +117,22 @@ def sniff_txt_transcript(source: Source) -> int:
     return 55 if whole and (len(lines) >= 2 or first[2]) and first[0] is not None else 0
 
 
+def _title_lines(lines: list[str]) -> int:
+    """How many short lines stand above the first turn (a title, ``Date: ...``,
+    ``Duration: ...``), when two turns follow them; 0 otherwise."""
+    read = _Lines()
+    for i, line in enumerate(lines[: TITLE_LINES + 1]):
+        if read(line) is not None:
+            after = _Lines()
+            turns = sum(1 for x in lines[i : i + 6] if after(x) is not None)
+            return i if turns >= 2 else 0
+        if len(line) > 120:
+            return 0
+    return 0
+
+
 def read_txt_transcript(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    return headed_paragraphs(source, ctx, NAME, _Lines(), never, "transcript")
+    return headed_paragraphs(source, ctx, NAME, _Lines(), never, "transcript", document=never)
 
 
 DESCRIPTION = "Transcripts as timed text lines (`[00:01:23] Name: text`: meeting and transcription tools' TXT exports)"
