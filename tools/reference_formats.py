@@ -121,6 +121,7 @@ SAMPLES = {
     "zoomchat": "sample_data/chat/zoom-chat.txt",
     "txt-transcript": "tests/fixtures/formats/txt_transcript/seed-swap.txt",
     "fathom": "tests/fixtures/formats/fathom/weekly-sync.txt",
+    "transcriptonic": "tests/fixtures/formats/transcriptonic/garden-club.txt",
     "zoom-cc": "tests/fixtures/formats/zoom_cc/meeting_saved_closed_caption.txt",
     "claude-ai": "tests/fixtures/formats/claude_ai/conversations.json",
     "twitter-dm": "tests/fixtures/formats/twitter_dm/direct-messages.js",
@@ -159,6 +160,7 @@ SAMPLES = {
     "bluesky": "tests/fixtures/formats/bluesky/author-feed.json",
     "discourse-archive": "tests/fixtures/formats/discourse_archive/"
     "user_archive-tidewatcher-240601-101500-77/user_archive.csv",
+    "discourse-raw": "tests/fixtures/formats/discourse_raw/839.md",
     "gitlab": "tests/fixtures/formats/gitlab/issue_notes.json",
 }
 

@@ -39,6 +39,7 @@ CASES = [
     Case("discourse", SE + "discourse-topic.json"),  # no avatar host: the folder
     Case("discourse", FORUM + "discourse-posts-latest.json", subs=((r"meta\.example", "{t}.ex"),)),
     Case("discourse", FORUM + "discourse-latest.json", subs=(("/localhost/", "/{t}.example/"),)),
+    Case("discourse-raw", FORMATS + "discourse_raw/839.md", rename=True),
     Case("phpbb", FORUM + "phpbb-posts.xml"),
     Case("gitlab", FORMATS + "gitlab/issue_notes.json", subs=((r"gitlab\.example", "{t}.ex"),)),
     Case("gitlab", FORMATS + "gitlab/mr_discussions.json"),
@@ -138,6 +139,7 @@ CASES = [
     Case("zoomchat", CHAT + "zoom-chat.txt", rename=True),
     Case("txt-transcript", FORMATS + "txt_transcript/seed-swap.txt", rename=True),
     Case("fathom", FORMATS + "fathom/weekly-sync.txt", rename=True),
+    Case("transcriptonic", FORMATS + "transcriptonic/garden-club.txt", rename=True),
     Case("zoom-cc", "tests/fixtures/formats/zoom_cc/meeting_saved_closed_caption.txt"),
     Case("irc", FORMATS + "irc/libera-#tea.log", rename=True),
     Case("gitter", FORMATS + "gitter/tea-party.json", rename=True, subs=(ID,)),

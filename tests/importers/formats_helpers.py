@@ -116,6 +116,7 @@ def new_modules() -> list[Any]:
         "convo.importers.forums.mastodon_api",
         "convo.importers.forums.bluesky",
         "convo.importers.forums.discourse_archive",
+        "convo.importers.forums.discourse_raw",
         "convo.importers.apps.twitter_dms",
         "convo.importers.forums.twitter",
         "convo.importers.apps.irc",

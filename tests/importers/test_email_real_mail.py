@@ -382,3 +382,19 @@ def test_nested_ber_pieces_are_walked_once():
         sys.setprofile(None)
     assert got == b"A" * pieces
     assert calls < 10 * pieces, calls  # six calls an element (were 28)
+
+
+def test_a_raw_byte_in_a_q_encoded_word_reads_in_the_word_s_charset():
+    """Eudora 4.2 and Netscape 4.7 left 8-bit bytes unquoted inside a Q-encoded word
+    (hunnysoft's MIME samples, as zbateson/mail-mime-parser's tests/_data/emails/m2004
+    to m2014 keep them): the subject held a lone surrogate ``\\udcf6``."""
+    msg, _ = _one("raw-byte-in-q-word.eml")
+    assert msg.subject == "Die Hasen und die Frösche"
+
+
+def test_a_boundary_folded_inside_its_quotes_splits_the_body():
+    """Outlook 2000 folded the boundary parameter inside its quotes (hunnysoft's m0021):
+    the whole MIME body, base64 and delimiters, was the message's text."""
+    msg, _ = _one("folded-boundary.eml")
+    assert msg.text_chunks == ["The Hare and the Tortoise"]
+    assert [a["name"] for a in msg.extra["attachments"]] == ["redball.png"]

@@ -153,3 +153,89 @@ def test_activity_events_give_their_messages():
         "3 activity event(s)" in w and "PushEvent 1" in w and "IssuesEvent closed 1" in w
         for w in warnings
     )
+
+
+def test_a_graphql_discussion_is_a_thread_of_comments_and_replies():
+    """``gh api graphql``'s discussion (``data.repository.discussion``): comments and
+    replies are connections (``nodes``), ids in ``#discussioncomment-ID``."""
+    recs, rejects, warnings = run("discussion-graphql.json")
+    assert not rejects
+    d = "github:acme/widgets#4521"
+    assert [(r["id"], r.get("replyTo"), r["metadata"]["speaker"]) for r in recs] == [
+        (d, None, "alice"),
+        (f"{d}/comment/8765431", d, "bob"),
+        (f"{d}/comment/8765500", f"{d}/comment/8765431", "alice"),
+        (f"{d}/comment/8765602", d, None),
+    ]
+    assert {r["thread"] for r in recs} == {d}
+    assert recs[0]["subject"] == "How do I stream responses?" and recs[0]["tags"] == ["Q&A"]
+    assert recs[0]["metadata"]["listeners"] == ["maintainer"]
+    assert recs[0]["textChunks"][0].endswith("\n\n@maintainer any idea?")  # CRLF made LF
+    assert recs[3]["tags"] == ["answer"] and recs[1]["timestamp"] == "2024-03-05T11:00:00Z"
+    assert any("deleted or unknown authors" in str(w) for w in warnings)
+
+
+def test_a_page_of_discussions_with_edges(tmp_path):
+    node = {
+        "number": 7, "title": "Idea", "body": "What if?", "createdAt": "2024-01-01T00:00:00Z",
+        "url": "https://github.com/acme/widgets/discussions/7", "author": {"login": "carol"},
+        "comments": {"edges": [{"node": {
+            "id": "DC_x", "body": "Yes", "createdAt": "2024-01-02T00:00:00Z",
+            "author": {"login": "dan"}, "url": "https://github.com/acme/widgets/discussions/7"}}]},
+    }  # fmt: skip
+    path = tmp_path / "page.json"
+    page = {"data": {"repository": {"discussions": {"edges": [{"node": node}]}}}}
+    path.write_bytes(orjson.dumps(page))
+    assert registry.detect(Source(path)).name == "github"
+    rejects: list = []
+    recs = [m.serialize() for m in Ingest(on_reject=rejects.append).messages([path])]
+    assert not rejects
+    assert [r["id"] for r in recs] == [
+        "github:acme/widgets#7",
+        "github:acme/widgets#7/comment/DC_x",
+    ]
+
+
+def test_the_migration_archive_reads_as_the_rest_api_does():
+    """GitHub's migration archive ("Export account data", ``ghe-migrator``): objects
+    tagged with ``type``, everything named by URL (``user`` a profile URL or, in archives
+    made by migration tools, a bare name)."""
+    issues, rejects, _ = run("archive-issues_000001.json")
+    comments, rejects2, _ = run("archive-issue_comments_000001.json")
+    assert not rejects and not rejects2
+    issue = "github:sagemath/sagetest#8497"
+    assert issues[0]["id"] == issue and issues[0]["metadata"]["speaker"] == "zimmermann6"
+    assert issues[0]["tags"] == ["component: symbolics", "minor"]
+    assert [(c["id"], c["replyTo"], c["metadata"]["speaker"]) for c in comments] == [
+        (f"{issue}/comment/76556", issue, "zimmermann6"), (f"{issue}/comment/76557", issue, "burcin")
+    ]  # fmt: skip
+    prs, rejects3, warnings = run("archive-pull_requests_000001.json")
+    assert not rejects3
+    assert [r["id"] for r in prs] == [
+        PR,
+        f"{PR}/comment/501",
+        f"{PR}/comment/502",
+        f"{PR}/review/9001",
+    ]
+    assert prs[2]["replyTo"] == f"{PR}/comment/501" and prs[3]["textChunks"] == [
+        "[review APPROVED]"
+    ]
+    assert warnings and "repository 1" in str(warnings[-1])
+
+
+def test_graphql_issues_keep_their_comments_and_labels(tmp_path):
+    """``gh api graphql``'s issues (comments and labels as connections, ``{nodes}``): the
+    answer was rejected whole, and its nodes saved alone lost every comment and label."""
+    recs, rejects, _ = run("graphql-issues.json")
+    assert not rejects
+    issue = "github:acme/widgets#12"
+    assert [(r["id"], r.get("replyTo")) for r in recs] == [
+        (issue, None), (f"{issue}/comment/1001", issue), (f"{issue}/comment/1002", issue)
+    ]  # fmt: skip
+    assert recs[0]["tags"] == ["bug"] and recs[1]["metadata"]["speaker"] == "bob"
+    nodes = tmp_path / "nodes.json"
+    nodes.write_bytes(orjson.dumps(orjson.loads((DIR / "graphql-issues.json").read_bytes())
+                                   ["data"]["repository"]["issues"]["nodes"]))  # fmt: skip
+    rejects2: list = []
+    again = [m.serialize() for m in Ingest(on_reject=rejects2.append).messages([nodes])]
+    assert [r["id"] for r in again] == [r["id"] for r in recs] and not rejects2

@@ -178,3 +178,33 @@ def test_the_document_as_docx_gives_what_the_txt_gives(tmp_path, name):
     ]
     assert len(rejects_docx) == len(rejects_txt)
     assert len(warnings_docx) == len(warnings_txt)
+
+
+def test_a_notes_by_gemini_document_keeps_its_notes_and_reads_its_transcript(tmp_path):
+    """A "Notes by Gemini" doc (what Meet writes since 2024: the notes tab, then the
+    ``📖 Transcript`` tab) downloaded whole was "format not recognised"."""
+    from docx_helpers import write_docx
+
+    path = DIR / "notes-by-gemini-2025.txt"
+    assert registry.detect(Source(path)).name == "google-meet"
+    recs, rejects, warnings = run(meet.read_meet, path)
+    assert not rejects
+    assert [w for w in warnings if "no time of day" not in w] == []
+    assert [(r["metadata"]["speaker"], r["textChunks"][0]) for r in recs] == [
+        ("Alice Smith", "Shall we start?"), ("Bob Jones", "Yes."), ("Alice Smith", "Next item.")
+    ]  # fmt: skip
+    notes = recs[0]["extra"]["notes"]
+    assert (
+        notes.startswith("📝 Notes\nMar 5, 2025\nWeekly sync") and "Suggested next steps" in notes
+    )
+    assert "notes" not in recs[1]["extra"] and recs[0]["subject"] == "Weekly sync"
+    docx = write_docx(tmp_path / "notes.docx", [[x] for x in path.read_text().splitlines()])
+    assert registry.detect(Source(docx)).name == "google-meet"
+    from_docx, _, _ = run(meet.read_meet, docx)
+    assert [r["textChunks"] for r in from_docx] == [r["textChunks"] for r in recs]
+
+
+def test_notes_without_a_transcript_tab_are_not_meet(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("📝 Notes\nMar 5, 2025\nWeekly sync\n\nSummary\nWe met.\n")
+    assert meet.sniff_meet(Source(path)) == 0

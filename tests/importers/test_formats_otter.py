@@ -9,6 +9,7 @@ of an export without speaker names (the offset alone on the header line).
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
 
 import pytest
 from formats_helpers import FIXTURES, run
@@ -143,3 +144,84 @@ def test_json_or_markup_is_neither_otter_nor_rev_and_the_gates_agree(tmp_path, h
     gates = {d.name: d for d in fresh.declared() if d.name in ("otter", "rev")}
     assert set(gates) == {"otter", "rev"}
     assert not any(d.admits(Head(Source(path))) for d in gates.values())
+
+
+def test_otter_s_header_above_the_paragraphs():
+    """An export with its title (``otter_header``): the title, the date line
+    ``Tue, 5/14 6:02PM • 12:40`` (no year: Otter writes none for the current one),
+    ``SUMMARY KEYWORDS`` and ``SPEAKERS`` with a line each; none is rejected."""
+    path = DIR / "with-header.txt"
+    assert registry.detect(Source(path)).name == "otter"
+    recs, rejects, warnings = run(otter.read_otter, path)
+    assert rejects == []
+    assert warnings == [
+        "with-header.txt:2: Otter's date line names no year (or no date that reads); the "
+        "times are offsets from the start of the recording: give --start-date"
+    ]
+    assert [(r["metadata"]["speaker"], r["subject"]) for r in recs] == [
+        ("Dana Whitfield", "Garden club, May call"), ("Speaker 2", "Garden club, May call")
+    ]  # fmt: skip
+    assert recs[0]["extra"] == {
+        "start": 2.0, "date": "Tue, 5/14 6:02PM • 12:40",
+        "keywords": ["seed order", "compost", "rota"], "speakers": ["Speaker 2", "Dana Whitfield"],
+    }  # fmt: skip
+    assert recs[1]["extra"] == {"start": 9.0} and recs[1]["timestamp"] == "1970-01-01T00:00:09Z"
+
+
+def test_a_date_line_with_its_year_is_the_start(tmp_path):
+    path = tmp_path / "call.txt"
+    path.write_text("Sync\nThu, 12/3/2020 10:36AM • 59:48\n\nAnn  0:01\nhello\n", encoding="utf-8")
+    recs, rejects, warnings = run(otter.read_otter, path, ImportOptions(tz=ZoneInfo("Europe/Oslo")))
+    assert not rejects and not warnings
+    assert recs[0]["timestamp"] == "2020-12-03T09:36:01Z"  # 10:36 in Oslo is 09:36 UTC
+    given_start = datetime(2024, 1, 2, tzinfo=UTC)
+    recs, _, warnings = run(otter.read_otter, path, ImportOptions(start_date=given_start))
+    assert recs[0]["timestamp"] == "2024-01-02T00:00:01Z" and not warnings
+
+
+def test_a_first_line_no_date_or_heading_follows_is_still_rejected(tmp_path):
+    path = tmp_path / "call.txt"
+    path.write_text("My notes\nAnn  0:01\nhello\n")
+    recs, rejects, _ = run(otter.read_otter, path)
+    assert [r.raw for r in rejects] == ["My notes"] and "subject" not in recs[0]
+
+
+def test_youtube_s_transcript_panel_pasted_as_text():
+    """YouTube's transcript panel copied (``Transcript``, ``Search in video``, each offset
+    then ``4 seconds`` a screen reader says, then the caption), as a transcript tool's
+    tests paste it: the offset-only layout, its panel lines and spelled offsets passed
+    over."""
+    path = DIR / "youtube-panel-paste.txt"
+    assert registry.detect(Source(path)).name == "otter"
+    recs, rejects, warnings = run(otter.read_otter, path)
+    assert not rejects and not warnings
+    assert [(r["textChunks"][0], r["extra"]["start"]) for r in recs] == [
+        ("so today we're building a tiny house", 0.0), ("[Music]", 4.0),
+        ("and it has to be done\nin thirty days", 7.0), ("that's a wrap", 3765.0),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("line", "seconds"),
+    [("4 seconds", 4), ("1 minute, 2 seconds", 62), ("2 minutes", 120),
+     ("1 hour, 2 minutes, 45 seconds", 3765), ("4 apples", None), ("seconds", None)],
+)  # fmt: skip
+def test_spelled_offsets(line, seconds):
+    assert otter.spelled_seconds(line) == seconds
+
+
+def test_a_spelled_line_that_is_not_the_offset_stays(tmp_path):
+    path = tmp_path / "t.txt"
+    path.write_text("0:04\n5 seconds\nlater\n\n0:09\nmore\n")
+    recs, _, _ = run(otter.read_otter, path)
+    assert recs[0]["textChunks"] == ["5 seconds\nlater"]
+
+
+def test_a_date_line_with_a_month_name(tmp_path):
+    path = tmp_path / "call.txt"
+    path.write_text(
+        "Sync\nMon, Mar 4, 2024 9:58AM • 1:02:03\n\nAnn  0:01\nhello\n", encoding="utf-8"
+    )
+    recs, rejects, warnings = run(otter.read_otter, path)
+    assert not rejects and not warnings
+    assert recs[0]["timestamp"] == "2024-03-04T09:58:01Z" and recs[0]["subject"] == "Sync"

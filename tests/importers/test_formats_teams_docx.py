@@ -208,3 +208,27 @@ def test_an_otter_docx_footer_is_no_turns_words(tmp_path):
     recs, rejects, _ = run(teams_docx.read_teams_docx, path)
     assert rejects == []
     assert [r["textChunks"] for r in recs] == [["Welcome, everyone."], ["Thanks, Dana."]]
+
+
+def test_an_otter_docx_header_is_read_not_rejected(tmp_path):
+    """Otter's .docx opens with its title, a date line (``Tue, 5/14 6:02PM • 12:40``),
+    ``SUMMARY KEYWORDS`` and ``SPEAKERS`` paragraphs (``otter_header``): each was
+    rejected as "a header line that is not the title, the date or the length"."""
+    path = write_docx(tmp_path / "otter.docx", [
+        ["Garden club, May call"], ["Tue, 5/14/2024 6:02PM • 12:40"], ["SUMMARY KEYWORDS"],
+        ["seed order, compost"], ["SPEAKERS"], ["Speaker 2, Dana Whitfield"],
+        ["Dana Whitfield  0:03\nWelcome, everyone."], ["Speaker 2  0:09\nThanks, Dana."],
+        ["Transcribed by https://otter.ai"],
+    ])  # fmt: skip
+    recs, rejects, warnings = run(teams_docx.read_teams_docx, path)
+    assert rejects == [] and warnings == []
+    assert [r["subject"] for r in recs] == ["Garden club, May call"] * 2
+    assert [r["timestamp"] for r in recs] == ["2024-05-14T18:02:03Z", "2024-05-14T18:02:09Z"]
+    assert recs[0]["extra"]["keywords"] == ["seed order", "compost"]
+    assert recs[0]["extra"]["speakers"] == ["Speaker 2", "Dana Whitfield"]
+    undated = write_docx(tmp_path / "undated.docx", [
+        ["Call"], ["Tue, 5/14 6:02PM • 12:40"], ["Ann  0:01\nhello"],
+    ])  # fmt: skip
+    recs, rejects, warnings = run(teams_docx.read_teams_docx, undated)
+    assert rejects == [] and len(warnings) == 1 and "give --start-date" in warnings[0]
+    assert recs[0]["extra"]["date"] == "Tue, 5/14 6:02PM • 12:40"

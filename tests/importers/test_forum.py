@@ -74,6 +74,7 @@ def test_detected_by_content(tmp_path, name, fmt):
     [
         ("pushshift-comments.jsonl", "reddit"),
         ("hn-firebase.jsonl", "hackernews"),
+        ("hn-bigquery.json", "hackernews"),
         ("discourse-latest.json", "discourse"),
         ("phpbb-posts.xml", "phpbb"),
     ],
@@ -482,3 +483,17 @@ def test_hn_algolia_poll_reads_its_options():
     assert recs[1]["replyTo"] == "hn:126809" and recs[1]["extra"]["points"] == 335
     assert recs[2]["textChunks"] == ["No, I like them."]
     assert all(r["thread"] == "hn:126809" for r in recs)
+
+
+def test_hacker_news_from_bigquery_reads_its_quoted_numbers():
+    """BigQuery's JSON export of ``bigquery-public-data.hacker_news.full`` quotes every
+    INT64 (``"time": "1160418111"``, ``"id": "15"``, ``"score": "57"``): it was not
+    recognised, and the story's points stayed a string."""
+    msgs, rejects, _ = ingest(FIXTURES / "hn-bigquery.json")
+    assert not rejects
+    assert [(m["id"], m.get("replyTo"), m["timestamp"]) for m in msgs] == [
+        ("hn:15", "hn:1", "2006-10-09T18:21:51Z"), ("hn:1", None, "2006-10-09T18:21:51Z")
+    ]  # fmt: skip
+    assert msgs[1]["extra"]["points"] == 57 and msgs[0]["textChunks"][0].startswith(
+        "I agree & more"
+    )

@@ -125,6 +125,34 @@ def test_a_bom_inside_the_file_is_read_as_one_process_reads_it(tmp_path: Path) -
     assert stats.imported < 300 and b"\\n" + "\ufeffFrom ".encode() in out  # body text
 
 
+def _with_content_length(text: str, *, inner: str) -> str:
+    """``text`` (an mbox) with one message in its middle made mboxcl2: its body ``inner``
+    and a ``Content-Length`` over it, as Dovecot and Solaris mail write one."""
+    body = f"{inner}\n"
+    mail = (
+        "From cl@example.org Wed Mar  6 10:00:00 2024\nFrom: cl@example.org\n"
+        "Message-ID: <cl@example.org>\nDate: Wed, 6 Mar 2024 10:00:00 +0000\n"
+        f"Content-Length: {len(body)}\n\n{body}\n"
+    )
+    middle = text.index("\nFrom ", len(text) // 2) + 1
+    return text[:middle] + mail + text[middle:]
+
+
+def test_a_content_length_over_a_separator_keeps_the_file_whole(tmp_path: Path) -> None:
+    """A message whose trusted Content-Length holds an envelope-like line: cutting at that
+    line would read two messages where one process reads one, so the file is read whole."""
+    path = mbox_file(tmp_path / "cl.mbox", 300)
+    inner = "From old@example.org Tue Mar  5 09:00:00 2024\nFrom: old@example.org\n\nquoted"
+    path.write_text(_with_content_length(path.read_text(), inner=inner))
+    # a length over no separator line: the file is still cut
+    plain = mbox_file(tmp_path / "plain.mbox", 300)
+    plain.write_text(_with_content_length(plain.read_text(), inner="no envelope line here"))
+    assert _parts(path) == 0 and _parts(plain) > 10
+    out, *_ = _same([path, plain])
+    (line,) = [x for x in out.splitlines() if b"From old@example.org" in x]
+    assert b'"<cl@example.org>"' in line
+
+
 def test_small_files_are_not_split() -> None:
     assert _parts(SAMPLE_DATA, part_size=16 << 20) == 0
 

@@ -27,6 +27,7 @@ from convo.importers.context import ImportContext
 
 MEMBER_CAP = 256 << 20  # one member of a .zip, uncompressed
 TOTAL_CAP = 4 << 30  # the whole .zip, uncompressed
+STREAMED_CAP = TOTAL_CAP  # one member a streaming reader reads a record at a time
 RATIO_CAP = 200  # uncompressed / compressed, for members above 1 MiB
 ZIP_MAGIC = b"PK\x03\x04"
 _BOMB_HINT = "possible zip bomb"
@@ -49,12 +50,13 @@ def open_zip(path: Path, where: str) -> zipfile.ZipFile:
 
 
 def safe_members(
-    zf: zipfile.ZipFile, where: str, ctx: ImportContext, hint: str
+    zf: zipfile.ZipFile, where: str, ctx: ImportContext, hint: str, cap: int | None = None
 ) -> dict[str, zipfile.ZipInfo]:
     """The archive's files that may be read, by name. Unsafe or oversized members are
     rejected (``hint`` says what the archive should have been); an archive whose files add
     up to more than ``TOTAL_CAP`` is an InputError. A name held by several members is
     ambiguous (which one did the exporter mean?): none of them is read, each rejected."""
+    cap = cap or MEMBER_CAP
     members: dict[str, zipfile.ZipInfo] = {}
     repeated: set[str] = set()
     total = 0
@@ -84,7 +86,7 @@ def safe_members(
             raise InputError(
                 f"uncompressed size exceeds {TOTAL_CAP >> 30} GiB", where=where, hint=_BOMB_HINT
             )
-        if info.file_size > MEMBER_CAP or (
+        if info.file_size > cap or (
             info.file_size > (1 << 20) and info.file_size > RATIO_CAP * max(info.compress_size, 1)
         ):
             ctx.reject(here, "zip member too large or too highly compressed", hint=_BOMB_HINT)
@@ -138,12 +140,13 @@ def _read(f: IO[bytes], size: int, where: str) -> bytes:
 
 
 class _Capped(io.RawIOBase):
-    """A member's stream that fails past ``MEMBER_CAP`` bytes, whatever its header declares."""
+    """A member's stream that fails past ``cap`` bytes, whatever its header declares."""
 
-    def __init__(self, inner: IO[bytes], where: str):
+    def __init__(self, inner: IO[bytes], where: str, cap: int | None = None):
         self._inner = inner
         self._where = where
         self._read = 0
+        self._cap = cap or MEMBER_CAP
 
     def readable(self) -> bool:
         return True
@@ -151,7 +154,7 @@ class _Capped(io.RawIOBase):
     def readinto(self, b: Any) -> int:
         data = _read(self._inner, len(b), self._where)
         self._read += len(data)
-        if self._read > MEMBER_CAP:
+        if self._read > self._cap:
             raise InputError("zip member larger than declared", where=self._where, hint=_BOMB_HINT)
         b[: len(data)] = data
         return len(data)
@@ -161,9 +164,12 @@ class _Capped(io.RawIOBase):
         super().close()
 
 
-def stream_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str) -> BinaryIO:
-    """A member's bytes as a stream (for a streaming parser), at most ``MEMBER_CAP``."""
-    return io.BufferedReader(_Capped(_open_member(zf, info, where), where))
+def stream_member(
+    zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, cap: int | None = None
+) -> BinaryIO:
+    """A member's bytes as a stream (for a streaming parser), at most ``cap`` (a reader
+    holding one record at a time may take ``STREAMED_CAP``: a mailbox of some GiB)."""
+    return io.BufferedReader(_Capped(_open_member(zf, info, where), where, cap))
 
 
 def is_tar(head: bytes) -> bool:

@@ -31,6 +31,10 @@ What a range cannot know alone is settled before or after it is read:
 ``uneven`` says whether cutting is worth its counting pass: units that already spread
 evenly over the workers (a folder of many similar files) are read whole.
 
+A file where the reader reads a record over a record-start line (``Format.record_spans``:
+an mbox message whose trusted ``Content-Length`` holds an unescaped ``From `` line) is
+read whole: the counting pass asks each range, and one such range keeps the file whole.
+
 Formats whose reader needs more of the file than its head and the lines before a record
 (WhatsApp decides its day/month order and its speakers on the whole file, IRC carries
 the date of the last header line and the nicks seen so far) have no ``record_start`` and
@@ -327,9 +331,21 @@ def _starting(block: bytes, prefix: bytes) -> Iterator[bytes]:
             return
 
 
-def count_job(job: tuple[Range, str]) -> tuple[int, int]:
-    """``count_range`` of a (range, format name) pair, the shape a pool maps."""
-    return count_range(*job)
+def spans_range(r: Range, format_name: str) -> bool:
+    """Whether the format's reader reads a record starting in ``r`` over one of the file's
+    record-start lines (``Format.record_spans``: an mbox message by its Content-Length),
+    so the file cannot be cut at them (run in the pool)."""
+    spans = registry.get(format_name).record_spans
+    if spans is None:
+        return False
+    with open_range(Range(r.path, r.start, _size(r.path))) as f:
+        return spans(f, r.size)
+
+
+def count_job(job: tuple[Range, str]) -> tuple[int, int, bool]:
+    """``count_range`` and ``spans_range`` of a (range, format name) pair, the shape a pool
+    maps."""
+    return *count_range(*job), spans_range(*job)
 
 
 def uneven(units: list[Unit], jobs: int, slack: float = 0.05) -> bool:
@@ -366,13 +382,14 @@ def split_units(
     counts = iter(run(count_job, work) if work else ())
     out: list[Unit] = []
     for unit, plan in zip(units, cut, strict=True):
-        if plan is None:
-            out.append(unit)
+        found = [next(counts) for _ in plan[1]] if plan is not None else []
+        if plan is None or any(spans for _, _, spans in found):
+            out.append(unit)  # not cut, or a record runs over a cut: read whole
             continue
         fmt, ranges = plan
         line, record = 1, 0
         for index, r in enumerate(ranges):
-            lines, records = next(counts)
+            lines, records, _ = found[index]
             part = Part(fmt.name, r, Position(line, record), index)
             out.append(Unit(unit.path, isolated=unit.isolated, part=part))
             line, record = line + lines, record + records

@@ -29,6 +29,14 @@ Decisions where the spec is silent:
   ``>`` is removed from every ``>+From `` line; in any other file (mboxo: writers escape
   ``From `` but leave ``>From `` alone, so the escaping cannot be undone) every line stays
   as written, as ``mailbox.mbox`` reads it. ``>From:`` (a quoted header) is never touched.
+- mboxcl2 (Solaris/SVR4 mail, Dovecot, mutt: a ``Content-Length`` header and body
+  ``From `` lines left unescaped): a message's ``Content-Length`` is used only when it
+  runs past a separator line and lands exactly where mutt's ``mbox_parse_mailbox``
+  checks, on a separator line after the body and its blank line (or none) or on the
+  end of the file; any other (a stale length, one past the end, one over 128 MiB) is
+  ignored and the message ends at the next separator line. ``--jobs`` cuts a file at
+  separator lines only when no trusted length runs over one (``mbox.spans_separators``,
+  asked of every range by ``pipeline.split``); else the file is read whole.
 - The mbox ``From `` line is kept in ``extra.envelope``. When no ``Date`` header is
   readable, the time comes from ``Resent-Date``, the topmost readable ``Received``,
   ``X-OriginalArrivalTime``, the ``From `` line, then a Maildir file name or an .msg's
@@ -38,8 +46,12 @@ Decisions where the spec is silent:
   (never the current year). Dates without a zone are read in ``--tz``; ``-0000`` is UTC.
 - No usable ``From``: the speaker is ``Sender``, else ``Reply-To``, else the ``From ``
   line's address, with a warning and ``extra.speaker_source``; none of them: a warning.
-- thread = the first id of References (the root), else In-Reply-To, else the message's
-  own id; replyTo = In-Reply-To, else the last id of References. Only ``<...>`` tokens
+- thread = Gmail's conversation, ``gmail:<hex>``, when the message carries Gmail
+  Takeout's ``X-GM-THRID`` (the conversation the Gmail user saw: Gmail also joins a
+  reply whose client wrote no References, and parts a new subject from its old
+  conversation; the hex is the Gmail API's ``threadId`` and the id in the
+  conversation's web address); else the first id of References (the root), else
+  In-Reply-To, else the message's own id; replyTo = In-Reply-To, else the last id of References. Only ``<...>`` tokens
   count, so an In-Reply-To holding a bare address or text gives no replyTo.
 - The body is one text chunk: all non-blank inline text/plain parts (in order; a named
   one without a Content-Disposition is inline, RFC 2183's default), else the
@@ -103,7 +115,8 @@ FIELDS = Fields(
     "line, a Maildir file name, an .msg's creation time, with a warning; none: the epoch "
     "sentinel)",
     zone="the date's own offset (`-0000` is UTC); " + NAIVE_IN_TZ,
-    thread="the first id of `References` (the root), else `In-Reply-To`, else the "
+    thread="Gmail's conversation `gmail:<hex>` (Gmail Takeout's `X-GM-THRID`), else the first "
+    "id of `References` (the root), else `In-Reply-To`, else the "
     "message's own `Message-ID` (none without one)",
     id="the `Message-ID` (`<<id>>`); without one, " + CONTENT_HASH,
     scope="none: a Message-ID is unique everywhere; a content hash: the file's name "
@@ -127,7 +140,7 @@ def register(registry: Registry) -> None:
     from convo.importers.registry import Declared
 
     registry.declare(__package__, (
-        ("mbox", "mbox", ("*.mbox", "*.mbx", "*.mbox.gz", "mbox", "Inbox", "*.mboxrd"), Gate(raw=rb"\A[\r\n\t ]*From ")),
+        ("mbox", "mbox", ("*.mbox", "*.mbx", "*.mbox.gz", "mbox", "Inbox", "*.mboxrd", "*.zip"), Gate(raw=rb"\A[\r\n\t ]*From "), Gate(magic=(b"PK\x03\x04",))),
         ("eml", "eml", ("*.eml", "*.emlx", "*.msg.txt"), Gate(raw=rb"(?m)^[A-Z][!-9;-~]*:")),
         Declared("maildir", f"{__package__}.maildir", ("Maildir", "*.maildir"), directory=True),
         ("msg", "msg", ("*.msg",), Gate(magic=(bytes.fromhex("D0CF11E0A1B11AE1"),))),

@@ -135,6 +135,19 @@ def decode_part(
 _ENCODED_WORD = re.compile(r"=\?[^?\s]+\?[bBqQ]\?[^?\s]*\?=")
 
 
+_RAW_BYTE = re.compile("[\udc80-\udcff]")
+
+
+def _quoted_raw(word: str) -> str:
+    """An encoded word with raw 8-bit bytes in its Q text (Netscape 4.7 wrote
+    ``=?iso-8859-1?Q?Die_Fr\xf6sche?=``, the byte left unquoted): the bytes quoted, so
+    they read in the word's charset as its quoted bytes do (the standard library
+    handed them back as ``\udcf6``, a lone surrogate in the subject)."""
+    if word.isascii() or word[word.index("?", 2) + 1] not in "qQ":
+        return word
+    return _RAW_BYTE.sub(lambda c: f"={ord(c.group()) - 0xDC00:02X}", word)
+
+
 def _mixed_words(value: str, raw_charset: str | None) -> str:
     """Encoded words beside raw 8-bit bytes (``Mar\\xeda =?utf-8?q?Garc=C3=ADa?=``): each
     encoded word by ``decode_header``, the text between by ``raw_header_text`` (the
@@ -147,7 +160,7 @@ def _mixed_words(value: str, raw_charset: str | None) -> str:
         if not (pos and not between.strip()):
             out.append(raw_header_text(between, raw_charset))
         try:
-            (data, charset), *_ = decode_header(m.group())
+            (data, charset), *_ = decode_header(_quoted_raw(m.group()))
         except Exception:  # bad base64: the word as written
             out.append(m.group())
         else:

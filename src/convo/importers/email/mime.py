@@ -165,7 +165,10 @@ def collect_body(msg: Message, body: Body, depth: int = 0) -> None:
     if ctype.startswith("multipart/") or (msg.is_multipart() and ctype != "message/rfc822"):
         payload = msg.get_payload()
         if not isinstance(payload, list):
-            if not _split_at_found_boundary(msg, ctype, body, depth):
+            if not (
+                _split_at_unfolded_boundary(msg, ctype, body, depth)
+                or _split_at_found_boundary(msg, ctype, body, depth)
+            ):
                 leaf(msg, "text/plain", body)  # no usable boundary: the raw body is its text
             return
         if ctype == "multipart/alternative":
@@ -216,7 +219,28 @@ def _split_at_found_boundary(msg: Message, ctype: str, body: Body, depth: int) -
     opens = not raw[: found.start()].strip()  # the body starts with it: a part follows
     if not opens and raw.count(b"\n--" + found.group(1)) < 2:
         return False  # one delimiter line inside text is no multipart body
-    head = f'Content-Type: {ctype}; boundary="'.encode() + found.group(1) + b'"\n\n'
+    return _split_at(raw, ctype, found.group(1), body, depth)
+
+
+def _split_at_unfolded_boundary(msg: Message, ctype: str, body: Body, depth: int) -> bool:
+    """A boundary folded inside its quotes (Outlook 2000's ``boundary="----=_NextPart\r\n
+    _000_0002_01BFC036.AE309650"``, hunnysoft's sample m0021): the standard library keeps
+    the line break in it, so no delimiter line matched and the whole body was read as
+    text. Unfolded (RFC 5322: the line break removed, the space kept) it is the one the
+    body uses."""
+    declared = msg.get_boundary()
+    if not declared or "\n" not in declared:
+        return False
+    boundary = _FOLDED.sub("", declared).encode("utf-8", "surrogateescape")
+    return _split_at(_payload_bytes(msg), ctype, boundary, body, depth)
+
+
+_FOLDED = re.compile(r"\r?\n(?=[ \t])")
+
+
+def _split_at(raw: bytes, ctype: str, boundary: bytes, body: Body, depth: int) -> bool:
+    """The body ``raw`` read as a multipart split at ``boundary``; False when it is none."""
+    head = f'Content-Type: {ctype}; boundary="'.encode() + boundary + b'"\n\n'
     inner = parse_message(head + raw)
     if not isinstance(inner.get_payload(), list):
         return False

@@ -13,6 +13,11 @@ from convo.importers.email.addresses import addresses
 _ENVELOPE_SENDER = re.compile(rb"From ([^\s@]+@[^\s@]+|[\w.+%'-]+ at [\w-]+(?:\.[\w-]+)+)\s")
 
 
+# Gmail Takeout's envelope: ``From 1654953015393719153@xxx Mon Jan 06 ...``, Gmail's
+# message id at a placeholder host, nobody's address.
+_TAKEOUT_ID = re.compile(rb"\d+@xxx")
+
+
 def people(
     h: dict[str, list[str]], extra: dict[str, Any], cs: str | None
 ) -> tuple[list[str], list[str]]:
@@ -41,7 +46,8 @@ def stand_in_speaker(
     extra: dict[str, Any],
 ) -> str | None:
     """The speaker of a message without a usable From: Sender, Reply-To, then the mbox
-    envelope's address; the choice is warned about and kept in ``extra.speaker_source``."""
+    envelope's address (not Gmail Takeout's ``<message id>@xxx``); the choice is warned
+    about and kept in ``extra.speaker_source``."""
     said = "unreadable From header" if h.get("from") else "no From header"
     for key, label in (("sender", "Sender"), ("reply-to", "Reply-To")):
         found = addresses(h.get(key), cs)
@@ -50,7 +56,7 @@ def stand_in_speaker(
             ctx.warn(where, f"{said}; speaker taken from {label}")
             return found[0]
     m = _ENVELOPE_SENDER.match(envelope or b"")
-    if m:
+    if m and not _TAKEOUT_ID.fullmatch(m.group(1)):
         extra["speaker_source"] = "envelope"
         ctx.warn(where, f"{said}; speaker taken from the mbox From line")
         return m.group(1).decode("utf-8", "replace").replace(" at ", "@")

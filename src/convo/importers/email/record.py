@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -18,9 +19,22 @@ from convo.importers.email.quotes import strip_quotes
 from convo.importers.email.scrubbed import take_scrubbed
 from convo.importers.email.tags import expunged, message_ids, tags_of
 
+_GMAIL_THREAD = re.compile(r"\s*<?(\d{1,20})>?\s*")
+
+
+def gmail_thread(h: dict[str, list[str]]) -> str | None:
+    """Gmail's conversation, ``gmail:<hex>``, from the ``X-GM-THRID`` Gmail Takeout writes
+    on every message (a decimal 64-bit number; in hex it is the Gmail API's ``threadId``
+    and the id in a conversation's web address). None without one."""
+    found = _GMAIL_THREAD.fullmatch(first(h, "x-gm-thrid") or "")
+    if found is None or not 0 < int(found.group(1)) < 1 << 64:
+        return None
+    return f"gmail:{int(found.group(1)):x}"
+
 
 def _threading(h: dict[str, list[str]]) -> tuple[str | None, str | None, str | None]:
-    """(id, reply_to, thread) from Message-ID, In-Reply-To and References."""
+    """(id, reply_to, thread) from Message-ID, In-Reply-To and References; the thread is
+    Gmail's conversation when the message carries one (``gmail_thread``)."""
     own = message_ids(first(h, "message-id"))
     msg_id = own[0] if own else None
     refs: list[str] = []
@@ -28,7 +42,7 @@ def _threading(h: dict[str, list[str]]) -> tuple[str | None, str | None, str | N
         refs.extend(message_ids(value))
     irt = message_ids(first(h, "in-reply-to"))
     reply_to = irt[0] if irt else (refs[-1] if refs else None)
-    thread = refs[0] if refs else (reply_to or msg_id)
+    thread = gmail_thread(h) or (refs[0] if refs else (reply_to or msg_id))
     return msg_id, reply_to, thread
 
 

@@ -52,6 +52,7 @@ def register(registry: Registry) -> None:
         ("reddit", "reddit", ("*.json", "*.jsonl", "*.ndjson"), JSON),
         ("reddit_export", "reddit-export", ("*.csv",), Gate(pattern=r"\A[^\n]*,")),
         ("discourse", "discourse", ("*.json",), JSON),
+        ("discourse_raw", "discourse-raw", ("*.md", "*.txt"), Gate(pattern=r"\A\s*(?:[^|\s]+ )?\| \d{4}-\d\d-\d\d \d\d:\d\d:\d\d")),
         ("discourse_archive", "discourse-archive", ("user_archive*.csv", "preferences.json"), Gate(pattern=r"\A[^\n]*topic_title,categories,is_pm"), json_with('"avatar_template"', opens="{")),
         ("hackernews", "hackernews", both, JSON),
         ("stackexchange", "stackexchange", ("*Posts.xml", "*Comments.xml", "*Users.xml", "*Votes.xml", "*Badges.xml", "*PostHistory.xml", "*PostLinks.xml", "*Tags.xml"), Gate(opens="<")),

@@ -13,7 +13,8 @@ its text the body, else ``[review APPROVED]``.
 A top-level array (the API's list pages) is streamed item by item (convo.jsonstream).
 Issue events (a timeline's, kept as ``system`` messages) and activity events (the
 Events API, GH Archive: read as the message they carry, if any) are
-``convo.importers.forums.github_events``'s.
+``convo.importers.forums.github_events``'s; GitHub Discussions (GraphQL)
+``convo.importers.forums.github_discussions``'.
 
 Ids and their scope (docs/ids.md): the repository scopes the number:
 ``github:OWNER/REPO#N``, comments ``.../comment/ID``.
@@ -43,7 +44,9 @@ from convo.importers.forums.common import (
     message,
     record_error,
 )
-from convo.importers.forums.github_cli import HTML_URL, gh_issue, is_gh_cli
+from convo.importers.forums.github_archive import archive_message, archive_note, is_archive
+from convo.importers.forums.github_cli import HTML_URL, gh_issue, graphql_nodes, is_gh_cli
+from convo.importers.forums.github_discussions import discussion, is_discussion
 from convo.importers.forums.github_events import (
     activity_message,
     event_speaker,
@@ -185,8 +188,16 @@ _GH_PAYLOAD = re.compile(r'"payload"\s*:\s*\{')
 _GH_REPO = re.compile(r'"repo"\s*:\s*\{[^{}]*"url"\s*:\s*"https?://api\.github\.com/repos/')
 
 
+_GITHUB_DISCUSSION = re.compile(r'"url"\s*:\s*"https?://github\.com/[^/"]+/[^/"]+/discussions/\d+')
+
+
+_ARCHIVE_TYPE = re.compile(r'"type"\s*:\s*"(?:issue|issue_comment|pull_request[a-z_]*)"')
+
+
 _SNIFF = (
     (90, (_GITHUB, _GITHUB_ISSUE, _GITHUB_USER)),
+    (88, (_GITHUB_DISCUSSION, _GH_AUTHOR, _GH_TIME)),  # GraphQL discussions
+    (86, (_ARCHIVE_TYPE, _GITHUB_ISSUE)),  # the migration archive (account export)
     (88, (_GITHUB, _GITHUB_ISSUE, _GH_AUTHOR, _GH_TIME)),  # gh issue/pr view --json
     (85, (_GH_EVENT, _GH_PAYLOAD, _GH_REPO)),  # activity events (Events API, GH Archive)
 )
@@ -204,6 +215,7 @@ class _Reader:
         self.ctx = ctx
         self.tally = Tally(ctx)
         self.skipped: Counter[str] = Counter()
+        self.archived: Counter[str] = Counter()  # the migration archive's other objects
         self.issue: str | None = None
         self.pending: list[ConversationMessage] = []
 
@@ -215,7 +227,13 @@ class _Reader:
             if found is None:
                 return
             record = found
-        if is_gh_cli(record):
+        if is_archive(record):
+            msg = archive_message(record, where, self.tally, self.ctx, self.archived)
+            if msg is not None:
+                yield from self.known(msg)
+        elif is_discussion(record):
+            yield from self.known_all(discussion(record, where, self.tally, self.ctx))
+        elif is_gh_cli(record):
             yield from gh_issue(record, where, self.tally, self.ctx)
         elif "number" in record:  # an issue, or a pull request (``pulls``: its issue_url)
             yield from self.known(_issue(record, where, self.tally, self.ctx))
@@ -230,6 +248,12 @@ class _Reader:
             raise RecordError(
                 "neither a GitHub issue (number) nor a comment (issue_url)", where=where
             )
+
+    def known_all(self, msgs: Iterator[ConversationMessage]) -> Iterator[ConversationMessage]:
+        first = True
+        for msg in msgs:
+            yield from self.known(msg) if first else (msg,)
+            first = False
 
     def known(self, msg: ConversationMessage) -> list[ConversationMessage]:
         """The message, after the events that waited for its issue."""
@@ -266,6 +290,8 @@ class _Reader:
         yield from self.pending  # events of an issue the file never named: no thread
         if self.skipped:
             self.ctx.warn(self.ctx.source.name, skipped_note(self.skipped))
+        if self.archived:
+            self.ctx.warn(self.ctx.source.name, archive_note(self.archived))
         self.tally.finish()
 
 
@@ -290,13 +316,16 @@ def _records(source: Source, ctx: ImportContext) -> Iterator[tuple[str, Any]]:
                 yield f"{source.name}#item-{i}", item
         return
     for top, value in json_values(source, ctx):
-        yield from items(top, value)
+        found = graphql_nodes(value)
+        yield from items(top, value) if found is None else items(f"{top}#data", found)
 
 
 DESCRIPTION = (
     "GitHub REST issues and pull requests (list or one), issue and review comments, reviews, "
     "issue timelines and events JSON; activity events (Events API, GH Archive); "
-    "`gh issue/pr view --json`"
+    "`gh issue/pr view --json`; the GraphQL API's discussions, issues and pull requests; the "
+    "migration archive "
+    '("Export account data": `issues_000001.json`, `issue_comments_000001.json`...)'
 )
 EXAMPLE = '[{"number": 12, "title": "...", "user": {"login": "alice"}, "body": "..."}]'
 FIELDS = Fields(

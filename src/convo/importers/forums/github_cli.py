@@ -31,10 +31,37 @@ def is_gh_cli(record: dict[str, Any]) -> bool:
 
 
 def _list(obj: dict[str, Any], key: str) -> list[dict[str, Any]]:
-    """The objects of a list field (anything else in it, or a field that is no list, is
-    not gh's and is skipped)."""
-    value = obj.get(key)
+    """The objects of a list field, or of a GraphQL connection (``gh api graphql``'s
+    ``comments {nodes}``); anything else in it is not gh's and is skipped."""
+    return connection(obj.get(key))
+
+
+def connection(value: Any) -> list[dict[str, Any]]:
+    """The objects of a GraphQL connection (``nodes``, or ``edges`` of ``node``) or list."""
+    if isinstance(value, dict):
+        nodes = value.get("nodes")
+        if nodes is None and isinstance(value.get("edges"), list):
+            nodes = [e.get("node") for e in value["edges"] if isinstance(e, dict)]
+        value = nodes
     return [x for x in value if isinstance(x, dict)] if isinstance(value, list) else []
+
+
+_GRAPHQL = ("discussion", "issue", "pullRequest")
+
+
+def graphql_nodes(value: Any) -> list[Any] | None:
+    """The discussions, issues or pull requests of a ``gh api graphql`` answer
+    (``data.repository.issue``, ``...issues {nodes}``...), None when ``value`` is none."""
+    data = value.get("data") if isinstance(value, dict) else None
+    repo = data.get("repository") if isinstance(data, dict) else None
+    if not isinstance(repo, dict):
+        return None
+    for key in _GRAPHQL:
+        if isinstance(repo.get(key), dict):
+            return [repo[key]]
+        if isinstance(repo.get(key + "s"), dict):
+            return connection(repo[key + "s"])
+    return None
 
 
 def _login(value: Any) -> str | None:

@@ -157,9 +157,9 @@ class _Reader:
             timestamp=self.tally.epoch(item.get("time")),
             extra={
                 "type": kind,
-                "points": item.get("score"),
+                "points": as_int(item.get("score")),
                 "url": item.get("url"),
-                "descendants": item.get("descendants"),
+                "descendants": as_int(item.get("descendants")),
                 "kids": len(kids) if isinstance(kids, list) and kids else None,
                 "dead": True if item.get("dead") is True else None,
                 "deleted": True if item.get("deleted") is True else None,
@@ -198,7 +198,9 @@ def _is_algolia(item: dict) -> bool:
 _HN_ALGOLIA = re.compile(r'"created_at_i"\s*:\s*\d')
 _HN_ALGOLIA_KEYS = re.compile(r'"(?:story_id|parent_id|points|children)"\s*:')
 _HN_TYPE = re.compile(r'"type"\s*:\s*"(?:story|comment|job|poll|pollopt)"')
-_HN_TIME = re.compile(r'"time"\s*:\s*\d{9,}')
+# A number, or a string of one: BigQuery's JSON export of the public
+# ``bigquery-public-data.hacker_news.full`` table writes every INT64 quoted.
+_HN_TIME = re.compile(r'"time"\s*:\s*"?\d{9,}')
 _HN_KEYS = re.compile(r'"(?:by|kids|parent|descendants)"\s*:')
 _HN_HITS = re.compile(r'"(?:hits|nbHits)"\s*:')
 _HN_TAGS = re.compile(r'"_tags"\s*:\s*\[\s*"(?:story|comment|poll|pollopt|job)"')

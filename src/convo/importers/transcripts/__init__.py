@@ -39,8 +39,9 @@ Decisions, where the formats and the brief are silent:
 - Text: tags dropped, ``<rt>`` ruby annotations with their content; SSA ``{\\an8}`` codes
   dropped in SRT; HTML entities decoded; spaces tidied; a cue's lines are joined with
   ``\\n`` and merged cues with a space, as TypeAgent's ``ingest_vtt_transcript`` does
-  (one text chunk per message). Rolling YouTube captions (the file header has ``Kind:``
-  or cues carry karaoke timestamps) drop leading lines that repeat the previous cue's
+  (one text chunk per message). Rolling YouTube captions (the file header has ``Kind:``,
+  cues carry karaoke timestamps, or a cue of at most 50 ms shows again the previous
+  cue's last line, the freeze YouTube writes between rolls, kept in SubRip conversions) drop leading lines that repeat the previous cue's
   last lines; a cue left empty by that is a duplicate and vanishes without a warning.
 - Listeners: none, as TypeAgent's ``ingest_vtt_transcript`` writes them
   (``recipients=[]``), so a two-speaker interview does not name the other speaker as
@@ -229,7 +230,11 @@ def register(registry: Registry) -> None:
         ("whisper_txt", "whisper-txt", ("*.txt", "*.log"),
          Gate(pattern=r"\A[\s\ufeff]*(?:\x1b\[[0-9;]*m)*\[(?:\d{1,3}:)?\d{1,2}:\d\d[.,]\d{3}\s*-->")),
         ("bracket_turns", "txt-transcript", ("*.txt", "*.md"),
-         Gate(pattern=r"\A[\s\ufeff]*\[\d{1,6}:[0-5]\d(?::[0-5]\d)?\][ \t]+[^:\n]{1,80}:")),
+         Gate(pattern=r"\A[\s\ufeff]*(?:[^\n]{0,120}\n[\s]*){0,4}"
+                      r"(?:\[\d{1,6}:[0-5]\d(?::[0-5]\d)?\][ \t]+[^<*\-\s]"
+                      r"|(?:0{1,2}:){0,2}0?0:[0-5]\d[ \t]+[^\-\s])")),
+        ("transcriptonic", "transcriptonic", ("*.txt",),
+         Gate(pattern=r"\A[\s\ufeff]*[^\n]{1,200} \(\d{1,4}[/.\-]\d{1,2}[/.\-]\d{1,4},?\s+\d{1,2}[:.]\d\d")),
         ("fathom", "fathom", ("*.txt", "*.md"),
          Gate(pattern=r"(?m)^[ \t]*\d{1,6}:[0-5]\d(?::[0-5]\d)?[ \t]+-[ \t]+\S")),
         ("zoom_captions", "zoom-cc", ("meeting_saved_closed_caption.txt", "closed_caption.txt",

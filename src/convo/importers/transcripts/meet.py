@@ -15,7 +15,10 @@ The shape, as parsers of real transcripts read it and as users quote their docum
 - a time mark line ``00:05:00`` every few minutes (the first ``00:00:00`` may be
   missing), one line a speaker paragraph, ``Name: text``; blank lines and lines of a
   lone space between them;
-- ``Meeting ended after 00:28:14`` or ``Transcription ended after ...`` at the end.
+- ``Meeting ended after 00:28:14`` or ``Transcription ended after ...`` at the end;
+- in a "Notes by Gemini" document (Meet's since 2024), Gemini's notes first (the
+  meeting's name, ``Summary``, ``Details``, ``Suggested next steps``), then the
+  ``📖 Transcript`` tab's line and the transcript above.
 
 Decisions:
 
@@ -30,7 +33,9 @@ Decisions:
   the mark in seconds.
 - ``subject``: the meeting's name from the title line. ``extra.attendees``: the
   attendee list, on the file's first message. The notice, the time marks, the
-  ``Attendees``/``Transcript`` headings and the closing line are structure.
+  ``Attendees``/``Transcript`` headings and the closing line are structure. Gemini's
+  notes go whole to the first message's ``extra.notes`` (up to 64 KiB; what is past it
+  is counted in a warning).
 - Any other line (a heading in another language, text without a ``Name:``) is rejected
   with its line.
 - Detection: the title line (the first line, or the second after a date line) ends in
@@ -102,18 +107,35 @@ def zone_of(name: str) -> tzinfo | None:
     return None if hours is None else timezone(timedelta(hours=hours))
 
 
-def _head(source: Source) -> list[str]:
-    """The first 12 non-blank lines, stripped (a .docx: of its first paragraphs)."""
+def _head(source: Source, count: int = 12) -> list[str]:
+    """The first ``count`` non-blank lines, stripped (a .docx: of its first paragraphs)."""
     if not source.head.startswith(ZIP_MAGIC):
-        return [x.strip() for x in head_lines(source, 12)]
+        return [x.strip() for x in head_lines(source, count)]
     if not is_docx(source):
         return []
-    paras = head_paragraphs(source, 12)
-    return [y for y in (x.strip() for p in paras for x in p.split("\n")) if y][:12]
+    paras = head_paragraphs(source, count)
+    return [y for y in (x.strip() for p in paras for x in p.split("\n")) if y][:count]
+
+
+TRANSCRIPT_TAB = "\U0001f4d6 Transcript"  # the "📖 Transcript" tab of a Notes by Gemini doc
+NOTES_LIMIT = 1 << 16  # the most of Gemini's notes kept (characters)
+
+
+def gemini_notes(lines: list[str]) -> bool:
+    """Whether a document's first lines are Gemini's notes before its transcript: the
+    ``📖 Transcript`` tab's line, then the transcript's title (after its date line)."""
+    if TRANSCRIPT_TAB not in lines:
+        return False
+    after = lines[lines.index(TRANSCRIPT_TAB) + 1 :][:2]
+    if after and DATE_ONLY.fullmatch(after[0]):
+        after = after[1:]
+    return bool(after) and title_of(after[0]) is not None
 
 
 def sniff_meet(source: Source) -> int:
     lines = _head(source)
+    if gemini_notes(_head(source, 80)):
+        return 85
     if len(lines) > 1 and DATE_ONLY.fullmatch(lines[0]):
         lines = lines[1:]
     m = title_of(lines[0]) if lines else None
@@ -137,10 +159,16 @@ class _Reader:
         self.mark = 0
         self.empty = 0
         self.day_line: str | None = None  # where the date stands alone (no time of day)
+        self.notes: list[str] = []  # Gemini's notes before the transcript
+        self.notes_size = 0
+        self.notes_left = 0  # their lines past NOTES_LIMIT, not kept
 
     def line(self, where: str, raw: str) -> Iterator[ConversationMessage]:
         line = raw.strip()
         if not line or line.startswith(NOTICE):
+            return
+        if self.state == "notes":
+            self._note(line)
             return
         if self.state != "body" and self._head(where, line):
             return
@@ -150,6 +178,17 @@ class _Reader:
             self.mark = clock_seconds(mark[1])
         elif not ENDED.fullmatch(line):
             yield from self._speaker(where, line, raw)
+
+    def _note(self, line: str) -> None:
+        """A line of Gemini's notes (a Notes by Gemini doc's first tab), kept for the first
+        message's ``extra.notes``; the transcript's tab line ends them."""
+        if line == TRANSCRIPT_TAB:
+            self.state = "title"
+        elif self.notes_size < NOTES_LIMIT:
+            self.notes.append(line)
+            self.notes_size += len(line) + 1
+        else:
+            self.notes_left += 1
 
     def _head(self, where: str, line: str) -> bool:
         """Whether ``line`` is part of the header (title, date, attendees, headings)."""
@@ -184,11 +223,17 @@ class _Reader:
         if not text:
             self.empty += 1
             return
-        extra = {"attendees": self.attendees} if not self.turns.count else None
+        extra = self._first_extra() if not self.turns.count else None
         yield self.turns.build(
             [text], speaker=m["name"].strip(), offset=self.mark, where=where,
             subject=self.title, extra=extra,
         )  # fmt: skip
+
+    def _first_extra(self) -> dict[str, object]:
+        extra: dict[str, object] = {"attendees": self.attendees}
+        if self.notes:
+            extra["notes"] = "\n".join(self.notes)
+        return extra
 
     def _title(self, m: re.Match[str], where: str) -> None:
         self.title = m["title"].strip() or None
@@ -215,6 +260,8 @@ class _Reader:
 
 def read_meet(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     reader = _Reader(source, ctx)
+    if gemini_notes(_head(source, 80)):
+        reader.state = "notes"
     if source.head.startswith(ZIP_MAGIC):  # the document downloaded as .docx
         for n, para in paragraphs(source, ctx, "a Google Meet transcript (.txt or .docx)"):
             where = ctx.loc(f"p-{n}")
@@ -225,6 +272,9 @@ def read_meet(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
             yield from reader.line(ctx.loc(n), raw)
     if reader.empty:
         ctx.warn(source.name, f"{reader.empty} speaker line(s) without text skipped")
+    if reader.notes_left:
+        ctx.warn(source.name, f"Gemini's notes past {NOTES_LIMIT} characters not kept "
+                 f"({reader.notes_left} line(s))")  # fmt: skip
     if not reader.turns.count:
         ctx.warn(source.name, "no transcript lines; nothing imported")
 
@@ -246,7 +296,8 @@ FIELDS = Fields(
     id=CONTENT_HASH + ", hashing the time mark",
     scope="the file's name (the meeting)",
     subject="the meeting's name from the title line",
-    extra="`start` (the time mark in seconds), `attendees` (on the first message)",
+    extra="`start` (the time mark in seconds), `attendees` and a Notes by Gemini doc's "
+    "`notes` (on the first message)",
 )
 FORMATS = (
     Format(NAME, "transcript", DESCRIPTION, PATTERNS, sniff_meet, read_meet, EXAMPLE,

@@ -32,7 +32,9 @@ Decisions:
 - Detection: a .docx (a zip holding ``word/document.xml``, read in place) whose first 40
   paragraphs hold a speaker line. Another tool's .docx of the same paragraph shape (an
   Otter .docx) is read as this format; Otter's footer paragraph ``Transcribed by
-  https://otter.ai`` is structure, not the last turn's words. Teams' older
+  https://otter.ai`` is structure, not the last turn's words, and its header (the
+  date line ``Tue, 5/14 6:02PM • 12:40``, ``SUMMARY KEYWORDS``, ``SPEAKERS``) is read
+  as ``otter_header`` says. Teams' older
   transcripts in WebVTT shape pasted into a document are not read (download the .vtt).
 
 Ids and their scope (docs/ids.md): no ids in the file: the content hash, hashing the
@@ -52,6 +54,7 @@ from convo.importers.docx import head_paragraphs, is_docx, paragraphs
 from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.registry import Format
 from convo.importers.transcripts.otter import FOOTER, header
+from convo.importers.transcripts.otter_header import OtterHeader
 from convo.importers.transcripts.textturns import TextTurns, clock_seconds
 
 NAME = "teams-docx"
@@ -110,6 +113,7 @@ class _Reader:
         self.dated = False
         self.offset = 0
         self.cur: tuple[str, str, int, list[str]] | None = None  # where, speaker, offset, text
+        self.otter = OtterHeader(ctx, titled=False)
 
     def paragraph(self, n: int, text: str) -> Iterator[ConversationMessage]:
         lines = [x for x in (y.strip() for y in text.split("\n")) if x]
@@ -146,6 +150,10 @@ class _Reader:
             self.turns.stated_start(start)
         elif LENGTH.fullmatch(line):
             return
+        elif self.otter.take(line, where):  # an Otter .docx's date line, keywords, speakers
+            if self.otter.start is not None and not self.dated:
+                self.dated = True
+                self.turns.stated_start(self.otter.start)
         elif self.title is None and not self.dated:
             self.title = line
         else:
@@ -165,8 +173,9 @@ class _Reader:
             self.ctx.warn(where, "speaker line without text; skipped")
             return
         yield self.turns.build(
-            text, speaker=speaker, offset=offset, where=where, subject=self.title
-        )
+            text, speaker=speaker, offset=offset, where=where, subject=self.title,
+            extra=self.otter.first_extra(),
+        )  # fmt: skip
 
 
 def read_teams_docx(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
@@ -191,7 +200,8 @@ FIELDS = Fields(
     scope="the file's name (the meeting)",
     subject="the meeting's title (the document's first line)",
     tags="`system` for `started`/`stopped transcription` lines",
-    extra="`start` (the offset in seconds)",
+    extra="`start` (the offset in seconds); an Otter .docx's `keywords`, `speakers` and "
+    "yearless `date` on the first message",
 )
 FORMATS = (
     Format(NAME, "transcript", DESCRIPTION, PATTERNS, sniff_teams_docx, read_teams_docx,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
@@ -134,6 +134,18 @@ def sniff_headed(
     return whole if alone and (len(lines) >= 2 or first[2]) else 0
 
 
+class Preamble(Protocol):
+    """The lines a format writes above its first paragraph (Otter's title, date line and
+    keywords: ``otter_header.OtterHeader``), read before the first header line."""
+
+    title: str | None
+    start: datetime | None
+
+    def take(self, line: str, where: str) -> bool: ...  # whether ``line`` is one of them
+    def settle(self) -> None: ...  # at the first header line
+    def first_extra(self) -> dict[str, Any] | None: ...  # for the first message, once
+
+
 def headed_paragraphs(
     source: Source,
     ctx: ImportContext,
@@ -144,6 +156,7 @@ def headed_paragraphs(
     *,
     document: Callable[[str], bool] | None = None,
     start: datetime | None = None,
+    preamble: Preamble | None = None,
 ) -> Iterator[ConversationMessage]:
     """The messages of a text transcript made of header lines (``header`` reads one)
     each followed by its paragraph, streamed line by line (``cues.text_lines``).
@@ -158,6 +171,9 @@ def headed_paragraphs(
     document's own (a heading): one ends the paragraph before it, and the lines outside
     every paragraph (the title, notes, a summary before the first header, a section
     after the last) are not rejected but counted in one warning with the first's line.
+    ``preamble`` reads the lines before the first header it knows (none are rejected);
+    its title is every message's subject, its start what offsets count from (unless
+    ``--start-date``).
     ``start``: what offsets count from, instead of ``--start-date`` (a day's midnight,
     for a transcript timed by the clock)."""
     turns = TextTurns(source, ctx, kind)
@@ -166,23 +182,25 @@ def headed_paragraphs(
     cur: tuple[int, str | None, int] | None = None  # (line, speaker, offset)
     text: list[str] = []
     outside = _Outside(source, ctx, what, document)
+    head = _Head(preamble, turns)
     for n, raw in text_lines(source, ctx.text_decoder()):
         line = raw.strip()
         got = header(line) if line else None
         if got is not None:
             if cur is not None:
-                yield from _paragraph(turns, ctx, cur, text)
+                yield from head.paragraph(ctx, cur, text)
+            head.settle()
             cur, text = (n, got[0], got[1]), [got[2]] if got[2] else []
-        elif not line or skip(line):
-            continue
+        elif not line or skip(line) or (cur is None and head.take(line, ctx.loc(n))):
+            continue  # a blank line, structure, a line of the preamble
         elif outside.takes(n, raw, cur is not None):
             if cur is not None:
-                yield from _paragraph(turns, ctx, cur, text)
+                yield from head.paragraph(ctx, cur, text)
                 cur, text = None, []
         else:
             text.append(line)
     if cur is not None:
-        yield from _paragraph(turns, ctx, cur, text)
+        yield from head.paragraph(ctx, cur, text)
     outside.report()
     if not turns.count:
         ctx.warn(source.name, f"no {what} paragraphs; nothing imported")
@@ -230,11 +248,34 @@ class _Outside:
             )
 
 
-def _paragraph(
-    turns: TextTurns, ctx: ImportContext, cur: tuple[int, str | None, int], text: list[str]
-) -> Iterator[ConversationMessage]:
-    line, speaker, offset = cur
-    if not text:
-        ctx.warn(ctx.loc(line), "speaker line without text; skipped")
-        return
-    yield turns.build(text, speaker=speaker, offset=offset, where=ctx.loc(line))
+class _Head:
+    """A ``Preamble`` (or none) and the turns it gives its title, start and extra to."""
+
+    def __init__(self, preamble: Preamble | None, turns: TextTurns):
+        self.preamble = preamble
+        self.turns = turns
+        self.settled = preamble is None
+
+    def take(self, line: str, where: str) -> bool:
+        return not self.settled and self.preamble is not None and self.preamble.take(line, where)
+
+    def settle(self) -> None:
+        if self.settled or self.preamble is None:
+            return
+        self.settled = True
+        self.preamble.settle()
+        if self.preamble.start is not None:
+            self.turns.stated_start(self.preamble.start)
+
+    def paragraph(
+        self, ctx: ImportContext, cur: tuple[int, str | None, int], text: list[str]
+    ) -> Iterator[ConversationMessage]:
+        line, speaker, offset = cur
+        if not text:
+            ctx.warn(ctx.loc(line), "speaker line without text; skipped")
+            return
+        p = self.preamble
+        yield self.turns.build(
+            text, speaker=speaker, offset=offset, where=ctx.loc(line),
+            subject=None if p is None else p.title, extra=None if p is None else p.first_extra(),
+        )  # fmt: skip

@@ -132,8 +132,18 @@ class _RollUp:
     """Roll-up captions (YouTube): each cue repeats the lines the previous cue showed."""
 
     def __init__(self) -> None:
-        self.on = False  # the header has ``Kind:`` or a cue had karaoke timestamps
+        self.on = False  # the header has ``Kind:``, a cue had karaoke timestamps or froze
         self.prev: list[str] = []
+
+    def freezes(self, segs: list[Segment], cue: RawCue) -> bool:
+        """Whether the cue is roll-up's freeze: at most 50 ms showing again the last
+        line(s) of the cue before it, which YouTube's automatic captions write between
+        two rolls and keep when converted to SubRip (yt-dlp ``--convert-subs srt``,
+        FFmpeg), where no ``Kind:`` header or karaoke timestamp says they roll."""
+        lines, prev = segs[0].lines, self.prev
+        self.prev = lines
+        short = 0 <= cue.end_ms - cue.start_ms <= 50
+        return short and 0 < len(lines) <= len(prev) and lines == prev[-len(lines) :]
 
     def new_part(self, segs: list[Segment]) -> list[Segment] | None:
         """The cue's segments without the lines repeated from the previous cue; None: all repeated."""
@@ -150,6 +160,9 @@ def _cue_segments(
     text = segments(cue.payload, kind)
     roll.on = roll.on or text.karaoke
     segs = text.segments
+    if not roll.on and not text.has_voice and segs and roll.freezes(segs, cue):
+        roll.on = True
+        return None  # the freeze repeats what the previous cue said
     if roll.on and not text.has_voice and segs:
         new = roll.new_part(segs)
         if new is None:
