@@ -111,11 +111,48 @@ def test_blocks_do_not_change_where_messages_end(mails, chunk):
 
 def test_spans_separators_says_when_a_cut_would_read_wrong(tmp_path):
     spanning = (_mail("alice", _INNER) + _mail("bob", "thanks\n", last=True)).encode()
-    assert mbox.spans_separators(io.BytesIO(spanning), len(spanning))
+    assert mbox.spans_in(io.BytesIO(spanning), len(spanning))
     plain = (_mail("alice", "no envelope here\n") + _mail("bob", "x\n", last=True)).encode()
-    assert not mbox.spans_separators(io.BytesIO(plain), len(plain))
+    assert not mbox.spans_in(io.BytesIO(plain), len(plain))
     # only messages that start in the range are asked about
     first = len(_mail("bob", "x\n"))
     later = (_mail("bob", "x\n") + _mail("alice", _INNER, last=True)).encode()
-    assert not mbox.spans_separators(io.BytesIO(later), first)
-    assert mbox.spans_separators(io.BytesIO(later), first + 1)
+    assert not mbox.spans_in(io.BytesIO(later), first)
+    assert mbox.spans_in(io.BytesIO(later), first + 1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.booleans(),
+            st.integers(-3, 3),
+            st.sampled_from(["Content-Length", "content-LENGTH", "X-Length"]),
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+    st.integers(0, 4),
+)
+def test_the_range_test_equals_reading_the_range(tmp_path_factory, mails, cut):
+    """``spans_separators`` (a range with no ``content-length:`` in any case is not read
+    again) says what reading the range says (``spans_in``), for every range of the file."""
+    from convo.core.ranges import Range
+
+    parts = []
+    for k, (inner, off, name) in enumerate(mails):
+        body = (_INNER if inner else "plain\n") + f"n{k}\n"
+        mail = _mail(f"u{k}", body, len(body.encode()) + off, last=k == len(mails) - 1)
+        parts.append(mail.replace("Content-Length", name))
+    path = tmp_path_factory.mktemp("spans") / "m.mbox"
+    data = "".join(parts).encode()
+    path.write_bytes(data)
+    starts = [0]
+    for part in parts[:-1]:
+        starts.append(starts[-1] + len(part.encode()))
+    start = starts[min(cut, len(starts) - 1)]
+    for end in sorted({*starts[1:], len(data)}):
+        if end <= start:
+            continue
+        r = Range(str(path), start, end)
+        assert mbox.spans_separators(r) == mbox.spans_in(io.BytesIO(data[start:]), end - start)

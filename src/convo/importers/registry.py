@@ -27,7 +27,7 @@ import fnmatch
 import importlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import KW_ONLY, dataclass, replace
-from typing import Any, BinaryIO
+from typing import Any
 
 from convo.core.errors import InputError
 from convo.core.io import Source
@@ -37,6 +37,10 @@ from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext, ImportOptions
 from convo.importers.fields import Fields
 from convo.importers.gates import Gate, Head
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from convo.core.ranges import Range
 
 __all__ = [
     "Declared",
@@ -81,10 +85,9 @@ class Format:
     ``ImportContext.start`` with the line and record numbers of the range's start.
     Formats without one are never split. ``record_prefix``, when set, is what every
     record-start line begins with, so counting a range's records (``pipeline.split``)
-    tests only the lines that begin with it. ``record_spans(stream, length)``, when set,
-    says whether the reader reads a record starting in the first ``length`` bytes of
-    ``stream`` (a range, then the rest of the file) over a record-start line (mbox: a
-    trusted ``Content-Length``); a file where one does is read whole.
+    tests only the lines that begin with it. ``record_spans(range)``, when set, says
+    whether the reader reads a record starting in the range over a record-start line
+    (mbox: a trusted ``Content-Length``); a file where one does is read whole.
 
     ``fields`` says what the format makes of its source, field by field
     (``importers.fields``); every built-in format has one, for the format reference.
@@ -105,7 +108,7 @@ class Format:
     directory: bool = False  # reads a directory (Maildir, Slack export) rather than a file
     record_start: Callable[[bytes], bool] | None = None
     record_prefix: bytes = b""
-    record_spans: Callable[[BinaryIO, int], bool] | None = None
+    record_spans: Callable[[Range], bool] | None = None
     fields: Fields | None = None
 
 

@@ -336,10 +336,7 @@ def spans_range(r: Range, format_name: str) -> bool:
     record-start lines (``Format.record_spans``: an mbox message by its Content-Length),
     so the file cannot be cut at them (run in the pool)."""
     spans = registry.get(format_name).record_spans
-    if spans is None:
-        return False
-    with open_range(Range(r.path, r.start, _size(r.path))) as f:
-        return spans(f, r.size)
+    return spans is not None and spans(r)
 
 
 def count_job(job: tuple[Range, str]) -> tuple[int, int, bool]:
