@@ -245,11 +245,12 @@ def spans_separators(r: Range) -> bool:
 
 def _declares_length(stream: BinaryIO) -> bool:
     """Whether ``stream`` holds ``content-length:``, in any case."""
-    tail = b""
+    tail, keep = b"", len(_DECLARES) - 1  # a header cut between two blocks
     while block := stream.read(CHUNK):
-        if (tail + block).lower().find(_DECLARES) >= 0:
+        lower = block.lower()
+        if _DECLARES in lower or _DECLARES in tail + lower[:keep]:
             return True
-        tail = block[-len(_DECLARES) :]
+        tail = lower[-keep:]
     return False
 
 
