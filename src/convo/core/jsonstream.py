@@ -209,7 +209,8 @@ class JsonArray:
     byte range (start, end) in the stream of the element last yielded, to read it again.
     ``values()`` gives the elements alone, faster (see the module docstring; no ``span``).
     ``path=None`` reads the whole document for its top-level members only; with
-    ``keep=False`` no member is kept.
+    ``keep=False`` no member is kept. ``embedded``: the document is the start of other
+    text (a script's ``var x = [...];``), which is not read after it.
     """
 
     skim_runs = True  # skipped arrays of objects checked in runs (``_skip_array``)
@@ -223,7 +224,9 @@ class JsonArray:
         skip: tuple[str, ...] = (),
         keep: bool = True,
         block: int = BLOCK,
+        embedded: bool = False,
     ):
+        self.embedded = embedded
         self.members: dict[str, Any] = {}
         self.keys: list[str] = []
         self.kinds: dict[str, str] = {}
@@ -273,7 +276,7 @@ class JsonArray:
             raise sc.error("empty document")
         self.root = chr(c)
         yield from self._at(self._path, 0)
-        if sc.peek() is not None:
+        if not self.embedded and sc.peek() is not None:
             raise sc.error("trailing data after the document")
 
     def _at(self, path: tuple[str, ...] | None, depth: int) -> Iterator[Any]:

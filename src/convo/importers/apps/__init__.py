@@ -107,8 +107,9 @@ def _mapping_exports(chatgpt_sides: Gate) -> tuple[tuple[Any, ...], ...]:
     from convo.importers.gates import Gate, json_with
 
     deepseek_user = Gate(opens="{", names=("user.json",))
+    chat_html = Gate(opens="<", raw=rb"\bvar\s+jsonData\s*=")  # the export's chat.html
     return (
-        ("chatgpt", "chatgpt", ("conversations.json",), json_with('"mapping"'), chatgpt_sides),
+        ("chatgpt", "chatgpt", ("conversations.json", "chat.html"), json_with('"mapping"'), chatgpt_sides, chat_html),
         ("deepseek", "deepseek", ("conversations.json", "user.json"), json_with('"fragments"'), deepseek_user),
     )  # fmt: skip
 

@@ -67,6 +67,7 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
 from convo.importers.apps.chatgpt_canvas import canvas_text
+from convo.importers.apps.chatgpt_html import beside_conversations, conversations, is_chat_html
 from convo.importers.apps.chatgpt_kinds import (
     as_reasoning,
     attachments,
@@ -92,6 +93,8 @@ _TOKEN = re.compile("\ue200[^\ue200\ue201]{0,500}\ue201|[\ue202\ue203\ue204]")
 
 
 def sniff(source: Source) -> int:
+    if is_chat_html(source):
+        return 85
     text = json_head(source)
     if not text.startswith(("[", "{")):
         return 0
@@ -112,7 +115,13 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         report(source, kind, ctx)
         return
     convs: Iterable[Any]
-    if json_head(source).startswith("{"):  # one conversation
+    if is_chat_html(source):
+        if beside_conversations(source):
+            ctx.warn(source.name, "ChatGPT's chat.html: the conversations of the "
+                     "conversations.json beside it; not read again")  # fmt: skip
+            return
+        convs = conversations(source)  # the viewer's copy, alone
+    elif json_head(source).startswith("{"):  # one conversation
         convs = [load_json(source)]
     else:  # conversations.json: streamed, one conversation at a time
         doc = StreamedDoc(source, ())
@@ -379,6 +388,13 @@ FIELDS = Fields(
 
 FORMATS = (
     Format(
-        "chatgpt", "chat", DESCRIPTION, ("conversations.json",), sniff, read, EXAMPLE, fields=FIELDS
+        "chatgpt",
+        "chat",
+        DESCRIPTION,
+        ("conversations.json", "chat.html"),
+        sniff,
+        read,
+        EXAMPLE,
+        fields=FIELDS,
     ),
 )
