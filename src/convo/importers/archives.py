@@ -104,9 +104,13 @@ def read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str) -> bytes
     return data
 
 
-def spool_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, suffix: str) -> Path:
-    """A member copied to a temporary file (at most ``MEMBER_CAP`` bytes), for readers
-    that take two passes; the caller removes it."""
+def spool_member(
+    zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, suffix: str, cap: int | None = None
+) -> Path:
+    """A member copied to a temporary file (at most ``cap`` bytes, ``MEMBER_CAP`` unless
+    the reader streams it), for readers that take two passes or a file; the caller
+    removes it."""
+    cap = cap or MEMBER_CAP
     fd, tmp = scratch.file(None, kind="spool", tail="-member" + suffix)
     path = Path(tmp)
     try:
@@ -114,7 +118,7 @@ def spool_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, suffix:
             copied = 0
             while chunk := _read(f, 1 << 20, where):
                 copied += len(chunk)
-                if copied > MEMBER_CAP:
+                if copied > cap:
                     raise InputError(
                         "zip member larger than declared", where=where, hint=_BOMB_HINT
                     )

@@ -102,15 +102,24 @@ def _data_downloads() -> tuple[tuple[str, str, tuple[str, ...], Gate], ...]:
     )  # fmt: skip
 
 
+def _export_zip() -> Any:
+    """The gate of an app's data export read as the zip it was downloaded as
+    (``apps.export_zip``)."""
+    from convo.importers.gates import Gate
+
+    return Gate(magic=(b"PK\x03\x04",))
+
+
 def _mapping_exports(chatgpt_sides: Gate) -> tuple[tuple[Any, ...], ...]:
     """ChatGPT's and DeepSeek's exports (a ``mapping`` tree each), and their side files."""
     from convo.importers.gates import Gate, json_with
 
     deepseek_user = Gate(opens="{", names=("user.json",))
     chat_html = Gate(opens="<", raw=rb"\bvar\s+jsonData\s*=")  # the export's chat.html
+    export_zip = _export_zip()
     return (
-        ("chatgpt", "chatgpt", ("conversations.json", "chat.html"), json_with('"mapping"'), chatgpt_sides, chat_html),
-        ("deepseek", "deepseek", ("conversations.json", "user.json"), json_with('"fragments"'), deepseek_user),
+        ("chatgpt", "chatgpt", ("conversations.json", "chat.html"), json_with('"mapping"'), chatgpt_sides, chat_html, export_zip),
+        ("deepseek", "deepseek", ("conversations.json", "user.json"), json_with('"fragments"'), deepseek_user, export_zip),
     )  # fmt: skip
 
 
@@ -147,7 +156,7 @@ def register(registry: Registry) -> None:
         ("signal", "signal", ("chat.md", "data.json", "*.md", "*.txt", "*.json")),
         ("instagram", "instagram", ("message_*.json",), json_with('"messages"', opens="{")),
         ("zoom", "zoomchat", ("*.txt",), Gate(opens="0123456789")),
-        ("claude_ai", "claude-ai", ("conversations.json",), json_with('"chat_messages"'), claude_sides),
+        ("claude_ai", "claude-ai", ("conversations.json",), json_with('"chat_messages"'), claude_sides, _export_zip()),
         ("grok", "grok", ("prod-grok-backend.json", "*.json"), json_with('"responses"', opens="{")),
         ("twitter_dms", "twitter-dm", ("direct-messages*.js",), Gate(words=("window.YTD.direct_messages",))),
         ("irc", "irc", ("*.log", "*.txt", "*.weechatlog"), irc),

@@ -22,6 +22,8 @@ Decisions:
   message has none), ``replyTo`` = the previous message kept on the branch (on another branch: the nearest
   kept ancestor).
 - A message without ``create_time`` takes the conversation's (``extra.time_from``).
+- The export's zip, as downloaded, is read in place (``convo.importers.apps.export_zip``);
+  its ``chat.html`` alone too (``convo.importers.apps.chatgpt_html``).
 - Files the user uploaded (``metadata.attachments``) are ``[file NAME]`` chunks, but
   for the images the parts show.
 - Parts that are objects (images, files) become ``[image] asset`` style chunks,
@@ -79,6 +81,7 @@ from convo.importers.apps.chatgpt_kinds import (
 )
 from convo.importers.apps.chatgpt_sidecars import report, sidecar
 from convo.importers.apps.common import OFF_BRANCH, EmptyCounter
+from convo.importers.apps.export_zip import conversations_head, is_zip, read_conversations
 from convo.importers.apps.mapping_tree import mapping_branch, nearest, other_branches
 from convo.importers.build import message
 from convo.importers.context import ImportContext
@@ -95,11 +98,12 @@ _TOKEN = re.compile("\ue200[^\ue200\ue201]{0,500}\ue201|[\ue202\ue203\ue204]")
 def sniff(source: Source) -> int:
     if is_chat_html(source):
         return 85
-    text = json_head(source)
+    zipped = is_zip(source)  # the export as downloaded (``apps.export_zip``)
+    text = conversations_head(source) if zipped else json_head(source)
     if not text.startswith(("[", "{")):
         return 0
     if not has_key(text, "mapping"):
-        return 80 if sidecar(source) else 0
+        return 80 if not zipped and sidecar(source) else 0
     if has_key(text, "fragments") and not has_key(text, "author"):
         return 0  # DeepSeek's export (deepseek)
     if has_key(text, "current_node") or (has_key(text, "children") and has_key(text, "parent")):
@@ -110,6 +114,9 @@ def sniff(source: Source) -> int:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    if is_zip(source):
+        yield from read_conversations(source, ctx, read)
+        return
     kind = sidecar(source)
     if kind:
         report(source, kind, ctx)

@@ -59,6 +59,7 @@ from convo.importers.agents.blocks import block_chunk
 from convo.importers.apps.claude_ai_artifacts import artifact_text
 from convo.importers.apps.claude_ai_sidecars import report, sidecar
 from convo.importers.apps.common import OFF_BRANCH, EmptyCounter
+from convo.importers.apps.export_zip import conversations_head, is_zip, read_conversations
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
@@ -71,7 +72,13 @@ OTHER = {"user": "assistant", "assistant": "user"}
 
 
 def sniff(source: Source) -> int:
-    text = json_head_with(source, key="chat_messages")
+    if is_zip(source):  # the export as downloaded (``apps.export_zip``)
+        text = conversations_head(source)
+        text = text if has_key(text, "chat_messages") else ""
+        if not text:
+            return 0
+    else:
+        text = json_head_with(source, key="chat_messages")
     if not text:
         return 80 if sidecar(source) else 0
     if has_key(text, "mapping"):
@@ -84,6 +91,9 @@ def sniff(source: Source) -> int:
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     """Read an export; thinking goes to extra, or to ``[thinking]`` chunks with
     ``ctx.options.include_thinking``."""
+    if is_zip(source):
+        yield from read_conversations(source, ctx, read)
+        return
     kind = sidecar(source)
     if kind:
         report(source, kind, ctx)

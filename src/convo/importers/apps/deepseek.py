@@ -43,6 +43,7 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.apps.common import OFF_BRANCH, EmptyCounter
+from convo.importers.apps.export_zip import conversations_head, is_zip, read_conversations
 from convo.importers.apps.mapping_tree import mapping_branch, nearest, other_branches
 from convo.importers.build import message
 from convo.importers.context import ImportContext
@@ -56,10 +57,11 @@ TOOLS = {"TOOL_SEARCH", "TOOL_OPEN", "READ_LINK"}
 
 
 def sniff(source: Source) -> int:
-    text = json_head(source)
+    zipped = is_zip(source)  # the export as downloaded (``apps.export_zip``)
+    text = conversations_head(source) if zipped else json_head(source)
     if not text.startswith(("[", "{")):
         return 0
-    if _user_file(source, text):
+    if not zipped and _user_file(source, text):
         return 80
     if has_key(text, "mapping") and has_key(text, "fragments") and has_key(text, "inserted_at"):
         return 96
@@ -76,6 +78,9 @@ def _user_file(source: Source, text: str) -> bool:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
+    if is_zip(source):
+        yield from read_conversations(source, ctx, read)
+        return
     if _user_file(source, json_head(source)):
         ctx.warn(source.name, "taken as a DeepSeek export's user.json: no conversation; not read")
         return
