@@ -44,8 +44,11 @@ _WHATSAPP_OPENS = (
     "\u06f0\u06f1\u06f2\u06f3\u06f4\u06f5\u06f6\u06f7\u06f8\u06f9"
 )
 
-# irc's own refusal: a head that opens {, <, WEBVTT or a [ not followed by a time.
-_IRC_OPENS = r"\A[\ufeff \r\n]*(?![{<]|WEBVTT|\[(?!\d\d(?::| [A-Z][a-z]{2} )))[^\ufeff \r\n]"
+# irc's own refusal: a head that opens {, <, WEBVTT or a [ not followed by a time or a date.
+_IRC_OPENS = (
+    r"\A[\ufeff \r\n]*"
+    r"(?![{<]|WEBVTT|\[(?!\d\d(?::| [A-Z][a-z]{2} )|\d{4}-\d\d-\d\d[ T]\d))[^\ufeff \r\n]"
+)
 # imessage-exporter's first line (a date, `Mar 05, 2024 `); telegram's HTML export's words.
 _IMESSAGE_OPENS = r"\A[\ufeff\s]*(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d\d, \d{4} "
 _TELEGRAM_HTML_WORDS = ("Exported Data", "chat_page", 'class="message default')
