@@ -401,6 +401,7 @@ CASES = [
     Case("ttml", FORMATS + "ttml/agents.ttml", rename=True),
     Case("youtube", FORMATS + "youtube/seed-talk.en.json3", rename=True),
     Case("imessage", FORMATS + "imessage/Lena Whitford.txt", rename=True),  # the file: the chat
+    Case("imessage-html", FORMATS + "imessage/Lena Whitford.html", rename=True),
     Case(
         "telegram-html",
         FORMATS + "telegram_html/messages.html",

@@ -149,6 +149,7 @@ BY_FILE = {
     "openai_api/thread_messages.json": "openai-assistants",
     **{f"llm_logsdb/{p.name}": "llm-logs" for p in (FIXTURES / "llm_logsdb").glob("*.json")},
     "msg/quarterly.eml": "eml",
+    "imessage/Lena Whitford.html": "imessage-html",
     "asr/whisper.tsv": "whisper-tsv",
     "asr/whisper-cli-stdout.txt": "whisper-txt",
     # the speech-to-text fixtures are named for their format (whisper-cli, openai-*: whisper)

@@ -5,7 +5,7 @@ Messenger, ChatGPT, Teams, Mattermost,
 WhatsApp (its .txt and "Export chat" .zip), Signal (signal-export and sigtop outputs),
 Zoom chat, Open WebUI, LibreChat, Continue, Jan, LM Studio, SillyTavern, Skype (its messages.json, or the export's .tar
 read in place), Zulip, Rocket.Chat, slackdump's archive,
-iMessage (imessage-exporter's text), LINE's and KakaoTalk's text histories, WeChat
+iMessage (imessage-exporter's text and HTML), LINE's and KakaoTalk's text histories, WeChat
 (WeChatMsg's CSV and TXT), Google Hangouts (Takeout's Hangouts.json), LinkedIn's
 messages.csv and Snapchat's chat_history.json.
 Each module holds its sniffers beside its readers (decisions in
@@ -51,6 +51,8 @@ _IRC_OPENS = (
 )
 # imessage-exporter's first line (a date, `Mar 05, 2024 `); telegram's HTML export's words.
 _IMESSAGE_OPENS = r"\A[\ufeff\s]*(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d\d, \d{4} "
+# imessage-exporter's -f html pages: its style's selector, its message markup.
+_IMESSAGE_HTML_WORDS = (".message .sent.iMessage", 'class="sent iMessage"')
 _TELEGRAM_HTML_WORDS = ("Exported Data", "chat_page", 'class="message default')
 # The side files of a ChatGPT export folder (read as no messages by chatgpt_sidecars).
 _CHATGPT_SIDE_FILES = (
@@ -114,8 +116,7 @@ def register(registry: Registry) -> None:
     zipped = Gate(magic=(b"PK\x03\x04",))
     sqlite = Gate(magic=(b"SQLite format 3\x00",))
     irc, kakaotalk, wechat = _text_gates(Gate)
-    # The side files of an export folder, read (as no messages) by their format's module
-    # (chatgpt_sidecars, claude_ai_sidecars).
+    # Export folders' side files, read as no messages (chatgpt_sidecars, claude_ai_sidecars).
     chatgpt_sides = Gate(opens="[{", names=_CHATGPT_SIDE_FILES)
     claude_sides = Gate(opens="[{", names=("users.json", "projects.json", "memories.json"))
     # Declaration order is detection's tie-break order (and `convo formats`' order).
@@ -159,6 +160,7 @@ def register(registry: Registry) -> None:
         ("rocketchat", "rocketchat", ("*.json", "*.jsonl"), json_with('"msg"')),
         ("zulip", "zulip", ("messages-*.json", "*.json", "*.jsonl"), json_with('"zerver_message"', '"sender_full_name"', '"zerver_', '"analytics_', '"migrations_by_app"', '"s3_path"')),
         ("imessage", "imessage", ("*.txt",), Gate(opens="ADFJMNOS", pattern=_IMESSAGE_OPENS)),
+        ("imessage_html", "imessage-html", ("*.html",), Gate(opens="<", words=_IMESSAGE_HTML_WORDS)),
         ("line", "line", ("*.txt",), Gate(words=("[LINE]", "\t"))),
         ("kakaotalk", "kakaotalk", ("KakaoTalk*.txt", "*.txt", "*.csv"), *kakaotalk),
         ("wechat", "wechat", ("*_utf8.csv", "*.csv", "*.txt"), wechat),
