@@ -35,7 +35,12 @@ from convo.core.io import Source, parse_json
 from convo.core.jsonstream import JsonArray
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
-from convo.importers.apps.common import EmptyCounter, fix_latin1_mojibake, other_party
+from convo.importers.apps.common import (
+    SYSTEM_TAG,
+    EmptyCounter,
+    fix_latin1_mojibake,
+    other_party,
+)
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
@@ -82,6 +87,9 @@ def _name(p: Any) -> str:
     """A participant: ``{"name": ...}``, or the plain name of the E2EE download."""
     return p if isinstance(p, str) else as_str(as_dict(p).get("name"))
 
+
+# the older downloads' ``type`` of a member added or leaving (``users``: who)
+_MEMBERSHIP = ("Subscribe", "Unsubscribe")
 
 _MEDIA = (
     ("photos", "photo"),
@@ -152,6 +160,9 @@ def _chunks(m: dict[str, Any], content: str) -> tuple[list[str], dict[str, Any]]
         seconds = m.get("call_duration")
         missed = m.get("missed") is True or seconds == 0
         chunks.append("[call] missed" if missed else f"[call] {as_str(seconds)} s")
+    if not chunks and m.get("type") in _MEMBERSHIP:  # members added or gone, no sentence
+        names = (fix_latin1_mojibake(_name(u)) for u in as_list(m.get("users")))
+        chunks.append(f"[{as_str(m.get('type')).lower()}] {', '.join(names)}".strip())
     return chunks, media
 
 
@@ -191,8 +202,9 @@ def _messenger_messages(
         chunks, media = _chunks(m, content)
         sticker = as_dict(m.get("sticker"))
         share = as_dict(m.get("share"))
-        if not chunks and (m.get("isUnsent") is True or m.get("type") == "placeholder"):
-            chunks = ["[unsent]"]  # the E2EE download keeps an unsent message, textless
+        unsent = m.get("is_unsent") is True or m.get("isUnsent") is True
+        if not chunks and (unsent or m.get("type") == "placeholder"):
+            chunks = ["[unsent]"]  # an unsent message is kept, textless (its reactions stay)
         if not chunks:
             empty.skip(loc)
             continue
@@ -200,7 +212,7 @@ def _messenger_messages(
         ts = epoch_ts(millis, ms=True)
         if ts is None:
             ctx.warn(loc, "no readable timestamp_ms; time left unknown")
-        unsent = m.get("is_unsent") is True or m.get("isUnsent") is True
+        kind = as_str(m.get("type"))
         yield message(
             chunks,
             speaker=speaker or None,
@@ -209,9 +221,11 @@ def _messenger_messages(
             source_id=loc,
             format=fmt,
             thread=title,
+            tags=[SYSTEM_TAG] if kind in _MEMBERSHIP else [],
             extra={
                 "timestamp_ms": millis,
-                "type": as_str(m.get("type")),
+                "type": kind,
+                "users": [fix(_name(u)) for u in as_list(m.get("users"))] or None,
                 "media": media,
                 "sticker": sticker,
                 "share": share,
@@ -253,6 +267,8 @@ FIELDS = Fields(
     id="no message ids: " + CONTENT_HASH,
     scope="the thread's `title`; without one the folder (`message_N.json` is a name every "
     "download has)",
+    tags="`system` for a member added or leaving (older downloads' `Subscribe`, "
+    "`Unsubscribe`; who in `extra.users`)",
     extra="`timestamp_ms`, `media` (photos, videos, audio, files), `reactions` (with their "
     "`timestamp` when written), `share`, `call_duration` and `missed` (a call without a "
     "sentence reads `[call] 42 s`)",
