@@ -156,14 +156,25 @@ def _chunks(m: dict[str, Any], content: str) -> tuple[list[str], dict[str, Any]]
     if sticker:
         chunks.append(f"[sticker] {as_str(sticker.get('uri'))}")
     chunks += _shared(as_dict(m.get("share")), content)
-    if not chunks and "call_duration" in m:  # a call the download wrote without a sentence
+    return chunks or _notice(m), media
+
+
+def _notice(m: dict[str, Any]) -> list[str]:
+    """What a message without text or media says: a call, members added or gone, an
+    unsent message (kept: its reactions stay), none."""
+    if "call_duration" in m:  # a call the download wrote without a sentence
         seconds = m.get("call_duration")
         missed = m.get("missed") is True or seconds == 0
-        chunks.append("[call] missed" if missed else f"[call] {as_str(seconds)} s")
-    if not chunks and m.get("type") in _MEMBERSHIP:  # members added or gone, no sentence
+        return ["[call] missed" if missed else f"[call] {as_str(seconds)} s"]
+    if m.get("type") in _MEMBERSHIP:
         names = (fix_latin1_mojibake(_name(u)) for u in as_list(m.get("users")))
-        chunks.append(f"[{as_str(m.get('type')).lower()}] {', '.join(names)}".strip())
-    return chunks, media
+        return [f"[{as_str(m.get('type')).lower()}] {', '.join(names)}".strip()]
+    return ["[unsent]"] if _unsent(m) else []
+
+
+def _unsent(m: dict[str, Any]) -> bool:
+    """An unsent message: ``is_unsent``, the E2EE download's ``isUnsent`` or ``placeholder``."""
+    return m.get("is_unsent") is True or m.get("isUnsent") is True or m.get("type") == "placeholder"
 
 
 def _shared(share: dict[str, Any], content: str) -> list[str]:
@@ -202,9 +213,6 @@ def _messenger_messages(
         chunks, media = _chunks(m, content)
         sticker = as_dict(m.get("sticker"))
         share = as_dict(m.get("share"))
-        unsent = m.get("is_unsent") is True or m.get("isUnsent") is True
-        if not chunks and (unsent or m.get("type") == "placeholder"):
-            chunks = ["[unsent]"]  # an unsent message is kept, textless (its reactions stay)
         if not chunks:
             empty.skip(loc)
             continue
@@ -229,7 +237,7 @@ def _messenger_messages(
                 "media": media,
                 "sticker": sticker,
                 "share": share,
-                "unsent": True if unsent or m.get("type") == "placeholder" else None,
+                "unsent": True if _unsent(m) else None,
                 "call_duration": m.get("call_duration"),
                 "missed": m.get("missed"),
                 "reactions": [_reaction(r) for r in map(as_dict, as_list(m.get("reactions")))],
