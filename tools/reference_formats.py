@@ -125,6 +125,7 @@ SAMPLES = {
     "twitter": "tests/fixtures/formats/twitter/tweets.js",
     "irc": "tests/fixtures/formats/irc/#tea.log",
     "matrix": "tests/fixtures/formats/matrix/element-export.json",
+    "matrix-txt": "tests/fixtures/formats/matrix/export.txt",
     "google-chat": "tests/fixtures/formats/google_chat/Groups/Space AAAAtea/messages.json",
     "hangouts": "tests/fixtures/formats/hangouts/Hangouts-2014.json",
     "linkedin": "tests/fixtures/formats/linkedin/LinkedIn-2020/messages.csv",

@@ -120,6 +120,7 @@ def new_modules() -> list[Any]:
         "convo.importers.forums.twitter",
         "convo.importers.apps.irc",
         "convo.importers.apps.matrix",
+        "convo.importers.apps.matrix_txt",
         "convo.importers.apps.google_chat",
         "convo.importers.forums.gitlab",
         "convo.importers.apps.gitter",

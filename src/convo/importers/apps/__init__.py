@@ -1,7 +1,7 @@
 """Chat-app exports (family ``chat``), one module per app: Slack, Discord (DiscordChatExporter
 JSON, CSV, HTML and plain-text exports, text copied from the client, and Discord's own data
 package), Telegram (result.json and the HTML export),
-Messenger, ChatGPT, Teams, Mattermost,
+Messenger, ChatGPT, Teams, Mattermost, Matrix (Element's JSON and plain-text exports),
 WhatsApp (its .txt and "Export chat" .zip), Signal (signal-export and sigtop outputs),
 Zoom chat, Open WebUI, LibreChat, Continue, Jan, LM Studio, SillyTavern, Skype (its messages.json, or the export's .tar
 read in place), Zulip, Rocket.Chat, slackdump's archive,
@@ -51,6 +51,8 @@ _IRC_OPENS = (
 )
 # imessage-exporter's first line (a date, `Mar 05, 2024 `); telegram's HTML export's words.
 _IMESSAGE_OPENS = r"\A[\ufeff\s]*(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d\d, \d{4} "
+# Element's plain-text export: a weekday, then a date in English.
+_ELEMENT_TXT_OPENS = r"\A[\ufeff\s]*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),? (?:[A-Z][a-z]{2}|\d)"
 # imessage-exporter's -f html pages: its style's selector, its message markup.
 _IMESSAGE_HTML_WORDS = (".message .sent.iMessage", 'class="sent iMessage"')
 _TELEGRAM_HTML_WORDS = ("Exported Data", "chat_page", 'class="message default')
@@ -113,8 +115,7 @@ def register(registry: Registry) -> None:
     from convo.importers.gates import JSON, JSON_OBJECT, Gate, json_with
     from convo.importers.registry import Declared
 
-    zipped = Gate(magic=(b"PK\x03\x04",))
-    sqlite = Gate(magic=(b"SQLite format 3\x00",))
+    zipped, sqlite = Gate(magic=(b"PK\x03\x04",)), Gate(magic=(b"SQLite format 3\x00",))
     irc, kakaotalk, wechat = _text_gates(Gate)
     # Export folders' side files, read as no messages (chatgpt_sidecars, claude_ai_sidecars).
     chatgpt_sides = Gate(opens="[{", names=_CHATGPT_SIDE_FILES)
@@ -144,6 +145,7 @@ def register(registry: Registry) -> None:
         ("twitter_dms", "twitter-dm", ("direct-messages*.js",), Gate(words=("window.YTD.direct_messages",))),
         ("irc", "irc", ("*.log", "*.txt", "*.weechatlog"), irc),
         ("matrix", "matrix", ("*.json",), json_with('"messages"', opens="{")),
+        ("matrix_txt", "matrix-txt", ("*.txt",), Gate(pattern=_ELEMENT_TXT_OPENS)),
         ("google_chat", "google-chat", ("messages.json", "group_info.json", "user_info.json"), JSON_OBJECT),
         *_data_downloads(),
         ("gitter", "gitter", ("*.json", "*.jsonl"), json_with('"fromUser"')),
