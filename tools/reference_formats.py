@@ -135,6 +135,7 @@ SAMPLES = {
     "zulip": "tests/fixtures/formats/zulip/api-messages.json",
     "imessage": "tests/fixtures/formats/imessage/Lena Whitford.txt",
     "imessage-html": "tests/fixtures/formats/imessage/Lena Whitford.html",
+    "imessage-db": "tests/fixtures/formats/imessage/chat.db",
     "line": "tests/fixtures/formats/line/[LINE] Chat history with Marta.txt",
     "kakaotalk": "tests/fixtures/formats/kakaotalk/pc_ko.txt",
     "wechat": "tests/fixtures/formats/wechat/种子交换群.txt",

@@ -155,6 +155,7 @@ def new_modules() -> list[Any]:
         "convo.importers.transcripts.youtube",
         "convo.importers.apps.imessage",
         "convo.importers.apps.imessage_html",
+        "convo.importers.apps.imessage_db",
         "convo.importers.apps.line",
         "convo.importers.apps.skype_tar",
         "convo.importers.apps.telegram_html",

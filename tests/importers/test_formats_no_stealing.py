@@ -151,6 +151,7 @@ BY_FILE = {
     **{f"llm_logsdb/{p.name}": "llm-logs" for p in (FIXTURES / "llm_logsdb").glob("*.json")},
     "msg/quarterly.eml": "eml",
     "imessage/Lena Whitford.html": "imessage-html",
+    "imessage/chat.db": "imessage-db",
     "matrix/export.txt": "matrix-txt",
     "matrix/matrix - Seed Swap - Chat Export - 2024-03-07T13-10-00.000Z.txt": "matrix-txt",
     "asr/whisper.tsv": "whisper-tsv",

@@ -5,7 +5,7 @@ Messenger, ChatGPT, Teams, Mattermost, Matrix (Element's JSON and plain-text exp
 WhatsApp (its .txt and "Export chat" .zip), Signal (signal-export and sigtop outputs),
 Zoom chat, Open WebUI, LibreChat, Continue, Jan, LM Studio, SillyTavern, Skype (its messages.json, or the export's .tar
 read in place), Zulip, Rocket.Chat, slackdump's archive,
-iMessage (imessage-exporter's text and HTML), LINE's and KakaoTalk's text histories, WeChat
+iMessage (imessage-exporter's text and HTML, Messages' chat.db), LINE's and KakaoTalk's text histories, WeChat
 (WeChatMsg's CSV and TXT), Google Hangouts (Takeout's Hangouts.json), LinkedIn's
 messages.csv and Snapchat's chat_history.json.
 Each module holds its sniffers beside its readers (decisions in
@@ -109,6 +109,15 @@ def _data_downloads() -> tuple[tuple[str, str, tuple[str, ...], Gate], ...]:
     )  # fmt: skip
 
 
+def _imessage(gate: type[Gate], sqlite: Gate) -> tuple[tuple[str, str, tuple[str, ...], Gate], ...]:
+    """imessage-exporter's text and HTML, Messages' own database."""
+    return (
+        ("imessage", "imessage", ("*.txt",), gate(opens="ADFJMNOS", pattern=_IMESSAGE_OPENS)),
+        ("imessage_html", "imessage-html", ("*.html",), gate(opens="<", words=_IMESSAGE_HTML_WORDS)),
+        ("imessage_db", "imessage-db", ("chat.db", "sms.db", "*.db"), sqlite),
+    )  # fmt: skip
+
+
 def register(registry: Registry) -> None:
     """Declare the chat-app export formats, each module imported when a gate admits a source
     or its format is named (`convo --help` and detection stay fast: ``importers.gates``)."""
@@ -161,8 +170,7 @@ def register(registry: Registry) -> None:
         ("slackdump", "slackdump", ("*.json", "*.jsonl", "*.sqlite"), json_with('"t":', opens="{"), sqlite),
         ("rocketchat", "rocketchat", ("*.json", "*.jsonl"), json_with('"msg"')),
         ("zulip", "zulip", ("messages-*.json", "*.json", "*.jsonl"), json_with('"zerver_message"', '"sender_full_name"', '"zerver_', '"analytics_', '"migrations_by_app"', '"s3_path"')),
-        ("imessage", "imessage", ("*.txt",), Gate(opens="ADFJMNOS", pattern=_IMESSAGE_OPENS)),
-        ("imessage_html", "imessage-html", ("*.html",), Gate(opens="<", words=_IMESSAGE_HTML_WORDS)),
+        *_imessage(Gate, sqlite),
         ("line", "line", ("*.txt",), Gate(words=("[LINE]", "\t"))),
         ("kakaotalk", "kakaotalk", ("KakaoTalk*.txt", "*.txt", "*.csv"), *kakaotalk),
         ("wechat", "wechat", ("*_utf8.csv", "*.csv", "*.txt"), wechat),
