@@ -136,6 +136,7 @@ SAMPLES = {
     "imessage": "tests/fixtures/formats/imessage/Lena Whitford.txt",
     "imessage-html": "tests/fixtures/formats/imessage/Lena Whitford.html",
     "imessage-db": "tests/fixtures/formats/imessage/chat.db",
+    "instagram-legacy": "tests/fixtures/formats/instagram/legacy/messages.json",
     "line": "tests/fixtures/formats/line/[LINE] Chat history with Marta.txt",
     "kakaotalk": "tests/fixtures/formats/kakaotalk/pc_ko.txt",
     "wechat": "tests/fixtures/formats/wechat/种子交换群.txt",

@@ -152,6 +152,7 @@ BY_FILE = {
     "msg/quarterly.eml": "eml",
     "imessage/Lena Whitford.html": "imessage-html",
     "imessage/chat.db": "imessage-db",
+    "instagram/legacy/messages.json": "instagram-legacy",
     "matrix/export.txt": "matrix-txt",
     "matrix/matrix - Seed Swap - Chat Export - 2024-03-07T13-10-00.000Z.txt": "matrix-txt",
     "asr/whisper.tsv": "whisper-tsv",

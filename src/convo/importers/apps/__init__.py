@@ -99,13 +99,15 @@ def _discord_package_gates() -> tuple[Gate, ...]:
 
 
 def _data_downloads() -> tuple[tuple[str, str, tuple[str, ...], Gate], ...]:
-    """LinkedIn's messages.csv, Snapchat's chat history, Google Hangouts' Takeout file."""
+    """LinkedIn's messages.csv, Snapchat's chat history, Google Hangouts' Takeout file,
+    Instagram's messages.json before 2020."""
     from convo.importers.gates import Gate, json_with
 
     return (
         ("linkedin", "linkedin", ("messages.csv", "*.csv"), Gate(pattern=r"(?i)\A\ufeff?[^\n]*\bCONTENT\b")),
         ("snapchat", "snapchat", ("chat_history.json", "snap_history.json", "*.json"), json_with('"Media Type"', opens="{")),
         ("hangouts", "hangouts", ("Hangouts.json", "*.json"), json_with('"conversation_state"', '"conversations"', opens="{")),
+        ("instagram_legacy", "instagram-legacy", ("messages.json", "*.json"), json_with('"conversation"', opens="[")),
     )  # fmt: skip
 
 
