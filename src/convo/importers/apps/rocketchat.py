@@ -183,13 +183,19 @@ def _attachment_lines(attachments: list[Any]) -> list[str]:
             kind = "image" if a.get("image_url") or a.get("image_type") else "file"
             lines.append(f"[{kind}] {title or as_str(a.get('fileName'))}".rstrip())
             lines += [x for x in (as_str(a.get("description")), text) if x.strip()]
-        else:  # a card: its words
-            fields = [
-                f"{as_str(f.get('title'))}: {as_str(f.get('value'))}"
-                for f in map(as_dict, as_list(a.get("fields")))
-            ]
-            lines += [x for x in (as_str(a.get("pretext")), title, text, *fields) if x.strip()]
+        else:
+            lines += _card(a)
     return lines
+
+
+def _card(a: dict[str, Any]) -> list[str]:
+    """An integration's card (a bot's, a webhook's: no file): its words."""
+    fields = [
+        f"{as_str(f.get('title'))}: {as_str(f.get('value'))}"
+        for f in map(as_dict, as_list(a.get("fields")))
+    ]
+    shown = (as_str(a.get("pretext")), as_str(a.get("title")), as_str(a.get("text")), *fields)
+    return [x for x in shown if x.strip()]
 
 
 def _quoted(attachments: list[Any]) -> str:
