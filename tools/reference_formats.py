@@ -137,6 +137,7 @@ SAMPLES = {
     "imessage-html": "tests/fixtures/formats/imessage/Lena Whitford.html",
     "imessage-db": "tests/fixtures/formats/imessage/chat.db",
     "instagram-legacy": "tests/fixtures/formats/instagram/legacy/messages.json",
+    "messenger-html": "tests/fixtures/formats/messenger/html/inbox/hikingcrew_8f2k/message_1.html",
     "line": "tests/fixtures/formats/line/[LINE] Chat history with Marta.txt",
     "kakaotalk": "tests/fixtures/formats/kakaotalk/pc_ko.txt",
     "wechat": "tests/fixtures/formats/wechat/种子交换群.txt",

@@ -404,6 +404,11 @@ CASES = [
     Case("imessage-html", FORMATS + "imessage/Lena Whitford.html", rename=True),
     Case("matrix-txt", FORMATS + "matrix/export.txt", rename=True),  # the file: the room
     Case(
+        "messenger-html",
+        FORMATS + "messenger/html/old/annabrown_1234/message_1.html",
+        subs=(("<title>Anna Brown", "<title>Anna Brown {t}"),),
+    ),  # the title: the thread
+    Case(
         "instagram-legacy",
         FORMATS + "instagram/legacy/messages.json",
         subs=((r'"participants": \["anna_b"', '"participants": ["anna_b{t}"'),),

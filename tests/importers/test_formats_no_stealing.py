@@ -153,6 +153,8 @@ BY_FILE = {
     "imessage/Lena Whitford.html": "imessage-html",
     "imessage/chat.db": "imessage-db",
     "instagram/legacy/messages.json": "instagram-legacy",
+    "messenger/html/inbox/hikingcrew_8f2k/message_1.html": "messenger-html",
+    "messenger/html/old/annabrown_1234/message_1.html": "messenger-html",
     "matrix/export.txt": "matrix-txt",
     "matrix/matrix - Seed Swap - Chat Export - 2024-03-07T13-10-00.000Z.txt": "matrix-txt",
     "asr/whisper.tsv": "whisper-tsv",
