@@ -57,3 +57,17 @@ def test_dates_as_the_download_writes_them():
     assert str(messenger_html.stamp("1 Jan 2019, 10:00")) == "2019-01-01 10:00:00"
     assert str(messenger_html.stamp("01.02.2019, 10:00")) == "2019-02-01 10:00:00"
     assert messenger_html.stamp("2019년 1월 1일 오전 10:00") is None
+
+
+def test_the_downloads_other_pages_are_no_chats(tmp_path):
+    """A page of posts has the same dated blocks, but no participants and another name."""
+    page = tmp_path / "your_posts_1.html"
+    page.write_text(
+        '<html><body><div class="pam _3-95 _2ph- _a6-g uiBoxWhite noborder">'
+        '<div class="_3-95 _2pim _a6-h _a6-i">A post</div><div class="_3-95 _a6-p">text</div>'
+        '<div class="_3-94 _a6-o">Jan 01, 2023 10:00:00 am</div></div></body></html>',
+        encoding="utf-8",
+    )
+    assert messenger_html.sniff(Source(page)) == 0
+    renamed = page.rename(tmp_path / "message_1.html")
+    assert messenger_html.sniff(Source(renamed)) == 85

@@ -20,7 +20,10 @@ thread = the page's ``<title>`` (the chat's name); time = the date as written, i
 account's own zone and language, read in ``--tz``: English month names (``Jan 01, 2023
 10:00:00 am``, ``Jan 1, 2019, 10:00 AM``, ``1 Jan 2019, 10:00``) and numeric dates
 (``01.01.2019, 10:00``); a date that does not read keeps the message without a time,
-warned. Newest first on the page: read oldest first. Media as ``[photo] path`` chunks
+warned. Newest first on the page: read oldest first (a page holds at most 10,000
+messages, Meta's ``message_N`` split; they are held to be turned round).
+Detection: the dated blocks of a page named ``message_N.html`` or naming its
+``Participants:`` (the download's pages of posts and comments have the same blocks). Media as ``[photo] path`` chunks
 (``[video]``, ``[audio]``, ``[link]``), reactions in ``extra.reactions``.
 
 Ids and their scope (docs/ids.md): no message ids: the content hash, its conversation
@@ -35,6 +38,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from html.parser import HTMLParser
+from pathlib import PurePath
 from typing import Any
 
 from convo.core.io import Source
@@ -152,10 +156,18 @@ class _Page(HTMLParser):
 
 
 def sniff(source: Source) -> int:
+    """A page of the download's blocks, dated, that is a chat: named ``message_N.html``
+    or naming its participants (the download's other pages, posts and comments, have the
+    same blocks)."""
     head = source.head_text()
     if "uiBoxWhite" not in head or not head.lstrip("\ufeff \r\n").startswith("<"):
         return 0
-    return 85 if any(f'"{c}' in head or f" {c}" in head for c in ("_2lem", "_a6-o")) else 0
+    chat = "Participants:" in head or _PAGE_NAME.match(PurePath(source.match_name).name)
+    dated = any(f'"{c}' in head or f" {c}" in head for c in ("_2lem", "_a6-o"))
+    return 85 if chat and dated else 0
+
+
+_PAGE_NAME = re.compile(r"message_\d+\.html")
 
 
 def stamp(text: str) -> datetime | None:
