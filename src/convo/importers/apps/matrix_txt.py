@@ -88,10 +88,10 @@ def stamp(m: re.Match[str]) -> datetime | None:
 
 def sniff(source: Source) -> int:
     lines = head_lines(source, 8)
-    hits = sum(1 for x in lines if _DATED.match(x))
-    if not lines or not _DATED.match(lines[0]) or hits < min(2, len(lines)):
+    hits = [m for m in map(_DATED.match, lines) if m]
+    if not lines or not _DATED.match(lines[0]) or len(hits) < min(2, len(lines)):
         return 0
-    return 85 if any(_said(_DATED.match(x)[10]) for x in lines if _DATED.match(x)) else 60
+    return 85 if any(_said(m[10]) for m in hits) else 60
 
 
 def _said(rest: str) -> tuple[str, str] | None:

@@ -121,7 +121,8 @@ def _post(
         if not as_str(r.get("user")):
             ctx.reject(f"{where}#reply-{j}", "reply without user", r)
             continue
-        reply = _one(r, key, thread, members, users, f"{where}#reply-{j}", parent and parent.id)
+        parent_id = parent.id if parent is not None else None
+        reply = _one(r, key, thread, members, users, f"{where}#reply-{j}", parent_id)
         if reply is None:
             ctx.warn(f"{where}#reply-{j}", "empty reply skipped")
         else:
