@@ -5,10 +5,11 @@ shared by every family."""
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Protocol
 
 from convo.core.encoding import LineDecoder
 from convo.core.errors import InputError
@@ -157,3 +158,28 @@ class EmptyCounter:
             more = ", ..." if self.n > len(self.first) else ""
             at = f" (at {', '.join(self.first)}{more})" if self.first else ""
             ctx.warn(ctx.source.name, f"skipped {self.n} {what}{at}")
+
+
+class PageParser(Protocol):
+    """An ``HTMLParser`` that puts what it finishes (a message, a block) in ``done``."""
+
+    done: list[Any]
+
+    def feed(self, data: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def parsed_page(source: Source, parser: PageParser) -> Iterator[Any]:
+    """What ``parser`` finishes (its ``done``) as an HTML page that declares UTF-8 streams
+    through it, 64 KiB at a time (stdin and .gz spooled: a reader may take two passes)."""
+    done = parser.done
+    with open(source.real_path(), "rb") as f:
+        decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
+        while chunk := f.read(1 << 16):
+            parser.feed(decoder.decode(chunk))
+            yield from done
+            done.clear()
+    parser.feed(decoder.decode(b"", final=True))
+    parser.close()
+    yield from done

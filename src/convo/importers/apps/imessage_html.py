@@ -32,7 +32,6 @@ thread.
 
 from __future__ import annotations
 
-import codecs
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -43,6 +42,7 @@ from pathlib import PurePath
 from convo.core.compression import strip_compressed
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
+from convo.importers.apps.common import parsed_page
 from convo.importers.apps.imessage import (
     READ,
     Block,
@@ -216,17 +216,8 @@ def _block(page: _Page) -> Block | None:
 
 
 def _pages(source: Source, parser: _Parser) -> Iterator[_Page]:
-    """The page's top-level messages as the parser finishes them (the file streamed; the
-    page declares UTF-8)."""
-    with open(source.real_path(), "rb") as f:  # two passes: stdin and .gz are spooled
-        decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
-        while chunk := f.read(1 << 16):
-            parser.feed(decoder.decode(chunk))
-            yield from parser.done
-            parser.done.clear()
-    parser.feed(decoder.decode(b"", final=True))
-    parser.close()
-    yield from parser.done
+    """The page's top-level messages as the parser finishes them (the file streamed)."""
+    return parsed_page(source, parser)
 
 
 def _senders(source: Source) -> list[str]:

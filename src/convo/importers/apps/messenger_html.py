@@ -32,7 +32,6 @@ the thread.
 
 from __future__ import annotations
 
-import codecs
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -44,7 +43,7 @@ from typing import Any
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import naive_ts
-from convo.importers.apps.common import EmptyCounter, other_party
+from convo.importers.apps.common import EmptyCounter, other_party, parsed_page
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
@@ -195,15 +194,7 @@ def stamp(text: str) -> datetime | None:
 
 
 def _blocks(source: Source, page: _Page) -> Iterator[_Block]:
-    with open(source.real_path(), "rb") as f:
-        decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
-        while chunk := f.read(1 << 16):
-            page.feed(decoder.decode(chunk))
-            yield from page.done
-            page.done.clear()
-    page.feed(decoder.decode(b"", final=True))
-    page.close()
-    yield from page.done
+    return parsed_page(source, page)
 
 
 def _people(text: str) -> list[str]:
