@@ -136,6 +136,7 @@ SAMPLES = {
     "imessage": "tests/fixtures/formats/imessage/Lena Whitford.txt",
     "imessage-html": "tests/fixtures/formats/imessage/Lena Whitford.html",
     "imessage-db": "tests/fixtures/formats/imessage/chat.db",
+    "imazing": "tests/fixtures/formats/imazing/Messages - Bob McRoy.csv",
     "instagram-legacy": "tests/fixtures/formats/instagram/legacy/messages.json",
     "messenger-html": "tests/fixtures/formats/messenger/html/inbox/hikingcrew_8f2k/message_1.html",
     "line": "tests/fixtures/formats/line/[LINE] Chat history with Marta.txt",

@@ -404,6 +404,11 @@ CASES = [
     Case("imessage-html", FORMATS + "imessage/Lena Whitford.html", rename=True),
     Case("matrix-txt", FORMATS + "matrix/export.txt", rename=True),  # the file: the room
     Case(
+        "imazing",
+        FORMATS + "imazing/Messages - Bob McRoy.csv",
+        subs=((r"(?m)^Bob McRoy,", "Bob McRoy {t},"),),
+    ),  # the Chat Session: the thread
+    Case(
         "messenger-html",
         FORMATS + "messenger/html/old/annabrown_1234/message_1.html",
         subs=(("<title>Anna Brown", "<title>Anna Brown {t}"),),

@@ -158,6 +158,7 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.imessage_db",
         "convo.importers.apps.instagram_legacy",
         "convo.importers.apps.messenger_html",
+        "convo.importers.apps.imazing",
         "convo.importers.apps.line",
         "convo.importers.apps.skype_tar",
         "convo.importers.apps.telegram_html",

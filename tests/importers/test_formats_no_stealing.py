@@ -119,6 +119,7 @@ BY_FOLDER = {
     "ttml": "ttml",
     "youtube": "youtube",
     "imessage": "imessage",
+    "imazing": "imazing",
     "mattermost": "mattermost",
     "line": "line",
     "telegram_html": "telegram-html",

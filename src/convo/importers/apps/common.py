@@ -80,12 +80,18 @@ def numbered_lines(source: Source, decode: LineDecoder) -> Iterator[tuple[int, s
 
 
 def csv_rows(
-    source: Source, decode: LineDecoder, what: str, hint: str, header: list[str] | None = None
+    source: Source,
+    decode: LineDecoder,
+    what: str,
+    hint: str,
+    header: list[str] | None = None,
+    delimiter: str = ",",
 ) -> Iterator[tuple[int, list[str]]]:
     """(first line, cells) of each data row of a CSV export after its header row, a
     cell's line breaks kept; a row the csv module cannot read (a cell past its 128 KiB
     limit, a stray carriage return) stops the file with ``not CSV as <what> writes it``.
-    ``header``, when given, receives the header row's cells (stripped, a BOM removed)."""
+    ``header``, when given, receives the header row's cells (stripped, a BOM removed);
+    ``delimiter``: a file written for a spreadsheet in another language (``;``, a tab)."""
     where = {"n": 0}
 
     def feed() -> Iterator[str]:
@@ -93,7 +99,7 @@ def csv_rows(
             where["n"] = n
             yield line + "\n"
 
-    reader = csv.reader(feed())
+    reader = csv.reader(feed(), delimiter=delimiter)
     start = 1
     try:
         cols = next(reader, None)  # the header
