@@ -231,3 +231,25 @@ def test_dated_lines_with_an_offset_keep_it(tmp_path):
         "2022-03-01T09:00:09Z",
     ]
     assert recs[2]["tags"] == ["action"]
+
+
+def test_eggdrop_log():
+    """Eggdrop's logfile (its irc.mod's putlog lines: joins, ``Nick change:``, ``Topic
+    changed on``, mode changes, quits, ``Action:``), named ``#chan.log.YYYYMMDD``."""
+    path = DIR / "eggdrop_#tea.log.20220301"
+    assert registry.detect(Source(path)).name == "irc"
+    recs, rejects, warnings = run(irc.read, path)
+    assert not rejects and not warnings
+    got = [(r["metadata"]["speaker"], r["tags"]) for r in recs]
+    assert got == [
+        (None, ["system"]),
+        ("alice", []),
+        ("bob", []),
+        ("bob", ["action"]),
+        (None, ["system"]),
+        (None, ["system"]),
+        (None, ["system"]),
+        (None, ["system"]),
+    ]
+    assert recs[3]["textChunks"] == ["waves"]
+    assert recs[0]["timestamp"] == "2022-03-01T10:00:00Z" and recs[0]["thread"] == "#tea"

@@ -25,6 +25,10 @@ clients' sources and in parsers of real logs, e.g. log2timeline/plaso's XChat pa
   the file name, else ``--start-date``'s, else unknown. bip (``log.c``): ``01-03-2022
   10:00:05 < alice!~a@host: text`` (``>`` for the user's own lines, ``< * nick`` actions,
   ``-!-`` events). A sender's whole mask (``nick!user@host``) gives its nick.
+- Eggdrop (its ``logfile``s: ``[10:00:00] <alice> text`` as ZNC's, and its events
+  ``bob (~b@h) joined #chan.``, ``bob (~b@h) left irc: bye``, ``Nick change: a -> b``,
+  ``Topic changed on #chan by ...``, ``#chan: mode change '+o bob' by ...``, ``Action:
+  alice waves``).
 - Dated lines in brackets: IRCCloud's log export (``[2020-01-15 13:01:13] <nick> text``;
   ``→ nick joined (~u@h)``, ``⇐ nick quit (...)``, ``← nick left #chan``, ``— nick
   checks in`` for an action, ``* Channel mode is +cnt`` for a notice of the client; the
@@ -101,6 +105,12 @@ _CODES = re.compile(r"\x03(?:\d{1,2}(?:,\d{1,2})?)?|[\x02\x0f\x11\x16\x1d\x1e\x1
 # IRCCloud's event marks: a join, a part, a quit, a nick change; an em dash: an action
 _ARROWS = ("→ ", "← ", "⇐ ", "⇒ ", "↔ ")
 _LONE_CHANNEL = re.compile(r"[#&][^\s,]+")
+_EGGDROP_ACTION = re.compile(r"Action: (\S+) ?(.*)", re.S)
+_EGGDROP_EVENT = re.compile(
+    r"\S+ \(\S*\) (?:joined|left|returned to) |\S+ joined [#&!+]|Nick change: \S+ -> |"
+    r"Topic changed on \S+ by |\S+ kicked from \S+ by |[#&!+]\S*: mode change |"
+    r"Last message repeated \d+ times?"
+)
 _DATE_IN_NAME = re.compile(r"(\d{4})-?(\d\d)-?(\d\d)")
 _CHANNEL = re.compile(r"([#&][^_\s/]+?)(?:[_.][^#]*)?$")
 _CTIME = re.compile(r"\w{3} (\w{3}) +(\d{1,2}) [\d:]+ (\d{4})")
@@ -162,6 +172,18 @@ def _body(body: str, when: str | None) -> Line:
     m = _NOTICE.match(body)
     if m:
         return Line("notice", m[1].split("!", 1)[0], "", m[2], when)
+    return _eggdrop(body, when)
+
+
+def _eggdrop(body: str, when: str | None) -> Line:
+    """Eggdrop's channel log lines (its ``irc.mod``'s ``putlog``: ``nick (u@h) joined
+    #chan.``, ``Nick change: a -> b``, ``Topic changed on #chan by ...``, ``Action: nick
+    waves``), else a line of no known shape."""
+    m = _EGGDROP_ACTION.match(body)
+    if m:
+        return Line("action", m[1], "", m[2], when)
+    if _EGGDROP_EVENT.match(body):
+        return Line("system", "", "", body, when)
     return Line("unknown", "", "", body, when)
 
 
