@@ -137,6 +137,7 @@ SAMPLES = {
     "imessage-html": "tests/fixtures/formats/imessage/Lena Whitford.html",
     "imessage-db": "tests/fixtures/formats/imessage/chat.db",
     "imazing": "tests/fixtures/formats/imazing/Messages - Bob McRoy.csv",
+    "pidgin": "tests/fixtures/formats/pidgin/irc/2024-03-04.100000+0000UTC.txt",
     "instagram-legacy": "tests/fixtures/formats/instagram/legacy/messages.json",
     "messenger-html": "tests/fixtures/formats/messenger/html/inbox/hikingcrew_8f2k/message_1.html",
     "line": "tests/fixtures/formats/line/[LINE] Chat history with Marta.txt",

@@ -404,6 +404,11 @@ CASES = [
     Case("imessage-html", FORMATS + "imessage/Lena Whitford.html", rename=True),
     Case("matrix-txt", FORMATS + "matrix/export.txt", rename=True),  # the file: the room
     Case(
+        "pidgin",
+        FORMATS + "pidgin/irc/2024-03-04.100000+0000UTC.txt",
+        subs=(("Conversation with #tea", "Conversation with #tea{t}"),),
+    ),  # the conversation: the thread
+    Case(
         "imazing",
         FORMATS + "imazing/Messages - Bob McRoy.csv",
         subs=((r"(?m)^Bob McRoy,", "Bob McRoy {t},"),),

@@ -159,6 +159,7 @@ def new_modules() -> list[Any]:
         "convo.importers.apps.instagram_legacy",
         "convo.importers.apps.messenger_html",
         "convo.importers.apps.imazing",
+        "convo.importers.apps.pidgin",
         "convo.importers.apps.line",
         "convo.importers.apps.skype_tar",
         "convo.importers.apps.telegram_html",

@@ -120,6 +120,7 @@ BY_FOLDER = {
     "youtube": "youtube",
     "imessage": "imessage",
     "imazing": "imazing",
+    "pidgin": "pidgin",
     "mattermost": "mattermost",
     "line": "line",
     "telegram_html": "telegram-html",

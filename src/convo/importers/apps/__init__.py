@@ -100,7 +100,8 @@ def _discord_package_gates() -> tuple[Gate, ...]:
 
 def _data_downloads() -> tuple[tuple[str, str, tuple[str, ...], Gate], ...]:
     """LinkedIn's messages.csv, Snapchat's chat history, Google Hangouts' Takeout file,
-    Instagram's messages.json before 2020, Meta's download in HTML, iMazing's CSV."""
+    Instagram's messages.json before 2020, Meta's download in HTML, iMazing's CSV,
+    Pidgin's text logs."""
     from convo.importers.gates import Gate, json_with
 
     return (
@@ -108,6 +109,7 @@ def _data_downloads() -> tuple[tuple[str, str, tuple[str, ...], Gate], ...]:
         ("snapchat", "snapchat", ("chat_history.json", "snap_history.json", "*.json"), json_with('"Media Type"', opens="{")),
         ("hangouts", "hangouts", ("Hangouts.json", "*.json"), json_with('"conversation_state"', '"conversations"', opens="{")),
         ("instagram_legacy", "instagram-legacy", ("messages.json", "*.json"), json_with('"conversation"', opens="[")),
+        ("pidgin", "pidgin", ("*.txt",), Gate(pattern=r"\A\ufeff?Conversation with .+ at .+ on ")),
         ("imazing", "imazing", ("Messages - *.csv", "*.csv"), Gate(pattern=r"\A\ufeff?Chat Session[,;\t]Message Date")),
         ("messenger_html", "messenger-html", ("message_*.html", "*.html"), Gate(opens="<", words=("uiBoxWhite",))),
     )  # fmt: skip
