@@ -403,6 +403,28 @@ CASES = [
     Case("ttml", FORMATS + "ttml/agents.ttml", rename=True),
     Case("youtube", FORMATS + "youtube/seed-talk.en.json3", rename=True),
     Case("imessage", FORMATS + "imessage/Lena Whitford.txt", rename=True),  # the file: the chat
+    Case("imessage-html", FORMATS + "imessage/Lena Whitford.html", rename=True),
+    Case("matrix-txt", FORMATS + "matrix/export.txt", rename=True),  # the file: the room
+    Case(
+        "pidgin",
+        FORMATS + "pidgin/irc/2024-03-04.100000+0000UTC.txt",
+        subs=(("Conversation with #tea", "Conversation with #tea{t}"),),
+    ),  # the conversation: the thread
+    Case(
+        "imazing",
+        FORMATS + "imazing/Messages - Bob McRoy.csv",
+        subs=((r"(?m)^Bob McRoy,", "Bob McRoy {t},"),),
+    ),  # the Chat Session: the thread
+    Case(
+        "messenger-html",
+        FORMATS + "messenger/html/old/annabrown_1234/message_1.html",
+        subs=(("<title>Anna Brown", "<title>Anna Brown {t}"),),
+    ),  # the title: the thread
+    Case(
+        "instagram-legacy",
+        FORMATS + "instagram/legacy/messages.json",
+        subs=((r'"participants": \["anna_b"', '"participants": ["anna_b{t}"'),),
+    ),  # the participants: the thread
     Case(
         "telegram-html",
         FORMATS + "telegram_html/messages.html",
@@ -539,6 +561,20 @@ def _cursor(src: Path, folder: Path, t: str | None) -> Path:
     return out
 
 
+def _chat_db(src: Path, folder: Path, t: str | None) -> Path:
+    """Messages' chat.db; another one (another person's) has other message guids."""
+    import sqlite3
+
+    dst = folder / src.name
+    shutil.copy(src, dst)
+    if t is not None:
+        con = sqlite3.connect(dst)
+        con.execute("UPDATE message SET guid = guid || ?", (t,))
+        con.commit()
+        con.close()
+    return dst
+
+
 def _llm_db(src: Path, folder: Path, t: str | None) -> Path:
     """LLM's logs.db; another one has other ULIDs (turns, responses, conversations) and,
     for the pre-0.5 table's integer ids, another file name."""
@@ -590,6 +626,7 @@ CASES += [
     Case("deepseek", FORMATS + "deepseek/conversations.json", subs=(ID,)),
     Case("api-log", FORMATS + "api_log/chat_calls.jsonl", rename=True, subs=(ID,)),
     Case("msg", FORMATS + "msg/quarterly.msg", make=_msg),
+    Case("imessage-db", FORMATS + "imessage/chat.db", make=_chat_db),
     Case("llm-logsdb", FORMATS + "llm_logsdb/logs-0.36.db", make=_llm_db),
     Case("llm-logsdb", FORMATS + "llm_logsdb/logs-0.13.db", make=_llm_db),
     Case("cursor", FORMATS + "cursor/globalStorage/state.vscdb", make=_cursor),

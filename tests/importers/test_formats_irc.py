@@ -165,3 +165,91 @@ def test_short_text_that_is_not_all_log_lines_is_not_irc(tmp_path):
     path = tmp_path / "notes.txt"
     path.write_text("2022-03-01 10:00:05\t@alice\thello\nDear diary, today I read logs.\n")
     assert irc.sniff(Source(path)) == 0
+
+
+# IRCCloud's log export (a real one pasted in monero-project/meta issue 427, and an
+# importer's notes on it: the irclog-stats `ircimport` tool) and mIRC's logs (mIRC's
+# ``Session Start:``/``Session Ident:`` lines as NeoStats' LogServ writes them for mIRC,
+# log parsers' tests quoting real logs with mIRC's colour codes kept).
+
+
+def test_irccloud_export():
+    path = DIR / "irccloud-tea.txt"
+    assert registry.detect(Source(path)).name == "irc"  # not WhatsApp's [date time]
+    recs, rejects, warnings = run(irc.read, path)
+    assert not rejects and not warnings
+    got = [(r["metadata"]["speaker"], r["textChunks"][0], r["tags"]) for r in recs]
+    assert got[:6] == [
+        (None, "→ Joined channel #tea", ["system"]),
+        (None, "ChanServ set +o alice", ["system"]),
+        (None, "Channel mode is +cnt", ["system"]),
+        ("alice", "good morning", []),
+        ("hatter", "alice: the clocks stopped again", []),
+        ("dormouse", "checks in", ["action"]),
+    ]
+    assert got[6][2] == got[7][2] == got[9][2] == ["system"]
+    assert got[8] == ("bridge", "[keybase] <surae>: relayed words", [])
+    assert {r["thread"] for r in recs} == {"#tea"}  # its first line, the file names none
+    assert recs[3]["timestamp"] == "2022-03-01T10:00:05Z"
+    assert recs[4]["metadata"]["listeners"] == ["alice"]
+
+
+def test_mirc_log_sessions_events_and_colour_codes():
+    path = DIR / "mirc-tea.log"
+    assert registry.detect(Source(path)).name == "irc"
+    recs, rejects, warnings = run(irc.read, path)
+    assert not rejects and not warnings
+    got = [(r["metadata"]["speaker"], r["textChunks"][0], r["tags"]) for r in recs]
+    assert got == [
+        (None, "Now talking in #tea", ["system"]),
+        (None, "Topic is 'Unbirthday planning'", ["system"]),
+        (None, "Set by alice!~a@wonder.land on Mon Feb 28 09:00:00", ["system"]),
+        ("alice", "good morning", []),
+        ("hatter", "alice: the clocks stopped", []),
+        ("dormouse", "yawns", ["action"]),
+        (None, "march (~m@h) has joined #tea", ["system"]),
+        (None, "alice sets mode: +o march", ["system"]),
+        ("alice", "past midnight", []),
+        (None, "Disconnected", ["system"]),
+    ]
+    assert {r["thread"] for r in recs} == {"#tea"}
+    assert recs[3]["timestamp"] == "2022-03-01T10:01:00Z"
+    assert recs[8]["timestamp"] == "2022-03-02T00:05:00Z"  # after ``Session Time:``
+
+
+def test_dated_lines_with_an_offset_keep_it(tmp_path):
+    path = tmp_path / "znc.log"
+    path.write_text(
+        "[2022-03-01T10:00:00+0100] <alice> hello\n[2022-03-01T10:00:04+0100] <bob> hi\n"
+        "[2022-03-01T10:00:09+0100] * bob waves\n"
+    )
+    recs, rejects, _ = run(irc.read, path)
+    assert not rejects
+    assert [r["timestamp"] for r in recs] == [
+        "2022-03-01T09:00:00Z",
+        "2022-03-01T09:00:04Z",
+        "2022-03-01T09:00:09Z",
+    ]
+    assert recs[2]["tags"] == ["action"]
+
+
+def test_eggdrop_log():
+    """Eggdrop's logfile (its irc.mod's putlog lines: joins, ``Nick change:``, ``Topic
+    changed on``, mode changes, quits, ``Action:``), named ``#chan.log.YYYYMMDD``."""
+    path = DIR / "eggdrop_#tea.log.20220301"
+    assert registry.detect(Source(path)).name == "irc"
+    recs, rejects, warnings = run(irc.read, path)
+    assert not rejects and not warnings
+    got = [(r["metadata"]["speaker"], r["tags"]) for r in recs]
+    assert got == [
+        (None, ["system"]),
+        ("alice", []),
+        ("bob", []),
+        ("bob", ["action"]),
+        (None, ["system"]),
+        (None, ["system"]),
+        (None, ["system"]),
+        (None, ["system"]),
+    ]
+    assert recs[3]["textChunks"] == ["waves"]
+    assert recs[0]["timestamp"] == "2022-03-01T10:00:00Z" and recs[0]["thread"] == "#tea"

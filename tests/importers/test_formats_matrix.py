@@ -129,3 +129,57 @@ def test_polls_read_as_the_text_they_carry():
         (["Ended poll"], ["poll"]),
     ]
     assert recs[1]["metadata"]["speaker"] == "Ines"
+
+
+# Element's plain-text export (element-hq/element-web src/utils/exportUtils/
+# PlainTextExport.ts: ``<formatFullDate> - <textForEvent>``; src/DateUtils.ts: the
+# date in element-web's own words before 2023, ``Intl.DateTimeFormat`` since).
+
+TXT = FIXTURES / "matrix" / "matrix - Seed Swap - Chat Export - 2024-03-07T13-10-00.000Z.txt"
+
+
+def test_element_plain_text_export():
+    from convo.importers.apps import matrix_txt
+
+    assert registry.detect(Source(TXT)).name == "matrix-txt"
+    recs, rejects, warnings = run(matrix_txt.read, TXT)
+    assert not rejects and not warnings
+    got = [(r["metadata"]["speaker"], r["textChunks"][0], r["tags"]) for r in recs]
+    assert got == [
+        (None, "Aya created and configured the room.", ["system"]),
+        (None, "Ben joined the room", ["system"]),
+        ("Aya", "the seed swap is on Saturday\nbring labels", []),
+        ("Ben", "I will", []),
+        ("Ben", "waves", ["action"]),
+        (None, "Aya changed the topic to: seeds: swap and share.", ["system"]),
+        ("Ben", "Ben sent an image.", []),
+        ("Aya", "see you there", []),
+    ]
+    assert {r["format"] for r in recs} == {"matrix"}
+    assert {r["thread"] for r in recs} == {"Seed Swap"}
+    assert recs[3]["extra"]["quote"] == {
+        "author": "@aya:example.org",
+        "text": "the seed swap is on Saturday",
+    }
+    assert recs[3]["metadata"]["listeners"] == ["Aya"]
+    assert recs[6]["extra"]["media"] == "Media omitted"
+    assert recs[2]["timestamp"] == "2024-03-07T10:01:12Z"
+    assert recs[7]["timestamp"] == "2024-03-07T13:06:00Z"
+
+
+def test_element_plain_text_dates_of_today_and_zone():
+    from convo.core.timestamps import get_zone
+    from convo.importers.apps import matrix_txt
+    from convo.importers.context import ImportOptions
+
+    path = FIXTURES / "matrix" / "export.txt"
+    assert registry.detect(Source(path)).name == "matrix-txt"
+    recs, rejects, _ = run(matrix_txt.read, path, ImportOptions(tz=get_zone("Europe/London")))
+    assert not rejects
+    assert [r["timestamp"] for r in recs] == [
+        "2024-03-07T13:05:00Z",
+        "2024-03-07T13:06:00Z",
+        "2024-03-07T16:58:32Z",
+    ]
+    assert recs[1]["textChunks"] == ["Aya: hello"] and recs[1]["metadata"]["speaker"] == "Ben"
+    assert recs[2]["tags"] == ["system"]

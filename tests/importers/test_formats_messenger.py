@@ -83,3 +83,27 @@ def test_old_download_timestamp_in_seconds(tmp_path):
         (["older"], "2018-05-22T14:23:20Z"),
         (["old"], "2018-05-22T14:40:00Z"),
     ]
+
+
+# The older thread files' message types (Generic, Share, Call, Subscribe, Unsubscribe) as
+# a public write-up of the download's schema documents them: membership events and unsent
+# messages come without ``content``.
+
+GROUP = FIXTURES / "messenger" / "inbox" / "hikingcrew_8f2k" / "message_1.json"
+
+
+def test_membership_events_and_unsent_messages_without_content_are_kept():
+    recs, rejects, warnings = run(messenger.read_messenger, GROUP)
+    assert not rejects and not warnings  # none skipped as empty
+    got = [(r["metadata"]["speaker"], r["textChunks"][0], r["tags"]) for r in recs]
+    assert got == [
+        ("María López", "Trail on Sunday? 🌲", []),
+        ("María López", "[subscribe] Tom Reed, Ines Berg", ["system"]),
+        ("Ines Berg", "[call] 3872 s", []),
+        ("Tom Reed", "Last updated 8 september", []),
+        ("María López", "[unsent]", []),
+        ("Tom Reed", "[unsubscribe] Tom Reed", ["system"]),
+    ]
+    assert recs[1]["extra"]["users"] == ["Tom Reed", "Ines Berg"]
+    assert recs[4]["extra"]["unsent"] is True
+    assert recs[4]["extra"]["reactions"] == [{"reaction": "😍", "actor": "Ines Berg"}]

@@ -107,3 +107,17 @@ def test_a_message_without_its_time_is_warned_about(tmp_path):
     assert not rejects
     assert sorted(r["textChunks"][0] for r in recs) == ["no ts", "ok"]
     assert len(warnings) == 1 and warnings[0].endswith("no readable ts; time left unknown")
+
+
+def test_files_descriptions_integration_cards_and_quotes():
+    """A file's ``description`` (its sender's words), a bot's card (``title``, ``text``,
+    ``fields``: no file), a quote's ``message_link`` (the quoted message), as
+    RocketChat's ``IMessage`` attachments carry them."""
+    path = FIXTURES / "rocketchat" / "cards" / "rocketchat_message.json"
+    recs, rejects, _ = run(rocketchat.read, path)
+    assert not rejects
+    by_id = {r["id"]: r for r in recs}
+    assert by_id["rocketchat:a3"]["textChunks"] == ["[file] seeds.pdf", "the list"]
+    assert by_id["rocketchat:a5"]["textChunks"] == ["Build 12", "passed", "Branch: main"]
+    assert by_id["rocketchat:a6"]["replyTo"] == "rocketchat:a2"
+    assert by_id["rocketchat:a4"]["replyTo"] == "rocketchat:a3"

@@ -292,3 +292,51 @@ def test_a_sigtop_attachment_size_too_long_to_be_a_size(tmp_path):
     assert recs[0]["extra"]["attachments"] == [
         {"name": "harbour.jpg", "type": "image/jpeg", "size": None}
     ]
+
+
+# signalbackup-tools' --exporttxt (bepaald/signalbackup-tools signalbackup/exporttxt.cc,
+# TXTaddReactions in signalbackup/signalbackup.h): an Android backup's chats.
+
+BACKUP_TXT = DIR / "Aya Tanaka (_id7).txt"
+
+
+def test_signalbackup_tools_txt():
+    assert registry.detect(Source(BACKUP_TXT)).name == "signal"
+    recs, rejects, warnings = run(signal.read, BACKUP_TXT)
+    assert not rejects and not warnings
+    got = [(r["metadata"]["speaker"], r["textChunks"][0], r["tags"]) for r in recs]
+    assert got == [
+        (None, "Aya Tanaka is on Signal!", ["system"]),
+        ("Aya Tanaka", "the seeds arrived (finally: two weeks)", []),
+        ("Me", "great, which ones?\ntomatoes first", []),
+        ("Aya Tanaka", "[attachment] IMG_20190529_150610.jpg", []),
+        ("Aya Tanaka", "[attachment] of type audio/aac", []),
+        ("Me", "[poll] Sow on Saturday?: Yes (1), No (0)", []),
+        (None, "Missed voice call", ["system"]),
+        ("Aya Tanaka", "@Me see you then", []),
+    ]
+    assert {r["thread"] for r in recs} == {"Aya Tanaka"}
+    assert recs[1]["metadata"]["listeners"] == ["Me"] and recs[0]["metadata"]["listeners"] == []
+    assert recs[1]["timestamp"] == "2019-05-29T15:05:02Z"
+    assert recs[2]["extra"]["reactions"] == [
+        {"actor": "Aya Tanaka", "reaction": "👍"},
+        {"actor": "Me", "reaction": "❤️"},
+    ]
+    assert recs[3]["extra"]["attachments"] == [{"name": "IMG_20190529_150610.jpg", "type": None}]
+    assert recs[4]["extra"]["reactions"] == [{"actor": "Me", "reaction": "😂"}]
+    assert recs[5]["extra"]["poll"]["options"] == [
+        {"text": "Yes", "votes": 1},
+        {"text": "No", "votes": 0},
+    ]
+
+
+def test_signalbackup_tools_txt_local_times_and_stray_text(tmp_path):
+    recs, _, _ = run(signal.read, BACKUP_TXT, ImportOptions(tz=get_zone("Europe/Berlin")))
+    assert recs[1]["timestamp"] == "2019-05-29T13:05:02Z"
+    path = tmp_path / "Bo (_id3).txt"
+    path.write_text("notes\n" + BACKUP_TXT.read_text(encoding="utf-8"), encoding="utf-8")
+    recs, rejects, _ = run(signal.read, path)
+    assert [(r.where, r.reason) for r in rejects] == [
+        ("Bo (_id3).txt:1", "text before the first signalbackup-tools line")
+    ]
+    assert len(recs) == 8

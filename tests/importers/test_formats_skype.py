@@ -104,3 +104,21 @@ def test_detect_among_builtins():
 
 def test_global_registry_detects():
     assert registry.detect(Source(PATH)).name == "skype"
+
+
+def test_2025_export_events_voice_messages_and_cards():
+    """Message types of the exports made before Skype closed (2025): an event of a kind
+    not known here (``InviteFreeRelationshipChanged/Initialized``: its fields are an
+    ``<eventtime>`` and an ``<initiator>``) read as its kind, not as its fields run
+    together; a voice message, a card, ``HistoryDisclosedUpdate``."""
+    recs, rejects, warnings = run(skype.read, FIXTURES / "skype" / "2025" / "messages.json")
+    assert not rejects and not warnings
+    got = [(r["textChunks"][0], r["tags"]) for r in recs]
+    assert got[0] == ("[InviteFreeRelationshipChanged/Initialized]", ["system"])
+    assert got[3:] == [
+        ("[call ended, 1m24s]", ["system"]),
+        ("[voice message] audio.m4a", []),
+        ("[card]", []),
+        ("[HistoryDisclosedUpdate: true]", ["system"]),
+    ]
+    assert recs[2]["replyTo"] == "skype:19:abc@thread.skype:1"

@@ -42,9 +42,10 @@ def test_graph_api_page_is_detected_and_read():
     assert draft["timestamp"] == "2024-11-05T13:06:43Z"
     assert draft["extra"]["edited"] == "2024-11-05T13:07:10Z"
     assert joined["tags"] == ["system"]
-    assert joined["textChunks"] == [
-        "[system event] #microsoft.graph.membersAddedEventMessageDetail"
-    ]
+    # the event's type in words; the member its detail names by id alone, by the name
+    # their own messages give that id; the initiator likewise
+    assert joined["textChunks"] == ["[system event] members added: Kenji Mori"]
+    assert joined["metadata"]["speaker"] == "Rosa Diaz"
     assert signed["textChunks"] == ["Signed off. Two typos on p. 3 <fixed>"]  # text body: as is
     assert signed["timestamp"] == "2024-11-05T13:08:25Z"
     assert bot["metadata"]["speaker"] == "Build Bot" and bot["textChunks"] == ["Build #412 passed"]
@@ -135,3 +136,19 @@ def test_a_message_nested_too_deep_keeps_the_file(tmp_path: Path):
     path.write_text(json.dumps(doc))
     recs, _, _ = run(teams.read_teams, path)
     assert len(recs) == 5
+
+
+def test_graph_page_names_its_chat_and_events_say_what_happened():
+    """A page of ``GET /chats/{id}/messages`` whose messages leave ``chatId`` out: the chat
+    its ``@odata.context`` names; a call's length and a chat's new name in the event."""
+    path = FIXTURES / "teams" / "graph-page-context.json"
+    recs, rejects, _ = run(teams.read_teams, path)
+    assert not rejects
+    assert {r["thread"] for r in recs} == {"19:meeting_abc@thread.v2"}
+    assert [r["textChunks"][0] for r in recs] == [
+        "[system event] call ended: PT1M13S",
+        "[system event] chat renamed: Seed swap planning",
+        "Hello!",
+    ]
+    assert recs[0]["metadata"]["speaker"] == "Alice Smith"  # the initiator, by id
+    assert recs[2]["id"] == "teams:19:meeting_abc@thread.v2:1705309200000"

@@ -1,5 +1,5 @@
 """A damaged SQLite file, for every format that reads one (slackdump, AutoGen's logs.db,
-Cursor's state.vscdb, Goose's sessions.db, Ollama's db.sqlite; LLM's logs.db has its own
+Cursor's state.vscdb, Goose's sessions.db, Ollama's db.sqlite, Messages' chat.db; LLM's logs.db has its own
 in test_formats_llm_logsdb.py): bytes
 overwritten at random past the header give records, or one InputError naming the file;
 never another exception. Before ``importers.sqlitedb`` held the readers' errors, files
@@ -23,6 +23,7 @@ from convo.core.errors import ConvoError
 
 CURSOR = Path(__file__).parent.parent / "fixtures/formats/cursor/globalStorage/state.vscdb"
 WEBUI = Path(__file__).parent.parent / "fixtures/formats/open_webui_db/webui.db"
+CHAT_DB = Path(__file__).parent.parent / "fixtures/formats/imessage/chat.db"
 
 
 def _database(fmt: str, folder: Path) -> Path:
@@ -42,11 +43,14 @@ def _database(fmt: str, folder: Path) -> Path:
         path = folder / "db.sqlite"
         ollama._app_db(path)
         return path
-    return WEBUI if fmt == "open-webui" else CURSOR
+    if fmt == "open-webui":
+        return WEBUI
+    return CHAT_DB if fmt == "imessage-db" else CURSOR
 
 
 @pytest.mark.parametrize(
-    "fmt", ["slackdump", "autogen-runtime", "cursor", "goose", "ollama", "open-webui"]
+    "fmt",
+    ["slackdump", "autogen-runtime", "cursor", "goose", "ollama", "open-webui", "imessage-db"],
 )
 def test_damaged_databases_read_or_are_one_input_error(tmp_path, fmt):
     data = _database(fmt, tmp_path).read_bytes()

@@ -1,11 +1,11 @@
 """Chat-app exports (family ``chat``), one module per app: Slack, Discord (DiscordChatExporter
 JSON, CSV, HTML and plain-text exports, text copied from the client, and Discord's own data
 package), Telegram (result.json and the HTML export),
-Messenger, ChatGPT, DeepSeek, Teams, Mattermost,
+Messenger, ChatGPT, DeepSeek, Teams, Mattermost, Matrix (Element's JSON and plain-text exports),
 WhatsApp (its .txt and "Export chat" .zip), Signal (signal-export and sigtop outputs),
 Zoom chat, Open WebUI, LibreChat, Continue, Jan, LM Studio, SillyTavern, Skype (its messages.json, or the export's .tar
 read in place), Zulip, Rocket.Chat, slackdump's archive,
-iMessage (imessage-exporter's text), LINE's and KakaoTalk's text histories, WeChat
+iMessage (imessage-exporter's text and HTML, Messages' chat.db), LINE's and KakaoTalk's text histories, WeChat
 (WeChatMsg's CSV and TXT), Google Hangouts (Takeout's Hangouts.json), LinkedIn's
 messages.csv and Snapchat's chat_history.json.
 Each module holds its sniffers beside its readers (decisions in
@@ -44,10 +44,17 @@ _WHATSAPP_OPENS = (
     "\u06f0\u06f1\u06f2\u06f3\u06f4\u06f5\u06f6\u06f7\u06f8\u06f9"
 )
 
-# irc's own refusal: a head that opens {, <, WEBVTT or a [ not followed by a time.
-_IRC_OPENS = r"\A[\ufeff \r\n]*(?![{<]|WEBVTT|\[(?!\d\d(?::| [A-Z][a-z]{2} )))[^\ufeff \r\n]"
+# irc's own refusal: a head that opens {, <, WEBVTT or a [ not followed by a time or a date.
+_IRC_OPENS = (
+    r"\A[\ufeff \r\n]*"
+    r"(?![{<]|WEBVTT|\[(?!\d\d(?::| [A-Z][a-z]{2} )|\d{4}-\d\d-\d\d[ T]\d))[^\ufeff \r\n]"
+)
 # imessage-exporter's first line (a date, `Mar 05, 2024 `); telegram's HTML export's words.
 _IMESSAGE_OPENS = r"\A[\ufeff\s]*(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d\d, \d{4} "
+# Element's plain-text export: a weekday, then a date in English.
+_ELEMENT_TXT_OPENS = r"\A[\ufeff\s]*(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),? (?:[A-Z][a-z]{2}|\d)"
+# imessage-exporter's -f html pages: its style's selector, its message markup.
+_IMESSAGE_HTML_WORDS = (".message .sent.iMessage", 'class="sent iMessage"')
 _TELEGRAM_HTML_WORDS = ("Exported Data", "chat_page", 'class="message default')
 # The side files of a ChatGPT export folder (read as no messages by chatgpt_sidecars).
 _CHATGPT_SIDE_FILES = (
@@ -92,13 +99,28 @@ def _discord_package_gates() -> tuple[Gate, ...]:
 
 
 def _data_downloads() -> tuple[tuple[str, str, tuple[str, ...], Gate], ...]:
-    """LinkedIn's messages.csv, Snapchat's chat history, Google Hangouts' Takeout file."""
+    """LinkedIn's messages.csv, Snapchat's chat history, Google Hangouts' Takeout file,
+    Instagram's messages.json before 2020, Meta's download in HTML, iMazing's CSV,
+    Pidgin's text logs."""
     from convo.importers.gates import Gate, json_with
 
     return (
         ("linkedin", "linkedin", ("messages.csv", "*.csv"), Gate(pattern=r"(?i)\A\ufeff?[^\n]*\bCONTENT\b")),
         ("snapchat", "snapchat", ("chat_history.json", "snap_history.json", "*.json"), json_with('"Media Type"', opens="{")),
         ("hangouts", "hangouts", ("Hangouts.json", "*.json"), json_with('"conversation_state"', '"conversations"', opens="{")),
+        ("instagram_legacy", "instagram-legacy", ("messages.json", "*.json"), json_with('"conversation"', opens="[")),
+        ("pidgin", "pidgin", ("*.txt",), Gate(pattern=r"\A\ufeff?Conversation with .+ at .+ on ")),
+        ("imazing", "imazing", ("Messages - *.csv", "*.csv"), Gate(pattern=r"\A\ufeff?Chat Session[,;\t]Message Date")),
+        ("messenger_html", "messenger-html", ("message_*.html", "*.html"), Gate(opens="<", words=("uiBoxWhite",))),
+    )  # fmt: skip
+
+
+def _imessage(gate: type[Gate], sqlite: Gate) -> tuple[tuple[str, str, tuple[str, ...], Gate], ...]:
+    """imessage-exporter's text and HTML, Messages' own database."""
+    return (
+        ("imessage", "imessage", ("*.txt",), gate(opens="ADFJMNOS", pattern=_IMESSAGE_OPENS)),
+        ("imessage_html", "imessage-html", ("*.html",), gate(opens="<", words=_IMESSAGE_HTML_WORDS)),
+        ("imessage_db", "imessage-db", ("chat.db", "sms.db", "*.db"), sqlite),
     )  # fmt: skip
 
 
@@ -129,11 +151,9 @@ def register(registry: Registry) -> None:
     from convo.importers.gates import JSON, JSON_OBJECT, Gate, json_with
     from convo.importers.registry import Declared
 
-    zipped = Gate(magic=(b"PK\x03\x04",))
-    sqlite = Gate(magic=(b"SQLite format 3\x00",))
+    zipped, sqlite = Gate(magic=(b"PK\x03\x04",)), Gate(magic=(b"SQLite format 3\x00",))
     irc, kakaotalk, wechat = _text_gates(Gate)
-    # The side files of an export folder, read (as no messages) by their format's module
-    # (chatgpt_sidecars, claude_ai_sidecars).
+    # Export folders' side files, read as no messages (chatgpt_sidecars, claude_ai_sidecars).
     chatgpt_sides = Gate(opens="[{", names=_CHATGPT_SIDE_FILES)
     claude_sides = Gate(opens="[{", names=("users.json", "projects.json", "memories.json"))
     # Declaration order is detection's tie-break order (and `convo formats`' order).
@@ -161,6 +181,7 @@ def register(registry: Registry) -> None:
         ("twitter_dms", "twitter-dm", ("direct-messages*.js",), Gate(words=("window.YTD.direct_messages",))),
         ("irc", "irc", ("*.log", "*.txt", "*.weechatlog"), irc),
         ("matrix", "matrix", ("*.json",), json_with('"messages"', opens="{")),
+        ("matrix_txt", "matrix-txt", ("*.txt",), Gate(pattern=_ELEMENT_TXT_OPENS)),
         ("google_chat", "google-chat", ("messages.json", "group_info.json", "user_info.json"), JSON_OBJECT),
         *_data_downloads(),
         ("gitter", "gitter", ("*.json", "*.jsonl"), json_with('"fromUser"')),
@@ -176,7 +197,7 @@ def register(registry: Registry) -> None:
         ("slackdump", "slackdump", ("*.json", "*.jsonl", "*.sqlite"), json_with('"t":', opens="{"), sqlite),
         ("rocketchat", "rocketchat", ("*.json", "*.jsonl"), json_with('"msg"')),
         ("zulip", "zulip", ("messages-*.json", "*.json", "*.jsonl"), json_with('"zerver_message"', '"sender_full_name"', '"zerver_', '"analytics_', '"migrations_by_app"', '"s3_path"')),
-        ("imessage", "imessage", ("*.txt",), Gate(opens="ADFJMNOS", pattern=_IMESSAGE_OPENS)),
+        *_imessage(Gate, sqlite),
         ("line", "line", ("*.txt",), Gate(words=("[LINE]", "\t"))),
         ("kakaotalk", "kakaotalk", ("KakaoTalk*.txt", "*.txt", "*.csv"), *kakaotalk),
         ("wechat", "wechat", ("*_utf8.csv", "*.csv", "*.txt"), wechat),

@@ -5,10 +5,11 @@ shared by every family."""
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Protocol
 
 from convo.core.encoding import LineDecoder
 from convo.core.errors import InputError
@@ -83,12 +84,18 @@ def numbered_lines(source: Source, decode: LineDecoder) -> Iterator[tuple[int, s
 
 
 def csv_rows(
-    source: Source, decode: LineDecoder, what: str, hint: str, header: list[str] | None = None
+    source: Source,
+    decode: LineDecoder,
+    what: str,
+    hint: str,
+    header: list[str] | None = None,
+    delimiter: str = ",",
 ) -> Iterator[tuple[int, list[str]]]:
     """(first line, cells) of each data row of a CSV export after its header row, a
     cell's line breaks kept; a row the csv module cannot read (a cell past its 128 KiB
     limit, a stray carriage return) stops the file with ``not CSV as <what> writes it``.
-    ``header``, when given, receives the header row's cells (stripped, a BOM removed)."""
+    ``header``, when given, receives the header row's cells (stripped, a BOM removed);
+    ``delimiter``: a file written for a spreadsheet in another language (``;``, a tab)."""
     where = {"n": 0}
 
     def feed() -> Iterator[str]:
@@ -96,7 +103,7 @@ def csv_rows(
             where["n"] = n
             yield line + "\n"
 
-    reader = csv.reader(feed())
+    reader = csv.reader(feed(), delimiter=delimiter)
     start = 1
     try:
         cols = next(reader, None)  # the header
@@ -161,3 +168,28 @@ class EmptyCounter:
             more = ", ..." if self.n > len(self.first) else ""
             at = f" (at {', '.join(self.first)}{more})" if self.first else ""
             ctx.warn(ctx.source.name, f"skipped {self.n} {what}{at}")
+
+
+class PageParser(Protocol):
+    """An ``HTMLParser`` that puts what it finishes (a message, a block) in ``done``."""
+
+    done: list[Any]
+
+    def feed(self, data: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def parsed_page(source: Source, parser: PageParser) -> Iterator[Any]:
+    """What ``parser`` finishes (its ``done``) as an HTML page that declares UTF-8 streams
+    through it, 64 KiB at a time (stdin and .gz spooled: a reader may take two passes)."""
+    done = parser.done
+    with open(source.real_path(), "rb") as f:
+        decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
+        while chunk := f.read(1 << 16):
+            parser.feed(decoder.decode(chunk))
+            yield from done
+            done.clear()
+    parser.feed(decoder.decode(b"", final=True))
+    parser.close()
+    yield from done

@@ -59,7 +59,7 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 _STAMP = re.compile(
     r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{2}), (\d{4}) ([ \d]\d):(\d{2}):(\d{2}) ([AP]M)"
 )
-_READ = re.compile(r" \(Read by (.+?) after (.+)\)\Z")
+READ = re.compile(r" \(Read by (.+?) after (.+)\)\Z")
 _EDITED = re.compile(r"Edited (.+?) later: (.*)\Z", re.S)
 _REACTION = re.compile(r"(.+?) (?:by|from) (.+)")
 _EFFECT = re.compile(r"Sent with [A-Z][A-Za-z ]+\Z")
@@ -95,14 +95,14 @@ def sniff_imessage(source: Source) -> int:
     if len(lines) < 2 or (got := stamp_time(lines[0])) is None:
         return 0
     rest = got[1]
-    header = rest == "" or _READ.fullmatch(rest) is not None
+    header = rest == "" or READ.fullmatch(rest) is not None
     if header and lines[1].strip() and stamp_time(lines[1]) is None:
         return 85
     return 85 if rest.startswith(" ") and _ACTIONS.match(rest[1:]) else 0
 
 
 @dataclass
-class _Msg:
+class Block:
     """A message being read: header, sender, body lines and what the body said."""
 
     line: int
@@ -110,11 +110,11 @@ class _Msg:
     rest: str
     sender: str | None = None
     body: list[str] = field(default_factory=list)
-    replies: list[_Msg] = field(default_factory=list)
+    replies: list[Block] = field(default_factory=list)
 
 
 @dataclass
-class _State:
+class ChatState:
     ids: ContentIds
     thread: str
     speakers: list[str]
@@ -133,20 +133,20 @@ def _senders(source: Source, ctx: ImportContext) -> list[str]:
             if len(seen) > 2:
                 break
         got = stamp_time(line)
-        prev = line if got is not None and (got[1] == "" or _READ.fullmatch(got[1])) else None
+        prev = line if got is not None and (got[1] == "" or READ.fullmatch(got[1])) else None
     return list(seen)
 
 
-def _blocks(source: Source, ctx: ImportContext, state: _State) -> Iterator[_Msg]:
+def _blocks(source: Source, ctx: ImportContext, state: ChatState) -> Iterator[Block]:
     """Top-level blocks: a time line after a blank line (or first) starts one."""
-    cur: _Msg | None = None
+    cur: Block | None = None
     blank = True
     for n, line in numbered_lines(source, ctx.text_decoder()):
         got = stamp_time(line) if blank else None
         if got is not None:
             if cur is not None:
                 yield cur
-            cur = _Msg(n, got[0], got[1])
+            cur = Block(n, got[0], got[1])
         elif blank and line == NO_ANNOUNCEMENT:
             state.unformatted.skip(ctx.loc(n))
             if cur is not None:
@@ -163,19 +163,19 @@ def _blocks(source: Source, ctx: ImportContext, state: _State) -> Iterator[_Msg]
         yield cur
 
 
-def _is_announcement(msg: _Msg) -> bool:
-    return msg.rest != "" and _READ.fullmatch(msg.rest) is None
+def _is_announcement(msg: Block) -> bool:
+    return msg.rest != "" and READ.fullmatch(msg.rest) is None
 
 
-def _split_replies(msg: _Msg) -> None:
+def _split_replies(msg: Block) -> Block:
     """Indented blocks of the body (``    <time>`` then ``    <sender>``) become replies."""
     own: list[str] = []
-    reply: _Msg | None = None
+    reply: Block | None = None
     for k, line in enumerate(msg.body):
         inner = line[len(INDENT) :] if line.startswith(INDENT) else None
         got = stamp_time(inner) if inner is not None else None
-        if got is not None and (got[1] == "" or _READ.fullmatch(got[1])):
-            reply = _Msg(msg.line + 2 + k, got[0], got[1])
+        if got is not None and (got[1] == "" or READ.fullmatch(got[1])):
+            reply = Block(msg.line + 2 + k, got[0], got[1])
             msg.replies.append(reply)
         elif reply is not None and (inner is not None or not line.strip()):
             if reply.sender is None:
@@ -186,6 +186,7 @@ def _split_replies(msg: _Msg) -> None:
             reply = None
             own.append(line)
     msg.body = own
+    return msg
 
 
 def _parts(body: list[str]) -> tuple[str, dict[str, Any], bool]:
@@ -221,10 +222,10 @@ def _parts(body: list[str]) -> tuple[str, dict[str, Any], bool]:
     return "\n".join(text).strip(), extra, replied
 
 
-def _build(
-    msg: _Msg, ctx: ImportContext, state: _State, reply_to: str | None
+def build_block(
+    msg: Block, ctx: ImportContext, state: ChatState, reply_to: str | None
 ) -> ConversationMessage | None:
-    read = _READ.fullmatch(msg.rest)
+    read = READ.fullmatch(msg.rest)
     ts = naive_ts(msg.when, ctx.options.tz)
     tags: list[str] = []
     extra: dict[str, Any]
@@ -259,14 +260,22 @@ def _build(
 
 def read_imessage(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     thread = strip_compressed(PurePath(source.name).name).removesuffix(".txt")
-    state = _State(ContentIds(source.name), thread, _senders(source, ctx))
-    for block in _blocks(source, ctx, state):
-        _split_replies(block)
-        parent = _build(block, ctx, state, None)
+    state = ChatState(ContentIds(source.name), thread, _senders(source, ctx))
+    blocks = _blocks(source, ctx, state)
+    yield from read_blocks(map(_split_replies, blocks), source, ctx, state)
+
+
+def read_blocks(
+    blocks: Iterator[Block], source: Source, ctx: ImportContext, state: ChatState
+) -> Iterator[ConversationMessage]:
+    """The records of a chat's top-level blocks, each followed by its threaded replies
+    (imessage-exporter's txt and HTML exports alike)."""
+    for block in blocks:
+        parent = build_block(block, ctx, state, None)
         if parent is not None:
             yield parent
         for reply in block.replies:
-            got = _build(reply, ctx, state, parent.id if parent is not None else None)
+            got = build_block(reply, ctx, state, parent.id if parent is not None else None)
             if got is not None:
                 yield got
     if state.twice:

@@ -1,4 +1,5 @@
-"""IRC client and bouncer logs (``irc``): irssi, WeeChat, ZNC, Limnoria, HexChat/XChat.
+"""IRC client and bouncer logs (``irc``): irssi, WeeChat, ZNC, Limnoria, HexChat/XChat, mIRC,
+IRCCloud.
 
 Line formats (each client's default log format; found with the code search in the
 clients' sources and in parsers of real logs, e.g. log2timeline/plaso's XChat parser):
@@ -24,6 +25,21 @@ clients' sources and in parsers of real logs, e.g. log2timeline/plaso's XChat pa
   the file name, else ``--start-date``'s, else unknown. bip (``log.c``): ``01-03-2022
   10:00:05 < alice!~a@host: text`` (``>`` for the user's own lines, ``< * nick`` actions,
   ``-!-`` events). A sender's whole mask (``nick!user@host``) gives its nick.
+- Eggdrop (its ``logfile``s: ``[10:00:00] <alice> text`` as ZNC's, and its events
+  ``bob (~b@h) joined #chan.``, ``bob (~b@h) left irc: bye``, ``Nick change: a -> b``,
+  ``Topic changed on #chan by ...``, ``#chan: mode change '+o bob' by ...``, ``Action:
+  alice waves``).
+- Dated lines in brackets: IRCCloud's log export (``[2020-01-15 13:01:13] <nick> text``;
+  ``→ nick joined (~u@h)``, ``⇐ nick quit (...)``, ``← nick left #chan``, ``— nick
+  checks in`` for an action, ``* Channel mode is +cnt`` for a notice of the client; the
+  file's first line the channel's name alone), and a ZNC or Textual log whose timestamp
+  format carries the date (an offset, ``[2024-01-01T12:00:00+0100]``, is kept).
+- mIRC: ``Session Start: Mon Jan 01 12:00:00 2024``, ``Session Ident: #chan`` (the
+  channel), ``Session Time:`` (a new day), ``[12:00] <nick> text``; its ``*`` lines are
+  events (``* Now talking in #chan``, ``* bob (~b@h) has joined #chan``, ``* alice sets
+  mode: +o bob``) or actions (``* alice waves``). mIRC's colour and formatting codes
+  (``\x03`` with its colours, bold, italic, underline, reverse, reset), which mIRC and
+  ZNC keep in a log, are dropped from every line.
 - Detection: 80% of the head's lines in one client's shape, one message among them, and
   three lines at least, or a whole file shorter than that whose every line is a log
   line; the head is read whatever its bytes (one byte that is not UTF-8 changes no
@@ -80,7 +96,20 @@ _CTCP = re.compile(r"\[([^\]\s]+)\] ")  # dircproxy: ``[nick!user@host] VERSION`
 _BIP_MSG = re.compile(r"([<>]) (\* )?([^\s:]+):? (.*)", re.S)  # ``< nick!u@h: text``
 _EVENT_WORDS = re.compile(
     r"has (joined|left|quit)|\bis now known as\b|\bgives\b|\bremoves\b|\bsets mode\b|"
-    r"changes? (the )?topic|\bhas changed the topic\b|\bNow talking on\b|\bTopic for\b|\bkicked\b"
+    r"changes? (the )?topic|\bhas changed the topic\b|\bNow talking (?:on|in)\b|\bTopic for\b|"
+    r"\bkicked\b|^\S+ set [+-]\S|^(?:Channel mode is|Topic is|Set by \S+ on|Socket closed|"
+    r"Disconnected|Attempting to rejoin|Retrieving #)"
+)
+# mIRC's colour (\x03 and up to two colours) and formatting codes, kept in mIRC and ZNC logs
+_CODES = re.compile(r"\x03(?:\d{1,2}(?:,\d{1,2})?)?|[\x02\x0f\x11\x16\x1d\x1e\x1f]")
+# IRCCloud's event marks: a join, a part, a quit, a nick change; an em dash: an action
+_ARROWS = ("→ ", "← ", "⇐ ", "⇒ ", "↔ ")
+_LONE_CHANNEL = re.compile(r"[#&][^\s,]+")
+_EGGDROP_ACTION = re.compile(r"Action: (\S+) ?(.*)", re.S)
+_EGGDROP_EVENT = re.compile(
+    r"\S+ \(\S*\) (?:joined|left|returned to) |\S+ joined [#&!+]|Nick change: \S+ -> |"
+    r"Topic changed on \S+ by |\S+ kicked from \S+ by |[#&!+]\S*: mode change |"
+    r"Last message repeated \d+ times?"
 )
 _DATE_IN_NAME = re.compile(r"(\d{4})-?(\d\d)-?(\d\d)")
 _CHANNEL = re.compile(r"([#&][^_\s/]+?)(?:[_.][^#]*)?$")
@@ -112,6 +141,7 @@ class _State:
     def __init__(self, date: str | None):
         self.date = date  # YYYY-MM-DD, when known
         self.year: int | None = int(date[:4]) if date else None
+        self.channel = ""  # mIRC's ``Session Ident:``, IRCCloud's first line
 
     def at(self, clock: str) -> str | None:
         clock = clock if clock.count(":") == 2 else clock + ":00"
@@ -129,12 +159,31 @@ def _body(body: str, when: str | None) -> Line:
     m = _CTCP.match(body)
     if m:
         return Line("system", m[1].split("!", 1)[0], "", body, when)
+    if body.startswith(_ARROWS):
+        return Line("system", "", "", body, when)
     m = _ACTION.match(body.lstrip())
     if m and body.lstrip().startswith("* "):
+        if _EVENT_WORDS.search(body.lstrip()[2:]):  # mIRC's and IRCCloud's events
+            return Line("system", "", "", body.lstrip()[2:], when)
         return Line("action", m[1].lstrip(_MODES), "", m[2], when)
+    if body.startswith("\u2014 ") and len(body) > 2:  # IRCCloud's action
+        nick, _, rest = body[2:].partition(" ")
+        return Line("action", nick.lstrip(_MODES), "", rest, when)
     m = _NOTICE.match(body)
     if m:
         return Line("notice", m[1].split("!", 1)[0], "", m[2], when)
+    return _eggdrop(body, when)
+
+
+def _eggdrop(body: str, when: str | None) -> Line:
+    """Eggdrop's channel log lines (its ``irc.mod``'s ``putlog``: ``nick (u@h) joined
+    #chan.``, ``Nick change: a -> b``, ``Topic changed on #chan by ...``, ``Action: nick
+    waves``), else a line of no known shape."""
+    m = _EGGDROP_ACTION.match(body)
+    if m:
+        return Line("action", m[1], "", m[2], when)
+    if _EGGDROP_EVENT.match(body):
+        return Line("system", "", "", body, when)
     return Line("unknown", "", "", body, when)
 
 
@@ -144,6 +193,10 @@ def _irssi(m: re.Match[str], st: _State) -> Line:
 
 def _znc(m: re.Match[str], st: _State) -> Line:
     return _body(m[2], st.at(m[1]))
+
+
+def _dated(m: re.Match[str], st: _State) -> Line:
+    return _body(m[4], f"{m[1]} {m[2]}" + (m[3] or ""))  # an offset is kept: UTC known
 
 
 def _limnoria(m: re.Match[str], st: _State) -> Line:
@@ -209,6 +262,11 @@ DIALECTS = (
         r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.\d+)?(Z|[+-]\d\d:?\d\d)?  (.*)$",
         _limnoria,
     ),
+    _Dialect(
+        "dated",
+        r"^\[(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(?:\.\d+)?(Z|[+-]\d\d:?\d\d)?\] (.*)$",
+        _dated,
+    ),
     _Dialect("bip", r"^(\d\d)-(\d\d)-(\d{4}) (\d\d:\d\d:\d\d) (.*)$", _bip),
     _Dialect("dircproxy", r"^\[(\d\d) ([A-Z][a-z]{2}) (\d\d:\d\d)\] (.*)$", _dircproxy),
     _Dialect("znc", r"^\[(\d\d:\d\d(?::\d\d)?)\] (.*)$", _znc),
@@ -221,6 +279,10 @@ _HEADERS = (
     "--- Day changed",
     "**** BEGIN LOGGING",
     "**** ENDING LOGGING",
+    "Session Start:",
+    "Session Close",
+    "Session Time:",
+    "Session Ident:",
 )
 
 
@@ -233,8 +295,9 @@ def _known(d: _Dialect, line: str) -> Line | None:
 def _dialect_of(lines: list[str]) -> tuple[_Dialect | None, int]:
     """The dialect most lines parse in (80% at least, one real message among them), and
     how many lines it explains (headers count)."""
-    body = [x for x in lines if x.strip() and not x.startswith(_HEADERS)]
-    headers = sum(1 for x in lines if x.startswith(_HEADERS))
+    filled = [x for x in lines if x.strip()]
+    body = [x for x in filled if not _is_header(x)]
+    headers = len(filled) - len(body)
     best: _Dialect | None = None
     best_lines: list[Line] = []
     for d in DIALECTS:
@@ -252,7 +315,7 @@ def sniff(source: Source) -> int:
     text = source.head_text()
     start = text.lstrip("\ufeff \r\n")
     if start.startswith(("{", "<", "WEBVTT")) or (
-        start.startswith("[") and not re.match(r"\[\d\d(?::| [A-Z][a-z]{2} )", start)
+        start.startswith("[") and not _BRACKET_TIME.match(start)
     ):
         return 0
     lines = _head_lines(source, text, 60)
@@ -262,7 +325,18 @@ def sniff(source: Source) -> int:
     if n < 3:  # a short log counts when it is whole and every line of it is a log line
         whole = len(source.head) < HEAD_BYTES
         return 60 if whole and n == sum(1 for x in lines if x.strip()) else 0
-    return 70
+    # ``[date time] <nick>`` is WhatsApp's bracket too: the nick in angle brackets decides
+    return 90 if dialect.name == "dated" else 70
+
+
+# the brackets a log line may open with: ``[10:00``, ``[01 Mar 10:00]``, ``[2022-03-01 ``
+_BRACKET_TIME = re.compile(r"\[(?:\d\d(?::| [A-Z][a-z]{2} )|\d{4}-\d\d-\d\d[ T]\d)")
+
+
+def _is_header(line: str) -> bool:
+    """A log's structure: open, close and day lines, mIRC's session lines, and the
+    channel's name alone on a line (IRCCloud's first line)."""
+    return line.startswith(_HEADERS) or _LONE_CHANNEL.fullmatch(line.strip()) is not None
 
 
 def _head_lines(source: Source, text: str, limit: int) -> list[str]:
@@ -272,7 +346,7 @@ def _head_lines(source: Source, text: str, limit: int) -> list[str]:
     lines = text.lstrip("\ufeff").split("\n")
     if len(source.head) >= HEAD_BYTES and len(lines) > 1:
         lines.pop()
-    return [x.rstrip("\r") for x in lines[:limit]]
+    return [_CODES.sub("", x.rstrip("\r")) for x in lines[:limit]]
 
 
 def _date_from_name(name: str) -> str | None:
@@ -283,6 +357,10 @@ def _date_from_name(name: str) -> str | None:
 
 
 def _header(line: str, st: _State) -> None:
+    if _LONE_CHANNEL.fullmatch(line.strip()) or line.startswith("Session Ident:"):
+        channel = line.removeprefix("Session Ident:").strip()
+        st.channel = channel if channel[:1] in "#&" else st.channel
+        return
     m = _DAY_CHANGED.match(line) or _CTIME.search(line)
     if m and MONTHS.get(m[1]):
         st.date = f"{int(m[3]):04d}-{MONTHS[m[1]]:02d}-{int(m[2]):02d}"
@@ -303,9 +381,10 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     decode = ctx.text_decoder()
     with source.open() as stream:  # streamed: one line in memory at a time
         for raw in iter_lines(stream):
-            line = decode(raw.raw)
-            if line.startswith(_HEADERS):
+            line = _CODES.sub("", decode(raw.raw))
+            if _is_header(line):
                 _header(line, st)
+                thread = st.channel or thread  # the log's own word over its file's name
                 continue
             hit = dialect.regex.match(line)
             parsed = dialect.build(hit, st) if hit else None
@@ -339,7 +418,9 @@ def _record(
     )
 
 
-DESCRIPTION = "IRC logs: irssi, WeeChat, ZNC, Limnoria, HexChat/XChat line formats"
+DESCRIPTION = (
+    "IRC logs: irssi, WeeChat, ZNC, Limnoria, HexChat/XChat, mIRC line formats; IRCCloud exports"
+)
 EXAMPLE = "10:00 <@alice> hello bob"
 FIELDS = Fields(
     speaker="the nick without its mode prefix (events: none)",

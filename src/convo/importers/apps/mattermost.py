@@ -10,6 +10,12 @@ Decisions:
 - The export has no post ids: id = ``mattermost:<team>:<channel>:<create_at>:<user>``
   (``dm:<sorted members>`` for direct posts). Replies nested in a post are emitted after
   it with ``replyTo`` = the post's id.
+- An integration's post (a webhook's, a bot's) may hold its words only in
+  ``props.attachments`` (Slack's message attachments): their pretext, title, text and
+  fields are the text. A post's ``type`` goes to ``extra`` (``system_*``: tagged
+  ``system``), ``is_pinned`` to ``extra.pinned``.
+- An empty post (a file the export did not include) is skipped with a warning, its
+  replies kept (answering no message of the file).
 - Lines of other types (version, team, channel, user, direct_channel, emoji, scheme...)
   carry no messages and are read for names only.
 
@@ -30,6 +36,7 @@ from convo.core.io import Source, strip_bom
 from convo.core.jsonl import iter_lines, parse_line
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
+from convo.importers.apps.common import SYSTEM_TAG
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
@@ -102,19 +109,23 @@ def _post(
         key = f"{as_str(p.get('team'))}:{as_str(p.get('channel'))}"
         thread = channels.get(as_str(p.get("channel"))) or as_str(p.get("channel"))
     parent = _one(p, key, thread, members, users, where, None)
-    if parent is None:
-        ctx.warn(where, "empty post skipped")
-        return
-    if parent.timestamp is None:
+    replies = as_list(p.get("replies"))
+    if parent is None:  # its replies are kept, answering no message of the file
+        ctx.warn(where, f"empty post skipped ({len(replies)} replies to it kept)" if replies
+                 else "empty post skipped")  # fmt: skip
+    elif parent.timestamp is None:
         ctx.warn(where, "unreadable create_at; time left unknown")
-    yield parent
-    for j, r in enumerate(as_list(p.get("replies")), 1):
-        r = as_dict(r)
+    if parent is not None:
+        yield parent
+    for j, r in enumerate(map(as_dict, replies), 1):
         if not as_str(r.get("user")):
             ctx.reject(f"{where}#reply-{j}", "reply without user", r)
             continue
-        reply = _one(r, key, thread, members, users, f"{where}#reply-{j}", parent.id)
-        if reply is not None:
+        parent_id = parent.id if parent is not None else None
+        reply = _one(r, key, thread, members, users, f"{where}#reply-{j}", parent_id)
+        if reply is None:
+            ctx.warn(f"{where}#reply-{j}", "empty reply skipped")
+        else:
             yield reply
 
 
@@ -130,10 +141,10 @@ def _one(
     user = as_str(p.get("user"))
     speaker = users.get(user, user)
     text = as_str(p.get("message"))
-    attachments = [as_str(as_dict(a).get("path")) for a in as_list(p.get("attachments"))]
-    chunks = ([text] if text.strip() else []) + [f"[attachment] {a}" for a in attachments if a]
+    chunks, attachments = _chunks(p, text)
     if not chunks:
         return None
+    kind = as_str(p.get("type"))
     return message(
         chunks,
         speaker=speaker,
@@ -144,21 +155,50 @@ def _one(
         format="mattermost",
         thread=thread,
         reply_to=parent,
+        tags=[SYSTEM_TAG] if kind.startswith("system_") else [],
         extra={
             "username": user,
+            "type": kind or None,
+            "pinned": p.get("is_pinned") is True or None,
+            "cards": [a for a in as_list(as_dict(p.get("props")).get("attachments"))] or None,
             "create_at": p.get("create_at"),
             "edit_at": epoch_ts(p.get("edit_at"), ms=True) if p.get("edit_at") else None,
-            "attachments": [a for a in attachments if a],
-            "reactions": [
-                {
-                    "user": users.get(as_str(r.get("user")), as_str(r.get("user"))),
-                    "emoji": as_str(r.get("emoji_name")),
-                }
-                for r in map(as_dict, as_list(p.get("reactions")))
-            ],
+            "attachments": attachments,
+            "reactions": _reactions(p, users),
             "flagged_by": as_list(p.get("flagged_by")),
         },
     )
+
+
+def _chunks(p: dict[str, Any], text: str) -> tuple[list[str], list[str]]:
+    """A post's chunks (its message, its integration's cards, its files) and files' paths."""
+    attachments = [as_str(as_dict(a).get("path")) for a in as_list(p.get("attachments"))]
+    attachments = [a for a in attachments if a]
+    cards = [_card(a) for a in map(as_dict, as_list(as_dict(p.get("props")).get("attachments")))]
+    chunks = ([text] if text.strip() else []) + [c for c in cards if c]
+    return chunks + [f"[attachment] {a}" for a in attachments], attachments
+
+
+def _reactions(p: dict[str, Any], users: dict[str, str]) -> list[dict[str, str]]:
+    return [
+        {
+            "user": users.get(as_str(r.get("user")), as_str(r.get("user"))),
+            "emoji": as_str(r.get("emoji_name")),
+        }
+        for r in map(as_dict, as_list(p.get("reactions")))
+    ]
+
+
+def _card(a: dict[str, Any]) -> str:
+    """A message attachment of an integration (``props.attachments``, Slack's layout) as
+    Mattermost shows it: its pretext, title, text and fields, else its fallback."""
+    fields = [
+        f"{as_str(f.get('title'))}: {as_str(f.get('value'))}"
+        for f in map(as_dict, as_list(a.get("fields")))
+    ]
+    shown = [as_str(a.get(k)) for k in ("pretext", "title", "text")] + fields
+    lines = [x for x in shown if x.strip()] or [as_str(a.get("fallback"))]
+    return "\n".join(x for x in lines if x.strip())
 
 
 def _listeners(text: str, user: str, members: list[str], users: dict[str, str]) -> list[str]:
@@ -181,7 +221,9 @@ FIELDS = Fields(
     "`mattermost:dm:<members>:<create_at>:<user>`)",
     scope="the team and channel names, the user and the millisecond (the export has no post ids)",
     reply_to="a nested reply: its post's id",
-    extra="`username`, `create_at`, `reactions`, `attachments`",
+    tags="`system` for a post whose `type` is `system_*`",
+    extra="`username`, `create_at`, `type`, `pinned`, `reactions`, `attachments` (files' "
+    "paths), `cards` (an integration's `props.attachments`, their texts also the record's)",
 )
 
 FORMATS = (

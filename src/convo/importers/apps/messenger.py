@@ -35,7 +35,12 @@ from convo.core.io import Source, parse_json
 from convo.core.jsonstream import JsonArray
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
-from convo.importers.apps.common import EmptyCounter, fix_latin1_mojibake, other_party
+from convo.importers.apps.common import (
+    SYSTEM_TAG,
+    EmptyCounter,
+    fix_latin1_mojibake,
+    other_party,
+)
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
@@ -82,6 +87,9 @@ def _name(p: Any) -> str:
     """A participant: ``{"name": ...}``, or the plain name of the E2EE download."""
     return p if isinstance(p, str) else as_str(as_dict(p).get("name"))
 
+
+# the older downloads' ``type`` of a member added or leaving (``users``: who)
+_MEMBERSHIP = ("Subscribe", "Unsubscribe")
 
 _MEDIA = (
     ("photos", "photo"),
@@ -148,11 +156,25 @@ def _chunks(m: dict[str, Any], content: str) -> tuple[list[str], dict[str, Any]]
     if sticker:
         chunks.append(f"[sticker] {as_str(sticker.get('uri'))}")
     chunks += _shared(as_dict(m.get("share")), content)
-    if not chunks and "call_duration" in m:  # a call the download wrote without a sentence
+    return chunks or _notice(m), media
+
+
+def _notice(m: dict[str, Any]) -> list[str]:
+    """What a message without text or media says: a call, members added or gone, an
+    unsent message (kept: its reactions stay), none."""
+    if "call_duration" in m:  # a call the download wrote without a sentence
         seconds = m.get("call_duration")
         missed = m.get("missed") is True or seconds == 0
-        chunks.append("[call] missed" if missed else f"[call] {as_str(seconds)} s")
-    return chunks, media
+        return ["[call] missed" if missed else f"[call] {as_str(seconds)} s"]
+    if m.get("type") in _MEMBERSHIP:
+        names = (fix_latin1_mojibake(_name(u)) for u in as_list(m.get("users")))
+        return [f"[{as_str(m.get('type')).lower()}] {', '.join(names)}".strip()]
+    return ["[unsent]"] if _unsent(m) else []
+
+
+def _unsent(m: dict[str, Any]) -> bool:
+    """An unsent message: ``is_unsent``, the E2EE download's ``isUnsent`` or ``placeholder``."""
+    return m.get("is_unsent") is True or m.get("isUnsent") is True or m.get("type") == "placeholder"
 
 
 def _shared(share: dict[str, Any], content: str) -> list[str]:
@@ -191,8 +213,6 @@ def _messenger_messages(
         chunks, media = _chunks(m, content)
         sticker = as_dict(m.get("sticker"))
         share = as_dict(m.get("share"))
-        if not chunks and (m.get("isUnsent") is True or m.get("type") == "placeholder"):
-            chunks = ["[unsent]"]  # the E2EE download keeps an unsent message, textless
         if not chunks:
             empty.skip(loc)
             continue
@@ -200,7 +220,7 @@ def _messenger_messages(
         ts = epoch_ts(millis, ms=True)
         if ts is None:
             ctx.warn(loc, "no readable timestamp_ms; time left unknown")
-        unsent = m.get("is_unsent") is True or m.get("isUnsent") is True
+        kind = as_str(m.get("type"))
         yield message(
             chunks,
             speaker=speaker or None,
@@ -209,13 +229,15 @@ def _messenger_messages(
             source_id=loc,
             format=fmt,
             thread=title,
+            tags=[SYSTEM_TAG] if kind in _MEMBERSHIP else [],
             extra={
                 "timestamp_ms": millis,
-                "type": as_str(m.get("type")),
+                "type": kind,
+                "users": [fix(_name(u)) for u in as_list(m.get("users"))] or None,
                 "media": media,
                 "sticker": sticker,
                 "share": share,
-                "unsent": True if unsent or m.get("type") == "placeholder" else None,
+                "unsent": True if _unsent(m) else None,
                 "call_duration": m.get("call_duration"),
                 "missed": m.get("missed"),
                 "reactions": [_reaction(r) for r in map(as_dict, as_list(m.get("reactions")))],
@@ -253,6 +275,8 @@ FIELDS = Fields(
     id="no message ids: " + CONTENT_HASH,
     scope="the thread's `title`; without one the folder (`message_N.json` is a name every "
     "download has)",
+    tags="`system` for a member added or leaving (older downloads' `Subscribe`, "
+    "`Unsubscribe`; who in `extra.users`)",
     extra="`timestamp_ms`, `media` (photos, videos, audio, files), `reactions` (with their "
     "`timestamp` when written), `share`, `call_duration` and `missed` (a call without a "
     "sentence reads `[call] 42 s`)",

@@ -24,8 +24,10 @@ Decisions:
 - speaker = ``u.name`` (else ``u.username``; the username in ``extra.username``), the
   download's ``username``; listeners = the ``mentions`` (``all``/``here`` left out),
   by name.
-- text = ``msg``, then each attachment as a line: a quoted message ``> author: text``,
-  a file ``[file] title`` (its link in ``extra.attachments``); a system message (``t``)
+- text = ``msg``, then each attachment as a line: a quoted message ``> author: text``
+  (``replyTo`` the message its ``message_link`` names, when not a thread's reply), a
+  file ``[file] title`` and its ``description`` (its link in ``extra.attachments``), an
+  integration's card its title, text and fields; a system message (``t``)
   as ``[joined]``, ``[added NAME]``, ``[renamed the room to NAME]``... tagged ``system``.
 - Messages of one JSON document in time order (the REST history answers newest
   first); a mongoexport's lines as they come.
@@ -167,6 +169,9 @@ _SYSTEM = {
 
 
 def _attachment_lines(attachments: list[Any]) -> list[str]:
+    """Each attachment as a line: a quoted message ``> author: text``; a file ``[file]
+    title`` (``[image]``, ...) and the description its sender wrote; an integration's card
+    (a bot's, a webhook's: no file) its title, text and fields."""
     lines = []
     for a in map(as_dict, attachments):
         text, title = as_str(a.get("text")), as_str(a.get("title"))
@@ -174,12 +179,35 @@ def _attachment_lines(attachments: list[Any]) -> list[str]:
             author = as_str(a.get("author_name"))
             quoted = "\n".join(f"> {x}" for x in text.split("\n"))
             lines.append(f"> {author}:\n{quoted}" if author else quoted)
-        elif title or a.get("title_link") or a.get("image_url"):
+        elif a.get("title_link") or a.get("image_url") or a.get("type") == "file":
             kind = "image" if a.get("image_url") or a.get("image_type") else "file"
             lines.append(f"[{kind}] {title or as_str(a.get('fileName'))}".rstrip())
-        elif text:
-            lines.append(text)
+            lines += [x for x in (as_str(a.get("description")), text) if x.strip()]
+        else:
+            lines += _card(a)
     return lines
+
+
+def _card(a: dict[str, Any]) -> list[str]:
+    """An integration's card (a bot's, a webhook's: no file): its words."""
+    fields = [
+        f"{as_str(f.get('title'))}: {as_str(f.get('value'))}"
+        for f in map(as_dict, as_list(a.get("fields")))
+    ]
+    shown = (as_str(a.get("pretext")), as_str(a.get("title")), as_str(a.get("text")), *fields)
+    return [x for x in shown if x.strip()]
+
+
+def _quoted(attachments: list[Any]) -> str:
+    """The id of the message a quote links to (``message_link``'s ``?msg=ID``), or ''."""
+    for a in map(as_dict, attachments):
+        got = _MSG_LINK.search(as_str(a.get("message_link")))
+        if got:
+            return got[1]
+    return ""
+
+
+_MSG_LINK = re.compile(r"[?&]msg=([^&#\s]+)")
 
 
 def _reactions(value: Any) -> list[dict[str, Any]]:
@@ -214,6 +242,7 @@ def _message(
     speaker = as_str(user.get("name")) or username
     kind = as_str(m.get("t")) or as_str(m.get("type"))
     rid, mid, parent = as_str(m.get("rid")), as_str(m.get("_id")), as_str(m.get("tmid"))
+    parent = parent or (_quoted(as_list(m.get("attachments"))) if mid else "")
     return message(
         [_text(m, kind), *_attachment_lines(as_list(m.get("attachments")))],
         speaker=speaker or None,

@@ -15,6 +15,9 @@ Text layouts (this module):
   ``|``-prefixed lines, a ``>``-prefixed quote and the body after a blank line.
 - **sigtop** ``-f text-short``: ``2006-01-02 15:04 Name: text`` per message.
 
+signalbackup-tools' ``--exporttxt`` (``[Mar 05, 2024 14:03:40] <Name> text``, one file a
+chat of an Android backup): ``convo.importers.apps.signal_backup``.
+
 JSON layouts (``convo.importers.apps.signal_json``): signal-export's ``data.json`` (JSON
 Lines of ``date``/``sender``/``body``/``quote``/``reactions``/``attachments``) and sigtop's
 ``-f json`` (an array of Signal Desktop message objects).
@@ -52,7 +55,7 @@ from convo.core.io import Source
 from convo.core.maildates import mail_date
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import format_timestamp_utc, naive_ts
-from convo.importers.apps import signal_json
+from convo.importers.apps import signal_backup, signal_json
 from convo.importers.apps.common import SYSTEM_TAG, numbered_lines, other_party, written_count
 from convo.importers.build import message
 from convo.importers.context import ImportContext, ImportOptions
@@ -99,7 +102,7 @@ def _layout(lines: list[str]) -> str:
 def sniff(source: Source) -> int:
     """signal-export's blank line after every message sets it apart from WhatsApp's
     ``[date, time]`` layout; the JSON layouts are sniffed in ``signal_json``."""
-    json_score = signal_json.sniff(source)
+    json_score = signal_json.sniff(source) or signal_backup.sniff(source)
     if json_score:
         return json_score
     raw = source.head_text().splitlines()[:40]
@@ -140,6 +143,9 @@ class _Msg:
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     if signal_json.sniff(source):
         yield from signal_json.read(source, ctx, _thread(source))
+        return
+    if signal_backup.sniff(source):
+        yield from signal_backup.read(source, ctx)
         return
     layout = _layout(head_lines(source, 12)) or "md"
     title: list[str] = []

@@ -398,8 +398,13 @@ def _text(kind: str, content: str, parts: _Parts, names: dict[str, str]) -> _Mad
         return made(kind, content, parts, names)
     if kind.startswith("ThreadActivity/"):
         return _activity(kind, parts, names), True, {}
+    written = kind in ("RichText", "Text", "")
+    if not written and {"eventtime", "initiator"} & parts.tags.keys():
+        # an event of a kind not known here (``InviteFreeRelationshipChanged/Initialized``:
+        # ``<initialized><eventtime/><initiator/></initialized>``): its kind, not its fields
+        return f"[{kind}]", True, {}
     # text, and kinds not known here (Notice, PopCard...): their text, tagged system
-    return _rich_text(content), kind not in ("RichText", "Text", ""), {}
+    return _rich_text(content), not written, {}
 
 
 def _activity(kind: str, parts: _Parts, names: dict[str, str]) -> str:

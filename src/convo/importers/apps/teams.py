@@ -13,7 +13,10 @@ wrapping the list (``value``/``messages``) is read whole (``convo.core.io.load_j
 Decisions: HTML bodies through ``html_to_text``; attachments by
 ``convo.importers.apps.teams_attachments`` (a quoted message is the reply, heard by its
 sender; a forwarded message and a card are their text; a file its name); ``From: null`` events become
-``[system event] <kind>`` tagged ``system``; ``thread`` = ChatId (or channel id); in a
+``[system event] <kind>: <what>`` tagged ``system`` (Graph's ``eventDetail`` type in
+words, the members it names, by the names their own messages give their ids when it
+writes none, a new name, a call's duration); ``thread`` = ChatId (or channel id; a page
+of Graph's answer whose messages name none: the chat its ``@odata.context`` names); in a
 1:1 chat (``@unq.gbl.spaces``) the listener is the other person seen in that chat.
 Messages are emitted in file order.
 
@@ -27,9 +30,11 @@ milliseconds, unique only within its chat or channel, so the id names the chat:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from datetime import tzinfo
 from typing import Any
+from urllib.parse import unquote
 
 from convo.core.errors import InputError
 from convo.core.io import Source, load_json
@@ -68,6 +73,7 @@ _SNIFF_KEYS = (
 
 def read_teams(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     data: Any
+    context = ""
     if json_head_with(source, opens="["):  # a list of messages: streamed, in two passes
         doc = StreamedDoc(source, ())
         doc.head()
@@ -75,19 +81,23 @@ def read_teams(source: Source, ctx: ImportContext) -> Iterator[ConversationMessa
     else:  # an object wrapping the list: read whole
         data = load_json(source)
         if isinstance(data, dict):
+            context = _context_chat(as_str(data.get("@odata.context")))
             data = data.get("value", data.get("Value", data.get("messages")))
         if not isinstance(data, list):
             raise InputError("not a Teams export (expected a list of messages)", where=source.name)
 
     def messages() -> Iterable[Any]:
-        return map(pascal, data if data is not None else doc.values())
+        found = map(pascal, data if data is not None else doc.values())
+        return (_in_chat(m, context) for m in found) if context else found
 
-    # Who takes part in each chat, to name the other party of a 1:1 chat.
+    # Who takes part in each chat, to name the other party of a 1:1 chat, and their ids.
     members: dict[str, list[str]] = {}
+    names: dict[str, str] = {}
     for m in messages():
         m = as_dict(m)
         name = _teams_from(m)
         if name:
+            names.setdefault(as_str(as_dict(as_dict(m.get("From")).get("User")).get("Id")), name)
             members.setdefault(_teams_thread(m), [])
             if name not in members[_teams_thread(m)]:
                 members[_teams_thread(m)].append(name)
@@ -97,8 +107,25 @@ def read_teams(source: Source, ctx: ImportContext) -> Iterator[ConversationMessa
         if not isinstance(m, dict) or not as_str(m.get("Id")):
             ctx.reject(loc, "not a Teams message (no Id)", m)
             continue
-        yield from _teams_message(m, loc, members, ctx, empty)
+        yield from _teams_message(m, loc, (members, names), ctx, empty)
     empty.report(ctx)
+
+
+# the chat or channel a Graph answer's ``@odata.context`` names (a page of one chat's
+# messages: ``.../$metadata#chats('19%3A...%40thread.v2')/messages``)
+_CONTEXT_CHAT = re.compile(r"(?:chats|channels)\('([^']+)'\)/messages")
+
+
+def _context_chat(context: str) -> str:
+    m = _CONTEXT_CHAT.search(context)
+    return unquote(m[1]) if m else ""
+
+
+def _in_chat(m: Any, chat: str) -> Any:
+    """A message of a page whose context names its chat: that chat when it names none."""
+    if isinstance(m, dict) and not _teams_chat(m):
+        return {**m, "ChatId": chat}
+    return m
 
 
 def _teams_from(m: dict[str, Any]) -> str:
@@ -120,13 +147,37 @@ def _teams_thread(m: dict[str, Any]) -> str:
     return _teams_chat(m) or "teams"
 
 
-def _system_event(m: dict[str, Any]) -> tuple[str, str]:
-    """A system event's ``[system event] <kind>`` chunk and its initiator's name."""
+def _system_event(m: dict[str, Any], names: dict[str, str]) -> tuple[str, str]:
+    """A system event's ``[system event] <kind>: <what>`` chunk and its initiator's name:
+    Graph's ``eventDetail`` type in words (``#microsoft.graph.membersAddedEventMessageDetail``:
+    ``members added``), the members it names (by the names their messages give their
+    ids, when it writes none), a new name, a call's duration."""
     detail = as_dict(m.get("EventDetail"))
     kinds = [k for k, v in detail.items() if v not in (None, [], {}) and k != "Initiator"]
-    kind = as_str(detail.get("@odata.type")) or as_str(detail.get("EventType")) or ", ".join(kinds)
+    odata = as_str(detail.get("@odata.type")).rpartition(".")[2].removesuffix("EventMessageDetail")
+    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", odata).lower()
+    kind = words or as_str(detail.get("EventType")) or ", ".join(kinds)
     initiator = as_dict(as_dict(detail.get("Initiator")).get("User"))
-    return f"[system event] {kind}".rstrip(), as_str(initiator.get("DisplayName"))
+    what = ", ".join(_event_values(detail, names))
+    text = f"[system event] {kind}: {what}" if what and kind else f"[system event] {kind or what}"
+    initiator_id = as_str(initiator.get("Id"))
+    return text.rstrip(), as_str(initiator.get("DisplayName")) or names.get(initiator_id, "")
+
+
+def _event_values(detail: dict[str, Any], names: dict[str, str]) -> list[str]:
+    """What an event names: its members (Graph's ``members``, the PascalCase ``MembersAdded``
+    and the like), a display name it sets (``chatDisplayName``, ``teamsAppDisplayName``...),
+    a call's duration."""
+    out: list[str] = []
+    for key, value in detail.items():
+        if key.startswith("Members") and isinstance(value, list):
+            for who in map(as_dict, value):
+                who = as_dict(who.get("User")) or who
+                name = as_str(who.get("DisplayName")) or names.get(as_str(who.get("Id")), "")
+                out.append(name or as_str(who.get("Id")))
+        elif isinstance(value, str) and (key.endswith(("DisplayName", "Duration"))):
+            out.append(value)  # a new name (chat, team, channel, app), a call's length
+    return [x for x in out if x]
 
 
 def _attachments(m: dict[str, Any]) -> list[dict[str, Any]]:
@@ -161,10 +212,11 @@ def _listeners(
 def _teams_message(
     m: dict[str, Any],
     loc: str,
-    members: dict[str, list[str]],
+    people: tuple[dict[str, list[str]], dict[str, str]],
     ctx: ImportContext,
     empty: EmptyCounter,
 ) -> Iterator[ConversationMessage]:
+    members, names = people
     body = as_dict(m.get("Body"))
     content = as_str(body.get("Content"))
     text = html_to_text(content) if as_str(body.get("ContentType")).lower() == "html" else content
@@ -172,7 +224,7 @@ def _teams_message(
     system = m.get("From") is None or "systemEventMessage" in content
     chunks = [text] if text.strip() else []
     if system:
-        event, initiator = _system_event(m)
+        event, initiator = _system_event(m, names)
         chunks.insert(0, event)
         speaker = speaker or initiator
     attachments = _attachments(m)
@@ -241,7 +293,8 @@ FIELDS = Fields(
     reply_to="`teams:<chat>:<ReplyToId>`, else the message a reply quotes (a "
     "`messageReference` attachment's `messageId`)",
     subject="`Subject`",
-    tags="`system` on events (`From: null`: `[system event] <kind>`)",
+    tags="`system` on events (`From: null`: `[system event] <kind>: <what>`, e.g. `members "
+    "added: Kenji Mori`)",
     extra="`message_type`, `created`, `edited`, `deleted`, `importance`, `attachments`, "
     "`reactions`, `quoted` (`message_id`, `sender`, `preview`)",
 )
