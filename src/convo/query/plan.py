@@ -18,6 +18,10 @@ the index answers alone. Otherwise each candidate line is checked by the exact c
 A leaf under NOT is wrapped in ``ifnull(…, 0)``: SQL's NULL (a message with no thread,
 say) must read as "no", as the scan reads it.
 
+A tree nested deep enough (NOTs around ANDs, twenty levels) makes SQL that SQLite's
+parser cannot hold ("parser stack overflow"): such a tree's condition is tried first,
+and when SQLite refuses it the plan narrows nothing, every line checked (``TOO_DEEP``).
+
 ``Plan.explain()`` is what ``--explain`` prints: index or scan, and why.
 """
 
@@ -35,6 +39,8 @@ if TYPE_CHECKING:
 
 TRUE, FALSE = "1", "0"
 Cond = tuple[str, tuple["Any", ...]]
+TOO_DEEP = "the query nests too deep for the index's SQL"
+_SHALLOW = 8  # a tree this deep or less makes SQL any SQLite parses: not tried first
 
 
 class Plan(Slotted):
@@ -200,6 +206,9 @@ def compile_where(conn: sqlite3.Connection, node: Node | None) -> Plan:
     compiler = _Compiler(conn)
     (cond, params), _ = compiler.both(node, False)
     plan = compiler.plan
+    if _depth(node) > _SHALLOW and not _parses(conn, cond, params):
+        checked = plan.indexed + [c for c in plan.checked if c not in plan.indexed]
+        return Plan(exact=False, checked=checked, notes=[TOO_DEEP])
     plan.cond, plan.params = cond, params
     if isinstance(node, And) and not plan.exact and cond not in (TRUE, FALSE):
         from convo.query.drive import Part, shape
@@ -215,6 +224,31 @@ def compile_where(conn: sqlite3.Connection, node: Node | None) -> Plan:
         leaf = compiler.leaves.get(node)
         plan.fts = None if leaf is None else leaf.fts
     return plan
+
+
+def _depth(node: Node) -> int:
+    """How deep the tree nests (a leaf is 1), without recursion."""
+    deepest, todo = 0, [(node, 1)]
+    while todo:
+        n, d = todo.pop()
+        deepest = max(deepest, d)
+        if isinstance(n, And | Or):
+            todo.extend((c, d + 1) for c in n.children)
+        elif isinstance(n, Not):
+            todo.append((n.child, d + 1))
+    return deepest
+
+
+def _parses(conn: sqlite3.Connection, cond: str, params: tuple[Any, ...]) -> bool:
+    """SQLite can prepare ``cond`` (a deep tree's SQL may overflow its parser's stack,
+    or pass its expression depth: ``TOO_DEEP``)."""
+    try:
+        conn.execute(f"SELECT 1 FROM messages m WHERE {cond} LIMIT 0", params).fetchall()
+    except sqlite3.OperationalError as e:
+        if "stack overflow" in str(e) or "too large" in str(e):
+            return False
+        raise
+    return True
 
 
 def _counting(compiler: _Compiler, node: Node, plan: Plan) -> None:
@@ -344,6 +378,8 @@ def explain(plan: Plan | None, *, reason: str = "") -> str:
         fields = ", ".join(plan.indexed) or "no filter"
         return f"plan: index (exact: {fields})"
     if not plan.narrows:
+        if TOO_DEEP in plan.notes:
+            return explain(plan, reason=TOO_DEEP)
         return f"plan: scan (the index holds none of: {', '.join(plan.checked)})"
     notes = "".join(f"; {n}" for n in plan.notes)
     return (
