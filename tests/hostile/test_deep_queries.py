@@ -66,3 +66,18 @@ def test_sql_too_deep_for_sqlite_is_checked_on_each_line(runner, store, levels):
     )
     assert r.exit_code == 0, r.output
     assert len(r.stdout.splitlines()) == want
+
+
+@pytest.mark.parametrize(
+    "query, want",
+    [
+        (" OR ".join(f"tag:w{i}" for i in range(1000)) + " OR tag:t", 20),  # a UNION of 1,001
+        (" ".join(f"-tag:w{i}" for i in range(1000)), 30),  # an AND 1,000 deep
+        (" ".join(f"NOT (tag:w{i} OR from:w{i})" for i in range(600)) + " tag:t", 20),
+    ],
+)
+def test_a_query_of_a_thousand_terms_is_answered(runner, store, query, want):
+    assert Store(store).count(query) == want
+    r = runner.invoke(app, ["--store", str(store), "query", "--count", "--", query])
+    assert r.exit_code == 0, r.output
+    assert r.stdout.strip() == str(want)

@@ -40,7 +40,12 @@ if TYPE_CHECKING:
 TRUE, FALSE = "1", "0"
 Cond = tuple[str, tuple["Any", ...]]
 TOO_DEEP = "the query nests too deep for the index's SQL"
-_SHALLOW = 8  # a tree this deep or less makes SQL any SQLite parses: not tried first
+# A tree this deep or less, of this many leaves or fewer, makes SQL any SQLite parses
+# (its parser's stack, its bound on parameters): not tried first.
+_SHALLOW, _FEW_LEAVES = 8, 1000
+# An OR of more alternatives is not counted as a UNION (SQLite's compound SELECT holds
+# 500 at most; each alternative is counted first: ``_few``).
+_UNION_MAX = 64
 
 
 class Plan(Slotted):
@@ -122,7 +127,7 @@ def conjoin(parts: list[Cond]) -> Cond:
         return TRUE, ()
     if len(kept) == 1:
         return kept[0]
-    return "(" + " AND ".join(c for c, _ in kept) + ")", tuple(x for _, p in kept for x in p)
+    return _joined(" AND ", kept)
 
 
 def _or(parts: list[Cond]) -> Cond:
@@ -133,7 +138,20 @@ def _or(parts: list[Cond]) -> Cond:
         return FALSE, ()
     if len(kept) == 1:
         return kept[0]
-    return "(" + " OR ".join(c for c, _ in kept) + ")", tuple(x for _, p in kept for x in p)
+    return _joined(" OR ", kept)
+
+
+# SQLite reads ``a AND b AND c`` as a chain as deep as its terms, and refuses one over
+# 1,000 deep ("Expression tree is too large"): 1,000 -tag: terms were an internal error.
+# Terms past this many are grouped in parentheses of this many, a tree of log depth.
+_FAN = 32
+
+
+def _joined(word: str, kept: list[Cond]) -> Cond:
+    conds = [c for c, _ in kept]
+    while len(conds) > _FAN:
+        conds = ["(" + word.join(conds[i : i + _FAN]) + ")" for i in range(0, len(conds), _FAN)]
+    return "(" + word.join(conds) + ")", tuple(x for _, p in kept for x in p)
 
 
 def _not(part: Cond) -> Cond:
@@ -206,7 +224,8 @@ def compile_where(conn: sqlite3.Connection, node: Node | None) -> Plan:
     compiler = _Compiler(conn)
     (cond, params), _ = compiler.both(node, False)
     plan = compiler.plan
-    if _depth(node) > _SHALLOW and not _parses(conn, cond, params):
+    depth, size = _shape(node)
+    if (depth > _SHALLOW or size > _FEW_LEAVES) and not _parses(conn, cond, params):
         checked = plan.indexed + [c for c in plan.checked if c not in plan.indexed]
         return Plan(exact=False, checked=checked, notes=[TOO_DEEP])
     plan.cond, plan.params = cond, params
@@ -226,9 +245,10 @@ def compile_where(conn: sqlite3.Connection, node: Node | None) -> Plan:
     return plan
 
 
-def _depth(node: Node) -> int:
-    """How deep the tree nests (a leaf is 1), without recursion."""
-    deepest, todo = 0, [(node, 1)]
+def _shape(node: Node) -> tuple[int, int]:
+    """How deep the tree nests (a leaf is 1) and how many leaves it has, without
+    recursion."""
+    deepest, leaves, todo = 0, 0, [(node, 1)]
     while todo:
         n, d = todo.pop()
         deepest = max(deepest, d)
@@ -236,7 +256,9 @@ def _depth(node: Node) -> int:
             todo.extend((c, d + 1) for c in n.children)
         elif isinstance(n, Not):
             todo.append((n.child, d + 1))
-    return deepest
+        else:
+            leaves += 1
+    return deepest, leaves
 
 
 def _parses(conn: sqlite3.Connection, cond: str, params: tuple[Any, ...]) -> bool:
@@ -245,7 +267,7 @@ def _parses(conn: sqlite3.Connection, cond: str, params: tuple[Any, ...]) -> boo
     try:
         conn.execute(f"SELECT 1 FROM messages m WHERE {cond} LIMIT 0", params).fetchall()
     except sqlite3.OperationalError as e:
-        if "stack overflow" in str(e) or "too large" in str(e):
+        if any(w in str(e) for w in ("stack overflow", "too large", "too many SQL variables")):
             return False
         raise
     return True
@@ -264,7 +286,7 @@ def _counting(compiler: _Compiler, node: Node, plan: Plan) -> None:
         plan.total = (leaf.total, leaf.params) if leaf.total is not None else None
     if isinstance(node, Range) and bool(node.since) != bool(node.until):
         plan.since = (node.since, True) if node.since else (str(node.until), False)
-    if isinstance(node, Or) and plan.cond not in (TRUE, FALSE):
+    if isinstance(node, Or) and plan.cond not in (TRUE, FALSE) and len(node.children) <= _UNION_MAX:
         plan.union = [s for s in (_ids(compiler, c) for c in node.children) if s[0] != FALSE]
 
 
