@@ -42,7 +42,7 @@ from convo.index.rewrite import Follower
 from convo.index.rows import parse as parse_object
 from convo.index.rows import row_of
 from convo.store.append import StoreFile as Store
-from convo.store.append import located
+from convo.store.append import located, refuse_foreign
 
 if TYPE_CHECKING:
     from convo.store.dedup import HeldIds
@@ -225,6 +225,8 @@ def _rewrite(
         store.locked(hint=NOT_CHANGED, on_recover=result.notes.append),
         located(str(store.path), NOT_CHANGED),
     ):
+        with open(path, "rb") as head:
+            refuse_foreign(head.fileno(), str(store.path), "nothing was changed")
         _remove_stale_copies(path)
         synced = sync(path, create=False)
         follower = Follower.open(path) if synced.available else None
