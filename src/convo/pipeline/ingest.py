@@ -251,7 +251,7 @@ class Ingest:
                         continue
                     self.stats.imported += 1
                     self.last_own = None
-                    if whole and msg.id and not msg.id.startswith("h:"):
+                    if whole and finish.own:  # the reader's id, kept: held across sources
                         crossed += self._cross(number, msg)
                     yield msg
             except StreamError as e:  # a truncated .gz: what came before it is kept
@@ -309,6 +309,7 @@ class Finisher:
         self.numbered = 0
         self.ids = ContentIds(source_name)
         self._own: OwnIds | None = None  # made at the first id a reader gives
+        self.own = False  # the last message's id is the one its reader gave
 
     @property
     def clashes(self) -> int:
@@ -328,6 +329,16 @@ class Finisher:
             own = self._own = OwnIds()
         msg.id = own.checked(msg.id, msg.text_chunks, msg.speaker, msg.timestamp)
 
+    def _given(self, msg: ConversationMessage) -> None:
+        """Hold the reader's id (if any) to one message. An ``h:`` one too: a content hash
+        convo gave is its message's, but one read back from a JSONL file may name another
+        message (a record edited by hand, or made to meet another source's hash): such
+        ids were exempt, and two messages of one ingest could share one."""
+        given = msg.id
+        if given:
+            self._own_id(msg)
+        self.own = bool(given) and msg.id == given
+
     def close(self) -> None:
         if self._own is not None:
             self._own.close()
@@ -340,8 +351,7 @@ class Finisher:
         # Tags of the options (any value from the library API) would undo ``TYPED``.
         typed = take_typed(msg) and not self.tags
         self.prepare(msg)
-        if msg.id and not msg.id.startswith("h:"):  # a content hash is its message's
-            self._own_id(msg)
+        self._given(msg)
         base = None if msg.id else self.ids.base(msg)
         msg.source_id, new_id = self.number(msg.source_id, base)  # RangeFinisher's too
         msg.id = new_id or msg.id
@@ -362,8 +372,7 @@ class Finisher:
             msg.format = self.fmt
         if not msg.timestamp:
             msg.timestamp = EPOCH_STR
-        if msg.id and not msg.id.startswith("h:"):  # a content hash is its message's
-            self._own_id(msg)
+        self._given(msg)
         if not msg.id:
             ids = self.ids
             msg.id = ids.occurrence(content_id(msg, conversation=ids.file), msg.timestamp)
