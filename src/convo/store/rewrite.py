@@ -326,7 +326,7 @@ def _selector(ids: Collection[str], matcher: Matcher | None) -> Matcher:
     wanted = set(ids)
 
     def selected(record: dict[str, Any]) -> bool:
-        if wanted and record.get("id") not in wanted:
+        if wanted and fields.record_id(record) not in wanted:  # a list id: unhashable
             return False
         return matcher is None or matcher(record)
 
@@ -370,6 +370,10 @@ def tag(
 ) -> MaintenanceResult:
     """Add the tags ``add`` to and remove ``remove`` (case-insensitively) from the selected
     records' tags; a record counts when one of its tags changes."""
+    from convo.core.errors import check_decoded
+
+    for name in (*add, *remove):  # a lone surrogate: orjson cannot write the line
+        check_decoded(name)
     change = _retag(add, remove)
     selected = _selector(ids, matcher)
     result = MaintenanceResult(dry_run=dry_run)

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from convo.core import fields
-from convo.core.errors import UsageError
+from convo.core.errors import UsageError, check_decoded
 from convo.index.search import HINT, Hit, Hits
 from convo.index.search import search as fts_search
 from convo.query.model import Query, build
@@ -47,6 +47,7 @@ def search(
     mode: str | None = None, track=None,
 ) -> Hits:  # fmt: skip
     """The best ``limit`` hits for ``text`` among the messages ``query`` selects."""
+    check_decoded(text)  # a lone surrogate reached SQLite: an internal error
     if mode is not None and mode not in MODES:
         raise UsageError(f"unknown search mode {mode!r}", hint="choose fts|semantic|hybrid")
     if fts:
