@@ -314,14 +314,10 @@ class Source:
         self._once = io.BufferedReader(_Replay(head, stream))
         return head
 
-    def _folder(self) -> InputError:
-        """A format that reads files was given this folder (``--from``)."""
-        return InputError("is a directory", where=self.name, hint="this format reads files")
-
     def open(self) -> BinaryIO:
         """The whole content as bytes, from the start (decompressed if gzipped)."""
         if self.is_dir:
-            raise self._folder()
+            raise InputError("is a directory", where=self.name, hint="this format reads files")
         if self.one_time or self._spooled is not None:
             return self._take_once()
         assert self.path is not None
@@ -360,10 +356,9 @@ class Source:
 
         A ``.gz``, stdin or a FIFO is copied to a temporary file, removed by ``close()``
         and on any error or Ctrl-C during the copy. Where the ``.gz`` breaks off, the copy
-        holds what came before and ``broken`` the error, for the ingest to report.
-        """
-        if self.is_dir:
-            raise self._folder()
+        holds what came before and ``broken`` the error, for the ingest to report."""
+        if self.is_dir:  # a format that reads files, given a folder (--from): open() says so
+            self.open()
         if self.path is not None and not self.gzipped and not self.one_time:
             return self.path
         if self._spooled is None:

@@ -256,7 +256,7 @@ def _widget_events(value: Any) -> list[tuple[Any, dict[str, Any]]]:
     for s in map(as_dict, as_list(value)):
         try:
             events.append((s.get("sender_id"), as_dict(json.loads(as_str(s.get("content"))))))
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past Python's stack
             continue
     return events
 
