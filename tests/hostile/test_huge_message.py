@@ -26,3 +26,20 @@ def test_show_cuts_a_huge_message(runner, tmp_path, text, fmt):
     assert time.process_time() - start < 10
     assert "more characters not shown; -f jsonl gives them" in " ".join(r.output.split())
     assert len(r.output) < 1_000_000
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "see data:image/png;base64," + "QUFB" * 300_000 + " end " + "=" * 100_000,
+        "see a" + "\u0301" * 200_000,  # one letter under 200,000 accents: one "word"
+    ],
+)
+def test_a_search_snippet_cuts_a_huge_word(runner, tmp_path, text):
+    """A snippet is 24 words around the hit; one word of a megabyte made it a megabyte
+    (in the table, the web page's hits and the MCP search answer alike)."""
+    store = tmp_path / "s.jsonl"
+    store.write_bytes(orjson.dumps(record(1, textChunks=[text])) + b"\n")
+    r = runner.invoke(app, ["--store", str(store), "search", "see", "-f", "table"], env=TTY)
+    assert r.exit_code == 0, r.output[-500:]
+    assert len(r.output) < 5_000
