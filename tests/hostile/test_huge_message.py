@@ -43,3 +43,19 @@ def test_a_search_snippet_cuts_a_huge_word(runner, tmp_path, text):
     r = runner.invoke(app, ["--store", str(store), "search", "see", "-f", "table"], env=TTY)
     assert r.exit_code == 0, r.output[-500:]
     assert len(r.output) < 5_000
+
+
+def test_a_report_cuts_a_huge_name(runner, tmp_path):
+    """A speaker, topic or entity of a megabyte (a base64 data URL read as one) was a
+    report of that size: table cells and chart titles are cut."""
+    store = tmp_path / "s.jsonl"
+    huge = "data:image/png;base64," + "QUFB" * 300_000
+    rows = [
+        record(n, textChunks=[f"see {huge} end"], metadata={"speaker": huge, "listeners": ["Bob"]})
+        for n in range(3)
+    ]
+    store.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    out = tmp_path / "r.html"
+    r = runner.invoke(app, ["--store", str(store), "report", "-o", str(out)])
+    assert r.exit_code == 0, r.output[-500:]
+    assert out.stat().st_size < 200_000
