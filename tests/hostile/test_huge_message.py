@@ -59,3 +59,26 @@ def test_a_report_cuts_a_huge_name(runner, tmp_path):
     r = runner.invoke(app, ["--store", str(store), "report", "-o", str(out)])
     assert r.exit_code == 0, r.output[-500:]
     assert out.stat().st_size < 200_000
+
+
+def test_the_list_table_hands_rich_no_megabyte_cell():
+    """The text was cut to a line's worth before rich measured it, the other columns
+    not: a speaker of a megabyte took 5 s and 180 MB for three rows."""
+    import io
+
+    from rich.console import Console
+
+    from convo.output.writers import WriteOptions
+    from convo.output.writers.table import TableWriter
+    from convo.query.matches import Match
+
+    huge = "QUFB" * 300_000
+    console = Console(file=io.StringIO(), width=100)
+    printed = []
+    console.print = printed.append  # type: ignore[method-assign]
+    writer = TableWriter(console, WriteOptions())
+    rec = record(1, metadata={"speaker": huge, "listeners": [huge]}, tags=[huge], textChunks=[huge])
+    writer.write(Match(orjson.dumps(rec), rec, "s.jsonl"))
+    writer.close()
+    (table,) = printed
+    assert all(len(cell.plain) <= 1000 for column in table.columns for cell in column.cells)
