@@ -260,6 +260,8 @@ class Ingest:
                 ctx.reject(
                     source.broken.where or source.name, source.broken.what, hint=source.broken.hint
                 )
+            if fmt is self.forced and start is None and not (finish.count or ctx.rejected):
+                self._nothing_read(source, fmt, ctx)
             if finish.clashes:
                 ctx.warn(source.name, clash_warning(finish.clashes))
             if crossed:
@@ -270,6 +272,18 @@ class Ingest:
             self.stats.warnings += ctx.warnings
             self.stats.formats[fmt.name] = self.stats.formats.get(fmt.name, 0) + finish.count
             source.close()
+
+    @staticmethod
+    def _nothing_read(source: Source, fmt: Format, ctx: ImportContext) -> None:
+        """A file named with ``--from`` a format that read nothing of it and said nothing
+        (``--from specstory notes.txt``: no turn header, no message, no word) is said to
+        be so: its content was not imported, and no reject counted it."""
+        if not ctx.warnings and source.head.strip(b" \t\r\n\xef\xbb\xbf"):
+            ctx.warn(
+                source.name,
+                f"nothing in it reads as {fmt.name}, so nothing was imported; without "
+                "--from convo detects the format (`convo formats` lists them)",
+            )
 
     def _cross(self, number: int, msg: ConversationMessage) -> int:
         """Hold ``msg``'s id against the earlier sources' (``RunIds``): 1 when another
