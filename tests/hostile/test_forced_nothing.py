@@ -81,3 +81,21 @@ def test_a_batch_completion_without_choices_is_rejected(tmp_path, choices):
         == []
     )
     assert [r.reason for r in rejects] == ["a chat.completion without choices"]
+
+
+@pytest.mark.parametrize(
+    "messages, reason",
+    [('""', "a session's messages that are not a list"), ("{}", "a session's messages that are not a list"),
+     ('[{"type": "user", "content": "hi"}]', "a message without a string id")],
+)  # fmt: skip
+def test_a_gemini_cli_session_line_whose_messages_are_not_read_says_so(tmp_path, messages, reason):
+    """A session on one line is read as a JSONL session: messages that were not a list,
+    or had no id, were passed over unsaid."""
+    path = tmp_path / "session-2025-01-01T10-00-abcd.json"
+    path.write_text(
+        '{"sessionId": "s", "projectHash": "p", "startTime": "2024-01-01T00:00:00Z", '
+        f'"lastUpdated": "2024-01-01T00:00:00Z", "messages": {messages}}}'
+    )
+    rejects: list = []
+    assert list(Ingest(on_reject=rejects.append).messages([path])) == []
+    assert [r.reason for r in rejects] == [reason]
