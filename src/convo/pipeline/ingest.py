@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
-from convo.core.errors import InputError, RecordError
+from convo.core.errors import ConvoError, InputError, RecordError
 from convo.core.filetypes import COMPRESSED, CONVERSATION_SUFFIXES, is_mail_sidecar
 from convo.core.io import Source, StreamError
 from convo.core.record import TYPED, ConversationMessage, check_message, content_id, take_typed
@@ -324,6 +324,7 @@ class Finisher:
         self.ids = ContentIds(source_name)
         self._own: OwnIds | None = None  # made at the first id a reader gives
         self.own = False  # the last message's id is the one its reader gave
+        self.stored = _reads_ids(fmt)  # an h: id is read from the file, not made
 
     @property
     def clashes(self) -> int:
@@ -344,14 +345,17 @@ class Finisher:
         msg.id = own.checked(msg.id, msg.text_chunks, msg.speaker, msg.timestamp)
 
     def _given(self, msg: ConversationMessage) -> None:
-        """Hold the reader's id (if any) to one message. An ``h:`` one too: a content hash
-        convo gave is its message's, but one read back from a JSONL file may name another
-        message (a record edited by hand, or made to meet another source's hash): such
-        ids were exempt, and two messages of one ingest could share one."""
+        """Hold the reader's id (if any) to one message. A content hash (``h:``) a reader
+        made (``build.ContentIds``) is its message's, but one a records format reads back
+        (convo's JSONL, Parquet) may name another message (a record edited by hand, or
+        made to meet another source's hash): such ids were exempt, and two messages of
+        one ingest could share one."""
         given = msg.id
-        if given:
-            self._own_id(msg)
-        self.own = bool(given) and msg.id == given
+        if not given or (given.startswith("h:") and not self.stored):
+            self.own = False  # none, or a content hash its reader made: its message's
+            return
+        self._own_id(msg)
+        self.own = msg.id == given
 
     def close(self) -> None:
         if self._own is not None:
@@ -415,6 +419,14 @@ class Finisher:
         self.numbered += 1
         sid = source_id or fallback_source_id(self.source_name, self.numbered)
         return sid, None if base is None else self.ids.occurrence(base)
+
+
+def _reads_ids(fmt: str) -> bool:
+    """``fmt`` reads records back, their ids as they were stored (``h:`` ones too)."""
+    try:
+        return registry.get(fmt).family == "records"
+    except ConvoError:  # a name no format has (a test's finisher)
+        return False
 
 
 def clash_warning(clashes: int) -> str:
