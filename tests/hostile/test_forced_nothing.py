@@ -99,3 +99,18 @@ def test_a_gemini_cli_session_line_whose_messages_are_not_read_says_so(tmp_path,
     rejects: list = []
     assert list(Ingest(on_reject=rejects.append).messages([path])) == []
     assert [r.reason for r in rejects] == [reason]
+
+
+@pytest.mark.parametrize(
+    "value, kind", [('""', "a string"), ("{}", "an object"), ("null", "null"), ("5", "a number")]
+)
+def test_a_streamed_list_that_is_no_list_is_said(tmp_path, value, kind):
+    """A Telegram chat whose messages are not a list was read as a chat of none, unsaid
+    (``StreamedDoc`` passed the value over): now one located InputError."""
+    from convo.core.errors import InputError
+
+    path = tmp_path / "result.json"
+    path.write_text(f'{{"name": "Chat", "type": "personal_chat", "id": 1, "messages": {value}}}')
+    with pytest.raises(InputError) as e:
+        list(Ingest(format_name="telegram").messages([path]))
+    assert e.value.what == f"its messages is {kind}, not a list"

@@ -54,6 +54,8 @@ _RE = Patterns()
 _NEXT_OBJECT = re.compile(rb"[ \t\r\n]*+,[ \t\r\n]*+\{")  # after an object another follows
 
 _QUOTE, _LBRACK, _RBRACK, _LBRACE, _RBRACE = b'"[]{}'
+_KINDS = {_QUOTE: "a string", _LBRACE: "an object", ord("n"): "null", ord("t"): "true",
+          ord("f"): "false", **dict.fromkeys(b"-0123456789", "a number")}  # fmt: skip
 _COMMA, _COLON = b",:"
 _CLOSER = {_LBRACK: _RBRACK, _LBRACE: _RBRACE}
 _START = object()  # internal event: the array at the path has opened
@@ -229,6 +231,7 @@ class JsonArray:
         self.kinds: dict[str, str] = {}
         self.span = (0, 0)
         self.found = False
+        self.other = ""  # what the path held instead of an array ("a string"), if it did
         self._reopen = False  # the array on the path was empty (Mastodon's outbox.json)
         self.root = ""
         self._sc = _Scanner(stream, where, block)
@@ -288,6 +291,8 @@ class JsonArray:
         elif c == _LBRACE and (path or (path is None and depth == 0)):
             yield from self._object(path, depth)
         else:
+            if path == () and not self.found:  # the path's value, but no array
+                self.other = _KINDS.get(c, "a value") if c is not None else "nothing"
             self._pass_value()
 
     def _parse(self, data: bytes, line: int) -> Any:

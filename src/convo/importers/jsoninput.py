@@ -223,6 +223,7 @@ class StreamedDoc:
                 yield from arr
             finally:
                 self.mended += getattr(arr, "mended", 0)
+        self._no_list(arr)
 
     def values(self) -> Iterator[Any]:
         """Each element without its line, faster (``JsonArray.values``)."""
@@ -232,6 +233,18 @@ class StreamedDoc:
                 yield from arr.values()
             finally:
                 self.mended += getattr(arr, "mended", 0)
+        self._no_list(arr)
+
+    def _no_list(self, arr: JsonArray) -> None:
+        """The path held something else than a list (``"messages": ""``): an InputError,
+        where its elements were read as none, unsaid (a Telegram chat, a LibreChat or
+        SWE-agent file)."""
+        if arr.other and not arr.found:
+            raise InputError(
+                f"its {'.'.join(self.path)} is {arr.other}, not a list",
+                where=self.source.name,
+                hint="the file was changed or cut; export it again",
+            )
 
     def close(self) -> None:
         if self._pending is not None:
