@@ -119,3 +119,29 @@ def test_json_inside_a_value_nested_past_pythons_stack_is_not_read_as_json():
 
     assert zulip._widget_events([{"sender_id": 1, "content": DEEP}]) == []
     assert skype._reactions({"emotions": DEEP}, {}) == []
+
+
+def test_wrong_types_that_were_internal_errors(tmp_path):
+    """An Alpaca sample's history a number (TypeError: not iterable) and a Zulip widget
+    submessage's sender_id an object (TypeError: unhashable), found by replacing values
+    of the fixtures with wrong types."""
+    import json
+
+    from conftest import ROOT
+    from convo.pipeline.ingest import Ingest
+
+    cases = [
+        ("hf_chat/alpaca.json", (1, "history"), 5, 1),
+        ("zulip/api-widgets.json", ("messages", 1, "submessages", 2, "sender_id"), {}, 0),
+    ]
+    for name, place, value, rejected in cases:
+        doc = json.loads((ROOT / "tests" / "fixtures" / "formats" / name).read_text())
+        parent = doc
+        for key in place[:-1]:
+            parent = parent[key]
+        parent[place[-1]] = value
+        path = tmp_path / name.split("/")[1]
+        path.write_text(json.dumps(doc))
+        rejects: list = []
+        assert list(Ingest(on_reject=rejects.append).messages([path]))
+        assert len(rejects) == rejected
