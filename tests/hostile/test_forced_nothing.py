@@ -114,3 +114,21 @@ def test_a_streamed_list_that_is_no_list_is_said(tmp_path, value, kind):
     with pytest.raises(InputError) as e:
         list(Ingest(format_name="telegram").messages([path]))
     assert e.value.what == f"its messages is {kind}, not a list"
+
+
+@pytest.mark.parametrize(
+    "name, key", [("flights.json", "messages"), ("scifi-tree.json", "messagesTree")]
+)
+@pytest.mark.parametrize("value", ["", {}, 5])
+def test_a_librechat_export_whose_messages_are_no_list_is_rejected(tmp_path, name, key, value):
+    import json
+
+    from conftest import ROOT
+
+    doc = json.loads((ROOT / "tests/fixtures/formats/librechat" / name).read_text())
+    doc[key] = value
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    rejects: list = []
+    assert list(Ingest(on_reject=rejects.append).messages([path])) == []
+    assert [r.reason for r in rejects] == [f"its {key} is a {type(value).__name__}, not a list"]

@@ -30,8 +30,7 @@ Decisions:
 Why not ijson (yajl2_c, which installs from a wheel here): ``ijson.items`` took 0.29 s
 on the same file, no faster than ``values()``, and gives ``Decimal`` or float values of
 its own, errors without a line, and a dependency; this reader keeps orjson's values
-(floats, big integers, duplicate keys, surrogates) and its refusals exactly.
-"""
+(floats, big integers, duplicate keys, surrogates) and its refusals exactly."""
 
 from __future__ import annotations
 
@@ -54,8 +53,6 @@ _RE = Patterns()
 _NEXT_OBJECT = re.compile(rb"[ \t\r\n]*+,[ \t\r\n]*+\{")  # after an object another follows
 
 _QUOTE, _LBRACK, _RBRACK, _LBRACE, _RBRACE = b'"[]{}'
-_KINDS = {_QUOTE: "a string", _LBRACE: "an object", ord("n"): "null", ord("t"): "true",
-          ord("f"): "false", **dict.fromkeys(b"-0123456789", "a number")}  # fmt: skip
 _COMMA, _COLON = b",:"
 _CLOSER = {_LBRACK: _RBRACK, _LBRACE: _RBRACE}
 _START = object()  # internal event: the array at the path has opened
@@ -211,8 +208,7 @@ class JsonArray:
     byte range (start, end) in the stream of the element last yielded, to read it again.
     ``values()`` gives the elements alone, faster (see the module docstring; no ``span``).
     ``path=None`` reads the whole document for its top-level members only; with
-    ``keep=False`` no member is kept.
-    """
+    ``keep=False`` no member is kept. ``other``: what the path held, if not an array."""
 
     skim_runs = True  # skipped arrays of objects checked in runs (``_skip_array``)
 
@@ -231,7 +227,7 @@ class JsonArray:
         self.kinds: dict[str, str] = {}
         self.span = (0, 0)
         self.found = False
-        self.other = ""  # what the path held instead of an array ("a string"), if it did
+        self.other = ""  # the first byte of what the path held instead of an array, if any
         self._reopen = False  # the array on the path was empty (Mastodon's outbox.json)
         self.root = ""
         self._sc = _Scanner(stream, where, block)
@@ -291,8 +287,7 @@ class JsonArray:
         elif c == _LBRACE and (path or (path is None and depth == 0)):
             yield from self._object(path, depth)
         else:
-            if path == () and not self.found:  # the path's value, but no array
-                self.other = _KINDS.get(c, "a value") if c is not None else "nothing"
+            self.other = chr(c or 32) if path == () and not self.found else self.other
             self._pass_value()
 
     def _parse(self, data: bytes, line: int) -> Any:

@@ -256,16 +256,7 @@ class Ingest:
                     yield msg
             except StreamError as e:  # a truncated .gz: what came before it is kept
                 ctx.reject(e.where or source.name, e.what, hint=e.hint)
-            if source.broken is not None:  # the same, found while spooling
-                ctx.reject(
-                    source.broken.where or source.name, source.broken.what, hint=source.broken.hint
-                )
-            if fmt is self.forced and start is None and not (finish.count or ctx.rejected):
-                self._nothing_read(source, fmt, ctx)
-            if finish.clashes:
-                ctx.warn(source.name, clash_warning(finish.clashes))
-            if crossed:
-                ctx.warn(source.name, crossed_warning(crossed))
+            self._said(source, ctx, finish, crossed, fmt is self.forced and start is None)
         finally:
             finish.close()
             self.stats.rejected += ctx.rejected
@@ -274,16 +265,27 @@ class Ingest:
             source.close()
 
     @staticmethod
-    def _nothing_read(source: Source, fmt: Format, ctx: ImportContext) -> None:
-        """A file named with ``--from`` a format that read nothing of it and said nothing
-        (``--from specstory notes.txt``: no turn header, no message, no word) is said to
-        be so: its content was not imported, and no reject counted it."""
-        if not ctx.warnings and source.head.strip(b" \t\r\n\xef\xbb\xbf"):
+    def _said(
+        source: Source, ctx: ImportContext, finish: Finisher, crossed: int, forced: bool
+    ) -> None:
+        """What a source's read leaves to say: where a ``.gz`` broke off while spooling;
+        a whole file named with ``--from`` (``forced``) whose format read nothing of it and
+        said nothing (``--from specstory notes.txt``: no turn, no reject, no word: its
+        content not imported, unsaid); ids repeated in it, or met in earlier sources."""
+        broken = source.broken
+        if broken is not None:
+            ctx.reject(broken.where or source.name, broken.what, hint=broken.hint)
+        blank = not source.head.strip(b" \t\r\n\xef\xbb\xbf")
+        if forced and not (finish.count or ctx.rejected or ctx.warnings or blank):
             ctx.warn(
                 source.name,
-                f"nothing in it reads as {fmt.name}, so nothing was imported; without "
+                f"nothing in it reads as {finish.fmt}, so nothing was imported; without "
                 "--from convo detects the format (`convo formats` lists them)",
             )
+        if finish.clashes:
+            ctx.warn(source.name, clash_warning(finish.clashes))
+        if crossed:
+            ctx.warn(source.name, crossed_warning(crossed))
 
     def _cross(self, number: int, msg: ConversationMessage) -> int:
         """Hold ``msg``'s id against the earlier sources' (``RunIds``): 1 when another

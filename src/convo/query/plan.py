@@ -286,15 +286,13 @@ def _counting(compiler: _Compiler, node: Node, plan: Plan) -> None:
         plan.total = (leaf.total, leaf.params) if leaf.total is not None else None
     if isinstance(node, Range) and bool(node.since) != bool(node.until):
         plan.since = (node.since, True) if node.since else (str(node.until), False)
-    if _unites(node, plan):
+    if isinstance(node, Or) and _unites(node, plan):
         plan.union = [s for s in (_ids(compiler, c) for c in node.children) if s[0] != FALSE]
 
 
-def _unites(node: Node, plan: Plan) -> bool:
+def _unites(node: Or, plan: Plan) -> bool:
     """``count`` may count the exact ``plan`` of ``node`` as a UNION (``_UNION_MAX``)."""
-    return (
-        isinstance(node, Or) and plan.cond not in (TRUE, FALSE) and len(node.children) <= _UNION_MAX
-    )
+    return plan.cond not in (TRUE, FALSE) and len(node.children) <= _UNION_MAX
 
 
 def _ids(compiler: _Compiler, node: Node) -> Cond:

@@ -117,7 +117,7 @@ def _write_records(exporter, args, env, reporter, output: str | None, jsonl: boo
             written = _Counted(_checked(counted, reporter))  # less the records rejected
             kind = "text" if exporter.kind == "document" else "json"
             with _destination(output, env, kind) as out:
-                for piece in _render(exporter, written, jsonl):
+                for piece in _render(exporter, iter(written), jsonl):
                     out.write(piece)
         if output is None:
             flush_stdout(env)
