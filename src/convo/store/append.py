@@ -302,9 +302,9 @@ def refuse_foreign(fd: int, where: str, done: str = "nothing was appended") -> N
     another file named by mistake (``--store notes.txt``, ``$CONVO_STORE`` set to an
     export folder's PNG...): one located line, nothing written to it, no torn tail moved
     out of it. A store whose first line alone is damaged is still one (``compact`` is how
-    it is mended). The rewrites (``store.rewrite``) refuse such a file too: ``compact``
-    made a ``--store`` named at a gzip or SQLite file empty, its lines in ``.torn``
-    without their blank ones (the file no longer whole)."""
+    it is mended). ``compact`` refuses such a file too: it made a ``--store`` named at
+    a gzip or SQLite file empty, its lines in ``.torn`` without their blank ones (the
+    file no longer whole)."""
     head = os.pread(fd, HEAD_BYTES, 0)
     body = head.removeprefix(b"\xef\xbb\xbf").lstrip()
     if not body or body.startswith(b"{") or any(map(_an_object, head.split(b"\n")[1:-1])):

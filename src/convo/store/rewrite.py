@@ -225,8 +225,9 @@ def _rewrite(
         store.locked(hint=NOT_CHANGED, on_recover=result.notes.append),
         located(str(store.path), NOT_CHANGED),
     ):
-        with open(path, "rb") as head:
-            refuse_foreign(head.fileno(), str(store.path), "nothing was changed")
+        if compacting:  # it drops what is no record: a file that is no store, all of it
+            with open(path, "rb") as head:
+                refuse_foreign(head.fileno(), str(store.path), "nothing was changed")
         _remove_stale_copies(path)
         synced = sync(path, create=False)
         follower = Follower.open(path) if synced.available else None
