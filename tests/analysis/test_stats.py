@@ -45,8 +45,9 @@ def test_tallies_per_speaker_tag_format():
 
 @pytest.mark.parametrize(
     ("days", "unit", "first_key"),
-    [(10, "day", "2024-01-01"), (200, "week", "2024-01-01"), (1000, "month", "2024-01")],
-)
+    [(10, "day", "2024-01-01"), (200, "week", "2024-01-01"), (1000, "month", "2024-01"),
+     (50 * 365, "month", "2024-01"), (60 * 365, "year", "2024")],
+)  # fmt: skip
 def test_timeline_unit_follows_span(days, unit, first_key):
     from datetime import date, timedelta
 

@@ -96,3 +96,52 @@ def test_a_record_too_deep_to_write_is_one_line(runner, tmp_path, fmt, doc):
     r = runner.invoke(app, ["ingest", "--from", fmt, str(src), "-o", str(tmp_path / "o.jsonl")])
     assert "internal error" not in r.output
     assert "nested more than 254 levels deep" in r.output and str(src) in r.output
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize("name, data", [("deep.json", DEEP), ("deep.jsonl", (DEEP + "\n") * 2)])
+def test_a_head_nested_past_pythons_stack_is_not_recognised(runner, tmp_path, name, data):
+    """The agents' sniff parsed a cut head's leading elements with the json module, which
+    recurses: a RecursionError, an internal error of detection itself."""
+    path = tmp_path / name
+    path.write_text(data)
+    r = runner.invoke(app, ["ingest", str(path), "-o", "-"])
+    assert r.exit_code == 2
+    assert "format not recognised" in r.output and "internal error" not in r.output
+
+
+def test_json_inside_a_value_nested_past_pythons_stack_is_not_read_as_json():
+    """Zulip's widget submessages and Skype's emotions are JSON in a string, read with
+    the json module: nested deep, a RecursionError."""
+    from convo.importers.apps import skype, zulip
+
+    assert zulip._widget_events([{"sender_id": 1, "content": DEEP}]) == []
+    assert skype._reactions({"emotions": DEEP}, {}) == []
+
+
+def test_wrong_types_that_were_internal_errors(tmp_path):
+    """An Alpaca sample's history a number (TypeError: not iterable) and a Zulip widget
+    submessage's sender_id an object (TypeError: unhashable), found by replacing values
+    of the fixtures with wrong types."""
+    import json
+
+    from conftest import ROOT
+    from convo.pipeline.ingest import Ingest
+
+    cases = [
+        ("hf_chat/alpaca.json", (1, "history"), 5, 1),
+        ("zulip/api-widgets.json", ("messages", 1, "submessages", 2, "sender_id"), {}, 0),
+    ]
+    for name, place, value, rejected in cases:
+        doc = json.loads((ROOT / "tests" / "fixtures" / "formats" / name).read_text())
+        parent = doc
+        for key in place[:-1]:
+            parent = parent[key]
+        parent[place[-1]] = value
+        path = tmp_path / name.split("/")[1]
+        path.write_text(json.dumps(doc))
+        rejects: list = []
+        assert list(Ingest(on_reject=rejects.append).messages([path]))
+        assert len(rejects) == rejected

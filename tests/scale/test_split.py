@@ -482,3 +482,16 @@ def test_a_file_that_breaks_off_gives_no_warning_of_its_ids_as_in_one_process(tm
     out, rejects, warnings, stats = _same(paths)
     assert len(out.splitlines()) == 9 and [r["where"] for r in rejects] == [f"{paths[1]}:175"]
     assert warnings == [] and stats.warnings == 0
+
+
+def test_a_hash_id_repeated_in_a_later_range_gets_the_content_hash(tmp_path: Path) -> None:
+    """An ``h:`` id read back from JSONL is a reader's id like any other: held to one
+    message across the ranges as one process holds it (it was exempt: two messages)."""
+    path = tmp_path / "dup.jsonl"
+    dup = "h:0123456789abcdef01234567"
+    path.write_bytes(b"".join(_record(i, dup if i in (3, 390) else f"m{i}") for i in range(400)))
+    assert _parts(path) > 10
+    out, _, warnings, _ = _same([path])
+    ids = [orjson.loads(x)["id"] for x in out.splitlines()]
+    assert ids[3] == dup and ids[390] != dup and len(set(ids)) == 400
+    assert "1 message(s) repeat the id of another message" in warnings[-1]

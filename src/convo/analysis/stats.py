@@ -9,8 +9,11 @@ Decisions:
   timeline, which would otherwise stretch back to 1970. So is a time whose date does not
   exist (``2019-13-01T...``: ``core.fields.timestamp`` checks the form, not the range).
 - The timeline unit follows the span of dated messages: days up to 62 days, ISO weeks
-  (starting Monday) up to two years, months beyond. Empty buckets inside the span are
-  kept with 0 so the chart keeps its time axis (the table view folds long runs).
+  (starting Monday) up to two years, months up to 50 years, years beyond. Empty buckets
+  inside the span are kept with 0 so the chart keeps its time axis (the table view folds
+  long runs); years keep that axis under 10,000 buckets when one record is dated far
+  away (a ``9999-12-31`` "never" sentinel made 95,000 months: 6 MB of ``stats -f json``,
+  16 MB of report).
 - Memory: one counter per speaker/tag/format and per day, never per message.
 - Large JSONL files and the store are counted on several cores (``compute_parallel``
   over ``convo.analysis.parallel`` ranges): ``Stats.merge`` is exact, so the result is
@@ -21,8 +24,8 @@ JSON (``--format json``; stable keys, lists sorted by messages then name)::
     {"messages": int, "words": int, "first": ts|null, "last": ts|null, "undated": int,
      "speakers": [{"name", "messages", "words", "first", "last"}], "tags": [...],
      "formats": [...],
-     "timeline": {"unit": "day"|"week"|"month", "buckets": [{"start": "YYYY-MM-DD"|"YYYY-MM",
-                                                             "messages": int}]}}
+     "timeline": {"unit": "day"|"week"|"month"|"year",
+                  "buckets": [{"start": "YYYY-MM-DD"|"YYYY-MM"|"YYYY", "messages": int}]}}
 """
 
 from __future__ import annotations
@@ -118,13 +121,13 @@ class Stats:
         first = date.fromisoformat(min(self.days))
         last = date.fromisoformat(max(self.days))
         span = (last - first).days
-        unit = "day" if span <= 62 else "week" if span <= 730 else "month"
+        unit = "day" if span <= 62 else "week" if span <= 730 else _long(span)
         counts: dict[str, int] = {}
         for day, n in self.days.items():
             key = _bucket(date.fromisoformat(day), unit)
             counts[key] = counts.get(key, 0) + n
         keys = []
-        cur = date.fromisoformat(_bucket(first, unit) + ("-01" if unit == "month" else ""))
+        cur = date.fromisoformat(_bucket(first, unit) + _DAY_OF.get(unit, ""))
         end = _bucket(last, unit)
         while True:
             key = _bucket(cur, unit)
@@ -186,11 +189,21 @@ def bucket_of(day: str, unit: str) -> str:
     return _bucket(date.fromisoformat(day), unit)
 
 
+_DAY_OF = {"month": "-01", "year": "-01-01"}  # a bucket's key to its first day
+_MONTHS_UP_TO = 50 * 365 + 12  # days: fifty years of months, then years
+
+
+def _long(span: int) -> str:
+    return "month" if span <= _MONTHS_UP_TO else "year"
+
+
 def _bucket(d: date, unit: str) -> str:
     if unit == "day":
         return d.isoformat()
     if unit == "week":
         return (d - timedelta(days=d.weekday())).isoformat()
+    if unit == "year":
+        return f"{d.year:04d}"
     return f"{d.year:04d}-{d.month:02d}"
 
 
@@ -199,6 +212,8 @@ def _next(d: date, unit: str) -> date:
         return d + timedelta(days=1)
     if unit == "week":
         return d + timedelta(days=7)
+    if unit == "year":
+        return date(d.year + 1, 1, 1)
     return date(d.year + (d.month == 12), d.month % 12 + 1, 1)
 
 

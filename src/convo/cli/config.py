@@ -77,6 +77,8 @@ def _checked(values: dict[str, Any], where: str) -> dict[str, str]:
     for key, value in values.items():
         if not isinstance(value, str) or not value.strip():
             raise UsageError(f"{key} must be a non-empty string", where=where)
+        if "\x00" in value:  # TOML's "\u0000": no path or name holds one (an internal error)
+            raise UsageError(f"{key} holds a NUL character (\\u0000)", where=where)
     if "sort" in values and values["sort"] not in SORTS:
         raise UsageError(f"sort must be time or -time, not {values['sort']!r}", where=where)
     if "columns" in values:

@@ -212,8 +212,12 @@ class Reporter:
         rejects_path: str | None = None,
         show: int = SHOW,
         warnings_path: str | None = None,
+        keeps: bool = False,
     ):
+        """``keeps``: the command offers ``--warnings`` and ``--rejects`` (ingest), which
+        the count of what was not shown names; other commands name the ones that do."""
         self.quiet = quiet
+        self.keeps = keeps
         self.show = show
         self.shown = 0
         self.hidden = 0
@@ -284,6 +288,11 @@ class Reporter:
             total = self.shown + self.hidden
             if self.warnings_path:
                 more = f"all are in {self.warnings_path}"
+            elif not self.keeps:  # a read command: it has no --warnings to point at
+                more = (
+                    "`convo validate` names every bad line of a JSONL file or the store, "
+                    "`convo ingest --warnings FILE --rejects FILE` keeps any input's"
+                )
             else:
                 more = "--warnings FILE keeps them all (JSONL)"
                 if self.rejected and not self.rejects_path:

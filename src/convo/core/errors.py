@@ -70,10 +70,13 @@ def check_decoded(value: str) -> str:
     cannot be written into one."""
     if not any("\ud800" <= c <= "\udfff" for c in value):
         return value
-    import os
     import sys
 
-    shown = os.fsencode(value).decode("ascii", "backslashreplace")
+    try:  # the bytes the locale could not decode, as they were
+        raw = value.encode(sys.getfilesystemencoding(), "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate of another kind (a JSON \ud800, the API)
+        raw = value.encode("utf-8", "backslashreplace")
+    shown = raw.decode("ascii", "backslashreplace")
     raise UsageError(
         f"'{shown}' holds bytes that are not {sys.getfilesystemencoding()} text",
         hint="use a UTF-8 locale (LANG=C.UTF-8), or convert them to UTF-8 (iconv)",

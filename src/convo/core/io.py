@@ -283,8 +283,9 @@ class Source:
 
         A ``.gz``, stdin or a FIFO is copied to a temporary file, removed by ``close()``
         and on any error or Ctrl-C during the copy. Where the ``.gz`` breaks off, the copy
-        holds what came before and ``broken`` the error, for the ingest to report.
-        """
+        holds what came before and ``broken`` the error, for the ingest to report."""
+        if self.is_dir:  # a format that reads files, given a folder (--from): open() says so
+            self.open()
         if self.path is not None and not self.gzipped and not self.one_time:
             return self.path
         if self._spooled is None:

@@ -98,10 +98,13 @@ def parse_line(line: Line, where: str) -> dict[str, Any]:
                 where=f"{where}:{line.number}",
                 hint="remove the partial line or re-run the ingest",
             ) from None
+        bad = _not_utf8(line.raw)
         raise RecordError(
-            f"invalid JSON ({_short_json_error(e)})",
+            bad or f"invalid JSON ({_short_json_error(e)})",
             where=f"{where}:{line.number}",
-            hint="each line must be one JSON object",
+            hint="JSON is UTF-8: convert the file (iconv -f latin1 -t utf-8 FILE)"
+            if bad
+            else "each line must be one JSON object",
         ) from None
     if not isinstance(value, dict):
         raise RecordError(
@@ -110,6 +113,16 @@ def parse_line(line: Line, where: str) -> dict[str, Any]:
             hint="each line must be one JSON object",
         )
     return value
+
+
+def _not_utf8(raw: bytes) -> str | None:
+    """Where ``raw`` is not UTF-8 (orjson says "str is not valid UTF-8: surrogates not
+    allowed" of a Latin-1 byte), else None."""
+    try:
+        bytes(raw).decode("utf-8")
+    except UnicodeDecodeError as e:
+        return f"not UTF-8 (byte 0x{raw[e.start]:02x} at byte {e.start + 1} of the line)"
+    return None
 
 
 def _short_json_error(e: Exception) -> str:

@@ -30,8 +30,7 @@ Decisions:
 Why not ijson (yajl2_c, which installs from a wheel here): ``ijson.items`` took 0.29 s
 on the same file, no faster than ``values()``, and gives ``Decimal`` or float values of
 its own, errors without a line, and a dependency; this reader keeps orjson's values
-(floats, big integers, duplicate keys, surrogates) and its refusals exactly.
-"""
+(floats, big integers, duplicate keys, surrogates) and its refusals exactly."""
 
 from __future__ import annotations
 
@@ -210,7 +209,7 @@ class JsonArray:
     ``values()`` gives the elements alone, faster (see the module docstring; no ``span``).
     ``path=None`` reads the whole document for its top-level members only; with
     ``keep=False`` no member is kept. ``embedded``: the document is the start of other
-    text (a script's ``var x = [...];``), which is not read after it.
+    text (a script's ``var x = [...];``), which is not read after it. ``other``: what the path held, if not an array.
     """
 
     skim_runs = True  # skipped arrays of objects checked in runs (``_skip_array``)
@@ -232,6 +231,7 @@ class JsonArray:
         self.kinds: dict[str, str] = {}
         self.span = (0, 0)
         self.found = False
+        self.other = ""  # the first byte of what the path held instead of an array, if any
         self._reopen = False  # the array on the path was empty (Mastodon's outbox.json)
         self.root = ""
         self._sc = _Scanner(stream, where, block)
@@ -291,6 +291,7 @@ class JsonArray:
         elif c == _LBRACE and (path or (path is None and depth == 0)):
             yield from self._object(path, depth)
         else:
+            self.other = chr(c or 32) if path == () and not self.found else self.other
             self._pass_value()
 
     def _parse(self, data: bytes, line: int) -> Any:

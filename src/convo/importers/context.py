@@ -59,10 +59,20 @@ class Rejection:
     counted: bool = True
 
     def to_record(self) -> dict[str, Any]:
+        """The ``--rejects`` line. A raw line that is not UTF-8 (a Latin-1 line in a JSONL
+        file) is ``raw`` with U+FFFD in place of its bad bytes, for a person, and
+        ``raw_base64``, its bytes as they were (the rejects file kept the U+FFFDs alone)."""
         raw = self.raw
+        out = {"where": self.where, "reason": self.reason, "hint": self.hint, "raw": raw}
         if isinstance(raw, bytes):
-            raw = raw.decode("utf-8", "replace")
-        return {"where": self.where, "reason": self.reason, "hint": self.hint, "raw": raw}
+            try:
+                out["raw"] = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                import base64
+
+                out["raw"] = raw.decode("utf-8", "replace")
+                out["raw_base64"] = base64.b64encode(raw).decode("ascii")
+        return out
 
 
 REJECTS_KEYS = ("where", "reason", "hint", "raw")  # a --rejects line (Rejection.to_record)
@@ -85,7 +95,7 @@ def run_file_hint(first_line: str, name: str) -> str | None:
     if not isinstance(value, dict):
         return None
     keys = tuple(value)
-    if keys == REJECTS_KEYS:
+    if keys[:4] == REJECTS_KEYS:  # raw_base64 after them when the raw was not UTF-8
         return FIX_REJECTS.format(name=name)
     if keys == WARNINGS_KEYS:
         return "it is a --warnings file (what a run reported), not conversations"

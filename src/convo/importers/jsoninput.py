@@ -223,6 +223,7 @@ class StreamedDoc:
                 yield from arr
             finally:
                 self.mended += getattr(arr, "mended", 0)
+        self._no_list(arr)
 
     def values(self) -> Iterator[Any]:
         """Each element without its line, faster (``JsonArray.values``)."""
@@ -232,11 +233,27 @@ class StreamedDoc:
                 yield from arr.values()
             finally:
                 self.mended += getattr(arr, "mended", 0)
+        self._no_list(arr)
+
+    def _no_list(self, arr: JsonArray) -> None:
+        """The path held something else than a list (``"messages": ""``): an InputError,
+        where its elements were read as none, unsaid (a Telegram chat, a LibreChat or
+        SWE-agent file)."""
+        if arr.other and not arr.found:
+            what = _KINDS.get(arr.other, "a number")
+            raise InputError(
+                f"its {'.'.join(self.path)} is {what}, not a list",
+                where=self.source.name,
+                hint="the file was changed or cut; export it again",
+            )
 
     def close(self) -> None:
         if self._pending is not None:
             self._pending[0].close()
             self._pending = None
+
+
+_KINDS = {'"': "a string", "{": "an object", "n": "null", "t": "true", "f": "false", " ": "nothing"}
 
 
 def as_str(value: Any) -> str:
@@ -269,3 +286,14 @@ def as_dict(value: Any) -> dict[str, Any]:
 
 def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
+
+
+def listed(doc: dict[str, Any], key: str, where: str, ctx: Any) -> list[Any]:
+    """``doc[key]`` when it is a list, [] when it is absent or null; anything else (a
+    string, an object, a number: a file changed or cut) is rejected at ``where`` and read
+    as none (``as_list`` read it as none, unsaid)."""
+    value = doc.get(key)
+    if value is None or isinstance(value, list):
+        return value or []
+    ctx.reject(where, f"its {key} is a {type(value).__name__}, not a list", value)
+    return []

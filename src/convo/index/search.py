@@ -163,12 +163,23 @@ def snippet(record: dict[str, Any], query_terms: list[str], query: str) -> list[
     pos = spans[lo][0] if lo else len(text) - len(text.lstrip())
     for i in range(lo, hi):
         s, e = spans[i]
-        pieces.append((_SPACES.sub(" ", text[pos:s]), False))
-        pieces.append((text[s:e], i in hits))
+        pieces.append((_cut(_SPACES.sub(" ", text[pos:s])), False))
+        pieces.append((_cut(text[s:e]), i in hits))
         pos = e
     # the end: an ellipsis, or the text after the last word ("sessions?")
-    pieces.append(("…" if hi < len(spans) else _SPACES.sub(" ", text[pos:]).rstrip(), False))
+    end = "…" if hi < len(spans) else _cut(_SPACES.sub(" ", text[pos:]).rstrip())
+    pieces.append((end, False))
     return [(t, h) for t, h in pieces if t]
+
+
+# A "word" may be a base64 image of a megabyte, or a letter under 200,000 combining
+# accents: 24 words were then a snippet of that size (a search table of 400 KB for one
+# message). A piece longer than this is cut, an ellipsis saying so.
+SNIPPET_PIECE = 80
+
+
+def _cut(piece: str) -> str:
+    return piece if len(piece) <= SNIPPET_PIECE else piece[:SNIPPET_PIECE] + "…"
 
 
 cut_snippet = snippet  # what ``Hit.snippet`` calls (its own name is the property's)

@@ -49,7 +49,7 @@ class Archive:
         args = arguments(tool, given)
         self._exists()
         method = getattr(self, name)
-        return method(args)
+        return results.bounded(method(args))
 
     # -- the tools
 

@@ -65,7 +65,9 @@ class Tool:
 MESSAGE = (
     "Each message: id, speaker, listeners, time (UTC), tags, thread, reply_to, subject, "
     "format, role, source_id (where it came from: file#place), text (cut at "
-    f"{TEXT_LIMIT} characters with truncated true: get_message with offset gives the rest)."
+    f"{TEXT_LIMIT} characters with truncated true: get_message with offset gives the rest); "
+    "listeners and tags at most 50 (listeners_total, tags_total: how many); any other "
+    f"value but an id over {TEXT_LIMIT} characters is cut, ending in '…'."
 )
 TOOLS = (
     Tool("search", "Search the conversation archive by what you are looking for (a "

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
 from convo.core.compression import StreamError
-from convo.core.errors import InputError, RecordError
+from convo.core.errors import ConvoError, InputError, RecordError
 from convo.core.filetypes import COMPRESSED, CONVERSATION_SUFFIXES, is_mail_sidecar
 from convo.core.io import Source
 from convo.core.record import TYPED, ConversationMessage, check_message, content_id, take_typed
@@ -252,25 +252,41 @@ class Ingest:
                         continue
                     self.stats.imported += 1
                     self.last_own = None
-                    if whole and msg.id and not msg.id.startswith("h:"):
+                    if whole and finish.own:  # the reader's id, kept: held across sources
                         crossed += self._cross(number, msg)
                     yield msg
             except StreamError as e:  # a truncated .gz: what came before it is kept
                 ctx.reject(e.where or source.name, e.what, hint=e.hint)
-            if source.broken is not None:  # the same, found while spooling
-                ctx.reject(
-                    source.broken.where or source.name, source.broken.what, hint=source.broken.hint
-                )
-            if finish.clashes:
-                ctx.warn(source.name, clash_warning(finish.clashes))
-            if crossed:
-                ctx.warn(source.name, crossed_warning(crossed))
+            self._said(source, ctx, finish, crossed, fmt is self.forced and start is None)
         finally:
             finish.close()
             self.stats.rejected += ctx.rejected
             self.stats.warnings += ctx.warnings
             self.stats.formats[fmt.name] = self.stats.formats.get(fmt.name, 0) + finish.count
             source.close()
+
+    @staticmethod
+    def _said(
+        source: Source, ctx: ImportContext, finish: Finisher, crossed: int, forced: bool
+    ) -> None:
+        """What a source's read leaves to say: where a ``.gz`` broke off while spooling;
+        a whole file named with ``--from`` (``forced``) whose format read nothing of it and
+        said nothing (``--from specstory notes.txt``: no turn, no reject, no word: its
+        content not imported, unsaid); ids repeated in it, or met in earlier sources."""
+        broken = source.broken
+        if broken is not None:
+            ctx.reject(broken.where or source.name, broken.what, hint=broken.hint)
+        blank = not source.head.strip(b" \t\r\n\xef\xbb\xbf")
+        if forced and not (finish.count or ctx.rejected or ctx.warnings or blank):
+            ctx.warn(
+                source.name,
+                f"nothing in it reads as {finish.fmt}, so nothing was imported; without "
+                "--from convo detects the format (`convo formats` lists them)",
+            )
+        if finish.clashes:
+            ctx.warn(source.name, clash_warning(finish.clashes))
+        if crossed:
+            ctx.warn(source.name, crossed_warning(crossed))
 
     def _cross(self, number: int, msg: ConversationMessage) -> int:
         """Hold ``msg``'s id against the earlier sources' (``RunIds``): 1 when another
@@ -310,6 +326,8 @@ class Finisher:
         self.numbered = 0
         self.ids = ContentIds(source_name)
         self._own: OwnIds | None = None  # made at the first id a reader gives
+        self.own = False  # the last message's id is the one its reader gave
+        self.stored = _reads_ids(fmt)  # an h: id is read from the file, not made
 
     @property
     def clashes(self) -> int:
@@ -329,6 +347,19 @@ class Finisher:
             own = self._own = OwnIds()
         msg.id = own.checked(msg.id, msg.text_chunks, msg.speaker, msg.timestamp)
 
+    def _given(self, msg: ConversationMessage) -> None:
+        """Hold the reader's id (if any) to one message. A content hash (``h:``) a reader
+        made (``build.ContentIds``) is its message's, but one a records format reads back
+        (convo's JSONL, Parquet) may name another message (a record edited by hand, or
+        made to meet another source's hash): such ids were exempt, and two messages of
+        one ingest could share one."""
+        given = msg.id
+        if not given or (given.startswith("h:") and not self.stored):
+            self.own = False  # none, or a content hash its reader made: its message's
+            return
+        self._own_id(msg)
+        self.own = msg.id == given
+
     def close(self) -> None:
         if self._own is not None:
             self._own.close()
@@ -341,8 +372,7 @@ class Finisher:
         # Tags of the options (any value from the library API) would undo ``TYPED``.
         typed = take_typed(msg) and not self.tags
         self.prepare(msg)
-        if msg.id and not msg.id.startswith("h:"):  # a content hash is its message's
-            self._own_id(msg)
+        self._given(msg)
         base = None if msg.id else self.ids.base(msg)
         msg.source_id, new_id = self.number(msg.source_id, base)  # RangeFinisher's too
         msg.id = new_id or msg.id
@@ -363,8 +393,7 @@ class Finisher:
             msg.format = self.fmt
         if not msg.timestamp:
             msg.timestamp = EPOCH_STR
-        if msg.id and not msg.id.startswith("h:"):  # a content hash is its message's
-            self._own_id(msg)
+        self._given(msg)
         if not msg.id:
             ids = self.ids
             msg.id = ids.occurrence(content_id(msg, conversation=ids.file), msg.timestamp)
@@ -393,6 +422,14 @@ class Finisher:
         self.numbered += 1
         sid = source_id or fallback_source_id(self.source_name, self.numbered)
         return sid, None if base is None else self.ids.occurrence(base)
+
+
+def _reads_ids(fmt: str) -> bool:
+    """``fmt`` reads records back, their ids as they were stored (``h:`` ones too)."""
+    try:
+        return registry.get(fmt).family == "records"
+    except ConvoError:  # a name no format has (a test's finisher)
+        return False
 
 
 def clash_warning(clashes: int) -> str:

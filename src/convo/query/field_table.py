@@ -56,7 +56,16 @@ def _join(parts: list[Cond], op: str, absorbing: str, neutral: str) -> Cond:
         return neutral, ()
     if len(kept) == 1:
         return kept[0]
-    return "(" + op.join(c for c, _ in kept) + ")", tuple(x for _, p in kept for x in p)
+    conds = [c for c, _ in kept]
+    while len(conds) > _FAN:
+        conds = ["(" + op.join(conds[i : i + _FAN]) + ")" for i in range(0, len(conds), _FAN)]
+    return "(" + op.join(conds) + ")", tuple(x for _, p in kept for x in p)
+
+
+# SQLite reads ``a AND b AND c`` as a chain as deep as its terms, and refuses one over
+# 1,000 deep ("Expression tree is too large"): 1,000 -tag: terms were an internal error.
+# Terms past this many are grouped in parentheses of this many, a tree of log depth.
+_FAN = 32
 
 
 def negate(part: Cond) -> Cond:

@@ -40,6 +40,9 @@ _FIELD_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 # rule, ``--since``'s).
 _DATE_SIDES = {"after": "{}..", "before": "..{}"}
 HINT = 'see `convo query --help` (fields, "phrases", OR, NOT, -, parentheses)'
+# Parentheses and NOTs nested deeper than this are refused: the parser, the tree's
+# walks and the index's SQL recurse once a level (5,000 "(" was a RecursionError).
+MAX_DEPTH = 100
 
 
 class Token(Slotted):
@@ -136,6 +139,16 @@ class _Parser:
         self.i = 0
         self.zone = zone
         self.now = now
+        self.depth = 0  # parentheses and NOTs open around the token being read
+
+    def deeper(self, tok: Token) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise error(
+                tok.col,
+                f"nested deeper than {MAX_DEPTH} parentheses and NOTs",
+                "write the query flatter: NOT NOT x is x, (a OR (b OR c)) is a OR b OR c",
+            )
 
     def peek(self) -> Token | None:
         return self.toks[self.i] if self.i < len(self.toks) else None
@@ -183,7 +196,10 @@ class _Parser:
             raise error(col, what)
         if tok.kind in ("NOT", "-"):
             self.take()
-            return Not(self.unary(tok))
+            self.deeper(tok)
+            node = Not(self.unary(tok))
+            self.depth -= 1
+            return node
         return self.atom()
 
     def atom(self) -> Node:
@@ -191,7 +207,9 @@ class _Parser:
         if tok.kind == "(":
             if (nxt := self.peek()) is not None and nxt.kind == ")":
                 raise error(nxt.col, "empty parentheses")
+            self.deeper(tok)
             node = self.or_()
+            self.depth -= 1
             close = self.peek()
             if close is None or close.kind != ")":
                 raise error(tok.col, "unclosed (", "close it with )")

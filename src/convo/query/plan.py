@@ -18,6 +18,10 @@ the index answers alone. Otherwise each candidate line is checked by the exact c
 A leaf under NOT is wrapped in ``ifnull(…, 0)``: SQL's NULL (a message with no thread,
 say) must read as "no", as the scan reads it.
 
+A tree nested deep enough (NOTs around ANDs, twenty levels) makes SQL that SQLite's
+parser cannot hold ("parser stack overflow"): such a tree's condition is tried first,
+and when SQLite refuses it the plan narrows nothing, every line checked (``TOO_DEEP``).
+
 ``Plan.explain()`` is what ``--explain`` prints: index or scan, and why.
 """
 
@@ -32,6 +36,14 @@ from convo.query.tree import And, Node, Not, Or, Range, Term
 TYPE_CHECKING = False  # typing is not imported at run time (docs/startup.md)
 if TYPE_CHECKING:
     from typing import Any
+
+TOO_DEEP = "the query nests too deep for the index's SQL"
+# A tree this deep or less, of this many leaves or fewer, makes SQL any SQLite parses
+# (its parser's stack, its bound on parameters): not tried first.
+_SHALLOW, _FEW_LEAVES = 8, 1000
+# An OR of more alternatives is not counted as a UNION (SQLite's compound SELECT holds
+# 500 at most; each alternative is counted first: ``_few``).
+_UNION_MAX = 64
 
 
 class Plan(Slotted):
@@ -168,6 +180,10 @@ def compile_where(conn: sqlite3.Connection, node: Node | None) -> Plan:
     compiler = _Compiler(conn)
     (cond, params), _ = compiler.both(node, False)
     plan = compiler.plan
+    depth, size = _shape(node)
+    if (depth > _SHALLOW or size > _FEW_LEAVES) and not _parses(conn, cond, params):
+        checked = plan.indexed + [c for c in plan.checked if c not in plan.indexed]
+        return Plan(exact=False, checked=checked, notes=[TOO_DEEP])
     plan.cond, plan.params = cond, params
     if isinstance(node, And) and not plan.exact and cond not in (TRUE, FALSE):
         from convo.query.drive import Part, shape
@@ -185,6 +201,34 @@ def compile_where(conn: sqlite3.Connection, node: Node | None) -> Plan:
     return plan
 
 
+def _shape(node: Node) -> tuple[int, int]:
+    """How deep the tree nests (a leaf is 1) and how many leaves it has, without
+    recursion."""
+    deepest, leaves, todo = 0, 0, [(node, 1)]
+    while todo:
+        n, d = todo.pop()
+        deepest = max(deepest, d)
+        if isinstance(n, And | Or):
+            todo.extend((c, d + 1) for c in n.children)
+        elif isinstance(n, Not):
+            todo.append((n.child, d + 1))
+        else:
+            leaves += 1
+    return deepest, leaves
+
+
+def _parses(conn: sqlite3.Connection, cond: str, params: tuple[Any, ...]) -> bool:
+    """SQLite can prepare ``cond`` (a deep tree's SQL may overflow its parser's stack,
+    or pass its expression depth: ``TOO_DEEP``)."""
+    try:
+        conn.execute(f"SELECT 1 FROM messages m WHERE {cond} LIMIT 0", params).fetchall()
+    except sqlite3.OperationalError as e:
+        if any(w in str(e) for w in ("stack overflow", "too large", "too many SQL variables")):
+            return False
+        raise
+    return True
+
+
 def _counting(compiler: _Compiler, node: Node, plan: Plan) -> None:
     """The ways ``count`` may count the exact ``plan`` of ``node`` other than its
     condition: ``complement``, ``counted``, ``since``, ``union`` (see ``Plan``)."""
@@ -198,8 +242,13 @@ def _counting(compiler: _Compiler, node: Node, plan: Plan) -> None:
         plan.total = (leaf.total, leaf.params) if leaf.total is not None else None
     if isinstance(node, Range) and bool(node.since) != bool(node.until):
         plan.since = (node.since, True) if node.since else (str(node.until), False)
-    if isinstance(node, Or) and plan.cond not in (TRUE, FALSE):
+    if isinstance(node, Or) and _unites(node, plan):
         plan.union = [s for s in (_ids(compiler, c) for c in node.children) if s[0] != FALSE]
+
+
+def _unites(node: Or, plan: Plan) -> bool:
+    """``count`` may count the exact ``plan`` of ``node`` as a UNION (``_UNION_MAX``)."""
+    return plan.cond not in (TRUE, FALSE) and len(node.children) <= _UNION_MAX
 
 
 def _ids(compiler: _Compiler, node: Node) -> Cond:
@@ -312,6 +361,8 @@ def explain(plan: Plan | None, *, reason: str = "") -> str:
         fields = ", ".join(plan.indexed) or "no filter"
         return f"plan: index (exact: {fields})"
     if not plan.narrows:
+        if TOO_DEEP in plan.notes:
+            return explain(plan, reason=TOO_DEEP)
         return f"plan: scan (the index holds none of: {', '.join(plan.checked)})"
     notes = "".join(f"; {n}" for n in plan.notes)
     return (

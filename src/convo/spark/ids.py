@@ -7,9 +7,9 @@ already holds its own ids (one ``Finisher`` reads it); what no executor sees is 
 others' messages, so each row says what the two rules need, in helper columns
 (``spark.ranges.HELPERS``):
 
-- ``_own``: the id is the reader's, subject to the rules (neither empty nor a content
-  hash ``h:``; in a range, one ``Depends.own`` notes; of a whole unit, one its
-  ``Ingest`` kept, ``Ingest.last_own``);
+- ``_own``: the id is the reader's, subject to the rules (not empty, an ``h:`` one read
+  back from a JSONL file too; in a range, one ``Depends.own`` notes; of a whole unit,
+  one its ``Ingest`` kept, ``Ingest.last_own``);
 - a range's own id also ``_digest`` (``split.own_digest``: text, speaker and time) and
   ``_base``, the message's content hash in its file (``ContentIds.base``), the id it
   gets if an earlier message of the file had its id;

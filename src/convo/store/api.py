@@ -140,9 +140,11 @@ class Store(StoreFile):
 
     def get(self, message_id: str) -> dict[str, Any] | None:
         """The record with this id, or None."""
+        from convo.core.errors import check_decoded
         from convo.query.model import Query
         from convo.query.tree import Term
 
+        check_decoded(message_id)
         return next(self.query(Query(Term("id", message_id), limit=1)), None)
 
     def thread(self, thread_id: str) -> list[dict[str, Any]]:
@@ -150,9 +152,11 @@ class Store(StoreFile):
         of messages without one), in time order. ``thread_id`` may also be the id of any
         of its messages."""
         from convo.core import fields
+        from convo.core.errors import check_decoded
         from convo.query.model import Query
         from convo.query.tree import Term
 
+        check_decoded(thread_id)
         found = list(self.query(Query(Term("thread", thread_id), sort="time")))
         if len(found) == 1 and (other := fields.conversation(found[0])) not in (None, thread_id):
             found = list(self.query(Query(Term("thread", other), sort="time")))

@@ -219,7 +219,7 @@ class StoreFile:
         where = str(self.path)
         with self.locked(wait=wait, on_wait=on_wait, on_recover=result.notes.append) as fd:
             with located(where):
-                _refuse_foreign(fd, where)
+                refuse_foreign(fd, where)
                 result.torn_bytes = self._repair_tail(fd)
                 start = os.lseek(fd, 0, os.SEEK_END)
                 was = os.fstat(fd)
@@ -293,23 +293,36 @@ class StoreFile:
         return len(tail)
 
 
-HEAD_BYTES = 4096
+HEAD_BYTES = 64 << 10
 
 
-def _refuse_foreign(fd: int, where: str) -> None:
+def refuse_foreign(fd: int, where: str, done: str = "nothing was appended") -> None:
     """Append to nothing but a store: a file that holds something and does not begin with
-    a JSON object (a BOM and blank space aside) is another file named by mistake
-    (``--store notes.txt``, ``$CONVO_STORE`` set to an export folder's PNG...): one
-    located line, nothing written to it, no torn tail moved out of it."""
+    a JSON object (a BOM and blank space aside), and none of whose first lines is one, is
+    another file named by mistake (``--store notes.txt``, ``$CONVO_STORE`` set to an
+    export folder's PNG...): one located line, nothing written to it, no torn tail moved
+    out of it. A store whose first line alone is damaged is still one (``compact`` is how
+    it is mended). ``compact`` refuses such a file too: it made a ``--store`` named at
+    a gzip or SQLite file empty, its lines in ``.torn`` without their blank ones (the
+    file no longer whole)."""
     head = os.pread(fd, HEAD_BYTES, 0)
     body = head.removeprefix(b"\xef\xbb\xbf").lstrip()
-    if not body or body.startswith(b"{"):
+    if not body or body.startswith(b"{") or any(map(_an_object, head.split(b"\n")[1:-1])):
         return  # empty (or blank space only so far), or a store
     raise InputError(
         "not a convo store: the file does not begin with a JSON record",
         where=where,
-        hint="point --store (or $CONVO_STORE) at a JSONL store or a new file; nothing was appended",
+        hint=f"point --store (or $CONVO_STORE) at a JSONL store or a new file; {done}",
     )
+
+
+def _an_object(line: bytes) -> bool:
+    if not line.lstrip().startswith(b"{"):
+        return False
+    try:
+        return isinstance(orjson.loads(line), dict)
+    except orjson.JSONDecodeError:
+        return False
 
 
 @contextlib.contextmanager

@@ -42,7 +42,7 @@ from convo.index.rewrite import Follower
 from convo.index.rows import parse as parse_object
 from convo.index.rows import row_of
 from convo.store.append import StoreFile as Store
-from convo.store.append import located
+from convo.store.append import located, refuse_foreign
 
 if TYPE_CHECKING:
     from convo.store.dedup import HeldIds
@@ -225,6 +225,9 @@ def _rewrite(
         store.locked(hint=NOT_CHANGED, on_recover=result.notes.append),
         located(str(store.path), NOT_CHANGED),
     ):
+        if compacting:  # it drops what is no record: a file that is no store, all of it
+            with open(path, "rb") as head:
+                refuse_foreign(head.fileno(), str(store.path), "nothing was changed")
         _remove_stale_copies(path)
         synced = sync(path, create=False)
         follower = Follower.open(path) if synced.available else None
@@ -324,7 +327,7 @@ def _selector(ids: Collection[str], matcher: Matcher | None) -> Matcher:
     wanted = set(ids)
 
     def selected(record: dict[str, Any]) -> bool:
-        if wanted and record.get("id") not in wanted:
+        if wanted and fields.record_id(record) not in wanted:  # a list id: unhashable
             return False
         return matcher is None or matcher(record)
 
@@ -368,6 +371,10 @@ def tag(
 ) -> MaintenanceResult:
     """Add the tags ``add`` to and remove ``remove`` (case-insensitively) from the selected
     records' tags; a record counts when one of its tags changes."""
+    from convo.core.errors import check_decoded
+
+    for name in (*add, *remove):  # a lone surrogate: orjson cannot write the line
+        check_decoded(name)
     change = _retag(add, remove)
     selected = _selector(ids, matcher)
     result = MaintenanceResult(dry_run=dry_run)

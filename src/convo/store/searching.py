@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from convo.core.errors import UsageError
+from convo.core.errors import UsageError, check_decoded
 from convo.index.search import HINT, Hit, Hits
 from convo.query.model import Query, build
 from convo.query.plan import compile_where
@@ -39,6 +39,7 @@ def search(
     mode: str | None = None, track=None,
 ) -> Hits:  # fmt: skip
     """The best ``limit`` hits for ``text`` among the messages ``query`` selects."""
+    check_decoded(text)  # a lone surrogate reached SQLite: an internal error
     if mode is not None and mode not in MODES:
         raise UsageError(f"unknown search mode {mode!r}", hint="choose fts|semantic|hybrid")
     if fts:

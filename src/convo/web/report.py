@@ -61,13 +61,23 @@ def _table(name: str, head: Sequence[str], rows: Iterable[Sequence[Any]]) -> str
     body = []
     for row in rows:
         tds = "".join(
-            f'<td class="n">{v}</td>' if isinstance(v, int) else f"<td>{html_text(str(v))}</td>"
+            f'<td class="n">{v}</td>' if isinstance(v, int) else f"<td>{html_text(_cell(v))}</td>"
             for v in row
         )
         body.append(f"<tr>{tds}</tr>")
     return (
         f'<table id="{name}"><thead><tr>{cells}</tr></thead><tbody>{"".join(body)}</tbody></table>'
     )
+
+
+# A name or topic of a megabyte (a base64 data URL read as one entity) made a report of
+# that size: a cell longer than this is cut, an ellipsis saying so.
+CELL = 300
+
+
+def _cell(value: Any) -> str:
+    text = str(value)
+    return text if len(text) <= CELL else text[:CELL] + "…"
 
 
 def _tally_rows(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:

@@ -42,7 +42,7 @@ def lines(keys: Sequence[str], series: Sequence[tuple[str, Sequence[int]]], titl
             f"{_n(left + j * step)},{_n(base - v * scale)}" for j, v in enumerate(values)
         )
         out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" '
-                   f'points="{points}"><title>{html_text(name)}</title></polyline>')  # fmt: skip
+                   f'points="{points}"><title>{html_text(name[:300])}</title></polyline>')  # fmt: skip
         x, y = left + LEGEND_WIDTH * (i % LEGEND_COLUMNS), height + 20 * (i // LEGEND_COLUMNS) + 12
         shown = name if len(name) <= 24 else name[:23] + "…"
         out.append(f'<rect x="{x}" y="{y - 9}" width="10" height="10" fill="{colour}"/>')

@@ -114,9 +114,10 @@ def _write_records(exporter, args, env, reporter, output: str | None, jsonl: boo
     try:
         with progress(env, "exporting", enabled=shown) as track:
             counted = _Counted(track(args.matches(env, reporter, selector=selector)))
+            written = _Counted(_checked(counted, reporter))  # less the records rejected
             kind = "text" if exporter.kind == "document" else "json"
             with _destination(output, env, kind) as out:
-                for piece in _render(exporter, _checked(counted, reporter), jsonl):
+                for piece in _render(exporter, iter(written), jsonl):
                     out.write(piece)
         if output is None:
             flush_stdout(env)
@@ -125,14 +126,15 @@ def _write_records(exporter, args, env, reporter, output: str | None, jsonl: boo
 
             err(nothing_matched(selector))
         elif output not in (None, "-"):  # as a dataset export says it
-            err(f"exported {counted.n} messages -> {output}")
+            err(f"exported {written.n} messages -> {output}")
     finally:
         reporter.close()
     return outcome(reporter.rejected)
 
 
 class _Counted:
-    """The matches, counted as they pass (an empty export says so)."""
+    """Records counted as they pass: the matches (an empty export says so), and those
+    written (what the summary says was exported)."""
 
     def __init__(self, matches):
         self.matches = matches

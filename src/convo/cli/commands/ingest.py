@@ -57,7 +57,7 @@ def ingest(
         output = None if save else "-"
     protect_named(paths, store)
     distinct_outputs({"-o": output, "--rejects": rejects, "--warnings": warnings})
-    reporter = Reporter(quiet=quiet, rejects_path=rejects, warnings_path=warnings)
+    reporter = Reporter(quiet=quiet, rejects_path=rejects, warnings_path=warnings, keeps=True)
     try:
         with progress(env, "importing", enabled=not quiet, paths=paths) as track:
             summary = run_ingest(

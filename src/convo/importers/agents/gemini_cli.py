@@ -249,6 +249,7 @@ def _jsonl(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             cut = " (the last line, cut short)" if torn else ""
             ctx.reject(where, f"not JSON{cut}", raw.decode("utf-8", "replace"))
             continue
+        _unread_embedded(value, where, ctx)
         if number in wanted:
             for k, mid in wanted[number]:
                 msg = value if k < 0 else _embedded_messages(value)[k]
@@ -271,6 +272,23 @@ def _unwanted(
         dropped[EARLIER if later else REWOUND] += 1
     elif not (_is_session(value) or _is_update(value)):
         ctx.reject(where, "not a Gemini CLI session line (a message, $set or $rewindTo)", value)
+
+
+def _unread_embedded(value: Any, where: str, ctx: ImportContext) -> None:
+    """A session or ``$set`` line's messages the first pass could not place (not an
+    object, no string id) and a ``messages`` that is no list: rejected (they were passed
+    over unsaid: a one-line session document holding them read as nothing)."""
+    if not (_is_session(value) or _is_update(value)):
+        return
+    holder = as_dict(value["$set"]) if "$set" in value else value
+    if "messages" not in holder:
+        return
+    if not isinstance(holder["messages"], list):
+        ctx.reject(where, "a session's messages that are not a list", holder["messages"])
+        return
+    for k, msg in enumerate(holder["messages"]):
+        if not (isinstance(msg, dict) and isinstance(msg.get("id"), str)):
+            ctx.reject(f"{where}.msg-{k + 1}", "a message without a string id", msg)
 
 
 EARLIER = "earlier versions of updated messages"

@@ -120,7 +120,8 @@ def _alpaca(sample: dict[str, Any]) -> tuple[list[Any], int]:
     ``system``, each ``history`` pair, then ``instruction`` and ``input`` (joined by a
     line break) as the user's turn and ``output`` as the answer."""
     turns: list[Any] = _said("system", sample.get("system")) if sample.get("system") else []
-    for pair in sample.get("history") or []:
+    history = sample.get("history") or []
+    for pair in history if isinstance(history, list) else [history]:  # 5: rejected, placed
         if isinstance(pair, list) and len(pair) == 2:
             turns += [*_said("user", pair[0]), *_said("assistant", pair[1])]
         else:

@@ -146,7 +146,10 @@ def _choices(
 ) -> Iterator[ConversationMessage]:
     cid = as_str(comp.get("id"))
     ts = epoch_ts(comp.get("created"))
-    for k, choice in enumerate(as_list(comp.get("choices"))):
+    choices = as_list(comp.get("choices"))
+    if not choices:  # "choices": 0, {}, or none: the completion was read as nothing, unsaid
+        ctx.reject(where, "a chat.completion without choices", comp)
+    for k, choice in enumerate(choices):
         loc = sub(ctx, where, f"choice-{k}")
         msg = as_dict(as_dict(choice).get("message"))
         if not msg:

@@ -101,7 +101,7 @@ def leading_elements(text: str, limit: int = 40) -> list[Any]:
             break
         try:
             value, i = decoder.raw_decode(text, i)
-        except ValueError:
+        except (ValueError, RecursionError):  # a head of 60,000 "[": no sample
             break
         out.append(value)
     return out

@@ -106,6 +106,8 @@ class _File:
         self.turn: _Turn | None = None
         self.empty = self.untimed = 0
         self.first = True
+        self.stray = self.stray_at = 0  # lines before the first turn that are no header
+        self.line = self.turns = 0  # the line being read, the turns opened
 
     def header(self, line: str) -> None:
         """A line before the first turn: the session comment or the title."""
@@ -117,6 +119,9 @@ class _File:
         elif title and self.subject is None:
             self.subject = title["title"].strip() or None
             self.latest = self.latest or _time(title["time"])
+        elif line.strip() and not _MARK.fullmatch(line.strip()):
+            self.stray_at = self.stray_at or self.line
+            self.stray += 1
 
     def close(self) -> Iterator[ConversationMessage]:
         """The open turn's record (none for an empty turn: counted)."""
@@ -137,12 +142,14 @@ class _File:
         self.latest = _time(said) or self.latest
         model = _model(said) if found["who"] != "User" else None
         self.turn = _Turn(found["who"], where, self.latest, model)
+        self.turns += 1
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     f = _File(source, ctx)
     fenced = False
     for number, line in numbered_lines(source, ctx.text_decoder()):
+        f.line = number
         found = None if fenced else _TURN.fullmatch(line)
         if found:
             yield from f.open(found, ctx.loc(number))
@@ -152,6 +159,17 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             fenced = not fenced if _FENCE.match(line) else fenced
             f.turn.lines.append(line)
     yield from f.close()
+    _said(f, source, ctx)
+
+
+def _said(f: _File, source: Source, ctx: ImportContext) -> None:
+    """What the file held that is no record: text before the first turn (a file with no
+    turn at all: all of it), empty turns, turns without a time."""
+    if not f.turns:
+        lines = f"; its {f.stray} line(s) of text not imported" if f.stray else ""
+        ctx.warn(source.name, f"no turn (a _**User**_ or _**Assistant**_ line) in it{lines}")
+    elif f.stray:
+        ctx.warn(ctx.loc(f.stray_at), f"text before the first turn: {f.stray} line(s) not imported")
     if f.empty:
         ctx.warn(source.name, f"skipped {f.empty} empty turn(s)")
     if f.untimed:

@@ -63,7 +63,7 @@ from convo.importers.agents.samples import sub
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
-from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, json_head
+from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, json_head, listed
 from convo.importers.registry import Format
 
 NAME = "swe-agent"
@@ -106,7 +106,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         if isinstance(own, str) and own.strip():
             base = f"{NAME}:{own.strip()}"
         run = _Run(ctx, base, _info(doc.get("info")), doc.get("trajectory_format"))
-        yield from run.items(as_list(doc.get("messages")), source.name)
+        yield from run.items(listed(doc, "messages", source.name, ctx), source.name)
         run.finish(source.name)
         return
     if re.match(r'\A\{\s*"attempts"\s*:', text):

@@ -48,7 +48,7 @@ from convo.importers.agents.blocks import block_chunk, dumps, whole_chunk
 from convo.importers.build import file_local_id, message
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
-from convo.importers.jsoninput import as_dict, as_list, as_str, json_head
+from convo.importers.jsoninput import as_dict, as_list, as_str, json_head, listed
 from convo.importers.registry import Format
 
 NAME = "librechat"
@@ -82,8 +82,9 @@ def _flatten(items: list[Any], where: str) -> Iterator[tuple[Any, str]]:
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     doc = as_dict(load_json(source))
-    key = "messagesTree" if isinstance(doc.get("messagesTree"), list) else "messages"
-    found = [(m, ctx.loc(here)) for m, here in _flatten(as_list(doc.get(key)), key)]
+    key = "messagesTree" if doc.get("messagesTree") is not None else "messages"
+    messages = listed(doc, key, source.name, ctx)
+    found = [(m, ctx.loc(here)) for m, here in _flatten(messages, key)]
     hearers = _hearers([m for m, _ in found if _is_message(m)])
     conversation = as_str(doc.get("conversationId"))
     thread = f"{NAME}:{conversation}" if conversation else ctx.thread_of(source.name)

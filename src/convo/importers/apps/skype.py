@@ -245,7 +245,7 @@ def _reactions(props: dict[str, Any], names: dict[str, str]) -> list[dict[str, A
     if isinstance(emotions, str):  # sometimes a JSON string
         try:
             emotions = json.loads(emotions)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past Python's stack
             return []
     out = []
     for e in map(as_dict, as_list(emotions)):

@@ -254,9 +254,12 @@ def _widget_events(value: Any) -> list[tuple[Any, dict[str, Any]]]:
     """(sender, event) of each of a message's ``submessages`` whose content is JSON."""
     events = []
     for s in map(as_dict, as_list(value)):
+        sender = s.get("sender_id")
+        if not isinstance(sender, int | str) or isinstance(sender, bool):
+            sender = None  # {} or a list: unhashable, a vote's voter
         try:
-            events.append((s.get("sender_id"), as_dict(json.loads(as_str(s.get("content"))))))
-        except ValueError:
+            events.append((sender, as_dict(json.loads(as_str(s.get("content"))))))
+        except (ValueError, RecursionError):  # not JSON, or nested past Python's stack
             continue
     return events
 

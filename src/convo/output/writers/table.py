@@ -92,8 +92,7 @@ class TableWriter(RecordWriter):
         from rich.text import Text
 
         cells = [
-            [one_line(c.value(r, self.options), 1000 if c.name == "text" else None)
-             for c in self.columns]
+            [one_line(c.value(r, self.options), 1000) for c in self.columns]
             for r in self.rows
         ]  # fmt: skip
         table = self._table(self._widths(cells))
