@@ -135,6 +135,7 @@ BY_FOLDER = {
     "discord_html": "discord-html",
     "claude_history": "claude-history",
     "openhands": "openhands",
+    "frameworks": "openai",
     "cursor": "cursor",
     "copilot_cli": "copilot-cli",
     "zed": "zed",
