@@ -8,10 +8,13 @@ were speakers heard by no one."""
 
 from __future__ import annotations
 
+from zoneinfo import ZoneInfo
+
 from formats_helpers import FIXTURES, run
 
 from convo.core.io import Source
 from convo.importers.agents.reader import read_agent_messages
+from convo.importers.context import ImportOptions
 from convo.importers.registry import registry
 
 DIR = FIXTURES / "frameworks"
@@ -88,3 +91,28 @@ def test_smolagents_tool_roles():
         ("tool", ["assistant"], "tool"),
     ]
     assert [r["extra"]["original_role"] for r in recs[3:]] == ["tool-call", "tool-response"]
+
+
+def test_dspy_history_answers_and_time():
+    """DSPy's ``lm.history`` saved as JSON: the answers (``outputs``) were left in the
+    first message's ``extra.conversation``, no record, and every message had no time."""
+    path = DIR / "dspy_history.json"
+    assert registry.detect(Source(path)).name == "openai"
+    recs, rejects, warnings = run(
+        read_agent_messages, path, ImportOptions(tz=ZoneInfo("Europe/Oslo")), fmt="openai"
+    )
+    assert not rejects and not warnings
+    assert [(r["role"], r["timestamp"], r["thread"]) for r in recs] == [
+        ("system", "2025-04-23T09:20:00Z", "dspy_history.json#conv-1"),
+        ("user", "2025-04-23T09:20:00Z", "dspy_history.json#conv-1"),
+        ("assistant", "2025-04-23T09:20:00Z", "dspy_history.json#conv-1"),
+        ("user", "2025-04-23T09:21:30Z", "dspy_history.json#conv-2"),
+        ("assistant", "2025-04-23T09:21:30Z", "dspy_history.json#conv-2"),
+    ]
+    assert recs[2]["textChunks"] == [
+        "[[ ## answer ## ]]\nThe thermostat cuts off at 90 C.\n\n[[ ## completed ## ]]"
+    ]
+    assert recs[4]["metadata"] == {"speaker": "assistant", "listeners": ["user"]}
+    assert recs[4]["extra"]["blocks"][0]["type"] == "thinking"
+    assert "outputs" not in recs[0]["extra"]["conversation"]
+    assert recs[0]["extra"]["conversation"]["uuid"] == "5f0c9a52-7d1e-4b8e-9a57-3c0e2b1d4f61"

@@ -54,7 +54,7 @@ def convert(
     pydantic unless ``checked_later`` (the ingest pipeline's ``check_message``). Thinking
     blocks are chunks only with ``include_thinking`` (else they stay in ``extra.blocks``)."""
     text = _plain_text(obj, fmt)
-    if text is not None and checked_later and not thread.extra:
+    if text is not None and checked_later and not thread.extra and thread.when is None:
         return _plain_message(obj["role"], text, fmt, thread)
     safe = _checked_depth(obj if text is None else None, thread.extra)
     timestamp = None
@@ -69,6 +69,8 @@ def convert(
         except ValueError as e:
             if warn:
                 warn(f"{e}; timestamp left unknown")
+    if timestamp is None and thread.when is not None:
+        timestamp = parse_any(thread.when, zone)
     extra = parts.extra
     thread_id = thread.id
     if isinstance(parts.thread, str) and parts.thread:
@@ -146,7 +148,7 @@ def plain_message(obj: Any, fmt: str, thread: Thread) -> ConversationMessage | N
     chat JSON)
     (tests/importers/test_agents_stream.py holds it equal to ``_one``, and the ``TYPED``
     message's line equal to the checked one's)."""
-    if type(obj) is not dict or len(obj) != 2 or thread.extra or fmt == "autogen":
+    if type(obj) is not dict or len(obj) != 2 or thread.extra or thread.when or fmt == "autogen":
         return None
     content, role = obj.get("content"), obj.get("role")
     if type(content) is str and content and type(role) is str and role in _SAME_ROLES:
