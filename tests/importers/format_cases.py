@@ -295,6 +295,7 @@ CASES = [
     Case("goose", FORMATS + "goose/20250115_093000.jsonl", rename=True),
     Case("ollama", FORMATS + "ollama/chat-stream.jsonl", rename=True),
     Case("crewai", FORMATS + "crewai/crew_log.json", rename=True),
+    Case("cursor-md", FORMATS + "cursor_md/cursor_fixing_the_kettle_cutoff.md", rename=True),
     Case("crewai", FORMATS + "crewai/logs.txt", rename=True),
     Case("specstory", FORMATS + "specstory/2025-04-24_13-10-01-untitled.md", rename=True),
     Case(

@@ -147,6 +147,7 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.goose",
         "convo.importers.agents.ollama",
         "convo.importers.agents.crewai",
+        "convo.importers.agents.cursor_md",
         "convo.importers.agents.specstory",
         "convo.importers.apps.librechat",
         "convo.importers.transcripts.ass",

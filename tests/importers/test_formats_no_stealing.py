@@ -113,6 +113,7 @@ BY_FOLDER = {
     "goose": "goose",
     "ollama": "ollama",
     "crewai": "crewai",
+    "cursor_md": "cursor-md",
     "specstory": "specstory",
     "librechat": "librechat",
     "ass": "ass",
