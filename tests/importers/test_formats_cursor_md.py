@@ -12,7 +12,7 @@ import pytest
 from formats_helpers import FIXTURES, run
 
 from convo.core.io import Source
-from convo.importers.agents import cursor_md
+from convo.importers.agents import cursor_md, locale_time
 from convo.importers.registry import registry
 
 DIR = FIXTURES / "cursor_md"
@@ -64,11 +64,11 @@ def test_korean_locale():
     ],
 )
 def test_export_times(date, time, want):
-    assert cursor_md.export_time(date, time, UTC) == (want, False)
+    assert locale_time.local_time(date, time, UTC) == (want, False)
 
 
 def test_a_zone_convo_does_not_know_is_read_in_tz():
-    assert cursor_md.export_time("8/21/2025", "18:13:28 Mitteleuropa", UTC) == (
+    assert locale_time.local_time("8/21/2025", "18:13:28 Mitteleuropa", UTC) == (
         "2025-08-21T18:13:28Z",
         True,
     )

@@ -29,11 +29,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta, timezone, tzinfo
 
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
-from convo.core.timestamps import naive_ts
+from convo.importers.agents.locale_time import local_time
 from convo.importers.apps.common import numbered_lines
 from convo.importers.build import file_scope, message
 from convo.importers.context import ImportContext
@@ -47,18 +46,6 @@ _EXPORTED = re.compile(
 _TURN = re.compile(r"\*\*(?P<who>User|Cursor)\*\*\s*")
 _FENCE = re.compile(r"\s*(```|~~~)")
 _TOOLS = re.compile(r"(?m)^\[(\d+) tools? called\]\s*$")
-_NUMBERS = re.compile(r"\d+")
-_OFFSET = re.compile(r"(?:GMT|UTC)(?:(?P<sign>[+\u2212-])(?P<h>\d{1,2})(?::?(?P<m>\d\d))?)?\b")
-_PM = re.compile(r"(?i)\bp\.?\s?m\.?|오후|下午|午後")
-_AM = re.compile(r"(?i)\ba\.?\s?m\.?|오전|上午|午前")
-# the zone abbreviations toLocaleTimeString writes for the commonest locales, in hours
-_ZONES = {
-    "PST": -8, "PDT": -7, "MST": -7, "MDT": -6, "CST": -6, "CDT": -5, "EST": -5, "EDT": -4,
-    "AKST": -9, "AKDT": -8, "HST": -10, "AST": -4, "ADT": -3, "NST": -3.5, "NDT": -2.5,
-    "GMT": 0, "UTC": 0, "WET": 0, "WEST": 1, "BST": 1, "CET": 1, "CEST": 2, "EET": 2,
-    "EEST": 3, "MSK": 3, "IST": 5.5, "JST": 9, "KST": 9, "AEST": 10, "AEDT": 11,
-    "ACST": 9.5, "ACDT": 10.5, "AWST": 8, "NZST": 12, "NZDT": 13,
-}  # fmt: skip
 
 
 def sniff(source: Source) -> int:
@@ -66,54 +53,6 @@ def sniff(source: Source) -> int:
     if not lines or not lines[0].startswith("# "):
         return 0
     return 95 if any(_EXPORTED.fullmatch(line) for line in lines[1:]) else 0
-
-
-def _zone(text: str) -> tzinfo | None:
-    """The zone a time's text names: ``GMT+2``, ``UTC-05:30``, ``GMT``, ``PDT``; else None."""
-    found = _OFFSET.search(text)
-    if found:
-        if not found["sign"]:
-            return UTC
-        minutes = int(found["h"]) * 60 + int(found["m"] or 0)
-        return timezone(timedelta(minutes=-minutes if found["sign"] != "+" else minutes))
-    for word in re.findall(r"\b[A-Z]{2,5}\b", text):
-        if word in _ZONES:
-            return timezone(timedelta(hours=_ZONES[word]))
-    return None
-
-
-def _day(date: str) -> tuple[int, int, int] | None:
-    """(year, month, day) of a locale's date: ``8/21/2025``, ``21.8.2025``, ``2025/8/21``,
-    ``2025. 6. 27.``; a day and month that could be either way round: month first with
-    ``/``, day first otherwise."""
-    numbers = [int(n) for n in _NUMBERS.findall(date)][:3]
-    if len(numbers) != 3:
-        return None
-    a, b, c = numbers
-    if a > 31:
-        return a, b, c
-    if a > 12 or (b <= 12 and "/" not in date):
-        return c, b, a
-    return c, a, b
-
-
-def export_time(date: str, time: str, fallback: tzinfo) -> tuple[str | None, bool]:
-    """(the export's time as a record time, whether the zone was ``fallback``)."""
-    day = _day(date)
-    clock = [int(n) for n in _NUMBERS.findall(_OFFSET.sub("", time))][:3]
-    if day is None or len(clock) < 2:
-        return None, False
-    hour = clock[0]
-    if _PM.search(time) and hour < 12:
-        hour += 12
-    elif _AM.search(time) and hour == 12:
-        hour = 0
-    zone = _zone(time)
-    try:
-        when = datetime(*day, hour, clock[1], clock[2] if len(clock) > 2 else 0)
-    except ValueError:
-        return None, False
-    return naive_ts(when, zone or fallback), zone is None
 
 
 @dataclass
@@ -149,9 +88,7 @@ class _File:
             self.subject = line[2:].strip() or None
         elif exported:
             self.version = exported["version"]
-            self.time, guessed = export_time(
-                exported["date"], exported["time"], self.ctx.options.tz
-            )
+            self.time, guessed = local_time(exported["date"], exported["time"], self.ctx.options.tz)
             if self.time is None:
                 self.ctx.warn(where, "the export's date does not read: the epoch sentinel")
             elif guessed:
