@@ -114,6 +114,7 @@ BY_FOLDER = {
     "ollama": "ollama",
     "crewai": "crewai",
     "cursor_md": "cursor-md",
+    "continue_md": "continue-md",
     "specstory": "specstory",
     "librechat": "librechat",
     "ass": "ass",
