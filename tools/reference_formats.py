@@ -83,6 +83,7 @@ SAMPLES = {
     "ollama": "tests/fixtures/formats/ollama/chat-stream.jsonl",
     "crewai": "tests/fixtures/formats/crewai/crew_log.json",
     "cursor-md": "tests/fixtures/formats/cursor_md/cursor_fixing_the_kettle_cutoff.md",
+    "gemini-cli-md": "tests/fixtures/formats/gemini_cli_md/gemini-chat.md",
     "continue-md": "tests/fixtures/formats/continue_md/session.md",
     "specstory": "tests/fixtures/formats/specstory/2025-12-02_12-49Z-kettle-cleanup.md",
     "openhands": "tests/fixtures/formats/openhands/trajectory-1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f.json",
