@@ -296,6 +296,7 @@ CASES = [
     Case("ollama", FORMATS + "ollama/chat-stream.jsonl", rename=True),
     Case("crewai", FORMATS + "crewai/crew_log.json", rename=True),
     Case("cursor-md", FORMATS + "cursor_md/cursor_fixing_the_kettle_cutoff.md", rename=True),
+    Case("cline-md", FORMATS + "cline_md/cline_task_mar-26-2025_12-52-10-pm.md", rename=True),
     Case("gemini-cli-md", FORMATS + "gemini_cli_md/gemini-chat.md", rename=True),
     Case("continue-md", FORMATS + "continue_md/session.md", rename=True),
     Case("crewai", FORMATS + "crewai/logs.txt", rename=True),
