@@ -296,6 +296,12 @@ CASES = [
     Case("ollama", FORMATS + "ollama/chat-stream.jsonl", rename=True),
     Case("crewai", FORMATS + "crewai/crew_log.json", rename=True),
     Case("cursor-md", FORMATS + "cursor_md/cursor_fixing_the_kettle_cutoff.md", rename=True),
+    Case(
+        "copilot-md",
+        FORMATS + "copilot_md/copilot-session-2230af76.md",
+        rename=True,
+        subs=((r"(Session ID:\*\* `)", r"\g<1>{t}"),),
+    ),
     Case("cline-md", FORMATS + "cline_md/cline_task_mar-26-2025_12-52-10-pm.md", rename=True),
     Case("gemini-cli-md", FORMATS + "gemini_cli_md/gemini-chat.md", rename=True),
     Case("continue-md", FORMATS + "continue_md/session.md", rename=True),

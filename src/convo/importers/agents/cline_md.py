@@ -39,12 +39,15 @@ from convo.importers.registry import Format
 NAME = "cline-md"
 _TURN = re.compile(r"\*\*(?P<who>User|Assistant):\*\*\s*")
 _FENCE = re.compile(r"\s*(```|~~~)")
-_ENVIRONMENT = re.compile(r"\s*<environment_details>.*?</environment_details>\s*", re.S)
+# a block that closes before another opens (a block left open stays text)
+_ENVIRONMENT = re.compile(
+    r"\s*<environment_details>(?:(?!<environment_details>).)*?</environment_details>\s*", re.S
+)
 _ISO = re.compile(r"Current time in ISO 8601 UTC format: (\S+)")
 _LOCAL = re.compile(
     r"# Current Time\s*\n(?:Current time[^\n]*\n)?(?P<date>[^,\n]+), (?P<time>[^\n(]+)\((?P<zone>[^)\n]*)\)"
 )
-_RESULT = re.compile(r"\[(?P<name>[\w.-]+)(?: \(Error\))?\]\n")
+_RESULT = re.compile(r"\[(?P<name>[\w.-]+)(?: \(Error\))?\](?:\n|\Z)")
 _TOOL_USE = re.compile(r"(?m)^\[Tool Use: ([^\]\n]+)\]$")
 
 
@@ -100,9 +103,10 @@ class _File:
         role = "user" if who == "User" else "assistant"
         self.tools.update(_TOOL_USE.findall(text))
         chunks = [_TOOL_USE.sub(lambda m: f"[tool_use {m[1]}]", text)]
-        parts = _parts(text, self.tools) if role == "user" else []
-        if parts:  # native tool results: [NAME] then the output, a result each
-            role, chunks = "tool", [_RESULT.sub(_label, p, count=1) for p in parts]
+        parts = _parts(text, self.tools) if role == "user" else [text]
+        if len(parts) > 1 or parts[0] is not text:  # native results: [NAME], its output
+            chunks = [_RESULT.sub(_label, p, count=1) if _RESULT.match(p) else p for p in parts]
+            role = "tool" if all(_RESULT.match(p) for p in parts) else role
         self.untimed += self.time is None
         yield message(
             chunks,
@@ -126,16 +130,17 @@ def _label(found: re.Match[str]) -> str:
 
 
 def _parts(text: str, tools: set[str]) -> list[str]:
-    """A user message of tool results cut into its results (each ``[NAME]`` line of a
-    tool the task called starts one); none when it does not open with one."""
+    """A user message cut where a tool's result starts (a ``[NAME]`` line of a tool the
+    task called): the text before the first, then each result; ``[text]`` when none."""
     starts = [
         m.start() for m in _RESULT.finditer(text)
         if (m.start() == 0 or text[m.start() - 1] == "\n") and m["name"] in tools
     ]  # fmt: skip
-    if not starts or starts[0] != 0:
-        return []
-    ends = [*starts[1:], len(text)]
-    return [text[a:b].strip("\n") for a, b in zip(starts, ends, strict=True)]
+    if not starts:
+        return [text]
+    cuts = [0, *starts] if starts[0] else starts
+    ends = [*cuts[1:], len(text)]
+    return [text[a:b].strip("\n") for a, b in zip(cuts, ends, strict=True) if text[a:b].strip()]
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
