@@ -114,6 +114,7 @@ BY_FOLDER = {
     "ollama": "ollama",
     "crewai": "crewai",
     "cursor_md": "cursor-md",
+    "windsurf_md": "windsurf-md",
     "copilot_md": "copilot-md",
     "cline_md": "cline-md",
     "gemini_cli_md": "gemini-cli-md",
