@@ -114,6 +114,7 @@ BY_FOLDER = {
     "ollama": "ollama",
     "crewai": "crewai",
     "cursor_md": "cursor-md",
+    "zed_md": "zed-md",
     "windsurf_md": "windsurf-md",
     "copilot_md": "copilot-md",
     "cline_md": "cline-md",

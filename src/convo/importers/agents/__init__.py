@@ -1,7 +1,7 @@
 """Agent-framework message logs and LLM API objects: OpenAI, Anthropic, AgentScope,
 LangMem, AutoGen, Jianmu (``formats``), and Codex CLI rollouts, Claude Code's prompt history, aider's chat history, Cline tasks, Gemini CLI sessions, ShareGPT, Hugging Face chat, OpenAI API
 objects, Gemini, LangChain, the Vercel AI SDK, Pydantic AI message histories, SWE-agent
-trajectories, LlamaIndex chat stores, Letta agent files, Goose sessions, OpenHands event streams, Ollama's chats, CrewAI's run logs, SpecStory's saved chats, Cursor's chats and Export Chat Markdown, Continue's shared sessions, Gemini CLI's shared chats, Cline's exported tasks, Copilot CLI's shared sessions, Windsurf's exported Cascade conversations, GitHub
+trajectories, LlamaIndex chat stores, Letta agent files, Goose sessions, OpenHands event streams, Ollama's chats, CrewAI's run logs, SpecStory's saved chats, Cursor's chats and Export Chat Markdown, Continue's shared sessions, Gemini CLI's shared chats, Cline's exported tasks, Copilot CLI's shared sessions, Windsurf's exported Cascade conversations, Zed's threads as Markdown, GitHub
 Copilot CLI sessions, Zed's saved conversations, LLM CLI logs and its database, and Google AI Studio
 prompts (one module each)."""
 
@@ -38,6 +38,7 @@ def register(registry: Registry) -> None:
         ("cline_md", "cline-md", ("cline_task_*.md", "roo_task_*.md", "*.md"), Gate(pattern=r"\A[\ufeff\s]*\*\*User:\*\*")),
         ("copilot_md", "copilot-md", ("*.md",), Gate(pattern=r"\A[\ufeff\s]*# \W*Copilot CLI Session")),
         ("windsurf_md", "windsurf-md", ("*.md",), Gate(pattern=r"\A[\ufeff\s]*# Cascade Chat Conversation")),
+        ("zed_md", "zed-md", ("*.md",), Gate(pattern=r"\A[\ufeff\s]*# [^\n]*\n\s*## User\s*\n")),
         ("aider", "aider", (".aider.chat.history.md", "*.md", ".aider.input.history"), Gate(pattern=r"\A[\ufeff\s]*# (?:aider chat started at |\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\r?\n\+)")),
         ("cline", "cline", ("api_conversation_history.json", "ui_messages.json", "task_metadata.json", "*.json"), json_with('"role"', '"say"', '"ask"', '"files_in_context"')),
         ("pydantic_ai", "pydantic-ai", both, json_with('"part_kind"')),
