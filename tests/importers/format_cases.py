@@ -296,6 +296,12 @@ CASES = [
     Case("ollama", FORMATS + "ollama/chat-stream.jsonl", rename=True),
     Case("crewai", FORMATS + "crewai/crew_log.json", rename=True),
     Case("cursor-md", FORMATS + "cursor_md/cursor_fixing_the_kettle_cutoff.md", rename=True),
+    Case(
+        "amazon-q",
+        FORMATS + "amazon_q/kettle-chat.json",
+        rename=True,
+        subs=((r'("conversation_id": ")', r"\g<1>{t}"),),
+    ),
     Case("zed-md", FORMATS + "zed_md/kettle-cutoff-investigation.md", rename=True),
     Case("windsurf-md", FORMATS + "windsurf_md/kettle-cutoff.md", rename=True),
     Case(
