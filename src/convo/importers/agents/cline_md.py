@@ -100,13 +100,7 @@ class _File:
         if not text:
             self.empty += 1
             return
-        role = "user" if who == "User" else "assistant"
-        self.tools.update(_TOOL_USE.findall(text))
-        chunks = [_TOOL_USE.sub(lambda m: f"[tool_use {m[1]}]", text)]
-        parts = _parts(text, self.tools) if role == "user" else [text]
-        if len(parts) > 1 or parts[0] is not text:  # native results: [NAME], its output
-            chunks = [_RESULT.sub(_label, p, count=1) if _RESULT.match(p) else p for p in parts]
-            role = "tool" if all(_RESULT.match(p) for p in parts) else role
+        role, chunks = self._said("user" if who == "User" else "assistant", text)
         self.untimed += self.time is None
         yield message(
             chunks,
@@ -120,6 +114,16 @@ class _File:
             extra={"environment_details": details or None,
                    "original_role": "user" if role == "tool" else None},
         )  # fmt: skip
+
+    def _said(self, role: str, text: str) -> tuple[str, list[str]]:
+        """(the message's role, its chunks): calls labelled, results cut and labelled (a
+        user message of results alone is the tool's)."""
+        self.tools.update(_TOOL_USE.findall(text))
+        parts = _parts(text, self.tools) if role == "user" else [text]
+        if len(parts) == 1 and parts[0] is text:
+            return role, [_TOOL_USE.sub(lambda m: f"[tool_use {m[1]}]", text)]
+        chunks = [_RESULT.sub(_label, p, count=1) if _RESULT.match(p) else p for p in parts]
+        return ("tool" if all(_RESULT.match(p) for p in parts) else role), chunks
 
 
 def _label(found: re.Match[str]) -> str:

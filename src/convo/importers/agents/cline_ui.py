@@ -52,41 +52,53 @@ BOOKKEEPING = frozenset({"api_req_started", "api_req_finished", "api_req_retried
 LISTENERS = {"user": ["assistant"], "assistant": ["user"], "tool": ["assistant"], NAME: []}
 
 
+def _kind(sample: Any) -> str | None:
+    """A UI message's ``say`` or ``ask`` kind; None when it is no ``ClineMessage``."""
+    if not isinstance(sample, dict) or sample.get("type") not in ("ask", "say"):
+        return None
+    kind = sample.get(sample["type"])
+    return kind if isinstance(kind, str) and isinstance(sample.get("ts"), int | float) else None
+
+
 def read_ui(source: Source, ctx: ImportContext, thread: str) -> Iterator[ConversationMessage]:
     skipped: dict[str, int] = {}
     thinking: list[str] = []
     first = True
     for sample, loc in iter_samples(source, ctx):
         where = ctx.loc(loc) if loc != "doc" else source.name
-        kind = None
-        if isinstance(sample, dict) and sample.get("type") in ("ask", "say"):
-            kind = sample.get(sample["type"])
-        if not isinstance(kind, str) or not isinstance(sample.get("ts"), int | float):
+        kind = _kind(sample)
+        if kind is None:
             ctx.reject(where, "not a Cline UI message (ts, type ask or say)", sample)
             continue
-        said = as_str(sample.get("text")) or ""
-        if kind == "reasoning":  # the next message's private reasoning
-            thinking.append(said)
+        said = as_str(sample.get("text"))
+        if kind == "reasoning" or as_str(sample.get("reasoning")):  # the message's reasoning
+            thinking.append(said if kind == "reasoning" else as_str(sample.get("reasoning")))
+        if kind == "reasoning":
             continue
-        if as_str(sample.get("reasoning")):
-            thinking.append(as_str(sample.get("reasoning")))
         if kind in BOOKKEEPING or not said.strip():
             skipped[kind] = skipped.get(kind, 0) + 1
             continue
-        role, text, options = _turn(kind, said, first)
+        yield _record(sample, kind, _turn(kind, said, first), where, thread, thinking[:], ctx)
         first = False
-        yield message(
-            [text], speaker=role, listeners=LISTENERS[role], timestamp=_time(sample["ts"], ctx),
-            source_id=where, format=NAME, thread=thread, role=None if role == NAME else role,
-            tags=_tags(role, kind, sample),
-            extra={"ui": f"{sample['type']}:{kind}", "images": sample.get("images") or None,
-                   "files": sample.get("files") or None, "thinking": thinking[:] or None,
-                   "model": sample.get("modelInfo"), "options": options},
-        )  # fmt: skip
         thinking.clear()
     if skipped:
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(skipped.items()))
         ctx.warn(source.name, f"the task panel's bookkeeping and empty messages not read ({kinds})")
+
+
+def _record(
+    sample: dict[str, Any], kind: str, turn: tuple[str, str, Any], where: str, thread: str,
+    thinking: list[str], ctx: ImportContext,
+) -> ConversationMessage:  # fmt: skip
+    role, text, options = turn
+    return message(
+        [text], speaker=role, listeners=LISTENERS[role], timestamp=_time(sample["ts"], ctx),
+        source_id=where, format=NAME, thread=thread, role=None if role == NAME else role,
+        tags=_tags(role, kind, sample),
+        extra={"ui": f"{sample['type']}:{kind}", "images": sample.get("images") or None,
+               "files": sample.get("files") or None, "thinking": thinking or None,
+               "model": sample.get("modelInfo"), "options": options},
+    )  # fmt: skip
 
 
 def _tags(role: str, kind: str, sample: dict[str, Any]) -> list[str]:

@@ -86,7 +86,29 @@ class _File:
         self.where = ""
         self.lines: list[str] = []
         self.thinking: list[str] = []
+        self.fenced = False  # inside a fence of the open event
+        self.before = ""  # the last line that was not blank
         self.empty = 0
+
+    def feed(self, line: str, where: str) -> Iterator[ConversationMessage]:
+        """One line: an event's start (its offset, its heading), a line of the open event,
+        or a line of the header."""
+        elapsed, heading = _ELAPSED.fullmatch(line), _HEADING.fullmatch(line)
+        if (elapsed and self.before.strip() == "---") or (heading and _EVENT.fullmatch(line)):
+            self.fenced = False  # an event: a fence left open ends with the event before
+        self.before = line if line.strip() else self.before
+        if self.fenced:
+            elapsed = heading = None
+        if elapsed or heading or (not self.fenced and _FOOTER.fullmatch(line)):
+            yield from self.close()
+            if elapsed:
+                self.elapsed = _seconds(elapsed["elapsed"])
+            self.heading, self.where = heading, where
+        elif self.heading is not None:
+            self.fenced = not self.fenced if _FENCE.match(line) else self.fenced
+            self.lines.append(line)
+        else:
+            self.header(line)
 
     def header(self, line: str) -> None:
         session, started = _SESSION.fullmatch(line), _STARTED.fullmatch(line)
@@ -159,25 +181,8 @@ def _records(icon: str, label: str, text: str) -> list[tuple[str, str, list[str]
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     f = _File(source, ctx)
-    fenced = False
-    before = ""  # the last line that was not blank
     for number, line in numbered_lines(source, ctx.text_decoder()):
-        elapsed, heading = _ELAPSED.fullmatch(line), _HEADING.fullmatch(line)
-        if (elapsed and before.strip() == "---") or (heading and _EVENT.fullmatch(line)):
-            fenced = False  # an event: a fence left open ends with the event before
-        before = line if line.strip() else before
-        elapsed = None if fenced else elapsed
-        heading = None if fenced else heading
-        if elapsed or heading or (not fenced and _FOOTER.fullmatch(line)):
-            yield from f.close()
-            if elapsed:
-                f.elapsed = _seconds(elapsed["elapsed"])
-            f.heading, f.where = heading, ctx.loc(number)
-        elif f.heading is not None:
-            fenced = not fenced if _FENCE.match(line) else fenced
-            f.lines.append(line)
-        else:
-            f.header(line)
+        yield from f.feed(line, ctx.loc(number))
     yield from f.close()
     if f.empty:
         ctx.warn(source.name, f"skipped {f.empty} empty event(s)")

@@ -57,20 +57,13 @@ def convert(
     if text is not None and checked_later and not thread.extra and thread.when is None:
         return _plain_message(obj["role"], text, fmt, thread)
     safe = _checked_depth(obj if text is None else None, thread.extra)
-    timestamp = None
     if text is not None:  # {"role", "content": "text"}: the record holds all of it
-        parts = Parts(obj["role"], obj["role"], [], {})
+        parts = Parts(obj["role"], obj["role"], [], {}, timestamp=thread.when)
         chunks = [text]
     else:
         parts = CONVERTERS[fmt](obj, fallback_role)
         chunks = _kept(obj, parts, include_thinking, thread)
-        try:
-            timestamp = parse_any(parts.timestamp, zone)
-        except ValueError as e:
-            if warn:
-                warn(f"{e}; timestamp left unknown")
-    if timestamp is None and thread.when is not None:
-        timestamp = parse_any(thread.when, zone)
+    timestamp = _time(parts.timestamp if parts.timestamp is not None else thread.when, zone, warn)
     extra = parts.extra
     thread_id = thread.id
     if isinstance(parts.thread, str) and parts.thread:
@@ -133,6 +126,16 @@ def _check_repeat(parts: Parts, thread: Thread) -> None:
         thread.said_size += len(piece)
     elif parts.role in ("user", "tool"):
         thread.said, thread.said_size = [], 0
+
+
+def _time(value: Any, zone: tzinfo, warn: Callable[[str], None] | None) -> Any:
+    """A message's time (``None``: none); one that does not read is warned and left unknown."""
+    try:
+        return parse_any(value, zone)
+    except ValueError as e:
+        if warn:
+            warn(f"{e}; timestamp left unknown")
+        return None
 
 
 def plain_message(obj: Any, fmt: str, thread: Thread) -> ConversationMessage | None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from convo.core.io import Source
 from convo.core.record import ConversationMessage
@@ -42,6 +43,7 @@ _USE = re.compile(
 _RESULT = re.compile(r"\*\*Tool Results: (?P<id>[^*\s]+)(?P<error> \(Error\))?\*\*[ \t]*\n")
 _CONTEXT = re.compile(r"<context>\n.*?\n</context>\n?", re.S)
 _THINK = re.compile(r"<think>\n?(.*?)\n?</think>", re.S)
+LISTENERS = {"user": ["assistant"], "tool": ["assistant"], "assistant": ["user"]}
 ROLES = {"User": "user", "Assistant": "assistant", "Agent": "assistant", "System": "system"}
 
 
@@ -70,27 +72,29 @@ class _File:
         context = [c.strip() for c in _CONTEXT.findall(text)]
         thinking = [t.strip() for t in _THINK.findall(text)]
         chunks, results = self._chunks(_THINK.sub("", _CONTEXT.sub("", text)))
-        if self.include:
+        if self.include:  # --include-thinking: chunks of their own, first
             chunks, thinking = [f"[thinking] {t}" for t in thinking] + chunks, []
-        if not chunks and not thinking and not context:
+        if not (chunks or thinking or context):
             self.empty += 1
             return
-        role = ROLES[who]
-        if role == "user" and chunks and results == len(chunks):
-            role = "tool"
+        role = "tool" if ROLES[who] == "user" and results == len(chunks) > 0 else ROLES[who]
         self.records += 1
-        yield message(
+        extra = {"context": context or None, "thinking": thinking or None,
+                 "original_role": who if who == "Agent" or role == "tool" else None}  # fmt: skip
+        yield self._record(chunks, role, extra)
+
+    def _record(self, chunks: list[str], role: str, extra: dict[str, Any]) -> ConversationMessage:
+        return message(
             chunks or [""],
             speaker=role,
-            listeners={"user": ["assistant"], "tool": ["assistant"], "assistant": ["user"]}.get(role, []),
+            listeners=LISTENERS.get(role, []),
             source_id=self.where,
             format=NAME,
             thread=self.thread,
             subject=self.subject if self.records == 1 else None,
             role=role,
-            extra={"context": context or None, "thinking": thinking or None,
-                   "original_role": who if who == "Agent" or role == "tool" else None},
-        )  # fmt: skip
+            extra=extra,
+        )
 
     def _chunks(self, text: str) -> tuple[list[str], int]:
         """A message's text, calls and results as chunks in order; how many were results."""
