@@ -1,7 +1,7 @@
 """Agent-framework message logs and LLM API objects: OpenAI, Anthropic, AgentScope,
 LangMem, AutoGen, Jianmu (``formats``), and Codex CLI rollouts, Claude Code's prompt history, aider's chat history, Cline tasks, Gemini CLI sessions, ShareGPT, Hugging Face chat, OpenAI API
 objects, Gemini, LangChain, the Vercel AI SDK, Pydantic AI message histories, SWE-agent
-trajectories, LlamaIndex chat stores, Letta agent files, Goose sessions, OpenHands event streams, Ollama's chats, CrewAI's run logs, SpecStory's saved chats, Cursor's chats and Export Chat Markdown, Continue's shared sessions, Gemini CLI's shared chats, Cline's exported tasks, Copilot CLI's shared sessions, Windsurf's exported Cascade conversations, Zed's threads as Markdown, Amazon Q Developer CLI's conversations, GitHub
+trajectories, LlamaIndex chat stores, Letta agent files, Goose sessions, OpenHands event streams, Ollama's chats, CrewAI's run logs, SpecStory's saved chats, Cursor's chats and Export Chat Markdown, Continue's shared sessions, Gemini CLI's shared chats, Cline's exported tasks, Copilot CLI's shared sessions, Windsurf's exported Cascade conversations, Zed's threads as Markdown, Amazon Q Developer CLI's conversations, Mem0's memories, GitHub
 Copilot CLI sessions, Zed's saved conversations, LLM CLI logs and its database, and Google AI Studio
 prompts (one module each)."""
 
@@ -45,6 +45,7 @@ def register(registry: Registry) -> None:
         ("llamaindex", "llamaindex", ("chat_store.json", "*.json"), json_with('"store"', '\\"store\\"', opens='{"')),
         ("letta", "letta", ("*.af", "*.json"), json_with('"core_memory"', '"memory_blocks"', '"in_context_message_indices"', '"in_context_message_ids"', '"llm_config"', '\\"llm_config\\"', opens='{"')),
         ("amazon_q", "amazon-q", ("*.json", "data.sqlite3", "*.sqlite3"), json_with('"valid_history_range"', opens="{"), sqlite),
+        ("mem0", "mem0", both, json_with('"memory"', '"memory_id"')),
         ("goose", "goose", ("*.jsonl", "sessions.db", "*.db"), json_with('"created"', opens="{"), sqlite),
         ("llm_logs", "llm-logs", ("*.json",), json_with('"datetime_utc"', opens="[")),
         ("llm_logsdb", "llm-logsdb", ("logs.db", "*.db"), sqlite),
