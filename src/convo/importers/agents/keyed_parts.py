@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from convo.importers.jsoninput import as_dict
+
 # .NET's content class names to the Python ``content_type``
 _DOTNET_TYPES = {
     "TextContent": "text",
@@ -134,7 +136,7 @@ def _haystack_part(part: dict[str, Any]) -> dict[str, Any] | None:
         return {"type": "tool_use", "id": body.get("id"), "name": body.get("tool_name"),
                 "input": body.get("arguments")}  # fmt: skip
     if key == "tool_call_result":
-        origin = body.get("origin") if isinstance(body.get("origin"), dict) else {}
+        origin = as_dict(body.get("origin"))
         return {"type": "tool_result", "tool_use_id": origin.get("id"),
                 "name": origin.get("tool_name"), "content": body.get("result"),
                 "is_error": bool(body.get("error"))}  # fmt: skip
