@@ -44,7 +44,7 @@ def test_saved_conversation():
          ["The user asked why the kettle clicks off; the cutoff was raised to 100."]),
     ]  # fmt: skip
     assert {r["thread"] for r in recs} == {"amazon-q:0e2a3c0e-1c2f-4f5e-9d7a-1234567890ab"}
-    assert recs[0]["extra"] == {"cwd": "/home/ann/kettle"}
+    assert recs[0]["extra"] == {"cwd": "/srv/ann/kettle"}
     assert recs[2]["metadata"]["listeners"] == ["assistant"]
 
 
@@ -74,9 +74,9 @@ def test_the_clis_database(tmp_path):
     )
     con.execute(
         "INSERT INTO conversations VALUES (?, ?)",
-        ("/home/ann/kettle", (DIR / "kettle-chat.json").read_text()),
+        ("/srv/ann/kettle", (DIR / "kettle-chat.json").read_text()),
     )
-    con.execute("INSERT INTO conversations VALUES (?, ?)", ("/home/ann/broken", "not json"))
+    con.execute("INSERT INTO conversations VALUES (?, ?)", ("/srv/ann/broken", "not json"))
     con.execute(
         "INSERT INTO auth_kv VALUES ('codewhisperer:odic:token', '{\"access_token\": \"secret\"}')"
     )
@@ -85,4 +85,4 @@ def test_the_clis_database(tmp_path):
     assert registry.detect(Source(path)).name == "amazon-q"
     recs, rejects, _ = run(amazon_q.read, path)
     assert len(recs) == 9 and "secret" not in json.dumps(recs)
-    assert [r.where for r in rejects] == ["data.sqlite3#conversations-/home/ann/broken"]
+    assert [r.where for r in rejects] == ["data.sqlite3#conversations-/srv/ann/broken"]

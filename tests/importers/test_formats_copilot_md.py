@@ -27,7 +27,7 @@ def test_shared_session():
         ("user", "2026-03-05T18:58:03Z", [], "Why does my kettle click off before it boils?"),
         ("assistant", "2026-03-05T18:58:11Z", [], "[tool_use task] (Completed)"),
         ("assistant", "2026-03-05T18:58:11Z", [], "I'll look at the thermostat."),
-        ("assistant", "2026-03-05T18:58:11Z", [], "[tool_use view] **view the file at /home/ann/kettle/thermo.py.**"),
+        ("assistant", "2026-03-05T18:58:11Z", [], "[tool_use view] **view the file at /srv/ann/kettle/thermo.py.**"),
         ("tool", "2026-03-05T18:58:11Z", [], "[tool_result view] 1. # cutoff in C"),
         ("assistant", "2026-03-05T18:58:11Z", [], "[tool_use bash] **Run the tests**"),
         ("tool", "2026-03-05T18:58:11Z", ["error"], "[tool_result bash error] ### Summary"),

@@ -24,7 +24,7 @@ def test_exported_conversation():
     ]
     assert [(r["metadata"]["speaker"], r["role"], r["textChunks"]) for r in recs] == [
         ("user", "user", ["Why does my kettle click off before it boils? @[kettle/thermo.py]"]),
-        ("cascade", "assistant", ["[tool_use Viewed] [thermo.py](file:///home/ann/kettle/thermo.py)"]),
+        ("cascade", "assistant", ["[tool_use Viewed] [thermo.py](file:///srv/ann/kettle/thermo.py)"]),
         ("cascade", "assistant", ["The cutoff is 90 C. *This is the cause.*\n\n```python\nCUTOFF = 90\n```\n\nLet me raise it:",
                                   "[tool_use Edited relevant file]", "[tool_use User accepted the command] `pytest -q`"]),
         ("cascade", "assistant", ["Done: the tests pass.", "[tool_use Updated todo list]"]),

@@ -142,11 +142,13 @@ FIELDS = Fields(
     listeners="none",
     time="`updated_at`, else `created_at`",
     zone="ISO times with their offset; naive ones in `--tz`",
-    thread="`mem0:<user_id | agent_id | run_id>`, else the file",
+    thread="`mem0:<user_id>` (else its `agent_id`, else its `run_id`), else the file",
     id="`mem0:<id>` (a change of the history: `mem0:history:<id>`)",
     scope="none: Mem0's ids are uuids",
     tags="`memory` and the event (`add`, `update`, `delete`)",
-    extra="`hash`, `score`, `metadata`, `categories`, the scope ids, `memory_id`, `old_memory`",
+    extra="`hash`, `score`, `metadata`, `categories`, the scope ids (`user_id`, `agent_id`, "
+    "`run_id`, `actor_id`, `role`), `memory_id`, `old_memory`, `is_deleted`, `created_at` "
+    "(when it was updated)",
 )
 
 FORMATS = (
