@@ -58,7 +58,7 @@ def test_older_pairs_and_a_transcript_alone():
     assert recs[1]["extra"]["model"] == "CLAUDE_SONNET_4_20250514_V1_0"
     recs, rejects, _ = run(amazon_q.read, DIR / "transcript-only.json")
     assert [(r["metadata"]["speaker"], r["textChunks"][0][:20]) for r in recs] == [
-        ("user", "can you use /home/an"),
+        ("user", "can you use /srv/ann"),
         ("assistant", "Sure! Let me take a "),
         ("assistant", "It is a kettle contr"),
     ]
