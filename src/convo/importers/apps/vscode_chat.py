@@ -69,8 +69,7 @@ def sniff(source: Source) -> int:
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    head = json_head_with(source, opens="{", key="requests")
-    doc = replay(source, ctx) if head and is_log(head) else as_dict(load_json(source))
+    doc = _session(source, ctx)
     requester = as_str(doc.get("requesterUsername")) or "user"
     responder = as_str(doc.get("responderUsername"))
     session = as_str(doc.get("sessionId"))
@@ -95,6 +94,12 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
                 answer.reply_to = asked.id
             yield answer
     empty.report(ctx, "requests with neither text nor answer")
+
+
+def _session(source: Source, ctx: ImportContext) -> dict[str, Any]:
+    """The session: the ``.json`` document, or what an operation log's entries leave."""
+    head = json_head_with(source, opens="{", key="requests")
+    return replay(source, ctx) if head and is_log(head) else as_dict(load_json(source))
 
 
 def _asked(
