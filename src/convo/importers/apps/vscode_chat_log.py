@@ -63,18 +63,21 @@ def _apply(state: Any, entry: Any) -> Any:
         parent = parent[step]
     last = path[-1]
     if kind == _PUSH:
-        items = (
-            parent[last] if isinstance(parent, dict) and isinstance(parent.get(last), list) else []
-        )
-        if isinstance(entry.get("i"), int):
-            del items[entry["i"] :]
-        items.extend(entry.get("v") or [])
-        parent[last] = items
+        _push(parent, last, entry)
     elif kind == _SET:
         _put(parent, last, entry.get("v"))
     elif isinstance(parent, dict):
         parent.pop(last, None)
     return state
+
+
+def _push(parent: Any, key: Any, entry: dict[str, Any]) -> None:
+    """The array at ``key`` cut to ``i`` items (when given), then ``v`` appended."""
+    items = parent[key] if isinstance(parent, dict) and isinstance(parent.get(key), list) else []
+    if isinstance(entry.get("i"), int):
+        del items[entry["i"] :]
+    items.extend(entry.get("v") or [])
+    parent[key] = items
 
 
 def _put(parent: Any, key: Any, value: Any) -> None:
