@@ -296,6 +296,7 @@ CASES = [
     Case("ollama", FORMATS + "ollama/chat-stream.jsonl", rename=True),
     Case("crewai", FORMATS + "crewai/crew_log.json", rename=True),
     Case("cursor-md", FORMATS + "cursor_md/cursor_fixing_the_kettle_cutoff.md", rename=True),
+    Case("smolagents", FORMATS + "smolagents/memory_steps.json", rename=True),
     Case("mem0", FORMATS + "mem0/memories.json", rename=True, subs=(ID,)),
     Case(
         "amazon-q",

@@ -1,7 +1,7 @@
 """Agent-framework message logs and LLM API objects: OpenAI, Anthropic, AgentScope,
 LangMem, AutoGen, Jianmu (``formats``), and Codex CLI rollouts, Claude Code's prompt history, aider's chat history, Cline tasks, Gemini CLI sessions, ShareGPT, Hugging Face chat, OpenAI API
 objects, Gemini, LangChain, the Vercel AI SDK, Pydantic AI message histories, SWE-agent
-trajectories, LlamaIndex chat stores, Letta agent files, Goose sessions, OpenHands event streams, Ollama's chats, CrewAI's run logs, SpecStory's saved chats, Cursor's chats and Export Chat Markdown, Continue's shared sessions, Gemini CLI's shared chats, Cline's exported tasks, Copilot CLI's shared sessions, Windsurf's exported Cascade conversations, Zed's threads as Markdown, Amazon Q Developer CLI's conversations, Mem0's memories, GitHub
+trajectories, LlamaIndex chat stores, Letta agent files, Goose sessions, OpenHands event streams, Ollama's chats, CrewAI's run logs, SpecStory's saved chats, Cursor's chats and Export Chat Markdown, Continue's shared sessions, Gemini CLI's shared chats, Cline's exported tasks, Copilot CLI's shared sessions, Windsurf's exported Cascade conversations, Zed's threads as Markdown, Amazon Q Developer CLI's conversations, Mem0's memories, smolagents' agent memory, GitHub
 Copilot CLI sessions, Zed's saved conversations, LLM CLI logs and its database, and Google AI Studio
 prompts (one module each)."""
 
@@ -56,6 +56,7 @@ def register(registry: Registry) -> None:
         ("zed", "zed", ("*.zed.json", "*.json"), json_with('"zed"', opens="{")),
         ("copilot_cli", "copilot-cli", ("events.jsonl", "*.jsonl"), json_with('"parentId"', opens="{")),
         ("crewai", "crewai", ("*.json", "*.txt", "logs.txt"), json_with('"agent"', '"task"', opens="["), Gate(pattern=r'\A\ufeff*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d: (?:task_name|agent|task)="')),
+        ("smolagents", "smolagents", both, json_with('"step_number"', '"intermediate_steps"', '"task_images"')),
         ("ollama", "ollama", ("db.sqlite", "*.sqlite", "*.json", "*.jsonl"), sqlite, json_with('"done"')),
         ("gemini_cli", "gemini-cli", ("session-*.json", "session-*.jsonl", "logs.json", "*.json", "*.jsonl"), json_with('"sessionId"', '"session_id"', '"response"')),
         # formats.FORMATS, one per name of parts.AGENT_FORMATS (a heavier module)
