@@ -578,6 +578,21 @@ def _llm_db(src: Path, folder: Path, t: str | None) -> Path:
     return dst
 
 
+def _agents_db(src: Path, folder: Path, t: str | None) -> Path:
+    """An Agents SDK session database; another one has another session and item ids."""
+    import sqlite3
+
+    dst = folder / (src.name if t is None else f"{src.stem}-{t}.db")
+    shutil.copy(src, dst)
+    if t is not None:
+        con = sqlite3.connect(dst)
+        con.execute(f"UPDATE agent_messages SET session_id = session_id || '{t}', "
+                    f"message_data = replace(message_data, '\"id\": \"', '\"id\": \"{t}')")  # fmt: skip
+        con.commit()
+        con.close()
+    return dst
+
+
 def _msg(src: Path, folder: Path, t: str | None) -> Path:
     """An Outlook .msg (tests/importers/msg_writer.py); another one has another
     Message-ID, in its headers as in its properties."""
@@ -606,6 +621,9 @@ CASES += [
         ),
     ),
     Case("msg", FORMATS + "msg/quarterly.msg", make=_msg),
+    Case(
+        "openai-agents-session", FORMATS + "agents_session/conversation_history.db", make=_agents_db
+    ),
     Case("llm-logsdb", FORMATS + "llm_logsdb/logs-0.36.db", make=_llm_db),
     Case("llm-logsdb", FORMATS + "llm_logsdb/logs-0.13.db", make=_llm_db),
     Case("cursor", FORMATS + "cursor/globalStorage/state.vscdb", make=_cursor),

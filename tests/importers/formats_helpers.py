@@ -148,6 +148,7 @@ def new_modules() -> list[Any]:
         "convo.importers.agents.ollama",
         "convo.importers.agents.crewai",
         "convo.importers.agents.cursor_md",
+        "convo.importers.agents.agents_session",
         "convo.importers.agents.smolagents",
         "convo.importers.agents.mem0",
         "convo.importers.agents.amazon_q",

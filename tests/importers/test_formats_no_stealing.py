@@ -114,6 +114,7 @@ BY_FOLDER = {
     "ollama": "ollama",
     "crewai": "crewai",
     "cursor_md": "cursor-md",
+    "agents_session": "openai-agents-session",
     "smolagents": "smolagents",
     "mem0": "mem0",
     "amazon_q": "amazon-q",

@@ -1,7 +1,7 @@
 """Agent-framework message logs and LLM API objects: OpenAI, Anthropic, AgentScope,
 LangMem, AutoGen, Jianmu (``formats``), and Codex CLI rollouts, Claude Code's prompt history, aider's chat history, Cline tasks, Gemini CLI sessions, ShareGPT, Hugging Face chat, OpenAI API
 objects, Gemini, LangChain, the Vercel AI SDK, Pydantic AI message histories, SWE-agent
-trajectories, LlamaIndex chat stores, Letta agent files, Goose sessions, OpenHands event streams, Ollama's chats, CrewAI's run logs, SpecStory's saved chats, Cursor's chats and Export Chat Markdown, Continue's shared sessions, Gemini CLI's shared chats, Cline's exported tasks, Copilot CLI's shared sessions, Windsurf's exported Cascade conversations, Zed's threads as Markdown, Amazon Q Developer CLI's conversations, Mem0's memories, smolagents' agent memory, GitHub
+trajectories, LlamaIndex chat stores, Letta agent files, Goose sessions, OpenHands event streams, Ollama's chats, CrewAI's run logs, SpecStory's saved chats, Cursor's chats and Export Chat Markdown, Continue's shared sessions, Gemini CLI's shared chats, Cline's exported tasks, Copilot CLI's shared sessions, Windsurf's exported Cascade conversations, Zed's threads as Markdown, Amazon Q Developer CLI's conversations, Mem0's memories, smolagents' agent memory, the OpenAI Agents SDK's SQLite sessions, GitHub
 Copilot CLI sessions, Zed's saved conversations, LLM CLI logs and its database, and Google AI Studio
 prompts (one module each)."""
 
@@ -48,6 +48,7 @@ def register(registry: Registry) -> None:
         ("mem0", "mem0", both, json_with('"memory"', '"memory_id"')),
         ("goose", "goose", ("*.jsonl", "sessions.db", "*.db"), json_with('"created"', opens="{"), sqlite),
         ("llm_logs", "llm-logs", ("*.json",), json_with('"datetime_utc"', opens="[")),
+        ("agents_session", "openai-agents-session", ("*.db", "*.sqlite", "*.sqlite3"), sqlite),
         ("llm_logsdb", "llm-logsdb", ("logs.db", "*.db"), sqlite),
         ("aistudio", "aistudio", ("*.json",), json_with('"chunkedPrompt"', opens="{")),
         ("swe_agent", "swe-agent", ("*.traj", "*.traj.json", "*.json"), json_with('"history"', '"trajectory"', '"attempts"', '"mini_version"', "minisweagent.", opens="{")),
