@@ -72,6 +72,8 @@ class _File:
     def header(self, line: str, where: str) -> None:
         found = _EXPORTED.fullmatch(line) or _OLD.fullmatch(line)
         if found is None:
+            if line.strip() and not _TITLE.fullmatch(line):
+                self.ctx.reject(where, "text before the first message of a shared session", line)
             return
         self.quoted = _OLD.fullmatch(line) is None
         self.time, _ = local_time(found["date"], found["time"], self.ctx.options.tz)

@@ -108,14 +108,16 @@ class _File:
             self.fenced = not self.fenced if _FENCE.match(line) else self.fenced
             self.lines.append(line)
         else:
-            self.header(line)
+            self.header(line, where)
 
-    def header(self, line: str) -> None:
+    def header(self, line: str, where: str) -> None:
         session, started = _SESSION.fullmatch(line), _STARTED.fullmatch(line)
         if session:
             self.thread = f"copilot-cli:{session['id']}"
         elif started:
             self.started, _ = local_time(started["date"], started["time"], self.ctx.options.tz)
+        elif line.strip() and not (_TITLE.fullmatch(line) or line.startswith("> **")):
+            self.ctx.reject(where, "text before the first event of a shared session", line)
 
     def _time(self) -> str | None:
         if self.started is None:

@@ -93,6 +93,8 @@ class _File:
                 self.ctx.warn(where, "the export's date does not read: the epoch sentinel")
             elif guessed:
                 self.ctx.warn(where, "the export's time names no zone convo knows: read in --tz")
+        elif line.strip() and line.strip() != "---":
+            self.ctx.reject(where, "text before the first **User** / **Cursor** turn", line)
 
     def close(self) -> Iterator[ConversationMessage]:
         if self.turn is None:
@@ -126,7 +128,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     before = ""  # the last line that was not blank
     for number, line in numbered_lines(source, ctx.text_decoder()):
         found = None if fenced else _TURN.fullmatch(line)
-        if found and before.strip() == "---":
+        if found and (before.strip() == "---" or f.turn is None):  # the first: wherever
             yield from f.close()
             f.turn = _Turn(found["who"], ctx.loc(number))
         elif f.turn is None:
