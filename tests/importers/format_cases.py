@@ -297,6 +297,26 @@ CASES = [
     Case("goose", FORMATS + "goose/20250115_093000.jsonl", rename=True),
     Case("ollama", FORMATS + "ollama/chat-stream.jsonl", rename=True),
     Case("crewai", FORMATS + "crewai/crew_log.json", rename=True),
+    Case("cursor-md", FORMATS + "cursor_md/cursor_fixing_the_kettle_cutoff.md", rename=True),
+    Case("smolagents", FORMATS + "smolagents/memory_steps.json", rename=True),
+    Case("mem0", FORMATS + "mem0/memories.json", rename=True, subs=(ID,)),
+    Case(
+        "amazon-q",
+        FORMATS + "amazon_q/kettle-chat.json",
+        rename=True,
+        subs=((r'("conversation_id": ")', r"\g<1>{t}"),),
+    ),
+    Case("zed-md", FORMATS + "zed_md/kettle-cutoff-investigation.md", rename=True),
+    Case("windsurf-md", FORMATS + "windsurf_md/kettle-cutoff.md", rename=True),
+    Case(
+        "copilot-md",
+        FORMATS + "copilot_md/copilot-session-2230af76.md",
+        rename=True,
+        subs=((r"(Session ID:\*\* `)", r"\g<1>{t}"),),
+    ),
+    Case("cline-md", FORMATS + "cline_md/cline_task_mar-26-2025_12-52-10-pm.md", rename=True),
+    Case("gemini-cli-md", FORMATS + "gemini_cli_md/gemini-chat.md", rename=True),
+    Case("continue-md", FORMATS + "continue_md/session.md", rename=True),
     Case("crewai", FORMATS + "crewai/logs.txt", rename=True),
     Case("specstory", FORMATS + "specstory/2025-04-24_13-10-01-untitled.md", rename=True),
     Case(
@@ -596,6 +616,21 @@ def _llm_db(src: Path, folder: Path, t: str | None) -> Path:
     return dst
 
 
+def _agents_db(src: Path, folder: Path, t: str | None) -> Path:
+    """An Agents SDK session database; another one has another session and item ids."""
+    import sqlite3
+
+    dst = folder / (src.name if t is None else f"{src.stem}-{t}.db")
+    shutil.copy(src, dst)
+    if t is not None:
+        con = sqlite3.connect(dst)
+        con.execute(f"UPDATE agent_messages SET session_id = session_id || '{t}', "
+                    f"message_data = replace(message_data, '\"id\": \"', '\"id\": \"{t}')")  # fmt: skip
+        con.commit()
+        con.close()
+    return dst
+
+
 def _msg(src: Path, folder: Path, t: str | None) -> Path:
     """An Outlook .msg (tests/importers/msg_writer.py); another one has another
     Message-ID, in its headers as in its properties."""
@@ -627,6 +662,9 @@ CASES += [
     Case("api-log", FORMATS + "api_log/chat_calls.jsonl", rename=True, subs=(ID,)),
     Case("msg", FORMATS + "msg/quarterly.msg", make=_msg),
     Case("imessage-db", FORMATS + "imessage/chat.db", make=_chat_db),
+    Case(
+        "openai-agents-session", FORMATS + "agents_session/conversation_history.db", make=_agents_db
+    ),
     Case("llm-logsdb", FORMATS + "llm_logsdb/logs-0.36.db", make=_llm_db),
     Case("llm-logsdb", FORMATS + "llm_logsdb/logs-0.13.db", make=_llm_db),
     Case("cursor", FORMATS + "cursor/globalStorage/state.vscdb", make=_cursor),

@@ -141,3 +141,39 @@ def test_renamed_long_task_is_cline_by_content(tmp_path):
         assert not rejects and len(recs) == 150
         assert recs[0]["timestamp"] == "2024-06-03T09:00:00Z"
         assert recs[1]["timestamp"] == "2024-06-03T09:00:01Z"
+
+
+def test_ui_messages_alone_are_the_task():
+    """A task's ``ui_messages.json`` without its ``api_conversation_history.json`` (as
+    users commit it to their repositories, Cline 3.x and Roo Code alike) read no message,
+    only "not read; the task is read from api_conversation_history.json" (a file that
+    was not there): now the panel's messages are the task."""
+    path = FIXTURES / "cline" / "ui-only" / "1760534080000" / "ui_messages.json"
+    assert registry.detect(Source(path)).name == "cline"
+    recs, rejects, warnings = run(cline.read, path)
+    assert not rejects
+    got = [
+        (r["metadata"]["speaker"], r.get("role"), r["textChunks"][0][:40], r["tags"]) for r in recs
+    ]
+    assert got == [
+        ("user", "user", "Why does my kettle click off before it b", []),
+        ("assistant", "assistant", '[tool_use readFile] {"tool":"readFile","', []),
+        ("assistant", "assistant", "[tool_use execute_command] python -m pyt", []),
+        ("tool", "tool", "[tool_result execute_command] \n1 failed:", []),
+        ("cline", None, '{"message":"Failed to create stream: req', ["system", "error"]),
+        ("assistant", "assistant", "Should I raise CUTOFF to 100 C?", []),
+        ("user", "user", "Yes, do it.", []),
+        ("assistant", "assistant", '[tool_use use_mcp_server] {"type":"use_m', []),
+        ("tool", "tool", "[tool_result use_mcp_server] K-200: cuto", []),
+        ("assistant", "assistant", "I will set CUTOFF = 100 in thermo.py.", []),
+        ("assistant", "assistant", "CUTOFF is now 100 C; the test passes.", []),
+    ]  # fmt: skip
+    assert {r["thread"] for r in recs} == {"cline:1760534080000"}
+    assert recs[0]["timestamp"] == "2025-10-15T13:14:40Z"
+    assert recs[1]["extra"]["thinking"] == ["The thermostat module decides the cutoff; read it."]
+    assert recs[5]["extra"]["options"] == ["Yes", "No"]
+    assert warnings == [
+        "ui_messages.json: the task panel's bookkeeping and empty messages not read "
+        "(api_req_started 1, checkpoint_created 1, completion_result 1, error_retry 1, "
+        "resume_task 1, task_progress 1, text 1)"
+    ]

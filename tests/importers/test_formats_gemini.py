@@ -121,3 +121,24 @@ def test_a_damaged_streamed_part_is_no_error(tmp_path, bad):
     path.write_text(json.dumps(doc), encoding="utf-8")
     recs, rejects, _ = run(gemini.read, path)
     assert recs or rejects  # read, or the candidate rejected: no exception
+
+
+def test_a_checkpoint_of_contents_alone_is_one_conversation():
+    """Gemini CLI's ``/chat save`` before September 2025 (and ``/chat share file.json``):
+    ``JSON.stringify(history)``, a bare array of ``Content``. Each element was read as a
+    conversation of its own (thread ``FILE#item-N``), and a tool's ``{"output": text}``
+    read as JSON: now one thread, the output's text (an ``error`` flagged)."""
+    path = FIXTURES / "gemini" / "checkpoint-kettle.json"
+    assert registry.detect(Source(path)).name == "gemini"
+    recs, rejects, _ = run(gemini.read, path)
+    assert not rejects
+    assert {r["thread"] for r in recs} == {"checkpoint-kettle.json"}
+    assert [r["source_id"] for r in recs][:2] == [
+        "checkpoint-kettle.json#item-1",
+        "checkpoint-kettle.json#item-2",
+    ]
+    assert recs[4]["textChunks"] == ["[tool_result read_file] CUTOFF = 90"]
+    assert recs[4]["metadata"] == {"speaker": "tool", "listeners": ["model"]}
+    assert recs[6]["textChunks"] == [
+        "[tool_result run_shell_command error] Tool execution denied by user."
+    ]

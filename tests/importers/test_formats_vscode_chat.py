@@ -124,3 +124,24 @@ def test_any_requests_never_crash(tmp_path_factory, requests):
     recs, rejects, _ = run(vscode_chat.read, path)
     assert len(rejects) == sum(not isinstance(r, dict) for r in requests)
     assert all(r["textChunks"] and all(c.strip() for c in r["textChunks"]) for r in recs)
+
+
+def test_the_operation_log_vs_code_keeps_a_session_in():
+    """``chatSessions/<id>.jsonl`` (VS Code since late 2025: ``ObjectMutationLog``, an
+    initial entry then sets, pushes, cuts and deletes) was "format not recognised": the
+    session its entries leave is read; a line that is no entry is rejected with its line."""
+    path = FIXTURES / "vscode_chat" / "5c1d2e3f-4a5b-4c6d-8e7f-901234567891.jsonl"
+    assert registry.detect(Source(path)).name == "vscode-chat"
+    recs, rejects, _ = run(vscode_chat.read, path)
+    assert [r.where for r in rejects] == ["5c1d2e3f-4a5b-4c6d-8e7f-901234567891.jsonl:11"]
+    assert [(r["metadata"]["speaker"], r["textChunks"]) for r in recs] == [
+        ("ann", ["Why does my kettle click off early?"]),
+        ("GitHub Copilot", ["Let me look at the thermostat.", "[tool copilot_readFile] Read thermo.py",
+                            "The cutoff is 90 C; raise it to 100."]),
+        ("ann", ["Draft a reply"]),
+        ("GitHub Copilot", ["The second draft, after an edit."]),  # the push that cut the first
+    ]  # fmt: skip
+    assert recs[1]["timestamp"] == "2025-10-31T08:41:04Z"  # the result's timings, set later
+    assert {r["subject"] for r in recs if r.get("subject")} == {"Kettle cutoff fix"}
+    assert {r["thread"] for r in recs} == {"vscode-chat:5c1d2e3f-4a5b-4c6d-8e7f-901234567891"}
+    assert "modelId" not in (recs[3].get("extra") or {})  # deleted

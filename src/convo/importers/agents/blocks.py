@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from convo.importers.agents.keyed_parts import keyed_part
 from convo.importers.jsoninput import as_str
 
 SHORT = 2000  # longest readable chunk for a non-text block; the original stays in extra
@@ -191,6 +192,9 @@ def normalise_block(part: Any) -> dict[str, Any]:
     if not isinstance(part, dict):
         return {"type": "text", "text": dumps(part)}
     kind = block_type(part)
+    keyed = keyed_part(part) if kind is None else None  # Haystack's, Semantic Kernel's
+    if keyed is not None:
+        return normalise_block(keyed)
     if kind in _TEXT_KINDS or (kind is None and "text" in part):
         return {"type": "text", "text": _as_text(part.get("text"))}
     normalise = _NORMALISERS.get(kind or "")

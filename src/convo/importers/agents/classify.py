@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from convo.importers.agents.blocks import ANTHROPIC_BLOCKS, OPENAI_PARTS, block_type
+from convo.importers.agents.keyed_parts import haystack_message, kernel_message
 
 ROLE_MAP = {
     "system": "system",
@@ -20,7 +21,12 @@ ROLE_MAP = {
     "function": "tool",
     "human": "user",
     "ai": "assistant",
+    # smolagents' MessageRole (agent memory as messages): the agent's call, the tool's answer
+    "tool-call": "assistant",
+    "tool-response": "tool",
 }
+# roles that name an act, not a party: the speaker is the role they map to
+ACT_ROLES = frozenset({"tool-call", "tool-response"})
 
 AUTOGEN_TYPES = frozenset(
     {
@@ -157,6 +163,9 @@ def classify(obj: Any, *, loose: bool = False) -> str | None:
     """
     if not isinstance(obj, dict) or "textChunks" in obj or "text_chunks" in obj:
         return None
+    obj = haystack_message(obj)
+    if kernel_message(obj) is not None:
+        return "openai"  # Semantic Kernel's ChatMessageContent, either language
     marked = _by_envelope(obj)
     if marked is not None:
         return marked

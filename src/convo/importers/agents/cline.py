@@ -11,7 +11,9 @@ were XML in the assistant's text (``<read_file>...``) and their results user tex
 (``[read_file for 'x'] Result:``): they are read as the text they are. The task folder
 also holds ``ui_messages.json`` (``ClineMessage``: ``{ts, type: ask|say, ask|say,
 text}``, the panel's copy of the same task) and ``task_metadata.json`` (files in context,
-model usage): recognised, no messages read from them, one warning each.
+model usage): recognised, no messages read from them, one warning each; a
+``ui_messages.json`` without the history beside it (as users commit it) is the task
+(``convo.importers.agents.cline_ui``).
 
 Decisions:
 - One record per message. speaker = the role; a user message holding only tool results
@@ -40,6 +42,7 @@ from convo.core.io import Source
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
 from convo.importers.agents.blocks import block_chunk, dumps, normalise_content, result_text
+from convo.importers.agents.cline_ui import read_ui
 from convo.importers.agents.samples import iter_samples, sample_values
 from convo.importers.build import message
 from convo.importers.context import ImportContext
@@ -109,6 +112,9 @@ def sniff(source: Source) -> int:
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     side = _side_file(source, json_head(source))
+    if side == "ui_messages.json" and not _beside(source, HISTORY):
+        yield from read_ui(source, ctx, _Task(source, ctx).thread)
+        return
     if side:
         ctx.warn(
             source.name, f"{SIDE_FILES[side]} ({side}): not read; the task is read from {HISTORY}"
@@ -125,13 +131,18 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         ctx.warn(source.name, "messages without ts (older tasks) get the epoch sentinel")
 
 
+def _beside(source: Source, name: str) -> bool:
+    """Whether the file ``name`` is in ``source``'s folder (standard input: taken as so)."""
+    return source.path is None or source.is_stdin or (source.path.parent / name).exists()
+
+
 class _Task:
     """One task's thread, the names of its tool calls, and its untimed count."""
 
     def __init__(self, source: Source, ctx: ImportContext):
         self.ctx = ctx
         folder = source.path.absolute().parent.name if source.path and not source.is_stdin else ""
-        named = source.match_name == HISTORY and folder
+        named = source.match_name in (HISTORY, "ui_messages.json") and folder
         self.thread = f"{NAME}:{folder}" if named else ctx.thread_of(source.name)
         self.tools: dict[str, str] = {}  # tool_use id -> name (a task's calls)
         self.untimed = 0

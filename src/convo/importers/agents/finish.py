@@ -54,21 +54,16 @@ def convert(
     pydantic unless ``checked_later`` (the ingest pipeline's ``check_message``). Thinking
     blocks are chunks only with ``include_thinking`` (else they stay in ``extra.blocks``)."""
     text = _plain_text(obj, fmt)
-    if text is not None and checked_later and not thread.extra:
+    if text is not None and checked_later and not thread.extra and thread.when is None:
         return _plain_message(obj["role"], text, fmt, thread)
     safe = _checked_depth(obj if text is None else None, thread.extra)
-    timestamp = None
     if text is not None:  # {"role", "content": "text"}: the record holds all of it
-        parts = Parts(obj["role"], obj["role"], [], {})
+        parts = Parts(obj["role"], obj["role"], [], {}, timestamp=thread.when)
         chunks = [text]
     else:
         parts = CONVERTERS[fmt](obj, fallback_role)
         chunks = _kept(obj, parts, include_thinking, thread)
-        try:
-            timestamp = parse_any(parts.timestamp, zone)
-        except ValueError as e:
-            if warn:
-                warn(f"{e}; timestamp left unknown")
+    timestamp = _time(parts.timestamp if parts.timestamp is not None else thread.when, zone, warn)
     extra = parts.extra
     thread_id = thread.id
     if isinstance(parts.thread, str) and parts.thread:
@@ -133,6 +128,16 @@ def _check_repeat(parts: Parts, thread: Thread) -> None:
         thread.said, thread.said_size = [], 0
 
 
+def _time(value: Any, zone: tzinfo, warn: Callable[[str], None] | None) -> Any:
+    """A message's time (``None``: none); one that does not read is warned and left unknown."""
+    try:
+        return parse_any(value, zone)
+    except ValueError as e:
+        if warn:
+            warn(f"{e}; timestamp left unknown")
+        return None
+
+
 def plain_message(obj: Any, fmt: str, thread: Thread) -> ConversationMessage | None:
     """``convert(obj, fmt, thread, checked_later=True)`` when ``obj`` is the commonest
     message, ``{"role": ROLE, "content": "text"}`` (``_plain_text``) and no conversation
@@ -146,7 +151,7 @@ def plain_message(obj: Any, fmt: str, thread: Thread) -> ConversationMessage | N
     chat JSON)
     (tests/importers/test_agents_stream.py holds it equal to ``_one``, and the ``TYPED``
     message's line equal to the checked one's)."""
-    if type(obj) is not dict or len(obj) != 2 or thread.extra or fmt == "autogen":
+    if type(obj) is not dict or len(obj) != 2 or thread.extra or thread.when or fmt == "autogen":
         return None
     content, role = obj.get("content"), obj.get("role")
     if type(content) is str and content and type(role) is str and role in _SAME_ROLES:

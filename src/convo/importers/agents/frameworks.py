@@ -21,8 +21,15 @@ from convo.importers.agents.blocks import (
     normalise_result,
     tool_use_block,
 )
-from convo.importers.agents.classify import MESSAGE_KEYS, ROLE_MAP, autogen_wrapped, is_claude_code
+from convo.importers.agents.classify import (
+    ACT_ROLES,
+    MESSAGE_KEYS,
+    ROLE_MAP,
+    autogen_wrapped,
+    is_claude_code,
+)
 from convo.importers.agents.claude_code import claude_code_parts
+from convo.importers.agents.keyed_parts import haystack_message, kernel_message, kernel_time
 from convo.importers.agents.parts import NotMessage, Parts
 
 # AutoGen fields that are not type-specific (everything else is copied to extra).
@@ -42,7 +49,7 @@ def _role(obj: dict[str, Any], extra: dict[str, Any], fallback: str) -> tuple[st
     role = ROLE_MAP.get(raw.lower())
     if role != raw:
         extra["original_role"] = raw
-    return role, raw
+    return role, (role if raw.lower() in ACT_ROLES and role else raw)
 
 
 def _named(obj: dict[str, Any], extra: dict[str, Any], default: str) -> str:
@@ -59,6 +66,10 @@ def _need_content(obj: dict[str, Any], what: str) -> None:
 
 
 def openai_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
+    obj = haystack_message(obj)
+    kernel = kernel_message(obj)
+    if kernel is not None:
+        return _kernel_parts(kernel, fallback_role)
     _need_content(obj, "a chat message")
     extra: dict[str, Any] = {}
     role, speaker = _role(obj, extra, fallback_role)
@@ -74,6 +85,19 @@ def openai_parts(obj: dict[str, Any], fallback_role: str = "user") -> Parts:
         blocks.append({"type": "audio", **obj["audio"]})
     speaker = _named(obj, extra, speaker if role != "tool" else "tool")
     return Parts(speaker, role, blocks, extra, id=obj.get("id"))
+
+
+def _kernel_parts(obj: dict[str, Any], fallback_role: str) -> Parts:
+    """A Semantic Kernel message (``keyed_parts.kernel_message``): its items as blocks,
+    the author's name the speaker, the model and finish reason in ``extra``."""
+    extra: dict[str, Any] = {}
+    role, speaker = _role(obj, extra, fallback_role)
+    blocks = [normalise_block(item) for item in obj["items"]]
+    speaker = _named(obj, extra, speaker if role != "tool" else "tool")
+    for key in ("ai_model_id", "model_id", "finish_reason", "status"):
+        if obj.get(key) not in (None, ""):
+            extra[key] = obj[key]
+    return Parts(speaker, role, blocks, extra, timestamp=kernel_time(obj))
 
 
 def _openai_content(obj: dict[str, Any], role: str | None) -> list[dict[str, Any]]:

@@ -168,6 +168,9 @@ def _sample(
         contents = sample["history"]
     elif isinstance(sample, list):
         contents = sample
+    elif _is_content(sample):  # one message of the file's history: an array's element, a line
+        yield _content_record(sample, where, ctx.thread_of(ctx.source.name), include)
+        return
     else:
         contents = [sample]
     for k, content in enumerate(contents, 1):
@@ -296,8 +299,12 @@ def _part_chunk(p: dict[str, Any]) -> str:
         )
     result = as_dict(_get(p, "functionResponse"))
     if result:
-        content = dumps(result.get("response"))
-        return block_chunk({"type": "tool_result", "name": result.get("name"), "content": content})
+        response = result.get("response")
+        said = as_dict(response)  # Gemini CLI's {"output": text} / {"error": text}: the text
+        text = said.get("output", said.get("error")) if len(said) == 1 else None
+        content = text if isinstance(text, str) else dumps(response)
+        return block_chunk({"type": "tool_result", "name": result.get("name"), "content": content,
+                            "is_error": "error" in said and len(said) == 1})  # fmt: skip
     data = as_dict(_get(p, "inlineData"))
     if data:
         mime = as_str(_get(data, "mimeType"))

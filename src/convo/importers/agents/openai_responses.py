@@ -40,7 +40,7 @@ Ids and their scope (docs/ids.md): OpenAI's ``resp_``/item ids are unique everyw
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from convo.core.io import Source
@@ -362,3 +362,19 @@ FIELDS = Fields(
 FORMATS = (
     Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE, fields=FIELDS),
 )
+
+
+def read_stored_items(
+    rows: Iterable[tuple[Any, str, str | None]], thread: str, ctx: ImportContext
+) -> Iterator[ConversationMessage]:
+    """Items a store keeps one a row, as ``(item, place, time)`` (the OpenAI Agents SDK's
+    ``SQLiteSession``, ``agents_session``): read as an item list is, in one thread."""
+    st = _State(ctx, ctx.options.include_thinking)
+    last: tuple[str, str | None] = ("", None)
+    try:
+        for item, where, ts in rows:
+            last = (where, ts)
+            yield from _items([item], where, thread, ts, st, single=True)
+        yield from _flush(st, last[0], thread, last[1])
+    finally:
+        st.calls.close()

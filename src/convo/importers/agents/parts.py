@@ -63,6 +63,7 @@ class Thread:
     last: dict[str, str | None] = field(default_factory=lambda: {"user": None, "assistant": None})
     tools: CallNames = field(default_factory=CallNames)  # a result named by its call
     held_at: str | None = None  # where the titles waiting in ``extra`` were read
+    when: Any = None  # the conversation's time, for messages without one (a DSPy entry's)
     # the assistant's text since the last other turn, its spaces out, in pieces (a result
     # that repeats it is skipped: ``finish``), and its length
     said: list[str] = field(default_factory=list)

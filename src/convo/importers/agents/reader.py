@@ -113,6 +113,7 @@ from convo.core.jsonl import iter_lines
 from convo.core.jsonstream import JsonArray
 from convo.core.record import ConversationMessage
 from convo.importers.agents.classify import batch_line, classify, is_container
+from convo.importers.agents.dspy_history import answered
 from convo.importers.agents.finish import convert, plain_message, wrapped
 from convo.importers.agents.parts import (
     AGENT_FORMATS,
@@ -349,6 +350,7 @@ class _Reader:
         """One conversation; ``streamed()`` gives its messages when ``conv`` has none.
         The commonest message is made in one call (``finish.plain_message``)."""
         thread, messages = self._thread(conv, default_thread, streamed)
+        messages = answered(conv, thread, messages)  # a DSPy history entry's answers
         base = self.ctx.loc(line) if line is not None else None
         system = conv.get("system")
         if system not in (None, "", []):

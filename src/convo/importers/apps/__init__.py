@@ -185,7 +185,7 @@ def register(registry: Registry) -> None:
         ("google_chat", "google-chat", ("messages.json", "group_info.json", "user_info.json"), JSON_OBJECT),
         *_data_downloads(),
         ("gitter", "gitter", ("*.json", "*.jsonl"), json_with('"fromUser"')),
-        ("vscode_chat", "vscode-chat", ("*.json",), json_with('"requests"', opens="{")),
+        ("vscode_chat", "vscode-chat", ("*.json", "*.jsonl"), json_with('"requests"', opens="{")),
         ("gemini_activity", "gemini-activity", ("*.json",), json_with('"header"', opens="[")),
         ("open_webui", "open-webui", ("*.json", "webui.db"), json_with('"childrenIds"'), sqlite),
         ("librechat", "librechat", ("*.json",), json_with('"conversationId"', opens="{")),

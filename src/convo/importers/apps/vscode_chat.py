@@ -44,6 +44,7 @@ from convo.core.io import Source, load_json
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
 from convo.importers.apps.common import EmptyCounter
+from convo.importers.apps.vscode_chat_log import is_log, replay
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
@@ -60,13 +61,15 @@ def sniff(source: Source) -> int:
     text = json_head_with(source, opens="{", key="requests")
     if not text:
         return 0
+    if is_log(text):  # the operation log VS Code keeps a session in since late 2025
+        return 92
     if has_key(text, "requesterUsername") or has_key(text, "responderUsername"):
         return 92
     return 70 if has_key(text, "requestId") and has_key(text, "response") else 0
 
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    doc = as_dict(load_json(source))
+    doc = _session(source, ctx)
     requester = as_str(doc.get("requesterUsername")) or "user"
     responder = as_str(doc.get("responderUsername"))
     session = as_str(doc.get("sessionId"))
@@ -91,6 +94,12 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
                 answer.reply_to = asked.id
             yield answer
     empty.report(ctx, "requests with neither text nor answer")
+
+
+def _session(source: Source, ctx: ImportContext) -> dict[str, Any]:
+    """The session: the ``.json`` document, or what an operation log's entries leave."""
+    head = json_head_with(source, opens="{", key="requests")
+    return replay(source, ctx) if head and is_log(head) else as_dict(load_json(source))
 
 
 def _asked(
@@ -232,4 +241,6 @@ FIELDS = Fields(
     "`canceled`, `error`; thinking in `thinking` unless `--include-thinking`",
 )
 
-FORMATS = (Format(NAME, "chat", DESCRIPTION, ("*.json",), sniff, read, EXAMPLE, fields=FIELDS),)
+FORMATS = (
+    Format(NAME, "chat", DESCRIPTION, ("*.json", "*.jsonl"), sniff, read, EXAMPLE, fields=FIELDS),
+)
