@@ -357,7 +357,7 @@ def test_chatgpt_export_folder_side_files_read_nothing(tmp_path, in_root, runner
     result = runner.invoke(app, ["ingest", str(export), "-o", str(tmp_path / "out.jsonl")])
     assert result.exit_code == 0, result.output
     assert "not recognised" not in result.output
-    assert "message_feedback.json holds 1 rating(s)" in result.output
+    assert "message_feedback.json holds 1 rating" in result.output
     assert "taken as a ChatGPT export's export_manifest.json" in result.output  # never unsaid
     assert len(records((tmp_path / "out.jsonl").read_text())) == 3
     other = tmp_path / "user.json"  # another app's user.json is not ChatGPT's
@@ -374,7 +374,7 @@ def test_chatgpt_branch_and_fallback(tmp_path, in_root):
     assert [r["id"] for r in recs] == ["chatgpt:m2", "chatgpt:m4", "chatgpt:m5"]  # m3 is off-branch
     assert recs[2]["replyTo"] == "chatgpt:m4" and recs[0]["subject"] == "JWT vs sessions"
     assert any(
-        w.endswith("skipped 1 empty or hidden messages (at " + PATH_N1 + ")") for w in warnings
+        w.endswith("skipped empty or hidden messages: 1 (at " + PATH_N1 + ")") for w in warnings
     )
     data = orjson.loads((CHAT / "chatgpt-conversations.json").read_bytes())
     del data[0]["current_node"]

@@ -40,7 +40,7 @@ def test_session():
         ("events.jsonl:15", "not a Copilot CLI event (type, data)"),
     ]
     assert warnings == [
-        "events.jsonl: 1 reasoning block(s) no message follows: not kept",
+        "events.jsonl: 1 reasoning block no message follows: not kept",
         "events.jsonl: session events skipped (the UI's state): assistant.turn_end 1, "
         "assistant.turn_start 1, session.model_change 1, session.shutdown 1",
     ]
@@ -114,7 +114,7 @@ def test_a_repeated_id_on_other_text(tmp_path):
     path.write_text("\n".join([*lines[:2], json.dumps(third)]) + "\n")
     recs, _, warnings = run(copilot_cli.read, path)
     assert recs[1]["id"].startswith("h:")
-    assert warnings == ["s.jsonl: 1 event(s) repeat another's id: given their content hash"]
+    assert warnings == ["s.jsonl: 1 event repeats another's id: given its content hash"]
 
 
 def test_detected_among_builtins():

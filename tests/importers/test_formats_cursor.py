@@ -45,8 +45,8 @@ def test_composers(tmp_path):
     assert [r.where for r in rejects] == [f"state.vscdb:bubbleId:{C1}:{B[7]}"]
     assert rejects[0].reason.startswith("not JSON")
     assert warnings == [
-        "state.vscdb: 1 Cursor message(s) stored empty (null): nothing to read",
-        "state.vscdb: 1 message(s) a composer lists are not in the database",
+        "state.vscdb: 1 Cursor message stored empty (null): nothing to read",
+        "state.vscdb: 1 message a composer lists is not in the database",
     ]
     asked, said, ran, edit, done, reverted, pelicans, percy = recs
     assert {r["thread"] for r in recs[:6]} == {f"cursor:{C1}"}
@@ -136,7 +136,7 @@ def test_a_repeated_bubble_id_on_other_text(tmp_path):
     recs, _, warnings = run(cursor.read, path)
     ids = [r["id"] for r in recs if r["thread"] == "cursor:c"]
     assert ids[0] == "cursor:c:x" and ids[1].startswith("h:")
-    assert "state.vscdb: 1 message(s) repeat another's id: given their content hash" in warnings
+    assert "state.vscdb: 1 message repeats another's id: given its content hash" in warnings
 
 
 def test_no_other_file_is_read_as_cursor():

@@ -61,7 +61,7 @@ def test_newer_package_mapping_rejects_and_empties():
         ("messages.json:26", "Timestamp 'yesterday' is not a time")
     ]
     assert warnings == [
-        "messages.json: skipped 1 messages with neither text nor attachment (embeds, stickers) "
+        "messages.json: skipped messages with neither text nor attachment (embeds, stickers): 1 "
         "(at messages.json:20)"
     ]
 
@@ -186,7 +186,7 @@ def test_an_id_repeated_on_other_text_is_not_shared(tmp_path):
     path.write_text(json.dumps(rows))
     recs, _, warnings = run(discord_package.read, path)
     assert recs[0]["id"] == recs[2]["id"] == "discord:5" != recs[1]["id"]
-    assert any("repeat another's ID" in w for w in warnings)
+    assert any("another's ID: given" in w for w in warnings)
 
 
 def _csv_cell(text: str) -> str:

@@ -102,7 +102,7 @@ def test_an_event_id_repeated_on_other_text_is_not_shared(tmp_path):
     path.write_text(json.dumps(doc))
     recs, _, warnings = run(hangouts.read, path)
     assert recs[0]["id"] != recs[1]["id"]
-    assert any("repeat another's event_id" in w for w in warnings)
+    assert any("another's event_id: given" in w for w in warnings)
 
 
 def test_a_voicemail_says_so(tmp_path):

@@ -117,7 +117,7 @@ def test_messages_without_a_time_are_counted(tmp_path):
     recs, _, warnings = run(jan.read, path)
     assert recs[1]["timestamp"] == "1970-01-01T00:00:00Z"
     assert warnings == [
-        "messages.jsonl: 1 message(s) without a time (created_at 0 or missing): the epoch"
+        "messages.jsonl: 1 message without a time (created_at 0 or missing): the epoch"
     ]
 
 
@@ -133,7 +133,7 @@ def test_a_repeated_id_on_other_text_is_not_shared(tmp_path):
     recs, rejects, warnings = run(jan.read, path)
     assert not rejects and len(recs) == 3
     assert recs[0]["id"] == recs[2]["id"] != recs[1]["id"]
-    assert any("repeat another's id" in w for w in warnings)
+    assert any("another's id: given" in w for w in warnings)
 
 
 def test_a_tool_output_list_holding_other_values_reads():

@@ -113,4 +113,4 @@ def test_a_repeated_id_on_other_text_is_not_shared(tmp_path):
         by_id.setdefault(r.get("id"), set()).add(r["textChunks"][0])
     assert all(len(texts) == 1 for texts in by_id.values())
     assert recs[0]["id"] == recs[4]["id"] == "llm:" + calls[0]["id"]
-    assert warnings and "repeat another's id" in warnings[0]
+    assert warnings and "another's id: given" in warnings[0]

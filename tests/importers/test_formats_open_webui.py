@@ -34,9 +34,7 @@ def test_golden():
 def test_current_branch_and_mapping():
     recs, rejects, warnings = run(open_webui.read, EXPORT)
     assert [r.where for r in rejects] == [f"{NAME}#item-2.msg-3", f"{NAME}#item-3"]
-    assert warnings == [
-        f"{NAME}: skipped 1 messages on other branches (regenerated answers, edits)"
-    ]
+    assert warnings == [f"{NAME}: skipped 1 message on other branches (regenerated answers, edits)"]
     system, asked, answer, again, reply = recs[:5]
     assert system["role"] == "system" and system["textChunks"] == ["You are a patient baker."]
     conversation = system["extra"]["conversation"]

@@ -133,7 +133,7 @@ def test_a_cache_page_beside_its_events_is_not_read_twice():
     recs, _, warnings = _read(STORE / "event_cache" / "0-25.json")
     assert recs == []
     assert [w.split(": ", 1)[1] for w in warnings] == [
-        "4 event(s) of this cache page have their own file in events/ beside it: read from there"
+        "4 events of this cache page have their own file in events/ beside it: read from there"
     ]
 
 
@@ -153,7 +153,7 @@ def test_wrapped_trajectory_and_a_repeated_id(tmp_path):
     recs, rejects, warnings = run(openhands.read, path)
     assert not rejects and len(recs) == 6
     assert recs[0]["id"] == "openhands:t:0" and recs[2]["id"].startswith("h:")
-    assert warnings == ["t.json: 1 event(s) repeat another's id: given their content hash"]
+    assert warnings == ["t.json: 1 event repeats another's id: given its content hash"]
 
 
 def test_a_file_that_is_not_an_event_is_rejected(tmp_path):

@@ -37,7 +37,7 @@ def test_golden(name):
 def test_request_parts_are_their_speakers():
     recs, rejects, warnings = run(pydantic_ai.read, HISTORY)
     assert [r.where for r in rejects] == ["history.json#item-8"]
-    assert warnings == ["history.json: 1 tool-availability-delta part(s) not read (no text)"]
+    assert warnings == ["history.json: 1 tool-availability-delta part not read (no text)"]
     speakers = [r["metadata"]["speaker"] for r in recs]
     assert speakers == [
         "system", "system", "user", "assistant", "tool", "assistant", "tool", "assistant",
@@ -151,7 +151,7 @@ def test_a_repeated_response_id_is_not_shared(tmp_path):
     assert [r["id"] for r in recs][::2] == ["pydantic-ai:local.json:chatcmpl-123"] * 2
     assert recs[1]["id"].startswith("h:")
     assert warnings == [
-        "local.json: 1 message(s) repeat another's response or tool call id: given their content hash"
+        "local.json: 1 message repeats another's response or tool call id: given its content hash"
     ]
 
 

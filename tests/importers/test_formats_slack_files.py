@@ -22,7 +22,7 @@ def test_the_export_folder_reads_its_messages_and_says_a_canvas_is_not_read():
         ("Ole Brun", ["thanks @pia"]),
     ]
     assert any(
-        "1 channel canvas(es) (canvas_in_the_conversation.json) not read" in w for w in warnings
+        "1 channel canvas (canvas_in_the_conversation.json) not read" in w for w in warnings
     )
 
 

@@ -197,7 +197,7 @@ def test_chatgpt_other_branches_are_counted(tmp_path):
     }}  # fmt: skip
     recs, _, warnings = ingest(_write(tmp_path / "conversations.json", [conv]))
     assert [r["textChunks"] for r in recs] == [["q"], ["second try"]]
-    assert any("1 message(s) on other branches" in w for w in warnings)
+    assert any("1 message on other branches" in w for w in warnings)
 
 
 # -- trap 8: ids do not depend on --start-date; a re-ingest with --tag says what happened

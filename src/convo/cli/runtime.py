@@ -271,9 +271,11 @@ class Reporter:
         """What the summary says of the warnings: how many, and whether all were shown."""
         if not self.warnings:
             return None
+        from convo.core.plural import counted
+
         if not self.hidden:
-            return f"{self.warnings} warning(s) above"
-        return f"{self.warnings} warning(s), not all shown"
+            return f"{counted(self.warnings, 'warning')} above"
+        return f"{counted(self.warnings, 'warning')}, not all shown"
 
     def close(self, failed: bool = False) -> None:
         """Say what was not shown, and close the report files. The ``--warnings`` file has

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from convo.core.compression import strip_compressed
 from convo.core.counts import Counts
+from convo.core.plural import counted, plural
 from convo.core.record import ConversationMessage, content_id, unchecked_message
 from convo.core.timestamps import EPOCH_STR
 
@@ -194,6 +195,15 @@ class OwnIds:
             return True
         self.clashes += 1
         return False
+
+    def warning(self, what: str = "message", key: str = "id") -> str:
+        """The source's one warning of its clashes: ``2 messages repeat another's id:
+        given their content hash`` (``what`` the source's records, ``key`` its id's name)."""
+        n = self.clashes
+        return (
+            f"{counted(n, what)} {plural(n, 'repeats', 'repeat')} another's {key}: given "
+            f"{plural(n, 'its', 'their')} content hash"
+        )
 
     def close(self) -> None:
         self._seen.close()

@@ -27,6 +27,7 @@ from pathlib import Path, PurePath
 from convo.core.errors import InputError, RecordError
 from convo.core.filetypes import COMPRESSED, CONVERSATION_SUFFIXES, is_mail_sidecar
 from convo.core.io import Source, StreamError
+from convo.core.plural import counted, plural
 from convo.core.record import TYPED, ConversationMessage, check_message, content_id, take_typed
 from convo.core.stamps import RunIds, id_key, stamp
 from convo.core.timestamps import EPOCH_STR
@@ -397,8 +398,9 @@ class Finisher:
 def clash_warning(clashes: int) -> str:
     """The warning of a source whose reader gave ``clashes`` messages an id another had."""
     return (
-        f"{clashes} message(s) repeat the id of another message (other text, speaker or "
-        "time): given their content hash"
+        f"{counted(clashes, 'message')} {plural(clashes, 'repeats', 'repeat')} the id of another "
+        f"message (other text, speaker or time): given {plural(clashes, 'its', 'their')} content "
+        "hash"
     )
 
 
@@ -415,8 +417,9 @@ def crossed_warning(crossed: int) -> str:
     """The warning of a source that gave ``crossed`` messages an id an earlier source of
     the run gave another message."""
     return (
-        f"{crossed} message(s) give an id an earlier input gave another message (of another "
-        "time and text): given their content hash"
+        f"{counted(crossed, 'message')} {plural(crossed, 'gives', 'give')} an id an earlier input "
+        f"gave another message (of another time and text): given {plural(crossed, 'its', 'their')} "
+        "content hash"
     )
 
 

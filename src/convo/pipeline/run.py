@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from convo.core.plural import counted, plural
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportOptions, Rejection
 from convo.pipeline import sinks
@@ -39,15 +40,16 @@ class IngestSummary:
         if self.embedded is not None:
             parts.append(f"embedded {self.embedded}")
         parts.append(f"rejected {s.rejected}")
-        text = f"{', '.join(parts)} ({s.sources} source{'s' if s.sources != 1 else ''}) -> {self.destination}"
+        text = f"{', '.join(parts)} ({counted(s.sources, 'source')}) -> {self.destination}"
         if s.unrecognised:
             text += "; " + unrecognised_text(s.unrecognised)
         if s.skipped:
-            text += f"; {len(s.skipped)} special or repeated folder entr{'y' if len(s.skipped) == 1 else 'ies'} skipped"
+            n = len(s.skipped)
+            text += f"; {n} special or repeated folder {plural(n, 'entry', 'entries')} skipped"
         if s.failed:
-            text += f"; {len(s.failed)} input(s) unreadable (counted as rejected)"
+            text += f"; {counted(len(s.failed), 'input')} unreadable (counted as rejected)"
         if warnings is None and s.warnings:
-            warnings = f"{s.warnings} warning(s)"
+            warnings = counted(s.warnings, "warning")
         if warnings:
             text += f"; {warnings}"
         if self.appended and self.appended.notes:
@@ -76,15 +78,15 @@ LISTED = 5  # unrecognised files named in the summary line (all are in --rejects
 
 
 def unrecognised_text(names: list[str]) -> str:
-    """``N file(s) not recognised: a.json, b.txt (1 counted as rejected: a conversation
+    """``N files not recognised: a.json, b.txt (1 counted as rejected: a conversation
     file type)``, naming the first few."""
     shown = ", ".join(names[:LISTED]) + (
         f" and {len(names) - LISTED} more" if len(names) > LISTED else ""
     )
-    counted = sum(map(is_conversation_file, names))
-    text = f"{len(names)} file(s) not recognised: {shown}"
-    if counted:
-        text += f" ({counted} counted as rejected: a conversation file type)"
+    rejected = sum(map(is_conversation_file, names))
+    text = f"{counted(len(names), 'file')} not recognised: {shown}"
+    if rejected:
+        text += f" ({rejected} counted as rejected: a conversation file type)"
     return text
 
 
@@ -92,8 +94,9 @@ def kept_tags_note(duplicates: int, tags: list[str]) -> str:
     """What a re-ingest with --tag says: the store keeps a message once, with its old tags."""
     tag = tags[0] if len(tags) == 1 else "TAG"
     return (
-        f"{duplicates} message(s) were already in the store and kept their tags "
-        f"(--tag applies to new messages only); to tag them too: "
+        f"{counted(duplicates, 'message')} {plural(duplicates, 'was', 'were')} already in the "
+        f"store and kept {plural(duplicates, 'its', 'their')} tags (--tag applies to new messages "
+        f"only); to tag {plural(duplicates, 'it', 'them')} too: "
         f"convo tag add {tag} ID... (or with filters, e.g. --thread NAME --since DATE)"
     )
 
@@ -102,9 +105,10 @@ def kept_times_note(duplicates: int) -> str:
     """What a re-ingest with --start-date says: a cue's id is made from its offset, not
     its date, so the messages already stored keep the times they were saved with."""
     return (
-        f"{duplicates} message(s) were already in the store and kept their times "
-        "(--start-date applies to new messages only: a cue's id is its offset's); to "
-        "re-date them: convo rm source:FILE, then ingest again"
+        f"{counted(duplicates, 'message')} {plural(duplicates, 'was', 'were')} already in the "
+        f"store and kept {plural(duplicates, 'its time', 'their times')} (--start-date applies to "
+        f"new messages only: a cue's id is its offset's); to re-date {plural(duplicates, 'it', 'them')}: "
+        "convo rm source:FILE, then ingest again"
     )
 
 

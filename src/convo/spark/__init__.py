@@ -38,6 +38,7 @@ from typing import Any
 
 from convo.core.columns import COLUMN_NAMES, COLUMNS, record_row
 from convo.core.errors import ConvoError, UsageError
+from convo.core.plural import plural
 from convo.importers.context import ImportOptions, Rejection
 from convo.pipeline.ingest import one_source
 from convo.pipeline.plan import Unit, plan_units
@@ -289,7 +290,7 @@ def import_options_from(values: dict[str, Any]) -> ImportOptions:
     unknown = sorted(set(values) - known)
     if unknown:
         raise UsageError(
-            f"unknown import option(s): {', '.join(unknown)}",
+            f"unknown import {plural(len(unknown), 'option')}: {', '.join(unknown)}",
             hint="use " + ", ".join(sorted(known)),
         )
     values = dict(values)

@@ -32,6 +32,7 @@ import orjson
 
 from convo.core.errors import InputError, RecordError
 from convo.core.jsonl import Line, dumps, iter_lines, last_newline
+from convo.core.plural import counted, plural
 from convo.store.lines import ReadyBlock, ReadyLine
 from convo.store.path import default_store_path, protect_store, real_file
 
@@ -74,8 +75,8 @@ def record_id(raw: bytes) -> str | None:
 def renamed_note(n: int) -> str:
     """What a save says of the messages it stored under their content hash."""
     return (
-        f"{n} message(s) saved under their content hash: the store holds their id for "
-        "another message (of another time and text)"
+        f"{counted(n, 'message')} saved under {plural(n, 'its', 'their')} content hash: the store "
+        f"holds {plural(n, 'its', 'their')} id for another message (of another time and text)"
     )
 
 

@@ -104,6 +104,7 @@ def _typeagent_db(args, env, reporter, output: str | None, name: str, llm) -> in
 def _write_records(exporter, args, env, reporter, output: str | None, jsonl: bool) -> int:
     """An agent or document export of the selected records, to stdout or ``-o``."""
     from convo.cli.runtime import err, flush_stdout, outcome
+    from convo.core.plural import plural
     from convo.output.progress import progress
     from convo.query.scan import Selector
 
@@ -125,7 +126,7 @@ def _write_records(exporter, args, env, reporter, output: str | None, jsonl: boo
 
             err(nothing_matched(selector))
         elif output not in (None, "-"):  # as a dataset export says it
-            err(f"exported {counted.n} messages -> {output}")
+            err(f"exported {counted.n} {plural(counted.n, 'message')} -> {output}")
     finally:
         reporter.close()
     return outcome(reporter.rejected)
@@ -149,6 +150,7 @@ def _write_dataset(exporter, args, env, reporter, output, partition_by: str, job
     inputs by the exporter's ``write_parts`` (on several cores), the rest as records."""
     from convo.cli.runtime import err, outcome
     from convo.core.errors import UsageError
+    from convo.core.plural import plural
     from convo.query.scan import Selector
 
     if not output or output == "-":
@@ -174,7 +176,7 @@ def _write_dataset(exporter, args, env, reporter, output, partition_by: str, job
             n = exporter.write_dir(records, output, partition_by=columns)
     finally:
         reporter.close()
-    err(f"exported {n} messages -> {output}")
+    err(f"exported {n} {plural(n, 'message')} -> {output}")
     return outcome(reporter.rejected)
 
 

@@ -251,8 +251,7 @@ class _Session:
     def finish(self) -> None:
         self.own.close()
         if self.own.clashes:
-            self.ctx.warn(self.source.name, f"{self.own.clashes} message(s) repeat another's id: "
-                          "given their content hash")  # fmt: skip
+            self.ctx.warn(self.source.name, self.own.warning())
 
 
 def _content_text(c: dict[str, Any]) -> str:

@@ -89,9 +89,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             yield rec
     own.close()
     if own.clashes:
-        ctx.warn(
-            source.name, f"{own.clashes} record(s) repeat another's id: given their content hash"
-        )
+        ctx.warn(source.name, own.warning("record"))
 
 
 def call_records(

@@ -104,9 +104,7 @@ def _read(con: Any, source: Source, ctx: ImportContext) -> Iterator[Conversation
             yield rec
     own.close()
     if own.clashes:
-        ctx.warn(
-            source.name, f"{own.clashes} record(s) repeat another's id: given their content hash"
-        )
+        ctx.warn(source.name, own.warning("record"))
 
 
 DESCRIPTION = "LLM CLI database (simonw/llm: logs.db, every schema version)"

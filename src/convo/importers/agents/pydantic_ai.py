@@ -64,6 +64,7 @@ from datetime import tzinfo
 from typing import Any
 
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.blocks import block_chunk, dumps, parse_arguments, whole_chunk
@@ -300,10 +301,11 @@ class _History:
         name = self.source.name
         self.own.close()
         if self.own.clashes:
-            self.ctx.warn(name, f"{self.own.clashes} message(s) repeat another's response or "
-                          "tool call id: given their content hash")  # fmt: skip
+            self.ctx.warn(name, self.own.warning(key="response or tool call id"))
         if self.deltas:
-            self.ctx.warn(name, f"{self.deltas} tool-availability-delta part(s) not read (no text)")
+            self.ctx.warn(
+                name, f"{counted(self.deltas, 'tool-availability-delta part')} not read (no text)"
+            )
         if self.untimed:
             self.ctx.warn(name, "messages without a timestamp get the epoch sentinel")
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import naive_ts
 from convo.importers.apps.common import numbered_lines
@@ -153,7 +154,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             f.turn.lines.append(line)
     yield from f.close()
     if f.empty:
-        ctx.warn(source.name, f"skipped {f.empty} empty turn(s)")
+        ctx.warn(source.name, f"skipped {counted(f.empty, 'empty turn')}")
     if f.untimed:
         ctx.warn(source.name, "turns without a time get the epoch sentinel")
 

@@ -139,8 +139,7 @@ class _Conversation:
         if found:
             self.ctx.warn(self.source.name, "Zed records no times: its messages have none")
         if self.own.clashes:
-            self.ctx.warn(self.source.name, f"{self.own.clashes} message(s) repeat another's id: "
-                          "given their content hash")  # fmt: skip
+            self.ctx.warn(self.source.name, self.own.warning())
 
     def _cut(self, start: int, end: int, role: str) -> tuple[list[str], list[str]]:
         """The message's chunks and its private thinking (the thought sections inside)."""

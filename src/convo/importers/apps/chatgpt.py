@@ -52,6 +52,7 @@ from typing import Any
 import orjson
 
 from convo.core.io import Source, load_json
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
 from convo.importers.apps.chatgpt_canvas import canvas_text
@@ -187,7 +188,7 @@ def _conversation(
     if off:
         ctx.warn(
             ctx.loc(f"conv-{c}"),
-            f"{off} message(s) on other branches (earlier edits, regenerations) not read",
+            f"{counted(off, 'message')} on other branches (earlier edits, regenerations) not read",
         )
     for node in branch:
         msg = node.get("message")

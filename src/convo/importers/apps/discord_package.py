@@ -280,8 +280,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             yield got
     own.close()
     if own.clashes:
-        ctx.warn(source.name, f"{own.clashes} message(s) repeat another's ID: given their "
-                 "content hash")  # fmt: skip
+        ctx.warn(source.name, own.warning(key="ID"))
     empty.report(ctx, "messages with neither text nor attachment (embeds, stickers)")
 
 

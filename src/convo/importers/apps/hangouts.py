@@ -242,8 +242,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
                 yield got
     own.close()
     if own.clashes:
-        ctx.warn(source.name, f"{own.clashes} event(s) repeat another's event_id: given "
-                 "their content hash")  # fmt: skip
+        ctx.warn(source.name, own.warning("event", "event_id"))
     if skipped:
         kinds = ", ".join(f"{n} {k}" for k, n in sorted(skipped.items()))
         ctx.warn(source.name, f"skipped events with no message text: {kinds}")

@@ -107,10 +107,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         yield rec
     own.close()
     if own.clashes:
-        ctx.warn(
-            source.name,
-            f"{own.clashes} message(s) repeat another's messageId: given their content hash",
-        )
+        ctx.warn(source.name, own.warning(key="messageId"))
 
 
 def _hearers(messages: list[dict[str, Any]]) -> dict[str, list[str]]:

@@ -44,6 +44,7 @@ from typing import Any
 import orjson
 
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
 from convo.importers.agents.blocks import dumps, parse_arguments
@@ -102,7 +103,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     if other:
         ctx.warn(
             source.name,
-            f"skipped {other} messages on other branches (regenerated answers, edits)",
+            f"skipped {counted(other, 'message')} on other branches (regenerated answers, edits)",
         )
 
 

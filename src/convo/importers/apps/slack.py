@@ -52,6 +52,7 @@ from typing import Any
 
 from convo.core.errors import InputError
 from convo.core.io import Source, parse_json
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
 from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter
@@ -150,7 +151,10 @@ def _read_tree(tree: ExportTree, ctx: ImportContext) -> Iterator[ConversationMes
         )
     canvases = [p for p in paths if PurePosixPath(p).name == CANVAS]
     if canvases:
-        ctx.warn(tree.name, f"{len(canvases)} channel canvas(es) ({CANVAS}) not read: no messages")
+        ctx.warn(
+            tree.name,
+            f"{counted(len(canvases), 'channel canvas', 'channel canvases')} ({CANVAS}) not read: no messages",
+        )
     empty = EmptyCounter()
     for rel in days:
         folder = PurePosixPath(rel).parent.name

@@ -51,6 +51,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.importers.archives import ZIP_MAGIC
 from convo.importers.context import ImportContext
@@ -224,7 +225,7 @@ def read_meet(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
         for n, raw in text_lines(source, ctx.text_decoder()):
             yield from reader.line(ctx.loc(n), raw)
     if reader.empty:
-        ctx.warn(source.name, f"{reader.empty} speaker line(s) without text skipped")
+        ctx.warn(source.name, f"{counted(reader.empty, 'speaker line')} without text skipped")
     if not reader.turns.count:
         ctx.warn(source.name, "no transcript lines; nothing imported")
 
