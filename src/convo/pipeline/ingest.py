@@ -86,6 +86,23 @@ def unrecognised_file(
         on_reject(unrecognised_rejection(name))
 
 
+def nothing_found(folder: str, entries: int) -> str:
+    """The warning of a folder named on the command line that gave no source to read: an
+    empty folder (hidden files are skipped), or one whose ``entries`` no format claims
+    (each reported above it). Nothing was rejected, so the exit code stays 0, as for an
+    empty file (docs/cli.md, "Errors and exit codes")."""
+    if not entries:
+        return (
+            f"{folder}: nothing to import: the folder holds no files (hidden ones are "
+            "skipped); check the path"
+        )
+    which = "its one file is in no" if entries == 1 else f"none of its {entries} files is in a"
+    return (
+        f"{folder}: nothing to import: {which} format convo reads (listed above); check "
+        "the path, or name the format with --from FORMAT (see `convo formats`)"
+    )
+
+
 def unrecognised_rejection(name: str) -> Rejection:
     """The rejection that reports a folder file no format recognised (``--rejects``)."""
     if is_conversation_file(name):
@@ -148,13 +165,24 @@ class Ingest:
                     fmt = self.forced or self._detect_dir(source)
                     if fmt is None:
                         assert source.path is not None
+                        before = self._seen()
                         yield from self._walk(source, Walker(source.path))
+                        if self._seen()[0] == before[0] and self._on_warning:
+                            self._on_warning(
+                                nothing_found(source.name, self._seen()[1] - before[1])
+                            )
                         continue
                     if len(paths) == 1 and self.cross is None:
                         self.crossing = False  # one folder a format reads whole: one source
                     yield from self.read_source(source, fmt)
                 else:
                     yield from self.read_source(source, self.forced or registry.detect(source))
+
+    def _seen(self) -> tuple[int, int]:
+        """(sources read, entries not read) so far: a walk that adds no source found
+        nothing to import (``nothing_found``)."""
+        s = self.stats
+        return s.sources, len(s.unrecognised) + len(s.skipped) + len(s.failed)
 
     @contextlib.contextmanager
     def _isolated(self, enabled: bool) -> Iterator[None]:
