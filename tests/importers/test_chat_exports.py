@@ -539,9 +539,10 @@ def test_not_mine_is_not_stolen(tmp_path):
 
 
 def test_truncated_json_is_one_located_error(tmp_path, in_root, runner):
+    """(A Telegram result.json cut short keeps the messages before the cut and rejects the
+    cut with its place, exit 1: ``test_formats_telegram_export.py``.)"""
     for name in (
         "discord.json",
-        "telegram-result.json",
         "teams.json",
         "chatgpt-conversations.json",
     ):

@@ -12,8 +12,8 @@ from __future__ import annotations
 import codecs
 import io
 import re
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, BinaryIO
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 import orjson
 
@@ -21,9 +21,12 @@ from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.jsonl import iter_lines
 from convo.core.jsonstream import JsonArray, read_top_level
+from convo.core.plural import counted
 
 if TYPE_CHECKING:
     from convo.importers.context import ImportContext
+
+T = TypeVar("T")
 
 
 def json_lines(source: Source, ctx: ImportContext) -> Iterator[tuple[int, str, Any]]:
@@ -40,6 +43,35 @@ def json_lines(source: Source, ctx: ImportContext) -> Iterator[tuple[int, str, A
                 ctx.reject(where, f"not JSON{torn}", line.raw.decode("utf-8", "replace"))
                 continue
             yield line.number, where, value
+
+
+class CutShort:
+    """A streamed document's elements up to where it breaks off (an export interrupted, a
+    file cut at its end, a garbled stretch): what came before is kept, and the break is
+    one rejection at its place (``FILE:LINE``) saying how many elements came before it,
+    instead of the whole file refused. Wrap each pass over the elements (``__call__``); a
+    document read twice (a first pass for its senders) reports its break once."""
+
+    def __init__(self, ctx: ImportContext, one: str, many: str | None = None, hint: str = ""):
+        self.ctx = ctx
+        self.one, self.many = one, many
+        self.hint = hint
+        self.reported = False
+
+    def __call__(self, items: Iterable[T]) -> Iterator[T]:
+        n = 0
+        try:
+            for item in items:
+                n += 1
+                yield item
+        except InputError as e:
+            if not self.reported:
+                self.reported = True
+                self.ctx.reject(
+                    e.where or self.ctx.source.name,
+                    f"the file breaks off here, after {counted(n, self.one, self.many)}: {e.what}",
+                    hint=self.hint or e.hint,
+                )
 
 
 def json_head(source: Source) -> str:
