@@ -254,6 +254,10 @@ class StoreFile:
                     os.fsync(fd)
                     if begun:
                         journal.end(self.real)
+                    if begun:  # the cut moved the ctime alone: a fresh index stays fresh
+                        from convo.index.state import restamp
+
+                        restamp(self.real, was)
                 raise
             finally:
                 if isinstance(seen, IndexIds):
