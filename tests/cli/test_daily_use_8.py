@@ -34,3 +34,26 @@ def test_an_empty_export_of_an_indexed_store_does_not_say_0_of_0_read(tmp_path):
                 "-o", str(tmp_path / "out.md"))  # fmt: skip
     assert r.exit_code == 0, r.output
     assert r.stderr == "convo: no messages match\n"
+
+
+def test_export_options_of_another_kind_of_export_are_usage_errors(tmp_path):
+    """`--to markdown --jsonl` wrote Markdown, `--to csv --partition-by month` one CSV,
+    `--to openai --name x` and `--to openai -j 2` JSON: each option was silently ignored.
+    As `--extractor llm` beside another --to already was, each is now one usage line."""
+    store = str(_store(tmp_path))
+    for args, option in (
+        (["--to", "markdown", "--jsonl"], "--jsonl"),
+        (["--to", "csv", "--partition-by", "month"], "--partition-by"),
+        (["--to", "openai", "--name", "x"], "--name"),
+        (["--to", "openai", "-j", "2"], "--jobs"),
+    ):
+        r = _invoke("--store", store, "export", *args)
+        assert r.exit_code == 2, (args, r.output)
+        assert r.stderr.startswith(f"convo: error: {option} does not apply to --to "), r.stderr
+        assert r.stdout == ""
+    r = _invoke("--store", store, "export", "--to", "openai", "--jsonl")
+    assert r.exit_code == 0 and len(r.stdout.splitlines()) == 3
+    out = tmp_path / "pq"
+    r = _invoke("--store", store, "export", "--to", "parquet", "-o", str(out), "-j", "1",
+                "--partition-by", "")  # fmt: skip
+    assert r.exit_code == 0, r.output

@@ -365,7 +365,8 @@ def _listing(doc: dict, source: Source, ctx: ImportContext) -> Iterator[Conversa
     if topics:
         ctx.warn(
             source.name,
-            f"topic listing: {counted(len(topics), 'topic')} imported as one message each "
+            f"topic listing: {counted(len(topics), 'topic')} imported as "
+            f"{plural(len(topics), 'one message', 'one message each')} "
             "(title only; fetch /t/ID.json for the posts)",
         )
     tally.finish()
