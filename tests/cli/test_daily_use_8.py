@@ -57,3 +57,12 @@ def test_export_options_of_another_kind_of_export_are_usage_errors(tmp_path):
     r = _invoke("--store", store, "export", "--to", "parquet", "-o", str(out), "-j", "1",
                 "--partition-by", "")  # fmt: skip
     assert r.exit_code == 0, r.output
+
+
+def test_an_id_typed_alone_is_told_to_use_id(tmp_path):
+    """`convo show chatgpt:m4` (an id copied from a listing) said "unknown field chatgpt:"
+    and to quote the word, which searches its text: the message of that id is `id:`."""
+    store = str(_store(tmp_path))
+    r = _invoke("--store", store, "show", "chatgpt:m4")
+    assert r.exit_code == 2
+    assert 'quote a word with a colon: "chatgpt:m4", or id:chatgpt:m4 for the message' in r.stderr
