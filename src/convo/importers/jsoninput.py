@@ -50,13 +50,25 @@ class CutShort:
     file cut at its end, a garbled stretch): what came before is kept, and the break is
     one rejection at its place (``FILE:LINE``) saying how many elements came before it,
     instead of the whole file refused. Wrap each pass over the elements (``__call__``); a
-    document read twice (a first pass for its senders) reports its break once."""
+    document read twice (a first pass for its senders) reports its break once. With
+    ``defer`` the caller says it (``report``), after reading the element it broke in
+    (``StreamedDoc.broken``), or not, when that element's own reading said it."""
 
-    def __init__(self, ctx: ImportContext, one: str, many: str | None = None, hint: str = ""):
+    def __init__(
+        self, ctx: ImportContext, one: str, many: str | None = None, hint: str = "", *,
+        defer: bool = False,
+    ):  # fmt: skip
         self.ctx = ctx
         self.one, self.many = one, many
         self.hint = hint
+        self.defer = defer
+        self.error: InputError | None = None
+        self.n = 0  # the elements before the break
         self.reported = False
+
+    @property
+    def broke(self) -> bool:
+        return self.error is not None
 
     def __call__(self, items: Iterable[T]) -> Iterator[T]:
         n = 0
@@ -65,13 +77,21 @@ class CutShort:
                 n += 1
                 yield item
         except InputError as e:
-            if not self.reported:
-                self.reported = True
-                self.ctx.reject(
-                    e.where or self.ctx.source.name,
-                    f"the file breaks off here, after {counted(n, self.one, self.many)}: {e.what}",
-                    hint=self.hint or e.hint,
-                )
+            if self.error is None:
+                self.error, self.n = e, n
+            if not self.defer:
+                self.report()
+
+    def report(self) -> None:
+        e = self.error
+        if e is None or self.reported:
+            return
+        self.reported = True
+        self.ctx.reject(
+            e.where or self.ctx.source.name,
+            f"the file breaks off here, after {counted(self.n, self.one, self.many)}: {e.what}",
+            hint=self.hint or e.hint,
+        )
 
 
 def json_head(source: Source) -> str:
@@ -199,6 +219,10 @@ class StreamedDoc:
         self.root = ""
         self.keys: list[str] = []
         self._pending: tuple[BinaryIO, JsonArray] | None = None
+        # where the last pass stood: the array's start, and the byte range of the element
+        # last yielded (``broken``: the element a pass broke off in is after it)
+        self._opened = (0, 1)
+        self._done: tuple[int, int] | None = None
 
     def _open(self) -> BinaryIO:
         if self.source.is_stdin:
@@ -250,11 +274,21 @@ class StreamedDoc:
     def items(self) -> Iterator[tuple[Any, int]]:
         """Each element with the line it starts on."""
         stream, arr = self._taken()
+        self._done = None
         with stream:
             try:
-                yield from arr
+                for item in arr:
+                    self._opened, self._done = arr.opened, arr.span
+                    yield item
             finally:
+                self._opened = arr.opened if self._done is None else self._opened
                 self.mended += getattr(arr, "mended", 0)
+
+    def broken(self, path: tuple[str, ...]) -> BrokenElement:
+        """After a pass of ``items()`` broke off: the element it broke in, read as a
+        document of its own whose array at ``path`` streams up to the break (a full
+        export's chat, cut inside its messages)."""
+        return BrokenElement(self, self._opened[0] if self._done is None else self._done[1], path)
 
     def values(self) -> Iterator[Any]:
         """Each element without its line, faster (``JsonArray.values``)."""
@@ -269,6 +303,66 @@ class StreamedDoc:
         if self._pending is not None:
             self._pending[0].close()
             self._pending = None
+
+
+class BrokenElement:
+    """The element a ``StreamedDoc`` pass broke off in, from its first byte (``offset`` in
+    the document's stream, past the separator): ``head()`` its members before its array
+    at ``path`` (None when it breaks before that array opens), ``items()`` that array's
+    elements up to the break (a pass each; errors located at the document's lines)."""
+
+    def __init__(self, doc: StreamedDoc, offset: int, path: tuple[str, ...]):
+        self.doc, self.offset, self.path = doc, offset, path
+
+    def _array(self) -> tuple[BinaryIO, JsonArray]:
+        stream = self.doc._open()
+        line, left = 1, self.offset
+        while left > 0:  # the bytes before it, counted for the lines (a rare, one-off read)
+            chunk = stream.read(min(left, 1 << 20))
+            if not chunk:
+                break
+            line += chunk.count(b"\n")
+            left -= len(chunk)
+        lead = stream.read(64)
+        rest = lead.lstrip(b" \t\r\n")
+        rest = rest[1:].lstrip(b" \t\r\n") if rest.startswith(b",") else rest
+        line += lead[: len(lead) - len(rest)].count(b"\n")
+        joined: BinaryIO = io.BufferedReader(_Prefixed(rest, stream))  # type: ignore[arg-type]
+        return joined, JsonArray(joined, self.path, where=self.doc.source.name, line=line)
+
+    def head(self) -> dict[str, Any] | None:
+        stream, arr = self._array()
+        with stream:
+            try:
+                members = dict(arr.start())
+            except InputError:
+                return None
+        return members if arr.found else None
+
+    def items(self) -> Iterator[tuple[Any, int]]:
+        stream, arr = self._array()
+        with stream:
+            yield from arr
+
+
+class _Prefixed(io.RawIOBase):
+    """Bytes already read, then the rest of ``stream`` (closed with it)."""
+
+    def __init__(self, first: bytes, stream: BinaryIO):
+        self._first, self._stream = first, stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        data = self._first[: len(b)] if self._first else self._stream.read(len(b))
+        self._first = self._first[len(data) :] if self._first else b""
+        b[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self._stream.close()
+        super().close()
 
 
 def as_str(value: Any) -> str:

@@ -106,14 +106,16 @@ def read_telegram(source: Source, ctx: ImportContext) -> Iterator[ConversationMe
     c = 0
     for key in _TG_LISTS:
         chats = StreamedDoc(source, (key, "list"), keep=False)
-        cut = CutShort(ctx, "chat", hint=_CUT_HINT)
+        cut = CutShort(ctx, "chat", hint=_CUT_HINT, defer=True)
         for chat, _ in cut(chats.items()):
             c += 1
             chat = as_dict(chat)
             msgs = as_list(chat.get("messages"))
             chat_items = partial(_numbered, msgs)
             yield from _telegram_chat(chat, chat_items, c, source, ctx, empty, account)
-        if cut.reported:
+        if cut.broke:
+            c += 1
+            yield from _broken_chat(chats, cut, c, source, ctx, empty, account)
             break  # ``left_chats`` comes after the break: not in the file
     if not c and not ctx.rejected:
         raise InputError(
@@ -127,9 +129,33 @@ def read_telegram(source: Source, ctx: ImportContext) -> Iterator[ConversationMe
 _TG_LISTS = ("chats", "left_chats")
 
 
+def _broken_chat(
+    chats: StreamedDoc,
+    cut: CutShort,
+    c: int,
+    source: Source,
+    ctx: ImportContext,
+    empty: EmptyCounter,
+    account: str,
+) -> Iterator[ConversationMessage]:
+    """The chat a full export breaks off in (Desktop writes a chat's messages a slice at
+    a time: an export stopped part-way stops inside one), read from its first byte: its
+    messages up to the break, the break rejected at its place. A break before its
+    messages open is the chats' own (``cut``)."""
+    part = chats.broken(("messages",))
+    head = part.head()
+    if head is None:
+        cut.report()
+        return
+    msgs = CutShort(ctx, "message", hint=_CUT_HINT)
+    yield from _telegram_chat(head, lambda: msgs(part.items()), c, source, ctx, empty, account)
+    if not msgs.broke:
+        cut.report()
+
+
 def _before_chats(source: Source) -> dict[str, Any]:
     """The members of a full export written before its chats (``personal_information``)."""
-    chats = StreamedDoc(source, ("chats", "list"), keep=False)
+    chats = StreamedDoc(source, ("chats", "list"))
     try:
         return chats.head()
     finally:
