@@ -66,3 +66,20 @@ def test_an_id_typed_alone_is_told_to_use_id(tmp_path):
     r = _invoke("--store", store, "show", "chatgpt:m4")
     assert r.exit_code == 2
     assert 'quote a word with a colon: "chatgpt:m4", or id:chatgpt:m4 for the message' in r.stderr
+
+
+def test_ingest_options_for_the_store_without_saving_are_usage_errors(tmp_path):
+    """`convo ingest a.json -o out.jsonl --store s.jsonl` wrote out.jsonl and left the
+    store the user named untouched, without a word; `--wait 5` without --save (piped: to
+    stdout) was ignored the same way."""
+    src = tmp_path / "a.jsonl"
+    src.write_bytes(orjson.dumps(_rec(1)) + b"\n")
+    out, store = tmp_path / "out.jsonl", tmp_path / "s.jsonl"
+    r = _invoke("ingest", str(src), "-o", str(out), "--store", str(store))
+    assert r.exit_code == 2 and "--store names the store --save appends to" in r.stderr
+    assert not out.exists() and not store.exists()
+    r = _invoke("ingest", str(src), "--wait", "5")  # CliRunner's stdout is no terminal
+    assert r.exit_code == 2 and "--wait applies to --save" in r.stderr
+    r = _invoke("ingest", str(src), "--save", "--store", str(store), "--wait", "5")
+    assert r.exit_code == 0, r.output
+    assert store.exists()

@@ -44,6 +44,11 @@ def ingest(
     env = environment()
     if output and save:
         raise UsageError("-o and --save both given", hint="choose one destination")
+    if output and store:  # silently unused, while the user meant the store to be written
+        raise UsageError(
+            "--store names the store --save appends to; -o writes FILE instead",
+            hint=f"drop --store, or save: convo ingest ... --save --store {store}",
+        )
     from convo.cli.words import tag_names
 
     options = imports.options(tags=tag_names(tag or []), strict=strict, lenient=lenient)
@@ -55,6 +60,11 @@ def ingest(
     if not output and not save:
         save = env.stdout_isatty
         output = None if save else "-"
+    if wait is not None and not save:
+        raise UsageError(
+            "--wait applies to --save (the store's lock)",
+            hint="writing to stdout or -o takes no lock; add --save to append to the store",
+        )
     protect_named(paths, store)
     distinct_outputs({"-o": output, "--rejects": rejects, "--warnings": warnings})
     reporter = Reporter(quiet=quiet, rejects_path=rejects, warnings_path=warnings)
