@@ -83,3 +83,12 @@ def test_ingest_options_for_the_store_without_saving_are_usage_errors(tmp_path):
     r = _invoke("ingest", str(src), "--save", "--store", str(store), "--wait", "5")
     assert r.exit_code == 0, r.output
     assert store.exists()
+
+
+def test_the_store_options_help_names_every_default_in_order():
+    """`convo query --help` said the store defaults to $XDG_DATA_HOME/convo/messages.jsonl,
+    while $CONVO_STORE and the config file's store come first (`convo config` says so)."""
+    for command in ("query", "list", "search", "export"):
+        text = " ".join(_invoke(command, "--help").stdout.split())
+        said = text[text.index("--store PATH") :][:200]
+        assert "$CONVO_STORE, else the config file's store, else $XDG_DATA_HOME" in said, said

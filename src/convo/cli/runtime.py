@@ -290,10 +290,12 @@ class Reporter:
                 more = "--warnings FILE keeps them all (JSONL)"
                 if self.rejected and not self.rejects_path:
                     more += ", --rejects FILE the rejected records"
-            # The kinds, so the numbers meet the summary's "rejected N" and "N warning(s)".
-            kinds = [(self.rejected, "rejected"), (self.skipped, "skipped"),
-                     (self.warnings, "warnings")]  # fmt: skip
-            of = ", ".join(f"{n} {name}" for n, name in kinds if n)
+            from convo.core.plural import counted
+
+            # The kinds, so the numbers meet the summary's "rejected N" and "N warnings".
+            kinds = [f"{self.rejected} rejected", f"{self.skipped} skipped",
+                     counted(self.warnings, "warning")]  # fmt: skip
+            of = ", ".join(k for k in kinds if not k.startswith("0 "))
             err(f"warning: {self.hidden} of {total} not shown ({of}); {more}")
         try:
             if self._warnings is not None:
