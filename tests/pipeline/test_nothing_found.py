@@ -59,3 +59,30 @@ def test_only_the_empty_folder_of_several_inputs_is_named(runner, tmp_path, jobs
     assert len(records(r.stdout)) == 2
     [said] = _warnings(r.stderr)
     assert f": {empty}: nothing to import" in said and str(full) + ":" not in said
+
+
+def test_a_file_named_alone_that_holds_no_messages_says_so(runner, tmp_path):
+    """A Stack Exchange Users.xml named alone (its Posts.xml beside it, which the reader
+    leaves to that file) gave "read 0, imported 0" and not a word."""
+    (tmp_path / "Posts.xml").write_text('<?xml version="1.0"?>\n<posts>\n</posts>\n')
+    users = tmp_path / "Users.xml"
+    users.write_text(
+        '<?xml version="1.0" encoding="utf-8"?>\n<users>\n'
+        '  <row Id="1" Reputation="1" DisplayName="Ann" CreationDate="2011-10-11T18:16:00.230" />\n'
+        "</users>\n"
+    )
+    r = runner.invoke(app, ["ingest", str(users), "-o", "-"])
+    assert r.exit_code == 0, r.output
+    assert f"{users}: nothing to import: read as stackexchange, it holds no messages" in r.stderr
+
+
+def test_an_empty_slack_list_says_so(runner, tmp_path):
+    """slackdump writes `[]` for an export's empty dms.json, groups.json, mpims.json: each
+    was read as a channel's day of no messages, silently."""
+    for name, said in (("dms.json", "Slack export metadata"), ("2024-03-06.json", "empty Slack")):
+        path = tmp_path / name
+        path.write_text("[]\n")
+        r = runner.invoke(app, ["ingest", str(path), "-o", "-", "--from", "slack-file"])
+        assert r.exit_code == 0, r.output
+        assert said in r.stderr, r.stderr
+        assert "nothing to import: read as" not in r.stderr  # the reader's own word is enough

@@ -149,7 +149,8 @@ def run_ingest(
         ingest = Ingest(options, **common)
     else:  # ``blocks``: every sink writes a worker's lines as they are
         ingest = ParallelIngest(options, **common, jobs=jobs, blocks=True)
-    messages: Iterable[ConversationMessage] = ingest.messages(paths)
+    named = list(paths)
+    messages: Iterable[ConversationMessage] = ingest.messages(named)
     if track is not None:
         messages = track(messages)
     if save:
@@ -160,10 +161,26 @@ def run_ingest(
         if options.start_date and appended.duplicates and on_warning is not None:
             on_warning(kept_times_note(appended.duplicates))
         embedded = embed_saved(st, on_warning) if appended.added else None
-        return IngestSummary(ingest.stats, str(st.path), appended, embedded)
-    if output and output != "-":
+        summary = IngestSummary(ingest.stats, str(st.path), appended, embedded)
+    elif output and output != "-":
         sinks.to_file(messages, output)
-        return IngestSummary(ingest.stats, output)
-    out = env.stdout_bytes if env is not None else os.fdopen(1, "wb", closefd=False)
-    sinks.to_stdout(messages, out, strict=options.strict)
-    return IngestSummary(ingest.stats, "stdout")
+        summary = IngestSummary(ingest.stats, output)
+    else:
+        out = env.stdout_bytes if env is not None else os.fdopen(1, "wb", closefd=False)
+        sinks.to_stdout(messages, out, strict=options.strict)
+        summary = IngestSummary(ingest.stats, "stdout")
+    if on_warning is not None and (said := said_nothing(named, ingest.stats)):
+        on_warning(said)
+    return summary
+
+
+def said_nothing(paths: list[str], stats: IngestStats) -> str:
+    """The warning of a file named alone that its format read without a message, a
+    rejection or a warning (a Stack Exchange ``Users.xml`` whose ``Posts.xml`` is beside
+    it, an empty list): "read 0, imported 0" alone read like a failure unexplained."""
+    if len(paths) != 1 or paths[0] == "-" or os.path.isdir(paths[0]) or stats.sources != 1:
+        return ""
+    if stats.imported or stats.rejected or stats.warnings or not stats.formats:
+        return ""
+    fmt = next(iter(stats.formats))
+    return f"{paths[0]}: nothing to import: read as {fmt}, it holds no messages"

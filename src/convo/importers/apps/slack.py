@@ -199,11 +199,14 @@ def _read_single(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
         ctx.warn(source.name, f"a Slack export's {what}, no messages; ingest the export folder")
         return
     data, first, has_messages, n, dumped = single_day(source)
-    if n and not has_messages:
+    if (n and not has_messages) or (not n and source.match_name in META_FILES):
         ctx.warn(
             source.name,
             "Slack export metadata (users/channels list), no messages; ingest the export folder or .zip",
         )
+        return
+    if not n:  # ``[]``: a day with nothing in it, said as an empty file is
+        ctx.warn(source.name, "an empty Slack message list; nothing imported")
         return
     users: dict[str, str] = {}
     convs: dict[str, Conv] = {}
