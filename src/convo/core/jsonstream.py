@@ -206,10 +206,7 @@ class JsonArray:
     whether an array was at the path; ``root`` is the document's first byte
     (``"{"``, ``"["``, ...), ``keys`` the top-level keys in order (skipped ones too) and
     ``kinds`` the first byte of each top-level value off the path. ``span`` is the
-    byte range (start, end) in the stream of the element last yielded, to read it again,
-    and ``opened`` where the array began (the offset after its ``[``, and its line); with
-    both, the element a stream breaks off in can be found and read on its own
-    (``line``: the number of the stream's first line, for such a read).
+    byte range (start, end) in the stream of the element last yielded, to read it again.
     ``values()`` gives the elements alone, faster (see the module docstring; no ``span``).
     ``path=None`` reads the whole document for its top-level members only; with
     ``keep=False`` no member is kept.
@@ -226,7 +223,6 @@ class JsonArray:
         skip: tuple[str, ...] = (),
         keep: bool = True,
         block: int = BLOCK,
-        line: int = 1,
     ):
         self.members: dict[str, Any] = {}
         self.keys: list[str] = []
@@ -236,8 +232,6 @@ class JsonArray:
         self._reopen = False  # the array on the path was empty (Mastodon's outbox.json)
         self.root = ""
         self._sc = _Scanner(stream, where, block)
-        self._sc.line = line  # the stream's first line (a document read from its middle)
-        self.opened = (0, line)  # where the array at the path opened: (offset after it, line)
         self._path = path
         self._skip = set(skip)
         self._keep = keep
@@ -289,7 +283,6 @@ class JsonArray:
         if path == () and c == _LBRACK and (not self.found or self._reopen):
             first, self.found, self._reopen = not self.found, True, False
             if first:
-                self.opened = (sc.base + sc.pos + 1, sc.line_at(sc.pos))
                 yield _START
             yield from self._elements()
         elif c == _LBRACE and (path or (path is None and depth == 0)):

@@ -134,7 +134,29 @@ def sniff_json(source: Source, rules: tuple[SniffRule, ...]) -> int:
     return 0
 
 
-class MendedArray(JsonArray):
+class LocatedArray(JsonArray):
+    """A ``JsonArray`` whose ``span`` before its first element is the empty range just
+    inside the array's ``[`` (where a pass that breaks off before any element broke:
+    ``StreamedDoc.broken``); ``line`` numbers the stream's first line (a document read
+    from the middle of a file)."""
+
+    def __init__(
+        self, stream: BinaryIO, path: tuple[str, ...] | None = (), *, line: int = 1, **kw: Any
+    ):
+        super().__init__(stream, path, **kw)
+        self._sc.line = line
+
+    def _opened_empty(self, close: int) -> bool:
+        if close == _RBRACKET:
+            at = self._sc.base + self._sc.pos + 1
+            self.span = (at, at)
+        return super()._opened_empty(close)
+
+
+_RBRACKET = ord("]")
+
+
+class MendedArray(LocatedArray):
     """A ``JsonArray`` whose values may hold bytes that are not UTF-8 (a writer that cut a
     character between two strings, as whisper.cpp does): a value orjson refuses only for
     them is read with U+FFFD for them and counted in ``mended``; any other fault is still
@@ -219,10 +241,8 @@ class StreamedDoc:
         self.root = ""
         self.keys: list[str] = []
         self._pending: tuple[BinaryIO, JsonArray] | None = None
-        # where the last pass stood: the array's start, and the byte range of the element
-        # last yielded (``broken``: the element a pass broke off in is after it)
-        self._opened = (0, 1)
-        self._done: tuple[int, int] | None = None
+        # where the last pass stood (``broken``: the element it broke off in is after it)
+        self._done = (0, 0)
 
     def _open(self) -> BinaryIO:
         if self.source.is_stdin:
@@ -234,7 +254,7 @@ class StreamedDoc:
         return io.BufferedReader(_AsUtf8(stream, wide)) if wide else stream
 
     def _array(self, stream: BinaryIO) -> JsonArray:
-        kind = MendedArray if self.mend_utf8 else JsonArray
+        kind = MendedArray if self.mend_utf8 else LocatedArray
         return kind(stream, self.path, where=self.source.name, skip=self.skip, keep=self.keep)
 
     def head(self, need: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -274,21 +294,20 @@ class StreamedDoc:
     def items(self) -> Iterator[tuple[Any, int]]:
         """Each element with the line it starts on."""
         stream, arr = self._taken()
-        self._done = None
         with stream:
             try:
                 for item in arr:
-                    self._opened, self._done = arr.opened, arr.span
+                    self._done = arr.span
                     yield item
             finally:
-                self._opened = arr.opened if self._done is None else self._opened
+                self._done = arr.span if self._done == (0, 0) else self._done
                 self.mended += getattr(arr, "mended", 0)
 
     def broken(self, path: tuple[str, ...]) -> BrokenElement:
         """After a pass of ``items()`` broke off: the element it broke in, read as a
         document of its own whose array at ``path`` streams up to the break (a full
         export's chat, cut inside its messages)."""
-        return BrokenElement(self, self._opened[0] if self._done is None else self._done[1], path)
+        return BrokenElement(self, self._done[1], path)
 
     def values(self) -> Iterator[Any]:
         """Each element without its line, faster (``JsonArray.values``)."""
@@ -328,7 +347,7 @@ class BrokenElement:
         rest = rest[1:].lstrip(b" \t\r\n") if rest.startswith(b",") else rest
         line += lead[: len(lead) - len(rest)].count(b"\n")
         joined: BinaryIO = io.BufferedReader(_Prefixed(rest, stream))  # type: ignore[arg-type]
-        return joined, JsonArray(joined, self.path, where=self.doc.source.name, line=line)
+        return joined, LocatedArray(joined, self.path, where=self.doc.source.name, line=line)
 
     def head(self) -> dict[str, Any] | None:
         stream, arr = self._array()

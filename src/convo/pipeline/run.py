@@ -154,14 +154,7 @@ def run_ingest(
     if track is not None:
         messages = track(messages)
     if save:
-        st = Store(store)
-        appended = sinks.to_store(messages, st, wait=wait, on_wait=on_wait)
-        if options.tags and appended.duplicates and on_warning is not None:
-            on_warning(kept_tags_note(appended.duplicates, options.tags))
-        if options.start_date and appended.duplicates and on_warning is not None:
-            on_warning(kept_times_note(appended.duplicates))
-        embedded = embed_saved(st, on_warning) if appended.added else None
-        summary = IngestSummary(ingest.stats, str(st.path), appended, embedded)
+        summary = _saved(messages, ingest.stats, options, Store(store), wait, on_wait, on_warning)
     elif output and output != "-":
         sinks.to_file(messages, output)
         summary = IngestSummary(ingest.stats, output)
@@ -172,6 +165,25 @@ def run_ingest(
     if on_warning is not None and (said := said_nothing(named, ingest.stats)):
         on_warning(said)
     return summary
+
+
+def _saved(
+    messages: Iterable[ConversationMessage],
+    stats: IngestStats,
+    options: ImportOptions,
+    st: Store,
+    wait: float | None,
+    on_wait: Callable[[str], None] | None,
+    on_warning: Callable[[str], None] | None,
+) -> IngestSummary:
+    """The messages appended to the store; what a re-ingest kept as it was, said."""
+    appended = sinks.to_store(messages, st, wait=wait, on_wait=on_wait)
+    if options.tags and appended.duplicates and on_warning is not None:
+        on_warning(kept_tags_note(appended.duplicates, options.tags))
+    if options.start_date and appended.duplicates and on_warning is not None:
+        on_warning(kept_times_note(appended.duplicates))
+    embedded = embed_saved(st, on_warning) if appended.added else None
+    return IngestSummary(stats, str(st.path), appended, embedded)
 
 
 def said_nothing(paths: list[str], stats: IngestStats) -> str:

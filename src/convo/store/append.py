@@ -72,6 +72,25 @@ def record_id(raw: bytes) -> str | None:
     return None
 
 
+def _cut_back(fd: int, start: int, was: os.stat_result, real: Path, begun: bool) -> None:
+    """All or nothing: an error or Ctrl-C part-way leaves the store as it was, its time
+    too, and an index that matched it still matching (``convo.index.state``: the cut
+    moves the ctime alone, which ``restamp`` records). A cut that fails leaves the
+    journal for the next holder of the lock."""
+    from convo.core import journal
+
+    with contextlib.suppress(OSError):
+        os.ftruncate(fd, start)
+        with contextlib.suppress(OSError):  # not the owner: the time is only a hint
+            os.utime(fd, ns=(was.st_atime_ns, was.st_mtime_ns))
+        os.fsync(fd)
+        if begun:
+            journal.end(real)
+            from convo.index.state import restamp
+
+            restamp(real, was)
+
+
 def renamed_note(n: int) -> str:
     """What a save says of the messages it stored under their content hash."""
     return (
@@ -243,21 +262,7 @@ class StoreFile:
                     if begun:
                         journal.end(self.real)  # the save is made
             except BaseException:
-                # All or nothing: an error or Ctrl-C part-way leaves the store as it was,
-                # its time too (the index would take the same bytes for an edit and
-                # rebuild: ``convo.index.state.freshness``). A cut that fails leaves the
-                # journal for the next holder of the lock.
-                with contextlib.suppress(OSError):
-                    os.ftruncate(fd, start)
-                    with contextlib.suppress(OSError):  # not the owner: the time is only a hint
-                        os.utime(fd, ns=(was.st_atime_ns, was.st_mtime_ns))
-                    os.fsync(fd)
-                    if begun:
-                        journal.end(self.real)
-                    if begun:  # the cut moved the ctime alone: a fresh index stays fresh
-                        from convo.index.state import restamp
-
-                        restamp(self.real, was)
+                _cut_back(fd, start, was, self.real, begun)
                 raise
             finally:
                 if isinstance(seen, IndexIds):

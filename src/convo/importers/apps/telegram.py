@@ -100,8 +100,16 @@ def read_telegram(source: Source, ctx: ImportContext) -> Iterator[ConversationMe
         empty.report(ctx)
         return
     doc.close()
-    # The full export: one chat at a time (each chat is read whole: a chat the file breaks
-    # off in is the rejection, the chats before it are kept).
+    yield from _full_export(head, source, ctx, empty)
+    empty.report(ctx)
+
+
+def _full_export(
+    head: dict[str, Any], source: Source, ctx: ImportContext, empty: EmptyCounter
+) -> Iterator[ConversationMessage]:
+    """A full export, one chat at a time (each read whole). One it breaks off in (Desktop
+    writes a chat's messages a slice at a time: an export stopped part-way stops inside
+    one) is read from its first byte up to the break (``StreamedDoc.broken``)."""
     account = as_str(as_dict(head.get("personal_information")).get("user_id"))
     c = 0
     for key in _TG_LISTS:
@@ -110,47 +118,26 @@ def read_telegram(source: Source, ctx: ImportContext) -> Iterator[ConversationMe
         for chat, _ in cut(chats.items()):
             c += 1
             chat = as_dict(chat)
-            msgs = as_list(chat.get("messages"))
-            chat_items = partial(_numbered, msgs)
+            chat_items = partial(_numbered, as_list(chat.get("messages")))
             yield from _telegram_chat(chat, chat_items, c, source, ctx, empty, account)
         if cut.broke:
-            c += 1
-            yield from _broken_chat(chats, cut, c, source, ctx, empty, account)
-            break  # ``left_chats`` comes after the break: not in the file
-    if not c and not ctx.rejected:
+            part = chats.broken(("messages",))
+            msgs = CutShort(ctx, "message", hint=_CUT_HINT)
+            if (first := part.head()) is not None:
+                items = lambda m=msgs, p=part: m(p.items())  # noqa: E731
+                yield from _telegram_chat(first, items, c + 1, source, ctx, empty, account)
+            if not msgs.broke:  # it broke before the chat's messages: the chats' break
+                cut.report()
+            return  # ``left_chats`` comes after the break: not in the file
+    if not c:
         raise InputError(
             "no chats in this Telegram export",
             where=source.name,
             hint="export with 'chats' selected",
         )
-    empty.report(ctx)
 
 
 _TG_LISTS = ("chats", "left_chats")
-
-
-def _broken_chat(
-    chats: StreamedDoc,
-    cut: CutShort,
-    c: int,
-    source: Source,
-    ctx: ImportContext,
-    empty: EmptyCounter,
-    account: str,
-) -> Iterator[ConversationMessage]:
-    """The chat a full export breaks off in (Desktop writes a chat's messages a slice at
-    a time: an export stopped part-way stops inside one), read from its first byte: its
-    messages up to the break, the break rejected at its place. A break before its
-    messages open is the chats' own (``cut``)."""
-    part = chats.broken(("messages",))
-    head = part.head()
-    if head is None:
-        cut.report()
-        return
-    msgs = CutShort(ctx, "message", hint=_CUT_HINT)
-    yield from _telegram_chat(head, lambda: msgs(part.items()), c, source, ctx, empty, account)
-    if not msgs.broke:
-        cut.report()
 
 
 def _before_chats(source: Source) -> dict[str, Any]:
