@@ -33,7 +33,8 @@ def test_the_ingest_summary_is_grammatical_for_one():
     many = IngestSummary(IngestStats(sources=2, warnings=3), "stdout").text()
     assert "(2 sources)" in many and "3 warnings" in many
     assert unrecognised_text(["a.png", "b.png"]).startswith("2 files not recognised")
-    assert clash_warning(1).startswith("1 message repeats the id") and "its content" in clash_warning(1)
+    one = clash_warning(1)
+    assert one.startswith("1 message repeats the id") and "its content" in one
     assert clash_warning(2).startswith("2 messages repeat the id")
 
 
@@ -41,8 +42,9 @@ def _fstrings(path: Path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, ast.JoinedStr):
-            yield node.lineno, "".join(
-                v.value if isinstance(v, ast.Constant) else "{}" for v in node.values
+            yield (
+                node.lineno,
+                "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values),
             )
 
 
