@@ -346,7 +346,7 @@ class BrokenElement:
         rest = lead.lstrip(b" \t\r\n")
         rest = rest[1:].lstrip(b" \t\r\n") if rest.startswith(b",") else rest
         line += lead[: len(lead) - len(rest)].count(b"\n")
-        joined: BinaryIO = io.BufferedReader(_Prefixed(rest, stream))  # type: ignore[arg-type]
+        joined: BinaryIO = io.BufferedReader(_Prefixed(rest, stream))
         return joined, LocatedArray(joined, self.path, where=self.doc.source.name, line=line)
 
     def head(self) -> dict[str, Any] | None:
