@@ -92,3 +92,15 @@ def test_the_store_options_help_names_every_default_in_order():
         text = " ".join(_invoke(command, "--help").stdout.split())
         said = text[text.index("--store PATH") :][:200]
         assert "$CONVO_STORE, else the config file's store, else $XDG_DATA_HOME" in said, said
+
+
+def test_reverse_reverses_the_order_asked_for_as_its_help_says(tmp_path):
+    """--reverse's help said "input order reversed"; beside --sort it reverses the sorted
+    order (the newest first for --sort time), which is what it now says."""
+    store = tmp_path / "s.jsonl"
+    times = ["2024-03-06T10:00:00Z", "2024-03-04T10:00:00Z", "2024-03-05T10:00:00Z"]
+    store.write_bytes(b"".join(orjson.dumps(_rec(i, t)) + b"\n" for i, t in enumerate(times)))
+    r = _invoke("--store", str(store), "list", "--sort", "time", "--reverse", "-f", "jsonl")
+    assert [orjson.loads(x)["id"] for x in r.stdout.splitlines()] == ["m0", "m2", "m1"]
+    text = " ".join(_invoke("list", "--help").stdout.split())
+    assert "--reverse Last first: the order reversed (the input's, or --sort's)." in text

@@ -158,7 +158,7 @@ FILTER_SPECS = (
     Spec("regex", L, None, ("--regex", "-e"), "A Python regular expression searched in the text; repeat to OR.", "REGEX"),
     Spec("thread", L, None, ("--thread",), "A conversation as `convo threads` lists it: a thread id, or the file of messages without one (or the id of its first message); repeat to OR.", "ID", None, "threads"),
     Spec("limit", int | None, None, ("--limit", "-n"), "At most this many messages.", "N"),
-    Spec("reverse", bool, False, ("--reverse",), "Last first (input order reversed)."),
+    Spec("reverse", bool, False, ("--reverse",), "Last first: the order reversed (the input's, or --sort's)."),
 )  # fmt: skip
 
 
