@@ -294,6 +294,7 @@ class StreamedDoc:
     def items(self) -> Iterator[tuple[Any, int]]:
         """Each element with the line it starts on."""
         stream, arr = self._taken()
+        self._done = (0, 0)
         with stream:
             try:
                 for item in arr:
