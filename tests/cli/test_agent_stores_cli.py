@@ -83,7 +83,7 @@ def test_cursor_user_folder(runner, tmp_path):
     recs = records(r.stdout_bytes)
     assert len(recs) == 10 and {x["format"] for x in recs} == {"cursor"}
     assert "state.vscdb:bubbleId:3f1e2d4c-5b6a-4789-8a0b-1c2d3e4f5a6b:" in r.stderr
-    assert "1 Cursor message(s) stored empty (null)" in r.stderr
+    assert "1 Cursor message stored empty (null)" in r.stderr
 
 
 def test_cursor_hostile_text_stays_off_the_terminal(runner, tmp_path):

@@ -321,7 +321,7 @@ def test_folder_walk_detects_each_file_and_reports_skips(runner, tmp_path):
     assert len(out) == 4
     assert out[-1]["source_id"] == f"{tmp_path / 'd'}/sub/b.jsonl#1"
     assert "notes.bin: skipped: format not recognised" in r.stderr
-    assert "1 file(s) not recognised" in r.stderr
+    assert "1 file not recognised" in r.stderr
 
 
 def test_empty_regular_file_on_stdin_means_the_store(tmp_path, data):

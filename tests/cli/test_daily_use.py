@@ -241,7 +241,7 @@ def test_the_hidden_count_adds_up_to_the_summary(tmp_path):
     r = _invoke("ingest", str(tmp_path), "-o", str(tmp_path / "out.jsonl"))
     assert r.exit_code == 1, r.output
     assert "16 of 36 not shown (25 rejected, 1 skipped, 10 warnings)" in r.stderr
-    assert "rejected 25 " in r.stderr and "10 warning(s), not all shown" in r.stderr
+    assert "rejected 25 " in r.stderr and "10 warnings, not all shown" in r.stderr
 
 
 # -- 5: tables -----------------------------------------------------------------------------------

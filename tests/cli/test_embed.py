@@ -46,7 +46,7 @@ def test_check_reports_messages_not_embedded(store):
     for argv in (("embed", "--check"), ("index", "--check")):
         r = run(store, *argv)
         assert r.exit_code == 1, argv
-        assert "1 message(s) not embedded: c; run `convo embed`" in r.stderr
+        assert "1 message not embedded: c; run `convo embed`" in r.stderr
 
 
 def test_another_model_is_one_line_with_the_fix(store):

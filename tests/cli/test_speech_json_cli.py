@@ -34,7 +34,7 @@ def test_empty_segments_warned_in_one_line_and_exit_0(runner):
     r = run(runner, "ingest", str(ASR / "whisper-cli.json"))
     assert r.exit_code == 0
     assert (
-        f"convo: warning: {ASR / 'whisper-cli.json'}: skipped 1 segments without text" in r.stderr
+        f"convo: warning: {ASR / 'whisper-cli.json'}: skipped segments without text: 1" in r.stderr
     )
     assert "read 3, imported 3" in r.stderr
 

@@ -85,8 +85,8 @@ def test_cli_reports_what_it_passed_over(runner, tmp_path, monkeypatch):
     r = runner.invoke(app, ["--store", str(store), "embed", "-m", "wordhash"])
     assert r.exit_code == 0, r.output
     assert "embedded 3 new" in r.output
-    assert "passed over 2 line(s) that are not records" in r.output
-    assert "1 later record(s) of an id already read" in r.output
+    assert "passed over 2 lines that are not records" in r.output
+    assert "1 later record of an id already read" in r.output
     assert "a last line without its newline" in r.output
     lines = store.read_bytes().splitlines()
     assert orjson.loads(lines[0])["id"] == "m1"  # the store itself is left as it was

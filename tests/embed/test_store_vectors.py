@@ -116,7 +116,7 @@ def test_check_finds_what_is_not_embedded_and_broken_rows(store):
     append_store(store, [record("m9", "something new")])
     report = check_vectors(store)
     assert report is not None and not report.ok
-    assert "1 message(s) not embedded: m9" in report.problems[0]
+    assert "1 message not embedded: m9" in report.problems[0]
     embed_store(store, model)
     matrix, _ = paths(store)
     data = bytearray(matrix.read_bytes())
@@ -334,6 +334,6 @@ def test_an_edit_the_append_test_misses_is_found_by_check_and_mended(tmp_path):
     assert embed_store(store, model).changed == 0
     report = check_vectors(store)
     assert report is not None
-    assert report.problems[0].startswith("1 message(s) embedded from an older text: mid")
+    assert report.problems[0].startswith("1 message embedded from an older text: mid")
     assert embed_store(store, model).changed == 1  # the check made this run read it all
     assert check_vectors(store).ok  # type: ignore[union-attr]

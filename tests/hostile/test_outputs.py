@@ -51,9 +51,15 @@ def test_ingest_output_onto_the_store_is_refused(runner, store, tmp_path):
     (tmp_path / "a.vtt").write_text(VTT)
     before = {store: store.read_bytes()}
     r = runner.invoke(
-        app, ["ingest", "--store", str(store), str(tmp_path / "a.vtt"), "-o", str(store)]
+        app, ["--store", str(store), "ingest", str(tmp_path / "a.vtt"), "-o", str(store)]
     )
     _refused(r, before, "the store")
+    # ingest's own --store beside -o is a usage error first (it names a store not written)
+    r = runner.invoke(
+        app, ["ingest", "--store", str(store), str(tmp_path / "a.vtt"), "-o", str(store)]
+    )
+    assert r.exit_code == 2 and "--store names the store --save appends to" in r.output
+    assert store.read_bytes() == before[store]
 
 
 @pytest.mark.parametrize("option", ["-o", "--rejects"])

@@ -129,7 +129,7 @@ def test_claude_code_summary_without_a_message_after_it_is_said(tmp_path):
     warnings: list = []
     recs = list(Ingest(format_name="anthropic", on_warning=warnings.append).messages([p]))
     assert recs == []
-    assert any("2 conversation title(s)" in w for w in warnings)
+    assert any("2 conversation titles" in w for w in warnings)
 
 
 def test_claude_code_bookkeeping_is_one_warning_a_kind(tmp_path):

@@ -357,7 +357,7 @@ def test_chatgpt_export_folder_side_files_read_nothing(tmp_path, in_root, runner
     result = runner.invoke(app, ["ingest", str(export), "-o", str(tmp_path / "out.jsonl")])
     assert result.exit_code == 0, result.output
     assert "not recognised" not in result.output
-    assert "message_feedback.json holds 1 rating(s)" in result.output
+    assert "message_feedback.json holds 1 rating" in result.output
     assert "taken as a ChatGPT export's export_manifest.json" in result.output  # never unsaid
     assert len(records((tmp_path / "out.jsonl").read_text())) == 4  # the off-branch answer too
     other = tmp_path / "user.json"  # another app's user.json is not ChatGPT's
@@ -377,7 +377,7 @@ def test_chatgpt_branch_and_fallback(tmp_path, in_root):
     assert recs[3]["tags"] == ["off-branch"] and recs[3]["replyTo"] == "chatgpt:m2"
     assert not any("off-branch" in r["tags"] for r in recs[:3])
     assert any(
-        w.endswith("skipped 1 empty or hidden messages (at " + PATH_N1 + ")") for w in warnings
+        w.endswith("skipped empty or hidden messages: 1 (at " + PATH_N1 + ")") for w in warnings
     )
     data = orjson.loads((CHAT / "chatgpt-conversations.json").read_bytes())
     del data[0]["current_node"]
@@ -542,9 +542,10 @@ def test_not_mine_is_not_stolen(tmp_path):
 
 
 def test_truncated_json_is_one_located_error(tmp_path, in_root, runner):
+    """(A Telegram result.json cut short keeps the messages before the cut and rejects the
+    cut with its place, exit 1: ``test_formats_telegram_export.py``.)"""
     for name in (
         "discord.json",
-        "telegram-result.json",
         "teams.json",
         "chatgpt-conversations.json",
     ):

@@ -92,5 +92,5 @@ def test_prompts_typed_while_the_agent_worked():
     # the task notification queued, then delivered as a turn of its own: once
     assert sum("<task-notification>" in r["textChunks"][0] for r in recs) == 1
     said = [w.split(": ", 1)[1] for w in warnings]
-    assert any(s.startswith("1 queued prompt(s) taken back") for s in said)  # "never mind"
-    assert any(s.startswith("1 queued prompt(s) never delivered") for s in said)  # "and push"
+    assert any(s.startswith("1 queued prompt taken back") for s in said)  # "never mind"
+    assert any(s.startswith("1 queued prompt never delivered") for s in said)  # "and push"

@@ -37,7 +37,7 @@ def test_an_id_repeated_on_another_message_gets_its_content_hash(tmp_path):
     same = [m for m in msgs if m.text_chunks[0].startswith(first["content"])]
     assert [m.id.startswith("h:") for m in same] == [False, True, False]
     assert same[0].id == same[2].id
-    assert any("1 message(s) repeat the id of another message" in w for w in warnings)
+    assert any("1 message repeats the id of another message" in w for w in warnings)
 
 
 def test_a_preamble_written_twice_loses_nothing_unsaid(tmp_path):
@@ -58,7 +58,7 @@ def test_a_letta_block_no_agent_names_is_warned(tmp_path):
     path.write_text(json.dumps(doc))
     recs, _, warnings = run(letta.read, path)
     assert not any("memory" in r["tags"] for r in recs)
-    assert any("memory block(s) that no agent's block_ids names" in w for w in warnings)
+    assert any("memory block that no agent's block_ids names" in w for w in warnings)
 
 
 def test_sigtop_lines_outside_an_edit_history_are_kept(tmp_path):

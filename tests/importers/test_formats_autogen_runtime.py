@@ -66,8 +66,8 @@ def test_golden_and_mapping():
     assert "sk-" not in PATH.read_text().split("\n", 1)[0]  # keys are in setup lines only
     assert all("sk-REDACTED" not in str(r) for r in recs)
     assert warnings == [
-        "runtime.log: not messages, skipped: 1 function uses, 1 lines that are not JSON "
-        "(the logger's errors), 2 reply_func_executed events, 2 setup lines (wrappers, clients)"
+        "runtime.log: not messages, skipped: function uses 1, lines that are not JSON "
+        "(the logger's errors) 1, reply_func_executed events 2, setup lines (wrappers, clients) 2"
     ]
 
 

@@ -32,7 +32,7 @@ def test_team_state_reads_the_message_thread_once():
         "autogen-state:team_state/agent_states.RoundRobinGroupChatManager"
     }
     assert warnings == [
-        "team_state.json: 2 agent model context(s) not read: they repeat the team's "
+        "team_state.json: 2 agent model contexts not read: they repeat the team's "
         "message thread as each agent saw it"
     ]
 

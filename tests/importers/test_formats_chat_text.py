@@ -68,10 +68,10 @@ def test_imessage_blocks_replies_and_exporter_lines():
     assert recs[0]["metadata"]["listeners"] == ["Lena Whitford"]
     assert len({r["id"] for r in recs}) == len(recs)
     assert warnings == [
-        "Lena Whitford.txt: 1 threaded replies printed twice (under the message they answer "
+        "Lena Whitford.txt: 1 threaded reply printed twice (under the message they answer "
         "and in place); read once",
-        "Lena Whitford.txt: skipped 1 'Unable to format announcement!' lines (nothing else "
-        "written) (at Lena Whitford.txt:30)",
+        "Lena Whitford.txt: skipped 'Unable to format announcement!' lines (nothing else "
+        "written): 1 (at Lena Whitford.txt:30)",
     ]
 
 

@@ -37,7 +37,7 @@ def test_old_shape_golden_rejects_and_empty_warning():
         "conversations-old.json#conv-4.msg-1",
     ]
     assert warnings == [
-        "conversations-old.json: skipped 1 empty messages (no text, no media) "
+        "conversations-old.json: skipped empty messages (no text, no media): 1 "
         "(at conversations-old.json#conv-1.msg-3)"
     ]
 
@@ -124,8 +124,8 @@ def test_export_folder_companions_are_recognised_and_read_nothing(tmp_path, runn
     recs, rejects, warnings = run(claude_ai.read, DIR / "projects.json")
     assert not recs and not rejects
     assert warnings == [
-        "projects.json: claude.ai projects.json holds 2 project(s), 1 with instructions, "
-        "1 document(s), no conversation; not read"
+        "projects.json: claude.ai projects.json holds 2 projects, 1 with instructions, "
+        "1 document, no conversation; not read"
     ]
     assert run(claude_ai.read, DIR / "users.json") == ([], [], [])
     export = tmp_path / "data-2025-01-05"

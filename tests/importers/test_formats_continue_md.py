@@ -19,7 +19,7 @@ def test_quoted_layout():
     assert registry.detect(Source(path)).name == "continue-md"
     recs, rejects, warnings = run(continue_md.read, path)
     assert not rejects
-    assert warnings == ["session.md: skipped 1 empty message(s)"]
+    assert warnings == ["session.md: skipped 1 empty message"]
     assert [(r["role"], r["metadata"]["listeners"], r["textChunks"]) for r in recs] == [
         ("user", ["assistant"], ["```cpp\n// cpp kettle/thermo.cpp (1-4)\n#include <iostream>\n\n"
                                  "int cutoff() { return 90; }\n```\nwhy does it click off early?"]),

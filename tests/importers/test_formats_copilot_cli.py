@@ -42,7 +42,7 @@ def test_session():
         ("events.jsonl:15", "not a Copilot CLI event (type, data)"),
     ]
     assert warnings == [
-        "events.jsonl: 1 reasoning block(s) no message follows: not kept",
+        "events.jsonl: 1 reasoning block no message follows: not kept",
         "events.jsonl: session events skipped (the UI's state): assistant.turn_end 1, "
         "assistant.turn_start 1, session.model_change 1, session.shutdown 1",
     ]

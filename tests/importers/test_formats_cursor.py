@@ -54,8 +54,8 @@ def test_composers(tmp_path):
     assert [r.where for r in rejects] == [f"state.vscdb:bubbleId:{C1}:{B[7]}"]
     assert rejects[0].reason.startswith("not JSON")
     assert warnings == [
-        "state.vscdb: 1 Cursor message(s) stored empty (null): nothing to read",
-        "state.vscdb: 1 message(s) a composer lists are not in the database",
+        "state.vscdb: 1 Cursor message stored empty (null): nothing to read",
+        "state.vscdb: 1 message a composer lists is not in the database",
     ]
     asked, said, ran, edit, done, reverted, pelicans, percy = recs
     assert {r["thread"] for r in recs[:6]} == {f"cursor:{C1}"}

@@ -23,7 +23,7 @@ def test_turns_rules_and_tools():
     assert registry.detect(Source(path)).name == "cursor-md"
     recs, rejects, warnings = run(cursor_md.read, path)
     assert not rejects
-    assert warnings == ["cursor_fixing_the_kettle_cutoff.md: skipped 1 empty turn(s)"]
+    assert warnings == ["cursor_fixing_the_kettle_cutoff.md: skipped 1 empty turn"]
     assert [(r["metadata"]["speaker"], r["metadata"]["listeners"]) for r in recs] == [
         ("user", ["assistant"]),
         ("assistant", ["user"]),

@@ -36,7 +36,7 @@ def test_golden():
     recs, rejects, warnings = run(discord_csv.read, PATH)
     assert [r.where.rsplit(":", 1)[1] for r in rejects] == ["8"]
     assert warnings == [
-        f"{PATH.name}: skipped 1 empty messages (no text, no media) (at {PATH.name}:7)"
+        f"{PATH.name}: skipped empty messages (no text, no media): 1 (at {PATH.name}:7)"
     ]
     assert_golden("formats/discord/csv-chill-talk.jsonl", recs)
 

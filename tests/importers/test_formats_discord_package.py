@@ -63,7 +63,7 @@ def test_newer_package_mapping_rejects_and_empties():
         ("messages.json:26", "Timestamp 'yesterday' is not a time")
     ]
     assert warnings == [
-        "messages.json: skipped 1 messages with neither text nor attachment (embeds, stickers) "
+        "messages.json: skipped messages with neither text nor attachment (embeds, stickers): 1 "
         "(at messages.json:20)"
     ]
 

@@ -40,7 +40,7 @@ def test_golden_and_mapping():
         ("discourse-posts-latest.json#post-5", "post without an id")
     ]
     assert warnings == [
-        "discourse-posts-latest.json: 1 reply target(s) not in this file (replyTo left out)"
+        "discourse-posts-latest.json: 1 reply target not in this file (replyTo left out)"
     ]
 
 

@@ -13,6 +13,7 @@ from formats_helpers import FIXTURES, run
 
 from convo.core.errors import InputError
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.importers.apps import chatgpt, claude_ai, deepseek
 from convo.importers.registry import registry
 
@@ -55,7 +56,8 @@ def test_the_zip_reads_as_its_conversations_json(tmp_path, name, read, conversat
     _same(got, want)
     assert all(r["source_id"].startswith("export.zip#conversations.json#") for r in got)
     shown = ", ".join(sorted(others)[:3])
-    assert f"export.zip: {len(others)} zip member(s) hold no conversation" in warnings[0]
+    assert f"export.zip: {counted(len(others), 'zip member')} " in warnings[0]
+    assert "no conversation of" in warnings[0]
     assert shown in warnings[0]
 
 

@@ -21,4 +21,4 @@ def test_fathom_turns_speakers_offsets(runner):
         ("Marcus Oyelaran", "Thanks, Dana.", 9.0),
         ("Dana Whitfield (Acme)", "Bye.", 3723.0),
     ]
-    assert "3 line(s) of the document outside the Fathom speaker turns" in result.stderr
+    assert "3 lines of the document outside the Fathom speaker turns" in result.stderr

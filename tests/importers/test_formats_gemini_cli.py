@@ -78,8 +78,8 @@ def test_jsonl_session_as_the_cli_loads_it():
         (f"{LINES.name}:12", "not a Gemini CLI session line (a message, $set or $rewindTo)"),
     ]
     assert warnings == [
-        f"{LINES.name}: skipped 1 earlier versions of updated messages",
-        f"{LINES.name}: skipped 2 messages removed by a rewind",
+        f"{LINES.name}: skipped earlier versions of updated messages: 1",
+        f"{LINES.name}: skipped messages removed by a rewind: 2",
     ]
     assert [r["textChunks"] for r in recs] == [
         ["Which tomato varieties ripen first?"],
@@ -125,7 +125,7 @@ def test_a_message_updated_after_a_later_one_keeps_its_place(tmp_path):
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     recs, _, warnings = run(gemini_cli.read, path)
     assert [r["textChunks"] for r in recs] == [["first, edited"], ["second, edited"]]
-    assert warnings == ["session-x.jsonl: skipped 2 earlier versions of updated messages"]
+    assert warnings == ["session-x.jsonl: skipped earlier versions of updated messages: 2"]
 
 
 def test_prompt_log():

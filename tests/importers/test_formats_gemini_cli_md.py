@@ -19,7 +19,7 @@ def test_shared_chat():
     recs, rejects, warnings = run(gemini_cli_md.read, PATH)
     assert not rejects
     assert warnings == [
-        "gemini-chat.md: skipped 1 empty message(s)",
+        "gemini-chat.md: skipped 1 empty message",
         "gemini-chat.md: a shared chat carries no times: messages get the epoch sentinel",
     ]
     got = [(r["metadata"]["speaker"], r["role"], r["textChunks"]) for r in recs[2:]]

@@ -150,7 +150,7 @@ def test_activity_events_give_their_messages():
     assert review["id"] == f"{PR}/review/1100000001"
     assert review["textChunks"] == ["[review approved]"]
     assert any(
-        "3 activity event(s)" in w and "PushEvent 1" in w and "IssuesEvent closed 1" in w
+        "3 activity events" in w and "PushEvent 1" in w and "IssuesEvent closed 1" in w
         for w in warnings
     )
 

@@ -28,7 +28,7 @@ def test_space_golden_reject_and_deleted():
     assert [(r.where, r.reason) for r in rejects] == [
         ("messages.json:36", "not a Google Chat message (no creator)")
     ]
-    assert warnings == ["messages.json: skipped 1 deleted or empty messages (at messages.json:21)"]
+    assert warnings == ["messages.json: skipped deleted or empty messages: 1 (at messages.json:21)"]
 
 
 def test_mapping():

@@ -38,7 +38,7 @@ def test_golden(name):
 def test_dated_title_attendees_and_marks():
     recs, rejects, warnings = run(meet.read_meet, DIR / "garden-club-2023.txt")
     assert not rejects
-    assert warnings == ["garden-club-2023.txt: 1 speaker line(s) without text skipped"]
+    assert warnings == ["garden-club-2023.txt: 1 speaker line without text skipped"]
     got = [(r["metadata"]["speaker"], r["timestamp"], r["extra"]["start"]) for r in recs]
     assert got == [
         ("Dana Whitfield", "2023-09-21T22:02:00Z", 0.0),
@@ -155,7 +155,7 @@ def test_a_url_line_names_no_speaker(tmp_path):
         ("Ann", "see https://example.com/x")
     ]
     assert [r.where for r in rejects] == ["t.txt:3"]
-    assert warnings == ["t.txt: 1 speaker line(s) without text skipped"]
+    assert warnings == ["t.txt: 1 speaker line without text skipped"]
 
 
 @pytest.mark.parametrize("name", FILES)

@@ -119,7 +119,7 @@ def test_messages_without_a_time_are_counted(tmp_path):
     recs, _, warnings = run(jan.read, path)
     assert recs[1]["timestamp"] == "1970-01-01T00:00:00Z"
     assert warnings == [
-        "messages.jsonl: 1 message(s) without a time (created_at 0 or missing): the epoch"
+        "messages.jsonl: 1 message without a time (created_at 0 or missing): the epoch"
     ]
 
 

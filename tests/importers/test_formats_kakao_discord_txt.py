@@ -237,7 +237,7 @@ def test_discord_txt_messages_and_sections():
     assert recs[4]["extra"] == {"stickers": ["https://media.discordapp.net/stickers/123.png"]}
     assert {r["format"] for r in recs} == {"discord"}
     assert warnings == [
-        f"{DCE_EN.name}: skipped 1 empty messages (no text, no media) (at {DCE_EN.name}:47)",
+        f"{DCE_EN.name}: skipped empty messages (no text, no media): 1 (at {DCE_EN.name}:47)",
         f"{DCE_EN.name}: the export says 7 messages; 6 headers read",
     ]
 

@@ -105,7 +105,7 @@ def test_langchain_core_v1_standard_blocks():
     recs, rejects, warnings = run(langchain.read, V1)
     assert rejects == []
     assert warnings[0] == (
-        "v1_blocks.json: skipped 1 RemoveMessage entries (LangGraph's instructions to "
+        "v1_blocks.json: skipped 1 RemoveMessage entry (LangGraph's instructions to "
         "delete a message by id: not messages)"
     )
     human, ai, tool = recs

@@ -62,7 +62,7 @@ def test_newest_columns():
         ("messages.csv:10", "DATE 'last Tuesday' is not a time")
     ]
     assert warnings == [
-        "messages.csv: skipped 1 empty messages (no text, no media) (at messages.csv:9)"
+        "messages.csv: skipped empty messages (no text, no media): 1 (at messages.csv:9)"
     ]
 
 

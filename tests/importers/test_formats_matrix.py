@@ -32,7 +32,7 @@ def test_golden_and_rejects():
     ]
     assert all(r.where.startswith("element-export.json:") for r in rejects)
     assert warnings == [
-        "element-export.json: 1 deleted (redacted) event(s): kept without text, tagged deleted"
+        "element-export.json: 1 deleted (redacted) event: kept without text, tagged deleted"
     ]
 
 
@@ -94,10 +94,10 @@ def test_golden_relations_redactions_threads_and_undecryptable():
          "an encrypted event (export with the keys loaded to read it)"),
     ]  # fmt: skip
     assert warnings == [
-        "element-export-relations.json: 1 deleted (redacted) event(s): kept without text, "
+        "element-export-relations.json: 1 deleted (redacted) event: kept without text, "
         "tagged deleted",
-        "element-export-relations.json: not imported as messages: 1 redaction event(s) (the "
-        "deletions themselves), 1 reaction(s) taken back (redacted)",
+        "element-export-relations.json: not imported as messages: 1 redaction event (the "
+        "deletions themselves), 1 reaction taken back (redacted)",
     ]
 
 

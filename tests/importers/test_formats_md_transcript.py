@@ -42,7 +42,7 @@ def test_turns_offsets_and_the_document_around_them():
     ]  # fmt: skip
     # the note's 15 lines before the transcript are said, with the first one's line
     assert warnings == [
-        "garden-sync.md:1: 15 line(s) of the document outside the Markdown transcript "
+        "garden-sync.md:1: 15 lines of the document outside the Markdown transcript "
         "speaker turns (its title, notes, headings) not read as messages"
     ]
 
@@ -54,7 +54,7 @@ def test_a_heading_ends_the_last_turn():
         ("Speaker 2", "Then we fix it before the swap."),
         ("Ann", "I will buy the paint."),
     ]
-    assert warnings[0].startswith("inline.md:1: 6 line(s) of the document outside")
+    assert warnings[0].startswith("inline.md:1: 6 lines of the document outside")
 
 
 @pytest.mark.parametrize(

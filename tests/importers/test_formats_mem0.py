@@ -18,7 +18,7 @@ def test_memories():
     assert registry.detect(Source(path)).name == "mem0"
     recs, rejects, warnings = run(mem0.read, path)
     assert [r.where for r in rejects] == ["memories.json#3"]
-    assert warnings == ["memories.json: 1 graph relation(s) not read (no text of their own)"]
+    assert warnings == ["memories.json: 1 graph relation not read (no text of their own)"]
     assert [(r["metadata"]["speaker"], r["textChunks"], r["timestamp"], r["thread"], r["tags"]) for r in recs] == [
         (None, ["Owns a K-200 kettle that clicks off at 90 C"], "2024-07-26T17:29:36Z", "mem0:ann", ["memory"]),
         (None, ["Prefers green tea at 80 C"], "2024-07-27T16:00:00Z", "mem0:ann", ["memory"]),

@@ -135,7 +135,7 @@ def test_a_cache_page_beside_its_events_is_not_read_twice():
     recs, _, warnings = _read(STORE / "event_cache" / "0-25.json")
     assert recs == []
     assert [w.split(": ", 1)[1] for w in warnings] == [
-        "4 event(s) of this cache page have their own file in events/ beside it: read from there"
+        "4 events of this cache page have their own file in events/ beside it: read from there"
     ]
 
 

@@ -39,7 +39,7 @@ def test_golden(name):
 def test_request_parts_are_their_speakers():
     recs, rejects, warnings = run(pydantic_ai.read, HISTORY)
     assert [r.where for r in rejects] == ["history.json#item-8"]
-    assert warnings == ["history.json: 1 tool-availability-delta part(s) not read (no text)"]
+    assert warnings == ["history.json: 1 tool-availability-delta part not read (no text)"]
     speakers = [r["metadata"]["speaker"] for r in recs]
     assert speakers == [
         "system", "system", "user", "assistant", "tool", "assistant", "tool", "assistant",

@@ -33,7 +33,7 @@ def test_rest_golden_reject_and_warning():
         ("rest-history.json#msg-6", "not a Rocket.Chat message (no msg and sender)")
     ]
     assert warnings == [
-        "rest-history.json: skipped 1 removed messages and older copies of edited ones "
+        "rest-history.json: skipped removed messages and older copies of edited ones: 1 "
         "(at rest-history.json#msg-3)"
     ]
 
@@ -56,7 +56,7 @@ def test_mongo_golden_and_rooms():
     assert_golden("formats/rocketchat/mongo.jsonl", recs)
     assert [r.where for r in rejects] == ["rocketchat_message.json:5"]
     assert warnings == [
-        "rocketchat_message.json: skipped 1 removed messages and older copies of edited ones "
+        "rocketchat_message.json: skipped removed messages and older copies of edited ones: 1 "
         "(at rocketchat_message.json#line-2)"
     ]
     assert [r["thread"] for r in recs] == ["outings", "outings", "ann.lee, bob.k"]

@@ -31,9 +31,9 @@ def test_golden_rejects_and_warnings():
         ("messages.json:180", "not a Skype conversation (not an object)"),
     ]
     assert warnings == [
-        "messages.json: skipped 1 empty server-generated messages (at messages.json:103#msg-5)",
-        "messages.json: skipped 1 deleted messages (no content left) (at messages.json:5#msg-1)",
-        "messages.json: skipped 1 older copies of edited messages (the newest kept) "
+        "messages.json: skipped empty server-generated messages: 1 (at messages.json:103#msg-5)",
+        "messages.json: skipped deleted messages (no content left): 1 (at messages.json:5#msg-1)",
+        "messages.json: skipped older copies of edited messages (the newest kept): 1 "
         "(at messages.json:5#msg-5)",
     ]
 

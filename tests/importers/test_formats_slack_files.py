@@ -21,9 +21,7 @@ def test_the_export_folder_reads_its_messages_and_says_a_canvas_is_not_read():
         ("pia", ["canvas is up"]),
         ("Ole Brun", ["thanks @pia"]),
     ]
-    assert any(
-        "1 channel canvas(es) (canvas_in_the_conversation.json) not read" in w for w in warnings
-    )
+    assert any("1 channel canvas (canvas_in_the_conversation.json) not read" in w for w in warnings)
 
 
 def test_each_file_that_holds_no_messages_says_what_it_is():

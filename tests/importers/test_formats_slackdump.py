@@ -40,7 +40,7 @@ def test_golden_reject_and_warning():
     assert_golden("formats/slackdump/chunks.jsonl", recs)
     assert [(r.where, r.reason) for r in rejects] == [("chunks.jsonl:7", "not a slackdump chunk")]
     assert warnings == [
-        "chunks.jsonl: skipped 1 empty messages (no text, no media) (at chunks.jsonl:4#4)"
+        "chunks.jsonl: skipped empty messages (no text, no media): 1 (at chunks.jsonl:4#4)"
     ]
 
 

@@ -19,7 +19,7 @@ def test_memory_steps():
     assert registry.detect(Source(path)).name == "smolagents"
     recs, rejects, warnings = run(smolagents.read, path)
     assert not rejects
-    assert warnings == ["memory_steps.json: 1 step(s) without a time get the epoch sentinel"]
+    assert warnings == ["memory_steps.json: 1 step without a time gets the epoch sentinel"]
     assert [(r["metadata"]["speaker"], r["tags"], r["textChunks"][-1][:41]) for r in recs] == [
         ("user", [], "How long does 1 l of water take to boil a"),
         ("assistant", ["plan"], "1. Compute energy. 2. Divide by power."),

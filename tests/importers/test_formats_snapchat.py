@@ -58,7 +58,7 @@ def test_newer_layout():
     ]
     assert rejects[0].where.endswith("chat_history.json#ann.lee[5]")
     assert warnings == [
-        "chat_history.json: skipped 1 empty messages (no text, no media) "
+        "chat_history.json: skipped empty messages (no text, no media): 1 "
         "(at chat_history.json#ann.lee[4])"
     ]
     assert len({r["id"] for r in recs}) == len(recs)

@@ -54,7 +54,7 @@ def test_cursor_session_thinking_and_tools():
         "Thought Process\nThe flag lives in config.ts. Let me grep for it."
     ]
     assert recs[1]["extra"]["model"] == "claude-4.5-opus-high-thinking"
-    assert warnings == [f"{CURSOR.name}: skipped 1 empty turn(s)"]
+    assert warnings == [f"{CURSOR.name}: skipped 1 empty turn"]
     think, _, _ = run(specstory.read, CURSOR, THINKING)
     assert think[1]["textChunks"][0].startswith("[thinking] Thought Process")
 

@@ -63,7 +63,7 @@ def test_ass_names_markup_drawings_and_counts():
     ]
     assert warnings == [
         "aegisub-episode.ass: 1 Comment (or other non-Dialogue) events skipped",
-        "aegisub-episode.ass: 1 Dialogue events without text (drawings, empty signs) skipped",
+        "aegisub-episode.ass: 1 Dialogue event without text (drawings, empty signs) skipped",
     ]
 
 

@@ -94,3 +94,94 @@ def test_a_channel_posts_signature_and_saved_from_are_kept():
     assert recs[0]["metadata"]["speaker"] == "Harbour News"
     assert recs[0]["extra"]["author"] == "Lena Park"
     assert recs[1]["extra"]["saved_from"] == "Port Authority"
+
+
+# A result.json that breaks off. Telegram Desktop writes it as it goes
+# (``export_output_json.cpp``: ``writeDialogStart`` opens the chat and its ``messages``,
+# each ``writeDialogSlice`` appends a slice of messages, ``writeDialogEnd`` closes them), so
+# an export stopped part-way ends after a whole message with the array and the object
+# open (stopped-result.json), and a copy cut short ends anywhere, here inside a string
+# (cut-result.json). Both were refused whole ("not valid JSON ...; is the file
+# complete?", exit 2, nothing imported).
+CUT = FIXTURES / "telegram" / "cut-result.json"
+STOPPED = FIXTURES / "telegram" / "stopped-result.json"
+CUT_FULL = FIXTURES / "telegram" / "cut-full-result.json"
+
+
+def test_a_cut_export_keeps_the_messages_before_the_cut():
+    recs, rejects, warnings = run(telegram.read_telegram, CUT)
+    assert [r["textChunks"] for r in recs] == [
+        ["Are we still on for the climbing gym?"],
+        ["Yes, 6 pm. I'll bring the spare harness."],
+        ["Great, see you there"],
+    ]
+    # a personal chat's two passes (its senders first) still give its listeners
+    assert recs[0]["metadata"]["listeners"] == ["Tomas Berg"]
+    [cut] = rejects  # once, though the personal chat's messages are read twice
+    assert cut.where == "cut-result.json:58"
+    assert cut.reason == (
+        "the file breaks off here, after 3 messages: not valid JSON (unterminated string)"
+    )
+    assert "export the chat again" in (cut.hint or "")
+    assert not warnings
+
+
+def test_an_interrupted_export_keeps_every_message_it_wrote():
+    recs, rejects, _ = run(telegram.read_telegram, STOPPED)
+    assert len(recs) == 3
+    assert [r.where for r in rejects] == ["stopped-result.json:50"]
+    assert rejects[0].reason.startswith("the file breaks off here, after 3 messages: ")
+
+
+def test_a_cut_full_export_keeps_the_chats_and_messages_before_the_cut():
+    """A full export breaks off inside a chat (Desktop appends a chat's messages a slice
+    at a time): the chats before it, and that chat's messages before the break, which is
+    read from the chat's first byte (``StreamedDoc.broken``), with the account's ids."""
+    recs, rejects, _ = run(telegram.read_telegram, CUT_FULL)
+    assert [(r["id"], r["textChunks"]) for r in recs] == [
+        ("telegram:1770000001:1", ["Saturday route: the ridge loop"]),
+        ("telegram:1770000001:2", ["Count me in"]),
+        ("telegram:4440009876/5550001234:1", ["Are we still on for the climbing gym?"]),
+    ]
+    assert [r.where for r in rejects] == ["cut-full-result.json:75"]
+    assert rejects[0].reason.startswith("the file breaks off here, after 1 message: ")
+
+
+def test_a_full_export_cut_before_a_chats_messages_rejects_at_the_chat(tmp_path):
+    text = CUT_FULL.read_text(encoding="utf-8")
+    cut = tmp_path / "result.json"
+    cut.write_text(text[: text.index('"Nadia Kowalski"') + 6], encoding="utf-8")
+    recs, rejects, _ = run(telegram.read_telegram, cut)
+    assert len(recs) == 2
+    assert [r.reason.split(":")[0] for r in rejects] == ["the file breaks off here, after 1 chat"]
+
+
+def test_ingest_of_a_cut_export_exits_1_with_the_place(runner):
+    from convo.cli.app import app
+
+    r = runner.invoke(app, ["ingest", str(CUT), "-o", "-"])
+    assert r.exit_code == 1, r.output
+    assert len(r.stdout.splitlines()) == 3
+    assert f"{CUT}:58: rejected: the file breaks off here, after 3 messages" in r.stderr
+    assert "read 4, imported 3, rejected 1" in r.stderr
+
+
+def test_every_cut_of_a_full_export_keeps_a_prefix_of_its_messages(tmp_path):
+    """Cut at every line and inside it: never an error past the head, never a message
+    the longer cut does not also give, and the break always one rejection."""
+    from convo.core.errors import InputError
+
+    text = CUT_FULL.read_bytes()
+    every = [m["id"] for m in run(telegram.read_telegram, CUT_FULL)[0]]
+    path = tmp_path / "result.json"
+    cuts = [i for i in range(len(text)) if text[i : i + 1] == b"\n"] + [len(text) - 3]
+    for end in cuts:
+        path.write_bytes(text[: end + 1])
+        try:
+            recs, rejects, _ = run(telegram.read_telegram, path)
+        except InputError:
+            assert b'"list"' not in text[: end + 1], end  # only before the chats begin
+            continue
+        ids = [r["id"] for r in recs]
+        assert ids == every[: len(ids)], end
+        assert len(rejects) == 1, (end, rejects)

@@ -132,7 +132,7 @@ def test_a_service_message_takes_its_day_separators_day(tmp_path):
     ]  # fmt: skip
     path.write_text(_page([_service(1, "Ann created group «Club»")]), encoding="utf-8")
     recs, _, warnings = run(telegram_html.read_telegram_html, path)
-    assert warnings == ["messages.html: 1 service messages before any date; their time is unknown"]
+    assert warnings == ["messages.html: 1 service message before any date; its time is unknown"]
 
 
 def test_a_page_opening_with_a_joined_message(tmp_path):
@@ -146,8 +146,8 @@ def test_a_page_opening_with_a_joined_message(tmp_path):
         ("Ann", "2024-03-06T08:01:00Z"),
     ]
     assert warnings == [
-        "messages2.html: 1 messages continue a sender from the export's previous page; "
-        "their speaker is unknown"
+        "messages2.html: 1 message continues a sender from the export's previous page; "
+        "its speaker is unknown"
     ]
 
 

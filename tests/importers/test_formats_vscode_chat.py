@@ -29,7 +29,7 @@ def test_golden_and_mapping():
     recs, rejects, warnings = run(vscode_chat.read, PATH)
     assert not rejects
     assert warnings == [
-        f"{PATH.name}: skipped 1 requests with neither text nor answer (at {PATH.name}#request-3)"
+        f"{PATH.name}: skipped requests with neither text nor answer: 1 (at {PATH.name}#request-3)"
     ]
     assert_golden("formats/vscode_chat/session.jsonl", recs)
     ask, answer, _ask2, answer2 = recs

@@ -51,7 +51,7 @@ def test_golden_ios(ios):
     assert warnings == [
         "WhatsApp Chat - Tea Party.zip#_chat.txt:7: damaged message header; read as its own "
         "message, time unknown",
-        "WhatsApp Chat - Tea Party.zip: 1 file(s) in the zip are not named by any message",
+        "WhatsApp Chat - Tea Party.zip: 1 file in the zip is not named by any message",
     ]
 
 

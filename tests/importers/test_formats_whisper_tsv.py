@@ -32,7 +32,7 @@ def test_whisper_tsv_segments_in_milliseconds(runner):
     assert [r["source_id"].rsplit("#", 1)[1] for r in recs] == [
         "segment-1", "segment-2", "segment-4",
     ]  # fmt: skip
-    assert "skipped 1 segments without text" in result.stderr
+    assert "skipped segments without text: 1" in result.stderr
     assert len({r["id"] for r in recs}) == 3
 
 

@@ -19,7 +19,7 @@ def test_exported_conversation():
     recs, rejects, warnings = run(windsurf_md.read, PATH)
     assert not rejects
     assert warnings == [
-        "kettle-cutoff.md: skipped 1 empty block(s)",
+        "kettle-cutoff.md: skipped 1 empty block",
         "kettle-cutoff.md: a Cascade export carries no times: messages get the epoch sentinel",
     ]
     assert [(r["metadata"]["speaker"], r["role"], r["textChunks"]) for r in recs] == [

@@ -19,7 +19,7 @@ def test_thread_markdown():
     recs, rejects, warnings = run(zed_md.read, PATH)
     assert not rejects
     assert warnings == [
-        "kettle-cutoff-investigation.md: skipped 1 empty message(s)",
+        "kettle-cutoff-investigation.md: skipped 1 empty message",
         "kettle-cutoff-investigation.md: a thread's Markdown carries no times: messages get the epoch sentinel",
     ]
     assert [(r["metadata"]["speaker"], r["textChunks"]) for r in recs] == [

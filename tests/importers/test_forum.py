@@ -292,7 +292,7 @@ def test_reddit_thread_as_reddit_writes_it():
     assert carol["replyTo"] == "reddit:t1_kc1" and carol["thread"] == "reddit:t3_1abcde"
     assert bob["timestamp"] == "2023-11-14T22:15:00Z"
     assert any("'continue this thread' stub" in w for w in warnings)
-    assert any("2 comment(s) (2 id(s) listed)" in w for w in warnings)
+    assert any("2 comments (2 ids listed)" in w for w in warnings)
 
 
 def test_reddit_user_comments_page_speaks_to_the_post_author(tmp_path):
@@ -354,7 +354,7 @@ def test_reddit_morechildren_answer_reads_its_things():
     assert recs[0]["textChunks"] == ["Low tide at 6 & high at noon."]
     assert recs[1]["metadata"]["listeners"] == ["reefwalker"]
     assert all(r["thread"] == "reddit:t3_hb04a7" for r in recs)
-    assert any("3 comment(s) (2 id(s) listed)" in w for w in warnings)
+    assert any("3 comments (2 ids listed)" in w for w in warnings)
 
 
 def test_reddit_link_post_url_is_unescaped(tmp_path):

@@ -51,7 +51,7 @@ def test_other_members_are_named_in_a_warning_and_a_zip_without_mailboxes_is_not
     name, msgs, _, warnings = _read(path)
     assert name == "mbox" and len(msgs) == 4
     assert warnings == [
-        f"{path}: 1 zip member(s) not mailboxes, not read (Inbox.mbox/table_of_contents)"
+        f"{path}: 1 zip member not a mailbox, not read (Inbox.mbox/table_of_contents)"
     ]
     other = _zip(tmp_path / "other.zip", {"notes.txt": b"hello"})
     from convo.importers.email import mbox as mbox_format

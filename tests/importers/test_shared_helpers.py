@@ -108,6 +108,6 @@ def test_skipped_messages_are_warned_with_where_the_first_ones_are(tmp_path):
     assert ctx.warnings == [
         (
             str(tmp_path / "chat.json"),
-            "skipped 4 deleted messages (at chat.json:3, chat.json:9, chat.json:12, ...)",
+            "skipped deleted messages: 4 (at chat.json:3, chat.json:9, chat.json:12, ...)",
         )
     ]

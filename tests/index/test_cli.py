@@ -125,5 +125,5 @@ def test_tag_add_rm_and_compact(app, store):
     assert run(app, "tag", "rm", "urgent", "--speaker", "bob").exit_code == 0
     assert b"Urgent" not in store.read_bytes() and check(store).ok
     r = run(app, "compact")
-    assert r.exit_code == 0 and "1 repeated ids" in r.output
+    assert r.exit_code == 0 and "1 repeated id " in r.output
     assert check(store).ok

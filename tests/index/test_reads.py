@@ -110,7 +110,7 @@ def test_lines_that_are_not_records_are_reported(tmp_path):
     refresh(path)
     r = run(path, "query", "--speaker", "bob")
     assert _lines(r) == ["m2"] and r.exit_code == 1
-    assert "1 lines are not records" in r.stderr
+    assert "1 line is not a record" in r.stderr
 
 
 @settings(max_examples=30)

@@ -38,7 +38,7 @@ def test_other_files_are_listed_and_kept_but_do_not_fail_the_run(runner, folder,
     r = runner.invoke(app, ["ingest", str(folder), "-o", "-", "--rejects", str(rej), "-j", jobs])
     assert r.exit_code == 0, r.output
     assert len(records(r.stdout)) == 1
-    assert f"1 file(s) not recognised: {folder}/picture.png" in r.stderr
+    assert f"1 file not recognised: {folder}/picture.png" in r.stderr
     assert _rejects(rej) == [
         {"where": f"{folder}/picture.png", "reason": "format not recognised",
          "hint": "not a conversation file type: listed, the run goes on", "raw": None}
@@ -54,7 +54,7 @@ def test_an_unrecognised_conversation_file_fails_the_run(runner, folder, tmp_pat
     r = runner.invoke(app, ["ingest", str(folder), "-o", "-", "--rejects", str(rej), "-j", jobs])
     assert r.exit_code == 1, r.output
     assert "rejected 2" in r.stderr
-    assert "3 file(s) not recognised" in r.stderr and "(2 counted as rejected" in r.stderr
+    assert "3 files not recognised" in r.stderr and "(2 counted as rejected" in r.stderr
     where = sorted(x["where"] for x in _rejects(rej))
     assert where == [f"{folder}/picture.png", f"{folder}/sub/chat.json", f"{folder}/sub/log.txt.gz"]
     assert "Traceback" not in r.output
@@ -63,7 +63,7 @@ def test_an_unrecognised_conversation_file_fails_the_run(runner, folder, tmp_pat
 def test_summary_names_the_first_few():
     names = [f"d/{i}.json" for i in range(8)]
     text = unrecognised_text(names)
-    assert text.startswith("8 file(s) not recognised: d/0.json, d/1.json")
+    assert text.startswith("8 files not recognised: d/0.json, d/1.json")
     assert "and 3 more" in text and "(8 counted as rejected" in text
 
 
@@ -116,7 +116,7 @@ def test_apple_mail_mbox_folder_files_beside_the_mailbox_are_passed_over(runner,
     r = runner.invoke(app, ["ingest", str(tmp_path / "Mail"), "-o", "-", "-j", jobs])
     assert r.exit_code == 0, r.output
     assert len(records(r.stdout)) == 1
-    assert f"1 file(s) not recognised: {tmp_path}/Mail/Info.plist" in r.stderr
+    assert f"1 file not recognised: {tmp_path}/Mail/Info.plist" in r.stderr
     assert "table_of_contents" not in r.stderr
 
 

@@ -195,7 +195,7 @@ def test_ids_held_as_one_process_holds_them(spark, tmp_path: Path) -> None:
     })  # fmt: skip
     assert all(len(split_units(plan_units([p]), None, 2, 2048)) > 5 for p in (a, c))
     want = _one_process([a, b, c])
-    assert sum("repeat the id" in w for w in want[1]) == 3
+    assert sum("the id of another message" in w for w in want[1]) == 3
     assert sum("an earlier input" in w for w in want[1]) == 2
     assert _on_spark(spark, [a, b, c], part_size=2048) == want
     # one input: nothing held across sources, a split file's ids still held

@@ -132,7 +132,7 @@ def test_a_library_read_says_once_which_lines_were_skipped(tmp_path):
     assert len(said) == 1
     text = str(said[0].message)
     assert (
-        "3 line(s) of" in text
+        "3 lines of" in text
         and "are not records" in text
         and ":2" in text
         and "convo validate" in text

@@ -144,7 +144,7 @@ def _import_args(kw: dict[str, Any]) -> ImportArgs:
 
 INPUT_SPECS = (
     Spec("inputs", L, None, (), "The query (`convo query --help`) and files or folders to read (any importable format; - for stdin). A word that is -, an existing path or looks like one (has a / or a file extension) is an input; the others make the query. Default input: stdin when it is a pipe and --store is not given, else the store.", "QUERY|FILE"),
-    Spec("store", S, None, ("--store",), "The store file (default $XDG_DATA_HOME/convo/messages.jsonl).", "PATH"),
+    Spec("store", S, None, ("--store",), "The store file (default: $CONVO_STORE, else the config file's store, else $XDG_DATA_HOME/convo/messages.jsonl).", "PATH"),
     Spec("people", S, None, ("--people",), "A people file (TOML: aliases of one person; `convo people --help`); also before the command, or $CONVO_PEOPLE.", "FILE"),
 )  # fmt: skip
 
@@ -158,7 +158,7 @@ FILTER_SPECS = (
     Spec("regex", L, None, ("--regex", "-e"), "A Python regular expression searched in the text; repeat to OR.", "REGEX"),
     Spec("thread", L, None, ("--thread",), "A conversation as `convo threads` lists it: a thread id, or the file of messages without one (or the id of its first message); repeat to OR.", "ID", None, "threads"),
     Spec("limit", int | None, None, ("--limit", "-n"), "At most this many messages.", "N"),
-    Spec("reverse", bool, False, ("--reverse",), "Last first (input order reversed)."),
+    Spec("reverse", bool, False, ("--reverse",), "Last first: the order reversed (the input's, or --sort's)."),
 )  # fmt: skip
 
 
@@ -303,7 +303,10 @@ def defaulted_read_args(kw: dict[str, Any]) -> dict[str, ReadArgs]:
     return read_args(kw)
 
 
-STORE_HELP = "The store file (default: --store of convo, $CONVO_STORE, or the XDG data home)."
+STORE_HELP = (
+    "The store file (default: --store of convo, $CONVO_STORE, the config file's store, or "
+    "the XDG data home)."
+)
 SERVED_TZ_HELP = (
     "Read naive times of queries in this zone (IANA name); default: the config file's tz, "
     "else local time."

@@ -275,9 +275,11 @@ class Reporter:
         """What the summary says of the warnings: how many, and whether all were shown."""
         if not self.warnings:
             return None
+        from convo.core.plural import counted
+
         if not self.hidden:
-            return f"{self.warnings} warning(s) above"
-        return f"{self.warnings} warning(s), not all shown"
+            return f"{counted(self.warnings, 'warning')} above"
+        return f"{counted(self.warnings, 'warning')}, not all shown"
 
     def close(self, failed: bool = False) -> None:
         """Say what was not shown, and close the report files. The ``--warnings`` file has
@@ -297,10 +299,12 @@ class Reporter:
                 more = "--warnings FILE keeps them all (JSONL)"
                 if self.rejected and not self.rejects_path:
                     more += ", --rejects FILE the rejected records"
-            # The kinds, so the numbers meet the summary's "rejected N" and "N warning(s)".
-            kinds = [(self.rejected, "rejected"), (self.skipped, "skipped"),
-                     (self.warnings, "warnings")]  # fmt: skip
-            of = ", ".join(f"{n} {name}" for n, name in kinds if n)
+            from convo.core.plural import counted
+
+            # The kinds, so the numbers meet the summary's "rejected N" and "N warnings".
+            kinds = [f"{self.rejected} rejected", f"{self.skipped} skipped",
+                     counted(self.warnings, "warning")]  # fmt: skip
+            of = ", ".join(k for k in kinds if not k.startswith("0 "))
             err(f"warning: {self.hidden} of {total} not shown ({of}); {more}")
         try:
             if self._warnings is not None:

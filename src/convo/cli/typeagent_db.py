@@ -71,8 +71,11 @@ def write_typeagent_db(
 
         err(nothing_matched(selector))
         return outcome(reporter.rejected)
+    from convo.core.plural import counted
+
     err(
-        f"typeagent-db {output}: {built['added']} messages added, {built['known']} already "
-        f"there, {built['semrefs']} semantic refs added; {built['messages']} messages in all"
+        f"typeagent-db {output}: {counted(built['added'], 'message')} added, {built['known']} "
+        f"already there, {counted(built['semrefs'], 'semantic ref')} added; "
+        f"{counted(built['messages'], 'message')} in all"
     )
     return outcome(reporter.rejected)

@@ -16,6 +16,8 @@ def check(path) -> int:
         return 0
     for problem in result.problems:
         say(f"vectors: {problem}")
+    from convo.core.plural import counted
+
     verdict = "match" if result.ok else "do not match"
-    say(f"vectors of {result.model} {verdict} the store ({result.checked} messages)")
+    say(f"vectors of {result.model} {verdict} the store ({counted(result.checked, 'message')})")
     return 0 if result.ok else 1

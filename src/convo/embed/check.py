@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from convo.core.errors import UsageError
+from convo.core.plural import counted
 from convo.embed import chunks as chunking
 from convo.embed.quantized import Copy, slack
 from convo.embed.vectors import VectorFile
@@ -49,7 +50,7 @@ def check_vectors(store_path: str | os.PathLike[str]) -> VectorCheck | None:
     try:
         if copy.rows < vf.rows:
             out.problems.append(
-                f"the int8 copy of the vectors holds {copy.rows} of {vf.rows} rows;"
+                f"the int8 copy of the vectors holds {copy.rows} of {counted(vf.rows, 'row')};"
                 " run `convo embed` (it adds the rest)"
             )
         with open(store_path, "rb") as f:
@@ -60,7 +61,9 @@ def check_vectors(store_path: str | os.PathLike[str]) -> VectorCheck | None:
             problems["embedded but no longer in the store"] = extra
         for what, ids in problems.items():
             named = ", ".join(ids[:SHOWN]) + (" ..." if len(ids) > SHOWN else "")
-            out.problems.append(f"{len(ids)} message(s) {what}: {named}; run `convo embed`")
+            out.problems.append(
+                f"{counted(len(ids), 'message')} {what}: {named}; run `convo embed`"
+            )
         if problems:  # the next run reads the whole store, and so mends what was found
             vf.conn.execute("DELETE FROM meta WHERE key = 'store_ino'")
         return out

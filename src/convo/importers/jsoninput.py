@@ -12,8 +12,8 @@ from __future__ import annotations
 import codecs
 import io
 import re
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, BinaryIO
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 import orjson
 
@@ -21,9 +21,12 @@ from convo.core.errors import InputError
 from convo.core.io import Source
 from convo.core.jsonl import iter_lines
 from convo.core.jsonstream import JsonArray, read_top_level
+from convo.core.plural import counted
 
 if TYPE_CHECKING:
     from convo.importers.context import ImportContext
+
+T = TypeVar("T")
 
 
 def json_lines(source: Source, ctx: ImportContext) -> Iterator[tuple[int, str, Any]]:
@@ -40,6 +43,55 @@ def json_lines(source: Source, ctx: ImportContext) -> Iterator[tuple[int, str, A
                 ctx.reject(where, f"not JSON{torn}", line.raw.decode("utf-8", "replace"))
                 continue
             yield line.number, where, value
+
+
+class CutShort:
+    """A streamed document's elements up to where it breaks off (an export interrupted, a
+    file cut at its end, a garbled stretch): what came before is kept, and the break is
+    one rejection at its place (``FILE:LINE``) saying how many elements came before it,
+    instead of the whole file refused. Wrap each pass over the elements (``__call__``); a
+    document read twice (a first pass for its senders) reports its break once. With
+    ``defer`` the caller says it (``report``), after reading the element it broke in
+    (``StreamedDoc.broken``), or not, when that element's own reading said it."""
+
+    def __init__(
+        self, ctx: ImportContext, one: str, many: str | None = None, hint: str = "", *,
+        defer: bool = False,
+    ):  # fmt: skip
+        self.ctx = ctx
+        self.one, self.many = one, many
+        self.hint = hint
+        self.defer = defer
+        self.error: InputError | None = None
+        self.n = 0  # the elements before the break
+        self.reported = False
+
+    @property
+    def broke(self) -> bool:
+        return self.error is not None
+
+    def __call__(self, items: Iterable[T]) -> Iterator[T]:
+        n = 0
+        try:
+            for item in items:
+                n += 1
+                yield item
+        except InputError as e:
+            if self.error is None:
+                self.error, self.n = e, n
+            if not self.defer:
+                self.report()
+
+    def report(self) -> None:
+        e = self.error
+        if e is None or self.reported:
+            return
+        self.reported = True
+        self.ctx.reject(
+            e.where or self.ctx.source.name,
+            f"the file breaks off here, after {counted(self.n, self.one, self.many)}: {e.what}",
+            hint=self.hint or e.hint,
+        )
 
 
 def json_head(source: Source) -> str:
@@ -82,7 +134,29 @@ def sniff_json(source: Source, rules: tuple[SniffRule, ...]) -> int:
     return 0
 
 
-class MendedArray(JsonArray):
+class LocatedArray(JsonArray):
+    """A ``JsonArray`` whose ``span`` before its first element is the empty range just
+    inside the array's ``[`` (where a pass that breaks off before any element broke:
+    ``StreamedDoc.broken``); ``line`` numbers the stream's first line (a document read
+    from the middle of a file)."""
+
+    def __init__(
+        self, stream: BinaryIO, path: tuple[str, ...] | None = (), *, line: int = 1, **kw: Any
+    ):
+        super().__init__(stream, path, **kw)
+        self._sc.line = line
+
+    def _opened_empty(self, close: int) -> bool:
+        if close == _RBRACKET:
+            at = self._sc.base + self._sc.pos + 1
+            self.span = (at, at)
+        return super()._opened_empty(close)
+
+
+_RBRACKET = ord("]")
+
+
+class MendedArray(LocatedArray):
     """A ``JsonArray`` whose values may hold bytes that are not UTF-8 (a writer that cut a
     character between two strings, as whisper.cpp does): a value orjson refuses only for
     them is read with U+FFFD for them and counted in ``mended``; any other fault is still
@@ -167,6 +241,8 @@ class StreamedDoc:
         self.root = ""
         self.keys: list[str] = []
         self._pending: tuple[BinaryIO, JsonArray] | None = None
+        # where the last pass stood (``broken``: the element it broke off in is after it)
+        self._done = (0, 0)
 
     def _open(self) -> BinaryIO:
         if self.source.is_stdin:
@@ -178,7 +254,7 @@ class StreamedDoc:
         return io.BufferedReader(_AsUtf8(stream, wide)) if wide else stream
 
     def _array(self, stream: BinaryIO) -> JsonArray:
-        kind = MendedArray if self.mend_utf8 else JsonArray
+        kind = MendedArray if self.mend_utf8 else LocatedArray
         return kind(stream, self.path, where=self.source.name, skip=self.skip, keep=self.keep)
 
     def head(self, need: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -218,12 +294,22 @@ class StreamedDoc:
     def items(self) -> Iterator[tuple[Any, int]]:
         """Each element with the line it starts on."""
         stream, arr = self._taken()
+        self._done = (0, 0)
         with stream:
             try:
-                yield from arr
+                for item in arr:
+                    self._done = arr.span
+                    yield item
             finally:
+                self._done = arr.span if self._done == (0, 0) else self._done
                 self.mended += getattr(arr, "mended", 0)
         self._no_list(arr)
+
+    def broken(self, path: tuple[str, ...]) -> BrokenElement:
+        """After a pass of ``items()`` broke off: the element it broke in, read as a
+        document of its own whose array at ``path`` streams up to the break (a full
+        export's chat, cut inside its messages)."""
+        return BrokenElement(self, self._done[1], path)
 
     def values(self) -> Iterator[Any]:
         """Each element without its line, faster (``JsonArray.values``)."""
@@ -251,6 +337,66 @@ class StreamedDoc:
         if self._pending is not None:
             self._pending[0].close()
             self._pending = None
+
+
+class BrokenElement:
+    """The element a ``StreamedDoc`` pass broke off in, from its first byte (``offset`` in
+    the document's stream, past the separator): ``head()`` its members before its array
+    at ``path`` (None when it breaks before that array opens), ``items()`` that array's
+    elements up to the break (a pass each; errors located at the document's lines)."""
+
+    def __init__(self, doc: StreamedDoc, offset: int, path: tuple[str, ...]):
+        self.doc, self.offset, self.path = doc, offset, path
+
+    def _array(self) -> tuple[BinaryIO, JsonArray]:
+        stream = self.doc._open()
+        line, left = 1, self.offset
+        while left > 0:  # the bytes before it, counted for the lines (a rare, one-off read)
+            chunk = stream.read(min(left, 1 << 20))
+            if not chunk:
+                break
+            line += chunk.count(b"\n")
+            left -= len(chunk)
+        lead = stream.read(64)
+        rest = lead.lstrip(b" \t\r\n")
+        rest = rest[1:].lstrip(b" \t\r\n") if rest.startswith(b",") else rest
+        line += lead[: len(lead) - len(rest)].count(b"\n")
+        joined: BinaryIO = io.BufferedReader(_Prefixed(rest, stream))
+        return joined, LocatedArray(joined, self.path, where=self.doc.source.name, line=line)
+
+    def head(self) -> dict[str, Any] | None:
+        stream, arr = self._array()
+        with stream:
+            try:
+                members = dict(arr.start())
+            except InputError:
+                return None
+        return members if arr.found else None
+
+    def items(self) -> Iterator[tuple[Any, int]]:
+        stream, arr = self._array()
+        with stream:
+            yield from arr
+
+
+class _Prefixed(io.RawIOBase):
+    """Bytes already read, then the rest of ``stream`` (closed with it)."""
+
+    def __init__(self, first: bytes, stream: BinaryIO):
+        self._first, self._stream = first, stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        data = self._first[: len(b)] if self._first else self._stream.read(len(b))
+        self._first = self._first[len(data) :] if self._first else b""
+        b[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self._stream.close()
+        super().close()
 
 
 _KINDS = {'"': "a string", "{": "an object", "n": "null", "t": "true", "f": "false", " ": "nothing"}

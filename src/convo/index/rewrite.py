@@ -13,6 +13,7 @@ inode, which is seen as stale and rebuilt.
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 from pathlib import Path
 from typing import IO, Any
@@ -36,6 +37,7 @@ class Follower:
         self._i = 0  # the first row not passed yet
         self._run: list[int] = []  # [first id, last id, shift]
         self.removed = 0
+        self._file: IO[bytes] | None = None  # the new store, described by ``finish``
 
     @classmethod
     def open(cls, store_path: Path) -> Follower | None:
@@ -126,8 +128,14 @@ class Follower:
         values["messages"] = int(meta.get("messages", "0")) - self.removed
         values["bad_lines"] = meta.get("bad_lines", "0") if bad_lines is None else bad_lines
         schema.write_meta(self.conn, values)
+        self._file = new_file
 
     def commit(self) -> None:
+        """Commit, after the rename: the rename moved the new file's ctime, which the
+        index records (``state.freshness``), else the next read would rebuild it."""
+        if self._file is not None:
+            ctime = os.fstat(self._file.fileno()).st_ctime_ns
+            schema.write_meta(self.conn, {"store_ctime_ns": ctime})
         self.conn.execute("COMMIT")
         self.conn.close()
 

@@ -1,8 +1,15 @@
 """Whether the index matches the store, and bringing it up to date when it does not.
 
-Staleness: the index remembers the store's device and inode, its mtime, how many bytes
-it indexed (whole lines) and checksums of the first and last 64 KiB of those bytes.
-- same inode, size and mtime: fresh (nothing read);
+Staleness: the index remembers the store's device and inode, its mtime and ctime, how
+many bytes it indexed (whole lines) and checksums of the first and last 64 KiB of those
+bytes.
+- same inode, size, mtime and ctime: fresh (nothing read; the one ``fstat`` a read makes);
+- same inode, size and mtime, another ctime: rebuilt. A file edited in place keeping its
+  size, its mtime put back (``touch -r``, ``os.utime``, a tool that keeps times), would
+  otherwise be answered from the old rows; its ctime no user can set back. What else
+  moves the ctime alone (``chmod``, a new hard link) costs one rebuild; convo's own
+  writes record the ctime they leave (``Follower.commit`` after a rewrite's rename,
+  ``restamp`` after a failed save is cut back);
 - same inode, bigger, both checksums unchanged: appended, so only the tail is indexed;
 - anything else (another file renamed over the store, truncated, edited, or the same
   size with another mtime): rebuilt, into a temporary file renamed over the old index.
@@ -88,7 +95,8 @@ def store_meta(f: IO[bytes], end: int) -> dict[str, object]:
     head, tail = _sums(f, end)
     return {
         "store_dev": st.st_dev, "store_ino": st.st_ino, "store_mtime_ns": st.st_mtime_ns,
-        "store_size": st.st_size, "indexed_bytes": end, "head_sum": head, "tail_sum": tail,
+        "store_ctime_ns": st.st_ctime_ns, "store_size": st.st_size, "indexed_bytes": end,
+        "head_sum": head, "tail_sum": tail,
     }  # fmt: skip
 
 
@@ -104,12 +112,41 @@ def freshness(meta: dict[str, str], f: IO[bytes]) -> tuple[str, str]:
         return "rebuild", "the store was truncated"
     same_time = str(st.st_mtime_ns) == meta.get("store_mtime_ns")
     if st.st_size == int(meta.get("store_size", "-1")) and same_time:
+        if meta.get("store_ctime_ns", str(st.st_ctime_ns)) != str(st.st_ctime_ns):
+            # (an index made before the ctime was kept has none: it records one next time)
+            return "rebuild", "the store was changed in place (its size and time kept)"
         return ("fresh", "") if st.st_size == indexed else ("append", "a partial last line")
     if _sums(f, indexed) != (meta.get("head_sum"), meta.get("tail_sum")):
         return "rebuild", "the store was edited"
     if st.st_size == indexed and meta.get("store_size") == str(indexed):
         return "rebuild", "the store was rewritten in place"
     return "append", "the store grew" if st.st_size > indexed else "a partial last line was cut"
+
+
+def restamp(store_path: str | os.PathLike[str], before: os.stat_result) -> None:
+    """After a failed save cut the store back to ``before`` (its bytes and its mtime: the
+    caller holds the store lock): an index that matched the store as it was takes the
+    ctime the cut left, so it stays fresh instead of being rebuilt. Never raises."""
+    ipath = schema.index_file(store_path)
+    if not os.path.exists(ipath):
+        return
+    conn = None
+    try:
+        now = os.stat(store_path)
+        conn = schema.connect(ipath)
+        meta = schema.read_meta(conn)
+        was = (before.st_ino, before.st_size, before.st_mtime_ns, before.st_ctime_ns)
+        known = ("store_ino", "store_size", "store_mtime_ns", "store_ctime_ns")
+        if (
+            tuple(meta.get(k) for k in known) == tuple(map(str, was))
+            and (now.st_ino, now.st_size, now.st_mtime_ns) == was[:3]
+        ):
+            with conn:
+                schema.write_meta(conn, {"store_ctime_ns": now.st_ctime_ns})
+    except (OSError, sqlite3.Error):
+        pass  # the next read rebuilds it: slower, never wrong
+    finally:
+        schema.close_quietly(conn)
 
 
 def read_meta(ipath: str | os.PathLike[str]) -> dict[str, str] | None:

@@ -53,6 +53,7 @@ from convo.core.atomic import atomic_writer
 from convo.core.errors import RecordError
 from convo.core.io import open_binary
 from convo.core.jsonl import dumps, iter_lines
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage, check_message, parse_record
 from convo.core.timestamps import format_timestamp_utc
 from convo.memory.coercion import MessageCoercerProtocol, StrictMessageCoercer, normalize_messages
@@ -386,7 +387,7 @@ class JsonlMessageStore:
         with open(f"{self.store.real}.torn", "ab") as torn:
             torn.write(b"".join(b + b"\n" for b in bad))
         warnings.warn(
-            f"{self.path}: {len(bad)} unreadable lines moved to {self.path}.torn",
+            f"{self.path}: {counted(len(bad), 'unreadable line')} moved to {self.path}.torn",
             RuntimeWarning,
             stacklevel=4,
         )

@@ -33,6 +33,7 @@ from typing import Any
 
 from convo.core import fields
 from convo.core.errors import RecordError
+from convo.core.plural import plural
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import EPOCH_STR
 from convo.importers.agents.blocks import jianmu_to_text
@@ -59,7 +60,9 @@ def message(role: str, content: Any, **kw: Any) -> ConversationMessage:
     record_kw = {k: kw.pop(k) for k in _RECORD_FIELDS if k in kw}
     unknown = set(kw) - set(MESSAGE_FIELDS)
     if unknown:
-        raise TypeError(f"unknown Message field(s): {', '.join(sorted(unknown))}")
+        raise TypeError(
+            f"unknown Message {plural(len(unknown), 'field')}: {', '.join(sorted(unknown))}"
+        )
     payload: dict[str, Any] = {"id": kw.pop("id", None) or uuid.uuid4().hex, "role": role}
     payload["content"] = content
     payload.update((k, v) for k, v in kw.items() if v)

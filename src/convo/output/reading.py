@@ -49,8 +49,11 @@ def write_selection(
 
 
 def nothing_matched(selector: Selector) -> str:
-    """What an empty result says on a terminal (an empty screen would say nothing)."""
-    return f"no messages match; 0 of {selector.lines_read():,} read"
+    """What an empty result says on a terminal (an empty screen would say nothing): how
+    many lines were looked at, when the scan read them (an answer of the index reads
+    none: "0 of 0 read" beside a store of thousands said the store was empty)."""
+    read = selector.lines_read()
+    return f"no messages match; 0 of {read:,} read" if read else "no messages match"
 
 
 def unknown_values(where: Node | None) -> Iterator[str]:

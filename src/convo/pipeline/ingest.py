@@ -28,6 +28,7 @@ from convo.core.compression import StreamError
 from convo.core.errors import ConvoError, InputError, RecordError
 from convo.core.filetypes import COMPRESSED, CONVERSATION_SUFFIXES, is_mail_sidecar
 from convo.core.io import Source
+from convo.core.plural import counted, plural
 from convo.core.record import TYPED, ConversationMessage, check_message, content_id, take_typed
 from convo.core.stamps import RunIds, id_key, stamp
 from convo.core.timestamps import EPOCH_STR
@@ -84,6 +85,23 @@ def unrecognised_file(
         stats.rejected += 1
     if on_reject:
         on_reject(unrecognised_rejection(name))
+
+
+def nothing_found(folder: str, entries: int) -> str:
+    """The warning of a folder named on the command line that gave no source to read: an
+    empty folder (hidden files are skipped), or one whose ``entries`` no format claims
+    (each reported above it). Nothing was rejected, so the exit code stays 0, as for an
+    empty file (docs/cli.md, "Errors and exit codes")."""
+    if not entries:
+        return (
+            f"{folder}: nothing to import: the folder holds no files (hidden ones are "
+            "skipped); check the path"
+        )
+    which = "its one file is in no" if entries == 1 else f"none of its {entries} files is in a"
+    return (
+        f"{folder}: nothing to import: {which} format convo reads (listed above); check "
+        "the path, or name the format with --from FORMAT (see `convo formats`)"
+    )
 
 
 def unrecognised_rejection(name: str) -> Rejection:
@@ -148,13 +166,24 @@ class Ingest:
                     fmt = self.forced or self._detect_dir(source)
                     if fmt is None:
                         assert source.path is not None
+                        before = self._seen()
                         yield from self._walk(source, Walker(source.path))
+                        if self._seen()[0] == before[0] and self._on_warning:
+                            self._on_warning(
+                                nothing_found(source.name, self._seen()[1] - before[1])
+                            )
                         continue
                     if len(paths) == 1 and self.cross is None:
                         self.crossing = False  # one folder a format reads whole: one source
                     yield from self.read_source(source, fmt)
                 else:
                     yield from self.read_source(source, self.forced or registry.detect(source))
+
+    def _seen(self) -> tuple[int, int]:
+        """(sources read, entries not read) so far: a walk that adds no source found
+        nothing to import (``nothing_found``)."""
+        s = self.stats
+        return s.sources, len(s.unrecognised) + len(s.skipped) + len(s.failed)
 
     @contextlib.contextmanager
     def _isolated(self, enabled: bool) -> Iterator[None]:
@@ -435,8 +464,9 @@ def _reads_ids(fmt: str) -> bool:
 def clash_warning(clashes: int) -> str:
     """The warning of a source whose reader gave ``clashes`` messages an id another had."""
     return (
-        f"{clashes} message(s) repeat the id of another message (other text, speaker or "
-        "time): given their content hash"
+        f"{counted(clashes, 'message')} {plural(clashes, 'repeats', 'repeat')} the id of another "
+        f"message (other text, speaker or time): given {plural(clashes, 'its', 'their')} content "
+        "hash"
     )
 
 
@@ -453,8 +483,9 @@ def crossed_warning(crossed: int) -> str:
     """The warning of a source that gave ``crossed`` messages an id an earlier source of
     the run gave another message."""
     return (
-        f"{crossed} message(s) give an id an earlier input gave another message (of another "
-        "time and text): given their content hash"
+        f"{counted(crossed, 'message')} {plural(crossed, 'gives', 'give')} an id an earlier input "
+        f"gave another message (of another time and text): given {plural(crossed, 'its', 'their')} "
+        "content hash"
     )
 
 

@@ -41,10 +41,11 @@ from convo.pipeline.ingest import (
     IngestStats,
     clash_warning,
     crossed_warning,
+    nothing_found,
     one_source,
     unrecognised_file,
 )
-from convo.pipeline.plan import Unit, plan_units
+from convo.pipeline.plan import EMPTY, Unit, plan_units
 from convo.pipeline.split import (
     Depends,
     FileNumbers,
@@ -299,7 +300,10 @@ class ParallelIngest(Ingest):
 
     def _entry(self, unit: Unit) -> None:
         """An entry Ingest._walk reports instead of reading."""
-        if unit.kind == "skip" and unit.reason.startswith(NOT_RECOGNISED):
+        if unit.kind == EMPTY:
+            if self._on_warning:
+                self._on_warning(nothing_found(unit.path, int(unit.reason)))
+        elif unit.kind == "skip" and unit.reason.startswith(NOT_RECOGNISED):
             unrecognised_file(self.stats, unit.path, self._on_reject)
         elif unit.kind == "skip":
             self.stats.skipped.append(unit.path)

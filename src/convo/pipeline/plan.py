@@ -37,10 +37,15 @@ class Part:
     index: int
 
 
+EMPTY = "empty"  # a folder named on the command line that gave no unit to read
+
+
 @dataclass(frozen=True)
 class Unit:
-    """One input: ``read`` it; ``skip`` it (a warning, ``reason`` says why); or ``fail``
-    (an unreadable entry: a counted rejection at ``path`` with ``reason`` and ``hint``).
+    """One input: ``read`` it; ``skip`` it (a warning, ``reason`` says why); ``fail``
+    (an unreadable entry: a counted rejection at ``path`` with ``reason`` and ``hint``);
+    or ``empty``, after a named folder's entries when none is read (a warning:
+    ``pipeline.ingest.nothing_found``, ``reason`` the number of its entries).
     A ``read`` unit with a ``part`` reads one range of the file at ``path``.
 
     ``isolated``: an unreadable ``read`` unit is reported and counted and the run goes on
@@ -120,7 +125,10 @@ def plan_units(paths: Iterable[str | Path], forced: Format | None = None) -> lis
             walk = source.is_dir and not (forced and not forced.directory)
             if walk and (forced or _detect(source)) is None:
                 assert source.path is not None
+                first = len(units)
                 _walk(source, forced, Walker(source.path), units)
+                if all(u.kind != "read" for u in units[first:]):  # Ingest warns of it
+                    units.append(Unit(path, EMPTY, reason=str(len(units) - first)))
             else:
                 units.append(Unit(path, isolated=len(names) > 1))
         finally:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from convo.core.plural import counted, plural
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportOptions, Rejection
 from convo.pipeline import sinks
@@ -39,15 +40,16 @@ class IngestSummary:
         if self.embedded is not None:
             parts.append(f"embedded {self.embedded}")
         parts.append(f"rejected {s.rejected}")
-        text = f"{', '.join(parts)} ({s.sources} source{'s' if s.sources != 1 else ''}) -> {self.destination}"
+        text = f"{', '.join(parts)} ({counted(s.sources, 'source')}) -> {self.destination}"
         if s.unrecognised:
             text += "; " + unrecognised_text(s.unrecognised)
         if s.skipped:
-            text += f"; {len(s.skipped)} special or repeated folder entr{'y' if len(s.skipped) == 1 else 'ies'} skipped"
+            n = len(s.skipped)
+            text += f"; {n} special or repeated folder {plural(n, 'entry', 'entries')} skipped"
         if s.failed:
-            text += f"; {len(s.failed)} input(s) unreadable (counted as rejected)"
+            text += f"; {counted(len(s.failed), 'input')} unreadable (counted as rejected)"
         if warnings is None and s.warnings:
-            warnings = f"{s.warnings} warning(s)"
+            warnings = counted(s.warnings, "warning")
         if warnings:
             text += f"; {warnings}"
         if self.appended and self.appended.notes:
@@ -76,15 +78,15 @@ LISTED = 5  # unrecognised files named in the summary line (all are in --rejects
 
 
 def unrecognised_text(names: list[str]) -> str:
-    """``N file(s) not recognised: a.json, b.txt (1 counted as rejected: a conversation
+    """``N files not recognised: a.json, b.txt (1 counted as rejected: a conversation
     file type)``, naming the first few."""
     shown = ", ".join(names[:LISTED]) + (
         f" and {len(names) - LISTED} more" if len(names) > LISTED else ""
     )
-    counted = sum(map(is_conversation_file, names))
-    text = f"{len(names)} file(s) not recognised: {shown}"
-    if counted:
-        text += f" ({counted} counted as rejected: a conversation file type)"
+    rejected = sum(map(is_conversation_file, names))
+    text = f"{counted(len(names), 'file')} not recognised: {shown}"
+    if rejected:
+        text += f" ({rejected} counted as rejected: a conversation file type)"
     return text
 
 
@@ -92,8 +94,9 @@ def kept_tags_note(duplicates: int, tags: list[str]) -> str:
     """What a re-ingest with --tag says: the store keeps a message once, with its old tags."""
     tag = tags[0] if len(tags) == 1 else "TAG"
     return (
-        f"{duplicates} message(s) were already in the store and kept their tags "
-        f"(--tag applies to new messages only); to tag them too: "
+        f"{counted(duplicates, 'message')} {plural(duplicates, 'was', 'were')} already in the "
+        f"store and kept {plural(duplicates, 'its', 'their')} tags (--tag applies to new messages "
+        f"only); to tag {plural(duplicates, 'it', 'them')} too: "
         f"convo tag add {tag} ID... (or with filters, e.g. --thread NAME --since DATE)"
     )
 
@@ -102,9 +105,10 @@ def kept_times_note(duplicates: int) -> str:
     """What a re-ingest with --start-date says: a cue's id is made from its offset, not
     its date, so the messages already stored keep the times they were saved with."""
     return (
-        f"{duplicates} message(s) were already in the store and kept their times "
-        "(--start-date applies to new messages only: a cue's id is its offset's); to "
-        "re-date them: convo rm source:FILE, then ingest again"
+        f"{counted(duplicates, 'message')} {plural(duplicates, 'was', 'were')} already in the "
+        f"store and kept {plural(duplicates, 'its time', 'their times')} (--start-date applies to "
+        f"new messages only: a cue's id is its offset's); to re-date {plural(duplicates, 'it', 'them')}: "
+        "convo rm source:FILE, then ingest again"
     )
 
 
@@ -145,21 +149,50 @@ def run_ingest(
         ingest = Ingest(options, **common)
     else:  # ``blocks``: every sink writes a worker's lines as they are
         ingest = ParallelIngest(options, **common, jobs=jobs, blocks=True)
-    messages: Iterable[ConversationMessage] = ingest.messages(paths)
+    named = list(paths)
+    messages: Iterable[ConversationMessage] = ingest.messages(named)
     if track is not None:
         messages = track(messages)
     if save:
-        st = Store(store)
-        appended = sinks.to_store(messages, st, wait=wait, on_wait=on_wait)
-        if options.tags and appended.duplicates and on_warning is not None:
-            on_warning(kept_tags_note(appended.duplicates, options.tags))
-        if options.start_date and appended.duplicates and on_warning is not None:
-            on_warning(kept_times_note(appended.duplicates))
-        embedded = embed_saved(st, on_warning) if appended.added else None
-        return IngestSummary(ingest.stats, str(st.path), appended, embedded)
-    if output and output != "-":
+        summary = _saved(messages, ingest.stats, options, Store(store), wait, on_wait, on_warning)
+    elif output and output != "-":
         sinks.to_file(messages, output)
-        return IngestSummary(ingest.stats, output)
-    out = env.stdout_bytes if env is not None else os.fdopen(1, "wb", closefd=False)
-    sinks.to_stdout(messages, out, strict=options.strict)
-    return IngestSummary(ingest.stats, "stdout")
+        summary = IngestSummary(ingest.stats, output)
+    else:
+        out = env.stdout_bytes if env is not None else os.fdopen(1, "wb", closefd=False)
+        sinks.to_stdout(messages, out, strict=options.strict)
+        summary = IngestSummary(ingest.stats, "stdout")
+    if on_warning is not None and (said := said_nothing(named, ingest.stats)):
+        on_warning(said)
+    return summary
+
+
+def _saved(
+    messages: Iterable[ConversationMessage],
+    stats: IngestStats,
+    options: ImportOptions,
+    st: Store,
+    wait: float | None,
+    on_wait: Callable[[str], None] | None,
+    on_warning: Callable[[str], None] | None,
+) -> IngestSummary:
+    """The messages appended to the store; what a re-ingest kept as it was, said."""
+    appended = sinks.to_store(messages, st, wait=wait, on_wait=on_wait)
+    if options.tags and appended.duplicates and on_warning is not None:
+        on_warning(kept_tags_note(appended.duplicates, options.tags))
+    if options.start_date and appended.duplicates and on_warning is not None:
+        on_warning(kept_times_note(appended.duplicates))
+    embedded = embed_saved(st, on_warning) if appended.added else None
+    return IngestSummary(stats, str(st.path), appended, embedded)
+
+
+def said_nothing(paths: list[str], stats: IngestStats) -> str:
+    """The warning of a file named alone that its format read without a message, a
+    rejection or a warning (a Stack Exchange ``Users.xml`` whose ``Posts.xml`` is beside
+    it, an empty list): "read 0, imported 0" alone read like a failure unexplained."""
+    if len(paths) != 1 or paths[0] == "-" or os.path.isdir(paths[0]) or stats.sources != 1:
+        return ""
+    if stats.imported or stats.rejected or stats.warnings or not stats.formats:
+        return ""
+    fmt = next(iter(stats.formats))
+    return f"{paths[0]}: nothing to import: read as {fmt}, it holds no messages"

@@ -108,10 +108,12 @@ def _word(text: str, i: int, out: list[Token]) -> int:
     name = FIELDS.get(field.lower())
     if name is None:
         known = ", ".join(f"{f}:" for f in FIELDS)
+        # an id typed alone (`convo show chatgpt:m4`, `slack:C0:1709.0005`) looks like a field
+        its_id = f", or id:{word} for the message of that id" if value else ""
         raise error(
             i + 1,
             f"unknown field {field}:",
-            f'fields: {known}; quote a word with a colon: "{word}"',
+            f'fields: {known}; quote a word with a colon: "{word}"{its_id}',
         )
     if not value and j < len(text) and text[j] == '"':
         value, j = _quoted(text, j)

@@ -38,9 +38,10 @@ from typing import Any
 
 from convo.core.columns import COLUMN_NAMES, COLUMNS, record_row
 from convo.core.errors import ConvoError, UsageError
+from convo.core.plural import plural
 from convo.importers.context import ImportOptions, Rejection
 from convo.pipeline.ingest import one_source
-from convo.pipeline.plan import Unit, plan_units
+from convo.pipeline.plan import EMPTY, Unit, plan_units
 from convo.pipeline.split import split_units
 from convo.spark import ids
 from convo.spark.ids import range_helpers, whole_helpers
@@ -143,6 +144,11 @@ def run_unit(
     # them across sources (``spark.ids.across``), as a worker's parent does.
     from convo.pipeline.parallel import UnitIngest
 
+    if unit.kind == EMPTY:  # a warning, as a plain ingest gives it
+        from convo.pipeline.ingest import nothing_found
+
+        yield ("w", {"source": unit.path, "warning": nothing_found(unit.path, int(unit.reason))})
+        return
     if unit.kind != "read":
         yield ("x", _reject_row(unit, _unread(unit)))
         return
@@ -289,7 +295,7 @@ def import_options_from(values: dict[str, Any]) -> ImportOptions:
     unknown = sorted(set(values) - known)
     if unknown:
         raise UsageError(
-            f"unknown import option(s): {', '.join(unknown)}",
+            f"unknown import {plural(len(unknown), 'option')}: {', '.join(unknown)}",
             hint="use " + ", ".join(sorted(known)),
         )
     values = dict(values)

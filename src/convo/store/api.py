@@ -26,6 +26,7 @@ import os
 from collections.abc import Collection, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from convo.core.plural import counted, plural
 from convo.store.append import StoreFile
 
 SEARCH_LIMIT = 20  # hits when none is asked for: Store.search, convo search, MCP, the web view
@@ -55,7 +56,8 @@ class _Skipped:
             import warnings
 
             warnings.warn(
-                f"{self.n} line(s) of {self.path} are not records and were skipped "
+                f"{counted(self.n, 'line')} of {self.path} "
+                f"{plural(self.n, 'is not a record and was', 'are not records and were')} skipped "
                 f"(the first: {self.first}); `convo validate` lists them, `convo compact` sets "
                 "them aside",
                 RuntimeWarning,

@@ -32,6 +32,7 @@ import orjson
 
 from convo.core.errors import InputError, RecordError
 from convo.core.jsonl import Line, dumps, iter_lines, last_newline
+from convo.core.plural import counted, plural
 from convo.store.lines import ReadyBlock, ReadyLine
 from convo.store.path import default_store_path, protect_store, real_file
 
@@ -71,11 +72,30 @@ def record_id(raw: bytes) -> str | None:
     return None
 
 
+def _cut_back(fd: int, start: int, was: os.stat_result, real: Path, begun: bool) -> None:
+    """All or nothing: an error or Ctrl-C part-way leaves the store as it was, its time
+    too, and an index that matched it still matching (``convo.index.state``: the cut
+    moves the ctime alone, which ``restamp`` records). A cut that fails leaves the
+    journal for the next holder of the lock."""
+    from convo.core import journal
+
+    with contextlib.suppress(OSError):
+        os.ftruncate(fd, start)
+        with contextlib.suppress(OSError):  # not the owner: the time is only a hint
+            os.utime(fd, ns=(was.st_atime_ns, was.st_mtime_ns))
+        os.fsync(fd)
+        if begun:
+            journal.end(real)
+            from convo.index.state import restamp
+
+            restamp(real, was)
+
+
 def renamed_note(n: int) -> str:
     """What a save says of the messages it stored under their content hash."""
     return (
-        f"{n} message(s) saved under their content hash: the store holds their id for "
-        "another message (of another time and text)"
+        f"{counted(n, 'message')} saved under {plural(n, 'its', 'their')} content hash: the store "
+        f"holds {plural(n, 'its', 'their')} id for another message (of another time and text)"
     )
 
 
@@ -242,17 +262,7 @@ class StoreFile:
                     if begun:
                         journal.end(self.real)  # the save is made
             except BaseException:
-                # All or nothing: an error or Ctrl-C part-way leaves the store as it was,
-                # its time too (the index would take the same bytes for an edit and
-                # rebuild: ``convo.index.state.freshness``). A cut that fails leaves the
-                # journal for the next holder of the lock.
-                with contextlib.suppress(OSError):
-                    os.ftruncate(fd, start)
-                    with contextlib.suppress(OSError):  # not the owner: the time is only a hint
-                        os.utime(fd, ns=(was.st_atime_ns, was.st_mtime_ns))
-                    os.fsync(fd)
-                    if begun:
-                        journal.end(self.real)
+                _cut_back(fd, start, was, self.real, begun)
                 raise
             finally:
                 if isinstance(seen, IndexIds):

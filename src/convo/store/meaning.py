@@ -33,6 +33,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from convo.core import fields
+from convo.core.plural import counted
 from convo.index.search import Hit, Hits
 from convo.query.model import Query
 from convo.query.tree import terms as any_term
@@ -175,7 +176,11 @@ def _upgraded(store: Store) -> str:
     from convo.embed.vectors import upgrade
 
     n = upgrade(store.real)
-    return f"gave the store's vectors their int8 search copy ({n:,} rows; once)" if n else ""
+    return (
+        f"gave the store's vectors their int8 search copy ({counted(n, 'row', grouped=True)}; once)"
+        if n
+        else ""
+    )
 
 
 def embedder_of(store: Store) -> Embedder:

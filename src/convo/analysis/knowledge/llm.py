@@ -37,6 +37,7 @@ from convo.analysis.knowledge.body_analysis import message_body
 from convo.analysis.knowledge.dicts import Plain, merge_entities
 from convo.analysis.knowledge.tagtopics import topic_tags
 from convo.analysis.knowledge.text import clean_subject
+from convo.core.plural import counted
 
 MAX_CHARS = 4000
 TENSES = ("past", "present", "future")
@@ -312,7 +313,7 @@ class Refiner:
         if not self.failed:
             return None
         return (
-            f"llm extractor: {self.failed} of {self.asked} messages kept convo's own "
+            f"llm extractor: {self.failed} of {counted(self.asked, 'message')} kept convo's own "
             f"knowledge (first: {self.first_failure})"
         )
 

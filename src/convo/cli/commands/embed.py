@@ -71,13 +71,25 @@ def embed(
         r = embed_store(path, model, update, rebuild=rebuild, on_save=on_save)
     if on_save is not None:
         say("saves embed what they add" if on_save else "saves no longer embed")
+    _say_result(r)
+    return 0
+
+
+def _say_result(r) -> None:
+    """The run's summary, and what it passed over (lines that are no records...)."""
+    from convo.core.plural import counted, plural
+
     say(
-        f"embedded {r.added} new and {r.changed} changed messages ({r.chunks} chunks), "
+        f"embedded {r.added} new and {r.changed} changed "
+        f"{plural(r.added + r.changed, 'message')} ({counted(r.chunks, 'chunk')}), "
         f"{r.removed} removed, {r.unchanged} unchanged; model {r.model}, {r.dims} dims"
     )
+    n = r.not_records
     passed = [
-        f"{r.not_records} line(s) that are not records with an id" if r.not_records else "",
-        f"{r.repeated} later record(s) of an id already read (its first is embedded)"
+        f"{counted(n, 'line')} that {plural(n, 'is not a record', 'are not records')} with an id"
+        if n
+        else "",
+        f"{counted(r.repeated, 'later record')} of an id already read (its first is embedded)"
         if r.repeated
         else "",
         "a last line without its newline (not whole yet)" if r.torn else "",
@@ -87,7 +99,6 @@ def embed(
             f"warning: passed over {'; '.join(p for p in passed if p)}"
             " (`convo validate` names them)"
         )
-    return 0
 
 
 def serve(address: str, model: str | None) -> int:

@@ -40,7 +40,7 @@ def _exporter_names() -> list[str]:
 # Not an exporter: a database built by TypeAgent (cli/typeagent_db.py).
 TYPEAGENT_DB = "typeagent-db"
 NAME = typer.Option(
-    "convo", "--name", metavar="NAME", help="typeagent-db: the conversation's name."
+    None, "--name", metavar="NAME", help="typeagent-db: the conversation's name. Default: convo."
 )
 
 
@@ -62,14 +62,14 @@ def export(
         metavar="FILE",
         help="Write to FILE (atomically) instead of stdout; a folder for parquet, a database for sqlite.",
     ),
-    partition_by: str = typer.Option(
-        "format,month",
+    partition_by: str | None = typer.Option(
+        None,
         "--partition-by",
         metavar="COLUMNS",
-        help="parquet: comma-separated partition columns ('' for none).",
+        help="parquet: comma-separated partition columns ('' for none). Default: format,month.",
     ),
     jobs: int | None = typer.Option(None, "--jobs", "-j", metavar="N", min=1, help=JOBS_HELP),
-    name: str = NAME,
+    name: str | None = NAME,
     extractor: str = EXTRACTOR,
     llm_url: str | None = LLM_URL,
     llm_model: str | None = LLM_MODEL,
@@ -85,14 +85,38 @@ def export(
     env = environment()
     reporter = Reporter()
     llm = llm_settings(extractor, llm_url, llm_model, llm_timeout)
-    if to.lower() == TYPEAGENT_DB:
-        return _typeagent_db(args, env, reporter, output, name, llm)
+    kind = TYPEAGENT_DB if to.lower() == TYPEAGENT_DB else registry.get_exported(to.lower()).kind
+    _applies(to.lower(), kind, {"--jsonl": jsonl, "--partition-by": partition_by is not None,
+                                "--jobs": jobs is not None, "--name": name is not None})  # fmt: skip
+    if kind == TYPEAGENT_DB:
+        return _typeagent_db(args, env, reporter, output, name or "convo", llm)
     if llm is not None:
         raise UsageError("--extractor llm applies to --to typeagent-db only")
     exporter = registry.get_exported(to.lower())
     if exporter.kind == "dataset":
-        return _write_dataset(exporter, args, env, reporter, output, partition_by, jobs)
+        columns = "format,month" if partition_by is None else partition_by
+        return _write_dataset(exporter, args, env, reporter, output, columns, jobs)
     return _write_records(exporter, args, env, reporter, output, jsonl)
+
+
+# The options of one kind of export: given to another, each was silently ignored
+# (`--to markdown --jsonl` wrote Markdown, `--to csv --partition-by month` one CSV).
+_FOR = {
+    "--jsonl": ({"agent"}, "the agent formats (openai, anthropic, ...)"),
+    "--partition-by": ({"parquet"}, "--to parquet"),
+    "--jobs": ({"dataset"}, "the datasets (--to parquet, --to sqlite)"),
+    "--name": ({TYPEAGENT_DB}, "--to typeagent-db"),
+}
+
+
+def _applies(to: str, kind: str, given: dict[str, bool]) -> None:
+    """A usage error for an option given that the export ``--to`` does not use."""
+    from convo.core.errors import UsageError
+
+    for option, on in given.items():
+        kinds, what = _FOR[option]
+        if on and not ({to, kind} & kinds):
+            raise UsageError(f"{option} does not apply to --to {to}", hint=f"it is for {what}")
 
 
 def _typeagent_db(args, env, reporter, output: str | None, name: str, llm) -> int:
@@ -104,6 +128,7 @@ def _typeagent_db(args, env, reporter, output: str | None, name: str, llm) -> in
 def _write_records(exporter, args, env, reporter, output: str | None, jsonl: bool) -> int:
     """An agent or document export of the selected records, to stdout or ``-o``."""
     from convo.cli.runtime import err, flush_stdout, outcome
+    from convo.core.plural import plural
     from convo.output.progress import progress
     from convo.query.scan import Selector
 
@@ -126,7 +151,7 @@ def _write_records(exporter, args, env, reporter, output: str | None, jsonl: boo
 
             err(nothing_matched(selector))
         elif output not in (None, "-"):  # as a dataset export says it
-            err(f"exported {written.n} messages -> {output}")
+            err(f"exported {written.n} {plural(written.n, 'message')} -> {output}")
     finally:
         reporter.close()
     return outcome(reporter.rejected)
@@ -151,6 +176,7 @@ def _write_dataset(exporter, args, env, reporter, output, partition_by: str, job
     inputs by the exporter's ``write_parts`` (on several cores), the rest as records."""
     from convo.cli.runtime import err, outcome
     from convo.core.errors import UsageError
+    from convo.core.plural import plural
     from convo.query.scan import Selector
 
     if not output or output == "-":
@@ -176,7 +202,7 @@ def _write_dataset(exporter, args, env, reporter, output, partition_by: str, job
             n = exporter.write_dir(records, output, partition_by=columns)
     finally:
         reporter.close()
-    err(f"exported {n} messages -> {output}")
+    err(f"exported {n} {plural(n, 'message')} -> {output}")
     return outcome(reporter.rejected)
 
 

@@ -26,6 +26,7 @@ def index(
 ) -> int:
     """Build or update the store's index (search, fast lookups, cheap saves)."""
     from convo.core.errors import InputError, NoStore, UsageError
+    from convo.core.plural import counted
     from convo.index import drop, index_path, refresh
 
     if sum((rebuild, check_, drop_)) > 1:
@@ -52,18 +53,19 @@ def index(
         err(f"{index_path(path)}: up to date")
     else:
         why = f" ({result.reason})" if result.reason else ""
-        err(f"{index_path(path)}: {result.action}, {result.added} messages indexed{why}")
+        err(f"{index_path(path)}: {result.action}, {counted(result.added, 'message')} indexed{why}")
     return 0
 
 
 def _check(path) -> int:
+    from convo.core.plural import counted
     from convo.index import check, index_path
 
     result = check(path)
     for problem in [*result.problems, *result.notes]:
         err(f"{index_path(path)}: {problem}")
     if result.ok:
-        err(f"index matches the store ({result.messages} messages)")
+        err(f"index matches the store ({counted(result.messages, 'message')})")
     else:
         # What to do: a stale index is brought up to date (as any read of the store would);
         # one that is current and still differs is built again.
@@ -71,7 +73,7 @@ def _check(path) -> int:
         todo = "`convo index` brings it up to date" if stale else "`convo index --rebuild`"
         missing = result.problems == ["no index"]
         todo = "`convo index` builds it" if missing else todo
-        err(f"index does not match the store ({result.messages} messages); {todo}")
+        err(f"index does not match the store ({counted(result.messages, 'message')}); {todo}")
     vectors_ok = True
     from convo.embed.vectors import paths
 

@@ -42,8 +42,7 @@ def ingest(
     from convo.pipeline.run import run_ingest
 
     env = environment()
-    if output and save:
-        raise UsageError("-o and --save both given", hint="choose one destination")
+    output, save = _destination(env, output, save, store, wait)
     from convo.cli.words import tag_names
 
     options = imports.options(tags=tag_names(tag or []), strict=strict, lenient=lenient)
@@ -52,9 +51,6 @@ def ingest(
         if not env.stdin_has_data:
             raise UsageError("nothing to ingest", hint="name files or folders, or pipe data in")
         paths = ["-"]
-    if not output and not save:
-        save = env.stdout_isatty
-        output = None if save else "-"
     protect_named(paths, store)
     distinct_outputs({"-o": output, "--rejects": rejects, "--warnings": warnings})
     reporter = Reporter(quiet=quiet, rejects_path=rejects, warnings_path=warnings, keeps=True)
@@ -73,6 +69,31 @@ def ingest(
     if not quiet:
         err(summary.text(reporter.note()))
     return outcome(summary.stats.rejected)
+
+
+def _destination(
+    env, output: str | None, save: bool, store: str | None, wait: float | None
+) -> tuple[str | None, bool]:
+    """Where the messages go: ``-o``, the store, else stdout when piped, else the store.
+    Options that name a destination not taken are usage errors, not silently unused."""
+    from convo.core.errors import UsageError
+
+    if output and save:
+        raise UsageError("-o and --save both given", hint="choose one destination")
+    if output and store:  # the user meant the store to be written
+        raise UsageError(
+            "--store names the store --save appends to; -o writes FILE instead",
+            hint=f"drop --store, or save: convo ingest ... --save --store {store}",
+        )
+    if not output and not save:
+        save = env.stdout_isatty
+        output = None if save else "-"
+    if wait is not None and not save:
+        raise UsageError(
+            "--wait applies to --save (the store's lock)",
+            hint="writing to stdout or -o takes no lock; add --save to append to the store",
+        )
+    return output, save
 
 
 def register(app: typer.Typer) -> None:

@@ -140,6 +140,7 @@ def rm(
 ) -> int:
     """Remove the messages a query selects from the store (and/or ids piped to -)."""
     from convo.cli.runtime import environment
+    from convo.core.plural import counted
 
     st = args.open_store()
     query, ids = _selection(args, st)
@@ -151,18 +152,20 @@ def rm(
         _say_notes(preview)
         if dry_run:
             _show_ids(preview)
-            err(f"would remove {preview.matched} messages from {st.path}")
+            err(f"would remove {counted(preview.matched, 'message')} from {st.path}")
             return 0
         if not preview.matched:
             err("nothing to remove")
             return 0
-        if not typer.confirm(f"Remove {preview.matched} messages from {st.path}?", err=True):
+        if not typer.confirm(
+            f"Remove {counted(preview.matched, 'message')} from {st.path}?", err=True
+        ):
             err("nothing removed")
             return 1
     with _lines_read("removing") as track:
         result = st.remove(query, ids=ids, track=track)
     _say_notes(result)
-    err(f"removed {result.matched} messages from {st.path} (index: {result.index})")
+    err(f"removed {counted(result.matched, 'message')} from {st.path} (index: {result.index})")
     return 0
 
 
@@ -205,6 +208,7 @@ def tag(
 ) -> int:
     """Add (+TAG) and remove (-TAG) tags: convo tag +todo -inbox -- QUERY."""
     from convo.cli.words import split_query, tag_names
+    from convo.core.plural import counted
 
     add, remove, rest = split_tags(args.words)
     add, remove = tag_names(add), tag_names(remove)
@@ -218,12 +222,14 @@ def tag(
     if dry_run:
         _show_ids(result)
     verb = "would retag" if dry_run else "retagged"
-    err(f"{verb} {result.matched} messages (index: {result.index})")
+    err(f"{verb} {counted(result.matched, 'message')} (index: {result.index})")
     return 0
 
 
 def compact(*, dry_run: bool = DRY, args: ReadArgs) -> int:
     """Drop torn and invalid lines and repeated ids from the store (kept in <store>.torn)."""
+    from convo.core.plural import counted
+
     st = args.open_store(plain=True)
     with _lines_read("compacting") as track:
         result = st.compact(dry_run=dry_run, track=track)
@@ -232,12 +238,13 @@ def compact(*, dry_run: bool = DRY, args: ReadArgs) -> int:
     renamed = ""
     if result.renamed:
         renamed = (
-            f"; {'would give' if dry_run else 'gave'} {result.renamed} message(s) whose id "
-            "another message had (of another time and text) their content hash"
+            f"; {'would give' if dry_run else 'gave'} {counted(result.renamed, 'message')} "
+            "whose id another message had (of another time and text) their content hash"
         )
     err(
-        f"{verb} {result.dropped_bad} unreadable lines and {result.dropped_duplicates} "
-        f"repeated ids from {st.path}{renamed} (index: {result.index})"
+        f"{verb} {counted(result.dropped_bad, 'unreadable line')} and "
+        f"{counted(result.dropped_duplicates, 'repeated id')} from {st.path}{renamed} "
+        f"(index: {result.index})"
     )
     return 0
 

@@ -121,8 +121,12 @@ def _report(args: ReadArgs, chosen) -> None:
         err(chosen.plan)
     _note(chosen.note)
     if chosen.skipped:
+        from convo.core.plural import counted, plural
+
         err(
-            f"warning: {chosen.skipped} lines are not records and were skipped"
+            f"warning: {counted(chosen.skipped, 'line')} {plural(chosen.skipped, 'is', 'are')} "
+            f"not {plural(chosen.skipped, 'a record', 'records')} and "
+            f"{plural(chosen.skipped, 'was', 'were')} skipped"
             " (`convo validate` names them)"
         )
 

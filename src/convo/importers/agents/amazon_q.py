@@ -38,6 +38,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from convo.core.io import Source
+from convo.core.plural import counted, plural
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
 from convo.importers.agents.amazon_q_db import conversations, is_q_db
@@ -127,7 +128,8 @@ class _State:
             )
         if self.untimed:
             self.ctx.warn(
-                self.where, f"{self.untimed} message(s) without a time get the epoch sentinel"
+                self.where,
+                f"{counted(self.untimed, 'message')} without a time {plural(self.untimed, 'gets', 'get')} the epoch sentinel",
             )
 
     def _turn(self, turn: Any, where: str, tags: list[str]) -> Iterator[ConversationMessage]:

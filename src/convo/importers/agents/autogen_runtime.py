@@ -234,7 +234,7 @@ class _Reader:
                 yield from self._object(obj, loc)
         yield from self._close()
         if self.skipped:
-            told = ", ".join(f"{v} {k}" for k, v in sorted(self.skipped.items()))
+            told = ", ".join(f"{k} {v}" for k, v in sorted(self.skipped.items()))  # any count
             self.ctx.warn(self.source.name, f"not messages, skipped: {told}")
 
     def _log_rows(self) -> Iterator[tuple[str, str | None, dict[str, Any] | None]]:

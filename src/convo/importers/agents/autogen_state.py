@@ -41,6 +41,7 @@ from typing import Any
 
 from convo.core.errors import InputError
 from convo.core.io import Source, load_json
+from convo.core.plural import counted, plural
 from convo.core.record import ConversationMessage
 from convo.importers.agents.reader import read_conversation
 from convo.importers.context import ImportContext
@@ -78,7 +79,8 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         if contexts:
             ctx.warn(
                 source.name,
-                f"{len(contexts)} agent model context(s) not read: they repeat the team's "
+                f"{counted(len(contexts), 'agent model context')} not read: "
+                f"{plural(len(contexts), 'it repeats', 'they repeat')} the team's "
                 "message thread as each agent saw it",
             )
         return

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from convo.core.plural import counted
+
 NOTIFICATION = "<task-notification>"
 
 
@@ -90,13 +92,13 @@ class PromptQueue:
         if self.withdrawn:
             warn(
                 self.withdrawn[0],
-                f"{len(self.withdrawn)} queued prompt(s) taken back before they were sent "
+                f"{counted(len(self.withdrawn), 'queued prompt')} taken back before they were sent "
                 "(Claude Code queue-operation remove): not imported, the first here",
             )
         if self.pending:
             warn(
                 self.pending[0][1],
-                f"{len(self.pending)} queued prompt(s) never delivered (Claude Code "
+                f"{counted(len(self.pending), 'queued prompt')} never delivered (Claude Code "
                 "queue-operation enqueue): not imported, the first here",
             )
 

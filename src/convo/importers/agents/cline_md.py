@@ -27,6 +27,7 @@ import re
 from collections.abc import Iterator
 
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
 from convo.importers.agents.locale_time import local_time
@@ -162,7 +163,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             ctx.reject(ctx.loc(number), "text before the first **User:** message", line)
     yield from f.close()
     if f.empty:
-        ctx.warn(source.name, f"skipped {f.empty} empty message(s)")
+        ctx.warn(source.name, f"skipped {counted(f.empty, 'empty message')}")
     if f.untimed:
         ctx.warn(source.name, "messages before the first # Current Time get the epoch sentinel")
 

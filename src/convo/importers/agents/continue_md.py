@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterator
 
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.importers.agents.locale_time import local_time
 from convo.importers.apps.common import numbered_lines
@@ -118,7 +119,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             f.lines.append(line)
     yield from f.close()
     if f.empty:
-        ctx.warn(source.name, f"skipped {f.empty} empty message(s)")
+        ctx.warn(source.name, f"skipped {counted(f.empty, 'empty message')}")
 
 
 DESCRIPTION = (

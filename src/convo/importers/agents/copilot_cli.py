@@ -49,6 +49,7 @@ from typing import Any
 
 from convo.core.compression import strip_compressed
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
 from convo.importers.agents.blocks import CallNames, block_chunk, whole_chunk
@@ -187,7 +188,7 @@ class _Session:
     def finish(self) -> None:
         name = self.source.name
         if self.reasoning:
-            self.ctx.warn(name, f"{len(self.reasoning)} reasoning block(s) no message follows: not kept")  # fmt: skip
+            self.ctx.warn(name, f"{counted(len(self.reasoning), 'reasoning block')} no message follows: not kept")  # fmt: skip
         if self.skipped:
             kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.skipped.items()))
             self.ctx.warn(name, f"session events skipped (the UI's state): {kinds}")

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import format_timestamp_utc, record_datetime
 from convo.importers.agents.locale_time import local_time
@@ -187,7 +188,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         yield from f.feed(line, ctx.loc(number))
     yield from f.close()
     if f.empty:
-        ctx.warn(source.name, f"skipped {f.empty} empty event(s)")
+        ctx.warn(source.name, f"skipped {counted(f.empty, 'empty event')}")
     if f.started is None:
         ctx.warn(source.name, "no Started time: events get the epoch sentinel")
 

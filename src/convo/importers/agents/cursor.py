@@ -60,6 +60,7 @@ import orjson
 
 from convo.core.errors import InputError
 from convo.core.io import Source
+from convo.core.plural import counted, plural
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
 from convo.importers import sqlitedb
@@ -220,9 +221,9 @@ class _Db:
 
     def finish(self) -> None:
         if self.empty:
-            self.ctx.warn(self.source.name, f"{self.empty} Cursor message(s) stored empty (null): nothing to read")  # fmt: skip
+            self.ctx.warn(self.source.name, f"{counted(self.empty, 'Cursor message')} stored empty (null): nothing to read")  # fmt: skip
         if self.missing:
-            self.ctx.warn(self.source.name, f"{self.missing} message(s) a composer lists are not in the database")  # fmt: skip
+            self.ctx.warn(self.source.name, f"{counted(self.missing, 'message')} a composer lists {plural(self.missing, 'is', 'are')} not in the database")  # fmt: skip
 
 
 class _Chat:

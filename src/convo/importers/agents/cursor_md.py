@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.importers.agents.locale_time import local_time
 from convo.importers.apps.common import numbered_lines
@@ -139,7 +140,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         before = line if line.strip() else before
     yield from f.close()
     if f.empty:
-        ctx.warn(source.name, f"skipped {f.empty} empty turn(s)")
+        ctx.warn(source.name, f"skipped {counted(f.empty, 'empty turn')}")
     if f.time is None and not f.first:
         ctx.warn(source.name, "no export time: turns get the epoch sentinel")
 

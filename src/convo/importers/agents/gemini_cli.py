@@ -259,7 +259,7 @@ def _jsonl(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             _unwanted(value, where, scan, dropped, ctx)
     for what, n in dropped.items():
         if n:
-            ctx.warn(source.name, f"skipped {n} {what}")
+            ctx.warn(source.name, f"skipped {what}: {n}")  # right for 1 and many
 
 
 def _unwanted(

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.importers.agents.blocks import dumps, inner_json
 from convo.importers.apps.common import numbered_lines
@@ -130,7 +131,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             ctx.reject(ctx.loc(number), "text before the first ## USER / ## MODEL message", line)
     yield from f.close()
     if f.empty:
-        ctx.warn(source.name, f"skipped {f.empty} empty message(s)")
+        ctx.warn(source.name, f"skipped {counted(f.empty, 'empty message')}")
     if f.records:
         ctx.warn(source.name, "a shared chat carries no times: messages get the epoch sentinel")
 

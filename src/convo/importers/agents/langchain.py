@@ -58,6 +58,7 @@ from collections.abc import Generator, Iterator
 from typing import Any
 
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.core.spillmap import SpillMap
 from convo.importers.agents.blocks import (
@@ -146,8 +147,8 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     if removes:
         ctx.warn(
             source.name,
-            f"skipped {removes} RemoveMessage entries (LangGraph's instructions to delete a "
-            "message by id: not messages)",
+            f"skipped {counted(removes, 'RemoveMessage entry', 'RemoveMessage entries')} "
+            "(LangGraph's instructions to delete a message by id: not messages)",
         )
     if n:
         ctx.warn(source.name, "LangChain messages carry no times: messages get the epoch sentinel")

@@ -58,6 +58,7 @@ from typing import Any
 import orjson
 
 from convo.core.io import Source, load_json
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.blocks import block_chunk, inner_json, tool_use_block, whole_chunk
@@ -124,8 +125,8 @@ def _agents(
         # dropped unsaid: the file's memory is read through its agents
         left = sum(1 for b in listed if not as_str(b.get("id")) or as_str(b.get("id")) not in taken)
         if left:
-            ctx.warn(source.name, f"{left} memory block(s) that no agent's block_ids names: "
-                     "not imported")  # fmt: skip
+            ctx.warn(source.name, f"{counted(left, 'memory block')} that no agent's block_ids "
+                     "names: not imported")  # fmt: skip
     else:
         yield from _Agent(source, ctx, doc, "").records(as_list(doc.get("core_memory")))
 

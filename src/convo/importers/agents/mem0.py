@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
 from convo.importers.agents.samples import iter_samples, sample_values
@@ -86,7 +87,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             else:
                 ctx.reject(at, "not a Mem0 memory (id, memory)", item)
     if relations:
-        ctx.warn(source.name, f"{relations} graph relation(s) not read (no text of their own)")
+        ctx.warn(
+            source.name, f"{counted(relations, 'graph relation')} not read (no text of their own)"
+        )
 
 
 def _record(

@@ -62,6 +62,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from convo.core.io import Source, load_json
+from convo.core.plural import counted, plural
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
 from convo.importers.agents.blocks import (
@@ -259,8 +260,10 @@ class _Stream:
             counts = ", ".join(f"{n} {kind}" for kind, n in sorted(self.skipped.items()))
             self.ctx.warn(self.source.name, f"skipped events that hold no message: {counts}")
         if self.elsewhere:
-            self.ctx.warn(self.source.name, f"{self.elsewhere} event(s) of this cache page have "
-                          "their own file in events/ beside it: read from there")  # fmt: skip
+            n = self.elsewhere
+            self.ctx.warn(self.source.name, f"{counted(n, 'event')} of this cache page "
+                          f"{plural(n, 'has its', 'have their')} own file in events/ beside it: "
+                          "read from there")  # fmt: skip
 
 
 Parts = tuple[str, list[str], list[str], dict[str, Any]]

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from convo.core.errors import RecordError
+from convo.core.plural import counted, plural
 from convo.importers.agents.blocks import CallNames
 from convo.importers.agents.classify import is_container, json_kind, peek_party
 from convo.importers.agents.claude_queue import PromptQueue
@@ -100,9 +101,11 @@ class Thread:
         self.queued.report(warn)
         left = (self.extra or {}).get("summaries") if self.held_at else None
         if left:
-            warn(self.held_at or "", f"{len(left)} conversation title(s) (Claude Code summary "
-                 "lines) with no message after them: not imported (each titles the branch "
-                 "ending at its leafUuid, a message of another session file)")  # fmt: skip
+            n = len(left)
+            warn(self.held_at or "", f"{counted(n, 'conversation title')} (Claude Code summary "
+                 f"{plural(n, 'line', 'lines')}) with no message after {plural(n, 'it', 'them')}: "
+                 "not imported (each titles the branch ending at its leafUuid, a message of "
+                 "another session file)")  # fmt: skip
 
     def prime(self, objs: Iterable[Any], fmt: str) -> None:
         """Know both parties' names before the first reply (a whole conversation at hand);

@@ -64,6 +64,7 @@ from datetime import tzinfo
 from typing import Any
 
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.agents.blocks import block_chunk, dumps, parse_arguments, whole_chunk
@@ -298,7 +299,9 @@ class _History:
     def finish(self) -> None:
         name = self.source.name
         if self.deltas:
-            self.ctx.warn(name, f"{self.deltas} tool-availability-delta part(s) not read (no text)")
+            self.ctx.warn(
+                name, f"{counted(self.deltas, 'tool-availability-delta part')} not read (no text)"
+            )
         if self.untimed:
             self.ctx.warn(name, "messages without a timestamp get the epoch sentinel")
 

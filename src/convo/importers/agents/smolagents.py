@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from convo.core.io import Source
+from convo.core.plural import counted, plural
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
 from convo.importers.agents.blocks import dumps, parse_arguments
@@ -177,7 +178,10 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
                     step,
                 )
     if steps.untimed:
-        ctx.warn(source.name, f"{steps.untimed} step(s) without a time get the epoch sentinel")
+        ctx.warn(
+            source.name,
+            f"{counted(steps.untimed, 'step')} without a time {plural(steps.untimed, 'gets', 'get')} the epoch sentinel",
+        )
 
 
 def _run(line: dict[str, Any], where: str, ctx: ImportContext) -> Iterator[ConversationMessage]:

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import naive_ts
 from convo.importers.apps.common import numbered_lines
@@ -166,12 +167,15 @@ def _said(f: _File, source: Source, ctx: ImportContext) -> None:
     """What the file held that is no record: text before the first turn (a file with no
     turn at all: all of it), empty turns, turns without a time."""
     if not f.turns:
-        lines = f"; its {f.stray} line(s) of text not imported" if f.stray else ""
+        lines = f"; its {counted(f.stray, 'line')} of text not imported" if f.stray else ""
         ctx.warn(source.name, f"no turn (a _**User**_ or _**Assistant**_ line) in it{lines}")
     elif f.stray:
-        ctx.warn(ctx.loc(f.stray_at), f"text before the first turn: {f.stray} line(s) not imported")
+        ctx.warn(
+            ctx.loc(f.stray_at),
+            f"text before the first turn: {counted(f.stray, 'line')} not imported",
+        )
     if f.empty:
-        ctx.warn(source.name, f"skipped {f.empty} empty turn(s)")
+        ctx.warn(source.name, f"skipped {counted(f.empty, 'empty turn')}")
     if f.untimed:
         ctx.warn(source.name, "turns without a time get the epoch sentinel")
 

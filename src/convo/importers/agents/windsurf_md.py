@@ -27,6 +27,7 @@ import re
 from collections.abc import Iterator
 
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.importers.apps.common import numbered_lines
 from convo.importers.build import file_scope, message
@@ -136,7 +137,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             )
     yield from f.close()
     if f.empty:
-        ctx.warn(source.name, f"skipped {f.empty} empty block(s)")
+        ctx.warn(source.name, f"skipped {counted(f.empty, 'empty block')}")
     if f.records:
         ctx.warn(source.name, "a Cascade export carries no times: messages get the epoch sentinel")
 

@@ -17,6 +17,7 @@ taken as the export's and not read. A file is recognised by its name and, for th
 from __future__ import annotations
 
 from convo.core.io import Source, load_json
+from convo.core.plural import counted
 from convo.importers.context import ImportContext
 from convo.importers.jsoninput import has_key, json_head
 
@@ -25,8 +26,8 @@ _QUIET = frozenset({
     "conversation_asset_file_names.json", "library_files.json",
 })  # fmt: skip
 _TOLD = {
-    "message_feedback.json": "rating(s) of answers, with any feedback text",
-    "model_comparisons.json": "comparison(s) of regenerated answers",
+    "message_feedback.json": ("rating", "of answers, with any feedback text"),
+    "model_comparisons.json": ("comparison", "of regenerated answers"),
 }
 
 
@@ -50,4 +51,7 @@ def report(source: Source, kind: str, ctx: ImportContext) -> None:
         return
     data = load_json(source)
     n = len(data) if isinstance(data, list) else 1
-    ctx.warn(source.name, f"ChatGPT {kind} holds {n} {_TOLD[kind]}, no conversation; not read")
+    noun, what = _TOLD[kind]
+    ctx.warn(
+        source.name, f"ChatGPT {kind} holds {counted(n, noun)} {what}, no conversation; not read"
+    )

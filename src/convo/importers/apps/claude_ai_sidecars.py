@@ -12,6 +12,7 @@ memories is named in a warning, not dropped unsaid.
 from __future__ import annotations
 
 from convo.core.io import Source, load_json
+from convo.core.plural import counted
 from convo.importers.context import ImportContext
 from convo.importers.jsoninput import as_dict, as_list, as_str, has_key, json_head_with
 
@@ -44,7 +45,7 @@ def report(source: Source, kind: str, ctx: ImportContext) -> None:
     if kind == PROJECTS:
         docs = sum(len(as_list(p.get("docs"))) for p in items)
         prompts = sum(1 for p in items if as_str(p.get("prompt_template")).strip())
-        what = f"{len(items)} project(s), {prompts} with instructions, {docs} document(s)"
+        what = f"{counted(len(items), 'project')}, {prompts} with instructions, {counted(docs, 'document')}"
     else:
         what = "the memory claude.ai keeps of your conversations and projects"
     ctx.warn(source.name, f"claude.ai {kind} holds {what}, no conversation; not read")

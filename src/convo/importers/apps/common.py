@@ -167,7 +167,7 @@ class EmptyCounter:
         if self.n:
             more = ", ..." if self.n > len(self.first) else ""
             at = f" (at {', '.join(self.first)}{more})" if self.first else ""
-            ctx.warn(ctx.source.name, f"skipped {self.n} {what}{at}")
+            ctx.warn(ctx.source.name, f"skipped {what}: {self.n}{at}")  # right for 1 and many
 
 
 class PageParser(Protocol):

@@ -56,6 +56,7 @@ from html.parser import HTMLParser
 from typing import Any
 
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.core.spillmap import SpillMap
 from convo.core.timestamps import format_timestamp_utc
@@ -438,7 +439,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     if page.groups and not run.count:
         ctx.warn(source.name, "message groups but no messages in a layout this reader knows")
     if page.exported is not None and page.exported != run.count:
-        ctx.warn(source.name, f"the export says {page.exported} messages; {run.count} read")
+        ctx.warn(
+            source.name, f"the export says {counted(page.exported, 'message')}; {run.count} read"
+        )
 
 
 def sniff(source: Source) -> int:

@@ -57,6 +57,7 @@ from typing import Any
 
 from convo.core.compression import strip_compressed
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import naive_ts
 from convo.importers.apps.common import (
@@ -319,7 +320,8 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     empty.report(ctx)
     if chat.exported is not None and chat.exported != chat.headers:
         ctx.warn(
-            source.name, f"the export says {chat.exported} messages; {chat.headers} headers read"
+            source.name,
+            f"the export says {counted(chat.exported, 'message')}; {counted(chat.headers, 'header')} read",
         )
 
 

@@ -19,6 +19,7 @@ import zipfile
 from collections.abc import Callable, Iterator
 
 from convo.core.io import HEAD_BYTES, Source
+from convo.core.plural import counted, plural
 from convo.core.record import ConversationMessage
 from convo.importers.archives import (
     STREAMED_CAP,
@@ -75,8 +76,8 @@ def read_conversations(
         others = sorted(n for n in members if n not in wanted)
         if others:
             shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
-            ctx.warn(source.name, f"{len(others)} zip member(s) hold no conversation "
-                     f"of their own, not read ({shown})")  # fmt: skip
+            ctx.warn(source.name, f"{counted(len(others), 'zip member')} {plural(len(others), 'holds', 'hold')} "
+                     f"no conversation of {plural(len(others), 'its', 'their')} own, not read ({shown})")  # fmt: skip
         for name in wanted:
             where = f"{source.name}#{name}"
             path = spool_member(zf, members[name], where, ".json", STREAMED_CAP)

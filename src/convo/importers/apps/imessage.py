@@ -47,6 +47,7 @@ from typing import Any
 
 from convo.core.compression import strip_compressed
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import naive_ts
 from convo.importers.apps.common import EmptyCounter, numbered_lines, other_party
@@ -279,8 +280,8 @@ def read_blocks(
             if got is not None:
                 yield got
     if state.twice:
-        ctx.warn(source.name, f"{state.twice} threaded replies printed twice (under the "
-                 "message they answer and in place); read once")  # fmt: skip
+        ctx.warn(source.name, f"{counted(state.twice, 'threaded reply', 'threaded replies')} "
+                 "printed twice (under the message they answer and in place); read once")  # fmt: skip
     state.unformatted.report(ctx, "'Unable to format announcement!' lines (nothing else written)")
 
 

@@ -73,6 +73,7 @@ from dataclasses import dataclass
 
 from convo.core.io import HEAD_BYTES, Source
 from convo.core.jsonl import iter_lines
+from convo.core.plural import counted, plural
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.apps.common import SYSTEM_TAG
@@ -394,7 +395,8 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             undated += parsed.when is None
             yield _record(parsed, ctx, raw.number, thread, nicks)
     if undated:
-        ctx.warn(source.name, f"{undated} lines without a known date get the epoch sentinel")
+        ctx.warn(source.name, f"{counted(undated, 'line')} without a known date "
+                 f"{plural(undated, 'gets', 'get')} the epoch sentinel")  # fmt: skip
 
 
 def _record(

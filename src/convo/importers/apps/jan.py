@@ -50,6 +50,7 @@ from typing import Any
 
 from convo.core.errors import ConvoError
 from convo.core.io import Source, load_json
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
 from convo.importers.agents.blocks import (
@@ -135,8 +136,8 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             continue
         yield thread.record(value, where)
     if thread.undated:
-        ctx.warn(source.name, f"{thread.undated} message(s) without a time (created_at 0 or "
-                 "missing): the epoch")  # fmt: skip
+        ctx.warn(source.name, f"{counted(thread.undated, 'message')} without a time (created_at 0 "
+                 "or missing): the epoch")  # fmt: skip
 
 
 def _thread_file(source: Source, text: str) -> bool:

@@ -59,6 +59,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.core.spillmap import SpillMap
 from convo.core.timestamps import epoch_ts
@@ -132,13 +133,13 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     if deleted:
         ctx.warn(
             source.name,
-            f"{deleted} deleted (redacted) event(s): kept without text, tagged deleted",
+            f"{counted(deleted, 'deleted (redacted) event')}: kept without text, tagged deleted",
         )
     if redactions or unreacted:
         ctx.warn(
             source.name,
-            f"not imported as messages: {redactions} redaction event(s) (the deletions "
-            f"themselves), {unreacted} reaction(s) taken back (redacted)",
+            f"not imported as messages: {counted(redactions, 'redaction event')} (the "
+            f"deletions themselves), {counted(unreacted, 'reaction')} taken back (redacted)",
         )
 
 

@@ -58,7 +58,14 @@ from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter
 from convo.importers.apps.slack_archive import DirTree, ExportTree, ZipTree
 from convo.importers.apps.slack_blocks import blocks_text
 from convo.importers.apps.slack_dayfile import single_day
-from convo.importers.apps.slack_files import CANVAS, META_FILES, is_metadata, other_file
+from convo.importers.apps.slack_files import (
+    CANVAS,
+    META_FILES,
+    canvases_note,
+    is_metadata,
+    no_messages,
+    other_file,
+)
 from convo.importers.apps.slack_huddle import SLACKBOT, huddle, starter
 from convo.importers.apps.slack_huddle import SUBTYPE as HUDDLE
 from convo.importers.apps.slack_names import (
@@ -150,7 +157,7 @@ def _read_tree(tree: ExportTree, ctx: ImportContext) -> Iterator[ConversationMes
         )
     canvases = [p for p in paths if PurePosixPath(p).name == CANVAS]
     if canvases:
-        ctx.warn(tree.name, f"{len(canvases)} channel canvas(es) ({CANVAS}) not read: no messages")
+        ctx.warn(tree.name, canvases_note(len(canvases)))
     empty = EmptyCounter()
     for rel in days:
         folder = PurePosixPath(rel).parent.name
@@ -195,11 +202,8 @@ def _read_single(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
         ctx.warn(source.name, f"a Slack export's {what}, no messages; ingest the export folder")
         return
     data, first, has_messages, n, dumped = single_day(source)
-    if n and not has_messages:
-        ctx.warn(
-            source.name,
-            "Slack export metadata (users/channels list), no messages; ingest the export folder or .zip",
-        )
+    if said := no_messages(source.match_name, n, has_messages):
+        ctx.warn(source.name, said)
         return
     users: dict[str, str] = {}
     convs: dict[str, Conv] = {}

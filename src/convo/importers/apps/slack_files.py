@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from convo.core.plural import counted
 from convo.importers.jsoninput import has_key
 
 META_FILES = ("users.json", "channels.json", "groups.json", "dms.json", "mpims.json")
@@ -37,6 +38,23 @@ def is_metadata(text: str, name: str) -> bool:
     if has_key(text, "members") and has_key(text, "created") and _CONV_ID.search(text):
         return True
     return has_key(text, "team_id") and has_key(text, "profile") and has_key(text, "real_name")
+
+
+def canvases_note(n: int) -> str:
+    """What an export's ``n`` channel canvases are said to be: not read."""
+    return f"{counted(n, 'channel canvas', 'channel canvases')} ({CANVAS}) not read: no messages"
+
+
+def no_messages(name: str, n: int, has_messages: bool) -> str:
+    """What a single file of ``n`` elements, none a message, is said to be ('' when it
+    holds messages): metadata (slackdump writes ``[]`` for an empty ``dms.json``), or an
+    empty day list, said as an empty file is."""
+    if (n and not has_messages) or (not n and name in META_FILES):
+        return (
+            "Slack export metadata (users/channels list), no messages; ingest the export "
+            "folder or .zip"
+        )
+    return "" if n else "an empty Slack message list; nothing imported"
 
 
 def other_file(name: str, text: str) -> str:

@@ -51,7 +51,15 @@ from convo.importers.apps.common import SYSTEM_TAG, EmptyCounter, fix_cp1252_moj
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
-from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str, has_key, json_head
+from convo.importers.jsoninput import (
+    CutShort,
+    StreamedDoc,
+    as_dict,
+    as_list,
+    as_str,
+    has_key,
+    json_head,
+)
 from convo.importers.registry import Format
 
 _TG_TYPES = re.compile(
@@ -75,37 +83,75 @@ def sniff_telegram(source: Source) -> int:
 
 def read_telegram(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     doc = StreamedDoc(source, ("messages",), skip=_TG_LISTS)
-    head = doc.head(need=("id", "name", "type"))
-    if doc.root != "{":
-        doc.close()
-        raise InputError("not a Telegram export (expected a JSON object)", where=source.name)
+    try:
+        head = doc.head(need=("id", "name", "type"))
+    except InputError:
+        if not has_key(json_head(source), "chats"):
+            raise
+        head = _before_chats(source)  # a full export that breaks off: read up to the break
+    else:
+        if doc.root != "{":
+            doc.close()
+            raise InputError("not a Telegram export (expected a JSON object)", where=source.name)
     empty = EmptyCounter()
     if "messages" in doc.keys:  # one chat's export: its messages streamed
-        yield from _telegram_chat(head, doc.items, 1, source, ctx, empty)
+        cut = CutShort(ctx, "message", hint=_CUT_HINT)
+        yield from _telegram_chat(head, lambda: cut(doc.items()), 1, source, ctx, empty)
         empty.report(ctx)
         return
     doc.close()
-    # The full export: one chat at a time (each chat is read whole).
+    yield from _full_export(head, source, ctx, empty)
+    empty.report(ctx)
+
+
+def _full_export(
+    head: dict[str, Any], source: Source, ctx: ImportContext, empty: EmptyCounter
+) -> Iterator[ConversationMessage]:
+    """A full export, one chat at a time (each read whole). One it breaks off in (Desktop
+    writes a chat's messages a slice at a time: an export stopped part-way stops inside
+    one) is read from its first byte up to the break (``StreamedDoc.broken``)."""
     account = as_str(as_dict(head.get("personal_information")).get("user_id"))
     c = 0
     for key in _TG_LISTS:
         chats = StreamedDoc(source, (key, "list"), keep=False)
-        for chat, _ in chats.items():
+        cut = CutShort(ctx, "chat", hint=_CUT_HINT, defer=True)
+        for chat, _ in cut(chats.items()):
             c += 1
             chat = as_dict(chat)
-            msgs = as_list(chat.get("messages"))
-            chat_items = partial(_numbered, msgs)
+            chat_items = partial(_numbered, as_list(chat.get("messages")))
             yield from _telegram_chat(chat, chat_items, c, source, ctx, empty, account)
+        if cut.broke:
+            part = chats.broken(("messages",))
+            msgs = CutShort(ctx, "message", hint=_CUT_HINT)
+            if (first := part.head()) is not None:
+                items = lambda m=msgs, p=part: m(p.items())  # noqa: E731
+                yield from _telegram_chat(first, items, c + 1, source, ctx, empty, account)
+            if not msgs.broke:  # it broke before the chat's messages: the chats' break
+                cut.report()
+            return  # ``left_chats`` comes after the break: not in the file
     if not c:
         raise InputError(
             "no chats in this Telegram export",
             where=source.name,
             hint="export with 'chats' selected",
         )
-    empty.report(ctx)
 
 
 _TG_LISTS = ("chats", "left_chats")
+
+
+def _before_chats(source: Source) -> dict[str, Any]:
+    """The members of a full export written before its chats (``personal_information``)."""
+    chats = StreamedDoc(source, ("chats", "list"))
+    try:
+        return chats.head()
+    finally:
+        chats.close()
+
+
+# A result.json that breaks off: Telegram Desktop writes it as it goes, so an export
+# stopped part-way (or a copy cut short) keeps the messages before the break.
+_CUT_HINT = "the export was interrupted or the file cut short: export the chat again for the rest"
 
 
 def _numbered(messages: list[Any]) -> Iterator[tuple[Any, int]]:

@@ -57,6 +57,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from convo.core.io import Source
+from convo.core.plural import counted, plural
 from convo.core.record import ConversationMessage
 from convo.core.spillmap import SpillMap
 from convo.core.timestamps import format_timestamp_utc, naive_ts
@@ -450,11 +451,14 @@ def read_telegram_html(source: Source, ctx: ImportContext) -> Iterator[Conversat
     if run is None or not run.count:
         ctx.warn(source.name, "no Telegram messages in this page; nothing imported")
     elif run.orphans:
-        ctx.warn(source.name, f"{run.orphans} messages continue a sender from the export's "
-                 "previous page; their speaker is unknown")  # fmt: skip
+        n = run.orphans
+        ctx.warn(source.name, f"{counted(n, 'message')} {plural(n, 'continues', 'continue')} a "
+                 f"sender from the export's previous page; {plural(n, 'its', 'their')} speaker is "
+                 "unknown")  # fmt: skip
     if run is not None and run.untimed:
-        ctx.warn(source.name, f"{run.untimed} service messages before any date; their time "
-                 "is unknown")  # fmt: skip
+        n = run.untimed
+        ctx.warn(source.name, f"{counted(n, 'service message')} before any date; "
+                 f"{plural(n, 'its time is', 'their time is')} unknown")  # fmt: skip
 
 
 DESCRIPTION = "Telegram Desktop HTML export (messages.html, messages2.html...)"

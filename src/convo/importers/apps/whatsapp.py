@@ -66,6 +66,7 @@ from typing import Any
 from convo.core.encoding import LineDecoder
 from convo.core.errors import InputError
 from convo.core.io import Source, decode_text, strip_bom
+from convo.core.plural import counted, plural
 from convo.core.record import ConversationMessage
 from convo.importers.apps.common import SYSTEM_TAG, mentioned_or_other, numbered_lines
 from convo.importers.apps.whatsapp_header import MARKS, DateOrder, damaged, header, rest, when
@@ -399,7 +400,10 @@ def read_zip(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage
         tmp.unlink(missing_ok=True)
     unused = len(media.sizes) - len(media.used)
     if unused:
-        ctx.warn(source.name, f"{unused} file(s) in the zip are not named by any message")
+        ctx.warn(
+            source.name,
+            f"{counted(unused, 'file')} in the zip {plural(unused, 'is', 'are')} not named by any message",
+        )
 
 
 TXT_DESCRIPTION = "WhatsApp chat .txt export (iOS [date, time] or Android date, time - )"

@@ -6,6 +6,7 @@ import re
 
 from convo.core.errors import StrictAbort
 from convo.core.io import Source, strip_bom
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext
 from convo.importers.email.body import Body
@@ -147,7 +148,10 @@ def _parse_stdlib(
         ctx.warn(where, "white space before the first header line ignored")
     data, mended = _mend_folds(data)
     if mended:
-        ctx.warn(where, f"{mended} header line(s) folded without leading space read as continued")
+        ctx.warn(
+            where,
+            f"{counted(mended, 'header line')} folded without leading space read as continued",
+        )
     msg = parse_message(data)
     if not msg.keys() and b"\n" in data:
         # A garbled first line hides the header block behind it: skip it and retry.

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
 from convo.core.io import Source
+from convo.core.plural import counted, plural
 from convo.core.record import ConversationMessage
 from convo.importers.archives import (
     STREAMED_CAP,
@@ -55,7 +56,7 @@ def zipped_mailboxes(
         members = safe_members(zf, source.name, ctx, HINT, STREAMED_CAP)  # streamed
         others = sorted(n for n in members if not is_mailbox(n))
         if others:
-            ctx.warn(source.name, f"{len(others)} zip member(s) not mailboxes, not read "
+            ctx.warn(source.name, f"{counted(len(others), 'zip member')} not {plural(len(others), 'a mailbox', 'mailboxes')}, not read "
                      f"({', '.join(others[:3])}{', ...' if len(others) > 3 else ''})")  # fmt: skip
         for name, info in members.items():
             if is_mailbox(name):

@@ -39,6 +39,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from convo.core.io import Source, load_json
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.build import message
@@ -199,7 +200,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         seen.add(uri)
         yield _post(view, ctx.loc(f"post-{k}"), authors, names)
     if hidden:
-        ctx.warn(source.name, f"{hidden} post(s) the answer does not show (not found, blocked)")
+        ctx.warn(
+            source.name, f"{counted(hidden, 'post')} the answer does not show (not found, blocked)"
+        )
 
 
 def _name(author: dict[str, Any]) -> str:

@@ -12,6 +12,7 @@ import orjson
 from convo.core.errors import RecordError
 from convo.core.io import Source, load_json, strip_bom
 from convo.core.jsonl import iter_lines, parse_line
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts, iso_ts
 from convo.importers import build
@@ -121,11 +122,13 @@ class Tally:
         name = self.ctx.source.name
         if self.deleted:
             self.ctx.warn(
-                name, f"{self.deleted} post(s) by deleted or unknown authors (speaker null)"
+                name,
+                f"{counted(self.deleted, 'post')} by deleted or unknown authors (speaker null)",
             )
         if self.no_time:
             self.ctx.warn(
-                name, f"{self.no_time} post(s) without a readable time (timestamp left unknown)"
+                name,
+                f"{counted(self.no_time, 'post')} without a readable time (timestamp left unknown)",
             )
 
 

@@ -38,6 +38,7 @@ from typing import Any
 
 from convo.core.errors import InputError, RecordError
 from convo.core.io import Source, load_json
+from convo.core.plural import counted, plural
 from convo.core.record import ConversationMessage
 from convo.core.text.html import html_to_text
 from convo.importers.build import scoped_id, source_scope
@@ -188,7 +189,8 @@ def _posts(doc: dict, source: Source, ctx: ImportContext) -> Iterator[Conversati
     if isinstance(listed, list) and len(listed) > len(posts):
         ctx.warn(
             source.name,
-            f"{len(listed) - len(posts)} post(s) of the topic's stream are not in this file "
+            f"{counted(len(listed) - len(posts), 'post')} of the topic's stream "
+            f"{plural(len(listed) - len(posts), 'is', 'are')} not in this file "
             "(fetch them with /t/ID/posts.json?post_ids[]=...)",
         )
 
@@ -230,7 +232,10 @@ def _post_list(
         unresolved += missing
         yield _heard(msg, post, authors)
     if unresolved:
-        ctx.warn(source.name, f"{unresolved} reply target(s) not in this file (replyTo left out)")
+        ctx.warn(
+            source.name,
+            f"{counted(unresolved, 'reply target')} not in this file (replyTo left out)",
+        )
     tally.finish()
 
 
@@ -360,7 +365,8 @@ def _listing(doc: dict, source: Source, ctx: ImportContext) -> Iterator[Conversa
     if topics:
         ctx.warn(
             source.name,
-            f"topic listing: {len(topics)} topic(s) imported as one message each "
+            f"topic listing: {counted(len(topics), 'topic')} imported as "
+            f"{plural(len(topics), 'one message', 'one message each')} "
             "(title only; fetch /t/ID.json for the posts)",
         )
     tally.finish()

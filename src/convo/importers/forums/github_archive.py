@@ -26,6 +26,7 @@ from collections import Counter
 from typing import Any
 from urllib.parse import unquote
 
+from convo.core.plural import counted, plural
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext
 from convo.importers.forums.common import Tally, as_str, body_text, message, record_error
@@ -118,4 +119,4 @@ def _reply(
 
 def archive_note(skipped: Counter[str]) -> str:
     kinds = ", ".join(f"{k} {n}" for k, n in skipped.most_common())
-    return f"{sum(skipped.values())} migration-archive object(s) that are no message left out ({kinds})"
+    return f"{counted(sum(skipped.values()), 'migration-archive object')} that {plural(sum(skipped.values()), 'is', 'are')} no message left out ({kinds})"

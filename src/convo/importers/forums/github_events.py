@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from convo.core.plural import counted, plural
 from convo.importers.forums.common import as_str
 
 # An activity event's type -> the payload key of the message it carries.
@@ -71,7 +72,8 @@ def activity_message(record: dict[str, Any], skipped: Counter[str]) -> dict[str,
 
 def skipped_note(skipped: Counter[str]) -> str:
     kinds = ", ".join(f"{k} {n}" for k, n in skipped.most_common())
-    return f"{sum(skipped.values())} activity event(s) that hold no new message left out ({kinds})"
+    n = sum(skipped.values())
+    return f"{counted(n, 'activity event')} that {plural(n, 'holds', 'hold')} no new message left out ({kinds})"
 
 
 def is_issue_event(record: dict[str, Any]) -> bool:

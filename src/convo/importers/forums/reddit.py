@@ -44,6 +44,7 @@ from typing import Any
 
 from convo.core.errors import InputError, RecordError
 from convo.core.io import Source
+from convo.core.plural import counted, plural
 from convo.core.record import ConversationMessage
 from convo.core.spillmap import SpillMap
 from convo.core.text.html import html_to_text
@@ -257,10 +258,11 @@ class _Reader:
                 "(fetch that comment's own .json)",
             )
             return
+        missing = count if count is not None else listed
         self.ctx.warn(
             where,
-            f"'more' stub not expanded: {count if count is not None else listed} comment(s) "
-            f"({listed} id(s) listed) are not in this file",
+            f"'more' stub not expanded: {counted(missing, 'comment')} "
+            f"({counted(listed, 'id')} listed) {plural(missing, 'is', 'are')} not in this file",
         )
 
     def tree(self, value: Any, where: str) -> Iterator[ConversationMessage]:

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.core.spillmap import SpillMap
 from convo.core.text.html import html_to_text
@@ -149,7 +150,8 @@ class _Names:
             where = str(self.path) if self.path else "no Users.xml beside the file"
             self.ctx.warn(
                 self.ctx.source.name,
-                f"the author of {self.unresolved} post(s) not resolved ({where}); shown as user<ID>",
+                f"the author of {counted(self.unresolved, 'post')} not resolved ({where}); "
+                "shown as user<ID>",
             )
 
 
@@ -211,7 +213,7 @@ def _posts(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             accepted.set(attrs["AcceptedAnswerId"], 1)
         yield _post_message(attrs, accepted, names, tally, ctx, sid)
     for kind, count in skipped.items():
-        ctx.warn(source.name, f"{count} post(s) of PostTypeId {kind} skipped (not Q&A)")
+        ctx.warn(source.name, f"{counted(count, 'post')} of PostTypeId {kind} skipped (not Q&A)")
     names.finish()
     tally.finish()
 
@@ -254,7 +256,8 @@ def _comments(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
     if orphans:
         ctx.warn(
             source.name,
-            f"{orphans} comment(s) on posts missing from {posts}: replyTo left out (extra.post_id)",
+            f"{counted(orphans, 'comment')} on posts missing from {posts}: replyTo left out "
+            "(extra.post_id)",
         )
     names.finish()
     tally.finish()
@@ -292,7 +295,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         count = sum(1 for _ in _rows(source))
         ctx.warn(
             source.name,
-            f"Users.xml ({count} users) holds no messages; it names the authors of "
+            f"Users.xml ({counted(count, 'user')}) holds no messages; it names the authors of "
             "Posts.xml and Comments.xml beside it",
         )
     elif root in _SE_TABLES:

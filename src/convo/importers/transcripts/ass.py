@@ -46,6 +46,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext
 from convo.importers.registry import Format
@@ -170,8 +171,8 @@ def read_ass(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage
     if ev.skipped:
         ctx.warn(source.name, f"{ev.skipped} Comment (or other non-Dialogue) events skipped")
     if ev.empty:
-        ctx.warn(source.name, f"{ev.empty} Dialogue events without text (drawings, empty "
-                 "signs) skipped")  # fmt: skip
+        ctx.warn(source.name, f"{counted(ev.empty, 'Dialogue event')} without text (drawings, "
+                 "empty signs) skipped")  # fmt: skip
 
 
 DESCRIPTION = "Advanced SubStation Alpha / SSA subtitles (Aegisub .ass, .ssa)"

@@ -56,6 +56,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.importers.archives import ZIP_MAGIC
 from convo.importers.context import ImportContext
@@ -271,10 +272,10 @@ def read_meet(source: Source, ctx: ImportContext) -> Iterator[ConversationMessag
         for n, raw in text_lines(source, ctx.text_decoder()):
             yield from reader.line(ctx.loc(n), raw)
     if reader.empty:
-        ctx.warn(source.name, f"{reader.empty} speaker line(s) without text skipped")
+        ctx.warn(source.name, f"{counted(reader.empty, 'speaker line')} without text skipped")
     if reader.notes_left:
         ctx.warn(source.name, f"Gemini's notes past {NOTES_LIMIT} characters not kept "
-                 f"({reader.notes_left} line(s))")  # fmt: skip
+                 f"({counted(reader.notes_left, 'line')})")  # fmt: skip
     if not reader.turns.count:
         ctx.warn(source.name, "no transcript lines; nothing imported")
 

@@ -221,6 +221,6 @@ class SpokenReader:
             yield msg
         ctx = self.ctx
         if self.empty:
-            ctx.warn(self.source.name, f"skipped {self.empty} {what} without text")
+            ctx.warn(self.source.name, f"skipped {what} without text: {self.empty}")
         if not self.merger.count and not ctx.rejected:
             ctx.warn(self.source.name, f"no {what} with text; nothing imported")

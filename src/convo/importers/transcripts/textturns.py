@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_plus, format_timestamp_utc
 from convo.importers.build import ContentIds, message
@@ -243,7 +244,7 @@ class _Outside:
         if self.count:
             self.ctx.warn(
                 self.ctx.loc(self.first),
-                f"{self.count} line(s) of the document outside the {self.what} speaker "
+                f"{counted(self.count, 'line')} of the document outside the {self.what} speaker "
                 "turns (its title, notes, headings) not read as messages",
             )
 

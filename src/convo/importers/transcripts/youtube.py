@@ -37,6 +37,7 @@ from dataclasses import dataclass, replace
 
 from convo.core.errors import InputError
 from convo.core.io import Source
+from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.importers.context import ImportContext
 from convo.importers.jsoninput import StreamedDoc, as_dict, as_list, as_str
@@ -171,7 +172,7 @@ def read_youtube(source: Source, ctx: ImportContext) -> Iterator[ConversationMes
         items = _xml_cues(source, count)
     yield from read_segmented(source, ctx, "youtube", items)
     if count.empty:
-        ctx.warn(source.name, f"{count.empty} caption events without text skipped")
+        ctx.warn(source.name, f"{counted(count.empty, 'caption event')} without text skipped")
 
 
 DESCRIPTION = "YouTube timedtext captions: json3, srv3, srv1 (yt-dlp --sub-format)"

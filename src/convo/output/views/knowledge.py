@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from convo.core.plural import counted
 from convo.core.text.terminal import one_line
 from convo.output.views.common import fit, speaker_style
 
@@ -42,7 +43,10 @@ def parts(data: dict[str, Any]) -> list[Any]:
     """The renderables of the aggregate ``data`` (``Aggregate.to_dict``), in order."""
     per_speaker = {s["speaker"]: s["topics"] for s in data["speaker_topics"]}
     speakers = data.get("speaker_count", len(data["speakers"]))  # all, not the --top cut
-    head = f"{data['messages']:,} messages, {speakers:,} speakers"
+    head = (
+        f"{counted(data['messages'], 'message', grouped=True)}, "
+        f"{counted(speakers, 'speaker', grouped=True)}"
+    )
     if data.get("approximate"):
         head += " (the largest tables keep their top keys: counts approximate)"
     out: list[Any] = [_cell(head, "bold")]

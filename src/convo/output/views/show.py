@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from convo.core import fields
+from convo.core.plural import counted
 from convo.core.text.terminal import one_line, printable
 from convo.core.timestamps import offset_text
 from convo.output.views.common import (
@@ -121,7 +122,7 @@ def conversation_label(records: list[dict[str, Any]]) -> str:
     subjects = (fields.string(r, "subject") for r in records)
     name = next((s for s in subjects if s), None) or fields.conversation(records[0])
     n = len(records)
-    count = f"{n:,} message" + ("s" if n != 1 else "")
+    count = counted(n, "message", grouped=True)
     return f"{one_line(name) or '(no source)'} · {count}"
 
 

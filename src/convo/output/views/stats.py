@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from convo.analysis.stats import Stats, rows
+from convo.core.plural import counted
 from convo.core.text.terminal import one_line
 from convo.output.views.common import display_time, fit, speaker_style
 from convo.output.writers import WriteOptions
@@ -30,8 +31,8 @@ def render(stats: Stats, console, options: WriteOptions, top: int | None = None)
         return when(ts)[:10] if console.width < NARROW else when(ts)
 
     head = Text()
-    head.append(f"{t.messages:,} messages", style="bold")
-    head.append(f", {t.words:,} words")
+    head.append(counted(t.messages, "message", grouped=True), style="bold")
+    head.append(f", {counted(t.words, 'word', grouped=True)}")
     if t.first:
         head.append(f", {when(t.first)} to {when(t.last)}")
     if stats.undated:
