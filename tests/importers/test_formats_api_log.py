@@ -82,3 +82,31 @@ def test_responses_api_calls():
     assert recs[3]["thread"] == recs[0]["thread"] != recs[5]["thread"]  # previous_response_id
     assert recs[4]["extra"]["thinking"] == [{"id": "rs_1", "summary": ["Simple geography."]}]
     assert recs[7]["replyTo"] == "openai:fc_1" and recs[2]["timestamp"] == "2025-06-01T09:00:01Z"
+
+
+def test_every_choice_is_read_and_the_one_gone_on_with_not_twice(tmp_path):
+    """A call asking ``n`` = 2: both choices are the assistant's (the second at
+    ``#response.choice-1``, id ``<id>:1``); the next call sends the second back, which
+    is not read again; a choice without a message beside them is rejected."""
+    import orjson
+
+    first, second = (FIXTURES / "api_log" / "chat_calls.jsonl").read_text().splitlines()
+    call = orjson.loads(first)
+    choice = call["response"]["choices"][0]
+    other = {**choice, "message": {**choice["message"], "content": "Zebrafinch scattering."}}
+    call["response"]["choices"] = [other, {**choice, "index": 1}, {"index": 2}]
+    path = tmp_path / "calls.jsonl"
+    path.write_text(orjson.dumps(call).decode() + "\n" + second + "\n")
+    recs, rejects, warnings = run(api_log.read, path)
+    got = [(r["source_id"].split("#", 1)[1], r["textChunks"][0]) for r in recs]
+    assert got == [
+        ("msg-1", "Be brief."),
+        ("msg-2", "Why is the sky blue?"),
+        ("response", "Zebrafinch scattering."),
+        ("response.choice-1", "Rayleigh scattering."),
+        ("msg-4", "And sunsets red?"),
+        ("response", "The light travels a longer path, so blue scatters out."),
+    ]
+    assert recs[3]["id"] == recs[2]["id"] + ":1"
+    assert [r.where for r in rejects] == ["calls.jsonl:1#response.choice-2"]
+    assert not warnings

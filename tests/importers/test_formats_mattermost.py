@@ -14,6 +14,7 @@ from convo.importers.apps import mattermost
 from convo.importers.registry import registry
 
 EXPORT = FIXTURES / "mattermost" / "integrations.jsonl"
+ROOT = FIXTURES.parents[2]
 
 
 def test_integration_cards_pins_and_replies_of_an_empty_post():
@@ -32,3 +33,20 @@ def test_integration_cards_pins_and_replies_of_an_empty_post():
     assert recs[3]["extra"]["type"] == "slack_attachment"
     assert recs[3]["extra"]["cards"][0]["title"] == "Build 12"
     assert warnings == ["integrations.jsonl:7: empty post skipped (1 replies to it kept)"]
+
+
+def test_a_user_defined_after_the_posts_naming_them_is_said(tmp_path):
+    """Mattermost writes its users before the posts; a file that names a user only after
+    their posts keeps the username on those posts and says so (the name is not dropped
+    unsaid)."""
+    lines = (ROOT / "sample_data" / "chat" / "mattermost.jsonl").read_text().splitlines()
+    bob = next(i for i, x in enumerate(lines) if '"username":"bob"' in x)
+    moved = [x for i, x in enumerate(lines) if i != bob] + [lines[bob]]
+    path = tmp_path / "export.jsonl"
+    path.write_text("\n".join(moved) + "\n")
+    recs, _, warnings = run(mattermost.read, path)
+    assert "bob" in {r["metadata"]["speaker"] for r in recs}
+    assert warnings == [
+        "export.jsonl: 1 user defined after posts naming it: those posts keep the username "
+        "(Mattermost writes its users first)"
+    ]

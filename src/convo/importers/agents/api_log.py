@@ -8,7 +8,9 @@ Decisions:
 - The answer says the API: a ``chat.completion`` (``choices``) is OpenAI's, a
   ``message`` with content blocks Anthropic's; the request's messages are read as that
   API's (records labelled ``openai`` / ``anthropic``, as the messages themselves would
-  be), the answer as the assistant's (the first choice). A Responses API answer
+  be), the answer as the assistant's: every choice of it (``n`` > 1), the first at
+  ``#response``, the others at ``#response.choice-K`` with ids ``<id>:K``; the next call
+  sending back any of them goes on from it without reading it again. A Responses API answer
   (``"object": "response"``) has its request's ``input`` and ``instructions`` and its
   ``output`` items read by ``openai_responses`` (records labelled
   ``openai-responses``); a call naming its ``previous_response_id`` goes on that
@@ -140,6 +142,8 @@ class _Conversations:
         self.threads: dict[str, Thread] = {}
         self.items_reader = ItemReader(ctx)
         self.responses_by_id: dict[str, str] = {}  # a Responses answer's id → its thread
+        # per conversation: where the last call's choices stand and their digests
+        self.choices: dict[str, tuple[int, set[bytes]]] = {}
 
     def key(self, request: dict[str, Any]) -> str:
         msgs = as_list(request.get("messages"))
@@ -160,6 +164,10 @@ class _Conversations:
             msgs = [{"role": "system", "content": request["system"]}, *msgs]
         digests = [_digest(m) for m in msgs]
         known = self.seen.get(key, [])
+        at, chosen = self.choices.get(key, (-1, set()))
+        if 0 <= at < min(len(known), len(digests)) and digests[at] in chosen:
+            # the conversation went on with another of the last call's choices: read already
+            known = [*known[:at], digests[at], *known[at + 1 :]]
         start = _common(known, digests)
         line_time = _time(value.get("timestamp"))
         answer_time = _time(response.get("created")) or line_time
@@ -167,18 +175,23 @@ class _Conversations:
             yield from self._one(
                 msgs[k], fmt, thread, f"{where}#msg-{k + 1}", line_time or answer_time
             )
-        answer = self._answer(response, fmt)
+        answers = self._answers(response, fmt, where)
         self.seen[key] = digests
-        if answer is None:
+        if not answers:
             self.ctx.warn(
                 where, "the call's answer holds no message (a failed call?): its request read"
             )
             return
-        self.seen[key] = [*digests, _digest(answer)]
+        # the history goes on with one of the choices: whichever the next call sends back
+        self.seen[key] = [*digests, _digest(answers[0][1])]
+        self.choices[key] = (len(digests), {_digest(a) for _, a in answers})
         extra = {k: response.get(k) for k in ("model", "usage", "id") if response.get(k)}
-        yield from self._one(
-            answer, fmt, thread, f"{where}#response", answer_time, response.get("id"), extra
-        )
+        own = response.get("id")
+        for k, (place, answer) in enumerate(answers):
+            own_k = own if k == 0 or not isinstance(own, str) else f"{own}:{k}"
+            yield from self._one(
+                answer, fmt, thread, place.format(where), answer_time, own_k, extra
+            )
 
     def responses_call(
         self, request: dict[str, Any], response: dict[str, Any], value: dict[str, Any], where: str
@@ -212,12 +225,30 @@ class _Conversations:
         if isinstance(response.get("id"), str):
             self.responses_by_id[response["id"]] = key
 
-    def _answer(self, response: dict[str, Any], fmt: str) -> dict[str, Any] | None:
+    def _answers(
+        self, response: dict[str, Any], fmt: str, where: str
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """The answer's messages and their places (a place holds ``{}`` for the line's):
+        Anthropic's one message; every OpenAI choice (``n`` > 1 asks for several), as
+        ``openai-completion`` reads them, the first at ``#response``, the others at
+        ``#response.choice-K``; a choice beside them holding no message is rejected with
+        its place (none holding one: the caller warns)."""
         if fmt == "anthropic":
-            return {"role": "assistant", "content": response["content"]}
-        choice = as_dict(next(iter(as_list(response.get("choices"))), None))
-        msg = choice.get("message")
-        return msg if isinstance(msg, dict) else None
+            return [("{}#response", {"role": "assistant", "content": response["content"]})]
+        choices = as_list(response.get("choices"))
+        places = [
+            "{}#response" if k == 0 else f"{{}}#response.choice-{k}" for k in range(len(choices))
+        ]
+        out = [
+            (p, m)
+            for p, c in zip(places, choices, strict=True)
+            if isinstance(m := as_dict(c).get("message"), dict)
+        ]
+        if out:
+            for place, choice in zip(places, choices, strict=True):
+                if not isinstance(as_dict(choice).get("message"), dict):
+                    self.ctx.reject(place.format(where), "not a choice with a message", choice)
+        return out
 
     def _one(
         self,

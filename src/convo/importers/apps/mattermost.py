@@ -34,6 +34,7 @@ from typing import Any
 from convo.core.errors import RecordError
 from convo.core.io import Source, strip_bom
 from convo.core.jsonl import iter_lines, parse_line
+from convo.core.plural import counted, plural
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import epoch_ts
 from convo.importers.apps.common import SYSTEM_TAG
@@ -62,6 +63,8 @@ def sniff(source: Source) -> int:
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     users: dict[str, str] = {}
     channels: dict[str, str] = {}
+    early: set[str] = set()  # usernames posts named before their user line
+    late = 0  # user lines after posts that named them (those posts keep the username)
     with source.open() as stream:
         for line in iter_lines(stream):
             where = ctx.loc(line.number)
@@ -76,9 +79,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
                 name = " ".join(
                     x for x in (as_str(body.get("first_name")), as_str(body.get("last_name"))) if x
                 )
-                users[as_str(body.get("username"))] = (
-                    name or as_str(body.get("nickname")) or as_str(body.get("username"))
-                )
+                username = as_str(body.get("username"))
+                users[username] = name or as_str(body.get("nickname")) or username
+                late += username in early
             elif kind == "channel":
                 channels[as_str(body.get("name"))] = as_str(body.get("display_name")) or as_str(
                     body.get("name")
@@ -89,7 +92,16 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
                 ):
                     ctx.reject(where, f"{kind} without user or create_at", line.raw)
                     continue
+                named = [
+                    body.get("user"),
+                    *(as_dict(r).get("user") for r in as_list(body.get("replies"))),
+                ]
+                early.update(u for u in map(as_str, named) if u and u not in users)
                 yield from _post(kind, body, users, channels, where, ctx)
+    if late:
+        ctx.warn(source.name, f"{counted(late, 'user')} defined after posts naming "
+                 f"{plural(late, 'it', 'them')}: those posts keep the username (Mattermost "
+                 "writes its users first)")  # fmt: skip
 
 
 def _post(
