@@ -83,7 +83,7 @@ SAMPLES = {
     "ollama": "tests/fixtures/formats/ollama/chat-stream.jsonl",
     "crewai": "tests/fixtures/formats/crewai/crew_log.json",
     "cursor-md": "tests/fixtures/formats/cursor_md/cursor_fixing_the_kettle_cutoff.md",
-    "openai-agents-session": "tests/fixtures/formats/agents_session/conversation_history.db",
+    "openai-agents": "tests/fixtures/formats/agents_session/conversation_history.db",
     "smolagents": "tests/fixtures/formats/smolagents/memory_steps.json",
     "mem0": "tests/fixtures/formats/mem0/memories.json",
     "amazon-q": "tests/fixtures/formats/amazon_q/kettle-chat.json",

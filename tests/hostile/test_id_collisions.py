@@ -35,7 +35,7 @@ def test_two_messages_of_one_file_under_one_hash_id(runner, tmp_path):
     assert r.exit_code == 0, r.output
     ids = _ids(r.stdout)
     assert ids[0] == ids[2] == HASH and ids[1] != HASH and ids[1].startswith("h:")
-    assert "1 message(s) repeat the id of another message" in r.stderr
+    assert "1 message repeats the id of another message" in r.stderr
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])

@@ -662,9 +662,7 @@ CASES += [
     Case("api-log", FORMATS + "api_log/chat_calls.jsonl", rename=True, subs=(ID,)),
     Case("msg", FORMATS + "msg/quarterly.msg", make=_msg),
     Case("imessage-db", FORMATS + "imessage/chat.db", make=_chat_db),
-    Case(
-        "openai-agents-session", FORMATS + "agents_session/conversation_history.db", make=_agents_db
-    ),
+    Case("openai-agents", FORMATS + "agents_session/conversation_history.db", make=_agents_db),
     Case("llm-logsdb", FORMATS + "llm_logsdb/logs-0.36.db", make=_llm_db),
     Case("llm-logsdb", FORMATS + "llm_logsdb/logs-0.13.db", make=_llm_db),
     Case("cursor", FORMATS + "cursor/globalStorage/state.vscdb", make=_cursor),

@@ -15,7 +15,7 @@ PATH = FIXTURES / "agents_session" / "conversation_history.db"
 
 
 def test_session_database():
-    assert registry.detect(Source(PATH)).name == "openai-agents-session"
+    assert registry.detect(Source(PATH)).name == "openai-agents"
     recs, rejects, _ = run(agents_session.read, PATH)
     assert [r.where for r in rejects] == ["conversation_history.db#agent_messages-6"]
     assert [(r["metadata"]["speaker"], r["timestamp"], r["textChunks"]) for r in recs] == [

@@ -101,4 +101,4 @@ def test_quote_source_and_system_error():
 def test_empty_context_and_hidden_system_are_counted():
     recs, _, warnings = run(chatgpt.read, EXPORT)
     assert len(recs) == 8
-    assert len(warnings) == 1 and "skipped 2 empty or hidden messages" in warnings[0]
+    assert len(warnings) == 1 and "skipped empty or hidden messages: 2" in warnings[0]

@@ -19,7 +19,7 @@ def test_posts_speakers_replies_and_quotes():
     assert registry.detect(Source(PATH)).name == "discourse-raw"
     recs, rejects, warnings = run(discourse_raw.read_discourse_raw, PATH)
     assert not rejects
-    assert warnings == ["839.md: 1 post(s) by deleted or unknown authors (speaker null)"]
+    assert warnings == ["839.md: 1 post by deleted or unknown authors (speaker null)"]
     first = recs[0]["id"]
     got = [(r["metadata"]["speaker"], r["metadata"]["listeners"], r.get("replyTo")) for r in recs]
     assert got == [

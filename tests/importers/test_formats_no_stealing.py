@@ -116,7 +116,7 @@ BY_FOLDER = {
     "ollama": "ollama",
     "crewai": "crewai",
     "cursor_md": "cursor-md",
-    "agents_session": "openai-agents-session",
+    "agents_session": "openai-agents",
     "smolagents": "smolagents",
     "mem0": "mem0",
     "amazon_q": "amazon-q",

@@ -78,4 +78,4 @@ def test_a_title_block_above_the_turns_is_counted_not_rejected(runner, tmp_path)
     recs = records(result.stdout)
     assert result.exit_code == 0, result.output
     assert [r["metadata"]["speaker"] for r in recs] == ["Sarah", "Mike"]
-    assert "3 line(s) of the document outside the transcript speaker turns" in result.stderr
+    assert "3 lines of the document outside the transcript speaker turns" in result.stderr

@@ -37,7 +37,9 @@ def test_messages_csv():
     assert recs[2]["subject"] == "Garden"
     assert recs[2]["extra"]["quote"] == "Hi Bob, seeds arrived?"
     assert recs[1]["extra"]["read"] == "2020-01-01 12:03:00"
-    assert len(warnings) == 1 and "skipped 1 empty" in warnings[0]  # the row of nothing
+    assert (
+        len(warnings) == 1 and "skipped empty messages (no text, no media): 1" in warnings[0]
+    )  # the row of nothing
 
 
 def test_whatsapp_csv_with_semicolons_in_tz():

@@ -61,10 +61,10 @@ def test_messages_replies_and_exporter_parts():
     assert recs[6]["extra"]["deleted"] is True
     assert recs[6]["timestamp"] == "2022-07-18T10:01:00Z"
     assert warnings == [
-        f"{PAGE.name}: 1 threaded replies printed twice (under the message they answer and "
+        f"{PAGE.name}: 1 threaded reply printed twice (under the message they answer and "
         "in place); read once",
-        f"{PAGE.name}: skipped 1 'Unable to format announcement!' notes (nothing else "
-        f"written) (at {PAGE.name}:138)",
+        f"{PAGE.name}: skipped 'Unable to format announcement!' notes (nothing else "
+        f"written): 1 (at {PAGE.name}:138)",
     ]
 
 

@@ -494,4 +494,4 @@ def test_a_hash_id_repeated_in_a_later_range_gets_the_content_hash(tmp_path: Pat
     out, _, warnings, _ = _same([path])
     ids = [orjson.loads(x)["id"] for x in out.splitlines()]
     assert ids[3] == dup and ids[390] != dup and len(set(ids)) == 400
-    assert "1 message(s) repeat the id of another message" in warnings[-1]
+    assert "1 message repeats the id of another message" in warnings[-1]

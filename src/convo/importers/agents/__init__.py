@@ -48,7 +48,7 @@ def register(registry: Registry) -> None:
         ("mem0", "mem0", both, json_with('"memory"', '"memory_id"')),
         ("goose", "goose", ("*.jsonl", "sessions.db", "*.db"), json_with('"created"', opens="{"), sqlite),
         ("llm_logs", "llm-logs", ("*.json",), json_with('"datetime_utc"', opens="[")),
-        ("agents_session", "openai-agents-session", ("*.db", "*.sqlite", "*.sqlite3"), sqlite),
+        ("agents_session", "openai-agents", ("*.db", "*.sqlite", "*.sqlite3"), sqlite),
         ("llm_logsdb", "llm-logsdb", ("logs.db", "*.db"), sqlite),
         ("aistudio", "aistudio", ("*.json",), json_with('"chunkedPrompt"', opens="{")),
         ("swe_agent", "swe-agent", ("*.traj", "*.traj.json", "*.json"), json_with('"history"', '"trajectory"', '"attempts"', '"mini_version"', "minisweagent.", opens="{")),

@@ -1,4 +1,4 @@
-"""The OpenAI Agents SDK's sessions in SQLite (``openai-agents-session``):
+"""The OpenAI Agents SDK's sessions in SQLite (``openai-agents``):
 ``SQLiteSession(session_id, db_path)``'s database.
 
 Shape (openai/openai-agents-python ``src/agents/memory/sqlite_session.py``): a table of
@@ -31,7 +31,7 @@ from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
 from convo.importers.registry import Format
 
-NAME = "openai-agents-session"
+NAME = "openai-agents"
 _COLUMNS = frozenset({"session_id", "message_data", "created_at"})
 
 

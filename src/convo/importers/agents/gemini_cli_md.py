@@ -136,7 +136,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
         ctx.warn(source.name, "a shared chat carries no times: messages get the epoch sentinel")
 
 
-DESCRIPTION = "Gemini CLI's shared chats (/chat share file.md: ## USER 🧑‍💻 / ## MODEL ✨)"
+DESCRIPTION = "Gemini CLI's shared chats (/chat share file.md: ## USER and ## MODEL headings)"
 EXAMPLE = "## USER 🧑\u200d💻\n\nwhy does boil() never return?\n\n---\n\n## MODEL ✨\n\nThe loop never heats."
 FIELDS = Fields(
     speaker="`user` (`## USER`), `gemini` (`## MODEL`); a message of tool responses: `tool`",

@@ -243,7 +243,9 @@ class _Reader:
             values = JsonArray(f, where=name).values()
             if n and all_conversations:
                 for c, conv in enumerate(values, 1):
-                    yield from self._conversation(conv, f"conv-{c}.", None, f"{name}#conv-{c}")
+                    yield from self._conversation(
+                        conv, f"conv-{c}.", None, self.ctx.thread_of(self.ctx.loc(f"conv-{c}"))
+                    )
             else:
                 for k, item in enumerate(values, 1):
                     msg = self._one(item, thread, f"msg-{k}")
