@@ -21,7 +21,7 @@ from conftest import assert_golden
 from convo.core.io import Source
 from convo.importers.agents import copilot_cli
 from convo.importers.registry import registry
-from convo.pipeline.ingest import clash_warning
+from convo.pipeline.notes import clash_warning
 
 DIR = FIXTURES / "copilot_cli" / "session-state"
 SID = "51854430-83f7-4543-a9bf-ec76ead71f59"

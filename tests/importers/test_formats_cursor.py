@@ -30,7 +30,7 @@ from convo.core.io import Source
 from convo.importers.agents import cursor
 from convo.importers.context import ImportContext, ImportOptions
 from convo.importers.registry import registry
-from convo.pipeline.ingest import clash_warning
+from convo.pipeline.notes import clash_warning
 
 DIR = FIXTURES / "cursor"
 GLOBAL = DIR / "globalStorage" / "state.vscdb"

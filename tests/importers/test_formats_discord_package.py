@@ -25,7 +25,7 @@ from conftest import assert_golden
 from convo.core.io import Source
 from convo.importers.apps import discord_package
 from convo.importers.registry import registry
-from convo.pipeline.ingest import clash_warning
+from convo.pipeline.notes import clash_warning
 
 ROOT = FIXTURES / "discord_package"
 NEW = ROOT / "package" / "messages"

@@ -20,7 +20,7 @@ from conftest import assert_golden
 from convo.core.io import Source
 from convo.importers.agents import goose
 from convo.importers.registry import registry
-from convo.pipeline.ingest import clash_warning
+from convo.pipeline.notes import clash_warning
 
 DIR = FIXTURES / "goose"
 SESSION = DIR / "20250301_101500.jsonl"

@@ -22,7 +22,7 @@ from conftest import assert_golden
 from convo.core.io import Source
 from convo.importers.apps import hangouts
 from convo.importers.registry import registry
-from convo.pipeline.ingest import clash_warning
+from convo.pipeline.notes import clash_warning
 
 NEW = FIXTURES / "hangouts" / "Hangouts.json"
 OLD = FIXTURES / "hangouts" / "Hangouts-2014.json"

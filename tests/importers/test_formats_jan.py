@@ -21,7 +21,7 @@ from conftest import assert_golden
 from convo.core.io import Source
 from convo.importers.apps import jan
 from convo.importers.registry import registry
-from convo.pipeline.ingest import clash_warning
+from convo.pipeline.notes import clash_warning
 
 DIR = FIXTURES / "jan" / "threads"
 NEW = DIR / "0f6c1b9e-2d4a-4c8e-9b1a-7e5d3c2b1a09" / "messages.jsonl"

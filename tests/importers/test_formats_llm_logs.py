@@ -19,7 +19,7 @@ from conftest import assert_golden
 from convo.core.io import Source
 from convo.importers.agents import llm_logs
 from convo.importers.registry import registry
-from convo.pipeline.ingest import clash_warning
+from convo.pipeline.notes import clash_warning
 
 DIR = FIXTURES / "llm_logs"
 LOGS = DIR / "logs.json"

@@ -24,7 +24,7 @@ from convo.core.io import Source
 from convo.importers.agents import openhands
 from convo.importers.context import ImportContext, ImportOptions
 from convo.importers.registry import registry
-from convo.pipeline.ingest import clash_warning
+from convo.pipeline.notes import clash_warning
 
 DIR = FIXTURES / "openhands"
 SID = "1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f"

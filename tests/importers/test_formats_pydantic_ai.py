@@ -23,7 +23,7 @@ from conftest import assert_golden
 from convo.core.io import Source
 from convo.importers.agents import pydantic_ai
 from convo.importers.registry import registry
-from convo.pipeline.ingest import clash_warning
+from convo.pipeline.notes import clash_warning
 
 DIR = FIXTURES / "pydantic_ai"
 HISTORY = DIR / "history.json"

@@ -5,26 +5,24 @@ The stream is read in blocks; compiled bytes regexes skip plain bytes and whole 
 current element's bytes (plus one block) are held; each element is parsed with orjson.
 
 Decisions:
-- ``path`` is a tuple of object keys leading to the array (``()``: the document is the
-  array). Elements are checked by orjson; bytes that are skipped (values off the path
-  below the top level) are only checked for balanced brackets and closed strings.
+- ``path`` is the object keys leading to the array (``()``: the document is the array).
+  Elements are checked by orjson; bytes skipped (values off the path below the top
+  level) are only checked for balanced brackets and closed strings.
 - Top-level members other than the path's first key (a later one too: never kept) are
-  parsed and kept in ``members`` (small in the formats this serves); ``skip`` names members
-  to pass over unkept. With duplicate keys the first non-empty array on the path wins.
+  kept in ``members`` (small in the formats this serves); ``skip`` names members to pass
+  over unkept. With duplicate keys the first non-empty array on the path wins.
 - Malformed JSON is an ``InputError`` located ``name:LINE`` (1-based), raised when it is
-  met: elements before it have already been yielded.
-- A leading UTF-8 BOM is ignored.
+  met: elements before it have already been yielded. A leading UTF-8 BOM is ignored.
 - ``values()`` (elements without their lines) parses a run of elements with one
   ``orjson.loads`` (``[`` + the run + ``]``): a run of objects ends at the last ``}`` in
   the buffer followed by ``, {``, other elements where a regex of shallow elements ends.
   A cut inside an element or a string cannot parse, so a run orjson reads is whole
   elements; a run it refuses is read again element by element, so errors are located as
-  ``__iter__`` locates them. On 200k small chat messages (28 MB) it took 0.30 s of CPU,
-  as much as ``orjson.loads`` of the whole file (0.28 s, 170 MB) and a third of one
-  call an element (0.9 s).
-- Skipped values step over whole containers up to ``jsonpatterns.SKIM_DEPTH`` levels in one regex
-  match (pairs of brackets checked), not one bracket at a time: a skim of those 28 MB
-  took 0.27 s of CPU instead of 0.45 s. A skipped array of objects goes faster still in
+  ``__iter__`` locates them. On 200k small chat messages (28 MB): 0.30 s of CPU, as much
+  as ``orjson.loads`` of the whole file (0.28 s, 170 MB), a third of a call an element.
+- Skipped values step over whole containers up to ``jsonpatterns.SKIM_DEPTH`` levels in
+  one regex match (brackets paired), not a bracket at a time: 0.27 s of CPU, not 0.45 s,
+  to skim those 28 MB. A skipped array of objects goes faster still in
   runs that orjson checks and drops (``_skip_array``: 0.09-0.11 s for those 28 MB).
 
 Why not ijson (yajl2_c, which installs from a wheel here): ``ijson.items`` took 0.29 s
@@ -200,17 +198,15 @@ class _Scanner:
 class JsonArray:
     """The array at ``path`` in a JSON document, one ``(element, line)`` at a time.
 
-    ``start()`` reads up to the array's opening bracket and returns the top-level
-    members seen so far; after iteration ``members`` holds all of them. ``found`` says
-    whether an array was at the path; ``root`` is the document's first byte
-    (``"{"``, ``"["``, ...), ``keys`` the top-level keys in order (skipped ones too) and
-    ``kinds`` the first byte of each top-level value off the path. ``span`` is the
-    byte range (start, end) in the stream of the element last yielded, to read it again.
-    ``values()`` gives the elements alone, faster (see the module docstring; no ``span``).
-    ``path=None`` reads the whole document for its top-level members only; with
-    ``keep=False`` no member is kept. ``embedded``: the document is the start of other
-    text (a script's ``var x = [...];``), which is not read after it. ``other``: what the path held, if not an array.
-    """
+    ``start()`` reads up to the array's opening bracket and returns the top-level members
+    seen so far; after iteration ``members`` holds all of them. ``found`` says whether an
+    array was at the path (``other``: the first byte of what was there instead); ``root``
+    is the document's first byte, ``keys`` the top-level keys in order (skipped ones too),
+    ``kinds`` the first byte of each top-level value off the path, ``span`` the byte range
+    in the stream of the element last yielded. ``values()`` gives the elements alone,
+    faster (the module docstring; no ``span``). ``path=None`` reads the top-level members
+    only; ``keep=False`` keeps none. ``embedded``: the document starts other text (a
+    script's ``var x = [...];``), not read after it."""
 
     skim_runs = True  # skipped arrays of objects checked in runs (``_skip_array``)
 

@@ -28,7 +28,6 @@ from convo.core.compression import StreamError
 from convo.core.errors import ConvoError, InputError, RecordError
 from convo.core.filetypes import COMPRESSED, CONVERSATION_SUFFIXES, is_mail_sidecar
 from convo.core.io import Source
-from convo.core.plural import counted, plural
 from convo.core.record import TYPED, ConversationMessage, check_message, content_id, take_typed
 from convo.core.stamps import RunIds, id_key, stamp
 from convo.core.timestamps import EPOCH_STR
@@ -42,6 +41,7 @@ from convo.importers.context import (
     iter_dir_entries,
 )
 from convo.importers.registry import Format, registry
+from convo.pipeline.notes import clash_warning, crossed_warning, nothing_found
 
 
 @dataclass
@@ -85,23 +85,6 @@ def unrecognised_file(
         stats.rejected += 1
     if on_reject:
         on_reject(unrecognised_rejection(name))
-
-
-def nothing_found(folder: str, entries: int) -> str:
-    """The warning of a folder named on the command line that gave no source to read: an
-    empty folder (hidden files are skipped), or one whose ``entries`` no format claims
-    (each reported above it). Nothing was rejected, so the exit code stays 0, as for an
-    empty file (docs/cli.md, "Errors and exit codes")."""
-    if not entries:
-        return (
-            f"{folder}: nothing to import: the folder holds no files (hidden ones are "
-            "skipped); check the path"
-        )
-    which = "its one file is in no" if entries == 1 else f"none of its {entries} files is in a"
-    return (
-        f"{folder}: nothing to import: {which} format convo reads (listed above); check "
-        "the path, or name the format with --from FORMAT (see `convo formats`)"
-    )
 
 
 def unrecognised_rejection(name: str) -> Rejection:
@@ -461,15 +444,6 @@ def _reads_ids(fmt: str) -> bool:
         return False
 
 
-def clash_warning(clashes: int) -> str:
-    """The warning of a source whose reader gave ``clashes`` messages an id another had."""
-    return (
-        f"{counted(clashes, 'message')} {plural(clashes, 'repeats', 'repeat')} the id of another "
-        f"message (other text, speaker or time): given {plural(clashes, 'its', 'their')} content "
-        "hash"
-    )
-
-
 def one_source(paths: Sequence[str | Path]) -> bool:
     """Whether ``paths`` are one source (a file or standard input): nothing to hold its
     ids against, so a run of one file pays nothing for ``RunIds`` (nor does one folder a
@@ -477,16 +451,6 @@ def one_source(paths: Sequence[str | Path]) -> bool:
     import os
 
     return len(paths) == 1 and not os.path.isdir(paths[0])
-
-
-def crossed_warning(crossed: int) -> str:
-    """The warning of a source that gave ``crossed`` messages an id an earlier source of
-    the run gave another message."""
-    return (
-        f"{counted(crossed, 'message')} {plural(crossed, 'gives', 'give')} an id an earlier input "
-        f"gave another message (of another time and text): given {plural(crossed, 'its', 'their')} "
-        "content hash"
-    )
 
 
 def fallback_source_id(source_name: str, n: int) -> str:

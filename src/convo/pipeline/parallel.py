@@ -39,12 +39,10 @@ from convo.pipeline.ingest import (
     NOT_RECOGNISED,
     Ingest,
     IngestStats,
-    clash_warning,
-    crossed_warning,
-    nothing_found,
     one_source,
     unrecognised_file,
 )
+from convo.pipeline.notes import clash_warning, crossed_warning, nothing_found
 from convo.pipeline.plan import EMPTY, Unit, plan_units
 from convo.pipeline.split import (
     Depends,

@@ -145,7 +145,7 @@ def run_unit(
     from convo.pipeline.parallel import UnitIngest
 
     if unit.kind == EMPTY:  # a warning, as a plain ingest gives it
-        from convo.pipeline.ingest import nothing_found
+        from convo.pipeline.notes import nothing_found
 
         yield ("w", {"source": unit.path, "warning": nothing_found(unit.path, int(unit.reason))})
         return

@@ -136,7 +136,7 @@ def warnings(rows: Any, sources: dict[int, str]) -> Any:
 
 def warning_rows(name: str, clashes: int, crossed: int) -> Iterator[dict[str, str]]:
     """A source's id warnings as ``convo ingest`` gives them, in its order."""
-    from convo.pipeline.ingest import clash_warning, crossed_warning
+    from convo.pipeline.notes import clash_warning, crossed_warning
 
     if clashes:
         yield {"source": name, "warning": f"{name}: {clash_warning(clashes)}"}

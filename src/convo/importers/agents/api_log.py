@@ -163,18 +163,25 @@ class _Conversations:
         if fmt == "anthropic" and request.get("system") not in (None, "", []):
             msgs = [{"role": "system", "content": request["system"]}, *msgs]
         digests = [_digest(m) for m in msgs]
-        known = self.seen.get(key, [])
-        at, chosen = self.choices.get(key, (-1, set()))
-        if 0 <= at < min(len(known), len(digests)) and digests[at] in chosen:
-            # the conversation went on with another of the last call's choices: read already
-            known = [*known[:at], digests[at], *known[at + 1 :]]
-        start = _common(known, digests)
+        start = self._start(key, digests)
         line_time = _time(value.get("timestamp"))
         answer_time = _time(response.get("created")) or line_time
         for k in range(start, len(msgs)):
             yield from self._one(
                 msgs[k], fmt, thread, f"{where}#msg-{k + 1}", line_time or answer_time
             )
+        yield from self._answered(key, digests, response, (fmt, thread, where, answer_time))
+
+    def _answered(
+        self,
+        key: str,
+        digests: list[bytes],
+        response: dict[str, Any],
+        call: tuple[str, Thread, str, str | None],
+    ) -> Iterator[ConversationMessage]:
+        """The answer's records (``call``: its API, thread, place and time); the
+        conversation's messages read so far noted."""
+        fmt, thread, where, when = call
         answers = self._answers(response, fmt, where)
         self.seen[key] = digests
         if not answers:
@@ -189,9 +196,16 @@ class _Conversations:
         own = response.get("id")
         for k, (place, answer) in enumerate(answers):
             own_k = own if k == 0 or not isinstance(own, str) else f"{own}:{k}"
-            yield from self._one(
-                answer, fmt, thread, place.format(where), answer_time, own_k, extra
-            )
+            yield from self._one(answer, fmt, thread, place.format(where), when, own_k, extra)
+
+    def _start(self, key: str, digests: list[bytes]) -> int:
+        """How many of a call's messages its conversation's earlier calls read already."""
+        known = self.seen.get(key, [])
+        at, chosen = self.choices.get(key, (-1, set()))
+        if 0 <= at < min(len(known), len(digests)) and digests[at] in chosen:
+            # the conversation went on with another of the last call's choices: read already
+            known = [*known[:at], digests[at], *known[at + 1 :]]
+        return _common(known, digests)
 
     def responses_call(
         self, request: dict[str, Any], response: dict[str, Any], value: dict[str, Any], where: str

@@ -20,18 +20,10 @@ from convo.importers.jsoninput import as_str
 SHORT = 2000  # longest readable chunk for a non-text block; the original stays in extra
 
 # Anthropic-only block types (OpenAI parts never use them): decide openai vs anthropic.
-ANTHROPIC_BLOCKS = frozenset(
-    {
-        "tool_use",
-        "tool_result",
-        "thinking",
-        "redacted_thinking",
-        "document",
-        "server_tool_use",
-        "web_search_tool_result",
-        "search_result",
-    }
-)
+ANTHROPIC_BLOCKS = frozenset({
+    "tool_use", "tool_result", "thinking", "redacted_thinking", "document", "server_tool_use",
+    "web_search_tool_result", "search_result",
+})  # fmt: skip
 OPENAI_PARTS = frozenset({"image_url", "input_audio", "file", "refusal", "input_text"})
 
 

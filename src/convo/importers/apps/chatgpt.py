@@ -82,7 +82,7 @@ from convo.importers.apps.chatgpt_kinds import (
 from convo.importers.apps.chatgpt_sidecars import report, sidecar
 from convo.importers.apps.common import OFF_BRANCH, EmptyCounter
 from convo.importers.apps.export_zip import conversations_head, is_zip, read_conversations
-from convo.importers.apps.mapping_tree import mapping_branch, nearest, other_branches
+from convo.importers.apps.mapping_tree import BranchWalk, mapping_branch
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
@@ -170,17 +170,9 @@ def _conversation(
     mapping = conv["mapping"]
     branch = mapping_branch(mapping, as_str(conv.get("current_node")), _create_time)
     conv_time = epoch_ts(conv.get("create_time"))
-    kept: dict[str, str] = {}  # node key -> its record's id, for the other branches' replyTo
-    keys = {id(node): key for key, node in mapping.items()}
-    prev_id: str | None = None
     context: list[dict[str, Any]] = []  # custom instructions, memory: on the next message
-    walk = [(node, False) for node in branch]
-    walk += [(node, True) for _, node in other_branches(mapping, branch)]
-    for node, off in walk:
-        msg = node.get("message")
-        if not isinstance(msg, dict):
-            continue
-        key = keys.get(id(node), "")
+    walk = BranchWalk(mapping, branch)
+    for node, msg, off in walk:
         where = ctx.loc(f"conv-{c}-{as_str(node.get('id'))}")
         held = editable_context(msg)
         if held is not None:
@@ -202,15 +194,11 @@ def _conversation(
         # such message's)
         rec_id = f"chatgpt:{mid}" if mid else f"chatgpt:{thread}:{node_id}" if node_id else None
         more.update(node=node_id, context=context or None, author_name=msg.get("author_name"))
-        if off:
-            more["tags"] = [*more["tags"], OFF_BRANCH]
+        more["tags"] = [*more["tags"], OFF_BRANCH] if off else more["tags"]
         context = []
-        reply = nearest(mapping, key, kept) if off else prev_id
+        reply = walk.reply_to(node, off)
         out.append(_record(msg, chunks, more, rec_id, where, (thread, title, reply, conv_time)))
-        if rec_id is not None:
-            kept[key] = rec_id
-        if not off:
-            prev_id = rec_id
+        walk.keep(node, off, rec_id)
     for _ in context:  # no message after them to keep them
         skipped.skip(ctx.loc(f"conv-{c}"))
     return out

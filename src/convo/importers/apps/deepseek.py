@@ -44,7 +44,7 @@ from convo.core.record import ConversationMessage
 from convo.core.timestamps import iso_ts
 from convo.importers.apps.common import OFF_BRANCH, EmptyCounter
 from convo.importers.apps.export_zip import conversations_head, is_zip, read_conversations
-from convo.importers.apps.mapping_tree import mapping_branch, nearest, other_branches
+from convo.importers.apps.mapping_tree import BranchWalk, mapping_branch
 from convo.importers.build import message
 from convo.importers.context import ImportContext
 from convo.importers.fields import Fields
@@ -121,17 +121,8 @@ def _conversation(
     thread, title = _thread(conv), as_str(conv.get("title"))
     conv_time = iso_ts(conv.get("inserted_at"))
     mapping = conv["mapping"]
-    branch = mapping_branch(mapping, "", _inserted)
-    keys = {id(node): key for key, node in mapping.items()}
-    kept: dict[str, str] = {}  # node key -> its record's id, for the other branches' replyTo
-    prev: str | None = None
-    walk = [(node, False) for node in branch]
-    walk += [(node, True) for _, node in other_branches(mapping, branch)]
-    for node, off in walk:
-        msg = node.get("message")
-        if not isinstance(msg, dict):
-            continue
-        key = keys.get(id(node), "")
+    walk = BranchWalk(mapping, mapping_branch(mapping, "", _inserted))
+    for node, msg, off in walk:
         where = ctx.loc(f"conv-{c}-{as_str(node.get('id'))}")
         chunks, extra = _content(msg, ctx.options.include_thinking)
         if not chunks and not extra["thinking"]:
@@ -151,15 +142,13 @@ def _conversation(
             source_id=where,
             format=NAME,
             thread=thread,
-            reply_to=nearest(mapping, key, kept) if off else prev,
+            reply_to=walk.reply_to(node, off),
             subject=title,
             role=role,
             tags=[OFF_BRANCH] if off else None,
             extra=extra,
         )
-        kept[key] = rec_id
-        if not off:
-            prev = rec_id
+        walk.keep(node, off, rec_id)
 
 
 class _Fragments:

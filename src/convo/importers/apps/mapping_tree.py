@@ -15,7 +15,7 @@ it and nothing the user wrote is dropped (the rule claude-ai's reader keeps as w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from convo.importers.jsoninput import as_dict, as_list, as_str
@@ -66,6 +66,39 @@ def other_branches(
         for key in order
         if id(node := as_dict(mapping[key])) not in on and isinstance(node.get("message"), dict)
     ]
+
+
+class BranchWalk:
+    """The nodes of a mapping holding a message, with whether each is off the branch
+    shown: the branch first, then the other branches' (``other_branches``); and whom a
+    kept message replies to: on the branch, the previous one kept; off it, its nearest
+    kept ancestor (``nearest``). The reader says what it keeps (``keep``)."""
+
+    def __init__(self, mapping: dict[str, Any], branch: list[dict[str, Any]]):
+        self.mapping = mapping
+        self._keys = {id(node): key for key, node in mapping.items()}
+        self._walk = [(node, False) for node in branch]
+        self._walk += [(node, True) for _, node in other_branches(mapping, branch)]
+        self._kept: dict[str, str] = {}  # node key -> its record's id
+        self._previous: str | None = None
+
+    def __iter__(self) -> Iterator[tuple[dict[str, Any], dict[str, Any], bool]]:
+        """(node, its message, off the branch shown)."""
+        for node, off in self._walk:
+            msg = node.get("message")
+            if isinstance(msg, dict):
+                yield node, msg, off
+
+    def reply_to(self, node: dict[str, Any], off: bool) -> str | None:
+        if not off:
+            return self._previous
+        return nearest(self.mapping, self._keys.get(id(node), ""), self._kept)
+
+    def keep(self, node: dict[str, Any], off: bool, rec_id: str | None) -> None:
+        if rec_id is not None:
+            self._kept[self._keys.get(id(node), "")] = rec_id
+        if not off:
+            self._previous = rec_id
 
 
 def nearest(mapping: dict[str, Any], key: str, kept: dict[str, str]) -> str | None:

@@ -60,11 +60,38 @@ def sniff(source: Source) -> int:
     return 75 if m.group(1) in (b"post", b"direct_post") and b'"create_at"' in first else 0
 
 
+class _Users:
+    """The export's users by username (their full name), and those defined only after
+    posts naming them (Mattermost writes its users first: those posts keep the
+    username, said in one warning)."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}
+        self._early: set[str] = set()  # usernames posts named before their user line
+        self._late = 0
+
+    def define(self, body: dict[str, Any]) -> None:
+        first, last = as_str(body.get("first_name")), as_str(body.get("last_name"))
+        name = " ".join(x for x in (first, last) if x)
+        username = as_str(body.get("username"))
+        self.names[username] = name or as_str(body.get("nickname")) or username
+        self._late += username in self._early
+
+    def named_by(self, post: dict[str, Any]) -> None:
+        named = [post.get("user"), *(as_dict(r).get("user") for r in as_list(post.get("replies")))]
+        self._early.update(u for u in map(as_str, named) if u and u not in self.names)
+
+    def report(self, source: Source, ctx: ImportContext) -> None:
+        if self._late:
+            n = self._late
+            ctx.warn(source.name, f"{counted(n, 'user')} defined after posts naming "
+                     f"{plural(n, 'it', 'them')}: those posts keep the username (Mattermost "
+                     "writes its users first)")  # fmt: skip
+
+
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
-    users: dict[str, str] = {}
+    users = _Users()
     channels: dict[str, str] = {}
-    early: set[str] = set()  # usernames posts named before their user line
-    late = 0  # user lines after posts that named them (those posts keep the username)
     with source.open() as stream:
         for line in iter_lines(stream):
             where = ctx.loc(line.number)
@@ -76,12 +103,7 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
             kind = as_str(obj.get("type"))
             body = as_dict(obj.get(kind))
             if kind == "user":
-                name = " ".join(
-                    x for x in (as_str(body.get("first_name")), as_str(body.get("last_name"))) if x
-                )
-                username = as_str(body.get("username"))
-                users[username] = name or as_str(body.get("nickname")) or username
-                late += username in early
+                users.define(body)
             elif kind == "channel":
                 channels[as_str(body.get("name"))] = as_str(body.get("display_name")) or as_str(
                     body.get("name")
@@ -92,16 +114,9 @@ def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
                 ):
                     ctx.reject(where, f"{kind} without user or create_at", line.raw)
                     continue
-                named = [
-                    body.get("user"),
-                    *(as_dict(r).get("user") for r in as_list(body.get("replies"))),
-                ]
-                early.update(u for u in map(as_str, named) if u and u not in users)
-                yield from _post(kind, body, users, channels, where, ctx)
-    if late:
-        ctx.warn(source.name, f"{counted(late, 'user')} defined after posts naming "
-                 f"{plural(late, 'it', 'them')}: those posts keep the username (Mattermost "
-                 "writes its users first)")  # fmt: skip
+                users.named_by(body)
+                yield from _post(kind, body, users.names, channels, where, ctx)
+    users.report(source, ctx)
 
 
 def _post(
