@@ -156,3 +156,11 @@ def test_the_range_test_equals_reading_the_range(tmp_path_factory, mails, cut):
             continue
         r = Range(str(path), start, end)
         assert mbox.spans_separators(r) == mbox.spans_in(io.BytesIO(data[start:]), end - start)
+
+
+def test_an_upper_case_header_is_read_as_the_usual_one():
+    """``CONTENT-LENGTH:`` (header names are case-insensitive) holds a body as
+    ``Content-Length:`` does."""
+    data = (_mail("alice", _INNER) + _mail("bob", "thanks\n", last=True)).encode()
+    upper = data.replace(b"Content-Length", b"CONTENT-LENGTH")
+    assert len(_split(upper, 1 << 20)) == len(_split(data, 1 << 20)) == 2

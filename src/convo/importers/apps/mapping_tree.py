@@ -47,6 +47,8 @@ def other_branches(
     """``(key, node)`` of each node holding a message that ``branch`` leaves out, parents
     before children: depth first from the roots, children in their listed order, then any
     node no root reaches (a cycle) in the mapping's order."""
+    if len(branch) >= len(mapping):  # the common case, one branch: no walk (7% of a read)
+        return []
     on = {id(node) for node in branch}
     seen: set[str] = set()
     order: list[str] = []
@@ -76,10 +78,11 @@ class BranchWalk:
 
     def __init__(self, mapping: dict[str, Any], branch: list[dict[str, Any]]):
         self.mapping = mapping
-        self._keys = {id(node): key for key, node in mapping.items()}
-        self._walk = [(node, False) for node in branch]
-        self._walk += [(node, True) for _, node in other_branches(mapping, branch)]
-        self._kept: dict[str, str] = {}  # node key -> its record's id
+        others = other_branches(mapping, branch)
+        self._walk = [(node, False) for node in branch] + [(node, True) for _, node in others]
+        # node key -> its record's id, kept only when other branches need their parents'
+        self._keys = {id(node): key for key, node in mapping.items()} if others else None
+        self._kept: dict[str, str] = {}
         self._previous: str | None = None
 
     def __iter__(self) -> Iterator[tuple[dict[str, Any], dict[str, Any], bool]]:
@@ -90,12 +93,12 @@ class BranchWalk:
                 yield node, msg, off
 
     def reply_to(self, node: dict[str, Any], off: bool) -> str | None:
-        if not off:
+        if not off or self._keys is None:
             return self._previous
         return nearest(self.mapping, self._keys.get(id(node), ""), self._kept)
 
     def keep(self, node: dict[str, Any], off: bool, rec_id: str | None) -> None:
-        if rec_id is not None:
+        if rec_id is not None and self._keys is not None:
             self._kept[self._keys.get(id(node), "")] = rec_id
         if not off:
             self._previous = rec_id

@@ -223,7 +223,9 @@ def _body_end(buf: bytes, start: int, sep: int) -> int | None:
     crlf = buf.find(b"\n\r\n", start, head_end if head_end >= 0 else sep)
     if crlf >= 0:
         head_end, gap = crlf, 3
-    if head_end < 0 or buf.find(b"ength:", start, head_end) < 0:  # in any case: fast
+    if head_end < 0 or (  # the header's usual spellings, found fast; the regex decides
+        buf.find(b"ength:", start, head_end) < 0 and buf.find(b"ENGTH:", start, head_end) < 0
+    ):
         return None
     found = _CONTENT_LENGTH.search(buf, start, head_end + 1)
     return None if found is None else head_end + gap + int(found.group(1))
