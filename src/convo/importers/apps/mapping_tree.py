@@ -50,6 +50,16 @@ def other_branches(
     if len(branch) >= len(mapping):  # the common case, one branch: no walk (7% of a read)
         return []
     on = {id(node) for node in branch}
+    return [
+        (key, node)
+        for key in _depth_first(mapping)
+        if id(node := as_dict(mapping[key])) not in on and isinstance(node.get("message"), dict)
+    ]
+
+
+def _depth_first(mapping: dict[str, Any]) -> list[str]:
+    """The mapping's keys depth first from its roots, children in their listed order,
+    then those no root reaches (a cycle) in the mapping's order."""
     seen: set[str] = set()
     order: list[str] = []
     roots = [k for k, v in mapping.items() if as_str(as_dict(v).get("parent")) not in mapping]
@@ -63,11 +73,7 @@ def other_branches(
             order.append(key)
             kids = [as_str(k) for k in as_list(as_dict(mapping[key]).get("children"))]
             stack.extend(reversed([k for k in kids if k in mapping and k not in seen]))
-    return [
-        (key, node)
-        for key in order
-        if id(node := as_dict(mapping[key])) not in on and isinstance(node.get("message"), dict)
-    ]
+    return order
 
 
 class BranchWalk:
