@@ -31,7 +31,7 @@ from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.core.timestamps import parse_any
 from convo.importers.agents.locale_time import local_time
-from convo.importers.apps.common import numbered_lines
+from convo.importers.agents.md_turns import fenced_turns
 from convo.importers.build import file_scope, message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
@@ -39,7 +39,6 @@ from convo.importers.registry import Format
 
 NAME = "cline-md"
 _TURN = re.compile(r"\*\*(?P<who>User|Assistant):\*\*\s*")
-_FENCE = re.compile(r"\s*(```|~~~)")
 # a block that closes before another opens (a block left open stays text)
 _ENVIRONMENT = re.compile(
     r"\s*<environment_details>(?:(?!<environment_details>).)*?</environment_details>\s*", re.S
@@ -150,18 +149,7 @@ def _parts(text: str, tools: set[str]) -> list[str]:
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     f = _File(source, ctx)
-    fenced = False
-    for number, line in numbered_lines(source, ctx.text_decoder()):
-        found = None if fenced else _TURN.fullmatch(line)
-        if found:
-            yield from f.close()
-            f.who, f.where = found["who"], ctx.loc(number)
-        elif f.who:
-            fenced = not fenced if _FENCE.match(line) else fenced
-            f.lines.append(line)
-        elif line.strip():
-            ctx.reject(ctx.loc(number), "text before the first **User:** message", line)
-    yield from f.close()
+    yield from fenced_turns(source, ctx, f, _TURN, "text before the first **User:** message")
     if f.empty:
         ctx.warn(source.name, f"skipped {counted(f.empty, 'empty message')}")
     if f.untimed:

@@ -29,7 +29,7 @@ from convo.core.io import Source
 from convo.core.plural import counted
 from convo.core.record import ConversationMessage
 from convo.importers.agents.blocks import dumps, inner_json
-from convo.importers.apps.common import numbered_lines
+from convo.importers.agents.md_turns import fenced_turns
 from convo.importers.build import file_scope, message
 from convo.importers.context import ImportContext
 from convo.importers.fields import CONTENT_HASH, Fields
@@ -38,7 +38,6 @@ from convo.importers.registry import Format
 
 NAME = "gemini-cli-md"
 _TURN = re.compile(r"## (?P<who>USER|MODEL) ?(?:\U0001f9d1\u200d?\U0001f4bb|\u2728)\s*")
-_FENCE = re.compile(r"\s*(```|~~~)")
 _TOOL = re.compile(
     r"\*\*Tool (?P<kind>Command|Response)\*\*:\n```json\n(?P<json>.*?)\n```(?=\n|$)", re.S
 )
@@ -118,18 +117,9 @@ class _File:
 
 def read(source: Source, ctx: ImportContext) -> Iterator[ConversationMessage]:
     f = _File(source, ctx)
-    fenced = False
-    for number, line in numbered_lines(source, ctx.text_decoder()):
-        found = None if fenced else _TURN.fullmatch(line)
-        if found:
-            yield from f.close()
-            f.who, f.where = found["who"], ctx.loc(number)
-        elif f.who:
-            fenced = not fenced if _FENCE.match(line) else fenced
-            f.lines.append(line)
-        elif line.strip():
-            ctx.reject(ctx.loc(number), "text before the first ## USER / ## MODEL message", line)
-    yield from f.close()
+    yield from fenced_turns(
+        source, ctx, f, _TURN, "text before the first ## USER / ## MODEL message"
+    )
     if f.empty:
         ctx.warn(source.name, f"skipped {counted(f.empty, 'empty message')}")
     if f.records:
